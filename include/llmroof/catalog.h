@@ -1,0 +1,130 @@
+/* catalog.h - GPU and model catalog: load, validate, look up.
+ *
+ * The catalog is read from JSON files (data/gpus.json, data/models.json, user
+ * files, HuggingFace config.json) into plain structs. This module is the only
+ * one that reads JSON; cJSON trees never leave it. Schema: docs/catalog.md. */
+#ifndef LLMROOF_CATALOG_H
+#define LLMROOF_CATALOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "llmroof/dtype.h"
+#include "llmroof/err.h"
+
+#define LLMROOF_ID_MAX 64
+#define LLMROOF_NAME_MAX 128
+#define LLMROOF_SOURCE_MAX 2048
+#define LLMROOF_ALIASES_MAX 8
+
+enum llmroof_link {
+    LLMROOF_LINK_NVLINK,
+    LLMROOF_LINK_PCIE,
+    LLMROOF_LINK_XGMI
+};
+const char *link_name(enum llmroof_link k);
+
+struct llmroof_gpu {
+    char id[LLMROOF_ID_MAX];                         /* catalog id, lowercase ("a100-sxm4-80gb") */
+    char name[LLMROOF_NAME_MAX];                     /* display name */
+    char aliases[LLMROOF_ALIASES_MAX][LLMROOF_ID_MAX]; /* extra lookup names */
+    int n_aliases;                                   /* entries used in aliases */
+    double memory_bytes;                             /* device memory, bytes (binary: 80 GB = 80 GiB) */
+    double mem_bw_Bps;                               /* peak DRAM/HBM bandwidth, bytes/s (decimal) */
+    double peak_flops[LLMROOF_DTYPE_COUNT];          /* dense peak, FLOP/s (OP/s for int); valid where has_peak */
+    bool has_peak[LLMROOF_DTYPE_COUNT];              /* false: the GPU has no such compute path */
+    enum llmroof_link link;                          /* intra-node interconnect used by collectives */
+    double link_bw_Bps;                              /* per-GPU unidirectional link bandwidth, bytes/s */
+    double link_latency_s;                           /* fixed cost of one collective call, s */
+    double link_hop_latency_s;                       /* added latency per ring step, s */
+    double compute_eff;                              /* achieved fraction of peak FLOP/s, (0,1] */
+    double memory_eff;                               /* achieved fraction of peak bandwidth, (0,1] */
+    double comm_eff;                                 /* achieved fraction of link bandwidth, (0,1] */
+    double step_overhead_s;                          /* fixed cost per engine step (launch, scheduling), s */
+    int gpus_per_node;                               /* usual GPUs in one server */
+    char source[LLMROOF_SOURCE_MAX];                 /* where the figures come from */
+};
+
+enum llmroof_mlp { LLMROOF_MLP_GATED, LLMROOF_MLP_PLAIN };
+enum llmroof_norm { LLMROOF_NORM_RMS, LLMROOF_NORM_LAYER };
+
+struct llmroof_model {
+    char id[LLMROOF_ID_MAX];            /* catalog id ("llama-2-7b") */
+    char name[LLMROOF_NAME_MAX];        /* display name */
+    char hf_id[LLMROOF_NAME_MAX];       /* HuggingFace repository, "" when none */
+    long hidden;                        /* hidden_size, elements */
+    long layers;                        /* num_hidden_layers */
+    long heads;                         /* num_attention_heads */
+    long kv_heads;                      /* num_key_value_heads (== heads for MHA) */
+    long head_dim;                      /* elements per head */
+    long intermediate;                  /* MLP width of a dense layer, elements */
+    long vocab;                         /* vocab_size */
+    long max_context;                   /* max_position_embeddings, tokens */
+    long learned_pos;                   /* rows of a learned position table (0 for RoPE) */
+    bool tied_embeddings;               /* LM head shares the embedding matrix */
+    enum llmroof_mlp mlp;               /* gated = 3 matrices (SwiGLU), plain = 2 (GELU/ReLU) */
+    enum llmroof_norm norm;             /* RMSNorm (weight) or LayerNorm (weight + bias) */
+    bool qkv_bias;                      /* q/k/v projections carry a bias */
+    bool o_bias;                        /* output projection carries a bias */
+    bool mlp_bias;                      /* MLP matrices carry biases */
+    bool parallel_attn;                 /* attention and MLP read one norm and share one all-reduce */
+    long moe_experts;                   /* routed experts; 0 = dense model */
+    long moe_top_k;                     /* experts per token */
+    long moe_intermediate;              /* width of one expert's MLP */
+    long moe_shared;                    /* always-on shared experts of moe_intermediate width */
+    bool has_params_published;          /* params_published is set */
+    double params_published;            /* published parameter count (for checking) */
+    char source[LLMROOF_SOURCE_MAX];    /* where the figures come from */
+};
+
+struct llmroof_catalog {
+    struct llmroof_gpu *gpus;     /* owned array */
+    size_t n_gpus, cap_gpus;
+    struct llmroof_model *models; /* owned array */
+    size_t n_models, cap_models;
+};
+
+void catalog_init(struct llmroof_catalog *cat);
+void catalog_free(struct llmroof_catalog *cat); /* safe on an initialised, empty catalog */
+
+/* Parse and validate a GPU (or model) catalog from text. `fname` is only used in
+ * messages. Entries whose id already exists in `cat` replace it when `replace`
+ * is true, otherwise that is an error; duplicates inside one file are always errors.
+ * On error nothing is added. */
+int catalog_add_gpus_text(struct llmroof_catalog *cat, const char *text, size_t len,
+                          const char *fname, bool replace, struct llmroof_err *err);
+int catalog_add_models_text(struct llmroof_catalog *cat, const char *text, size_t len,
+                            const char *fname, bool replace, struct llmroof_err *err);
+
+/* Same, reading the file at `path` (at most 64 MiB). */
+int catalog_add_gpus_file(struct llmroof_catalog *cat, const char *path, bool replace,
+                          struct llmroof_err *err);
+int catalog_add_models_file(struct llmroof_catalog *cat, const char *path, bool replace,
+                            struct llmroof_err *err);
+
+/* Lookup by id or alias, case-insensitive. NULL when absent. */
+const struct llmroof_gpu *catalog_find_gpu(const struct llmroof_catalog *cat, const char *name);
+const struct llmroof_model *catalog_find_model(const struct llmroof_catalog *cat, const char *name);
+
+/* Up to `max` ids closest to `name` (edit distance, prefix/substring), best first.
+ * Returns the count written to out (pointers into the catalog). */
+size_t catalog_suggest_gpus(const struct llmroof_catalog *cat, const char *name,
+                            const char **out, size_t max);
+size_t catalog_suggest_models(const struct llmroof_catalog *cat, const char *name,
+                              const char **out, size_t max);
+
+/* Turns a HuggingFace config.json (Llama, Mistral, Mixtral, Qwen2, Falcon, GPT-J,
+ * OPT, InternLM) into a model entry with id `id`. The entry is validated like a
+ * catalog entry. */
+int catalog_model_from_hf(const char *text, size_t len, const char *fname, const char *id,
+                          struct llmroof_model *out, struct llmroof_err *err);
+
+/* Validates one model / GPU struct (used by the loader and import-hf); `where`
+ * prefixes messages. */
+int catalog_check_model(const struct llmroof_model *m, const char *where, struct llmroof_err *err);
+
+/* Reads a whole file (regular files only, at most max_bytes). Caller frees *out. */
+int catalog_read_file(const char *path, size_t max_bytes, char **out, size_t *out_len,
+                      struct llmroof_err *err);
+
+#endif

@@ -1,0 +1,50 @@
+/* estimate.h - request-level latency and throughput of a static batch.
+ *   TTFT  = time of the prefill of B prompts of P tokens
+ *   TPOT  = mean decode-step time over output tokens 2..O (context P+1 .. P+O-1),
+ *           summed exactly in closed form (each op is piecewise linear in context)
+ *   e2e   = TTFT + (O-1) * TPOT;  decode_tok_s = B / TPOT;  output_tok_s = B*O / e2e */
+#ifndef LLMROOF_ESTIMATE_H
+#define LLMROOF_ESTIMATE_H
+
+#include "llmroof/catalog.h"
+#include "llmroof/ops.h"
+#include "llmroof/roofline.h"
+
+struct llmroof_setup {
+    const struct llmroof_model *model;
+    const struct llmroof_gpu *gpu;
+    int tp;                        /* tensor-parallel ranks */
+    struct llmroof_dtypes dt;      /* weight, KV, activation dtypes */
+    struct llmroof_effs eff;       /* efficiencies and overhead */
+};
+
+struct llmroof_request {
+    long batch;   /* sequences served together */
+    long prompt;  /* prompt tokens per sequence */
+    long output;  /* output tokens per sequence (>= 1) */
+};
+
+struct llmroof_estimate {
+    struct llmroof_shard shard;        /* per-rank shapes */
+    struct llmroof_oplist prefill_ops; /* operators of the prefill */
+    struct llmroof_oplist decode_ops;  /* operators of the decode step at the mean context */
+    struct llmroof_phase prefill;      /* timed prefill */
+    struct llmroof_phase decode;       /* mean decode step (zero when output == 1) */
+    double decode_steps;               /* output - 1 */
+    double ttft_s, tpot_s, e2e_s;      /* seconds */
+    double decode_tok_s;               /* B / TPOT, tokens/s (0 when no decode step) */
+    double output_tok_s;               /* B * O / e2e, tokens/s */
+};
+
+/* Validates the setup: TP divides heads, dtypes are storage/compute formats the GPU has. */
+int estimate_check(const struct llmroof_setup *s, struct llmroof_err *err);
+
+int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
+                 struct llmroof_estimate *out, struct llmroof_err *err);
+
+/* Sum over integer c in [c1, c2] of max(a1 + b1*c, a2 + b2*c); *first_part receives the
+ * part of the sum where the first line is the larger (ties go to the first). */
+double estimate_sum_max_linear(double a1, double b1, double a2, double b2, double c1, double c2,
+                               double *first_part);
+
+#endif

@@ -1,0 +1,29 @@
+/* parse.h - strict, locale-independent parsers for command-line values.
+ * Each rejects empty strings, trailing junk, NaN, infinities and values out of range. */
+#ifndef LLMROOF_PARSE_H
+#define LLMROOF_PARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A finite decimal number with '.' as separator ("0.9", "1e-3"). */
+bool parse_double(const char *s, double *out);
+
+/* A whole number in [min, max] ("16"; "1e3" is rejected: integers are written plainly). */
+bool parse_int64(const char *s, int64_t min, int64_t max, int64_t *out);
+
+/* A byte size: number plus optional suffix B, KB, MB, GB, TB (powers of 1000) or
+ * KiB, MiB, GiB, TiB (powers of 1024), case-insensitive ("512MiB", "1.5GiB", "2GB").
+ * A bare number is bytes. Result is rounded to whole bytes, 0 <= value <= 2^62. */
+bool parse_bytes(const char *s, double *out_bytes);
+
+/* A duration: number plus optional suffix s, ms, us (µs), ns, min; bare = seconds. */
+bool parse_duration(const char *s, double *out_s);
+
+/* Splits a comma-separated list in place-free fashion: calls fn for each item
+ * (items are copied into a bounded buffer). Returns false on an empty item or an
+ * item longer than 127 bytes, or when fn returns false. */
+bool parse_list(const char *s, bool (*fn)(const char *item, void *ctx), void *ctx);
+
+#endif

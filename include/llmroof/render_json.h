@@ -1,0 +1,30 @@
+/* render_json.h - JSON output, built with cJSON. Each function returns a
+ * NUL-terminated string the caller frees with free(), or NULL when out of memory.
+ * Numbers are printed by cJSON (shortest round-trip form), so output is stable. */
+#ifndef LLMROOF_RENDER_JSON_H
+#define LLMROOF_RENDER_JSON_H
+
+#include "llmroof/catalog.h"
+#include "llmroof/estimate.h"
+#include "llmroof/memory.h"
+#include "llmroof/table.h"
+
+/* An array with one object per row; numeric cells are numbers. */
+char *render_json_table(const struct table *t);
+
+/* {"models": [entry]} in the catalog schema: what --models-file accepts. */
+char *render_json_model_doc(const struct llmroof_model *m);
+
+/* One catalog entry plus a "derived" object (show --format json). */
+char *render_json_show_model(const struct llmroof_model *m);
+char *render_json_show_gpu(const struct llmroof_gpu *g);
+
+/* `estimate --format json`; mem may be NULL. */
+char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_request *r,
+                           const struct llmroof_estimate *e, const struct llmroof_memory *mem);
+
+/* `memory --format json`. */
+char *render_json_memory(const struct llmroof_model *m, const struct llmroof_gpu *g, int tp,
+                         const struct llmroof_dtypes *dt, const struct llmroof_memory *mem);
+
+#endif

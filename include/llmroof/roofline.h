@@ -1,0 +1,54 @@
+/* roofline.h - time of each operator on a GPU (Williams et al. 2009 roofline):
+ *   time = max(flops / (peak * compute_eff), bytes / (bandwidth * memory_eff))
+ * collectives by comm.h; plus a fixed per-step overhead. Pure. */
+#ifndef LLMROOF_ROOFLINE_H
+#define LLMROOF_ROOFLINE_H
+
+#include "llmroof/catalog.h"
+#include "llmroof/ops.h"
+
+enum llmroof_bound { LLMROOF_BOUND_COMPUTE, LLMROOF_BOUND_MEMORY, LLMROOF_BOUND_COMM };
+const char *bound_name(enum llmroof_bound b);
+
+struct llmroof_effs {
+    double compute;    /* fraction of dense peak FLOP/s achieved */
+    double memory;     /* fraction of peak HBM bandwidth achieved */
+    double comm;       /* fraction of link bandwidth achieved */
+    double overhead_s; /* fixed cost per engine step, s */
+};
+/* The GPU's catalog defaults. */
+struct llmroof_effs roofline_default_effs(const struct llmroof_gpu *g);
+
+struct llmroof_optime {
+    double compute_s;  /* count * flops / (peak * eff) */
+    double memory_s;   /* count * bytes / (bw * eff) */
+    double comm_s;     /* collectives: count * alpha-beta time */
+    double time_s;     /* count * max(compute, memory) per instance; comm_s for collectives */
+    enum llmroof_bound bound;
+};
+
+struct llmroof_phase {
+    struct llmroof_optime op[LLMROOF_OP_COUNT]; /* per operator, summed over instances */
+    double flops;        /* whole pass, per rank */
+    double bytes;        /* whole pass, per rank */
+    double comm_bytes;   /* whole pass, sum of collective messages */
+    double compute_s;    /* sum over local ops of compute time */
+    double memory_s;     /* sum over local ops of memory time */
+    double comm_s;       /* sum of collective times */
+    double overhead_s;   /* fixed per-step overhead */
+    double time_s;       /* sum of op times + overhead_s */
+    double bound_s[3];   /* op time attributed to compute-, memory- and comm-bound ops */
+    enum llmroof_bound bound; /* category with the largest bound_s */
+};
+
+/* Fails (EINPUT) when the GPU has no peak for the compute dtype. */
+int roofline_check(const struct llmroof_gpu *g, enum llmroof_dtype act, struct llmroof_err *err);
+
+/* Times every operator of `ops` (TP from `tp`). roofline_check must have passed. */
+void roofline_eval(const struct llmroof_gpu *g, enum llmroof_dtype act, const struct llmroof_effs *eff,
+                   int tp, const struct llmroof_oplist *ops, struct llmroof_phase *out);
+
+/* Recomputes totals, bound_s and bound of `p` from its op[] entries and overhead_s. */
+void roofline_total(struct llmroof_phase *p);
+
+#endif

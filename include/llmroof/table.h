@@ -1,0 +1,50 @@
+/* table.h - one result table, many renderers (text, Markdown, CSV; JSON in render_json.h).
+ * Cells are filled row by row, column by column. Numbers keep their value and a
+ * fixed per-column precision, so every renderer prints the same digits. */
+#ifndef LLMROOF_TABLE_H
+#define LLMROOF_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "llmroof/sbuf.h"
+
+#define TABLE_MAX_COLS 40
+
+enum table_format { TABLE_TEXT, TABLE_MD, TABLE_CSV, TABLE_JSON };
+
+struct table_cell {
+    char *str;    /* owned text, or NULL for a number or an empty cell */
+    double num;   /* value when is_num */
+    bool is_num;  /* cell holds a number */
+};
+
+struct table {
+    char title[160];                    /* printed above text/Markdown tables; "" for none */
+    int ncols;                          /* columns defined */
+    char col[TABLE_MAX_COLS][48];       /* column names (also JSON keys) */
+    int prec[TABLE_MAX_COLS];           /* digits after the point for numeric cells */
+    size_t nrows;                       /* complete or partial rows */
+    size_t cap;                         /* allocated cells */
+    struct table_cell *cells;           /* nrows * ncols, row-major */
+    int cur;                            /* next column to fill in the last row */
+    bool failed;                        /* allocation failed */
+};
+
+bool table_parse_format(const char *s, enum table_format *out);
+const char *table_format_name(enum table_format f);
+
+void table_init(struct table *t, const char *title);
+void table_free(struct table *t);
+void table_col(struct table *t, const char *name, int prec);
+void table_row(struct table *t);
+void table_str(struct table *t, const char *s);
+void table_num(struct table *t, double v);
+void table_empty(struct table *t);
+
+/* Renders as TABLE_TEXT, TABLE_MD or TABLE_CSV (JSON: render_json_table). */
+void table_render(const struct table *t, enum table_format f, struct sbuf *out);
+/* The text of a cell as printed ("" for empty). buf must hold 64 bytes. */
+const char *table_cell_text(const struct table *t, size_t row, int col, char *buf);
+
+#endif

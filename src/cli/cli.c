@@ -1,0 +1,400 @@
+/* cli.c - option parsing, catalog loading, lookups and value parsing for the CLI. */
+#include "cli.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "llmroof/parse.h"
+#include "llmroof/render_json.h"
+
+enum { COMMON_FORMAT = 9000, COMMON_GPUS_FILE, COMMON_MODELS_FILE, COMMON_HELP };
+
+static const struct cli_opt common_opts[] = {
+    { COMMON_FORMAT, "format", 0, "FMT", "output format: table, md, csv or json (default table)", false },
+    { COMMON_GPUS_FILE, "gpus-file", 0, "FILE", "add GPU entries from FILE (replaces same ids; repeatable)", true },
+    { COMMON_MODELS_FILE, "models-file", 0, "FILE", "add model entries from FILE (replaces same ids; repeatable)", true },
+    { COMMON_HELP, "help", 'h', NULL, "show this help", false },
+};
+#define NCOMMON ((int)(sizeof common_opts / sizeof common_opts[0]))
+#define MAX_OPTS 64
+
+int cli_usage_error(struct cli *c, const char *fmt, ...)
+{
+    va_list ap;
+    fputs("llmroof: error: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    if (c->cmd)
+        fprintf(stderr, "try 'llmroof %s --help'\n", c->cmd);
+    else
+        fputs("try 'llmroof --help'\n", stderr);
+    return 2;
+}
+
+int cli_fail(struct cli *c, const struct llmroof_err *err)
+{
+    (void)c;
+    fprintf(stderr, "llmroof: error: %s\n", err->msg);
+    return err->code ? err->code : 1;
+}
+
+static void print_help(struct cli *c, const struct cli_opt *opts, int nopts, const char *description)
+{
+    struct sbuf *o = &c->out;
+    sbuf_printf(o, "usage: %s\n\n", c->usage);
+    if (description)
+        sbuf_printf(o, "%s\n\n", description);
+    sbuf_append(o, "options:\n");
+    for (int pass = 0; pass < 2; pass++) {
+        const struct cli_opt *list = pass ? common_opts : opts;
+        int n = pass ? NCOMMON : nopts;
+        for (int i = 0; i < n; i++) {
+            char lhs[64];
+            if (list[i].short_name)
+                snprintf(lhs, sizeof lhs, "-%c, --%s%s%s", list[i].short_name, list[i].name,
+                         list[i].arg ? " " : "", list[i].arg ? list[i].arg : "");
+            else
+                snprintf(lhs, sizeof lhs, "    --%s%s%s", list[i].name, list[i].arg ? " " : "",
+                         list[i].arg ? list[i].arg : "");
+            sbuf_printf(o, "  %-28s %s\n", lhs, list[i].help);
+        }
+    }
+}
+
+int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, int nopts,
+              cli_opt_fn fn, void *ctx, char **pos, int maxpos, int *npos, const char *description)
+{
+    struct option lo[MAX_OPTS + 1];
+    const struct cli_opt *all[MAX_OPTS];
+    int seen[MAX_OPTS] = { 0 };
+    char shorts[3 * MAX_OPTS + 2];
+    int n = 0, sn = 0;
+
+    shorts[sn++] = ':'; /* report missing values as ':' */
+    for (int pass = 0; pass < 2; pass++) {
+        const struct cli_opt *list = pass ? common_opts : opts;
+        int cnt = pass ? NCOMMON : nopts;
+        for (int i = 0; i < cnt && n < MAX_OPTS; i++, n++) {
+            all[n] = &list[i];
+            lo[n].name = list[i].name;
+            lo[n].has_arg = list[i].arg ? required_argument : no_argument;
+            lo[n].flag = NULL;
+            lo[n].val = 256 + n;
+            if (list[i].short_name) {
+                shorts[sn++] = (char)list[i].short_name;
+                if (list[i].arg)
+                    shorts[sn++] = ':';
+            }
+        }
+    }
+    shorts[sn] = '\0';
+    memset(&lo[n], 0, sizeof lo[n]);
+
+    optind = 0; /* glibc: full re-initialisation */
+    opterr = 0;
+    *npos = 0;
+    for (;;) {
+        int li = -1;
+        int ch = getopt_long(argc, argv, shorts, lo, &li);
+        if (ch == -1)
+            break;
+        if (ch == '?') {
+            if (optopt && optopt < 256)
+                return cli_usage_error(c, "unknown option '-%c'", optopt);
+            return cli_usage_error(c, "unknown option '%s'", argv[optind - 1]);
+        }
+        if (ch == ':') {
+            const char *name = argv[optind - 1];
+            return cli_usage_error(c, "option '%s' needs a value", name);
+        }
+        int idx = -1;
+        if (ch >= 256)
+            idx = ch - 256;
+        else
+            for (int i = 0; i < n; i++)
+                if (all[i]->short_name == ch)
+                    idx = i;
+        if (idx < 0)
+            return cli_usage_error(c, "unknown option '-%c'", ch);
+        const struct cli_opt *o = all[idx];
+        if (seen[idx]++ && !o->repeatable)
+            return cli_usage_error(c, "option '--%s' given more than once", o->name);
+        switch (o->id) {
+        case COMMON_HELP:
+            print_help(c, opts, nopts, description);
+            return CLI_HELP;
+        case COMMON_FORMAT:
+            if (!table_parse_format(optarg, &c->format))
+                return cli_usage_error(c, "option '--format': unknown format '%s' (expected table, md, csv or json)",
+                                       optarg);
+            c->format_set = true;
+            break;
+        case COMMON_GPUS_FILE:
+        case COMMON_MODELS_FILE: {
+            bool g = o->id == COMMON_GPUS_FILE;
+            int *cnt = g ? &c->n_gpus_files : &c->n_models_files;
+            if (*cnt >= CLI_MAX_FILES)
+                return cli_usage_error(c, "option '--%s' given more than %d times", o->name, CLI_MAX_FILES);
+            (g ? c->gpus_files : c->models_files)[(*cnt)++] = optarg;
+            break;
+        }
+        default: {
+            int rc = fn ? fn(c, ctx, o->id, optarg) : 0;
+            if (rc)
+                return rc;
+        }
+        }
+    }
+    for (int i = optind; i < argc; i++) {
+        if (*npos >= maxpos)
+            return cli_usage_error(c, "unexpected argument '%s'", argv[i]);
+        pos[(*npos)++] = argv[i];
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Catalog                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static bool is_dir_with_catalog(const char *dir)
+{
+    char p[PATH_MAX];
+    struct stat st;
+    if (snprintf(p, sizeof p, "%s/gpus.json", dir) >= (int)sizeof p || stat(p, &st) != 0)
+        return false;
+    if (snprintf(p, sizeof p, "%s/models.json", dir) >= (int)sizeof p || stat(p, &st) != 0)
+        return false;
+    return true;
+}
+
+/* The catalog directory: $LLMROOF_DATA, else <exe>/../share/llmroof (installed), else the
+ * source tree's data/ (build tree), else the configured install prefix. */
+static int find_data_dir(struct cli *c, char *out, size_t n)
+{
+    const char *env = getenv("LLMROOF_DATA");
+    if (env && *env) {
+        if (!is_dir_with_catalog(env))
+            return cli_usage_error(c, "LLMROOF_DATA='%s' does not contain gpus.json and models.json", env);
+        snprintf(out, n, "%s", env);
+        return 0;
+    }
+    char exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len > 0) {
+        exe[len] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            char cand[PATH_MAX + 32];
+            snprintf(cand, sizeof cand, "%s/../share/llmroof", exe);
+            if (strlen(cand) < n && is_dir_with_catalog(cand)) {
+                memcpy(out, cand, strlen(cand) + 1);
+                return 0;
+            }
+        }
+    }
+    if (is_dir_with_catalog(LLMROOF_SOURCE_DATA_DIR)) {
+        snprintf(out, n, "%s", LLMROOF_SOURCE_DATA_DIR);
+        return 0;
+    }
+    if (is_dir_with_catalog(LLMROOF_INSTALL_DATA_DIR)) {
+        snprintf(out, n, "%s", LLMROOF_INSTALL_DATA_DIR);
+        return 0;
+    }
+    fprintf(stderr, "llmroof: error: cannot find the catalog (gpus.json, models.json); set LLMROOF_DATA=DIR\n");
+    return 1;
+}
+
+int cli_catalog(struct cli *c)
+{
+    if (c->cat_loaded)
+        return 0;
+    char dir[PATH_MAX], path[PATH_MAX + 16];
+    int rc = find_data_dir(c, dir, sizeof dir);
+    if (rc)
+        return rc;
+    struct llmroof_err err = { 0 };
+    catalog_init(&c->cat);
+    snprintf(path, sizeof path, "%s/gpus.json", dir);
+    if ((rc = catalog_add_gpus_file(&c->cat, path, false, &err)))
+        return cli_fail(c, &err);
+    snprintf(path, sizeof path, "%s/models.json", dir);
+    if ((rc = catalog_add_models_file(&c->cat, path, false, &err)))
+        return cli_fail(c, &err);
+    for (int i = 0; i < c->n_gpus_files; i++)
+        if ((rc = catalog_add_gpus_file(&c->cat, c->gpus_files[i], true, &err)))
+            return cli_fail(c, &err);
+    for (int i = 0; i < c->n_models_files; i++)
+        if ((rc = catalog_add_models_file(&c->cat, c->models_files[i], true, &err)))
+            return cli_fail(c, &err);
+    c->cat_loaded = true;
+    return 0;
+}
+
+static void did_you_mean(const char **s, size_t n)
+{
+    if (!n)
+        return;
+    fputs("did you mean: ", stderr);
+    for (size_t i = 0; i < n; i++)
+        fprintf(stderr, "%s%s", i ? ", " : "", s[i]);
+    fputs("?\n", stderr);
+}
+
+const struct llmroof_gpu *cli_gpu(struct cli *c, const char *name)
+{
+    const struct llmroof_gpu *g = catalog_find_gpu(&c->cat, name);
+    if (g)
+        return g;
+    const char *s[3];
+    size_t n = catalog_suggest_gpus(&c->cat, name, s, 3);
+    fprintf(stderr, "llmroof: error: unknown GPU '%s' (see 'llmroof list gpus')\n", name);
+    did_you_mean(s, n);
+    return NULL;
+}
+
+const struct llmroof_model *cli_model(struct cli *c, const char *name)
+{
+    const struct llmroof_model *m = catalog_find_model(&c->cat, name);
+    if (m)
+        return m;
+    const char *s[3];
+    size_t n = catalog_suggest_models(&c->cat, name, s, 3);
+    fprintf(stderr, "llmroof: error: unknown model '%s' (see 'llmroof list models')\n", name);
+    did_you_mean(s, n);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Values                                                                   */
+/* ------------------------------------------------------------------------ */
+
+int cli_long(struct cli *c, const char *opt, const char *arg, long min, long max, long *out)
+{
+    int64_t v;
+    if (!parse_int64(arg, min, max, &v))
+        return cli_usage_error(c, "option '--%s': '%s' is not a whole number in [%ld, %ld]", opt, arg, min, max);
+    *out = (long)v;
+    return 0;
+}
+
+int cli_double(struct cli *c, const char *opt, const char *arg, double min, double max, bool min_open, double *out)
+{
+    double v;
+    if (!parse_double(arg, &v) || (min_open ? v <= min : v < min) || v > max)
+        return cli_usage_error(c, "option '--%s': '%s' is not a number in %s%g, %g]", opt, arg,
+                               min_open ? "(" : "[", min, max);
+    *out = v;
+    return 0;
+}
+
+int cli_bytes(struct cli *c, const char *opt, const char *arg, double *out)
+{
+    if (!parse_bytes(arg, out))
+        return cli_usage_error(c, "option '--%s': '%s' is not a byte size (e.g. 512MiB, 1.5GiB, 2GB)", opt, arg);
+    return 0;
+}
+
+int cli_dtype(struct cli *c, const char *opt, const char *arg, enum llmroof_dtype *out)
+{
+    if (!dtype_parse(arg, out))
+        return cli_usage_error(c, "option '--%s': unknown dtype '%s' (expected fp32, tf32, fp16, bf16, fp8, int8, int4)",
+                               opt, arg);
+    return 0;
+}
+
+void cli_setup_defaults(struct cli_setup_opts *s)
+{
+    memset(s, 0, sizeof *s);
+    s->tp = 1;
+    s->batch = 1;
+    s->prompt = 512;
+    s->output = 1536;
+    s->weight = s->kv = s->act = LLMROOF_FP16;
+    s->mem = memory_default_opts();
+    s->context = 2048;
+}
+
+/* Upper bounds keep every product finite and meaningful: 1e9 tokens of context,
+ * a million sequences; anything larger is a typo, not a deployment. */
+int cli_setup_opt(struct cli *c, struct cli_setup_opts *s, int id, const char *arg)
+{
+    switch (id) {
+    case OPT_MODEL: s->model = arg; return 0;
+    case OPT_GPU: s->gpu = arg; return 0;
+    case OPT_TP: return cli_long(c, "tp", arg, 1, 1024, &s->tp);
+    case OPT_BATCH: return cli_long(c, "batch", arg, 1, 1000000, &s->batch);
+    case OPT_PROMPT: return cli_long(c, "prompt", arg, 1, 1000000000, &s->prompt);
+    case OPT_OUTPUT: return cli_long(c, "output", arg, 1, 1000000000, &s->output);
+    case OPT_CONTEXT: s->have_context = true; return cli_long(c, "context", arg, 1, 1000000000, &s->context);
+    case OPT_WDT: s->have_weight = true; return cli_dtype(c, "weight-dtype", arg, &s->weight);
+    case OPT_KVDT: s->have_kv = true; return cli_dtype(c, "kv-dtype", arg, &s->kv);
+    case OPT_ACTDT: s->have_act = true; return cli_dtype(c, "act-dtype", arg, &s->act);
+    case OPT_CE: s->have_ce = true; return cli_double(c, "compute-eff", arg, 0, 1, true, &s->ce);
+    case OPT_ME: s->have_me = true; return cli_double(c, "memory-eff", arg, 0, 1, true, &s->me);
+    case OPT_CME: s->have_cme = true; return cli_double(c, "comm-eff", arg, 0, 1, true, &s->cme);
+    case OPT_OVH:
+        s->have_ovh = true;
+        if (!parse_duration(arg, &s->ovh) || s->ovh > 1)
+            return cli_usage_error(c, "option '--overhead': '%s' is not a duration of at most 1s (e.g. 200us, 0.5ms)", arg);
+        return 0;
+    case OPT_MEMUTIL: return cli_double(c, "mem-util", arg, 0, 1, true, &s->mem.mem_util);
+    case OPT_RESERVE: return cli_bytes(c, "reserve", arg, &s->mem.reserve_bytes);
+    case OPT_WORKSPACE: s->mem.workspace_set = true; return cli_bytes(c, "workspace", arg, &s->mem.workspace_bytes);
+    case OPT_BLOCK: return cli_long(c, "block-size", arg, 1, 65536, &s->mem.block_size);
+    }
+    return 1;
+}
+
+struct llmroof_effs cli_effs(const struct cli_setup_opts *s, const struct llmroof_gpu *g)
+{
+    struct llmroof_effs e = roofline_default_effs(g);
+    if (s->have_ce) e.compute = s->ce;
+    if (s->have_me) e.memory = s->me;
+    if (s->have_cme) e.comm = s->cme;
+    if (s->have_ovh) e.overhead_s = s->ovh;
+    return e;
+}
+
+struct llmroof_dtypes cli_dtypes(const struct cli_setup_opts *s)
+{
+    struct llmroof_dtypes d = { s->weight, s->kv, s->act };
+    return d;
+}
+
+void cli_render_table(struct cli *c, const struct table *t)
+{
+    if (c->format == TABLE_JSON) {
+        char *j = render_json_table(t);
+        if (!j) {
+            c->out.failed = true;
+            return;
+        }
+        sbuf_append(&c->out, j);
+        free(j);
+        return;
+    }
+    table_render(t, c->format, &c->out);
+}
+
+const char *cli_fmt_bytes(double b, char *buf, size_t n)
+{
+    if (b >= 1073741824.0 || b <= -1073741824.0)
+        snprintf(buf, n, "%.2f GiB", b / 1073741824.0);
+    else if (b >= 1048576.0 || b <= -1048576.0)
+        snprintf(buf, n, "%.2f MiB", b / 1048576.0);
+    else if (b >= 1024.0 || b <= -1024.0)
+        snprintf(buf, n, "%.2f KiB", b / 1024.0);
+    else
+        snprintf(buf, n, "%.0f B", b);
+    return buf;
+}

@@ -1,0 +1,132 @@
+/* cli.h - shared plumbing of the llmroof command line.
+ * Every command renders into c->out; main() writes it to stdout only when the command
+ * succeeded, so an error never leaves a partial result behind. Exit codes: 0 success,
+ * 1 internal failure (out of memory, failed write), 2 bad usage or bad input. */
+#ifndef LLMROOF_CLI_H
+#define LLMROOF_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "llmroof/catalog.h"
+#include "llmroof/err.h"
+#include "llmroof/estimate.h"
+#include "llmroof/memory.h"
+#include "llmroof/sbuf.h"
+#include "llmroof/table.h"
+
+#define CLI_MAX_FILES 32
+#define CLI_HELP (-1) /* returned by cli_parse when --help was printed */
+
+struct cli {
+    const char *cmd;                          /* subcommand name, for messages */
+    const char *usage;                        /* one-line usage of the subcommand */
+    enum table_format format;                 /* --format */
+    bool format_set;                          /* --format given */
+    const char *gpus_files[CLI_MAX_FILES];    /* --gpus-file, in order */
+    int n_gpus_files;
+    const char *models_files[CLI_MAX_FILES];  /* --models-file, in order */
+    int n_models_files;
+    struct llmroof_catalog cat;               /* loaded by cli_catalog */
+    bool cat_loaded;
+    struct sbuf out;                          /* the result, written by main on success */
+};
+
+struct cli_opt {
+    int id;             /* passed to the command's handler */
+    const char *name;   /* long name without "--" */
+    int short_name;     /* single-letter alias or 0 */
+    const char *arg;    /* value placeholder ("N"), NULL for a flag */
+    const char *help;   /* one line */
+    bool repeatable;    /* may be given more than once */
+};
+
+/* Option table entries shared by estimate, memory and report (ids >= CLI_SETUP_BASE). */
+#define CLI_OPT_MODEL { OPT_MODEL, "model", 'm', "MODEL", "model id from the catalog", false }
+#define CLI_OPT_GPU { OPT_GPU, "gpu", 'g', "GPU", "GPU id or alias from the catalog", false }
+#define CLI_OPT_TP { OPT_TP, "tp", 't', "N", "tensor-parallel GPUs (default 1)", false }
+#define CLI_OPT_BATCH { OPT_BATCH, "batch", 'b', "B", "sequences served together (default 1)", false }
+#define CLI_OPT_PROMPT { OPT_PROMPT, "prompt", 'p', "P", "prompt tokens per sequence (default 512)", false }
+#define CLI_OPT_OUTPUT { OPT_OUTPUT, "output", 'o', "O", "output tokens per sequence (default 1536)", false }
+#define CLI_OPT_DTYPES \
+    { OPT_WDT, "weight-dtype", 0, "D", "weight storage: fp32 fp16 bf16 fp8 int8 int4 (default fp16)", false }, \
+    { OPT_KVDT, "kv-dtype", 0, "D", "KV-cache storage dtype (default fp16)", false }, \
+    { OPT_ACTDT, "act-dtype", 0, "D", "activation/compute dtype whose peak is used (default fp16)", false }
+#define CLI_OPT_EFFS \
+    { OPT_CE, "compute-eff", 0, "F", "fraction of peak FLOP/s achieved (default: catalog)", false }, \
+    { OPT_ME, "memory-eff", 0, "F", "fraction of peak bandwidth achieved (default: catalog)", false }, \
+    { OPT_CME, "comm-eff", 0, "F", "fraction of link bandwidth achieved (default: catalog)", false }, \
+    { OPT_OVH, "overhead", 0, "T", "fixed cost per engine step, e.g. 200us (default: catalog)", false }
+#define CLI_OPT_MEM \
+    { OPT_MEMUTIL, "mem-util", 0, "F", "fraction of GPU memory the engine may use (default 0.90)", false }, \
+    { OPT_RESERVE, "reserve", 0, "BYTES", "runtime reserve per GPU, e.g. 1GiB (default 1GiB)", false }, \
+    { OPT_WORKSPACE, "workspace", 0, "BYTES", "activation workspace per GPU (default derived)", false }, \
+    { OPT_BLOCK, "block-size", 0, "N", "paged-KV block size in tokens (default: unpaged)", false }
+
+/* Called for each of the command's own options; returns 0 or an exit status. */
+typedef int (*cli_opt_fn)(struct cli *c, void *ctx, int id, const char *arg);
+
+/* Parses argv (argv[0] is the command name) against `opts` plus the common options
+ * (--format, --gpus-file, --models-file, --help). Positional arguments are stored in
+ * pos[0..*npos). Returns 0, CLI_HELP, or an exit status (2) after printing the error. */
+int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, int nopts,
+              cli_opt_fn fn, void *ctx, char **pos, int maxpos, int *npos, const char *description);
+
+/* Prints "llmroof: error: <msg>" and, for usage errors, the try-help hint; returns 2. */
+int cli_usage_error(struct cli *c, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Prints the library error; returns its code. */
+int cli_fail(struct cli *c, const struct llmroof_err *err);
+
+/* Loads the catalog once (data dir, then --gpus-file/--models-file in order). */
+int cli_catalog(struct cli *c);
+
+/* Lookups with "did you mean"; NULL after printing the error (exit 2). */
+const struct llmroof_gpu *cli_gpu(struct cli *c, const char *name);
+const struct llmroof_model *cli_model(struct cli *c, const char *name);
+
+/* Value parsers that print "option '--x': ..." and return 2 on bad input. */
+int cli_long(struct cli *c, const char *opt, const char *arg, long min, long max, long *out);
+int cli_double(struct cli *c, const char *opt, const char *arg, double min, double max, bool min_open, double *out);
+int cli_bytes(struct cli *c, const char *opt, const char *arg, double *out);
+int cli_dtype(struct cli *c, const char *opt, const char *arg, enum llmroof_dtype *out);
+
+/* Shared model/GPU/dtype/efficiency options of estimate, memory and report. */
+struct cli_setup_opts {
+    const char *model, *gpu;
+    long tp, batch, prompt, output;
+    bool have_weight, have_kv, have_act;
+    enum llmroof_dtype weight, kv, act;
+    bool have_ce, have_me, have_cme, have_ovh;
+    double ce, me, cme, ovh;
+    struct llmroof_mem_opts mem;
+    long context;
+    bool have_context;
+};
+void cli_setup_defaults(struct cli_setup_opts *s);
+/* Handles the shared option ids (>= CLI_SETUP_BASE); returns 1 when id is not shared. */
+#define CLI_SETUP_BASE 1000
+enum {
+    OPT_MODEL = CLI_SETUP_BASE, OPT_GPU, OPT_TP, OPT_BATCH, OPT_PROMPT, OPT_OUTPUT,
+    OPT_WDT, OPT_KVDT, OPT_ACTDT, OPT_CE, OPT_ME, OPT_CME, OPT_OVH,
+    OPT_MEMUTIL, OPT_RESERVE, OPT_WORKSPACE, OPT_BLOCK, OPT_CONTEXT
+};
+int cli_setup_opt(struct cli *c, struct cli_setup_opts *s, int id, const char *arg);
+/* Resolves effs for a GPU: catalog defaults overridden by flags. */
+struct llmroof_effs cli_effs(const struct cli_setup_opts *s, const struct llmroof_gpu *g);
+struct llmroof_dtypes cli_dtypes(const struct cli_setup_opts *s);
+
+/* Output helpers */
+void cli_render_table(struct cli *c, const struct table *t);
+const char *cli_fmt_bytes(double b, char *buf, size_t n); /* "12.55 GiB" */
+
+int cmd_list(struct cli *c, int argc, char **argv);
+int cmd_show(struct cli *c, int argc, char **argv);
+int cmd_import_hf(struct cli *c, int argc, char **argv);
+int cmd_estimate(struct cli *c, int argc, char **argv);
+int cmd_memory(struct cli *c, int argc, char **argv);
+
+#endif

@@ -1,0 +1,215 @@
+/* cmd_estimate.c - `llmroof estimate`: TTFT, TPOT, e2e, throughput, the split of each
+ * phase into compute, memory and communication, and (with --ops) every operator. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "llmroof/render_json.h"
+
+enum { OPT_OPS = 1 };
+
+struct ctx {
+    struct cli_setup_opts s;
+    bool ops;
+};
+
+static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
+{
+    struct ctx *x = vctx;
+    if (id == OPT_OPS) {
+        x->ops = true;
+        return 0;
+    }
+    return cli_setup_opt(c, &x->s, id, arg);
+}
+
+static void phase_row(struct table *t, const char *name, const struct llmroof_phase *p)
+{
+    table_row(t);
+    table_str(t, name);
+    table_num(t, p->time_s * 1e3);
+    table_num(t, p->compute_s * 1e3);
+    table_num(t, p->memory_s * 1e3);
+    table_num(t, p->comm_s * 1e3);
+    table_num(t, p->overhead_s * 1e3);
+    table_num(t, p->time_s > 0 ? 100.0 * p->comm_s / p->time_s : 0.0);
+    table_str(t, bound_name(p->bound));
+    table_num(t, p->flops / 1e9);
+    table_num(t, p->bytes / 1e9);
+    table_num(t, p->comm_bytes / 1e6);
+}
+
+static void ops_table(struct cli *c, const char *title, const struct llmroof_oplist *ops,
+                      const struct llmroof_phase *p)
+{
+    struct table t;
+    table_init(&t, title);
+    table_col(&t, "op", 0);
+    table_col(&t, "count", 0);
+    table_col(&t, "GFLOP", 3);
+    table_col(&t, "MB", 3);
+    table_col(&t, "comm_MB", 3);
+    table_col(&t, "FLOP_per_byte", 1);
+    table_col(&t, "time_ms", 4);
+    table_col(&t, "share_pct", 1);
+    table_col(&t, "bound", 0);
+    for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
+        const struct llmroof_op *op = &ops->op[k];
+        if (op->count <= 0)
+            continue;
+        table_row(&t);
+        table_str(&t, op_name((enum llmroof_opkind)k));
+        table_num(&t, op->count);
+        table_num(&t, op->count * op->flops / 1e9);
+        table_num(&t, op->count * op->bytes / 1e6);
+        table_num(&t, op->count * op->comm_bytes / 1e6);
+        if (op->bytes > 0)
+            table_num(&t, op->flops / op->bytes);
+        else
+            table_empty(&t);
+        table_num(&t, p->op[k].time_s * 1e3);
+        table_num(&t, p->time_s > 0 ? 100.0 * p->op[k].time_s / p->time_s : 0.0);
+        table_str(&t, bound_name(p->op[k].bound));
+    }
+    table_row(&t);
+    table_str(&t, "overhead");
+    table_empty(&t);
+    table_empty(&t);
+    table_empty(&t);
+    table_empty(&t);
+    table_empty(&t);
+    table_num(&t, p->overhead_s * 1e3);
+    table_num(&t, p->time_s > 0 ? 100.0 * p->overhead_s / p->time_s : 0.0);
+    table_str(&t, "");
+    if (c->format != TABLE_CSV)
+        sbuf_append(&c->out, "\n");
+    else
+        sbuf_append(&c->out, "\r\n");
+    cli_render_table(c, &t);
+    table_free(&t);
+}
+
+int cmd_estimate(struct cli *c, int argc, char **argv)
+{
+    static const struct cli_opt opts[] = {
+        CLI_OPT_MODEL, CLI_OPT_GPU, CLI_OPT_TP, CLI_OPT_BATCH, CLI_OPT_PROMPT, CLI_OPT_OUTPUT,
+        CLI_OPT_DTYPES, CLI_OPT_EFFS, CLI_OPT_MEM,
+        { OPT_OPS, "ops", 0, NULL, "add per-operator tables for prefill and the mean decode step", false },
+    };
+    struct ctx x;
+    memset(&x, 0, sizeof x);
+    cli_setup_defaults(&x.s);
+    char *pos[1];
+    int npos = 0;
+    c->usage = "llmroof estimate -m MODEL -g GPU [-t TP] [-b BATCH] [-p PROMPT] [-o OUTPUT] [options]";
+    int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, &x, pos, 0, &npos,
+                       "Roofline estimate of one static batch: TTFT (prefill of B prompts), TPOT (mean decode\n"
+                       "step over output tokens 2..O as the context grows), e2e and throughput, with each\n"
+                       "phase split into compute, memory and communication time. Formulas: docs/model.md.");
+    if (rc)
+        return rc;
+    if (!x.s.model || !x.s.gpu)
+        return cli_usage_error(c, "options '--model' and '--gpu' are required");
+    if ((rc = cli_catalog(c)))
+        return rc;
+    const struct llmroof_model *m = cli_model(c, x.s.model);
+    if (!m)
+        return 2;
+    const struct llmroof_gpu *g = cli_gpu(c, x.s.gpu);
+    if (!g)
+        return 2;
+
+    struct llmroof_setup setup = { m, g, (int)x.s.tp, cli_dtypes(&x.s), cli_effs(&x.s, g) };
+    struct llmroof_request req = { x.s.batch, x.s.prompt, x.s.output };
+    struct llmroof_estimate e;
+    struct llmroof_err err = { 0 };
+    if ((rc = estimate_run(&setup, &req, &e, &err)))
+        return cli_fail(c, &err);
+    struct llmroof_memory mem;
+    long ctx_len = x.s.prompt + x.s.output;
+    if ((rc = memory_eval(m, g, setup.tp, &setup.dt, ctx_len, &x.s.mem, &mem, &err)))
+        return cli_fail(c, &err);
+
+    if (!mem.fits)
+        fprintf(stderr, "llmroof: warning: %s does not fit on %d x %s at a %ld-token context (see 'llmroof memory')\n",
+                m->id, setup.tp, g->id, ctx_len);
+    else if ((double)req.batch > mem.max_batch)
+        fprintf(stderr, "llmroof: warning: batch %ld exceeds the KV-cache limit of %.0f sequences at a %ld-token "
+                        "context: not servable at once\n", req.batch, mem.max_batch, ctx_len);
+    if (m->max_context < ctx_len)
+        fprintf(stderr, "llmroof: warning: prompt + output = %ld tokens exceeds %s's max context of %ld\n",
+                ctx_len, m->id, m->max_context);
+
+    if (c->format == TABLE_JSON) {
+        char *j = render_json_estimate(&setup, &req, &e, &mem);
+        if (!j)
+            return 1;
+        sbuf_append(&c->out, j);
+        free(j);
+        return 0;
+    }
+
+    char b1[32], b2[32];
+    if (c->format == TABLE_TEXT || c->format == TABLE_MD) {
+        sbuf_printf(&c->out, "%s on %d x %s (TP %d): batch %ld, prompt %ld, output %ld; %s weights, %s KV, %s compute\n",
+                    m->id, setup.tp, g->id, setup.tp, req.batch, req.prompt, req.output, dtype_name(setup.dt.weight),
+                    dtype_name(setup.dt.kv), dtype_name(setup.dt.act));
+        sbuf_printf(&c->out, "efficiency: compute %.2f, memory %.2f, comm %.2f; overhead %.0f us per step\n",
+                    setup.eff.compute, setup.eff.memory, setup.eff.comm, setup.eff.overhead_s * 1e6);
+        if (e.shard.kv_replicated)
+            sbuf_printf(&c->out, "note: %ld KV heads < TP %d: each rank holds a replica of one KV head\n",
+                        m->kv_heads, setup.tp);
+        sbuf_append(&c->out, "\n");
+    }
+    struct table t;
+    table_init(&t, "");
+    table_col(&t, "metric", 0);
+    table_col(&t, "value", 3);
+    table_col(&t, "unit", 0);
+    table_row(&t); table_str(&t, "ttft"); table_num(&t, e.ttft_s * 1e3); table_str(&t, "ms");
+    table_row(&t); table_str(&t, "tpot"); table_num(&t, e.tpot_s * 1e3); table_str(&t, "ms");
+    table_row(&t); table_str(&t, "e2e"); table_num(&t, e.e2e_s); table_str(&t, "s");
+    table_row(&t); table_str(&t, "decode_tok_s"); table_num(&t, e.decode_tok_s); table_str(&t, "tokens/s");
+    table_row(&t); table_str(&t, "output_tok_s"); table_num(&t, e.output_tok_s); table_str(&t, "tokens/s");
+    cli_render_table(c, &t);
+    table_free(&t);
+
+    table_init(&t, "");
+    table_col(&t, "phase", 0);
+    table_col(&t, "time_ms", 3);
+    table_col(&t, "compute_ms", 3);
+    table_col(&t, "memory_ms", 3);
+    table_col(&t, "comm_ms", 3);
+    table_col(&t, "overhead_ms", 3);
+    table_col(&t, "comm_pct", 1);
+    table_col(&t, "bound", 0);
+    table_col(&t, "GFLOP", 1);
+    table_col(&t, "GB", 3);
+    table_col(&t, "comm_MB", 3);
+    phase_row(&t, "prefill", &e.prefill);
+    if (e.decode_steps > 0)
+        phase_row(&t, "decode_step_mean", &e.decode);
+    sbuf_append(&c->out, c->format == TABLE_CSV ? "\r\n" : "\n");
+    cli_render_table(c, &t);
+    table_free(&t);
+
+    if (c->format == TABLE_TEXT || c->format == TABLE_MD) {
+        sbuf_printf(&c->out, "\nmemory per GPU at a %ld-token context: weights %s, KV %s per token; ", ctx_len,
+                    cli_fmt_bytes(mem.weights_bytes_per_gpu, b1, sizeof b1),
+                    cli_fmt_bytes(mem.kv_bytes_per_token_per_gpu, b2, sizeof b2));
+        if (mem.fits)
+            sbuf_printf(&c->out, "fits, max batch %.0f at this context\n", mem.max_batch);
+        else if (mem.fit == LLMROOF_FIT_WEIGHTS)
+            sbuf_printf(&c->out, "does NOT fit: weights, workspace and reserve exceed the usable memory\n");
+        else
+            sbuf_printf(&c->out, "does NOT fit: no room for one sequence at this context\n");
+    }
+    if (x.ops) {
+        ops_table(c, "prefill operators (summed over layers, per GPU)", &e.prefill_ops, &e.prefill);
+        if (e.decode_steps > 0)
+            ops_table(c, "decode operators (mean step, summed over layers, per GPU)", &e.decode_ops, &e.decode);
+    }
+    return 0;
+}

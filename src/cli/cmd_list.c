@@ -1,0 +1,106 @@
+/* cmd_list.c - `llmroof list gpus|models` */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "llmroof/arch.h"
+
+static void peak_cell(struct table *t, const struct llmroof_gpu *g, enum llmroof_dtype d)
+{
+    if (g->has_peak[d])
+        table_num(t, g->peak_flops[d] / 1e12);
+    else
+        table_empty(t); /* no such compute path: absent, never 0 */
+}
+
+int cmd_list(struct cli *c, int argc, char **argv)
+{
+    char *pos[2];
+    int npos = 0;
+    c->usage = "llmroof list gpus|models [--format FMT]";
+    int rc = cli_parse(c, argc, argv, NULL, 0, NULL, NULL, pos, 2, &npos,
+                       "Lists the catalog. Peaks are dense TFLOP/s (TOP/s for int); an empty cell means the GPU\n"
+                       "has no such compute path.");
+    if (rc)
+        return rc;
+    if (npos != 1)
+        return cli_usage_error(c, "expected 'gpus' or 'models'");
+    bool gpus = strcmp(pos[0], "gpus") == 0;
+    if (!gpus && strcmp(pos[0], "models") != 0)
+        return cli_usage_error(c, "unknown list '%s' (expected 'gpus' or 'models')", pos[0]);
+    if ((rc = cli_catalog(c)))
+        return rc;
+
+    struct table t;
+    if (gpus) {
+        table_init(&t, "");
+        table_col(&t, "id", 0);
+        table_col(&t, "name", 0);
+        table_col(&t, "memory_GiB", 0);
+        table_col(&t, "bandwidth_GBps", 0);
+        table_col(&t, "fp16_TFLOPS", 1);
+        table_col(&t, "bf16_TFLOPS", 1);
+        table_col(&t, "fp8_TFLOPS", 1);
+        table_col(&t, "int8_TOPS", 1);
+        table_col(&t, "link", 0);
+        table_col(&t, "link_GBps", 1);
+        table_col(&t, "aliases", 0);
+        for (size_t i = 0; i < c->cat.n_gpus; i++) {
+            const struct llmroof_gpu *g = &c->cat.gpus[i];
+            char al[LLMROOF_ALIASES_MAX * LLMROOF_ID_MAX] = "";
+            for (int a = 0; a < g->n_aliases; a++) {
+                if (a)
+                    strcat(al, " ");
+                strcat(al, g->aliases[a]);
+            }
+            table_row(&t);
+            table_str(&t, g->id);
+            table_str(&t, g->name);
+            table_num(&t, g->memory_bytes / 1073741824.0);
+            table_num(&t, g->mem_bw_Bps / 1e9);
+            peak_cell(&t, g, LLMROOF_FP16);
+            peak_cell(&t, g, LLMROOF_BF16);
+            peak_cell(&t, g, LLMROOF_FP8);
+            peak_cell(&t, g, LLMROOF_INT8);
+            table_str(&t, link_name(g->link));
+            table_num(&t, g->link_bw_Bps / 1e9);
+            table_str(&t, al);
+        }
+    } else {
+        table_init(&t, "");
+        table_col(&t, "id", 0);
+        table_col(&t, "name", 0);
+        table_col(&t, "params_B", 2);
+        table_col(&t, "layers", 0);
+        table_col(&t, "hidden", 0);
+        table_col(&t, "heads", 0);
+        table_col(&t, "kv_heads", 0);
+        table_col(&t, "head_dim", 0);
+        table_col(&t, "intermediate", 0);
+        table_col(&t, "vocab", 0);
+        table_col(&t, "max_context", 0);
+        table_col(&t, "moe", 0);
+        for (size_t i = 0; i < c->cat.n_models; i++) {
+            const struct llmroof_model *m = &c->cat.models[i];
+            char moe[32] = "";
+            if (m->moe_experts)
+                snprintf(moe, sizeof moe, "%ldx top-%ld", m->moe_experts, m->moe_top_k);
+            table_row(&t);
+            table_str(&t, m->id);
+            table_str(&t, m->name);
+            table_num(&t, arch_params(m).total / 1e9);
+            table_num(&t, (double)m->layers);
+            table_num(&t, (double)m->hidden);
+            table_num(&t, (double)m->heads);
+            table_num(&t, (double)m->kv_heads);
+            table_num(&t, (double)m->head_dim);
+            table_num(&t, (double)m->intermediate);
+            table_num(&t, (double)m->vocab);
+            table_num(&t, (double)m->max_context);
+            table_str(&t, moe);
+        }
+    }
+    cli_render_table(c, &t);
+    table_free(&t);
+    return 0;
+}

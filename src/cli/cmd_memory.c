@@ -1,0 +1,105 @@
+/* cmd_memory.c - `llmroof memory`: per-GPU memory breakdown, KV capacity, max batch. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "llmroof/render_json.h"
+
+static int on_opt(struct cli *c, void *ctx, int id, const char *arg)
+{
+    return cli_setup_opt(c, ctx, id, arg);
+}
+
+static void row_bytes(struct table *t, const char *name, double b)
+{
+    char buf[32];
+    table_row(t);
+    table_str(t, name);
+    table_str(t, cli_fmt_bytes(b, buf, sizeof buf));
+    table_num(t, b);
+}
+
+int cmd_memory(struct cli *c, int argc, char **argv)
+{
+    static const struct cli_opt opts[] = {
+        CLI_OPT_MODEL, CLI_OPT_GPU, CLI_OPT_TP,
+        { OPT_CONTEXT, "context", 'c', "C", "tokens per sequence for max batch (default 2048)", false },
+        CLI_OPT_DTYPES, CLI_OPT_MEM,
+    };
+    struct cli_setup_opts s;
+    cli_setup_defaults(&s);
+    char *pos[1];
+    int npos = 0;
+    c->usage = "llmroof memory -m MODEL -g GPU [-t TP] [--context C] [options]";
+    int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, &s, pos, 0, &npos,
+                       "Per-GPU memory: weights, activation workspace, runtime reserve, KV-cache capacity in\n"
+                       "bytes and tokens, and the largest batch of C-token sequences that fits.\n"
+                       "  usable = memory * mem_util;  capacity = usable - weights - workspace - reserve\n"
+                       "For the background studies' theoretical figures use --mem-util 1 --reserve 0 --workspace 0.");
+    if (rc)
+        return rc;
+    if (!s.model || !s.gpu)
+        return cli_usage_error(c, "options '--model' and '--gpu' are required");
+    if ((rc = cli_catalog(c)))
+        return rc;
+    const struct llmroof_model *m = cli_model(c, s.model);
+    if (!m)
+        return 2;
+    const struct llmroof_gpu *g = cli_gpu(c, s.gpu);
+    if (!g)
+        return 2;
+    struct llmroof_dtypes dt = cli_dtypes(&s);
+    struct llmroof_memory mem;
+    struct llmroof_err err = { 0 };
+    if ((rc = memory_eval(m, g, (int)s.tp, &dt, s.context, &s.mem, &mem, &err)))
+        return cli_fail(c, &err);
+
+    if (c->format == TABLE_JSON) {
+        char *j = render_json_memory(m, g, (int)s.tp, &dt, &mem);
+        if (!j)
+            return 1;
+        sbuf_append(&c->out, j);
+        free(j);
+        return 0;
+    }
+    char b1[32], b2[32];
+    if (c->format == TABLE_TEXT || c->format == TABLE_MD) {
+        sbuf_printf(&c->out, "%s on %ld x %s (TP %ld): %s weights, %s KV, context %ld tokens, mem-util %.2f\n",
+                    m->id, s.tp, g->id, s.tp, dtype_name(dt.weight), dtype_name(dt.kv), s.context, s.mem.mem_util);
+        if (mem.fit == LLMROOF_FIT_WEIGHTS) {
+            sbuf_printf(&c->out, "does NOT fit: needs %s of weights + workspace + reserve per GPU, %s usable",
+                        cli_fmt_bytes(mem.weights_bytes_per_gpu + mem.workspace_bytes_per_gpu + mem.reserve_bytes_per_gpu,
+                                      b1, sizeof b1),
+                        cli_fmt_bytes(mem.usable_bytes, b2, sizeof b2));
+            if (mem.min_tp_fit)
+                sbuf_printf(&c->out, "; smallest TP that fits: %d\n", mem.min_tp_fit);
+            else
+                sbuf_printf(&c->out, "; no TP up to 64 fits\n");
+        } else if (mem.fit == LLMROOF_FIT_CONTEXT) {
+            sbuf_printf(&c->out, "does NOT fit: the KV cache holds %.0f tokens, less than one %ld-token sequence\n",
+                        mem.kv_capacity_tokens, s.context);
+        } else {
+            sbuf_printf(&c->out, "fits: max batch %.0f sequences of %ld tokens\n", mem.max_batch, s.context);
+        }
+        sbuf_append(&c->out, "\n");
+    }
+    struct table t;
+    table_init(&t, "");
+    table_col(&t, "quantity", 0);
+    table_col(&t, "value", 0);
+    table_col(&t, "raw", 0);
+    row_bytes(&t, "gpu_memory", mem.gpu_memory_bytes);
+    row_bytes(&t, "usable", mem.usable_bytes);
+    row_bytes(&t, "weights", mem.weights_bytes_per_gpu);
+    row_bytes(&t, "workspace", mem.workspace_bytes_per_gpu);
+    row_bytes(&t, "reserve", mem.reserve_bytes_per_gpu);
+    row_bytes(&t, "kv_capacity", mem.kv_capacity_bytes_per_gpu);
+    row_bytes(&t, "kv_per_token", mem.kv_bytes_per_token);
+    row_bytes(&t, "kv_per_token_per_gpu", mem.kv_bytes_per_token_per_gpu);
+    table_row(&t); table_str(&t, "kv_capacity_tokens"); table_str(&t, ""); table_num(&t, mem.kv_capacity_tokens);
+    table_row(&t); table_str(&t, "max_batch"); table_str(&t, ""); table_num(&t, mem.max_batch);
+    cli_render_table(c, &t);
+    table_free(&t);
+    return 0;
+}

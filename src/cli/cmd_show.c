@@ -1,0 +1,146 @@
+/* cmd_show.c - `llmroof show gpu|model NAME`: every catalog field plus derived figures. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "llmroof/arch.h"
+#include "llmroof/render_json.h"
+
+static void kv(struct table *t, const char *field, const char *value, const char *unit)
+{
+    table_row(t);
+    table_str(t, field);
+    table_str(t, value);
+    table_str(t, unit);
+}
+
+static void kvn(struct table *t, const char *field, const char *fmt, double v, const char *unit)
+{
+    char buf[64];
+    snprintf(buf, sizeof buf, fmt, v);
+    kv(t, field, buf, unit);
+}
+
+static void show_gpu(struct table *t, const struct llmroof_gpu *g)
+{
+    char buf[512];
+    kv(t, "id", g->id, "");
+    kv(t, "name", g->name, "");
+    buf[0] = '\0';
+    for (int a = 0; a < g->n_aliases; a++) {
+        if (a)
+            strcat(buf, " ");
+        strcat(buf, g->aliases[a]);
+    }
+    kv(t, "aliases", buf, "");
+    kvn(t, "memory_bytes", "%.0f", g->memory_bytes, "B");
+    kvn(t, "memory", "%.2f", g->memory_bytes / 1073741824.0, "GiB");
+    kvn(t, "memory_bandwidth", "%.0f", g->mem_bw_Bps / 1e9, "GB/s");
+    for (int d = 0; d < LLMROOF_DTYPE_COUNT; d++) {
+        char f[48];
+        snprintf(f, sizeof f, "peak_%s", dtype_name((enum llmroof_dtype)d));
+        if (g->has_peak[d])
+            kvn(t, f, "%.1f", g->peak_flops[d] / 1e12, d >= LLMROOF_INT8 ? "TOP/s dense" : "TFLOP/s dense");
+        else
+            kv(t, f, "-", "no such compute path");
+    }
+    kv(t, "interconnect", link_name(g->link), "");
+    kvn(t, "link_bandwidth", "%.2f", g->link_bw_Bps / 1e9, "GB/s per direction");
+    kvn(t, "link_latency", "%.2f", g->link_latency_s * 1e6, "us per collective");
+    kvn(t, "link_hop_latency", "%.2f", g->link_hop_latency_s * 1e6, "us per ring step");
+    kvn(t, "compute_eff", "%.2f", g->compute_eff, "");
+    kvn(t, "memory_eff", "%.2f", g->memory_eff, "");
+    kvn(t, "comm_eff", "%.2f", g->comm_eff, "");
+    kvn(t, "step_overhead", "%.1f", g->step_overhead_s * 1e6, "us");
+    kvn(t, "gpus_per_node", "%.0f", (double)g->gpus_per_node, "");
+    for (int d = 0; d < LLMROOF_DTYPE_COUNT; d++) {
+        if (!g->has_peak[d])
+            continue;
+        char f[48];
+        snprintf(f, sizeof f, "ridge_%s", dtype_name((enum llmroof_dtype)d));
+        kvn(t, f, "%.1f", g->peak_flops[d] / g->mem_bw_Bps, "FLOP/byte (peak / bandwidth)");
+    }
+    kv(t, "source", g->source, "");
+}
+
+static void show_model(struct table *t, const struct llmroof_model *m)
+{
+    struct llmroof_params p = arch_params(m);
+    kv(t, "id", m->id, "");
+    kv(t, "name", m->name, "");
+    kv(t, "hf_id", m->hf_id, "");
+    kvn(t, "hidden_size", "%.0f", (double)m->hidden, "");
+    kvn(t, "num_layers", "%.0f", (double)m->layers, "");
+    kvn(t, "num_heads", "%.0f", (double)m->heads, "");
+    kvn(t, "num_kv_heads", "%.0f", (double)m->kv_heads, m->kv_heads == m->heads ? "MHA" : m->kv_heads == 1 ? "MQA" : "GQA");
+    kvn(t, "head_dim", "%.0f", (double)m->head_dim, "");
+    kvn(t, "intermediate_size", "%.0f", (double)m->intermediate, "");
+    kvn(t, "vocab_size", "%.0f", (double)m->vocab, "");
+    kvn(t, "max_context", "%.0f", (double)m->max_context, "tokens");
+    if (m->learned_pos)
+        kvn(t, "learned_pos", "%.0f", (double)m->learned_pos, "rows");
+    kv(t, "tie_embeddings", m->tied_embeddings ? "true" : "false", "");
+    kv(t, "mlp", m->mlp == LLMROOF_MLP_GATED ? "gated" : "plain", m->mlp == LLMROOF_MLP_GATED ? "3 matrices" : "2 matrices");
+    kv(t, "norm", m->norm == LLMROOF_NORM_RMS ? "rmsnorm" : "layernorm", "");
+    kv(t, "qkv_bias", m->qkv_bias ? "true" : "false", "");
+    kv(t, "o_bias", m->o_bias ? "true" : "false", "");
+    kv(t, "mlp_bias", m->mlp_bias ? "true" : "false", "");
+    kv(t, "parallel_attn", m->parallel_attn ? "true" : "false", "");
+    if (m->moe_experts) {
+        kvn(t, "moe_experts", "%.0f", (double)m->moe_experts, "");
+        kvn(t, "moe_experts_per_token", "%.0f", (double)m->moe_top_k, "");
+        kvn(t, "moe_expert_intermediate", "%.0f", (double)m->moe_intermediate, "");
+        kvn(t, "moe_shared_experts", "%.0f", (double)m->moe_shared, "");
+    }
+    if (m->has_params_published)
+        kvn(t, "params_published", "%.3f", m->params_published / 1e9, "billion");
+    kvn(t, "params_total", "%.3f", p.total / 1e9, "billion (derived)");
+    kvn(t, "params_active", "%.3f", p.active / 1e9, "billion per token (derived)");
+    kvn(t, "weight_bytes_fp16", "%.2f", p.total * 2.0 / 1e9, "GB (derived)");
+    kvn(t, "kv_bytes_per_token_fp16", "%.0f", arch_kv_elems_per_token(m) * 2.0, "B (derived)");
+    kv(t, "source", m->source, "");
+}
+
+int cmd_show(struct cli *c, int argc, char **argv)
+{
+    char *pos[3];
+    int npos = 0;
+    c->usage = "llmroof show gpu|model NAME [--format FMT]";
+    int rc = cli_parse(c, argc, argv, NULL, 0, NULL, NULL, pos, 3, &npos,
+                       "Shows every catalog field of one GPU or model and the figures derived from them\n"
+                       "(parameter count, fp16 weight bytes, KV bytes per token, ridge points).");
+    if (rc)
+        return rc;
+    if (npos != 2)
+        return cli_usage_error(c, "expected 'gpu NAME' or 'model NAME'");
+    bool gpu = strcmp(pos[0], "gpu") == 0;
+    if (!gpu && strcmp(pos[0], "model") != 0)
+        return cli_usage_error(c, "unknown kind '%s' (expected 'gpu' or 'model')", pos[0]);
+    if ((rc = cli_catalog(c)))
+        return rc;
+    const struct llmroof_gpu *g = NULL;
+    const struct llmroof_model *m = NULL;
+    if (gpu ? !(g = cli_gpu(c, pos[1])) : !(m = cli_model(c, pos[1])))
+        return 2;
+    if (c->format == TABLE_JSON) {
+        char *j = gpu ? render_json_show_gpu(g) : render_json_show_model(m);
+        if (!j)
+            return 1;
+        sbuf_append(&c->out, j);
+        free(j);
+        return 0;
+    }
+    struct table t;
+    table_init(&t, "");
+    table_col(&t, "field", 0);
+    table_col(&t, "value", 0);
+    table_col(&t, "unit", 0);
+    if (gpu)
+        show_gpu(&t, g);
+    else
+        show_model(&t, m);
+    cli_render_table(c, &t);
+    table_free(&t);
+    return 0;
+}

@@ -1,0 +1,133 @@
+/* parse.c - see llmroof/parse.h
+ *
+ * strtod honours the C locale; llmroof never calls setlocale(), so the decimal
+ * separator is always '.', whatever the user's environment says. */
+#include "llmroof/parse.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Parses the leading number of s; *end points after it. Rejects leading spaces,
+ * hex floats, "nan" and "inf" (strtod would accept them). */
+static bool leading_number(const char *s, double *out, const char **end)
+{
+    if (!s || !*s)
+        return false;
+    const char *p = s;
+    if (*p == '+' || *p == '-')
+        p++;
+    if (!(isdigit((unsigned char)*p) || (*p == '.' && isdigit((unsigned char)p[1]))))
+        return false;
+    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+        return false;
+    errno = 0;
+    char *e = NULL;
+    double v = strtod(s, &e);
+    if (e == s || errno == ERANGE || !isfinite(v))
+        return false;
+    *out = v;
+    *end = e;
+    return true;
+}
+
+bool parse_double(const char *s, double *out)
+{
+    const char *end;
+    double v;
+    if (!leading_number(s, &v, &end) || *end != '\0')
+        return false;
+    *out = v;
+    return true;
+}
+
+bool parse_int64(const char *s, int64_t min, int64_t max, int64_t *out)
+{
+    if (!s || !*s)
+        return false;
+    const char *p = s;
+    if (*p == '+' || *p == '-')
+        p++;
+    if (!isdigit((unsigned char)*p))
+        return false;
+    for (const char *q = p; *q; q++)
+        if (!isdigit((unsigned char)*q))
+            return false;
+    errno = 0;
+    char *e = NULL;
+    long long v = strtoll(s, &e, 10);
+    if (errno == ERANGE || *e != '\0' || v < min || v > max)
+        return false;
+    *out = (int64_t)v;
+    return true;
+}
+
+bool parse_bytes(const char *s, double *out_bytes)
+{
+    static const struct { const char *suffix; double mult; } units[] = {
+        { "", 1.0 }, { "b", 1.0 },
+        { "kb", 1e3 }, { "mb", 1e6 }, { "gb", 1e9 }, { "tb", 1e12 },
+        { "k", 1024.0 }, { "kib", 1024.0 }, { "m", 1048576.0 }, { "mib", 1048576.0 },
+        { "g", 1073741824.0 }, { "gib", 1073741824.0 }, { "tib", 1099511627776.0 },
+    };
+    const char *end;
+    double v;
+    if (!leading_number(s, &v, &end) || v < 0)
+        return false;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        if (strcasecmp(end, units[i].suffix) == 0) {
+            double r = v * units[i].mult;
+            if (!isfinite(r) || r > 4611686018427387904.0) /* 2^62 */
+                return false;
+            *out_bytes = floor(r + 0.5);
+            return true;
+        }
+    }
+    return false;
+}
+
+bool parse_duration(const char *s, double *out_s)
+{
+    static const struct { const char *suffix; double mult; } units[] = {
+        { "", 1.0 }, { "s", 1.0 }, { "ms", 1e-3 }, { "us", 1e-6 }, { "\xc2\xb5s", 1e-6 },
+        { "ns", 1e-9 }, { "min", 60.0 },
+    };
+    const char *end;
+    double v;
+    if (!leading_number(s, &v, &end) || v < 0)
+        return false;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        if (strcmp(end, units[i].suffix) == 0) {
+            double r = v * units[i].mult;
+            if (!isfinite(r) || r > 1e9)
+                return false;
+            *out_s = r;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool parse_list(const char *s, bool (*fn)(const char *item, void *ctx), void *ctx)
+{
+    char item[128];
+    if (!s || !*s)
+        return false;
+    const char *p = s;
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        if (n == 0 || n >= sizeof item)
+            return false;
+        memcpy(item, p, n);
+        item[n] = '\0';
+        if (!fn(item, ctx))
+            return false;
+        if (!comma)
+            return true;
+        p = comma + 1;
+    }
+}

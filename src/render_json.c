@@ -1,0 +1,251 @@
+/* render_json.c - see llmroof/render_json.h */
+#include "llmroof/render_json.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "llmroof/arch.h"
+
+/* cJSON_Print output followed by a newline; frees the tree. */
+static char *finish(cJSON *root)
+{
+    if (!root)
+        return NULL;
+    char *s = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!s)
+        return NULL;
+    size_t n = strlen(s);
+    char *r = realloc(s, n + 2);
+    if (!r) {
+        free(s);
+        return NULL;
+    }
+    r[n] = '\n';
+    r[n + 1] = '\0';
+    return r;
+}
+
+char *render_json_table(const struct table *t)
+{
+    char buf[64];
+    if (t->failed)
+        return NULL;
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t r = 0; arr && r < t->nrows; r++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddItemToArray(arr, o);
+        for (int c = 0; c < t->ncols; c++) {
+            const struct table_cell *cell = &t->cells[r * (size_t)t->ncols + (size_t)c];
+            if (cell->is_num)
+                cJSON_AddNumberToObject(o, t->col[c], cell->num);
+            else if (cell->str)
+                cJSON_AddStringToObject(o, t->col[c], table_cell_text(t, r, c, buf));
+            else
+                cJSON_AddNullToObject(o, t->col[c]);
+        }
+    }
+    return finish(arr);
+}
+
+static cJSON *model_entry(const struct llmroof_model *m)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "id", m->id);
+    cJSON_AddStringToObject(o, "name", m->name);
+    if (m->hf_id[0])
+        cJSON_AddStringToObject(o, "hf_id", m->hf_id);
+    cJSON_AddNumberToObject(o, "hidden_size", (double)m->hidden);
+    cJSON_AddNumberToObject(o, "num_layers", (double)m->layers);
+    cJSON_AddNumberToObject(o, "num_heads", (double)m->heads);
+    cJSON_AddNumberToObject(o, "num_kv_heads", (double)m->kv_heads);
+    cJSON_AddNumberToObject(o, "head_dim", (double)m->head_dim);
+    cJSON_AddNumberToObject(o, "intermediate_size", (double)m->intermediate);
+    cJSON_AddNumberToObject(o, "vocab_size", (double)m->vocab);
+    cJSON_AddNumberToObject(o, "max_context", (double)m->max_context);
+    if (m->learned_pos)
+        cJSON_AddNumberToObject(o, "learned_pos", (double)m->learned_pos);
+    cJSON_AddBoolToObject(o, "tie_embeddings", m->tied_embeddings);
+    cJSON_AddStringToObject(o, "mlp", m->mlp == LLMROOF_MLP_GATED ? "gated" : "plain");
+    cJSON_AddStringToObject(o, "norm", m->norm == LLMROOF_NORM_RMS ? "rmsnorm" : "layernorm");
+    cJSON_AddBoolToObject(o, "qkv_bias", m->qkv_bias);
+    cJSON_AddBoolToObject(o, "o_bias", m->o_bias);
+    cJSON_AddBoolToObject(o, "mlp_bias", m->mlp_bias);
+    cJSON_AddBoolToObject(o, "parallel_attn", m->parallel_attn);
+    if (m->moe_experts > 0) {
+        cJSON *moe = cJSON_AddObjectToObject(o, "moe");
+        cJSON_AddNumberToObject(moe, "experts", (double)m->moe_experts);
+        cJSON_AddNumberToObject(moe, "experts_per_token", (double)m->moe_top_k);
+        cJSON_AddNumberToObject(moe, "expert_intermediate_size", (double)m->moe_intermediate);
+        cJSON_AddNumberToObject(moe, "shared_experts", (double)m->moe_shared);
+    }
+    if (m->has_params_published)
+        cJSON_AddNumberToObject(o, "params_published", m->params_published);
+    cJSON_AddStringToObject(o, "source", m->source);
+    return o;
+}
+
+static cJSON *gpu_entry(const struct llmroof_gpu *g)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "id", g->id);
+    cJSON_AddStringToObject(o, "name", g->name);
+    if (g->n_aliases) {
+        cJSON *a = cJSON_AddArrayToObject(o, "aliases");
+        for (int i = 0; i < g->n_aliases; i++)
+            cJSON_AddItemToArray(a, cJSON_CreateString(g->aliases[i]));
+    }
+    cJSON_AddNumberToObject(o, "memory_bytes", g->memory_bytes);
+    cJSON_AddNumberToObject(o, "memory_bandwidth_Bps", g->mem_bw_Bps);
+    cJSON *pf = cJSON_AddObjectToObject(o, "peak_flops");
+    for (int d = 0; d < LLMROOF_DTYPE_COUNT; d++)
+        if (g->has_peak[d])
+            cJSON_AddNumberToObject(pf, dtype_name((enum llmroof_dtype)d), g->peak_flops[d]);
+    cJSON *ic = cJSON_AddObjectToObject(o, "interconnect");
+    cJSON_AddStringToObject(ic, "kind", link_name(g->link));
+    cJSON_AddNumberToObject(ic, "bandwidth_Bps", g->link_bw_Bps);
+    cJSON_AddNumberToObject(ic, "latency_s", g->link_latency_s);
+    cJSON_AddNumberToObject(ic, "hop_latency_s", g->link_hop_latency_s);
+    cJSON *ef = cJSON_AddObjectToObject(o, "efficiency");
+    cJSON_AddNumberToObject(ef, "compute", g->compute_eff);
+    cJSON_AddNumberToObject(ef, "memory", g->memory_eff);
+    cJSON_AddNumberToObject(ef, "comm", g->comm_eff);
+    cJSON_AddNumberToObject(o, "step_overhead_s", g->step_overhead_s);
+    cJSON_AddNumberToObject(o, "gpus_per_node", g->gpus_per_node);
+    cJSON_AddStringToObject(o, "source", g->source);
+    return o;
+}
+
+char *render_json_model_doc(const struct llmroof_model *m)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON *arr = cJSON_AddArrayToObject(root, "models");
+    cJSON_AddItemToArray(arr, model_entry(m));
+    return finish(root);
+}
+
+char *render_json_show_model(const struct llmroof_model *m)
+{
+    cJSON *o = model_entry(m);
+    struct llmroof_params p = arch_params(m);
+    cJSON *d = cJSON_AddObjectToObject(o, "derived");
+    cJSON_AddNumberToObject(d, "params_total", p.total);
+    cJSON_AddNumberToObject(d, "params_active", p.active);
+    cJSON_AddNumberToObject(d, "params_embedding", p.embedding);
+    cJSON_AddNumberToObject(d, "params_lm_head", p.lm_head);
+    cJSON_AddNumberToObject(d, "weight_bytes_fp16", p.total * 2.0);
+    cJSON_AddNumberToObject(d, "kv_bytes_per_token_fp16", arch_kv_elems_per_token(m) * 2.0);
+    return finish(o);
+}
+
+char *render_json_show_gpu(const struct llmroof_gpu *g)
+{
+    cJSON *o = gpu_entry(g);
+    cJSON *d = cJSON_AddObjectToObject(o, "derived");
+    cJSON *r = cJSON_AddObjectToObject(d, "ridge_flops_per_byte");
+    for (int k = 0; k < LLMROOF_DTYPE_COUNT; k++)
+        if (g->has_peak[k])
+            cJSON_AddNumberToObject(r, dtype_name((enum llmroof_dtype)k), g->peak_flops[k] / g->mem_bw_Bps);
+    return finish(o);
+}
+
+static void add_memory_fields(cJSON *o, const struct llmroof_memory *mem)
+{
+    cJSON_AddNumberToObject(o, "context_len", (double)mem->context_len);
+    cJSON_AddBoolToObject(o, "fits", mem->fits);
+    cJSON_AddStringToObject(o, "fit", mem->fit == LLMROOF_FITS ? "fits"
+                                     : mem->fit == LLMROOF_FIT_WEIGHTS ? "weights_do_not_fit"
+                                                                      : "context_does_not_fit");
+    cJSON_AddNumberToObject(o, "gpu_memory_bytes", mem->gpu_memory_bytes);
+    cJSON_AddNumberToObject(o, "usable_bytes_per_gpu", mem->usable_bytes);
+    cJSON_AddNumberToObject(o, "weights_bytes_per_gpu", mem->weights_bytes_per_gpu);
+    cJSON_AddNumberToObject(o, "workspace_bytes_per_gpu", mem->workspace_bytes_per_gpu);
+    cJSON_AddNumberToObject(o, "reserve_bytes_per_gpu", mem->reserve_bytes_per_gpu);
+    cJSON_AddNumberToObject(o, "kv_capacity_bytes_per_gpu", mem->kv_capacity_bytes_per_gpu);
+    cJSON_AddNumberToObject(o, "kv_bytes_per_token", mem->kv_bytes_per_token);
+    cJSON_AddNumberToObject(o, "kv_bytes_per_token_per_gpu", mem->kv_bytes_per_token_per_gpu);
+    cJSON_AddNumberToObject(o, "kv_capacity_tokens", mem->kv_capacity_tokens);
+    cJSON_AddNumberToObject(o, "max_batch", mem->max_batch);
+    if (mem->min_tp_fit)
+        cJSON_AddNumberToObject(o, "min_tp_fit", mem->min_tp_fit);
+    else
+        cJSON_AddNullToObject(o, "min_tp_fit");
+}
+
+char *render_json_memory(const struct llmroof_model *m, const struct llmroof_gpu *g, int tp,
+                         const struct llmroof_dtypes *dt, const struct llmroof_memory *mem)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "model", m->id);
+    cJSON_AddStringToObject(o, "gpu", g->id);
+    cJSON_AddNumberToObject(o, "tp", tp);
+    cJSON_AddStringToObject(o, "weight_dtype", dtype_name(dt->weight));
+    cJSON_AddStringToObject(o, "kv_dtype", dtype_name(dt->kv));
+    add_memory_fields(o, mem);
+    return finish(o);
+}
+
+static cJSON *phase_json(const struct llmroof_phase *p, const struct llmroof_oplist *ops)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "time_s", p->time_s);
+    cJSON_AddNumberToObject(o, "compute_s", p->compute_s);
+    cJSON_AddNumberToObject(o, "memory_s", p->memory_s);
+    cJSON_AddNumberToObject(o, "comm_s", p->comm_s);
+    cJSON_AddNumberToObject(o, "overhead_s", p->overhead_s);
+    cJSON_AddNumberToObject(o, "flops", p->flops);
+    cJSON_AddNumberToObject(o, "bytes", p->bytes);
+    cJSON_AddNumberToObject(o, "comm_bytes", p->comm_bytes);
+    cJSON_AddStringToObject(o, "bound", bound_name(p->bound));
+    cJSON *arr = cJSON_AddArrayToObject(o, "ops");
+    for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
+        const struct llmroof_op *op = &ops->op[k];
+        if (op->count <= 0)
+            continue;
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddStringToObject(x, "name", op_name((enum llmroof_opkind)k));
+        cJSON_AddNumberToObject(x, "count", op->count);
+        cJSON_AddNumberToObject(x, "flops", op->count * op->flops);
+        cJSON_AddNumberToObject(x, "bytes", op->count * op->bytes);
+        cJSON_AddNumberToObject(x, "comm_bytes", op->count * op->comm_bytes);
+        cJSON_AddNumberToObject(x, "time_s", p->op[k].time_s);
+        cJSON_AddNumberToObject(x, "share", p->time_s > 0 ? p->op[k].time_s / p->time_s : 0.0);
+        cJSON_AddStringToObject(x, "bound", bound_name(p->op[k].bound));
+        cJSON_AddItemToArray(arr, x);
+    }
+    return o;
+}
+
+char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_request *r,
+                           const struct llmroof_estimate *e, const struct llmroof_memory *mem)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "model", s->model->id);
+    cJSON_AddStringToObject(o, "gpu", s->gpu->id);
+    cJSON_AddNumberToObject(o, "tp", s->tp);
+    cJSON_AddNumberToObject(o, "batch", (double)r->batch);
+    cJSON_AddNumberToObject(o, "prompt_len", (double)r->prompt);
+    cJSON_AddNumberToObject(o, "output_len", (double)r->output);
+    cJSON_AddStringToObject(o, "weight_dtype", dtype_name(s->dt.weight));
+    cJSON_AddStringToObject(o, "kv_dtype", dtype_name(s->dt.kv));
+    cJSON_AddStringToObject(o, "act_dtype", dtype_name(s->dt.act));
+    cJSON *ef = cJSON_AddObjectToObject(o, "efficiency");
+    cJSON_AddNumberToObject(ef, "compute", s->eff.compute);
+    cJSON_AddNumberToObject(ef, "memory", s->eff.memory);
+    cJSON_AddNumberToObject(ef, "comm", s->eff.comm);
+    cJSON_AddNumberToObject(ef, "overhead_s", s->eff.overhead_s);
+    cJSON_AddBoolToObject(o, "kv_heads_replicated", e->shard.kv_replicated);
+    cJSON_AddNumberToObject(o, "ttft_s", e->ttft_s);
+    cJSON_AddNumberToObject(o, "tpot_s", e->tpot_s);
+    cJSON_AddNumberToObject(o, "e2e_s", e->e2e_s);
+    cJSON_AddNumberToObject(o, "decode_tok_s", e->decode_tok_s);
+    cJSON_AddNumberToObject(o, "output_tok_s", e->output_tok_s);
+    cJSON_AddItemToObject(o, "prefill", phase_json(&e->prefill, &e->prefill_ops));
+    cJSON_AddItemToObject(o, "decode", phase_json(&e->decode, &e->decode_ops));
+    if (mem) {
+        cJSON *m = cJSON_AddObjectToObject(o, "memory");
+        add_memory_fields(m, mem);
+    }
+    return finish(o);
+}

@@ -1,0 +1,225 @@
+/* table.c - see llmroof/table.h */
+#include "llmroof/table.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+bool table_parse_format(const char *s, enum table_format *out)
+{
+    static const char *const names[] = { "table", "md", "csv", "json" };
+    for (int i = 0; i < 4; i++)
+        if (strcasecmp(s, names[i]) == 0) {
+            *out = (enum table_format)i;
+            return true;
+        }
+    if (strcasecmp(s, "markdown") == 0 || strcasecmp(s, "text") == 0) {
+        *out = strcasecmp(s, "text") == 0 ? TABLE_TEXT : TABLE_MD;
+        return true;
+    }
+    return false;
+}
+
+const char *table_format_name(enum table_format f)
+{
+    static const char *const names[] = { "table", "md", "csv", "json" };
+    return names[f];
+}
+
+void table_init(struct table *t, const char *title)
+{
+    memset(t, 0, sizeof *t);
+    snprintf(t->title, sizeof t->title, "%s", title ? title : "");
+}
+
+void table_free(struct table *t)
+{
+    size_t n = t->nrows * (size_t)t->ncols;
+    for (size_t i = 0; i < n && t->cells; i++)
+        free(t->cells[i].str);
+    free(t->cells);
+    t->cells = NULL;
+    t->nrows = t->cap = 0;
+}
+
+void table_col(struct table *t, const char *name, int prec)
+{
+    if (t->ncols >= TABLE_MAX_COLS || t->nrows) {
+        t->failed = true;
+        return;
+    }
+    snprintf(t->col[t->ncols], sizeof t->col[0], "%s", name);
+    t->prec[t->ncols] = prec;
+    t->ncols++;
+}
+
+void table_row(struct table *t)
+{
+    size_t need = (t->nrows + 1) * (size_t)t->ncols;
+    if (need > t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : (size_t)t->ncols * 16;
+        while (cap < need)
+            cap *= 2;
+        struct table_cell *p = realloc(t->cells, cap * sizeof *p);
+        if (!p) {
+            t->failed = true;
+            return;
+        }
+        t->cells = p;
+        t->cap = cap;
+    }
+    memset(&t->cells[t->nrows * (size_t)t->ncols], 0, sizeof(struct table_cell) * (size_t)t->ncols);
+    t->nrows++;
+    t->cur = 0;
+}
+
+static struct table_cell *next_cell(struct table *t)
+{
+    if (t->failed || !t->nrows || t->cur >= t->ncols) {
+        t->failed = true;
+        return NULL;
+    }
+    return &t->cells[(t->nrows - 1) * (size_t)t->ncols + (size_t)t->cur++];
+}
+
+void table_str(struct table *t, const char *s)
+{
+    struct table_cell *c = next_cell(t);
+    if (!c)
+        return;
+    size_t n = strlen(s);
+    c->str = malloc(n + 1);
+    if (!c->str) {
+        t->failed = true;
+        return;
+    }
+    memcpy(c->str, s, n + 1);
+}
+
+void table_num(struct table *t, double v)
+{
+    struct table_cell *c = next_cell(t);
+    if (!c)
+        return;
+    c->num = v;
+    c->is_num = true;
+}
+
+void table_empty(struct table *t)
+{
+    (void)next_cell(t);
+}
+
+const char *table_cell_text(const struct table *t, size_t row, int col, char *buf)
+{
+    const struct table_cell *c = &t->cells[row * (size_t)t->ncols + (size_t)col];
+    if (c->str)
+        return c->str;
+    if (!c->is_num)
+        return "";
+    snprintf(buf, 64, "%.*f", t->prec[col], c->num);
+    if (strcmp(buf, "-0") == 0 || (buf[0] == '-' && strspn(buf + 1, "0.") == strlen(buf + 1)))
+        memmove(buf, buf + 1, strlen(buf)); /* never print "-0.00" */
+    return buf;
+}
+
+static bool col_numeric(const struct table *t, int col)
+{
+    for (size_t r = 0; r < t->nrows; r++)
+        if (t->cells[r * (size_t)t->ncols + (size_t)col].is_num)
+            return true;
+    return false;
+}
+
+static void csv_field(struct sbuf *out, const char *s)
+{
+    if (strpbrk(s, ",\"\r\n")) {
+        sbuf_append(out, "\"");
+        for (const char *p = s; *p; p++) {
+            if (*p == '"')
+                sbuf_append(out, "\"\"");
+            else
+                sbuf_appendn(out, p, 1);
+        }
+        sbuf_append(out, "\"");
+    } else {
+        sbuf_append(out, s);
+    }
+}
+
+void table_render(const struct table *t, enum table_format f, struct sbuf *out)
+{
+    char buf[64];
+    if (t->failed) {
+        out->failed = true;
+        return;
+    }
+    if (f == TABLE_CSV) {
+        for (int c = 0; c < t->ncols; c++) {
+            if (c)
+                sbuf_append(out, ",");
+            csv_field(out, t->col[c]);
+        }
+        sbuf_append(out, "\r\n");
+        for (size_t r = 0; r < t->nrows; r++) {
+            for (int c = 0; c < t->ncols; c++) {
+                if (c)
+                    sbuf_append(out, ",");
+                csv_field(out, table_cell_text(t, r, c, buf));
+            }
+            sbuf_append(out, "\r\n");
+        }
+        return;
+    }
+    size_t width[TABLE_MAX_COLS];
+    bool num[TABLE_MAX_COLS];
+    for (int c = 0; c < t->ncols; c++) {
+        width[c] = strlen(t->col[c]);
+        num[c] = col_numeric(t, c);
+        if (f == TABLE_MD && width[c] < 3)
+            width[c] = 3;
+        for (size_t r = 0; r < t->nrows; r++) {
+            size_t w = strlen(table_cell_text(t, r, c, buf));
+            if (w > width[c])
+                width[c] = w;
+        }
+    }
+    if (t->title[0])
+        sbuf_printf(out, f == TABLE_MD ? "### %s\n\n" : "%s\n", t->title);
+    const char *sep = f == TABLE_MD ? " | " : "  ";
+    for (size_t r = 0; r <= t->nrows + 1; r++) {
+        size_t line_start = out->len;
+        /* r == 0: header, r == 1: rule, r >= 2: data row r-2 */
+        if (f == TABLE_MD)
+            sbuf_append(out, "| ");
+        for (int c = 0; c < t->ncols; c++) {
+            if (c)
+                sbuf_append(out, sep);
+            if (r == 1) {
+                if (f == TABLE_MD) {
+                    sbuf_pad(out, '-', width[c] - (num[c] ? 1 : 0));
+                    if (num[c])
+                        sbuf_append(out, ":");
+                } else {
+                    sbuf_pad(out, '-', width[c]);
+                }
+                continue;
+            }
+            const char *s = r == 0 ? t->col[c] : table_cell_text(t, r - 2, c, buf);
+            size_t pad = width[c] - strlen(s);
+            bool last = c == t->ncols - 1;
+            if (num[c])
+                sbuf_pad(out, ' ', pad);
+            sbuf_append(out, s);
+            if (!num[c] && (!last || f == TABLE_MD))
+                sbuf_pad(out, ' ', pad);
+        }
+        if (f == TABLE_MD)
+            sbuf_append(out, " |");
+        /* no trailing blanks: golden files and diffs stay clean */
+        while (!out->failed && out->len > line_start && out->data[out->len - 1] == ' ')
+            out->data[--out->len] = '\0';
+        sbuf_append(out, "\n");
+    }
+}
