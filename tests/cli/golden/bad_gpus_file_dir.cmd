@@ -1,0 +1,1 @@
+list gpus --gpus-file tests/data

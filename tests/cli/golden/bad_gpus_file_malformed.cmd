@@ -1,0 +1,1 @@
+--gpus-file tests/data/bad/malformed.json list gpus

@@ -1,0 +1,1 @@
+estimate -g a100

@@ -1,0 +1,1 @@
+list models --models-file tests/data/bad/unknown-field.json

@@ -1,0 +1,1 @@
+estimate -m internlm-20b -g a100 -t 3

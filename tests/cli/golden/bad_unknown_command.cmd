@@ -1,0 +1,1 @@
+estimat -m llama-2-7b

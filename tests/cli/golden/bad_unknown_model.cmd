@@ -1,0 +1,1 @@
+show model lama-2-7b

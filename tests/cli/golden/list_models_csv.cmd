@@ -1,0 +1,1 @@
+--format csv list models

@@ -1,0 +1,1 @@
+memory -m llama-13b -g v100 -t 8 --mem-util 1 --reserve 0 --workspace 0

@@ -1,0 +1,1 @@
+show model llama-2-70b

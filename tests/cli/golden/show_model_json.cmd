@@ -1,0 +1,1 @@
+show model mixtral-8x7b --format json

@@ -1,0 +1,1 @@
+--gpus-file tests/data/my-gpu.json estimate -m llama-2-7b -g mine

@@ -1,0 +1,54 @@
+#!/bin/sh
+# Whole-program properties of the CLI that golden files cannot express:
+# failed writes, determinism, environment handling, install layout, import round trip.
+#   properties.sh BIN SRC_DIR
+set -u
+bin=$1 src=$2
+fail=0
+check() { # check DESCRIPTION COMMAND...
+    d=$1; shift
+    if "$@"; then echo "ok: $d"; else echo "FAIL: $d"; fail=1; fi
+}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$src" || exit 1
+export LLMROOF_DATA="$src/data"
+
+# a failed write to stdout is an error (exit 1) with a message
+"$bin" list models >/dev/full 2>"$tmp/err"; rc=$?
+check "write to /dev/full exits 1" [ "$rc" = 1 ]
+check "write failure is reported" grep -q "cannot write to stdout" "$tmp/err"
+
+# same input, byte-identical output, whatever the locale says
+"$bin" estimate -m internlm-20b -g a40 -t 8 -b 16 --ops >"$tmp/a"
+LC_ALL=de_DE.UTF-8 LC_NUMERIC=de_DE.UTF-8 "$bin" estimate -m internlm-20b -g a40 -t 8 -b 16 --ops >"$tmp/b" 2>/dev/null
+check "output is deterministic and locale-independent" cmp -s "$tmp/a" "$tmp/b"
+
+# LLMROOF_DATA pointing nowhere is a clear input error
+LLMROOF_DATA="$tmp/nowhere" "$bin" list gpus >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "bad LLMROOF_DATA exits 2" [ "$rc" = 2 ]
+check "bad LLMROOF_DATA names the variable" grep -q "LLMROOF_DATA=" "$tmp/err"
+check "bad LLMROOF_DATA prints nothing on stdout" [ ! -s "$tmp/out" ]
+
+# LLMROOF_DATA pointing at a copy is used
+mkdir "$tmp/cat" && cp data/gpus.json data/models.json "$tmp/cat/"
+sed 's/"NVIDIA A40"/"Renamed A40"/' data/gpus.json >"$tmp/cat/gpus.json"
+LLMROOF_DATA="$tmp/cat" "$bin" show gpu a40 >"$tmp/out"
+check "LLMROOF_DATA selects another catalog" grep -q "Renamed A40" "$tmp/out"
+
+# import-hf output is a catalog file that --models-file accepts, and estimates match the curated entry
+"$bin" import-hf tests/data/hf/llama-2-7b.json --name my-llama >"$tmp/my.json"
+"$bin" --models-file "$tmp/my.json" estimate -m my-llama -g a100 --format csv >"$tmp/mine.csv"
+"$bin" estimate -m llama-2-7b -g a100 --format csv >"$tmp/ref.csv"
+check "imported model estimates like the curated one" cmp -s "$tmp/mine.csv" "$tmp/ref.csv"
+
+# an installed binary finds its catalog without flags or environment
+builddir=$(dirname "$bin")
+if cmake --install "$builddir" --prefix "$tmp/inst" >/dev/null 2>&1; then
+    (unset LLMROOF_DATA; cd / && "$tmp/inst/bin/llmroof" show gpu a100 >"$tmp/out" 2>"$tmp/err")
+    check "installed binary finds its catalog" grep -q "a100-sxm4-40gb" "$tmp/out"
+    check "man page is installed" [ -f "$tmp/inst/share/man/man1/llmroof.1" ]
+else
+    echo "FAIL: cmake --install"; fail=1
+fi
+exit $fail

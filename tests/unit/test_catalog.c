@@ -1,0 +1,341 @@
+/* test_catalog.c - loading, validation errors, lookup, suggestions, HuggingFace import. */
+#include "helpers.h"
+
+#include "llmroof/arch.h"
+
+static const char *const gpu_ids[] = {
+    "v100-sxm2-16gb", "v100-sxm2-32gb", "v100-pcie-32gb", "a100-sxm4-40gb", "a100-sxm4-80gb", "a100-pcie-40gb",
+    "a100-pcie-80gb", "a40", "a30", "a10", "l4", "l40s", "rtx-4090", "rtx-3090", "h100-sxm5-80gb",
+    "h100-pcie-80gb", "h200-sxm-141gb", "mi300x",
+};
+static const char *const model_ids[] = {
+    "llama-7b", "llama-13b", "llama-30b", "llama-65b", "llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3-8b",
+    "llama-3-70b", "llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "mistral-7b", "mixtral-8x7b",
+    "qwen2.5-1.5b", "qwen2.5-7b", "qwen2.5-14b", "qwen2.5-72b", "internlm-20b", "falcon-40b", "gpt3-175b",
+    "opt-66b", "gpt-j-6b",
+};
+
+static void shipped_catalog_has_exactly_the_listed_ids(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    assert_int_equal(cat.n_gpus, sizeof gpu_ids / sizeof gpu_ids[0]);
+    assert_int_equal(cat.n_models, sizeof model_ids / sizeof model_ids[0]);
+    for (size_t i = 0; i < cat.n_gpus; i++)
+        assert_string_equal(cat.gpus[i].id, gpu_ids[i]);
+    for (size_t i = 0; i < cat.n_models; i++)
+        assert_string_equal(cat.models[i].id, model_ids[i]);
+    catalog_free(&cat);
+}
+
+static void dense_peaks_come_from_the_reference_sheet(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    /* H100 SXM: datasheet 1,979 TFLOPS FP16 is with sparsity; dense = 989.5 (gpus.md T1) */
+    assert_rel_close(gpu(&cat, "h100")->peak_flops[LLMROOF_FP16], 989.5e12, 1e-12);
+    /* No FP8 on A100, no INT4 on Hopper, no BF16 on V100 (T11): absent, not zero */
+    assert_false(gpu(&cat, "a100-sxm4-80gb")->has_peak[LLMROOF_FP8]);
+    assert_false(gpu(&cat, "h100")->has_peak[LLMROOF_INT4]);
+    assert_false(gpu(&cat, "v100")->has_peak[LLMROOF_BF16]);
+    /* RTX 4090 with FP32 accumulate: 165.2, not 330.3 (T2) */
+    assert_rel_close(gpu(&cat, "rtx-4090")->peak_flops[LLMROOF_FP16], 165.2e12, 1e-12);
+    /* 80 GB HBM is 80 GiB = 85899345920 B (T3); bandwidth is decimal: 2039 GB/s */
+    assert_rel_close(gpu(&cat, "a100-sxm4-80gb")->memory_bytes, 85899345920.0, 0);
+    assert_rel_close(gpu(&cat, "a100-sxm4-80gb")->mem_bw_Bps, 2039e9, 0);
+    /* A100 PCIe 80GB: 1935 GB/s, not the SXM 2039 (T4) */
+    assert_rel_close(gpu(&cat, "a100-pcie-80gb")->mem_bw_Bps, 1935e9, 0);
+    assert_int_equal(gpu(&cat, "a40")->link, LLMROOF_LINK_PCIE);
+    assert_int_equal(gpu(&cat, "a100")->link, LLMROOF_LINK_NVLINK);
+    catalog_free(&cat);
+}
+
+static void lookup_accepts_aliases_in_any_case(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    assert_string_equal(catalog_find_gpu(&cat, "V100")->id, "v100-sxm2-32gb");
+    assert_string_equal(catalog_find_gpu(&cat, "a100")->id, "a100-sxm4-40gb");
+    assert_string_equal(catalog_find_gpu(&cat, "H100")->id, "h100-sxm5-80gb");
+    assert_string_equal(catalog_find_gpu(&cat, "h200")->id, "h200-sxm-141gb");
+    assert_string_equal(catalog_find_gpu(&cat, "A40")->id, "a40");
+    assert_string_equal(catalog_find_model(&cat, "LLAMA-2-7B")->id, "llama-2-7b");
+    assert_null(catalog_find_gpu(&cat, "a1000"));
+    assert_null(catalog_find_model(&cat, "llama-9b"));
+    catalog_free(&cat);
+}
+
+static void suggestions_name_the_nearest_ids(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const char *s[3];
+    size_t n = catalog_suggest_models(&cat, "lama-2-7b", s, 3);
+    assert_true(n >= 1);
+    assert_string_equal(s[0], "llama-2-7b");
+    n = catalog_suggest_gpus(&cat, "a1000", s, 3);
+    assert_true(n >= 1);
+    assert_string_equal(s[0], "a100-sxm4-40gb"); /* via the alias "a100", distance 1 */
+    n = catalog_suggest_models(&cat, "mixtral", s, 3);
+    assert_true(n >= 1);
+    assert_string_equal(s[0], "mixtral-8x7b");
+    n = catalog_suggest_gpus(&cat, "zzzzzzzzzz", s, 3);
+    assert_int_equal(n, 0);
+    catalog_free(&cat);
+}
+
+/* A valid one-GPU file with one substitution: FIELD_VALUE replaces the memory line. */
+static const char *gpu_template =
+    "{\n"
+    "  \"gpus\": [\n"
+    "    {\n"
+    "      \"id\": \"test-gpu\",\n"
+    "      \"name\": \"Test GPU\",\n"
+    "      %s\n"
+    "      \"memory_bandwidth_Bps\": 1e12,\n"
+    "      \"peak_flops\": { \"fp16\": 1e14 %s},\n"
+    "      \"interconnect\": { \"kind\": %s, \"bandwidth_Bps\": 3e11, \"latency_s\": 5e-6, \"hop_latency_s\": 1e-6 },\n"
+    "      \"efficiency\": { \"compute\": %s, \"memory\": 0.8, \"comm\": 0.8 },\n"
+    "      \"step_overhead_s\": 0.0002,\n"
+    "      \"gpus_per_node\": 8,\n"
+    "      \"source\": \"test\"\n"
+    "    }\n"
+    "  ]\n"
+    "}\n";
+
+static int load_gpu_variant(const char *mem_line, const char *peak_extra, const char *kind, const char *ce,
+                            struct llmroof_err *err)
+{
+    char text[4096];
+    snprintf(text, sizeof text, gpu_template, mem_line, peak_extra, kind, ce);
+    struct llmroof_catalog cat;
+    catalog_init(&cat);
+    int rc = catalog_add_gpus_text(&cat, text, strlen(text), "t.json", false, err);
+    catalog_free(&cat);
+    return rc;
+}
+
+static void expect_gpu_error(const char *mem_line, const char *peak_extra, const char *kind, const char *ce,
+                             const char *needle)
+{
+    struct llmroof_err err = { 0 };
+    int rc = load_gpu_variant(mem_line, peak_extra, kind, ce, &err);
+    if (rc != LLMROOF_EINPUT || !strstr(err.msg, needle)) {
+        print_error("rc=%d msg='%s', wanted '%s'\n", rc, err.msg, needle);
+        fail();
+    }
+}
+
+static void valid_gpu_template_loads(void **state)
+{
+    struct llmroof_err err = { 0 };
+    assert_int_equal(load_gpu_variant("\"memory_bytes\": 1e10,", "", "\"nvlink\"", "0.7", &err), 0);
+}
+
+static void gpu_validation_names_file_line_entry_and_field(void **state)
+{
+    /* memory_bytes is on line 6, column 7 of the template */
+    expect_gpu_error("\"memory_bytes\": -5,", "", "\"nvlink\"", "0.7",
+                     "t.json:6:7: 'test-gpu': field 'memory_bytes' must be a number above 0");
+    expect_gpu_error("\"memory_bytes\": 0,", "", "\"nvlink\"", "0.7", "field 'memory_bytes' must be a number above 0");
+    expect_gpu_error("\"memory_bytes\": 1e20,", "", "\"nvlink\"", "0.7", "field 'memory_bytes' must be a number");
+    expect_gpu_error("\"memory_bytes\": \"80GB\",", "", "\"nvlink\"", "0.7", "field 'memory_bytes' must be a number");
+    expect_gpu_error("", "", "\"nvlink\"", "0.7", "field 'memory_bytes' is missing");
+    expect_gpu_error("\"memory_bytes\": 1e10, \"memory_bandwith_Bps\": 1,", "", "\"nvlink\"", "0.7",
+                     "field 'memory_bandwith_Bps' is not a known field");
+    expect_gpu_error("\"memory_bytes\": 1e10,", ", \"fp12\": 1e12 ", "\"nvlink\"", "0.7",
+                     "field 'peak_flops.fp12' is not a dtype");
+    expect_gpu_error("\"memory_bytes\": 1e10,", ", \"fp8\": -1 ", "\"nvlink\"", "0.7",
+                     "field 'peak_flops.fp8' must be a number above 0");
+    expect_gpu_error("\"memory_bytes\": 1e10,", "", "\"infiniband\"", "0.7",
+                     "field 'interconnect.kind' must be one of");
+    expect_gpu_error("\"memory_bytes\": 1e10,", "", "\"nvlink\"", "1.5", "field 'efficiency.compute' must be a number");
+    expect_gpu_error("\"memory_bytes\": 1e10,", "", "\"nvlink\"", "0", "field 'efficiency.compute' must be a number above 0");
+}
+
+static void malformed_json_reports_line_and_column(void **state)
+{
+    const char *text = "{\n  \"gpus\": [\n    { \"id\": \"x\", }\n  ]\n}\n";
+    struct llmroof_catalog cat;
+    struct llmroof_err err = { 0 };
+    catalog_init(&cat);
+    assert_int_equal(catalog_add_gpus_text(&cat, text, strlen(text), "bad.json", false, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "bad.json:3:"));
+    assert_non_null(strstr(err.msg, "malformed JSON"));
+    assert_int_equal(cat.n_gpus, 0);
+    text = "{\"gpu\": []}";
+    assert_int_equal(catalog_add_gpus_text(&cat, text, strlen(text), "bad.json", false, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "top-level field 'gpu' is not known"));
+    text = "";
+    assert_int_equal(catalog_add_gpus_text(&cat, text, 0, "empty.json", false, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "empty.json:1:1: malformed JSON"));
+    catalog_free(&cat);
+}
+
+static void duplicate_ids_and_aliases_are_rejected(void **state)
+{
+    struct llmroof_catalog cat;
+    struct llmroof_err err = { 0 };
+    load_shipped(&cat);
+    char text[4096];
+    /* adding the shipped file again without replace: duplicate id */
+    char *shipped;
+    size_t len;
+    assert_int_equal(catalog_read_file(LLMROOF_TEST_DATA_DIR "/gpus.json", 1 << 24, &shipped, &len, &err), 0);
+    assert_int_equal(catalog_add_gpus_text(&cat, shipped, len, "gpus.json", false, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "duplicates an entry already in the catalog"));
+    free(shipped);
+    /* an alias that another GPU already uses */
+    snprintf(text, sizeof text, gpu_template, "\"memory_bytes\": 1e10, \"aliases\": [\"A100\"],", "", "\"nvlink\"", "0.7");
+    assert_int_equal(catalog_add_gpus_text(&cat, text, strlen(text), "t.json", true, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "'A100' is already used by 'a100-sxm4-40gb'"));
+    /* the same id twice inside one file */
+    const char *two = "{\"models\": [ {\"id\":\"m\"}, {\"id\":\"m\"} ]}";
+    assert_int_equal(catalog_add_models_text(&cat, two, strlen(two), "two.json", true, &err), LLMROOF_EINPUT);
+    catalog_free(&cat);
+}
+
+static void user_file_replaces_same_id(void **state)
+{
+    struct llmroof_catalog cat;
+    struct llmroof_err err = { 0 };
+    load_shipped(&cat);
+    char text[4096];
+    snprintf(text, sizeof text, gpu_template, "\"memory_bytes\": 1e10,", "", "\"nvlink\"", "0.7");
+    /* rename test-gpu to a40 (same length: pad the id with spaces outside the quotes) */
+    char *p = strstr(text, "test-gpu\"");
+    memcpy(p, "a40\"     ", 9);
+    size_t before = cat.n_gpus;
+    assert_int_equal(catalog_add_gpus_text(&cat, text, strlen(text), "mine.json", true, &err), 0);
+    assert_int_equal(cat.n_gpus, before);
+    assert_rel_close(catalog_find_gpu(&cat, "a40")->memory_bytes, 1e10, 0);
+    catalog_free(&cat);
+}
+
+static const char *model_entry =
+    "{\"models\": [{\n"
+    "  \"id\": \"tiny\", \"name\": \"Tiny\", \"hidden_size\": 64, \"num_layers\": 2, \"num_heads\": %s,\n"
+    "  \"num_kv_heads\": %s, \"intermediate_size\": 128, \"vocab_size\": 100, \"max_context\": 256,\n"
+    "  \"tie_embeddings\": %s, \"mlp\": \"%s\", \"norm\": \"rmsnorm\", \"source\": \"test\"\n"
+    "}]}\n";
+
+static int load_model_variant(const char *heads, const char *kv, const char *tie, const char *mlp, struct llmroof_err *err)
+{
+    char text[2048];
+    snprintf(text, sizeof text, model_entry, heads, kv, tie, mlp);
+    struct llmroof_catalog cat;
+    catalog_init(&cat);
+    int rc = catalog_add_models_text(&cat, text, strlen(text), "m.json", false, err);
+    if (rc == 0)
+        assert_int_equal(cat.models[0].head_dim, 64 / atoi(heads)); /* default head_dim = hidden/heads */
+    catalog_free(&cat);
+    return rc;
+}
+
+static void model_validation_rejects_bad_heads_types_and_enums(void **state)
+{
+    struct llmroof_err err = { 0 };
+    assert_int_equal(load_model_variant("8", "2", "false", "gated", &err), 0);
+    assert_int_equal(load_model_variant("8", "3", "false", "gated", &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "field 'num_kv_heads' must divide num_heads"));
+    assert_int_equal(load_model_variant("8", "16", "false", "gated", &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "must not exceed num_heads"));
+    assert_int_equal(load_model_variant("8.5", "1", "false", "gated", &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "'tiny': field 'num_heads' must be an integer"));
+    assert_int_equal(load_model_variant("8", "2", "\"no\"", "gated", &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "field 'tie_embeddings' must be true or false"));
+    assert_int_equal(load_model_variant("8", "2", "false", "swiglu", &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "field 'mlp' must be \"gated\""));
+    assert_int_equal(load_model_variant("-8", "2", "false", "gated", &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "field 'num_heads' must be an integer in [1, 65536]"));
+}
+
+static int import(const char *file, const char *id, struct llmroof_model *m, struct llmroof_err *err)
+{
+    char path[512], *text;
+    size_t len;
+    snprintf(path, sizeof path, "%s/hf/%s", LLMROOF_TEST_FIXTURES, file);
+    int rc = catalog_read_file(path, 1 << 20, &text, &len, err);
+    if (rc)
+        return rc;
+    rc = catalog_model_from_hf(text, len, file, id, m, err);
+    free(text);
+    return rc;
+}
+
+/* The imported entry must describe the same network as the curated catalog entry. */
+static void assert_same_shape(const struct llmroof_model *a, const struct llmroof_model *b)
+{
+    assert_int_equal(a->hidden, b->hidden);
+    assert_int_equal(a->layers, b->layers);
+    assert_int_equal(a->heads, b->heads);
+    assert_int_equal(a->kv_heads, b->kv_heads);
+    assert_int_equal(a->head_dim, b->head_dim);
+    assert_int_equal(a->intermediate, b->intermediate);
+    assert_int_equal(a->vocab, b->vocab);
+    assert_int_equal(a->max_context, b->max_context);
+    assert_int_equal(a->tied_embeddings, b->tied_embeddings);
+    assert_int_equal(a->mlp, b->mlp);
+    assert_int_equal(a->norm, b->norm);
+    assert_int_equal(a->qkv_bias, b->qkv_bias);
+    assert_int_equal(a->mlp_bias, b->mlp_bias);
+    assert_int_equal(a->parallel_attn, b->parallel_attn);
+    assert_int_equal(a->moe_experts, b->moe_experts);
+    assert_int_equal(a->moe_top_k, b->moe_top_k);
+    assert_rel_close(arch_params(a).total, arch_params(b).total, 1e-12);
+}
+
+static void import_hf_matches_curated_entries(void **state)
+{
+    static const struct { const char *file, *id; } cases[] = {
+        { "llama-2-7b.json", "llama-2-7b" }, { "mixtral-8x7b.json", "mixtral-8x7b" },
+        { "qwen2.5-1.5b.json", "qwen2.5-1.5b" }, { "falcon-40b.json", "falcon-40b" },
+        { "gpt-j-6b.json", "gpt-j-6b" }, { "mistral-7b.json", "mistral-7b" },
+    };
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct llmroof_model m;
+        struct llmroof_err err = { 0 };
+        if (import(cases[i].file, "imported", &m, &err)) {
+            print_error("%s: %s\n", cases[i].file, err.msg);
+            fail();
+        }
+        assert_string_equal(m.id, "imported");
+        assert_same_shape(&m, model(&cat, cases[i].id));
+    }
+    catalog_free(&cat);
+}
+
+static void import_hf_rejects_unsupported_and_inconsistent_configs(void **state)
+{
+    struct llmroof_model m;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(import("deepseek-v2-lite.json", "x", &m, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "model_type' is \"deepseek_v2\"; supported"));
+    assert_int_equal(import("bad-heads.json", "x", &m, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "must be divisible by num_kv_heads"));
+    assert_int_equal(import("bad-type.json", "x", &m, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "field 'hidden_size' must be a number"));
+    assert_int_equal(import("llama-2-7b.json", "Bad Name", &m, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "--name 'Bad Name'"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(shipped_catalog_has_exactly_the_listed_ids),
+        cmocka_unit_test(dense_peaks_come_from_the_reference_sheet),
+        cmocka_unit_test(lookup_accepts_aliases_in_any_case),
+        cmocka_unit_test(suggestions_name_the_nearest_ids),
+        cmocka_unit_test(valid_gpu_template_loads),
+        cmocka_unit_test(gpu_validation_names_file_line_entry_and_field),
+        cmocka_unit_test(malformed_json_reports_line_and_column),
+        cmocka_unit_test(duplicate_ids_and_aliases_are_rejected),
+        cmocka_unit_test(user_file_replaces_same_id),
+        cmocka_unit_test(model_validation_rejects_bad_heads_types_and_enums),
+        cmocka_unit_test(import_hf_matches_curated_entries),
+        cmocka_unit_test(import_hf_rejects_unsupported_and_inconsistent_configs),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,246 @@
+/* test_estimate.c - request-level estimates: hand arithmetic, exactness of the TPOT sum,
+ * properties the background studies observed, and JSON consistency. */
+#include "helpers.h"
+
+#include <cjson/cJSON.h>
+
+#include "llmroof/render_json.h"
+
+static struct llmroof_setup setup(const struct llmroof_catalog *cat, const char *m, const char *g, int tp)
+{
+    struct llmroof_setup s = { model(cat, m), gpu(cat, g), tp, { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16 }, { 0, 0, 0, 0 } };
+    s.eff = roofline_default_effs(s.gpu);
+    return s;
+}
+
+static struct llmroof_estimate run(const struct llmroof_setup *s, long b, long p, long o)
+{
+    struct llmroof_request r = { b, p, o };
+    struct llmroof_estimate e;
+    struct llmroof_err err = { 0 };
+    if (estimate_run(s, &r, &e, &err)) {
+        print_error("%s\n", err.msg);
+        fail();
+    }
+    return e;
+}
+
+static void batch_1_decode_is_weights_plus_kv_over_bandwidth(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_setup s = setup(&cat, "llama-2-7b", "a100-sxm4-80gb", 1);
+    struct llmroof_estimate e = run(&s, 1, 512, 1536);
+    /* matrices read per step: 32 * (4096*12288 + 4096*4096 + 3*4096*11008) * 2 B = 12,952,010,752
+     * + LM head 32000*4096*2 = 262,144,000 -> 13,214,154,752 B.
+     * KV read at context c: 32 * 2 * c * 4096 * 2 B = 524,288 c; mean c over 513..2047 = 1280
+     * -> 671,088,640 B. Sum 13,885,243,392 B / (2039e9 * 0.80) = 8.5123 ms + 0.2 ms overhead
+     * = 8.7123 ms. Activations and norm weights add ~0.02%. */
+    assert_rel_close(e.tpot_s, 8.7123e-3, 2e-3);
+    assert_int_equal(e.decode.bound, LLMROOF_BOUND_MEMORY);
+    assert_rel_close(e.decode.comm_s, 0, 0);
+    assert_rel_close(e.e2e_s, e.ttft_s + 1535.0 * e.tpot_s, 1e-12);
+    assert_rel_close(e.decode_tok_s, 1.0 / e.tpot_s, 1e-12);
+    assert_rel_close(e.output_tok_s, 1536.0 / e.e2e_s, 1e-12);
+    catalog_free(&cat);
+}
+
+static void long_prompt_prefill_is_compute_bound(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_setup s = setup(&cat, "llama-2-7b", "a100-sxm4-80gb", 1);
+    struct llmroof_estimate e = run(&s, 1, 2048, 128);
+    assert_int_equal(e.prefill.bound, LLMROOF_BOUND_COMPUTE);
+    /* FLOPs ~ 2 * 6.48e9 non-embedding params * 2048 + attention 4*128*32*32*2048*2049/2 + LM head
+     * = 26.53e12 + 1.10e12 + 0.26e9 = 27.63e12; / (312e12 * 0.70) = 126.5 ms + overhead */
+    assert_rel_close(e.prefill.flops, 27.628e12, 1e-3);
+    assert_rel_close(e.ttft_s, 27.628e12 / (312e12 * 0.70), 0.03);
+    catalog_free(&cat);
+}
+
+/* Average of per-step times computed one step at a time. */
+static double brute_tpot(const struct llmroof_setup *s, double B, double P, double O)
+{
+    struct llmroof_shard sh;
+    ops_shard(s->model, s->tp, &sh, NULL);
+    double sum = 0;
+    for (double c = P + 1; c <= P + O - 1; c++) {
+        struct llmroof_batch b = batch_decode(B, c);
+        struct llmroof_oplist o;
+        struct llmroof_phase p;
+        ops_build(s->model, &sh, &s->dt, &b, &o);
+        roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &o, &p);
+        sum += p.time_s;
+    }
+    return sum / (O - 1);
+}
+
+static void tpot_closed_form_equals_step_by_step_mean(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    /* batch 256 with long contexts makes attention cross from memory- to compute-bound on
+     * an fp8 H100, exercising the split of the sum at the crossing point */
+    static const struct { const char *m, *g; int tp; long b, p, o; } cases[] = {
+        { "llama-2-7b", "a100-sxm4-80gb", 1, 1, 512, 1536 },
+        { "internlm-20b", "a40", 8, 16, 512, 1536 },
+        { "mixtral-8x7b", "h100", 2, 64, 100, 900 },
+        { "llama-2-70b", "h100", 4, 256, 1000, 3000 },
+        { "qwen2.5-1.5b", "l4", 4, 7, 3, 2 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct llmroof_setup s = setup(&cat, cases[i].m, cases[i].g, cases[i].tp);
+        struct llmroof_estimate e = run(&s, cases[i].b, cases[i].p, cases[i].o);
+        assert_rel_close(e.tpot_s, brute_tpot(&s, cases[i].b, cases[i].p, cases[i].o), 1e-9);
+    }
+    catalog_free(&cat);
+}
+
+static void sum_max_linear_splits_at_the_crossing(void **state)
+{
+    /* f = c, g = 10 - c over c = 0..10: max = 10,9,8,7,6,5,6,7,8,9,10 -> 85; f part (c >= 5) = 45 */
+    double fpart;
+    assert_rel_close(estimate_sum_max_linear(0, 1, 10, -1, 0, 10, &fpart), 85.0, 0);
+    assert_rel_close(fpart, 45.0, 0);
+    /* parallel lines: f = 2 + c above g = c: sum of 2+c over 1..3 = 12 */
+    assert_rel_close(estimate_sum_max_linear(2, 1, 0, 1, 1, 3, &fpart), 12.0, 0);
+    assert_rel_close(fpart, 12.0, 0);
+}
+
+static void decode_time_never_decreases_with_batch_or_context(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const char *models[] = { "llama-2-7b", "mixtral-8x7b", "internlm-20b" };
+    for (size_t i = 0; i < 3; i++) {
+        struct llmroof_setup s = setup(&cat, models[i], "a100-sxm4-80gb", 4);
+        double prev = 0;
+        for (long b = 1; b <= 512; b *= 2) {
+            struct llmroof_estimate e = run(&s, b, 512, 256);
+            assert_true(e.tpot_s >= prev);
+            prev = e.tpot_s;
+        }
+        prev = 0;
+        for (long p = 1; p <= 32768; p *= 4) {
+            struct llmroof_estimate e = run(&s, 8, p, 256);
+            assert_true(e.tpot_s >= prev);
+            prev = e.tpot_s;
+        }
+    }
+    catalog_free(&cat);
+}
+
+static void tp1_has_zero_comm_and_doubling_bandwidth_never_slows(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    for (size_t gi = 0; gi < cat.n_gpus; gi++) {
+        struct llmroof_gpu g = cat.gpus[gi];
+        if (!g.has_peak[LLMROOF_FP16])
+            continue;
+        for (int tp = 1; tp <= 8; tp *= 2) {
+            struct llmroof_setup s = { model(&cat, "llama-2-13b"), &g, tp, { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16 },
+                                       roofline_default_effs(&g) };
+            struct llmroof_estimate a = run(&s, 8, 1024, 128);
+            if (tp == 1) {
+                assert_rel_close(a.prefill.comm_s, 0, 0);
+                assert_rel_close(a.decode.comm_s, 0, 0);
+            }
+            struct llmroof_gpu g2 = g;
+            g2.mem_bw_Bps *= 2;
+            s.gpu = &g2;
+            struct llmroof_estimate b = run(&s, 8, 1024, 128);
+            assert_true(b.ttft_s <= a.ttft_s && b.tpot_s <= a.tpot_s);
+            g2 = g;
+            g2.link_bw_Bps *= 2;
+            struct llmroof_estimate c = run(&s, 8, 1024, 128);
+            assert_true(c.ttft_s <= a.ttft_s && c.tpot_s <= a.tpot_s);
+        }
+    }
+    catalog_free(&cat);
+}
+
+static double comm_share(const struct llmroof_estimate *e)
+{
+    return e->decode.comm_s / e->decode.time_s;
+}
+
+static void a40_decode_is_more_communication_bound_than_a100(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    /* the studies' setting: internlm-20b, TP 8, batch 16, prompt 512, output 1536 */
+    struct llmroof_setup a40 = setup(&cat, "internlm-20b", "a40", 8);
+    struct llmroof_setup a100 = setup(&cat, "internlm-20b", "a100", 8);
+    struct llmroof_estimate e40 = run(&a40, 16, 512, 1536);
+    struct llmroof_estimate e100 = run(&a100, 16, 512, 1536);
+    assert_true(comm_share(&e40) > comm_share(&e100));
+    assert_true(comm_share(&e40) > 0.30);  /* communication-dominated on PCIe */
+    assert_true(comm_share(&e100) < 0.30);
+    assert_int_equal(e40.decode.bound, LLMROOF_BOUND_MEMORY);
+    catalog_free(&cat);
+}
+
+static void json_parses_and_op_times_add_up(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_setup s = setup(&cat, "mixtral-8x7b", "h100", 4);
+    struct llmroof_request r = { 4, 300, 200 };
+    struct llmroof_estimate e = run(&s, 4, 300, 200);
+    char *text = render_json_estimate(&s, &r, &e, NULL);
+    assert_non_null(text);
+    cJSON *doc = cJSON_Parse(text);
+    assert_non_null(doc);
+    const char *phases[] = { "prefill", "decode" };
+    for (int i = 0; i < 2; i++) {
+        const cJSON *ph = cJSON_GetObjectItemCaseSensitive(doc, phases[i]);
+        double sum = cJSON_GetObjectItemCaseSensitive(ph, "overhead_s")->valuedouble, share = 0;
+        const cJSON *op;
+        cJSON_ArrayForEach(op, cJSON_GetObjectItemCaseSensitive(ph, "ops")) {
+            sum += cJSON_GetObjectItemCaseSensitive(op, "time_s")->valuedouble;
+            share += cJSON_GetObjectItemCaseSensitive(op, "share")->valuedouble;
+        }
+        double t = cJSON_GetObjectItemCaseSensitive(ph, "time_s")->valuedouble;
+        assert_rel_close(sum, t, 1e-12);
+        assert_rel_close(share + cJSON_GetObjectItemCaseSensitive(ph, "overhead_s")->valuedouble / t, 1.0, 1e-12);
+    }
+    assert_rel_close(cJSON_GetObjectItemCaseSensitive(doc, "tpot_s")->valuedouble, e.tpot_s, 1e-15);
+    cJSON_Delete(doc);
+    free(text);
+    catalog_free(&cat);
+}
+
+static void setup_errors_name_gpu_and_dtype(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_setup s = setup(&cat, "llama-2-7b", "v100", 1);
+    s.dt.act = LLMROOF_BF16;
+    struct llmroof_request r = { 1, 10, 10 };
+    struct llmroof_estimate e;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(estimate_run(&s, &r, &e, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "'v100-sxm2-32gb' has no bf16"));
+    s = setup(&cat, "internlm-20b", "a100", 3);
+    assert_int_equal(estimate_run(&s, &r, &e, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "'internlm-20b' has 40 attention heads, which TP 3"));
+    catalog_free(&cat);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(batch_1_decode_is_weights_plus_kv_over_bandwidth),
+        cmocka_unit_test(long_prompt_prefill_is_compute_bound),
+        cmocka_unit_test(tpot_closed_form_equals_step_by_step_mean),
+        cmocka_unit_test(sum_max_linear_splits_at_the_crossing),
+        cmocka_unit_test(decode_time_never_decreases_with_batch_or_context),
+        cmocka_unit_test(tp1_has_zero_comm_and_doubling_bandwidth_never_slows),
+        cmocka_unit_test(a40_decode_is_more_communication_bound_than_a100),
+        cmocka_unit_test(json_parses_and_op_times_add_up),
+        cmocka_unit_test(setup_errors_name_gpu_and_dtype),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,170 @@
+/* test_memory.c - weights, KV cache and capacity against the background studies' figures. */
+#include "helpers.h"
+
+#include "llmroof/arch.h"
+#include "llmroof/memory.h"
+
+/* The studies' "theoretical" assumptions: all memory usable, nothing else resident. */
+static struct llmroof_mem_opts theoretical(void)
+{
+    struct llmroof_mem_opts o = memory_default_opts();
+    o.mem_util = 1.0;
+    o.reserve_bytes = 0;
+    o.workspace_set = true;
+    o.workspace_bytes = 0;
+    return o;
+}
+
+static struct llmroof_memory eval(const struct llmroof_catalog *cat, const char *m, const char *g, int tp,
+                                  enum llmroof_dtype w, enum llmroof_dtype kv, long ctx, struct llmroof_mem_opts o)
+{
+    struct llmroof_dtypes dt = { w, kv, LLMROOF_FP16 };
+    struct llmroof_memory mem;
+    struct llmroof_err err = { 0 };
+    if (memory_eval(model(cat, m), gpu(cat, g), tp, &dt, ctx, &o, &mem, &err)) {
+        print_error("%s\n", err.msg);
+        fail();
+    }
+    return mem;
+}
+
+static void llama_13b_on_8_v100_holds_148_sequences_of_2048(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_memory m = eval(&cat, "llama-13b", "v100-sxm2-32gb", 8, LLMROOF_FP16, LLMROOF_FP16, 2048, theoretical());
+    /* KV per token = 2 (K,V) * 40 layers * 40 heads * 128 * 2 B = 4*40*5120 = 819,200 B (0.78 MiB,
+     * not the studies' "about 1 MB"); per GPU / 8 = 102,400 B */
+    assert_rel_close(m.kv_bytes_per_token, 819200.0, 0);
+    assert_rel_close(m.kv_bytes_per_token_per_gpu, 102400.0, 0);
+    /* weights per GPU: layer shard = 4*5120^2/8 + 3*5120*13824/8 + 2*5120 = 39,659,520 params;
+     * x40 = 1,586,380,800; + final norm 5,120 + embedding 4000*5120 + LM head 4000*5120
+     * = 1,627,345,920 params = 3,254,691,840 B */
+    assert_rel_close(m.weights_bytes_per_gpu, 3254691840.0, 0);
+    /* capacity = (34,359,738,368 - 3,254,691,840) / 102,400 = 303,760.2 -> 303,760 tokens;
+     * 303,760 / 2048 = 148.3 -> 148 (the studies estimated 116) */
+    assert_rel_close(m.kv_capacity_tokens, 303760.0, 0);
+    assert_rel_close(m.max_batch, 148.0, 0);
+    assert_true(m.fits);
+    /* int8 weights: (34,359,738,368 - 1,627,345,920) / 102,400 = 319,652 tokens -> 156 (studies: 122) */
+    m = eval(&cat, "llama-13b", "v100-sxm2-32gb", 8, LLMROOF_INT8, LLMROOF_FP16, 2048, theoretical());
+    assert_rel_close(m.max_batch, 156.0, 0);
+    catalog_free(&cat);
+}
+
+static void llama_65b_is_2_5_mib_per_token_and_26_sequences(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_memory m = eval(&cat, "llama-65b", "v100-sxm2-32gb", 8, LLMROOF_FP16, LLMROOF_FP16, 2048, theoretical());
+    /* 2 * 80 * 64 * 128 * 2 = 2,621,440 B = 2.5 MiB */
+    assert_rel_close(m.kv_bytes_per_token, 2621440.0, 0);
+    /* weights/GPU 16,323,723,264 B (65.29B params * 2 / 8 with replicated norms);
+     * (34,359,738,368 - 16,323,723,264) / 327,680 = 55,041 tokens -> 26 sequences */
+    assert_rel_close(m.kv_capacity_tokens, 55041.0, 0);
+    assert_rel_close(m.max_batch, 26.0, 0);
+    catalog_free(&cat);
+}
+
+static void gqa_fp8_and_replication(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_memory m = eval(&cat, "llama-2-70b", "a100-sxm4-80gb", 8, LLMROOF_FP16, LLMROOF_FP16, 4096, theoretical());
+    /* GQA: 2 * 80 * 8 * 128 * 2 = 327,680 B = 320 KiB per token; 40,960 B per GPU at TP 8 */
+    assert_rel_close(m.kv_bytes_per_token, 327680.0, 0);
+    assert_rel_close(m.kv_bytes_per_token_per_gpu, 40960.0, 0);
+    /* TP 16 > 8 KV heads: each rank keeps one replicated head, so still 40,960 B per GPU (not 20,480) */
+    m = eval(&cat, "llama-2-70b", "a100-sxm4-80gb", 16, LLMROOF_FP16, LLMROOF_FP16, 4096, theoretical());
+    assert_rel_close(m.kv_bytes_per_token_per_gpu, 40960.0, 0);
+    /* fp8 KV halves it: llama-2-7b 2*32*32*128*1 = 262,144 B */
+    m = eval(&cat, "llama-2-7b", "h100", 1, LLMROOF_FP16, LLMROOF_FP8, 4096, theoretical());
+    assert_rel_close(m.kv_bytes_per_token, 262144.0, 0);
+    catalog_free(&cat);
+}
+
+static void tp1_weights_are_all_parameters_at_the_weight_dtype(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    for (size_t i = 0; i < cat.n_models; i++) {
+        struct llmroof_dtypes dt = { LLMROOF_INT4, LLMROOF_FP16, LLMROOF_FP16 };
+        struct llmroof_memory m;
+        struct llmroof_err err = { 0 };
+        struct llmroof_mem_opts o = theoretical();
+        assert_int_equal(memory_eval(&cat.models[i], gpu(&cat, "h200"), 1, &dt, 1, &o, &m, &err), 0);
+        /* int4: half a byte per parameter; llama-2-7b: 6,738,415,616 * 0.5 = 3,369,207,808 B */
+        assert_rel_close(m.weights_bytes_per_gpu, arch_params(&cat.models[i]).total * 0.5, 1e-12);
+    }
+    catalog_free(&cat);
+}
+
+static void a_model_that_does_not_fit_says_so(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_memory m = eval(&cat, "llama-3.1-405b", "l4", 1, LLMROOF_FP16, LLMROOF_FP16, 2048, memory_default_opts());
+    assert_false(m.fits);
+    assert_int_equal(m.fit, LLMROOF_FIT_WEIGHTS);
+    assert_rel_close(m.kv_capacity_tokens, 0, 0);
+    assert_rel_close(m.max_batch, 0, 0);
+    /* 811.7 GB of fp16 weights: /32 = 25.4 GB > 21.6 GiB usable; /64 = 12.7 GB fits */
+    assert_int_equal(m.min_tp_fit, 64);
+    /* weights fit but not one 10M... 1,000,000-token context on an A100-40GB with llama-2-7b */
+    m = eval(&cat, "llama-2-7b", "a100", 1, LLMROOF_FP16, LLMROOF_FP16, 1000000, memory_default_opts());
+    assert_int_equal(m.fit, LLMROOF_FIT_CONTEXT);
+    catalog_free(&cat);
+}
+
+static void paged_blocks_round_each_sequence_up(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_mem_opts o = theoretical();
+    o.block_size = 16;
+    struct llmroof_memory m = eval(&cat, "llama-13b", "v100-sxm2-32gb", 8, LLMROOF_FP16, LLMROOF_FP16, 2050, o);
+    /* 2050 tokens -> 129 blocks of 16 = 2064; capacity 303,760 -> 18,985 blocks = 303,760 tokens;
+     * 303,760 / 2064 = 147.2 -> 147 */
+    assert_rel_close(m.tokens_per_seq, 2064.0, 0);
+    assert_rel_close(m.max_batch, 147.0, 0);
+    catalog_free(&cat);
+}
+
+static void max_batch_never_decreases_with_tp_or_mem_util(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const char *models[] = { "llama-2-7b", "llama-2-70b", "internlm-20b", "mixtral-8x7b", "llama-3-8b" };
+    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+        double prev_tp = -1;
+        for (int tp = 1; tp <= 8; tp *= 2) {
+            struct llmroof_memory m = eval(&cat, models[i], "a100-sxm4-80gb", tp, LLMROOF_FP16, LLMROOF_FP16, 2048,
+                                           memory_default_opts());
+            assert_true(m.max_batch >= prev_tp);
+            prev_tp = m.max_batch;
+            double prev_u = -1;
+            for (double u = 0.5; u <= 1.0; u += 0.05) {
+                struct llmroof_mem_opts o = memory_default_opts();
+                o.mem_util = u;
+                struct llmroof_memory mu = eval(&cat, models[i], "a100-sxm4-80gb", tp, LLMROOF_FP16, LLMROOF_FP16, 2048, o);
+                assert_true(mu.max_batch >= prev_u);
+                prev_u = mu.max_batch;
+            }
+        }
+    }
+    catalog_free(&cat);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(llama_13b_on_8_v100_holds_148_sequences_of_2048),
+        cmocka_unit_test(llama_65b_is_2_5_mib_per_token_and_26_sequences),
+        cmocka_unit_test(gqa_fp8_and_replication),
+        cmocka_unit_test(tp1_weights_are_all_parameters_at_the_weight_dtype),
+        cmocka_unit_test(a_model_that_does_not_fit_says_so),
+        cmocka_unit_test(paged_blocks_round_each_sequence_up),
+        cmocka_unit_test(max_batch_never_decreases_with_tp_or_mem_util),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

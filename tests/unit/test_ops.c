@@ -1,0 +1,157 @@
+/* test_ops.c - operator FLOPs, bytes and messages against hand arithmetic. */
+#include "helpers.h"
+
+#include "llmroof/ops.h"
+
+static const struct llmroof_dtypes FP16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16 };
+
+static void build(const struct llmroof_model *m, int tp, struct llmroof_batch b, struct llmroof_oplist *o)
+{
+    struct llmroof_shard sh;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(ops_shard(m, tp, &sh, &err), 0);
+    ops_build(m, &sh, &FP16, &b, o);
+}
+
+static void llama_13b_tp8_all_reduce_bytes_per_layer(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_oplist o;
+    build(model(&cat, "llama-13b"), 8, batch_decode(1, 100), &o);
+    /* one decode token: message = T * hidden * 2 B = 1 * 5120 * 2 = 10,240 B per all-reduce;
+     * two per layer (after attention, after the MLP) = 20,480 B per layer;
+     * 40 layers * 2 + 1 (vocabulary-parallel embedding) = 81 all-reduces */
+    assert_rel_close(o.op[LLMROOF_OP_ALL_REDUCE].comm_bytes, 10240.0, 0);
+    assert_rel_close(o.op[LLMROOF_OP_ALL_REDUCE].count, 81.0, 0);
+    assert_rel_close(2.0 * o.op[LLMROOF_OP_ALL_REDUCE].comm_bytes, 20480.0, 0);
+    /* logits gather: 1 row * 32000 * 2 B = 64,000 B */
+    assert_rel_close(o.op[LLMROOF_OP_ALL_GATHER].comm_bytes, 64000.0, 0);
+    catalog_free(&cat);
+}
+
+static void tp1_has_no_collectives(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_oplist o;
+    build(model(&cat, "llama-2-70b"), 1, batch_decode(8, 1000), &o);
+    assert_rel_close(o.op[LLMROOF_OP_ALL_REDUCE].count, 0, 0);
+    assert_rel_close(o.op[LLMROOF_OP_ALL_GATHER].count, 0, 0);
+    catalog_free(&cat);
+}
+
+static void llama_2_70b_gqa_decode_reads_8_kv_heads(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_oplist o;
+    build(model(&cat, "llama-2-70b"), 1, batch_decode(1, 1000), &o);
+    /* per layer: Q read + O write = 2 * 1 * 64 heads * 128 * 2 B = 32,768 B;
+     * K and V of 1000 tokens over 8 KV heads = 2 * 1000 * 8 * 128 * 2 B = 4,096,000 B */
+    assert_rel_close(o.op[LLMROOF_OP_ATTENTION].bytes, 32768.0 + 4096000.0, 0);
+    /* FLOPs: 4 * head_dim * heads * pairs = 4 * 128 * 64 * 1000 = 32,768,000 */
+    assert_rel_close(o.op[LLMROOF_OP_ATTENTION].flops, 32768000.0, 0);
+    /* TP 8: one KV head per rank, 1/8 of the reads (not replicated) */
+    build(model(&cat, "llama-2-70b"), 8, batch_decode(1, 1000), &o);
+    assert_rel_close(o.op[LLMROOF_OP_ATTENTION].bytes, 32768.0 / 8 + 4096000.0 / 8, 0);
+    catalog_free(&cat);
+}
+
+static void kv_heads_below_tp_are_replicated(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_shard sh;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(ops_shard(model(&cat, "llama-2-70b"), 16, &sh, &err), 0);
+    assert_true(sh.kv_replicated);
+    assert_int_equal(sh.kv_heads_per_rank, 1);
+    assert_int_equal(sh.heads_per_rank, 4);
+    assert_int_equal(ops_shard(model(&cat, "llama-2-70b"), 8, &sh, &err), 0);
+    assert_false(sh.kv_replicated);
+    assert_int_equal(ops_shard(model(&cat, "qwen2.5-1.5b"), 4, &sh, &err), 0); /* 2 KV heads, TP 4 */
+    assert_true(sh.kv_replicated);
+    catalog_free(&cat);
+}
+
+static void tp_must_divide_the_heads(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_shard sh;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(ops_shard(model(&cat, "internlm-20b"), 3, &sh, &err), LLMROOF_EINPUT);
+    assert_string_equal(err.msg, "model 'internlm-20b' has 40 attention heads, which TP 3 does not divide");
+    /* Qwen2.5-7B: 28 heads, 4 KV heads; TP 14 divides 28 but neither divides the other with 4 */
+    assert_int_equal(ops_shard(model(&cat, "qwen2.5-7b"), 14, &sh, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "4 KV heads"));
+    catalog_free(&cat);
+}
+
+static void prefill_projection_flops(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_oplist o;
+    build(model(&cat, "llama-2-7b"), 1, batch_prefill(2, 512), &o);
+    /* T = 2*512 = 1024 tokens; qkv: 2 * T * 4096 * (32+2*32)*128 = 2*1024*4096*12288 = 103,079,215,104 */
+    assert_rel_close(o.op[LLMROOF_OP_QKV_PROJ].flops, 103079215104.0, 0);
+    /* attention: causal pairs per sequence 512*513/2 = 131,328; x2 sequences; 4*128*32 per pair
+     * = 262,656 * 16,384 = 4,303,355,904 */
+    assert_rel_close(o.op[LLMROOF_OP_ATTENTION].flops, 4303355904.0, 0);
+    /* LM head only for the last position: 2 * 2 rows * 4096 * 32000 = 524,288,000 */
+    assert_rel_close(o.op[LLMROOF_OP_LM_HEAD].flops, 524288000.0, 0);
+    /* gated FFN: 3 matrices of 4096x11008: 2*1024*4096*11008*3 = 277,025,390,592 */
+    assert_rel_close(o.op[LLMROOF_OP_FFN].flops, 277025390592.0, 0);
+    catalog_free(&cat);
+}
+
+static void moe_touches_fewer_experts_at_batch_1_than_at_64(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_oplist o1, o64;
+    build(model(&cat, "mixtral-8x7b"), 1, batch_decode(1, 512), &o1);
+    build(model(&cat, "mixtral-8x7b"), 1, batch_decode(64, 512), &o64);
+    /* one token, top-2 of 8: exactly 8*(1-(6/8)^1) = 2 experts */
+    assert_rel_close(o1.experts_hit, 2.0, 1e-12);
+    /* 64 tokens: 8*(1-0.75^64) = 7.99999... */
+    assert_rel_close(o64.experts_hit, 8.0 * (1.0 - pow(0.75, 64)), 1e-12);
+    /* weight bytes of the FFN: 2 vs ~8 experts of 3*4096*14336*2 B = 352,321,536 B each */
+    assert_true(o1.op[LLMROOF_OP_FFN].bytes < o64.op[LLMROOF_OP_FFN].bytes / 3.0);
+    assert_rel_close(o1.op[LLMROOF_OP_FFN].bytes, 2.0 * 352321536.0 + 1.0 * 2 * (2.0 * 4096 + 6.0 * 14336) * 2, 1e-12);
+    assert_true(o1.op[LLMROOF_OP_ROUTER].count > 0);
+    catalog_free(&cat);
+}
+
+static void mixed_batch_sums_sequences(void **state)
+{
+    /* two prompts of 512 added one by one equal batch_prefill(2, 512) */
+    struct llmroof_batch b = { 0 };
+    batch_add(&b, 512, 0);
+    batch_add(&b, 512, 0);
+    struct llmroof_batch p = batch_prefill(2, 512);
+    assert_rel_close(b.attn_pairs, p.attn_pairs, 0);
+    assert_rel_close(b.tokens, p.tokens, 0);
+    /* a decode token after 99 cached tokens attends to 100 keys = batch_decode(1, 100) */
+    struct llmroof_batch d = { 0 };
+    batch_add(&d, 1, 99);
+    assert_rel_close(d.attn_pairs, batch_decode(1, 100).attn_pairs, 0);
+    assert_rel_close(d.kv_read_tokens, 100, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(llama_13b_tp8_all_reduce_bytes_per_layer),
+        cmocka_unit_test(tp1_has_no_collectives),
+        cmocka_unit_test(llama_2_70b_gqa_decode_reads_8_kv_heads),
+        cmocka_unit_test(kv_heads_below_tp_are_replicated),
+        cmocka_unit_test(tp_must_divide_the_heads),
+        cmocka_unit_test(prefill_projection_flops),
+        cmocka_unit_test(moe_touches_fewer_experts_at_batch_1_than_at_64),
+        cmocka_unit_test(mixed_batch_sums_sequences),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,79 @@
+/* test_parse.c - strict value parsers. */
+#include "helpers.h"
+
+#include "llmroof/parse.h"
+
+static void numbers(void **state)
+{
+    double v;
+    int64_t i;
+    assert_true(parse_double("0.9", &v));
+    assert_rel_close(v, 0.9, 0);
+    assert_true(parse_double("1e-3", &v));
+    assert_false(parse_double("", &v));
+    assert_false(parse_double("0,9", &v));    /* decimal separator is always '.' */
+    assert_false(parse_double("nan", &v));
+    assert_false(parse_double("inf", &v));
+    assert_false(parse_double("1e999", &v));
+    assert_false(parse_double("0x10", &v));
+    assert_false(parse_double(" 1", &v));
+    assert_false(parse_double("1x", &v));
+    assert_true(parse_int64("16", 1, 100, &i));
+    assert_int_equal(i, 16);
+    assert_false(parse_int64("1e3", 1, 10000, &i));
+    assert_false(parse_int64("0", 1, 10, &i));
+    assert_false(parse_int64("99999999999999999999", 1, 10, &i));
+    assert_false(parse_int64("-", 1, 10, &i));
+}
+
+static void bytes_and_durations(void **state)
+{
+    double v;
+    assert_true(parse_bytes("512MiB", &v));
+    assert_rel_close(v, 536870912.0, 0);
+    assert_true(parse_bytes("1.5GiB", &v));
+    assert_rel_close(v, 1610612736.0, 0);
+    assert_true(parse_bytes("2GB", &v));
+    assert_rel_close(v, 2e9, 0);
+    assert_true(parse_bytes("0", &v));
+    assert_rel_close(v, 0, 0);
+    assert_false(parse_bytes("-1GiB", &v));
+    assert_false(parse_bytes("1XB", &v));
+    assert_false(parse_bytes("1e30", &v));
+    assert_true(parse_duration("100ms", &v));
+    assert_rel_close(v, 0.1, 1e-15);
+    assert_true(parse_duration("3s", &v));
+    assert_rel_close(v, 3.0, 0);
+    assert_true(parse_duration("200us", &v));
+    assert_rel_close(v, 200e-6, 1e-15);
+    assert_false(parse_duration("3 s", &v));
+    assert_false(parse_duration("fast", &v));
+}
+
+static bool count_item(const char *item, void *ctx)
+{
+    (void)item;
+    (*(int *)ctx)++;
+    return true;
+}
+
+static void lists(void **state)
+{
+    int n = 0;
+    assert_true(parse_list("a40,a100,v100", count_item, &n));
+    assert_int_equal(n, 3);
+    n = 0;
+    assert_false(parse_list("a40,,v100", count_item, &n));
+    assert_false(parse_list("", count_item, &n));
+    assert_false(parse_list("a40,", count_item, &n));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(numbers),
+        cmocka_unit_test(bytes_and_durations),
+        cmocka_unit_test(lists),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
