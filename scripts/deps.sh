@@ -1,0 +1,16 @@
+#!/bin/sh
+# Installs llmroof's build and test dependencies from Debian when any is missing.
+# Uses sudo only when not root. Safe to run repeatedly (does nothing when all present).
+set -eu
+pkgs="gcc make cmake pkg-config libcjson-dev libcmocka-dev"
+missing=""
+for p in $pkgs; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "llmroof: installing:$missing" >&2
+if [ "$(id -u)" = 0 ]; then sudo=""; else sudo="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+# shellcheck disable=SC2086
+$sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
