@@ -141,6 +141,8 @@ static void gpu_validation_names_file_line_entry_and_field(void **state)
     expect_gpu_error("\"memory_bytes\": 1e20,", "", "\"nvlink\"", "0.7", "field 'memory_bytes' must be a number");
     expect_gpu_error("\"memory_bytes\": \"80GB\",", "", "\"nvlink\"", "0.7", "field 'memory_bytes' must be a number");
     expect_gpu_error("", "", "\"nvlink\"", "0.7", "field 'memory_bytes' is missing");
+    /* JSON has no NaN or Infinity: such a file is malformed, reported at the token */
+    expect_gpu_error("\"memory_bytes\": NaN,", "", "\"nvlink\"", "0.7", "t.json:6:23: malformed JSON");
     expect_gpu_error("\"memory_bytes\": 1e10, \"memory_bandwith_Bps\": 1,", "", "\"nvlink\"", "0.7",
                      "field 'memory_bandwith_Bps' is not a known field");
     expect_gpu_error("\"memory_bytes\": 1e10,", ", \"fp12\": 1e12 ", "\"nvlink\"", "0.7",

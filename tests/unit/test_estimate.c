@@ -229,6 +229,64 @@ static void setup_errors_name_gpu_and_dtype(void **state)
     catalog_free(&cat);
 }
 
+static void every_model_gpu_and_dividing_tp_gives_finite_answers(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    int answered = 0;
+    for (size_t mi = 0; mi < cat.n_models; mi++)
+        for (size_t gi = 0; gi < cat.n_gpus; gi++)
+            for (int tp = 1; tp <= 8; tp *= 2) {
+                const struct llmroof_model *m = &cat.models[mi];
+                struct llmroof_shard sh;
+                if (ops_shard(m, tp, &sh, NULL) != LLMROOF_OK)
+                    continue; /* TP does not divide the heads: an input error, tested elsewhere */
+                struct llmroof_setup s = { m, &cat.gpus[gi], tp, { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16 },
+                                           roofline_default_effs(&cat.gpus[gi]) };
+                struct llmroof_estimate e = run(&s, 16, 512, 1536);
+                assert_true(isfinite(e.ttft_s) && e.ttft_s > 0);
+                assert_true(isfinite(e.tpot_s) && e.tpot_s > 0);
+                assert_true(isfinite(e.output_tok_s) && e.output_tok_s > 0);
+                answered++;
+            }
+    /* 23 models x 18 GPUs x 4 TPs, less the TPs that do not divide: qwen2.5-1.5b (12 heads) and
+     * qwen2.5-7b (28 heads, 4 KV heads) lose TP 8, llama-30b (52 heads) loses TP 8:
+     * (23*4 - 3) * 18 = 1602 */
+    assert_int_equal(answered, 1602);
+    catalog_free(&cat);
+}
+
+static void estimate_memory_object_agrees_with_memory_command(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_setup s = setup(&cat, "llama-2-13b", "a100-sxm4-40gb", 2);
+    struct llmroof_request r = { 8, 1000, 1000 };
+    struct llmroof_estimate e = run(&s, 8, 1000, 1000);
+    struct llmroof_mem_opts o = memory_default_opts();
+    struct llmroof_memory mem;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(memory_eval(s.model, s.gpu, 2, &s.dt, 2000, &o, &mem, &err), 0);
+    char *a = render_json_estimate(&s, &r, &e, &mem), *b = render_json_memory(s.model, s.gpu, 2, &s.dt, &mem);
+    cJSON *ja = cJSON_Parse(a), *jb = cJSON_Parse(b);
+    const cJSON *ma = cJSON_GetObjectItemCaseSensitive(ja, "memory");
+    const char *keys[] = { "context_len", "fits", "gpu_memory_bytes", "weights_bytes_per_gpu", "workspace_bytes_per_gpu",
+                           "reserve_bytes_per_gpu", "kv_bytes_per_token", "kv_bytes_per_token_per_gpu",
+                           "kv_capacity_tokens", "max_batch" };
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        const cJSON *x = cJSON_GetObjectItemCaseSensitive(ma, keys[i]), *y = cJSON_GetObjectItemCaseSensitive(jb, keys[i]);
+        assert_non_null(x);
+        assert_non_null(y);
+        assert_true(cJSON_Compare(x, y, true));
+    }
+    assert_rel_close(cJSON_GetObjectItemCaseSensitive(ma, "context_len")->valuedouble, 2000, 0);
+    cJSON_Delete(ja);
+    cJSON_Delete(jb);
+    free(a);
+    free(b);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -241,6 +299,8 @@ int main(void)
         cmocka_unit_test(a40_decode_is_more_communication_bound_than_a100),
         cmocka_unit_test(json_parses_and_op_times_add_up),
         cmocka_unit_test(setup_errors_name_gpu_and_dtype),
+        cmocka_unit_test(every_model_gpu_and_dividing_tp_gives_finite_answers),
+        cmocka_unit_test(estimate_memory_object_agrees_with_memory_command),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
