@@ -249,3 +249,57 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
     }
     return finish(o);
 }
+
+char *render_json_report(const struct llmroof_report *r)
+{
+    static const char *const status[] = { "ok", "no-fit", "bad-tp", "no-dtype" };
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "model", r->model->id);
+    cJSON_AddNumberToObject(o, "batch", (double)r->req.batch);
+    cJSON_AddNumberToObject(o, "prompt_len", (double)r->req.prompt);
+    cJSON_AddNumberToObject(o, "output_len", (double)r->req.output);
+    cJSON_AddStringToObject(o, "weight_dtype", dtype_name(r->dt.weight));
+    cJSON_AddStringToObject(o, "kv_dtype", dtype_name(r->dt.kv));
+    cJSON_AddStringToObject(o, "act_dtype", dtype_name(r->dt.act));
+    cJSON *rows = cJSON_AddArrayToObject(o, "rows");
+    for (int i = 0; i < r->nrows; i++) {
+        const struct report_row *x = &r->rows[i];
+        cJSON *j = cJSON_CreateObject();
+        cJSON_AddItemToArray(rows, j);
+        cJSON_AddStringToObject(j, "gpu", x->gpu->id);
+        cJSON_AddNumberToObject(j, "tp", x->tp);
+        cJSON_AddStringToObject(j, "status", status[x->status]);
+        if (x->reason[0])
+            cJSON_AddStringToObject(j, "reason", x->reason);
+        cJSON_AddBoolToObject(j, "fits", x->has_mem && x->mem.fits);
+        if (!x->has_mem)
+            continue;
+        cJSON_AddNumberToObject(j, "weights_bytes_per_gpu", x->mem.weights_bytes_per_gpu);
+        cJSON_AddNumberToObject(j, "kv_bytes_per_token_per_gpu", x->mem.kv_bytes_per_token_per_gpu);
+        cJSON_AddNumberToObject(j, "max_batch", x->mem.max_batch);
+        if (!x->has_est)
+            continue;
+        const struct llmroof_estimate *e = &x->est;
+        cJSON_AddNumberToObject(j, "ttft_s", e->ttft_s);
+        cJSON_AddNumberToObject(j, "tpot_s", e->tpot_s);
+        cJSON_AddNumberToObject(j, "e2e_s", e->e2e_s);
+        cJSON_AddNumberToObject(j, "decode_tok_s", e->decode_tok_s);
+        cJSON_AddStringToObject(j, "prefill_bound", bound_name(e->prefill.bound));
+        cJSON_AddStringToObject(j, "decode_bound", bound_name(e->decode.bound));
+        cJSON_AddNumberToObject(j, "prefill_comm_share", e->prefill.time_s > 0 ? e->prefill.comm_s / e->prefill.time_s : 0);
+        cJSON_AddNumberToObject(j, "decode_comm_share", e->decode.time_s > 0 ? e->decode.comm_s / e->decode.time_s : 0);
+        if (x->has_scaling)
+            cJSON_AddNumberToObject(j, "tp_scaling_eff", x->tp_scaling_eff);
+        for (int k = 0; k < 2; k++) {
+            cJSON *ops = cJSON_AddObjectToObject(j, k ? "decode_ops" : "prefill_ops");
+            const double *sh = k ? x->decode_share : x->prefill_share;
+            for (int c = 0; c < REPORT_CAT_COUNT; c++)
+                if (c != REPORT_ROUTER || r->moe)
+                    cJSON_AddNumberToObject(ops, report_cat_name((enum report_cat)c), sh[c]);
+        }
+    }
+    cJSON *obs = cJSON_AddArrayToObject(o, "observations");
+    for (int i = 0; i < r->nobs; i++)
+        cJSON_AddItemToArray(obs, cJSON_CreateString(r->obs[i]));
+    return finish(o);
+}

@@ -21,6 +21,22 @@ struct llmroof_effs roofline_default_effs(const struct llmroof_gpu *g)
     return e;
 }
 
+struct llmroof_effs roofline_effs(const struct llmroof_gpu *g, const struct llmroof_eff_override *o)
+{
+    struct llmroof_effs e = roofline_default_effs(g);
+    if (o) {
+        if (o->has_compute)
+            e.compute = o->compute;
+        if (o->has_memory)
+            e.memory = o->memory;
+        if (o->has_comm)
+            e.comm = o->comm;
+        if (o->has_overhead)
+            e.overhead_s = o->overhead_s;
+    }
+    return e;
+}
+
 int roofline_check(const struct llmroof_gpu *g, enum llmroof_dtype act, struct llmroof_err *err)
 {
     if (!g->has_peak[act])

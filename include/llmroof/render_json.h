@@ -7,6 +7,7 @@
 #include "llmroof/catalog.h"
 #include "llmroof/estimate.h"
 #include "llmroof/memory.h"
+#include "llmroof/report.h"
 #include "llmroof/table.h"
 
 /* An array with one object per row; numeric cells are numbers. */
@@ -26,5 +27,8 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
 /* `memory --format json`. */
 char *render_json_memory(const struct llmroof_model *m, const struct llmroof_gpu *g, int tp,
                          const struct llmroof_dtypes *dt, const struct llmroof_memory *mem);
+
+/* `report --format json`. */
+char *render_json_report(const struct llmroof_report *r);
 
 #endif

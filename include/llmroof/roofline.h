@@ -19,6 +19,14 @@ struct llmroof_effs {
 /* The GPU's catalog defaults. */
 struct llmroof_effs roofline_default_effs(const struct llmroof_gpu *g);
 
+/* User overrides of some efficiencies (flags); the rest come from the catalog. */
+struct llmroof_eff_override {
+    bool has_compute, has_memory, has_comm, has_overhead; /* which fields are set */
+    double compute, memory, comm, overhead_s;             /* values as in struct llmroof_effs */
+};
+/* Catalog defaults of g with the set fields of o (o may be NULL) applied. */
+struct llmroof_effs roofline_effs(const struct llmroof_gpu *g, const struct llmroof_eff_override *o);
+
 struct llmroof_optime {
     double compute_s;  /* count * flops / (peak * eff) */
     double memory_s;   /* count * bytes / (bw * eff) */

@@ -1,6 +1,7 @@
 /* cli.c - option parsing, catalog loading, lookups and value parsing for the CLI. */
 #include "cli.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -133,8 +134,8 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, 
             return CLI_HELP;
         case COMMON_FORMAT:
             if (!table_parse_format(optarg, &c->format))
-                return cli_usage_error(c, "option '--format': unknown format '%s' (expected table, md, csv or json)",
-                                       optarg);
+                return cli_usage_error(c, "option '--format': unknown format '%s' (expected table, md, csv or json%s)",
+                                       optarg, c->allow_html ? " or html" : "");
             c->format_set = true;
             break;
         case COMMON_GPUS_FILE:
@@ -153,6 +154,8 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, 
         }
         }
     }
+    if (c->format == TABLE_HTML && !c->allow_html)
+        return cli_usage_error(c, "option '--format': html is available for 'report' only (use table, md, csv or json)");
     for (int i = optind; i < argc; i++) {
         if (*npos >= maxpos)
             return cli_usage_error(c, "unexpected argument '%s'", argv[i]);
@@ -339,12 +342,12 @@ int cli_setup_opt(struct cli *c, struct cli_setup_opts *s, int id, const char *a
     case OPT_WDT: s->have_weight = true; return cli_dtype(c, "weight-dtype", arg, &s->weight);
     case OPT_KVDT: s->have_kv = true; return cli_dtype(c, "kv-dtype", arg, &s->kv);
     case OPT_ACTDT: s->have_act = true; return cli_dtype(c, "act-dtype", arg, &s->act);
-    case OPT_CE: s->have_ce = true; return cli_double(c, "compute-eff", arg, 0, 1, true, &s->ce);
-    case OPT_ME: s->have_me = true; return cli_double(c, "memory-eff", arg, 0, 1, true, &s->me);
-    case OPT_CME: s->have_cme = true; return cli_double(c, "comm-eff", arg, 0, 1, true, &s->cme);
+    case OPT_CE: s->eff.has_compute = true; return cli_double(c, "compute-eff", arg, 0, 1, true, &s->eff.compute);
+    case OPT_ME: s->eff.has_memory = true; return cli_double(c, "memory-eff", arg, 0, 1, true, &s->eff.memory);
+    case OPT_CME: s->eff.has_comm = true; return cli_double(c, "comm-eff", arg, 0, 1, true, &s->eff.comm);
     case OPT_OVH:
-        s->have_ovh = true;
-        if (!parse_duration(arg, &s->ovh) || s->ovh > 1)
+        s->eff.has_overhead = true;
+        if (!parse_duration(arg, &s->eff.overhead_s) || s->eff.overhead_s > 1)
             return cli_usage_error(c, "option '--overhead': '%s' is not a duration of at most 1s (e.g. 200us, 0.5ms)", arg);
         return 0;
     case OPT_MEMUTIL: return cli_double(c, "mem-util", arg, 0, 1, true, &s->mem.mem_util);
@@ -355,20 +358,37 @@ int cli_setup_opt(struct cli *c, struct cli_setup_opts *s, int id, const char *a
     return 1;
 }
 
-struct llmroof_effs cli_effs(const struct cli_setup_opts *s, const struct llmroof_gpu *g)
-{
-    struct llmroof_effs e = roofline_default_effs(g);
-    if (s->have_ce) e.compute = s->ce;
-    if (s->have_me) e.memory = s->me;
-    if (s->have_cme) e.comm = s->cme;
-    if (s->have_ovh) e.overhead_s = s->ovh;
-    return e;
-}
-
 struct llmroof_dtypes cli_dtypes(const struct cli_setup_opts *s)
 {
     struct llmroof_dtypes d = { s->weight, s->kv, s->act };
     return d;
+}
+
+int cli_write_file(struct cli *c, const char *path, const struct sbuf *b)
+{
+    char tmp[PATH_MAX];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof tmp)
+        return cli_usage_error(c, "output path '%s' is too long", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        fprintf(stderr, "llmroof: error: %s: cannot create file: %s\n", path, strerror(errno));
+        return 2;
+    }
+    /* mkstemp creates 0600; give the file the mode a plain fopen would */
+    mode_t mask = umask(0);
+    umask(mask);
+    (void)fchmod(fd, 0666 & ~mask);
+    FILE *f = fdopen(fd, "wb");
+    bool ok = f && fwrite(sbuf_str(b), 1, b->len, f) == b->len;
+    ok = (f && fclose(f) == 0) && ok;
+    if (!f)
+        close(fd);
+    if (!ok || rename(tmp, path) != 0) {
+        fprintf(stderr, "llmroof: error: %s: cannot write file: %s\n", path, strerror(errno));
+        unlink(tmp);
+        return 2;
+    }
+    return 0;
 }
 
 void cli_render_table(struct cli *c, const struct table *t)

@@ -23,6 +23,7 @@ struct cli {
     const char *usage;                        /* one-line usage of the subcommand */
     enum table_format format;                 /* --format */
     bool format_set;                          /* --format given */
+    bool allow_html;                          /* the command renders --format html */
     const char *gpus_files[CLI_MAX_FILES];    /* --gpus-file, in order */
     int n_gpus_files;
     const char *models_files[CLI_MAX_FILES];  /* --models-file, in order */
@@ -100,8 +101,7 @@ struct cli_setup_opts {
     long tp, batch, prompt, output;
     bool have_weight, have_kv, have_act;
     enum llmroof_dtype weight, kv, act;
-    bool have_ce, have_me, have_cme, have_ovh;
-    double ce, me, cme, ovh;
+    struct llmroof_eff_override eff;
     struct llmroof_mem_opts mem;
     long context;
     bool have_context;
@@ -115,9 +115,11 @@ enum {
     OPT_MEMUTIL, OPT_RESERVE, OPT_WORKSPACE, OPT_BLOCK, OPT_CONTEXT
 };
 int cli_setup_opt(struct cli *c, struct cli_setup_opts *s, int id, const char *arg);
-/* Resolves effs for a GPU: catalog defaults overridden by flags. */
-struct llmroof_effs cli_effs(const struct cli_setup_opts *s, const struct llmroof_gpu *g);
 struct llmroof_dtypes cli_dtypes(const struct cli_setup_opts *s);
+
+/* Writes b to path atomically (a temporary file in the same directory, then rename), so an
+ * interrupted run never leaves a truncated file. Returns 0, or 2 after printing the error. */
+int cli_write_file(struct cli *c, const char *path, const struct sbuf *b);
 
 /* Output helpers */
 void cli_render_table(struct cli *c, const struct table *t);
@@ -128,5 +130,7 @@ int cmd_show(struct cli *c, int argc, char **argv);
 int cmd_import_hf(struct cli *c, int argc, char **argv);
 int cmd_estimate(struct cli *c, int argc, char **argv);
 int cmd_memory(struct cli *c, int argc, char **argv);
+int cmd_report(struct cli *c, int argc, char **argv);
+int cmd_roofline(struct cli *c, int argc, char **argv);
 
 #endif

@@ -121,7 +121,7 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
     if (!g)
         return 2;
 
-    struct llmroof_setup setup = { m, g, (int)x.s.tp, cli_dtypes(&x.s), cli_effs(&x.s, g) };
+    struct llmroof_setup setup = { m, g, (int)x.s.tp, cli_dtypes(&x.s), roofline_effs(g, &x.s.eff) };
     struct llmroof_request req = { x.s.batch, x.s.prompt, x.s.output };
     struct llmroof_estimate e;
     struct llmroof_err err = { 0 };

@@ -19,6 +19,8 @@ static const struct command commands[] = {
     { "import-hf", cmd_import_hf, "turn a HuggingFace config.json into a catalog entry" },
     { "estimate", cmd_estimate, "TTFT, TPOT, throughput and operator breakdown of a batch" },
     { "memory", cmd_memory, "weights, KV cache, capacity and max batch per GPU" },
+    { "report", cmd_report, "the GPU x TP comparison: latencies, bounds, operator shares, observations" },
+    { "roofline", cmd_roofline, "operators of prefill and decode on a GPU's roofline (table, SVG)" },
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

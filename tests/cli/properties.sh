@@ -42,6 +42,16 @@ check "LLMROOF_DATA selects another catalog" grep -q "Renamed A40" "$tmp/out"
 "$bin" estimate -m llama-2-7b -g a100 --format csv >"$tmp/ref.csv"
 check "imported model estimates like the curated one" cmp -s "$tmp/mine.csv" "$tmp/ref.csv"
 
+# chart files are written whole, with the usual permissions, and only on success
+"$bin" report --svg-dir "$tmp" >/dev/null
+check "report --svg-dir writes the prefill chart" grep -q "</svg>" "$tmp/internlm-20b-prefill-shares.svg"
+check "report --svg-dir writes the decode chart" grep -q "</svg>" "$tmp/internlm-20b-decode-shares.svg"
+"$bin" roofline -m llama-2-7b -g a100 --svg "$tmp/roof.svg" >/dev/null
+check "roofline --svg writes the chart" grep -q "ridge" "$tmp/roof.svg"
+check "no temporary files are left behind" [ -z "$(ls "$tmp" | grep '\.tmp\.')" ]
+"$bin" roofline -m llama-2-7b -g nope --svg "$tmp/none.svg" >/dev/null 2>&1
+check "a failed command writes no chart" [ ! -e "$tmp/none.svg" ]
+
 # an installed binary finds its catalog without flags or environment
 builddir=$(dirname "$bin")
 if cmake --install "$builddir" --prefix "$tmp/inst" >/dev/null 2>&1; then

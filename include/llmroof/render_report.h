@@ -1,0 +1,25 @@
+/* render_report.h - the report's tables (text, Markdown, CSV), charts and HTML page.
+ * JSON: render_json_report in render_json.h. */
+#ifndef LLMROOF_RENDER_REPORT_H
+#define LLMROOF_RENDER_REPORT_H
+
+#include "llmroof/report.h"
+#include "llmroof/sbuf.h"
+#include "llmroof/table.h"
+
+const char *report_status_name(enum report_status s);
+
+/* Table 1 (configurations), 2 (prefill shares) and 3 (decode shares). Caller frees. */
+void report_table_configs(const struct llmroof_report *r, struct table *t);
+void report_table_shares(const struct llmroof_report *r, bool decode, struct table *t);
+
+/* Header, tables and observations as text, Markdown or CSV (one table per section). */
+void render_report(const struct llmroof_report *r, enum table_format f, struct sbuf *out);
+
+/* Stacked bars of operator shares per GPU x TP for prefill (decode false) or decode. */
+void render_report_chart(const struct llmroof_report *r, bool decode, bool standalone, struct sbuf *out);
+
+/* One self-contained HTML page: tables, inline SVG charts, observations. */
+void render_report_html(const struct llmroof_report *r, struct sbuf *out);
+
+#endif

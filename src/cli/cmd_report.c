@@ -1,0 +1,136 @@
+/* cmd_report.c - `llmroof report`: the 2/4/8 x A40/A100/V100 comparison by default. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "llmroof/parse.h"
+#include "llmroof/render_json.h"
+#include "llmroof/render_report.h"
+
+enum { OPT_GPUS = 1, OPT_TPS, OPT_SVGDIR };
+
+struct ctx {
+    struct cli_setup_opts s;
+    const char *gpus, *tps, *svg_dir;
+    struct cli *c;
+    struct report_input in;
+    bool bad;
+};
+
+static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
+{
+    struct ctx *x = vctx;
+    switch (id) {
+    case OPT_GPUS: x->gpus = arg; return 0;
+    case OPT_TPS: x->tps = arg; return 0;
+    case OPT_SVGDIR: x->svg_dir = arg; return 0;
+    }
+    return cli_setup_opt(c, &x->s, id, arg);
+}
+
+static bool add_gpu(const char *item, void *vctx)
+{
+    struct ctx *x = vctx;
+    if (x->in.ngpus >= REPORT_MAX_GPUS) {
+        cli_usage_error(x->c, "option '--gpus': more than %d GPUs", REPORT_MAX_GPUS);
+        x->bad = true;
+        return false;
+    }
+    const struct llmroof_gpu *g = cli_gpu(x->c, item);
+    if (!g) {
+        x->bad = true;
+        return false;
+    }
+    x->in.gpus[x->in.ngpus++] = g;
+    return true;
+}
+
+static bool add_tp(const char *item, void *vctx)
+{
+    struct ctx *x = vctx;
+    int64_t v;
+    if (x->in.ntps >= REPORT_MAX_TPS || !parse_int64(item, 1, 1024, &v)) {
+        cli_usage_error(x->c, "option '--tp': '%s' is not a whole number in [1, 1024] (at most %d values)", item,
+                        REPORT_MAX_TPS);
+        x->bad = true;
+        return false;
+    }
+    x->in.tps[x->in.ntps++] = (int)v;
+    return true;
+}
+
+int cmd_report(struct cli *c, int argc, char **argv)
+{
+    static const struct cli_opt opts[] = {
+        { OPT_MODEL, "model", 'm', "MODEL", "model id (default internlm-20b, the studies' model)", false },
+        { OPT_GPUS, "gpus", 0, "LIST", "comma-separated GPU ids or aliases (default a40,a100,v100)", false },
+        { OPT_TPS, "tp", 't', "LIST", "comma-separated TP values (default 2,4,8)", false },
+        { OPT_BATCH, "batch", 'b', "B", "sequences served together (default 16)", false },
+        CLI_OPT_PROMPT, CLI_OPT_OUTPUT, CLI_OPT_DTYPES, CLI_OPT_EFFS, CLI_OPT_MEM,
+        { OPT_SVGDIR, "svg-dir", 0, "DIR", "also write the operator-share charts as SVG files into DIR", false },
+    };
+    static struct ctx x; /* large (the report holds every row); one per process */
+    memset(&x, 0, sizeof x);
+    cli_setup_defaults(&x.s);
+    x.s.batch = 16;
+    x.c = c;
+    char *pos[1];
+    int npos = 0;
+    c->usage = "llmroof report [-m MODEL] [--gpus LIST] [--tp LIST] [-b B] [-p P] [-o O] [options] [--svg-dir DIR]";
+    c->allow_html = true;
+    int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, &x, pos, 0, &npos,
+                       "Compares every GPU x TP configuration: weights and KV per GPU, max batch, TTFT, TPOT,\n"
+                       "throughput, the bound and communication share of prefill and decode, TP scaling, the\n"
+                       "time share of each operator, and observations computed from those numbers.\n"
+                       "Formats: table, md, csv, json, html (one self-contained page with charts).");
+    if (rc)
+        return rc;
+    if ((rc = cli_catalog(c)))
+        return rc;
+    const struct llmroof_model *m = cli_model(c, x.s.model ? x.s.model : "internlm-20b");
+    if (!m)
+        return 2;
+    if (!parse_list(x.gpus ? x.gpus : "a40,a100,v100", add_gpu, &x))
+        return x.bad ? 2 : cli_usage_error(c, "option '--gpus': expected a comma-separated list of GPU ids");
+    if (!parse_list(x.tps ? x.tps : "2,4,8", add_tp, &x))
+        return x.bad ? 2 : cli_usage_error(c, "option '--tp': expected a comma-separated list such as 2,4,8");
+    x.in.model = m;
+    x.in.req = (struct llmroof_request){ x.s.batch, x.s.prompt, x.s.output };
+    x.in.dt = cli_dtypes(&x.s);
+    x.in.eff = x.s.eff;
+    x.in.mem = x.s.mem;
+    if (!dtype_is_storage(x.in.dt.weight) || !dtype_is_storage(x.in.dt.kv))
+        return cli_usage_error(c, "tf32 is a compute mode, not a storage dtype for weights or KV cache");
+
+    static struct llmroof_report r;
+    struct llmroof_err err = { 0 };
+    if ((rc = report_build(&x.in, &r, &err)))
+        return cli_fail(c, &err);
+
+    if (x.svg_dir) {
+        for (int k = 0; k < 2; k++) {
+            struct sbuf svg;
+            char path[4096];
+            sbuf_init(&svg);
+            render_report_chart(&r, k == 1, true, &svg);
+            snprintf(path, sizeof path, "%s/%s-%s-shares.svg", x.svg_dir, m->id, k ? "decode" : "prefill");
+            rc = sbuf_failed(&svg) ? 1 : cli_write_file(c, path, &svg);
+            sbuf_free(&svg);
+            if (rc)
+                return rc;
+        }
+    }
+    if (c->format == TABLE_JSON) {
+        char *j = render_json_report(&r);
+        if (!j)
+            return 1;
+        sbuf_append(&c->out, j);
+        free(j);
+    } else if (c->format == TABLE_HTML) {
+        render_report_html(&r, &c->out);
+    } else {
+        render_report(&r, c->format, &c->out);
+    }
+    return 0;
+}

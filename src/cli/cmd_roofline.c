@@ -1,0 +1,106 @@
+/* cmd_roofline.c - `llmroof roofline`: every operator of prefill and of the mean decode step
+ * placed on the GPU's roofline, as a table and optionally an SVG chart. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "llmroof/svg.h"
+
+enum { OPT_SVG = 1 };
+
+struct ctx {
+    struct cli_setup_opts s;
+    const char *svg;
+};
+
+static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
+{
+    struct ctx *x = vctx;
+    if (id == OPT_SVG) {
+        x->svg = arg;
+        return 0;
+    }
+    return cli_setup_opt(c, &x->s, id, arg);
+}
+
+int cmd_roofline(struct cli *c, int argc, char **argv)
+{
+    static const struct cli_opt opts[] = {
+        CLI_OPT_MODEL, CLI_OPT_GPU, CLI_OPT_TP, CLI_OPT_BATCH, CLI_OPT_PROMPT, CLI_OPT_OUTPUT,
+        CLI_OPT_DTYPES, CLI_OPT_EFFS,
+        { OPT_SVG, "svg", 0, "FILE", "write the roofline chart (log-log SVG) to FILE", false },
+    };
+    struct ctx x;
+    memset(&x, 0, sizeof x);
+    cli_setup_defaults(&x.s);
+    char *pos[1];
+    int npos = 0;
+    c->usage = "llmroof roofline -m MODEL -g GPU [-t TP] [-b B] [-p P] [-o O] [--svg FILE]";
+    int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, &x, pos, 0, &npos,
+                       "Places each local operator of the prefill and of the mean decode step at its arithmetic\n"
+                       "intensity (FLOP/byte) and achieved FLOP/s under the GPU's roofline. Collectives have no\n"
+                       "intensity and are listed in 'llmroof estimate --ops'.");
+    if (rc)
+        return rc;
+    if (!x.s.model || !x.s.gpu)
+        return cli_usage_error(c, "options '--model' and '--gpu' are required");
+    if ((rc = cli_catalog(c)))
+        return rc;
+    const struct llmroof_model *m = cli_model(c, x.s.model);
+    const struct llmroof_gpu *g = m ? cli_gpu(c, x.s.gpu) : NULL;
+    if (!m || !g)
+        return 2;
+    struct llmroof_setup s = { m, g, (int)x.s.tp, cli_dtypes(&x.s), roofline_effs(g, &x.s.eff) };
+    struct llmroof_request req = { x.s.batch, x.s.prompt, x.s.output };
+    struct llmroof_estimate e;
+    struct llmroof_err err = { 0 };
+    if ((rc = estimate_run(&s, &req, &e, &err)))
+        return cli_fail(c, &err);
+
+    struct svg_point pts[2 * LLMROOF_OP_COUNT];
+    size_t n = 0;
+    struct table t;
+    table_init(&t, "");
+    table_col(&t, "phase", 0);
+    table_col(&t, "op", 0);
+    table_col(&t, "FLOP_per_byte", 2);
+    table_col(&t, "achieved_TFLOPS", 3);
+    table_col(&t, "bound", 0);
+    for (int ph = 0; ph < 2; ph++) {
+        const struct llmroof_oplist *ops = ph ? &e.decode_ops : &e.prefill_ops;
+        const struct llmroof_phase *p = ph ? &e.decode : &e.prefill;
+        if (ph && e.decode_steps <= 0)
+            break;
+        for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
+            const struct llmroof_op *op = &ops->op[k];
+            if (op->count <= 0 || op_is_collective((enum llmroof_opkind)k) || op->bytes <= 0 || op->flops <= 0)
+                continue;
+            double ai = op->flops / op->bytes, perf = op->count * op->flops / p->op[k].time_s;
+            pts[n++] = (struct svg_point){ op_name((enum llmroof_opkind)k), ai, perf, ph };
+            table_row(&t);
+            table_str(&t, ph ? "decode" : "prefill");
+            table_str(&t, op_name((enum llmroof_opkind)k));
+            table_num(&t, ai);
+            table_num(&t, perf / 1e12);
+            table_str(&t, bound_name(p->op[k].bound));
+        }
+    }
+    if (x.svg) {
+        struct sbuf svg;
+        char title[256];
+        sbuf_init(&svg);
+        snprintf(title, sizeof title, "%s on %s (TP %d, batch %ld): operators on the roofline", m->id, g->id, s.tp,
+                 req.batch);
+        svg_roofline(&svg, title, g, s.eff.memory, s.eff.compute, pts, n, true);
+        rc = sbuf_failed(&svg) ? 1 : cli_write_file(c, x.svg, &svg);
+        sbuf_free(&svg);
+        if (rc) {
+            table_free(&t);
+            return rc;
+        }
+    }
+    cli_render_table(c, &t);
+    table_free(&t);
+    return 0;
+}

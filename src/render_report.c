@@ -1,0 +1,237 @@
+/* render_report.c - see llmroof/render_report.h */
+#include "llmroof/render_report.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "llmroof/svg.h"
+
+const char *report_status_name(enum report_status s)
+{
+    switch (s) {
+    case REPORT_OK: return "ok";
+    case REPORT_NO_FIT: return "no-fit";
+    case REPORT_BAD_TP: return "bad-tp";
+    case REPORT_BAD_DTYPE: return "no-dtype";
+    }
+    return "?";
+}
+
+void report_table_configs(const struct llmroof_report *r, struct table *t)
+{
+    table_init(t, "Table 1: configurations");
+    table_col(t, "gpu", 0);
+    table_col(t, "tp", 0);
+    table_col(t, "status", 0);
+    table_col(t, "weights_GiB_per_gpu", 2);
+    table_col(t, "kv_KiB_per_token_per_gpu", 1);
+    table_col(t, "max_batch", 0);
+    table_col(t, "ttft_ms", 1);
+    table_col(t, "tpot_ms", 2);
+    table_col(t, "e2e_s", 2);
+    table_col(t, "decode_tok_s", 0);
+    table_col(t, "decode_tok_s_per_gpu", 0);
+    table_col(t, "prefill_bound", 0);
+    table_col(t, "decode_bound", 0);
+    table_col(t, "prefill_comm_pct", 1);
+    table_col(t, "decode_comm_pct", 1);
+    table_col(t, "tp_scaling_pct", 0);
+    for (int i = 0; i < r->nrows; i++) {
+        const struct report_row *x = &r->rows[i];
+        table_row(t);
+        table_str(t, x->gpu->id);
+        table_num(t, x->tp);
+        table_str(t, report_status_name(x->status));
+        if (x->has_mem) {
+            table_num(t, x->mem.weights_bytes_per_gpu / 1073741824.0);
+            table_num(t, x->mem.kv_bytes_per_token_per_gpu / 1024.0);
+            table_num(t, x->mem.max_batch);
+        } else {
+            table_empty(t);
+            table_empty(t);
+            table_empty(t);
+        }
+        if (x->has_est) {
+            const struct llmroof_estimate *e = &x->est;
+            table_num(t, e->ttft_s * 1e3);
+            table_num(t, e->tpot_s * 1e3);
+            table_num(t, e->e2e_s);
+            table_num(t, e->decode_tok_s);
+            table_num(t, e->decode_tok_s / x->tp);
+            table_str(t, bound_name(e->prefill.bound));
+            table_str(t, bound_name(e->decode.bound));
+            table_num(t, e->prefill.time_s > 0 ? 100 * e->prefill.comm_s / e->prefill.time_s : 0);
+            table_num(t, e->decode.time_s > 0 ? 100 * e->decode.comm_s / e->decode.time_s : 0);
+            if (x->has_scaling)
+                table_num(t, 100 * x->tp_scaling_eff);
+            else
+                table_empty(t);
+        } else {
+            for (int k = 0; k < 10; k++)
+                table_empty(t);
+        }
+    }
+}
+
+void report_table_shares(const struct llmroof_report *r, bool decode, struct table *t)
+{
+    table_init(t, decode ? "Table 3: decode time by operator (% of the mean decode step)"
+                         : "Table 2: prefill time by operator (% of TTFT)");
+    table_col(t, "gpu", 0);
+    table_col(t, "tp", 0);
+    for (int c = 0; c < REPORT_CAT_COUNT; c++)
+        if (c != REPORT_ROUTER || r->moe)
+            table_col(t, report_cat_name((enum report_cat)c), 1);
+    for (int i = 0; i < r->nrows; i++) {
+        const struct report_row *x = &r->rows[i];
+        table_row(t);
+        table_str(t, x->gpu->id);
+        table_num(t, x->tp);
+        const double *sh = decode ? x->decode_share : x->prefill_share;
+        for (int c = 0; c < REPORT_CAT_COUNT; c++) {
+            if (c == REPORT_ROUTER && !r->moe)
+                continue;
+            if (x->has_est)
+                table_num(t, 100 * sh[c]);
+            else
+                table_empty(t);
+        }
+    }
+}
+
+static void header(const struct llmroof_report *r, struct sbuf *out, const char *prefix)
+{
+    sbuf_printf(out, "%sllmroof report: %s, batch %ld, prompt %ld, output %ld; %s weights, %s KV, %s compute\n", prefix,
+                r->model->id, r->req.batch, r->req.prompt, r->req.output, dtype_name(r->dt.weight),
+                dtype_name(r->dt.kv), dtype_name(r->dt.act));
+}
+
+void render_report(const struct llmroof_report *r, enum table_format f, struct sbuf *out)
+{
+    struct table t;
+    const char *nl = f == TABLE_CSV ? "\r\n" : "\n";
+    if (f != TABLE_CSV) {
+        header(r, out, f == TABLE_MD ? "## " : "");
+        sbuf_append(out, "\n");
+    }
+    for (int k = 0; k < 3; k++) {
+        if (k == 0)
+            report_table_configs(r, &t);
+        else
+            report_table_shares(r, k == 2, &t);
+        if (k)
+            sbuf_append(out, nl);
+        table_render(&t, f, out);
+        table_free(&t);
+    }
+    sbuf_append(out, nl);
+    if (f == TABLE_CSV) {
+        sbuf_append(out, "observation\r\n");
+        for (int i = 0; i < r->nobs; i++) {
+            sbuf_append(out, "\"");
+            for (const char *p = r->obs[i]; *p; p++)
+                sbuf_append(out, *p == '"' ? "\"\"" : (char[2]){ *p, 0 });
+            sbuf_append(out, "\"\r\n");
+        }
+        return;
+    }
+    sbuf_append(out, f == TABLE_MD ? "### Observations\n\n" : "Observations\n");
+    for (int i = 0; i < r->nobs; i++)
+        sbuf_printf(out, "- %s\n", r->obs[i]);
+}
+
+void render_report_chart(const struct llmroof_report *r, bool decode, bool standalone, struct sbuf *out)
+{
+    const char *bars[REPORT_MAX_ROWS];
+    char labels[REPORT_MAX_ROWS][96];
+    const char *series[REPORT_CAT_COUNT];
+    int map[REPORT_CAT_COUNT];
+    size_t ns = 0;
+    for (int c = 0; c < REPORT_CAT_COUNT; c++)
+        if (c != REPORT_ROUTER || r->moe) {
+            series[ns] = report_cat_name((enum report_cat)c);
+            map[ns++] = c;
+        }
+    static double values[REPORT_MAX_ROWS * REPORT_CAT_COUNT];
+    for (int i = 0; i < r->nrows; i++) {
+        const struct report_row *x = &r->rows[i];
+        snprintf(labels[i], sizeof labels[i], "%s TP %d%s", x->gpu->id, x->tp, x->status == REPORT_OK ? "" : " *");
+        bars[i] = labels[i];
+        const double *sh = decode ? x->decode_share : x->prefill_share;
+        for (size_t s = 0; s < ns; s++)
+            values[(size_t)i * ns + s] = x->has_est ? sh[map[s]] : 0.0;
+    }
+    char title[256];
+    snprintf(title, sizeof title, "%s: %s time by operator (%s)", r->model->id, decode ? "decode step" : "prefill",
+             "* = does not fit or not servable");
+    svg_stacked_bars(out, title, bars, (size_t)r->nrows, series, ns, values, standalone);
+}
+
+static void html_escape(struct sbuf *out, const char *s)
+{
+    svg_escape(out, s);
+}
+
+static void html_table(struct sbuf *out, const struct table *t)
+{
+    char buf[64];
+    sbuf_append(out, "<h2>");
+    html_escape(out, t->title);
+    sbuf_append(out, "</h2>\n<table>\n<tr>");
+    for (int c = 0; c < t->ncols; c++) {
+        sbuf_append(out, "<th>");
+        html_escape(out, t->col[c]);
+        sbuf_append(out, "</th>");
+    }
+    sbuf_append(out, "</tr>\n");
+    for (size_t r = 0; r < t->nrows; r++) {
+        sbuf_append(out, "<tr>");
+        for (int c = 0; c < t->ncols; c++) {
+            const struct table_cell *cell = &t->cells[r * (size_t)t->ncols + (size_t)c];
+            sbuf_append(out, cell->is_num ? "<td class=\"n\">" : "<td>");
+            html_escape(out, table_cell_text(t, r, c, buf));
+            sbuf_append(out, "</td>");
+        }
+        sbuf_append(out, "</tr>\n");
+    }
+    sbuf_append(out, "</table>\n");
+}
+
+void render_report_html(const struct llmroof_report *r, struct sbuf *out)
+{
+    struct table t;
+    sbuf_append(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>llmroof report: ");
+    html_escape(out, r->model->id);
+    sbuf_append(out, "</title>\n<style>\n"
+                     "body{font-family:sans-serif;margin:2em;max-width:1200px;color:#222}\n"
+                     "table{border-collapse:collapse;margin:0.5em 0 1.5em 0;font-size:13px}\n"
+                     "th,td{border:1px solid #ccc;padding:3px 6px}th{background:#f3f3f3}\n"
+                     "td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
+                     "svg{display:block;margin:1em 0;max-width:100%;height:auto}\n"
+                     "</style>\n</head>\n<body>\n<h1>");
+    struct sbuf h;
+    sbuf_init(&h);
+    header(r, &h, "");
+    if (h.len && h.data[h.len - 1] == '\n')
+        h.data[--h.len] = '\0';
+    html_escape(out, sbuf_str(&h));
+    sbuf_free(&h);
+    sbuf_append(out, "</h1>\n<p>Roofline estimates; formulas in docs/model.md of llmroof.</p>\n");
+    report_table_configs(r, &t);
+    html_table(out, &t);
+    table_free(&t);
+    sbuf_append(out, "<h2>Observations</h2>\n<ul>\n");
+    for (int i = 0; i < r->nobs; i++) {
+        sbuf_append(out, "<li>");
+        html_escape(out, r->obs[i]);
+        sbuf_append(out, "</li>\n");
+    }
+    sbuf_append(out, "</ul>\n");
+    for (int k = 0; k < 2; k++) {
+        report_table_shares(r, k == 1, &t);
+        html_table(out, &t);
+        table_free(&t);
+        render_report_chart(r, k == 1, false, out);
+    }
+    sbuf_append(out, "</body>\n</html>\n");
+}

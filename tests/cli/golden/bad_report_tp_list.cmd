@@ -1,0 +1,1 @@
+report --tp 2,four

@@ -1,0 +1,1 @@
+report --gpus a40,b200

@@ -1,0 +1,1 @@
+report --svg-dir /nonexistent/dir

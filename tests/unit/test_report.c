@@ -1,0 +1,260 @@
+/* test_report.c - the GPU x TP report, its observations and its charts. */
+#include "helpers.h"
+
+#include <ctype.h>
+
+#include "llmroof/render_report.h"
+#include "llmroof/svg.h"
+
+static struct llmroof_report rep; /* large: static */
+
+static void build_default(const struct llmroof_catalog *cat, const char *m, const char *const *gpus, int ng,
+                          const int *tps, int nt)
+{
+    struct report_input in;
+    memset(&in, 0, sizeof in);
+    in.model = model(cat, m);
+    for (int i = 0; i < ng; i++)
+        in.gpus[in.ngpus++] = gpu(cat, gpus[i]);
+    for (int i = 0; i < nt; i++)
+        in.tps[in.ntps++] = tps[i];
+    in.req = (struct llmroof_request){ 16, 512, 1536 };
+    in.dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16 };
+    in.mem = memory_default_opts();
+    struct llmroof_err err = { 0 };
+    if (report_build(&in, &rep, &err)) {
+        print_error("%s\n", err.msg);
+        fail();
+    }
+}
+
+static const char *const studies_gpus[] = { "a40", "a100", "v100" };
+static const int studies_tps[] = { 2, 4, 8 };
+
+static void shares_sum_to_100_percent(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    build_default(&cat, "internlm-20b", studies_gpus, 3, studies_tps, 3);
+    assert_int_equal(rep.nrows, 9);
+    for (int i = 0; i < rep.nrows; i++) {
+        double p = 0, d = 0;
+        for (int c = 0; c < REPORT_CAT_COUNT; c++) {
+            p += rep.rows[i].prefill_share[c];
+            d += rep.rows[i].decode_share[c];
+        }
+        assert_rel_close(100 * p, 100.0, 0.001); /* within 0.1 of 100% */
+        assert_rel_close(100 * d, 100.0, 0.001);
+    }
+    catalog_free(&cat);
+}
+
+static void observations_name_a40_communication_heavy_decode(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    build_default(&cat, "internlm-20b", studies_gpus, 3, studies_tps, 3);
+    bool found = false;
+    for (int i = 0; i < rep.nobs; i++)
+        if (strstr(rep.obs[i], "Communication-dominated decode") && strstr(rep.obs[i], "a40 TP 8"))
+            found = true;
+    assert_true(found);
+    /* and not A100: NVLink keeps its decode all-reduce below 30% */
+    for (int i = 0; i < rep.nobs; i++)
+        if (strstr(rep.obs[i], "Communication-dominated decode"))
+            assert_null(strstr(rep.obs[i], "a100"));
+    catalog_free(&cat);
+}
+
+static void scaling_efficiency_is_relative_to_the_smallest_tp(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    build_default(&cat, "internlm-20b", studies_gpus, 3, studies_tps, 3);
+    /* rows are GPU-major: a40 TP 2, 4, 8 */
+    const struct report_row *t2 = &rep.rows[0], *t8 = &rep.rows[2];
+    assert_int_equal(t8->tp, 8);
+    assert_false(t2->has_scaling);
+    assert_true(t8->has_scaling);
+    /* (TPOT_2 * 2) / (TPOT_8 * 8) */
+    assert_rel_close(t8->tp_scaling_eff, (t2->est.tpot_s * 2) / (t8->est.tpot_s * 8), 1e-12);
+    catalog_free(&cat);
+}
+
+static void invalid_configurations_stay_in_the_table(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    static const int tps[] = { 1, 3, 8 };
+    static const char *const gpus[] = { "v100", "a100-sxm4-80gb" };
+    build_default(&cat, "internlm-20b", gpus, 2, tps, 3);
+    assert_int_equal(rep.nrows, 6);
+    /* TP 3 does not divide 40 heads */
+    assert_int_equal(rep.rows[1].status, REPORT_BAD_TP);
+    assert_non_null(strstr(rep.rows[1].reason, "TP 3 does not divide"));
+    /* 40 GB of fp16 weights do not fit one 32 GB V100 */
+    assert_int_equal(rep.rows[0].status, REPORT_NO_FIT);
+    assert_int_equal(rep.rows[0].mem.fit, LLMROOF_FIT_WEIGHTS);
+    /* bf16 on V100: not estimated, marked */
+    struct report_input in;
+    memset(&in, 0, sizeof in);
+    in.model = model(&cat, "llama-2-7b");
+    in.gpus[in.ngpus++] = gpu(&cat, "v100");
+    in.tps[in.ntps++] = 1;
+    in.req = (struct llmroof_request){ 1, 10, 10 };
+    in.dt = (struct llmroof_dtypes){ LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16 };
+    in.mem = memory_default_opts();
+    struct llmroof_err err = { 0 };
+    assert_int_equal(report_build(&in, &rep, &err), 0);
+    assert_int_equal(rep.rows[0].status, REPORT_BAD_DTYPE);
+    catalog_free(&cat);
+}
+
+/* Minimal XML well-formedness check: balanced, properly nested tags, quoted attributes,
+ * no raw '<' or stray '&' in text. Enough to catch what a renderer can get wrong. */
+static bool xml_well_formed(const char *s, char *why, size_t n)
+{
+    char stack[64][32];
+    int depth = 0, roots = 0;
+    const char *p = s;
+    if (strncmp(p, "<?xml", 5) == 0) {
+        p = strstr(p, "?>");
+        if (!p)
+            return snprintf(why, n, "unterminated declaration"), false;
+        p += 2;
+    }
+    while (*p) {
+        if (*p == '&') {
+            const char *semi = strchr(p, ';');
+            if (!semi || semi - p > 6)
+                return snprintf(why, n, "stray '&' at %ld", (long)(p - s)), false;
+            p = semi + 1;
+            continue;
+        }
+        if (*p != '<') {
+            p++;
+            continue;
+        }
+        if (p[1] == '/') {
+            const char *q = p + 2;
+            size_t len = strcspn(q, ">");
+            if (depth == 0 || strlen(stack[depth - 1]) != len || strncmp(stack[depth - 1], q, len) != 0)
+                return snprintf(why, n, "mismatched close tag at %ld", (long)(p - s)), false;
+            depth--;
+            p = q + len + 1;
+            continue;
+        }
+        const char *q = p + 1;
+        size_t len = 0;
+        while (isalnum((unsigned char)q[len]) || q[len] == '-' || q[len] == ':')
+            len++;
+        if (len == 0 || len >= 32)
+            return snprintf(why, n, "bad tag name at %ld", (long)(p - s)), false;
+        char name[32];
+        memcpy(name, q, len);
+        name[len] = 0;
+        q += len;
+        for (;;) { /* attributes */
+            while (isspace((unsigned char)*q))
+                q++;
+            if (*q == '>' || (q[0] == '/' && q[1] == '>'))
+                break;
+            while (isalnum((unsigned char)*q) || *q == '-' || *q == ':')
+                q++;
+            if (*q++ != '=' || *q++ != '"')
+                return snprintf(why, n, "unquoted attribute in <%s> at %ld", name, (long)(q - s)), false;
+            const char *end = strchr(q, '"');
+            if (!end)
+                return snprintf(why, n, "unterminated attribute"), false;
+            for (const char *c = q; c < end; c++)
+                if (*c == '<')
+                    return snprintf(why, n, "'<' inside an attribute"), false;
+            q = end + 1;
+        }
+        if (*q == '/') {
+            p = q + 2;
+            if (depth == 0)
+                roots++;
+            continue;
+        }
+        if (depth == 0)
+            roots++;
+        if (depth == 64)
+            return snprintf(why, n, "too deep"), false;
+        strcpy(stack[depth++], name);
+        p = q + 1;
+    }
+    if (depth != 0)
+        return snprintf(why, n, "unclosed <%s>", stack[depth - 1]), false;
+    if (roots != 1)
+        return snprintf(why, n, "%d root elements", roots), false;
+    return true;
+}
+
+static void charts_are_well_formed_xml(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    build_default(&cat, "internlm-20b", studies_gpus, 3, studies_tps, 3);
+    char why[128];
+    for (int k = 0; k < 2; k++) {
+        struct sbuf b;
+        sbuf_init(&b);
+        render_report_chart(&rep, k == 1, true, &b);
+        if (!xml_well_formed(sbuf_str(&b), why, sizeof why)) {
+            print_error("chart %d: %s\n", k, why);
+            fail();
+        }
+        sbuf_free(&b);
+    }
+    struct svg_point pts[] = { { "ffn <&>", 900.0, 1e14, 0 }, { "attention", 1.0, 1e12, 1 } };
+    struct sbuf b;
+    sbuf_init(&b);
+    svg_roofline(&b, "a \"title\" & more", gpu(&cat, "h100"), 0.8, 0.65, pts, 2, true);
+    if (!xml_well_formed(sbuf_str(&b), why, sizeof why)) {
+        print_error("roofline: %s\n", why);
+        fail();
+    }
+    assert_non_null(strstr(sbuf_str(&b), "ffn &lt;&amp;&gt;"));
+    sbuf_free(&b);
+    /* the checker itself rejects broken documents */
+    assert_false(xml_well_formed("<svg><g></svg>", why, sizeof why));
+    assert_false(xml_well_formed("<svg a=b></svg>", why, sizeof why));
+    assert_false(xml_well_formed("<svg>a & b</svg>", why, sizeof why));
+    catalog_free(&cat);
+}
+
+static void html_is_self_contained(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    build_default(&cat, "internlm-20b", studies_gpus, 3, studies_tps, 3);
+    struct sbuf b;
+    sbuf_init(&b);
+    render_report_html(&rep, &b);
+    const char *h = sbuf_str(&b);
+    static const char *const forbidden[] = { "src=", "href=", "url(", "@import", "<script", "<link", "http:", "https:" };
+    for (size_t i = 0; i < sizeof forbidden / sizeof forbidden[0]; i++)
+        if (strstr(h, forbidden[i])) {
+            print_error("HTML contains '%s'\n", forbidden[i]);
+            fail();
+        }
+    assert_non_null(strstr(h, "<svg"));
+    assert_non_null(strstr(h, "Table 1: configurations"));
+    assert_non_null(strstr(h, "Observations"));
+    sbuf_free(&b);
+    catalog_free(&cat);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(shares_sum_to_100_percent),
+        cmocka_unit_test(observations_name_a40_communication_heavy_decode),
+        cmocka_unit_test(scaling_efficiency_is_relative_to_the_smallest_tp),
+        cmocka_unit_test(invalid_configurations_stay_in_the_table),
+        cmocka_unit_test(charts_are_well_formed_xml),
+        cmocka_unit_test(html_is_self_contained),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
