@@ -8,8 +8,8 @@
 
 bool table_parse_format(const char *s, enum table_format *out)
 {
-    static const char *const names[] = { "table", "md", "csv", "json", "html" };
-    for (int i = 0; i < 5; i++)
+    static const char *const names[] = { "table", "md", "csv", "json", "html", "jsonl" };
+    for (int i = 0; i < 6; i++)
         if (strcasecmp(s, names[i]) == 0) {
             *out = (enum table_format)i;
             return true;
@@ -23,7 +23,7 @@ bool table_parse_format(const char *s, enum table_format *out)
 
 const char *table_format_name(enum table_format f)
 {
-    static const char *const names[] = { "table", "md", "csv", "json", "html" };
+    static const char *const names[] = { "table", "md", "csv", "json", "html", "jsonl" };
     return names[f];
 }
 

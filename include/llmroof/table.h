@@ -11,7 +11,7 @@
 
 #define TABLE_MAX_COLS 40
 
-enum table_format { TABLE_TEXT, TABLE_MD, TABLE_CSV, TABLE_JSON, TABLE_HTML /* report only */ };
+enum table_format { TABLE_TEXT, TABLE_MD, TABLE_CSV, TABLE_JSON, TABLE_HTML /* report */, TABLE_JSONL /* sweep */ };
 
 struct table_cell {
     char *str;    /* owned text, or NULL for a number or an empty cell */

@@ -134,8 +134,8 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, 
             return CLI_HELP;
         case COMMON_FORMAT:
             if (!table_parse_format(optarg, &c->format))
-                return cli_usage_error(c, "option '--format': unknown format '%s' (expected table, md, csv or json%s)",
-                                       optarg, c->allow_html ? " or html" : "");
+                return cli_usage_error(c, "option '--format': unknown format '%s' (expected table, md, csv, json, html or jsonl)",
+                                       optarg);
             c->format_set = true;
             break;
         case COMMON_GPUS_FILE:
@@ -154,8 +154,17 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, 
         }
         }
     }
-    if (c->format == TABLE_HTML && !c->allow_html)
-        return cli_usage_error(c, "option '--format': html is available for 'report' only (use table, md, csv or json)");
+    unsigned allowed = c->formats ? c->formats : CLI_FORMATS_DEFAULT;
+    if (!(allowed & (1u << c->format))) {
+        char list[64] = "";
+        for (int f = 0; f <= TABLE_JSONL; f++)
+            if (allowed & (1u << f)) {
+                strcat(list, list[0] ? ", " : "");
+                strcat(list, table_format_name((enum table_format)f));
+            }
+        return cli_usage_error(c, "option '--format': %s is not available for '%s' (use %s)",
+                               table_format_name(c->format), c->cmd ? c->cmd : "?", list);
+    }
     for (int i = optind; i < argc; i++) {
         if (*npos >= maxpos)
             return cli_usage_error(c, "unexpected argument '%s'", argv[i]);
@@ -388,6 +397,23 @@ int cli_write_file(struct cli *c, const char *path, const struct sbuf *b)
         unlink(tmp);
         return 2;
     }
+    return 0;
+}
+
+int cli_flush(struct cli *c, size_t threshold)
+{
+    if (c->out.len < threshold)
+        return 0;
+    if (sbuf_failed(&c->out)) {
+        fprintf(stderr, "llmroof: error: out of memory while rendering output\n");
+        return 1;
+    }
+    if (fwrite(c->out.data, 1, c->out.len, stdout) != c->out.len || fflush(stdout) != 0) {
+        fprintf(stderr, "llmroof: error: cannot write to stdout\n");
+        return 1;
+    }
+    c->out.len = 0;
+    c->out.data[0] = '\0';
     return 0;
 }
 

@@ -23,7 +23,8 @@ struct cli {
     const char *usage;                        /* one-line usage of the subcommand */
     enum table_format format;                 /* --format */
     bool format_set;                          /* --format given */
-    bool allow_html;                          /* the command renders --format html */
+    unsigned formats;                         /* formats the command renders: bits 1 << TABLE_*; 0 = the usual four */
+    bool out_on_failure;                      /* write the result even when the command exits 1 (check's diff) */
     const char *gpus_files[CLI_MAX_FILES];    /* --gpus-file, in order */
     int n_gpus_files;
     const char *models_files[CLI_MAX_FILES];  /* --models-file, in order */
@@ -121,6 +122,12 @@ struct llmroof_dtypes cli_dtypes(const struct cli_setup_opts *s);
  * interrupted run never leaves a truncated file. Returns 0, or 2 after printing the error. */
 int cli_write_file(struct cli *c, const char *path, const struct sbuf *b);
 
+/* Streams what c->out holds to stdout once it exceeds `threshold` bytes (sweep). Returns 0,
+ * or 1 after printing the error when the write fails. */
+int cli_flush(struct cli *c, size_t threshold);
+
+#define CLI_FORMATS_DEFAULT ((1u << TABLE_TEXT) | (1u << TABLE_MD) | (1u << TABLE_CSV) | (1u << TABLE_JSON))
+
 /* Output helpers */
 void cli_render_table(struct cli *c, const struct table *t);
 const char *cli_fmt_bytes(double b, char *buf, size_t n); /* "12.55 GiB" */
@@ -132,5 +139,7 @@ int cmd_estimate(struct cli *c, int argc, char **argv);
 int cmd_memory(struct cli *c, int argc, char **argv);
 int cmd_report(struct cli *c, int argc, char **argv);
 int cmd_roofline(struct cli *c, int argc, char **argv);
+int cmd_sweep(struct cli *c, int argc, char **argv);
+int cmd_check(struct cli *c, int argc, char **argv);
 
 #endif

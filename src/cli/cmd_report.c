@@ -78,7 +78,7 @@ int cmd_report(struct cli *c, int argc, char **argv)
     char *pos[1];
     int npos = 0;
     c->usage = "llmroof report [-m MODEL] [--gpus LIST] [--tp LIST] [-b B] [-p P] [-o O] [options] [--svg-dir DIR]";
-    c->allow_html = true;
+    c->formats = CLI_FORMATS_DEFAULT | (1u << TABLE_HTML);
     int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, &x, pos, 0, &npos,
                        "Compares every GPU x TP configuration: weights and KV per GPU, max batch, TTFT, TPOT,\n"
                        "throughput, the bound and communication share of prefill and decode, TP scaling, the\n"

@@ -21,6 +21,8 @@ static const struct command commands[] = {
     { "memory", cmd_memory, "weights, KV cache, capacity and max batch per GPU" },
     { "report", cmd_report, "the GPU x TP comparison: latencies, bounds, operator shares, observations" },
     { "roofline", cmd_roofline, "operators of prefill and decode on a GPU's roofline (table, SVG)" },
+    { "sweep", cmd_sweep, "stream estimates for every combination of models, GPUs, TP, batch, lengths, dtypes" },
+    { "check", cmd_check, "re-evaluate a sweep baseline and report every drift beyond a tolerance" },
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -77,7 +79,7 @@ int main(int argc, char **argv)
         switch (ch) {
         case 'f':
             if (!table_parse_format(optarg, &c.format)) {
-                rc = cli_usage_error(&c, "option '--format': unknown format '%s' (expected table, md, csv or json)", optarg);
+                rc = cli_usage_error(&c, "option '--format': unknown format '%s' (expected table, md, csv, json, html or jsonl)", optarg);
                 goto done;
             }
             c.format_set = true;
@@ -130,8 +132,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "llmroof: error: out of memory while rendering output\n");
         rc = 1;
     }
-    if (rc == 0)
-        rc = write_out(&c.out);
+    if (rc == 0 || (rc == 1 && c.out_on_failure)) {
+        int wrc = write_out(&c.out);
+        if (wrc)
+            rc = wrc;
+    }
 done:
     sbuf_free(&c.out);
     if (c.cat_loaded)

@@ -52,6 +52,33 @@ check "no temporary files are left behind" [ -z "$(ls "$tmp" | grep '\.tmp\.')" 
 "$bin" roofline -m llama-2-7b -g nope --svg "$tmp/none.svg" >/dev/null 2>&1
 check "a failed command writes no chart" [ ! -e "$tmp/none.svg" ]
 
+# every long option any command accepts is documented in the man page
+for cmd in "" list show import-hf estimate memory report roofline sweep check; do
+    for opt in $("$bin" $cmd --help | grep -o -- '--[a-z][a-z0-9-]*' | sort -u); do
+        esc=$(printf '%s' "$opt" | sed 's/-/\\\\-/g')
+        if ! grep -q -- "$esc" docs/llmroof.1; then
+            echo "FAIL: option $opt of '${cmd:-llmroof}' is not in docs/llmroof.1"; fail=1
+        fi
+    done
+done
+echo "ok: man page covers every long option"
+
+# sweep: byte-identical across runs; check passes on a fresh baseline and fails on a 1% change
+"$bin" sweep --models llama-2-7b,mixtral-8x7b --gpus a40,h100 --batch 1,64 --format jsonl >"$tmp/b1.jsonl"
+"$bin" sweep --models llama-2-7b,mixtral-8x7b --gpus a40,h100 --batch 1,64 --format jsonl >"$tmp/b2.jsonl"
+check "sweep output is byte-identical across runs" cmp -s "$tmp/b1.jsonl" "$tmp/b2.jsonl"
+"$bin" check "$tmp/b1.jsonl" >"$tmp/out"; rc=$?
+check "check passes on a fresh baseline" [ "$rc" = 0 ]
+awk 'NR == 1 { match($0, /"tpot_s":[0-9.e+-]+/); v = substr($0, RSTART + 9, RLENGTH - 9);
+     $0 = substr($0, 1, RSTART + 8) sprintf("%.10g", v * 1.01) substr($0, RSTART + RLENGTH) } { print }' \
+    "$tmp/b1.jsonl" >"$tmp/b3.jsonl"
+"$bin" check "$tmp/b3.jsonl" >"$tmp/out"; rc=$?
+check "check fails (exit 1) on a field altered by 1%" [ "$rc" = 1 ]
+check "check prints the drifted field" grep -q "tpot_s: baseline" "$tmp/out"
+"$bin" sweep --models llama-2-7b --gpus a40 --format csv | tail -n +2 | wc -l >"$tmp/n1"
+"$bin" sweep --models llama-2-7b --gpus a40 --format jsonl | wc -l >"$tmp/n2"
+check "sweep CSV and JSONL have the same rows" cmp -s "$tmp/n1" "$tmp/n2"
+
 # an installed binary finds its catalog without flags or environment
 builddir=$(dirname "$bin")
 if cmake --install "$builddir" --prefix "$tmp/inst" >/dev/null 2>&1; then

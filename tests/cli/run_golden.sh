@@ -37,7 +37,7 @@ run_case() {
     if [ -f "$dir/$name.err" ] && ! grep -qF -- "$(cat "$dir/$name.err")" "$err"; then
         echo "$name: stderr lacks: $(cat "$dir/$name.err")"; echo "stderr was:"; cat "$err"; status=1
     fi
-    if [ "$want_rc" != 0 ] && [ ! -s "$err" ]; then
+    if [ "$want_rc" = 2 ] && [ ! -s "$err" ]; then
         echo "$name: failed without a message on stderr"; status=1
     fi
     rm -f "$out" "$err"

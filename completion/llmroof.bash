@@ -1,0 +1,69 @@
+# bash completion for llmroof: commands, options (read from each command's --help), catalog
+# ids (read from `llmroof list`), dtypes, formats and file arguments.
+_llmroof_ids()
+{
+    # $1 = gpus|models; ids, plus aliases for GPUs (last CSV column, space-separated)
+    local line
+    llmroof list "$1" --format csv 2>/dev/null | tail -n +2 | while IFS= read -r line; do
+        line=${line%$'\r'}
+        printf '%s\n' "${line%%,*}"
+        if [[ $1 == gpus ]]; then
+            local al=${line##*,}
+            [[ -n $al ]] && printf '%s\n' $al
+        fi
+    done
+}
+
+_llmroof_list_item()
+{
+    # complete the last item of a comma-separated list from the words in $1 (and "all" if $2)
+    local prefix="" last=$cur
+    if [[ $cur == *,* ]]; then
+        prefix=${cur%,*},
+        last=${cur##*,}
+    fi
+    local words=$1
+    [[ -n ${2:-} && -z $prefix ]] && words="all $words"
+    COMPREPLY=($(compgen -P "$prefix" -W "$words" -- "$last"))
+    compopt -o nospace 2>/dev/null
+}
+
+_llmroof()
+{
+    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
+    local cmds="list show import-hf estimate memory report roofline sweep check"
+    local cmd="" i
+    for ((i = 1; i < COMP_CWORD; i++)); do
+        case " $cmds " in *" ${COMP_WORDS[i]} "*) cmd=${COMP_WORDS[i]}; break ;; esac
+    done
+    COMPREPLY=()
+    case $prev in
+        -m|--model) COMPREPLY=($(compgen -W "$(_llmroof_ids models)" -- "$cur")); return ;;
+        -g|--gpu) COMPREPLY=($(compgen -W "$(_llmroof_ids gpus)" -- "$cur")); return ;;
+        --models) _llmroof_list_item "$(_llmroof_ids models)" all; return ;;
+        --gpus) _llmroof_list_item "$(_llmroof_ids gpus)" $([[ $cmd == sweep ]] && echo all); return ;;
+        --weight-dtype|--kv-dtype|--act-dtype) _llmroof_list_item "fp32 tf32 fp16 bf16 fp8 int8 int4"; return ;;
+        --format) COMPREPLY=($(compgen -W "table md csv json html jsonl" -- "$cur")); return ;;
+        --gpus-file|--models-file|--svg) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --svg-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+    esac
+    if [[ -z $cmd ]]; then
+        COMPREPLY=($(compgen -W "$cmds --help --version --format --gpus-file --models-file" -- "$cur"))
+        return
+    fi
+    if [[ $cur == -* ]]; then
+        COMPREPLY=($(compgen -W "$(llmroof "$cmd" --help 2>/dev/null | grep -o -- '--[a-z0-9-]*' | sort -u)" -- "$cur"))
+        return
+    fi
+    case $cmd in
+        list) COMPREPLY=($(compgen -W "gpus models" -- "$cur")) ;;
+        show)
+            case $prev in
+                gpu) COMPREPLY=($(compgen -W "$(_llmroof_ids gpus)" -- "$cur")) ;;
+                model) COMPREPLY=($(compgen -W "$(_llmroof_ids models)" -- "$cur")) ;;
+                *) COMPREPLY=($(compgen -W "gpu model" -- "$cur")) ;;
+            esac ;;
+        import-hf|check) COMPREPLY=($(compgen -f -- "$cur")) ;;
+    esac
+}
+complete -F _llmroof llmroof

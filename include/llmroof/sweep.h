@@ -1,0 +1,46 @@
+/* sweep.h - one configuration of a sweep: inputs, validity and key outputs, and its
+ * CSV / JSON Lines rendering. Column order (docs/scripting.md) is stable: new columns are
+ * only ever appended. Rows are rendered by hand rather than through cJSON trees because a
+ * sweep writes hundreds of thousands of rows per second. */
+#ifndef LLMROOF_SWEEP_H
+#define LLMROOF_SWEEP_H
+
+#include <stdbool.h>
+
+#include "llmroof/estimate.h"
+#include "llmroof/memory.h"
+#include "llmroof/sbuf.h"
+
+struct sweep_row {
+    /* inputs */
+    char model[LLMROOF_ID_MAX];
+    char gpu[LLMROOF_ID_MAX];
+    int tp;
+    long batch, prompt, output;
+    struct llmroof_dtypes dt;
+    /* validity */
+    bool valid;            /* estimated; false: see reason */
+    char reason[520];      /* why not, "" when valid */
+    /* outputs (valid rows only) */
+    bool fits;
+    double weights_bytes_per_gpu, kv_bytes_per_token_per_gpu, max_batch;
+    double ttft_s, tpot_s, e2e_s, decode_tok_s, output_tok_s;
+    enum llmroof_bound prefill_bound, decode_bound;
+    double prefill_comm_share, decode_comm_share;
+};
+
+/* Number of numeric output fields and their names / accessors, for check. */
+#define SWEEP_NUM_FIELDS 11
+extern const char *const sweep_num_field_names[SWEEP_NUM_FIELDS];
+double sweep_num_field(const struct sweep_row *r, int i);
+
+/* Evaluates one configuration with catalog efficiencies and default memory options.
+ * Never fails: an invalid configuration sets valid = false and a reason. */
+void sweep_eval(const struct llmroof_model *m, const struct llmroof_gpu *g, int tp, long batch, long prompt,
+                long output, const struct llmroof_dtypes *dt, struct sweep_row *out);
+
+void sweep_csv_header(struct sbuf *out);
+void sweep_csv_row(const struct sweep_row *r, struct sbuf *out);
+void sweep_jsonl_row(const struct sweep_row *r, struct sbuf *out);
+
+#endif

@@ -1,0 +1,143 @@
+/* baseline.c - see llmroof/baseline.h */
+#include "llmroof/baseline.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <string.h>
+
+#include "llmroof/dtype.h"
+
+#define BAD(...) llmroof_err_set(err, LLMROOF_EINPUT, __VA_ARGS__)
+
+static int str_field(const cJSON *o, const char *key, char *out, size_t cap, const char *fname, long ln,
+                     struct llmroof_err *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v || !cJSON_IsString(v) || !v->valuestring)
+        return BAD("%s:%ld: field '%s' must be a string", fname, ln, key);
+    if (strlen(v->valuestring) >= cap)
+        return BAD("%s:%ld: field '%s' is too long", fname, ln, key);
+    strcpy(out, v->valuestring);
+    return LLMROOF_OK;
+}
+
+static int num_field(const cJSON *o, const char *key, double lo, double hi, double *out, const char *fname, long ln,
+                     struct llmroof_err *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v || !cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < lo || v->valuedouble > hi)
+        return BAD("%s:%ld: field '%s' must be a number in [%g, %g]", fname, ln, key, lo, hi);
+    *out = v->valuedouble;
+    return LLMROOF_OK;
+}
+
+static int int_field(const cJSON *o, const char *key, long lo, long hi, long *out, const char *fname, long ln,
+                     struct llmroof_err *err)
+{
+    double d = 0;
+    if (num_field(o, key, (double)lo, (double)hi, &d, fname, ln, err) || d != floor(d))
+        return BAD("%s:%ld: field '%s' must be an integer in [%ld, %ld]", fname, ln, key, lo, hi);
+    *out = (long)d;
+    return LLMROOF_OK;
+}
+
+static int dtype_field(const cJSON *o, const char *key, enum llmroof_dtype *out, const char *fname, long ln,
+                       struct llmroof_err *err)
+{
+    char s[16];
+    int rc = str_field(o, key, s, sizeof s, fname, ln, err);
+    if (rc)
+        return rc;
+    if (!dtype_parse(s, out))
+        return BAD("%s:%ld: field '%s': unknown dtype '%s'", fname, ln, key, s);
+    return LLMROOF_OK;
+}
+
+static int bound_field(const cJSON *o, const char *key, enum llmroof_bound *out, const char *fname, long ln,
+                       struct llmroof_err *err)
+{
+    char s[16];
+    int rc = str_field(o, key, s, sizeof s, fname, ln, err);
+    if (rc)
+        return rc;
+    for (int b = 0; b < 3; b++)
+        if (strcmp(s, bound_name((enum llmroof_bound)b)) == 0) {
+            *out = (enum llmroof_bound)b;
+            return LLMROOF_OK;
+        }
+    return BAD("%s:%ld: field '%s' must be compute, memory or comm", fname, ln, key);
+}
+
+static int bool_field(const cJSON *o, const char *key, bool *out, const char *fname, long ln, struct llmroof_err *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v || !cJSON_IsBool(v))
+        return BAD("%s:%ld: field '%s' must be true or false", fname, ln, key);
+    *out = cJSON_IsTrue(v);
+    return LLMROOF_OK;
+}
+
+int baseline_parse_row(const char *line, size_t len, const char *fname, long ln, struct sweep_row *r,
+                       struct llmroof_err *err)
+{
+    static const char *const known[] = {
+        "model", "gpu", "tp", "batch", "prompt_len", "output_len", "weight_dtype", "kv_dtype", "act_dtype",
+        "valid", "reason", "fits", "weights_bytes_per_gpu", "kv_bytes_per_token_per_gpu", "max_batch", "ttft_s",
+        "tpot_s", "e2e_s", "decode_tok_s", "output_tok_s", "prefill_bound", "decode_bound", "prefill_comm_share",
+        "decode_comm_share", NULL
+    };
+    memset(r, 0, sizeof *r);
+    const char *end = NULL;
+    cJSON *o = cJSON_ParseWithLengthOpts(line, len, &end, false);
+    if (!o)
+        return BAD("%s:%ld:%ld: malformed JSON", fname, ln, end && end >= line ? (long)(end - line) + 1 : 1L);
+    int rc = LLMROOF_OK;
+    if (!cJSON_IsObject(o)) {
+        rc = BAD("%s:%ld: expected a JSON object (one sweep row per line)", fname, ln);
+        goto out;
+    }
+    for (const cJSON *it = o->child; it; it = it->next) {
+        bool ok = false;
+        for (const char *const *k = known; *k; k++)
+            ok |= it->string && strcmp(it->string, *k) == 0;
+        if (!ok) {
+            rc = BAD("%s:%ld: field '%s' is not a sweep column", fname, ln, it->string ? it->string : "?");
+            goto out;
+        }
+    }
+    long tp;
+    if ((rc = str_field(o, "model", r->model, sizeof r->model, fname, ln, err)) ||
+        (rc = str_field(o, "gpu", r->gpu, sizeof r->gpu, fname, ln, err)) ||
+        (rc = int_field(o, "tp", 1, 1024, &tp, fname, ln, err)) ||
+        (rc = int_field(o, "batch", 1, 1000000, &r->batch, fname, ln, err)) ||
+        (rc = int_field(o, "prompt_len", 1, 1000000000, &r->prompt, fname, ln, err)) ||
+        (rc = int_field(o, "output_len", 1, 1000000000, &r->output, fname, ln, err)) ||
+        (rc = dtype_field(o, "weight_dtype", &r->dt.weight, fname, ln, err)) ||
+        (rc = dtype_field(o, "kv_dtype", &r->dt.kv, fname, ln, err)) ||
+        (rc = dtype_field(o, "act_dtype", &r->dt.act, fname, ln, err)) ||
+        (rc = bool_field(o, "valid", &r->valid, fname, ln, err)))
+        goto out;
+    r->tp = (int)tp;
+    if (!r->valid) {
+        rc = str_field(o, "reason", r->reason, sizeof r->reason, fname, ln, err);
+        goto out;
+    }
+    const double BIG = 1e300;
+    if ((rc = bool_field(o, "fits", &r->fits, fname, ln, err)) ||
+        (rc = num_field(o, "weights_bytes_per_gpu", 0, BIG, &r->weights_bytes_per_gpu, fname, ln, err)) ||
+        (rc = num_field(o, "kv_bytes_per_token_per_gpu", 0, BIG, &r->kv_bytes_per_token_per_gpu, fname, ln, err)) ||
+        (rc = num_field(o, "max_batch", 0, BIG, &r->max_batch, fname, ln, err)) ||
+        (rc = num_field(o, "ttft_s", 0, BIG, &r->ttft_s, fname, ln, err)) ||
+        (rc = num_field(o, "tpot_s", 0, BIG, &r->tpot_s, fname, ln, err)) ||
+        (rc = num_field(o, "e2e_s", 0, BIG, &r->e2e_s, fname, ln, err)) ||
+        (rc = num_field(o, "decode_tok_s", 0, BIG, &r->decode_tok_s, fname, ln, err)) ||
+        (rc = num_field(o, "output_tok_s", 0, BIG, &r->output_tok_s, fname, ln, err)) ||
+        (rc = bound_field(o, "prefill_bound", &r->prefill_bound, fname, ln, err)) ||
+        (rc = bound_field(o, "decode_bound", &r->decode_bound, fname, ln, err)) ||
+        (rc = num_field(o, "prefill_comm_share", 0, 1, &r->prefill_comm_share, fname, ln, err)) ||
+        (rc = num_field(o, "decode_comm_share", 0, 1, &r->decode_comm_share, fname, ln, err)))
+        goto out;
+out:
+    cJSON_Delete(o);
+    return rc;
+}

@@ -1,0 +1,212 @@
+/* cmd_sweep.c - `llmroof sweep`: one row per combination, streamed. Every name and list is
+ * validated before the first row is written, so bad input never leaves partial output. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "llmroof/parse.h"
+#include "llmroof/sweep.h"
+
+enum { OPT_MODELS = 1, OPT_GPUS, OPT_TPS, OPT_BATCHES, OPT_PROMPTS, OPT_OUTPUTS, OPT_WDTS, OPT_KVDTS, OPT_ACTDTS,
+       OPT_VALID_ONLY };
+
+#define SWEEP_MAX_LIST 256
+
+struct list {
+    const char *flag;               /* for messages */
+    long v[SWEEP_MAX_LIST];         /* numeric values or dtypes */
+    const void *p[SWEEP_MAX_LIST];  /* catalog entries */
+    int n;
+};
+
+struct ctx {
+    struct cli *c;
+    const char *arg[OPT_VALID_ONLY];
+    bool valid_only;
+    bool bad;
+    struct list *cur;
+    long lo, hi;
+};
+
+static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
+{
+    struct ctx *x = vctx;
+    (void)c;
+    if (id == OPT_VALID_ONLY)
+        x->valid_only = true;
+    else
+        x->arg[id] = arg;
+    return 0;
+}
+
+static bool full(struct ctx *x)
+{
+    if (x->cur->n < SWEEP_MAX_LIST)
+        return false;
+    cli_usage_error(x->c, "option '--%s': more than %d values", x->cur->flag, SWEEP_MAX_LIST);
+    x->bad = true;
+    return true;
+}
+
+static bool add_num(const char *item, void *vctx)
+{
+    struct ctx *x = vctx;
+    int64_t v;
+    if (full(x))
+        return false;
+    if (!parse_int64(item, x->lo, x->hi, &v)) {
+        cli_usage_error(x->c, "option '--%s': '%s' is not a whole number in [%ld, %ld]", x->cur->flag, item, x->lo, x->hi);
+        x->bad = true;
+        return false;
+    }
+    x->cur->v[x->cur->n++] = (long)v;
+    return true;
+}
+
+static bool add_dtype(const char *item, void *vctx)
+{
+    struct ctx *x = vctx;
+    enum llmroof_dtype d;
+    if (full(x))
+        return false;
+    if (cli_dtype(x->c, x->cur->flag, item, &d)) {
+        x->bad = true;
+        return false;
+    }
+    x->cur->v[x->cur->n++] = (long)d;
+    return true;
+}
+
+static bool add_gpu(const char *item, void *vctx)
+{
+    struct ctx *x = vctx;
+    if (full(x))
+        return false;
+    const struct llmroof_gpu *g = cli_gpu(x->c, item);
+    if (!g) {
+        x->bad = true;
+        return false;
+    }
+    x->cur->p[x->cur->n++] = g;
+    return true;
+}
+
+static bool add_model(const char *item, void *vctx)
+{
+    struct ctx *x = vctx;
+    if (full(x))
+        return false;
+    const struct llmroof_model *m = cli_model(x->c, item);
+    if (!m) {
+        x->bad = true;
+        return false;
+    }
+    x->cur->p[x->cur->n++] = m;
+    return true;
+}
+
+static int fill(struct ctx *x, struct list *l, const char *flag, const char *arg, const char *dflt,
+                bool (*fn)(const char *, void *), long lo, long hi)
+{
+    l->flag = flag;
+    l->n = 0;
+    x->cur = l;
+    x->lo = lo;
+    x->hi = hi;
+    if (!parse_list(arg ? arg : dflt, fn, x))
+        return x->bad ? 2 : cli_usage_error(x->c, "option '--%s': expected a comma-separated list without empty items", flag);
+    return 0;
+}
+
+int cmd_sweep(struct cli *c, int argc, char **argv)
+{
+    static const struct cli_opt opts[] = {
+        { OPT_MODELS, "models", 0, "all|LIST", "model ids (default all)", false },
+        { OPT_GPUS, "gpus", 0, "all|LIST", "GPU ids or aliases (default all)", false },
+        { OPT_TPS, "tp", 't', "LIST", "TP values (default 1,2,4,8)", false },
+        { OPT_BATCHES, "batch", 'b', "LIST", "batch sizes (default 1,8,32,128)", false },
+        { OPT_PROMPTS, "prompt", 'p', "LIST", "prompt lengths (default 128,512,2048)", false },
+        { OPT_OUTPUTS, "output", 'o', "LIST", "output lengths (default 128,512)", false },
+        { OPT_WDTS, "weight-dtype", 0, "LIST", "weight dtypes (default fp16)", false },
+        { OPT_KVDTS, "kv-dtype", 0, "LIST", "KV-cache dtypes (default fp16)", false },
+        { OPT_ACTDTS, "act-dtype", 0, "LIST", "compute dtypes (default fp16)", false },
+        { OPT_VALID_ONLY, "valid-only", 0, NULL, "leave out combinations that cannot be estimated", false },
+    };
+    static struct list models, gpus, tps, batches, prompts, outputs, wdts, kvdts, actdts;
+    struct ctx x;
+    memset(&x, 0, sizeof x);
+    x.c = c;
+    char *pos[1];
+    int npos = 0;
+    c->usage = "llmroof sweep [--models all|LIST] [--gpus all|LIST] [--tp LIST] [--batch LIST] [--prompt LIST] "
+               "[--output LIST] [dtype lists] [--valid-only] [--format csv|jsonl]";
+    c->formats = (1u << TABLE_CSV) | (1u << TABLE_JSONL);
+    c->format = TABLE_CSV;
+    if (c->format_set && !(c->formats & (1u << c->format)))
+        c->format_set = false;
+    int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, &x, pos, 0, &npos,
+                       "Streams one row per combination (models x GPUs x TP x batch x prompt x output x weight,\n"
+                       "KV and compute dtypes, in that nesting order) with every input and the key outputs.\n"
+                       "Combinations that cannot be estimated carry valid=false and a reason, or are left out\n"
+                       "with --valid-only. Catalog efficiencies and default memory options apply. Columns:\n"
+                       "docs/scripting.md.");
+    if (rc)
+        return rc;
+    if ((rc = cli_catalog(c)))
+        return rc;
+    /* "all" expands to the catalog, in catalog order */
+    models.flag = "models";
+    gpus.flag = "gpus";
+    if (!x.arg[OPT_MODELS] || strcmp(x.arg[OPT_MODELS], "all") == 0) {
+        models.n = 0;
+        for (size_t i = 0; i < c->cat.n_models && i < SWEEP_MAX_LIST; i++)
+            models.p[models.n++] = &c->cat.models[i];
+    } else if ((rc = fill(&x, &models, "models", x.arg[OPT_MODELS], "", add_model, 0, 0))) {
+        return rc;
+    }
+    if (!x.arg[OPT_GPUS] || strcmp(x.arg[OPT_GPUS], "all") == 0) {
+        gpus.n = 0;
+        for (size_t i = 0; i < c->cat.n_gpus && i < SWEEP_MAX_LIST; i++)
+            gpus.p[gpus.n++] = &c->cat.gpus[i];
+    } else if ((rc = fill(&x, &gpus, "gpus", x.arg[OPT_GPUS], "", add_gpu, 0, 0))) {
+        return rc;
+    }
+    if ((rc = fill(&x, &tps, "tp", x.arg[OPT_TPS], "1,2,4,8", add_num, 1, 1024)) ||
+        (rc = fill(&x, &batches, "batch", x.arg[OPT_BATCHES], "1,8,32,128", add_num, 1, 1000000)) ||
+        (rc = fill(&x, &prompts, "prompt", x.arg[OPT_PROMPTS], "128,512,2048", add_num, 1, 1000000000)) ||
+        (rc = fill(&x, &outputs, "output", x.arg[OPT_OUTPUTS], "128,512", add_num, 1, 1000000000)) ||
+        (rc = fill(&x, &wdts, "weight-dtype", x.arg[OPT_WDTS], "fp16", add_dtype, 0, 0)) ||
+        (rc = fill(&x, &kvdts, "kv-dtype", x.arg[OPT_KVDTS], "fp16", add_dtype, 0, 0)) ||
+        (rc = fill(&x, &actdts, "act-dtype", x.arg[OPT_ACTDTS], "fp16", add_dtype, 0, 0)))
+        return rc;
+
+    bool jsonl = c->format == TABLE_JSONL;
+    if (!jsonl)
+        sweep_csv_header(&c->out);
+    struct sweep_row row;
+    for (int mi = 0; mi < models.n; mi++)
+        for (int gi = 0; gi < gpus.n; gi++)
+            for (int ti = 0; ti < tps.n; ti++)
+                for (int bi = 0; bi < batches.n; bi++)
+                    for (int pi = 0; pi < prompts.n; pi++)
+                        for (int oi = 0; oi < outputs.n; oi++)
+                            for (int wi = 0; wi < wdts.n; wi++)
+                                for (int ki = 0; ki < kvdts.n; ki++)
+                                    for (int ai = 0; ai < actdts.n; ai++) {
+                                        struct llmroof_dtypes dt = { (enum llmroof_dtype)wdts.v[wi],
+                                                                     (enum llmroof_dtype)kvdts.v[ki],
+                                                                     (enum llmroof_dtype)actdts.v[ai] };
+                                        sweep_eval(models.p[mi], gpus.p[gi], (int)tps.v[ti], batches.v[bi],
+                                                   prompts.v[pi], outputs.v[oi], &dt, &row);
+                                        if (x.valid_only && !row.valid)
+                                            continue;
+                                        if (jsonl)
+                                            sweep_jsonl_row(&row, &c->out);
+                                        else
+                                            sweep_csv_row(&row, &c->out);
+                                        if ((rc = cli_flush(c, 1u << 16)))
+                                            return rc;
+                                    }
+    return 0;
+}

@@ -1,0 +1,210 @@
+/* sweep.c - see llmroof/sweep.h */
+#include "llmroof/sweep.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *const sweep_num_field_names[SWEEP_NUM_FIELDS] = {
+    "weights_bytes_per_gpu", "kv_bytes_per_token_per_gpu", "max_batch", "ttft_s", "tpot_s", "e2e_s",
+    "decode_tok_s", "output_tok_s", "prefill_comm_share", "decode_comm_share", "fits"
+};
+
+double sweep_num_field(const struct sweep_row *r, int i)
+{
+    switch (i) {
+    case 0: return r->weights_bytes_per_gpu;
+    case 1: return r->kv_bytes_per_token_per_gpu;
+    case 2: return r->max_batch;
+    case 3: return r->ttft_s;
+    case 4: return r->tpot_s;
+    case 5: return r->e2e_s;
+    case 6: return r->decode_tok_s;
+    case 7: return r->output_tok_s;
+    case 8: return r->prefill_comm_share;
+    case 9: return r->decode_comm_share;
+    case 10: return r->fits ? 1.0 : 0.0;
+    }
+    return 0;
+}
+
+void sweep_eval(const struct llmroof_model *m, const struct llmroof_gpu *g, int tp, long batch, long prompt,
+                long output, const struct llmroof_dtypes *dt, struct sweep_row *out)
+{
+    memset(out, 0, sizeof *out);
+    snprintf(out->model, sizeof out->model, "%s", m->id);
+    snprintf(out->gpu, sizeof out->gpu, "%s", g->id);
+    out->tp = tp;
+    out->batch = batch;
+    out->prompt = prompt;
+    out->output = output;
+    out->dt = *dt;
+
+    struct llmroof_setup s = { m, g, tp, *dt, roofline_default_effs(g) };
+    struct llmroof_request req = { batch, prompt, output };
+    struct llmroof_estimate e;
+    struct llmroof_err err = { 0 };
+    if (estimate_run(&s, &req, &e, &err) != LLMROOF_OK) {
+        snprintf(out->reason, sizeof out->reason, "%s", err.msg);
+        return;
+    }
+    struct llmroof_mem_opts mo = memory_default_opts();
+    struct llmroof_memory mem;
+    if (memory_eval(m, g, tp, dt, prompt + output, &mo, &mem, &err) != LLMROOF_OK) {
+        snprintf(out->reason, sizeof out->reason, "%s", err.msg);
+        return;
+    }
+    out->valid = true;
+    out->fits = mem.fits && (double)batch <= mem.max_batch;
+    out->weights_bytes_per_gpu = mem.weights_bytes_per_gpu;
+    out->kv_bytes_per_token_per_gpu = mem.kv_bytes_per_token_per_gpu;
+    out->max_batch = mem.max_batch;
+    out->ttft_s = e.ttft_s;
+    out->tpot_s = e.tpot_s;
+    out->e2e_s = e.e2e_s;
+    out->decode_tok_s = e.decode_tok_s;
+    out->output_tok_s = e.output_tok_s;
+    out->prefill_bound = e.prefill.bound;
+    out->decode_bound = e.decode.bound;
+    out->prefill_comm_share = e.prefill.time_s > 0 ? e.prefill.comm_s / e.prefill.time_s : 0;
+    out->decode_comm_share = e.decode.time_s > 0 ? e.decode.comm_s / e.decode.time_s : 0;
+}
+
+/* Whole numbers (bytes, batch) print exactly; others with 10 significant digits, far finer
+ * than any tolerance check uses and stable across runs. */
+static void num(struct sbuf *out, double v)
+{
+    char buf[32];
+    int n = (v == floor(v) && fabs(v) < 1e15) ? snprintf(buf, sizeof buf, "%.0f", v)
+                                              : snprintf(buf, sizeof buf, "%.10g", v);
+    sbuf_appendn(out, buf, (size_t)n);
+}
+
+static void integer(struct sbuf *out, long v)
+{
+    char buf[24];
+    int n = snprintf(buf, sizeof buf, "%ld", v);
+    sbuf_appendn(out, buf, (size_t)n);
+}
+
+void sweep_csv_header(struct sbuf *out)
+{
+    sbuf_append(out, "model,gpu,tp,batch,prompt_len,output_len,weight_dtype,kv_dtype,act_dtype,valid,reason,fits,"
+                     "weights_bytes_per_gpu,kv_bytes_per_token_per_gpu,max_batch,ttft_s,tpot_s,e2e_s,decode_tok_s,"
+                     "output_tok_s,prefill_bound,decode_bound,prefill_comm_share,decode_comm_share\r\n");
+}
+
+static void csv_text(struct sbuf *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        sbuf_append(out, s);
+        return;
+    }
+    sbuf_append(out, "\"");
+    for (; *s; s++)
+        sbuf_appendn(out, *s == '"' ? "\"\"" : s, *s == '"' ? 2 : 1);
+    sbuf_append(out, "\"");
+}
+
+void sweep_csv_row(const struct sweep_row *r, struct sbuf *out)
+{
+    sbuf_append(out, r->model);
+    sbuf_append(out, ",");
+    sbuf_append(out, r->gpu);
+    sbuf_append(out, ",");
+    integer(out, r->tp);
+    sbuf_append(out, ",");
+    integer(out, r->batch);
+    sbuf_append(out, ",");
+    integer(out, r->prompt);
+    sbuf_append(out, ",");
+    integer(out, r->output);
+    sbuf_append(out, ",");
+    sbuf_append(out, dtype_name(r->dt.weight));
+    sbuf_append(out, ",");
+    sbuf_append(out, dtype_name(r->dt.kv));
+    sbuf_append(out, ",");
+    sbuf_append(out, dtype_name(r->dt.act));
+    if (!r->valid) {
+        sbuf_append(out, ",false,");
+        csv_text(out, r->reason);
+        sbuf_append(out, ",,,,,,,,,,,,,\r\n");
+        return;
+    }
+    sbuf_append(out, r->fits ? ",true,,true," : ",true,,false,");
+    for (int i = 0; i < 8; i++) {
+        num(out, sweep_num_field(r, i));
+        sbuf_append(out, ",");
+    }
+    sbuf_append(out, bound_name(r->prefill_bound));
+    sbuf_append(out, ",");
+    sbuf_append(out, bound_name(r->decode_bound));
+    sbuf_append(out, ",");
+    num(out, r->prefill_comm_share);
+    sbuf_append(out, ",");
+    num(out, r->decode_comm_share);
+    sbuf_append(out, "\r\n");
+}
+
+static void json_text(struct sbuf *out, const char *s)
+{
+    sbuf_append(out, "\"");
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') {
+            char e[2] = { '\\', (char)ch };
+            sbuf_appendn(out, e, 2);
+        } else if (ch < 0x20) {
+            char e[8];
+            snprintf(e, sizeof e, "\\u%04x", ch);
+            sbuf_append(out, e);
+        } else {
+            sbuf_appendn(out, s, 1);
+        }
+    }
+    sbuf_append(out, "\"");
+}
+
+void sweep_jsonl_row(const struct sweep_row *r, struct sbuf *out)
+{
+    sbuf_append(out, "{\"model\":");
+    json_text(out, r->model);
+    sbuf_append(out, ",\"gpu\":");
+    json_text(out, r->gpu);
+    sbuf_append(out, ",\"tp\":");
+    integer(out, r->tp);
+    sbuf_append(out, ",\"batch\":");
+    integer(out, r->batch);
+    sbuf_append(out, ",\"prompt_len\":");
+    integer(out, r->prompt);
+    sbuf_append(out, ",\"output_len\":");
+    integer(out, r->output);
+    sbuf_append(out, ",\"weight_dtype\":\"");
+    sbuf_append(out, dtype_name(r->dt.weight));
+    sbuf_append(out, "\",\"kv_dtype\":\"");
+    sbuf_append(out, dtype_name(r->dt.kv));
+    sbuf_append(out, "\",\"act_dtype\":\"");
+    sbuf_append(out, dtype_name(r->dt.act));
+    if (!r->valid) {
+        sbuf_append(out, "\",\"valid\":false,\"reason\":");
+        json_text(out, r->reason);
+        sbuf_append(out, "}\n");
+        return;
+    }
+    sbuf_append(out, r->fits ? "\",\"valid\":true,\"fits\":true" : "\",\"valid\":true,\"fits\":false");
+    for (int i = 0; i < 8; i++) {
+        sbuf_append(out, ",\"");
+        sbuf_append(out, sweep_num_field_names[i]);
+        sbuf_append(out, "\":");
+        num(out, sweep_num_field(r, i));
+    }
+    sbuf_append(out, ",\"prefill_bound\":\"");
+    sbuf_append(out, bound_name(r->prefill_bound));
+    sbuf_append(out, "\",\"decode_bound\":\"");
+    sbuf_append(out, bound_name(r->decode_bound));
+    sbuf_append(out, "\",\"prefill_comm_share\":");
+    num(out, r->prefill_comm_share);
+    sbuf_append(out, ",\"decode_comm_share\":");
+    num(out, r->decode_comm_share);
+    sbuf_append(out, "}\n");
+}

@@ -1,0 +1,38 @@
+#!/bin/bash
+# Drives the bash completion function as bash would and checks what it offers.
+#   completion.sh LLMROOF_BIN SRC_DIR
+set -u
+bin=$1 src=$2
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+ln -s "$bin" "$dir/llmroof"
+export PATH="$dir:$PATH"
+# shellcheck source=/dev/null
+source "$src/completion/llmroof.bash"
+fail=0
+offers() { # offers "WORDS..." EXPECTED: completes the last word
+    local line=$1 want=$2
+    read -r -a COMP_WORDS <<<"$line"
+    [[ $line == *" " ]] && COMP_WORDS+=("")
+    COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+    _llmroof
+    if printf '%s\n' "${COMPREPLY[@]}" | grep -qxF -- "$want"; then
+        echo "ok: '$line' offers $want"
+    else
+        echo "FAIL: '$line' should offer $want, got: ${COMPREPLY[*]}"; fail=1
+    fi
+}
+offers "llmroof rep" report
+offers "llmroof " sweep
+offers "llmroof estimate --mod" --model
+offers "llmroof estimate -m llama-2-7" llama-2-70b
+offers "llmroof estimate -g a1" a100-sxm4-80gb
+offers "llmroof estimate -g " h100
+offers "llmroof report --gpus a40,a1" a40,a100
+offers "llmroof sweep --models " all
+offers "llmroof estimate --weight-dtype in" int4
+offers "llmroof report --format " html
+offers "llmroof show " model
+offers "llmroof show gpu mi" mi300x
+offers "llmroof check --rt" --rtol
+exit $fail

@@ -1,0 +1,1 @@
+sweep --kv-dtype fp16,fp3

@@ -1,0 +1,1 @@
+sweep --models llama-2-7b,gpt-5

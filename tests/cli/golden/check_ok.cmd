@@ -1,0 +1,1 @@
+check tests/baseline/sweep-dtypes.jsonl --rtol 0.001

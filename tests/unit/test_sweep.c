@@ -1,0 +1,106 @@
+/* test_sweep.c - sweep rows: CSV and JSON Lines agree, invalid rows carry reasons, and a
+ * row read back from JSON Lines equals the row that was written. */
+#include "helpers.h"
+
+#include "llmroof/baseline.h"
+#include "llmroof/sweep.h"
+
+static const struct llmroof_dtypes FP16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16 };
+
+static void csv_and_jsonl_carry_the_same_values(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct sweep_row r, back;
+    sweep_eval(model(&cat, "internlm-20b"), gpu(&cat, "a40"), 8, 16, 512, 1536, &FP16, &r);
+    assert_true(r.valid);
+    struct sbuf csv, js;
+    sbuf_init(&csv);
+    sbuf_init(&js);
+    sweep_csv_row(&r, &csv);
+    sweep_jsonl_row(&r, &js);
+    struct llmroof_err err = { 0 };
+    assert_int_equal(baseline_parse_row(sbuf_str(&js), js.len - 1, "t", 1, &back, &err), 0);
+    /* every numeric field survives the text round trip to 10 significant digits */
+    for (int i = 0; i < SWEEP_NUM_FIELDS; i++)
+        assert_rel_close(sweep_num_field(&back, i), sweep_num_field(&r, i), 1e-9);
+    /* the CSV holds the same printed numbers: each JSON value appears between commas */
+    for (int i = 0; i < 8; i++) {
+        char key[64], *p;
+        snprintf(key, sizeof key, "\"%s\":", sweep_num_field_names[i]);
+        p = strstr(js.data, key);
+        assert_non_null(p);
+        p += strlen(key);
+        char val[40] = ",";
+        size_t n = strcspn(p, ",}");
+        strncat(val, p, n);
+        strcat(val, ",");
+        if (!strstr(csv.data, val)) {
+            print_error("%s value %s missing from CSV %s\n", sweep_num_field_names[i], val, csv.data);
+            fail();
+        }
+    }
+    sbuf_free(&csv);
+    sbuf_free(&js);
+    catalog_free(&cat);
+}
+
+static void invalid_rows_carry_reasons(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct sweep_row r;
+    sweep_eval(model(&cat, "internlm-20b"), gpu(&cat, "a100"), 3, 1, 10, 10, &FP16, &r);
+    assert_false(r.valid);
+    assert_string_equal(r.reason, "model 'internlm-20b' has 40 attention heads, which TP 3 does not divide");
+    struct llmroof_dtypes bf = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16 };
+    sweep_eval(model(&cat, "llama-2-7b"), gpu(&cat, "v100"), 1, 1, 10, 10, &bf, &r);
+    assert_false(r.valid);
+    assert_non_null(strstr(r.reason, "no bf16 compute path"));
+    struct sbuf b;
+    sbuf_init(&b);
+    sweep_csv_row(&r, &b);
+    /* 24 columns: 23 commas outside the quoted reason */
+    int commas = 0, quoted = 0;
+    for (const char *p = b.data; *p; p++) {
+        if (*p == '"')
+            quoted ^= 1;
+        else if (*p == ',' && !quoted)
+            commas++;
+    }
+    assert_int_equal(commas, 23);
+    sbuf_free(&b);
+    catalog_free(&cat);
+}
+
+static void baseline_reader_rejects_bad_rows_with_their_line(void **state)
+{
+    struct sweep_row r;
+    struct llmroof_err err = { 0 };
+    const char *bad[] = {
+        "{\"model\":\"x\"",                                      /* malformed */
+        "[1,2]",                                                 /* not an object */
+        "{\"model\":\"llama-2-7b\",\"gpux\":1}",                 /* unknown column */
+        "{\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"tp\":0,\"batch\":1,\"prompt_len\":1,\"output_len\":1,"
+        "\"weight_dtype\":\"fp16\",\"kv_dtype\":\"fp16\",\"act_dtype\":\"fp16\",\"valid\":false,\"reason\":\"x\"}",
+    };
+    const char *want[] = { "b.jsonl:7:", "expected a JSON object", "field 'gpux' is not a sweep column",
+                           "field 'tp' must be an integer in [1, 1024]" };
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(baseline_parse_row(bad[i], strlen(bad[i]), "b.jsonl", 7, &r, &err), LLMROOF_EINPUT);
+        if (!strstr(err.msg, want[i]) || !strstr(err.msg, "b.jsonl:7")) {
+            print_error("got '%s', wanted '%s'\n", err.msg, want[i]);
+            fail();
+        }
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(csv_and_jsonl_carry_the_same_values),
+        cmocka_unit_test(invalid_rows_carry_reasons),
+        cmocka_unit_test(baseline_reader_rejects_bad_rows_with_their_line),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
