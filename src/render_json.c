@@ -303,3 +303,67 @@ char *render_json_report(const struct llmroof_report *r)
         cJSON_AddItemToArray(obs, cJSON_CreateString(r->obs[i]));
     return finish(o);
 }
+
+static void add_stats(cJSON *o, const char *key, const struct sim_stats *s)
+{
+    cJSON *x = cJSON_AddObjectToObject(o, key);
+    cJSON_AddNumberToObject(x, "mean", s->mean);
+    cJSON_AddNumberToObject(x, "p50", s->p50);
+    cJSON_AddNumberToObject(x, "p90", s->p90);
+    cJSON_AddNumberToObject(x, "p95", s->p95);
+    cJSON_AddNumberToObject(x, "p99", s->p99);
+    cJSON_AddNumberToObject(x, "max", s->max);
+    cJSON_AddNumberToObject(x, "n", (double)s->n);
+}
+
+static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, const char *wl)
+{
+    static const char *const modes[] = { "closed", "rate", "trace" };
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "model", c->setup.model->id);
+    cJSON_AddStringToObject(o, "gpu", c->setup.gpu->id);
+    cJSON_AddNumberToObject(o, "tp", c->setup.tp);
+    cJSON_AddStringToObject(o, "mode", modes[c->mode]);
+    cJSON_AddStringToObject(o, "workload", wl);
+    cJSON_AddNumberToObject(o, "max_batched_tokens", (double)c->max_batched_tokens);
+    cJSON_AddNumberToObject(o, "max_seqs", (double)c->max_seqs);
+    cJSON_AddBoolToObject(o, "chunked_prefill", c->chunked_prefill);
+    cJSON_AddNumberToObject(o, "requests", (double)r->requests);
+    cJSON_AddNumberToObject(o, "completed", (double)r->completed);
+    cJSON_AddNumberToObject(o, "errors", (double)r->errors);
+    cJSON_AddNumberToObject(o, "error_rate", r->error_rate);
+    cJSON_AddNumberToObject(o, "duration_s", r->duration_s);
+    add_stats(o, "ttft_s", &r->ttft);
+    add_stats(o, "tpot_s", &r->tpot);
+    add_stats(o, "e2e_s", &r->e2e);
+    cJSON_AddNumberToObject(o, "output_tok_s", r->output_tok_s);
+    cJSON_AddNumberToObject(o, "request_per_s", r->request_per_s);
+    cJSON_AddNumberToObject(o, "mean_batch", r->mean_batch);
+    cJSON_AddNumberToObject(o, "max_batch", (double)r->max_batch);
+    cJSON_AddNumberToObject(o, "kv_util_mean", r->kv_util_mean);
+    cJSON_AddNumberToObject(o, "preemptions", (double)r->preemptions);
+    cJSON_AddNumberToObject(o, "iterations", (double)r->iterations);
+    cJSON_AddNumberToObject(o, "mean_in_system", r->mean_in_system);
+    cJSON_AddNumberToObject(o, "kv_capacity_tokens", r->kv_capacity_tokens);
+    cJSON_AddNumberToObject(o, "seed", (double)r->seed);
+    return o;
+}
+
+char *render_json_sim(const struct sim_config *c, const struct sim_result *r, const char *wl)
+{
+    return finish(sim_json(c, r, wl));
+}
+
+char *render_json_sim_sweep(const char *param, const struct sim_point *pts, int n, const struct sim_config *c,
+                            const char *wl)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "sweep", param);
+    cJSON *arr = cJSON_AddArrayToObject(o, "points");
+    for (int i = 0; i < n; i++) {
+        cJSON *p = sim_json(c, &pts[i].result, wl);
+        cJSON_AddNumberToObject(p, param, pts[i].param);
+        cJSON_AddItemToArray(arr, p);
+    }
+    return finish(o);
+}

@@ -13,6 +13,27 @@ static const char *const palette[] = {
 };
 #define NPAL (sizeof palette / sizeof palette[0])
 
+double svg_label_place(struct svg_labeler *l, double x, double y, double w)
+{
+    static const double tries[] = { 0, 12, -12, 24, -24, 36, -36, 48, -48, 60, -60 };
+    double ly = y;
+    for (size_t t = 0; t < sizeof tries / sizeof tries[0]; t++) {
+        ly = y + tries[t];
+        bool clash = false;
+        for (int j = 0; j < l->n && !clash; j++)
+            if (x < l->x[j] + l->w[j] && l->x[j] < x + w && fabs(ly - l->y[j]) < 11)
+                clash = true;
+        if (!clash)
+            break;
+    }
+    if (l->n < 128) {
+        l->x[l->n] = x;
+        l->y[l->n] = ly;
+        l->w[l->n++] = w;
+    }
+    return ly;
+}
+
 void svg_escape(struct sbuf *out, const char *s)
 {
     for (; *s; s++) {
@@ -221,31 +242,17 @@ void svg_roofline(struct sbuf *out, const char *title, const struct llmroof_gpu 
         }
         L->w = 5.6 * (double)strlen(L->text);
     }
-    static const double tries[] = { 0, 12, -12, 24, -24, 36, -36, 48, -48, 60, -60 };
+    struct svg_labeler placed = { .n = 0 };
     for (size_t i = 0; i < nl; i++) {
         struct lab *L = &labs[i];
-        double lx = L->x + 8, base = L->y + (L->group == 0 ? -6.0 : 14.0);
+        double lx = L->x + 8;
         if (lx + L->w > left + pw)
             lx = L->x - 8 - L->w; /* keep inside the plot: put it on the left */
-        double ly = base;
-        for (size_t t = 0; t < sizeof tries / sizeof tries[0]; t++) {
-            ly = base + tries[t];
-            bool clash = false;
-            for (size_t j = 0; j < i && !clash; j++) {
-                const struct lab *P = &labs[j];
-                /* placed labels keep their final position in x/y (reused fields) */
-                if (lx < P->x + P->w && P->x < lx + L->w && fabs(ly - P->y) < 11)
-                    clash = true;
-            }
-            if (!clash)
-                break;
-        }
+        double ly = svg_label_place(&placed, lx, L->y + (L->group == 0 ? -6.0 : 14.0), L->w);
         sbuf_printf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"%s\">", lx, ly,
                     L->group == 0 ? "#0072B2" : "#D55E00");
         svg_escape(out, L->text);
         sbuf_append(out, "</text>\n");
-        L->x = lx;
-        L->y = ly;
     }
     /* legend */
     sbuf_printf(out, "<circle cx=\"%d\" cy=\"%d\" r=\"4\" fill=\"#0072B2\"/><text x=\"%d\" y=\"%d\">prefill op</text>\n",

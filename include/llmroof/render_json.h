@@ -8,6 +8,7 @@
 #include "llmroof/estimate.h"
 #include "llmroof/memory.h"
 #include "llmroof/report.h"
+#include "llmroof/render_sim.h"
 #include "llmroof/table.h"
 
 /* An array with one object per row; numeric cells are numbers. */
@@ -27,6 +28,11 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
 /* `memory --format json`. */
 char *render_json_memory(const struct llmroof_model *m, const struct llmroof_gpu *g, int tp,
                          const struct llmroof_dtypes *dt, const struct llmroof_memory *mem);
+
+/* `simulate --format json`: one run, or a sweep (pts, n) when param is not NULL. */
+char *render_json_sim(const struct sim_config *c, const struct sim_result *r, const char *workload_name);
+char *render_json_sim_sweep(const char *param, const struct sim_point *pts, int n, const struct sim_config *c,
+                            const char *workload_name);
 
 /* `report --format json`. */
 char *render_json_report(const struct llmroof_report *r);

@@ -27,6 +27,15 @@ struct svg_point {
 void svg_roofline(struct sbuf *out, const char *title, const struct llmroof_gpu *g, double memory_eff,
                   double compute_eff, const struct svg_point *pts, size_t npts, bool standalone);
 
+/* Places text labels so that no two overlap: each new label is moved up or down in 12 px
+ * steps until its box (x .. x+w, height 11) clears every label placed before. */
+struct svg_labeler {
+    double x[128], y[128], w[128]; /* boxes already placed */
+    int n;
+};
+/* Returns the y to draw a label of width w wanted at (x, y), and records it. */
+double svg_label_place(struct svg_labeler *l, double x, double y, double w);
+
 /* Appends s with &, <, >, " escaped. */
 void svg_escape(struct sbuf *out, const char *s);
 

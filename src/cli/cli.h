@@ -141,5 +141,6 @@ int cmd_report(struct cli *c, int argc, char **argv);
 int cmd_roofline(struct cli *c, int argc, char **argv);
 int cmd_sweep(struct cli *c, int argc, char **argv);
 int cmd_check(struct cli *c, int argc, char **argv);
+int cmd_simulate(struct cli *c, int argc, char **argv);
 
 #endif

@@ -21,6 +21,7 @@ static const struct command commands[] = {
     { "memory", cmd_memory, "weights, KV cache, capacity and max batch per GPU" },
     { "report", cmd_report, "the GPU x TP comparison: latencies, bounds, operator shares, observations" },
     { "roofline", cmd_roofline, "operators of prefill and decode on a GPU's roofline (table, SVG)" },
+    { "simulate", cmd_simulate, "continuous batching with chunked prefill: latency percentiles under load" },
     { "sweep", cmd_sweep, "stream estimates for every combination of models, GPUs, TP, batch, lengths, dtypes" },
     { "check", cmd_check, "re-evaluate a sweep baseline and report every drift beyond a tolerance" },
 };

@@ -35,4 +35,6 @@ offers "llmroof report --format " html
 offers "llmroof show " model
 offers "llmroof show gpu mi" mi300x
 offers "llmroof check --rt" --rtol
+offers "llmroof simulate --work" --workload
+offers "llmroof simulate --workload d" docqa
 exit $fail

@@ -53,7 +53,7 @@ check "no temporary files are left behind" [ -z "$(ls "$tmp" | grep '\.tmp\.')" 
 check "a failed command writes no chart" [ ! -e "$tmp/none.svg" ]
 
 # every long option any command accepts is documented in the man page
-for cmd in "" list show import-hf estimate memory report roofline sweep check; do
+for cmd in "" list show import-hf estimate memory report roofline simulate sweep check; do
     for opt in $("$bin" $cmd --help | grep -o -- '--[a-z][a-z0-9-]*' | sort -u); do
         esc=$(printf '%s' "$opt" | sed 's/-/\\\\-/g')
         if ! grep -q -- "$esc" docs/llmroof.1; then
@@ -78,6 +78,20 @@ check "check prints the drifted field" grep -q "tpot_s: baseline" "$tmp/out"
 "$bin" sweep --models llama-2-7b --gpus a40 --format csv | tail -n +2 | wc -l >"$tmp/n1"
 "$bin" sweep --models llama-2-7b --gpus a40 --format jsonl | wc -l >"$tmp/n2"
 check "sweep CSV and JSONL have the same rows" cmp -s "$tmp/n1" "$tmp/n2"
+
+# simulate: per-request CSV and Chrome trace are written; same seed, same bytes
+"$bin" simulate -m llama-2-7b -g a100 --requests 40 --concurrency 8 --requests-out "$tmp/req.csv" \
+    --trace-out "$tmp/trace.json" >"$tmp/s1"
+"$bin" simulate -m llama-2-7b -g a100 --requests 40 --concurrency 8 >"$tmp/s2"
+check "simulate output does not depend on file outputs, and repeats byte for byte" cmp -s "$tmp/s1" "$tmp/s2"
+check "requests-out has a header and 40 rows" [ "$(wc -l <"$tmp/req.csv")" = 41 ]
+check "trace-out is a Chrome trace" grep -q '"traceEvents"' "$tmp/trace.json"
+"$bin" simulate -m llama-2-7b -g a100 --requests 40 --concurrency 8 --seed 43 | tail -n +2 >"$tmp/s3"
+tail -n +2 "$tmp/s1" >"$tmp/s1b" # the header echoes the seed: compare the results only
+differs() { ! cmp -s "$1" "$2"; }
+check "another seed gives another run" differs "$tmp/s1b" "$tmp/s3"
+"$bin" simulate -m llama-2-7b -g a100 --requests 40 --sweep-concurrency 1,8 --svg "$tmp/curve.svg" >/dev/null
+check "simulate --svg writes the curve" grep -q "throughput (output tokens/s)" "$tmp/curve.svg"
 
 # an installed binary finds its catalog without flags or environment
 builddir=$(dirname "$bin")

@@ -1,0 +1,63 @@
+/* bench_sim.c - simulator speed: 100,000 chat-like requests of llama-2-7b on one
+ * a100-sxm4-80gb, open loop at 10 requests/s and closed loop with 256 users.
+ *   bench_sim DATA_DIR                                                    */
+#include <stdio.h>
+#include <time.h>
+
+#include "llmroof/catalog.h"
+#include "llmroof/sim.h"
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: bench_sim DATA_DIR\n");
+        return 2;
+    }
+    char path[4096];
+    struct llmroof_catalog cat;
+    struct llmroof_err err = { 0 };
+    catalog_init(&cat);
+    snprintf(path, sizeof path, "%s/gpus.json", argv[1]);
+    if (catalog_add_gpus_file(&cat, path, false, &err))
+        return fprintf(stderr, "%s\n", err.msg), 1;
+    snprintf(path, sizeof path, "%s/models.json", argv[1]);
+    if (catalog_add_models_file(&cat, path, false, &err))
+        return fprintf(stderr, "%s\n", err.msg), 1;
+    const struct llmroof_gpu *g = catalog_find_gpu(&cat, "a100-sxm4-80gb");
+    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0 };
+    struct sim_config c;
+    sim_default_config(&c);
+    c.setup = (struct llmroof_setup){ catalog_find_model(&cat, "llama-2-7b"), g, 1,
+                                      { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16 }, roofline_default_effs(g) };
+    c.workload = &w;
+    c.requests = 100000;
+    for (int mode = 0; mode < 2; mode++) {
+        if (mode == 0) {
+            c.mode = SIM_RATE;
+            c.rate_qps = 10;
+        } else {
+            c.mode = SIM_CLOSED;
+            c.concurrency = 256;
+            c.think_min_s = c.think_max_s = 0;
+        }
+        struct sim_result r;
+        double t0 = now_s();
+        if (sim_run(&c, &r, &err))
+            return fprintf(stderr, "%s\n", err.msg), 1;
+        double t = now_s() - t0;
+        printf("%s: %ld requests, %ld iterations, simulated %.0f s, in %.3f s wall (%.0f requests/s, %.0f "
+               "iterations/s); mean batch %.1f, TPOT p99 %.1f ms\n",
+               mode == 0 ? "open loop 10 req/s" : "closed loop 256 users", r.requests, r.iterations, r.duration_s, t,
+               (double)r.requests / t, (double)r.iterations / t, r.mean_batch, r.tpot.p99 * 1e3);
+        sim_result_free(&r);
+    }
+    catalog_free(&cat);
+    return 0;
+}

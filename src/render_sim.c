@@ -1,0 +1,265 @@
+/* render_sim.c - see llmroof/render_sim.h */
+#include "llmroof/render_sim.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "llmroof/svg.h"
+
+void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *out)
+{
+    const struct llmroof_setup *s = &c->setup;
+    sbuf_printf(out, "%s on %d x %s (TP %d): ", s->model->id, s->tp, s->gpu->id, s->tp);
+    if (c->mode == SIM_CLOSED && c->think_min_s == c->think_max_s)
+        sbuf_printf(out, "closed loop, %ld users, %ld requests, think %g s, workload %s", c->concurrency, c->requests,
+                    c->think_min_s, wl);
+    else if (c->mode == SIM_CLOSED)
+        sbuf_printf(out, "closed loop, %ld users, %ld requests, think %g-%g s, workload %s", c->concurrency, c->requests,
+                    c->think_min_s, c->think_max_s, wl);
+    else if (c->mode == SIM_RATE)
+        sbuf_printf(out, "open loop, Poisson %g requests/s, %ld requests, workload %s", c->rate_qps, c->requests, wl);
+    else
+        sbuf_printf(out, "trace of %zu requests", c->ntrace);
+    sbuf_printf(out, "; budget %ld tokens/iteration, %ld sequences, %s; seed %llu", c->max_batched_tokens, c->max_seqs,
+                c->chunked_prefill ? "chunked prefill" : "whole prefills", (unsigned long long)c->seed);
+}
+
+static void stat_row(struct table *t, const char *name, const struct sim_stats *s, double scale)
+{
+    table_row(t);
+    table_str(t, name);
+    if (s->n == 0) {
+        for (int i = 0; i < 6; i++)
+            table_empty(t);
+        return;
+    }
+    table_num(t, s->mean * scale);
+    table_num(t, s->p50 * scale);
+    table_num(t, s->p90 * scale);
+    table_num(t, s->p95 * scale);
+    table_num(t, s->p99 * scale);
+    table_num(t, s->max * scale);
+}
+
+/* a quantity row; the value column holds text so counts print without decimals */
+static void qf(struct table *t, const char *name, const char *fmt, double v, const char *unit)
+{
+    char buf[48];
+    snprintf(buf, sizeof buf, fmt, v);
+    table_row(t);
+    table_str(t, name);
+    table_str(t, buf);
+    table_str(t, unit);
+}
+#define q(t, name, v, unit) qf(t, name, "%.3f", v, unit)
+#define qi(t, name, v, unit) qf(t, name, "%.0f", v, unit)
+
+void render_sim(const struct sim_config *c, const struct sim_result *r, const char *wl, enum table_format f,
+                struct sbuf *out)
+{
+    struct table t;
+    if (f == TABLE_TEXT || f == TABLE_MD) {
+        render_sim_header(c, wl, out);
+        sbuf_printf(out, "\nKV cache: %ld blocks of %ld tokens = %.0f tokens, about %.0f requests of the mean length at "
+                         "once\n\n",
+                    r->kv_blocks_total, r->block_size, r->kv_capacity_tokens, r->max_batch_at_mean_len);
+    }
+    table_init(&t, "");
+    table_col(&t, "latency", 0);
+    table_col(&t, "mean", 2);
+    table_col(&t, "p50", 2);
+    table_col(&t, "p90", 2);
+    table_col(&t, "p95", 2);
+    table_col(&t, "p99", 2);
+    table_col(&t, "max", 2);
+    stat_row(&t, "ttft_ms", &r->ttft, 1e3);
+    stat_row(&t, "tpot_ms", &r->tpot, 1e3);
+    stat_row(&t, "e2e_s", &r->e2e, 1.0);
+    table_render(&t, f, out);
+    table_free(&t);
+    sbuf_append(out, f == TABLE_CSV ? "\r\n" : "\n");
+    table_init(&t, "");
+    table_col(&t, "quantity", 0);
+    table_col(&t, "value", 0);
+    table_col(&t, "unit", 0);
+    qi(&t, "requests", (double)r->requests, "");
+    qi(&t, "completed", (double)r->completed, "");
+    qi(&t, "errors", (double)r->errors, "rejected: prompt + output exceed the KV cache");
+    q(&t, "error_rate", r->error_rate, "");
+    q(&t, "duration", r->duration_s, "s");
+    q(&t, "output_tok_s", r->output_tok_s, "tokens/s");
+    q(&t, "request_per_s", r->request_per_s, "requests/s");
+    q(&t, "mean_batch", r->mean_batch, "sequences per iteration (time-weighted)");
+    qi(&t, "max_batch", (double)r->max_batch, "sequences");
+    q(&t, "kv_util_mean", r->kv_util_mean, "fraction of KV blocks (time-weighted)");
+    qi(&t, "preemptions", (double)r->preemptions, "");
+    qi(&t, "iterations", (double)r->iterations, "");
+    qi(&t, "seed", (double)r->seed, "");
+    q(&t, "busy", r->busy_s, "s");
+    q(&t, "mean_in_system", r->mean_in_system, "requests (Little's L)");
+    table_render(&t, f, out);
+    table_free(&t);
+}
+
+void render_sim_requests_csv(const struct sim_result *r, struct sbuf *out)
+{
+    sbuf_append(out, "id,arrival_s,first_scheduled_s,first_token_s,finish_s,prompt_len,output_len,preemptions,status\r\n");
+    for (long i = 0; i < r->requests; i++) {
+        const struct sim_request *q = &r->reqs[i];
+        if (q->rejected)
+            sbuf_printf(out, "%ld,%.6f,,,%.6f,%ld,%ld,0,rejected\r\n", i, q->arrival_s, q->finish_s, q->prompt, q->output);
+        else
+            sbuf_printf(out, "%ld,%.6f,%.6f,%.6f,%.6f,%ld,%ld,%d,completed\r\n", i, q->arrival_s, q->first_sched_s,
+                        q->first_token_s, q->finish_s, q->prompt, q->output, q->preemptions);
+    }
+}
+
+void render_sim_chrome_trace(const struct sim_result *r, struct sbuf *out)
+{
+    sbuf_append(out, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
+    sbuf_append(out, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"args\":{\"name\":\"llmroof engine\"}}");
+    for (long i = 0; i < r->iterations && r->iters; i++) {
+        const struct sim_iter *it = &r->iters[i];
+        sbuf_printf(out, ",\n{\"name\":\"%s\",\"cat\":\"iteration\",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":%.3f,"
+                         "\"dur\":%.3f,\"args\":{\"prefill_seqs\":%d,\"prefill_tokens\":%ld,\"decode_seqs\":%d,"
+                         "\"kv_util\":%.4f}}",
+                    it->prefill_seqs && it->decode_seqs ? "mixed" : it->prefill_seqs ? "prefill" : "decode",
+                    it->start_s * 1e6, it->dur_s * 1e6, it->prefill_seqs, it->prefill_tokens, it->decode_seqs,
+                    it->kv_util);
+        sbuf_printf(out, ",\n{\"name\":\"batch\",\"ph\":\"C\",\"pid\":1,\"ts\":%.3f,\"args\":{\"sequences\":%d}}",
+                    it->start_s * 1e6, it->prefill_seqs + it->decode_seqs);
+    }
+    sbuf_append(out, "\n]}\n");
+}
+
+void render_sim_sweep(const char *param, const struct sim_point *pts, int n, enum table_format f, struct sbuf *out)
+{
+    struct table t;
+    bool whole = true;
+    for (int i = 0; i < n; i++)
+        whole &= pts[i].param == floor(pts[i].param);
+    table_init(&t, "");
+    table_col(&t, param, whole ? 0 : 3);
+    table_col(&t, "output_tok_s", 1);
+    table_col(&t, "request_per_s", 3);
+    table_col(&t, "ttft_p50_ms", 1);
+    table_col(&t, "ttft_p99_ms", 1);
+    table_col(&t, "tpot_p50_ms", 2);
+    table_col(&t, "tpot_p99_ms", 2);
+    table_col(&t, "e2e_p50_s", 2);
+    table_col(&t, "mean_batch", 1);
+    table_col(&t, "preemptions", 0);
+    table_col(&t, "errors", 0);
+    for (int i = 0; i < n; i++) {
+        const struct sim_result *r = &pts[i].result;
+        table_row(&t);
+        table_num(&t, pts[i].param);
+        table_num(&t, r->output_tok_s);
+        table_num(&t, r->request_per_s);
+        table_num(&t, r->ttft.p50 * 1e3);
+        table_num(&t, r->ttft.p99 * 1e3);
+        table_num(&t, r->tpot.p50 * 1e3);
+        table_num(&t, r->tpot.p99 * 1e3);
+        table_num(&t, r->e2e.p50);
+        table_num(&t, r->mean_batch);
+        table_num(&t, (double)r->preemptions);
+        table_num(&t, (double)r->errors);
+    }
+    table_render(&t, f, out);
+    table_free(&t);
+}
+
+void render_sim_curve(const char *title, const char *param, const struct sim_point *pts, int n, struct sbuf *out)
+{
+    static const char *const names[3] = { "TTFT p99", "TPOT p50", "TPOT p99" };
+    static const char *const colors[3] = { "#D55E00", "#0072B2", "#009E73" };
+    const int W = 800, H = 520, left = 80, right = 30, top = 40, bottom = 90;
+    const int pw = W - left - right, ph = H - top - bottom;
+    double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0;
+    for (int i = 0; i < n; i++) {
+        const struct sim_result *r = &pts[i].result;
+        double ys[3] = { r->ttft.p99 * 1e3, r->tpot.p50 * 1e3, r->tpot.p99 * 1e3 };
+        xmin = fmin(xmin, r->output_tok_s);
+        xmax = fmax(xmax, r->output_tok_s);
+        for (int k = 0; k < 3; k++)
+            if (ys[k] > 0) {
+                ymin = fmin(ymin, ys[k]);
+                ymax = fmax(ymax, ys[k]);
+            }
+    }
+    /* x spans the data with a margin (an open loop's throughput barely moves with the budget) */
+    if (!(xmax > 0))
+        xmin = 0, xmax = 1;
+    double pad = fmax(0.08 * (xmax - xmin), 0.03 * xmax);
+    double xlo = fmax(0.0, xmin - pad), xhi = xmax + pad;
+    if (!(ymax > 0)) {
+        ymin = 1;
+        ymax = 10;
+    }
+    double ly0 = floor(log10(ymin)), ly1 = ceil(log10(ymax));
+    if (ly1 <= ly0)
+        ly1 = ly0 + 1;
+#define PX(x) (left + pw * ((x) - xlo) / (xhi - xlo))
+#define PY(y) (top + ph * (1.0 - (log10(y) - ly0) / (ly1 - ly0)))
+    sbuf_printf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+                     "height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n<title>",
+                W, H, W, H);
+    svg_escape(out, title);
+    sbuf_printf(out, "</title>\n<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", W, H);
+    sbuf_append(out, "<text x=\"10\" y=\"22\" font-size=\"14\" font-weight=\"bold\">");
+    svg_escape(out, title);
+    sbuf_append(out, "</text>\n");
+    for (int i = 0; i <= 5; i++) {
+        double x = xlo + (xhi - xlo) * i / 5.0;
+        sbuf_printf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#e5e5e5\"/>\n", PX(x), top, PX(x), top + ph);
+        sbuf_printf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.0f</text>\n", PX(x), top + ph + 16, x);
+    }
+    for (double e = ly0; e <= ly1 + 1e-9; e += 1) {
+        double y = PY(pow(10, e));
+        sbuf_printf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", left, y, left + pw, y);
+        sbuf_printf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", left - 6, y + 4, pow(10, e));
+    }
+    sbuf_printf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#333333\"/>\n", left, top, pw, ph);
+    sbuf_printf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">throughput (output tokens/s)</text>\n",
+                left + pw / 2.0, top + ph + 36);
+    sbuf_printf(out, "<text x=\"18\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 18 %.1f)\">latency (ms, log "
+                     "scale)</text>\n", top + ph / 2.0, top + ph / 2.0);
+    struct svg_labeler labels = { .n = 0 };
+    for (int k = 0; k < 3; k++) {
+        sbuf_printf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", colors[k]);
+        for (int i = 0; i < n; i++) {
+            const struct sim_result *r = &pts[i].result;
+            double y = k == 0 ? r->ttft.p99 : k == 1 ? r->tpot.p50 : r->tpot.p99;
+            if (y > 0)
+                sbuf_printf(out, "%s%.1f,%.1f", i ? " " : "", PX(r->output_tok_s), PY(y * 1e3));
+        }
+        sbuf_append(out, "\"/>\n");
+        for (int i = 0; i < n; i++) {
+            const struct sim_result *r = &pts[i].result;
+            double y = k == 0 ? r->ttft.p99 : k == 1 ? r->tpot.p50 : r->tpot.p99;
+            if (!(y > 0))
+                continue;
+            sbuf_printf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>%s = %g: %.0f tokens/s, %s %.2f ms"
+                             "</title></circle>\n", PX(r->output_tok_s), PY(y * 1e3), colors[k], param, pts[i].param,
+                        r->output_tok_s, names[k], y * 1e3);
+            if (k == 2) { /* label each point once, beside its TPOT p99 marker */
+                char lab[32];
+                snprintf(lab, sizeof lab, "%g", pts[i].param);
+                double lx = PX(r->output_tok_s) + 6, w = 6.0 * (double)strlen(lab);
+                double ly = svg_label_place(&labels, lx, PY(y * 1e3) - 6, w);
+                sbuf_printf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">%s</text>\n", lx, ly, lab);
+            }
+        }
+    }
+    for (int k = 0; k < 3; k++) {
+        int lx = left + k * 170;
+        sbuf_printf(out, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"4\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">%s</text>\n",
+                    lx, H - 26, colors[k], lx + 20, H - 21, names[k]);
+    }
+    sbuf_printf(out, "<text x=\"%d\" y=\"%d\">point labels: ", left + 510, H - 21);
+    svg_escape(out, param);
+    sbuf_append(out, "</text>\n</svg>\n");
+#undef PX
+#undef PY
+}

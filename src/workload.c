@@ -1,0 +1,270 @@
+/* workload.c - see llmroof/workload.h */
+#include "llmroof/workload.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "llmroof/parse.h"
+
+/* Lognormal parameters. chat: ShareGPT means reported by the vLLM paper (Kwon et al. 2023,
+ * section 6.1): 161 prompt and 338 output tokens; sigma 1.0 / 0.8 are our choice of spread.
+ * docqa: an assumed long-document QA shape (median 3000 / 100 tokens), not a measured set. */
+#define CHAT_IN_MEAN 161.0
+#define CHAT_IN_SIGMA 1.0
+#define CHAT_OUT_MEAN 338.0
+#define CHAT_OUT_SIGMA 0.8
+#define DOC_IN_MEDIAN 3000.0
+#define DOC_IN_SIGMA 0.5
+#define DOC_OUT_MEDIAN 100.0
+#define DOC_OUT_SIGMA 0.6
+
+#define MAX_TOKENS 1000000000L
+
+static bool parse_len(const char *s, size_t n, long *out)
+{
+    char buf[24];
+    int64_t v;
+    if (n == 0 || n >= sizeof buf)
+        return false;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    if (!parse_int64(buf, 1, MAX_TOKENS, &v))
+        return false;
+    *out = (long)v;
+    return true;
+}
+
+int workload_parse(const char *spec, struct workload *w, struct llmroof_err *err)
+{
+    memset(w, 0, sizeof *w);
+    if (strcmp(spec, "chat") == 0) {
+        w->kind = WORKLOAD_CHAT;
+        return LLMROOF_OK;
+    }
+    if (strcmp(spec, "docqa") == 0) {
+        w->kind = WORKLOAD_DOCQA;
+        return LLMROOF_OK;
+    }
+    if (strncmp(spec, "fixed:", 6) == 0) {
+        const char *p = spec + 6, *colon = strchr(p, ':');
+        if (!colon)
+            return llmroof_err_set(err, LLMROOF_EINPUT, "workload '%s': expected fixed:PROMPT:OUTPUT", spec);
+        if (!parse_len(p, (size_t)(colon - p), &w->prompt))
+            return llmroof_err_set(err, LLMROOF_EINPUT, "workload '%s': prompt length '%.*s' is not a whole number in [1, %ld]",
+                                   spec, (int)(colon - p), p, MAX_TOKENS);
+        if (!parse_len(colon + 1, strlen(colon + 1), &w->output))
+            return llmroof_err_set(err, LLMROOF_EINPUT, "workload '%s': output length '%s' is not a whole number in [1, %ld]",
+                                   spec, colon + 1, MAX_TOKENS);
+        w->kind = WORKLOAD_FIXED;
+        return LLMROOF_OK;
+    }
+    return llmroof_err_set(err, LLMROOF_EINPUT,
+                           "workload '%s' is unknown (expected fixed:P:O, chat, docqa or csv:FILE)", spec);
+}
+
+void workload_free(struct workload *w)
+{
+    free(w->pairs);
+    w->pairs = NULL;
+    w->npairs = 0;
+}
+
+/* Splits CSV text into lines and fields; calls fn per data row with its fields. A first line
+ * whose first field is not a number is a header and is skipped. */
+static int csv_rows(const char *text, size_t len, const char *fname, int nfields,
+                     int (*fn)(void *ctx, const char *const *f, const size_t *flen, long line, struct llmroof_err *err),
+                     void *ctx, struct llmroof_err *err)
+{
+    size_t i = 0;
+    long line = 0;
+    while (i < len) {
+        size_t start = i;
+        while (i < len && text[i] != '\n')
+            i++;
+        size_t end = i;
+        if (i < len)
+            i++;
+        line++;
+        if (end > start && text[end - 1] == '\r')
+            end--;
+        if (end == start)
+            continue;
+        const char *f[8] = { NULL };
+        size_t fl[8] = { 0 };
+        int nf = 0;
+        size_t s = start;
+        for (size_t k = start; k <= end; k++) {
+            if (k == end || text[k] == ',') {
+                if (nf == 8)
+                    return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: too many fields (expected %d)", fname, line, nfields);
+                f[nf] = text + s;
+                fl[nf++] = k - s;
+                s = k + 1;
+            }
+        }
+        if (line == 1 && fl[0] > 0 && !(f[0][0] >= '0' && f[0][0] <= '9') && f[0][0] != '.')
+            continue; /* header */
+        if (nf != nfields)
+            return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: expected %d comma-separated fields, found %d", fname,
+                                   line, nfields, nf);
+        int rc = fn(ctx, f, fl, line, err);
+        if (rc)
+            return rc;
+    }
+    return LLMROOF_OK;
+}
+
+struct pairs_ctx {
+    struct workload *w;
+    size_t cap;
+    const char *fname;
+};
+
+static int add_pair(void *vctx, const char *const *f, const size_t *fl, long line, struct llmroof_err *err)
+{
+    struct pairs_ctx *c = vctx;
+    long p, o;
+    if (!parse_len(f[0], fl[0], &p) || !parse_len(f[1], fl[1], &o))
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: prompt_len and output_len must be whole numbers in [1, %ld]",
+                               c->fname, line, MAX_TOKENS);
+    if (c->w->npairs == c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 256;
+        if (cap > 10000000)
+            return llmroof_err_set(err, LLMROOF_EINPUT, "%s: more than 10,000,000 rows", c->fname);
+        long *np = realloc(c->w->pairs, cap * 2 * sizeof *np);
+        if (!np)
+            return llmroof_err_set(err, LLMROOF_EINTERNAL, "%s: out of memory", c->fname);
+        c->w->pairs = np;
+        c->cap = cap;
+    }
+    c->w->pairs[2 * c->w->npairs] = p;
+    c->w->pairs[2 * c->w->npairs + 1] = o;
+    c->w->npairs++;
+    return LLMROOF_OK;
+}
+
+int workload_parse_pairs(const char *text, size_t len, const char *fname, struct workload *w, struct llmroof_err *err)
+{
+    memset(w, 0, sizeof *w);
+    w->kind = WORKLOAD_PAIRS;
+    struct pairs_ctx c = { w, 0, fname };
+    int rc = csv_rows(text, len, fname, 2, add_pair, &c, err);
+    if (!rc && w->npairs == 0)
+        rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: no (prompt_len, output_len) rows", fname);
+    if (rc)
+        workload_free(w);
+    return rc;
+}
+
+static long lognormal(struct llmroof_rng *r, double mu, double sigma, long lo, long hi)
+{
+    double v = exp(mu + sigma * rng_normal(r));
+    long x = (long)floor(v + 0.5);
+    return x < lo ? lo : x > hi ? hi : x;
+}
+
+void workload_sample(const struct workload *w, struct llmroof_rng *r, long *prompt, long *output)
+{
+    switch (w->kind) {
+    case WORKLOAD_FIXED:
+        *prompt = w->prompt;
+        *output = w->output;
+        return;
+    case WORKLOAD_CHAT:
+        /* mean m of a lognormal: mu = ln m - sigma^2/2 */
+        *prompt = lognormal(r, log(CHAT_IN_MEAN) - CHAT_IN_SIGMA * CHAT_IN_SIGMA / 2, CHAT_IN_SIGMA, 4, 4096);
+        *output = lognormal(r, log(CHAT_OUT_MEAN) - CHAT_OUT_SIGMA * CHAT_OUT_SIGMA / 2, CHAT_OUT_SIGMA, 4, 2048);
+        return;
+    case WORKLOAD_DOCQA:
+        *prompt = lognormal(r, log(DOC_IN_MEDIAN), DOC_IN_SIGMA, 512, 16000);
+        *output = lognormal(r, log(DOC_OUT_MEDIAN), DOC_OUT_SIGMA, 8, 1024);
+        return;
+    case WORKLOAD_PAIRS: {
+        size_t i = (size_t)(rng_uniform(r) * (double)w->npairs);
+        if (i >= w->npairs)
+            i = w->npairs - 1;
+        *prompt = w->pairs[2 * i];
+        *output = w->pairs[2 * i + 1];
+        return;
+    }
+    }
+}
+
+struct trace_ctx {
+    struct trace_req *v;
+    size_t n, cap, max;
+    const char *fname;
+};
+
+static int add_trace(void *vctx, const char *const *f, const size_t *fl, long line, struct llmroof_err *err)
+{
+    struct trace_ctx *c = vctx;
+    char buf[40];
+    double t;
+    long p, o;
+    if (fl[0] == 0 || fl[0] >= sizeof buf)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: arrival_s must be a number of seconds", c->fname, line);
+    memcpy(buf, f[0], fl[0]);
+    buf[fl[0]] = '\0';
+    if (!parse_double(buf, &t) || t < 0 || t > 1e9)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: arrival_s '%s' must be a number of seconds in [0, 1e9]",
+                               c->fname, line, buf);
+    if (!parse_len(f[1], fl[1], &p) || !parse_len(f[2], fl[2], &o))
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: prompt_len and output_len must be whole numbers in [1, %ld]",
+                               c->fname, line, MAX_TOKENS);
+    if (c->n == c->max)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: more than %zu requests", c->fname, c->max);
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 256;
+        struct trace_req *nv = realloc(c->v, cap * sizeof *nv);
+        if (!nv)
+            return llmroof_err_set(err, LLMROOF_EINTERNAL, "%s: out of memory", c->fname);
+        c->v = nv;
+        c->cap = cap;
+    }
+    c->v[c->n++] = (struct trace_req){ t, p, o };
+    return LLMROOF_OK;
+}
+
+struct keyed {
+    struct trace_req r; /* the row */
+    size_t pos;         /* its line order, for a stable sort */
+};
+
+static int cmp_keyed(const void *a, const void *b)
+{
+    const struct keyed *x = a, *y = b;
+    if (x->r.arrival_s != y->r.arrival_s)
+        return x->r.arrival_s < y->r.arrival_s ? -1 : 1;
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+int workload_parse_trace(const char *text, size_t len, const char *fname, size_t max_rows, struct trace_req **out,
+                         size_t *n, struct llmroof_err *err)
+{
+    struct trace_ctx c = { NULL, 0, 0, max_rows, fname };
+    int rc = csv_rows(text, len, fname, 3, add_trace, &c, err);
+    if (!rc && c.n == 0)
+        rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: no requests (rows of arrival_s,prompt_len,output_len)", fname);
+    if (rc) {
+        free(c.v);
+        return rc;
+    }
+    /* stable sort by arrival: qsort on (arrival, original position) */
+    struct keyed *k = malloc(c.n * sizeof *k);
+    if (!k) {
+        free(c.v);
+        return llmroof_err_set(err, LLMROOF_EINTERNAL, "%s: out of memory", fname);
+    }
+    for (size_t i = 0; i < c.n; i++)
+        k[i] = (struct keyed){ c.v[i], i };
+    qsort(k, c.n, sizeof *k, cmp_keyed);
+    for (size_t i = 0; i < c.n; i++)
+        c.v[i] = k[i].r;
+    free(k);
+    *out = c.v;
+    *n = c.n;
+    return LLMROOF_OK;
+}

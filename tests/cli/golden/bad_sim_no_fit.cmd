@@ -1,0 +1,1 @@
+simulate -m llama-3.1-405b -g l4
