@@ -372,12 +372,10 @@ int sim_run(const struct sim_config *c, struct sim_result *out, struct llmroof_e
     rng_seed(&rng, c->seed);
     long created = 0;
     if (c->mode == SIM_CLOSED) {
-        for (long u = 0; u < c->concurrency && created < nreq; u++, created++) {
-            workload_sample(c->workload, &rng, &R[created].prompt, &R[created].output);
-            R[created].arrival_s = 0.0;
-            S[created].user = u;
-            heap_push(&arrivals, (struct event){ 0.0, created });
-        }
+        /* users start as they continue: after a think time, so that N users do not fire one
+         * synchronized burst at t = 0 (load generators ramp users up the same way) */
+        for (long u = 0; u < c->concurrency && created < nreq; u++)
+            user_next(c, &rng, R, S, &arrivals, created++, u, 0.0);
     } else if (c->mode == SIM_RATE) {
         double t = 0;
         for (; created < nreq; created++) {
