@@ -31,7 +31,7 @@ _llmroof_list_item()
 _llmroof()
 {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-    local cmds="list show import-hf estimate memory report roofline simulate sweep check"
+    local cmds="list show import-hf estimate memory report roofline simulate plan sweep check"
     local cmd="" i
     for ((i = 1; i < COMP_CWORD; i++)); do
         case " $cmds " in *" ${COMP_WORDS[i]} "*) cmd=${COMP_WORDS[i]}; break ;; esac
@@ -43,6 +43,7 @@ _llmroof()
         --models) _llmroof_list_item "$(_llmroof_ids models)" all; return ;;
         --gpus) _llmroof_list_item "$(_llmroof_ids gpus)" $([[ $cmd == sweep ]] && echo all); return ;;
         --weight-dtype|--kv-dtype|--act-dtype) _llmroof_list_item "fp32 tf32 fp16 bf16 fp8 int8 int4"; return ;;
+        --slo-percentile) COMPREPLY=($(compgen -W "p50 p90 p95 p99" -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W "table md csv json html jsonl" -- "$cur")); return ;;
         --gpus-file|--models-file|--svg|--trace|--requests-out|--trace-out) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --workload|-w) COMPREPLY=($(compgen -W "chat docqa fixed: csv:" -- "$cur")); compopt -o nospace 2>/dev/null; return ;;

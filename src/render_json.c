@@ -367,3 +367,61 @@ char *render_json_sim_sweep(const char *param, const struct sim_point *pts, int 
     }
     return finish(o);
 }
+
+static cJSON *plan_option_json(const struct plan_option *o)
+{
+    cJSON *x = cJSON_CreateObject();
+    cJSON_AddStringToObject(x, "gpu", o->gpu->id);
+    cJSON_AddNumberToObject(x, "tp", o->tp);
+    cJSON_AddNumberToObject(x, "instances_per_node", o->instances_per_node);
+    cJSON_AddBoolToObject(x, "feasible", o->feasible);
+    if (!o->feasible) {
+        cJSON_AddStringToObject(x, "reason", o->reason);
+        return x;
+    }
+    cJSON_AddNumberToObject(x, "users_per_instance", (double)o->users_per_instance);
+    cJSON_AddNumberToObject(x, "users_per_node", (double)o->users_per_node);
+    cJSON_AddNumberToObject(x, "nodes", (double)o->nodes);
+    cJSON_AddNumberToObject(x, "gpus", (double)o->gpus);
+    cJSON_AddNumberToObject(x, "ttft_s", o->ttft_s);
+    cJSON_AddNumberToObject(x, "tpot_s", o->tpot_s);
+    cJSON_AddStringToObject(x, "binding", plan_binding_name(o->binding));
+    if (o->has_cost)
+        cJSON_AddNumberToObject(x, "cost_per_hour", o->cost_per_hour);
+    else
+        cJSON_AddNullToObject(x, "cost_per_hour");
+    cJSON_AddNumberToObject(x, "evaluations", o->evaluations);
+    return x;
+}
+
+char *render_json_plan(const struct plan_input *in, const struct plan_result *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "model", in->model->id);
+    cJSON_AddNumberToObject(o, "users", (double)in->users);
+    cJSON_AddNumberToObject(o, "ttft_slo_s", in->ttft_slo_s);
+    cJSON_AddNumberToObject(o, "tpot_slo_s", in->tpot_slo_s);
+    cJSON_AddNumberToObject(o, "percentile", in->percentile);
+    cJSON_AddNumberToObject(o, "gpus_per_node", in->gpus_per_node);
+    cJSON_AddBoolToObject(o, "fast", in->fast);
+    cJSON_AddNumberToObject(o, "seed", (double)in->sim.seed);
+    cJSON *arr = cJSON_AddArrayToObject(o, "options");
+    for (int i = 0; i < r->noptions; i++)
+        cJSON_AddItemToArray(arr, plan_option_json(&r->options[i]));
+    if (r->best >= 0)
+        cJSON_AddItemToObject(o, "best", plan_option_json(&r->options[r->best]));
+    else
+        cJSON_AddNullToObject(o, "best");
+    cJSON_AddBoolToObject(o, "best_by_cost", r->by_cost);
+    cJSON *bpg = cJSON_AddObjectToObject(o, "best_per_gpu");
+    for (int g = 0; g < in->ngpus; g++) {
+        if (r->best_per_gpu[g] >= 0)
+            cJSON_AddItemToObject(bpg, in->gpus[g]->id, plan_option_json(&r->options[r->best_per_gpu[g]]));
+        else
+            cJSON_AddNullToObject(bpg, in->gpus[g]->id);
+    }
+    cJSON *obs = cJSON_AddArrayToObject(o, "observations");
+    for (int i = 0; i < r->nobs; i++)
+        cJSON_AddItemToArray(obs, cJSON_CreateString(r->obs[i]));
+    return finish(o);
+}

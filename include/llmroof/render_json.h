@@ -9,6 +9,7 @@
 #include "llmroof/memory.h"
 #include "llmroof/report.h"
 #include "llmroof/render_sim.h"
+#include "llmroof/plan.h"
 #include "llmroof/table.h"
 
 /* An array with one object per row; numeric cells are numbers. */
@@ -33,6 +34,9 @@ char *render_json_memory(const struct llmroof_model *m, const struct llmroof_gpu
 char *render_json_sim(const struct sim_config *c, const struct sim_result *r, const char *workload_name);
 char *render_json_sim_sweep(const char *param, const struct sim_point *pts, int n, const struct sim_config *c,
                             const char *workload_name);
+
+/* `plan --format json`. */
+char *render_json_plan(const struct plan_input *in, const struct plan_result *r);
 
 /* `report --format json`. */
 char *render_json_report(const struct llmroof_report *r);

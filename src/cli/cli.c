@@ -324,6 +324,35 @@ int cli_dtype(struct cli *c, const char *opt, const char *arg, enum llmroof_dtyp
     return 0;
 }
 
+int cli_think(struct cli *c, const char *arg, double *lo_s, double *hi_s)
+{
+    char lo[64], *dash;
+    snprintf(lo, sizeof lo, "%s", arg);
+    dash = strchr(lo, '-');
+    if (dash)
+        *dash = '\0';
+    if (!parse_duration(lo, lo_s) || !parse_duration(dash ? dash + 1 : lo, hi_s) || *hi_s < *lo_s || *hi_s > 86400)
+        return cli_usage_error(c, "option '--think': '%s' is not a duration or range LO-HI (e.g. 1s-3s, 500ms, 0)", arg);
+    return 0;
+}
+
+int cli_workload(struct cli *c, const char *spec, struct workload *out)
+{
+    struct llmroof_err err = { 0 };
+    if (strncmp(spec, "csv:", 4) == 0) {
+        char *text;
+        size_t len;
+        if (catalog_read_file(spec + 4, 1u << 30, &text, &len, &err))
+            return cli_fail(c, &err);
+        int rc = workload_parse_pairs(text, len, spec + 4, out, &err);
+        free(text);
+        return rc ? cli_fail(c, &err) : 0;
+    }
+    if (workload_parse(spec, out, &err))
+        return cli_usage_error(c, "option '--workload': %s", err.msg);
+    return 0;
+}
+
 void cli_setup_defaults(struct cli_setup_opts *s)
 {
     memset(s, 0, sizeof *s);

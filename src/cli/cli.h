@@ -14,6 +14,7 @@
 #include "llmroof/memory.h"
 #include "llmroof/sbuf.h"
 #include "llmroof/table.h"
+#include "llmroof/workload.h"
 
 #define CLI_MAX_FILES 32
 #define CLI_HELP (-1) /* returned by cli_parse when --help was printed */
@@ -128,6 +129,11 @@ int cli_flush(struct cli *c, size_t threshold);
 
 #define CLI_FORMATS_DEFAULT ((1u << TABLE_TEXT) | (1u << TABLE_MD) | (1u << TABLE_CSV) | (1u << TABLE_JSON))
 
+/* --think LO-HI (or one duration) into seconds. Returns 0 or 2 after printing the error. */
+int cli_think(struct cli *c, const char *arg, double *lo_s, double *hi_s);
+/* --workload SPEC: fixed:P:O, chat, docqa or csv:FILE (read here). Returns 0 or an exit status. */
+int cli_workload(struct cli *c, const char *spec, struct workload *out);
+
 /* Output helpers */
 void cli_render_table(struct cli *c, const struct table *t);
 const char *cli_fmt_bytes(double b, char *buf, size_t n); /* "12.55 GiB" */
@@ -142,5 +148,6 @@ int cmd_roofline(struct cli *c, int argc, char **argv);
 int cmd_sweep(struct cli *c, int argc, char **argv);
 int cmd_check(struct cli *c, int argc, char **argv);
 int cmd_simulate(struct cli *c, int argc, char **argv);
+int cmd_plan(struct cli *c, int argc, char **argv);
 
 #endif

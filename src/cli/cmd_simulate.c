@@ -45,19 +45,9 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         rc = cli_long(c, "requests", arg, 1, 10000000, &v);
         x->cfg.requests = v;
         return rc;
-    case OPT_THINK: {
+    case OPT_THINK:
         x->have_think = true;
-        char lo[64], *dash;
-        snprintf(lo, sizeof lo, "%s", arg);
-        dash = strchr(lo, '-');
-        if (dash)
-            *dash = '\0';
-        if (!parse_duration(lo, &x->cfg.think_min_s) ||
-            !parse_duration(dash ? dash + 1 : lo, &x->cfg.think_max_s) || x->cfg.think_max_s < x->cfg.think_min_s ||
-            x->cfg.think_max_s > 86400)
-            return cli_usage_error(c, "option '--think': '%s' is not a duration or range LO-HI (e.g. 1s-3s, 500ms, 0)", arg);
-        return 0;
-    }
+        return cli_think(c, arg, &x->cfg.think_min_s, &x->cfg.think_max_s);
     case OPT_RATE:
         x->have_rate = true;
         return cli_double(c, "rate", arg, 0, 1e6, true, &x->cfg.rate_qps);
@@ -198,17 +188,8 @@ int cmd_simulate(struct cli *c, int argc, char **argv)
         x.cfg.mode = SIM_TRACE;
         x.cfg.trace = trace;
         wname = x.trace;
-    } else if (strncmp(wname, "csv:", 4) == 0) {
-        char *text;
-        size_t len;
-        if ((rc = catalog_read_file(wname + 4, 1u << 30, &text, &len, &err)))
-            return cli_fail(c, &err);
-        rc = workload_parse_pairs(text, len, wname + 4, &wl, &err);
-        free(text);
-        if (rc)
-            return cli_fail(c, &err);
-    } else if ((rc = workload_parse(wname, &wl, &err))) {
-        return cli_usage_error(c, "option '--workload': %s", err.msg);
+    } else if ((rc = cli_workload(c, wname, &wl))) {
+        return rc;
     }
     if (!x.trace)
         x.cfg.mode = x.have_rate || (x.sweep_name && strcmp(x.sweep_name, "rate") == 0) ? SIM_RATE : SIM_CLOSED;

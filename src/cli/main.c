@@ -22,6 +22,7 @@ static const struct command commands[] = {
     { "report", cmd_report, "the GPU x TP comparison: latencies, bounds, operator shares, observations" },
     { "roofline", cmd_roofline, "operators of prefill and decode on a GPU's roofline (table, SVG)" },
     { "simulate", cmd_simulate, "continuous batching with chunked prefill: latency percentiles under load" },
+    { "plan", cmd_plan, "GPUs, TP and nodes to serve N users under TTFT/TPOT SLOs" },
     { "sweep", cmd_sweep, "stream estimates for every combination of models, GPUs, TP, batch, lengths, dtypes" },
     { "check", cmd_check, "re-evaluate a sweep baseline and report every drift beyond a tolerance" },
 };

@@ -37,4 +37,5 @@ offers "llmroof show gpu mi" mi300x
 offers "llmroof check --rt" --rtol
 offers "llmroof simulate --work" --workload
 offers "llmroof simulate --workload d" docqa
+offers "llmroof plan --slo-percentile p9" p95
 exit $fail

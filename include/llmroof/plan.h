@@ -1,0 +1,78 @@
+/* plan.h - capacity planner: how many nodes of which GPU, at which TP, serve N users under
+ * TTFT and TPOT SLOs at a percentile. For each GPU x TP the planner finds the most closed-loop
+ * users one instance serves within the SLOs (bracketing search over simulated runs, or the
+ * --fast analytic model), then nodes = ceil(users / (instances per node x users per instance)).
+ * docs/planning.md explains the method and its assumptions. */
+#ifndef LLMROOF_PLAN_H
+#define LLMROOF_PLAN_H
+
+#include <stdbool.h>
+
+#include "llmroof/sim.h"
+
+#define PLAN_MAX_GPUS 32
+#define PLAN_MAX_TPS 16
+#define PLAN_MAX_OPTIONS (PLAN_MAX_GPUS * PLAN_MAX_TPS)
+#define PLAN_MAX_OBS 48
+#define PLAN_USER_CAP 100000 /* users per instance the search never exceeds */
+
+struct plan_input {
+    const struct llmroof_model *model;
+    const struct llmroof_gpu *gpus[PLAN_MAX_GPUS];
+    bool has_price[PLAN_MAX_GPUS];
+    double price_per_gpu_hour[PLAN_MAX_GPUS]; /* USD per GPU-hour */
+    int ngpus;
+    int tps[PLAN_MAX_TPS];
+    int ntps;
+    long users;                    /* concurrent users to serve */
+    double ttft_slo_s, tpot_slo_s; /* SLOs at the percentile */
+    int percentile;                /* 50, 90, 95 or 99 */
+    int gpus_per_node;
+    struct sim_config sim;         /* everything but setup, concurrency and requests: workload,
+                                      think time, budget, max_seqs, chunking, mem, seed */
+    struct llmroof_dtypes dt;
+    struct llmroof_eff_override eff;
+    bool fast;                     /* analytic steady state instead of simulation */
+    double mean_prompt, mean_output; /* --fast: the workload's mean lengths; 0 = sample them */
+};
+
+enum plan_binding { PLAN_BIND_NONE, PLAN_BIND_TTFT, PLAN_BIND_TPOT, PLAN_BIND_CAP };
+const char *plan_binding_name(enum plan_binding b);
+
+struct plan_option {
+    const struct llmroof_gpu *gpu;
+    int tp;
+    int instances_per_node;
+    bool feasible;
+    char reason[520];              /* why not, "" when feasible */
+    long users_per_instance, users_per_node, nodes, gpus;
+    double ttft_s, tpot_s;         /* at the percentile, at users_per_instance */
+    enum plan_binding binding;     /* the SLO that fails one user later */
+    bool has_cost;
+    double cost_per_hour;          /* USD */
+    int evaluations;               /* simulations (or analytic solves) run */
+};
+
+struct plan_result {
+    struct plan_option options[PLAN_MAX_OPTIONS];
+    int noptions;
+    int best;                      /* index of the best option, -1 if none is feasible */
+    int best_per_gpu[PLAN_MAX_GPUS]; /* index per input GPU, -1 if none */
+    bool by_cost;                  /* best chosen by cost (every feasible option priced) */
+    char obs[PLAN_MAX_OBS][400];
+    int nobs;
+};
+
+/* Does one instance (model on tp x gpu) meet both SLOs with `users` closed-loop users?
+ * Fills the percentile latencies at that load. */
+int plan_meets(const struct plan_input *in, const struct llmroof_gpu *g, int tp, long users, bool *meets,
+               double *ttft_s, double *tpot_s, enum plan_binding *fails, struct llmroof_err *err);
+
+/* Largest users per instance meeting the SLOs (0 if even one user fails), by exponential
+ * bracketing then bisection. */
+int plan_search(const struct plan_input *in, const struct llmroof_gpu *g, int tp, struct plan_option *out,
+                struct llmroof_err *err);
+
+int plan_run(const struct plan_input *in, struct plan_result *out, struct llmroof_err *err);
+
+#endif

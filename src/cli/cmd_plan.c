@@ -1,0 +1,213 @@
+/* cmd_plan.c - `llmroof plan`: GPUs, TP and nodes to serve N users under TTFT/TPOT SLOs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli.h"
+#include "llmroof/parse.h"
+#include "llmroof/plan.h"
+#include "llmroof/render_json.h"
+#include "llmroof/render_plan.h"
+
+enum { OPT_GPUS = 1, OPT_TPS, OPT_USERS, OPT_TTFT, OPT_TPOT, OPT_PCT, OPT_WORKLOAD, OPT_THINK, OPT_GPN, OPT_PRICE,
+       OPT_FAST, OPT_MBT, OPT_MAXSEQS, OPT_NOCHUNK, OPT_SEED };
+
+struct ctx {
+    struct cli *c;
+    struct cli_setup_opts s;
+    const char *gpus, *tps, *price, *workload;
+    struct plan_input in;
+    bool bad;
+};
+
+static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
+{
+    struct ctx *x = vctx;
+    long v;
+    int rc;
+    switch (id) {
+    case OPT_GPUS: x->gpus = arg; return 0;
+    case OPT_TPS: x->tps = arg; return 0;
+    case OPT_PRICE: x->price = arg; return 0;
+    case OPT_WORKLOAD: x->workload = arg; return 0;
+    case OPT_USERS: return cli_long(c, "users", arg, 1, 100000000, &x->in.users);
+    case OPT_TTFT:
+        if (!parse_duration(arg, &x->in.ttft_slo_s) || !(x->in.ttft_slo_s > 0) || x->in.ttft_slo_s > 3600)
+            return cli_usage_error(c, "option '--ttft-slo': '%s' is not a positive duration of at most 1 hour (e.g. 3s, 500ms)", arg);
+        return 0;
+    case OPT_TPOT:
+        if (!parse_duration(arg, &x->in.tpot_slo_s) || !(x->in.tpot_slo_s > 0) || x->in.tpot_slo_s > 60)
+            return cli_usage_error(c, "option '--tpot-slo': '%s' is not a positive duration of at most 60 s (e.g. 100ms)", arg);
+        return 0;
+    case OPT_PCT: {
+        const char *p = (arg[0] == 'p' || arg[0] == 'P') ? arg + 1 : arg;
+        int64_t pv;
+        if (!parse_int64(p, 1, 99, &pv) || (pv != 50 && pv != 90 && pv != 95 && pv != 99))
+            return cli_usage_error(c, "option '--slo-percentile': '%s' is not one of p50, p90, p95, p99", arg);
+        x->in.percentile = (int)pv;
+        return 0;
+    }
+    case OPT_THINK: return cli_think(c, arg, &x->in.sim.think_min_s, &x->in.sim.think_max_s);
+    case OPT_GPN:
+        rc = cli_long(c, "gpus-per-node", arg, 1, 1024, &v);
+        x->in.gpus_per_node = (int)v;
+        return rc;
+    case OPT_FAST: x->in.fast = true; return 0;
+    case OPT_MBT: return cli_long(c, "max-batched-tokens", arg, 1, 10000000, &x->in.sim.max_batched_tokens);
+    case OPT_MAXSEQS: return cli_long(c, "max-seqs", arg, 1, 1000000, &x->in.sim.max_seqs);
+    case OPT_NOCHUNK: x->in.sim.chunked_prefill = false; return 0;
+    case OPT_SEED: {
+        int64_t sd;
+        if (!parse_int64(arg, 0, INT64_MAX, &sd))
+            return cli_usage_error(c, "option '--seed': '%s' is not a whole number >= 0", arg);
+        x->in.sim.seed = (uint64_t)sd;
+        return 0;
+    }
+    }
+    return cli_setup_opt(c, &x->s, id, arg);
+}
+
+static bool add_gpu(const char *item, void *vctx)
+{
+    struct ctx *x = vctx;
+    if (x->in.ngpus >= PLAN_MAX_GPUS) {
+        cli_usage_error(x->c, "option '--gpus': more than %d GPUs", PLAN_MAX_GPUS);
+        x->bad = true;
+        return false;
+    }
+    const struct llmroof_gpu *g = cli_gpu(x->c, item);
+    if (!g) {
+        x->bad = true;
+        return false;
+    }
+    x->in.gpus[x->in.ngpus++] = g;
+    return true;
+}
+
+static bool add_tp(const char *item, void *vctx)
+{
+    struct ctx *x = vctx;
+    int64_t v;
+    if (x->in.ntps >= PLAN_MAX_TPS || !parse_int64(item, 1, 1024, &v)) {
+        cli_usage_error(x->c, "option '--tp': '%s' is not a whole number in [1, 1024]", item);
+        x->bad = true;
+        return false;
+    }
+    x->in.tps[x->in.ntps++] = (int)v;
+    return true;
+}
+
+static bool add_price(const char *item, void *vctx)
+{
+    struct ctx *x = vctx;
+    const char *eq = strchr(item, '=');
+    double usd;
+    char name[LLMROOF_ID_MAX];
+    if (!eq || eq == item || (size_t)(eq - item) >= sizeof name || !parse_double(eq + 1, &usd) || usd < 0 || usd > 1e6) {
+        cli_usage_error(x->c, "option '--price': '%s' is not GPU=USD_PER_GPU_HOUR (e.g. a100=1.8)", item);
+        x->bad = true;
+        return false;
+    }
+    memcpy(name, item, (size_t)(eq - item));
+    name[eq - item] = '\0';
+    const struct llmroof_gpu *g = cli_gpu(x->c, name);
+    if (!g) {
+        x->bad = true;
+        return false;
+    }
+    for (int i = 0; i < x->in.ngpus; i++)
+        if (x->in.gpus[i] == g) {
+            x->in.has_price[i] = true;
+            x->in.price_per_gpu_hour[i] = usd;
+            return true;
+        }
+    cli_usage_error(x->c, "option '--price': GPU '%s' is not among --gpus", name);
+    x->bad = true;
+    return false;
+}
+
+int cmd_plan(struct cli *c, int argc, char **argv)
+{
+    static const struct cli_opt opts[] = {
+        CLI_OPT_MODEL,
+        { OPT_GPUS, "gpus", 0, "LIST", "GPU ids or aliases (default a30,a40,v100,a100)", false },
+        { OPT_TPS, "tp", 't', "LIST", "TP values to try (default 1,2,4,8)", false },
+        { OPT_USERS, "users", 'u', "N", "concurrent users to serve (default 10000)", false },
+        { OPT_TTFT, "ttft-slo", 0, "T", "time-to-first-token SLO (default 3s)", false },
+        { OPT_TPOT, "tpot-slo", 0, "T", "time-per-output-token SLO (default 100ms)", false },
+        { OPT_PCT, "slo-percentile", 0, "pNN", "percentile the SLOs apply to: p50, p90, p95, p99 (default p90)", false },
+        { OPT_WORKLOAD, "workload", 'w', "SPEC", "fixed:P:O, chat, docqa or csv:FILE (default chat)", false },
+        { OPT_THINK, "think", 0, "LO-HI", "users' pause between requests (default 1s-3s)", false },
+        { OPT_GPN, "gpus-per-node", 0, "N", "GPUs in one node (default 8)", false },
+        { OPT_PRICE, "price", 0, "LIST", "GPU=USD per GPU-hour, comma-separated, e.g. a100=1.8,a40=0.9", false },
+        { OPT_FAST, "fast", 0, NULL, "analytic steady state instead of simulation (means, for sweeps)", false },
+        { OPT_MBT, "max-batched-tokens", 0, "N", "engine token budget per iteration (default 2048)", false },
+        { OPT_MAXSEQS, "max-seqs", 0, "N", "engine running-sequence limit (default 256)", false },
+        { OPT_NOCHUNK, "no-chunked-prefill", 0, NULL, "engine prefills prompts whole", false },
+        { OPT_SEED, "seed", 0, "N", "random seed of the simulations (default 42)", false },
+        CLI_OPT_DTYPES, CLI_OPT_EFFS, CLI_OPT_MEM,
+    };
+    static struct ctx x;
+    memset(&x, 0, sizeof x);
+    x.c = c;
+    cli_setup_defaults(&x.s);
+    sim_default_config(&x.in.sim);
+    x.s.mem = x.in.sim.mem;
+    x.in.users = 10000;
+    x.in.ttft_slo_s = 3.0;
+    x.in.tpot_slo_s = 0.1;
+    x.in.percentile = 90;
+    x.in.gpus_per_node = 8;
+    char *pos[1];
+    int npos = 0;
+    c->usage = "llmroof plan -m MODEL [--gpus LIST] [--users N] [--ttft-slo T] [--tpot-slo T] [--slo-percentile pNN] "
+               "[--tp LIST] [--gpus-per-node N] [--price LIST] [--fast] [options]";
+    int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, &x, pos, 0, &npos,
+                       "For every GPU and every TP that divides a node: the most closed-loop users one instance\n"
+                       "serves with TTFT and TPOT at the percentile within the SLOs (simulated, bracketing search),\n"
+                       "then instances and users per node, nodes = ceil(users / users per node), GPUs and cost.\n"
+                       "Method and assumptions: docs/planning.md.");
+    if (rc)
+        return rc;
+    if (!x.s.model)
+        return cli_usage_error(c, "option '--model' is required");
+    if ((rc = cli_catalog(c)))
+        return rc;
+    if (!(x.in.model = cli_model(c, x.s.model)))
+        return 2;
+    if (!parse_list(x.gpus ? x.gpus : "a30,a40,v100,a100", add_gpu, &x))
+        return x.bad ? 2 : cli_usage_error(c, "option '--gpus': expected a comma-separated list of GPU ids");
+    if (!parse_list(x.tps ? x.tps : "1,2,4,8", add_tp, &x))
+        return x.bad ? 2 : cli_usage_error(c, "option '--tp': expected a comma-separated list such as 1,2,4,8");
+    if (x.price && !parse_list(x.price, add_price, &x))
+        return x.bad ? 2 : cli_usage_error(c, "option '--price': expected GPU=USD pairs separated by commas");
+    struct workload wl = { 0 };
+    if ((rc = cli_workload(c, x.workload ? x.workload : "chat", &wl)))
+        return rc;
+    x.in.sim.workload = &wl;
+    x.in.sim.mem = x.s.mem;
+    if (x.in.sim.mem.block_size <= 1)
+        x.in.sim.mem.block_size = 16;
+    x.in.dt = cli_dtypes(&x.s);
+    x.in.eff = x.s.eff;
+
+    static struct plan_result r;
+    struct llmroof_err err = { 0 };
+    rc = plan_run(&x.in, &r, &err);
+    if (rc) {
+        workload_free(&wl);
+        return cli_fail(c, &err);
+    }
+    if (c->format == TABLE_JSON) {
+        char *j = render_json_plan(&x.in, &r);
+        if (j)
+            sbuf_append(&c->out, j);
+        free(j);
+        workload_free(&wl);
+        return j ? 0 : 1;
+    }
+    render_plan(&x.in, &r, c->format, &c->out);
+    workload_free(&wl);
+    return 0;
+}

@@ -1,0 +1,1 @@
+plan -m llama-13b
