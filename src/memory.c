@@ -90,7 +90,7 @@ int memory_eval(const struct llmroof_model *m, const struct llmroof_gpu *g, int 
         return llmroof_err_set(err, LLMROOF_EINPUT, "context length %ld must be at least 1", context_len);
 
     memset(out, 0, sizeof *out);
-    const double w = dtype_bytes(dt->weight), kvb = dtype_bytes(dt->kv);
+    const double w = ops_weight_bytes(dt), kvb = dtype_bytes(dt->kv);
     out->gpu_memory_bytes = g->memory_bytes;
     out->usable_bytes = g->memory_bytes * o->mem_util;
     out->weights_bytes_per_gpu = memory_weights_per_gpu(m, &sh, w);

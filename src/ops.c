@@ -101,11 +101,16 @@ static double mlp_inter_elems(enum llmroof_mlp kind, double width)
     return kind == LLMROOF_MLP_GATED ? 6.0 * width : 4.0 * width;
 }
 
+double ops_weight_bytes(const struct llmroof_dtypes *dt)
+{
+    return dt->weight_bits > 0 ? dt->weight_bits / 8.0 : dtype_bytes(dt->weight);
+}
+
 void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
                const struct llmroof_dtypes *dt, const struct llmroof_batch *b, struct llmroof_oplist *out)
 {
     memset(out, 0, sizeof *out);
-    const double a = dtype_bytes(dt->act), w = dtype_bytes(dt->weight), k = dtype_bytes(dt->kv);
+    const double a = dtype_bytes(dt->act), w = ops_weight_bytes(dt), k = dtype_bytes(dt->kv);
     const double T = b->tokens, S = b->seqs, h = (double)m->hidden, d = (double)m->head_dim;
     const double L = (double)m->layers;
     const double Hq = (double)sh->heads_per_rank, Kr = (double)sh->kv_heads_per_rank;

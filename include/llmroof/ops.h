@@ -67,7 +67,11 @@ struct llmroof_dtypes {
     enum llmroof_dtype weight; /* stored weights */
     enum llmroof_dtype kv;     /* KV cache */
     enum llmroof_dtype act;    /* activations and the compute peak used */
+    double weight_bits;        /* effective bits per weight incl. group scales (q4_0: 4.5); 0 = the dtype's */
 };
+
+/* Bytes per stored weight: weight_bits / 8 when set, else the weight dtype's size. */
+double ops_weight_bytes(const struct llmroof_dtypes *dt);
 
 struct llmroof_op {
     double count;      /* instances in one forward pass; 0 = absent */

@@ -380,6 +380,7 @@ int cli_setup_opt(struct cli *c, struct cli_setup_opts *s, int id, const char *a
     case OPT_WDT: s->have_weight = true; return cli_dtype(c, "weight-dtype", arg, &s->weight);
     case OPT_KVDT: s->have_kv = true; return cli_dtype(c, "kv-dtype", arg, &s->kv);
     case OPT_ACTDT: s->have_act = true; return cli_dtype(c, "act-dtype", arg, &s->act);
+    case OPT_WBITS: return cli_double(c, "weight-bits", arg, 0, 64, true, &s->weight_bits);
     case OPT_CE: s->eff.has_compute = true; return cli_double(c, "compute-eff", arg, 0, 1, true, &s->eff.compute);
     case OPT_ME: s->eff.has_memory = true; return cli_double(c, "memory-eff", arg, 0, 1, true, &s->eff.memory);
     case OPT_CME: s->eff.has_comm = true; return cli_double(c, "comm-eff", arg, 0, 1, true, &s->eff.comm);
@@ -398,7 +399,7 @@ int cli_setup_opt(struct cli *c, struct cli_setup_opts *s, int id, const char *a
 
 struct llmroof_dtypes cli_dtypes(const struct cli_setup_opts *s)
 {
-    struct llmroof_dtypes d = { s->weight, s->kv, s->act };
+    struct llmroof_dtypes d = { s->weight, s->kv, s->act, s->weight_bits };
     return d;
 }
 

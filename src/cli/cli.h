@@ -54,7 +54,8 @@ struct cli_opt {
 #define CLI_OPT_DTYPES \
     { OPT_WDT, "weight-dtype", 0, "D", "weight storage: fp32 fp16 bf16 fp8 int8 int4 (default fp16)", false }, \
     { OPT_KVDT, "kv-dtype", 0, "D", "KV-cache storage dtype (default fp16)", false }, \
-    { OPT_ACTDT, "act-dtype", 0, "D", "activation/compute dtype whose peak is used (default fp16)", false }
+    { OPT_ACTDT, "act-dtype", 0, "D", "activation/compute dtype whose peak is used (default fp16)", false }, \
+    { OPT_WBITS, "weight-bits", 0, "B", "effective bits per weight incl. scales, e.g. 4.5 for q4_0 (default: dtype)", false }
 #define CLI_OPT_EFFS \
     { OPT_CE, "compute-eff", 0, "F", "fraction of peak FLOP/s achieved (default: catalog)", false }, \
     { OPT_ME, "memory-eff", 0, "F", "fraction of peak bandwidth achieved (default: catalog)", false }, \
@@ -103,6 +104,7 @@ struct cli_setup_opts {
     long tp, batch, prompt, output;
     bool have_weight, have_kv, have_act;
     enum llmroof_dtype weight, kv, act;
+    double weight_bits;            /* --weight-bits, 0 = the dtype's */
     struct llmroof_eff_override eff;
     struct llmroof_mem_opts mem;
     long context;
@@ -114,7 +116,7 @@ void cli_setup_defaults(struct cli_setup_opts *s);
 enum {
     OPT_MODEL = CLI_SETUP_BASE, OPT_GPU, OPT_TP, OPT_BATCH, OPT_PROMPT, OPT_OUTPUT,
     OPT_WDT, OPT_KVDT, OPT_ACTDT, OPT_CE, OPT_ME, OPT_CME, OPT_OVH,
-    OPT_MEMUTIL, OPT_RESERVE, OPT_WORKSPACE, OPT_BLOCK, OPT_CONTEXT
+    OPT_MEMUTIL, OPT_RESERVE, OPT_WORKSPACE, OPT_BLOCK, OPT_CONTEXT, OPT_WBITS
 };
 int cli_setup_opt(struct cli *c, struct cli_setup_opts *s, int id, const char *arg);
 struct llmroof_dtypes cli_dtypes(const struct cli_setup_opts *s);

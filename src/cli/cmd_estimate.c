@@ -156,8 +156,11 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
 
     char b1[32], b2[32];
     if (c->format == TABLE_TEXT || c->format == TABLE_MD) {
-        sbuf_printf(&c->out, "%s on %d x %s (TP %d): batch %ld, prompt %ld, output %ld; %s weights, %s KV, %s compute\n",
-                    m->id, setup.tp, g->id, setup.tp, req.batch, req.prompt, req.output, dtype_name(setup.dt.weight),
+        char wb[32] = "";
+        if (setup.dt.weight_bits > 0)
+            snprintf(wb, sizeof wb, " (%g bits)", setup.dt.weight_bits);
+        sbuf_printf(&c->out, "%s on %d x %s (TP %d): batch %ld, prompt %ld, output %ld; %s%s weights, %s KV, %s compute\n",
+                    m->id, setup.tp, g->id, setup.tp, req.batch, req.prompt, req.output, dtype_name(setup.dt.weight), wb,
                     dtype_name(setup.dt.kv), dtype_name(setup.dt.act));
         sbuf_printf(&c->out, "efficiency: compute %.2f, memory %.2f, comm %.2f; overhead %.0f us per step\n",
                     setup.eff.compute, setup.eff.memory, setup.eff.comm, setup.eff.overhead_s * 1e6);

@@ -196,7 +196,7 @@ int cmd_sweep(struct cli *c, int argc, char **argv)
                                     for (int ai = 0; ai < actdts.n; ai++) {
                                         struct llmroof_dtypes dt = { (enum llmroof_dtype)wdts.v[wi],
                                                                      (enum llmroof_dtype)kvdts.v[ki],
-                                                                     (enum llmroof_dtype)actdts.v[ai] };
+                                                                     (enum llmroof_dtype)actdts.v[ai], 0 };
                                         sweep_eval(models.p[mi], gpus.p[gi], (int)tps.v[ti], batches.v[bi],
                                                    prompts.v[pi], outputs.v[oi], &dt, &row);
                                         if (x.valid_only && !row.valid)

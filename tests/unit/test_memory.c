@@ -18,7 +18,7 @@ static struct llmroof_mem_opts theoretical(void)
 static struct llmroof_memory eval(const struct llmroof_catalog *cat, const char *m, const char *g, int tp,
                                   enum llmroof_dtype w, enum llmroof_dtype kv, long ctx, struct llmroof_mem_opts o)
 {
-    struct llmroof_dtypes dt = { w, kv, LLMROOF_FP16 };
+    struct llmroof_dtypes dt = { w, kv, LLMROOF_FP16, 0 };
     struct llmroof_memory mem;
     struct llmroof_err err = { 0 };
     if (memory_eval(model(cat, m), gpu(cat, g), tp, &dt, ctx, &o, &mem, &err)) {
@@ -88,7 +88,7 @@ static void tp1_weights_are_all_parameters_at_the_weight_dtype(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     for (size_t i = 0; i < cat.n_models; i++) {
-        struct llmroof_dtypes dt = { LLMROOF_INT4, LLMROOF_FP16, LLMROOF_FP16 };
+        struct llmroof_dtypes dt = { LLMROOF_INT4, LLMROOF_FP16, LLMROOF_FP16, 0 };
         struct llmroof_memory m;
         struct llmroof_err err = { 0 };
         struct llmroof_mem_opts o = theoretical();

@@ -19,7 +19,7 @@ static void build_default(const struct llmroof_catalog *cat, const char *m, cons
     for (int i = 0; i < nt; i++)
         in.tps[in.ntps++] = tps[i];
     in.req = (struct llmroof_request){ 16, 512, 1536 };
-    in.dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16 };
+    in.dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0 };
     in.mem = memory_default_opts();
     struct llmroof_err err = { 0 };
     if (report_build(&in, &rep, &err)) {
@@ -102,7 +102,7 @@ static void invalid_configurations_stay_in_the_table(void **state)
     in.gpus[in.ngpus++] = gpu(&cat, "v100");
     in.tps[in.ntps++] = 1;
     in.req = (struct llmroof_request){ 1, 10, 10 };
-    in.dt = (struct llmroof_dtypes){ LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16 };
+    in.dt = (struct llmroof_dtypes){ LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0 };
     in.mem = memory_default_opts();
     struct llmroof_err err = { 0 };
     assert_int_equal(report_build(&in, &rep, &err), 0);
