@@ -31,7 +31,7 @@ _llmroof_list_item()
 _llmroof()
 {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-    local cmds="list show import-hf estimate memory report roofline simulate plan sweep check"
+    local cmds="list show import-hf estimate memory report roofline simulate plan validate calibrate sweep check"
     local cmd="" i
     for ((i = 1; i < COMP_CWORD; i++)); do
         case " $cmds " in *" ${COMP_WORDS[i]} "*) cmd=${COMP_WORDS[i]}; break ;; esac
@@ -44,8 +44,10 @@ _llmroof()
         --gpus) _llmroof_list_item "$(_llmroof_ids gpus)" $([[ $cmd == sweep ]] && echo all); return ;;
         --weight-dtype|--kv-dtype|--act-dtype) _llmroof_list_item "fp32 tf32 fp16 bf16 fp8 int8 int4"; return ;;
         --slo-percentile) COMPREPLY=($(compgen -W "p50 p90 p95 p99" -- "$cur")); return ;;
+        -e|--engine) COMPREPLY=($(compgen -W "$(llmroof list engines --format csv 2>/dev/null | tail -n +2 | cut -d, -f1 | tr -d '\r')" -- "$cur")); return ;;
+        --by) COMPREPLY=($(compgen -W "metric gpu source model" -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W "table md csv json html jsonl" -- "$cur")); return ;;
-        --gpus-file|--models-file|--svg|--trace|--requests-out|--trace-out) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --gpus-file|--models-file|--svg|--trace|--requests-out|--trace-out|--map|--out|--uncertainty-out|--fit-gpus|--fit-engines) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --workload|-w) COMPREPLY=($(compgen -W "chat docqa fixed: csv:" -- "$cur")); compopt -o nospace 2>/dev/null; return ;;
         --svg-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     esac
@@ -58,14 +60,14 @@ _llmroof()
         return
     fi
     case $cmd in
-        list) COMPREPLY=($(compgen -W "gpus models" -- "$cur")) ;;
+        list) COMPREPLY=($(compgen -W "gpus models engines" -- "$cur")) ;;
         show)
             case $prev in
                 gpu) COMPREPLY=($(compgen -W "$(_llmroof_ids gpus)" -- "$cur")) ;;
                 model) COMPREPLY=($(compgen -W "$(_llmroof_ids models)" -- "$cur")) ;;
                 *) COMPREPLY=($(compgen -W "gpu model" -- "$cur")) ;;
             esac ;;
-        import-hf|check) COMPREPLY=($(compgen -f -- "$cur")) ;;
+        import-hf|check|validate|calibrate) COMPREPLY=($(compgen -f -- "$cur")) ;;
     esac
 }
 complete -F _llmroof llmroof

@@ -41,6 +41,7 @@ void catalog_free(struct llmroof_catalog *cat)
 {
     free(cat->gpus);
     free(cat->models);
+    free(cat->engines);
     catalog_init(cat);
 }
 
@@ -709,6 +710,93 @@ out:
     return rc;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Engines                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static int parse_engine(struct ectx *c, const cJSON *e, struct llmroof_engine *g)
+{
+    static const char *const fields[] = { "id", "name", "step_overhead_s", "first_token_s", "compute_scale",
+                                          "collective_latency_s", "source", NULL };
+    int rc;
+    memset(g, 0, sizeof *g);
+    if (!cJSON_IsObject(e))
+        return ferr(c, NULL, "entry must be a JSON object");
+    if ((rc = get_string(c, e, "id", true, g->id, sizeof g->id)))
+        return rc;
+    strcpy(c->id, g->id);
+    if (!valid_id(g->id))
+        return ferr(c, "id", "must use only lowercase letters, digits, '-', '.' and '_'");
+    if ((rc = check_known(c, e, "", fields)) || (rc = get_string(c, e, "name", true, g->name, sizeof g->name)) ||
+        (rc = get_string(c, e, "source", true, g->source, sizeof g->source)) ||
+        (rc = get_number(c, e, "step_overhead_s", "step_overhead_s", true, 0, false, 1, &g->step_overhead_s, NULL)) ||
+        (rc = get_number(c, e, "first_token_s", "first_token_s", true, 0, false, 60, &g->first_token_s, NULL)) ||
+        (rc = get_number(c, e, "compute_scale", "compute_scale", true, 0, true, 1, &g->compute_scale, NULL)) ||
+        (rc = get_number(c, e, "collective_latency_s", "collective_latency_s", false, 0, false, 0.01,
+                         &g->collective_latency_s, NULL)))
+        return rc;
+    return LLMROOF_OK;
+}
+
+int catalog_add_engines_text(struct llmroof_catalog *cat, const char *text, size_t len, const char *fname,
+                             bool replace, struct llmroof_err *err)
+{
+    cJSON *doc = NULL;
+    const cJSON *arr = NULL;
+    int rc = parse_doc(text, len, fname, "engines", &doc, &arr, err);
+    if (rc)
+        return rc;
+    size_t n = (size_t)cJSON_GetArraySize(arr);
+    struct llmroof_engine *tmp = calloc(n ? n : 1, sizeof *tmp);
+    if (!tmp) {
+        cJSON_Delete(doc);
+        return llmroof_err_set(err, LLMROOF_EINTERNAL, "%s: out of memory", fname);
+    }
+    size_t i = 0;
+    for (const cJSON *e = arr->child; e; e = e->next, i++) {
+        struct ectx c = { fname, text, len, "engines", (int)i, "", err };
+        if ((rc = parse_engine(&c, e, &tmp[i])))
+            goto out;
+        for (size_t j = 0; j < i; j++)
+            if (strcasecmp(tmp[j].id, tmp[i].id) == 0) {
+                rc = ferr(&c, "id", "duplicates another entry in this file");
+                goto out;
+            }
+        if (!replace)
+            for (size_t j = 0; j < cat->n_engines; j++)
+                if (strcasecmp(cat->engines[j].id, tmp[i].id) == 0) {
+                    rc = ferr(&c, "id", "duplicates an entry already in the catalog");
+                    goto out;
+                }
+    }
+    for (i = 0; i < n; i++) {
+        size_t j;
+        for (j = 0; j < cat->n_engines; j++)
+            if (strcasecmp(cat->engines[j].id, tmp[i].id) == 0)
+                break;
+        if (j == cat->n_engines) {
+            if (!grow((void **)&cat->engines, &cat->cap_engines, cat->n_engines + 1, sizeof *cat->engines)) {
+                rc = llmroof_err_set(err, LLMROOF_EINTERNAL, "%s: out of memory", fname);
+                goto out;
+            }
+            cat->n_engines++;
+        }
+        cat->engines[j] = tmp[i];
+    }
+out:
+    free(tmp);
+    cJSON_Delete(doc);
+    return rc;
+}
+
+const struct llmroof_engine *catalog_find_engine(const struct llmroof_catalog *cat, const char *name)
+{
+    for (size_t i = 0; i < cat->n_engines; i++)
+        if (strcasecmp(cat->engines[i].id, name) == 0)
+            return &cat->engines[i];
+    return NULL;
+}
+
 /* Catalog files are small; 64 MiB bounds memory on a hostile input. */
 #define CATALOG_MAX_BYTES (64u * 1024u * 1024u)
 
@@ -720,6 +808,18 @@ int catalog_add_gpus_file(struct llmroof_catalog *cat, const char *path, bool re
     if (rc)
         return rc;
     rc = catalog_add_gpus_text(cat, text, len, path, replace, err);
+    free(text);
+    return rc;
+}
+
+int catalog_add_engines_file(struct llmroof_catalog *cat, const char *path, bool replace, struct llmroof_err *err)
+{
+    char *text;
+    size_t len;
+    int rc = catalog_read_file(path, CATALOG_MAX_BYTES, &text, &len, err);
+    if (rc)
+        return rc;
+    rc = catalog_add_engines_text(cat, text, len, path, replace, err);
     free(text);
     return rc;
 }
@@ -1061,6 +1161,136 @@ int catalog_model_from_hf(const char *text, size_t len, const char *fname, const
     }
     rc = catalog_check_model(m, fname, err);
 out:
+    cJSON_Delete(doc);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Validation mapping and uncertainty bands                                 */
+/* ------------------------------------------------------------------------ */
+
+static int map_object(const cJSON *doc, const char *key, const char *fname, bool required, const cJSON **out,
+                      struct llmroof_err *err)
+{
+    *out = cJSON_GetObjectItemCaseSensitive(doc, key);
+    if (!*out) {
+        if (required)
+            return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s' is missing", fname, key);
+        return LLMROOF_OK;
+    }
+    if (!cJSON_IsObject(*out))
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s' must be an object", fname, key);
+    if (cJSON_GetArraySize(*out) > LLMROOF_MAP_MAX)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s' has more than %d entries", fname, key, LLMROOF_MAP_MAX);
+    for (const cJSON *it = (*out)->child; it; it = it->next)
+        if (!it->string || strlen(it->string) >= LLMROOF_MAP_KEY)
+            return llmroof_err_set(err, LLMROOF_EINPUT, "%s: a key of '%s' is longer than %d characters", fname, key,
+                                   LLMROOF_MAP_KEY - 1);
+    return LLMROOF_OK;
+}
+
+static int names(const cJSON *obj, const char *key, const char *fname, struct llmroof_name_map *m, int *n,
+                 struct llmroof_err *err)
+{
+    for (const cJSON *it = obj->child; it; it = it->next) {
+        if (!cJSON_IsString(it) || !it->valuestring || strlen(it->valuestring) >= LLMROOF_ID_MAX)
+            return llmroof_err_set(err, LLMROOF_EINPUT, "%s: '%s'.'%s' must be a catalog id string", fname, key, it->string);
+        snprintf(m[*n].from, sizeof m[*n].from, "%s", it->string);
+        snprintf(m[*n].to, sizeof m[*n].to, "%s", it->valuestring);
+        (*n)++;
+    }
+    return LLMROOF_OK;
+}
+
+int catalog_load_valmap(const char *text, size_t len, const char *fname, struct llmroof_valmap *m,
+                        struct llmroof_err *err)
+{
+    memset(m, 0, sizeof *m);
+    const char *end = NULL;
+    cJSON *doc = cJSON_ParseWithLengthOpts(text, len, &end, false);
+    if (!doc || !cJSON_IsObject(doc)) {
+        int line = 1, col = 1;
+        if (!doc && end && end >= text)
+            linecol(text, (size_t)(end - text) > len ? len : (size_t)(end - text), &line, &col);
+        cJSON_Delete(doc);
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%d:%d: malformed JSON (expected an object)", fname, line, col);
+    }
+    const cJSON *g, *md, *w, *k, *l, *en = NULL;
+    int rc;
+    if ((rc = map_object(doc, "gpus", fname, true, &g, err)) || (rc = map_object(doc, "models", fname, true, &md, err)) ||
+        (rc = map_object(doc, "weight_dtypes", fname, true, &w, err)) ||
+        (rc = map_object(doc, "kv_dtypes", fname, true, &k, err)) ||
+        (rc = map_object(doc, "lengths", fname, false, &l, err)) ||
+        (rc = map_object(doc, "engines", fname, false, &en, err)) ||
+        (en && (rc = names(en, "engines", fname, m->engines, &m->nengines, err))) ||
+        (rc = names(g, "gpus", fname, m->gpus, &m->ngpus, err)) ||
+        (rc = names(md, "models", fname, m->models, &m->nmodels, err)))
+        goto out;
+    for (const cJSON *it = w->child; it; it = it->next) {
+        const cJSON *d = cJSON_GetObjectItemCaseSensitive(it, "dtype"), *b = cJSON_GetObjectItemCaseSensitive(it, "bits");
+        struct llmroof_dtype_map *e = &m->wdt[m->nwdt];
+        if (!cJSON_IsObject(it) || !cJSON_IsString(d) || !dtype_parse(d->valuestring, &e->dtype) ||
+            (b && (!cJSON_IsNumber(b) || !(b->valuedouble > 0) || b->valuedouble > 64))) {
+            rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: weight_dtypes.'%s' must be {\"dtype\": D[, \"bits\": B]}", fname,
+                                 it->string);
+            goto out;
+        }
+        snprintf(e->from, sizeof e->from, "%s", it->string);
+        e->bits = b ? b->valuedouble : 0;
+        m->nwdt++;
+    }
+    for (const cJSON *it = k->child; it; it = it->next) {
+        struct llmroof_dtype_map *e = &m->kvdt[m->nkvdt];
+        if (!cJSON_IsString(it) || !dtype_parse(it->valuestring, &e->dtype)) {
+            rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: kv_dtypes.'%s' must be a dtype name", fname, it->string);
+            goto out;
+        }
+        snprintf(e->from, sizeof e->from, "%s", it->string);
+        m->nkvdt++;
+    }
+    for (const cJSON *it = l ? l->child : NULL; it; it = it->next) {
+        if (!cJSON_IsNumber(it) || it->valuedouble < 0 || it->valuedouble > 1e9 || it->valuedouble != floor(it->valuedouble)) {
+            rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: lengths.'%s' must be a whole number of tokens", fname, it->string);
+            goto out;
+        }
+        snprintf(m->lens[m->nlens].from, sizeof m->lens[0].from, "%s", it->string);
+        m->lens[m->nlens++].tokens = (long)it->valuedouble;
+    }
+out:
+    cJSON_Delete(doc);
+    return rc;
+}
+
+static int band(const cJSON *doc, const char *key, const char *fname, struct llmroof_band *b, struct llmroof_err *err)
+{
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(doc, key);
+    memset(b, 0, sizeof *b);
+    if (!o)
+        return LLMROOF_OK;
+    const cJSON *lo = cJSON_GetObjectItemCaseSensitive(o, "low"), *hi = cJSON_GetObjectItemCaseSensitive(o, "high"),
+                *n = cJSON_GetObjectItemCaseSensitive(o, "n");
+    if (!cJSON_IsObject(o) || !cJSON_IsNumber(lo) || !cJSON_IsNumber(hi) || !cJSON_IsNumber(n) || !(lo->valuedouble > 0) ||
+        hi->valuedouble < lo->valuedouble || hi->valuedouble > 100 || n->valuedouble < 1)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: '%s' must be {\"low\": >0, \"high\": >=low, \"n\": >=1}", fname, key);
+    b->present = true;
+    b->low = lo->valuedouble;
+    b->high = hi->valuedouble;
+    b->n = (long)n->valuedouble;
+    return LLMROOF_OK;
+}
+
+int catalog_load_uncertainty(const char *text, size_t len, const char *fname, struct llmroof_uncertainty *u,
+                             struct llmroof_err *err)
+{
+    memset(u, 0, sizeof *u);
+    cJSON *doc = cJSON_ParseWithLength(text, len);
+    if (!doc || !cJSON_IsObject(doc)) {
+        cJSON_Delete(doc);
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: malformed JSON (expected an object)", fname);
+    }
+    int rc;
+    if (!(rc = band(doc, "ttft", fname, &u->ttft, err)) && !(rc = band(doc, "tpot", fname, &u->tpot, err)))
+        rc = band(doc, "e2e", fname, &u->e2e, err);
     cJSON_Delete(doc);
     return rc;
 }

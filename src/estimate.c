@@ -15,8 +15,9 @@ int estimate_check(const struct llmroof_setup *s, struct llmroof_err *err)
     if (!dtype_is_storage(s->dt.kv))
         return llmroof_err_set(err, LLMROOF_EINPUT, "--kv-dtype tf32 is a compute mode, not a storage format");
     if (!(s->eff.compute > 0 && s->eff.compute <= 1) || !(s->eff.memory > 0 && s->eff.memory <= 1) ||
-        !(s->eff.comm > 0 && s->eff.comm <= 1) || !(s->eff.overhead_s >= 0 && s->eff.overhead_s <= 1))
-        return llmroof_err_set(err, LLMROOF_EINPUT, "efficiencies must be in (0, 1] and the overhead in [0, 1] s");
+        !(s->eff.comm > 0 && s->eff.comm <= 1) || !(s->eff.overhead_s >= 0 && s->eff.overhead_s <= 1) ||
+        !(s->eff.first_token_s >= 0 && s->eff.first_token_s <= 60))
+        return llmroof_err_set(err, LLMROOF_EINPUT, "efficiencies must be in (0, 1] and the overheads in [0, 1] s (first token: [0, 60] s)");
     return roofline_check(s->gpu, s->dt.act, err);
 }
 
@@ -78,7 +79,9 @@ int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
     struct llmroof_batch pb = batch_prefill(B, P);
     ops_build(s->model, &out->shard, &s->dt, &pb, &out->prefill_ops);
     roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &out->prefill_ops, &out->prefill);
-    out->ttft_s = out->prefill.time_s;
+    /* the engine's first-token overhead (tokenisation, admission, first sampling) adds to TTFT
+     * but occupies no GPU time */
+    out->ttft_s = out->prefill.time_s + s->eff.first_token_s;
 
     out->decode_steps = O - 1.0;
     if (O >= 2) {

@@ -2,6 +2,8 @@
 #include "llmroof/render_json.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -217,8 +219,18 @@ static cJSON *phase_json(const struct llmroof_phase *p, const struct llmroof_opl
     return o;
 }
 
+static void add_range(cJSON *o, const char *key, double v, const struct llmroof_band *b, bool rate)
+{
+    if (!b->present)
+        return;
+    cJSON *a = cJSON_AddArrayToObject(o, key);
+    cJSON_AddItemToArray(a, cJSON_CreateNumber(rate ? v / b->high : v * b->low));
+    cJSON_AddItemToArray(a, cJSON_CreateNumber(rate ? v / b->low : v * b->high));
+}
+
 char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_request *r,
-                           const struct llmroof_estimate *e, const struct llmroof_memory *mem)
+                           const struct llmroof_estimate *e, const struct llmroof_memory *mem,
+                           const struct llmroof_uncertainty *bands)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "model", s->model->id);
@@ -237,12 +249,22 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
     cJSON_AddNumberToObject(ef, "memory", s->eff.memory);
     cJSON_AddNumberToObject(ef, "comm", s->eff.comm);
     cJSON_AddNumberToObject(ef, "overhead_s", s->eff.overhead_s);
+    cJSON_AddNumberToObject(ef, "first_token_s", s->eff.first_token_s);
+    cJSON_AddNumberToObject(ef, "collective_latency_s", s->eff.comm_latency_s);
     cJSON_AddBoolToObject(o, "kv_heads_replicated", e->shard.kv_replicated);
     cJSON_AddNumberToObject(o, "ttft_s", e->ttft_s);
     cJSON_AddNumberToObject(o, "tpot_s", e->tpot_s);
     cJSON_AddNumberToObject(o, "e2e_s", e->e2e_s);
     cJSON_AddNumberToObject(o, "decode_tok_s", e->decode_tok_s);
     cJSON_AddNumberToObject(o, "output_tok_s", e->output_tok_s);
+    if (bands) {
+        cJSON *rg = cJSON_AddObjectToObject(o, "range");
+        add_range(rg, "ttft_s", e->ttft_s, &bands->ttft, false);
+        add_range(rg, "tpot_s", e->tpot_s, &bands->tpot, false);
+        add_range(rg, "e2e_s", e->e2e_s, &bands->e2e, false);
+        add_range(rg, "decode_tok_s", e->decode_tok_s, &bands->tpot, true);
+        add_range(rg, "output_tok_s", e->output_tok_s, &bands->e2e, true);
+    }
     cJSON_AddItemToObject(o, "prefill", phase_json(&e->prefill, &e->prefill_ops));
     cJSON_AddItemToObject(o, "decode", phase_json(&e->decode, &e->decode_ops));
     if (mem) {
@@ -426,4 +448,147 @@ char *render_json_plan(const struct plan_input *in, const struct plan_result *r)
     for (int i = 0; i < r->nobs; i++)
         cJSON_AddItemToArray(obs, cJSON_CreateString(r->obs[i]));
     return finish(o);
+}
+
+static cJSON *stats_json(struct val_stats s)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "n", (double)s.n);
+    cJSON_AddNumberToObject(o, "median_abs_error", s.median_abs);
+    cJSON_AddNumberToObject(o, "p90_abs_error", s.p90_abs);
+    cJSON_AddNumberToObject(o, "bias", s.bias);
+    return o;
+}
+
+struct jgroup {
+    enum val_group by;
+    const char *key;
+    int cls;
+};
+
+static bool jkeep(const struct val_case *c, const void *vctx)
+{
+    const struct jgroup *g = vctx;
+    if (g->cls >= 0 && (int)val_metric_class(c->metric) != g->cls)
+        return false;
+    return !g->key || strcmp(val_group_key(c, g->by), g->key) == 0;
+}
+
+char *render_json_validate(const char *fname, const struct val_case *cases, size_t n, enum val_group by)
+{
+    static const char *const by_names[] = { "metric", "gpu", "source", "model" };
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "file", fname);
+    cJSON *rows = cJSON_AddArrayToObject(o, "rows");
+    cJSON *un = cJSON_AddArrayToObject(o, "unmapped");
+    for (size_t i = 0; i < n; i++) {
+        const struct val_case *c = &cases[i];
+        cJSON *r = cJSON_CreateObject();
+        cJSON_AddStringToObject(r, "id", c->row->id);
+        if (!c->mapped) {
+            cJSON_AddNumberToObject(r, "line", (double)c->row->line);
+            cJSON_AddStringToObject(r, "reason", c->reason);
+            cJSON_AddItemToArray(un, r);
+            continue;
+        }
+        cJSON_AddStringToObject(r, "model", c->model->id);
+        cJSON_AddStringToObject(r, "gpu", c->gpu->id);
+        cJSON_AddNumberToObject(r, "tp", c->tp);
+        cJSON_AddNumberToObject(r, "batch", (double)c->batch);
+        cJSON_AddNumberToObject(r, "prompt_len", (double)c->prompt);
+        cJSON_AddNumberToObject(r, "output_len", (double)c->output);
+        cJSON_AddStringToObject(r, "weight_dtype", dtype_name(c->dt.weight));
+        if (c->dt.weight_bits > 0)
+            cJSON_AddNumberToObject(r, "weight_bits", c->dt.weight_bits);
+        cJSON_AddStringToObject(r, "metric", val_metric_name(c->metric));
+        cJSON_AddNumberToObject(r, "measured", c->measured);
+        cJSON_AddNumberToObject(r, "predicted", c->predicted);
+        cJSON_AddNumberToObject(r, "error", c->err);
+        cJSON_AddStringToObject(r, "source", c->row->framework);
+        if (c->assumptions[0])
+            cJSON_AddStringToObject(r, "assumptions", c->assumptions);
+        cJSON_AddItemToArray(rows, r);
+    }
+    cJSON *sum = cJSON_AddObjectToObject(o, "summary");
+    struct jgroup g = { by, NULL, -1 };
+    cJSON_AddItemToObject(sum, "all", stats_json(val_stats_of(cases, n, jkeep, &g)));
+    cJSON *cls = cJSON_AddObjectToObject(sum, "by_class");
+    for (int k = 0; k < 3; k++) {
+        g.cls = k;
+        cJSON_AddItemToObject(cls, val_class_name((enum val_class)k), stats_json(val_stats_of(cases, n, jkeep, &g)));
+    }
+    g.cls = -1;
+    cJSON *grp = cJSON_AddObjectToObject(sum, by_names[by]);
+    for (size_t i = 0; i < n; i++) {
+        if (!cases[i].mapped)
+            continue;
+        const char *key = val_group_key(&cases[i], by);
+        if (cJSON_GetObjectItemCaseSensitive(grp, key))
+            continue;
+        g.key = key;
+        cJSON_AddItemToObject(grp, key, stats_json(val_stats_of(cases, n, jkeep, &g)));
+    }
+    return finish(o);
+}
+
+char *render_json_uncertainty(const char *fname, const struct llmroof_uncertainty *u)
+{
+    cJSON *o = cJSON_CreateObject();
+    const struct llmroof_band *b[3] = { &u->ttft, &u->tpot, &u->e2e };
+    const char *keys[3] = { "ttft", "tpot", "e2e" };
+    for (int k = 0; k < 3; k++) {
+        if (!b[k]->present)
+            continue;
+        cJSON *x = cJSON_AddObjectToObject(o, keys[k]);
+        cJSON_AddNumberToObject(x, "low", round(b[k]->low * 1e4) / 1e4);
+        cJSON_AddNumberToObject(x, "high", round(b[k]->high * 1e4) / 1e4);
+        cJSON_AddNumberToObject(x, "n", (double)b[k]->n);
+    }
+    char src[512];
+    snprintf(src, sizeof src, "10th and 90th percentiles of measured / predicted latency (rates inverted) over the mapped "
+                              "rows of %s; regenerate: llmroof validate FILE --uncertainty-out data/uncertainty.json", fname);
+    cJSON_AddStringToObject(o, "source", src);
+    return finish(o);
+}
+
+char *render_json_gpu_doc(const struct llmroof_gpu *g, const struct llmroof_effs *e, const char *note)
+{
+    struct llmroof_gpu copy = *g;
+    copy.compute_eff = e->compute;
+    copy.memory_eff = e->memory;
+    copy.comm_eff = e->comm;
+    copy.step_overhead_s = e->overhead_s;
+    size_t n = strlen(copy.source);
+    snprintf(copy.source + n, sizeof copy.source - n, "%s%s", n ? "; " : "", note);
+    cJSON *root = cJSON_CreateObject();
+    cJSON *arr = cJSON_AddArrayToObject(root, "gpus");
+    cJSON_AddItemToArray(arr, gpu_entry(&copy));
+    return finish(root);
+}
+
+char *render_json_engines(const struct llmroof_engine *e, int n)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON *arr = cJSON_AddArrayToObject(root, "engines");
+    for (int i = 0; i < n; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "id", e[i].id);
+        cJSON_AddStringToObject(o, "name", e[i].name);
+        cJSON_AddNumberToObject(o, "step_overhead_s", round(e[i].step_overhead_s * 1e7) / 1e7);
+        cJSON_AddNumberToObject(o, "first_token_s", round(e[i].first_token_s * 1e6) / 1e6);
+        cJSON_AddNumberToObject(o, "compute_scale", round(e[i].compute_scale * 1e3) / 1e3);
+        cJSON_AddNumberToObject(o, "collective_latency_s", round(e[i].collective_latency_s * 1e8) / 1e8);
+        cJSON_AddStringToObject(o, "source", e[i].source);
+        cJSON_AddItemToArray(arr, o);
+    }
+    return finish(root);
+}
+
+char *render_json_gpus(const struct llmroof_gpu *g, size_t n)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON *arr = cJSON_AddArrayToObject(root, "gpus");
+    for (size_t i = 0; i < n; i++)
+        cJSON_AddItemToArray(arr, gpu_entry(&g[i]));
+    return finish(root);
 }

@@ -27,7 +27,15 @@ void report_table_configs(const struct llmroof_report *r, struct table *t)
     table_col(t, "kv_KiB_per_token_per_gpu", 1);
     table_col(t, "max_batch", 0);
     table_col(t, "ttft_ms", 1);
+    if (r->has_bands) {
+        table_col(t, "ttft_low_ms", 1);
+        table_col(t, "ttft_high_ms", 1);
+    }
     table_col(t, "tpot_ms", 2);
+    if (r->has_bands) {
+        table_col(t, "tpot_low_ms", 2);
+        table_col(t, "tpot_high_ms", 2);
+    }
     table_col(t, "e2e_s", 2);
     table_col(t, "decode_tok_s", 0);
     table_col(t, "decode_tok_s_per_gpu", 0);
@@ -54,7 +62,15 @@ void report_table_configs(const struct llmroof_report *r, struct table *t)
         if (x->has_est) {
             const struct llmroof_estimate *e = &x->est;
             table_num(t, e->ttft_s * 1e3);
+            if (r->has_bands) {
+                table_num(t, e->ttft_s * 1e3 * r->bands.ttft.low);
+                table_num(t, e->ttft_s * 1e3 * r->bands.ttft.high);
+            }
             table_num(t, e->tpot_s * 1e3);
+            if (r->has_bands) {
+                table_num(t, e->tpot_s * 1e3 * r->bands.tpot.low);
+                table_num(t, e->tpot_s * 1e3 * r->bands.tpot.high);
+            }
             table_num(t, e->e2e_s);
             table_num(t, e->decode_tok_s);
             table_num(t, e->decode_tok_s / x->tp);
@@ -67,7 +83,7 @@ void report_table_configs(const struct llmroof_report *r, struct table *t)
             else
                 table_empty(t);
         } else {
-            for (int k = 0; k < 10; k++)
+            for (int k = 0; k < (r->has_bands ? 14 : 10); k++)
                 table_empty(t);
         }
     }

@@ -55,8 +55,26 @@ static void qf(struct table *t, const char *name, const char *fmt, double v, con
 #define q(t, name, v, unit) qf(t, name, "%.3f", v, unit)
 #define qi(t, name, v, unit) qf(t, name, "%.0f", v, unit)
 
+static void band_rows(struct table *t, const char *name, const struct sim_stats *s, double scale,
+                      const struct llmroof_band *b)
+{
+    char n[48];
+    if (!b || !b->present)
+        return;
+    snprintf(n, sizeof n, "%s low", name);
+    stat_row(t, n, s, scale * b->low);
+    snprintf(n, sizeof n, "%s high", name);
+    stat_row(t, n, s, scale * b->high);
+}
+
 void render_sim(const struct sim_config *c, const struct sim_result *r, const char *wl, enum table_format f,
                 struct sbuf *out)
+{
+    render_sim_bands(c, r, wl, NULL, f, out);
+}
+
+void render_sim_bands(const struct sim_config *c, const struct sim_result *r, const char *wl,
+                      const struct llmroof_uncertainty *u, enum table_format f, struct sbuf *out)
 {
     struct table t;
     if (f == TABLE_TEXT || f == TABLE_MD) {
@@ -74,8 +92,11 @@ void render_sim(const struct sim_config *c, const struct sim_result *r, const ch
     table_col(&t, "p99", 2);
     table_col(&t, "max", 2);
     stat_row(&t, "ttft_ms", &r->ttft, 1e3);
+    band_rows(&t, "ttft_ms", &r->ttft, 1e3, u ? &u->ttft : NULL);
     stat_row(&t, "tpot_ms", &r->tpot, 1e3);
+    band_rows(&t, "tpot_ms", &r->tpot, 1e3, u ? &u->tpot : NULL);
     stat_row(&t, "e2e_s", &r->e2e, 1.0);
+    band_rows(&t, "e2e_s", &r->e2e, 1.0, u ? &u->e2e : NULL);
     table_render(&t, f, out);
     table_free(&t);
     sbuf_append(out, f == TABLE_CSV ? "\r\n" : "\n");

@@ -17,13 +17,25 @@ const char *bound_name(enum llmroof_bound b)
 
 struct llmroof_effs roofline_default_effs(const struct llmroof_gpu *g)
 {
-    struct llmroof_effs e = { g->compute_eff, g->memory_eff, g->comm_eff, g->step_overhead_s };
+    struct llmroof_effs e = { g->compute_eff, g->memory_eff, g->comm_eff, g->step_overhead_s, 0.0, 0.0 };
     return e;
 }
 
 struct llmroof_effs roofline_effs(const struct llmroof_gpu *g, const struct llmroof_eff_override *o)
 {
+    return roofline_effs_engine(g, o ? o->engine : NULL, o);
+}
+
+struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const struct llmroof_engine *en,
+                                         const struct llmroof_eff_override *o)
+{
     struct llmroof_effs e = roofline_default_effs(g);
+    if (en) {
+        e.compute *= en->compute_scale;
+        e.overhead_s += en->step_overhead_s;
+        e.first_token_s = en->first_token_s;
+        e.comm_latency_s = en->collective_latency_s;
+    }
     if (o) {
         if (o->has_compute)
             e.compute = o->compute;
@@ -74,7 +86,8 @@ void roofline_eval(const struct llmroof_gpu *g, enum llmroof_dtype act, const st
     memset(out, 0, sizeof *out);
     const double peak = g->peak_flops[act] * eff->compute;
     const double bw = g->mem_bw_Bps * eff->memory;
-    const struct llmroof_link_model link = { g->link_bw_Bps, eff->comm, g->link_latency_s, g->link_hop_latency_s };
+    const struct llmroof_link_model link = { g->link_bw_Bps, eff->comm, g->link_latency_s + eff->comm_latency_s,
+                                             g->link_hop_latency_s };
 
     for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
         const struct llmroof_op *op = &ops->op[k];

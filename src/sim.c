@@ -302,7 +302,8 @@ static void user_next(const struct sim_config *c, struct llmroof_rng *rng, struc
     workload_sample(c->workload, rng, &R[id].prompt, &R[id].output);
     R[id].arrival_s = t + think;
     S[id].user = user;
-    heap_push(arrivals, (struct event){ R[id].arrival_s, id });
+    /* the request becomes schedulable after the engine's first-token overhead */
+    heap_push(arrivals, (struct event){ R[id].arrival_s + c->setup.eff.first_token_s, id });
 }
 
 /* ------------------------------------------------------------------------ */
@@ -382,14 +383,14 @@ int sim_run(const struct sim_config *c, struct sim_result *out, struct llmroof_e
             t += rng_exponential(&rng, c->rate_qps);
             workload_sample(c->workload, &rng, &R[created].prompt, &R[created].output);
             R[created].arrival_s = t;
-            heap_push(&arrivals, (struct event){ t, created });
+            heap_push(&arrivals, (struct event){ t + c->setup.eff.first_token_s, created });
         }
     } else {
         for (; created < nreq; created++) {
             R[created].arrival_s = c->trace[created].arrival_s;
             R[created].prompt = c->trace[created].prompt;
             R[created].output = c->trace[created].output;
-            heap_push(&arrivals, (struct event){ R[created].arrival_s, created });
+            heap_push(&arrivals, (struct event){ R[created].arrival_s + c->setup.eff.first_token_s, created });
         }
     }
 

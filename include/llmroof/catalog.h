@@ -77,11 +77,25 @@ struct llmroof_model {
     char source[LLMROOF_SOURCE_MAX];    /* where the figures come from */
 };
 
+/* An inference engine's behaviour beyond the hardware: what a serving framework adds to every
+ * step, to every first token, and how close its kernels get to the GPU's compute efficiency. */
+struct llmroof_engine {
+    char id[LLMROOF_ID_MAX];          /* "vllm-0.6" */
+    char name[LLMROOF_NAME_MAX];      /* display name */
+    double step_overhead_s;           /* added to the GPU's per-step overhead, s */
+    double first_token_s;             /* added to every TTFT (tokenisation, admission, first sample), s */
+    double compute_scale;             /* multiplies the GPU's compute efficiency, (0, 1] */
+    double collective_latency_s;      /* added to each collective's fixed latency (NCCL via torch vs custom kernels), s */
+    char source[LLMROOF_SOURCE_MAX];  /* where the figures come from */
+};
+
 struct llmroof_catalog {
     struct llmroof_gpu *gpus;     /* owned array */
     size_t n_gpus, cap_gpus;
     struct llmroof_model *models; /* owned array */
     size_t n_models, cap_models;
+    struct llmroof_engine *engines; /* owned array (data/engines.json, optional) */
+    size_t n_engines, cap_engines;
 };
 
 void catalog_init(struct llmroof_catalog *cat);
@@ -101,6 +115,12 @@ int catalog_add_gpus_file(struct llmroof_catalog *cat, const char *path, bool re
                           struct llmroof_err *err);
 int catalog_add_models_file(struct llmroof_catalog *cat, const char *path, bool replace,
                             struct llmroof_err *err);
+
+/* Engine profiles ({"engines": [...]}); same rules as GPUs and models. */
+int catalog_add_engines_text(struct llmroof_catalog *cat, const char *text, size_t len, const char *fname,
+                             bool replace, struct llmroof_err *err);
+int catalog_add_engines_file(struct llmroof_catalog *cat, const char *path, bool replace, struct llmroof_err *err);
+const struct llmroof_engine *catalog_find_engine(const struct llmroof_catalog *cat, const char *name);
 
 /* Lookup by id or alias, case-insensitive. NULL when absent. */
 const struct llmroof_gpu *catalog_find_gpu(const struct llmroof_catalog *cat, const char *name);
@@ -122,6 +142,50 @@ int catalog_model_from_hf(const char *text, size_t len, const char *fname, const
 /* Validates one model / GPU struct (used by the loader and import-hf); `where`
  * prefixes messages. */
 int catalog_check_model(const struct llmroof_model *m, const char *where, struct llmroof_err *err);
+
+/* ------------------------------------------------------------------------ */
+/* Validation mapping (data/validation-map.json) and uncertainty bands       */
+/* (data/uncertainty.json); see docs/validation.md                           */
+/* ------------------------------------------------------------------------ */
+
+#define LLMROOF_MAP_MAX 64
+#define LLMROOF_MAP_KEY 96
+
+struct llmroof_name_map { char from[LLMROOF_MAP_KEY]; char to[LLMROOF_ID_MAX]; };
+struct llmroof_dtype_map { char from[LLMROOF_MAP_KEY]; enum llmroof_dtype dtype; double bits; /* 0 = dtype's */ };
+struct llmroof_len_map { char from[LLMROOF_MAP_KEY]; long tokens; };
+
+struct llmroof_valmap {
+    struct llmroof_name_map gpus[LLMROOF_MAP_MAX];    /* published GPU name -> catalog id */
+    int ngpus;
+    struct llmroof_name_map models[LLMROOF_MAP_MAX];  /* published model name -> catalog id */
+    int nmodels;
+    struct llmroof_dtype_map wdt[LLMROOF_MAP_MAX];    /* weight format -> dtype and effective bits */
+    int nwdt;
+    struct llmroof_dtype_map kvdt[LLMROOF_MAP_MAX];   /* KV format -> dtype */
+    int nkvdt;
+    struct llmroof_len_map lens[LLMROOF_MAP_MAX];     /* non-numeric length -> assumed tokens */
+    int nlens;
+    struct llmroof_name_map engines[LLMROOF_MAP_MAX]; /* framework name -> engine id */
+    int nengines;
+};
+
+int catalog_load_valmap(const char *text, size_t len, const char *fname, struct llmroof_valmap *out,
+                        struct llmroof_err *err);
+
+/* measured / predicted ratios at the 10th and 90th percentile of the published set */
+struct llmroof_band {
+    bool present;
+    double low, high;   /* multiply a predicted latency by these */
+    long n;             /* rows behind the band */
+};
+
+struct llmroof_uncertainty {
+    struct llmroof_band ttft, tpot, e2e; /* by metric class */
+};
+
+int catalog_load_uncertainty(const char *text, size_t len, const char *fname, struct llmroof_uncertainty *out,
+                             struct llmroof_err *err);
 
 /* Reads a whole file (regular files only, at most max_bytes). Caller frees *out. */
 int catalog_read_file(const char *path, size_t max_bytes, char **out, size_t *out_len,

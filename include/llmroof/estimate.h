@@ -1,5 +1,5 @@
 /* estimate.h - request-level latency and throughput of a static batch.
- *   TTFT  = time of the prefill of B prompts of P tokens
+ *   TTFT  = time of the prefill of B prompts of P tokens (+ the engine's first-token overhead)
  *   TPOT  = mean decode-step time over output tokens 2..O (context P+1 .. P+O-1),
  *           summed exactly in closed form (each op is piecewise linear in context)
  *   e2e   = TTFT + (O-1) * TPOT;  decode_tok_s = B / TPOT;  output_tok_s = B*O / e2e */

@@ -10,6 +10,7 @@
 #include "llmroof/report.h"
 #include "llmroof/render_sim.h"
 #include "llmroof/plan.h"
+#include "llmroof/render_validate.h"
 #include "llmroof/table.h"
 
 /* An array with one object per row; numeric cells are numbers. */
@@ -22,9 +23,10 @@ char *render_json_model_doc(const struct llmroof_model *m);
 char *render_json_show_model(const struct llmroof_model *m);
 char *render_json_show_gpu(const struct llmroof_gpu *g);
 
-/* `estimate --format json`; mem may be NULL. */
+/* `estimate --format json`; mem and bands may be NULL. */
 char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_request *r,
-                           const struct llmroof_estimate *e, const struct llmroof_memory *mem);
+                           const struct llmroof_estimate *e, const struct llmroof_memory *mem,
+                           const struct llmroof_uncertainty *bands);
 
 /* `memory --format json`. */
 char *render_json_memory(const struct llmroof_model *m, const struct llmroof_gpu *g, int tp,
@@ -37,6 +39,19 @@ char *render_json_sim_sweep(const char *param, const struct sim_point *pts, int 
 
 /* `plan --format json`. */
 char *render_json_plan(const struct plan_input *in, const struct plan_result *r);
+
+/* `validate --format json`: rows, unmapped rows and the summary. */
+char *render_json_validate(const char *fname, const struct val_case *cases, size_t n, enum val_group by);
+/* The uncertainty bands file read by --range (data/uncertainty.json). */
+char *render_json_uncertainty(const char *fname, const struct llmroof_uncertainty *u);
+/* {"gpus": [entry]}: g with efficiencies e and `note` appended to its source. */
+char *render_json_gpu_doc(const struct llmroof_gpu *g, const struct llmroof_effs *e, const char *note);
+
+/* {"gpus": [...]}: every GPU of the catalog, in catalog order (data/gpus.json). */
+char *render_json_gpus(const struct llmroof_gpu *g, size_t n);
+
+/* {"engines": [...]} for data/engines.json. */
+char *render_json_engines(const struct llmroof_engine *e, int n);
 
 /* `report --format json`. */
 char *render_json_report(const struct llmroof_report *r);

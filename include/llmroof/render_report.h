@@ -11,6 +11,7 @@ const char *report_status_name(enum report_status s);
 
 /* Table 1 (configurations), 2 (prefill shares) and 3 (decode shares). Caller frees. */
 void report_table_configs(const struct llmroof_report *r, struct table *t);
+
 void report_table_shares(const struct llmroof_report *r, bool decode, struct table *t);
 
 /* Header, tables and observations as text, Markdown or CSV (one table per section). */

@@ -59,6 +59,8 @@ struct report_input {
 
 struct llmroof_report {
     const struct llmroof_model *model;
+    bool has_bands;                     /* show low-high bands (--range) */
+    struct llmroof_uncertainty bands;   /* from data/uncertainty.json */
     struct llmroof_request req;
     struct llmroof_dtypes dt;
     bool moe;                           /* the router column is meaningful */

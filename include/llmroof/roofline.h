@@ -11,10 +11,12 @@ enum llmroof_bound { LLMROOF_BOUND_COMPUTE, LLMROOF_BOUND_MEMORY, LLMROOF_BOUND_
 const char *bound_name(enum llmroof_bound b);
 
 struct llmroof_effs {
-    double compute;    /* fraction of dense peak FLOP/s achieved */
-    double memory;     /* fraction of peak HBM bandwidth achieved */
-    double comm;       /* fraction of link bandwidth achieved */
-    double overhead_s; /* fixed cost per engine step, s */
+    double compute;       /* fraction of dense peak FLOP/s achieved */
+    double memory;        /* fraction of peak HBM bandwidth achieved */
+    double comm;          /* fraction of link bandwidth achieved */
+    double overhead_s;    /* fixed cost per engine step, s */
+    double first_token_s; /* added to every TTFT by the serving engine, s (0 without an engine) */
+    double comm_latency_s;/* added to every collective's fixed latency by the engine's all-reduce path, s */
 };
 /* The GPU's catalog defaults. */
 struct llmroof_effs roofline_default_effs(const struct llmroof_gpu *g);
@@ -23,9 +25,13 @@ struct llmroof_effs roofline_default_effs(const struct llmroof_gpu *g);
 struct llmroof_eff_override {
     bool has_compute, has_memory, has_comm, has_overhead; /* which fields are set */
     double compute, memory, comm, overhead_s;             /* values as in struct llmroof_effs */
+    const struct llmroof_engine *engine;                  /* engine profile, or NULL */
 };
-/* Catalog defaults of g with the set fields of o (o may be NULL) applied. */
+/* Catalog defaults of g, then the engine profile (may be NULL: compute x compute_scale,
+ * overhead + step overhead, first-token overhead), then the set fields of o (may be NULL). */
 struct llmroof_effs roofline_effs(const struct llmroof_gpu *g, const struct llmroof_eff_override *o);
+struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const struct llmroof_engine *e,
+                                         const struct llmroof_eff_override *o);
 
 struct llmroof_optime {
     double compute_s;  /* count * flops / (peak * eff) */

@@ -236,11 +236,16 @@ int cli_catalog(struct cli *c)
         return rc;
     struct llmroof_err err = { 0 };
     catalog_init(&c->cat);
+    snprintf(c->data_dir, sizeof c->data_dir, "%s", dir);
     snprintf(path, sizeof path, "%s/gpus.json", dir);
     if ((rc = catalog_add_gpus_file(&c->cat, path, false, &err)))
         return cli_fail(c, &err);
     snprintf(path, sizeof path, "%s/models.json", dir);
     if ((rc = catalog_add_models_file(&c->cat, path, false, &err)))
+        return cli_fail(c, &err);
+    snprintf(path, sizeof path, "%s/engines.json", dir);
+    struct stat st;
+    if (stat(path, &st) == 0 && (rc = catalog_add_engines_file(&c->cat, path, false, &err)))
         return cli_fail(c, &err);
     for (int i = 0; i < c->n_gpus_files; i++)
         if ((rc = catalog_add_gpus_file(&c->cat, c->gpus_files[i], true, &err)))
@@ -250,6 +255,43 @@ int cli_catalog(struct cli *c)
             return cli_fail(c, &err);
     c->cat_loaded = true;
     return 0;
+}
+
+int cli_valmap(struct cli *c, const char *path, struct llmroof_valmap *out)
+{
+    char def[PATH_MAX + 32];
+    int rc = cli_catalog(c);
+    if (rc)
+        return rc;
+    if (!path) {
+        snprintf(def, sizeof def, "%s/validation-map.json", c->data_dir);
+        path = def;
+    }
+    struct llmroof_err err = { 0 };
+    char *text;
+    size_t len;
+    if (catalog_read_file(path, 16u << 20, &text, &len, &err))
+        return cli_fail(c, &err);
+    rc = catalog_load_valmap(text, len, path, out, &err);
+    free(text);
+    return rc ? cli_fail(c, &err) : 0;
+}
+
+int cli_uncertainty(struct cli *c, struct llmroof_uncertainty *out)
+{
+    char path[PATH_MAX + 32];
+    int rc = cli_catalog(c);
+    if (rc)
+        return rc;
+    snprintf(path, sizeof path, "%s/uncertainty.json", c->data_dir);
+    struct llmroof_err err = { 0 };
+    char *text;
+    size_t len;
+    if (catalog_read_file(path, 1u << 20, &text, &len, &err))
+        return cli_fail(c, &err);
+    rc = catalog_load_uncertainty(text, len, path, out, &err);
+    free(text);
+    return rc ? cli_fail(c, &err) : 0;
 }
 
 static void did_you_mean(const char **s, size_t n)
@@ -389,12 +431,27 @@ int cli_setup_opt(struct cli *c, struct cli_setup_opts *s, int id, const char *a
         if (!parse_duration(arg, &s->eff.overhead_s) || s->eff.overhead_s > 1)
             return cli_usage_error(c, "option '--overhead': '%s' is not a duration of at most 1s (e.g. 200us, 0.5ms)", arg);
         return 0;
+    case OPT_ENGINE: s->engine_name = arg; return 0; /* resolved once the catalog is loaded */
     case OPT_MEMUTIL: return cli_double(c, "mem-util", arg, 0, 1, true, &s->mem.mem_util);
     case OPT_RESERVE: return cli_bytes(c, "reserve", arg, &s->mem.reserve_bytes);
     case OPT_WORKSPACE: s->mem.workspace_set = true; return cli_bytes(c, "workspace", arg, &s->mem.workspace_bytes);
     case OPT_BLOCK: return cli_long(c, "block-size", arg, 1, 65536, &s->mem.block_size);
     }
     return 1;
+}
+
+int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s)
+{
+    if (!s->engine_name)
+        return 0;
+    int rc = cli_catalog(c);
+    if (rc)
+        return rc;
+    if (!(s->eff.engine = catalog_find_engine(&c->cat, s->engine_name))) {
+        fprintf(stderr, "llmroof: error: unknown engine '%s' (see 'llmroof list engines')\n", s->engine_name);
+        return 2;
+    }
+    return 0;
 }
 
 struct llmroof_dtypes cli_dtypes(const struct cli_setup_opts *s)

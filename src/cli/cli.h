@@ -31,6 +31,7 @@ struct cli {
     const char *models_files[CLI_MAX_FILES];  /* --models-file, in order */
     int n_models_files;
     struct llmroof_catalog cat;               /* loaded by cli_catalog */
+    char data_dir[4096];                      /* where the catalog was found */
     bool cat_loaded;
     struct sbuf out;                          /* the result, written by main on success */
 };
@@ -60,7 +61,8 @@ struct cli_opt {
     { OPT_CE, "compute-eff", 0, "F", "fraction of peak FLOP/s achieved (default: catalog)", false }, \
     { OPT_ME, "memory-eff", 0, "F", "fraction of peak bandwidth achieved (default: catalog)", false }, \
     { OPT_CME, "comm-eff", 0, "F", "fraction of link bandwidth achieved (default: catalog)", false }, \
-    { OPT_OVH, "overhead", 0, "T", "fixed cost per engine step, e.g. 200us (default: catalog)", false }
+    { OPT_OVH, "overhead", 0, "T", "fixed cost per engine step, e.g. 200us (default: catalog)", false }, \
+    { OPT_ENGINE, "engine", 'e', "ID", "serving-engine profile (overheads, kernel quality): see 'llmroof list engines'", false }
 #define CLI_OPT_MEM \
     { OPT_MEMUTIL, "mem-util", 0, "F", "fraction of GPU memory the engine may use (default 0.90)", false }, \
     { OPT_RESERVE, "reserve", 0, "BYTES", "runtime reserve per GPU, e.g. 1GiB (default 1GiB)", false }, \
@@ -106,6 +108,7 @@ struct cli_setup_opts {
     enum llmroof_dtype weight, kv, act;
     double weight_bits;            /* --weight-bits, 0 = the dtype's */
     struct llmroof_eff_override eff;
+    const char *engine_name;       /* --engine, resolved by cli_setup_resolve */
     struct llmroof_mem_opts mem;
     long context;
     bool have_context;
@@ -116,10 +119,12 @@ void cli_setup_defaults(struct cli_setup_opts *s);
 enum {
     OPT_MODEL = CLI_SETUP_BASE, OPT_GPU, OPT_TP, OPT_BATCH, OPT_PROMPT, OPT_OUTPUT,
     OPT_WDT, OPT_KVDT, OPT_ACTDT, OPT_CE, OPT_ME, OPT_CME, OPT_OVH,
-    OPT_MEMUTIL, OPT_RESERVE, OPT_WORKSPACE, OPT_BLOCK, OPT_CONTEXT, OPT_WBITS
+    OPT_MEMUTIL, OPT_RESERVE, OPT_WORKSPACE, OPT_BLOCK, OPT_CONTEXT, OPT_WBITS, OPT_ENGINE
 };
 int cli_setup_opt(struct cli *c, struct cli_setup_opts *s, int id, const char *arg);
 struct llmroof_dtypes cli_dtypes(const struct cli_setup_opts *s);
+/* Looks up --engine after the catalog is loaded. Returns 0 or 2 after printing the error. */
+int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s);
 
 /* Writes b to path atomically (a temporary file in the same directory, then rename), so an
  * interrupted run never leaves a truncated file. Returns 0, or 2 after printing the error. */
@@ -136,6 +141,11 @@ int cli_think(struct cli *c, const char *arg, double *lo_s, double *hi_s);
 /* --workload SPEC: fixed:P:O, chat, docqa or csv:FILE (read here). Returns 0 or an exit status. */
 int cli_workload(struct cli *c, const char *spec, struct workload *out);
 
+/* Loads <data dir>/validation-map.json (or `path`). Returns 0 or an exit status. */
+int cli_valmap(struct cli *c, const char *path, struct llmroof_valmap *out);
+/* Loads <data dir>/uncertainty.json for --range. Returns 0 or an exit status. */
+int cli_uncertainty(struct cli *c, struct llmroof_uncertainty *out);
+
 /* Output helpers */
 void cli_render_table(struct cli *c, const struct table *t);
 const char *cli_fmt_bytes(double b, char *buf, size_t n); /* "12.55 GiB" */
@@ -151,5 +161,7 @@ int cmd_sweep(struct cli *c, int argc, char **argv);
 int cmd_check(struct cli *c, int argc, char **argv);
 int cmd_simulate(struct cli *c, int argc, char **argv);
 int cmd_plan(struct cli *c, int argc, char **argv);
+int cmd_validate(struct cli *c, int argc, char **argv);
+int cmd_calibrate(struct cli *c, int argc, char **argv);
 
 #endif

@@ -8,11 +8,11 @@
 #include "cli.h"
 #include "llmroof/render_json.h"
 
-enum { OPT_OPS = 1 };
+enum { OPT_OPS = 1, OPT_RANGE };
 
 struct ctx {
     struct cli_setup_opts s;
-    bool ops;
+    bool ops, range;
 };
 
 static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
@@ -20,6 +20,10 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     struct ctx *x = vctx;
     if (id == OPT_OPS) {
         x->ops = true;
+        return 0;
+    }
+    if (id == OPT_RANGE) {
+        x->range = true;
         return 0;
     }
     return cli_setup_opt(c, &x->s, id, arg);
@@ -97,6 +101,7 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
         CLI_OPT_MODEL, CLI_OPT_GPU, CLI_OPT_TP, CLI_OPT_BATCH, CLI_OPT_PROMPT, CLI_OPT_OUTPUT,
         CLI_OPT_DTYPES, CLI_OPT_EFFS, CLI_OPT_MEM,
         { OPT_OPS, "ops", 0, NULL, "add per-operator tables for prefill and the mean decode step", false },
+        { OPT_RANGE, "range", 0, NULL, "add a low-high band from the validation residuals (docs/validation.md)", false },
     };
     struct ctx x;
     memset(&x, 0, sizeof x);
@@ -112,7 +117,7 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
         return rc;
     if (!x.s.model || !x.s.gpu)
         return cli_usage_error(c, "options '--model' and '--gpu' are required");
-    if ((rc = cli_catalog(c)))
+    if ((rc = cli_catalog(c)) || (rc = cli_setup_resolve(c, &x.s)))
         return rc;
     const struct llmroof_model *m = cli_model(c, x.s.model);
     if (!m)
@@ -145,8 +150,11 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
         fprintf(stderr, "llmroof: warning: prompt + output = %ld tokens exceeds %s's max context of %ld\n",
                 ctx_len, m->id, m->max_context);
 
+    struct llmroof_uncertainty u = { { 0 }, { 0 }, { 0 } };
+    if (x.range && (rc = cli_uncertainty(c, &u)))
+        return rc;
     if (c->format == TABLE_JSON) {
-        char *j = render_json_estimate(&setup, &req, &e, &mem);
+        char *j = render_json_estimate(&setup, &req, &e, &mem, x.range ? &u : NULL);
         if (!j)
             return 1;
         sbuf_append(&c->out, j);
@@ -162,8 +170,11 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
         sbuf_printf(&c->out, "%s on %d x %s (TP %d): batch %ld, prompt %ld, output %ld; %s%s weights, %s KV, %s compute\n",
                     m->id, setup.tp, g->id, setup.tp, req.batch, req.prompt, req.output, dtype_name(setup.dt.weight), wb,
                     dtype_name(setup.dt.kv), dtype_name(setup.dt.act));
-        sbuf_printf(&c->out, "efficiency: compute %.2f, memory %.2f, comm %.2f; overhead %.0f us per step\n",
+        sbuf_printf(&c->out, "efficiency: compute %.2f, memory %.2f, comm %.2f; overhead %.0f us per step",
                     setup.eff.compute, setup.eff.memory, setup.eff.comm, setup.eff.overhead_s * 1e6);
+        if (x.s.eff.engine)
+            sbuf_printf(&c->out, "; engine %s (+%.1f ms to first token)", x.s.eff.engine->id, setup.eff.first_token_s * 1e3);
+        sbuf_append(&c->out, "\n");
         if (e.shard.kv_replicated)
             sbuf_printf(&c->out, "note: %ld KV heads < TP %d: each rank holds a replica of one KV head\n",
                         m->kv_heads, setup.tp);
@@ -173,12 +184,32 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
     table_init(&t, "");
     table_col(&t, "metric", 0);
     table_col(&t, "value", 3);
+    if (x.range) {
+        table_col(&t, "low", 3);
+        table_col(&t, "high", 3);
+    }
     table_col(&t, "unit", 0);
-    table_row(&t); table_str(&t, "ttft"); table_num(&t, e.ttft_s * 1e3); table_str(&t, "ms");
-    table_row(&t); table_str(&t, "tpot"); table_num(&t, e.tpot_s * 1e3); table_str(&t, "ms");
-    table_row(&t); table_str(&t, "e2e"); table_num(&t, e.e2e_s); table_str(&t, "s");
-    table_row(&t); table_str(&t, "decode_tok_s"); table_num(&t, e.decode_tok_s); table_str(&t, "tokens/s");
-    table_row(&t); table_str(&t, "output_tok_s"); table_num(&t, e.output_tok_s); table_str(&t, "tokens/s");
+    /* a latency band [v*low, v*high]; a rate's band inverts it: [v/high, v/low] */
+    const struct { const char *name; double v; const struct llmroof_band *b; bool rate; const char *unit; } rows[] = {
+        { "ttft", e.ttft_s * 1e3, &u.ttft, false, "ms" },
+        { "tpot", e.tpot_s * 1e3, &u.tpot, false, "ms" },
+        { "e2e", e.e2e_s, &u.e2e, false, "s" },
+        { "decode_tok_s", e.decode_tok_s, &u.tpot, true, "tokens/s" },
+        { "output_tok_s", e.output_tok_s, &u.e2e, true, "tokens/s" },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        table_row(&t);
+        table_str(&t, rows[i].name);
+        table_num(&t, rows[i].v);
+        if (x.range && rows[i].b->present) {
+            table_num(&t, rows[i].rate ? rows[i].v / rows[i].b->high : rows[i].v * rows[i].b->low);
+            table_num(&t, rows[i].rate ? rows[i].v / rows[i].b->low : rows[i].v * rows[i].b->high);
+        } else if (x.range) {
+            table_empty(&t);
+            table_empty(&t);
+        }
+        table_str(&t, rows[i].unit);
+    }
     cli_render_table(c, &t);
     table_free(&t);
 

@@ -17,22 +17,38 @@ int cmd_list(struct cli *c, int argc, char **argv)
 {
     char *pos[2];
     int npos = 0;
-    c->usage = "llmroof list gpus|models [--format FMT]";
+    c->usage = "llmroof list gpus|models|engines [--format FMT]";
     int rc = cli_parse(c, argc, argv, NULL, 0, NULL, NULL, pos, 2, &npos,
                        "Lists the catalog. Peaks are dense TFLOP/s (TOP/s for int); an empty cell means the GPU\n"
-                       "has no such compute path.");
+                       "has no such compute path. Engines are serving-framework profiles for --engine.");
     if (rc)
         return rc;
     if (npos != 1)
-        return cli_usage_error(c, "expected 'gpus' or 'models'");
-    bool gpus = strcmp(pos[0], "gpus") == 0;
-    if (!gpus && strcmp(pos[0], "models") != 0)
-        return cli_usage_error(c, "unknown list '%s' (expected 'gpus' or 'models')", pos[0]);
+        return cli_usage_error(c, "expected 'gpus', 'models' or 'engines'");
+    bool gpus = strcmp(pos[0], "gpus") == 0, engines = strcmp(pos[0], "engines") == 0;
+    if (!gpus && !engines && strcmp(pos[0], "models") != 0)
+        return cli_usage_error(c, "unknown list '%s' (expected 'gpus', 'models' or 'engines')", pos[0]);
     if ((rc = cli_catalog(c)))
         return rc;
 
     struct table t;
-    if (gpus) {
+    if (engines) {
+        table_init(&t, "");
+        table_col(&t, "id", 0);
+        table_col(&t, "name", 0);
+        table_col(&t, "step_overhead_us", 0);
+        table_col(&t, "first_token_ms", 1);
+        table_col(&t, "compute_scale", 2);
+        for (size_t i = 0; i < c->cat.n_engines; i++) {
+            const struct llmroof_engine *e = &c->cat.engines[i];
+            table_row(&t);
+            table_str(&t, e->id);
+            table_str(&t, e->name);
+            table_num(&t, e->step_overhead_s * 1e6);
+            table_num(&t, e->first_token_s * 1e3);
+            table_num(&t, e->compute_scale);
+        }
+    } else if (gpus) {
         table_init(&t, "");
         table_col(&t, "id", 0);
         table_col(&t, "name", 0);

@@ -41,7 +41,7 @@ int cmd_memory(struct cli *c, int argc, char **argv)
         return rc;
     if (!s.model || !s.gpu)
         return cli_usage_error(c, "options '--model' and '--gpu' are required");
-    if ((rc = cli_catalog(c)))
+    if ((rc = cli_catalog(c)) || (rc = cli_setup_resolve(c, &s)))
         return rc;
     const struct llmroof_model *m = cli_model(c, s.model);
     if (!m)

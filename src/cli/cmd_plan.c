@@ -172,7 +172,7 @@ int cmd_plan(struct cli *c, int argc, char **argv)
         return rc;
     if (!x.s.model)
         return cli_usage_error(c, "option '--model' is required");
-    if ((rc = cli_catalog(c)))
+    if ((rc = cli_catalog(c)) || (rc = cli_setup_resolve(c, &x.s)))
         return rc;
     if (!(x.in.model = cli_model(c, x.s.model)))
         return 2;

@@ -8,11 +8,12 @@
 #include "llmroof/render_json.h"
 #include "llmroof/render_report.h"
 
-enum { OPT_GPUS = 1, OPT_TPS, OPT_SVGDIR };
+enum { OPT_GPUS = 1, OPT_TPS, OPT_SVGDIR, OPT_RANGE };
 
 struct ctx {
     struct cli_setup_opts s;
     const char *gpus, *tps, *svg_dir;
+    bool range;
     struct cli *c;
     struct report_input in;
     bool bad;
@@ -25,6 +26,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     case OPT_GPUS: x->gpus = arg; return 0;
     case OPT_TPS: x->tps = arg; return 0;
     case OPT_SVGDIR: x->svg_dir = arg; return 0;
+    case OPT_RANGE: x->range = true; return 0;
     }
     return cli_setup_opt(c, &x->s, id, arg);
 }
@@ -69,6 +71,7 @@ int cmd_report(struct cli *c, int argc, char **argv)
         { OPT_BATCH, "batch", 'b', "B", "sequences served together (default 16)", false },
         CLI_OPT_PROMPT, CLI_OPT_OUTPUT, CLI_OPT_DTYPES, CLI_OPT_EFFS, CLI_OPT_MEM,
         { OPT_SVGDIR, "svg-dir", 0, "DIR", "also write the operator-share charts as SVG files into DIR", false },
+        { OPT_RANGE, "range", 0, NULL, "add TTFT and TPOT low-high bands from the validation residuals", false },
     };
     static struct ctx x; /* large (the report holds every row); one per process */
     memset(&x, 0, sizeof x);
@@ -86,7 +89,7 @@ int cmd_report(struct cli *c, int argc, char **argv)
                        "Formats: table, md, csv, json, html (one self-contained page with charts).");
     if (rc)
         return rc;
-    if ((rc = cli_catalog(c)))
+    if ((rc = cli_catalog(c)) || (rc = cli_setup_resolve(c, &x.s)))
         return rc;
     const struct llmroof_model *m = cli_model(c, x.s.model ? x.s.model : "internlm-20b");
     if (!m)
@@ -107,6 +110,11 @@ int cmd_report(struct cli *c, int argc, char **argv)
     struct llmroof_err err = { 0 };
     if ((rc = report_build(&x.in, &r, &err)))
         return cli_fail(c, &err);
+    if (x.range) {
+        if ((rc = cli_uncertainty(c, &r.bands)))
+            return rc;
+        r.has_bands = r.bands.ttft.present && r.bands.tpot.present;
+    }
 
     if (x.svg_dir) {
         for (int k = 0; k < 2; k++) {

@@ -9,12 +9,12 @@
 #include "llmroof/render_sim.h"
 
 enum { OPT_MBT = 1, OPT_MAXSEQS, OPT_NOCHUNK, OPT_CONC, OPT_REQS, OPT_THINK, OPT_RATE, OPT_TRACE, OPT_WORKLOAD,
-       OPT_SEED, OPT_REQOUT, OPT_TRACEOUT, OPT_SW_MBT, OPT_SW_RATE, OPT_SW_CONC, OPT_SVG };
+       OPT_SEED, OPT_REQOUT, OPT_TRACEOUT, OPT_SW_MBT, OPT_SW_RATE, OPT_SW_CONC, OPT_SVG, OPT_RANGE };
 
 struct ctx {
     struct cli_setup_opts s;
     struct sim_config cfg;
-    bool have_conc, have_reqs, have_think, have_rate, have_block;
+    bool have_conc, have_reqs, have_think, have_rate, have_block, range;
     const char *trace, *workload, *req_out, *trace_out, *svg;
     const char *sweep_name, *sweep_list;
     int nsweeps;
@@ -66,6 +66,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     case OPT_SW_RATE: x->sweep_name = "rate"; x->sweep_list = arg; x->nsweeps++; return 0;
     case OPT_SW_CONC: x->sweep_name = "concurrency"; x->sweep_list = arg; x->nsweeps++; return 0;
     case OPT_SVG: x->svg = arg; return 0;
+    case OPT_RANGE: x->range = true; return 0;
     case OPT_BLOCK: x->have_block = true; break;
     }
     return cli_setup_opt(c, &x->s, id, arg);
@@ -121,6 +122,7 @@ int cmd_simulate(struct cli *c, int argc, char **argv)
         { OPT_SW_RATE, "sweep-rate", 0, "LIST", "one run per arrival rate (open loop)", false },
         { OPT_SW_CONC, "sweep-concurrency", 0, "LIST", "one run per number of users (closed loop)", false },
         { OPT_SVG, "svg", 0, "FILE", "with a sweep: draw the throughput-latency curve", false },
+        { OPT_RANGE, "range", 0, NULL, "add low/high rows from the validation residuals (docs/validation.md)", false },
     };
     static struct ctx x; /* holds the config; one per process */
     memset(&x, 0, sizeof x);
@@ -164,7 +166,7 @@ int cmd_simulate(struct cli *c, int argc, char **argv)
                                strcmp(x.sweep_name, "max_batched_tokens") == 0 ? "batched-tokens" : x.sweep_name,
                                x.sweep_list, MAX_POINTS, pts.integer ? "whole numbers" : "numbers");
 
-    if ((rc = cli_catalog(c)))
+    if ((rc = cli_catalog(c)) || (rc = cli_setup_resolve(c, &x.s)))
         return rc;
     const struct llmroof_model *m = cli_model(c, x.s.model);
     const struct llmroof_gpu *g = m ? cli_gpu(c, x.s.gpu) : NULL;
@@ -221,7 +223,11 @@ int cmd_simulate(struct cli *c, int argc, char **argv)
                     rc = 1;
                 free(j);
             } else {
-                render_sim(&x.cfg, &r, wname, c->format, &c->out);
+                struct llmroof_uncertainty u;
+                if (x.range && (rc = cli_uncertainty(c, &u)) == 0)
+                    render_sim_bands(&x.cfg, &r, wname, &u, c->format, &c->out);
+                else if (!x.range)
+                    render_sim(&x.cfg, &r, wname, c->format, &c->out);
             }
         }
         sim_result_free(&r);

@@ -23,6 +23,8 @@ static const struct command commands[] = {
     { "roofline", cmd_roofline, "operators of prefill and decode on a GPU's roofline (table, SVG)" },
     { "simulate", cmd_simulate, "continuous batching with chunked prefill: latency percentiles under load" },
     { "plan", cmd_plan, "GPUs, TP and nodes to serve N users under TTFT/TPOT SLOs" },
+    { "validate", cmd_validate, "compare llmroof with published measurements (error tables, scatter, bands)" },
+    { "calibrate", cmd_calibrate, "fit a GPU's efficiencies to measurements; write a catalog entry" },
     { "sweep", cmd_sweep, "stream estimates for every combination of models, GPUs, TP, batch, lengths, dtypes" },
     { "check", cmd_check, "re-evaluate a sweep baseline and report every drift beyond a tolerance" },
 };

@@ -38,4 +38,6 @@ offers "llmroof check --rt" --rtol
 offers "llmroof simulate --work" --workload
 offers "llmroof simulate --workload d" docqa
 offers "llmroof plan --slo-percentile p9" p95
+offers "llmroof estimate --engine vl" vllm-0.6
+offers "llmroof list e" engines
 exit $fail

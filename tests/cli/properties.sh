@@ -53,7 +53,7 @@ check "no temporary files are left behind" [ -z "$(ls "$tmp" | grep '\.tmp\.')" 
 check "a failed command writes no chart" [ ! -e "$tmp/none.svg" ]
 
 # every long option any command accepts is documented in the man page
-for cmd in "" list show import-hf estimate memory report roofline simulate plan sweep check; do
+for cmd in "" list show import-hf estimate memory report roofline simulate plan validate calibrate sweep check; do
     for opt in $("$bin" $cmd --help | grep -o -- '--[a-z][a-z0-9-]*' | sort -u); do
         esc=$(printf '%s' "$opt" | sed 's/-/\\\\-/g')
         if ! grep -q -- "$esc" docs/llmroof.1; then

@@ -1,0 +1,22 @@
+/* render_validate.h - validation tables, the predicted-vs-measured scatter, the uncertainty
+ * bands file, and the calibrated GPU entry. */
+#ifndef LLMROOF_RENDER_VALIDATE_H
+#define LLMROOF_RENDER_VALIDATE_H
+
+#include "llmroof/sbuf.h"
+#include "llmroof/table.h"
+#include "llmroof/validate.h"
+
+enum val_group { VAL_BY_METRIC, VAL_BY_GPU, VAL_BY_SOURCE, VAL_BY_MODEL };
+bool val_group_parse(const char *s, enum val_group *out);
+
+/* Per-row table, summary (overall, per class, per group) and unmapped rows. */
+const char *val_group_key(const struct val_case *c, enum val_group by);
+void render_validate(const char *fname, const struct val_case *cases, size_t n, enum val_group by,
+                     enum table_format f, struct sbuf *out);
+
+/* Log-log scatter of predicted against measured latencies (rates inverted), with the
+ * identity and a +-20% band, coloured by metric class. */
+void render_validate_scatter(const char *title, const struct val_case *cases, size_t n, struct sbuf *out);
+
+#endif

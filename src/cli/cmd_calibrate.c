@@ -1,0 +1,173 @@
+/* cmd_calibrate.c - `llmroof calibrate FILE.csv -g GPU`: fit one GPU's efficiencies and step
+ * overhead to measurements and write a catalog entry that --gpus-file accepts. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "llmroof/render_json.h"
+#include "llmroof/validate.h"
+
+int cli_validation_cases(struct cli *c, const char *file, const char *map_path, struct val_row **rows,
+                         struct val_case **cases, size_t *n);
+
+enum { OPT_OUT = 1, OPT_MAP, OPT_HOLDOUT };
+
+struct ctx {
+    struct cli_setup_opts s;
+    const char *out, *map;
+    bool holdout;
+};
+
+static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
+{
+    struct ctx *x = vctx;
+    switch (id) {
+    case OPT_OUT: x->out = arg; return 0;
+    case OPT_MAP: x->map = arg; return 0;
+    case OPT_HOLDOUT: x->holdout = true; return 0;
+    }
+    return cli_setup_opt(c, &x->s, id, arg);
+}
+
+static bool on_gpu(const struct val_case *c, const void *g)
+{
+    return c->gpu == g;
+}
+
+int cmd_calibrate(struct cli *c, int argc, char **argv)
+{
+    static const struct cli_opt opts[] = {
+        CLI_OPT_GPU,
+        { OPT_OUT, "out", 0, "FILE", "write the calibrated GPU entry as a catalog file", false },
+        { OPT_MAP, "map", 0, "FILE", "name mapping (default: validation-map.json beside the catalog)", false },
+        { OPT_HOLDOUT, "holdout", 0, NULL, "fit on every other row, report the error on the rest", false },
+    };
+    struct ctx x;
+    memset(&x, 0, sizeof x);
+    cli_setup_defaults(&x.s);
+    char *pos[2];
+    int npos = 0;
+    c->usage = "llmroof calibrate FILE.csv -g GPU [--out gpu.json] [--holdout]";
+    int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, &x, pos, 2, &npos,
+                       "Fits the compute, memory and communication efficiencies and the per-step overhead of one\n"
+                       "GPU to the rows of FILE.csv measured on it (mean |log(predicted / measured)|, within\n"
+                       "physical bounds), prints the values and the error before and after, and with --out\n"
+                       "writes a catalog entry for --gpus-file. Parameters the rows do not constrain keep\n"
+                       "their catalog values.");
+    if (rc)
+        return rc;
+    if (npos != 1)
+        return cli_usage_error(c, "expected one FILE.csv");
+    if (!x.s.gpu)
+        return cli_usage_error(c, "option '--gpu' is required");
+    if ((rc = cli_catalog(c)))
+        return rc;
+    const struct llmroof_gpu *g = cli_gpu(c, x.s.gpu);
+    if (!g)
+        return 2;
+    struct val_row *rows = NULL;
+    struct val_case *cases = NULL;
+    size_t n = 0;
+    if ((rc = cli_validation_cases(c, pos[0], x.map, &rows, &cases, &n)))
+        return rc;
+    /* with --holdout, odd rows of this GPU are set aside */
+    bool *held = calloc(n ? n : 1, sizeof *held);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (cases[i].mapped && cases[i].gpu == g && x.holdout && (k++ % 2 == 1)) {
+            held[i] = true;
+            cases[i].mapped = false;
+        }
+    struct val_fit fit;
+    struct llmroof_err err = { 0 };
+    if ((rc = val_calibrate(cases, n, g, &fit, &err))) {
+        free(held);
+        free(rows);
+        free(cases);
+        return cli_fail(c, &err);
+    }
+    struct llmroof_gpu fitted_gpu = *g;
+    fitted_gpu.compute_eff = fit.after.compute;
+    fitted_gpu.memory_eff = fit.after.memory;
+    fitted_gpu.comm_eff = fit.after.comm;
+    fitted_gpu.step_overhead_s = fit.after.overhead_s;
+    struct val_stats train = val_stats_of(cases, n, on_gpu, g), test = { 0 };
+    for (size_t i = 0; i < n; i++)
+        if (held[i]) {
+            cases[i].mapped = true;
+            val_predict(&cases[i], &fitted_gpu, NULL, NULL);
+        }
+    if (x.holdout) {
+        for (size_t i = 0; i < n; i++)
+            if (!held[i] && cases[i].gpu == g)
+                cases[i].mapped = false;
+        test = val_stats_of(cases, n, on_gpu, g);
+    }
+    /* errors before the fit, on the training rows, for the table */
+    struct val_case *before = malloc(sizeof *before * (n ? n : 1));
+    memcpy(before, cases, sizeof *before * n);
+    for (size_t i = 0; i < n; i++) {
+        before[i].mapped = cases[i].gpu == g && !held[i] && rows && before[i].model;
+        if (before[i].mapped && val_predict(&before[i], g, NULL, NULL))
+            before[i].mapped = false;
+    }
+    struct val_stats pre = val_stats_of(before, n, on_gpu, g);
+    free(before);
+
+    const char *names[4] = { "compute_eff", "memory_eff", "comm_eff", "step_overhead_us" };
+    double bv[4] = { fit.before.compute, fit.before.memory, fit.before.comm, fit.before.overhead_s * 1e6 };
+    double av[4] = { fit.after.compute, fit.after.memory, fit.after.comm, fit.after.overhead_s * 1e6 };
+    bool fitted[4] = { fit.fitted_compute, fit.fitted_memory, fit.fitted_comm, fit.fitted_overhead };
+    if (c->format == TABLE_TEXT || c->format == TABLE_MD)
+        sbuf_printf(&c->out, "calibrate %s on %s: %ld rows%s\n\n", g->id, pos[0], fit.n,
+                    x.holdout ? " used for fitting (every other row held out)" : "");
+    struct table t;
+    table_init(&t, "");
+    table_col(&t, "parameter", 0);
+    table_col(&t, "catalog", 3);
+    table_col(&t, "fitted", 3);
+    table_col(&t, "note", 0);
+    for (int p = 0; p < 4; p++) {
+        table_row(&t);
+        table_str(&t, names[p]);
+        table_num(&t, bv[p]);
+        table_num(&t, av[p]);
+        table_str(&t, fitted[p] ? "" : "not constrained by these rows: kept");
+    }
+    table_row(&t);
+    table_str(&t, "median_abs_error_pct");
+    table_num(&t, 100 * pre.median_abs);
+    table_num(&t, 100 * train.median_abs);
+    table_str(&t, "rows used for fitting");
+    table_row(&t);
+    table_str(&t, "bias_pct");
+    table_num(&t, 100 * pre.bias);
+    table_num(&t, 100 * train.bias);
+    table_str(&t, "median of predicted / measured - 1");
+    if (x.holdout) {
+        table_row(&t);
+        table_str(&t, "held_out_median_abs_error_pct");
+        table_empty(&t);
+        table_num(&t, 100 * test.median_abs);
+        char buf[64];
+        snprintf(buf, sizeof buf, "%ld held-out rows", test.n);
+        table_str(&t, buf);
+    }
+    cli_render_table(c, &t);
+    table_free(&t);
+    if (x.out) {
+        char note[512];
+        snprintf(note, sizeof note, "efficiencies and overhead fitted by llmroof calibrate to %ld rows of %s "
+                                    "(median error %.1f%% -> %.1f%%)", fit.n, pos[0], 100 * pre.median_abs,
+                 100 * train.median_abs);
+        char *j = render_json_gpu_doc(g, &fit.after, note);
+        struct sbuf b = { j, j ? strlen(j) : 0, j ? strlen(j) + 1 : 0, j == NULL };
+        rc = j ? cli_write_file(c, x.out, &b) : 1;
+        free(j);
+    }
+    free(held);
+    free(rows);
+    free(cases);
+    return rc;
+}

@@ -1,0 +1,347 @@
+/* cmd_validate.c - `llmroof validate FILE.csv`: llmroof against published measurements. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "llmroof/render_json.h"
+#include "llmroof/render_validate.h"
+
+enum { OPT_BY = 1, OPT_MAP, OPT_SVG, OPT_UNC, OPT_MAXDEC, OPT_MAXPRE, OPT_FIT, OPT_FIT_ALL, OPT_FIT_GPUS, OPT_FIT_ENGINES };
+
+struct ctx {
+    enum val_group by;
+    const char *map, *svg, *unc;
+    double max_dec, max_pre;
+    bool fit, fit_all;
+    const char *fit_gpus, *fit_engines;
+};
+
+static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
+{
+    struct ctx *x = vctx;
+    switch (id) {
+    case OPT_BY:
+        if (!val_group_parse(arg, &x->by))
+            return cli_usage_error(c, "option '--by': '%s' is not one of metric, gpu, source, model", arg);
+        return 0;
+    case OPT_MAP: x->map = arg; return 0;
+    case OPT_SVG: x->svg = arg; return 0;
+    case OPT_UNC: x->unc = arg; return 0;
+    case OPT_MAXDEC: return cli_double(c, "max-decode-error", arg, 0, 10, true, &x->max_dec);
+    case OPT_MAXPRE: return cli_double(c, "max-prefill-error", arg, 0, 10, true, &x->max_pre);
+    case OPT_FIT: x->fit = true; return 0;
+    case OPT_FIT_ALL: x->fit = x->fit_all = true; return 0;
+    case OPT_FIT_GPUS: x->fit_gpus = arg; return 0;
+    case OPT_FIT_ENGINES: x->fit_engines = arg; return 0;
+    }
+    return 0;
+}
+
+/* Reads, maps and predicts FILE; shared with calibrate. Caller frees *rows and *cases. */
+int cli_validation_cases(struct cli *c, const char *file, const char *map_path, struct val_row **rows,
+                         struct val_case **cases, size_t *n);
+
+int cli_validation_cases(struct cli *c, const char *file, const char *map_path, struct val_row **rows,
+                         struct val_case **cases, size_t *n)
+{
+    static struct llmroof_valmap map;
+    int rc = cli_valmap(c, map_path, &map);
+    if (rc)
+        return rc;
+    struct llmroof_err err = { 0 };
+    char *text;
+    size_t len;
+    if (catalog_read_file(file, 256u << 20, &text, &len, &err))
+        return cli_fail(c, &err);
+    rc = val_parse_csv(text, len, file, rows, n, &err);
+    free(text);
+    if (rc)
+        return cli_fail(c, &err);
+    *cases = calloc(*n ? *n : 1, sizeof **cases);
+    if (!*cases) {
+        free(*rows);
+        return 1;
+    }
+    for (size_t i = 0; i < *n; i++) {
+        val_map_row(&c->cat, &map, &(*rows)[i], &(*cases)[i]);
+        if ((*cases)[i].mapped && val_predict(&(*cases)[i], NULL, NULL, &err)) {
+            (*cases)[i].mapped = false;
+            snprintf((*cases)[i].reason, sizeof (*cases)[i].reason, "%s", err.msg);
+        }
+    }
+    return 0;
+}
+
+static bool in_class(const struct val_case *c, const void *cls)
+{
+    return val_metric_class(c->metric) == *(const enum val_class *)cls;
+}
+
+struct split {
+    const struct val_case *base;
+    const bool *train;
+    bool want_train;
+    int cls; /* -1 any */
+};
+
+static bool in_split(const struct val_case *c, const void *v)
+{
+    const struct split *s = v;
+    size_t i = (size_t)(c - s->base);
+    return s->train[i] == s->want_train && (s->cls < 0 || (int)val_metric_class(c->metric) == s->cls);
+}
+
+/* --fit: joint fit on the even mapped rows, errors on both halves before and after. */
+static int fit_report(struct cli *c, const char *file, struct val_case *cases, size_t n, bool all,
+                      const char *gpus_out, const char *engines_out)
+{
+    static struct llmroof_gpu gpus[64];
+    static struct llmroof_engine engines[64];
+    int ng = 0, ne = 0;
+    bool *train = calloc(n ? n : 1, sizeof *train);
+    if (!train)
+        return 1;
+    /* stratified: every other row within each (framework, metric class), so both halves see
+     * every engine's decode and prefill rows */
+    for (size_t i = 0; i < n; i++) {
+        if (!cases[i].mapped)
+            continue;
+        size_t before = 0;
+        for (size_t j = 0; j < i; j++)
+            before += cases[j].mapped && strcmp(cases[j].row->framework, cases[i].row->framework) == 0 &&
+                      val_metric_class(cases[j].metric) == val_metric_class(cases[i].metric);
+        train[i] = all || before % 2 == 0;
+        bool have = false;
+        for (int j = 0; j < ng; j++)
+            have |= strcmp(gpus[j].id, cases[i].gpu->id) == 0;
+        if (!have && ng < 64)
+            gpus[ng++] = *cases[i].gpu;
+        have = !cases[i].engine;
+        for (int j = 0; j < ne && !have; j++)
+            have |= strcmp(engines[j].id, cases[i].engine->id) == 0;
+        if (!have && ne < 64)
+            engines[ne++] = *cases[i].engine;
+    }
+    struct table t;
+    table_init(&t, all ? "fitted on every mapped row (no held-out rows)"
+                       : "held-out check: fitted on every other row of each framework and metric class");
+    table_col(&t, "rows", 0);
+    table_col(&t, "class", 0);
+    table_col(&t, "n", 0);
+    table_col(&t, "median_abs_pct_before", 1);
+    table_col(&t, "median_abs_pct_after", 1);
+    table_col(&t, "p90_abs_pct_after", 1);
+    struct val_stats before[2][4];
+    for (int half = 0; half < 2; half++)
+        for (int cls = -1; cls < 3; cls++) {
+            struct split sp = { cases, train, half == 0, cls };
+            before[half][cls + 1] = val_stats_of(cases, n, in_split, &sp);
+        }
+    double l0, l1;
+    struct llmroof_err err = { 0 };
+    int rc = val_fit_all(cases, n, train, gpus, ng, engines, ne, &l0, &l1, &err);
+    if (rc) {
+        free(train);
+        table_free(&t);
+        return cli_fail(c, &err);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!cases[i].mapped)
+            continue;
+        const struct llmroof_gpu *g = NULL;
+        const struct llmroof_engine *e = NULL;
+        for (int j = 0; j < ng; j++)
+            if (strcmp(gpus[j].id, cases[i].gpu->id) == 0)
+                g = &gpus[j];
+        for (int j = 0; j < ne && cases[i].engine; j++)
+            if (strcmp(engines[j].id, cases[i].engine->id) == 0)
+                e = &engines[j];
+        val_predict(&cases[i], g, e, NULL);
+    }
+    for (int half = 0; half < (all ? 1 : 2); half++)
+        for (int cls = -1; cls < 3; cls++) {
+            struct split sp = { cases, train, half == 0, cls };
+            struct val_stats a = val_stats_of(cases, n, in_split, &sp);
+            table_row(&t);
+            table_str(&t, half == 0 ? "fitted" : "held out");
+            table_str(&t, cls < 0 ? "all" : val_class_name((enum val_class)cls));
+            table_num(&t, (double)a.n);
+            table_num(&t, 100 * before[half][cls + 1].median_abs);
+            table_num(&t, 100 * a.median_abs);
+            table_num(&t, 100 * a.p90_abs);
+        }
+    sbuf_printf(&c->out, "llmroof validate --fit %s: %d GPUs and %d engines fitted; mean |log ratio| %.3f -> %.3f on the "
+                         "fitted rows\n\n", file, ng, ne, l0, l1);
+    cli_render_table(c, &t);
+    table_free(&t);
+    table_init(&t, "fitted GPU parameters");
+    table_col(&t, "gpu", 0);
+    table_col(&t, "compute_eff", 3);
+    table_col(&t, "memory_eff", 3);
+    table_col(&t, "comm_eff", 3);
+    table_col(&t, "step_overhead_us", 0);
+    table_col(&t, "link_latency_us", 1);
+    for (int j = 0; j < ng; j++) {
+        table_row(&t);
+        table_str(&t, gpus[j].id);
+        table_num(&t, gpus[j].compute_eff);
+        table_num(&t, gpus[j].memory_eff);
+        table_num(&t, gpus[j].comm_eff);
+        table_num(&t, gpus[j].step_overhead_s * 1e6);
+        table_num(&t, gpus[j].link_latency_s * 1e6);
+    }
+    sbuf_append(&c->out, "\n");
+    cli_render_table(c, &t);
+    table_free(&t);
+    table_init(&t, "fitted engine profiles");
+    table_col(&t, "engine", 0);
+    table_col(&t, "step_overhead_us", 0);
+    table_col(&t, "first_token_ms", 2);
+    table_col(&t, "compute_scale", 3);
+    table_col(&t, "collective_latency_us", 1);
+    for (int j = 0; j < ne; j++) {
+        table_row(&t);
+        table_str(&t, engines[j].id);
+        table_num(&t, engines[j].step_overhead_s * 1e6);
+        table_num(&t, engines[j].first_token_s * 1e3);
+        table_num(&t, engines[j].compute_scale);
+        table_num(&t, engines[j].collective_latency_s * 1e6);
+    }
+    sbuf_append(&c->out, "\n");
+    cli_render_table(c, &t);
+    table_free(&t);
+    rc = 0;
+    if (gpus_out) {
+        /* the whole catalog, fitted entries replaced, each fitted one noting it */
+        struct llmroof_gpu *all_g = malloc(sizeof *all_g * (c->cat.n_gpus ? c->cat.n_gpus : 1));
+        if (!all_g) {
+            free(train);
+            return 1;
+        }
+        memcpy(all_g, c->cat.gpus, sizeof *all_g * c->cat.n_gpus);
+        for (size_t i = 0; i < c->cat.n_gpus; i++)
+            for (int j = 0; j < ng; j++)
+                if (strcmp(all_g[i].id, gpus[j].id) == 0 &&
+                    (gpus[j].compute_eff != all_g[i].compute_eff || gpus[j].memory_eff != all_g[i].memory_eff ||
+                     gpus[j].comm_eff != all_g[i].comm_eff || gpus[j].link_latency_s != all_g[i].link_latency_s)) {
+                    char src[LLMROOF_SOURCE_MAX - 200];
+                    snprintf(src, sizeof src, "%s", all_g[i].source);
+                    char *cut = strstr(src, "; efficiencies fitted by llmroof");
+                    if (cut)
+                        *cut = '\0';
+                    all_g[i] = gpus[j];
+                    snprintf(all_g[i].source, sizeof all_g[i].source,
+                             "%s; efficiencies fitted by llmroof validate --fit-all to %.100s (docs/validation.md)", src, file);
+                }
+        char *j = render_json_gpus(all_g, c->cat.n_gpus);
+        free(all_g);
+        struct sbuf b = { j, j ? strlen(j) : 0, j ? strlen(j) + 1 : 0, j == NULL };
+        rc = j ? cli_write_file(c, gpus_out, &b) : 1;
+        free(j);
+    }
+    if (!rc && engines_out) {
+        for (int j = 0; j < ne; j++) {
+            long rows = 0;
+            for (size_t i = 0; i < n; i++)
+                rows += cases[i].mapped && train[i] && cases[i].engine && strcmp(cases[i].engine->id, engines[j].id) == 0;
+            snprintf(engines[j].source, sizeof engines[j].source,
+                     "fitted by llmroof validate --fit-all to %ld rows of %s (docs/validation.md)", rows, file);
+        }
+        char *e = render_json_engines(engines, ne);
+        struct sbuf eb = { e, e ? strlen(e) : 0, e ? strlen(e) + 1 : 0, e == NULL };
+        rc = e ? cli_write_file(c, engines_out, &eb) : 1;
+        free(e);
+    }
+    free(train);
+    return rc;
+}
+
+int cmd_validate(struct cli *c, int argc, char **argv)
+{
+    static const struct cli_opt opts[] = {
+        { OPT_BY, "by", 0, "GROUP", "summary groups: metric (default), gpu, source or model", false },
+        { OPT_MAP, "map", 0, "FILE", "name mapping (default: validation-map.json beside the catalog)", false },
+        { OPT_SVG, "svg", 0, "FILE", "write the predicted-vs-measured scatter chart", false },
+        { OPT_UNC, "uncertainty-out", 0, "FILE", "write the uncertainty bands that --range reads", false },
+        { OPT_MAXDEC, "max-decode-error", 0, "F", "exit 1 if the decode median |error| exceeds F (e.g. 0.15)", false },
+        { OPT_MAXPRE, "max-prefill-error", 0, "F", "exit 1 if the prefill/TTFT median |error| exceeds F", false },
+        { OPT_FIT, "fit", 0, NULL, "fit every GPU and engine on every other row; report the held-out error", false },
+        { OPT_FIT_ALL, "fit-all", 0, NULL, "fit on every mapped row (after --fit has checked the held-out error)", false },
+        { OPT_FIT_GPUS, "fit-gpus", 0, "FILE", "with --fit: write the GPU catalog with the fitted values", false },
+        { OPT_FIT_ENGINES, "fit-engines", 0, "FILE", "with --fit: write the fitted engine profiles", false },
+    };
+    struct ctx x = { VAL_BY_METRIC, NULL, NULL, NULL, 0, 0, false, false, NULL, NULL };
+    char *pos[2];
+    int npos = 0;
+    c->usage = "llmroof validate FILE.csv [--by metric|gpu|source|model] [--svg FILE] [--uncertainty-out FILE]";
+    int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, &x, pos, 2, &npos,
+                       "Maps each row of a measurements CSV (the ../shared/validation format) to the catalog,\n"
+                       "predicts its metric with the same inputs and prints predicted, measured and the error\n"
+                       "(predicted / measured - 1), then the median and p90 |error| and the bias, overall, per\n"
+                       "metric class and per group. Rows that cannot be mapped are listed with the reason.\n"
+                       "Method and figures: docs/validation.md.");
+    if (rc)
+        return rc;
+    if (npos != 1)
+        return cli_usage_error(c, "expected one FILE.csv");
+    struct val_row *rows = NULL;
+    struct val_case *cases = NULL;
+    size_t n = 0;
+    if ((rc = cli_validation_cases(c, pos[0], x.map, &rows, &cases, &n)))
+        return rc;
+    if (x.fit) {
+        rc = fit_report(c, pos[0], cases, n, x.fit_all, x.fit_gpus, x.fit_engines);
+        free(rows);
+        free(cases);
+        return rc;
+    }
+    if (x.fit_gpus || x.fit_engines) {
+        free(rows);
+        free(cases);
+        return cli_usage_error(c, "options '--fit-gpus' and '--fit-engines' need '--fit'");
+    }
+    if (x.svg) {
+        struct sbuf svg;
+        sbuf_init(&svg);
+        render_validate_scatter("llmroof predicted against published measurements", cases, n, &svg);
+        rc = sbuf_failed(&svg) ? 1 : cli_write_file(c, x.svg, &svg);
+        sbuf_free(&svg);
+    }
+    if (!rc && x.unc) {
+        struct llmroof_uncertainty u;
+        val_bands(cases, n, &u);
+        char *j = render_json_uncertainty(pos[0], &u);
+        struct sbuf b = { j, j ? strlen(j) : 0, j ? strlen(j) + 1 : 0, j == NULL };
+        rc = j ? cli_write_file(c, x.unc, &b) : 1;
+        free(j);
+    }
+    if (!rc) {
+        if (c->format == TABLE_JSON) {
+            char *j = render_json_validate(pos[0], cases, n, x.by);
+            if (j)
+                sbuf_append(&c->out, j);
+            else
+                rc = 1;
+            free(j);
+        } else {
+            render_validate(pos[0], cases, n, x.by, c->format, &c->out);
+        }
+    }
+    if (!rc && (x.max_dec > 0 || x.max_pre > 0)) {
+        enum val_class dec = VAL_CLASS_DECODE, pre = VAL_CLASS_PREFILL;
+        struct val_stats sd = val_stats_of(cases, n, in_class, &dec), sp = val_stats_of(cases, n, in_class, &pre);
+        if (x.max_dec > 0 && sd.median_abs > x.max_dec) {
+            fprintf(stderr, "llmroof: decode median |error| %.1f%% exceeds %.1f%%\n", 100 * sd.median_abs, 100 * x.max_dec);
+            rc = 1;
+        }
+        if (x.max_pre > 0 && sp.median_abs > x.max_pre) {
+            fprintf(stderr, "llmroof: prefill median |error| %.1f%% exceeds %.1f%%\n", 100 * sp.median_abs, 100 * x.max_pre);
+            rc = 1;
+        }
+        c->out_on_failure = rc == 1;
+    }
+    free(rows);
+    free(cases);
+    return rc;
+}

@@ -1,0 +1,1 @@
+calibrate tests/data/validation/measurements.csv -g a40

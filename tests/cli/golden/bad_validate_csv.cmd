@@ -1,0 +1,1 @@
+validate tests/data/hf/llama-2-7b.json

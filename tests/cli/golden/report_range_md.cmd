@@ -1,0 +1,1 @@
+report --range --format md

@@ -1,0 +1,208 @@
+/* test_validate.c - reading measurements, mapping them, error statistics and calibration. */
+#include "helpers.h"
+
+#include "llmroof/validate.h"
+
+static struct llmroof_valmap map;
+
+static void load_all(struct llmroof_catalog *cat)
+{
+    struct llmroof_err err = { 0 };
+    char *text;
+    size_t len;
+    load_shipped(cat);
+    assert_int_equal(catalog_add_engines_file(cat, LLMROOF_TEST_DATA_DIR "/engines.json", false, &err), 0);
+    assert_int_equal(catalog_read_file(LLMROOF_TEST_DATA_DIR "/validation-map.json", 1 << 20, &text, &len, &err), 0);
+    if (catalog_load_valmap(text, len, "validation-map.json", &map, &err)) {
+        print_error("%s\n", err.msg);
+        fail();
+    }
+    free(text);
+}
+
+static const char header[] = "id,model,gpu,num_gpus,tp,weight_dtype,kv_dtype,framework,batch,input_len,output_len,"
+                             "metric,value,unit,notes,source\n";
+
+static void csv_reader_handles_quotes_and_reports_lines(void **state)
+{
+    char text[2048];
+    snprintf(text, sizeof text, "%s%s", header,
+             "x1,Llama-2-7B,RTX 4090,1,1,fp16,fp16,\"calm, a \"\"fast\"\" engine\",1,0,32,decode_tok_s_per_seq,67,tok/s,"
+             "\"notes, with\r\na newline\",src\r\n"
+             "x2,Llama-2-7B,RTX 4090,1,1,q4_0,f16,calm,1,0,32,decode_tok_s_per_seq,150,tok/s,,src\n");
+    struct val_row *rows;
+    size_t n;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(val_parse_csv(text, strlen(text), "m.csv", &rows, &n, &err), 0);
+    assert_int_equal(n, 2);
+    assert_string_equal(rows[0].framework, "calm, a \"fast\" engine");
+    assert_string_equal(rows[1].weight_dtype, "q4_0");
+    assert_int_equal(rows[1].line, 4); /* the quoted newline spans lines 2-3 */
+    free(rows);
+    const char *bad = "id,model\nx,y\n";
+    assert_int_equal(val_parse_csv(bad, strlen(bad), "b.csv", &rows, &n, &err), LLMROOF_EINPUT);
+    assert_string_equal(err.msg, "b.csv:1: header lacks column 'gpu'");
+    snprintf(text, sizeof text, "%sx1,\"unterminated,", header);
+    assert_int_equal(val_parse_csv(text, strlen(text), "u.csv", &rows, &n, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "unterminated quoted field"));
+}
+
+static void unmappable_rows_say_why(void **state)
+{
+    struct llmroof_catalog cat;
+    load_all(&cat);
+    struct val_row r = { .id = "r", .model = "Llama-2-7B", .gpu = "RTX A6000 48GB", .num_gpus = "1", .tp = "1",
+                         .weight_dtype = "fp16", .kv_dtype = "fp16", .framework = "calm", .batch = "1",
+                         .input_len = "0", .output_len = "32", .metric = "decode_tok_s_per_seq", .value = "50" };
+    struct val_case c;
+    val_map_row(&cat, &map, &r, &c);
+    assert_false(c.mapped);
+    assert_string_equal(c.reason, "GPU 'RTX A6000 48GB' has no catalog entry (data/validation-map.json)");
+    strcpy(r.gpu, "RTX 4090");
+    strcpy(r.metric, "joules_per_token");
+    val_map_row(&cat, &map, &r, &c);
+    assert_non_null(strstr(c.reason, "metric 'joules_per_token' is not one llmroof predicts"));
+    strcpy(r.metric, "decode_tok_s_per_seq");
+    strcpy(r.num_gpus, "4");
+    strcpy(r.tp, "2");
+    val_map_row(&cat, &map, &r, &c);
+    assert_non_null(strstr(c.reason, "pipeline or data parallelism is not modelled"));
+    strcpy(r.num_gpus, "2");
+    strcpy(r.tp, "1");
+    strcpy(r.input_len, "~few hundred (unstated)");
+    val_map_row(&cat, &map, &r, &c);
+    assert_true(c.mapped);
+    assert_true(c.layer_split);
+    assert_int_equal(c.prompt, 300);
+    assert_non_null(strstr(c.assumptions, "input_len '~few hundred (unstated)' taken from the map"));
+    assert_non_null(c.engine);
+    assert_string_equal(c.engine->id, "calm");
+    catalog_free(&cat);
+}
+
+static bool in_class(const struct val_case *c, const void *cls)
+{
+    return val_metric_class(c->metric) == *(const enum val_class *)cls;
+}
+
+static void published_measurements_are_met_within_the_targets(void **state)
+{
+    struct llmroof_catalog cat;
+    load_all(&cat);
+    char *text;
+    size_t len, n;
+    struct val_row *rows;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(catalog_read_file(LLMROOF_TEST_FIXTURES "/validation/measurements.csv", 1 << 22, &text, &len, &err), 0);
+    assert_int_equal(val_parse_csv(text, len, "measurements.csv", &rows, &n, &err), 0);
+    free(text);
+    struct val_case *cases = calloc(n, sizeof *cases);
+    size_t mapped = 0;
+    for (size_t i = 0; i < n; i++) {
+        val_map_row(&cat, &map, &rows[i], &cases[i]);
+        if (cases[i].mapped) {
+            assert_int_equal(val_predict(&cases[i], NULL, NULL, &err), 0);
+            mapped++;
+        } else {
+            assert_true(cases[i].reason[0] != '\0'); /* never dropped silently */
+        }
+    }
+    assert_int_equal(n, 176);
+    assert_int_equal(mapped, 168);
+    enum val_class dec = VAL_CLASS_DECODE, pre = VAL_CLASS_PREFILL;
+    struct val_stats sd = val_stats_of(cases, n, in_class, &dec), sp = val_stats_of(cases, n, in_class, &pre);
+    print_message("decode median |error| %.1f%%, prefill %.1f%%\n", 100 * sd.median_abs, 100 * sp.median_abs);
+    /* targets of the fidelity work: decode <= 10%, prefill/TTFT <= 15% (docs/validation.md) */
+    assert_true(sd.median_abs <= 0.10);
+    assert_true(sp.median_abs <= 0.15);
+    free(cases);
+    free(rows);
+    catalog_free(&cat);
+}
+
+static void calibrate_recovers_known_efficiencies(void **state)
+{
+    struct llmroof_catalog cat;
+    load_all(&cat);
+    /* synthetic measurements made by llmroof itself on an A100 with known values */
+    struct llmroof_gpu truth = *gpu(&cat, "a100-sxm4-80gb");
+    truth.compute_eff = 0.55;
+    truth.memory_eff = 0.68;
+    truth.comm_eff = 0.62;
+    truth.step_overhead_s = 0.0005;
+    static const struct { const char *m; int tp; long b, p, o; enum val_metric k; } spec[] = {
+        { "llama-2-7b", 1, 1, 2048, 2, VAL_TTFT_MS },     { "llama-2-13b", 1, 4, 1024, 2, VAL_TTFT_MS },
+        { "llama-2-7b", 1, 1, 128, 512, VAL_TPOT_MS },    { "llama-2-13b", 1, 8, 512, 256, VAL_TPOT_MS },
+        { "llama-2-70b", 4, 1, 128, 256, VAL_TPOT_MS },   { "llama-2-70b", 8, 64, 1024, 128, VAL_TTFT_MS },
+        { "internlm-20b", 2, 16, 512, 512, VAL_TPOT_MS }, { "qwen2.5-72b", 8, 32, 2048, 2, VAL_TTFT_MS },
+        { "llama-2-7b", 1, 64, 128, 128, VAL_TPOT_MS },   { "llama-3-70b", 8, 1, 128, 128, VAL_TPOT_MS },
+    };
+    enum { N = sizeof spec / sizeof spec[0] };
+    struct val_case cases[N];
+    struct val_row rows[N];
+    memset(cases, 0, sizeof cases);
+    memset(rows, 0, sizeof rows);
+    for (int i = 0; i < N; i++) {
+        struct val_case *c = &cases[i];
+        c->row = &rows[i];
+        c->mapped = true;
+        c->model = model(&cat, spec[i].m);
+        c->gpu = gpu(&cat, "a100-sxm4-80gb");
+        c->tp = spec[i].tp;
+        c->dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0 };
+        c->batch = spec[i].b;
+        c->prompt = spec[i].p;
+        c->output = spec[i].o;
+        c->metric = spec[i].k;
+        c->measured = 1;
+        struct llmroof_err err = { 0 };
+        assert_int_equal(val_predict(c, &truth, NULL, &err), 0);
+        c->measured = c->predicted;
+    }
+    struct val_fit fit;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(val_calibrate(cases, N, gpu(&cat, "a100-sxm4-80gb"), &fit, &err), 0);
+    print_message("recovered compute %.3f memory %.3f comm %.3f overhead %.0f us (loss %.4f -> %.5f)\n",
+                  fit.after.compute, fit.after.memory, fit.after.comm, fit.after.overhead_s * 1e6, fit.loss_before,
+                  fit.loss_after);
+    assert_rel_close(fit.after.compute, 0.55, 0.02);
+    assert_rel_close(fit.after.memory, 0.68, 0.02);
+    assert_rel_close(fit.after.overhead_s, 0.0005, 0.05);
+    assert_true(fit.loss_after < 0.005);
+    catalog_free(&cat);
+}
+
+static void bands_are_quantiles_of_the_latency_ratio(void **state)
+{
+    /* ten decode cases with measured / predicted latency 0.9, 0.95, ..., 1.35: p10 = 0.945, p90 = 1.305 */
+    struct val_case c[10];
+    memset(c, 0, sizeof c);
+    for (int i = 0; i < 10; i++) {
+        c[i].mapped = true;
+        c[i].metric = VAL_TPOT_MS;
+        c[i].predicted = 10;
+        c[i].measured = 10 * (0.9 + 0.05 * i);
+    }
+    struct llmroof_uncertainty u;
+    val_bands(c, 10, &u);
+    assert_true(u.tpot.present && !u.ttft.present);
+    assert_rel_close(u.tpot.low, 0.945, 1e-12);
+    assert_rel_close(u.tpot.high, 1.305, 1e-12);
+    /* a rate inverts: measured 80 tok/s against predicted 100 is a latency ratio of 1.25 */
+    c[0].metric = VAL_DECODE_TOK_S_PER_SEQ;
+    c[0].predicted = 100;
+    c[0].measured = 80;
+    assert_rel_close(val_latency_ratio(&c[0]), 1.25, 1e-12);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(csv_reader_handles_quotes_and_reports_lines),
+        cmocka_unit_test(unmappable_rows_say_why),
+        cmocka_unit_test(published_measurements_are_met_within_the_targets),
+        cmocka_unit_test(calibrate_recovers_known_efficiencies),
+        cmocka_unit_test(bands_are_quantiles_of_the_latency_ratio),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
