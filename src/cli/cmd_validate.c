@@ -226,7 +226,7 @@ static int fit_report(struct cli *c, const char *file, struct val_case *cases, s
                     (gpus[j].compute_eff != all_g[i].compute_eff || gpus[j].memory_eff != all_g[i].memory_eff ||
                      gpus[j].comm_eff != all_g[i].comm_eff || gpus[j].link_latency_s != all_g[i].link_latency_s)) {
                     char src[LLMROOF_SOURCE_MAX - 200];
-                    snprintf(src, sizeof src, "%s", all_g[i].source);
+                    snprintf(src, sizeof src, "%.1800s", all_g[i].source);
                     char *cut = strstr(src, "; efficiencies fitted by llmroof");
                     if (cut)
                         *cut = '\0';
