@@ -143,10 +143,7 @@ int main(int argc, char **argv)
     }
 done:
     sbuf_free(&c.out);
-    if (c.cat_loaded)
-        catalog_free(&c.cat);
-    else
-        free(c.cat.gpus), free(c.cat.models);
+    catalog_free(&c.cat); /* also after a partial load: c is zeroed, so free(NULL) is fine */
     if (fclose(stdout) != 0 && rc == 0) {
         fprintf(stderr, "llmroof: error: cannot write to stdout\n");
         rc = 1;

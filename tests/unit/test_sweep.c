@@ -81,8 +81,8 @@ static void baseline_reader_rejects_bad_rows_with_their_line(void **state)
         "{\"model\":\"x\"",                                      /* malformed */
         "[1,2]",                                                 /* not an object */
         "{\"model\":\"llama-2-7b\",\"gpux\":1}",                 /* unknown column */
-        "{\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"tp\":0,\"batch\":1,\"prompt_len\":1,\"output_len\":1,"
-        "\"weight_dtype\":\"fp16\",\"kv_dtype\":\"fp16\",\"act_dtype\":\"fp16\",\"valid\":false,\"reason\":\"x\"}",
+        ("{\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"tp\":0,\"batch\":1,\"prompt_len\":1,\"output_len\":1,"
+         "\"weight_dtype\":\"fp16\",\"kv_dtype\":\"fp16\",\"act_dtype\":\"fp16\",\"valid\":false,\"reason\":\"x\"}"),
     };
     const char *want[] = { "b.jsonl:7:", "expected a JSON object", "field 'gpux' is not a sweep column",
                            "field 'tp' must be an integer in [1, 1024]" };
