@@ -17,7 +17,7 @@ static int str_field(const cJSON *o, const char *key, char *out, size_t cap, con
         return BAD("%s:%ld: field '%s' must be a string", fname, ln, key);
     if (strlen(v->valuestring) >= cap)
         return BAD("%s:%ld: field '%s' is too long", fname, ln, key);
-    strcpy(out, v->valuestring);
+    memcpy(out, v->valuestring, strlen(v->valuestring) + 1); /* length checked above */
     return LLMROOF_OK;
 }
 
@@ -105,7 +105,7 @@ int baseline_parse_row(const char *line, size_t len, const char *fname, long ln,
             goto out;
         }
     }
-    long tp;
+    long tp = 0;
     if ((rc = str_field(o, "model", r->model, sizeof r->model, fname, ln, err)) ||
         (rc = str_field(o, "gpu", r->gpu, sizeof r->gpu, fname, ln, err)) ||
         (rc = int_field(o, "tp", 1, 1024, &tp, fname, ln, err)) ||

@@ -216,7 +216,7 @@ static int get_string(struct ectx *c, const cJSON *obj, const char *key, bool re
         return ferr(c, key, "must not be empty");
     if (strlen(v->valuestring) >= cap)
         return ferr(c, key, "is longer than %zu characters", cap - 1);
-    strcpy(out, v->valuestring);
+    memcpy(out, v->valuestring, strlen(v->valuestring) + 1); /* length checked above */
     return LLMROOF_OK;
 }
 
@@ -320,7 +320,7 @@ static int parse_doc(const char *text, size_t len, const char *fname, const char
         }
     }
     *arr = cJSON_GetObjectItemCaseSensitive(*doc, key);
-    if (!cJSON_IsArray(*arr)) {
+    if (!*arr || !cJSON_IsArray(*arr)) { /* explicit NULL test: success always returns an array */
         cJSON_Delete(*doc);
         *doc = NULL;
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s' must be an array of entries", fname, key);
@@ -347,7 +347,7 @@ static int parse_gpu(struct ectx *c, const cJSON *e, struct llmroof_gpu *g)
         return ferr(c, NULL, "entry must be a JSON object");
     if ((rc = get_string(c, e, "id", true, g->id, sizeof g->id)))
         return rc;
-    strcpy(c->id, g->id);
+    snprintf(c->id, sizeof c->id, "%s", g->id);
     if (!valid_id(g->id))
         return ferr(c, "id", "must use only lowercase letters, digits, '-', '.' and '_'");
     if ((rc = check_known(c, e, "", fields)))
@@ -367,7 +367,7 @@ static int parse_gpu(struct ectx *c, const cJSON *e, struct llmroof_gpu *g)
                 return ferr(c, "aliases", "has more than %d entries", LLMROOF_ALIASES_MAX);
             if (strlen(a->valuestring) >= LLMROOF_ID_MAX)
                 return ferr(c, "aliases", "entry '%s' is too long", a->valuestring);
-            strcpy(g->aliases[g->n_aliases++], a->valuestring);
+            memcpy(g->aliases[g->n_aliases++], a->valuestring, strlen(a->valuestring) + 1);
         }
     }
 
@@ -586,7 +586,7 @@ static int parse_model(struct ectx *c, const cJSON *e, struct llmroof_model *m)
         return ferr(c, NULL, "entry must be a JSON object");
     if ((rc = get_string(c, e, "id", true, m->id, sizeof m->id)))
         return rc;
-    strcpy(c->id, m->id);
+    snprintf(c->id, sizeof c->id, "%s", m->id);
     if (!valid_id(m->id))
         return ferr(c, "id", "must use only lowercase letters, digits, '-', '.' and '_'");
     if ((rc = check_known(c, e, "", fields)) ||
@@ -724,7 +724,7 @@ static int parse_engine(struct ectx *c, const cJSON *e, struct llmroof_engine *g
         return ferr(c, NULL, "entry must be a JSON object");
     if ((rc = get_string(c, e, "id", true, g->id, sizeof g->id)))
         return rc;
-    strcpy(c->id, g->id);
+    snprintf(c->id, sizeof c->id, "%s", g->id);
     if (!valid_id(g->id))
         return ferr(c, "id", "must use only lowercase letters, digits, '-', '.' and '_'");
     if ((rc = check_known(c, e, "", fields)) || (rc = get_string(c, e, "name", true, g->name, sizeof g->name)) ||
@@ -798,7 +798,7 @@ const struct llmroof_engine *catalog_find_engine(const struct llmroof_catalog *c
 }
 
 /* Catalog files are small; 64 MiB bounds memory on a hostile input. */
-#define CATALOG_MAX_BYTES (64u * 1024u * 1024u)
+#define CATALOG_MAX_BYTES ((size_t)64 * 1024 * 1024)
 
 int catalog_add_gpus_file(struct llmroof_catalog *cat, const char *path, bool replace, struct llmroof_err *err)
 {
@@ -1083,7 +1083,7 @@ int catalog_model_from_hf(const char *text, size_t len, const char *fname, const
     snprintf(m->name, sizeof m->name, "%s", id);
     const cJSON *nm = cJSON_GetObjectItemCaseSensitive(doc, "_name_or_path");
     if (nm && cJSON_IsString(nm) && nm->valuestring && strlen(nm->valuestring) < sizeof m->hf_id)
-        strcpy(m->hf_id, nm->valuestring);
+        memcpy(m->hf_id, nm->valuestring, strlen(nm->valuestring) + 1);
     snprintf(m->source, sizeof m->source, "imported from HuggingFace config %s (model_type %s)", fname, type);
 
     bool plain = fam == HF_FALCON || fam == HF_GPTJ || fam == HF_OPT;

@@ -129,9 +129,9 @@ int plan_meets(const struct plan_input *in, const struct llmroof_gpu *g, int tp,
 int plan_search(const struct plan_input *in, const struct llmroof_gpu *g, int tp, struct plan_option *o,
                 struct llmroof_err *err)
 {
-    bool ok;
-    double ttft, tpot;
-    enum plan_binding fail;
+    bool ok = false;
+    double ttft = 0, tpot = 0;
+    enum plan_binding fail = PLAN_BIND_NONE;
     int rc = plan_meets(in, g, tp, 1, &ok, &ttft, &tpot, &fail, err);
     o->evaluations = 1;
     if (rc)

@@ -2,6 +2,7 @@
 #include "llmroof/render_report.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "llmroof/svg.h"
@@ -161,14 +162,18 @@ void render_report_chart(const struct llmroof_report *r, bool decode, bool stand
     const char *bars[REPORT_MAX_ROWS];
     char labels[REPORT_MAX_ROWS][96];
     const char *series[REPORT_CAT_COUNT];
-    int map[REPORT_CAT_COUNT];
+    int map[REPORT_CAT_COUNT] = { 0 };
     size_t ns = 0;
     for (int c = 0; c < REPORT_CAT_COUNT; c++)
         if (c != REPORT_ROUTER || r->moe) {
             series[ns] = report_cat_name((enum report_cat)c);
             map[ns++] = c;
         }
-    static double values[REPORT_MAX_ROWS * REPORT_CAT_COUNT];
+    double *values = calloc((size_t)REPORT_MAX_ROWS * REPORT_CAT_COUNT, sizeof *values);
+    if (!values) {
+        out->failed = true;
+        return;
+    }
     for (int i = 0; i < r->nrows; i++) {
         const struct report_row *x = &r->rows[i];
         snprintf(labels[i], sizeof labels[i], "%s TP %d%s", x->gpu->id, x->tp, x->status == REPORT_OK ? "" : " *");
@@ -181,6 +186,7 @@ void render_report_chart(const struct llmroof_report *r, bool decode, bool stand
     snprintf(title, sizeof title, "%s: %s time by operator (%s)", r->model->id, decode ? "decode step" : "prefill",
              "* = does not fit or not servable");
     svg_stacked_bars(out, title, bars, (size_t)r->nrows, series, ns, values, standalone);
+    free(values);
 }
 
 static void html_escape(struct sbuf *out, const char *s)

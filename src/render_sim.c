@@ -236,8 +236,8 @@ void render_sim_curve(const char *title, const char *param, const struct sim_poi
         sbuf_printf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#e5e5e5\"/>\n", PX(x), top, PX(x), top + ph);
         sbuf_printf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.0f</text>\n", PX(x), top + ph + 16, x);
     }
-    for (double e = ly0; e <= ly1 + 1e-9; e += 1) {
-        double y = PY(pow(10, e));
+    for (int k = 0; k <= (int)lround(ly1 - ly0); k++) {
+        double e = ly0 + k, y = PY(pow(10, e));
         sbuf_printf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", left, y, left + pw, y);
         sbuf_printf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", left - 6, y + 4, pow(10, e));
     }

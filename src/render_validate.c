@@ -208,8 +208,8 @@ void render_validate_scatter(const char *title, const struct val_case *cases, si
                      "<text x=\"10\" y=\"22\" font-size=\"14\" font-weight=\"bold\">", W, H);
     svg_escape(out, title);
     sbuf_append(out, "</text>\n");
-    for (double e = e0; e <= e1 + 1e-9; e += 1) {
-        double x = PX(pow(10, e)), y = PY(pow(10, e));
+    for (int k = 0; k <= (int)lround(e1 - e0); k++) {
+        double e = e0 + k, x = PX(pow(10, e)), y = PY(pow(10, e));
         sbuf_printf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#e5e5e5\"/>\n", x, top, x, top + ph);
         sbuf_printf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", left, y, left + pw, y);
         sbuf_printf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%g</text>\n", x, top + ph + 16, pow(10, e));

@@ -132,6 +132,8 @@ void svg_roofline(struct sbuf *out, const char *title, const struct llmroof_gpu 
     for (int d = 0; d < LLMROOF_DTYPE_COUNT; d++)
         if (g->has_peak[d] && g->peak_flops[d] > peak_max)
             peak_max = g->peak_flops[d];
+    if (!(peak_max > 0))
+        peak_max = 1e12; /* the catalog requires a peak; guard the logarithm anyway */
     double ymax = ceil(log10(peak_max * 2.0));
     double ymin = ymax - 5;
     for (size_t i = 0; i < npts; i++) {
@@ -144,13 +146,13 @@ void svg_roofline(struct sbuf *out, const char *title, const struct llmroof_gpu 
 #define Y(v) (top + ph * (1.0 - (log10(v) - ymin) / (ymax - ymin)))
     open_svg(out, W, H, standalone, title);
     /* grid and decade labels */
-    for (double e = xmin; e <= xmax + 1e-9; e += 1) {
-        double x = X(pow(10, e));
+    for (int k = 0; k <= (int)lround(xmax - xmin); k++) {
+        double e = xmin + k, x = X(pow(10, e));
         sbuf_printf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#e5e5e5\"/>\n", x, top, x, top + ph);
         sbuf_printf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">1e%d</text>\n", x, top + ph + 16, (int)e);
     }
-    for (double e = ymin; e <= ymax + 1e-9; e += 1) {
-        double y = Y(pow(10, e));
+    for (int k = 0; k <= (int)lround(ymax - ymin); k++) {
+        double e = ymin + k, y = Y(pow(10, e));
         sbuf_printf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", left, y, left + pw, y);
         sbuf_printf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">1e%d</text>\n", left - 6, y + 4, (int)e);
     }

@@ -172,8 +172,8 @@ void table_render(const struct table *t, enum table_format f, struct sbuf *out)
         }
         return;
     }
-    size_t width[TABLE_MAX_COLS];
-    bool num[TABLE_MAX_COLS];
+    size_t width[TABLE_MAX_COLS] = { 0 };
+    bool num[TABLE_MAX_COLS] = { false };
     for (int c = 0; c < t->ncols; c++) {
         width[c] = strlen(t->col[c]);
         num[c] = col_numeric(t, c);

@@ -253,7 +253,7 @@ int workload_parse_trace(const char *text, size_t len, const char *fname, size_t
         return rc;
     }
     /* stable sort by arrival: qsort on (arrival, original position) */
-    struct keyed *k = malloc(c.n * sizeof *k);
+    struct keyed *k = malloc((c.n ? c.n : 1) * sizeof *k);
     if (!k) {
         free(c.v);
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "%s: out of memory", fname);

@@ -159,8 +159,8 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, 
         char list[64] = "";
         for (int f = 0; f <= TABLE_JSONL; f++)
             if (allowed & (1u << f)) {
-                strcat(list, list[0] ? ", " : "");
-                strcat(list, table_format_name((enum table_format)f));
+                size_t used = strlen(list);
+                snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", table_format_name((enum table_format)f));
             }
         return cli_usage_error(c, "option '--format': %s is not available for '%s' (use %s)",
                                table_format_name(c->format), c->cmd ? c->cmd : "?", list);
@@ -270,7 +270,7 @@ int cli_valmap(struct cli *c, const char *path, struct llmroof_valmap *out)
     struct llmroof_err err = { 0 };
     char *text;
     size_t len;
-    if (catalog_read_file(path, 16u << 20, &text, &len, &err))
+    if (catalog_read_file(path, (size_t)16 << 20, &text, &len, &err))
         return cli_fail(c, &err);
     rc = catalog_load_valmap(text, len, path, out, &err);
     free(text);
@@ -287,7 +287,7 @@ int cli_uncertainty(struct cli *c, struct llmroof_uncertainty *out)
     struct llmroof_err err = { 0 };
     char *text;
     size_t len;
-    if (catalog_read_file(path, 1u << 20, &text, &len, &err))
+    if (catalog_read_file(path, (size_t)1 << 20, &text, &len, &err))
         return cli_fail(c, &err);
     rc = catalog_load_uncertainty(text, len, path, out, &err);
     free(text);
@@ -384,7 +384,7 @@ int cli_workload(struct cli *c, const char *spec, struct workload *out)
     if (strncmp(spec, "csv:", 4) == 0) {
         char *text;
         size_t len;
-        if (catalog_read_file(spec + 4, 1u << 30, &text, &len, &err))
+        if (catalog_read_file(spec + 4, (size_t)1 << 30, &text, &len, &err))
             return cli_fail(c, &err);
         int rc = workload_parse_pairs(text, len, spec + 4, out, &err);
         free(text);

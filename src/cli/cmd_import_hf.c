@@ -38,7 +38,7 @@ int cmd_import_hf(struct cli *c, int argc, char **argv)
     struct llmroof_err err = { 0 };
     char *text;
     size_t len;
-    if ((rc = catalog_read_file(pos[0], 16u * 1024u * 1024u, &text, &len, &err)))
+    if ((rc = catalog_read_file(pos[0], (size_t)16 * 1024 * 1024, &text, &len, &err)))
         return cli_fail(c, &err);
     struct llmroof_model m;
     rc = catalog_model_from_hf(text, len, pos[0], name, &m, &err);

@@ -65,9 +65,8 @@ int cmd_list(struct cli *c, int argc, char **argv)
             const struct llmroof_gpu *g = &c->cat.gpus[i];
             char al[LLMROOF_ALIASES_MAX * LLMROOF_ID_MAX] = "";
             for (int a = 0; a < g->n_aliases; a++) {
-                if (a)
-                    strcat(al, " ");
-                strcat(al, g->aliases[a]);
+                size_t used = strlen(al);
+                snprintf(al + used, sizeof al - used, "%s%s", a ? " " : "", g->aliases[a]);
             }
             table_row(&t);
             table_str(&t, g->id);

@@ -127,7 +127,7 @@ static bool add_price(const char *item, void *vctx)
     return false;
 }
 
-int cmd_plan(struct cli *c, int argc, char **argv)
+static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct plan_result *r)
 {
     static const struct cli_opt opts[] = {
         CLI_OPT_MODEL,
@@ -148,66 +148,73 @@ int cmd_plan(struct cli *c, int argc, char **argv)
         { OPT_SEED, "seed", 0, "N", "random seed of the simulations (default 42)", false },
         CLI_OPT_DTYPES, CLI_OPT_EFFS, CLI_OPT_MEM,
     };
-    static struct ctx x;
-    memset(&x, 0, sizeof x);
-    x.c = c;
-    cli_setup_defaults(&x.s);
-    sim_default_config(&x.in.sim);
-    x.s.mem = x.in.sim.mem;
-    x.in.users = 10000;
-    x.in.ttft_slo_s = 3.0;
-    x.in.tpot_slo_s = 0.1;
-    x.in.percentile = 90;
-    x.in.gpus_per_node = 8;
+    x->c = c;
+    cli_setup_defaults(&x->s);
+    sim_default_config(&x->in.sim);
+    x->s.mem = x->in.sim.mem;
+    x->in.users = 10000;
+    x->in.ttft_slo_s = 3.0;
+    x->in.tpot_slo_s = 0.1;
+    x->in.percentile = 90;
+    x->in.gpus_per_node = 8;
     char *pos[1];
     int npos = 0;
     c->usage = "llmroof plan -m MODEL [--gpus LIST] [--users N] [--ttft-slo T] [--tpot-slo T] [--slo-percentile pNN] "
                "[--tp LIST] [--gpus-per-node N] [--price LIST] [--fast] [options]";
-    int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, &x, pos, 0, &npos,
+    int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, x, pos, 0, &npos,
                        "For every GPU and every TP that divides a node: the most closed-loop users one instance\n"
                        "serves with TTFT and TPOT at the percentile within the SLOs (simulated, bracketing search),\n"
                        "then instances and users per node, nodes = ceil(users / users per node), GPUs and cost.\n"
                        "Method and assumptions: docs/planning.md.");
     if (rc)
         return rc;
-    if (!x.s.model)
+    if (!x->s.model)
         return cli_usage_error(c, "option '--model' is required");
-    if ((rc = cli_catalog(c)) || (rc = cli_setup_resolve(c, &x.s)))
+    if ((rc = cli_catalog(c)) || (rc = cli_setup_resolve(c, &x->s)))
         return rc;
-    if (!(x.in.model = cli_model(c, x.s.model)))
+    if (!(x->in.model = cli_model(c, x->s.model)))
         return 2;
-    if (!parse_list(x.gpus ? x.gpus : "a30,a40,v100,a100", add_gpu, &x))
-        return x.bad ? 2 : cli_usage_error(c, "option '--gpus': expected a comma-separated list of GPU ids");
-    if (!parse_list(x.tps ? x.tps : "1,2,4,8", add_tp, &x))
-        return x.bad ? 2 : cli_usage_error(c, "option '--tp': expected a comma-separated list such as 1,2,4,8");
-    if (x.price && !parse_list(x.price, add_price, &x))
-        return x.bad ? 2 : cli_usage_error(c, "option '--price': expected GPU=USD pairs separated by commas");
+    if (!parse_list(x->gpus ? x->gpus : "a30,a40,v100,a100", add_gpu, x))
+        return x->bad ? 2 : cli_usage_error(c, "option '--gpus': expected a comma-separated list of GPU ids");
+    if (!parse_list(x->tps ? x->tps : "1,2,4,8", add_tp, x))
+        return x->bad ? 2 : cli_usage_error(c, "option '--tp': expected a comma-separated list such as 1,2,4,8");
+    if (x->price && !parse_list(x->price, add_price, x))
+        return x->bad ? 2 : cli_usage_error(c, "option '--price': expected GPU=USD pairs separated by commas");
     struct workload wl = { 0 };
-    if ((rc = cli_workload(c, x.workload ? x.workload : "chat", &wl)))
+    if ((rc = cli_workload(c, x->workload ? x->workload : "chat", &wl)))
         return rc;
-    x.in.sim.workload = &wl;
-    x.in.sim.mem = x.s.mem;
-    if (x.in.sim.mem.block_size <= 1)
-        x.in.sim.mem.block_size = 16;
-    x.in.dt = cli_dtypes(&x.s);
-    x.in.eff = x.s.eff;
+    x->in.sim.workload = &wl;
+    x->in.sim.mem = x->s.mem;
+    if (x->in.sim.mem.block_size <= 1)
+        x->in.sim.mem.block_size = 16;
+    x->in.dt = cli_dtypes(&x->s);
+    x->in.eff = x->s.eff;
 
-    static struct plan_result r;
     struct llmroof_err err = { 0 };
-    rc = plan_run(&x.in, &r, &err);
+    rc = plan_run(&x->in, r, &err);
     if (rc) {
         workload_free(&wl);
         return cli_fail(c, &err);
     }
     if (c->format == TABLE_JSON) {
-        char *j = render_json_plan(&x.in, &r);
+        char *j = render_json_plan(&x->in, r);
         if (j)
             sbuf_append(&c->out, j);
         free(j);
         workload_free(&wl);
         return j ? 0 : 1;
     }
-    render_plan(&x.in, &r, c->format, &c->out);
+    render_plan(&x->in, r, c->format, &c->out);
     workload_free(&wl);
     return 0;
+}
+
+int cmd_plan(struct cli *c, int argc, char **argv)
+{
+    struct ctx *x = calloc(1, sizeof *x);
+    struct plan_result *r = calloc(1, sizeof *r); /* large: every option */
+    int rc = (x && r) ? plan_main(c, argc, argv, x, r) : 1;
+    free(x);
+    free(r);
+    return rc;
 }

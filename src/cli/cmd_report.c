@@ -62,7 +62,7 @@ static bool add_tp(const char *item, void *vctx)
     return true;
 }
 
-int cmd_report(struct cli *c, int argc, char **argv)
+static int report_main(struct cli *c, int argc, char **argv, struct ctx *x, struct llmroof_report *r)
 {
     static const struct cli_opt opts[] = {
         { OPT_MODEL, "model", 'm', "MODEL", "model id (default internlm-20b, the studies' model)", false },
@@ -73,56 +73,53 @@ int cmd_report(struct cli *c, int argc, char **argv)
         { OPT_SVGDIR, "svg-dir", 0, "DIR", "also write the operator-share charts as SVG files into DIR", false },
         { OPT_RANGE, "range", 0, NULL, "add TTFT and TPOT low-high bands from the validation residuals", false },
     };
-    static struct ctx x; /* large (the report holds every row); one per process */
-    memset(&x, 0, sizeof x);
-    cli_setup_defaults(&x.s);
-    x.s.batch = 16;
-    x.c = c;
+    cli_setup_defaults(&x->s);
+    x->s.batch = 16;
+    x->c = c;
     char *pos[1];
     int npos = 0;
     c->usage = "llmroof report [-m MODEL] [--gpus LIST] [--tp LIST] [-b B] [-p P] [-o O] [options] [--svg-dir DIR]";
     c->formats = CLI_FORMATS_DEFAULT | (1u << TABLE_HTML);
-    int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, &x, pos, 0, &npos,
+    int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, x, pos, 0, &npos,
                        "Compares every GPU x TP configuration: weights and KV per GPU, max batch, TTFT, TPOT,\n"
                        "throughput, the bound and communication share of prefill and decode, TP scaling, the\n"
                        "time share of each operator, and observations computed from those numbers.\n"
                        "Formats: table, md, csv, json, html (one self-contained page with charts).");
     if (rc)
         return rc;
-    if ((rc = cli_catalog(c)) || (rc = cli_setup_resolve(c, &x.s)))
+    if ((rc = cli_catalog(c)) || (rc = cli_setup_resolve(c, &x->s)))
         return rc;
-    const struct llmroof_model *m = cli_model(c, x.s.model ? x.s.model : "internlm-20b");
+    const struct llmroof_model *m = cli_model(c, x->s.model ? x->s.model : "internlm-20b");
     if (!m)
         return 2;
-    if (!parse_list(x.gpus ? x.gpus : "a40,a100,v100", add_gpu, &x))
-        return x.bad ? 2 : cli_usage_error(c, "option '--gpus': expected a comma-separated list of GPU ids");
-    if (!parse_list(x.tps ? x.tps : "2,4,8", add_tp, &x))
-        return x.bad ? 2 : cli_usage_error(c, "option '--tp': expected a comma-separated list such as 2,4,8");
-    x.in.model = m;
-    x.in.req = (struct llmroof_request){ x.s.batch, x.s.prompt, x.s.output };
-    x.in.dt = cli_dtypes(&x.s);
-    x.in.eff = x.s.eff;
-    x.in.mem = x.s.mem;
-    if (!dtype_is_storage(x.in.dt.weight) || !dtype_is_storage(x.in.dt.kv))
+    if (!parse_list(x->gpus ? x->gpus : "a40,a100,v100", add_gpu, x))
+        return x->bad ? 2 : cli_usage_error(c, "option '--gpus': expected a comma-separated list of GPU ids");
+    if (!parse_list(x->tps ? x->tps : "2,4,8", add_tp, x))
+        return x->bad ? 2 : cli_usage_error(c, "option '--tp': expected a comma-separated list such as 2,4,8");
+    x->in.model = m;
+    x->in.req = (struct llmroof_request){ x->s.batch, x->s.prompt, x->s.output };
+    x->in.dt = cli_dtypes(&x->s);
+    x->in.eff = x->s.eff;
+    x->in.mem = x->s.mem;
+    if (!dtype_is_storage(x->in.dt.weight) || !dtype_is_storage(x->in.dt.kv))
         return cli_usage_error(c, "tf32 is a compute mode, not a storage dtype for weights or KV cache");
 
-    static struct llmroof_report r;
     struct llmroof_err err = { 0 };
-    if ((rc = report_build(&x.in, &r, &err)))
+    if ((rc = report_build(&x->in, r, &err)))
         return cli_fail(c, &err);
-    if (x.range) {
-        if ((rc = cli_uncertainty(c, &r.bands)))
+    if (x->range) {
+        if ((rc = cli_uncertainty(c, &r->bands)))
             return rc;
-        r.has_bands = r.bands.ttft.present && r.bands.tpot.present;
+        r->has_bands = r->bands.ttft.present && r->bands.tpot.present;
     }
 
-    if (x.svg_dir) {
+    if (x->svg_dir) {
         for (int k = 0; k < 2; k++) {
             struct sbuf svg;
             char path[4096];
             sbuf_init(&svg);
-            render_report_chart(&r, k == 1, true, &svg);
-            snprintf(path, sizeof path, "%s/%s-%s-shares.svg", x.svg_dir, m->id, k ? "decode" : "prefill");
+            render_report_chart(r, k == 1, true, &svg);
+            snprintf(path, sizeof path, "%s/%s-%s-shares.svg", x->svg_dir, m->id, k ? "decode" : "prefill");
             rc = sbuf_failed(&svg) ? 1 : cli_write_file(c, path, &svg);
             sbuf_free(&svg);
             if (rc)
@@ -130,15 +127,25 @@ int cmd_report(struct cli *c, int argc, char **argv)
         }
     }
     if (c->format == TABLE_JSON) {
-        char *j = render_json_report(&r);
+        char *j = render_json_report(r);
         if (!j)
             return 1;
         sbuf_append(&c->out, j);
         free(j);
     } else if (c->format == TABLE_HTML) {
-        render_report_html(&r, &c->out);
+        render_report_html(r, &c->out);
     } else {
-        render_report(&r, c->format, &c->out);
+        render_report(r, c->format, &c->out);
     }
     return 0;
+}
+
+int cmd_report(struct cli *c, int argc, char **argv)
+{
+    struct ctx *x = calloc(1, sizeof *x);
+    struct llmroof_report *r = calloc(1, sizeof *r); /* large: every row */
+    int rc = (x && r) ? report_main(c, argc, argv, x, r) : 1;
+    free(x);
+    free(r);
+    return rc;
 }

@@ -29,9 +29,8 @@ static void show_gpu(struct table *t, const struct llmroof_gpu *g)
     kv(t, "name", g->name, "");
     buf[0] = '\0';
     for (int a = 0; a < g->n_aliases; a++) {
-        if (a)
-            strcat(buf, " ");
-        strcat(buf, g->aliases[a]);
+        size_t used = strlen(buf);
+        snprintf(buf + used, sizeof buf - used, "%s%s", a ? " " : "", g->aliases[a]);
     }
     kv(t, "aliases", buf, "");
     kvn(t, "memory_bytes", "%.0f", g->memory_bytes, "B");

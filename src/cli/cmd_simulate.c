@@ -102,7 +102,7 @@ static int write_if(struct cli *c, const char *path, void (*fn)(const struct sim
     return rc;
 }
 
-int cmd_simulate(struct cli *c, int argc, char **argv)
+static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, struct sim_point *res)
 {
     static const struct cli_opt opts[] = {
         CLI_OPT_MODEL, CLI_OPT_GPU, CLI_OPT_TP, CLI_OPT_DTYPES, CLI_OPT_EFFS, CLI_OPT_MEM,
@@ -124,52 +124,51 @@ int cmd_simulate(struct cli *c, int argc, char **argv)
         { OPT_SVG, "svg", 0, "FILE", "with a sweep: draw the throughput-latency curve", false },
         { OPT_RANGE, "range", 0, NULL, "add low/high rows from the validation residuals (docs/validation.md)", false },
     };
-    static struct ctx x; /* holds the config; one per process */
-    memset(&x, 0, sizeof x);
-    cli_setup_defaults(&x.s);
-    sim_default_config(&x.cfg);
-    x.s.mem = x.cfg.mem;
+    cli_setup_defaults(&x->s);
+    sim_default_config(&x->cfg);
+    x->s.mem = x->cfg.mem;
     char *pos[1];
     int npos = 0;
     c->usage = "llmroof simulate -m MODEL -g GPU [-t TP] [--concurrency N --requests R [--think LO-HI] | --rate QPS "
                "| --trace FILE] [--workload SPEC] [options]";
-    int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, &x, pos, 0, &npos,
+    int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, x, pos, 0, &npos,
                        "Simulates a continuous-batching server (vLLM-like: chunked prefill within a token budget,\n"
                        "paged KV blocks, FCFS admission, preemption by recomputation) and reports TTFT, TPOT and\n"
                        "e2e percentiles, throughput, batch size and KV use. Every iteration is costed with the same\n"
                        "operators and roofline as 'estimate'. Metrics: docs/metrics.md.");
     if (rc)
         return rc;
-    if (!x.s.model || !x.s.gpu)
+    if (!x->s.model || !x->s.gpu)
         return cli_usage_error(c, "options '--model' and '--gpu' are required");
-    if (x.have_rate && x.have_conc)
+    if (x->have_rate && x->have_conc)
         return cli_usage_error(c, "options '--rate' and '--concurrency' conflict: choose an open or a closed loop");
-    if (x.trace && (x.have_rate || x.have_conc || x.workload || x.have_reqs || x.have_think))
+    if (x->trace && (x->have_rate || x->have_conc || x->workload || x->have_reqs || x->have_think))
         return cli_usage_error(c, "option '--trace' brings its own arrivals and lengths: drop --rate, --concurrency, "
                                   "--requests, --think and --workload");
-    if (x.have_think && x.have_rate)
+    if (x->have_think && x->have_rate)
         return cli_usage_error(c, "option '--think' applies to the closed loop only (not with --rate)");
-    if (x.nsweeps > 1)
+    if (x->nsweeps > 1)
         return cli_usage_error(c, "choose one of --sweep-batched-tokens, --sweep-rate, --sweep-concurrency");
-    if (x.svg && !x.nsweeps)
+    if (x->svg && !x->nsweeps)
         return cli_usage_error(c, "option '--svg' draws a sweep's curve: add --sweep-batched-tokens, --sweep-rate or "
                                   "--sweep-concurrency");
-    if (x.nsweeps && (x.req_out || x.trace_out))
+    if (x->nsweeps && (x->req_out || x->trace_out))
         return cli_usage_error(c, "options '--requests-out' and '--trace-out' describe one run, not a sweep");
-    if (x.sweep_name && strcmp(x.sweep_name, "rate") == 0 && (x.have_conc || x.trace))
+    if (x->sweep_name && strcmp(x->sweep_name, "rate") == 0 && (x->have_conc || x->trace))
         return cli_usage_error(c, "option '--sweep-rate' is an open-loop sweep: drop --concurrency/--trace");
-    if (x.sweep_name && strcmp(x.sweep_name, "concurrency") == 0 && (x.have_rate || x.trace))
+    if (x->sweep_name && strcmp(x->sweep_name, "concurrency") == 0 && (x->have_rate || x->trace))
         return cli_usage_error(c, "option '--sweep-concurrency' is a closed-loop sweep: drop --rate/--trace");
-    struct list_ctx pts = { { 0 }, 0, x.sweep_name && strcmp(x.sweep_name, "rate") != 0 };
-    if (x.sweep_list && !parse_list(x.sweep_list, add_point, &pts))
+    const char *sweep = x->sweep_name ? x->sweep_name : ""; /* set together with sweep_list */
+    struct list_ctx pts = { { 0 }, 0, x->sweep_name && strcmp(sweep, "rate") != 0 };
+    if (x->sweep_list && !parse_list(x->sweep_list, add_point, &pts))
         return cli_usage_error(c, "option '--sweep-%s': '%s' is not a list of up to %d positive %s", 
-                               strcmp(x.sweep_name, "max_batched_tokens") == 0 ? "batched-tokens" : x.sweep_name,
-                               x.sweep_list, MAX_POINTS, pts.integer ? "whole numbers" : "numbers");
+                               strcmp(sweep, "max_batched_tokens") == 0 ? "batched-tokens" : sweep,
+                               x->sweep_list, MAX_POINTS, pts.integer ? "whole numbers" : "numbers");
 
-    if ((rc = cli_catalog(c)) || (rc = cli_setup_resolve(c, &x.s)))
+    if ((rc = cli_catalog(c)) || (rc = cli_setup_resolve(c, &x->s)))
         return rc;
-    const struct llmroof_model *m = cli_model(c, x.s.model);
-    const struct llmroof_gpu *g = m ? cli_gpu(c, x.s.gpu) : NULL;
+    const struct llmroof_model *m = cli_model(c, x->s.model);
+    const struct llmroof_gpu *g = m ? cli_gpu(c, x->s.gpu) : NULL;
     if (!m || !g)
         return 2;
 
@@ -177,46 +176,46 @@ int cmd_simulate(struct cli *c, int argc, char **argv)
     struct llmroof_err err = { 0 };
     struct workload wl = { 0 };
     struct trace_req *trace = NULL;
-    const char *wname = x.workload ? x.workload : "chat";
-    if (x.trace) {
+    const char *wname = x->workload ? x->workload : "chat";
+    if (x->trace) {
         char *text;
         size_t len;
-        if ((rc = catalog_read_file(x.trace, 1u << 30, &text, &len, &err)))
+        if ((rc = catalog_read_file(x->trace, (size_t)1 << 30, &text, &len, &err)))
             return cli_fail(c, &err);
-        rc = workload_parse_trace(text, len, x.trace, 10000000, &trace, &x.cfg.ntrace, &err);
+        rc = workload_parse_trace(text, len, x->trace, 10000000, &trace, &x->cfg.ntrace, &err);
         free(text);
         if (rc)
             return cli_fail(c, &err);
-        x.cfg.mode = SIM_TRACE;
-        x.cfg.trace = trace;
-        wname = x.trace;
+        x->cfg.mode = SIM_TRACE;
+        x->cfg.trace = trace;
+        wname = x->trace;
     } else if ((rc = cli_workload(c, wname, &wl))) {
         return rc;
     }
-    if (!x.trace)
-        x.cfg.mode = x.have_rate || (x.sweep_name && strcmp(x.sweep_name, "rate") == 0) ? SIM_RATE : SIM_CLOSED;
-    if (x.cfg.mode == SIM_RATE && !x.have_think) {
-        x.cfg.think_min_s = x.cfg.think_max_s = 0;
+    if (!x->trace)
+        x->cfg.mode = x->have_rate || (x->sweep_name && strcmp(x->sweep_name, "rate") == 0) ? SIM_RATE : SIM_CLOSED;
+    if (x->cfg.mode == SIM_RATE && !x->have_think) {
+        x->cfg.think_min_s = x->cfg.think_max_s = 0;
     }
-    x.cfg.workload = &wl;
-    x.cfg.setup = (struct llmroof_setup){ m, g, (int)x.s.tp, cli_dtypes(&x.s), roofline_effs(g, &x.s.eff) };
-    x.cfg.mem = x.s.mem;
-    if (!x.have_block)
-        x.cfg.mem.block_size = 16;
-    x.cfg.record_iterations = x.trace_out != NULL;
+    x->cfg.workload = &wl;
+    x->cfg.setup = (struct llmroof_setup){ m, g, (int)x->s.tp, cli_dtypes(&x->s), roofline_effs(g, &x->s.eff) };
+    x->cfg.mem = x->s.mem;
+    if (!x->have_block)
+        x->cfg.mem.block_size = 16;
+    x->cfg.record_iterations = x->trace_out != NULL;
 
-    if (!x.nsweeps) {
+    if (!x->nsweeps) {
         struct sim_result r;
-        rc = sim_run(&x.cfg, &r, &err);
+        rc = sim_run(&x->cfg, &r, &err);
         if (rc) {
             workload_free(&wl);
             free(trace);
             return cli_fail(c, &err);
         }
-        if (!(rc = write_if(c, x.req_out, render_sim_requests_csv, &r)) &&
-            !(rc = write_if(c, x.trace_out, render_sim_chrome_trace, &r))) {
+        if (!(rc = write_if(c, x->req_out, render_sim_requests_csv, &r)) &&
+            !(rc = write_if(c, x->trace_out, render_sim_chrome_trace, &r))) {
             if (c->format == TABLE_JSON) {
-                char *j = render_json_sim(&x.cfg, &r, wname);
+                char *j = render_json_sim(&x->cfg, &r, wname);
                 if (j)
                     sbuf_append(&c->out, j);
                 else
@@ -224,10 +223,10 @@ int cmd_simulate(struct cli *c, int argc, char **argv)
                 free(j);
             } else {
                 struct llmroof_uncertainty u;
-                if (x.range && (rc = cli_uncertainty(c, &u)) == 0)
-                    render_sim_bands(&x.cfg, &r, wname, &u, c->format, &c->out);
-                else if (!x.range)
-                    render_sim(&x.cfg, &r, wname, c->format, &c->out);
+                if (x->range && (rc = cli_uncertainty(c, &u)) == 0)
+                    render_sim_bands(&x->cfg, &r, wname, &u, c->format, &c->out);
+                else if (!x->range)
+                    render_sim(&x->cfg, &r, wname, c->format, &c->out);
             }
         }
         sim_result_free(&r);
@@ -236,12 +235,11 @@ int cmd_simulate(struct cli *c, int argc, char **argv)
         return rc;
     }
 
-    static struct sim_point res[MAX_POINTS];
     for (int i = 0; i < pts.n; i++) {
-        struct sim_config cfg = x.cfg;
-        if (strcmp(x.sweep_name, "max_batched_tokens") == 0)
+        struct sim_config cfg = x->cfg;
+        if (strcmp(sweep, "max_batched_tokens") == 0)
             cfg.max_batched_tokens = (long)pts.v[i];
-        else if (strcmp(x.sweep_name, "rate") == 0)
+        else if (strcmp(sweep, "rate") == 0)
             cfg.rate_qps = pts.v[i];
         else
             cfg.concurrency = (long)pts.v[i];
@@ -255,19 +253,19 @@ int cmd_simulate(struct cli *c, int argc, char **argv)
         }
         sim_result_free(&res[i].result); /* keep the statistics only */
     }
-    if (x.svg) {
+    if (x->svg) {
         struct sbuf svg;
         char title[256];
         sbuf_init(&svg);
-        snprintf(title, sizeof title, "%s, %d x %s: throughput vs latency by %s", m->id, x.cfg.setup.tp, g->id,
-                 x.sweep_name);
-        render_sim_curve(title, x.sweep_name, res, pts.n, &svg);
-        rc = sbuf_failed(&svg) ? 1 : cli_write_file(c, x.svg, &svg);
+        snprintf(title, sizeof title, "%s, %d x %s: throughput vs latency by %s", m->id, x->cfg.setup.tp, g->id,
+                 x->sweep_name);
+        render_sim_curve(title, x->sweep_name, res, pts.n, &svg);
+        rc = sbuf_failed(&svg) ? 1 : cli_write_file(c, x->svg, &svg);
         sbuf_free(&svg);
     }
     if (!rc) {
         if (c->format == TABLE_JSON) {
-            char *j = render_json_sim_sweep(x.sweep_name, res, pts.n, &x.cfg, wname);
+            char *j = render_json_sim_sweep(x->sweep_name, res, pts.n, &x->cfg, wname);
             if (j)
                 sbuf_append(&c->out, j);
             else
@@ -275,13 +273,23 @@ int cmd_simulate(struct cli *c, int argc, char **argv)
             free(j);
         } else {
             if (c->format == TABLE_TEXT || c->format == TABLE_MD) {
-                render_sim_header(&x.cfg, wname, &c->out);
-                sbuf_printf(&c->out, "\nsweep of %s:\n\n", x.sweep_name);
+                render_sim_header(&x->cfg, wname, &c->out);
+                sbuf_printf(&c->out, "\nsweep of %s:\n\n", x->sweep_name);
             }
-            render_sim_sweep(x.sweep_name, res, pts.n, c->format, &c->out);
+            render_sim_sweep(x->sweep_name, res, pts.n, c->format, &c->out);
         }
     }
     workload_free(&wl);
     free(trace);
+    return rc;
+}
+
+int cmd_simulate(struct cli *c, int argc, char **argv)
+{
+    struct ctx *x = calloc(1, sizeof *x);
+    struct sim_point *res = calloc(MAX_POINTS, sizeof *res);
+    int rc = (x && res) ? simulate_main(c, argc, argv, x, res) : 1;
+    free(x);
+    free(res);
     return rc;
 }

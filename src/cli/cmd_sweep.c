@@ -133,7 +133,9 @@ int cmd_sweep(struct cli *c, int argc, char **argv)
         { OPT_ACTDTS, "act-dtype", 0, "LIST", "compute dtypes (default fp16)", false },
         { OPT_VALID_ONLY, "valid-only", 0, NULL, "leave out combinations that cannot be estimated", false },
     };
-    static struct list models, gpus, tps, batches, prompts, outputs, wdts, kvdts, actdts;
+    /* about 36 KiB of lists on the stack: each holds at most SWEEP_MAX_LIST values */
+    struct list models = { 0 }, gpus = { 0 }, tps = { 0 }, batches = { 0 }, prompts = { 0 }, outputs = { 0 },
+                wdts = { 0 }, kvdts = { 0 }, actdts = { 0 };
     struct ctx x;
     memset(&x, 0, sizeof x);
     x.c = c;

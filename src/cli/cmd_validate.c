@@ -45,31 +45,41 @@ int cli_validation_cases(struct cli *c, const char *file, const char *map_path, 
 int cli_validation_cases(struct cli *c, const char *file, const char *map_path, struct val_row **rows,
                          struct val_case **cases, size_t *n)
 {
-    static struct llmroof_valmap map;
-    int rc = cli_valmap(c, map_path, &map);
-    if (rc)
+    struct llmroof_valmap *map = calloc(1, sizeof *map);
+    if (!map)
+        return 1;
+    int rc = cli_valmap(c, map_path, map);
+    if (rc) {
+        free(map);
         return rc;
+    }
     struct llmroof_err err = { 0 };
     char *text;
     size_t len;
-    if (catalog_read_file(file, 256u << 20, &text, &len, &err))
+    if (catalog_read_file(file, (size_t)256 << 20, &text, &len, &err)) {
+        free(map);
         return cli_fail(c, &err);
+    }
     rc = val_parse_csv(text, len, file, rows, n, &err);
     free(text);
-    if (rc)
+    if (rc) {
+        free(map);
         return cli_fail(c, &err);
+    }
     *cases = calloc(*n ? *n : 1, sizeof **cases);
     if (!*cases) {
+        free(map);
         free(*rows);
         return 1;
     }
     for (size_t i = 0; i < *n; i++) {
-        val_map_row(&c->cat, &map, &(*rows)[i], &(*cases)[i]);
+        val_map_row(&c->cat, map, &(*rows)[i], &(*cases)[i]);
         if ((*cases)[i].mapped && val_predict(&(*cases)[i], NULL, NULL, &err)) {
             (*cases)[i].mapped = false;
             snprintf((*cases)[i].reason, sizeof (*cases)[i].reason, "%s", err.msg);
         }
     }
+    free(map);
     return 0;
 }
 
@@ -96,12 +106,16 @@ static bool in_split(const struct val_case *c, const void *v)
 static int fit_report(struct cli *c, const char *file, struct val_case *cases, size_t n, bool all,
                       const char *gpus_out, const char *engines_out)
 {
-    static struct llmroof_gpu gpus[64];
-    static struct llmroof_engine engines[64];
+    struct llmroof_gpu *gpus = calloc(64, sizeof *gpus);
+    struct llmroof_engine *engines = calloc(64, sizeof *engines);
     int ng = 0, ne = 0;
     bool *train = calloc(n ? n : 1, sizeof *train);
-    if (!train)
+    if (!train || !gpus || !engines) {
+        free(train);
+        free(gpus);
+        free(engines);
         return 1;
+    }
     /* stratified: every other row within each (framework, metric class), so both halves see
      * every engine's decode and prefill rows */
     for (size_t i = 0; i < n; i++) {
@@ -143,6 +157,8 @@ static int fit_report(struct cli *c, const char *file, struct val_case *cases, s
     int rc = val_fit_all(cases, n, train, gpus, ng, engines, ne, &l0, &l1, &err);
     if (rc) {
         free(train);
+        free(gpus);
+        free(engines);
         table_free(&t);
         return cli_fail(c, &err);
     }
@@ -217,6 +233,8 @@ static int fit_report(struct cli *c, const char *file, struct val_case *cases, s
         struct llmroof_gpu *all_g = malloc(sizeof *all_g * (c->cat.n_gpus ? c->cat.n_gpus : 1));
         if (!all_g) {
             free(train);
+            free(gpus);
+            free(engines);
             return 1;
         }
         memcpy(all_g, c->cat.gpus, sizeof *all_g * c->cat.n_gpus);
@@ -254,6 +272,8 @@ static int fit_report(struct cli *c, const char *file, struct val_case *cases, s
         free(e);
     }
     free(train);
+    free(gpus);
+    free(engines);
     return rc;
 }
 
