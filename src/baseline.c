@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "llmroof/dtype.h"
+#include "llmroof/parse.h"
 
 #define BAD(...) llmroof_err_set(err, LLMROOF_EINPUT, __VA_ARGS__)
 
@@ -87,6 +88,9 @@ int baseline_parse_row(const char *line, size_t len, const char *fname, long ln,
         "decode_comm_share", NULL
     };
     memset(r, 0, sizeof *r);
+    size_t bad;
+    if (!parse_utf8_valid(line, len, &bad))
+        return BAD("%s:%ld:%zu: not valid UTF-8", fname, ln, bad + 1);
     const char *end = NULL;
     cJSON *o = cJSON_ParseWithLengthOpts(line, len, &end, false);
     if (!o)

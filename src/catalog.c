@@ -6,6 +6,8 @@
  * Schema and units: docs/catalog.md. */
 #include "llmroof/catalog.h"
 
+#include "llmroof/parse.h"
+
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <errno.h>
@@ -286,10 +288,26 @@ static bool valid_id(const char *s)
 }
 
 /* Parses the whole document; reports a located syntax error. */
+/* JSON is UTF-8 (RFC 8259): reject anything else with its position. */
+static int check_utf8(const char *text, size_t len, const char *fname, struct llmroof_err *err)
+{
+    size_t bad;
+    if (parse_utf8_valid(text, len, &bad))
+        return LLMROOF_OK;
+    int line, col;
+    linecol(text, bad, &line, &col);
+    llmroof_err_set(err, LLMROOF_EINPUT, "%s:%d:%d: not valid UTF-8 (byte 0x%02x)", fname, line, col,
+                    (unsigned char)text[bad]);
+    return LLMROOF_EINPUT;
+}
+
 static int parse_doc(const char *text, size_t len, const char *fname, const char *key,
                      cJSON **doc, const cJSON **arr, struct llmroof_err *err)
 {
     const char *end = NULL;
+    *doc = NULL;
+    if (check_utf8(text, len, fname, err))
+        return LLMROOF_EINPUT;
     *doc = cJSON_ParseWithLengthOpts(text, len, &end, false);
     if (!*doc) {
         size_t off = end && end >= text ? (size_t)(end - text) : 0;
@@ -297,13 +315,14 @@ static int parse_doc(const char *text, size_t len, const char *fname, const char
             off = len;
         int line, col;
         linecol(text, off, &line, &col);
-        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%d:%d: malformed JSON", fname, line, col);
+        llmroof_err_set(err, LLMROOF_EINPUT, "%s:%d:%d: malformed JSON", fname, line, col);
+        return LLMROOF_EINPUT;
     }
     if (!cJSON_IsObject(*doc)) {
         cJSON_Delete(*doc);
         *doc = NULL;
-        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: expected a JSON object with a '%s' array",
-                               fname, key);
+        llmroof_err_set(err, LLMROOF_EINPUT, "%s: expected a JSON object with a '%s' array", fname, key);
+        return LLMROOF_EINPUT;
     }
     for (const cJSON *it = (*doc)->child; it; it = it->next) {
         if (!it->string || strcmp(it->string, key) != 0) {
@@ -323,7 +342,8 @@ static int parse_doc(const char *text, size_t len, const char *fname, const char
     if (!*arr || !cJSON_IsArray(*arr)) { /* explicit NULL test: success always returns an array */
         cJSON_Delete(*doc);
         *doc = NULL;
-        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s' must be an array of entries", fname, key);
+        llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s' must be an array of entries", fname, key);
+        return LLMROOF_EINPUT;
     }
     return LLMROOF_OK;
 }
@@ -1040,6 +1060,8 @@ int catalog_model_from_hf(const char *text, size_t len, const char *fname, const
     if (!id || !valid_id(id) || strlen(id) >= sizeof m->id)
         return llmroof_err_set(err, LLMROOF_EINPUT,
                                "--name '%s' must be 1-63 lowercase letters, digits, '-', '.' or '_'", id ? id : "");
+    if (check_utf8(text, len, fname, err))
+        return LLMROOF_EINPUT;
     const char *end = NULL;
     cJSON *doc = cJSON_ParseWithLengthOpts(text, len, &end, false);
     if (!doc) {
@@ -1206,6 +1228,8 @@ int catalog_load_valmap(const char *text, size_t len, const char *fname, struct 
                         struct llmroof_err *err)
 {
     memset(m, 0, sizeof *m);
+    if (check_utf8(text, len, fname, err))
+        return LLMROOF_EINPUT;
     const char *end = NULL;
     cJSON *doc = cJSON_ParseWithLengthOpts(text, len, &end, false);
     if (!doc || !cJSON_IsObject(doc)) {
@@ -1283,6 +1307,8 @@ int catalog_load_uncertainty(const char *text, size_t len, const char *fname, st
                              struct llmroof_err *err)
 {
     memset(u, 0, sizeof *u);
+    if (check_utf8(text, len, fname, err))
+        return LLMROOF_EINPUT;
     cJSON *doc = cJSON_ParseWithLength(text, len);
     if (!doc || !cJSON_IsObject(doc)) {
         cJSON_Delete(doc);

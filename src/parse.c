@@ -111,6 +111,51 @@ bool parse_duration(const char *s, double *out_s)
     return false;
 }
 
+bool parse_utf8_valid(const char *s, size_t n, size_t *bad)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < n) {
+        unsigned c = p[i];
+        size_t len;
+        unsigned min;
+        if (c == 0)
+            goto fail;
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        if (c >= 0xC2 && c <= 0xDF) {
+            len = 2;
+            min = 0x80;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            len = 3;
+            min = 0x800;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            len = 4;
+            min = 0x10000;
+        } else {
+            goto fail;
+        }
+        if (i + len > n)
+            goto fail;
+        unsigned cp = c & (0xFFu >> (len + 1));
+        for (size_t k = 1; k < len; k++) {
+            if ((p[i + k] & 0xC0) != 0x80)
+                goto fail;
+            cp = (cp << 6) | (p[i + k] & 0x3Fu);
+        }
+        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            goto fail;
+        i += len;
+    }
+    return true;
+fail:
+    if (bad)
+        *bad = i;
+    return false;
+}
+
 bool parse_list(const char *s, bool (*fn)(const char *item, void *ctx), void *ctx)
 {
     char item[128];

@@ -117,6 +117,13 @@ int val_parse_csv(const char *text, size_t len, const char *fname, struct val_ro
     static const char *const need[] = { "id", "model", "gpu", "num_gpus", "tp", "weight_dtype", "kv_dtype", "batch",
                                         "input_len", "output_len", "metric", "value" };
     enum { NNEED = sizeof need / sizeof need[0] };
+    size_t bad;
+    if (!parse_utf8_valid(text, len, &bad)) {
+        long l = 1;
+        for (size_t k = 0; k < bad; k++)
+            l += text[k] == '\n';
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: not valid UTF-8", fname, l);
+    }
     char (*f)[VAL_TEXT] = malloc(sizeof(char[VAL_MAX_FIELDS][VAL_TEXT]));
     if (!f)
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory");

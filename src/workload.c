@@ -77,6 +77,13 @@ static int csv_rows(const char *text, size_t len, const char *fname, int nfields
                      int (*fn)(void *ctx, const char *const *f, const size_t *flen, long line, struct llmroof_err *err),
                      void *ctx, struct llmroof_err *err)
 {
+    size_t bad;
+    if (!parse_utf8_valid(text, len, &bad)) {
+        long l = 1;
+        for (size_t k = 0; k < bad; k++)
+            l += text[k] == '\n';
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: not valid UTF-8", fname, l);
+    }
     size_t i = 0;
     long line = 0;
     while (i < len) {

@@ -21,6 +21,10 @@ bool parse_bytes(const char *s, double *out_bytes);
 /* A duration: number plus optional suffix s, ms, us (µs), ns, min; bare = seconds. */
 bool parse_duration(const char *s, double *out_s);
 
+/* True when s[0..n) is well-formed UTF-8 (RFC 3629: no overlongs, surrogates or code points
+ * above U+10FFFF) with no NUL byte; otherwise *bad receives the offset of the first bad byte. */
+bool parse_utf8_valid(const char *s, size_t n, size_t *bad);
+
 /* Splits a comma-separated list in place-free fashion: calls fn for each item
  * (items are copied into a bounded buffer). Returns false on an empty item or an
  * item longer than 127 bytes, or when fn returns false. */

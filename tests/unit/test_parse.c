@@ -68,12 +68,40 @@ static void lists(void **state)
     assert_false(parse_list("a40,", count_item, &n));
 }
 
+/* Each rejected case names the byte offset where decoding failed, so an error
+ * message can point at file:line:col. */
+static void utf8(void **state)
+{
+    size_t bad = 99;
+    assert_true(parse_utf8_valid("plain ascii", 11, &bad));
+    assert_true(parse_utf8_valid("\xC3\xA9t\xC3\xA9", 5, &bad));          /* "été" */
+    assert_true(parse_utf8_valid("\xE2\x82\xAC", 3, &bad));                /* U+20AC */
+    assert_true(parse_utf8_valid("\xF0\x9F\x98\x80", 4, &bad));            /* U+1F600 */
+    assert_true(parse_utf8_valid("\xF4\x8F\xBF\xBF", 4, &bad));            /* U+10FFFF */
+    assert_true(parse_utf8_valid("", 0, &bad));
+    assert_false(parse_utf8_valid("ab\xC0\xAF", 4, &bad));    /* overlong '/' */
+    assert_int_equal(bad, 2);
+    assert_false(parse_utf8_valid("\xE0\x80\xAF", 3, &bad)); /* overlong 3-byte */
+    assert_int_equal(bad, 0);
+    assert_false(parse_utf8_valid("x\xED\xA0\x80", 4, &bad)); /* surrogate U+D800 */
+    assert_int_equal(bad, 1);
+    assert_false(parse_utf8_valid("\xF4\x90\x80\x80", 4, &bad)); /* U+110000 */
+    assert_false(parse_utf8_valid("abc\xE2\x82", 5, &bad));   /* truncated */
+    assert_int_equal(bad, 3);
+    assert_false(parse_utf8_valid("\xC3(", 2, &bad));          /* bad continuation */
+    assert_false(parse_utf8_valid("\x80", 1, &bad));           /* lone continuation */
+    assert_false(parse_utf8_valid("\xFF", 1, &bad));
+    assert_false(parse_utf8_valid("a\0b", 3, &bad));           /* embedded NUL */
+    assert_int_equal(bad, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(numbers),
         cmocka_unit_test(bytes_and_durations),
         cmocka_unit_test(lists),
+        cmocka_unit_test(utf8),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
