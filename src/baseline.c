@@ -3,6 +3,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "llmroof/dtype.h"
@@ -91,11 +92,22 @@ int baseline_parse_row(const char *line, size_t len, const char *fname, long ln,
     size_t bad;
     if (!parse_utf8_valid(line, len, &bad))
         return BAD("%s:%ld:%zu: not valid UTF-8", fname, ln, bad + 1);
+    /* a sweep row is flat: any nesting is wrong, deep nesting only costs cJSON time */
+    if ((bad = parse_json_too_deep(line, len, 1)) != SIZE_MAX)
+        return BAD("%s:%ld:%zu: nested value (a sweep row is a flat JSON object)", fname, ln, bad + 1);
     const char *end = NULL;
     cJSON *o = cJSON_ParseWithLengthOpts(line, len, &end, false);
     if (!o)
         return BAD("%s:%ld:%ld: malformed JSON", fname, ln, end && end >= line ? (long)(end - line) + 1 : 1L);
     int rc = LLMROOF_OK;
+    /* cJSON stops after the value; anything but whitespace after it is a second value */
+    size_t off = end && end >= line ? (size_t)(end - line) : len;
+    while (off < len && (line[off] == ' ' || line[off] == '\t' || line[off] == '\r' || line[off] == '\n'))
+        off++;
+    if (off < len) {
+        rc = BAD("%s:%ld:%zu: unexpected text after the JSON object (one sweep row per line)", fname, ln, off + 1);
+        goto out;
+    }
     if (!cJSON_IsObject(o)) {
         rc = BAD("%s:%ld: expected a JSON object (one sweep row per line)", fname, ln);
         goto out;

@@ -289,35 +289,65 @@ static bool valid_id(const char *s)
 
 /* Parses the whole document; reports a located syntax error. */
 /* JSON is UTF-8 (RFC 8259): reject anything else with its position. */
-static int check_utf8(const char *text, size_t len, const char *fname, struct llmroof_err *err)
+/* What cJSON would only call "malformed": an empty file, bytes that are not UTF-8, and
+ * nesting beyond cJSON's limit (CJSON_NESTING_LIMIT, 1000) - each named with its place. */
+#define JSON_MAX_DEPTH 1000
+static int check_text(const char *text, size_t len, const char *fname, struct llmroof_err *err)
 {
     size_t bad;
-    if (parse_utf8_valid(text, len, &bad))
-        return LLMROOF_OK;
     int line, col;
-    linecol(text, bad, &line, &col);
-    llmroof_err_set(err, LLMROOF_EINPUT, "%s:%d:%d: not valid UTF-8 (byte 0x%02x)", fname, line, col,
-                    (unsigned char)text[bad]);
-    return LLMROOF_EINPUT;
+    size_t i = 0;
+    while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n'))
+        i++;
+    if (i == len)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: empty file (expected a JSON object)", fname);
+    if (!parse_utf8_valid(text, len, &bad)) {
+        linecol(text, bad, &line, &col);
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%d:%d: not valid UTF-8 (byte 0x%02x)", fname, line, col,
+                               (unsigned char)text[bad]);
+    }
+    if ((bad = parse_json_too_deep(text, len, JSON_MAX_DEPTH)) != SIZE_MAX) {
+        linecol(text, bad, &line, &col);
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%d:%d: JSON nested deeper than %d levels", fname, line, col,
+                               JSON_MAX_DEPTH);
+    }
+    return LLMROOF_OK;
+}
+
+/* Every JSON document of the catalog goes through here: check_text, then cJSON, then
+ * nothing but whitespace may follow the value (cJSON alone would ignore trailing text,
+ * so '{"gpus": []} garbage' would load). NULL after setting err. */
+static cJSON *parse_json(const char *text, size_t len, const char *fname, struct llmroof_err *err)
+{
+    if (check_text(text, len, fname, err))
+        return NULL;
+    const char *end = NULL;
+    cJSON *doc = cJSON_ParseWithLengthOpts(text, len, &end, false);
+    size_t off = end && end >= text ? (size_t)(end - text) : 0;
+    if (off > len)
+        off = len;
+    int line, col;
+    if (!doc) {
+        linecol(text, off, &line, &col);
+        llmroof_err_set(err, LLMROOF_EINPUT, "%s:%d:%d: malformed JSON", fname, line, col);
+        return NULL;
+    }
+    while (off < len && (text[off] == ' ' || text[off] == '\t' || text[off] == '\r' || text[off] == '\n'))
+        off++;
+    if (off < len) {
+        cJSON_Delete(doc);
+        linecol(text, off, &line, &col);
+        llmroof_err_set(err, LLMROOF_EINPUT, "%s:%d:%d: unexpected text after the JSON document", fname, line, col);
+        return NULL;
+    }
+    return doc;
 }
 
 static int parse_doc(const char *text, size_t len, const char *fname, const char *key,
                      cJSON **doc, const cJSON **arr, struct llmroof_err *err)
 {
-    const char *end = NULL;
-    *doc = NULL;
-    if (check_utf8(text, len, fname, err))
+    if (!(*doc = parse_json(text, len, fname, err)))
         return LLMROOF_EINPUT;
-    *doc = cJSON_ParseWithLengthOpts(text, len, &end, false);
-    if (!*doc) {
-        size_t off = end && end >= text ? (size_t)(end - text) : 0;
-        if (off > len)
-            off = len;
-        int line, col;
-        linecol(text, off, &line, &col);
-        llmroof_err_set(err, LLMROOF_EINPUT, "%s:%d:%d: malformed JSON", fname, line, col);
-        return LLMROOF_EINPUT;
-    }
     if (!cJSON_IsObject(*doc)) {
         cJSON_Delete(*doc);
         *doc = NULL;
@@ -1060,16 +1090,9 @@ int catalog_model_from_hf(const char *text, size_t len, const char *fname, const
     if (!id || !valid_id(id) || strlen(id) >= sizeof m->id)
         return llmroof_err_set(err, LLMROOF_EINPUT,
                                "--name '%s' must be 1-63 lowercase letters, digits, '-', '.' or '_'", id ? id : "");
-    if (check_utf8(text, len, fname, err))
+    cJSON *doc = parse_json(text, len, fname, err);
+    if (!doc)
         return LLMROOF_EINPUT;
-    const char *end = NULL;
-    cJSON *doc = cJSON_ParseWithLengthOpts(text, len, &end, false);
-    if (!doc) {
-        size_t off = end && end >= text ? (size_t)(end - text) : 0;
-        int line, col;
-        linecol(text, off > len ? len : off, &line, &col);
-        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%d:%d: malformed JSON", fname, line, col);
-    }
     if (!cJSON_IsObject(doc)) {
         cJSON_Delete(doc);
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s: expected a HuggingFace config.json object", fname);
@@ -1228,16 +1251,12 @@ int catalog_load_valmap(const char *text, size_t len, const char *fname, struct 
                         struct llmroof_err *err)
 {
     memset(m, 0, sizeof *m);
-    if (check_utf8(text, len, fname, err))
+    cJSON *doc = parse_json(text, len, fname, err);
+    if (!doc)
         return LLMROOF_EINPUT;
-    const char *end = NULL;
-    cJSON *doc = cJSON_ParseWithLengthOpts(text, len, &end, false);
-    if (!doc || !cJSON_IsObject(doc)) {
-        int line = 1, col = 1;
-        if (!doc && end && end >= text)
-            linecol(text, (size_t)(end - text) > len ? len : (size_t)(end - text), &line, &col);
+    if (!cJSON_IsObject(doc)) {
         cJSON_Delete(doc);
-        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%d:%d: malformed JSON (expected an object)", fname, line, col);
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: expected a JSON object", fname);
     }
     const cJSON *g, *md, *w, *k, *l, *en = NULL;
     int rc;
@@ -1307,12 +1326,12 @@ int catalog_load_uncertainty(const char *text, size_t len, const char *fname, st
                              struct llmroof_err *err)
 {
     memset(u, 0, sizeof *u);
-    if (check_utf8(text, len, fname, err))
+    cJSON *doc = parse_json(text, len, fname, err);
+    if (!doc)
         return LLMROOF_EINPUT;
-    cJSON *doc = cJSON_ParseWithLength(text, len);
-    if (!doc || !cJSON_IsObject(doc)) {
+    if (!cJSON_IsObject(doc)) {
         cJSON_Delete(doc);
-        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: malformed JSON (expected an object)", fname);
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: expected a JSON object", fname);
     }
     int rc;
     if (!(rc = band(doc, "ttft", fname, &u->ttft, err)) && !(rc = band(doc, "tpot", fname, &u->tpot, err)))

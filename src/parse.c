@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <strings.h>
 
@@ -154,6 +155,29 @@ fail:
     if (bad)
         *bad = i;
     return false;
+}
+
+size_t parse_json_too_deep(const char *s, size_t n, int max_depth)
+{
+    int depth = 0;
+    bool in_string = false;
+    for (size_t i = 0; i < n; i++) {
+        char ch = s[i];
+        if (in_string) {
+            if (ch == '\\')
+                i++; /* skip the escaped character */
+            else if (ch == '"')
+                in_string = false;
+        } else if (ch == '"') {
+            in_string = true;
+        } else if (ch == '[' || ch == '{') {
+            if (++depth > max_depth)
+                return i;
+        } else if ((ch == ']' || ch == '}') && depth > 0) {
+            depth--;
+        }
+    }
+    return SIZE_MAX;
 }
 
 bool parse_list(const char *s, bool (*fn)(const char *item, void *ctx), void *ctx)

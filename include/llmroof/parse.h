@@ -25,6 +25,10 @@ bool parse_duration(const char *s, double *out_s);
  * above U+10FFFF) with no NUL byte; otherwise *bad receives the offset of the first bad byte. */
 bool parse_utf8_valid(const char *s, size_t n, size_t *bad);
 
+/* Offset of the first '[' or '{' (outside strings) nested deeper than max_depth, or
+ * SIZE_MAX when none is. Run before cJSON, whose own limit (1000) only says "malformed". */
+size_t parse_json_too_deep(const char *s, size_t n, int max_depth);
+
 /* Splits a comma-separated list in place-free fashion: calls fn for each item
  * (items are copied into a bounded buffer). Returns false on an empty item or an
  * item longer than 127 bytes, or when fn returns false. */

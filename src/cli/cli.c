@@ -462,6 +462,8 @@ struct llmroof_dtypes cli_dtypes(const struct cli_setup_opts *s)
 
 int cli_write_file(struct cli *c, const char *path, const struct sbuf *b)
 {
+    if (c->flags & CLI_NO_FILES)
+        return 0;
     char tmp[PATH_MAX];
     if (snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof tmp)
         return cli_usage_error(c, "output path '%s' is too long", path);
@@ -495,7 +497,8 @@ int cli_flush(struct cli *c, size_t threshold)
         fprintf(stderr, "llmroof: error: out of memory while rendering output\n");
         return 1;
     }
-    if (fwrite(c->out.data, 1, c->out.len, stdout) != c->out.len || fflush(stdout) != 0) {
+    if (!(c->flags & CLI_NO_STDOUT) &&
+        (fwrite(c->out.data, 1, c->out.len, stdout) != c->out.len || fflush(stdout) != 0)) {
         fprintf(stderr, "llmroof: error: cannot write to stdout\n");
         return 1;
     }

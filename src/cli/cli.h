@@ -19,7 +19,18 @@
 #define CLI_MAX_FILES 32
 #define CLI_HELP (-1) /* returned by cli_parse when --help was printed */
 
+/* Flags of cli_main. The normal binary passes 0; the fuzz harness passes all three so
+ * that millions of runs stay fast and touch nothing outside the process. */
+#define CLI_PARSE_ONLY (1u << 0) /* slow commands stop after validating arguments and inputs */
+#define CLI_NO_STDOUT (1u << 1)  /* render the result but discard it */
+#define CLI_NO_FILES (1u << 2)   /* --svg, --requests-out and other file outputs are not written */
+
+/* Runs one llmroof command line (argv[0] is the program name). Re-entrant: all state
+ * lives in a local struct cli. Returns the exit status; does not close stdout. */
+int cli_main(int argc, char **argv, unsigned flags);
+
 struct cli {
+    unsigned flags;                           /* CLI_* flags of cli_main */
     const char *cmd;                          /* subcommand name, for messages */
     const char *usage;                        /* one-line usage of the subcommand */
     enum table_format format;                 /* --format */

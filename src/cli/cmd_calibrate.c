@@ -71,6 +71,11 @@ int cmd_calibrate(struct cli *c, int argc, char **argv)
     size_t n = 0;
     if ((rc = cli_validation_cases(c, pos[0], x.map, &rows, &cases, &n)))
         return rc;
+    if (c->flags & CLI_PARSE_ONLY) {
+        free(rows);
+        free(cases);
+        return 0;
+    }
     /* with --holdout, odd rows of this GPU are set aside */
     bool *held = calloc(n ? n : 1, sizeof *held);
     size_t k = 0;

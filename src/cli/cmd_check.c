@@ -2,9 +2,11 @@
  * compare. Exit 0: all agree within --rtol; 1: a drift (the diff is printed on stdout);
  * 2: a malformed baseline (the line is named). */
 #include <math.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "llmroof/baseline.h"
@@ -45,9 +47,20 @@ int cmd_check(struct cli *c, int argc, char **argv)
         return cli_usage_error(c, "expected one BASELINE.jsonl");
     if ((rc = cli_catalog(c)))
         return rc;
+    /* a baseline is read line by line (it may be large), so check here what
+     * catalog_read_file checks for whole-file readers: a regular, readable file */
+    struct stat st;
+    if (stat(pos[0], &st) != 0) {
+        fprintf(stderr, "llmroof: error: %s: cannot open file: %s\n", pos[0], strerror(errno));
+        return 2;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        fprintf(stderr, "llmroof: error: %s: not a regular file\n", pos[0]);
+        return 2;
+    }
     FILE *f = fopen(pos[0], "rb");
     if (!f) {
-        fprintf(stderr, "llmroof: error: %s: cannot open file\n", pos[0]);
+        fprintf(stderr, "llmroof: error: %s: cannot open file: %s\n", pos[0], strerror(errno));
         return 2;
     }
     char *line = NULL;

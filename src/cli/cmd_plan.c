@@ -19,6 +19,7 @@ struct ctx {
     const char *gpus, *tps, *price, *workload;
     struct plan_input in;
     bool bad;
+    bool have_seed;
 };
 
 static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
@@ -62,6 +63,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         if (!parse_int64(arg, 0, INT64_MAX, &sd))
             return cli_usage_error(c, "option '--seed': '%s' is not a whole number >= 0", arg);
         x->in.sim.seed = (uint64_t)sd;
+        x->have_seed = true;
         return 0;
     }
     }
@@ -170,6 +172,8 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
         return rc;
     if (!x->s.model)
         return cli_usage_error(c, "option '--model' is required");
+    if (x->in.fast && x->have_seed)
+        return cli_usage_error(c, "options '--fast' and '--seed' conflict: the analytic plan draws no random numbers");
     if ((rc = cli_catalog(c)) || (rc = cli_setup_resolve(c, &x->s)))
         return rc;
     if (!(x->in.model = cli_model(c, x->s.model)))
@@ -190,6 +194,10 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
     x->in.dt = cli_dtypes(&x->s);
     x->in.eff = x->s.eff;
 
+    if (c->flags & CLI_PARSE_ONLY) {
+        workload_free(&wl);
+        return 0;
+    }
     struct llmroof_err err = { 0 };
     rc = plan_run(&x->in, r, &err);
     if (rc) {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "llmroof/ops.h"
 #include "llmroof/parse.h"
 #include "llmroof/render_json.h"
 #include "llmroof/render_report.h"
@@ -96,6 +97,16 @@ static int report_main(struct cli *c, int argc, char **argv, struct ctx *x, stru
         return x->bad ? 2 : cli_usage_error(c, "option '--gpus': expected a comma-separated list of GPU ids");
     if (!parse_list(x->tps ? x->tps : "2,4,8", add_tp, x))
         return x->bad ? 2 : cli_usage_error(c, "option '--tp': expected a comma-separated list such as 2,4,8");
+    /* a TP the model's heads rule out is wrong for every GPU: an error, not a grid of
+     * bad-tp rows (the default list 2,4,8 may still show bad-tp rows for a model it does not suit) */
+    for (int i = 0; x->tps && i < x->in.ntps; i++) {
+        struct llmroof_shard sh;
+        struct llmroof_err err = { 0 };
+        if (ops_shard(m, x->in.tps[i], &sh, &err)) {
+            fprintf(stderr, "llmroof: error: option '--tp': %s\n", err.msg);
+            return 2;
+        }
+    }
     x->in.model = m;
     x->in.req = (struct llmroof_request){ x->s.batch, x->s.prompt, x->s.output };
     x->in.dt = cli_dtypes(&x->s);
@@ -104,6 +115,8 @@ static int report_main(struct cli *c, int argc, char **argv, struct ctx *x, stru
     if (!dtype_is_storage(x->in.dt.weight) || !dtype_is_storage(x->in.dt.kv))
         return cli_usage_error(c, "tf32 is a compute mode, not a storage dtype for weights or KV cache");
 
+    if (c->flags & CLI_PARSE_ONLY)
+        return 0;
     struct llmroof_err err = { 0 };
     if ((rc = report_build(&x->in, r, &err)))
         return cli_fail(c, &err);

@@ -203,6 +203,11 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
     if (!x->have_block)
         x->cfg.mem.block_size = 16;
     x->cfg.record_iterations = x->trace_out != NULL;
+    if (c->flags & CLI_PARSE_ONLY) {
+        workload_free(&wl);
+        free(trace);
+        return 0;
+    }
 
     if (!x->nsweeps) {
         struct sim_result r;

@@ -183,6 +183,8 @@ int cmd_sweep(struct cli *c, int argc, char **argv)
         (rc = fill(&x, &actdts, "act-dtype", x.arg[OPT_ACTDTS], "fp16", add_dtype, 0, 0)))
         return rc;
 
+    if (c->flags & CLI_PARSE_ONLY)
+        return 0;
     bool jsonl = c->format == TABLE_JSONL;
     if (!jsonl)
         sweep_csv_header(&c->out);

@@ -310,6 +310,11 @@ int cmd_validate(struct cli *c, int argc, char **argv)
     size_t n = 0;
     if ((rc = cli_validation_cases(c, pos[0], x.map, &rows, &cases, &n)))
         return rc;
+    if (c->flags & CLI_PARSE_ONLY) {
+        free(rows);
+        free(cases);
+        return 0;
+    }
     if (x.fit) {
         rc = fit_report(c, pos[0], cases, n, x.fit_all, x.fit_gpus, x.fit_engines);
         free(rows);

@@ -3,6 +3,7 @@
 #   run_golden.sh BIN DIR NAME      run case NAME: DIR/NAME.cmd holds the arguments (shell
 #                                   words), NAME.out the exact stdout, NAME.rc the exit status,
 #                                   NAME.err (optional) a line stderr must contain.
+# LLMROOF_VALGRIND=1 runs every case under valgrind memcheck (errors and leaks fail it).
 #   run_golden.sh --update BIN DIR  rewrite every NAME.out and NAME.rc from the current binary
 #                                   (after a deliberate change of the model; review the diff).
 # Cases run from the repository root with LLMROOF_DATA pointing at data/.
@@ -18,7 +19,14 @@ run_case() {
     name=$1
     eval "set -- $(cat "$dir/$name.cmd")"
     out=$(mktemp) err=$(mktemp)
-    "$bin" "$@" >"$out" 2>"$err"
+    # LLMROOF_VALGRIND=1 (scripts/test.sh): run under memcheck; any error or leak exits 99,
+    # which no case expects
+    if [ -n "${LLMROOF_VALGRIND:-}" ]; then
+        valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=all --errors-for-leak-kinds=all \
+            "$bin" "$@" >"$out" 2>"$err"
+    else
+        "$bin" "$@" >"$out" 2>"$err"
+    fi
     rc=$?
     if [ $update = 1 ]; then
         cp "$out" "$dir/$name.out"

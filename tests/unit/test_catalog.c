@@ -2,6 +2,7 @@
 #include "helpers.h"
 
 #include "llmroof/arch.h"
+#include "llmroof/parse.h"
 
 static const char *const gpu_ids[] = {
     "v100-sxm2-16gb", "v100-sxm2-32gb", "v100-pcie-32gb", "a100-sxm4-40gb", "a100-sxm4-80gb", "a100-pcie-40gb",
@@ -170,7 +171,26 @@ static void malformed_json_reports_line_and_column(void **state)
     assert_non_null(strstr(err.msg, "top-level field 'gpu' is not known"));
     text = "";
     assert_int_equal(catalog_add_gpus_text(&cat, text, 0, "empty.json", false, &err), LLMROOF_EINPUT);
-    assert_non_null(strstr(err.msg, "empty.json:1:1: malformed JSON"));
+    assert_non_null(strstr(err.msg, "empty.json: empty file"));
+    /* nesting: the object is level 1, so the 1000th '[' (offset 8 + 999 = 1007, column
+     * 1008) is level 1001, one past cJSON's limit */
+    char deep[2 * 1001 + 16];
+    size_t n = 0;
+    n += (size_t)sprintf(deep, "{\"gpus\":");
+    for (int i = 0; i < 1000; i++)
+        deep[n++] = '[';
+    deep[n] = '\0';
+    strcat(deep, "[]");
+    n += 2;
+    for (int i = 0; i < 1000; i++)
+        deep[n++] = ']';
+    deep[n++] = '}';
+    assert_int_equal(catalog_add_gpus_text(&cat, deep, n, "deep.json", false, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "deep.json:1:1008: JSON nested deeper than 1000 levels"));
+    /* brackets inside strings do not count */
+    text = "{\"gpus\": [], \"x\": \"[[[[\"}";
+    assert_int_equal(parse_json_too_deep(text, strlen(text), 2), SIZE_MAX);
+    assert_int_equal(parse_json_too_deep(text, strlen(text), 1), 9);
     catalog_free(&cat);
 }
 

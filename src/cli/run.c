@@ -1,0 +1,156 @@
+/* run.c - one llmroof command line: global options, the command table, and the final
+ * write of the result to stdout (checked: a failed write is an error, exit 1).
+ * Kept apart from main() so the fuzz harness can run millions of command lines in one
+ * process (see tests/fuzz/fuzz_cli.c). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+struct command {
+    const char *name;
+    int (*fn)(struct cli *c, int argc, char **argv);
+    const char *summary;
+};
+
+static const struct command commands[] = {
+    { "list", cmd_list, "list catalog GPUs or models" },
+    { "show", cmd_show, "show one GPU or model with derived figures" },
+    { "import-hf", cmd_import_hf, "turn a HuggingFace config.json into a catalog entry" },
+    { "estimate", cmd_estimate, "TTFT, TPOT, throughput and operator breakdown of a batch" },
+    { "memory", cmd_memory, "weights, KV cache, capacity and max batch per GPU" },
+    { "report", cmd_report, "the GPU x TP comparison: latencies, bounds, operator shares, observations" },
+    { "roofline", cmd_roofline, "operators of prefill and decode on a GPU's roofline (table, SVG)" },
+    { "simulate", cmd_simulate, "continuous batching with chunked prefill: latency percentiles under load" },
+    { "plan", cmd_plan, "GPUs, TP and nodes to serve N users under TTFT/TPOT SLOs" },
+    { "validate", cmd_validate, "compare llmroof with published measurements (error tables, scatter, bands)" },
+    { "calibrate", cmd_calibrate, "fit a GPU's efficiencies to measurements; write a catalog entry" },
+    { "sweep", cmd_sweep, "stream estimates for every combination of models, GPUs, TP, batch, lengths, dtypes" },
+    { "check", cmd_check, "re-evaluate a sweep baseline and report every drift beyond a tolerance" },
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static void usage(FILE *f)
+{
+    fputs("usage: llmroof [--gpus-file F] [--models-file F] [--format FMT] COMMAND [ARGS]\n\n"
+          "Roofline estimates of LLM inference: how fast, how big, how many GPUs.\n\ncommands:\n", f);
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
+    fputs("\nglobal options (also accepted after the command):\n"
+          "  --format FMT          table, md, csv or json\n"
+          "  --gpus-file FILE      add or replace GPU entries (repeatable)\n"
+          "  --models-file FILE    add or replace model entries (repeatable)\n"
+          "  -h, --help            show this help\n"
+          "  --version             print the version\n\n"
+          "environment: LLMROOF_DATA=DIR reads gpus.json and models.json from DIR.\n"
+          "Run 'llmroof COMMAND --help' for a command's options; see llmroof(1).\n", f);
+}
+
+static int write_out(const struct cli *c, const struct sbuf *b)
+{
+    size_t n = b->len;
+    if (c->flags & CLI_NO_STDOUT)
+        return 0;
+    if (n && fwrite(b->data, 1, n, stdout) != n) {
+        fprintf(stderr, "llmroof: error: cannot write to stdout\n");
+        return 1;
+    }
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "llmroof: error: cannot write to stdout\n");
+        return 1;
+    }
+    return 0;
+}
+
+int cli_main(int argc, char **argv, unsigned flags)
+{
+    static const struct option lo[] = {
+        { "format", required_argument, NULL, 'f' },
+        { "gpus-file", required_argument, NULL, 'G' },
+        { "models-file", required_argument, NULL, 'M' },
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
+        { NULL, 0, NULL, 0 },
+    };
+    struct cli c;
+    memset(&c, 0, sizeof c);
+    c.flags = flags;
+    sbuf_init(&c.out);
+    int rc = 0;
+
+    opterr = 0;
+    optind = 0; /* glibc: full re-initialisation, so cli_main can run again */
+    for (;;) {
+        int ch = getopt_long(argc, argv, "+:h", lo, NULL);
+        if (ch == -1)
+            break;
+        switch (ch) {
+        case 'f':
+            if (!table_parse_format(optarg, &c.format)) {
+                rc = cli_usage_error(&c, "option '--format': unknown format '%s' (expected table, md, csv, json, html or jsonl)", optarg);
+                goto done;
+            }
+            c.format_set = true;
+            break;
+        case 'G':
+        case 'M': {
+            int *cnt = ch == 'G' ? &c.n_gpus_files : &c.n_models_files;
+            if (*cnt >= CLI_MAX_FILES) {
+                rc = cli_usage_error(&c, "too many catalog files");
+                goto done;
+            }
+            (ch == 'G' ? c.gpus_files : c.models_files)[(*cnt)++] = optarg;
+            break;
+        }
+        case 'h':
+            if (!(flags & CLI_NO_STDOUT))
+                usage(stdout);
+            rc = write_out(&c, &c.out);
+            goto done;
+        case 'V':
+            if (!(flags & CLI_NO_STDOUT))
+                printf("llmroof %s\n", LLMROOF_VERSION);
+            rc = write_out(&c, &c.out);
+            goto done;
+        case ':':
+            rc = cli_usage_error(&c, "option '%s' needs a value", argv[optind - 1]);
+            goto done;
+        default:
+            rc = cli_usage_error(&c, "unknown option '%s'", argv[optind - 1]);
+            goto done;
+        }
+    }
+    if (optind >= argc) {
+        usage(stderr);
+        rc = 2;
+        goto done;
+    }
+    const char *name = argv[optind];
+    const struct command *cmd = NULL;
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            cmd = &commands[i];
+    if (!cmd) {
+        rc = cli_usage_error(&c, "unknown command '%s'", name);
+        goto done;
+    }
+    c.cmd = cmd->name;
+    rc = cmd->fn(&c, argc - optind, argv + optind);
+    if (rc == CLI_HELP)
+        rc = 0;
+    if (rc == 0 && sbuf_failed(&c.out)) {
+        fprintf(stderr, "llmroof: error: out of memory while rendering output\n");
+        rc = 1;
+    }
+    if (rc == 0 || (rc == 1 && c.out_on_failure)) {
+        int wrc = write_out(&c, &c.out);
+        if (wrc)
+            rc = wrc;
+    }
+done:
+    sbuf_free(&c.out);
+    catalog_free(&c.cat); /* also after a partial load: c is zeroed, so free(NULL) is fine */
+    return rc;
+}

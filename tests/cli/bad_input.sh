@@ -1,0 +1,63 @@
+#!/bin/sh
+# Bad-input matrix driver: runs every case of bad-input.tsv and checks the contract of
+# docs/reliability.md - exit status 2, nothing on stdout, the offending flag, file or
+# field named on stderr. Generates its bad files (including a 100 MB catalog and a
+# 10,000-level nested one) in a temporary directory $T, removed afterwards.
+#   bad_input.sh BIN ROOT
+set -u
+bin=$1 root=$2
+export LLMROOF_DATA="$root/data" LC_ALL=C
+cd "$root" || exit 1
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+export T
+
+# --- the bad files ---
+: >"$T/empty.json"
+: >"$T/empty.csv"
+head -c 700 data/gpus.json >"$T/truncated.json"
+printf '{"gpus":[{"id":"x\377","name":"n"}]}' >"$T/nonutf8.json"
+printf '{"hidden_size":4096,\n"model_type":"llama\300\257"}' >"$T/nonutf8-hf.json"
+printf 'arrival_s,prompt_len,output_len\n0.5,12\377,4\n' >"$T/nonutf8.csv"
+printf '{"model":{"nested":[1]}}\n' >"$T/nested.jsonl"
+mkdir "$T/dir"
+# 10,000 levels: {"gpus":[[[[...]]]]}  and  {"a":{"a":...1...}}
+awk 'BEGIN { s = "{\"gpus\":"; for (i = 0; i < 10000; i++) s = s "["; for (i = 0; i < 10000; i++) s = s "]"; print s "}" }' >"$T/deep.json"
+awk 'BEGIN { s = ""; for (i = 0; i < 10000; i++) s = s "{\"a\":"; s = s "1"; for (i = 0; i < 10000; i++) s = s "}"; print s }' >"$T/deep-hf.json"
+# 100 MB: a valid document padded with whitespace, past the 64 MiB catalog limit
+{ printf '{"models":[]'; head -c 100000000 /dev/zero | tr '\0' ' '; printf '}'; } >"$T/big.json"
+
+fail=0 count=0
+tab=$(printf '\t')
+while IFS="$tab" read -r name want args; do
+    case $name in '#'* | '') continue ;; esac
+    count=$((count + 1))
+    eval "set -- $args"
+    "$bin" "$@" >"$T/out" 2>"$T/err"
+    rc=$?
+    want=$(printf '%s' "$want" | sed "s|\\\$T|$T|g")
+    problems=
+    [ "$rc" = 2 ] || problems="$problems exit status $rc (expected 2);"
+    [ -s "$T/out" ] && problems="$problems stdout not empty;"
+    grep -qF -- "$want" "$T/err" || problems="$problems stderr lacks '$want';"
+    if [ -n "$problems" ]; then
+        echo "FAIL $name:$problems"
+        echo "  stderr: $(head -c 400 "$T/err")"
+        fail=$((fail + 1))
+    fi
+done <"$root/tests/cli/bad-input.tsv"
+# an unreadable file: only meaningful when not root (root reads mode-000 files)
+if [ "$(id -u)" != 0 ]; then
+    count=$((count + 1))
+    printf '{"gpus":[]}' >"$T/locked.json"
+    chmod 000 "$T/locked.json"
+    "$bin" list gpus --gpus-file "$T/locked.json" >"$T/out" 2>"$T/err"
+    rc=$?
+    if [ "$rc" != 2 ] || [ -s "$T/out" ] || ! grep -qF "locked.json: cannot open file: Permission denied" "$T/err"; then
+        echo "FAIL file_unreadable: exit $rc, stderr: $(cat "$T/err")"
+        fail=$((fail + 1))
+    fi
+fi
+echo "bad-input matrix: $count cases, $fail failed"
+[ "$count" -ge 40 ] || { echo "fewer than 40 cases"; exit 1; }
+[ "$fail" = 0 ]
