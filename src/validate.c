@@ -39,10 +39,8 @@ const char *val_class_name(enum val_class c)
 /* CSV (RFC 4180)                                                           */
 /* ------------------------------------------------------------------------ */
 
-#define VAL_MAX_FIELDS 32
-
 /* Reads one record starting at *pos; fields are copied (truncated) into f[i] of size cap. */
-static int csv_record(const char *t, size_t len, size_t *pos, long *line, char f[][VAL_TEXT], int *nf,
+int val_csv_record(const char *t, size_t len, size_t *pos, long *line, char f[][VAL_TEXT], int *nf,
                       const char *fname, struct llmroof_err *err)
 {
     size_t i = *pos;
@@ -131,7 +129,7 @@ int val_parse_csv(const char *text, size_t len, const char *fname, struct val_ro
     long line = 1;
     int nf = 0, col[NNEED], fw = -1;
     struct val_row *v = NULL;
-    int rc = csv_record(text, len, &pos, &line, f, &nf, fname, err);
+    int rc = val_csv_record(text, len, &pos, &line, f, &nf, fname, err);
     if (rc)
         goto fail;
     for (int k = 0; k < NNEED; k++) {
@@ -149,7 +147,7 @@ int val_parse_csv(const char *text, size_t len, const char *fname, struct val_ro
             fw = j;
     while (pos < len) {
         long start = line;
-        if ((rc = csv_record(text, len, &pos, &line, f, &nf, fname, err)))
+        if ((rc = val_csv_record(text, len, &pos, &line, f, &nf, fname, err)))
             goto fail;
         if (nf == 1 && f[0][0] == '\0')
             continue; /* empty line */

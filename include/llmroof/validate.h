@@ -30,6 +30,13 @@ struct val_row {
     long line; /* 1-based line of the row in the file */
 };
 
+/* One RFC 4180 record (quoted fields, doubled quotes, CRLF) from text[*pos..len): at most
+ * VAL_MAX_FIELDS fields, each truncated to VAL_TEXT - 1 bytes; *line counts lines for messages.
+ * Shared by every CSV reader of measurements (this module, opval.c). */
+#define VAL_MAX_FIELDS 32
+int val_csv_record(const char *t, size_t len, size_t *pos, long *line, char f[][VAL_TEXT], int *nf,
+                   const char *fname, struct llmroof_err *err);
+
 /* Parses CSV text (RFC 4180: quoted fields, doubled quotes, CRLF) with a header naming at least
  * id, model, gpu, num_gpus, tp, weight_dtype, kv_dtype, batch, input_len, output_len, metric, value
  * (framework optional). Caller frees *rows. At most 1,000,000 rows. */

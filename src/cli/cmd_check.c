@@ -63,16 +63,22 @@ int cmd_check(struct cli *c, int argc, char **argv)
         fprintf(stderr, "llmroof: error: %s: cannot open file: %s\n", pos[0], strerror(errno));
         return 2;
     }
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
+    /* lines are read into a fixed buffer: a huge line is an error, never a huge allocation */
+    enum { MAX_LINE = 65536 };
+    char *line = malloc(MAX_LINE + 2);
+    if (!line) {
+        fclose(f);
+        return 1;
+    }
+    size_t len;
     long ln = 0, rows = 0, drifted_rows = 0, drifted_fields = 0;
     struct llmroof_err err = { 0 };
     rc = 0;
-    while ((len = getline(&line, &cap, f)) >= 0) {
+    while (fgets(line, MAX_LINE + 2, f)) {
         ln++;
-        if (len > 65536) {
-            fprintf(stderr, "llmroof: error: %s:%ld: line longer than 65536 bytes\n", pos[0], ln);
+        len = strlen(line);
+        if (len > MAX_LINE && line[len - 1] != '\n') {
+            fprintf(stderr, "llmroof: error: %s:%ld: line longer than %d bytes\n", pos[0], ln, MAX_LINE);
             rc = 2;
             break;
         }
@@ -81,7 +87,7 @@ int cmd_check(struct cli *c, int argc, char **argv)
         if (len == 0)
             continue;
         struct sweep_row base, now;
-        if (baseline_parse_row(line, (size_t)len, pos[0], ln, &base, &err)) {
+        if (baseline_parse_row(line, len, pos[0], ln, &base, &err)) {
             rc = cli_fail(c, &err);
             break;
         }

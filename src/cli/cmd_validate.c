@@ -1,13 +1,16 @@
 /* cmd_validate.c - `llmroof validate FILE.csv`: llmroof against published measurements. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "llmroof/opval.h"
 #include "llmroof/render_json.h"
 #include "llmroof/render_validate.h"
 
-enum { OPT_BY = 1, OPT_MAP, OPT_SVG, OPT_UNC, OPT_MAXDEC, OPT_MAXPRE, OPT_FIT, OPT_FIT_ALL, OPT_FIT_GPUS, OPT_FIT_ENGINES };
+enum { OPT_BY = 1, OPT_MAP, OPT_SVG, OPT_UNC, OPT_MAXDEC, OPT_MAXPRE, OPT_FIT, OPT_FIT_ALL, OPT_FIT_GPUS, OPT_FIT_ENGINES,
+       OPT_OPS };
 
 struct ctx {
     enum val_group by;
@@ -15,6 +18,9 @@ struct ctx {
     double max_dec, max_pre;
     bool fit, fit_all;
     const char *fit_gpus, *fit_engines;
+    const char *ops;               /* --ops FILE */
+    struct cli_setup_opts s;       /* --gpu, --model, --tp, efficiencies (with --ops) */
+    bool have_tp;
 };
 
 static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
@@ -34,8 +40,165 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     case OPT_FIT_ALL: x->fit = x->fit_all = true; return 0;
     case OPT_FIT_GPUS: x->fit_gpus = arg; return 0;
     case OPT_FIT_ENGINES: x->fit_engines = arg; return 0;
+    case OPT_OPS: x->ops = arg; return 0;
     }
-    return 0;
+    if (id == OPT_TP)
+        x->have_tp = true;
+    return cli_setup_opt(c, &x->s, id, arg);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* `validate --ops FILE -g GPU`: every measured kernel against its roofline time, then a
+ * summary per operator and the efficiencies the measurements imply (docs/validation.md). */
+static int validate_ops(struct cli *c, struct ctx *x)
+{
+    if (!x->s.gpu)
+        return cli_usage_error(c, "option '--ops' needs '--gpu'");
+    int rc;
+    if ((rc = cli_catalog(c)) || (rc = cli_setup_resolve(c, &x->s)))
+        return rc;
+    const struct llmroof_gpu *g = cli_gpu(c, x->s.gpu);
+    const struct llmroof_model *dm = NULL;
+    if (!g || (x->s.model && !(dm = cli_model(c, x->s.model))))
+        return 2;
+    struct llmroof_err err = { 0 };
+    char *text;
+    size_t len, n;
+    struct opval_row *rows;
+    if (catalog_read_file(x->ops, (size_t)256 << 20, &text, &len, &err))
+        return cli_fail(c, &err);
+    rc = opval_parse_csv(text, len, x->ops, &rows, &n, &err);
+    free(text);
+    if (rc)
+        return cli_fail(c, &err);
+    struct opval_pred *pred = calloc(n, sizeof *pred);
+    double *tmp = calloc(n, sizeof *tmp);
+    if (!pred || !tmp) {
+        free(rows);
+        free(pred);
+        free(tmp);
+        return 1;
+    }
+    struct llmroof_effs eff = roofline_effs(g, &x->s.eff);
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        const struct llmroof_model *m = dm;
+        if (rows[i].model[0] && !(m = catalog_find_model(&c->cat, rows[i].model))) {
+            fprintf(stderr, "llmroof: error: %s:%ld: unknown model '%s' (see 'llmroof list models')\n", x->ops,
+                    rows[i].line, rows[i].model);
+            rc = 2;
+        } else if (!m) {
+            fprintf(stderr, "llmroof: error: %s:%ld: no model: give a 'model' column or '--model'\n", x->ops,
+                    rows[i].line);
+            rc = 2;
+        } else {
+            int tp = rows[i].tp ? rows[i].tp : (int)x->s.tp;
+            if (opval_predict(&rows[i], m, tp, g, &eff, x->ops, &pred[i], &err))
+                rc = cli_fail(c, &err);
+        }
+    }
+    if (rc == 0 && !(c->flags & CLI_PARSE_ONLY)) {
+        struct table t;
+        char title[160];
+        snprintf(title, sizeof title, "operators on %s: measured vs roofline (compute eff %.2f, memory eff %.2f)",
+                 g->id, eff.compute, eff.memory);
+        table_init(&t, title);
+        table_col(&t, "line", 0);
+        table_col(&t, "model", 0);
+        table_col(&t, "op", 0);
+        table_col(&t, "dtype", 0);
+        table_col(&t, "tokens", 0);
+        table_col(&t, "batch", 0);
+        table_col(&t, "context", 0);
+        table_col(&t, "measured_us", 1);
+        table_col(&t, "predicted_us", 1);
+        table_col(&t, "error_pct", 1);
+        table_col(&t, "bound", 0);
+        table_col(&t, "achieved_pct_of_peak", 1);
+        for (size_t i = 0; i < n; i++) {
+            const struct opval_row *r = &rows[i];
+            const struct opval_pred *p = &pred[i];
+            table_row(&t);
+            table_num(&t, (double)r->line);
+            table_str(&t, r->model[0] ? r->model : x->s.model);
+            table_str(&t, op_name(r->op));
+            table_str(&t, dtype_name(r->dtype));
+            table_num(&t, (double)r->tokens);
+            table_num(&t, (double)r->batch);
+            table_num(&t, (double)r->context);
+            table_num(&t, r->measured_s * 1e6);
+            table_num(&t, p->predicted_s * 1e6);
+            table_num(&t, 100.0 * (p->predicted_s / r->measured_s - 1.0));
+            table_str(&t, bound_name(p->bound));
+            table_num(&t, 100.0 * (p->bound == LLMROOF_BOUND_COMPUTE ? p->achieved_flops_frac : p->achieved_bw_frac));
+        }
+        cli_render_table(c, &t);
+        table_free(&t);
+        if (c->format != TABLE_JSON) {
+            sbuf_append(&c->out, "\n");
+            struct table s;
+            table_init(&s, "summary by operator (error = predicted / measured - 1)");
+            table_col(&s, "op", 0);
+            table_col(&s, "rows", 0);
+            table_col(&s, "median_abs_error_pct", 1);
+            table_col(&s, "bias_pct", 1);
+            table_col(&s, "best_achieved_pct_of_peak", 1);
+            double best_c = 0, best_m = 0;
+            for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
+                size_t m = 0;
+                double best = 0;
+                for (size_t i = 0; i < n; i++)
+                    if ((int)rows[i].op == k) {
+                        tmp[m++] = fabs(pred[i].predicted_s / rows[i].measured_s - 1.0);
+                        double a = pred[i].bound == LLMROOF_BOUND_COMPUTE ? pred[i].achieved_flops_frac
+                                                                           : pred[i].achieved_bw_frac;
+                        best = a > best ? a : best;
+                    }
+                if (!m)
+                    continue;
+                double med = median(tmp, m);
+                m = 0;
+                for (size_t i = 0; i < n; i++)
+                    if ((int)rows[i].op == k)
+                        tmp[m++] = pred[i].predicted_s / rows[i].measured_s - 1.0;
+                table_row(&s);
+                table_str(&s, op_name((enum llmroof_opkind)k));
+                table_num(&s, (double)m);
+                table_num(&s, 100.0 * med);
+                table_num(&s, 100.0 * median(tmp, m));
+                table_num(&s, 100.0 * best);
+            }
+            /* the asymptotes the kernels reach: the best compute fraction of GEMMs that are
+             * compute-bound, the best bandwidth fraction of memory-bound ones */
+            for (size_t i = 0; i < n; i++) {
+                if (pred[i].bound == LLMROOF_BOUND_COMPUTE && pred[i].achieved_flops_frac > best_c)
+                    best_c = pred[i].achieved_flops_frac;
+                if (pred[i].bound == LLMROOF_BOUND_MEMORY && pred[i].achieved_bw_frac > best_m)
+                    best_m = pred[i].achieved_bw_frac;
+            }
+            cli_render_table(c, &s);
+            table_free(&s);
+            if (c->format == TABLE_TEXT || c->format == TABLE_MD)
+                sbuf_printf(&c->out,
+                            "\nmeasured asymptotes: compute %.2f of dense peak (catalog efficiency %.2f), memory %.2f of "
+                            "peak bandwidth (catalog %.2f)\n",
+                            best_c, eff.compute, best_m, eff.memory);
+        }
+    }
+    free(rows);
+    free(pred);
+    free(tmp);
+    return rc;
 }
 
 /* Reads, maps and predicts FILE; shared with calibrate. Caller frees *rows and *cases. */
@@ -290,8 +453,17 @@ int cmd_validate(struct cli *c, int argc, char **argv)
         { OPT_FIT_ALL, "fit-all", 0, NULL, "fit on every mapped row (after --fit has checked the held-out error)", false },
         { OPT_FIT_GPUS, "fit-gpus", 0, "FILE", "with --fit: write the GPU catalog with the fitted values", false },
         { OPT_FIT_ENGINES, "fit-engines", 0, "FILE", "with --fit: write the fitted engine profiles", false },
+        { OPT_OPS, "ops", 0, "FILE", "per-operator kernel times (bench/gpu/measure.py) to compare; needs --gpu", false },
+        CLI_OPT_GPU,
+        CLI_OPT_MODEL,
+        CLI_OPT_TP,
+        { OPT_CE, "compute-eff", 0, "F", "with --ops: fraction of peak FLOP/s (default: catalog)", false },
+        { OPT_ME, "memory-eff", 0, "F", "with --ops: fraction of peak bandwidth (default: catalog)", false },
     };
-    struct ctx x = { VAL_BY_METRIC, NULL, NULL, NULL, 0, 0, false, false, NULL, NULL };
+    struct ctx x;
+    memset(&x, 0, sizeof x);
+    x.by = VAL_BY_METRIC;
+    cli_setup_defaults(&x.s);
     char *pos[2];
     int npos = 0;
     c->usage = "llmroof validate FILE.csv [--by metric|gpu|source|model] [--svg FILE] [--uncertainty-out FILE]";
@@ -303,6 +475,17 @@ int cmd_validate(struct cli *c, int argc, char **argv)
                        "Method and figures: docs/validation.md.");
     if (rc)
         return rc;
+    if (x.ops) {
+        if (npos)
+            return cli_usage_error(c, "option '--ops' reads its own FILE: drop the FILE.csv argument");
+        if (x.fit || x.fit_gpus || x.fit_engines || x.svg || x.unc || x.max_dec > 0 || x.max_pre > 0 || x.map)
+            return cli_usage_error(c, "option '--ops' compares operators only: drop --fit, --svg, --uncertainty-out, "
+                                      "--max-*-error and --map");
+        return validate_ops(c, &x);
+    }
+    if (x.s.gpu || x.s.model || x.have_tp || x.s.eff.has_compute || x.s.eff.has_memory)
+        return cli_usage_error(c, "options '--gpu', '--model', '--tp', '--compute-eff' and '--memory-eff' go with "
+                                  "'--ops'");
     if (npos != 1)
         return cli_usage_error(c, "expected one FILE.csv");
     struct val_row *rows = NULL;

@@ -21,6 +21,7 @@ printf '{"hidden_size":4096,\n"model_type":"llama\300\257"}' >"$T/nonutf8-hf.jso
 printf 'arrival_s,prompt_len,output_len\n0.5,12\377,4\n' >"$T/nonutf8.csv"
 printf '{"model":{"nested":[1]}}\n' >"$T/nested.jsonl"
 mkdir "$T/dir"
+awk 'BEGIN { s = "{\"model\":\""; for (i = 0; i < 70000; i++) s = s "x"; print s "\"}" }' >"$T/long.jsonl"
 # 10,000 levels: {"gpus":[[[[...]]]]}  and  {"a":{"a":...1...}}
 awk 'BEGIN { s = "{\"gpus\":"; for (i = 0; i < 10000; i++) s = s "["; for (i = 0; i < 10000; i++) s = s "]"; print s "}" }' >"$T/deep.json"
 awk 'BEGIN { s = ""; for (i = 0; i < 10000; i++) s = s "{\"a\":"; s = s "1"; for (i = 0; i < 10000; i++) s = s "}"; print s }' >"$T/deep-hf.json"

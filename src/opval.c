@@ -1,0 +1,188 @@
+/* opval.c - per-operator comparison with kernel measurements (see opval.h). */
+#include "llmroof/opval.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "llmroof/parse.h"
+
+static bool op_parse(const char *s, enum llmroof_opkind *out)
+{
+    for (int k = 0; k < LLMROOF_OP_COUNT; k++)
+        if (!op_is_collective((enum llmroof_opkind)k) && strcmp(s, op_name((enum llmroof_opkind)k)) == 0) {
+            *out = (enum llmroof_opkind)k;
+            return true;
+        }
+    return false;
+}
+
+enum { C_OP, C_TOKENS, C_BATCH, C_CONTEXT, C_DTYPE, C_MEASURED, C_MODEL, C_TP, NCOLS };
+static const char *const colname[NCOLS] = { "op", "tokens", "batch", "context", "dtype", "measured_s", "model", "tp" };
+#define NREQUIRED C_MODEL
+
+static int parse_row(char f[][VAL_TEXT], const int *col, const char *fname, long line, struct opval_row *r,
+                     struct llmroof_err *err)
+{
+    int64_t v;
+    memset(r, 0, sizeof *r);
+    r->line = line;
+    if (!op_parse(f[col[C_OP]], &r->op))
+        return llmroof_err_set(err, LLMROOF_EINPUT,
+                               "%s:%ld: column 'op': '%s' is not a local operator (norm, qkv_proj, kv_write, "
+                               "attention, o_proj, router, ffn, final_norm, lm_head)", fname, line, f[col[C_OP]]);
+    if (!parse_int64(f[col[C_TOKENS]], 1, 100000000, &v))
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: column 'tokens': '%s' is not a whole number in [1, 1e8]",
+                               fname, line, f[col[C_TOKENS]]);
+    r->tokens = (long)v;
+    if (!parse_int64(f[col[C_BATCH]], 1, 1000000, &v))
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: column 'batch': '%s' is not a whole number in [1, 1e6]",
+                               fname, line, f[col[C_BATCH]]);
+    r->batch = (long)v;
+    if (!parse_int64(f[col[C_CONTEXT]], 0, 100000000, &v))
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: column 'context': '%s' is not a whole number in [0, 1e8]",
+                               fname, line, f[col[C_CONTEXT]]);
+    r->context = (long)v;
+    if (!dtype_parse(f[col[C_DTYPE]], &r->dtype))
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: column 'dtype': unknown dtype '%s'", fname, line,
+                               f[col[C_DTYPE]]);
+    double s;
+    if (!parse_double(f[col[C_MEASURED]], &s) || !(s > 0) || s > 1e3)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: column 'measured_s': '%s' is not a time in (0, 1000] s",
+                               fname, line, f[col[C_MEASURED]]);
+    r->measured_s = s;
+    if (col[C_MODEL] >= 0)
+        snprintf(r->model, sizeof r->model, "%s", f[col[C_MODEL]]);
+    if (col[C_TP] >= 0 && f[col[C_TP]][0]) {
+        if (!parse_int64(f[col[C_TP]], 1, 1024, &v))
+            return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: column 'tp': '%s' is not a whole number in [1, 1024]",
+                                   fname, line, f[col[C_TP]]);
+        r->tp = (int)v;
+    }
+    if (r->tokens % r->batch != 0)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: tokens %ld is not a multiple of batch %ld", fname, line,
+                               r->tokens, r->batch);
+    return LLMROOF_OK;
+}
+
+int opval_parse_csv(const char *text, size_t len, const char *fname, struct opval_row **rows, size_t *nrows,
+                    struct llmroof_err *err)
+{
+    size_t bad;
+    *rows = NULL;
+    *nrows = 0;
+    if (!parse_utf8_valid(text, len, &bad)) {
+        long l = 1;
+        for (size_t k = 0; k < bad; k++)
+            l += text[k] == '\n';
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: not valid UTF-8", fname, l);
+    }
+    char (*f)[VAL_TEXT] = malloc(sizeof(char[VAL_MAX_FIELDS][VAL_TEXT]));
+    if (!f)
+        return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory");
+    size_t pos = 0, cap = 0, n = 0;
+    long line = 1;
+    int nf = 0, col[NCOLS], maxcol = 0;
+    struct opval_row *v = NULL;
+    int rc = val_csv_record(text, len, &pos, &line, f, &nf, fname, err);
+    if (rc)
+        goto fail;
+    for (int k = 0; k < NCOLS; k++) {
+        col[k] = -1;
+        for (int j = 0; j < nf; j++)
+            if (strcmp(f[j], colname[k]) == 0)
+                col[k] = j;
+        if (col[k] < 0 && k < NREQUIRED) {
+            rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s:1: header lacks column '%s'", fname, colname[k]);
+            goto fail;
+        }
+        if (col[k] > maxcol)
+            maxcol = col[k];
+    }
+    while (pos < len) {
+        long start = line;
+        if ((rc = val_csv_record(text, len, &pos, &line, f, &nf, fname, err)))
+            goto fail;
+        if (nf == 1 && f[0][0] == '\0')
+            continue;
+        if (nf <= maxcol) {
+            rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: %d fields, the header has more", fname, start, nf);
+            goto fail;
+        }
+        if (n == cap) {
+            size_t nc = cap ? cap * 2 : 256;
+            if (nc > 1000000) {
+                rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: more than 1,000,000 rows", fname);
+                goto fail;
+            }
+            struct opval_row *nv = realloc(v, nc * sizeof *nv);
+            if (!nv) {
+                rc = llmroof_err_set(err, LLMROOF_EINTERNAL, "%s: out of memory", fname);
+                goto fail;
+            }
+            v = nv;
+            cap = nc;
+        }
+        if ((rc = parse_row(f, col, fname, start, &v[n], err)))
+            goto fail;
+        n++;
+    }
+    if (n == 0) {
+        rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: no rows", fname);
+        goto fail;
+    }
+    free(f);
+    *rows = v;
+    *nrows = n;
+    return LLMROOF_OK;
+fail:
+    free(f);
+    free(v);
+    return rc;
+}
+
+int opval_predict(const struct opval_row *r, const struct llmroof_model *m, int tp, const struct llmroof_gpu *g,
+                  const struct llmroof_effs *eff, const char *fname, struct opval_pred *out,
+                  struct llmroof_err *err)
+{
+    memset(out, 0, sizeof *out);
+    struct llmroof_shard sh;
+    if (ops_shard(m, tp, &sh, err))
+        return LLMROOF_EINPUT;
+    /* the kit times weight-only int8/int4 kernels with fp16 activations; fp8 runs fp8 math */
+    enum llmroof_dtype act = (r->dtype == LLMROOF_INT8 || r->dtype == LLMROOF_INT4) ? LLMROOF_FP16 : r->dtype;
+    if (roofline_check(g, act, err))
+        return LLMROOF_EINPUT;
+    struct llmroof_dtypes dt = { r->dtype, dtype_is_storage(r->dtype) ? r->dtype : LLMROOF_FP16, act, 0 };
+    if (dt.kv == LLMROOF_INT4 || dt.kv == LLMROOF_INT8)
+        dt.kv = LLMROOF_FP16;
+    /* the step a kernel belongs to: decode when each sequence adds one token to a cache of
+     * `context` keys; otherwise a prefill of tokens/batch per sequence. The LM head gets one
+     * logits row per token measured (the kit times it as a GEMM of `tokens` rows). */
+    struct llmroof_batch b;
+    if (r->op == LLMROOF_OP_LM_HEAD)
+        b = batch_decode((double)r->tokens, 1);
+    else if (r->context > 0 && r->tokens == r->batch)
+        b = batch_decode((double)r->batch, (double)r->context);
+    else
+        b = batch_prefill((double)r->batch, (double)(r->tokens / r->batch));
+    struct llmroof_oplist ops;
+    ops_build(m, &sh, &dt, &b, &ops);
+    const struct llmroof_op *o = &ops.op[r->op];
+    if (!(o->count > 0))
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: model '%s' has no %s operator", fname, r->line, m->id,
+                               op_name(r->op));
+    struct llmroof_phase ph;
+    roofline_eval(g, act, eff, tp, &ops, &ph);
+    const struct llmroof_optime *t = &ph.op[r->op];
+    out->predicted_s = t->time_s / o->count;
+    out->compute_s = t->compute_s / o->count;
+    out->memory_s = t->memory_s / o->count;
+    out->bound = t->bound;
+    out->flops = o->flops;
+    out->bytes = o->bytes;
+    out->achieved_flops_frac = o->flops / (r->measured_s * g->peak_flops[act]);
+    out->achieved_bw_frac = o->bytes / (r->measured_s * g->mem_bw_Bps);
+    return LLMROOF_OK;
+}

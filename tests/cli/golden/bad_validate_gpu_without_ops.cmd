@@ -1,0 +1,1 @@
+validate tests/data/validation/measurements.csv -g h100

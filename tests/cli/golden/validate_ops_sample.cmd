@@ -1,0 +1,1 @@
+validate --ops tests/data/ops/sample-synthetic.csv -g h100
