@@ -1313,8 +1313,11 @@ static int band(const cJSON *doc, const char *key, const char *fname, struct llm
     const cJSON *lo = cJSON_GetObjectItemCaseSensitive(o, "low"), *hi = cJSON_GetObjectItemCaseSensitive(o, "high"),
                 *n = cJSON_GetObjectItemCaseSensitive(o, "n");
     if (!cJSON_IsObject(o) || !cJSON_IsNumber(lo) || !cJSON_IsNumber(hi) || !cJSON_IsNumber(n) || !(lo->valuedouble > 0) ||
-        hi->valuedouble < lo->valuedouble || hi->valuedouble > 100 || n->valuedouble < 1)
-        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: '%s' must be {\"low\": >0, \"high\": >=low, \"n\": >=1}", fname, key);
+        hi->valuedouble < lo->valuedouble || hi->valuedouble > 100 || !(n->valuedouble >= 1 && n->valuedouble <= 1e9) ||
+        n->valuedouble != floor(n->valuedouble))
+        return llmroof_err_set(err, LLMROOF_EINPUT,
+                               "%s: '%s' must be {\"low\": >0, \"high\": >=low and <=100, \"n\": whole number in [1, 1e9]}",
+                               fname, key);
     b->present = true;
     b->low = lo->valuedouble;
     b->high = hi->valuedouble;

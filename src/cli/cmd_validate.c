@@ -466,7 +466,8 @@ int cmd_validate(struct cli *c, int argc, char **argv)
     cli_setup_defaults(&x.s);
     char *pos[2];
     int npos = 0;
-    c->usage = "llmroof validate FILE.csv [--by metric|gpu|source|model] [--svg FILE] [--uncertainty-out FILE]";
+    c->usage = "llmroof validate FILE.csv [--by metric|gpu|source|model] [--svg FILE] [--uncertainty-out FILE]\n"
+               "       llmroof validate --ops OPS.csv -g GPU [-m MODEL] [-t TP]";
     int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, &x, pos, 2, &npos,
                        "Maps each row of a measurements CSV (the ../shared/validation format) to the catalog,\n"
                        "predicts its metric with the same inputs and prints predicted, measured and the error\n"
