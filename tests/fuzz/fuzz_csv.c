@@ -1,10 +1,11 @@
 /* fuzz_csv.c - the CSV readers: published measurements (validate, calibrate), request
- * traces and prompt/output pair workloads (simulate, plan). The first byte picks the
- * reader. Invariants: accepted rows are in range (lengths >= 1, arrivals finite, sorted),
+ * traces and prompt/output pair workloads (simulate, plan), per-operator kernel times
+ * (validate --ops). The first byte picks the reader. Invariants: accepted rows are in range (lengths >= 1, arrivals finite, sorted),
  * every measurement row carries the line it came from. */
 #include <math.h>
 
 #include "fuzz.h"
+#include "llmroof/opval.h"
 #include "llmroof/validate.h"
 #include "llmroof/workload.h"
 
@@ -22,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *text = (const char *)data + 1;
     size_t len = size - 1;
     struct llmroof_err err = { 0 };
-    switch (data[0] % 3) {
+    switch (data[0] % 4) {
     case 0: {
         struct val_row *rows = NULL;
         size_t n = 0;
@@ -48,6 +49,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             free(t);
         } else {
             FUZZ_CHECK(err.msg[0]);
+        }
+        break;
+    }
+    case 3: {
+        struct opval_row *r = NULL;
+        size_t n = 0;
+        if (opval_parse_csv(text, len, "ops.csv", &r, &n, &err) == 0) {
+            FUZZ_CHECK(n >= 1);
+            for (size_t i = 0; i < n; i++)
+                FUZZ_CHECK(r[i].tokens >= 1 && r[i].batch >= 1 && r[i].tokens % r[i].batch == 0 &&
+                           r[i].measured_s > 0 && r[i].measured_s <= 1e3 && r[i].op < LLMROOF_OP_COUNT &&
+                           !op_is_collective(r[i].op));
+            free(r);
+        } else {
+            FUZZ_CHECK(err.msg[0] && r == NULL);
         }
         break;
     }
