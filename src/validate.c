@@ -250,6 +250,9 @@ void val_map_row(const struct llmroof_catalog *cat, const struct llmroof_valmap 
     for (int i = 0; i < map->ngpus; i++)
         if (strcmp(map->gpus[i].from, r->gpu) == 0)
             gid = map->gpus[i].to;
+    /* rows written with catalog ids (bench/gpu/measure.py --gpu) need no mapping */
+    if (!gid && catalog_find_gpu(cat, r->gpu))
+        gid = r->gpu;
     if (!gid)
         UNMAPPED("GPU '%s' has no catalog entry (data/validation-map.json)", r->gpu);
     if (!(c->gpu = catalog_find_gpu(cat, gid)))
@@ -257,6 +260,8 @@ void val_map_row(const struct llmroof_catalog *cat, const struct llmroof_valmap 
     for (int i = 0; i < map->nmodels; i++)
         if (strcmp(map->models[i].from, r->model) == 0)
             mid = map->models[i].to;
+    if (!mid && catalog_find_model(cat, r->model))
+        mid = r->model;
     if (!mid)
         UNMAPPED("model '%s' has no catalog entry (data/validation-map.json)", r->model);
     if (!(c->model = catalog_find_model(cat, mid)))
@@ -282,6 +287,12 @@ void val_map_row(const struct llmroof_catalog *cat, const struct llmroof_valmap 
     for (int i = 0; i < map->nkvdt; i++)
         if (strcmp(map->kvdt[i].from, r->kv_dtype) == 0)
             kd = &map->kvdt[i];
+    /* llmroof's own dtype names need no mapping either */
+    struct llmroof_dtype_map own_w = { "", LLMROOF_FP16, 0 }, own_k = { "", LLMROOF_FP16, 0 };
+    if (!wd && dtype_parse(r->weight_dtype, &own_w.dtype) && dtype_is_storage(own_w.dtype))
+        wd = &own_w;
+    if (!kd && dtype_parse(r->kv_dtype, &own_k.dtype) && dtype_is_storage(own_k.dtype))
+        kd = &own_k;
     if (!wd)
         UNMAPPED("weight format '%s' has no mapping", r->weight_dtype);
     if (!kd)

@@ -6,11 +6,15 @@
 set -u
 bin=$1 root=$2
 export LLMROOF_DATA="$root/data" LC_ALL=C
-command -v python3 >/dev/null 2>&1 || { echo "python3 absent: skipped"; exit 77; }
-python3 -c "import torch" 2>/dev/null || { echo "PyTorch absent: skipped"; exit 77; }
+# the first python3 that has PyTorch (a virtualenv's, else Debian's python3-torch)
+py=
+for p in python3 /usr/bin/python3; do
+    if command -v "$p" >/dev/null 2>&1 && "$p" -c "import torch" 2>/dev/null; then py=$p; break; fi
+done
+[ -n "$py" ] || { echo "PyTorch absent: skipped"; exit 77; }
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-python3 "$root/bench/gpu/measure.py" --smoke --model llama-2-7b --llmroof "$bin" --out-dir "$T" || exit 1
+"$py" "$root/bench/gpu/measure.py" --smoke --model llama-2-7b --llmroof "$bin" --out-dir "$T" || exit 1
 [ "$(head -1 "$T/ops.csv")" = "op,tokens,batch,context,dtype,measured_s,model,tp" ] || { echo "bad header"; exit 1; }
 rows=$(($(wc -l <"$T/ops.csv") - 1))
 # 2 token counts x 5 linear/norm ops + 1 prefill length + 1 decode batch x 1 context

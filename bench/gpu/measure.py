@@ -35,6 +35,7 @@ well-formed rows); it needs only PyTorch.
 """
 
 import argparse
+import contextlib
 import csv
 import json
 import math
@@ -56,6 +57,18 @@ OPS_COLUMNS = ["op", "tokens", "batch", "context", "dtype", "measured_s", "model
 STEP_COLUMNS = ["id", "model", "gpu", "num_gpus", "tp", "weight_dtype", "kv_dtype", "framework", "batch",
                 "input_len", "output_len", "metric", "value", "unit", "notes", "source"]
 DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}
+
+
+def sdpa(q, k, v, causal=False):
+    """scaled_dot_product_attention (PyTorch >= 2.0: flash / memory-efficient kernels); the
+    explicit form only where it is missing (e.g. Debian's torch 1.13, for the CPU smoke test)."""
+    if hasattr(F, "scaled_dot_product_attention"):
+        return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+    s = (q @ k.transpose(-1, -2)) / math.sqrt(q.shape[-1])
+    if causal:
+        L = q.shape[-2]
+        s = s.masked_fill(torch.ones(L, L, dtype=torch.bool, device=q.device).triu(1), float("-inf"))
+    return torch.softmax(s, dim=-1) @ v
 
 
 def die(msg):
@@ -162,7 +175,7 @@ def measure_ops(m, s, args, device, timer, dtype_name, rows):
         k = torch.randn(1, s["kv_heads"], L, d, device=device, dtype=dt)
         v = torch.randn(1, s["kv_heads"], L, d, device=device, dtype=dt)
         kk, vv = k.repeat_interleave(groups, 1), v.repeat_interleave(groups, 1)
-        add("attention", L, 1, 0, timer(lambda: F.scaled_dot_product_attention(q, kk, vv, is_causal=True)))
+        add("attention", L, 1, 0, timer(lambda: sdpa(q, kk, vv, causal=True)))
     for B in args.decode_batches:
         for C in args.contexts:
             if B * C * s["kv_heads"] * d * 2 * 2 * 2 > args.max_cache_bytes:
@@ -173,7 +186,7 @@ def measure_ops(m, s, args, device, timer, dtype_name, rows):
             # grouped-query: the `groups` query heads sharing a KV head attend as `groups` query
             # rows of that head, so K/V are read once per KV head, as a decode kernel does
             q = q.view(B, s["kv_heads"], groups, d)
-            add("attention", B, B, C, timer(lambda: F.scaled_dot_product_attention(q, k, v)))
+            add("attention", B, B, C, timer(lambda: sdpa(q, k, v)))
 
 
 def measure_peaks(device, timer, args):
@@ -184,10 +197,12 @@ def measure_peaks(device, timer, args):
     t = timer(lambda: dst.copy_(src))
     bw = 2 * src.numel() * 2 / t
     N = args.gemm_n
-    a = torch.randn(N, N, device=device, dtype=torch.float16)
-    b = torch.randn(N, N, device=device, dtype=torch.float16)
+    dt = torch.float16 if device.type == "cuda" else torch.float32  # CPUs lack half GEMMs
+    a = torch.randn(N, N, device=device, dtype=dt)
+    b = torch.randn(N, N, device=device, dtype=dt)
     tg = timer(lambda: a @ b)
-    return {"copy_bandwidth_Bps": bw, "gemm_fp16_flops": 2 * N ** 3 / tg, "gemm_n": N}
+    return {"copy_bandwidth_Bps": bw, "gemm_flops": 2 * N ** 3 / tg, "gemm_dtype": str(dt).replace("torch.", ""),
+            "gemm_n": N}
 
 
 def measure_steps(m, args, device, timer, dtype_name, gpu_name, rows):
@@ -202,8 +217,11 @@ def measure_steps(m, args, device, timer, dtype_name, gpu_name, rows):
            "intermediate_size": m["intermediate_size"], "vocab_size": m["vocab_size"],
            "max_position_embeddings": m["max_context"], "tie_word_embeddings": m["tie_embeddings"]}
     config = transformers.LlamaConfig(**cfg)
-    with torch.device(device):
-        model = transformers.LlamaForCausalLM(config).to(DTYPES[dtype_name]).eval()
+    # build on the device where torch can (>= 2.0: a 7B model would take 27 GB of host memory in fp32)
+    where = device if hasattr(torch.device, "__enter__") else contextlib.nullcontext()
+    with where:
+        model = transformers.LlamaForCausalLM(config)
+    model = model.to(device=device, dtype=DTYPES[dtype_name]).eval()
     layers_note = "" if not args.layers else "; %d of %d layers (times scaled by %d/%d)" % (
         args.layers, m["num_layers"], m["num_layers"], args.layers)
     scale = m["num_layers"] / cfg["num_hidden_layers"]
@@ -211,7 +229,7 @@ def measure_steps(m, args, device, timer, dtype_name, gpu_name, rows):
 
     def add(batch, inp, out, metric, value, unit, note):
         n[0] += 1
-        rows.append({"id": "k%03d" % n[0], "model": m["id"], "gpu": gpu_name, "num_gpus": 1, "tp": 1,
+        rows.append({"id": "k%03d" % n[0], "model": m["id"], "gpu": args.gpu or gpu_name, "num_gpus": 1, "tp": 1,
                      "weight_dtype": dtype_name, "kv_dtype": dtype_name,
                      "framework": "pytorch %s eager (HF transformers %s)" % (torch.__version__,
                                                                              transformers.__version__),
@@ -280,6 +298,7 @@ def main():
     ap.add_argument("--model", required=True, help="model id from llmroof's catalog")
     ap.add_argument("--llmroof", default=os.path.join(os.path.dirname(__file__), "..", "..", "build", "llmroof"))
     ap.add_argument("--out-dir", required=True)
+    ap.add_argument("--gpu", default="", help="catalog id written into steps.csv (default: the device name)")
     ap.add_argument("--tp", type=int, default=1, help="measure one rank's slice at this TP (default 1)")
     ap.add_argument("--dtypes", default="fp16,bf16", help="comma-separated: fp16, bf16")
     ap.add_argument("--tokens", type=ints, default=ints("1,2,4,8,16,32,64,128,256,512,1024,2048,4096,8192"))

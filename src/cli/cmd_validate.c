@@ -10,7 +10,7 @@
 #include "llmroof/render_validate.h"
 
 enum { OPT_BY = 1, OPT_MAP, OPT_SVG, OPT_UNC, OPT_MAXDEC, OPT_MAXPRE, OPT_FIT, OPT_FIT_ALL, OPT_FIT_GPUS, OPT_FIT_ENGINES,
-       OPT_OPS };
+       OPT_OPS, OPT_OUT };
 
 struct ctx {
     enum val_group by;
@@ -19,6 +19,7 @@ struct ctx {
     bool fit, fit_all;
     const char *fit_gpus, *fit_engines;
     const char *ops;               /* --ops FILE */
+    const char *out;               /* --out FILE (with --ops) */
     struct cli_setup_opts s;       /* --gpu, --model, --tp, efficiencies (with --ops) */
     bool have_tp;
 };
@@ -41,6 +42,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     case OPT_FIT_GPUS: x->fit_gpus = arg; return 0;
     case OPT_FIT_ENGINES: x->fit_engines = arg; return 0;
     case OPT_OPS: x->ops = arg; return 0;
+    case OPT_OUT: x->out = arg; return 0;
     }
     if (id == OPT_TP)
         x->have_tp = true;
@@ -57,6 +59,23 @@ static double median(double *v, size_t n)
 {
     qsort(v, n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* The efficiency a GPU's kernels reach on one resource: the 90th percentile of the achieved
+ * fraction over the rows bound by it (a high quantile, not the maximum, so one anomalous
+ * kernel - a cache-resident working set above 100% - does not set the catalog value),
+ * capped at 1. 0 when no row is bound by it. */
+static double asymptote(const struct opval_pred *p, size_t n, enum llmroof_bound b, double *tmp)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (p[i].bound == b)
+            tmp[m++] = b == LLMROOF_BOUND_COMPUTE ? p[i].achieved_flops_frac : p[i].achieved_bw_frac;
+    if (!m)
+        return 0;
+    qsort(tmp, m, sizeof *tmp, cmp_double);
+    double v = tmp[(size_t)floor(0.9 * (double)(m - 1) + 0.5)];
+    return v > 1 ? 1 : v;
 }
 
 /* `validate --ops FILE -g GPU`: every measured kernel against its roofline time, then a
@@ -91,6 +110,7 @@ static int validate_ops(struct cli *c, struct ctx *x)
         return 1;
     }
     struct llmroof_effs eff = roofline_effs(g, &x->s.eff);
+    double best_c = 0, best_m = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
         const struct llmroof_model *m = dm;
         if (rows[i].model[0] && !(m = catalog_find_model(&c->cat, rows[i].model))) {
@@ -106,6 +126,10 @@ static int validate_ops(struct cli *c, struct ctx *x)
             if (opval_predict(&rows[i], m, tp, g, &eff, x->ops, &pred[i], &err))
                 rc = cli_fail(c, &err);
         }
+    }
+    if (rc == 0) {
+        best_c = asymptote(pred, n, LLMROOF_BOUND_COMPUTE, tmp);
+        best_m = asymptote(pred, n, LLMROOF_BOUND_MEMORY, tmp);
     }
     if (rc == 0 && !(c->flags & CLI_PARSE_ONLY)) {
         struct table t;
@@ -153,7 +177,6 @@ static int validate_ops(struct cli *c, struct ctx *x)
             table_col(&s, "median_abs_error_pct", 1);
             table_col(&s, "bias_pct", 1);
             table_col(&s, "best_achieved_pct_of_peak", 1);
-            double best_c = 0, best_m = 0;
             for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
                 size_t m = 0;
                 double best = 0;
@@ -178,22 +201,31 @@ static int validate_ops(struct cli *c, struct ctx *x)
                 table_num(&s, 100.0 * median(tmp, m));
                 table_num(&s, 100.0 * best);
             }
-            /* the asymptotes the kernels reach: the best compute fraction of GEMMs that are
-             * compute-bound, the best bandwidth fraction of memory-bound ones */
-            for (size_t i = 0; i < n; i++) {
-                if (pred[i].bound == LLMROOF_BOUND_COMPUTE && pred[i].achieved_flops_frac > best_c)
-                    best_c = pred[i].achieved_flops_frac;
-                if (pred[i].bound == LLMROOF_BOUND_MEMORY && pred[i].achieved_bw_frac > best_m)
-                    best_m = pred[i].achieved_bw_frac;
-            }
             cli_render_table(c, &s);
             table_free(&s);
             if (c->format == TABLE_TEXT || c->format == TABLE_MD)
                 sbuf_printf(&c->out,
-                            "\nmeasured asymptotes: compute %.2f of dense peak (catalog efficiency %.2f), memory %.2f of "
-                            "peak bandwidth (catalog %.2f)\n",
+                            "\nmeasured asymptotes (p90 of achieved fractions): compute %.2f of dense peak (catalog "
+                            "efficiency %.2f), memory %.2f of peak bandwidth (catalog %.2f)\n",
                             best_c, eff.compute, best_m, eff.memory);
         }
+    }
+    if (rc == 0 && x->out) {
+        /* the catalog entry: the GPU's own figures with the kernels' asymptotes as efficiencies
+         * (an efficiency no row constrains keeps the catalog's value) */
+        struct llmroof_effs fitted = roofline_default_effs(g);
+        if (best_c > 0)
+            fitted.compute = best_c;
+        if (best_m > 0)
+            fitted.memory = best_m;
+        char note[512];
+        snprintf(note, sizeof note, "compute_eff %.3f and memory_eff %.3f: p90 of the fractions of peak reached by "
+                                    "the %zu kernels of %s (llmroof validate --ops)", fitted.compute, fitted.memory, n,
+                 x->ops);
+        char *j = render_json_gpu_doc(g, &fitted, note);
+        struct sbuf b = { j, j ? strlen(j) : 0, j ? strlen(j) + 1 : 0, j == NULL };
+        rc = j ? cli_write_file(c, x->out, &b) : 1;
+        free(j);
     }
     free(rows);
     free(pred);
@@ -454,6 +486,7 @@ int cmd_validate(struct cli *c, int argc, char **argv)
         { OPT_FIT_GPUS, "fit-gpus", 0, "FILE", "with --fit: write the GPU catalog with the fitted values", false },
         { OPT_FIT_ENGINES, "fit-engines", 0, "FILE", "with --fit: write the fitted engine profiles", false },
         { OPT_OPS, "ops", 0, "FILE", "per-operator kernel times (bench/gpu/measure.py) to compare; needs --gpu", false },
+        { OPT_OUT, "out", 0, "FILE", "with --ops: write the GPU entry with the measured asymptotes as efficiencies", false },
         CLI_OPT_GPU,
         CLI_OPT_MODEL,
         CLI_OPT_TP,
@@ -484,8 +517,8 @@ int cmd_validate(struct cli *c, int argc, char **argv)
                                       "--max-*-error and --map");
         return validate_ops(c, &x);
     }
-    if (x.s.gpu || x.s.model || x.have_tp || x.s.eff.has_compute || x.s.eff.has_memory)
-        return cli_usage_error(c, "options '--gpu', '--model', '--tp', '--compute-eff' and '--memory-eff' go with "
+    if (x.s.gpu || x.s.model || x.have_tp || x.s.eff.has_compute || x.s.eff.has_memory || x.out)
+        return cli_usage_error(c, "options '--gpu', '--model', '--tp', '--compute-eff', '--memory-eff' and '--out' go with "
                                   "'--ops'");
     if (npos != 1)
         return cli_usage_error(c, "expected one FILE.csv");

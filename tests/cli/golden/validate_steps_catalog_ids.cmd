@@ -1,0 +1,1 @@
+validate tests/data/ops/steps-sample-synthetic.csv --format csv
