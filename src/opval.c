@@ -93,7 +93,7 @@ int opval_parse_csv(const char *text, size_t len, const char *fname, struct opva
         for (int j = 0; j < nf; j++)
             if (strcmp(f[j], colname[k]) == 0)
                 col[k] = j;
-        if (col[k] < 0 && k < NREQUIRED) {
+        if (k < NREQUIRED && col[k] < 0) {
             rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s:1: header lacks column '%s'", fname, colname[k]);
             goto fail;
         }
@@ -166,7 +166,7 @@ int opval_predict(const struct opval_row *r, const struct llmroof_model *m, int 
     else if (r->context > 0 && r->tokens == r->batch)
         b = batch_decode((double)r->batch, (double)r->context);
     else
-        b = batch_prefill((double)r->batch, (double)(r->tokens / r->batch));
+        b = batch_prefill((double)r->batch, (double)r->tokens / (double)r->batch); /* exact: parse checks divisibility */
     struct llmroof_oplist ops;
     ops_build(m, &sh, &dt, &b, &ops);
     const struct llmroof_op *o = &ops.op[r->op];
