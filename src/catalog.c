@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -709,55 +710,83 @@ static int parse_model(struct ectx *c, const cJSON *e, struct llmroof_model *m)
     return LLMROOF_OK;
 }
 
-int catalog_add_models_text(struct llmroof_catalog *cat, const char *text, size_t len,
-                            const char *fname, bool replace, struct llmroof_err *err)
+/* Models and engines load by one rule (GPUs add aliases, above): every entry parses and
+ * no id repeats within the file, nor - unless `replace` - in the catalog, before anything
+ * is added; an entry whose id is already loaded replaces it. */
+struct plain_kind {
+    const char *key;                                          /* top-level array: "models" */
+    size_t size;                                              /* bytes of one entry */
+    size_t id_offset;                                         /* offsetof(entry, id) */
+    int (*parse)(struct ectx *c, const cJSON *e, void *out);  /* fills one entry */
+};
+
+static const char *entry_id(const struct plain_kind *k, const void *base, size_t i)
+{
+    return (const char *)base + i * k->size + k->id_offset;
+}
+
+static int add_plain(const struct plain_kind *k, void **entries, size_t *n_entries, size_t *cap, const char *text,
+                     size_t len, const char *fname, bool replace, struct llmroof_err *err)
 {
     cJSON *doc = NULL;
     const cJSON *arr = NULL;
-    int rc = parse_doc(text, len, fname, "models", &doc, &arr, err);
+    int rc = parse_doc(text, len, fname, k->key, &doc, &arr, err);
     if (rc)
         return rc;
     size_t n = (size_t)cJSON_GetArraySize(arr);
-    struct llmroof_model *tmp = calloc(n ? n : 1, sizeof *tmp);
+    char *tmp = calloc(n ? n : 1, k->size);
     if (!tmp) {
         cJSON_Delete(doc);
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "%s: out of memory", fname);
     }
     size_t i = 0;
     for (const cJSON *e = arr->child; e; e = e->next, i++) {
-        struct ectx c = { fname, text, len, "models", (int)i, "", err };
-        if ((rc = parse_model(&c, e, &tmp[i])))
+        struct ectx c = { fname, text, len, k->key, (int)i, "", err };
+        if ((rc = k->parse(&c, e, tmp + i * k->size)))
             goto out;
         for (size_t j = 0; j < i; j++)
-            if (strcasecmp(tmp[j].id, tmp[i].id) == 0) {
+            if (strcasecmp(entry_id(k, tmp, j), entry_id(k, tmp, i)) == 0) {
                 rc = ferr(&c, "id", "duplicates another entry in this file");
                 goto out;
             }
         if (!replace)
-            for (size_t j = 0; j < cat->n_models; j++)
-                if (strcasecmp(cat->models[j].id, tmp[i].id) == 0) {
+            for (size_t j = 0; j < *n_entries; j++)
+                if (strcasecmp(entry_id(k, *entries, j), entry_id(k, tmp, i)) == 0) {
                     rc = ferr(&c, "id", "duplicates an entry already in the catalog");
                     goto out;
                 }
     }
     for (i = 0; i < n; i++) {
         size_t j;
-        for (j = 0; j < cat->n_models; j++)
-            if (strcasecmp(cat->models[j].id, tmp[i].id) == 0)
+        for (j = 0; j < *n_entries; j++)
+            if (strcasecmp(entry_id(k, *entries, j), entry_id(k, tmp, i)) == 0)
                 break;
-        if (j == cat->n_models) {
-            if (!grow((void **)&cat->models, &cat->cap_models, cat->n_models + 1, sizeof *cat->models)) {
+        if (j == *n_entries) {
+            if (!grow(entries, cap, *n_entries + 1, k->size)) {
                 rc = llmroof_err_set(err, LLMROOF_EINTERNAL, "%s: out of memory", fname);
                 goto out;
             }
-            cat->n_models++;
+            (*n_entries)++;
         }
-        cat->models[j] = tmp[i];
+        memcpy((char *)*entries + j * k->size, tmp + i * k->size, k->size);
     }
 out:
     free(tmp);
     cJSON_Delete(doc);
     return rc;
+}
+
+static int parse_model_entry(struct ectx *c, const cJSON *e, void *out)
+{
+    return parse_model(c, e, out);
+}
+
+int catalog_add_models_text(struct llmroof_catalog *cat, const char *text, size_t len,
+                            const char *fname, bool replace, struct llmroof_err *err)
+{
+    static const struct plain_kind kind = { "models", sizeof(struct llmroof_model),
+                                            offsetof(struct llmroof_model, id), parse_model_entry };
+    return add_plain(&kind, (void **)&cat->models, &cat->n_models, &cat->cap_models, text, len, fname, replace, err);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -788,55 +817,18 @@ static int parse_engine(struct ectx *c, const cJSON *e, struct llmroof_engine *g
     return LLMROOF_OK;
 }
 
+static int parse_engine_entry(struct ectx *c, const cJSON *e, void *out)
+{
+    return parse_engine(c, e, out);
+}
+
 int catalog_add_engines_text(struct llmroof_catalog *cat, const char *text, size_t len, const char *fname,
                              bool replace, struct llmroof_err *err)
 {
-    cJSON *doc = NULL;
-    const cJSON *arr = NULL;
-    int rc = parse_doc(text, len, fname, "engines", &doc, &arr, err);
-    if (rc)
-        return rc;
-    size_t n = (size_t)cJSON_GetArraySize(arr);
-    struct llmroof_engine *tmp = calloc(n ? n : 1, sizeof *tmp);
-    if (!tmp) {
-        cJSON_Delete(doc);
-        return llmroof_err_set(err, LLMROOF_EINTERNAL, "%s: out of memory", fname);
-    }
-    size_t i = 0;
-    for (const cJSON *e = arr->child; e; e = e->next, i++) {
-        struct ectx c = { fname, text, len, "engines", (int)i, "", err };
-        if ((rc = parse_engine(&c, e, &tmp[i])))
-            goto out;
-        for (size_t j = 0; j < i; j++)
-            if (strcasecmp(tmp[j].id, tmp[i].id) == 0) {
-                rc = ferr(&c, "id", "duplicates another entry in this file");
-                goto out;
-            }
-        if (!replace)
-            for (size_t j = 0; j < cat->n_engines; j++)
-                if (strcasecmp(cat->engines[j].id, tmp[i].id) == 0) {
-                    rc = ferr(&c, "id", "duplicates an entry already in the catalog");
-                    goto out;
-                }
-    }
-    for (i = 0; i < n; i++) {
-        size_t j;
-        for (j = 0; j < cat->n_engines; j++)
-            if (strcasecmp(cat->engines[j].id, tmp[i].id) == 0)
-                break;
-        if (j == cat->n_engines) {
-            if (!grow((void **)&cat->engines, &cat->cap_engines, cat->n_engines + 1, sizeof *cat->engines)) {
-                rc = llmroof_err_set(err, LLMROOF_EINTERNAL, "%s: out of memory", fname);
-                goto out;
-            }
-            cat->n_engines++;
-        }
-        cat->engines[j] = tmp[i];
-    }
-out:
-    free(tmp);
-    cJSON_Delete(doc);
-    return rc;
+    static const struct plain_kind kind = { "engines", sizeof(struct llmroof_engine),
+                                            offsetof(struct llmroof_engine, id), parse_engine_entry };
+    return add_plain(&kind, (void **)&cat->engines, &cat->n_engines, &cat->cap_engines, text, len, fname, replace,
+                     err);
 }
 
 const struct llmroof_engine *catalog_find_engine(const struct llmroof_catalog *cat, const char *name)

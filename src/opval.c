@@ -66,80 +66,38 @@ static int parse_row(char f[][VAL_TEXT], const int *col, const char *fname, long
     return LLMROOF_OK;
 }
 
+struct rows_ctx {
+    const char *fname;
+    struct opval_row *v;
+    size_t n, cap;
+};
+
+static int kernel_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, struct llmroof_err *err)
+{
+    struct rows_ctx *x = vctx;
+    int rc = val_csv_reserve((void **)&x->v, &x->cap, x->n, sizeof *x->v, x->fname, err);
+    if (rc || (rc = parse_row(f, col, x->fname, line, &x->v[x->n], err)))
+        return rc;
+    x->n++;
+    return LLMROOF_OK;
+}
+
 int opval_parse_csv(const char *text, size_t len, const char *fname, struct opval_row **rows, size_t *nrows,
                     struct llmroof_err *err)
 {
-    size_t bad;
+    struct rows_ctx x = { fname, NULL, 0, 0 };
     *rows = NULL;
     *nrows = 0;
-    if (!parse_utf8_valid(text, len, &bad)) {
-        long l = 1;
-        for (size_t k = 0; k < bad; k++)
-            l += text[k] == '\n';
-        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: not valid UTF-8", fname, l);
-    }
-    char (*f)[VAL_TEXT] = malloc(sizeof(char[VAL_MAX_FIELDS][VAL_TEXT]));
-    if (!f)
-        return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory");
-    size_t pos = 0, cap = 0, n = 0;
-    long line = 1;
-    int nf = 0, col[NCOLS], maxcol = 0;
-    struct opval_row *v = NULL;
-    int rc = val_csv_record(text, len, &pos, &line, f, &nf, fname, err);
-    if (rc)
-        goto fail;
-    for (int k = 0; k < NCOLS; k++) {
-        col[k] = -1;
-        for (int j = 0; j < nf; j++)
-            if (strcmp(f[j], colname[k]) == 0)
-                col[k] = j;
-        if (k < NREQUIRED && col[k] < 0) {
-            rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s:1: header lacks column '%s'", fname, colname[k]);
-            goto fail;
-        }
-        if (col[k] > maxcol)
-            maxcol = col[k];
-    }
-    while (pos < len) {
-        long start = line;
-        if ((rc = val_csv_record(text, len, &pos, &line, f, &nf, fname, err)))
-            goto fail;
-        if (nf == 1 && f[0][0] == '\0')
-            continue;
-        if (nf <= maxcol) {
-            rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: %d fields, the header has more", fname, start, nf);
-            goto fail;
-        }
-        if (n == cap) {
-            size_t nc = cap ? cap * 2 : 256;
-            if (nc > 1000000) {
-                rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: more than 1,000,000 rows", fname);
-                goto fail;
-            }
-            struct opval_row *nv = realloc(v, nc * sizeof *nv);
-            if (!nv) {
-                rc = llmroof_err_set(err, LLMROOF_EINTERNAL, "%s: out of memory", fname);
-                goto fail;
-            }
-            v = nv;
-            cap = nc;
-        }
-        if ((rc = parse_row(f, col, fname, start, &v[n], err)))
-            goto fail;
-        n++;
-    }
-    if (n == 0) {
+    int rc = val_csv_read(text, len, fname, colname, NCOLS, NREQUIRED, kernel_row, &x, err);
+    if (rc == 0 && x.n == 0)
         rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: no rows", fname);
-        goto fail;
+    if (rc) {
+        free(x.v);
+        return rc;
     }
-    free(f);
-    *rows = v;
-    *nrows = n;
+    *rows = x.v;
+    *nrows = x.n;
     return LLMROOF_OK;
-fail:
-    free(f);
-    free(v);
-    return rc;
 }
 
 int opval_predict(const struct opval_row *r, const struct llmroof_model *m, int tp, const struct llmroof_gpu *g,

@@ -109,12 +109,24 @@ int val_csv_record(const char *t, size_t len, size_t *pos, long *line, char f[][
     return LLMROOF_OK;
 }
 
-int val_parse_csv(const char *text, size_t len, const char *fname, struct val_row **rows, size_t *nrows,
-                  struct llmroof_err *err)
+int val_csv_reserve(void **rows, size_t *cap, size_t n, size_t elem, const char *fname, struct llmroof_err *err)
 {
-    static const char *const need[] = { "id", "model", "gpu", "num_gpus", "tp", "weight_dtype", "kv_dtype", "batch",
-                                        "input_len", "output_len", "metric", "value" };
-    enum { NNEED = sizeof need / sizeof need[0] };
+    if (n < *cap)
+        return LLMROOF_OK;
+    size_t nc = *cap ? *cap * 2 : 256;
+    if (nc > 1000000)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: more than 1,000,000 rows", fname);
+    void *nv = realloc(*rows, nc * elem);
+    if (!nv)
+        return llmroof_err_set(err, LLMROOF_EINTERNAL, "%s: out of memory", fname);
+    *rows = nv;
+    *cap = nc;
+    return LLMROOF_OK;
+}
+
+int val_csv_read(const char *text, size_t len, const char *fname, const char *const *names, int ncols, int nrequired,
+                 val_csv_row_fn row, void *ctx, struct llmroof_err *err)
+{
     size_t bad;
     if (!parse_utf8_valid(text, len, &bad)) {
         long l = 1;
@@ -122,83 +134,89 @@ int val_parse_csv(const char *text, size_t len, const char *fname, struct val_ro
             l += text[k] == '\n';
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: not valid UTF-8", fname, l);
     }
+    if (ncols > VAL_MAX_FIELDS)
+        return llmroof_err_set(err, LLMROOF_EINTERNAL, "%s: too many columns", fname);
     char (*f)[VAL_TEXT] = malloc(sizeof(char[VAL_MAX_FIELDS][VAL_TEXT]));
     if (!f)
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory");
-    size_t pos = 0, cap = 0, n = 0;
+    size_t pos = 0;
     long line = 1;
-    int nf = 0, col[NNEED], fw = -1;
-    struct val_row *v = NULL;
+    int nf = 0, col[VAL_MAX_FIELDS], maxcol = 0;
     int rc = val_csv_record(text, len, &pos, &line, f, &nf, fname, err);
-    if (rc)
-        goto fail;
-    for (int k = 0; k < NNEED; k++) {
+    for (int k = 0; rc == 0 && k < ncols; k++) {
         col[k] = -1;
         for (int j = 0; j < nf; j++)
-            if (strcmp(f[j], need[k]) == 0)
+            if (strcmp(f[j], names[k]) == 0)
                 col[k] = j;
-        if (col[k] < 0) {
-            rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s:1: header lacks column '%s'", fname, need[k]);
-            goto fail;
-        }
+        if (k < nrequired && col[k] < 0)
+            rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s:1: header lacks column '%s'", fname, names[k]);
+        if (col[k] > maxcol)
+            maxcol = col[k];
     }
-    for (int j = 0; j < nf; j++)
-        if (strcmp(f[j], "framework") == 0)
-            fw = j;
-    while (pos < len) {
+    while (rc == 0 && pos < len) {
         long start = line;
         if ((rc = val_csv_record(text, len, &pos, &line, f, &nf, fname, err)))
-            goto fail;
+            break;
         if (nf == 1 && f[0][0] == '\0')
             continue; /* empty line */
-        int maxcol = 0;
-        for (int k = 0; k < NNEED; k++)
-            if (col[k] > maxcol)
-                maxcol = col[k];
-        if (nf <= maxcol || (fw >= nf)) {
+        if (nf <= maxcol)
             rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: %d fields, the header has more", fname, start, nf);
-            goto fail;
-        }
-        if (n == cap) {
-            size_t nc = cap ? cap * 2 : 256;
-            if (nc > 1000000) {
-                rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: more than 1,000,000 rows", fname);
-                goto fail;
-            }
-            struct val_row *nv = realloc(v, nc * sizeof *nv);
-            if (!nv) {
-                rc = llmroof_err_set(err, LLMROOF_EINTERNAL, "%s: out of memory", fname);
-                goto fail;
-            }
-            v = nv;
-            cap = nc;
-        }
-        struct val_row *r = &v[n++];
-        memset(r, 0, sizeof *r);
-        r->line = start;
-        snprintf(r->id, sizeof r->id, "%s", f[col[0]]);
-        snprintf(r->model, sizeof r->model, "%s", f[col[1]]);
-        snprintf(r->gpu, sizeof r->gpu, "%s", f[col[2]]);
-        snprintf(r->num_gpus, sizeof r->num_gpus, "%s", f[col[3]]);
-        snprintf(r->tp, sizeof r->tp, "%s", f[col[4]]);
-        snprintf(r->weight_dtype, sizeof r->weight_dtype, "%s", f[col[5]]);
-        snprintf(r->kv_dtype, sizeof r->kv_dtype, "%s", f[col[6]]);
-        snprintf(r->batch, sizeof r->batch, "%s", f[col[7]]);
-        snprintf(r->input_len, sizeof r->input_len, "%s", f[col[8]]);
-        snprintf(r->output_len, sizeof r->output_len, "%s", f[col[9]]);
-        snprintf(r->metric, sizeof r->metric, "%s", f[col[10]]);
-        snprintf(r->value, sizeof r->value, "%s", f[col[11]]);
-        if (fw >= 0)
-            snprintf(r->framework, sizeof r->framework, "%s", f[fw]);
+        else
+            rc = row(ctx, f, col, start, err);
     }
     free(f);
-    *rows = v;
-    *nrows = n;
-    return LLMROOF_OK;
-fail:
-    free(f);
-    free(v);
     return rc;
+}
+
+enum { M_ID, M_MODEL, M_GPU, M_NUM_GPUS, M_TP, M_WDT, M_KVDT, M_BATCH, M_IN, M_OUT, M_METRIC, M_VALUE, M_FRAMEWORK,
+       M_NCOLS };
+
+struct rows_ctx {
+    const char *fname;
+    struct val_row *v;
+    size_t n, cap;
+};
+
+static int measurement_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, struct llmroof_err *err)
+{
+    struct rows_ctx *x = vctx;
+    int rc = val_csv_reserve((void **)&x->v, &x->cap, x->n, sizeof *x->v, x->fname, err);
+    if (rc)
+        return rc;
+    struct val_row *r = &x->v[x->n++];
+    memset(r, 0, sizeof *r);
+    r->line = line;
+    snprintf(r->id, sizeof r->id, "%s", f[col[M_ID]]);
+    snprintf(r->model, sizeof r->model, "%s", f[col[M_MODEL]]);
+    snprintf(r->gpu, sizeof r->gpu, "%s", f[col[M_GPU]]);
+    snprintf(r->num_gpus, sizeof r->num_gpus, "%s", f[col[M_NUM_GPUS]]);
+    snprintf(r->tp, sizeof r->tp, "%s", f[col[M_TP]]);
+    snprintf(r->weight_dtype, sizeof r->weight_dtype, "%s", f[col[M_WDT]]);
+    snprintf(r->kv_dtype, sizeof r->kv_dtype, "%s", f[col[M_KVDT]]);
+    snprintf(r->batch, sizeof r->batch, "%s", f[col[M_BATCH]]);
+    snprintf(r->input_len, sizeof r->input_len, "%s", f[col[M_IN]]);
+    snprintf(r->output_len, sizeof r->output_len, "%s", f[col[M_OUT]]);
+    snprintf(r->metric, sizeof r->metric, "%s", f[col[M_METRIC]]);
+    snprintf(r->value, sizeof r->value, "%s", f[col[M_VALUE]]);
+    if (col[M_FRAMEWORK] >= 0)
+        snprintf(r->framework, sizeof r->framework, "%s", f[col[M_FRAMEWORK]]);
+    return LLMROOF_OK;
+}
+
+int val_parse_csv(const char *text, size_t len, const char *fname, struct val_row **rows, size_t *nrows,
+                  struct llmroof_err *err)
+{
+    static const char *const names[M_NCOLS] = { "id", "model", "gpu", "num_gpus", "tp", "weight_dtype", "kv_dtype",
+                                                "batch", "input_len", "output_len", "metric", "value", "framework" };
+    struct rows_ctx x = { fname, NULL, 0, 0 };
+    int rc = val_csv_read(text, len, fname, names, M_NCOLS, M_FRAMEWORK, measurement_row, &x, err);
+    if (rc) {
+        free(x.v);
+        return rc;
+    }
+    *rows = x.v;
+    *nrows = x.n;
+    return LLMROOF_OK;
 }
 
 /* ------------------------------------------------------------------------ */

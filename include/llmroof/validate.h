@@ -37,6 +37,17 @@ struct val_row {
 int val_csv_record(const char *t, size_t len, size_t *pos, long *line, char f[][VAL_TEXT], int *nf,
                    const char *fname, struct llmroof_err *err);
 
+/* Reads a CSV with a header line (UTF-8 checked): finds the columns `names` - the first
+ * `nrequired` must be present, the others give col[k] = -1 when absent - and calls `row` for
+ * every non-empty record with its fields, the column map and the record's first line. A
+ * record that does not reach the last column found is an error. Shared by the readers of
+ * measurements (val_parse_csv) and kernel times (opval_parse_csv). */
+typedef int (*val_csv_row_fn)(void *ctx, char f[][VAL_TEXT], const int *col, long line, struct llmroof_err *err);
+int val_csv_read(const char *text, size_t len, const char *fname, const char *const *names, int ncols, int nrequired,
+                 val_csv_row_fn row, void *ctx, struct llmroof_err *err);
+/* Makes room for row n of an array of `elem`-byte rows, doubling; at most 1,000,000 rows. */
+int val_csv_reserve(void **rows, size_t *cap, size_t n, size_t elem, const char *fname, struct llmroof_err *err);
+
 /* Parses CSV text (RFC 4180: quoted fields, doubled quotes, CRLF) with a header naming at least
  * id, model, gpu, num_gpus, tp, weight_dtype, kv_dtype, batch, input_len, output_len, metric, value
  * (framework optional). Caller frees *rows. At most 1,000,000 rows. */

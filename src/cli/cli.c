@@ -460,6 +460,62 @@ struct llmroof_dtypes cli_dtypes(const struct cli_setup_opts *s)
     return d;
 }
 
+struct list_ctx {
+    struct cli *c;
+    const struct llmroof_gpu **gpus;
+    int *tps;
+    int max, *n;
+    bool reported; /* an item's error is printed; otherwise the list's syntax is at fault */
+};
+
+static bool gpu_item(const char *item, void *vctx)
+{
+    struct list_ctx *x = vctx;
+    x->reported = true;
+    if (*x->n >= x->max) {
+        cli_usage_error(x->c, "option '--gpus': more than %d GPUs", x->max);
+        return false;
+    }
+    const struct llmroof_gpu *g = cli_gpu(x->c, item);
+    if (!g)
+        return false;
+    x->gpus[(*x->n)++] = g;
+    x->reported = false;
+    return true;
+}
+
+static bool tp_item(const char *item, void *vctx)
+{
+    struct list_ctx *x = vctx;
+    int64_t v;
+    if (*x->n >= x->max || !parse_int64(item, 1, 1024, &v)) {
+        cli_usage_error(x->c, "option '--tp': '%s' is not a whole number in [1, 1024] (at most %d values)", item,
+                        x->max);
+        x->reported = true;
+        return false;
+    }
+    x->tps[(*x->n)++] = (int)v;
+    return true;
+}
+
+int cli_gpu_list(struct cli *c, const char *list, const struct llmroof_gpu **out, int max, int *n)
+{
+    struct list_ctx x = { c, out, NULL, max, n, false };
+    *n = 0;
+    if (parse_list(list, gpu_item, &x))
+        return 0;
+    return x.reported ? 2 : cli_usage_error(c, "option '--gpus': expected a comma-separated list of GPU ids");
+}
+
+int cli_tp_list(struct cli *c, const char *list, int *out, int max, int *n)
+{
+    struct list_ctx x = { c, NULL, out, max, n, false };
+    *n = 0;
+    if (parse_list(list, tp_item, &x))
+        return 0;
+    return x.reported ? 2 : cli_usage_error(c, "option '--tp': expected a comma-separated list such as 2,4,8");
+}
+
 int cli_write_file(struct cli *c, const char *path, const struct sbuf *b)
 {
     if (c->flags & CLI_NO_FILES)

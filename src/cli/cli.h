@@ -105,6 +105,12 @@ int cli_catalog(struct cli *c);
 const struct llmroof_gpu *cli_gpu(struct cli *c, const char *name);
 const struct llmroof_model *cli_model(struct cli *c, const char *name);
 
+/* --gpus LIST and --tp LIST of report and plan: every GPU looked up (did-you-mean on a miss),
+ * every TP a whole number in [1, 1024], at most `max` items into out[0..*n). Return 0, or 2
+ * after printing the error. */
+int cli_gpu_list(struct cli *c, const char *list, const struct llmroof_gpu **out, int max, int *n);
+int cli_tp_list(struct cli *c, const char *list, int *out, int max, int *n);
+
 /* Value parsers that print "option '--x': ..." and return 2 on bad input. */
 int cli_long(struct cli *c, const char *opt, const char *arg, long min, long max, long *out);
 int cli_double(struct cli *c, const char *opt, const char *arg, double min, double max, bool min_open, double *out);

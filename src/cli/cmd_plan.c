@@ -70,36 +70,6 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     return cli_setup_opt(c, &x->s, id, arg);
 }
 
-static bool add_gpu(const char *item, void *vctx)
-{
-    struct ctx *x = vctx;
-    if (x->in.ngpus >= PLAN_MAX_GPUS) {
-        cli_usage_error(x->c, "option '--gpus': more than %d GPUs", PLAN_MAX_GPUS);
-        x->bad = true;
-        return false;
-    }
-    const struct llmroof_gpu *g = cli_gpu(x->c, item);
-    if (!g) {
-        x->bad = true;
-        return false;
-    }
-    x->in.gpus[x->in.ngpus++] = g;
-    return true;
-}
-
-static bool add_tp(const char *item, void *vctx)
-{
-    struct ctx *x = vctx;
-    int64_t v;
-    if (x->in.ntps >= PLAN_MAX_TPS || !parse_int64(item, 1, 1024, &v)) {
-        cli_usage_error(x->c, "option '--tp': '%s' is not a whole number in [1, 1024]", item);
-        x->bad = true;
-        return false;
-    }
-    x->in.tps[x->in.ntps++] = (int)v;
-    return true;
-}
-
 static bool add_price(const char *item, void *vctx)
 {
     struct ctx *x = vctx;
@@ -178,10 +148,9 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
         return rc;
     if (!(x->in.model = cli_model(c, x->s.model)))
         return 2;
-    if (!parse_list(x->gpus ? x->gpus : "a30,a40,v100,a100", add_gpu, x))
-        return x->bad ? 2 : cli_usage_error(c, "option '--gpus': expected a comma-separated list of GPU ids");
-    if (!parse_list(x->tps ? x->tps : "1,2,4,8", add_tp, x))
-        return x->bad ? 2 : cli_usage_error(c, "option '--tp': expected a comma-separated list such as 1,2,4,8");
+    if ((rc = cli_gpu_list(c, x->gpus ? x->gpus : "a30,a40,v100,a100", x->in.gpus, PLAN_MAX_GPUS, &x->in.ngpus)) ||
+        (rc = cli_tp_list(c, x->tps ? x->tps : "1,2,4,8", x->in.tps, PLAN_MAX_TPS, &x->in.ntps)))
+        return rc;
     if (x->price && !parse_list(x->price, add_price, x))
         return x->bad ? 2 : cli_usage_error(c, "option '--price': expected GPU=USD pairs separated by commas");
     struct workload wl = { 0 };

@@ -5,7 +5,6 @@
 
 #include "cli.h"
 #include "llmroof/ops.h"
-#include "llmroof/parse.h"
 #include "llmroof/render_json.h"
 #include "llmroof/render_report.h"
 
@@ -15,9 +14,7 @@ struct ctx {
     struct cli_setup_opts s;
     const char *gpus, *tps, *svg_dir;
     bool range;
-    struct cli *c;
     struct report_input in;
-    bool bad;
 };
 
 static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
@@ -30,37 +27,6 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     case OPT_RANGE: x->range = true; return 0;
     }
     return cli_setup_opt(c, &x->s, id, arg);
-}
-
-static bool add_gpu(const char *item, void *vctx)
-{
-    struct ctx *x = vctx;
-    if (x->in.ngpus >= REPORT_MAX_GPUS) {
-        cli_usage_error(x->c, "option '--gpus': more than %d GPUs", REPORT_MAX_GPUS);
-        x->bad = true;
-        return false;
-    }
-    const struct llmroof_gpu *g = cli_gpu(x->c, item);
-    if (!g) {
-        x->bad = true;
-        return false;
-    }
-    x->in.gpus[x->in.ngpus++] = g;
-    return true;
-}
-
-static bool add_tp(const char *item, void *vctx)
-{
-    struct ctx *x = vctx;
-    int64_t v;
-    if (x->in.ntps >= REPORT_MAX_TPS || !parse_int64(item, 1, 1024, &v)) {
-        cli_usage_error(x->c, "option '--tp': '%s' is not a whole number in [1, 1024] (at most %d values)", item,
-                        REPORT_MAX_TPS);
-        x->bad = true;
-        return false;
-    }
-    x->in.tps[x->in.ntps++] = (int)v;
-    return true;
 }
 
 static int report_main(struct cli *c, int argc, char **argv, struct ctx *x, struct llmroof_report *r)
@@ -76,7 +42,6 @@ static int report_main(struct cli *c, int argc, char **argv, struct ctx *x, stru
     };
     cli_setup_defaults(&x->s);
     x->s.batch = 16;
-    x->c = c;
     char *pos[1];
     int npos = 0;
     c->usage = "llmroof report [-m MODEL] [--gpus LIST] [--tp LIST] [-b B] [-p P] [-o O] [options] [--svg-dir DIR]";
@@ -93,10 +58,9 @@ static int report_main(struct cli *c, int argc, char **argv, struct ctx *x, stru
     const struct llmroof_model *m = cli_model(c, x->s.model ? x->s.model : "internlm-20b");
     if (!m)
         return 2;
-    if (!parse_list(x->gpus ? x->gpus : "a40,a100,v100", add_gpu, x))
-        return x->bad ? 2 : cli_usage_error(c, "option '--gpus': expected a comma-separated list of GPU ids");
-    if (!parse_list(x->tps ? x->tps : "2,4,8", add_tp, x))
-        return x->bad ? 2 : cli_usage_error(c, "option '--tp': expected a comma-separated list such as 2,4,8");
+    if ((rc = cli_gpu_list(c, x->gpus ? x->gpus : "a40,a100,v100", x->in.gpus, REPORT_MAX_GPUS, &x->in.ngpus)) ||
+        (rc = cli_tp_list(c, x->tps ? x->tps : "2,4,8", x->in.tps, REPORT_MAX_TPS, &x->in.ntps)))
+        return rc;
     /* a TP the model's heads rule out is wrong for every GPU: an error, not a grid of
      * bad-tp rows (the default list 2,4,8 may still show bad-tp rows for a model it does not suit) */
     for (int i = 0; x->tps && i < x->in.ntps; i++) {
