@@ -319,6 +319,7 @@ def main():
     args = ap.parse_args()
 
     m = catalog_model(args.llmroof, args.model)
+    shard(m, args.tp)  # the real model's heads decide whether --tp is possible
     if args.smoke:
         device = torch.device("cpu")
         args.tokens, args.prefill_lens, args.decode_batches, args.contexts = [1, 4], [8], [2], [16]
@@ -326,8 +327,8 @@ def main():
         args.copy_bytes, args.gemm_n, args.no_steps = 1 << 20, 64, True
         # a thin slice of the real layer keeps the CPU run to seconds
         gqa = m["num_kv_heads"] < m["num_heads"]
-        m = dict(m, hidden_size=64, num_heads=4, num_kv_heads=2 if gqa else 4, head_dim=16, intermediate_size=128,
-                 vocab_size=256)
+        m = dict(m, hidden_size=64, num_heads=4 * args.tp, num_kv_heads=(2 if gqa else 4) * args.tp, head_dim=16,
+                 intermediate_size=128 * args.tp, vocab_size=256 * args.tp)
     elif not torch.cuda.is_available():
         die("no CUDA device (use --smoke for the CPU check)")
     else:
