@@ -33,9 +33,9 @@ echo "== 4. valgrind memcheck over the golden CLI cases =="
 
 echo "== 5. static analysis =="
 cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability --inline-suppr \
-    --suppress=missingIncludeSystem -I include src src/cli
+    --suppress=missingIncludeSystem -I include -I src/data src
 # clang-tidy reads the clang build's compile commands (with gcc's, clang-analyzer 14 reports
 # false va_list findings, and so it does when one process analyses several files: one file per
 # process); WarningsAsErrors in .clang-tidy makes any finding a failure
-ls src/*.c src/cli/*.c | xargs -P "$jobs" -n 1 clang-tidy --quiet -p build-clang 2>/dev/null
+ls src/*/*.c | xargs -P "$jobs" -n 1 clang-tidy --quiet -p build-clang 2>/dev/null
 echo "== all checks passed =="

@@ -1,0 +1,682 @@
+/* catalog.c - GPU, model and engine entries: parsed field by field with their physical ranges,
+ * added to a catalog, looked up by id or alias, and suggested on a typo (see llmroof/catalog.h).
+ * Unknown fields are errors so that a typo ("memory_bandwith_Bps") never passes silently.
+ * Schema and units: docs/catalog.md. */
+#include "json_read.h"
+
+
+#include "llmroof/parse.h"
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+/* ------------------------------------------------------------------------ */
+/* Small helpers                                                            */
+/* ------------------------------------------------------------------------ */
+
+const char *link_name(enum llmroof_link k)
+{
+    switch (k) {
+    case LLMROOF_LINK_NVLINK: return "nvlink";
+    case LLMROOF_LINK_PCIE: return "pcie";
+    case LLMROOF_LINK_XGMI: return "xgmi";
+    }
+    return "?";
+}
+
+void catalog_init(struct llmroof_catalog *cat)
+{
+    memset(cat, 0, sizeof *cat);
+}
+
+void catalog_free(struct llmroof_catalog *cat)
+{
+    free(cat->gpus);
+    free(cat->models);
+    free(cat->engines);
+    catalog_init(cat);
+}
+
+
+/* ------------------------------------------------------------------------ */
+/* GPUs                                                                     */
+/* ------------------------------------------------------------------------ */
+
+static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
+{
+    static const char *const fields[] = {
+        "id", "name", "aliases", "memory_bytes", "memory_bandwidth_Bps", "peak_flops",
+        "interconnect", "efficiency", "step_overhead_s", "gpus_per_node", "source", NULL
+    };
+    static const char *const ic_fields[] = { "kind", "bandwidth_Bps", "latency_s", "hop_latency_s", NULL };
+    static const char *const eff_fields[] = { "compute", "memory", "comm", NULL };
+    int rc;
+
+    memset(g, 0, sizeof *g);
+    if (!cJSON_IsObject(e))
+        return json_ferr(c, NULL, "entry must be a JSON object");
+    if ((rc = json_get_string(c, e, "id", true, g->id, sizeof g->id)))
+        return rc;
+    snprintf(c->id, sizeof c->id, "%s", g->id);
+    if (!json_valid_id(g->id))
+        return json_ferr(c, "id", "must use only lowercase letters, digits, '-', '.' and '_'");
+    if ((rc = json_check_known(c, e, "", fields)))
+        return rc;
+    if ((rc = json_get_string(c, e, "name", true, g->name, sizeof g->name)) ||
+        (rc = json_get_string(c, e, "source", true, g->source, sizeof g->source)))
+        return rc;
+
+    const cJSON *al = cJSON_GetObjectItemCaseSensitive(e, "aliases");
+    if (al) {
+        if (!cJSON_IsArray(al))
+            return json_ferr(c, "aliases", "must be an array of strings");
+        for (const cJSON *a = al->child; a; a = a->next) {
+            if (!cJSON_IsString(a) || !a->valuestring || !a->valuestring[0])
+                return json_ferr(c, "aliases", "must be an array of non-empty strings");
+            if (g->n_aliases == LLMROOF_ALIASES_MAX)
+                return json_ferr(c, "aliases", "has more than %d entries", LLMROOF_ALIASES_MAX);
+            if (strlen(a->valuestring) >= LLMROOF_ID_MAX)
+                return json_ferr(c, "aliases", "entry '%s' is too long", a->valuestring);
+            memcpy(g->aliases[g->n_aliases++], a->valuestring, strlen(a->valuestring) + 1);
+        }
+    }
+
+    /* Bounds reject absurd figures: no device has 10 TB of memory, 100 TB/s or 1e17 FLOP/s. */
+    if ((rc = json_get_number(c, e, "memory_bytes", "memory_bytes", true, 0, true, 1e13, &g->memory_bytes, NULL)) ||
+        (rc = json_get_number(c, e, "memory_bandwidth_Bps", "memory_bandwidth_Bps", true, 0, true, 1e14,
+                         &g->mem_bw_Bps, NULL)))
+        return rc;
+
+    const cJSON *pf = cJSON_GetObjectItemCaseSensitive(e, "peak_flops");
+    if (!pf)
+        return json_ferr(c, "peak_flops", "is missing (an object of dtype: FLOP/s is required)");
+    if (!cJSON_IsObject(pf))
+        return json_ferr(c, "peak_flops", "must be an object mapping dtype names to dense FLOP/s");
+    for (const cJSON *it = pf->child; it; it = it->next) {
+        enum llmroof_dtype d;
+        char f[96];
+        snprintf(f, sizeof f, "peak_flops.%s", it->string ? it->string : "?");
+        if (!it->string || !dtype_parse(it->string, &d) || strcmp(it->string, dtype_name(d)) != 0)
+            return json_ferr(c, f, "is not a dtype (fp32, tf32, fp16, bf16, fp8, int8, int4)");
+        if ((rc = json_get_number(c, pf, it->string, f, true, 0, true, 1e17, &g->peak_flops[d], NULL)))
+            return rc;
+        g->has_peak[d] = true;
+    }
+    if (!g->has_peak[LLMROOF_FP16] && !g->has_peak[LLMROOF_BF16] && !g->has_peak[LLMROOF_FP32])
+        return json_ferr(c, "peak_flops", "must give at least one of fp32, fp16 or bf16");
+
+    const cJSON *ic = cJSON_GetObjectItemCaseSensitive(e, "interconnect");
+    if (!ic)
+        return json_ferr(c, "interconnect", "is missing (an object is required)");
+    if (!cJSON_IsObject(ic))
+        return json_ferr(c, "interconnect", "must be an object");
+    if ((rc = json_check_known(c, ic, "interconnect.", ic_fields)))
+        return rc;
+    char kind[16];
+    const cJSON *k = cJSON_GetObjectItemCaseSensitive(ic, "kind");
+    if (!k || !cJSON_IsString(k) || !k->valuestring)
+        return json_ferr(c, "interconnect.kind", "must be one of \"nvlink\", \"pcie\", \"xgmi\"");
+    snprintf(kind, sizeof kind, "%s", k->valuestring);
+    if (strcmp(kind, "nvlink") == 0)
+        g->link = LLMROOF_LINK_NVLINK;
+    else if (strcmp(kind, "pcie") == 0)
+        g->link = LLMROOF_LINK_PCIE;
+    else if (strcmp(kind, "xgmi") == 0)
+        g->link = LLMROOF_LINK_XGMI;
+    else
+        return json_ferr(c, "interconnect.kind", "must be one of \"nvlink\", \"pcie\", \"xgmi\" (got \"%s\")", kind);
+    if ((rc = json_get_number(c, ic, "bandwidth_Bps", "interconnect.bandwidth_Bps", true, 0, true, 1e13,
+                         &g->link_bw_Bps, NULL)) ||
+        (rc = json_get_number(c, ic, "latency_s", "interconnect.latency_s", true, 0, false, 1e-2,
+                         &g->link_latency_s, NULL)) ||
+        (rc = json_get_number(c, ic, "hop_latency_s", "interconnect.hop_latency_s", true, 0, false, 1e-2,
+                         &g->link_hop_latency_s, NULL)))
+        return rc;
+
+    const cJSON *ef = cJSON_GetObjectItemCaseSensitive(e, "efficiency");
+    if (!ef)
+        return json_ferr(c, "efficiency", "is missing (an object with compute, memory, comm is required)");
+    if (!cJSON_IsObject(ef))
+        return json_ferr(c, "efficiency", "must be an object");
+    if ((rc = json_check_known(c, ef, "efficiency.", eff_fields)) ||
+        (rc = json_get_number(c, ef, "compute", "efficiency.compute", true, 0, true, 1, &g->compute_eff, NULL)) ||
+        (rc = json_get_number(c, ef, "memory", "efficiency.memory", true, 0, true, 1, &g->memory_eff, NULL)) ||
+        (rc = json_get_number(c, ef, "comm", "efficiency.comm", true, 0, true, 1, &g->comm_eff, NULL)))
+        return rc;
+    if ((rc = json_get_number(c, e, "step_overhead_s", "step_overhead_s", true, 0, false, 1, &g->step_overhead_s, NULL)))
+        return rc;
+    long gpn = 0;
+    if ((rc = json_get_long(c, e, "gpus_per_node", true, 1, 1024, &gpn, NULL)))
+        return rc;
+    g->gpus_per_node = (int)gpn;
+    return LLMROOF_OK;
+}
+
+/* Does `name` (case-insensitive) name gpu g by id or alias? */
+static bool gpu_named(const struct llmroof_gpu *g, const char *name)
+{
+    if (strcasecmp(g->id, name) == 0)
+        return true;
+    for (int i = 0; i < g->n_aliases; i++)
+        if (strcasecmp(g->aliases[i], name) == 0)
+            return true;
+    return false;
+}
+
+static bool grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return true;
+    size_t n = *cap ? *cap : 16;
+    while (n < need)
+        n *= 2;
+    void *p = realloc(*arr, n * elem);
+    if (!p)
+        return false;
+    *arr = p;
+    *cap = n;
+    return true;
+}
+
+int catalog_add_gpus_text(struct llmroof_catalog *cat, const char *text, size_t len,
+                          const char *fname, bool replace, struct llmroof_err *err)
+{
+    cJSON *doc = NULL;
+    const cJSON *arr = NULL;
+    int rc = json_parse_array_doc(text, len, fname, "gpus", &doc, &arr, err);
+    if (rc)
+        return rc;
+    size_t n = (size_t)cJSON_GetArraySize(arr);
+    struct llmroof_gpu *tmp = calloc(n ? n : 1, sizeof *tmp);
+    if (!tmp) {
+        cJSON_Delete(doc);
+        return llmroof_err_set(err, LLMROOF_EINTERNAL, "%s: out of memory", fname);
+    }
+    size_t i = 0;
+    for (const cJSON *e = arr->child; e; e = e->next, i++) {
+        struct json_ectx c = { fname, text, len, "gpus", (int)i, "", err };
+        if ((rc = parse_gpu(&c, e, &tmp[i])))
+            goto out;
+        /* duplicates within this file: ids and aliases share one namespace */
+        for (size_t j = 0; j < i; j++) {
+            if (gpu_named(&tmp[j], tmp[i].id)) {
+                rc = json_ferr(&c, "id", "duplicates the id or alias of entry '%s' in this file", tmp[j].id);
+                goto out;
+            }
+            for (int a = 0; a < tmp[i].n_aliases; a++)
+                if (gpu_named(&tmp[j], tmp[i].aliases[a])) {
+                    rc = json_ferr(&c, "aliases", "'%s' is already used by '%s'", tmp[i].aliases[a], tmp[j].id);
+                    goto out;
+                }
+        }
+        for (int a = 0; a < tmp[i].n_aliases; a++)
+            for (int b = 0; b < a; b++)
+                if (strcasecmp(tmp[i].aliases[a], tmp[i].aliases[b]) == 0) {
+                    rc = json_ferr(&c, "aliases", "lists '%s' twice", tmp[i].aliases[a]);
+                    goto out;
+                }
+        /* against the catalog already loaded */
+        for (size_t j = 0; j < cat->n_gpus; j++) {
+            const struct llmroof_gpu *o = &cat->gpus[j];
+            bool same_id = strcmp(o->id, tmp[i].id) == 0;
+            if (same_id && !replace) {
+                rc = json_ferr(&c, "id", "duplicates an entry already in the catalog");
+                goto out;
+            }
+            if (same_id)
+                continue; /* will be replaced: its names are released */
+            if (gpu_named(o, tmp[i].id)) {
+                rc = json_ferr(&c, "id", "is already an alias of '%s'", o->id);
+                goto out;
+            }
+            for (int a = 0; a < tmp[i].n_aliases; a++)
+                if (gpu_named(o, tmp[i].aliases[a])) {
+                    rc = json_ferr(&c, "aliases", "'%s' is already used by '%s'", tmp[i].aliases[a], o->id);
+                    goto out;
+                }
+        }
+    }
+    for (i = 0; i < n; i++) {
+        size_t j;
+        for (j = 0; j < cat->n_gpus; j++)
+            if (strcmp(cat->gpus[j].id, tmp[i].id) == 0)
+                break;
+        if (j == cat->n_gpus) {
+            if (!grow((void **)&cat->gpus, &cat->cap_gpus, cat->n_gpus + 1, sizeof *cat->gpus)) {
+                rc = llmroof_err_set(err, LLMROOF_EINTERNAL, "%s: out of memory", fname);
+                goto out;
+            }
+            cat->n_gpus++;
+        }
+        cat->gpus[j] = tmp[i];
+    }
+out:
+    free(tmp);
+    cJSON_Delete(doc);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Models                                                                   */
+/* ------------------------------------------------------------------------ */
+
+int catalog_check_model(const struct llmroof_model *m, const char *where, struct llmroof_err *err)
+{
+#define BAD(...) llmroof_err_set(err, LLMROOF_EINPUT, __VA_ARGS__)
+    if (m->kv_heads > m->heads)
+        return BAD("%s: '%s': num_kv_heads (%ld) must not exceed num_heads (%ld)", where, m->id, m->kv_heads, m->heads);
+    if (m->heads % m->kv_heads != 0)
+        return BAD("%s: '%s': num_heads (%ld) must be divisible by num_kv_heads (%ld)", where, m->id, m->heads, m->kv_heads);
+    if (m->moe_experts > 0) {
+        if (m->moe_top_k < 1 || m->moe_top_k > m->moe_experts)
+            return BAD("%s: '%s': moe.experts_per_token (%ld) must be between 1 and moe.experts (%ld)", where,
+                       m->id, m->moe_top_k, m->moe_experts);
+        if (m->moe_intermediate < 1)
+            return BAD("%s: '%s': moe.expert_intermediate_size must be positive", where, m->id);
+    }
+    return LLMROOF_OK;
+#undef BAD
+}
+
+static int parse_model(struct json_ectx *c, const cJSON *e, struct llmroof_model *m)
+{
+    static const char *const fields[] = {
+        "id", "name", "hf_id", "hidden_size", "num_layers", "num_heads", "num_kv_heads", "head_dim",
+        "intermediate_size", "vocab_size", "max_context", "learned_pos", "tie_embeddings", "mlp", "norm",
+        "qkv_bias", "o_bias", "mlp_bias", "parallel_attn", "moe", "params_published", "source", NULL
+    };
+    static const char *const moe_fields[] = {
+        "experts", "experts_per_token", "expert_intermediate_size", "shared_experts", NULL
+    };
+    int rc;
+    bool present;
+
+    memset(m, 0, sizeof *m);
+    if (!cJSON_IsObject(e))
+        return json_ferr(c, NULL, "entry must be a JSON object");
+    if ((rc = json_get_string(c, e, "id", true, m->id, sizeof m->id)))
+        return rc;
+    snprintf(c->id, sizeof c->id, "%s", m->id);
+    if (!json_valid_id(m->id))
+        return json_ferr(c, "id", "must use only lowercase letters, digits, '-', '.' and '_'");
+    if ((rc = json_check_known(c, e, "", fields)) ||
+        (rc = json_get_string(c, e, "name", true, m->name, sizeof m->name)) ||
+        (rc = json_get_string(c, e, "hf_id", false, m->hf_id, sizeof m->hf_id)) ||
+        (rc = json_get_string(c, e, "source", true, m->source, sizeof m->source)))
+        return rc;
+    /* Bounds are far beyond any published model but catch unit slips and garbage. */
+    if ((rc = json_get_long(c, e, "hidden_size", true, 1, 1048576, &m->hidden, NULL)) ||
+        (rc = json_get_long(c, e, "num_layers", true, 1, 10000, &m->layers, NULL)) ||
+        (rc = json_get_long(c, e, "num_heads", true, 1, 65536, &m->heads, NULL)) ||
+        (rc = json_get_long(c, e, "num_kv_heads", true, 1, 65536, &m->kv_heads, NULL)) ||
+        (rc = json_get_long(c, e, "head_dim", false, 1, 65536, &m->head_dim, &present)) ||
+        (rc = json_get_long(c, e, "intermediate_size", true, 1, 16777216, &m->intermediate, NULL)) ||
+        (rc = json_get_long(c, e, "vocab_size", true, 1, 100000000, &m->vocab, NULL)) ||
+        (rc = json_get_long(c, e, "max_context", true, 1, 1000000000, &m->max_context, NULL)) ||
+        (rc = json_get_long(c, e, "learned_pos", false, 0, 1000000000, &m->learned_pos, NULL)))
+        return rc;
+    if (!present) {
+        if (m->hidden % m->heads != 0)
+            return json_ferr(c, "head_dim", "is missing and hidden_size (%ld) is not divisible by num_heads (%ld)",
+                        m->hidden, m->heads);
+        m->head_dim = m->hidden / m->heads;
+    }
+    if (m->kv_heads > m->heads)
+        return json_ferr(c, "num_kv_heads", "must not exceed num_heads (%ld)", m->heads);
+    if (m->heads % m->kv_heads != 0)
+        return json_ferr(c, "num_kv_heads", "must divide num_heads (%ld heads, %ld KV heads)", m->heads, m->kv_heads);
+    if ((rc = json_get_bool(c, e, "tie_embeddings", true, &m->tied_embeddings)) ||
+        (rc = json_get_bool(c, e, "qkv_bias", false, &m->qkv_bias)) ||
+        (rc = json_get_bool(c, e, "o_bias", false, &m->o_bias)) ||
+        (rc = json_get_bool(c, e, "mlp_bias", false, &m->mlp_bias)) ||
+        (rc = json_get_bool(c, e, "parallel_attn", false, &m->parallel_attn)))
+        return rc;
+
+    char s[32];
+    if ((rc = json_get_string(c, e, "mlp", true, s, sizeof s)))
+        return rc;
+    if (strcmp(s, "gated") == 0)
+        m->mlp = LLMROOF_MLP_GATED;
+    else if (strcmp(s, "plain") == 0)
+        m->mlp = LLMROOF_MLP_PLAIN;
+    else
+        return json_ferr(c, "mlp", "must be \"gated\" (3 matrices) or \"plain\" (2 matrices), got \"%s\"", s);
+    if ((rc = json_get_string(c, e, "norm", true, s, sizeof s)))
+        return rc;
+    if (strcmp(s, "rmsnorm") == 0)
+        m->norm = LLMROOF_NORM_RMS;
+    else if (strcmp(s, "layernorm") == 0)
+        m->norm = LLMROOF_NORM_LAYER;
+    else
+        return json_ferr(c, "norm", "must be \"rmsnorm\" or \"layernorm\", got \"%s\"", s);
+
+    const cJSON *moe = cJSON_GetObjectItemCaseSensitive(e, "moe");
+    if (moe) {
+        if (!cJSON_IsObject(moe))
+            return json_ferr(c, "moe", "must be an object");
+        if ((rc = json_check_known(c, moe, "moe.", moe_fields)) ||
+            (rc = json_get_long(c, moe, "experts", true, 1, 65536, &m->moe_experts, NULL)) ||
+            (rc = json_get_long(c, moe, "experts_per_token", true, 1, 65536, &m->moe_top_k, NULL)) ||
+            (rc = json_get_long(c, moe, "expert_intermediate_size", true, 1, 16777216, &m->moe_intermediate, NULL)) ||
+            (rc = json_get_long(c, moe, "shared_experts", false, 0, 65536, &m->moe_shared, NULL)))
+            return rc;
+        if (m->moe_top_k > m->moe_experts)
+            return json_ferr(c, "moe.experts_per_token", "must not exceed moe.experts (%ld)", m->moe_experts);
+    }
+    if ((rc = json_get_number(c, e, "params_published", "params_published", false, 0, true, 1e14,
+                         &m->params_published, &m->has_params_published)))
+        return rc;
+    return LLMROOF_OK;
+}
+
+/* Models and engines load by one rule (GPUs add aliases, above): every entry parses and
+ * no id repeats within the file, nor - unless `replace` - in the catalog, before anything
+ * is added; an entry whose id is already loaded replaces it. */
+struct plain_kind {
+    const char *key;                                          /* top-level array: "models" */
+    size_t size;                                              /* bytes of one entry */
+    size_t id_offset;                                         /* offsetof(entry, id) */
+    int (*parse)(struct json_ectx *c, const cJSON *e, void *out);  /* fills one entry */
+};
+
+static const char *entry_id(const struct plain_kind *k, const void *base, size_t i)
+{
+    return (const char *)base + i * k->size + k->id_offset;
+}
+
+static int add_plain(const struct plain_kind *k, void **entries, size_t *n_entries, size_t *cap, const char *text,
+                     size_t len, const char *fname, bool replace, struct llmroof_err *err)
+{
+    cJSON *doc = NULL;
+    const cJSON *arr = NULL;
+    int rc = json_parse_array_doc(text, len, fname, k->key, &doc, &arr, err);
+    if (rc)
+        return rc;
+    size_t n = (size_t)cJSON_GetArraySize(arr);
+    char *tmp = calloc(n ? n : 1, k->size);
+    if (!tmp) {
+        cJSON_Delete(doc);
+        return llmroof_err_set(err, LLMROOF_EINTERNAL, "%s: out of memory", fname);
+    }
+    size_t i = 0;
+    for (const cJSON *e = arr->child; e; e = e->next, i++) {
+        struct json_ectx c = { fname, text, len, k->key, (int)i, "", err };
+        if ((rc = k->parse(&c, e, tmp + i * k->size)))
+            goto out;
+        for (size_t j = 0; j < i; j++)
+            if (strcasecmp(entry_id(k, tmp, j), entry_id(k, tmp, i)) == 0) {
+                rc = json_ferr(&c, "id", "duplicates another entry in this file");
+                goto out;
+            }
+        if (!replace)
+            for (size_t j = 0; j < *n_entries; j++)
+                if (strcasecmp(entry_id(k, *entries, j), entry_id(k, tmp, i)) == 0) {
+                    rc = json_ferr(&c, "id", "duplicates an entry already in the catalog");
+                    goto out;
+                }
+    }
+    for (i = 0; i < n; i++) {
+        size_t j;
+        for (j = 0; j < *n_entries; j++)
+            if (strcasecmp(entry_id(k, *entries, j), entry_id(k, tmp, i)) == 0)
+                break;
+        if (j == *n_entries) {
+            if (!grow(entries, cap, *n_entries + 1, k->size)) {
+                rc = llmroof_err_set(err, LLMROOF_EINTERNAL, "%s: out of memory", fname);
+                goto out;
+            }
+            (*n_entries)++;
+        }
+        memcpy((char *)*entries + j * k->size, tmp + i * k->size, k->size);
+    }
+out:
+    free(tmp);
+    cJSON_Delete(doc);
+    return rc;
+}
+
+static int parse_model_entry(struct json_ectx *c, const cJSON *e, void *out)
+{
+    return parse_model(c, e, out);
+}
+
+int catalog_add_models_text(struct llmroof_catalog *cat, const char *text, size_t len,
+                            const char *fname, bool replace, struct llmroof_err *err)
+{
+    static const struct plain_kind kind = { "models", sizeof(struct llmroof_model),
+                                            offsetof(struct llmroof_model, id), parse_model_entry };
+    return add_plain(&kind, (void **)&cat->models, &cat->n_models, &cat->cap_models, text, len, fname, replace, err);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Engines                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engine *g)
+{
+    static const char *const fields[] = { "id", "name", "step_overhead_s", "first_token_s", "compute_scale",
+                                          "collective_latency_s", "source", NULL };
+    int rc;
+    memset(g, 0, sizeof *g);
+    if (!cJSON_IsObject(e))
+        return json_ferr(c, NULL, "entry must be a JSON object");
+    if ((rc = json_get_string(c, e, "id", true, g->id, sizeof g->id)))
+        return rc;
+    snprintf(c->id, sizeof c->id, "%s", g->id);
+    if (!json_valid_id(g->id))
+        return json_ferr(c, "id", "must use only lowercase letters, digits, '-', '.' and '_'");
+    if ((rc = json_check_known(c, e, "", fields)) || (rc = json_get_string(c, e, "name", true, g->name, sizeof g->name)) ||
+        (rc = json_get_string(c, e, "source", true, g->source, sizeof g->source)) ||
+        (rc = json_get_number(c, e, "step_overhead_s", "step_overhead_s", true, 0, false, 1, &g->step_overhead_s, NULL)) ||
+        (rc = json_get_number(c, e, "first_token_s", "first_token_s", true, 0, false, 60, &g->first_token_s, NULL)) ||
+        (rc = json_get_number(c, e, "compute_scale", "compute_scale", true, 0, true, 1, &g->compute_scale, NULL)) ||
+        (rc = json_get_number(c, e, "collective_latency_s", "collective_latency_s", false, 0, false, 0.01,
+                         &g->collective_latency_s, NULL)))
+        return rc;
+    return LLMROOF_OK;
+}
+
+static int parse_engine_entry(struct json_ectx *c, const cJSON *e, void *out)
+{
+    return parse_engine(c, e, out);
+}
+
+int catalog_add_engines_text(struct llmroof_catalog *cat, const char *text, size_t len, const char *fname,
+                             bool replace, struct llmroof_err *err)
+{
+    static const struct plain_kind kind = { "engines", sizeof(struct llmroof_engine),
+                                            offsetof(struct llmroof_engine, id), parse_engine_entry };
+    return add_plain(&kind, (void **)&cat->engines, &cat->n_engines, &cat->cap_engines, text, len, fname, replace,
+                     err);
+}
+
+const struct llmroof_engine *catalog_find_engine(const struct llmroof_catalog *cat, const char *name)
+{
+    for (size_t i = 0; i < cat->n_engines; i++)
+        if (strcasecmp(cat->engines[i].id, name) == 0)
+            return &cat->engines[i];
+    return NULL;
+}
+
+/* Catalog files are small; 64 MiB bounds memory on a hostile input. */
+#define CATALOG_MAX_BYTES ((size_t)64 * 1024 * 1024)
+
+int catalog_add_gpus_file(struct llmroof_catalog *cat, const char *path, bool replace, struct llmroof_err *err)
+{
+    char *text;
+    size_t len;
+    int rc = catalog_read_file(path, CATALOG_MAX_BYTES, &text, &len, err);
+    if (rc)
+        return rc;
+    rc = catalog_add_gpus_text(cat, text, len, path, replace, err);
+    free(text);
+    return rc;
+}
+
+int catalog_add_engines_file(struct llmroof_catalog *cat, const char *path, bool replace, struct llmroof_err *err)
+{
+    char *text;
+    size_t len;
+    int rc = catalog_read_file(path, CATALOG_MAX_BYTES, &text, &len, err);
+    if (rc)
+        return rc;
+    rc = catalog_add_engines_text(cat, text, len, path, replace, err);
+    free(text);
+    return rc;
+}
+
+int catalog_add_models_file(struct llmroof_catalog *cat, const char *path, bool replace, struct llmroof_err *err)
+{
+    char *text;
+    size_t len;
+    int rc = catalog_read_file(path, CATALOG_MAX_BYTES, &text, &len, err);
+    if (rc)
+        return rc;
+    rc = catalog_add_models_text(cat, text, len, path, replace, err);
+    free(text);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Lookup and suggestions                                                   */
+/* ------------------------------------------------------------------------ */
+
+const struct llmroof_gpu *catalog_find_gpu(const struct llmroof_catalog *cat, const char *name)
+{
+    for (size_t i = 0; i < cat->n_gpus; i++)
+        if (gpu_named(&cat->gpus[i], name))
+            return &cat->gpus[i];
+    return NULL;
+}
+
+const struct llmroof_model *catalog_find_model(const struct llmroof_catalog *cat, const char *name)
+{
+    for (size_t i = 0; i < cat->n_models; i++)
+        if (strcasecmp(cat->models[i].id, name) == 0)
+            return &cat->models[i];
+    return NULL;
+}
+
+/* Levenshtein distance on lowercased strings, both truncated to 63 characters. */
+static int edit_distance(const char *a, const char *b)
+{
+    int la = (int)strnlen(a, 63), lb = (int)strnlen(b, 63);
+    int prev[64], cur[64];
+    for (int j = 0; j <= lb; j++)
+        prev[j] = j;
+    for (int i = 1; i <= la; i++) {
+        cur[0] = i;
+        for (int j = 1; j <= lb; j++) {
+            int cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+            int v = prev[j - 1] + cost;
+            if (prev[j] + 1 < v)
+                v = prev[j] + 1;
+            if (cur[j - 1] + 1 < v)
+                v = cur[j - 1] + 1;
+            cur[j] = v;
+        }
+        memcpy(prev, cur, sizeof(int) * (size_t)(lb + 1));
+    }
+    return prev[lb];
+}
+
+static bool contains_ci(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    if (n == 0)
+        return false;
+    for (; *hay; hay++)
+        if (strncasecmp(hay, needle, n) == 0)
+            return true;
+    return false;
+}
+
+/* Score of candidate name `cand` for query `q`: lower is better, < 0 means no match. */
+static int suggest_score(const char *q, const char *cand)
+{
+    int d = edit_distance(q, cand);
+    int limit = (int)strlen(q) / 3;
+    if (limit < 2)
+        limit = 2;
+    if (d <= limit)
+        return d;
+    if (strlen(q) >= 2 && contains_ci(cand, q))
+        return 50 + (int)(strlen(cand) - strlen(q));
+    return -1;
+}
+
+static void insert_best(const char **out, int *scores, size_t *n, size_t max, const char *id, int score)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp(out[i], id) == 0) {
+            if (score < scores[i])
+                scores[i] = score;
+            else
+                return;
+            /* re-sort below */
+            for (size_t a = i; a > 0 && (scores[a] < scores[a - 1]); a--) {
+                const char *t = out[a]; out[a] = out[a - 1]; out[a - 1] = t;
+                int s = scores[a]; scores[a] = scores[a - 1]; scores[a - 1] = s;
+            }
+            return;
+        }
+    size_t pos = *n;
+    while (pos > 0 && (scores[pos - 1] > score || (scores[pos - 1] == score && strcmp(out[pos - 1], id) > 0)))
+        pos--;
+    if (pos >= max)
+        return;
+    size_t last = *n < max ? *n : max - 1;
+    for (size_t i = last; i > pos; i--) {
+        out[i] = out[i - 1];
+        scores[i] = scores[i - 1];
+    }
+    out[pos] = id;
+    scores[pos] = score;
+    if (*n < max)
+        (*n)++;
+}
+
+size_t catalog_suggest_gpus(const struct llmroof_catalog *cat, const char *name, const char **out, size_t max)
+{
+    int scores[16];
+    size_t n = 0;
+    if (max > 16)
+        max = 16;
+    for (size_t i = 0; i < cat->n_gpus && max; i++) {
+        const struct llmroof_gpu *g = &cat->gpus[i];
+        int s = suggest_score(name, g->id);
+        if (s >= 0)
+            insert_best(out, scores, &n, max, g->id, s);
+        for (int a = 0; a < g->n_aliases; a++) {
+            s = suggest_score(name, g->aliases[a]);
+            if (s >= 0)
+                insert_best(out, scores, &n, max, g->id, s);
+        }
+    }
+    return n;
+}
+
+size_t catalog_suggest_models(const struct llmroof_catalog *cat, const char *name, const char **out, size_t max)
+{
+    int scores[16];
+    size_t n = 0;
+    if (max > 16)
+        max = 16;
+    for (size_t i = 0; i < cat->n_models && max; i++) {
+        int s = suggest_score(name, cat->models[i].id);
+        if (s >= 0)
+            insert_best(out, scores, &n, max, cat->models[i].id, s);
+    }
+    return n;
+}
+

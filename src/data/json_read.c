@@ -1,0 +1,336 @@
+/* json_read.c - the catalog's JSON reading layer: files into memory, documents checked for
+ * UTF-8, depth and trailing text, located (file:line:col) messages, and typed field getters
+ * with ranges. Every catalog-side reader (catalog.c, hf.c, valmap.c) goes through here, so a
+ * rule about input (what counts as a number, where a message points) is written once. */
+#include "json_read.h"
+
+
+#include "llmroof/parse.h"
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+int catalog_read_file(const char *path, size_t max_bytes, char **out, size_t *out_len,
+                      struct llmroof_err *err)
+{
+    struct stat st;
+    *out = NULL;
+    *out_len = 0;
+    if (stat(path, &st) != 0)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: cannot read file: %s", path, strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: not a regular file", path);
+    if ((uintmax_t)st.st_size > (uintmax_t)max_bytes)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: file is larger than the %zu-byte limit",
+                               path, max_bytes);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: cannot open file: %s", path, strerror(errno));
+    size_t cap = (size_t)st.st_size + 1;
+    char *buf = malloc(cap);
+    if (!buf) {
+        fclose(f);
+        return llmroof_err_set(err, LLMROOF_EINTERNAL, "%s: out of memory", path);
+    }
+    size_t n = fread(buf, 1, cap - 1, f);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: read error", path);
+    }
+    buf[n] = '\0';
+    *out = buf;
+    *out_len = n;
+    return LLMROOF_OK;
+}
+
+void json_linecol(const char *text, size_t off, int *line, int *col)
+{
+    int l = 1, c = 1;
+    for (size_t i = 0; i < off && text[i]; i++) {
+        if (text[i] == '\n') {
+            l++;
+            c = 1;
+        } else {
+            c++;
+        }
+    }
+    *line = l;
+    *col = c;
+}
+
+/* Offset of `"key"` followed by ':' at or after `from`, or SIZE_MAX. A heuristic
+ * used only to point messages at a line; it never decides validity. */
+size_t json_find_key(const char *text, size_t len, size_t from, const char *key)
+{
+    size_t klen = strlen(key);
+    for (size_t i = from; i + klen + 2 <= len; i++) {
+        if (text[i] == '"' && strncmp(text + i + 1, key, klen) == 0 && text[i + 1 + klen] == '"') {
+            size_t j = i + klen + 2;
+            while (j < len && isspace((unsigned char)text[j]))
+                j++;
+            if (j < len && text[j] == ':')
+                return i;
+        }
+    }
+    return SIZE_MAX;
+}
+
+/* Offset of the entry whose "id" is `id` (the "id" key itself), or SIZE_MAX. */
+size_t json_find_entry(const char *text, size_t len, const char *id)
+{
+    size_t from = 0;
+    size_t idlen = strlen(id);
+    for (;;) {
+        size_t k = json_find_key(text, len, from, "id");
+        if (k == SIZE_MAX)
+            return SIZE_MAX;
+        size_t j = k + 4;
+        while (j < len && (isspace((unsigned char)text[j]) || text[j] == ':'))
+            j++;
+        if (j + idlen + 2 <= len && text[j] == '"' && strncmp(text + j + 1, id, idlen) == 0 &&
+            text[j + 1 + idlen] == '"')
+            return k;
+        from = k + 1;
+    }
+}
+
+
+int json_ferr(struct json_ectx *c, const char *field, const char *fmt, ...)
+{
+    char what[320];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+
+    size_t at = SIZE_MAX;
+    if (c->id[0] && c->text) {
+        at = json_find_entry(c->text, c->len, c->id);
+        if (at != SIZE_MAX && field) {
+            const char *leaf = strrchr(field, '.');
+            leaf = leaf ? leaf + 1 : field;
+            size_t f = json_find_key(c->text, c->len, at, leaf);
+            /* stay inside this entry: the next "id" key starts another one */
+            size_t next = json_find_key(c->text, c->len, at + 1, "id");
+            if (f != SIZE_MAX && (next == SIZE_MAX || f < next))
+                at = f;
+        }
+    }
+    char loc[160];
+    if (at != SIZE_MAX) {
+        int line, col;
+        json_linecol(c->text, at, &line, &col);
+        snprintf(loc, sizeof loc, "%s:%d:%d", c->fname, line, col);
+    } else {
+        snprintf(loc, sizeof loc, "%s: %s[%d]", c->fname, c->kind, c->index);
+    }
+    const char *id = c->id[0] ? c->id : "?";
+    if (field)
+        return llmroof_err_set(c->err, LLMROOF_EINPUT, "%s: '%s': field '%s' %s", loc, id, field, what);
+    return llmroof_err_set(c->err, LLMROOF_EINPUT, "%s: '%s': %s", loc, id, what);
+}
+
+/* Checks that every member of obj is in the NULL-terminated list `allowed`. */
+int json_check_known(struct json_ectx *c, const cJSON *obj, const char *prefix, const char *const *allowed)
+{
+    for (const cJSON *it = obj->child; it; it = it->next) {
+        bool ok = false;
+        for (const char *const *a = allowed; *a; a++)
+            if (it->string && strcmp(it->string, *a) == 0)
+                ok = true;
+        if (!ok) {
+            char f[128];
+            snprintf(f, sizeof f, "%s%s", prefix, it->string ? it->string : "?");
+            return json_ferr(c, f, "is not a known field (allowed: see docs/catalog.md)");
+        }
+    }
+    return LLMROOF_OK;
+}
+
+int json_get_string(struct json_ectx *c, const cJSON *obj, const char *key, bool required,
+                      char *out, size_t cap)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!v) {
+        if (required)
+            return json_ferr(c, key, "is missing (a string is required)");
+        out[0] = '\0';
+        return LLMROOF_OK;
+    }
+    if (!cJSON_IsString(v) || !v->valuestring)
+        return json_ferr(c, key, "must be a string");
+    if (required && v->valuestring[0] == '\0')
+        return json_ferr(c, key, "must not be empty");
+    if (strlen(v->valuestring) >= cap)
+        return json_ferr(c, key, "is longer than %zu characters", cap - 1);
+    memcpy(out, v->valuestring, strlen(v->valuestring) + 1); /* length checked above */
+    return LLMROOF_OK;
+}
+
+/* A finite number in [lo, hi]; lo_open makes the lower bound exclusive. */
+int json_get_number(struct json_ectx *c, const cJSON *obj, const char *key, const char *field,
+                      bool required, double lo, bool lo_open, double hi, double *out, bool *present)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (present)
+        *present = v != NULL;
+    if (!v) {
+        if (required)
+            return json_ferr(c, field, "is missing (a number is required)");
+        return LLMROOF_OK;
+    }
+    if (!cJSON_IsNumber(v))
+        return json_ferr(c, field, "must be a number");
+    double x = v->valuedouble;
+    if (!isfinite(x) || (lo_open ? x <= lo : x < lo) || x > hi)
+        return json_ferr(c, field, "must be a number %s %g and at most %g (got %g)",
+                    lo_open ? "above" : "of at least", lo, hi, x);
+    *out = x;
+    return LLMROOF_OK;
+}
+
+int json_get_long(struct json_ectx *c, const cJSON *obj, const char *key, bool required,
+                    long lo, long hi, long *out, bool *present)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (present)
+        *present = v != NULL;
+    if (!v) {
+        if (required)
+            return json_ferr(c, key, "is missing (an integer is required)");
+        return LLMROOF_OK;
+    }
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble != floor(v->valuedouble))
+        return json_ferr(c, key, "must be an integer");
+    if (v->valuedouble < (double)lo || v->valuedouble > (double)hi)
+        return json_ferr(c, key, "must be an integer in [%ld, %ld] (got %.0f)", lo, hi, v->valuedouble);
+    *out = (long)v->valuedouble;
+    return LLMROOF_OK;
+}
+
+int json_get_bool(struct json_ectx *c, const cJSON *obj, const char *key, bool required, bool *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!v) {
+        if (required)
+            return json_ferr(c, key, "is missing (true or false is required)");
+        return LLMROOF_OK;
+    }
+    if (!cJSON_IsBool(v))
+        return json_ferr(c, key, "must be true or false");
+    *out = cJSON_IsTrue(v);
+    return LLMROOF_OK;
+}
+
+bool json_valid_id(const char *s)
+{
+    if (!*s)
+        return false;
+    for (const char *p = s; *p; p++)
+        if (!(islower((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '-' || *p == '.' || *p == '_'))
+            return false;
+    return true;
+}
+
+/* Parses the whole document; reports a located syntax error. */
+/* JSON is UTF-8 (RFC 8259): reject anything else with its position. */
+/* What cJSON would only call "malformed": an empty file, bytes that are not UTF-8, and
+ * nesting beyond cJSON's limit (CJSON_NESTING_LIMIT, 1000) - each named with its place. */
+#define JSON_MAX_DEPTH 1000
+static int check_text(const char *text, size_t len, const char *fname, struct llmroof_err *err)
+{
+    size_t bad;
+    int line, col;
+    size_t i = 0;
+    while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n'))
+        i++;
+    if (i == len)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: empty file (expected a JSON object)", fname);
+    if (!parse_utf8_valid(text, len, &bad)) {
+        json_linecol(text, bad, &line, &col);
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%d:%d: not valid UTF-8 (byte 0x%02x)", fname, line, col,
+                               (unsigned char)text[bad]);
+    }
+    if ((bad = parse_json_too_deep(text, len, JSON_MAX_DEPTH)) != SIZE_MAX) {
+        json_linecol(text, bad, &line, &col);
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%d:%d: JSON nested deeper than %d levels", fname, line, col,
+                               JSON_MAX_DEPTH);
+    }
+    return LLMROOF_OK;
+}
+
+/* Every JSON document of the catalog goes through here: check_text, then cJSON, then
+ * nothing but whitespace may follow the value (cJSON alone would ignore trailing text,
+ * so '{"gpus": []} garbage' would load). NULL after setting err. */
+cJSON *json_parse(const char *text, size_t len, const char *fname, struct llmroof_err *err)
+{
+    if (check_text(text, len, fname, err))
+        return NULL;
+    const char *end = NULL;
+    cJSON *doc = cJSON_ParseWithLengthOpts(text, len, &end, false);
+    size_t off = end && end >= text ? (size_t)(end - text) : 0;
+    if (off > len)
+        off = len;
+    int line, col;
+    if (!doc) {
+        json_linecol(text, off, &line, &col);
+        llmroof_err_set(err, LLMROOF_EINPUT, "%s:%d:%d: malformed JSON", fname, line, col);
+        return NULL;
+    }
+    while (off < len && (text[off] == ' ' || text[off] == '\t' || text[off] == '\r' || text[off] == '\n'))
+        off++;
+    if (off < len) {
+        cJSON_Delete(doc);
+        json_linecol(text, off, &line, &col);
+        llmroof_err_set(err, LLMROOF_EINPUT, "%s:%d:%d: unexpected text after the JSON document", fname, line, col);
+        return NULL;
+    }
+    return doc;
+}
+
+int json_parse_array_doc(const char *text, size_t len, const char *fname, const char *key,
+                     cJSON **doc, const cJSON **arr, struct llmroof_err *err)
+{
+    if (!(*doc = json_parse(text, len, fname, err)))
+        return LLMROOF_EINPUT;
+    if (!cJSON_IsObject(*doc)) {
+        cJSON_Delete(*doc);
+        *doc = NULL;
+        llmroof_err_set(err, LLMROOF_EINPUT, "%s: expected a JSON object with a '%s' array", fname, key);
+        return LLMROOF_EINPUT;
+    }
+    for (const cJSON *it = (*doc)->child; it; it = it->next) {
+        if (!it->string || strcmp(it->string, key) != 0) {
+            const char *bad = it->string ? it->string : "?";
+            size_t at = json_find_key(text, len, 0, bad);
+            int line = 1, col = 1;
+            if (at != SIZE_MAX)
+                json_linecol(text, at, &line, &col);
+            llmroof_err_set(err, LLMROOF_EINPUT, "%s:%d:%d: top-level field '%s' is not known (expected only '%s')",
+                            fname, line, col, bad, key);
+            cJSON_Delete(*doc);
+            *doc = NULL;
+            return LLMROOF_EINPUT;
+        }
+    }
+    *arr = cJSON_GetObjectItemCaseSensitive(*doc, key);
+    if (!*arr || !cJSON_IsArray(*arr)) { /* explicit NULL test: success always returns an array */
+        cJSON_Delete(*doc);
+        *doc = NULL;
+        llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s' must be an array of entries", fname, key);
+        return LLMROOF_EINPUT;
+    }
+    return LLMROOF_OK;
+}

@@ -1,0 +1,52 @@
+/* json_read.h - private to src/data: the JSON reading helpers shared by the catalog, the
+ * HuggingFace importer and the validation-map/uncertainty readers. Not installed. */
+#ifndef LLMROOF_DATA_JSON_READ_H
+#define LLMROOF_DATA_JSON_READ_H
+
+#include "llmroof/catalog.h"
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Parsing context of one entry. */
+struct json_ectx {
+    const char *fname;   /* file name for messages */
+    const char *text;    /* whole file text */
+    size_t len;
+    const char *kind;    /* "gpus" or "models" */
+    int index;           /* entry index in the array */
+    char id[LLMROOF_ID_MAX]; /* entry id once known */
+    struct llmroof_err *err;
+};
+
+/* Line and column (1-based) of byte offset `off`. */
+void json_linecol(const char *text, size_t off, int *line, int *col);
+/* Offset of `"key"` followed by ':' at or after `from`, or SIZE_MAX (for messages only). */
+size_t json_find_key(const char *text, size_t len, size_t from, const char *key);
+/* Offset of the entry whose "id" is `id`, or SIZE_MAX. */
+size_t json_find_entry(const char *text, size_t len, const char *id);
+/* Reports an error at `field` of the current entry ("interconnect.kind"). */
+int json_ferr(struct json_ectx *c, const char *field, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* Every member of obj must be in the NULL-terminated `allowed`. */
+int json_check_known(struct json_ectx *c, const cJSON *obj, const char *prefix, const char *const *allowed);
+int json_get_string(struct json_ectx *c, const cJSON *obj, const char *key, bool required, char *out, size_t cap);
+/* A finite number in [lo, hi]; lo_open makes the lower bound exclusive. */
+int json_get_number(struct json_ectx *c, const cJSON *obj, const char *key, const char *field, bool required,
+                    double lo, bool lo_open, double hi, double *out, bool *present);
+int json_get_long(struct json_ectx *c, const cJSON *obj, const char *key, bool required, long lo, long hi,
+                  long *out, bool *present);
+int json_get_bool(struct json_ectx *c, const cJSON *obj, const char *key, bool required, bool *out);
+/* Lowercase letters, digits, '-', '.', '_'; not empty. */
+bool json_valid_id(const char *s);
+/* The whole document (UTF-8, depth, no trailing text); NULL after setting err. Caller frees. */
+cJSON *json_parse(const char *text, size_t len, const char *fname, struct llmroof_err *err);
+/* A top-level object holding only `key`, an array: *doc (caller frees) and *arr inside it. */
+int json_parse_array_doc(const char *text, size_t len, const char *fname, const char *key, cJSON **doc,
+                         const cJSON **arr, struct llmroof_err *err);
+
+#endif

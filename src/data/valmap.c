@@ -1,0 +1,153 @@
+/* valmap.c - the validation mapping (published names -> catalog ids) and the uncertainty
+ * bands, both JSON documents shipped beside the catalog. */
+#include "json_read.h"
+
+
+#include "llmroof/parse.h"
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+/* ------------------------------------------------------------------------ */
+/* Validation mapping and uncertainty bands                                 */
+/* ------------------------------------------------------------------------ */
+
+static int map_object(const cJSON *doc, const char *key, const char *fname, bool required, const cJSON **out,
+                      struct llmroof_err *err)
+{
+    *out = cJSON_GetObjectItemCaseSensitive(doc, key);
+    if (!*out) {
+        if (required)
+            return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s' is missing", fname, key);
+        return LLMROOF_OK;
+    }
+    if (!cJSON_IsObject(*out))
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s' must be an object", fname, key);
+    if (cJSON_GetArraySize(*out) > LLMROOF_MAP_MAX)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s' has more than %d entries", fname, key, LLMROOF_MAP_MAX);
+    for (const cJSON *it = (*out)->child; it; it = it->next)
+        if (!it->string || strlen(it->string) >= LLMROOF_MAP_KEY)
+            return llmroof_err_set(err, LLMROOF_EINPUT, "%s: a key of '%s' is longer than %d characters", fname, key,
+                                   LLMROOF_MAP_KEY - 1);
+    return LLMROOF_OK;
+}
+
+static int names(const cJSON *obj, const char *key, const char *fname, struct llmroof_name_map *m, int *n,
+                 struct llmroof_err *err)
+{
+    for (const cJSON *it = obj->child; it; it = it->next) {
+        if (!cJSON_IsString(it) || !it->valuestring || strlen(it->valuestring) >= LLMROOF_ID_MAX)
+            return llmroof_err_set(err, LLMROOF_EINPUT, "%s: '%s'.'%s' must be a catalog id string", fname, key, it->string);
+        snprintf(m[*n].from, sizeof m[*n].from, "%s", it->string);
+        snprintf(m[*n].to, sizeof m[*n].to, "%s", it->valuestring);
+        (*n)++;
+    }
+    return LLMROOF_OK;
+}
+
+int catalog_load_valmap(const char *text, size_t len, const char *fname, struct llmroof_valmap *m,
+                        struct llmroof_err *err)
+{
+    memset(m, 0, sizeof *m);
+    cJSON *doc = json_parse(text, len, fname, err);
+    if (!doc)
+        return LLMROOF_EINPUT;
+    if (!cJSON_IsObject(doc)) {
+        cJSON_Delete(doc);
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: expected a JSON object", fname);
+    }
+    const cJSON *g, *md, *w, *k, *l, *en = NULL;
+    int rc;
+    if ((rc = map_object(doc, "gpus", fname, true, &g, err)) || (rc = map_object(doc, "models", fname, true, &md, err)) ||
+        (rc = map_object(doc, "weight_dtypes", fname, true, &w, err)) ||
+        (rc = map_object(doc, "kv_dtypes", fname, true, &k, err)) ||
+        (rc = map_object(doc, "lengths", fname, false, &l, err)) ||
+        (rc = map_object(doc, "engines", fname, false, &en, err)) ||
+        (en && (rc = names(en, "engines", fname, m->engines, &m->nengines, err))) ||
+        (rc = names(g, "gpus", fname, m->gpus, &m->ngpus, err)) ||
+        (rc = names(md, "models", fname, m->models, &m->nmodels, err)))
+        goto out;
+    for (const cJSON *it = w->child; it; it = it->next) {
+        const cJSON *d = cJSON_GetObjectItemCaseSensitive(it, "dtype"), *b = cJSON_GetObjectItemCaseSensitive(it, "bits");
+        struct llmroof_dtype_map *e = &m->wdt[m->nwdt];
+        if (!cJSON_IsObject(it) || !cJSON_IsString(d) || !dtype_parse(d->valuestring, &e->dtype) ||
+            (b && (!cJSON_IsNumber(b) || !(b->valuedouble > 0) || b->valuedouble > 64))) {
+            rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: weight_dtypes.'%s' must be {\"dtype\": D[, \"bits\": B]}", fname,
+                                 it->string);
+            goto out;
+        }
+        snprintf(e->from, sizeof e->from, "%s", it->string);
+        e->bits = b ? b->valuedouble : 0;
+        m->nwdt++;
+    }
+    for (const cJSON *it = k->child; it; it = it->next) {
+        struct llmroof_dtype_map *e = &m->kvdt[m->nkvdt];
+        if (!cJSON_IsString(it) || !dtype_parse(it->valuestring, &e->dtype)) {
+            rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: kv_dtypes.'%s' must be a dtype name", fname, it->string);
+            goto out;
+        }
+        snprintf(e->from, sizeof e->from, "%s", it->string);
+        m->nkvdt++;
+    }
+    for (const cJSON *it = l ? l->child : NULL; it; it = it->next) {
+        if (!cJSON_IsNumber(it) || it->valuedouble < 0 || it->valuedouble > 1e9 || it->valuedouble != floor(it->valuedouble)) {
+            rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: lengths.'%s' must be a whole number of tokens", fname, it->string);
+            goto out;
+        }
+        snprintf(m->lens[m->nlens].from, sizeof m->lens[0].from, "%s", it->string);
+        m->lens[m->nlens++].tokens = (long)it->valuedouble;
+    }
+out:
+    cJSON_Delete(doc);
+    return rc;
+}
+
+static int band(const cJSON *doc, const char *key, const char *fname, struct llmroof_band *b, struct llmroof_err *err)
+{
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(doc, key);
+    memset(b, 0, sizeof *b);
+    if (!o)
+        return LLMROOF_OK;
+    const cJSON *lo = cJSON_GetObjectItemCaseSensitive(o, "low"), *hi = cJSON_GetObjectItemCaseSensitive(o, "high"),
+                *n = cJSON_GetObjectItemCaseSensitive(o, "n");
+    if (!cJSON_IsObject(o) || !cJSON_IsNumber(lo) || !cJSON_IsNumber(hi) || !cJSON_IsNumber(n) || !(lo->valuedouble > 0) ||
+        hi->valuedouble < lo->valuedouble || hi->valuedouble > 100 || !(n->valuedouble >= 1 && n->valuedouble <= 1e9) ||
+        n->valuedouble != floor(n->valuedouble))
+        return llmroof_err_set(err, LLMROOF_EINPUT,
+                               "%s: '%s' must be {\"low\": >0, \"high\": >=low and <=100, \"n\": whole number in [1, 1e9]}",
+                               fname, key);
+    b->present = true;
+    b->low = lo->valuedouble;
+    b->high = hi->valuedouble;
+    b->n = (long)n->valuedouble;
+    return LLMROOF_OK;
+}
+
+int catalog_load_uncertainty(const char *text, size_t len, const char *fname, struct llmroof_uncertainty *u,
+                             struct llmroof_err *err)
+{
+    memset(u, 0, sizeof *u);
+    cJSON *doc = json_parse(text, len, fname, err);
+    if (!doc)
+        return LLMROOF_EINPUT;
+    if (!cJSON_IsObject(doc)) {
+        cJSON_Delete(doc);
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: expected a JSON object", fname);
+    }
+    int rc;
+    if (!(rc = band(doc, "ttft", fname, &u->ttft, err)) && !(rc = band(doc, "tpot", fname, &u->tpot, err)))
+        rc = band(doc, "e2e", fname, &u->e2e, err);
+    cJSON_Delete(doc);
+    return rc;
+}
+
