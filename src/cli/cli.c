@@ -454,8 +454,9 @@ void cli_setup_defaults(struct cli_setup_opts *s)
     s->context = 2048;
 }
 
-/* Upper bounds keep every product finite and meaningful: 1e9 tokens of context,
- * a million sequences; anything larger is a typo, not a deployment. */
+/* Bounds keep every product finite and meaningful: 1e9 tokens of context, a million
+ * sequences; anything larger is a typo, not a deployment. Efficiencies and mem-util start
+ * at 1% (as the catalog's ranges do): a 1e-300 efficiency would turn times into inf. */
 int cli_setup_opt(struct cli *c, struct cli_setup_opts *s, int id, const char *arg)
 {
     switch (id) {
@@ -469,17 +470,17 @@ int cli_setup_opt(struct cli *c, struct cli_setup_opts *s, int id, const char *a
     case OPT_WDT: s->have_weight = true; return cli_dtype(c, "weight-dtype", arg, &s->weight);
     case OPT_KVDT: s->have_kv = true; return cli_dtype(c, "kv-dtype", arg, &s->kv);
     case OPT_ACTDT: s->have_act = true; return cli_dtype(c, "act-dtype", arg, &s->act);
-    case OPT_WBITS: return cli_double(c, "weight-bits", arg, 0, 64, true, &s->weight_bits);
-    case OPT_CE: s->eff.has_compute = true; return cli_double(c, "compute-eff", arg, 0, 1, true, &s->eff.compute);
-    case OPT_ME: s->eff.has_memory = true; return cli_double(c, "memory-eff", arg, 0, 1, true, &s->eff.memory);
-    case OPT_CME: s->eff.has_comm = true; return cli_double(c, "comm-eff", arg, 0, 1, true, &s->eff.comm);
+    case OPT_WBITS: return cli_double(c, "weight-bits", arg, 1, 64, false, &s->weight_bits);
+    case OPT_CE: s->eff.has_compute = true; return cli_double(c, "compute-eff", arg, 0.01, 1, false, &s->eff.compute);
+    case OPT_ME: s->eff.has_memory = true; return cli_double(c, "memory-eff", arg, 0.01, 1, false, &s->eff.memory);
+    case OPT_CME: s->eff.has_comm = true; return cli_double(c, "comm-eff", arg, 0.01, 1, false, &s->eff.comm);
     case OPT_OVH:
         s->eff.has_overhead = true;
         if (!parse_duration(arg, &s->eff.overhead_s) || s->eff.overhead_s > 1)
             return cli_usage_error(c, "option '--overhead': '%s' is not a duration of at most 1s (e.g. 200us, 0.5ms)", arg);
         return 0;
     case OPT_ENGINE: s->engine_name = arg; return 0; /* resolved once the catalog is loaded */
-    case OPT_MEMUTIL: return cli_double(c, "mem-util", arg, 0, 1, true, &s->mem.mem_util);
+    case OPT_MEMUTIL: return cli_double(c, "mem-util", arg, 0.01, 1, false, &s->mem.mem_util);
     case OPT_RESERVE: return cli_bytes(c, "reserve", arg, &s->mem.reserve_bytes);
     case OPT_WORKSPACE: s->mem.workspace_set = true; return cli_bytes(c, "workspace", arg, &s->mem.workspace_bytes);
     case OPT_BLOCK: return cli_long(c, "block-size", arg, 1, 65536, &s->mem.block_size);

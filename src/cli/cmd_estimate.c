@@ -164,11 +164,12 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
     long ctx_len = x.s.prompt + x.s.output;
     if ((rc = memory_eval(m, g, setup.tp, &setup.dt, ctx_len, &x.s.mem, &mem, &err)))
         return cli_fail(c, &err);
+    memory_fit_batch(&mem, req.batch);
 
-    if (!mem.fits)
+    if (mem.fit == LLMROOF_FIT_WEIGHTS || mem.fit == LLMROOF_FIT_CONTEXT)
         fprintf(stderr, "llmroof: warning: %s does not fit on %d x %s at a %ld-token context (see 'llmroof memory')\n",
                 m->id, setup.tp, g->id, ctx_len);
-    else if ((double)req.batch > mem.max_batch)
+    else if (mem.fit == LLMROOF_FIT_BATCH)
         fprintf(stderr, "llmroof: warning: batch %ld exceeds the KV-cache limit of %.0f sequences at a %ld-token "
                         "context: not servable at once\n", req.batch, mem.max_batch, ctx_len);
     if (setup.tp > g->gpus_per_node)
@@ -269,6 +270,9 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
             sbuf_printf(&c->out, "fits, max batch %.0f at this context\n", mem.max_batch);
         else if (mem.fit == LLMROOF_FIT_WEIGHTS)
             sbuf_printf(&c->out, "does NOT fit: weights, workspace and reserve exceed the usable memory\n");
+        else if (mem.fit == LLMROOF_FIT_BATCH)
+            sbuf_printf(&c->out, "does NOT fit: batch %ld exceeds the max batch of %.0f at this context\n",
+                        req.batch, mem.max_batch);
         else
             sbuf_printf(&c->out, "does NOT fit: no room for one sequence at this context\n");
     }

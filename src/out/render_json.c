@@ -282,6 +282,7 @@ static void add_memory_fields(cJSON *o, const struct llmroof_memory *mem)
     cJSON_AddBoolToObject(o, "fits", mem->fits);
     cJSON_AddStringToObject(o, "fit", mem->fit == LLMROOF_FITS ? "fits"
                                      : mem->fit == LLMROOF_FIT_WEIGHTS ? "weights_do_not_fit"
+                                     : mem->fit == LLMROOF_FIT_BATCH   ? "batch_does_not_fit"
                                                                       : "context_does_not_fit");
     cJSON_AddNumberToObject(o, "gpu_memory_bytes", mem->gpu_memory_bytes);
     cJSON_AddNumberToObject(o, "usable_bytes_per_gpu", mem->usable_bytes);

@@ -93,6 +93,17 @@ check "another seed gives another run" differs "$tmp/s1b" "$tmp/s3"
 "$bin" simulate -m llama-2-7b -g a100 --requests 40 --sweep-concurrency 1,8 --svg "$tmp/curve.svg" >/dev/null
 check "simulate --svg writes the curve" grep -q "throughput (output tokens/s)" "$tmp/curve.svg"
 
+# estimate, memory -b and sweep agree on "fits": the request (batch x (prompt+output)) fits
+for b in 1 556 557 2000; do
+    e=$("$bin" estimate -m llama-3.1-70b -g h100 -t 8 -b $b -p 2048 -o 512 --format json 2>/dev/null |
+        grep -o '"fits":[^,]*' | tr -d ' \t')
+    m=$("$bin" memory -m llama-3.1-70b -g h100 -t 8 -b $b -c 2560 --format json 2>/dev/null |
+        grep -o '"fits":[^,]*' | tr -d ' \t')
+    s=$("$bin" sweep --models llama-3.1-70b --gpus h100 -t 8 -b $b -p 2048 -o 512 --format jsonl |
+        grep -o '"fits":[a-z]*')
+    check "batch $b: estimate ($e), memory ($m) and sweep ($s) agree on fits" [ "$e" = "$s" -a "$m" = "$s" ]
+done
+
 # an installed binary finds its catalog without flags or environment
 builddir=$(dirname "$bin")
 if cmake --install "$builddir" --prefix "$tmp/inst" >/dev/null 2>&1; then
