@@ -99,7 +99,7 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
     stat_row(&t, "e2e_s", &r->e2e, 1.0);
     band_rows(&t, "e2e_s", &r->e2e, 1.0, u ? &u->e2e : NULL);
     if (table_sel_wants(sel, f, "latency"))
-        table_render(&t, f, out);
+        table_render_fit(&t, f, 100, 1, out);
     table_free(&t);
     if (f != TABLE_CSV)
         sbuf_append(out, "\n");
@@ -123,7 +123,7 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
     q(&t, "busy", r->busy_s, "s");
     q(&t, "mean_in_system", r->mean_in_system, "requests (Little's L)");
     if (table_sel_wants(sel, f, "quantities"))
-        table_render(&t, f, out);
+        table_render_fit(&t, f, 100, 1, out);
     table_free(&t);
 }
 
@@ -191,7 +191,7 @@ void render_sim_sweep(const char *param, const struct sim_point *pts, int n, enu
         table_num(&t, (double)r->preemptions);
         table_num(&t, (double)r->errors);
     }
-    table_render(&t, f, out);
+    table_render_fit(&t, f, 100, 1, out);
     table_free(&t);
 }
 
