@@ -1,7 +1,11 @@
 /* cli.c - option parsing, catalog loading, lookups and value parsing for the CLI. */
+#if !defined(_XOPEN_SOURCE)
+#define _XOPEN_SOURCE 700 /* realpath (XSI), to replace a symlink's target rather than the link */
+#endif
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -517,33 +521,163 @@ int cli_tp_list(struct cli *c, const char *list, int *out, int max, int *n)
     return x.reported ? 2 : cli_usage_error(c, "option '--tp': expected a comma-separated list such as 2,4,8");
 }
 
+/* ------------------------------------------------------------------------ */
+/* Output files: staged during the run, committed only when it succeeds      */
+/* ------------------------------------------------------------------------ */
+
+static int stage(struct cli *c, char *target, char *tmp, const struct sbuf *b)
+{
+    char *data = NULL;
+    if (!tmp && !(data = malloc(b->len ? b->len : 1)))
+        goto oom;
+    if (data && b->len)
+        memcpy(data, sbuf_str(b), b->len);
+    if (c->n_files == c->cap_files) {
+        size_t cap = c->cap_files ? 2 * c->cap_files : 8;
+        struct cli_file *f = realloc(c->files, cap * sizeof *f);
+        if (!f)
+            goto oom;
+        c->files = f;
+        c->cap_files = cap;
+    }
+    c->files[c->n_files++] = (struct cli_file){ target, tmp, data, b->len };
+    return 0;
+oom:
+    fprintf(stderr, "llmroof: error: out of memory\n");
+    free(data);
+    if (tmp)
+        unlink(tmp);
+    free(tmp);
+    free(target);
+    return 1;
+}
+
 int cli_write_file(struct cli *c, const char *path, const struct sbuf *b)
 {
     if (c->flags & CLI_NO_FILES)
         return 0;
-    char tmp[PATH_MAX];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof tmp)
-        return cli_usage_error(c, "output path '%s' is too long", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        fprintf(stderr, "llmroof: error: %s: cannot create file: %s\n", path, strerror(errno));
+    struct stat st, lst;
+    bool exists = stat(path, &st) == 0; /* follows symlinks: st describes the target */
+    if (exists && S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "llmroof: error: %s: cannot write file: %s\n", path, strerror(EISDIR));
         return 2;
     }
-    /* mkstemp creates 0600; give the file the mode a plain fopen would */
-    mode_t mask = umask(0);
-    umask(mask);
-    (void)fchmod(fd, 0666 & ~mask);
+    /* Written through the name at commit: a device or FIFO (/dev/full, /dev/stdout) cannot be
+     * renamed over, a file with other hard links would lose them, and a dangling symlink
+     * names the file that open() will create. */
+    if ((exists && (!S_ISREG(st.st_mode) || st.st_nlink > 1)) ||
+        (!exists && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))) {
+        char *target = strdup(path);
+        if (!target) {
+            fprintf(stderr, "llmroof: error: out of memory\n");
+            return 1;
+        }
+        return stage(c, target, NULL, b);
+    }
+    /* a symlink's target is replaced, never the link itself */
+    char *target = exists ? realpath(path, NULL) : strdup(path);
+    if (!target) {
+        fprintf(stderr, "llmroof: error: %s: cannot write file: %s\n", path, strerror(errno));
+        return 1;
+    }
+    size_t n = strlen(target) + sizeof ".tmp.XXXXXX";
+    char *tmp = malloc(n);
+    if (!tmp) {
+        free(target);
+        fprintf(stderr, "llmroof: error: out of memory\n");
+        return 1;
+    }
+    snprintf(tmp, n, "%s.tmp.XXXXXX", target);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        int e = errno;
+        fprintf(stderr, "llmroof: error: %s: cannot create file: %s\n", path, strerror(e));
+        free(tmp);
+        free(target);
+        return e == ENOENT || e == ENOTDIR || e == ENAMETOOLONG ? 2 : 1; /* a path naming no place is bad input */
+    }
+    /* mkstemp creates 0600: keep the replaced file's mode, or give a new file the mode a
+     * plain fopen would (0666 less the umask) */
+    mode_t mode = st.st_mode & 07777;
+    if (!exists) {
+        mode_t mask = umask(0);
+        umask(mask);
+        mode = 0666 & ~mask;
+    }
+    (void)fchmod(fd, mode);
     FILE *f = fdopen(fd, "wb");
     bool ok = f && fwrite(sbuf_str(b), 1, b->len, f) == b->len;
+    int e = errno;
     ok = (f && fclose(f) == 0) && ok;
     if (!f)
         close(fd);
-    if (!ok || rename(tmp, path) != 0) {
-        fprintf(stderr, "llmroof: error: %s: cannot write file: %s\n", path, strerror(errno));
+    if (!ok) {
+        fprintf(stderr, "llmroof: error: %s: cannot write file: %s\n", path, strerror(e ? e : EIO));
         unlink(tmp);
-        return 2;
+        free(tmp);
+        free(target);
+        return 1;
     }
-    return 0;
+    return stage(c, target, tmp, b);
+}
+
+static bool write_through(const struct cli_file *f)
+{
+    int fd = open(f->target, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (fd < 0)
+        return false;
+    size_t off = 0;
+    while (off < f->len) {
+        ssize_t w = write(fd, f->data + off, f->len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            int e = w < 0 ? errno : EIO;
+            close(fd);
+            errno = e;
+            return false;
+        }
+        off += (size_t)w;
+    }
+    return close(fd) == 0;
+}
+
+int cli_files_commit(struct cli *c)
+{
+    int rc = 0;
+    for (size_t i = 0; i < c->n_files; i++) {
+        struct cli_file *f = &c->files[i];
+        if (rc) {
+            if (f->tmp)
+                unlink(f->tmp); /* an earlier file failed: the rest are not replaced */
+        } else if (f->tmp ? rename(f->tmp, f->target) != 0 : !write_through(f)) {
+            fprintf(stderr, "llmroof: error: %s: cannot write file: %s\n", f->target, strerror(errno));
+            if (f->tmp)
+                unlink(f->tmp);
+            rc = 1;
+        }
+        free(f->target);
+        free(f->tmp);
+        free(f->data);
+    }
+    free(c->files);
+    c->files = NULL;
+    c->n_files = c->cap_files = 0;
+    return rc;
+}
+
+void cli_files_discard(struct cli *c)
+{
+    for (size_t i = 0; i < c->n_files; i++) {
+        if (c->files[i].tmp)
+            unlink(c->files[i].tmp);
+        free(c->files[i].target);
+        free(c->files[i].tmp);
+        free(c->files[i].data);
+    }
+    free(c->files);
+    c->files = NULL;
+    c->n_files = c->cap_files = 0;
 }
 
 int cli_flush(struct cli *c, size_t threshold)

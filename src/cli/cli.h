@@ -45,6 +45,16 @@ struct cli {
     char data_dir[4096];                      /* where the catalog was found */
     bool cat_loaded;
     struct sbuf out;                          /* the result, written by main on success */
+    struct cli_file *files;                   /* output files staged by cli_write_file */
+    size_t n_files, cap_files;
+};
+
+/* One output file staged by cli_write_file until the run has succeeded (cli_files_commit). */
+struct cli_file {
+    char *target;   /* the file to replace: the path with its symlinks resolved */
+    char *tmp;      /* the written temporary beside target, renamed over it; NULL = write through */
+    char *data;     /* write-through content (non-regular or hard-linked targets); NULL otherwise */
+    size_t len;
 };
 
 struct cli_opt {
@@ -143,9 +153,18 @@ struct llmroof_dtypes cli_dtypes(const struct cli_setup_opts *s);
 /* Looks up --engine after the catalog is loaded. Returns 0 or 2 after printing the error. */
 int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s);
 
-/* Writes b to path atomically (a temporary file in the same directory, then rename), so an
- * interrupted run never leaves a truncated file. Returns 0, or 2 after printing the error. */
+/* Stages b for path; the file changes only when the whole run succeeds (cli_files_commit),
+ * so a failed run leaves no new or replaced file. A regular file is written to a temporary
+ * beside it, with the existing file's mode, and renamed over it (an interrupted run never
+ * leaves a truncated file); a symlink's target is replaced, not the link; a non-regular file
+ * (/dev/full, a FIFO) or a file with other hard links is written in place, through the
+ * name, so every link sees the new content. Returns 0; 2 after printing the error when the
+ * path cannot name a file (a directory, a missing directory); 1 when writing fails. */
 int cli_write_file(struct cli *c, const char *path, const struct sbuf *b);
+/* After a successful run: renames or writes every staged file. Returns 0, or 1 after
+ * printing the error. cli_files_discard removes the temporaries of a failed run. */
+int cli_files_commit(struct cli *c);
+void cli_files_discard(struct cli *c);
 
 /* Streams what c->out holds to stdout once it exceeds `threshold` bytes (sweep). Returns 0,
  * or 1 after printing the error when the write fails. */

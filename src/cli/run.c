@@ -148,8 +148,12 @@ int cli_main(int argc, char **argv, unsigned flags)
         int wrc = write_out(&c, &c.out);
         if (wrc)
             rc = wrc;
+        /* output files change only once the run and its stdout have succeeded */
+        else if ((wrc = cli_files_commit(&c)))
+            rc = wrc;
     }
 done:
+    cli_files_discard(&c); /* a failed run leaves no new or replaced file */
     sbuf_free(&c.out);
     catalog_free(&c.cat); /* also after a partial load: c is zeroed, so free(NULL) is fine */
     return rc;
