@@ -1,7 +1,4 @@
 /* cli.c - option parsing, catalog loading, lookups and value parsing for the CLI. */
-#if !defined(_XOPEN_SOURCE)
-#define _XOPEN_SOURCE 700 /* realpath (XSI), to replace a symlink's target rather than the link */
-#endif
 #include "cli.h"
 
 #include <errno.h>
@@ -552,6 +549,37 @@ oom:
     return 1;
 }
 
+/* The file `path` names once its symlinks are followed (at most 40, as Linux's ELOOP limit):
+ * a relative link is taken from the link's directory. Caller frees; NULL on failure. */
+static char *resolve_links(const char *path)
+{
+    char *cur = strdup(path);
+    for (int hop = 0; cur && hop < 40; hop++) {
+        struct stat st;
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
+            return cur;
+        char link[PATH_MAX];
+        ssize_t n = readlink(cur, link, sizeof link - 1);
+        if (n < 0) {
+            free(cur);
+            return NULL;
+        }
+        link[n] = '\0';
+        const char *slash = strrchr(cur, '/');
+        size_t dirlen = link[0] == '/' || !slash ? 0 : (size_t)(slash - cur) + 1;
+        char *next = malloc(dirlen + (size_t)n + 1);
+        if (next) {
+            memcpy(next, cur, dirlen);
+            memcpy(next + dirlen, link, (size_t)n + 1);
+        }
+        free(cur);
+        cur = next;
+    }
+    free(cur);
+    errno = ELOOP;
+    return NULL;
+}
+
 int cli_write_file(struct cli *c, const char *path, const struct sbuf *b)
 {
     if (c->flags & CLI_NO_FILES)
@@ -575,7 +603,7 @@ int cli_write_file(struct cli *c, const char *path, const struct sbuf *b)
         return stage(c, target, NULL, b);
     }
     /* a symlink's target is replaced, never the link itself */
-    char *target = exists ? realpath(path, NULL) : strdup(path);
+    char *target = exists ? resolve_links(path) : strdup(path);
     if (!target) {
         fprintf(stderr, "llmroof: error: %s: cannot write file: %s\n", path, strerror(errno));
         return 1;

@@ -145,11 +145,11 @@ int cli_main(int argc, char **argv, unsigned flags)
         rc = 1;
     }
     if (rc == 0 || (rc == 1 && c.out_on_failure)) {
-        int wrc = write_out(&c, &c.out);
-        if (wrc)
-            rc = wrc;
         /* output files change only once the run and its stdout have succeeded */
-        else if ((wrc = cli_files_commit(&c)))
+        int wrc = write_out(&c, &c.out);
+        if (!wrc)
+            wrc = cli_files_commit(&c);
+        if (wrc)
             rc = wrc;
     }
 done:
