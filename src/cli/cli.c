@@ -15,10 +15,11 @@
 #include "llmroof/parse.h"
 #include "llmroof/render_json.h"
 
-enum { COMMON_FORMAT = 9000, COMMON_GPUS_FILE, COMMON_MODELS_FILE, COMMON_HELP };
+enum { COMMON_FORMAT = 9000, COMMON_TABLE, COMMON_GPUS_FILE, COMMON_MODELS_FILE, COMMON_HELP };
 
 static const struct cli_opt common_opts[] = {
-    { COMMON_FORMAT, "format", 0, "FMT", "output format: table, md, csv or json (default table)", false },
+    { COMMON_FORMAT, "format", 0, "FMT", "output format (help lists the command's)", false },
+    { COMMON_TABLE, "table", 0, "NAME", "with --format csv: print table NAME instead of the first", false },
     { COMMON_GPUS_FILE, "gpus-file", 0, "FILE", "add GPU entries from FILE (replaces same ids; repeatable)", true },
     { COMMON_MODELS_FILE, "models-file", 0, "FILE", "add model entries from FILE (replaces same ids; repeatable)", true },
     { COMMON_HELP, "help", 'h', NULL, "show this help", false },
@@ -48,6 +49,24 @@ int cli_fail(struct cli *c, const struct llmroof_err *err)
     return err->code ? err->code : 1;
 }
 
+/* "output format: csv or jsonl (default csv)" from the formats the command renders. */
+static void format_list(const struct cli *c, char *buf, size_t n)
+{
+    unsigned allowed = c->formats ? c->formats : CLI_FORMATS_DEFAULT;
+    int k = 0, total = 0;
+    for (int f = 0; f <= TABLE_JSONL; f++)
+        total += (allowed >> f) & 1u;
+    size_t used = (size_t)snprintf(buf, n, "output format:");
+    for (int f = 0; f <= TABLE_JSONL && used < n; f++)
+        if (allowed & (1u << f)) {
+            k++;
+            used += (size_t)snprintf(buf + used, n - used, "%s %s", k == 1 ? "" : k == total ? " or" : ",",
+                                     table_format_name((enum table_format)f));
+        }
+    if (used < n)
+        snprintf(buf + used, n - used, " (default %s)", table_format_name(c->format));
+}
+
 static void print_help(struct cli *c, const struct cli_opt *opts, int nopts, const char *description)
 {
     struct sbuf *o = &c->out;
@@ -59,14 +78,24 @@ static void print_help(struct cli *c, const struct cli_opt *opts, int nopts, con
         const struct cli_opt *list = pass ? common_opts : opts;
         int n = pass ? NCOMMON : nopts;
         for (int i = 0; i < n; i++) {
-            char lhs[64];
+            char lhs[64], help[256];
+            snprintf(help, sizeof help, "%s", list[i].help);
+            if (pass && list[i].id == COMMON_TABLE) {
+                if (!c->tables)
+                    continue;
+                size_t used = (size_t)snprintf(help, sizeof help, "with --format csv: print table NAME instead of the first:");
+                for (const char *const *t = c->tables; *t && used < sizeof help; t++)
+                    used += (size_t)snprintf(help + used, sizeof help - used, "%s %s", t == c->tables ? "" : ",", *t);
+            } else if (pass && list[i].id == COMMON_FORMAT) {
+                format_list(c, help, sizeof help);
+            }
             if (list[i].short_name)
                 snprintf(lhs, sizeof lhs, "-%c, --%s%s%s", list[i].short_name, list[i].name,
                          list[i].arg ? " " : "", list[i].arg ? list[i].arg : "");
             else
                 snprintf(lhs, sizeof lhs, "    --%s%s%s", list[i].name, list[i].arg ? " " : "",
                          list[i].arg ? list[i].arg : "");
-            sbuf_printf(o, "  %-28s %s\n", lhs, list[i].help);
+            sbuf_printf(o, "  %-28s %s\n", lhs, help);
         }
     }
 }
@@ -139,6 +168,9 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, 
                                        optarg);
             c->format_set = true;
             break;
+        case COMMON_TABLE:
+            c->sel.pick = optarg;
+            break;
         case COMMON_GPUS_FILE:
         case COMMON_MODELS_FILE: {
             bool g = o->id == COMMON_GPUS_FILE;
@@ -165,6 +197,21 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, 
             }
         return cli_usage_error(c, "option '--format': %s is not available for '%s' (use %s)",
                                table_format_name(c->format), c->cmd ? c->cmd : "?", list);
+    }
+    if (c->sel.pick) {
+        if (!c->tables)
+            return cli_usage_error(c, "option '--table': '%s' prints one table", c->cmd ? c->cmd : "?");
+        if (c->format != TABLE_CSV)
+            return cli_usage_error(c, "option '--table' picks one table of CSV output: use it with --format csv");
+        bool known = false;
+        char list[256] = "";
+        for (const char *const *t = c->tables; *t; t++) {
+            known |= strcmp(*t, c->sel.pick) == 0;
+            size_t used = strlen(list);
+            snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", *t);
+        }
+        if (!known)
+            return cli_usage_error(c, "option '--table': unknown table '%s' (expected %s)", c->sel.pick, list);
     }
     for (int i = optind; i < argc; i++) {
         if (*npos >= maxpos)
@@ -726,19 +773,31 @@ int cli_flush(struct cli *c, size_t threshold)
     return 0;
 }
 
-void cli_render_table(struct cli *c, const struct table *t)
+struct rjdoc *cli_json(struct cli *c)
+{
+    if (!c->json) {
+        char schema[64];
+        snprintf(schema, sizeof schema, "llmroof.%s/1", c->cmd ? c->cmd : "?");
+        c->json = rjdoc_new(c->json_schema ? c->json_schema : schema);
+        if (!c->json)
+            c->out.failed = true;
+    }
+    return c->json;
+}
+
+void cli_table(struct cli *c, const char *name, const struct table *t)
 {
     if (c->format == TABLE_JSON) {
-        char *j = render_json_table(t);
-        if (!j) {
-            c->out.failed = true;
-            return;
-        }
-        sbuf_append(&c->out, j);
-        free(j);
+        rjdoc_table(cli_json(c), name, t);
         return;
     }
-    table_render(t, c->format, &c->out);
+    if (table_sel_wants(&c->sel, c->format, name))
+        table_render(t, c->format, &c->out);
+}
+
+bool cli_prose(const struct cli *c)
+{
+    return c->format == TABLE_TEXT || c->format == TABLE_MD;
 }
 
 const char *cli_fmt_bytes(double b, char *buf, size_t n)

@@ -16,6 +16,8 @@
 #include "llmroof/table.h"
 #include "llmroof/workload.h"
 
+struct rjdoc; /* llmroof/render_json.h */
+
 #define CLI_MAX_FILES 32
 #define CLI_HELP (-1) /* returned by cli_parse when --help was printed */
 
@@ -45,6 +47,11 @@ struct cli {
     char data_dir[4096];                      /* where the catalog was found */
     bool cat_loaded;
     struct sbuf out;                          /* the result, written by main on success */
+    const char *const *tables;                /* names of the tables the command prints (NULL-terminated; the
+                                                 first is CSV's default): enables --table; NULL: one table */
+    struct table_sel sel;                     /* --table: which table CSV output holds */
+    struct rjdoc *json;                       /* JSON format: the document cli_table assembles */
+    const char *json_schema;                  /* its schema; NULL: "llmroof.<command>/1" */
     struct cli_file *files;                   /* output files staged by cli_write_file */
     size_t n_files, cap_files;
 };
@@ -183,7 +190,15 @@ int cli_valmap(struct cli *c, const char *path, struct llmroof_valmap *out);
 int cli_uncertainty(struct cli *c, struct llmroof_uncertainty *out);
 
 /* Output helpers */
-void cli_render_table(struct cli *c, const struct table *t);
+/* Prints result table `name` in the chosen format: text and Markdown print every table, CSV only
+ * the one --table picks (default: the first), JSON adds it as an array under `name` to one
+ * document ({"schema": ..., name: [rows]}, written after the command succeeds). */
+void cli_table(struct cli *c, const char *name, const struct table *t);
+/* The JSON document cli_table assembles (created on first use; NULL when out of memory), for a
+ * command to add context fields before its tables. */
+struct rjdoc *cli_json(struct cli *c);
+/* Whether a command in format c->format prints text around its tables (text and Markdown). */
+bool cli_prose(const struct cli *c);
 const char *cli_fmt_bytes(double b, char *buf, size_t n); /* "12.55 GiB" */
 
 int cmd_list(struct cli *c, int argc, char **argv);

@@ -111,7 +111,7 @@ int cmd_memory(struct cli *c, int argc, char **argv)
     row_bytes(&t, "kv_per_token_per_gpu", mem.kv_bytes_per_token_per_gpu);
     table_row(&t); table_str(&t, "kv_capacity_tokens"); table_str(&t, ""); table_num(&t, mem.kv_capacity_tokens);
     table_row(&t); table_str(&t, "max_batch"); table_str(&t, ""); table_num(&t, mem.max_batch);
-    cli_render_table(c, &t);
+    cli_table(c, "memory", &t);
     table_free(&t);
     return 0;
 }

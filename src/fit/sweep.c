@@ -168,7 +168,7 @@ static void json_text(struct sbuf *out, const char *s)
 
 void sweep_jsonl_row(const struct sweep_row *r, struct sbuf *out)
 {
-    sbuf_append(out, "{\"model\":");
+    sbuf_append(out, "{\"schema\":\"" SWEEP_SCHEMA "\",\"model\":");
     json_text(out, r->model);
     sbuf_append(out, ",\"gpu\":");
     json_text(out, r->gpu);
