@@ -7,11 +7,10 @@
  * (docs/api.md): "key": value becomes --key=value (underscores read as dashes), true a bare
  * --key, false and null nothing, an array a comma-separated list, "args" the positional
  * arguments; "format" defaults to json. */
-#define _GNU_SOURCE /* dladdr: where this library was loaded from */
 #include "llmroof/api.h"
 
 #include <cjson/cJSON.h>
-#include <dlfcn.h>
+#include <dlfcn.h> /* dladdr (a GNU extension: _GNU_SOURCE is set by the build) */
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
