@@ -129,6 +129,8 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
     x->s.mem = x->cfg.mem;
     char *pos[1];
     int npos = 0;
+    static const char *const tables[] = { "latency", "quantities", NULL };
+    c->tables = tables;
     c->usage = "llmroof simulate -m MODEL -g GPU [-t TP] [--concurrency N --requests R [--think LO-HI] | --rate QPS "
                "| --trace FILE] [--workload SPEC] [options]";
     int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, x, pos, 0, &npos,
@@ -229,9 +231,9 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
             } else {
                 struct llmroof_uncertainty u;
                 if (x->range && (rc = cli_uncertainty(c, &u)) == 0)
-                    render_sim_bands(&x->cfg, &r, wname, &u, c->format, &c->out);
+                    render_sim_bands(&x->cfg, &r, wname, &u, c->format, &c->sel, &c->out);
                 else if (!x->range)
-                    render_sim(&x->cfg, &r, wname, c->format, &c->out);
+                    render_sim(&x->cfg, &r, wname, c->format, &c->sel, &c->out);
             }
         }
         sim_result_free(&r);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "llmroof/render_json.h"
 
 struct command {
     const char *name;
@@ -39,7 +40,8 @@ static void usage(FILE *f)
     for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
     fputs("\nglobal options (also accepted after the command):\n"
-          "  --format FMT          table, md, csv or json\n"
+          "  --format FMT          table, md, csv or json; report adds html, sweep takes csv or\n"
+          "                        jsonl, check table or json ('llmroof COMMAND --help' lists them)\n"
           "  --gpus-file FILE      add or replace GPU entries (repeatable)\n"
           "  --models-file FILE    add or replace model entries (repeatable)\n"
           "  -h, --help            show this help\n"
@@ -171,16 +173,39 @@ int cli_run(const struct cli_io *io, int argc, char **argv, unsigned flags)
     rc = cmd->fn(&c, argc - optind, argv + optind);
     if (rc == CLI_HELP)
         rc = 0;
+    else if (rc == 0 && c.json) {
+        char *j = rjdoc_finish(c.json);
+        c.json = NULL;
+        if (j)
+            sbuf_append(&c.out, j);
+        else
+            c.out.failed = true;
+        free(j);
+    }
+    if (rc == 0 && c.sel.pick && c.format == TABLE_CSV && !c.sel.printed) {
+        char list[256] = "";
+        for (int i = 0; i < c.sel.offered && i < TABLE_SEL_MAX; i++) {
+            size_t used = strlen(list);
+            snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", c.sel.names[i]);
+        }
+        rc = cli_usage_error(&c, "option '--table': this command line prints no table '%s' (it prints %s)",
+                             c.sel.pick, list[0] ? list : "none");
+    }
     if (rc == 0 && sbuf_failed(&c.out)) {
         fprintf(c.errf, "llmroof: error: out of memory while rendering output\n");
         rc = 1;
     }
     if (rc == 0 || (rc == 1 && c.out_on_failure)) {
+        /* output files change only once the run and its stdout have succeeded */
         int wrc = write_out(&c, &c.out);
+        if (!wrc)
+            wrc = cli_files_commit(&c);
         if (wrc)
             rc = wrc;
     }
 done:
+    cli_files_discard(&c); /* a failed run leaves no new or replaced file */
+    rjdoc_free(c.json);
     sbuf_free(&c.out);
     if (!c.cat_borrowed)
         catalog_free(&c.cat); /* also after a partial load: c is zeroed, so free(NULL) is fine */

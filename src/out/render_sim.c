@@ -68,13 +68,14 @@ static void band_rows(struct table *t, const char *name, const struct sim_stats 
 }
 
 void render_sim(const struct sim_config *c, const struct sim_result *r, const char *wl, enum table_format f,
-                struct sbuf *out)
+                struct table_sel *sel, struct sbuf *out)
 {
-    render_sim_bands(c, r, wl, NULL, f, out);
+    render_sim_bands(c, r, wl, NULL, f, sel, out);
 }
 
 void render_sim_bands(const struct sim_config *c, const struct sim_result *r, const char *wl,
-                      const struct llmroof_uncertainty *u, enum table_format f, struct sbuf *out)
+                      const struct llmroof_uncertainty *u, enum table_format f, struct table_sel *sel,
+                      struct sbuf *out)
 {
     struct table t;
     if (f == TABLE_TEXT || f == TABLE_MD) {
@@ -97,9 +98,11 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
     band_rows(&t, "tpot_ms", &r->tpot, 1e3, u ? &u->tpot : NULL);
     stat_row(&t, "e2e_s", &r->e2e, 1.0);
     band_rows(&t, "e2e_s", &r->e2e, 1.0, u ? &u->e2e : NULL);
-    table_render(&t, f, out);
+    if (table_sel_wants(sel, f, "latency"))
+        table_render(&t, f, out);
     table_free(&t);
-    sbuf_append(out, f == TABLE_CSV ? "\r\n" : "\n");
+    if (f != TABLE_CSV)
+        sbuf_append(out, "\n");
     table_init(&t, "");
     table_col(&t, "quantity", 0);
     table_col(&t, "value", 0);
@@ -119,7 +122,8 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
     qi(&t, "seed", (double)r->seed, "");
     q(&t, "busy", r->busy_s, "s");
     q(&t, "mean_in_system", r->mean_in_system, "requests (Little's L)");
-    table_render(&t, f, out);
+    if (table_sel_wants(sel, f, "quantities"))
+        table_render(&t, f, out);
     table_free(&t);
 }
 

@@ -88,8 +88,9 @@ class SameAsTheCommandLine(unittest.TestCase):
         self.assertEqual({r["tp"] for r in rows}, {1, 2})
 
     def test_list_is_reachable_through_call(self):
-        gpus = llmroof.call("list", "gpus")
-        self.assertIn("a100-sxm4-40gb", [g["id"] for g in gpus])
+        got = llmroof.call("list", "gpus")
+        self.assertEqual(got, cli_json("list", "gpus"))
+        self.assertIn("a100-sxm4-40gb", [g["id"] for g in got["gpus"]])
 
 
 class Errors(unittest.TestCase):
