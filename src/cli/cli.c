@@ -30,22 +30,22 @@ static const struct cli_opt common_opts[] = {
 int cli_usage_error(struct cli *c, const char *fmt, ...)
 {
     va_list ap;
-    fputs("llmroof: error: ", stderr);
+    fputs("llmroof: error: ", c->errf);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vfprintf(c->errf, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    fputc('\n', c->errf);
     if (c->cmd)
-        fprintf(stderr, "try 'llmroof %s --help'\n", c->cmd);
+        fprintf(c->errf, "try 'llmroof %s --help'\n", c->cmd);
     else
-        fputs("try 'llmroof --help'\n", stderr);
+        fputs("try 'llmroof --help'\n", c->errf);
     return 2;
 }
 
 int cli_fail(struct cli *c, const struct llmroof_err *err)
 {
     (void)c;
-    fprintf(stderr, "llmroof: error: %s\n", err->msg);
+    fprintf(c->errf, "llmroof: error: %s\n", err->msg);
     return err->code ? err->code : 1;
 }
 
@@ -243,6 +243,12 @@ static bool is_dir_with_catalog(const char *dir)
  * source tree's data/ (build tree), else the configured install prefix. */
 static int find_data_dir(struct cli *c, char *out, size_t n)
 {
+    if (c->data_dir_arg) { /* the library caller's choice (llmroof_ctx_new) comes first */
+        if (!is_dir_with_catalog(c->data_dir_arg))
+            return cli_usage_error(c, "data directory '%s' does not contain gpus.json and models.json", c->data_dir_arg);
+        snprintf(out, n, "%s", c->data_dir_arg);
+        return 0;
+    }
     const char *env = getenv("LLMROOF_DATA");
     if (env && *env) {
         if (!is_dir_with_catalog(env))
@@ -273,7 +279,7 @@ static int find_data_dir(struct cli *c, char *out, size_t n)
         snprintf(out, n, "%s", LLMROOF_INSTALL_DATA_DIR);
         return 0;
     }
-    fprintf(stderr, "llmroof: error: cannot find the catalog (gpus.json, models.json); set LLMROOF_DATA=DIR\n");
+    fprintf(c->errf, "llmroof: error: cannot find the catalog (gpus.json, models.json); set LLMROOF_DATA=DIR\n");
     return 1;
 }
 
@@ -281,6 +287,14 @@ int cli_catalog(struct cli *c)
 {
     if (c->cat_loaded)
         return 0;
+    if (c->shared_cat && c->n_gpus_files == 0 && c->n_models_files == 0) {
+        /* borrowed from the library context (src/api): read-only, never freed here */
+        c->cat = *c->shared_cat;
+        c->cat_borrowed = true;
+        snprintf(c->data_dir, sizeof c->data_dir, "%s", c->data_dir_arg ? c->data_dir_arg : "");
+        c->cat_loaded = true;
+        return 0;
+    }
     char dir[PATH_MAX], path[PATH_MAX + 16];
     int rc = find_data_dir(c, dir, sizeof dir);
     if (rc)
@@ -345,14 +359,14 @@ int cli_uncertainty(struct cli *c, struct llmroof_uncertainty *out)
     return rc ? cli_fail(c, &err) : 0;
 }
 
-static void did_you_mean(const char **s, size_t n)
+static void did_you_mean(struct cli *c, const char **s, size_t n)
 {
     if (!n)
         return;
-    fputs("did you mean: ", stderr);
+    fputs("did you mean: ", c->errf);
     for (size_t i = 0; i < n; i++)
-        fprintf(stderr, "%s%s", i ? ", " : "", s[i]);
-    fputs("?\n", stderr);
+        fprintf(c->errf, "%s%s", i ? ", " : "", s[i]);
+    fputs("?\n", c->errf);
 }
 
 const struct llmroof_gpu *cli_gpu(struct cli *c, const char *name)
@@ -362,8 +376,8 @@ const struct llmroof_gpu *cli_gpu(struct cli *c, const char *name)
         return g;
     const char *s[3];
     size_t n = catalog_suggest_gpus(&c->cat, name, s, 3);
-    fprintf(stderr, "llmroof: error: unknown GPU '%s' (see 'llmroof list gpus')\n", name);
-    did_you_mean(s, n);
+    fprintf(c->errf, "llmroof: error: unknown GPU '%s' (see 'llmroof list gpus')\n", name);
+    did_you_mean(c, s, n);
     return NULL;
 }
 
@@ -374,8 +388,8 @@ const struct llmroof_model *cli_model(struct cli *c, const char *name)
         return m;
     const char *s[3];
     size_t n = catalog_suggest_models(&c->cat, name, s, 3);
-    fprintf(stderr, "llmroof: error: unknown model '%s' (see 'llmroof list models')\n", name);
-    did_you_mean(s, n);
+    fprintf(c->errf, "llmroof: error: unknown model '%s' (see 'llmroof list models')\n", name);
+    did_you_mean(c, s, n);
     return NULL;
 }
 
@@ -500,7 +514,7 @@ int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s)
     if (rc)
         return rc;
     if (!(s->eff.engine = catalog_find_engine(&c->cat, s->engine_name))) {
-        fprintf(stderr, "llmroof: error: unknown engine '%s' (see 'llmroof list engines')\n", s->engine_name);
+        fprintf(c->errf, "llmroof: error: unknown engine '%s' (see 'llmroof list engines')\n", s->engine_name);
         return 2;
     }
     return 0;
@@ -603,7 +617,7 @@ static int stage(struct cli *c, char *target, char *tmp, const struct sbuf *b)
     c->files[c->n_files++] = (struct cli_file){ target, tmp, data, b->len };
     return 0;
 oom:
-    fprintf(stderr, "llmroof: error: out of memory\n");
+    fprintf(c->errf, "llmroof: error: out of memory\n");
     free(data);
     if (tmp)
         unlink(tmp);
@@ -650,7 +664,7 @@ int cli_write_file(struct cli *c, const char *path, const struct sbuf *b)
     struct stat st, lst;
     bool exists = stat(path, &st) == 0; /* follows symlinks: st describes the target */
     if (exists && S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "llmroof: error: %s: cannot write file: %s\n", path, strerror(EISDIR));
+        fprintf(c->errf, "llmroof: error: %s: cannot write file: %s\n", path, strerror(EISDIR));
         return 2;
     }
     /* Written through the name at commit: a device or FIFO (/dev/full, /dev/stdout) cannot be
@@ -660,7 +674,7 @@ int cli_write_file(struct cli *c, const char *path, const struct sbuf *b)
         (!exists && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))) {
         char *target = strdup(path);
         if (!target) {
-            fprintf(stderr, "llmroof: error: out of memory\n");
+            fprintf(c->errf, "llmroof: error: out of memory\n");
             return 1;
         }
         return stage(c, target, NULL, b);
@@ -668,21 +682,21 @@ int cli_write_file(struct cli *c, const char *path, const struct sbuf *b)
     /* a symlink's target is replaced, never the link itself */
     char *target = exists ? resolve_links(path) : strdup(path);
     if (!target) {
-        fprintf(stderr, "llmroof: error: %s: cannot write file: %s\n", path, strerror(errno));
+        fprintf(c->errf, "llmroof: error: %s: cannot write file: %s\n", path, strerror(errno));
         return 1;
     }
     size_t n = strlen(target) + sizeof ".tmp.XXXXXX";
     char *tmp = malloc(n);
     if (!tmp) {
         free(target);
-        fprintf(stderr, "llmroof: error: out of memory\n");
+        fprintf(c->errf, "llmroof: error: out of memory\n");
         return 1;
     }
     snprintf(tmp, n, "%s.tmp.XXXXXX", target);
     int fd = mkstemp(tmp);
     if (fd < 0) {
         int e = errno;
-        fprintf(stderr, "llmroof: error: %s: cannot create file: %s\n", path, strerror(e));
+        fprintf(c->errf, "llmroof: error: %s: cannot create file: %s\n", path, strerror(e));
         free(tmp);
         free(target);
         return e == ENOENT || e == ENOTDIR || e == ENAMETOOLONG ? 2 : 1; /* a path naming no place is bad input */
@@ -703,7 +717,7 @@ int cli_write_file(struct cli *c, const char *path, const struct sbuf *b)
     if (!f)
         close(fd);
     if (!ok) {
-        fprintf(stderr, "llmroof: error: %s: cannot write file: %s\n", path, strerror(e ? e : EIO));
+        fprintf(c->errf, "llmroof: error: %s: cannot write file: %s\n", path, strerror(e ? e : EIO));
         unlink(tmp);
         free(tmp);
         free(target);
@@ -742,7 +756,7 @@ int cli_files_commit(struct cli *c)
             if (f->tmp)
                 unlink(f->tmp); /* an earlier file failed: the rest are not replaced */
         } else if (f->tmp ? rename(f->tmp, f->target) != 0 : !write_through(f)) {
-            fprintf(stderr, "llmroof: error: %s: cannot write file: %s\n", f->target, strerror(errno));
+            fprintf(c->errf, "llmroof: error: %s: cannot write file: %s\n", f->target, strerror(errno));
             if (f->tmp)
                 unlink(f->tmp);
             rc = 1;
@@ -776,12 +790,12 @@ int cli_flush(struct cli *c, size_t threshold)
     if (c->out.len < threshold)
         return 0;
     if (sbuf_failed(&c->out)) {
-        fprintf(stderr, "llmroof: error: out of memory while rendering output\n");
+        fprintf(c->errf, "llmroof: error: out of memory while rendering output\n");
         return 1;
     }
     if (!(c->flags & CLI_NO_STDOUT) &&
-        (fwrite(c->out.data, 1, c->out.len, stdout) != c->out.len || fflush(stdout) != 0)) {
-        fprintf(stderr, "llmroof: error: cannot write to stdout\n");
+        (fwrite(c->out.data, 1, c->out.len, c->outf) != c->out.len || fflush(c->outf) != 0)) {
+        fprintf(c->errf, "llmroof: error: cannot write to stdout\n");
         return 1;
     }
     c->out.len = 0;

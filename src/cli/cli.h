@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "llmroof/catalog.h"
 #include "llmroof/err.h"
@@ -31,6 +32,23 @@ struct rjdoc; /* llmroof/render_json.h */
  * lives in a local struct cli. Returns the exit status; does not close stdout. */
 int cli_main(int argc, char **argv, unsigned flags);
 
+/* Where one run reads its catalog and writes its result and diagnostics. cli_main uses
+ * stdout, stderr and the usual catalog search; the library API (src/api/api.c) passes
+ * memory streams and the catalog its context loaded once. */
+struct cli_io {
+    FILE *out;                                /* the result (stdout) */
+    FILE *err;                                /* errors and warnings (stderr) */
+    const char *data_dir;                     /* catalog directory; NULL = LLMROOF_DATA, then the usual search */
+    const struct llmroof_catalog *catalog;    /* already loaded from data_dir, borrowed read-only when the
+                                                 command line names no --gpus-file/--models-file; NULL = load */
+};
+/* cli_main with explicit streams and catalog. Re-entrant, but not thread-safe: option
+ * parsing uses getopt_long's process-wide optind/optarg. */
+int cli_run(const struct cli_io *io, int argc, char **argv, unsigned flags);
+/* Loads the catalog as a command would (io->data_dir, else the usual search) into *cat and the
+ * directory it came from into dir[0..n); errors go to io->err. Returns 0 or an exit status. */
+int cli_load_catalog(const struct cli_io *io, struct llmroof_catalog *cat, char *dir, size_t n);
+
 struct cli {
     unsigned flags;                           /* CLI_* flags of cli_main */
     const char *cmd;                          /* subcommand name, for messages */
@@ -46,6 +64,11 @@ struct cli {
     struct llmroof_catalog cat;               /* loaded by cli_catalog */
     char data_dir[4096];                      /* where the catalog was found */
     bool cat_loaded;
+    bool cat_borrowed;                        /* cat is a shallow copy of shared_cat: not freed */
+    const struct llmroof_catalog *shared_cat; /* cli_io.catalog */
+    const char *data_dir_arg;                 /* cli_io.data_dir */
+    FILE *outf;                               /* where the result goes (stdout) */
+    FILE *errf;                               /* where errors and warnings go (stderr); never use stderr directly */
     struct sbuf out;                          /* the result, written by main on success */
     const char *const *tables;                /* names of the tables the command prints (NULL-terminated; the
                                                  first is CSV's default): enables --table; NULL: one table */

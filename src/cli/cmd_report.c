@@ -69,7 +69,7 @@ static int report_main(struct cli *c, int argc, char **argv, struct ctx *x, stru
         struct llmroof_shard sh;
         struct llmroof_err err = { 0 };
         if (ops_shard(m, x->in.tps[i], &sh, &err)) {
-            fprintf(stderr, "llmroof: error: option '--tp': %s\n", err.msg);
+            fprintf(c->errf, "llmroof: error: option '--tp': %s\n", err.msg);
             return 2;
         }
     }

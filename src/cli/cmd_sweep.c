@@ -190,7 +190,7 @@ int cmd_sweep(struct cli *c, int argc, char **argv)
     models.p = calloc(models.cap ? models.cap : 1, sizeof *models.p);
     gpus.p = calloc(gpus.cap ? gpus.cap : 1, sizeof *gpus.p);
     if (!models.p || !gpus.p) {
-        fprintf(stderr, "llmroof: error: out of memory\n");
+        fprintf(c->errf, "llmroof: error: out of memory\n");
         rc = 1;
     } else {
         rc = sweep_lists(c, &x, &models, &gpus);
