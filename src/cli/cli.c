@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -29,22 +30,22 @@ static const struct cli_opt common_opts[] = {
 int cli_usage_error(struct cli *c, const char *fmt, ...)
 {
     va_list ap;
-    fputs("llmroof: error: ", stderr);
+    fputs("llmroof: error: ", c->errf);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vfprintf(c->errf, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    fputc('\n', c->errf);
     if (c->cmd)
-        fprintf(stderr, "try 'llmroof %s --help'\n", c->cmd);
+        fprintf(c->errf, "try 'llmroof %s --help'\n", c->cmd);
     else
-        fputs("try 'llmroof --help'\n", stderr);
+        fputs("try 'llmroof --help'\n", c->errf);
     return 2;
 }
 
 int cli_fail(struct cli *c, const struct llmroof_err *err)
 {
     (void)c;
-    fprintf(stderr, "llmroof: error: %s\n", err->msg);
+    fprintf(c->errf, "llmroof: error: %s\n", err->msg);
     return err->code ? err->code : 1;
 }
 
@@ -162,6 +163,9 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, 
             print_help(c, opts, nopts, description);
             return CLI_HELP;
         case COMMON_FORMAT:
+            /* one rule at both levels: --format once, before or after the command */
+            if (c->format_set)
+                return cli_usage_error(c, "option '--format' given more than once");
             if (!table_parse_format(optarg, &c->format))
                 return cli_usage_error(c, "option '--format': unknown format '%s' (expected table, md, csv, json, html or jsonl)",
                                        optarg);
@@ -239,6 +243,12 @@ static bool is_dir_with_catalog(const char *dir)
  * source tree's data/ (build tree), else the configured install prefix. */
 static int find_data_dir(struct cli *c, char *out, size_t n)
 {
+    if (c->data_dir_arg) { /* the library caller's choice (llmroof_ctx_new) comes first */
+        if (!is_dir_with_catalog(c->data_dir_arg))
+            return cli_usage_error(c, "data directory '%s' does not contain gpus.json and models.json", c->data_dir_arg);
+        snprintf(out, n, "%s", c->data_dir_arg);
+        return 0;
+    }
     const char *env = getenv("LLMROOF_DATA");
     if (env && *env) {
         if (!is_dir_with_catalog(env))
@@ -269,7 +279,7 @@ static int find_data_dir(struct cli *c, char *out, size_t n)
         snprintf(out, n, "%s", LLMROOF_INSTALL_DATA_DIR);
         return 0;
     }
-    fprintf(stderr, "llmroof: error: cannot find the catalog (gpus.json, models.json); set LLMROOF_DATA=DIR\n");
+    fprintf(c->errf, "llmroof: error: cannot find the catalog (gpus.json, models.json); set LLMROOF_DATA=DIR\n");
     return 1;
 }
 
@@ -277,6 +287,14 @@ int cli_catalog(struct cli *c)
 {
     if (c->cat_loaded)
         return 0;
+    if (c->shared_cat && c->n_gpus_files == 0 && c->n_models_files == 0) {
+        /* borrowed from the library context (src/api): read-only, never freed here */
+        c->cat = *c->shared_cat;
+        c->cat_borrowed = true;
+        snprintf(c->data_dir, sizeof c->data_dir, "%s", c->data_dir_arg ? c->data_dir_arg : "");
+        c->cat_loaded = true;
+        return 0;
+    }
     char dir[PATH_MAX], path[PATH_MAX + 16];
     int rc = find_data_dir(c, dir, sizeof dir);
     if (rc)
@@ -341,14 +359,14 @@ int cli_uncertainty(struct cli *c, struct llmroof_uncertainty *out)
     return rc ? cli_fail(c, &err) : 0;
 }
 
-static void did_you_mean(const char **s, size_t n)
+static void did_you_mean(struct cli *c, const char **s, size_t n)
 {
     if (!n)
         return;
-    fputs("did you mean: ", stderr);
+    fputs("did you mean: ", c->errf);
     for (size_t i = 0; i < n; i++)
-        fprintf(stderr, "%s%s", i ? ", " : "", s[i]);
-    fputs("?\n", stderr);
+        fprintf(c->errf, "%s%s", i ? ", " : "", s[i]);
+    fputs("?\n", c->errf);
 }
 
 const struct llmroof_gpu *cli_gpu(struct cli *c, const char *name)
@@ -358,8 +376,8 @@ const struct llmroof_gpu *cli_gpu(struct cli *c, const char *name)
         return g;
     const char *s[3];
     size_t n = catalog_suggest_gpus(&c->cat, name, s, 3);
-    fprintf(stderr, "llmroof: error: unknown GPU '%s' (see 'llmroof list gpus')\n", name);
-    did_you_mean(s, n);
+    fprintf(c->errf, "llmroof: error: unknown GPU '%s' (see 'llmroof list gpus')\n", name);
+    did_you_mean(c, s, n);
     return NULL;
 }
 
@@ -370,8 +388,8 @@ const struct llmroof_model *cli_model(struct cli *c, const char *name)
         return m;
     const char *s[3];
     size_t n = catalog_suggest_models(&c->cat, name, s, 3);
-    fprintf(stderr, "llmroof: error: unknown model '%s' (see 'llmroof list models')\n", name);
-    did_you_mean(s, n);
+    fprintf(c->errf, "llmroof: error: unknown model '%s' (see 'llmroof list models')\n", name);
+    did_you_mean(c, s, n);
     return NULL;
 }
 
@@ -496,7 +514,7 @@ int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s)
     if (rc)
         return rc;
     if (!(s->eff.engine = catalog_find_engine(&c->cat, s->engine_name))) {
-        fprintf(stderr, "llmroof: error: unknown engine '%s' (see 'llmroof list engines')\n", s->engine_name);
+        fprintf(c->errf, "llmroof: error: unknown engine '%s' (see 'llmroof list engines')\n", s->engine_name);
         return 2;
     }
     return 0;
@@ -527,6 +545,13 @@ static bool gpu_item(const char *item, void *vctx)
     const struct llmroof_gpu *g = cli_gpu(x->c, item);
     if (!g)
         return false;
+    /* one rule for every list option: a repeated value (or an alias of a listed GPU) is an
+     * error, never a duplicate row */
+    for (int i = 0; i < *x->n; i++)
+        if (x->gpus[i] == g) {
+            cli_usage_error(x->c, "option '--gpus': '%s' repeats a value already listed (each value once)", item);
+            return false;
+        }
     x->gpus[(*x->n)++] = g;
     x->reported = false;
     return true;
@@ -542,6 +567,12 @@ static bool tp_item(const char *item, void *vctx)
         x->reported = true;
         return false;
     }
+    for (int i = 0; i < *x->n; i++)
+        if (x->tps[i] == (int)v) {
+            cli_usage_error(x->c, "option '--tp': '%s' repeats a value already listed (each value once)", item);
+            x->reported = true;
+            return false;
+        }
     x->tps[(*x->n)++] = (int)v;
     return true;
 }
@@ -572,33 +603,194 @@ int cli_tp_list(struct cli *c, const char *list, int *out, int max, int *n)
     return x.reported ? 2 : cli_usage_error(c, "option '--tp': expected a comma-separated list such as 2,4,8");
 }
 
+/* ------------------------------------------------------------------------ */
+/* Output files: staged during the run, committed only when it succeeds      */
+/* ------------------------------------------------------------------------ */
+
+static int stage(struct cli *c, char *target, char *tmp, const struct sbuf *b)
+{
+    char *data = NULL;
+    if (!tmp && !(data = malloc(b->len ? b->len : 1)))
+        goto oom;
+    if (data && b->len)
+        memcpy(data, sbuf_str(b), b->len);
+    if (c->n_files == c->cap_files) {
+        size_t cap = c->cap_files ? 2 * c->cap_files : 8;
+        struct cli_file *f = realloc(c->files, cap * sizeof *f);
+        if (!f)
+            goto oom;
+        c->files = f;
+        c->cap_files = cap;
+    }
+    c->files[c->n_files++] = (struct cli_file){ target, tmp, data, b->len };
+    return 0;
+oom:
+    fprintf(c->errf, "llmroof: error: out of memory\n");
+    free(data);
+    if (tmp)
+        unlink(tmp);
+    free(tmp);
+    free(target);
+    return 1;
+}
+
+/* The file `path` names once its symlinks are followed (at most 40, as Linux's ELOOP limit):
+ * a relative link is taken from the link's directory. Caller frees; NULL on failure. */
+static char *resolve_links(const char *path)
+{
+    char *cur = strdup(path);
+    for (int hop = 0; cur && hop < 40; hop++) {
+        struct stat st;
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
+            return cur;
+        char link[PATH_MAX];
+        ssize_t n = readlink(cur, link, sizeof link - 1);
+        if (n < 0) {
+            free(cur);
+            return NULL;
+        }
+        link[n] = '\0';
+        const char *slash = strrchr(cur, '/');
+        size_t dirlen = link[0] == '/' || !slash ? 0 : (size_t)(slash - cur) + 1;
+        char *next = malloc(dirlen + (size_t)n + 1);
+        if (next) {
+            memcpy(next, cur, dirlen);
+            memcpy(next + dirlen, link, (size_t)n + 1);
+        }
+        free(cur);
+        cur = next;
+    }
+    free(cur);
+    errno = ELOOP;
+    return NULL;
+}
+
 int cli_write_file(struct cli *c, const char *path, const struct sbuf *b)
 {
     if (c->flags & CLI_NO_FILES)
         return 0;
-    char tmp[PATH_MAX];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof tmp)
-        return cli_usage_error(c, "output path '%s' is too long", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        fprintf(stderr, "llmroof: error: %s: cannot create file: %s\n", path, strerror(errno));
+    struct stat st, lst;
+    bool exists = stat(path, &st) == 0; /* follows symlinks: st describes the target */
+    if (exists && S_ISDIR(st.st_mode)) {
+        fprintf(c->errf, "llmroof: error: %s: cannot write file: %s\n", path, strerror(EISDIR));
         return 2;
     }
-    /* mkstemp creates 0600; give the file the mode a plain fopen would */
-    mode_t mask = umask(0);
-    umask(mask);
-    (void)fchmod(fd, 0666 & ~mask);
+    /* Written through the name at commit: a device or FIFO (/dev/full, /dev/stdout) cannot be
+     * renamed over, a file with other hard links would lose them, and a dangling symlink
+     * names the file that open() will create. */
+    if ((exists && (!S_ISREG(st.st_mode) || st.st_nlink > 1)) ||
+        (!exists && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))) {
+        char *target = strdup(path);
+        if (!target) {
+            fprintf(c->errf, "llmroof: error: out of memory\n");
+            return 1;
+        }
+        return stage(c, target, NULL, b);
+    }
+    /* a symlink's target is replaced, never the link itself */
+    char *target = exists ? resolve_links(path) : strdup(path);
+    if (!target) {
+        fprintf(c->errf, "llmroof: error: %s: cannot write file: %s\n", path, strerror(errno));
+        return 1;
+    }
+    size_t n = strlen(target) + sizeof ".tmp.XXXXXX";
+    char *tmp = malloc(n);
+    if (!tmp) {
+        free(target);
+        fprintf(c->errf, "llmroof: error: out of memory\n");
+        return 1;
+    }
+    snprintf(tmp, n, "%s.tmp.XXXXXX", target);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        int e = errno;
+        fprintf(c->errf, "llmroof: error: %s: cannot create file: %s\n", path, strerror(e));
+        free(tmp);
+        free(target);
+        return e == ENOENT || e == ENOTDIR || e == ENAMETOOLONG ? 2 : 1; /* a path naming no place is bad input */
+    }
+    /* mkstemp creates 0600: keep the replaced file's mode, or give a new file the mode a
+     * plain fopen would (0666 less the umask) */
+    mode_t mode = st.st_mode & 07777;
+    if (!exists) {
+        mode_t mask = umask(0);
+        umask(mask);
+        mode = 0666 & ~mask;
+    }
+    (void)fchmod(fd, mode);
     FILE *f = fdopen(fd, "wb");
     bool ok = f && fwrite(sbuf_str(b), 1, b->len, f) == b->len;
+    int e = errno;
     ok = (f && fclose(f) == 0) && ok;
     if (!f)
         close(fd);
-    if (!ok || rename(tmp, path) != 0) {
-        fprintf(stderr, "llmroof: error: %s: cannot write file: %s\n", path, strerror(errno));
+    if (!ok) {
+        fprintf(c->errf, "llmroof: error: %s: cannot write file: %s\n", path, strerror(e ? e : EIO));
         unlink(tmp);
-        return 2;
+        free(tmp);
+        free(target);
+        return 1;
     }
-    return 0;
+    return stage(c, target, tmp, b);
+}
+
+static bool write_through(const struct cli_file *f)
+{
+    int fd = open(f->target, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (fd < 0)
+        return false;
+    size_t off = 0;
+    while (off < f->len) {
+        ssize_t w = write(fd, f->data + off, f->len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            int e = w < 0 ? errno : EIO;
+            close(fd);
+            errno = e;
+            return false;
+        }
+        off += (size_t)w;
+    }
+    return close(fd) == 0;
+}
+
+int cli_files_commit(struct cli *c)
+{
+    int rc = 0;
+    for (size_t i = 0; i < c->n_files; i++) {
+        struct cli_file *f = &c->files[i];
+        if (rc) {
+            if (f->tmp)
+                unlink(f->tmp); /* an earlier file failed: the rest are not replaced */
+        } else if (f->tmp ? rename(f->tmp, f->target) != 0 : !write_through(f)) {
+            fprintf(c->errf, "llmroof: error: %s: cannot write file: %s\n", f->target, strerror(errno));
+            if (f->tmp)
+                unlink(f->tmp);
+            rc = 1;
+        }
+        free(f->target);
+        free(f->tmp);
+        free(f->data);
+    }
+    free(c->files);
+    c->files = NULL;
+    c->n_files = c->cap_files = 0;
+    return rc;
+}
+
+void cli_files_discard(struct cli *c)
+{
+    for (size_t i = 0; i < c->n_files; i++) {
+        if (c->files[i].tmp)
+            unlink(c->files[i].tmp);
+        free(c->files[i].target);
+        free(c->files[i].tmp);
+        free(c->files[i].data);
+    }
+    free(c->files);
+    c->files = NULL;
+    c->n_files = c->cap_files = 0;
 }
 
 int cli_flush(struct cli *c, size_t threshold)
@@ -606,12 +798,12 @@ int cli_flush(struct cli *c, size_t threshold)
     if (c->out.len < threshold)
         return 0;
     if (sbuf_failed(&c->out)) {
-        fprintf(stderr, "llmroof: error: out of memory while rendering output\n");
+        fprintf(c->errf, "llmroof: error: out of memory while rendering output\n");
         return 1;
     }
     if (!(c->flags & CLI_NO_STDOUT) &&
-        (fwrite(c->out.data, 1, c->out.len, stdout) != c->out.len || fflush(stdout) != 0)) {
-        fprintf(stderr, "llmroof: error: cannot write to stdout\n");
+        (fwrite(c->out.data, 1, c->out.len, c->outf) != c->out.len || fflush(c->outf) != 0)) {
+        fprintf(c->errf, "llmroof: error: cannot write to stdout\n");
         return 1;
     }
     c->out.len = 0;

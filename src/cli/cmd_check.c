@@ -92,16 +92,16 @@ int cmd_check(struct cli *c, int argc, char **argv)
      * catalog_read_file checks for whole-file readers: a regular, readable file */
     struct stat st;
     if (stat(pos[0], &st) != 0) {
-        fprintf(stderr, "llmroof: error: %s: cannot open file: %s\n", pos[0], strerror(errno));
+        fprintf(c->errf, "llmroof: error: %s: cannot open file: %s\n", pos[0], strerror(errno));
         return 2;
     }
     if (!S_ISREG(st.st_mode)) {
-        fprintf(stderr, "llmroof: error: %s: not a regular file\n", pos[0]);
+        fprintf(c->errf, "llmroof: error: %s: not a regular file\n", pos[0]);
         return 2;
     }
     FILE *f = fopen(pos[0], "rb");
     if (!f) {
-        fprintf(stderr, "llmroof: error: %s: cannot open file: %s\n", pos[0], strerror(errno));
+        fprintf(c->errf, "llmroof: error: %s: cannot open file: %s\n", pos[0], strerror(errno));
         return 2;
     }
     /* lines are read into a fixed buffer: a huge line is an error, never a huge allocation */
@@ -130,7 +130,7 @@ int cmd_check(struct cli *c, int argc, char **argv)
         ln++;
         len = strlen(line);
         if (len > MAX_LINE && line[len - 1] != '\n') {
-            fprintf(stderr, "llmroof: error: %s:%ld: line longer than %d bytes\n", pos[0], ln, MAX_LINE);
+            fprintf(c->errf, "llmroof: error: %s:%ld: line longer than %d bytes\n", pos[0], ln, MAX_LINE);
             rc = 2;
             break;
         }
@@ -146,7 +146,7 @@ int cmd_check(struct cli *c, int argc, char **argv)
         const struct llmroof_model *m = catalog_find_model(&c->cat, base.model);
         const struct llmroof_gpu *g = catalog_find_gpu(&c->cat, base.gpu);
         if (!m || !g) {
-            fprintf(stderr, "llmroof: error: %s:%ld: unknown %s '%s'\n", pos[0], ln, m ? "GPU" : "model",
+            fprintf(c->errf, "llmroof: error: %s:%ld: unknown %s '%s'\n", pos[0], ln, m ? "GPU" : "model",
                     m ? base.gpu : base.model);
             rc = 2;
             break;
@@ -179,7 +179,7 @@ int cmd_check(struct cli *c, int argc, char **argv)
     if (rc || rows == 0) {
         rjdoc_free(json);
         if (!rc)
-            fprintf(stderr, "llmroof: error: %s: no rows\n", pos[0]);
+            fprintf(c->errf, "llmroof: error: %s: no rows\n", pos[0]);
         return rc ? rc : 2;
     }
     if (json) {

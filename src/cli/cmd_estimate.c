@@ -167,16 +167,16 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
     memory_fit_batch(&mem, req.batch);
 
     if (mem.fit == LLMROOF_FIT_WEIGHTS || mem.fit == LLMROOF_FIT_CONTEXT)
-        fprintf(stderr, "llmroof: warning: %s does not fit on %d x %s at a %ld-token context (see 'llmroof memory')\n",
+        fprintf(c->errf, "llmroof: warning: %s does not fit on %d x %s at a %ld-token context (see 'llmroof memory')\n",
                 m->id, setup.tp, g->id, ctx_len);
     else if (mem.fit == LLMROOF_FIT_BATCH)
-        fprintf(stderr, "llmroof: warning: batch %ld exceeds the KV-cache limit of %.0f sequences at a %ld-token "
+        fprintf(c->errf, "llmroof: warning: batch %ld exceeds the KV-cache limit of %.0f sequences at a %ld-token "
                         "context: not servable at once\n", req.batch, mem.max_batch, ctx_len);
     if (setup.tp > g->gpus_per_node)
-        fprintf(stderr, "llmroof: warning: TP %d exceeds the %d GPUs of one %s node; the intra-node link model "
+        fprintf(c->errf, "llmroof: warning: TP %d exceeds the %d GPUs of one %s node; the intra-node link model "
                         "understates inter-node all-reduce time\n", setup.tp, g->gpus_per_node, g->id);
     if (m->max_context < ctx_len)
-        fprintf(stderr, "llmroof: warning: prompt + output = %ld tokens exceeds %s's max context of %ld\n",
+        fprintf(c->errf, "llmroof: warning: prompt + output = %ld tokens exceeds %s's max context of %ld\n",
                 ctx_len, m->id, m->max_context);
 
     struct llmroof_uncertainty u = { { 0 }, { 0 }, { 0 } };

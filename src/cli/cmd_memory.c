@@ -59,10 +59,10 @@ int cmd_memory(struct cli *c, int argc, char **argv)
     memory_fit_batch(&mem, s.batch);
     /* the same warnings as estimate: a context past the model's limit still gets numbers */
     if (m->max_context < s.context)
-        fprintf(stderr, "llmroof: warning: context %ld tokens exceeds %s's max context of %ld\n", s.context, m->id,
+        fprintf(c->errf, "llmroof: warning: context %ld tokens exceeds %s's max context of %ld\n", s.context, m->id,
                 m->max_context);
     if (s.tp > g->gpus_per_node)
-        fprintf(stderr, "llmroof: warning: TP %ld exceeds the %d GPUs of one %s node\n", s.tp, g->gpus_per_node, g->id);
+        fprintf(c->errf, "llmroof: warning: TP %ld exceeds the %d GPUs of one %s node\n", s.tp, g->gpus_per_node, g->id);
 
     if (c->format == TABLE_JSON) {
         char *j = render_json_memory(m, g, (int)s.tp, &dt, &mem);

@@ -41,7 +41,7 @@ static int make_dir(struct cli *c, const char *dir)
     if (c->flags & CLI_NO_FILES)
         return 0;
     if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p || !p[0]) {
-        fprintf(stderr, "llmroof: error: option '--svg-dir': '%s' is not a usable directory name\n", dir);
+        fprintf(c->errf, "llmroof: error: option '--svg-dir': '%s' is not a usable directory name\n", dir);
         return 1;
     }
     for (char *s = p + 1;; s++) {
@@ -50,7 +50,7 @@ static int make_dir(struct cli *c, const char *dir)
             continue;
         *s = '\0';
         if (mkdir(p, 0777) != 0 && errno != EEXIST) {
-            fprintf(stderr, "llmroof: error: %s: cannot create directory: %s\n", p, strerror(errno));
+            fprintf(c->errf, "llmroof: error: %s: cannot create directory: %s\n", p, strerror(errno));
             return 1;
         }
         if (end)
@@ -58,7 +58,7 @@ static int make_dir(struct cli *c, const char *dir)
         *s = '/';
     }
     if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "llmroof: error: %s: cannot create directory: %s\n", dir, strerror(ENOTDIR));
+        fprintf(c->errf, "llmroof: error: %s: cannot create directory: %s\n", dir, strerror(ENOTDIR));
         return 1;
     }
     return 0;
@@ -112,7 +112,7 @@ static int report_main(struct cli *c, int argc, char **argv, struct ctx *x, stru
             usable++;
     }
     if (!usable) {
-        fprintf(stderr, "llmroof: error: option '--tp': no TP in the list suits the model: %s\n", why);
+        fprintf(c->errf, "llmroof: error: option '--tp': no TP in the list suits the model: %s\n", why);
         return 2;
     }
     x->in.model = m;

@@ -114,11 +114,11 @@ static int validate_ops(struct cli *c, struct ctx *x)
     for (size_t i = 0; i < n && rc == 0; i++) {
         const struct llmroof_model *m = dm;
         if (rows[i].model[0] && !(m = catalog_find_model(&c->cat, rows[i].model))) {
-            fprintf(stderr, "llmroof: error: %s:%ld: unknown model '%s' (see 'llmroof list models')\n", x->ops,
+            fprintf(c->errf, "llmroof: error: %s:%ld: unknown model '%s' (see 'llmroof list models')\n", x->ops,
                     rows[i].line, rows[i].model);
             rc = 2;
         } else if (!m) {
-            fprintf(stderr, "llmroof: error: %s:%ld: no model: give a 'model' column or '--model'\n", x->ops,
+            fprintf(c->errf, "llmroof: error: %s:%ld: no model: give a 'model' column or '--model'\n", x->ops,
                     rows[i].line);
             rc = 2;
         } else {
@@ -582,12 +582,21 @@ int cmd_validate(struct cli *c, int argc, char **argv)
     if (!rc && (x.max_dec > 0 || x.max_pre > 0)) {
         enum val_class dec = VAL_CLASS_DECODE, pre = VAL_CLASS_PREFILL;
         struct val_stats sd = val_stats_of(cases, n, in_class, &dec), sp = val_stats_of(cases, n, in_class, &pre);
-        if (x.max_dec > 0 && sd.median_abs > x.max_dec) {
-            fprintf(stderr, "llmroof: decode median |error| %.1f%% exceeds %.1f%%\n", 100 * sd.median_abs, 100 * x.max_dec);
+        /* a gate that measured nothing fails: no mapped row of the gated class */
+        if (x.max_dec > 0 && sd.n == 0) {
+            fprintf(c->errf, "llmroof: --max-decode-error: no decode row of %s was mapped; the gate measured nothing\n",
+                    pos[0]);
+            rc = 1;
+        } else if (x.max_dec > 0 && sd.median_abs > x.max_dec) {
+            fprintf(c->errf, "llmroof: decode median |error| %.1f%% exceeds %.1f%%\n", 100 * sd.median_abs, 100 * x.max_dec);
             rc = 1;
         }
-        if (x.max_pre > 0 && sp.median_abs > x.max_pre) {
-            fprintf(stderr, "llmroof: prefill median |error| %.1f%% exceeds %.1f%%\n", 100 * sp.median_abs, 100 * x.max_pre);
+        if (x.max_pre > 0 && sp.n == 0) {
+            fprintf(c->errf, "llmroof: --max-prefill-error: no prefill row of %s was mapped; the gate measured nothing\n",
+                    pos[0]);
+            rc = 1;
+        } else if (x.max_pre > 0 && sp.median_abs > x.max_pre) {
+            fprintf(c->errf, "llmroof: prefill median |error| %.1f%% exceeds %.1f%%\n", 100 * sp.median_abs, 100 * x.max_pre);
             rc = 1;
         }
         c->out_on_failure = rc == 1;
