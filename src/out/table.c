@@ -300,7 +300,7 @@ void table_render_fit(const struct table *t, enum table_format f, size_t max_wid
         table_render(t, f, out);
         return;
     }
-    size_t key_w = 0, w[TABLE_MAX_COLS];
+    size_t key_w = 0, w[TABLE_MAX_COLS] = { 0 };
     for (int c = 0; c < t->ncols; c++) {
         w[c] = col_width(t, c) + 2;
         if (c < nkey)
