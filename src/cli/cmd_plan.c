@@ -125,6 +125,8 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
     x->in.gpus_per_node = 8;
     char *pos[1];
     int npos = 0;
+    static const char *const tables[] = { "options", "observations", NULL };
+    c->tables = tables;
     c->usage = "llmroof plan -m MODEL [--gpus LIST] [--users N] [--ttft-slo T] [--tpot-slo T] [--slo-percentile pNN] "
                "[--tp LIST] [--gpus-per-node N] [--price LIST] [--fast] [options]";
     int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, x, pos, 0, &npos,
@@ -175,7 +177,7 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
         workload_free(&wl);
         return j ? 0 : 1;
     }
-    render_plan(&x->in, r, c->format, &c->out);
+    render_plan(&x->in, r, c->format, &c->sel, &c->out);
     workload_free(&wl);
     return 0;
 }

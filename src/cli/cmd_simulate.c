@@ -219,10 +219,10 @@ static int parse_kv_link(struct cli *c, const char *arg, const struct llmroof_gp
     return 0;
 }
 
-static void warn_overload(const struct sim_result *r, const char *what)
+static void warn_overload(struct cli *c, const struct sim_result *r, const char *what)
 {
     if (r->overloaded)
-        fprintf(stderr, "llmroof: warning: %soverloaded: %.3f requests/s offered, %.3f completed; the queue grows by %.2f "
+        fprintf(c->errf, "llmroof: warning: %soverloaded: %.3f requests/s offered, %.3f completed; the queue grows by %.2f "
                         "requests/s, so the latency percentiles grow with the run's length\n",
                 what, r->offered_rate_qps, r->sustained_rate_qps, r->queue_growth_per_s);
 }
@@ -268,6 +268,8 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
     x->s.mem = x->cfg.mem;
     char *pos[1];
     int npos = 0;
+    static const char *const tables[] = { "latency", "quantities", "instances", NULL };
+    c->tables = tables;
     c->usage = "llmroof simulate -m MODEL -g GPU [-t TP] [--concurrency N --requests R [--think LO-HI] | --rate QPS "
                "| --scenario offline | --trace FILE] [--workload SPEC] [--ttft-slo T --tpot-slo T] [options]";
     int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, x, pos, 0, &npos,
@@ -429,7 +431,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
             free(trace);
             return cli_fail(c, &err);
         }
-        warn_overload(&r, "");
+        warn_overload(c, &r, "");
         if (!(rc = write_if(c, x->req_out, render_sim_requests_csv, &r)) &&
             !(rc = write_if(c, x->trace_out, render_sim_chrome_trace, &r))) {
             if (c->format == TABLE_JSON) {
@@ -442,9 +444,9 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
             } else {
                 struct llmroof_uncertainty u;
                 if (x->range && (rc = cli_uncertainty(c, &u)) == 0)
-                    render_sim_bands(&x->cfg, &r, wname, &u, c->format, &c->out);
+                    render_sim_bands(&x->cfg, &r, wname, &u, c->format, &c->sel, &c->out);
                 else if (!x->range)
-                    render_sim(&x->cfg, &r, wname, c->format, &c->out);
+                    render_sim(&x->cfg, &r, wname, c->format, &c->sel, &c->out);
             }
         }
         sim_result_free(&r);
@@ -465,7 +467,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         if ((rc = sim_run(&cfg, &res[i].result, &err)) == 0) {
             char what[80];
             snprintf(what, sizeof what, "%s = %g: ", x->sweep_name, pts.v[i]);
-            warn_overload(&res[i].result, what);
+            warn_overload(c, &res[i].result, what);
         }
         if (rc) {
             for (int k = 0; k < i; k++)

@@ -90,13 +90,14 @@ static void band_rows(struct table *t, const char *name, const struct sim_stats 
 }
 
 void render_sim(const struct sim_config *c, const struct sim_result *r, const char *wl, enum table_format f,
-                struct sbuf *out)
+                struct table_sel *sel, struct sbuf *out)
 {
-    render_sim_bands(c, r, wl, NULL, f, out);
+    render_sim_bands(c, r, wl, NULL, f, sel, out);
 }
 
 void render_sim_bands(const struct sim_config *c, const struct sim_result *r, const char *wl,
-                      const struct llmroof_uncertainty *u, enum table_format f, struct sbuf *out)
+                      const struct llmroof_uncertainty *u, enum table_format f, struct table_sel *sel,
+                      struct sbuf *out)
 {
     struct table t;
     if (f == TABLE_TEXT || f == TABLE_MD) {
@@ -119,9 +120,11 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
     band_rows(&t, "tpot_ms", &r->tpot, 1e3, u ? &u->tpot : NULL);
     stat_row(&t, "e2e_s", &r->e2e, 1.0);
     band_rows(&t, "e2e_s", &r->e2e, 1.0, u ? &u->e2e : NULL);
-    table_render(&t, f, out);
+    if (table_sel_wants(sel, f, "latency"))
+        table_render(&t, f, out);
     table_free(&t);
-    sbuf_append(out, f == TABLE_CSV ? "\r\n" : "\n");
+    if (f != TABLE_CSV)
+        sbuf_append(out, "\n");
     table_init(&t, "");
     table_col(&t, "quantity", 0);
     table_col(&t, "value", 0);
@@ -170,10 +173,12 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
         q(&t, "decode_queue_mean", r->decode_queue.mean * 1e3, "ms from KV arrival to the first decode step");
         q(&t, "decode_queue_p99", r->decode_queue.p99 * 1e3, "ms");
     }
-    table_render(&t, f, out);
+    if (table_sel_wants(sel, f, "quantities"))
+        table_render(&t, f, out);
     table_free(&t);
     if (r->ninst > 1 || c->disaggregated) {
-        sbuf_append(out, f == TABLE_CSV ? "\r\n" : "\n");
+        if (f != TABLE_CSV)
+            sbuf_append(out, "\n");
         table_init(&t, "");
         table_col(&t, "instance", 0);
         table_col(&t, "pool", 0);
@@ -202,7 +207,8 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
             table_num(&t, s->kv_util_mean);
             table_num(&t, (double)s->preemptions);
         }
-        table_render(&t, f, out);
+        if (table_sel_wants(sel, f, "instances"))
+            table_render(&t, f, out);
         table_free(&t);
     }
 }
