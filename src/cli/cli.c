@@ -163,6 +163,9 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, 
             print_help(c, opts, nopts, description);
             return CLI_HELP;
         case COMMON_FORMAT:
+            /* one rule at both levels: --format once, before or after the command */
+            if (c->format_set)
+                return cli_usage_error(c, "option '--format' given more than once");
             if (!table_parse_format(optarg, &c->format))
                 return cli_usage_error(c, "option '--format': unknown format '%s' (expected table, md, csv, json, html or jsonl)",
                                        optarg);
@@ -573,6 +576,13 @@ static bool gpu_item(const char *item, void *vctx)
     const struct llmroof_gpu *g = cli_gpu(x->c, item);
     if (!g)
         return false;
+    /* one rule for every list option: a repeated value (or an alias of a listed GPU) is an
+     * error, never a duplicate row */
+    for (int i = 0; i < *x->n; i++)
+        if (x->gpus[i] == g) {
+            cli_usage_error(x->c, "option '--gpus': '%s' repeats a value already listed (each value once)", item);
+            return false;
+        }
     x->gpus[(*x->n)++] = g;
     x->reported = false;
     return true;
@@ -588,6 +598,12 @@ static bool tp_item(const char *item, void *vctx)
         x->reported = true;
         return false;
     }
+    for (int i = 0; i < *x->n; i++)
+        if (x->tps[i] == (int)v) {
+            cli_usage_error(x->c, "option '--tp': '%s' repeats a value already listed (each value once)", item);
+            x->reported = true;
+            return false;
+        }
     x->tps[(*x->n)++] = (int)v;
     return true;
 }
