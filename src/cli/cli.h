@@ -153,6 +153,9 @@ int cli_tp_list(struct cli *c, const char *list, int *out, int max, int *n);
 
 /* Value parsers that print "option '--x': ..." and return 2 on bad input. */
 int cli_long(struct cli *c, const char *opt, const char *arg, long min, long max, long *out);
+/* A duration with its unit (ns, us, ms, s, min; a bare 0 only where !positive) in (0 or
+ * [0, max_s]; a bare number is a usage error naming the flag and the units. */
+int cli_duration(struct cli *c, const char *opt, const char *arg, double max_s, bool positive, double *out_s);
 int cli_double(struct cli *c, const char *opt, const char *arg, double min, double max, bool min_open, double *out);
 int cli_bytes(struct cli *c, const char *opt, const char *arg, double *out);
 int cli_dtype(struct cli *c, const char *opt, const char *arg, enum llmroof_dtype *out);
