@@ -21,7 +21,9 @@ struct llmroof_mem_opts {
  * (vLLM's defaults), no paging. */
 struct llmroof_mem_opts memory_default_opts(void);
 
-enum llmroof_fit { LLMROOF_FITS, LLMROOF_FIT_WEIGHTS, LLMROOF_FIT_CONTEXT };
+/* LLMROOF_FIT_BATCH is never set by memory_eval: memory_fit_batch sets it for callers that ask
+ * about a batch (estimate, memory -b, sweep), so that "fits" always means the request fits. */
+enum llmroof_fit { LLMROOF_FITS, LLMROOF_FIT_WEIGHTS, LLMROOF_FIT_CONTEXT, LLMROOF_FIT_BATCH };
 
 struct llmroof_memory {
     double gpu_memory_bytes;          /* device memory */
@@ -59,6 +61,16 @@ double memory_weights_layout(const struct llmroof_model *m, const struct llmroof
 int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *g, const struct llmroof_layout *lay,
                        const struct llmroof_dtypes *dt, long context_len, const struct llmroof_mem_opts *o,
                        struct llmroof_memory *out, struct llmroof_err *err);
+/* Narrows a memory_eval result to a request of `batch` sequences of its context: when the
+ * weights and one sequence fit but `batch` exceeds max_batch, fit becomes LLMROOF_FIT_BATCH
+ * and fits false. Estimate, memory and sweep share it, so they agree on "fits". */
+static inline void memory_fit_batch(struct llmroof_memory *mem, long batch)
+{
+    if (mem->fit == LLMROOF_FITS && (double)batch > mem->max_batch) {
+        mem->fit = LLMROOF_FIT_BATCH;
+        mem->fits = false;
+    }
+}
 
 int memory_eval(const struct llmroof_model *m, const struct llmroof_gpu *g, int tp,
                 const struct llmroof_dtypes *dt, long context_len, const struct llmroof_mem_opts *o,

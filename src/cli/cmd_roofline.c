@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "llmroof/render_json.h"
 #include "llmroof/svg.h"
 
 enum { OPT_SVG = 1 };
@@ -100,7 +101,16 @@ int cmd_roofline(struct cli *c, int argc, char **argv)
             return rc;
         }
     }
-    cli_render_table(c, &t);
+    if (c->format == TABLE_JSON) {
+        struct rjdoc *d = cli_json(c);
+        rjdoc_str(d, "model", m->id);
+        rjdoc_str(d, "gpu", g->id);
+        rjdoc_num(d, "tp", s.tp);
+        rjdoc_num(d, "batch", (double)req.batch);
+        rjdoc_num(d, "prompt_len", (double)req.prompt);
+        rjdoc_num(d, "output_len", (double)req.output);
+    }
+    cli_table(c, "ops", &t);
     table_free(&t);
     return 0;
 }

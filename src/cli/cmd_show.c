@@ -155,7 +155,7 @@ int cmd_show(struct cli *c, int argc, char **argv)
         show_gpu(&t, g);
     else
         show_model(&t, m);
-    cli_render_table(c, &t);
+    cli_table(c, "fields", &t);
     table_free(&t);
     return 0;
 }

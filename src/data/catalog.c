@@ -92,9 +92,16 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
         }
     }
 
-    /* Bounds reject absurd figures: no device has 10 TB of memory, 100 TB/s or 1e17 FLOP/s. */
-    if ((rc = json_get_number(c, e, "memory_bytes", "memory_bytes", true, 0, true, 1e13, &g->memory_bytes, NULL)) ||
-        (rc = json_get_number(c, e, "memory_bandwidth_Bps", "memory_bandwidth_Bps", true, 0, true, 1e14,
+    /* Physical ranges (docs/catalog.md): every figure of a real accelerator lies well inside
+     * them, and every product the model forms from numbers inside them stays finite. Upper:
+     * no device has 10 TB of memory, 100 TB/s or 1e17 FLOP/s. Lower: below 100 MB, 1 GB/s
+     * or 1 GFLOP/s the entry is a unit slip (a 1e-300 bandwidth would turn every time into
+     * inf). The extremes test (tests/cli/extremes.sh) runs every command at these limits. */
+    const cJSON *mb = cJSON_GetObjectItemCaseSensitive(e, "memory_bytes");
+    if (cJSON_IsNumber(mb) && mb->valuedouble >= 1 && mb->valuedouble != floor(mb->valuedouble))
+        return json_ferr(c, "memory_bytes", "must be a whole number of bytes (got %g)", mb->valuedouble);
+    if ((rc = json_get_number(c, e, "memory_bytes", "memory_bytes", true, 1e8, false, 1e13, &g->memory_bytes, NULL)) ||
+        (rc = json_get_number(c, e, "memory_bandwidth_Bps", "memory_bandwidth_Bps", true, 1e9, false, 1e14,
                          &g->mem_bw_Bps, NULL)))
         return rc;
 
@@ -109,7 +116,7 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
         snprintf(f, sizeof f, "peak_flops.%s", it->string ? it->string : "?");
         if (!it->string || !dtype_parse(it->string, &d) || strcmp(it->string, dtype_name(d)) != 0)
             return json_ferr(c, f, "is not a dtype (fp32, tf32, fp16, bf16, fp8, int8, int4)");
-        if ((rc = json_get_number(c, pf, it->string, f, true, 0, true, 1e17, &g->peak_flops[d], NULL)))
+        if ((rc = json_get_number(c, pf, it->string, f, true, 1e9, false, 1e17, &g->peak_flops[d], NULL)))
             return rc;
         g->has_peak[d] = true;
     }
@@ -136,7 +143,8 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
         g->link = LLMROOF_LINK_XGMI;
     else
         return json_ferr(c, "interconnect.kind", "must be one of \"nvlink\", \"pcie\", \"xgmi\" (got \"%s\")", kind);
-    if ((rc = json_get_number(c, ic, "bandwidth_Bps", "interconnect.bandwidth_Bps", true, 0, true, 1e13,
+    /* links: 100 MB/s (far below PCIe 1.0 x1's 250 MB/s) to 10 TB/s */
+    if ((rc = json_get_number(c, ic, "bandwidth_Bps", "interconnect.bandwidth_Bps", true, 1e8, false, 1e13,
                          &g->link_bw_Bps, NULL)) ||
         (rc = json_get_number(c, ic, "latency_s", "interconnect.latency_s", true, 0, false, 1e-2,
                          &g->link_latency_s, NULL)) ||
@@ -150,9 +158,10 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
     if (!cJSON_IsObject(ef))
         return json_ferr(c, "efficiency", "must be an object");
     if ((rc = json_check_known(c, ef, "efficiency.", eff_fields)) ||
-        (rc = json_get_number(c, ef, "compute", "efficiency.compute", true, 0, true, 1, &g->compute_eff, NULL)) ||
-        (rc = json_get_number(c, ef, "memory", "efficiency.memory", true, 0, true, 1, &g->memory_eff, NULL)) ||
-        (rc = json_get_number(c, ef, "comm", "efficiency.comm", true, 0, true, 1, &g->comm_eff, NULL)))
+        /* efficiencies: a fraction of peak; below 1% the entry is a slip, not a GPU */
+        (rc = json_get_number(c, ef, "compute", "efficiency.compute", true, 0.01, false, 1, &g->compute_eff, NULL)) ||
+        (rc = json_get_number(c, ef, "memory", "efficiency.memory", true, 0.01, false, 1, &g->memory_eff, NULL)) ||
+        (rc = json_get_number(c, ef, "comm", "efficiency.comm", true, 0.01, false, 1, &g->comm_eff, NULL)))
         return rc;
     if ((rc = json_get_number(c, e, "step_overhead_s", "step_overhead_s", true, 0, false, 1, &g->step_overhead_s, NULL)))
         return rc;
@@ -460,7 +469,7 @@ static int parse_model(struct json_ectx *c, const cJSON *e, struct llmroof_model
     if ((rc = json_get_number(c, e, "params_active_published", "params_active_published", false, 0, true, 1e14,
                               &m->params_active_published, &has_act)))
         return rc;
-    if ((rc = json_get_number(c, e, "params_published", "params_published", false, 0, true, 1e14,
+    if ((rc = json_get_number(c, e, "params_published", "params_published", false, 1e3, false, 1e14,
                          &m->params_published, &m->has_params_published)))
         return rc;
     return LLMROOF_OK;
@@ -566,7 +575,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
         (rc = json_get_string(c, e, "source", true, g->source, sizeof g->source)) ||
         (rc = json_get_number(c, e, "step_overhead_s", "step_overhead_s", true, 0, false, 1, &g->step_overhead_s, NULL)) ||
         (rc = json_get_number(c, e, "first_token_s", "first_token_s", true, 0, false, 60, &g->first_token_s, NULL)) ||
-        (rc = json_get_number(c, e, "compute_scale", "compute_scale", true, 0, true, 1, &g->compute_scale, NULL)) ||
+        (rc = json_get_number(c, e, "compute_scale", "compute_scale", true, 0.01, false, 1, &g->compute_scale, NULL)) ||
         (rc = json_get_number(c, e, "collective_latency_s", "collective_latency_s", false, 0, false, 0.01,
                          &g->collective_latency_s, NULL)))
         return rc;

@@ -312,6 +312,10 @@ int json_parse_array_doc(const char *text, size_t len, const char *fname, const 
         return LLMROOF_EINPUT;
     }
     for (const cJSON *it = (*doc)->child; it; it = it->next) {
+        /* documents llmroof writes (import-hf, --out) name their schema (docs/json.md) */
+        if (it->string && strcmp(it->string, "schema") == 0 && cJSON_IsString(it) &&
+            strcmp(it->valuestring, "llmroof.catalog/1") == 0)
+            continue;
         if (!it->string || strcmp(it->string, key) != 0) {
             const char *bad = it->string ? it->string : "?";
             size_t at = json_find_key(text, len, 0, bad);

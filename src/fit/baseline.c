@@ -86,7 +86,7 @@ int baseline_parse_row(const char *line, size_t len, const char *fname, long ln,
         "model", "gpu", "tp", "batch", "prompt_len", "output_len", "weight_dtype", "kv_dtype", "act_dtype",
         "valid", "reason", "fits", "weights_bytes_per_gpu", "kv_bytes_per_token_per_gpu", "max_batch", "ttft_s",
         "tpot_s", "e2e_s", "decode_tok_s", "output_tok_s", "prefill_bound", "decode_bound", "prefill_comm_share",
-        "decode_comm_share", NULL
+        "decode_comm_share", "schema", NULL
     };
     memset(r, 0, sizeof *r);
     size_t bad;
@@ -120,6 +120,12 @@ int baseline_parse_row(const char *line, size_t len, const char *fname, long ln,
             rc = BAD("%s:%ld: field '%s' is not a sweep column", fname, ln, it->string ? it->string : "?");
             goto out;
         }
+    }
+    /* rows of older baselines carry no schema; a row that names one names this one */
+    const cJSON *sch = cJSON_GetObjectItemCaseSensitive(o, "schema");
+    if (sch && (!cJSON_IsString(sch) || strcmp(sch->valuestring, SWEEP_SCHEMA) != 0)) {
+        rc = BAD("%s:%ld: field 'schema' must be \"" SWEEP_SCHEMA "\" (docs/json.md)", fname, ln);
+        goto out;
     }
     long tp = 0;
     if ((rc = str_field(o, "model", r->model, sizeof r->model, fname, ln, err)) ||

@@ -139,8 +139,14 @@ static void gpu_validation_names_file_line_entry_and_field(void **state)
 {
     /* memory_bytes is on line 6, column 7 of the template */
     expect_gpu_error("\"memory_bytes\": -5,", "", "\"nvlink\"", "0.7",
-                     "t.json:6:7: 'test-gpu': field 'memory_bytes' must be a number above 0");
-    expect_gpu_error("\"memory_bytes\": 0,", "", "\"nvlink\"", "0.7", "field 'memory_bytes' must be a number above 0");
+                     "t.json:6:7: 'test-gpu': field 'memory_bytes' must be a number of at least 1e+08");
+    expect_gpu_error("\"memory_bytes\": 0,", "", "\"nvlink\"", "0.7", "field 'memory_bytes' must be a number of at least");
+    /* physical lower bounds: a 1e-300 figure is a slip that would turn every time into inf */
+    expect_gpu_error("\"memory_bytes\": 1e-300,", "", "\"nvlink\"", "0.7", "field 'memory_bytes' must be a number of at least 1e+08");
+    expect_gpu_error("\"memory_bytes\": 1e10,", ", \"fp8\": 1e-300 ", "\"nvlink\"", "0.7",
+                     "field 'peak_flops.fp8' must be a number of at least 1e+09");
+    expect_gpu_error("\"memory_bytes\": 1e10,", "", "\"nvlink\"", "1e-300",
+                     "field 'efficiency.compute' must be a number of at least 0.01");
     expect_gpu_error("\"memory_bytes\": 1e20,", "", "\"nvlink\"", "0.7", "field 'memory_bytes' must be a number");
     expect_gpu_error("\"memory_bytes\": \"80GB\",", "", "\"nvlink\"", "0.7", "field 'memory_bytes' must be a number");
     expect_gpu_error("", "", "\"nvlink\"", "0.7", "field 'memory_bytes' is missing");
@@ -151,11 +157,11 @@ static void gpu_validation_names_file_line_entry_and_field(void **state)
     expect_gpu_error("\"memory_bytes\": 1e10,", ", \"fp12\": 1e12 ", "\"nvlink\"", "0.7",
                      "field 'peak_flops.fp12' is not a dtype");
     expect_gpu_error("\"memory_bytes\": 1e10,", ", \"fp8\": -1 ", "\"nvlink\"", "0.7",
-                     "field 'peak_flops.fp8' must be a number above 0");
+                     "field 'peak_flops.fp8' must be a number of at least");
     expect_gpu_error("\"memory_bytes\": 1e10,", "", "\"infiniband\"", "0.7",
                      "field 'interconnect.kind' must be one of");
     expect_gpu_error("\"memory_bytes\": 1e10,", "", "\"nvlink\"", "1.5", "field 'efficiency.compute' must be a number");
-    expect_gpu_error("\"memory_bytes\": 1e10,", "", "\"nvlink\"", "0", "field 'efficiency.compute' must be a number above 0");
+    expect_gpu_error("\"memory_bytes\": 1e10,", "", "\"nvlink\"", "0", "field 'efficiency.compute' must be a number of at least");
 }
 
 static void malformed_json_reports_line_and_column(void **state)
