@@ -118,7 +118,7 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
         char f[96];
         snprintf(f, sizeof f, "peak_flops.%s", it->string ? it->string : "?");
         if (!it->string || !dtype_parse(it->string, &d) || strcmp(it->string, dtype_name(d)) != 0)
-            return json_ferr(c, f, "is not a dtype (fp32, tf32, fp16, bf16, fp8, int8, int4)");
+            return json_ferr(c, f, "is not a dtype (fp32, tf32, fp16, bf16, fp8, int8, int4, fp4)");
         if ((rc = json_get_number(c, pf, it->string, f, true, 1e9, false, 1e17, &g->peak_flops[d], NULL)))
             return rc;
         g->has_peak[d] = true;
