@@ -163,6 +163,9 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, 
             print_help(c, opts, nopts, description);
             return CLI_HELP;
         case COMMON_FORMAT:
+            /* one rule at both levels: --format once, before or after the command */
+            if (c->format_set)
+                return cli_usage_error(c, "option '--format' given more than once");
             if (!table_parse_format(optarg, &c->format))
                 return cli_usage_error(c, "option '--format': unknown format '%s' (expected table, md, csv, json, html or jsonl)",
                                        optarg);
@@ -423,8 +426,36 @@ int cli_bytes(struct cli *c, const char *opt, const char *arg, double *out)
 int cli_dtype(struct cli *c, const char *opt, const char *arg, enum llmroof_dtype *out)
 {
     if (!dtype_parse(arg, out))
-        return cli_usage_error(c, "option '--%s': unknown dtype '%s' (expected fp32, tf32, fp16, bf16, fp8, int8, int4)",
+        return cli_usage_error(c, "option '--%s': unknown dtype '%s' (expected fp32, tf32, fp16, bf16, fp8, int8, int4, fp4)",
                                opt, arg);
+    return 0;
+}
+
+/* A duration must carry its unit: a bare 3000 is 3000 s to one reader and 3000 ms to another
+ * (issue 14). Only a bare 0 needs none. */
+static bool has_unit(const char *s)
+{
+    size_t n = strlen(s);
+    return n > 0 && ((s[n - 1] >= 'a' && s[n - 1] <= 'z') || (s[n - 1] >= 'A' && s[n - 1] <= 'Z') ||
+                     (unsigned char)s[n - 1] >= 0x80);
+}
+
+static bool bare_zero(const char *s)
+{
+    double v;
+    return !has_unit(s) && parse_double(s, &v) && v == 0;
+}
+
+int cli_duration(struct cli *c, const char *opt, const char *arg, double max_s, bool positive, double *out_s)
+{
+    double v;
+    if (!has_unit(arg) && !(bare_zero(arg) && !positive) && parse_double(arg, &v))
+        return cli_usage_error(c, "option '--%s': '%s' has no unit: write it with one of ns, us, ms, s, min "
+                                  "(e.g. %ss or %sms)", opt, arg, arg, arg);
+    if (!(parse_duration(arg, &v) || (bare_zero(arg) && (v = 0, true))) || (positive && !(v > 0)) || v > max_s)
+        return cli_usage_error(c, "option '--%s': '%s' is not a %sduration of at most %g s (e.g. 3s, 500ms)", opt, arg,
+                               positive ? "positive " : "", max_s);
+    *out_s = v;
     return 0;
 }
 
@@ -435,7 +466,12 @@ int cli_think(struct cli *c, const char *arg, double *lo_s, double *hi_s)
     dash = strchr(lo, '-');
     if (dash)
         *dash = '\0';
-    if (!parse_duration(lo, lo_s) || !parse_duration(dash ? dash + 1 : lo, hi_s) || *hi_s < *lo_s || *hi_s > 86400)
+    const char *hi = dash ? dash + 1 : lo;
+    if ((!has_unit(lo) && !bare_zero(lo)) || (!has_unit(hi) && !bare_zero(hi)))
+        return cli_usage_error(c, "option '--think': '%s' needs a unit on each duration: ns, us, ms, s or min "
+                                  "(e.g. 1s-3s, 500ms, 0)", arg);
+    if (!(parse_duration(lo, lo_s) || (bare_zero(lo) && (*lo_s = 0, true))) ||
+        !(parse_duration(hi, hi_s) || (bare_zero(hi) && (*hi_s = 0, true))) || *hi_s < *lo_s || *hi_s > 86400)
         return cli_usage_error(c, "option '--think': '%s' is not a duration or range LO-HI (e.g. 1s-3s, 500ms, 0)", arg);
     return 0;
 }
@@ -491,14 +527,26 @@ int cli_setup_opt(struct cli *c, struct cli_setup_opts *s, int id, const char *a
     case OPT_CME: s->eff.has_comm = true; return cli_double(c, "comm-eff", arg, 0.01, 1, false, &s->eff.comm);
     case OPT_OVH:
         s->eff.has_overhead = true;
-        if (!parse_duration(arg, &s->eff.overhead_s) || s->eff.overhead_s > 1)
-            return cli_usage_error(c, "option '--overhead': '%s' is not a duration of at most 1s (e.g. 200us, 0.5ms)", arg);
-        return 0;
+        return cli_duration(c, "overhead", arg, 1, false, &s->eff.overhead_s);
     case OPT_ENGINE: s->engine_name = arg; return 0; /* resolved once the catalog is loaded */
     case OPT_MEMUTIL: return cli_double(c, "mem-util", arg, 0.01, 1, false, &s->mem.mem_util);
     case OPT_RESERVE: return cli_bytes(c, "reserve", arg, &s->mem.reserve_bytes);
     case OPT_WORKSPACE: s->mem.workspace_set = true; return cli_bytes(c, "workspace", arg, &s->mem.workspace_bytes);
     case OPT_BLOCK: return cli_long(c, "block-size", arg, 1, 65536, &s->mem.block_size);
+    case OPT_PP: {
+        long v = 1;
+        int rc = cli_long(c, "pp", arg, 1, 1024, &v);
+        s->layout.pp = (int)v;
+        return rc;
+    }
+    case OPT_EP: {
+        long v = 1;
+        int rc = cli_long(c, "ep", arg, 1, 4096, &v);
+        s->layout.ep = (int)v;
+        return rc;
+    }
+    case OPT_DPATTN: s->layout.dp_attn = true; return 0;
+    case OPT_EPIMB: return cli_double(c, "ep-imbalance", arg, 1, 64, false, &s->layout.ep_imbalance);
     }
     return 1;
 }
@@ -523,6 +571,13 @@ struct llmroof_dtypes cli_dtypes(const struct cli_setup_opts *s)
     return d;
 }
 
+struct llmroof_layout cli_layout(const struct cli_setup_opts *s)
+{
+    struct llmroof_layout l = s->layout;
+    l.tp = (int)s->tp;
+    return l;
+}
+
 struct list_ctx {
     struct cli *c;
     const struct llmroof_gpu **gpus;
@@ -542,6 +597,13 @@ static bool gpu_item(const char *item, void *vctx)
     const struct llmroof_gpu *g = cli_gpu(x->c, item);
     if (!g)
         return false;
+    /* one rule for every list option: a repeated value (or an alias of a listed GPU) is an
+     * error, never a duplicate row */
+    for (int i = 0; i < *x->n; i++)
+        if (x->gpus[i] == g) {
+            cli_usage_error(x->c, "option '--gpus': '%s' repeats a value already listed (each value once)", item);
+            return false;
+        }
     x->gpus[(*x->n)++] = g;
     x->reported = false;
     return true;
@@ -557,6 +619,12 @@ static bool tp_item(const char *item, void *vctx)
         x->reported = true;
         return false;
     }
+    for (int i = 0; i < *x->n; i++)
+        if (x->tps[i] == (int)v) {
+            cli_usage_error(x->c, "option '--tp': '%s' repeats a value already listed (each value once)", item);
+            x->reported = true;
+            return false;
+        }
     x->tps[(*x->n)++] = (int)v;
     return true;
 }

@@ -582,11 +582,20 @@ int cmd_validate(struct cli *c, int argc, char **argv)
     if (!rc && (x.max_dec > 0 || x.max_pre > 0)) {
         enum val_class dec = VAL_CLASS_DECODE, pre = VAL_CLASS_PREFILL;
         struct val_stats sd = val_stats_of(cases, n, in_class, &dec), sp = val_stats_of(cases, n, in_class, &pre);
-        if (x.max_dec > 0 && sd.median_abs > x.max_dec) {
+        /* a gate that measured nothing fails: no mapped row of the gated class */
+        if (x.max_dec > 0 && sd.n == 0) {
+            fprintf(c->errf, "llmroof: --max-decode-error: no decode row of %s was mapped; the gate measured nothing\n",
+                    pos[0]);
+            rc = 1;
+        } else if (x.max_dec > 0 && sd.median_abs > x.max_dec) {
             fprintf(c->errf, "llmroof: decode median |error| %.1f%% exceeds %.1f%%\n", 100 * sd.median_abs, 100 * x.max_dec);
             rc = 1;
         }
-        if (x.max_pre > 0 && sp.median_abs > x.max_pre) {
+        if (x.max_pre > 0 && sp.n == 0) {
+            fprintf(c->errf, "llmroof: --max-prefill-error: no prefill row of %s was mapped; the gate measured nothing\n",
+                    pos[0]);
+            rc = 1;
+        } else if (x.max_pre > 0 && sp.median_abs > x.max_pre) {
             fprintf(c->errf, "llmroof: prefill median |error| %.1f%% exceeds %.1f%%\n", 100 * sp.median_abs, 100 * x.max_pre);
             rc = 1;
         }

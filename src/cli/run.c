@@ -121,6 +121,10 @@ int cli_run(const struct cli_io *io, int argc, char **argv, unsigned flags)
             break;
         switch (ch) {
         case 'f':
+            if (c.format_set) {
+                rc = cli_usage_error(&c, "option '--format' given more than once");
+                goto done;
+            }
             if (!table_parse_format(optarg, &c.format)) {
                 rc = cli_usage_error(&c, "option '--format': unknown format '%s' (expected table, md, csv, json, html or jsonl)", optarg);
                 goto done;

@@ -175,6 +175,12 @@ int json_get_string(struct json_ectx *c, const cJSON *obj, const char *key, bool
         return json_ferr(c, key, "must not be empty");
     if (strlen(v->valuestring) >= cap)
         return json_ferr(c, key, "is longer than %zu characters", cap - 1);
+    /* names and sources end up in tables, CSV and terminals: no control characters
+     * (a "\u001b[2J" in a name would clear the screen of whoever lists the catalog) */
+    for (const unsigned char *p = (const unsigned char *)v->valuestring; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            return json_ferr(c, key, "must not contain control characters (byte 0x%02x at character %ld)", *p,
+                             (long)(p - (const unsigned char *)v->valuestring) + 1);
     memcpy(out, v->valuestring, strlen(v->valuestring) + 1); /* length checked above */
     return LLMROOF_OK;
 }
@@ -295,6 +301,24 @@ cJSON *json_parse(const char *text, size_t len, const char *fname, struct llmroo
         cJSON_Delete(doc);
         json_linecol(text, off, &line, &col);
         llmroof_err_set(err, LLMROOF_EINPUT, "%s:%d:%d: unexpected text after the JSON document", fname, line, col);
+        return NULL;
+    }
+    /* cJSON keeps both members of {"models":[],"models":[...]} and lookups see the first:
+     * a repeated key is an error, never a silent choice */
+    size_t dup = 0;
+    int d = parse_json_dup_key(text, len, &dup);
+    if (d) {
+        cJSON_Delete(doc);
+        if (d < 0) {
+            llmroof_err_set(err, LLMROOF_EINTERNAL, "%s: out of memory", fname);
+            return NULL;
+        }
+        json_linecol(text, dup, &line, &col);
+        size_t k = dup + 1;
+        while (k < len && text[k] != '"')
+            k += text[k] == '\\' ? 2 : 1;
+        llmroof_err_set(err, LLMROOF_EINPUT, "%s:%d:%d: duplicate key '%.*s' (each key once per object)", fname, line,
+                        col, (int)(k - dup - 1 < 100 ? k - dup - 1 : 100), text + dup + 1);
         return NULL;
     }
     return doc;

@@ -465,9 +465,77 @@ static void add_stats(cJSON *o, const char *key, const struct sim_stats *s)
     cJSON_AddNumberToObject(x, "n", (double)s->n);
 }
 
+/* Overload, goodput, prefix cache, speculation, instances: present only where they apply. */
+static void sim_json_serving(cJSON *o, const struct sim_config *c, const struct sim_result *r)
+{
+    if (r->open_loop) {
+        cJSON *x = cJSON_AddObjectToObject(o, "load");
+        cJSON_AddNumberToObject(x, "offered_rate_qps", r->offered_rate_qps);
+        cJSON_AddNumberToObject(x, "completed_rate_qps", r->sustained_rate_qps);
+        cJSON_AddNumberToObject(x, "queue_growth_per_s", r->queue_growth_per_s);
+        cJSON_AddBoolToObject(x, "overloaded", r->overloaded);
+    }
+    if (r->has_slo) {
+        cJSON *x = cJSON_AddObjectToObject(o, "slo");
+        if (c->ttft_slo_s > 0)
+            cJSON_AddNumberToObject(x, "ttft_s", c->ttft_slo_s);
+        if (c->tpot_slo_s > 0)
+            cJSON_AddNumberToObject(x, "tpot_s", c->tpot_slo_s);
+        cJSON_AddNumberToObject(x, "percentile", c->slo_percentile);
+        cJSON_AddNumberToObject(x, "within", (double)r->within_slo);
+        cJSON_AddNumberToObject(x, "within_share", r->within_slo_share);
+        cJSON_AddNumberToObject(x, "goodput_qps", r->goodput_qps);
+        cJSON_AddBoolToObject(x, "met", r->slo_met);
+    }
+    if (c->prefix_tokens > 0) {
+        cJSON *x = cJSON_AddObjectToObject(o, "prefix");
+        cJSON_AddNumberToObject(x, "tokens", (double)c->prefix_tokens);
+        cJSON_AddNumberToObject(x, "groups", (double)c->prefix_groups);
+        cJSON_AddBoolToObject(x, "cache", c->prefix_cache);
+        cJSON_AddNumberToObject(x, "hit_rate", r->prefix_hit_rate);
+    }
+    if (c->spec.kind != SIM_SPEC_NONE) {
+        cJSON *x = cJSON_AddObjectToObject(o, "speculative");
+        cJSON_AddStringToObject(x, "method", sim_spec_name(c->spec.kind));
+        if (c->spec.draft && c->spec.kind == SIM_SPEC_DRAFT)
+            cJSON_AddStringToObject(x, "draft", c->spec.draft->id);
+        cJSON_AddNumberToObject(x, "k", c->spec.k);
+        cJSON_AddNumberToObject(x, "acceptance", c->spec.alpha);
+        cJSON_AddNumberToObject(x, "expected_tokens_per_step", sim_spec_tokens_per_step(c->spec.k, c->spec.alpha));
+        cJSON_AddNumberToObject(x, "tokens_per_step", r->spec_tokens_per_step);
+    }
+    if (r->ninst > 1 || c->disaggregated) {
+        cJSON_AddStringToObject(o, "router", sim_router_name(c->router));
+        if (c->disaggregated) {
+            cJSON_AddNumberToObject(o, "kv_link_Bps", c->kv_link_Bps);
+            add_stats(o, "kv_transfer_s", &r->kv_transfer);
+            add_stats(o, "decode_queue_s", &r->decode_queue);
+        }
+        cJSON *arr = cJSON_AddArrayToObject(o, "instances");
+        for (int i = 0; i < r->ninst; i++) {
+            const struct sim_instance *s = &r->inst[i];
+            const struct llmroof_setup *su = !c->disaggregated ? &c->setup
+                                             : s->pool == 0    ? (c->prefill.setup.model ? &c->prefill.setup : &c->setup)
+                                                               : (c->decode.setup.model ? &c->decode.setup : &c->setup);
+            cJSON *x = cJSON_CreateObject();
+            cJSON_AddStringToObject(x, "pool", !c->disaggregated ? "aggregated" : s->pool == 0 ? "prefill" : "decode");
+            cJSON_AddStringToObject(x, "gpu", su->gpu->id);
+            cJSON_AddNumberToObject(x, "tp", su->tp);
+            cJSON_AddNumberToObject(x, "requests", (double)s->requests);
+            cJSON_AddNumberToObject(x, "utilization", s->utilization);
+            cJSON_AddNumberToObject(x, "mean_batch", s->mean_batch);
+            cJSON_AddNumberToObject(x, "max_batch", (double)s->max_batch);
+            cJSON_AddNumberToObject(x, "kv_util_mean", s->kv_util_mean);
+            cJSON_AddNumberToObject(x, "preemptions", (double)s->preemptions);
+            cJSON_AddNumberToObject(x, "iterations", (double)s->iterations);
+            cJSON_AddItemToArray(arr, x);
+        }
+    }
+}
+
 static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, const char *wl, const char *schema)
 {
-    static const char *const modes[] = { "closed", "rate", "trace" };
+    static const char *const modes[] = { "closed", "rate", "trace", "offline" };
     cJSON *o = new_doc(schema);
     cJSON_AddStringToObject(o, "model", c->setup.model->id);
     cJSON_AddStringToObject(o, "gpu", c->setup.gpu->id);
@@ -495,6 +563,7 @@ static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, c
     cJSON_AddNumberToObject(o, "mean_in_system", r->mean_in_system);
     cJSON_AddNumberToObject(o, "kv_capacity_tokens", r->kv_capacity_tokens);
     cJSON_AddNumberToObject(o, "seed", (double)r->seed);
+    sim_json_serving(o, c, r);
     return o;
 }
 

@@ -139,6 +139,12 @@ check "a failing second output file fails the run" [ "$rc" != 0 ]
 check "... and the first output file is not written" [ ! -e "$tmp/first.csv" ]
 check "no temporary files are left behind after failures" [ -z "$(ls "$tmp" | grep '\.tmp\.')" ]
 
+# sweep emits every model of a catalog past the old 256-entry list limit (300 added here)
+awk 'BEGIN { printf "{\"models\":["; for (i = 0; i < 300; i++) printf "%s{\"id\":\"m%d\",\"name\":\"n\",\"hidden_size\":4096,\"num_layers\":32,\"num_heads\":32,\"num_kv_heads\":8,\"intermediate_size\":14336,\"vocab_size\":128256,\"max_context\":8192,\"tie_embeddings\":false,\"mlp\":\"gated\",\"norm\":\"rmsnorm\",\"source\":\"t\"}", i ? "," : "", i; print "]}" }' >"$tmp/m300.json"
+nm=$("$bin" --models-file "$tmp/m300.json" list models --format csv | tail -n +2 | wc -l)
+nr=$("$bin" --models-file "$tmp/m300.json" sweep --gpus a100 -t 1 -b 1 -p 1 -o 1 | tail -n +2 | wc -l)
+check "sweep --models all gives one row per model ($nm models, $nr rows)" [ "$nm" = "$nr" -a "$nm" -gt 300 ]
+
 # an installed binary finds its catalog without flags or environment
 builddir=$(dirname "$bin")
 if cmake --install "$builddir" --prefix "$tmp/inst" >/dev/null 2>&1; then
