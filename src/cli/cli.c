@@ -426,7 +426,7 @@ int cli_bytes(struct cli *c, const char *opt, const char *arg, double *out)
 int cli_dtype(struct cli *c, const char *opt, const char *arg, enum llmroof_dtype *out)
 {
     if (!dtype_parse(arg, out))
-        return cli_usage_error(c, "option '--%s': unknown dtype '%s' (expected fp32, tf32, fp16, bf16, fp8, int8, int4)",
+        return cli_usage_error(c, "option '--%s': unknown dtype '%s' (expected fp32, tf32, fp16, bf16, fp8, int8, int4, fp4)",
                                opt, arg);
     return 0;
 }
@@ -533,6 +533,20 @@ int cli_setup_opt(struct cli *c, struct cli_setup_opts *s, int id, const char *a
     case OPT_RESERVE: return cli_bytes(c, "reserve", arg, &s->mem.reserve_bytes);
     case OPT_WORKSPACE: s->mem.workspace_set = true; return cli_bytes(c, "workspace", arg, &s->mem.workspace_bytes);
     case OPT_BLOCK: return cli_long(c, "block-size", arg, 1, 65536, &s->mem.block_size);
+    case OPT_PP: {
+        long v = 1;
+        int rc = cli_long(c, "pp", arg, 1, 1024, &v);
+        s->layout.pp = (int)v;
+        return rc;
+    }
+    case OPT_EP: {
+        long v = 1;
+        int rc = cli_long(c, "ep", arg, 1, 4096, &v);
+        s->layout.ep = (int)v;
+        return rc;
+    }
+    case OPT_DPATTN: s->layout.dp_attn = true; return 0;
+    case OPT_EPIMB: return cli_double(c, "ep-imbalance", arg, 1, 64, false, &s->layout.ep_imbalance);
     }
     return 1;
 }
@@ -555,6 +569,13 @@ struct llmroof_dtypes cli_dtypes(const struct cli_setup_opts *s)
 {
     struct llmroof_dtypes d = { s->weight, s->kv, s->act, s->weight_bits };
     return d;
+}
+
+struct llmroof_layout cli_layout(const struct cli_setup_opts *s)
+{
+    struct llmroof_layout l = s->layout;
+    l.tp = (int)s->tp;
+    return l;
 }
 
 struct list_ctx {

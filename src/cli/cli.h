@@ -100,11 +100,17 @@ struct cli_opt {
 #define CLI_OPT_MODEL { OPT_MODEL, "model", 'm', "MODEL", "model id from the catalog", false }
 #define CLI_OPT_GPU { OPT_GPU, "gpu", 'g', "GPU", "GPU id or alias from the catalog", false }
 #define CLI_OPT_TP { OPT_TP, "tp", 't', "N", "tensor-parallel GPUs (default 1)", false }
+/* Layout beyond TP (docs/model.md "Layouts"): pipeline and expert parallelism. */
+#define CLI_OPT_LAYOUT \
+    { OPT_PP, "pp", 0, "N", "pipeline-parallel stages of consecutive layers (default 1)", false }, \
+    { OPT_EP, "ep", 0, "N", "expert-parallel GPUs for MoE layers: equal to TP, or with --dp-attention a multiple of it", false }, \
+    { OPT_DPATTN, "dp-attention", 0, NULL, "attention data-parallel over ep/tp replicas, tokens routed by all-to-all", false }, \
+    { OPT_EPIMB, "ep-imbalance", 0, "F", "busiest expert rank's tokens over the mean, >= 1 (default 1)", false }
 #define CLI_OPT_BATCH { OPT_BATCH, "batch", 'b', "B", "sequences served together (default 1)", false }
 #define CLI_OPT_PROMPT { OPT_PROMPT, "prompt", 'p', "P", "prompt tokens per sequence (default 512)", false }
 #define CLI_OPT_OUTPUT { OPT_OUTPUT, "output", 'o', "O", "output tokens per sequence (default 1536)", false }
 #define CLI_OPT_DTYPES \
-    { OPT_WDT, "weight-dtype", 0, "D", "weight storage: fp32 fp16 bf16 fp8 int8 int4 (default fp16)", false }, \
+    { OPT_WDT, "weight-dtype", 0, "D", "weight storage: fp32 fp16 bf16 fp8 int8 int4 fp4 (default fp16)", false }, \
     { OPT_KVDT, "kv-dtype", 0, "D", "KV-cache storage dtype (default fp16)", false }, \
     { OPT_ACTDT, "act-dtype", 0, "D", "activation/compute dtype whose peak is used (default fp16)", false }, \
     { OPT_WBITS, "weight-bits", 0, "B", "effective bits per weight incl. scales, e.g. 4.5 for q4_0 (default: dtype)", false }
@@ -172,6 +178,7 @@ struct cli_setup_opts {
     struct llmroof_mem_opts mem;
     long context;
     bool have_context;
+    struct llmroof_layout layout;  /* --pp, --ep, --dp-attention, --ep-imbalance (tp from --tp) */
 };
 void cli_setup_defaults(struct cli_setup_opts *s);
 /* Handles the shared option ids (>= CLI_SETUP_BASE); returns 1 when id is not shared. */
@@ -179,10 +186,13 @@ void cli_setup_defaults(struct cli_setup_opts *s);
 enum {
     OPT_MODEL = CLI_SETUP_BASE, OPT_GPU, OPT_TP, OPT_BATCH, OPT_PROMPT, OPT_OUTPUT,
     OPT_WDT, OPT_KVDT, OPT_ACTDT, OPT_CE, OPT_ME, OPT_CME, OPT_OVH,
-    OPT_MEMUTIL, OPT_RESERVE, OPT_WORKSPACE, OPT_BLOCK, OPT_CONTEXT, OPT_WBITS, OPT_ENGINE
+    OPT_MEMUTIL, OPT_RESERVE, OPT_WORKSPACE, OPT_BLOCK, OPT_CONTEXT, OPT_WBITS, OPT_ENGINE,
+    OPT_PP, OPT_EP, OPT_DPATTN, OPT_EPIMB
 };
 int cli_setup_opt(struct cli *c, struct cli_setup_opts *s, int id, const char *arg);
 struct llmroof_dtypes cli_dtypes(const struct cli_setup_opts *s);
+/* The layout of the options (TP from --tp). */
+struct llmroof_layout cli_layout(const struct cli_setup_opts *s);
 /* Looks up --engine after the catalog is loaded. Returns 0 or 2 after printing the error. */
 int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s);
 

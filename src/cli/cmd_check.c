@@ -126,16 +126,29 @@ int cmd_check(struct cli *c, int argc, char **argv)
     }
     struct llmroof_err err = { 0 };
     rc = 0;
-    while (fgets(line, MAX_LINE + 2, f)) {
+    int ch = 0;
+    while (ch != EOF) {
+        /* byte by byte, not fgets: a NUL inside a line must be seen, not end the line */
+        len = 0;
+        while ((ch = getc(f)) != EOF && ch != '\n' && len <= MAX_LINE)
+            line[len++] = (char)ch;
+        if (ch == EOF && len == 0)
+            break;
         ln++;
-        len = strlen(line);
-        if (len > MAX_LINE && line[len - 1] != '\n') {
+        if (len > MAX_LINE) {
             fprintf(c->errf, "llmroof: error: %s:%ld: line longer than %d bytes\n", pos[0], ln, MAX_LINE);
             rc = 2;
             break;
         }
-        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+        const char *nul = memchr(line, '\0', len);
+        if (nul) {
+            fprintf(c->errf, "llmroof: error: %s:%ld:%ld: NUL byte inside the line\n", pos[0], ln, (long)(nul - line) + 1);
+            rc = 2;
+            break;
+        }
+        while (len > 0 && line[len - 1] == '\r')
             len--;
+        line[len] = '\0';
         if (len == 0)
             continue;
         struct sweep_row base, now;
@@ -175,6 +188,10 @@ int cmd_check(struct cli *c, int argc, char **argv)
         }
     }
     free(line);
+    if (!rc && ferror(f)) {
+        fprintf(c->errf, "llmroof: error: %s: read error\n", pos[0]);
+        rc = 2;
+    }
     fclose(f);
     if (rc || rows == 0) {
         rjdoc_free(json);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "llmroof/arch.h"
 #include "llmroof/render_json.h"
 
 enum { OPT_OPS = 1, OPT_RANGE };
@@ -124,7 +125,7 @@ static void ops_tables(struct cli *c, const struct llmroof_estimate *e)
 int cmd_estimate(struct cli *c, int argc, char **argv)
 {
     static const struct cli_opt opts[] = {
-        CLI_OPT_MODEL, CLI_OPT_GPU, CLI_OPT_TP, CLI_OPT_BATCH, CLI_OPT_PROMPT, CLI_OPT_OUTPUT,
+        CLI_OPT_MODEL, CLI_OPT_GPU, CLI_OPT_TP, CLI_OPT_LAYOUT, CLI_OPT_BATCH, CLI_OPT_PROMPT, CLI_OPT_OUTPUT,
         CLI_OPT_DTYPES, CLI_OPT_EFFS, CLI_OPT_MEM,
         { OPT_OPS, "ops", 0, NULL, "add per-operator tables for prefill and the mean decode step", false },
         { OPT_RANGE, "range", 0, NULL, "add a low-high band from the validation residuals (docs/validation.md)", false },
@@ -154,7 +155,7 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
     if (!g)
         return 2;
 
-    struct llmroof_setup setup = { m, g, (int)x.s.tp, cli_dtypes(&x.s), roofline_effs(g, &x.s.eff) };
+    struct llmroof_setup setup = { m, g, (int)x.s.tp, cli_dtypes(&x.s), roofline_effs(g, &x.s.eff), cli_layout(&x.s) };
     struct llmroof_request req = { x.s.batch, x.s.prompt, x.s.output };
     struct llmroof_estimate e;
     struct llmroof_err err = { 0 };
@@ -162,7 +163,8 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
         return cli_fail(c, &err);
     struct llmroof_memory mem;
     long ctx_len = x.s.prompt + x.s.output;
-    if ((rc = memory_eval(m, g, setup.tp, &setup.dt, ctx_len, &x.s.mem, &mem, &err)))
+    const struct llmroof_layout lay = cli_layout(&x.s);
+    if ((rc = memory_eval_layout(m, g, &lay, &setup.dt, ctx_len, &x.s.mem, &mem, &err)))
         return cli_fail(c, &err);
     memory_fit_batch(&mem, req.batch);
 
@@ -172,9 +174,11 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
     else if (mem.fit == LLMROOF_FIT_BATCH)
         fprintf(c->errf, "llmroof: warning: batch %ld exceeds the KV-cache limit of %.0f sequences at a %ld-token "
                         "context: not servable at once\n", req.batch, mem.max_batch, ctx_len);
-    if (setup.tp > g->gpus_per_node)
-        fprintf(c->errf, "llmroof: warning: TP %d exceeds the %d GPUs of one %s node; the intra-node link model "
-                        "understates inter-node all-reduce time\n", setup.tp, g->gpus_per_node, g->id);
+    const int dom = g->domain_gpus > 0 ? g->domain_gpus : g->gpus_per_node;
+    if (e.shard.gpus > dom)
+        fprintf(c->errf, "llmroof: note: %d GPUs exceed the %d-GPU %s domain of %s: TP collectives beyond it are "
+                        "hierarchical and all-to-all and stage sends cross the %s network (%.0f GB/s per GPU)\n",
+                e.shard.gpus, dom, link_name(g->link), g->id, g->net_kind, g->net_bw_Bps / 1e9);
     if (m->max_context < ctx_len)
         fprintf(c->errf, "llmroof: warning: prompt + output = %ld tokens exceeds %s's max context of %ld\n",
                 ctx_len, m->id, m->max_context);
@@ -196,15 +200,27 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
         char wb[32] = "";
         if (setup.dt.weight_bits > 0)
             snprintf(wb, sizeof wb, " (%g bits)", setup.dt.weight_bits);
-        sbuf_printf(&c->out, "%s on %d x %s (TP %d): batch %ld, prompt %ld, output %ld; %s%s weights, %s KV, %s compute\n",
-                    m->id, setup.tp, g->id, setup.tp, req.batch, req.prompt, req.output, dtype_name(setup.dt.weight), wb,
+        char lay_s[96] = "";
+        if (e.shard.pp > 1 || e.shard.ep > 1)
+            snprintf(lay_s, sizeof lay_s, ", PP %d, EP %d%s", e.shard.pp, e.shard.ep,
+                     e.shard.dp_attn ? ", data-parallel attention" : "");
+        sbuf_printf(&c->out, "%s on %d x %s (TP %d%s): batch %ld, prompt %ld, output %ld; %s%s weights, %s KV, %s compute\n",
+                    m->id, e.shard.gpus, g->id, setup.tp, lay_s, req.batch, req.prompt, req.output, dtype_name(setup.dt.weight), wb,
                     dtype_name(setup.dt.kv), dtype_name(setup.dt.act));
         sbuf_printf(&c->out, "efficiency: compute %.2f, memory %.2f, comm %.2f; overhead %.0f us per step",
                     setup.eff.compute, setup.eff.memory, setup.eff.comm, setup.eff.overhead_s * 1e6);
         if (x.s.eff.engine)
             sbuf_printf(&c->out, "; engine %s (+%.1f ms to first token)", x.s.eff.engine->id, setup.eff.first_token_s * 1e3);
         sbuf_append(&c->out, "\n");
-        if (e.shard.kv_replicated)
+        if (e.shard.pp > 1)
+            sbuf_printf(&c->out, "note: %d stages of %ld-%ld layers; %.0f micro-batches; prefill bubble %.3f ms\n",
+                        e.shard.pp, e.shard.stage_layers_min, e.shard.stage_layers_max, e.micro_batches,
+                        e.pp_bubble_s * 1e3);
+        if (arch_is_mla(m))
+            sbuf_printf(&c->out, "note: MLA caches the %ld-wide latent + %ld rope key per layer, replicated on each "
+                                 "TP rank; decode runs absorbed, prefill decompressed\n",
+                        m->kv_lora_rank, m->qk_rope_dim);
+        if (e.shard.kv_replicated && !arch_is_mla(m))
             sbuf_printf(&c->out, "note: %ld KV heads < TP %d: each rank holds a replica of one KV head\n",
                         m->kv_heads, setup.tp);
         sbuf_append(&c->out, "\n");

@@ -23,7 +23,7 @@ static void row_bytes(struct table *t, const char *name, double b)
 int cmd_memory(struct cli *c, int argc, char **argv)
 {
     static const struct cli_opt opts[] = {
-        CLI_OPT_MODEL, CLI_OPT_GPU, CLI_OPT_TP,
+        CLI_OPT_MODEL, CLI_OPT_GPU, CLI_OPT_TP, CLI_OPT_LAYOUT,
         { OPT_BATCH, "batch", 'b', "B", "sequences that must fit at once (default 1)", false },
         { OPT_CONTEXT, "context", 'c', "C", "tokens per sequence for max batch (default 2048)", false },
         CLI_OPT_DTYPES, CLI_OPT_MEM,
@@ -54,7 +54,8 @@ int cmd_memory(struct cli *c, int argc, char **argv)
     struct llmroof_dtypes dt = cli_dtypes(&s);
     struct llmroof_memory mem;
     struct llmroof_err err = { 0 };
-    if ((rc = memory_eval(m, g, (int)s.tp, &dt, s.context, &s.mem, &mem, &err)))
+    const struct llmroof_layout lay = cli_layout(&s);
+    if ((rc = memory_eval_layout(m, g, &lay, &dt, s.context, &s.mem, &mem, &err)))
         return cli_fail(c, &err);
     memory_fit_batch(&mem, s.batch);
     /* the same warnings as estimate: a context past the model's limit still gets numbers */
@@ -74,8 +75,13 @@ int cmd_memory(struct cli *c, int argc, char **argv)
     }
     char b1[32], b2[32];
     if (c->format == TABLE_TEXT || c->format == TABLE_MD) {
-        sbuf_printf(&c->out, "%s on %ld x %s (TP %ld): %s weights, %s KV, context %ld tokens, mem-util %.2f\n",
-                    m->id, s.tp, g->id, s.tp, dtype_name(dt.weight), dtype_name(dt.kv), s.context, s.mem.mem_util);
+        char lay_s[96] = "";
+        if (mem.gpus != (int)s.tp)
+            snprintf(lay_s, sizeof lay_s, ", PP %d, EP %d%s", lay.pp > 0 ? lay.pp : 1, lay.ep > 0 ? lay.ep : 1,
+                     lay.dp_attn ? ", data-parallel attention" : "");
+        sbuf_printf(&c->out, "%s on %d x %s (TP %ld%s): %s weights, %s KV, context %ld tokens, mem-util %.2f\n",
+                    m->id, mem.gpus, g->id, s.tp, lay_s, dtype_name(dt.weight), dtype_name(dt.kv), s.context,
+                    s.mem.mem_util);
         if (mem.fit == LLMROOF_FIT_WEIGHTS) {
             sbuf_printf(&c->out, "does NOT fit: needs %s of weights + workspace + reserve per GPU, %s usable",
                         cli_fmt_bytes(mem.weights_bytes_per_gpu + mem.workspace_bytes_per_gpu + mem.reserve_bytes_per_gpu,

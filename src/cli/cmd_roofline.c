@@ -52,7 +52,7 @@ int cmd_roofline(struct cli *c, int argc, char **argv)
     const struct llmroof_gpu *g = m ? cli_gpu(c, x.s.gpu) : NULL;
     if (!m || !g)
         return 2;
-    struct llmroof_setup s = { m, g, (int)x.s.tp, cli_dtypes(&x.s), roofline_effs(g, &x.s.eff) };
+    struct llmroof_setup s = { m, g, (int)x.s.tp, cli_dtypes(&x.s), roofline_effs(g, &x.s.eff), { 0 } };
     struct llmroof_request req = { x.s.batch, x.s.prompt, x.s.output };
     struct llmroof_estimate e;
     struct llmroof_err err = { 0 };

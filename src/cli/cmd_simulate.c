@@ -373,7 +373,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         x->cfg.think_min_s = x->cfg.think_max_s = 0;
     }
     x->cfg.workload = &wl;
-    x->cfg.setup = (struct llmroof_setup){ m, g, (int)x->s.tp, cli_dtypes(&x->s), roofline_effs(g, &x->s.eff) };
+    x->cfg.setup = (struct llmroof_setup){ m, g, (int)x->s.tp, cli_dtypes(&x->s), roofline_effs(g, &x->s.eff), { 0 } };
     x->cfg.mem = x->s.mem;
     if (!x->have_block)
         x->cfg.mem.block_size = 16;

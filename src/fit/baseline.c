@@ -112,6 +112,16 @@ int baseline_parse_row(const char *line, size_t len, const char *fname, long ln,
         rc = BAD("%s:%ld: expected a JSON object (one sweep row per line)", fname, ln);
         goto out;
     }
+    size_t dup = 0;
+    int d = parse_json_dup_key(line, len, &dup);
+    if (d < 0) {
+        rc = llmroof_err_set(err, LLMROOF_EINTERNAL, "%s: out of memory", fname);
+        goto out;
+    }
+    if (d) {
+        rc = BAD("%s:%ld:%zu: duplicate key (each field once per row)", fname, ln, dup + 1);
+        goto out;
+    }
     for (const cJSON *it = o->child; it; it = it->next) {
         bool ok = false;
         for (const char *const *k = known; *k; k++)

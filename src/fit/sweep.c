@@ -40,7 +40,7 @@ void sweep_eval(const struct llmroof_model *m, const struct llmroof_gpu *g, int 
     out->output = output;
     out->dt = *dt;
 
-    struct llmroof_setup s = { m, g, tp, *dt, roofline_default_effs(g) };
+    struct llmroof_setup s = { m, g, tp, *dt, roofline_default_effs(g), { 0 } };
     struct llmroof_request req = { batch, prompt, output };
     struct llmroof_estimate e;
     struct llmroof_err err = { 0 };

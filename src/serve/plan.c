@@ -82,7 +82,7 @@ int plan_meets(const struct plan_input *in, const struct llmroof_gpu *g, int tp,
                double *ttft_s, double *tpot_s, enum plan_binding *fails, struct llmroof_err *err)
 {
     struct sim_config c = in->sim;
-    c.setup = (struct llmroof_setup){ in->model, g, tp, in->dt, roofline_effs(g, &in->eff) };
+    c.setup = (struct llmroof_setup){ in->model, g, tp, in->dt, roofline_effs(g, &in->eff), { 0 } };
     c.mode = SIM_CLOSED;
     c.concurrency = users;
     c.requests = pool_for(users);
@@ -200,7 +200,7 @@ static long rate_pool(double rate)
 
 static struct llmroof_setup setup_for(const struct plan_input *in, const struct llmroof_gpu *g, int tp)
 {
-    return (struct llmroof_setup){ in->model, g, tp, in->dt, roofline_effs(g, &in->eff) };
+    return (struct llmroof_setup){ in->model, g, tp, in->dt, roofline_effs(g, &in->eff), { 0 } };
 }
 
 /* The pools of one evaluation: aggregated N x tp, or X prefill (tp_p) + Y decode (tp_d);

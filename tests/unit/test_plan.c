@@ -253,7 +253,7 @@ static void rate_plan_answer_meets_the_slos_and_is_minimal(void **state)
     c.rate_qps = in.rate_qps;
     c.requests = 1000;
     c.router = SIM_ROUTE_LEAST_LOADED;
-    c.setup = (struct llmroof_setup){ in.model, a->gpu, a->tp, in.dt, roofline_default_effs(a->gpu) };
+    c.setup = (struct llmroof_setup){ in.model, a->gpu, a->tp, in.dt, roofline_default_effs(a->gpu), { 0 } };
     c.instances = (int)a->instances;
     struct sim_result r;
     struct llmroof_err err = { 0 };
