@@ -98,7 +98,7 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
 {
     static const struct cli_opt opts[] = {
         CLI_OPT_MODEL,
-        { OPT_GPUS, "gpus", 0, "LIST", "GPU ids or aliases, or all (default a30,a40,v100,a100)", false },
+        { OPT_GPUS, "gpus", 0, "all|LIST", "GPU ids or aliases, or all of the catalog (default a30,a40,v100,a100)", false },
         { OPT_TPS, "tp", 't', "LIST", "TP values to try (default 1,2,4,8)", false },
         { OPT_USERS, "users", 'u', "N", "concurrent users to serve (default 10000); a user is a closed-loop client", false },
         { OPT_RATE, "rate", 'r', "QPS", "plan for an open-loop request rate instead; compares aggregated and disaggregated", false },
@@ -129,7 +129,7 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
     int npos = 0;
     static const char *const tables[] = { "options", "observations", NULL };
     c->tables = tables;
-    c->usage = "llmroof plan -m MODEL [--gpus LIST|all] [--users N | --rate QPS] [--ttft-slo T] [--tpot-slo T] "
+    c->usage = "llmroof plan -m MODEL [--gpus all|LIST] [--users N | --rate QPS] [--ttft-slo T] [--tpot-slo T] "
                "[--slo-percentile pNN] [--tp LIST] [--gpus-per-node N] [--price LIST] [--fast] [options]";
     int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, x, pos, 0, &npos,
                        "With --users: for every GPU and every TP that divides a node, the most users one instance\n"
@@ -155,16 +155,8 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
         return rc;
     if (!(x->in.model = cli_model(c, x->s.model)))
         return 2;
-    if (x->gpus && strcmp(x->gpus, "all") == 0) {
-        /* every GPU of the catalog, in catalog order, as sweep does */
-        for (size_t i = 0; i < c->cat.n_gpus && x->in.ngpus < PLAN_MAX_GPUS; i++)
-            x->in.gpus[x->in.ngpus++] = &c->cat.gpus[i];
-        if (c->cat.n_gpus > PLAN_MAX_GPUS)
-            return cli_usage_error(c, "option '--gpus': the catalog holds %zu GPUs, more than the %d a plan compares; "
-                                      "list them", c->cat.n_gpus, PLAN_MAX_GPUS);
-    } else if ((rc = cli_gpu_list(c, x->gpus ? x->gpus : "a30,a40,v100,a100", x->in.gpus, PLAN_MAX_GPUS, &x->in.ngpus))) {
+    if ((rc = cli_gpu_list(c, x->gpus ? x->gpus : "a30,a40,v100,a100", x->in.gpus, PLAN_MAX_GPUS, &x->in.ngpus)))
         return rc;
-    }
     if ((rc = cli_tp_list(c, x->tps ? x->tps : "1,2,4,8", x->in.tps, PLAN_MAX_TPS, &x->in.ntps)))
         return rc;
     if (x->price && !parse_list(x->price, add_price, x))

@@ -81,7 +81,7 @@ static void render_rate(const struct plan_input *in, const struct plan_result *r
         table_str(&t, note);
     }
     if (table_sel_wants(sel, f, "options"))
-        table_render(&t, f, out);
+        table_render_fit(&t, f, 100, 2, out);
     table_free(&t);
 }
 
@@ -97,7 +97,7 @@ static void render_observations(const struct plan_result *r, enum table_format f
             table_str(&t, r->obs[i]);
         }
         if (table_sel_wants(sel, f, "observations"))
-            table_render(&t, f, out);
+            table_render_fit(&t, f, 100, 2, out);
         table_free(&t);
         return;
     }
@@ -177,7 +177,7 @@ void render_plan(const struct plan_input *in, const struct plan_result *r, enum 
         table_str(&t, note);
     }
     if (table_sel_wants(sel, f, "options"))
-        table_render(&t, f, out);
+        table_render_fit(&t, f, 100, 2, out);
     table_free(&t);
     render_observations(r, f, sel, out);
 }
