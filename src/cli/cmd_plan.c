@@ -97,7 +97,7 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
 {
     static const struct cli_opt opts[] = {
         CLI_OPT_MODEL,
-        { OPT_GPUS, "gpus", 0, "LIST", "GPU ids or aliases (default a30,a40,v100,a100)", false },
+        { OPT_GPUS, "gpus", 0, "all|LIST", "GPU ids or aliases, or all of the catalog (default a30,a40,v100,a100)", false },
         { OPT_TPS, "tp", 't', "LIST", "TP values to try (default 1,2,4,8)", false },
         { OPT_USERS, "users", 'u', "N", "concurrent users to serve (default 10000)", false },
         { OPT_TTFT, "ttft-slo", 0, "T", "time-to-first-token SLO (default 3s)", false },
@@ -127,7 +127,7 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
     int npos = 0;
     static const char *const tables[] = { "options", "observations", NULL };
     c->tables = tables;
-    c->usage = "llmroof plan -m MODEL [--gpus LIST] [--users N] [--ttft-slo T] [--tpot-slo T] [--slo-percentile pNN] "
+    c->usage = "llmroof plan -m MODEL [--gpus all|LIST] [--users N] [--ttft-slo T] [--tpot-slo T] [--slo-percentile pNN] "
                "[--tp LIST] [--gpus-per-node N] [--price LIST] [--fast] [options]";
     int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, x, pos, 0, &npos,
                        "For every GPU and every TP that divides a node: the most closed-loop users one instance\n"

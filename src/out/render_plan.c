@@ -59,7 +59,7 @@ void render_plan(const struct plan_input *in, const struct plan_result *r, enum 
         table_str(&t, i == r->best ? "best" : "");
     }
     if (table_sel_wants(sel, f, "options"))
-        table_render(&t, f, out);
+        table_render_fit(&t, f, 100, 2, out);
     table_free(&t);
     if (f == TABLE_CSV) {
         table_init(&t, "");
@@ -69,7 +69,7 @@ void render_plan(const struct plan_input *in, const struct plan_result *r, enum 
             table_str(&t, r->obs[i]);
         }
         if (table_sel_wants(sel, f, "observations"))
-            table_render(&t, f, out);
+            table_render_fit(&t, f, 100, 2, out);
         table_free(&t);
         return;
     }
