@@ -145,6 +145,14 @@ nm=$("$bin" --models-file "$tmp/m300.json" list models --format csv | tail -n +2
 nr=$("$bin" --models-file "$tmp/m300.json" sweep --gpus a100 -t 1 -b 1 -p 1 -o 1 | tail -n +2 | wc -l)
 check "sweep --models all gives one row per model ($nm models, $nr rows)" [ "$nm" = "$nr" -a "$nm" -gt 300 ]
 
+# a trace whose first data row follows a byte order mark or a '+' is read whole, not headless
+printf '\357\273\2770.5,10,10\n1,10,10\n' >"$tmp/trace-bom.csv"
+printf '+0.5,10,10\n1,10,10\n' >"$tmp/trace-plus.csv"
+"$bin" simulate -m llama-2-7b -g a100 --trace "$tmp/trace-bom.csv" 2>/dev/null >"$tmp/out"
+check "a BOM before the first data row keeps the row" grep -q "trace of 2 requests" "$tmp/out"
+"$bin" simulate -m llama-2-7b -g a100 --trace "$tmp/trace-plus.csv" 2>/dev/null >"$tmp/out"
+check "a '+' first row is data" grep -q "trace of 2 requests" "$tmp/out"
+
 # an installed binary finds its catalog without flags or environment
 builddir=$(dirname "$bin")
 if cmake --install "$builddir" --prefix "$tmp/inst" >/dev/null 2>&1; then
