@@ -625,19 +625,33 @@ char *render_json_sim_sweep(const char *param, const struct sim_point *pts, int 
     return finish(o);
 }
 
-static cJSON *plan_option_json(const struct plan_option *o)
+static cJSON *plan_option_json(const struct plan_option *o, bool rate)
 {
     cJSON *x = cJSON_CreateObject();
     cJSON_AddStringToObject(x, "gpu", o->gpu->id);
     cJSON_AddNumberToObject(x, "tp", o->tp);
     cJSON_AddNumberToObject(x, "instances_per_node", o->instances_per_node);
+    if (rate) {
+        cJSON_AddStringToObject(x, "layout", o->disagg ? "disaggregated" : "aggregated");
+        if (o->disagg) {
+            cJSON_AddNumberToObject(x, "prefill_tp", o->prefill_tp);
+            cJSON_AddNumberToObject(x, "prefill_instances", (double)o->prefill_instances);
+            cJSON_AddNumberToObject(x, "decode_instances", (double)o->decode_instances);
+        }
+    }
     cJSON_AddBoolToObject(x, "feasible", o->feasible);
     if (!o->feasible) {
         cJSON_AddStringToObject(x, "reason", o->reason);
         return x;
     }
-    cJSON_AddNumberToObject(x, "users_per_instance", (double)o->users_per_instance);
-    cJSON_AddNumberToObject(x, "users_per_node", (double)o->users_per_node);
+    if (rate) {
+        cJSON_AddNumberToObject(x, "instances", (double)o->instances);
+        cJSON_AddNumberToObject(x, "goodput_qps", o->goodput_qps);
+        cJSON_AddNumberToObject(x, "goodput_per_gpu", o->goodput_per_gpu);
+    } else {
+        cJSON_AddNumberToObject(x, "users_per_instance", (double)o->users_per_instance);
+        cJSON_AddNumberToObject(x, "users_per_node", (double)o->users_per_node);
+    }
     cJSON_AddNumberToObject(x, "nodes", (double)o->nodes);
     cJSON_AddNumberToObject(x, "gpus", (double)o->gpus);
     cJSON_AddNumberToObject(x, "ttft_s", o->ttft_s);
@@ -655,7 +669,10 @@ char *render_json_plan(const struct plan_input *in, const struct plan_result *r)
 {
     cJSON *o = new_doc("llmroof.plan/1");
     cJSON_AddStringToObject(o, "model", in->model->id);
-    cJSON_AddNumberToObject(o, "users", (double)in->users);
+    if (in->rate_qps > 0)
+        cJSON_AddNumberToObject(o, "rate_qps", in->rate_qps);
+    else
+        cJSON_AddNumberToObject(o, "users", (double)in->users);
     cJSON_AddNumberToObject(o, "ttft_slo_s", in->ttft_slo_s);
     cJSON_AddNumberToObject(o, "tpot_slo_s", in->tpot_slo_s);
     cJSON_AddNumberToObject(o, "percentile", in->percentile);
@@ -664,16 +681,16 @@ char *render_json_plan(const struct plan_input *in, const struct plan_result *r)
     cJSON_AddNumberToObject(o, "seed", (double)in->sim.seed);
     cJSON *arr = cJSON_AddArrayToObject(o, "options");
     for (int i = 0; i < r->noptions; i++)
-        cJSON_AddItemToArray(arr, plan_option_json(&r->options[i]));
+        cJSON_AddItemToArray(arr, plan_option_json(&r->options[i], in->rate_qps > 0));
     if (r->best >= 0)
-        cJSON_AddItemToObject(o, "best", plan_option_json(&r->options[r->best]));
+        cJSON_AddItemToObject(o, "best", plan_option_json(&r->options[r->best], in->rate_qps > 0));
     else
         cJSON_AddNullToObject(o, "best");
     cJSON_AddBoolToObject(o, "best_by_cost", r->by_cost);
     cJSON *bpg = cJSON_AddObjectToObject(o, "best_per_gpu");
     for (int g = 0; g < in->ngpus; g++) {
         if (r->best_per_gpu[g] >= 0)
-            cJSON_AddItemToObject(bpg, in->gpus[g]->id, plan_option_json(&r->options[r->best_per_gpu[g]]));
+            cJSON_AddItemToObject(bpg, in->gpus[g]->id, plan_option_json(&r->options[r->best_per_gpu[g]], in->rate_qps > 0));
         else
             cJSON_AddNullToObject(bpg, in->gpus[g]->id);
     }
