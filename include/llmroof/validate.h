@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "llmroof/catalog.h"
 #include "llmroof/estimate.h"
@@ -31,11 +32,12 @@ struct val_row {
 };
 
 /* One RFC 4180 record (quoted fields, doubled quotes, CRLF) from text[*pos..len): at most
- * VAL_MAX_FIELDS fields, each truncated to VAL_TEXT - 1 bytes; *line counts lines for messages.
+ * VAL_MAX_FIELDS fields, each truncated to VAL_TEXT - 1 bytes (bit i of *over set when field i
+ * was cut: val_csv_read refuses a cut column it reads); *line counts lines for messages.
  * Shared by every CSV reader of measurements (this module, opval.c). */
 #define VAL_MAX_FIELDS 32
 int val_csv_record(const char *t, size_t len, size_t *pos, long *line, char f[][VAL_TEXT], int *nf,
-                   const char *fname, struct llmroof_err *err);
+                   uint32_t *over, const char *fname, struct llmroof_err *err);
 
 /* Reads a CSV with a header line (UTF-8 checked): finds the columns `names` - the first
  * `nrequired` must be present, the others give col[k] = -1 when absent - and calls `row` for
