@@ -78,11 +78,14 @@ struct llmroof_op {
     double flops;      /* per instance, per rank, FLOP */
     double bytes;      /* per instance, per rank, HBM bytes read + written */
     double comm_bytes; /* per instance, collective message size in bytes (0 for local ops) */
+    double kernels;    /* kernels one instance launches in a fused engine (RoPE with the QKV GEMM: 2) */
 };
 
 struct llmroof_oplist {
     struct llmroof_op op[LLMROOF_OP_COUNT]; /* indexed by enum llmroof_opkind */
     double experts_hit;                     /* MoE: expected distinct experts per layer, else 0 */
+    double attn_kv_bytes;                   /* the K/V-cache reads inside op[ATTENTION].bytes, per instance */
+    double q_per_kv;                        /* query heads per KV head on a rank (GQA group size) */
 };
 
 /* Builds the operator list of one step. Pure; never fails once `sh` is valid. */

@@ -122,28 +122,40 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
     struct llmroof_op *op = out->op;
 
     /* RMSNorm/LayerNorm: ~4 FLOP per element (square, sum, scale, weight); read x, write y. */
-    op[LLMROOF_OP_NORM] = (struct llmroof_op){ L * norms_per_layer, 4.0 * T * h, 2.0 * T * h * a + norm_w * w, 0 };
+    /* Kernels per instance (the last field) in an engine that fuses the residual add into the
+     * norm and RoPE into one kernel after the QKV GEMM (vLLM, TensorRT-LLM, lmdeploy): norm 1,
+     * QKV GEMM + RoPE 2, cache write 1, attention 1, O GEMM 1, MLP gate_up GEMM + activation +
+     * down GEMM 3, router GEMM + top-k 2, LM head GEMM + sampling 3. Unfused engines launch more:
+     * the engine profile's kernel_factor (docs/model.md "Kernel-level terms"). */
+    op[LLMROOF_OP_NORM] = (struct llmroof_op){ L * norms_per_layer, 4.0 * T * h, 2.0 * T * h * a + norm_w * w, 0, 1 };
 
     op[LLMROOF_OP_QKV_PROJ] = (struct llmroof_op){
         L, 2.0 * T * h * qkvw,
-        h * qkvw * w + (m->qkv_bias ? qkvw * w : 0.0) + T * h * a + T * qkvw * a, 0 };
+        h * qkvw * w + (m->qkv_bias ? qkvw * w : 0.0) + T * h * a + T * qkvw * a, 0, 2 };
 
     /* read the new K/V (activation dtype), write them into the cache (KV dtype) */
-    op[LLMROOF_OP_KV_WRITE] = (struct llmroof_op){ L, 0.0, 2.0 * T * Kr * d * (a + k), 0 };
+    op[LLMROOF_OP_KV_WRITE] = (struct llmroof_op){ L, 0.0, 2.0 * T * Kr * d * (a + k), 0, 1 };
 
+    /* K/V reads once per KV head (GQA-aware kernels: FlashAttention-2, XQA, FlashInfer); the
+     * K/V part and the group size are kept so that roofline.c can charge engines whose kernels
+     * loop over query heads (masked MHA before TensorRT-LLM's XQA, HF's repeat_kv) Hq/Kr reads */
+    out->attn_kv_bytes = 2.0 * b->kv_read_tokens * Kr * d * k;
+    out->q_per_kv = Kr > 0 ? Hq / Kr : 1.0;
     op[LLMROOF_OP_ATTENTION] = (struct llmroof_op){
-        L, 4.0 * d * Hq * b->attn_pairs,
-        2.0 * T * qw * a + 2.0 * b->kv_read_tokens * Kr * d * k, 0 };
+        L, 4.0 * d * Hq * b->attn_pairs, 2.0 * T * qw * a + out->attn_kv_bytes, 0, 1 };
 
     op[LLMROOF_OP_O_PROJ] = (struct llmroof_op){
-        L, 2.0 * T * qw * h, qw * h * w + (m->o_bias ? h * w : 0.0) + T * qw * a + T * h * a, 0 };
+        L, 2.0 * T * qw * h, qw * h * w + (m->o_bias ? h * w : 0.0) + T * qw * a + T * h * a, 0, 1 };
 
     if (sh->tp > 1) {
+        /* Messages carry the residual stream, which stays 16-bit whatever the GEMMs compute in
+         * (fp8 and int8 GEMMs write back bf16/fp16): r = 2 bytes (4 for fp32 models). */
+        const double r = dt->act == LLMROOF_FP32 || dt->act == LLMROOF_TF32 ? 4.0 : 2.0;
         /* one after attention and one after the MLP (one per layer when both run in
          * parallel off one norm), plus one after the vocabulary-parallel embedding */
-        op[LLMROOF_OP_ALL_REDUCE] = (struct llmroof_op){ L * (m->parallel_attn ? 1.0 : 2.0) + 1.0, 0, 0, T * h * a };
+        op[LLMROOF_OP_ALL_REDUCE] = (struct llmroof_op){ L * (m->parallel_attn ? 1.0 : 2.0) + 1.0, 0, 0, T * h * r, 1 };
         /* gather the S rows of V' logits from every rank: message = S * V elements */
-        op[LLMROOF_OP_ALL_GATHER] = (struct llmroof_op){ 1.0, 0, 0, S * (double)m->vocab * a };
+        op[LLMROOF_OP_ALL_GATHER] = (struct llmroof_op){ 1.0, 0, 0, S * (double)m->vocab * r, 1 };
     }
 
     if (m->moe_experts > 0) {
@@ -152,23 +164,24 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
         const double Ish = (double)m->moe_shared * Ie;
         const double hit = ops_experts_hit(E, kk, T);
         out->experts_hit = hit;
-        op[LLMROOF_OP_ROUTER] = (struct llmroof_op){ L, 2.0 * T * h * E, h * E * w + T * h * a + T * E * a, 0 };
+        op[LLMROOF_OP_ROUTER] = (struct llmroof_op){ L, 2.0 * T * h * E, h * E * w + T * h * a + T * E * a, 0, 2 };
         double flops = 2.0 * T * kk * h * Ie * nmat + 2.0 * T * h * Ish * nmat;
         double bytes = (hit * Ie + Ish) * nmat * h * w
                      + T * kk * (2.0 * h + mlp_inter_elems(m->mlp, Ie)) * a
                      + (Ish > 0 ? T * (2.0 * h + mlp_inter_elems(m->mlp, Ish)) * a : 0.0);
-        op[LLMROOF_OP_FFN] = (struct llmroof_op){ L, flops, bytes, 0 };
+        /* permute, grouped gate_up, activation, grouped down, un-permute and weighted sum */
+        op[LLMROOF_OP_FFN] = (struct llmroof_op){ L, flops, bytes, 0, 5 };
     } else {
         const double I = sh->intermediate_per_rank;
         double bias = m->mlp_bias ? ((nmat - 1.0) * I + h) * w : 0.0;
         op[LLMROOF_OP_FFN] = (struct llmroof_op){
             L, 2.0 * T * h * I * nmat,
-            nmat * h * I * w + bias + 2.0 * T * h * a + T * mlp_inter_elems(m->mlp, I) * a, 0 };
+            nmat * h * I * w + bias + 2.0 * T * h * a + T * mlp_inter_elems(m->mlp, I) * a, 0, 3 };
     }
 
-    op[LLMROOF_OP_FINAL_NORM] = (struct llmroof_op){ 1.0, 4.0 * T * h, 2.0 * T * h * a + norm_w * w, 0 };
+    op[LLMROOF_OP_FINAL_NORM] = (struct llmroof_op){ 1.0, 4.0 * T * h, 2.0 * T * h * a + norm_w * w, 0, 1 };
 
     /* logits only for the last position of each sequence */
     const double Vr = sh->vocab_per_rank;
-    op[LLMROOF_OP_LM_HEAD] = (struct llmroof_op){ 1.0, 2.0 * S * h * Vr, h * Vr * w + S * h * a + S * Vr * a, 0 };
+    op[LLMROOF_OP_LM_HEAD] = (struct llmroof_op){ 1.0, 2.0 * S * h * Vr, h * Vr * w + S * h * a + S * Vr * a, 0, 3 };
 }
