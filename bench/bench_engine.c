@@ -46,7 +46,7 @@ int main(int argc, char **argv)
                     continue;
                 setups[n++] = (struct llmroof_setup){ &cat.models[m], &cat.gpus[g], tp,
                                                       { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0 },
-                                                      roofline_default_effs(&cat.gpus[g]) };
+                                                      roofline_default_effs(&cat.gpus[g]) , { 0 } };
             }
     struct llmroof_request req = { 16, 512, 1536 };
     struct llmroof_estimate e;

@@ -1,5 +1,8 @@
 /* bench_sim.c - simulator speed: 100,000 chat-like requests of llama-2-7b on one
- * a100-sxm4-80gb, open loop at 10 requests/s and closed loop with 256 users.
+ * a100-sxm4-80gb, open loop at 10 requests/s and closed loop with 256 users; then with prefix
+ * caching (a 512-token system prompt in 8 groups) and EAGLE speculative decoding (k 3, alpha
+ * 0.7); then a 16-instance cluster behind a least-loaded router at 160 requests/s; then a
+ * disaggregated 4 prefill + 12 decode cluster at the same rate. Issue 17 asks < 1 s each.
  *   bench_sim DATA_DIR                                                    */
 #include <stdio.h>
 #include <time.h>
@@ -35,17 +38,40 @@ int main(int argc, char **argv)
     struct sim_config c;
     sim_default_config(&c);
     c.setup = (struct llmroof_setup){ catalog_find_model(&cat, "llama-2-7b"), g, 1,
-                                      { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0 }, roofline_default_effs(g) };
+                                      { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0 }, roofline_default_effs(g) , { 0 } };
     c.workload = &w;
     c.requests = 100000;
-    for (int mode = 0; mode < 2; mode++) {
+    static const char *const names[5] = { "open loop 10 req/s", "closed loop 256 users",
+                                          "prefix cache + EAGLE k3 a0.7, 10 req/s", "16 instances least-loaded, 160 req/s",
+                                          "disaggregated 4P+12D, 160 req/s" };
+    for (int mode = 0; mode < 5; mode++) {
         if (mode == 0) {
             c.mode = SIM_RATE;
             c.rate_qps = 10;
-        } else {
+        } else if (mode == 1) {
             c.mode = SIM_CLOSED;
             c.concurrency = 256;
             c.think_min_s = c.think_max_s = 0;
+        } else if (mode == 2) {
+            c.mode = SIM_RATE;
+            c.rate_qps = 10;
+            c.prefix_cache = true;
+            c.prefix_tokens = 512;
+            c.prefix_groups = 8;
+            c.spec.kind = SIM_SPEC_EAGLE;
+            c.spec.k = 3;
+            c.spec.alpha = 0.7;
+        } else if (mode == 3) {
+            c.prefix_cache = false;
+            c.prefix_tokens = 0;
+            c.spec.kind = SIM_SPEC_NONE;
+            c.rate_qps = 160;
+            c.instances = 16;
+            c.router = SIM_ROUTE_LEAST_LOADED;
+        } else {
+            c.disaggregated = true;
+            c.prefill.instances = 4;
+            c.decode.instances = 12;
         }
         struct sim_result r;
         double t0 = now_s();
@@ -54,7 +80,7 @@ int main(int argc, char **argv)
         double t = now_s() - t0;
         printf("%s: %ld requests, %ld iterations, simulated %.0f s, in %.3f s wall (%.0f requests/s, %.0f "
                "iterations/s); mean batch %.1f, TPOT p99 %.1f ms\n",
-               mode == 0 ? "open loop 10 req/s" : "closed loop 256 users", r.requests, r.iterations, r.duration_s, t,
+               names[mode], r.requests, r.iterations, r.duration_s, t,
                (double)r.requests / t, (double)r.iterations / t, r.mean_batch, r.tpot.p99 * 1e3);
         sim_result_free(&r);
     }

@@ -48,6 +48,7 @@ _llmroof()
         --by) COMPREPLY=($(compgen -W "metric gpu source model" -- "$cur")); return ;;
         --cv) COMPREPLY=($(compgen -W "source gpu" -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W "table md csv json html jsonl" -- "$cur")); return ;;
+        --table) COMPREPLY=($(compgen -W "$(llmroof "$cmd" --help 2>/dev/null | sed -n 's/.*instead of the first: //p' | tr -d ',')" -- "$cur")); return ;;
         --gpus-file|--models-file|--svg|--trace|--requests-out|--trace-out|--map|--out|--ops|--uncertainty-out|--fit-gpus|--fit-engines) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --workload|-w) COMPREPLY=($(compgen -W "chat docqa fixed: csv:" -- "$cur")); compopt -o nospace 2>/dev/null; return ;;
         --svg-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;

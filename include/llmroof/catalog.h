@@ -50,6 +50,10 @@ struct llmroof_gpu {
     double fp16_acc_ratio;                           /* fp16-accumulate tensor peak / fp16 peak (GeForce: 2), 1 or more;
                                                         0 = 1 */
     int gpus_per_node;                               /* usual GPUs in one server */
+    int domain_gpus;                                 /* GPUs sharing the intra-node link (8; NVL72: 72) */
+    char net_kind[16];                               /* inter-node network ("ib-ndr", "roce", "efa") */
+    double net_bw_Bps;                               /* inter-node bandwidth per GPU, bytes/s, one direction */
+    double net_latency_s;                            /* fixed cost of one inter-node collective or send, s */
     char source[LLMROOF_SOURCE_MAX];                 /* where the figures come from */
 };
 
@@ -80,8 +84,28 @@ struct llmroof_model {
     long moe_top_k;                     /* experts per token */
     long moe_intermediate;              /* width of one expert's MLP */
     long moe_shared;                    /* always-on shared experts of moe_intermediate width */
+    long moe_first_dense;               /* leading dense layers (first_k_dense_replace), 0 = none */
+    long moe_layer_step;                /* layer i >= moe_first_dense is MoE iff (i+1) % step == 0; 1 = all */
+    /* MLA, multi-head latent attention (DeepSeek-V2/V3, Kimi-K2); kv_lora_rank 0 = standard attention.
+     * With MLA, head_dim holds the q/k head width (qk_nope + qk_rope) and kv_heads == heads. */
+    long q_lora_rank;                   /* rank of the query down-projection, 0 = q projected directly */
+    long kv_lora_rank;                  /* latent width cached per token per layer */
+    long qk_nope_dim;                   /* per-head q/k width without rotary position */
+    long qk_rope_dim;                   /* decoupled rotary key width, shared by all heads, cached */
+    long v_head_dim;                    /* per-head value width */
+    /* Sliding-window or chunked attention on some layers; window 0 = every layer global. */
+    long window;                        /* tokens a local layer sees (sliding) or its chunk length (chunked) */
+    long window_global_every;           /* layer i is global iff (i+1) % n == 0; 0 = every layer local */
+    bool window_chunked;                /* Llama-4 chunked attention (keys from the query's chunk only) */
+    long norms_per_layer;               /* norm vectors per layer; 0 = 2 (1 with parallel_attn); Gemma-2/3: 4 */
+    bool qk_norm;                       /* per-head q and k RMSNorm of head_dim (Qwen3, Gemma-3) */
+    /* Checkpoint format (quantization_config); 0 bits = not stated, the weight dtype decides. */
+    char ckpt_format[16];               /* quantization_config method ("fp8", "mxfp4"), "" = none stated */
+    double ckpt_bits;                   /* effective bits per weight incl. scales, all quantized matrices */
+    double ckpt_expert_bits;            /* routed experts only (gpt-oss MXFP4: 4.25), 0 = as ckpt_bits */
     bool has_params_published;          /* params_published is set */
     double params_published;            /* published parameter count (for checking) */
+    double params_active_published;     /* published active parameters per token (MoE), 0 = not stated */
     char source[LLMROOF_SOURCE_MAX];    /* where the figures come from */
 };
 

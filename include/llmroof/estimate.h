@@ -16,7 +16,12 @@ struct llmroof_setup {
     int tp;                        /* tensor-parallel ranks */
     struct llmroof_dtypes dt;      /* weight, KV, activation dtypes */
     struct llmroof_effs eff;       /* efficiencies and overhead */
+    struct llmroof_layout layout;  /* pp, ep, dp_attn, ep_imbalance (its tp is ignored: `tp` above);
+                                    * all zero = TP only */
 };
+
+/* The setup's layout with its TP filled in. */
+struct llmroof_layout estimate_layout(const struct llmroof_setup *s);
 
 struct llmroof_request {
     long batch;   /* sequences served together */
@@ -34,6 +39,8 @@ struct llmroof_estimate {
     double ttft_s, tpot_s, e2e_s;      /* seconds */
     double decode_tok_s;               /* B / TPOT, tokens/s (0 when no decode step) */
     double output_tok_s;               /* B * O / e2e, tokens/s */
+    double micro_batches;              /* pipeline micro-batches in flight: min(pp, B); 1 without PP */
+    double pp_bubble_s;                /* TTFT added by filling the pipeline: (n-1) * largest stage time */
 };
 
 /* Validates the setup: TP divides heads, dtypes are storage/compute formats the GPU has. */

@@ -21,7 +21,9 @@ struct llmroof_mem_opts {
  * (vLLM's defaults), no paging. */
 struct llmroof_mem_opts memory_default_opts(void);
 
-enum llmroof_fit { LLMROOF_FITS, LLMROOF_FIT_WEIGHTS, LLMROOF_FIT_CONTEXT };
+/* LLMROOF_FIT_BATCH is never set by memory_eval: memory_fit_batch sets it for callers that ask
+ * about a batch (estimate, memory -b, sweep), so that "fits" always means the request fits. */
+enum llmroof_fit { LLMROOF_FITS, LLMROOF_FIT_WEIGHTS, LLMROOF_FIT_CONTEXT, LLMROOF_FIT_BATCH };
 
 struct llmroof_memory {
     double gpu_memory_bytes;          /* device memory */
@@ -41,10 +43,34 @@ struct llmroof_memory {
     enum llmroof_fit fit;             /* LLMROOF_FITS or why not */
     bool fits;                        /* fit == LLMROOF_FITS */
     int min_tp_fit;                   /* smallest TP (1..64, dividing heads) whose weights fit; 0 = none */
+    int gpus;                         /* GPUs of the instance (tp, or ep, times pp) */
+    int attn_dp;                      /* attention replicas per stage (--dp-attention), each its own sequences */
+    double kv_bytes_per_seq_per_gpu;  /* one sequence of context_len on the fullest GPU (windows applied) */
 };
 
 /* Weight bytes on one rank of `sh`. */
 double memory_weights_per_gpu(const struct llmroof_model *m, const struct llmroof_shard *sh, double w_bytes);
+
+/* Weight bytes on the fullest GPU of a layout (largest pipeline stage, with the embedding or
+ * the LM head), routed experts at ops_expert_bytes(m, dt). */
+double memory_weights_layout(const struct llmroof_model *m, const struct llmroof_shard *sh,
+                             const struct llmroof_dtypes *dt);
+
+/* memory_eval for a whole layout (TP x PP x EP, data-parallel attention): per-GPU figures
+ * are those of the fullest GPU; max_batch counts the instance's sequences (all replicas). */
+int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *g, const struct llmroof_layout *lay,
+                       const struct llmroof_dtypes *dt, long context_len, const struct llmroof_mem_opts *o,
+                       struct llmroof_memory *out, struct llmroof_err *err);
+/* Narrows a memory_eval result to a request of `batch` sequences of its context: when the
+ * weights and one sequence fit but `batch` exceeds max_batch, fit becomes LLMROOF_FIT_BATCH
+ * and fits false. Estimate, memory and sweep share it, so they agree on "fits". */
+static inline void memory_fit_batch(struct llmroof_memory *mem, long batch)
+{
+    if (mem->fit == LLMROOF_FITS && (double)batch > mem->max_batch) {
+        mem->fit = LLMROOF_FIT_BATCH;
+        mem->fits = false;
+    }
+}
 
 int memory_eval(const struct llmroof_model *m, const struct llmroof_gpu *g, int tp,
                 const struct llmroof_dtypes *dt, long context_len, const struct llmroof_mem_opts *o,

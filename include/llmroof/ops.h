@@ -27,6 +27,11 @@ enum llmroof_opkind {
     LLMROOF_OP_FINAL_NORM, /* norm before the LM head */
     LLMROOF_OP_LM_HEAD,    /* logits of the last position of each sequence */
     LLMROOF_OP_ALL_GATHER, /* gather of the vocabulary-parallel logits (TP > 1) */
+    LLMROOF_OP_ATTN_LOCAL, /* attention of sliding-window or chunked layers (keys capped by the window) */
+    LLMROOF_OP_MLA_KV_UP,  /* MLA kv_b: decompress the latent to K/V (prefill) or absorbed W_UK/W_UV (decode) */
+    LLMROOF_OP_DENSE_FFN,  /* MoE model: the dense MLP of its leading/interleaved dense layers */
+    LLMROOF_OP_ALL_TO_ALL, /* expert parallelism: dispatch and combine of routed tokens (per MoE layer, 2) */
+    LLMROOF_OP_PP_SEND,    /* pipeline parallelism: activations sent to the next stage (per boundary) */
     LLMROOF_OP_COUNT
 };
 
@@ -49,8 +54,30 @@ struct llmroof_batch batch_prefill(double batch, double prompt);
 /* B decode tokens, each attending to `context` keys (its own included). */
 struct llmroof_batch batch_decode(double batch, double context);
 
+/* How one model instance is laid out over GPUs (docs/model.md "Layouts"). Zero fields mean
+ * the default: pp 1, ep 1, imbalance 1. GPUs per pipeline stage: ep when ep > 1, else tp;
+ * with ep > 1, either ep == tp (attention TP, experts EP over the same ranks, combined by the
+ * TP all-reduce) or dp_attn (attention TP over tp ranks, ep/tp attention replicas each with its
+ * own sequences and KV, tokens routed by all-to-all: the DeepSeek serving layout). */
+struct llmroof_layout {
+    int tp;                 /* tensor-parallel ranks of attention (and of the MLP without EP) */
+    int pp;                 /* pipeline stages of consecutive layers; 0 = 1 */
+    int ep;                 /* expert-parallel ranks (MoE); 0 = 1 */
+    bool dp_attn;           /* attention data-parallel over ep/tp replicas */
+    double ep_imbalance;    /* busiest rank's routed tokens / the mean (>= 1); 0 = 1 */
+};
+
 struct llmroof_shard {
     int tp;                      /* tensor-parallel ranks */
+    int pp;                      /* pipeline stages (1 = none) */
+    int ep;                      /* expert-parallel ranks (1 = none) */
+    bool dp_attn;                /* attention data-parallel (all-to-all around the experts) */
+    int attn_dp;                 /* attention replicas in a stage: ep/tp with dp_attn, else 1 */
+    int gpus_per_stage;          /* GPUs of one pipeline stage */
+    int gpus;                    /* GPUs of the instance: gpus_per_stage * pp */
+    long stage_layers_max;       /* layers of the largest stage: ceil(layers / pp) */
+    long stage_layers_min;       /* layers of the smallest stage: floor(layers / pp) */
+    double ep_imbalance;         /* busiest EP rank's share of routed tokens over the mean */
     long heads_per_rank;         /* query heads on one rank */
     long kv_heads_per_rank;      /* KV heads held by one rank (1 when replicated) */
     bool kv_replicated;          /* KV heads < TP: each KV head is copied on TP/KV ranks */
@@ -62,6 +89,10 @@ struct llmroof_shard {
 /* Checks that TP divides the heads and that KV heads and TP divide one another
  * (as vLLM and Megatron require); fills the per-rank shapes. */
 int ops_shard(const struct llmroof_model *m, int tp, struct llmroof_shard *out, struct llmroof_err *err);
+/* Same for a whole layout (src/model/layout.c): also checks PP <= layers, EP divides the
+ * experts, EP against TP and --dp-attention; each message names the constraint. */
+int ops_shard_layout(const struct llmroof_model *m, const struct llmroof_layout *lay, struct llmroof_shard *out,
+                     struct llmroof_err *err);
 
 struct llmroof_dtypes {
     enum llmroof_dtype weight; /* stored weights */
@@ -72,6 +103,10 @@ struct llmroof_dtypes {
 
 /* Bytes per stored weight: weight_bits / 8 when set, else the weight dtype's size. */
 double ops_weight_bytes(const struct llmroof_dtypes *dt);
+/* Bytes per stored routed-expert weight: a checkpoint that ships its experts narrower than the
+ * weight dtype (gpt-oss: MXFP4 experts, 4.25 bits with the e8m0 scale per 32) keeps them so,
+ * as vLLM and SGLang serve them; otherwise ops_weight_bytes. */
+double ops_expert_bytes(const struct llmroof_model *m, const struct llmroof_dtypes *dt);
 
 struct llmroof_op {
     double count;      /* instances in one forward pass; 0 = absent */
@@ -83,9 +118,12 @@ struct llmroof_op {
 
 struct llmroof_oplist {
     struct llmroof_op op[LLMROOF_OP_COUNT]; /* indexed by enum llmroof_opkind */
-    double experts_hit;                     /* MoE: expected distinct experts per layer, else 0 */
+    double experts_hit;                     /* MoE: expected distinct experts per layer (this rank's under EP), else 0 */
+    bool mla_absorbed;                      /* MLA step run with absorbed weights over the latent (decode) */
+    int ep_ranks;                           /* all-to-all group (expert parallelism), 0 = none */
+    int stage_gpus;                         /* GPUs per pipeline stage (pp_send placement), 0 = no PP */
     double attn_kv_bytes;                   /* the K/V-cache reads inside op[ATTENTION].bytes, per instance */
-    double q_per_kv;                        /* query heads per KV head on a rank (GQA group size) */
+    double q_per_kv;                        /* query heads per KV head on a rank (GQA group size; 1 for MLA) */
 };
 
 /* Builds the operator list of one step. Pure; never fails once `sh` is valid. */

@@ -29,6 +29,12 @@ bool parse_utf8_valid(const char *s, size_t n, size_t *bad);
  * SIZE_MAX when none is. Run before cJSON, whose own limit (1000) only says "malformed". */
 size_t parse_json_too_deep(const char *s, size_t n, int max_depth);
 
+/* Finds a key that appears twice in one object of the JSON text s[0..n) (already known to
+ * parse). Keys are compared as written (a key and its \u-escaped spelling count as two).
+ * Returns 1 and the offset of the second occurrence's opening quote in *at, 0 when every key
+ * is unique, -1 when out of memory. O(n log n): one sorted key list per open object. */
+int parse_json_dup_key(const char *s, size_t n, size_t *at);
+
 /* Splits a comma-separated list in place-free fashion: calls fn for each item
  * (items are copied into a bounded buffer). Returns false on an empty item or an
  * item longer than 127 bytes, or when fn returns false. */

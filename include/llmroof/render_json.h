@@ -11,10 +11,31 @@
 #include "llmroof/render_sim.h"
 #include "llmroof/plan.h"
 #include "llmroof/render_validate.h"
+#include "llmroof/sweep.h"
 #include "llmroof/table.h"
 
-/* An array with one object per row; numeric cells are numbers. */
-char *render_json_table(const struct table *t);
+/* Every document starts with "schema": "llmroof.<command>/1"; docs/json.md lists each field.
+ * Catalog documents (import-hf, --out and --fit-*-out files) carry this schema, which the
+ * catalog loader accepts as their only other top-level field. */
+#define RENDER_JSON_CATALOG_SCHEMA "llmroof.catalog/1"
+
+/* A JSON document assembled from a command's result tables: {"schema": ..., key: [rows]...}
+ * with one object per row (numeric cells are numbers). rjdoc_new returns NULL when out of
+ * memory; every other call accepts NULL and a document whose allocation failed, and
+ * rjdoc_finish then returns NULL. rjdoc_finish and rjdoc_free release d. */
+struct rjdoc;
+struct rjdoc *rjdoc_new(const char *schema);
+void rjdoc_table(struct rjdoc *d, const char *key, const struct table *t);
+void rjdoc_str(struct rjdoc *d, const char *key, const char *value);
+void rjdoc_num(struct rjdoc *d, const char *key, double value);
+void rjdoc_bool(struct rjdoc *d, const char *key, bool value);
+/* check --format json: one entry of the "drifts" array per drifted field of a baseline row
+ * (numeric: baseline and now are numbers; otherwise the texts). field NULL: only create the
+ * empty array (row may then be NULL). */
+void rjdoc_drift(struct rjdoc *d, long line, const struct sweep_row *row, const char *field, bool numeric,
+                 double baseline, double now, const char *baseline_text, const char *now_text);
+char *rjdoc_finish(struct rjdoc *d);
+void rjdoc_free(struct rjdoc *d);
 
 /* {"models": [entry]} in the catalog schema: what --models-file accepts. */
 char *render_json_model_doc(const struct llmroof_model *m);

@@ -7,6 +7,7 @@
 #include "llmroof/sbuf.h"
 #include "llmroof/table.h"
 
-void render_plan(const struct plan_input *in, const struct plan_result *r, enum table_format f, struct sbuf *out);
+void render_plan(const struct plan_input *in, const struct plan_result *r, enum table_format f, struct table_sel *sel,
+                 struct sbuf *out);
 
 #endif

@@ -11,10 +11,11 @@
 void render_sim_header(const struct sim_config *c, const char *workload_name, struct sbuf *out);
 /* Latency percentiles and the throughput/utilisation table. */
 void render_sim(const struct sim_config *c, const struct sim_result *r, const char *workload_name,
-                enum table_format f, struct sbuf *out);
+                enum table_format f, struct table_sel *sel, struct sbuf *out);
 /* The same with low/high rows per latency scaled by the uncertainty bands (u may be NULL). */
 void render_sim_bands(const struct sim_config *c, const struct sim_result *r, const char *workload_name,
-                      const struct llmroof_uncertainty *u, enum table_format f, struct sbuf *out);
+                      const struct llmroof_uncertainty *u, enum table_format f, struct table_sel *sel,
+                      struct sbuf *out);
 /* id,arrival_s,first_scheduled_s,first_token_s,finish_s,prompt_len,output_len,preemptions,status */
 void render_sim_requests_csv(const struct sim_result *r, struct sbuf *out);
 /* Chrome trace event format (chrome://tracing, Perfetto): one complete event per iteration. */

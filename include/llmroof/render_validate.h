@@ -13,7 +13,7 @@ bool val_group_parse(const char *s, enum val_group *out);
 /* Per-row table, summary (overall, per class, per group) and unmapped rows. */
 const char *val_group_key(const struct val_case *c, enum val_group by);
 void render_validate(const char *fname, const struct val_case *cases, size_t n, enum val_group by,
-                     enum table_format f, struct sbuf *out);
+                     enum table_format f, struct table_sel *sel, struct sbuf *out);
 
 /* Log-log scatter of predicted against measured latencies (rates inverted), with the
  * identity and a +-20% band, coloured by metric class. */

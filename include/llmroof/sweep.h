@@ -41,6 +41,8 @@ void sweep_eval(const struct llmroof_model *m, const struct llmroof_gpu *g, int 
 
 void sweep_csv_header(struct sbuf *out);
 void sweep_csv_row(const struct sweep_row *r, struct sbuf *out);
+/* The schema every JSON Lines row names first (docs/json.md). */
+#define SWEEP_SCHEMA "llmroof.sweep/1"
 void sweep_jsonl_row(const struct sweep_row *r, struct sbuf *out);
 
 #endif

@@ -42,6 +42,20 @@ void table_str(struct table *t, const char *s);
 void table_num(struct table *t, double v);
 void table_empty(struct table *t);
 
+/* Which of a command's tables an output holds. CSV holds one table (RFC 4180 has one header
+ * line), so a command that prints several offers each by name and prints in CSV only the one
+ * picked with --table NAME, or the first it offers when none is picked; every other format
+ * prints them all. The CLI reports a pick no table matched. */
+#define TABLE_SEL_MAX 12
+struct table_sel {
+    const char *pick;                 /* --table NAME, or NULL for the first offered */
+    int offered;                      /* tables offered so far */
+    const char *names[TABLE_SEL_MAX]; /* their names, for the message when the pick matched none */
+    bool printed;                     /* CSV: the picked table was printed */
+};
+/* Offers table `name`; returns whether to print it in format f. sel may be NULL (print all). */
+bool table_sel_wants(struct table_sel *sel, enum table_format f, const char *name);
+
 /* Renders as TABLE_TEXT, TABLE_MD or TABLE_CSV (JSON: render_json_table). */
 void table_render(const struct table *t, enum table_format f, struct sbuf *out);
 /* The text of a cell as printed ("" for empty). buf must hold 64 bytes. */

@@ -3,17 +3,20 @@
  *   fixed:P:O    every request has P prompt and O output tokens
  *   chat         ShareGPT-like: lognormal, mean 161 prompt / 338 output tokens
  *   docqa        long-document QA: lognormal, median 3000 prompt / 100 output tokens
+ *   code         code completion: lognormal, median 1500 prompt / 13 output tokens (Splitwise)
+ *   openorca     MLPerf's Llama-2-70B set: mean 294 output tokens, prompts up to 1024
  *   pairs        lengths sampled uniformly from (prompt_len, output_len) rows of a CSV
  * Parsing works on text; the CLI reads files. Pure apart from malloc. */
 #ifndef LLMROOF_WORKLOAD_H
 #define LLMROOF_WORKLOAD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "llmroof/err.h"
 #include "llmroof/rng.h"
 
-enum workload_kind { WORKLOAD_FIXED, WORKLOAD_CHAT, WORKLOAD_DOCQA, WORKLOAD_PAIRS };
+enum workload_kind { WORKLOAD_FIXED, WORKLOAD_CHAT, WORKLOAD_DOCQA, WORKLOAD_PAIRS, WORKLOAD_CODE, WORKLOAD_OPENORCA };
 
 struct workload {
     enum workload_kind kind;
@@ -30,6 +33,15 @@ void workload_free(struct workload *w);
 
 /* Draws one request's lengths. */
 void workload_sample(const struct workload *w, struct llmroof_rng *r, long *prompt, long *output);
+
+/* Does a shared prefix come on top of the drawn prompt (named distributions, which draw the
+ * user's part) rather than inside it (fixed:P:O and csv rows give whole prompts)? */
+bool workload_prefix_on_top(const struct workload *w);
+/* Shortest prompt the workload can draw (the clip of a distribution). */
+long workload_min_prompt(const struct workload *w);
+/* Expected prompt and output lengths (exact for fixed and csv; the distributions' means
+ * by a fixed-seed sample of 20,000 draws otherwise). */
+void workload_means(const struct workload *w, double *prompt, double *output);
 
 struct trace_req {
     double arrival_s;   /* seconds from the start */

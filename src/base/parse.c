@@ -180,6 +180,91 @@ size_t parse_json_too_deep(const char *s, size_t n, int max_depth)
     return SIZE_MAX;
 }
 
+struct key_span {
+    const char *p; /* the key's characters, inside the quotes */
+    size_t len;
+    size_t at;     /* offset of its opening quote */
+};
+
+static int cmp_span(const void *a, const void *b)
+{
+    const struct key_span *x = a, *y = b;
+    size_t m = x->len < y->len ? x->len : y->len;
+    int c = memcmp(x->p, y->p, m);
+    if (c)
+        return c;
+    if (x->len != y->len)
+        return x->len < y->len ? -1 : 1;
+    return (x->at > y->at) - (x->at < y->at);
+}
+
+int parse_json_dup_key(const char *s, size_t n, size_t *at)
+{
+    /* keys of the open objects, innermost last; frame[d] = where depth d's keys start
+     * (SIZE_MAX for an array) */
+    struct key_span *keys = NULL;
+    size_t nkeys = 0, capkeys = 0;
+    size_t *frame = NULL;
+    size_t depth = 0, capframe = 0;
+    int found = 0;
+    size_t best = SIZE_MAX;
+    for (size_t i = 0; i < n && !found; i++) {
+        char ch = s[i];
+        if (ch == '"') {
+            size_t start = i++;
+            while (i < n && s[i] != '"')
+                i += s[i] == '\\' ? 2 : 1;
+            size_t j = i + 1;
+            while (j < n && (s[j] == ' ' || s[j] == '\t' || s[j] == '\r' || s[j] == '\n'))
+                j++;
+            if (j < n && s[j] == ':' && depth > 0 && frame[depth - 1] != SIZE_MAX) {
+                if (nkeys == capkeys) {
+                    size_t cap = capkeys ? 2 * capkeys : 64;
+                    struct key_span *k = realloc(keys, cap * sizeof *k);
+                    if (!k) {
+                        found = -1;
+                        break;
+                    }
+                    keys = k;
+                    capkeys = cap;
+                }
+                keys[nkeys++] = (struct key_span){ s + start + 1, i - start - 1, start };
+            }
+        } else if (ch == '{' || ch == '[') {
+            if (depth == capframe) {
+                size_t cap = capframe ? 2 * capframe : 16;
+                size_t *f = realloc(frame, cap * sizeof *f);
+                if (!f) {
+                    found = -1;
+                    break;
+                }
+                frame = f;
+                capframe = cap;
+            }
+            frame[depth++] = ch == '{' ? nkeys : SIZE_MAX;
+        } else if ((ch == '}' || ch == ']') && depth > 0) {
+            size_t from = frame[--depth];
+            if (from == SIZE_MAX)
+                continue;
+            /* sorted by (key, offset): equal neighbours are a duplicate; report the
+             * earliest second occurrence in the text */
+            qsort(keys + from, nkeys - from, sizeof *keys, cmp_span);
+            for (size_t k = from + 1; k < nkeys; k++)
+                if (keys[k].len == keys[k - 1].len && memcmp(keys[k].p, keys[k - 1].p, keys[k].len) == 0 &&
+                    keys[k].at < best)
+                    best = keys[k].at;
+            nkeys = from;
+            if (best != SIZE_MAX)
+                found = 1;
+        }
+    }
+    free(keys);
+    free(frame);
+    if (found == 1)
+        *at = best;
+    return found;
+}
+
 bool parse_list(const char *s, bool (*fn)(const char *item, void *ctx), void *ctx)
 {
     char item[128];

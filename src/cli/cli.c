@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -14,10 +15,11 @@
 #include "llmroof/parse.h"
 #include "llmroof/render_json.h"
 
-enum { COMMON_FORMAT = 9000, COMMON_GPUS_FILE, COMMON_MODELS_FILE, COMMON_HELP };
+enum { COMMON_FORMAT = 9000, COMMON_TABLE, COMMON_GPUS_FILE, COMMON_MODELS_FILE, COMMON_HELP };
 
 static const struct cli_opt common_opts[] = {
-    { COMMON_FORMAT, "format", 0, "FMT", "output format: table, md, csv or json (default table)", false },
+    { COMMON_FORMAT, "format", 0, "FMT", "output format (help lists the command's)", false },
+    { COMMON_TABLE, "table", 0, "NAME", "with --format csv: print table NAME instead of the first", false },
     { COMMON_GPUS_FILE, "gpus-file", 0, "FILE", "add GPU entries from FILE (replaces same ids; repeatable)", true },
     { COMMON_MODELS_FILE, "models-file", 0, "FILE", "add model entries from FILE (replaces same ids; repeatable)", true },
     { COMMON_HELP, "help", 'h', NULL, "show this help", false },
@@ -28,23 +30,41 @@ static const struct cli_opt common_opts[] = {
 int cli_usage_error(struct cli *c, const char *fmt, ...)
 {
     va_list ap;
-    fputs("llmroof: error: ", stderr);
+    fputs("llmroof: error: ", c->errf);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vfprintf(c->errf, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    fputc('\n', c->errf);
     if (c->cmd)
-        fprintf(stderr, "try 'llmroof %s --help'\n", c->cmd);
+        fprintf(c->errf, "try 'llmroof %s --help'\n", c->cmd);
     else
-        fputs("try 'llmroof --help'\n", stderr);
+        fputs("try 'llmroof --help'\n", c->errf);
     return 2;
 }
 
 int cli_fail(struct cli *c, const struct llmroof_err *err)
 {
     (void)c;
-    fprintf(stderr, "llmroof: error: %s\n", err->msg);
+    fprintf(c->errf, "llmroof: error: %s\n", err->msg);
     return err->code ? err->code : 1;
+}
+
+/* "output format: csv or jsonl (default csv)" from the formats the command renders. */
+static void format_list(const struct cli *c, char *buf, size_t n)
+{
+    unsigned allowed = c->formats ? c->formats : CLI_FORMATS_DEFAULT;
+    int k = 0, total = 0;
+    for (int f = 0; f <= TABLE_JSONL; f++)
+        total += (allowed >> f) & 1u;
+    size_t used = (size_t)snprintf(buf, n, "output format:");
+    for (int f = 0; f <= TABLE_JSONL && used < n; f++)
+        if (allowed & (1u << f)) {
+            k++;
+            used += (size_t)snprintf(buf + used, n - used, "%s %s", k == 1 ? "" : k == total ? " or" : ",",
+                                     table_format_name((enum table_format)f));
+        }
+    if (used < n)
+        snprintf(buf + used, n - used, " (default %s)", table_format_name(c->format));
 }
 
 static void print_help(struct cli *c, const struct cli_opt *opts, int nopts, const char *description)
@@ -58,14 +78,24 @@ static void print_help(struct cli *c, const struct cli_opt *opts, int nopts, con
         const struct cli_opt *list = pass ? common_opts : opts;
         int n = pass ? NCOMMON : nopts;
         for (int i = 0; i < n; i++) {
-            char lhs[64];
+            char lhs[64], help[256];
+            snprintf(help, sizeof help, "%s", list[i].help);
+            if (pass && list[i].id == COMMON_TABLE) {
+                if (!c->tables)
+                    continue;
+                size_t used = (size_t)snprintf(help, sizeof help, "with --format csv: print table NAME instead of the first:");
+                for (const char *const *t = c->tables; *t && used < sizeof help; t++)
+                    used += (size_t)snprintf(help + used, sizeof help - used, "%s %s", t == c->tables ? "" : ",", *t);
+            } else if (pass && list[i].id == COMMON_FORMAT) {
+                format_list(c, help, sizeof help);
+            }
             if (list[i].short_name)
                 snprintf(lhs, sizeof lhs, "-%c, --%s%s%s", list[i].short_name, list[i].name,
                          list[i].arg ? " " : "", list[i].arg ? list[i].arg : "");
             else
                 snprintf(lhs, sizeof lhs, "    --%s%s%s", list[i].name, list[i].arg ? " " : "",
                          list[i].arg ? list[i].arg : "");
-            sbuf_printf(o, "  %-28s %s\n", lhs, list[i].help);
+            sbuf_printf(o, "  %-28s %s\n", lhs, help);
         }
     }
 }
@@ -133,10 +163,16 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, 
             print_help(c, opts, nopts, description);
             return CLI_HELP;
         case COMMON_FORMAT:
+            /* one rule at both levels: --format once, before or after the command */
+            if (c->format_set)
+                return cli_usage_error(c, "option '--format' given more than once");
             if (!table_parse_format(optarg, &c->format))
                 return cli_usage_error(c, "option '--format': unknown format '%s' (expected table, md, csv, json, html or jsonl)",
                                        optarg);
             c->format_set = true;
+            break;
+        case COMMON_TABLE:
+            c->sel.pick = optarg;
             break;
         case COMMON_GPUS_FILE:
         case COMMON_MODELS_FILE: {
@@ -165,6 +201,21 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, 
         return cli_usage_error(c, "option '--format': %s is not available for '%s' (use %s)",
                                table_format_name(c->format), c->cmd ? c->cmd : "?", list);
     }
+    if (c->sel.pick) {
+        if (!c->tables)
+            return cli_usage_error(c, "option '--table': '%s' prints one table", c->cmd ? c->cmd : "?");
+        if (c->format != TABLE_CSV)
+            return cli_usage_error(c, "option '--table' picks one table of CSV output: use it with --format csv");
+        bool known = false;
+        char list[256] = "";
+        for (const char *const *t = c->tables; *t; t++) {
+            known |= strcmp(*t, c->sel.pick) == 0;
+            size_t used = strlen(list);
+            snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", *t);
+        }
+        if (!known)
+            return cli_usage_error(c, "option '--table': unknown table '%s' (expected %s)", c->sel.pick, list);
+    }
     for (int i = optind; i < argc; i++) {
         if (*npos >= maxpos)
             return cli_usage_error(c, "unexpected argument '%s'", argv[i]);
@@ -192,6 +243,12 @@ static bool is_dir_with_catalog(const char *dir)
  * source tree's data/ (build tree), else the configured install prefix. */
 static int find_data_dir(struct cli *c, char *out, size_t n)
 {
+    if (c->data_dir_arg) { /* the library caller's choice (llmroof_ctx_new) comes first */
+        if (!is_dir_with_catalog(c->data_dir_arg))
+            return cli_usage_error(c, "data directory '%s' does not contain gpus.json and models.json", c->data_dir_arg);
+        snprintf(out, n, "%s", c->data_dir_arg);
+        return 0;
+    }
     const char *env = getenv("LLMROOF_DATA");
     if (env && *env) {
         if (!is_dir_with_catalog(env))
@@ -222,7 +279,7 @@ static int find_data_dir(struct cli *c, char *out, size_t n)
         snprintf(out, n, "%s", LLMROOF_INSTALL_DATA_DIR);
         return 0;
     }
-    fprintf(stderr, "llmroof: error: cannot find the catalog (gpus.json, models.json); set LLMROOF_DATA=DIR\n");
+    fprintf(c->errf, "llmroof: error: cannot find the catalog (gpus.json, models.json); set LLMROOF_DATA=DIR\n");
     return 1;
 }
 
@@ -230,6 +287,14 @@ int cli_catalog(struct cli *c)
 {
     if (c->cat_loaded)
         return 0;
+    if (c->shared_cat && c->n_gpus_files == 0 && c->n_models_files == 0) {
+        /* borrowed from the library context (src/api): read-only, never freed here */
+        c->cat = *c->shared_cat;
+        c->cat_borrowed = true;
+        snprintf(c->data_dir, sizeof c->data_dir, "%s", c->data_dir_arg ? c->data_dir_arg : "");
+        c->cat_loaded = true;
+        return 0;
+    }
     char dir[PATH_MAX], path[PATH_MAX + 16];
     int rc = find_data_dir(c, dir, sizeof dir);
     if (rc)
@@ -294,14 +359,14 @@ int cli_uncertainty(struct cli *c, struct llmroof_uncertainty *out)
     return rc ? cli_fail(c, &err) : 0;
 }
 
-static void did_you_mean(const char **s, size_t n)
+static void did_you_mean(struct cli *c, const char **s, size_t n)
 {
     if (!n)
         return;
-    fputs("did you mean: ", stderr);
+    fputs("did you mean: ", c->errf);
     for (size_t i = 0; i < n; i++)
-        fprintf(stderr, "%s%s", i ? ", " : "", s[i]);
-    fputs("?\n", stderr);
+        fprintf(c->errf, "%s%s", i ? ", " : "", s[i]);
+    fputs("?\n", c->errf);
 }
 
 const struct llmroof_gpu *cli_gpu(struct cli *c, const char *name)
@@ -311,8 +376,8 @@ const struct llmroof_gpu *cli_gpu(struct cli *c, const char *name)
         return g;
     const char *s[3];
     size_t n = catalog_suggest_gpus(&c->cat, name, s, 3);
-    fprintf(stderr, "llmroof: error: unknown GPU '%s' (see 'llmroof list gpus')\n", name);
-    did_you_mean(s, n);
+    fprintf(c->errf, "llmroof: error: unknown GPU '%s' (see 'llmroof list gpus')\n", name);
+    did_you_mean(c, s, n);
     return NULL;
 }
 
@@ -323,8 +388,8 @@ const struct llmroof_model *cli_model(struct cli *c, const char *name)
         return m;
     const char *s[3];
     size_t n = catalog_suggest_models(&c->cat, name, s, 3);
-    fprintf(stderr, "llmroof: error: unknown model '%s' (see 'llmroof list models')\n", name);
-    did_you_mean(s, n);
+    fprintf(c->errf, "llmroof: error: unknown model '%s' (see 'llmroof list models')\n", name);
+    did_you_mean(c, s, n);
     return NULL;
 }
 
@@ -366,6 +431,34 @@ int cli_dtype(struct cli *c, const char *opt, const char *arg, enum llmroof_dtyp
     return 0;
 }
 
+/* A duration must carry its unit: a bare 3000 is 3000 s to one reader and 3000 ms to another
+ * (issue 14). Only a bare 0 needs none. */
+static bool has_unit(const char *s)
+{
+    size_t n = strlen(s);
+    return n > 0 && ((s[n - 1] >= 'a' && s[n - 1] <= 'z') || (s[n - 1] >= 'A' && s[n - 1] <= 'Z') ||
+                     (unsigned char)s[n - 1] >= 0x80);
+}
+
+static bool bare_zero(const char *s)
+{
+    double v;
+    return !has_unit(s) && parse_double(s, &v) && v == 0;
+}
+
+int cli_duration(struct cli *c, const char *opt, const char *arg, double max_s, bool positive, double *out_s)
+{
+    double v;
+    if (!has_unit(arg) && !(bare_zero(arg) && !positive) && parse_double(arg, &v))
+        return cli_usage_error(c, "option '--%s': '%s' has no unit: write it with one of ns, us, ms, s, min "
+                                  "(e.g. %ss or %sms)", opt, arg, arg, arg);
+    if (!(parse_duration(arg, &v) || (bare_zero(arg) && (v = 0, true))) || (positive && !(v > 0)) || v > max_s)
+        return cli_usage_error(c, "option '--%s': '%s' is not a %sduration of at most %g s (e.g. 3s, 500ms)", opt, arg,
+                               positive ? "positive " : "", max_s);
+    *out_s = v;
+    return 0;
+}
+
 int cli_think(struct cli *c, const char *arg, double *lo_s, double *hi_s)
 {
     char lo[64], *dash;
@@ -373,7 +466,12 @@ int cli_think(struct cli *c, const char *arg, double *lo_s, double *hi_s)
     dash = strchr(lo, '-');
     if (dash)
         *dash = '\0';
-    if (!parse_duration(lo, lo_s) || !parse_duration(dash ? dash + 1 : lo, hi_s) || *hi_s < *lo_s || *hi_s > 86400)
+    const char *hi = dash ? dash + 1 : lo;
+    if ((!has_unit(lo) && !bare_zero(lo)) || (!has_unit(hi) && !bare_zero(hi)))
+        return cli_usage_error(c, "option '--think': '%s' needs a unit on each duration: ns, us, ms, s or min "
+                                  "(e.g. 1s-3s, 500ms, 0)", arg);
+    if (!(parse_duration(lo, lo_s) || (bare_zero(lo) && (*lo_s = 0, true))) ||
+        !(parse_duration(hi, hi_s) || (bare_zero(hi) && (*hi_s = 0, true))) || *hi_s < *lo_s || *hi_s > 86400)
         return cli_usage_error(c, "option '--think': '%s' is not a duration or range LO-HI (e.g. 1s-3s, 500ms, 0)", arg);
     return 0;
 }
@@ -407,8 +505,9 @@ void cli_setup_defaults(struct cli_setup_opts *s)
     s->context = 2048;
 }
 
-/* Upper bounds keep every product finite and meaningful: 1e9 tokens of context,
- * a million sequences; anything larger is a typo, not a deployment. */
+/* Bounds keep every product finite and meaningful: 1e9 tokens of context, a million
+ * sequences; anything larger is a typo, not a deployment. Efficiencies and mem-util start
+ * at 1% (as the catalog's ranges do): a 1e-300 efficiency would turn times into inf. */
 int cli_setup_opt(struct cli *c, struct cli_setup_opts *s, int id, const char *arg)
 {
     switch (id) {
@@ -422,20 +521,32 @@ int cli_setup_opt(struct cli *c, struct cli_setup_opts *s, int id, const char *a
     case OPT_WDT: s->have_weight = true; return cli_dtype(c, "weight-dtype", arg, &s->weight);
     case OPT_KVDT: s->have_kv = true; return cli_dtype(c, "kv-dtype", arg, &s->kv);
     case OPT_ACTDT: s->have_act = true; return cli_dtype(c, "act-dtype", arg, &s->act);
-    case OPT_WBITS: return cli_double(c, "weight-bits", arg, 0, 64, true, &s->weight_bits);
-    case OPT_CE: s->eff.has_compute = true; return cli_double(c, "compute-eff", arg, 0, 1, true, &s->eff.compute);
-    case OPT_ME: s->eff.has_memory = true; return cli_double(c, "memory-eff", arg, 0, 1, true, &s->eff.memory);
-    case OPT_CME: s->eff.has_comm = true; return cli_double(c, "comm-eff", arg, 0, 1, true, &s->eff.comm);
+    case OPT_WBITS: return cli_double(c, "weight-bits", arg, 1, 64, false, &s->weight_bits);
+    case OPT_CE: s->eff.has_compute = true; return cli_double(c, "compute-eff", arg, 0.01, 1, false, &s->eff.compute);
+    case OPT_ME: s->eff.has_memory = true; return cli_double(c, "memory-eff", arg, 0.01, 1, false, &s->eff.memory);
+    case OPT_CME: s->eff.has_comm = true; return cli_double(c, "comm-eff", arg, 0.01, 1, false, &s->eff.comm);
     case OPT_OVH:
         s->eff.has_overhead = true;
-        if (!parse_duration(arg, &s->eff.overhead_s) || s->eff.overhead_s > 1)
-            return cli_usage_error(c, "option '--overhead': '%s' is not a duration of at most 1s (e.g. 200us, 0.5ms)", arg);
-        return 0;
+        return cli_duration(c, "overhead", arg, 1, false, &s->eff.overhead_s);
     case OPT_ENGINE: s->engine_name = arg; return 0; /* resolved once the catalog is loaded */
-    case OPT_MEMUTIL: return cli_double(c, "mem-util", arg, 0, 1, true, &s->mem.mem_util);
+    case OPT_MEMUTIL: return cli_double(c, "mem-util", arg, 0.01, 1, false, &s->mem.mem_util);
     case OPT_RESERVE: return cli_bytes(c, "reserve", arg, &s->mem.reserve_bytes);
     case OPT_WORKSPACE: s->mem.workspace_set = true; return cli_bytes(c, "workspace", arg, &s->mem.workspace_bytes);
     case OPT_BLOCK: return cli_long(c, "block-size", arg, 1, 65536, &s->mem.block_size);
+    case OPT_PP: {
+        long v = 1;
+        int rc = cli_long(c, "pp", arg, 1, 1024, &v);
+        s->layout.pp = (int)v;
+        return rc;
+    }
+    case OPT_EP: {
+        long v = 1;
+        int rc = cli_long(c, "ep", arg, 1, 4096, &v);
+        s->layout.ep = (int)v;
+        return rc;
+    }
+    case OPT_DPATTN: s->layout.dp_attn = true; return 0;
+    case OPT_EPIMB: return cli_double(c, "ep-imbalance", arg, 1, 64, false, &s->layout.ep_imbalance);
     }
     return 1;
 }
@@ -448,7 +559,7 @@ int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s)
     if (rc)
         return rc;
     if (!(s->eff.engine = catalog_find_engine(&c->cat, s->engine_name))) {
-        fprintf(stderr, "llmroof: error: unknown engine '%s' (see 'llmroof list engines')\n", s->engine_name);
+        fprintf(c->errf, "llmroof: error: unknown engine '%s' (see 'llmroof list engines')\n", s->engine_name);
         return 2;
     }
     return 0;
@@ -458,6 +569,13 @@ struct llmroof_dtypes cli_dtypes(const struct cli_setup_opts *s)
 {
     struct llmroof_dtypes d = { s->weight, s->kv, s->act, s->weight_bits };
     return d;
+}
+
+struct llmroof_layout cli_layout(const struct cli_setup_opts *s)
+{
+    struct llmroof_layout l = s->layout;
+    l.tp = (int)s->tp;
+    return l;
 }
 
 struct list_ctx {
@@ -479,6 +597,13 @@ static bool gpu_item(const char *item, void *vctx)
     const struct llmroof_gpu *g = cli_gpu(x->c, item);
     if (!g)
         return false;
+    /* one rule for every list option: a repeated value (or an alias of a listed GPU) is an
+     * error, never a duplicate row */
+    for (int i = 0; i < *x->n; i++)
+        if (x->gpus[i] == g) {
+            cli_usage_error(x->c, "option '--gpus': '%s' repeats a value already listed (each value once)", item);
+            return false;
+        }
     x->gpus[(*x->n)++] = g;
     x->reported = false;
     return true;
@@ -494,6 +619,12 @@ static bool tp_item(const char *item, void *vctx)
         x->reported = true;
         return false;
     }
+    for (int i = 0; i < *x->n; i++)
+        if (x->tps[i] == (int)v) {
+            cli_usage_error(x->c, "option '--tp': '%s' repeats a value already listed (each value once)", item);
+            x->reported = true;
+            return false;
+        }
     x->tps[(*x->n)++] = (int)v;
     return true;
 }
@@ -516,33 +647,194 @@ int cli_tp_list(struct cli *c, const char *list, int *out, int max, int *n)
     return x.reported ? 2 : cli_usage_error(c, "option '--tp': expected a comma-separated list such as 2,4,8");
 }
 
+/* ------------------------------------------------------------------------ */
+/* Output files: staged during the run, committed only when it succeeds      */
+/* ------------------------------------------------------------------------ */
+
+static int stage(struct cli *c, char *target, char *tmp, const struct sbuf *b)
+{
+    char *data = NULL;
+    if (!tmp && !(data = malloc(b->len ? b->len : 1)))
+        goto oom;
+    if (data && b->len)
+        memcpy(data, sbuf_str(b), b->len);
+    if (c->n_files == c->cap_files) {
+        size_t cap = c->cap_files ? 2 * c->cap_files : 8;
+        struct cli_file *f = realloc(c->files, cap * sizeof *f);
+        if (!f)
+            goto oom;
+        c->files = f;
+        c->cap_files = cap;
+    }
+    c->files[c->n_files++] = (struct cli_file){ target, tmp, data, b->len };
+    return 0;
+oom:
+    fprintf(c->errf, "llmroof: error: out of memory\n");
+    free(data);
+    if (tmp)
+        unlink(tmp);
+    free(tmp);
+    free(target);
+    return 1;
+}
+
+/* The file `path` names once its symlinks are followed (at most 40, as Linux's ELOOP limit):
+ * a relative link is taken from the link's directory. Caller frees; NULL on failure. */
+static char *resolve_links(const char *path)
+{
+    char *cur = strdup(path);
+    for (int hop = 0; cur && hop < 40; hop++) {
+        struct stat st;
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
+            return cur;
+        char link[PATH_MAX];
+        ssize_t n = readlink(cur, link, sizeof link - 1);
+        if (n < 0) {
+            free(cur);
+            return NULL;
+        }
+        link[n] = '\0';
+        const char *slash = strrchr(cur, '/');
+        size_t dirlen = link[0] == '/' || !slash ? 0 : (size_t)(slash - cur) + 1;
+        char *next = malloc(dirlen + (size_t)n + 1);
+        if (next) {
+            memcpy(next, cur, dirlen);
+            memcpy(next + dirlen, link, (size_t)n + 1);
+        }
+        free(cur);
+        cur = next;
+    }
+    free(cur);
+    errno = ELOOP;
+    return NULL;
+}
+
 int cli_write_file(struct cli *c, const char *path, const struct sbuf *b)
 {
     if (c->flags & CLI_NO_FILES)
         return 0;
-    char tmp[PATH_MAX];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof tmp)
-        return cli_usage_error(c, "output path '%s' is too long", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        fprintf(stderr, "llmroof: error: %s: cannot create file: %s\n", path, strerror(errno));
+    struct stat st, lst;
+    bool exists = stat(path, &st) == 0; /* follows symlinks: st describes the target */
+    if (exists && S_ISDIR(st.st_mode)) {
+        fprintf(c->errf, "llmroof: error: %s: cannot write file: %s\n", path, strerror(EISDIR));
         return 2;
     }
-    /* mkstemp creates 0600; give the file the mode a plain fopen would */
-    mode_t mask = umask(0);
-    umask(mask);
-    (void)fchmod(fd, 0666 & ~mask);
+    /* Written through the name at commit: a device or FIFO (/dev/full, /dev/stdout) cannot be
+     * renamed over, a file with other hard links would lose them, and a dangling symlink
+     * names the file that open() will create. */
+    if ((exists && (!S_ISREG(st.st_mode) || st.st_nlink > 1)) ||
+        (!exists && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))) {
+        char *target = strdup(path);
+        if (!target) {
+            fprintf(c->errf, "llmroof: error: out of memory\n");
+            return 1;
+        }
+        return stage(c, target, NULL, b);
+    }
+    /* a symlink's target is replaced, never the link itself */
+    char *target = exists ? resolve_links(path) : strdup(path);
+    if (!target) {
+        fprintf(c->errf, "llmroof: error: %s: cannot write file: %s\n", path, strerror(errno));
+        return 1;
+    }
+    size_t n = strlen(target) + sizeof ".tmp.XXXXXX";
+    char *tmp = malloc(n);
+    if (!tmp) {
+        free(target);
+        fprintf(c->errf, "llmroof: error: out of memory\n");
+        return 1;
+    }
+    snprintf(tmp, n, "%s.tmp.XXXXXX", target);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        int e = errno;
+        fprintf(c->errf, "llmroof: error: %s: cannot create file: %s\n", path, strerror(e));
+        free(tmp);
+        free(target);
+        return e == ENOENT || e == ENOTDIR || e == ENAMETOOLONG ? 2 : 1; /* a path naming no place is bad input */
+    }
+    /* mkstemp creates 0600: keep the replaced file's mode, or give a new file the mode a
+     * plain fopen would (0666 less the umask) */
+    mode_t mode = st.st_mode & 07777;
+    if (!exists) {
+        mode_t mask = umask(0);
+        umask(mask);
+        mode = 0666 & ~mask;
+    }
+    (void)fchmod(fd, mode);
     FILE *f = fdopen(fd, "wb");
     bool ok = f && fwrite(sbuf_str(b), 1, b->len, f) == b->len;
+    int e = errno;
     ok = (f && fclose(f) == 0) && ok;
     if (!f)
         close(fd);
-    if (!ok || rename(tmp, path) != 0) {
-        fprintf(stderr, "llmroof: error: %s: cannot write file: %s\n", path, strerror(errno));
+    if (!ok) {
+        fprintf(c->errf, "llmroof: error: %s: cannot write file: %s\n", path, strerror(e ? e : EIO));
         unlink(tmp);
-        return 2;
+        free(tmp);
+        free(target);
+        return 1;
     }
-    return 0;
+    return stage(c, target, tmp, b);
+}
+
+static bool write_through(const struct cli_file *f)
+{
+    int fd = open(f->target, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (fd < 0)
+        return false;
+    size_t off = 0;
+    while (off < f->len) {
+        ssize_t w = write(fd, f->data + off, f->len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            int e = w < 0 ? errno : EIO;
+            close(fd);
+            errno = e;
+            return false;
+        }
+        off += (size_t)w;
+    }
+    return close(fd) == 0;
+}
+
+int cli_files_commit(struct cli *c)
+{
+    int rc = 0;
+    for (size_t i = 0; i < c->n_files; i++) {
+        struct cli_file *f = &c->files[i];
+        if (rc) {
+            if (f->tmp)
+                unlink(f->tmp); /* an earlier file failed: the rest are not replaced */
+        } else if (f->tmp ? rename(f->tmp, f->target) != 0 : !write_through(f)) {
+            fprintf(c->errf, "llmroof: error: %s: cannot write file: %s\n", f->target, strerror(errno));
+            if (f->tmp)
+                unlink(f->tmp);
+            rc = 1;
+        }
+        free(f->target);
+        free(f->tmp);
+        free(f->data);
+    }
+    free(c->files);
+    c->files = NULL;
+    c->n_files = c->cap_files = 0;
+    return rc;
+}
+
+void cli_files_discard(struct cli *c)
+{
+    for (size_t i = 0; i < c->n_files; i++) {
+        if (c->files[i].tmp)
+            unlink(c->files[i].tmp);
+        free(c->files[i].target);
+        free(c->files[i].tmp);
+        free(c->files[i].data);
+    }
+    free(c->files);
+    c->files = NULL;
+    c->n_files = c->cap_files = 0;
 }
 
 int cli_flush(struct cli *c, size_t threshold)
@@ -550,12 +842,12 @@ int cli_flush(struct cli *c, size_t threshold)
     if (c->out.len < threshold)
         return 0;
     if (sbuf_failed(&c->out)) {
-        fprintf(stderr, "llmroof: error: out of memory while rendering output\n");
+        fprintf(c->errf, "llmroof: error: out of memory while rendering output\n");
         return 1;
     }
     if (!(c->flags & CLI_NO_STDOUT) &&
-        (fwrite(c->out.data, 1, c->out.len, stdout) != c->out.len || fflush(stdout) != 0)) {
-        fprintf(stderr, "llmroof: error: cannot write to stdout\n");
+        (fwrite(c->out.data, 1, c->out.len, c->outf) != c->out.len || fflush(c->outf) != 0)) {
+        fprintf(c->errf, "llmroof: error: cannot write to stdout\n");
         return 1;
     }
     c->out.len = 0;
@@ -563,19 +855,31 @@ int cli_flush(struct cli *c, size_t threshold)
     return 0;
 }
 
-void cli_render_table(struct cli *c, const struct table *t)
+struct rjdoc *cli_json(struct cli *c)
+{
+    if (!c->json) {
+        char schema[64];
+        snprintf(schema, sizeof schema, "llmroof.%s/1", c->cmd ? c->cmd : "?");
+        c->json = rjdoc_new(c->json_schema ? c->json_schema : schema);
+        if (!c->json)
+            c->out.failed = true;
+    }
+    return c->json;
+}
+
+void cli_table(struct cli *c, const char *name, const struct table *t)
 {
     if (c->format == TABLE_JSON) {
-        char *j = render_json_table(t);
-        if (!j) {
-            c->out.failed = true;
-            return;
-        }
-        sbuf_append(&c->out, j);
-        free(j);
+        rjdoc_table(cli_json(c), name, t);
         return;
     }
-    table_render(t, c->format, &c->out);
+    if (table_sel_wants(&c->sel, c->format, name))
+        table_render(t, c->format, &c->out);
+}
+
+bool cli_prose(const struct cli *c)
+{
+    return c->format == TABLE_TEXT || c->format == TABLE_MD;
 }
 
 const char *cli_fmt_bytes(double b, char *buf, size_t n)

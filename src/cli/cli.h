@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "llmroof/catalog.h"
 #include "llmroof/err.h"
@@ -15,6 +16,8 @@
 #include "llmroof/sbuf.h"
 #include "llmroof/table.h"
 #include "llmroof/workload.h"
+
+struct rjdoc; /* llmroof/render_json.h */
 
 #define CLI_MAX_FILES 32
 #define CLI_HELP (-1) /* returned by cli_parse when --help was printed */
@@ -28,6 +31,23 @@
 /* Runs one llmroof command line (argv[0] is the program name). Re-entrant: all state
  * lives in a local struct cli. Returns the exit status; does not close stdout. */
 int cli_main(int argc, char **argv, unsigned flags);
+
+/* Where one run reads its catalog and writes its result and diagnostics. cli_main uses
+ * stdout, stderr and the usual catalog search; the library API (src/api/api.c) passes
+ * memory streams and the catalog its context loaded once. */
+struct cli_io {
+    FILE *out;                                /* the result (stdout) */
+    FILE *err;                                /* errors and warnings (stderr) */
+    const char *data_dir;                     /* catalog directory; NULL = LLMROOF_DATA, then the usual search */
+    const struct llmroof_catalog *catalog;    /* already loaded from data_dir, borrowed read-only when the
+                                                 command line names no --gpus-file/--models-file; NULL = load */
+};
+/* cli_main with explicit streams and catalog. Re-entrant, but not thread-safe: option
+ * parsing uses getopt_long's process-wide optind/optarg. */
+int cli_run(const struct cli_io *io, int argc, char **argv, unsigned flags);
+/* Loads the catalog as a command would (io->data_dir, else the usual search) into *cat and the
+ * directory it came from into dir[0..n); errors go to io->err. Returns 0 or an exit status. */
+int cli_load_catalog(const struct cli_io *io, struct llmroof_catalog *cat, char *dir, size_t n);
 
 struct cli {
     unsigned flags;                           /* CLI_* flags of cli_main */
@@ -44,7 +64,27 @@ struct cli {
     struct llmroof_catalog cat;               /* loaded by cli_catalog */
     char data_dir[4096];                      /* where the catalog was found */
     bool cat_loaded;
+    bool cat_borrowed;                        /* cat is a shallow copy of shared_cat: not freed */
+    const struct llmroof_catalog *shared_cat; /* cli_io.catalog */
+    const char *data_dir_arg;                 /* cli_io.data_dir */
+    FILE *outf;                               /* where the result goes (stdout) */
+    FILE *errf;                               /* where errors and warnings go (stderr); never use stderr directly */
     struct sbuf out;                          /* the result, written by main on success */
+    const char *const *tables;                /* names of the tables the command prints (NULL-terminated; the
+                                                 first is CSV's default): enables --table; NULL: one table */
+    struct table_sel sel;                     /* --table: which table CSV output holds */
+    struct rjdoc *json;                       /* JSON format: the document cli_table assembles */
+    const char *json_schema;                  /* its schema; NULL: "llmroof.<command>/1" */
+    struct cli_file *files;                   /* output files staged by cli_write_file */
+    size_t n_files, cap_files;
+};
+
+/* One output file staged by cli_write_file until the run has succeeded (cli_files_commit). */
+struct cli_file {
+    char *target;   /* the file to replace: the path with its symlinks resolved */
+    char *tmp;      /* the written temporary beside target, renamed over it; NULL = write through */
+    char *data;     /* write-through content (non-regular or hard-linked targets); NULL otherwise */
+    size_t len;
 };
 
 struct cli_opt {
@@ -60,6 +100,12 @@ struct cli_opt {
 #define CLI_OPT_MODEL { OPT_MODEL, "model", 'm', "MODEL", "model id from the catalog", false }
 #define CLI_OPT_GPU { OPT_GPU, "gpu", 'g', "GPU", "GPU id or alias from the catalog", false }
 #define CLI_OPT_TP { OPT_TP, "tp", 't', "N", "tensor-parallel GPUs (default 1)", false }
+/* Layout beyond TP (docs/model.md "Layouts"): pipeline and expert parallelism. */
+#define CLI_OPT_LAYOUT \
+    { OPT_PP, "pp", 0, "N", "pipeline-parallel stages of consecutive layers (default 1)", false }, \
+    { OPT_EP, "ep", 0, "N", "expert-parallel GPUs for MoE layers: equal to TP, or with --dp-attention a multiple of it", false }, \
+    { OPT_DPATTN, "dp-attention", 0, NULL, "attention data-parallel over ep/tp replicas, tokens routed by all-to-all", false }, \
+    { OPT_EPIMB, "ep-imbalance", 0, "F", "busiest expert rank's tokens over the mean, >= 1 (default 1)", false }
 #define CLI_OPT_BATCH { OPT_BATCH, "batch", 'b', "B", "sequences served together (default 1)", false }
 #define CLI_OPT_PROMPT { OPT_PROMPT, "prompt", 'p', "P", "prompt tokens per sequence (default 512)", false }
 #define CLI_OPT_OUTPUT { OPT_OUTPUT, "output", 'o', "O", "output tokens per sequence (default 1536)", false }
@@ -113,6 +159,9 @@ int cli_tp_list(struct cli *c, const char *list, int *out, int max, int *n);
 
 /* Value parsers that print "option '--x': ..." and return 2 on bad input. */
 int cli_long(struct cli *c, const char *opt, const char *arg, long min, long max, long *out);
+/* A duration with its unit (ns, us, ms, s, min; a bare 0 only where !positive) in (0 or
+ * [0, max_s]; a bare number is a usage error naming the flag and the units. */
+int cli_duration(struct cli *c, const char *opt, const char *arg, double max_s, bool positive, double *out_s);
 int cli_double(struct cli *c, const char *opt, const char *arg, double min, double max, bool min_open, double *out);
 int cli_bytes(struct cli *c, const char *opt, const char *arg, double *out);
 int cli_dtype(struct cli *c, const char *opt, const char *arg, enum llmroof_dtype *out);
@@ -129,6 +178,7 @@ struct cli_setup_opts {
     struct llmroof_mem_opts mem;
     long context;
     bool have_context;
+    struct llmroof_layout layout;  /* --pp, --ep, --dp-attention, --ep-imbalance (tp from --tp) */
 };
 void cli_setup_defaults(struct cli_setup_opts *s);
 /* Handles the shared option ids (>= CLI_SETUP_BASE); returns 1 when id is not shared. */
@@ -136,16 +186,28 @@ void cli_setup_defaults(struct cli_setup_opts *s);
 enum {
     OPT_MODEL = CLI_SETUP_BASE, OPT_GPU, OPT_TP, OPT_BATCH, OPT_PROMPT, OPT_OUTPUT,
     OPT_WDT, OPT_KVDT, OPT_ACTDT, OPT_CE, OPT_ME, OPT_CME, OPT_OVH,
-    OPT_MEMUTIL, OPT_RESERVE, OPT_WORKSPACE, OPT_BLOCK, OPT_CONTEXT, OPT_WBITS, OPT_ENGINE
+    OPT_MEMUTIL, OPT_RESERVE, OPT_WORKSPACE, OPT_BLOCK, OPT_CONTEXT, OPT_WBITS, OPT_ENGINE,
+    OPT_PP, OPT_EP, OPT_DPATTN, OPT_EPIMB
 };
 int cli_setup_opt(struct cli *c, struct cli_setup_opts *s, int id, const char *arg);
 struct llmroof_dtypes cli_dtypes(const struct cli_setup_opts *s);
+/* The layout of the options (TP from --tp). */
+struct llmroof_layout cli_layout(const struct cli_setup_opts *s);
 /* Looks up --engine after the catalog is loaded. Returns 0 or 2 after printing the error. */
 int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s);
 
-/* Writes b to path atomically (a temporary file in the same directory, then rename), so an
- * interrupted run never leaves a truncated file. Returns 0, or 2 after printing the error. */
+/* Stages b for path; the file changes only when the whole run succeeds (cli_files_commit),
+ * so a failed run leaves no new or replaced file. A regular file is written to a temporary
+ * beside it, with the existing file's mode, and renamed over it (an interrupted run never
+ * leaves a truncated file); a symlink's target is replaced, not the link; a non-regular file
+ * (/dev/full, a FIFO) or a file with other hard links is written in place, through the
+ * name, so every link sees the new content. Returns 0; 2 after printing the error when the
+ * path cannot name a file (a directory, a missing directory); 1 when writing fails. */
 int cli_write_file(struct cli *c, const char *path, const struct sbuf *b);
+/* After a successful run: renames or writes every staged file. Returns 0, or 1 after
+ * printing the error. cli_files_discard removes the temporaries of a failed run. */
+int cli_files_commit(struct cli *c);
+void cli_files_discard(struct cli *c);
 
 /* Streams what c->out holds to stdout once it exceeds `threshold` bytes (sweep). Returns 0,
  * or 1 after printing the error when the write fails. */
@@ -164,7 +226,15 @@ int cli_valmap(struct cli *c, const char *path, struct llmroof_valmap *out);
 int cli_uncertainty(struct cli *c, struct llmroof_uncertainty *out);
 
 /* Output helpers */
-void cli_render_table(struct cli *c, const struct table *t);
+/* Prints result table `name` in the chosen format: text and Markdown print every table, CSV only
+ * the one --table picks (default: the first), JSON adds it as an array under `name` to one
+ * document ({"schema": ..., name: [rows]}, written after the command succeeds). */
+void cli_table(struct cli *c, const char *name, const struct table *t);
+/* The JSON document cli_table assembles (created on first use; NULL when out of memory), for a
+ * command to add context fields before its tables. */
+struct rjdoc *cli_json(struct cli *c);
+/* Whether a command in format c->format prints text around its tables (text and Markdown). */
+bool cli_prose(const struct cli *c);
 const char *cli_fmt_bytes(double b, char *buf, size_t n); /* "12.55 GiB" */
 
 int cmd_list(struct cli *c, int argc, char **argv);

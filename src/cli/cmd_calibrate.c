@@ -159,7 +159,7 @@ int cmd_calibrate(struct cli *c, int argc, char **argv)
         snprintf(buf, sizeof buf, "%ld held-out rows", test.n);
         table_str(&t, buf);
     }
-    cli_render_table(c, &t);
+    cli_table(c, "parameters", &t);
     table_free(&t);
     if (x.out) {
         char note[512];

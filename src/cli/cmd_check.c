@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "llmroof/baseline.h"
+#include "llmroof/render_json.h"
 
 enum { OPT_RTOL = 1 };
 
@@ -18,6 +19,45 @@ static int on_opt(struct cli *c, void *ctx, int id, const char *arg)
     if (id == OPT_RTOL)
         return cli_double(c, "rtol", arg, 0, 1, false, ctx);
     return 0;
+}
+
+/* One drifted field: a line of the text diff (after the row's description, once per row),
+ * or an entry of the JSON "drifts" array (docs/json.md, llmroof.check/1). */
+struct drift_out {
+    struct sbuf *out;   /* text diff */
+    struct rjdoc *json; /* JSON document, or NULL for text */
+    long line;          /* baseline line */
+    const struct sweep_row *row;
+    int n;              /* fields of this row reported so far */
+};
+
+static void describe(struct sbuf *o, long ln, const struct sweep_row *r);
+
+static void drift_num(struct drift_out *d, const char *field, double a, double b)
+{
+    if (d->json) {
+        rjdoc_drift(d->json, d->line, d->row, field, true, a, b, NULL, NULL);
+    } else {
+        if (!d->n)
+            describe(d->out, d->line, d->row);
+        if (a != 0)
+            sbuf_printf(d->out, "  %s: baseline %.10g, now %.10g (%+.2f%%)\n", field, a, b, 100 * (b - a) / fabs(a));
+        else
+            sbuf_printf(d->out, "  %s: baseline %.10g, now %.10g\n", field, a, b);
+    }
+    d->n++;
+}
+
+static void drift_text(struct drift_out *d, const char *field, const char *a, const char *b, const char *why)
+{
+    if (d->json) {
+        rjdoc_drift(d->json, d->line, d->row, field, false, 0, 0, a, b);
+    } else {
+        if (!d->n)
+            describe(d->out, d->line, d->row);
+        sbuf_printf(d->out, "  %s: baseline %s, now %s%s%s\n", field, a, b, why[0] ? ": " : "", why);
+    }
+    d->n++;
 }
 
 static void describe(struct sbuf *o, long ln, const struct sweep_row *r)
@@ -36,11 +76,12 @@ int cmd_check(struct cli *c, int argc, char **argv)
     char *pos[2];
     int npos = 0;
     c->usage = "llmroof check BASELINE.jsonl [--rtol F]";
-    c->formats = 1u << TABLE_TEXT;
+    c->formats = (1u << TABLE_TEXT) | (1u << TABLE_JSON);
     int rc = cli_parse(c, argc, argv, opts, 1, on_opt, &rtol, pos, 2, &npos,
                        "Re-evaluates every row of a baseline written by 'llmroof sweep --format jsonl' and\n"
                        "compares each output. Exit 0 when all agree within the tolerance, 1 with a diff of every\n"
-                       "drifted field, 2 when the baseline is malformed (its line is named).");
+                       "drifted field, 2 when the baseline is malformed (its line is named). --format json\n"
+                       "prints the same verdict and diff as one document for CI (docs/json.md).");
     if (rc)
         return rc;
     if (npos != 1)
@@ -51,16 +92,16 @@ int cmd_check(struct cli *c, int argc, char **argv)
      * catalog_read_file checks for whole-file readers: a regular, readable file */
     struct stat st;
     if (stat(pos[0], &st) != 0) {
-        fprintf(stderr, "llmroof: error: %s: cannot open file: %s\n", pos[0], strerror(errno));
+        fprintf(c->errf, "llmroof: error: %s: cannot open file: %s\n", pos[0], strerror(errno));
         return 2;
     }
     if (!S_ISREG(st.st_mode)) {
-        fprintf(stderr, "llmroof: error: %s: not a regular file\n", pos[0]);
+        fprintf(c->errf, "llmroof: error: %s: not a regular file\n", pos[0]);
         return 2;
     }
     FILE *f = fopen(pos[0], "rb");
     if (!f) {
-        fprintf(stderr, "llmroof: error: %s: cannot open file: %s\n", pos[0], strerror(errno));
+        fprintf(c->errf, "llmroof: error: %s: cannot open file: %s\n", pos[0], strerror(errno));
         return 2;
     }
     /* lines are read into a fixed buffer: a huge line is an error, never a huge allocation */
@@ -72,18 +113,42 @@ int cmd_check(struct cli *c, int argc, char **argv)
     }
     size_t len;
     long ln = 0, rows = 0, drifted_rows = 0, drifted_fields = 0;
+    struct rjdoc *json = NULL;
+    if (c->format == TABLE_JSON) {
+        if (!(json = rjdoc_new("llmroof.check/1"))) {
+            free(line);
+            fclose(f);
+            return 1;
+        }
+        rjdoc_str(json, "baseline", pos[0]);
+        rjdoc_num(json, "rtol", rtol);
+        rjdoc_drift(json, 0, NULL, NULL, false, 0, 0, NULL, NULL);
+    }
     struct llmroof_err err = { 0 };
     rc = 0;
-    while (fgets(line, MAX_LINE + 2, f)) {
+    int ch = 0;
+    while (ch != EOF) {
+        /* byte by byte, not fgets: a NUL inside a line must be seen, not end the line */
+        len = 0;
+        while ((ch = getc(f)) != EOF && ch != '\n' && len <= MAX_LINE)
+            line[len++] = (char)ch;
+        if (ch == EOF && len == 0)
+            break;
         ln++;
-        len = strlen(line);
-        if (len > MAX_LINE && line[len - 1] != '\n') {
-            fprintf(stderr, "llmroof: error: %s:%ld: line longer than %d bytes\n", pos[0], ln, MAX_LINE);
+        if (len > MAX_LINE) {
+            fprintf(c->errf, "llmroof: error: %s:%ld: line longer than %d bytes\n", pos[0], ln, MAX_LINE);
             rc = 2;
             break;
         }
-        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+        const char *nul = memchr(line, '\0', len);
+        if (nul) {
+            fprintf(c->errf, "llmroof: error: %s:%ld:%ld: NUL byte inside the line\n", pos[0], ln, (long)(nul - line) + 1);
+            rc = 2;
+            break;
+        }
+        while (len > 0 && line[len - 1] == '\r')
             len--;
+        line[len] = '\0';
         if (len == 0)
             continue;
         struct sweep_row base, now;
@@ -94,54 +159,58 @@ int cmd_check(struct cli *c, int argc, char **argv)
         const struct llmroof_model *m = catalog_find_model(&c->cat, base.model);
         const struct llmroof_gpu *g = catalog_find_gpu(&c->cat, base.gpu);
         if (!m || !g) {
-            fprintf(stderr, "llmroof: error: %s:%ld: unknown %s '%s'\n", pos[0], ln, m ? "GPU" : "model",
+            fprintf(c->errf, "llmroof: error: %s:%ld: unknown %s '%s'\n", pos[0], ln, m ? "GPU" : "model",
                     m ? base.gpu : base.model);
             rc = 2;
             break;
         }
         rows++;
         sweep_eval(m, g, base.tp, base.batch, base.prompt, base.output, &base.dt, &now);
-        int n = 0;
+        struct drift_out d = { &c->out, json, ln, &base, 0 };
         if (base.valid != now.valid) {
-            describe(&c->out, ln, &base);
-            sbuf_printf(&c->out, "  valid: baseline %s, now %s%s%s\n", base.valid ? "true" : "false",
-                        now.valid ? "true" : "false", now.valid ? "" : ": ", now.reason);
-            n++;
+            drift_text(&d, "valid", base.valid ? "true" : "false", now.valid ? "true" : "false", now.valid ? "" : now.reason);
         } else if (now.valid) {
             for (int i = 0; i < SWEEP_NUM_FIELDS; i++) {
                 double a = sweep_num_field(&base, i), b = sweep_num_field(&now, i);
                 double scale = fabs(a) > fabs(b) ? fabs(a) : fabs(b);
-                if (fabs(a - b) <= rtol * scale)
-                    continue;
-                if (!n++)
-                    describe(&c->out, ln, &base);
-                if (a != 0)
-                    sbuf_printf(&c->out, "  %s: baseline %.10g, now %.10g (%+.2f%%)\n", sweep_num_field_names[i], a, b,
-                                100 * (b - a) / fabs(a));
-                else
-                    sbuf_printf(&c->out, "  %s: baseline %.10g, now %.10g\n", sweep_num_field_names[i], a, b);
+                if (fabs(a - b) > rtol * scale)
+                    drift_num(&d, sweep_num_field_names[i], a, b);
             }
             const char *names[2] = { "prefill_bound", "decode_bound" };
             enum llmroof_bound bb[2] = { base.prefill_bound, base.decode_bound }, nb[2] = { now.prefill_bound, now.decode_bound };
             for (int k = 0; k < 2; k++)
-                if (bb[k] != nb[k]) {
-                    if (!n++)
-                        describe(&c->out, ln, &base);
-                    sbuf_printf(&c->out, "  %s: baseline %s, now %s\n", names[k], bound_name(bb[k]), bound_name(nb[k]));
-                }
+                if (bb[k] != nb[k])
+                    drift_text(&d, names[k], bound_name(bb[k]), bound_name(nb[k]), "");
         }
-        if (n) {
+        if (d.n) {
             drifted_rows++;
-            drifted_fields += n;
+            drifted_fields += d.n;
         }
     }
     free(line);
+    if (!rc && ferror(f)) {
+        fprintf(c->errf, "llmroof: error: %s: read error\n", pos[0]);
+        rc = 2;
+    }
     fclose(f);
-    if (rc)
-        return rc;
-    if (rows == 0) {
-        fprintf(stderr, "llmroof: error: %s: no rows\n", pos[0]);
-        return 2;
+    if (rc || rows == 0) {
+        rjdoc_free(json);
+        if (!rc)
+            fprintf(c->errf, "llmroof: error: %s: no rows\n", pos[0]);
+        return rc ? rc : 2;
+    }
+    if (json) {
+        rjdoc_num(json, "rows", (double)rows);
+        rjdoc_num(json, "drifted_rows", (double)drifted_rows);
+        rjdoc_num(json, "drifted_fields", (double)drifted_fields);
+        rjdoc_bool(json, "agree", drifted_rows == 0);
+        char *j = rjdoc_finish(json);
+        if (!j)
+            return 1;
+        sbuf_append(&c->out, j);
+        free(j);
+        c->out_on_failure = drifted_rows > 0;
+        return drifted_rows ? 1 : 0;
     }
     if (drifted_rows) {
         sbuf_printf(&c->out, "%ld of %ld rows drifted (%ld fields) beyond rtol %g\n", drifted_rows, rows,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "llmroof/arch.h"
 #include "llmroof/render_json.h"
 
 enum { OPT_OPS = 1, OPT_RANGE };
@@ -45,60 +46,86 @@ static void phase_row(struct table *t, const char *name, const struct llmroof_ph
     table_num(t, p->comm_bytes / 1e6);
 }
 
-static void ops_table(struct cli *c, const char *title, const struct llmroof_oplist *ops,
-                      const struct llmroof_phase *p)
+/* Adds one phase's operators to t; in CSV both phases share one table told apart by a
+ * leading phase column (one table per CSV output). */
+static void ops_rows(struct table *t, const char *phase, const struct llmroof_oplist *ops, const struct llmroof_phase *p)
+{
+    for (int k = 0; k <= LLMROOF_OP_COUNT; k++) {
+        bool over = k == LLMROOF_OP_COUNT; /* the last row: the phase's fixed overhead */
+        const struct llmroof_op *op = over ? NULL : &ops->op[k];
+        if (op && op->count <= 0)
+            continue;
+        table_row(t);
+        if (phase)
+            table_str(t, phase);
+        if (over) {
+            table_str(t, "overhead");
+            for (int e = 0; e < 5; e++)
+                table_empty(t);
+            table_num(t, p->overhead_s * 1e3);
+            table_num(t, p->time_s > 0 ? 100.0 * p->overhead_s / p->time_s : 0.0);
+            table_str(t, "");
+            continue;
+        }
+        table_str(t, op_name((enum llmroof_opkind)k));
+        table_num(t, op->count);
+        table_num(t, op->count * op->flops / 1e9);
+        table_num(t, op->count * op->bytes / 1e6);
+        table_num(t, op->count * op->comm_bytes / 1e6);
+        if (op->bytes > 0)
+            table_num(t, op->flops / op->bytes);
+        else
+            table_empty(t);
+        table_num(t, p->op[k].time_s * 1e3);
+        table_num(t, p->time_s > 0 ? 100.0 * p->op[k].time_s / p->time_s : 0.0);
+        table_str(t, bound_name(p->op[k].bound));
+    }
+}
+
+static void ops_cols(struct table *t, bool phase)
+{
+    if (phase)
+        table_col(t, "phase", 0);
+    table_col(t, "op", 0);
+    table_col(t, "count", 0);
+    table_col(t, "GFLOP", 3);
+    table_col(t, "MB", 3);
+    table_col(t, "comm_MB", 3);
+    table_col(t, "FLOP_per_byte", 1);
+    table_col(t, "time_ms", 4);
+    table_col(t, "share_pct", 1);
+    table_col(t, "bound", 0);
+}
+
+/* --ops: text and Markdown print a titled table per phase; CSV one "ops" table. */
+static void ops_tables(struct cli *c, const struct llmroof_estimate *e)
 {
     struct table t;
-    table_init(&t, title);
-    table_col(&t, "op", 0);
-    table_col(&t, "count", 0);
-    table_col(&t, "GFLOP", 3);
-    table_col(&t, "MB", 3);
-    table_col(&t, "comm_MB", 3);
-    table_col(&t, "FLOP_per_byte", 1);
-    table_col(&t, "time_ms", 4);
-    table_col(&t, "share_pct", 1);
-    table_col(&t, "bound", 0);
-    for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
-        const struct llmroof_op *op = &ops->op[k];
-        if (op->count <= 0)
-            continue;
-        table_row(&t);
-        table_str(&t, op_name((enum llmroof_opkind)k));
-        table_num(&t, op->count);
-        table_num(&t, op->count * op->flops / 1e9);
-        table_num(&t, op->count * op->bytes / 1e6);
-        table_num(&t, op->count * op->comm_bytes / 1e6);
-        if (op->bytes > 0)
-            table_num(&t, op->flops / op->bytes);
-        else
-            table_empty(&t);
-        table_num(&t, p->op[k].time_s * 1e3);
-        table_num(&t, p->time_s > 0 ? 100.0 * p->op[k].time_s / p->time_s : 0.0);
-        table_str(&t, bound_name(p->op[k].bound));
+    if (c->format == TABLE_CSV) {
+        table_init(&t, "");
+        ops_cols(&t, true);
+        ops_rows(&t, "prefill", &e->prefill_ops, &e->prefill);
+        if (e->decode_steps > 0)
+            ops_rows(&t, "decode", &e->decode_ops, &e->decode);
+        cli_table(c, "ops", &t);
+        table_free(&t);
+        return;
     }
-    table_row(&t);
-    table_str(&t, "overhead");
-    table_empty(&t);
-    table_empty(&t);
-    table_empty(&t);
-    table_empty(&t);
-    table_empty(&t);
-    table_num(&t, p->overhead_s * 1e3);
-    table_num(&t, p->time_s > 0 ? 100.0 * p->overhead_s / p->time_s : 0.0);
-    table_str(&t, "");
-    if (c->format != TABLE_CSV)
+    for (int ph = 0; ph < (e->decode_steps > 0 ? 2 : 1); ph++) {
+        table_init(&t, ph ? "decode operators (mean step, summed over layers, per GPU)"
+                          : "prefill operators (summed over layers, per GPU)");
+        ops_cols(&t, false);
+        ops_rows(&t, NULL, ph ? &e->decode_ops : &e->prefill_ops, ph ? &e->decode : &e->prefill);
         sbuf_append(&c->out, "\n");
-    else
-        sbuf_append(&c->out, "\r\n");
-    cli_render_table(c, &t);
-    table_free(&t);
+        cli_table(c, "ops", &t);
+        table_free(&t);
+    }
 }
 
 int cmd_estimate(struct cli *c, int argc, char **argv)
 {
     static const struct cli_opt opts[] = {
-        CLI_OPT_MODEL, CLI_OPT_GPU, CLI_OPT_TP, CLI_OPT_BATCH, CLI_OPT_PROMPT, CLI_OPT_OUTPUT,
+        CLI_OPT_MODEL, CLI_OPT_GPU, CLI_OPT_TP, CLI_OPT_LAYOUT, CLI_OPT_BATCH, CLI_OPT_PROMPT, CLI_OPT_OUTPUT,
         CLI_OPT_DTYPES, CLI_OPT_EFFS, CLI_OPT_MEM,
         { OPT_OPS, "ops", 0, NULL, "add per-operator tables for prefill and the mean decode step", false },
         { OPT_RANGE, "range", 0, NULL, "add a low-high band from the validation residuals (docs/validation.md)", false },
@@ -108,6 +135,8 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
     cli_setup_defaults(&x.s);
     char *pos[1];
     int npos = 0;
+    static const char *const tables[] = { "metrics", "phases", "ops", NULL };
+    c->tables = tables;
     c->usage = "llmroof estimate -m MODEL -g GPU [-t TP] [-b BATCH] [-p PROMPT] [-o OUTPUT] [options]";
     int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, &x, pos, 0, &npos,
                        "Roofline estimate of one static batch: TTFT (prefill of B prompts), TPOT (mean decode\n"
@@ -126,7 +155,7 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
     if (!g)
         return 2;
 
-    struct llmroof_setup setup = { m, g, (int)x.s.tp, cli_dtypes(&x.s), roofline_effs(g, &x.s.eff) };
+    struct llmroof_setup setup = { m, g, (int)x.s.tp, cli_dtypes(&x.s), roofline_effs(g, &x.s.eff), cli_layout(&x.s) };
     struct llmroof_request req = { x.s.batch, x.s.prompt, x.s.output };
     struct llmroof_estimate e;
     struct llmroof_err err = { 0 };
@@ -134,20 +163,24 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
         return cli_fail(c, &err);
     struct llmroof_memory mem;
     long ctx_len = x.s.prompt + x.s.output;
-    if ((rc = memory_eval(m, g, setup.tp, &setup.dt, ctx_len, &x.s.mem, &mem, &err)))
+    const struct llmroof_layout lay = cli_layout(&x.s);
+    if ((rc = memory_eval_layout(m, g, &lay, &setup.dt, ctx_len, &x.s.mem, &mem, &err)))
         return cli_fail(c, &err);
+    memory_fit_batch(&mem, req.batch);
 
-    if (!mem.fits)
-        fprintf(stderr, "llmroof: warning: %s does not fit on %d x %s at a %ld-token context (see 'llmroof memory')\n",
+    if (mem.fit == LLMROOF_FIT_WEIGHTS || mem.fit == LLMROOF_FIT_CONTEXT)
+        fprintf(c->errf, "llmroof: warning: %s does not fit on %d x %s at a %ld-token context (see 'llmroof memory')\n",
                 m->id, setup.tp, g->id, ctx_len);
-    else if ((double)req.batch > mem.max_batch)
-        fprintf(stderr, "llmroof: warning: batch %ld exceeds the KV-cache limit of %.0f sequences at a %ld-token "
+    else if (mem.fit == LLMROOF_FIT_BATCH)
+        fprintf(c->errf, "llmroof: warning: batch %ld exceeds the KV-cache limit of %.0f sequences at a %ld-token "
                         "context: not servable at once\n", req.batch, mem.max_batch, ctx_len);
-    if (setup.tp > g->gpus_per_node)
-        fprintf(stderr, "llmroof: warning: TP %d exceeds the %d GPUs of one %s node; the intra-node link model "
-                        "understates inter-node all-reduce time\n", setup.tp, g->gpus_per_node, g->id);
+    const int dom = g->domain_gpus > 0 ? g->domain_gpus : g->gpus_per_node;
+    if (e.shard.gpus > dom)
+        fprintf(c->errf, "llmroof: note: %d GPUs exceed the %d-GPU %s domain of %s: TP collectives beyond it are "
+                        "hierarchical and all-to-all and stage sends cross the %s network (%.0f GB/s per GPU)\n",
+                e.shard.gpus, dom, link_name(g->link), g->id, g->net_kind, g->net_bw_Bps / 1e9);
     if (m->max_context < ctx_len)
-        fprintf(stderr, "llmroof: warning: prompt + output = %ld tokens exceeds %s's max context of %ld\n",
+        fprintf(c->errf, "llmroof: warning: prompt + output = %ld tokens exceeds %s's max context of %ld\n",
                 ctx_len, m->id, m->max_context);
 
     struct llmroof_uncertainty u = { { 0 }, { 0 }, { 0 } };
@@ -167,15 +200,27 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
         char wb[32] = "";
         if (setup.dt.weight_bits > 0)
             snprintf(wb, sizeof wb, " (%g bits)", setup.dt.weight_bits);
-        sbuf_printf(&c->out, "%s on %d x %s (TP %d): batch %ld, prompt %ld, output %ld; %s%s weights, %s KV, %s compute\n",
-                    m->id, setup.tp, g->id, setup.tp, req.batch, req.prompt, req.output, dtype_name(setup.dt.weight), wb,
+        char lay_s[96] = "";
+        if (e.shard.pp > 1 || e.shard.ep > 1)
+            snprintf(lay_s, sizeof lay_s, ", PP %d, EP %d%s", e.shard.pp, e.shard.ep,
+                     e.shard.dp_attn ? ", data-parallel attention" : "");
+        sbuf_printf(&c->out, "%s on %d x %s (TP %d%s): batch %ld, prompt %ld, output %ld; %s%s weights, %s KV, %s compute\n",
+                    m->id, e.shard.gpus, g->id, setup.tp, lay_s, req.batch, req.prompt, req.output, dtype_name(setup.dt.weight), wb,
                     dtype_name(setup.dt.kv), dtype_name(setup.dt.act));
         sbuf_printf(&c->out, "efficiency: compute %.2f, memory %.2f, comm %.2f; overhead %.0f us per step",
                     setup.eff.compute, setup.eff.memory, setup.eff.comm, setup.eff.overhead_s * 1e6);
         if (x.s.eff.engine)
             sbuf_printf(&c->out, "; engine %s (+%.1f ms to first token)", x.s.eff.engine->id, setup.eff.first_token_s * 1e3);
         sbuf_append(&c->out, "\n");
-        if (e.shard.kv_replicated)
+        if (e.shard.pp > 1)
+            sbuf_printf(&c->out, "note: %d stages of %ld-%ld layers; %.0f micro-batches; prefill bubble %.3f ms\n",
+                        e.shard.pp, e.shard.stage_layers_min, e.shard.stage_layers_max, e.micro_batches,
+                        e.pp_bubble_s * 1e3);
+        if (arch_is_mla(m))
+            sbuf_printf(&c->out, "note: MLA caches the %ld-wide latent + %ld rope key per layer, replicated on each "
+                                 "TP rank; decode runs absorbed, prefill decompressed\n",
+                        m->kv_lora_rank, m->qk_rope_dim);
+        if (e.shard.kv_replicated && !arch_is_mla(m))
             sbuf_printf(&c->out, "note: %ld KV heads < TP %d: each rank holds a replica of one KV head\n",
                         m->kv_heads, setup.tp);
         sbuf_append(&c->out, "\n");
@@ -210,7 +255,7 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
         }
         table_str(&t, rows[i].unit);
     }
-    cli_render_table(c, &t);
+    cli_table(c, "metrics", &t);
     table_free(&t);
 
     table_init(&t, "");
@@ -228,8 +273,9 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
     phase_row(&t, "prefill", &e.prefill);
     if (e.decode_steps > 0)
         phase_row(&t, "decode_step_mean", &e.decode);
-    sbuf_append(&c->out, c->format == TABLE_CSV ? "\r\n" : "\n");
-    cli_render_table(c, &t);
+    if (c->format != TABLE_CSV)
+        sbuf_append(&c->out, "\n");
+    cli_table(c, "phases", &t);
     table_free(&t);
 
     if (c->format == TABLE_TEXT || c->format == TABLE_MD) {
@@ -240,13 +286,14 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
             sbuf_printf(&c->out, "fits, max batch %.0f at this context\n", mem.max_batch);
         else if (mem.fit == LLMROOF_FIT_WEIGHTS)
             sbuf_printf(&c->out, "does NOT fit: weights, workspace and reserve exceed the usable memory\n");
+        else if (mem.fit == LLMROOF_FIT_BATCH)
+            sbuf_printf(&c->out, "does NOT fit: batch %ld exceeds the max batch of %.0f at this context\n",
+                        req.batch, mem.max_batch);
         else
             sbuf_printf(&c->out, "does NOT fit: no room for one sequence at this context\n");
     }
-    if (x.ops) {
-        ops_table(c, "prefill operators (summed over layers, per GPU)", &e.prefill_ops, &e.prefill);
-        if (e.decode_steps > 0)
-            ops_table(c, "decode operators (mean step, summed over layers, per GPU)", &e.decode_ops, &e.decode);
-    }
+    /* --table ops implies --ops: the CSV of operators needs no second flag */
+    if (x.ops || (c->sel.pick && strcmp(c->sel.pick, "ops") == 0))
+        ops_tables(c, &e);
     return 0;
 }

@@ -1,5 +1,7 @@
 /* cmd_import_hf.c - `llmroof import-hf CONFIG.json --name ID` */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "llmroof/render_json.h"
@@ -48,6 +50,18 @@ int cmd_import_hf(struct cli *c, int argc, char **argv)
     char *j = render_json_model_doc(&m);
     if (!j)
         return 1;
+    /* The entry must load as --models-file would load it: the loader's every bound applies
+     * to what the importer derived, so an imported file never fails later. */
+    struct llmroof_catalog check;
+    catalog_init(&check);
+    char where[4200];
+    snprintf(where, sizeof where, "%s (imported entry)", pos[0]);
+    rc = catalog_add_models_text(&check, j, strlen(j), where, false, &err);
+    catalog_free(&check);
+    if (rc) {
+        free(j);
+        return cli_fail(c, &err);
+    }
     sbuf_append(&c->out, j);
     free(j);
     return 0;

@@ -115,7 +115,7 @@ int cmd_list(struct cli *c, int argc, char **argv)
             table_str(&t, moe);
         }
     }
-    cli_render_table(c, &t);
+    cli_table(c, gpus ? "gpus" : engines ? "engines" : "models", &t);
     table_free(&t);
     return 0;
 }

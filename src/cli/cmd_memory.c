@@ -23,7 +23,8 @@ static void row_bytes(struct table *t, const char *name, double b)
 int cmd_memory(struct cli *c, int argc, char **argv)
 {
     static const struct cli_opt opts[] = {
-        CLI_OPT_MODEL, CLI_OPT_GPU, CLI_OPT_TP,
+        CLI_OPT_MODEL, CLI_OPT_GPU, CLI_OPT_TP, CLI_OPT_LAYOUT,
+        { OPT_BATCH, "batch", 'b', "B", "sequences that must fit at once (default 1)", false },
         { OPT_CONTEXT, "context", 'c', "C", "tokens per sequence for max batch (default 2048)", false },
         CLI_OPT_DTYPES, CLI_OPT_MEM,
     };
@@ -31,10 +32,11 @@ int cmd_memory(struct cli *c, int argc, char **argv)
     cli_setup_defaults(&s);
     char *pos[1];
     int npos = 0;
-    c->usage = "llmroof memory -m MODEL -g GPU [-t TP] [--context C] [options]";
+    c->usage = "llmroof memory -m MODEL -g GPU [-t TP] [--context C] [-b BATCH] [options]";
     int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, &s, pos, 0, &npos,
                        "Per-GPU memory: weights, activation workspace, runtime reserve, KV-cache capacity in\n"
-                       "bytes and tokens, and the largest batch of C-token sequences that fits.\n"
+                       "bytes and tokens, and the largest batch of C-token sequences that fits; with -b, whether\n"
+                       "that batch fits (the same rule as estimate and sweep).\n"
                        "  usable = memory * mem_util;  capacity = usable - weights - workspace - reserve\n"
                        "For the background studies' theoretical figures use --mem-util 1 --reserve 0 --workspace 0.");
     if (rc)
@@ -52,8 +54,16 @@ int cmd_memory(struct cli *c, int argc, char **argv)
     struct llmroof_dtypes dt = cli_dtypes(&s);
     struct llmroof_memory mem;
     struct llmroof_err err = { 0 };
-    if ((rc = memory_eval(m, g, (int)s.tp, &dt, s.context, &s.mem, &mem, &err)))
+    const struct llmroof_layout lay = cli_layout(&s);
+    if ((rc = memory_eval_layout(m, g, &lay, &dt, s.context, &s.mem, &mem, &err)))
         return cli_fail(c, &err);
+    memory_fit_batch(&mem, s.batch);
+    /* the same warnings as estimate: a context past the model's limit still gets numbers */
+    if (m->max_context < s.context)
+        fprintf(c->errf, "llmroof: warning: context %ld tokens exceeds %s's max context of %ld\n", s.context, m->id,
+                m->max_context);
+    if (s.tp > g->gpus_per_node)
+        fprintf(c->errf, "llmroof: warning: TP %ld exceeds the %d GPUs of one %s node\n", s.tp, g->gpus_per_node, g->id);
 
     if (c->format == TABLE_JSON) {
         char *j = render_json_memory(m, g, (int)s.tp, &dt, &mem);
@@ -65,8 +75,13 @@ int cmd_memory(struct cli *c, int argc, char **argv)
     }
     char b1[32], b2[32];
     if (c->format == TABLE_TEXT || c->format == TABLE_MD) {
-        sbuf_printf(&c->out, "%s on %ld x %s (TP %ld): %s weights, %s KV, context %ld tokens, mem-util %.2f\n",
-                    m->id, s.tp, g->id, s.tp, dtype_name(dt.weight), dtype_name(dt.kv), s.context, s.mem.mem_util);
+        char lay_s[96] = "";
+        if (mem.gpus != (int)s.tp)
+            snprintf(lay_s, sizeof lay_s, ", PP %d, EP %d%s", lay.pp > 0 ? lay.pp : 1, lay.ep > 0 ? lay.ep : 1,
+                     lay.dp_attn ? ", data-parallel attention" : "");
+        sbuf_printf(&c->out, "%s on %d x %s (TP %ld%s): %s weights, %s KV, context %ld tokens, mem-util %.2f\n",
+                    m->id, mem.gpus, g->id, s.tp, lay_s, dtype_name(dt.weight), dtype_name(dt.kv), s.context,
+                    s.mem.mem_util);
         if (mem.fit == LLMROOF_FIT_WEIGHTS) {
             sbuf_printf(&c->out, "does NOT fit: needs %s of weights + workspace + reserve per GPU, %s usable",
                         cli_fmt_bytes(mem.weights_bytes_per_gpu + mem.workspace_bytes_per_gpu + mem.reserve_bytes_per_gpu,
@@ -79,6 +94,9 @@ int cmd_memory(struct cli *c, int argc, char **argv)
         } else if (mem.fit == LLMROOF_FIT_CONTEXT) {
             sbuf_printf(&c->out, "does NOT fit: the KV cache holds %.0f tokens, less than one %ld-token sequence\n",
                         mem.kv_capacity_tokens, s.context);
+        } else if (mem.fit == LLMROOF_FIT_BATCH) {
+            sbuf_printf(&c->out, "does NOT fit: batch %ld exceeds the max batch of %.0f sequences of %ld tokens\n",
+                        s.batch, mem.max_batch, s.context);
         } else {
             sbuf_printf(&c->out, "fits: max batch %.0f sequences of %ld tokens\n", mem.max_batch, s.context);
         }
@@ -99,7 +117,7 @@ int cmd_memory(struct cli *c, int argc, char **argv)
     row_bytes(&t, "kv_per_token_per_gpu", mem.kv_bytes_per_token_per_gpu);
     table_row(&t); table_str(&t, "kv_capacity_tokens"); table_str(&t, ""); table_num(&t, mem.kv_capacity_tokens);
     table_row(&t); table_str(&t, "max_batch"); table_str(&t, ""); table_num(&t, mem.max_batch);
-    cli_render_table(c, &t);
+    cli_table(c, "memory", &t);
     table_free(&t);
     return 0;
 }

@@ -33,14 +33,8 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     case OPT_PRICE: x->price = arg; return 0;
     case OPT_WORKLOAD: x->workload = arg; return 0;
     case OPT_USERS: return cli_long(c, "users", arg, 1, 100000000, &x->in.users);
-    case OPT_TTFT:
-        if (!parse_duration(arg, &x->in.ttft_slo_s) || !(x->in.ttft_slo_s > 0) || x->in.ttft_slo_s > 3600)
-            return cli_usage_error(c, "option '--ttft-slo': '%s' is not a positive duration of at most 1 hour (e.g. 3s, 500ms)", arg);
-        return 0;
-    case OPT_TPOT:
-        if (!parse_duration(arg, &x->in.tpot_slo_s) || !(x->in.tpot_slo_s > 0) || x->in.tpot_slo_s > 60)
-            return cli_usage_error(c, "option '--tpot-slo': '%s' is not a positive duration of at most 60 s (e.g. 100ms)", arg);
-        return 0;
+    case OPT_TTFT: return cli_duration(c, "ttft-slo", arg, 3600, true, &x->in.ttft_slo_s);
+    case OPT_TPOT: return cli_duration(c, "tpot-slo", arg, 60, true, &x->in.tpot_slo_s);
     case OPT_PCT: {
         const char *p = (arg[0] == 'p' || arg[0] == 'P') ? arg + 1 : arg;
         int64_t pv;
@@ -131,6 +125,8 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
     x->in.gpus_per_node = 8;
     char *pos[1];
     int npos = 0;
+    static const char *const tables[] = { "options", "observations", NULL };
+    c->tables = tables;
     c->usage = "llmroof plan -m MODEL [--gpus LIST] [--users N] [--ttft-slo T] [--tpot-slo T] [--slo-percentile pNN] "
                "[--tp LIST] [--gpus-per-node N] [--price LIST] [--fast] [options]";
     int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, x, pos, 0, &npos,
@@ -181,7 +177,7 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
         workload_free(&wl);
         return j ? 0 : 1;
     }
-    render_plan(&x->in, r, c->format, &c->out);
+    render_plan(&x->in, r, c->format, &c->sel, &c->out);
     workload_free(&wl);
     return 0;
 }

@@ -44,6 +44,8 @@ static int report_main(struct cli *c, int argc, char **argv, struct ctx *x, stru
     x->s.batch = 16;
     char *pos[1];
     int npos = 0;
+    static const char *const tables[] = { "configs", "prefill_shares", "decode_shares", "observations", NULL };
+    c->tables = tables;
     c->usage = "llmroof report [-m MODEL] [--gpus LIST] [--tp LIST] [-b B] [-p P] [-o O] [options] [--svg-dir DIR]";
     c->formats = CLI_FORMATS_DEFAULT | (1u << TABLE_HTML);
     int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, x, pos, 0, &npos,
@@ -67,7 +69,7 @@ static int report_main(struct cli *c, int argc, char **argv, struct ctx *x, stru
         struct llmroof_shard sh;
         struct llmroof_err err = { 0 };
         if (ops_shard(m, x->in.tps[i], &sh, &err)) {
-            fprintf(stderr, "llmroof: error: option '--tp': %s\n", err.msg);
+            fprintf(c->errf, "llmroof: error: option '--tp': %s\n", err.msg);
             return 2;
         }
     }
@@ -112,7 +114,7 @@ static int report_main(struct cli *c, int argc, char **argv, struct ctx *x, stru
     } else if (c->format == TABLE_HTML) {
         render_report_html(r, &c->out);
     } else {
-        render_report(r, c->format, &c->out);
+        render_report(r, c->format, &c->sel, &c->out);
     }
     return 0;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "llmroof/render_json.h"
 #include "llmroof/svg.h"
 
 enum { OPT_SVG = 1 };
@@ -51,7 +52,7 @@ int cmd_roofline(struct cli *c, int argc, char **argv)
     const struct llmroof_gpu *g = m ? cli_gpu(c, x.s.gpu) : NULL;
     if (!m || !g)
         return 2;
-    struct llmroof_setup s = { m, g, (int)x.s.tp, cli_dtypes(&x.s), roofline_effs(g, &x.s.eff) };
+    struct llmroof_setup s = { m, g, (int)x.s.tp, cli_dtypes(&x.s), roofline_effs(g, &x.s.eff), { 0 } };
     struct llmroof_request req = { x.s.batch, x.s.prompt, x.s.output };
     struct llmroof_estimate e;
     struct llmroof_err err = { 0 };
@@ -100,7 +101,16 @@ int cmd_roofline(struct cli *c, int argc, char **argv)
             return rc;
         }
     }
-    cli_render_table(c, &t);
+    if (c->format == TABLE_JSON) {
+        struct rjdoc *d = cli_json(c);
+        rjdoc_str(d, "model", m->id);
+        rjdoc_str(d, "gpu", g->id);
+        rjdoc_num(d, "tp", s.tp);
+        rjdoc_num(d, "batch", (double)req.batch);
+        rjdoc_num(d, "prompt_len", (double)req.prompt);
+        rjdoc_num(d, "output_len", (double)req.output);
+    }
+    cli_table(c, "ops", &t);
     table_free(&t);
     return 0;
 }

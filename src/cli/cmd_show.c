@@ -72,7 +72,8 @@ static void show_model(struct table *t, const struct llmroof_model *m)
     kvn(t, "hidden_size", "%.0f", (double)m->hidden, "");
     kvn(t, "num_layers", "%.0f", (double)m->layers, "");
     kvn(t, "num_heads", "%.0f", (double)m->heads, "");
-    kvn(t, "num_kv_heads", "%.0f", (double)m->kv_heads, m->kv_heads == m->heads ? "MHA" : m->kv_heads == 1 ? "MQA" : "GQA");
+    kvn(t, "num_kv_heads", "%.0f", (double)m->kv_heads,
+        arch_is_mla(m) ? "nominal (MLA)" : m->kv_heads == m->heads ? "MHA" : m->kv_heads == 1 ? "MQA" : "GQA");
     kvn(t, "head_dim", "%.0f", (double)m->head_dim, "");
     kvn(t, "intermediate_size", "%.0f", (double)m->intermediate, "");
     kvn(t, "vocab_size", "%.0f", (double)m->vocab, "");
@@ -91,7 +92,22 @@ static void show_model(struct table *t, const struct llmroof_model *m)
         kvn(t, "moe_experts_per_token", "%.0f", (double)m->moe_top_k, "");
         kvn(t, "moe_expert_intermediate", "%.0f", (double)m->moe_intermediate, "");
         kvn(t, "moe_shared_experts", "%.0f", (double)m->moe_shared, "");
+        kvn(t, "moe_layers", "%.0f", (double)arch_moe_layers(m), "of num_layers (derived)");
     }
+    if (arch_is_mla(m)) {
+        kvn(t, "mla_q_lora_rank", "%.0f", (double)m->q_lora_rank, m->q_lora_rank ? "" : "q projected directly");
+        kvn(t, "mla_kv_lora_rank", "%.0f", (double)m->kv_lora_rank, "latent cached per layer");
+        kvn(t, "mla_qk_nope_head_dim", "%.0f", (double)m->qk_nope_dim, "");
+        kvn(t, "mla_qk_rope_head_dim", "%.0f", (double)m->qk_rope_dim, "rope key cached per layer");
+        kvn(t, "mla_v_head_dim", "%.0f", (double)m->v_head_dim, "");
+    }
+    if (m->window > 0) {
+        kvn(t, "sliding_window", "%.0f", (double)m->window, m->window_chunked ? "tokens (chunked)" : "tokens");
+        kvn(t, "local_layers", "%.0f", (double)arch_local_layers(m), "of num_layers (derived)");
+    }
+    if (m->ckpt_format[0])
+        kvn(t, m->ckpt_expert_bits > 0 ? "checkpoint_expert_bits" : "checkpoint_bits", "%.3f",
+            m->ckpt_expert_bits > 0 ? m->ckpt_expert_bits : m->ckpt_bits, m->ckpt_format);
     if (m->has_params_published)
         kvn(t, "params_published", "%.3f", m->params_published / 1e9, "billion");
     kvn(t, "params_total", "%.3f", p.total / 1e9, "billion (derived)");
@@ -139,7 +155,7 @@ int cmd_show(struct cli *c, int argc, char **argv)
         show_gpu(&t, g);
     else
         show_model(&t, m);
-    cli_render_table(c, &t);
+    cli_table(c, "fields", &t);
     table_free(&t);
     return 0;
 }

@@ -9,13 +9,17 @@
 #include "llmroof/render_sim.h"
 
 enum { OPT_MBT = 1, OPT_MAXSEQS, OPT_NOCHUNK, OPT_CONC, OPT_REQS, OPT_THINK, OPT_RATE, OPT_TRACE, OPT_WORKLOAD,
-       OPT_SEED, OPT_REQOUT, OPT_TRACEOUT, OPT_SW_MBT, OPT_SW_RATE, OPT_SW_CONC, OPT_SVG, OPT_RANGE };
+       OPT_SEED, OPT_REQOUT, OPT_TRACEOUT, OPT_SW_MBT, OPT_SW_RATE, OPT_SW_CONC, OPT_SVG, OPT_RANGE, OPT_SCENARIO,
+       OPT_TTFT, OPT_TPOT, OPT_PCT, OPT_PCACHE, OPT_PREFIX, OPT_SPEC, OPT_SPECK, OPT_SPECA, OPT_INST, OPT_ROUTER,
+       OPT_PPOOL, OPT_DPOOL, OPT_KVLINK };
 
 struct ctx {
     struct cli_setup_opts s;
     struct sim_config cfg;
-    bool have_conc, have_reqs, have_think, have_rate, have_block, range;
+    bool have_conc, have_reqs, have_think, have_rate, have_block, range, have_speck, have_speca, have_inst,
+        have_router;
     const char *trace, *workload, *req_out, *trace_out, *svg;
+    const char *scenario, *spec, *ppool, *dpool, *kvlink;
     const char *sweep_name, *sweep_list;
     int nsweeps;
 };
@@ -67,6 +71,69 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     case OPT_SW_CONC: x->sweep_name = "concurrency"; x->sweep_list = arg; x->nsweeps++; return 0;
     case OPT_SVG: x->svg = arg; return 0;
     case OPT_RANGE: x->range = true; return 0;
+    case OPT_SCENARIO:
+        if (strcmp(arg, "offline") != 0 && strcmp(arg, "server") != 0)
+            return cli_usage_error(c, "option '--scenario': '%s' is not offline or server", arg);
+        x->scenario = arg;
+        return 0;
+    case OPT_TTFT: return cli_duration(c, "ttft-slo", arg, 3600, true, &x->cfg.ttft_slo_s);
+    case OPT_TPOT: return cli_duration(c, "tpot-slo", arg, 60, true, &x->cfg.tpot_slo_s);
+    case OPT_PCT: {
+        const char *p = (arg[0] == 'p' || arg[0] == 'P') ? arg + 1 : arg;
+        int64_t pv;
+        if (!parse_int64(p, 1, 99, &pv) || (pv != 50 && pv != 90 && pv != 95 && pv != 99))
+            return cli_usage_error(c, "option '--slo-percentile': '%s' is not one of p50, p90, p95, p99", arg);
+        x->cfg.slo_percentile = (int)pv;
+        return 0;
+    }
+    case OPT_PCACHE: x->cfg.prefix_cache = true; return 0;
+    case OPT_PREFIX: {
+        char buf[64];
+        snprintf(buf, sizeof buf, "%s", arg);
+        char *colon = strchr(buf, ':');
+        int64_t t, g = 1;
+        if (colon)
+            *colon = '\0';
+        if (!parse_int64(buf, 1, 1000000, &t) || (colon && !parse_int64(colon + 1, 1, 100000, &g)))
+            return cli_usage_error(c, "option '--shared-prefix': '%s' is not TOKENS[:GROUPS] (tokens in [1, 1000000], "
+                                      "groups in [1, 100000], e.g. 512:8)", arg);
+        x->cfg.prefix_tokens = (long)t;
+        x->cfg.prefix_groups = (long)g;
+        return 0;
+    }
+    case OPT_SPEC: x->spec = arg; return 0;
+    case OPT_SPECK:
+        x->have_speck = true;
+        rc = cli_long(c, "spec-k", arg, 1, 64, &v);
+        x->cfg.spec.k = (int)v;
+        return rc;
+    case OPT_SPECA: {
+        double a;
+        x->have_speca = true;
+        if (!parse_double(arg, &a) || !(a >= 0 && a < 1))
+            return cli_usage_error(c, "option '--spec-accept': '%s' is not an acceptance rate in [0, 1)", arg);
+        x->cfg.spec.alpha = a;
+        return 0;
+    }
+    case OPT_INST:
+        x->have_inst = true;
+        rc = cli_long(c, "instances", arg, 1, 4096, &v);
+        x->cfg.instances = (int)v;
+        return rc;
+    case OPT_ROUTER:
+        x->have_router = true;
+        if (strcmp(arg, "round-robin") == 0)
+            x->cfg.router = SIM_ROUTE_ROUND_ROBIN;
+        else if (strcmp(arg, "least-loaded") == 0)
+            x->cfg.router = SIM_ROUTE_LEAST_LOADED;
+        else if (strcmp(arg, "prefix-affinity") == 0)
+            x->cfg.router = SIM_ROUTE_PREFIX;
+        else
+            return cli_usage_error(c, "option '--router': '%s' is not round-robin, least-loaded or prefix-affinity", arg);
+        return 0;
+    case OPT_PPOOL: x->ppool = arg; return 0;
+    case OPT_DPOOL: x->dpool = arg; return 0;
+    case OPT_KVLINK: x->kvlink = arg; return 0;
     case OPT_BLOCK: x->have_block = true; break;
     }
     return cli_setup_opt(c, &x->s, id, arg);
@@ -102,6 +169,64 @@ static int write_if(struct cli *c, const char *path, void (*fn)(const struct sim
     return rc;
 }
 
+/* --prefill-pool / --decode-pool N[:GPU[:TP]]: N instances of the model on TP x GPU (the
+ * command's -g and -t where left out). */
+static int parse_pool(struct cli *c, const char *opt, const char *arg, const struct ctx *x, struct sim_pool *p)
+{
+    char buf[160];
+    snprintf(buf, sizeof buf, "%s", arg);
+    char *gpu = strchr(buf, ':'), *tp = NULL;
+    if (gpu) {
+        *gpu++ = '\0';
+        tp = strchr(gpu, ':');
+        if (tp)
+            *tp++ = '\0';
+    }
+    int64_t n, t = x->cfg.setup.tp;
+    if (!parse_int64(buf, 1, 4096, &n) || (tp && !parse_int64(tp, 1, 64, &t)) || (gpu && !*gpu))
+        return cli_usage_error(c, "option '--%s': '%s' is not N[:GPU[:TP]] with N in [1, 4096] instances (e.g. 2:h100:4)",
+                               opt, arg);
+    const struct llmroof_gpu *g = gpu ? cli_gpu(c, gpu) : x->cfg.setup.gpu;
+    if (!g)
+        return 2;
+    p->instances = (int)n;
+    p->setup = x->cfg.setup;
+    p->setup.gpu = g;
+    p->setup.tp = (int)t;
+    p->setup.eff = roofline_effs(g, &x->s.eff);
+    return 0;
+}
+
+/* --kv-link: nvlink (the prefill GPU's own link from the catalog), ib (400 Gb/s NDR, 50 GB/s per
+ * GPU), pcie (PCIe 4.0 x16, 32 GB/s per direction) or a bandwidth in GB/s. */
+static int parse_kv_link(struct cli *c, const char *arg, const struct llmroof_gpu *g, double *bps)
+{
+    double v;
+    if (strcmp(arg, "nvlink") == 0) {
+        if (g->link != LLMROOF_LINK_NVLINK)
+            return cli_usage_error(c, "option '--kv-link': %s has no NVLink (its link is %s); use ib, pcie or a GB/s figure",
+                                   g->id, link_name(g->link));
+        *bps = g->link_bw_Bps;
+    } else if (strcmp(arg, "ib") == 0) {
+        *bps = 50e9;
+    } else if (strcmp(arg, "pcie") == 0) {
+        *bps = 32e9;
+    } else if (parse_double(arg, &v) && v > 0 && v <= 100000) {
+        *bps = v * 1e9;
+    } else {
+        return cli_usage_error(c, "option '--kv-link': '%s' is not nvlink, ib, pcie or a bandwidth in GB/s", arg);
+    }
+    return 0;
+}
+
+static void warn_overload(struct cli *c, const struct sim_result *r, const char *what)
+{
+    if (r->overloaded)
+        fprintf(c->errf, "llmroof: warning: %soverloaded: %.3f requests/s offered, %.3f completed; the queue grows by %.2f "
+                        "requests/s, so the latency percentiles grow with the run's length\n",
+                what, r->offered_rate_qps, r->sustained_rate_qps, r->queue_growth_per_s);
+}
+
 static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, struct sim_point *res)
 {
     static const struct cli_opt opts[] = {
@@ -123,19 +248,37 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         { OPT_SW_CONC, "sweep-concurrency", 0, "LIST", "one run per number of users (closed loop)", false },
         { OPT_SVG, "svg", 0, "FILE", "with a sweep: draw the throughput-latency curve", false },
         { OPT_RANGE, "range", 0, NULL, "add low/high rows from the validation residuals (docs/validation.md)", false },
+        { OPT_SCENARIO, "scenario", 0, "NAME", "offline (every request queued at t=0) or server (Poisson, needs --rate), as MLPerf", false },
+        { OPT_TTFT, "ttft-slo", 0, "T", "TTFT limit per request for goodput, e.g. 2s (a unit is required)", false },
+        { OPT_TPOT, "tpot-slo", 0, "T", "TPOT limit per request for goodput, e.g. 200ms", false },
+        { OPT_PCT, "slo-percentile", 0, "pNN", "percentile the SLOs are checked at: p50, p90, p95, p99 (default p99)", false },
+        { OPT_PCACHE, "prefix-cache", 0, NULL, "reuse cached KV blocks of shared prefixes (automatic prefix caching)", false },
+        { OPT_PREFIX, "shared-prefix", 0, "N[:G]", "every prompt starts with one of G shared N-token prefixes (default G 1)", false },
+        { OPT_SPEC, "spec", 0, "METHOD", "speculative decoding: eagle, mtp, medusa or draft:MODEL", false },
+        { OPT_SPECK, "spec-k", 0, "K", "tokens proposed per step (default 3)", false },
+        { OPT_SPECA, "spec-accept", 0, "A", "per-token acceptance rate in [0, 1) (required with --spec)", false },
+        { OPT_INST, "instances", 0, "N", "N identical instances behind a router (default 1)", false },
+        { OPT_ROUTER, "router", 0, "NAME", "round-robin (default), least-loaded or prefix-affinity", false },
+        { OPT_PPOOL, "prefill-pool", 0, "N[:GPU[:TP]]", "disaggregated: N prefill instances (default GPU and TP: -g, -t)", false },
+        { OPT_DPOOL, "decode-pool", 0, "N[:GPU[:TP]]", "disaggregated: N decode instances", false },
+        { OPT_KVLINK, "kv-link", 0, "LINK", "prefill-to-decode KV link: nvlink, ib, pcie or GB/s (default ib)", false },
     };
     cli_setup_defaults(&x->s);
     sim_default_config(&x->cfg);
     x->s.mem = x->cfg.mem;
     char *pos[1];
     int npos = 0;
+    static const char *const tables[] = { "latency", "quantities", "instances", NULL };
+    c->tables = tables;
     c->usage = "llmroof simulate -m MODEL -g GPU [-t TP] [--concurrency N --requests R [--think LO-HI] | --rate QPS "
-               "| --trace FILE] [--workload SPEC] [options]";
+               "| --scenario offline | --trace FILE] [--workload SPEC] [--ttft-slo T --tpot-slo T] [options]";
     int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, x, pos, 0, &npos,
                        "Simulates a continuous-batching server (vLLM-like: chunked prefill within a token budget,\n"
                        "paged KV blocks, FCFS admission, preemption by recomputation) and reports TTFT, TPOT and\n"
                        "e2e percentiles, throughput, batch size and KV use. Every iteration is costed with the same\n"
-                       "operators and roofline as 'estimate'. Metrics: docs/metrics.md.");
+                       "operators and roofline as 'estimate'. With SLOs: goodput (requests/s within them). An open\n"
+                       "loop that the server cannot keep up with is reported as overloaded. Also: prefix caching,\n"
+                       "speculative decoding, a routed cluster, disaggregated prefill/decode. Metrics: docs/metrics.md.");
     if (rc)
         return rc;
     if (!x->s.model || !x->s.gpu)
@@ -158,6 +301,30 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         return cli_usage_error(c, "option '--sweep-rate' is an open-loop sweep: drop --concurrency/--trace");
     if (x->sweep_name && strcmp(x->sweep_name, "concurrency") == 0 && (x->have_rate || x->trace))
         return cli_usage_error(c, "option '--sweep-concurrency' is a closed-loop sweep: drop --rate/--trace");
+    if (x->scenario && strcmp(x->scenario, "offline") == 0 &&
+        (x->have_rate || x->have_conc || x->have_think || x->trace || x->nsweeps))
+        return cli_usage_error(c, "option '--scenario offline' queues every request at t=0: drop --rate, --concurrency, "
+                                  "--think, --trace and the sweeps");
+    if (x->scenario && strcmp(x->scenario, "server") == 0 && !x->have_rate &&
+        !(x->sweep_name && strcmp(x->sweep_name, "rate") == 0))
+        return cli_usage_error(c, "option '--scenario server' is MLPerf's Poisson arrivals: add --rate QPS");
+    if ((x->have_speck || x->have_speca) && !x->spec)
+        return cli_usage_error(c, "options '--spec-k' and '--spec-accept' describe speculative decoding: add --spec METHOD");
+    if (x->spec && !x->have_speca)
+        return cli_usage_error(c, "option '--spec' needs the acceptance rate: add --spec-accept A (in [0, 1))");
+    if (x->cfg.prefix_cache && x->trace)
+        return cli_usage_error(c, "option '--prefix-cache' works on a generated workload's shared prefix, not on --trace");
+    if (x->cfg.prefix_tokens > 0 && x->trace)
+        return cli_usage_error(c, "option '--shared-prefix' adds prefixes to a generated workload, not to --trace");
+    if ((x->ppool != NULL) != (x->dpool != NULL))
+        return cli_usage_error(c, "options '--prefill-pool' and '--decode-pool' go together (disaggregated serving)");
+    if (x->kvlink && !x->ppool)
+        return cli_usage_error(c, "option '--kv-link' is the link between the pools: add --prefill-pool and --decode-pool");
+    if (x->ppool && x->have_inst)
+        return cli_usage_error(c, "option '--instances' is an aggregated cluster; with pools give N in --prefill-pool "
+                                  "and --decode-pool");
+    if (x->have_router && !x->ppool && !x->have_inst)
+        return cli_usage_error(c, "option '--router' spreads requests over instances: add --instances N or the pools");
     const char *sweep = x->sweep_name ? x->sweep_name : ""; /* set together with sweep_list */
     struct list_ctx pts = { { 0 }, 0, x->sweep_name && strcmp(sweep, "rate") != 0 };
     if (x->sweep_list && !parse_list(x->sweep_list, add_point, &pts))
@@ -194,15 +361,62 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
     }
     if (!x->trace)
         x->cfg.mode = x->have_rate || (x->sweep_name && strcmp(x->sweep_name, "rate") == 0) ? SIM_RATE : SIM_CLOSED;
+    if (x->scenario && strcmp(x->scenario, "offline") == 0)
+        x->cfg.mode = SIM_OFFLINE;
+    if (x->cfg.prefix_tokens > 0 && !workload_prefix_on_top(&wl) && x->cfg.prefix_tokens >= workload_min_prompt(&wl)) {
+        long mp = workload_min_prompt(&wl);
+        workload_free(&wl);
+        return cli_usage_error(c, "option '--shared-prefix': %ld tokens is not shorter than the shortest prompt of "
+                                  "workload '%s' (%ld tokens)", x->cfg.prefix_tokens, wname, mp);
+    }
     if (x->cfg.mode == SIM_RATE && !x->have_think) {
         x->cfg.think_min_s = x->cfg.think_max_s = 0;
     }
     x->cfg.workload = &wl;
-    x->cfg.setup = (struct llmroof_setup){ m, g, (int)x->s.tp, cli_dtypes(&x->s), roofline_effs(g, &x->s.eff) };
+    x->cfg.setup = (struct llmroof_setup){ m, g, (int)x->s.tp, cli_dtypes(&x->s), roofline_effs(g, &x->s.eff), { 0 } };
     x->cfg.mem = x->s.mem;
     if (!x->have_block)
         x->cfg.mem.block_size = 16;
     x->cfg.record_iterations = x->trace_out != NULL;
+    rc = 0;
+    if (x->spec) {
+        static const struct { const char *name; enum sim_spec_kind kind; } kinds[] = {
+            { "eagle", SIM_SPEC_EAGLE }, { "mtp", SIM_SPEC_MTP }, { "medusa", SIM_SPEC_MEDUSA } };
+        x->cfg.spec.kind = SIM_SPEC_NONE;
+        for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+            if (strcmp(x->spec, kinds[i].name) == 0)
+                x->cfg.spec.kind = kinds[i].kind;
+        if (x->cfg.spec.kind == SIM_SPEC_NONE && strncmp(x->spec, "draft:", 6) == 0) {
+            x->cfg.spec.kind = SIM_SPEC_DRAFT;
+            if (!(x->cfg.spec.draft = cli_model(c, x->spec + 6)))
+                rc = 2;
+        } else if (x->cfg.spec.kind == SIM_SPEC_NONE) {
+            rc = cli_usage_error(c, "option '--spec': '%s' is not eagle, mtp, medusa or draft:MODEL", x->spec);
+        }
+        if (!rc && x->cfg.max_batched_tokens < x->cfg.spec.k + 1L)
+            rc = cli_usage_error(c, "option '--spec-k': %d proposals need a budget of %d tokens per step; "
+                                    "--max-batched-tokens is %ld", x->cfg.spec.k, x->cfg.spec.k + 1, x->cfg.max_batched_tokens);
+    }
+    if (!rc && x->ppool) {
+        x->cfg.disaggregated = true;
+        if (!(rc = parse_pool(c, "prefill-pool", x->ppool, x, &x->cfg.prefill)) &&
+            !(rc = parse_pool(c, "decode-pool", x->dpool, x, &x->cfg.decode)) && x->kvlink)
+            rc = parse_kv_link(c, x->kvlink, x->cfg.prefill.setup.gpu, &x->cfg.kv_link_Bps);
+    }
+    if (!rc) {
+        /* refuse work that would not finish (issue 14: -w fixed:1:1000000 -n 10000000 is ~44 h) */
+        double est = sim_estimate_wall_s(&x->cfg) * (x->nsweeps ? pts.n : 1);
+        if (est > 600)
+            rc = cli_usage_error(c, "this run would take at least %.1f hours (%.3g tokens of work over %ld requests; the "
+                                    "limit is 10 minutes): lower --requests or the workload's lengths",
+                                 est / 3600, sim_work_tokens(&x->cfg), x->cfg.mode == SIM_TRACE ? (long)x->cfg.ntrace
+                                                                                            : x->cfg.requests);
+    }
+    if (rc || (c->flags & CLI_PARSE_ONLY)) {
+        workload_free(&wl);
+        free(trace);
+        return rc;
+    }
     if (c->flags & CLI_PARSE_ONLY) {
         workload_free(&wl);
         free(trace);
@@ -217,6 +431,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
             free(trace);
             return cli_fail(c, &err);
         }
+        warn_overload(c, &r, "");
         if (!(rc = write_if(c, x->req_out, render_sim_requests_csv, &r)) &&
             !(rc = write_if(c, x->trace_out, render_sim_chrome_trace, &r))) {
             if (c->format == TABLE_JSON) {
@@ -229,9 +444,9 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
             } else {
                 struct llmroof_uncertainty u;
                 if (x->range && (rc = cli_uncertainty(c, &u)) == 0)
-                    render_sim_bands(&x->cfg, &r, wname, &u, c->format, &c->out);
+                    render_sim_bands(&x->cfg, &r, wname, &u, c->format, &c->sel, &c->out);
                 else if (!x->range)
-                    render_sim(&x->cfg, &r, wname, c->format, &c->out);
+                    render_sim(&x->cfg, &r, wname, c->format, &c->sel, &c->out);
             }
         }
         sim_result_free(&r);
@@ -249,7 +464,12 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         else
             cfg.concurrency = (long)pts.v[i];
         res[i].param = pts.v[i];
-        if ((rc = sim_run(&cfg, &res[i].result, &err))) {
+        if ((rc = sim_run(&cfg, &res[i].result, &err)) == 0) {
+            char what[80];
+            snprintf(what, sizeof what, "%s = %g: ", x->sweep_name, pts.v[i]);
+            warn_overload(c, &res[i].result, what);
+        }
+        if (rc) {
             for (int k = 0; k < i; k++)
                 sim_result_free(&res[k].result);
             workload_free(&wl);

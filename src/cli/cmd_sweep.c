@@ -11,13 +11,16 @@
 enum { OPT_MODELS = 1, OPT_GPUS, OPT_TPS, OPT_BATCHES, OPT_PROMPTS, OPT_OUTPUTS, OPT_WDTS, OPT_KVDTS, OPT_ACTDTS,
        OPT_VALID_ONLY };
 
+/* Numeric and dtype lists hold at most SWEEP_MAX_LIST values (an error beyond); model and
+ * GPU lists hold the whole catalog ("all", or an explicit list, which cannot be longer
+ * since a repeated entry is an error), so no row is ever dropped. */
 #define SWEEP_MAX_LIST 256
 
 struct list {
     const char *flag;               /* for messages */
     long v[SWEEP_MAX_LIST];         /* numeric values or dtypes */
-    const void *p[SWEEP_MAX_LIST];  /* catalog entries */
-    int n;
+    const void **p;                 /* catalog entries (models, GPUs): cap of them, on the heap */
+    size_t n, cap;
 };
 
 struct ctx {
@@ -42,11 +45,27 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
 
 static bool full(struct ctx *x)
 {
-    if (x->cur->n < SWEEP_MAX_LIST)
+    if (x->cur->n < (x->cur->p ? x->cur->cap : SWEEP_MAX_LIST))
         return false;
-    cli_usage_error(x->c, "option '--%s': more than %d values", x->cur->flag, SWEEP_MAX_LIST);
+    if (x->cur->p)
+        cli_usage_error(x->c, "option '--%s': more than the catalog's %zu entries", x->cur->flag, x->cur->cap);
+    else
+        cli_usage_error(x->c, "option '--%s': more than %d values", x->cur->flag, SWEEP_MAX_LIST);
     x->bad = true;
     return true;
+}
+
+/* One rule for every list option (docs/scripting.md): a repeated value is an error, not a
+ * duplicate row. */
+static bool repeated(struct ctx *x, const char *item, long v, const void *p)
+{
+    for (size_t i = 0; i < x->cur->n; i++)
+        if (p ? x->cur->p[i] == p : x->cur->v[i] == v) {
+            cli_usage_error(x->c, "option '--%s': '%s' repeats a value already listed (each value once)", x->cur->flag, item);
+            x->bad = true;
+            return true;
+        }
+    return false;
 }
 
 static bool add_num(const char *item, void *vctx)
@@ -60,6 +79,8 @@ static bool add_num(const char *item, void *vctx)
         x->bad = true;
         return false;
     }
+    if (repeated(x, item, (long)v, NULL))
+        return false;
     x->cur->v[x->cur->n++] = (long)v;
     return true;
 }
@@ -74,6 +95,8 @@ static bool add_dtype(const char *item, void *vctx)
         x->bad = true;
         return false;
     }
+    if (repeated(x, item, (long)d, NULL))
+        return false;
     x->cur->v[x->cur->n++] = (long)d;
     return true;
 }
@@ -88,6 +111,8 @@ static bool add_gpu(const char *item, void *vctx)
         x->bad = true;
         return false;
     }
+    if (repeated(x, item, 0, g))
+        return false;
     x->cur->p[x->cur->n++] = g;
     return true;
 }
@@ -102,6 +127,8 @@ static bool add_model(const char *item, void *vctx)
         x->bad = true;
         return false;
     }
+    if (repeated(x, item, 0, m))
+        return false;
     x->cur->p[x->cur->n++] = m;
     return true;
 }
@@ -119,6 +146,8 @@ static int fill(struct ctx *x, struct list *l, const char *flag, const char *arg
     return 0;
 }
 
+static int sweep_lists(struct cli *c, struct ctx *x, struct list *mp, struct list *gp);
+
 int cmd_sweep(struct cli *c, int argc, char **argv)
 {
     static const struct cli_opt opts[] = {
@@ -133,9 +162,8 @@ int cmd_sweep(struct cli *c, int argc, char **argv)
         { OPT_ACTDTS, "act-dtype", 0, "LIST", "compute dtypes (default fp16)", false },
         { OPT_VALID_ONLY, "valid-only", 0, NULL, "leave out combinations that cannot be estimated", false },
     };
-    /* about 36 KiB of lists on the stack: each holds at most SWEEP_MAX_LIST values */
-    struct list models = { 0 }, gpus = { 0 }, tps = { 0 }, batches = { 0 }, prompts = { 0 }, outputs = { 0 },
-                wdts = { 0 }, kvdts = { 0 }, actdts = { 0 };
+    /* models and GPUs: pointer arrays of the catalog's size; the rest: SWEEP_MAX_LIST values */
+    struct list models = { 0 }, gpus = { 0 };
     struct ctx x;
     memset(&x, 0, sizeof x);
     x.c = c;
@@ -157,30 +185,49 @@ int cmd_sweep(struct cli *c, int argc, char **argv)
         return rc;
     if ((rc = cli_catalog(c)))
         return rc;
+    models.cap = c->cat.n_models;
+    gpus.cap = c->cat.n_gpus;
+    models.p = calloc(models.cap ? models.cap : 1, sizeof *models.p);
+    gpus.p = calloc(gpus.cap ? gpus.cap : 1, sizeof *gpus.p);
+    if (!models.p || !gpus.p) {
+        fprintf(c->errf, "llmroof: error: out of memory\n");
+        rc = 1;
+    } else {
+        rc = sweep_lists(c, &x, &models, &gpus);
+    }
+    free(models.p);
+    free(gpus.p);
+    return rc;
+}
+
+static int sweep_lists(struct cli *c, struct ctx *x, struct list *mp, struct list *gp)
+{
+    struct list tps = { 0 }, batches = { 0 }, prompts = { 0 }, outputs = { 0 }, wdts = { 0 }, kvdts = { 0 },
+                actdts = { 0 };
+    struct list models = *mp, gpus = *gp;
+    int rc;
     /* "all" expands to the catalog, in catalog order */
     models.flag = "models";
     gpus.flag = "gpus";
-    if (!x.arg[OPT_MODELS] || strcmp(x.arg[OPT_MODELS], "all") == 0) {
-        models.n = 0;
-        for (size_t i = 0; i < c->cat.n_models && i < SWEEP_MAX_LIST; i++)
+    if (!x->arg[OPT_MODELS] || strcmp(x->arg[OPT_MODELS], "all") == 0) {
+        for (size_t i = 0; i < c->cat.n_models; i++)
             models.p[models.n++] = &c->cat.models[i];
-    } else if ((rc = fill(&x, &models, "models", x.arg[OPT_MODELS], "", add_model, 0, 0))) {
+    } else if ((rc = fill(x, &models, "models", x->arg[OPT_MODELS], "", add_model, 0, 0))) {
         return rc;
     }
-    if (!x.arg[OPT_GPUS] || strcmp(x.arg[OPT_GPUS], "all") == 0) {
-        gpus.n = 0;
-        for (size_t i = 0; i < c->cat.n_gpus && i < SWEEP_MAX_LIST; i++)
+    if (!x->arg[OPT_GPUS] || strcmp(x->arg[OPT_GPUS], "all") == 0) {
+        for (size_t i = 0; i < c->cat.n_gpus; i++)
             gpus.p[gpus.n++] = &c->cat.gpus[i];
-    } else if ((rc = fill(&x, &gpus, "gpus", x.arg[OPT_GPUS], "", add_gpu, 0, 0))) {
+    } else if ((rc = fill(x, &gpus, "gpus", x->arg[OPT_GPUS], "", add_gpu, 0, 0))) {
         return rc;
     }
-    if ((rc = fill(&x, &tps, "tp", x.arg[OPT_TPS], "1,2,4,8", add_num, 1, 1024)) ||
-        (rc = fill(&x, &batches, "batch", x.arg[OPT_BATCHES], "1,8,32,128", add_num, 1, 1000000)) ||
-        (rc = fill(&x, &prompts, "prompt", x.arg[OPT_PROMPTS], "128,512,2048", add_num, 1, 1000000000)) ||
-        (rc = fill(&x, &outputs, "output", x.arg[OPT_OUTPUTS], "128,512", add_num, 1, 1000000000)) ||
-        (rc = fill(&x, &wdts, "weight-dtype", x.arg[OPT_WDTS], "fp16", add_dtype, 0, 0)) ||
-        (rc = fill(&x, &kvdts, "kv-dtype", x.arg[OPT_KVDTS], "fp16", add_dtype, 0, 0)) ||
-        (rc = fill(&x, &actdts, "act-dtype", x.arg[OPT_ACTDTS], "fp16", add_dtype, 0, 0)))
+    if ((rc = fill(x, &tps, "tp", x->arg[OPT_TPS], "1,2,4,8", add_num, 1, 1024)) ||
+        (rc = fill(x, &batches, "batch", x->arg[OPT_BATCHES], "1,8,32,128", add_num, 1, 1000000)) ||
+        (rc = fill(x, &prompts, "prompt", x->arg[OPT_PROMPTS], "128,512,2048", add_num, 1, 1000000000)) ||
+        (rc = fill(x, &outputs, "output", x->arg[OPT_OUTPUTS], "128,512", add_num, 1, 1000000000)) ||
+        (rc = fill(x, &wdts, "weight-dtype", x->arg[OPT_WDTS], "fp16", add_dtype, 0, 0)) ||
+        (rc = fill(x, &kvdts, "kv-dtype", x->arg[OPT_KVDTS], "fp16", add_dtype, 0, 0)) ||
+        (rc = fill(x, &actdts, "act-dtype", x->arg[OPT_ACTDTS], "fp16", add_dtype, 0, 0)))
         return rc;
 
     if (c->flags & CLI_PARSE_ONLY)
@@ -189,21 +236,21 @@ int cmd_sweep(struct cli *c, int argc, char **argv)
     if (!jsonl)
         sweep_csv_header(&c->out);
     struct sweep_row row;
-    for (int mi = 0; mi < models.n; mi++)
-        for (int gi = 0; gi < gpus.n; gi++)
-            for (int ti = 0; ti < tps.n; ti++)
-                for (int bi = 0; bi < batches.n; bi++)
-                    for (int pi = 0; pi < prompts.n; pi++)
-                        for (int oi = 0; oi < outputs.n; oi++)
-                            for (int wi = 0; wi < wdts.n; wi++)
-                                for (int ki = 0; ki < kvdts.n; ki++)
-                                    for (int ai = 0; ai < actdts.n; ai++) {
+    for (size_t mi = 0; mi < models.n; mi++)
+        for (size_t gi = 0; gi < gpus.n; gi++)
+            for (size_t ti = 0; ti < tps.n; ti++)
+                for (size_t bi = 0; bi < batches.n; bi++)
+                    for (size_t pi = 0; pi < prompts.n; pi++)
+                        for (size_t oi = 0; oi < outputs.n; oi++)
+                            for (size_t wi = 0; wi < wdts.n; wi++)
+                                for (size_t ki = 0; ki < kvdts.n; ki++)
+                                    for (size_t ai = 0; ai < actdts.n; ai++) {
                                         struct llmroof_dtypes dt = { (enum llmroof_dtype)wdts.v[wi],
                                                                      (enum llmroof_dtype)kvdts.v[ki],
                                                                      (enum llmroof_dtype)actdts.v[ai], 0 };
                                         sweep_eval(models.p[mi], gpus.p[gi], (int)tps.v[ti], batches.v[bi],
                                                    prompts.v[pi], outputs.v[oi], &dt, &row);
-                                        if (x.valid_only && !row.valid)
+                                        if (x->valid_only && !row.valid)
                                             continue;
                                         if (jsonl)
                                             sweep_jsonl_row(&row, &c->out);

@@ -124,11 +124,11 @@ static int validate_ops(struct cli *c, struct ctx *x)
     for (size_t i = 0; i < n && rc == 0; i++) {
         const struct llmroof_model *m = dm;
         if (rows[i].model[0] && !(m = catalog_find_model(&c->cat, rows[i].model))) {
-            fprintf(stderr, "llmroof: error: %s:%ld: unknown model '%s' (see 'llmroof list models')\n", x->ops,
+            fprintf(c->errf, "llmroof: error: %s:%ld: unknown model '%s' (see 'llmroof list models')\n", x->ops,
                     rows[i].line, rows[i].model);
             rc = 2;
         } else if (!m) {
-            fprintf(stderr, "llmroof: error: %s:%ld: no model: give a 'model' column or '--model'\n", x->ops,
+            fprintf(c->errf, "llmroof: error: %s:%ld: no model: give a 'model' column or '--model'\n", x->ops,
                     rows[i].line);
             rc = 2;
         } else {
@@ -176,10 +176,11 @@ static int validate_ops(struct cli *c, struct ctx *x)
             table_str(&t, bound_name(p->bound));
             table_num(&t, 100.0 * (p->bound == LLMROOF_BOUND_COMPUTE ? p->achieved_flops_frac : p->achieved_bw_frac));
         }
-        cli_render_table(c, &t);
+        cli_table(c, "kernels", &t);
         table_free(&t);
-        if (c->format != TABLE_JSON) {
-            sbuf_append(&c->out, "\n");
+        {
+            if (cli_prose(c))
+                sbuf_append(&c->out, "\n");
             struct table s;
             table_init(&s, "summary by operator (error = predicted / measured - 1)");
             table_col(&s, "op", 0);
@@ -211,7 +212,7 @@ static int validate_ops(struct cli *c, struct ctx *x)
                 table_num(&s, 100.0 * median(tmp, m));
                 table_num(&s, 100.0 * best);
             }
-            cli_render_table(c, &s);
+            cli_table(c, "operators", &s);
             table_free(&s);
             if (c->format == TABLE_TEXT || c->format == TABLE_MD)
                 sbuf_printf(&c->out,
@@ -373,14 +374,14 @@ static void cv_summary(struct cli *c, const char *file, struct val_case *cases, 
         }
     }
     free(seen);
-    if (c->format == TABLE_TEXT || c->format == TABLE_MD)
+    if (cli_prose(c))
         sbuf_printf(&c->out, "%sllmroof validate --cv %s %s: error = predicted / measured time - 1 (rates inverted), "
                              "each row predicted by a model fitted without its %s\n\n",
                     c->format == TABLE_MD ? "## " : "", by == VAL_CV_GPU ? "gpu" : "source", file,
                     by == VAL_CV_GPU ? "GPU" : "publication");
-    cli_render_table(c, &t);
+    cli_table(c, "crossval", &t);
     table_free(&t);
-    if (c->format == TABLE_TEXT || c->format == TABLE_MD)
+    if (cli_prose(c))
         sbuf_printf(&c->out, "\nparameters that ended a fold at a physical bound: %s\n",
                     rep->bounds[0] ? rep->bounds : "none");
 }
@@ -489,9 +490,10 @@ static int fit_report(struct cli *c, const char *file, struct val_case *cases, s
             table_num(&t, 100 * a.median_abs);
             table_num(&t, 100 * a.p90_abs);
         }
-    sbuf_printf(&c->out, "llmroof validate --fit %s: %d GPUs and %d engines fitted; mean |log ratio| %.3f -> %.3f on the "
-                         "fitted rows\n\n", file, ng, ne, l0, l1);
-    cli_render_table(c, &t);
+    if (cli_prose(c))
+        sbuf_printf(&c->out, "llmroof validate --fit %s: %d GPUs and %d engines fitted; mean |log ratio| %.3f -> %.3f on "
+                             "the fitted rows\n\n", file, ng, ne, l0, l1);
+    cli_table(c, "errors", &t);
     table_free(&t);
     table_init(&t, "fitted GPU parameters");
     table_col(&t, "gpu", 0);
@@ -509,8 +511,9 @@ static int fit_report(struct cli *c, const char *file, struct val_case *cases, s
         table_num(&t, gpus[j].step_overhead_s * 1e6);
         table_num(&t, gpus[j].link_latency_s * 1e6);
     }
-    sbuf_append(&c->out, "\n");
-    cli_render_table(c, &t);
+    if (cli_prose(c))
+        sbuf_append(&c->out, "\n");
+    cli_table(c, "gpus", &t);
     table_free(&t);
     table_init(&t, "fitted engine profiles");
     table_col(&t, "engine", 0);
@@ -526,8 +529,9 @@ static int fit_report(struct cli *c, const char *file, struct val_case *cases, s
         table_num(&t, engines[j].compute_scale);
         table_num(&t, engines[j].collective_latency_s * 1e6);
     }
-    sbuf_append(&c->out, "\n");
-    cli_render_table(c, &t);
+    if (cli_prose(c))
+        sbuf_append(&c->out, "\n");
+    cli_table(c, "engines", &t);
     table_free(&t);
     rc = 0;
     if (gpus_out) {
@@ -607,6 +611,9 @@ int cmd_validate(struct cli *c, int argc, char **argv)
     cli_setup_defaults(&x.s);
     char *pos[2];
     int npos = 0;
+    static const char *const tables[] = { "rows", "summary", "unmapped", "kernels", "operators", "errors", "gpus",
+                                          "engines", "crossval", NULL };
+    c->tables = tables;
     c->usage = "llmroof validate [FILE.csv] [--cv source|gpu] [--by metric|gpu|source|model] [--svg FILE] [--uncertainty-out FILE]\n"
                "       llmroof validate --ops OPS.csv -g GPU [-m MODEL] [-t TP]";
     int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, &x, pos, 2, &npos,
@@ -623,6 +630,7 @@ int cmd_validate(struct cli *c, int argc, char **argv)
         if (x.fit || x.fit_gpus || x.fit_engines || x.svg || x.unc || x.max_dec > 0 || x.max_pre > 0 || x.map)
             return cli_usage_error(c, "option '--ops' compares operators only: drop --fit, --svg, --uncertainty-out, "
                                       "--max-*-error and --map");
+        c->json_schema = "llmroof.validate-ops/1";
         return validate_ops(c, &x);
     }
     if (x.s.gpu || x.s.model || x.have_tp || x.s.eff.has_compute || x.s.eff.has_memory || x.out)
@@ -649,6 +657,7 @@ int cmd_validate(struct cli *c, int argc, char **argv)
         return 0;
     }
     if (x.fit) {
+        c->json_schema = "llmroof.validate-fit/1";
         rc = fit_report(c, pos[0], cases, n, x.fit_all, x.fit_gpus, x.fit_engines);
         free(rows);
         free(cases);
@@ -685,9 +694,10 @@ int cmd_validate(struct cli *c, int argc, char **argv)
         rc = j ? cli_write_file(c, x.unc, &b) : 1;
         free(j);
     }
-    if (!rc && rep) {
+    if (!rc && rep && c->format != TABLE_JSON) {
+        /* JSON: the rows carry the held-out predictions; the summary tables are text, md, csv */
         cv_summary(c, pos[0], cases, n, x.cv, rep);
-        if (c->format != TABLE_JSON)
+        if (cli_prose(c))
             sbuf_append(&c->out, "\n");
     }
     free(rep);
@@ -700,18 +710,27 @@ int cmd_validate(struct cli *c, int argc, char **argv)
                 rc = 1;
             free(j);
         } else {
-            render_validate(pos[0], cases, n, x.by, c->format, &c->out);
+            render_validate(pos[0], cases, n, x.by, c->format, &c->sel, &c->out);
         }
     }
     if (!rc && (x.max_dec > 0 || x.max_pre > 0)) {
         enum val_class dec = VAL_CLASS_DECODE, pre = VAL_CLASS_PREFILL;
         struct val_stats sd = val_stats_of(cases, n, in_class, &dec), sp = val_stats_of(cases, n, in_class, &pre);
-        if (x.max_dec > 0 && sd.median_abs > x.max_dec) {
-            fprintf(stderr, "llmroof: decode median |error| %.1f%% exceeds %.1f%%\n", 100 * sd.median_abs, 100 * x.max_dec);
+        /* a gate that measured nothing fails: no mapped row of the gated class */
+        if (x.max_dec > 0 && sd.n == 0) {
+            fprintf(c->errf, "llmroof: --max-decode-error: no decode row of %s was mapped; the gate measured nothing\n",
+                    pos[0]);
+            rc = 1;
+        } else if (x.max_dec > 0 && sd.median_abs > x.max_dec) {
+            fprintf(c->errf, "llmroof: decode median |error| %.1f%% exceeds %.1f%%\n", 100 * sd.median_abs, 100 * x.max_dec);
             rc = 1;
         }
-        if (x.max_pre > 0 && sp.median_abs > x.max_pre) {
-            fprintf(stderr, "llmroof: prefill median |error| %.1f%% exceeds %.1f%%\n", 100 * sp.median_abs, 100 * x.max_pre);
+        if (x.max_pre > 0 && sp.n == 0) {
+            fprintf(c->errf, "llmroof: --max-prefill-error: no prefill row of %s was mapped; the gate measured nothing\n",
+                    pos[0]);
+            rc = 1;
+        } else if (x.max_pre > 0 && sp.median_abs > x.max_pre) {
+            fprintf(c->errf, "llmroof: prefill median |error| %.1f%% exceeds %.1f%%\n", 100 * sp.median_abs, 100 * x.max_pre);
             rc = 1;
         }
         c->out_on_failure = rc == 1;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "llmroof/render_json.h"
 
 struct command {
     const char *name;
@@ -39,7 +40,8 @@ static void usage(FILE *f)
     for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
     fputs("\nglobal options (also accepted after the command):\n"
-          "  --format FMT          table, md, csv or json\n"
+          "  --format FMT          table, md, csv or json; report adds html, sweep takes csv or\n"
+          "                        jsonl, check table or json ('llmroof COMMAND --help' lists them)\n"
           "  --gpus-file FILE      add or replace GPU entries (repeatable)\n"
           "  --models-file FILE    add or replace model entries (repeatable)\n"
           "  -h, --help            show this help\n"
@@ -53,18 +55,51 @@ static int write_out(const struct cli *c, const struct sbuf *b)
     size_t n = b->len;
     if (c->flags & CLI_NO_STDOUT)
         return 0;
-    if (n && fwrite(b->data, 1, n, stdout) != n) {
-        fprintf(stderr, "llmroof: error: cannot write to stdout\n");
+    if (n && fwrite(b->data, 1, n, c->outf) != n) {
+        fprintf(c->errf, "llmroof: error: cannot write to stdout\n");
         return 1;
     }
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "llmroof: error: cannot write to stdout\n");
+    if (fflush(c->outf) != 0 || ferror(c->outf)) {
+        fprintf(c->errf, "llmroof: error: cannot write to stdout\n");
         return 1;
     }
     return 0;
 }
 
+static void cli_init(struct cli *c, const struct cli_io *io, unsigned flags)
+{
+    memset(c, 0, sizeof *c);
+    c->flags = flags;
+    c->outf = io->out;
+    c->errf = io->err;
+    c->data_dir_arg = io->data_dir;
+    c->shared_cat = io->catalog;
+    sbuf_init(&c->out);
+}
+
+int cli_load_catalog(const struct cli_io *io, struct llmroof_catalog *cat, char *dir, size_t n)
+{
+    struct cli c;
+    cli_init(&c, io, 0);
+    c.shared_cat = NULL;
+    int rc = cli_catalog(&c);
+    sbuf_free(&c.out);
+    if (rc) {
+        catalog_free(&c.cat);
+        return rc;
+    }
+    *cat = c.cat; /* ownership moves to the caller */
+    snprintf(dir, n, "%s", c.data_dir);
+    return 0;
+}
+
 int cli_main(int argc, char **argv, unsigned flags)
+{
+    const struct cli_io io = { stdout, stderr, NULL, NULL };
+    return cli_run(&io, argc, argv, flags);
+}
+
+int cli_run(const struct cli_io *io, int argc, char **argv, unsigned flags)
 {
     static const struct option lo[] = {
         { "format", required_argument, NULL, 'f' },
@@ -75,9 +110,7 @@ int cli_main(int argc, char **argv, unsigned flags)
         { NULL, 0, NULL, 0 },
     };
     struct cli c;
-    memset(&c, 0, sizeof c);
-    c.flags = flags;
-    sbuf_init(&c.out);
+    cli_init(&c, io, flags);
     int rc = 0;
 
     opterr = 0;
@@ -88,6 +121,10 @@ int cli_main(int argc, char **argv, unsigned flags)
             break;
         switch (ch) {
         case 'f':
+            if (c.format_set) {
+                rc = cli_usage_error(&c, "option '--format' given more than once");
+                goto done;
+            }
             if (!table_parse_format(optarg, &c.format)) {
                 rc = cli_usage_error(&c, "option '--format': unknown format '%s' (expected table, md, csv, json, html or jsonl)", optarg);
                 goto done;
@@ -106,12 +143,12 @@ int cli_main(int argc, char **argv, unsigned flags)
         }
         case 'h':
             if (!(flags & CLI_NO_STDOUT))
-                usage(stdout);
+                usage(c.outf);
             rc = write_out(&c, &c.out);
             goto done;
         case 'V':
             if (!(flags & CLI_NO_STDOUT))
-                printf("llmroof %s\n", LLMROOF_VERSION);
+                fprintf(c.outf, "llmroof %s\n", LLMROOF_VERSION);
             rc = write_out(&c, &c.out);
             goto done;
         case ':':
@@ -123,7 +160,7 @@ int cli_main(int argc, char **argv, unsigned flags)
         }
     }
     if (optind >= argc) {
-        usage(stderr);
+        usage(c.errf);
         rc = 2;
         goto done;
     }
@@ -140,17 +177,41 @@ int cli_main(int argc, char **argv, unsigned flags)
     rc = cmd->fn(&c, argc - optind, argv + optind);
     if (rc == CLI_HELP)
         rc = 0;
+    else if (rc == 0 && c.json) {
+        char *j = rjdoc_finish(c.json);
+        c.json = NULL;
+        if (j)
+            sbuf_append(&c.out, j);
+        else
+            c.out.failed = true;
+        free(j);
+    }
+    if (rc == 0 && c.sel.pick && c.format == TABLE_CSV && !c.sel.printed) {
+        char list[256] = "";
+        for (int i = 0; i < c.sel.offered && i < TABLE_SEL_MAX; i++) {
+            size_t used = strlen(list);
+            snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", c.sel.names[i]);
+        }
+        rc = cli_usage_error(&c, "option '--table': this command line prints no table '%s' (it prints %s)",
+                             c.sel.pick, list[0] ? list : "none");
+    }
     if (rc == 0 && sbuf_failed(&c.out)) {
-        fprintf(stderr, "llmroof: error: out of memory while rendering output\n");
+        fprintf(c.errf, "llmroof: error: out of memory while rendering output\n");
         rc = 1;
     }
     if (rc == 0 || (rc == 1 && c.out_on_failure)) {
+        /* output files change only once the run and its stdout have succeeded */
         int wrc = write_out(&c, &c.out);
+        if (!wrc)
+            wrc = cli_files_commit(&c);
         if (wrc)
             rc = wrc;
     }
 done:
+    cli_files_discard(&c); /* a failed run leaves no new or replaced file */
+    rjdoc_free(c.json);
     sbuf_free(&c.out);
-    catalog_free(&c.cat); /* also after a partial load: c is zeroed, so free(NULL) is fine */
+    if (!c.cat_borrowed)
+        catalog_free(&c.cat); /* also after a partial load: c is zeroed, so free(NULL) is fine */
     return rc;
 }

@@ -56,8 +56,9 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
 {
     static const char *const fields[] = {
         "id", "name", "aliases", "memory_bytes", "memory_bandwidth_Bps", "peak_flops",
-        "interconnect", "efficiency", "step_overhead_s", "gpus_per_node", "source", NULL
+        "interconnect", "efficiency", "step_overhead_s", "gpus_per_node", "domain_gpus", "network", "source", NULL
     };
+    static const char *const net_fields[] = { "kind", "bandwidth_Bps", "latency_s", NULL };
     static const char *const ic_fields[] = { "kind", "bandwidth_Bps", "latency_s", "hop_latency_s", NULL };
     static const char *const eff_fields[] = { "compute", "memory", "comm", "kernel_s", "gemm_8bit", "fp16_accumulate_ratio",
                                               "overlap", NULL };
@@ -92,9 +93,16 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
         }
     }
 
-    /* Bounds reject absurd figures: no device has 10 TB of memory, 100 TB/s or 1e17 FLOP/s. */
-    if ((rc = json_get_number(c, e, "memory_bytes", "memory_bytes", true, 0, true, 1e13, &g->memory_bytes, NULL)) ||
-        (rc = json_get_number(c, e, "memory_bandwidth_Bps", "memory_bandwidth_Bps", true, 0, true, 1e14,
+    /* Physical ranges (docs/catalog.md): every figure of a real accelerator lies well inside
+     * them, and every product the model forms from numbers inside them stays finite. Upper:
+     * no device has 10 TB of memory, 100 TB/s or 1e17 FLOP/s. Lower: below 100 MB, 1 GB/s
+     * or 1 GFLOP/s the entry is a unit slip (a 1e-300 bandwidth would turn every time into
+     * inf). The extremes test (tests/cli/extremes.sh) runs every command at these limits. */
+    const cJSON *mb = cJSON_GetObjectItemCaseSensitive(e, "memory_bytes");
+    if (cJSON_IsNumber(mb) && mb->valuedouble >= 1 && mb->valuedouble != floor(mb->valuedouble))
+        return json_ferr(c, "memory_bytes", "must be a whole number of bytes (got %g)", mb->valuedouble);
+    if ((rc = json_get_number(c, e, "memory_bytes", "memory_bytes", true, 1e8, false, 1e13, &g->memory_bytes, NULL)) ||
+        (rc = json_get_number(c, e, "memory_bandwidth_Bps", "memory_bandwidth_Bps", true, 1e9, false, 1e14,
                          &g->mem_bw_Bps, NULL)))
         return rc;
 
@@ -109,7 +117,7 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
         snprintf(f, sizeof f, "peak_flops.%s", it->string ? it->string : "?");
         if (!it->string || !dtype_parse(it->string, &d) || strcmp(it->string, dtype_name(d)) != 0)
             return json_ferr(c, f, "is not a dtype (fp32, tf32, fp16, bf16, fp8, int8, int4)");
-        if ((rc = json_get_number(c, pf, it->string, f, true, 0, true, 1e17, &g->peak_flops[d], NULL)))
+        if ((rc = json_get_number(c, pf, it->string, f, true, 1e9, false, 1e17, &g->peak_flops[d], NULL)))
             return rc;
         g->has_peak[d] = true;
     }
@@ -136,7 +144,8 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
         g->link = LLMROOF_LINK_XGMI;
     else
         return json_ferr(c, "interconnect.kind", "must be one of \"nvlink\", \"pcie\", \"xgmi\" (got \"%s\")", kind);
-    if ((rc = json_get_number(c, ic, "bandwidth_Bps", "interconnect.bandwidth_Bps", true, 0, true, 1e13,
+    /* links: 100 MB/s (far below PCIe 1.0 x1's 250 MB/s) to 10 TB/s */
+    if ((rc = json_get_number(c, ic, "bandwidth_Bps", "interconnect.bandwidth_Bps", true, 1e8, false, 1e13,
                          &g->link_bw_Bps, NULL)) ||
         (rc = json_get_number(c, ic, "latency_s", "interconnect.latency_s", true, 0, false, 1e-2,
                          &g->link_latency_s, NULL)) ||
@@ -150,9 +159,10 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
     if (!cJSON_IsObject(ef))
         return json_ferr(c, "efficiency", "must be an object");
     if ((rc = json_check_known(c, ef, "efficiency.", eff_fields)) ||
-        (rc = json_get_number(c, ef, "compute", "efficiency.compute", true, 0, true, 1, &g->compute_eff, NULL)) ||
-        (rc = json_get_number(c, ef, "memory", "efficiency.memory", true, 0, true, 1, &g->memory_eff, NULL)) ||
-        (rc = json_get_number(c, ef, "comm", "efficiency.comm", true, 0, true, 1, &g->comm_eff, NULL)) ||
+        /* efficiencies: a fraction of peak; below 1% the entry is a slip, not a GPU */
+        (rc = json_get_number(c, ef, "compute", "efficiency.compute", true, 0.01, false, 1, &g->compute_eff, NULL)) ||
+        (rc = json_get_number(c, ef, "memory", "efficiency.memory", true, 0.01, false, 1, &g->memory_eff, NULL)) ||
+        (rc = json_get_number(c, ef, "comm", "efficiency.comm", true, 0.01, false, 1, &g->comm_eff, NULL)) ||
         /* physical bounds (docs/model.md "Kernel-level terms"): a kernel's fixed cost lies between a bare
          * launch on a graph (about 0.6 us) and a cold eager launch (about 10 us); 8-bit GEMMs reach at
          * least half of the 16-bit share of their doubled peak; GeForce fp16 accumulation doubles the peak */
@@ -168,6 +178,36 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
     if ((rc = json_get_long(c, e, "gpus_per_node", true, 1, 1024, &gpn, NULL)))
         return rc;
     g->gpus_per_node = (int)gpn;
+    /* NVLink domain: 8 in an HGX server, 72 in a GB200 NVL72 rack; default the server */
+    long dom = gpn;
+    if ((rc = json_get_long(c, e, "domain_gpus", false, 1, 1024, &dom, NULL)))
+        return rc;
+    g->domain_gpus = (int)dom;
+    /* Inter-node network per GPU. Absent: one InfiniBand NDR 400 Gb/s NIC per GPU (50 GB/s per
+     * direction, the DGX H100/H200 reference design) and a 10 us per-call latency, or 100 GbE
+     * RoCE for PCIe cards; see docs/catalog.md "network". */
+    if (g->link == LLMROOF_LINK_PCIE) {
+        /* PCIe workstation/inference cards: 100 GbE RoCE per server, shared, ~12.5 GB/s */
+        snprintf(g->net_kind, sizeof g->net_kind, "%s", "roce-100g");
+        g->net_bw_Bps = 12.5e9;
+        g->net_latency_s = 15e-6;
+    } else {
+        snprintf(g->net_kind, sizeof g->net_kind, "%s", "ib-ndr");
+        g->net_bw_Bps = 50e9;
+        g->net_latency_s = 10e-6;
+    }
+    const cJSON *nw = cJSON_GetObjectItemCaseSensitive(e, "network");
+    if (nw) {
+        if (!cJSON_IsObject(nw))
+            return json_ferr(c, "network", "must be an object with kind, bandwidth_Bps and latency_s");
+        if ((rc = json_check_known(c, nw, "network.", net_fields)) ||
+            (rc = json_get_string(c, nw, "kind", true, g->net_kind, sizeof g->net_kind)) ||
+            (rc = json_get_number(c, nw, "bandwidth_Bps", "network.bandwidth_Bps", true, 0, true, 1e13, &g->net_bw_Bps,
+                                  NULL)) ||
+            (rc = json_get_number(c, nw, "latency_s", "network.latency_s", true, 0, false, 1e-2, &g->net_latency_s,
+                                  NULL)))
+            return rc;
+    }
     return LLMROOF_OK;
 }
 
@@ -302,11 +342,18 @@ static int parse_model(struct json_ectx *c, const cJSON *e, struct llmroof_model
     static const char *const fields[] = {
         "id", "name", "hf_id", "hidden_size", "num_layers", "num_heads", "num_kv_heads", "head_dim",
         "intermediate_size", "vocab_size", "max_context", "learned_pos", "tie_embeddings", "mlp", "norm",
-        "qkv_bias", "o_bias", "mlp_bias", "parallel_attn", "moe", "params_published", "source", NULL
+        "qkv_bias", "o_bias", "mlp_bias", "parallel_attn", "moe", "params_published", "source",
+        "mla", "sliding_window", "norms_per_layer", "qk_norm", "checkpoint", "params_active_published", NULL
     };
     static const char *const moe_fields[] = {
-        "experts", "experts_per_token", "expert_intermediate_size", "shared_experts", NULL
+        "experts", "experts_per_token", "expert_intermediate_size", "shared_experts", "first_dense_layers",
+        "layer_step", NULL
     };
+    static const char *const mla_fields[] = {
+        "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", NULL
+    };
+    static const char *const win_fields[] = { "size", "global_every", "chunked", NULL };
+    static const char *const ck_fields[] = { "format", "bits", "expert_bits", NULL };
     int rc;
     bool present;
 
@@ -381,8 +428,57 @@ static int parse_model(struct json_ectx *c, const cJSON *e, struct llmroof_model
             return rc;
         if (m->moe_top_k > m->moe_experts)
             return json_ferr(c, "moe.experts_per_token", "must not exceed moe.experts (%ld)", m->moe_experts);
+        m->moe_layer_step = 1;
+        if ((rc = json_get_long(c, moe, "first_dense_layers", false, 0, 10000, &m->moe_first_dense, NULL)) ||
+            (rc = json_get_long(c, moe, "layer_step", false, 1, 10000, &m->moe_layer_step, NULL)))
+            return rc;
+        if (m->moe_first_dense >= m->layers)
+            return json_ferr(c, "moe.first_dense_layers", "must be below num_layers (%ld)", m->layers);
     }
-    if ((rc = json_get_number(c, e, "params_published", "params_published", false, 0, true, 1e14,
+    const cJSON *mla = cJSON_GetObjectItemCaseSensitive(e, "mla");
+    if (mla) {
+        if (!cJSON_IsObject(mla))
+            return json_ferr(c, "mla", "must be an object");
+        if ((rc = json_check_known(c, mla, "mla.", mla_fields)) ||
+            (rc = json_get_long(c, mla, "q_lora_rank", false, 0, 1048576, &m->q_lora_rank, NULL)) ||
+            (rc = json_get_long(c, mla, "kv_lora_rank", true, 1, 1048576, &m->kv_lora_rank, NULL)) ||
+            (rc = json_get_long(c, mla, "qk_nope_head_dim", true, 0, 65536, &m->qk_nope_dim, NULL)) ||
+            (rc = json_get_long(c, mla, "qk_rope_head_dim", true, 1, 65536, &m->qk_rope_dim, NULL)) ||
+            (rc = json_get_long(c, mla, "v_head_dim", true, 1, 65536, &m->v_head_dim, NULL)))
+            return rc;
+        if (m->head_dim != m->qk_nope_dim + m->qk_rope_dim)
+            return json_ferr(c, "head_dim", "must equal mla.qk_nope_head_dim + mla.qk_rope_head_dim (%ld) for MLA",
+                             m->qk_nope_dim + m->qk_rope_dim);
+    }
+    const cJSON *win = cJSON_GetObjectItemCaseSensitive(e, "sliding_window");
+    if (win) {
+        if (!cJSON_IsObject(win))
+            return json_ferr(c, "sliding_window", "must be an object with size (and global_every, chunked)");
+        if ((rc = json_check_known(c, win, "sliding_window.", win_fields)) ||
+            (rc = json_get_long(c, win, "size", true, 1, 1000000000, &m->window, NULL)) ||
+            (rc = json_get_long(c, win, "global_every", false, 0, 10000, &m->window_global_every, NULL)) ||
+            (rc = json_get_bool(c, win, "chunked", false, &m->window_chunked)))
+            return rc;
+    }
+    if ((rc = json_get_long(c, e, "norms_per_layer", false, 1, 16, &m->norms_per_layer, NULL)) ||
+        (rc = json_get_bool(c, e, "qk_norm", false, &m->qk_norm)))
+        return rc;
+    const cJSON *ck = cJSON_GetObjectItemCaseSensitive(e, "checkpoint");
+    if (ck) {
+        if (!cJSON_IsObject(ck))
+            return json_ferr(c, "checkpoint", "must be an object with format and bits");
+        if ((rc = json_check_known(c, ck, "checkpoint.", ck_fields)) ||
+            (rc = json_get_string(c, ck, "format", true, m->ckpt_format, sizeof m->ckpt_format)) ||
+            (rc = json_get_number(c, ck, "bits", "checkpoint.bits", true, 0, true, 32, &m->ckpt_bits, NULL)) ||
+            (rc = json_get_number(c, ck, "expert_bits", "checkpoint.expert_bits", false, 0, true, 32,
+                                  &m->ckpt_expert_bits, NULL)))
+            return rc;
+    }
+    bool has_act = false;
+    if ((rc = json_get_number(c, e, "params_active_published", "params_active_published", false, 0, true, 1e14,
+                              &m->params_active_published, &has_act)))
+        return rc;
+    if ((rc = json_get_number(c, e, "params_published", "params_published", false, 1e3, false, 1e14,
                          &m->params_published, &m->has_params_published)))
         return rc;
     return LLMROOF_OK;

@@ -58,6 +58,10 @@ static int hf_int(const char *fname, const cJSON *doc, const char *const *keys, 
         }
         if (required)
             return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s' is missing", fname, keys[0]);
+        /* a derived default obeys the loader's bounds too (head_dim = 8 / 64 would be 0) */
+        if (dflt < lo || dflt > hi)
+            return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s' is absent and its default %ld is outside [%ld, %ld]",
+                                   fname, keys[0], dflt, lo, hi);
         *out = dflt;
         return LLMROOF_OK;
     }
@@ -122,6 +126,19 @@ int catalog_model_from_hf(const char *text, size_t len, const char *fname, const
         return LLMROOF_EINPUT;
     }
 
+    /* the flags read below with hf_bool: a present value must be true, false or null */
+    static const char *const k_bools[] = { "tie_word_embeddings", "attention_bias", "mlp_bias", "bias",
+                                           "enable_bias", "parallel_attn", "multi_query",
+                                           "new_decoder_architecture", NULL };
+    for (const char *const *k = k_bools; *k; k++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, *k);
+        if (v && !cJSON_IsBool(v) && !cJSON_IsNull(v)) {
+            llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s' must be true or false", fname, *k);
+            cJSON_Delete(doc);
+            return LLMROOF_EINPUT;
+        }
+    }
+
     snprintf(m->id, sizeof m->id, "%s", id);
     snprintf(m->name, sizeof m->name, "%s", id);
     const cJSON *nm = cJSON_GetObjectItemCaseSensitive(doc, "_name_or_path");
@@ -141,7 +158,8 @@ int catalog_model_from_hf(const char *text, size_t len, const char *fname, const
         kv_default = 1;
     if ((rc = hf_int(fname, doc, k_kv, false, kv_default, 1, 65536, &m->kv_heads, err)))
         goto out;
-    if (m->hidden % m->heads != 0 && !cJSON_GetObjectItemCaseSensitive(doc, "head_dim")) {
+    const cJSON *hd = cJSON_GetObjectItemCaseSensitive(doc, "head_dim");
+    if (m->hidden % m->heads != 0 && (!hd || cJSON_IsNull(hd))) { /* null means absent */
         rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: hidden size %ld is not divisible by %ld heads and no head_dim is given",
                              fname, m->hidden, m->heads);
         goto out;
@@ -194,6 +212,11 @@ int catalog_model_from_hf(const char *text, size_t len, const char *fname, const
         m->tied_embeddings = hf_bool(doc, "tie_word_embeddings", true);
         m->qkv_bias = m->o_bias = m->mlp_bias = hf_bool(doc, "enable_bias", true);
         m->learned_pos = m->max_context + 2; /* OPT's learned positions carry a 2-row offset */
+        if (m->learned_pos > 1000000000) { /* the loader's bound on learned_pos (catalog.c) */
+            rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: max_position_embeddings %ld + 2 learned positions exceeds "
+                                 "the catalog's limit of 1000000000", fname, m->max_context);
+            goto out;
+        }
         break;
     }
     if (fam == HF_MIXTRAL) {

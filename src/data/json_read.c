@@ -297,6 +297,24 @@ cJSON *json_parse(const char *text, size_t len, const char *fname, struct llmroo
         llmroof_err_set(err, LLMROOF_EINPUT, "%s:%d:%d: unexpected text after the JSON document", fname, line, col);
         return NULL;
     }
+    /* cJSON keeps both members of {"models":[],"models":[...]} and lookups see the first:
+     * a repeated key is an error, never a silent choice */
+    size_t dup = 0;
+    int d = parse_json_dup_key(text, len, &dup);
+    if (d) {
+        cJSON_Delete(doc);
+        if (d < 0) {
+            llmroof_err_set(err, LLMROOF_EINTERNAL, "%s: out of memory", fname);
+            return NULL;
+        }
+        json_linecol(text, dup, &line, &col);
+        size_t k = dup + 1;
+        while (k < len && text[k] != '"')
+            k += text[k] == '\\' ? 2 : 1;
+        llmroof_err_set(err, LLMROOF_EINPUT, "%s:%d:%d: duplicate key '%.*s' (each key once per object)", fname, line,
+                        col, (int)(k - dup - 1 < 100 ? k - dup - 1 : 100), text + dup + 1);
+        return NULL;
+    }
     return doc;
 }
 
@@ -312,6 +330,10 @@ int json_parse_array_doc(const char *text, size_t len, const char *fname, const 
         return LLMROOF_EINPUT;
     }
     for (const cJSON *it = (*doc)->child; it; it = it->next) {
+        /* documents llmroof writes (import-hf, --out) name their schema (docs/json.md) */
+        if (it->string && strcmp(it->string, "schema") == 0 && cJSON_IsString(it) &&
+            strcmp(it->valuestring, "llmroof.catalog/1") == 0)
+            continue;
         if (!it->string || strcmp(it->string, key) != 0) {
             const char *bad = it->string ? it->string : "?";
             size_t at = json_find_key(text, len, 0, bad);

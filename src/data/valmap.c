@@ -83,10 +83,10 @@ int catalog_load_valmap(const char *text, size_t len, const char *fname, struct 
         const cJSON *a = cJSON_GetObjectItemCaseSensitive(it, "act");
         struct llmroof_dtype_map *e = &m->wdt[m->nwdt];
         if (!cJSON_IsObject(it) || !cJSON_IsString(d) || !dtype_parse(d->valuestring, &e->dtype) ||
-            (b && (!cJSON_IsNumber(b) || !(b->valuedouble > 0) || b->valuedouble > 64)) ||
+            (b && (!cJSON_IsNumber(b) || !(b->valuedouble >= 1) || b->valuedouble > 64)) ||
             (a && (!cJSON_IsString(a) || !dtype_parse(a->valuestring, &e->act)))) {
             rc = llmroof_err_set(err, LLMROOF_EINPUT,
-                                 "%s: weight_dtypes.'%s' must be {\"dtype\": D[, \"bits\": B][, \"act\": D]}", fname,
+                                 "%s: weight_dtypes.'%s' must be {\"dtype\": D[, \"bits\": B in [1, 64]][, \"act\": D]}", fname,
                                  it->string);
             goto out;
         }
@@ -149,11 +149,11 @@ static int band(const cJSON *doc, const char *key, const char *fname, struct llm
         return LLMROOF_OK;
     const cJSON *lo = cJSON_GetObjectItemCaseSensitive(o, "low"), *hi = cJSON_GetObjectItemCaseSensitive(o, "high"),
                 *n = cJSON_GetObjectItemCaseSensitive(o, "n");
-    if (!cJSON_IsObject(o) || !cJSON_IsNumber(lo) || !cJSON_IsNumber(hi) || !cJSON_IsNumber(n) || !(lo->valuedouble > 0) ||
+    if (!cJSON_IsObject(o) || !cJSON_IsNumber(lo) || !cJSON_IsNumber(hi) || !cJSON_IsNumber(n) || !(lo->valuedouble >= 0.01) ||
         hi->valuedouble < lo->valuedouble || hi->valuedouble > 100 || !(n->valuedouble >= 1 && n->valuedouble <= 1e9) ||
         n->valuedouble != floor(n->valuedouble))
         return llmroof_err_set(err, LLMROOF_EINPUT,
-                               "%s: '%s' must be {\"low\": >0, \"high\": >=low and <=100, \"n\": whole number in [1, 1e9]}",
+                               "%s: '%s' must be {\"low\": >=0.01, \"high\": >=low and <=100, \"n\": whole number in [1, 1e9]}",
                                fname, key);
     b->present = true;
     b->low = lo->valuedouble;

@@ -86,7 +86,7 @@ int baseline_parse_row(const char *line, size_t len, const char *fname, long ln,
         "model", "gpu", "tp", "batch", "prompt_len", "output_len", "weight_dtype", "kv_dtype", "act_dtype",
         "valid", "reason", "fits", "weights_bytes_per_gpu", "kv_bytes_per_token_per_gpu", "max_batch", "ttft_s",
         "tpot_s", "e2e_s", "decode_tok_s", "output_tok_s", "prefill_bound", "decode_bound", "prefill_comm_share",
-        "decode_comm_share", NULL
+        "decode_comm_share", "schema", NULL
     };
     memset(r, 0, sizeof *r);
     size_t bad;
@@ -112,6 +112,16 @@ int baseline_parse_row(const char *line, size_t len, const char *fname, long ln,
         rc = BAD("%s:%ld: expected a JSON object (one sweep row per line)", fname, ln);
         goto out;
     }
+    size_t dup = 0;
+    int d = parse_json_dup_key(line, len, &dup);
+    if (d < 0) {
+        rc = llmroof_err_set(err, LLMROOF_EINTERNAL, "%s: out of memory", fname);
+        goto out;
+    }
+    if (d) {
+        rc = BAD("%s:%ld:%zu: duplicate key (each field once per row)", fname, ln, dup + 1);
+        goto out;
+    }
     for (const cJSON *it = o->child; it; it = it->next) {
         bool ok = false;
         for (const char *const *k = known; *k; k++)
@@ -120,6 +130,12 @@ int baseline_parse_row(const char *line, size_t len, const char *fname, long ln,
             rc = BAD("%s:%ld: field '%s' is not a sweep column", fname, ln, it->string ? it->string : "?");
             goto out;
         }
+    }
+    /* rows of older baselines carry no schema; a row that names one names this one */
+    const cJSON *sch = cJSON_GetObjectItemCaseSensitive(o, "schema");
+    if (sch && (!cJSON_IsString(sch) || strcmp(sch->valuestring, SWEEP_SCHEMA) != 0)) {
+        rc = BAD("%s:%ld: field 'schema' must be \"" SWEEP_SCHEMA "\" (docs/json.md)", fname, ln);
+        goto out;
     }
     long tp = 0;
     if ((rc = str_field(o, "model", r->model, sizeof r->model, fname, ln, err)) ||

@@ -40,7 +40,7 @@ void sweep_eval(const struct llmroof_model *m, const struct llmroof_gpu *g, int 
     out->output = output;
     out->dt = *dt;
 
-    struct llmroof_setup s = { m, g, tp, *dt, roofline_default_effs(g) };
+    struct llmroof_setup s = { m, g, tp, *dt, roofline_default_effs(g), { 0 } };
     struct llmroof_request req = { batch, prompt, output };
     struct llmroof_estimate e;
     struct llmroof_err err = { 0 };
@@ -55,7 +55,8 @@ void sweep_eval(const struct llmroof_model *m, const struct llmroof_gpu *g, int 
         return;
     }
     out->valid = true;
-    out->fits = mem.fits && (double)batch <= mem.max_batch;
+    memory_fit_batch(&mem, batch); /* the same rule as estimate and memory -b */
+    out->fits = mem.fits;
     out->weights_bytes_per_gpu = mem.weights_bytes_per_gpu;
     out->kv_bytes_per_token_per_gpu = mem.kv_bytes_per_token_per_gpu;
     out->max_batch = mem.max_batch;
@@ -167,7 +168,7 @@ static void json_text(struct sbuf *out, const char *s)
 
 void sweep_jsonl_row(const struct sweep_row *r, struct sbuf *out)
 {
-    sbuf_append(out, "{\"model\":");
+    sbuf_append(out, "{\"schema\":\"" SWEEP_SCHEMA "\",\"model\":");
     json_text(out, r->model);
     sbuf_append(out, ",\"gpu\":");
     json_text(out, r->gpu);

@@ -408,7 +408,7 @@ int val_predict(struct val_case *c, const struct llmroof_gpu *g, const struct ll
                 struct llmroof_err *err)
 {
     struct llmroof_setup s = { c->model, g ? g : c->gpu, c->tp, c->dt,
-                               roofline_effs_engine(g ? g : c->gpu, en ? en : c->engine, NULL) };
+                               roofline_effs_engine(g ? g : c->gpu, en ? en : c->engine, NULL), { 0 } };
     struct llmroof_request req = { c->batch, c->prompt, c->output };
     struct llmroof_estimate e;
     int rc = estimate_run(&s, &req, &e, err);

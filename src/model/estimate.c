@@ -4,10 +4,18 @@
 #include <math.h>
 #include <string.h>
 
+struct llmroof_layout estimate_layout(const struct llmroof_setup *s)
+{
+    struct llmroof_layout l = s->layout;
+    l.tp = s->tp;
+    return l;
+}
+
 int estimate_check(const struct llmroof_setup *s, struct llmroof_err *err)
 {
     struct llmroof_shard sh;
-    int rc = ops_shard(s->model, s->tp, &sh, err);
+    const struct llmroof_layout lay = estimate_layout(s);
+    int rc = ops_shard_layout(s->model, &lay, &sh, err);
     if (rc)
         return rc;
     if (!dtype_is_storage(s->dt.weight))
@@ -117,15 +125,29 @@ int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
     if (r->batch < 1 || r->prompt < 1 || r->output < 1)
         return llmroof_err_set(err, LLMROOF_EINPUT, "batch, prompt and output must each be at least 1");
     memset(out, 0, sizeof *out);
-    ops_shard(s->model, s->tp, &out->shard, NULL);
+    const struct llmroof_layout lay = estimate_layout(s);
+    ops_shard_layout(s->model, &lay, &out->shard, NULL);
 
-    const double B = (double)r->batch, P = (double)r->prompt, O = (double)r->output;
+    /* Pipeline parallelism (docs/model.md "Layouts"): the batch splits into n = min(pp, B)
+     * micro-batches of B/n sequences. One micro-batch's pass is the sum of the stages plus the
+     * sends (the operator list of all layers); prefill ends when the last micro-batch leaves the
+     * last stage, n-1 largest-stage times later (the bubble); decode advances every micro-batch
+     * one token per pass, so TPOT is one pass of B/n and throughput B / TPOT. */
+    const double Ball = (double)r->batch, P = (double)r->prompt, O = (double)r->output;
+    const double nmb = out->shard.pp > 1 ? (Ball < out->shard.pp ? Ball : (double)out->shard.pp) : 1.0;
+    const double B = Ball / nmb;
+    out->micro_batches = nmb;
     struct llmroof_batch pb = batch_prefill(B, P);
     ops_build(s->model, &out->shard, &s->dt, &pb, &out->prefill_ops);
     roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &out->prefill_ops, &out->prefill);
+    if (nmb > 1) {
+        const double stage = (out->prefill.time_s - out->prefill.op[LLMROOF_OP_PP_SEND].time_s)
+                           * (double)out->shard.stage_layers_max / (double)s->model->layers;
+        out->pp_bubble_s = (nmb - 1.0) * stage;
+    }
     /* the engine's first-token overhead (tokenisation, admission, first sampling) adds to TTFT
      * but occupies no GPU time */
-    out->ttft_s = out->prefill.time_s + s->eff.first_token_s;
+    out->ttft_s = out->prefill.time_s + out->pp_bubble_s + s->eff.first_token_s;
 
     out->decode_steps = O - 1.0;
     if (O >= 2) {
@@ -186,9 +208,9 @@ int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
         }
         roofline_total(&out->decode);
         out->tpot_s = out->decode.time_s;
-        out->decode_tok_s = B / out->tpot_s;
+        out->decode_tok_s = Ball / out->tpot_s;
     }
     out->e2e_s = out->ttft_s + out->decode_steps * out->tpot_s;
-    out->output_tok_s = B * O / out->e2e_s;
+    out->output_tok_s = Ball * O / out->e2e_s;
     return LLMROOF_OK;
 }

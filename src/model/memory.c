@@ -1,18 +1,26 @@
 /* memory.c - weights, KV cache and capacity per GPU (see llmroof/memory.h).
  *
- *   weights/GPU  = sharded matrices / TP + replicated parts (norms, o/MLP-down biases,
- *                  KV projections copied when KV heads < TP, router) + V/TP embedding
- *                  rows + V/TP LM-head rows unless tied, all at the weight dtype
- *   KV/token     = 2 * layers * kv_heads * head_dim * kv_bytes   (whole model)
- *   KV/token/GPU = 2 * layers * kv_heads_per_rank * head_dim * kv_bytes
+ *   weights/GPU  = per layer of the fullest pipeline stage: sharded matrices / TP (experts
+ *                  E/EP whole ones under EP) + replicated parts (norms, o/MLP-down biases,
+ *                  KV projections copied when KV heads < TP, MLA's q_a/kv_a, router) + V/TP
+ *                  embedding rows on the first stage + V/TP LM-head rows on the last unless
+ *                  tied, at the weight dtype (routed experts at the expert dtype when set)
+ *   KV/token     = layers * (2 * kv_heads * head_dim, or MLA kv_lora_rank + qk_rope_head_dim)
+ *                  * kv_bytes   (whole model, every layer holding every token)
+ *   KV/seq/GPU   = per layer of the stage: global layers context tokens, windowed layers
+ *                  min(context, window), each 2 * kv_heads_per_rank * head_dim (MLA: the latent,
+ *                  replicated on every TP rank) * kv_bytes
+ *   KV/token/GPU = KV/seq/GPU / context (the mean over the sequence)
  *   usable       = memory * mem_util
  *   capacity     = (usable - weights - workspace - reserve) / KV per token per GPU
- *   max batch    = floor(capacity / tokens per sequence)
- * int4 counts half a byte per weight; group scales are not modelled. */
+ *   max batch    = floor(capacity / tokens per sequence) * attention replicas
+ * int4 counts half a byte per weight; group scales enter through --weight-bits. */
 #include "llmroof/memory.h"
 
 #include <math.h>
 #include <string.h>
+
+#include "llmroof/arch.h"
 
 struct llmroof_mem_opts memory_default_opts(void)
 {
@@ -26,37 +34,131 @@ struct llmroof_mem_opts memory_default_opts(void)
     return o;
 }
 
-double memory_weights_per_gpu(const struct llmroof_model *m, const struct llmroof_shard *sh, double w)
+/* MoE layers among layers [0, x): i >= first with (i+1) % step == 0. */
+static double moe_layers_below(const struct llmroof_model *m, long x)
 {
-    const double h = (double)m->hidden, d = (double)m->head_dim, L = (double)m->layers;
+    if (m->moe_experts <= 0 || x <= m->moe_first_dense)
+        return 0;
+    long step = m->moe_layer_step > 0 ? m->moe_layer_step : 1;
+    return (double)(x / step - m->moe_first_dense / step);
+}
+
+/* Global-attention layers among [0, x) (all of them without a window). */
+static double global_layers_below(const struct llmroof_model *m, long x)
+{
+    if (m->window <= 0)
+        return (double)x;
+    if (m->window_global_every <= 0)
+        return 0;
+    return (double)(x / m->window_global_every);
+}
+
+/* Weight elements of one rank: attention of one layer, dense MLP layer, MoE layer
+ * (non-expert part in *moe_w, routed experts in *moe_e). */
+static void layer_weights(const struct llmroof_model *m, const struct llmroof_shard *sh, double *attn, double *dense,
+                          double *moe_w, double *moe_e)
+{
+    const double h = (double)m->hidden, d = (double)m->head_dim;
     const double Hq = (double)sh->heads_per_rank, Kr = (double)sh->kv_heads_per_rank;
     const double nmat = m->mlp == LLMROOF_MLP_GATED ? 3.0 : 2.0;
     const double norm_w = m->norm == LLMROOF_NORM_LAYER ? 2.0 * h : h;
-
-    double layer = h * (Hq + 2.0 * Kr) * d + Hq * d * h;   /* q, k, v, o shards */
-    if (m->qkv_bias)
-        layer += (Hq + 2.0 * Kr) * d;
-    if (m->o_bias)
-        layer += h;                                        /* replicated */
-    if (m->moe_experts > 0) {
-        double Ie = sh->moe_intermediate_per_rank;
-        double experts = (double)m->moe_experts + (double)m->moe_shared;
-        layer += experts * nmat * h * Ie + h * (double)m->moe_experts; /* experts + router */
-        if (m->mlp_bias)
-            layer += experts * ((nmat - 1.0) * Ie + h);
+    double a;
+    if (arch_is_mla(m)) {
+        const double rq = (double)m->q_lora_rank, rkv = (double)m->kv_lora_rank;
+        const double n = (double)m->qk_nope_dim, p = (double)m->qk_rope_dim, v = (double)m->v_head_dim;
+        a = (rq > 0 ? h * rq + rq + rq * Hq * (n + p) : h * Hq * (n + p)); /* q_a replicated, q_b sharded */
+        a += h * (rkv + p) + rkv + rkv * Hq * (n + v) + Hq * v * h;        /* kv_a replicated, kv_b and o sharded */
     } else {
-        double I = sh->intermediate_per_rank;
-        layer += nmat * h * I;
-        if (m->mlp_bias)
-            layer += (nmat - 1.0) * I + h;
+        a = h * (Hq + 2.0 * Kr) * d + Hq * d * h;   /* q, k, v, o shards */
+        if (m->qkv_bias)
+            a += (Hq + 2.0 * Kr) * d;
+        if (m->qk_norm)
+            a += 2.0 * d;
     }
-    layer += (m->parallel_attn ? 1.0 : 2.0) * norm_w;
+    if (m->o_bias)
+        a += h;                                     /* replicated */
+    a += arch_norms_per_layer(m) * norm_w;
+    *attn = a;
 
-    double total = L * layer + norm_w;                     /* + final norm */
-    total += sh->vocab_per_rank * h + (double)m->learned_pos * h;
-    if (!m->tied_embeddings)
-        total += sh->vocab_per_rank * h;
-    return total * w;
+    const double I = sh->intermediate_per_rank;
+    *dense = nmat * h * I + (m->mlp_bias ? (nmat - 1.0) * I + h : 0.0);
+
+    *moe_w = *moe_e = 0;
+    if (m->moe_experts > 0) {
+        const double E = (double)m->moe_experts;
+        double Ie, local, shared;
+        if (sh->ep > 1) {
+            Ie = (double)m->moe_intermediate;                 /* whole experts under EP */
+            local = E / (double)sh->ep;
+            shared = (double)m->moe_shared * (sh->dp_attn ? Ie : Ie / (double)sh->tp);
+        } else {
+            Ie = sh->moe_intermediate_per_rank;
+            local = E;
+            shared = (double)m->moe_shared * Ie;
+        }
+        *moe_e = local * (nmat * h * Ie + (m->mlp_bias ? (nmat - 1.0) * Ie + h : 0.0));
+        *moe_w = nmat * h * shared + h * E;                   /* shared experts + router */
+    }
+}
+
+/* Weight bytes of pipeline stage `s` on one of its GPUs. */
+static double stage_weights(const struct llmroof_model *m, const struct llmroof_shard *sh, double w, double we, int s)
+{
+    const double h = (double)m->hidden;
+    const double norm_w = m->norm == LLMROOF_NORM_LAYER ? 2.0 * h : h;
+    const long L = m->layers, pp = sh->pp > 0 ? sh->pp : 1;
+    /* the first L % pp stages take one layer more (Megatron/vLLM even split) */
+    const long base = L / pp, extra = L % pp;
+    const long start = s * base + (s < extra ? s : extra), n = base + (s < extra ? 1 : 0);
+    double attn, dense, moe_w, moe_e;
+    layer_weights(m, sh, &attn, &dense, &moe_w, &moe_e);
+    const double nm = moe_layers_below(m, start + n) - moe_layers_below(m, start);
+    double bytes = ((double)n * attn + ((double)n - nm) * dense + nm * moe_w) * w + nm * moe_e * we;
+    if (s == 0)
+        bytes += (sh->vocab_per_rank * h + (double)m->learned_pos * h) * w;
+    if (s == pp - 1) {
+        bytes += norm_w * w;                                  /* final norm */
+        if (!m->tied_embeddings || pp > 1)                    /* a tied head is copied to the last stage */
+            bytes += sh->vocab_per_rank * h * w;
+    }
+    return bytes;
+}
+
+double memory_weights_layout(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt)
+{
+    const double w = ops_weight_bytes(dt), we = ops_expert_bytes(m, dt);
+    const int pp = sh->pp > 0 ? sh->pp : 1;
+    double best = 0;
+    for (int s = 0; s < pp; s++) {
+        double b = stage_weights(m, sh, w, we, s);
+        if (b > best)
+            best = b;
+    }
+    return best;
+}
+
+double memory_weights_per_gpu(const struct llmroof_model *m, const struct llmroof_shard *sh, double w)
+{
+    struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, w * 8.0 };
+    return memory_weights_layout(m, sh, &dt);
+}
+
+/* KV elements one sequence of `ctx` tokens holds on one GPU of the fullest stage. */
+static double stage_kv_elems(const struct llmroof_model *m, const struct llmroof_shard *sh, double ctx)
+{
+    const double per_layer = arch_is_mla(m) ? arch_kv_elems_per_token_layer(m)
+                                            : 2.0 * (double)sh->kv_heads_per_rank * (double)m->head_dim;
+    const long L = m->layers, pp = sh->pp > 0 ? sh->pp : 1, base = L / pp, extra = L % pp;
+    const double held = m->window > 0 && ctx > (double)m->window ? (double)m->window : ctx;
+    double best = 0;
+    for (long s = 0; s < pp; s++) {
+        const long start = s * base + (s < extra ? s : extra), n = base + (s < extra ? 1 : 0);
+        const double g = global_layers_below(m, start + n) - global_layers_below(m, start);
+        const double e = (g * ctx + ((double)n - g) * held) * per_layer;
+        if (e > best)
+            best = e;
+    }
+    return best;
 }
 
 /* Activation workspace of the largest forward: T tokens of residual (2h), fused QKV and
@@ -78,8 +180,16 @@ int memory_eval(const struct llmroof_model *m, const struct llmroof_gpu *g, int 
                 const struct llmroof_dtypes *dt, long context_len, const struct llmroof_mem_opts *o,
                 struct llmroof_memory *out, struct llmroof_err *err)
 {
+    const struct llmroof_layout lay = { tp, 1, 1, false, 1.0 };
+    return memory_eval_layout(m, g, &lay, dt, context_len, o, out, err);
+}
+
+int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *g, const struct llmroof_layout *lay,
+                       const struct llmroof_dtypes *dt, long context_len, const struct llmroof_mem_opts *o,
+                       struct llmroof_memory *out, struct llmroof_err *err)
+{
     struct llmroof_shard sh;
-    int rc = ops_shard(m, tp, &sh, err);
+    int rc = ops_shard_layout(m, lay, &sh, err);
     if (rc)
         return rc;
     if (!dtype_is_storage(dt->weight) || !dtype_is_storage(dt->kv))
@@ -91,17 +201,25 @@ int memory_eval(const struct llmroof_model *m, const struct llmroof_gpu *g, int 
 
     memset(out, 0, sizeof *out);
     const double w = ops_weight_bytes(dt), kvb = dtype_bytes(dt->kv);
+    out->gpus = sh.gpus;
+    out->attn_dp = sh.attn_dp;
     out->gpu_memory_bytes = g->memory_bytes;
     out->usable_bytes = g->memory_bytes * o->mem_util;
-    out->weights_bytes_per_gpu = memory_weights_per_gpu(m, &sh, w);
-    out->weights_bytes_total = out->weights_bytes_per_gpu * tp;
+    out->weights_bytes_per_gpu = memory_weights_layout(m, &sh, dt);
+    {
+        double tot = 0;
+        for (int s = 0; s < sh.pp; s++)
+            tot += stage_weights(m, &sh, w, ops_expert_bytes(m, dt), s) * sh.gpus_per_stage;
+        out->weights_bytes_total = tot;
+    }
     out->workspace_bytes_per_gpu = o->workspace_set ? o->workspace_bytes : default_workspace(m, &sh, dt, o);
     out->reserve_bytes_per_gpu = o->reserve_bytes;
     out->free_bytes_per_gpu = out->usable_bytes - out->weights_bytes_per_gpu - out->workspace_bytes_per_gpu
                             - out->reserve_bytes_per_gpu;
     out->kv_capacity_bytes_per_gpu = out->free_bytes_per_gpu > 0 ? out->free_bytes_per_gpu : 0;
-    out->kv_bytes_per_token = 2.0 * (double)m->layers * (double)m->kv_heads * (double)m->head_dim * kvb;
-    out->kv_bytes_per_token_per_gpu = 2.0 * (double)m->layers * (double)sh.kv_heads_per_rank * (double)m->head_dim * kvb;
+    out->kv_bytes_per_token = arch_kv_elems_per_token(m) * kvb;
+    out->kv_bytes_per_seq_per_gpu = stage_kv_elems(m, &sh, (double)context_len) * kvb;
+    out->kv_bytes_per_token_per_gpu = out->kv_bytes_per_seq_per_gpu / (double)context_len;
     out->context_len = context_len;
 
     double cap = floor(out->kv_capacity_bytes_per_gpu / out->kv_bytes_per_token_per_gpu);
@@ -113,7 +231,7 @@ int memory_eval(const struct llmroof_model *m, const struct llmroof_gpu *g, int 
     }
     out->kv_capacity_tokens = cap;
     out->tokens_per_seq = per_seq;
-    out->max_batch = floor(cap / per_seq);
+    out->max_batch = floor(cap / per_seq) * (double)sh.attn_dp;
     if (out->free_bytes_per_gpu <= 0)
         out->fit = LLMROOF_FIT_WEIGHTS;
     else if (out->max_batch < 1)
@@ -122,14 +240,14 @@ int memory_eval(const struct llmroof_model *m, const struct llmroof_gpu *g, int 
         out->fit = LLMROOF_FITS;
     out->fits = out->fit == LLMROOF_FITS;
 
-    /* smallest TP whose weights, workspace and reserve fit (same options) */
+    /* smallest TP whose weights, workspace and reserve fit (same options, no PP/EP) */
     out->min_tp_fit = 0;
     for (int t = 1; t <= 64; t *= 2) {
         struct llmroof_shard s2;
         if (ops_shard(m, t, &s2, NULL) != LLMROOF_OK)
             continue;
         double ws = o->workspace_set ? o->workspace_bytes : default_workspace(m, &s2, dt, o);
-        if (memory_weights_per_gpu(m, &s2, w) + ws + o->reserve_bytes < out->usable_bytes) {
+        if (memory_weights_layout(m, &s2, dt) + ws + o->reserve_bytes < out->usable_bytes) {
             out->min_tp_fit = t;
             break;
         }

@@ -9,12 +9,15 @@
  * read once per sequence (Dao et al. 2022). Full derivation: docs/model.md. */
 #include "llmroof/ops.h"
 
+#include "llmroof/arch.h"
+
 #include <math.h>
 #include <string.h>
 
 static const char *const names[LLMROOF_OP_COUNT] = {
     "norm", "qkv_proj", "kv_write", "attention", "o_proj", "all_reduce",
-    "router", "ffn", "final_norm", "lm_head", "all_gather"
+    "router", "ffn", "final_norm", "lm_head", "all_gather",
+    "attention_local", "mla_kv_up", "dense_ffn", "all_to_all", "pp_send"
 };
 
 const char *op_name(enum llmroof_opkind k)
@@ -24,7 +27,8 @@ const char *op_name(enum llmroof_opkind k)
 
 bool op_is_collective(enum llmroof_opkind k)
 {
-    return k == LLMROOF_OP_ALL_REDUCE || k == LLMROOF_OP_ALL_GATHER;
+    return k == LLMROOF_OP_ALL_REDUCE || k == LLMROOF_OP_ALL_GATHER || k == LLMROOF_OP_ALL_TO_ALL ||
+           k == LLMROOF_OP_PP_SEND;
 }
 
 void batch_add(struct llmroof_batch *b, double new_tokens, double past_tokens)
@@ -69,6 +73,13 @@ int ops_shard(const struct llmroof_model *m, int tp, struct llmroof_shard *out, 
                                "model '%s' has %ld KV heads: TP %d must divide them or be a multiple of them",
                                m->id, m->kv_heads, tp);
     out->tp = tp;
+    out->pp = 1;
+    out->ep = 1;
+    out->attn_dp = 1;
+    out->gpus_per_stage = tp;
+    out->gpus = tp;
+    out->stage_layers_max = out->stage_layers_min = m->layers;
+    out->ep_imbalance = 1.0;
     out->heads_per_rank = m->heads / tp;
     if (m->kv_heads >= tp) {
         out->kv_heads_per_rank = m->kv_heads / tp;
@@ -106,77 +117,183 @@ double ops_weight_bytes(const struct llmroof_dtypes *dt)
     return dt->weight_bits > 0 ? dt->weight_bits / 8.0 : dtype_bytes(dt->weight);
 }
 
+double ops_expert_bytes(const struct llmroof_model *m, const struct llmroof_dtypes *dt)
+{
+    const double w = ops_weight_bytes(dt);
+    return m->ckpt_expert_bits > 0 && m->ckpt_expert_bits / 8.0 < w ? m->ckpt_expert_bits / 8.0 : w;
+}
+
+/* Attention of one kind of layer: `pairs` (query, key) pairs and `keys` keys read, per rank.
+ * Standard: 4*d FLOP per pair and head; Q, O and the K/V of each key once.
+ * MLA absorbed (decode, FlashMLA): scores over the latent and rope key, 2*(r_kv + p) per
+ *   pair and head, output in the latent, 2*r_kv; one latent row of (r_kv + p) per key,
+ *   shared by the heads. MLA decompressed (prefill): K of n+p and V of v per head. */
+static struct llmroof_op attention_op(const struct llmroof_model *m, double Hq, double Kr, double T, double pairs,
+                                      double keys, double a, double k, bool absorbed, double count)
+{
+    const double d = (double)m->head_dim;
+    if (arch_is_mla(m)) {
+        const double rkv = (double)m->kv_lora_rank, p = (double)m->qk_rope_dim;
+        const double n = (double)m->qk_nope_dim, v = (double)m->v_head_dim;
+        if (absorbed)
+            return (struct llmroof_op){ count, 2.0 * Hq * (2.0 * rkv + p) * pairs,
+                                        T * Hq * (rkv + p) * a + T * Hq * rkv * a + keys * (rkv + p) * k, 0, 1 };
+        return (struct llmroof_op){ count, 2.0 * Hq * (n + p + v) * pairs,
+                                    T * Hq * (n + p) * a + T * Hq * v * a + keys * Hq * (n + p + v) * a, 0, 1 };
+    }
+    return (struct llmroof_op){ count, 4.0 * d * Hq * pairs, 2.0 * T * Hq * d * a + 2.0 * keys * Kr * d * k, 0, 1 };
+}
+
 void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
                const struct llmroof_dtypes *dt, const struct llmroof_batch *b, struct llmroof_oplist *out)
 {
     memset(out, 0, sizeof *out);
     const double a = dtype_bytes(dt->act), w = ops_weight_bytes(dt), k = dtype_bytes(dt->kv);
-    const double T = b->tokens, S = b->seqs, h = (double)m->hidden, d = (double)m->head_dim;
-    const double L = (double)m->layers;
+    const double we = ops_expert_bytes(m, dt);
+    /* With data-parallel attention each of the attn_dp replicas holds 1/attn_dp of the
+     * sequences; the operators below are those of one rank (the mean replica). */
+    const double rep = sh->attn_dp > 1 ? (double)sh->attn_dp : 1.0;
+    const double Ttot = b->tokens, T = b->tokens / rep, S = b->seqs / rep;
+    const double h = (double)m->hidden, d = (double)m->head_dim;
+    const double L = (double)m->layers, Lm = (double)arch_moe_layers(m), Ld = L - Lm;
+    const double Lloc = (double)arch_local_layers(m), Lglob = L - Lloc;
     const double Hq = (double)sh->heads_per_rank, Kr = (double)sh->kv_heads_per_rank;
-    const double qw = Hq * d;                    /* query width on this rank */
-    const double qkvw = (Hq + 2.0 * Kr) * d;     /* fused q/k/v output width */
     const double norm_w = m->norm == LLMROOF_NORM_LAYER ? 2.0 * h : h;
     const double nmat = m->mlp == LLMROOF_MLP_GATED ? 3.0 : 2.0;
-    const double norms_per_layer = m->parallel_attn ? 1.0 : 2.0;
+    const bool mla = arch_is_mla(m);
+    const bool a2a = sh->ep > 1 && sh->dp_attn;
     struct llmroof_op *op = out->op;
 
-    /* RMSNorm/LayerNorm: ~4 FLOP per element (square, sum, scale, weight); read x, write y. */
     /* Kernels per instance (the last field) in an engine that fuses the residual add into the
      * norm and RoPE into one kernel after the QKV GEMM (vLLM, TensorRT-LLM, lmdeploy): norm 1,
      * QKV GEMM + RoPE 2, cache write 1, attention 1, O GEMM 1, MLP gate_up GEMM + activation +
-     * down GEMM 3, router GEMM + top-k 2, LM head GEMM + sampling 3. Unfused engines launch more:
-     * the engine profile's kernel_factor (docs/model.md "Kernel-level terms"). */
-    op[LLMROOF_OP_NORM] = (struct llmroof_op){ L * norms_per_layer, 4.0 * T * h, 2.0 * T * h * a + norm_w * w, 0, 1 };
+     * down GEMM 3, MoE MLP 5, router GEMM + top-k 2, LM head GEMM + sampling 3, each collective
+     * 1. Unfused engines launch more: the engine profile's kernel_factor (docs/model.md 3a).
+     * Collective messages carry the residual stream, 16-bit whatever the GEMMs compute in (fp8
+     * and int8 GEMMs write bf16/fp16 back): r bytes per element (4 for fp32 models). */
+    const double r = dt->act == LLMROOF_FP32 || dt->act == LLMROOF_TF32 ? 4.0 : 2.0;
+    /* RMSNorm/LayerNorm: ~4 FLOP per element (square, sum, scale, weight); read x, write y. */
+    op[LLMROOF_OP_NORM] = (struct llmroof_op){ L * arch_norms_per_layer(m), 4.0 * T * h, 2.0 * T * h * a + norm_w * w, 0, 1 };
 
-    op[LLMROOF_OP_QKV_PROJ] = (struct llmroof_op){
-        L, 2.0 * T * h * qkvw,
-        h * qkvw * w + (m->qkv_bias ? qkvw * w : 0.0) + T * h * a + T * qkvw * a, 0, 2 };
+    double qo_w; /* query width entering attention (o_proj input width below) */
+    if (mla) {
+        /* q_a (h x r_q, replicated) + q_b (r_q x Hq(n+p)) or q (h x Hq(n+p)); kv_a (h x (r_kv+p),
+         * replicated on every rank, as vLLM's ReplicatedLinear) */
+        const double rq = (double)m->q_lora_rank, rkv = (double)m->kv_lora_rank, p = (double)m->qk_rope_dim;
+        const double qh = Hq * ((double)m->qk_nope_dim + p);
+        const double wts = (rq > 0 ? h * rq + rq * qh : h * qh) + h * (rkv + p);
+        const double outw = (rq > 0 ? rq : 0.0) + qh + rkv + p;
+        op[LLMROOF_OP_QKV_PROJ] = (struct llmroof_op){ L, 2.0 * T * wts, wts * w + T * h * a + T * outw * a, 0, 3 };
+        /* the cache holds the latent and the rope key: (r_kv + p) per token, replicated per TP rank */
+        op[LLMROOF_OP_KV_WRITE] = (struct llmroof_op){ L, 0.0, T * (rkv + p) * (a + k), 0, 1 };
+        qo_w = Hq * (double)m->v_head_dim;
+    } else {
+        const double qkvw = (Hq + 2.0 * Kr) * d;
+        op[LLMROOF_OP_QKV_PROJ] = (struct llmroof_op){
+            L, 2.0 * T * h * qkvw,
+            h * qkvw * w + (m->qkv_bias ? qkvw * w : 0.0) + T * h * a + T * qkvw * a, 0, 2 };
+        /* read the new K/V (activation dtype), write them into the cache (KV dtype) */
+        op[LLMROOF_OP_KV_WRITE] = (struct llmroof_op){ L, 0.0, 2.0 * T * Kr * d * (a + k), 0, 1 };
+        qo_w = Hq * d;
+    }
 
-    /* read the new K/V (activation dtype), write them into the cache (KV dtype) */
-    op[LLMROOF_OP_KV_WRITE] = (struct llmroof_op){ L, 0.0, 2.0 * T * Kr * d * (a + k), 0, 1 };
-
+    /* Decode steps (one new token per sequence) run MLA absorbed, prefill decompressed,
+     * as vLLM and SGLang do (docs/model.md "MLA"). */
+    const bool absorbed = mla && T <= S * 1.0000001;
+    out->mla_absorbed = absorbed;
+    const double pairs = b->attn_pairs / rep, keys = b->kv_read_tokens / rep;
+    op[LLMROOF_OP_ATTENTION] = attention_op(m, Hq, Kr, T, pairs, keys, a, k, absorbed, Lglob);
     /* K/V reads once per KV head (GQA-aware kernels: FlashAttention-2, XQA, FlashInfer); the
      * K/V part and the group size are kept so that roofline.c can charge engines whose kernels
      * loop over query heads (masked MHA before TensorRT-LLM's XQA, HF's repeat_kv) Hq/Kr reads */
-    out->attn_kv_bytes = 2.0 * b->kv_read_tokens * Kr * d * k;
-    out->q_per_kv = Kr > 0 ? Hq / Kr : 1.0;
-    op[LLMROOF_OP_ATTENTION] = (struct llmroof_op){
-        L, 4.0 * d * Hq * b->attn_pairs, 2.0 * T * qw * a + out->attn_kv_bytes, 0, 1 };
+    out->attn_kv_bytes = mla ? 0.0 : 2.0 * keys * Kr * d * k;
+    out->q_per_kv = !mla && Kr > 0 ? Hq / Kr : 1.0;
+    if (Lloc > 0 && S > 0) {
+        /* windowed layers: the batch's mean sequence (new = T/S after past = keys/S - T/S),
+         * exact for the uniform batches of estimate, a mean for mixed simulator steps */
+        const double nn = T / S, past = keys / S - nn > 0 ? keys / S - nn : 0.0;
+        const double wnd = (double)m->window;
+        const double lp = S * arch_attn_pairs(nn, past, wnd, m->window_chunked);
+        const double lk = S * arch_attn_keys(nn, past, wnd, m->window_chunked);
+        op[LLMROOF_OP_ATTN_LOCAL] = attention_op(m, Hq, Kr, T, lp, lk, a, k, absorbed, Lloc);
+    }
+    if (mla) {
+        /* kv_b (r_kv x Hq(n+v)): absorbed, q_nope x W_UK and latent x W_UV per new token;
+         * decompressed, every key's latent expanded to per-head K_nope and V */
+        const double rkv = (double)m->kv_lora_rank, n = (double)m->qk_nope_dim, v = (double)m->v_head_dim;
+        const double wb = rkv * Hq * (n + v) * w;
+        if (absorbed)
+            op[LLMROOF_OP_MLA_KV_UP] = (struct llmroof_op){ L, 2.0 * T * Hq * rkv * (n + v),
+                                                            wb + T * Hq * (n + 2.0 * rkv + v) * a, 0, 2 };
+        else
+            op[LLMROOF_OP_MLA_KV_UP] = (struct llmroof_op){ L, 2.0 * keys * rkv * Hq * (n + v),
+                                                            wb + keys * rkv * k + keys * Hq * (n + v) * a, 0, 1 };
+    }
 
     op[LLMROOF_OP_O_PROJ] = (struct llmroof_op){
-        L, 2.0 * T * qw * h, qw * h * w + (m->o_bias ? h * w : 0.0) + T * qw * a + T * h * a, 0, 1 };
+        L, 2.0 * T * qo_w * h, qo_w * h * w + (m->o_bias ? h * w : 0.0) + T * qo_w * a + T * h * a, 0, 1 };
 
     if (sh->tp > 1) {
-        /* Messages carry the residual stream, which stays 16-bit whatever the GEMMs compute in
-         * (fp8 and int8 GEMMs write back bf16/fp16): r = 2 bytes (4 for fp32 models). */
-        const double r = dt->act == LLMROOF_FP32 || dt->act == LLMROOF_TF32 ? 4.0 : 2.0;
-        /* one after attention and one after the MLP (one per layer when both run in
-         * parallel off one norm), plus one after the vocabulary-parallel embedding */
-        op[LLMROOF_OP_ALL_REDUCE] = (struct llmroof_op){ L * (m->parallel_attn ? 1.0 : 2.0) + 1.0, 0, 0, T * h * r, 1 };
+        /* one after attention and one after each MLP that TP shards or EP combines over the TP
+         * group (one per layer when both run in parallel off one norm), plus one after the
+         * vocabulary-parallel embedding; MoE layers behind an all-to-all need none after the MLP */
+        double n_ar = m->parallel_attn ? L : L + Ld + (a2a ? 0.0 : Lm);
+        op[LLMROOF_OP_ALL_REDUCE] = (struct llmroof_op){ n_ar + 1.0, 0, 0, T * h * r, 1 };
         /* gather the S rows of V' logits from every rank: message = S * V elements */
         op[LLMROOF_OP_ALL_GATHER] = (struct llmroof_op){ 1.0, 0, 0, S * (double)m->vocab * r, 1 };
     }
 
-    if (m->moe_experts > 0) {
+    const double I = sh->intermediate_per_rank;
+    const double dense_bias = m->mlp_bias ? ((nmat - 1.0) * I + h) * w : 0.0;
+    const struct llmroof_op dense = {
+        1.0, 2.0 * T * h * I * nmat, nmat * h * I * w + dense_bias + 2.0 * T * h * a + T * mlp_inter_elems(m->mlp, I) * a, 0,
+        3 };
+    if (Lm > 0) {
         const double E = (double)m->moe_experts, kk = (double)m->moe_top_k;
-        const double Ie = sh->moe_intermediate_per_rank;
-        const double Ish = (double)m->moe_shared * Ie;
-        const double hit = ops_experts_hit(E, kk, T);
+        double flops, bytes, hit;
+        op[LLMROOF_OP_ROUTER] = (struct llmroof_op){ Lm, 2.0 * T * h * E, h * E * w + T * h * a + T * E * a, 0, 2 };
+        if (sh->ep > 1) {
+            /* EP: E/ep whole experts per rank; the instance's Ttot*k assignments spread over the
+             * ranks, the busiest holding ep_imbalance times the mean. Shared experts: TP-sharded
+             * over the attention group, or replicated with data-parallel attention. */
+            const double Ie = (double)m->moe_intermediate;
+            const double asg = Ttot * kk / (double)sh->ep * sh->ep_imbalance;
+            const double Ish = (double)m->moe_shared * (sh->dp_attn ? Ie : Ie / (double)sh->tp);
+            hit = ops_experts_hit(E, kk, Ttot) / (double)sh->ep;
+            flops = 2.0 * asg * h * Ie * nmat + 2.0 * T * h * Ish * nmat;
+            bytes = hit * Ie * nmat * h * we + Ish * nmat * h * w + asg * (2.0 * h + mlp_inter_elems(m->mlp, Ie)) * a
+                  + (Ish > 0 ? T * (2.0 * h + mlp_inter_elems(m->mlp, Ish)) * a : 0.0);
+        } else {
+            const double Ie = sh->moe_intermediate_per_rank;
+            const double Ish = (double)m->moe_shared * Ie;
+            hit = ops_experts_hit(E, kk, T);
+            flops = 2.0 * T * kk * h * Ie * nmat + 2.0 * T * h * Ish * nmat;
+            bytes = hit * Ie * nmat * h * we + Ish * nmat * h * w
+                  + T * kk * (2.0 * h + mlp_inter_elems(m->mlp, Ie)) * a
+                  + (Ish > 0 ? T * (2.0 * h + mlp_inter_elems(m->mlp, Ish)) * a : 0.0);
+        }
         out->experts_hit = hit;
-        op[LLMROOF_OP_ROUTER] = (struct llmroof_op){ L, 2.0 * T * h * E, h * E * w + T * h * a + T * E * a, 0, 2 };
-        double flops = 2.0 * T * kk * h * Ie * nmat + 2.0 * T * h * Ish * nmat;
-        double bytes = (hit * Ie + Ish) * nmat * h * w
-                     + T * kk * (2.0 * h + mlp_inter_elems(m->mlp, Ie)) * a
-                     + (Ish > 0 ? T * (2.0 * h + mlp_inter_elems(m->mlp, Ish)) * a : 0.0);
         /* permute, grouped gate_up, activation, grouped down, un-permute and weighted sum */
-        op[LLMROOF_OP_FFN] = (struct llmroof_op){ L, flops, bytes, 0, 5 };
+        op[LLMROOF_OP_FFN] = (struct llmroof_op){ Lm, flops, bytes, 0, 5 };
+        if (Ld > 0) {
+            op[LLMROOF_OP_DENSE_FFN] = dense;
+            op[LLMROOF_OP_DENSE_FFN].count = Ld;
+        }
+        if (a2a) {
+            /* dispatch and combine: each rank sends its T tokens' k hidden vectors (DeepEP's
+             * normal mode: tokens x top-k x hidden x dtype per call) */
+            op[LLMROOF_OP_ALL_TO_ALL] = (struct llmroof_op){ 2.0 * Lm, 0, 0, T * kk * h * a, 1 };
+            out->ep_ranks = sh->ep;
+        }
     } else {
-        const double I = sh->intermediate_per_rank;
-        double bias = m->mlp_bias ? ((nmat - 1.0) * I + h) * w : 0.0;
-        op[LLMROOF_OP_FFN] = (struct llmroof_op){
-            L, 2.0 * T * h * I * nmat,
-            nmat * h * I * w + bias + 2.0 * T * h * a + T * mlp_inter_elems(m->mlp, I) * a, 0, 3 };
+        op[LLMROOF_OP_FFN] = dense;
+        op[LLMROOF_OP_FFN].count = L;
+    }
+
+    if (sh->pp > 1) {
+        /* activations (T x h) cross each of the pp-1 stage boundaries once per step */
+        op[LLMROOF_OP_PP_SEND] = (struct llmroof_op){ (double)(sh->pp - 1), 0, 0, T * h * r, 1 };
+        out->stage_gpus = sh->gpus_per_stage;
     }
 
     op[LLMROOF_OP_FINAL_NORM] = (struct llmroof_op){ 1.0, 4.0 * T * h, 2.0 * T * h * a + norm_w * w, 0, 1 };

@@ -119,9 +119,21 @@ void roofline_eval(const struct llmroof_gpu *g, enum llmroof_dtype act, const st
         out->comm_bytes += op->count * op->comm_bytes;
         if (op->count <= 0)
             continue;
-        if (k == LLMROOF_OP_ALL_REDUCE || k == LLMROOF_OP_ALL_GATHER) {
-            double one = k == LLMROOF_OP_ALL_REDUCE ? comm_allreduce_s(&link, tp, op->comm_bytes)
-                                                   : comm_allgather_s(&link, tp, op->comm_bytes);
+        if (op_is_collective((enum llmroof_opkind)k)) {
+            /* one domain: the intra link; beyond it the hierarchical / network terms of comm.h */
+            const struct llmroof_link_model net = { g->net_bw_Bps, eff->comm, g->net_latency_s, 0.0 };
+            const int dom = g->domain_gpus > 0 ? g->domain_gpus : g->gpus_per_node;
+            double one;
+            if (k == LLMROOF_OP_ALL_TO_ALL)
+                one = comm_alltoall_s(&link, &net, ops->ep_ranks, dom, op->comm_bytes);
+            else if (k == LLMROOF_OP_PP_SEND)
+                one = comm_pp_sends_s(&link, &net, dom, ops->stage_gpus, op->count, op->comm_bytes) / op->count;
+            else if (tp > dom && g->net_bw_Bps > 0)
+                one = k == LLMROOF_OP_ALL_REDUCE ? comm_allreduce_hier_s(&link, &net, tp, dom, op->comm_bytes)
+                                                 : comm_allgather_hier_s(&link, &net, tp, dom, op->comm_bytes);
+            else
+                one = k == LLMROOF_OP_ALL_REDUCE ? comm_allreduce_s(&link, tp, op->comm_bytes)
+                                                 : comm_allgather_s(&link, tp, op->comm_bytes);
             t->comm_s = op->count * one;
             t->time_s = t->comm_s;
             t->bound = LLMROOF_BOUND_COMM;
@@ -129,7 +141,8 @@ void roofline_eval(const struct llmroof_gpu *g, enum llmroof_dtype act, const st
             double bytes = op->bytes;
             if (k == LLMROOF_OP_ATTENTION && eff->kv_per_query_head && ops->q_per_kv > 1)
                 bytes += ops->attn_kv_bytes * (ops->q_per_kv - 1.0);
-            double c = op->flops / (k == LLMROOF_OP_ATTENTION ? apeak : peak), m = bytes / bw;
+            const bool attn = k == LLMROOF_OP_ATTENTION || k == LLMROOF_OP_ATTN_LOCAL;
+            double c = op->flops / (attn ? apeak : peak), m = bytes / bw;
             t->compute_s = op->count * c;
             t->memory_s = op->count * m;
             /* every instance of an op kind is identical: count * one instance's kernel time */

@@ -29,7 +29,19 @@ static char *finish(cJSON *root)
     return r;
 }
 
-char *render_json_table(const struct table *t)
+/* Every JSON document llmroof prints starts with "schema": "llmroof.<command>/1" (docs/json.md),
+ * so a script can check what it reads; the version changes only when a field changes meaning
+ * or disappears (new fields are added without a new version). */
+static cJSON *new_doc(const char *schema)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (o && schema)
+        cJSON_AddStringToObject(o, "schema", schema);
+    return o;
+}
+
+/* An array with one object per row; numeric cells are numbers. */
+static cJSON *table_array(const struct table *t)
 {
     char buf[64];
     if (t->failed)
@@ -48,12 +60,122 @@ char *render_json_table(const struct table *t)
                 cJSON_AddNullToObject(o, t->col[c]);
         }
     }
-    return finish(arr);
+    return arr;
 }
 
-static cJSON *model_entry(const struct llmroof_model *m)
+struct rjdoc {
+    cJSON *root; /* the document; NULL after an allocation failure */
+};
+
+struct rjdoc *rjdoc_new(const char *schema)
 {
+    struct rjdoc *d = malloc(sizeof *d);
+    if (d)
+        d->root = new_doc(schema);
+    return d;
+}
+
+void rjdoc_table(struct rjdoc *d, const char *key, const struct table *t)
+{
+    if (!d || !d->root)
+        return;
+    cJSON *arr = table_array(t);
+    if (!arr || cJSON_GetObjectItemCaseSensitive(d->root, key) || !cJSON_AddItemToObject(d->root, key, arr)) {
+        cJSON_Delete(arr);
+        cJSON_Delete(d->root);
+        d->root = NULL;
+    }
+}
+
+void rjdoc_str(struct rjdoc *d, const char *key, const char *value)
+{
+    if (d && d->root && !cJSON_AddStringToObject(d->root, key, value)) {
+        cJSON_Delete(d->root);
+        d->root = NULL;
+    }
+}
+
+void rjdoc_num(struct rjdoc *d, const char *key, double value)
+{
+    if (d && d->root && !cJSON_AddNumberToObject(d->root, key, value)) {
+        cJSON_Delete(d->root);
+        d->root = NULL;
+    }
+}
+
+void rjdoc_bool(struct rjdoc *d, const char *key, bool value)
+{
+    if (d && d->root && !cJSON_AddBoolToObject(d->root, key, value)) {
+        cJSON_Delete(d->root);
+        d->root = NULL;
+    }
+}
+
+void rjdoc_drift(struct rjdoc *d, long line, const struct sweep_row *row, const char *field, bool numeric,
+                 double baseline, double now, const char *baseline_text, const char *now_text)
+{
+    if (!d || !d->root)
+        return;
+    cJSON *arr = cJSON_GetObjectItemCaseSensitive(d->root, "drifts");
+    if (!arr)
+        arr = cJSON_AddArrayToObject(d->root, "drifts");
     cJSON *o = cJSON_CreateObject();
+    if (!field) { /* only the (empty) array */
+        cJSON_Delete(o);
+        return;
+    }
+    if (!arr || !o || !cJSON_AddItemToArray(arr, o)) {
+        cJSON_Delete(o);
+        cJSON_Delete(d->root);
+        d->root = NULL;
+        return;
+    }
+    cJSON_AddNumberToObject(o, "line", (double)line);
+    cJSON_AddStringToObject(o, "model", row->model);
+    cJSON_AddStringToObject(o, "gpu", row->gpu);
+    cJSON_AddNumberToObject(o, "tp", row->tp);
+    cJSON_AddNumberToObject(o, "batch", (double)row->batch);
+    cJSON_AddNumberToObject(o, "prompt_len", (double)row->prompt);
+    cJSON_AddNumberToObject(o, "output_len", (double)row->output);
+    cJSON_AddStringToObject(o, "weight_dtype", dtype_name(row->dt.weight));
+    cJSON_AddStringToObject(o, "kv_dtype", dtype_name(row->dt.kv));
+    cJSON_AddStringToObject(o, "act_dtype", dtype_name(row->dt.act));
+    cJSON_AddStringToObject(o, "field", field);
+    if (numeric) {
+        cJSON_AddNumberToObject(o, "baseline", baseline);
+        cJSON_AddNumberToObject(o, "now", now);
+        if (baseline != 0)
+            cJSON_AddNumberToObject(o, "change", (now - baseline) / fabs(baseline));
+        else
+            cJSON_AddNullToObject(o, "change");
+    } else {
+        cJSON_AddStringToObject(o, "baseline", baseline_text);
+        cJSON_AddStringToObject(o, "now", now_text);
+    }
+}
+
+char *rjdoc_finish(struct rjdoc *d)
+{
+    if (!d)
+        return NULL;
+    cJSON *root = d->root;
+    free(d);
+    return finish(root);
+}
+
+void rjdoc_free(struct rjdoc *d)
+{
+    if (!d)
+        return;
+    cJSON_Delete(d->root);
+    free(d);
+}
+
+static cJSON *model_entry(const struct llmroof_model *m, const char *schema)
+{
+    cJSON *o = new_doc(schema);
+    if (schema)
+        cJSON_AddStringToObject(o, "kind", "model");
     cJSON_AddStringToObject(o, "id", m->id);
     cJSON_AddStringToObject(o, "name", m->name);
     if (m->hf_id[0])
@@ -88,9 +210,11 @@ static cJSON *model_entry(const struct llmroof_model *m)
     return o;
 }
 
-static cJSON *gpu_entry(const struct llmroof_gpu *g)
+static cJSON *gpu_entry(const struct llmroof_gpu *g, const char *schema)
 {
-    cJSON *o = cJSON_CreateObject();
+    cJSON *o = new_doc(schema);
+    if (schema)
+        cJSON_AddStringToObject(o, "kind", "gpu");
     cJSON_AddStringToObject(o, "id", g->id);
     cJSON_AddStringToObject(o, "name", g->name);
     if (g->n_aliases) {
@@ -121,15 +245,15 @@ static cJSON *gpu_entry(const struct llmroof_gpu *g)
 
 char *render_json_model_doc(const struct llmroof_model *m)
 {
-    cJSON *root = cJSON_CreateObject();
+    cJSON *root = new_doc(RENDER_JSON_CATALOG_SCHEMA);
     cJSON *arr = cJSON_AddArrayToObject(root, "models");
-    cJSON_AddItemToArray(arr, model_entry(m));
+    cJSON_AddItemToArray(arr, model_entry(m, NULL));
     return finish(root);
 }
 
 char *render_json_show_model(const struct llmroof_model *m)
 {
-    cJSON *o = model_entry(m);
+    cJSON *o = model_entry(m, "llmroof.show/1");
     struct llmroof_params p = arch_params(m);
     cJSON *d = cJSON_AddObjectToObject(o, "derived");
     cJSON_AddNumberToObject(d, "params_total", p.total);
@@ -143,7 +267,7 @@ char *render_json_show_model(const struct llmroof_model *m)
 
 char *render_json_show_gpu(const struct llmroof_gpu *g)
 {
-    cJSON *o = gpu_entry(g);
+    cJSON *o = gpu_entry(g, "llmroof.show/1");
     cJSON *d = cJSON_AddObjectToObject(o, "derived");
     cJSON *r = cJSON_AddObjectToObject(d, "ridge_flops_per_byte");
     for (int k = 0; k < LLMROOF_DTYPE_COUNT; k++)
@@ -158,6 +282,7 @@ static void add_memory_fields(cJSON *o, const struct llmroof_memory *mem)
     cJSON_AddBoolToObject(o, "fits", mem->fits);
     cJSON_AddStringToObject(o, "fit", mem->fit == LLMROOF_FITS ? "fits"
                                      : mem->fit == LLMROOF_FIT_WEIGHTS ? "weights_do_not_fit"
+                                     : mem->fit == LLMROOF_FIT_BATCH   ? "batch_does_not_fit"
                                                                       : "context_does_not_fit");
     cJSON_AddNumberToObject(o, "gpu_memory_bytes", mem->gpu_memory_bytes);
     cJSON_AddNumberToObject(o, "usable_bytes_per_gpu", mem->usable_bytes);
@@ -178,7 +303,7 @@ static void add_memory_fields(cJSON *o, const struct llmroof_memory *mem)
 char *render_json_memory(const struct llmroof_model *m, const struct llmroof_gpu *g, int tp,
                          const struct llmroof_dtypes *dt, const struct llmroof_memory *mem)
 {
-    cJSON *o = cJSON_CreateObject();
+    cJSON *o = new_doc("llmroof.memory/1");
     cJSON_AddStringToObject(o, "model", m->id);
     cJSON_AddStringToObject(o, "gpu", g->id);
     cJSON_AddNumberToObject(o, "tp", tp);
@@ -232,7 +357,7 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
                            const struct llmroof_estimate *e, const struct llmroof_memory *mem,
                            const struct llmroof_uncertainty *bands)
 {
-    cJSON *o = cJSON_CreateObject();
+    cJSON *o = new_doc("llmroof.estimate/1");
     cJSON_AddStringToObject(o, "model", s->model->id);
     cJSON_AddStringToObject(o, "gpu", s->gpu->id);
     cJSON_AddNumberToObject(o, "tp", s->tp);
@@ -277,7 +402,7 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
 char *render_json_report(const struct llmroof_report *r)
 {
     static const char *const status[] = { "ok", "no-fit", "bad-tp", "no-dtype" };
-    cJSON *o = cJSON_CreateObject();
+    cJSON *o = new_doc("llmroof.report/1");
     cJSON_AddStringToObject(o, "model", r->model->id);
     cJSON_AddNumberToObject(o, "batch", (double)r->req.batch);
     cJSON_AddNumberToObject(o, "prompt_len", (double)r->req.prompt);
@@ -340,10 +465,78 @@ static void add_stats(cJSON *o, const char *key, const struct sim_stats *s)
     cJSON_AddNumberToObject(x, "n", (double)s->n);
 }
 
-static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, const char *wl)
+/* Overload, goodput, prefix cache, speculation, instances: present only where they apply. */
+static void sim_json_serving(cJSON *o, const struct sim_config *c, const struct sim_result *r)
 {
-    static const char *const modes[] = { "closed", "rate", "trace" };
-    cJSON *o = cJSON_CreateObject();
+    if (r->open_loop) {
+        cJSON *x = cJSON_AddObjectToObject(o, "load");
+        cJSON_AddNumberToObject(x, "offered_rate_qps", r->offered_rate_qps);
+        cJSON_AddNumberToObject(x, "completed_rate_qps", r->sustained_rate_qps);
+        cJSON_AddNumberToObject(x, "queue_growth_per_s", r->queue_growth_per_s);
+        cJSON_AddBoolToObject(x, "overloaded", r->overloaded);
+    }
+    if (r->has_slo) {
+        cJSON *x = cJSON_AddObjectToObject(o, "slo");
+        if (c->ttft_slo_s > 0)
+            cJSON_AddNumberToObject(x, "ttft_s", c->ttft_slo_s);
+        if (c->tpot_slo_s > 0)
+            cJSON_AddNumberToObject(x, "tpot_s", c->tpot_slo_s);
+        cJSON_AddNumberToObject(x, "percentile", c->slo_percentile);
+        cJSON_AddNumberToObject(x, "within", (double)r->within_slo);
+        cJSON_AddNumberToObject(x, "within_share", r->within_slo_share);
+        cJSON_AddNumberToObject(x, "goodput_qps", r->goodput_qps);
+        cJSON_AddBoolToObject(x, "met", r->slo_met);
+    }
+    if (c->prefix_tokens > 0) {
+        cJSON *x = cJSON_AddObjectToObject(o, "prefix");
+        cJSON_AddNumberToObject(x, "tokens", (double)c->prefix_tokens);
+        cJSON_AddNumberToObject(x, "groups", (double)c->prefix_groups);
+        cJSON_AddBoolToObject(x, "cache", c->prefix_cache);
+        cJSON_AddNumberToObject(x, "hit_rate", r->prefix_hit_rate);
+    }
+    if (c->spec.kind != SIM_SPEC_NONE) {
+        cJSON *x = cJSON_AddObjectToObject(o, "speculative");
+        cJSON_AddStringToObject(x, "method", sim_spec_name(c->spec.kind));
+        if (c->spec.draft && c->spec.kind == SIM_SPEC_DRAFT)
+            cJSON_AddStringToObject(x, "draft", c->spec.draft->id);
+        cJSON_AddNumberToObject(x, "k", c->spec.k);
+        cJSON_AddNumberToObject(x, "acceptance", c->spec.alpha);
+        cJSON_AddNumberToObject(x, "expected_tokens_per_step", sim_spec_tokens_per_step(c->spec.k, c->spec.alpha));
+        cJSON_AddNumberToObject(x, "tokens_per_step", r->spec_tokens_per_step);
+    }
+    if (r->ninst > 1 || c->disaggregated) {
+        cJSON_AddStringToObject(o, "router", sim_router_name(c->router));
+        if (c->disaggregated) {
+            cJSON_AddNumberToObject(o, "kv_link_Bps", c->kv_link_Bps);
+            add_stats(o, "kv_transfer_s", &r->kv_transfer);
+            add_stats(o, "decode_queue_s", &r->decode_queue);
+        }
+        cJSON *arr = cJSON_AddArrayToObject(o, "instances");
+        for (int i = 0; i < r->ninst; i++) {
+            const struct sim_instance *s = &r->inst[i];
+            const struct llmroof_setup *su = !c->disaggregated ? &c->setup
+                                             : s->pool == 0    ? (c->prefill.setup.model ? &c->prefill.setup : &c->setup)
+                                                               : (c->decode.setup.model ? &c->decode.setup : &c->setup);
+            cJSON *x = cJSON_CreateObject();
+            cJSON_AddStringToObject(x, "pool", !c->disaggregated ? "aggregated" : s->pool == 0 ? "prefill" : "decode");
+            cJSON_AddStringToObject(x, "gpu", su->gpu->id);
+            cJSON_AddNumberToObject(x, "tp", su->tp);
+            cJSON_AddNumberToObject(x, "requests", (double)s->requests);
+            cJSON_AddNumberToObject(x, "utilization", s->utilization);
+            cJSON_AddNumberToObject(x, "mean_batch", s->mean_batch);
+            cJSON_AddNumberToObject(x, "max_batch", (double)s->max_batch);
+            cJSON_AddNumberToObject(x, "kv_util_mean", s->kv_util_mean);
+            cJSON_AddNumberToObject(x, "preemptions", (double)s->preemptions);
+            cJSON_AddNumberToObject(x, "iterations", (double)s->iterations);
+            cJSON_AddItemToArray(arr, x);
+        }
+    }
+}
+
+static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, const char *wl, const char *schema)
+{
+    static const char *const modes[] = { "closed", "rate", "trace", "offline" };
+    cJSON *o = new_doc(schema);
     cJSON_AddStringToObject(o, "model", c->setup.model->id);
     cJSON_AddStringToObject(o, "gpu", c->setup.gpu->id);
     cJSON_AddNumberToObject(o, "tp", c->setup.tp);
@@ -370,22 +563,23 @@ static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, c
     cJSON_AddNumberToObject(o, "mean_in_system", r->mean_in_system);
     cJSON_AddNumberToObject(o, "kv_capacity_tokens", r->kv_capacity_tokens);
     cJSON_AddNumberToObject(o, "seed", (double)r->seed);
+    sim_json_serving(o, c, r);
     return o;
 }
 
 char *render_json_sim(const struct sim_config *c, const struct sim_result *r, const char *wl)
 {
-    return finish(sim_json(c, r, wl));
+    return finish(sim_json(c, r, wl, "llmroof.simulate/1"));
 }
 
 char *render_json_sim_sweep(const char *param, const struct sim_point *pts, int n, const struct sim_config *c,
                             const char *wl)
 {
-    cJSON *o = cJSON_CreateObject();
+    cJSON *o = new_doc("llmroof.simulate-sweep/1");
     cJSON_AddStringToObject(o, "sweep", param);
     cJSON *arr = cJSON_AddArrayToObject(o, "points");
     for (int i = 0; i < n; i++) {
-        cJSON *p = sim_json(c, &pts[i].result, wl);
+        cJSON *p = sim_json(c, &pts[i].result, wl, NULL);
         cJSON_AddNumberToObject(p, param, pts[i].param);
         cJSON_AddItemToArray(arr, p);
     }
@@ -420,7 +614,7 @@ static cJSON *plan_option_json(const struct plan_option *o)
 
 char *render_json_plan(const struct plan_input *in, const struct plan_result *r)
 {
-    cJSON *o = cJSON_CreateObject();
+    cJSON *o = new_doc("llmroof.plan/1");
     cJSON_AddStringToObject(o, "model", in->model->id);
     cJSON_AddNumberToObject(o, "users", (double)in->users);
     cJSON_AddNumberToObject(o, "ttft_slo_s", in->ttft_slo_s);
@@ -477,7 +671,7 @@ static bool jkeep(const struct val_case *c, const void *vctx)
 char *render_json_validate(const char *fname, const struct val_case *cases, size_t n, enum val_group by)
 {
     static const char *const by_names[] = { "metric", "gpu", "source", "model" };
-    cJSON *o = cJSON_CreateObject();
+    cJSON *o = new_doc("llmroof.validate/1");
     cJSON_AddStringToObject(o, "file", fname);
     cJSON *rows = cJSON_AddArrayToObject(o, "rows");
     cJSON *un = cJSON_AddArrayToObject(o, "unmapped");
@@ -560,15 +754,15 @@ char *render_json_gpu_doc(const struct llmroof_gpu *g, const struct llmroof_effs
     copy.step_overhead_s = e->overhead_s;
     size_t n = strlen(copy.source);
     snprintf(copy.source + n, sizeof copy.source - n, "%s%s", n ? "; " : "", note);
-    cJSON *root = cJSON_CreateObject();
+    cJSON *root = new_doc(RENDER_JSON_CATALOG_SCHEMA);
     cJSON *arr = cJSON_AddArrayToObject(root, "gpus");
-    cJSON_AddItemToArray(arr, gpu_entry(&copy));
+    cJSON_AddItemToArray(arr, gpu_entry(&copy, NULL));
     return finish(root);
 }
 
 char *render_json_engines(const struct llmroof_engine *e, int n)
 {
-    cJSON *root = cJSON_CreateObject();
+    cJSON *root = new_doc(RENDER_JSON_CATALOG_SCHEMA);
     cJSON *arr = cJSON_AddArrayToObject(root, "engines");
     for (int i = 0; i < n; i++) {
         cJSON *o = cJSON_CreateObject();
@@ -586,9 +780,9 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
 
 char *render_json_gpus(const struct llmroof_gpu *g, size_t n)
 {
-    cJSON *root = cJSON_CreateObject();
+    cJSON *root = new_doc(RENDER_JSON_CATALOG_SCHEMA);
     cJSON *arr = cJSON_AddArrayToObject(root, "gpus");
     for (size_t i = 0; i < n; i++)
-        cJSON_AddItemToArray(arr, gpu_entry(&g[i]));
+        cJSON_AddItemToArray(arr, gpu_entry(&g[i], NULL));
     return finish(root);
 }

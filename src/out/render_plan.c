@@ -3,7 +3,8 @@
 
 #include <stdio.h>
 
-void render_plan(const struct plan_input *in, const struct plan_result *r, enum table_format f, struct sbuf *out)
+void render_plan(const struct plan_input *in, const struct plan_result *r, enum table_format f, struct table_sel *sel,
+                 struct sbuf *out)
 {
     char col[48];
     if (f == TABLE_TEXT || f == TABLE_MD) {
@@ -57,16 +58,19 @@ void render_plan(const struct plan_input *in, const struct plan_result *r, enum 
             table_empty(&t);
         table_str(&t, i == r->best ? "best" : "");
     }
-    table_render(&t, f, out);
+    if (table_sel_wants(sel, f, "options"))
+        table_render(&t, f, out);
     table_free(&t);
     if (f == TABLE_CSV) {
-        sbuf_append(out, "\r\nobservation\r\n");
+        table_init(&t, "");
+        table_col(&t, "observation", 0);
         for (int i = 0; i < r->nobs; i++) {
-            sbuf_append(out, "\"");
-            for (const char *p = r->obs[i]; *p; p++)
-                sbuf_append(out, *p == '"' ? "\"\"" : (char[2]){ *p, 0 });
-            sbuf_append(out, "\"\r\n");
+            table_row(&t);
+            table_str(&t, r->obs[i]);
         }
+        if (table_sel_wants(sel, f, "observations"))
+            table_render(&t, f, out);
+        table_free(&t);
         return;
     }
     sbuf_append(out, f == TABLE_MD ? "\n### Observations\n\n" : "\nObservations\n");

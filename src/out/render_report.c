@@ -123,10 +123,10 @@ static void header(const struct llmroof_report *r, struct sbuf *out, const char 
                 dtype_name(r->dt.kv), dtype_name(r->dt.act));
 }
 
-void render_report(const struct llmroof_report *r, enum table_format f, struct sbuf *out)
+void render_report(const struct llmroof_report *r, enum table_format f, struct table_sel *sel, struct sbuf *out)
 {
+    static const char *const names[] = { "configs", "prefill_shares", "decode_shares" };
     struct table t;
-    const char *nl = f == TABLE_CSV ? "\r\n" : "\n";
     if (f != TABLE_CSV) {
         header(r, out, f == TABLE_MD ? "## " : "");
         sbuf_append(out, "\n");
@@ -136,22 +136,25 @@ void render_report(const struct llmroof_report *r, enum table_format f, struct s
             report_table_configs(r, &t);
         else
             report_table_shares(r, k == 2, &t);
-        if (k)
-            sbuf_append(out, nl);
-        table_render(&t, f, out);
+        if (k && f != TABLE_CSV)
+            sbuf_append(out, "\n");
+        if (table_sel_wants(sel, f, names[k]))
+            table_render(&t, f, out);
         table_free(&t);
     }
-    sbuf_append(out, nl);
     if (f == TABLE_CSV) {
-        sbuf_append(out, "observation\r\n");
+        table_init(&t, "");
+        table_col(&t, "observation", 0);
         for (int i = 0; i < r->nobs; i++) {
-            sbuf_append(out, "\"");
-            for (const char *p = r->obs[i]; *p; p++)
-                sbuf_append(out, *p == '"' ? "\"\"" : (char[2]){ *p, 0 });
-            sbuf_append(out, "\"\r\n");
+            table_row(&t);
+            table_str(&t, r->obs[i]);
         }
+        if (table_sel_wants(sel, f, "observations"))
+            table_render(&t, f, out);
+        table_free(&t);
         return;
     }
+    sbuf_append(out, "\n");
     sbuf_append(out, f == TABLE_MD ? "### Observations\n\n" : "Observations\n");
     for (int i = 0; i < r->nobs; i++)
         sbuf_printf(out, "- %s\n", r->obs[i]);

@@ -19,10 +19,32 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
                     c->think_min_s, c->think_max_s, wl);
     else if (c->mode == SIM_RATE)
         sbuf_printf(out, "open loop, Poisson %g requests/s, %ld requests, workload %s", c->rate_qps, c->requests, wl);
+    else if (c->mode == SIM_OFFLINE)
+        sbuf_printf(out, "offline, %ld requests queued at t=0, workload %s", c->requests, wl);
     else
         sbuf_printf(out, "trace of %zu requests", c->ntrace);
     sbuf_printf(out, "; budget %ld tokens/iteration, %ld sequences, %s; seed %llu", c->max_batched_tokens, c->max_seqs,
                 c->chunked_prefill ? "chunked prefill" : "whole prefills", (unsigned long long)c->seed);
+    if (c->disaggregated) {
+        const struct llmroof_setup *p = c->prefill.setup.model ? &c->prefill.setup : s;
+        const struct llmroof_setup *d = c->decode.setup.model ? &c->decode.setup : s;
+        sbuf_printf(out, "\ndisaggregated: %d prefill instance%s of %d x %s, %d decode instance%s of %d x %s, KV link "
+                         "%.0f GB/s per GPU pair, router %s",
+                    c->prefill.instances, c->prefill.instances == 1 ? "" : "s", p->tp, p->gpu->id, c->decode.instances,
+                    c->decode.instances == 1 ? "" : "s", d->tp, d->gpu->id, c->kv_link_Bps / 1e9, sim_router_name(c->router));
+    } else if (c->instances > 1) {
+        sbuf_printf(out, "\ncluster: %d instances, router %s", c->instances, sim_router_name(c->router));
+    }
+    if (c->prefix_tokens > 0)
+        sbuf_printf(out, "\nshared prefix: %ld tokens in %ld group%s, prefix cache %s", c->prefix_tokens, c->prefix_groups,
+                    c->prefix_groups == 1 ? "" : "s", c->prefix_cache ? "on" : "off");
+    else if (c->prefix_cache)
+        sbuf_append(out, "\nprefix cache on (the workload shares no prefix)");
+    if (c->spec.kind != SIM_SPEC_NONE)
+        sbuf_printf(out, "\nspeculative decoding: %s%s%s, k %d, acceptance %g: expected %.3f tokens per step",
+                    sim_spec_name(c->spec.kind), c->spec.kind == SIM_SPEC_DRAFT ? " " : "",
+                    c->spec.kind == SIM_SPEC_DRAFT ? c->spec.draft->id : "", c->spec.k, c->spec.alpha,
+                    sim_spec_tokens_per_step(c->spec.k, c->spec.alpha));
 }
 
 static void stat_row(struct table *t, const char *name, const struct sim_stats *s, double scale)
@@ -68,13 +90,14 @@ static void band_rows(struct table *t, const char *name, const struct sim_stats 
 }
 
 void render_sim(const struct sim_config *c, const struct sim_result *r, const char *wl, enum table_format f,
-                struct sbuf *out)
+                struct table_sel *sel, struct sbuf *out)
 {
-    render_sim_bands(c, r, wl, NULL, f, out);
+    render_sim_bands(c, r, wl, NULL, f, sel, out);
 }
 
 void render_sim_bands(const struct sim_config *c, const struct sim_result *r, const char *wl,
-                      const struct llmroof_uncertainty *u, enum table_format f, struct sbuf *out)
+                      const struct llmroof_uncertainty *u, enum table_format f, struct table_sel *sel,
+                      struct sbuf *out)
 {
     struct table t;
     if (f == TABLE_TEXT || f == TABLE_MD) {
@@ -97,9 +120,11 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
     band_rows(&t, "tpot_ms", &r->tpot, 1e3, u ? &u->tpot : NULL);
     stat_row(&t, "e2e_s", &r->e2e, 1.0);
     band_rows(&t, "e2e_s", &r->e2e, 1.0, u ? &u->e2e : NULL);
-    table_render(&t, f, out);
+    if (table_sel_wants(sel, f, "latency"))
+        table_render(&t, f, out);
     table_free(&t);
-    sbuf_append(out, f == TABLE_CSV ? "\r\n" : "\n");
+    if (f != TABLE_CSV)
+        sbuf_append(out, "\n");
     table_init(&t, "");
     table_col(&t, "quantity", 0);
     table_col(&t, "value", 0);
@@ -119,8 +144,73 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
     qi(&t, "seed", (double)r->seed, "");
     q(&t, "busy", r->busy_s, "s");
     q(&t, "mean_in_system", r->mean_in_system, "requests (Little's L)");
-    table_render(&t, f, out);
+    if (r->open_loop) {
+        q(&t, "offered_rate", r->offered_rate_qps, "requests/s arriving (second half of the arrivals)");
+        q(&t, "completed_rate", r->sustained_rate_qps, "requests/s completed over the same window");
+        q(&t, "queue_growth", r->queue_growth_per_s, "requests/s added to the system over that window");
+        table_row(&t);
+        table_str(&t, "overloaded");
+        table_str(&t, r->overloaded ? "yes" : "no");
+        table_str(&t, r->overloaded ? "completed < 90% of offered and the queue grows" : "the server keeps up");
+    }
+    if (r->has_slo) {
+        char unit[96];
+        q(&t, "goodput", r->goodput_qps, "requests/s within every SLO");
+        q(&t, "within_slo", r->within_slo_share, "share of requests within every SLO");
+        snprintf(unit, sizeof unit, "TTFT and TPOT at p%d within the limits, no errors", c->slo_percentile);
+        table_row(&t);
+        table_str(&t, "slo_met");
+        table_str(&t, r->slo_met ? "yes" : "no");
+        table_str(&t, unit);
+    }
+    if (c->prefix_tokens > 0)
+        q(&t, "prefix_hit_rate", r->prefix_hit_rate, "prompt tokens served from the prefix cache");
+    if (c->spec.kind != SIM_SPEC_NONE)
+        q(&t, "spec_tokens_per_step", r->spec_tokens_per_step, "tokens emitted per sequence per decode step");
+    if (c->disaggregated) {
+        q(&t, "kv_transfer_mean", r->kv_transfer.mean * 1e3, "ms from first token to KV at the decode pool");
+        q(&t, "kv_transfer_p99", r->kv_transfer.p99 * 1e3, "ms");
+        q(&t, "decode_queue_mean", r->decode_queue.mean * 1e3, "ms from KV arrival to the first decode step");
+        q(&t, "decode_queue_p99", r->decode_queue.p99 * 1e3, "ms");
+    }
+    if (table_sel_wants(sel, f, "quantities"))
+        table_render(&t, f, out);
     table_free(&t);
+    if (r->ninst > 1 || c->disaggregated) {
+        if (f != TABLE_CSV)
+            sbuf_append(out, "\n");
+        table_init(&t, "");
+        table_col(&t, "instance", 0);
+        table_col(&t, "pool", 0);
+        table_col(&t, "gpu", 0);
+        table_col(&t, "tp", 0);
+        table_col(&t, "requests", 0);
+        table_col(&t, "utilization", 3);
+        table_col(&t, "mean_batch", 1);
+        table_col(&t, "max_batch", 0);
+        table_col(&t, "kv_util_mean", 3);
+        table_col(&t, "preemptions", 0);
+        for (int i = 0; i < r->ninst; i++) {
+            const struct sim_instance *s = &r->inst[i];
+            const struct llmroof_setup *su = !c->disaggregated ? &c->setup
+                                             : s->pool == 0    ? (c->prefill.setup.model ? &c->prefill.setup : &c->setup)
+                                                               : (c->decode.setup.model ? &c->decode.setup : &c->setup);
+            table_row(&t);
+            table_num(&t, i);
+            table_str(&t, !c->disaggregated ? "aggregated" : s->pool == 0 ? "prefill" : "decode");
+            table_str(&t, su->gpu->id);
+            table_num(&t, su->tp);
+            table_num(&t, (double)s->requests);
+            table_num(&t, s->utilization);
+            table_num(&t, s->mean_batch);
+            table_num(&t, (double)s->max_batch);
+            table_num(&t, s->kv_util_mean);
+            table_num(&t, (double)s->preemptions);
+        }
+        if (table_sel_wants(sel, f, "instances"))
+            table_render(&t, f, out);
+        table_free(&t);
+    }
 }
 
 void render_sim_requests_csv(const struct sim_result *r, struct sbuf *out)
@@ -142,11 +232,11 @@ void render_sim_chrome_trace(const struct sim_result *r, struct sbuf *out)
     sbuf_append(out, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"args\":{\"name\":\"llmroof engine\"}}");
     for (long i = 0; i < r->iterations && r->iters; i++) {
         const struct sim_iter *it = &r->iters[i];
-        sbuf_printf(out, ",\n{\"name\":\"%s\",\"cat\":\"iteration\",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":%.3f,"
+        sbuf_printf(out, ",\n{\"name\":\"%s\",\"cat\":\"iteration\",\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":%.3f,"
                          "\"dur\":%.3f,\"args\":{\"prefill_seqs\":%d,\"prefill_tokens\":%ld,\"decode_seqs\":%d,"
                          "\"kv_util\":%.4f}}",
                     it->prefill_seqs && it->decode_seqs ? "mixed" : it->prefill_seqs ? "prefill" : "decode",
-                    it->start_s * 1e6, it->dur_s * 1e6, it->prefill_seqs, it->prefill_tokens, it->decode_seqs,
+                    it->instance + 1, it->start_s * 1e6, it->dur_s * 1e6, it->prefill_seqs, it->prefill_tokens, it->decode_seqs,
                     it->kv_util);
         sbuf_printf(out, ",\n{\"name\":\"batch\",\"ph\":\"C\",\"pid\":1,\"ts\":%.3f,\"args\":{\"sequences\":%d}}",
                     it->start_s * 1e6, it->prefill_seqs + it->decode_seqs);

@@ -78,7 +78,7 @@ static size_t keys_of(const struct val_case *cases, size_t n, enum val_group by,
 }
 
 void render_validate(const char *fname, const struct val_case *cases, size_t n, enum val_group by,
-                     enum table_format f, struct sbuf *out)
+                     enum table_format f, struct table_sel *sel, struct sbuf *out)
 {
     static const char *const by_names[] = { "metric", "gpu", "source", "model" };
     struct table t;
@@ -121,12 +121,14 @@ void render_validate(const char *fname, const struct val_case *cases, size_t n, 
         table_str(&t, c->row->framework);
         table_str(&t, c->assumptions[0] ? "yes" : "");
     }
-    table_render(&t, f, out);
+    if (table_sel_wants(sel, f, "rows"))
+        table_render(&t, f, out);
     table_free(&t);
 
     char title[96];
     snprintf(title, sizeof title, "summary (overall, by class, by %s)", by_names[by]);
-    sbuf_append(out, f == TABLE_CSV ? "\r\n" : "\n");
+    if (f != TABLE_CSV)
+        sbuf_append(out, "\n");
     table_init(&t, title);
     table_col(&t, "group", 0);
     table_col(&t, "n", 0);
@@ -148,10 +150,12 @@ void render_validate(const char *fname, const struct val_case *cases, size_t n, 
         g.key = keys[k];
         stat_row(&t, keys[k], val_stats_of(cases, n, keep, &g));
     }
-    table_render(&t, f, out);
+    if (table_sel_wants(sel, f, "summary"))
+        table_render(&t, f, out);
     table_free(&t);
 
-    sbuf_append(out, f == TABLE_CSV ? "\r\n" : "\n");
+    if (f != TABLE_CSV)
+        sbuf_append(out, "\n");
     table_init(&t, "not mapped");
     table_col(&t, "id", 0);
     table_col(&t, "line", 0);
@@ -164,7 +168,8 @@ void render_validate(const char *fname, const struct val_case *cases, size_t n, 
         table_num(&t, (double)cases[i].row->line);
         table_str(&t, cases[i].reason);
     }
-    table_render(&t, f, out);
+    if (table_sel_wants(sel, f, "unmapped"))
+        table_render(&t, f, out);
     table_free(&t);
     if (f == TABLE_TEXT || f == TABLE_MD) {
         bool any = false;

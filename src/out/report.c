@@ -22,11 +22,16 @@ static enum report_cat cat_of(enum llmroof_opkind k)
     case LLMROOF_OP_FINAL_NORM: return REPORT_NORM;
     case LLMROOF_OP_QKV_PROJ: return REPORT_QKV;
     case LLMROOF_OP_KV_WRITE: return REPORT_KV_WRITE;
-    case LLMROOF_OP_ATTENTION: return REPORT_ATTENTION;
+    case LLMROOF_OP_ATTENTION:
+    case LLMROOF_OP_ATTN_LOCAL:
+    case LLMROOF_OP_MLA_KV_UP: return REPORT_ATTENTION;
     case LLMROOF_OP_O_PROJ: return REPORT_O_PROJ;
-    case LLMROOF_OP_ALL_REDUCE: return REPORT_ALL_REDUCE;
+    case LLMROOF_OP_ALL_REDUCE:
+    case LLMROOF_OP_ALL_TO_ALL: /* layout communication is counted with the all-reduce */
+    case LLMROOF_OP_PP_SEND: return REPORT_ALL_REDUCE;
     case LLMROOF_OP_ROUTER: return REPORT_ROUTER;
-    case LLMROOF_OP_FFN: return REPORT_FFN;
+    case LLMROOF_OP_FFN:
+    case LLMROOF_OP_DENSE_FFN: return REPORT_FFN;
     case LLMROOF_OP_LM_HEAD: return REPORT_LM_HEAD;
     case LLMROOF_OP_ALL_GATHER: return REPORT_ALL_GATHER;
     case LLMROOF_OP_COUNT: break;
@@ -222,7 +227,7 @@ int report_build(const struct report_input *in, struct llmroof_report *out, stru
             struct report_row *x = &out->rows[out->nrows++];
             x->gpu = in->gpus[gi];
             x->tp = in->tps[ti];
-            struct llmroof_setup s = { in->model, x->gpu, x->tp, in->dt, roofline_effs(x->gpu, &in->eff) };
+            struct llmroof_setup s = { in->model, x->gpu, x->tp, in->dt, roofline_effs(x->gpu, &in->eff), { 0 } };
             struct llmroof_err e2 = { 0 };
             struct llmroof_shard sh;
             if (ops_shard(in->model, x->tp, &sh, &e2) != LLMROOF_OK) {

@@ -27,6 +27,20 @@ const char *table_format_name(enum table_format f)
     return names[f];
 }
 
+bool table_sel_wants(struct table_sel *sel, enum table_format f, const char *name)
+{
+    if (!sel)
+        return true;
+    if (sel->offered < TABLE_SEL_MAX)
+        sel->names[sel->offered] = name;
+    bool first = sel->offered++ == 0;
+    if (f != TABLE_CSV)
+        return true;
+    bool want = !sel->printed && (sel->pick ? strcmp(sel->pick, name) == 0 : first);
+    sel->printed |= want;
+    return want;
+}
+
 void table_init(struct table *t, const char *title)
 {
     memset(t, 0, sizeof *t);

@@ -81,7 +81,7 @@ int plan_meets(const struct plan_input *in, const struct llmroof_gpu *g, int tp,
                double *ttft_s, double *tpot_s, enum plan_binding *fails, struct llmroof_err *err)
 {
     struct sim_config c = in->sim;
-    c.setup = (struct llmroof_setup){ in->model, g, tp, in->dt, roofline_effs(g, &in->eff) };
+    c.setup = (struct llmroof_setup){ in->model, g, tp, in->dt, roofline_effs(g, &in->eff), { 0 } };
     c.mode = SIM_CLOSED;
     c.concurrency = users;
     c.requests = pool_for(users);
@@ -243,7 +243,7 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
                 snprintf(o->reason, sizeof o->reason, "%s", e2.msg);
                 continue;
             }
-            struct llmroof_setup s = { in->model, g, tp, in->dt, roofline_effs(g, &in->eff) };
+            struct llmroof_setup s = { in->model, g, tp, in->dt, roofline_effs(g, &in->eff), { 0 } };
             if (estimate_check(&s, &e2)) {
                 snprintf(o->reason, sizeof o->reason, "%s", e2.msg);
                 continue;

@@ -20,6 +20,20 @@
 #define DOC_OUT_MEDIAN 100.0
 #define DOC_OUT_SIGMA 0.6
 
+/* code: code completion as in the Azure coding trace of Splitwise (Patel et al. 2024, section
+ * III): median prompt 1500 and median output 13 tokens; spreads are our choice.
+ * openorca: the OpenOrca set MLPerf Inference uses for Llama-2-70B; its accuracy check expects
+ * 294.45 output tokens per sample (mlcommons/inference, TOKENS_PER_SAMPLE), inputs are capped at
+ * 1024 tokens; the prompt mean of 300 and both spreads are assumed, not fitted. */
+#define CODE_IN_MEDIAN 1500.0
+#define CODE_IN_SIGMA 0.7
+#define CODE_OUT_MEDIAN 13.0
+#define CODE_OUT_SIGMA 1.0
+#define ORCA_IN_MEAN 300.0
+#define ORCA_IN_SIGMA 0.8
+#define ORCA_OUT_MEAN 294.0
+#define ORCA_OUT_SIGMA 0.7
+
 #define MAX_TOKENS 1000000000L
 
 static bool parse_len(const char *s, size_t n, long *out)
@@ -47,6 +61,14 @@ int workload_parse(const char *spec, struct workload *w, struct llmroof_err *err
         w->kind = WORKLOAD_DOCQA;
         return LLMROOF_OK;
     }
+    if (strcmp(spec, "code") == 0) {
+        w->kind = WORKLOAD_CODE;
+        return LLMROOF_OK;
+    }
+    if (strcmp(spec, "openorca") == 0) {
+        w->kind = WORKLOAD_OPENORCA;
+        return LLMROOF_OK;
+    }
     if (strncmp(spec, "fixed:", 6) == 0) {
         const char *p = spec + 6, *colon = strchr(p, ':');
         if (!colon)
@@ -61,7 +83,7 @@ int workload_parse(const char *spec, struct workload *w, struct llmroof_err *err
         return LLMROOF_OK;
     }
     return llmroof_err_set(err, LLMROOF_EINPUT,
-                           "workload '%s' is unknown (expected fixed:P:O, chat, docqa or csv:FILE)", spec);
+                           "workload '%s' is unknown (expected fixed:P:O, chat, docqa, code, openorca or csv:FILE)", spec);
 }
 
 void workload_free(struct workload *w)
@@ -188,6 +210,14 @@ void workload_sample(const struct workload *w, struct llmroof_rng *r, long *prom
         *prompt = lognormal(r, log(DOC_IN_MEDIAN), DOC_IN_SIGMA, 512, 16000);
         *output = lognormal(r, log(DOC_OUT_MEDIAN), DOC_OUT_SIGMA, 8, 1024);
         return;
+    case WORKLOAD_CODE:
+        *prompt = lognormal(r, log(CODE_IN_MEDIAN), CODE_IN_SIGMA, 16, 8192);
+        *output = lognormal(r, log(CODE_OUT_MEDIAN), CODE_OUT_SIGMA, 2, 512);
+        return;
+    case WORKLOAD_OPENORCA:
+        *prompt = lognormal(r, log(ORCA_IN_MEAN) - ORCA_IN_SIGMA * ORCA_IN_SIGMA / 2, ORCA_IN_SIGMA, 4, 1024);
+        *output = lognormal(r, log(ORCA_OUT_MEAN) - ORCA_OUT_SIGMA * ORCA_OUT_SIGMA / 2, ORCA_OUT_SIGMA, 2, 1024);
+        return;
     case WORKLOAD_PAIRS: {
         size_t i = (size_t)(rng_uniform(r) * (double)w->npairs);
         if (i >= w->npairs)
@@ -197,6 +227,60 @@ void workload_sample(const struct workload *w, struct llmroof_rng *r, long *prom
         return;
     }
     }
+}
+
+bool workload_prefix_on_top(const struct workload *w)
+{
+    return w->kind != WORKLOAD_FIXED && w->kind != WORKLOAD_PAIRS;
+}
+
+long workload_min_prompt(const struct workload *w)
+{
+    switch (w->kind) {
+    case WORKLOAD_FIXED: return w->prompt;
+    case WORKLOAD_CHAT: return 4;
+    case WORKLOAD_DOCQA: return 512;
+    case WORKLOAD_CODE: return 16;
+    case WORKLOAD_OPENORCA: return 4;
+    case WORKLOAD_PAIRS: {
+        long m = MAX_TOKENS;
+        for (size_t i = 0; i < w->npairs; i++)
+            if (w->pairs[2 * i] < m)
+                m = w->pairs[2 * i];
+        return m;
+    }
+    }
+    return 1;
+}
+
+void workload_means(const struct workload *w, double *prompt, double *output)
+{
+    double sp = 0, so = 0;
+    if (w->kind == WORKLOAD_FIXED) {
+        *prompt = (double)w->prompt;
+        *output = (double)w->output;
+        return;
+    }
+    if (w->kind == WORKLOAD_PAIRS) {
+        for (size_t i = 0; i < w->npairs; i++) {
+            sp += (double)w->pairs[2 * i];
+            so += (double)w->pairs[2 * i + 1];
+        }
+        *prompt = sp / (double)w->npairs;
+        *output = so / (double)w->npairs;
+        return;
+    }
+    struct llmroof_rng r;
+    rng_seed(&r, 0x5eedull);
+    const int n = 20000;
+    for (int i = 0; i < n; i++) {
+        long a = 0, b = 0;
+        workload_sample(w, &r, &a, &b);
+        sp += (double)a;
+        so += (double)b;
+    }
+    *prompt = sp / n;
+    *output = so / n;
 }
 
 struct trace_ctx {

@@ -28,6 +28,35 @@ awk 'BEGIN { s = ""; for (i = 0; i < 10000; i++) s = s "{\"a\":"; s = s "1"; for
 # 100 MB: a valid document padded with whitespace, past the 64 MiB catalog limit
 { printf '{"models":[]'; head -c 100000000 /dev/zero | tr '\0' ' '; printf '}'; } >"$T/big.json"
 
+# GPU and model entries at and past the physical ranges of docs/catalog.md:
+# gpu MEMORY BANDWIDTH PEAK LINK_BW EFF  writes one GPU entry 'tiny' to stdout
+gpu() {
+    printf '{"gpus":[{"id":"tiny","name":"t","memory_bytes":%s,"memory_bandwidth_Bps":%s,' "$1" "$2"
+    printf '"peak_flops":{"fp16":%s},"interconnect":{"kind":"nvlink","bandwidth_Bps":%s,' "$3" "$4"
+    printf '"latency_s":5e-6,"hop_latency_s":1e-6},"efficiency":{"compute":%s,"memory":0.8,"comm":0.8},' "$5"
+    printf '"step_overhead_s":0.0002,"gpus_per_node":8,"source":"test"}]}\n'
+}
+gpu 8e10 1e-300 1e15 3e11 0.7 >"$T/gpu-bw-tiny.json"
+gpu 1e-300 3e12 1e15 3e11 0.7 >"$T/gpu-mem-tiny.json"
+gpu 8e10 3e12 1e-300 3e11 0.7 >"$T/gpu-peak-tiny.json"
+gpu 8e10 3e12 1e15 1e-300 0.7 >"$T/gpu-link-tiny.json"
+gpu 8e10 3e12 1e15 3e11 1e-300 >"$T/gpu-eff-tiny.json"
+gpu 8e10 3e18 1e15 3e11 0.7 >"$T/gpu-bw-huge.json"
+gpu 1.5 3e12 1e15 3e11 0.7 >"$T/gpu-mem-frac.json"
+
+# HuggingFace configs the importer must refuse with the loader's bounds
+printf '{"model_type":"llama","hidden_size":8,"num_hidden_layers":2,"num_attention_heads":64,"head_dim":null,"intermediate_size":16,"vocab_size":100,"max_position_embeddings":128}' >"$T/hf-headdim-null.json"
+printf '{"model_type":"opt","hidden_size":768,"num_hidden_layers":12,"num_attention_heads":12,"ffn_dim":3072,"vocab_size":50272,"max_position_embeddings":1000000000}' >"$T/hf-opt-pos.json"
+printf '{"model_type":"llama","hidden_size":4096,"num_hidden_layers":2,"num_attention_heads":32,"intermediate_size":16,"vocab_size":100,"max_position_embeddings":128,"tie_word_embeddings":"yes"}' >"$T/hf-tie-yes.json"
+
+# duplicate keys and NUL bytes
+printf '{"models":[],"models":[]}\n' >"$T/dup-top.json"
+gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"name":"t"/"name":"t","name":"u"/' >"$T/dup-gpu.json"
+printf '{"model_type":"llama","hidden_size":4096,"hidden_size":8,"num_hidden_layers":2,"num_attention_heads":32,"intermediate_size":16,"vocab_size":100,"max_position_embeddings":128}' >"$T/hf-dup.json"
+"$bin" sweep --models llama-2-7b --gpus a100 -t 1 -b 1 -p 1 -o 1 --format jsonl | sed 's/"tp":1,/"tp":1,"tp":2,/' >"$T/dup-base.jsonl"
+"$bin" sweep --models llama-2-7b --gpus a100 -t 1 -b 1,2 -p 1 -o 1 --format jsonl >"$T/nul-base.jsonl"
+printf '\000' | dd of="$T/nul-base.jsonl" bs=1 seek=10 conv=notrunc 2>/dev/null
+
 fail=0 count=0
 tab=$(printf '\t')
 while IFS="$tab" read -r name want args; do

@@ -35,6 +35,7 @@ offers "llmroof report --format " html
 offers "llmroof show " model
 offers "llmroof show gpu mi" mi300x
 offers "llmroof check --rt" --rtol
+offers "llmroof estimate --format csv --table " ops
 offers "llmroof simulate --work" --workload
 offers "llmroof simulate --workload d" docqa
 offers "llmroof plan --slo-percentile p9" p95

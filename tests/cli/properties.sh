@@ -93,6 +93,58 @@ check "another seed gives another run" differs "$tmp/s1b" "$tmp/s3"
 "$bin" simulate -m llama-2-7b -g a100 --requests 40 --sweep-concurrency 1,8 --svg "$tmp/curve.svg" >/dev/null
 check "simulate --svg writes the curve" grep -q "throughput (output tokens/s)" "$tmp/curve.svg"
 
+# estimate, memory -b and sweep agree on "fits": the request (batch x (prompt+output)) fits
+for b in 1 556 557 2000; do
+    e=$("$bin" estimate -m llama-3.1-70b -g h100 -t 8 -b $b -p 2048 -o 512 --format json 2>/dev/null |
+        grep -o '"fits":[^,]*' | tr -d ' \t')
+    m=$("$bin" memory -m llama-3.1-70b -g h100 -t 8 -b $b -c 2560 --format json 2>/dev/null |
+        grep -o '"fits":[^,]*' | tr -d ' \t')
+    s=$("$bin" sweep --models llama-3.1-70b --gpus h100 -t 8 -b $b -p 2048 -o 512 --format jsonl |
+        grep -o '"fits":[a-z]*')
+    check "batch $b: estimate ($e), memory ($m) and sweep ($s) agree on fits" [ "$e" = "$s" -a "$m" = "$s" ]
+done
+
+# output files (issue 14): write through to non-regular files, follow symlinks, keep the
+# mode and hard links, and change nothing when the run fails
+"$bin" roofline -m llama-2-7b -g a100 --svg /dev/full >/dev/null 2>"$tmp/err"; rc=$?
+check "--svg /dev/full exits 1" [ "$rc" = 1 ]
+check "--svg /dev/full says the write failed" grep -q "/dev/full: cannot write file" "$tmp/err"
+check "/dev/full is still a character device" [ -c /dev/full ]
+"$bin" roofline -m llama-2-7b -g a100 --svg /dev/stdout >"$tmp/through.svg"
+check "--svg /dev/stdout writes through" grep -q "</svg>" "$tmp/through.svg"
+echo old >"$tmp/target.svg"
+ln -s target.svg "$tmp/link.svg"
+"$bin" roofline -m llama-2-7b -g a100 --svg "$tmp/link.svg" >/dev/null
+check "a symlink stays a symlink" [ -L "$tmp/link.svg" ]
+check "the symlink's target is replaced" grep -q "</svg>" "$tmp/target.svg"
+echo old >"$tmp/private.svg"
+chmod 600 "$tmp/private.svg"
+"$bin" roofline -m llama-2-7b -g a100 --svg "$tmp/private.svg" >/dev/null
+check "a 0600 file keeps its mode" [ "$(stat -c %a "$tmp/private.svg")" = 600 ]
+echo old >"$tmp/hard1.svg"
+ln "$tmp/hard1.svg" "$tmp/hard2.svg"
+"$bin" roofline -m llama-2-7b -g a100 --svg "$tmp/hard1.svg" >/dev/null
+check "a hard link keeps seeing the file" grep -q "</svg>" "$tmp/hard2.svg"
+check "the hard link count is kept" [ "$(stat -c %h "$tmp/hard1.svg")" = 2 ]
+echo old >"$tmp/keep.svg"
+"$bin" roofline -m llama-2-7b -g a100 --svg "$tmp/keep.svg" >/dev/full 2>/dev/null; rc=$?
+check "a run whose stdout fails exits 1" [ "$rc" = 1 ]
+check "... and does not replace its chart" [ "$(cat "$tmp/keep.svg")" = old ]
+"$bin" roofline -m llama-2-7b -g a100 --svg "$tmp/new.svg" >/dev/full 2>/dev/null
+check "... nor create one" [ ! -e "$tmp/new.svg" ]
+mkdir "$tmp/adir"
+"$bin" simulate -m llama-2-7b -g a100 --requests 8 --requests-out "$tmp/first.csv" --trace-out "$tmp/adir" \
+    >/dev/null 2>&1; rc=$?
+check "a failing second output file fails the run" [ "$rc" != 0 ]
+check "... and the first output file is not written" [ ! -e "$tmp/first.csv" ]
+check "no temporary files are left behind after failures" [ -z "$(ls "$tmp" | grep '\.tmp\.')" ]
+
+# sweep emits every model of a catalog past the old 256-entry list limit (300 added here)
+awk 'BEGIN { printf "{\"models\":["; for (i = 0; i < 300; i++) printf "%s{\"id\":\"m%d\",\"name\":\"n\",\"hidden_size\":4096,\"num_layers\":32,\"num_heads\":32,\"num_kv_heads\":8,\"intermediate_size\":14336,\"vocab_size\":128256,\"max_context\":8192,\"tie_embeddings\":false,\"mlp\":\"gated\",\"norm\":\"rmsnorm\",\"source\":\"t\"}", i ? "," : "", i; print "]}" }' >"$tmp/m300.json"
+nm=$("$bin" --models-file "$tmp/m300.json" list models --format csv | tail -n +2 | wc -l)
+nr=$("$bin" --models-file "$tmp/m300.json" sweep --gpus a100 -t 1 -b 1 -p 1 -o 1 | tail -n +2 | wc -l)
+check "sweep --models all gives one row per model ($nm models, $nr rows)" [ "$nm" = "$nr" -a "$nm" -gt 300 ]
+
 # an installed binary finds its catalog without flags or environment
 builddir=$(dirname "$bin")
 if cmake --install "$builddir" --prefix "$tmp/inst" >/dev/null 2>&1; then

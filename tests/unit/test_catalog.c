@@ -13,7 +13,9 @@ static const char *const model_ids[] = {
     "llama-7b", "llama-13b", "llama-30b", "llama-65b", "llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3-8b",
     "llama-3-70b", "llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "mistral-7b", "mixtral-8x7b",
     "qwen2.5-1.5b", "qwen2.5-7b", "qwen2.5-14b", "qwen2.5-72b", "internlm-20b", "falcon-40b", "gpt3-175b",
-    "opt-66b", "gpt-j-6b",
+    "opt-66b", "gpt-j-6b", "deepseek-v3", "deepseek-r1", "deepseek-v2-lite", "kimi-k2", "qwen3-8b", "qwen3-32b",
+    "qwen3-30b-a3b", "qwen3-235b-a22b", "gpt-oss-20b", "gpt-oss-120b", "gemma-2-9b", "gemma-2-27b", "gemma-3-27b",
+    "llama-4-scout", "llama-4-maverick", "llama-3.2-1b", "llama-3.2-3b", "mixtral-8x22b",
 };
 
 static void shipped_catalog_has_exactly_the_listed_ids(void **state)
@@ -137,8 +139,14 @@ static void gpu_validation_names_file_line_entry_and_field(void **state)
 {
     /* memory_bytes is on line 6, column 7 of the template */
     expect_gpu_error("\"memory_bytes\": -5,", "", "\"nvlink\"", "0.7",
-                     "t.json:6:7: 'test-gpu': field 'memory_bytes' must be a number above 0");
-    expect_gpu_error("\"memory_bytes\": 0,", "", "\"nvlink\"", "0.7", "field 'memory_bytes' must be a number above 0");
+                     "t.json:6:7: 'test-gpu': field 'memory_bytes' must be a number of at least 1e+08");
+    expect_gpu_error("\"memory_bytes\": 0,", "", "\"nvlink\"", "0.7", "field 'memory_bytes' must be a number of at least");
+    /* physical lower bounds: a 1e-300 figure is a slip that would turn every time into inf */
+    expect_gpu_error("\"memory_bytes\": 1e-300,", "", "\"nvlink\"", "0.7", "field 'memory_bytes' must be a number of at least 1e+08");
+    expect_gpu_error("\"memory_bytes\": 1e10,", ", \"fp8\": 1e-300 ", "\"nvlink\"", "0.7",
+                     "field 'peak_flops.fp8' must be a number of at least 1e+09");
+    expect_gpu_error("\"memory_bytes\": 1e10,", "", "\"nvlink\"", "1e-300",
+                     "field 'efficiency.compute' must be a number of at least 0.01");
     expect_gpu_error("\"memory_bytes\": 1e20,", "", "\"nvlink\"", "0.7", "field 'memory_bytes' must be a number");
     expect_gpu_error("\"memory_bytes\": \"80GB\",", "", "\"nvlink\"", "0.7", "field 'memory_bytes' must be a number");
     expect_gpu_error("", "", "\"nvlink\"", "0.7", "field 'memory_bytes' is missing");
@@ -149,11 +157,11 @@ static void gpu_validation_names_file_line_entry_and_field(void **state)
     expect_gpu_error("\"memory_bytes\": 1e10,", ", \"fp12\": 1e12 ", "\"nvlink\"", "0.7",
                      "field 'peak_flops.fp12' is not a dtype");
     expect_gpu_error("\"memory_bytes\": 1e10,", ", \"fp8\": -1 ", "\"nvlink\"", "0.7",
-                     "field 'peak_flops.fp8' must be a number above 0");
+                     "field 'peak_flops.fp8' must be a number of at least");
     expect_gpu_error("\"memory_bytes\": 1e10,", "", "\"infiniband\"", "0.7",
                      "field 'interconnect.kind' must be one of");
     expect_gpu_error("\"memory_bytes\": 1e10,", "", "\"nvlink\"", "1.5", "field 'efficiency.compute' must be a number");
-    expect_gpu_error("\"memory_bytes\": 1e10,", "", "\"nvlink\"", "0", "field 'efficiency.compute' must be a number above 0");
+    expect_gpu_error("\"memory_bytes\": 1e10,", "", "\"nvlink\"", "0", "field 'efficiency.compute' must be a number of at least");
 }
 
 static void malformed_json_reports_line_and_column(void **state)

@@ -95,6 +95,30 @@ static void utf8(void **state)
     assert_int_equal(bad, 1);
 }
 
+static size_t dup_at(const char *json)
+{
+    size_t at = 0;
+    int r = parse_json_dup_key(json, strlen(json), &at);
+    assert_true(r >= 0);
+    return r ? at : SIZE_MAX;
+}
+
+static void duplicate_keys_are_found_per_object_with_their_offset(void **state)
+{
+    (void)state;
+    /* the second "models" starts at offset 13: {"models":[], is 13 bytes */
+    assert_int_equal(dup_at("{\"models\":[],\"models\":[1]}"), 13);
+    /* inner object: {"a":{"b":1, is 12 bytes, so the second "b" is at 12 */
+    assert_int_equal(dup_at("{\"a\":{\"b\":1,\"b\":2}}"), 12);
+    /* the same key in sibling objects, or at two depths, is not a duplicate */
+    assert_int_equal(dup_at("[{\"a\":1},{\"a\":1}]"), SIZE_MAX);
+    assert_int_equal(dup_at("{\"a\":1,\"b\":{\"a\":2}}"), SIZE_MAX);
+    /* a string value that looks like a key, and keys with escaped quotes */
+    assert_int_equal(dup_at("{\"a\":\"a\",\"x\\\"y\":1,\"x\\\"z\":2}"), SIZE_MAX);
+    /* the outer "k" repeats after a nested one: {"k":1,"j":[{"k":2}], is 21 bytes */
+    assert_int_equal(dup_at("{\"k\":1,\"j\":[{\"k\":2}],\"k\":3}"), 21);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -102,6 +126,7 @@ int main(void)
         cmocka_unit_test(bytes_and_durations),
         cmocka_unit_test(lists),
         cmocka_unit_test(utf8),
+        cmocka_unit_test(duplicate_keys_are_found_per_object_with_their_offset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,7 +9,7 @@ static struct sim_config config(const struct llmroof_catalog *cat, const char *m
     struct sim_config c;
     sim_default_config(&c);
     c.setup = (struct llmroof_setup){ model(cat, m), gpu(cat, g), tp, { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0 },
-                                      roofline_default_effs(gpu(cat, g)) };
+                                      roofline_default_effs(gpu(cat, g)) , { 0 } };
     c.workload = w;
     return c;
 }
@@ -236,6 +236,306 @@ static void memory_pressure_preempts_and_still_finishes(void **state)
     catalog_free(&cat);
 }
 
+/* ---- overload and goodput ---- */
+
+static void an_open_loop_beyond_capacity_is_reported_overloaded(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    /* issue 17: llama-3.1-8b on one L4 with long documents at 2 requests/s completes ~0.3/s */
+    struct workload w = { WORKLOAD_DOCQA, 0, 0, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-3.1-8b", "l4", 1, &w);
+    c.mode = SIM_RATE;
+    c.rate_qps = 2;
+    c.requests = 300;
+    struct sim_result r;
+    run(&c, &r);
+    assert_true(r.open_loop);
+    assert_true(r.overloaded);
+    assert_true(r.sustained_rate_qps < 0.5 * r.offered_rate_qps);
+    assert_true(r.queue_growth_per_s > 1.0);
+    sim_result_free(&r);
+    /* a twentieth of that load is served: completions keep pace with arrivals */
+    c.rate_qps = 0.1;
+    run(&c, &r);
+    assert_false(r.overloaded);
+    assert_rel_close(r.sustained_rate_qps, r.offered_rate_qps, 0.15);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
+static void goodput_counts_requests_within_the_limits(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, &w);
+    c.mode = SIM_RATE;
+    c.rate_qps = 5;
+    c.requests = 400;
+    /* limits nobody misses: every request counts, goodput = completed / duration */
+    c.ttft_slo_s = 60;
+    c.tpot_slo_s = 1;
+    struct sim_result r;
+    run(&c, &r);
+    assert_true(r.has_slo && r.slo_met);
+    assert_int_equal(r.within_slo, 400);
+    assert_rel_close(r.goodput_qps, r.request_per_s, 1e-12);
+    sim_result_free(&r);
+    /* a TTFT limit at the median: about half the requests meet it */
+    struct sim_result m;
+    c.ttft_slo_s = 0;
+    c.tpot_slo_s = 0;
+    run(&c, &m);
+    c.ttft_slo_s = m.ttft.p50;
+    run(&c, &r);
+    assert_rel_close(r.within_slo_share, 0.5, 0.02);
+    assert_false(r.slo_met); /* p99 is above the median */
+    sim_result_free(&r);
+    sim_result_free(&m);
+    catalog_free(&cat);
+}
+
+static void offline_queues_everything_at_time_zero(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 256, 64, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, &w);
+    c.mode = SIM_OFFLINE;
+    c.requests = 512;
+    struct sim_result r;
+    run(&c, &r);
+    for (long i = 0; i < r.requests; i++)
+        assert_true(r.reqs[i].arrival_s == 0);
+    assert_false(r.open_loop);
+    /* the batch fills to the sequence limit: 256 running sequences */
+    assert_int_equal(r.max_batch, 256);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
+/* ---- prefix caching ---- */
+
+static void prefix_cache_without_a_shared_prefix_changes_nothing(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-2-7b", "a10", 1, &w);
+    c.concurrency = 64;
+    c.requests = 500;
+    struct sim_result off, on;
+    run(&c, &off);
+    c.prefix_cache = true;
+    run(&c, &on);
+    assert_int_equal(off.iterations, on.iterations);
+    assert_int_equal(off.preemptions, on.preemptions);
+    assert_memory_equal(off.reqs, on.reqs, sizeof *off.reqs * (size_t)off.requests);
+    assert_true(on.prefix_hit_rate == 0);
+    sim_result_free(&off);
+    sim_result_free(&on);
+    catalog_free(&cat);
+}
+
+static void a_cached_system_prompt_skips_its_prefill(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    /* one 512-token system prompt inside 1024-token prompts, requests one at a time: the
+     * first computes it, the other 99 start at token 512 (32 whole blocks of 16):
+     * hit rate = 99 * 512 / (100 * 1024) = 0.495 */
+    struct workload w = { WORKLOAD_FIXED, 1024, 16, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, &w);
+    c.concurrency = 1;
+    c.requests = 100;
+    c.prefix_tokens = 512;
+    struct sim_result off, on;
+    run(&c, &off);
+    c.prefix_cache = true;
+    run(&c, &on);
+    assert_rel_close(on.prefix_hit_rate, 0.495, 1e-12);
+    assert_int_equal(on.reqs[5].cached_tokens, 512);
+    /* a prefill of 512 new tokens after 512 cached costs less than 1024 new ones */
+    assert_true(on.ttft.p50 < 0.75 * off.ttft.p50);
+    sim_result_free(&off);
+    sim_result_free(&on);
+    catalog_free(&cat);
+}
+
+static void shared_blocks_count_once_in_kv_occupancy(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    /* 32 users at once with a 1536-token shared prefix in 2048-token prompts on an A10 (~14k
+     * tokens of KV): without caching every copy is stored and about 6 sequences fit; with it
+     * the prefix's 96 blocks are stored once and each sequence adds 512 + 128 tokens */
+    struct workload w = { WORKLOAD_FIXED, 2048, 128, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-2-7b", "a10", 1, &w);
+    c.concurrency = 32;
+    c.requests = 200;
+    c.think_min_s = c.think_max_s = 0;
+    c.prefix_tokens = 1536;
+    struct sim_result off, on;
+    run(&c, &off);
+    c.prefix_cache = true;
+    run(&c, &on);
+    print_message("mean batch: cache off %.2f, on %.2f\n", off.mean_batch, on.mean_batch);
+    assert_true(off.mean_batch < 8);
+    assert_true(on.mean_batch > 2 * off.mean_batch);
+    sim_result_free(&off);
+    sim_result_free(&on);
+    catalog_free(&cat);
+}
+
+/* ---- speculative decoding ---- */
+
+static void speculation_tokens_per_step_follow_leviathan(void **state)
+{
+    (void)state;
+    /* (1 - a^(k+1)) / (1 - a): k 3, a 0.7: 1 + 0.7 + 0.49 + 0.343 = 2.533 */
+    assert_rel_close(sim_spec_tokens_per_step(3, 0.7), 2.533, 1e-12);
+    assert_rel_close(sim_spec_tokens_per_step(5, 0.0), 1.0, 1e-12);
+    /* k 1, a 0.5: 1.5 */
+    assert_rel_close(sim_spec_tokens_per_step(1, 0.5), 1.5, 1e-12);
+}
+
+static void speculation_emits_the_expected_tokens_and_never_helps_at_alpha_zero(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 256, 512, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, &w);
+    c.mode = SIM_RATE;
+    c.rate_qps = 4;
+    c.requests = 300;
+    struct sim_result base;
+    run(&c, &base);
+    static const enum sim_spec_kind kinds[4] = { SIM_SPEC_EAGLE, SIM_SPEC_MTP, SIM_SPEC_MEDUSA, SIM_SPEC_DRAFT };
+    for (int i = 0; i < 4; i++) {
+        c.spec.kind = kinds[i];
+        c.spec.k = 4;
+        c.spec.draft = model(&cat, "qwen2.5-1.5b");
+        c.spec.alpha = 0;
+        struct sim_result z, a;
+        run(&c, &z);
+        assert_rel_close(z.spec_tokens_per_step, 1.0, 1e-12);
+        assert_true(z.tpot.mean >= base.tpot.mean);
+        assert_true(z.tpot.p50 >= base.tpot.p50);
+        assert_true(z.e2e.mean >= base.e2e.mean);
+        c.spec.alpha = 0.8;
+        run(&c, &a);
+        /* 1 + 0.8 + 0.64 + 0.512 + 0.4096 = 3.3616; the last step of a request is cut short */
+        assert_rel_close(a.spec_tokens_per_step, 3.3616, 0.03);
+        assert_true(a.tpot.mean < base.tpot.mean);
+        sim_result_free(&z);
+        sim_result_free(&a);
+    }
+    sim_result_free(&base);
+    catalog_free(&cat);
+}
+
+/* ---- a cluster ---- */
+
+static void one_instance_cluster_is_the_single_server(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-2-7b", "a100", 1, &w);
+    c.mode = SIM_RATE;
+    c.rate_qps = 8;
+    c.requests = 400;
+    struct sim_result a, b;
+    run(&c, &a);
+    c.router = SIM_ROUTE_LEAST_LOADED;
+    run(&c, &b);
+    assert_memory_equal(a.reqs, b.reqs, sizeof *a.reqs * (size_t)a.requests);
+    assert_int_equal(a.ninst, 1);
+    sim_result_free(&a);
+    sim_result_free(&b);
+    catalog_free(&cat);
+}
+
+static void n_instances_serve_n_times_the_rate(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-2-7b", "a100", 1, &w);
+    c.mode = SIM_RATE;
+    c.rate_qps = 6;
+    c.requests = 2000;
+    struct sim_result one, four;
+    run(&c, &one);
+    c.instances = 4;
+    c.rate_qps = 24;
+    c.requests = 8000;
+    for (int router = 0; router < 3; router++) {
+        c.router = (enum sim_router)router;
+        run(&c, &four);
+        /* each instance sees about the single server's load: similar latency, 4x throughput */
+        assert_rel_close(four.tpot.p50, one.tpot.p50, 0.1);
+        assert_rel_close(four.request_per_s, 4 * one.request_per_s, 0.1);
+        long sum = 0;
+        for (int i = 0; i < four.ninst; i++) {
+            sum += four.inst[i].requests;
+            assert_rel_close((double)four.inst[i].requests, 2000, 0.1);
+        }
+        assert_int_equal(sum, 8000);
+        sim_result_free(&four);
+    }
+    sim_result_free(&one);
+    catalog_free(&cat);
+}
+
+/* ---- disaggregated serving ---- */
+
+static void disaggregated_request_pays_the_kv_transfer(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 1000, 100, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, &w);
+    c.concurrency = 1;
+    c.requests = 1;
+    struct sim_result agg, dis;
+    run(&c, &agg);
+    c.disaggregated = true;
+    c.prefill.instances = 1;
+    c.decode.instances = 1;
+    c.kv_link_Bps = 50e9;
+    c.kv_link_latency_s = 20e-6;
+    run(&c, &dis);
+    /* the same prefill on the prefill instance: the same TTFT */
+    assert_rel_close(dis.ttft.mean, agg.ttft.mean, 1e-12);
+    /* llama-2-7b fp16 KV: 2 * 32 layers * 32 heads * 128 * 2 bytes = 524,288 bytes per token;
+     * 1000 tokens over one 50 GB/s pair: 20 us + 524.288 MB / 50 GB/s = 10.50576 ms */
+    assert_rel_close(dis.kv_transfer.mean, 20e-6 + 1000 * 524288.0 / 50e9, 1e-9);
+    assert_rel_close(dis.e2e.mean - agg.e2e.mean, dis.kv_transfer.mean, 0.01);
+    assert_int_equal(dis.ninst, 2);
+    assert_int_equal(dis.inst[0].pool, 0);
+    assert_int_equal(dis.inst[1].pool, 1);
+    sim_result_free(&agg);
+    sim_result_free(&dis);
+    catalog_free(&cat);
+}
+
+static void run_size_estimate_flags_the_44_hour_run(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    /* issue 14: fixed:1:1000000 with 10,000,000 requests and 20 users: 1e13 output tokens over
+     * a batch of at most 20 = 5e11 iterations, at 0.5 us each 2.5e5 s */
+    struct workload w = { WORKLOAD_FIXED, 1, 1000000, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-2-7b", "a100", 1, &w);
+    c.requests = 10000000;
+    /* 1e7 * (1 + 1e6) = 1.000001e13 tokens */
+    assert_rel_close(sim_work_tokens(&c), 1.000001e13, 1e-12);
+    assert_rel_close(sim_estimate_wall_s(&c), 1e13 / 20 * SIM_ITER_COST_S, 1e-12);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -248,6 +548,18 @@ int main(void)
         cmocka_unit_test(chunked_prefill_lowers_p99_tpot_with_long_prompts),
         cmocka_unit_test(impossible_requests_are_errors_not_hangs),
         cmocka_unit_test(memory_pressure_preempts_and_still_finishes),
+        cmocka_unit_test(an_open_loop_beyond_capacity_is_reported_overloaded),
+        cmocka_unit_test(goodput_counts_requests_within_the_limits),
+        cmocka_unit_test(offline_queues_everything_at_time_zero),
+        cmocka_unit_test(prefix_cache_without_a_shared_prefix_changes_nothing),
+        cmocka_unit_test(a_cached_system_prompt_skips_its_prefill),
+        cmocka_unit_test(shared_blocks_count_once_in_kv_occupancy),
+        cmocka_unit_test(speculation_tokens_per_step_follow_leviathan),
+        cmocka_unit_test(speculation_emits_the_expected_tokens_and_never_helps_at_alpha_zero),
+        cmocka_unit_test(one_instance_cluster_is_the_single_server),
+        cmocka_unit_test(n_instances_serve_n_times_the_rate),
+        cmocka_unit_test(disaggregated_request_pays_the_kv_transfer),
+        cmocka_unit_test(run_size_estimate_flags_the_44_hour_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

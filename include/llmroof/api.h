@@ -1,0 +1,68 @@
+/* api.h - llmroof's stable C API: a JSON request in, the JSON the command line prints out.
+ *
+ * The request is one JSON object naming a command and its options, the same names as the
+ * command line's long options (docs/api.md):
+ *
+ *     {"command": "estimate", "model": "llama-2-7b", "gpu": "a100", "tp": 1, "batch": 8}
+ *
+ * and the response is, byte for byte, what `llmroof estimate -m llama-2-7b -g a100 -t 1 -b 8
+ * --format json` prints on stdout. Errors come back as the CLI's exit status (2 bad input,
+ * 1 internal failure) and the message it prints on stderr. Any language with a C FFI can call
+ * these six functions; python/llmroof is such a binding (ctypes).
+ *
+ * Only this header is a stable interface (LLMROOF_API_VERSION changes when it does); the other
+ * headers in include/llmroof/ are the library's modules and may change between versions.
+ *
+ * Threads: calls are re-entrant (all state lives in the context and the call), but the option
+ * parser uses getopt_long's process-wide optind/optarg, so calls must not run concurrently in
+ * several threads of one process (serialise them, as python/llmroof does with a lock). */
+#ifndef LLMROOF_API_H
+#define LLMROOF_API_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LLMROOF_API_VERSION 1 /* bumped on any incompatible change of this header */
+
+/* Return values of llmroof_call and llmroof_ctx_call: the CLI's exit statuses. */
+#define LLMROOF_API_OK 0     /* success */
+#define LLMROOF_API_EFAIL 1  /* internal failure (out of memory, failed write), or check's drift */
+#define LLMROOF_API_EINPUT 2 /* bad request: unknown command, option or value; bad catalog file */
+
+/* A loaded catalog (GPUs, models, engines), reused by every call made with it. */
+typedef struct llmroof_ctx llmroof_ctx;
+
+/* The library's version, e.g. "0.1.0" (static string; do not free). */
+const char *llmroof_version(void);
+
+/* Loads the catalog from `data_dir` (a directory holding gpus.json and models.json; NULL:
+ * $LLMROOF_DATA, then the build tree's data/, then the installed share/llmroof). Returns the
+ * context, or NULL with a message in *error_msg (when error_msg is not NULL; free it with
+ * llmroof_free). Free the context with llmroof_ctx_free. */
+llmroof_ctx *llmroof_ctx_new(const char *data_dir, char **error_msg);
+
+/* Frees a context; NULL is a no-op. */
+void llmroof_ctx_free(llmroof_ctx *ctx);
+
+/* Runs the command the request names, with ctx's catalog (a request that names "gpus_file" or
+ * "models_file" loads its own catalog from ctx's directory plus those files).
+ *   request_json   NUL-terminated JSON object (docs/api.md lists its fields)
+ *   response_json  receives the command's stdout (NUL-terminated, owned by the caller, free
+ *                  with llmroof_free), or NULL when it printed nothing; may be NULL
+ *   error_msg      receives what the command printed on stderr: the error when the return
+ *                  value is not 0, warnings when it is 0; NULL when nothing; may be NULL
+ * Returns LLMROOF_API_OK, LLMROOF_API_EFAIL or LLMROOF_API_EINPUT. */
+int llmroof_ctx_call(llmroof_ctx *ctx, const char *request_json, char **response_json, char **error_msg);
+
+/* llmroof_ctx_call with a context made for this one call (the catalog is read every time). */
+int llmroof_call(const char *request_json, char **response_json, char **error_msg);
+
+/* Frees a string returned by this API; NULL is a no-op. */
+void llmroof_free(void *p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

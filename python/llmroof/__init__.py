@@ -1,0 +1,261 @@
+"""llmroof: roofline estimates of LLM inference, from Python.
+
+A thin binding (standard library ``ctypes`` only) over libllmroof's JSON API
+(``include/llmroof/api.h``, ``docs/api.md``). Every function takes the command line's long
+options as keyword arguments (``batch=8``, ``mem_util=0.9``, ``ttft_slo="3s"``) and returns
+the JSON the command line prints with ``--format json``, as Python objects::
+
+    >>> import llmroof
+    >>> r = llmroof.estimate(model="llama-2-7b", gpu="a100", batch=8)
+    >>> r["gpu"]
+    'a100-sxm4-40gb'
+
+Bad input raises :class:`LlmroofError` with the command line's message and exit status;
+warnings the command line prints come as :class:`LlmroofWarning`.
+
+The shared library is found at ``$LLMROOF_LIB`` (a file), else in a build directory of the
+source tree this package sits in (``build/``), else beside an installed package
+(``<prefix>/lib*/``), else by the dynamic loader (``libllmroof.so.0``).
+"""
+
+import ctypes
+import json
+import os
+import threading
+import warnings
+
+__all__ = [
+    "LlmroofError", "LlmroofWarning", "Context", "call", "call_text", "version",
+    "estimate", "memory", "simulate", "plan", "report", "roofline", "show", "sweep",
+]
+
+_SONAME = "libllmroof.so.0"
+
+
+class LlmroofError(Exception):
+    """A request llmroof refused or could not carry out.
+
+    ``status`` is the command line's exit status (2: bad input, 1: internal failure or a
+    drift found by ``check``), ``message`` what it printed on stderr, ``output`` what it
+    printed on stdout (``check``'s diff), or None.
+    """
+
+    def __init__(self, message, status, output=None):
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.output = output
+
+
+class LlmroofWarning(UserWarning):
+    """A warning llmroof printed beside a result (e.g. a batch the KV cache cannot hold)."""
+
+
+def _candidates():
+    env = os.environ.get("LLMROOF_LIB")
+    if env:
+        yield env
+        return
+    here = os.path.dirname(os.path.abspath(__file__))
+    # source tree: python/llmroof/ -> <repo>/build*/
+    repo = os.path.dirname(os.path.dirname(here))
+    for build in ("build", "build-release", "build-clang"):
+        yield os.path.join(repo, build, _SONAME)
+    # installed: <prefix>/share/llmroof/python/llmroof/ -> <prefix>/lib*/
+    prefix = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(here))))
+    for libdir in ("lib", "lib64", "lib/x86_64-linux-gnu", "lib/aarch64-linux-gnu"):
+        yield os.path.join(prefix, libdir, _SONAME)
+    yield _SONAME  # the dynamic loader's search path
+
+
+def _load():
+    tried = []
+    for path in _candidates():
+        if os.sep in path and not os.path.exists(path):
+            tried.append(path)
+            continue
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError as e:
+            tried.append("%s (%s)" % (path, e))
+            continue
+        lib.llmroof_version.restype = ctypes.c_char_p
+        lib.llmroof_version.argtypes = []
+        lib.llmroof_ctx_new.restype = ctypes.c_void_p
+        lib.llmroof_ctx_new.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
+        lib.llmroof_ctx_free.restype = None
+        lib.llmroof_ctx_free.argtypes = [ctypes.c_void_p]
+        lib.llmroof_ctx_call.restype = ctypes.c_int
+        lib.llmroof_ctx_call.argtypes = [ctypes.c_void_p, ctypes.c_char_p,
+                                         ctypes.POINTER(ctypes.c_void_p),
+                                         ctypes.POINTER(ctypes.c_void_p)]
+        lib.llmroof_free.restype = None
+        lib.llmroof_free.argtypes = [ctypes.c_void_p]
+        return lib
+    raise ImportError("llmroof: cannot load the shared library libllmroof; set LLMROOF_LIB to "
+                      "its path (tried: %s)" % "; ".join(tried))
+
+
+_lib = _load()
+# The C API is re-entrant but not thread-safe (getopt's process-wide state): one call at a time.
+_lock = threading.Lock()
+
+
+def _take(ptr):
+    """Copies and frees a string the C API returned."""
+    if not ptr.value:
+        return None
+    try:
+        return ctypes.string_at(ptr.value).decode("utf-8")
+    finally:
+        _lib.llmroof_free(ptr.value)
+
+
+def _request(command, args, options):
+    req = {"command": command}
+    for key, value in options.items():
+        if isinstance(value, tuple):
+            value = list(value)
+        req[key] = value
+    if args:
+        req["args"] = [str(a) for a in args]
+    return json.dumps(req)
+
+
+def _parse(text, fmt):
+    if fmt == "json":
+        return json.loads(text) if text else None
+    if fmt == "jsonl":
+        return [json.loads(line) for line in (text or "").splitlines() if line]
+    return text
+
+
+def version():
+    """The library's version, e.g. '0.1.0'."""
+    return _lib.llmroof_version().decode("ascii")
+
+
+class Context:
+    """A catalog loaded once (from ``data_dir``, or $LLMROOF_DATA, the source tree's data/ or
+    the installed share/llmroof), used by every call made through it."""
+
+    def __init__(self, data_dir=None):
+        err = ctypes.c_void_p()
+        arg = None if data_dir is None else os.fsencode(data_dir)
+        self._ctx = _lib.llmroof_ctx_new(arg, ctypes.byref(err))
+        msg = _take(err)
+        if not self._ctx:
+            raise LlmroofError((msg or "llmroof: error: cannot load the catalog").strip(), 2)
+
+    def close(self):
+        if getattr(self, "_ctx", None):
+            _lib.llmroof_ctx_free(self._ctx)
+            self._ctx = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        self.close()
+
+    def call_text(self, command, *args, **options):
+        """Runs one command; returns what the command line prints on stdout (``format``
+        defaults to json)."""
+        if not self._ctx:
+            raise ValueError("llmroof: the context is closed")
+        req = _request(command, args, options).encode("utf-8")
+        out, err = ctypes.c_void_p(), ctypes.c_void_p()
+        with _lock:
+            rc = _lib.llmroof_ctx_call(self._ctx, req, ctypes.byref(out), ctypes.byref(err))
+        text, msg = _take(out), _take(err)
+        if rc != 0:
+            raise LlmroofError((msg or "llmroof: error: status %d" % rc).strip(), rc, text)
+        if msg:
+            for line in msg.splitlines():
+                if line.strip():
+                    warnings.warn(line, LlmroofWarning, stacklevel=3)
+        return text
+
+    def call(self, command, *args, **options):
+        """Runs one command; returns its JSON as Python objects (a list of rows for
+        ``format="jsonl"``, the text for other formats)."""
+        fmt = options.get("format", "json")
+        return _parse(self.call_text(command, *args, **options), fmt)
+
+    def estimate(self, **kw):
+        return self.call("estimate", **kw)
+
+    def memory(self, **kw):
+        return self.call("memory", **kw)
+
+    def simulate(self, **kw):
+        return self.call("simulate", **kw)
+
+    def plan(self, **kw):
+        return self.call("plan", **kw)
+
+
+_default = None
+
+
+def _ctx():
+    global _default
+    if _default is None:
+        _default = Context()
+    return _default
+
+
+def call(command, *args, **options):
+    """Runs any llmroof command (``call("show", "model", "llama-2-7b")``) with the default
+    context; returns its JSON as Python objects."""
+    return _ctx().call(command, *args, **options)
+
+
+def call_text(command, *args, **options):
+    """As :func:`call`, returning the printed text unparsed."""
+    return _ctx().call_text(command, *args, **options)
+
+
+def estimate(**kw):
+    """TTFT, TPOT, throughput and the per-phase breakdown of a static batch
+    (``llmroof estimate``): ``estimate(model="llama-2-7b", gpu="a100", tp=1, batch=8)``."""
+    return call("estimate", **kw)
+
+
+def memory(**kw):
+    """Weights, KV cache, capacity and max batch per GPU (``llmroof memory``)."""
+    return call("memory", **kw)
+
+
+def simulate(**kw):
+    """Continuous batching under load: latency percentiles (``llmroof simulate``)."""
+    return call("simulate", **kw)
+
+
+def plan(**kw):
+    """GPUs, TP and nodes for N users under TTFT/TPOT SLOs (``llmroof plan``)."""
+    return call("plan", **kw)
+
+
+def report(**kw):
+    """The GPU x TP comparison (``llmroof report``)."""
+    return call("report", **kw)
+
+
+def roofline(**kw):
+    """Operators on a GPU's roofline (``llmroof roofline``)."""
+    return call("roofline", **kw)
+
+
+def show(kind, name, **kw):
+    """One GPU or model with derived figures: ``show("model", "llama-2-70b")``."""
+    return call("show", kind, name, **kw)
+
+
+def sweep(**kw):
+    """Every combination of the given lists, one dict per row (``llmroof sweep``, JSON Lines)."""
+    kw.setdefault("format", "jsonl")
+    return call("sweep", **kw)

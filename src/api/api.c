@@ -1,0 +1,444 @@
+/* api.c - the stable C API (include/llmroof/api.h): a JSON request object becomes a command
+ * line, which runs in-process through cli_run with its stdout and stderr in memory streams.
+ *
+ * Why a command line and not a second set of entry points: the response must be exactly the
+ * JSON the CLI prints, with the same defaults, checks and messages; running the CLI's own
+ * command code is the one way that cannot drift from it. The translation is mechanical
+ * (docs/api.md): "key": value becomes --key=value (underscores read as dashes), true a bare
+ * --key, false and null nothing, an array a comma-separated list, "args" the positional
+ * arguments; "format" defaults to json. */
+#include "llmroof/api.h"
+
+#include <cjson/cJSON.h>
+#include <dlfcn.h> /* dladdr (a GNU extension: _GNU_SOURCE is set by the build) */
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "llmroof/catalog.h"
+#include "llmroof/sbuf.h"
+
+struct llmroof_ctx {
+    struct llmroof_catalog cat; /* loaded once by llmroof_ctx_new; read-only afterwards */
+    char data_dir[PATH_MAX];    /* where it came from (validation map, uncertainty, user files) */
+};
+
+/* The argv being built: every string owned here. */
+struct argv_buf {
+    char **v;     /* argv[0..n), NULL-terminated */
+    int n, cap;   /* used and allocated entries */
+    bool failed;  /* an allocation failed */
+};
+
+/* One diagnostic of the request itself, in the CLI's message style. */
+struct req_err {
+    int code;      /* 0, LLMROOF_API_EINPUT or LLMROOF_API_EFAIL */
+    char msg[512]; /* "llmroof: error: request: ...\n" */
+};
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static int req_fail(struct req_err *e, int code, const char *fmt, ...)
+{
+    va_list ap;
+    int k = snprintf(e->msg, sizeof e->msg, "llmroof: error: request: ");
+    va_start(ap, fmt);
+    vsnprintf(e->msg + k, sizeof e->msg - (size_t)k - 1, fmt, ap);
+    va_end(ap);
+    size_t len = strlen(e->msg);
+    e->msg[len] = '\n';
+    e->msg[len + 1] = '\0';
+    e->code = code;
+    return code;
+}
+
+static void argv_push(struct argv_buf *a, char *s)
+{
+    if (!s) {
+        a->failed = true;
+        return;
+    }
+    if (a->n + 2 > a->cap) {
+        int cap = a->cap ? 2 * a->cap : 16;
+        char **v = realloc(a->v, sizeof *v * (size_t)cap);
+        if (!v) {
+            free(s);
+            a->failed = true;
+            return;
+        }
+        a->v = v;
+        a->cap = cap;
+    }
+    a->v[a->n++] = s;
+    a->v[a->n] = NULL;
+}
+
+static void argv_free(struct argv_buf *a)
+{
+    for (int i = 0; i < a->n; i++)
+        free(a->v[i]);
+    free(a->v);
+}
+
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+/* A JSON number as the command line would write it: whole numbers without a fraction, others
+ * with the fewest digits that read back to the same double. */
+static void fmt_number(double v, char *buf, size_t n)
+{
+    if (v == (double)(long long)v && v > -1e15 && v < 1e15) {
+        snprintf(buf, n, "%lld", (long long)v);
+        return;
+    }
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, n, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
+}
+
+/* A scalar array element or value into text appended to b; 0 or an error code. */
+static int scalar_text(const cJSON *v, const char *key, struct sbuf *b, struct req_err *e)
+{
+    if (cJSON_IsString(v)) {
+        sbuf_append(b, v->valuestring);
+    } else if (cJSON_IsNumber(v)) {
+        char num[64];
+        fmt_number(v->valuedouble, num, sizeof num);
+        sbuf_append(b, num);
+    } else {
+        return req_fail(e, LLMROOF_API_EINPUT, "field '%s': a list holds strings or numbers", key);
+    }
+    return 0;
+}
+
+static bool valid_key(const char *k)
+{
+    if (!*k || *k == '-' || *k == '_')
+        return false;
+    for (const char *p = k; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-' ||
+              *p == '_'))
+            return false;
+    return true;
+}
+
+/* "--key=text" with underscores of key read as dashes. */
+static char *option_text(const char *key, const char *text)
+{
+    struct sbuf b;
+    sbuf_init(&b);
+    sbuf_append(&b, "--");
+    size_t at = b.len;
+    sbuf_append(&b, key);
+    for (size_t i = at; i < b.len; i++)
+        if (b.data[i] == '_')
+            b.data[i] = '-';
+    if (text) {
+        sbuf_append(&b, "=");
+        sbuf_append(&b, text);
+    }
+    if (sbuf_failed(&b)) {
+        sbuf_free(&b);
+        return NULL;
+    }
+    return b.data; /* ownership moves to the caller */
+}
+
+/* Catalog files are repeatable options: a list becomes one option per file. */
+static bool repeated_key(const char *k)
+{
+    return !strcmp(k, "gpus_file") || !strcmp(k, "gpus-file") || !strcmp(k, "models_file") ||
+           !strcmp(k, "models-file");
+}
+
+static int add_option(struct argv_buf *a, const cJSON *item, struct req_err *e)
+{
+    const char *key = item->string;
+    if (!valid_key(key))
+        return req_fail(e, LLMROOF_API_EINPUT, "field '%s' is not an option name (letters, digits, '-' and '_')", key);
+    if (cJSON_IsFalse(item) || cJSON_IsNull(item))
+        return 0;
+    if (cJSON_IsTrue(item)) {
+        argv_push(a, option_text(key, NULL));
+        return 0;
+    }
+    if (cJSON_IsObject(item))
+        return req_fail(e, LLMROOF_API_EINPUT, "field '%s' must be a string, number, boolean or list, not an object", key);
+    struct sbuf b;
+    sbuf_init(&b);
+    int rc = 0;
+    if (cJSON_IsArray(item)) {
+        if (cJSON_GetArraySize(item) == 0) {
+            sbuf_free(&b);
+            return req_fail(e, LLMROOF_API_EINPUT, "field '%s' is an empty list", key);
+        }
+        bool each = repeated_key(key);
+        const cJSON *el;
+        cJSON_ArrayForEach(el, item) {
+            if (b.len && !each)
+                sbuf_append(&b, ",");
+            if ((rc = scalar_text(el, key, &b, e)))
+                break;
+            if (each) {
+                argv_push(a, sbuf_failed(&b) ? NULL : option_text(key, sbuf_str(&b)));
+                b.len = 0;
+                if (b.data)
+                    b.data[0] = '\0';
+            }
+        }
+        if (!rc && !each)
+            argv_push(a, sbuf_failed(&b) ? NULL : option_text(key, sbuf_str(&b)));
+    } else {
+        rc = scalar_text(item, key, &b, e);
+        if (!rc)
+            argv_push(a, sbuf_failed(&b) ? NULL : option_text(key, sbuf_str(&b)));
+    }
+    sbuf_free(&b);
+    return rc;
+}
+
+/* Request object -> argv {"llmroof", command, --options..., "--", args...}. */
+static int build_argv(const char *request_json, struct argv_buf *a, struct req_err *e)
+{
+    if (!request_json)
+        return req_fail(e, LLMROOF_API_EINPUT, "no request (NULL)");
+    const char *end = NULL;
+    cJSON *req = cJSON_ParseWithOpts(request_json, &end, 1);
+    if (!req) {
+        size_t at = end && end >= request_json ? (size_t)(end - request_json) : 0;
+        return req_fail(e, LLMROOF_API_EINPUT, "invalid JSON at byte %zu", at);
+    }
+    int rc = 0;
+    if (!cJSON_IsObject(req)) {
+        rc = req_fail(e, LLMROOF_API_EINPUT, "the request must be a JSON object");
+        goto done;
+    }
+    const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(req, "command");
+    if (!cJSON_IsString(cmd) || !*cmd->valuestring) {
+        rc = req_fail(e, LLMROOF_API_EINPUT, "field 'command' must be a command name (estimate, memory, simulate, plan, ...)");
+        goto done;
+    }
+    argv_push(a, dup_str("llmroof"));
+    argv_push(a, dup_str(cmd->valuestring));
+    bool have_format = false;
+    const cJSON *args = NULL;
+    const cJSON *item;
+    cJSON_ArrayForEach(item, req) {
+        if (!strcmp(item->string, "command"))
+            continue;
+        if (!strcmp(item->string, "args")) {
+            args = item;
+            continue;
+        }
+        if (!strcmp(item->string, "format"))
+            have_format = true;
+        if ((rc = add_option(a, item, e)))
+            goto done;
+    }
+    if (!have_format)
+        argv_push(a, dup_str("--format=json"));
+    /* positional arguments after "--", so that a file named "-x" stays a file */
+    argv_push(a, dup_str("--"));
+    if (args && cJSON_IsString(args)) {
+        argv_push(a, dup_str(args->valuestring));
+    } else if (args && cJSON_IsArray(args)) {
+        const cJSON *el;
+        cJSON_ArrayForEach(el, args) {
+            if (!cJSON_IsString(el)) {
+                rc = req_fail(e, LLMROOF_API_EINPUT, "field 'args' must be a list of strings");
+                goto done;
+            }
+            argv_push(a, dup_str(el->valuestring));
+        }
+    } else if (args) {
+        rc = req_fail(e, LLMROOF_API_EINPUT, "field 'args' must be a string or a list of strings");
+        goto done;
+    }
+    if (a->failed)
+        rc = req_fail(e, LLMROOF_API_EFAIL, "out of memory");
+done:
+    cJSON_Delete(req);
+    return rc;
+}
+
+/* Hands a memory stream's text to the caller: NULL when empty. */
+static char *take_text(char *buf, size_t len)
+{
+    if (buf && len == 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+static void set_out(char **dst, char *text)
+{
+    if (dst)
+        *dst = text;
+    else
+        free(text);
+}
+
+/* Runs argv with the given catalog (NULL: the command loads its own, as the CLI does) and its
+ * stdout and stderr caught in memory. */
+static int run_captured(const char *data_dir, const struct llmroof_catalog *cat, struct argv_buf *a,
+                        char **response_json, char **error_msg)
+{
+    char *obuf = NULL, *ebuf = NULL;
+    size_t olen = 0, elen = 0;
+    FILE *of = open_memstream(&obuf, &olen);
+    FILE *ef = open_memstream(&ebuf, &elen);
+    if (!of || !ef) {
+        if (of)
+            fclose(of);
+        if (ef)
+            fclose(ef);
+        free(obuf);
+        free(ebuf);
+        set_out(error_msg, dup_str("llmroof: error: out of memory\n"));
+        return LLMROOF_API_EFAIL;
+    }
+    const struct cli_io io = { of, ef, data_dir, cat };
+    int rc = cli_run(&io, a->n, a->v, 0);
+    int c1 = fclose(of), c2 = fclose(ef);
+    if ((c1 || c2) && rc == 0) {
+        free(ebuf);
+        ebuf = dup_str("llmroof: error: out of memory while collecting output\n");
+        elen = ebuf ? strlen(ebuf) : 0;
+        rc = LLMROOF_API_EFAIL;
+    }
+    set_out(response_json, take_text(obuf, olen));
+    set_out(error_msg, take_text(ebuf, elen));
+    return rc;
+}
+
+/* The catalog installed beside this library (<prefix>/lib[/<arch>]/libllmroof.so ->
+ * <prefix>/share/llmroof), unless $LLMROOF_DATA names one: an installed library finds its own
+ * catalog wherever the prefix was chosen at install time. NULL: the CLI's search decides. */
+static const char *default_data_dir(char *buf, size_t n)
+{
+    const char *env = getenv("LLMROOF_DATA");
+    if (env && *env)
+        return NULL;
+    static const char *const rel[] = { "/../share/llmroof", "/../../share/llmroof" };
+    Dl_info info; /* any address inside this library will do: rel's */
+    if (!dladdr((const void *)rel, &info) || !info.dli_fname || !strchr(info.dli_fname, '/'))
+        return NULL;
+    char lib[PATH_MAX];
+    snprintf(lib, sizeof lib, "%s", info.dli_fname);
+    *strrchr(lib, '/') = '\0';
+    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+        struct stat st;
+        char probe[PATH_MAX + 64];
+        snprintf(buf, n, "%s%s", lib, rel[i]);
+        snprintf(probe, sizeof probe, "%s/models.json", buf);
+        if (stat(probe, &st) == 0 && S_ISREG(st.st_mode)) {
+            snprintf(probe, sizeof probe, "%s/gpus.json", buf);
+            if (stat(probe, &st) == 0 && S_ISREG(st.st_mode))
+                return buf;
+        }
+    }
+    return NULL;
+}
+
+const char *llmroof_version(void)
+{
+    return LLMROOF_VERSION;
+}
+
+llmroof_ctx *llmroof_ctx_new(const char *data_dir, char **error_msg)
+{
+    if (error_msg)
+        *error_msg = NULL;
+    llmroof_ctx *ctx = calloc(1, sizeof *ctx);
+    if (!ctx) {
+        set_out(error_msg, dup_str("llmroof: error: out of memory\n"));
+        return NULL;
+    }
+    char *ebuf = NULL;
+    size_t elen = 0;
+    FILE *ef = open_memstream(&ebuf, &elen);
+    if (!ef) {
+        free(ctx);
+        set_out(error_msg, dup_str("llmroof: error: out of memory\n"));
+        return NULL;
+    }
+    char def[PATH_MAX];
+    const struct cli_io io = { NULL, ef, data_dir ? data_dir : default_data_dir(def, sizeof def), NULL };
+    int rc = cli_load_catalog(&io, &ctx->cat, ctx->data_dir, sizeof ctx->data_dir);
+    fclose(ef);
+    if (rc) {
+        free(ctx);
+        set_out(error_msg, take_text(ebuf, elen));
+        return NULL;
+    }
+    free(ebuf);
+    return ctx;
+}
+
+void llmroof_ctx_free(llmroof_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    catalog_free(&ctx->cat);
+    free(ctx);
+}
+
+int llmroof_ctx_call(llmroof_ctx *ctx, const char *request_json, char **response_json, char **error_msg)
+{
+    if (response_json)
+        *response_json = NULL;
+    if (error_msg)
+        *error_msg = NULL;
+    if (!ctx) {
+        set_out(error_msg, dup_str("llmroof: error: request: no context (NULL)\n"));
+        return LLMROOF_API_EINPUT;
+    }
+    struct argv_buf a = { 0 };
+    struct req_err e = { 0 };
+    int rc = build_argv(request_json, &a, &e);
+    if (rc) {
+        argv_free(&a);
+        set_out(error_msg, dup_str(e.msg));
+        return rc;
+    }
+    rc = run_captured(ctx->data_dir, &ctx->cat, &a, response_json, error_msg);
+    argv_free(&a);
+    return rc;
+}
+
+int llmroof_call(const char *request_json, char **response_json, char **error_msg)
+{
+    if (response_json)
+        *response_json = NULL;
+    if (error_msg)
+        *error_msg = NULL;
+    struct argv_buf a = { 0 };
+    struct req_err e = { 0 };
+    int rc = build_argv(request_json, &a, &e);
+    char def[PATH_MAX];
+    if (!rc)
+        rc = run_captured(default_data_dir(def, sizeof def), NULL, &a, response_json, error_msg); /* one CLI run */
+    else
+        set_out(error_msg, dup_str(e.msg));
+    argv_free(&a);
+    return rc;
+}
+
+void llmroof_free(void *p)
+{
+    free(p);
+}

@@ -1,0 +1,60 @@
+/* layout.c - tensor, pipeline and expert parallelism of one model instance (see llmroof/ops.h
+ * struct llmroof_layout and docs/model.md "Layouts").
+ *
+ *   GPUs per stage  = ep when ep > 1, else tp;   GPUs = GPUs per stage * pp
+ *   stage layers    = ceil(L / pp) for the largest stage, floor(L / pp) for the smallest
+ *                     (Megatron and vLLM split consecutive layers as evenly as they can)
+ *   experts per rank = E / ep (whole experts; EP does not also split an expert's width)
+ *   attention replicas = ep / tp with --dp-attention (each with its own sequences and KV) */
+#include "llmroof/ops.h"
+
+#include <string.h>
+
+#include "llmroof/arch.h"
+
+int ops_shard_layout(const struct llmroof_model *m, const struct llmroof_layout *lay, struct llmroof_shard *out,
+                     struct llmroof_err *err)
+{
+    int rc = ops_shard(m, lay->tp, out, err);
+    if (rc)
+        return rc;
+    const int pp = lay->pp > 0 ? lay->pp : 1, ep = lay->ep > 0 ? lay->ep : 1;
+    const double imb = lay->ep_imbalance > 0 ? lay->ep_imbalance : 1.0;
+    if (pp > 1024 || ep > 4096)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "--pp %d / --ep %d: at most 1024 stages and 4096 expert ranks", pp, ep);
+    if (pp > m->layers)
+        return llmroof_err_set(err, LLMROOF_EINPUT,
+                               "--pp %d exceeds the %ld layers of model '%s': a pipeline stage needs at least one layer",
+                               pp, m->layers, m->id);
+    if (!(imb >= 1.0 && imb <= 64.0))
+        return llmroof_err_set(err, LLMROOF_EINPUT, "--ep-imbalance %g must be between 1 and 64", imb);
+    if (ep > 1) {
+        if (m->moe_experts <= 0)
+            return llmroof_err_set(err, LLMROOF_EINPUT, "--ep %d needs a mixture-of-experts model; '%s' is dense", ep, m->id);
+        if (m->moe_experts % ep != 0)
+            return llmroof_err_set(err, LLMROOF_EINPUT, "--ep %d does not divide the %ld experts of model '%s'", ep,
+                                   m->moe_experts, m->id);
+        if (lay->dp_attn) {
+            if (ep % lay->tp != 0)
+                return llmroof_err_set(err, LLMROOF_EINPUT,
+                                       "--dp-attention needs TP %d to divide --ep %d (ep/tp attention replicas)",
+                                       lay->tp, ep);
+        } else if (ep != lay->tp) {
+            return llmroof_err_set(err, LLMROOF_EINPUT,
+                                   "--ep %d differs from TP %d: experts share the attention's TP ranks unless "
+                                   "--dp-attention makes attention data-parallel", ep, lay->tp);
+        }
+    } else if (lay->dp_attn) {
+        return llmroof_err_set(err, LLMROOF_EINPUT, "--dp-attention needs --ep greater than 1");
+    }
+    out->pp = pp;
+    out->ep = ep;
+    out->dp_attn = lay->dp_attn;
+    out->attn_dp = lay->dp_attn ? ep / lay->tp : 1;
+    out->gpus_per_stage = ep > 1 ? ep : lay->tp;
+    out->gpus = out->gpus_per_stage * pp;
+    out->stage_layers_max = (m->layers + pp - 1) / pp;
+    out->stage_layers_min = m->layers / pp;
+    out->ep_imbalance = imb;
+    return LLMROOF_OK;
+}

@@ -1,0 +1,1 @@
+validate tests/data/validation/measurements.csv --format csv --table kernels

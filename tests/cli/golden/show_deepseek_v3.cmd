@@ -1,0 +1,1 @@
+show model deepseek-v3

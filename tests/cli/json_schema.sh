@@ -1,0 +1,89 @@
+#!/bin/sh
+# Every JSON document a command prints names its schema first ("schema": "llmroof.<command>/1"),
+# the schema is documented in docs/json.md, and the document is valid JSON (python3's parser,
+# when python3 is installed). JSON Lines: every row. Catalog documents name llmroof.catalog/1
+# and load back through --models-file.
+#   json_schema.sh BIN SRC_DIR
+set -u
+bin=$1 src=$2
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$src" || exit 1
+export LLMROOF_DATA="$src/data"
+have_py=0
+command -v python3 >/dev/null 2>&1 && have_py=1
+
+# expect SCHEMA EXIT COMMAND...: the command exits EXIT and prints one JSON document whose first
+# key is "schema" with the value SCHEMA
+expect() {
+    schema=$1 want_rc=$2
+    shift 2
+    "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    first=$(sed -n 2p "$tmp/out" | tr -d '\t')
+    if [ "$rc" != "$want_rc" ]; then
+        echo "FAIL: llmroof $* exits $rc (expected $want_rc): $(head -c 300 "$tmp/err")"
+        fail=1
+    elif [ "$(head -c 1 "$tmp/out")" != "{" ] || [ "$first" != "\"schema\":\"$schema\"," ]; then
+        echo "FAIL: llmroof $*: the first key is not \"schema\": \"$schema\" (line 2: $first)"
+        fail=1
+    elif [ "$have_py" = 1 ] && ! python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/out" 2>/dev/null; then
+        echo "FAIL: llmroof $*: not one valid JSON document"
+        fail=1
+    else
+        echo "ok: llmroof $* names $schema"
+    fi
+    if ! grep -q "\`$schema\`" docs/json.md; then
+        echo "FAIL: docs/json.md does not document \`$schema\`"
+        fail=1
+    fi
+}
+
+expect llmroof.list/1 0 list gpus --format json
+expect llmroof.list/1 0 list models --format json
+expect llmroof.list/1 0 list engines --format json
+expect llmroof.show/1 0 show gpu h100 --format json
+expect llmroof.show/1 0 show model llama-2-7b --format json
+expect llmroof.catalog/1 0 import-hf tests/data/hf/llama-2-7b.json --name my-llama
+expect llmroof.estimate/1 0 estimate -m llama-2-7b -g a100 --format json
+expect llmroof.memory/1 0 memory -m llama-2-7b -g a100 --format json
+expect llmroof.report/1 0 report --format json
+expect llmroof.roofline/1 0 roofline -m llama-2-7b -g a100 --format json
+expect llmroof.simulate/1 0 simulate -m llama-2-7b -g a100 --requests 40 --concurrency 4 --format json
+expect llmroof.simulate-sweep/1 0 simulate -m llama-2-7b -g a100 --requests 40 --sweep-concurrency 2,4 --format json
+expect llmroof.plan/1 0 plan -m llama-2-7b --gpus a100 --tp 1 --users 100 --fast --format json
+expect llmroof.validate/1 0 validate tests/data/validation/measurements.csv --format json
+expect llmroof.validate-ops/1 0 validate --ops tests/data/ops/sample-synthetic.csv -g h100 --format json
+expect llmroof.validate-fit/1 0 validate tests/data/validation/measurements.csv --fit --format json
+expect llmroof.calibrate/1 0 calibrate tests/data/validation/measurements.csv -g rtx-4090 --format json
+"$bin" sweep --models llama-2-7b --gpus a100 --tp 1,2 --batch 1 --prompt 128 --output 128 --format jsonl >"$tmp/base.jsonl"
+expect llmroof.check/1 0 check "$tmp/base.jsonl" --format json
+expect llmroof.check/1 1 check tests/data/baseline-drift.jsonl --format json
+
+# sweep's JSON Lines: every row names the schema, and check reads such rows back
+n=$(grep -c . "$tmp/base.jsonl")
+m=$(grep -c '^{"schema":"llmroof.sweep/1",' "$tmp/base.jsonl")
+if [ "$n" -gt 0 ] && [ "$n" = "$m" ]; then echo "ok: every sweep row names llmroof.sweep/1"; else
+    echo "FAIL: $m of $n sweep rows name llmroof.sweep/1"; fail=1; fi
+grep -q '`llmroof.sweep/1`' docs/json.md || { echo "FAIL: docs/json.md does not document llmroof.sweep/1"; fail=1; }
+sed 's/llmroof.sweep\/1/llmroof.sweep\/9/' "$tmp/base.jsonl" >"$tmp/other.jsonl"
+"$bin" check "$tmp/other.jsonl" >/dev/null 2>"$tmp/err"
+if [ $? = 2 ] && grep -q "schema" "$tmp/err"; then echo "ok: check rejects another schema"; else
+    echo "FAIL: check accepts a row of another schema"; fail=1; fi
+
+# check --format json: the verdict and one entry per drifted field
+"$bin" check tests/data/baseline-drift.jsonl --format json >"$tmp/drift.json"
+if grep -q '"agree":	false' "$tmp/drift.json" && grep -q '"field":	"tpot_s"' "$tmp/drift.json"; then
+    echo "ok: check --format json names the drifted field"; else echo "FAIL: check --format json lacks the diff"; fail=1; fi
+
+# a catalog document llmroof writes loads back
+"$bin" import-hf tests/data/hf/llama-2-7b.json --name my-llama >"$tmp/my.json"
+if "$bin" --models-file "$tmp/my.json" show model my-llama >/dev/null 2>"$tmp/err"; then
+    echo "ok: an imported catalog document (with its schema) loads"; else
+    echo "FAIL: an imported catalog document does not load: $(cat "$tmp/err")"; fail=1; fi
+printf '{"schema": "llmroof.catalog/2", "models": []}\n' >"$tmp/bad.json"
+if "$bin" --models-file "$tmp/bad.json" list models >/dev/null 2>&1; then
+    echo "FAIL: a catalog file of another schema loads"; fail=1; else echo "ok: a catalog file of another schema is rejected"; fi
+
+exit $fail

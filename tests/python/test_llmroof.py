@@ -1,0 +1,170 @@
+"""Tests of the Python binding (python/llmroof) against the command line.
+
+Run from the README's test command through ctest, or by hand:
+    LLMROOF_LIB=build/libllmroof.so.0 LLMROOF_CLI=build/llmroof python3 -m unittest -v tests/python/test_llmroof.py
+Every value checked is the command line's own output for the same options, or a figure the
+README derives by hand.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import unittest
+import warnings
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "python"))
+os.environ.setdefault("LLMROOF_DATA", os.path.join(REPO, "data"))
+
+import llmroof  # noqa: E402
+
+CLI = os.environ.get("LLMROOF_CLI", os.path.join(REPO, "build", "llmroof"))
+
+
+def cli(*argv):
+    """(status, stdout, stderr) of the llmroof binary."""
+    p = subprocess.run([CLI] + list(argv), capture_output=True, text=True, check=False)
+    return p.returncode, p.stdout, p.stderr
+
+
+def cli_json(*argv):
+    status, out, err = cli(*argv, "--format", "json")
+    if status != 0:
+        raise AssertionError("llmroof %s failed (%d): %s" % (" ".join(argv), status, err))
+    return json.loads(out)
+
+
+class SameAsTheCommandLine(unittest.TestCase):
+    def test_version(self):
+        self.assertEqual(cli("--version")[1].strip(), "llmroof " + llmroof.version())
+
+    def test_estimate_equals_the_cli_json(self):
+        got = llmroof.estimate(model="llama-2-7b", gpu="a100", tp=1, batch=8)
+        self.assertEqual(got, cli_json("estimate", "-m", "llama-2-7b", "-g", "a100", "-t", "1", "-b", "8"))
+        self.assertEqual(got["gpu"], "a100-sxm4-40gb")
+        self.assertEqual(got["batch"], 8)
+        # and byte for byte
+        text = llmroof.call_text("estimate", model="llama-2-7b", gpu="a100", tp=1, batch=8)
+        self.assertEqual(text, cli("estimate", "-m", "llama-2-7b", "-g", "a100", "-t", "1", "-b", "8",
+                                   "--format", "json")[1])
+
+    def test_estimate_with_engine_and_range(self):
+        got = llmroof.estimate(model="llama-2-7b", gpu="a100-sxm4-80gb", engine="vllm-0.6", range=True)
+        self.assertEqual(got, cli_json("estimate", "-m", "llama-2-7b", "-g", "a100-sxm4-80gb",
+                                       "--engine", "vllm-0.6", "--range"))
+
+    def test_memory_max_batch_of_the_readme(self):
+        # README: llama-13b on 8 x V100-32GB, all memory usable, nothing else resident:
+        # (32 GiB - 3.03 GiB weights) / 100 KiB per token per GPU = 303,760 tokens
+        # = 148 sequences of 2048 tokens.
+        got = llmroof.memory(model="llama-13b", gpu="v100", tp=8, mem_util=1, reserve=0, workspace=0)
+        self.assertEqual(got["max_batch"], 148)
+        self.assertEqual(got["kv_capacity_tokens"], 303760)
+        self.assertTrue(got["fits"])
+        self.assertEqual(got, cli_json("memory", "-m", "llama-13b", "-g", "v100", "-t", "8", "--mem-util", "1",
+                                       "--reserve", "0", "--workspace", "0"))
+
+    def test_simulate_equals_the_cli_json(self):
+        got = llmroof.simulate(model="llama-2-7b", gpu="a100", concurrency=4, requests=20, seed=7)
+        self.assertEqual(got, cli_json("simulate", "-m", "llama-2-7b", "-g", "a100", "--concurrency", "4",
+                                       "--requests", "20", "--seed", "7"))
+        self.assertEqual(got["completed"], 20)
+
+    def test_plan_equals_the_cli_json(self):
+        got = llmroof.plan(model="llama-2-7b", gpus=["a100"], tp=[1, 2], users=100, ttft_slo="3s")
+        self.assertEqual(got, cli_json("plan", "-m", "llama-2-7b", "--gpus", "a100", "--tp", "1,2",
+                                       "--users", "100", "--ttft-slo", "3s"))
+        self.assertEqual(got["users"], 100)
+        self.assertEqual([o["tp"] for o in got["options"]], [1, 2])
+
+    def test_show_and_sweep(self):
+        self.assertEqual(llmroof.show("model", "llama-2-70b"), cli_json("show", "model", "llama-2-70b"))
+        rows = llmroof.sweep(models="llama-2-7b", gpus=["a100", "h100"], tp=[1, 2], batch=8, prompt=512,
+                             output=128)
+        self.assertEqual(len(rows), 4)  # 1 model x 2 GPUs x 2 TP
+        self.assertEqual({r["tp"] for r in rows}, {1, 2})
+
+    def test_list_is_reachable_through_call(self):
+        got = llmroof.call("list", "gpus")
+        self.assertEqual(got, cli_json("list", "gpus"))
+        self.assertIn("a100-sxm4-40gb", [g["id"] for g in got["gpus"]])
+
+
+class Errors(unittest.TestCase):
+    def test_bad_model_raises_with_the_name(self):
+        with self.assertRaises(llmroof.LlmroofError) as cm:
+            llmroof.estimate(model="llama-2-7x", gpu="a100")
+        self.assertEqual(cm.exception.status, 2)
+        self.assertIn("'llama-2-7x'", str(cm.exception))
+        self.assertIn("did you mean: llama-2-7b", str(cm.exception))
+        status, out, err = cli("estimate", "-m", "llama-2-7x", "-g", "a100", "--format", "json")
+        self.assertEqual(status, 2)
+        self.assertEqual(cm.exception.message, err.strip())
+
+    def test_bad_values_and_options_raise(self):
+        cases = [
+            (dict(model="llama-2-7b", gpu="a100", tp=0), "'--tp'"),
+            (dict(model="llama-2-7b", gpu="a100", bogus=1), "unknown option '--bogus=1'"),
+            (dict(model="llama-2-7b", gpu="a100", batch={"x": 1}), "field 'batch' must be a string"),
+            (dict(model="llama-2-7b", gpu="nope"), "unknown GPU 'nope'"),
+        ]
+        for kw, needle in cases:
+            with self.subTest(kw=kw):
+                with self.assertRaises(llmroof.LlmroofError) as cm:
+                    llmroof.estimate(**kw)
+                self.assertEqual(cm.exception.status, 2)
+                self.assertIn(needle, str(cm.exception))
+        with self.assertRaises(llmroof.LlmroofError) as cm:
+            llmroof.call("estimat")
+        self.assertIn("unknown command 'estimat'", str(cm.exception))
+
+    def test_warning_beside_a_result(self):
+        # 4096 + 512 = 4608 tokens > llama-2-7b's 4096-token context
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            got = llmroof.estimate(model="llama-2-7b", gpu="a100", prompt=4096, output=512)
+        self.assertEqual(got["prompt_len"], 4096)
+        self.assertTrue(any(issubclass(x.category, llmroof.LlmroofWarning) and "4608 tokens" in str(x.message)
+                            for x in w), [str(x.message) for x in w])
+
+    def test_context_with_a_bad_directory(self):
+        with self.assertRaises(llmroof.LlmroofError) as cm:
+            llmroof.Context("/nonexistent-llmroof-dir")
+        self.assertIn("/nonexistent-llmroof-dir", str(cm.exception))
+
+
+class Contexts(unittest.TestCase):
+    def test_own_context_and_catalog_file(self):
+        with llmroof.Context(os.path.join(REPO, "data")) as ctx:
+            mine = ctx.estimate(model="llama-2-7b", gpu="my-accel",
+                                gpus_file=os.path.join(REPO, "tests", "data", "my-gpu.json"))
+            self.assertEqual(mine["gpu"], "my-accel")
+            with self.assertRaises(llmroof.LlmroofError):
+                ctx.estimate(model="llama-2-7b", gpu="my-accel")  # the file was for that call only
+
+    def test_threads_get_the_same_answers(self):
+        expect = llmroof.estimate(model="llama-2-70b", gpu="h100", tp=4, batch=16)
+        results, errors = [], []
+
+        def work():
+            try:
+                for _ in range(25):
+                    results.append(llmroof.estimate(model="llama-2-70b", gpu="h100", tp=4, batch=16))
+            except Exception as e:  # pragma: no cover - reported below
+                errors.append(e)
+
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(errors, [])
+        self.assertEqual(len(results), 100)
+        self.assertTrue(all(r == expect for r in results))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,320 @@
+/* test_api.c - the JSON API (include/llmroof/api.h): the response is byte for byte what the
+ * CLI prints, errors carry the CLI's exit status and message, repeated calls neither leak
+ * (the ASan build runs this with leak detection) nor drift. */
+#include "helpers.h"
+
+#include <cjson/cJSON.h>
+#include <sys/wait.h>
+
+#include "llmroof/api.h"
+
+/* ------------------------------------------------------------------------ */
+/* Helpers                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* stdout of the llmroof binary run with `args` (a shell word list). */
+static char *cli_stdout(const char *args, int *status)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "LLMROOF_DATA='%s' '%s' %s 2>/dev/null", LLMROOF_TEST_DATA_DIR, LLMROOF_TEST_CLI, args);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    assert_non_null(buf);
+    size_t n;
+    while ((n = fread(buf + len, 1, cap - len - 1, p)) > 0) {
+        len += n;
+        if (cap - len < 2) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+            assert_non_null(buf);
+        }
+    }
+    buf[len] = '\0';
+    int st = pclose(p);
+    *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return buf;
+}
+
+struct fixture {
+    llmroof_ctx *ctx; /* the shipped catalog */
+};
+
+static int setup(void **state)
+{
+    static struct fixture f;
+    char *msg = NULL;
+    f.ctx = llmroof_ctx_new(LLMROOF_TEST_DATA_DIR, &msg);
+    if (!f.ctx) {
+        print_error("%s", msg ? msg : "(no message)\n");
+        llmroof_free(msg);
+        return -1;
+    }
+    *state = &f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    llmroof_ctx_free(f->ctx);
+    return 0;
+}
+
+static llmroof_ctx *ctx_of(void **state)
+{
+    return ((struct fixture *)*state)->ctx;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The response is the CLI's JSON                                           */
+/* ------------------------------------------------------------------------ */
+
+static void version_should_be_the_projects(void **state)
+{
+    (void)state;
+    assert_string_equal(llmroof_version(), LLMROOF_TEST_VERSION);
+    assert_int_equal(LLMROOF_API_VERSION, 1);
+}
+
+static void estimate_should_equal_the_cli_json(void **state)
+{
+    char *resp = NULL, *msg = NULL;
+    int rc = llmroof_ctx_call(ctx_of(state),
+                              "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"tp\":1,\"batch\":8}",
+                              &resp, &msg);
+    assert_int_equal(rc, LLMROOF_API_OK);
+    assert_null(msg); /* batch 8 fits: no warning */
+    int st;
+    char *cli = cli_stdout("estimate -m llama-2-7b -g a100 -t 1 -b 8 --format json", &st);
+    assert_int_equal(st, 0);
+    assert_non_null(resp);
+    assert_string_equal(resp, cli);
+    /* and it is the estimate asked for */
+    cJSON *j = cJSON_Parse(resp);
+    assert_non_null(j);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(j, "model")->valuestring, "llama-2-7b");
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(j, "gpu")->valuestring, "a100-sxm4-40gb");
+    assert_int_equal((int)cJSON_GetObjectItemCaseSensitive(j, "batch")->valuedouble, 8);
+    cJSON_Delete(j);
+    free(cli);
+    llmroof_free(resp);
+}
+
+/* Underscores read as dashes, a fraction passes through unrounded, flags are true. */
+static void memory_options_should_translate_like_the_command_line(void **state)
+{
+    char *resp = NULL;
+    int rc = llmroof_ctx_call(ctx_of(state),
+                              "{\"command\":\"memory\",\"model\":\"llama-13b\",\"gpu\":\"v100\",\"tp\":8,"
+                              "\"mem_util\":1,\"reserve\":0,\"workspace\":0,\"context\":2048}",
+                              &resp, NULL);
+    assert_int_equal(rc, 0);
+    int st;
+    char *cli = cli_stdout("memory -m llama-13b -g v100 -t 8 --mem-util 1 --reserve 0 --workspace 0 --context 2048 "
+                           "--format json",
+                           &st);
+    assert_int_equal(st, 0);
+    assert_string_equal(resp, cli);
+    /* README: max batch 148 sequences of 2048 tokens on 8 x V100-32GB (theoretical settings) */
+    assert_non_null(strstr(resp, "148"));
+    free(cli);
+    llmroof_free(resp);
+
+    rc = llmroof_ctx_call(ctx_of(state),
+                          "{\"command\":\"memory\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"mem_util\":0.85}", &resp,
+                          NULL);
+    assert_int_equal(rc, 0);
+    cli = cli_stdout("memory -m llama-2-7b -g a100 --mem-util 0.85 --format json", &st);
+    assert_string_equal(resp, cli);
+    free(cli);
+    llmroof_free(resp);
+}
+
+/* Lists join with commas; "args" are the positional arguments; "format" passes through. */
+static void lists_and_positionals_should_reach_the_command(void **state)
+{
+    char *resp = NULL;
+    int rc = llmroof_ctx_call(ctx_of(state),
+                              "{\"command\":\"sweep\",\"models\":[\"llama-2-7b\"],\"gpus\":[\"a100\",\"h100\"],"
+                              "\"tp\":[1,2],\"batch\":8,\"prompt\":512,\"output\":128,\"format\":\"jsonl\"}",
+                              &resp, NULL);
+    assert_int_equal(rc, 0);
+    /* 1 model x 2 GPUs x 2 TP x 1 x 1 x 1 = 4 rows */
+    int lines = 0;
+    for (const char *p = resp; *p; p++)
+        lines += *p == '\n';
+    assert_int_equal(lines, 4);
+    llmroof_free(resp);
+
+    rc = llmroof_ctx_call(ctx_of(state), "{\"command\":\"show\",\"args\":[\"model\",\"llama-2-70b\"]}", &resp, NULL);
+    assert_int_equal(rc, 0);
+    int st;
+    char *cli = cli_stdout("show model llama-2-70b --format json", &st);
+    assert_string_equal(resp, cli);
+    free(cli);
+    llmroof_free(resp);
+}
+
+/* A request naming a catalog file loads its own catalog; the context's stays as it was. */
+static void catalog_files_should_extend_the_catalog_for_one_call(void **state)
+{
+    char *resp = NULL, *msg = NULL;
+    int rc = llmroof_ctx_call(ctx_of(state),
+                              "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"my-accel\","
+                              "\"gpus_file\":[\"" LLMROOF_TEST_FIXTURES "/my-gpu.json\"]}",
+                              &resp, &msg);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(resp, "\"my-accel\""));
+    llmroof_free(resp);
+    llmroof_free(msg);
+    rc = llmroof_ctx_call(ctx_of(state), "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"my-accel\"}",
+                          &resp, &msg);
+    assert_int_equal(rc, LLMROOF_API_EINPUT);
+    assert_null(resp);
+    assert_non_null(strstr(msg, "unknown GPU 'my-accel'"));
+    llmroof_free(msg);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Errors: the CLI's status and message                                     */
+/* ------------------------------------------------------------------------ */
+
+static void unknown_model_should_fail_with_the_cli_message(void **state)
+{
+    char *resp = NULL, *msg = NULL;
+    int rc = llmroof_ctx_call(ctx_of(state), "{\"command\":\"estimate\",\"model\":\"llama-2-7x\",\"gpu\":\"a100\"}",
+                              &resp, &msg);
+    assert_int_equal(rc, 2);
+    assert_null(resp);
+    assert_non_null(msg);
+    assert_non_null(strstr(msg, "llmroof: error: unknown model 'llama-2-7x'"));
+    assert_non_null(strstr(msg, "did you mean: llama-2-7b"));
+    llmroof_free(msg);
+}
+
+static void bad_values_and_options_should_fail_with_status_2(void **state)
+{
+    static const struct {
+        const char *req, *needle;
+    } cases[] = {
+        { "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"tp\":0}", "'--tp'" },
+        { "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"bogus\":1}", "unknown option '--bogus=1'" },
+        { "{\"command\":\"estimat\"}", "unknown command 'estimat'" },
+        { "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"format\":\"xml\"}", "unknown format 'xml'" },
+        { "{\"model\":\"llama-2-7b\"}", "request: field 'command'" },
+        { "{\"command\":7}", "request: field 'command'" },
+        { "[\"estimate\"]", "request: the request must be a JSON object" },
+        { "{\"command\":\"estimate\",", "request: invalid JSON at byte 22" },
+        { "{\"command\":\"estimate\",\"model\":{\"id\":\"x\"}}", "field 'model' must be a string" },
+        { "{\"command\":\"estimate\",\"tp\":[]}", "field 'tp' is an empty list" },
+        { "{\"command\":\"estimate\",\"tp\":[true]}", "a list holds strings or numbers" },
+        { "{\"command\":\"estimate\",\"--tp\":1}", "field '--tp' is not an option name" },
+        { "{\"command\":\"show\",\"args\":[1]}", "field 'args' must be a list of strings" },
+        { "", "invalid JSON at byte 0" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *resp = NULL, *msg = NULL;
+        int rc = llmroof_ctx_call(ctx_of(state), cases[i].req, &resp, &msg);
+        if (rc != 2 || resp || !msg || !strstr(msg, cases[i].needle)) {
+            print_error("request %s: rc %d, message %s (expected 2 and '%s')\n", cases[i].req, rc, msg ? msg : "(none)",
+                        cases[i].needle);
+            fail();
+        }
+        llmroof_free(msg);
+    }
+    char *msg = NULL;
+    assert_int_equal(llmroof_ctx_call(ctx_of(state), NULL, NULL, &msg), 2);
+    assert_non_null(strstr(msg, "no request"));
+    llmroof_free(msg);
+    assert_int_equal(llmroof_ctx_call(NULL, "{\"command\":\"list\"}", NULL, &msg), 2);
+    assert_non_null(strstr(msg, "no context"));
+    llmroof_free(msg);
+}
+
+/* Success with a warning: status 0, the result, and the warning in error_msg. */
+static void warnings_should_come_back_beside_the_result(void **state)
+{
+    char *resp = NULL, *msg = NULL;
+    int rc = llmroof_ctx_call(ctx_of(state),
+                              "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"prompt\":4096,"
+                              "\"output\":512}",
+                              &resp, &msg);
+    assert_int_equal(rc, 0);
+    assert_non_null(resp);
+    assert_non_null(msg);
+    /* 4096 + 512 = 4608 tokens > llama-2-7b's 4096-token context */
+    assert_non_null(strstr(msg, "warning: prompt + output = 4608 tokens exceeds llama-2-7b's max context of 4096"));
+    llmroof_free(resp);
+    llmroof_free(msg);
+}
+
+static void context_should_name_a_directory_without_a_catalog(void **state)
+{
+    (void)state;
+    char *msg = NULL;
+    llmroof_ctx *ctx = llmroof_ctx_new("/nonexistent-llmroof-dir", &msg);
+    assert_null(ctx);
+    assert_non_null(msg);
+    assert_non_null(strstr(msg, "'/nonexistent-llmroof-dir' does not contain gpus.json and models.json"));
+    llmroof_free(msg);
+    assert_null(llmroof_ctx_new("/nonexistent-llmroof-dir", NULL)); /* NULL error_msg is allowed */
+    llmroof_ctx_free(NULL);
+    llmroof_free(NULL);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Repeated calls                                                           */
+/* ------------------------------------------------------------------------ */
+
+/* 300 calls of each kind on one context: the same bytes every time, and (under ASan's leak
+ * checker) nothing left behind by successes, failures or outputs the caller did not want. */
+static void repeated_calls_should_agree_and_not_leak(void **state)
+{
+    const char *ok = "{\"command\":\"estimate\",\"model\":\"llama-2-70b\",\"gpu\":\"h100\",\"tp\":4,\"batch\":16}";
+    const char *bad = "{\"command\":\"estimate\",\"model\":\"nope\",\"gpu\":\"h100\"}";
+    char *first = NULL;
+    assert_int_equal(llmroof_ctx_call(ctx_of(state), ok, &first, NULL), 0);
+    for (int i = 0; i < 300; i++) {
+        char *resp = NULL, *msg = NULL;
+        assert_int_equal(llmroof_ctx_call(ctx_of(state), ok, &resp, &msg), 0);
+        assert_string_equal(resp, first);
+        llmroof_free(resp);
+        llmroof_free(msg);
+        assert_int_equal(llmroof_ctx_call(ctx_of(state), bad, &resp, &msg), 2);
+        llmroof_free(resp);
+        llmroof_free(msg);
+        assert_int_equal(llmroof_ctx_call(ctx_of(state), ok, NULL, NULL), 0);
+        assert_int_equal(llmroof_ctx_call(ctx_of(state), "{", NULL, NULL), 2);
+    }
+    /* the one-shot call loads its own catalog and says the same */
+    char *resp = NULL;
+    assert_int_equal(llmroof_call(ok, &resp, NULL), 0);
+    assert_string_equal(resp, first);
+    llmroof_free(resp);
+    for (int i = 0; i < 20; i++) {
+        llmroof_ctx *ctx = llmroof_ctx_new(LLMROOF_TEST_DATA_DIR, NULL);
+        assert_non_null(ctx);
+        llmroof_ctx_free(ctx);
+    }
+    llmroof_free(first);
+}
+
+int main(void)
+{
+    setenv("LLMROOF_DATA", LLMROOF_TEST_DATA_DIR, 1); /* for llmroof_call's own catalog search */
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(version_should_be_the_projects),
+        cmocka_unit_test(estimate_should_equal_the_cli_json),
+        cmocka_unit_test(memory_options_should_translate_like_the_command_line),
+        cmocka_unit_test(lists_and_positionals_should_reach_the_command),
+        cmocka_unit_test(catalog_files_should_extend_the_catalog_for_one_call),
+        cmocka_unit_test(unknown_model_should_fail_with_the_cli_message),
+        cmocka_unit_test(bad_values_and_options_should_fail_with_status_2),
+        cmocka_unit_test(warnings_should_come_back_beside_the_result),
+        cmocka_unit_test(context_should_name_a_directory_without_a_catalog),
+        cmocka_unit_test(repeated_calls_should_agree_and_not_leak),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,187 @@
+/* test_layout.c - pipeline and expert parallelism, MLA operators, multi-node collectives. */
+#include "helpers.h"
+
+#include "llmroof/arch.h"
+#include "llmroof/comm.h"
+#include "llmroof/estimate.h"
+#include "llmroof/memory.h"
+#include "llmroof/ops.h"
+
+static int shard(const struct llmroof_model *m, int tp, int pp, int ep, bool dp, struct llmroof_shard *sh,
+                 struct llmroof_err *err)
+{
+    struct llmroof_layout l = { tp, pp, ep, dp, 1.0 };
+    return ops_shard_layout(m, &l, sh, err);
+}
+
+static void layouts_that_do_not_divide_are_refused_with_the_constraint(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_shard sh;
+    struct llmroof_err err = { 0 };
+    const struct llmroof_model *ds = model(&cat, "deepseek-v3");
+    /* 256 experts: EP 3 does not divide them */
+    assert_int_equal(shard(ds, 1, 1, 3, true, &sh, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "does not divide the 256 experts"));
+    /* EP on a dense model */
+    assert_int_equal(shard(model(&cat, "llama-2-7b"), 1, 1, 2, true, &sh, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "dense"));
+    /* EP 8 with TP 2 without data-parallel attention */
+    assert_int_equal(shard(ds, 2, 1, 8, false, &sh, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "--dp-attention"));
+    /* more stages than layers (61) */
+    assert_int_equal(shard(ds, 1, 62, 1, false, &sh, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "61 layers"));
+    /* a valid one: EP 8 data-parallel attention, PP 2 -> 16 GPUs, stages of 31 and 30 layers */
+    assert_int_equal(shard(ds, 1, 2, 8, true, &sh, &err), LLMROOF_OK);
+    assert_int_equal(sh.gpus, 16);
+    assert_int_equal(sh.attn_dp, 8);
+    assert_int_equal(sh.stage_layers_max, 31);
+    assert_int_equal(sh.stage_layers_min, 30);
+    catalog_free(&cat);
+}
+
+static void all_to_all_bytes_are_tokens_topk_hidden_dtype(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *ds = model(&cat, "deepseek-v3");
+    struct llmroof_shard sh;
+    assert_int_equal(shard(ds, 1, 1, 8, true, &sh, NULL), 0);
+    struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0 };
+    struct llmroof_batch b = batch_decode(64, 1000);
+    struct llmroof_oplist o;
+    ops_build(ds, &sh, &dt, &b, &o);
+    /* 64 sequences over 8 attention replicas: 8 tokens per rank; message 8 * 8 (top-k) * 7168 * 2
+     * = 917,504 bytes; dispatch + combine on each of the 58 MoE layers = 116 calls */
+    assert_rel_close(o.op[LLMROOF_OP_ALL_TO_ALL].comm_bytes, 917504.0, 0);
+    assert_rel_close(o.op[LLMROOF_OP_ALL_TO_ALL].count, 116.0, 0);
+    assert_int_equal(o.ep_ranks, 8);
+    /* no TP: no all-reduce */
+    assert_rel_close(o.op[LLMROOF_OP_ALL_REDUCE].count, 0, 0);
+    /* experts: 64*8/8 = 64 assignments per rank; FLOPs 2*64*7168*2048*3 = 5,637,144,576 plus the
+     * replicated shared expert on the rank's 8 tokens 2*8*7168*2048*3 = 704,643,072 */
+    assert_rel_close(o.op[LLMROOF_OP_FFN].flops, 5637144576.0 + 704643072.0, 1e-12);
+    /* dense leading layers: 3 */
+    assert_rel_close(o.op[LLMROOF_OP_DENSE_FFN].count, 3.0, 0);
+    catalog_free(&cat);
+}
+
+static void mla_decode_runs_absorbed_over_the_latent(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *ds = model(&cat, "deepseek-v3");
+    struct llmroof_shard sh;
+    assert_int_equal(shard(ds, 8, 1, 1, false, &sh, NULL), 0);
+    struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0 };
+    struct llmroof_batch b = batch_decode(1, 4096);
+    struct llmroof_oplist o;
+    ops_build(ds, &sh, &dt, &b, &o);
+    assert_true(o.mla_absorbed);
+    /* 16 heads per rank; per pair 2*16*(2*512 + 64) = 34,816 FLOP; 4096 pairs = 142,606,336 */
+    assert_rel_close(o.op[LLMROOF_OP_ATTENTION].flops, 142606336.0, 0);
+    /* bytes: q 16*576*2 = 18,432 + out 16*512*2 = 16,384 + latent 4096*576*2 = 4,718,592
+     * (the latent is read once for all 16 heads: the whole cache, replicated per TP rank) */
+    assert_rel_close(o.op[LLMROOF_OP_ATTENTION].bytes, 18432.0 + 16384.0 + 4718592.0, 0);
+    /* absorbed kv_b: 2*1*16*512*256 = 4,194,304 FLOP; weight 512*16*256 = 2,097,152 bytes at fp8 */
+    assert_rel_close(o.op[LLMROOF_OP_MLA_KV_UP].flops, 4194304.0, 0);
+    /* prefill decompresses: 2 * keys * 512 * 16 * 256 per layer */
+    struct llmroof_batch p = batch_prefill(1, 1024);
+    ops_build(ds, &sh, &dt, &p, &o);
+    assert_false(o.mla_absorbed);
+    assert_rel_close(o.op[LLMROOF_OP_MLA_KV_UP].flops, 2.0 * 1024 * 512 * 16 * 256, 0);
+    catalog_free(&cat);
+}
+
+static void mla_cache_does_not_shrink_with_tp(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *ds = model(&cat, "deepseek-v3");
+    struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0 };
+    struct llmroof_mem_opts o = memory_default_opts();
+    struct llmroof_memory m1, m8;
+    struct llmroof_err err = { 0 };
+    struct llmroof_layout l8 = { 8, 1, 1, false, 1.0 };
+    assert_int_equal(memory_eval_layout(ds, gpu(&cat, "h200"), &l8, &dt, 1000, &o, &m8, &err), 0);
+    /* 70,272 bytes per token on every rank: 61 * 576 * 2 */
+    assert_rel_close(m8.kv_bytes_per_token, 70272.0, 0);
+    assert_rel_close(m8.kv_bytes_per_token_per_gpu, 70272.0, 0);
+    /* PP 2: the fuller stage holds 31 layers: 31 * 576 * 2 = 35,712 */
+    struct llmroof_layout l2 = { 8, 2, 1, false, 1.0 };
+    assert_int_equal(memory_eval_layout(ds, gpu(&cat, "h200"), &l2, &dt, 1000, &o, &m1, &err), 0);
+    assert_rel_close(m1.kv_bytes_per_token_per_gpu, 35712.0, 0);
+    assert_true(m1.weights_bytes_per_gpu < 0.56 * m8.weights_bytes_per_gpu);
+    catalog_free(&cat);
+}
+
+static void expert_parallel_weights_hold_a_share_of_the_experts(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *ds = model(&cat, "deepseek-v3");
+    struct llmroof_shard sh;
+    assert_int_equal(shard(ds, 1, 1, 8, true, &sh, NULL), 0);
+    struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0 };
+    /* fp8, 1 byte: routed experts 58 * 32 * 44,040,192 = 81,738,596,352; the rest is replicated:
+     * attention 11,413,547,008 + shared 58 * 44,040,192 = 2,554,331,136 + routers 58 * 1,835,008
+     * = 106,430,464 + dense 3 * 396,361,728 = 1,189,085,184 + norms 61*2*7168 + 7168 = 881,664
+     * + embedding and head 2 * 926,679,040 = 1,853,358,080 -> 98,856,229,888 bytes */
+    assert_rel_close(memory_weights_layout(ds, &sh, &dt), 98856229888.0, 1e-12);
+    catalog_free(&cat);
+}
+
+static void network_collectives_by_hand(void **state)
+{
+    const struct llmroof_link_model nvl = { 450e9, 1.0, 5e-6, 0.0 }, ib = { 50e9, 1.0, 10e-6, 0.0 };
+    /* all-to-all of 1 MB over 16 ranks, 8 per domain: intra 7/16 MB at 450 GB/s = 0.972 us,
+     * network 8/16 MB at 50 GB/s = 10 us; latency 10 us -> 20 us */
+    assert_rel_close(comm_alltoall_s(&nvl, &ib, 16, 8, 1e6), 10e-6 + 10e-6, 1e-12);
+    /* inside one domain: 5 us + 7/8 MB / 450 GB/s */
+    assert_rel_close(comm_alltoall_s(&nvl, &ib, 8, 8, 1e6), 5e-6 + 0.875e6 / 450e9, 1e-12);
+    /* hierarchical all-reduce of 8 MB over 16 = 2 nodes x 8: intra all-reduce 5 us + 2*7/8*8 MB
+     * / 450 GB/s = 31.11 us; network 10 us + 2*(1/2)*1 MB / 50 GB/s = 20 us -> 61.11 us */
+    assert_rel_close(comm_allreduce_hier_s(&nvl, &ib, 16, 8, 8e6), 5e-6 + 14e6 / 450e9 + 10e-6 + 1e6 / 50e9, 1e-12);
+    /* 3 boundaries of 4 stages of 4 GPUs, 8 per domain: stages 1-2 and 3-4 share a node, 1
+     * boundary crosses: 1 * (10 us + 1 MB/50 GB/s) + 2 * (5 us + 1 MB/450 GB/s) */
+    assert_rel_close(comm_pp_sends_s(&nvl, &ib, 8, 4, 3, 1e6), 30e-6 + 2.0 * (5e-6 + 1e6 / 450e9), 1e-12);
+}
+
+static void pipeline_decode_is_the_sum_of_stages_and_sends(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_gpu *g = gpu(&cat, "h200");
+    struct llmroof_setup s = { model(&cat, "llama-2-70b"), g, 4, { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0 },
+                               roofline_default_effs(g), { 0 } };
+    struct llmroof_request r = { 8, 512, 64 };
+    struct llmroof_estimate e1, e2;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(estimate_run(&s, &r, &e1, &err), 0);
+    s.layout.pp = 2;
+    assert_int_equal(estimate_run(&s, &r, &e2, &err), 0);
+    /* 2 micro-batches of 4: one pass of 4 sequences over all 80 layers + 1 send */
+    assert_rel_close(e2.micro_batches, 2.0, 0);
+    assert_true(e2.decode_ops.op[LLMROOF_OP_PP_SEND].count == 1.0);
+    assert_true(e2.tpot_s < e1.tpot_s * 1.05);            /* weights dominate: a pass of 4 ~ of 8 */
+    assert_rel_close(e2.decode_tok_s, 8.0 / e2.tpot_s, 1e-12);
+    /* bubble: one 40-layer stage of the first micro-batch's prefill */
+    assert_true(e2.pp_bubble_s > 0 && e2.ttft_s > e2.prefill.time_s);
+    catalog_free(&cat);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(layouts_that_do_not_divide_are_refused_with_the_constraint),
+        cmocka_unit_test(all_to_all_bytes_are_tokens_topk_hidden_dtype),
+        cmocka_unit_test(mla_decode_runs_absorbed_over_the_latent),
+        cmocka_unit_test(mla_cache_does_not_shrink_with_tp),
+        cmocka_unit_test(expert_parallel_weights_hold_a_share_of_the_experts),
+        cmocka_unit_test(network_collectives_by_hand),
+        cmocka_unit_test(pipeline_decode_is_the_sum_of_stages_and_sends),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
