@@ -12,6 +12,7 @@ enum llmroof_dtype {
     LLMROOF_FP8,
     LLMROOF_INT8,
     LLMROOF_INT4,
+    LLMROOF_FP4,  /* e2m1 with block scales: NVFP4 (one e4m3 scale per 16 -> 4.5 bits), MXFP4 via --weight-bits 4.25 */
     LLMROOF_DTYPE_COUNT
 };
 
@@ -22,7 +23,8 @@ const char *dtype_name(enum llmroof_dtype d);
  * ("float16", "half", "bfloat16", "float32", "e4m3"). Returns true on success. */
 bool dtype_parse(const char *s, enum llmroof_dtype *out);
 
-/* Bytes per element when stored: fp32 4, fp16/bf16 2, fp8/int8 1, int4 0.5.
+/* Bytes per element when stored: fp32 4, fp16/bf16 2, fp8/int8 1, int4 0.5, fp4 0.5625 (NVFP4
+ * incl. its e4m3 scale per 16 elements).
  * tf32 is stored as fp32 (4). */
 double dtype_bytes(enum llmroof_dtype d);
 

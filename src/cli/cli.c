@@ -426,7 +426,7 @@ int cli_bytes(struct cli *c, const char *opt, const char *arg, double *out)
 int cli_dtype(struct cli *c, const char *opt, const char *arg, enum llmroof_dtype *out)
 {
     if (!dtype_parse(arg, out))
-        return cli_usage_error(c, "option '--%s': unknown dtype '%s' (expected fp32, tf32, fp16, bf16, fp8, int8, int4)",
+        return cli_usage_error(c, "option '--%s': unknown dtype '%s' (expected fp32, tf32, fp16, bf16, fp8, int8, int4, fp4)",
                                opt, arg);
     return 0;
 }

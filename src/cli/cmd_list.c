@@ -58,6 +58,7 @@ int cmd_list(struct cli *c, int argc, char **argv)
         table_col(&t, "bf16_TFLOPS", 1);
         table_col(&t, "fp8_TFLOPS", 1);
         table_col(&t, "int8_TOPS", 1);
+        table_col(&t, "fp4_TFLOPS", 1);
         table_col(&t, "link", 0);
         table_col(&t, "link_GBps", 1);
         table_col(&t, "aliases", 0);
@@ -77,6 +78,7 @@ int cmd_list(struct cli *c, int argc, char **argv)
             peak_cell(&t, g, LLMROOF_BF16);
             peak_cell(&t, g, LLMROOF_FP8);
             peak_cell(&t, g, LLMROOF_INT8);
+            peak_cell(&t, g, LLMROOF_FP4);
             table_str(&t, link_name(g->link));
             table_num(&t, g->link_bw_Bps / 1e9);
             table_str(&t, al);

@@ -53,6 +53,10 @@ static void show_gpu(struct table *t, const struct llmroof_gpu *g)
     kvn(t, "comm_eff", "%.2f", g->comm_eff, "");
     kvn(t, "step_overhead", "%.1f", g->step_overhead_s * 1e6, "us");
     kvn(t, "gpus_per_node", "%.0f", (double)g->gpus_per_node, "");
+    kvn(t, "domain_gpus", "%.0f", (double)g->domain_gpus, "GPUs sharing the intra-node link");
+    kv(t, "network", g->net_kind, "between domains");
+    kvn(t, "network_bandwidth", "%.2f", g->net_bw_Bps / 1e9, "GB/s per GPU per direction");
+    kvn(t, "network_latency", "%.2f", g->net_latency_s * 1e6, "us per call");
     for (int d = 0; d < LLMROOF_DTYPE_COUNT; d++) {
         if (!g->has_peak[d])
             continue;

@@ -175,6 +175,12 @@ int json_get_string(struct json_ectx *c, const cJSON *obj, const char *key, bool
         return json_ferr(c, key, "must not be empty");
     if (strlen(v->valuestring) >= cap)
         return json_ferr(c, key, "is longer than %zu characters", cap - 1);
+    /* names and sources end up in tables, CSV and terminals: no control characters
+     * (a "\u001b[2J" in a name would clear the screen of whoever lists the catalog) */
+    for (const unsigned char *p = (const unsigned char *)v->valuestring; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            return json_ferr(c, key, "must not contain control characters (byte 0x%02x at character %ld)", *p,
+                             (long)(p - (const unsigned char *)v->valuestring) + 1);
     memcpy(out, v->valuestring, strlen(v->valuestring) + 1); /* length checked above */
     return LLMROOF_OK;
 }

@@ -5,12 +5,15 @@
 #include <strings.h>
 
 static const char *const names[LLMROOF_DTYPE_COUNT] = {
-    "fp32", "tf32", "fp16", "bf16", "fp8", "int8", "int4"
+    "fp32", "tf32", "fp16", "bf16", "fp8", "int8", "int4", "fp4"
 };
 
 /* Bytes per stored element. int4 packs two weights per byte; group scales are not
  * modelled (a g128 fp16 scale adds 2/128 = 1.6% and is left out, see docs/model.md). */
-static const double bytes[LLMROOF_DTYPE_COUNT] = { 4.0, 4.0, 2.0, 2.0, 1.0, 1.0, 0.5 };
+/* fp4 is NVFP4, the Blackwell tensor-core format: 4-bit e2m1 plus one e4m3 scale per 16
+ * elements = 4.5 bits (NVIDIA, "Introducing NVFP4", 2025); MXFP4 (one e8m0 per 32, 4.25 bits,
+ * OCP MX spec v1.0) is --weight-bits 4.25 or a model's checkpoint.expert_bits. */
+static const double bytes[LLMROOF_DTYPE_COUNT] = { 4.0, 4.0, 2.0, 2.0, 1.0, 1.0, 0.5, 0.5625 };
 
 const char *dtype_name(enum llmroof_dtype d)
 {
@@ -25,6 +28,7 @@ bool dtype_parse(const char *s, enum llmroof_dtype *out)
         { "bfloat16", LLMROOF_BF16 },
         { "float8", LLMROOF_FP8 }, { "e4m3", LLMROOF_FP8 }, { "fp8_e4m3", LLMROOF_FP8 },
         { "e5m2", LLMROOF_FP8 }, { "fp8_e5m2", LLMROOF_FP8 },
+        { "nvfp4", LLMROOF_FP4 }, { "e2m1", LLMROOF_FP4 },
     };
     if (!s)
         return false;

@@ -49,6 +49,9 @@ printf '{"model_type":"llama","hidden_size":8,"num_hidden_layers":2,"num_attenti
 printf '{"model_type":"opt","hidden_size":768,"num_hidden_layers":12,"num_attention_heads":12,"ffn_dim":3072,"vocab_size":50272,"max_position_embeddings":1000000000}' >"$T/hf-opt-pos.json"
 printf '{"model_type":"llama","hidden_size":4096,"num_hidden_layers":2,"num_attention_heads":32,"intermediate_size":16,"vocab_size":100,"max_position_embeddings":128,"tie_word_embeddings":"yes"}' >"$T/hf-tie-yes.json"
 
+# control characters in names: JSON escapes that decode to ESC and to a newline
+gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"name":"t"/"name":"x\\u001b[2Jy"/' >"$T/ctl-name.json"
+gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"name":"t"/"name":"t","aliases":["a\\nb"]/' >"$T/ctl-alias.json"
 # duplicate keys and NUL bytes
 printf '{"models":[],"models":[]}\n' >"$T/dup-top.json"
 gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"name":"t"/"name":"t","name":"u"/' >"$T/dup-gpu.json"

@@ -7,7 +7,8 @@
 static const char *const gpu_ids[] = {
     "v100-sxm2-16gb", "v100-sxm2-32gb", "v100-pcie-32gb", "a100-sxm4-40gb", "a100-sxm4-80gb", "a100-pcie-40gb",
     "a100-pcie-80gb", "a40", "a30", "a10", "l4", "l40s", "rtx-4090", "rtx-3090", "h100-sxm5-80gb",
-    "h100-pcie-80gb", "h200-sxm-141gb", "mi300x",
+    "h100-pcie-80gb", "h200-sxm-141gb", "mi300x", "b200", "b300", "gb200-nvl72", "h20", "h800-sxm5-80gb",
+    "a800-sxm4-80gb", "mi325x", "mi355x", "l20", "rtx-5090",
 };
 static const char *const model_ids[] = {
     "llama-7b", "llama-13b", "llama-30b", "llama-65b", "llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3-8b",
@@ -17,6 +18,28 @@ static const char *const model_ids[] = {
     "qwen3-30b-a3b", "qwen3-235b-a22b", "gpt-oss-20b", "gpt-oss-120b", "gemma-2-9b", "gemma-2-27b", "gemma-3-27b",
     "llama-4-scout", "llama-4-maverick", "llama-3.2-1b", "llama-3.2-3b", "mixtral-8x22b",
 };
+
+static void blackwell_has_fp4_and_nvl72_one_domain(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    /* B200 dense FP4 9 PFLOPS (18 with sparsity); Hopper has no FP4 path */
+    assert_true(gpu(&cat, "b200")->has_peak[LLMROOF_FP4]);
+    assert_rel_close(gpu(&cat, "b200")->peak_flops[LLMROOF_FP4], 9e15, 0);
+    assert_false(gpu(&cat, "h200")->has_peak[LLMROOF_FP4]);
+    /* GB200 NVL72: 4 GPUs per compute tray, 72 on one NVLink domain */
+    assert_int_equal(gpu(&cat, "gb200")->gpus_per_node, 4);
+    assert_int_equal(gpu(&cat, "gb200")->domain_gpus, 72);
+    /* default network: IB NDR 400 Gb/s for NVLink GPUs, 100 GbE for PCIe cards; domain = node */
+    assert_rel_close(gpu(&cat, "h100")->net_bw_Bps, 50e9, 0);
+    assert_int_equal(gpu(&cat, "h100")->domain_gpus, 8);
+    assert_rel_close(gpu(&cat, "l4")->net_bw_Bps, 12.5e9, 0);
+    /* fp4 stores NVFP4: 4 bits + one 8-bit scale per 16 = 4.5 bits */
+    assert_rel_close(dtype_bytes(LLMROOF_FP4), 0.5625, 0);
+    enum llmroof_dtype d;
+    assert_true(dtype_parse("nvfp4", &d) && d == LLMROOF_FP4);
+    catalog_free(&cat);
+}
 
 static void shipped_catalog_has_exactly_the_listed_ids(void **state)
 {
@@ -355,6 +378,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(shipped_catalog_has_exactly_the_listed_ids),
+        cmocka_unit_test(blackwell_has_fp4_and_nvl72_one_domain),
         cmocka_unit_test(dense_peaks_come_from_the_reference_sheet),
         cmocka_unit_test(lookup_accepts_aliases_in_any_case),
         cmocka_unit_test(suggestions_name_the_nearest_ids),

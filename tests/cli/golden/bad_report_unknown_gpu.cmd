@@ -1,1 +1,1 @@
-report --gpus a40,b200
+report --gpus a40,b900
