@@ -76,8 +76,10 @@ double estimate_sum_max_lines(const double *a, const double *b, int n, double c1
 {
     /* The upper envelope of n lines is convex and piecewise linear; between two consecutive
      * crossing points one line is the largest. Integer c in a piece: sum_linear of that line. */
-    double x[LLMROOF_MAX_LINES * LLMROOF_MAX_LINES];
+    double x[LLMROOF_MAX_LINES * LLMROOF_MAX_LINES] = { 0 };
     int nx = 0;
+    if (n > LLMROOF_MAX_LINES)
+        n = LLMROOF_MAX_LINES;
     for (int i = 0; i < n; i++) {
         if (part)
             part[i] = 0.0;
