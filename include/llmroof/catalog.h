@@ -176,6 +176,18 @@ size_t catalog_suggest_models(const struct llmroof_catalog *cat, const char *nam
  * catalog entry. */
 int catalog_model_from_hf(const char *text, size_t len, const char *fname, const char *id,
                           struct llmroof_model *out, struct llmroof_err *err);
+/* Same, also for qwen3, qwen3_moe, deepseek_v2/v3, kimi_k2, gemma2, gemma3 (and the text_config
+ * of multimodal configs), gpt_oss and llama4; fields that change cost but are not modelled either
+ * fail or add a line to `warn` (NUL-terminated, at most warn_cap bytes; may be NULL). */
+int catalog_model_from_hf_warn(const char *text, size_t len, const char *fname, const char *id,
+                               struct llmroof_model *out, char *warn, size_t warn_cap, struct llmroof_err *err);
+
+/* Resolves the argument of import-hf: an existing file is itself; "org/name" is looked up in the
+ * HuggingFace cache, hub = $HF_HOME/hub (hf_home non-NULL) or $HOME/.cache/huggingface/hub:
+ * hub/models--org--name/snapshots/REV/config.json with REV from refs/main when present, else the
+ * only or last snapshot. Fails naming the path tried when nothing is cached. */
+int catalog_hf_resolve(const char *arg, const char *hf_home, const char *home, char *out, size_t cap,
+                       struct llmroof_err *err);
 
 /* Validates one model / GPU struct (used by the loader and import-hf); `where`
  * prefixes messages. */

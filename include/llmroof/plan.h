@@ -12,7 +12,8 @@
 
 #define PLAN_MAX_GPUS 32
 #define PLAN_MAX_TPS 16
-#define PLAN_MAX_OPTIONS (PLAN_MAX_GPUS * PLAN_MAX_TPS)
+#define PLAN_MAX_OPTIONS (2 * PLAN_MAX_GPUS * PLAN_MAX_TPS) /* aggregated and disaggregated */
+#define PLAN_INSTANCE_CAP 256 /* instances of one pool the rate search never exceeds */
 #define PLAN_MAX_OBS 48
 #define PLAN_USER_CAP 100000 /* users per instance the search never exceeds */
 
@@ -24,7 +25,10 @@ struct plan_input {
     int ngpus;
     int tps[PLAN_MAX_TPS];
     int ntps;
-    long users;                    /* concurrent users to serve */
+    long users;                    /* concurrent users to serve: closed-loop clients that send a
+                                      request, wait for the whole answer, think 1-3 s, send the next */
+    double rate_qps;               /* > 0: plan for this open-loop (Poisson) request rate instead
+                                      of users; aggregated and disaggregated layouts are compared */
     double ttft_slo_s, tpot_slo_s; /* SLOs at the percentile */
     int percentile;                /* 50, 90, 95 or 99 */
     int gpus_per_node;
@@ -36,12 +40,21 @@ struct plan_input {
     double mean_prompt, mean_output; /* --fast: the workload's mean lengths; 0 = sample them */
 };
 
-enum plan_binding { PLAN_BIND_NONE, PLAN_BIND_TTFT, PLAN_BIND_TPOT, PLAN_BIND_CAP };
+enum plan_binding { PLAN_BIND_NONE, PLAN_BIND_TTFT, PLAN_BIND_TPOT, PLAN_BIND_CAP, PLAN_BIND_LOAD };
 const char *plan_binding_name(enum plan_binding b);
 
 struct plan_option {
     const struct llmroof_gpu *gpu;
-    int tp;
+    int gpu_index;                 /* index into plan_input.gpus */
+    int tp;                        /* aggregated TP; disaggregated: the decode pool's */
+    bool disagg;                   /* rate plans: a prefill pool and a decode pool */
+    int prefill_tp;                /* disaggregated: the prefill pool's TP */
+    long prefill_instances, decode_instances; /* disaggregated pool sizes */
+    long instances;                /* rate plans: instances in all (aggregated: N; disaggregated: X + Y) */
+    double goodput_qps;            /* rate plans: requests/s within both SLOs */
+    double goodput_per_gpu;        /* goodput / gpus */
+    double slo_use;                /* rate plans: max(TTFT / its SLO, TPOT / its SLO) at the percentile;
+                                      lower = more headroom (the tie-break) */
     int instances_per_node;
     bool feasible;
     char reason[520];              /* why not, "" when feasible */
@@ -62,6 +75,11 @@ struct plan_result {
     char obs[PLAN_MAX_OBS][400];
     int nobs;
 };
+
+/* Rate plans: the smallest cluster of `tp` x `g` instances (or, disaggregated, of prefill and
+ * decode pools) whose simulated run at in->rate_qps meets both SLOs at the percentile without
+ * overload or errors. Fills o (gpus, latencies, goodput, or the reason it is infeasible). */
+int plan_rate_aggregated(const struct plan_input *in, int gi, int tp, struct plan_option *o, struct llmroof_err *err);
 
 /* Does one instance (model on tp x gpu) meet both SLOs with `users` closed-loop users?
  * Fills the percentile latencies at that load. */

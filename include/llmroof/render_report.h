@@ -15,7 +15,11 @@ void report_table_configs(const struct llmroof_report *r, struct table *t);
 void report_table_shares(const struct llmroof_report *r, bool decode, struct table *t);
 
 /* Header, tables and observations as text, Markdown or CSV (one table per section). */
-void render_report(const struct llmroof_report *r, enum table_format f, struct table_sel *sel, struct sbuf *out);
+/* Text and Markdown fit 100 columns (Table 1 as parts 1a-1d) unless `wide`; CSV holds the table
+ * sel picks, every column. */
+#define REPORT_TEXT_WIDTH 100
+void render_report(const struct llmroof_report *r, enum table_format f, struct table_sel *sel, bool wide,
+                   struct sbuf *out);
 
 /* Stacked bars of operator shares per GPU x TP for prefill (decode false) or decode. */
 void render_report_chart(const struct llmroof_report *r, bool decode, bool standalone, struct sbuf *out);

@@ -86,6 +86,8 @@ struct sim_config {
     struct sim_spec spec;            /* speculative decoding */
     double ttft_slo_s, tpot_slo_s;   /* per-request limits for goodput; 0 = no limit */
     int slo_percentile;              /* percentile the limits apply to (MLPerf: 99) */
+    bool first_token_only;           /* requests end at their first token (the planner sizes a
+                                        prefill pool alone this way) */
 };
 
 /* Defaults: vLLM's max_num_batched_tokens 2048 and max_num_seqs 256, chunked prefill on,

@@ -58,6 +58,20 @@ bool table_sel_wants(struct table_sel *sel, enum table_format f, const char *nam
 
 /* Renders as TABLE_TEXT, TABLE_MD or TABLE_CSV (JSON: render_json_table). */
 void table_render(const struct table *t, enum table_format f, struct sbuf *out);
+/* Text width of t as table_render prints it in TABLE_TEXT (columns and their separators). */
+size_t table_text_width(const struct table *t);
+/* dst = the columns of src named in names (NULL-terminated, in that order; names src lacks are
+ * skipped), every row, titled `title`. dst is initialised here; free it with table_free. */
+void table_columns(const struct table *src, const char *title, const char *const *names, struct table *dst);
+/* Text and Markdown within `max_width` columns: a table wider than that prints as parts, each
+ * repeating the first `nkey` columns (the row's identity) and titled "<title> (part i of n)".
+ * CSV and a table that fits print as table_render does. */
+void table_render_fit(const struct table *t, enum table_format f, size_t max_width, int nkey, struct sbuf *out);
+
+/* Appends `text` word-wrapped to lines of at most `width` bytes (a longer word gets its own line),
+ * the first line after `lead`, the others indented by `indent` spaces; ends with a newline. */
+void table_wrap(struct sbuf *out, const char *lead, const char *text, size_t width, size_t indent);
+
 /* The text of a cell as printed ("" for empty). buf must hold 64 bytes. */
 const char *table_cell_text(const struct table *t, size_t row, int col, char *buf);
 

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "llmroof/catalog.h"
 #include "llmroof/estimate.h"
@@ -26,7 +27,7 @@ const char *val_class_name(enum val_class c);
 /* One CSV row, as written (strings kept for mapping and messages). */
 struct val_row {
     char id[32], model[VAL_TEXT], gpu[VAL_TEXT], weight_dtype[VAL_TEXT], kv_dtype[VAL_TEXT], framework[VAL_TEXT];
-    char num_gpus[32], tp[32], batch[VAL_TEXT], input_len[VAL_TEXT], output_len[VAL_TEXT], metric[64], value[64];
+    char num_gpus[32], tp[VAL_TEXT], batch[VAL_TEXT], input_len[VAL_TEXT], output_len[VAL_TEXT], metric[64], value[64];
     char source[VAL_TEXT]; /* the publication (optional column; its first word keys --cv source) */
     long line; /* 1-based line of the row in the file */
 };
@@ -36,11 +37,12 @@ struct val_row {
 void val_source_key(const struct val_row *r, char *out, size_t cap);
 
 /* One RFC 4180 record (quoted fields, doubled quotes, CRLF) from text[*pos..len): at most
- * VAL_MAX_FIELDS fields, each truncated to VAL_TEXT - 1 bytes; *line counts lines for messages.
+ * VAL_MAX_FIELDS fields, each truncated to VAL_TEXT - 1 bytes (bit i of *over set when field i
+ * was cut: val_csv_read refuses a cut column it reads); *line counts lines for messages.
  * Shared by every CSV reader of measurements (this module, opval.c). */
 #define VAL_MAX_FIELDS 32
 int val_csv_record(const char *t, size_t len, size_t *pos, long *line, char f[][VAL_TEXT], int *nf,
-                   const char *fname, struct llmroof_err *err);
+                   uint32_t *over, const char *fname, struct llmroof_err *err);
 
 /* Reads a CSV with a header line (UTF-8 checked): finds the columns `names` - the first
  * `nrequired` must be present, the others give col[k] = -1 when absent - and calls `row` for

@@ -159,7 +159,10 @@ class Context:
         self.close()
 
     def __del__(self):
-        self.close()
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown: the library may be gone already
+            pass
 
     def call_text(self, command, *args, **options):
         """Runs one command; returns what the command line prints on stdout (``format``

@@ -633,6 +633,14 @@ int cli_gpu_list(struct cli *c, const char *list, const struct llmroof_gpu **out
 {
     struct list_ctx x = { c, out, NULL, max, n, false };
     *n = 0;
+    if (strcmp(list, "all") == 0) { /* every catalog GPU, in catalog order, as sweep's --gpus all */
+        if (c->cat.n_gpus > (size_t)max)
+            return cli_usage_error(c, "option '--gpus': 'all' is %zu GPUs, more than the %d this command compares",
+                                   c->cat.n_gpus, max);
+        for (size_t i = 0; i < c->cat.n_gpus; i++)
+            out[(*n)++] = &c->cat.gpus[i];
+        return 0;
+    }
     if (parse_list(list, gpu_item, &x))
         return 0;
     return x.reported ? 2 : cli_usage_error(c, "option '--gpus': expected a comma-separated list of GPU ids");
@@ -873,8 +881,10 @@ void cli_table(struct cli *c, const char *name, const struct table *t)
         rjdoc_table(cli_json(c), name, t);
         return;
     }
+    /* text and Markdown fit a 100-column terminal: a wider table prints in parts that repeat
+     * its first column (the row's name) */
     if (table_sel_wants(&c->sel, c->format, name))
-        table_render(t, c->format, &c->out);
+        table_render_fit(t, c->format, CLI_TEXT_WIDTH, 1, &c->out);
 }
 
 bool cli_prose(const struct cli *c)

@@ -151,7 +151,8 @@ int cli_catalog(struct cli *c);
 const struct llmroof_gpu *cli_gpu(struct cli *c, const char *name);
 const struct llmroof_model *cli_model(struct cli *c, const char *name);
 
-/* --gpus LIST and --tp LIST of report and plan: every GPU looked up (did-you-mean on a miss),
+/* --gpus LIST and --tp LIST of report and plan: "all" is every catalog GPU (at most `max`), else
+ * every GPU looked up (did-you-mean on a miss),
  * every TP a whole number in [1, 1024], at most `max` items into out[0..*n). Return 0, or 2
  * after printing the error. */
 int cli_gpu_list(struct cli *c, const char *list, const struct llmroof_gpu **out, int max, int *n);
@@ -213,6 +214,7 @@ void cli_files_discard(struct cli *c);
  * or 1 after printing the error when the write fails. */
 int cli_flush(struct cli *c, size_t threshold);
 
+#define CLI_TEXT_WIDTH 100 /* text and Markdown tables fit a terminal this wide */
 #define CLI_FORMATS_DEFAULT ((1u << TABLE_TEXT) | (1u << TABLE_MD) | (1u << TABLE_CSV) | (1u << TABLE_JSON))
 
 /* --think LO-HI (or one duration) into seconds. Returns 0 or 2 after printing the error. */

@@ -50,23 +50,13 @@ static void phase_row(struct table *t, const char *name, const struct llmroof_ph
  * leading phase column (one table per CSV output). */
 static void ops_rows(struct table *t, const char *phase, const struct llmroof_oplist *ops, const struct llmroof_phase *p)
 {
-    for (int k = 0; k <= LLMROOF_OP_COUNT; k++) {
-        bool over = k == LLMROOF_OP_COUNT; /* the last row: the phase's fixed overhead */
-        const struct llmroof_op *op = over ? NULL : &ops->op[k];
-        if (op && op->count <= 0)
+    for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
+        const struct llmroof_op *op = &ops->op[k];
+        if (op->count <= 0)
             continue;
         table_row(t);
         if (phase)
             table_str(t, phase);
-        if (over) {
-            table_str(t, "overhead");
-            for (int e = 0; e < 5; e++)
-                table_empty(t);
-            table_num(t, p->overhead_s * 1e3);
-            table_num(t, p->time_s > 0 ? 100.0 * p->overhead_s / p->time_s : 0.0);
-            table_str(t, "");
-            continue;
-        }
         table_str(t, op_name((enum llmroof_opkind)k));
         table_num(t, op->count);
         table_num(t, op->count * op->flops / 1e9);
@@ -80,6 +70,16 @@ static void ops_rows(struct table *t, const char *phase, const struct llmroof_op
         table_num(t, p->time_s > 0 ? 100.0 * p->op[k].time_s / p->time_s : 0.0);
         table_str(t, bound_name(p->op[k].bound));
     }
+    /* the last row: the phase's fixed overhead */
+    table_row(t);
+    if (phase)
+        table_str(t, phase);
+    table_str(t, "overhead");
+    for (int e = 0; e < 5; e++)
+        table_empty(t);
+    table_num(t, p->overhead_s * 1e3);
+    table_num(t, p->time_s > 0 ? 100.0 * p->overhead_s / p->time_s : 0.0);
+    table_str(t, "");
 }
 
 static void ops_cols(struct table *t, bool phase)

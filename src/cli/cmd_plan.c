@@ -11,7 +11,7 @@
 #include "llmroof/render_plan.h"
 
 enum { OPT_GPUS = 1, OPT_TPS, OPT_USERS, OPT_TTFT, OPT_TPOT, OPT_PCT, OPT_WORKLOAD, OPT_THINK, OPT_GPN, OPT_PRICE,
-       OPT_FAST, OPT_MBT, OPT_MAXSEQS, OPT_NOCHUNK, OPT_SEED };
+       OPT_FAST, OPT_MBT, OPT_MAXSEQS, OPT_NOCHUNK, OPT_SEED, OPT_RATE };
 
 struct ctx {
     struct cli *c;
@@ -19,7 +19,7 @@ struct ctx {
     const char *gpus, *tps, *price, *workload;
     struct plan_input in;
     bool bad;
-    bool have_seed;
+    bool have_seed, have_users, have_think;
 };
 
 static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
@@ -32,7 +32,8 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     case OPT_TPS: x->tps = arg; return 0;
     case OPT_PRICE: x->price = arg; return 0;
     case OPT_WORKLOAD: x->workload = arg; return 0;
-    case OPT_USERS: return cli_long(c, "users", arg, 1, 100000000, &x->in.users);
+    case OPT_USERS: x->have_users = true; return cli_long(c, "users", arg, 1, 100000000, &x->in.users);
+    case OPT_RATE: return cli_double(c, "rate", arg, 0, 100000, true, &x->in.rate_qps);
     case OPT_TTFT: return cli_duration(c, "ttft-slo", arg, 3600, true, &x->in.ttft_slo_s);
     case OPT_TPOT: return cli_duration(c, "tpot-slo", arg, 60, true, &x->in.tpot_slo_s);
     case OPT_PCT: {
@@ -43,7 +44,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         x->in.percentile = (int)pv;
         return 0;
     }
-    case OPT_THINK: return cli_think(c, arg, &x->in.sim.think_min_s, &x->in.sim.think_max_s);
+    case OPT_THINK: x->have_think = true; return cli_think(c, arg, &x->in.sim.think_min_s, &x->in.sim.think_max_s);
     case OPT_GPN:
         rc = cli_long(c, "gpus-per-node", arg, 1, 1024, &v);
         x->in.gpus_per_node = (int)v;
@@ -97,9 +98,10 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
 {
     static const struct cli_opt opts[] = {
         CLI_OPT_MODEL,
-        { OPT_GPUS, "gpus", 0, "LIST", "GPU ids or aliases (default a30,a40,v100,a100)", false },
+        { OPT_GPUS, "gpus", 0, "all|LIST", "GPU ids or aliases, or all of the catalog (default a30,a40,v100,a100)", false },
         { OPT_TPS, "tp", 't', "LIST", "TP values to try (default 1,2,4,8)", false },
-        { OPT_USERS, "users", 'u', "N", "concurrent users to serve (default 10000)", false },
+        { OPT_USERS, "users", 'u', "N", "concurrent users to serve (default 10000); a user is a closed-loop client", false },
+        { OPT_RATE, "rate", 'r', "QPS", "plan for an open-loop request rate instead; compares aggregated and disaggregated", false },
         { OPT_TTFT, "ttft-slo", 0, "T", "time-to-first-token SLO (default 3s)", false },
         { OPT_TPOT, "tpot-slo", 0, "T", "time-per-output-token SLO (default 100ms)", false },
         { OPT_PCT, "slo-percentile", 0, "pNN", "percentile the SLOs apply to: p50, p90, p95, p99 (default p90)", false },
@@ -127,25 +129,35 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
     int npos = 0;
     static const char *const tables[] = { "options", "observations", NULL };
     c->tables = tables;
-    c->usage = "llmroof plan -m MODEL [--gpus LIST] [--users N] [--ttft-slo T] [--tpot-slo T] [--slo-percentile pNN] "
-               "[--tp LIST] [--gpus-per-node N] [--price LIST] [--fast] [options]";
+    c->usage = "llmroof plan -m MODEL [--gpus all|LIST] [--users N | --rate QPS] [--ttft-slo T] [--tpot-slo T] "
+               "[--slo-percentile pNN] [--tp LIST] [--gpus-per-node N] [--price LIST] [--fast] [options]";
     int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, x, pos, 0, &npos,
-                       "For every GPU and every TP that divides a node: the most closed-loop users one instance\n"
+                       "With --users: for every GPU and every TP that divides a node, the most users one instance\n"
                        "serves with TTFT and TPOT at the percentile within the SLOs (simulated, bracketing search),\n"
-                       "then instances and users per node, nodes = ceil(users / users per node), GPUs and cost.\n"
-                       "Method and assumptions: docs/planning.md.");
+                       "then instances and users per node, nodes = ceil(users / users per node), GPUs and cost. A\n"
+                       "user is a closed-loop client: it sends a request, waits for the whole answer, pauses 1-3 s\n"
+                       "(--think; the pause the background studies measured) and sends the next.\n"
+                       "With --rate: for every GPU, the fewest instances (aggregated, per TP) and the smallest prefill\n"
+                       "and decode pools (disaggregated, per decode TP) that meet the SLOs at that Poisson rate.\n"
+                       "The answer is the feasible layout with the fewest GPUs (or the lowest cost); every other row\n"
+                       "says why not. Exit 1 when nothing is feasible. Method: docs/planning.md.");
     if (rc)
         return rc;
     if (!x->s.model)
         return cli_usage_error(c, "option '--model' is required");
     if (x->in.fast && x->have_seed)
         return cli_usage_error(c, "options '--fast' and '--seed' conflict: the analytic plan draws no random numbers");
+    if (x->in.rate_qps > 0 && (x->have_users || x->have_think))
+        return cli_usage_error(c, "option '--rate' plans for an open loop: drop --users and --think");
+    if (x->in.rate_qps > 0 && x->in.fast)
+        return cli_usage_error(c, "option '--fast' is the closed-loop analytic model: drop it with --rate");
     if ((rc = cli_catalog(c)) || (rc = cli_setup_resolve(c, &x->s)))
         return rc;
     if (!(x->in.model = cli_model(c, x->s.model)))
         return 2;
-    if ((rc = cli_gpu_list(c, x->gpus ? x->gpus : "a30,a40,v100,a100", x->in.gpus, PLAN_MAX_GPUS, &x->in.ngpus)) ||
-        (rc = cli_tp_list(c, x->tps ? x->tps : "1,2,4,8", x->in.tps, PLAN_MAX_TPS, &x->in.ntps)))
+    if ((rc = cli_gpu_list(c, x->gpus ? x->gpus : "a30,a40,v100,a100", x->in.gpus, PLAN_MAX_GPUS, &x->in.ngpus)))
+        return rc;
+    if ((rc = cli_tp_list(c, x->tps ? x->tps : "1,2,4,8", x->in.tps, PLAN_MAX_TPS, &x->in.ntps)))
         return rc;
     if (x->price && !parse_list(x->price, add_price, x))
         return x->bad ? 2 : cli_usage_error(c, "option '--price': expected GPU=USD pairs separated by commas");
@@ -169,17 +181,28 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
         workload_free(&wl);
         return cli_fail(c, &err);
     }
+    rc = 0;
     if (c->format == TABLE_JSON) {
         char *j = render_json_plan(&x->in, r);
         if (j)
             sbuf_append(&c->out, j);
+        else
+            rc = 1;
         free(j);
-        workload_free(&wl);
-        return j ? 0 : 1;
+    } else {
+        render_plan(&x->in, r, c->format, &c->sel, &c->out);
     }
-    render_plan(&x->in, r, c->format, &c->sel, &c->out);
     workload_free(&wl);
-    return 0;
+    if (!rc && r->best < 0) {
+        /* issue 14: a plan without a feasible option is a failure, not an answer */
+        c->out_on_failure = true;
+        fprintf(c->errf, "llmroof: error: no configuration meets p%d TTFT <= %g ms and TPOT <= %g ms %s; every row "
+                         "says why\n",
+                x->in.percentile, x->in.ttft_slo_s * 1e3, x->in.tpot_slo_s * 1e3,
+                x->in.rate_qps > 0 ? "at this rate" : "for these users");
+        return 1;
+    }
+    return rc;
 }
 
 int cmd_plan(struct cli *c, int argc, char **argv)

@@ -1,19 +1,21 @@
 /* cmd_report.c - `llmroof report`: the 2/4/8 x A40/A100/V100 comparison by default. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "llmroof/ops.h"
 #include "llmroof/render_json.h"
 #include "llmroof/render_report.h"
 
-enum { OPT_GPUS = 1, OPT_TPS, OPT_SVGDIR, OPT_RANGE };
+enum { OPT_GPUS = 1, OPT_TPS, OPT_SVGDIR, OPT_RANGE, OPT_WIDE };
 
 struct ctx {
     struct cli_setup_opts s;
     const char *gpus, *tps, *svg_dir;
-    bool range;
+    bool range, wide;
     struct report_input in;
 };
 
@@ -25,20 +27,54 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     case OPT_TPS: x->tps = arg; return 0;
     case OPT_SVGDIR: x->svg_dir = arg; return 0;
     case OPT_RANGE: x->range = true; return 0;
+    case OPT_WIDE: x->wide = true; return 0;
     }
     return cli_setup_opt(c, &x->s, id, arg);
+}
+
+/* --svg-dir DIR: creates DIR and its missing parents, as mkdir -p does. Returns 0, or 1 after
+ * printing the error (a failed write). */
+static int make_dir(struct cli *c, const char *dir)
+{
+    char p[4096];
+    struct stat st;
+    if (c->flags & CLI_NO_FILES)
+        return 0;
+    if (snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p || !p[0]) {
+        fprintf(c->errf, "llmroof: error: option '--svg-dir': '%s' is not a usable directory name\n", dir);
+        return 1;
+    }
+    for (char *s = p + 1;; s++) {
+        bool end = *s == '\0';
+        if (!end && *s != '/')
+            continue;
+        *s = '\0';
+        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+            fprintf(c->errf, "llmroof: error: %s: cannot create directory: %s\n", p, strerror(errno));
+            return 1;
+        }
+        if (end)
+            break;
+        *s = '/';
+    }
+    if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(c->errf, "llmroof: error: %s: cannot create directory: %s\n", dir, strerror(ENOTDIR));
+        return 1;
+    }
+    return 0;
 }
 
 static int report_main(struct cli *c, int argc, char **argv, struct ctx *x, struct llmroof_report *r)
 {
     static const struct cli_opt opts[] = {
         { OPT_MODEL, "model", 'm', "MODEL", "model id (default internlm-20b, the studies' model)", false },
-        { OPT_GPUS, "gpus", 0, "LIST", "comma-separated GPU ids or aliases (default a40,a100,v100)", false },
+        { OPT_GPUS, "gpus", 0, "all|LIST", "comma-separated GPU ids or aliases, or all (default a40,a100,v100)", false },
         { OPT_TPS, "tp", 't', "LIST", "comma-separated TP values (default 2,4,8)", false },
         { OPT_BATCH, "batch", 'b', "B", "sequences served together (default 16)", false },
         CLI_OPT_PROMPT, CLI_OPT_OUTPUT, CLI_OPT_DTYPES, CLI_OPT_EFFS, CLI_OPT_MEM,
         { OPT_SVGDIR, "svg-dir", 0, "DIR", "also write the operator-share charts as SVG files into DIR", false },
         { OPT_RANGE, "range", 0, NULL, "add TTFT and TPOT low-high bands from the validation residuals", false },
+        { OPT_WIDE, "wide", 0, NULL, "text and md: Table 1 as one table with every column (wider than 100)", false },
     };
     cli_setup_defaults(&x->s);
     x->s.batch = 16;
@@ -63,15 +99,21 @@ static int report_main(struct cli *c, int argc, char **argv, struct ctx *x, stru
     if ((rc = cli_gpu_list(c, x->gpus ? x->gpus : "a40,a100,v100", x->in.gpus, REPORT_MAX_GPUS, &x->in.ngpus)) ||
         (rc = cli_tp_list(c, x->tps ? x->tps : "2,4,8", x->in.tps, REPORT_MAX_TPS, &x->in.ntps)))
         return rc;
-    /* a TP the model's heads rule out is wrong for every GPU: an error, not a grid of
-     * bad-tp rows (the default list 2,4,8 may still show bad-tp rows for a model it does not suit) */
-    for (int i = 0; x->tps && i < x->in.ntps; i++) {
+    /* a TP the model's heads rule out stays in the report as a marked bad-tp row, as every
+     * other configuration that cannot run does; only a list with no usable TP is an error */
+    int usable = 0;
+    char why[sizeof((struct llmroof_err *)0)->msg] = "";
+    for (int i = 0; i < x->in.ntps; i++) {
         struct llmroof_shard sh;
         struct llmroof_err err = { 0 };
-        if (ops_shard(m, x->in.tps[i], &sh, &err)) {
-            fprintf(c->errf, "llmroof: error: option '--tp': %s\n", err.msg);
-            return 2;
-        }
+        if (ops_shard(m, x->in.tps[i], &sh, &err))
+            snprintf(why, sizeof why, "%s", err.msg);
+        else
+            usable++;
+    }
+    if (!usable) {
+        fprintf(c->errf, "llmroof: error: option '--tp': no TP in the list suits the model: %s\n", why);
+        return 2;
     }
     x->in.model = m;
     x->in.req = (struct llmroof_request){ x->s.batch, x->s.prompt, x->s.output };
@@ -92,6 +134,8 @@ static int report_main(struct cli *c, int argc, char **argv, struct ctx *x, stru
         r->has_bands = r->bands.ttft.present && r->bands.tpot.present;
     }
 
+    if (x->svg_dir && (rc = make_dir(c, x->svg_dir)))
+        return rc;
     if (x->svg_dir) {
         for (int k = 0; k < 2; k++) {
             struct sbuf svg;
@@ -114,7 +158,7 @@ static int report_main(struct cli *c, int argc, char **argv, struct ctx *x, stru
     } else if (c->format == TABLE_HTML) {
         render_report_html(r, &c->out);
     } else {
-        render_report(r, c->format, &c->sel, &c->out);
+        render_report(r, c->format, &c->sel, x->wide, &c->out);
     }
     return 0;
 }

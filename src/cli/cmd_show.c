@@ -64,7 +64,6 @@ static void show_gpu(struct table *t, const struct llmroof_gpu *g)
         snprintf(f, sizeof f, "ridge_%s", dtype_name((enum llmroof_dtype)d));
         kvn(t, f, "%.1f", g->peak_flops[d] / g->mem_bw_Bps, "FLOP/byte (peak / bandwidth)");
     }
-    kv(t, "source", g->source, "");
 }
 
 static void show_model(struct table *t, const struct llmroof_model *m)
@@ -118,7 +117,6 @@ static void show_model(struct table *t, const struct llmroof_model *m)
     kvn(t, "params_active", "%.3f", p.active / 1e9, "billion per token (derived)");
     kvn(t, "weight_bytes_fp16", "%.2f", p.total * 2.0 / 1e9, "GB (derived)");
     kvn(t, "kv_bytes_per_token_fp16", "%.0f", arch_kv_elems_per_token(m) * 2.0, "B (derived)");
-    kv(t, "source", m->source, "");
 }
 
 int cmd_show(struct cli *c, int argc, char **argv)
@@ -159,7 +157,16 @@ int cmd_show(struct cli *c, int argc, char **argv)
         show_gpu(&t, g);
     else
         show_model(&t, m);
+    /* the source is prose: in text and Markdown it goes under the table, wrapped to 100
+     * columns, so the table stays as narrow as its fields; CSV keeps it as the last row */
+    const char *src = gpu ? g->source : m->source;
+    if (!cli_prose(c))
+        kv(&t, "source", src, "");
     cli_table(c, "fields", &t);
     table_free(&t);
+    if (cli_prose(c)) {
+        sbuf_append(&c->out, "\n");
+        table_wrap(&c->out, c->format == TABLE_MD ? "**source:** " : "source: ", src, 100, 8);
+    }
     return 0;
 }

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "llmroof/memory.h"
@@ -40,14 +41,16 @@ const char *val_class_name(enum val_class c)
 /* CSV (RFC 4180)                                                           */
 /* ------------------------------------------------------------------------ */
 
-/* Reads one record starting at *pos; fields are copied (truncated) into f[i] of size cap. */
+/* Reads one record starting at *pos; fields are copied into f[i] (truncated to VAL_TEXT - 1
+ * bytes; bit i of *over is set when field i was cut, so a reader can refuse what it uses). */
 int val_csv_record(const char *t, size_t len, size_t *pos, long *line, char f[][VAL_TEXT], int *nf,
-                      const char *fname, struct llmroof_err *err)
+                      uint32_t *over, const char *fname, struct llmroof_err *err)
 {
     size_t i = *pos;
     int n = 0;
     size_t k = 0;
     bool quoted = false, started = false;
+    *over = 0;
     if (n < VAL_MAX_FIELDS)
         f[0][0] = '\0';
     while (i < len) {
@@ -57,6 +60,8 @@ int val_csv_record(const char *t, size_t len, size_t *pos, long *line, char f[][
                 if (i + 1 < len && t[i + 1] == '"') {
                     if (k + 1 < VAL_TEXT)
                         f[n][k++] = '"';
+                    else
+                        *over |= 1u << n;
                     i += 2;
                     continue;
                 }
@@ -68,6 +73,8 @@ int val_csv_record(const char *t, size_t len, size_t *pos, long *line, char f[][
                 (*line)++;
             if (k + 1 < VAL_TEXT)
                 f[n][k++] = ch;
+            else
+                *over |= 1u << n;
             i++;
             continue;
         }
@@ -99,6 +106,8 @@ int val_csv_record(const char *t, size_t len, size_t *pos, long *line, char f[][
         started = true;
         if (k + 1 < VAL_TEXT)
             f[n][k++] = ch;
+        else
+            *over |= 1u << n;
         i++;
     }
     if (quoted)
@@ -114,9 +123,11 @@ int val_csv_reserve(void **rows, size_t *cap, size_t n, size_t elem, const char 
 {
     if (n < *cap)
         return LLMROOF_OK;
+    if (n >= 1000000) /* the limit counts rows, not the doubling buffer's capacity */
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: more than 1,000,000 rows", fname);
     size_t nc = *cap ? *cap * 2 : 256;
     if (nc > 1000000)
-        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: more than 1,000,000 rows", fname);
+        nc = 1000000;
     void *nv = realloc(*rows, nc * elem);
     if (!nv)
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "%s: out of memory", fname);
@@ -141,9 +152,12 @@ int val_csv_read(const char *text, size_t len, const char *fname, const char *co
     if (!f)
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory");
     size_t pos = 0;
+    if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
+        pos = 3; /* a UTF-8 byte order mark before the header (spreadsheet exports) */
     long line = 1;
     int nf = 0, col[VAL_MAX_FIELDS], maxcol = 0;
-    int rc = val_csv_record(text, len, &pos, &line, f, &nf, fname, err);
+    uint32_t over = 0;
+    int rc = val_csv_record(text, len, &pos, &line, f, &nf, &over, fname, err);
     for (int k = 0; rc == 0 && k < ncols; k++) {
         col[k] = -1;
         for (int j = 0; j < nf; j++)
@@ -156,7 +170,15 @@ int val_csv_read(const char *text, size_t len, const char *fname, const char *co
     }
     while (rc == 0 && pos < len) {
         long start = line;
-        if ((rc = val_csv_record(text, len, &pos, &line, f, &nf, fname, err)))
+        if ((rc = val_csv_record(text, len, &pos, &line, f, &nf, &over, fname, err)))
+            break;
+        /* a cut value would be read as another one; the free-text source column is the exception:
+         * only its first word (the publication, val_source_key) is read */
+        for (int k = 0; k < ncols && !rc; k++)
+            if (col[k] >= 0 && col[k] < nf && (over >> col[k]) & 1u && strcmp(names[k], "source") != 0)
+                rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: column '%s' is longer than %d bytes", fname, start,
+                                     names[k], VAL_TEXT - 1);
+        if (rc)
             break;
         if (nf == 1 && f[0][0] == '\0')
             continue; /* empty line */
@@ -187,6 +209,16 @@ static int measurement_row(void *vctx, char f[][VAL_TEXT], const int *col, long 
     struct val_row *r = &x->v[x->n++];
     memset(r, 0, sizeof *r);
     r->line = line;
+    /* columns held in narrower fields: longer is an error, never a cut ("1e308" written out
+     * in full must not become a 63-digit number) */
+    const struct { int c; size_t cap; } narrow[] = { { M_ID, sizeof r->id }, { M_NUM_GPUS, sizeof r->num_gpus },
+                                                     { M_TP, sizeof r->tp }, { M_BATCH, sizeof r->batch },
+                                                     { M_METRIC, sizeof r->metric }, { M_VALUE, sizeof r->value } };
+    static const char *const narrow_name[] = { "id", "num_gpus", "tp", "batch", "metric", "value" };
+    for (size_t k = 0; k < sizeof narrow / sizeof narrow[0]; k++)
+        if (strlen(f[col[narrow[k].c]]) >= narrow[k].cap)
+            return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: column '%s' is longer than %zu bytes", x->fname, line,
+                                   narrow_name[k], narrow[k].cap - 1);
     snprintf(r->id, sizeof r->id, "%s", f[col[M_ID]]);
     snprintf(r->model, sizeof r->model, "%s", f[col[M_MODEL]]);
     snprintf(r->gpu, sizeof r->gpu, "%s", f[col[M_GPU]]);
@@ -325,9 +357,12 @@ void val_map_row(const struct llmroof_catalog *cat, const struct llmroof_valmap 
             if (b > 0)
                 note(c, "batch '%s' taken from the map", r->batch);
         }
-    if (!parse_int64(r->num_gpus, 1, 1024, &ng) || !parse_int64(r->tp, 1, 1024, &tp) ||
-        (b < 0 && !parse_int64(r->batch, 1, 1000000, &b)))
-        UNMAPPED("num_gpus '%s', tp '%s' or batch '%s' is not a whole number", r->num_gpus, r->tp, r->batch);
+    if (!parse_int64(r->num_gpus, 1, 1024, &ng))
+        UNMAPPED("num_gpus '%.40s' is not a whole number", r->num_gpus);
+    if (!parse_int64(r->tp, 1, 1024, &tp))
+        UNMAPPED("tp '%.50s' is not a whole number", r->tp);
+    if (b < 0 && !parse_int64(r->batch, 1, 1000000, &b))
+        UNMAPPED("batch '%.40s' is neither a whole number nor in the batch map", r->batch);
     if (ng != tp) {
         if (tp != 1)
             UNMAPPED("%ld GPUs with TP %ld: pipeline or data parallelism is not modelled", (long)ng, (long)tp);

@@ -123,7 +123,35 @@ static void header(const struct llmroof_report *r, struct sbuf *out, const char 
                 dtype_name(r->dt.kv), dtype_name(r->dt.act));
 }
 
-void render_report(const struct llmroof_report *r, enum table_format f, struct table_sel *sel, struct sbuf *out)
+/* Table 1 for a 100-column terminal: the same columns, grouped by what a reader compares. */
+static void render_configs_narrow(const struct table *all, bool bands, enum table_format f, struct sbuf *out)
+{
+    static const char *const lat[] = { "gpu", "tp", "status", "ttft_ms", "tpot_ms", "e2e_s", "decode_tok_s",
+                                       "decode_tok_s_per_gpu", NULL };
+    static const char *const mem[] = { "gpu", "tp", "status", "weights_GiB_per_gpu", "kv_KiB_per_token_per_gpu",
+                                       "max_batch", NULL };
+    static const char *const bnd[] = { "gpu", "tp", "prefill_bound", "decode_bound", "prefill_comm_pct",
+                                       "decode_comm_pct", "tp_scaling_pct", NULL };
+    static const char *const rng[] = { "gpu", "tp", "ttft_low_ms", "ttft_ms", "ttft_high_ms", "tpot_low_ms",
+                                       "tpot_ms", "tpot_high_ms", NULL };
+    const struct { const char *title; const char *const *cols; } parts[] = {
+        { "Table 1a: configurations - latency and throughput", lat },
+        { "Table 1b: configurations - memory per GPU", mem },
+        { "Table 1c: configurations - bounds, communication and TP scaling", bnd },
+        { "Table 1d: configurations - low-high bands from the validation residuals", rng },
+    };
+    for (int p = 0; p < (bands ? 4 : 3); p++) {
+        struct table t;
+        table_columns(all, parts[p].title, parts[p].cols, &t);
+        if (p)
+            sbuf_append(out, "\n");
+        table_render_fit(&t, f, REPORT_TEXT_WIDTH, 2, out);
+        table_free(&t);
+    }
+}
+
+void render_report(const struct llmroof_report *r, enum table_format f, struct table_sel *sel, bool wide,
+                   struct sbuf *out)
 {
     static const char *const names[] = { "configs", "prefill_shares", "decode_shares" };
     struct table t;
@@ -138,8 +166,14 @@ void render_report(const struct llmroof_report *r, enum table_format f, struct t
             report_table_shares(r, k == 2, &t);
         if (k && f != TABLE_CSV)
             sbuf_append(out, "\n");
-        if (table_sel_wants(sel, f, names[k]))
+        if (!table_sel_wants(sel, f, names[k]))
+            ;
+        else if (f == TABLE_CSV || wide)
             table_render(&t, f, out);
+        else if (k == 0)
+            render_configs_narrow(&t, r->has_bands, f, out);
+        else
+            table_render_fit(&t, f, REPORT_TEXT_WIDTH, 2, out);
         table_free(&t);
     }
     if (f == TABLE_CSV) {
@@ -202,7 +236,8 @@ static void html_table(struct sbuf *out, const struct table *t)
     char buf[64];
     sbuf_append(out, "<h2>");
     html_escape(out, t->title);
-    sbuf_append(out, "</h2>\n<table>\n<tr>");
+    /* a table wider than the page scrolls inside its box instead of being cut off */
+    sbuf_append(out, "</h2>\n<div class=\"scroll\">\n<table>\n<tr>");
     for (int c = 0; c < t->ncols; c++) {
         sbuf_append(out, "<th>");
         html_escape(out, t->col[c]);
@@ -219,7 +254,7 @@ static void html_table(struct sbuf *out, const struct table *t)
         }
         sbuf_append(out, "</tr>\n");
     }
-    sbuf_append(out, "</table>\n");
+    sbuf_append(out, "</table>\n</div>\n");
 }
 
 void render_report_html(const struct llmroof_report *r, struct sbuf *out)
@@ -229,7 +264,8 @@ void render_report_html(const struct llmroof_report *r, struct sbuf *out)
     html_escape(out, r->model->id);
     sbuf_append(out, "</title>\n<style>\n"
                      "body{font-family:sans-serif;margin:2em;max-width:1200px;color:#222}\n"
-                     "table{border-collapse:collapse;margin:0.5em 0 1.5em 0;font-size:13px}\n"
+                     "div.scroll{overflow-x:auto;max-width:100%}\n"
+                     "table{border-collapse:collapse;margin:0.5em 0 1.5em 0;font-size:13px;white-space:nowrap}\n"
                      "th,td{border:1px solid #ccc;padding:3px 6px}th{background:#f3f3f3}\n"
                      "td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
                      "svg{display:block;margin:1em 0;max-width:100%;height:auto}\n"

@@ -121,7 +121,7 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
     stat_row(&t, "e2e_s", &r->e2e, 1.0);
     band_rows(&t, "e2e_s", &r->e2e, 1.0, u ? &u->e2e : NULL);
     if (table_sel_wants(sel, f, "latency"))
-        table_render(&t, f, out);
+        table_render_fit(&t, f, 100, 1, out);
     table_free(&t);
     if (f != TABLE_CSV)
         sbuf_append(out, "\n");
@@ -174,7 +174,7 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
         q(&t, "decode_queue_p99", r->decode_queue.p99 * 1e3, "ms");
     }
     if (table_sel_wants(sel, f, "quantities"))
-        table_render(&t, f, out);
+        table_render_fit(&t, f, 100, 1, out);
     table_free(&t);
     if (r->ninst > 1 || c->disaggregated) {
         if (f != TABLE_CSV)
@@ -277,7 +277,7 @@ void render_sim_sweep(const char *param, const struct sim_point *pts, int n, enu
         table_num(&t, (double)r->preemptions);
         table_num(&t, (double)r->errors);
     }
-    table_render(&t, f, out);
+    table_render_fit(&t, f, 100, 1, out);
     table_free(&t);
 }
 

@@ -122,7 +122,7 @@ void render_validate(const char *fname, const struct val_case *cases, size_t n, 
         table_str(&t, c->assumptions[0] ? "yes" : "");
     }
     if (table_sel_wants(sel, f, "rows"))
-        table_render(&t, f, out);
+        table_render_fit(&t, f, 100, 1, out);
     table_free(&t);
 
     char title[96];
@@ -151,7 +151,7 @@ void render_validate(const char *fname, const struct val_case *cases, size_t n, 
         stat_row(&t, keys[k], val_stats_of(cases, n, keep, &g));
     }
     if (table_sel_wants(sel, f, "summary"))
-        table_render(&t, f, out);
+        table_render_fit(&t, f, 100, 1, out);
     table_free(&t);
 
     if (f != TABLE_CSV)
@@ -169,7 +169,7 @@ void render_validate(const char *fname, const struct val_case *cases, size_t n, 
         table_str(&t, cases[i].reason);
     }
     if (table_sel_wants(sel, f, "unmapped"))
-        table_render(&t, f, out);
+        table_render_fit(&t, f, 100, 1, out);
     table_free(&t);
     if (f == TABLE_TEXT || f == TABLE_MD) {
         bool any = false;

@@ -237,3 +237,138 @@ void table_render(const struct table *t, enum table_format f, struct sbuf *out)
         sbuf_append(out, "\n");
     }
 }
+
+/* ------------------------------------------------------------------------ */
+/* Narrow terminals: column subsets and tables split into parts              */
+/* ------------------------------------------------------------------------ */
+
+static size_t col_width(const struct table *t, int c)
+{
+    char buf[64];
+    size_t w = strlen(t->col[c]);
+    for (size_t r = 0; r < t->nrows; r++) {
+        size_t n = strlen(table_cell_text(t, r, c, buf));
+        w = n > w ? n : w;
+    }
+    return w;
+}
+
+size_t table_text_width(const struct table *t)
+{
+    size_t w = 0;
+    for (int c = 0; c < t->ncols; c++)
+        w += col_width(t, c) + (c ? 2 : 0);
+    return w;
+}
+
+/* Copies the columns idx[0..n) of src into dst (initialised here). */
+static void project(const struct table *src, const char *title, const int *idx, int n, struct table *dst)
+{
+    table_init(dst, title);
+    dst->failed = src->failed;
+    for (int k = 0; k < n; k++)
+        table_col(dst, src->col[idx[k]], src->prec[idx[k]]);
+    for (size_t r = 0; r < src->nrows; r++) {
+        table_row(dst);
+        for (int k = 0; k < n; k++) {
+            const struct table_cell *c = &src->cells[r * (size_t)src->ncols + (size_t)idx[k]];
+            if (c->str)
+                table_str(dst, c->str);
+            else if (c->is_num)
+                table_num(dst, c->num);
+            else
+                table_empty(dst);
+        }
+    }
+}
+
+void table_columns(const struct table *src, const char *title, const char *const *names, struct table *dst)
+{
+    int idx[TABLE_MAX_COLS], n = 0;
+    for (const char *const *p = names; *p && n < TABLE_MAX_COLS; p++)
+        for (int c = 0; c < src->ncols; c++)
+            if (strcmp(src->col[c], *p) == 0) {
+                idx[n++] = c;
+                break;
+            }
+    project(src, title, idx, n, dst);
+}
+
+void table_render_fit(const struct table *t, enum table_format f, size_t max_width, int nkey, struct sbuf *out)
+{
+    if (f == TABLE_CSV || t->failed || nkey < 0 || nkey >= t->ncols || table_text_width(t) <= max_width) {
+        table_render(t, f, out);
+        return;
+    }
+    size_t key_w = 0, w[TABLE_MAX_COLS] = { 0 };
+    for (int c = 0; c < t->ncols; c++) {
+        w[c] = col_width(t, c) + 2;
+        if (c < nkey)
+            key_w += w[c];
+    }
+    /* how many parts: greedy, each part the key columns and as many of the next as fit (at least
+     * one); then the columns are dealt again so that the parts come out about equally wide */
+    int start[TABLE_MAX_COLS + 1], nparts = 0;
+    for (int c = nkey; c < t->ncols;) {
+        nparts++;
+        size_t used = key_w + w[c++];
+        while (c < t->ncols && used + w[c] <= max_width + 2)
+            used += w[c++];
+    }
+    size_t rest = 0;
+    for (int c = nkey; c < t->ncols; c++)
+        rest += w[c];
+    int k = 0; /* parts dealt; balancing may (rarely) need one more than the greedy count */
+    for (int c = nkey; c < t->ncols; k++) {
+        start[k] = c;
+        size_t target = k < nparts ? rest / (size_t)(nparts - k) : rest, used = w[c];
+        rest -= w[c++];
+        while (c < t->ncols && used < target && key_w + used + w[c] <= max_width + 2) {
+            used += w[c];
+            rest -= w[c++];
+        }
+    }
+    nparts = k;
+    start[nparts] = t->ncols;
+    for (int p = 0; p < nparts; p++) {
+        int idx[TABLE_MAX_COLS], n = 0;
+        for (int c = 0; c < nkey; c++)
+            idx[n++] = c;
+        for (int c = start[p]; c < start[p + 1]; c++)
+            idx[n++] = c;
+        char title[sizeof t->title + 32];
+        snprintf(title, sizeof title, "%s%s(part %d of %d)", t->title, t->title[0] ? " " : "", p + 1, nparts);
+        struct table part;
+        project(t, title, idx, n, &part);
+        if (p)
+            sbuf_append(out, "\n");
+        table_render(&part, f, out);
+        table_free(&part);
+    }
+}
+
+void table_wrap(struct sbuf *out, const char *lead, const char *text, size_t width, size_t indent)
+{
+    sbuf_append(out, lead);
+    size_t col = strlen(lead), start = col;
+    const char *p = text;
+    while (*p) {
+        while (*p == ' ')
+            p++;
+        size_t n = strcspn(p, " ");
+        if (!n)
+            break;
+        if (col > start && col + 1 + n > width) {
+            sbuf_append(out, "\n");
+            sbuf_pad(out, ' ', indent);
+            col = start = indent;
+        } else if (col > start) {
+            sbuf_append(out, " ");
+            col++;
+        }
+        sbuf_appendn(out, p, n);
+        col += n;
+        p += n;
+    }
+    sbuf_append(out, "\n");
+}

@@ -13,6 +13,7 @@ const char *plan_binding_name(enum plan_binding b)
     case PLAN_BIND_TTFT: return "ttft";
     case PLAN_BIND_TPOT: return "tpot";
     case PLAN_BIND_CAP: return "search-limit";
+    case PLAN_BIND_LOAD: return "overload";
     }
     return "?";
 }
@@ -184,6 +185,300 @@ int plan_search(const struct plan_input *in, const struct llmroof_gpu *g, int tp
     return LLMROOF_OK;
 }
 
+
+/* ------------------------------------------------------------------------ */
+/* Rate plans: clusters sized for an open-loop request rate                 */
+/* ------------------------------------------------------------------------ */
+
+/* Requests simulated at a rate: 30 s of arrivals, at least 1000 and at most 4000, enough for
+ * stable p90/p99 tails and the overload check's window. */
+static long rate_pool(double rate)
+{
+    double r = 30.0 * rate;
+    return r < 1000 ? 1000 : r > 4000 ? 4000 : (long)r;
+}
+
+static struct llmroof_setup setup_for(const struct plan_input *in, const struct llmroof_gpu *g, int tp)
+{
+    return (struct llmroof_setup){ in->model, g, tp, in->dt, roofline_effs(g, &in->eff), { 0 } };
+}
+
+/* The pools of one evaluation: aggregated N x tp, or X prefill (tp_p) + Y decode (tp_d);
+ * Y = 0 sizes the prefill pool alone (requests end at their first token). */
+struct rate_eval {
+    bool meets, overloaded, errors;
+    bool floor;            /* smallest_pool gave up: more instances stopped helping */
+    long at;               /* instances of the searched pool at this evaluation */
+    double ttft_s, tpot_s, goodput_qps;
+    enum plan_binding fails;
+};
+
+static int rate_eval(const struct plan_input *in, const struct llmroof_gpu *g, bool disagg, int tp_p, long x, int tp_d,
+                     long y, struct rate_eval *ev, struct llmroof_err *err)
+{
+    struct sim_config c = in->sim;
+    c.mode = SIM_RATE;
+    c.rate_qps = in->rate_qps;
+    c.requests = rate_pool(in->rate_qps);
+    c.record_iterations = false;
+    c.router = SIM_ROUTE_LEAST_LOADED;
+    c.setup = setup_for(in, g, tp_p);
+    c.ttft_slo_s = in->ttft_slo_s;
+    c.tpot_slo_s = y == 0 && disagg ? 0 : in->tpot_slo_s;
+    c.slo_percentile = in->percentile;
+    if (disagg) {
+        c.disaggregated = true;
+        c.prefill = (struct sim_pool){ setup_for(in, g, tp_p), (int)x };
+        c.decode = (struct sim_pool){ setup_for(in, g, tp_d), y > 0 ? (int)y : 1 };
+        c.first_token_only = y == 0;
+    } else {
+        c.instances = (int)x;
+    }
+    struct sim_result r;
+    int rc = sim_run(&c, &r, err);
+    if (rc)
+        return rc;
+    ev->ttft_s = pick(&r.ttft, in->percentile);
+    ev->tpot_s = pick(&r.tpot, in->percentile);
+    /* goodput as the share of the offered rate served within the SLOs: completions / duration
+     * would count the drain after the last arrival against the cluster */
+    ev->goodput_qps = in->rate_qps * r.within_slo_share;
+    ev->overloaded = r.overloaded;
+    ev->errors = r.errors > 0;
+    bool t1 = ev->ttft_s <= in->ttft_slo_s, t2 = (disagg && y == 0) || ev->tpot_s <= in->tpot_slo_s;
+    ev->meets = t1 && t2 && !ev->overloaded && !ev->errors;
+    ev->fails = ev->overloaded ? PLAN_BIND_LOAD : !t1 ? PLAN_BIND_TTFT : !t2 ? PLAN_BIND_TPOT : PLAN_BIND_NONE;
+    sim_result_free(&r);
+    return LLMROOF_OK;
+}
+
+/* Smallest count n in [1, PLAN_INSTANCE_CAP] of the searched pool that meets: doubling, then
+ * bisection (meeting is monotone in the count up to simulation noise). 0 when even the cap
+ * misses; *ev holds the evaluation at the answer (or at the cap). */
+static int smallest_pool(const struct plan_input *in, const struct llmroof_gpu *g, bool disagg, int tp_p, long x,
+                         int tp_d, bool search_decode, long *n, struct rate_eval *ev, int *evals,
+                         struct llmroof_err *err)
+{
+    long lo = 0, hi = 1;
+    struct rate_eval e, best = { 0 }, prev = { 0 };
+    int rc;
+    for (;;) {
+        long px = search_decode ? x : hi, py = search_decode ? hi : 0;
+        if ((rc = rate_eval(in, g, disagg, tp_p, disagg ? px : hi, tp_d, disagg ? py : 0, &e, err)))
+            return rc;
+        (*evals)++;
+        e.at = hi;
+        if (e.meets) {
+            best = e;
+            break;
+        }
+        /* a pool that keeps up and whose failing latency no longer falls when it doubles has hit
+         * the layout's floor (one sequence's step, or one prompt's prefill): more will not help */
+        if (lo > 0 && !e.overloaded && !prev.overloaded && !e.errors && e.fails == prev.fails &&
+            (e.fails == PLAN_BIND_TPOT ? e.tpot_s >= 0.98 * prev.tpot_s : e.ttft_s >= 0.98 * prev.ttft_s)) {
+            e.floor = true;
+            *n = 0;
+            *ev = e;
+            return LLMROOF_OK;
+        }
+        prev = e;
+        lo = hi;
+        if (hi == PLAN_INSTANCE_CAP) {
+            *n = 0;
+            *ev = e;
+            return LLMROOF_OK;
+        }
+        hi = hi * 2 > PLAN_INSTANCE_CAP ? PLAN_INSTANCE_CAP : hi * 2;
+    }
+    while (hi - lo > 1) {
+        long mid = lo + (hi - lo) / 2;
+        long px = search_decode ? x : mid, py = search_decode ? mid : 0;
+        if ((rc = rate_eval(in, g, disagg, tp_p, disagg ? px : mid, tp_d, disagg ? py : 0, &e, err)))
+            return rc;
+        (*evals)++;
+        if (e.meets) {
+            hi = mid;
+            best = e;
+        } else {
+            lo = mid;
+        }
+    }
+    *n = hi;
+    *ev = best;
+    return LLMROOF_OK;
+}
+
+static void rate_fill(const struct plan_input *in, struct plan_option *o, const struct rate_eval *ev)
+{
+    o->feasible = true;
+    o->ttft_s = ev->ttft_s;
+    o->tpot_s = ev->tpot_s;
+    o->goodput_qps = ev->goodput_qps;
+    o->gpus = o->disagg ? o->prefill_instances * o->prefill_tp + o->decode_instances * o->tp : o->instances * o->tp;
+    o->nodes = (o->gpus + in->gpus_per_node - 1) / in->gpus_per_node;
+    o->goodput_per_gpu = o->gpus ? o->goodput_qps / (double)o->gpus : 0;
+    o->slo_use = fmax(ev->ttft_s / in->ttft_slo_s, ev->tpot_s / in->tpot_slo_s);
+    o->binding = PLAN_BIND_NONE;
+}
+
+static void rate_reason(const struct plan_input *in, struct plan_option *o, const char *pool, const struct rate_eval *ev)
+{
+    o->binding = ev->fails;
+    if (ev->floor)
+        snprintf(o->reason, sizeof o->reason,
+                 "misses the %s SLO at any size: with %ld %s instances, not overloaded, p%d TTFT %.0f ms and TPOT %.1f ms "
+                 "stopped falling",
+                 ev->fails == PLAN_BIND_TPOT ? "TPOT" : "TTFT", ev->at, pool, in->percentile, ev->ttft_s * 1e3,
+                 ev->tpot_s * 1e3);
+    else
+        snprintf(o->reason, sizeof o->reason,
+                 "search limit: even %d %s instances miss (%s; p%d TTFT %.0f ms, TPOT %.1f ms)", PLAN_INSTANCE_CAP, pool,
+                 ev->fails == PLAN_BIND_LOAD ? "overloaded" : ev->fails == PLAN_BIND_TPOT ? "TPOT" : "TTFT",
+                 in->percentile, ev->ttft_s * 1e3, ev->tpot_s * 1e3);
+}
+
+int plan_rate_aggregated(const struct plan_input *in, int gi, int tp, struct plan_option *o, struct llmroof_err *err)
+{
+    const struct llmroof_gpu *g = in->gpus[gi];
+    struct rate_eval ev;
+    long n = 0;
+    int rc = smallest_pool(in, g, false, tp, 0, tp, false, &n, &ev, &o->evaluations, err);
+    if (rc)
+        return rc;
+    if (n == 0) {
+        rate_reason(in, o, "aggregated", &ev);
+        return LLMROOF_OK;
+    }
+    o->instances = n;
+    rate_fill(in, o, &ev);
+    return LLMROOF_OK;
+}
+
+/* The prefill pool is sized alone (TTFT ends at the first token, whatever the decode side
+ * does); the decode pool is then sized behind it with the whole request measured. */
+static int plan_rate_disagg(const struct plan_input *in, int gi, int tp_p, long x, int tp_d, struct plan_option *o,
+                            struct llmroof_err *err)
+{
+    const struct llmroof_gpu *g = in->gpus[gi];
+    struct rate_eval ev;
+    long y = 0;
+    int rc = smallest_pool(in, g, true, tp_p, x, tp_d, true, &y, &ev, &o->evaluations, err);
+    if (rc)
+        return rc;
+    o->disagg = true;
+    o->prefill_tp = tp_p;
+    o->prefill_instances = x;
+    if (y == 0) {
+        rate_reason(in, o, "decode", &ev);
+        return LLMROOF_OK;
+    }
+    o->decode_instances = y;
+    o->instances = x + y;
+    rate_fill(in, o, &ev);
+    return LLMROOF_OK;
+}
+
+/* Why model on tp x g cannot serve at all ("" when it can). */
+static int layout_check(const struct plan_input *in, const struct llmroof_gpu *g, int tp, char *reason, size_t n,
+                        struct llmroof_err *err)
+{
+    struct llmroof_err e2 = { 0 };
+    struct llmroof_shard sh;
+    reason[0] = '\0';
+    if (in->gpus_per_node % tp != 0) {
+        snprintf(reason, n, "TP %d does not divide the %d GPUs of a node", tp, in->gpus_per_node);
+        return LLMROOF_OK;
+    }
+    if (ops_shard(in->model, tp, &sh, &e2)) {
+        snprintf(reason, n, "%s", e2.msg);
+        return LLMROOF_OK;
+    }
+    struct llmroof_setup s = setup_for(in, g, tp);
+    if (estimate_check(&s, &e2)) {
+        snprintf(reason, n, "%s", e2.msg);
+        return LLMROOF_OK;
+    }
+    struct llmroof_mem_opts mo = in->sim.mem;
+    mo.max_batched_tokens = (double)in->sim.max_batched_tokens;
+    mo.max_seqs = (double)in->sim.max_seqs;
+    struct llmroof_memory mem;
+    int rc = memory_eval(in->model, g, tp, &in->dt, 1, &mo, &mem, err);
+    if (rc)
+        return rc;
+    if (mem.fit == LLMROOF_FIT_WEIGHTS || mem.kv_capacity_tokens < 1)
+        snprintf(reason, n, "the weights do not fit: %.1f GiB per GPU with workspace and reserve, %.1f GiB usable",
+                 mem.weights_bytes_per_gpu / 1073741824.0, mem.usable_bytes / 1073741824.0);
+    return LLMROOF_OK;
+}
+
+static struct plan_option *new_option(struct plan_result *out, const struct plan_input *in, int gi, int tp)
+{
+    struct plan_option *o = &out->options[out->noptions++];
+    memset(o, 0, sizeof *o);
+    o->gpu = in->gpus[gi];
+    o->gpu_index = gi;
+    o->tp = tp;
+    o->binding = PLAN_BIND_NONE;
+    o->instances_per_node = in->gpus_per_node % tp == 0 ? in->gpus_per_node / tp : 0;
+    return o;
+}
+
+/* Rate plans: every aggregated GPU x TP, then per GPU a disaggregated layout per decode TP behind
+ * the prefill pool of fewest GPUs. */
+static int plan_rate(const struct plan_input *in, struct plan_result *out, struct llmroof_err *err)
+{
+    int rc;
+    for (int gi = 0; gi < in->ngpus; gi++) {
+        bool usable[PLAN_MAX_TPS] = { false };
+        char why[PLAN_MAX_TPS][sizeof out->options[0].reason];
+        for (int ti = 0; ti < in->ntps; ti++) {
+            struct plan_option *o = new_option(out, in, gi, in->tps[ti]);
+            if ((rc = layout_check(in, in->gpus[gi], in->tps[ti], o->reason, sizeof o->reason, err)))
+                return rc;
+            memcpy(why[ti], o->reason, sizeof why[ti]);
+            if (o->reason[0])
+                continue;
+            usable[ti] = true;
+            if ((rc = plan_rate_aggregated(in, gi, in->tps[ti], o, err)))
+                return rc;
+        }
+        /* the prefill pool: fewest GPUs over the usable TPs */
+        long best_x = 0;
+        int best_tp = 0, evals = 0;
+        struct rate_eval pev = { 0 };
+        for (int ti = 0; ti < in->ntps; ti++) {
+            if (!usable[ti])
+                continue;
+            long x = 0;
+            struct rate_eval ev;
+            if ((rc = smallest_pool(in, in->gpus[gi], true, in->tps[ti], 0, in->tps[ti], false, &x, &ev, &evals, err)))
+                return rc;
+            if (x > 0 && (best_x == 0 || x * in->tps[ti] < best_x * best_tp)) {
+                best_x = x;
+                best_tp = in->tps[ti];
+                pev = ev;
+            }
+        }
+        for (int ti = 0; ti < in->ntps; ti++) {
+            struct plan_option *o = new_option(out, in, gi, in->tps[ti]);
+            o->disagg = true;
+            o->evaluations = evals;
+            if (!usable[ti]) {
+                memcpy(o->reason, why[ti], sizeof o->reason);
+                continue;
+            }
+            if (best_x == 0) {
+                snprintf(o->reason, sizeof o->reason, "no prefill pool of up to %d instances meets p%d TTFT <= %.0f ms "
+                         "(%.0f ms)", PLAN_INSTANCE_CAP, in->percentile, in->ttft_slo_s * 1e3, pev.ttft_s * 1e3);
+                continue;
+            }
+            if ((rc = plan_rate_disagg(in, gi, best_tp, best_x, in->tps[ti], o, err)))
+                return rc;
+        }
+    }
+    return LLMROOF_OK;
+}
+
 static void add_obs(struct plan_result *r, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
@@ -199,14 +494,87 @@ static void add_obs(struct plan_result *r, const char *fmt, ...)
     va_end(ap);
 }
 
-/* Is a better than b? Fewer GPUs (or lower cost when by_cost), then more users per node. */
+/* Is a better than b? Fewer GPUs (or lower cost when by_cost), then more users per node (rate
+ * plans: more goodput per GPU), then the simpler (aggregated) layout. */
 static bool better(const struct plan_option *a, const struct plan_option *b, bool by_cost)
 {
     if (by_cost && a->cost_per_hour != b->cost_per_hour)
         return a->cost_per_hour < b->cost_per_hour;
     if (a->gpus != b->gpus)
         return a->gpus < b->gpus;
-    return a->users_per_node > b->users_per_node;
+    if (a->users_per_node != b->users_per_node)
+        return a->users_per_node > b->users_per_node;
+    if (a->goodput_per_gpu != b->goodput_per_gpu)
+        return a->goodput_per_gpu > b->goodput_per_gpu;
+    if (a->slo_use != b->slo_use)
+        return a->slo_use < b->slo_use;
+    return !a->disagg && b->disagg;
+}
+
+static void describe(const struct plan_option *o, char *buf, size_t n)
+{
+    if (o->disagg)
+        snprintf(buf, n, "disaggregated %ld x TP-%d prefill + %ld x TP-%d decode on %s (%ld:%ld, %ld GPUs)",
+                 o->prefill_instances, o->prefill_tp, o->decode_instances, o->tp, o->gpu->id, o->prefill_instances,
+                 o->decode_instances, o->gpus);
+    else
+        snprintf(buf, n, "aggregated %ld x TP-%d on %s (%ld GPUs)", o->instances, o->tp, o->gpu->id, o->gpus);
+}
+
+/* Rate plans' observations: the answer, the best of the other kind of layout, each GPU's best. */
+static void rate_observations(const struct plan_input *in, struct plan_result *out)
+{
+    char a[200], b[200];
+    if (out->best < 0) {
+        add_obs(out, "No layout serves %g requests/s with p%d TTFT <= %.0f ms and TPOT <= %.0f ms; see the reasons.",
+                in->rate_qps, in->percentile, in->ttft_slo_s * 1e3, in->tpot_slo_s * 1e3);
+        return;
+    }
+    const struct plan_option *best = &out->options[out->best];
+    describe(best, a, sizeof a);
+    add_obs(out, "%s: %s serves %g requests/s with p%d TTFT %.0f ms (<= %.0f) and TPOT %.1f ms (<= %.0f); goodput "
+                 "%.2f requests/s within both SLOs, %.3f per GPU%s.",
+            out->by_cost ? "Cheapest" : "Fewest GPUs", a, in->rate_qps, in->percentile, best->ttft_s * 1e3,
+            in->ttft_slo_s * 1e3, best->tpot_s * 1e3, in->tpot_slo_s * 1e3, best->goodput_qps, best->goodput_per_gpu,
+            best->has_cost ? "" : "");
+    /* the other kind of layout, for the comparison the choice rests on */
+    int other = -1;
+    for (int i = 0; i < out->noptions; i++) {
+        const struct plan_option *o = &out->options[i];
+        if (o->feasible && o->disagg != best->disagg && (other < 0 || better(o, &out->options[other], out->by_cost)))
+            other = i;
+    }
+    if (other >= 0) {
+        const struct plan_option *o = &out->options[other];
+        describe(o, b, sizeof b);
+        if (o->gpus == best->gpus)
+            add_obs(out, "The best %s layout needs as many GPUs: %s; %s wins on %s.", o->disagg ? "disaggregated" : "aggregated",
+                    b, best->disagg ? "disaggregated" : "aggregated",
+                    out->by_cost                                 ? "cost"
+                    : best->goodput_per_gpu > o->goodput_per_gpu ? "goodput per GPU"
+                    : best->slo_use < o->slo_use                 ? "headroom to the SLOs"
+                                                                 : "simplicity");
+        else
+            add_obs(out, "The best %s layout needs %ld more GPUs (%.0f%%): %s.", o->disagg ? "disaggregated" : "aggregated",
+                    o->gpus - best->gpus, 100.0 * (double)(o->gpus - best->gpus) / (double)best->gpus, b);
+    } else {
+        add_obs(out, "No %s layout meets the SLOs at this rate.", best->disagg ? "aggregated" : "disaggregated");
+    }
+    for (int gi = 0; gi < in->ngpus; gi++) {
+        int bi = out->best_per_gpu[gi];
+        if (bi < 0) {
+            add_obs(out, "%s cannot serve this rate under these SLOs in any layout tried.", in->gpus[gi]->id);
+            continue;
+        }
+        describe(&out->options[bi], a, sizeof a);
+        add_obs(out, "%s: best as %s, %.3f requests/s of goodput per GPU.", in->gpus[gi]->id, a,
+                out->options[bi].goodput_per_gpu);
+    }
+    if (in->rate_qps > 0)
+        add_obs(out, "Each layout is the smallest pool(s) whose simulated run at %g requests/s (Poisson, %ld requests, "
+                     "least-loaded router) meets both SLOs without overload; disaggregated layouts size the prefill pool "
+                     "alone for TTFT, then the decode pool behind it.",
+                in->rate_qps, rate_pool(in->rate_qps));
 }
 
 int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmroof_err *err)
@@ -219,76 +587,66 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
     out->best = -1;
     if (in->ngpus < 1 || in->ngpus > PLAN_MAX_GPUS || in->ntps < 1 || in->ntps > PLAN_MAX_TPS)
         return llmroof_err_set(err, LLMROOF_EINPUT, "a plan needs 1-%d GPUs and 1-%d TP values", PLAN_MAX_GPUS, PLAN_MAX_TPS);
-    if (in->users < 1 || !(in->ttft_slo_s > 0) || !(in->tpot_slo_s > 0) || in->gpus_per_node < 1)
-        return llmroof_err_set(err, LLMROOF_EINPUT, "users, SLOs and GPUs per node must be positive");
-    bool all_priced = true;
-    for (int gi = 0; gi < in->ngpus; gi++) {
+    if ((in->rate_qps > 0 ? !(in->rate_qps <= 1e6) : in->users < 1) || !(in->ttft_slo_s > 0) || !(in->tpot_slo_s > 0) ||
+        in->gpus_per_node < 1)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "users (or a rate), SLOs and GPUs per node must be positive");
+    for (int gi = 0; gi < in->ngpus; gi++)
         out->best_per_gpu[gi] = -1;
-        for (int ti = 0; ti < in->ntps; ti++) {
-            const struct llmroof_gpu *g = in->gpus[gi];
-            int tp = in->tps[ti];
-            struct plan_option *o = &out->options[out->noptions++];
-            memset(o, 0, sizeof *o);
-            o->gpu = g;
-            o->tp = tp;
-            o->binding = PLAN_BIND_NONE;
-            struct llmroof_err e2 = { 0 };
-            struct llmroof_shard sh;
-            if (in->gpus_per_node % tp != 0) {
-                snprintf(o->reason, sizeof o->reason, "TP %d does not divide the %d GPUs of a node", tp, in->gpus_per_node);
-                continue;
+    int rc;
+    if (in->rate_qps > 0) {
+        if ((rc = plan_rate(in, out, err)))
+            return rc;
+    } else {
+        for (int gi = 0; gi < in->ngpus; gi++) {
+            for (int ti = 0; ti < in->ntps; ti++) {
+                const struct llmroof_gpu *g = in->gpus[gi];
+                int tp = in->tps[ti];
+                struct plan_option *o = new_option(out, in, gi, tp);
+                if ((rc = layout_check(in, g, tp, o->reason, sizeof o->reason, err)))
+                    return rc;
+                if (o->reason[0])
+                    continue;
+                if ((rc = plan_search(in, g, tp, o, err)))
+                    return rc;
+                if (o->users_per_instance == 0) {
+                    snprintf(o->reason, sizeof o->reason, "a single user already misses the %s SLO (p%d TTFT %.0f ms, TPOT %.1f ms)",
+                             o->binding == PLAN_BIND_TPOT ? "TPOT" : "TTFT", in->percentile, o->ttft_s * 1e3, o->tpot_s * 1e3);
+                    continue;
+                }
+                if (o->binding == PLAN_BIND_CAP) {
+                    /* issue 14: a search that never found the limit is not an answer */
+                    snprintf(o->reason, sizeof o->reason, "search limit: one instance still meets the SLOs at %d users "
+                             "(p%d TTFT %.0f ms, TPOT %.1f ms); the load that breaks it was not found",
+                             PLAN_USER_CAP, in->percentile, o->ttft_s * 1e3, o->tpot_s * 1e3);
+                    continue;
+                }
+                o->feasible = true;
+                o->users_per_node = o->users_per_instance * o->instances_per_node;
+                o->nodes = (in->users + o->users_per_node - 1) / o->users_per_node;
+                o->gpus = o->nodes * in->gpus_per_node;
             }
-            o->instances_per_node = in->gpus_per_node / tp;
-            if (ops_shard(in->model, tp, &sh, &e2)) {
-                snprintf(o->reason, sizeof o->reason, "%s", e2.msg);
-                continue;
-            }
-            struct llmroof_setup s = { in->model, g, tp, in->dt, roofline_effs(g, &in->eff), { 0 } };
-            if (estimate_check(&s, &e2)) {
-                snprintf(o->reason, sizeof o->reason, "%s", e2.msg);
-                continue;
-            }
-            struct llmroof_mem_opts mo = in->sim.mem;
-            mo.max_batched_tokens = (double)in->sim.max_batched_tokens;
-            mo.max_seqs = (double)in->sim.max_seqs;
-            struct llmroof_memory mem;
-            int rc = memory_eval(in->model, g, tp, &in->dt, 1, &mo, &mem, err);
-            if (rc)
-                return rc;
-            if (mem.fit == LLMROOF_FIT_WEIGHTS || mem.kv_capacity_tokens < 1) {
-                snprintf(o->reason, sizeof o->reason,
-                         "the weights do not fit: %.1f GiB per GPU with workspace and reserve, %.1f GiB usable",
-                         mem.weights_bytes_per_gpu / 1073741824.0, mem.usable_bytes / 1073741824.0);
-                continue;
-            }
-            if ((rc = plan_search(in, g, tp, o, err)))
-                return rc;
-            if (o->users_per_instance == 0) {
-                snprintf(o->reason, sizeof o->reason, "a single user already misses the %s SLO (p%d TTFT %.0f ms, TPOT %.1f ms)",
-                         o->binding == PLAN_BIND_TPOT ? "TPOT" : "TTFT", in->percentile, o->ttft_s * 1e3, o->tpot_s * 1e3);
-                continue;
-            }
-            o->feasible = true;
-            o->users_per_node = o->users_per_instance * o->instances_per_node;
-            o->nodes = (in->users + o->users_per_node - 1) / o->users_per_node;
-            o->gpus = o->nodes * in->gpus_per_node;
-            o->has_cost = in->has_price[gi];
-            if (o->has_cost)
-                o->cost_per_hour = (double)o->gpus * in->price_per_gpu_hour[gi];
-            else
-                all_priced = false;
         }
     }
-    /* best overall and per GPU */
-    bool any_price = false;
+    /* prices, then the best overall and per GPU */
+    bool all_priced = true, any_price = false;
     for (int gi = 0; gi < in->ngpus; gi++)
         any_price |= in->has_price[gi];
+    for (int i = 0; i < out->noptions; i++) {
+        struct plan_option *o = &out->options[i];
+        if (!o->feasible)
+            continue;
+        o->has_cost = in->has_price[o->gpu_index];
+        if (o->has_cost)
+            o->cost_per_hour = (double)o->gpus * in->price_per_gpu_hour[o->gpu_index];
+        else
+            all_priced = false;
+    }
     out->by_cost = any_price && all_priced;
     for (int i = 0; i < out->noptions; i++) {
         const struct plan_option *o = &out->options[i];
         if (!o->feasible)
             continue;
-        int gi = i / in->ntps;
+        int gi = o->gpu_index;
         if (out->best_per_gpu[gi] < 0 || better(o, &out->options[out->best_per_gpu[gi]], out->by_cost))
             out->best_per_gpu[gi] = i;
         if (out->best < 0 || better(o, &out->options[out->best], out->by_cost))
@@ -296,6 +654,10 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
     }
 
     /* observations */
+    if (in->rate_qps > 0) {
+        rate_observations(in, out);
+        return LLMROOF_OK;
+    }
     if (out->best < 0) {
         add_obs(out, "No option meets p%d TTFT <= %.0f ms and TPOT <= %.0f ms; see the reasons.", in->percentile,
                 in->ttft_slo_s * 1e3, in->tpot_slo_s * 1e3);

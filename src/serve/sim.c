@@ -705,7 +705,7 @@ static void advance(struct runner *r, struct engine *e, double now)
                 rs->shared = pg->blocks;
             }
         }
-        if (rs->generated >= q->output) {
+        if (rs->generated >= q->output || (c->first_token_only && rs->generated >= 1)) {
             q->finish_s = now;
             release(r, e, id);
             e->load--;

@@ -93,8 +93,10 @@ void workload_free(struct workload *w)
     w->npairs = 0;
 }
 
-/* Splits CSV text into lines and fields; calls fn per data row with its fields. A first line
- * whose first field is not a number is a header and is skipped. */
+/* Splits CSV text into lines and fields; calls fn per data row with its fields. A UTF-8 byte
+ * order mark before the first line is skipped. The first line is a header when its first
+ * field starts with a letter, '_' or '"' (a column name); a row starting with a digit, '.',
+ * a sign or a space is data, so it is checked (and a bad one is an error), never dropped. */
 static int csv_rows(const char *text, size_t len, const char *fname, int nfields,
                      int (*fn)(void *ctx, const char *const *f, const size_t *flen, long line, struct llmroof_err *err),
                      void *ctx, struct llmroof_err *err)
@@ -108,6 +110,8 @@ static int csv_rows(const char *text, size_t len, const char *fname, int nfields
     }
     size_t i = 0;
     long line = 0;
+    if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
+        i = 3;
     while (i < len) {
         size_t start = i;
         while (i < len && text[i] != '\n')
@@ -133,7 +137,9 @@ static int csv_rows(const char *text, size_t len, const char *fname, int nfields
                 s = k + 1;
             }
         }
-        if (line == 1 && fl[0] > 0 && !(f[0][0] >= '0' && f[0][0] <= '9') && f[0][0] != '.')
+        if (line == 1 && fl[0] > 0 &&
+            ((f[0][0] >= 'a' && f[0][0] <= 'z') || (f[0][0] >= 'A' && f[0][0] <= 'Z') || f[0][0] == '_' ||
+             f[0][0] == '"'))
             continue; /* header */
         if (nf != nfields)
             return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: expected %d comma-separated fields, found %d", fname,
@@ -158,10 +164,13 @@ static int add_pair(void *vctx, const char *const *f, const size_t *fl, long lin
     if (!parse_len(f[0], fl[0], &p) || !parse_len(f[1], fl[1], &o))
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: prompt_len and output_len must be whole numbers in [1, %ld]",
                                c->fname, line, MAX_TOKENS);
+    /* the limit counts rows, not the buffer's doubling capacity */
+    if (c->w->npairs == 10000000)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: more than 10,000,000 rows", c->fname, line);
     if (c->w->npairs == c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 256;
         if (cap > 10000000)
-            return llmroof_err_set(err, LLMROOF_EINPUT, "%s: more than 10,000,000 rows", c->fname);
+            cap = 10000000;
         long *np = realloc(c->w->pairs, cap * 2 * sizeof *np);
         if (!np)
             return llmroof_err_set(err, LLMROOF_EINTERNAL, "%s: out of memory", c->fname);
@@ -299,7 +308,7 @@ static int add_trace(void *vctx, const char *const *f, const size_t *fl, long li
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: arrival_s must be a number of seconds", c->fname, line);
     memcpy(buf, f[0], fl[0]);
     buf[fl[0]] = '\0';
-    if (!parse_double(buf, &t) || t < 0 || t > 1e9)
+    if (!parse_double(buf, &t) || t < 0 || signbit(t) || t > 1e9) /* "-0" is a negative arrival too */
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: arrival_s '%s' must be a number of seconds in [0, 1e9]",
                                c->fname, line, buf);
     if (!parse_len(f[1], fl[1], &p) || !parse_len(f[2], fl[2], &o))

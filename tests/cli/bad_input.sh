@@ -52,6 +52,12 @@ printf '{"model_type":"llama","hidden_size":4096,"num_hidden_layers":2,"num_atte
 # control characters in names: JSON escapes that decode to ESC and to a newline
 gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"name":"t"/"name":"x\\u001b[2Jy"/' >"$T/ctl-name.json"
 gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"name":"t"/"name":"t","aliases":["a\\nb"]/' >"$T/ctl-alias.json"
+# trace and workload CSVs without a header: a first row starting with a sign or a space is
+# data (checked), never a header (dropped)
+printf -- '-1,10,10\n0.5,10,10\n' >"$T/trace-neg-first.csv"
+printf -- '0.5,10,10\n-0,10,10\n' >"$T/trace-neg-zero.csv"
+printf ' 0.5,10,10\n1,10,10\n' >"$T/trace-space-first.csv"
+printf -- '-5,10\n10,10\n' >"$T/pairs-neg-first.csv"
 # duplicate keys and NUL bytes
 printf '{"models":[],"models":[]}\n' >"$T/dup-top.json"
 gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"name":"t"/"name":"t","name":"u"/' >"$T/dup-gpu.json"

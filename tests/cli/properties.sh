@@ -24,6 +24,11 @@ check "write failure is reported" grep -q "cannot write to stdout" "$tmp/err"
 LC_ALL=de_DE.UTF-8 LC_NUMERIC=de_DE.UTF-8 "$bin" estimate -m internlm-20b -g a40 -t 8 -b 16 --ops >"$tmp/b" 2>/dev/null
 check "output is deterministic and locale-independent" cmp -s "$tmp/a" "$tmp/b"
 
+# plan --gpus all compares every GPU of the catalog (issue 14), one row per GPU and TP
+ngpus=$("$bin" list gpus --format csv | tail -n +2 | wc -l)
+nrows=$("$bin" plan -m llama-2-7b --gpus all --tp 1 --users 100 --fast --format csv --table options | tail -n +2 | wc -l)
+check "plan --gpus all has one row per catalog GPU ($nrows of $ngpus)" [ "$ngpus" -gt 10 -a "$nrows" = "$ngpus" ]
+
 # LLMROOF_DATA pointing nowhere is a clear input error
 LLMROOF_DATA="$tmp/nowhere" "$bin" list gpus >"$tmp/out" 2>"$tmp/err"; rc=$?
 check "bad LLMROOF_DATA exits 2" [ "$rc" = 2 ]
@@ -144,6 +149,14 @@ awk 'BEGIN { printf "{\"models\":["; for (i = 0; i < 300; i++) printf "%s{\"id\"
 nm=$("$bin" --models-file "$tmp/m300.json" list models --format csv | tail -n +2 | wc -l)
 nr=$("$bin" --models-file "$tmp/m300.json" sweep --gpus a100 -t 1 -b 1 -p 1 -o 1 | tail -n +2 | wc -l)
 check "sweep --models all gives one row per model ($nm models, $nr rows)" [ "$nm" = "$nr" -a "$nm" -gt 300 ]
+
+# a trace whose first data row follows a byte order mark or a '+' is read whole, not headless
+printf '\357\273\2770.5,10,10\n1,10,10\n' >"$tmp/trace-bom.csv"
+printf '+0.5,10,10\n1,10,10\n' >"$tmp/trace-plus.csv"
+"$bin" simulate -m llama-2-7b -g a100 --trace "$tmp/trace-bom.csv" 2>/dev/null >"$tmp/out"
+check "a BOM before the first data row keeps the row" grep -q "trace of 2 requests" "$tmp/out"
+"$bin" simulate -m llama-2-7b -g a100 --trace "$tmp/trace-plus.csv" 2>/dev/null >"$tmp/out"
+check "a '+' first row is data" grep -q "trace of 2 requests" "$tmp/out"
 
 # an installed binary finds its catalog without flags or environment
 builddir=$(dirname "$bin")

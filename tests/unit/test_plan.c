@@ -190,6 +190,104 @@ static void studies_scenario_prefers_two_tp4_instances_on_a100(void **state)
     catalog_free(&cat);
 }
 
+static void a_row_at_the_search_limit_is_infeasible_never_best(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct plan_input in;
+    base(&in, &cat, "qwen2.5-1.5b");
+    /* users who think for a day between requests: 100,000 of them send 1.2 requests/s, which
+     * one instance serves, so the bracketing runs into PLAN_USER_CAP without finding the limit */
+    in.sim.think_min_s = in.sim.think_max_s = 86400;
+    in.fast = true;
+    in.gpus[in.ngpus++] = gpu(&cat, "h200");
+    in.tps[in.ntps++] = 1;
+    run(&in, &res);
+    assert_int_equal(res.noptions, 1);
+    assert_false(res.options[0].feasible);
+    assert_int_equal(res.options[0].binding, PLAN_BIND_CAP);
+    assert_non_null(strstr(res.options[0].reason, "search limit"));
+    assert_int_equal(res.best, -1);
+    catalog_free(&cat);
+}
+
+static void rate_plan_answer_meets_the_slos_and_is_minimal(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct plan_input in;
+    base(&in, &cat, "llama-3.1-8b");
+    in.rate_qps = 30;
+    in.ttft_slo_s = 0.5;
+    in.tpot_slo_s = 0.02;
+    in.gpus[in.ngpus++] = gpu(&cat, "a100-sxm4-80gb");
+    in.tps[in.ntps++] = 1;
+    in.tps[in.ntps++] = 2;
+    run(&in, &res);
+    /* aggregated and disaggregated rows for every TP */
+    assert_int_equal(res.noptions, 4);
+    int agg = 0, dis = 0;
+    for (int i = 0; i < res.noptions; i++) {
+        const struct plan_option *o = &res.options[i];
+        o->disagg ? dis++ : agg++;
+        assert_true(o->feasible || o->reason[0] != '\0');
+        if (o->feasible) {
+            assert_true(o->ttft_s <= in.ttft_slo_s && o->tpot_s <= in.tpot_slo_s);
+            assert_int_equal(o->gpus, o->disagg ? o->prefill_instances * o->prefill_tp + o->decode_instances * o->tp
+                                                : o->instances * o->tp);
+        }
+    }
+    assert_int_equal(agg, 2);
+    assert_int_equal(dis, 2);
+    assert_true(res.best >= 0);
+    const struct plan_option *b = &res.options[res.best];
+    /* no feasible row uses fewer GPUs than the answer */
+    for (int i = 0; i < res.noptions; i++)
+        if (res.options[i].feasible)
+            assert_true(res.options[i].gpus >= b->gpus);
+    /* an aggregated answer with one instance fewer misses (the search's minimality) */
+    const struct plan_option *a = &res.options[0];
+    assert_true(a->feasible && !a->disagg);
+    struct sim_config c = in.sim;
+    c.mode = SIM_RATE;
+    c.rate_qps = in.rate_qps;
+    c.requests = 1000;
+    c.router = SIM_ROUTE_LEAST_LOADED;
+    c.setup = (struct llmroof_setup){ in.model, a->gpu, a->tp, in.dt, roofline_default_effs(a->gpu), { 0 } };
+    c.instances = (int)a->instances;
+    struct sim_result r;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(sim_run(&c, &r, &err), 0);
+    assert_true(r.ttft.p90 <= in.ttft_slo_s && r.tpot.p90 <= in.tpot_slo_s && !r.overloaded);
+    sim_result_free(&r);
+    if (a->instances > 1) {
+        c.instances = (int)a->instances - 1;
+        assert_int_equal(sim_run(&c, &r, &err), 0);
+        assert_true(r.ttft.p90 > in.ttft_slo_s || r.tpot.p90 > in.tpot_slo_s || r.overloaded);
+        sim_result_free(&r);
+    }
+    catalog_free(&cat);
+}
+
+static void rate_plan_with_impossible_slos_has_no_answer(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct plan_input in;
+    base(&in, &cat, "llama-3.1-8b");
+    in.rate_qps = 10;
+    in.tpot_slo_s = 0.001; /* below one decode step of an 8B model on any GPU */
+    in.gpus[in.ngpus++] = gpu(&cat, "h100");
+    in.tps[in.ntps++] = 1;
+    run(&in, &res);
+    assert_int_equal(res.best, -1);
+    for (int i = 0; i < res.noptions; i++) {
+        assert_false(res.options[i].feasible);
+        assert_non_null(strstr(res.options[i].reason, "TPOT"));
+    }
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -199,6 +297,9 @@ int main(void)
         cmocka_unit_test(infeasible_options_are_reported_with_reasons),
         cmocka_unit_test(search_equals_a_brute_force_scan),
         cmocka_unit_test(studies_scenario_prefers_two_tp4_instances_on_a100),
+        cmocka_unit_test(a_row_at_the_search_limit_is_infeasible_never_best),
+        cmocka_unit_test(rate_plan_answer_meets_the_slos_and_is_minimal),
+        cmocka_unit_test(rate_plan_with_impossible_slos_has_no_answer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

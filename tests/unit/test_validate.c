@@ -251,10 +251,60 @@ static void bands_are_quantiles_of_the_latency_ratio(void **state)
     assert_rel_close(val_latency_ratio(&c[0]), 1.25, 1e-12);
 }
 
+/* The row limit counts rows: 524,289 rows (one past a doubling step, 2^19 + 1) fit, and so
+ * do exactly 1,000,000; row 1,000,001 is refused. Before, the check looked at the next
+ * capacity and refused the 524,289th row as "more than 1,000,000". */
+static void csv_row_limit_counts_rows_not_capacity(void **state)
+{
+    (void)state;
+    char *rows = NULL;
+    size_t cap = 0;
+    struct llmroof_err err = { 0 };
+    for (size_t n = 0; n < 1000000; n++)
+        if (val_csv_reserve((void **)&rows, &cap, n, 1, "t.csv", &err) != 0) {
+            print_error("row %zu refused: %s\n", n + 1, err.msg);
+            fail();
+        }
+    assert_true(cap >= 1000000);
+    assert_int_equal(val_csv_reserve((void **)&rows, &cap, 1000000, 1, "t.csv", &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "more than 1,000,000 rows"));
+    free(rows);
+}
+
+/* A value longer than its field is refused with its line and column, never cut: a 1e308
+ * written out in full (309 digits) would otherwise be read as its first 63 digits. */
+static void csv_long_fields_are_refused_not_cut(void **state)
+{
+    (void)state;
+    static const char head[] = "id,model,gpu,num_gpus,tp,weight_dtype,kv_dtype,batch,input_len,output_len,metric,value\n";
+    char text[2048];
+    char digits[400];
+    memset(digits, '9', 309);
+    digits[309] = '\0';
+    struct val_row *rows = NULL;
+    size_t n = 0;
+    struct llmroof_err err = { 0 };
+    snprintf(text, sizeof text, "%sx,m,g,1,1,fp16,fp16,1,1,1,decode_tok_s_per_seq,%s\n", head, digits);
+    assert_int_equal(val_parse_csv(text, strlen(text), "t.csv", &rows, &n, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "t.csv:2: column 'value' is longer than 127 bytes"));
+    digits[100] = '\0'; /* fits the 127-byte reader, not the 63-byte value field */
+    snprintf(text, sizeof text, "%sx,m,g,1,1,fp16,fp16,1,1,1,decode_tok_s_per_seq,%s\n", head, digits);
+    assert_int_equal(val_parse_csv(text, strlen(text), "t.csv", &rows, &n, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "t.csv:2: column 'value' is longer than 63 bytes"));
+    /* a byte order mark before the header is accepted */
+    snprintf(text, sizeof text, "\xef\xbb\xbf%sx,m,g,1,1,fp16,fp16,1,1,1,decode_tok_s_per_seq,12.5\n", head);
+    assert_int_equal(val_parse_csv(text, strlen(text), "t.csv", &rows, &n, &err), 0);
+    assert_int_equal(n, 1);
+    assert_string_equal(rows[0].value, "12.5");
+    free(rows);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(csv_reader_handles_quotes_and_reports_lines),
+        cmocka_unit_test(csv_row_limit_counts_rows_not_capacity),
+        cmocka_unit_test(csv_long_fields_are_refused_not_cut),
         cmocka_unit_test(unmappable_rows_say_why),
         cmocka_unit_test(new_mappings_compute_dtype_batch_and_reserved_sources),
         cmocka_unit_test(published_measurements_are_met_within_the_targets),

@@ -1,1 +1,1 @@
-report --svg-dir /nonexistent/dir
+report --svg-dir README.md/charts

@@ -1,0 +1,94 @@
+#!/bin/sh
+# The interfaces people script against and read (issue 14 item 3): tables fit a 100-column
+# terminal, --svg-dir creates its directory, plan and report take --gpus all, every catalog
+# source cites docs/, and the HTML report's tables scroll instead of being cut.
+#   interfaces.sh BIN SRC_DIR
+set -u
+bin=$1 src=$2
+fail=0
+check() { # check DESCRIPTION COMMAND...
+    d=$1; shift
+    if "$@"; then echo "ok: $d"; else echo "FAIL: $d"; fail=1; fi
+}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$src" || exit 1
+export LLMROOF_DATA="$src/data"
+
+# widest line of a file
+widest() { awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$1"; }
+
+# tables fit 100 columns: show (every GPU and model of the catalog), report (default, with bands,
+# with a bad TP, with MoE), estimate --ops; --wide brings every column back in one table
+for g in $("$bin" list gpus --format csv | tail -n +2 | cut -d, -f1); do
+    "$bin" show gpu "$g" >>"$tmp/show"
+done
+for m in $("$bin" list models --format csv | tail -n +2 | cut -d, -f1); do
+    "$bin" show model "$m" >>"$tmp/show"
+done
+check "show fits 100 columns for every catalog entry (widest $(widest "$tmp/show"))" [ "$(widest "$tmp/show")" -le 100 ]
+check "show puts the source under the table" grep -q '^source: ' "$tmp/show"
+"$bin" report >"$tmp/r1"
+"$bin" report --range >"$tmp/r2"
+"$bin" report -m mixtral-8x7b --gpus h100,l40s --tp 1,2,4,8 >"$tmp/r3"
+"$bin" report --tp 2,3,4 >"$tmp/r4"
+for f in r1 r2 r3 r4; do
+    sed '/^Observations/,$d' "$tmp/$f" >"$tmp/$f.tables" # observations are prose lines
+    check "report tables fit 100 columns ($f: widest $(widest "$tmp/$f.tables"))" [ "$(widest "$tmp/$f.tables")" -le 100 ]
+done
+check "report --range adds Table 1d" grep -q '^Table 1d' "$tmp/r2"
+"$bin" report --wide >"$tmp/wide"
+check "report --wide prints Table 1 with every column in one table" \
+    grep -q '^gpu .*weights_GiB_per_gpu.*ttft_ms.*tp_scaling_pct' "$tmp/wide"
+"$bin" estimate -m internlm-20b -g a40 -t 8 -b 16 --ops | grep -e '  ' -e '^--' >"$tmp/est" # table lines
+check "estimate --ops tables fit 100 columns (widest $(widest "$tmp/est"))" [ "$(widest "$tmp/est")" -le 100 ]
+"$bin" validate tests/data/validation/measurements.csv | grep -e '  ' -e '^--' >"$tmp/val"
+check "validate tables fit 100 columns (widest $(widest "$tmp/val"))" [ "$(widest "$tmp/val")" -le 100 ]
+
+# a TP that does not divide the heads: a marked row, not an abort
+"$bin" report --tp 2,3,4 >"$tmp/bad" 2>"$tmp/err"; rc=$?
+check "report with a TP that does not divide the heads exits 0" [ "$rc" = 0 ]
+check "that TP's rows are marked bad-tp" grep -q '^a40  *3  bad-tp' "$tmp/bad"
+"$bin" report --tp 3 >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "report with no usable TP exits 2 and says why" sh -c "[ $rc = 2 ] && grep -q 'no TP in the list suits' '$tmp/err'"
+
+# --svg-dir creates its directory (and missing parents)
+"$bin" report --svg-dir "$tmp/charts/deep" >/dev/null; rc=$?
+check "report --svg-dir creates a missing directory" sh -c "[ $rc = 0 ] && [ -f '$tmp/charts/deep/internlm-20b-decode-shares.svg' ]"
+: >"$tmp/plainfile"
+"$bin" report --svg-dir "$tmp/plainfile/x" >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "report --svg-dir under a file fails (exit 1) with a message, nothing on stdout" \
+    sh -c "[ $rc = 1 ] && [ ! -s '$tmp/out' ] && grep -q 'cannot create directory' '$tmp/err'"
+
+# --gpus all, as sweep has it
+n=$("$bin" list gpus --format csv | tail -n +2 | wc -l)
+rows=$("$bin" plan -m llama-2-7b --gpus all --tp 1 --users 100 --fast --format csv | tail -n +2 | wc -l)
+check "plan --gpus all plans every catalog GPU ($rows of $n)" [ "$rows" = "$n" ]
+rows=$("$bin" report -m llama-2-7b --gpus all --tp 1 --format csv | tail -n +2 | wc -l)
+check "report --gpus all compares every catalog GPU ($rows of $n)" [ "$rows" = "$n" ]
+
+# HTML tables scroll sideways instead of being cut
+"$bin" report --format html >"$tmp/r.html"
+check "HTML tables sit in a box that scrolls (overflow-x)" grep -q 'div.scroll{overflow-x:auto' "$tmp/r.html"
+t=$(grep -c '<table>' "$tmp/r.html"); s=$(grep -c '<div class="scroll">' "$tmp/r.html")
+check "every HTML table is inside one ($s of $t)" [ "$t" = "$s" ]
+
+# sweep's help lists only the formats sweep writes
+"$bin" sweep --help >"$tmp/h"
+check "sweep --help lists csv and jsonl only" grep -q -- '--format FMT  *output format: csv or jsonl (default csv)' "$tmp/h"
+"$bin" check --help >"$tmp/h"
+check "check --help lists table and json" grep -q -- 'output format: table or json' "$tmp/h"
+
+# catalog sources cite docs/sources.md, never a path no clone has, and every key they cite is there
+check "no catalog source cites ../shared" sh -c "! grep -q 'shared/' data/*.json"
+keys=$(grep -ho '"source": *"[^"]*"' data/gpus.json data/models.json | grep -o '\[[A-Za-z0-9.+-]\{1,\}\]' | sort -u)
+missing=""
+for k in $keys; do
+    grep -qF -- "$k" docs/sources.md || missing="$missing $k"
+done
+check "every key a catalog source cites is defined in docs/sources.md${missing:+ (missing:$missing)}" [ -z "$missing" ]
+# no source points outside the repository (a relative path such as ../shared/... that no clone has)
+bad=$(grep -ho '"source": *"[^"]*"' data/*.json | grep -e '\.\./' | head -3)
+check "no catalog source cites a path outside the repository${bad:+ (not: $bad)}" [ -z "$bad" ]
+
+exit $fail
