@@ -230,7 +230,7 @@ static void warn_overload(struct cli *c, const struct sim_result *r, const char 
 static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, struct sim_point *res)
 {
     static const struct cli_opt opts[] = {
-        CLI_OPT_MODEL, CLI_OPT_GPU, CLI_OPT_TP, CLI_OPT_DTYPES, CLI_OPT_EFFS, CLI_OPT_MEM,
+        CLI_OPT_MODEL, CLI_OPT_GPU, CLI_OPT_TP, CLI_OPT_LAYOUT, CLI_OPT_DTYPES, CLI_OPT_EFFS, CLI_OPT_MEM,
         { OPT_MBT, "max-batched-tokens", 0, "N", "token budget of one iteration (default 2048)", false },
         { OPT_MAXSEQS, "max-seqs", 0, "N", "running sequences at most (default 256)", false },
         { OPT_NOCHUNK, "no-chunked-prefill", 0, NULL, "prefill each prompt whole in one iteration", false },
@@ -373,7 +373,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         x->cfg.think_min_s = x->cfg.think_max_s = 0;
     }
     x->cfg.workload = &wl;
-    x->cfg.setup = (struct llmroof_setup){ m, g, (int)x->s.tp, cli_dtypes(&x->s), roofline_effs(g, &x->s.eff), { 0 } };
+    x->cfg.setup = (struct llmroof_setup){ m, g, (int)x->s.tp, cli_dtypes(&x->s), roofline_effs(g, &x->s.eff), cli_layout(&x->s) };
     x->cfg.mem = x->s.mem;
     if (!x->have_block)
         x->cfg.mem.block_size = 16;

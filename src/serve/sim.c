@@ -846,12 +846,17 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     mo.max_batched_tokens = (double)c->max_batched_tokens;
     mo.max_seqs = (double)c->max_seqs;
     struct llmroof_memory mem;
-    if ((rc = memory_eval(s->model, s->gpu, s->tp, &s->dt, 1, &mo, &mem, err)))
+    /* the setup's layout (PP, EP, data-parallel attention; docs/model.md section 10) */
+    const struct llmroof_layout lay = estimate_layout(s);
+    if ((rc = memory_eval_layout(s->model, s->gpu, &lay, &s->dt, 1, &mo, &mem, err)))
         return rc;
     e->bs = mo.block_size > 1 ? mo.block_size : 1;
     double cap_bytes = mem.kv_capacity_bytes_per_gpu, per_token = mem.kv_bytes_per_token_per_gpu;
+    /* data-parallel attention replicas each hold their own sequences: the instance's KV blocks
+     * are the replicas' together */
+    cap_bytes *= (double)mem.attn_dp;
     *kv_bytes_per_token = mem.kv_bytes_per_token;
-    ops_shard(s->model, s->tp, &e->sh, NULL);
+    ops_shard_layout(s->model, &lay, &e->sh, NULL);
     if (c->spec.kind == SIM_SPEC_DRAFT && !e->prefill_only) {
         e->draft = *s;
         e->draft.model = c->spec.draft;
@@ -866,8 +871,8 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
         cap_bytes -= mem.weights_bytes_per_gpu / (double)s->model->layers; /* the head: about one layer */
     }
     double tokens = per_token > 0 && cap_bytes > 0 ? floor(cap_bytes / per_token) : 0;
-    if (tokens > mem.kv_capacity_tokens)
-        tokens = mem.kv_capacity_tokens;
+    if (tokens > mem.kv_capacity_tokens * (double)mem.attn_dp)
+        tokens = mem.kv_capacity_tokens * (double)mem.attn_dp;
     e->total_blocks = (long)floor(tokens / (double)e->bs);
     if (e->total_blocks < 1)
         return llmroof_err_set(err, LLMROOF_EINPUT,
