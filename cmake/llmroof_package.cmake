@@ -28,7 +28,7 @@ add_dependencies(llmroof_shared llmroof_clilib llmroof)
 target_include_directories(llmroof_shared PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src/cli)
 # _GNU_SOURCE for dladdr (api.c finds the catalog installed beside the library)
 target_compile_definitions(llmroof_shared PRIVATE _POSIX_C_SOURCE=200809L _GNU_SOURCE)
-target_link_libraries(llmroof_shared PRIVATE cjson m)
+target_link_libraries(llmroof_shared PRIVATE cjson m ${CMAKE_DL_LIBS})
 set_property(TARGET llmroof_shared APPEND PROPERTY LINK_DEPENDS $<TARGET_FILE:llmroof_clilib> $<TARGET_FILE:llmroof>)
 target_link_options(llmroof_shared PRIVATE
   "LINKER:--version-script=${CMAKE_CURRENT_SOURCE_DIR}/src/api/llmroof.map")

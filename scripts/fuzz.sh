@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 target=${1:?usage: scripts/fuzz.sh TARGET [RUNS]}
 runs=${2:-5000000}
 if [ "$target" = all ]; then
-    for t in catalog hf parse baseline csv cli; do sh scripts/fuzz.sh "$t" "$runs"; done
+    for t in catalog hf parse baseline csv cli api; do sh scripts/fuzz.sh "$t" "$runs"; done
     exit 0
 fi
 if [ ! -x build-fuzz/tests/fuzz/fuzz_"$target" ]; then

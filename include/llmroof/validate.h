@@ -27,9 +27,14 @@ const char *val_class_name(enum val_class c);
 /* One CSV row, as written (strings kept for mapping and messages). */
 struct val_row {
     char id[32], model[VAL_TEXT], gpu[VAL_TEXT], weight_dtype[VAL_TEXT], kv_dtype[VAL_TEXT], framework[VAL_TEXT];
-    char num_gpus[32], tp[32], batch[32], input_len[VAL_TEXT], output_len[VAL_TEXT], metric[64], value[64];
+    char num_gpus[32], tp[VAL_TEXT], batch[VAL_TEXT], input_len[VAL_TEXT], output_len[VAL_TEXT], metric[64], value[64];
+    char source[VAL_TEXT]; /* the publication (optional column; its first word keys --cv source) */
     long line; /* 1-based line of the row in the file */
 };
+
+/* The publication a row comes from: the first word of its source column without "https://"
+ * ("github.com/zeux/calm"), or its framework when the file has no source column. */
+void val_source_key(const struct val_row *r, char *out, size_t cap);
 
 /* One RFC 4180 record (quoted fields, doubled quotes, CRLF) from text[*pos..len): at most
  * VAL_MAX_FIELDS fields, each truncated to VAL_TEXT - 1 bytes (bit i of *over set when field i
@@ -122,5 +127,19 @@ int val_calibrate(struct val_case *cases, size_t n, const struct llmroof_gpu *gp
 int val_fit_all(struct val_case *cases, size_t n, const bool *train, struct llmroof_gpu *gpus, int ngpus,
                 struct llmroof_engine *engines, int nengines, double *loss_before, double *loss_after,
                 struct llmroof_err *err);
+
+/* Leave-one-group-out cross-validation (docs/validation.md "Cross-validation"): for every group of
+ * mapped cases - a publication (val_source_key) or a GPU - each GPU's and engine's parameters start
+ * from their catalog values (physical priors) and are fitted by val_fit_all on the other groups'
+ * rows only; the group's rows are then predicted with those values. On return every mapped case's
+ * `predicted` and `err` are its held-out values. An engine or GPU seen only in the held-out group
+ * keeps its prior: that is the transfer the check measures. */
+enum val_cv_by { VAL_CV_NONE, VAL_CV_SOURCE, VAL_CV_GPU };
+struct val_cv_report {
+    int folds;            /* groups held out */
+    char bounds[4096];    /* parameters that ended a fold at a bound, with the number of folds */
+};
+int val_cross_validate(struct val_case *cases, size_t n, enum val_cv_by by, struct val_cv_report *out,
+                       struct llmroof_err *err);
 
 #endif

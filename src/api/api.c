@@ -8,6 +8,7 @@
  * --key, false and null nothing, an array a comma-separated list, "args" the positional
  * arguments; "format" defaults to json. */
 #include "llmroof/api.h"
+#include "api_internal.h"
 
 #include <cjson/cJSON.h>
 #include <dlfcn.h> /* dladdr (a GNU extension: _GNU_SOURCE is set by the build) */
@@ -98,7 +99,7 @@ static char *dup_str(const char *s)
  * with the fewest digits that read back to the same double. */
 static void fmt_number(double v, char *buf, size_t n)
 {
-    if (v == (double)(long long)v && v > -1e15 && v < 1e15) {
+    if (v > -1e15 && v < 1e15 && v == (double)(long long)v) { /* range first: the cast of 1e300 is undefined */
         snprintf(buf, n, "%lld", (long long)v);
         return;
     }
@@ -295,7 +296,7 @@ static void set_out(char **dst, char *text)
 /* Runs argv with the given catalog (NULL: the command loads its own, as the CLI does) and its
  * stdout and stderr caught in memory. */
 static int run_captured(const char *data_dir, const struct llmroof_catalog *cat, struct argv_buf *a,
-                        char **response_json, char **error_msg)
+                        char **response_json, char **error_msg, unsigned flags)
 {
     char *obuf = NULL, *ebuf = NULL;
     size_t olen = 0, elen = 0;
@@ -312,7 +313,7 @@ static int run_captured(const char *data_dir, const struct llmroof_catalog *cat,
         return LLMROOF_API_EFAIL;
     }
     const struct cli_io io = { of, ef, data_dir, cat };
-    int rc = cli_run(&io, a->n, a->v, 0);
+    int rc = cli_run(&io, a->n, a->v, flags);
     int c1 = fclose(of), c2 = fclose(ef);
     if ((c1 || c2) && rc == 0) {
         free(ebuf);
@@ -399,6 +400,12 @@ void llmroof_ctx_free(llmroof_ctx *ctx)
 
 int llmroof_ctx_call(llmroof_ctx *ctx, const char *request_json, char **response_json, char **error_msg)
 {
+    return api_ctx_call_flags(ctx, request_json, response_json, error_msg, 0);
+}
+
+int api_ctx_call_flags(llmroof_ctx *ctx, const char *request_json, char **response_json, char **error_msg,
+                       unsigned flags)
+{
     if (response_json)
         *response_json = NULL;
     if (error_msg)
@@ -415,7 +422,7 @@ int llmroof_ctx_call(llmroof_ctx *ctx, const char *request_json, char **response
         set_out(error_msg, dup_str(e.msg));
         return rc;
     }
-    rc = run_captured(ctx->data_dir, &ctx->cat, &a, response_json, error_msg);
+    rc = run_captured(ctx->data_dir, &ctx->cat, &a, response_json, error_msg, flags);
     argv_free(&a);
     return rc;
 }
@@ -431,7 +438,7 @@ int llmroof_call(const char *request_json, char **response_json, char **error_ms
     int rc = build_argv(request_json, &a, &e);
     char def[PATH_MAX];
     if (!rc)
-        rc = run_captured(default_data_dir(def, sizeof def), NULL, &a, response_json, error_msg); /* one CLI run */
+        rc = run_captured(default_data_dir(def, sizeof def), NULL, &a, response_json, error_msg, 0); /* one CLI run */
     else
         set_out(error_msg, dup_str(e.msg));
     argv_free(&a);

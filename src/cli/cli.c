@@ -845,6 +845,14 @@ void cli_files_discard(struct cli *c)
     c->n_files = c->cap_files = 0;
 }
 
+int cli_stdout_failed(struct cli *c)
+{
+    if (errno == EPIPE)
+        return CLI_EXIT_PIPE; /* the reader has all it wanted: end quietly */
+    fprintf(c->errf, "llmroof: error: cannot write to stdout\n");
+    return 1;
+}
+
 int cli_flush(struct cli *c, size_t threshold)
 {
     if (c->out.len < threshold)
@@ -854,10 +862,8 @@ int cli_flush(struct cli *c, size_t threshold)
         return 1;
     }
     if (!(c->flags & CLI_NO_STDOUT) &&
-        (fwrite(c->out.data, 1, c->out.len, c->outf) != c->out.len || fflush(c->outf) != 0)) {
-        fprintf(c->errf, "llmroof: error: cannot write to stdout\n");
-        return 1;
-    }
+        (fwrite(c->out.data, 1, c->out.len, c->outf) != c->out.len || fflush(c->outf) != 0))
+        return cli_stdout_failed(c);
     c->out.len = 0;
     c->out.data[0] = '\0';
     return 0;

@@ -210,6 +210,12 @@ int cli_write_file(struct cli *c, const char *path, const struct sbuf *b);
 int cli_files_commit(struct cli *c);
 void cli_files_discard(struct cli *c);
 
+/* A write to stdout failed (errno as the write left it). The reader went away (EPIPE, as in
+ * 'llmroof sweep | head -1' with SIGPIPE ignored): no message, exit CLI_EXIT_PIPE, the status
+ * the default SIGPIPE gives; anything else: "cannot write to stdout", exit 1. */
+#define CLI_EXIT_PIPE 141
+int cli_stdout_failed(struct cli *c);
+
 /* Streams what c->out holds to stdout once it exceeds `threshold` bytes (sweep). Returns 0,
  * or 1 after printing the error when the write fails. */
 int cli_flush(struct cli *c, size_t threshold);

@@ -24,11 +24,14 @@ int cmd_import_hf(struct cli *c, int argc, char **argv)
     const char *name = NULL;
     char *pos[2];
     int npos = 0;
-    c->usage = "llmroof import-hf CONFIG.json --name ID";
+    c->usage = "llmroof import-hf CONFIG.json|ORG/NAME --name ID";
     int rc = cli_parse(c, argc, argv, opts, 1, on_opt, &name, pos, 2, &npos,
-                       "Reads a HuggingFace config.json (llama, mistral, mixtral, qwen2, falcon, gptj, opt,\n"
-                       "internlm) and prints a catalog file with one model entry; pass it back with\n"
-                       "--models-file. Output is always JSON.");
+                       "Reads a HuggingFace config.json (llama, mistral, mixtral, qwen2, qwen3, qwen3_moe,\n"
+                       "deepseek_v2, deepseek_v3, kimi_k2, gemma2, gemma3, gpt_oss, llama4, falcon, gptj, opt,\n"
+                       "internlm; the text_config of multimodal configs), or a repository id ORG/NAME from the\n"
+                       "local HuggingFace cache ($HF_HOME/hub or ~/.cache/huggingface/hub), and prints a\n"
+                       "catalog file with one model entry; pass it back with --models-file. Fields that change\n"
+                       "the cost but are not modelled are errors or warnings. Output is always JSON.");
     if (rc)
         return rc;
     if (npos != 1)
@@ -40,13 +43,24 @@ int cmd_import_hf(struct cli *c, int argc, char **argv)
     struct llmroof_err err = { 0 };
     char *text;
     size_t len;
-    if ((rc = catalog_read_file(pos[0], (size_t)16 * 1024 * 1024, &text, &len, &err)))
+    char path[4096];
+    if ((rc = catalog_hf_resolve(pos[0], getenv("HF_HOME"), getenv("HOME"), path, sizeof path, &err)))
+        return cli_fail(c, &err);
+    if ((rc = catalog_read_file(path, (size_t)16 * 1024 * 1024, &text, &len, &err)))
         return cli_fail(c, &err);
     struct llmroof_model m;
-    rc = catalog_model_from_hf(text, len, pos[0], name, &m, &err);
+    char warn[2048];
+    rc = catalog_model_from_hf_warn(text, len, path, name, &m, warn, sizeof warn, &err);
     free(text);
     if (rc)
         return cli_fail(c, &err);
+    /* one "llmroof: warning:" line per field the importer could not model */
+    for (char *line = warn, *nl; *line; line = nl + 1) {
+        nl = strchr(line, '\n');
+        if (!nl)
+            break;
+        fprintf(c->errf, "llmroof: warning: %.*s\n", (int)(nl - line), line);
+    }
     char *j = render_json_model_doc(&m);
     if (!j)
         return 1;

@@ -50,19 +50,13 @@ static void usage(FILE *f)
           "Run 'llmroof COMMAND --help' for a command's options; see llmroof(1).\n", f);
 }
 
-static int write_out(const struct cli *c, const struct sbuf *b)
+static int write_out(struct cli *c, const struct sbuf *b)
 {
     size_t n = b->len;
     if (c->flags & CLI_NO_STDOUT)
         return 0;
-    if (n && fwrite(b->data, 1, n, c->outf) != n) {
-        fprintf(c->errf, "llmroof: error: cannot write to stdout\n");
-        return 1;
-    }
-    if (fflush(c->outf) != 0 || ferror(c->outf)) {
-        fprintf(c->errf, "llmroof: error: cannot write to stdout\n");
-        return 1;
-    }
+    if ((n && fwrite(b->data, 1, n, c->outf) != n) || fflush(c->outf) != 0 || ferror(c->outf))
+        return cli_stdout_failed(c);
     return 0;
 }
 

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <dirent.h>
 
 /* ------------------------------------------------------------------------ */
 /* HuggingFace config.json import                                           */
@@ -42,7 +43,36 @@ static bool hf_bool(const cJSON *doc, const char *key, bool dflt)
     return (v && cJSON_IsBool(v)) ? cJSON_IsTrue(v) : dflt;
 }
 
-enum hf_family { HF_LLAMA, HF_QWEN2, HF_MIXTRAL, HF_FALCON, HF_GPTJ, HF_OPT, HF_INTERNLM };
+enum hf_family {
+    HF_LLAMA, HF_QWEN2, HF_MIXTRAL, HF_FALCON, HF_GPTJ, HF_OPT, HF_INTERNLM,
+    HF_QWEN3, HF_QWEN3_MOE, HF_DEEPSEEK, HF_GEMMA2, HF_GEMMA3, HF_GPT_OSS, HF_LLAMA4
+};
+
+/* Appends one warning line to `warn` (bounded). */
+static void hf_warn(char *warn, size_t cap, const char *fmt, ...)
+{
+    if (!warn || !cap)
+        return;
+    size_t used = strlen(warn);
+    if (used + 1 >= cap)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(warn + used, cap - used, fmt, ap);
+    va_end(ap);
+    used = strlen(warn);
+    if (used + 1 < cap) {
+        warn[used] = '\n';
+        warn[used + 1] = '\0';
+    }
+}
+
+/* A member that is present and not null. */
+static const cJSON *hf_get(const cJSON *doc, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, key);
+    return v && !cJSON_IsNull(v) ? v : NULL;
+}
 
 static int hf_int(const char *fname, const cJSON *doc, const char *const *keys, bool required, long dflt,
                   long lo, long hi, long *out, struct llmroof_err *err)
@@ -75,6 +105,45 @@ static int hf_int(const char *fname, const cJSON *doc, const char *const *keys, 
 int catalog_model_from_hf(const char *text, size_t len, const char *fname, const char *id,
                           struct llmroof_model *m, struct llmroof_err *err)
 {
+    char warn[1024] = "";
+    return catalog_model_from_hf_warn(text, len, fname, id, m, warn, sizeof warn, err);
+}
+
+/* Layer types of a layer_types array: global iff (i+1) % n == 0 for the n returned; 0 when every
+ * layer is sliding; -1 when the list follows no such period (then the caller refuses it). */
+static long hf_layer_period(const cJSON *types, long layers)
+{
+    long n = 0, count = 0, first_global = -1;
+    bool any_sliding = false;
+    for (const cJSON *t = types ? types->child : NULL; t; t = t->next, count++) {
+        if (!cJSON_IsString(t) || !t->valuestring)
+            return -1;
+        bool global = strcmp(t->valuestring, "full_attention") == 0;
+        if (!global && strcmp(t->valuestring, "sliding_attention") != 0)
+            return -1;
+        if (global && first_global < 0)
+            first_global = count;
+        any_sliding |= !global;
+    }
+    if (count != layers)
+        return -1;
+    if (!any_sliding)
+        return 1; /* every layer global */
+    if (first_global < 0)
+        return 0;
+    n = first_global + 1;
+    count = 0;
+    for (const cJSON *t = types->child; t; t = t->next, count++) {
+        bool global = strcmp(t->valuestring, "full_attention") == 0;
+        if (global != ((count + 1) % n == 0))
+            return -1;
+    }
+    return n;
+}
+
+int catalog_model_from_hf_warn(const char *text, size_t len, const char *fname, const char *id,
+                               struct llmroof_model *m, char *warn, size_t warn_cap, struct llmroof_err *err)
+{
     static const char *const k_hidden[] = { "hidden_size", "n_embd", "d_model", NULL };
     static const char *const k_layers[] = { "num_hidden_layers", "n_layer", "num_layers", NULL };
     static const char *const k_heads[] = { "num_attention_heads", "n_head", NULL };
@@ -84,23 +153,53 @@ int catalog_model_from_hf(const char *text, size_t len, const char *fname, const
     static const char *const k_vocab[] = { "vocab_size", NULL };
     static const char *const k_ctx[] = { "max_position_embeddings", "n_positions", "max_sequence_length",
                                          "seq_length", NULL };
-    static const char *const k_experts[] = { "num_local_experts", NULL };
-    static const char *const k_topk[] = { "num_experts_per_tok", NULL };
+    static const char *const k_experts[] = { "num_local_experts", "num_experts", "n_routed_experts", NULL };
+    static const char *const k_topk[] = { "num_experts_per_tok", "experts_per_token", NULL };
+    static const char *const k_moe_inter[] = { "moe_intermediate_size", NULL };
+    static const char *const k_shared[] = { "n_shared_experts", NULL };
+    static const char *const k_first_dense[] = { "first_k_dense_replace", NULL };
+    static const char *const k_step_ds[] = { "moe_layer_freq", NULL };
+    static const char *const k_step_qw[] = { "decoder_sparse_step", NULL };
+    static const char *const k_step_l4[] = { "interleave_moe_layer_step", NULL };
+    static const char *const k_q_lora[] = { "q_lora_rank", NULL };
+    static const char *const k_kv_lora[] = { "kv_lora_rank", NULL };
+    static const char *const k_nope[] = { "qk_nope_head_dim", NULL };
+    static const char *const k_rope[] = { "qk_rope_head_dim", NULL };
+    static const char *const k_v[] = { "v_head_dim", NULL };
+    static const char *const k_window[] = { "sliding_window", NULL };
+    static const char *const k_pattern[] = { "sliding_window_pattern", NULL };
+    static const char *const k_chunk[] = { "attention_chunk_size", NULL };
+    static const char *const k_nope_every[] = { "no_rope_layer_interval", NULL };
+    static const char *const k_inter_mlp[] = { "intermediate_size_mlp", NULL };
+    static const char *const k_mtp[] = { "num_nextn_predict_layers", NULL };
     int rc;
 
     memset(m, 0, sizeof *m);
+    if (warn && warn_cap)
+        warn[0] = '\0';
     if (!id || !json_valid_id(id) || strlen(id) >= sizeof m->id)
         return llmroof_err_set(err, LLMROOF_EINPUT,
                                "--name '%s' must be 1-63 lowercase letters, digits, '-', '.' or '_'", id ? id : "");
-    cJSON *doc = json_parse(text, len, fname, err);
-    if (!doc)
+    cJSON *root = json_parse(text, len, fname, err);
+    if (!root)
         return LLMROOF_EINPUT;
-    if (!cJSON_IsObject(doc)) {
-        cJSON_Delete(doc);
+    if (!cJSON_IsObject(root)) {
+        cJSON_Delete(root);
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s: expected a HuggingFace config.json object", fname);
+    }
+    /* Multimodal configs (Gemma-3, Llama-4) keep the language model in text_config; the vision
+     * tower is not modelled and is said so. */
+    const cJSON *doc = root;
+    const cJSON *tc = cJSON_GetObjectItemCaseSensitive(root, "text_config");
+    if (tc && cJSON_IsObject(tc)) {
+        doc = tc;
+        if (cJSON_GetObjectItemCaseSensitive(root, "vision_config"))
+            hf_warn(warn, warn_cap, "%s: 'vision_config' (the image encoder) is not modelled: only text_config is", fname);
     }
 
     const cJSON *mt = cJSON_GetObjectItemCaseSensitive(doc, "model_type");
+    if (!(mt && cJSON_IsString(mt)) && doc != root)
+        mt = cJSON_GetObjectItemCaseSensitive(root, "model_type");
     const char *type = (mt && cJSON_IsString(mt) && mt->valuestring) ? mt->valuestring : "";
     enum hf_family fam;
     if (!strcmp(type, "llama") || !strcmp(type, "mistral"))
@@ -117,36 +216,52 @@ int catalog_model_from_hf(const char *text, size_t len, const char *fname, const
         fam = HF_OPT;
     else if (!strcmp(type, "internlm"))
         fam = HF_INTERNLM;
+    else if (!strcmp(type, "qwen3"))
+        fam = HF_QWEN3;
+    else if (!strcmp(type, "qwen3_moe"))
+        fam = HF_QWEN3_MOE;
+    else if (!strcmp(type, "deepseek_v3") || !strcmp(type, "deepseek_v2") || !strcmp(type, "kimi_k2"))
+        fam = HF_DEEPSEEK;
+    else if (!strcmp(type, "gemma2"))
+        fam = HF_GEMMA2;
+    else if (!strcmp(type, "gemma3") || !strcmp(type, "gemma3_text"))
+        fam = HF_GEMMA3;
+    else if (!strcmp(type, "gpt_oss"))
+        fam = HF_GPT_OSS;
+    else if (!strcmp(type, "llama4") || !strcmp(type, "llama4_text"))
+        fam = HF_LLAMA4;
     else {
         llmroof_err_set(err, LLMROOF_EINPUT,
-                        "%s: field 'model_type' is \"%s\"; supported: llama, mistral, mixtral, qwen2, falcon, "
+                        "%s: field 'model_type' is \"%s\"; supported: llama, mistral, mixtral, qwen2, qwen3, "
+                        "qwen3_moe, deepseek_v2, deepseek_v3, kimi_k2, gemma2, gemma3, gpt_oss, llama4, falcon, "
                         "gptj, opt, internlm",
                         fname, type);
-        cJSON_Delete(doc);
+        cJSON_Delete(root);
         return LLMROOF_EINPUT;
     }
 
     /* the flags read below with hf_bool: a present value must be true, false or null */
     static const char *const k_bools[] = { "tie_word_embeddings", "attention_bias", "mlp_bias", "bias",
                                            "enable_bias", "parallel_attn", "multi_query",
-                                           "new_decoder_architecture", NULL };
+                                           "new_decoder_architecture", "use_sliding_window", NULL };
     for (const char *const *k = k_bools; *k; k++) {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, *k);
         if (v && !cJSON_IsBool(v) && !cJSON_IsNull(v)) {
             llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s' must be true or false", fname, *k);
-            cJSON_Delete(doc);
+            cJSON_Delete(root);
             return LLMROOF_EINPUT;
         }
     }
 
     snprintf(m->id, sizeof m->id, "%s", id);
     snprintf(m->name, sizeof m->name, "%s", id);
-    const cJSON *nm = cJSON_GetObjectItemCaseSensitive(doc, "_name_or_path");
+    const cJSON *nm = cJSON_GetObjectItemCaseSensitive(root, "_name_or_path");
     if (nm && cJSON_IsString(nm) && nm->valuestring && strlen(nm->valuestring) < sizeof m->hf_id)
         memcpy(m->hf_id, nm->valuestring, strlen(nm->valuestring) + 1);
     snprintf(m->source, sizeof m->source, "imported from HuggingFace config %s (model_type %s)", fname, type);
 
     bool plain = fam == HF_FALCON || fam == HF_GPTJ || fam == HF_OPT;
+    bool mla = fam == HF_DEEPSEEK;
     if ((rc = hf_int(fname, doc, k_hidden, true, 0, 1, 1048576, &m->hidden, err)) ||
         (rc = hf_int(fname, doc, k_layers, true, 0, 1, 10000, &m->layers, err)) ||
         (rc = hf_int(fname, doc, k_heads, true, 0, 1, 65536, &m->heads, err)) ||
@@ -158,14 +273,26 @@ int catalog_model_from_hf(const char *text, size_t len, const char *fname, const
         kv_default = 1;
     if ((rc = hf_int(fname, doc, k_kv, false, kv_default, 1, 65536, &m->kv_heads, err)))
         goto out;
-    const cJSON *hd = cJSON_GetObjectItemCaseSensitive(doc, "head_dim");
-    if (m->hidden % m->heads != 0 && (!hd || cJSON_IsNull(hd))) { /* null means absent */
-        rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: hidden size %ld is not divisible by %ld heads and no head_dim is given",
-                             fname, m->hidden, m->heads);
-        goto out;
+    if (mla) {
+        /* MLA: num_key_value_heads is nominal (= heads); the cache is the latent (models.md M11) */
+        m->kv_heads = m->heads;
+        if ((rc = hf_int(fname, doc, k_q_lora, false, 0, 0, 1048576, &m->q_lora_rank, err)) ||
+            (rc = hf_int(fname, doc, k_kv_lora, true, 0, 1, 1048576, &m->kv_lora_rank, err)) ||
+            (rc = hf_int(fname, doc, k_nope, true, 0, 0, 65536, &m->qk_nope_dim, err)) ||
+            (rc = hf_int(fname, doc, k_rope, true, 0, 1, 65536, &m->qk_rope_dim, err)) ||
+            (rc = hf_int(fname, doc, k_v, true, 0, 1, 65536, &m->v_head_dim, err)))
+            goto out;
+        m->head_dim = m->qk_nope_dim + m->qk_rope_dim;
+    } else {
+        const cJSON *hd = cJSON_GetObjectItemCaseSensitive(doc, "head_dim");
+        if (m->hidden % m->heads != 0 && (!hd || cJSON_IsNull(hd))) { /* null means absent */
+            rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: hidden size %ld is not divisible by %ld heads and no head_dim is given",
+                                 fname, m->hidden, m->heads);
+            goto out;
+        }
+        if ((rc = hf_int(fname, doc, k_hd, false, m->hidden / m->heads, 1, 65536, &m->head_dim, err)))
+            goto out;
     }
-    if ((rc = hf_int(fname, doc, k_hd, false, m->hidden / m->heads, 1, 65536, &m->head_dim, err)))
-        goto out;
     /* GPT-J's n_inner is null for 4*hidden; Falcon's ffn_hidden_size defaults to 4*hidden. */
     if ((rc = hf_int(fname, doc, k_inter, !plain, 4 * m->hidden, 1, 16777216, &m->intermediate, err)))
         goto out;
@@ -178,18 +305,39 @@ int catalog_model_from_hf(const char *text, size_t len, const char *fname, const
     case HF_INTERNLM:
     case HF_MIXTRAL:
     case HF_QWEN2:
+    case HF_QWEN3:
+    case HF_QWEN3_MOE:
+    case HF_DEEPSEEK:
+    case HF_GPT_OSS:
+    case HF_LLAMA4:
         m->mlp = LLMROOF_MLP_GATED;
         m->norm = LLMROOF_NORM_RMS;
-        /* LlamaConfig/MistralConfig/Qwen2Config/MixtralConfig default tie_word_embeddings to false */
-        m->tied_embeddings = hf_bool(doc, "tie_word_embeddings", false);
+        /* these configs default tie_word_embeddings to false */
+        m->tied_embeddings = hf_bool(doc, "tie_word_embeddings", hf_bool(root, "tie_word_embeddings", false));
         if (fam == HF_QWEN2) {
             m->qkv_bias = true; /* hard-coded in modeling_qwen2.py, not a config field */
         } else if (fam == HF_INTERNLM) {
             m->qkv_bias = m->o_bias = hf_bool(doc, "bias", true);
+        } else if (fam == HF_GPT_OSS) {
+            /* attention_bias true; the experts' gate_up and down projections carry biases */
+            m->qkv_bias = m->o_bias = hf_bool(doc, "attention_bias", true);
+            m->mlp_bias = true;
         } else {
             m->qkv_bias = m->o_bias = hf_bool(doc, "attention_bias", false);
             m->mlp_bias = hf_bool(doc, "mlp_bias", false);
         }
+        /* Qwen3 normalises q and k per head (q_norm, k_norm of head_dim) */
+        m->qk_norm = fam == HF_QWEN3 || fam == HF_QWEN3_MOE;
+        break;
+    case HF_GEMMA2:
+    case HF_GEMMA3:
+        /* GeGLU (gate, up, down), RMSNorm before and after attention and MLP, tied embeddings */
+        m->mlp = LLMROOF_MLP_GATED;
+        m->norm = LLMROOF_NORM_RMS;
+        m->norms_per_layer = 4;
+        m->tied_embeddings = hf_bool(doc, "tie_word_embeddings", hf_bool(root, "tie_word_embeddings", true));
+        m->qkv_bias = m->o_bias = hf_bool(doc, "attention_bias", false);
+        m->qk_norm = fam == HF_GEMMA3;
         break;
     case HF_FALCON:
         m->mlp = LLMROOF_MLP_PLAIN;
@@ -219,15 +367,233 @@ int catalog_model_from_hf(const char *text, size_t len, const char *fname, const
         }
         break;
     }
-    if (fam == HF_MIXTRAL) {
+
+    /* ---- mixture of experts ---- */
+    if (fam == HF_MIXTRAL || fam == HF_QWEN3_MOE || fam == HF_DEEPSEEK || fam == HF_GPT_OSS || fam == HF_LLAMA4) {
         if ((rc = hf_int(fname, doc, k_experts, true, 0, 1, 65536, &m->moe_experts, err)) ||
             (rc = hf_int(fname, doc, k_topk, true, 0, 1, 65536, &m->moe_top_k, err)))
             goto out;
         m->moe_intermediate = m->intermediate;
+        m->moe_layer_step = 1;
+        if (fam == HF_QWEN3_MOE || fam == HF_DEEPSEEK) {
+            if ((rc = hf_int(fname, doc, k_moe_inter, true, 0, 1, 16777216, &m->moe_intermediate, err)))
+                goto out;
+        }
+        if (fam == HF_QWEN3_MOE) {
+            if ((rc = hf_int(fname, doc, k_step_qw, false, 1, 1, 10000, &m->moe_layer_step, err)))
+                goto out;
+            const cJSON *mlo = hf_get(doc, "mlp_only_layers");
+            if (mlo && (!cJSON_IsArray(mlo) || cJSON_GetArraySize(mlo) > 0)) {
+                rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: field 'mlp_only_layers' lists dense layers, which "
+                                     "llmroof cannot place (only a leading block and a layer step)", fname);
+                goto out;
+            }
+        }
+        if (fam == HF_DEEPSEEK) {
+            if ((rc = hf_int(fname, doc, k_shared, false, 0, 0, 65536, &m->moe_shared, err)) ||
+                (rc = hf_int(fname, doc, k_first_dense, false, 0, 0, 10000, &m->moe_first_dense, err)) ||
+                (rc = hf_int(fname, doc, k_step_ds, false, 1, 1, 10000, &m->moe_layer_step, err)))
+                goto out;
+            /* DeepSeek places MoE on i >= first_k_dense with i % freq == 0; llmroof's rule is
+             * (i+1) % step == 0: identical for freq 1 only */
+            if (m->moe_layer_step != 1) {
+                rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: field 'moe_layer_freq' %ld is not modelled (only 1)",
+                                     fname, m->moe_layer_step);
+                goto out;
+            }
+            long mtp = 0;
+            if ((rc = hf_int(fname, doc, k_mtp, false, 0, 0, 1000, &mtp, err)))
+                goto out;
+            if (mtp > 0)
+                hf_warn(warn, warn_cap, "%s: 'num_nextn_predict_layers' %ld (multi-token-prediction layers, used only "
+                        "for speculative decoding) is not modelled", fname, mtp);
+        }
+        if (fam == HF_LLAMA4) {
+            /* every MoE layer has one shared expert of the routed width; dense layers use
+             * intermediate_size_mlp */
+            m->moe_shared = 1;
+            if ((rc = hf_int(fname, doc, k_step_l4, false, 1, 1, 10000, &m->moe_layer_step, err)) ||
+                (rc = hf_int(fname, doc, k_inter_mlp, false, m->intermediate, 1, 16777216, &m->intermediate, err)))
+                goto out;
+        }
+        if (m->moe_first_dense >= m->layers) {
+            rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: field 'first_k_dense_replace' %ld leaves no MoE layer of %ld",
+                                 fname, m->moe_first_dense, m->layers);
+            goto out;
+        }
+    }
+
+    /* ---- sliding windows and chunks ---- */
+    const cJSON *sw = hf_get(doc, "sliding_window");
+    if (fam == HF_LLAMA || fam == HF_MIXTRAL) {
+        /* Mistral: every layer a window when sliding_window is set (null: none) */
+        if (sw && (rc = hf_int(fname, doc, k_window, false, 0, 1, 1000000000, &m->window, err)))
+            goto out;
+    } else if (fam == HF_QWEN2 || fam == HF_QWEN3 || fam == HF_QWEN3_MOE) {
+        if (hf_bool(doc, "use_sliding_window", false)) {
+            rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: field 'use_sliding_window' is true: Qwen's per-layer "
+                                 "max_window_layers split is not modelled", fname);
+            goto out;
+        }
+    } else if (fam == HF_GEMMA2 || fam == HF_GEMMA3 || fam == HF_GPT_OSS) {
+        if ((rc = hf_int(fname, doc, k_window, true, 0, 1, 1000000000, &m->window, err)))
+            goto out;
+        long every = fam == HF_GEMMA3 ? 6 : 2; /* Gemma-2, gpt-oss alternate; Gemma-3 5:1 */
+        if (fam == HF_GEMMA3 && (rc = hf_int(fname, doc, k_pattern, false, 6, 1, 10000, &every, err)))
+            goto out;
+        const cJSON *lt = hf_get(doc, "layer_types");
+        if (lt) {
+            long n = cJSON_IsArray(lt) ? hf_layer_period(lt, m->layers) : -1;
+            if (n < 0) {
+                rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: field 'layer_types' is not a periodic list of "
+                                     "\"sliding_attention\"/\"full_attention\" of num_hidden_layers entries ending each "
+                                     "period global, which llmroof cannot represent", fname);
+                goto out;
+            }
+            every = n;
+        }
+        if (every == 1)
+            m->window = 0; /* every layer global */
+        else
+            m->window_global_every = every;
+        if (fam == HF_GPT_OSS)
+            hf_warn(warn, warn_cap, "%s: gpt-oss attention sinks (one learned logit per head) are not modelled: "
+                    "their cost is negligible", fname);
+    } else if (fam == HF_LLAMA4) {
+        const cJSON *ch = hf_get(doc, "attention_chunk_size");
+        if (ch) {
+            long every = 4;
+            if ((rc = hf_int(fname, doc, k_chunk, false, 0, 1, 1000000000, &m->window, err)) ||
+                (rc = hf_int(fname, doc, k_nope_every, false, 4, 1, 10000, &every, err)))
+                goto out;
+            /* chunked attention on the RoPE layers; every `every`-th layer is NoPE and global */
+            m->window_chunked = true;
+            m->window_global_every = every;
+        }
+    }
+    if (sw && !(fam == HF_LLAMA || fam == HF_MIXTRAL || fam == HF_GEMMA2 || fam == HF_GEMMA3 || fam == HF_GPT_OSS ||
+                fam == HF_QWEN2 || fam == HF_QWEN3 || fam == HF_QWEN3_MOE))
+        hf_warn(warn, warn_cap, "%s: field 'sliding_window' is not used by model_type %s and is ignored", fname, type);
+
+    /* ---- quantized checkpoints ---- */
+    const cJSON *qc = hf_get(doc, "quantization_config");
+    if (!qc)
+        qc = hf_get(root, "quantization_config");
+    if (qc) {
+        const cJSON *qm = cJSON_GetObjectItemCaseSensitive(qc, "quant_method");
+        const char *method = qm && cJSON_IsString(qm) && qm->valuestring ? qm->valuestring : "";
+        if (!strcmp(method, "fp8")) {
+            /* e4m3 weights, one fp32 scale per weight_block_size block (DeepSeek: 128 x 128) */
+            double bits = 8.0;
+            const cJSON *bs = cJSON_GetObjectItemCaseSensitive(qc, "weight_block_size");
+            if (bs && cJSON_IsArray(bs) && cJSON_GetArraySize(bs) == 2 && cJSON_IsNumber(bs->child) &&
+                cJSON_IsNumber(bs->child->next) && bs->child->valuedouble >= 1 && bs->child->next->valuedouble >= 1)
+                bits += 32.0 / (bs->child->valuedouble * bs->child->next->valuedouble);
+            snprintf(m->ckpt_format, sizeof m->ckpt_format, "%s", "fp8");
+            m->ckpt_bits = bits;
+            hf_warn(warn, warn_cap, "%s: checkpoint is fp8 (%.3f bits per weight with its block scales): estimate "
+                    "it with --weight-dtype fp8", fname, bits);
+        } else if (!strcmp(method, "mxfp4")) {
+            /* gpt-oss: the routed experts in MXFP4 (e2m1 + one e8m0 scale per 32 = 4.25 bits), the
+             * modules_to_not_convert (attention, router, embeddings, head) in bf16 */
+            snprintf(m->ckpt_format, sizeof m->ckpt_format, "%s", "mxfp4");
+            m->ckpt_bits = 16.0;
+            m->ckpt_expert_bits = 4.25;
+        } else {
+            hf_warn(warn, warn_cap, "%s: quantization_config quant_method \"%s\" is not modelled: choose "
+                    "--weight-dtype / --weight-bits to match it", fname, method);
+        }
     }
     rc = catalog_check_model(m, fname, err);
 out:
-    cJSON_Delete(doc);
+    cJSON_Delete(root);
     return rc;
 }
 
+/* ------------------------------------------------------------------------ */
+/* A repository id from the local HuggingFace cache                          */
+/* ------------------------------------------------------------------------ */
+
+/* "org/name": one slash, neither part empty, no path tricks. */
+static bool hf_is_repo_id(const char *s)
+{
+    const char *slash = strchr(s, '/');
+    if (!slash || slash == s || !slash[1] || strchr(slash + 1, '/'))
+        return false;
+    for (const char *p = s; *p; p++)
+        if (!(isalnum((unsigned char)*p) || *p == '-' || *p == '_' || *p == '.' || *p == '/'))
+            return false;
+    return s[0] != '.' && slash[1] != '.';
+}
+
+int catalog_hf_resolve(const char *arg, const char *hf_home, const char *home, char *out, size_t cap,
+                       struct llmroof_err *err)
+{
+    struct stat st;
+    if (stat(arg, &st) == 0 || !hf_is_repo_id(arg)) {
+        /* a path (existing or not: the reader reports a missing file) */
+        if (strlen(arg) >= cap)
+            return llmroof_err_set(err, LLMROOF_EINPUT, "path '%s' is too long", arg);
+        snprintf(out, cap, "%s", arg);
+        return LLMROOF_OK;
+    }
+    char hub[4096];
+    if (hf_home && hf_home[0])
+        snprintf(hub, sizeof hub, "%s/hub", hf_home);
+    else if (home && home[0])
+        snprintf(hub, sizeof hub, "%s/.cache/huggingface/hub", home);
+    else
+        return llmroof_err_set(err, LLMROOF_EINPUT, "'%s' is not a file, and neither HF_HOME nor HOME is set to find "
+                               "the HuggingFace cache", arg);
+    char repo[512];
+    size_t n = 0;
+    n += (size_t)snprintf(repo, sizeof repo, "models--");
+    for (const char *p = arg; *p && n + 3 < sizeof repo; p++) {
+        if (*p == '/') {
+            repo[n++] = '-';
+            repo[n++] = '-';          /* the cache spells "org/name" as "org--name" */
+        } else {
+            repo[n++] = *p;
+        }
+    }
+    repo[n] = '\0';
+    char snaps[4700];
+    snprintf(snaps, sizeof snaps, "%s/%s/snapshots", hub, repo);
+    /* the revision refs/main names, else the last snapshot in name order */
+    char rev[128] = "";
+    char refp[4800];
+    snprintf(refp, sizeof refp, "%s/%s/refs/main", hub, repo);
+    FILE *f = fopen(refp, "r");
+    if (f) {
+        if (fgets(rev, sizeof rev, f))
+            rev[strcspn(rev, "\r\n")] = '\0';
+        fclose(f);
+        for (const char *p = rev; *p; p++)
+            if (!isxdigit((unsigned char)*p))
+                rev[0] = '\0';
+    }
+    if (!rev[0]) {
+        DIR *d = opendir(snaps);
+        if (d) {
+            const struct dirent *e;
+            while ((e = readdir(d)) != NULL)
+                if (e->d_name[0] != '.' && strlen(e->d_name) < sizeof rev && strcmp(e->d_name, rev) > 0)
+                    snprintf(rev, sizeof rev, "%s", e->d_name);
+            closedir(d);
+        }
+    }
+    if (rev[0]) {
+        char path[4900];
+        snprintf(path, sizeof path, "%s/%s/config.json", snaps, rev);
+        if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+            if (strlen(path) >= cap)
+                return llmroof_err_set(err, LLMROOF_EINPUT, "path '%s' is too long", path);
+            snprintf(out, cap, "%s", path);
+            return LLMROOF_OK;
+        }
+    }
+    return llmroof_err_set(err, LLMROOF_EINPUT,
+                           "'%s' is not a file and is not in the HuggingFace cache (looked for %s/*/config.json); "
+                           "download it with `huggingface-cli download %s config.json` or pass the file's path",
+                           arg, snaps, arg);
+}

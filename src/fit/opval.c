@@ -1,6 +1,8 @@
 /* opval.c - per-operator comparison with kernel measurements (see opval.h). */
 #include "llmroof/opval.h"
 
+#include "llmroof/kernel.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,9 +136,11 @@ int opval_predict(const struct opval_row *r, const struct llmroof_model *m, int 
     struct llmroof_phase ph;
     roofline_eval(g, act, eff, tp, &ops, &ph);
     const struct llmroof_optime *t = &ph.op[r->op];
-    out->predicted_s = t->time_s / o->count;
     out->compute_s = t->compute_s / o->count;
     out->memory_s = t->memory_s / o->count;
+    /* one kernel as the kit times it (CUDA events around it): its roofline time plus one kernel's
+     * fixed GPU cost (llmroof/kernel.h); no CPU launch wait, which events do not see */
+    out->predicted_s = kernel_instance_s(out->compute_s, out->memory_s, eff->overlap, 1.0, eff->kernel_s, 0.0);
     out->bound = t->bound;
     out->flops = o->flops;
     out->bytes = o->bytes;

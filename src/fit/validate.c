@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "llmroof/memory.h"
 #include "llmroof/parse.h"
 
 static const char *const metric_names[VAL_METRIC_COUNT] = {
@@ -171,8 +172,10 @@ int val_csv_read(const char *text, size_t len, const char *fname, const char *co
         long start = line;
         if ((rc = val_csv_record(text, len, &pos, &line, f, &nf, &over, fname, err)))
             break;
-        for (int k = 0; k < ncols && !rc; k++) /* a cut value would be read as another one */
-            if (col[k] >= 0 && col[k] < nf && (over >> col[k]) & 1u)
+        /* a cut value would be read as another one; the free-text source column is the exception:
+         * only its first word (the publication, val_source_key) is read */
+        for (int k = 0; k < ncols && !rc; k++)
+            if (col[k] >= 0 && col[k] < nf && (over >> col[k]) & 1u && strcmp(names[k], "source") != 0)
                 rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: column '%s' is longer than %d bytes", fname, start,
                                      names[k], VAL_TEXT - 1);
         if (rc)
@@ -189,7 +192,7 @@ int val_csv_read(const char *text, size_t len, const char *fname, const char *co
 }
 
 enum { M_ID, M_MODEL, M_GPU, M_NUM_GPUS, M_TP, M_WDT, M_KVDT, M_BATCH, M_IN, M_OUT, M_METRIC, M_VALUE, M_FRAMEWORK,
-       M_NCOLS };
+       M_SOURCE, M_NCOLS };
 
 struct rows_ctx {
     const char *fname;
@@ -230,6 +233,8 @@ static int measurement_row(void *vctx, char f[][VAL_TEXT], const int *col, long 
     snprintf(r->value, sizeof r->value, "%s", f[col[M_VALUE]]);
     if (col[M_FRAMEWORK] >= 0)
         snprintf(r->framework, sizeof r->framework, "%s", f[col[M_FRAMEWORK]]);
+    if (col[M_SOURCE] >= 0)
+        snprintf(r->source, sizeof r->source, "%s", f[col[M_SOURCE]]);
     return LLMROOF_OK;
 }
 
@@ -237,7 +242,8 @@ int val_parse_csv(const char *text, size_t len, const char *fname, struct val_ro
                   struct llmroof_err *err)
 {
     static const char *const names[M_NCOLS] = { "id", "model", "gpu", "num_gpus", "tp", "weight_dtype", "kv_dtype",
-                                                "batch", "input_len", "output_len", "metric", "value", "framework" };
+                                                "batch", "input_len", "output_len", "metric", "value", "framework",
+                                                "source" };
     struct rows_ctx x = { fname, NULL, 0, 0 };
     int rc = val_csv_read(text, len, fname, names, M_NCOLS, M_FRAMEWORK, measurement_row, &x, err);
     if (rc) {
@@ -252,6 +258,26 @@ int val_parse_csv(const char *text, size_t len, const char *fname, struct val_ro
 /* ------------------------------------------------------------------------ */
 /* Mapping                                                                  */
 /* ------------------------------------------------------------------------ */
+
+void val_source_key(const struct val_row *r, char *out, size_t cap)
+{
+    const char *s = r->source;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    if (!*s) {
+        snprintf(out, cap, "%s", r->framework[0] ? r->framework : "(not stated)");
+        return;
+    }
+    if (strncmp(s, "https://", 8) == 0)
+        s += 8;
+    else if (strncmp(s, "http://", 7) == 0)
+        s += 7;
+    size_t n = strcspn(s, " \t,;");
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(out, s, n);
+    out[n] = '\0';
+}
 
 static void note(struct val_case *c, const char *fmt, const char *a)
 {
@@ -292,6 +318,11 @@ void val_map_row(const struct llmroof_catalog *cat, const struct llmroof_valmap 
     if (m == VAL_METRIC_COUNT)
         UNMAPPED("metric '%s' is not one llmroof predicts", r->metric);
     c->metric = (enum val_metric)m;
+    char key[VAL_TEXT];
+    val_source_key(r, key, sizeof key);
+    for (int i = 0; i < map->nreserved; i++)
+        if (strncmp(key, map->reserved[i], strlen(map->reserved[i])) == 0)
+            UNMAPPED("source '%s' is reserved for the independent check (data/validation-map.json)", key);
     if (!parse_double(r->value, &c->measured) || !(c->measured > 0))
         UNMAPPED("value '%s' is not a positive number", r->value);
     const char *gid = NULL, *mid = NULL;
@@ -317,9 +348,21 @@ void val_map_row(const struct llmroof_catalog *cat, const struct llmroof_valmap 
     for (int i = 0; i < map->nengines; i++)
         if (strcmp(map->engines[i].from, r->framework) == 0 && !(c->engine = catalog_find_engine(cat, map->engines[i].to)))
             UNMAPPED("framework '%s' maps to engine '%s', which the catalog lacks", r->framework, map->engines[i].to);
-    int64_t ng, tp, b;
-    if (!parse_int64(r->num_gpus, 1, 1024, &ng) || !parse_int64(r->tp, 1, 1024, &tp) || !parse_int64(r->batch, 1, 1000000, &b))
-        UNMAPPED("num_gpus '%s', tp '%s' or batch '%s' is not a whole number", r->num_gpus, r->tp, r->batch);
+    int64_t ng, tp, b = -1;
+    bool max_fit = false;
+    for (int i = 0; i < map->nbatches && b < 0; i++)
+        if (strcmp(map->batches[i].from, r->batch) == 0) {
+            b = map->batches[i].tokens;
+            max_fit = b == 0;
+            if (b > 0)
+                note(c, "batch '%s' taken from the map", r->batch);
+        }
+    if (!parse_int64(r->num_gpus, 1, 1024, &ng))
+        UNMAPPED("num_gpus '%.40s' is not a whole number", r->num_gpus);
+    if (!parse_int64(r->tp, 1, 1024, &tp))
+        UNMAPPED("tp '%.50s' is not a whole number", r->tp);
+    if (b < 0 && !parse_int64(r->batch, 1, 1000000, &b))
+        UNMAPPED("batch '%.40s' is neither a whole number nor in the batch map", r->batch);
     if (ng != tp) {
         if (tp != 1)
             UNMAPPED("%ld GPUs with TP %ld: pipeline or data parallelism is not modelled", (long)ng, (long)tp);
@@ -327,7 +370,7 @@ void val_map_row(const struct llmroof_catalog *cat, const struct llmroof_valmap 
         note(c, "%s", "layers split over GPUs run one after another: modelled as one GPU");
     }
     c->tp = (int)tp;
-    c->batch = (long)b;
+    c->batch = max_fit ? 1 : (long)b;
     const struct llmroof_dtype_map *wd = NULL, *kd = NULL;
     for (int i = 0; i < map->nwdt; i++)
         if (strcmp(map->wdt[i].from, r->weight_dtype) == 0)
@@ -336,7 +379,7 @@ void val_map_row(const struct llmroof_catalog *cat, const struct llmroof_valmap 
         if (strcmp(map->kvdt[i].from, r->kv_dtype) == 0)
             kd = &map->kvdt[i];
     /* llmroof's own dtype names need no mapping either */
-    struct llmroof_dtype_map own_w = { "", LLMROOF_FP16, 0 }, own_k = { "", LLMROOF_FP16, 0 };
+    struct llmroof_dtype_map own_w = { "", LLMROOF_FP16, 0, false, LLMROOF_FP16 }, own_k = own_w;
     if (!wd && dtype_parse(r->weight_dtype, &own_w.dtype) && dtype_is_storage(own_w.dtype))
         wd = &own_w;
     if (!kd && dtype_parse(r->kv_dtype, &own_k.dtype) && dtype_is_storage(own_k.dtype))
@@ -345,10 +388,15 @@ void val_map_row(const struct llmroof_catalog *cat, const struct llmroof_valmap 
         UNMAPPED("weight format '%s' has no mapping", r->weight_dtype);
     if (!kd)
         UNMAPPED("KV format '%s' has no mapping", r->kv_dtype);
-    /* weight-only quantization computes at 16 bits; bf16 models compute in bf16 */
-    enum llmroof_dtype act = wd->dtype == LLMROOF_BF16 ? LLMROOF_BF16 : LLMROOF_FP16;
-    if (!c->gpu->has_peak[act])
+    /* weight-only quantization computes at 16 bits; bf16 models compute in bf16; W8A8, W4A8 and
+     * fp8 formats name their compute dtype in the map */
+    enum llmroof_dtype act = wd->has_act ? wd->act : wd->dtype == LLMROOF_BF16 ? LLMROOF_BF16 : LLMROOF_FP16;
+    if (!c->gpu->has_peak[act]) {
+        if (wd->has_act)
+            UNMAPPED("GPU '%s' has no %s compute path for weight format '%s'", c->gpu->id, dtype_name(act),
+                     r->weight_dtype);
         act = LLMROOF_FP16;
+    }
     c->dt = (struct llmroof_dtypes){ wd->dtype, kd->dtype, act, wd->bits };
     bool a1, a2;
     if (!length_of(map, r->input_len, &c->prompt, &a1))
@@ -371,6 +419,22 @@ void val_map_row(const struct llmroof_catalog *cat, const struct llmroof_valmap 
     struct llmroof_err e2 = { 0 };
     if (ops_shard(c->model, c->tp, &sh, &e2))
         UNMAPPED("%s", e2.msg);
+    if (max_fit) {
+        /* "the largest batch that fits": llmroof's own memory model at prompt + output tokens per
+         * sequence with vLLM-like defaults (90% of memory, 1 GiB reserve) */
+        struct llmroof_mem_opts mo = memory_default_opts();
+        struct llmroof_memory mem;
+        if (memory_eval(c->model, c->gpu, c->tp, &c->dt, c->prompt + c->output, &mo, &mem, &e2) || !mem.fits ||
+            mem.max_batch < 1)
+            UNMAPPED("batch '%s' is the most that fits, and %s does not fit on %d x %s", r->batch, c->model->id, c->tp,
+                     c->gpu->id);
+        c->batch = (long)floor(mem.max_batch);
+        if (c->batch > 1024)
+            c->batch = 1024;
+        char bs[64];
+        snprintf(bs, sizeof bs, "%ld", c->batch);
+        note(c, "batch %s: the most that fits by llmroof's memory model", bs);
+    }
     c->mapped = true;
 #undef UNMAPPED
 }
@@ -517,10 +581,16 @@ static double *gpu_param(struct llmroof_gpu *g, int i)
  * latency of 2-30 us (measured small all-reduces: 10 us on 2 x A100, 34 us on 8 with one ring
  * channel, 42 us on 8 x RTX 4090). */
 static const double gpu_lo[5] = { 0.40, 0.50, 0.50, 0.0, 2e-6 }, gpu_hi[5] = { 0.90, 0.95, 1.0, 0.002, 30e-6 };
-/* Engines: up to 10 ms per step and 100 ms per first token; kernels 0.2-1.0 of the GPU's;
- * up to 50 us more per collective than the link's own latency (NCCL small-message all-reduce on
- * 8 x A100 with one ring channel: 34 us against 6.6 + 14 x 0.6 = 15 us for the link model). */
-static const double eng_lo[4] = { 0.0, 0.0, 0.2, 0.0 }, eng_hi[4] = { 0.010, 0.100, 1.0, 50e-6 };
+/* Engines, the load-time bounds of data/engines.json (docs/model.md "Engine profiles"): up to
+ * 20 ms of CPU per step and 200 ms per first token; kernels 0.7-1.0 of the GPU's; up to 50 us
+ * more per collective than the link's own latency (NCCL small-message all-reduce on 8 x A100
+ * with one ring channel: 34 us against 6.6 + 14 x 0.6 = 15 us for the link model). */
+static const double eng_lo[4] = { 0.0, 0.0, 0.7, 0.0 }, eng_hi[4] = { 0.020, 0.200, 1.0, 50e-6 };
+static const char *const gpu_param_names[3] = { "compute_eff", "memory_eff", "comm_eff" };
+static const char *const eng_param_names[4] = { "step_overhead_s", "first_token_s", "compute_scale",
+                                                "collective_latency_s" };
+
+#define VAL_FIT_ROUNDS 4
 
 static double *eng_param(struct llmroof_engine *e, int i)
 {
@@ -608,8 +678,12 @@ struct joint {
     struct llmroof_gpu *gpus;
     struct llmroof_engine *engines;
     int *gi, *ei; /* per case: index of its GPU / engine copy, -1 for none */
+    int only_g, only_e; /* restrict the loss to the rows of one GPU / engine (-1: no restriction) */
+    int ngpus;
 };
 
+/* Mean |log ratio| over the training rows; a parameter of GPU k or engine k moves only that
+ * GPU's or engine's rows, so its scan sums those alone (same minimiser, a fraction of the work). */
 static double joint_loss(void *v)
 {
     struct joint *j = v;
@@ -617,7 +691,8 @@ static double joint_loss(void *v)
     long k = 0;
     for (size_t i = 0; i < j->n; i++) {
         struct val_case *c = &j->cases[i];
-        if (!c->mapped || !j->train[i])
+        if (!c->mapped || !j->train[i] || (j->only_g >= 0 && j->gi[i] != j->only_g) ||
+            (j->only_e >= 0 && j->ei[i] != j->only_e))
             continue;
         if (val_predict(c, &j->gpus[j->gi[i]], j->ei[i] >= 0 ? &j->engines[j->ei[i]] : NULL, NULL) != LLMROOF_OK)
             continue;
@@ -625,6 +700,19 @@ static double joint_loss(void *v)
         k++;
     }
     return k ? sum / (double)k : 0;
+}
+
+struct shared_overlap {
+    struct joint *j;
+    double x;
+};
+
+static double overlap_loss(void *v)
+{
+    struct shared_overlap *s = v;
+    for (int k = 0; k < s->j->ngpus; k++)
+        s->j->gpus[k].overlap = s->x;
+    return joint_loss(s->j);
 }
 
 int val_fit_all(struct val_case *cases, size_t n, const bool *train, struct llmroof_gpu *gpus, int ngpus,
@@ -652,8 +740,8 @@ int val_fit_all(struct val_case *cases, size_t n, const bool *train, struct llmr
             goto out;
         }
     }
-    struct joint j = { cases, n, train, gpus, engines, gi, ei };
-    double best = *loss_before = joint_loss(&j);
+    struct joint j = { cases, n, train, gpus, engines, gi, ei, -1, -1, ngpus };
+    *loss_before = joint_loss(&j);
     /* a GPU whose training rows all come from one engine cannot be told apart from that
      * engine: its hardware values stay as catalogued and the engine absorbs the difference */
     bool *fit_gpu = calloc((size_t)ngpus + 1, sizeof *fit_gpu);
@@ -673,20 +761,171 @@ int val_fit_all(struct val_case *cases, size_t n, const bool *train, struct llmr
         }
     }
     /* the GPU's own step overhead stays at its catalog value: engines carry the rest */
-    for (int round = 0; round < 8; round++) {
-        for (int k = 0; k < ngpus; k++)
-            for (int p = 0; p < 3 && fit_gpu[k]; p++) /* the link latency is the engine's to explain */
+    for (int round = 0; round < VAL_FIT_ROUNDS; round++) {
+        for (int k = 0; k < ngpus; k++) {
+            j.only_g = k;
+            j.only_e = -1;
+            for (int p = 1; p < 3 && fit_gpu[k]; p++) /* compute stays at its measured prior (MAMF);
+                                                        the link latency is the engine's to explain */
                 if (identifiable(gpu_param(&gpus[k], p), gpu_lo[p], gpu_hi[p], joint_loss, &j))
-                    best = scan(gpu_param(&gpus[k], p), gpu_lo[p], gpu_hi[p], joint_loss, &j, best);
-        for (int k = 0; k < nengines; k++)
+                    scan(gpu_param(&gpus[k], p), gpu_lo[p], gpu_hi[p], joint_loss, &j, joint_loss(&j));
+        }
+        for (int k = 0; k < nengines; k++) {
+            j.only_g = -1;
+            j.only_e = k;
             for (int p = 0; p < 4; p++)
                 if (identifiable(eng_param(&engines[k], p), eng_lo[p], eng_hi[p], joint_loss, &j))
-                    best = scan(eng_param(&engines[k], p), eng_lo[p], eng_hi[p], joint_loss, &j, best);
+                    scan(eng_param(&engines[k], p), eng_lo[p], eng_hi[p], joint_loss, &j, joint_loss(&j));
+        }
+    }
+    j.only_g = j.only_e = -1;
+    if (ngpus > 0) {
+        /* one overlap share for every GPU: how much of the shorter roofline term pipelining fails
+         * to hide is a property of how kernels stream tiles, not of one card (docs/model.md) */
+        struct shared_overlap so = { &j, gpus[0].overlap };
+        for (int round = 0; round < 2; round++)
+            if (identifiable(&so.x, 0.0, 0.5, overlap_loss, &so))
+                scan(&so.x, 0.0, 0.5, overlap_loss, &so, overlap_loss(&so));
+        for (int k = 0; k < ngpus; k++)
+            gpus[k].overlap = so.x;
     }
     *loss_after = joint_loss(&j);
     free(fit_gpu);
 out:
     free(gi);
     free(ei);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Cross-validation                                                         */
+/* ------------------------------------------------------------------------ */
+
+static void cv_key(const struct val_case *c, enum val_cv_by by, char *out, size_t cap)
+{
+    if (by == VAL_CV_GPU)
+        snprintf(out, cap, "%s", c->gpu->id);
+    else
+        val_source_key(c->row, out, cap);
+}
+
+#define CV_MAX_PARAMS 512
+
+int val_cross_validate(struct val_case *cases, size_t n, enum val_cv_by by, struct val_cv_report *out,
+                       struct llmroof_err *err)
+{
+    memset(out, 0, sizeof *out);
+    int ng = 0, ne = 0, nk = 0, rc = LLMROOF_OK;
+    struct llmroof_gpu *g0 = calloc(64, sizeof *g0), *gf = calloc(64, sizeof *gf);
+    struct llmroof_engine *e0 = calloc(64, sizeof *e0), *ef = calloc(64, sizeof *ef);
+    char (*keys)[VAL_TEXT] = calloc(n ? n : 1, sizeof *keys), (*ck)[VAL_TEXT] = calloc(n ? n : 1, sizeof *ck);
+    bool *train = calloc(n ? n : 1, sizeof *train);
+    int *hits = calloc(CV_MAX_PARAMS, sizeof *hits); /* folds in which parameter p ended at a bound */
+    /* the fit re-predicts its training rows: held-out values are kept apart until the end */
+    double *hp = calloc(n ? n : 1, sizeof *hp), *he = calloc(n ? n : 1, sizeof *he);
+    bool *at_hi = calloc(CV_MAX_PARAMS, sizeof *at_hi);
+    if (!g0 || !gf || !e0 || !ef || !keys || !ck || !train || !hits || !at_hi || !hp || !he) {
+        rc = llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!cases[i].mapped)
+            continue;
+        cv_key(&cases[i], by, ck[i], sizeof ck[i]);
+        bool have = false;
+        for (int k = 0; k < nk && !have; k++)
+            have = strcmp(keys[k], ck[i]) == 0;
+        if (!have)
+            snprintf(keys[nk++], sizeof keys[0], "%s", ck[i]);
+        have = false;
+        for (int k = 0; k < ng && !have; k++)
+            have = strcmp(g0[k].id, cases[i].gpu->id) == 0;
+        if (!have && ng < 64)
+            g0[ng++] = *cases[i].gpu;
+        have = !cases[i].engine;
+        for (int k = 0; k < ne && !have; k++)
+            have = strcmp(e0[k].id, cases[i].engine->id) == 0;
+        if (!have && ne < 64)
+            e0[ne++] = *cases[i].engine;
+    }
+    for (int f = 0; f < nk && rc == LLMROOF_OK; f++) {
+        for (size_t i = 0; i < n; i++)
+            train[i] = cases[i].mapped && strcmp(ck[i], keys[f]) != 0;
+        memcpy(gf, g0, sizeof *gf * (size_t)(ng ? ng : 1));
+        memcpy(ef, e0, sizeof *ef * (size_t)(ne ? ne : 1));
+        double l0, l1;
+        if ((rc = val_fit_all(cases, n, train, gf, ng, ef, ne, &l0, &l1, err)))
+            break;
+        for (size_t i = 0; i < n; i++) {
+            if (!cases[i].mapped || train[i])
+                continue;
+            const struct llmroof_gpu *g = NULL;
+            const struct llmroof_engine *e = NULL;
+            for (int k = 0; k < ng; k++)
+                if (strcmp(gf[k].id, cases[i].gpu->id) == 0)
+                    g = &gf[k];
+            for (int k = 0; k < ne && cases[i].engine; k++)
+                if (strcmp(ef[k].id, cases[i].engine->id) == 0)
+                    e = &ef[k];
+            val_predict(&cases[i], g, e, NULL);
+            hp[i] = cases[i].predicted;
+            he[i] = cases[i].err;
+        }
+        /* parameters that moved and ended at a bound */
+        for (int k = 0; k < ng; k++)
+            for (int p = 0; p < 3; p++) {
+                double v = *gpu_param(&gf[k], p), v0 = *gpu_param(&g0[k], p);
+                int idx = k * 8 + p;
+                if (v != v0 && (v <= gpu_lo[p] + 1e-12 || v >= gpu_hi[p] - 1e-12) && idx < CV_MAX_PARAMS) {
+                    hits[idx]++;
+                    at_hi[idx] = v >= gpu_hi[p] - 1e-12;
+                }
+            }
+        for (int k = 0; k < ne; k++)
+            for (int p = 0; p < 4; p++) {
+                double v = *eng_param(&ef[k], p), v0 = *eng_param(&e0[k], p);
+                int idx = 64 * 8 + k * 4 + p - 256; /* engines after the GPUs' 256 slots */
+                if (v != v0 && (v <= eng_lo[p] + 1e-15 || v >= eng_hi[p] - 1e-15) && idx < CV_MAX_PARAMS) {
+                    hits[idx]++;
+                    at_hi[idx] = v >= eng_hi[p] - 1e-15;
+                }
+            }
+    }
+    out->folds = nk;
+    for (size_t i = 0; i < n && rc == LLMROOF_OK; i++)
+        if (cases[i].mapped) {
+            cases[i].predicted = hp[i];
+            cases[i].err = he[i];
+        }
+    for (int k = 0; k < ng; k++)
+        for (int p = 0; p < 3; p++) {
+            int idx = k * 8 + p;
+            size_t len = strlen(out->bounds);
+            if (idx < CV_MAX_PARAMS && hits[idx])
+                snprintf(out->bounds + len, sizeof out->bounds - len, "%s%s %s at its %s bound %g in %d of %d folds",
+                         len ? "; " : "", g0[k].id, gpu_param_names[p], at_hi[idx] ? "upper" : "lower",
+                         at_hi[idx] ? gpu_hi[p] : gpu_lo[p], hits[idx], nk);
+        }
+    for (int k = 0; k < ne; k++)
+        for (int p = 0; p < 4; p++) {
+            int idx = 64 * 8 + k * 4 + p - 256;
+            size_t len = strlen(out->bounds);
+            if (idx < CV_MAX_PARAMS && hits[idx])
+                snprintf(out->bounds + len, sizeof out->bounds - len, "%s%s %s at its %s bound %g in %d of %d folds",
+                         len ? "; " : "", e0[k].id, eng_param_names[p], at_hi[idx] ? "upper" : "lower",
+                         at_hi[idx] ? eng_hi[p] : eng_lo[p], hits[idx], nk);
+        }
+done:
+    free(g0);
+    free(gf);
+    free(e0);
+    free(ef);
+    free(keys);
+    free(ck);
+    free(train);
+    free(hits);
+    free(at_hi);
+    free(hp);
+    free(he);
     return rc;
 }

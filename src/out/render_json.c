@@ -203,9 +203,43 @@ static cJSON *model_entry(const struct llmroof_model *m, const char *schema)
         cJSON_AddNumberToObject(moe, "experts_per_token", (double)m->moe_top_k);
         cJSON_AddNumberToObject(moe, "expert_intermediate_size", (double)m->moe_intermediate);
         cJSON_AddNumberToObject(moe, "shared_experts", (double)m->moe_shared);
+        if (m->moe_first_dense > 0)
+            cJSON_AddNumberToObject(moe, "first_dense_layers", (double)m->moe_first_dense);
+        if (m->moe_layer_step > 1)
+            cJSON_AddNumberToObject(moe, "layer_step", (double)m->moe_layer_step);
+    }
+    /* issue 16 fields, written only when set so a round trip through --models-file keeps them */
+    if (m->kv_lora_rank > 0) {
+        cJSON *mla = cJSON_AddObjectToObject(o, "mla");
+        cJSON_AddNumberToObject(mla, "q_lora_rank", (double)m->q_lora_rank);
+        cJSON_AddNumberToObject(mla, "kv_lora_rank", (double)m->kv_lora_rank);
+        cJSON_AddNumberToObject(mla, "qk_nope_head_dim", (double)m->qk_nope_dim);
+        cJSON_AddNumberToObject(mla, "qk_rope_head_dim", (double)m->qk_rope_dim);
+        cJSON_AddNumberToObject(mla, "v_head_dim", (double)m->v_head_dim);
+    }
+    if (m->window > 0) {
+        cJSON *w = cJSON_AddObjectToObject(o, "sliding_window");
+        cJSON_AddNumberToObject(w, "size", (double)m->window);
+        if (m->window_global_every > 0)
+            cJSON_AddNumberToObject(w, "global_every", (double)m->window_global_every);
+        if (m->window_chunked)
+            cJSON_AddBoolToObject(w, "chunked", true);
+    }
+    if (m->norms_per_layer > 0)
+        cJSON_AddNumberToObject(o, "norms_per_layer", (double)m->norms_per_layer);
+    if (m->qk_norm)
+        cJSON_AddBoolToObject(o, "qk_norm", true);
+    if (m->ckpt_format[0]) {
+        cJSON *ck = cJSON_AddObjectToObject(o, "checkpoint");
+        cJSON_AddStringToObject(ck, "format", m->ckpt_format);
+        cJSON_AddNumberToObject(ck, "bits", m->ckpt_bits);
+        if (m->ckpt_expert_bits > 0)
+            cJSON_AddNumberToObject(ck, "expert_bits", m->ckpt_expert_bits);
     }
     if (m->has_params_published)
         cJSON_AddNumberToObject(o, "params_published", m->params_published);
+    if (m->params_active_published > 0)
+        cJSON_AddNumberToObject(o, "params_active_published", m->params_active_published);
     cJSON_AddStringToObject(o, "source", m->source);
     return o;
 }
@@ -239,6 +273,11 @@ static cJSON *gpu_entry(const struct llmroof_gpu *g, const char *schema)
     cJSON_AddNumberToObject(ef, "comm", g->comm_eff);
     cJSON_AddNumberToObject(o, "step_overhead_s", g->step_overhead_s);
     cJSON_AddNumberToObject(o, "gpus_per_node", g->gpus_per_node);
+    cJSON_AddNumberToObject(o, "domain_gpus", g->domain_gpus);
+    cJSON *nw = cJSON_AddObjectToObject(o, "network");
+    cJSON_AddStringToObject(nw, "kind", g->net_kind);
+    cJSON_AddNumberToObject(nw, "bandwidth_Bps", g->net_bw_Bps);
+    cJSON_AddNumberToObject(nw, "latency_s", g->net_latency_s);
     cJSON_AddStringToObject(o, "source", g->source);
     return o;
 }

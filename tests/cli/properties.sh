@@ -158,6 +158,12 @@ check "a BOM before the first data row keeps the row" grep -q "trace of 2 reques
 "$bin" simulate -m llama-2-7b -g a100 --trace "$tmp/trace-plus.csv" 2>/dev/null >"$tmp/out"
 check "a '+' first row is data" grep -q "trace of 2 requests" "$tmp/out"
 
+# 'sweep | head -1' ends quietly, with SIGPIPE at its default or ignored (EPIPE): no message
+(trap '' PIPE; "$bin" sweep 2>"$tmp/err" | head -1 >/dev/null)
+check "sweep | head -1 with SIGPIPE ignored prints no error" [ ! -s "$tmp/err" ]
+"$bin" sweep 2>"$tmp/err" | head -1 >/dev/null
+check "sweep | head -1 prints no error" [ ! -s "$tmp/err" ]
+
 # an installed binary finds its catalog without flags or environment
 builddir=$(dirname "$bin")
 if cmake --install "$builddir" --prefix "$tmp/inst" >/dev/null 2>&1; then

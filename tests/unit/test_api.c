@@ -213,6 +213,11 @@ static void bad_values_and_options_should_fail_with_status_2(void **state)
         { "{\"command\":\"estimate\",\"--tp\":1}", "field '--tp' is not an option name" },
         { "{\"command\":\"show\",\"args\":[1]}", "field 'args' must be a list of strings" },
         { "", "invalid JSON at byte 0" },
+        /* numbers reach the option as the shortest text that reads back: 1e300 -> "1e+300" */
+        { "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"batch\":1e300}",
+          "option '--batch': '1e+300' is not a whole number" },
+        { "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"batch\":2.5}",
+          "option '--batch': '2.5' is not a whole number" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *resp = NULL, *msg = NULL;

@@ -335,7 +335,16 @@ static void assert_same_shape(const struct llmroof_model *a, const struct llmroo
     assert_int_equal(a->parallel_attn, b->parallel_attn);
     assert_int_equal(a->moe_experts, b->moe_experts);
     assert_int_equal(a->moe_top_k, b->moe_top_k);
+    assert_int_equal(a->moe_intermediate, b->moe_intermediate);
+    assert_int_equal(a->moe_shared, b->moe_shared);
+    assert_int_equal(arch_moe_layers(a), arch_moe_layers(b));
+    assert_int_equal(a->kv_lora_rank, b->kv_lora_rank);
+    assert_int_equal(a->window, b->window);
+    assert_int_equal(arch_local_layers(a), arch_local_layers(b));
+    assert_int_equal(a->window_chunked, b->window_chunked);
     assert_rel_close(arch_params(a).total, arch_params(b).total, 1e-12);
+    assert_rel_close(arch_params(a).active, arch_params(b).active, 1e-12);
+    assert_rel_close(arch_kv_elems_per_token(a), arch_kv_elems_per_token(b), 0);
 }
 
 static void import_hf_matches_curated_entries(void **state)
@@ -344,6 +353,12 @@ static void import_hf_matches_curated_entries(void **state)
         { "llama-2-7b.json", "llama-2-7b" }, { "mixtral-8x7b.json", "mixtral-8x7b" },
         { "qwen2.5-1.5b.json", "qwen2.5-1.5b" }, { "falcon-40b.json", "falcon-40b" },
         { "gpt-j-6b.json", "gpt-j-6b" }, { "mistral-7b.json", "mistral-7b" },
+        /* issue 16: the configs as published (tests/data/hf/), against the curated entries */
+        { "deepseek-v3.json", "deepseek-v3" }, { "kimi-k2.json", "kimi-k2" },
+        { "deepseek-v2-lite.json", "deepseek-v2-lite" }, { "qwen3-8b.json", "qwen3-8b" },
+        { "qwen3-30b-a3b.json", "qwen3-30b-a3b" }, { "gemma-2-9b.json", "gemma-2-9b" },
+        { "gemma-3-27b.json", "gemma-3-27b" }, { "gpt-oss-120b.json", "gpt-oss-120b" },
+        { "llama-4-scout.json", "llama-4-scout" },
     };
     struct llmroof_catalog cat;
     load_shipped(&cat);
@@ -360,12 +375,67 @@ static void import_hf_matches_curated_entries(void **state)
     catalog_free(&cat);
 }
 
+static void import_hf_warns_about_what_it_does_not_model(void **state)
+{
+    char path[512], *text, warn[1024];
+    size_t len;
+    struct llmroof_model m;
+    struct llmroof_err err = { 0 };
+    snprintf(path, sizeof path, "%s/hf/deepseek-v3.json", LLMROOF_TEST_FIXTURES);
+    assert_int_equal(catalog_read_file(path, 1 << 20, &text, &len, &err), 0);
+    assert_int_equal(catalog_model_from_hf_warn(text, len, "ds.json", "ds", &m, warn, sizeof warn, &err), 0);
+    free(text);
+    assert_non_null(strstr(warn, "'num_nextn_predict_layers' 1"));
+    /* fp8 e4m3 with one fp32 scale per 128 x 128 block: 8 + 32/16384 bits */
+    assert_string_equal(m.ckpt_format, "fp8");
+    assert_rel_close(m.ckpt_bits, 8.0 + 32.0 / 16384.0, 1e-15);
+    snprintf(path, sizeof path, "%s/hf/gpt-oss-120b.json", LLMROOF_TEST_FIXTURES);
+    assert_int_equal(catalog_read_file(path, 1 << 20, &text, &len, &err), 0);
+    assert_int_equal(catalog_model_from_hf_warn(text, len, "oss.json", "oss", &m, warn, sizeof warn, &err), 0);
+    free(text);
+    assert_rel_close(m.ckpt_expert_bits, 4.25, 0);
+    assert_int_equal(m.window_global_every, 2);
+}
+
+static void hf_cache_lookup_finds_the_snapshot_or_says_where_it_looked(void **state)
+{
+    char out[4096];
+    struct llmroof_err err = { 0 };
+    /* a fake cache: $HF_HOME/hub/models--Org--Model/snapshots/abc123/config.json */
+    char root[] = "/tmp/llmroof-hfcache-XXXXXX";
+    assert_non_null(mkdtemp(root));
+    char dir[600], file[700], cmd[800];
+    snprintf(dir, sizeof dir, "%s/hub/models--Org--Model/snapshots/abc123", root);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(file, sizeof file, "%s/config.json", dir);
+    FILE *f = fopen(file, "w");
+    assert_non_null(f);
+    fputs("{}", f);
+    fclose(f);
+    assert_int_equal(catalog_hf_resolve("Org/Model", root, NULL, out, sizeof out, &err), 0);
+    assert_string_equal(out, file);
+    /* not cached: the message names the directory looked in */
+    assert_int_equal(catalog_hf_resolve("Org/Other", root, NULL, out, sizeof out, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "models--Org--Other/snapshots"));
+    /* a plain path is itself */
+    assert_int_equal(catalog_hf_resolve("config.json", root, NULL, out, sizeof out, &err), 0);
+    assert_string_equal(out, "config.json");
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    assert_int_equal(system(cmd), 0);
+}
+
 static void import_hf_rejects_unsupported_and_inconsistent_configs(void **state)
 {
     struct llmroof_model m;
     struct llmroof_err err = { 0 };
-    assert_int_equal(import("deepseek-v2-lite.json", "x", &m, &err), LLMROOF_EINPUT);
-    assert_non_null(strstr(err.msg, "model_type' is \"deepseek_v2\"; supported"));
+    assert_int_equal(import("mamba.json", "x", &m, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "model_type' is \"mamba\"; supported"));
+    /* cost-changing fields that cannot be modelled are refused, naming the field */
+    assert_int_equal(import("bad-qwen3-window.json", "x", &m, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "field 'use_sliding_window'"));
+    assert_int_equal(import("bad-gpt-oss-layers.json", "x", &m, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "field 'layer_types'"));
     assert_int_equal(import("bad-heads.json", "x", &m, &err), LLMROOF_EINPUT);
     assert_non_null(strstr(err.msg, "must be divisible by num_kv_heads"));
     assert_int_equal(import("bad-type.json", "x", &m, &err), LLMROOF_EINPUT);
@@ -390,6 +460,8 @@ int main(void)
         cmocka_unit_test(model_validation_rejects_bad_heads_types_and_enums),
         cmocka_unit_test(import_hf_matches_curated_entries),
         cmocka_unit_test(import_hf_rejects_unsupported_and_inconsistent_configs),
+        cmocka_unit_test(import_hf_warns_about_what_it_does_not_model),
+        cmocka_unit_test(hf_cache_lookup_finds_the_snapshot_or_says_where_it_looked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,1 +1,1 @@
-import-hf tests/data/hf/deepseek-v2-lite.json --name ds
+import-hf tests/data/hf/mamba.json --name mb
