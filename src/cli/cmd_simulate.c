@@ -246,7 +246,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         { OPT_SW_MBT, "sweep-batched-tokens", 0, "LIST", "one run per token budget (throughput-latency curve)", false },
         { OPT_SW_RATE, "sweep-rate", 0, "LIST", "one run per arrival rate (open loop)", false },
         { OPT_SW_CONC, "sweep-concurrency", 0, "LIST", "one run per number of users (closed loop)", false },
-        { OPT_SVG, "svg", 0, "FILE", "with a sweep: draw the throughput-latency curve", false },
+        { OPT_SVG, "svg", 0, "FILE", "with a sweep: draw latency (with the SLO limits) and throughput against the swept setting", false },
         { OPT_RANGE, "range", 0, NULL, "add low/high rows from the validation residuals (docs/validation.md)", false },
         { OPT_SCENARIO, "scenario", 0, "NAME", "offline (every request queued at t=0) or server (Poisson, needs --rate), as MLPerf", false },
         { OPT_TTFT, "ttft-slo", 0, "T", "TTFT limit per request for goodput, e.g. 2s (a unit is required)", false },
@@ -482,9 +482,9 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         struct sbuf svg;
         char title[256];
         sbuf_init(&svg);
-        snprintf(title, sizeof title, "%s, %d x %s: throughput vs latency by %s", m->id, x->cfg.setup.tp, g->id,
+        snprintf(title, sizeof title, "%s, %d x %s: latency and throughput by %s", m->id, x->cfg.setup.tp, g->id,
                  x->sweep_name);
-        render_sim_curve(title, x->sweep_name, res, pts.n, &svg);
+        render_sim_curve(title, x->sweep_name, res, pts.n, &x->cfg, &svg);
         rc = sbuf_failed(&svg) ? 1 : cli_write_file(c, x->svg, &svg);
         sbuf_free(&svg);
     }

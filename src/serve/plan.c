@@ -554,10 +554,9 @@ static void rate_observations(const struct plan_input *in, struct plan_result *o
     const struct plan_option *best = &out->options[out->best];
     describe(best, a, sizeof a);
     add_obs(out, "%s: %s serves %g requests/s with p%d TTFT %.0f ms (<= %.0f) and TPOT %.1f ms (<= %.0f); goodput "
-                 "%.2f requests/s within both SLOs, %.3f per GPU%s.",
+                 "%.2f requests/s within both SLOs, %.3f per GPU.",
             out->by_cost ? "Cheapest" : "Fewest GPUs", a, in->rate_qps, in->percentile, best->ttft_s * 1e3,
-            in->ttft_slo_s * 1e3, best->tpot_s * 1e3, in->tpot_slo_s * 1e3, best->goodput_qps, best->goodput_per_gpu,
-            best->has_cost ? "" : "");
+            in->ttft_slo_s * 1e3, best->tpot_s * 1e3, in->tpot_slo_s * 1e3, best->goodput_qps, best->goodput_per_gpu);
     /* the other kind of layout, for the comparison the choice rests on */
     int other = -1;
     for (int i = 0; i < out->noptions; i++) {
@@ -641,8 +640,10 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
                              PLAN_USER_CAP, in->percentile, o->ttft_s * 1e3, o->tpot_s * 1e3);
                     continue;
                 }
-                o->feasible = true;
                 o->users_per_node = o->users_per_instance * o->instances_per_node;
+                if (o->users_per_node < 1)
+                    continue; /* cannot happen: layout_check admits only TPs that divide the node */
+                o->feasible = true;
                 o->nodes = (in->users + o->users_per_node - 1) / o->users_per_node;
                 o->gpus = o->nodes * in->gpus_per_node;
             }
