@@ -78,11 +78,13 @@ static void fast_latency(const struct plan_input *in, const struct llmroof_setup
     }
 }
 
+static struct llmroof_setup setup_for(const struct plan_input *in, const struct llmroof_gpu *g, int tp);
+
 int plan_meets(const struct plan_input *in, const struct llmroof_gpu *g, int tp, long users, bool *meets,
                double *ttft_s, double *tpot_s, enum plan_binding *fails, struct llmroof_err *err)
 {
     struct sim_config c = in->sim;
-    c.setup = (struct llmroof_setup){ in->model, g, tp, in->dt, roofline_effs(g, &in->eff), { 0 } };
+    c.setup = setup_for(in, g, tp);
     c.mode = SIM_CLOSED;
     c.concurrency = users;
     c.requests = pool_for(users);
@@ -92,13 +94,15 @@ int plan_meets(const struct plan_input *in, const struct llmroof_gpu *g, int tp,
         if (rc)
             return rc;
         struct llmroof_shard sh;
-        ops_shard(in->model, tp, &sh, NULL);
+        const struct llmroof_layout lay = estimate_layout(&c.setup);
+        ops_shard_layout(in->model, &lay, &sh, NULL);
         struct llmroof_mem_opts mo = c.mem;
         mo.max_batched_tokens = (double)c.max_batched_tokens;
         mo.max_seqs = (double)c.max_seqs;
         struct llmroof_memory mem;
-        if ((rc = memory_eval(in->model, g, tp, &in->dt, 1, &mo, &mem, err)))
+        if ((rc = memory_eval_layout(in->model, g, &lay, &in->dt, 1, &mo, &mem, err)))
             return rc;
+        mem.kv_capacity_tokens *= (double)mem.attn_dp; /* data-parallel attention replicas add up */
         double P = in->mean_prompt, O = in->mean_output;
         if (!(P > 0 && O > 0))
             mean_lengths(c.workload, c.seed, &P, &O);
@@ -212,15 +216,29 @@ static int lay_mode(int code)
     return code >> 16;
 }
 
+/* Mode 0 is the plan's own layout (--pp/--ep/--dp-attention applied with every TP, or TP only);
+ * modes 1 and 2 are tried for MoE models only when no layout was given. */
 static struct llmroof_setup setup_for(const struct plan_input *in, const struct llmroof_gpu *g, int code)
 {
     int n = lay_n(code), mode = lay_mode(code);
-    struct llmroof_layout lay = { 0 };
-    if (mode >= 1)
+    struct llmroof_layout lay = in->layout;
+    if (mode >= 1) {
+        memset(&lay, 0, sizeof lay);
         lay.ep = n;
-    lay.dp_attn = mode == 2;
+        lay.dp_attn = mode == 2;
+    }
     lay.tp = mode == 2 ? 1 : n;
     return (struct llmroof_setup){ in->model, g, lay.tp, in->dt, roofline_effs(g, &in->eff), lay };
+}
+
+/* GPUs of one instance of layout `code`: for the plan's own layout (ep when ep > 1, else tp) x pp;
+ * the searched expert-parallel layouts use n. */
+static int inst_gpus(const struct plan_input *in, int code)
+{
+    if (lay_mode(code) != 0)
+        return lay_n(code);
+    const int pp = in->layout.pp > 0 ? in->layout.pp : 1;
+    return (in->layout.ep > 1 ? in->layout.ep : lay_n(code)) * pp;
 }
 
 /* The pools of one evaluation: aggregated N x tp, or X prefill (tp_p) + Y decode (tp_d);
@@ -334,7 +352,9 @@ static void rate_fill(const struct plan_input *in, struct plan_option *o, const 
     o->ttft_s = ev->ttft_s;
     o->tpot_s = ev->tpot_s;
     o->goodput_qps = ev->goodput_qps;
-    o->gpus = o->disagg ? o->prefill_instances * o->prefill_tp + o->decode_instances * o->tp : o->instances * o->tp;
+    o->gpus = o->disagg ? o->prefill_instances * inst_gpus(in, LAY(o->prefill_tp, o->prefill_mode)) +
+                              o->decode_instances * inst_gpus(in, LAY(o->tp, o->mode))
+                        : o->instances * inst_gpus(in, LAY(o->tp, o->mode));
     o->nodes = (o->gpus + in->gpus_per_node - 1) / in->gpus_per_node;
     o->goodput_per_gpu = o->gpus ? o->goodput_qps / (double)o->gpus : 0;
     o->slo_use = fmax(ev->ttft_s / in->ttft_slo_s, ev->tpot_s / in->tpot_slo_s);
@@ -406,8 +426,14 @@ static int layout_check(const struct plan_input *in, const struct llmroof_gpu *g
     struct llmroof_err e2 = { 0 };
     struct llmroof_shard sh;
     reason[0] = '\0';
-    int tp = lay_n(code);
-    if (in->gpus_per_node % tp != 0) {
+    const int tp = lay_n(code), ig = inst_gpus(in, code);
+    if (ig != tp) {
+        if (in->gpus_per_node % ig != 0) {
+            snprintf(reason, n, "an instance of %d GPUs (layout beyond TP %d) does not divide the %d GPUs of a node",
+                     ig, tp, in->gpus_per_node);
+            return LLMROOF_OK;
+        }
+    } else if (in->gpus_per_node % tp != 0) {
         snprintf(reason, n, "TP %d does not divide the %d GPUs of a node", tp, in->gpus_per_node);
         return LLMROOF_OK;
     }
@@ -442,7 +468,7 @@ static struct plan_option *new_option(struct plan_result *out, const struct plan
     o->gpu_index = gi;
     o->tp = tp;
     o->binding = PLAN_BIND_NONE;
-    o->instances_per_node = in->gpus_per_node % tp == 0 ? in->gpus_per_node / tp : 0;
+    o->instances_per_node = in->gpus_per_node % inst_gpus(in, tp) == 0 ? in->gpus_per_node / inst_gpus(in, tp) : 0;
     return o;
 }
 
@@ -455,7 +481,8 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
     int codes[3 * PLAN_MAX_TPS], ncodes = 0;
     for (int ti = 0; ti < in->ntps; ti++) {
         codes[ncodes++] = LAY(in->tps[ti], 0);
-        if (in->model->moe_experts > 0 && in->tps[ti] > 1) {
+        bool own = in->layout.ep > 1 || in->layout.pp > 1 || in->layout.dp_attn;
+        if (in->model->moe_experts > 0 && in->tps[ti] > 1 && !own) {
             codes[ncodes++] = LAY(in->tps[ti], 1);
             codes[ncodes++] = LAY(in->tps[ti], 2);
         }
@@ -486,7 +513,7 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
             struct rate_eval ev;
             if ((rc = smallest_pool(in, in->gpus[gi], true, codes[li], 0, codes[li], false, &x, &ev, &evals, err)))
                 return rc;
-            if (x > 0 && (best_x == 0 || x * lay_n(codes[li]) < best_x * lay_n(best_code))) {
+            if (x > 0 && (best_x == 0 || x * inst_gpus(in, codes[li]) < best_x * inst_gpus(in, best_code))) {
                 best_x = x;
                 best_code = codes[li];
                 pev = ev;

@@ -913,17 +913,16 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     struct llmroof_mem_opts mo = c->mem;
     mo.max_batched_tokens = (double)c->max_batched_tokens;
     mo.max_seqs = (double)c->max_seqs;
-    /* the instance's layout: TP, or with --ep expert parallelism over the same ranks or over
-     * data-parallel attention replicas (docs/model.md "Layouts"); pipelines are not simulated */
-    const struct llmroof_layout lay = estimate_layout(s);
-    if (lay.pp > 1)
-        return llmroof_err_set(err, LLMROOF_EINPUT, "pipeline parallelism is not simulated: --pp applies to estimate "
-                                                    "and memory");
     struct llmroof_memory mem;
+    /* the setup's layout (PP, EP, data-parallel attention; docs/model.md section 10) */
+    const struct llmroof_layout lay = estimate_layout(s);
     if ((rc = memory_eval_layout(s->model, s->gpu, &lay, &s->dt, 1, &mo, &mem, err)))
         return rc;
     e->bs = mo.block_size > 1 ? mo.block_size : 1;
     double cap_bytes = mem.kv_capacity_bytes_per_gpu, per_token = mem.kv_bytes_per_token_per_gpu;
+    /* data-parallel attention replicas each hold their own sequences: the instance's KV blocks
+     * are the replicas' together */
+    cap_bytes *= (double)mem.attn_dp;
     *kv_bytes_per_token = mem.kv_bytes_per_token;
     if ((rc = ops_shard_layout(s->model, &lay, &e->sh, err)))
         return rc;
@@ -941,12 +940,8 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
         cap_bytes -= mem.weights_bytes_per_gpu / (double)s->model->layers; /* the head: about one layer */
     }
     double tokens = per_token > 0 && cap_bytes > 0 ? floor(cap_bytes / per_token) : 0;
-    if (tokens > mem.kv_capacity_tokens)
-        tokens = mem.kv_capacity_tokens;
-    /* data-parallel attention: each replica holds its own sequences' KV; the instance's pool is
-     * their sum (one queue in front of them all: replicas assumed evenly loaded) */
-    if (mem.attn_dp > 1)
-        tokens *= (double)mem.attn_dp;
+    if (tokens > mem.kv_capacity_tokens * (double)mem.attn_dp)
+        tokens = mem.kv_capacity_tokens * (double)mem.attn_dp;
     e->total_blocks = (long)floor(tokens / (double)e->bs);
     if (e->total_blocks < 1)
         return llmroof_err_set(err, LLMROOF_EINPUT,
