@@ -46,6 +46,7 @@ _llmroof()
         --slo-percentile) COMPREPLY=($(compgen -W "p50 p90 p95 p99" -- "$cur")); return ;;
         -e|--engine) COMPREPLY=($(compgen -W "$(llmroof list engines --format csv 2>/dev/null | tail -n +2 | cut -d, -f1 | tr -d '\r')" -- "$cur")); return ;;
         --by) COMPREPLY=($(compgen -W "metric gpu source model" -- "$cur")); return ;;
+        --cv) COMPREPLY=($(compgen -W "source gpu" -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W "table md csv json html jsonl" -- "$cur")); return ;;
         --table) COMPREPLY=($(compgen -W "$(llmroof "$cmd" --help 2>/dev/null | sed -n 's/.*instead of the first: //p' | tr -d ',')" -- "$cur")); return ;;
         --gpus-file|--models-file|--svg|--trace|--requests-out|--trace-out|--map|--out|--ops|--uncertainty-out|--fit-gpus|--fit-engines) COMPREPLY=($(compgen -f -- "$cur")); return ;;

@@ -40,7 +40,15 @@ struct llmroof_gpu {
     double compute_eff;                              /* achieved fraction of peak FLOP/s, (0,1] */
     double memory_eff;                               /* achieved fraction of peak bandwidth, (0,1] */
     double comm_eff;                                 /* achieved fraction of link bandwidth, (0,1] */
-    double step_overhead_s;                          /* fixed cost per engine step (launch, scheduling), s */
+    double step_overhead_s;                          /* fixed GPU cost per step (synchronisation), s */
+    double kernel_s;                                 /* GPU time each kernel adds beyond its roofline time
+                                                        (launch latency, ramp-up, tail), s; 0 = kernel.c default */
+    double gemm_8bit_eff;                            /* share of the compute efficiency 8-bit GEMMs reach
+                                                        on their doubled peak, (0,1]; 0 = kernel.c default */
+    double overlap;                                  /* share of the shorter of compute and memory time that
+                                                        does not hide under the longer one, [0, 0.5] */
+    double fp16_acc_ratio;                           /* fp16-accumulate tensor peak / fp16 peak (GeForce: 2), 1 or more;
+                                                        0 = 1 */
     int gpus_per_node;                               /* usual GPUs in one server */
     int domain_gpus;                                 /* GPUs sharing the intra-node link (8; NVL72: 72) */
     char net_kind[16];                               /* inter-node network ("ib-ndr", "roce", "efa") */
@@ -106,10 +114,16 @@ struct llmroof_model {
 struct llmroof_engine {
     char id[LLMROOF_ID_MAX];          /* "vllm-0.6" */
     char name[LLMROOF_NAME_MAX];      /* display name */
-    double step_overhead_s;           /* added to the GPU's per-step overhead, s */
+    double step_overhead_s;           /* CPU time per step the GPU waits for (scheduling, sampling), s */
     double first_token_s;             /* added to every TTFT (tokenisation, admission, first sample), s */
-    double compute_scale;             /* multiplies the GPU's compute efficiency, (0, 1] */
+    double compute_scale;             /* multiplies the GPU's compute efficiency, [0.7, 1] */
     double collective_latency_s;      /* added to each collective's fixed latency (NCCL via torch vs custom kernels), s */
+    bool cuda_graphs;                 /* decode steps replay a CUDA graph: no CPU launch cost per kernel */
+    double launch_s;                  /* CPU time to launch one kernel without graphs, s [0, 50 us]; 0 = 4 us */
+    double kernel_factor;             /* kernels launched / the fused count ops.c declares, [1, 4]; 0 = 1 */
+    bool kv_per_query_head;           /* decode attention reads K/V once per query head (GQA before XQA) */
+    bool fp8_attention;               /* attention runs at the fp8 peak when the activations are fp8 */
+    bool fp16_accumulate;             /* GEMMs accumulate in fp16 (the GeForce fp16-accumulate peak) */
     char source[LLMROOF_SOURCE_MAX];  /* where the figures come from */
 };
 
@@ -184,11 +198,17 @@ int catalog_check_model(const struct llmroof_model *m, const char *where, struct
 /* (data/uncertainty.json); see docs/validation.md                           */
 /* ------------------------------------------------------------------------ */
 
-#define LLMROOF_MAP_MAX 64
+#define LLMROOF_MAP_MAX 96
 #define LLMROOF_MAP_KEY 96
 
 struct llmroof_name_map { char from[LLMROOF_MAP_KEY]; char to[LLMROOF_ID_MAX]; };
-struct llmroof_dtype_map { char from[LLMROOF_MAP_KEY]; enum llmroof_dtype dtype; double bits; /* 0 = dtype's */ };
+struct llmroof_dtype_map {
+    char from[LLMROOF_MAP_KEY];
+    enum llmroof_dtype dtype;
+    double bits;               /* 0 = dtype's */
+    bool has_act;              /* the format computes in `act` (W8A8, fp8), not at 16 bits */
+    enum llmroof_dtype act;
+};
 struct llmroof_len_map { char from[LLMROOF_MAP_KEY]; long tokens; };
 
 struct llmroof_valmap {
@@ -204,6 +224,10 @@ struct llmroof_valmap {
     int nlens;
     struct llmroof_name_map engines[LLMROOF_MAP_MAX]; /* framework name -> engine id */
     int nengines;
+    struct llmroof_len_map batches[LLMROOF_MAP_MAX];  /* non-numeric batch -> sequences; 0 = the most that fit */
+    int nbatches;
+    char reserved[LLMROOF_MAP_MAX][LLMROOF_MAP_KEY];  /* source keys kept out of the visible set */
+    int nreserved;
 };
 
 int catalog_load_valmap(const char *text, size_t len, const char *fname, struct llmroof_valmap *out,

@@ -54,4 +54,9 @@ int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
 double estimate_sum_max_linear(double a1, double b1, double a2, double b2, double c1, double c2,
                                double *first_part);
 
+/* Sum over integer c in [c1, c2] of the largest of n <= LLMROOF_MAX_LINES lines a[i] + b[i]*c;
+ * part[i] (may be NULL) receives the part of the sum where line i is the largest. */
+#define LLMROOF_MAX_LINES 4
+double estimate_sum_max_lines(const double *a, const double *b, int n, double c1, double c2, double *part);
+
 #endif

@@ -113,6 +113,7 @@ struct llmroof_op {
     double flops;      /* per instance, per rank, FLOP */
     double bytes;      /* per instance, per rank, HBM bytes read + written */
     double comm_bytes; /* per instance, collective message size in bytes (0 for local ops) */
+    double kernels;    /* kernels one instance launches in a fused engine (RoPE with the QKV GEMM: 2) */
 };
 
 struct llmroof_oplist {
@@ -121,6 +122,8 @@ struct llmroof_oplist {
     bool mla_absorbed;                      /* MLA step run with absorbed weights over the latent (decode) */
     int ep_ranks;                           /* all-to-all group (expert parallelism), 0 = none */
     int stage_gpus;                         /* GPUs per pipeline stage (pp_send placement), 0 = no PP */
+    double attn_kv_bytes;                   /* the K/V-cache reads inside op[ATTENTION].bytes, per instance */
+    double q_per_kv;                        /* query heads per KV head on a rank (GQA group size; 1 for MLA) */
 };
 
 /* Builds the operator list of one step. Pure; never fails once `sh` is valid. */

@@ -38,6 +38,9 @@ struct plan_input {
     struct llmroof_eff_override eff;
     bool fast;                     /* analytic steady state instead of simulation */
     double mean_prompt, mean_output; /* --fast: the workload's mean lengths; 0 = sample them */
+    struct llmroof_layout layout;  /* --pp/--ep/--dp-attention applied with every TP (its tp unused);
+                                      zero = TP only. An instance is gpus_per_stage x pp GPUs and
+                                      must fit in a node (docs/model.md section 10) */
 };
 
 enum plan_binding { PLAN_BIND_NONE, PLAN_BIND_TTFT, PLAN_BIND_TPOT, PLAN_BIND_CAP, PLAN_BIND_LOAD };

@@ -17,6 +17,15 @@ struct llmroof_effs {
     double overhead_s;    /* fixed cost per engine step, s */
     double first_token_s; /* added to every TTFT by the serving engine, s (0 without an engine) */
     double comm_latency_s;/* added to every collective's fixed latency by the engine's all-reduce path, s */
+    /* kernel-level terms (llmroof/kernel.h); zero in a hand-built struct means pure roofline */
+    double kernel_s;      /* GPU time each kernel adds (launch latency, ramp-up, tail), s */
+    double overlap;       /* share of the shorter roofline term not hidden under the longer, [0, 0.5] */
+    double launch_s;      /* CPU time per kernel launch the GPU may wait for (0 with CUDA graphs), s */
+    double kernel_factor; /* kernels launched / ops.c's fused count (0 = 1) */
+    double gemm_scale;    /* share of `compute` that GEMMs in the activation dtype reach (0 = 1) */
+    double peak_scale;    /* tensor peak multiplier (GeForce fp16 accumulation: 2; 0 = 1) */
+    bool fp8_attention;   /* attention at the activation dtype's peak when that is fp8 */
+    bool kv_per_query_head; /* engine's decode attention reads K/V per query head */
 };
 /* The GPU's catalog defaults. */
 struct llmroof_effs roofline_default_effs(const struct llmroof_gpu *g);
@@ -28,7 +37,9 @@ struct llmroof_eff_override {
     const struct llmroof_engine *engine;                  /* engine profile, or NULL */
 };
 /* Catalog defaults of g, then the engine profile (may be NULL: compute x compute_scale,
- * overhead + step overhead, first-token overhead), then the set fields of o (may be NULL). */
+ * overhead + step overhead, first-token overhead, kernel launch cost, kernel count, fp16
+ * accumulation), then the set fields of o (may be NULL). The GEMM dtype scale is set by
+ * roofline_eval from its `act` argument. */
 struct llmroof_effs roofline_effs(const struct llmroof_gpu *g, const struct llmroof_eff_override *o);
 struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const struct llmroof_engine *e,
                                          const struct llmroof_eff_override *o);
@@ -37,7 +48,8 @@ struct llmroof_optime {
     double compute_s;  /* count * flops / (peak * eff) */
     double memory_s;   /* count * bytes / (bw * eff) */
     double comm_s;     /* collectives: count * alpha-beta time */
-    double time_s;     /* count * max(compute, memory) per instance; comm_s for collectives */
+    double time_s;     /* count * kernel time per instance (llmroof/kernel.h); comm_s for collectives */
+    double fixed_s;    /* the part of time_s that is per-kernel fixed cost or CPU launch wait */
     enum llmroof_bound bound;
 };
 

@@ -14,8 +14,9 @@
 
 enum val_metric {
     VAL_TPOT_MS, VAL_TTFT_MS, VAL_DECODE_TOK_S_PER_SEQ, VAL_DECODE_TOK_S_TOTAL, VAL_PREFILL_TOK_S,
-    VAL_E2E_LATENCY_MS, VAL_THROUGHPUT_OUT_TOK_S, VAL_METRIC_COUNT
+    VAL_E2E_LATENCY_MS, VAL_THROUGHPUT_OUT_TOK_S, VAL_SERVING_THROUGHPUT_OUT_TOK_S, VAL_METRIC_COUNT
 };
+/* serving throughput is in the e2e class; a row measured under a load is `serving` (val_case) */
 enum val_class { VAL_CLASS_DECODE, VAL_CLASS_PREFILL, VAL_CLASS_E2E };
 
 const char *val_metric_name(enum val_metric m);
@@ -27,9 +28,15 @@ const char *val_class_name(enum val_class c);
 /* One CSV row, as written (strings kept for mapping and messages). */
 struct val_row {
     char id[32], model[VAL_TEXT], gpu[VAL_TEXT], weight_dtype[VAL_TEXT], kv_dtype[VAL_TEXT], framework[VAL_TEXT];
-    char num_gpus[32], tp[32], batch[32], input_len[VAL_TEXT], output_len[VAL_TEXT], metric[64], value[64];
+    char num_gpus[32], tp[VAL_TEXT], batch[VAL_TEXT], input_len[VAL_TEXT], output_len[VAL_TEXT], metric[64], value[64];
+    char source[VAL_TEXT]; /* the publication (optional column; its first word keys --cv source) */
+    char notes[VAL_TEXT];  /* the notes column's first 127 bytes (the load of a serving row) */
     long line; /* 1-based line of the row in the file */
 };
+
+/* The publication a row comes from: the first word of its source column without "https://"
+ * ("github.com/zeux/calm"), or its framework when the file has no source column. */
+void val_source_key(const struct val_row *r, char *out, size_t cap);
 
 /* One RFC 4180 record (quoted fields, doubled quotes, CRLF) from text[*pos..len): at most
  * VAL_MAX_FIELDS fields, each truncated to VAL_TEXT - 1 bytes (bit i of *over set when field i
@@ -74,6 +81,10 @@ struct val_case {
     double predicted;                /* in the metric's unit, when mapped */
     double err;                      /* in time: predicted / measured latency - 1 (rates inverted);
                                         > 0 means llmroof predicts slower than measured */
+    bool serving;                    /* measured under a load (batch "dynamic"): predicted by the simulator */
+    long concurrency;                /* serving: users of a closed loop; 0 = every request at once */
+    long requests;                   /* serving: requests in the run */
+    bool median;                     /* serving: the row states a median (else a mean) */
 };
 
 void val_map_row(const struct llmroof_catalog *cat, const struct llmroof_valmap *map, const struct val_row *row,
@@ -122,5 +133,19 @@ int val_calibrate(struct val_case *cases, size_t n, const struct llmroof_gpu *gp
 int val_fit_all(struct val_case *cases, size_t n, const bool *train, struct llmroof_gpu *gpus, int ngpus,
                 struct llmroof_engine *engines, int nengines, double *loss_before, double *loss_after,
                 struct llmroof_err *err);
+
+/* Leave-one-group-out cross-validation (docs/validation.md "Cross-validation"): for every group of
+ * mapped cases - a publication (val_source_key) or a GPU - each GPU's and engine's parameters start
+ * from their catalog values (physical priors) and are fitted by val_fit_all on the other groups'
+ * rows only; the group's rows are then predicted with those values. On return every mapped case's
+ * `predicted` and `err` are its held-out values. An engine or GPU seen only in the held-out group
+ * keeps its prior: that is the transfer the check measures. */
+enum val_cv_by { VAL_CV_NONE, VAL_CV_SOURCE, VAL_CV_GPU };
+struct val_cv_report {
+    int folds;            /* groups held out */
+    char bounds[4096];    /* parameters that ended a fold at a bound, with the number of folds */
+};
+int val_cross_validate(struct val_case *cases, size_t n, enum val_cv_by by, struct val_cv_report *out,
+                       struct llmroof_err *err);
 
 #endif

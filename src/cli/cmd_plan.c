@@ -114,7 +114,7 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
         { OPT_MAXSEQS, "max-seqs", 0, "N", "engine running-sequence limit (default 256)", false },
         { OPT_NOCHUNK, "no-chunked-prefill", 0, NULL, "engine prefills prompts whole", false },
         { OPT_SEED, "seed", 0, "N", "random seed of the simulations (default 42)", false },
-        CLI_OPT_DTYPES, CLI_OPT_EFFS, CLI_OPT_MEM,
+        CLI_OPT_LAYOUT, CLI_OPT_DTYPES, CLI_OPT_EFFS, CLI_OPT_MEM,
     };
     x->c = c;
     cli_setup_defaults(&x->s);
@@ -169,6 +169,7 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
     if (x->in.sim.mem.block_size <= 1)
         x->in.sim.mem.block_size = 16;
     x->in.dt = cli_dtypes(&x->s);
+    x->in.layout = cli_layout(&x->s);
     x->in.eff = x->s.eff;
 
     if (c->flags & CLI_PARSE_ONLY) {

@@ -1,4 +1,5 @@
 /* cmd_validate.c - `llmroof validate FILE.csv`: llmroof against published measurements. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +11,7 @@
 #include "llmroof/render_validate.h"
 
 enum { OPT_BY = 1, OPT_MAP, OPT_SVG, OPT_UNC, OPT_MAXDEC, OPT_MAXPRE, OPT_FIT, OPT_FIT_ALL, OPT_FIT_GPUS, OPT_FIT_ENGINES,
-       OPT_OPS, OPT_OUT };
+       OPT_OPS, OPT_OUT, OPT_CV };
 
 struct ctx {
     enum val_group by;
@@ -22,6 +23,7 @@ struct ctx {
     const char *out;               /* --out FILE (with --ops) */
     struct cli_setup_opts s;       /* --gpu, --model, --tp, efficiencies (with --ops) */
     bool have_tp;
+    enum val_cv_by cv;             /* --cv source|gpu */
 };
 
 static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
@@ -43,6 +45,14 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     case OPT_FIT_ENGINES: x->fit_engines = arg; return 0;
     case OPT_OPS: x->ops = arg; return 0;
     case OPT_OUT: x->out = arg; return 0;
+    case OPT_CV:
+        if (strcmp(arg, "source") == 0)
+            x->cv = VAL_CV_SOURCE;
+        else if (strcmp(arg, "gpu") == 0)
+            x->cv = VAL_CV_GPU;
+        else
+            return cli_usage_error(c, "option '--cv': '%s' is not one of source, gpu", arg);
+        return 0;
     }
     if (id == OPT_TP)
         x->have_tp = true;
@@ -279,6 +289,118 @@ int cli_validation_cases(struct cli *c, const char *file, const char *map_path, 
     return 0;
 }
 
+/* Groupings of the cross-validated summary (docs/validation.md): metric class, publication, GPU
+ * family, batch regime, engine, static or serving. */
+enum cv_dim { CV_CLASS, CV_SOURCE, CV_FAMILY, CV_REGIME, CV_ENGINE, CV_LOAD, CV_NDIMS };
+
+static void cv_group(const struct val_case *c, enum cv_dim d, char *out, size_t cap)
+{
+    switch (d) {
+    case CV_CLASS: snprintf(out, cap, "%s", val_class_name(val_metric_class(c->metric))); return;
+    case CV_SOURCE: {
+        /* the publication, shortened for a 100-column table: no "github.com/" or "www.", at most
+         * 38 characters (the key itself, val_source_key, stays whole for the folds) */
+        char k[VAL_TEXT];
+        val_source_key(c->row, k, sizeof k);
+        const char *s = k;
+        if (strncmp(s, "github.com/", 11) == 0)
+            s += 11;
+        else if (strncmp(s, "www.", 4) == 0)
+            s += 4;
+        if (strlen(s) > 38)
+            snprintf(out, cap, "%.35s...", s);
+        else
+            snprintf(out, cap, "%s", s);
+        return;
+    }
+    case CV_FAMILY:
+        if (strncmp(c->gpu->id, "rtx-", 4) == 0)
+            snprintf(out, cap, "geforce");
+        else
+            snprintf(out, cap, "%.*s", (int)strcspn(c->gpu->id, "-"), c->gpu->id);
+        return;
+    case CV_REGIME: snprintf(out, cap, "%s", c->batch <= 1 ? "batch 1" : c->batch <= 32 ? "batch 2-32" : "batch >32"); return;
+    case CV_ENGINE: snprintf(out, cap, "%s", c->engine ? c->engine->id : "(none)"); return;
+    case CV_LOAD: snprintf(out, cap, "%s", c->serving ? "serving" : "static"); return;
+    case CV_NDIMS: break;
+    }
+    snprintf(out, cap, "?");
+}
+
+struct cv_sel {
+    enum cv_dim d;
+    const char *key;
+};
+
+static bool in_cv_group(const struct val_case *c, const void *v)
+{
+    const struct cv_sel *s = v;
+    char k[VAL_TEXT];
+    cv_group(c, s->d, k, sizeof k);
+    return strcmp(k, s->key) == 0;
+}
+
+static void cv_summary(struct cli *c, const char *file, struct val_case *cases, size_t n, enum val_cv_by by,
+                       const struct val_cv_report *rep)
+{
+    static const char *const dim_names[CV_NDIMS] = { "class", "source", "gpu family", "batch", "engine", "load" };
+    struct table t;
+    char title[256];
+    snprintf(title, sizeof title, "held-out errors: leave one %s out (%d folds); every parameter fitted on the others",
+             by == VAL_CV_GPU ? "GPU" : "source", rep->folds);
+    table_init(&t, title);
+    table_col(&t, "by", 0);
+    table_col(&t, "group", 0);
+    table_col(&t, "n", 0);
+    table_col(&t, "median_abs_pct", 1);
+    table_col(&t, "p90_abs_pct", 1);
+    table_col(&t, "bias_pct", 1);
+    struct val_stats all = val_stats_of(cases, n, NULL, NULL);
+    table_row(&t);
+    table_str(&t, "all");
+    table_str(&t, "all");
+    table_num(&t, (double)all.n);
+    table_num(&t, 100 * all.median_abs);
+    table_num(&t, 100 * all.p90_abs);
+    table_num(&t, 100 * all.bias);
+    char (*seen)[VAL_TEXT] = calloc(n ? n : 1, sizeof *seen);
+    for (int d = 0; d < CV_NDIMS && seen; d++) {
+        size_t ns = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (!cases[i].mapped)
+                continue;
+            char k[VAL_TEXT];
+            cv_group(&cases[i], (enum cv_dim)d, k, sizeof k);
+            bool have = false;
+            for (size_t j = 0; j < ns && !have; j++)
+                have = strcmp(seen[j], k) == 0;
+            if (have)
+                continue;
+            snprintf(seen[ns++], sizeof seen[0], "%s", k);
+            struct cv_sel sel = { (enum cv_dim)d, k };
+            struct val_stats st = val_stats_of(cases, n, in_cv_group, &sel);
+            table_row(&t);
+            table_str(&t, dim_names[d]);
+            table_str(&t, k);
+            table_num(&t, (double)st.n);
+            table_num(&t, 100 * st.median_abs);
+            table_num(&t, 100 * st.p90_abs);
+            table_num(&t, 100 * st.bias);
+        }
+    }
+    free(seen);
+    if (cli_prose(c))
+        sbuf_printf(&c->out, "%sllmroof validate --cv %s %s: error = predicted / measured time - 1 (rates inverted), "
+                             "each row predicted by a model fitted without its %s\n\n",
+                    c->format == TABLE_MD ? "## " : "", by == VAL_CV_GPU ? "gpu" : "source", file,
+                    by == VAL_CV_GPU ? "GPU" : "publication");
+    cli_table(c, "crossval", &t);
+    table_free(&t);
+    if (cli_prose(c))
+        sbuf_printf(&c->out, "\nparameters that ended a fold at a physical bound: %s\n",
+                    rep->bounds[0] ? rep->bounds : "none");
+}
+
 static bool in_class(const struct val_case *c, const void *cls)
 {
     return val_metric_class(c->metric) == *(const enum val_class *)cls;
@@ -491,6 +613,7 @@ int cmd_validate(struct cli *c, int argc, char **argv)
         { OPT_FIT_ENGINES, "fit-engines", 0, "FILE", "with --fit: write the fitted engine profiles", false },
         { OPT_OPS, "ops", 0, "FILE", "per-operator kernel times (bench/gpu/measure.py) to compare; needs --gpu", false },
         { OPT_OUT, "out", 0, "FILE", "with --ops: write the GPU entry with the measured asymptotes as efficiencies", false },
+        { OPT_CV, "cv", 0, "BY", "cross-validate: leave one source (publication) or gpu out, refit, predict it", false },
         CLI_OPT_GPU,
         CLI_OPT_MODEL,
         CLI_OPT_TP,
@@ -504,9 +627,9 @@ int cmd_validate(struct cli *c, int argc, char **argv)
     char *pos[2];
     int npos = 0;
     static const char *const tables[] = { "rows", "summary", "unmapped", "kernels", "operators", "errors", "gpus",
-                                          "engines", NULL };
+                                          "engines", "crossval", NULL };
     c->tables = tables;
-    c->usage = "llmroof validate FILE.csv [--by metric|gpu|source|model] [--svg FILE] [--uncertainty-out FILE]\n"
+    c->usage = "llmroof validate [FILE.csv] [--cv source|gpu] [--by metric|gpu|source|model] [--svg FILE] [--uncertainty-out FILE]\n"
                "       llmroof validate --ops OPS.csv -g GPU [-m MODEL] [-t TP]";
     int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, &x, pos, 2, &npos,
                        "Maps each row of a measurements CSV (the ../shared/validation format) to the catalog,\n"
@@ -528,8 +651,16 @@ int cmd_validate(struct cli *c, int argc, char **argv)
     if (x.s.gpu || x.s.model || x.have_tp || x.s.eff.has_compute || x.s.eff.has_memory || x.out)
         return cli_usage_error(c, "options '--gpu', '--model', '--tp', '--compute-eff', '--memory-eff' and '--out' go with "
                                   "'--ops'");
-    if (npos != 1)
+    if (npos > 1)
         return cli_usage_error(c, "expected one FILE.csv");
+    char deffile[PATH_MAX + 32];
+    if (npos == 0) {
+        /* the published set installed with the catalog (data/measurements.csv) */
+        if ((rc = cli_catalog(c)))
+            return rc;
+        snprintf(deffile, sizeof deffile, "%s/measurements.csv", c->data_dir);
+        pos[0] = deffile;
+    }
     struct val_row *rows = NULL;
     struct val_case *cases = NULL;
     size_t n = 0;
@@ -552,6 +683,17 @@ int cmd_validate(struct cli *c, int argc, char **argv)
         free(cases);
         return cli_usage_error(c, "options '--fit-gpus' and '--fit-engines' need '--fit'");
     }
+    struct val_cv_report *rep = NULL;
+    if (x.cv != VAL_CV_NONE) {
+        struct llmroof_err err = { 0 };
+        rep = calloc(1, sizeof *rep);
+        if (!rep || val_cross_validate(cases, n, x.cv, rep, &err)) {
+            free(rows);
+            free(cases);
+            free(rep);
+            return rep ? cli_fail(c, &err) : 1;
+        }
+    }
     if (x.svg) {
         struct sbuf svg;
         sbuf_init(&svg);
@@ -567,6 +709,13 @@ int cmd_validate(struct cli *c, int argc, char **argv)
         rc = j ? cli_write_file(c, x.unc, &b) : 1;
         free(j);
     }
+    if (!rc && rep && c->format != TABLE_JSON) {
+        /* JSON: the rows carry the held-out predictions; the summary tables are text, md, csv */
+        cv_summary(c, pos[0], cases, n, x.cv, rep);
+        if (cli_prose(c))
+            sbuf_append(&c->out, "\n");
+    }
+    free(rep);
     if (!rc) {
         if (c->format == TABLE_JSON) {
             char *j = render_json_validate(pos[0], cases, n, x.by);

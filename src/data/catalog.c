@@ -60,7 +60,8 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
     };
     static const char *const net_fields[] = { "kind", "bandwidth_Bps", "latency_s", NULL };
     static const char *const ic_fields[] = { "kind", "bandwidth_Bps", "latency_s", "hop_latency_s", NULL };
-    static const char *const eff_fields[] = { "compute", "memory", "comm", NULL };
+    static const char *const eff_fields[] = { "compute", "memory", "comm", "kernel_s", "gemm_8bit", "fp16_accumulate_ratio",
+                                              "overlap", NULL };
     int rc;
 
     memset(g, 0, sizeof *g);
@@ -164,7 +165,15 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
         /* efficiencies: a fraction of peak; below 1% the entry is a slip, not a GPU */
         (rc = json_get_number(c, ef, "compute", "efficiency.compute", true, 0.01, false, 1, &g->compute_eff, NULL)) ||
         (rc = json_get_number(c, ef, "memory", "efficiency.memory", true, 0.01, false, 1, &g->memory_eff, NULL)) ||
-        (rc = json_get_number(c, ef, "comm", "efficiency.comm", true, 0.01, false, 1, &g->comm_eff, NULL)))
+        (rc = json_get_number(c, ef, "comm", "efficiency.comm", true, 0.01, false, 1, &g->comm_eff, NULL)) ||
+        /* physical bounds (docs/model.md "Kernel-level terms"): a kernel's fixed cost lies between a bare
+         * launch on a graph (about 0.6 us) and a cold eager launch (about 10 us); 8-bit GEMMs reach at
+         * least half of the 16-bit share of their doubled peak; GeForce fp16 accumulation doubles the peak */
+        (rc = json_get_number(c, ef, "kernel_s", "efficiency.kernel_s", false, 0.5e-6, false, 10e-6, &g->kernel_s, NULL)) ||
+        (rc = json_get_number(c, ef, "gemm_8bit", "efficiency.gemm_8bit", false, 0.5, false, 1, &g->gemm_8bit_eff, NULL)) ||
+        (rc = json_get_number(c, ef, "overlap", "efficiency.overlap", false, 0, false, 0.5, &g->overlap, NULL)) ||
+        (rc = json_get_number(c, ef, "fp16_accumulate_ratio", "efficiency.fp16_accumulate_ratio", false, 1, false, 2,
+                              &g->fp16_acc_ratio, NULL)))
         return rc;
     if ((rc = json_get_number(c, e, "step_overhead_s", "step_overhead_s", true, 0, false, 1, &g->step_overhead_s, NULL)))
         return rc;
@@ -603,7 +612,8 @@ int catalog_add_models_text(struct llmroof_catalog *cat, const char *text, size_
 static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engine *g)
 {
     static const char *const fields[] = { "id", "name", "step_overhead_s", "first_token_s", "compute_scale",
-                                          "collective_latency_s", "source", NULL };
+                                          "collective_latency_s", "cuda_graphs", "launch_s", "kernel_factor",
+                                          "kv_per_query_head", "fp8_attention", "fp16_accumulate", "source", NULL };
     int rc;
     memset(g, 0, sizeof *g);
     if (!cJSON_IsObject(e))
@@ -615,11 +625,21 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
         return json_ferr(c, "id", "must use only lowercase letters, digits, '-', '.' and '_'");
     if ((rc = json_check_known(c, e, "", fields)) || (rc = json_get_string(c, e, "name", true, g->name, sizeof g->name)) ||
         (rc = json_get_string(c, e, "source", true, g->source, sizeof g->source)) ||
-        (rc = json_get_number(c, e, "step_overhead_s", "step_overhead_s", true, 0, false, 1, &g->step_overhead_s, NULL)) ||
-        (rc = json_get_number(c, e, "first_token_s", "first_token_s", true, 0, false, 60, &g->first_token_s, NULL)) ||
-        (rc = json_get_number(c, e, "compute_scale", "compute_scale", true, 0.01, false, 1, &g->compute_scale, NULL)) ||
-        (rc = json_get_number(c, e, "collective_latency_s", "collective_latency_s", false, 0, false, 0.01,
-                         &g->collective_latency_s, NULL)))
+        /* physical bounds, docs/model.md "Engine profiles": CPU per step up to 20 ms (vLLM 0.5 spent
+         * most of a step on the CPU), first-token overhead up to 200 ms, kernel libraries within 30% of
+         * cuBLAS, up to 50 us more per collective than NCCL's own latency, a kernel launch up to 50 us of
+         * CPU (Python eager dispatch), up to 4x the fused kernel count (unfused eager PyTorch) */
+        (rc = json_get_number(c, e, "step_overhead_s", "step_overhead_s", true, 0, false, 0.02, &g->step_overhead_s, NULL)) ||
+        (rc = json_get_number(c, e, "first_token_s", "first_token_s", true, 0, false, 0.2, &g->first_token_s, NULL)) ||
+        (rc = json_get_number(c, e, "compute_scale", "compute_scale", true, 0.7, false, 1, &g->compute_scale, NULL)) ||
+        (rc = json_get_number(c, e, "collective_latency_s", "collective_latency_s", false, 0, false, 50e-6,
+                         &g->collective_latency_s, NULL)) ||
+        (rc = json_get_number(c, e, "launch_s", "launch_s", false, 0, false, 50e-6, &g->launch_s, NULL)) ||
+        (rc = json_get_number(c, e, "kernel_factor", "kernel_factor", false, 1, false, 4, &g->kernel_factor, NULL)) ||
+        (rc = json_get_bool(c, e, "cuda_graphs", false, &g->cuda_graphs)) ||
+        (rc = json_get_bool(c, e, "kv_per_query_head", false, &g->kv_per_query_head)) ||
+        (rc = json_get_bool(c, e, "fp8_attention", false, &g->fp8_attention)) ||
+        (rc = json_get_bool(c, e, "fp16_accumulate", false, &g->fp16_accumulate)))
         return rc;
     return LLMROOF_OK;
 }

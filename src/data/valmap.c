@@ -66,26 +66,31 @@ int catalog_load_valmap(const char *text, size_t len, const char *fname, struct 
         cJSON_Delete(doc);
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s: expected a JSON object", fname);
     }
-    const cJSON *g, *md, *w, *k, *l, *en = NULL;
+    const cJSON *g, *md, *w, *k, *l, *en = NULL, *bt = NULL;
     int rc;
     if ((rc = map_object(doc, "gpus", fname, true, &g, err)) || (rc = map_object(doc, "models", fname, true, &md, err)) ||
         (rc = map_object(doc, "weight_dtypes", fname, true, &w, err)) ||
         (rc = map_object(doc, "kv_dtypes", fname, true, &k, err)) ||
         (rc = map_object(doc, "lengths", fname, false, &l, err)) ||
         (rc = map_object(doc, "engines", fname, false, &en, err)) ||
+        (rc = map_object(doc, "batches", fname, false, &bt, err)) ||
         (en && (rc = names(en, "engines", fname, m->engines, &m->nengines, err))) ||
         (rc = names(g, "gpus", fname, m->gpus, &m->ngpus, err)) ||
         (rc = names(md, "models", fname, m->models, &m->nmodels, err)))
         goto out;
     for (const cJSON *it = w->child; it; it = it->next) {
         const cJSON *d = cJSON_GetObjectItemCaseSensitive(it, "dtype"), *b = cJSON_GetObjectItemCaseSensitive(it, "bits");
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(it, "act");
         struct llmroof_dtype_map *e = &m->wdt[m->nwdt];
         if (!cJSON_IsObject(it) || !cJSON_IsString(d) || !dtype_parse(d->valuestring, &e->dtype) ||
-            (b && (!cJSON_IsNumber(b) || !(b->valuedouble >= 1) || b->valuedouble > 64))) {
-            rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: weight_dtypes.'%s' must be {\"dtype\": D[, \"bits\": B in [1, 64]]}", fname,
+            (b && (!cJSON_IsNumber(b) || !(b->valuedouble >= 1) || b->valuedouble > 64)) ||
+            (a && (!cJSON_IsString(a) || !dtype_parse(a->valuestring, &e->act)))) {
+            rc = llmroof_err_set(err, LLMROOF_EINPUT,
+                                 "%s: weight_dtypes.'%s' must be {\"dtype\": D[, \"bits\": B in [1, 64]][, \"act\": D]}", fname,
                                  it->string);
             goto out;
         }
+        e->has_act = a != NULL;
         snprintf(e->from, sizeof e->from, "%s", it->string);
         e->bits = b ? b->valuedouble : 0;
         m->nwdt++;
@@ -106,6 +111,30 @@ int catalog_load_valmap(const char *text, size_t len, const char *fname, struct 
         }
         snprintf(m->lens[m->nlens].from, sizeof m->lens[0].from, "%s", it->string);
         m->lens[m->nlens++].tokens = (long)it->valuedouble;
+    }
+    for (const cJSON *it = bt ? bt->child : NULL; it; it = it->next) {
+        if (!cJSON_IsNumber(it) || it->valuedouble < 0 || it->valuedouble > 1e6 || it->valuedouble != floor(it->valuedouble)) {
+            rc = llmroof_err_set(err, LLMROOF_EINPUT,
+                                 "%s: batches.'%s' must be a whole number of sequences (0: the most that fit)", fname,
+                                 it->string);
+            goto out;
+        }
+        snprintf(m->batches[m->nbatches].from, sizeof m->batches[0].from, "%s", it->string);
+        m->batches[m->nbatches++].tokens = (long)it->valuedouble;
+    }
+    const cJSON *rs = cJSON_GetObjectItemCaseSensitive(doc, "reserved_sources");
+    if (rs && (!cJSON_IsArray(rs) || cJSON_GetArraySize(rs) > LLMROOF_MAP_MAX)) {
+        rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: 'reserved_sources' must be an array of at most %d strings", fname,
+                             LLMROOF_MAP_MAX);
+        goto out;
+    }
+    for (const cJSON *it = rs ? rs->child : NULL; it; it = it->next) {
+        if (!cJSON_IsString(it) || !it->valuestring || !it->valuestring[0] || strlen(it->valuestring) >= LLMROOF_MAP_KEY) {
+            rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: 'reserved_sources' entries must be strings of 1-%d characters",
+                                 fname, LLMROOF_MAP_KEY - 1);
+            goto out;
+        }
+        snprintf(m->reserved[m->nreserved++], LLMROOF_MAP_KEY, "%s", it->valuestring);
     }
 out:
     cJSON_Delete(doc);

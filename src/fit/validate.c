@@ -8,11 +8,13 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "llmroof/memory.h"
 #include "llmroof/parse.h"
+#include "llmroof/sim.h"
 
 static const char *const metric_names[VAL_METRIC_COUNT] = {
     "tpot_ms", "ttft_ms", "decode_tok_s_per_seq", "decode_tok_s_total", "prefill_tok_s", "e2e_latency_ms",
-    "throughput_out_tok_s"
+    "throughput_out_tok_s", "serving_throughput_out_tok_s"
 };
 
 const char *val_metric_name(enum val_metric m)
@@ -26,7 +28,8 @@ enum val_class val_metric_class(enum val_metric m)
     case VAL_TTFT_MS:
     case VAL_PREFILL_TOK_S: return VAL_CLASS_PREFILL;
     case VAL_E2E_LATENCY_MS:
-    case VAL_THROUGHPUT_OUT_TOK_S: return VAL_CLASS_E2E;
+    case VAL_THROUGHPUT_OUT_TOK_S:
+    case VAL_SERVING_THROUGHPUT_OUT_TOK_S: return VAL_CLASS_E2E;
     default: return VAL_CLASS_DECODE;
     }
 }
@@ -171,8 +174,11 @@ int val_csv_read(const char *text, size_t len, const char *fname, const char *co
         long start = line;
         if ((rc = val_csv_record(text, len, &pos, &line, f, &nf, &over, fname, err)))
             break;
-        for (int k = 0; k < ncols && !rc; k++) /* a cut value would be read as another one */
-            if (col[k] >= 0 && col[k] < nf && (over >> col[k]) & 1u)
+        /* a cut value would be read as another one; the free-text source and notes columns are the
+         * exception: only the source's first word (val_source_key) and the notes' load are read */
+        for (int k = 0; k < ncols && !rc; k++)
+            if (col[k] >= 0 && col[k] < nf && (over >> col[k]) & 1u && strcmp(names[k], "source") != 0 &&
+                strcmp(names[k], "notes") != 0)
                 rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: column '%s' is longer than %d bytes", fname, start,
                                      names[k], VAL_TEXT - 1);
         if (rc)
@@ -189,7 +195,7 @@ int val_csv_read(const char *text, size_t len, const char *fname, const char *co
 }
 
 enum { M_ID, M_MODEL, M_GPU, M_NUM_GPUS, M_TP, M_WDT, M_KVDT, M_BATCH, M_IN, M_OUT, M_METRIC, M_VALUE, M_FRAMEWORK,
-       M_NCOLS };
+       M_SOURCE, M_NOTES, M_NCOLS };
 
 struct rows_ctx {
     const char *fname;
@@ -230,6 +236,10 @@ static int measurement_row(void *vctx, char f[][VAL_TEXT], const int *col, long 
     snprintf(r->value, sizeof r->value, "%s", f[col[M_VALUE]]);
     if (col[M_FRAMEWORK] >= 0)
         snprintf(r->framework, sizeof r->framework, "%s", f[col[M_FRAMEWORK]]);
+    if (col[M_SOURCE] >= 0)
+        snprintf(r->source, sizeof r->source, "%s", f[col[M_SOURCE]]);
+    if (col[M_NOTES] >= 0)
+        snprintf(r->notes, sizeof r->notes, "%s", f[col[M_NOTES]]);
     return LLMROOF_OK;
 }
 
@@ -237,7 +247,8 @@ int val_parse_csv(const char *text, size_t len, const char *fname, struct val_ro
                   struct llmroof_err *err)
 {
     static const char *const names[M_NCOLS] = { "id", "model", "gpu", "num_gpus", "tp", "weight_dtype", "kv_dtype",
-                                                "batch", "input_len", "output_len", "metric", "value", "framework" };
+                                                "batch", "input_len", "output_len", "metric", "value", "framework",
+                                                "source", "notes" };
     struct rows_ctx x = { fname, NULL, 0, 0 };
     int rc = val_csv_read(text, len, fname, names, M_NCOLS, M_FRAMEWORK, measurement_row, &x, err);
     if (rc) {
@@ -253,12 +264,53 @@ int val_parse_csv(const char *text, size_t len, const char *fname, struct val_ro
 /* Mapping                                                                  */
 /* ------------------------------------------------------------------------ */
 
+void val_source_key(const struct val_row *r, char *out, size_t cap)
+{
+    const char *s = r->source;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    if (!*s) {
+        snprintf(out, cap, "%s", r->framework[0] ? r->framework : "(not stated)");
+        return;
+    }
+    if (strncmp(s, "https://", 8) == 0)
+        s += 8;
+    else if (strncmp(s, "http://", 7) == 0)
+        s += 7;
+    size_t n = strcspn(s, " \t,;");
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(out, s, n);
+    out[n] = '\0';
+}
+
 static void note(struct val_case *c, const char *fmt, const char *a)
 {
     size_t n = strlen(c->assumptions);
     snprintf(c->assumptions + n, sizeof c->assumptions - n, "%s", n ? "; " : "");
     n = strlen(c->assumptions);
     snprintf(c->assumptions + n, sizeof c->assumptions - n, fmt, a);
+}
+
+/* The whole number after `key` in notes ("concurrency 8" -> 8), or, for a key starting with a
+ * space (" requests"), the number just before it ("150 requests" -> 150); -1 when absent. */
+static long note_number(const char *notes, const char *key)
+{
+    const char *p = strstr(notes, key);
+    if (!p)
+        return -1;
+    if (key[0] == ' ') {
+        const char *e = p;
+        while (p > notes && isdigit((unsigned char)p[-1]))
+            p--;
+        if (p == e)
+            return -1;
+        return strtol(p, NULL, 10);
+    }
+    p += strlen(key);
+    if (!isdigit((unsigned char)*p))
+        return -1;
+    return strtol(p, NULL, 10);
 }
 
 /* A length: a plain number, or one the map names ("~few hundred (unstated)" -> 300). */
@@ -292,6 +344,11 @@ void val_map_row(const struct llmroof_catalog *cat, const struct llmroof_valmap 
     if (m == VAL_METRIC_COUNT)
         UNMAPPED("metric '%s' is not one llmroof predicts", r->metric);
     c->metric = (enum val_metric)m;
+    char key[VAL_TEXT];
+    val_source_key(r, key, sizeof key);
+    for (int i = 0; i < map->nreserved; i++)
+        if (strncmp(key, map->reserved[i], strlen(map->reserved[i])) == 0)
+            UNMAPPED("source '%s' is reserved for the independent check (data/validation-map.json)", key);
     if (!parse_double(r->value, &c->measured) || !(c->measured > 0))
         UNMAPPED("value '%s' is not a positive number", r->value);
     const char *gid = NULL, *mid = NULL;
@@ -317,9 +374,46 @@ void val_map_row(const struct llmroof_catalog *cat, const struct llmroof_valmap 
     for (int i = 0; i < map->nengines; i++)
         if (strcmp(map->engines[i].from, r->framework) == 0 && !(c->engine = catalog_find_engine(cat, map->engines[i].to)))
             UNMAPPED("framework '%s' maps to engine '%s', which the catalog lacks", r->framework, map->engines[i].to);
-    int64_t ng, tp, b;
-    if (!parse_int64(r->num_gpus, 1, 1024, &ng) || !parse_int64(r->tp, 1, 1024, &tp) || !parse_int64(r->batch, 1, 1000000, &b))
-        UNMAPPED("num_gpus '%s', tp '%s' or batch '%s' is not a whole number", r->num_gpus, r->tp, r->batch);
+    int64_t ng, tp, b = -1;
+    bool max_fit = false;
+    if (strcmp(r->batch, "dynamic") == 0 || c->metric == VAL_SERVING_THROUGHPUT_OUT_TOK_S) {
+        /* a serving row: the load is in the notes ("concurrency 8", "150 requests", or an
+         * infinite request rate with "num prompts N"); the simulator predicts it */
+        long conc = note_number(r->notes, "concurrency "), nreq = note_number(r->notes, " requests");
+        long prompts = note_number(r->notes, "num prompts ");
+        bool infinite = strstr(r->notes, "infinite") != NULL;
+        if (conc > 0 && nreq <= 0)
+            nreq = 10 * conc;
+        if (infinite && prompts > 0) {
+            conc = 0;
+            nreq = prompts;
+        }
+        if (!(conc > 0 || infinite) || nreq <= 0)
+            UNMAPPED("serving row without a load llmroof can read (notes: concurrency N, or an infinite rate with num prompts N)");
+        if (nreq > 4000)
+            UNMAPPED("serving row of %ld requests: more than the 4000 validate simulates", nreq);
+        c->serving = true;
+        c->concurrency = conc;
+        c->requests = nreq;
+        c->median = strstr(r->notes, "MEDIAN") != NULL || strstr(r->notes, "median") != NULL;
+        b = conc > 0 ? conc : nreq;
+        char ld[96];
+        snprintf(ld, sizeof ld, "%ld requests, %s %ld", nreq, conc > 0 ? "concurrency" : "all at once:", conc > 0 ? conc : nreq);
+        note(c, "served by the simulator: %s", ld);
+    }
+    for (int i = 0; i < map->nbatches && b < 0; i++)
+        if (strcmp(map->batches[i].from, r->batch) == 0) {
+            b = map->batches[i].tokens;
+            max_fit = b == 0;
+            if (b > 0)
+                note(c, "batch '%s' taken from the map", r->batch);
+        }
+    if (!parse_int64(r->num_gpus, 1, 1024, &ng))
+        UNMAPPED("num_gpus '%.40s' is not a whole number", r->num_gpus);
+    if (!parse_int64(r->tp, 1, 1024, &tp))
+        UNMAPPED("tp '%.50s' is not a whole number", r->tp);
+    if (b < 0 && !parse_int64(r->batch, 1, 1000000, &b))
+        UNMAPPED("batch '%.40s' is neither a whole number nor in the batch map", r->batch);
     if (ng != tp) {
         if (tp != 1)
             UNMAPPED("%ld GPUs with TP %ld: pipeline or data parallelism is not modelled", (long)ng, (long)tp);
@@ -327,7 +421,7 @@ void val_map_row(const struct llmroof_catalog *cat, const struct llmroof_valmap 
         note(c, "%s", "layers split over GPUs run one after another: modelled as one GPU");
     }
     c->tp = (int)tp;
-    c->batch = (long)b;
+    c->batch = max_fit ? 1 : (long)b;
     const struct llmroof_dtype_map *wd = NULL, *kd = NULL;
     for (int i = 0; i < map->nwdt; i++)
         if (strcmp(map->wdt[i].from, r->weight_dtype) == 0)
@@ -336,7 +430,7 @@ void val_map_row(const struct llmroof_catalog *cat, const struct llmroof_valmap 
         if (strcmp(map->kvdt[i].from, r->kv_dtype) == 0)
             kd = &map->kvdt[i];
     /* llmroof's own dtype names need no mapping either */
-    struct llmroof_dtype_map own_w = { "", LLMROOF_FP16, 0 }, own_k = { "", LLMROOF_FP16, 0 };
+    struct llmroof_dtype_map own_w = { "", LLMROOF_FP16, 0, false, LLMROOF_FP16 }, own_k = own_w;
     if (!wd && dtype_parse(r->weight_dtype, &own_w.dtype) && dtype_is_storage(own_w.dtype))
         wd = &own_w;
     if (!kd && dtype_parse(r->kv_dtype, &own_k.dtype) && dtype_is_storage(own_k.dtype))
@@ -345,10 +439,15 @@ void val_map_row(const struct llmroof_catalog *cat, const struct llmroof_valmap 
         UNMAPPED("weight format '%s' has no mapping", r->weight_dtype);
     if (!kd)
         UNMAPPED("KV format '%s' has no mapping", r->kv_dtype);
-    /* weight-only quantization computes at 16 bits; bf16 models compute in bf16 */
-    enum llmroof_dtype act = wd->dtype == LLMROOF_BF16 ? LLMROOF_BF16 : LLMROOF_FP16;
-    if (!c->gpu->has_peak[act])
+    /* weight-only quantization computes at 16 bits; bf16 models compute in bf16; W8A8, W4A8 and
+     * fp8 formats name their compute dtype in the map */
+    enum llmroof_dtype act = wd->has_act ? wd->act : wd->dtype == LLMROOF_BF16 ? LLMROOF_BF16 : LLMROOF_FP16;
+    if (!c->gpu->has_peak[act]) {
+        if (wd->has_act)
+            UNMAPPED("GPU '%s' has no %s compute path for weight format '%s'", c->gpu->id, dtype_name(act),
+                     r->weight_dtype);
         act = LLMROOF_FP16;
+    }
     c->dt = (struct llmroof_dtypes){ wd->dtype, kd->dtype, act, wd->bits };
     bool a1, a2;
     if (!length_of(map, r->input_len, &c->prompt, &a1))
@@ -371,8 +470,74 @@ void val_map_row(const struct llmroof_catalog *cat, const struct llmroof_valmap 
     struct llmroof_err e2 = { 0 };
     if (ops_shard(c->model, c->tp, &sh, &e2))
         UNMAPPED("%s", e2.msg);
+    if (max_fit) {
+        /* "the largest batch that fits": llmroof's own memory model at prompt + output tokens per
+         * sequence with vLLM-like defaults (90% of memory, 1 GiB reserve) */
+        struct llmroof_mem_opts mo = memory_default_opts();
+        struct llmroof_memory mem;
+        if (memory_eval(c->model, c->gpu, c->tp, &c->dt, c->prompt + c->output, &mo, &mem, &e2) || !mem.fits ||
+            mem.max_batch < 1)
+            UNMAPPED("batch '%s' is the most that fits, and %s does not fit on %d x %s", r->batch, c->model->id, c->tp,
+                     c->gpu->id);
+        c->batch = (long)floor(mem.max_batch);
+        if (c->batch > 1024)
+            c->batch = 1024;
+        char bs[64];
+        snprintf(bs, sizeof bs, "%ld", c->batch);
+        note(c, "batch %s: the most that fits by llmroof's memory model", bs);
+    }
     c->mapped = true;
 #undef UNMAPPED
+}
+
+/* A row measured under a load: the continuous-batching simulator (src/serve/sim.c) with the
+ * simulator's vLLM-like defaults, fixed lengths, and the stated load - a closed loop of
+ * `concurrency` users without think time, or every request queued at once (an infinite rate,
+ * the engine's sequence limit at the number of requests, as the AMD rows state). The statistic
+ * is the median where the row says so, else the mean; throughput is output tokens over the run. */
+static int predict_serving(struct val_case *c, const struct llmroof_setup *s, struct llmroof_err *err)
+{
+    struct sim_config sc;
+    sim_default_config(&sc);
+    sc.setup = *s;
+    struct workload w = { WORKLOAD_FIXED, c->prompt, c->output, NULL, 0 };
+    sc.workload = &w;
+    sc.requests = c->requests;
+    if (c->concurrency > 0) {
+        sc.mode = SIM_CLOSED;
+        sc.concurrency = c->concurrency;
+        sc.think_min_s = sc.think_max_s = 0.0;
+        if (sc.max_seqs < c->concurrency)
+            sc.max_seqs = c->concurrency;
+    } else {
+        sc.mode = SIM_OFFLINE;
+        sc.max_seqs = c->requests;
+    }
+    struct sim_result res;
+    int rc = sim_run(&sc, &res, err);
+    if (rc)
+        return rc;
+    if (res.completed < 1 || !(res.output_tok_s > 0)) {
+        sim_result_free(&res);
+        return llmroof_err_set(err, LLMROOF_EINPUT, "the simulated load completed no request (KV cache too small)");
+    }
+    switch (c->metric) {
+    case VAL_TTFT_MS: c->predicted = 1e3 * (c->median ? res.ttft.p50 : res.ttft.mean); break;
+    case VAL_TPOT_MS: c->predicted = 1e3 * (c->median ? res.tpot.p50 : res.tpot.mean); break;
+    case VAL_DECODE_TOK_S_PER_SEQ: c->predicted = 1.0 / (c->median ? res.tpot.p50 : res.tpot.mean); break;
+    case VAL_E2E_LATENCY_MS: c->predicted = 1e3 * (c->median ? res.e2e.p50 : res.e2e.mean); break;
+    case VAL_THROUGHPUT_OUT_TOK_S:
+    case VAL_SERVING_THROUGHPUT_OUT_TOK_S:
+    case VAL_DECODE_TOK_S_TOTAL: c->predicted = res.output_tok_s; break;
+    case VAL_PREFILL_TOK_S:
+    case VAL_METRIC_COUNT: c->predicted = 0; break;
+    }
+    sim_result_free(&res);
+    if (!(c->predicted > 0))
+        return llmroof_err_set(err, LLMROOF_EINPUT, "metric '%s' under a serving load is not one the simulator gives",
+                               val_metric_name(c->metric));
+    c->err = 1.0 / val_latency_ratio(c) - 1.0;
+    return LLMROOF_OK;
 }
 
 int val_predict(struct val_case *c, const struct llmroof_gpu *g, const struct llmroof_engine *en,
@@ -380,6 +545,8 @@ int val_predict(struct val_case *c, const struct llmroof_gpu *g, const struct ll
 {
     struct llmroof_setup s = { c->model, g ? g : c->gpu, c->tp, c->dt,
                                roofline_effs_engine(g ? g : c->gpu, en ? en : c->engine, NULL), { 0 } };
+    if (c->serving)
+        return predict_serving(c, &s, err);
     struct llmroof_request req = { c->batch, c->prompt, c->output };
     struct llmroof_estimate e;
     int rc = estimate_run(&s, &req, &e, err);
@@ -393,7 +560,8 @@ int val_predict(struct val_case *c, const struct llmroof_gpu *g, const struct ll
     case VAL_DECODE_TOK_S_TOTAL: c->predicted = B / e.tpot_s; break;
     case VAL_PREFILL_TOK_S: c->predicted = B * P / e.ttft_s; break;
     case VAL_E2E_LATENCY_MS: c->predicted = e.e2e_s * 1e3; break;
-    case VAL_THROUGHPUT_OUT_TOK_S: c->predicted = B * O / e.e2e_s; break;
+    case VAL_THROUGHPUT_OUT_TOK_S:
+    case VAL_SERVING_THROUGHPUT_OUT_TOK_S: c->predicted = B * O / e.e2e_s; break;
     case VAL_METRIC_COUNT: break;
     }
     c->err = 1.0 / val_latency_ratio(c) - 1.0;
@@ -447,7 +615,8 @@ struct val_stats val_stats_of(const struct val_case *cases, size_t n,
 double val_latency_ratio(const struct val_case *c)
 {
     bool rate = c->metric == VAL_DECODE_TOK_S_PER_SEQ || c->metric == VAL_DECODE_TOK_S_TOTAL ||
-                c->metric == VAL_PREFILL_TOK_S || c->metric == VAL_THROUGHPUT_OUT_TOK_S;
+                c->metric == VAL_PREFILL_TOK_S || c->metric == VAL_THROUGHPUT_OUT_TOK_S ||
+                c->metric == VAL_SERVING_THROUGHPUT_OUT_TOK_S;
     return rate ? c->predicted / c->measured : c->measured / c->predicted;
 }
 
@@ -485,7 +654,7 @@ static double loss(struct val_case *cases, size_t n, const struct llmroof_gpu *g
     long k = 0;
     for (size_t i = 0; i < n; i++) {
         struct val_case *c = &cases[i];
-        if (!c->mapped || c->gpu != g)
+        if (!c->mapped || c->gpu != g || c->serving)
             continue;
         if (val_predict(c, as, NULL, NULL) != LLMROOF_OK)
             continue;
@@ -517,10 +686,16 @@ static double *gpu_param(struct llmroof_gpu *g, int i)
  * latency of 2-30 us (measured small all-reduces: 10 us on 2 x A100, 34 us on 8 with one ring
  * channel, 42 us on 8 x RTX 4090). */
 static const double gpu_lo[5] = { 0.40, 0.50, 0.50, 0.0, 2e-6 }, gpu_hi[5] = { 0.90, 0.95, 1.0, 0.002, 30e-6 };
-/* Engines: up to 10 ms per step and 100 ms per first token; kernels 0.2-1.0 of the GPU's;
- * up to 50 us more per collective than the link's own latency (NCCL small-message all-reduce on
- * 8 x A100 with one ring channel: 34 us against 6.6 + 14 x 0.6 = 15 us for the link model). */
-static const double eng_lo[4] = { 0.0, 0.0, 0.2, 0.0 }, eng_hi[4] = { 0.010, 0.100, 1.0, 50e-6 };
+/* Engines, the load-time bounds of data/engines.json (docs/model.md "Engine profiles"): up to
+ * 20 ms of CPU per step and 200 ms per first token; kernels 0.7-1.0 of the GPU's; up to 50 us
+ * more per collective than the link's own latency (NCCL small-message all-reduce on 8 x A100
+ * with one ring channel: 34 us against 6.6 + 14 x 0.6 = 15 us for the link model). */
+static const double eng_lo[4] = { 0.0, 0.0, 0.7, 0.0 }, eng_hi[4] = { 0.020, 0.200, 1.0, 50e-6 };
+static const char *const gpu_param_names[3] = { "compute_eff", "memory_eff", "comm_eff" };
+static const char *const eng_param_names[4] = { "step_overhead_s", "first_token_s", "compute_scale",
+                                                "collective_latency_s" };
+
+#define VAL_FIT_ROUNDS 4
 
 static double *eng_param(struct llmroof_engine *e, int i)
 {
@@ -608,8 +783,12 @@ struct joint {
     struct llmroof_gpu *gpus;
     struct llmroof_engine *engines;
     int *gi, *ei; /* per case: index of its GPU / engine copy, -1 for none */
+    int only_g, only_e; /* restrict the loss to the rows of one GPU / engine (-1: no restriction) */
+    int ngpus;
 };
 
+/* Mean |log ratio| over the training rows; a parameter of GPU k or engine k moves only that
+ * GPU's or engine's rows, so its scan sums those alone (same minimiser, a fraction of the work). */
 static double joint_loss(void *v)
 {
     struct joint *j = v;
@@ -617,7 +796,9 @@ static double joint_loss(void *v)
     long k = 0;
     for (size_t i = 0; i < j->n; i++) {
         struct val_case *c = &j->cases[i];
-        if (!c->mapped || !j->train[i])
+        /* serving rows are predicted, not fitted: a simulation per loss evaluation is too slow */
+        if (!c->mapped || !j->train[i] || c->serving || (j->only_g >= 0 && j->gi[i] != j->only_g) ||
+            (j->only_e >= 0 && j->ei[i] != j->only_e))
             continue;
         if (val_predict(c, &j->gpus[j->gi[i]], j->ei[i] >= 0 ? &j->engines[j->ei[i]] : NULL, NULL) != LLMROOF_OK)
             continue;
@@ -625,6 +806,19 @@ static double joint_loss(void *v)
         k++;
     }
     return k ? sum / (double)k : 0;
+}
+
+struct shared_overlap {
+    struct joint *j;
+    double x;
+};
+
+static double overlap_loss(void *v)
+{
+    struct shared_overlap *s = v;
+    for (int k = 0; k < s->j->ngpus; k++)
+        s->j->gpus[k].overlap = s->x;
+    return joint_loss(s->j);
 }
 
 int val_fit_all(struct val_case *cases, size_t n, const bool *train, struct llmroof_gpu *gpus, int ngpus,
@@ -652,8 +846,8 @@ int val_fit_all(struct val_case *cases, size_t n, const bool *train, struct llmr
             goto out;
         }
     }
-    struct joint j = { cases, n, train, gpus, engines, gi, ei };
-    double best = *loss_before = joint_loss(&j);
+    struct joint j = { cases, n, train, gpus, engines, gi, ei, -1, -1, ngpus };
+    *loss_before = joint_loss(&j);
     /* a GPU whose training rows all come from one engine cannot be told apart from that
      * engine: its hardware values stay as catalogued and the engine absorbs the difference */
     bool *fit_gpu = calloc((size_t)ngpus + 1, sizeof *fit_gpu);
@@ -673,20 +867,171 @@ int val_fit_all(struct val_case *cases, size_t n, const bool *train, struct llmr
         }
     }
     /* the GPU's own step overhead stays at its catalog value: engines carry the rest */
-    for (int round = 0; round < 8; round++) {
-        for (int k = 0; k < ngpus; k++)
-            for (int p = 0; p < 3 && fit_gpu[k]; p++) /* the link latency is the engine's to explain */
+    for (int round = 0; round < VAL_FIT_ROUNDS; round++) {
+        for (int k = 0; k < ngpus; k++) {
+            j.only_g = k;
+            j.only_e = -1;
+            for (int p = 1; p < 3 && fit_gpu[k]; p++) /* compute stays at its measured prior (MAMF);
+                                                        the link latency is the engine's to explain */
                 if (identifiable(gpu_param(&gpus[k], p), gpu_lo[p], gpu_hi[p], joint_loss, &j))
-                    best = scan(gpu_param(&gpus[k], p), gpu_lo[p], gpu_hi[p], joint_loss, &j, best);
-        for (int k = 0; k < nengines; k++)
+                    scan(gpu_param(&gpus[k], p), gpu_lo[p], gpu_hi[p], joint_loss, &j, joint_loss(&j));
+        }
+        for (int k = 0; k < nengines; k++) {
+            j.only_g = -1;
+            j.only_e = k;
             for (int p = 0; p < 4; p++)
                 if (identifiable(eng_param(&engines[k], p), eng_lo[p], eng_hi[p], joint_loss, &j))
-                    best = scan(eng_param(&engines[k], p), eng_lo[p], eng_hi[p], joint_loss, &j, best);
+                    scan(eng_param(&engines[k], p), eng_lo[p], eng_hi[p], joint_loss, &j, joint_loss(&j));
+        }
+    }
+    j.only_g = j.only_e = -1;
+    if (ngpus > 0) {
+        /* one overlap share for every GPU: how much of the shorter roofline term pipelining fails
+         * to hide is a property of how kernels stream tiles, not of one card (docs/model.md) */
+        struct shared_overlap so = { &j, gpus[0].overlap };
+        for (int round = 0; round < 2; round++)
+            if (identifiable(&so.x, 0.0, 0.5, overlap_loss, &so))
+                scan(&so.x, 0.0, 0.5, overlap_loss, &so, overlap_loss(&so));
+        for (int k = 0; k < ngpus; k++)
+            gpus[k].overlap = so.x;
     }
     *loss_after = joint_loss(&j);
     free(fit_gpu);
 out:
     free(gi);
     free(ei);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Cross-validation                                                         */
+/* ------------------------------------------------------------------------ */
+
+static void cv_key(const struct val_case *c, enum val_cv_by by, char *out, size_t cap)
+{
+    if (by == VAL_CV_GPU)
+        snprintf(out, cap, "%s", c->gpu->id);
+    else
+        val_source_key(c->row, out, cap);
+}
+
+#define CV_MAX_PARAMS 512
+
+int val_cross_validate(struct val_case *cases, size_t n, enum val_cv_by by, struct val_cv_report *out,
+                       struct llmroof_err *err)
+{
+    memset(out, 0, sizeof *out);
+    int ng = 0, ne = 0, nk = 0, rc = LLMROOF_OK;
+    struct llmroof_gpu *g0 = calloc(64, sizeof *g0), *gf = calloc(64, sizeof *gf);
+    struct llmroof_engine *e0 = calloc(64, sizeof *e0), *ef = calloc(64, sizeof *ef);
+    char (*keys)[VAL_TEXT] = calloc(n ? n : 1, sizeof *keys), (*ck)[VAL_TEXT] = calloc(n ? n : 1, sizeof *ck);
+    bool *train = calloc(n ? n : 1, sizeof *train);
+    int *hits = calloc(CV_MAX_PARAMS, sizeof *hits); /* folds in which parameter p ended at a bound */
+    /* the fit re-predicts its training rows: held-out values are kept apart until the end */
+    double *hp = calloc(n ? n : 1, sizeof *hp), *he = calloc(n ? n : 1, sizeof *he);
+    bool *at_hi = calloc(CV_MAX_PARAMS, sizeof *at_hi);
+    if (!g0 || !gf || !e0 || !ef || !keys || !ck || !train || !hits || !at_hi || !hp || !he) {
+        rc = llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!cases[i].mapped)
+            continue;
+        cv_key(&cases[i], by, ck[i], sizeof ck[i]);
+        bool have = false;
+        for (int k = 0; k < nk && !have; k++)
+            have = strcmp(keys[k], ck[i]) == 0;
+        if (!have)
+            snprintf(keys[nk++], sizeof keys[0], "%s", ck[i]);
+        have = false;
+        for (int k = 0; k < ng && !have; k++)
+            have = strcmp(g0[k].id, cases[i].gpu->id) == 0;
+        if (!have && ng < 64)
+            g0[ng++] = *cases[i].gpu;
+        have = !cases[i].engine;
+        for (int k = 0; k < ne && !have; k++)
+            have = strcmp(e0[k].id, cases[i].engine->id) == 0;
+        if (!have && ne < 64)
+            e0[ne++] = *cases[i].engine;
+    }
+    for (int f = 0; f < nk && rc == LLMROOF_OK; f++) {
+        for (size_t i = 0; i < n; i++)
+            train[i] = cases[i].mapped && strcmp(ck[i], keys[f]) != 0;
+        memcpy(gf, g0, sizeof *gf * (size_t)(ng ? ng : 1));
+        memcpy(ef, e0, sizeof *ef * (size_t)(ne ? ne : 1));
+        double l0, l1;
+        if ((rc = val_fit_all(cases, n, train, gf, ng, ef, ne, &l0, &l1, err)))
+            break;
+        for (size_t i = 0; i < n; i++) {
+            if (!cases[i].mapped || train[i])
+                continue;
+            const struct llmroof_gpu *g = NULL;
+            const struct llmroof_engine *e = NULL;
+            for (int k = 0; k < ng; k++)
+                if (strcmp(gf[k].id, cases[i].gpu->id) == 0)
+                    g = &gf[k];
+            for (int k = 0; k < ne && cases[i].engine; k++)
+                if (strcmp(ef[k].id, cases[i].engine->id) == 0)
+                    e = &ef[k];
+            val_predict(&cases[i], g, e, NULL);
+            hp[i] = cases[i].predicted;
+            he[i] = cases[i].err;
+        }
+        /* parameters that moved and ended at a bound */
+        for (int k = 0; k < ng; k++)
+            for (int p = 0; p < 3; p++) {
+                double v = *gpu_param(&gf[k], p), v0 = *gpu_param(&g0[k], p);
+                int idx = k * 8 + p;
+                if (v != v0 && (v <= gpu_lo[p] + 1e-12 || v >= gpu_hi[p] - 1e-12) && idx < CV_MAX_PARAMS) {
+                    hits[idx]++;
+                    at_hi[idx] = v >= gpu_hi[p] - 1e-12;
+                }
+            }
+        for (int k = 0; k < ne; k++)
+            for (int p = 0; p < 4; p++) {
+                double v = *eng_param(&ef[k], p), v0 = *eng_param(&e0[k], p);
+                int idx = 64 * 8 + k * 4 + p - 256; /* engines after the GPUs' 256 slots */
+                if (v != v0 && (v <= eng_lo[p] + 1e-15 || v >= eng_hi[p] - 1e-15) && idx < CV_MAX_PARAMS) {
+                    hits[idx]++;
+                    at_hi[idx] = v >= eng_hi[p] - 1e-15;
+                }
+            }
+    }
+    out->folds = nk;
+    for (size_t i = 0; i < n && rc == LLMROOF_OK; i++)
+        if (cases[i].mapped) {
+            cases[i].predicted = hp[i];
+            cases[i].err = he[i];
+        }
+    for (int k = 0; k < ng; k++)
+        for (int p = 0; p < 3; p++) {
+            int idx = k * 8 + p;
+            size_t len = strlen(out->bounds);
+            if (idx < CV_MAX_PARAMS && hits[idx])
+                snprintf(out->bounds + len, sizeof out->bounds - len, "%s%s %s at its %s bound %g in %d of %d folds",
+                         len ? "; " : "", g0[k].id, gpu_param_names[p], at_hi[idx] ? "upper" : "lower",
+                         at_hi[idx] ? gpu_hi[p] : gpu_lo[p], hits[idx], nk);
+        }
+    for (int k = 0; k < ne; k++)
+        for (int p = 0; p < 4; p++) {
+            int idx = 64 * 8 + k * 4 + p - 256;
+            size_t len = strlen(out->bounds);
+            if (idx < CV_MAX_PARAMS && hits[idx])
+                snprintf(out->bounds + len, sizeof out->bounds - len, "%s%s %s at its %s bound %g in %d of %d folds",
+                         len ? "; " : "", e0[k].id, eng_param_names[p], at_hi[idx] ? "upper" : "lower",
+                         at_hi[idx] ? eng_hi[p] : eng_lo[p], hits[idx], nk);
+        }
+done:
+    free(g0);
+    free(gf);
+    free(e0);
+    free(ef);
+    free(keys);
+    free(ck);
+    free(train);
+    free(hits);
+    free(at_hi);
+    free(hp);
+    free(he);
     return rc;
 }

@@ -72,6 +72,52 @@ double estimate_sum_max_linear(double a1, double b1, double a2, double b2, doubl
     return s1 + s2;
 }
 
+double estimate_sum_max_lines(const double *a, const double *b, int n, double c1, double c2, double *part)
+{
+    /* The upper envelope of n lines is convex and piecewise linear; between two consecutive
+     * crossing points one line is the largest. Integer c in a piece: sum_linear of that line. */
+    double x[LLMROOF_MAX_LINES * LLMROOF_MAX_LINES] = { 0 };
+    int nx = 0;
+    if (n > LLMROOF_MAX_LINES)
+        n = LLMROOF_MAX_LINES;
+    for (int i = 0; i < n; i++) {
+        if (part)
+            part[i] = 0.0;
+        for (int j = i + 1; j < n; j++)
+            if (b[i] != b[j]) {
+                double xc = (a[j] - a[i]) / (b[i] - b[j]);
+                if (xc > c1 && xc < c2)
+                    x[nx++] = xc;
+            }
+    }
+    /* insertion sort: at most 6 points for the 3 lines the estimate uses */
+    for (int i = 1; i < nx; i++)
+        for (int j = i; j > 0 && x[j] < x[j - 1]; j--) {
+            double t = x[j];
+            x[j] = x[j - 1];
+            x[j - 1] = t;
+        }
+    double total = 0.0, start = c1;
+    for (int s = 0; s <= nx && start <= c2; s++) {
+        double end = s < nx ? floor(x[s]) : c2;
+        if (end > c2)
+            end = c2;
+        if (end < start)
+            continue;
+        double mid = 0.5 * (start + end);
+        int best = 0;
+        for (int i = 1; i < n; i++)
+            if (a[i] + b[i] * mid > a[best] + b[best] * mid)
+                best = i;
+        double v = sum_linear(a[best], b[best], start, end);
+        total += v;
+        if (part)
+            part[best] += v;
+        start = end + 1.0;
+    }
+    return total;
+}
+
 int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
                  struct llmroof_estimate *out, struct llmroof_err *err)
 {
@@ -108,31 +154,59 @@ int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
     out->decode_steps = O - 1.0;
     if (O >= 2) {
         /* Decode step for output token j (j = 2..O) attends to c = P + j - 1 keys. */
-        const double c1 = P + 1.0, c2 = P + O - 1.0, cm = (c1 + c2) / 2.0;
-        struct llmroof_batch b1 = batch_decode(B, c1), b2 = batch_decode(B, c2), bm = batch_decode(B, cm);
+        const double c1 = P + 1.0, c2 = P + O - 1.0;
+        struct llmroof_batch b1 = batch_decode(B, c1), b2 = batch_decode(B, c2);
         struct llmroof_oplist o1, o2;
         struct llmroof_phase p1, p2;
         ops_build(s->model, &out->shard, &s->dt, &b1, &o1);
         ops_build(s->model, &out->shard, &s->dt, &b2, &o2);
-        ops_build(s->model, &out->shard, &s->dt, &bm, &out->decode_ops);
         roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &o1, &p1);
         roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &o2, &p2);
-        /* flops, bytes and the compute/memory sums are linear in c: their mean over
-         * the steps is their value at the mean context. */
-        roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &out->decode_ops, &out->decode);
+        /* flops, bytes, messages and the compute/memory terms are linear in c: their mean over
+         * the steps is their value at the mean context, the mean of the two ends */
+        out->decode_ops = o1;
+        out->decode = p1;
+        out->decode_ops.attn_kv_bytes = 0.5 * (o1.attn_kv_bytes + o2.attn_kv_bytes);
+        out->decode.flops = 0.5 * (p1.flops + p2.flops);
+        out->decode.bytes = 0.5 * (p1.bytes + p2.bytes);
+        out->decode.comm_bytes = 0.5 * (p1.comm_bytes + p2.comm_bytes);
+        for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
+            out->decode_ops.op[k].flops = 0.5 * (o1.op[k].flops + o2.op[k].flops);
+            out->decode_ops.op[k].bytes = 0.5 * (o1.op[k].bytes + o2.op[k].bytes);
+            out->decode_ops.op[k].comm_bytes = 0.5 * (o1.op[k].comm_bytes + o2.op[k].comm_bytes);
+            out->decode.op[k].compute_s = 0.5 * (p1.op[k].compute_s + p2.op[k].compute_s);
+            out->decode.op[k].memory_s = 0.5 * (p1.op[k].memory_s + p2.op[k].memory_s);
+            out->decode.op[k].comm_s = 0.5 * (p1.op[k].comm_s + p2.op[k].comm_s);
+            if (op_is_collective((enum llmroof_opkind)k))
+                out->decode.op[k].time_s = out->decode.op[k].comm_s;
+        }
         double steps = c2 - c1 + 1.0;
         for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
             struct llmroof_optime *t = &out->decode.op[k];
             if (op_is_collective((enum llmroof_opkind)k) || out->decode_ops.op[k].count <= 0)
                 continue;
-            /* time(c) = max(compute(c), memory(c)), both linear: sum exactly */
+            /* time(c) = max(compute(c) + o*memory(c) + F, memory(c) + o*compute(c) + F, L) with
+             * compute and memory linear in c, o the unhidden overlap share, F the kernels' fixed
+             * GPU cost and L their CPU launch time (llmroof/kernel.h): the upper envelope of
+             * three lines, summed exactly */
+            const struct llmroof_op *op = &out->decode_ops.op[k];
+            double kn = op->count * op->kernels * (s->eff.kernel_factor > 0 ? s->eff.kernel_factor : 1.0);
+            double F = kn * s->eff.kernel_s, Lw = kn * s->eff.launch_s;
             double bc = steps > 1 ? (p2.op[k].compute_s - p1.op[k].compute_s) / (c2 - c1) : 0.0;
             double bmem = steps > 1 ? (p2.op[k].memory_s - p1.op[k].memory_s) / (c2 - c1) : 0.0;
             double ac = p1.op[k].compute_s - bc * c1, am = p1.op[k].memory_s - bmem * c1;
-            double comp_part;
-            double sum = estimate_sum_max_linear(ac, bc, am, bmem, c1, c2, &comp_part);
+            const double o = s->eff.overlap;
+            const double la[3] = { ac + o * am + F, am + o * ac + F, Lw }, lb[3] = { bc + o * bmem, bmem + o * bc, 0.0 };
+            double part[3] = { 0, 0, 0 }, sum;
+            if ((la[0] + lb[0] * c1 >= Lw && la[0] + lb[0] * c2 >= Lw) ||
+                (la[1] + lb[1] * c1 >= Lw && la[1] + lb[1] * c2 >= Lw))
+                /* one GPU line stays above the launch wait over the whole range: two lines */
+                sum = estimate_sum_max_linear(la[0], lb[0], la[1], lb[1], c1, c2, &part[0]), part[1] = sum - part[0];
+            else
+                sum = estimate_sum_max_lines(la, lb, 3, c1, c2, part);
             t->time_s = sum / steps;
-            t->bound = comp_part >= sum - comp_part ? LLMROOF_BOUND_COMPUTE : LLMROOF_BOUND_MEMORY;
+            t->fixed_s = t->time_s - (t->compute_s > t->memory_s ? t->compute_s : t->memory_s);
+            t->bound = part[0] >= part[1] ? LLMROOF_BOUND_COMPUTE : LLMROOF_BOUND_MEMORY;
         }
         roofline_total(&out->decode);
         out->tpot_s = out->decode.time_s;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "llmroof/comm.h"
+#include "llmroof/kernel.h"
 
 const char *bound_name(enum llmroof_bound b)
 {
@@ -17,7 +18,12 @@ const char *bound_name(enum llmroof_bound b)
 
 struct llmroof_effs roofline_default_effs(const struct llmroof_gpu *g)
 {
-    struct llmroof_effs e = { g->compute_eff, g->memory_eff, g->comm_eff, g->step_overhead_s, 0.0, 0.0 };
+    struct llmroof_effs e = { .compute = g->compute_eff, .memory = g->memory_eff, .comm = g->comm_eff,
+                              .overhead_s = g->step_overhead_s };
+    e.kernel_s = kernel_fixed_s(g);
+    e.overlap = g->overlap;
+    e.launch_s = KERNEL_LAUNCH_S_DEFAULT;
+    e.kernel_factor = 1.0;
     return e;
 }
 
@@ -35,6 +41,12 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
         e.overhead_s += en->step_overhead_s;
         e.first_token_s = en->first_token_s;
         e.comm_latency_s = en->collective_latency_s;
+        e.launch_s = en->cuda_graphs ? 0.0 : en->launch_s > 0 ? en->launch_s : KERNEL_LAUNCH_S_DEFAULT;
+        e.kernel_factor = en->kernel_factor > 0 ? en->kernel_factor : 1.0;
+        e.fp8_attention = en->fp8_attention;
+        e.kv_per_query_head = en->kv_per_query_head;
+        if (en->fp16_accumulate && g->fp16_acc_ratio > 1)
+            e.peak_scale = g->fp16_acc_ratio;
     }
     if (o) {
         if (o->has_compute)
@@ -84,8 +96,17 @@ void roofline_eval(const struct llmroof_gpu *g, enum llmroof_dtype act, const st
                    int tp, const struct llmroof_oplist *ops, struct llmroof_phase *out)
 {
     memset(out, 0, sizeof *out);
-    const double peak = g->peak_flops[act] * eff->compute;
+    /* GEMMs at the activation dtype's peak, scaled by what that dtype's kernels reach (8-bit: a
+     * smaller share of a doubled peak); attention at 16 bits unless the engine runs fp8 attention;
+     * fp16 accumulation (GeForce) doubles the fp16 peak for the engines that use it */
+    const double gscale = (eff->gemm_scale > 0 ? eff->gemm_scale : kernel_gemm_dtype_scale(g, act)) *
+                          (eff->peak_scale > 1 && act == LLMROOF_FP16 ? eff->peak_scale : 1.0);
+    const double peak = g->peak_flops[act] * eff->compute * gscale;
+    const enum llmroof_dtype adt = eff->fp8_attention && act == LLMROOF_FP8 ? act : kernel_attention_dtype(g, act);
+    const double apeak = g->peak_flops[adt] * eff->compute *
+                         (eff->peak_scale > 1 && adt == LLMROOF_FP16 ? eff->peak_scale : 1.0);
     const double bw = g->mem_bw_Bps * eff->memory;
+    const double kf = eff->kernel_factor > 0 ? eff->kernel_factor : 1.0;
     const struct llmroof_link_model link = { g->link_bw_Bps, eff->comm, g->link_latency_s + eff->comm_latency_s,
                                              g->link_hop_latency_s };
 
@@ -93,7 +114,8 @@ void roofline_eval(const struct llmroof_gpu *g, enum llmroof_dtype act, const st
         const struct llmroof_op *op = &ops->op[k];
         struct llmroof_optime *t = &out->op[k];
         out->flops += op->count * op->flops;
-        out->bytes += op->count * op->bytes;
+        out->bytes += op->count * (op->bytes + (k == LLMROOF_OP_ATTENTION && eff->kv_per_query_head && ops->q_per_kv > 1
+                                                     ? ops->attn_kv_bytes * (ops->q_per_kv - 1.0) : 0.0));
         out->comm_bytes += op->count * op->comm_bytes;
         if (op->count <= 0)
             continue;
@@ -116,16 +138,17 @@ void roofline_eval(const struct llmroof_gpu *g, enum llmroof_dtype act, const st
             t->time_s = t->comm_s;
             t->bound = LLMROOF_BOUND_COMM;
         } else {
-            t->compute_s = op->count * op->flops / peak;
-            t->memory_s = op->count * op->bytes / bw;
-            /* every instance of an op kind is identical, so count*max = max of sums */
-            if (t->compute_s >= t->memory_s) {
-                t->time_s = t->compute_s;
-                t->bound = LLMROOF_BOUND_COMPUTE;
-            } else {
-                t->time_s = t->memory_s;
-                t->bound = LLMROOF_BOUND_MEMORY;
-            }
+            double bytes = op->bytes;
+            if (k == LLMROOF_OP_ATTENTION && eff->kv_per_query_head && ops->q_per_kv > 1)
+                bytes += ops->attn_kv_bytes * (ops->q_per_kv - 1.0);
+            const bool attn = k == LLMROOF_OP_ATTENTION || k == LLMROOF_OP_ATTN_LOCAL;
+            double c = op->flops / (attn ? apeak : peak), m = bytes / bw;
+            t->compute_s = op->count * c;
+            t->memory_s = op->count * m;
+            /* every instance of an op kind is identical: count * one instance's kernel time */
+            t->time_s = op->count * kernel_instance_s(c, m, eff->overlap, op->kernels * kf, eff->kernel_s, eff->launch_s);
+            t->fixed_s = t->time_s - (t->compute_s > t->memory_s ? t->compute_s : t->memory_s);
+            t->bound = t->compute_s >= t->memory_s ? LLMROOF_BOUND_COMPUTE : LLMROOF_BOUND_MEMORY;
         }
     }
     out->overhead_s = eff->overhead_s;

@@ -78,11 +78,13 @@ static void fast_latency(const struct plan_input *in, const struct llmroof_setup
     }
 }
 
+static struct llmroof_setup setup_for(const struct plan_input *in, const struct llmroof_gpu *g, int tp);
+
 int plan_meets(const struct plan_input *in, const struct llmroof_gpu *g, int tp, long users, bool *meets,
                double *ttft_s, double *tpot_s, enum plan_binding *fails, struct llmroof_err *err)
 {
     struct sim_config c = in->sim;
-    c.setup = (struct llmroof_setup){ in->model, g, tp, in->dt, roofline_effs(g, &in->eff), { 0 } };
+    c.setup = setup_for(in, g, tp);
     c.mode = SIM_CLOSED;
     c.concurrency = users;
     c.requests = pool_for(users);
@@ -92,13 +94,15 @@ int plan_meets(const struct plan_input *in, const struct llmroof_gpu *g, int tp,
         if (rc)
             return rc;
         struct llmroof_shard sh;
-        ops_shard(in->model, tp, &sh, NULL);
+        const struct llmroof_layout lay = estimate_layout(&c.setup);
+        ops_shard_layout(in->model, &lay, &sh, NULL);
         struct llmroof_mem_opts mo = c.mem;
         mo.max_batched_tokens = (double)c.max_batched_tokens;
         mo.max_seqs = (double)c.max_seqs;
         struct llmroof_memory mem;
-        if ((rc = memory_eval(in->model, g, tp, &in->dt, 1, &mo, &mem, err)))
+        if ((rc = memory_eval_layout(in->model, g, &lay, &in->dt, 1, &mo, &mem, err)))
             return rc;
+        mem.kv_capacity_tokens *= (double)mem.attn_dp; /* data-parallel attention replicas add up */
         double P = in->mean_prompt, O = in->mean_output;
         if (!(P > 0 && O > 0))
             mean_lengths(c.workload, c.seed, &P, &O);
@@ -200,7 +204,14 @@ static long rate_pool(double rate)
 
 static struct llmroof_setup setup_for(const struct plan_input *in, const struct llmroof_gpu *g, int tp)
 {
-    return (struct llmroof_setup){ in->model, g, tp, in->dt, roofline_effs(g, &in->eff), { 0 } };
+    return (struct llmroof_setup){ in->model, g, tp, in->dt, roofline_effs(g, &in->eff), in->layout };
+}
+
+/* GPUs of one instance at TP `tp` under the plan's layout: (ep when ep > 1, else tp) x pp. */
+static int inst_gpus(const struct plan_input *in, int tp)
+{
+    const int pp = in->layout.pp > 0 ? in->layout.pp : 1;
+    return (in->layout.ep > 1 ? in->layout.ep : tp) * pp;
 }
 
 /* The pools of one evaluation: aggregated N x tp, or X prefill (tp_p) + Y decode (tp_d);
@@ -314,7 +325,8 @@ static void rate_fill(const struct plan_input *in, struct plan_option *o, const 
     o->ttft_s = ev->ttft_s;
     o->tpot_s = ev->tpot_s;
     o->goodput_qps = ev->goodput_qps;
-    o->gpus = o->disagg ? o->prefill_instances * o->prefill_tp + o->decode_instances * o->tp : o->instances * o->tp;
+    o->gpus = o->disagg ? o->prefill_instances * inst_gpus(in, o->prefill_tp) + o->decode_instances * inst_gpus(in, o->tp)
+                        : o->instances * inst_gpus(in, o->tp);
     o->nodes = (o->gpus + in->gpus_per_node - 1) / in->gpus_per_node;
     o->goodput_per_gpu = o->gpus ? o->goodput_qps / (double)o->gpus : 0;
     o->slo_use = fmax(ev->ttft_s / in->ttft_slo_s, ev->tpot_s / in->tpot_slo_s);
@@ -385,11 +397,20 @@ static int layout_check(const struct plan_input *in, const struct llmroof_gpu *g
     struct llmroof_err e2 = { 0 };
     struct llmroof_shard sh;
     reason[0] = '\0';
-    if (in->gpus_per_node % tp != 0) {
+    const int ig = inst_gpus(in, tp);
+    if (ig != tp) {
+        if (in->gpus_per_node % ig != 0) {
+            snprintf(reason, n, "an instance of %d GPUs (layout beyond TP %d) does not divide the %d GPUs of a node",
+                     ig, tp, in->gpus_per_node);
+            return LLMROOF_OK;
+        }
+    } else if (in->gpus_per_node % tp != 0) {
         snprintf(reason, n, "TP %d does not divide the %d GPUs of a node", tp, in->gpus_per_node);
         return LLMROOF_OK;
     }
-    if (ops_shard(in->model, tp, &sh, &e2)) {
+    struct llmroof_layout lay = in->layout;
+    lay.tp = tp;
+    if (ops_shard_layout(in->model, &lay, &sh, &e2)) {
         snprintf(reason, n, "%s", e2.msg);
         return LLMROOF_OK;
     }
@@ -402,7 +423,7 @@ static int layout_check(const struct plan_input *in, const struct llmroof_gpu *g
     mo.max_batched_tokens = (double)in->sim.max_batched_tokens;
     mo.max_seqs = (double)in->sim.max_seqs;
     struct llmroof_memory mem;
-    int rc = memory_eval(in->model, g, tp, &in->dt, 1, &mo, &mem, err);
+    int rc = memory_eval_layout(in->model, g, &lay, &in->dt, 1, &mo, &mem, err);
     if (rc)
         return rc;
     if (mem.fit == LLMROOF_FIT_WEIGHTS || mem.kv_capacity_tokens < 1)
@@ -419,7 +440,7 @@ static struct plan_option *new_option(struct plan_result *out, const struct plan
     o->gpu_index = gi;
     o->tp = tp;
     o->binding = PLAN_BIND_NONE;
-    o->instances_per_node = in->gpus_per_node % tp == 0 ? in->gpus_per_node / tp : 0;
+    o->instances_per_node = in->gpus_per_node % inst_gpus(in, tp) == 0 ? in->gpus_per_node / inst_gpus(in, tp) : 0;
     return o;
 }
 
@@ -453,7 +474,7 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
             struct rate_eval ev;
             if ((rc = smallest_pool(in, in->gpus[gi], true, in->tps[ti], 0, in->tps[ti], false, &x, &ev, &evals, err)))
                 return rc;
-            if (x > 0 && (best_x == 0 || x * in->tps[ti] < best_x * best_tp)) {
+            if (x > 0 && (best_x == 0 || x * inst_gpus(in, in->tps[ti]) < best_x * inst_gpus(in, best_tp))) {
                 best_x = x;
                 best_tp = in->tps[ti];
                 pev = ev;
@@ -533,10 +554,9 @@ static void rate_observations(const struct plan_input *in, struct plan_result *o
     const struct plan_option *best = &out->options[out->best];
     describe(best, a, sizeof a);
     add_obs(out, "%s: %s serves %g requests/s with p%d TTFT %.0f ms (<= %.0f) and TPOT %.1f ms (<= %.0f); goodput "
-                 "%.2f requests/s within both SLOs, %.3f per GPU%s.",
+                 "%.2f requests/s within both SLOs, %.3f per GPU.",
             out->by_cost ? "Cheapest" : "Fewest GPUs", a, in->rate_qps, in->percentile, best->ttft_s * 1e3,
-            in->ttft_slo_s * 1e3, best->tpot_s * 1e3, in->tpot_slo_s * 1e3, best->goodput_qps, best->goodput_per_gpu,
-            best->has_cost ? "" : "");
+            in->ttft_slo_s * 1e3, best->tpot_s * 1e3, in->tpot_slo_s * 1e3, best->goodput_qps, best->goodput_per_gpu);
     /* the other kind of layout, for the comparison the choice rests on */
     int other = -1;
     for (int i = 0; i < out->noptions; i++) {
@@ -620,8 +640,10 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
                              PLAN_USER_CAP, in->percentile, o->ttft_s * 1e3, o->tpot_s * 1e3);
                     continue;
                 }
-                o->feasible = true;
                 o->users_per_node = o->users_per_instance * o->instances_per_node;
+                if (o->users_per_node < 1)
+                    continue; /* cannot happen: layout_check admits only TPs that divide the node */
+                o->feasible = true;
                 o->nodes = (in->users + o->users_per_node - 1) / o->users_per_node;
                 o->gpus = o->nodes * in->gpus_per_node;
             }

@@ -8,7 +8,7 @@
 
 static struct llmroof_setup setup(const struct llmroof_catalog *cat, const char *m, const char *g, int tp)
 {
-    struct llmroof_setup s = { model(cat, m), gpu(cat, g), tp, { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0 }, { 0, 0, 0, 0, 0, 0 } , { 0 } };
+    struct llmroof_setup s = { model(cat, m), gpu(cat, g), tp, { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0 }, { .compute = 0 }, { 0 } };
     s.eff = roofline_default_effs(s.gpu);
     return s;
 }
@@ -31,7 +31,7 @@ static void batch_1_decode_is_weights_plus_kv_over_bandwidth(void **state)
     load_shipped(&cat);
     struct llmroof_setup s = setup(&cat, "llama-2-7b", "a100-sxm4-80gb", 1);
     /* efficiencies pinned here, so that recalibrating the catalog does not move the arithmetic */
-    s.eff = (struct llmroof_effs){ 0.70, 0.80, 0.78, 0.0002, 0, 0 };
+    s.eff = (struct llmroof_effs){ .compute = 0.70, .memory = 0.80, .comm = 0.78, .overhead_s = 0.0002 };
     struct llmroof_estimate e = run(&s, 1, 512, 1536);
     /* matrices read per step: 32 * (4096*12288 + 4096*4096 + 3*4096*11008) * 2 B = 12,952,010,752
      * + LM head 32000*4096*2 = 262,144,000 -> 13,214,154,752 B.
@@ -52,7 +52,7 @@ static void long_prompt_prefill_is_compute_bound(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     struct llmroof_setup s = setup(&cat, "llama-2-7b", "a100-sxm4-80gb", 1);
-    s.eff = (struct llmroof_effs){ 0.70, 0.80, 0.78, 0.0002, 0, 0 };
+    s.eff = (struct llmroof_effs){ .compute = 0.70, .memory = 0.80, .comm = 0.78, .overhead_s = 0.0002 };
     struct llmroof_estimate e = run(&s, 1, 2048, 128);
     assert_int_equal(e.prefill.bound, LLMROOF_BOUND_COMPUTE);
     /* FLOPs ~ 2 * 6.48e9 non-embedding params * 2048 + attention 4*128*32*32*2048*2049/2 + LM head

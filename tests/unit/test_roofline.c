@@ -23,12 +23,12 @@ static void op_time_is_max_of_compute_and_memory(void **state)
     g.mem_bw_Bps = 1e12;
     g.peak_flops[LLMROOF_FP16] = 100e12;
     g.has_peak[LLMROOF_FP16] = true;
-    struct llmroof_effs e = { 0.5, 0.5, 1.0, 0.001, 0, 0 };
+    struct llmroof_effs e = { .compute = 0.5, .memory = 0.5, .comm = 1.0, .overhead_s = 0.001 };
     struct llmroof_oplist o = { 0 };
     /* ffn: 3 instances of 1e12 FLOP and 1e9 B: compute 3*1e12/50e12 = 60 ms, memory 3*1e9/0.5e12 = 6 ms */
-    o.op[LLMROOF_OP_FFN] = (struct llmroof_op){ 3, 1e12, 1e9, 0 };
+    o.op[LLMROOF_OP_FFN] = (struct llmroof_op){ 3, 1e12, 1e9, 0, 0 };
     /* norm: 1e6 FLOP, 1e9 B: compute 0.02 ms, memory 2 ms */
-    o.op[LLMROOF_OP_NORM] = (struct llmroof_op){ 1, 1e6, 1e9, 0 };
+    o.op[LLMROOF_OP_NORM] = (struct llmroof_op){ 1, 1e6, 1e9, 0, 0 };
     struct llmroof_phase p;
     roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
     assert_rel_close(p.op[LLMROOF_OP_FFN].time_s, 0.060, 1e-12);

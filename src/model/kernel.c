@@ -1,0 +1,34 @@
+/* kernel.c - kernel-level cost terms (see llmroof/kernel.h; docs/model.md "Kernel-level terms"). */
+#include "llmroof/kernel.h"
+
+double kernel_fixed_s(const struct llmroof_gpu *g)
+{
+    return g->kernel_s > 0 ? g->kernel_s : KERNEL_FIXED_S_DEFAULT;
+}
+
+double kernel_gemm_dtype_scale(const struct llmroof_gpu *g, enum llmroof_dtype act)
+{
+    if (act == LLMROOF_FP8 || act == LLMROOF_INT8 || act == LLMROOF_INT4)
+        return g->gemm_8bit_eff > 0 ? g->gemm_8bit_eff : KERNEL_GEMM_8BIT_DEFAULT;
+    return 1.0;
+}
+
+enum llmroof_dtype kernel_attention_dtype(const struct llmroof_gpu *g, enum llmroof_dtype act)
+{
+    if (act == LLMROOF_BF16 && g->has_peak[LLMROOF_BF16])
+        return LLMROOF_BF16;
+    if (g->has_peak[LLMROOF_FP16])
+        return LLMROOF_FP16;
+    if (g->has_peak[LLMROOF_BF16])
+        return LLMROOF_BF16;
+    return LLMROOF_FP32;
+}
+
+double kernel_instance_s(double compute_s, double memory_s, double overlap, double kernels, double fixed_s,
+                         double launch_s)
+{
+    double a = compute_s + overlap * memory_s, b = memory_s + overlap * compute_s;
+    double gpu = (a > b ? a : b) + kernels * fixed_s;
+    double cpu = kernels * launch_s;
+    return gpu > cpu ? gpu : cpu;
+}

@@ -1,0 +1,162 @@
+/* test_kernel.c - kernel-level cost terms: per-kernel fixed cost, CPU launch wait, partial
+ * overlap, 8-bit GEMM share, 16-bit attention, residual-dtype collectives, engine bounds, and the
+ * exact sum of the decode steps' upper envelope. Hand arithmetic in the comments. */
+#include "helpers.h"
+
+#include "llmroof/estimate.h"
+#include "llmroof/kernel.h"
+#include "llmroof/roofline.h"
+
+static void instance_time_is_the_kernel_envelope(void **state)
+{
+    (void)state;
+    /* compute 100 us, memory 40 us, 3 kernels of 2 us fixed cost, no launch wait:
+     * 100 + 3 * 2 = 106 us */
+    assert_rel_close(kernel_instance_s(100e-6, 40e-6, 0.0, 3, 2e-6, 0.0), 106e-6, 1e-12);
+    /* overlap 0.25: the shorter term shows a quarter: 100 + 0.25 * 40 + 6 = 116 us */
+    assert_rel_close(kernel_instance_s(100e-6, 40e-6, 0.25, 3, 2e-6, 0.0), 116e-6, 1e-12);
+    /* memory-bound the other way round: 40 compute, 100 memory: 100 + 10 + 6 = 116 us */
+    assert_rel_close(kernel_instance_s(40e-6, 100e-6, 0.25, 3, 2e-6, 0.0), 116e-6, 1e-12);
+    /* a tiny kernel launched eagerly at 10 us of CPU each: 3 kernels wait 30 us > 1 + 6 us */
+    assert_rel_close(kernel_instance_s(1e-6, 0.5e-6, 0.0, 3, 2e-6, 10e-6), 30e-6, 1e-12);
+}
+
+static void dtype_scales_and_attention_dtype(void **state)
+{
+    (void)state;
+    struct llmroof_gpu g = { 0 };
+    g.has_peak[LLMROOF_FP16] = g.has_peak[LLMROOF_BF16] = g.has_peak[LLMROOF_FP8] = true;
+    /* H100 SXM maximum achievable matmul: fp8 70.9% / bf16 80.3% = 0.883 */
+    assert_rel_close(kernel_gemm_dtype_scale(&g, LLMROOF_FP8), 0.709 / 0.803, 1e-3);
+    assert_rel_close(kernel_gemm_dtype_scale(&g, LLMROOF_INT8), KERNEL_GEMM_8BIT_DEFAULT, 1e-12);
+    assert_rel_close(kernel_gemm_dtype_scale(&g, LLMROOF_BF16), 1.0, 1e-12);
+    g.gemm_8bit_eff = 0.914; /* an H200 entry's own figure wins */
+    assert_rel_close(kernel_gemm_dtype_scale(&g, LLMROOF_FP8), 0.914, 1e-12);
+    /* attention runs at 16 bits: bf16 stays bf16, fp8 and int8 activations attend in fp16 */
+    assert_int_equal(kernel_attention_dtype(&g, LLMROOF_BF16), LLMROOF_BF16);
+    assert_int_equal(kernel_attention_dtype(&g, LLMROOF_FP8), LLMROOF_FP16);
+    assert_rel_close(kernel_fixed_s(&g), KERNEL_FIXED_S_DEFAULT, 1e-12);
+    g.kernel_s = 3e-6;
+    assert_rel_close(kernel_fixed_s(&g), 3e-6, 1e-12);
+}
+
+static void upper_envelope_sum_is_exact(void **state)
+{
+    (void)state;
+    /* lines 10 + c, 2c and the constant 31 over c = 1..40: brute force against the closed form */
+    const double a[3] = { 10, 0, 31 }, b[3] = { 1, 2, 0 };
+    double part[3], brute = 0, bp[3] = { 0, 0, 0 };
+    for (int c = 1; c <= 40; c++) {
+        int best = 0;
+        for (int i = 1; i < 3; i++)
+            if (a[i] + b[i] * c > a[best] + b[best] * c)
+                best = i;
+        brute += a[best] + b[best] * c;
+        bp[best] += a[best] + b[best] * c;
+    }
+    /* by hand: 2c passes 10 + c after c = 10 and 31 after c = 15.5, while 10 + c stays below 31
+     * until c = 21: 31 * 15 = 465 for c = 1..15, then 2c for c = 16..40: 2 * (16 + 40) * 25 / 2 =
+     * 1400; total 1865, of which the constant line holds 465 and 2c 1400 */
+    assert_rel_close(brute, 1865.0, 1e-12);
+    assert_rel_close(estimate_sum_max_lines(a, b, 3, 1, 40, part), 1865.0, 1e-12);
+    assert_rel_close(part[2], 465.0, 1e-12);
+    for (int i = 0; i < 3; i++)
+        assert_rel_close(part[i] + 1.0, bp[i] + 1.0, 1e-12);
+}
+
+static void collectives_carry_the_16bit_residual(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *m = NULL;
+    for (size_t i = 0; i < cat.n_models; i++)
+        if (strcmp(cat.models[i].id, "llama-2-7b") == 0)
+            m = &cat.models[i];
+    assert_non_null(m);
+    struct llmroof_shard sh;
+    assert_int_equal(ops_shard(m, 2, &sh, NULL), 0);
+    struct llmroof_batch b = batch_decode(8, 100);
+    struct llmroof_oplist o16, o8;
+    struct llmroof_dtypes d16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0 }, d8 = { LLMROOF_FP8, LLMROOF_FP8, LLMROOF_FP8, 0 };
+    ops_build(m, &sh, &d16, &b, &o16);
+    ops_build(m, &sh, &d8, &b, &o8);
+    /* all-reduce message: 8 tokens * 4096 hidden * 2 bytes = 65,536 B, for fp8 GEMMs too */
+    assert_rel_close(o16.op[LLMROOF_OP_ALL_REDUCE].comm_bytes, 65536.0, 1e-12);
+    assert_rel_close(o8.op[LLMROOF_OP_ALL_REDUCE].comm_bytes, 65536.0, 1e-12);
+    /* kernels a fused engine launches per layer: norm 1 (x2), QKV + RoPE 2, cache write 1,
+     * attention 1, O 1, all-reduce 1 (x2), MLP 3 */
+    assert_rel_close(o16.op[LLMROOF_OP_QKV_PROJ].kernels, 2.0, 1e-12);
+    assert_rel_close(o16.op[LLMROOF_OP_FFN].kernels, 3.0, 1e-12);
+    /* GQA bookkeeping: llama-2-7b is MHA, one query head per KV head */
+    assert_rel_close(o16.q_per_kv, 1.0, 1e-12);
+    catalog_free(&cat);
+}
+
+static void per_query_head_kv_reads_multiply_the_cache_traffic(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *m = NULL;
+    const struct llmroof_gpu *g = NULL;
+    for (size_t i = 0; i < cat.n_models; i++)
+        if (strcmp(cat.models[i].id, "llama-3-8b") == 0)
+            m = &cat.models[i];
+    for (size_t i = 0; i < cat.n_gpus; i++)
+        if (strcmp(cat.gpus[i].id, "a100-sxm4-80gb") == 0)
+            g = &cat.gpus[i];
+    assert_non_null(m);
+    assert_non_null(g);
+    struct llmroof_shard sh;
+    assert_int_equal(ops_shard(m, 1, &sh, NULL), 0);
+    struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0 };
+    struct llmroof_batch b = batch_decode(1, 1000);
+    struct llmroof_oplist o;
+    ops_build(m, &sh, &dt, &b, &o);
+    /* llama-3-8b: 32 query heads over 8 KV heads; K/V of 1000 keys: 2 * 1000 * 8 * 128 * 2 B =
+     * 4,096,000 B per layer; a per-query-head kernel reads it 4 times: 3 * 4,096,000 more */
+    assert_rel_close(o.q_per_kv, 4.0, 1e-12);
+    assert_rel_close(o.attn_kv_bytes, 4096000.0, 1e-12);
+    struct llmroof_effs e = roofline_default_effs(g);
+    struct llmroof_phase p1, p4;
+    roofline_eval(g, LLMROOF_FP16, &e, 1, &o, &p1);
+    e.kv_per_query_head = true;
+    roofline_eval(g, LLMROOF_FP16, &e, 1, &o, &p4);
+    assert_rel_close(p4.bytes - p1.bytes, 32.0 * 3.0 * 4096000.0, 1e-9);
+    catalog_free(&cat);
+}
+
+static void engine_fields_outside_their_bounds_are_rejected(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    catalog_init(&cat);
+    struct llmroof_err err = { 0 };
+    const char *bad = "{\"engines\": [{\"id\": \"x\", \"name\": \"X\", \"step_overhead_s\": 0, \"first_token_s\": 0, "
+                      "\"compute_scale\": 0.5, \"source\": \"s\"}]}";
+    assert_int_equal(catalog_add_engines_text(&cat, bad, strlen(bad), "e.json", false, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "compute_scale"));
+    const char *bad2 = "{\"engines\": [{\"id\": \"x\", \"name\": \"X\", \"step_overhead_s\": 0, \"first_token_s\": 0, "
+                       "\"compute_scale\": 1, \"kernel_factor\": 9, \"source\": \"s\"}]}";
+    assert_int_equal(catalog_add_engines_text(&cat, bad2, strlen(bad2), "e.json", false, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "kernel_factor"));
+    const char *ok = "{\"engines\": [{\"id\": \"x\", \"name\": \"X\", \"step_overhead_s\": 0.001, \"first_token_s\": 0, "
+                     "\"compute_scale\": 1, \"cuda_graphs\": true, \"launch_s\": 1e-05, \"source\": \"s\"}]}";
+    assert_int_equal(catalog_add_engines_text(&cat, ok, strlen(ok), "e.json", false, &err), 0);
+    assert_true(cat.engines[0].cuda_graphs);
+    catalog_free(&cat);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(instance_time_is_the_kernel_envelope),
+        cmocka_unit_test(dtype_scales_and_attention_dtype),
+        cmocka_unit_test(upper_envelope_sum_is_exact),
+        cmocka_unit_test(collectives_carry_the_16bit_residual),
+        cmocka_unit_test(per_query_head_kv_reads_multiply_the_cache_traffic),
+        cmocka_unit_test(engine_fields_outside_their_bounds_are_rejected),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
