@@ -28,12 +28,12 @@ static void note_for(const struct plan_result *r, int i, bool rate, char *buf, s
 static void render_rate(const struct plan_input *in, const struct plan_result *r, enum table_format f,
                         struct table_sel *sel, struct sbuf *out)
 {
-    char col[48], buf[64];
+    char col[48], buf[80];
     struct table t;
     table_init(&t, "");
     table_col(&t, "layout", 0);
     table_col(&t, "gpu", 0);
-    table_col(&t, "tp", 0);
+    table_col(&t, "parallelism", 0);
     table_col(&t, "instances", 0);
     table_col(&t, "gpus", 0);
     table_col(&t, "nodes", 0);
@@ -50,10 +50,14 @@ static void render_rate(const struct plan_input *in, const struct plan_result *r
         table_row(&t);
         table_str(&t, o->disagg ? "disaggregated" : "aggregated");
         table_str(&t, o->gpu->id);
-        if (o->disagg && o->prefill_tp)
-            snprintf(buf, sizeof buf, "P%d/D%d", o->prefill_tp, o->tp);
-        else
-            snprintf(buf, sizeof buf, o->disagg ? "D%d" : "%d", o->tp);
+        char la[24], lb[24];
+        plan_layout_name(o->tp, o->mode, lb, sizeof lb);
+        if (o->disagg && o->prefill_tp) {
+            plan_layout_name(o->prefill_tp, o->prefill_mode, la, sizeof la);
+            snprintf(buf, sizeof buf, "P %s / D %s", la, lb);
+        } else {
+            snprintf(buf, sizeof buf, o->disagg ? "D %s" : "%s", lb);
+        }
         table_str(&t, buf);
         if (!o->feasible) {
             for (int k = 0; k < 8; k++)

@@ -924,7 +924,8 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
      * are the replicas' together */
     cap_bytes *= (double)mem.attn_dp;
     *kv_bytes_per_token = mem.kv_bytes_per_token;
-    ops_shard_layout(s->model, &lay, &e->sh, NULL);
+    if ((rc = ops_shard_layout(s->model, &lay, &e->sh, err)))
+        return rc;
     if (c->spec.kind == SIM_SPEC_DRAFT && !e->prefill_only) {
         e->draft = *s;
         e->draft.model = c->spec.draft;
