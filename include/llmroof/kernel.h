@@ -41,7 +41,13 @@ enum llmroof_dtype kernel_attention_dtype(const struct llmroof_gpu *g, enum llmr
  *   max(max(c + overlap*m, m + overlap*c) + kernels * fixed_s, kernels * launch_s)
  * (max(c + o*m, m + o*c) = max(c, m) + o*min(c, m) for o <= 1: linear pieces, so sums over a
  * decode's contexts stay exact). */
-double kernel_instance_s(double compute_s, double memory_s, double overlap, double kernels, double fixed_s,
-                         double launch_s);
+static inline double kernel_instance_s(double compute_s, double memory_s, double overlap, double kernels,
+                                       double fixed_s, double launch_s)
+{
+    double a = compute_s + overlap * memory_s, b = memory_s + overlap * compute_s;
+    double gpu = (a > b ? a : b) + kernels * fixed_s;
+    double cpu = kernels * launch_s;
+    return gpu > cpu ? gpu : cpu;
+}
 
 #endif

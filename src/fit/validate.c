@@ -410,7 +410,13 @@ void val_map_row(const struct llmroof_catalog *cat, const struct llmroof_valmap 
         }
     if (!parse_int64(r->num_gpus, 1, 1024, &ng))
         UNMAPPED("num_gpus '%.40s' is not a whole number", r->num_gpus);
-    if (!parse_int64(r->tp, 1, 1024, &tp))
+    tp = -1;
+    for (int i = 0; i < map->ntps && tp < 0; i++)
+        if (strcmp(map->tps[i].from, r->tp) == 0) {
+            tp = map->tps[i].tokens;
+            note(c, "tp '%s' taken from the map", r->tp);
+        }
+    if (tp < 0 && !parse_int64(r->tp, 1, 1024, &tp))
         UNMAPPED("tp '%.50s' is not a whole number", r->tp);
     if (b < 0 && !parse_int64(r->batch, 1, 1000000, &b))
         UNMAPPED("batch '%.40s' is neither a whole number nor in the batch map", r->batch);
