@@ -24,6 +24,10 @@ void render_report(const struct llmroof_report *r, enum table_format f, struct t
 /* Stacked bars of operator shares per GPU x TP for prefill (decode false) or decode. */
 void render_report_chart(const struct llmroof_report *r, bool decode, bool standalone, struct sbuf *out);
 
+/* Grouped bars of TTFT, TPOT and decode throughput: one group per GPU, one bar per TP (the
+ * first chart of the page and MODEL-latency.svg of --svg-dir). */
+void render_report_latency_chart(const struct llmroof_report *r, bool standalone, struct sbuf *out);
+
 /* One self-contained HTML page: tables, inline SVG charts, observations. */
 void render_report_html(const struct llmroof_report *r, struct sbuf *out);
 

@@ -28,7 +28,10 @@ struct sim_point {
 /* One row per point of a sweep of `param_name`. */
 void render_sim_sweep(const char *param_name, const struct sim_point *pts, int n, enum table_format f,
                       struct sbuf *out);
-/* Throughput (x) against TTFT p99, TPOT p50 and TPOT p99 (y, log scale), points labelled. */
-void render_sim_curve(const char *title, const char *param_name, const struct sim_point *pts, int n, struct sbuf *out);
+/* Two panels over the swept setting (x, named on its axis): TTFT and TPOT at p50 and at the SLO
+ * percentile of c (ms, log scale, with the SLO limits of c as dashed lines when set), and output
+ * throughput (tokens/s). Round tick values; no point labels to pile up. */
+void render_sim_curve(const char *title, const char *param_name, const struct sim_point *pts, int n,
+                      const struct sim_config *c, struct sbuf *out);
 
 #endif

@@ -15,8 +15,9 @@ const char *val_group_key(const struct val_case *c, enum val_group by);
 void render_validate(const char *fname, const struct val_case *cases, size_t n, enum val_group by,
                      enum table_format f, struct table_sel *sel, struct sbuf *out);
 
-/* Log-log scatter of predicted against measured latencies (rates inverted), with the
- * identity and a +-20% band, coloured by metric class. */
+/* The error distribution per metric class (decode, prefill, e2e: one strip each on a % axis,
+ * with the middle 80% and the median), then predicted against measured in one log-log panel
+ * per unit (ms; tokens/s: they never share an axis), with the identity and a +-20% band. */
 void render_validate_scatter(const char *title, const struct val_case *cases, size_t n, struct sbuf *out);
 
 #endif

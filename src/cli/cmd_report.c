@@ -137,12 +137,16 @@ static int report_main(struct cli *c, int argc, char **argv, struct ctx *x, stru
     if (x->svg_dir && (rc = make_dir(c, x->svg_dir)))
         return rc;
     if (x->svg_dir) {
-        for (int k = 0; k < 2; k++) {
+        for (int k = 0; k < 3; k++) {
             struct sbuf svg;
             char path[4096];
             sbuf_init(&svg);
-            render_report_chart(r, k == 1, true, &svg);
-            snprintf(path, sizeof path, "%s/%s-%s-shares.svg", x->svg_dir, m->id, k ? "decode" : "prefill");
+            if (k == 2)
+                render_report_latency_chart(r, true, &svg);
+            else
+                render_report_chart(r, k == 1, true, &svg);
+            snprintf(path, sizeof path, "%s/%s-%s.svg", x->svg_dir, m->id,
+                     k == 2 ? "latency" : k ? "decode-shares" : "prefill-shares");
             rc = sbuf_failed(&svg) ? 1 : cli_write_file(c, path, &svg);
             sbuf_free(&svg);
             if (rc)

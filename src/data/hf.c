@@ -568,17 +568,21 @@ int catalog_hf_resolve(const char *arg, const char *hf_home, const char *home, c
         if (fgets(rev, sizeof rev, f))
             rev[strcspn(rev, "\r\n")] = '\0';
         fclose(f);
+        bool hex = true;
         for (const char *p = rev; *p; p++)
-            if (!isxdigit((unsigned char)*p))
-                rev[0] = '\0';
+            hex = hex && isxdigit((unsigned char)*p);
+        if (!hex)
+            rev[0] = '\0';
     }
     if (!rev[0]) {
         DIR *d = opendir(snaps);
         if (d) {
             const struct dirent *e;
-            while ((e = readdir(d)) != NULL)
-                if (e->d_name[0] != '.' && strlen(e->d_name) < sizeof rev && strcmp(e->d_name, rev) > 0)
-                    memcpy(rev, e->d_name, strlen(e->d_name) + 1); /* length checked: gcc -O0 flags snprintf */
+            while ((e = readdir(d)) != NULL) {
+                size_t nl = strlen(e->d_name);
+                if (e->d_name[0] != '.' && nl < sizeof rev && strcmp(e->d_name, rev) > 0)
+                    memcpy(rev, e->d_name, nl + 1);
+            }
             closedir(d);
         }
     }

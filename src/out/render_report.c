@@ -226,6 +226,50 @@ void render_report_chart(const struct llmroof_report *r, bool decode, bool stand
     free(values);
 }
 
+void render_report_latency_chart(const struct llmroof_report *r, bool standalone, struct sbuf *out)
+{
+    /* rows are GPU-major: the TPs of the first GPU give the series */
+    int ntps = 0;
+    while (ntps < r->nrows && r->rows[ntps].gpu == r->rows[0].gpu)
+        ntps++;
+    int ngpus = ntps ? r->nrows / ntps : 0;
+    const char *groups[REPORT_MAX_GPUS], *series[REPORT_MAX_TPS];
+    char names[REPORT_MAX_TPS][16];
+    double *v = calloc((size_t)REPORT_MAX_ROWS * 3, sizeof *v);
+    bool has[REPORT_MAX_ROWS] = { false }, pale[REPORT_MAX_ROWS] = { false };
+    if (!v) {
+        out->failed = true;
+        return;
+    }
+    for (int t = 0; t < ntps; t++) {
+        snprintf(names[t], sizeof names[t], "TP %d", r->rows[t].tp);
+        series[t] = names[t];
+    }
+    for (int g = 0; g < ngpus; g++)
+        groups[g] = r->rows[(size_t)g * (size_t)ntps].gpu->id;
+    for (int i = 0; i < ngpus * ntps; i++) {
+        const struct report_row *x = &r->rows[i];
+        has[i] = x->has_est;
+        pale[i] = x->status != REPORT_OK;
+        if (!x->has_est)
+            continue;
+        v[i] = x->est.ttft_s * 1e3;
+        v[(size_t)REPORT_MAX_ROWS + (size_t)i] = x->est.tpot_s * 1e3;
+        v[(size_t)REPORT_MAX_ROWS * 2 + (size_t)i] = x->est.decode_tok_s;
+    }
+    char ttft[96], thr[96], title[256];
+    snprintf(ttft, sizeof ttft, "TTFT (ms) for %ld prompts of %ld tokens", r->req.batch, r->req.prompt);
+    snprintf(thr, sizeof thr, "decode throughput (tokens/s) for the batch of %ld", r->req.batch);
+    const struct svg_bar_panel panels[3] = {
+        { ttft, v }, { "TPOT (ms), mean decode step", v + (size_t)REPORT_MAX_ROWS }, { thr, v + (size_t)REPORT_MAX_ROWS * 2 },
+    };
+    snprintf(title, sizeof title, "%s: latency and throughput per GPU and TP", r->model->id);
+    svg_grouped_bars(out, title, groups, (size_t)ngpus, series, (size_t)ntps, has, pale, panels, 3,
+                     "faded bar: does not fit the batch; n/a: not estimated (TP does not divide the heads, or no dtype)",
+                     standalone);
+    free(v);
+}
+
 static void html_escape(struct sbuf *out, const char *s)
 {
     svg_escape(out, s);
@@ -281,6 +325,7 @@ void render_report_html(const struct llmroof_report *r, struct sbuf *out)
     report_table_configs(r, &t);
     html_table(out, &t);
     table_free(&t);
+    render_report_latency_chart(r, false, out);
     sbuf_append(out, "<h2>Observations</h2>\n<ul>\n");
     for (int i = 0; i < r->nobs; i++) {
         sbuf_append(out, "<li>");

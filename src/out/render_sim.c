@@ -10,7 +10,11 @@
 void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *out)
 {
     const struct llmroof_setup *s = &c->setup;
-    sbuf_printf(out, "%s on %d x %s (TP %d): ", s->model->id, s->tp, s->gpu->id, s->tp);
+    if (s->layout.ep > 1)
+        sbuf_printf(out, "%s on %d x %s (TP %d, EP %d%s): ", s->model->id, s->layout.ep > s->tp ? s->layout.ep : s->tp,
+                    s->gpu->id, s->tp, s->layout.ep, s->layout.dp_attn ? ", data-parallel attention" : "");
+    else
+        sbuf_printf(out, "%s on %d x %s (TP %d): ", s->model->id, s->tp, s->gpu->id, s->tp);
     if (c->mode == SIM_CLOSED && c->think_min_s == c->think_max_s)
         sbuf_printf(out, "closed loop, %ld users, %ld requests, think %g s, workload %s", c->concurrency, c->requests,
                     c->think_min_s, wl);
@@ -281,38 +285,69 @@ void render_sim_sweep(const char *param, const struct sim_point *pts, int n, enu
     table_free(&t);
 }
 
-void render_sim_curve(const char *title, const char *param, const struct sim_point *pts, int n, struct sbuf *out)
+/* The statistic of s at percentile p (50, 90, 95 or 99). */
+static double at_pct(const struct sim_stats *s, int p)
 {
-    static const char *const names[3] = { "TTFT p99", "TPOT p50", "TPOT p99" };
-    static const char *const colors[3] = { "#D55E00", "#0072B2", "#009E73" };
-    const int W = 800, H = 520, left = 80, right = 30, top = 40, bottom = 90;
-    const int pw = W - left - right, ph = H - top - bottom;
-    double xmin = INFINITY, xmax = 0, ymin = INFINITY, ymax = 0;
+    return p <= 50 ? s->p50 : p <= 90 ? s->p90 : p <= 95 ? s->p95 : s->p99;
+}
+
+/* The swept setting's axis title with its unit. */
+static const char *param_axis(const char *param)
+{
+    if (strcmp(param, "max_batched_tokens") == 0)
+        return "max_batched_tokens: token budget per iteration (tokens)";
+    if (strcmp(param, "rate") == 0)
+        return "rate: Poisson arrivals (requests/s)";
+    if (strcmp(param, "concurrency") == 0)
+        return "concurrency: closed-loop users";
+    return param;
+}
+
+void render_sim_curve(const char *title, const char *param, const struct sim_point *pts, int n,
+                      const struct sim_config *c, struct sbuf *out)
+{
+    static const char *const colors[4] = { "#F5A06B", "#D55E00", "#7FB8DA", "#0072B2" };
+    static const char *const dash[4] = { "5 3", "", "5 3", "" };
+    const int W = 800, left = 78, right = 24, top = 44, lat_h = 260, gap = 74, thr_h = 150;
+    const int pw = W - left - right, top2 = top + lat_h + gap, H = top2 + thr_h + 84;
+    int pct = c->slo_percentile > 0 ? c->slo_percentile : 99;
+    char names[4][32];
+    snprintf(names[0], sizeof names[0], "TTFT p50");
+    snprintf(names[1], sizeof names[1], "TTFT p%d", pct);
+    snprintf(names[2], sizeof names[2], "TPOT p50");
+    snprintf(names[3], sizeof names[3], "TPOT p%d", pct);
+    /* x: the swept values, on a log axis when they span 8x or more */
+    double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = 0, tmax = 0;
     for (int i = 0; i < n; i++) {
         const struct sim_result *r = &pts[i].result;
-        double ys[3] = { r->ttft.p99 * 1e3, r->tpot.p50 * 1e3, r->tpot.p99 * 1e3 };
-        xmin = fmin(xmin, r->output_tok_s);
-        xmax = fmax(xmax, r->output_tok_s);
-        for (int k = 0; k < 3; k++)
-            if (ys[k] > 0) {
-                ymin = fmin(ymin, ys[k]);
-                ymax = fmax(ymax, ys[k]);
+        double ys[4] = { r->ttft.p50, at_pct(&r->ttft, pct), r->tpot.p50, at_pct(&r->tpot, pct) };
+        xmin = fmin(xmin, pts[i].param);
+        xmax = fmax(xmax, pts[i].param);
+        for (int k = 0; k < 4; k++)
+            if (ys[k] > 0 && isfinite(ys[k])) {
+                ymin = fmin(ymin, ys[k] * 1e3);
+                ymax = fmax(ymax, ys[k] * 1e3);
             }
+        if (isfinite(r->output_tok_s))
+            tmax = fmax(tmax, r->output_tok_s);
     }
-    /* x spans the data with a margin (an open loop's throughput barely moves with the budget) */
-    if (!(xmax > 0))
-        xmin = 0, xmax = 1;
-    double pad = fmax(0.08 * (xmax - xmin), 0.03 * xmax);
-    double xlo = fmax(0.0, xmin - pad), xhi = xmax + pad;
+    double slo_ms[2] = { c->ttft_slo_s * 1e3, c->tpot_slo_s * 1e3 };
+    for (int k = 0; k < 2; k++)
+        if (slo_ms[k] > 0) {
+            ymin = fmin(ymin, slo_ms[k]);
+            ymax = fmax(ymax, slo_ms[k]);
+        }
     if (!(ymax > 0)) {
         ymin = 1;
         ymax = 10;
     }
-    double ly0 = floor(log10(ymin)), ly1 = ceil(log10(ymax));
-    if (ly1 <= ly0)
-        ly1 = ly0 + 1;
-#define PX(x) (left + pw * ((x) - xlo) / (xhi - xlo))
-#define PY(y) (top + ph * (1.0 - (log10(y) - ly0) / (ly1 - ly0)))
+    bool xlog = xmin > 0 && xmax / xmin >= 8;
+    struct svg_axis ax = xlog ? svg_axis_log(xmin, xmax) : svg_axis_linear(xmin, xmax, 6);
+    struct svg_axis ay = svg_axis_log(ymin / 1.15, ymax * 1.15); /* no line on the frame */
+    struct svg_axis at = svg_axis_linear(0, tmax > 0 ? tmax : 1, 5);
+#define PX(v) (left + pw * svg_axis_frac(&ax, (v)))
+#define PY(v) (top + lat_h * (1.0 - svg_axis_frac(&ay, (v))))
+#define PT(v) (top2 + thr_h * (1.0 - svg_axis_frac(&at, (v))))
     sbuf_printf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
                      "height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n<title>",
                 W, H, W, H);
@@ -321,56 +356,91 @@ void render_sim_curve(const char *title, const char *param, const struct sim_poi
     sbuf_append(out, "<text x=\"10\" y=\"22\" font-size=\"14\" font-weight=\"bold\">");
     svg_escape(out, title);
     sbuf_append(out, "</text>\n");
-    for (int i = 0; i <= 5; i++) {
-        double x = xlo + (xhi - xlo) * i / 5.0;
-        sbuf_printf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#e5e5e5\"/>\n", PX(x), top, PX(x), top + ph);
-        sbuf_printf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.0f</text>\n", PX(x), top + ph + 16, x);
+    char buf[64];
+    /* grids and ticks: x under both panels, y per panel */
+    for (int panel = 0; panel < 2; panel++) {
+        int y0 = panel ? top2 : top, h = panel ? thr_h : lat_h;
+        for (int t = 0; t < ax.nticks; t++) {
+            double x = PX(ax.tick[t]);
+            sbuf_printf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#e5e5e5\"/>\n", x, y0, x, y0 + h);
+            sbuf_printf(out, "<text class=\"tick\" data-axis=\"x%d\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
+                        panel, x, y0 + h + 16, svg_tick_text(ax.tick[t], buf, sizeof buf));
+        }
+        const struct svg_axis *a = panel ? &at : &ay;
+        for (int t = 0; t < a->nticks; t++) {
+            double y = panel ? PT(a->tick[t]) : PY(a->tick[t]);
+            sbuf_printf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", left, y,
+                        left + pw, y);
+            sbuf_printf(out, "<text class=\"tick\" data-axis=\"y%d\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+                        panel, left - 6, y + 4, svg_tick_text(a->tick[t], buf, sizeof buf));
+        }
+        sbuf_printf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#333333\"/>\n",
+                    left, y0, pw, h);
+        sbuf_printf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", left + pw / 2.0, y0 + h + 34);
+        svg_escape(out, param_axis(param));
+        sbuf_printf(out, "%s</text>\n", xlog ? ", log scale" : "");
+        sbuf_printf(out, "<text x=\"18\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 18 %.1f)\">%s</text>\n",
+                    y0 + h / 2.0, y0 + h / 2.0, panel ? "output tokens/s" : "latency (ms, log scale)");
     }
-    for (int k = 0; k <= (int)lround(ly1 - ly0); k++) {
-        double e = ly0 + k, y = PY(pow(10, e));
-        sbuf_printf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", left, y, left + pw, y);
-        sbuf_printf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", left - 6, y + 4, pow(10, e));
-    }
-    sbuf_printf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#333333\"/>\n", left, top, pw, ph);
-    sbuf_printf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">throughput (output tokens/s)</text>\n",
-                left + pw / 2.0, top + ph + 36);
-    sbuf_printf(out, "<text x=\"18\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 18 %.1f)\">latency (ms, log "
-                     "scale)</text>\n", top + ph / 2.0, top + ph / 2.0);
+    /* SLO limits: dashed lines in their series' colour, labelled at the right end */
     struct svg_labeler labels = { .n = 0 };
-    for (int k = 0; k < 3; k++) {
-        sbuf_printf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", colors[k]);
+    for (int k = 0; k < 2; k++) {
+        if (!(slo_ms[k] > 0))
+            continue;
+        double y = PY(slo_ms[k]);
+        sbuf_printf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1.5\" "
+                         "stroke-dasharray=\"8 4\"/>\n", left, y, left + pw, y, colors[2 * k + 1]);
+        char lab[64];
+        snprintf(lab, sizeof lab, "%s SLO %s ms (p%d)", k ? "TPOT" : "TTFT", svg_tick_text(slo_ms[k], buf, sizeof buf), pct);
+        double w = svg_text_width(lab, 11), lx = left + pw - w - 4;
+        double ly = svg_label_place(&labels, lx, y - 4, w);
+        sbuf_printf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"%s\">%s</text>\n", lx, ly,
+                    colors[2 * k + 1], lab);
+    }
+    /* latency series */
+    for (int k = 0; k < 4; k++) {
+        sbuf_printf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s%s%s points=\"", colors[k],
+                    dash[k][0] ? " stroke-dasharray=\"" : "", dash[k], dash[k][0] ? "\"" : "");
+        bool first = true;
         for (int i = 0; i < n; i++) {
             const struct sim_result *r = &pts[i].result;
-            double y = k == 0 ? r->ttft.p99 : k == 1 ? r->tpot.p50 : r->tpot.p99;
-            if (y > 0)
-                sbuf_printf(out, "%s%.1f,%.1f", i ? " " : "", PX(r->output_tok_s), PY(y * 1e3));
+            double y = k == 0 ? r->ttft.p50 : k == 1 ? at_pct(&r->ttft, pct) : k == 2 ? r->tpot.p50 : at_pct(&r->tpot, pct);
+            if (y > 0 && isfinite(y)) {
+                sbuf_printf(out, "%s%.1f,%.1f", first ? "" : " ", PX(pts[i].param), PY(y * 1e3));
+                first = false;
+            }
         }
         sbuf_append(out, "\"/>\n");
         for (int i = 0; i < n; i++) {
             const struct sim_result *r = &pts[i].result;
-            double y = k == 0 ? r->ttft.p99 : k == 1 ? r->tpot.p50 : r->tpot.p99;
-            if (!(y > 0))
+            double y = k == 0 ? r->ttft.p50 : k == 1 ? at_pct(&r->ttft, pct) : k == 2 ? r->tpot.p50 : at_pct(&r->tpot, pct);
+            if (!(y > 0) || !isfinite(y))
                 continue;
-            sbuf_printf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>%s = %g: %.0f tokens/s, %s %.2f ms"
-                             "</title></circle>\n", PX(r->output_tok_s), PY(y * 1e3), colors[k], param, pts[i].param,
-                        r->output_tok_s, names[k], y * 1e3);
-            if (k == 2) { /* label each point once, beside its TPOT p99 marker */
-                char lab[32];
-                snprintf(lab, sizeof lab, "%g", pts[i].param);
-                double lx = PX(r->output_tok_s) + 6, w = 6.0 * (double)strlen(lab);
-                double ly = svg_label_place(&labels, lx, PY(y * 1e3) - 6, w);
-                sbuf_printf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\">%s</text>\n", lx, ly, lab);
-            }
+            sbuf_printf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>%s = %g: %s %.2f ms</title>"
+                             "</circle>\n", PX(pts[i].param), PY(y * 1e3), colors[k], param, pts[i].param, names[k], y * 1e3);
         }
     }
-    for (int k = 0; k < 3; k++) {
-        int lx = left + k * 170;
-        sbuf_printf(out, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"4\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">%s</text>\n",
-                    lx, H - 26, colors[k], lx + 20, H - 21, names[k]);
+    /* throughput */
+    sbuf_append(out, "<polyline fill=\"none\" stroke=\"#009E73\" stroke-width=\"2\" points=\"");
+    for (int i = 0; i < n; i++)
+        sbuf_printf(out, "%s%.1f,%.1f", i ? " " : "", PX(pts[i].param), PT(pts[i].result.output_tok_s));
+    sbuf_append(out, "\"/>\n");
+    for (int i = 0; i < n; i++)
+        sbuf_printf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#009E73\"><title>%s = %g: %.0f output tokens/s, "
+                         "%.3f requests/s</title></circle>\n", PX(pts[i].param), PT(pts[i].result.output_tok_s), param,
+                    pts[i].param, pts[i].result.output_tok_s, pts[i].result.request_per_s);
+    /* legend under the latency panel's axis title */
+    for (int k = 0; k < 4; k++) {
+        int lx = left + k * 150, ly = top + lat_h + 56;
+        sbuf_printf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"%s%s%s/>"
+                         "<text x=\"%d\" y=\"%d\">%s</text>\n", lx, ly - 4, lx + 22, ly - 4, colors[k],
+                    dash[k][0] ? " stroke-dasharray=\"" : "", dash[k], dash[k][0] ? "\"" : "", lx + 28, ly, names[k]);
     }
-    sbuf_printf(out, "<text x=\"%d\" y=\"%d\">point labels: ", left + 510, H - 21);
-    svg_escape(out, param);
-    sbuf_append(out, "</text>\n</svg>\n");
+    sbuf_printf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\" fill=\"#555555\">latency percentiles over the completed "
+                     "requests of each run%s</text>\n", left, H - 12,
+                slo_ms[0] > 0 || slo_ms[1] > 0 ? "; long-dashed horizontal lines: the SLO limits" : "");
+    sbuf_append(out, "</svg>\n");
 #undef PX
 #undef PY
+#undef PT
 }

@@ -184,27 +184,59 @@ void render_validate(const char *fname, const struct val_case *cases, size_t n, 
     }
 }
 
+/* The unit of a metric's values: 0 ms, 1 tokens/s (the two never share an axis). */
+static int metric_unit(enum val_metric m)
+{
+    return strstr(val_metric_name(m), "tok_s") ? 1 : 0;
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* q-quantile of sorted v[0..n) with linear interpolation */
+static double quantile(const double *v, size_t n, double q)
+{
+    if (!n)
+        return 0;
+    double pos = q * (double)(n - 1);
+    size_t i = (size_t)pos;
+    return i + 1 < n ? v[i] + (pos - (double)i) * (v[i + 1] - v[i]) : v[n - 1];
+}
+
+/* Deterministic jitter in [-1, 1] from an index (a multiplicative hash), so that points of
+ * equal error do not hide each other and the output stays byte-identical. */
+static double jitter(size_t i)
+{
+    unsigned long h = (unsigned long)(i + 1) * 2654435761UL;
+    return (double)(h % 1000UL) / 500.0 - 1.0;
+}
+
 void render_validate_scatter(const char *title, const struct val_case *cases, size_t n, struct sbuf *out)
 {
     static const char *const colors[3] = { "#0072B2", "#D55E00", "#009E73" };
-    const int W = 800, H = 640, left = 80, right = 30, top = 40, bottom = 90;
-    const int pw = W - left - right, ph = H - top - bottom;
-    /* both axes in seconds per token-or-request: latencies as given, rates inverted */
-    double lo = INFINITY, hi = 0;
-    /* predicted (x) against measured (y) in the metric's own unit, log-log, one panel */
-    for (size_t i = 0; i < n; i++) {
-        if (!cases[i].mapped)
-            continue;
-        lo = fmin(lo, fmin(cases[i].predicted, cases[i].measured));
-        hi = fmax(hi, fmax(cases[i].predicted, cases[i].measured));
+    static const char *const unit_name[2] = { "ms", "tokens/s" };
+    const int W = 820, left = 150, right = 110, top = 60, row_h = 64;
+    const int pw = W - left - right, strip_h = 3 * row_h;
+    const int sc_top = top + strip_h + 96, sc_size = 300, sc_left[2] = { 80, 80 + sc_size + 110 };
+    const int H = sc_top + sc_size + 80;
+    char buf[64];
+    /* panel 1: error per metric class, one strip each, on one % axis */
+    double *v = malloc(sizeof *v * (n ? n : 1));
+    if (!v) {
+        out->failed = true;
+        return;
     }
-    if (!(hi > 0)) {
-        lo = 1;
-        hi = 10;
-    }
-    double e0 = floor(log10(lo)), e1 = ceil(log10(hi));
-#define PX(v) (left + pw * (log10(v) - e0) / (e1 - e0))
-#define PY(v) (top + ph * (1.0 - (log10(v) - e0) / (e1 - e0)))
+    double emin = 0, emax = 0;
+    for (size_t i = 0; i < n; i++)
+        if (cases[i].mapped && isfinite(cases[i].err)) {
+            emin = fmin(emin, 100 * cases[i].err);
+            emax = fmax(emax, 100 * cases[i].err);
+        }
+    struct svg_axis ae = svg_axis_linear(emin, emax, 7);
+#define EX(e) (left + pw * svg_axis_frac(&ae, (e)))
     sbuf_printf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
                      "height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n<title>",
                 W, H, W, H);
@@ -213,44 +245,122 @@ void render_validate_scatter(const char *title, const struct val_case *cases, si
                      "<text x=\"10\" y=\"22\" font-size=\"14\" font-weight=\"bold\">", W, H);
     svg_escape(out, title);
     sbuf_append(out, "</text>\n");
-    for (int k = 0; k <= (int)lround(e1 - e0); k++) {
-        double e = e0 + k, x = PX(pow(10, e)), y = PY(pow(10, e));
-        sbuf_printf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#e5e5e5\"/>\n", x, top, x, top + ph);
-        sbuf_printf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", left, y, left + pw, y);
-        sbuf_printf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%g</text>\n", x, top + ph + 16, pow(10, e));
-        sbuf_printf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n", left - 6, y + 4, pow(10, e));
+    sbuf_printf(out, "<text x=\"10\" y=\"%d\" font-weight=\"bold\">Error per metric class: predicted / measured "
+                     "time - 1 (rates inverted)</text>\n", top - 14);
+    for (int t = 0; t < ae.nticks; t++) {
+        double x = EX(ae.tick[t]);
+        sbuf_printf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\"/>\n", x, top, x, top + strip_h,
+                    ae.tick[t] == 0 ? "#333333" : "#e5e5e5");
+        sbuf_printf(out, "<text class=\"tick\" data-axis=\"error\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s%%</text>\n", x,
+                    top + strip_h + 16, svg_tick_text(ae.tick[t], buf, sizeof buf));
     }
-    sbuf_printf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#333333\"/>\n", left, top, pw, ph);
-    /* identity and the +-20% band */
-    double a = pow(10, e0), b = pow(10, e1);
-    sbuf_printf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333333\"/>\n", PX(a), PY(a), PX(b), PY(b));
-    /* y = 1.2 x from (a, 1.2a) to (b/1.2, b); y = 0.8 x from (a/0.8, a) to (b, 0.8b): inside the box */
-    sbuf_printf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999999\" stroke-dasharray=\"5 4\"/>\n",
-                PX(a), PY(1.2 * a), PX(b / 1.2), PY(b));
-    sbuf_printf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999999\" stroke-dasharray=\"5 4\"/>\n",
-                PX(a / 0.8), PY(a), PX(b), PY(0.8 * b));
-    for (size_t i = 0; i < n; i++) {
-        const struct val_case *c = &cases[i];
-        if (!c->mapped)
+    sbuf_printf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">error (%%): left of 0 llmroof is faster than "
+                     "measured, right of 0 slower</text>\n", left + pw / 2.0, top + strip_h + 34);
+    for (int cls = 0; cls < 3; cls++) {
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            if (cases[i].mapped && (int)val_metric_class(cases[i].metric) == cls && isfinite(cases[i].err))
+                v[k++] = 100 * cases[i].err;
+        double yc = top + row_h * (cls + 0.5);
+        sbuf_printf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\" fill=\"%s\">%s (n=%zu)</text>\n", left - 8,
+                    yc + 4, colors[cls], val_class_name((enum val_class)cls), k);
+        if (cls)
+            sbuf_printf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#cccccc\"/>\n", left,
+                        top + row_h * cls, left + pw, top + row_h * cls);
+        if (!k)
             continue;
-        int cls = (int)val_metric_class(c->metric);
-        sbuf_printf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\" fill-opacity=\"0.75\"><title>%s ", PX(c->predicted),
-                    PY(c->measured), colors[cls], c->row->id);
-        svg_escape(out, c->model->id);
-        sbuf_printf(out, " %s tp %d %s: predicted %.4g, measured %.4g (%+.1f%%)</title></circle>\n", c->gpu->id, c->tp,
-                    val_metric_name(c->metric), c->predicted, c->measured, 100 * c->err);
+        qsort(v, k, sizeof *v, cmp_dbl);
+        double p10 = quantile(v, k, 0.1), p50 = quantile(v, k, 0.5), p90 = quantile(v, k, 0.9);
+        /* the middle 80% as a band, the median as a bar */
+        sbuf_printf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%d\" fill=\"%s\" fill-opacity=\"0.12\">"
+                         "<title>p10 %.1f%%, p90 %.1f%%</title></rect>\n", EX(p10), yc - row_h * 0.4, EX(p90) - EX(p10),
+                    (int)(row_h * 0.8), colors[cls], p10, p90);
+        sbuf_printf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"3\"/>\n",
+                    EX(p50), yc - row_h * 0.4, EX(p50), yc + row_h * 0.4, colors[cls]);
+        size_t j = 0;
+        for (size_t i = 0; i < n; i++) {
+            const struct val_case *c = &cases[i];
+            if (!c->mapped || (int)val_metric_class(c->metric) != cls || !isfinite(c->err))
+                continue;
+            sbuf_printf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\" fill-opacity=\"0.6\"><title>%s ",
+                        EX(100 * c->err), yc + row_h * 0.3 * jitter(j++), colors[cls], c->row->id);
+            svg_escape(out, c->model->id);
+            sbuf_printf(out, " %s tp %d %s: %+.1f%%</title></circle>\n", c->gpu->id, c->tp, val_metric_name(c->metric),
+                        100 * c->err);
+        }
+        /* median |error| per class, right of the strip */
+        for (size_t i = 0; i < k; i++)
+            v[i] = fabs(v[i]);
+        qsort(v, k, sizeof *v, cmp_dbl);
+        sbuf_printf(out, "<text x=\"%d\" y=\"%.1f\" font-size=\"11\">median |e| %.1f%%</text>\n", left + pw + 8,
+                    yc + 4, quantile(v, k, 0.5));
     }
-    sbuf_printf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">predicted (metric's unit: ms or tokens/s)</text>\n",
-                left + pw / 2.0, top + ph + 36);
-    sbuf_printf(out, "<text x=\"18\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 18 %.1f)\">measured</text>\n",
-                top + ph / 2.0, top + ph / 2.0);
+    sbuf_printf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#333333\"/>\n", left, top,
+                pw, strip_h);
+    sbuf_printf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\" fill=\"#555555\">band: middle 80%% of the rows (p10 to "
+                     "p90); bar: median</text>\n", left, top + strip_h + 52);
+#undef EX
+    /* panel 2: predicted against measured, one log-log panel per unit */
+    sbuf_printf(out, "<text x=\"10\" y=\"%d\" font-weight=\"bold\">Predicted against measured, one panel per unit "
+                     "(identity and +-20%%)</text>\n", sc_top - 26);
+    for (int u = 0; u < 2; u++) {
+        double lo = INFINITY, hi = 0;
+        size_t cnt = 0;
+        for (size_t i = 0; i < n; i++)
+            if (cases[i].mapped && metric_unit(cases[i].metric) == u && cases[i].predicted > 0 && cases[i].measured > 0) {
+                lo = fmin(lo, fmin(cases[i].predicted, cases[i].measured));
+                hi = fmax(hi, fmax(cases[i].predicted, cases[i].measured));
+                cnt++;
+            }
+        struct svg_axis a = svg_axis_log(cnt ? lo : 1, cnt ? hi : 10);
+        int x0 = sc_left[u], y0 = sc_top;
+#define SX(val) (x0 + sc_size * svg_axis_frac(&a, (val)))
+#define SY(val) (y0 + sc_size * (1.0 - svg_axis_frac(&a, (val))))
+        for (int t = 0; t < a.nticks; t++) {
+            double x = SX(a.tick[t]), y = SY(a.tick[t]);
+            sbuf_printf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#e5e5e5\"/>\n", x, y0, x,
+                        y0 + sc_size);
+            sbuf_printf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", x0, y, x0 + sc_size,
+                        y);
+            svg_tick_text(a.tick[t], buf, sizeof buf);
+            /* a crowded axis labels every other tick */
+            if (a.nticks > 8 && t % 2)
+                continue;
+            sbuf_printf(out, "<text class=\"tick\" data-axis=\"x%d\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
+                        u, x, y0 + sc_size + 16, buf);
+            sbuf_printf(out, "<text class=\"tick\" data-axis=\"y%d\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+                        u, x0 - 5, y + 4, buf);
+        }
+        double l = a.lo, h = a.hi;
+        sbuf_printf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333333\"/>\n", SX(l), SY(l),
+                    SX(h), SY(h));
+        sbuf_printf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999999\" "
+                         "stroke-dasharray=\"5 4\"/>\n", SX(l), SY(1.2 * l), SX(h / 1.2), SY(h));
+        sbuf_printf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#999999\" "
+                         "stroke-dasharray=\"5 4\"/>\n", SX(l / 0.8), SY(l), SX(h), SY(0.8 * h));
+        for (size_t i = 0; i < n; i++) {
+            const struct val_case *c = &cases[i];
+            if (!c->mapped || metric_unit(c->metric) != u || !(c->predicted > 0) || !(c->measured > 0))
+                continue;
+            int cls = (int)val_metric_class(c->metric);
+            sbuf_printf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\" fill-opacity=\"0.7\"><title>%s ",
+                        SX(c->predicted), SY(c->measured), colors[cls], c->row->id);
+            svg_escape(out, c->model->id);
+            sbuf_printf(out, " %s tp %d %s: predicted %.4g, measured %.4g (%+.1f%%)</title></circle>\n", c->gpu->id, c->tp,
+                        val_metric_name(c->metric), c->predicted, c->measured, 100 * c->err);
+        }
+        sbuf_printf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#333333\"/>\n", x0,
+                    y0, sc_size, sc_size);
+        sbuf_printf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">predicted (%s, %zu rows)</text>\n",
+                    x0 + sc_size / 2.0, y0 + sc_size + 34, unit_name[u], cnt);
+        sbuf_printf(out, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 %d %.1f)\">measured "
+                         "(%s)</text>\n", x0 - 46, y0 + sc_size / 2.0, x0 - 46, y0 + sc_size / 2.0, unit_name[u]);
+#undef SX
+#undef SY
+    }
     for (int k = 0; k < 3; k++)
         sbuf_printf(out, "<circle cx=\"%d\" cy=\"%d\" r=\"4\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">%s metrics</text>\n",
-                    left + 10 + k * 150, H - 24, colors[k], left + 18 + k * 150, H - 20, val_class_name((enum val_class)k));
-    sbuf_printf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#999999\" stroke-dasharray=\"5 4\"/>"
-                     "<text x=\"%d\" y=\"%d\">&#177;20%%</text>\n</svg>\n",
-                left + 470, H - 24, left + 500, H - 24, left + 506, H - 20);
-#undef PX
-#undef PY
+                    90 + k * 160, H - 20, colors[k], 98 + k * 160, H - 16, val_class_name((enum val_class)k));
+    sbuf_append(out, "</svg>\n");
+    free(v);
 }
-

@@ -96,7 +96,7 @@ tail -n +2 "$tmp/s1" >"$tmp/s1b" # the header echoes the seed: compare the resul
 differs() { ! cmp -s "$1" "$2"; }
 check "another seed gives another run" differs "$tmp/s1b" "$tmp/s3"
 "$bin" simulate -m llama-2-7b -g a100 --requests 40 --sweep-concurrency 1,8 --svg "$tmp/curve.svg" >/dev/null
-check "simulate --svg writes the curve" grep -q "throughput (output tokens/s)" "$tmp/curve.svg"
+check "simulate --svg writes the curve" grep -q ">output tokens/s<" "$tmp/curve.svg"
 
 # estimate, memory -b and sweep agree on "fits": the request (batch x (prompt+output)) fits
 for b in 1 556 557 2000; do

@@ -1,0 +1,62 @@
+#!/bin/sh
+# The charts, checked as a reader would look at them (issue 14 item 4): every chart llmroof
+# draws passes svgcheck (finite numbers, no overlapping labels, round tick values), and each
+# carries what it must show: the report's latency bars, the SLO limits on a sweep's curves,
+# validation errors per metric class with ms and tokens/s on separate axes, numbered roofline
+# labels.
+#   charts.sh BIN SVGCHECK SRC_DIR
+set -u
+bin=$1 svgcheck=$2 src=$3
+fail=0
+check() { # check DESCRIPTION COMMAND...
+    d=$1; shift
+    if "$@"; then echo "ok: $d"; else echo "FAIL: $d"; fail=1; fi
+}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$src" || exit 1
+export LLMROOF_DATA="$src/data"
+
+# report: the default studies, every GPU of the catalog with a TP that does not divide the heads
+"$bin" report --svg-dir "$tmp/r1" >/dev/null
+"$bin" report -m llama-2-70b --gpus all --tp 1,2,3,4,8 --svg-dir "$tmp/r2" >/dev/null
+"$bin" report -m mixtral-8x7b --gpus h100,l40s --tp 1,2,4,8 --svg-dir "$tmp/r3" >/dev/null
+check "report --svg-dir writes the latency chart" test -s "$tmp/r1/internlm-20b-latency.svg"
+check "the latency chart has TTFT, TPOT and throughput panels" sh -c \
+    "grep -q '>TTFT (ms)' '$tmp/r1/internlm-20b-latency.svg' && grep -q '>TPOT (ms)' '$tmp/r1/internlm-20b-latency.svg' \
+     && grep -q '>decode throughput (tokens/s)' '$tmp/r1/internlm-20b-latency.svg'"
+check "one bar per GPU x TP (9) in each of the 3 panels" \
+    [ "$(grep -c '<rect x=[^>]*fill="#[0-9A-F]*"[^>]*><title>' "$tmp/r1/internlm-20b-latency.svg")" = 27 ]
+"$bin" report --format html >"$tmp/r.html"
+check "the HTML report shows the latency chart first" sh -c \
+    "grep -n '<svg' '$tmp/r.html' | head -1 | grep -q . && \
+     [ \"\$(grep -o '<title>[^<]*</title>' '$tmp/r.html' | sed -n 2p)\" = '<title>internlm-20b: latency and throughput per GPU and TP</title>' ]"
+
+# simulate: a token-budget sweep (the chart that used to smear its labels) with SLOs, a rate sweep
+"$bin" simulate -m llama-2-7b -g a100 --rate 4 --requests 200 \
+    --sweep-batched-tokens 256,512,1024,2048,4096,8192,16384 --ttft-slo 100ms --tpot-slo 25ms --svg "$tmp/s1.svg" >/dev/null
+"$bin" simulate -m llama-2-7b -g a100 --requests 100 --sweep-concurrency 1,2,4,8,16,32 --svg "$tmp/s2.svg" >/dev/null
+check "the sweep chart draws both SLO limits" sh -c "grep -q 'TTFT SLO 100 ms' '$tmp/s1.svg' && grep -q 'TPOT SLO 25 ms' '$tmp/s1.svg'"
+check "without SLOs it draws none" sh -c "! grep -q ' SLO ' '$tmp/s2.svg'"
+check "the sweep chart's x axis names the swept setting" grep -q '>max_batched_tokens: token budget per iteration' "$tmp/s1.svg"
+
+# validate: errors per metric class; ms and tokens/s on separate axes
+"$bin" validate tests/data/validation/measurements.csv --svg "$tmp/v.svg" >/dev/null
+check "the validation chart has an error strip per metric class" sh -c \
+    "grep -q '>decode (n=' '$tmp/v.svg' && grep -q '>prefill (n=' '$tmp/v.svg' && grep -q '>e2e (n=' '$tmp/v.svg'"
+check "ms and tokens/s have separate axes" sh -c \
+    "grep -q '>predicted (ms, ' '$tmp/v.svg' && grep -q '>predicted (tokens/s, ' '$tmp/v.svg' && ! grep -q 'ms or tokens/s' '$tmp/v.svg'"
+
+# roofline: numbered points and a list of names, for a dense model, an MoE and an MLA model
+"$bin" roofline -m llama-2-70b -g h100 -t 4 -b 64 --svg "$tmp/f1.svg" >/dev/null
+"$bin" roofline -m mixtral-8x7b -g a100 -t 2 -b 8 --svg "$tmp/f2.svg" >/dev/null
+"$bin" roofline -m deepseek-v3 -g h200 -t 8 -b 32 --svg "$tmp/f3.svg" >/dev/null 2>&1 || \
+    "$bin" roofline -m qwen2.5-72b -g h200 -t 8 -b 32 --svg "$tmp/f3.svg" >/dev/null
+check "roofline labels are numbers with a list of operator names" grep -q '<tspan font-weight="bold"[^>]*>1</tspan> prefill' "$tmp/f1.svg"
+
+for f in "$tmp"/r1/*.svg "$tmp"/r2/*.svg "$tmp"/r3/*.svg "$tmp"/s1.svg "$tmp"/s2.svg "$tmp"/v.svg "$tmp"/f1.svg \
+         "$tmp"/f2.svg "$tmp"/f3.svg; do
+    check "svgcheck $(basename "$(dirname "$f")")/$(basename "$f"): finite, no overlapping labels, round ticks" \
+        "$svgcheck" "$f"
+done
+exit $fail
