@@ -213,7 +213,7 @@ void sweep_jsonl_row(const struct sweep_row *r, struct sbuf *out)
     json_text(out, r->gpu);
     sbuf_append(out, ",\"tp\":");
     integer(out, r->tp);
-    if (r->pp > 1 || r->ep > 1) {
+    if (r->pp > 1 || r->ep > 1 || r->dp_attn) {
         /* a layout beyond TP: the row says which, so check can evaluate it again */
         sbuf_append(out, ",\"pp\":");
         integer(out, r->pp);
