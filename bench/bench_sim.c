@@ -3,8 +3,9 @@
  * caching (a 512-token system prompt in 8 groups) and EAGLE speculative decoding (k 3, alpha
  * 0.7); then a 16-instance cluster behind a least-loaded router at 160 requests/s; then a
  * disaggregated 4 prefill + 12 decode cluster at the same rate. Issue 17 asks < 1 s each.
- *   bench_sim DATA_DIR                                                    */
+ *   bench_sim DATA_DIR [CASE]     CASE 0-4 runs one case only (for profiling)   */
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "llmroof/catalog.h"
@@ -73,6 +74,8 @@ int main(int argc, char **argv)
             c.prefill.instances = 4;
             c.decode.instances = 12;
         }
+        if (argc > 2 && mode != atoi(argv[2]))
+            continue;
         struct sim_result r;
         double t0 = now_s();
         if (sim_run(&c, &r, &err))

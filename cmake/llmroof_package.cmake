@@ -4,7 +4,7 @@ include(CMakePackageConfigHelpers)
 
 set_target_properties(llmroof llmroof_clilib PROPERTIES POSITION_INDEPENDENT_CODE ON)
 
-add_library(llmroof_shared SHARED src/api/api.c)
+add_library(llmroof_shared SHARED $<TARGET_OBJECTS:llmroof_apiobj>)
 add_library(llmroof::llmroof ALIAS llmroof_shared)
 set_target_properties(llmroof_shared PROPERTIES
   OUTPUT_NAME llmroof
@@ -12,8 +12,6 @@ set_target_properties(llmroof_shared PROPERTIES
   VERSION ${PROJECT_VERSION}
   SOVERSION ${PROJECT_VERSION_MAJOR}
   C_VISIBILITY_PRESET default)
-target_compile_options(llmroof_shared PRIVATE ${LLMROOF_WARNINGS})
-target_compile_definitions(llmroof_shared PRIVATE LLMROOF_VERSION="${PROJECT_VERSION}")
 target_include_directories(llmroof_shared PUBLIC
   $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
   $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
@@ -24,10 +22,7 @@ target_include_directories(llmroof_shared PUBLIC
 # llmroof_clilib already brings in without the feature.)
 target_link_libraries(llmroof_shared PRIVATE
   -Wl,--whole-archive $<TARGET_FILE:llmroof_clilib> $<TARGET_FILE:llmroof> -Wl,--no-whole-archive)
-add_dependencies(llmroof_shared llmroof_clilib llmroof)
-target_include_directories(llmroof_shared PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src/cli)
-# _GNU_SOURCE for dladdr (api.c finds the catalog installed beside the library)
-target_compile_definitions(llmroof_shared PRIVATE _POSIX_C_SOURCE=200809L _GNU_SOURCE)
+add_dependencies(llmroof_shared llmroof_apiobj llmroof_clilib llmroof)
 target_link_libraries(llmroof_shared PRIVATE cjson m ${CMAKE_DL_LIBS})
 set_property(TARGET llmroof_shared APPEND PROPERTY LINK_DEPENDS $<TARGET_FILE:llmroof_clilib> $<TARGET_FILE:llmroof>)
 target_link_options(llmroof_shared PRIVATE

@@ -50,7 +50,11 @@ _llmroof()
         --format) COMPREPLY=($(compgen -W "table md csv json html jsonl" -- "$cur")); return ;;
         --table) COMPREPLY=($(compgen -W "$(llmroof "$cmd" --help 2>/dev/null | sed -n 's/.*instead of the first: //p' | tr -d ',')" -- "$cur")); return ;;
         --gpus-file|--models-file|--svg|--trace|--requests-out|--trace-out|--map|--out|--ops|--uncertainty-out|--fit-gpus|--fit-engines) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --workload|-w) COMPREPLY=($(compgen -W "chat docqa fixed: csv:" -- "$cur")); compopt -o nospace 2>/dev/null; return ;;
+        --workload|-w) COMPREPLY=($(compgen -W "chat docqa code openorca fixed: csv:" -- "$cur")); compopt -o nospace 2>/dev/null; return ;;
+        --scenario) COMPREPLY=($(compgen -W "offline server" -- "$cur")); return ;;
+        --router) COMPREPLY=($(compgen -W "round-robin least-loaded prefix-affinity" -- "$cur")); return ;;
+        --spec) COMPREPLY=($(compgen -W "eagle mtp medusa draft:" -- "$cur")); compopt -o nospace 2>/dev/null; return ;;
+        --kv-link) COMPREPLY=($(compgen -W "nvlink ib pcie" -- "$cur")); return ;;
         --svg-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     esac
     if [[ -z $cmd ]]; then

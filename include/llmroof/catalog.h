@@ -226,6 +226,8 @@ struct llmroof_valmap {
     int nengines;
     struct llmroof_len_map batches[LLMROOF_MAP_MAX];  /* non-numeric batch -> sequences; 0 = the most that fit */
     int nbatches;
+    struct llmroof_len_map tps[LLMROOF_MAP_MAX];      /* non-numeric tp -> tensor-parallel ranks */
+    int ntps;
     char reserved[LLMROOF_MAP_MAX][LLMROOF_MAP_KEY];  /* source keys kept out of the visible set */
     int nreserved;
 };

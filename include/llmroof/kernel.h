@@ -12,8 +12,11 @@
 #include "llmroof/catalog.h"
 #include "llmroof/dtype.h"
 
-/* Fixed GPU time per kernel when the catalog gives none, s. */
-#define KERNEL_FIXED_S_DEFAULT 2.0e-6
+/* Fixed GPU time per kernel when the catalog gives none, s: the t0 of the GEMM time fit measured
+ * on an H100 SXM5 (3.0 us bf16, 4.0 fp8; decode attention 7.5, RMSNorm 5.5, a graph node 1.0:
+ * docs/validation/measured/h100-sxm5-80gb/constants.json), taken for every GPU: launch latency,
+ * ramp-up and tail are alike across NVIDIA generations (kernels.md: 3.0 us raw launch on GB200). */
+#define KERNEL_FIXED_S_DEFAULT 3.0e-6
 /* CPU time to launch one kernel from C++ when the engine profile gives none, s
  * (cuLaunchKernel of a no-op kernel: 3.0-3.3 us, kernels.md). */
 #define KERNEL_LAUNCH_S_DEFAULT 4.0e-6
@@ -38,7 +41,13 @@ enum llmroof_dtype kernel_attention_dtype(const struct llmroof_gpu *g, enum llmr
  *   max(max(c + overlap*m, m + overlap*c) + kernels * fixed_s, kernels * launch_s)
  * (max(c + o*m, m + o*c) = max(c, m) + o*min(c, m) for o <= 1: linear pieces, so sums over a
  * decode's contexts stay exact). */
-double kernel_instance_s(double compute_s, double memory_s, double overlap, double kernels, double fixed_s,
-                         double launch_s);
+static inline double kernel_instance_s(double compute_s, double memory_s, double overlap, double kernels,
+                                       double fixed_s, double launch_s)
+{
+    double a = compute_s + overlap * memory_s, b = memory_s + overlap * compute_s;
+    double gpu = (a > b ? a : b) + kernels * fixed_s;
+    double cpu = kernels * launch_s;
+    return gpu > cpu ? gpu : cpu;
+}
 
 #endif

@@ -36,7 +36,13 @@ enum llmroof_opkind {
 };
 
 const char *op_name(enum llmroof_opkind k);      /* "qkv_proj" */
-bool op_is_collective(enum llmroof_opkind k);
+/* Collectives: all-reduce, all-gather, all-to-all, pipeline sends. Inline: every timing loop
+ * asks it of every operator (bench_engine). */
+static inline bool op_is_collective(enum llmroof_opkind k)
+{
+    return k == LLMROOF_OP_ALL_REDUCE || k == LLMROOF_OP_ALL_GATHER || k == LLMROOF_OP_ALL_TO_ALL ||
+           k == LLMROOF_OP_PP_SEND;
+}
 
 /* What one step processes; sums over its sequences. */
 struct llmroof_batch {

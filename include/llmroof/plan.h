@@ -12,7 +12,7 @@
 
 #define PLAN_MAX_GPUS 32
 #define PLAN_MAX_TPS 16
-#define PLAN_MAX_OPTIONS (2 * PLAN_MAX_GPUS * PLAN_MAX_TPS) /* aggregated and disaggregated */
+#define PLAN_MAX_OPTIONS (6 * PLAN_MAX_GPUS * PLAN_MAX_TPS) /* aggregated and disaggregated, 3 layouts per n */
 #define PLAN_INSTANCE_CAP 256 /* instances of one pool the rate search never exceeds */
 #define PLAN_MAX_OBS 48
 #define PLAN_USER_CAP 100000 /* users per instance the search never exceeds */
@@ -38,6 +38,9 @@ struct plan_input {
     struct llmroof_eff_override eff;
     bool fast;                     /* analytic steady state instead of simulation */
     double mean_prompt, mean_output; /* --fast: the workload's mean lengths; 0 = sample them */
+    struct llmroof_layout layout;  /* --pp/--ep/--dp-attention applied with every TP (its tp unused);
+                                      zero = TP only. An instance is gpus_per_stage x pp GPUs and
+                                      must fit in a node (docs/model.md section 10) */
 };
 
 enum plan_binding { PLAN_BIND_NONE, PLAN_BIND_TTFT, PLAN_BIND_TPOT, PLAN_BIND_CAP, PLAN_BIND_LOAD };
@@ -48,7 +51,10 @@ struct plan_option {
     int gpu_index;                 /* index into plan_input.gpus */
     int tp;                        /* aggregated TP; disaggregated: the decode pool's */
     bool disagg;                   /* rate plans: a prefill pool and a decode pool */
-    int prefill_tp;                /* disaggregated: the prefill pool's TP */
+    int mode;                      /* rate plans: 0 TP; MoE only: 1 TP + EP over the same ranks,
+                                      2 data-parallel attention + EP (tp then counts the GPUs) */
+    int prefill_tp;                /* disaggregated: the prefill pool's GPUs per instance */
+    int prefill_mode;              /* disaggregated: the prefill pool's mode */
     long prefill_instances, decode_instances; /* disaggregated pool sizes */
     long instances;                /* rate plans: instances in all (aggregated: N; disaggregated: X + Y) */
     double goodput_qps;            /* rate plans: requests/s within both SLOs */
@@ -76,10 +82,14 @@ struct plan_result {
     int nobs;
 };
 
+/* "TP-4", "TP-4+EP-4" or "DPA-4+EP-4": a rate plan's layout of n GPUs in mode 0, 1 or 2. */
+void plan_layout_name(int n, int mode, char *buf, size_t size);
+
 /* Rate plans: the smallest cluster of `tp` x `g` instances (or, disaggregated, of prefill and
  * decode pools) whose simulated run at in->rate_qps meets both SLOs at the percentile without
  * overload or errors. Fills o (gpus, latencies, goodput, or the reason it is infeasible). */
 int plan_rate_aggregated(const struct plan_input *in, int gi, int tp, struct plan_option *o, struct llmroof_err *err);
+/* (tp above is a TP width; expert-parallel layouts are searched by plan_run) */
 
 /* Does one instance (model on tp x gpu) meet both SLOs with `users` closed-loop users?
  * Fills the percentile latencies at that load. */

@@ -14,8 +14,9 @@
 
 enum val_metric {
     VAL_TPOT_MS, VAL_TTFT_MS, VAL_DECODE_TOK_S_PER_SEQ, VAL_DECODE_TOK_S_TOTAL, VAL_PREFILL_TOK_S,
-    VAL_E2E_LATENCY_MS, VAL_THROUGHPUT_OUT_TOK_S, VAL_METRIC_COUNT
+    VAL_E2E_LATENCY_MS, VAL_THROUGHPUT_OUT_TOK_S, VAL_SERVING_THROUGHPUT_OUT_TOK_S, VAL_METRIC_COUNT
 };
+/* serving throughput is in the e2e class; a row measured under a load is `serving` (val_case) */
 enum val_class { VAL_CLASS_DECODE, VAL_CLASS_PREFILL, VAL_CLASS_E2E };
 
 const char *val_metric_name(enum val_metric m);
@@ -29,6 +30,7 @@ struct val_row {
     char id[32], model[VAL_TEXT], gpu[VAL_TEXT], weight_dtype[VAL_TEXT], kv_dtype[VAL_TEXT], framework[VAL_TEXT];
     char num_gpus[32], tp[VAL_TEXT], batch[VAL_TEXT], input_len[VAL_TEXT], output_len[VAL_TEXT], metric[64], value[64];
     char source[VAL_TEXT]; /* the publication (optional column; its first word keys --cv source) */
+    char notes[VAL_TEXT];  /* the notes column's first 127 bytes (the load of a serving row) */
     long line; /* 1-based line of the row in the file */
 };
 
@@ -79,6 +81,10 @@ struct val_case {
     double predicted;                /* in the metric's unit, when mapped */
     double err;                      /* in time: predicted / measured latency - 1 (rates inverted);
                                         > 0 means llmroof predicts slower than measured */
+    bool serving;                    /* measured under a load (batch "dynamic"): predicted by the simulator */
+    long concurrency;                /* serving: users of a closed loop; 0 = every request at once */
+    long requests;                   /* serving: requests in the run */
+    bool median;                     /* serving: the row states a median (else a mean) */
 };
 
 void val_map_row(const struct llmroof_catalog *cat, const struct llmroof_valmap *map, const struct val_row *row,

@@ -57,6 +57,11 @@ int cmd_memory(struct cli *c, int argc, char **argv)
     const struct llmroof_layout lay = cli_layout(&s);
     if ((rc = memory_eval_layout(m, g, &lay, &dt, s.context, &s.mem, &mem, &err)))
         return cli_fail(c, &err);
+    const int dom = g->domain_gpus > 0 ? g->domain_gpus : g->gpus_per_node;
+    if (mem.gpus > dom)
+        fprintf(c->errf, "llmroof: note: %d GPUs exceed the %d-GPU %s domain of %s: the layout spans %d domains "
+                         "joined by the %s network\n", mem.gpus, dom, link_name(g->link), g->id, (mem.gpus + dom - 1) / dom,
+                g->net_kind);
     memory_fit_batch(&mem, s.batch);
     /* the same warnings as estimate: a context past the model's limit still gets numbers */
     if (m->max_context < s.context)

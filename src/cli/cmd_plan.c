@@ -105,7 +105,7 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
         { OPT_TTFT, "ttft-slo", 0, "T", "time-to-first-token SLO (default 3s)", false },
         { OPT_TPOT, "tpot-slo", 0, "T", "time-per-output-token SLO (default 100ms)", false },
         { OPT_PCT, "slo-percentile", 0, "pNN", "percentile the SLOs apply to: p50, p90, p95, p99 (default p90)", false },
-        { OPT_WORKLOAD, "workload", 'w', "SPEC", "fixed:P:O, chat, docqa or csv:FILE (default chat)", false },
+        { OPT_WORKLOAD, "workload", 'w', "SPEC", "fixed:P:O, chat, docqa, code, openorca or csv:FILE (default chat)", false },
         { OPT_THINK, "think", 0, "LO-HI", "users' pause between requests (default 1s-3s)", false },
         { OPT_GPN, "gpus-per-node", 0, "N", "GPUs in one node (default 8)", false },
         { OPT_PRICE, "price", 0, "LIST", "GPU=USD per GPU-hour, comma-separated, e.g. a100=1.8,a40=0.9", false },
@@ -114,7 +114,7 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
         { OPT_MAXSEQS, "max-seqs", 0, "N", "engine running-sequence limit (default 256)", false },
         { OPT_NOCHUNK, "no-chunked-prefill", 0, NULL, "engine prefills prompts whole", false },
         { OPT_SEED, "seed", 0, "N", "random seed of the simulations (default 42)", false },
-        CLI_OPT_DTYPES, CLI_OPT_EFFS, CLI_OPT_MEM,
+        CLI_OPT_LAYOUT, CLI_OPT_DTYPES, CLI_OPT_EFFS, CLI_OPT_MEM,
     };
     x->c = c;
     cli_setup_defaults(&x->s);
@@ -169,6 +169,7 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
     if (x->in.sim.mem.block_size <= 1)
         x->in.sim.mem.block_size = 16;
     x->in.dt = cli_dtypes(&x->s);
+    x->in.layout = cli_layout(&x->s);
     x->in.eff = x->s.eff;
 
     if (c->flags & CLI_PARSE_ONLY) {

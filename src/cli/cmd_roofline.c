@@ -28,7 +28,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
 int cmd_roofline(struct cli *c, int argc, char **argv)
 {
     static const struct cli_opt opts[] = {
-        CLI_OPT_MODEL, CLI_OPT_GPU, CLI_OPT_TP, CLI_OPT_BATCH, CLI_OPT_PROMPT, CLI_OPT_OUTPUT,
+        CLI_OPT_MODEL, CLI_OPT_GPU, CLI_OPT_TP, CLI_OPT_LAYOUT, CLI_OPT_BATCH, CLI_OPT_PROMPT, CLI_OPT_OUTPUT,
         CLI_OPT_DTYPES, CLI_OPT_EFFS,
         { OPT_SVG, "svg", 0, "FILE", "write the roofline chart (log-log SVG) to FILE", false },
     };
@@ -52,7 +52,7 @@ int cmd_roofline(struct cli *c, int argc, char **argv)
     const struct llmroof_gpu *g = m ? cli_gpu(c, x.s.gpu) : NULL;
     if (!m || !g)
         return 2;
-    struct llmroof_setup s = { m, g, (int)x.s.tp, cli_dtypes(&x.s), roofline_effs(g, &x.s.eff), { 0 } };
+    struct llmroof_setup s = { m, g, (int)x.s.tp, cli_dtypes(&x.s), roofline_effs(g, &x.s.eff), cli_layout(&x.s) };
     struct llmroof_request req = { x.s.batch, x.s.prompt, x.s.output };
     struct llmroof_estimate e;
     struct llmroof_err err = { 0 };

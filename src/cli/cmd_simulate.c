@@ -230,7 +230,7 @@ static void warn_overload(struct cli *c, const struct sim_result *r, const char 
 static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, struct sim_point *res)
 {
     static const struct cli_opt opts[] = {
-        CLI_OPT_MODEL, CLI_OPT_GPU, CLI_OPT_TP, CLI_OPT_DTYPES, CLI_OPT_EFFS, CLI_OPT_MEM,
+        CLI_OPT_MODEL, CLI_OPT_GPU, CLI_OPT_TP, CLI_OPT_LAYOUT, CLI_OPT_DTYPES, CLI_OPT_EFFS, CLI_OPT_MEM,
         { OPT_MBT, "max-batched-tokens", 0, "N", "token budget of one iteration (default 2048)", false },
         { OPT_MAXSEQS, "max-seqs", 0, "N", "running sequences at most (default 256)", false },
         { OPT_NOCHUNK, "no-chunked-prefill", 0, NULL, "prefill each prompt whole in one iteration", false },
@@ -239,7 +239,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         { OPT_THINK, "think", 0, "LO-HI", "closed loop: uniform pause between requests (default 1s-3s)", false },
         { OPT_RATE, "rate", 'r', "QPS", "open loop: Poisson arrivals per second", false },
         { OPT_TRACE, "trace", 0, "FILE", "open loop: CSV of arrival_s,prompt_len,output_len", false },
-        { OPT_WORKLOAD, "workload", 'w', "SPEC", "fixed:P:O, chat, docqa or csv:FILE (default chat)", false },
+        { OPT_WORKLOAD, "workload", 'w', "SPEC", "fixed:P:O, chat, docqa, code, openorca or csv:FILE (default chat)", false },
         { OPT_SEED, "seed", 0, "N", "random seed (default 42)", false },
         { OPT_REQOUT, "requests-out", 0, "FILE", "write each request's timestamps as CSV", false },
         { OPT_TRACEOUT, "trace-out", 0, "FILE", "write a Chrome trace of the iterations (JSON)", false },
@@ -373,7 +373,8 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         x->cfg.think_min_s = x->cfg.think_max_s = 0;
     }
     x->cfg.workload = &wl;
-    x->cfg.setup = (struct llmroof_setup){ m, g, (int)x->s.tp, cli_dtypes(&x->s), roofline_effs(g, &x->s.eff), { 0 } };
+    x->cfg.setup = (struct llmroof_setup){ m, g, (int)x->s.tp, cli_dtypes(&x->s), roofline_effs(g, &x->s.eff),
+                                           cli_layout(&x->s) };
     x->cfg.mem = x->s.mem;
     if (!x->have_block)
         x->cfg.mem.block_size = 16;

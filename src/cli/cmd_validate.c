@@ -297,7 +297,22 @@ static void cv_group(const struct val_case *c, enum cv_dim d, char *out, size_t 
 {
     switch (d) {
     case CV_CLASS: snprintf(out, cap, "%s", val_class_name(val_metric_class(c->metric))); return;
-    case CV_SOURCE: val_source_key(c->row, out, cap); return;
+    case CV_SOURCE: {
+        /* the publication, shortened for a 100-column table: no "github.com/" or "www.", at most
+         * 38 characters (the key itself, val_source_key, stays whole for the folds) */
+        char k[VAL_TEXT];
+        val_source_key(c->row, k, sizeof k);
+        const char *s = k;
+        if (strncmp(s, "github.com/", 11) == 0)
+            s += 11;
+        else if (strncmp(s, "www.", 4) == 0)
+            s += 4;
+        if (strlen(s) > 38)
+            snprintf(out, cap, "%.35s...", s);
+        else
+            snprintf(out, cap, "%s", s);
+        return;
+    }
     case CV_FAMILY:
         if (strncmp(c->gpu->id, "rtx-", 4) == 0)
             snprintf(out, cap, "geforce");
@@ -306,7 +321,7 @@ static void cv_group(const struct val_case *c, enum cv_dim d, char *out, size_t 
         return;
     case CV_REGIME: snprintf(out, cap, "%s", c->batch <= 1 ? "batch 1" : c->batch <= 32 ? "batch 2-32" : "batch >32"); return;
     case CV_ENGINE: snprintf(out, cap, "%s", c->engine ? c->engine->id : "(none)"); return;
-    case CV_LOAD: snprintf(out, cap, "%s", strcmp(c->row->batch, "dynamic") == 0 ? "serving" : "static"); return;
+    case CV_LOAD: snprintf(out, cap, "%s", c->serving ? "serving" : "static"); return;
     case CV_NDIMS: break;
     }
     snprintf(out, cap, "?");

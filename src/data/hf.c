@@ -246,6 +246,8 @@ int catalog_model_from_hf_warn(const char *text, size_t len, const char *fname, 
                                            "new_decoder_architecture", "use_sliding_window", NULL };
     for (const char *const *k = k_bools; *k; k++) {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, *k);
+        if (!v || cJSON_IsBool(v) || cJSON_IsNull(v)) /* text_config configs also read the root's */
+            v = cJSON_GetObjectItemCaseSensitive(root, *k);
         if (v && !cJSON_IsBool(v) && !cJSON_IsNull(v)) {
             llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s' must be true or false", fname, *k);
             cJSON_Delete(root);
@@ -568,17 +570,21 @@ int catalog_hf_resolve(const char *arg, const char *hf_home, const char *home, c
         if (fgets(rev, sizeof rev, f))
             rev[strcspn(rev, "\r\n")] = '\0';
         fclose(f);
+        bool hex = true;
         for (const char *p = rev; *p; p++)
-            if (!isxdigit((unsigned char)*p))
-                rev[0] = '\0';
+            hex = hex && isxdigit((unsigned char)*p);
+        if (!hex)
+            rev[0] = '\0';
     }
     if (!rev[0]) {
         DIR *d = opendir(snaps);
         if (d) {
             const struct dirent *e;
-            while ((e = readdir(d)) != NULL)
-                if (e->d_name[0] != '.' && strlen(e->d_name) < sizeof rev && strcmp(e->d_name, rev) > 0)
-                    memcpy(rev, e->d_name, strlen(e->d_name) + 1); /* length checked: no truncation */
+            while ((e = readdir(d)) != NULL) {
+                size_t nl = strlen(e->d_name);
+                if (e->d_name[0] != '.' && nl < sizeof rev && strcmp(e->d_name, rev) > 0)
+                    memcpy(rev, e->d_name, nl + 1);
+            }
             closedir(d);
         }
     }

@@ -66,7 +66,7 @@ int catalog_load_valmap(const char *text, size_t len, const char *fname, struct 
         cJSON_Delete(doc);
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s: expected a JSON object", fname);
     }
-    const cJSON *g, *md, *w, *k, *l, *en = NULL, *bt = NULL;
+    const cJSON *g, *md, *w, *k, *l, *en = NULL, *bt = NULL, *tps = NULL;
     int rc;
     if ((rc = map_object(doc, "gpus", fname, true, &g, err)) || (rc = map_object(doc, "models", fname, true, &md, err)) ||
         (rc = map_object(doc, "weight_dtypes", fname, true, &w, err)) ||
@@ -74,6 +74,7 @@ int catalog_load_valmap(const char *text, size_t len, const char *fname, struct 
         (rc = map_object(doc, "lengths", fname, false, &l, err)) ||
         (rc = map_object(doc, "engines", fname, false, &en, err)) ||
         (rc = map_object(doc, "batches", fname, false, &bt, err)) ||
+        (rc = map_object(doc, "tps", fname, false, &tps, err)) ||
         (en && (rc = names(en, "engines", fname, m->engines, &m->nengines, err))) ||
         (rc = names(g, "gpus", fname, m->gpus, &m->ngpus, err)) ||
         (rc = names(md, "models", fname, m->models, &m->nmodels, err)))
@@ -121,6 +122,15 @@ int catalog_load_valmap(const char *text, size_t len, const char *fname, struct 
         }
         snprintf(m->batches[m->nbatches].from, sizeof m->batches[0].from, "%s", it->string);
         m->batches[m->nbatches++].tokens = (long)it->valuedouble;
+    }
+    for (const cJSON *it = tps ? tps->child : NULL; it; it = it->next) {
+        if (!cJSON_IsNumber(it) || it->valuedouble < 1 || it->valuedouble > 1024 || it->valuedouble != floor(it->valuedouble)) {
+            rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: tps.'%s' must be a whole number of ranks in [1, 1024]", fname,
+                                 it->string);
+            goto out;
+        }
+        snprintf(m->tps[m->ntps].from, sizeof m->tps[0].from, "%s", it->string);
+        m->tps[m->ntps++].tokens = (long)it->valuedouble;
     }
     const cJSON *rs = cJSON_GetObjectItemCaseSensitive(doc, "reserved_sources");
     if (rs && (!cJSON_IsArray(rs) || cJSON_GetArraySize(rs) > LLMROOF_MAP_MAX)) {

@@ -138,9 +138,12 @@ int opval_predict(const struct opval_row *r, const struct llmroof_model *m, int 
     const struct llmroof_optime *t = &ph.op[r->op];
     out->compute_s = t->compute_s / o->count;
     out->memory_s = t->memory_s / o->count;
-    /* one kernel as the kit times it (CUDA events around it): its roofline time plus one kernel's
-     * fixed GPU cost (llmroof/kernel.h); no CPU launch wait, which events do not see */
-    out->predicted_s = kernel_instance_s(out->compute_s, out->memory_s, eff->overlap, 1.0, eff->kernel_s, 0.0);
+    /* the kernels as the kit times them (CUDA events around them, bench/gpu/measure.py): their
+     * roofline time plus each kernel's fixed GPU cost (llmroof/kernel.h), no CPU launch wait, which
+     * events do not see. The kit's MLP is ops.c's three kernels (gate_up, activation, down); its
+     * QKV projection is the GEMM alone (no RoPE) and its LM head the GEMM alone (no sampling). */
+    const double kn = r->op == LLMROOF_OP_FFN ? o->kernels : 1.0;
+    out->predicted_s = kernel_instance_s(out->compute_s, out->memory_s, eff->overlap, kn, eff->kernel_s, 0.0);
     out->bound = t->bound;
     out->flops = o->flops;
     out->bytes = o->bytes;

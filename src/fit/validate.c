@@ -10,10 +10,11 @@
 
 #include "llmroof/memory.h"
 #include "llmroof/parse.h"
+#include "llmroof/sim.h"
 
 static const char *const metric_names[VAL_METRIC_COUNT] = {
     "tpot_ms", "ttft_ms", "decode_tok_s_per_seq", "decode_tok_s_total", "prefill_tok_s", "e2e_latency_ms",
-    "throughput_out_tok_s"
+    "throughput_out_tok_s", "serving_throughput_out_tok_s"
 };
 
 const char *val_metric_name(enum val_metric m)
@@ -27,7 +28,8 @@ enum val_class val_metric_class(enum val_metric m)
     case VAL_TTFT_MS:
     case VAL_PREFILL_TOK_S: return VAL_CLASS_PREFILL;
     case VAL_E2E_LATENCY_MS:
-    case VAL_THROUGHPUT_OUT_TOK_S: return VAL_CLASS_E2E;
+    case VAL_THROUGHPUT_OUT_TOK_S:
+    case VAL_SERVING_THROUGHPUT_OUT_TOK_S: return VAL_CLASS_E2E;
     default: return VAL_CLASS_DECODE;
     }
 }
@@ -172,10 +174,11 @@ int val_csv_read(const char *text, size_t len, const char *fname, const char *co
         long start = line;
         if ((rc = val_csv_record(text, len, &pos, &line, f, &nf, &over, fname, err)))
             break;
-        /* a cut value would be read as another one; the free-text source column is the exception:
-         * only its first word (the publication, val_source_key) is read */
+        /* a cut value would be read as another one; the free-text source and notes columns are the
+         * exception: only the source's first word (val_source_key) and the notes' load are read */
         for (int k = 0; k < ncols && !rc; k++)
-            if (col[k] >= 0 && col[k] < nf && (over >> col[k]) & 1u && strcmp(names[k], "source") != 0)
+            if (col[k] >= 0 && col[k] < nf && (over >> col[k]) & 1u && strcmp(names[k], "source") != 0 &&
+                strcmp(names[k], "notes") != 0)
                 rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: column '%s' is longer than %d bytes", fname, start,
                                      names[k], VAL_TEXT - 1);
         if (rc)
@@ -192,7 +195,7 @@ int val_csv_read(const char *text, size_t len, const char *fname, const char *co
 }
 
 enum { M_ID, M_MODEL, M_GPU, M_NUM_GPUS, M_TP, M_WDT, M_KVDT, M_BATCH, M_IN, M_OUT, M_METRIC, M_VALUE, M_FRAMEWORK,
-       M_SOURCE, M_NCOLS };
+       M_SOURCE, M_NOTES, M_NCOLS };
 
 struct rows_ctx {
     const char *fname;
@@ -235,6 +238,8 @@ static int measurement_row(void *vctx, char f[][VAL_TEXT], const int *col, long 
         snprintf(r->framework, sizeof r->framework, "%s", f[col[M_FRAMEWORK]]);
     if (col[M_SOURCE] >= 0)
         snprintf(r->source, sizeof r->source, "%s", f[col[M_SOURCE]]);
+    if (col[M_NOTES] >= 0)
+        snprintf(r->notes, sizeof r->notes, "%s", f[col[M_NOTES]]);
     return LLMROOF_OK;
 }
 
@@ -243,7 +248,7 @@ int val_parse_csv(const char *text, size_t len, const char *fname, struct val_ro
 {
     static const char *const names[M_NCOLS] = { "id", "model", "gpu", "num_gpus", "tp", "weight_dtype", "kv_dtype",
                                                 "batch", "input_len", "output_len", "metric", "value", "framework",
-                                                "source" };
+                                                "source", "notes" };
     struct rows_ctx x = { fname, NULL, 0, 0 };
     int rc = val_csv_read(text, len, fname, names, M_NCOLS, M_FRAMEWORK, measurement_row, &x, err);
     if (rc) {
@@ -285,6 +290,27 @@ static void note(struct val_case *c, const char *fmt, const char *a)
     snprintf(c->assumptions + n, sizeof c->assumptions - n, "%s", n ? "; " : "");
     n = strlen(c->assumptions);
     snprintf(c->assumptions + n, sizeof c->assumptions - n, fmt, a);
+}
+
+/* The whole number after `key` in notes ("concurrency 8" -> 8), or, for a key starting with a
+ * space (" requests"), the number just before it ("150 requests" -> 150); -1 when absent. */
+static long note_number(const char *notes, const char *key)
+{
+    const char *p = strstr(notes, key);
+    if (!p)
+        return -1;
+    if (key[0] == ' ') {
+        const char *e = p;
+        while (p > notes && isdigit((unsigned char)p[-1]))
+            p--;
+        if (p == e)
+            return -1;
+        return strtol(p, NULL, 10);
+    }
+    p += strlen(key);
+    if (!isdigit((unsigned char)*p))
+        return -1;
+    return strtol(p, NULL, 10);
 }
 
 /* A length: a plain number, or one the map names ("~few hundred (unstated)" -> 300). */
@@ -350,6 +376,31 @@ void val_map_row(const struct llmroof_catalog *cat, const struct llmroof_valmap 
             UNMAPPED("framework '%s' maps to engine '%s', which the catalog lacks", r->framework, map->engines[i].to);
     int64_t ng, tp, b = -1;
     bool max_fit = false;
+    if (strcmp(r->batch, "dynamic") == 0 || c->metric == VAL_SERVING_THROUGHPUT_OUT_TOK_S) {
+        /* a serving row: the load is in the notes ("concurrency 8", "150 requests", or an
+         * infinite request rate with "num prompts N"); the simulator predicts it */
+        long conc = note_number(r->notes, "concurrency "), nreq = note_number(r->notes, " requests");
+        long prompts = note_number(r->notes, "num prompts ");
+        bool infinite = strstr(r->notes, "infinite") != NULL;
+        if (conc > 0 && nreq <= 0)
+            nreq = 10 * conc;
+        if (infinite && prompts > 0) {
+            conc = 0;
+            nreq = prompts;
+        }
+        if (!(conc > 0 || infinite) || nreq <= 0)
+            UNMAPPED("serving row without a load llmroof can read (notes: concurrency N, or an infinite rate with num prompts N)");
+        if (nreq > 4000)
+            UNMAPPED("serving row of %ld requests: more than the 4000 validate simulates", nreq);
+        c->serving = true;
+        c->concurrency = conc;
+        c->requests = nreq;
+        c->median = strstr(r->notes, "MEDIAN") != NULL || strstr(r->notes, "median") != NULL;
+        b = conc > 0 ? conc : nreq;
+        char ld[96];
+        snprintf(ld, sizeof ld, "%ld requests, %s %ld", nreq, conc > 0 ? "concurrency" : "all at once:", conc > 0 ? conc : nreq);
+        note(c, "served by the simulator: %s", ld);
+    }
     for (int i = 0; i < map->nbatches && b < 0; i++)
         if (strcmp(map->batches[i].from, r->batch) == 0) {
             b = map->batches[i].tokens;
@@ -359,7 +410,13 @@ void val_map_row(const struct llmroof_catalog *cat, const struct llmroof_valmap 
         }
     if (!parse_int64(r->num_gpus, 1, 1024, &ng))
         UNMAPPED("num_gpus '%.40s' is not a whole number", r->num_gpus);
-    if (!parse_int64(r->tp, 1, 1024, &tp))
+    tp = -1;
+    for (int i = 0; i < map->ntps && tp < 0; i++)
+        if (strcmp(map->tps[i].from, r->tp) == 0) {
+            tp = map->tps[i].tokens;
+            note(c, "tp '%s' taken from the map", r->tp);
+        }
+    if (tp < 0 && !parse_int64(r->tp, 1, 1024, &tp))
         UNMAPPED("tp '%.50s' is not a whole number", r->tp);
     if (b < 0 && !parse_int64(r->batch, 1, 1000000, &b))
         UNMAPPED("batch '%.40s' is neither a whole number nor in the batch map", r->batch);
@@ -439,11 +496,63 @@ void val_map_row(const struct llmroof_catalog *cat, const struct llmroof_valmap 
 #undef UNMAPPED
 }
 
+/* A row measured under a load: the continuous-batching simulator (src/serve/sim.c) with the
+ * simulator's vLLM-like defaults, fixed lengths, and the stated load - a closed loop of
+ * `concurrency` users without think time, or every request queued at once (an infinite rate,
+ * the engine's sequence limit at the number of requests, as the AMD rows state). The statistic
+ * is the median where the row says so, else the mean; throughput is output tokens over the run. */
+static int predict_serving(struct val_case *c, const struct llmroof_setup *s, struct llmroof_err *err)
+{
+    struct sim_config sc;
+    sim_default_config(&sc);
+    sc.setup = *s;
+    struct workload w = { WORKLOAD_FIXED, c->prompt, c->output, NULL, 0 };
+    sc.workload = &w;
+    sc.requests = c->requests;
+    if (c->concurrency > 0) {
+        sc.mode = SIM_CLOSED;
+        sc.concurrency = c->concurrency;
+        sc.think_min_s = sc.think_max_s = 0.0;
+        if (sc.max_seqs < c->concurrency)
+            sc.max_seqs = c->concurrency;
+    } else {
+        sc.mode = SIM_OFFLINE;
+        sc.max_seqs = c->requests;
+    }
+    struct sim_result res;
+    int rc = sim_run(&sc, &res, err);
+    if (rc)
+        return rc;
+    if (res.completed < 1 || !(res.output_tok_s > 0)) {
+        sim_result_free(&res);
+        return llmroof_err_set(err, LLMROOF_EINPUT, "the simulated load completed no request (KV cache too small)");
+    }
+    switch (c->metric) {
+    case VAL_TTFT_MS: c->predicted = 1e3 * (c->median ? res.ttft.p50 : res.ttft.mean); break;
+    case VAL_TPOT_MS: c->predicted = 1e3 * (c->median ? res.tpot.p50 : res.tpot.mean); break;
+    case VAL_DECODE_TOK_S_PER_SEQ: c->predicted = 1.0 / (c->median ? res.tpot.p50 : res.tpot.mean); break;
+    case VAL_E2E_LATENCY_MS: c->predicted = 1e3 * (c->median ? res.e2e.p50 : res.e2e.mean); break;
+    case VAL_THROUGHPUT_OUT_TOK_S:
+    case VAL_SERVING_THROUGHPUT_OUT_TOK_S:
+    case VAL_DECODE_TOK_S_TOTAL: c->predicted = res.output_tok_s; break;
+    case VAL_PREFILL_TOK_S:
+    case VAL_METRIC_COUNT: c->predicted = 0; break;
+    }
+    sim_result_free(&res);
+    if (!(c->predicted > 0))
+        return llmroof_err_set(err, LLMROOF_EINPUT, "metric '%s' under a serving load is not one the simulator gives",
+                               val_metric_name(c->metric));
+    c->err = 1.0 / val_latency_ratio(c) - 1.0;
+    return LLMROOF_OK;
+}
+
 int val_predict(struct val_case *c, const struct llmroof_gpu *g, const struct llmroof_engine *en,
                 struct llmroof_err *err)
 {
     struct llmroof_setup s = { c->model, g ? g : c->gpu, c->tp, c->dt,
                                roofline_effs_engine(g ? g : c->gpu, en ? en : c->engine, NULL), { 0 } };
+    if (c->serving)
+        return predict_serving(c, &s, err);
     struct llmroof_request req = { c->batch, c->prompt, c->output };
     struct llmroof_estimate e;
     int rc = estimate_run(&s, &req, &e, err);
@@ -457,7 +566,8 @@ int val_predict(struct val_case *c, const struct llmroof_gpu *g, const struct ll
     case VAL_DECODE_TOK_S_TOTAL: c->predicted = B / e.tpot_s; break;
     case VAL_PREFILL_TOK_S: c->predicted = B * P / e.ttft_s; break;
     case VAL_E2E_LATENCY_MS: c->predicted = e.e2e_s * 1e3; break;
-    case VAL_THROUGHPUT_OUT_TOK_S: c->predicted = B * O / e.e2e_s; break;
+    case VAL_THROUGHPUT_OUT_TOK_S:
+    case VAL_SERVING_THROUGHPUT_OUT_TOK_S: c->predicted = B * O / e.e2e_s; break;
     case VAL_METRIC_COUNT: break;
     }
     c->err = 1.0 / val_latency_ratio(c) - 1.0;
@@ -511,7 +621,8 @@ struct val_stats val_stats_of(const struct val_case *cases, size_t n,
 double val_latency_ratio(const struct val_case *c)
 {
     bool rate = c->metric == VAL_DECODE_TOK_S_PER_SEQ || c->metric == VAL_DECODE_TOK_S_TOTAL ||
-                c->metric == VAL_PREFILL_TOK_S || c->metric == VAL_THROUGHPUT_OUT_TOK_S;
+                c->metric == VAL_PREFILL_TOK_S || c->metric == VAL_THROUGHPUT_OUT_TOK_S ||
+                c->metric == VAL_SERVING_THROUGHPUT_OUT_TOK_S;
     return rate ? c->predicted / c->measured : c->measured / c->predicted;
 }
 
@@ -549,7 +660,7 @@ static double loss(struct val_case *cases, size_t n, const struct llmroof_gpu *g
     long k = 0;
     for (size_t i = 0; i < n; i++) {
         struct val_case *c = &cases[i];
-        if (!c->mapped || c->gpu != g)
+        if (!c->mapped || c->gpu != g || c->serving)
             continue;
         if (val_predict(c, as, NULL, NULL) != LLMROOF_OK)
             continue;
@@ -691,7 +802,8 @@ static double joint_loss(void *v)
     long k = 0;
     for (size_t i = 0; i < j->n; i++) {
         struct val_case *c = &j->cases[i];
-        if (!c->mapped || !j->train[i] || (j->only_g >= 0 && j->gi[i] != j->only_g) ||
+        /* serving rows are predicted, not fitted: a simulation per loss evaluation is too slow */
+        if (!c->mapped || !j->train[i] || c->serving || (j->only_g >= 0 && j->gi[i] != j->only_g) ||
             (j->only_e >= 0 && j->ei[i] != j->only_e))
             continue;
         if (val_predict(c, &j->gpus[j->gi[i]], j->ei[i] >= 0 ? &j->engines[j->ei[i]] : NULL, NULL) != LLMROOF_OK)

@@ -73,7 +73,8 @@ double comm_pp_sends_s(const struct llmroof_link_model *intra, const struct llmr
     if (boundaries <= 0)
         return 0.0;
     /* stages per domain; a domain smaller than a stage puts every boundary on the network */
-    const double per = stage_gpus > 0 && domain >= stage_gpus ? (double)(domain / stage_gpus) : 1.0;
+    const int whole = stage_gpus > 0 && domain >= stage_gpus ? domain / stage_gpus : 1; /* whole stages */
+    const double per = (double)whole;
     const double stages = boundaries + 1.0;
     double crossing = (double)(long)((stages + per - 1.0) / per) - 1.0; /* domain boundaries between stages */
     if (crossing > boundaries)

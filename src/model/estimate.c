@@ -156,46 +156,51 @@ int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
         /* Decode step for output token j (j = 2..O) attends to c = P + j - 1 keys. */
         const double c1 = P + 1.0, c2 = P + O - 1.0;
         struct llmroof_batch b1 = batch_decode(B, c1), b2 = batch_decode(B, c2);
-        struct llmroof_oplist o1, o2;
-        struct llmroof_phase p1, p2;
-        ops_build(s->model, &out->shard, &s->dt, &b1, &o1);
+        struct llmroof_oplist o2;
+        struct llmroof_phase p2;
+        /* the first step is built in place and turned into the mean below */
+        struct llmroof_oplist *const dops = &out->decode_ops;
+        struct llmroof_phase *const dph = &out->decode;
+        ops_build(s->model, &out->shard, &s->dt, &b1, dops);
         ops_build(s->model, &out->shard, &s->dt, &b2, &o2);
-        roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &o1, &p1);
+        roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, dops, dph);
         roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &o2, &p2);
+        const struct llmroof_oplist *const o1 = dops;
+        const struct llmroof_phase *const p1 = dph;
         /* flops, bytes, messages and the compute/memory terms are linear in c: their mean over
          * the steps is their value at the mean context, the mean of the two ends */
-        out->decode_ops = o1;
-        out->decode = p1;
-        out->decode_ops.attn_kv_bytes = 0.5 * (o1.attn_kv_bytes + o2.attn_kv_bytes);
-        out->decode.flops = 0.5 * (p1.flops + p2.flops);
-        out->decode.bytes = 0.5 * (p1.bytes + p2.bytes);
-        out->decode.comm_bytes = 0.5 * (p1.comm_bytes + p2.comm_bytes);
+        dph->flops = 0.5 * (p1->flops + p2.flops);
+        dph->bytes = 0.5 * (p1->bytes + p2.bytes);
+        dph->comm_bytes = 0.5 * (p1->comm_bytes + p2.comm_bytes);
+        dops->attn_kv_bytes = 0.5 * (o1->attn_kv_bytes + o2.attn_kv_bytes);
+        const double steps = c2 - c1 + 1.0, kf = s->eff.kernel_factor > 0 ? s->eff.kernel_factor : 1.0;
+        const double o = s->eff.overlap;
         for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
-            out->decode_ops.op[k].flops = 0.5 * (o1.op[k].flops + o2.op[k].flops);
-            out->decode_ops.op[k].bytes = 0.5 * (o1.op[k].bytes + o2.op[k].bytes);
-            out->decode_ops.op[k].comm_bytes = 0.5 * (o1.op[k].comm_bytes + o2.op[k].comm_bytes);
-            out->decode.op[k].compute_s = 0.5 * (p1.op[k].compute_s + p2.op[k].compute_s);
-            out->decode.op[k].memory_s = 0.5 * (p1.op[k].memory_s + p2.op[k].memory_s);
-            out->decode.op[k].comm_s = 0.5 * (p1.op[k].comm_s + p2.op[k].comm_s);
-            if (op_is_collective((enum llmroof_opkind)k))
-                out->decode.op[k].time_s = out->decode.op[k].comm_s;
-        }
-        double steps = c2 - c1 + 1.0;
-        for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
-            struct llmroof_optime *t = &out->decode.op[k];
-            if (op_is_collective((enum llmroof_opkind)k) || out->decode_ops.op[k].count <= 0)
+            struct llmroof_op *op = &dops->op[k];
+            struct llmroof_optime *t = &dph->op[k];
+            if (op->count <= 0)
                 continue;
+            /* the first step's terms, read before they become the means */
+            const double cs1 = t->compute_s, ms1 = t->memory_s;
+            op->flops = 0.5 * (op->flops + o2.op[k].flops);
+            op->bytes = 0.5 * (op->bytes + o2.op[k].bytes);
+            op->comm_bytes = 0.5 * (op->comm_bytes + o2.op[k].comm_bytes);
+            t->compute_s = 0.5 * (cs1 + p2.op[k].compute_s);
+            t->memory_s = 0.5 * (ms1 + p2.op[k].memory_s);
+            t->comm_s = 0.5 * (t->comm_s + p2.op[k].comm_s);
+            if (t->bound == LLMROOF_BOUND_COMM) {
+                t->time_s = t->comm_s;
+                continue;
+            }
             /* time(c) = max(compute(c) + o*memory(c) + F, memory(c) + o*compute(c) + F, L) with
              * compute and memory linear in c, o the unhidden overlap share, F the kernels' fixed
              * GPU cost and L their CPU launch time (llmroof/kernel.h): the upper envelope of
              * three lines, summed exactly */
-            const struct llmroof_op *op = &out->decode_ops.op[k];
-            double kn = op->count * op->kernels * (s->eff.kernel_factor > 0 ? s->eff.kernel_factor : 1.0);
-            double F = kn * s->eff.kernel_s, Lw = kn * s->eff.launch_s;
-            double bc = steps > 1 ? (p2.op[k].compute_s - p1.op[k].compute_s) / (c2 - c1) : 0.0;
-            double bmem = steps > 1 ? (p2.op[k].memory_s - p1.op[k].memory_s) / (c2 - c1) : 0.0;
-            double ac = p1.op[k].compute_s - bc * c1, am = p1.op[k].memory_s - bmem * c1;
-            const double o = s->eff.overlap;
+            const double kn = op->count * op->kernels * kf;
+            const double F = kn * s->eff.kernel_s, Lw = kn * s->eff.launch_s;
+            const double bc = steps > 1 ? (p2.op[k].compute_s - cs1) / (c2 - c1) : 0.0;
+            const double bmem = steps > 1 ? (p2.op[k].memory_s - ms1) / (c2 - c1) : 0.0;
+            const double ac = cs1 - bc * c1, am = ms1 - bmem * c1;
             const double la[3] = { ac + o * am + F, am + o * ac + F, Lw }, lb[3] = { bc + o * bmem, bmem + o * bc, 0.0 };
             double part[3] = { 0, 0, 0 }, sum;
             if ((la[0] + lb[0] * c1 >= Lw && la[0] + lb[0] * c2 >= Lw) ||

@@ -23,12 +23,3 @@ enum llmroof_dtype kernel_attention_dtype(const struct llmroof_gpu *g, enum llmr
         return LLMROOF_BF16;
     return LLMROOF_FP32;
 }
-
-double kernel_instance_s(double compute_s, double memory_s, double overlap, double kernels, double fixed_s,
-                         double launch_s)
-{
-    double a = compute_s + overlap * memory_s, b = memory_s + overlap * compute_s;
-    double gpu = (a > b ? a : b) + kernels * fixed_s;
-    double cpu = kernels * launch_s;
-    return gpu > cpu ? gpu : cpu;
-}

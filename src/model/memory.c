@@ -39,8 +39,9 @@ static double moe_layers_below(const struct llmroof_model *m, long x)
 {
     if (m->moe_experts <= 0 || x <= m->moe_first_dense)
         return 0;
-    long step = m->moe_layer_step > 0 ? m->moe_layer_step : 1;
-    return (double)(x / step - m->moe_first_dense / step);
+    const long step = m->moe_layer_step > 0 ? m->moe_layer_step : 1;
+    const long n = x / step - m->moe_first_dense / step; /* whole multiples: floor division intended */
+    return (double)n;
 }
 
 /* Global-attention layers among [0, x) (all of them without a window). */
@@ -50,7 +51,8 @@ static double global_layers_below(const struct llmroof_model *m, long x)
         return (double)x;
     if (m->window_global_every <= 0)
         return 0;
-    return (double)(x / m->window_global_every);
+    const long n = x / m->window_global_every; /* floor division intended */
+    return (double)n;
 }
 
 /* Weight elements of one rank: attention of one layer, dense MLP layer, MoE layer

@@ -25,12 +25,6 @@ const char *op_name(enum llmroof_opkind k)
     return (k >= 0 && k < LLMROOF_OP_COUNT) ? names[k] : "?";
 }
 
-bool op_is_collective(enum llmroof_opkind k)
-{
-    return k == LLMROOF_OP_ALL_REDUCE || k == LLMROOF_OP_ALL_GATHER || k == LLMROOF_OP_ALL_TO_ALL ||
-           k == LLMROOF_OP_PP_SEND;
-}
-
 void batch_add(struct llmroof_batch *b, double new_tokens, double past_tokens)
 {
     b->tokens += new_tokens;

@@ -119,7 +119,8 @@ void roofline_eval(const struct llmroof_gpu *g, enum llmroof_dtype act, const st
         out->comm_bytes += op->count * op->comm_bytes;
         if (op->count <= 0)
             continue;
-        if (op_is_collective((enum llmroof_opkind)k)) {
+        if (k == LLMROOF_OP_ALL_REDUCE || k == LLMROOF_OP_ALL_GATHER || k == LLMROOF_OP_ALL_TO_ALL ||
+            k == LLMROOF_OP_PP_SEND) { /* op_is_collective, inline on this hot path */
             /* one domain: the intra link; beyond it the hierarchical / network terms of comm.h */
             const struct llmroof_link_model net = { g->net_bw_Bps, eff->comm, g->net_latency_s, 0.0 };
             const int dom = g->domain_gpus > 0 ? g->domain_gpus : g->gpus_per_node;

@@ -416,6 +416,17 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
     cJSON_AddNumberToObject(ef, "first_token_s", s->eff.first_token_s);
     cJSON_AddNumberToObject(ef, "collective_latency_s", s->eff.comm_latency_s);
     cJSON_AddBoolToObject(o, "kv_heads_replicated", e->shard.kv_replicated);
+    if (e->shard.pp > 1 || e->shard.ep > 1) {
+        /* beyond TP only (docs/model.md section 10), so TP-only documents keep their shape */
+        cJSON *ly = cJSON_AddObjectToObject(o, "layout");
+        cJSON_AddNumberToObject(ly, "pp", e->shard.pp);
+        cJSON_AddNumberToObject(ly, "ep", e->shard.ep);
+        cJSON_AddBoolToObject(ly, "dp_attention", e->shard.dp_attn);
+        cJSON_AddNumberToObject(ly, "ep_imbalance", e->shard.ep_imbalance);
+        cJSON_AddNumberToObject(ly, "gpus", e->shard.gpus);
+        cJSON_AddNumberToObject(ly, "micro_batches", e->micro_batches);
+        cJSON_AddNumberToObject(ly, "pp_bubble_s", e->pp_bubble_s);
+    }
     cJSON_AddNumberToObject(o, "ttft_s", e->ttft_s);
     cJSON_AddNumberToObject(o, "tpot_s", e->tpot_s);
     cJSON_AddNumberToObject(o, "e2e_s", e->e2e_s);
@@ -632,8 +643,12 @@ static cJSON *plan_option_json(const struct plan_option *o, bool rate)
     cJSON_AddNumberToObject(x, "tp", o->tp);
     cJSON_AddNumberToObject(x, "instances_per_node", o->instances_per_node);
     if (rate) {
+        static const char *const modes[3] = { "tp", "tp+ep", "dp-attention+ep" };
         cJSON_AddStringToObject(x, "layout", o->disagg ? "disaggregated" : "aggregated");
+        cJSON_AddStringToObject(x, "parallelism", modes[o->mode >= 0 && o->mode <= 2 ? o->mode : 0]);
         if (o->disagg) {
+            cJSON_AddStringToObject(x, "prefill_parallelism",
+                                    modes[o->prefill_mode >= 0 && o->prefill_mode <= 2 ? o->prefill_mode : 0]);
             cJSON_AddNumberToObject(x, "prefill_tp", o->prefill_tp);
             cJSON_AddNumberToObject(x, "prefill_instances", (double)o->prefill_instances);
             cJSON_AddNumberToObject(x, "decode_instances", (double)o->decode_instances);

@@ -28,12 +28,12 @@ static void note_for(const struct plan_result *r, int i, bool rate, char *buf, s
 static void render_rate(const struct plan_input *in, const struct plan_result *r, enum table_format f,
                         struct table_sel *sel, struct sbuf *out)
 {
-    char col[48], buf[64];
+    char col[48], buf[80];
     struct table t;
     table_init(&t, "");
     table_col(&t, "layout", 0);
     table_col(&t, "gpu", 0);
-    table_col(&t, "tp", 0);
+    table_col(&t, "parallelism", 0);
     table_col(&t, "instances", 0);
     table_col(&t, "gpus", 0);
     table_col(&t, "nodes", 0);
@@ -50,10 +50,14 @@ static void render_rate(const struct plan_input *in, const struct plan_result *r
         table_row(&t);
         table_str(&t, o->disagg ? "disaggregated" : "aggregated");
         table_str(&t, o->gpu->id);
-        if (o->disagg && o->prefill_tp)
-            snprintf(buf, sizeof buf, "P%d/D%d", o->prefill_tp, o->tp);
-        else
-            snprintf(buf, sizeof buf, o->disagg ? "D%d" : "%d", o->tp);
+        char la[24], lb[24];
+        plan_layout_name(o->tp, o->mode, lb, sizeof lb);
+        if (o->disagg && o->prefill_tp) {
+            plan_layout_name(o->prefill_tp, o->prefill_mode, la, sizeof la);
+            snprintf(buf, sizeof buf, "P %s / D %s", la, lb);
+        } else {
+            snprintf(buf, sizeof buf, o->disagg ? "D %s" : "%s", lb);
+        }
         table_str(&t, buf);
         if (!o->feasible) {
             for (int k = 0; k < 8; k++)
@@ -126,6 +130,11 @@ void render_plan(const struct plan_input *in, const struct plan_result *r, enum 
                     f == TABLE_MD ? "## " : "", in->model->id, in->users, in->percentile, in->ttft_slo_s * 1e3,
                     in->tpot_slo_s * 1e3, in->gpus_per_node, in->sim.think_min_s, in->sim.think_max_s,
                     in->fast ? "analytic (--fast: means, not percentiles)" : "simulated", "");
+        if (in->layout.pp > 1 || in->layout.ep > 1)
+            sbuf_printf(out, "layout with every TP: PP %d, EP %d%s; an instance is (EP or TP) x PP GPUs, and a step is "
+                             "one pass through every stage (no micro-batch overlap)\n\n",
+                        in->layout.pp > 0 ? in->layout.pp : 1, in->layout.ep > 0 ? in->layout.ep : 1,
+                        in->layout.dp_attn ? ", data-parallel attention" : "");
         sbuf_printf(out, "(a user is a closed-loop client: it sends a request, waits for the whole answer, pauses %g-%g s "
                          "and sends the next)\n\n",
                     in->sim.think_min_s, in->sim.think_max_s);

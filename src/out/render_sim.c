@@ -10,7 +10,11 @@
 void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *out)
 {
     const struct llmroof_setup *s = &c->setup;
-    sbuf_printf(out, "%s on %d x %s (TP %d): ", s->model->id, s->tp, s->gpu->id, s->tp);
+    if (s->layout.ep > 1)
+        sbuf_printf(out, "%s on %d x %s (TP %d, EP %d%s): ", s->model->id, s->layout.ep > s->tp ? s->layout.ep : s->tp,
+                    s->gpu->id, s->tp, s->layout.ep, s->layout.dp_attn ? ", data-parallel attention" : "");
+    else
+        sbuf_printf(out, "%s on %d x %s (TP %d): ", s->model->id, s->tp, s->gpu->id, s->tp);
     if (c->mode == SIM_CLOSED && c->think_min_s == c->think_max_s)
         sbuf_printf(out, "closed loop, %ld users, %ld requests, think %g s, workload %s", c->concurrency, c->requests,
                     c->think_min_s, wl);

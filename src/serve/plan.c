@@ -78,11 +78,13 @@ static void fast_latency(const struct plan_input *in, const struct llmroof_setup
     }
 }
 
+static struct llmroof_setup setup_for(const struct plan_input *in, const struct llmroof_gpu *g, int tp);
+
 int plan_meets(const struct plan_input *in, const struct llmroof_gpu *g, int tp, long users, bool *meets,
                double *ttft_s, double *tpot_s, enum plan_binding *fails, struct llmroof_err *err)
 {
     struct sim_config c = in->sim;
-    c.setup = (struct llmroof_setup){ in->model, g, tp, in->dt, roofline_effs(g, &in->eff), { 0 } };
+    c.setup = setup_for(in, g, tp);
     c.mode = SIM_CLOSED;
     c.concurrency = users;
     c.requests = pool_for(users);
@@ -92,13 +94,15 @@ int plan_meets(const struct plan_input *in, const struct llmroof_gpu *g, int tp,
         if (rc)
             return rc;
         struct llmroof_shard sh;
-        ops_shard(in->model, tp, &sh, NULL);
+        const struct llmroof_layout lay = estimate_layout(&c.setup);
+        ops_shard_layout(in->model, &lay, &sh, NULL);
         struct llmroof_mem_opts mo = c.mem;
         mo.max_batched_tokens = (double)c.max_batched_tokens;
         mo.max_seqs = (double)c.max_seqs;
         struct llmroof_memory mem;
-        if ((rc = memory_eval(in->model, g, tp, &in->dt, 1, &mo, &mem, err)))
+        if ((rc = memory_eval_layout(in->model, g, &lay, &in->dt, 1, &mo, &mem, err)))
             return rc;
+        mem.kv_capacity_tokens *= (double)mem.attn_dp; /* data-parallel attention replicas add up */
         double P = in->mean_prompt, O = in->mean_output;
         if (!(P > 0 && O > 0))
             mean_lengths(c.workload, c.seed, &P, &O);
@@ -198,9 +202,43 @@ static long rate_pool(double rate)
     return r < 1000 ? 1000 : r > 4000 ? 4000 : (long)r;
 }
 
-static struct llmroof_setup setup_for(const struct plan_input *in, const struct llmroof_gpu *g, int tp)
+/* Rate plans search layouts of n GPUs per instance in three modes (docs/planning.md): TP n;
+ * for MoE models also TP n with the experts expert-parallel over the same n ranks, and
+ * data-parallel attention (n replicas of TP 1) with experts over n ranks (the DeepSeek serving
+ * layout). Inside this file a layout travels as one int, n | mode << 16. */
+#define LAY(n, mode) ((n) | ((mode) << 16))
+static int lay_n(int code)
 {
-    return (struct llmroof_setup){ in->model, g, tp, in->dt, roofline_effs(g, &in->eff), { 0 } };
+    return code & 0xffff;
+}
+static int lay_mode(int code)
+{
+    return code >> 16;
+}
+
+/* Mode 0 is the plan's own layout (--pp/--ep/--dp-attention applied with every TP, or TP only);
+ * modes 1 and 2 are tried for MoE models only when no layout was given. */
+static struct llmroof_setup setup_for(const struct plan_input *in, const struct llmroof_gpu *g, int code)
+{
+    int n = lay_n(code), mode = lay_mode(code);
+    struct llmroof_layout lay = in->layout;
+    if (mode >= 1) {
+        memset(&lay, 0, sizeof lay);
+        lay.ep = n;
+        lay.dp_attn = mode == 2;
+    }
+    lay.tp = mode == 2 ? 1 : n;
+    return (struct llmroof_setup){ in->model, g, lay.tp, in->dt, roofline_effs(g, &in->eff), lay };
+}
+
+/* GPUs of one instance of layout `code`: for the plan's own layout (ep when ep > 1, else tp) x pp;
+ * the searched expert-parallel layouts use n. */
+static int inst_gpus(const struct plan_input *in, int code)
+{
+    if (lay_mode(code) != 0)
+        return lay_n(code);
+    const int pp = in->layout.pp > 0 ? in->layout.pp : 1;
+    return (in->layout.ep > 1 ? in->layout.ep : lay_n(code)) * pp;
 }
 
 /* The pools of one evaluation: aggregated N x tp, or X prefill (tp_p) + Y decode (tp_d);
@@ -314,7 +352,9 @@ static void rate_fill(const struct plan_input *in, struct plan_option *o, const 
     o->ttft_s = ev->ttft_s;
     o->tpot_s = ev->tpot_s;
     o->goodput_qps = ev->goodput_qps;
-    o->gpus = o->disagg ? o->prefill_instances * o->prefill_tp + o->decode_instances * o->tp : o->instances * o->tp;
+    o->gpus = o->disagg ? o->prefill_instances * inst_gpus(in, LAY(o->prefill_tp, o->prefill_mode)) +
+                              o->decode_instances * inst_gpus(in, LAY(o->tp, o->mode))
+                        : o->instances * inst_gpus(in, LAY(o->tp, o->mode));
     o->nodes = (o->gpus + in->gpus_per_node - 1) / in->gpus_per_node;
     o->goodput_per_gpu = o->gpus ? o->goodput_qps / (double)o->gpus : 0;
     o->slo_use = fmax(ev->ttft_s / in->ttft_slo_s, ev->tpot_s / in->tpot_slo_s);
@@ -366,7 +406,8 @@ static int plan_rate_disagg(const struct plan_input *in, int gi, int tp_p, long 
     if (rc)
         return rc;
     o->disagg = true;
-    o->prefill_tp = tp_p;
+    o->prefill_tp = lay_n(tp_p);
+    o->prefill_mode = lay_mode(tp_p);
     o->prefill_instances = x;
     if (y == 0) {
         rate_reason(in, o, "decode", &ev);
@@ -379,21 +420,29 @@ static int plan_rate_disagg(const struct plan_input *in, int gi, int tp_p, long 
 }
 
 /* Why model on tp x g cannot serve at all ("" when it can). */
-static int layout_check(const struct plan_input *in, const struct llmroof_gpu *g, int tp, char *reason, size_t n,
+static int layout_check(const struct plan_input *in, const struct llmroof_gpu *g, int code, char *reason, size_t n,
                         struct llmroof_err *err)
 {
     struct llmroof_err e2 = { 0 };
     struct llmroof_shard sh;
     reason[0] = '\0';
-    if (in->gpus_per_node % tp != 0) {
+    const int tp = lay_n(code), ig = inst_gpus(in, code);
+    if (ig != tp) {
+        if (in->gpus_per_node % ig != 0) {
+            snprintf(reason, n, "an instance of %d GPUs (layout beyond TP %d) does not divide the %d GPUs of a node",
+                     ig, tp, in->gpus_per_node);
+            return LLMROOF_OK;
+        }
+    } else if (in->gpus_per_node % tp != 0) {
         snprintf(reason, n, "TP %d does not divide the %d GPUs of a node", tp, in->gpus_per_node);
         return LLMROOF_OK;
     }
-    if (ops_shard(in->model, tp, &sh, &e2)) {
+    struct llmroof_setup s = setup_for(in, g, code);
+    const struct llmroof_layout lay = estimate_layout(&s);
+    if (ops_shard_layout(in->model, &lay, &sh, &e2)) {
         snprintf(reason, n, "%s", e2.msg);
         return LLMROOF_OK;
     }
-    struct llmroof_setup s = setup_for(in, g, tp);
     if (estimate_check(&s, &e2)) {
         snprintf(reason, n, "%s", e2.msg);
         return LLMROOF_OK;
@@ -402,7 +451,7 @@ static int layout_check(const struct plan_input *in, const struct llmroof_gpu *g
     mo.max_batched_tokens = (double)in->sim.max_batched_tokens;
     mo.max_seqs = (double)in->sim.max_seqs;
     struct llmroof_memory mem;
-    int rc = memory_eval(in->model, g, tp, &in->dt, 1, &mo, &mem, err);
+    int rc = memory_eval_layout(in->model, g, &lay, &in->dt, 1, &mo, &mem, err);
     if (rc)
         return rc;
     if (mem.fit == LLMROOF_FIT_WEIGHTS || mem.kv_capacity_tokens < 1)
@@ -419,7 +468,7 @@ static struct plan_option *new_option(struct plan_result *out, const struct plan
     o->gpu_index = gi;
     o->tp = tp;
     o->binding = PLAN_BIND_NONE;
-    o->instances_per_node = in->gpus_per_node % tp == 0 ? in->gpus_per_node / tp : 0;
+    o->instances_per_node = in->gpus_per_node % inst_gpus(in, tp) == 0 ? in->gpus_per_node / inst_gpus(in, tp) : 0;
     return o;
 }
 
@@ -428,43 +477,55 @@ static struct plan_option *new_option(struct plan_result *out, const struct plan
 static int plan_rate(const struct plan_input *in, struct plan_result *out, struct llmroof_err *err)
 {
     int rc;
+    /* the layouts: every n of the TP list, and for MoE models its two expert-parallel forms */
+    int codes[3 * PLAN_MAX_TPS], ncodes = 0;
+    for (int ti = 0; ti < in->ntps; ti++) {
+        codes[ncodes++] = LAY(in->tps[ti], 0);
+        bool own = in->layout.ep > 1 || in->layout.pp > 1 || in->layout.dp_attn;
+        if (in->model->moe_experts > 0 && in->tps[ti] > 1 && !own) {
+            codes[ncodes++] = LAY(in->tps[ti], 1);
+            codes[ncodes++] = LAY(in->tps[ti], 2);
+        }
+    }
     for (int gi = 0; gi < in->ngpus; gi++) {
-        bool usable[PLAN_MAX_TPS] = { false };
-        char why[PLAN_MAX_TPS][sizeof out->options[0].reason];
-        for (int ti = 0; ti < in->ntps; ti++) {
-            struct plan_option *o = new_option(out, in, gi, in->tps[ti]);
-            if ((rc = layout_check(in, in->gpus[gi], in->tps[ti], o->reason, sizeof o->reason, err)))
+        bool usable[3 * PLAN_MAX_TPS] = { false };
+        char why[3 * PLAN_MAX_TPS][sizeof out->options[0].reason];
+        for (int li = 0; li < ncodes; li++) {
+            struct plan_option *o = new_option(out, in, gi, lay_n(codes[li]));
+            o->mode = lay_mode(codes[li]);
+            if ((rc = layout_check(in, in->gpus[gi], codes[li], o->reason, sizeof o->reason, err)))
                 return rc;
-            memcpy(why[ti], o->reason, sizeof why[ti]);
+            memcpy(why[li], o->reason, sizeof why[li]);
             if (o->reason[0])
                 continue;
-            usable[ti] = true;
-            if ((rc = plan_rate_aggregated(in, gi, in->tps[ti], o, err)))
+            usable[li] = true;
+            if ((rc = plan_rate_aggregated(in, gi, codes[li], o, err)))
                 return rc;
         }
-        /* the prefill pool: fewest GPUs over the usable TPs */
+        /* the prefill pool: fewest GPUs over the usable layouts */
         long best_x = 0;
-        int best_tp = 0, evals = 0;
+        int best_code = 0, evals = 0;
         struct rate_eval pev = { 0 };
-        for (int ti = 0; ti < in->ntps; ti++) {
-            if (!usable[ti])
+        for (int li = 0; li < ncodes; li++) {
+            if (!usable[li])
                 continue;
             long x = 0;
             struct rate_eval ev;
-            if ((rc = smallest_pool(in, in->gpus[gi], true, in->tps[ti], 0, in->tps[ti], false, &x, &ev, &evals, err)))
+            if ((rc = smallest_pool(in, in->gpus[gi], true, codes[li], 0, codes[li], false, &x, &ev, &evals, err)))
                 return rc;
-            if (x > 0 && (best_x == 0 || x * in->tps[ti] < best_x * best_tp)) {
+            if (x > 0 && (best_x == 0 || x * inst_gpus(in, codes[li]) < best_x * inst_gpus(in, best_code))) {
                 best_x = x;
-                best_tp = in->tps[ti];
+                best_code = codes[li];
                 pev = ev;
             }
         }
-        for (int ti = 0; ti < in->ntps; ti++) {
-            struct plan_option *o = new_option(out, in, gi, in->tps[ti]);
+        for (int li = 0; li < ncodes; li++) {
+            struct plan_option *o = new_option(out, in, gi, lay_n(codes[li]));
+            o->mode = lay_mode(codes[li]);
             o->disagg = true;
             o->evaluations = evals;
-            if (!usable[ti]) {
-                memcpy(o->reason, why[ti], sizeof o->reason);
+            if (!usable[li]) {
+                memcpy(o->reason, why[li], sizeof o->reason);
                 continue;
             }
             if (best_x == 0) {
@@ -472,7 +533,7 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
                          "(%.0f ms)", PLAN_INSTANCE_CAP, in->percentile, in->ttft_slo_s * 1e3, pev.ttft_s * 1e3);
                 continue;
             }
-            if ((rc = plan_rate_disagg(in, gi, best_tp, best_x, in->tps[ti], o, err)))
+            if ((rc = plan_rate_disagg(in, gi, best_code, best_x, codes[li], o, err)))
                 return rc;
         }
     }
@@ -511,14 +572,27 @@ static bool better(const struct plan_option *a, const struct plan_option *b, boo
     return !a->disagg && b->disagg;
 }
 
+void plan_layout_name(int n, int mode, char *buf, size_t size)
+{
+    if (mode == 1)
+        snprintf(buf, size, "TP-%d+EP-%d", n, n);
+    else if (mode == 2)
+        snprintf(buf, size, "DPA-%d+EP-%d", n, n);
+    else
+        snprintf(buf, size, "TP-%d", n);
+}
+
 static void describe(const struct plan_option *o, char *buf, size_t n)
 {
+    char a[32], b[32];
+    plan_layout_name(o->prefill_tp, o->prefill_mode, a, sizeof a);
+    plan_layout_name(o->tp, o->mode, b, sizeof b);
     if (o->disagg)
-        snprintf(buf, n, "disaggregated %ld x TP-%d prefill + %ld x TP-%d decode on %s (%ld:%ld, %ld GPUs)",
-                 o->prefill_instances, o->prefill_tp, o->decode_instances, o->tp, o->gpu->id, o->prefill_instances,
-                 o->decode_instances, o->gpus);
+        snprintf(buf, n, "disaggregated %ld x %s prefill + %ld x %s decode on %s (%ld:%ld, %ld GPUs)",
+                 o->prefill_instances, a, o->decode_instances, b, o->gpu->id, o->prefill_instances, o->decode_instances,
+                 o->gpus);
     else
-        snprintf(buf, n, "aggregated %ld x TP-%d on %s (%ld GPUs)", o->instances, o->tp, o->gpu->id, o->gpus);
+        snprintf(buf, n, "aggregated %ld x %s on %s (%ld GPUs)", o->instances, b, o->gpu->id, o->gpus);
 }
 
 /* Rate plans' observations: the answer, the best of the other kind of layout, each GPU's best. */
@@ -533,10 +607,9 @@ static void rate_observations(const struct plan_input *in, struct plan_result *o
     const struct plan_option *best = &out->options[out->best];
     describe(best, a, sizeof a);
     add_obs(out, "%s: %s serves %g requests/s with p%d TTFT %.0f ms (<= %.0f) and TPOT %.1f ms (<= %.0f); goodput "
-                 "%.2f requests/s within both SLOs, %.3f per GPU%s.",
+                 "%.2f requests/s within both SLOs, %.3f per GPU.",
             out->by_cost ? "Cheapest" : "Fewest GPUs", a, in->rate_qps, in->percentile, best->ttft_s * 1e3,
-            in->ttft_slo_s * 1e3, best->tpot_s * 1e3, in->tpot_slo_s * 1e3, best->goodput_qps, best->goodput_per_gpu,
-            best->has_cost ? "" : "");
+            in->ttft_slo_s * 1e3, best->tpot_s * 1e3, in->tpot_slo_s * 1e3, best->goodput_qps, best->goodput_per_gpu);
     /* the other kind of layout, for the comparison the choice rests on */
     int other = -1;
     for (int i = 0; i < out->noptions; i++) {
@@ -620,8 +693,10 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
                              PLAN_USER_CAP, in->percentile, o->ttft_s * 1e3, o->tpot_s * 1e3);
                     continue;
                 }
-                o->feasible = true;
                 o->users_per_node = o->users_per_instance * o->instances_per_node;
+                if (o->users_per_node < 1)
+                    continue; /* cannot happen: layout_check admits only TPs that divide the node */
+                o->feasible = true;
                 o->nodes = (in->users + o->users_per_node - 1) / o->users_per_node;
                 o->gpus = o->nodes * in->gpus_per_node;
             }

@@ -178,8 +178,11 @@ static void dq_pop_front(struct deque *d)
     d->n--;
 }
 
-/* Per-request scheduler state. */
+/* Per-request scheduler state. A running request's copy lives in its instance's run[] array,
+ * contiguous, which the per-iteration loops stream through (bench_sim: the loads of a state
+ * scattered over all requests were the largest cost); S[] holds it while the request waits. */
 struct rstate {
+    long id;        /* the request */
     long computed;  /* tokens whose K/V are in the cache */
     long target;    /* tokens to prefill: the prompt, or prompt + generated after a preemption */
     long generated; /* output tokens emitted */
@@ -187,14 +190,50 @@ struct rstate {
     long shared;    /* KV blocks it uses from its prefix group's cached blocks */
     long chunk;     /* tokens scheduled in the current iteration */
     long user;      /* closed loop: the user who sent it */
+    long output;    /* the request's output length (a copy: the hot loops stay in this array) */
+    long group;     /* its prefix group (a copy), -1: none */
     int stage;      /* 0: new arrival; 1: KV arrived at a decode instance */
     double decode_sched_s; /* disaggregated: first decode step at the decode instance (-1: none) */
 };
 
-static int cmp_double(const void *a, const void *b)
+/* Sorts doubles ascending: quicksort (median of three) with insertion sort below 16, the
+ * comparisons inline (qsort's callback was a tenth of bench_sim's time). */
+static void sort_doubles(double *v, long n)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    while (n > 16) {
+        long m = n / 2;
+        double a = v[0], b = v[m], c = v[n - 1];
+        double p = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+        long i = 0, j = n - 1;
+        for (;;) {
+            while (v[i] < p)
+                i++;
+            while (v[j] > p)
+                j--;
+            if (i >= j)
+                break;
+            double t = v[i];
+            v[i++] = v[j];
+            v[j--] = t;
+        }
+        /* recurse into the smaller part, loop on the larger */
+        long left = j + 1;
+        if (left < n - left) {
+            sort_doubles(v, left);
+            v += left;
+            n -= left;
+        } else {
+            sort_doubles(v + left, n - left);
+            n = left;
+        }
+    }
+    for (long i = 1; i < n; i++) {
+        double x = v[i];
+        long k = i;
+        for (; k > 0 && v[k - 1] > x; k--)
+            v[k] = v[k - 1];
+        v[k] = x;
+    }
 }
 
 /* Percentiles by linear interpolation between order statistics (numpy's default). */
@@ -204,7 +243,7 @@ static struct sim_stats stats_of(double *v, long n)
     s.n = n;
     if (n == 0)
         return s;
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    sort_doubles(v, n);
     double sum = 0;
     for (long i = 0; i < n; i++)
         sum += v[i];
@@ -251,9 +290,10 @@ struct engine {
     struct llmroof_shard sh;
     int pool;                    /* 0: aggregated or prefill, 1: decode */
     bool prefill_only;           /* disaggregated prefill instance: requests leave after their first token */
+    bool spec;                   /* speculative decoding runs here (not on a prefill-only instance) */
     long total_blocks, free_blocks, bs;
     struct deque waiting;        /* arrived, not running (preempted ones at the front) */
-    long *run;                   /* running, in admission order */
+    struct rstate *run;          /* running, in admission order: their live state */
     long nrun;
     double now;                  /* end of its last iteration, or when it last became busy */
     double link_free_s;          /* decode instance: when its incoming KV link is free */
@@ -282,6 +322,7 @@ struct runner {
     long cached_len;             /* prefix tokens the cache can serve: whole blocks only */
     double kv_bytes_per_token;   /* whole model, for the KV transfer */
     double spec_emitted, spec_steps;
+    double alpha_pow[65];        /* alpha^m, m = 0..k */
     size_t iter_cap;
 };
 
@@ -297,12 +338,13 @@ struct iter {
 
 static long blocks_for(long tokens, long bs)
 {
-    return (tokens + bs - 1) / bs;
+    return bs > 1 ? (tokens + bs - 1) / bs : tokens; /* engine_init makes bs >= 1 */
 }
 
 static bool spec_on(const struct runner *r, const struct engine *e)
 {
-    return r->c->spec.kind != SIM_SPEC_NONE && !e->prefill_only;
+    (void)r;
+    return e->spec;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -325,14 +367,13 @@ static void evict_for(const struct runner *r, struct engine *e, long need, long 
     }
 }
 
-/* Releases what sequence `id` holds on `e`: its own blocks and its reference to a prefix. */
-static void release(struct runner *r, struct engine *e, long id)
+/* Releases what a running sequence holds on `e`: its own blocks and its reference to a prefix. */
+static void release(struct engine *e, struct rstate *rs)
 {
-    struct rstate *rs = &r->S[id];
     e->free_blocks += rs->blocks;
     rs->blocks = 0;
-    if (rs->shared) {
-        e->pg[r->R[id].group].refs--;
+    if (rs->shared && e->pg) {
+        e->pg[rs->group].refs--;
         rs->shared = 0;
     }
 }
@@ -341,12 +382,13 @@ static void release(struct runner *r, struct engine *e, long id)
  * back to the front of the queue to recompute prompt + generated tokens (vLLM's RECOMPUTE). */
 static long preempt_last(struct runner *r, struct engine *e)
 {
-    long v = e->run[--e->nrun];
-    struct rstate *vs = &r->S[v];
-    release(r, e, v);
+    struct rstate *vs = &e->run[--e->nrun];
+    long v = vs->id;
+    release(e, vs);
     vs->computed = 0;
     vs->chunk = 0;
     vs->target = r->R[v].prompt + vs->generated;
+    r->S[v] = *vs;
     r->R[v].preemptions++;
     e->st.preemptions++;
     dq_push_front(&e->waiting, v);
@@ -356,9 +398,9 @@ static long preempt_last(struct runner *r, struct engine *e)
 /* Tokens sequence `id` processes next within `budget`: a prefill chunk (the whole rest without
  * chunking), or a decode step: 1 token, or k + 1 verified positions with speculation (never
  * more than the tokens still to emit, so a request never outgrows its admission check). */
-static long next_work(const struct runner *r, const struct engine *e, long id, long start, long budget, bool *prefill)
+static inline long next_work(const struct runner *r, const struct engine *e, const struct rstate *rs, long start,
+                             long budget, bool *prefill)
 {
-    const struct rstate *rs = &r->S[id];
     *prefill = start < rs->target;
     if (*prefill) {
         long rem = rs->target - start;
@@ -366,18 +408,28 @@ static long next_work(const struct runner *r, const struct engine *e, long id, l
     }
     if (!spec_on(r, e))
         return 1;
-    long left = r->R[id].output - rs->generated;
+    long left = rs->output - rs->generated;
     long t = r->c->spec.k + 1L;
     return t < left ? t : left;
 }
 
-static void add_to_iter(struct iter *it, long chunk, long past, bool prefill, bool spec)
+/* batch_add's arithmetic (src/model/ops.c), here so that the per-sequence loop inlines it:
+ * this is the simulator's hottest line (bench_sim) */
+static inline void iter_batch_add(struct llmroof_batch *b, double n, double past)
 {
-    batch_add(&it->b, (double)chunk, (double)past);
+    b->tokens += n;
+    b->seqs += 1.0;
+    b->attn_pairs += n * past + n * (n + 1.0) / 2.0;
+    b->kv_read_tokens += past + n;
+}
+
+static inline void add_to_iter(struct iter *it, long chunk, long past, bool prefill, bool spec)
+{
+    iter_batch_add(&it->b, (double)chunk, (double)past);
     if (spec) {
-        batch_add(&it->draft, prefill ? (double)chunk : 1.0, (double)past);
+        iter_batch_add(&it->draft, prefill ? (double)chunk : 1.0, (double)past);
         if (!prefill)
-            batch_add(&it->dec1, 1.0, (double)past);
+            iter_batch_add(&it->dec1, 1.0, (double)past);
     }
     it->budget -= chunk;
     it->nsched++;
@@ -398,15 +450,17 @@ static void add_to_iter(struct iter *it, long chunk, long past, bool prefill, bo
 static void schedule_running(struct runner *r, struct engine *e, struct iter *it)
 {
     for (long i = 0; i < e->nrun; i++) {
-        long id = e->run[i];
-        struct rstate *rs = &r->S[id];
+        struct rstate *rs = &e->run[i];
+        long id = rs->id;
         if (it->budget <= 0)
             break;
         bool prefill;
-        long chunk = next_work(r, e, id, rs->computed, it->budget, &prefill);
+        long chunk = next_work(r, e, rs, rs->computed, it->budget, &prefill);
         if (chunk > it->budget)
             break; /* a speculative step needs its k + 1 positions */
-        long need = blocks_for(rs->computed + chunk, e->bs) - rs->blocks - rs->shared;
+        /* most steps stay within the blocks held: skip the division then */
+        long held = rs->blocks + rs->shared;
+        long need = rs->computed + chunk <= held * e->bs ? 0 : blocks_for(rs->computed + chunk, e->bs) - held;
         if (need > e->free_blocks)
             evict_for(r, e, need, -1);
         bool self = false;
@@ -430,14 +484,16 @@ static void admit_waiting(struct runner *r, struct engine *e, struct iter *it, d
     const struct sim_config *c = r->c;
     while (e->waiting.n && e->nrun < c->max_seqs && it->budget > 0) {
         long id = dq_front(&e->waiting);
-        struct rstate *rs = &r->S[id];
-        long g = r->R[id].group;
+        /* work on the copy in the next free slot; it counts once nrun moves past it */
+        struct rstate *rs = &e->run[e->nrun];
+        *rs = r->S[id];
+        long g = rs->group;
         bool hit = e->pg && g >= 0 && e->pg[g].resident && rs->computed == 0 && r->cached_len > 0 &&
                    rs->target > r->cached_len;
         long start = hit ? r->cached_len : rs->computed;
         long have = hit ? e->pg[g].blocks : 0;
         bool prefill;
-        long chunk = next_work(r, e, id, start, it->budget, &prefill);
+        long chunk = next_work(r, e, rs, start, it->budget, &prefill);
         if (prefill && !c->chunked_prefill && rs->target - start > it->budget && it->nsched > 0)
             break;
         if (!prefill && chunk > it->budget)
@@ -458,7 +514,7 @@ static void admit_waiting(struct runner *r, struct engine *e, struct iter *it, d
         e->free_blocks -= need;
         rs->blocks = need;
         rs->chunk = chunk;
-        e->run[e->nrun++] = id;
+        e->nrun++;
         if (r->R[id].first_sched_s < 0)
             r->R[id].first_sched_s = now;
         if (!prefill && rs->decode_sched_s < 0)
@@ -581,6 +637,7 @@ static void on_arrival(struct runner *r)
     long id = ev.id;
     struct sim_request *q = &r->R[id];
     struct rstate *rs = &r->S[id];
+    rs->id = id;
     if (rs->stage == 1) {
         struct engine *d = &r->E[q->instance];
         wake(d, ev.t);
@@ -592,6 +649,8 @@ static void on_arrival(struct runner *r)
     q->kv_ready_s = -1;
     rs->decode_sched_s = -1;
     rs->target = q->prompt;
+    rs->output = q->output;
+    rs->group = q->group;
     /* impossible requests are rejected at once, so that they cannot stall the queue */
     bool fits = blocks_for(q->prompt + q->output - 1, r->E[r->ne - 1].bs) <= r->E[r->ne - 1].total_blocks &&
                 blocks_for(q->prompt, r->E[0].bs) <= r->E[0].total_blocks;
@@ -618,11 +677,12 @@ static void on_arrival(struct runner *r)
 /* A prefill instance has emitted request `id`'s first token at `now`: the KV moves to a decode
  * instance over the link, one transfer at a time per receiving instance. The shards move in
  * parallel over min(TP_prefill, TP_decode) GPU pairs. */
-static void hand_over(struct runner *r, struct engine *p, long id, double now)
+static void hand_over(struct runner *r, struct engine *p, struct rstate *rs, double now)
 {
     const struct sim_config *c = r->c;
+    long id = rs->id;
     struct sim_request *q = &r->R[id];
-    release(r, p, id);
+    release(p, rs);
     p->load--;
     int di = route(r, 1, id);
     struct engine *d = &r->E[di];
@@ -635,8 +695,10 @@ static void hand_over(struct runner *r, struct engine *p, long id, double now)
     d->link_free_s = start + dur;
     q->instance = di;
     q->kv_ready_s = start + dur;
-    r->S[id].stage = 1;
-    r->S[id].computed = q->prompt; /* the whole prompt's K/V arrives */
+    rs->stage = 1;
+    rs->computed = q->prompt; /* the whole prompt's K/V arrives */
+    rs->chunk = 0;
+    r->S[id] = *rs;
     heap_push(&r->arrivals, (struct event){ q->kv_ready_s, id });
 }
 
@@ -668,8 +730,8 @@ static void advance(struct runner *r, struct engine *e, double now)
     const struct sim_config *c = r->c;
     long keep = 0;
     for (long i = 0; i < e->nrun; i++) {
-        long id = e->run[i];
-        struct rstate *rs = &r->S[id];
+        struct rstate *rs = &e->run[i];
+        long id = rs->id;
         struct sim_request *q = &r->R[id];
         if (rs->chunk > 0) {
             if (rs->computed < rs->target) {
@@ -682,10 +744,13 @@ static void advance(struct runner *r, struct engine *e, double now)
             } else {
                 long emitted = 1;
                 if (spec_on(r, e)) {
-                    /* accepted drafts until the first rejection, then the target's own token */
+                    /* accepted drafts until the first rejection, then the target's own token:
+                     * at least m drafts are accepted with probability alpha^m, so one uniform u
+                     * gives j = #{m <= chunk - 1 : u < alpha^m} (no unpredictable branches) */
+                    double u = rng_uniform(&r->spec_rng);
                     long j = 0;
-                    while (j < rs->chunk - 1 && rng_uniform(&r->spec_rng) < c->spec.alpha)
-                        j++;
+                    for (long m = 1; m < rs->chunk; m++)
+                        j += u < r->alpha_pow[m];
                     emitted = j + 1;
                     r->spec_emitted += (double)emitted;
                     r->spec_steps += 1;
@@ -695,9 +760,9 @@ static void advance(struct runner *r, struct engine *e, double now)
             }
             rs->chunk = 0;
             /* the first sequence to compute a prefix's full blocks leaves them in the cache */
-            if (e->pg && q->group >= 0 && r->cached_len > 0 && rs->shared == 0 && !e->pg[q->group].resident &&
+            if (e->pg && rs->group >= 0 && r->cached_len > 0 && rs->shared == 0 && !e->pg[rs->group].resident &&
                 rs->computed >= r->cached_len) {
-                struct pgroup *pg = &e->pg[q->group];
+                struct pgroup *pg = &e->pg[rs->group];
                 pg->blocks = r->cached_len / e->bs;
                 pg->refs = 1;
                 pg->resident = true;
@@ -705,19 +770,22 @@ static void advance(struct runner *r, struct engine *e, double now)
                 rs->shared = pg->blocks;
             }
         }
-        if (rs->generated >= q->output || (c->first_token_only && rs->generated >= 1)) {
+        if (rs->generated >= rs->output || (c->first_token_only && rs->generated >= 1)) {
             q->finish_s = now;
-            release(r, e, id);
+            release(e, rs);
+            r->S[id] = *rs; /* its final state, for the metrics */
             e->load--;
             r->done++;
             user_next(r, rs->user, now);
             continue;
         }
         if (e->prefill_only && rs->generated >= 1) {
-            hand_over(r, e, id, now);
+            hand_over(r, e, rs, now);
             continue;
         }
-        e->run[keep++] = id;
+        if (keep != i)
+            e->run[keep] = *rs;
+        keep++;
     }
     e->nrun = keep;
 }
@@ -729,8 +797,7 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
     struct iter it;
     memset(&it, 0, sizeof it);
     it.budget = c->max_batched_tokens;
-    for (long i = 0; i < e->nrun; i++)
-        r->S[e->run[i]].chunk = 0;
+    /* every running sequence's chunk is 0 here: advance() and preempt_last() clear it */
     if (c->chunked_prefill) {
         /* Sarathi-Serve / vLLM's chunked scheduler: running sequences first (decodes and
          * prefill chunks within the budget), then new admissions with what is left */
@@ -839,6 +906,7 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     e->setup = *s;
     e->pool = pool;
     e->prefill_only = c->disaggregated && pool == 0;
+    e->spec = c->spec.kind != SIM_SPEC_NONE && !e->prefill_only;
     int rc = estimate_check(s, err);
     if (rc)
         return rc;
@@ -846,12 +914,18 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     mo.max_batched_tokens = (double)c->max_batched_tokens;
     mo.max_seqs = (double)c->max_seqs;
     struct llmroof_memory mem;
-    if ((rc = memory_eval(s->model, s->gpu, s->tp, &s->dt, 1, &mo, &mem, err)))
+    /* the setup's layout (PP, EP, data-parallel attention; docs/model.md section 10) */
+    const struct llmroof_layout lay = estimate_layout(s);
+    if ((rc = memory_eval_layout(s->model, s->gpu, &lay, &s->dt, 1, &mo, &mem, err)))
         return rc;
     e->bs = mo.block_size > 1 ? mo.block_size : 1;
     double cap_bytes = mem.kv_capacity_bytes_per_gpu, per_token = mem.kv_bytes_per_token_per_gpu;
+    /* data-parallel attention replicas each hold their own sequences: the instance's KV blocks
+     * are the replicas' together */
+    cap_bytes *= (double)mem.attn_dp;
     *kv_bytes_per_token = mem.kv_bytes_per_token;
-    ops_shard(s->model, s->tp, &e->sh, NULL);
+    if ((rc = ops_shard_layout(s->model, &lay, &e->sh, err)))
+        return rc;
     if (c->spec.kind == SIM_SPEC_DRAFT && !e->prefill_only) {
         e->draft = *s;
         e->draft.model = c->spec.draft;
@@ -866,8 +940,8 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
         cap_bytes -= mem.weights_bytes_per_gpu / (double)s->model->layers; /* the head: about one layer */
     }
     double tokens = per_token > 0 && cap_bytes > 0 ? floor(cap_bytes / per_token) : 0;
-    if (tokens > mem.kv_capacity_tokens)
-        tokens = mem.kv_capacity_tokens;
+    if (tokens > mem.kv_capacity_tokens * (double)mem.attn_dp)
+        tokens = mem.kv_capacity_tokens * (double)mem.attn_dp;
     e->total_blocks = (long)floor(tokens / (double)e->bs);
     if (e->total_blocks < 1)
         return llmroof_err_set(err, LLMROOF_EINPUT,
@@ -924,7 +998,7 @@ static int build_engines(struct runner *r, struct llmroof_err *err)
         if (!pool)
             r->kv_bytes_per_token = kvb;
     }
-    long bs = r->E[0].bs;
+    long bs = r->E[0].bs > 1 ? r->E[0].bs : 1;
     r->cached_len = c->prefix_cache ? c->prefix_tokens / bs * bs : 0;
     return LLMROOF_OK;
 }
@@ -1149,12 +1223,17 @@ int sim_run(const struct sim_config *c, struct sim_result *out, struct llmroof_e
     int rc = check_config(c, &nreq, err);
     if (rc)
         return rc;
+    if (nreq < 1) /* check_config ensures it; said again for the analyzer */
+        return llmroof_err_set(err, LLMROOF_EINTERNAL, "no requests");
     struct runner r = { 0 };
     r.c = c;
     r.out = out;
     r.nreq = nreq;
     rng_seed(&r.rng, c->seed);
     rng_seed(&r.spec_rng, c->seed ^ 0x5bec0de5ull);
+    r.alpha_pow[0] = 1;
+    for (int m = 1; m <= c->spec.k && m < 65; m++)
+        r.alpha_pow[m] = r.alpha_pow[m - 1] * c->spec.alpha;
     r.R = calloc((size_t)nreq, sizeof *r.R);
     r.S = calloc((size_t)nreq, sizeof *r.S);
     r.arrivals = (struct heap){ calloc((size_t)nreq, sizeof(struct event)), 0 };

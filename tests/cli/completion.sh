@@ -38,6 +38,10 @@ offers "llmroof check --rt" --rtol
 offers "llmroof estimate --format csv --table " ops
 offers "llmroof simulate --work" --workload
 offers "llmroof simulate --workload d" docqa
+offers "llmroof simulate --workload open" openorca
+offers "llmroof simulate --router l" least-loaded
+offers "llmroof simulate --spec ea" eagle
+offers "llmroof simulate --pref" --prefix-cache
 offers "llmroof plan --slo-percentile p9" p95
 offers "llmroof estimate --engine vl" vllm-0.6
 offers "llmroof list e" engines

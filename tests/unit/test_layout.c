@@ -172,6 +172,50 @@ static void pipeline_decode_is_the_sum_of_stages_and_sends(void **state)
     catalog_free(&cat);
 }
 
+static void expert_parallel_over_the_tp_group_combines_by_all_reduce(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *mx = model(&cat, "mixtral-8x22b");
+    struct llmroof_shard sh;
+    assert_int_equal(shard(mx, 8, 1, 8, false, &sh, NULL), 0);
+    assert_int_equal(sh.gpus, 8);
+    struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0 };
+    struct llmroof_batch b = batch_decode(16, 2048);
+    struct llmroof_oplist o;
+    ops_build(mx, &sh, &dt, &b, &o);
+    /* no all-to-all; all-reduce after attention and after each MoE layer: 56 + 56 + 1 = 113 */
+    assert_rel_close(o.op[LLMROOF_OP_ALL_TO_ALL].count, 0, 0);
+    assert_rel_close(o.op[LLMROOF_OP_ALL_REDUCE].count, 113.0, 0);
+    /* one whole expert per rank: 16 tokens x top-2 / 8 ranks = 4 assignments;
+     * FLOPs 2 * 4 * 6144 * 16384 * 3 = 2,415,919,104 */
+    assert_rel_close(o.op[LLMROOF_OP_FFN].flops, 2415919104.0, 1e-12);
+    /* distinct experts touched per rank: 8 (1 - (6/8)^16) / 8 = 0.98998 */
+    assert_rel_close(o.experts_hit, 1.0 - pow(0.75, 16), 1e-12);
+    catalog_free(&cat);
+}
+
+static void windowed_layers_attend_to_the_window_only(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *g = model(&cat, "gpt-oss-120b");
+    struct llmroof_shard sh;
+    assert_int_equal(shard(g, 1, 1, 1, false, &sh, NULL), 0);
+    struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0 };
+    struct llmroof_batch b = batch_decode(4, 10000);
+    struct llmroof_oplist o;
+    ops_build(g, &sh, &dt, &b, &o);
+    /* 18 global layers see 10000 keys, 18 local layers 128: FLOPs 4 * 64 * 64 heads * pairs */
+    assert_rel_close(o.op[LLMROOF_OP_ATTENTION].count, 18.0, 0);
+    assert_rel_close(o.op[LLMROOF_OP_ATTN_LOCAL].count, 18.0, 0);
+    assert_rel_close(o.op[LLMROOF_OP_ATTENTION].flops, 4.0 * 64 * 64 * 4 * 10000, 0);
+    assert_rel_close(o.op[LLMROOF_OP_ATTN_LOCAL].flops, 4.0 * 64 * 64 * 4 * 128, 0);
+    /* local KV read: 4 sequences x 128 keys x 8 KV heads x 64 x 2 (K, V) x 2 bytes */
+    assert_rel_close(o.op[LLMROOF_OP_ATTN_LOCAL].bytes, 2.0 * 4 * 64 * 64 * 2 + 2.0 * 4 * 128 * 8 * 64 * 2, 0);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -182,6 +226,8 @@ int main(void)
         cmocka_unit_test(expert_parallel_weights_hold_a_share_of_the_experts),
         cmocka_unit_test(network_collectives_by_hand),
         cmocka_unit_test(pipeline_decode_is_the_sum_of_stages_and_sends),
+        cmocka_unit_test(expert_parallel_over_the_tp_group_combines_by_all_reduce),
+        cmocka_unit_test(windowed_layers_attend_to_the_window_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -60,11 +60,11 @@ static void kernels_map_to_operator_instances(void **state)
     /* qkv_proj of one layer at 4096 tokens: q, k, v outputs (32 + 2*32) heads * 128 = 12288;
      * FLOPs = 2 * 4096 * 4096 * 12288 = 412,316,860,416; compute-bound on an A100
      * (312 TFLOP/s fp16): 412.3e9 / (312e12 * 0.5) = 2.643 ms, plus one kernel's fixed cost of
-     * 2 us (kernel.h's default; the A100 entry gives none): 2.645 ms */
+     * 3 us (kernel.h's default; the A100 entry gives none): 2.646 ms */
     assert_int_equal(opval_predict(&r, m, 1, g, &eff, "ops.csv", &p, &err), 0);
     assert_rel_close(p.flops, 412316860416.0, 1e-12);
     assert_int_equal(p.bound, LLMROOF_BOUND_COMPUTE);
-    assert_rel_close(p.predicted_s, 412316860416.0 / (312e12 * 0.5) + 2e-6, 1e-9);
+    assert_rel_close(p.predicted_s, 412316860416.0 / (312e12 * 0.5) + 3e-6, 1e-9);
     /* measured 1 ms would be 412.3e9 / (1e-3 * 312e12) = 1.3215 of peak: the anomaly shows */
     assert_rel_close(p.achieved_flops_frac, 412316860416.0 / (1e-3 * 312e12), 1e-9);
     /* TP 2 halves the heads on a rank: half the FLOPs */
@@ -83,7 +83,7 @@ static void kernels_map_to_operator_instances(void **state)
     assert_int_equal(opval_predict(&r, m, 1, g, &eff, "ops.csv", &p, &err), 0);
     assert_int_equal(p.bound, LLMROOF_BOUND_MEMORY);
     assert_true(p.bytes >= 536870912.0 && p.bytes < 536870912.0 * 1.01);
-    assert_rel_close(p.predicted_s, p.bytes / (g->mem_bw_Bps * 0.8) + 2e-6, 1e-9); /* + one kernel, 2 us */
+    assert_rel_close(p.predicted_s, p.bytes / (g->mem_bw_Bps * 0.8) + 3e-6, 1e-9); /* + one kernel, 3 us */
     /* a dense model has no router */
     r.op = LLMROOF_OP_ROUTER;
     assert_int_equal(opval_predict(&r, m, 1, g, &eff, "ops.csv", &p, &err), LLMROOF_EINPUT);

@@ -288,6 +288,43 @@ static void rate_plan_with_impossible_slos_has_no_answer(void **state)
     catalog_free(&cat);
 }
 
+static void rate_plan_tries_expert_parallel_layouts_for_moe(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct plan_input in;
+    base(&in, &cat, "qwen3-30b-a3b");
+    in.rate_qps = 10;
+    in.ttft_slo_s = 2;
+    in.tpot_slo_s = 0.05;
+    in.gpus[in.ngpus++] = gpu(&cat, "h100");
+    in.tps[in.ntps++] = 2;
+    run(&in, &res);
+    /* n = 2 in three modes (TP, TP+EP, DP-attention+EP), aggregated and disaggregated */
+    assert_int_equal(res.noptions, 6);
+    int seen[3] = { 0, 0, 0 };
+    for (int i = 0; i < res.noptions; i++) {
+        const struct plan_option *o = &res.options[i];
+        seen[o->mode]++;
+        if (o->feasible && !o->disagg)
+            assert_int_equal(o->gpus, o->instances * 2); /* every mode uses n = 2 GPUs per instance */
+    }
+    assert_int_equal(seen[0], 2);
+    assert_int_equal(seen[1], 2);
+    assert_int_equal(seen[2], 2);
+    char name[32];
+    plan_layout_name(4, 2, name, sizeof name);
+    assert_string_equal(name, "DPA-4+EP-4");
+    /* a dense model gets TP layouts only */
+    base(&in, &cat, "llama-3.1-8b");
+    in.rate_qps = 10;
+    in.gpus[in.ngpus++] = gpu(&cat, "h100");
+    in.tps[in.ntps++] = 2;
+    run(&in, &res);
+    assert_int_equal(res.noptions, 2);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -300,6 +337,7 @@ int main(void)
         cmocka_unit_test(a_row_at_the_search_limit_is_infeasible_never_best),
         cmocka_unit_test(rate_plan_answer_meets_the_slos_and_is_minimal),
         cmocka_unit_test(rate_plan_with_impossible_slos_has_no_answer),
+        cmocka_unit_test(rate_plan_tries_expert_parallel_layouts_for_moe),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -536,6 +536,40 @@ static void run_size_estimate_flags_the_44_hour_run(void **state)
     catalog_free(&cat);
 }
 
+static void data_parallel_attention_pools_the_replicas_kv(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 512, 64, NULL, 0 };
+    struct sim_config c = config(&cat, "qwen3-30b-a3b", "h100", 2, &w);
+    c.concurrency = 4;
+    c.requests = 20;
+    c.setup.layout.ep = 2;
+    struct sim_result tpep, dpa;
+    run(&c, &tpep);
+    /* data-parallel attention over 2 replicas of TP 1, experts over the same 2 GPUs: each replica
+     * holds its own sequences' whole KV, so the instance's pool is 2 x one replica's */
+    c.setup.tp = 1;
+    c.setup.layout.dp_attn = true;
+    run(&c, &dpa);
+    struct llmroof_mem_opts mo = c.mem;
+    mo.max_batched_tokens = (double)c.max_batched_tokens;
+    mo.max_seqs = (double)c.max_seqs;
+    struct llmroof_layout lay = c.setup.layout;
+    lay.tp = 1;
+    struct llmroof_memory mem;
+    struct llmroof_err e0 = { 0 };
+    assert_int_equal(memory_eval_layout(c.setup.model, c.setup.gpu, &lay, &c.setup.dt, 1, &mo, &mem, &e0), 0);
+    assert_int_equal(mem.attn_dp, 2);
+    assert_rel_close(dpa.kv_capacity_tokens, 2 * mem.kv_capacity_tokens, 1e-12);
+    /* and the TP+EP instance splits each token's KV over its 2 ranks instead */
+    assert_rel_close(tpep.kv_capacity_tokens, 2 * mem.kv_capacity_tokens, 0.1);
+    assert_int_equal(dpa.completed, 20);
+    sim_result_free(&tpep);
+    sim_result_free(&dpa);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -560,6 +594,7 @@ int main(void)
         cmocka_unit_test(n_instances_serve_n_times_the_rate),
         cmocka_unit_test(disaggregated_request_pays_the_kv_transfer),
         cmocka_unit_test(run_size_estimate_flags_the_44_hour_run),
+        cmocka_unit_test(data_parallel_attention_pools_the_replicas_kv),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
