@@ -24,13 +24,14 @@ const char *report_cat_name(enum report_cat c);
 enum report_status {
     REPORT_OK,        /* estimated, fits */
     REPORT_NO_FIT,    /* estimated, but the weights or one sequence do not fit */
-    REPORT_BAD_TP,    /* TP does not divide the heads: not estimated */
+    REPORT_BAD_TP,    /* TP does not divide the heads, or the layout does not suit this TP: not estimated */
     REPORT_BAD_DTYPE  /* the GPU lacks the compute dtype: not estimated */
 };
 
 struct report_row {
     const struct llmroof_gpu *gpu;   /* catalog entry */
     int tp;                          /* tensor-parallel GPUs */
+    int gpus;                        /* GPUs of one instance under the layout (tp x pp, or ep x pp) */
     enum report_status status;
     char reason[520];                /* why a row is not OK, "" otherwise */
     bool has_mem;                    /* mem is valid (TP divides the heads) */
@@ -40,7 +41,7 @@ struct report_row {
     double prefill_share[REPORT_CAT_COUNT]; /* fraction of TTFT per category, sums to 1 */
     double decode_share[REPORT_CAT_COUNT];  /* fraction of mean TPOT per category */
     bool has_scaling;                /* a smaller estimated TP of the same GPU exists */
-    double tp_scaling_eff;           /* (TPOT_ref * TP_ref) / (TPOT * TP), ref = smallest estimated TP */
+    double tp_scaling_eff;           /* (TPOT_ref * GPUs_ref) / (TPOT * GPUs), ref = smallest estimated TP */
     int scaling_ref_tp;              /* TP of the reference row */
     double scaling_ref_tpot_s;       /* TPOT of the reference row, s */
 };
@@ -55,6 +56,8 @@ struct report_input {
     struct llmroof_dtypes dt;
     struct llmroof_eff_override eff;  /* applied to every GPU's catalog defaults */
     struct llmroof_mem_opts mem;
+    struct llmroof_layout layout;     /* --pp/--ep/--dp-attention applied with every TP (its tp unused);
+                                       * all zero = TP only */
 };
 
 struct llmroof_report {
@@ -64,6 +67,8 @@ struct llmroof_report {
     struct llmroof_request req;
     struct llmroof_dtypes dt;
     bool moe;                           /* the router column is meaningful */
+    bool has_layout;                    /* a layout beyond TP was given: the header and a gpus column show it */
+    struct llmroof_layout layout;       /* as given (its tp unused) */
     struct report_row rows[REPORT_MAX_ROWS];
     int nrows;                          /* ngpus * ntps, GPU-major */
     char obs[REPORT_MAX_OBS][640];      /* observations, each with its figures */

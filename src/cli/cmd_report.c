@@ -70,6 +70,7 @@ static int report_main(struct cli *c, int argc, char **argv, struct ctx *x, stru
         { OPT_MODEL, "model", 'm', "MODEL", "model id (default internlm-20b, the studies' model)", false },
         { OPT_GPUS, "gpus", 0, "all|LIST", "comma-separated GPU ids or aliases, or all (default a40,a100,v100)", false },
         { OPT_TPS, "tp", 't', "LIST", "comma-separated TP values (default 2,4,8)", false },
+        CLI_OPT_LAYOUT,
         { OPT_BATCH, "batch", 'b', "B", "sequences served together (default 16)", false },
         CLI_OPT_PROMPT, CLI_OPT_OUTPUT, CLI_OPT_DTYPES, CLI_OPT_EFFS, CLI_OPT_MEM,
         { OPT_SVGDIR, "svg-dir", 0, "DIR", "also write the operator-share charts as SVG files into DIR", false },
@@ -82,7 +83,7 @@ static int report_main(struct cli *c, int argc, char **argv, struct ctx *x, stru
     int npos = 0;
     static const char *const tables[] = { "configs", "prefill_shares", "decode_shares", "observations", NULL };
     c->tables = tables;
-    c->usage = "llmroof report [-m MODEL] [--gpus LIST] [--tp LIST] [-b B] [-p P] [-o O] [options] [--svg-dir DIR]";
+    c->usage = "llmroof report [-m MODEL] [--gpus LIST] [--tp LIST] [--pp N] [--ep N [--dp-attention]] [-b B] [-p P] [-o O] [options] [--svg-dir DIR]";
     c->formats = CLI_FORMATS_DEFAULT | (1u << TABLE_HTML);
     int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, x, pos, 0, &npos,
                        "Compares every GPU x TP configuration: weights and KV per GPU, max batch, TTFT, TPOT,\n"
@@ -103,16 +104,22 @@ static int report_main(struct cli *c, int argc, char **argv, struct ctx *x, stru
      * other configuration that cannot run does; only a list with no usable TP is an error */
     int usable = 0;
     char why[sizeof((struct llmroof_err *)0)->msg] = "";
+    x->in.layout = x->s.layout;
     for (int i = 0; i < x->in.ntps; i++) {
         struct llmroof_shard sh;
         struct llmroof_err err = { 0 };
-        if (ops_shard(m, x->in.tps[i], &sh, &err))
+        struct llmroof_layout lay = x->in.layout;
+        lay.tp = x->in.tps[i];
+        /* the layout's own checks (estimate's): PP <= layers, EP divides the experts and
+         * equals TP or is a multiple of it with --dp-attention */
+        if (ops_shard_layout(m, &lay, &sh, &err))
             snprintf(why, sizeof why, "%s", err.msg);
         else
             usable++;
     }
     if (!usable) {
-        fprintf(c->errf, "llmroof: error: option '--tp': no TP in the list suits the model: %s\n", why);
+        fprintf(c->errf, "llmroof: error: option '--tp': no TP in the list suits the model%s: %s\n",
+                (x->in.layout.pp > 1 || x->in.layout.ep > 1 || x->in.layout.dp_attn) ? " and layout" : "", why);
         return 2;
     }
     x->in.model = m;

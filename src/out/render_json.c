@@ -460,6 +460,14 @@ char *render_json_report(const struct llmroof_report *r)
     cJSON_AddStringToObject(o, "weight_dtype", dtype_name(r->dt.weight));
     cJSON_AddStringToObject(o, "kv_dtype", dtype_name(r->dt.kv));
     cJSON_AddStringToObject(o, "act_dtype", dtype_name(r->dt.act));
+    if (r->has_layout) {
+        /* beyond TP only, as estimate's layout, so TP-only documents keep their shape */
+        cJSON *ly = cJSON_AddObjectToObject(o, "layout");
+        cJSON_AddNumberToObject(ly, "pp", r->layout.pp > 0 ? r->layout.pp : 1);
+        cJSON_AddNumberToObject(ly, "ep", r->layout.ep > 0 ? r->layout.ep : 1);
+        cJSON_AddBoolToObject(ly, "dp_attention", r->layout.dp_attn);
+        cJSON_AddNumberToObject(ly, "ep_imbalance", r->layout.ep_imbalance > 1 ? r->layout.ep_imbalance : 1.0);
+    }
     cJSON *rows = cJSON_AddArrayToObject(o, "rows");
     for (int i = 0; i < r->nrows; i++) {
         const struct report_row *x = &r->rows[i];
@@ -467,6 +475,8 @@ char *render_json_report(const struct llmroof_report *r)
         cJSON_AddItemToArray(rows, j);
         cJSON_AddStringToObject(j, "gpu", x->gpu->id);
         cJSON_AddNumberToObject(j, "tp", x->tp);
+        if (r->has_layout)
+            cJSON_AddNumberToObject(j, "gpus", x->gpus);
         cJSON_AddStringToObject(j, "status", status[x->status]);
         if (x->reason[0])
             cJSON_AddStringToObject(j, "reason", x->reason);

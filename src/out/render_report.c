@@ -23,6 +23,8 @@ void report_table_configs(const struct llmroof_report *r, struct table *t)
     table_init(t, "Table 1: configurations");
     table_col(t, "gpu", 0);
     table_col(t, "tp", 0);
+    if (r->has_layout)
+        table_col(t, "gpus", 0);
     table_col(t, "status", 0);
     table_col(t, "weights_GiB_per_gpu", 2);
     table_col(t, "kv_KiB_per_token_per_gpu", 1);
@@ -50,6 +52,10 @@ void report_table_configs(const struct llmroof_report *r, struct table *t)
         table_row(t);
         table_str(t, x->gpu->id);
         table_num(t, x->tp);
+        if (r->has_layout && x->status != REPORT_BAD_TP)
+            table_num(t, x->gpus);
+        else if (r->has_layout)
+            table_empty(t); /* the layout does not suit this TP: no instance */
         table_str(t, report_status_name(x->status));
         if (x->has_mem) {
             table_num(t, x->mem.weights_bytes_per_gpu / 1073741824.0);
@@ -74,7 +80,7 @@ void report_table_configs(const struct llmroof_report *r, struct table *t)
             }
             table_num(t, e->e2e_s);
             table_num(t, e->decode_tok_s);
-            table_num(t, e->decode_tok_s / x->tp);
+            table_num(t, e->decode_tok_s / x->gpus);
             table_str(t, bound_name(e->prefill.bound));
             table_str(t, bound_name(e->decode.bound));
             table_num(t, e->prefill.time_s > 0 ? 100 * e->prefill.comm_s / e->prefill.time_s : 0);
@@ -121,14 +127,22 @@ static void header(const struct llmroof_report *r, struct sbuf *out, const char 
     sbuf_printf(out, "%sllmroof report: %s, batch %ld, prompt %ld, output %ld; %s weights, %s KV, %s compute\n", prefix,
                 r->model->id, r->req.batch, r->req.prompt, r->req.output, dtype_name(r->dt.weight),
                 dtype_name(r->dt.kv), dtype_name(r->dt.act));
+    if (r->has_layout) {
+        const struct llmroof_layout *l = &r->layout;
+        sbuf_printf(out, "layout with every TP: PP %d, EP %d%s", l->pp > 0 ? l->pp : 1,
+                    l->ep > 0 ? l->ep : 1, l->dp_attn ? ", data-parallel attention" : "");
+        if (l->ep_imbalance > 1)
+            sbuf_printf(out, ", EP imbalance %g", l->ep_imbalance);
+        sbuf_append(out, "; per-GPU figures divide by the layout's GPUs\n");
+    }
 }
 
 /* Table 1 for a 100-column terminal: the same columns, grouped by what a reader compares. */
 static void render_configs_narrow(const struct table *all, bool bands, enum table_format f, struct sbuf *out)
 {
-    static const char *const lat[] = { "gpu", "tp", "status", "ttft_ms", "tpot_ms", "e2e_s", "decode_tok_s",
+    static const char *const lat[] = { "gpu", "tp", "gpus", "status", "ttft_ms", "tpot_ms", "e2e_s", "decode_tok_s",
                                        "decode_tok_s_per_gpu", NULL };
-    static const char *const mem[] = { "gpu", "tp", "status", "weights_GiB_per_gpu", "kv_KiB_per_token_per_gpu",
+    static const char *const mem[] = { "gpu", "tp", "gpus", "status", "weights_GiB_per_gpu", "kv_KiB_per_token_per_gpu",
                                        "max_batch", NULL };
     static const char *const bnd[] = { "gpu", "tp", "prefill_bound", "decode_bound", "prefill_comm_pct",
                                        "decode_comm_pct", "tp_scaling_pct", NULL };

@@ -87,7 +87,7 @@ static void observe(struct llmroof_report *r)
             best_tpot = x;
         if (!best_ttft || x->est.ttft_s < best_ttft->est.ttft_s)
             best_ttft = x;
-        if (!best_tput || x->est.decode_tok_s / x->tp > best_tput->est.decode_tok_s / best_tput->tp)
+        if (!best_tput || x->est.decode_tok_s / x->gpus > best_tput->est.decode_tok_s / best_tput->gpus)
             best_tput = x;
     }
     if (!best_tpot) {
@@ -98,8 +98,8 @@ static void observe(struct llmroof_report *r)
             best_tpot->gpu->id, best_tpot->tp, best_tpot->est.tpot_s * 1e3, best_tpot->est.decode_tok_s, r->req.batch);
     add_obs(r, "Lowest TTFT: %s at TP %d, %.1f ms for %ld prompts of %ld tokens.", best_ttft->gpu->id, best_ttft->tp,
             best_ttft->est.ttft_s * 1e3, r->req.batch, r->req.prompt);
-    add_obs(r, "Most decode throughput per GPU: %s at TP %d, %.0f tokens/s per GPU.", best_tput->gpu->id,
-            best_tput->tp, best_tput->est.decode_tok_s / best_tput->tp);
+    add_obs(r, "Most decode throughput per GPU: %s at TP %d, %.0f tokens/s per GPU%s.", best_tput->gpu->id,
+            best_tput->tp, best_tput->est.decode_tok_s / best_tput->gpus, r->has_layout ? " of the layout" : "");
 
     /* where adding GPUs stops paying: the table's TP scaling efficiency (TPOT x TP against the
      * smallest estimated TP of the same GPU), so every figure can be checked in table 1 */
@@ -221,21 +221,27 @@ int report_build(const struct report_input *in, struct llmroof_report *out, stru
     out->req = in->req;
     out->dt = in->dt;
     out->moe = in->model->moe_experts > 0;
+    out->layout = in->layout;
+    out->has_layout = in->layout.pp > 1 || in->layout.ep > 1 || in->layout.dp_attn || in->layout.ep_imbalance > 1;
     const long ctx = in->req.prompt + in->req.output;
     for (int gi = 0; gi < in->ngpus; gi++) {
         for (int ti = 0; ti < in->ntps; ti++) {
             struct report_row *x = &out->rows[out->nrows++];
             x->gpu = in->gpus[gi];
             x->tp = in->tps[ti];
-            struct llmroof_setup s = { in->model, x->gpu, x->tp, in->dt, roofline_effs(x->gpu, &in->eff), { 0 } };
+            struct llmroof_setup s = { in->model, x->gpu, x->tp, in->dt, roofline_effs(x->gpu, &in->eff), in->layout };
+            struct llmroof_layout lay = in->layout;
+            lay.tp = x->tp;
             struct llmroof_err e2 = { 0 };
             struct llmroof_shard sh;
-            if (ops_shard(in->model, x->tp, &sh, &e2) != LLMROOF_OK) {
+            x->gpus = x->tp;
+            if (ops_shard_layout(in->model, &lay, &sh, &e2) != LLMROOF_OK) {
                 x->status = REPORT_BAD_TP;
                 snprintf(x->reason, sizeof x->reason, "%s", e2.msg);
                 continue;
             }
-            int rc = memory_eval(in->model, x->gpu, x->tp, &in->dt, ctx, &in->mem, &x->mem, &e2);
+            x->gpus = sh.gpus; /* per-GPU figures divide by the layout's GPUs, as estimate's do */
+            int rc = memory_eval_layout(in->model, x->gpu, &lay, &in->dt, ctx, &in->mem, &x->mem, &e2);
             if (rc)
                 return llmroof_err_set(err, rc, "%s", e2.msg);
             x->has_mem = true;
@@ -279,7 +285,8 @@ int report_build(const struct report_input *in, struct llmroof_report *out, stru
             x->has_scaling = true;
             x->scaling_ref_tp = ref->tp;
             x->scaling_ref_tpot_s = ref->est.tpot_s;
-            x->tp_scaling_eff = (ref->est.tpot_s * ref->tp) / (x->est.tpot_s * x->tp);
+            /* GPU-time per token: with a layout the GPUs are tp x pp (or ep x pp), not TP alone */
+            x->tp_scaling_eff = (ref->est.tpot_s * ref->gpus) / (x->est.tpot_s * x->gpus);
         }
     }
     observe(out);

@@ -49,6 +49,59 @@ static void shares_sum_to_100_percent(void **state)
     catalog_free(&cat);
 }
 
+/* Property: with --pp/--ep every estimated row is estimate_run and memory_eval_layout of the same
+ * layout (TTFT, TPOT, weights per GPU equal), and per-GPU figures divide by the layout's GPUs,
+ * not by TP; a TP the layout rules out (EP 4 needs TP 4 without --dp-attention) is a bad-tp row. */
+static void layout_rows_equal_estimate_and_count_the_layout_gpus(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    static const struct { int pp, ep; bool dp; } lays[] = { { 2, 1, false }, { 1, 4, false }, { 2, 4, false },
+                                                           { 1, 8, true } };
+    static const int tps[] = { 1, 2, 4, 8 };
+    for (size_t k = 0; k < sizeof lays / sizeof lays[0]; k++) {
+        struct report_input in;
+        memset(&in, 0, sizeof in);
+        in.model = model(&cat, "mixtral-8x7b");
+        in.gpus[in.ngpus++] = gpu(&cat, "h100");
+        for (int i = 0; i < 4; i++)
+            in.tps[in.ntps++] = tps[i];
+        in.req = (struct llmroof_request){ 16, 512, 256 };
+        in.dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0 };
+        in.mem = memory_default_opts();
+        in.layout = (struct llmroof_layout){ 0, lays[k].pp, lays[k].ep, lays[k].dp, 1.0 };
+        struct llmroof_err err = { 0 };
+        assert_int_equal(report_build(&in, &rep, &err), 0);
+        assert_true(rep.has_layout);
+        int estimated = 0;
+        for (int i = 0; i < rep.nrows; i++) {
+            const struct report_row *x = &rep.rows[i];
+            struct llmroof_layout lay = in.layout;
+            lay.tp = x->tp;
+            struct llmroof_shard sh;
+            bool ok = ops_shard_layout(in.model, &lay, &sh, &err) == LLMROOF_OK;
+            assert_int_equal(x->status == REPORT_BAD_TP, !ok);
+            if (!ok)
+                continue;
+            estimated++;
+            /* GPUs = (ep > 1 ? ep : tp) x pp (src/model/layout.c) */
+            assert_int_equal(x->gpus, (lays[k].ep > 1 ? lays[k].ep : x->tp) * lays[k].pp);
+            struct llmroof_setup s = { in.model, x->gpu, x->tp, in.dt, roofline_effs(x->gpu, &in.eff), in.layout };
+            struct llmroof_estimate e;
+            assert_int_equal(estimate_run(&s, &in.req, &e, &err), 0);
+            assert_true(x->has_est);
+            assert_true(x->est.ttft_s == e.ttft_s);
+            assert_true(x->est.tpot_s == e.tpot_s);
+            struct llmroof_memory mem;
+            assert_int_equal(memory_eval_layout(in.model, x->gpu, &lay, &in.dt, 768, &in.mem, &mem, &err), 0);
+            assert_true(x->mem.weights_bytes_per_gpu == mem.weights_bytes_per_gpu);
+            assert_true(x->mem.max_batch == mem.max_batch);
+        }
+        assert_true(estimated >= 1);
+    }
+    catalog_free(&cat);
+}
+
 static void observations_name_a40_communication_heavy_decode(void **state)
 {
     struct llmroof_catalog cat;
@@ -250,6 +303,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(shares_sum_to_100_percent),
+        cmocka_unit_test(layout_rows_equal_estimate_and_count_the_layout_gpus),
         cmocka_unit_test(observations_name_a40_communication_heavy_decode),
         cmocka_unit_test(scaling_efficiency_is_relative_to_the_smallest_tp),
         cmocka_unit_test(invalid_configurations_stay_in_the_table),
