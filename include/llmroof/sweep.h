@@ -16,6 +16,8 @@ struct sweep_row {
     char model[LLMROOF_ID_MAX];
     char gpu[LLMROOF_ID_MAX];
     int tp;
+    int pp, ep;            /* layout beyond TP (1 = none); written only when set (docs/scripting.md) */
+    bool dp_attn;          /* --dp-attention */
     long batch, prompt, output;
     struct llmroof_dtypes dt;
     /* validity */
@@ -39,7 +41,15 @@ double sweep_num_field(const struct sweep_row *r, int i);
 void sweep_eval(const struct llmroof_model *m, const struct llmroof_gpu *g, int tp, long batch, long prompt,
                 long output, const struct llmroof_dtypes *dt, struct sweep_row *out);
 
+/* Same under a layout (lay->tp is ignored: `tp` is the row's); sweep_eval is this with none. */
+void sweep_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *g, int tp,
+                       const struct llmroof_layout *lay, long batch, long prompt, long output,
+                       const struct llmroof_dtypes *dt, struct sweep_row *out);
+
 void sweep_csv_header(struct sbuf *out);
+/* With a layout, the CSV gains three last columns pp, ep, dp_attention (header and rows). */
+void sweep_csv_header_layout(struct sbuf *out);
+void sweep_csv_row_layout(const struct sweep_row *r, struct sbuf *out);
 void sweep_csv_row(const struct sweep_row *r, struct sbuf *out);
 /* The schema every JSON Lines row names first (docs/json.md). */
 #define SWEEP_SCHEMA "llmroof.sweep/1"

@@ -248,6 +248,10 @@ int parse_json_dup_key(const char *s, size_t n, size_t *at)
                 continue;
             /* sorted by (key, offset): equal neighbours are a duplicate; report the
              * earliest second occurrence in the text */
+            if (nkeys - from < 2) { /* an empty or one-key object: nothing to compare (keys may be NULL) */
+                nkeys = from;
+                continue;
+            }
             qsort(keys + from, nkeys - from, sizeof *keys, cmp_span);
             for (size_t k = from + 1; k < nkeys; k++)
                 if (keys[k].len == keys[k - 1].len && memcmp(keys[k].p, keys[k - 1].p, keys[k].len) == 0 &&

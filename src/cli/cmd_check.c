@@ -165,7 +165,8 @@ int cmd_check(struct cli *c, int argc, char **argv)
             break;
         }
         rows++;
-        sweep_eval(m, g, base.tp, base.batch, base.prompt, base.output, &base.dt, &now);
+        const struct llmroof_layout lay = { base.tp, base.pp, base.ep, base.dp_attn, 1.0 };
+        sweep_eval_layout(m, g, base.tp, &lay, base.batch, base.prompt, base.output, &base.dt, &now);
         struct drift_out d = { &c->out, json, ln, &base, 0 };
         if (base.valid != now.valid) {
             drift_text(&d, "valid", base.valid ? "true" : "false", now.valid ? "true" : "false", now.valid ? "" : now.reason);

@@ -27,6 +27,7 @@ struct ctx {
     struct cli *c;
     const char *arg[OPT_VALID_ONLY];
     bool valid_only;
+    struct cli_setup_opts s;  /* --pp, --ep, --dp-attention, --ep-imbalance (the shared layout options) */
     bool bad;
     struct list *cur;
     long lo, hi;
@@ -35,7 +36,8 @@ struct ctx {
 static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
 {
     struct ctx *x = vctx;
-    (void)c;
+    if (id >= CLI_SETUP_BASE)
+        return cli_setup_opt(c, &x->s, id, arg);
     if (id == OPT_VALID_ONLY)
         x->valid_only = true;
     else
@@ -161,12 +163,14 @@ int cmd_sweep(struct cli *c, int argc, char **argv)
         { OPT_KVDTS, "kv-dtype", 0, "LIST", "KV-cache dtypes (default fp16)", false },
         { OPT_ACTDTS, "act-dtype", 0, "LIST", "compute dtypes (default fp16)", false },
         { OPT_VALID_ONLY, "valid-only", 0, NULL, "leave out combinations that cannot be estimated", false },
+        CLI_OPT_LAYOUT,
     };
     /* models and GPUs: pointer arrays of the catalog's size; the rest: SWEEP_MAX_LIST values */
     struct list models = { 0 }, gpus = { 0 };
     struct ctx x;
     memset(&x, 0, sizeof x);
     x.c = c;
+    cli_setup_defaults(&x.s);
     char *pos[1];
     int npos = 0;
     c->usage = "llmroof sweep [--models all|LIST] [--gpus all|LIST] [--tp LIST] [--batch LIST] [--prompt LIST] "
@@ -233,8 +237,14 @@ static int sweep_lists(struct cli *c, struct ctx *x, struct list *mp, struct lis
     if (c->flags & CLI_PARSE_ONLY)
         return 0;
     bool jsonl = c->format == TABLE_JSONL;
-    if (!jsonl)
-        sweep_csv_header(&c->out);
+    const struct llmroof_layout lay = cli_layout(&x->s);
+    const bool layout = lay.pp > 1 || lay.ep > 1 || lay.dp_attn;
+    if (!jsonl) {
+        if (layout)
+            sweep_csv_header_layout(&c->out);
+        else
+            sweep_csv_header(&c->out);
+    }
     struct sweep_row row;
     for (size_t mi = 0; mi < models.n; mi++)
         for (size_t gi = 0; gi < gpus.n; gi++)
@@ -248,12 +258,14 @@ static int sweep_lists(struct cli *c, struct ctx *x, struct list *mp, struct lis
                                         struct llmroof_dtypes dt = { (enum llmroof_dtype)wdts.v[wi],
                                                                      (enum llmroof_dtype)kvdts.v[ki],
                                                                      (enum llmroof_dtype)actdts.v[ai], 0 };
-                                        sweep_eval(models.p[mi], gpus.p[gi], (int)tps.v[ti], batches.v[bi],
-                                                   prompts.v[pi], outputs.v[oi], &dt, &row);
+                                        sweep_eval_layout(models.p[mi], gpus.p[gi], (int)tps.v[ti], &lay,
+                                                          batches.v[bi], prompts.v[pi], outputs.v[oi], &dt, &row);
                                         if (x->valid_only && !row.valid)
                                             continue;
                                         if (jsonl)
                                             sweep_jsonl_row(&row, &c->out);
+                                        else if (layout)
+                                            sweep_csv_row_layout(&row, &c->out);
                                         else
                                             sweep_csv_row(&row, &c->out);
                                         if ((rc = cli_flush(c, 1u << 16)))

@@ -205,7 +205,7 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
             return json_ferr(c, "network", "must be an object with kind, bandwidth_Bps and latency_s");
         if ((rc = json_check_known(c, nw, "network.", net_fields)) ||
             (rc = json_get_string(c, nw, "kind", true, g->net_kind, sizeof g->net_kind)) ||
-            (rc = json_get_number(c, nw, "bandwidth_Bps", "network.bandwidth_Bps", true, 0, true, 1e13, &g->net_bw_Bps,
+            (rc = json_get_number(c, nw, "bandwidth_Bps", "network.bandwidth_Bps", true, 1e8, false, 1e13, &g->net_bw_Bps,
                                   NULL)) ||
             (rc = json_get_number(c, nw, "latency_s", "network.latency_s", true, 0, false, 1e-2, &g->net_latency_s,
                                   NULL)))
@@ -472,13 +472,13 @@ static int parse_model(struct json_ectx *c, const cJSON *e, struct llmroof_model
             return json_ferr(c, "checkpoint", "must be an object with format and bits");
         if ((rc = json_check_known(c, ck, "checkpoint.", ck_fields)) ||
             (rc = json_get_string(c, ck, "format", true, m->ckpt_format, sizeof m->ckpt_format)) ||
-            (rc = json_get_number(c, ck, "bits", "checkpoint.bits", true, 0, true, 32, &m->ckpt_bits, NULL)) ||
-            (rc = json_get_number(c, ck, "expert_bits", "checkpoint.expert_bits", false, 0, true, 32,
+            (rc = json_get_number(c, ck, "bits", "checkpoint.bits", true, 1, false, 32, &m->ckpt_bits, NULL)) ||
+            (rc = json_get_number(c, ck, "expert_bits", "checkpoint.expert_bits", false, 1, false, 32,
                                   &m->ckpt_expert_bits, NULL)))
             return rc;
     }
     bool has_act = false;
-    if ((rc = json_get_number(c, e, "params_active_published", "params_active_published", false, 0, true, 1e14,
+    if ((rc = json_get_number(c, e, "params_active_published", "params_active_published", false, 1e3, false, 1e14,
                               &m->params_active_published, &has_act)))
         return rc;
     if ((rc = json_get_number(c, e, "params_published", "params_published", false, 1e3, false, 1e14,

@@ -246,6 +246,8 @@ int catalog_model_from_hf_warn(const char *text, size_t len, const char *fname, 
                                            "new_decoder_architecture", "use_sliding_window", NULL };
     for (const char *const *k = k_bools; *k; k++) {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, *k);
+        if (!v || cJSON_IsBool(v) || cJSON_IsNull(v)) /* text_config configs also read the root's */
+            v = cJSON_GetObjectItemCaseSensitive(root, *k);
         if (v && !cJSON_IsBool(v) && !cJSON_IsNull(v)) {
             llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s' must be true or false", fname, *k);
             cJSON_Delete(root);

@@ -31,7 +31,22 @@ double sweep_num_field(const struct sweep_row *r, int i)
 void sweep_eval(const struct llmroof_model *m, const struct llmroof_gpu *g, int tp, long batch, long prompt,
                 long output, const struct llmroof_dtypes *dt, struct sweep_row *out)
 {
+    sweep_eval_layout(m, g, tp, NULL, batch, prompt, output, dt, out);
+}
+
+void sweep_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *g, int tp,
+                       const struct llmroof_layout *lay, long batch, long prompt, long output,
+                       const struct llmroof_dtypes *dt, struct sweep_row *out)
+{
     memset(out, 0, sizeof *out);
+    struct llmroof_layout ly = { tp, 1, 1, false, 1.0 };
+    if (lay) {
+        ly = *lay;
+        ly.tp = tp;
+    }
+    out->pp = ly.pp > 0 ? ly.pp : 1;
+    out->ep = ly.ep > 0 ? ly.ep : 1;
+    out->dp_attn = ly.dp_attn;
     snprintf(out->model, sizeof out->model, "%s", m->id);
     snprintf(out->gpu, sizeof out->gpu, "%s", g->id);
     out->tp = tp;
@@ -40,7 +55,7 @@ void sweep_eval(const struct llmroof_model *m, const struct llmroof_gpu *g, int 
     out->output = output;
     out->dt = *dt;
 
-    struct llmroof_setup s = { m, g, tp, *dt, roofline_default_effs(g), { 0 } };
+    struct llmroof_setup s = { m, g, tp, *dt, roofline_default_effs(g), ly };
     struct llmroof_request req = { batch, prompt, output };
     struct llmroof_estimate e;
     struct llmroof_err err = { 0 };
@@ -50,7 +65,7 @@ void sweep_eval(const struct llmroof_model *m, const struct llmroof_gpu *g, int 
     }
     struct llmroof_mem_opts mo = memory_default_opts();
     struct llmroof_memory mem;
-    if (memory_eval(m, g, tp, dt, prompt + output, &mo, &mem, &err) != LLMROOF_OK) {
+    if (memory_eval_layout(m, g, &ly, dt, prompt + output, &mo, &mem, &err) != LLMROOF_OK) {
         snprintf(out->reason, sizeof out->reason, "%s", err.msg);
         return;
     }
@@ -93,6 +108,16 @@ void sweep_csv_header(struct sbuf *out)
     sbuf_append(out, "model,gpu,tp,batch,prompt_len,output_len,weight_dtype,kv_dtype,act_dtype,valid,reason,fits,"
                      "weights_bytes_per_gpu,kv_bytes_per_token_per_gpu,max_batch,ttft_s,tpot_s,e2e_s,decode_tok_s,"
                      "output_tok_s,prefill_bound,decode_bound,prefill_comm_share,decode_comm_share\r\n");
+}
+
+void sweep_csv_header_layout(struct sbuf *out)
+{
+    sweep_csv_header(out);
+    if (out->data && out->len >= 2) { /* drop the \r\n: the layout columns follow */
+        out->len -= 2;
+        out->data[out->len] = '\0';
+    }
+    sbuf_append(out, ",pp,ep,dp_attention\r\n");
 }
 
 static void csv_text(struct sbuf *out, const char *s)
@@ -147,6 +172,20 @@ void sweep_csv_row(const struct sweep_row *r, struct sbuf *out)
     sbuf_append(out, "\r\n");
 }
 
+void sweep_csv_row_layout(const struct sweep_row *r, struct sbuf *out)
+{
+    sweep_csv_row(r, out);
+    if (out->data && out->len >= 2) { /* the row's \r\n moves after the layout columns */
+        out->len -= 2;
+        out->data[out->len] = '\0';
+    }
+    sbuf_append(out, ",");
+    integer(out, r->pp);
+    sbuf_append(out, ",");
+    integer(out, r->ep);
+    sbuf_append(out, r->dp_attn ? ",true\r\n" : ",false\r\n");
+}
+
 static void json_text(struct sbuf *out, const char *s)
 {
     sbuf_append(out, "\"");
@@ -174,6 +213,14 @@ void sweep_jsonl_row(const struct sweep_row *r, struct sbuf *out)
     json_text(out, r->gpu);
     sbuf_append(out, ",\"tp\":");
     integer(out, r->tp);
+    if (r->pp > 1 || r->ep > 1 || r->dp_attn) {
+        /* a layout beyond TP: the row says which, so check can evaluate it again */
+        sbuf_append(out, ",\"pp\":");
+        integer(out, r->pp);
+        sbuf_append(out, ",\"ep\":");
+        integer(out, r->ep);
+        sbuf_append(out, r->dp_attn ? ",\"dp_attention\":true" : ",\"dp_attention\":false");
+    }
     sbuf_append(out, ",\"batch\":");
     integer(out, r->batch);
     sbuf_append(out, ",\"prompt_len\":");

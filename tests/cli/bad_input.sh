@@ -58,6 +58,7 @@ printf -- '-1,10,10\n0.5,10,10\n' >"$T/trace-neg-first.csv"
 printf -- '0.5,10,10\n-0,10,10\n' >"$T/trace-neg-zero.csv"
 printf ' 0.5,10,10\n1,10,10\n' >"$T/trace-space-first.csv"
 printf -- '-5,10\n10,10\n' >"$T/pairs-neg-first.csv"
+sed '1s/^{/{"tie_word_embeddings":"yes",/' tests/data/hf/gemma-3-27b.json >"$T/hf-root-tie-yes.json"
 # duplicate keys and NUL bytes
 printf '{"models":[],"models":[]}\n' >"$T/dup-top.json"
 gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"name":"t"/"name":"t","name":"u"/' >"$T/dup-gpu.json"

@@ -110,6 +110,9 @@ static void duplicate_keys_are_found_per_object_with_their_offset(void **state)
     assert_int_equal(dup_at("{\"models\":[],\"models\":[1]}"), 13);
     /* inner object: {"a":{"b":1, is 12 bytes, so the second "b" is at 12 */
     assert_int_equal(dup_at("{\"a\":{\"b\":1,\"b\":2}}"), 12);
+    /* empty objects and arrays, before any key was seen (UBSan: no qsort of nothing) */
+    assert_int_equal(dup_at("{}"), SIZE_MAX);
+    assert_int_equal(dup_at("[{},[]]"), SIZE_MAX);
     /* the same key in sibling objects, or at two depths, is not a duplicate */
     assert_int_equal(dup_at("[{\"a\":1},{\"a\":1}]"), SIZE_MAX);
     assert_int_equal(dup_at("{\"a\":1,\"b\":{\"a\":2}}"), SIZE_MAX);
