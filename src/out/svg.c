@@ -505,7 +505,7 @@ void svg_roofline(struct sbuf *out, const char *title, const struct llmroof_gpu 
         placed.w[placed.n++] = 10;
     }
     for (size_t i = 0; i < nl; i++) {
-        char num[24]; /* a size_t in decimal: up to 20 digits */
+        char num[24];
         snprintf(num, sizeof num, "%zu", i + 1);
         double w = svg_text_width(num, 11) + 2;
         double lx = labs[i].group == 0 ? labs[i].x - 7 - w : labs[i].x + 7;

@@ -31,6 +31,9 @@ expect() {
     elif [ "$have_py" = 1 ] && ! python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/out" 2>/dev/null; then
         echo "FAIL: llmroof $*: not one valid JSON document"
         fail=1
+    elif [ "$have_py" = 1 ] && ! python3 tests/cli/json_fields.py docs <"$tmp/out" >"$tmp/fields"; then
+        echo "FAIL: llmroof $*: $(cat "$tmp/fields")"
+        fail=1
     else
         echo "ok: llmroof $* names $schema"
     fi
@@ -45,21 +48,33 @@ expect llmroof.list/1 0 list models --format json
 expect llmroof.list/1 0 list engines --format json
 expect llmroof.show/1 0 show gpu h100 --format json
 expect llmroof.show/1 0 show model llama-2-7b --format json
+expect llmroof.show/1 0 show model mixtral-8x7b --format json
 expect llmroof.catalog/1 0 import-hf tests/data/hf/llama-2-7b.json --name my-llama
 expect llmroof.estimate/1 0 estimate -m llama-2-7b -g a100 --format json
+expect llmroof.estimate/1 0 estimate -m llama-2-7b -g a100 --range --format json
 expect llmroof.memory/1 0 memory -m llama-2-7b -g a100 --format json
 expect llmroof.report/1 0 report --format json
 expect llmroof.roofline/1 0 roofline -m llama-2-7b -g a100 --format json
 expect llmroof.simulate/1 0 simulate -m llama-2-7b -g a100 --requests 40 --concurrency 4 --format json
+expect llmroof.simulate/1 0 simulate -m llama-2-7b -g a100 --requests 40 --concurrency 4 --ttft-slo 1s --tpot-slo 100ms --format json
 expect llmroof.simulate-sweep/1 0 simulate -m llama-2-7b -g a100 --requests 40 --sweep-concurrency 2,4 --format json
 expect llmroof.plan/1 0 plan -m llama-2-7b --gpus a100 --tp 1 --users 100 --fast --format json
 expect llmroof.validate/1 0 validate tests/data/validation/measurements.csv --format json
+expect llmroof.validate/1 0 validate tests/data/validation/measurements.csv --by gpu --format json
 expect llmroof.validate-ops/1 0 validate --ops tests/data/ops/sample-synthetic.csv -g h100 --format json
 expect llmroof.validate-fit/1 0 validate tests/data/validation/measurements.csv --fit --format json
 expect llmroof.calibrate/1 0 calibrate tests/data/validation/measurements.csv -g rtx-4090 --format json
 "$bin" sweep --models llama-2-7b --gpus a100 --tp 1,2 --batch 1 --prompt 128 --output 128 --format jsonl >"$tmp/base.jsonl"
 expect llmroof.check/1 0 check "$tmp/base.jsonl" --format json
 expect llmroof.check/1 1 check tests/data/baseline-drift.jsonl --format json
+
+# the golden JSON outputs of other command lines document every field too
+for f in tests/cli/golden/*_json.out; do
+    if [ "$have_py" = 1 ] && ! python3 tests/cli/json_fields.py docs <"$f" >"$tmp/fields"; then
+        echo "FAIL: $(basename "$f"): $(cat "$tmp/fields")"
+        fail=1
+    fi
+done
 
 # sweep's JSON Lines: every row names the schema, and check reads such rows back
 n=$(grep -c . "$tmp/base.jsonl")
