@@ -40,7 +40,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         return cli_setup_opt(c, &x->s, id, arg);
     if (id == OPT_VALID_ONLY)
         x->valid_only = true;
-    else
+    else if (id >= 0 && id < (int)(sizeof x->arg / sizeof x->arg[0])) /* bounded: cppcheck sees ids up to the base */
         x->arg[id] = arg;
     return 0;
 }
