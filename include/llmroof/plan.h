@@ -12,7 +12,7 @@
 
 #define PLAN_MAX_GPUS 32
 #define PLAN_MAX_TPS 16
-#define PLAN_MAX_OPTIONS (6 * PLAN_MAX_GPUS * PLAN_MAX_TPS) /* aggregated and disaggregated, 3 layouts per n */
+#define PLAN_MAX_OPTIONS (8 * PLAN_MAX_GPUS * PLAN_MAX_TPS) /* aggregated and disaggregated, 4 layouts per n */
 #define PLAN_INSTANCE_CAP 256 /* instances of one pool the rate search never exceeds */
 #define PLAN_MAX_OBS 48
 #define PLAN_USER_CAP 100000 /* users per instance the search never exceeds */
@@ -51,8 +51,9 @@ struct plan_option {
     int gpu_index;                 /* index into plan_input.gpus */
     int tp;                        /* aggregated TP; disaggregated: the decode pool's */
     bool disagg;                   /* rate plans: a prefill pool and a decode pool */
-    int mode;                      /* rate plans: 0 TP; MoE only: 1 TP + EP over the same ranks,
-                                      2 data-parallel attention + EP (tp then counts the GPUs) */
+    int mode;                      /* 0 TP (or the plan's own layout); searched for MoE models
+                                      without one: 1 TP + EP over the same ranks, 2 data-parallel
+                                      attention + EP (tp then counts the GPUs), 3 TP + PP 2 */
     int prefill_tp;                /* disaggregated: the prefill pool's GPUs per instance */
     int prefill_mode;              /* disaggregated: the prefill pool's mode */
     long prefill_instances, decode_instances; /* disaggregated pool sizes */
@@ -70,6 +71,10 @@ struct plan_option {
     bool has_cost;
     double cost_per_hour;          /* USD */
     int evaluations;               /* simulations (or analytic solves) run */
+    /* feasible aggregated options: what explains users (goodput) per GPU across layouts */
+    double weights_bytes_per_gpu;  /* fullest GPU of one instance */
+    double kv_tokens_per_gpu;      /* KV-cache tokens one instance holds, per GPU of it */
+    double decode_comm_share;      /* communication / decode step at the instance's batch */
 };
 
 struct plan_result {
@@ -82,7 +87,7 @@ struct plan_result {
     int nobs;
 };
 
-/* "TP-4", "TP-4+EP-4" or "DPA-4+EP-4": a rate plan's layout of n GPUs in mode 0, 1 or 2. */
+/* "TP-4", "TP-4+EP-4", "DPA-4+EP-4" or "TP-4+PP-2": a plan's layout in mode 0, 1, 2 or 3. */
 void plan_layout_name(int n, int mode, char *buf, size_t size);
 
 /* Rate plans: the smallest cluster of `tp` x `g` instances (or, disaggregated, of prefill and

@@ -652,13 +652,15 @@ static cJSON *plan_option_json(const struct plan_option *o, bool rate)
     cJSON_AddStringToObject(x, "gpu", o->gpu->id);
     cJSON_AddNumberToObject(x, "tp", o->tp);
     cJSON_AddNumberToObject(x, "instances_per_node", o->instances_per_node);
+    static const char *const modes[4] = { "tp", "tp+ep", "dp-attention+ep", "tp+pp" };
+    if (!rate && o->mode > 0 && o->mode <= 3) /* users plans: only the searched layouts beyond TP */
+        cJSON_AddStringToObject(x, "parallelism", modes[o->mode]);
     if (rate) {
-        static const char *const modes[3] = { "tp", "tp+ep", "dp-attention+ep" };
         cJSON_AddStringToObject(x, "layout", o->disagg ? "disaggregated" : "aggregated");
-        cJSON_AddStringToObject(x, "parallelism", modes[o->mode >= 0 && o->mode <= 2 ? o->mode : 0]);
+        cJSON_AddStringToObject(x, "parallelism", modes[o->mode >= 0 && o->mode <= 3 ? o->mode : 0]);
         if (o->disagg) {
             cJSON_AddStringToObject(x, "prefill_parallelism",
-                                    modes[o->prefill_mode >= 0 && o->prefill_mode <= 2 ? o->prefill_mode : 0]);
+                                    modes[o->prefill_mode >= 0 && o->prefill_mode <= 3 ? o->prefill_mode : 0]);
             cJSON_AddNumberToObject(x, "prefill_tp", o->prefill_tp);
             cJSON_AddNumberToObject(x, "prefill_instances", (double)o->prefill_instances);
             cJSON_AddNumberToObject(x, "decode_instances", (double)o->decode_instances);

@@ -140,9 +140,14 @@ void render_plan(const struct plan_input *in, const struct plan_result *r, enum 
                     in->sim.think_min_s, in->sim.think_max_s);
     }
     struct table t;
+    bool searched = false; /* an MoE model's plan searched layouts beyond TP */
+    for (int i = 0; i < r->noptions; i++)
+        searched |= r->options[i].mode != 0;
     table_init(&t, "");
     table_col(&t, "gpu", 0);
     table_col(&t, "tp", 0);
+    if (searched)
+        table_col(&t, "parallelism", 0);
     table_col(&t, "instances_per_node", 0);
     table_col(&t, "users_per_instance", 0);
     table_col(&t, "users_per_node", 0);
@@ -160,6 +165,11 @@ void render_plan(const struct plan_input *in, const struct plan_result *r, enum 
         table_row(&t);
         table_str(&t, o->gpu->id);
         table_num(&t, o->tp);
+        if (searched) {
+            char ln[32];
+            plan_layout_name(o->tp, o->mode, ln, sizeof ln);
+            table_str(&t, ln);
+        }
         if (o->instances_per_node)
             table_num(&t, o->instances_per_node);
         else

@@ -202,10 +202,11 @@ static long rate_pool(double rate)
     return r < 1000 ? 1000 : r > 4000 ? 4000 : (long)r;
 }
 
-/* Rate plans search layouts of n GPUs per instance in three modes (docs/planning.md): TP n;
- * for MoE models also TP n with the experts expert-parallel over the same n ranks, and
- * data-parallel attention (n replicas of TP 1) with experts over n ranks (the DeepSeek serving
- * layout). Inside this file a layout travels as one int, n | mode << 16. */
+/* Plans search layouts per n of the TP list in four modes (docs/planning.md): TP n; for MoE
+ * models also TP n with the experts expert-parallel over the same n ranks, data-parallel
+ * attention (n replicas of TP 1) with experts over n ranks (the DeepSeek serving layout), and
+ * TP n x PP 2 (2n GPUs, consecutive halves of the layers). Inside this file a layout travels
+ * as one int, n | mode << 16. */
 #define LAY(n, mode) ((n) | ((mode) << 16))
 static int lay_n(int code)
 {
@@ -224,8 +225,9 @@ static struct llmroof_setup setup_for(const struct plan_input *in, const struct 
     struct llmroof_layout lay = in->layout;
     if (mode >= 1) {
         memset(&lay, 0, sizeof lay);
-        lay.ep = n;
+        lay.ep = mode == 3 ? 1 : n;
         lay.dp_attn = mode == 2;
+        lay.pp = mode == 3 ? 2 : 1;
     }
     lay.tp = mode == 2 ? 1 : n;
     return (struct llmroof_setup){ in->model, g, lay.tp, in->dt, roofline_effs(g, &in->eff), lay };
@@ -235,6 +237,8 @@ static struct llmroof_setup setup_for(const struct plan_input *in, const struct 
  * the searched expert-parallel layouts use n. */
 static int inst_gpus(const struct plan_input *in, int code)
 {
+    if (lay_mode(code) == 3)
+        return 2 * lay_n(code);
     if (lay_mode(code) != 0)
         return lay_n(code);
     const int pp = in->layout.pp > 0 ? in->layout.pp : 1;
@@ -460,16 +464,70 @@ static int layout_check(const struct plan_input *in, const struct llmroof_gpu *g
     return LLMROOF_OK;
 }
 
-static struct plan_option *new_option(struct plan_result *out, const struct plan_input *in, int gi, int tp)
+static struct plan_option *new_option(struct plan_result *out, const struct plan_input *in, int gi, int code)
 {
     struct plan_option *o = &out->options[out->noptions++];
     memset(o, 0, sizeof *o);
     o->gpu = in->gpus[gi];
     o->gpu_index = gi;
-    o->tp = tp;
+    o->tp = lay_n(code);
+    o->mode = lay_mode(code);
     o->binding = PLAN_BIND_NONE;
-    o->instances_per_node = in->gpus_per_node % inst_gpus(in, tp) == 0 ? in->gpus_per_node / inst_gpus(in, tp) : 0;
+    o->instances_per_node = in->gpus_per_node % inst_gpus(in, code) == 0 ? in->gpus_per_node / inst_gpus(in, code) : 0;
     return o;
+}
+
+/* The layouts a plan searches: every n of the TP list as given (mode 0); for an MoE model
+ * without a layout of its own also TP+EP and DP-attention+EP over n ranks, and TP n x PP 2
+ * where the layers split into two equal stages. Returns the count. */
+static int plan_codes(const struct plan_input *in, int *codes)
+{
+    int ncodes = 0;
+    const bool own = in->layout.ep > 1 || in->layout.pp > 1 || in->layout.dp_attn;
+    const bool search = in->model->moe_experts > 0 && !own;
+    for (int ti = 0; ti < in->ntps; ti++) {
+        codes[ncodes++] = LAY(in->tps[ti], 0);
+        if (search && in->tps[ti] > 1) {
+            codes[ncodes++] = LAY(in->tps[ti], 1);
+            codes[ncodes++] = LAY(in->tps[ti], 2);
+        }
+        if (search && in->model->layers % 2 == 0)
+            codes[ncodes++] = LAY(in->tps[ti], 3);
+    }
+    return ncodes;
+}
+
+/* Weights and KV per GPU of a feasible option, and the communication share of a decode step at
+ * a batch of the instance's users (or its KV-cache limit): the figures the observations give
+ * for why one layout serves more per GPU than another. */
+static int option_figures(const struct plan_input *in, int code, long batch, struct plan_option *o,
+                          struct llmroof_err *err)
+{
+    struct llmroof_setup s = setup_for(in, o->gpu, code);
+    const struct llmroof_layout lay = estimate_layout(&s);
+    struct llmroof_mem_opts mo = in->sim.mem;
+    mo.max_batched_tokens = (double)in->sim.max_batched_tokens;
+    mo.max_seqs = (double)in->sim.max_seqs;
+    struct llmroof_memory mem;
+    double P = in->mean_prompt, O = in->mean_output;
+    if (!(P > 0 && O > 0))
+        mean_lengths(in->sim.workload, in->sim.seed, &P, &O);
+    long ctx = (long)(P + O);
+    int rc = memory_eval_layout(in->model, o->gpu, &lay, &in->dt, ctx > 0 ? ctx : 1, &mo, &mem, err);
+    if (rc)
+        return rc;
+    const int ig = inst_gpus(in, code);
+    o->weights_bytes_per_gpu = mem.weights_bytes_per_gpu;
+    o->kv_tokens_per_gpu = mem.kv_capacity_tokens * (double)mem.attn_dp / ig;
+    long b = batch < 1 ? 1 : batch;
+    if (mem.max_batch >= 1 && (double)b > mem.max_batch)
+        b = (long)mem.max_batch;
+    struct llmroof_request req = { b, P > 1 ? (long)P : 1, O > 2 ? (long)O : 2 };
+    struct llmroof_estimate e;
+    if ((rc = estimate_run(&s, &req, &e, err)))
+        return rc;
+    o->decode_comm_share = e.decode.time_s > 0 ? e.decode.comm_s / e.decode.time_s : 0.0;
+    return LLMROOF_OK;
 }
 
 /* Rate plans: every aggregated GPU x TP, then per GPU a disaggregated layout per decode TP behind
@@ -477,22 +535,14 @@ static struct plan_option *new_option(struct plan_result *out, const struct plan
 static int plan_rate(const struct plan_input *in, struct plan_result *out, struct llmroof_err *err)
 {
     int rc;
-    /* the layouts: every n of the TP list, and for MoE models its two expert-parallel forms */
-    int codes[3 * PLAN_MAX_TPS], ncodes = 0;
-    for (int ti = 0; ti < in->ntps; ti++) {
-        codes[ncodes++] = LAY(in->tps[ti], 0);
-        bool own = in->layout.ep > 1 || in->layout.pp > 1 || in->layout.dp_attn;
-        if (in->model->moe_experts > 0 && in->tps[ti] > 1 && !own) {
-            codes[ncodes++] = LAY(in->tps[ti], 1);
-            codes[ncodes++] = LAY(in->tps[ti], 2);
-        }
-    }
+    /* the layouts: every n of the TP list, and for MoE models the searched forms */
+    int codes[4 * PLAN_MAX_TPS];
+    const int ncodes = plan_codes(in, codes);
     for (int gi = 0; gi < in->ngpus; gi++) {
-        bool usable[3 * PLAN_MAX_TPS] = { false };
-        char why[3 * PLAN_MAX_TPS][sizeof out->options[0].reason];
+        bool usable[4 * PLAN_MAX_TPS] = { false };
+        char why[4 * PLAN_MAX_TPS][sizeof out->options[0].reason];
         for (int li = 0; li < ncodes; li++) {
-            struct plan_option *o = new_option(out, in, gi, lay_n(codes[li]));
-            o->mode = lay_mode(codes[li]);
+            struct plan_option *o = new_option(out, in, gi, codes[li]);
             if ((rc = layout_check(in, in->gpus[gi], codes[li], o->reason, sizeof o->reason, err)))
                 return rc;
             memcpy(why[li], o->reason, sizeof why[li]);
@@ -500,6 +550,8 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
                 continue;
             usable[li] = true;
             if ((rc = plan_rate_aggregated(in, gi, codes[li], o, err)))
+                return rc;
+            if (o->feasible && (rc = option_figures(in, codes[li], (long)in->sim.max_seqs, o, err)))
                 return rc;
         }
         /* the prefill pool: fewest GPUs over the usable layouts */
@@ -520,8 +572,7 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
             }
         }
         for (int li = 0; li < ncodes; li++) {
-            struct plan_option *o = new_option(out, in, gi, lay_n(codes[li]));
-            o->mode = lay_mode(codes[li]);
+            struct plan_option *o = new_option(out, in, gi, codes[li]);
             o->disagg = true;
             o->evaluations = evals;
             if (!usable[li]) {
@@ -574,7 +625,9 @@ static bool better(const struct plan_option *a, const struct plan_option *b, boo
 
 void plan_layout_name(int n, int mode, char *buf, size_t size)
 {
-    if (mode == 1)
+    if (mode == 3)
+        snprintf(buf, size, "TP-%d+PP-2", n);
+    else if (mode == 1)
         snprintf(buf, size, "TP-%d+EP-%d", n, n);
     else if (mode == 2)
         snprintf(buf, size, "DPA-%d+EP-%d", n, n);
@@ -593,6 +646,83 @@ static void describe(const struct plan_option *o, char *buf, size_t n)
                  o->gpus);
     else
         snprintf(buf, n, "aggregated %ld x %s on %s (%ld GPUs)", o->instances, b, o->gpu->id, o->gpus);
+}
+
+/* Per GPU (or requests/s of goodput per GPU, in rate plans) of an aggregated option. */
+static double per_gpu(const struct plan_input *in, const struct plan_option *o)
+{
+    return in->rate_qps > 0 ? o->goodput_per_gpu : (double)o->users_per_node / (double)in->gpus_per_node;
+}
+
+/* More per GPU; on a tie, the planner's own order (better()), so the answer and this agree. */
+static bool ahead(const struct plan_input *in, const struct plan_option *a, const struct plan_option *b, bool by_cost)
+{
+    if (per_gpu(in, a) != per_gpu(in, b))
+        return per_gpu(in, a) > per_gpu(in, b);
+    return better(a, b, by_cost);
+}
+
+/* When the plan searched layouts beyond TP (an MoE model without --pp/--ep): per GPU, the best
+ * aggregated option of each kind of layout, which serves the most per GPU, and why, in the
+ * figures that decide it: weights per GPU, the KV-cache tokens they leave per GPU, and the
+ * communication share of a decode step (docs/planning.md). */
+static void layout_observations(const struct plan_input *in, struct plan_result *out)
+{
+    bool searched = false;
+    for (int i = 0; i < out->noptions; i++)
+        searched |= out->options[i].mode != 0;
+    if (!searched)
+        return;
+    const char *unit = in->rate_qps > 0 ? "requests/s of goodput" : "users";
+    for (int gi = 0; gi < in->ngpus; gi++) {
+        int best[4] = { -1, -1, -1, -1 };
+        for (int i = 0; i < out->noptions; i++) {
+            const struct plan_option *o = &out->options[i];
+            if (o->gpu_index != gi || !o->feasible || o->disagg || o->mode < 0 || o->mode > 3)
+                continue;
+            if (best[o->mode] < 0 || ahead(in, o, &out->options[best[o->mode]], out->by_cost))
+                best[o->mode] = i;
+        }
+        char list[400] = "", item[96], name[32];
+        int top = -1;
+        for (int m = 0; m < 4; m++) {
+            if (best[m] < 0)
+                continue;
+            const struct plan_option *o = &out->options[best[m]];
+            plan_layout_name(o->tp, o->mode, name, sizeof name);
+            snprintf(item, sizeof item, "%s%s %.*f", list[0] ? ", " : "", name, in->rate_qps > 0 ? 3 : 1, per_gpu(in, o));
+            size_t n = strlen(list);
+            snprintf(list + n, sizeof list - n, "%s", item);
+            if (top < 0 || ahead(in, o, &out->options[top], out->by_cost))
+                top = best[m];
+        }
+        if (top < 0)
+            continue;
+        add_obs(out, "%s, %s per GPU by kind of layout (best of each): %s.", in->gpus[gi]->id, unit, list);
+        const struct plan_option *t = &out->options[top];
+        plan_layout_name(t->tp, t->mode, name, sizeof name);
+        const struct plan_option *r = best[0] >= 0 && best[0] != top ? &out->options[best[0]] : NULL;
+        if (!r) {
+            add_obs(out, "%s: %s serves the most %s per GPU: %.1f GiB of weights per GPU leave %.0f KV-cache tokens "
+                         "per GPU; communication is %.0f%% of a decode step.",
+                    in->gpus[gi]->id, name, unit, t->weights_bytes_per_gpu / 1073741824.0, t->kv_tokens_per_gpu,
+                    100 * t->decode_comm_share);
+            continue;
+        }
+        char rn[32];
+        plan_layout_name(r->tp, r->mode, rn, sizeof rn);
+        char ratio[96];
+        if (per_gpu(in, t) == per_gpu(in, r))
+            snprintf(ratio, sizeof ratio, "as many %s per GPU as", unit);
+        else
+            snprintf(ratio, sizeof ratio, "%.3fx the %s per GPU of", per_gpu(in, t) / per_gpu(in, r), unit);
+        add_obs(out, "%s: %s serves %s the best TP layout %s: %.1f against %.1f GiB of weights "
+                     "per GPU leave %.0f against %.0f KV-cache tokens per GPU, and communication is %.0f%% against "
+                     "%.0f%% of a decode step.",
+                in->gpus[gi]->id, name, ratio, rn,
+                t->weights_bytes_per_gpu / 1073741824.0, r->weights_bytes_per_gpu / 1073741824.0, t->kv_tokens_per_gpu,
+                r->kv_tokens_per_gpu, 100 * t->decode_comm_share, 100 * r->decode_comm_share);
+    }
 }
 
 /* Rate plans' observations: the answer, the best of the other kind of layout, each GPU's best. */
@@ -648,6 +778,7 @@ static void rate_observations(const struct plan_input *in, struct plan_result *o
                      "least-loaded router) meets both SLOs without overload; disaggregated layouts size the prefill pool "
                      "alone for TTFT, then the decode pool behind it.",
                 in->rate_qps, rate_pool(in->rate_qps));
+    layout_observations(in, out);
 }
 
 int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmroof_err *err)
@@ -670,16 +801,18 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
         if ((rc = plan_rate(in, out, err)))
             return rc;
     } else {
+        int codes[4 * PLAN_MAX_TPS];
+        const int ncodes = plan_codes(in, codes);
         for (int gi = 0; gi < in->ngpus; gi++) {
-            for (int ti = 0; ti < in->ntps; ti++) {
+            for (int li = 0; li < ncodes; li++) {
                 const struct llmroof_gpu *g = in->gpus[gi];
-                int tp = in->tps[ti];
-                struct plan_option *o = new_option(out, in, gi, tp);
-                if ((rc = layout_check(in, g, tp, o->reason, sizeof o->reason, err)))
+                const int code = codes[li];
+                struct plan_option *o = new_option(out, in, gi, code);
+                if ((rc = layout_check(in, g, code, o->reason, sizeof o->reason, err)))
                     return rc;
                 if (o->reason[0])
                     continue;
-                if ((rc = plan_search(in, g, tp, o, err)))
+                if ((rc = plan_search(in, g, code, o, err)))
                     return rc;
                 if (o->users_per_instance == 0) {
                     snprintf(o->reason, sizeof o->reason, "a single user already misses the %s SLO (p%d TTFT %.0f ms, TPOT %.1f ms)",
@@ -699,6 +832,8 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
                 o->feasible = true;
                 o->nodes = (in->users + o->users_per_node - 1) / o->users_per_node;
                 o->gpus = o->nodes * in->gpus_per_node;
+                if ((rc = option_figures(in, code, o->users_per_instance, o, err)))
+                    return rc;
             }
         }
     }
@@ -738,13 +873,15 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
                 in->ttft_slo_s * 1e3, in->tpot_slo_s * 1e3);
     } else {
         const struct plan_option *b = &out->options[out->best];
+        char bn[32];
+        plan_layout_name(b->tp, b->mode, bn, sizeof bn);
         if (out->by_cost)
-            add_obs(out, "Cheapest: %ld node%s of %d x %s as %d x TP-%d instances, %ld GPUs, $%.2f per hour, for %ld users.",
-                    b->nodes, b->nodes == 1 ? "" : "s", in->gpus_per_node, b->gpu->id, b->instances_per_node, b->tp,
+            add_obs(out, "Cheapest: %ld node%s of %d x %s as %d x %s instances, %ld GPUs, $%.2f per hour, for %ld users.",
+                    b->nodes, b->nodes == 1 ? "" : "s", in->gpus_per_node, b->gpu->id, b->instances_per_node, bn,
                     b->gpus, b->cost_per_hour, in->users);
         else
-            add_obs(out, "Fewest GPUs: %ld node%s of %d x %s as %d x TP-%d instances (%ld GPUs) serve %ld users, %ld per node.",
-                    b->nodes, b->nodes == 1 ? "" : "s", in->gpus_per_node, b->gpu->id, b->instances_per_node, b->tp,
+            add_obs(out, "Fewest GPUs: %ld node%s of %d x %s as %d x %s instances (%ld GPUs) serve %ld users, %ld per node.",
+                    b->nodes, b->nodes == 1 ? "" : "s", in->gpus_per_node, b->gpu->id, b->instances_per_node, bn,
                     b->gpus, in->users, b->users_per_node);
     }
     for (int gi = 0; gi < in->ngpus; gi++) {
@@ -754,25 +891,30 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
             continue;
         }
         const struct plan_option *b = &out->options[bi];
-        add_obs(out, "%s: best as %d x TP-%d per node, %ld users per instance, %ld nodes; %s binds first (p%d TTFT %.0f ms, "
+        char nb[32], no[32], nf[32];
+        plan_layout_name(b->tp, b->mode, nb, sizeof nb);
+        add_obs(out, "%s: best as %d x %s per node, %ld users per instance, %ld nodes; %s binds first (p%d TTFT %.0f ms, "
                      "TPOT %.1f ms at that load).",
-                b->gpu->id, b->instances_per_node, b->tp, b->users_per_instance, b->nodes, plan_binding_name(b->binding),
+                b->gpu->id, b->instances_per_node, nb, b->users_per_instance, b->nodes, plan_binding_name(b->binding),
                 in->percentile, b->ttft_s * 1e3, b->tpot_s * 1e3);
-        /* one big instance against several smaller ones on the same node */
+        /* one big TP instance against several smaller ones on the same node */
         const struct plan_option *full = NULL;
-        for (int ti = 0; ti < in->ntps; ti++) {
-            const struct plan_option *o = &out->options[gi * in->ntps + ti];
-            if (o->feasible && o->instances_per_node == 1)
+        for (int i = 0; i < out->noptions; i++) {
+            const struct plan_option *o = &out->options[i];
+            if (o->gpu_index == gi && o->mode == 0 && o->feasible && o->instances_per_node == 1)
                 full = o;
         }
-        for (int ti = 0; full && ti < in->ntps; ti++) {
-            const struct plan_option *o = &out->options[gi * in->ntps + ti];
-            if (!o->feasible || o == full)
+        for (int i = 0; full && i < out->noptions; i++) {
+            const struct plan_option *o = &out->options[i];
+            if (o->gpu_index != gi || o->mode != 0 || !o->feasible || o == full)
                 continue;
-            add_obs(out, "On %s, %d x TP-%d instances serve %.2fx the users of 1 x TP-%d per node (%ld against %ld).",
-                    o->gpu->id, o->instances_per_node, o->tp, (double)o->users_per_node / (double)full->users_per_node,
-                    full->tp, o->users_per_node, full->users_per_node);
+            plan_layout_name(o->tp, o->mode, no, sizeof no);
+            plan_layout_name(full->tp, full->mode, nf, sizeof nf);
+            add_obs(out, "On %s, %d x %s instances serve %.2fx the users of 1 x %s per node (%ld against %ld).",
+                    o->gpu->id, o->instances_per_node, no, (double)o->users_per_node / (double)full->users_per_node,
+                    nf, o->users_per_node, full->users_per_node);
         }
     }
+    layout_observations(in, out);
     return LLMROOF_OK;
 }

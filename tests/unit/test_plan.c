@@ -106,6 +106,59 @@ static void a_faster_gpu_of_the_same_memory_never_needs_more_nodes(void **state)
     catalog_free(&cat);
 }
 
+/* An MoE model without a layout of its own: per TP n the plan also tries TP+EP, DP-attention+EP
+ * (n > 1) and TP n x PP 2 (layers even); each searched option's instances per node count its
+ * GPUs (2n for PP 2, n otherwise), the best is the fewest GPUs over every kind, and the
+ * observations name the layout kinds and the figures behind the winner. A dense model, or a
+ * given --ep, keeps the plain TP list. */
+static void moe_plans_search_pp_and_ep_layouts(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct plan_input in;
+    base(&in, &cat, "mixtral-8x7b");
+    in.fast = true;
+    in.gpus[in.ngpus++] = gpu(&cat, "h100");
+    in.tps[in.ntps++] = 2;
+    in.tps[in.ntps++] = 4;
+    run(&in, &res);
+    /* per n: TP, TP+EP, DPA+EP, TP+PP (mixtral has 32 layers) = 4 options x 2 TPs */
+    assert_int_equal(res.noptions, 8);
+    int kinds[4] = { 0 };
+    for (int i = 0; i < res.noptions; i++) {
+        const struct plan_option *o = &res.options[i];
+        kinds[o->mode]++;
+        const int g = o->mode == 3 ? 2 * o->tp : o->tp;
+        assert_int_equal(o->instances_per_node, 8 / g);
+        if (o->feasible) {
+            assert_true(o->weights_bytes_per_gpu > 0 && o->kv_tokens_per_gpu > 0);
+            assert_true(res.options[res.best].gpus <= o->gpus);
+        }
+    }
+    for (int m = 0; m < 4; m++)
+        assert_int_equal(kinds[m], 2);
+    bool named = false;
+    for (int i = 0; i < res.nobs; i++)
+        named |= strstr(res.obs[i], "per GPU by kind of layout") && strstr(res.obs[i], "+PP-2") &&
+                 strstr(res.obs[i], "DPA-") && strstr(res.obs[i], "+EP-");
+    assert_true(named);
+    bool why = false;
+    for (int i = 0; i < res.nobs; i++)
+        why |= strstr(res.obs[i], "GiB of weights per GPU") && strstr(res.obs[i], "KV-cache tokens per GPU");
+    assert_true(why);
+    in.layout.ep = 2; /* a layout of its own: no search */
+    in.ntps = 1;
+    run(&in, &res);
+    assert_int_equal(res.noptions, 1);
+    base(&in, &cat, "llama-2-7b");
+    in.fast = true;
+    in.gpus[in.ngpus++] = gpu(&cat, "h100");
+    in.tps[in.ntps++] = 2;
+    run(&in, &res);
+    assert_int_equal(res.noptions, 1);
+    catalog_free(&cat);
+}
+
 static void infeasible_options_are_reported_with_reasons(void **state)
 {
     struct llmroof_catalog cat;
@@ -300,18 +353,19 @@ static void rate_plan_tries_expert_parallel_layouts_for_moe(void **state)
     in.gpus[in.ngpus++] = gpu(&cat, "h100");
     in.tps[in.ntps++] = 2;
     run(&in, &res);
-    /* n = 2 in three modes (TP, TP+EP, DP-attention+EP), aggregated and disaggregated */
-    assert_int_equal(res.noptions, 6);
-    int seen[3] = { 0, 0, 0 };
+    /* n = 2 in four modes (TP, TP+EP, DP-attention+EP, TP x PP 2), aggregated and disaggregated */
+    assert_int_equal(res.noptions, 8);
+    int seen[4] = { 0, 0, 0, 0 };
     for (int i = 0; i < res.noptions; i++) {
         const struct plan_option *o = &res.options[i];
         seen[o->mode]++;
-        if (o->feasible && !o->disagg)
-            assert_int_equal(o->gpus, o->instances * 2); /* every mode uses n = 2 GPUs per instance */
+        if (o->feasible && !o->disagg) /* n = 2 GPUs per instance; TP 2 x PP 2 uses 4 */
+            assert_int_equal(o->gpus, o->instances * (o->mode == 3 ? 4 : 2));
     }
     assert_int_equal(seen[0], 2);
     assert_int_equal(seen[1], 2);
     assert_int_equal(seen[2], 2);
+    assert_int_equal(seen[3], 2);
     char name[32];
     plan_layout_name(4, 2, name, sizeof name);
     assert_string_equal(name, "DPA-4+EP-4");
@@ -332,6 +386,7 @@ int main(void)
         cmocka_unit_test(more_users_never_fewer_nodes),
         cmocka_unit_test(a_faster_gpu_of_the_same_memory_never_needs_more_nodes),
         cmocka_unit_test(infeasible_options_are_reported_with_reasons),
+        cmocka_unit_test(moe_plans_search_pp_and_ep_layouts),
         cmocka_unit_test(search_equals_a_brute_force_scan),
         cmocka_unit_test(studies_scenario_prefers_two_tp4_instances_on_a100),
         cmocka_unit_test(a_row_at_the_search_limit_is_infeasible_never_best),
