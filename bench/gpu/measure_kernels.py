@@ -621,9 +621,13 @@ def sec_ops(out, args):
                     nc = copies_for(kvb)
                     ks = [torch.randn(B, Hk, C, d, device="cuda", dtype=BF16) for _ in range(nc)]
                     vs = [torch.randn(B, Hk, C, d, device="cuda", dtype=BF16) for _ in range(nc)]
-                    qr = torch.randn(B, Hk, g, d, device="cuda", dtype=BF16)
+                    # native GQA (enable_gqa): what an engine's decode kernel does. The "rows" form of
+                    # measure.py (group queries as rows of their KV head) makes SDPA's default (cuDNN)
+                    # kernel 3-10x slower at small batch (attention_decode.csv)
+                    q1 = torch.randn(B, H, 1, d, device="cuda", dtype=BF16)
                     add("attention", B, B, C, time_calls(
-                        lambda i: F.scaled_dot_product_attention(qr, ks[i % nc], vs[i % nc]), min_inner=nc)[0])
+                        lambda i: F.scaled_dot_product_attention(q1, ks[i % nc], vs[i % nc], enable_gqa=g > 1),
+                        min_inner=nc)[0])
                     del ks, vs
                     torch.cuda.empty_cache()
         log("  ops %s done" % mid)
