@@ -3,10 +3,10 @@
 # Uses sudo only when not root. Safe to run repeatedly (does nothing when all present).
 #   sh scripts/deps.sh          what building and running llmroof needs
 #   sh scripts/deps.sh --test   plus the test suite's tools: clang (second compiler),
-#                               valgrind, cppcheck, clang-tidy
+#                               valgrind, cppcheck, clang-tidy, python3 (the binding tests)
 set -eu
 pkgs="gcc make cmake pkg-config libcjson-dev libcmocka-dev"
-[ "${1:-}" = --test ] && pkgs="$pkgs clang valgrind cppcheck clang-tidy"
+[ "${1:-}" = --test ] && pkgs="$pkgs clang valgrind cppcheck clang-tidy python3"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

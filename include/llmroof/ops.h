@@ -136,6 +136,13 @@ struct llmroof_oplist {
 void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
                const struct llmroof_dtypes *dt, const struct llmroof_batch *b, struct llmroof_oplist *out);
 
+/* Rebuilds in `out` only the operators that depend on the context (attention, windowed
+ * attention, the attention K/V bytes, MLA's decompression) for batch `b`, which must have the
+ * tokens and sequences of the batch `out` was built for: a decode step at another context
+ * costs this instead of a whole ops_build (estimate.c's last step). */
+void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
+                     const struct llmroof_batch *b, struct llmroof_oplist *out);
+
 /* Expected distinct experts that `tokens` tokens touch with top-k routing over E
  * experts, assuming uniform independent routing: E * (1 - (1 - k/E)^tokens). */
 double ops_experts_hit(double experts, double top_k, double tokens);

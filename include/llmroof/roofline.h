@@ -75,6 +75,13 @@ void roofline_eval(const struct llmroof_gpu *g, enum llmroof_dtype act, const st
                    int tp, const struct llmroof_oplist *ops, struct llmroof_phase *out);
 
 /* Recomputes totals, bound_s and bound of `p` from its op[] entries and overhead_s. */
+/* The linear terms of roofline_eval alone - phase flops/bytes/comm_bytes and each operator's
+ * compute_s, memory_s and comm_s - for a decode step whose other terms the caller derives (the
+ * exact mean TPOT of estimate.c needs only these at the last step). Collective times equal to
+ * those of `ref` (same call count and message bytes, as `ref_ops` has them) are copied from it. */
+void roofline_terms(const struct llmroof_gpu *g, enum llmroof_dtype act, const struct llmroof_effs *eff, int tp,
+                    const struct llmroof_oplist *ops, const struct llmroof_oplist *ref_ops,
+                    const struct llmroof_phase *ref, struct llmroof_phase *out);
 void roofline_total(struct llmroof_phase *p);
 
 #endif

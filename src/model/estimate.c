@@ -162,9 +162,11 @@ int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
         struct llmroof_oplist *const dops = &out->decode_ops;
         struct llmroof_phase *const dph = &out->decode;
         ops_build(s->model, &out->shard, &s->dt, &b1, dops);
-        ops_build(s->model, &out->shard, &s->dt, &b2, &o2);
+        o2 = *dops; /* the last step differs from the first only in what attends to the context */
+        ops_set_context(s->model, &out->shard, &s->dt, &b2, &o2);
         roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, dops, dph);
-        roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &o2, &p2);
+        /* the last step: only its linear terms are read below */
+        roofline_terms(s->gpu, s->dt.act, &s->eff, s->tp, &o2, dops, dph, &p2);
         const struct llmroof_oplist *const o1 = dops;
         const struct llmroof_phase *const p1 = dph;
         /* flops, bytes, messages and the compute/memory terms are linear in c: their mean over
@@ -190,6 +192,15 @@ int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
             t->comm_s = 0.5 * (t->comm_s + p2.op[k].comm_s);
             if (t->bound == LLMROOF_BOUND_COMM) {
                 t->time_s = t->comm_s;
+                continue;
+            }
+            /* most operators (projections, MLP, norms) do not depend on the context: their
+             * first-step time, already in t->time_s, is every step's time */
+            if (p2.op[k].compute_s == cs1 && p2.op[k].memory_s == ms1) {
+                /* bound as the envelope below names it: compute when launch-bound */
+                const double kn1 = op->count * op->kernels * kf;
+                const double l0 = cs1 + o * ms1 + kn1 * s->eff.kernel_s, l1 = ms1 + o * cs1 + kn1 * s->eff.kernel_s;
+                t->bound = l0 >= l1 || kn1 * s->eff.launch_s >= l1 ? LLMROOF_BOUND_COMPUTE : LLMROOF_BOUND_MEMORY;
                 continue;
             }
             /* time(c) = max(compute(c) + o*memory(c) + F, memory(c) + o*compute(c) + F, L) with

@@ -138,6 +138,55 @@ static struct llmroof_op attention_op(const struct llmroof_model *m, double Hq, 
     return (struct llmroof_op){ count, 4.0 * d * Hq * pairs, 2.0 * T * Hq * d * a + 2.0 * keys * Kr * d * k, 0, 1 };
 }
 
+/* The operators that depend on the keys each new token attends to: attention (global and
+ * windowed layers), the K/V part of its bytes, and MLA's decompressing up-projection. */
+void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
+                     const struct llmroof_batch *b, struct llmroof_oplist *out)
+{
+    const double a = dtype_bytes(dt->act), w = ops_weight_bytes(dt), k = dtype_bytes(dt->kv);
+    const double rep = sh->attn_dp > 1 ? (double)sh->attn_dp : 1.0;
+    const double T = b->tokens / rep, S = b->seqs / rep;
+    const double d = (double)m->head_dim, L = (double)m->layers;
+    const double Lloc = (double)arch_local_layers(m), Lglob = L - Lloc;
+    const double Hq = (double)sh->heads_per_rank, Kr = (double)sh->kv_heads_per_rank;
+    const bool mla = arch_is_mla(m);
+    struct llmroof_op *op = out->op;
+
+    /* Decode steps (one new token per sequence) run MLA absorbed, prefill decompressed,
+     * as vLLM and SGLang do (docs/model.md "MLA"). */
+    const bool absorbed = mla && T <= S * 1.0000001;
+    out->mla_absorbed = absorbed;
+    const double pairs = b->attn_pairs / rep, keys = b->kv_read_tokens / rep;
+    op[LLMROOF_OP_ATTENTION] = attention_op(m, Hq, Kr, T, pairs, keys, a, k, absorbed, Lglob);
+    /* K/V reads once per KV head (GQA-aware kernels: FlashAttention-2, XQA, FlashInfer); the
+     * K/V part and the group size are kept so that roofline.c can charge engines whose kernels
+     * loop over query heads (masked MHA before TensorRT-LLM's XQA, HF's repeat_kv) Hq/Kr reads */
+    out->attn_kv_bytes = mla ? 0.0 : 2.0 * keys * Kr * d * k;
+    out->q_per_kv = !mla && Kr > 0 ? Hq / Kr : 1.0;
+    if (Lloc > 0 && S > 0) {
+        /* windowed layers: the batch's mean sequence (new = T/S after past = keys/S - T/S),
+         * exact for the uniform batches of estimate, a mean for mixed simulator steps */
+        const double nn = T / S, past = keys / S - nn > 0 ? keys / S - nn : 0.0;
+        const double wnd = (double)m->window;
+        const double lp = S * arch_attn_pairs(nn, past, wnd, m->window_chunked);
+        const double lk = S * arch_attn_keys(nn, past, wnd, m->window_chunked);
+        op[LLMROOF_OP_ATTN_LOCAL] = attention_op(m, Hq, Kr, T, lp, lk, a, k, absorbed, Lloc);
+    }
+    if (mla) {
+        /* kv_b (r_kv x Hq(n+v)): absorbed, q_nope x W_UK and latent x W_UV per new token;
+         * decompressed, every key's latent expanded to per-head K_nope and V */
+        const double rkv = (double)m->kv_lora_rank, n = (double)m->qk_nope_dim, v = (double)m->v_head_dim;
+        const double wb = rkv * Hq * (n + v) * w;
+        if (absorbed)
+            op[LLMROOF_OP_MLA_KV_UP] = (struct llmroof_op){ L, 2.0 * T * Hq * rkv * (n + v),
+                                                            wb + T * Hq * (n + 2.0 * rkv + v) * a, 0, 2 };
+        else
+            op[LLMROOF_OP_MLA_KV_UP] = (struct llmroof_op){ L, 2.0 * keys * rkv * Hq * (n + v),
+                                                            wb + keys * rkv * k + keys * Hq * (n + v) * a, 0, 1 };
+    }
+
+}
+
 void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
                const struct llmroof_dtypes *dt, const struct llmroof_batch *b, struct llmroof_oplist *out)
 {
@@ -150,7 +199,6 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
     const double Ttot = b->tokens, T = b->tokens / rep, S = b->seqs / rep;
     const double h = (double)m->hidden, d = (double)m->head_dim;
     const double L = (double)m->layers, Lm = (double)arch_moe_layers(m), Ld = L - Lm;
-    const double Lloc = (double)arch_local_layers(m), Lglob = L - Lloc;
     const double Hq = (double)sh->heads_per_rank, Kr = (double)sh->kv_heads_per_rank;
     const double norm_w = m->norm == LLMROOF_NORM_LAYER ? 2.0 * h : h;
     const double nmat = m->mlp == LLMROOF_MLP_GATED ? 3.0 : 2.0;
@@ -191,38 +239,7 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
         qo_w = Hq * d;
     }
 
-    /* Decode steps (one new token per sequence) run MLA absorbed, prefill decompressed,
-     * as vLLM and SGLang do (docs/model.md "MLA"). */
-    const bool absorbed = mla && T <= S * 1.0000001;
-    out->mla_absorbed = absorbed;
-    const double pairs = b->attn_pairs / rep, keys = b->kv_read_tokens / rep;
-    op[LLMROOF_OP_ATTENTION] = attention_op(m, Hq, Kr, T, pairs, keys, a, k, absorbed, Lglob);
-    /* K/V reads once per KV head (GQA-aware kernels: FlashAttention-2, XQA, FlashInfer); the
-     * K/V part and the group size are kept so that roofline.c can charge engines whose kernels
-     * loop over query heads (masked MHA before TensorRT-LLM's XQA, HF's repeat_kv) Hq/Kr reads */
-    out->attn_kv_bytes = mla ? 0.0 : 2.0 * keys * Kr * d * k;
-    out->q_per_kv = !mla && Kr > 0 ? Hq / Kr : 1.0;
-    if (Lloc > 0 && S > 0) {
-        /* windowed layers: the batch's mean sequence (new = T/S after past = keys/S - T/S),
-         * exact for the uniform batches of estimate, a mean for mixed simulator steps */
-        const double nn = T / S, past = keys / S - nn > 0 ? keys / S - nn : 0.0;
-        const double wnd = (double)m->window;
-        const double lp = S * arch_attn_pairs(nn, past, wnd, m->window_chunked);
-        const double lk = S * arch_attn_keys(nn, past, wnd, m->window_chunked);
-        op[LLMROOF_OP_ATTN_LOCAL] = attention_op(m, Hq, Kr, T, lp, lk, a, k, absorbed, Lloc);
-    }
-    if (mla) {
-        /* kv_b (r_kv x Hq(n+v)): absorbed, q_nope x W_UK and latent x W_UV per new token;
-         * decompressed, every key's latent expanded to per-head K_nope and V */
-        const double rkv = (double)m->kv_lora_rank, n = (double)m->qk_nope_dim, v = (double)m->v_head_dim;
-        const double wb = rkv * Hq * (n + v) * w;
-        if (absorbed)
-            op[LLMROOF_OP_MLA_KV_UP] = (struct llmroof_op){ L, 2.0 * T * Hq * rkv * (n + v),
-                                                            wb + T * Hq * (n + 2.0 * rkv + v) * a, 0, 2 };
-        else
-            op[LLMROOF_OP_MLA_KV_UP] = (struct llmroof_op){ L, 2.0 * keys * rkv * Hq * (n + v),
-                                                            wb + keys * rkv * k + keys * Hq * (n + v) * a, 0, 1 };
-    }
+    ops_set_context(m, sh, dt, b, out);
 
     op[LLMROOF_OP_O_PROJ] = (struct llmroof_op){
         L, 2.0 * T * qo_w * h, qo_w * h * w + (m->o_bias ? h * w : 0.0) + T * qo_w * a + T * h * a, 0, 1 };

@@ -1,6 +1,7 @@
 /* roofline.c - per-operator time on a GPU (see llmroof/roofline.h). */
 #include "llmroof/roofline.h"
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "llmroof/comm.h"
@@ -71,87 +72,150 @@ int roofline_check(const struct llmroof_gpu *g, enum llmroof_dtype act, struct l
 
 void roofline_total(struct llmroof_phase *p)
 {
-    p->compute_s = p->memory_s = p->comm_s = 0;
-    p->bound_s[0] = p->bound_s[1] = p->bound_s[2] = 0;
-    double t = 0;
-    for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
+    double c = 0, m = 0, x = 0, t = 0, b[3] = { 0, 0, 0 };
+    for (int k = 0; k < LLMROOF_OP_COUNT; k++) { /* one pass: this runs four times per estimate */
         const struct llmroof_optime *o = &p->op[k];
-        p->compute_s += o->compute_s;
-        p->memory_s += o->memory_s;
-        p->comm_s += o->comm_s;
+        c += o->compute_s;
+        m += o->memory_s;
+        x += o->comm_s;
         t += o->time_s;
+        b[o->bound] += o->time_s; /* bound_s: each operator's time under the resource bounding it */
     }
+    p->compute_s = c;
+    p->memory_s = m;
+    p->comm_s = x;
     p->time_s = t + p->overhead_s;
-    /* bound_s is filled by the caller that knows how time splits; default split: */
-    for (int k = 0; k < LLMROOF_OP_COUNT; k++)
-        p->bound_s[p->op[k].bound] += p->op[k].time_s;
+    p->bound_s[0] = b[0];
+    p->bound_s[1] = b[1];
+    p->bound_s[2] = b[2];
     enum llmroof_bound best = LLMROOF_BOUND_COMPUTE;
-    for (int c = 1; c < 3; c++)
-        if (p->bound_s[c] > p->bound_s[best])
-            best = (enum llmroof_bound)c;
+    for (int i = 1; i < 3; i++)
+        if (b[i] > b[best])
+            best = (enum llmroof_bound)i;
     p->bound = best;
+}
+
+/* What every operator of one evaluation shares: the peaks after efficiencies and the links. */
+struct rl_ctx {
+    double peak, apeak, bw, kf;
+    struct llmroof_link_model link, net;
+    int dom;
+};
+
+static struct rl_ctx rl_ctx_of(const struct llmroof_gpu *g, enum llmroof_dtype act, const struct llmroof_effs *eff)
+{
+    struct rl_ctx r;
+    /* GEMMs at the activation dtype's peak, scaled by what that dtype's kernels reach (8-bit: a
+     * smaller share of a doubled peak); attention at 16 bits unless the engine runs fp8 attention;
+     * fp16 accumulation (GeForce) doubles the fp16 peak for the engines that use it */
+    const double gscale = (eff->gemm_scale > 0 ? eff->gemm_scale : kernel_gemm_dtype_scale(g, act)) *
+                          (eff->peak_scale > 1 && act == LLMROOF_FP16 ? eff->peak_scale : 1.0);
+    r.peak = g->peak_flops[act] * eff->compute * gscale;
+    const enum llmroof_dtype adt = eff->fp8_attention && act == LLMROOF_FP8 ? act : kernel_attention_dtype(g, act);
+    r.apeak = g->peak_flops[adt] * eff->compute * (eff->peak_scale > 1 && adt == LLMROOF_FP16 ? eff->peak_scale : 1.0);
+    r.bw = g->mem_bw_Bps * eff->memory;
+    r.kf = eff->kernel_factor > 0 ? eff->kernel_factor : 1.0;
+    r.link = (struct llmroof_link_model){ g->link_bw_Bps, eff->comm, g->link_latency_s + eff->comm_latency_s,
+                                          g->link_hop_latency_s };
+    /* one domain: the intra link; beyond it the hierarchical / network terms of comm.h */
+    r.net = (struct llmroof_link_model){ g->net_bw_Bps, eff->comm, g->net_latency_s, 0.0 };
+    r.dom = g->domain_gpus > 0 ? g->domain_gpus : g->gpus_per_node;
+    return r;
+}
+
+static bool rl_collective(int k)
+{
+    return k == LLMROOF_OP_ALL_REDUCE || k == LLMROOF_OP_ALL_GATHER || k == LLMROOF_OP_ALL_TO_ALL ||
+           k == LLMROOF_OP_PP_SEND; /* op_is_collective, inline on this hot path */
+}
+
+/* Time of all `count` calls of collective op k. */
+static double rl_comm_s(const struct rl_ctx *r, const struct llmroof_gpu *g, int tp, const struct llmroof_oplist *ops,
+                        int k)
+{
+    const struct llmroof_op *op = &ops->op[k];
+    double one;
+    if (k == LLMROOF_OP_ALL_TO_ALL)
+        one = comm_alltoall_s(&r->link, &r->net, ops->ep_ranks, r->dom, op->comm_bytes);
+    else if (k == LLMROOF_OP_PP_SEND)
+        one = comm_pp_sends_s(&r->link, &r->net, r->dom, ops->stage_gpus, op->count, op->comm_bytes) / op->count;
+    else if (tp > r->dom && g->net_bw_Bps > 0)
+        one = k == LLMROOF_OP_ALL_REDUCE ? comm_allreduce_hier_s(&r->link, &r->net, tp, r->dom, op->comm_bytes)
+                                         : comm_allgather_hier_s(&r->link, &r->net, tp, r->dom, op->comm_bytes);
+    else
+        one = k == LLMROOF_OP_ALL_REDUCE ? comm_allreduce_s(&r->link, tp, op->comm_bytes)
+                                         : comm_allgather_s(&r->link, tp, op->comm_bytes);
+    return op->count * one;
+}
+
+/* Bytes one instance of op k moves: K/V read once per query head by engines without GQA-aware
+ * decode kernels (llmroof/roofline.h). */
+static double rl_bytes(const struct llmroof_effs *eff, const struct llmroof_oplist *ops, int k)
+{
+    double bytes = ops->op[k].bytes;
+    if (k == LLMROOF_OP_ATTENTION && eff->kv_per_query_head && ops->q_per_kv > 1)
+        bytes += ops->attn_kv_bytes * (ops->q_per_kv - 1.0);
+    return bytes;
 }
 
 void roofline_eval(const struct llmroof_gpu *g, enum llmroof_dtype act, const struct llmroof_effs *eff,
                    int tp, const struct llmroof_oplist *ops, struct llmroof_phase *out)
 {
     memset(out, 0, sizeof *out);
-    /* GEMMs at the activation dtype's peak, scaled by what that dtype's kernels reach (8-bit: a
-     * smaller share of a doubled peak); attention at 16 bits unless the engine runs fp8 attention;
-     * fp16 accumulation (GeForce) doubles the fp16 peak for the engines that use it */
-    const double gscale = (eff->gemm_scale > 0 ? eff->gemm_scale : kernel_gemm_dtype_scale(g, act)) *
-                          (eff->peak_scale > 1 && act == LLMROOF_FP16 ? eff->peak_scale : 1.0);
-    const double peak = g->peak_flops[act] * eff->compute * gscale;
-    const enum llmroof_dtype adt = eff->fp8_attention && act == LLMROOF_FP8 ? act : kernel_attention_dtype(g, act);
-    const double apeak = g->peak_flops[adt] * eff->compute *
-                         (eff->peak_scale > 1 && adt == LLMROOF_FP16 ? eff->peak_scale : 1.0);
-    const double bw = g->mem_bw_Bps * eff->memory;
-    const double kf = eff->kernel_factor > 0 ? eff->kernel_factor : 1.0;
-    const struct llmroof_link_model link = { g->link_bw_Bps, eff->comm, g->link_latency_s + eff->comm_latency_s,
-                                             g->link_hop_latency_s };
-
+    const struct rl_ctx r = rl_ctx_of(g, act, eff);
     for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
         const struct llmroof_op *op = &ops->op[k];
         struct llmroof_optime *t = &out->op[k];
-        out->flops += op->count * op->flops;
-        out->bytes += op->count * (op->bytes + (k == LLMROOF_OP_ATTENTION && eff->kv_per_query_head && ops->q_per_kv > 1
-                                                     ? ops->attn_kv_bytes * (ops->q_per_kv - 1.0) : 0.0));
-        out->comm_bytes += op->count * op->comm_bytes;
-        if (op->count <= 0)
+        if (op->count <= 0) /* an absent operator adds nothing (count 0, or terms of 0) */
             continue;
-        if (k == LLMROOF_OP_ALL_REDUCE || k == LLMROOF_OP_ALL_GATHER || k == LLMROOF_OP_ALL_TO_ALL ||
-            k == LLMROOF_OP_PP_SEND) { /* op_is_collective, inline on this hot path */
-            /* one domain: the intra link; beyond it the hierarchical / network terms of comm.h */
-            const struct llmroof_link_model net = { g->net_bw_Bps, eff->comm, g->net_latency_s, 0.0 };
-            const int dom = g->domain_gpus > 0 ? g->domain_gpus : g->gpus_per_node;
-            double one;
-            if (k == LLMROOF_OP_ALL_TO_ALL)
-                one = comm_alltoall_s(&link, &net, ops->ep_ranks, dom, op->comm_bytes);
-            else if (k == LLMROOF_OP_PP_SEND)
-                one = comm_pp_sends_s(&link, &net, dom, ops->stage_gpus, op->count, op->comm_bytes) / op->count;
-            else if (tp > dom && g->net_bw_Bps > 0)
-                one = k == LLMROOF_OP_ALL_REDUCE ? comm_allreduce_hier_s(&link, &net, tp, dom, op->comm_bytes)
-                                                 : comm_allgather_hier_s(&link, &net, tp, dom, op->comm_bytes);
-            else
-                one = k == LLMROOF_OP_ALL_REDUCE ? comm_allreduce_s(&link, tp, op->comm_bytes)
-                                                 : comm_allgather_s(&link, tp, op->comm_bytes);
-            t->comm_s = op->count * one;
+        const double bytes = rl_bytes(eff, ops, k);
+        out->flops += op->count * op->flops;
+        out->bytes += op->count * bytes;
+        out->comm_bytes += op->count * op->comm_bytes;
+        if (rl_collective(k)) {
+            t->comm_s = rl_comm_s(&r, g, tp, ops, k);
             t->time_s = t->comm_s;
             t->bound = LLMROOF_BOUND_COMM;
         } else {
-            double bytes = op->bytes;
-            if (k == LLMROOF_OP_ATTENTION && eff->kv_per_query_head && ops->q_per_kv > 1)
-                bytes += ops->attn_kv_bytes * (ops->q_per_kv - 1.0);
             const bool attn = k == LLMROOF_OP_ATTENTION || k == LLMROOF_OP_ATTN_LOCAL;
-            double c = op->flops / (attn ? apeak : peak), m = bytes / bw;
+            double c = op->flops / (attn ? r.apeak : r.peak), m = bytes / r.bw;
             t->compute_s = op->count * c;
             t->memory_s = op->count * m;
             /* every instance of an op kind is identical: count * one instance's kernel time */
-            t->time_s = op->count * kernel_instance_s(c, m, eff->overlap, op->kernels * kf, eff->kernel_s, eff->launch_s);
+            t->time_s = op->count * kernel_instance_s(c, m, eff->overlap, op->kernels * r.kf, eff->kernel_s, eff->launch_s);
             t->fixed_s = t->time_s - (t->compute_s > t->memory_s ? t->compute_s : t->memory_s);
             t->bound = t->compute_s >= t->memory_s ? LLMROOF_BOUND_COMPUTE : LLMROOF_BOUND_MEMORY;
         }
     }
     out->overhead_s = eff->overhead_s;
     roofline_total(out);
+}
+
+void roofline_terms(const struct llmroof_gpu *g, enum llmroof_dtype act, const struct llmroof_effs *eff, int tp,
+                    const struct llmroof_oplist *ops, const struct llmroof_oplist *ref_ops,
+                    const struct llmroof_phase *ref, struct llmroof_phase *out)
+{
+    memset(out, 0, sizeof *out);
+    const struct rl_ctx r = rl_ctx_of(g, act, eff);
+    for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
+        const struct llmroof_op *op = &ops->op[k];
+        struct llmroof_optime *t = &out->op[k];
+        if (op->count <= 0)
+            continue;
+        const double bytes = rl_bytes(eff, ops, k);
+        out->flops += op->count * op->flops;
+        out->bytes += op->count * bytes;
+        out->comm_bytes += op->count * op->comm_bytes;
+        if (rl_collective(k)) {
+            /* a decode step's messages scale with the batch, not the context: reuse the
+             * reference step's time when the call is the same */
+            const struct llmroof_op *ro = &ref_ops->op[k];
+            t->comm_s = ro->count == op->count && ro->comm_bytes == op->comm_bytes ? ref->op[k].comm_s
+                                                                                    : rl_comm_s(&r, g, tp, ops, k);
+        } else {
+            const bool attn = k == LLMROOF_OP_ATTENTION || k == LLMROOF_OP_ATTN_LOCAL;
+            t->compute_s = op->count * (op->flops / (attn ? r.apeak : r.peak));
+            t->memory_s = op->count * (bytes / r.bw);
+        }
+    }
 }
