@@ -669,40 +669,36 @@ const struct llmroof_engine *catalog_find_engine(const struct llmroof_catalog *c
 /* Catalog files are small; 64 MiB bounds memory on a hostile input. */
 #define CATALOG_MAX_BYTES ((size_t)64 * 1024 * 1024)
 
-int catalog_add_gpus_file(struct llmroof_catalog *cat, const char *path, bool replace, struct llmroof_err *err)
+typedef int (*add_text_fn)(struct llmroof_catalog *cat, const char *text, size_t len, const char *fname,
+                           bool replace, struct llmroof_err *err);
+
+/* Reads `path` (bounded) and hands its text to one of the catalog_add_*_text functions. */
+static int add_file(struct llmroof_catalog *cat, const char *path, bool replace, add_text_fn add,
+                    struct llmroof_err *err)
 {
     char *text;
     size_t len;
     int rc = catalog_read_file(path, CATALOG_MAX_BYTES, &text, &len, err);
     if (rc)
         return rc;
-    rc = catalog_add_gpus_text(cat, text, len, path, replace, err);
+    rc = add(cat, text, len, path, replace, err);
     free(text);
     return rc;
+}
+
+int catalog_add_gpus_file(struct llmroof_catalog *cat, const char *path, bool replace, struct llmroof_err *err)
+{
+    return add_file(cat, path, replace, catalog_add_gpus_text, err);
 }
 
 int catalog_add_engines_file(struct llmroof_catalog *cat, const char *path, bool replace, struct llmroof_err *err)
 {
-    char *text;
-    size_t len;
-    int rc = catalog_read_file(path, CATALOG_MAX_BYTES, &text, &len, err);
-    if (rc)
-        return rc;
-    rc = catalog_add_engines_text(cat, text, len, path, replace, err);
-    free(text);
-    return rc;
+    return add_file(cat, path, replace, catalog_add_engines_text, err);
 }
 
 int catalog_add_models_file(struct llmroof_catalog *cat, const char *path, bool replace, struct llmroof_err *err)
 {
-    char *text;
-    size_t len;
-    int rc = catalog_read_file(path, CATALOG_MAX_BYTES, &text, &len, err);
-    if (rc)
-        return rc;
-    rc = catalog_add_models_text(cat, text, len, path, replace, err);
-    free(text);
-    return rc;
+    return add_file(cat, path, replace, catalog_add_models_text, err);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -362,3 +362,14 @@ int json_parse_array_doc(const char *text, size_t len, const char *fname, const 
     }
     return LLMROOF_OK;
 }
+
+cJSON *json_parse_object(const char *text, size_t len, const char *fname, struct llmroof_err *err)
+{
+    cJSON *doc = json_parse(text, len, fname, err);
+    if (doc && !cJSON_IsObject(doc)) {
+        cJSON_Delete(doc);
+        llmroof_err_set(err, LLMROOF_EINPUT, "%s: expected a JSON object", fname);
+        return NULL;
+    }
+    return doc;
+}

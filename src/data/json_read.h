@@ -45,6 +45,8 @@ int json_get_bool(struct json_ectx *c, const cJSON *obj, const char *key, bool r
 bool json_valid_id(const char *s);
 /* The whole document (UTF-8, depth, no trailing text); NULL after setting err. Caller frees. */
 cJSON *json_parse(const char *text, size_t len, const char *fname, struct llmroof_err *err);
+/* json_parse, and the document must be an object; NULL after setting err. Caller frees. */
+cJSON *json_parse_object(const char *text, size_t len, const char *fname, struct llmroof_err *err);
 /* A top-level object holding only `key`, an array: *doc (caller frees) and *arr inside it. */
 int json_parse_array_doc(const char *text, size_t len, const char *fname, const char *key, cJSON **doc,
                          const cJSON **arr, struct llmroof_err *err);

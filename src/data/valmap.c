@@ -59,13 +59,9 @@ int catalog_load_valmap(const char *text, size_t len, const char *fname, struct 
                         struct llmroof_err *err)
 {
     memset(m, 0, sizeof *m);
-    cJSON *doc = json_parse(text, len, fname, err);
+    cJSON *doc = json_parse_object(text, len, fname, err);
     if (!doc)
         return LLMROOF_EINPUT;
-    if (!cJSON_IsObject(doc)) {
-        cJSON_Delete(doc);
-        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: expected a JSON object", fname);
-    }
     const cJSON *g, *md, *w, *k, *l, *en = NULL, *bt = NULL, *tps = NULL;
     int rc;
     if ((rc = map_object(doc, "gpus", fname, true, &g, err)) || (rc = map_object(doc, "models", fname, true, &md, err)) ||
@@ -176,13 +172,9 @@ int catalog_load_uncertainty(const char *text, size_t len, const char *fname, st
                              struct llmroof_err *err)
 {
     memset(u, 0, sizeof *u);
-    cJSON *doc = json_parse(text, len, fname, err);
+    cJSON *doc = json_parse_object(text, len, fname, err);
     if (!doc)
         return LLMROOF_EINPUT;
-    if (!cJSON_IsObject(doc)) {
-        cJSON_Delete(doc);
-        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: expected a JSON object", fname);
-    }
     int rc;
     if (!(rc = band(doc, "ttft", fname, &u->ttft, err)) && !(rc = band(doc, "tpot", fname, &u->tpot, err)))
         rc = band(doc, "e2e", fname, &u->e2e, err);

@@ -158,8 +158,11 @@ static double rl_bytes(const struct llmroof_effs *eff, const struct llmroof_opli
     return bytes;
 }
 
-void roofline_eval(const struct llmroof_gpu *g, enum llmroof_dtype act, const struct llmroof_effs *eff,
-                   int tp, const struct llmroof_oplist *ops, struct llmroof_phase *out)
+/* The per-operator pass of roofline_eval (full: kernel times and bounds too) and of
+ * roofline_terms (linear terms only; collectives equal to ref's are copied from it). */
+static void rl_pass(const struct llmroof_gpu *g, enum llmroof_dtype act, const struct llmroof_effs *eff, int tp,
+                    const struct llmroof_oplist *ops, const struct llmroof_oplist *ref_ops,
+                    const struct llmroof_phase *ref, bool full, struct llmroof_phase *out)
 {
     memset(out, 0, sizeof *out);
     const struct rl_ctx r = rl_ctx_of(g, act, eff);
@@ -173,20 +176,32 @@ void roofline_eval(const struct llmroof_gpu *g, enum llmroof_dtype act, const st
         out->bytes += op->count * bytes;
         out->comm_bytes += op->count * op->comm_bytes;
         if (rl_collective(k)) {
-            t->comm_s = rl_comm_s(&r, g, tp, ops, k);
+            /* a decode step's messages scale with the batch, not the context: reuse the
+             * reference step's time when the call is the same */
+            const struct llmroof_op *ro = ref_ops ? &ref_ops->op[k] : NULL;
+            t->comm_s = ro && ro->count == op->count && ro->comm_bytes == op->comm_bytes ? ref->op[k].comm_s
+                                                                                          : rl_comm_s(&r, g, tp, ops, k);
             t->time_s = t->comm_s;
             t->bound = LLMROOF_BOUND_COMM;
-        } else {
-            const bool attn = k == LLMROOF_OP_ATTENTION || k == LLMROOF_OP_ATTN_LOCAL;
-            double c = op->flops / (attn ? r.apeak : r.peak), m = bytes / r.bw;
-            t->compute_s = op->count * c;
-            t->memory_s = op->count * m;
-            /* every instance of an op kind is identical: count * one instance's kernel time */
-            t->time_s = op->count * kernel_instance_s(c, m, eff->overlap, op->kernels * r.kf, eff->kernel_s, eff->launch_s);
-            t->fixed_s = t->time_s - (t->compute_s > t->memory_s ? t->compute_s : t->memory_s);
-            t->bound = t->compute_s >= t->memory_s ? LLMROOF_BOUND_COMPUTE : LLMROOF_BOUND_MEMORY;
+            continue;
         }
+        const bool attn = k == LLMROOF_OP_ATTENTION || k == LLMROOF_OP_ATTN_LOCAL;
+        const double c = op->flops / (attn ? r.apeak : r.peak), m = bytes / r.bw;
+        t->compute_s = op->count * c;
+        t->memory_s = op->count * m;
+        if (!full)
+            continue;
+        /* every instance of an op kind is identical: count * one instance's kernel time */
+        t->time_s = op->count * kernel_instance_s(c, m, eff->overlap, op->kernels * r.kf, eff->kernel_s, eff->launch_s);
+        t->fixed_s = t->time_s - (t->compute_s > t->memory_s ? t->compute_s : t->memory_s);
+        t->bound = t->compute_s >= t->memory_s ? LLMROOF_BOUND_COMPUTE : LLMROOF_BOUND_MEMORY;
     }
+}
+
+void roofline_eval(const struct llmroof_gpu *g, enum llmroof_dtype act, const struct llmroof_effs *eff,
+                   int tp, const struct llmroof_oplist *ops, struct llmroof_phase *out)
+{
+    rl_pass(g, act, eff, tp, ops, NULL, NULL, true, out);
     out->overhead_s = eff->overhead_s;
     roofline_total(out);
 }
@@ -195,27 +210,5 @@ void roofline_terms(const struct llmroof_gpu *g, enum llmroof_dtype act, const s
                     const struct llmroof_oplist *ops, const struct llmroof_oplist *ref_ops,
                     const struct llmroof_phase *ref, struct llmroof_phase *out)
 {
-    memset(out, 0, sizeof *out);
-    const struct rl_ctx r = rl_ctx_of(g, act, eff);
-    for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
-        const struct llmroof_op *op = &ops->op[k];
-        struct llmroof_optime *t = &out->op[k];
-        if (op->count <= 0)
-            continue;
-        const double bytes = rl_bytes(eff, ops, k);
-        out->flops += op->count * op->flops;
-        out->bytes += op->count * bytes;
-        out->comm_bytes += op->count * op->comm_bytes;
-        if (rl_collective(k)) {
-            /* a decode step's messages scale with the batch, not the context: reuse the
-             * reference step's time when the call is the same */
-            const struct llmroof_op *ro = &ref_ops->op[k];
-            t->comm_s = ro->count == op->count && ro->comm_bytes == op->comm_bytes ? ref->op[k].comm_s
-                                                                                    : rl_comm_s(&r, g, tp, ops, k);
-        } else {
-            const bool attn = k == LLMROOF_OP_ATTENTION || k == LLMROOF_OP_ATTN_LOCAL;
-            t->compute_s = op->count * (op->flops / (attn ? r.apeak : r.peak));
-            t->memory_s = op->count * (bytes / r.bw);
-        }
-    }
+    rl_pass(g, act, eff, tp, ops, ref_ops, ref, false, out);
 }
