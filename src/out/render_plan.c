@@ -85,7 +85,7 @@ static void render_rate(const struct plan_input *in, const struct plan_result *r
         table_str(&t, note);
     }
     if (table_sel_wants(sel, f, "options"))
-        table_render_fit(&t, f, 100, 2, out);
+        table_render_fit(&t, f, 100, 3, out); /* layout, gpu and parallelism name a row */
     table_free(&t);
 }
 
@@ -196,7 +196,7 @@ void render_plan(const struct plan_input *in, const struct plan_result *r, enum 
         table_str(&t, note);
     }
     if (table_sel_wants(sel, f, "options"))
-        table_render_fit(&t, f, 100, 2, out);
+        table_render_fit(&t, f, 100, searched ? 3 : 2, out);
     table_free(&t);
     render_observations(r, f, sel, out);
 }
