@@ -197,10 +197,7 @@ int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
             /* most operators (projections, MLP, norms) do not depend on the context: their
              * first-step time, already in t->time_s, is every step's time */
             if (p2.op[k].compute_s == cs1 && p2.op[k].memory_s == ms1) {
-                /* bound as the envelope below names it: compute when launch-bound */
-                const double kn1 = op->count * op->kernels * kf;
-                const double l0 = cs1 + o * ms1 + kn1 * s->eff.kernel_s, l1 = ms1 + o * cs1 + kn1 * s->eff.kernel_s;
-                t->bound = l0 >= l1 || kn1 * s->eff.launch_s >= l1 ? LLMROOF_BOUND_COMPUTE : LLMROOF_BOUND_MEMORY;
+                /* roofline_eval's bound (compute_s >= memory_s) stands: the step does not change */
                 continue;
             }
             /* time(c) = max(compute(c) + o*memory(c) + F, memory(c) + o*compute(c) + F, L) with
@@ -222,7 +219,13 @@ int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
                 sum = estimate_sum_max_lines(la, lb, 3, c1, c2, part);
             t->time_s = sum / steps;
             t->fixed_s = t->time_s - (t->compute_s > t->memory_s ? t->compute_s : t->memory_s);
-            t->bound = part[0] >= part[1] ? LLMROOF_BOUND_COMPUTE : LLMROOF_BOUND_MEMORY;
+            /* the GPU line that holds most steps names the bound; a kernel waiting on its CPU
+             * launch at every step (no GPU line on top) is named by its arithmetic intensity, as
+             * roofline_eval names it, never "compute" by default */
+            if (part[0] + part[1] > 0)
+                t->bound = part[0] >= part[1] ? LLMROOF_BOUND_COMPUTE : LLMROOF_BOUND_MEMORY;
+            else
+                t->bound = t->compute_s >= t->memory_s ? LLMROOF_BOUND_COMPUTE : LLMROOF_BOUND_MEMORY;
         }
         roofline_total(&out->decode);
         out->tpot_s = out->decode.time_s;
