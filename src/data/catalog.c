@@ -65,14 +65,7 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
     int rc;
 
     memset(g, 0, sizeof *g);
-    if (!cJSON_IsObject(e))
-        return json_ferr(c, NULL, "entry must be a JSON object");
-    if ((rc = json_get_string(c, e, "id", true, g->id, sizeof g->id)))
-        return rc;
-    snprintf(c->id, sizeof c->id, "%s", g->id);
-    if (!json_valid_id(g->id))
-        return json_ferr(c, "id", "must use only lowercase letters, digits, '-', '.' and '_'");
-    if ((rc = json_check_known(c, e, "", fields)))
+    if ((rc = json_entry_head(c, e, fields, g->id, sizeof g->id)))
         return rc;
     if ((rc = json_get_string(c, e, "name", true, g->name, sizeof g->name)) ||
         (rc = json_get_string(c, e, "source", true, g->source, sizeof g->source)))
@@ -361,14 +354,7 @@ static int parse_model(struct json_ectx *c, const cJSON *e, struct llmroof_model
     bool present;
 
     memset(m, 0, sizeof *m);
-    if (!cJSON_IsObject(e))
-        return json_ferr(c, NULL, "entry must be a JSON object");
-    if ((rc = json_get_string(c, e, "id", true, m->id, sizeof m->id)))
-        return rc;
-    snprintf(c->id, sizeof c->id, "%s", m->id);
-    if (!json_valid_id(m->id))
-        return json_ferr(c, "id", "must use only lowercase letters, digits, '-', '.' and '_'");
-    if ((rc = json_check_known(c, e, "", fields)) ||
+    if ((rc = json_entry_head(c, e, fields, m->id, sizeof m->id)) ||
         (rc = json_get_string(c, e, "name", true, m->name, sizeof m->name)) ||
         (rc = json_get_string(c, e, "hf_id", false, m->hf_id, sizeof m->hf_id)) ||
         (rc = json_get_string(c, e, "source", true, m->source, sizeof m->source)))
@@ -616,14 +602,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "kv_per_query_head", "fp8_attention", "fp16_accumulate", "source", NULL };
     int rc;
     memset(g, 0, sizeof *g);
-    if (!cJSON_IsObject(e))
-        return json_ferr(c, NULL, "entry must be a JSON object");
-    if ((rc = json_get_string(c, e, "id", true, g->id, sizeof g->id)))
-        return rc;
-    snprintf(c->id, sizeof c->id, "%s", g->id);
-    if (!json_valid_id(g->id))
-        return json_ferr(c, "id", "must use only lowercase letters, digits, '-', '.' and '_'");
-    if ((rc = json_check_known(c, e, "", fields)) || (rc = json_get_string(c, e, "name", true, g->name, sizeof g->name)) ||
+    if ((rc = json_entry_head(c, e, fields, g->id, sizeof g->id)) || (rc = json_get_string(c, e, "name", true, g->name, sizeof g->name)) ||
         (rc = json_get_string(c, e, "source", true, g->source, sizeof g->source)) ||
         /* physical bounds, docs/model.md "Engine profiles": CPU per step up to 20 ms (vLLM 0.5 spent
          * most of a step on the CPU), first-token overhead up to 200 ms, kernel libraries within 30% of

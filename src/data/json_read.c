@@ -373,3 +373,16 @@ cJSON *json_parse_object(const char *text, size_t len, const char *fname, struct
     }
     return doc;
 }
+
+int json_entry_head(struct json_ectx *c, const cJSON *e, const char *const *fields, char *id, size_t cap)
+{
+    int rc;
+    if (!cJSON_IsObject(e))
+        return json_ferr(c, NULL, "entry must be a JSON object");
+    if ((rc = json_get_string(c, e, "id", true, id, cap)))
+        return rc;
+    snprintf(c->id, sizeof c->id, "%s", id); /* later messages name the entry */
+    if (!json_valid_id(id))
+        return json_ferr(c, "id", "must use only lowercase letters, digits, '-', '.' and '_'");
+    return json_check_known(c, e, "", fields);
+}

@@ -41,6 +41,9 @@ int json_get_number(struct json_ectx *c, const cJSON *obj, const char *key, cons
 int json_get_long(struct json_ectx *c, const cJSON *obj, const char *key, bool required, long lo, long hi,
                   long *out, bool *present);
 int json_get_bool(struct json_ectx *c, const cJSON *obj, const char *key, bool required, bool *out);
+/* The start every catalog entry shares: an object, a valid "id" (copied into id and c->id),
+ * and no field outside `fields`. */
+int json_entry_head(struct json_ectx *c, const cJSON *e, const char *const *fields, char *id, size_t cap);
 /* Lowercase letters, digits, '-', '.', '_'; not empty. */
 bool json_valid_id(const char *s);
 /* The whole document (UTF-8, depth, no trailing text); NULL after setting err. Caller frees. */
