@@ -37,6 +37,8 @@ struct llmroof_gpu {
     double link_bw_Bps;                              /* per-GPU unidirectional link bandwidth, bytes/s */
     double link_latency_s;                           /* fixed cost of one collective call, s */
     double link_hop_latency_s;                       /* added latency per ring step, s */
+    double nvls_bw_Bps;                              /* NVLink SHARP all-reduce algorithm bandwidth, bytes/s; 0 = none */
+    int mesh_links;                                  /* fully connected mesh (MI300X xGMI): links per GPU; 0 = switched */
     double compute_eff;                              /* achieved fraction of peak FLOP/s, (0,1] */
     double memory_eff;                               /* achieved fraction of peak bandwidth, (0,1] */
     double comm_eff;                                 /* achieved fraction of link bandwidth, (0,1] */
@@ -49,6 +51,10 @@ struct llmroof_gpu {
                                                         does not hide under the longer one, [0, 0.5] */
     double fp16_acc_ratio;                           /* fp16-accumulate tensor peak / fp16 peak (GeForce: 2), 1 or more;
                                                         0 = 1 */
+    double attn_eff;                                 /* FlashAttention-2-class prefill attention: share of the 16-bit
+                                                        peak at long sequences, (0,1]; 0 = compute_eff */
+    double attn_fa3_eff;                             /* same for FlashAttention-3-class kernels (Hopper); 0 = attn_eff */
+    double attn_mem_eff;                             /* decode attention: share of peak bandwidth; 0 = memory_eff */
     int gpus_per_node;                               /* usual GPUs in one server */
     int domain_gpus;                                 /* GPUs sharing the intra-node link (8; NVL72: 72) */
     char net_kind[16];                               /* inter-node network ("ib-ndr", "roce", "efa") */
@@ -111,6 +117,11 @@ struct llmroof_model {
 
 /* An inference engine's behaviour beyond the hardware: what a serving framework adds to every
  * step, to every first token, and how close its kernels get to the GPU's compute efficiency. */
+/* Attention kernel families (docs/model.md "Attention kernels"): FlashAttention-2-class,
+ * FlashAttention-3-class (Hopper: FA3, cuDNN, TensorRT-LLM's FMHA), or eager (scores written to
+ * memory in fp32 between separate matmul and softmax kernels, masked keys computed too). */
+enum llmroof_attn_kernel { LLMROOF_ATTN_FLASH2, LLMROOF_ATTN_FLASH3, LLMROOF_ATTN_EAGER };
+
 struct llmroof_engine {
     char id[LLMROOF_ID_MAX];          /* "vllm-0.6" */
     char name[LLMROOF_NAME_MAX];      /* display name */
@@ -124,6 +135,9 @@ struct llmroof_engine {
     bool kv_per_query_head;           /* decode attention reads K/V once per query head (GQA before XQA) */
     bool fp8_attention;               /* attention runs at the fp8 peak when the activations are fp8 */
     bool fp16_accumulate;             /* GEMMs accumulate in fp16 (the GeForce fp16-accumulate peak) */
+    enum llmroof_attn_kernel attention; /* attention kernel family (flash2 unless the profile says) */
+    double dequant_min_tokens;        /* weight-only formats dequantized to 16 bits for a dense GEMM from
+                                         this many tokens per step; 0 = fused (dequantized in the GEMM) */
     char source[LLMROOF_SOURCE_MAX];  /* where the figures come from */
 };
 

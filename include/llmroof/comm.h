@@ -1,7 +1,20 @@
-/* comm.h - alpha-beta cost of ring collectives (NCCL's performance model; Thakur
- * et al. 2005). N ranks, message M bytes, link bandwidth bw (per direction):
- *   all-reduce  latency + 2(N-1)*hop + 2(N-1)/N * M / (bw*eff)
- *   all-gather  latency + (N-1)*hop  + (N-1)/N  * M / (bw*eff)
+/* comm.h - cost of ring collectives (NCCL's performance model; Thakur et al. 2005).
+ * N ranks, message M bytes, bus bandwidth B = bw*eff (per direction), s = 2(N-1) ring steps
+ * for all-reduce and N-1 for all-gather:
+ *   plain alpha-beta (proto COMM_PROTO_NONE)   latency + s*hop + s/N * M / B
+ *   NCCL protocols (COMM_PROTO_NVLINK, _PCIE)  min over LL, LL128, Simple of
+ *     with NCCL 2.20.3's tuning model (src/graph/tuning.cc, docs/model.md "Collectives"):
+ *       latency + dlat_p + s*(hop + dhop_p) + s/N * M / B_p
+ *       LL     dlat 0,      dhop 0,                              B_LL    = min(B/4, 87.7 GB/s)
+ *       LL128  dlat 7.4 us, dhop 1.3 us (NVLink only),           B_LL128 = 0.92 B
+ *       Simple dlat 1.8 us, dhop 2.8 us NVLink, 4.7 us PCIe,     B_Simple = B
+ *     (latency and hop are the catalog's LL figures, NCCL's 6.6 us + 0.6 us per NVLink step), so
+ *     small messages pay LL's latency and large ones get Simple's bandwidth: the bus bandwidth
+ *     grows with the message size as nccl-tests shows;
+ *   NVLink SHARP (nvls_Bps > 0, all-reduce only): latency + 23 us - 6.6 us + M / nvls_Bps, the
+ *     switch reducing in place (measured algbw about 270 GB/s on 8 H100s, kernels.md);
+ *   a fully connected mesh of `mesh_links` links per GPU (MI300X xGMI: 7) gives a ring of N ranks
+ *     min(N-1, links)/links of the GPU's bandwidth (RCCL busbw 47.7 GB/s on 2 MI300X, 312.9 on 8).
  * One rank costs nothing. */
 #ifndef LLMROOF_COMM_H
 #define LLMROOF_COMM_H
@@ -11,7 +24,15 @@ struct llmroof_link_model {
     double eff;           /* achieved fraction of bw, (0,1] */
     double latency_s;     /* fixed cost per collective call, s */
     double hop_latency_s; /* latency per ring step, s */
+    int proto;            /* COMM_PROTO_*: protocol choice as NCCL's tuner; NONE = one alpha-beta line */
+    double nvls_Bps;      /* NVLink SHARP all-reduce algorithm bandwidth, bytes/s; 0 = none */
+    int mesh_links;       /* fully connected mesh: links per GPU sharing bw_Bps; 0 = switched */
 };
+
+enum { COMM_PROTO_NONE, COMM_PROTO_NVLINK, COMM_PROTO_PCIE };
+/* NCCL 2.20.3 src/graph/tuning.cc: LL's bandwidth cap on Ampere/Hopper, NVLS's latency */
+#define COMM_LL_MAX_BPS 87.7e9
+#define COMM_NVLS_LATENCY_S 23.0e-6
 
 double comm_allreduce_s(const struct llmroof_link_model *l, int ranks, double msg_bytes);
 double comm_allgather_s(const struct llmroof_link_model *l, int ranks, double msg_bytes);

@@ -12,6 +12,17 @@
 #include "llmroof/catalog.h"
 #include "llmroof/dtype.h"
 
+/* Prefill attention's ramp: a FlashAttention-class kernel over L keys per sequence reaches
+ * L / (L + L0) of its long-sequence efficiency (tile fill, the causal diagonal, prologue and
+ * epilogue per query block); L0 = 408 keys fitted to cuDNN SDPA on an H100 SXM5, 0.662 of the
+ * bf16 peak asymptotically (docs/validation/measured/h100-sxm5-80gb/constants.json). */
+#define KERNEL_ATTN_RAMP_TOKENS 408.0
+/* Eager attention: the fp32 score matrix is written by QK^T, read and written by softmax and
+ * read by PV - 4 accesses of 4 bytes per (query, key, head) (ggml's mul_mat/soft_max_ext, HF's
+ * eager path); the matmul, scale-and-mask, softmax and PV kernels are 4 launches. */
+#define KERNEL_EAGER_SCORE_BYTES 16.0
+#define KERNEL_EAGER_KERNELS 4.0
+
 /* Fixed GPU time per kernel when the catalog gives none, s: the t0 of the GEMM time fit measured
  * on an H100 SXM5 (3.0 us bf16, 4.0 fp8; decode attention 7.5, RMSNorm 5.5, a graph node 1.0:
  * docs/validation/measured/h100-sxm5-80gb/constants.json), taken for every GPU: launch latency,

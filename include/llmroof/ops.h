@@ -120,6 +120,7 @@ struct llmroof_op {
     double bytes;      /* per instance, per rank, HBM bytes read + written */
     double comm_bytes; /* per instance, collective message size in bytes (0 for local ops) */
     double kernels;    /* kernels one instance launches in a fused engine (RoPE with the QKV GEMM: 2) */
+    double wbytes;     /* GEMMs: stored weight bytes one instance reads (inside `bytes`), else 0 */
 };
 
 struct llmroof_oplist {
@@ -130,6 +131,13 @@ struct llmroof_oplist {
     int stage_gpus;                         /* GPUs per pipeline stage (pp_send placement), 0 = no PP */
     double attn_kv_bytes;                   /* the K/V-cache reads inside op[ATTENTION].bytes, per instance */
     double q_per_kv;                        /* query heads per KV head on a rank (GQA group size; 1 for MLA) */
+    double tokens;                          /* new tokens of the step on one rank */
+    double new_per_seq;                     /* new tokens per sequence (1 in a decode step) */
+    double keys_per_seq;                    /* keys each sequence attends to, mean (the attention length) */
+    double attn_heads;                      /* query heads on a rank (eager attention's score matrices) */
+    double attn_square;                     /* new x keys pairs / causal pairs (eager attention's FLOPs) */
+    double dequant_ratio;                   /* weight-only formats: 16-bit bytes per stored weight byte
+                                               (int4 at 4.5 bits: 3.56), else 0 */
 };
 
 /* Builds the operator list of one step. Pure; never fails once `sh` is valid. */

@@ -41,6 +41,7 @@ struct opval_pred {
     double flops, bytes;       /* per instance on one rank */
     double achieved_flops_frac;/* flops / (measured_s * dense peak): the compute efficiency measured */
     double achieved_bw_frac;   /* bytes / (measured_s * peak bandwidth): the memory efficiency measured */
+    bool attention;            /* an attention kernel: its own efficiency family, not the GEMMs' asymptotes */
 };
 
 /* Roofline time of row r's operator for model m sliced at TP `tp` on g. Fails (EINPUT,

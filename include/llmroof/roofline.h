@@ -26,6 +26,12 @@ struct llmroof_effs {
     double peak_scale;    /* tensor peak multiplier (GeForce fp16 accumulation: 2; 0 = 1) */
     bool fp8_attention;   /* attention at the activation dtype's peak when that is fp8 */
     bool kv_per_query_head; /* engine's decode attention reads K/V per query head */
+    /* attention kernels (docs/model.md "Attention kernels"); 0 / false: as the GEMMs */
+    double attn_eff;      /* prefill attention: share of the 16-bit peak at long sequences (0 = compute) */
+    double attn_ramp_tokens; /* L0 of the ramp L/(L+L0) over the keys per sequence (0 = none) */
+    double attn_mem_eff;  /* decode attention: share of peak bandwidth (0 = memory) */
+    bool attn_eager;      /* scores in memory (fp32) between unfused kernels, masked pairs computed */
+    double dequant_min_tokens; /* weight-only formats dequantized for a dense GEMM from this many tokens (0 = never) */
 };
 /* The GPU's catalog defaults. */
 struct llmroof_effs roofline_default_effs(const struct llmroof_gpu *g);

@@ -39,14 +39,36 @@ int cmd_list(struct cli *c, int argc, char **argv)
         table_col(&t, "step_overhead_us", 0);
         table_col(&t, "first_token_ms", 1);
         table_col(&t, "compute_scale", 2);
+        table_col(&t, "launch_us", 1);
+        table_col(&t, "kernel_factor", 1);
+        table_col(&t, "attention", 0);
+        table_col(&t, "dequant_from_tokens", 0);
+        table_col(&t, "traits", 0);
         for (size_t i = 0; i < c->cat.n_engines; i++) {
             const struct llmroof_engine *e = &c->cat.engines[i];
+            static const char *const fam[] = { "flash2", "flash3", "eager" };
             table_row(&t);
             table_str(&t, e->id);
             table_str(&t, e->name);
             table_num(&t, e->step_overhead_s * 1e6);
             table_num(&t, e->first_token_s * 1e3);
             table_num(&t, e->compute_scale);
+            /* what roofline_effs_engine uses: 0 with CUDA graphs, 4 us when the profile gives none */
+            table_num(&t, e->cuda_graphs ? 0.0 : (e->launch_s > 0 ? e->launch_s : 4e-6) * 1e6);
+            table_num(&t, e->kernel_factor > 0 ? e->kernel_factor : 1.0);
+            table_str(&t, fam[e->attention]);
+            if (e->dequant_min_tokens > 0)
+                table_num(&t, e->dequant_min_tokens);
+            else
+                table_str(&t, "fused");
+            char tr[96];
+            snprintf(tr, sizeof tr, "%s%s%s%s", e->cuda_graphs ? "graphs " : "",
+                     e->kv_per_query_head ? "kv-per-qhead " : "", e->fp8_attention ? "fp8-attn " : "",
+                     e->fp16_accumulate ? "fp16-acc " : "");
+            size_t n = strlen(tr);
+            if (n)
+                tr[n - 1] = '\0';
+            table_str(&t, n ? tr : "-");
         }
     } else if (gpus) {
         table_init(&t, "");

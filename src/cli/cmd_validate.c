@@ -74,12 +74,13 @@ static double median(double *v, size_t n)
 /* The efficiency a GPU's kernels reach on one resource: the 90th percentile of the achieved
  * fraction over the rows bound by it (a high quantile, not the maximum, so one anomalous
  * kernel - a cache-resident working set above 100% - does not set the catalog value),
- * capped at 1. 0 when no row is bound by it. */
+ * capped at 1. 0 when no row is bound by it. Attention kernels are left out: they have their
+ * own efficiencies (efficiency.attention*, docs/model.md "Attention kernels"). */
 static double asymptote(const struct opval_pred *p, size_t n, enum llmroof_bound b, double *tmp)
 {
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
-        if (p[i].bound == b)
+        if (p[i].bound == b && !p[i].attention)
             tmp[m++] = b == LLMROOF_BOUND_COMPUTE ? p[i].achieved_flops_frac : p[i].achieved_bw_frac;
     if (!m)
         return 0;

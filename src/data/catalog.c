@@ -59,9 +59,10 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
         "interconnect", "efficiency", "step_overhead_s", "gpus_per_node", "domain_gpus", "network", "source", NULL
     };
     static const char *const net_fields[] = { "kind", "bandwidth_Bps", "latency_s", NULL };
-    static const char *const ic_fields[] = { "kind", "bandwidth_Bps", "latency_s", "hop_latency_s", NULL };
+    static const char *const ic_fields[] = { "kind", "bandwidth_Bps", "latency_s", "hop_latency_s",
+                                             "nvls_bandwidth_Bps", "mesh_links", NULL };
     static const char *const eff_fields[] = { "compute", "memory", "comm", "kernel_s", "gemm_8bit", "fp16_accumulate_ratio",
-                                              "overlap", NULL };
+                                              "overlap", "attention", "attention_fa3", "attention_memory", NULL };
     int rc;
 
     memset(g, 0, sizeof *g);
@@ -146,8 +147,18 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
         (rc = json_get_number(c, ic, "latency_s", "interconnect.latency_s", true, 0, false, 1e-2,
                          &g->link_latency_s, NULL)) ||
         (rc = json_get_number(c, ic, "hop_latency_s", "interconnect.hop_latency_s", true, 0, false, 1e-2,
-                         &g->link_hop_latency_s, NULL)))
+                         &g->link_hop_latency_s, NULL)) ||
+        /* NVLink SHARP all-reduce bandwidth: at most twice the link rate (the switch halves the
+         * traffic of a ring); a mesh has 1 to 64 point-to-point links per GPU */
+        (rc = json_get_number(c, ic, "nvls_bandwidth_Bps", "interconnect.nvls_bandwidth_Bps", false, 1e8, false, 2e13,
+                              &g->nvls_bw_Bps, NULL)))
         return rc;
+    double mesh = 0;
+    if ((rc = json_get_number(c, ic, "mesh_links", "interconnect.mesh_links", false, 1, false, 64, &mesh, NULL)))
+        return rc;
+    if (mesh != (double)(int)mesh)
+        return json_ferr(c, "interconnect.mesh_links", "must be a whole number of links (got %g)", mesh);
+    g->mesh_links = (int)mesh;
 
     const cJSON *ef = cJSON_GetObjectItemCaseSensitive(e, "efficiency");
     if (!ef)
@@ -166,7 +177,15 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
         (rc = json_get_number(c, ef, "gemm_8bit", "efficiency.gemm_8bit", false, 0.5, false, 1, &g->gemm_8bit_eff, NULL)) ||
         (rc = json_get_number(c, ef, "overlap", "efficiency.overlap", false, 0, false, 0.5, &g->overlap, NULL)) ||
         (rc = json_get_number(c, ef, "fp16_accumulate_ratio", "efficiency.fp16_accumulate_ratio", false, 1, false, 2,
-                              &g->fp16_acc_ratio, NULL)))
+                              &g->fp16_acc_ratio, NULL)) ||
+        /* attention kernels: FlashAttention-2 reaches 35% of an H100 and up to 73% of an A100, FA3
+         * 75% of an H100 (docs/model.md "Attention kernels"); decode attention streams K/V at up to
+         * the full bandwidth (FlashInfer: "close to 100%") */
+        (rc = json_get_number(c, ef, "attention", "efficiency.attention", false, 0.05, false, 1, &g->attn_eff, NULL)) ||
+        (rc = json_get_number(c, ef, "attention_fa3", "efficiency.attention_fa3", false, 0.05, false, 1,
+                              &g->attn_fa3_eff, NULL)) ||
+        (rc = json_get_number(c, ef, "attention_memory", "efficiency.attention_memory", false, 0.05, false, 1,
+                              &g->attn_mem_eff, NULL)))
         return rc;
     if ((rc = json_get_number(c, e, "step_overhead_s", "step_overhead_s", true, 0, false, 1, &g->step_overhead_s, NULL)))
         return rc;
@@ -599,7 +618,8 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
 {
     static const char *const fields[] = { "id", "name", "step_overhead_s", "first_token_s", "compute_scale",
                                           "collective_latency_s", "cuda_graphs", "launch_s", "kernel_factor",
-                                          "kv_per_query_head", "fp8_attention", "fp16_accumulate", "source", NULL };
+                                          "kv_per_query_head", "fp8_attention", "fp16_accumulate", "attention_kernel",
+                                          "dequant_min_tokens", "source", NULL };
     int rc;
     memset(g, 0, sizeof *g);
     if ((rc = json_entry_head(c, e, fields, g->id, sizeof g->id)) || (rc = json_get_string(c, e, "name", true, g->name, sizeof g->name)) ||
@@ -618,8 +638,23 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
         (rc = json_get_bool(c, e, "cuda_graphs", false, &g->cuda_graphs)) ||
         (rc = json_get_bool(c, e, "kv_per_query_head", false, &g->kv_per_query_head)) ||
         (rc = json_get_bool(c, e, "fp8_attention", false, &g->fp8_attention)) ||
-        (rc = json_get_bool(c, e, "fp16_accumulate", false, &g->fp16_accumulate)))
+        (rc = json_get_bool(c, e, "fp16_accumulate", false, &g->fp16_accumulate)) ||
+        /* weight-only formats: from this many tokens per step the engine dequantizes the weights
+         * to 16 bits and calls a dense GEMM (llama.cpp: above 32 rows; exllamav2: above 32) */
+        (rc = json_get_number(c, e, "dequant_min_tokens", "dequant_min_tokens", false, 1, false, 1e6,
+                              &g->dequant_min_tokens, NULL)))
         return rc;
+    char ak[16] = "";
+    if ((rc = json_get_string(c, e, "attention_kernel", false, ak, sizeof ak)))
+        return rc;
+    if (!ak[0] || strcmp(ak, "flash2") == 0) /* absent: FlashAttention-2-class */
+        g->attention = LLMROOF_ATTN_FLASH2;
+    else if (strcmp(ak, "flash3") == 0)
+        g->attention = LLMROOF_ATTN_FLASH3;
+    else if (strcmp(ak, "eager") == 0)
+        g->attention = LLMROOF_ATTN_EAGER;
+    else
+        return json_ferr(c, "attention_kernel", "must be one of \"flash2\", \"flash3\", \"eager\" (got \"%s\")", ak);
     return LLMROOF_OK;
 }
 

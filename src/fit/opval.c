@@ -149,5 +149,6 @@ int opval_predict(const struct opval_row *r, const struct llmroof_model *m, int 
     out->bytes = o->bytes;
     out->achieved_flops_frac = o->flops / (r->measured_s * g->peak_flops[act]);
     out->achieved_bw_frac = o->bytes / (r->measured_s * g->mem_bw_Bps);
+    out->attention = r->op == LLMROOF_OP_ATTENTION || r->op == LLMROOF_OP_ATTN_LOCAL;
     return LLMROOF_OK;
 }

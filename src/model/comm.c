@@ -4,21 +4,58 @@
  * (NVIDIA nccl-tests doc/PERFORMANCE.md), with busbw = link bandwidth * efficiency. */
 #include "llmroof/comm.h"
 
+#include <stdbool.h>
+
+/* A ring collective of `steps` steps moving steps/n * M per rank (llmroof/comm.h): the fastest
+ * protocol, as NCCL's tuner picks it from the same table. */
+static double ring_s(const struct llmroof_link_model *l, double n, double steps, double msg_bytes)
+{
+    double busbw = l->bw_Bps * l->eff;
+    if (l->mesh_links > 0) {
+        /* a ring over a full mesh uses the links to the other n-1 ranks only */
+        double used = n - 1.0 < l->mesh_links ? n - 1.0 : (double)l->mesh_links;
+        busbw *= used / (double)l->mesh_links;
+    }
+    const double share = steps / n * msg_bytes, hop = steps * l->hop_latency_s;
+    if (l->proto == COMM_PROTO_NONE)
+        return l->latency_s + hop + share / busbw;
+    const bool nvlink = l->proto == COMM_PROTO_NVLINK;
+    const double ll_bw = busbw / 4.0 < COMM_LL_MAX_BPS ? busbw / 4.0 : COMM_LL_MAX_BPS;
+    double best = l->latency_s + hop + share / ll_bw;                                  /* LL */
+    /* NCCL's other protocols cost more per step than LL by a fixed amount (tuning.cc: NVLink
+     * 0.6 -> 1.9 LL128, -> 3.4 Simple; PCIe 1.0 -> 5.7 Simple), added to the catalog's LL figure */
+    double simple = l->latency_s + 1.8e-6 + steps * (l->hop_latency_s + (nvlink ? 2.8e-6 : 4.7e-6)) + share / busbw;
+    if (simple < best)
+        best = simple;
+    if (nvlink) {
+        double ll128 = l->latency_s + 7.4e-6 + steps * (l->hop_latency_s + 1.3e-6) + share / (0.92 * busbw);
+        if (ll128 < best)
+            best = ll128;
+    }
+    return best;
+}
+
 double comm_allreduce_s(const struct llmroof_link_model *l, int ranks, double msg_bytes)
 {
     if (ranks <= 1)
         return 0.0;
-    double n = (double)ranks;
-    return l->latency_s + 2.0 * (n - 1.0) * l->hop_latency_s
-         + 2.0 * (n - 1.0) / n * msg_bytes / (l->bw_Bps * l->eff);
+    const double n = (double)ranks;
+    double t = ring_s(l, n, 2.0 * (n - 1.0), msg_bytes);
+    if (l->nvls_Bps > 0) {
+        /* NVLink SHARP: each rank sends M to the switch and reads the reduced M back */
+        double nvls = l->latency_s + (COMM_NVLS_LATENCY_S - 6.6e-6) + msg_bytes / l->nvls_Bps;
+        if (nvls < t)
+            t = nvls;
+    }
+    return t;
 }
 
 double comm_allgather_s(const struct llmroof_link_model *l, int ranks, double msg_bytes)
 {
     if (ranks <= 1)
         return 0.0;
-    double n = (double)ranks;
-    return l->latency_s + (n - 1.0) * l->hop_latency_s + (n - 1.0) / n * msg_bytes / (l->bw_Bps * l->eff);
+    const double n = (double)ranks;
+    return ring_s(l, n, n - 1.0, msg_bytes);
 }
 
 /* ------------------------------------------------------------------------ */

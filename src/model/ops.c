@@ -131,11 +131,11 @@ static struct llmroof_op attention_op(const struct llmroof_model *m, double Hq, 
         const double n = (double)m->qk_nope_dim, v = (double)m->v_head_dim;
         if (absorbed)
             return (struct llmroof_op){ count, 2.0 * Hq * (2.0 * rkv + p) * pairs,
-                                        T * Hq * (rkv + p) * a + T * Hq * rkv * a + keys * (rkv + p) * k, 0, 1 };
+                                        T * Hq * (rkv + p) * a + T * Hq * rkv * a + keys * (rkv + p) * k, 0, 1, 0 };
         return (struct llmroof_op){ count, 2.0 * Hq * (n + p + v) * pairs,
-                                    T * Hq * (n + p) * a + T * Hq * v * a + keys * Hq * (n + p + v) * a, 0, 1 };
+                                    T * Hq * (n + p) * a + T * Hq * v * a + keys * Hq * (n + p + v) * a, 0, 1, 0 };
     }
-    return (struct llmroof_op){ count, 4.0 * d * Hq * pairs, 2.0 * T * Hq * d * a + 2.0 * keys * Kr * d * k, 0, 1 };
+    return (struct llmroof_op){ count, 4.0 * d * Hq * pairs, 2.0 * T * Hq * d * a + 2.0 * keys * Kr * d * k, 0, 1, 0 };
 }
 
 /* The operators that depend on the keys each new token attends to: attention (global and
@@ -163,6 +163,12 @@ void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *
      * loop over query heads (masked MHA before TensorRT-LLM's XQA, HF's repeat_kv) Hq/Kr reads */
     out->attn_kv_bytes = mla ? 0.0 : 2.0 * keys * Kr * d * k;
     out->q_per_kv = !mla && Kr > 0 ? Hq / Kr : 1.0;
+    out->tokens = T;
+    out->new_per_seq = S > 0 ? T / S : 0.0;
+    out->keys_per_seq = S > 0 ? keys / S : 0.0;
+    out->attn_heads = Hq;
+    /* eager attention computes the masked half of a causal square too: new x keys pairs */
+    out->attn_square = pairs > 0 && S > 0 ? T * (keys / S) / pairs : 1.0;
     if (Lloc > 0 && S > 0) {
         /* windowed layers: the batch's mean sequence (new = T/S after past = keys/S - T/S),
          * exact for the uniform batches of estimate, a mean for mixed simulator steps */
@@ -179,10 +185,10 @@ void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *
         const double wb = rkv * Hq * (n + v) * w;
         if (absorbed)
             op[LLMROOF_OP_MLA_KV_UP] = (struct llmroof_op){ L, 2.0 * T * Hq * rkv * (n + v),
-                                                            wb + T * Hq * (n + 2.0 * rkv + v) * a, 0, 2 };
+                                                            wb + T * Hq * (n + 2.0 * rkv + v) * a, 0, 2, wb };
         else
             op[LLMROOF_OP_MLA_KV_UP] = (struct llmroof_op){ L, 2.0 * keys * rkv * Hq * (n + v),
-                                                            wb + keys * rkv * k + keys * Hq * (n + v) * a, 0, 1 };
+                                                            wb + keys * rkv * k + keys * Hq * (n + v) * a, 0, 1, wb };
     }
 
 }
@@ -215,7 +221,7 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
      * and int8 GEMMs write bf16/fp16 back): r bytes per element (4 for fp32 models). */
     const double r = dt->act == LLMROOF_FP32 || dt->act == LLMROOF_TF32 ? 4.0 : 2.0;
     /* RMSNorm/LayerNorm: ~4 FLOP per element (square, sum, scale, weight); read x, write y. */
-    op[LLMROOF_OP_NORM] = (struct llmroof_op){ L * arch_norms_per_layer(m), 4.0 * T * h, 2.0 * T * h * a + norm_w * w, 0, 1 };
+    op[LLMROOF_OP_NORM] = (struct llmroof_op){ L * arch_norms_per_layer(m), 4.0 * T * h, 2.0 * T * h * a + norm_w * w, 0, 1, 0 };
 
     double qo_w; /* query width entering attention (o_proj input width below) */
     if (mla) {
@@ -225,44 +231,45 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
         const double qh = Hq * ((double)m->qk_nope_dim + p);
         const double wts = (rq > 0 ? h * rq + rq * qh : h * qh) + h * (rkv + p);
         const double outw = (rq > 0 ? rq : 0.0) + qh + rkv + p;
-        op[LLMROOF_OP_QKV_PROJ] = (struct llmroof_op){ L, 2.0 * T * wts, wts * w + T * h * a + T * outw * a, 0, 3 };
+        op[LLMROOF_OP_QKV_PROJ] = (struct llmroof_op){ L, 2.0 * T * wts, wts * w + T * h * a + T * outw * a, 0, 3,
+                                                       wts * w };
         /* the cache holds the latent and the rope key: (r_kv + p) per token, replicated per TP rank */
-        op[LLMROOF_OP_KV_WRITE] = (struct llmroof_op){ L, 0.0, T * (rkv + p) * (a + k), 0, 1 };
+        op[LLMROOF_OP_KV_WRITE] = (struct llmroof_op){ L, 0.0, T * (rkv + p) * (a + k), 0, 1, 0 };
         qo_w = Hq * (double)m->v_head_dim;
     } else {
         const double qkvw = (Hq + 2.0 * Kr) * d;
         op[LLMROOF_OP_QKV_PROJ] = (struct llmroof_op){
             L, 2.0 * T * h * qkvw,
-            h * qkvw * w + (m->qkv_bias ? qkvw * w : 0.0) + T * h * a + T * qkvw * a, 0, 2 };
+            h * qkvw * w + (m->qkv_bias ? qkvw * w : 0.0) + T * h * a + T * qkvw * a, 0, 2, h * qkvw * w };
         /* read the new K/V (activation dtype), write them into the cache (KV dtype) */
-        op[LLMROOF_OP_KV_WRITE] = (struct llmroof_op){ L, 0.0, 2.0 * T * Kr * d * (a + k), 0, 1 };
+        op[LLMROOF_OP_KV_WRITE] = (struct llmroof_op){ L, 0.0, 2.0 * T * Kr * d * (a + k), 0, 1, 0 };
         qo_w = Hq * d;
     }
 
     ops_set_context(m, sh, dt, b, out);
 
     op[LLMROOF_OP_O_PROJ] = (struct llmroof_op){
-        L, 2.0 * T * qo_w * h, qo_w * h * w + (m->o_bias ? h * w : 0.0) + T * qo_w * a + T * h * a, 0, 1 };
+        L, 2.0 * T * qo_w * h, qo_w * h * w + (m->o_bias ? h * w : 0.0) + T * qo_w * a + T * h * a, 0, 1, qo_w * h * w };
 
     if (sh->tp > 1) {
         /* one after attention and one after each MLP that TP shards or EP combines over the TP
          * group (one per layer when both run in parallel off one norm), plus one after the
          * vocabulary-parallel embedding; MoE layers behind an all-to-all need none after the MLP */
         double n_ar = m->parallel_attn ? L : L + Ld + (a2a ? 0.0 : Lm);
-        op[LLMROOF_OP_ALL_REDUCE] = (struct llmroof_op){ n_ar + 1.0, 0, 0, T * h * r, 1 };
+        op[LLMROOF_OP_ALL_REDUCE] = (struct llmroof_op){ n_ar + 1.0, 0, 0, T * h * r, 1, 0 };
         /* gather the S rows of V' logits from every rank: message = S * V elements */
-        op[LLMROOF_OP_ALL_GATHER] = (struct llmroof_op){ 1.0, 0, 0, S * (double)m->vocab * r, 1 };
+        op[LLMROOF_OP_ALL_GATHER] = (struct llmroof_op){ 1.0, 0, 0, S * (double)m->vocab * r, 1, 0 };
     }
 
     const double I = sh->intermediate_per_rank;
     const double dense_bias = m->mlp_bias ? ((nmat - 1.0) * I + h) * w : 0.0;
     const struct llmroof_op dense = {
         1.0, 2.0 * T * h * I * nmat, nmat * h * I * w + dense_bias + 2.0 * T * h * a + T * mlp_inter_elems(m->mlp, I) * a, 0,
-        3 };
+        3, nmat * h * I * w };
     if (Lm > 0) {
         const double E = (double)m->moe_experts, kk = (double)m->moe_top_k;
-        double flops, bytes, hit;
-        op[LLMROOF_OP_ROUTER] = (struct llmroof_op){ Lm, 2.0 * T * h * E, h * E * w + T * h * a + T * E * a, 0, 2 };
+        double flops, bytes, hit, wb;
+        op[LLMROOF_OP_ROUTER] = (struct llmroof_op){ Lm, 2.0 * T * h * E, h * E * w + T * h * a + T * E * a, 0, 2, 0 };
         if (sh->ep > 1) {
             /* EP: E/ep whole experts per rank; the instance's Ttot*k assignments spread over the
              * ranks, the busiest holding ep_imbalance times the mean. Shared experts: TP-sharded
@@ -272,20 +279,22 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
             const double Ish = (double)m->moe_shared * (sh->dp_attn ? Ie : Ie / (double)sh->tp);
             hit = ops_experts_hit(E, kk, Ttot) / (double)sh->ep;
             flops = 2.0 * asg * h * Ie * nmat + 2.0 * T * h * Ish * nmat;
-            bytes = hit * Ie * nmat * h * we + Ish * nmat * h * w + asg * (2.0 * h + mlp_inter_elems(m->mlp, Ie)) * a
+            wb = hit * Ie * nmat * h * we + Ish * nmat * h * w;
+            bytes = wb + asg * (2.0 * h + mlp_inter_elems(m->mlp, Ie)) * a
                   + (Ish > 0 ? T * (2.0 * h + mlp_inter_elems(m->mlp, Ish)) * a : 0.0);
         } else {
             const double Ie = sh->moe_intermediate_per_rank;
             const double Ish = (double)m->moe_shared * Ie;
             hit = ops_experts_hit(E, kk, T);
             flops = 2.0 * T * kk * h * Ie * nmat + 2.0 * T * h * Ish * nmat;
-            bytes = hit * Ie * nmat * h * we + Ish * nmat * h * w
+            wb = hit * Ie * nmat * h * we + Ish * nmat * h * w;
+            bytes = wb
                   + T * kk * (2.0 * h + mlp_inter_elems(m->mlp, Ie)) * a
                   + (Ish > 0 ? T * (2.0 * h + mlp_inter_elems(m->mlp, Ish)) * a : 0.0);
         }
         out->experts_hit = hit;
         /* permute, grouped gate_up, activation, grouped down, un-permute and weighted sum */
-        op[LLMROOF_OP_FFN] = (struct llmroof_op){ Lm, flops, bytes, 0, 5 };
+        op[LLMROOF_OP_FFN] = (struct llmroof_op){ Lm, flops, bytes, 0, 5, wb };
         if (Ld > 0) {
             op[LLMROOF_OP_DENSE_FFN] = dense;
             op[LLMROOF_OP_DENSE_FFN].count = Ld;
@@ -293,7 +302,7 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
         if (a2a) {
             /* dispatch and combine: each rank sends its T tokens' k hidden vectors (DeepEP's
              * normal mode: tokens x top-k x hidden x dtype per call) */
-            op[LLMROOF_OP_ALL_TO_ALL] = (struct llmroof_op){ 2.0 * Lm, 0, 0, T * kk * h * a, 1 };
+            op[LLMROOF_OP_ALL_TO_ALL] = (struct llmroof_op){ 2.0 * Lm, 0, 0, T * kk * h * a, 1, 0 };
             out->ep_ranks = sh->ep;
         }
     } else {
@@ -303,13 +312,19 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
 
     if (sh->pp > 1) {
         /* activations (T x h) cross each of the pp-1 stage boundaries once per step */
-        op[LLMROOF_OP_PP_SEND] = (struct llmroof_op){ (double)(sh->pp - 1), 0, 0, T * h * r, 1 };
+        op[LLMROOF_OP_PP_SEND] = (struct llmroof_op){ (double)(sh->pp - 1), 0, 0, T * h * r, 1, 0 };
         out->stage_gpus = sh->gpus_per_stage;
     }
 
-    op[LLMROOF_OP_FINAL_NORM] = (struct llmroof_op){ 1.0, 4.0 * T * h, 2.0 * T * h * a + norm_w * w, 0, 1 };
+    op[LLMROOF_OP_FINAL_NORM] = (struct llmroof_op){ 1.0, 4.0 * T * h, 2.0 * T * h * a + norm_w * w, 0, 1, 0 };
 
     /* logits only for the last position of each sequence */
     const double Vr = sh->vocab_per_rank;
-    op[LLMROOF_OP_LM_HEAD] = (struct llmroof_op){ 1.0, 2.0 * S * h * Vr, h * Vr * w + S * h * a + S * Vr * a, 0, 3 };
+    op[LLMROOF_OP_LM_HEAD] = (struct llmroof_op){ 1.0, 2.0 * S * h * Vr, h * Vr * w + S * h * a + S * Vr * a, 0, 3, 0 };
+
+    /* weight-only formats (stored narrower than the 16/32-bit activations): what a dequantize-
+     * then-GEMM engine writes and reads back per stored byte (llmroof/roofline.h) */
+    const bool act16 = dt->act == LLMROOF_FP16 || dt->act == LLMROOF_BF16 || dt->act == LLMROOF_FP32 ||
+                       dt->act == LLMROOF_TF32;
+    out->dequant_ratio = act16 && w < a ? a / w : 0.0;
 }

@@ -25,6 +25,10 @@ struct llmroof_effs roofline_default_effs(const struct llmroof_gpu *g)
     e.overlap = g->overlap;
     e.launch_s = KERNEL_LAUNCH_S_DEFAULT;
     e.kernel_factor = 1.0;
+    /* no engine named: the best attention kernel the GPU has figures for (FA3-class on Hopper) */
+    e.attn_eff = g->attn_fa3_eff > 0 ? g->attn_fa3_eff : g->attn_eff;
+    e.attn_ramp_tokens = KERNEL_ATTN_RAMP_TOKENS;
+    e.attn_mem_eff = g->attn_mem_eff;
     return e;
 }
 
@@ -48,6 +52,15 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
         e.kv_per_query_head = en->kv_per_query_head;
         if (en->fp16_accumulate && g->fp16_acc_ratio > 1)
             e.peak_scale = g->fp16_acc_ratio;
+        e.dequant_min_tokens = en->dequant_min_tokens;
+        if (en->attention == LLMROOF_ATTN_FLASH2)
+            e.attn_eff = g->attn_eff;
+        else if (en->attention == LLMROOF_ATTN_EAGER) {
+            /* batched cuBLAS matmuls at the GEMM efficiency, scores through memory */
+            e.attn_eager = true;
+            e.attn_eff = 0.0;
+            e.attn_ramp_tokens = 0.0;
+        }
     }
     if (o) {
         if (o->has_compute)
@@ -97,7 +110,7 @@ void roofline_total(struct llmroof_phase *p)
 
 /* What every operator of one evaluation shares: the peaks after efficiencies and the links. */
 struct rl_ctx {
-    double peak, apeak, bw, kf;
+    double peak, apeak, bw, abw, kf;
     struct llmroof_link_model link, net;
     int dom;
 };
@@ -112,13 +125,17 @@ static struct rl_ctx rl_ctx_of(const struct llmroof_gpu *g, enum llmroof_dtype a
                           (eff->peak_scale > 1 && act == LLMROOF_FP16 ? eff->peak_scale : 1.0);
     r.peak = g->peak_flops[act] * eff->compute * gscale;
     const enum llmroof_dtype adt = eff->fp8_attention && act == LLMROOF_FP8 ? act : kernel_attention_dtype(g, act);
-    r.apeak = g->peak_flops[adt] * eff->compute * (eff->peak_scale > 1 && adt == LLMROOF_FP16 ? eff->peak_scale : 1.0);
+    r.apeak = g->peak_flops[adt] * (eff->attn_eff > 0 ? eff->attn_eff : eff->compute) *
+              (eff->peak_scale > 1 && adt == LLMROOF_FP16 ? eff->peak_scale : 1.0);
     r.bw = g->mem_bw_Bps * eff->memory;
+    r.abw = g->mem_bw_Bps * (eff->attn_mem_eff > 0 ? eff->attn_mem_eff : eff->memory);
     r.kf = eff->kernel_factor > 0 ? eff->kernel_factor : 1.0;
     r.link = (struct llmroof_link_model){ g->link_bw_Bps, eff->comm, g->link_latency_s + eff->comm_latency_s,
-                                          g->link_hop_latency_s };
+                                          g->link_hop_latency_s,
+                                          g->link == LLMROOF_LINK_PCIE ? COMM_PROTO_PCIE : COMM_PROTO_NVLINK,
+                                          g->nvls_bw_Bps, g->mesh_links };
     /* one domain: the intra link; beyond it the hierarchical / network terms of comm.h */
-    r.net = (struct llmroof_link_model){ g->net_bw_Bps, eff->comm, g->net_latency_s, 0.0 };
+    r.net = (struct llmroof_link_model){ g->net_bw_Bps, eff->comm, g->net_latency_s, 0.0, COMM_PROTO_NONE, 0.0, 0 };
     r.dom = g->domain_gpus > 0 ? g->domain_gpus : g->gpus_per_node;
     return r;
 }
@@ -155,7 +172,16 @@ static double rl_bytes(const struct llmroof_effs *eff, const struct llmroof_opli
     double bytes = ops->op[k].bytes;
     if (k == LLMROOF_OP_ATTENTION && eff->kv_per_query_head && ops->q_per_kv > 1)
         bytes += ops->attn_kv_bytes * (ops->q_per_kv - 1.0);
+    if (k == LLMROOF_OP_ATTENTION && eff->attn_eager)
+        bytes += KERNEL_EAGER_SCORE_BYTES * ops->attn_heads * ops->tokens * ops->keys_per_seq;
     return bytes;
+}
+
+/* Dequantize-then-GEMM (llmroof/roofline.h): a weight-only GEMM at or above the engine's
+ * threshold writes a 16-bit copy of its weights and the dense GEMM reads it back. */
+static bool rl_dequant(const struct llmroof_effs *eff, const struct llmroof_oplist *ops)
+{
+    return eff->dequant_min_tokens > 0 && ops->dequant_ratio > 0 && ops->tokens >= eff->dequant_min_tokens;
 }
 
 /* The per-operator pass of roofline_eval (full: kernel times and bounds too) and of
@@ -166,12 +192,21 @@ static void rl_pass(const struct llmroof_gpu *g, enum llmroof_dtype act, const s
 {
     memset(out, 0, sizeof *out);
     const struct rl_ctx r = rl_ctx_of(g, act, eff);
+    const bool dequant = rl_dequant(eff, ops);
+    /* prefill-type steps (several new tokens per sequence) run attention on the ramp */
+    const double ramp = eff->attn_ramp_tokens > 0 && ops->new_per_seq > 1.0
+                            ? ops->keys_per_seq / (ops->keys_per_seq + eff->attn_ramp_tokens)
+                            : 1.0;
     for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
         const struct llmroof_op *op = &ops->op[k];
         struct llmroof_optime *t = &out->op[k];
         if (op->count <= 0) /* an absent operator adds nothing (count 0, or terms of 0) */
             continue;
-        const double bytes = rl_bytes(eff, ops, k);
+        double bytes = rl_bytes(eff, ops, k), kernels = op->kernels;
+        if (dequant && op->wbytes > 0) {
+            bytes += 2.0 * ops->dequant_ratio * op->wbytes;
+            kernels += k == LLMROOF_OP_FFN || k == LLMROOF_OP_DENSE_FFN ? 2.0 : 1.0;
+        }
         out->flops += op->count * op->flops;
         out->bytes += op->count * bytes;
         out->comm_bytes += op->count * op->comm_bytes;
@@ -186,13 +221,24 @@ static void rl_pass(const struct llmroof_gpu *g, enum llmroof_dtype act, const s
             continue;
         }
         const bool attn = k == LLMROOF_OP_ATTENTION || k == LLMROOF_OP_ATTN_LOCAL;
-        const double c = op->flops / (attn ? r.apeak : r.peak), m = bytes / r.bw;
+        double c, m;
+        if (!attn) {
+            c = op->flops / r.peak;
+            m = bytes / r.bw;
+        } else if (eff->attn_eager && k == LLMROOF_OP_ATTENTION) {
+            c = op->flops * ops->attn_square / r.apeak;
+            m = bytes / r.bw;
+            kernels = KERNEL_EAGER_KERNELS;
+        } else {
+            c = op->flops / (r.apeak * ramp);
+            m = bytes / r.abw;
+        }
         t->compute_s = op->count * c;
         t->memory_s = op->count * m;
         if (!full)
             continue;
         /* every instance of an op kind is identical: count * one instance's kernel time */
-        t->time_s = op->count * kernel_instance_s(c, m, eff->overlap, op->kernels * r.kf, eff->kernel_s, eff->launch_s);
+        t->time_s = op->count * kernel_instance_s(c, m, eff->overlap, kernels * r.kf, eff->kernel_s, eff->launch_s);
         t->fixed_s = t->time_s - (t->compute_s > t->memory_s ? t->compute_s : t->memory_s);
         t->bound = t->compute_s >= t->memory_s ? LLMROOF_BOUND_COMPUTE : LLMROOF_BOUND_MEMORY;
     }

@@ -185,6 +185,19 @@ static void gpu_validation_names_file_line_entry_and_field(void **state)
                      "field 'interconnect.kind' must be one of");
     expect_gpu_error("\"memory_bytes\": 1e10,", "", "\"nvlink\"", "1.5", "field 'efficiency.compute' must be a number");
     expect_gpu_error("\"memory_bytes\": 1e10,", "", "\"nvlink\"", "0", "field 'efficiency.compute' must be a number of at least");
+    /* attention efficiencies are fractions of peak; a mesh has 1 to 64 links; NVLS at most 20 TB/s */
+    expect_gpu_error("\"memory_bytes\": 1e10,", "", "\"nvlink\"", "0.7, \"attention\": 1.5",
+                     "field 'efficiency.attention' must be a number");
+    expect_gpu_error("\"memory_bytes\": 1e10,", "", "\"nvlink\"", "0.7, \"attention_memory\": 0",
+                     "field 'efficiency.attention_memory' must be a number of at least 0.05");
+    expect_gpu_error("\"memory_bytes\": 1e10,", "", "\"xgmi\", \"mesh_links\": 0", "0.7",
+                     "field 'interconnect.mesh_links' must be a number of at least 1");
+    expect_gpu_error("\"memory_bytes\": 1e10,", "", "\"nvlink\", \"nvls_bandwidth_Bps\": 1e15", "0.7",
+                     "field 'interconnect.nvls_bandwidth_Bps' must be a number");
+    struct llmroof_err err = { 0 };
+    assert_int_equal(load_gpu_variant("\"memory_bytes\": 1e10,", "", "\"xgmi\", \"mesh_links\": 7, "
+                                      "\"nvls_bandwidth_Bps\": 2.7e11", "0.7, \"attention\": 0.35, "
+                                      "\"attention_fa3\": 0.66, \"attention_memory\": 0.93", &err), 0);
 }
 
 static void malformed_json_reports_line_and_column(void **state)

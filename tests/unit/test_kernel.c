@@ -127,6 +127,101 @@ static void per_query_head_kv_reads_multiply_the_cache_traffic(void **state)
     catalog_free(&cat);
 }
 
+/* Attention kernels (docs/model.md "Attention kernels"): prefill on the ramp L/(L+L0) of its own
+ * efficiency, decode at its own bandwidth share, eager with the fp32 scores through memory. */
+static void attention_kernel_families_by_hand(void **state)
+{
+    (void)state;
+    struct llmroof_gpu g = { 0 };
+    g.mem_bw_Bps = 1e12;
+    g.peak_flops[LLMROOF_FP16] = 100e12;
+    g.has_peak[LLMROOF_FP16] = true;
+    struct llmroof_effs e = { .compute = 0.5, .memory = 0.8, .comm = 1.0, .attn_eff = 0.7,
+                              .attn_ramp_tokens = KERNEL_ATTN_RAMP_TOKENS, .attn_mem_eff = 0.9 };
+    struct llmroof_oplist o = { 0 };
+    o.op[LLMROOF_OP_ATTENTION] = (struct llmroof_op){ 1, 1e12, 1e6, 0, 1, 0 };
+    o.tokens = 600;
+    o.new_per_seq = 600;
+    o.keys_per_seq = 600;
+    o.attn_heads = 32;
+    o.attn_square = 2.0;
+    struct llmroof_phase p;
+    /* prefill of 600 keys: 0.7 * 600 / (600 + 408) = 0.416667 of 100 TFLOP/s = 41.6667 TFLOP/s;
+     * 1e12 FLOP take 24 ms (memory 1e6 B at 0.9 TB/s: 1.1 us) */
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.op[LLMROOF_OP_ATTENTION].compute_s, 0.024, 1e-12);
+    /* a decode step (one new token per sequence): no ramp, the attention bandwidth share:
+     * 1e9 B / (0.9 * 1 TB/s) = 1.11111 ms; compute 1e9 / 70e12 = 14.3 us */
+    o.op[LLMROOF_OP_ATTENTION] = (struct llmroof_op){ 1, 1e9, 1e9, 0, 1, 0 };
+    o.new_per_seq = 1;
+    o.tokens = 1;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.op[LLMROOF_OP_ATTENTION].memory_s, 1e9 / 0.9e12, 1e-12);
+    assert_rel_close(p.op[LLMROOF_OP_ATTENTION].compute_s, 1e9 / 70e12, 1e-12);
+    /* eager: the GEMM share 0.5 (50 TFLOP/s), the masked half too (square 2): 2e12 / 50e12 = 40 ms;
+     * scores 16 B * 32 heads * 600 tokens * 600 keys = 184.32 MB more at the GEMMs' 0.8 TB/s;
+     * 4 kernels of 2 us: 40 ms + 8 us */
+    o.op[LLMROOF_OP_ATTENTION] = (struct llmroof_op){ 1, 1e12, 1e6, 0, 1, 0 };
+    o.new_per_seq = 600;
+    o.tokens = 600;
+    e.attn_eager = true;
+    e.attn_eff = 0;
+    e.kernel_s = 2e-6;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.op[LLMROOF_OP_ATTENTION].compute_s, 0.040, 1e-12);
+    assert_rel_close(p.op[LLMROOF_OP_ATTENTION].memory_s, (1e6 + 184.32e6) / 0.8e12, 1e-12);
+    assert_rel_close(p.op[LLMROOF_OP_ATTENTION].time_s, 0.040 + 8e-6, 1e-12);
+}
+
+/* Dequantize-then-GEMM: at or above the engine's threshold a weight-only GEMM writes a 16-bit
+ * copy of its weights and reads it back; below, the fused kernel reads the packed weights only. */
+static void dequantize_then_gemm_by_hand(void **state)
+{
+    (void)state;
+    struct llmroof_gpu g = { 0 };
+    g.mem_bw_Bps = 1e12;
+    g.peak_flops[LLMROOF_FP16] = 100e12;
+    g.has_peak[LLMROOF_FP16] = true;
+    struct llmroof_effs e = { .compute = 1.0, .memory = 1.0, .comm = 1.0, .dequant_min_tokens = 33,
+                              .kernel_s = 2e-6 };
+    struct llmroof_oplist o = { 0 };
+    /* an MLP of 0.5 GB of int4 weights (1 GB moved in all): 16-bit copy = 4x the packed bytes */
+    o.op[LLMROOF_OP_FFN] = (struct llmroof_op){ 1, 0, 1e9, 0, 3, 0.5e9 };
+    o.dequant_ratio = 4.0;
+    o.tokens = 32;
+    struct llmroof_phase p;
+    /* 32 tokens: fused, 1e9 B / 1 TB/s = 1 ms + 3 kernels * 2 us */
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.op[LLMROOF_OP_FFN].time_s, 1e-3 + 6e-6, 1e-12);
+    /* 64 tokens: + 2 * 4 * 0.5 GB (write and read the fp16 copy) = 5 GB: 5 ms + 5 kernels * 2 us */
+    o.tokens = 64;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.op[LLMROOF_OP_FFN].time_s, 5e-3 + 10e-6, 1e-12);
+    /* a 16-bit model has nothing to dequantize */
+    o.dequant_ratio = 0;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.op[LLMROOF_OP_FFN].time_s, 1e-3 + 6e-6, 1e-12);
+
+    /* ops_build fills the ratio and the weight bytes: llama-2-7b in q4_0 (4.5 bits, 0.5625 B)
+     * with fp16 activations: 2 / 0.5625 = 3.5556; QKV weights 4096 * 12288 * 0.5625 B */
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *m = catalog_find_model(&cat, "llama-2-7b");
+    assert_non_null(m);
+    struct llmroof_shard sh;
+    assert_int_equal(ops_shard(m, 1, &sh, NULL), 0);
+    struct llmroof_dtypes q4 = { LLMROOF_INT4, LLMROOF_FP16, LLMROOF_FP16, 4.5 };
+    struct llmroof_batch b = batch_prefill(1, 300);
+    struct llmroof_oplist ob;
+    ops_build(m, &sh, &q4, &b, &ob);
+    assert_rel_close(ob.dequant_ratio, 2.0 / 0.5625, 1e-12);
+    assert_rel_close(ob.op[LLMROOF_OP_QKV_PROJ].wbytes, 4096.0 * 12288.0 * 0.5625, 1e-12);
+    assert_rel_close(ob.tokens, 300.0, 1e-12);
+    /* causal prefill of 300: 300 * 301 / 2 pairs; eager computes 300 * 300: ratio 600/301 */
+    assert_rel_close(ob.attn_square, 600.0 / 301.0, 1e-12);
+    catalog_free(&cat);
+}
+
 static void engine_fields_outside_their_bounds_are_rejected(void **state)
 {
     (void)state;
@@ -145,6 +240,20 @@ static void engine_fields_outside_their_bounds_are_rejected(void **state)
                      "\"compute_scale\": 1, \"cuda_graphs\": true, \"launch_s\": 1e-05, \"source\": \"s\"}]}";
     assert_int_equal(catalog_add_engines_text(&cat, ok, strlen(ok), "e.json", false, &err), 0);
     assert_true(cat.engines[0].cuda_graphs);
+    assert_int_equal(cat.engines[0].attention, LLMROOF_ATTN_FLASH2); /* absent: FlashAttention-2 class */
+    const char *bad3 = "{\"engines\": [{\"id\": \"y\", \"name\": \"Y\", \"step_overhead_s\": 0, \"first_token_s\": 0, "
+                       "\"compute_scale\": 1, \"attention_kernel\": \"sdpa\", \"source\": \"s\"}]}";
+    assert_int_equal(catalog_add_engines_text(&cat, bad3, strlen(bad3), "e.json", false, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "attention_kernel"));
+    const char *bad4 = "{\"engines\": [{\"id\": \"y\", \"name\": \"Y\", \"step_overhead_s\": 0, \"first_token_s\": 0, "
+                       "\"compute_scale\": 1, \"dequant_min_tokens\": 0, \"source\": \"s\"}]}";
+    assert_int_equal(catalog_add_engines_text(&cat, bad4, strlen(bad4), "e.json", false, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "dequant_min_tokens"));
+    const char *ok2 = "{\"engines\": [{\"id\": \"y\", \"name\": \"Y\", \"step_overhead_s\": 0, \"first_token_s\": 0, "
+                      "\"compute_scale\": 1, \"attention_kernel\": \"eager\", \"dequant_min_tokens\": 33, \"source\": \"s\"}]}";
+    assert_int_equal(catalog_add_engines_text(&cat, ok2, strlen(ok2), "e.json", false, &err), 0);
+    assert_int_equal(cat.engines[1].attention, LLMROOF_ATTN_EAGER);
+    assert_rel_close(cat.engines[1].dequant_min_tokens, 33.0, 1e-12);
     catalog_free(&cat);
 }
 
@@ -156,6 +265,8 @@ int main(void)
         cmocka_unit_test(upper_envelope_sum_is_exact),
         cmocka_unit_test(collectives_carry_the_16bit_residual),
         cmocka_unit_test(per_query_head_kv_reads_multiply_the_cache_traffic),
+        cmocka_unit_test(attention_kernel_families_by_hand),
+        cmocka_unit_test(dequantize_then_gemm_by_hand),
         cmocka_unit_test(engine_fields_outside_their_bounds_are_rejected),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

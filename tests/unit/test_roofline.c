@@ -7,7 +7,7 @@
 
 static void all_reduce_alpha_beta_by_hand(void **state)
 {
-    struct llmroof_link_model l = { 300e9, 0.78, 6.6e-6, 0.6e-6 };
+    struct llmroof_link_model l = { 300e9, 0.78, 6.6e-6, 0.6e-6, COMM_PROTO_NONE, 0, 0 };
     /* N=8, 1 MB: 6.6 us + 2*7*0.6 us + 2*7/8 * 1e6 / (300e9*0.78)
      *          = 6.6 + 8.4 + 1.75e6/234e9 s (7.4786 us) = 22.4786 us */
     assert_rel_close(comm_allreduce_s(&l, 8, 1e6), 22.4786324786e-6, 1e-9);
@@ -15,6 +15,39 @@ static void all_reduce_alpha_beta_by_hand(void **state)
     assert_rel_close(comm_allgather_s(&l, 4, 1e6), 11.6051282051e-6, 1e-9);
     assert_rel_close(comm_allreduce_s(&l, 1, 1e9), 0, 0);
     assert_rel_close(comm_allgather_s(&l, 1, 1e9), 0, 0);
+}
+
+/* NCCL 2.20.3's protocol choice (llmroof/comm.h): LL for small messages, Simple for large,
+ * NVLink SHARP when it beats the ring, a mesh's ring using only the links to its peers */
+static void all_reduce_protocols_by_hand(void **state)
+{
+    (void)state;
+    struct llmroof_link_model l = { 300e9, 0.78, 6.6e-6, 0.6e-6, COMM_PROTO_NVLINK, 0, 0 };
+    /* N=8: 14 steps, busbw 234 GB/s. 1 MB moves 14/8 MB = 1.75e6 B per rank.
+     * LL:     6.6 + 14*0.6 = 15.0 us + 1.75e6 / min(234/4 = 58.5, 87.7) GB/s (29.9145 us) = 44.9145 us
+     * LL128:  14.0 + 14*1.9 = 40.6 us + 1.75e6 / (0.92*234 GB/s) (8.1290 us)           = 48.7290 us
+     * Simple: 8.4 + 14*3.4 = 56.0 us + 1.75e6 / 234 GB/s (7.4786 us)                   = 63.4786 us */
+    assert_rel_close(comm_allreduce_s(&l, 8, 1e6), 44.9145299145e-6, 1e-9);
+    /* 64 MB: 112e6 B per rank. LL 15 + 1914.53; LL128 40.6 + 520.254; Simple 56 + 478.632 = 534.632 us */
+    assert_rel_close(comm_allreduce_s(&l, 8, 64e6), 534.632478632e-6, 1e-9);
+    /* 8 KB: LL, 15 + 14e3 / 58.5e9 (0.23932 us) = 15.23932 us */
+    assert_rel_close(comm_allreduce_s(&l, 8, 8e3), 15.2393162393e-6, 1e-9);
+    /* PCIe (no LL128): N=2, hop 1.0 us, busbw 20 GB/s, 1 MB once: LL 6.6 + 2*1.0 + 1e6/5e9 (200 us)
+     * = 208.6 us; Simple 8.4 + 2*5.7 = 19.8 + 1e6/20e9 (50 us) = 69.8 us */
+    struct llmroof_link_model pcie = { 25e9, 0.8, 6.6e-6, 1.0e-6, COMM_PROTO_PCIE, 0, 0 };
+    assert_rel_close(comm_allreduce_s(&pcie, 2, 1e6), 69.8e-6, 1e-9);
+    /* NVLS at 270 GB/s: 6.6 + (23 - 6.6) + 64e6 / 270e9 (237.037 us) = 260.037 us < the ring's 534.6 */
+    l.nvls_Bps = 270e9;
+    assert_rel_close(comm_allreduce_s(&l, 8, 64e6), 260.037037037e-6, 1e-9);
+    /* ...but not for 8 KB, where LL's 15.24 us wins over 23.03 us */
+    assert_rel_close(comm_allreduce_s(&l, 8, 8e3), 15.2393162393e-6, 1e-9);
+    /* mesh of 7 links (MI300X): 2 ranks use 1 link, busbw 448*0.75/7 = 48 GB/s; 64 MB, 2 steps,
+     * 64e6 B per rank: Simple 8.4 + 2*3.4 = 15.2 us + 64e6/48e9 (1333.333 us) = 1348.533 us
+     * (LL 7.8 + 5333.3; LL128 17.8 + 1449.28) */
+    struct llmroof_link_model mesh = { 448e9, 0.75, 6.6e-6, 0.6e-6, COMM_PROTO_NVLINK, 0, 7 };
+    assert_rel_close(comm_allreduce_s(&mesh, 2, 64e6), 1348.53333333e-6, 1e-9);
+    /* 8 ranks use all 7 links: 7 times the bandwidth of 2 for the bandwidth term */
+    assert_true(comm_allreduce_s(&mesh, 8, 1e9) < comm_allreduce_s(&mesh, 2, 1e9) / 3.0);
 }
 
 static void op_time_is_max_of_compute_and_memory(void **state)
@@ -26,9 +59,9 @@ static void op_time_is_max_of_compute_and_memory(void **state)
     struct llmroof_effs e = { .compute = 0.5, .memory = 0.5, .comm = 1.0, .overhead_s = 0.001 };
     struct llmroof_oplist o = { 0 };
     /* ffn: 3 instances of 1e12 FLOP and 1e9 B: compute 3*1e12/50e12 = 60 ms, memory 3*1e9/0.5e12 = 6 ms */
-    o.op[LLMROOF_OP_FFN] = (struct llmroof_op){ 3, 1e12, 1e9, 0, 0 };
+    o.op[LLMROOF_OP_FFN] = (struct llmroof_op){ 3, 1e12, 1e9, 0, 0, 0 };
     /* norm: 1e6 FLOP, 1e9 B: compute 0.02 ms, memory 2 ms */
-    o.op[LLMROOF_OP_NORM] = (struct llmroof_op){ 1, 1e6, 1e9, 0, 0 };
+    o.op[LLMROOF_OP_NORM] = (struct llmroof_op){ 1, 1e6, 1e9, 0, 0, 0 };
     struct llmroof_phase p;
     roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
     assert_rel_close(p.op[LLMROOF_OP_FFN].time_s, 0.060, 1e-12);
@@ -59,6 +92,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(all_reduce_alpha_beta_by_hand),
+        cmocka_unit_test(all_reduce_protocols_by_hand),
         cmocka_unit_test(op_time_is_max_of_compute_and_memory),
         cmocka_unit_test(missing_compute_dtype_is_an_input_error),
     };
