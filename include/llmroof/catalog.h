@@ -136,6 +136,10 @@ struct llmroof_engine {
     bool fp8_attention;               /* attention runs at the fp8 peak when the activations are fp8 */
     bool fp16_accumulate;             /* GEMMs accumulate in fp16 (the GeForce fp16-accumulate peak) */
     enum llmroof_attn_kernel attention; /* attention kernel family (flash2 unless the profile says) */
+    bool custom_allreduce;            /* all-reduce by the engine's one-shot/two-shot kernels on NVLink/xGMI */
+    bool first_token_decode;          /* the prefill skips the last prompt token, which a decode step then
+                                         processes to sample the first token (TurboMind): TTFT = prefill +
+                                         one decode step */
     double dequant_min_tokens;        /* weight-only formats dequantized to 16 bits for a dense GEMM from
                                          this many tokens per step; 0 = fused (dequantized in the GEMM) */
     char source[LLMROOF_SOURCE_MAX];  /* where the figures come from */

@@ -14,7 +14,11 @@
  *   NVLink SHARP (nvls_Bps > 0, all-reduce only): latency + 23 us - 6.6 us + M / nvls_Bps, the
  *     switch reducing in place (measured algbw about 270 GB/s on 8 H100s, kernels.md);
  *   a fully connected mesh of `mesh_links` links per GPU (MI300X xGMI: 7) gives a ring of N ranks
- *     min(N-1, links)/links of the GPU's bandwidth (RCCL busbw 47.7 GB/s on 2 MI300X, 312.9 on 8).
+ *     min(N-1, links)/links of the GPU's bandwidth (RCCL busbw 47.7 GB/s on 2 MI300X, 312.9 on 8);
+ *   an engine's custom all-reduce (custom_latency_s > 0, messages up to 8 MiB): one-shot, every rank
+ *     reads the other N-1 buffers, custom + (N-1) * M / B; two-shot (reduce-scatter, all-gather over
+ *     peer memory), 2 * custom + 2(N-1)/N * M / B; the faster of these and NCCL's (vLLM's one-shot on
+ *     4 H100s: 10, 15, 22, 38 us at 0.5, 1, 2, 4 MB - vLLM PR #24111 - is 5.5 us + 3M/365 GB/s).
  * One rank costs nothing. */
 #ifndef LLMROOF_COMM_H
 #define LLMROOF_COMM_H
@@ -27,12 +31,19 @@ struct llmroof_link_model {
     int proto;            /* COMM_PROTO_*: protocol choice as NCCL's tuner; NONE = one alpha-beta line */
     double nvls_Bps;      /* NVLink SHARP all-reduce algorithm bandwidth, bytes/s; 0 = none */
     int mesh_links;       /* fully connected mesh: links per GPU sharing bw_Bps; 0 = switched */
+    double custom_latency_s; /* engine's custom all-reduce (one-shot/two-shot over peer memory): its
+                                fixed cost per call, s; 0 = NCCL only */
 };
 
 enum { COMM_PROTO_NONE, COMM_PROTO_NVLINK, COMM_PROTO_PCIE };
 /* NCCL 2.20.3 src/graph/tuning.cc: LL's bandwidth cap on Ampere/Hopper, NVLS's latency */
 #define COMM_LL_MAX_BPS 87.7e9
 #define COMM_NVLS_LATENCY_S 23.0e-6
+/* custom all-reduce: fixed cost per call (fitted line through vLLM PR #24111's 4 x H100 one-shot
+ * times) and the largest message the engines route through it (vLLM's default max_size,
+ * TensorRT-LLM's 8 MB workspace above 2 GPUs) */
+#define COMM_CUSTOM_AR_LATENCY_S 5.5e-6
+#define COMM_CUSTOM_AR_MAX_BYTES 8388608.0
 
 double comm_allreduce_s(const struct llmroof_link_model *l, int ranks, double msg_bytes);
 double comm_allgather_s(const struct llmroof_link_model *l, int ranks, double msg_bytes);

@@ -41,6 +41,8 @@ struct llmroof_estimate {
     double output_tok_s;               /* B * O / e2e, tokens/s */
     double micro_batches;              /* pipeline micro-batches in flight: min(pp, B); 1 without PP */
     double pp_bubble_s;                /* TTFT added by filling the pipeline: (n-1) * largest stage time */
+    double first_step_s;               /* TTFT added by an engine that samples the first token from a
+                                          decode step (engine first_token_decode), else 0 */
 };
 
 /* Validates the setup: TP divides heads, dtypes are storage/compute formats the GPU has. */

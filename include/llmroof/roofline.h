@@ -32,6 +32,8 @@ struct llmroof_effs {
     double attn_mem_eff;  /* decode attention: share of peak bandwidth (0 = memory) */
     bool attn_eager;      /* scores in memory (fp32) between unfused kernels, masked pairs computed */
     double dequant_min_tokens; /* weight-only formats dequantized for a dense GEMM from this many tokens (0 = never) */
+    bool custom_allreduce; /* the engine all-reduces with its own one-shot/two-shot kernels (NVLink, xGMI) */
+    bool first_token_decode; /* the first token comes from a decode step after the prefill (TurboMind) */
 };
 /* The GPU's catalog defaults. */
 struct llmroof_effs roofline_default_effs(const struct llmroof_gpu *g);

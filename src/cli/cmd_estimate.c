@@ -212,6 +212,10 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
         if (x.s.eff.engine)
             sbuf_printf(&c->out, "; engine %s (+%.1f ms to first token)", x.s.eff.engine->id, setup.eff.first_token_s * 1e3);
         sbuf_append(&c->out, "\n");
+        if (e.first_step_s > 0)
+            sbuf_printf(&c->out, "note: engine %s samples the first token from a decode step after the prefill: "
+                                 "TTFT includes %.3f ms of it\n",
+                        x.s.eff.engine ? x.s.eff.engine->id : "", e.first_step_s * 1e3);
         if (e.shard.pp > 1)
             sbuf_printf(&c->out, "note: %d stages of %ld-%ld layers; %.0f micro-batches; prefill bubble %.3f ms\n",
                         e.shard.pp, e.shard.stage_layers_min, e.shard.stage_layers_max, e.micro_batches,

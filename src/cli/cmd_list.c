@@ -61,10 +61,11 @@ int cmd_list(struct cli *c, int argc, char **argv)
                 table_num(&t, e->dequant_min_tokens);
             else
                 table_str(&t, "fused");
-            char tr[96];
-            snprintf(tr, sizeof tr, "%s%s%s%s", e->cuda_graphs ? "graphs " : "",
-                     e->kv_per_query_head ? "kv-per-qhead " : "", e->fp8_attention ? "fp8-attn " : "",
-                     e->fp16_accumulate ? "fp16-acc " : "");
+            char tr[128];
+            snprintf(tr, sizeof tr, "%s%s%s%s%s%s", e->cuda_graphs ? "graphs " : "",
+                     e->first_token_decode ? "first-token-step " : "",
+                     e->custom_allreduce ? "custom-ar " : "", e->kv_per_query_head ? "kv-per-qhead " : "",
+                     e->fp8_attention ? "fp8-attn " : "", e->fp16_accumulate ? "fp16-acc " : "");
             size_t n = strlen(tr);
             if (n)
                 tr[n - 1] = '\0';

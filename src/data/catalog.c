@@ -619,7 +619,8 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
     static const char *const fields[] = { "id", "name", "step_overhead_s", "first_token_s", "compute_scale",
                                           "collective_latency_s", "cuda_graphs", "launch_s", "kernel_factor",
                                           "kv_per_query_head", "fp8_attention", "fp16_accumulate", "attention_kernel",
-                                          "dequant_min_tokens", "source", NULL };
+                                          "dequant_min_tokens", "custom_allreduce", "first_token_decode", "source",
+                                          NULL };
     int rc;
     memset(g, 0, sizeof *g);
     if ((rc = json_entry_head(c, e, fields, g->id, sizeof g->id)) || (rc = json_get_string(c, e, "name", true, g->name, sizeof g->name)) ||
@@ -639,6 +640,8 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
         (rc = json_get_bool(c, e, "kv_per_query_head", false, &g->kv_per_query_head)) ||
         (rc = json_get_bool(c, e, "fp8_attention", false, &g->fp8_attention)) ||
         (rc = json_get_bool(c, e, "fp16_accumulate", false, &g->fp16_accumulate)) ||
+        (rc = json_get_bool(c, e, "custom_allreduce", false, &g->custom_allreduce)) ||
+        (rc = json_get_bool(c, e, "first_token_decode", false, &g->first_token_decode)) ||
         /* weight-only formats: from this many tokens per step the engine dequantizes the weights
          * to 16 bits and calls a dense GEMM (llama.cpp: above 32 rows; exllamav2: above 32) */
         (rc = json_get_number(c, e, "dequant_min_tokens", "dequant_min_tokens", false, 1, false, 1e6,

@@ -6,16 +6,22 @@
 
 #include <stdbool.h>
 
+/* Bus bandwidth of n ranks: a ring over a full mesh uses the links to the other n-1 ranks only. */
+static double bus_bw(const struct llmroof_link_model *l, double n)
+{
+    double busbw = l->bw_Bps * l->eff;
+    if (l->mesh_links > 0) {
+        double used = n - 1.0 < l->mesh_links ? n - 1.0 : (double)l->mesh_links;
+        busbw *= used / (double)l->mesh_links;
+    }
+    return busbw;
+}
+
 /* A ring collective of `steps` steps moving steps/n * M per rank (llmroof/comm.h): the fastest
  * protocol, as NCCL's tuner picks it from the same table. */
 static double ring_s(const struct llmroof_link_model *l, double n, double steps, double msg_bytes)
 {
-    double busbw = l->bw_Bps * l->eff;
-    if (l->mesh_links > 0) {
-        /* a ring over a full mesh uses the links to the other n-1 ranks only */
-        double used = n - 1.0 < l->mesh_links ? n - 1.0 : (double)l->mesh_links;
-        busbw *= used / (double)l->mesh_links;
-    }
+    const double busbw = bus_bw(l, n);
     const double share = steps / n * msg_bytes, hop = steps * l->hop_latency_s;
     if (l->proto == COMM_PROTO_NONE)
         return l->latency_s + hop + share / busbw;
@@ -46,6 +52,16 @@ double comm_allreduce_s(const struct llmroof_link_model *l, int ranks, double ms
         double nvls = l->latency_s + (COMM_NVLS_LATENCY_S - 6.6e-6) + msg_bytes / l->nvls_Bps;
         if (nvls < t)
             t = nvls;
+    }
+    if (l->custom_latency_s > 0 && msg_bytes <= COMM_CUSTOM_AR_MAX_BYTES) {
+        /* the engine's own kernels over peer memory (llmroof/comm.h) */
+        const double b = bus_bw(l, n);
+        double one = l->custom_latency_s + (n - 1.0) * msg_bytes / b;
+        double two = 2.0 * l->custom_latency_s + 2.0 * (n - 1.0) / n * msg_bytes / b;
+        if (one < t)
+            t = one;
+        if (two < t)
+            t = two;
     }
     return t;
 }

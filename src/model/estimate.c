@@ -150,6 +150,18 @@ int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
     /* the engine's first-token overhead (tokenisation, admission, first sampling) adds to TTFT
      * but occupies no GPU time */
     out->ttft_s = out->prefill.time_s + out->pp_bubble_s + s->eff.first_token_s;
+    if (s->eff.first_token_decode) {
+        /* TurboMind prefills all but the last prompt token and samples the first token from a
+         * decode step over it (LlamaBatch::contextDecode/Generate, docs/model.md section 5): one
+         * decode step of the batch at P keys joins TTFT, and every output token costs a step */
+        struct llmroof_batch fb = batch_decode(B, P);
+        struct llmroof_oplist fo;
+        struct llmroof_phase fp;
+        ops_build(s->model, &out->shard, &s->dt, &fb, &fo);
+        roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &fo, &fp);
+        out->first_step_s = fp.time_s;
+        out->ttft_s += fp.time_s;
+    }
 
     out->decode_steps = O - 1.0;
     if (O >= 2) {

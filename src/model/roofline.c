@@ -53,6 +53,8 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
         if (en->fp16_accumulate && g->fp16_acc_ratio > 1)
             e.peak_scale = g->fp16_acc_ratio;
         e.dequant_min_tokens = en->dequant_min_tokens;
+        e.custom_allreduce = en->custom_allreduce;
+        e.first_token_decode = en->first_token_decode;
         if (en->attention == LLMROOF_ATTN_FLASH2)
             e.attn_eff = g->attn_eff;
         else if (en->attention == LLMROOF_ATTN_EAGER) {
@@ -133,9 +135,14 @@ static struct rl_ctx rl_ctx_of(const struct llmroof_gpu *g, enum llmroof_dtype a
     r.link = (struct llmroof_link_model){ g->link_bw_Bps, eff->comm, g->link_latency_s + eff->comm_latency_s,
                                           g->link_hop_latency_s,
                                           g->link == LLMROOF_LINK_PCIE ? COMM_PROTO_PCIE : COMM_PROTO_NVLINK,
-                                          g->nvls_bw_Bps, g->mesh_links };
+                                          g->nvls_bw_Bps, g->mesh_links,
+                                          /* custom all-reduce needs peer access over NVLink/xGMI
+                                           * (vLLM turns it off on PCIe-only GPUs) */
+                                          eff->custom_allreduce && g->link != LLMROOF_LINK_PCIE
+                                              ? COMM_CUSTOM_AR_LATENCY_S + eff->comm_latency_s
+                                              : 0.0 };
     /* one domain: the intra link; beyond it the hierarchical / network terms of comm.h */
-    r.net = (struct llmroof_link_model){ g->net_bw_Bps, eff->comm, g->net_latency_s, 0.0, COMM_PROTO_NONE, 0.0, 0 };
+    r.net = (struct llmroof_link_model){ g->net_bw_Bps, eff->comm, g->net_latency_s, 0.0, COMM_PROTO_NONE, 0.0, 0, 0.0 };
     r.dom = g->domain_gpus > 0 ? g->domain_gpus : g->gpus_per_node;
     return r;
 }

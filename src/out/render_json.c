@@ -427,6 +427,8 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
         cJSON_AddNumberToObject(ly, "micro_batches", e->micro_batches);
         cJSON_AddNumberToObject(ly, "pp_bubble_s", e->pp_bubble_s);
     }
+    if (e->first_step_s > 0)
+        cJSON_AddNumberToObject(o, "first_token_step_s", e->first_step_s);
     cJSON_AddNumberToObject(o, "ttft_s", e->ttft_s);
     cJSON_AddNumberToObject(o, "tpot_s", e->tpot_s);
     cJSON_AddNumberToObject(o, "e2e_s", e->e2e_s);

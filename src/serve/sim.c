@@ -736,12 +736,16 @@ static void advance(struct runner *r, struct engine *e, double now)
         if (rs->chunk > 0) {
             if (rs->computed < rs->target) {
                 rs->computed += rs->chunk;
-                if (rs->computed == rs->target) {
+                /* an engine that samples the first token from a decode step (TurboMind) emits
+                 * nothing at the end of the prefill; a prefill-only instance hands over then */
+                if (rs->computed == rs->target && (!e->setup.eff.first_token_decode || e->prefill_only)) {
                     rs->generated++;
                     if (q->first_token_s < 0)
                         q->first_token_s = now;
                 }
             } else {
+                if (q->first_token_s < 0)
+                    q->first_token_s = now;
                 long emitted = 1;
                 if (spec_on(r, e)) {
                     /* accepted drafts until the first rejection, then the target's own token:

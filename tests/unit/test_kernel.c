@@ -222,6 +222,48 @@ static void dequantize_then_gemm_by_hand(void **state)
     catalog_free(&cat);
 }
 
+/* An engine's custom all-reduce shortens a decode step's collectives on NVLink and changes
+ * nothing on PCIe, where the engines turn it off. */
+static void custom_allreduce_only_on_nvlink(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *m = catalog_find_model(&cat, "llama-2-70b");
+    const struct llmroof_gpu *nv = catalog_find_gpu(&cat, "a100-sxm4-80gb"), *pc = catalog_find_gpu(&cat, "a40");
+    assert_non_null(m);
+    assert_non_null(nv);
+    assert_non_null(pc);
+    /* a vLLM-like profile: CUDA graphs, custom all-reduce; the same without it */
+    struct llmroof_engine vl = { 0 };
+    vl.compute_scale = 1.0;
+    vl.cuda_graphs = true;
+    vl.custom_allreduce = true;
+    const struct llmroof_engine *v = &vl;
+    struct llmroof_engine nccl = vl;
+    nccl.custom_allreduce = false;
+    struct llmroof_shard sh;
+    assert_int_equal(ops_shard(m, 8, &sh, NULL), 0);
+    struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0 };
+    struct llmroof_batch b = batch_decode(1, 1000);
+    struct llmroof_oplist o;
+    ops_build(m, &sh, &dt, &b, &o);
+    struct llmroof_phase pv, pn;
+    struct llmroof_effs ev = roofline_effs_engine(nv, v, NULL), en = roofline_effs_engine(nv, &nccl, NULL);
+    roofline_eval(nv, LLMROOF_FP16, &ev, 8, &o, &pv);
+    roofline_eval(nv, LLMROOF_FP16, &en, 8, &o, &pn);
+    /* one 16 KiB message (8192 x 2 B) over 8 A100s: one-shot 5.5 + 7 * 16384 / 234e9 = 5.99 us
+     * against NCCL LL's 15 + 1.75 * 16384 / 58.5e9 = 15.49 us; 161 calls per step */
+    assert_rel_close(pv.op[LLMROOF_OP_ALL_REDUCE].comm_s / 161.0, 5.5e-6 + 7.0 * 16384.0 / 234e9, 1e-9);
+    assert_rel_close(pn.op[LLMROOF_OP_ALL_REDUCE].comm_s / 161.0, 15e-6 + 1.75 * 16384.0 / 58.5e9, 1e-9);
+    ev = roofline_effs_engine(pc, v, NULL);
+    en = roofline_effs_engine(pc, &nccl, NULL);
+    roofline_eval(pc, LLMROOF_FP16, &ev, 8, &o, &pv);
+    roofline_eval(pc, LLMROOF_FP16, &en, 8, &o, &pn);
+    assert_rel_close(pv.op[LLMROOF_OP_ALL_REDUCE].comm_s, pn.op[LLMROOF_OP_ALL_REDUCE].comm_s, 1e-12);
+    catalog_free(&cat);
+}
+
 static void engine_fields_outside_their_bounds_are_rejected(void **state)
 {
     (void)state;
@@ -267,6 +309,7 @@ int main(void)
         cmocka_unit_test(per_query_head_kv_reads_multiply_the_cache_traffic),
         cmocka_unit_test(attention_kernel_families_by_hand),
         cmocka_unit_test(dequantize_then_gemm_by_hand),
+        cmocka_unit_test(custom_allreduce_only_on_nvlink),
         cmocka_unit_test(engine_fields_outside_their_bounds_are_rejected),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,7 +7,7 @@
 
 static void all_reduce_alpha_beta_by_hand(void **state)
 {
-    struct llmroof_link_model l = { 300e9, 0.78, 6.6e-6, 0.6e-6, COMM_PROTO_NONE, 0, 0 };
+    struct llmroof_link_model l = { 300e9, 0.78, 6.6e-6, 0.6e-6, COMM_PROTO_NONE, 0, 0, 0 };
     /* N=8, 1 MB: 6.6 us + 2*7*0.6 us + 2*7/8 * 1e6 / (300e9*0.78)
      *          = 6.6 + 8.4 + 1.75e6/234e9 s (7.4786 us) = 22.4786 us */
     assert_rel_close(comm_allreduce_s(&l, 8, 1e6), 22.4786324786e-6, 1e-9);
@@ -22,7 +22,7 @@ static void all_reduce_alpha_beta_by_hand(void **state)
 static void all_reduce_protocols_by_hand(void **state)
 {
     (void)state;
-    struct llmroof_link_model l = { 300e9, 0.78, 6.6e-6, 0.6e-6, COMM_PROTO_NVLINK, 0, 0 };
+    struct llmroof_link_model l = { 300e9, 0.78, 6.6e-6, 0.6e-6, COMM_PROTO_NVLINK, 0, 0, 0 };
     /* N=8: 14 steps, busbw 234 GB/s. 1 MB moves 14/8 MB = 1.75e6 B per rank.
      * LL:     6.6 + 14*0.6 = 15.0 us + 1.75e6 / min(234/4 = 58.5, 87.7) GB/s (29.9145 us) = 44.9145 us
      * LL128:  14.0 + 14*1.9 = 40.6 us + 1.75e6 / (0.92*234 GB/s) (8.1290 us)           = 48.7290 us
@@ -34,7 +34,7 @@ static void all_reduce_protocols_by_hand(void **state)
     assert_rel_close(comm_allreduce_s(&l, 8, 8e3), 15.2393162393e-6, 1e-9);
     /* PCIe (no LL128): N=2, hop 1.0 us, busbw 20 GB/s, 1 MB once: LL 6.6 + 2*1.0 + 1e6/5e9 (200 us)
      * = 208.6 us; Simple 8.4 + 2*5.7 = 19.8 + 1e6/20e9 (50 us) = 69.8 us */
-    struct llmroof_link_model pcie = { 25e9, 0.8, 6.6e-6, 1.0e-6, COMM_PROTO_PCIE, 0, 0 };
+    struct llmroof_link_model pcie = { 25e9, 0.8, 6.6e-6, 1.0e-6, COMM_PROTO_PCIE, 0, 0, 0 };
     assert_rel_close(comm_allreduce_s(&pcie, 2, 1e6), 69.8e-6, 1e-9);
     /* NVLS at 270 GB/s: 6.6 + (23 - 6.6) + 64e6 / 270e9 (237.037 us) = 260.037 us < the ring's 534.6 */
     l.nvls_Bps = 270e9;
@@ -44,8 +44,18 @@ static void all_reduce_protocols_by_hand(void **state)
     /* mesh of 7 links (MI300X): 2 ranks use 1 link, busbw 448*0.75/7 = 48 GB/s; 64 MB, 2 steps,
      * 64e6 B per rank: Simple 8.4 + 2*3.4 = 15.2 us + 64e6/48e9 (1333.333 us) = 1348.533 us
      * (LL 7.8 + 5333.3; LL128 17.8 + 1449.28) */
-    struct llmroof_link_model mesh = { 448e9, 0.75, 6.6e-6, 0.6e-6, COMM_PROTO_NVLINK, 0, 7 };
+    struct llmroof_link_model mesh = { 448e9, 0.75, 6.6e-6, 0.6e-6, COMM_PROTO_NVLINK, 0, 7, 0 };
     assert_rel_close(comm_allreduce_s(&mesh, 2, 64e6), 1348.53333333e-6, 1e-9);
+    /* an engine's custom all-reduce on 4 H100s (busbw 450 * 0.81 = 364.5 GB/s), 5.5 us per shot:
+     * 1 MB one-shot 5.5 + 3 * 1e6 / 364.5e9 (8.2305 us) = 13.7305 us; two-shot 11 + 1.5e6/364.5e9 =
+     * 15.1152 us; NCCL LL 10.2 + 1.5e6 / 87.7e9 (17.1038) = 27.30 us: one-shot wins */
+    struct llmroof_link_model cu = { 450e9, 0.81, 6.6e-6, 0.6e-6, COMM_PROTO_NVLINK, 0, 0, 5.5e-6 };
+    assert_rel_close(comm_allreduce_s(&cu, 4, 1e6), 13.7304526749e-6, 1e-9);
+    /* 4 MB: one-shot 5.5 + 32.922 = 38.42; two-shot 11 + 16.4609 = 27.4609 us; NCCL LL128 43.29 */
+    assert_rel_close(comm_allreduce_s(&cu, 4, 4e6), 27.4609053498e-6, 1e-9);
+    /* 16 MB is above the 8 MiB the engines route through it: NCCL Simple 28.8 + 24e6/364.5e9 = 94.6436 us
+     * (LL128 25.4 + 71.569 = 96.97) */
+    assert_rel_close(comm_allreduce_s(&cu, 4, 16e6), 94.6436213992e-6, 1e-9);
     /* 8 ranks use all 7 links: 7 times the bandwidth of 2 for the bandwidth term */
     assert_true(comm_allreduce_s(&mesh, 8, 1e9) < comm_allreduce_s(&mesh, 2, 1e9) / 3.0);
 }

@@ -47,6 +47,37 @@ static void one_request_alone_reproduces_estimate(void **state)
     catalog_free(&cat);
 }
 
+/* An engine that samples the first token from a decode step after the prefill (TurboMind):
+ * estimate adds that step to TTFT, the simulator emits the first token a step later and runs
+ * one more decode iteration; both agree. */
+static void first_token_from_a_decode_step(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 512, 64, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, &w);
+    c.concurrency = 1;
+    c.requests = 1;
+    struct llmroof_request req = { 1, 512, 64 }, two = { 1, 512, 2 };
+    struct llmroof_estimate plain, step, flag;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(estimate_run(&c.setup, &req, &plain, &err), 0);
+    assert_int_equal(estimate_run(&c.setup, &two, &step, &err), 0); /* one decode step, 513 keys */
+    c.setup.eff.first_token_decode = true;
+    assert_int_equal(estimate_run(&c.setup, &req, &flag, &err), 0);
+    assert_rel_close(flag.ttft_s - plain.ttft_s, flag.first_step_s, 1e-12);
+    /* the step over the last prompt token attends to 512 keys, the first decode step to 513 */
+    assert_rel_close(flag.first_step_s, step.tpot_s, 1e-4);
+    assert_rel_close(flag.e2e_s, plain.e2e_s + flag.first_step_s, 1e-12);
+    struct sim_result r;
+    run(&c, &r);
+    assert_int_equal(r.iterations, 65); /* the prefill, then 64 decode steps */
+    assert_rel_close(r.ttft.mean, flag.ttft_s, 1e-4);
+    assert_rel_close(r.e2e.mean, flag.e2e_s, 1e-4);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
 static void pure_and_mixed_iterations_cost_what_estimate_says(void **state)
 {
     struct llmroof_catalog cat;
@@ -574,6 +605,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(one_request_alone_reproduces_estimate),
+        cmocka_unit_test(first_token_from_a_decode_step),
         cmocka_unit_test(pure_and_mixed_iterations_cost_what_estimate_says),
         cmocka_unit_test(same_seed_same_result),
         cmocka_unit_test(throughput_rises_with_concurrency_then_saturates),
