@@ -11,12 +11,12 @@
 #include "llmroof/render_validate.h"
 
 enum { OPT_BY = 1, OPT_MAP, OPT_SVG, OPT_UNC, OPT_MAXDEC, OPT_MAXPRE, OPT_FIT, OPT_FIT_ALL, OPT_FIT_GPUS, OPT_FIT_ENGINES,
-       OPT_OPS, OPT_OUT, OPT_CV };
+       OPT_OPS, OPT_OUT, OPT_CV, OPT_MAXE2E, OPT_MAXSRV };
 
 struct ctx {
     enum val_group by;
     const char *map, *svg, *unc;
-    double max_dec, max_pre;
+    double max_dec, max_pre, max_e2e, max_srv;
     bool fit, fit_all;
     const char *fit_gpus, *fit_engines;
     const char *ops;               /* --ops FILE */
@@ -39,6 +39,8 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     case OPT_UNC: x->unc = arg; return 0;
     case OPT_MAXDEC: return cli_double(c, "max-decode-error", arg, 0, 10, true, &x->max_dec);
     case OPT_MAXPRE: return cli_double(c, "max-prefill-error", arg, 0, 10, true, &x->max_pre);
+    case OPT_MAXE2E: return cli_double(c, "max-e2e-error", arg, 0, 10, true, &x->max_e2e);
+    case OPT_MAXSRV: return cli_double(c, "max-serving-error", arg, 0, 10, true, &x->max_srv);
     case OPT_FIT: x->fit = true; return 0;
     case OPT_FIT_ALL: x->fit = x->fit_all = true; return 0;
     case OPT_FIT_GPUS: x->fit_gpus = arg; return 0;
@@ -407,6 +409,30 @@ static bool in_class(const struct val_case *c, const void *cls)
     return val_metric_class(c->metric) == *(const enum val_class *)cls;
 }
 
+static bool is_serving(const struct val_case *c, const void *unused)
+{
+    (void)unused;
+    return c->serving;
+}
+
+/* A --max-*-error gate (limit 0: not asked): 1 when the class's median |error| exceeds it, or
+ * when no row of the class was mapped - a gate that measured nothing fails. */
+static int gate(struct cli *c, const char *file, const char *what, struct val_stats st, double limit)
+{
+    if (!(limit > 0))
+        return 0;
+    if (st.n == 0) {
+        fprintf(c->errf, "llmroof: --max-%s-error: no %s row of %s was mapped; the gate measured nothing\n", what,
+                what, file);
+        return 1;
+    }
+    if (st.median_abs > limit) {
+        fprintf(c->errf, "llmroof: %s median |error| %.1f%% exceeds %.1f%%\n", what, 100 * st.median_abs, 100 * limit);
+        return 1;
+    }
+    return 0;
+}
+
 struct split {
     const struct val_case *base;
     const bool *train;
@@ -608,6 +634,8 @@ int cmd_validate(struct cli *c, int argc, char **argv)
         { OPT_UNC, "uncertainty-out", 0, "FILE", "write the uncertainty bands that --range reads", false },
         { OPT_MAXDEC, "max-decode-error", 0, "F", "exit 1 if the decode median |error| exceeds F (e.g. 0.15)", false },
         { OPT_MAXPRE, "max-prefill-error", 0, "F", "exit 1 if the prefill/TTFT median |error| exceeds F", false },
+        { OPT_MAXE2E, "max-e2e-error", 0, "F", "exit 1 if the e2e/static-throughput median |error| exceeds F", false },
+        { OPT_MAXSRV, "max-serving-error", 0, "F", "exit 1 if the serving rows' median |error| exceeds F", false },
         { OPT_FIT, "fit", 0, NULL, "fit every GPU and engine on every other row; report the held-out error", false },
         { OPT_FIT_ALL, "fit-all", 0, NULL, "fit on every mapped row (after --fit has checked the held-out error)", false },
         { OPT_FIT_GPUS, "fit-gpus", 0, "FILE", "with --fit: write the GPU catalog with the fitted values", false },
@@ -729,26 +757,12 @@ int cmd_validate(struct cli *c, int argc, char **argv)
             render_validate(pos[0], cases, n, x.by, c->format, &c->sel, &c->out);
         }
     }
-    if (!rc && (x.max_dec > 0 || x.max_pre > 0)) {
-        enum val_class dec = VAL_CLASS_DECODE, pre = VAL_CLASS_PREFILL;
-        struct val_stats sd = val_stats_of(cases, n, in_class, &dec), sp = val_stats_of(cases, n, in_class, &pre);
-        /* a gate that measured nothing fails: no mapped row of the gated class */
-        if (x.max_dec > 0 && sd.n == 0) {
-            fprintf(c->errf, "llmroof: --max-decode-error: no decode row of %s was mapped; the gate measured nothing\n",
-                    pos[0]);
-            rc = 1;
-        } else if (x.max_dec > 0 && sd.median_abs > x.max_dec) {
-            fprintf(c->errf, "llmroof: decode median |error| %.1f%% exceeds %.1f%%\n", 100 * sd.median_abs, 100 * x.max_dec);
-            rc = 1;
-        }
-        if (x.max_pre > 0 && sp.n == 0) {
-            fprintf(c->errf, "llmroof: --max-prefill-error: no prefill row of %s was mapped; the gate measured nothing\n",
-                    pos[0]);
-            rc = 1;
-        } else if (x.max_pre > 0 && sp.median_abs > x.max_pre) {
-            fprintf(c->errf, "llmroof: prefill median |error| %.1f%% exceeds %.1f%%\n", 100 * sp.median_abs, 100 * x.max_pre);
-            rc = 1;
-        }
+    if (!rc && (x.max_dec > 0 || x.max_pre > 0 || x.max_e2e > 0 || x.max_srv > 0)) {
+        enum val_class dec = VAL_CLASS_DECODE, pre = VAL_CLASS_PREFILL, e2e = VAL_CLASS_E2E;
+        rc |= gate(c, pos[0], "decode", val_stats_of(cases, n, in_class, &dec), x.max_dec);
+        rc |= gate(c, pos[0], "prefill", val_stats_of(cases, n, in_class, &pre), x.max_pre);
+        rc |= gate(c, pos[0], "e2e", val_stats_of(cases, n, in_class, &e2e), x.max_e2e);
+        rc |= gate(c, pos[0], "serving", val_stats_of(cases, n, is_serving, NULL), x.max_srv);
         c->out_on_failure = rc == 1;
     }
     free(rows);
