@@ -12,6 +12,8 @@
 #include "llmroof/catalog.h"
 #include "llmroof/dtype.h"
 
+#include <math.h>
+
 /* Prefill attention's ramp: a FlashAttention-class kernel over L keys per sequence reaches
  * L / (L + L0) of its long-sequence efficiency (tile fill, the causal diagonal, prologue and
  * epilogue per query block); L0 = 408 keys fitted to cuDNN SDPA on an H100 SXM5, 0.662 of the
@@ -57,6 +59,30 @@ static inline double kernel_instance_s(double compute_s, double memory_s, double
 {
     double a = compute_s + overlap * memory_s, b = memory_s + overlap * compute_s;
     double gpu = (a > b ? a : b) + kernels * fixed_s;
+    double cpu = kernels * launch_s;
+    return gpu > cpu ? gpu : cpu;
+}
+
+/* A GEMM-type kernel near its ridge point: time = (c^p + m^p)^(1/p), the smooth maximum the
+ * H100 GEMM measurements fit best (p = 6, 528 bf16 shapes, median |error| 3.4%:
+ * docs/validation/measured/h100-sxm5-80gb/constants.json) - 12% above max(c, m) where the two
+ * terms are equal, within 0.3% of it once one term is twice the other. */
+#define KERNEL_RIDGE_P 6
+static inline double kernel_ridge_max(double compute_s, double memory_s)
+{
+    double hi = compute_s > memory_s ? compute_s : memory_s, lo = compute_s > memory_s ? memory_s : compute_s;
+    if (!(hi > 0))
+        return 0.0;
+    double r = lo / hi, r2 = r * r, r6 = r2 * r2 * r2;
+    return hi * cbrt(sqrt(1.0 + r6)); /* (1 + r^6)^(1/6) */
+}
+
+/* One instance of a GEMM-type operator (projections, MLP, norms: everything but attention):
+ *   max(ridge_max(c, m) + kernels * fixed_s, kernels * launch_s) */
+static inline double kernel_gemm_instance_s(double compute_s, double memory_s, double kernels, double fixed_s,
+                                            double launch_s)
+{
+    double gpu = kernel_ridge_max(compute_s, memory_s) + kernels * fixed_s;
     double cpu = kernels * launch_s;
     return gpu > cpu ? gpu : cpu;
 }

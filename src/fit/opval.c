@@ -143,7 +143,9 @@ int opval_predict(const struct opval_row *r, const struct llmroof_model *m, int 
      * events do not see. The kit's MLP is ops.c's three kernels (gate_up, activation, down); its
      * QKV projection is the GEMM alone (no RoPE) and its LM head the GEMM alone (no sampling). */
     const double kn = r->op == LLMROOF_OP_FFN ? o->kernels : 1.0;
-    out->predicted_s = kernel_instance_s(out->compute_s, out->memory_s, eff->overlap, kn, eff->kernel_s, 0.0);
+    const bool attn = r->op == LLMROOF_OP_ATTENTION || r->op == LLMROOF_OP_ATTN_LOCAL;
+    out->predicted_s = attn ? kernel_instance_s(out->compute_s, out->memory_s, eff->overlap, kn, eff->kernel_s, 0.0)
+                            : kernel_gemm_instance_s(out->compute_s, out->memory_s, kn, eff->kernel_s, 0.0);
     out->bound = t->bound;
     out->flops = o->flops;
     out->bytes = o->bytes;

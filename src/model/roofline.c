@@ -245,7 +245,10 @@ static void rl_pass(const struct llmroof_gpu *g, enum llmroof_dtype act, const s
         if (!full)
             continue;
         /* every instance of an op kind is identical: count * one instance's kernel time */
-        t->time_s = op->count * kernel_instance_s(c, m, eff->overlap, kernels * r.kf, eff->kernel_s, eff->launch_s);
+        /* attention keeps the linear overlap (estimate.c sums its context-dependent lines exactly);
+         * every other operator is a GEMM-like kernel on the measured smooth ridge */
+        t->time_s = op->count * (attn ? kernel_instance_s(c, m, eff->overlap, kernels * r.kf, eff->kernel_s, eff->launch_s)
+                                      : kernel_gemm_instance_s(c, m, kernels * r.kf, eff->kernel_s, eff->launch_s));
         t->fixed_s = t->time_s - (t->compute_s > t->memory_s ? t->compute_s : t->memory_s);
         t->bound = t->compute_s >= t->memory_s ? LLMROOF_BOUND_COMPUTE : LLMROOF_BOUND_MEMORY;
     }

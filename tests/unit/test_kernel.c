@@ -21,6 +21,20 @@ static void instance_time_is_the_kernel_envelope(void **state)
     assert_rel_close(kernel_instance_s(1e-6, 0.5e-6, 0.0, 3, 2e-6, 10e-6), 30e-6, 1e-12);
 }
 
+static void gemm_kernels_sit_on_the_measured_smooth_ridge(void **state)
+{
+    (void)state;
+    /* (c^6 + m^6)^(1/6): equal terms 2^(1/6) = 1.122462; one twice the other (1 + 1/64)^(1/6) =
+     * 1.002588 of the larger; zero stays zero */
+    assert_rel_close(kernel_ridge_max(1e-3, 1e-3), 1.122462048e-3, 1e-9);
+    assert_rel_close(kernel_ridge_max(1e-3, 0.5e-3), 1.002588e-3, 1e-6);
+    assert_rel_close(kernel_ridge_max(0.5e-3, 1e-3), 1.002588e-3, 1e-6);
+    assert_rel_close(kernel_ridge_max(0.0, 0.0), 0.0, 0.0);
+    /* 3 kernels of 2 us on top; a CPU launch of 10 us each wins for a tiny kernel */
+    assert_rel_close(kernel_gemm_instance_s(100e-6, 100e-6, 3, 2e-6, 0.0), 112.2462048e-6 + 6e-6, 1e-9);
+    assert_rel_close(kernel_gemm_instance_s(1e-6, 1e-6, 3, 2e-6, 10e-6), 30e-6, 1e-12);
+}
+
 static void dtype_scales_and_attention_dtype(void **state)
 {
     (void)state;
@@ -303,6 +317,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(instance_time_is_the_kernel_envelope),
+        cmocka_unit_test(gemm_kernels_sit_on_the_measured_smooth_ridge),
         cmocka_unit_test(dtype_scales_and_attention_dtype),
         cmocka_unit_test(upper_envelope_sum_is_exact),
         cmocka_unit_test(collectives_carry_the_16bit_residual),

@@ -64,7 +64,9 @@ static void kernels_map_to_operator_instances(void **state)
     assert_int_equal(opval_predict(&r, m, 1, g, &eff, "ops.csv", &p, &err), 0);
     assert_rel_close(p.flops, 412316860416.0, 1e-12);
     assert_int_equal(p.bound, LLMROOF_BOUND_COMPUTE);
-    assert_rel_close(p.predicted_s, 412316860416.0 / (312e12 * 0.5) + 3e-6, 1e-9);
+    /* (the memory term, 235 MB / 1631 GB/s = 0.144 ms, lifts the smooth ridge by
+     * (1 + (0.144/2.643)^6)^(1/6) - 1 = 4e-9) */
+    assert_rel_close(p.predicted_s, 412316860416.0 / (312e12 * 0.5) + 3e-6, 1e-8);
     /* measured 1 ms would be 412.3e9 / (1e-3 * 312e12) = 1.3215 of peak: the anomaly shows */
     assert_rel_close(p.achieved_flops_frac, 412316860416.0 / (1e-3 * 312e12), 1e-9);
     /* TP 2 halves the heads on a rank: half the FLOPs */
