@@ -74,7 +74,11 @@ static inline double kernel_ridge_max(double compute_s, double memory_s)
     if (!(hi > 0))
         return 0.0;
     double r = lo / hi, r2 = r * r, r6 = r2 * r2 * r2;
-    return hi * cbrt(sqrt(1.0 + r6)); /* (1 + r^6)^(1/6) */
+    /* far from the ridge (most decode GEMMs) two terms of (1 + x)^(1/6) = 1 + x/6 - 5x^2/72 + ...
+     * are exact to 1e-13 for x < 1e-4 and keep bench_engine fast; near it, the roots */
+    if (r6 < 1e-4)
+        return hi * (1.0 + r6 * (1.0 / 6.0 - r6 * (5.0 / 72.0)));
+    return hi * cbrt(sqrt(1.0 + r6));
 }
 
 /* One instance of a GEMM-type operator (projections, MLP, norms: everything but attention):

@@ -3,6 +3,8 @@
  * exact sum of the decode steps' upper envelope. Hand arithmetic in the comments. */
 #include "helpers.h"
 
+#include <math.h>
+
 #include "llmroof/estimate.h"
 #include "llmroof/kernel.h"
 #include "llmroof/roofline.h"
@@ -30,6 +32,10 @@ static void gemm_kernels_sit_on_the_measured_smooth_ridge(void **state)
     assert_rel_close(kernel_ridge_max(1e-3, 0.5e-3), 1.002588e-3, 1e-6);
     assert_rel_close(kernel_ridge_max(0.5e-3, 1e-3), 1.002588e-3, 1e-6);
     assert_rel_close(kernel_ridge_max(0.0, 0.0), 0.0, 0.0);
+    /* far from the ridge the series branch (x = r^6 < 1e-4) agrees with the roots: r = 0.2, 0.1 */
+    assert_rel_close(kernel_ridge_max(1.0, 0.2), pow(1.0 + pow(0.2, 6), 1.0 / 6.0), 1e-13);
+    assert_rel_close(kernel_ridge_max(0.1, 1.0), pow(1.0 + 1e-6, 1.0 / 6.0), 1e-13);
+    assert_rel_close(kernel_ridge_max(1.0, 0.22), pow(1.0 + pow(0.22, 6), 1.0 / 6.0), 1e-13);
     /* 3 kernels of 2 us on top; a CPU launch of 10 us each wins for a tiny kernel */
     assert_rel_close(kernel_gemm_instance_s(100e-6, 100e-6, 3, 2e-6, 0.0), 112.2462048e-6 + 6e-6, 1e-9);
     assert_rel_close(kernel_gemm_instance_s(1e-6, 1e-6, 3, 2e-6, 10e-6), 30e-6, 1e-12);
