@@ -128,19 +128,11 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
         return json_ferr(c, "interconnect", "must be an object");
     if ((rc = json_check_known(c, ic, "interconnect.", ic_fields)))
         return rc;
-    char kind[16];
-    const cJSON *k = cJSON_GetObjectItemCaseSensitive(ic, "kind");
-    if (!k || !cJSON_IsString(k) || !k->valuestring)
-        return json_ferr(c, "interconnect.kind", "must be one of \"nvlink\", \"pcie\", \"xgmi\"");
-    snprintf(kind, sizeof kind, "%s", k->valuestring);
-    if (strcmp(kind, "nvlink") == 0)
-        g->link = LLMROOF_LINK_NVLINK;
-    else if (strcmp(kind, "pcie") == 0)
-        g->link = LLMROOF_LINK_PCIE;
-    else if (strcmp(kind, "xgmi") == 0)
-        g->link = LLMROOF_LINK_XGMI;
-    else
-        return json_ferr(c, "interconnect.kind", "must be one of \"nvlink\", \"pcie\", \"xgmi\" (got \"%s\")", kind);
+    static const char *const kinds[] = { "nvlink", "pcie", "xgmi", NULL }; /* enum llmroof_link order */
+    int kind = 0;
+    if ((rc = json_get_choice(c, ic, "kind", "interconnect.kind", kinds, -1, &kind)))
+        return rc;
+    g->link = (enum llmroof_link)kind;
     /* links: 100 MB/s (far below PCIe 1.0 x1's 250 MB/s) to 10 TB/s */
     if ((rc = json_get_number(c, ic, "bandwidth_Bps", "interconnect.bandwidth_Bps", true, 1e8, false, 1e13,
                          &g->link_bw_Bps, NULL)) ||
@@ -647,17 +639,12 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
         (rc = json_get_number(c, e, "dequant_min_tokens", "dequant_min_tokens", false, 1, false, 1e6,
                               &g->dequant_min_tokens, NULL)))
         return rc;
-    char ak[16] = "";
-    if ((rc = json_get_string(c, e, "attention_kernel", false, ak, sizeof ak)))
+    /* enum llmroof_attn_kernel order; absent: FlashAttention-2-class */
+    static const char *const fams[] = { "flash2", "flash3", "eager", NULL };
+    int fam = LLMROOF_ATTN_FLASH2;
+    if ((rc = json_get_choice(c, e, "attention_kernel", "attention_kernel", fams, LLMROOF_ATTN_FLASH2, &fam)))
         return rc;
-    if (!ak[0] || strcmp(ak, "flash2") == 0) /* absent: FlashAttention-2-class */
-        g->attention = LLMROOF_ATTN_FLASH2;
-    else if (strcmp(ak, "flash3") == 0)
-        g->attention = LLMROOF_ATTN_FLASH3;
-    else if (strcmp(ak, "eager") == 0)
-        g->attention = LLMROOF_ATTN_EAGER;
-    else
-        return json_ferr(c, "attention_kernel", "must be one of \"flash2\", \"flash3\", \"eager\" (got \"%s\")", ak);
+    g->attention = (enum llmroof_attn_kernel)fam;
     return LLMROOF_OK;
 }
 

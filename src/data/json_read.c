@@ -185,6 +185,29 @@ int json_get_string(struct json_ectx *c, const cJSON *obj, const char *key, bool
     return LLMROOF_OK;
 }
 
+int json_get_choice(struct json_ectx *c, const cJSON *obj, const char *key, const char *field,
+                    const char *const *names, int dflt, int *out)
+{
+    char list[160] = "";
+    for (int i = 0; names[i]; i++) {
+        size_t n = strlen(list);
+        snprintf(list + n, sizeof list - n, "%s\"%s\"", i ? ", " : "", names[i]);
+    }
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!v && dflt >= 0) {
+        *out = dflt;
+        return LLMROOF_OK;
+    }
+    if (!v || !cJSON_IsString(v) || !v->valuestring)
+        return json_ferr(c, field, "must be one of %s", list);
+    for (int i = 0; names[i]; i++)
+        if (strcmp(v->valuestring, names[i]) == 0) {
+            *out = i;
+            return LLMROOF_OK;
+        }
+    return json_ferr(c, field, "must be one of %s (got \"%.40s\")", list, v->valuestring);
+}
+
 /* A finite number in [lo, hi]; lo_open makes the lower bound exclusive. */
 int json_get_number(struct json_ectx *c, const cJSON *obj, const char *key, const char *field,
                       bool required, double lo, bool lo_open, double hi, double *out, bool *present)

@@ -41,6 +41,10 @@ int json_get_number(struct json_ectx *c, const cJSON *obj, const char *key, cons
 int json_get_long(struct json_ectx *c, const cJSON *obj, const char *key, bool required, long lo, long hi,
                   long *out, bool *present);
 int json_get_bool(struct json_ectx *c, const cJSON *obj, const char *key, bool required, bool *out);
+/* A string that must be one of the NULL-terminated `names`: *out is its index. Absent: *out =
+ * dflt, or an error naming `field` when dflt < 0 (required). */
+int json_get_choice(struct json_ectx *c, const cJSON *obj, const char *key, const char *field,
+                    const char *const *names, int dflt, int *out);
 /* The start every catalog entry shares: an object, a valid "id" (copied into id and c->id),
  * and no field outside `fields`. */
 int json_entry_head(struct json_ectx *c, const cJSON *e, const char *const *fields, char *id, size_t cap);

@@ -284,36 +284,40 @@ static void custom_allreduce_only_on_nvlink(void **state)
     catalog_free(&cat);
 }
 
+/* One engine entry with the required fields and `extra` ones. */
+static int add_engine(struct llmroof_catalog *cat, const char *extra, struct llmroof_err *err)
+{
+    char text[512];
+    snprintf(text, sizeof text,
+             "{\"engines\": [{\"id\": \"e%zu\", \"name\": \"E\", \"step_overhead_s\": 0.001, \"first_token_s\": 0, "
+             "%s, \"source\": \"s\"}]}",
+             cat->n_engines, extra);
+    return catalog_add_engines_text(cat, text, strlen(text), "e.json", false, err);
+}
+
 static void engine_fields_outside_their_bounds_are_rejected(void **state)
 {
     (void)state;
     struct llmroof_catalog cat;
     catalog_init(&cat);
     struct llmroof_err err = { 0 };
-    const char *bad = "{\"engines\": [{\"id\": \"x\", \"name\": \"X\", \"step_overhead_s\": 0, \"first_token_s\": 0, "
-                      "\"compute_scale\": 0.5, \"source\": \"s\"}]}";
-    assert_int_equal(catalog_add_engines_text(&cat, bad, strlen(bad), "e.json", false, &err), LLMROOF_EINPUT);
-    assert_non_null(strstr(err.msg, "compute_scale"));
-    const char *bad2 = "{\"engines\": [{\"id\": \"x\", \"name\": \"X\", \"step_overhead_s\": 0, \"first_token_s\": 0, "
-                       "\"compute_scale\": 1, \"kernel_factor\": 9, \"source\": \"s\"}]}";
-    assert_int_equal(catalog_add_engines_text(&cat, bad2, strlen(bad2), "e.json", false, &err), LLMROOF_EINPUT);
-    assert_non_null(strstr(err.msg, "kernel_factor"));
-    const char *ok = "{\"engines\": [{\"id\": \"x\", \"name\": \"X\", \"step_overhead_s\": 0.001, \"first_token_s\": 0, "
-                     "\"compute_scale\": 1, \"cuda_graphs\": true, \"launch_s\": 1e-05, \"source\": \"s\"}]}";
-    assert_int_equal(catalog_add_engines_text(&cat, ok, strlen(ok), "e.json", false, &err), 0);
+    static const struct {
+        const char *extra, *field;
+    } bad[] = {
+        { "\"compute_scale\": 0.5", "compute_scale" },       /* below the 0.7 floor */
+        { "\"compute_scale\": 1, \"kernel_factor\": 9", "kernel_factor" },
+        { "\"compute_scale\": 1, \"attention_kernel\": \"sdpa\"", "attention_kernel" },
+        { "\"compute_scale\": 1, \"dequant_min_tokens\": 0", "dequant_min_tokens" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(add_engine(&cat, bad[i].extra, &err), LLMROOF_EINPUT);
+        assert_non_null(strstr(err.msg, bad[i].field));
+    }
+    assert_int_equal(add_engine(&cat, "\"compute_scale\": 1, \"cuda_graphs\": true, \"launch_s\": 1e-05", &err), 0);
     assert_true(cat.engines[0].cuda_graphs);
     assert_int_equal(cat.engines[0].attention, LLMROOF_ATTN_FLASH2); /* absent: FlashAttention-2 class */
-    const char *bad3 = "{\"engines\": [{\"id\": \"y\", \"name\": \"Y\", \"step_overhead_s\": 0, \"first_token_s\": 0, "
-                       "\"compute_scale\": 1, \"attention_kernel\": \"sdpa\", \"source\": \"s\"}]}";
-    assert_int_equal(catalog_add_engines_text(&cat, bad3, strlen(bad3), "e.json", false, &err), LLMROOF_EINPUT);
-    assert_non_null(strstr(err.msg, "attention_kernel"));
-    const char *bad4 = "{\"engines\": [{\"id\": \"y\", \"name\": \"Y\", \"step_overhead_s\": 0, \"first_token_s\": 0, "
-                       "\"compute_scale\": 1, \"dequant_min_tokens\": 0, \"source\": \"s\"}]}";
-    assert_int_equal(catalog_add_engines_text(&cat, bad4, strlen(bad4), "e.json", false, &err), LLMROOF_EINPUT);
-    assert_non_null(strstr(err.msg, "dequant_min_tokens"));
-    const char *ok2 = "{\"engines\": [{\"id\": \"y\", \"name\": \"Y\", \"step_overhead_s\": 0, \"first_token_s\": 0, "
-                      "\"compute_scale\": 1, \"attention_kernel\": \"eager\", \"dequant_min_tokens\": 33, \"source\": \"s\"}]}";
-    assert_int_equal(catalog_add_engines_text(&cat, ok2, strlen(ok2), "e.json", false, &err), 0);
+    assert_int_equal(add_engine(&cat, "\"compute_scale\": 1, \"attention_kernel\": \"eager\", "
+                                      "\"dequant_min_tokens\": 33", &err), 0);
     assert_int_equal(cat.engines[1].attention, LLMROOF_ATTN_EAGER);
     assert_rel_close(cat.engines[1].dequant_min_tokens, 33.0, 1e-12);
     catalog_free(&cat);
