@@ -147,15 +147,22 @@ static void per_query_head_kv_reads_multiply_the_cache_traffic(void **state)
     catalog_free(&cat);
 }
 
+/* A GPU of round numbers: 1 TB/s, 100 TFLOP/s fp16. */
+static struct llmroof_gpu toy_gpu(void)
+{
+    struct llmroof_gpu g = { 0 };
+    g.mem_bw_Bps = 1e12;
+    g.peak_flops[LLMROOF_FP16] = 100e12;
+    g.has_peak[LLMROOF_FP16] = true;
+    return g;
+}
+
 /* Attention kernels (docs/model.md "Attention kernels"): prefill on the ramp L/(L+L0) of its own
  * efficiency, decode at its own bandwidth share, eager with the fp32 scores through memory. */
 static void attention_kernel_families_by_hand(void **state)
 {
     (void)state;
-    struct llmroof_gpu g = { 0 };
-    g.mem_bw_Bps = 1e12;
-    g.peak_flops[LLMROOF_FP16] = 100e12;
-    g.has_peak[LLMROOF_FP16] = true;
+    const struct llmroof_gpu g = toy_gpu();
     struct llmroof_effs e = { .compute = 0.5, .memory = 0.8, .comm = 1.0, .attn_eff = 0.7,
                               .attn_ramp_tokens = KERNEL_ATTN_RAMP_TOKENS, .attn_mem_eff = 0.9 };
     struct llmroof_oplist o = { 0 };
@@ -198,10 +205,7 @@ static void attention_kernel_families_by_hand(void **state)
 static void dequantize_then_gemm_by_hand(void **state)
 {
     (void)state;
-    struct llmroof_gpu g = { 0 };
-    g.mem_bw_Bps = 1e12;
-    g.peak_flops[LLMROOF_FP16] = 100e12;
-    g.has_peak[LLMROOF_FP16] = true;
+    const struct llmroof_gpu g = toy_gpu();
     struct llmroof_effs e = { .compute = 1.0, .memory = 1.0, .comm = 1.0, .dequant_min_tokens = 33,
                               .kernel_s = 2e-6 };
     struct llmroof_oplist o = { 0 };
