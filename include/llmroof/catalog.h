@@ -118,9 +118,10 @@ struct llmroof_model {
 /* An inference engine's behaviour beyond the hardware: what a serving framework adds to every
  * step, to every first token, and how close its kernels get to the GPU's compute efficiency. */
 /* Attention kernel families (docs/model.md "Attention kernels"): FlashAttention-2-class,
- * FlashAttention-3-class (Hopper: FA3, cuDNN, TensorRT-LLM's FMHA), or eager (scores written to
- * memory in fp32 between separate matmul and softmax kernels, masked keys computed too). */
-enum llmroof_attn_kernel { LLMROOF_ATTN_FLASH2, LLMROOF_ATTN_FLASH3, LLMROOF_ATTN_EAGER };
+ * FlashAttention-3-class (Hopper: FA3, cuDNN, TensorRT-LLM's FMHA), eager (scores written to
+ * memory in fp32 between separate matmul and softmax kernels, masked keys computed too), or
+ * eager at prefill only with a fused single-query kernel at decode (AutoAWQ's fused modules). */
+enum llmroof_attn_kernel { LLMROOF_ATTN_FLASH2, LLMROOF_ATTN_FLASH3, LLMROOF_ATTN_EAGER, LLMROOF_ATTN_EAGER_PREFILL };
 
 struct llmroof_engine {
     char id[LLMROOF_ID_MAX];          /* "vllm-0.6" */

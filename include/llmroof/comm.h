@@ -67,7 +67,7 @@ double comm_alltoall_s(const struct llmroof_link_model *intra, const struct llmr
 
 /* `boundaries` pipeline sends of msg_bytes between stages of `stage_gpus` GPUs each: a
  * boundary between two domains goes over the network, the others over the intra link;
- * each send is latency + M / (bw * eff). */
+ * each send is latency + M / (bw * eff), over one link of a mesh (bw * eff / mesh_links). */
 double comm_pp_sends_s(const struct llmroof_link_model *intra, const struct llmroof_link_model *net,
                        int domain, int stage_gpus, double boundaries, double msg_bytes);
 

@@ -30,7 +30,8 @@ struct llmroof_effs {
     double attn_eff;      /* prefill attention: share of the 16-bit peak at long sequences (0 = compute) */
     double attn_ramp_tokens; /* L0 of the ramp L/(L+L0) over the keys per sequence (0 = none) */
     double attn_mem_eff;  /* decode attention: share of peak bandwidth (0 = memory) */
-    bool attn_eager;      /* scores in memory (fp32) between unfused kernels, masked pairs computed */
+    bool attn_eager;      /* prefill: scores in memory (fp32) between unfused kernels, masked pairs computed */
+    bool attn_eager_decode; /* the same at decode (llama.cpp); false: a fused single-query kernel there */
     double dequant_min_tokens; /* weight-only formats dequantized for a dense GEMM from this many tokens (0 = never) */
     bool custom_allreduce; /* the engine all-reduces with its own one-shot/two-shot kernels (NVLink, xGMI) */
     bool first_token_decode; /* the first token comes from a decode step after the prefill (TurboMind) */
@@ -58,6 +59,10 @@ struct llmroof_optime {
     double comm_s;     /* collectives: count * alpha-beta time */
     double time_s;     /* count * kernel time per instance (llmroof/kernel.h); comm_s for collectives */
     double fixed_s;    /* the part of time_s that is per-kernel fixed cost or CPU launch wait */
+    double bytes;      /* count * the HBM bytes charged per instance: the op list's plus what the
+                          engine adds (per-query-head K/V, eager scores, a dequantized copy) */
+    double kernels;    /* kernels one instance launches after those changes (eager attention 4,
+                          a dequantize per matrix), before the engine's kernel_factor */
     enum llmroof_bound bound;
 };
 

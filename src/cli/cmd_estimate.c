@@ -60,10 +60,11 @@ static void ops_rows(struct table *t, const char *phase, const struct llmroof_op
         table_str(t, op_name((enum llmroof_opkind)k));
         table_num(t, op->count);
         table_num(t, op->count * op->flops / 1e9);
-        table_num(t, op->count * op->bytes / 1e6);
+        /* the bytes charged (the engine's extra traffic included), as the time uses them */
+        table_num(t, p->op[k].bytes / 1e6);
         table_num(t, op->count * op->comm_bytes / 1e6);
-        if (op->bytes > 0)
-            table_num(t, op->flops / op->bytes);
+        if (p->op[k].bytes > 0)
+            table_num(t, op->count * op->flops / p->op[k].bytes);
         else
             table_empty(t);
         table_num(t, p->op[k].time_s * 1e3);
@@ -213,8 +214,8 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
             sbuf_printf(&c->out, "; engine %s (+%.1f ms to first token)", x.s.eff.engine->id, setup.eff.first_token_s * 1e3);
         sbuf_append(&c->out, "\n");
         if (e.first_step_s > 0)
-            sbuf_printf(&c->out, "note: engine %s samples the first token from a decode step after the prefill: "
-                                 "TTFT includes %.3f ms of it\n",
+            sbuf_printf(&c->out, "note: engine %s samples the first token from a decode step after the prefill; "
+                                 "TTFT includes that step's %.3f ms\n",
                         x.s.eff.engine ? x.s.eff.engine->id : "", e.first_step_s * 1e3);
         if (e.shard.pp > 1)
             sbuf_printf(&c->out, "note: %d stages of %ld-%ld layers; %.0f micro-batches; prefill bubble %.3f ms\n",

@@ -39,20 +39,22 @@ int cmd_list(struct cli *c, int argc, char **argv)
         table_col(&t, "step_overhead_us", 0);
         table_col(&t, "first_token_ms", 1);
         table_col(&t, "compute_scale", 2);
+        table_col(&t, "collective_latency_us", 1);
         table_col(&t, "launch_us", 1);
         table_col(&t, "kernel_factor", 1);
-        table_col(&t, "attention", 0);
-        table_col(&t, "dequant_from_tokens", 0);
-        table_col(&t, "traits", 0);
+        table_col(&t, "attention_kernel", 0);
+        table_col(&t, "dequant_min_tokens", 0);
+        table_col(&t, "flags", 0);
         for (size_t i = 0; i < c->cat.n_engines; i++) {
             const struct llmroof_engine *e = &c->cat.engines[i];
-            static const char *const fam[] = { "flash2", "flash3", "eager" };
+            static const char *const fam[] = { "flash2", "flash3", "eager", "eager-prefill" };
             table_row(&t);
             table_str(&t, e->id);
             table_str(&t, e->name);
             table_num(&t, e->step_overhead_s * 1e6);
             table_num(&t, e->first_token_s * 1e3);
             table_num(&t, e->compute_scale);
+            table_num(&t, e->collective_latency_s * 1e6);
             /* what roofline_effs_engine uses: 0 with CUDA graphs, 4 us when the profile gives none */
             table_num(&t, e->cuda_graphs ? 0.0 : (e->launch_s > 0 ? e->launch_s : 4e-6) * 1e6);
             table_num(&t, e->kernel_factor > 0 ? e->kernel_factor : 1.0);
@@ -60,16 +62,24 @@ int cmd_list(struct cli *c, int argc, char **argv)
             if (e->dequant_min_tokens > 0)
                 table_num(&t, e->dequant_min_tokens);
             else
-                table_str(&t, "fused");
-            char tr[128];
-            snprintf(tr, sizeof tr, "%s%s%s%s%s%s", e->cuda_graphs ? "graphs " : "",
-                     e->first_token_decode ? "first-token-step " : "",
-                     e->custom_allreduce ? "custom-ar " : "", e->kv_per_query_head ? "kv-per-qhead " : "",
-                     e->fp8_attention ? "fp8-attn " : "", e->fp16_accumulate ? "fp16-acc " : "");
-            size_t n = strlen(tr);
-            if (n)
-                tr[n - 1] = '\0';
-            table_str(&t, n ? tr : "-");
+                table_empty(&t); /* fused: dequantized inside the GEMM */
+            /* the profile's true booleans, by their engines.json names */
+            char tr[160] = "";
+            const struct {
+                bool on;
+                const char *name;
+            } fl[] = { { e->cuda_graphs, "cuda_graphs" },           { e->custom_allreduce, "custom_allreduce" },
+                       { e->first_token_decode, "first_token_decode" }, { e->kv_per_query_head, "kv_per_query_head" },
+                       { e->fp8_attention, "fp8_attention" },       { e->fp16_accumulate, "fp16_accumulate" } };
+            for (size_t f = 0; f < sizeof fl / sizeof fl[0]; f++)
+                if (fl[f].on) {
+                    size_t n = strlen(tr);
+                    snprintf(tr + n, sizeof tr - n, "%s%s", n ? " " : "", fl[f].name);
+                }
+            if (tr[0])
+                table_str(&t, tr);
+            else
+                table_empty(&t);
         }
     } else if (gpus) {
         table_init(&t, "");

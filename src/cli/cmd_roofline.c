@@ -75,9 +75,10 @@ int cmd_roofline(struct cli *c, int argc, char **argv)
             break;
         for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
             const struct llmroof_op *op = &ops->op[k];
-            if (op->count <= 0 || op_is_collective((enum llmroof_opkind)k) || op->bytes <= 0 || op->flops <= 0)
+            if (op->count <= 0 || op_is_collective((enum llmroof_opkind)k) || p->op[k].bytes <= 0 || op->flops <= 0)
                 continue;
-            double ai = op->flops / op->bytes, perf = op->count * op->flops / p->op[k].time_s;
+            /* intensity over the bytes the time was charged for (an engine's extra traffic in) */
+            double ai = op->count * op->flops / p->op[k].bytes, perf = op->count * op->flops / p->op[k].time_s;
             pts[n++] = (struct svg_point){ op_name((enum llmroof_opkind)k), ai, perf, ph };
             table_row(&t);
             table_str(&t, ph ? "decode" : "prefill");

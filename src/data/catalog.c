@@ -151,6 +151,12 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
     if (mesh != (double)(int)mesh)
         return json_ferr(c, "interconnect.mesh_links", "must be a whole number of links (got %g)", mesh);
     g->mesh_links = (int)mesh;
+    /* NVLink SHARP lives in an NVSwitch; a point-to-point mesh is AMD's xGMI */
+    if (g->nvls_bw_Bps > 0 && g->link != LLMROOF_LINK_NVLINK)
+        return json_ferr(c, "interconnect.nvls_bandwidth_Bps", "needs an \"nvlink\" interconnect (NVLink SHARP is an "
+                                                               "NVSwitch feature)");
+    if (g->mesh_links > 0 && g->link != LLMROOF_LINK_XGMI)
+        return json_ferr(c, "interconnect.mesh_links", "needs an \"xgmi\" interconnect (a point-to-point mesh)");
 
     const cJSON *ef = cJSON_GetObjectItemCaseSensitive(e, "efficiency");
     if (!ef)
@@ -640,7 +646,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                               &g->dequant_min_tokens, NULL)))
         return rc;
     /* enum llmroof_attn_kernel order; absent: FlashAttention-2-class */
-    static const char *const fams[] = { "flash2", "flash3", "eager", NULL };
+    static const char *const fams[] = { "flash2", "flash3", "eager", "eager-prefill", NULL };
     int fam = LLMROOF_ATTN_FLASH2;
     if ((rc = json_get_choice(c, e, "attention_kernel", "attention_kernel", fams, LLMROOF_ATTN_FLASH2, &fam)))
         return rc;

@@ -198,8 +198,11 @@ int json_get_choice(struct json_ectx *c, const cJSON *obj, const char *key, cons
         *out = dflt;
         return LLMROOF_OK;
     }
-    if (!v || !cJSON_IsString(v) || !v->valuestring)
-        return json_ferr(c, field, "must be one of %s", list);
+    if (!v)
+        return json_ferr(c, field, "is missing (one of %s is required)", list);
+    if (!cJSON_IsString(v) || !v->valuestring)
+        return json_ferr(c, field, "must be one of %s (got a %s)", list,
+                         cJSON_IsNumber(v) ? "number" : cJSON_IsBool(v) ? "boolean" : "non-string value");
     for (int i = 0; names[i]; i++)
         if (strcmp(v->valuestring, names[i]) == 0) {
             *out = i;

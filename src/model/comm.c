@@ -123,6 +123,8 @@ double comm_alltoall_s(const struct llmroof_link_model *intra, const struct llmr
 double comm_pp_sends_s(const struct llmroof_link_model *intra, const struct llmroof_link_model *net,
                        int domain, int stage_gpus, double boundaries, double msg_bytes)
 {
+    /* a send goes to one peer: over a mesh, one of its links */
+    const double per_link = intra->mesh_links > 0 ? (double)intra->mesh_links : 1.0;
     if (boundaries <= 0)
         return 0.0;
     /* stages per domain; a domain smaller than a stage puts every boundary on the network */
@@ -133,5 +135,5 @@ double comm_pp_sends_s(const struct llmroof_link_model *intra, const struct llmr
     if (crossing > boundaries)
         crossing = boundaries;
     return crossing * (net->latency_s + xfer_s(net, msg_bytes))
-         + (boundaries - crossing) * (intra->latency_s + xfer_s(intra, msg_bytes));
+         + (boundaries - crossing) * (intra->latency_s + per_link * xfer_s(intra, msg_bytes));
 }

@@ -202,6 +202,7 @@ int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
             t->compute_s = 0.5 * (cs1 + p2.op[k].compute_s);
             t->memory_s = 0.5 * (ms1 + p2.op[k].memory_s);
             t->comm_s = 0.5 * (t->comm_s + p2.op[k].comm_s);
+            t->bytes = 0.5 * (t->bytes + p2.op[k].bytes);
             if (t->bound == LLMROOF_BOUND_COMM) {
                 t->time_s = t->comm_s;
                 continue;
@@ -216,7 +217,7 @@ int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
              * compute and memory linear in c, o the unhidden overlap share, F the kernels' fixed
              * GPU cost and L their CPU launch time (llmroof/kernel.h): the upper envelope of
              * three lines, summed exactly */
-            const double kn = op->count * op->kernels * kf;
+            const double kn = op->count * t->kernels * kf; /* as roofline.c launched them */
             const double F = kn * s->eff.kernel_s, Lw = kn * s->eff.launch_s;
             const double bc = steps > 1 ? (p2.op[k].compute_s - cs1) / (c2 - c1) : 0.0;
             const double bmem = steps > 1 ? (p2.op[k].memory_s - ms1) / (c2 - c1) : 0.0;

@@ -57,9 +57,10 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
         e.first_token_decode = en->first_token_decode;
         if (en->attention == LLMROOF_ATTN_FLASH2)
             e.attn_eff = g->attn_eff;
-        else if (en->attention == LLMROOF_ATTN_EAGER) {
+        else if (en->attention == LLMROOF_ATTN_EAGER || en->attention == LLMROOF_ATTN_EAGER_PREFILL) {
             /* batched cuBLAS matmuls at the GEMM efficiency, scores through memory */
             e.attn_eager = true;
+            e.attn_eager_decode = en->attention == LLMROOF_ATTN_EAGER;
             e.attn_eff = 0.0;
             e.attn_ramp_tokens = 0.0;
         }
@@ -138,8 +139,9 @@ static struct rl_ctx rl_ctx_of(const struct llmroof_gpu *g, enum llmroof_dtype a
                                           g->nvls_bw_Bps, g->mesh_links,
                                           /* custom all-reduce needs peer access over NVLink/xGMI
                                            * (vLLM turns it off on PCIe-only GPUs) */
+                                          /* (the engine's collective_latency_s is NCCL's path) */
                                           eff->custom_allreduce && g->link != LLMROOF_LINK_PCIE
-                                              ? COMM_CUSTOM_AR_LATENCY_S + eff->comm_latency_s
+                                              ? COMM_CUSTOM_AR_LATENCY_S
                                               : 0.0 };
     /* one domain: the intra link; beyond it the hierarchical / network terms of comm.h */
     r.net = (struct llmroof_link_model){ g->net_bw_Bps, eff->comm, g->net_latency_s, 0.0, COMM_PROTO_NONE, 0.0, 0, 0.0 };
@@ -172,6 +174,13 @@ static double rl_comm_s(const struct rl_ctx *r, const struct llmroof_gpu *g, int
     return op->count * one;
 }
 
+/* Eager attention in this step: prefill-type steps (several new tokens per sequence) of an eager
+ * engine, decode steps too where it has no fused single-query kernel. */
+static bool rl_eager(const struct llmroof_effs *eff, const struct llmroof_oplist *ops)
+{
+    return eff->attn_eager && (ops->new_per_seq > 1.0 || eff->attn_eager_decode);
+}
+
 /* Bytes one instance of op k moves: K/V read once per query head by engines without GQA-aware
  * decode kernels (llmroof/roofline.h). */
 static double rl_bytes(const struct llmroof_effs *eff, const struct llmroof_oplist *ops, int k)
@@ -179,7 +188,7 @@ static double rl_bytes(const struct llmroof_effs *eff, const struct llmroof_opli
     double bytes = ops->op[k].bytes;
     if (k == LLMROOF_OP_ATTENTION && eff->kv_per_query_head && ops->q_per_kv > 1)
         bytes += ops->attn_kv_bytes * (ops->q_per_kv - 1.0);
-    if (k == LLMROOF_OP_ATTENTION && eff->attn_eager)
+    if (k == LLMROOF_OP_ATTENTION && rl_eager(eff, ops))
         bytes += KERNEL_EAGER_SCORE_BYTES * ops->attn_heads * ops->tokens * ops->keys_per_seq;
     return bytes;
 }
@@ -209,13 +218,22 @@ static void rl_pass(const struct llmroof_gpu *g, enum llmroof_dtype act, const s
         struct llmroof_optime *t = &out->op[k];
         if (op->count <= 0) /* an absent operator adds nothing (count 0, or terms of 0) */
             continue;
-        double bytes = rl_bytes(eff, ops, k), kernels = op->kernels;
+        double bytes = rl_bytes(eff, ops, k), kernels = op->kernels, dq_bytes = 0.0;
         if (dequant && op->wbytes > 0) {
-            bytes += 2.0 * ops->dequant_ratio * op->wbytes;
+            /* a dequantize kernel reads the packed weights and writes the 16-bit copy, before and
+             * apart from the GEMM, which then reads that copy instead of the packed bytes: in all
+             * 2 * ratio * wbytes more; one more kernel per matrix (two in an MLP) */
+            dq_bytes = op->wbytes * (1.0 + ops->dequant_ratio);
+            bytes += (ops->dequant_ratio - 1.0) * op->wbytes;
             kernels += k == LLMROOF_OP_FFN || k == LLMROOF_OP_DENSE_FFN ? 2.0 : 1.0;
         }
+        const bool eager = k == LLMROOF_OP_ATTENTION && rl_eager(eff, ops);
+        if (eager)
+            kernels = KERNEL_EAGER_KERNELS;
+        t->bytes = op->count * (bytes + dq_bytes);
+        t->kernels = kernels;
         out->flops += op->count * op->flops;
-        out->bytes += op->count * bytes;
+        out->bytes += t->bytes;
         out->comm_bytes += op->count * op->comm_bytes;
         if (rl_collective(k)) {
             /* a decode step's messages scale with the batch, not the context: reuse the
@@ -232,23 +250,23 @@ static void rl_pass(const struct llmroof_gpu *g, enum llmroof_dtype act, const s
         if (!attn) {
             c = op->flops / r.peak;
             m = bytes / r.bw;
-        } else if (eff->attn_eager && k == LLMROOF_OP_ATTENTION) {
+        } else if (eager) {
             c = op->flops * ops->attn_square / r.apeak;
             m = bytes / r.bw;
-            kernels = KERNEL_EAGER_KERNELS;
         } else {
             c = op->flops / (r.apeak * ramp);
             m = bytes / r.abw;
         }
+        const double mdq = dq_bytes / r.bw; /* the dequantize kernel, memory-bound and serial */
         t->compute_s = op->count * c;
-        t->memory_s = op->count * m;
+        t->memory_s = op->count * (m + mdq);
         if (!full)
             continue;
         /* every instance of an op kind is identical: count * one instance's kernel time */
         /* attention keeps the linear overlap (estimate.c sums its context-dependent lines exactly);
          * every other operator is a GEMM-like kernel on the measured smooth ridge */
         t->time_s = op->count * (attn ? kernel_instance_s(c, m, eff->overlap, kernels * r.kf, eff->kernel_s, eff->launch_s)
-                                      : kernel_gemm_instance_s(c, m, kernels * r.kf, eff->kernel_s, eff->launch_s));
+                                      : kernel_gemm_instance_s(c, m, kernels * r.kf, eff->kernel_s, eff->launch_s) + mdq);
         t->fixed_s = t->time_s - (t->compute_s > t->memory_s ? t->compute_s : t->memory_s);
         t->bound = t->compute_s >= t->memory_s ? LLMROOF_BOUND_COMPUTE : LLMROOF_BOUND_MEMORY;
     }

@@ -373,7 +373,7 @@ static cJSON *phase_json(const struct llmroof_phase *p, const struct llmroof_opl
         cJSON_AddStringToObject(x, "name", op_name((enum llmroof_opkind)k));
         cJSON_AddNumberToObject(x, "count", op->count);
         cJSON_AddNumberToObject(x, "flops", op->count * op->flops);
-        cJSON_AddNumberToObject(x, "bytes", op->count * op->bytes);
+        cJSON_AddNumberToObject(x, "bytes", p->op[k].bytes);
         cJSON_AddNumberToObject(x, "comm_bytes", op->count * op->comm_bytes);
         cJSON_AddNumberToObject(x, "time_s", p->op[k].time_s);
         cJSON_AddNumberToObject(x, "share", p->time_s > 0 ? p->op[k].time_s / p->time_s : 0.0);
@@ -743,12 +743,15 @@ struct jgroup {
     enum val_group by;
     const char *key;
     int cls;
+    int load; /* -1: any, 0: static, 1: serving */
 };
 
 static bool jkeep(const struct val_case *c, const void *vctx)
 {
     const struct jgroup *g = vctx;
     if (g->cls >= 0 && (int)val_metric_class(c->metric) != g->cls)
+        return false;
+    if (g->load >= 0 && (int)c->serving != g->load)
         return false;
     return !g->key || strcmp(val_group_key(c, g->by), g->key) == 0;
 }
@@ -789,7 +792,7 @@ char *render_json_validate(const char *fname, const struct val_case *cases, size
         cJSON_AddItemToArray(rows, r);
     }
     cJSON *sum = cJSON_AddObjectToObject(o, "summary");
-    struct jgroup g = { by, NULL, -1 };
+    struct jgroup g = { by, NULL, -1, -1 };
     cJSON_AddItemToObject(sum, "all", stats_json(val_stats_of(cases, n, jkeep, &g)));
     cJSON *cls = cJSON_AddObjectToObject(sum, "by_class");
     for (int k = 0; k < 3; k++) {
@@ -797,6 +800,12 @@ char *render_json_validate(const char *fname, const struct val_case *cases, size
         cJSON_AddItemToObject(cls, val_class_name((enum val_class)k), stats_json(val_stats_of(cases, n, jkeep, &g)));
     }
     g.cls = -1;
+    cJSON *ld = cJSON_AddObjectToObject(sum, "by_load");
+    for (int k = 0; k < 2; k++) {
+        g.load = k;
+        cJSON_AddItemToObject(ld, k ? "serving" : "static", stats_json(val_stats_of(cases, n, jkeep, &g)));
+    }
+    g.load = -1;
     cJSON *grp = cJSON_AddObjectToObject(sum, by_names[by]);
     for (size_t i = 0; i < n; i++) {
         if (!cases[i].mapped)

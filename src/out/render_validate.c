@@ -33,13 +33,16 @@ const char *val_group_key(const struct val_case *c, enum val_group by)
 struct gctx {
     enum val_group by;
     const char *key;
-    int cls; /* -1: any */
+    int cls;  /* -1: any */
+    int load; /* -1: any, 0: static rows, 1: serving rows */
 };
 
 static bool keep(const struct val_case *c, const void *vctx)
 {
     const struct gctx *g = vctx;
     if (g->cls >= 0 && (int)val_metric_class(c->metric) != g->cls)
+        return false;
+    if (g->load >= 0 && (int)c->serving != g->load)
         return false;
     return !g->key || strcmp(val_group_key(c, g->by), g->key) == 0;
 }
@@ -135,7 +138,7 @@ void render_validate(const char *fname, const struct val_case *cases, size_t n, 
     table_col(&t, "median_abs_pct", 1);
     table_col(&t, "p90_abs_pct", 1);
     table_col(&t, "bias_pct", 1);
-    struct gctx g = { by, NULL, -1 };
+    struct gctx g = { by, NULL, -1, -1 };
     stat_row(&t, "all", val_stats_of(cases, n, keep, &g));
     for (int cls = 0; cls < 3; cls++) {
         char name[32];
@@ -144,6 +147,12 @@ void render_validate(const char *fname, const struct val_case *cases, size_t n, 
         stat_row(&t, name, val_stats_of(cases, n, keep, &g));
     }
     g.cls = -1;
+    /* static batches (estimate) and rows under a load (the simulator): what --max-serving-error gates */
+    for (int load = 0; load < 2; load++) {
+        g.load = load;
+        stat_row(&t, load ? "load serving" : "load static", val_stats_of(cases, n, keep, &g));
+    }
+    g.load = -1;
     const char *keys[256];
     size_t nk = keys_of(cases, n, by, keys, 256);
     for (size_t k = 0; k < nk; k++) {

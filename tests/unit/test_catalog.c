@@ -194,10 +194,17 @@ static void gpu_validation_names_file_line_entry_and_field(void **state)
                      "field 'interconnect.mesh_links' must be a number of at least 1");
     expect_gpu_error("\"memory_bytes\": 1e10,", "", "\"nvlink\", \"nvls_bandwidth_Bps\": 1e15", "0.7",
                      "field 'interconnect.nvls_bandwidth_Bps' must be a number");
+    /* NVLS is an NVSwitch feature, a point-to-point mesh AMD's xGMI */
+    expect_gpu_error("\"memory_bytes\": 1e10,", "", "\"xgmi\", \"nvls_bandwidth_Bps\": 2.7e11", "0.7",
+                     "field 'interconnect.nvls_bandwidth_Bps' needs an \"nvlink\" interconnect");
+    expect_gpu_error("\"memory_bytes\": 1e10,", "", "\"pcie\", \"mesh_links\": 7", "0.7",
+                     "field 'interconnect.mesh_links' needs an \"xgmi\" interconnect");
     struct llmroof_err err = { 0 };
-    assert_int_equal(load_gpu_variant("\"memory_bytes\": 1e10,", "", "\"xgmi\", \"mesh_links\": 7, "
-                                      "\"nvls_bandwidth_Bps\": 2.7e11", "0.7, \"attention\": 0.35, "
-                                      "\"attention_fa3\": 0.66, \"attention_memory\": 0.93", &err), 0);
+    assert_int_equal(load_gpu_variant("\"memory_bytes\": 1e10,", "", "\"xgmi\", \"mesh_links\": 7", "0.7, "
+                                      "\"attention\": 0.35, \"attention_fa3\": 0.66, \"attention_memory\": 0.93",
+                                      &err), 0);
+    assert_int_equal(load_gpu_variant("\"memory_bytes\": 1e10,", "", "\"nvlink\", \"nvls_bandwidth_Bps\": 2.7e11",
+                                      "0.7", &err), 0);
 }
 
 static void malformed_json_reports_line_and_column(void **state)

@@ -198,6 +198,18 @@ static void attention_kernel_families_by_hand(void **state)
     assert_rel_close(p.op[LLMROOF_OP_ATTENTION].compute_s, 0.040, 1e-12);
     assert_rel_close(p.op[LLMROOF_OP_ATTENTION].memory_s, (1e6 + 184.32e6) / 0.8e12, 1e-12);
     assert_rel_close(p.op[LLMROOF_OP_ATTENTION].time_s, 0.040 + 8e-6, 1e-12);
+    assert_rel_close(p.op[LLMROOF_OP_ATTENTION].kernels, KERNEL_EAGER_KERNELS, 1e-12);
+    /* a decode step: eager everywhere (llama.cpp) moves the scores, 16 * 32 * 1 * 600 B = 307,200 B
+     * more; eager at prefill only (AutoAWQ) runs its fused single-query kernel: one kernel, no scores */
+    o.new_per_seq = 1;
+    o.tokens = 1;
+    e.attn_eager_decode = true;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.op[LLMROOF_OP_ATTENTION].bytes, 1e6 + 307200.0, 1e-12);
+    e.attn_eager_decode = false;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.op[LLMROOF_OP_ATTENTION].bytes, 1e6, 1e-12);
+    assert_rel_close(p.op[LLMROOF_OP_ATTENTION].kernels, 1.0, 1e-12);
 }
 
 /* Dequantize-then-GEMM: at or above the engine's threshold a weight-only GEMM writes a 16-bit
@@ -221,6 +233,15 @@ static void dequantize_then_gemm_by_hand(void **state)
     o.tokens = 64;
     roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
     assert_rel_close(p.op[LLMROOF_OP_FFN].time_s, 5e-3 + 10e-6, 1e-12);
+    /* the dequantize kernel runs before the GEMM and apart from it: a compute-bound GEMM of 10 ms
+     * (1e12 FLOP at 100 TFLOP/s) reading 2.5 GB (the 1 GB less the packed 0.5 GB plus the 2 GB
+     * copy: 2.5 ms) sits on the ridge at 10 * (1 + 0.25^6)^(1/6) = 10.000407 ms, then the
+     * dequantize kernel's 0.5 + 2 GB = 2.5 ms follows: 12.500407 ms + 5 kernels * 2 us */
+    o.op[LLMROOF_OP_FFN].flops = 1e12;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.op[LLMROOF_OP_FFN].time_s, 10e-3 * pow(1.0 + pow(0.25, 6), 1.0 / 6.0) + 2.5e-3 + 10e-6, 1e-12);
+    assert_rel_close(p.op[LLMROOF_OP_FFN].bytes, 5e9, 1e-12); /* what --ops and JSON report */
+    o.op[LLMROOF_OP_FFN].flops = 0;
     /* a 16-bit model has nothing to dequantize */
     o.dequant_ratio = 0;
     roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
