@@ -1,0 +1,1 @@
+list engines --format json
