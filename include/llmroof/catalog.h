@@ -122,6 +122,7 @@ struct llmroof_model {
  * memory in fp32 between separate matmul and softmax kernels, masked keys computed too), or
  * eager at prefill only with a fused single-query kernel at decode (AutoAWQ's fused modules). */
 enum llmroof_attn_kernel { LLMROOF_ATTN_FLASH2, LLMROOF_ATTN_FLASH3, LLMROOF_ATTN_EAGER, LLMROOF_ATTN_EAGER_PREFILL };
+const char *attn_kernel_name(enum llmroof_attn_kernel k); /* "flash2", as engines.json spells it */
 
 struct llmroof_engine {
     char id[LLMROOF_ID_MAX];          /* "vllm-0.6" */

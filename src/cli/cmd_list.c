@@ -47,7 +47,6 @@ int cmd_list(struct cli *c, int argc, char **argv)
         table_col(&t, "flags", 0);
         for (size_t i = 0; i < c->cat.n_engines; i++) {
             const struct llmroof_engine *e = &c->cat.engines[i];
-            static const char *const fam[] = { "flash2", "flash3", "eager", "eager-prefill" };
             table_row(&t);
             table_str(&t, e->id);
             table_str(&t, e->name);
@@ -58,7 +57,7 @@ int cmd_list(struct cli *c, int argc, char **argv)
             /* what roofline_effs_engine uses: 0 with CUDA graphs, 4 us when the profile gives none */
             table_num(&t, e->cuda_graphs ? 0.0 : (e->launch_s > 0 ? e->launch_s : 4e-6) * 1e6);
             table_num(&t, e->kernel_factor > 0 ? e->kernel_factor : 1.0);
-            table_str(&t, fam[e->attention]);
+            table_str(&t, attn_kernel_name(e->attention));
             if (e->dequant_min_tokens > 0)
                 table_num(&t, e->dequant_min_tokens);
             else

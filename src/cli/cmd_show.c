@@ -48,9 +48,20 @@ static void show_gpu(struct table *t, const struct llmroof_gpu *g)
     kvn(t, "link_bandwidth", "%.2f", g->link_bw_Bps / 1e9, "GB/s per direction");
     kvn(t, "link_latency", "%.2f", g->link_latency_s * 1e6, "us per collective");
     kvn(t, "link_hop_latency", "%.2f", g->link_hop_latency_s * 1e6, "us per ring step");
+    if (g->nvls_bw_Bps > 0)
+        kvn(t, "nvls_bandwidth", "%.2f", g->nvls_bw_Bps / 1e9, "GB/s NVLink SHARP all-reduce (algbw)");
+    if (g->mesh_links > 0)
+        kvn(t, "mesh_links", "%.0f", (double)g->mesh_links, "point-to-point links per GPU (full mesh)");
     kvn(t, "compute_eff", "%.2f", g->compute_eff, "");
     kvn(t, "memory_eff", "%.2f", g->memory_eff, "");
     kvn(t, "comm_eff", "%.2f", g->comm_eff, "");
+    /* the kernel-level figures (docs/model.md 3a); absent ones take the defaults named there */
+    if (g->attn_eff > 0)
+        kvn(t, "attention_eff", "%.3f", g->attn_eff, "FlashAttention-2-class prefill, of the 16-bit peak");
+    if (g->attn_fa3_eff > 0)
+        kvn(t, "attention_fa3_eff", "%.3f", g->attn_fa3_eff, "FlashAttention-3-class prefill");
+    if (g->attn_mem_eff > 0)
+        kvn(t, "attention_memory_eff", "%.2f", g->attn_mem_eff, "decode attention, of peak bandwidth");
     kvn(t, "step_overhead", "%.1f", g->step_overhead_s * 1e6, "us");
     kvn(t, "gpus_per_node", "%.0f", (double)g->gpus_per_node, "");
     kvn(t, "domain_gpus", "%.0f", (double)g->domain_gpus, "GPUs sharing the intra-node link");

@@ -24,14 +24,18 @@
 /* Small helpers                                                            */
 /* ------------------------------------------------------------------------ */
 
+/* In enum order; NULL-terminated for json_get_choice. */
+static const char *const link_names[] = { "nvlink", "pcie", "xgmi", NULL };
+static const char *const attn_kernel_names[] = { "flash2", "flash3", "eager", "eager-prefill", NULL };
+
 const char *link_name(enum llmroof_link k)
 {
-    switch (k) {
-    case LLMROOF_LINK_NVLINK: return "nvlink";
-    case LLMROOF_LINK_PCIE: return "pcie";
-    case LLMROOF_LINK_XGMI: return "xgmi";
-    }
-    return "?";
+    return k >= LLMROOF_LINK_NVLINK && k <= LLMROOF_LINK_XGMI ? link_names[k] : "?";
+}
+
+const char *attn_kernel_name(enum llmroof_attn_kernel k)
+{
+    return k >= LLMROOF_ATTN_FLASH2 && k <= LLMROOF_ATTN_EAGER_PREFILL ? attn_kernel_names[k] : "?";
 }
 
 void catalog_init(struct llmroof_catalog *cat)
@@ -128,9 +132,8 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
         return json_ferr(c, "interconnect", "must be an object");
     if ((rc = json_check_known(c, ic, "interconnect.", ic_fields)))
         return rc;
-    static const char *const kinds[] = { "nvlink", "pcie", "xgmi", NULL }; /* enum llmroof_link order */
     int kind = 0;
-    if ((rc = json_get_choice(c, ic, "kind", "interconnect.kind", kinds, -1, &kind)))
+    if ((rc = json_get_choice(c, ic, "kind", "interconnect.kind", link_names, -1, &kind)))
         return rc;
     g->link = (enum llmroof_link)kind;
     /* links: 100 MB/s (far below PCIe 1.0 x1's 250 MB/s) to 10 TB/s */
@@ -645,10 +648,10 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
         (rc = json_get_number(c, e, "dequant_min_tokens", "dequant_min_tokens", false, 1, false, 1e6,
                               &g->dequant_min_tokens, NULL)))
         return rc;
-    /* enum llmroof_attn_kernel order; absent: FlashAttention-2-class */
-    static const char *const fams[] = { "flash2", "flash3", "eager", "eager-prefill", NULL };
+    /* absent: FlashAttention-2-class */
     int fam = LLMROOF_ATTN_FLASH2;
-    if ((rc = json_get_choice(c, e, "attention_kernel", "attention_kernel", fams, LLMROOF_ATTN_FLASH2, &fam)))
+    if ((rc = json_get_choice(c, e, "attention_kernel", "attention_kernel", attn_kernel_names, LLMROOF_ATTN_FLASH2,
+                              &fam)))
         return rc;
     g->attention = (enum llmroof_attn_kernel)fam;
     return LLMROOF_OK;

@@ -267,10 +267,26 @@ static cJSON *gpu_entry(const struct llmroof_gpu *g, const char *schema)
     cJSON_AddNumberToObject(ic, "bandwidth_Bps", g->link_bw_Bps);
     cJSON_AddNumberToObject(ic, "latency_s", g->link_latency_s);
     cJSON_AddNumberToObject(ic, "hop_latency_s", g->link_hop_latency_s);
+    /* the optional fields the loader reads (catalog.c parse_gpu), when set: a written entry
+     * loads back as the same GPU (test_catalog's round trip) */
+    if (g->nvls_bw_Bps > 0)
+        cJSON_AddNumberToObject(ic, "nvls_bandwidth_Bps", g->nvls_bw_Bps);
+    if (g->mesh_links > 0)
+        cJSON_AddNumberToObject(ic, "mesh_links", g->mesh_links);
     cJSON *ef = cJSON_AddObjectToObject(o, "efficiency");
     cJSON_AddNumberToObject(ef, "compute", g->compute_eff);
     cJSON_AddNumberToObject(ef, "memory", g->memory_eff);
     cJSON_AddNumberToObject(ef, "comm", g->comm_eff);
+    const struct {
+        const char *key;
+        double v;
+    } opt[] = { { "kernel_s", g->kernel_s },          { "gemm_8bit", g->gemm_8bit_eff },
+                { "fp16_accumulate_ratio", g->fp16_acc_ratio }, { "overlap", g->overlap },
+                { "attention", g->attn_eff },        { "attention_fa3", g->attn_fa3_eff },
+                { "attention_memory", g->attn_mem_eff } };
+    for (size_t i = 0; i < sizeof opt / sizeof opt[0]; i++)
+        if (opt[i].v > 0)
+            cJSON_AddNumberToObject(ef, opt[i].key, opt[i].v);
     cJSON_AddNumberToObject(o, "step_overhead_s", g->step_overhead_s);
     cJSON_AddNumberToObject(o, "gpus_per_node", g->gpus_per_node);
     cJSON_AddNumberToObject(o, "domain_gpus", g->domain_gpus);
@@ -866,6 +882,20 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
         cJSON_AddNumberToObject(o, "first_token_s", round(e[i].first_token_s * 1e6) / 1e6);
         cJSON_AddNumberToObject(o, "compute_scale", round(e[i].compute_scale * 1e3) / 1e3);
         cJSON_AddNumberToObject(o, "collective_latency_s", round(e[i].collective_latency_s * 1e8) / 1e8);
+        /* what the fit never touches: the engine's code, as the loader reads it */
+        if (e[i].launch_s > 0)
+            cJSON_AddNumberToObject(o, "launch_s", e[i].launch_s);
+        if (e[i].kernel_factor > 0)
+            cJSON_AddNumberToObject(o, "kernel_factor", e[i].kernel_factor);
+        if (e[i].dequant_min_tokens > 0)
+            cJSON_AddNumberToObject(o, "dequant_min_tokens", e[i].dequant_min_tokens);
+        cJSON_AddStringToObject(o, "attention_kernel", attn_kernel_name(e[i].attention));
+        cJSON_AddBoolToObject(o, "cuda_graphs", e[i].cuda_graphs);
+        cJSON_AddBoolToObject(o, "custom_allreduce", e[i].custom_allreduce);
+        cJSON_AddBoolToObject(o, "first_token_decode", e[i].first_token_decode);
+        cJSON_AddBoolToObject(o, "kv_per_query_head", e[i].kv_per_query_head);
+        cJSON_AddBoolToObject(o, "fp8_attention", e[i].fp8_attention);
+        cJSON_AddBoolToObject(o, "fp16_accumulate", e[i].fp16_accumulate);
         cJSON_AddStringToObject(o, "source", e[i].source);
         cJSON_AddItemToArray(arr, o);
     }

@@ -3,6 +3,7 @@
 
 #include "llmroof/arch.h"
 #include "llmroof/parse.h"
+#include "llmroof/render_json.h"
 
 static const char *const gpu_ids[] = {
     "v100-sxm2-16gb", "v100-sxm2-32gb", "v100-pcie-32gb", "a100-sxm4-40gb", "a100-sxm4-80gb", "a100-pcie-40gb",
@@ -205,6 +206,40 @@ static void gpu_validation_names_file_line_entry_and_field(void **state)
                                       &err), 0);
     assert_int_equal(load_gpu_variant("\"memory_bytes\": 1e10,", "", "\"nvlink\", \"nvls_bandwidth_Bps\": 2.7e11",
                                       "0.7", &err), 0);
+}
+
+/* What llmroof writes as a catalog (validate --fit-gpus/--fit-engines, calibrate --out) loads
+ * back as the same entries, every optional field included: the shipped GPUs and engines, written
+ * and read again, are byte-for-byte the structs they were. */
+static void written_catalog_entries_load_back_unchanged(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat, back;
+    struct llmroof_err err = { 0 };
+    load_shipped(&cat);
+    assert_int_equal(catalog_add_engines_file(&cat, LLMROOF_TEST_DATA_DIR "/engines.json", false, &err), 0);
+    char *gj = render_json_gpus(cat.gpus, cat.n_gpus), *ej = render_json_engines(cat.engines, (int)cat.n_engines);
+    assert_non_null(gj);
+    assert_non_null(ej);
+    catalog_init(&back);
+    assert_int_equal(catalog_add_gpus_text(&back, gj, strlen(gj), "gpus-out.json", false, &err), 0);
+    assert_int_equal(catalog_add_engines_text(&back, ej, strlen(ej), "engines-out.json", false, &err), 0);
+    assert_int_equal(back.n_gpus, cat.n_gpus);
+    assert_int_equal(back.n_engines, cat.n_engines);
+    for (size_t i = 0; i < cat.n_gpus; i++)
+        if (memcmp(&back.gpus[i], &cat.gpus[i], sizeof cat.gpus[i]) != 0) {
+            print_error("GPU '%s' changed on the way through the writer\n", cat.gpus[i].id);
+            fail();
+        }
+    for (size_t i = 0; i < cat.n_engines; i++)
+        if (memcmp(&back.engines[i], &cat.engines[i], sizeof cat.engines[i]) != 0) {
+            print_error("engine '%s' changed on the way through the writer\n", cat.engines[i].id);
+            fail();
+        }
+    free(gj);
+    free(ej);
+    catalog_free(&back);
+    catalog_free(&cat);
 }
 
 static void malformed_json_reports_line_and_column(void **state)
@@ -475,6 +510,7 @@ int main(void)
         cmocka_unit_test(valid_gpu_template_loads),
         cmocka_unit_test(gpu_validation_names_file_line_entry_and_field),
         cmocka_unit_test(malformed_json_reports_line_and_column),
+        cmocka_unit_test(written_catalog_entries_load_back_unchanged),
         cmocka_unit_test(duplicate_ids_and_aliases_are_rejected),
         cmocka_unit_test(user_file_replaces_same_id),
         cmocka_unit_test(model_validation_rejects_bad_heads_types_and_enums),
