@@ -10,8 +10,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "llmroof/catalog.h"
-#include "llmroof/sbuf.h"
+#include "data/catalog.h"
+#include "base/sbuf.h"
 
 static double now_s(clockid_t clk)
 {

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "llmroof/catalog.h"
-#include "llmroof/estimate.h"
-#include "llmroof/sweep.h"
+#include "data/catalog.h"
+#include "model/estimate.h"
+#include "fit/sweep.h"
 
 static double now_s(void)
 {

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "llmroof/catalog.h"
-#include "llmroof/sim.h"
+#include "data/catalog.h"
+#include "serve/sim.h"
 
 static double now_s(void)
 {

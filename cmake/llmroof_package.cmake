@@ -35,7 +35,9 @@ install(TARGETS llmroof_shared EXPORT llmroofTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(DIRECTORY include/llmroof DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
+# Only the stable API is installed (sqlite and cJSON install one header each); the modules'
+# headers live beside their code under src/ and are no promise to users.
+install(FILES include/llmroof/api.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/llmroof)
 
 # find_package(llmroof CONFIG) -> llmroof::llmroof
 set(LLMROOF_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/llmroof)

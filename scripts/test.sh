@@ -33,7 +33,7 @@ echo "== 4. valgrind memcheck over the golden CLI cases =="
 
 echo "== 5. static analysis =="
 cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability --inline-suppr \
-    --suppress=missingIncludeSystem -I include -I src/data src
+    --suppress=missingIncludeSystem -I include -I src src
 # clang-tidy reads the clang build's compile commands (with gcc's, clang-analyzer 14 reports
 # false va_list findings, and so it does when one process analyses several files: one file per
 # process); WarningsAsErrors in .clang-tidy makes any finding a failure

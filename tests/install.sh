@@ -16,9 +16,12 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 so=$(find "$prefix" -name 'libllmroof.so.0' | head -n 1)
 [ -n "$so" ] || { echo "install.sh: no libllmroof.so.0 under $prefix" >&2; exit 1; }
 libdir=$(dirname "$so")
-for f in include/llmroof/api.h include/llmroof/estimate.h share/llmroof/gpus.json share/llmroof/python/llmroof/__init__.py; do
+for f in include/llmroof/api.h share/llmroof/gpus.json share/llmroof/python/llmroof/__init__.py; do
     [ -f "$prefix/$f" ] || { echo "install.sh: $f not installed" >&2; exit 1; }
 done
+# only the stable API is installed: one header, no module internals
+headers=$(find "$prefix/include" -type f | sed "s#^$prefix/##" | sort | tr '\n' ' ')
+[ "$headers" = "include/llmroof/api.h " ] || { echo "install.sh: installed headers are '$headers', expected only include/llmroof/api.h" >&2; exit 1; }
 for f in pkgconfig/llmroof.pc cmake/llmroof/llmroofConfig.cmake cmake/llmroof/llmroofConfigVersion.cmake cmake/llmroof/llmroofTargets.cmake; do
     [ -f "$libdir/$f" ] || { echo "install.sh: $libdir/$f not installed" >&2; exit 1; }
 done

@@ -8,7 +8,7 @@
  * --key, false and null nothing, an array a comma-separated list, "args" the positional
  * arguments; "format" defaults to json. */
 #include "llmroof/api.h"
-#include "api_internal.h"
+#include "api/api_internal.h"
 
 #include <cjson/cJSON.h>
 #include <dlfcn.h> /* dladdr (a GNU extension: _GNU_SOURCE is set by the build) */
@@ -19,9 +19,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli.h"
-#include "llmroof/catalog.h"
-#include "llmroof/sbuf.h"
+#include "cli/cli.h"
+#include "data/catalog.h"
+#include "base/sbuf.h"
 
 struct llmroof_ctx {
     struct llmroof_catalog cat; /* loaded once by llmroof_ctx_new; read-only afterwards */

@@ -1,5 +1,5 @@
 /* err.c - see llmroof/err.h */
-#include "llmroof/err.h"
+#include "base/err.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  *
  * strtod honours the C locale; llmroof never calls setlocale(), so the decimal
  * separator is always '.', whatever the user's environment says. */
-#include "llmroof/parse.h"
+#include "base/parse.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* rng.c - see llmroof/rng.h */
-#include "llmroof/rng.h"
+#include "base/rng.h"
 
 #include <math.h>
 

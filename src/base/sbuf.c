@@ -1,5 +1,5 @@
 /* sbuf.c - see llmroof/sbuf.h */
-#include "llmroof/sbuf.h"
+#include "base/sbuf.h"
 
 #include <stdarg.h>
 #include <stdio.h>

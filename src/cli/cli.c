@@ -1,5 +1,5 @@
 /* cli.c - option parsing, catalog loading, lookups and value parsing for the CLI. */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "llmroof/parse.h"
-#include "llmroof/render_json.h"
+#include "base/parse.h"
+#include "render/render_json.h"
 
 enum { COMMON_FORMAT = 9000, COMMON_TABLE, COMMON_GPUS_FILE, COMMON_MODELS_FILE, COMMON_HELP };
 

@@ -9,13 +9,13 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "llmroof/catalog.h"
-#include "llmroof/err.h"
-#include "llmroof/estimate.h"
-#include "llmroof/memory.h"
-#include "llmroof/sbuf.h"
-#include "llmroof/table.h"
-#include "llmroof/workload.h"
+#include "data/catalog.h"
+#include "base/err.h"
+#include "model/estimate.h"
+#include "model/memory.h"
+#include "base/sbuf.h"
+#include "render/table.h"
+#include "serve/workload.h"
 
 struct rjdoc; /* llmroof/render_json.h */
 

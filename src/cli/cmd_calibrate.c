@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "llmroof/render_json.h"
-#include "llmroof/validate.h"
+#include "cli/cli.h"
+#include "render/render_json.h"
+#include "fit/validate.h"
 
 int cli_validation_cases(struct cli *c, const char *file, const char *map_path, struct val_row **rows,
                          struct val_case **cases, size_t *n);

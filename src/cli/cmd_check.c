@@ -8,9 +8,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli.h"
-#include "llmroof/baseline.h"
-#include "llmroof/render_json.h"
+#include "cli/cli.h"
+#include "fit/baseline.h"
+#include "render/render_json.h"
 
 enum { OPT_RTOL = 1 };
 

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "llmroof/arch.h"
-#include "llmroof/render_json.h"
+#include "cli/cli.h"
+#include "model/arch.h"
+#include "render/render_json.h"
 
 enum { OPT_OPS = 1, OPT_RANGE };
 

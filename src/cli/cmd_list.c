@@ -2,8 +2,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "llmroof/arch.h"
+#include "cli/cli.h"
+#include "model/arch.h"
 
 static void peak_cell(struct table *t, const struct llmroof_gpu *g, enum llmroof_dtype d)
 {

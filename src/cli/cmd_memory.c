@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "llmroof/render_json.h"
+#include "cli/cli.h"
+#include "render/render_json.h"
 
 static int on_opt(struct cli *c, void *ctx, int id, const char *arg)
 {

@@ -4,11 +4,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cli.h"
-#include "llmroof/parse.h"
-#include "llmroof/plan.h"
-#include "llmroof/render_json.h"
-#include "llmroof/render_plan.h"
+#include "cli/cli.h"
+#include "base/parse.h"
+#include "serve/plan.h"
+#include "render/render_json.h"
+#include "render/render_plan.h"
 
 enum { OPT_GPUS = 1, OPT_TPS, OPT_USERS, OPT_TTFT, OPT_TPOT, OPT_PCT, OPT_WORKLOAD, OPT_THINK, OPT_GPN, OPT_PRICE,
        OPT_FAST, OPT_MBT, OPT_MAXSEQS, OPT_NOCHUNK, OPT_SEED, OPT_RATE };

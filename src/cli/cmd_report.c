@@ -5,10 +5,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli.h"
-#include "llmroof/ops.h"
-#include "llmroof/render_json.h"
-#include "llmroof/render_report.h"
+#include "cli/cli.h"
+#include "model/ops.h"
+#include "render/render_json.h"
+#include "render/render_report.h"
 
 enum { OPT_GPUS = 1, OPT_TPS, OPT_SVGDIR, OPT_RANGE, OPT_WIDE };
 

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "llmroof/render_json.h"
-#include "llmroof/svg.h"
+#include "cli/cli.h"
+#include "render/render_json.h"
+#include "render/svg.h"
 
 enum { OPT_SVG = 1 };
 

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "llmroof/arch.h"
-#include "llmroof/render_json.h"
+#include "cli/cli.h"
+#include "model/arch.h"
+#include "render/render_json.h"
 
 static void kv(struct table *t, const char *field, const char *value, const char *unit)
 {

@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "llmroof/parse.h"
-#include "llmroof/render_json.h"
-#include "llmroof/render_sim.h"
+#include "cli/cli.h"
+#include "base/parse.h"
+#include "render/render_json.h"
+#include "render/render_sim.h"
 
 enum { OPT_MBT = 1, OPT_MAXSEQS, OPT_NOCHUNK, OPT_CONC, OPT_REQS, OPT_THINK, OPT_RATE, OPT_TRACE, OPT_WORKLOAD,
        OPT_SEED, OPT_REQOUT, OPT_TRACEOUT, OPT_SW_MBT, OPT_SW_RATE, OPT_SW_CONC, OPT_SVG, OPT_RANGE, OPT_SCENARIO,

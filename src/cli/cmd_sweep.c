@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "llmroof/parse.h"
-#include "llmroof/sweep.h"
+#include "cli/cli.h"
+#include "base/parse.h"
+#include "fit/sweep.h"
 
 enum { OPT_MODELS = 1, OPT_GPUS, OPT_TPS, OPT_BATCHES, OPT_PROMPTS, OPT_OUTPUTS, OPT_WDTS, OPT_KVDTS, OPT_ACTDTS,
        OPT_VALID_ONLY };

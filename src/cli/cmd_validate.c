@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "llmroof/opval.h"
-#include "llmroof/render_json.h"
-#include "llmroof/render_validate.h"
+#include "cli/cli.h"
+#include "fit/opval.h"
+#include "render/render_json.h"
+#include "render/render_validate.h"
 
 enum { OPT_BY = 1, OPT_MAP, OPT_SVG, OPT_UNC, OPT_MAXDEC, OPT_MAXPRE, OPT_FIT, OPT_FIT_ALL, OPT_FIT_GPUS, OPT_FIT_ENGINES,
        OPT_OPS, OPT_OUT, OPT_CV, OPT_MAXE2E, OPT_MAXSRV };

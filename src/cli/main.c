@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 
 int main(int argc, char **argv)
 {

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "llmroof/render_json.h"
+#include "cli/cli.h"
+#include "render/render_json.h"
 
 struct command {
     const char *name;

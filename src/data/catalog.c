@@ -2,10 +2,10 @@
  * added to a catalog, looked up by id or alias, and suggested on a typo (see llmroof/catalog.h).
  * Unknown fields are errors so that a typo ("memory_bandwith_Bps") never passes silently.
  * Schema and units: docs/catalog.md. */
-#include "json_read.h"
+#include "data/json_read.h"
 
 
-#include "llmroof/parse.h"
+#include "base/parse.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>

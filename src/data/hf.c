@@ -1,8 +1,8 @@
 /* hf.c - a HuggingFace config.json turned into a catalog model entry (llmroof import-hf). */
-#include "json_read.h"
+#include "data/json_read.h"
 
 
-#include "llmroof/parse.h"
+#include "base/parse.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>

@@ -2,10 +2,10 @@
  * UTF-8, depth and trailing text, located (file:line:col) messages, and typed field getters
  * with ranges. Every catalog-side reader (catalog.c, hf.c, valmap.c) goes through here, so a
  * rule about input (what counts as a number, where a message points) is written once. */
-#include "json_read.h"
+#include "data/json_read.h"
 
 
-#include "llmroof/parse.h"
+#include "base/parse.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>

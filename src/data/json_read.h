@@ -3,7 +3,7 @@
 #ifndef LLMROOF_DATA_JSON_READ_H
 #define LLMROOF_DATA_JSON_READ_H
 
-#include "llmroof/catalog.h"
+#include "data/catalog.h"
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>

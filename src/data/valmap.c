@@ -1,9 +1,9 @@
 /* valmap.c - the validation mapping (published names -> catalog ids) and the uncertainty
  * bands, both JSON documents shipped beside the catalog. */
-#include "json_read.h"
+#include "data/json_read.h"
 
 
-#include "llmroof/parse.h"
+#include "base/parse.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>

@@ -1,13 +1,13 @@
 /* baseline.c - see llmroof/baseline.h */
-#include "llmroof/baseline.h"
+#include "fit/baseline.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "llmroof/dtype.h"
-#include "llmroof/parse.h"
+#include "base/dtype.h"
+#include "base/parse.h"
 
 #define BAD(...) llmroof_err_set(err, LLMROOF_EINPUT, __VA_ARGS__)
 

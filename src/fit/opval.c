@@ -1,14 +1,14 @@
 /* opval.c - per-operator comparison with kernel measurements (see opval.h). */
-#include "llmroof/opval.h"
+#include "fit/opval.h"
 
-#include "llmroof/kernel.h"
+#include "model/kernel.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "llmroof/parse.h"
+#include "base/parse.h"
 
 static bool op_parse(const char *s, enum llmroof_opkind *out)
 {

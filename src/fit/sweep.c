@@ -1,5 +1,5 @@
 /* sweep.c - see llmroof/sweep.h */
-#include "llmroof/sweep.h"
+#include "fit/sweep.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* validate.c - see llmroof/validate.h */
-#include "llmroof/validate.h"
+#include "fit/validate.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -8,9 +8,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "llmroof/memory.h"
-#include "llmroof/parse.h"
-#include "llmroof/sim.h"
+#include "model/memory.h"
+#include "base/parse.h"
+#include "serve/sim.h"
 
 static const char *const metric_names[VAL_METRIC_COUNT] = {
     "tpot_ms", "ttft_ms", "decode_tok_s_per_seq", "decode_tok_s_total", "prefill_tok_s", "e2e_latency_ms",

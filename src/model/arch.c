@@ -13,7 +13,7 @@
  *   norms      h per RMSNorm, 2h per LayerNorm; arch_norms_per_layer() per layer.
  * Model: layers * layer + embedding V*h (+ learned positions) + LM head V*h unless tied
  * + final norm. This matches ../shared/reference/models.md sections 4-6. */
-#include "llmroof/arch.h"
+#include "model/arch.h"
 
 #include <math.h>
 

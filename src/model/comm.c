@@ -2,7 +2,7 @@
  * The bandwidth term is the nccl-tests "bus bandwidth" relation read backwards:
  * busbw = algbw * 2(N-1)/N for all-reduce and (N-1)/N for all-gather
  * (NVIDIA nccl-tests doc/PERFORMANCE.md), with busbw = link bandwidth * efficiency. */
-#include "llmroof/comm.h"
+#include "model/comm.h"
 
 #include <stdbool.h>
 

@@ -1,5 +1,5 @@
 /* estimate.c - TTFT, TPOT, e2e and throughput of a static batch (see llmroof/estimate.h). */
-#include "llmroof/estimate.h"
+#include "model/estimate.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* kernel.c - kernel-level cost terms (see llmroof/kernel.h; docs/model.md "Kernel-level terms"). */
-#include "llmroof/kernel.h"
+#include "model/kernel.h"
 
 double kernel_fixed_s(const struct llmroof_gpu *g)
 {

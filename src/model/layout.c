@@ -6,11 +6,11 @@
  *                     (Megatron and vLLM split consecutive layers as evenly as they can)
  *   experts per rank = E / ep (whole experts; EP does not also split an expert's width)
  *   attention replicas = ep / tp with --dp-attention (each with its own sequences and KV) */
-#include "llmroof/ops.h"
+#include "model/ops.h"
 
 #include <string.h>
 
-#include "llmroof/arch.h"
+#include "model/arch.h"
 
 int ops_shard_layout(const struct llmroof_model *m, const struct llmroof_layout *lay, struct llmroof_shard *out,
                      struct llmroof_err *err)

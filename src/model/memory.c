@@ -15,12 +15,12 @@
  *   capacity     = (usable - weights - workspace - reserve) / KV per token per GPU
  *   max batch    = floor(capacity / tokens per sequence) * attention replicas
  * int4 counts half a byte per weight; group scales enter through --weight-bits. */
-#include "llmroof/memory.h"
+#include "model/memory.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "llmroof/arch.h"
+#include "model/arch.h"
 
 struct llmroof_mem_opts memory_default_opts(void)
 {

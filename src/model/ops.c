@@ -7,9 +7,9 @@
  * QK^T and 2*d for PV; causal prefill has P(P+1)/2 pairs (the "causal half").
  * Flash-style attention keeps scores on chip, so its HBM traffic is Q, O and the K/V
  * read once per sequence (Dao et al. 2022). Full derivation: docs/model.md. */
-#include "llmroof/ops.h"
+#include "model/ops.h"
 
-#include "llmroof/arch.h"
+#include "model/arch.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,11 +1,11 @@
 /* roofline.c - per-operator time on a GPU (see llmroof/roofline.h). */
-#include "llmroof/roofline.h"
+#include "model/roofline.h"
 
 #include <stdbool.h>
 #include <string.h>
 
-#include "llmroof/comm.h"
-#include "llmroof/kernel.h"
+#include "model/comm.h"
+#include "model/kernel.h"
 
 const char *bound_name(enum llmroof_bound b)
 {

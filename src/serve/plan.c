@@ -1,5 +1,5 @@
 /* plan.c - capacity planner (see llmroof/plan.h). */
-#include "llmroof/plan.h"
+#include "serve/plan.h"
 
 #include <math.h>
 #include <stdarg.h>

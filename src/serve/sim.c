@@ -14,13 +14,13 @@
  *
  * sim_run's phases: check the configuration, build the instances, create the arrivals, run
  * the event loop (route arrivals, step instances), collect the metrics. */
-#include "llmroof/sim.h"
+#include "serve/sim.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "llmroof/rng.h"
+#include "base/rng.h"
 
 void sim_default_config(struct sim_config *c)
 {

@@ -1,12 +1,12 @@
 /* workload.c - see llmroof/workload.h */
-#include "llmroof/workload.h"
+#include "serve/workload.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "llmroof/parse.h"
+#include "base/parse.h"
 
 /* Lognormal parameters. chat: ShareGPT means reported by the vLLM paper (Kwon et al. 2023,
  * section 6.1): 161 prompt and 338 output tokens; sigma 1.0 / 0.8 are our choice of spread.

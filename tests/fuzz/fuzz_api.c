@@ -2,8 +2,8 @@
  * with CLI_PARSE_ONLY | CLI_NO_STDOUT | CLI_NO_FILES (no file is written, slow commands stop
  * after checking their inputs) on a context over tests/fuzz/data. Every answer is one of the
  * documented statuses, and bad input always carries a message. */
-#include "api_internal.h"
-#include "cli.h"
+#include "api/api_internal.h"
+#include "cli/cli.h"
 #include "fuzz.h"
 
 struct harness {

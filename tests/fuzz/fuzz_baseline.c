@@ -4,7 +4,7 @@
 #include <math.h>
 
 #include "fuzz.h"
-#include "llmroof/baseline.h"
+#include "fit/baseline.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

@@ -5,7 +5,7 @@
  * roofline, import-hf) run in full; slow ones (report, simulate, plan, sweep, validate,
  * calibrate) stop after validating their inputs. The catalog is tests/fuzz/data, a
  * small copy of data/, so a run costs microseconds. */
-#include "cli.h"
+#include "cli/cli.h"
 #include "fuzz.h"
 
 #define MAX_ARGS 24

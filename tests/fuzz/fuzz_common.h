@@ -7,8 +7,8 @@
 #include <math.h>
 
 #include "fuzz.h"
-#include "llmroof/catalog.h"
-#include "llmroof/sweep.h"
+#include "data/catalog.h"
+#include "fit/sweep.h"
 
 static const char fuzz_gpu_json[] =
     "{\"gpus\":[{\"id\":\"v100-sxm2-32gb\",\"name\":\"V100\",\"memory_bytes\":34359738368,"

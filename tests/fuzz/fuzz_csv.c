@@ -5,9 +5,9 @@
 #include <math.h>
 
 #include "fuzz.h"
-#include "llmroof/opval.h"
-#include "llmroof/validate.h"
-#include "llmroof/workload.h"
+#include "fit/opval.h"
+#include "fit/validate.h"
+#include "serve/workload.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

@@ -4,10 +4,10 @@
 #include <math.h>
 
 #include "fuzz.h"
-#include "llmroof/dtype.h"
-#include "llmroof/parse.h"
-#include "llmroof/table.h"
-#include "llmroof/workload.h"
+#include "base/dtype.h"
+#include "base/parse.h"
+#include "render/table.h"
+#include "serve/workload.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

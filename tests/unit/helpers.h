@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "llmroof/catalog.h"
+#include "data/catalog.h"
 
 /* Relative closeness that prints both values (cmocka's float compare is absolute). */
 #define assert_rel_close(actual, expected, rtol) \

@@ -1,7 +1,7 @@
 /* test_arch.c - parameter and KV counts from shapes. */
 #include "helpers.h"
 
-#include "llmroof/arch.h"
+#include "model/arch.h"
 
 static void llama_2_7b_parameter_count_by_hand(void **state)
 {

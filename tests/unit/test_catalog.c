@@ -1,9 +1,9 @@
 /* test_catalog.c - loading, validation errors, lookup, suggestions, HuggingFace import. */
 #include "helpers.h"
 
-#include "llmroof/arch.h"
-#include "llmroof/parse.h"
-#include "llmroof/render_json.h"
+#include "model/arch.h"
+#include "base/parse.h"
+#include "render/render_json.h"
 
 static const char *const gpu_ids[] = {
     "v100-sxm2-16gb", "v100-sxm2-32gb", "v100-pcie-32gb", "a100-sxm4-40gb", "a100-sxm4-80gb", "a100-pcie-40gb",

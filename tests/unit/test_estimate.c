@@ -4,7 +4,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "llmroof/render_json.h"
+#include "render/render_json.h"
 
 static struct llmroof_setup setup(const struct llmroof_catalog *cat, const char *m, const char *g, int tp)
 {

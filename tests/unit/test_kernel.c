@@ -5,9 +5,9 @@
 
 #include <math.h>
 
-#include "llmroof/estimate.h"
-#include "llmroof/kernel.h"
-#include "llmroof/roofline.h"
+#include "model/estimate.h"
+#include "model/kernel.h"
+#include "model/roofline.h"
 
 static void instance_time_is_the_kernel_envelope(void **state)
 {

@@ -1,11 +1,11 @@
 /* test_layout.c - pipeline and expert parallelism, MLA operators, multi-node collectives. */
 #include "helpers.h"
 
-#include "llmroof/arch.h"
-#include "llmroof/comm.h"
-#include "llmroof/estimate.h"
-#include "llmroof/memory.h"
-#include "llmroof/ops.h"
+#include "model/arch.h"
+#include "model/comm.h"
+#include "model/estimate.h"
+#include "model/memory.h"
+#include "model/ops.h"
 
 static int shard(const struct llmroof_model *m, int tp, int pp, int ep, bool dp, struct llmroof_shard *sh,
                  struct llmroof_err *err)

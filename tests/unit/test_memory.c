@@ -1,8 +1,8 @@
 /* test_memory.c - weights, KV cache and capacity against the background studies' figures. */
 #include "helpers.h"
 
-#include "llmroof/arch.h"
-#include "llmroof/memory.h"
+#include "model/arch.h"
+#include "model/memory.h"
 
 /* The studies' "theoretical" assumptions: all memory usable, nothing else resident. */
 static struct llmroof_mem_opts theoretical(void)

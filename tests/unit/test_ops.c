@@ -1,7 +1,7 @@
 /* test_ops.c - operator FLOPs, bytes and messages against hand arithmetic. */
 #include "helpers.h"
 
-#include "llmroof/ops.h"
+#include "model/ops.h"
 
 static const struct llmroof_dtypes FP16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0 };
 

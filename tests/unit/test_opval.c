@@ -2,7 +2,7 @@
  * instance llmroof prices (validate --ops). */
 #include "helpers.h"
 
-#include "llmroof/opval.h"
+#include "fit/opval.h"
 
 static const char *const header = "op,tokens,batch,context,dtype,measured_s\n";
 

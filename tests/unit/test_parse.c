@@ -1,7 +1,7 @@
 /* test_parse.c - strict value parsers. */
 #include "helpers.h"
 
-#include "llmroof/parse.h"
+#include "base/parse.h"
 
 static void numbers(void **state)
 {

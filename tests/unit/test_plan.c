@@ -3,7 +3,7 @@
 
 #include <limits.h>
 
-#include "llmroof/plan.h"
+#include "serve/plan.h"
 
 static struct workload chat = { WORKLOAD_CHAT, 0, 0, NULL, 0 };
 

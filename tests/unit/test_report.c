@@ -3,8 +3,8 @@
 
 #include <ctype.h>
 
-#include "llmroof/render_report.h"
-#include "llmroof/svg.h"
+#include "render/render_report.h"
+#include "render/svg.h"
 
 static struct llmroof_report rep; /* large: static */
 

@@ -3,9 +3,9 @@
 
 #include <math.h>
 
-#include "llmroof/comm.h"
-#include "llmroof/estimate.h"
-#include "llmroof/roofline.h"
+#include "model/comm.h"
+#include "model/estimate.h"
+#include "model/roofline.h"
 
 static void all_reduce_alpha_beta_by_hand(void **state)
 {

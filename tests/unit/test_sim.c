@@ -1,7 +1,7 @@
 /* test_sim.c - the serving simulator against estimate, queueing laws and its own promises. */
 #include "helpers.h"
 
-#include "llmroof/sim.h"
+#include "serve/sim.h"
 
 static struct sim_config config(const struct llmroof_catalog *cat, const char *m, const char *g, int tp,
                                 const struct workload *w)

@@ -2,8 +2,8 @@
  * helpers that keep text output within 100 columns. */
 #include "helpers.h"
 
-#include "llmroof/svg.h"
-#include "llmroof/table.h"
+#include "render/svg.h"
+#include "render/table.h"
 
 static void linear_axis_of_0_to_2382_steps_by_500(void **state)
 {

@@ -2,8 +2,8 @@
  * row read back from JSON Lines equals the row that was written. */
 #include "helpers.h"
 
-#include "llmroof/baseline.h"
-#include "llmroof/sweep.h"
+#include "fit/baseline.h"
+#include "fit/sweep.h"
 
 static const struct llmroof_dtypes FP16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0 };
 

@@ -1,7 +1,7 @@
 /* test_table.c - renderers print the same digits in every format. */
 #include "helpers.h"
 
-#include "llmroof/table.h"
+#include "render/table.h"
 
 static void build(struct table *t)
 {

@@ -1,7 +1,7 @@
 /* test_validate.c - reading measurements, mapping them, error statistics and calibration. */
 #include "helpers.h"
 
-#include "llmroof/validate.h"
+#include "fit/validate.h"
 
 static struct llmroof_valmap map;
 

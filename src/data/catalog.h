@@ -1,0 +1,276 @@
+/* catalog.h - GPU and model catalog: load, validate, look up.
+ *
+ * The catalog is read from JSON files (data/gpus.json, data/models.json, user
+ * files, HuggingFace config.json) into plain structs. This module is the only
+ * one that reads JSON; cJSON trees never leave it. Schema: docs/catalog.md. */
+#ifndef LLMROOF_CATALOG_H
+#define LLMROOF_CATALOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/dtype.h"
+#include "base/err.h"
+
+#define LLMROOF_ID_MAX 64
+#define LLMROOF_NAME_MAX 128
+#define LLMROOF_SOURCE_MAX 2048
+#define LLMROOF_ALIASES_MAX 8
+
+enum llmroof_link {
+    LLMROOF_LINK_NVLINK,
+    LLMROOF_LINK_PCIE,
+    LLMROOF_LINK_XGMI
+};
+const char *link_name(enum llmroof_link k);
+
+struct llmroof_gpu {
+    char id[LLMROOF_ID_MAX];                         /* catalog id, lowercase ("a100-sxm4-80gb") */
+    char name[LLMROOF_NAME_MAX];                     /* display name */
+    char aliases[LLMROOF_ALIASES_MAX][LLMROOF_ID_MAX]; /* extra lookup names */
+    int n_aliases;                                   /* entries used in aliases */
+    double memory_bytes;                             /* device memory, bytes (binary: 80 GB = 80 GiB) */
+    double mem_bw_Bps;                               /* peak DRAM/HBM bandwidth, bytes/s (decimal) */
+    double peak_flops[LLMROOF_DTYPE_COUNT];          /* dense peak, FLOP/s (OP/s for int); valid where has_peak */
+    bool has_peak[LLMROOF_DTYPE_COUNT];              /* false: the GPU has no such compute path */
+    enum llmroof_link link;                          /* intra-node interconnect used by collectives */
+    double link_bw_Bps;                              /* per-GPU unidirectional link bandwidth, bytes/s */
+    double link_latency_s;                           /* fixed cost of one collective call, s */
+    double link_hop_latency_s;                       /* added latency per ring step, s */
+    double nvls_bw_Bps;                              /* NVLink SHARP all-reduce algorithm bandwidth, bytes/s; 0 = none */
+    int mesh_links;                                  /* fully connected mesh (MI300X xGMI): links per GPU; 0 = switched */
+    double compute_eff;                              /* achieved fraction of peak FLOP/s, (0,1] */
+    double memory_eff;                               /* achieved fraction of peak bandwidth, (0,1] */
+    double comm_eff;                                 /* achieved fraction of link bandwidth, (0,1] */
+    double step_overhead_s;                          /* fixed GPU cost per step (synchronisation), s */
+    double kernel_s;                                 /* GPU time each kernel adds beyond its roofline time
+                                                        (launch latency, ramp-up, tail), s; 0 = kernel.c default */
+    double gemm_8bit_eff;                            /* share of the compute efficiency 8-bit GEMMs reach
+                                                        on their doubled peak, (0,1]; 0 = kernel.c default */
+    double overlap;                                  /* share of the shorter of compute and memory time that
+                                                        does not hide under the longer one, [0, 0.5] */
+    double fp16_acc_ratio;                           /* fp16-accumulate tensor peak / fp16 peak (GeForce: 2), 1 or more;
+                                                        0 = 1 */
+    double attn_eff;                                 /* FlashAttention-2-class prefill attention: share of the 16-bit
+                                                        peak at long sequences, (0,1]; 0 = compute_eff */
+    double attn_fa3_eff;                             /* same for FlashAttention-3-class kernels (Hopper); 0 = attn_eff */
+    double attn_mem_eff;                             /* decode attention: share of peak bandwidth; 0 = memory_eff */
+    int gpus_per_node;                               /* usual GPUs in one server */
+    int domain_gpus;                                 /* GPUs sharing the intra-node link (8; NVL72: 72) */
+    char net_kind[16];                               /* inter-node network ("ib-ndr", "roce", "efa") */
+    double net_bw_Bps;                               /* inter-node bandwidth per GPU, bytes/s, one direction */
+    double net_latency_s;                            /* fixed cost of one inter-node collective or send, s */
+    char source[LLMROOF_SOURCE_MAX];                 /* where the figures come from */
+};
+
+enum llmroof_mlp { LLMROOF_MLP_GATED, LLMROOF_MLP_PLAIN };
+enum llmroof_norm { LLMROOF_NORM_RMS, LLMROOF_NORM_LAYER };
+
+struct llmroof_model {
+    char id[LLMROOF_ID_MAX];            /* catalog id ("llama-2-7b") */
+    char name[LLMROOF_NAME_MAX];        /* display name */
+    char hf_id[LLMROOF_NAME_MAX];       /* HuggingFace repository, "" when none */
+    long hidden;                        /* hidden_size, elements */
+    long layers;                        /* num_hidden_layers */
+    long heads;                         /* num_attention_heads */
+    long kv_heads;                      /* num_key_value_heads (== heads for MHA) */
+    long head_dim;                      /* elements per head */
+    long intermediate;                  /* MLP width of a dense layer, elements */
+    long vocab;                         /* vocab_size */
+    long max_context;                   /* max_position_embeddings, tokens */
+    long learned_pos;                   /* rows of a learned position table (0 for RoPE) */
+    bool tied_embeddings;               /* LM head shares the embedding matrix */
+    enum llmroof_mlp mlp;               /* gated = 3 matrices (SwiGLU), plain = 2 (GELU/ReLU) */
+    enum llmroof_norm norm;             /* RMSNorm (weight) or LayerNorm (weight + bias) */
+    bool qkv_bias;                      /* q/k/v projections carry a bias */
+    bool o_bias;                        /* output projection carries a bias */
+    bool mlp_bias;                      /* MLP matrices carry biases */
+    bool parallel_attn;                 /* attention and MLP read one norm and share one all-reduce */
+    long moe_experts;                   /* routed experts; 0 = dense model */
+    long moe_top_k;                     /* experts per token */
+    long moe_intermediate;              /* width of one expert's MLP */
+    long moe_shared;                    /* always-on shared experts of moe_intermediate width */
+    long moe_first_dense;               /* leading dense layers (first_k_dense_replace), 0 = none */
+    long moe_layer_step;                /* layer i >= moe_first_dense is MoE iff (i+1) % step == 0; 1 = all */
+    /* MLA, multi-head latent attention (DeepSeek-V2/V3, Kimi-K2); kv_lora_rank 0 = standard attention.
+     * With MLA, head_dim holds the q/k head width (qk_nope + qk_rope) and kv_heads == heads. */
+    long q_lora_rank;                   /* rank of the query down-projection, 0 = q projected directly */
+    long kv_lora_rank;                  /* latent width cached per token per layer */
+    long qk_nope_dim;                   /* per-head q/k width without rotary position */
+    long qk_rope_dim;                   /* decoupled rotary key width, shared by all heads, cached */
+    long v_head_dim;                    /* per-head value width */
+    /* Sliding-window or chunked attention on some layers; window 0 = every layer global. */
+    long window;                        /* tokens a local layer sees (sliding) or its chunk length (chunked) */
+    long window_global_every;           /* layer i is global iff (i+1) % n == 0; 0 = every layer local */
+    bool window_chunked;                /* Llama-4 chunked attention (keys from the query's chunk only) */
+    long norms_per_layer;               /* norm vectors per layer; 0 = 2 (1 with parallel_attn); Gemma-2/3: 4 */
+    bool qk_norm;                       /* per-head q and k RMSNorm of head_dim (Qwen3, Gemma-3) */
+    /* Checkpoint format (quantization_config); 0 bits = not stated, the weight dtype decides. */
+    char ckpt_format[16];               /* quantization_config method ("fp8", "mxfp4"), "" = none stated */
+    double ckpt_bits;                   /* effective bits per weight incl. scales, all quantized matrices */
+    double ckpt_expert_bits;            /* routed experts only (gpt-oss MXFP4: 4.25), 0 = as ckpt_bits */
+    bool has_params_published;          /* params_published is set */
+    double params_published;            /* published parameter count (for checking) */
+    double params_active_published;     /* published active parameters per token (MoE), 0 = not stated */
+    char source[LLMROOF_SOURCE_MAX];    /* where the figures come from */
+};
+
+/* An inference engine's behaviour beyond the hardware: what a serving framework adds to every
+ * step, to every first token, and how close its kernels get to the GPU's compute efficiency. */
+/* Attention kernel families (docs/model.md "Attention kernels"): FlashAttention-2-class,
+ * FlashAttention-3-class (Hopper: FA3, cuDNN, TensorRT-LLM's FMHA), eager (scores written to
+ * memory in fp32 between separate matmul and softmax kernels, masked keys computed too), or
+ * eager at prefill only with a fused single-query kernel at decode (AutoAWQ's fused modules). */
+enum llmroof_attn_kernel { LLMROOF_ATTN_FLASH2, LLMROOF_ATTN_FLASH3, LLMROOF_ATTN_EAGER, LLMROOF_ATTN_EAGER_PREFILL };
+const char *attn_kernel_name(enum llmroof_attn_kernel k); /* "flash2", as engines.json spells it */
+
+struct llmroof_engine {
+    char id[LLMROOF_ID_MAX];          /* "vllm-0.6" */
+    char name[LLMROOF_NAME_MAX];      /* display name */
+    double step_overhead_s;           /* CPU time per step the GPU waits for (scheduling, sampling), s */
+    double first_token_s;             /* added to every TTFT (tokenisation, admission, first sample), s */
+    double compute_scale;             /* multiplies the GPU's compute efficiency, [0.7, 1] */
+    double collective_latency_s;      /* added to each collective's fixed latency (NCCL via torch vs custom kernels), s */
+    bool cuda_graphs;                 /* decode steps replay a CUDA graph: no CPU launch cost per kernel */
+    double launch_s;                  /* CPU time to launch one kernel without graphs, s [0, 50 us]; 0 = 4 us */
+    double kernel_factor;             /* kernels launched / the fused count ops.c declares, [1, 4]; 0 = 1 */
+    bool kv_per_query_head;           /* decode attention reads K/V once per query head (GQA before XQA) */
+    bool fp8_attention;               /* attention runs at the fp8 peak when the activations are fp8 */
+    bool fp16_accumulate;             /* GEMMs accumulate in fp16 (the GeForce fp16-accumulate peak) */
+    enum llmroof_attn_kernel attention; /* attention kernel family (flash2 unless the profile says) */
+    bool custom_allreduce;            /* all-reduce by the engine's one-shot/two-shot kernels on NVLink/xGMI */
+    bool first_token_decode;          /* the prefill skips the last prompt token, which a decode step then
+                                         processes to sample the first token (TurboMind): TTFT = prefill +
+                                         one decode step */
+    double dequant_min_tokens;        /* weight-only formats dequantized to 16 bits for a dense GEMM from
+                                         this many tokens per step; 0 = fused (dequantized in the GEMM) */
+    char source[LLMROOF_SOURCE_MAX];  /* where the figures come from */
+};
+
+struct llmroof_catalog {
+    struct llmroof_gpu *gpus;     /* owned array */
+    size_t n_gpus, cap_gpus;
+    struct llmroof_model *models; /* owned array */
+    size_t n_models, cap_models;
+    struct llmroof_engine *engines; /* owned array (data/engines.json, optional) */
+    size_t n_engines, cap_engines;
+};
+
+void catalog_init(struct llmroof_catalog *cat);
+void catalog_free(struct llmroof_catalog *cat); /* safe on an initialised, empty catalog */
+
+/* Parse and validate a GPU (or model) catalog from text. `fname` is only used in
+ * messages. Entries whose id already exists in `cat` replace it when `replace`
+ * is true, otherwise that is an error; duplicates inside one file are always errors.
+ * On error nothing is added. */
+int catalog_add_gpus_text(struct llmroof_catalog *cat, const char *text, size_t len,
+                          const char *fname, bool replace, struct llmroof_err *err);
+int catalog_add_models_text(struct llmroof_catalog *cat, const char *text, size_t len,
+                            const char *fname, bool replace, struct llmroof_err *err);
+
+/* Same, reading the file at `path` (at most 64 MiB). */
+int catalog_add_gpus_file(struct llmroof_catalog *cat, const char *path, bool replace,
+                          struct llmroof_err *err);
+int catalog_add_models_file(struct llmroof_catalog *cat, const char *path, bool replace,
+                            struct llmroof_err *err);
+
+/* Engine profiles ({"engines": [...]}); same rules as GPUs and models. */
+int catalog_add_engines_text(struct llmroof_catalog *cat, const char *text, size_t len, const char *fname,
+                             bool replace, struct llmroof_err *err);
+int catalog_add_engines_file(struct llmroof_catalog *cat, const char *path, bool replace, struct llmroof_err *err);
+const struct llmroof_engine *catalog_find_engine(const struct llmroof_catalog *cat, const char *name);
+
+/* Lookup by id or alias, case-insensitive. NULL when absent. */
+const struct llmroof_gpu *catalog_find_gpu(const struct llmroof_catalog *cat, const char *name);
+const struct llmroof_model *catalog_find_model(const struct llmroof_catalog *cat, const char *name);
+
+/* Up to `max` ids closest to `name` (edit distance, prefix/substring), best first.
+ * Returns the count written to out (pointers into the catalog). */
+size_t catalog_suggest_gpus(const struct llmroof_catalog *cat, const char *name,
+                            const char **out, size_t max);
+size_t catalog_suggest_models(const struct llmroof_catalog *cat, const char *name,
+                              const char **out, size_t max);
+
+/* Turns a HuggingFace config.json (Llama, Mistral, Mixtral, Qwen2, Falcon, GPT-J,
+ * OPT, InternLM) into a model entry with id `id`. The entry is validated like a
+ * catalog entry. */
+int catalog_model_from_hf(const char *text, size_t len, const char *fname, const char *id,
+                          struct llmroof_model *out, struct llmroof_err *err);
+/* Same, also for qwen3, qwen3_moe, deepseek_v2/v3, kimi_k2, gemma2, gemma3 (and the text_config
+ * of multimodal configs), gpt_oss and llama4; fields that change cost but are not modelled either
+ * fail or add a line to `warn` (NUL-terminated, at most warn_cap bytes; may be NULL). */
+int catalog_model_from_hf_warn(const char *text, size_t len, const char *fname, const char *id,
+                               struct llmroof_model *out, char *warn, size_t warn_cap, struct llmroof_err *err);
+
+/* Resolves the argument of import-hf: an existing file is itself; "org/name" is looked up in the
+ * HuggingFace cache, hub = $HF_HOME/hub (hf_home non-NULL) or $HOME/.cache/huggingface/hub:
+ * hub/models--org--name/snapshots/REV/config.json with REV from refs/main when present, else the
+ * only or last snapshot. Fails naming the path tried when nothing is cached. */
+int catalog_hf_resolve(const char *arg, const char *hf_home, const char *home, char *out, size_t cap,
+                       struct llmroof_err *err);
+
+/* Validates one model / GPU struct (used by the loader and import-hf); `where`
+ * prefixes messages. */
+int catalog_check_model(const struct llmroof_model *m, const char *where, struct llmroof_err *err);
+
+/* ------------------------------------------------------------------------ */
+/* Validation mapping (data/validation-map.json) and uncertainty bands       */
+/* (data/uncertainty.json); see docs/validation.md                           */
+/* ------------------------------------------------------------------------ */
+
+#define LLMROOF_MAP_MAX 96
+#define LLMROOF_MAP_KEY 96
+
+struct llmroof_name_map { char from[LLMROOF_MAP_KEY]; char to[LLMROOF_ID_MAX]; };
+struct llmroof_dtype_map {
+    char from[LLMROOF_MAP_KEY];
+    enum llmroof_dtype dtype;
+    double bits;               /* 0 = dtype's */
+    bool has_act;              /* the format computes in `act` (W8A8, fp8), not at 16 bits */
+    enum llmroof_dtype act;
+};
+struct llmroof_len_map { char from[LLMROOF_MAP_KEY]; long tokens; };
+
+struct llmroof_valmap {
+    struct llmroof_name_map gpus[LLMROOF_MAP_MAX];    /* published GPU name -> catalog id */
+    int ngpus;
+    struct llmroof_name_map models[LLMROOF_MAP_MAX];  /* published model name -> catalog id */
+    int nmodels;
+    struct llmroof_dtype_map wdt[LLMROOF_MAP_MAX];    /* weight format -> dtype and effective bits */
+    int nwdt;
+    struct llmroof_dtype_map kvdt[LLMROOF_MAP_MAX];   /* KV format -> dtype */
+    int nkvdt;
+    struct llmroof_len_map lens[LLMROOF_MAP_MAX];     /* non-numeric length -> assumed tokens */
+    int nlens;
+    struct llmroof_name_map engines[LLMROOF_MAP_MAX]; /* framework name -> engine id */
+    int nengines;
+    struct llmroof_len_map batches[LLMROOF_MAP_MAX];  /* non-numeric batch -> sequences; 0 = the most that fit */
+    int nbatches;
+    struct llmroof_len_map tps[LLMROOF_MAP_MAX];      /* non-numeric tp -> tensor-parallel ranks */
+    int ntps;
+    char reserved[LLMROOF_MAP_MAX][LLMROOF_MAP_KEY];  /* source keys kept out of the visible set */
+    int nreserved;
+};
+
+int catalog_load_valmap(const char *text, size_t len, const char *fname, struct llmroof_valmap *out,
+                        struct llmroof_err *err);
+
+/* measured / predicted ratios at the 10th and 90th percentile of the published set */
+struct llmroof_band {
+    bool present;
+    double low, high;   /* multiply a predicted latency by these */
+    long n;             /* rows behind the band */
+};
+
+struct llmroof_uncertainty {
+    struct llmroof_band ttft, tpot, e2e; /* by metric class */
+};
+
+int catalog_load_uncertainty(const char *text, size_t len, const char *fname, struct llmroof_uncertainty *out,
+                             struct llmroof_err *err);
+
+/* Reads a whole file (regular files only, at most max_bytes). Caller frees *out. */
+int catalog_read_file(const char *path, size_t max_bytes, char **out, size_t *out_len,
+                      struct llmroof_err *err);
+
+#endif

@@ -1,0 +1,58 @@
+/* sweep.h - one configuration of a sweep: inputs, validity and key outputs, and its
+ * CSV / JSON Lines rendering. Column order (docs/scripting.md) is stable: new columns are
+ * only ever appended. Rows are rendered by hand rather than through cJSON trees because a
+ * sweep writes hundreds of thousands of rows per second. */
+#ifndef LLMROOF_SWEEP_H
+#define LLMROOF_SWEEP_H
+
+#include <stdbool.h>
+
+#include "model/estimate.h"
+#include "model/memory.h"
+#include "base/sbuf.h"
+
+struct sweep_row {
+    /* inputs */
+    char model[LLMROOF_ID_MAX];
+    char gpu[LLMROOF_ID_MAX];
+    int tp;
+    int pp, ep;            /* layout beyond TP (1 = none); written only when set (docs/scripting.md) */
+    bool dp_attn;          /* --dp-attention */
+    long batch, prompt, output;
+    struct llmroof_dtypes dt;
+    /* validity */
+    bool valid;            /* estimated; false: see reason */
+    char reason[520];      /* why not, "" when valid */
+    /* outputs (valid rows only) */
+    bool fits;
+    double weights_bytes_per_gpu, kv_bytes_per_token_per_gpu, max_batch;
+    double ttft_s, tpot_s, e2e_s, decode_tok_s, output_tok_s;
+    enum llmroof_bound prefill_bound, decode_bound;
+    double prefill_comm_share, decode_comm_share;
+};
+
+/* Number of numeric output fields and their names / accessors, for check. */
+#define SWEEP_NUM_FIELDS 11
+extern const char *const sweep_num_field_names[SWEEP_NUM_FIELDS];
+double sweep_num_field(const struct sweep_row *r, int i);
+
+/* Evaluates one configuration with catalog efficiencies and default memory options.
+ * Never fails: an invalid configuration sets valid = false and a reason. */
+void sweep_eval(const struct llmroof_model *m, const struct llmroof_gpu *g, int tp, long batch, long prompt,
+                long output, const struct llmroof_dtypes *dt, struct sweep_row *out);
+
+/* Same under a layout (lay->tp is ignored: `tp` is the row's); sweep_eval is this with none. */
+void sweep_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *g, int tp,
+                       const struct llmroof_layout *lay, long batch, long prompt, long output,
+                       const struct llmroof_dtypes *dt, struct sweep_row *out);
+
+void sweep_csv_header(struct sbuf *out);
+/* With a layout, the CSV gains three last columns pp, ep, dp_attention (header and rows). */
+void sweep_csv_header_layout(struct sbuf *out);
+void sweep_csv_row_layout(const struct sweep_row *r, struct sbuf *out);
+void sweep_csv_row(const struct sweep_row *r, struct sbuf *out);
+/* The schema every JSON Lines row names first (docs/json.md). */
+#define SWEEP_SCHEMA "llmroof.sweep/1"
+void sweep_jsonl_row(const struct sweep_row *r, struct sbuf *out);
+
+#endif

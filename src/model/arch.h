@@ -1,0 +1,61 @@
+/* arch.h - figures derived from a model's architecture alone (no hardware).
+ * Formulas: docs/model.md section "Parameters and KV cache". */
+#ifndef LLMROOF_ARCH_H
+#define LLMROOF_ARCH_H
+
+#include <stdbool.h>
+
+#include "data/catalog.h"
+
+struct llmroof_params {
+    double attention;   /* q, k, v, o weights and biases (MLA: low-rank projections and latent norms), all layers */
+    double mlp;         /* dense MLP or all experts + shared experts + routers, all layers */
+    double norms;       /* every norm weight (and bias for LayerNorm), incl. final norm */
+    double embedding;   /* token embedding + learned positions */
+    double lm_head;     /* 0 when tied to the embedding */
+    double total;       /* sum of the above */
+    double active;      /* parameters touched per token (MoE: top-k experts only) */
+    double experts;     /* routed-expert weights of all MoE layers (0 for dense models) */
+};
+
+/* Parameter count by component. */
+struct llmroof_params arch_params(const struct llmroof_model *m);
+
+/* Layers whose MLP is a mixture of experts: those i >= moe_first_dense with
+ * (i+1) % moe_layer_step == 0 (DeepSeek first_k_dense_replace, Qwen decoder_sparse_step,
+ * Llama-4 interleave_moe_layer_step); 0 for a dense model. */
+long arch_moe_layers(const struct llmroof_model *m);
+
+/* Layers with a sliding window (or chunk); the others attend to the whole context. */
+long arch_local_layers(const struct llmroof_model *m);
+
+/* True for multi-head latent attention (kv_lora_rank > 0). */
+bool arch_is_mla(const struct llmroof_model *m);
+
+/* Norm vectors per layer (2, 1 with parallel attention, 4 for Gemma-2/3). */
+double arch_norms_per_layer(const struct llmroof_model *m);
+
+/* KV-cache elements per token of one layer: 2 * kv_heads * head_dim, or MLA's
+ * kv_lora_rank + qk_rope_head_dim (the latent and the shared rotary key). */
+double arch_kv_elems_per_token_layer(const struct llmroof_model *m);
+
+/* KV-cache elements per token for the whole model, every layer holding it
+ * (no window cut): layers * arch_kv_elems_per_token_layer. */
+double arch_kv_elems_per_token(const struct llmroof_model *m);
+
+/* KV-cache elements one sequence of `context` tokens holds: global layers keep every
+ * token, local layers min(context, window) (sliding) or min(context, chunk). */
+double arch_kv_elems_per_seq(const struct llmroof_model *m, double context);
+
+/* Sum over the queries at positions past+1 .. past+new of the keys each one attends to,
+ * with a sliding window w (min(j, w)), a chunk c (((j-1) mod c) + 1) or neither (w = 0: j).
+ * Closed forms in arch.c. */
+double arch_attn_pairs(double new_tokens, double past_tokens, double window, bool chunked);
+
+/* Distinct keys those queries read from the cache (flash attention reads each once). */
+double arch_attn_keys(double new_tokens, double past_tokens, double window, bool chunked);
+
+/* Width of all query heads (heads * head_dim), elements. */
+double arch_q_width(const struct llmroof_model *m);
+
+#endif

@@ -1,0 +1,64 @@
+/* estimate.h - request-level latency and throughput of a static batch.
+ *   TTFT  = time of the prefill of B prompts of P tokens (+ the engine's first-token overhead)
+ *   TPOT  = mean decode-step time over output tokens 2..O (context P+1 .. P+O-1),
+ *           summed exactly in closed form (each op is piecewise linear in context)
+ *   e2e   = TTFT + (O-1) * TPOT;  decode_tok_s = B / TPOT;  output_tok_s = B*O / e2e */
+#ifndef LLMROOF_ESTIMATE_H
+#define LLMROOF_ESTIMATE_H
+
+#include "data/catalog.h"
+#include "model/ops.h"
+#include "model/roofline.h"
+
+struct llmroof_setup {
+    const struct llmroof_model *model;
+    const struct llmroof_gpu *gpu;
+    int tp;                        /* tensor-parallel ranks */
+    struct llmroof_dtypes dt;      /* weight, KV, activation dtypes */
+    struct llmroof_effs eff;       /* efficiencies and overhead */
+    struct llmroof_layout layout;  /* pp, ep, dp_attn, ep_imbalance (its tp is ignored: `tp` above);
+                                    * all zero = TP only */
+};
+
+/* The setup's layout with its TP filled in. */
+struct llmroof_layout estimate_layout(const struct llmroof_setup *s);
+
+struct llmroof_request {
+    long batch;   /* sequences served together */
+    long prompt;  /* prompt tokens per sequence */
+    long output;  /* output tokens per sequence (>= 1) */
+};
+
+struct llmroof_estimate {
+    struct llmroof_shard shard;        /* per-rank shapes */
+    struct llmroof_oplist prefill_ops; /* operators of the prefill */
+    struct llmroof_oplist decode_ops;  /* operators of the decode step at the mean context */
+    struct llmroof_phase prefill;      /* timed prefill */
+    struct llmroof_phase decode;       /* mean decode step (zero when output == 1) */
+    double decode_steps;               /* output - 1 */
+    double ttft_s, tpot_s, e2e_s;      /* seconds */
+    double decode_tok_s;               /* B / TPOT, tokens/s (0 when no decode step) */
+    double output_tok_s;               /* B * O / e2e, tokens/s */
+    double micro_batches;              /* pipeline micro-batches in flight: min(pp, B); 1 without PP */
+    double pp_bubble_s;                /* TTFT added by filling the pipeline: (n-1) * largest stage time */
+    double first_step_s;               /* TTFT added by an engine that samples the first token from a
+                                          decode step (engine first_token_decode), else 0 */
+};
+
+/* Validates the setup: TP divides heads, dtypes are storage/compute formats the GPU has. */
+int estimate_check(const struct llmroof_setup *s, struct llmroof_err *err);
+
+int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
+                 struct llmroof_estimate *out, struct llmroof_err *err);
+
+/* Sum over integer c in [c1, c2] of max(a1 + b1*c, a2 + b2*c); *first_part receives the
+ * part of the sum where the first line is the larger (ties go to the first). */
+double estimate_sum_max_linear(double a1, double b1, double a2, double b2, double c1, double c2,
+                               double *first_part);
+
+/* Sum over integer c in [c1, c2] of the largest of n <= LLMROOF_MAX_LINES lines a[i] + b[i]*c;
+ * part[i] (may be NULL) receives the part of the sum where line i is the largest. */
+#define LLMROOF_MAX_LINES 4
+double estimate_sum_max_lines(const double *a, const double *b, int n, double c1, double c2, double *part);
+
+#endif

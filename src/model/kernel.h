@@ -1,0 +1,94 @@
+/* kernel.h - kernel-level cost terms beyond the roofline (docs/model.md "Kernel-level terms").
+ *
+ * A forward pass is a sequence of kernels. Each costs its roofline time plus a fixed GPU cost
+ * (launch latency, ramp-up, tail: kernel_s), and cannot start before the CPU has launched it
+ * (launch_s per kernel unless a CUDA graph replays the step). GEMMs in 8-bit formats reach a
+ * smaller share of their doubled peak than 16-bit ones; attention runs at 16 bits unless the
+ * engine runs fp8 attention. Pure functions; the defaults below are the published figures
+ * that docs/model.md cites. */
+#ifndef LLMROOF_KERNEL_H
+#define LLMROOF_KERNEL_H
+
+#include "data/catalog.h"
+#include "base/dtype.h"
+
+#include <math.h>
+
+/* Prefill attention's ramp: a FlashAttention-class kernel over L keys per sequence reaches
+ * L / (L + L0) of its long-sequence efficiency (tile fill, the causal diagonal, prologue and
+ * epilogue per query block); L0 = 408 keys fitted to cuDNN SDPA on an H100 SXM5, 0.662 of the
+ * bf16 peak asymptotically (docs/validation/measured/h100-sxm5-80gb/constants.json). */
+#define KERNEL_ATTN_RAMP_TOKENS 408.0
+/* Eager attention: the fp32 score matrix is written by QK^T, read and written by softmax and
+ * read by PV - 4 accesses of 4 bytes per (query, key, head) (ggml's mul_mat/soft_max_ext, HF's
+ * eager path); the matmul, scale-and-mask, softmax and PV kernels are 4 launches. */
+#define KERNEL_EAGER_SCORE_BYTES 16.0
+#define KERNEL_EAGER_KERNELS 4.0
+
+/* Fixed GPU time per kernel when the catalog gives none, s: the t0 of the GEMM time fit measured
+ * on an H100 SXM5 (3.0 us bf16, 4.0 fp8; decode attention 7.5, RMSNorm 5.5, a graph node 1.0:
+ * docs/validation/measured/h100-sxm5-80gb/constants.json), taken for every GPU: launch latency,
+ * ramp-up and tail are alike across NVIDIA generations (kernels.md: 3.0 us raw launch on GB200). */
+#define KERNEL_FIXED_S_DEFAULT 3.0e-6
+/* CPU time to launch one kernel from C++ when the engine profile gives none, s
+ * (cuLaunchKernel of a no-op kernel: 3.0-3.3 us, kernels.md). */
+#define KERNEL_LAUNCH_S_DEFAULT 4.0e-6
+/* Share of the 16-bit compute efficiency an 8-bit GEMM reaches on its doubled peak when the
+ * catalog gives none: H100 SXM maximum achievable matmul 70.9% (fp8) / 80.3% (bf16) = 0.883. */
+#define KERNEL_GEMM_8BIT_DEFAULT 0.883
+
+/* Per-kernel GPU cost of g (catalog value or the default), s. */
+double kernel_fixed_s(const struct llmroof_gpu *g);
+
+/* Share of the 16-bit compute efficiency that GEMMs computing in `act` reach: 1 for 16/32-bit,
+ * the GPU's gemm_8bit for fp8, int8 and int4 compute. */
+double kernel_gemm_dtype_scale(const struct llmroof_gpu *g, enum llmroof_dtype act);
+
+/* The 16-bit dtype attention computes in for activations `act` (bf16 stays bf16, all else fp16
+ * where the GPU has it). */
+enum llmroof_dtype kernel_attention_dtype(const struct llmroof_gpu *g, enum llmroof_dtype act);
+
+/* Time of one instance of an operator of `kernels` kernels whose roofline terms are compute_s and
+ * memory_s, a share `overlap` of the shorter term not hidden under the longer (0: the perfect
+ * roofline max):
+ *   max(max(c + overlap*m, m + overlap*c) + kernels * fixed_s, kernels * launch_s)
+ * (max(c + o*m, m + o*c) = max(c, m) + o*min(c, m) for o <= 1: linear pieces, so sums over a
+ * decode's contexts stay exact). */
+static inline double kernel_instance_s(double compute_s, double memory_s, double overlap, double kernels,
+                                       double fixed_s, double launch_s)
+{
+    double a = compute_s + overlap * memory_s, b = memory_s + overlap * compute_s;
+    double gpu = (a > b ? a : b) + kernels * fixed_s;
+    double cpu = kernels * launch_s;
+    return gpu > cpu ? gpu : cpu;
+}
+
+/* A GEMM-type kernel near its ridge point: time = (c^p + m^p)^(1/p), the smooth maximum the
+ * H100 GEMM measurements fit best (p = 6, 528 bf16 shapes, median |error| 3.4%:
+ * docs/validation/measured/h100-sxm5-80gb/constants.json) - 12% above max(c, m) where the two
+ * terms are equal, within 0.3% of it once one term is twice the other. */
+#define KERNEL_RIDGE_P 6
+static inline double kernel_ridge_max(double compute_s, double memory_s)
+{
+    double hi = compute_s > memory_s ? compute_s : memory_s, lo = compute_s > memory_s ? memory_s : compute_s;
+    if (!(hi > 0))
+        return 0.0;
+    double r = lo / hi, r2 = r * r, r6 = r2 * r2 * r2;
+    /* far from the ridge (most decode GEMMs) two terms of (1 + x)^(1/6) = 1 + x/6 - 5x^2/72 + ...
+     * are exact to 1e-13 for x < 1e-4 and keep bench_engine fast; near it, the roots */
+    if (r6 < 1e-4)
+        return hi * (1.0 + r6 * (1.0 / 6.0 - r6 * (5.0 / 72.0)));
+    return hi * cbrt(sqrt(1.0 + r6));
+}
+
+/* One instance of a GEMM-type operator (projections, MLP, norms: everything but attention):
+ *   max(ridge_max(c, m) + kernels * fixed_s, kernels * launch_s) */
+static inline double kernel_gemm_instance_s(double compute_s, double memory_s, double kernels, double fixed_s,
+                                            double launch_s)
+{
+    double gpu = kernel_ridge_max(compute_s, memory_s) + kernels * fixed_s;
+    double cpu = kernels * launch_s;
+    return gpu > cpu ? gpu : cpu;
+}
+
+#endif

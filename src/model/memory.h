@@ -1,0 +1,79 @@
+/* memory.h - weights, KV cache, capacity and max batch per GPU.
+ * Formulas: docs/model.md section "Memory". Pure. */
+#ifndef LLMROOF_MEMORY_H
+#define LLMROOF_MEMORY_H
+
+#include <stdbool.h>
+
+#include "data/catalog.h"
+#include "model/ops.h"
+
+struct llmroof_mem_opts {
+    double mem_util;            /* fraction of device memory the engine may use, (0,1] */
+    double reserve_bytes;       /* runtime, CUDA graphs, NCCL buffers per GPU, bytes */
+    bool workspace_set;         /* workspace_bytes given; else derived */
+    double workspace_bytes;     /* activation workspace per GPU, bytes */
+    double max_batched_tokens;  /* tokens of the largest forward (derives the workspace) */
+    double max_seqs;            /* sequences of the largest forward (logits workspace) */
+    long block_size;            /* paged-KV block in tokens; <= 1 means unpaged */
+};
+/* mem_util 0.90, reserve 1 GiB, derived workspace from 2048 tokens and 256 sequences
+ * (vLLM's defaults), no paging. */
+struct llmroof_mem_opts memory_default_opts(void);
+
+/* LLMROOF_FIT_BATCH is never set by memory_eval: memory_fit_batch sets it for callers that ask
+ * about a batch (estimate, memory -b, sweep), so that "fits" always means the request fits. */
+enum llmroof_fit { LLMROOF_FITS, LLMROOF_FIT_WEIGHTS, LLMROOF_FIT_CONTEXT, LLMROOF_FIT_BATCH };
+
+struct llmroof_memory {
+    double gpu_memory_bytes;          /* device memory */
+    double usable_bytes;              /* gpu_memory * mem_util */
+    double weights_bytes_per_gpu;     /* this rank's weight shard */
+    double weights_bytes_total;       /* all ranks' weights (replicas counted) */
+    double workspace_bytes_per_gpu;   /* activation workspace */
+    double reserve_bytes_per_gpu;     /* runtime reserve */
+    double free_bytes_per_gpu;        /* usable - weights - workspace - reserve (may be < 0) */
+    double kv_capacity_bytes_per_gpu; /* max(free, 0) */
+    double kv_bytes_per_token;        /* whole model: 2*layers*kv_heads*head_dim*kv_bytes */
+    double kv_bytes_per_token_per_gpu;/* this rank's share (replicated heads counted) */
+    double kv_capacity_tokens;        /* whole tokens that fit (whole blocks when paged) */
+    long context_len;                 /* tokens per sequence asked about */
+    double tokens_per_seq;            /* context rounded up to whole blocks */
+    double max_batch;                 /* sequences of context_len that fit at once */
+    enum llmroof_fit fit;             /* LLMROOF_FITS or why not */
+    bool fits;                        /* fit == LLMROOF_FITS */
+    int min_tp_fit;                   /* smallest TP (1..64, dividing heads) whose weights fit; 0 = none */
+    int gpus;                         /* GPUs of the instance (tp, or ep, times pp) */
+    int attn_dp;                      /* attention replicas per stage (--dp-attention), each its own sequences */
+    double kv_bytes_per_seq_per_gpu;  /* one sequence of context_len on the fullest GPU (windows applied) */
+};
+
+/* Weight bytes on one rank of `sh`. */
+double memory_weights_per_gpu(const struct llmroof_model *m, const struct llmroof_shard *sh, double w_bytes);
+
+/* Weight bytes on the fullest GPU of a layout (largest pipeline stage, with the embedding or
+ * the LM head), routed experts at ops_expert_bytes(m, dt). */
+double memory_weights_layout(const struct llmroof_model *m, const struct llmroof_shard *sh,
+                             const struct llmroof_dtypes *dt);
+
+/* memory_eval for a whole layout (TP x PP x EP, data-parallel attention): per-GPU figures
+ * are those of the fullest GPU; max_batch counts the instance's sequences (all replicas). */
+int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *g, const struct llmroof_layout *lay,
+                       const struct llmroof_dtypes *dt, long context_len, const struct llmroof_mem_opts *o,
+                       struct llmroof_memory *out, struct llmroof_err *err);
+/* Narrows a memory_eval result to a request of `batch` sequences of its context: when the
+ * weights and one sequence fit but `batch` exceeds max_batch, fit becomes LLMROOF_FIT_BATCH
+ * and fits false. Estimate, memory and sweep share it, so they agree on "fits". */
+static inline void memory_fit_batch(struct llmroof_memory *mem, long batch)
+{
+    if (mem->fit == LLMROOF_FITS && (double)batch > mem->max_batch) {
+        mem->fit = LLMROOF_FIT_BATCH;
+        mem->fits = false;
+    }
+}
+
+int memory_eval(const struct llmroof_model *m, const struct llmroof_gpu *g, int tp,
+                const struct llmroof_dtypes *dt, long context_len, const struct llmroof_mem_opts *o,
+                struct llmroof_memory *out, struct llmroof_err *err);
+
+#endif

@@ -1,0 +1,158 @@
+/* ops.h - a forward pass as a list of operators, per tensor-parallel rank.
+ *
+ * One engine step processes T new tokens from S sequences, each sequence at its own
+ * context. The operator list holds, per operator kind, how many instances run in the
+ * pass (e.g. 2 norms per layer x layers) and each instance's FLOPs, HBM bytes and
+ * collective message bytes on one rank. Megatron-style sharding (Shoeybi et al. 2019):
+ * Q/K/V/O and MLP split over ranks, vocabulary-parallel embedding and LM head.
+ * Formulas: docs/model.md section "Operators". */
+#ifndef LLMROOF_OPS_H
+#define LLMROOF_OPS_H
+
+#include <stdbool.h>
+
+#include "data/catalog.h"
+#include "base/dtype.h"
+#include "base/err.h"
+
+enum llmroof_opkind {
+    LLMROOF_OP_NORM,       /* pre-attention and pre-MLP norms */
+    LLMROOF_OP_QKV_PROJ,   /* fused q/k/v projection */
+    LLMROOF_OP_KV_WRITE,   /* append new K/V to the cache */
+    LLMROOF_OP_ATTENTION,  /* softmax(QK^T)V, flash-style (no score matrix in HBM) */
+    LLMROOF_OP_O_PROJ,     /* attention output projection */
+    LLMROOF_OP_ALL_REDUCE, /* after o_proj, after the MLP, after the embedding (TP > 1) */
+    LLMROOF_OP_ROUTER,     /* MoE gate */
+    LLMROOF_OP_FFN,        /* MLP: gate/up/down (gated) or up/down (plain), or the experts hit */
+    LLMROOF_OP_FINAL_NORM, /* norm before the LM head */
+    LLMROOF_OP_LM_HEAD,    /* logits of the last position of each sequence */
+    LLMROOF_OP_ALL_GATHER, /* gather of the vocabulary-parallel logits (TP > 1) */
+    LLMROOF_OP_ATTN_LOCAL, /* attention of sliding-window or chunked layers (keys capped by the window) */
+    LLMROOF_OP_MLA_KV_UP,  /* MLA kv_b: decompress the latent to K/V (prefill) or absorbed W_UK/W_UV (decode) */
+    LLMROOF_OP_DENSE_FFN,  /* MoE model: the dense MLP of its leading/interleaved dense layers */
+    LLMROOF_OP_ALL_TO_ALL, /* expert parallelism: dispatch and combine of routed tokens (per MoE layer, 2) */
+    LLMROOF_OP_PP_SEND,    /* pipeline parallelism: activations sent to the next stage (per boundary) */
+    LLMROOF_OP_COUNT
+};
+
+const char *op_name(enum llmroof_opkind k);      /* "qkv_proj" */
+/* Collectives: all-reduce, all-gather, all-to-all, pipeline sends. Inline: every timing loop
+ * asks it of every operator (bench_engine). */
+static inline bool op_is_collective(enum llmroof_opkind k)
+{
+    return k == LLMROOF_OP_ALL_REDUCE || k == LLMROOF_OP_ALL_GATHER || k == LLMROOF_OP_ALL_TO_ALL ||
+           k == LLMROOF_OP_PP_SEND;
+}
+
+/* What one step processes; sums over its sequences. */
+struct llmroof_batch {
+    double tokens;          /* new tokens in the step, all sequences */
+    double seqs;            /* sequences in the step; each yields one logits row */
+    double attn_pairs;      /* sum of causal (query, key) pairs */
+    double kv_read_tokens;  /* sum of keys read per sequence (cached + new) */
+};
+
+/* Adds a sequence that processes `new_tokens` after `past_tokens` already cached:
+ * pairs += new*past + new*(new+1)/2; keys read += past + new. */
+void batch_add(struct llmroof_batch *b, double new_tokens, double past_tokens);
+/* B prompts of P tokens from an empty cache. */
+struct llmroof_batch batch_prefill(double batch, double prompt);
+/* B decode tokens, each attending to `context` keys (its own included). */
+struct llmroof_batch batch_decode(double batch, double context);
+
+/* How one model instance is laid out over GPUs (docs/model.md "Layouts"). Zero fields mean
+ * the default: pp 1, ep 1, imbalance 1. GPUs per pipeline stage: ep when ep > 1, else tp;
+ * with ep > 1, either ep == tp (attention TP, experts EP over the same ranks, combined by the
+ * TP all-reduce) or dp_attn (attention TP over tp ranks, ep/tp attention replicas each with its
+ * own sequences and KV, tokens routed by all-to-all: the DeepSeek serving layout). */
+struct llmroof_layout {
+    int tp;                 /* tensor-parallel ranks of attention (and of the MLP without EP) */
+    int pp;                 /* pipeline stages of consecutive layers; 0 = 1 */
+    int ep;                 /* expert-parallel ranks (MoE); 0 = 1 */
+    bool dp_attn;           /* attention data-parallel over ep/tp replicas */
+    double ep_imbalance;    /* busiest rank's routed tokens / the mean (>= 1); 0 = 1 */
+};
+
+struct llmroof_shard {
+    int tp;                      /* tensor-parallel ranks */
+    int pp;                      /* pipeline stages (1 = none) */
+    int ep;                      /* expert-parallel ranks (1 = none) */
+    bool dp_attn;                /* attention data-parallel (all-to-all around the experts) */
+    int attn_dp;                 /* attention replicas in a stage: ep/tp with dp_attn, else 1 */
+    int gpus_per_stage;          /* GPUs of one pipeline stage */
+    int gpus;                    /* GPUs of the instance: gpus_per_stage * pp */
+    long stage_layers_max;       /* layers of the largest stage: ceil(layers / pp) */
+    long stage_layers_min;       /* layers of the smallest stage: floor(layers / pp) */
+    double ep_imbalance;         /* busiest EP rank's share of routed tokens over the mean */
+    long heads_per_rank;         /* query heads on one rank */
+    long kv_heads_per_rank;      /* KV heads held by one rank (1 when replicated) */
+    bool kv_replicated;          /* KV heads < TP: each KV head is copied on TP/KV ranks */
+    double intermediate_per_rank;     /* dense MLP width on one rank */
+    double moe_intermediate_per_rank; /* one expert's width on one rank */
+    double vocab_per_rank;       /* vocabulary rows on one rank */
+};
+
+/* Checks that TP divides the heads and that KV heads and TP divide one another
+ * (as vLLM and Megatron require); fills the per-rank shapes. */
+int ops_shard(const struct llmroof_model *m, int tp, struct llmroof_shard *out, struct llmroof_err *err);
+/* Same for a whole layout (src/model/layout.c): also checks PP <= layers, EP divides the
+ * experts, EP against TP and --dp-attention; each message names the constraint. */
+int ops_shard_layout(const struct llmroof_model *m, const struct llmroof_layout *lay, struct llmroof_shard *out,
+                     struct llmroof_err *err);
+
+struct llmroof_dtypes {
+    enum llmroof_dtype weight; /* stored weights */
+    enum llmroof_dtype kv;     /* KV cache */
+    enum llmroof_dtype act;    /* activations and the compute peak used */
+    double weight_bits;        /* effective bits per weight incl. group scales (q4_0: 4.5); 0 = the dtype's */
+};
+
+/* Bytes per stored weight: weight_bits / 8 when set, else the weight dtype's size. */
+double ops_weight_bytes(const struct llmroof_dtypes *dt);
+/* Bytes per stored routed-expert weight: a checkpoint that ships its experts narrower than the
+ * weight dtype (gpt-oss: MXFP4 experts, 4.25 bits with the e8m0 scale per 32) keeps them so,
+ * as vLLM and SGLang serve them; otherwise ops_weight_bytes. */
+double ops_expert_bytes(const struct llmroof_model *m, const struct llmroof_dtypes *dt);
+
+struct llmroof_op {
+    double count;      /* instances in one forward pass; 0 = absent */
+    double flops;      /* per instance, per rank, FLOP */
+    double bytes;      /* per instance, per rank, HBM bytes read + written */
+    double comm_bytes; /* per instance, collective message size in bytes (0 for local ops) */
+    double kernels;    /* kernels one instance launches in a fused engine (RoPE with the QKV GEMM: 2) */
+    double wbytes;     /* GEMMs: stored weight bytes one instance reads (inside `bytes`), else 0 */
+};
+
+struct llmroof_oplist {
+    struct llmroof_op op[LLMROOF_OP_COUNT]; /* indexed by enum llmroof_opkind */
+    double experts_hit;                     /* MoE: expected distinct experts per layer (this rank's under EP), else 0 */
+    bool mla_absorbed;                      /* MLA step run with absorbed weights over the latent (decode) */
+    int ep_ranks;                           /* all-to-all group (expert parallelism), 0 = none */
+    int stage_gpus;                         /* GPUs per pipeline stage (pp_send placement), 0 = no PP */
+    double attn_kv_bytes;                   /* the K/V-cache reads inside op[ATTENTION].bytes, per instance */
+    double q_per_kv;                        /* query heads per KV head on a rank (GQA group size; 1 for MLA) */
+    double tokens;                          /* new tokens of the step on one rank */
+    double new_per_seq;                     /* new tokens per sequence (1 in a decode step) */
+    double keys_per_seq;                    /* keys each sequence attends to, mean (the attention length) */
+    double attn_heads;                      /* query heads on a rank (eager attention's score matrices) */
+    double attn_square;                     /* new x keys pairs / causal pairs (eager attention's FLOPs) */
+    double dequant_ratio;                   /* weight-only formats: 16-bit bytes per stored weight byte
+                                               (int4 at 4.5 bits: 3.56), else 0 */
+};
+
+/* Builds the operator list of one step. Pure; never fails once `sh` is valid. */
+void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
+               const struct llmroof_dtypes *dt, const struct llmroof_batch *b, struct llmroof_oplist *out);
+
+/* Rebuilds in `out` only the operators that depend on the context (attention, windowed
+ * attention, the attention K/V bytes, MLA's decompression) for batch `b`, which must have the
+ * tokens and sequences of the batch `out` was built for: a decode step at another context
+ * costs this instead of a whole ops_build (estimate.c's last step). */
+void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
+                     const struct llmroof_batch *b, struct llmroof_oplist *out);
+
+/* Expected distinct experts that `tokens` tokens touch with top-k routing over E
+ * experts, assuming uniform independent routing: E * (1 - (1 - k/E)^tokens). */
+double ops_experts_hit(double experts, double top_k, double tokens);
+
+#endif

@@ -1,0 +1,100 @@
+/* roofline.h - time of each operator on a GPU (Williams et al. 2009 roofline):
+ *   time = max(flops / (peak * compute_eff), bytes / (bandwidth * memory_eff))
+ * collectives by comm.h; plus a fixed per-step overhead. Pure. */
+#ifndef LLMROOF_ROOFLINE_H
+#define LLMROOF_ROOFLINE_H
+
+#include "data/catalog.h"
+#include "model/ops.h"
+
+enum llmroof_bound { LLMROOF_BOUND_COMPUTE, LLMROOF_BOUND_MEMORY, LLMROOF_BOUND_COMM };
+const char *bound_name(enum llmroof_bound b);
+
+struct llmroof_effs {
+    double compute;       /* fraction of dense peak FLOP/s achieved */
+    double memory;        /* fraction of peak HBM bandwidth achieved */
+    double comm;          /* fraction of link bandwidth achieved */
+    double overhead_s;    /* fixed cost per engine step, s */
+    double first_token_s; /* added to every TTFT by the serving engine, s (0 without an engine) */
+    double comm_latency_s;/* added to every collective's fixed latency by the engine's all-reduce path, s */
+    /* kernel-level terms (llmroof/kernel.h); zero in a hand-built struct means pure roofline */
+    double kernel_s;      /* GPU time each kernel adds (launch latency, ramp-up, tail), s */
+    double overlap;       /* share of the shorter roofline term not hidden under the longer, [0, 0.5] */
+    double launch_s;      /* CPU time per kernel launch the GPU may wait for (0 with CUDA graphs), s */
+    double kernel_factor; /* kernels launched / ops.c's fused count (0 = 1) */
+    double gemm_scale;    /* share of `compute` that GEMMs in the activation dtype reach (0 = 1) */
+    double peak_scale;    /* tensor peak multiplier (GeForce fp16 accumulation: 2; 0 = 1) */
+    bool fp8_attention;   /* attention at the activation dtype's peak when that is fp8 */
+    bool kv_per_query_head; /* engine's decode attention reads K/V per query head */
+    /* attention kernels (docs/model.md "Attention kernels"); 0 / false: as the GEMMs */
+    double attn_eff;      /* prefill attention: share of the 16-bit peak at long sequences (0 = compute) */
+    double attn_ramp_tokens; /* L0 of the ramp L/(L+L0) over the keys per sequence (0 = none) */
+    double attn_mem_eff;  /* decode attention: share of peak bandwidth (0 = memory) */
+    bool attn_eager;      /* prefill: scores in memory (fp32) between unfused kernels, masked pairs computed */
+    bool attn_eager_decode; /* the same at decode (llama.cpp); false: a fused single-query kernel there */
+    double dequant_min_tokens; /* weight-only formats dequantized for a dense GEMM from this many tokens (0 = never) */
+    bool custom_allreduce; /* the engine all-reduces with its own one-shot/two-shot kernels (NVLink, xGMI) */
+    bool first_token_decode; /* the first token comes from a decode step after the prefill (TurboMind) */
+};
+/* The GPU's catalog defaults. */
+struct llmroof_effs roofline_default_effs(const struct llmroof_gpu *g);
+
+/* User overrides of some efficiencies (flags); the rest come from the catalog. */
+struct llmroof_eff_override {
+    bool has_compute, has_memory, has_comm, has_overhead; /* which fields are set */
+    double compute, memory, comm, overhead_s;             /* values as in struct llmroof_effs */
+    const struct llmroof_engine *engine;                  /* engine profile, or NULL */
+};
+/* Catalog defaults of g, then the engine profile (may be NULL: compute x compute_scale,
+ * overhead + step overhead, first-token overhead, kernel launch cost, kernel count, fp16
+ * accumulation), then the set fields of o (may be NULL). The GEMM dtype scale is set by
+ * roofline_eval from its `act` argument. */
+struct llmroof_effs roofline_effs(const struct llmroof_gpu *g, const struct llmroof_eff_override *o);
+struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const struct llmroof_engine *e,
+                                         const struct llmroof_eff_override *o);
+
+struct llmroof_optime {
+    double compute_s;  /* count * flops / (peak * eff) */
+    double memory_s;   /* count * bytes / (bw * eff) */
+    double comm_s;     /* collectives: count * alpha-beta time */
+    double time_s;     /* count * kernel time per instance (llmroof/kernel.h); comm_s for collectives */
+    double fixed_s;    /* the part of time_s that is per-kernel fixed cost or CPU launch wait */
+    double bytes;      /* count * the HBM bytes charged per instance: the op list's plus what the
+                          engine adds (per-query-head K/V, eager scores, a dequantized copy) */
+    double kernels;    /* kernels one instance launches after those changes (eager attention 4,
+                          a dequantize per matrix), before the engine's kernel_factor */
+    enum llmroof_bound bound;
+};
+
+struct llmroof_phase {
+    struct llmroof_optime op[LLMROOF_OP_COUNT]; /* per operator, summed over instances */
+    double flops;        /* whole pass, per rank */
+    double bytes;        /* whole pass, per rank */
+    double comm_bytes;   /* whole pass, sum of collective messages */
+    double compute_s;    /* sum over local ops of compute time */
+    double memory_s;     /* sum over local ops of memory time */
+    double comm_s;       /* sum of collective times */
+    double overhead_s;   /* fixed per-step overhead */
+    double time_s;       /* sum of op times + overhead_s */
+    double bound_s[3];   /* op time attributed to compute-, memory- and comm-bound ops */
+    enum llmroof_bound bound; /* category with the largest bound_s */
+};
+
+/* Fails (EINPUT) when the GPU has no peak for the compute dtype. */
+int roofline_check(const struct llmroof_gpu *g, enum llmroof_dtype act, struct llmroof_err *err);
+
+/* Times every operator of `ops` (TP from `tp`). roofline_check must have passed. */
+void roofline_eval(const struct llmroof_gpu *g, enum llmroof_dtype act, const struct llmroof_effs *eff,
+                   int tp, const struct llmroof_oplist *ops, struct llmroof_phase *out);
+
+/* Recomputes totals, bound_s and bound of `p` from its op[] entries and overhead_s. */
+/* The linear terms of roofline_eval alone - phase flops/bytes/comm_bytes and each operator's
+ * compute_s, memory_s and comm_s - for a decode step whose other terms the caller derives (the
+ * exact mean TPOT of estimate.c needs only these at the last step). Collective times equal to
+ * those of `ref` (same call count and message bytes, as `ref_ops` has them) are copied from it. */
+void roofline_terms(const struct llmroof_gpu *g, enum llmroof_dtype act, const struct llmroof_effs *eff, int tp,
+                    const struct llmroof_oplist *ops, const struct llmroof_oplist *ref_ops,
+                    const struct llmroof_phase *ref, struct llmroof_phase *out);
+void roofline_total(struct llmroof_phase *p);
+
+#endif

@@ -1,0 +1,912 @@
+/* render_json.c - see llmroof/render_json.h */
+#include "render/render_json.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/arch.h"
+
+/* cJSON_Print output followed by a newline; frees the tree. */
+static char *finish(cJSON *root)
+{
+    if (!root)
+        return NULL;
+    char *s = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!s)
+        return NULL;
+    size_t n = strlen(s);
+    char *r = realloc(s, n + 2);
+    if (!r) {
+        free(s);
+        return NULL;
+    }
+    r[n] = '\n';
+    r[n + 1] = '\0';
+    return r;
+}
+
+/* Every JSON document llmroof prints starts with "schema": "llmroof.<command>/1" (docs/json.md),
+ * so a script can check what it reads; the version changes only when a field changes meaning
+ * or disappears (new fields are added without a new version). */
+static cJSON *new_doc(const char *schema)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (o && schema)
+        cJSON_AddStringToObject(o, "schema", schema);
+    return o;
+}
+
+/* An array with one object per row; numeric cells are numbers. */
+static cJSON *table_array(const struct table *t)
+{
+    char buf[64];
+    if (t->failed)
+        return NULL;
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t r = 0; arr && r < t->nrows; r++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddItemToArray(arr, o);
+        for (int c = 0; c < t->ncols; c++) {
+            const struct table_cell *cell = &t->cells[r * (size_t)t->ncols + (size_t)c];
+            if (cell->is_num)
+                cJSON_AddNumberToObject(o, t->col[c], cell->num);
+            else if (cell->str)
+                cJSON_AddStringToObject(o, t->col[c], table_cell_text(t, r, c, buf));
+            else
+                cJSON_AddNullToObject(o, t->col[c]);
+        }
+    }
+    return arr;
+}
+
+struct rjdoc {
+    cJSON *root; /* the document; NULL after an allocation failure */
+};
+
+struct rjdoc *rjdoc_new(const char *schema)
+{
+    struct rjdoc *d = malloc(sizeof *d);
+    if (d)
+        d->root = new_doc(schema);
+    return d;
+}
+
+void rjdoc_table(struct rjdoc *d, const char *key, const struct table *t)
+{
+    if (!d || !d->root)
+        return;
+    cJSON *arr = table_array(t);
+    if (!arr || cJSON_GetObjectItemCaseSensitive(d->root, key) || !cJSON_AddItemToObject(d->root, key, arr)) {
+        cJSON_Delete(arr);
+        cJSON_Delete(d->root);
+        d->root = NULL;
+    }
+}
+
+void rjdoc_str(struct rjdoc *d, const char *key, const char *value)
+{
+    if (d && d->root && !cJSON_AddStringToObject(d->root, key, value)) {
+        cJSON_Delete(d->root);
+        d->root = NULL;
+    }
+}
+
+void rjdoc_num(struct rjdoc *d, const char *key, double value)
+{
+    if (d && d->root && !cJSON_AddNumberToObject(d->root, key, value)) {
+        cJSON_Delete(d->root);
+        d->root = NULL;
+    }
+}
+
+void rjdoc_bool(struct rjdoc *d, const char *key, bool value)
+{
+    if (d && d->root && !cJSON_AddBoolToObject(d->root, key, value)) {
+        cJSON_Delete(d->root);
+        d->root = NULL;
+    }
+}
+
+void rjdoc_drift(struct rjdoc *d, long line, const struct sweep_row *row, const char *field, bool numeric,
+                 double baseline, double now, const char *baseline_text, const char *now_text)
+{
+    if (!d || !d->root)
+        return;
+    cJSON *arr = cJSON_GetObjectItemCaseSensitive(d->root, "drifts");
+    if (!arr)
+        arr = cJSON_AddArrayToObject(d->root, "drifts");
+    cJSON *o = cJSON_CreateObject();
+    if (!field) { /* only the (empty) array */
+        cJSON_Delete(o);
+        return;
+    }
+    if (!arr || !o || !cJSON_AddItemToArray(arr, o)) {
+        cJSON_Delete(o);
+        cJSON_Delete(d->root);
+        d->root = NULL;
+        return;
+    }
+    cJSON_AddNumberToObject(o, "line", (double)line);
+    cJSON_AddStringToObject(o, "model", row->model);
+    cJSON_AddStringToObject(o, "gpu", row->gpu);
+    cJSON_AddNumberToObject(o, "tp", row->tp);
+    cJSON_AddNumberToObject(o, "batch", (double)row->batch);
+    cJSON_AddNumberToObject(o, "prompt_len", (double)row->prompt);
+    cJSON_AddNumberToObject(o, "output_len", (double)row->output);
+    cJSON_AddStringToObject(o, "weight_dtype", dtype_name(row->dt.weight));
+    cJSON_AddStringToObject(o, "kv_dtype", dtype_name(row->dt.kv));
+    cJSON_AddStringToObject(o, "act_dtype", dtype_name(row->dt.act));
+    cJSON_AddStringToObject(o, "field", field);
+    if (numeric) {
+        cJSON_AddNumberToObject(o, "baseline", baseline);
+        cJSON_AddNumberToObject(o, "now", now);
+        if (baseline != 0)
+            cJSON_AddNumberToObject(o, "change", (now - baseline) / fabs(baseline));
+        else
+            cJSON_AddNullToObject(o, "change");
+    } else {
+        cJSON_AddStringToObject(o, "baseline", baseline_text);
+        cJSON_AddStringToObject(o, "now", now_text);
+    }
+}
+
+char *rjdoc_finish(struct rjdoc *d)
+{
+    if (!d)
+        return NULL;
+    cJSON *root = d->root;
+    free(d);
+    return finish(root);
+}
+
+void rjdoc_free(struct rjdoc *d)
+{
+    if (!d)
+        return;
+    cJSON_Delete(d->root);
+    free(d);
+}
+
+static cJSON *model_entry(const struct llmroof_model *m, const char *schema)
+{
+    cJSON *o = new_doc(schema);
+    if (schema)
+        cJSON_AddStringToObject(o, "kind", "model");
+    cJSON_AddStringToObject(o, "id", m->id);
+    cJSON_AddStringToObject(o, "name", m->name);
+    if (m->hf_id[0])
+        cJSON_AddStringToObject(o, "hf_id", m->hf_id);
+    cJSON_AddNumberToObject(o, "hidden_size", (double)m->hidden);
+    cJSON_AddNumberToObject(o, "num_layers", (double)m->layers);
+    cJSON_AddNumberToObject(o, "num_heads", (double)m->heads);
+    cJSON_AddNumberToObject(o, "num_kv_heads", (double)m->kv_heads);
+    cJSON_AddNumberToObject(o, "head_dim", (double)m->head_dim);
+    cJSON_AddNumberToObject(o, "intermediate_size", (double)m->intermediate);
+    cJSON_AddNumberToObject(o, "vocab_size", (double)m->vocab);
+    cJSON_AddNumberToObject(o, "max_context", (double)m->max_context);
+    if (m->learned_pos)
+        cJSON_AddNumberToObject(o, "learned_pos", (double)m->learned_pos);
+    cJSON_AddBoolToObject(o, "tie_embeddings", m->tied_embeddings);
+    cJSON_AddStringToObject(o, "mlp", m->mlp == LLMROOF_MLP_GATED ? "gated" : "plain");
+    cJSON_AddStringToObject(o, "norm", m->norm == LLMROOF_NORM_RMS ? "rmsnorm" : "layernorm");
+    cJSON_AddBoolToObject(o, "qkv_bias", m->qkv_bias);
+    cJSON_AddBoolToObject(o, "o_bias", m->o_bias);
+    cJSON_AddBoolToObject(o, "mlp_bias", m->mlp_bias);
+    cJSON_AddBoolToObject(o, "parallel_attn", m->parallel_attn);
+    if (m->moe_experts > 0) {
+        cJSON *moe = cJSON_AddObjectToObject(o, "moe");
+        cJSON_AddNumberToObject(moe, "experts", (double)m->moe_experts);
+        cJSON_AddNumberToObject(moe, "experts_per_token", (double)m->moe_top_k);
+        cJSON_AddNumberToObject(moe, "expert_intermediate_size", (double)m->moe_intermediate);
+        cJSON_AddNumberToObject(moe, "shared_experts", (double)m->moe_shared);
+        if (m->moe_first_dense > 0)
+            cJSON_AddNumberToObject(moe, "first_dense_layers", (double)m->moe_first_dense);
+        if (m->moe_layer_step > 1)
+            cJSON_AddNumberToObject(moe, "layer_step", (double)m->moe_layer_step);
+    }
+    /* issue 16 fields, written only when set so a round trip through --models-file keeps them */
+    if (m->kv_lora_rank > 0) {
+        cJSON *mla = cJSON_AddObjectToObject(o, "mla");
+        cJSON_AddNumberToObject(mla, "q_lora_rank", (double)m->q_lora_rank);
+        cJSON_AddNumberToObject(mla, "kv_lora_rank", (double)m->kv_lora_rank);
+        cJSON_AddNumberToObject(mla, "qk_nope_head_dim", (double)m->qk_nope_dim);
+        cJSON_AddNumberToObject(mla, "qk_rope_head_dim", (double)m->qk_rope_dim);
+        cJSON_AddNumberToObject(mla, "v_head_dim", (double)m->v_head_dim);
+    }
+    if (m->window > 0) {
+        cJSON *w = cJSON_AddObjectToObject(o, "sliding_window");
+        cJSON_AddNumberToObject(w, "size", (double)m->window);
+        if (m->window_global_every > 0)
+            cJSON_AddNumberToObject(w, "global_every", (double)m->window_global_every);
+        if (m->window_chunked)
+            cJSON_AddBoolToObject(w, "chunked", true);
+    }
+    if (m->norms_per_layer > 0)
+        cJSON_AddNumberToObject(o, "norms_per_layer", (double)m->norms_per_layer);
+    if (m->qk_norm)
+        cJSON_AddBoolToObject(o, "qk_norm", true);
+    if (m->ckpt_format[0]) {
+        cJSON *ck = cJSON_AddObjectToObject(o, "checkpoint");
+        cJSON_AddStringToObject(ck, "format", m->ckpt_format);
+        cJSON_AddNumberToObject(ck, "bits", m->ckpt_bits);
+        if (m->ckpt_expert_bits > 0)
+            cJSON_AddNumberToObject(ck, "expert_bits", m->ckpt_expert_bits);
+    }
+    if (m->has_params_published)
+        cJSON_AddNumberToObject(o, "params_published", m->params_published);
+    if (m->params_active_published > 0)
+        cJSON_AddNumberToObject(o, "params_active_published", m->params_active_published);
+    cJSON_AddStringToObject(o, "source", m->source);
+    return o;
+}
+
+static cJSON *gpu_entry(const struct llmroof_gpu *g, const char *schema)
+{
+    cJSON *o = new_doc(schema);
+    if (schema)
+        cJSON_AddStringToObject(o, "kind", "gpu");
+    cJSON_AddStringToObject(o, "id", g->id);
+    cJSON_AddStringToObject(o, "name", g->name);
+    if (g->n_aliases) {
+        cJSON *a = cJSON_AddArrayToObject(o, "aliases");
+        for (int i = 0; i < g->n_aliases; i++)
+            cJSON_AddItemToArray(a, cJSON_CreateString(g->aliases[i]));
+    }
+    cJSON_AddNumberToObject(o, "memory_bytes", g->memory_bytes);
+    cJSON_AddNumberToObject(o, "memory_bandwidth_Bps", g->mem_bw_Bps);
+    cJSON *pf = cJSON_AddObjectToObject(o, "peak_flops");
+    for (int d = 0; d < LLMROOF_DTYPE_COUNT; d++)
+        if (g->has_peak[d])
+            cJSON_AddNumberToObject(pf, dtype_name((enum llmroof_dtype)d), g->peak_flops[d]);
+    cJSON *ic = cJSON_AddObjectToObject(o, "interconnect");
+    cJSON_AddStringToObject(ic, "kind", link_name(g->link));
+    cJSON_AddNumberToObject(ic, "bandwidth_Bps", g->link_bw_Bps);
+    cJSON_AddNumberToObject(ic, "latency_s", g->link_latency_s);
+    cJSON_AddNumberToObject(ic, "hop_latency_s", g->link_hop_latency_s);
+    /* the optional fields the loader reads (catalog.c parse_gpu), when set: a written entry
+     * loads back as the same GPU (test_catalog's round trip) */
+    if (g->nvls_bw_Bps > 0)
+        cJSON_AddNumberToObject(ic, "nvls_bandwidth_Bps", g->nvls_bw_Bps);
+    if (g->mesh_links > 0)
+        cJSON_AddNumberToObject(ic, "mesh_links", g->mesh_links);
+    cJSON *ef = cJSON_AddObjectToObject(o, "efficiency");
+    cJSON_AddNumberToObject(ef, "compute", g->compute_eff);
+    cJSON_AddNumberToObject(ef, "memory", g->memory_eff);
+    cJSON_AddNumberToObject(ef, "comm", g->comm_eff);
+    const struct {
+        const char *key;
+        double v;
+    } opt[] = { { "kernel_s", g->kernel_s },          { "gemm_8bit", g->gemm_8bit_eff },
+                { "fp16_accumulate_ratio", g->fp16_acc_ratio }, { "overlap", g->overlap },
+                { "attention", g->attn_eff },        { "attention_fa3", g->attn_fa3_eff },
+                { "attention_memory", g->attn_mem_eff } };
+    for (size_t i = 0; i < sizeof opt / sizeof opt[0]; i++)
+        if (opt[i].v > 0)
+            cJSON_AddNumberToObject(ef, opt[i].key, opt[i].v);
+    cJSON_AddNumberToObject(o, "step_overhead_s", g->step_overhead_s);
+    cJSON_AddNumberToObject(o, "gpus_per_node", g->gpus_per_node);
+    cJSON_AddNumberToObject(o, "domain_gpus", g->domain_gpus);
+    cJSON *nw = cJSON_AddObjectToObject(o, "network");
+    cJSON_AddStringToObject(nw, "kind", g->net_kind);
+    cJSON_AddNumberToObject(nw, "bandwidth_Bps", g->net_bw_Bps);
+    cJSON_AddNumberToObject(nw, "latency_s", g->net_latency_s);
+    cJSON_AddStringToObject(o, "source", g->source);
+    return o;
+}
+
+char *render_json_model_doc(const struct llmroof_model *m)
+{
+    cJSON *root = new_doc(RENDER_JSON_CATALOG_SCHEMA);
+    cJSON *arr = cJSON_AddArrayToObject(root, "models");
+    cJSON_AddItemToArray(arr, model_entry(m, NULL));
+    return finish(root);
+}
+
+char *render_json_show_model(const struct llmroof_model *m)
+{
+    cJSON *o = model_entry(m, "llmroof.show/1");
+    struct llmroof_params p = arch_params(m);
+    cJSON *d = cJSON_AddObjectToObject(o, "derived");
+    cJSON_AddNumberToObject(d, "params_total", p.total);
+    cJSON_AddNumberToObject(d, "params_active", p.active);
+    cJSON_AddNumberToObject(d, "params_embedding", p.embedding);
+    cJSON_AddNumberToObject(d, "params_lm_head", p.lm_head);
+    cJSON_AddNumberToObject(d, "weight_bytes_fp16", p.total * 2.0);
+    cJSON_AddNumberToObject(d, "kv_bytes_per_token_fp16", arch_kv_elems_per_token(m) * 2.0);
+    return finish(o);
+}
+
+char *render_json_show_gpu(const struct llmroof_gpu *g)
+{
+    cJSON *o = gpu_entry(g, "llmroof.show/1");
+    cJSON *d = cJSON_AddObjectToObject(o, "derived");
+    cJSON *r = cJSON_AddObjectToObject(d, "ridge_flops_per_byte");
+    for (int k = 0; k < LLMROOF_DTYPE_COUNT; k++)
+        if (g->has_peak[k])
+            cJSON_AddNumberToObject(r, dtype_name((enum llmroof_dtype)k), g->peak_flops[k] / g->mem_bw_Bps);
+    return finish(o);
+}
+
+static void add_memory_fields(cJSON *o, const struct llmroof_memory *mem)
+{
+    cJSON_AddNumberToObject(o, "context_len", (double)mem->context_len);
+    cJSON_AddBoolToObject(o, "fits", mem->fits);
+    cJSON_AddStringToObject(o, "fit", mem->fit == LLMROOF_FITS ? "fits"
+                                     : mem->fit == LLMROOF_FIT_WEIGHTS ? "weights_do_not_fit"
+                                     : mem->fit == LLMROOF_FIT_BATCH   ? "batch_does_not_fit"
+                                                                      : "context_does_not_fit");
+    cJSON_AddNumberToObject(o, "gpu_memory_bytes", mem->gpu_memory_bytes);
+    cJSON_AddNumberToObject(o, "usable_bytes_per_gpu", mem->usable_bytes);
+    cJSON_AddNumberToObject(o, "weights_bytes_per_gpu", mem->weights_bytes_per_gpu);
+    cJSON_AddNumberToObject(o, "workspace_bytes_per_gpu", mem->workspace_bytes_per_gpu);
+    cJSON_AddNumberToObject(o, "reserve_bytes_per_gpu", mem->reserve_bytes_per_gpu);
+    cJSON_AddNumberToObject(o, "kv_capacity_bytes_per_gpu", mem->kv_capacity_bytes_per_gpu);
+    cJSON_AddNumberToObject(o, "kv_bytes_per_token", mem->kv_bytes_per_token);
+    cJSON_AddNumberToObject(o, "kv_bytes_per_token_per_gpu", mem->kv_bytes_per_token_per_gpu);
+    cJSON_AddNumberToObject(o, "kv_capacity_tokens", mem->kv_capacity_tokens);
+    cJSON_AddNumberToObject(o, "max_batch", mem->max_batch);
+    if (mem->min_tp_fit)
+        cJSON_AddNumberToObject(o, "min_tp_fit", mem->min_tp_fit);
+    else
+        cJSON_AddNullToObject(o, "min_tp_fit");
+}
+
+char *render_json_memory(const struct llmroof_model *m, const struct llmroof_gpu *g, int tp,
+                         const struct llmroof_dtypes *dt, const struct llmroof_memory *mem)
+{
+    cJSON *o = new_doc("llmroof.memory/1");
+    cJSON_AddStringToObject(o, "model", m->id);
+    cJSON_AddStringToObject(o, "gpu", g->id);
+    cJSON_AddNumberToObject(o, "tp", tp);
+    cJSON_AddStringToObject(o, "weight_dtype", dtype_name(dt->weight));
+    cJSON_AddStringToObject(o, "kv_dtype", dtype_name(dt->kv));
+    add_memory_fields(o, mem);
+    return finish(o);
+}
+
+static cJSON *phase_json(const struct llmroof_phase *p, const struct llmroof_oplist *ops)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "time_s", p->time_s);
+    cJSON_AddNumberToObject(o, "compute_s", p->compute_s);
+    cJSON_AddNumberToObject(o, "memory_s", p->memory_s);
+    cJSON_AddNumberToObject(o, "comm_s", p->comm_s);
+    cJSON_AddNumberToObject(o, "overhead_s", p->overhead_s);
+    cJSON_AddNumberToObject(o, "flops", p->flops);
+    cJSON_AddNumberToObject(o, "bytes", p->bytes);
+    cJSON_AddNumberToObject(o, "comm_bytes", p->comm_bytes);
+    cJSON_AddStringToObject(o, "bound", bound_name(p->bound));
+    cJSON *arr = cJSON_AddArrayToObject(o, "ops");
+    for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
+        const struct llmroof_op *op = &ops->op[k];
+        if (op->count <= 0)
+            continue;
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddStringToObject(x, "name", op_name((enum llmroof_opkind)k));
+        cJSON_AddNumberToObject(x, "count", op->count);
+        cJSON_AddNumberToObject(x, "flops", op->count * op->flops);
+        cJSON_AddNumberToObject(x, "bytes", p->op[k].bytes);
+        cJSON_AddNumberToObject(x, "comm_bytes", op->count * op->comm_bytes);
+        cJSON_AddNumberToObject(x, "time_s", p->op[k].time_s);
+        cJSON_AddNumberToObject(x, "share", p->time_s > 0 ? p->op[k].time_s / p->time_s : 0.0);
+        cJSON_AddStringToObject(x, "bound", bound_name(p->op[k].bound));
+        cJSON_AddItemToArray(arr, x);
+    }
+    return o;
+}
+
+static void add_range(cJSON *o, const char *key, double v, const struct llmroof_band *b, bool rate)
+{
+    if (!b->present)
+        return;
+    cJSON *a = cJSON_AddArrayToObject(o, key);
+    cJSON_AddItemToArray(a, cJSON_CreateNumber(rate ? v / b->high : v * b->low));
+    cJSON_AddItemToArray(a, cJSON_CreateNumber(rate ? v / b->low : v * b->high));
+}
+
+char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_request *r,
+                           const struct llmroof_estimate *e, const struct llmroof_memory *mem,
+                           const struct llmroof_uncertainty *bands)
+{
+    cJSON *o = new_doc("llmroof.estimate/1");
+    cJSON_AddStringToObject(o, "model", s->model->id);
+    cJSON_AddStringToObject(o, "gpu", s->gpu->id);
+    cJSON_AddNumberToObject(o, "tp", s->tp);
+    cJSON_AddNumberToObject(o, "batch", (double)r->batch);
+    cJSON_AddNumberToObject(o, "prompt_len", (double)r->prompt);
+    cJSON_AddNumberToObject(o, "output_len", (double)r->output);
+    cJSON_AddStringToObject(o, "weight_dtype", dtype_name(s->dt.weight));
+    cJSON_AddStringToObject(o, "kv_dtype", dtype_name(s->dt.kv));
+    cJSON_AddStringToObject(o, "act_dtype", dtype_name(s->dt.act));
+    if (s->dt.weight_bits > 0)
+        cJSON_AddNumberToObject(o, "weight_bits", s->dt.weight_bits);
+    cJSON *ef = cJSON_AddObjectToObject(o, "efficiency");
+    cJSON_AddNumberToObject(ef, "compute", s->eff.compute);
+    cJSON_AddNumberToObject(ef, "memory", s->eff.memory);
+    cJSON_AddNumberToObject(ef, "comm", s->eff.comm);
+    cJSON_AddNumberToObject(ef, "overhead_s", s->eff.overhead_s);
+    cJSON_AddNumberToObject(ef, "first_token_s", s->eff.first_token_s);
+    cJSON_AddNumberToObject(ef, "collective_latency_s", s->eff.comm_latency_s);
+    cJSON_AddBoolToObject(o, "kv_heads_replicated", e->shard.kv_replicated);
+    if (e->shard.pp > 1 || e->shard.ep > 1) {
+        /* beyond TP only (docs/model.md section 10), so TP-only documents keep their shape */
+        cJSON *ly = cJSON_AddObjectToObject(o, "layout");
+        cJSON_AddNumberToObject(ly, "pp", e->shard.pp);
+        cJSON_AddNumberToObject(ly, "ep", e->shard.ep);
+        cJSON_AddBoolToObject(ly, "dp_attention", e->shard.dp_attn);
+        cJSON_AddNumberToObject(ly, "ep_imbalance", e->shard.ep_imbalance);
+        cJSON_AddNumberToObject(ly, "gpus", e->shard.gpus);
+        cJSON_AddNumberToObject(ly, "micro_batches", e->micro_batches);
+        cJSON_AddNumberToObject(ly, "pp_bubble_s", e->pp_bubble_s);
+    }
+    if (e->first_step_s > 0)
+        cJSON_AddNumberToObject(o, "first_token_step_s", e->first_step_s);
+    cJSON_AddNumberToObject(o, "ttft_s", e->ttft_s);
+    cJSON_AddNumberToObject(o, "tpot_s", e->tpot_s);
+    cJSON_AddNumberToObject(o, "e2e_s", e->e2e_s);
+    cJSON_AddNumberToObject(o, "decode_tok_s", e->decode_tok_s);
+    cJSON_AddNumberToObject(o, "output_tok_s", e->output_tok_s);
+    if (bands) {
+        cJSON *rg = cJSON_AddObjectToObject(o, "range");
+        add_range(rg, "ttft_s", e->ttft_s, &bands->ttft, false);
+        add_range(rg, "tpot_s", e->tpot_s, &bands->tpot, false);
+        add_range(rg, "e2e_s", e->e2e_s, &bands->e2e, false);
+        add_range(rg, "decode_tok_s", e->decode_tok_s, &bands->tpot, true);
+        add_range(rg, "output_tok_s", e->output_tok_s, &bands->e2e, true);
+    }
+    cJSON_AddItemToObject(o, "prefill", phase_json(&e->prefill, &e->prefill_ops));
+    cJSON_AddItemToObject(o, "decode", phase_json(&e->decode, &e->decode_ops));
+    if (mem) {
+        cJSON *m = cJSON_AddObjectToObject(o, "memory");
+        add_memory_fields(m, mem);
+    }
+    return finish(o);
+}
+
+char *render_json_report(const struct llmroof_report *r)
+{
+    static const char *const status[] = { "ok", "no-fit", "bad-tp", "no-dtype" };
+    cJSON *o = new_doc("llmroof.report/1");
+    cJSON_AddStringToObject(o, "model", r->model->id);
+    cJSON_AddNumberToObject(o, "batch", (double)r->req.batch);
+    cJSON_AddNumberToObject(o, "prompt_len", (double)r->req.prompt);
+    cJSON_AddNumberToObject(o, "output_len", (double)r->req.output);
+    cJSON_AddStringToObject(o, "weight_dtype", dtype_name(r->dt.weight));
+    cJSON_AddStringToObject(o, "kv_dtype", dtype_name(r->dt.kv));
+    cJSON_AddStringToObject(o, "act_dtype", dtype_name(r->dt.act));
+    if (r->has_layout) {
+        /* beyond TP only, as estimate's layout, so TP-only documents keep their shape */
+        cJSON *ly = cJSON_AddObjectToObject(o, "layout");
+        cJSON_AddNumberToObject(ly, "pp", r->layout.pp > 0 ? r->layout.pp : 1);
+        cJSON_AddNumberToObject(ly, "ep", r->layout.ep > 0 ? r->layout.ep : 1);
+        cJSON_AddBoolToObject(ly, "dp_attention", r->layout.dp_attn);
+        cJSON_AddNumberToObject(ly, "ep_imbalance", r->layout.ep_imbalance > 1 ? r->layout.ep_imbalance : 1.0);
+    }
+    cJSON *rows = cJSON_AddArrayToObject(o, "rows");
+    for (int i = 0; i < r->nrows; i++) {
+        const struct report_row *x = &r->rows[i];
+        cJSON *j = cJSON_CreateObject();
+        cJSON_AddItemToArray(rows, j);
+        cJSON_AddStringToObject(j, "gpu", x->gpu->id);
+        cJSON_AddNumberToObject(j, "tp", x->tp);
+        if (r->has_layout)
+            cJSON_AddNumberToObject(j, "gpus", x->gpus);
+        cJSON_AddStringToObject(j, "status", status[x->status]);
+        if (x->reason[0])
+            cJSON_AddStringToObject(j, "reason", x->reason);
+        cJSON_AddBoolToObject(j, "fits", x->has_mem && x->mem.fits);
+        if (!x->has_mem)
+            continue;
+        cJSON_AddNumberToObject(j, "weights_bytes_per_gpu", x->mem.weights_bytes_per_gpu);
+        cJSON_AddNumberToObject(j, "kv_bytes_per_token_per_gpu", x->mem.kv_bytes_per_token_per_gpu);
+        cJSON_AddNumberToObject(j, "max_batch", x->mem.max_batch);
+        if (!x->has_est)
+            continue;
+        const struct llmroof_estimate *e = &x->est;
+        cJSON_AddNumberToObject(j, "ttft_s", e->ttft_s);
+        cJSON_AddNumberToObject(j, "tpot_s", e->tpot_s);
+        cJSON_AddNumberToObject(j, "e2e_s", e->e2e_s);
+        cJSON_AddNumberToObject(j, "decode_tok_s", e->decode_tok_s);
+        cJSON_AddStringToObject(j, "prefill_bound", bound_name(e->prefill.bound));
+        cJSON_AddStringToObject(j, "decode_bound", bound_name(e->decode.bound));
+        cJSON_AddNumberToObject(j, "prefill_comm_share", e->prefill.time_s > 0 ? e->prefill.comm_s / e->prefill.time_s : 0);
+        cJSON_AddNumberToObject(j, "decode_comm_share", e->decode.time_s > 0 ? e->decode.comm_s / e->decode.time_s : 0);
+        if (x->has_scaling)
+            cJSON_AddNumberToObject(j, "tp_scaling_eff", x->tp_scaling_eff);
+        for (int k = 0; k < 2; k++) {
+            cJSON *ops = cJSON_AddObjectToObject(j, k ? "decode_ops" : "prefill_ops");
+            const double *sh = k ? x->decode_share : x->prefill_share;
+            for (int c = 0; c < REPORT_CAT_COUNT; c++)
+                if (c != REPORT_ROUTER || r->moe)
+                    cJSON_AddNumberToObject(ops, report_cat_name((enum report_cat)c), sh[c]);
+        }
+    }
+    cJSON *obs = cJSON_AddArrayToObject(o, "observations");
+    for (int i = 0; i < r->nobs; i++)
+        cJSON_AddItemToArray(obs, cJSON_CreateString(r->obs[i]));
+    return finish(o);
+}
+
+static void add_stats(cJSON *o, const char *key, const struct sim_stats *s)
+{
+    cJSON *x = cJSON_AddObjectToObject(o, key);
+    cJSON_AddNumberToObject(x, "mean", s->mean);
+    cJSON_AddNumberToObject(x, "p50", s->p50);
+    cJSON_AddNumberToObject(x, "p90", s->p90);
+    cJSON_AddNumberToObject(x, "p95", s->p95);
+    cJSON_AddNumberToObject(x, "p99", s->p99);
+    cJSON_AddNumberToObject(x, "max", s->max);
+    cJSON_AddNumberToObject(x, "n", (double)s->n);
+}
+
+/* Overload, goodput, prefix cache, speculation, instances: present only where they apply. */
+static void sim_json_serving(cJSON *o, const struct sim_config *c, const struct sim_result *r)
+{
+    if (r->open_loop) {
+        cJSON *x = cJSON_AddObjectToObject(o, "load");
+        cJSON_AddNumberToObject(x, "offered_rate_qps", r->offered_rate_qps);
+        cJSON_AddNumberToObject(x, "completed_rate_qps", r->sustained_rate_qps);
+        cJSON_AddNumberToObject(x, "queue_growth_per_s", r->queue_growth_per_s);
+        cJSON_AddBoolToObject(x, "overloaded", r->overloaded);
+    }
+    if (r->has_slo) {
+        cJSON *x = cJSON_AddObjectToObject(o, "slo");
+        if (c->ttft_slo_s > 0)
+            cJSON_AddNumberToObject(x, "ttft_s", c->ttft_slo_s);
+        if (c->tpot_slo_s > 0)
+            cJSON_AddNumberToObject(x, "tpot_s", c->tpot_slo_s);
+        cJSON_AddNumberToObject(x, "percentile", c->slo_percentile);
+        cJSON_AddNumberToObject(x, "within", (double)r->within_slo);
+        cJSON_AddNumberToObject(x, "within_share", r->within_slo_share);
+        cJSON_AddNumberToObject(x, "goodput_qps", r->goodput_qps);
+        cJSON_AddBoolToObject(x, "met", r->slo_met);
+    }
+    if (c->prefix_tokens > 0) {
+        cJSON *x = cJSON_AddObjectToObject(o, "prefix");
+        cJSON_AddNumberToObject(x, "tokens", (double)c->prefix_tokens);
+        cJSON_AddNumberToObject(x, "groups", (double)c->prefix_groups);
+        cJSON_AddBoolToObject(x, "cache", c->prefix_cache);
+        cJSON_AddNumberToObject(x, "hit_rate", r->prefix_hit_rate);
+    }
+    if (c->spec.kind != SIM_SPEC_NONE) {
+        cJSON *x = cJSON_AddObjectToObject(o, "speculative");
+        cJSON_AddStringToObject(x, "method", sim_spec_name(c->spec.kind));
+        if (c->spec.draft && c->spec.kind == SIM_SPEC_DRAFT)
+            cJSON_AddStringToObject(x, "draft", c->spec.draft->id);
+        cJSON_AddNumberToObject(x, "k", c->spec.k);
+        cJSON_AddNumberToObject(x, "acceptance", c->spec.alpha);
+        cJSON_AddNumberToObject(x, "expected_tokens_per_step", sim_spec_tokens_per_step(c->spec.k, c->spec.alpha));
+        cJSON_AddNumberToObject(x, "tokens_per_step", r->spec_tokens_per_step);
+    }
+    if (r->ninst > 1 || c->disaggregated) {
+        cJSON_AddStringToObject(o, "router", sim_router_name(c->router));
+        if (c->disaggregated) {
+            cJSON_AddNumberToObject(o, "kv_link_Bps", c->kv_link_Bps);
+            add_stats(o, "kv_transfer_s", &r->kv_transfer);
+            add_stats(o, "decode_queue_s", &r->decode_queue);
+        }
+        cJSON *arr = cJSON_AddArrayToObject(o, "instances");
+        for (int i = 0; i < r->ninst; i++) {
+            const struct sim_instance *s = &r->inst[i];
+            const struct llmroof_setup *su = !c->disaggregated ? &c->setup
+                                             : s->pool == 0    ? (c->prefill.setup.model ? &c->prefill.setup : &c->setup)
+                                                               : (c->decode.setup.model ? &c->decode.setup : &c->setup);
+            cJSON *x = cJSON_CreateObject();
+            cJSON_AddStringToObject(x, "pool", !c->disaggregated ? "aggregated" : s->pool == 0 ? "prefill" : "decode");
+            cJSON_AddStringToObject(x, "gpu", su->gpu->id);
+            cJSON_AddNumberToObject(x, "tp", su->tp);
+            cJSON_AddNumberToObject(x, "requests", (double)s->requests);
+            cJSON_AddNumberToObject(x, "utilization", s->utilization);
+            cJSON_AddNumberToObject(x, "mean_batch", s->mean_batch);
+            cJSON_AddNumberToObject(x, "max_batch", (double)s->max_batch);
+            cJSON_AddNumberToObject(x, "kv_util_mean", s->kv_util_mean);
+            cJSON_AddNumberToObject(x, "preemptions", (double)s->preemptions);
+            cJSON_AddNumberToObject(x, "iterations", (double)s->iterations);
+            cJSON_AddItemToArray(arr, x);
+        }
+    }
+}
+
+static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, const char *wl, const char *schema)
+{
+    static const char *const modes[] = { "closed", "rate", "trace", "offline" };
+    cJSON *o = new_doc(schema);
+    cJSON_AddStringToObject(o, "model", c->setup.model->id);
+    cJSON_AddStringToObject(o, "gpu", c->setup.gpu->id);
+    cJSON_AddNumberToObject(o, "tp", c->setup.tp);
+    cJSON_AddStringToObject(o, "mode", modes[c->mode]);
+    cJSON_AddStringToObject(o, "workload", wl);
+    cJSON_AddNumberToObject(o, "max_batched_tokens", (double)c->max_batched_tokens);
+    cJSON_AddNumberToObject(o, "max_seqs", (double)c->max_seqs);
+    cJSON_AddBoolToObject(o, "chunked_prefill", c->chunked_prefill);
+    cJSON_AddNumberToObject(o, "requests", (double)r->requests);
+    cJSON_AddNumberToObject(o, "completed", (double)r->completed);
+    cJSON_AddNumberToObject(o, "errors", (double)r->errors);
+    cJSON_AddNumberToObject(o, "error_rate", r->error_rate);
+    cJSON_AddNumberToObject(o, "duration_s", r->duration_s);
+    add_stats(o, "ttft_s", &r->ttft);
+    add_stats(o, "tpot_s", &r->tpot);
+    add_stats(o, "e2e_s", &r->e2e);
+    cJSON_AddNumberToObject(o, "output_tok_s", r->output_tok_s);
+    cJSON_AddNumberToObject(o, "request_per_s", r->request_per_s);
+    cJSON_AddNumberToObject(o, "mean_batch", r->mean_batch);
+    cJSON_AddNumberToObject(o, "max_batch", (double)r->max_batch);
+    cJSON_AddNumberToObject(o, "kv_util_mean", r->kv_util_mean);
+    cJSON_AddNumberToObject(o, "preemptions", (double)r->preemptions);
+    cJSON_AddNumberToObject(o, "iterations", (double)r->iterations);
+    cJSON_AddNumberToObject(o, "mean_in_system", r->mean_in_system);
+    cJSON_AddNumberToObject(o, "kv_capacity_tokens", r->kv_capacity_tokens);
+    cJSON_AddNumberToObject(o, "seed", (double)r->seed);
+    sim_json_serving(o, c, r);
+    return o;
+}
+
+char *render_json_sim(const struct sim_config *c, const struct sim_result *r, const char *wl)
+{
+    return finish(sim_json(c, r, wl, "llmroof.simulate/1"));
+}
+
+char *render_json_sim_sweep(const char *param, const struct sim_point *pts, int n, const struct sim_config *c,
+                            const char *wl)
+{
+    cJSON *o = new_doc("llmroof.simulate-sweep/1");
+    cJSON_AddStringToObject(o, "sweep", param);
+    cJSON *arr = cJSON_AddArrayToObject(o, "points");
+    for (int i = 0; i < n; i++) {
+        cJSON *p = sim_json(c, &pts[i].result, wl, NULL);
+        cJSON_AddNumberToObject(p, param, pts[i].param);
+        cJSON_AddItemToArray(arr, p);
+    }
+    return finish(o);
+}
+
+static cJSON *plan_option_json(const struct plan_option *o, bool rate)
+{
+    cJSON *x = cJSON_CreateObject();
+    cJSON_AddStringToObject(x, "gpu", o->gpu->id);
+    cJSON_AddNumberToObject(x, "tp", o->tp);
+    cJSON_AddNumberToObject(x, "instances_per_node", o->instances_per_node);
+    static const char *const modes[4] = { "tp", "tp+ep", "dp-attention+ep", "tp+pp" };
+    if (!rate && o->mode > 0 && o->mode <= 3) /* users plans: only the searched layouts beyond TP */
+        cJSON_AddStringToObject(x, "parallelism", modes[o->mode]);
+    if (rate) {
+        cJSON_AddStringToObject(x, "layout", o->disagg ? "disaggregated" : "aggregated");
+        cJSON_AddStringToObject(x, "parallelism", modes[o->mode >= 0 && o->mode <= 3 ? o->mode : 0]);
+        if (o->disagg) {
+            cJSON_AddStringToObject(x, "prefill_parallelism",
+                                    modes[o->prefill_mode >= 0 && o->prefill_mode <= 3 ? o->prefill_mode : 0]);
+            cJSON_AddNumberToObject(x, "prefill_tp", o->prefill_tp);
+            cJSON_AddNumberToObject(x, "prefill_instances", (double)o->prefill_instances);
+            cJSON_AddNumberToObject(x, "decode_instances", (double)o->decode_instances);
+        }
+    }
+    cJSON_AddBoolToObject(x, "feasible", o->feasible);
+    if (!o->feasible) {
+        cJSON_AddStringToObject(x, "reason", o->reason);
+        return x;
+    }
+    if (rate) {
+        cJSON_AddNumberToObject(x, "instances", (double)o->instances);
+        cJSON_AddNumberToObject(x, "goodput_qps", o->goodput_qps);
+        cJSON_AddNumberToObject(x, "goodput_per_gpu", o->goodput_per_gpu);
+    } else {
+        cJSON_AddNumberToObject(x, "users_per_instance", (double)o->users_per_instance);
+        cJSON_AddNumberToObject(x, "users_per_node", (double)o->users_per_node);
+    }
+    cJSON_AddNumberToObject(x, "nodes", (double)o->nodes);
+    cJSON_AddNumberToObject(x, "gpus", (double)o->gpus);
+    cJSON_AddNumberToObject(x, "ttft_s", o->ttft_s);
+    cJSON_AddNumberToObject(x, "tpot_s", o->tpot_s);
+    cJSON_AddStringToObject(x, "binding", plan_binding_name(o->binding));
+    if (o->has_cost)
+        cJSON_AddNumberToObject(x, "cost_per_hour", o->cost_per_hour);
+    else
+        cJSON_AddNullToObject(x, "cost_per_hour");
+    cJSON_AddNumberToObject(x, "evaluations", o->evaluations);
+    return x;
+}
+
+char *render_json_plan(const struct plan_input *in, const struct plan_result *r)
+{
+    cJSON *o = new_doc("llmroof.plan/1");
+    cJSON_AddStringToObject(o, "model", in->model->id);
+    if (in->rate_qps > 0)
+        cJSON_AddNumberToObject(o, "rate_qps", in->rate_qps);
+    else
+        cJSON_AddNumberToObject(o, "users", (double)in->users);
+    cJSON_AddNumberToObject(o, "ttft_slo_s", in->ttft_slo_s);
+    cJSON_AddNumberToObject(o, "tpot_slo_s", in->tpot_slo_s);
+    cJSON_AddNumberToObject(o, "percentile", in->percentile);
+    cJSON_AddNumberToObject(o, "gpus_per_node", in->gpus_per_node);
+    cJSON_AddBoolToObject(o, "fast", in->fast);
+    cJSON_AddNumberToObject(o, "seed", (double)in->sim.seed);
+    cJSON *arr = cJSON_AddArrayToObject(o, "options");
+    for (int i = 0; i < r->noptions; i++)
+        cJSON_AddItemToArray(arr, plan_option_json(&r->options[i], in->rate_qps > 0));
+    if (r->best >= 0)
+        cJSON_AddItemToObject(o, "best", plan_option_json(&r->options[r->best], in->rate_qps > 0));
+    else
+        cJSON_AddNullToObject(o, "best");
+    cJSON_AddBoolToObject(o, "best_by_cost", r->by_cost);
+    cJSON *bpg = cJSON_AddObjectToObject(o, "best_per_gpu");
+    for (int g = 0; g < in->ngpus; g++) {
+        if (r->best_per_gpu[g] >= 0)
+            cJSON_AddItemToObject(bpg, in->gpus[g]->id, plan_option_json(&r->options[r->best_per_gpu[g]], in->rate_qps > 0));
+        else
+            cJSON_AddNullToObject(bpg, in->gpus[g]->id);
+    }
+    cJSON *obs = cJSON_AddArrayToObject(o, "observations");
+    for (int i = 0; i < r->nobs; i++)
+        cJSON_AddItemToArray(obs, cJSON_CreateString(r->obs[i]));
+    return finish(o);
+}
+
+static cJSON *stats_json(struct val_stats s)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "n", (double)s.n);
+    cJSON_AddNumberToObject(o, "median_abs_error", s.median_abs);
+    cJSON_AddNumberToObject(o, "p90_abs_error", s.p90_abs);
+    cJSON_AddNumberToObject(o, "bias", s.bias);
+    return o;
+}
+
+struct jgroup {
+    enum val_group by;
+    const char *key;
+    int cls;
+    int load; /* -1: any, 0: static, 1: serving */
+};
+
+static bool jkeep(const struct val_case *c, const void *vctx)
+{
+    const struct jgroup *g = vctx;
+    if (g->cls >= 0 && (int)val_metric_class(c->metric) != g->cls)
+        return false;
+    if (g->load >= 0 && (int)c->serving != g->load)
+        return false;
+    return !g->key || strcmp(val_group_key(c, g->by), g->key) == 0;
+}
+
+char *render_json_validate(const char *fname, const struct val_case *cases, size_t n, enum val_group by)
+{
+    static const char *const by_names[] = { "metric", "gpu", "source", "model" };
+    cJSON *o = new_doc("llmroof.validate/1");
+    cJSON_AddStringToObject(o, "file", fname);
+    cJSON *rows = cJSON_AddArrayToObject(o, "rows");
+    cJSON *un = cJSON_AddArrayToObject(o, "unmapped");
+    for (size_t i = 0; i < n; i++) {
+        const struct val_case *c = &cases[i];
+        cJSON *r = cJSON_CreateObject();
+        cJSON_AddStringToObject(r, "id", c->row->id);
+        if (!c->mapped) {
+            cJSON_AddNumberToObject(r, "line", (double)c->row->line);
+            cJSON_AddStringToObject(r, "reason", c->reason);
+            cJSON_AddItemToArray(un, r);
+            continue;
+        }
+        cJSON_AddStringToObject(r, "model", c->model->id);
+        cJSON_AddStringToObject(r, "gpu", c->gpu->id);
+        cJSON_AddNumberToObject(r, "tp", c->tp);
+        cJSON_AddNumberToObject(r, "batch", (double)c->batch);
+        cJSON_AddNumberToObject(r, "prompt_len", (double)c->prompt);
+        cJSON_AddNumberToObject(r, "output_len", (double)c->output);
+        cJSON_AddStringToObject(r, "weight_dtype", dtype_name(c->dt.weight));
+        if (c->dt.weight_bits > 0)
+            cJSON_AddNumberToObject(r, "weight_bits", c->dt.weight_bits);
+        cJSON_AddStringToObject(r, "metric", val_metric_name(c->metric));
+        cJSON_AddNumberToObject(r, "measured", c->measured);
+        cJSON_AddNumberToObject(r, "predicted", c->predicted);
+        cJSON_AddNumberToObject(r, "error", c->err);
+        cJSON_AddStringToObject(r, "source", c->row->framework);
+        if (c->assumptions[0])
+            cJSON_AddStringToObject(r, "assumptions", c->assumptions);
+        cJSON_AddItemToArray(rows, r);
+    }
+    cJSON *sum = cJSON_AddObjectToObject(o, "summary");
+    struct jgroup g = { by, NULL, -1, -1 };
+    cJSON_AddItemToObject(sum, "all", stats_json(val_stats_of(cases, n, jkeep, &g)));
+    cJSON *cls = cJSON_AddObjectToObject(sum, "by_class");
+    for (int k = 0; k < 3; k++) {
+        g.cls = k;
+        cJSON_AddItemToObject(cls, val_class_name((enum val_class)k), stats_json(val_stats_of(cases, n, jkeep, &g)));
+    }
+    g.cls = -1;
+    cJSON *ld = cJSON_AddObjectToObject(sum, "by_load");
+    for (int k = 0; k < 2; k++) {
+        g.load = k;
+        cJSON_AddItemToObject(ld, k ? "serving" : "static", stats_json(val_stats_of(cases, n, jkeep, &g)));
+    }
+    g.load = -1;
+    cJSON *grp = cJSON_AddObjectToObject(sum, by_names[by]);
+    for (size_t i = 0; i < n; i++) {
+        if (!cases[i].mapped)
+            continue;
+        const char *key = val_group_key(&cases[i], by);
+        if (cJSON_GetObjectItemCaseSensitive(grp, key))
+            continue;
+        g.key = key;
+        cJSON_AddItemToObject(grp, key, stats_json(val_stats_of(cases, n, jkeep, &g)));
+    }
+    return finish(o);
+}
+
+char *render_json_uncertainty(const char *fname, const struct llmroof_uncertainty *u)
+{
+    cJSON *o = cJSON_CreateObject();
+    const struct llmroof_band *b[3] = { &u->ttft, &u->tpot, &u->e2e };
+    const char *keys[3] = { "ttft", "tpot", "e2e" };
+    for (int k = 0; k < 3; k++) {
+        if (!b[k]->present)
+            continue;
+        cJSON *x = cJSON_AddObjectToObject(o, keys[k]);
+        cJSON_AddNumberToObject(x, "low", round(b[k]->low * 1e4) / 1e4);
+        cJSON_AddNumberToObject(x, "high", round(b[k]->high * 1e4) / 1e4);
+        cJSON_AddNumberToObject(x, "n", (double)b[k]->n);
+    }
+    char src[512];
+    snprintf(src, sizeof src, "10th and 90th percentiles of measured / predicted latency (rates inverted) over the mapped "
+                              "rows of %s; regenerate: llmroof validate FILE --uncertainty-out data/uncertainty.json", fname);
+    cJSON_AddStringToObject(o, "source", src);
+    return finish(o);
+}
+
+char *render_json_gpu_doc(const struct llmroof_gpu *g, const struct llmroof_effs *e, const char *note)
+{
+    struct llmroof_gpu copy = *g;
+    copy.compute_eff = e->compute;
+    copy.memory_eff = e->memory;
+    copy.comm_eff = e->comm;
+    copy.step_overhead_s = e->overhead_s;
+    size_t n = strlen(copy.source);
+    snprintf(copy.source + n, sizeof copy.source - n, "%s%s", n ? "; " : "", note);
+    cJSON *root = new_doc(RENDER_JSON_CATALOG_SCHEMA);
+    cJSON *arr = cJSON_AddArrayToObject(root, "gpus");
+    cJSON_AddItemToArray(arr, gpu_entry(&copy, NULL));
+    return finish(root);
+}
+
+char *render_json_engines(const struct llmroof_engine *e, int n)
+{
+    cJSON *root = new_doc(RENDER_JSON_CATALOG_SCHEMA);
+    cJSON *arr = cJSON_AddArrayToObject(root, "engines");
+    for (int i = 0; i < n; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "id", e[i].id);
+        cJSON_AddStringToObject(o, "name", e[i].name);
+        cJSON_AddNumberToObject(o, "step_overhead_s", round(e[i].step_overhead_s * 1e7) / 1e7);
+        cJSON_AddNumberToObject(o, "first_token_s", round(e[i].first_token_s * 1e6) / 1e6);
+        cJSON_AddNumberToObject(o, "compute_scale", round(e[i].compute_scale * 1e3) / 1e3);
+        cJSON_AddNumberToObject(o, "collective_latency_s", round(e[i].collective_latency_s * 1e8) / 1e8);
+        /* what the fit never touches: the engine's code, as the loader reads it */
+        if (e[i].launch_s > 0)
+            cJSON_AddNumberToObject(o, "launch_s", e[i].launch_s);
+        if (e[i].kernel_factor > 0)
+            cJSON_AddNumberToObject(o, "kernel_factor", e[i].kernel_factor);
+        if (e[i].dequant_min_tokens > 0)
+            cJSON_AddNumberToObject(o, "dequant_min_tokens", e[i].dequant_min_tokens);
+        cJSON_AddStringToObject(o, "attention_kernel", attn_kernel_name(e[i].attention));
+        cJSON_AddBoolToObject(o, "cuda_graphs", e[i].cuda_graphs);
+        cJSON_AddBoolToObject(o, "custom_allreduce", e[i].custom_allreduce);
+        cJSON_AddBoolToObject(o, "first_token_decode", e[i].first_token_decode);
+        cJSON_AddBoolToObject(o, "kv_per_query_head", e[i].kv_per_query_head);
+        cJSON_AddBoolToObject(o, "fp8_attention", e[i].fp8_attention);
+        cJSON_AddBoolToObject(o, "fp16_accumulate", e[i].fp16_accumulate);
+        cJSON_AddStringToObject(o, "source", e[i].source);
+        cJSON_AddItemToArray(arr, o);
+    }
+    return finish(root);
+}
+
+char *render_json_gpus(const struct llmroof_gpu *g, size_t n)
+{
+    cJSON *root = new_doc(RENDER_JSON_CATALOG_SCHEMA);
+    cJSON *arr = cJSON_AddArrayToObject(root, "gpus");
+    for (size_t i = 0; i < n; i++)
+        cJSON_AddItemToArray(arr, gpu_entry(&g[i], NULL));
+    return finish(root);
+}

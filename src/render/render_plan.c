@@ -1,0 +1,202 @@
+/* render_plan.c - see llmroof/render_plan.h */
+#include "render/render_plan.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* Why a feasible row is not the answer. */
+static void note_for(const struct plan_result *r, int i, bool rate, char *buf, size_t n)
+{
+    const struct plan_option *o = &r->options[i], *b = r->best >= 0 ? &r->options[r->best] : NULL;
+    if (i == r->best)
+        snprintf(buf, n, "best");
+    else if (!b)
+        buf[0] = '\0';
+    else if (r->by_cost && o->cost_per_hour > b->cost_per_hour)
+        snprintf(buf, n, "feasible, $%.2f per hour more than the best", o->cost_per_hour - b->cost_per_hour);
+    else if (o->gpus > b->gpus)
+        snprintf(buf, n, "feasible, %ld more GPU%s than the best", o->gpus - b->gpus, o->gpus - b->gpus == 1 ? "" : "s");
+    else
+        snprintf(buf, n, "feasible, as many GPUs as the best but %s",
+                 r->by_cost                                      ? "costlier"
+                 : !rate                                         ? "fewer users per node"
+                 : o->goodput_per_gpu < b->goodput_per_gpu       ? "less goodput per GPU"
+                 : o->slo_use > b->slo_use                       ? "less headroom to the SLOs"
+                                                                 : "disaggregated (the simpler layout wins a tie)");
+}
+
+static void render_rate(const struct plan_input *in, const struct plan_result *r, enum table_format f,
+                        struct table_sel *sel, struct sbuf *out)
+{
+    char col[48], buf[80];
+    struct table t;
+    table_init(&t, "");
+    table_col(&t, "layout", 0);
+    table_col(&t, "gpu", 0);
+    table_col(&t, "parallelism", 0);
+    table_col(&t, "instances", 0);
+    table_col(&t, "gpus", 0);
+    table_col(&t, "nodes", 0);
+    snprintf(col, sizeof col, "ttft_p%d_ms", in->percentile);
+    table_col(&t, col, 0);
+    snprintf(col, sizeof col, "tpot_p%d_ms", in->percentile);
+    table_col(&t, col, 1);
+    table_col(&t, "goodput_qps", 2);
+    table_col(&t, "goodput_per_gpu", 3);
+    table_col(&t, "cost_per_hour", 2);
+    table_col(&t, "note", 0);
+    for (int i = 0; i < r->noptions; i++) {
+        const struct plan_option *o = &r->options[i];
+        table_row(&t);
+        table_str(&t, o->disagg ? "disaggregated" : "aggregated");
+        table_str(&t, o->gpu->id);
+        char la[24], lb[24];
+        plan_layout_name(o->tp, o->mode, lb, sizeof lb);
+        if (o->disagg && o->prefill_tp) {
+            plan_layout_name(o->prefill_tp, o->prefill_mode, la, sizeof la);
+            snprintf(buf, sizeof buf, "P %s / D %s", la, lb);
+        } else {
+            snprintf(buf, sizeof buf, o->disagg ? "D %s" : "%s", lb);
+        }
+        table_str(&t, buf);
+        if (!o->feasible) {
+            for (int k = 0; k < 8; k++)
+                table_empty(&t);
+            table_str(&t, o->reason);
+            continue;
+        }
+        if (o->disagg)
+            snprintf(buf, sizeof buf, "%ld+%ld", o->prefill_instances, o->decode_instances);
+        else
+            snprintf(buf, sizeof buf, "%ld", o->instances);
+        table_str(&t, buf);
+        table_num(&t, (double)o->gpus);
+        table_num(&t, (double)o->nodes);
+        table_num(&t, o->ttft_s * 1e3);
+        table_num(&t, o->tpot_s * 1e3);
+        table_num(&t, o->goodput_qps);
+        table_num(&t, o->goodput_per_gpu);
+        if (o->has_cost)
+            table_num(&t, o->cost_per_hour);
+        else
+            table_empty(&t);
+        char note[160];
+        note_for(r, i, true, note, sizeof note);
+        table_str(&t, note);
+    }
+    if (table_sel_wants(sel, f, "options"))
+        table_render_fit(&t, f, 100, 3, out); /* layout, gpu and parallelism name a row */
+    table_free(&t);
+}
+
+static void render_observations(const struct plan_result *r, enum table_format f, struct table_sel *sel,
+                                struct sbuf *out)
+{
+    struct table t;
+    if (f == TABLE_CSV) {
+        table_init(&t, "");
+        table_col(&t, "observation", 0);
+        for (int i = 0; i < r->nobs; i++) {
+            table_row(&t);
+            table_str(&t, r->obs[i]);
+        }
+        if (table_sel_wants(sel, f, "observations"))
+            table_render_fit(&t, f, 100, 2, out);
+        table_free(&t);
+        return;
+    }
+    sbuf_append(out, f == TABLE_MD ? "\n### Observations\n\n" : "\nObservations\n");
+    for (int i = 0; i < r->nobs; i++)
+        sbuf_printf(out, "- %s\n", r->obs[i]);
+}
+
+void render_plan(const struct plan_input *in, const struct plan_result *r, enum table_format f, struct table_sel *sel,
+                 struct sbuf *out)
+{
+    char col[48];
+    if (in->rate_qps > 0) {
+        if (f == TABLE_TEXT || f == TABLE_MD)
+            sbuf_printf(out, "%splan: %s for %g requests/s (open loop, Poisson), p%d TTFT <= %g ms and TPOT <= %g ms, "
+                             "%d GPUs per node, aggregated and disaggregated layouts, simulated\n\n",
+                        f == TABLE_MD ? "## " : "", in->model->id, in->rate_qps, in->percentile, in->ttft_slo_s * 1e3,
+                        in->tpot_slo_s * 1e3, in->gpus_per_node);
+        render_rate(in, r, f, sel, out);
+        render_observations(r, f, sel, out);
+        return;
+    }
+    if (f == TABLE_TEXT || f == TABLE_MD) {
+        sbuf_printf(out, "%splan: %s for %ld users, p%d TTFT <= %g ms and TPOT <= %g ms, %d GPUs per node, think %g-%g s, "
+                         "%s%s\n\n",
+                    f == TABLE_MD ? "## " : "", in->model->id, in->users, in->percentile, in->ttft_slo_s * 1e3,
+                    in->tpot_slo_s * 1e3, in->gpus_per_node, in->sim.think_min_s, in->sim.think_max_s,
+                    in->fast ? "analytic (--fast: means, not percentiles)" : "simulated", "");
+        if (in->layout.pp > 1 || in->layout.ep > 1)
+            sbuf_printf(out, "layout with every TP: PP %d, EP %d%s; an instance is (EP or TP) x PP GPUs, and a step is "
+                             "one pass through every stage (no micro-batch overlap)\n\n",
+                        in->layout.pp > 0 ? in->layout.pp : 1, in->layout.ep > 0 ? in->layout.ep : 1,
+                        in->layout.dp_attn ? ", data-parallel attention" : "");
+        sbuf_printf(out, "(a user is a closed-loop client: it sends a request, waits for the whole answer, pauses %g-%g s "
+                         "and sends the next)\n\n",
+                    in->sim.think_min_s, in->sim.think_max_s);
+    }
+    struct table t;
+    bool searched = false; /* an MoE model's plan searched layouts beyond TP */
+    for (int i = 0; i < r->noptions; i++)
+        searched |= r->options[i].mode != 0;
+    table_init(&t, "");
+    table_col(&t, "gpu", 0);
+    table_col(&t, "tp", 0);
+    if (searched)
+        table_col(&t, "parallelism", 0);
+    table_col(&t, "instances_per_node", 0);
+    table_col(&t, "users_per_instance", 0);
+    table_col(&t, "users_per_node", 0);
+    table_col(&t, "nodes", 0);
+    table_col(&t, "gpus", 0);
+    snprintf(col, sizeof col, "ttft_p%d_ms", in->percentile);
+    table_col(&t, col, 0);
+    snprintf(col, sizeof col, "tpot_p%d_ms", in->percentile);
+    table_col(&t, col, 1);
+    table_col(&t, "binding", 0);
+    table_col(&t, "cost_per_hour", 2);
+    table_col(&t, "note", 0);
+    for (int i = 0; i < r->noptions; i++) {
+        const struct plan_option *o = &r->options[i];
+        table_row(&t);
+        table_str(&t, o->gpu->id);
+        table_num(&t, o->tp);
+        if (searched) {
+            char ln[32];
+            plan_layout_name(o->tp, o->mode, ln, sizeof ln);
+            table_str(&t, ln);
+        }
+        if (o->instances_per_node)
+            table_num(&t, o->instances_per_node);
+        else
+            table_empty(&t);
+        if (!o->feasible) {
+            for (int k = 0; k < 8; k++)
+                table_empty(&t);
+            table_str(&t, o->reason);
+            continue;
+        }
+        table_num(&t, (double)o->users_per_instance);
+        table_num(&t, (double)o->users_per_node);
+        table_num(&t, (double)o->nodes);
+        table_num(&t, (double)o->gpus);
+        table_num(&t, o->ttft_s * 1e3);
+        table_num(&t, o->tpot_s * 1e3);
+        table_str(&t, plan_binding_name(o->binding));
+        if (o->has_cost)
+            table_num(&t, o->cost_per_hour);
+        else
+            table_empty(&t);
+        char note[160];
+        note_for(r, i, false, note, sizeof note);
+        table_str(&t, note);
+    }
+    if (table_sel_wants(sel, f, "options"))
+        table_render_fit(&t, f, 100, searched ? 3 : 2, out);
+    table_free(&t);
+    render_observations(r, f, sel, out);
+}

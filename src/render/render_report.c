@@ -1,0 +1,357 @@
+/* render_report.c - see llmroof/render_report.h */
+#include "render/render_report.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render/svg.h"
+
+const char *report_status_name(enum report_status s)
+{
+    switch (s) {
+    case REPORT_OK: return "ok";
+    case REPORT_NO_FIT: return "no-fit";
+    case REPORT_BAD_TP: return "bad-tp";
+    case REPORT_BAD_DTYPE: return "no-dtype";
+    }
+    return "?";
+}
+
+void report_table_configs(const struct llmroof_report *r, struct table *t)
+{
+    table_init(t, "Table 1: configurations");
+    table_col(t, "gpu", 0);
+    table_col(t, "tp", 0);
+    if (r->has_layout)
+        table_col(t, "gpus", 0);
+    table_col(t, "status", 0);
+    table_col(t, "weights_GiB_per_gpu", 2);
+    table_col(t, "kv_KiB_per_token_per_gpu", 1);
+    table_col(t, "max_batch", 0);
+    table_col(t, "ttft_ms", 1);
+    if (r->has_bands) {
+        table_col(t, "ttft_low_ms", 1);
+        table_col(t, "ttft_high_ms", 1);
+    }
+    table_col(t, "tpot_ms", 2);
+    if (r->has_bands) {
+        table_col(t, "tpot_low_ms", 2);
+        table_col(t, "tpot_high_ms", 2);
+    }
+    table_col(t, "e2e_s", 2);
+    table_col(t, "decode_tok_s", 0);
+    table_col(t, "decode_tok_s_per_gpu", 0);
+    table_col(t, "prefill_bound", 0);
+    table_col(t, "decode_bound", 0);
+    table_col(t, "prefill_comm_pct", 1);
+    table_col(t, "decode_comm_pct", 1);
+    table_col(t, "tp_scaling_pct", 0);
+    for (int i = 0; i < r->nrows; i++) {
+        const struct report_row *x = &r->rows[i];
+        table_row(t);
+        table_str(t, x->gpu->id);
+        table_num(t, x->tp);
+        if (r->has_layout && x->status != REPORT_BAD_TP)
+            table_num(t, x->gpus);
+        else if (r->has_layout)
+            table_empty(t); /* the layout does not suit this TP: no instance */
+        table_str(t, report_status_name(x->status));
+        if (x->has_mem) {
+            table_num(t, x->mem.weights_bytes_per_gpu / 1073741824.0);
+            table_num(t, x->mem.kv_bytes_per_token_per_gpu / 1024.0);
+            table_num(t, x->mem.max_batch);
+        } else {
+            table_empty(t);
+            table_empty(t);
+            table_empty(t);
+        }
+        if (x->has_est) {
+            const struct llmroof_estimate *e = &x->est;
+            table_num(t, e->ttft_s * 1e3);
+            if (r->has_bands) {
+                table_num(t, e->ttft_s * 1e3 * r->bands.ttft.low);
+                table_num(t, e->ttft_s * 1e3 * r->bands.ttft.high);
+            }
+            table_num(t, e->tpot_s * 1e3);
+            if (r->has_bands) {
+                table_num(t, e->tpot_s * 1e3 * r->bands.tpot.low);
+                table_num(t, e->tpot_s * 1e3 * r->bands.tpot.high);
+            }
+            table_num(t, e->e2e_s);
+            table_num(t, e->decode_tok_s);
+            table_num(t, e->decode_tok_s / x->gpus);
+            table_str(t, bound_name(e->prefill.bound));
+            table_str(t, bound_name(e->decode.bound));
+            table_num(t, e->prefill.time_s > 0 ? 100 * e->prefill.comm_s / e->prefill.time_s : 0);
+            table_num(t, e->decode.time_s > 0 ? 100 * e->decode.comm_s / e->decode.time_s : 0);
+            if (x->has_scaling)
+                table_num(t, 100 * x->tp_scaling_eff);
+            else
+                table_empty(t);
+        } else {
+            for (int k = 0; k < (r->has_bands ? 14 : 10); k++)
+                table_empty(t);
+        }
+    }
+}
+
+void report_table_shares(const struct llmroof_report *r, bool decode, struct table *t)
+{
+    table_init(t, decode ? "Table 3: decode time by operator (% of the mean decode step)"
+                         : "Table 2: prefill time by operator (% of TTFT)");
+    table_col(t, "gpu", 0);
+    table_col(t, "tp", 0);
+    for (int c = 0; c < REPORT_CAT_COUNT; c++)
+        if (c != REPORT_ROUTER || r->moe)
+            table_col(t, report_cat_name((enum report_cat)c), 1);
+    for (int i = 0; i < r->nrows; i++) {
+        const struct report_row *x = &r->rows[i];
+        table_row(t);
+        table_str(t, x->gpu->id);
+        table_num(t, x->tp);
+        const double *sh = decode ? x->decode_share : x->prefill_share;
+        for (int c = 0; c < REPORT_CAT_COUNT; c++) {
+            if (c == REPORT_ROUTER && !r->moe)
+                continue;
+            if (x->has_est)
+                table_num(t, 100 * sh[c]);
+            else
+                table_empty(t);
+        }
+    }
+}
+
+static void header(const struct llmroof_report *r, struct sbuf *out, const char *prefix)
+{
+    sbuf_printf(out, "%sllmroof report: %s, batch %ld, prompt %ld, output %ld; %s weights, %s KV, %s compute\n", prefix,
+                r->model->id, r->req.batch, r->req.prompt, r->req.output, dtype_name(r->dt.weight),
+                dtype_name(r->dt.kv), dtype_name(r->dt.act));
+    if (r->has_layout) {
+        const struct llmroof_layout *l = &r->layout;
+        sbuf_printf(out, "layout with every TP: PP %d, EP %d%s", l->pp > 0 ? l->pp : 1,
+                    l->ep > 0 ? l->ep : 1, l->dp_attn ? ", data-parallel attention" : "");
+        if (l->ep_imbalance > 1)
+            sbuf_printf(out, ", EP imbalance %g", l->ep_imbalance);
+        sbuf_append(out, "; per-GPU figures divide by the layout's GPUs\n");
+    }
+}
+
+/* Table 1 for a 100-column terminal: the same columns, grouped by what a reader compares. */
+static void render_configs_narrow(const struct table *all, bool bands, enum table_format f, struct sbuf *out)
+{
+    static const char *const lat[] = { "gpu", "tp", "gpus", "status", "ttft_ms", "tpot_ms", "e2e_s", "decode_tok_s",
+                                       "decode_tok_s_per_gpu", NULL };
+    static const char *const mem[] = { "gpu", "tp", "gpus", "status", "weights_GiB_per_gpu", "kv_KiB_per_token_per_gpu",
+                                       "max_batch", NULL };
+    static const char *const bnd[] = { "gpu", "tp", "prefill_bound", "decode_bound", "prefill_comm_pct",
+                                       "decode_comm_pct", "tp_scaling_pct", NULL };
+    static const char *const rng[] = { "gpu", "tp", "ttft_low_ms", "ttft_ms", "ttft_high_ms", "tpot_low_ms",
+                                       "tpot_ms", "tpot_high_ms", NULL };
+    const struct { const char *title; const char *const *cols; } parts[] = {
+        { "Table 1a: configurations - latency and throughput", lat },
+        { "Table 1b: configurations - memory per GPU", mem },
+        { "Table 1c: configurations - bounds, communication and TP scaling", bnd },
+        { "Table 1d: configurations - low-high bands from the validation residuals", rng },
+    };
+    for (int p = 0; p < (bands ? 4 : 3); p++) {
+        struct table t;
+        table_columns(all, parts[p].title, parts[p].cols, &t);
+        if (p)
+            sbuf_append(out, "\n");
+        table_render_fit(&t, f, REPORT_TEXT_WIDTH, 2, out);
+        table_free(&t);
+    }
+}
+
+void render_report(const struct llmroof_report *r, enum table_format f, struct table_sel *sel, bool wide,
+                   struct sbuf *out)
+{
+    static const char *const names[] = { "configs", "prefill_shares", "decode_shares" };
+    struct table t;
+    if (f != TABLE_CSV) {
+        header(r, out, f == TABLE_MD ? "## " : "");
+        sbuf_append(out, "\n");
+    }
+    for (int k = 0; k < 3; k++) {
+        if (k == 0)
+            report_table_configs(r, &t);
+        else
+            report_table_shares(r, k == 2, &t);
+        if (k && f != TABLE_CSV)
+            sbuf_append(out, "\n");
+        if (!table_sel_wants(sel, f, names[k]))
+            ;
+        else if (f == TABLE_CSV || wide)
+            table_render(&t, f, out);
+        else if (k == 0)
+            render_configs_narrow(&t, r->has_bands, f, out);
+        else
+            table_render_fit(&t, f, REPORT_TEXT_WIDTH, 2, out);
+        table_free(&t);
+    }
+    if (f == TABLE_CSV) {
+        table_init(&t, "");
+        table_col(&t, "observation", 0);
+        for (int i = 0; i < r->nobs; i++) {
+            table_row(&t);
+            table_str(&t, r->obs[i]);
+        }
+        if (table_sel_wants(sel, f, "observations"))
+            table_render(&t, f, out);
+        table_free(&t);
+        return;
+    }
+    sbuf_append(out, "\n");
+    sbuf_append(out, f == TABLE_MD ? "### Observations\n\n" : "Observations\n");
+    for (int i = 0; i < r->nobs; i++)
+        sbuf_printf(out, "- %s\n", r->obs[i]);
+}
+
+void render_report_chart(const struct llmroof_report *r, bool decode, bool standalone, struct sbuf *out)
+{
+    const char *bars[REPORT_MAX_ROWS];
+    char labels[REPORT_MAX_ROWS][96];
+    const char *series[REPORT_CAT_COUNT];
+    int map[REPORT_CAT_COUNT] = { 0 };
+    size_t ns = 0;
+    for (int c = 0; c < REPORT_CAT_COUNT; c++)
+        if (c != REPORT_ROUTER || r->moe) {
+            series[ns] = report_cat_name((enum report_cat)c);
+            map[ns++] = c;
+        }
+    double *values = calloc((size_t)REPORT_MAX_ROWS * REPORT_CAT_COUNT, sizeof *values);
+    if (!values) {
+        out->failed = true;
+        return;
+    }
+    for (int i = 0; i < r->nrows; i++) {
+        const struct report_row *x = &r->rows[i];
+        snprintf(labels[i], sizeof labels[i], "%s TP %d%s", x->gpu->id, x->tp, x->status == REPORT_OK ? "" : " *");
+        bars[i] = labels[i];
+        const double *sh = decode ? x->decode_share : x->prefill_share;
+        for (size_t s = 0; s < ns; s++)
+            values[(size_t)i * ns + s] = x->has_est ? sh[map[s]] : 0.0;
+    }
+    char title[256];
+    snprintf(title, sizeof title, "%s: %s time by operator (%s)", r->model->id, decode ? "decode step" : "prefill",
+             "* = does not fit or not servable");
+    svg_stacked_bars(out, title, bars, (size_t)r->nrows, series, ns, values, standalone);
+    free(values);
+}
+
+void render_report_latency_chart(const struct llmroof_report *r, bool standalone, struct sbuf *out)
+{
+    /* rows are GPU-major: the TPs of the first GPU give the series */
+    int ntps = 0;
+    while (ntps < r->nrows && r->rows[ntps].gpu == r->rows[0].gpu)
+        ntps++;
+    int ngpus = ntps ? r->nrows / ntps : 0;
+    const char *groups[REPORT_MAX_GPUS], *series[REPORT_MAX_TPS];
+    char names[REPORT_MAX_TPS][16];
+    double *v = calloc((size_t)REPORT_MAX_ROWS * 3, sizeof *v);
+    bool has[REPORT_MAX_ROWS] = { false }, pale[REPORT_MAX_ROWS] = { false };
+    if (!v) {
+        out->failed = true;
+        return;
+    }
+    for (int t = 0; t < ntps; t++) {
+        snprintf(names[t], sizeof names[t], "TP %d", r->rows[t].tp);
+        series[t] = names[t];
+    }
+    for (int g = 0; g < ngpus; g++)
+        groups[g] = r->rows[(size_t)g * (size_t)ntps].gpu->id;
+    for (int i = 0; i < ngpus * ntps; i++) {
+        const struct report_row *x = &r->rows[i];
+        has[i] = x->has_est;
+        pale[i] = x->status != REPORT_OK;
+        if (!x->has_est)
+            continue;
+        v[i] = x->est.ttft_s * 1e3;
+        v[(size_t)REPORT_MAX_ROWS + (size_t)i] = x->est.tpot_s * 1e3;
+        v[(size_t)REPORT_MAX_ROWS * 2 + (size_t)i] = x->est.decode_tok_s;
+    }
+    char ttft[96], thr[96], title[256];
+    snprintf(ttft, sizeof ttft, "TTFT (ms) for %ld prompts of %ld tokens", r->req.batch, r->req.prompt);
+    snprintf(thr, sizeof thr, "decode throughput (tokens/s) for the batch of %ld", r->req.batch);
+    const struct svg_bar_panel panels[3] = {
+        { ttft, v }, { "TPOT (ms), mean decode step", v + (size_t)REPORT_MAX_ROWS }, { thr, v + (size_t)REPORT_MAX_ROWS * 2 },
+    };
+    snprintf(title, sizeof title, "%s: latency and throughput per GPU and TP", r->model->id);
+    svg_grouped_bars(out, title, groups, (size_t)ngpus, series, (size_t)ntps, has, pale, panels, 3,
+                     "faded bar: does not fit the batch; n/a: not estimated (TP does not divide the heads, or no dtype)",
+                     standalone);
+    free(v);
+}
+
+static void html_escape(struct sbuf *out, const char *s)
+{
+    svg_escape(out, s);
+}
+
+static void html_table(struct sbuf *out, const struct table *t)
+{
+    char buf[64];
+    sbuf_append(out, "<h2>");
+    html_escape(out, t->title);
+    /* a table wider than the page scrolls inside its box instead of being cut off */
+    sbuf_append(out, "</h2>\n<div class=\"scroll\">\n<table>\n<tr>");
+    for (int c = 0; c < t->ncols; c++) {
+        sbuf_append(out, "<th>");
+        html_escape(out, t->col[c]);
+        sbuf_append(out, "</th>");
+    }
+    sbuf_append(out, "</tr>\n");
+    for (size_t r = 0; r < t->nrows; r++) {
+        sbuf_append(out, "<tr>");
+        for (int c = 0; c < t->ncols; c++) {
+            const struct table_cell *cell = &t->cells[r * (size_t)t->ncols + (size_t)c];
+            sbuf_append(out, cell->is_num ? "<td class=\"n\">" : "<td>");
+            html_escape(out, table_cell_text(t, r, c, buf));
+            sbuf_append(out, "</td>");
+        }
+        sbuf_append(out, "</tr>\n");
+    }
+    sbuf_append(out, "</table>\n</div>\n");
+}
+
+void render_report_html(const struct llmroof_report *r, struct sbuf *out)
+{
+    struct table t;
+    sbuf_append(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>llmroof report: ");
+    html_escape(out, r->model->id);
+    sbuf_append(out, "</title>\n<style>\n"
+                     "body{font-family:sans-serif;margin:2em;max-width:1200px;color:#222}\n"
+                     "div.scroll{overflow-x:auto;max-width:100%}\n"
+                     "table{border-collapse:collapse;margin:0.5em 0 1.5em 0;font-size:13px;white-space:nowrap}\n"
+                     "th,td{border:1px solid #ccc;padding:3px 6px}th{background:#f3f3f3}\n"
+                     "td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
+                     "svg{display:block;margin:1em 0;max-width:100%;height:auto}\n"
+                     "</style>\n</head>\n<body>\n<h1>");
+    struct sbuf h;
+    sbuf_init(&h);
+    header(r, &h, "");
+    if (h.len && h.data[h.len - 1] == '\n')
+        h.data[--h.len] = '\0';
+    html_escape(out, sbuf_str(&h));
+    sbuf_free(&h);
+    sbuf_append(out, "</h1>\n<p>Roofline estimates; formulas in docs/model.md of llmroof.</p>\n");
+    report_table_configs(r, &t);
+    html_table(out, &t);
+    table_free(&t);
+    render_report_latency_chart(r, false, out);
+    sbuf_append(out, "<h2>Observations</h2>\n<ul>\n");
+    for (int i = 0; i < r->nobs; i++) {
+        sbuf_append(out, "<li>");
+        html_escape(out, r->obs[i]);
+        sbuf_append(out, "</li>\n");
+    }
+    sbuf_append(out, "</ul>\n");
+    for (int k = 0; k < 2; k++) {
+        report_table_shares(r, k == 1, &t);
+        html_table(out, &t);
+        table_free(&t);
+        render_report_chart(r, k == 1, false, out);
+    }
+    sbuf_append(out, "</body>\n</html>\n");
+}

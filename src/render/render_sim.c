@@ -1,0 +1,446 @@
+/* render_sim.c - see llmroof/render_sim.h */
+#include "render/render_sim.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "render/svg.h"
+
+void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *out)
+{
+    const struct llmroof_setup *s = &c->setup;
+    if (s->layout.ep > 1)
+        sbuf_printf(out, "%s on %d x %s (TP %d, EP %d%s): ", s->model->id, s->layout.ep > s->tp ? s->layout.ep : s->tp,
+                    s->gpu->id, s->tp, s->layout.ep, s->layout.dp_attn ? ", data-parallel attention" : "");
+    else
+        sbuf_printf(out, "%s on %d x %s (TP %d): ", s->model->id, s->tp, s->gpu->id, s->tp);
+    if (c->mode == SIM_CLOSED && c->think_min_s == c->think_max_s)
+        sbuf_printf(out, "closed loop, %ld users, %ld requests, think %g s, workload %s", c->concurrency, c->requests,
+                    c->think_min_s, wl);
+    else if (c->mode == SIM_CLOSED)
+        sbuf_printf(out, "closed loop, %ld users, %ld requests, think %g-%g s, workload %s", c->concurrency, c->requests,
+                    c->think_min_s, c->think_max_s, wl);
+    else if (c->mode == SIM_RATE)
+        sbuf_printf(out, "open loop, Poisson %g requests/s, %ld requests, workload %s", c->rate_qps, c->requests, wl);
+    else if (c->mode == SIM_OFFLINE)
+        sbuf_printf(out, "offline, %ld requests queued at t=0, workload %s", c->requests, wl);
+    else
+        sbuf_printf(out, "trace of %zu requests", c->ntrace);
+    sbuf_printf(out, "; budget %ld tokens/iteration, %ld sequences, %s; seed %llu", c->max_batched_tokens, c->max_seqs,
+                c->chunked_prefill ? "chunked prefill" : "whole prefills", (unsigned long long)c->seed);
+    if (c->disaggregated) {
+        const struct llmroof_setup *p = c->prefill.setup.model ? &c->prefill.setup : s;
+        const struct llmroof_setup *d = c->decode.setup.model ? &c->decode.setup : s;
+        sbuf_printf(out, "\ndisaggregated: %d prefill instance%s of %d x %s, %d decode instance%s of %d x %s, KV link "
+                         "%.0f GB/s per GPU pair, router %s",
+                    c->prefill.instances, c->prefill.instances == 1 ? "" : "s", p->tp, p->gpu->id, c->decode.instances,
+                    c->decode.instances == 1 ? "" : "s", d->tp, d->gpu->id, c->kv_link_Bps / 1e9, sim_router_name(c->router));
+    } else if (c->instances > 1) {
+        sbuf_printf(out, "\ncluster: %d instances, router %s", c->instances, sim_router_name(c->router));
+    }
+    if (c->prefix_tokens > 0)
+        sbuf_printf(out, "\nshared prefix: %ld tokens in %ld group%s, prefix cache %s", c->prefix_tokens, c->prefix_groups,
+                    c->prefix_groups == 1 ? "" : "s", c->prefix_cache ? "on" : "off");
+    else if (c->prefix_cache)
+        sbuf_append(out, "\nprefix cache on (the workload shares no prefix)");
+    if (c->spec.kind != SIM_SPEC_NONE)
+        sbuf_printf(out, "\nspeculative decoding: %s%s%s, k %d, acceptance %g: expected %.3f tokens per step",
+                    sim_spec_name(c->spec.kind), c->spec.kind == SIM_SPEC_DRAFT ? " " : "",
+                    c->spec.kind == SIM_SPEC_DRAFT ? c->spec.draft->id : "", c->spec.k, c->spec.alpha,
+                    sim_spec_tokens_per_step(c->spec.k, c->spec.alpha));
+}
+
+static void stat_row(struct table *t, const char *name, const struct sim_stats *s, double scale)
+{
+    table_row(t);
+    table_str(t, name);
+    if (s->n == 0) {
+        for (int i = 0; i < 6; i++)
+            table_empty(t);
+        return;
+    }
+    table_num(t, s->mean * scale);
+    table_num(t, s->p50 * scale);
+    table_num(t, s->p90 * scale);
+    table_num(t, s->p95 * scale);
+    table_num(t, s->p99 * scale);
+    table_num(t, s->max * scale);
+}
+
+/* a quantity row; the value column holds text so counts print without decimals */
+static void qf(struct table *t, const char *name, const char *fmt, double v, const char *unit)
+{
+    char buf[48];
+    snprintf(buf, sizeof buf, fmt, v);
+    table_row(t);
+    table_str(t, name);
+    table_str(t, buf);
+    table_str(t, unit);
+}
+#define q(t, name, v, unit) qf(t, name, "%.3f", v, unit)
+#define qi(t, name, v, unit) qf(t, name, "%.0f", v, unit)
+
+static void band_rows(struct table *t, const char *name, const struct sim_stats *s, double scale,
+                      const struct llmroof_band *b)
+{
+    char n[48];
+    if (!b || !b->present)
+        return;
+    snprintf(n, sizeof n, "%s low", name);
+    stat_row(t, n, s, scale * b->low);
+    snprintf(n, sizeof n, "%s high", name);
+    stat_row(t, n, s, scale * b->high);
+}
+
+void render_sim(const struct sim_config *c, const struct sim_result *r, const char *wl, enum table_format f,
+                struct table_sel *sel, struct sbuf *out)
+{
+    render_sim_bands(c, r, wl, NULL, f, sel, out);
+}
+
+void render_sim_bands(const struct sim_config *c, const struct sim_result *r, const char *wl,
+                      const struct llmroof_uncertainty *u, enum table_format f, struct table_sel *sel,
+                      struct sbuf *out)
+{
+    struct table t;
+    if (f == TABLE_TEXT || f == TABLE_MD) {
+        render_sim_header(c, wl, out);
+        sbuf_printf(out, "\nKV cache: %ld blocks of %ld tokens = %.0f tokens, about %.0f requests of the mean length at "
+                         "once\n\n",
+                    r->kv_blocks_total, r->block_size, r->kv_capacity_tokens, r->max_batch_at_mean_len);
+    }
+    table_init(&t, "");
+    table_col(&t, "latency", 0);
+    table_col(&t, "mean", 2);
+    table_col(&t, "p50", 2);
+    table_col(&t, "p90", 2);
+    table_col(&t, "p95", 2);
+    table_col(&t, "p99", 2);
+    table_col(&t, "max", 2);
+    stat_row(&t, "ttft_ms", &r->ttft, 1e3);
+    band_rows(&t, "ttft_ms", &r->ttft, 1e3, u ? &u->ttft : NULL);
+    stat_row(&t, "tpot_ms", &r->tpot, 1e3);
+    band_rows(&t, "tpot_ms", &r->tpot, 1e3, u ? &u->tpot : NULL);
+    stat_row(&t, "e2e_s", &r->e2e, 1.0);
+    band_rows(&t, "e2e_s", &r->e2e, 1.0, u ? &u->e2e : NULL);
+    if (table_sel_wants(sel, f, "latency"))
+        table_render_fit(&t, f, 100, 1, out);
+    table_free(&t);
+    if (f != TABLE_CSV)
+        sbuf_append(out, "\n");
+    table_init(&t, "");
+    table_col(&t, "quantity", 0);
+    table_col(&t, "value", 0);
+    table_col(&t, "unit", 0);
+    qi(&t, "requests", (double)r->requests, "");
+    qi(&t, "completed", (double)r->completed, "");
+    qi(&t, "errors", (double)r->errors, "rejected: prompt + output exceed the KV cache");
+    q(&t, "error_rate", r->error_rate, "");
+    q(&t, "duration", r->duration_s, "s");
+    q(&t, "output_tok_s", r->output_tok_s, "tokens/s");
+    q(&t, "request_per_s", r->request_per_s, "requests/s");
+    q(&t, "mean_batch", r->mean_batch, "sequences per iteration (time-weighted)");
+    qi(&t, "max_batch", (double)r->max_batch, "sequences");
+    q(&t, "kv_util_mean", r->kv_util_mean, "fraction of KV blocks (time-weighted)");
+    qi(&t, "preemptions", (double)r->preemptions, "");
+    qi(&t, "iterations", (double)r->iterations, "");
+    qi(&t, "seed", (double)r->seed, "");
+    q(&t, "busy", r->busy_s, "s");
+    q(&t, "mean_in_system", r->mean_in_system, "requests (Little's L)");
+    if (r->open_loop) {
+        q(&t, "offered_rate", r->offered_rate_qps, "requests/s arriving (second half of the arrivals)");
+        q(&t, "completed_rate", r->sustained_rate_qps, "requests/s completed over the same window");
+        q(&t, "queue_growth", r->queue_growth_per_s, "requests/s added to the system over that window");
+        table_row(&t);
+        table_str(&t, "overloaded");
+        table_str(&t, r->overloaded ? "yes" : "no");
+        table_str(&t, r->overloaded ? "completed < 90% of offered and the queue grows" : "the server keeps up");
+    }
+    if (r->has_slo) {
+        char unit[96];
+        q(&t, "goodput", r->goodput_qps, "requests/s within every SLO");
+        q(&t, "within_slo", r->within_slo_share, "share of requests within every SLO");
+        snprintf(unit, sizeof unit, "TTFT and TPOT at p%d within the limits, no errors", c->slo_percentile);
+        table_row(&t);
+        table_str(&t, "slo_met");
+        table_str(&t, r->slo_met ? "yes" : "no");
+        table_str(&t, unit);
+    }
+    if (c->prefix_tokens > 0)
+        q(&t, "prefix_hit_rate", r->prefix_hit_rate, "prompt tokens served from the prefix cache");
+    if (c->spec.kind != SIM_SPEC_NONE)
+        q(&t, "spec_tokens_per_step", r->spec_tokens_per_step, "tokens emitted per sequence per decode step");
+    if (c->disaggregated) {
+        q(&t, "kv_transfer_mean", r->kv_transfer.mean * 1e3, "ms from first token to KV at the decode pool");
+        q(&t, "kv_transfer_p99", r->kv_transfer.p99 * 1e3, "ms");
+        q(&t, "decode_queue_mean", r->decode_queue.mean * 1e3, "ms from KV arrival to the first decode step");
+        q(&t, "decode_queue_p99", r->decode_queue.p99 * 1e3, "ms");
+    }
+    if (table_sel_wants(sel, f, "quantities"))
+        table_render_fit(&t, f, 100, 1, out);
+    table_free(&t);
+    if (r->ninst > 1 || c->disaggregated) {
+        if (f != TABLE_CSV)
+            sbuf_append(out, "\n");
+        table_init(&t, "");
+        table_col(&t, "instance", 0);
+        table_col(&t, "pool", 0);
+        table_col(&t, "gpu", 0);
+        table_col(&t, "tp", 0);
+        table_col(&t, "requests", 0);
+        table_col(&t, "utilization", 3);
+        table_col(&t, "mean_batch", 1);
+        table_col(&t, "max_batch", 0);
+        table_col(&t, "kv_util_mean", 3);
+        table_col(&t, "preemptions", 0);
+        for (int i = 0; i < r->ninst; i++) {
+            const struct sim_instance *s = &r->inst[i];
+            const struct llmroof_setup *su = !c->disaggregated ? &c->setup
+                                             : s->pool == 0    ? (c->prefill.setup.model ? &c->prefill.setup : &c->setup)
+                                                               : (c->decode.setup.model ? &c->decode.setup : &c->setup);
+            table_row(&t);
+            table_num(&t, i);
+            table_str(&t, !c->disaggregated ? "aggregated" : s->pool == 0 ? "prefill" : "decode");
+            table_str(&t, su->gpu->id);
+            table_num(&t, su->tp);
+            table_num(&t, (double)s->requests);
+            table_num(&t, s->utilization);
+            table_num(&t, s->mean_batch);
+            table_num(&t, (double)s->max_batch);
+            table_num(&t, s->kv_util_mean);
+            table_num(&t, (double)s->preemptions);
+        }
+        if (table_sel_wants(sel, f, "instances"))
+            table_render(&t, f, out);
+        table_free(&t);
+    }
+}
+
+void render_sim_requests_csv(const struct sim_result *r, struct sbuf *out)
+{
+    sbuf_append(out, "id,arrival_s,first_scheduled_s,first_token_s,finish_s,prompt_len,output_len,preemptions,status\r\n");
+    for (long i = 0; i < r->requests; i++) {
+        const struct sim_request *q = &r->reqs[i];
+        if (q->rejected)
+            sbuf_printf(out, "%ld,%.6f,,,%.6f,%ld,%ld,0,rejected\r\n", i, q->arrival_s, q->finish_s, q->prompt, q->output);
+        else
+            sbuf_printf(out, "%ld,%.6f,%.6f,%.6f,%.6f,%ld,%ld,%d,completed\r\n", i, q->arrival_s, q->first_sched_s,
+                        q->first_token_s, q->finish_s, q->prompt, q->output, q->preemptions);
+    }
+}
+
+void render_sim_chrome_trace(const struct sim_result *r, struct sbuf *out)
+{
+    sbuf_append(out, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
+    sbuf_append(out, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"args\":{\"name\":\"llmroof engine\"}}");
+    for (long i = 0; i < r->iterations && r->iters; i++) {
+        const struct sim_iter *it = &r->iters[i];
+        sbuf_printf(out, ",\n{\"name\":\"%s\",\"cat\":\"iteration\",\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":%.3f,"
+                         "\"dur\":%.3f,\"args\":{\"prefill_seqs\":%d,\"prefill_tokens\":%ld,\"decode_seqs\":%d,"
+                         "\"kv_util\":%.4f}}",
+                    it->prefill_seqs && it->decode_seqs ? "mixed" : it->prefill_seqs ? "prefill" : "decode",
+                    it->instance + 1, it->start_s * 1e6, it->dur_s * 1e6, it->prefill_seqs, it->prefill_tokens, it->decode_seqs,
+                    it->kv_util);
+        sbuf_printf(out, ",\n{\"name\":\"batch\",\"ph\":\"C\",\"pid\":1,\"ts\":%.3f,\"args\":{\"sequences\":%d}}",
+                    it->start_s * 1e6, it->prefill_seqs + it->decode_seqs);
+    }
+    sbuf_append(out, "\n]}\n");
+}
+
+void render_sim_sweep(const char *param, const struct sim_point *pts, int n, enum table_format f, struct sbuf *out)
+{
+    struct table t;
+    bool whole = true;
+    for (int i = 0; i < n; i++)
+        whole &= pts[i].param == floor(pts[i].param);
+    table_init(&t, "");
+    table_col(&t, param, whole ? 0 : 3);
+    table_col(&t, "output_tok_s", 1);
+    table_col(&t, "request_per_s", 3);
+    table_col(&t, "ttft_p50_ms", 1);
+    table_col(&t, "ttft_p99_ms", 1);
+    table_col(&t, "tpot_p50_ms", 2);
+    table_col(&t, "tpot_p99_ms", 2);
+    table_col(&t, "e2e_p50_s", 2);
+    table_col(&t, "mean_batch", 1);
+    table_col(&t, "preemptions", 0);
+    table_col(&t, "errors", 0);
+    for (int i = 0; i < n; i++) {
+        const struct sim_result *r = &pts[i].result;
+        table_row(&t);
+        table_num(&t, pts[i].param);
+        table_num(&t, r->output_tok_s);
+        table_num(&t, r->request_per_s);
+        table_num(&t, r->ttft.p50 * 1e3);
+        table_num(&t, r->ttft.p99 * 1e3);
+        table_num(&t, r->tpot.p50 * 1e3);
+        table_num(&t, r->tpot.p99 * 1e3);
+        table_num(&t, r->e2e.p50);
+        table_num(&t, r->mean_batch);
+        table_num(&t, (double)r->preemptions);
+        table_num(&t, (double)r->errors);
+    }
+    table_render_fit(&t, f, 100, 1, out);
+    table_free(&t);
+}
+
+/* The statistic of s at percentile p (50, 90, 95 or 99). */
+static double at_pct(const struct sim_stats *s, int p)
+{
+    return p <= 50 ? s->p50 : p <= 90 ? s->p90 : p <= 95 ? s->p95 : s->p99;
+}
+
+/* The swept setting's axis title with its unit. */
+static const char *param_axis(const char *param)
+{
+    if (strcmp(param, "max_batched_tokens") == 0)
+        return "max_batched_tokens: token budget per iteration (tokens)";
+    if (strcmp(param, "rate") == 0)
+        return "rate: Poisson arrivals (requests/s)";
+    if (strcmp(param, "concurrency") == 0)
+        return "concurrency: closed-loop users";
+    return param;
+}
+
+void render_sim_curve(const char *title, const char *param, const struct sim_point *pts, int n,
+                      const struct sim_config *c, struct sbuf *out)
+{
+    static const char *const colors[4] = { "#F5A06B", "#D55E00", "#7FB8DA", "#0072B2" };
+    static const char *const dash[4] = { "5 3", "", "5 3", "" };
+    const int W = 800, left = 78, right = 24, top = 44, lat_h = 260, gap = 74, thr_h = 150;
+    const int pw = W - left - right, top2 = top + lat_h + gap, H = top2 + thr_h + 84;
+    int pct = c->slo_percentile > 0 ? c->slo_percentile : 99;
+    char names[4][32];
+    snprintf(names[0], sizeof names[0], "TTFT p50");
+    snprintf(names[1], sizeof names[1], "TTFT p%d", pct);
+    snprintf(names[2], sizeof names[2], "TPOT p50");
+    snprintf(names[3], sizeof names[3], "TPOT p%d", pct);
+    /* x: the swept values, on a log axis when they span 8x or more */
+    double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = 0, tmax = 0;
+    for (int i = 0; i < n; i++) {
+        const struct sim_result *r = &pts[i].result;
+        double ys[4] = { r->ttft.p50, at_pct(&r->ttft, pct), r->tpot.p50, at_pct(&r->tpot, pct) };
+        xmin = fmin(xmin, pts[i].param);
+        xmax = fmax(xmax, pts[i].param);
+        for (int k = 0; k < 4; k++)
+            if (ys[k] > 0 && isfinite(ys[k])) {
+                ymin = fmin(ymin, ys[k] * 1e3);
+                ymax = fmax(ymax, ys[k] * 1e3);
+            }
+        if (isfinite(r->output_tok_s))
+            tmax = fmax(tmax, r->output_tok_s);
+    }
+    double slo_ms[2] = { c->ttft_slo_s * 1e3, c->tpot_slo_s * 1e3 };
+    for (int k = 0; k < 2; k++)
+        if (slo_ms[k] > 0) {
+            ymin = fmin(ymin, slo_ms[k]);
+            ymax = fmax(ymax, slo_ms[k]);
+        }
+    if (!(ymax > 0)) {
+        ymin = 1;
+        ymax = 10;
+    }
+    bool xlog = xmin > 0 && xmax / xmin >= 8;
+    struct svg_axis ax = xlog ? svg_axis_log(xmin, xmax) : svg_axis_linear(xmin, xmax, 6);
+    struct svg_axis ay = svg_axis_log(ymin / 1.15, ymax * 1.15); /* no line on the frame */
+    struct svg_axis at = svg_axis_linear(0, tmax > 0 ? tmax : 1, 5);
+#define PX(v) (left + pw * svg_axis_frac(&ax, (v)))
+#define PY(v) (top + lat_h * (1.0 - svg_axis_frac(&ay, (v))))
+#define PT(v) (top2 + thr_h * (1.0 - svg_axis_frac(&at, (v))))
+    sbuf_printf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+                     "height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n<title>",
+                W, H, W, H);
+    svg_escape(out, title);
+    sbuf_printf(out, "</title>\n<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#ffffff\"/>\n", W, H);
+    sbuf_append(out, "<text x=\"10\" y=\"22\" font-size=\"14\" font-weight=\"bold\">");
+    svg_escape(out, title);
+    sbuf_append(out, "</text>\n");
+    char buf[64];
+    /* grids and ticks: x under both panels, y per panel */
+    for (int panel = 0; panel < 2; panel++) {
+        int y0 = panel ? top2 : top, h = panel ? thr_h : lat_h;
+        for (int t = 0; t < ax.nticks; t++) {
+            double x = PX(ax.tick[t]);
+            sbuf_printf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#e5e5e5\"/>\n", x, y0, x, y0 + h);
+            sbuf_printf(out, "<text class=\"tick\" data-axis=\"x%d\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
+                        panel, x, y0 + h + 16, svg_tick_text(ax.tick[t], buf, sizeof buf));
+        }
+        const struct svg_axis *a = panel ? &at : &ay;
+        for (int t = 0; t < a->nticks; t++) {
+            double y = panel ? PT(a->tick[t]) : PY(a->tick[t]);
+            sbuf_printf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", left, y,
+                        left + pw, y);
+            sbuf_printf(out, "<text class=\"tick\" data-axis=\"y%d\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+                        panel, left - 6, y + 4, svg_tick_text(a->tick[t], buf, sizeof buf));
+        }
+        sbuf_printf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#333333\"/>\n",
+                    left, y0, pw, h);
+        sbuf_printf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", left + pw / 2.0, y0 + h + 34);
+        svg_escape(out, param_axis(param));
+        sbuf_printf(out, "%s</text>\n", xlog ? ", log scale" : "");
+        sbuf_printf(out, "<text x=\"18\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 18 %.1f)\">%s</text>\n",
+                    y0 + h / 2.0, y0 + h / 2.0, panel ? "output tokens/s" : "latency (ms, log scale)");
+    }
+    /* SLO limits: dashed lines in their series' colour, labelled at the right end */
+    struct svg_labeler labels = { .n = 0 };
+    for (int k = 0; k < 2; k++) {
+        if (!(slo_ms[k] > 0))
+            continue;
+        double y = PY(slo_ms[k]);
+        sbuf_printf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1.5\" "
+                         "stroke-dasharray=\"8 4\"/>\n", left, y, left + pw, y, colors[2 * k + 1]);
+        char lab[64];
+        snprintf(lab, sizeof lab, "%s SLO %s ms (p%d)", k ? "TPOT" : "TTFT", svg_tick_text(slo_ms[k], buf, sizeof buf), pct);
+        double w = svg_text_width(lab, 11), lx = left + pw - w - 4;
+        double ly = svg_label_place(&labels, lx, y - 4, w);
+        sbuf_printf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"%s\">%s</text>\n", lx, ly,
+                    colors[2 * k + 1], lab);
+    }
+    /* latency series */
+    for (int k = 0; k < 4; k++) {
+        sbuf_printf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s%s%s points=\"", colors[k],
+                    dash[k][0] ? " stroke-dasharray=\"" : "", dash[k], dash[k][0] ? "\"" : "");
+        bool first = true;
+        for (int i = 0; i < n; i++) {
+            const struct sim_result *r = &pts[i].result;
+            double y = k == 0 ? r->ttft.p50 : k == 1 ? at_pct(&r->ttft, pct) : k == 2 ? r->tpot.p50 : at_pct(&r->tpot, pct);
+            if (y > 0 && isfinite(y)) {
+                sbuf_printf(out, "%s%.1f,%.1f", first ? "" : " ", PX(pts[i].param), PY(y * 1e3));
+                first = false;
+            }
+        }
+        sbuf_append(out, "\"/>\n");
+        for (int i = 0; i < n; i++) {
+            const struct sim_result *r = &pts[i].result;
+            double y = k == 0 ? r->ttft.p50 : k == 1 ? at_pct(&r->ttft, pct) : k == 2 ? r->tpot.p50 : at_pct(&r->tpot, pct);
+            if (!(y > 0) || !isfinite(y))
+                continue;
+            sbuf_printf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>%s = %g: %s %.2f ms</title>"
+                             "</circle>\n", PX(pts[i].param), PY(y * 1e3), colors[k], param, pts[i].param, names[k], y * 1e3);
+        }
+    }
+    /* throughput */
+    sbuf_append(out, "<polyline fill=\"none\" stroke=\"#009E73\" stroke-width=\"2\" points=\"");
+    for (int i = 0; i < n; i++)
+        sbuf_printf(out, "%s%.1f,%.1f", i ? " " : "", PX(pts[i].param), PT(pts[i].result.output_tok_s));
+    sbuf_append(out, "\"/>\n");
+    for (int i = 0; i < n; i++)
+        sbuf_printf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#009E73\"><title>%s = %g: %.0f output tokens/s, "
+                         "%.3f requests/s</title></circle>\n", PX(pts[i].param), PT(pts[i].result.output_tok_s), param,
+                    pts[i].param, pts[i].result.output_tok_s, pts[i].result.request_per_s);
+    /* legend under the latency panel's axis title */
+    for (int k = 0; k < 4; k++) {
+        int lx = left + k * 150, ly = top + lat_h + 56;
+        sbuf_printf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"%s%s%s/>"
+                         "<text x=\"%d\" y=\"%d\">%s</text>\n", lx, ly - 4, lx + 22, ly - 4, colors[k],
+                    dash[k][0] ? " stroke-dasharray=\"" : "", dash[k], dash[k][0] ? "\"" : "", lx + 28, ly, names[k]);
+    }
+    sbuf_printf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\" fill=\"#555555\">latency percentiles over the completed "
+                     "requests of each run%s</text>\n", left, H - 12,
+                slo_ms[0] > 0 || slo_ms[1] > 0 ? "; long-dashed horizontal lines: the SLO limits" : "");
+    sbuf_append(out, "</svg>\n");
+#undef PX
+#undef PY
+#undef PT
+}

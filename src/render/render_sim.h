@@ -1,0 +1,37 @@
+/* render_sim.h - simulator output: summary tables, per-request CSV, Chrome trace, sweep
+ * table and curve. JSON: render_json_sim in render_json.h. */
+#ifndef LLMROOF_RENDER_SIM_H
+#define LLMROOF_RENDER_SIM_H
+
+#include "base/sbuf.h"
+#include "serve/sim.h"
+#include "render/table.h"
+
+/* One line describing the configuration (no newline). */
+void render_sim_header(const struct sim_config *c, const char *workload_name, struct sbuf *out);
+/* Latency percentiles and the throughput/utilisation table. */
+void render_sim(const struct sim_config *c, const struct sim_result *r, const char *workload_name,
+                enum table_format f, struct table_sel *sel, struct sbuf *out);
+/* The same with low/high rows per latency scaled by the uncertainty bands (u may be NULL). */
+void render_sim_bands(const struct sim_config *c, const struct sim_result *r, const char *workload_name,
+                      const struct llmroof_uncertainty *u, enum table_format f, struct table_sel *sel,
+                      struct sbuf *out);
+/* id,arrival_s,first_scheduled_s,first_token_s,finish_s,prompt_len,output_len,preemptions,status */
+void render_sim_requests_csv(const struct sim_result *r, struct sbuf *out);
+/* Chrome trace event format (chrome://tracing, Perfetto): one complete event per iteration. */
+void render_sim_chrome_trace(const struct sim_result *r, struct sbuf *out);
+
+struct sim_point {
+    double param;               /* the swept value */
+    struct sim_result result;   /* its run (reqs may be freed) */
+};
+/* One row per point of a sweep of `param_name`. */
+void render_sim_sweep(const char *param_name, const struct sim_point *pts, int n, enum table_format f,
+                      struct sbuf *out);
+/* Two panels over the swept setting (x, named on its axis): TTFT and TPOT at p50 and at the SLO
+ * percentile of c (ms, log scale, with the SLO limits of c as dashed lines when set), and output
+ * throughput (tokens/s). Round tick values; no point labels to pile up. */
+void render_sim_curve(const char *title, const char *param_name, const struct sim_point *pts, int n,
+                      const struct sim_config *c, struct sbuf *out);
+
+#endif

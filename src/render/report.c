@@ -1,0 +1,294 @@
+/* report.c - GPU x TP comparison and its observations (see llmroof/report.h). */
+#include "render/report.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const cat_names[REPORT_CAT_COUNT] = {
+    "qkv_proj", "attention", "kv_write", "o_proj", "ffn", "router", "norm", "all_reduce", "lm_head",
+    "all_gather", "overhead"
+};
+
+const char *report_cat_name(enum report_cat c)
+{
+    return (c >= 0 && c < REPORT_CAT_COUNT) ? cat_names[c] : "?";
+}
+
+static enum report_cat cat_of(enum llmroof_opkind k)
+{
+    switch (k) {
+    case LLMROOF_OP_NORM:
+    case LLMROOF_OP_FINAL_NORM: return REPORT_NORM;
+    case LLMROOF_OP_QKV_PROJ: return REPORT_QKV;
+    case LLMROOF_OP_KV_WRITE: return REPORT_KV_WRITE;
+    case LLMROOF_OP_ATTENTION:
+    case LLMROOF_OP_ATTN_LOCAL:
+    case LLMROOF_OP_MLA_KV_UP: return REPORT_ATTENTION;
+    case LLMROOF_OP_O_PROJ: return REPORT_O_PROJ;
+    case LLMROOF_OP_ALL_REDUCE:
+    case LLMROOF_OP_ALL_TO_ALL: /* layout communication is counted with the all-reduce */
+    case LLMROOF_OP_PP_SEND: return REPORT_ALL_REDUCE;
+    case LLMROOF_OP_ROUTER: return REPORT_ROUTER;
+    case LLMROOF_OP_FFN:
+    case LLMROOF_OP_DENSE_FFN: return REPORT_FFN;
+    case LLMROOF_OP_LM_HEAD: return REPORT_LM_HEAD;
+    case LLMROOF_OP_ALL_GATHER: return REPORT_ALL_GATHER;
+    case LLMROOF_OP_COUNT: break;
+    }
+    return REPORT_OVERHEAD;
+}
+
+static void shares(const struct llmroof_phase *p, double *out)
+{
+    memset(out, 0, sizeof(double) * REPORT_CAT_COUNT);
+    if (p->time_s <= 0)
+        return;
+    for (int k = 0; k < LLMROOF_OP_COUNT; k++)
+        out[cat_of((enum llmroof_opkind)k)] += p->op[k].time_s / p->time_s;
+    out[REPORT_OVERHEAD] += p->overhead_s / p->time_s;
+}
+
+static void add_obs(struct llmroof_report *r, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void add_obs(struct llmroof_report *r, const char *fmt, ...)
+{
+    if (r->nobs >= REPORT_MAX_OBS)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->obs[r->nobs++], sizeof r->obs[0], fmt, ap);
+    va_end(ap);
+}
+
+static double comm_share(const struct llmroof_phase *p)
+{
+    return p->time_s > 0 ? p->comm_s / p->time_s : 0.0;
+}
+
+/* Appends "name (x%)" items to buf, comma-separated. */
+static void list_append(char *buf, size_t cap, const char *item)
+{
+    size_t n = strlen(buf);
+    snprintf(buf + n, cap - n, "%s%s", n ? ", " : "", item);
+}
+
+static void observe(struct llmroof_report *r)
+{
+    const struct report_row *best_tpot = NULL, *best_ttft = NULL, *best_tput = NULL;
+    for (int i = 0; i < r->nrows; i++) {
+        const struct report_row *x = &r->rows[i];
+        if (x->status != REPORT_OK)
+            continue;
+        if (!best_tpot || x->est.tpot_s < best_tpot->est.tpot_s)
+            best_tpot = x;
+        if (!best_ttft || x->est.ttft_s < best_ttft->est.ttft_s)
+            best_ttft = x;
+        if (!best_tput || x->est.decode_tok_s / x->gpus > best_tput->est.decode_tok_s / best_tput->gpus)
+            best_tput = x;
+    }
+    if (!best_tpot) {
+        add_obs(r, "No configuration both fits and can be estimated; see the reasons in table 1.");
+        return;
+    }
+    add_obs(r, "Lowest TPOT: %s at TP %d, %.2f ms per token (%.0f tokens/s for the batch of %ld).",
+            best_tpot->gpu->id, best_tpot->tp, best_tpot->est.tpot_s * 1e3, best_tpot->est.decode_tok_s, r->req.batch);
+    add_obs(r, "Lowest TTFT: %s at TP %d, %.1f ms for %ld prompts of %ld tokens.", best_ttft->gpu->id, best_ttft->tp,
+            best_ttft->est.ttft_s * 1e3, r->req.batch, r->req.prompt);
+    add_obs(r, "Most decode throughput per GPU: %s at TP %d, %.0f tokens/s per GPU%s.", best_tput->gpu->id,
+            best_tput->tp, best_tput->est.decode_tok_s / best_tput->gpus, r->has_layout ? " of the layout" : "");
+
+    /* where adding GPUs stops paying: the table's TP scaling efficiency (TPOT x TP against the
+     * smallest estimated TP of the same GPU), so every figure can be checked in table 1 */
+    const struct report_row *worst = NULL;
+    int poor = 0;
+    for (int i = 0; i < r->nrows; i++) {
+        const struct report_row *x = &r->rows[i];
+        if (!x->has_est || !x->has_scaling)
+            continue;
+        if (!worst || x->tp_scaling_eff < worst->tp_scaling_eff)
+            worst = x;
+        if (x->tp_scaling_eff < REPORT_SCALING_POOR) {
+            poor++;
+            add_obs(r, "Adding GPUs stops paying on %s at TP %d: TPOT %.2f ms against %.2f ms at TP %d is %.0f%% "
+                       "scaling efficiency (below %.0f%%).",
+                    x->gpu->id, x->tp, x->est.tpot_s * 1e3, x->scaling_ref_tpot_s * 1e3, x->scaling_ref_tp,
+                    100 * x->tp_scaling_eff, 100 * REPORT_SCALING_POOR);
+        }
+    }
+    if (!poor && worst)
+        add_obs(r, "TP scaling efficiency stays at or above %.0f%% everywhere; the lowest is %s at TP %d, %.0f%% "
+                   "(TPOT %.2f ms against %.2f ms at TP %d).",
+                100 * REPORT_SCALING_POOR, worst->gpu->id, worst->tp, 100 * worst->tp_scaling_eff,
+                worst->est.tpot_s * 1e3, worst->scaling_ref_tpot_s * 1e3, worst->scaling_ref_tp);
+
+    /* communication-dominated configurations */
+    char dec[1024] = "", pre[1024] = "";
+    for (int i = 0; i < r->nrows; i++) {
+        const struct report_row *x = &r->rows[i];
+        if (!x->has_est)
+            continue;
+        char item[96];
+        if (comm_share(&x->est.decode) > REPORT_COMM_HEAVY) {
+            snprintf(item, sizeof item, "%s TP %d (%.0f%%)", x->gpu->id, x->tp, 100 * comm_share(&x->est.decode));
+            list_append(dec, sizeof dec, item);
+        }
+        if (comm_share(&x->est.prefill) > REPORT_COMM_HEAVY) {
+            snprintf(item, sizeof item, "%s TP %d (%.0f%%)", x->gpu->id, x->tp, 100 * comm_share(&x->est.prefill));
+            list_append(pre, sizeof pre, item);
+        }
+    }
+    if (dec[0])
+        add_obs(r, "Communication-dominated decode (all-reduce and all-gather above %.0f%% of TPOT): %s.",
+                100 * REPORT_COMM_HEAVY, dec);
+    else
+        add_obs(r, "No configuration spends more than %.0f%% of a decode step communicating.", 100 * REPORT_COMM_HEAVY);
+    if (pre[0])
+        add_obs(r, "Communication-dominated prefill (above %.0f%% of TTFT): %s.", 100 * REPORT_COMM_HEAVY, pre);
+
+    /* bounds per GPU, and the KV headroom */
+    for (int g = 0; g < r->nrows; g++) {
+        const struct report_row *first = &r->rows[g];
+        bool seen = false;
+        for (int j = 0; j < g; j++)
+            if (r->rows[j].gpu == first->gpu)
+                seen = true;
+        if (seen)
+            continue;
+        char pb[256] = "", db[256] = "";
+        int nb = 0, pre_same = 1, dec_same = 1;
+        enum llmroof_bound pb0 = LLMROOF_BOUND_COMPUTE, db0 = LLMROOF_BOUND_MEMORY;
+        double lo = -1, hi = -1;
+        int lo_tp = 0, hi_tp = 0;
+        for (int j = g; j < r->nrows; j++) {
+            const struct report_row *x = &r->rows[j];
+            if (x->gpu != first->gpu || !x->has_est)
+                continue;
+            char item[48];
+            if (nb++ == 0) {
+                pb0 = x->est.prefill.bound;
+                db0 = x->est.decode.bound;
+            }
+            pre_same &= x->est.prefill.bound == pb0;
+            dec_same &= x->est.decode.bound == db0;
+            snprintf(item, sizeof item, "%s at TP %d", bound_name(x->est.prefill.bound), x->tp);
+            list_append(pb, sizeof pb, item);
+            snprintf(item, sizeof item, "%s at TP %d", bound_name(x->est.decode.bound), x->tp);
+            list_append(db, sizeof db, item);
+            if (x->status == REPORT_OK) {
+                if (lo < 0 || x->mem.max_batch < lo) {
+                    lo = x->mem.max_batch;
+                    lo_tp = x->tp;
+                }
+                if (hi < 0 || x->mem.max_batch > hi) {
+                    hi = x->mem.max_batch;
+                    hi_tp = x->tp;
+                }
+            }
+        }
+        if (nb && pre_same)
+            snprintf(pb, sizeof pb, "%s-bound at every TP", bound_name(pb0));
+        if (nb && dec_same)
+            snprintf(db, sizeof db, "%s-bound at every TP", bound_name(db0));
+        if (nb)
+            add_obs(r, "%s: prefill is %s; decode is %s.", first->gpu->id, pb, db);
+        if (lo >= 0 && lo_tp == hi_tp)
+            add_obs(r, "%s: the KV cache holds %.0f sequences of %ld tokens at TP %d, %.1fx the requested batch of %ld.",
+                    first->gpu->id, lo, r->req.prompt + r->req.output, lo_tp, lo / (double)r->req.batch, r->req.batch);
+        else if (lo >= 0)
+            add_obs(r, "%s: the KV cache holds %.0f (TP %d) to %.0f (TP %d) sequences of %ld tokens, %.1fx to %.1fx "
+                       "the requested batch of %ld.",
+                    first->gpu->id, lo, lo_tp, hi, hi_tp, r->req.prompt + r->req.output, lo / (double)r->req.batch,
+                    hi / (double)r->req.batch, r->req.batch);
+    }
+    for (int i = 0; i < r->nrows; i++) {
+        const struct report_row *x = &r->rows[i];
+        if (x->status != REPORT_OK)
+            add_obs(r, "%s at TP %d is not a usable configuration: %s.", x->gpu->id, x->tp, x->reason);
+    }
+}
+
+int report_build(const struct report_input *in, struct llmroof_report *out, struct llmroof_err *err)
+{
+    memset(out, 0, sizeof *out);
+    if (in->ngpus < 1 || in->ngpus > REPORT_MAX_GPUS || in->ntps < 1 || in->ntps > REPORT_MAX_TPS)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "a report needs 1-%d GPUs and 1-%d TP values", REPORT_MAX_GPUS,
+                               REPORT_MAX_TPS);
+    out->model = in->model;
+    out->req = in->req;
+    out->dt = in->dt;
+    out->moe = in->model->moe_experts > 0;
+    out->layout = in->layout;
+    out->has_layout = in->layout.pp > 1 || in->layout.ep > 1 || in->layout.dp_attn || in->layout.ep_imbalance > 1;
+    const long ctx = in->req.prompt + in->req.output;
+    for (int gi = 0; gi < in->ngpus; gi++) {
+        for (int ti = 0; ti < in->ntps; ti++) {
+            struct report_row *x = &out->rows[out->nrows++];
+            x->gpu = in->gpus[gi];
+            x->tp = in->tps[ti];
+            struct llmroof_setup s = { in->model, x->gpu, x->tp, in->dt, roofline_effs(x->gpu, &in->eff), in->layout };
+            struct llmroof_layout lay = in->layout;
+            lay.tp = x->tp;
+            struct llmroof_err e2 = { 0 };
+            struct llmroof_shard sh;
+            x->gpus = x->tp;
+            if (ops_shard_layout(in->model, &lay, &sh, &e2) != LLMROOF_OK) {
+                x->status = REPORT_BAD_TP;
+                snprintf(x->reason, sizeof x->reason, "%s", e2.msg);
+                continue;
+            }
+            x->gpus = sh.gpus; /* per-GPU figures divide by the layout's GPUs, as estimate's do */
+            int rc = memory_eval_layout(in->model, x->gpu, &lay, &in->dt, ctx, &in->mem, &x->mem, &e2);
+            if (rc)
+                return llmroof_err_set(err, rc, "%s", e2.msg);
+            x->has_mem = true;
+            if (roofline_check(x->gpu, in->dt.act, &e2) != LLMROOF_OK) {
+                x->status = REPORT_BAD_DTYPE;
+                snprintf(x->reason, sizeof x->reason, "%s", e2.msg);
+                continue;
+            }
+            if ((rc = estimate_run(&s, &in->req, &x->est, &e2)))
+                return llmroof_err_set(err, rc, "%s", e2.msg);
+            x->has_est = true;
+            shares(&x->est.prefill, x->prefill_share);
+            shares(&x->est.decode, x->decode_share);
+            if (!x->mem.fits) {
+                x->status = REPORT_NO_FIT;
+                if (x->mem.fit == LLMROOF_FIT_WEIGHTS)
+                    snprintf(x->reason, sizeof x->reason,
+                             "weights (%.1f GiB per GPU) with workspace and reserve exceed the %.1f GiB usable",
+                             x->mem.weights_bytes_per_gpu / 1073741824.0, x->mem.usable_bytes / 1073741824.0);
+                else
+                    snprintf(x->reason, sizeof x->reason, "the KV cache cannot hold one %ld-token sequence", ctx);
+            } else if ((double)in->req.batch > x->mem.max_batch) {
+                x->status = REPORT_NO_FIT;
+                snprintf(x->reason, sizeof x->reason, "the KV cache holds %.0f sequences of %ld tokens, fewer than the batch of %ld",
+                         x->mem.max_batch, ctx, in->req.batch);
+            }
+        }
+    }
+    /* TP scaling efficiency against the smallest estimated TP of the same GPU */
+    for (int i = 0; i < out->nrows; i++) {
+        struct report_row *x = &out->rows[i];
+        if (!x->has_est)
+            continue;
+        const struct report_row *ref = NULL;
+        for (int j = 0; j < out->nrows; j++) {
+            const struct report_row *y = &out->rows[j];
+            if (y->gpu == x->gpu && y->has_est && (!ref || y->tp < ref->tp))
+                ref = y;
+        }
+        if (ref && ref->tp < x->tp && x->est.tpot_s > 0) {
+            x->has_scaling = true;
+            x->scaling_ref_tp = ref->tp;
+            x->scaling_ref_tpot_s = ref->est.tpot_s;
+            /* GPU-time per token: with a layout the GPUs are tp x pp (or ep x pp), not TP alone */
+            x->tp_scaling_eff = (ref->est.tpot_s * ref->gpus) / (x->est.tpot_s * x->gpus);
+        }
+    }
+    observe(out);
+    return LLMROOF_OK;
+}

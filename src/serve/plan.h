@@ -1,0 +1,111 @@
+/* plan.h - capacity planner: how many nodes of which GPU, at which TP, serve N users under
+ * TTFT and TPOT SLOs at a percentile. For each GPU x TP the planner finds the most closed-loop
+ * users one instance serves within the SLOs (bracketing search over simulated runs, or the
+ * --fast analytic model), then nodes = ceil(users / (instances per node x users per instance)).
+ * docs/planning.md explains the method and its assumptions. */
+#ifndef LLMROOF_PLAN_H
+#define LLMROOF_PLAN_H
+
+#include <stdbool.h>
+
+#include "serve/sim.h"
+
+#define PLAN_MAX_GPUS 32
+#define PLAN_MAX_TPS 16
+#define PLAN_MAX_OPTIONS (8 * PLAN_MAX_GPUS * PLAN_MAX_TPS) /* aggregated and disaggregated, 4 layouts per n */
+#define PLAN_INSTANCE_CAP 256 /* instances of one pool the rate search never exceeds */
+#define PLAN_MAX_OBS 48
+#define PLAN_USER_CAP 100000 /* users per instance the search never exceeds */
+
+struct plan_input {
+    const struct llmroof_model *model;
+    const struct llmroof_gpu *gpus[PLAN_MAX_GPUS];
+    bool has_price[PLAN_MAX_GPUS];
+    double price_per_gpu_hour[PLAN_MAX_GPUS]; /* USD per GPU-hour */
+    int ngpus;
+    int tps[PLAN_MAX_TPS];
+    int ntps;
+    long users;                    /* concurrent users to serve: closed-loop clients that send a
+                                      request, wait for the whole answer, think 1-3 s, send the next */
+    double rate_qps;               /* > 0: plan for this open-loop (Poisson) request rate instead
+                                      of users; aggregated and disaggregated layouts are compared */
+    double ttft_slo_s, tpot_slo_s; /* SLOs at the percentile */
+    int percentile;                /* 50, 90, 95 or 99 */
+    int gpus_per_node;
+    struct sim_config sim;         /* everything but setup, concurrency and requests: workload,
+                                      think time, budget, max_seqs, chunking, mem, seed */
+    struct llmroof_dtypes dt;
+    struct llmroof_eff_override eff;
+    bool fast;                     /* analytic steady state instead of simulation */
+    double mean_prompt, mean_output; /* --fast: the workload's mean lengths; 0 = sample them */
+    struct llmroof_layout layout;  /* --pp/--ep/--dp-attention applied with every TP (its tp unused);
+                                      zero = TP only. An instance is gpus_per_stage x pp GPUs and
+                                      must fit in a node (docs/model.md section 10) */
+};
+
+enum plan_binding { PLAN_BIND_NONE, PLAN_BIND_TTFT, PLAN_BIND_TPOT, PLAN_BIND_CAP, PLAN_BIND_LOAD };
+const char *plan_binding_name(enum plan_binding b);
+
+struct plan_option {
+    const struct llmroof_gpu *gpu;
+    int gpu_index;                 /* index into plan_input.gpus */
+    int tp;                        /* aggregated TP; disaggregated: the decode pool's */
+    bool disagg;                   /* rate plans: a prefill pool and a decode pool */
+    int mode;                      /* 0 TP (or the plan's own layout); searched for MoE models
+                                      without one: 1 TP + EP over the same ranks, 2 data-parallel
+                                      attention + EP (tp then counts the GPUs), 3 TP + PP 2 */
+    int prefill_tp;                /* disaggregated: the prefill pool's GPUs per instance */
+    int prefill_mode;              /* disaggregated: the prefill pool's mode */
+    long prefill_instances, decode_instances; /* disaggregated pool sizes */
+    long instances;                /* rate plans: instances in all (aggregated: N; disaggregated: X + Y) */
+    double goodput_qps;            /* rate plans: requests/s within both SLOs */
+    double goodput_per_gpu;        /* goodput / gpus */
+    double slo_use;                /* rate plans: max(TTFT / its SLO, TPOT / its SLO) at the percentile;
+                                      lower = more headroom (the tie-break) */
+    int instances_per_node;
+    bool feasible;
+    char reason[520];              /* why not, "" when feasible */
+    long users_per_instance, users_per_node, nodes, gpus;
+    double ttft_s, tpot_s;         /* at the percentile, at users_per_instance */
+    enum plan_binding binding;     /* the SLO that fails one user later */
+    bool has_cost;
+    double cost_per_hour;          /* USD */
+    int evaluations;               /* simulations (or analytic solves) run */
+    /* feasible aggregated options: what explains users (goodput) per GPU across layouts */
+    double weights_bytes_per_gpu;  /* fullest GPU of one instance */
+    double kv_tokens_per_gpu;      /* KV-cache tokens one instance holds, per GPU of it */
+    double decode_comm_share;      /* communication / decode step at the instance's batch */
+};
+
+struct plan_result {
+    struct plan_option options[PLAN_MAX_OPTIONS];
+    int noptions;
+    int best;                      /* index of the best option, -1 if none is feasible */
+    int best_per_gpu[PLAN_MAX_GPUS]; /* index per input GPU, -1 if none */
+    bool by_cost;                  /* best chosen by cost (every feasible option priced) */
+    char obs[PLAN_MAX_OBS][400];
+    int nobs;
+};
+
+/* "TP-4", "TP-4+EP-4", "DPA-4+EP-4" or "TP-4+PP-2": a plan's layout in mode 0, 1, 2 or 3. */
+void plan_layout_name(int n, int mode, char *buf, size_t size);
+
+/* Rate plans: the smallest cluster of `tp` x `g` instances (or, disaggregated, of prefill and
+ * decode pools) whose simulated run at in->rate_qps meets both SLOs at the percentile without
+ * overload or errors. Fills o (gpus, latencies, goodput, or the reason it is infeasible). */
+int plan_rate_aggregated(const struct plan_input *in, int gi, int tp, struct plan_option *o, struct llmroof_err *err);
+/* (tp above is a TP width; expert-parallel layouts are searched by plan_run) */
+
+/* Does one instance (model on tp x gpu) meet both SLOs with `users` closed-loop users?
+ * Fills the percentile latencies at that load. */
+int plan_meets(const struct plan_input *in, const struct llmroof_gpu *g, int tp, long users, bool *meets,
+               double *ttft_s, double *tpot_s, enum plan_binding *fails, struct llmroof_err *err);
+
+/* Largest users per instance meeting the SLOs (0 if even one user fails), by exponential
+ * bracketing then bisection. */
+int plan_search(const struct plan_input *in, const struct llmroof_gpu *g, int tp, struct plan_option *out,
+                struct llmroof_err *err);
+
+int plan_run(const struct plan_input *in, struct plan_result *out, struct llmroof_err *err);
+
+#endif

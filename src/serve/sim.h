@@ -1,0 +1,197 @@
+/* sim.h - continuous-batching serving simulator with chunked prefill (vLLM-like,
+ * iteration-level scheduling; Yu et al. 2022 "Orca", Kwon et al. 2023 "vLLM", Agrawal et al.
+ * 2024 "Sarathi-Serve"). Each engine iteration is costed with the same operators, roofline and
+ * collectives as `estimate`. Metrics as the background studies define them: docs/metrics.md. */
+#ifndef LLMROOF_SIM_H
+#define LLMROOF_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/estimate.h"
+#include "model/memory.h"
+#include "serve/workload.h"
+
+enum sim_mode {
+    SIM_CLOSED, /* N users drain a pool of requests, thinking between requests */
+    SIM_RATE,   /* open loop, Poisson arrivals (MLPerf's server scenario) */
+    SIM_TRACE,  /* open loop, arrivals and lengths from a trace */
+    SIM_OFFLINE /* every request queued at t = 0 (MLPerf's offline scenario: maximum throughput) */
+};
+
+/* How arrivals are spread over the instances of a pool (docs/metrics.md, "A cluster"). */
+enum sim_router {
+    SIM_ROUTE_ROUND_ROBIN,  /* instance i mod N */
+    SIM_ROUTE_LEAST_LOADED, /* fewest requests assigned and unfinished; ties to the lower index */
+    SIM_ROUTE_PREFIX        /* the instance of the request's prefix group, unless it is overloaded */
+};
+const char *sim_router_name(enum sim_router r);
+
+/* Speculative decoding (Leviathan et al. 2023; Chen et al. 2023): a drafter proposes k tokens,
+ * the target verifies k + 1 positions per sequence in one pass, each draft token is accepted
+ * with probability alpha until the first rejection. */
+enum sim_spec_kind {
+    SIM_SPEC_NONE,
+    SIM_SPEC_DRAFT,  /* a separate draft model from the catalog, on the same GPUs */
+    SIM_SPEC_MTP,    /* multi-token-prediction module (DeepSeek-V3): one extra layer per draft token */
+    SIM_SPEC_EAGLE,  /* EAGLE head (Li et al. 2024): one decoder layer per draft token */
+    SIM_SPEC_MEDUSA  /* Medusa heads (Cai et al. 2024): all k proposals in one layer-sized pass */
+};
+const char *sim_spec_name(enum sim_spec_kind k);
+
+struct sim_spec {
+    enum sim_spec_kind kind;
+    int k;                          /* tokens proposed per step, >= 1 */
+    double alpha;                   /* per-token acceptance probability, [0, 1) */
+    const struct llmroof_model *draft; /* SIM_SPEC_DRAFT: the draft model (same GPU, TP, dtypes) */
+};
+
+/* Expected tokens emitted per verification step: (1 - alpha^(k+1)) / (1 - alpha)
+ * (Leviathan et al. 2023, equation 1). */
+double sim_spec_tokens_per_step(int k, double alpha);
+
+/* One pool of identical instances (an aggregated cluster, or one side of a disaggregated one). */
+struct sim_pool {
+    struct llmroof_setup setup;     /* GPU, TP, dtypes, efficiencies; model NULL: the config's setup */
+    int instances;                  /* >= 1 */
+};
+
+struct sim_config {
+    struct llmroof_setup setup;      /* model, GPU, TP, dtypes, efficiencies */
+    struct llmroof_mem_opts mem;     /* KV capacity (block_size > 1 = paged blocks) */
+    long max_batched_tokens;         /* token budget of one iteration */
+    long max_seqs;                   /* running sequences at most */
+    bool chunked_prefill;            /* split prompts across iterations within the budget */
+    enum sim_mode mode;
+    long concurrency;                /* SIM_CLOSED: users */
+    long requests;                   /* SIM_CLOSED, SIM_RATE: requests in the pool */
+    double think_min_s, think_max_s; /* SIM_CLOSED: uniform pause between a user's requests */
+    double rate_qps;                 /* SIM_RATE: mean arrivals per second */
+    const struct trace_req *trace;   /* SIM_TRACE: sorted by arrival */
+    size_t ntrace;
+    const struct workload *workload; /* lengths for SIM_CLOSED and SIM_RATE */
+    uint64_t seed;                   /* PRNG seed: same seed, same result */
+    bool record_iterations;          /* keep per-iteration records (for a Chrome trace) */
+    /* serving features (docs/metrics.md); all off by default */
+    int instances;                   /* aggregated instances behind the router (default 1) */
+    enum sim_router router;
+    bool disaggregated;              /* prefill pool -> KV transfer -> decode pool */
+    struct sim_pool prefill, decode; /* disaggregated pools */
+    double kv_link_Bps;              /* per GPU pair, prefill -> decode (disaggregated) */
+    double kv_link_latency_s;        /* fixed cost of one KV transfer */
+    bool prefix_cache;               /* reuse cached prefix blocks (vLLM automatic prefix caching) */
+    long prefix_tokens;              /* shared prefix at the start of every prompt (0: none) */
+    long prefix_groups;              /* distinct prefixes, drawn uniformly (default 1) */
+    struct sim_spec spec;            /* speculative decoding */
+    double ttft_slo_s, tpot_slo_s;   /* per-request limits for goodput; 0 = no limit */
+    int slo_percentile;              /* percentile the limits apply to (MLPerf: 99) */
+    bool first_token_only;           /* requests end at their first token (the planner sizes a
+                                        prefill pool alone this way) */
+};
+
+/* Defaults: vLLM's max_num_batched_tokens 2048 and max_num_seqs 256, chunked prefill on,
+ * block size 16, closed loop of 20 users over 250 requests with 1-3 s think time (the
+ * background studies' setup), chat workload, seed 42. Caller sets setup and workload. */
+void sim_default_config(struct sim_config *c);
+
+struct sim_request {
+    double arrival_s;        /* when the request reached the server */
+    double first_sched_s;    /* first iteration that processed it (-1: never) */
+    double first_token_s;    /* end of the iteration that emitted its first token */
+    double finish_s;         /* end of the iteration that emitted its last token */
+    long prompt, output;     /* lengths in tokens */
+    int preemptions;         /* times it was preempted and recomputed */
+    bool rejected;           /* can never fit the KV cache: counted as an error */
+    long cached_tokens;      /* prompt tokens served from the prefix cache at first admission */
+    long group;              /* prefix group (-1: none) */
+    int instance;            /* aggregated: its instance; disaggregated: its decode instance */
+    int prefill_instance;    /* disaggregated: its prefill instance */
+    double kv_ready_s;       /* disaggregated: KV arrived at the decode instance (-1: never moved) */
+};
+
+/* One instance's share of the run. */
+struct sim_instance {
+    int pool;                /* 0 aggregated or prefill, 1 decode */
+    long requests;           /* requests it served (prefill side: prompts it prefilled) */
+    long iterations, preemptions, max_batch;
+    double busy_s;           /* time in iterations */
+    double utilization;      /* busy / run duration */
+    double mean_batch;       /* time-weighted sequences per iteration */
+    double kv_util_mean;     /* time-weighted used / all KV blocks */
+    long kv_blocks_total;
+};
+
+struct sim_iter {
+    double start_s, dur_s;   /* iteration start and duration */
+    int prefill_seqs;        /* sequences with a prefill chunk */
+    int decode_seqs;         /* sequences decoding one token */
+    long prefill_tokens;     /* prompt tokens processed */
+    double kv_util;          /* used KV blocks / all blocks after the iteration */
+    int instance;            /* which instance ran it */
+};
+
+struct sim_stats {
+    double mean, p50, p90, p95, p99, max; /* seconds; percentiles interpolate linearly */
+    long n;                                /* samples */
+};
+
+struct sim_result {
+    long requests, completed, errors;      /* errors = rejected requests */
+    double error_rate;                     /* errors / requests */
+    double duration_s;                     /* first arrival to last finish */
+    struct sim_stats ttft, tpot, e2e;      /* over completed requests (TPOT: output >= 2) */
+    double output_tok_s, request_per_s;    /* over duration_s */
+    double mean_batch;                     /* time-weighted mean of sequences per iteration */
+    long max_batch;                        /* most sequences in one iteration */
+    double kv_util_mean;                   /* time-weighted mean of used / all KV blocks */
+    long preemptions;                      /* total preemptions (recompute) */
+    long iterations;                       /* engine iterations */
+    double busy_s;                         /* time spent in iterations */
+    double mean_in_system;                 /* time-average requests in the system (Little's L) */
+    long kv_blocks_total, block_size;      /* KV pool */
+    double kv_capacity_tokens;             /* blocks * block_size */
+    double max_batch_at_mean_len;          /* KV ceiling: capacity / mean (prompt + output) of completed requests */
+    uint64_t seed;                         /* echoed */
+    /* overload (open loop): the arrival window's second half, where a stable server has settled */
+    bool open_loop;                        /* rate or trace: an offered rate exists */
+    double offered_rate_qps;               /* arrivals per second over the second half of the arrival window */
+    double sustained_rate_qps;             /* completions per second over the same window */
+    double queue_growth_per_s;             /* change in requests in the system over that window, per second */
+    bool overloaded;                       /* sustained < 90% of offered and the queue grows */
+    /* SLOs (when given) */
+    bool has_slo;
+    long within_slo;                       /* completed requests with TTFT and TPOT within the limits */
+    double within_slo_share;               /* within_slo / requests (rejected ones miss) */
+    double goodput_qps;                    /* within_slo / duration */
+    bool slo_met;                          /* TTFT and TPOT at the percentile within the limits, no errors */
+    /* prefix caching */
+    double prefix_hit_rate;                /* prompt tokens served from cache / prompt tokens */
+    /* speculative decoding */
+    double spec_tokens_per_step;           /* decode tokens emitted per sequence-step (1 without) */
+    /* disaggregated */
+    struct sim_stats kv_transfer;          /* seconds from prefill end to KV at decode, incl. link queue */
+    struct sim_stats decode_queue;         /* seconds from KV arrival to first decode step */
+    struct sim_instance *inst;             /* owned: one per instance (prefill pool first) */
+    int ninst;
+    struct sim_request *reqs;              /* owned, `requests` entries in arrival order of creation */
+    struct sim_iter *iters;                /* owned when recorded, `iterations` entries */
+};
+
+/* Cost of one engine iteration holding `b` (prefill chunks and decode tokens). */
+double sim_step_time(const struct llmroof_setup *s, const struct llmroof_shard *sh, const struct llmroof_batch *b);
+
+int sim_run(const struct sim_config *c, struct sim_result *out, struct llmroof_err *err);
+
+/* Token work of a run (prompt + output tokens of every request, expected for sampled
+ * workloads) and a rough upper estimate of its wall-clock time, for refusing runs that would
+ * not finish (docs/metrics.md, "Run size"). */
+double sim_work_tokens(const struct sim_config *c);
+/* A lower bound on the wall-clock seconds sim_run needs: the fewest engine iterations the token
+ * work allows (output tokens / the largest possible batch, prompt tokens / the budget) times
+ * SIM_ITER_COST_S, the per-iteration cost bench_sim measures. */
+#define SIM_ITER_COST_S 0.5e-6
+double sim_estimate_wall_s(const struct sim_config *c);
+void sim_result_free(struct sim_result *r);
+
+#endif

@@ -1,0 +1,56 @@
+/* workload.h - request lengths and arrivals for the serving simulator.
+ * Length specifications (docs/metrics.md states the parameters and sources):
+ *   fixed:P:O    every request has P prompt and O output tokens
+ *   chat         ShareGPT-like: lognormal, mean 161 prompt / 338 output tokens
+ *   docqa        long-document QA: lognormal, median 3000 prompt / 100 output tokens
+ *   code         code completion: lognormal, median 1500 prompt / 13 output tokens (Splitwise)
+ *   openorca     MLPerf's Llama-2-70B set: mean 294 output tokens, prompts up to 1024
+ *   pairs        lengths sampled uniformly from (prompt_len, output_len) rows of a CSV
+ * Parsing works on text; the CLI reads files. Pure apart from malloc. */
+#ifndef LLMROOF_WORKLOAD_H
+#define LLMROOF_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/err.h"
+#include "base/rng.h"
+
+enum workload_kind { WORKLOAD_FIXED, WORKLOAD_CHAT, WORKLOAD_DOCQA, WORKLOAD_PAIRS, WORKLOAD_CODE, WORKLOAD_OPENORCA };
+
+struct workload {
+    enum workload_kind kind;
+    long prompt, output;     /* fixed */
+    long *pairs;             /* owned: 2*npairs values (prompt, output) for WORKLOAD_PAIRS */
+    size_t npairs;
+};
+
+/* Parses "fixed:P:O", "chat" or "docqa". "csv:FILE" is the CLI's job (workload_parse_pairs). */
+int workload_parse(const char *spec, struct workload *out, struct llmroof_err *err);
+/* Parses CSV text of prompt_len,output_len rows (an optional header line is skipped). */
+int workload_parse_pairs(const char *text, size_t len, const char *fname, struct workload *out, struct llmroof_err *err);
+void workload_free(struct workload *w);
+
+/* Draws one request's lengths. */
+void workload_sample(const struct workload *w, struct llmroof_rng *r, long *prompt, long *output);
+
+/* Does a shared prefix come on top of the drawn prompt (named distributions, which draw the
+ * user's part) rather than inside it (fixed:P:O and csv rows give whole prompts)? */
+bool workload_prefix_on_top(const struct workload *w);
+/* Shortest prompt the workload can draw (the clip of a distribution). */
+long workload_min_prompt(const struct workload *w);
+/* Expected prompt and output lengths (exact for fixed and csv; the distributions' means
+ * by a fixed-seed sample of 20,000 draws otherwise). */
+void workload_means(const struct workload *w, double *prompt, double *output);
+
+struct trace_req {
+    double arrival_s;   /* seconds from the start */
+    long prompt, output;
+};
+
+/* Parses a trace CSV: arrival_s,prompt_len,output_len per row (optional header). Rows are
+ * sorted by arrival (stable). Caller frees *out. At most max_rows rows. */
+int workload_parse_trace(const char *text, size_t len, const char *fname, size_t max_rows, struct trace_req **out,
+                         size_t *n, struct llmroof_err *err);
+
+#endif
