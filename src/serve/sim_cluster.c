@@ -1,0 +1,158 @@
+/* sim_cluster.c - routing, arrivals and departures across a cluster of instances: the
+ * router policies, request drawing, closed-loop users, and the KV hand-over of
+ * disaggregated serving. Split from sim.c. */
+#include "serve/sim_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* Routing, arrivals and departures                                         */
+/* ------------------------------------------------------------------------ */
+
+static int least_loaded(const struct runner *r, int lo, int n)
+{
+    int best = lo;
+    for (int i = lo + 1; i < lo + n; i++)
+        if (r->E[i].load < r->E[best].load)
+            best = i;
+    return best;
+}
+
+/* Picks the instance of `pool` for request `id`. Prefix affinity sends a group to one instance
+ * (group mod N) so its prefix stays cached there, unless that instance holds more than twice
+ * the load of the least-loaded one plus 4 requests: then balance wins (cache-aware routers such
+ * as SGLang's fall back to load balancing the same way). */
+static int route(struct runner *r, int pool, long id)
+{
+    int lo = pool == 0 ? 0 : r->npre, n = pool == 0 ? r->npre : r->ne - r->npre;
+    if (n == 1)
+        return lo;
+    switch (r->c->router) {
+    case SIM_ROUTE_ROUND_ROBIN: return lo + (int)(r->rr[pool]++ % n);
+    case SIM_ROUTE_LEAST_LOADED: return least_loaded(r, lo, n);
+    case SIM_ROUTE_PREFIX: {
+        int least = least_loaded(r, lo, n);
+        if (pool != 0 || r->R[id].group < 0)
+            return least;
+        int pref = lo + (int)(r->R[id].group % n);
+        return r->E[pref].load <= 2 * r->E[least].load + 4 ? pref : least;
+    }
+    }
+    return lo;
+}
+
+/* Draws request `id`'s lengths and prefix group. A shared prefix sits inside fixed and csv
+ * prompts, and on top of the distributions' drawn prompts (workload_prefix_on_top). */
+void sim_draw_request(struct runner *r, long id)
+{
+    const struct sim_config *c = r->c;
+    struct sim_request *q = &r->R[id];
+    workload_sample(c->workload, &r->rng, &q->prompt, &q->output);
+    q->group = -1;
+    if (c->prefix_tokens > 0) {
+        long g = (long)(rng_uniform(&r->rng) * (double)c->prefix_groups);
+        q->group = g < c->prefix_groups ? g : c->prefix_groups - 1;
+        if (workload_prefix_on_top(c->workload))
+            q->prompt += c->prefix_tokens;
+    }
+}
+
+void sim_push_arrival(struct runner *r, long id)
+{
+    heap_push(&r->arrivals, (struct event){ r->R[id].arrival_s + r->E[0].setup.eff.first_token_s, id });
+}
+
+/* Closed loop: the user who just got an answer (or an error) at time `t` thinks, then sends
+ * the next request of the pool. */
+void sim_user_next(struct runner *r, long user, double t)
+{
+    const struct sim_config *c = r->c;
+    if (c->mode != SIM_CLOSED || r->created >= r->nreq)
+        return;
+    long id = r->created++;
+    double think = c->think_min_s + (c->think_max_s - c->think_min_s) * rng_uniform(&r->rng);
+    sim_draw_request(r, id);
+    r->R[id].arrival_s = t + think;
+    r->S[id].user = user;
+    sim_push_arrival(r, id);
+}
+
+static void wake(struct engine *e, double t)
+{
+    if (e->nrun == 0 && e->waiting.n == 0 && e->now < t)
+        e->now = t;
+}
+
+/* A request reaches the system, or its KV reaches a decode instance. */
+void sim_on_arrival(struct runner *r)
+{
+    struct event ev = heap_pop(&r->arrivals);
+    long id = ev.id;
+    struct sim_request *q = &r->R[id];
+    struct rstate *rs = &r->S[id];
+    rs->id = id;
+    if (rs->stage == 1) {
+        struct engine *d = &r->E[q->instance];
+        wake(d, ev.t);
+        dq_push_back(&d->waiting, id);
+        return;
+    }
+    q->first_sched_s = -1;
+    q->first_token_s = -1;
+    q->kv_ready_s = -1;
+    rs->decode_sched_s = -1;
+    rs->target = q->prompt;
+    rs->output = q->output;
+    rs->group = q->group;
+    /* impossible requests are rejected at once, so that they cannot stall the queue */
+    bool fits = blocks_for(q->prompt + q->output - 1, r->E[r->ne - 1].bs) <= r->E[r->ne - 1].total_blocks &&
+                blocks_for(q->prompt, r->E[0].bs) <= r->E[0].total_blocks;
+    if (!fits) {
+        q->rejected = true;
+        q->finish_s = q->arrival_s;
+        q->instance = -1;
+        r->done++;
+        sim_user_next(r, rs->user, q->arrival_s);
+        return;
+    }
+    int i = route(r, 0, id);
+    struct engine *e = &r->E[i];
+    if (r->c->disaggregated)
+        q->prefill_instance = i;
+    else
+        q->instance = i;
+    e->load++;
+    e->st.requests++;
+    wake(e, ev.t);
+    dq_push_back(&e->waiting, id);
+}
+
+/* A prefill instance has emitted request `id`'s first token at `now`: the KV moves to a decode
+ * instance over the link, one transfer at a time per receiving instance. The shards move in
+ * parallel over min(TP_prefill, TP_decode) GPU pairs. */
+void sim_hand_over(struct runner *r, struct engine *p, struct rstate *rs, double now)
+{
+    const struct sim_config *c = r->c;
+    long id = rs->id;
+    struct sim_request *q = &r->R[id];
+    sim_release(p, rs);
+    p->load--;
+    int di = route(r, 1, id);
+    struct engine *d = &r->E[di];
+    d->load++;
+    d->st.requests++;
+    int pairs = p->setup.tp < d->setup.tp ? p->setup.tp : d->setup.tp;
+    double bytes = (double)q->prompt * r->kv_bytes_per_token;
+    double start = now > d->link_free_s ? now : d->link_free_s;
+    double dur = c->kv_link_latency_s + bytes / ((double)pairs * c->kv_link_Bps);
+    d->link_free_s = start + dur;
+    q->instance = di;
+    q->kv_ready_s = start + dur;
+    rs->stage = 1;
+    rs->computed = q->prompt; /* the whole prompt's K/V arrives */
+    rs->chunk = 0;
+    r->S[id] = *rs;
+    heap_push(&r->arrivals, (struct event){ q->kv_ready_s, id });
+}

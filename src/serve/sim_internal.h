@@ -1,0 +1,201 @@
+/* sim_internal.h - the simulator's run state, shared by sim.c, sim_sched.c, sim_cluster.c
+ * and sim_stats.c (not installed; only src/serve/ includes it). */
+#ifndef LLMROOF_SIM_INTERNAL_H
+#define LLMROOF_SIM_INTERNAL_H
+
+#include "serve/sim.h"
+#include "base/rng.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* ------------------------------------------------------------------------ */
+/* Containers                                                               */
+/* ------------------------------------------------------------------------ */
+
+struct event {
+    double t; /* arrival time */
+    long id;  /* request index; ties go to the lower index */
+};
+
+struct heap {
+    struct event *v;
+    size_t n;
+};
+
+static inline bool ev_less(struct event a, struct event b)
+{
+    return a.t < b.t || (a.t == b.t && a.id < b.id);
+}
+
+static inline void heap_push(struct heap *h, struct event e)
+{
+    size_t i = h->n++;
+    h->v[i] = e;
+    while (i > 0 && ev_less(h->v[i], h->v[(i - 1) / 2])) {
+        struct event t = h->v[i];
+        h->v[i] = h->v[(i - 1) / 2];
+        h->v[(i - 1) / 2] = t;
+        i = (i - 1) / 2;
+    }
+}
+
+static inline struct event heap_pop(struct heap *h)
+{
+    struct event top = h->v[0];
+    h->v[0] = h->v[--h->n];
+    size_t i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < h->n && ev_less(h->v[l], h->v[m]))
+            m = l;
+        if (r < h->n && ev_less(h->v[r], h->v[m]))
+            m = r;
+        if (m == i)
+            break;
+        struct event t = h->v[i];
+        h->v[i] = h->v[m];
+        h->v[m] = t;
+        i = m;
+    }
+    return top;
+}
+
+/* Double-ended queue of request ids (ring buffer). */
+struct deque {
+    long *v;
+    size_t cap, head, n;
+};
+
+static inline void dq_push_back(struct deque *d, long id)
+{
+    d->v[(d->head + d->n++) % d->cap] = id;
+}
+
+static inline void dq_push_front(struct deque *d, long id)
+{
+    d->head = (d->head + d->cap - 1) % d->cap;
+    d->v[d->head] = id;
+    d->n++;
+}
+
+static inline long dq_front(const struct deque *d)
+{
+    return d->v[d->head];
+}
+
+static inline void dq_pop_front(struct deque *d)
+{
+    d->head = (d->head + 1) % d->cap;
+    d->n--;
+}
+
+/* Per-request scheduler state. A running request's copy lives in its instance's run[] array,
+ * contiguous, which the per-iteration loops stream through (bench_sim: the loads of a state
+ * scattered over all requests were the largest cost); S[] holds it while the request waits. */
+struct rstate {
+    long id;        /* the request */
+    long computed;  /* tokens whose K/V are in the cache */
+    long target;    /* tokens to prefill: the prompt, or prompt + generated after a preemption */
+    long generated; /* output tokens emitted */
+    long blocks;    /* KV blocks held by this sequence alone */
+    long shared;    /* KV blocks it uses from its prefix group's cached blocks */
+    long chunk;     /* tokens scheduled in the current iteration */
+    long user;      /* closed loop: the user who sent it */
+    long output;    /* the request's output length (a copy: the hot loops stay in this array) */
+    long group;     /* its prefix group (a copy), -1: none */
+    int stage;      /* 0: new arrival; 1: KV arrived at a decode instance */
+    double decode_sched_s; /* disaggregated: first decode step at the decode instance (-1: none) */
+};
+
+/* A shared prefix's cached blocks on one instance. */
+struct pgroup {
+    long blocks;   /* full blocks of the prefix held by the cache */
+    long refs;     /* running sequences using them */
+    bool resident;
+};
+
+/* One serving instance: its own KV pool, queue, running set and clock. */
+struct engine {
+    struct llmroof_setup setup;  /* model on tp x gpu */
+    struct llmroof_shard sh;
+    int pool;                    /* 0: aggregated or prefill, 1: decode */
+    bool prefill_only;           /* disaggregated prefill instance: requests leave after their first token */
+    bool spec;                   /* speculative decoding runs here (not on a prefill-only instance) */
+    long total_blocks, free_blocks, bs;
+    struct deque waiting;        /* arrived, not running (preempted ones at the front) */
+    struct rstate *run;          /* running, in admission order: their live state */
+    long nrun;
+    double now;                  /* end of its last iteration, or when it last became busy */
+    double link_free_s;          /* decode instance: when its incoming KV link is free */
+    long load;                   /* assigned and unfinished requests (least-loaded routing) */
+    struct pgroup *pg;           /* prefix cache per group; NULL when caching is off */
+    struct llmroof_setup draft;  /* SIM_SPEC_DRAFT: the draft model on the same GPUs */
+    struct llmroof_shard dsh;
+    double wbatch, wkv;          /* time-weighted sums for the means */
+    struct sim_instance st;
+};
+
+/* The whole run. */
+struct runner {
+    const struct sim_config *c;
+    struct sim_result *out;
+    struct sim_request *R;
+    struct rstate *S;
+    long nreq;
+    struct engine *E;
+    int ne, npre;                /* engines [0, npre): aggregated or prefill pool; [npre, ne): decode */
+    struct heap arrivals;        /* new arrivals and KV arrivals, by time */
+    struct llmroof_rng rng;      /* lengths, think times, arrivals, prefix groups */
+    struct llmroof_rng spec_rng; /* speculative acceptance: its own stream, so lengths stay the same */
+    long created, done;
+    long rr[2];                  /* round-robin counters per pool */
+    long cached_len;             /* prefix tokens the cache can serve: whole blocks only */
+    double kv_bytes_per_token;   /* whole model, for the KV transfer */
+    double spec_emitted, spec_steps;
+    double alpha_pow[65];        /* alpha^m, m = 0..k */
+    size_t iter_cap;
+};
+
+/* What one iteration holds. */
+struct iter {
+    struct llmroof_batch b;      /* tokens, sequences, attention pairs, keys read */
+    struct llmroof_batch draft;  /* what the drafter's first pass holds (prefill chunks + one token per decode) */
+    struct llmroof_batch dec1;   /* one token per decoding sequence: the drafter's later passes */
+    long budget;                 /* tokens still allowed */
+    int nsched, prefill_seqs, decode_seqs;
+    long prefill_tokens;
+};
+
+static inline long blocks_for(long tokens, long bs)
+{
+    return bs > 1 ? (tokens + bs - 1) / bs : tokens; /* engine_init makes bs >= 1 */
+}
+
+static inline bool spec_on(const struct runner *r, const struct engine *e)
+{
+    (void)r;
+    return e->spec;
+}
+
+
+/* sim_sched.c */
+void sim_release(struct engine *e, struct rstate *rs);
+long sim_preempt_last(struct runner *r, struct engine *e);
+void sim_schedule_running(struct runner *r, struct engine *e, struct iter *it);
+void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, double now);
+double sim_iter_cost(const struct runner *r, const struct engine *e, const struct iter *it);
+
+/* sim_cluster.c */
+void sim_draw_request(struct runner *r, long id);
+void sim_push_arrival(struct runner *r, long id);
+void sim_user_next(struct runner *r, long user, double t);
+void sim_on_arrival(struct runner *r);
+void sim_hand_over(struct runner *r, struct engine *p, struct rstate *rs, double now);
+
+/* sim_stats.c */
+int sim_collect_metrics(struct runner *r, struct llmroof_err *err);
+
+/* sim.c */
+
+#endif

@@ -1,0 +1,213 @@
+/* sim_sched.c - one instance's scheduler: KV blocks, the prefix cache and preemption, which
+ * sequences an iteration serves and admits, and what the iteration costs (sim_step_time).
+ * Split from sim.c; the event loop that calls it is in sim.c. */
+#include "serve/sim_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* Blocks: prefix cache and preemption                                      */
+/* ------------------------------------------------------------------------ */
+
+/* Frees cached prefixes no running sequence uses (except `keep`) until `need` blocks are free:
+ * cached blocks are reclaimable, as vLLM's evictor treats unreferenced cached blocks. */
+static void evict_for(const struct runner *r, struct engine *e, long need, long keep)
+{
+    if (!e->pg)
+        return;
+    for (long g = 0; g < r->c->prefix_groups && e->free_blocks < need; g++) {
+        struct pgroup *p = &e->pg[g];
+        if (p->resident && p->refs == 0 && g != keep) {
+            e->free_blocks += p->blocks;
+            p->blocks = 0;
+            p->resident = false;
+        }
+    }
+}
+
+/* Releases what a running sequence holds on `e`: its own blocks and its reference to a prefix. */
+void sim_release(struct engine *e, struct rstate *rs)
+{
+    e->free_blocks += rs->blocks;
+    rs->blocks = 0;
+    if (rs->shared && e->pg) {
+        e->pg[rs->group].refs--;
+        rs->shared = 0;
+    }
+}
+
+/* Preempts the most recently admitted running sequence: its blocks are freed and it goes
+ * back to the front of the queue to recompute prompt + generated tokens (vLLM's RECOMPUTE). */
+long sim_preempt_last(struct runner *r, struct engine *e)
+{
+    struct rstate *vs = &e->run[--e->nrun];
+    long v = vs->id;
+    sim_release(e, vs);
+    vs->computed = 0;
+    vs->chunk = 0;
+    vs->target = r->R[v].prompt + vs->generated;
+    r->S[v] = *vs;
+    r->R[v].preemptions++;
+    e->st.preemptions++;
+    dq_push_front(&e->waiting, v);
+    return v;
+}
+
+/* Tokens sequence `id` processes next within `budget`: a prefill chunk (the whole rest without
+ * chunking), or a decode step: 1 token, or k + 1 verified positions with speculation (never
+ * more than the tokens still to emit, so a request never outgrows its admission check). */
+static inline long next_work(const struct runner *r, const struct engine *e, const struct rstate *rs, long start,
+                             long budget, bool *prefill)
+{
+    *prefill = start < rs->target;
+    if (*prefill) {
+        long rem = rs->target - start;
+        return r->c->chunked_prefill && rem > budget ? budget : rem;
+    }
+    if (!spec_on(r, e))
+        return 1;
+    long left = rs->output - rs->generated;
+    long t = r->c->spec.k + 1L;
+    return t < left ? t : left;
+}
+
+/* batch_add's arithmetic (src/model/ops.c), here so that the per-sequence loop inlines it:
+ * this is the simulator's hottest line (bench_sim) */
+static inline void iter_batch_add(struct llmroof_batch *b, double n, double past)
+{
+    b->tokens += n;
+    b->seqs += 1.0;
+    b->attn_pairs += n * past + n * (n + 1.0) / 2.0;
+    b->kv_read_tokens += past + n;
+}
+
+static inline void add_to_iter(struct iter *it, long chunk, long past, bool prefill, bool spec)
+{
+    iter_batch_add(&it->b, (double)chunk, (double)past);
+    if (spec) {
+        iter_batch_add(&it->draft, prefill ? (double)chunk : 1.0, (double)past);
+        if (!prefill)
+            iter_batch_add(&it->dec1, 1.0, (double)past);
+    }
+    it->budget -= chunk;
+    it->nsched++;
+    if (prefill) {
+        it->prefill_seqs++;
+        it->prefill_tokens += chunk;
+    } else {
+        it->decode_seqs++;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Scheduling one iteration                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* Gives every running sequence its next work within the budget, preempting from the back
+ * when KV blocks run out. */
+void sim_schedule_running(struct runner *r, struct engine *e, struct iter *it)
+{
+    for (long i = 0; i < e->nrun; i++) {
+        struct rstate *rs = &e->run[i];
+        long id = rs->id;
+        if (it->budget <= 0)
+            break;
+        bool prefill;
+        long chunk = next_work(r, e, rs, rs->computed, it->budget, &prefill);
+        if (chunk > it->budget)
+            break; /* a speculative step needs its k + 1 positions */
+        /* most steps stay within the blocks held: skip the division then */
+        long held = rs->blocks + rs->shared;
+        long need = rs->computed + chunk <= held * e->bs ? 0 : blocks_for(rs->computed + chunk, e->bs) - held;
+        if (need > e->free_blocks)
+            evict_for(r, e, need, -1);
+        bool self = false;
+        while (need > e->free_blocks && !self)
+            self = sim_preempt_last(r, e) == id;
+        if (self)
+            break; /* it was the last one running */
+        e->free_blocks -= need;
+        rs->blocks += need;
+        rs->chunk = chunk;
+        add_to_iter(it, chunk, rs->computed, prefill, spec_on(r, e));
+    }
+}
+
+/* Admits waiting requests first come, first served while the sequence limit, the budget and
+ * free blocks allow. A request whose prefix group is cached starts after the cached blocks.
+ * Without chunking a prompt is admitted whole; the first of an iteration may exceed the budget
+ * on its own. */
+void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, double now)
+{
+    const struct sim_config *c = r->c;
+    while (e->waiting.n && e->nrun < c->max_seqs && it->budget > 0) {
+        long id = dq_front(&e->waiting);
+        /* work on the copy in the next free slot; it counts once nrun moves past it */
+        struct rstate *rs = &e->run[e->nrun];
+        *rs = r->S[id];
+        long g = rs->group;
+        bool hit = e->pg && g >= 0 && e->pg[g].resident && rs->computed == 0 && r->cached_len > 0 &&
+                   rs->target > r->cached_len;
+        long start = hit ? r->cached_len : rs->computed;
+        long have = hit ? e->pg[g].blocks : 0;
+        bool prefill;
+        long chunk = next_work(r, e, rs, start, it->budget, &prefill);
+        if (prefill && !c->chunked_prefill && rs->target - start > it->budget && it->nsched > 0)
+            break;
+        if (!prefill && chunk > it->budget)
+            break;
+        long need = blocks_for(start + chunk, e->bs) - have;
+        if (need > e->free_blocks)
+            evict_for(r, e, need, hit ? g : -1);
+        if (need > e->free_blocks)
+            break; /* the head waits for blocks; nobody overtakes it */
+        dq_pop_front(&e->waiting);
+        if (hit) {
+            e->pg[g].refs++;
+            rs->shared = have;
+            rs->computed = start;
+            if (r->R[id].first_sched_s < 0)
+                r->R[id].cached_tokens = start;
+        }
+        e->free_blocks -= need;
+        rs->blocks = need;
+        rs->chunk = chunk;
+        e->nrun++;
+        if (r->R[id].first_sched_s < 0)
+            r->R[id].first_sched_s = now;
+        if (!prefill && rs->decode_sched_s < 0)
+            rs->decode_sched_s = now;
+        add_to_iter(it, chunk, rs->computed, prefill, spec_on(r, e));
+    }
+}
+
+/* The cost of an iteration: the target's pass over everything it holds (sim_step_time), plus
+ * the drafter's passes when speculating. A draft model runs k passes, the first over the same
+ * prefill chunks (it keeps its own KV cache) and one token per decoding sequence; an EAGLE or
+ * MTP head costs about one decoder layer of the target per draft token, Medusa's heads about one
+ * layer for all k (an approximation, docs/metrics.md). */
+double sim_iter_cost(const struct runner *r, const struct engine *e, const struct iter *it)
+{
+    double t = sim_step_time(&e->setup, &e->sh, &it->b);
+    const struct sim_spec *sp = &r->c->spec;
+    if (!spec_on(r, e) || it->decode_seqs == 0)
+        return t;
+    switch (sp->kind) {
+    case SIM_SPEC_DRAFT:
+        t += sim_step_time(&e->draft, &e->dsh, &it->draft);
+        if (sp->k > 1)
+            t += (double)(sp->k - 1) * sim_step_time(&e->draft, &e->dsh, &it->dec1);
+        break;
+    case SIM_SPEC_MTP:
+    case SIM_SPEC_EAGLE:
+        t += (double)sp->k * sim_step_time(&e->setup, &e->sh, &it->dec1) / (double)e->setup.model->layers;
+        break;
+    case SIM_SPEC_MEDUSA:
+        t += sim_step_time(&e->setup, &e->sh, &it->dec1) / (double)e->setup.model->layers;
+        break;
+    case SIM_SPEC_NONE: break;
+    }
+    return t;
+}

@@ -1,0 +1,242 @@
+/* sim_stats.c - the simulator's statistics: percentiles of the per-request records, the
+ * overload test, and the result's metrics (docs/metrics.md). Split from sim.c. */
+#include "serve/sim_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Sorts doubles ascending: quicksort (median of three) with insertion sort below 16, the
+ * comparisons inline (qsort's callback was a tenth of bench_sim's time). */
+static void sort_doubles(double *v, long n)
+{
+    while (n > 16) {
+        long m = n / 2;
+        double a = v[0], b = v[m], c = v[n - 1];
+        double p = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+        long i = 0, j = n - 1;
+        for (;;) {
+            while (v[i] < p)
+                i++;
+            while (v[j] > p)
+                j--;
+            if (i >= j)
+                break;
+            double t = v[i];
+            v[i++] = v[j];
+            v[j--] = t;
+        }
+        /* recurse into the smaller part, loop on the larger */
+        long left = j + 1;
+        if (left < n - left) {
+            sort_doubles(v, left);
+            v += left;
+            n -= left;
+        } else {
+            sort_doubles(v + left, n - left);
+            n = left;
+        }
+    }
+    for (long i = 1; i < n; i++) {
+        double x = v[i];
+        long k = i;
+        for (; k > 0 && v[k - 1] > x; k--)
+            v[k] = v[k - 1];
+        v[k] = x;
+    }
+}
+
+/* Percentiles by linear interpolation between order statistics (numpy's default). */
+static struct sim_stats stats_of(double *v, long n)
+{
+    struct sim_stats s = { 0 };
+    s.n = n;
+    if (n == 0)
+        return s;
+    sort_doubles(v, n);
+    double sum = 0;
+    for (long i = 0; i < n; i++)
+        sum += v[i];
+    s.mean = sum / (double)n;
+    double ps[5] = { 50, 90, 95, 99, 100 };
+    double *out[5] = { &s.p50, &s.p90, &s.p95, &s.p99, &s.max };
+    for (int k = 0; k < 5; k++) {
+        double pos = ps[k] / 100.0 * (double)(n - 1);
+        long lo = (long)floor(pos);
+        long hi = lo + 1 < n ? lo + 1 : lo;
+        *out[k] = v[lo] + (v[hi] - v[lo]) * (pos - (double)lo);
+    }
+    return s;
+}
+
+static double stat_at(const struct sim_stats *s, int p)
+{
+    return p == 50 ? s->p50 : p == 90 ? s->p90 : p == 95 ? s->p95 : p == 99 ? s->p99 : s->max;
+}
+
+struct tevent {
+    double t;
+    int delta;
+};
+
+static int cmp_tevent(const void *a, const void *b)
+{
+    const struct tevent *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    return y->delta - x->delta; /* arrivals before finishes at the same instant */
+}
+
+/* Offered against sustained rate over the second half of the arrival window, where a stable
+ * server has settled: a server that keeps up completes about what arrives, and the number of
+ * requests in it stays level; an overloaded one falls behind and its queue grows. */
+static void overload_metrics(struct runner *r, const struct tevent *ev, size_t nev)
+{
+    struct sim_result *out = r->out;
+    double a0 = INFINITY, a1 = -INFINITY;
+    for (long i = 0; i < r->nreq; i++) {
+        a0 = fmin(a0, r->R[i].arrival_s);
+        a1 = fmax(a1, r->R[i].arrival_s);
+    }
+    double mid = (a0 + a1) / 2, win = a1 - mid;
+    if (!(win > 0))
+        return;
+    long arr = 0, fin = 0, in_mid = 0, in_end = 0;
+    for (size_t i = 0; i < nev; i++) {
+        if (ev[i].t <= mid)
+            in_mid += ev[i].delta;
+        if (ev[i].t <= a1)
+            in_end += ev[i].delta;
+        if (ev[i].t > mid && ev[i].t <= a1) {
+            if (ev[i].delta > 0)
+                arr++;
+            else
+                fin++;
+        }
+    }
+    out->offered_rate_qps = (double)arr / win;
+    out->sustained_rate_qps = (double)fin / win;
+    out->queue_growth_per_s = (double)(in_end - in_mid) / win;
+    out->overloaded = out->sustained_rate_qps < 0.9 * out->offered_rate_qps && out->queue_growth_per_s > 0;
+}
+
+/* Phase 5: per-request statistics, per-instance figures, overload and SLO metrics. */
+int sim_collect_metrics(struct runner *r, struct llmroof_err *err)
+{
+    const struct sim_config *c = r->c;
+    struct sim_result *out = r->out;
+    long nreq = r->nreq;
+    out->requests = nreq;
+    out->block_size = r->E[0].bs;
+    out->seed = c->seed;
+    out->ninst = r->ne;
+    out->inst = calloc((size_t)r->ne, sizeof *out->inst);
+    double *a = malloc(sizeof(double) * (size_t)nreq), *b2 = malloc(sizeof(double) * (size_t)nreq),
+           *c3 = malloc(sizeof(double) * (size_t)nreq), *d4 = malloc(sizeof(double) * (size_t)nreq),
+           *e5 = malloc(sizeof(double) * (size_t)nreq);
+    struct tevent *ev = malloc(sizeof *ev * 2 * (size_t)nreq);
+    if (!a || !b2 || !c3 || !d4 || !e5 || !ev || !out->inst) {
+        free(a), free(b2), free(c3), free(d4), free(e5), free(ev);
+        return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory");
+    }
+    double t0 = INFINITY, t1 = 0, tokens = 0, lens = 0, prompt_tok = 0, cached_tok = 0;
+    long na = 0, nb = 0, nd = 0, within = 0;
+    for (long i = 0; i < nreq; i++) {
+        const struct sim_request *q = &r->R[i];
+        if (q->arrival_s < t0)
+            t0 = q->arrival_s;
+        if (q->finish_s > t1)
+            t1 = q->finish_s;
+        ev[2 * i] = (struct tevent){ q->arrival_s, +1 };
+        ev[2 * i + 1] = (struct tevent){ q->finish_s, -1 };
+        if (q->rejected) {
+            out->errors++;
+            continue;
+        }
+        out->completed++;
+        lens += (double)(q->prompt + q->output);
+        tokens += (double)q->output;
+        prompt_tok += (double)q->prompt;
+        cached_tok += (double)q->cached_tokens;
+        double ttft = q->first_token_s - q->arrival_s;
+        a[na] = ttft;
+        c3[na++] = q->finish_s - q->arrival_s;
+        double tpot = q->output >= 2 ? (q->finish_s - q->first_token_s) / (double)(q->output - 1) : 0;
+        if (q->output >= 2)
+            b2[nb++] = tpot;
+        if ((!(c->ttft_slo_s > 0) || ttft <= c->ttft_slo_s) && (!(c->tpot_slo_s > 0) || tpot <= c->tpot_slo_s))
+            within++;
+        if (q->kv_ready_s >= 0) {
+            d4[nd] = q->kv_ready_s - q->first_token_s;
+            e5[nd++] = r->S[i].decode_sched_s >= 0 ? r->S[i].decode_sched_s - q->kv_ready_s : 0;
+        }
+    }
+    out->duration_s = t1 > t0 ? t1 - t0 : 0;
+    out->ttft = stats_of(a, na);
+    out->tpot = stats_of(b2, nb);
+    out->e2e = stats_of(c3, na);
+    out->kv_transfer = stats_of(d4, nd);
+    out->decode_queue = stats_of(e5, nd);
+    out->error_rate = (double)out->errors / (double)nreq;
+    out->output_tok_s = out->duration_s > 0 ? tokens / out->duration_s : 0;
+    out->request_per_s = out->duration_s > 0 ? (double)out->completed / out->duration_s : 0;
+    out->prefix_hit_rate = prompt_tok > 0 ? cached_tok / prompt_tok : 0;
+    out->spec_tokens_per_step = r->spec_steps > 0 ? r->spec_emitted / r->spec_steps : 1.0;
+
+    /* the instances, and the whole run as their sums and time-weighted means */
+    double wb = 0, wk = 0, cap_tokens = 0;
+    for (int i = 0; i < r->ne; i++) {
+        struct engine *e = &r->E[i];
+        struct sim_instance *s = &out->inst[i];
+        *s = e->st;
+        s->mean_batch = s->busy_s > 0 ? e->wbatch / s->busy_s : 0;
+        s->kv_util_mean = s->busy_s > 0 ? e->wkv / s->busy_s : 0;
+        s->utilization = out->duration_s > 0 ? s->busy_s / out->duration_s : 0;
+        out->busy_s += s->busy_s;
+        out->preemptions += s->preemptions;
+        out->kv_blocks_total += s->kv_blocks_total;
+        if (s->max_batch > out->max_batch)
+            out->max_batch = s->max_batch;
+        wb += e->wbatch;
+        wk += e->wkv;
+        cap_tokens += (double)e->total_blocks * (double)e->bs;
+    }
+    out->mean_batch = out->busy_s > 0 ? wb / out->busy_s : 0;
+    out->kv_util_mean = out->busy_s > 0 ? wk / out->busy_s : 0;
+    out->kv_capacity_tokens = cap_tokens;
+    out->max_batch_at_mean_len = out->completed ? out->kv_capacity_tokens / (lens / (double)out->completed) : 0;
+
+    /* Little's L: time-average of the number of requests in the system, integrated over the
+     * timeline of arrival and finish events (independent of the per-request e2e sums) */
+    qsort(ev, 2 * (size_t)nreq, sizeof *ev, cmp_tevent);
+    double area = 0;
+    long in_sys = 0;
+    for (size_t i = 0; i < 2 * (size_t)nreq; i++) {
+        if (i > 0)
+            area += (double)in_sys * (ev[i].t - ev[i - 1].t);
+        in_sys += ev[i].delta;
+    }
+    out->mean_in_system = out->duration_s > 0 ? area / out->duration_s : 0;
+    out->open_loop = c->mode == SIM_RATE || c->mode == SIM_TRACE;
+    if (out->open_loop)
+        overload_metrics(r, ev, 2 * (size_t)nreq);
+
+    /* SLOs: per-request limits for goodput (MLPerf counts the run valid when the percentile of
+     * each metric meets its limit) */
+    out->has_slo = c->ttft_slo_s > 0 || c->tpot_slo_s > 0;
+    if (out->has_slo) {
+        out->within_slo = within;
+        out->within_slo_share = (double)within / (double)nreq;
+        out->goodput_qps = out->duration_s > 0 ? (double)within / out->duration_s : 0;
+        int p = c->slo_percentile ? c->slo_percentile : 99;
+        out->slo_met = out->errors == 0 && (!(c->ttft_slo_s > 0) || stat_at(&out->ttft, p) <= c->ttft_slo_s) &&
+                       (!(c->tpot_slo_s > 0) || stat_at(&out->tpot, p) <= c->tpot_slo_s);
+    }
+    free(a);
+    free(b2);
+    free(c3);
+    free(d4);
+    free(e5);
+    free(ev);
+    return LLMROOF_OK;
+}
