@@ -21,7 +21,6 @@ source tree this package sits in (``build/``), else beside an installed package
 import ctypes
 import json
 import os
-import threading
 import warnings
 
 __all__ = [
@@ -97,8 +96,8 @@ def _load():
 
 
 _lib = _load()
-# The C API is re-entrant but not thread-safe (getopt's process-wide state): one call at a time.
-_lock = threading.Lock()
+# The C API is thread-safe (include/llmroof/api.h): calls run at once without a lock, and
+# ctypes releases the GIL for the length of each call.
 
 
 def _take(ptr):
@@ -171,8 +170,7 @@ class Context:
             raise ValueError("llmroof: the context is closed")
         req = _request(command, args, options).encode("utf-8")
         out, err = ctypes.c_void_p(), ctypes.c_void_p()
-        with _lock:
-            rc = _lib.llmroof_ctx_call(self._ctx, req, ctypes.byref(out), ctypes.byref(err))
+        rc = _lib.llmroof_ctx_call(self._ctx, req, ctypes.byref(out), ctypes.byref(err))
         text, msg = _take(out), _take(err)
         if rc != 0:
             raise LlmroofError((msg or "llmroof: error: status %d" % rc).strip(), rc, text)

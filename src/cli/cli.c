@@ -3,16 +3,18 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/parse.h"
+#include "cli/optscan.h"
 #include "render/render_json.h"
 
 enum { COMMON_FORMAT = 9000, COMMON_TABLE, COMMON_GPUS_FILE, COMMON_MODELS_FILE, COMMON_HELP };
@@ -103,60 +105,45 @@ static void print_help(struct cli *c, const struct cli_opt *opts, int nopts, con
 int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, int nopts,
               cli_opt_fn fn, void *ctx, char **pos, int maxpos, int *npos, const char *description)
 {
-    struct option lo[MAX_OPTS + 1];
+    struct optscan_def defs[MAX_OPTS];
     const struct cli_opt *all[MAX_OPTS];
     int seen[MAX_OPTS] = { 0 };
-    char shorts[3 * MAX_OPTS + 2];
-    int n = 0, sn = 0;
+    int n = 0;
 
-    shorts[sn++] = ':'; /* report missing values as ':' */
     for (int pass = 0; pass < 2; pass++) {
         const struct cli_opt *list = pass ? common_opts : opts;
         int cnt = pass ? NCOMMON : nopts;
         for (int i = 0; i < cnt && n < MAX_OPTS; i++, n++) {
             all[n] = &list[i];
-            lo[n].name = list[i].name;
-            lo[n].has_arg = list[i].arg ? required_argument : no_argument;
-            lo[n].flag = NULL;
-            lo[n].val = 256 + n;
-            if (list[i].short_name) {
-                shorts[sn++] = (char)list[i].short_name;
-                if (list[i].arg)
-                    shorts[sn++] = ':';
-            }
+            defs[n] = (struct optscan_def){ list[i].name, list[i].short_name, list[i].arg != NULL };
         }
     }
-    shorts[sn] = '\0';
-    memset(&lo[n], 0, sizeof lo[n]);
 
-    optind = 0; /* glibc: full re-initialisation */
-    opterr = 0;
+    const char *extra = NULL; /* the first positional argument beyond maxpos */
+    struct optscan scan;
+    optscan_init(&scan, argc, argv, defs, n, false);
     *npos = 0;
     for (;;) {
-        int li = -1;
-        int ch = getopt_long(argc, argv, shorts, lo, &li);
-        if (ch == -1)
+        struct optscan_hit h = optscan_next(&scan);
+        if (h.kind == OPTSCAN_END)
             break;
-        if (ch == '?') {
-            if (optopt && optopt < 256)
-                return cli_usage_error(c, "unknown option '-%c'", optopt);
-            return cli_usage_error(c, "unknown option '%s'", argv[optind - 1]);
+        if (h.kind == OPTSCAN_POSITIONAL) {
+            if (*npos < maxpos)
+                pos[(*npos)++] = (char *)h.value;
+            else if (!extra)
+                extra = h.value; /* reported after the options, as before */
+            continue;
         }
-        if (ch == ':') {
-            const char *name = argv[optind - 1];
-            return cli_usage_error(c, "option '%s' needs a value", name);
+        if (h.kind == OPTSCAN_UNKNOWN) {
+            if (h.short_name)
+                return cli_usage_error(c, "unknown option '-%c'", h.short_name);
+            return cli_usage_error(c, "unknown option '%s'", h.text);
         }
-        int idx = -1;
-        if (ch >= 256)
-            idx = ch - 256;
-        else
-            for (int i = 0; i < n; i++)
-                if (all[i]->short_name == ch)
-                    idx = i;
-        if (idx < 0)
-            return cli_usage_error(c, "unknown option '-%c'", ch);
-        const struct cli_opt *o = all[idx];
-        if (seen[idx]++ && !o->repeatable)
+        if (h.kind == OPTSCAN_NO_VALUE)
+            return cli_usage_error(c, "option '%s' needs a value", h.text);
+        const struct cli_opt *o = all[h.idx];
+        const char *value = h.value;
+        if (seen[h.idx]++ && !o->repeatable)
             return cli_usage_error(c, "option '--%s' given more than once", o->name);
         switch (o->id) {
         case COMMON_HELP:
@@ -166,13 +153,13 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, 
             /* one rule at both levels: --format once, before or after the command */
             if (c->format_set)
                 return cli_usage_error(c, "option '--format' given more than once");
-            if (!table_parse_format(optarg, &c->format))
+            if (!table_parse_format(value, &c->format))
                 return cli_usage_error(c, "option '--format': unknown format '%s' (expected table, md, csv, json, html or jsonl)",
-                                       optarg);
+                                       value);
             c->format_set = true;
             break;
         case COMMON_TABLE:
-            c->sel.pick = optarg;
+            c->sel.pick = value;
             break;
         case COMMON_GPUS_FILE:
         case COMMON_MODELS_FILE: {
@@ -180,11 +167,11 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, 
             int *cnt = g ? &c->n_gpus_files : &c->n_models_files;
             if (*cnt >= CLI_MAX_FILES)
                 return cli_usage_error(c, "option '--%s' given more than %d times", o->name, CLI_MAX_FILES);
-            (g ? c->gpus_files : c->models_files)[(*cnt)++] = optarg;
+            (g ? c->gpus_files : c->models_files)[(*cnt)++] = value;
             break;
         }
         default: {
-            int rc = fn ? fn(c, ctx, o->id, optarg) : 0;
+            int rc = fn ? fn(c, ctx, o->id, value) : 0;
             if (rc)
                 return rc;
         }
@@ -216,11 +203,8 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, 
         if (!known)
             return cli_usage_error(c, "option '--table': unknown table '%s' (expected %s)", c->sel.pick, list);
     }
-    for (int i = optind; i < argc; i++) {
-        if (*npos >= maxpos)
-            return cli_usage_error(c, "unexpected argument '%s'", argv[i]);
-        pos[(*npos)++] = argv[i];
-    }
+    if (extra)
+        return cli_usage_error(c, "unexpected argument '%s'", extra);
     return 0;
 }
 
@@ -717,6 +701,34 @@ static char *resolve_links(const char *path)
     return NULL;
 }
 
+/* Creates "<target>.tmp.<pid>.<n>" exclusively, mode 0666 less the umask (as fopen would
+ * create target itself). mkstemp would create 0600 and need the umask read back, which only
+ * umask(), a process-wide setter, can do. Returns the name (caller frees) and the open
+ * descriptor in *fd; NULL with the errno in *err. */
+static char *create_temp(const char *target, int *fd, int *err)
+{
+    size_t n = strlen(target) + 64;
+    char *tmp = malloc(n);
+    if (!tmp) {
+        *err = ENOMEM;
+        return NULL;
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    unsigned long salt = (unsigned long)ts.tv_nsec ^ ((unsigned long)(uintptr_t)&ts >> 4);
+    for (int attempt = 0; attempt < 100; attempt++) {
+        snprintf(tmp, n, "%s.tmp.%ld.%lx", target, (long)getpid(), salt + (unsigned long)attempt * 7919u);
+        *fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (*fd >= 0)
+            return tmp;
+        if (errno != EEXIST)
+            break;
+    }
+    *err = errno;
+    free(tmp);
+    return NULL;
+}
+
 int cli_write_file(struct cli *c, const char *path, const struct sbuf *b)
 {
     if (c->flags & CLI_NO_FILES)
@@ -745,34 +757,20 @@ int cli_write_file(struct cli *c, const char *path, const struct sbuf *b)
         fprintf(c->errf, "llmroof: error: %s: cannot write file: %s\n", path, strerror(errno));
         return 1;
     }
-    size_t n = strlen(target) + sizeof ".tmp.XXXXXX";
-    char *tmp = malloc(n);
+    int fd = -1, e = 0;
+    char *tmp = create_temp(target, &fd, &e);
     if (!tmp) {
-        free(target);
-        fprintf(c->errf, "llmroof: error: out of memory\n");
-        return 1;
-    }
-    snprintf(tmp, n, "%s.tmp.XXXXXX", target);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        int e = errno;
         fprintf(c->errf, "llmroof: error: %s: cannot create file: %s\n", path, strerror(e));
-        free(tmp);
         free(target);
         return e == ENOENT || e == ENOTDIR || e == ENAMETOOLONG ? 2 : 1; /* a path naming no place is bad input */
     }
-    /* mkstemp creates 0600: keep the replaced file's mode, or give a new file the mode a
-     * plain fopen would (0666 less the umask) */
-    mode_t mode = st.st_mode & 07777;
-    if (!exists) {
-        mode_t mask = umask(0);
-        umask(mask);
-        mode = 0666 & ~mask;
-    }
-    (void)fchmod(fd, mode);
+    /* a replaced file keeps its mode; a new one has the mode open() gave it (0666 less the
+     * umask, applied by the kernel: reading the umask would change process-wide state) */
+    if (exists)
+        (void)fchmod(fd, st.st_mode & 07777);
     FILE *f = fdopen(fd, "wb");
     bool ok = f && fwrite(sbuf_str(b), 1, b->len, f) == b->len;
-    int e = errno;
+    e = errno;
     ok = (f && fclose(f) == 0) && ok;
     if (!f)
         close(fd);

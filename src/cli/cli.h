@@ -42,8 +42,9 @@ struct cli_io {
     const struct llmroof_catalog *catalog;    /* already loaded from data_dir, borrowed read-only when the
                                                  command line names no --gpus-file/--models-file; NULL = load */
 };
-/* cli_main with explicit streams and catalog. Re-entrant, but not thread-safe: option
- * parsing uses getopt_long's process-wide optind/optarg. */
+/* cli_main with explicit streams and catalog. Thread-safe: all state lives in the call (the
+ * option scanner of optscan.h keeps its own; the catalog is only read), so separate calls
+ * may run at once in several threads. */
 int cli_run(const struct cli_io *io, int argc, char **argv, unsigned flags);
 /* Loads the catalog as a command would (io->data_dir, else the usual search) into *cat and the
  * directory it came from into dir[0..n); errors go to io->err. Returns 0 or an exit status. */

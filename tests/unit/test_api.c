@@ -4,6 +4,7 @@
 #include "helpers.h"
 
 #include <cjson/cJSON.h>
+#include <pthread.h>
 #include <sys/wait.h>
 
 #include "llmroof/api.h"
@@ -306,6 +307,92 @@ static void repeated_calls_should_agree_and_not_leak(void **state)
     llmroof_free(first);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Threads: separate contexts may run at once                               */
+/* ------------------------------------------------------------------------ */
+
+#define NTHREADS 4
+#define NCALLS 50
+
+/* Requests that go through different options and error paths of the option scanner. */
+static const char *const thread_reqs[] = {
+    "{\"command\":\"estimate\",\"model\":\"llama-2-70b\",\"gpu\":\"h100\",\"tp\":4,\"batch\":16}",
+    "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"prompt\":1024,\"output\":128,"
+    "\"weight_dtype\":\"int8\"}",
+    /* refused while parsing: mostly option scanning, so the threads scan at the same time */
+    "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"tp\":1,\"batch\":2,\"prompt\":3,"
+    "\"output\":4,\"mem_util\":0.5,\"reserve\":\"1GiB\",\"compute_eff\":0.5,\"memory_eff\":0.5,\"bogus\":1}",
+    "{\"command\":\"memory\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"tp\":1,\"batch\":2,\"prompt\":3,"
+    "\"output\":4,\"tp\":[1,2]}",
+};
+#define NREQS (sizeof thread_reqs / sizeof thread_reqs[0])
+
+struct thread_job {
+    char *expected_out[NREQS];  /* the single-threaded responses */
+    char *expected_err[NREQS];  /* and messages */
+    int expected_rc[NREQS];
+    int mismatches;             /* written by the thread */
+};
+
+static bool same_text(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+static void *thread_calls(void *arg)
+{
+    struct thread_job *job = arg;
+    llmroof_ctx *ctx = llmroof_ctx_new(LLMROOF_TEST_DATA_DIR, NULL);
+    if (!ctx) {
+        job->mismatches = -1;
+        return NULL;
+    }
+    for (int i = 0; i < NCALLS * 20; i++) {
+        size_t k = i < NCALLS ? (size_t)i % 2 : 2 + (size_t)i % (NREQS - 2); /* 50 estimates, then refusals */
+        char *resp = NULL, *msg = NULL;
+        int rc = llmroof_ctx_call(ctx, thread_reqs[k], &resp, &msg);
+        if (rc != job->expected_rc[k] || !same_text(resp, job->expected_out[k]) ||
+            !same_text(msg, job->expected_err[k]))
+            job->mismatches++;
+        llmroof_free(resp);
+        llmroof_free(msg);
+    }
+    llmroof_ctx_free(ctx);
+    return NULL;
+}
+
+/* 4 threads, each on its own context, all at once: 50 estimates and 950 requests refused while
+ * their options are parsed; every response and message is byte for byte the single-threaded
+ * one. (With getopt_long's process-wide optind the threads read each other's argument
+ * vectors: the refusals, nearly all option scanning, then come back with other messages.) */
+static void separate_contexts_should_run_at_once_in_threads(void **state)
+{
+    struct thread_job jobs[NTHREADS];
+    memset(jobs, 0, sizeof jobs);
+    for (size_t k = 0; k < NREQS; k++) {
+        char *resp = NULL, *msg = NULL;
+        int rc = llmroof_ctx_call(ctx_of(state), thread_reqs[k], &resp, &msg);
+        for (int t = 0; t < NTHREADS; t++) {
+            jobs[t].expected_rc[k] = rc;
+            jobs[t].expected_out[k] = resp;
+            jobs[t].expected_err[k] = msg;
+        }
+    }
+    assert_int_equal(jobs[0].expected_rc[0], 0);
+    assert_int_equal(jobs[0].expected_rc[2], 2); /* the unknown option fails the same way in every thread */
+    pthread_t th[NTHREADS];
+    for (int t = 0; t < NTHREADS; t++)
+        assert_int_equal(pthread_create(&th[t], NULL, thread_calls, &jobs[t]), 0);
+    for (int t = 0; t < NTHREADS; t++)
+        assert_int_equal(pthread_join(th[t], NULL), 0);
+    for (int t = 0; t < NTHREADS; t++)
+        assert_int_equal(jobs[t].mismatches, 0);
+    for (size_t k = 0; k < NREQS; k++) {
+        llmroof_free(jobs[0].expected_out[k]);
+        llmroof_free(jobs[0].expected_err[k]);
+    }
+}
+
 int main(void)
 {
     setenv("LLMROOF_DATA", LLMROOF_TEST_DATA_DIR, 1); /* for llmroof_call's own catalog search */
@@ -320,6 +407,7 @@ int main(void)
         cmocka_unit_test(warnings_should_come_back_beside_the_result),
         cmocka_unit_test(context_should_name_a_directory_without_a_catalog),
         cmocka_unit_test(repeated_calls_should_agree_and_not_leak),
+        cmocka_unit_test(separate_contexts_should_run_at_once_in_threads),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
