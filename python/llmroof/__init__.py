@@ -20,6 +20,7 @@ source tree this package sits in (``build/``), else beside an installed package
 
 import ctypes
 import json
+import math
 import os
 import warnings
 
@@ -110,11 +111,20 @@ def _take(ptr):
         _lib.llmroof_free(ptr.value)
 
 
+def _finite(key, value):
+    """JSON has no NaN or Infinity (json.dumps would write them, the library could only say
+    "invalid JSON at byte N"): name the option and the value here."""
+    for v in value if isinstance(value, list) else [value]:
+        if isinstance(v, float) and not math.isfinite(v):
+            raise LlmroofError("llmroof: error: request: field '%s': %r is not a finite number" % (key, v), 2)
+
+
 def _request(command, args, options):
     req = {"command": command}
     for key, value in options.items():
         if isinstance(value, tuple):
             value = list(value)
+        _finite(key, value)
         req[key] = value
     if args:
         req["args"] = [str(a) for a in args]

@@ -160,7 +160,7 @@ const struct llmroof_gpu *cli_gpu(struct cli *c, const char *name)
         return g;
     const char *s[3];
     size_t n = catalog_suggest_gpus(&c->cat, name, s, 3);
-    fprintf(c->errf, "llmroof: error: unknown GPU '%s' (see 'llmroof list gpus')\n", name);
+    fprintf(c->errf, "llmroof: error: unknown GPU '%s' (see 'llmroof list gpus')\n", CLI_CLIP(name));
     did_you_mean(c, s, n);
     return NULL;
 }
@@ -172,7 +172,7 @@ const struct llmroof_model *cli_model(struct cli *c, const char *name)
         return m;
     const char *s[3];
     size_t n = catalog_suggest_models(&c->cat, name, s, 3);
-    fprintf(c->errf, "llmroof: error: unknown model '%s' (see 'llmroof list models')\n", name);
+    fprintf(c->errf, "llmroof: error: unknown model '%s' (see 'llmroof list models')\n", CLI_CLIP(name));
     did_you_mean(c, s, n);
     return NULL;
 }
@@ -200,7 +200,7 @@ static bool gpu_item(const char *item, void *vctx)
      * error, never a duplicate row */
     for (int i = 0; i < *x->n; i++)
         if (x->gpus[i] == g) {
-            cli_usage_error(x->c, "option '--gpus': '%s' repeats a value already listed (each value once)", item);
+            cli_usage_error(x->c, "option '--gpus': '%s' repeats a value already listed (each value once)", CLI_CLIP(item));
             return false;
         }
     x->gpus[(*x->n)++] = g;
@@ -213,14 +213,14 @@ static bool tp_item(const char *item, void *vctx)
     struct list_ctx *x = vctx;
     int64_t v;
     if (*x->n >= x->max || !parse_int64(item, 1, 1024, &v)) {
-        cli_usage_error(x->c, "option '--tp': '%s' is not a whole number in [1, 1024] (at most %d values)", item,
+        cli_usage_error(x->c, "option '--tp': '%s' is not a whole number in [1, 1024] (at most %d values)", CLI_CLIP(item),
                         x->max);
         x->reported = true;
         return false;
     }
     for (int i = 0; i < *x->n; i++)
         if (x->tps[i] == (int)v) {
-            cli_usage_error(x->c, "option '--tp': '%s' repeats a value already listed (each value once)", item);
+            cli_usage_error(x->c, "option '--tp': '%s' repeats a value already listed (each value once)", CLI_CLIP(item));
             x->reported = true;
             return false;
         }

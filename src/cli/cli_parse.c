@@ -36,6 +36,19 @@ int cli_usage_error(struct cli *c, const char *fmt, ...)
     return 2;
 }
 
+const char *cli_clip(const char *s, char *buf)
+{
+    size_t n = strlen(s);
+    if (n <= CLI_CLIP_BYTES + 3) /* clipping would not make it shorter */
+        return s;
+    size_t k = CLI_CLIP_BYTES;
+    while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80) /* not inside a UTF-8 sequence */
+        k--;
+    memcpy(buf, s, k);
+    memcpy(buf + k, "...", 4);
+    return buf;
+}
+
 int cli_fail(struct cli *c, const struct llmroof_err *err)
 {
     (void)c;
@@ -114,6 +127,7 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, 
     const char *extra = NULL; /* the first positional argument beyond maxpos */
     struct optscan scan;
     optscan_init(&scan, argc, argv, defs, n, false);
+    scan.attached_values = (c->flags & CLI_REQUEST) != 0;
     *npos = 0;
     for (;;) {
         struct optscan_hit h = optscan_next(&scan);
@@ -129,10 +143,18 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, 
         if (h.kind == OPTSCAN_UNKNOWN) {
             if (h.short_name)
                 return cli_usage_error(c, "unknown option '-%c'", h.short_name);
-            return cli_usage_error(c, "unknown option '%s'", h.text);
+            return cli_usage_error(c, "unknown option '%s'", CLI_CLIP(h.text));
         }
+        if (h.kind == OPTSCAN_NO_VALUE && (c->flags & CLI_REQUEST)) /* "svg": true */
+            return cli_usage_error(c, "request: field '%s' takes a value (%s), not true", defs[h.idx].name,
+                                   all[h.idx]->arg);
         if (h.kind == OPTSCAN_NO_VALUE)
-            return cli_usage_error(c, "option '%s' needs a value", h.text);
+            return cli_usage_error(c, "option '%s' needs a value", CLI_CLIP(h.text));
+        if (h.kind == OPTSCAN_FLAG_VALUE && (c->flags & CLI_REQUEST)) /* "dp_attention": "yes" */
+            return cli_usage_error(c, "request: field '%s' is a flag: expected true or false, got '%s'",
+                                   defs[h.idx].name, CLI_CLIP(h.value));
+        if (h.kind == OPTSCAN_FLAG_VALUE)
+            return cli_usage_error(c, "unknown option '%s'", CLI_CLIP(h.text));
         const struct cli_opt *o = all[h.idx];
         const char *value = h.value;
         if (seen[h.idx]++ && !o->repeatable)
@@ -147,7 +169,7 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, 
                 return cli_usage_error(c, "option '--format' given more than once");
             if (!table_parse_format(value, &c->format))
                 return cli_usage_error(c, "option '--format': unknown format '%s' (expected table, md, csv, json, html or jsonl)",
-                                       value);
+                                       CLI_CLIP(value));
             c->format_set = true;
             break;
         case COMMON_TABLE:
@@ -193,9 +215,9 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, 
             snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", *t);
         }
         if (!known)
-            return cli_usage_error(c, "option '--table': unknown table '%s' (expected %s)", c->sel.pick, list);
+            return cli_usage_error(c, "option '--table': unknown table '%s' (expected %s)", CLI_CLIP(c->sel.pick), list);
     }
     if (extra)
-        return cli_usage_error(c, "unexpected argument '%s'", extra);
+        return cli_usage_error(c, "unexpected argument '%s'", CLI_CLIP(extra));
     return 0;
 }

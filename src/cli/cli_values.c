@@ -13,7 +13,7 @@ int cli_long(struct cli *c, const char *opt, const char *arg, long min, long max
 {
     int64_t v;
     if (!parse_int64(arg, min, max, &v))
-        return cli_usage_error(c, "option '--%s': '%s' is not a whole number in [%ld, %ld]", opt, arg, min, max);
+        return cli_usage_error(c, "option '--%s': '%s' is not a whole number in [%ld, %ld]", opt, CLI_CLIP(arg), min, max);
     *out = (long)v;
     return 0;
 }
@@ -22,7 +22,7 @@ int cli_double(struct cli *c, const char *opt, const char *arg, double min, doub
 {
     double v;
     if (!parse_double(arg, &v) || (min_open ? v <= min : v < min) || v > max)
-        return cli_usage_error(c, "option '--%s': '%s' is not a number in %s%g, %g]", opt, arg,
+        return cli_usage_error(c, "option '--%s': '%s' is not a number in %s%g, %g]", opt, CLI_CLIP(arg),
                                min_open ? "(" : "[", min, max);
     *out = v;
     return 0;
@@ -31,7 +31,7 @@ int cli_double(struct cli *c, const char *opt, const char *arg, double min, doub
 int cli_bytes(struct cli *c, const char *opt, const char *arg, double *out)
 {
     if (!parse_bytes(arg, out))
-        return cli_usage_error(c, "option '--%s': '%s' is not a byte size (e.g. 512MiB, 1.5GiB, 2GB)", opt, arg);
+        return cli_usage_error(c, "option '--%s': '%s' is not a byte size (e.g. 512MiB, 1.5GiB, 2GB)", opt, CLI_CLIP(arg));
     return 0;
 }
 
@@ -39,7 +39,7 @@ int cli_dtype(struct cli *c, const char *opt, const char *arg, enum llmroof_dtyp
 {
     if (!dtype_parse(arg, out))
         return cli_usage_error(c, "option '--%s': unknown dtype '%s' (expected fp32, tf32, fp16, bf16, fp8, int8, int4, fp4)",
-                               opt, arg);
+                               opt, CLI_CLIP(arg));
     return 0;
 }
 
@@ -63,9 +63,9 @@ int cli_duration(struct cli *c, const char *opt, const char *arg, double max_s, 
     double v;
     if (!has_unit(arg) && !(bare_zero(arg) && !positive) && parse_double(arg, &v))
         return cli_usage_error(c, "option '--%s': '%s' has no unit: write it with one of ns, us, ms, s, min "
-                                  "(e.g. %ss or %sms)", opt, arg, arg, arg);
+                                  "(e.g. %ss or %sms)", opt, CLI_CLIP(arg), arg, arg);
     if (!(parse_duration(arg, &v) || (bare_zero(arg) && (v = 0, true))) || (positive && !(v > 0)) || v > max_s)
-        return cli_usage_error(c, "option '--%s': '%s' is not a %sduration of at most %g s (e.g. 3s, 500ms)", opt, arg,
+        return cli_usage_error(c, "option '--%s': '%s' is not a %sduration of at most %g s (e.g. 3s, 500ms)", opt, CLI_CLIP(arg),
                                positive ? "positive " : "", max_s);
     *out_s = v;
     return 0;
@@ -81,10 +81,10 @@ int cli_think(struct cli *c, const char *arg, double *lo_s, double *hi_s)
     const char *hi = dash ? dash + 1 : lo;
     if ((!has_unit(lo) && !bare_zero(lo)) || (!has_unit(hi) && !bare_zero(hi)))
         return cli_usage_error(c, "option '--think': '%s' needs a unit on each duration: ns, us, ms, s or min "
-                                  "(e.g. 1s-3s, 500ms, 0)", arg);
+                                  "(e.g. 1s-3s, 500ms, 0)", CLI_CLIP(arg));
     if (!(parse_duration(lo, lo_s) || (bare_zero(lo) && (*lo_s = 0, true))) ||
         !(parse_duration(hi, hi_s) || (bare_zero(hi) && (*hi_s = 0, true))) || *hi_s < *lo_s || *hi_s > 86400)
-        return cli_usage_error(c, "option '--think': '%s' is not a duration or range LO-HI (e.g. 1s-3s, 500ms, 0)", arg);
+        return cli_usage_error(c, "option '--think': '%s' is not a duration or range LO-HI (e.g. 1s-3s, 500ms, 0)", CLI_CLIP(arg));
     return 0;
 }
 
@@ -171,7 +171,7 @@ int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s)
     if (rc)
         return rc;
     if (!(s->eff.engine = catalog_find_engine(&c->cat, s->engine_name))) {
-        fprintf(c->errf, "llmroof: error: unknown engine '%s' (see 'llmroof list engines')\n", s->engine_name);
+        fprintf(c->errf, "llmroof: error: unknown engine '%s' (see 'llmroof list engines')\n", CLI_CLIP(s->engine_name));
         return 2;
     }
     return 0;

@@ -108,8 +108,14 @@ struct optscan_hit optscan_next(struct optscan *s)
     const char *eq = strchr(name, '=');
     size_t len = eq ? (size_t)(eq - name) : strlen(name);
     int idx = find_long(s, name, len);
-    if (idx < 0 || (eq && !s->defs[idx].has_arg)) { /* unknown, ambiguous, or a flag given a value */
+    if (idx < 0) { /* unknown or ambiguous */
         h.kind = OPTSCAN_UNKNOWN;
+        return h;
+    }
+    if (eq && !s->defs[idx].has_arg) {
+        h.kind = OPTSCAN_FLAG_VALUE;
+        h.idx = idx;
+        h.value = eq + 1;
         return h;
     }
     h.kind = OPTSCAN_OPTION;
@@ -118,7 +124,7 @@ struct optscan_hit optscan_next(struct optscan *s)
         return h;
     if (eq)
         h.value = eq + 1; /* "--model=llama" */
-    else if (s->ind < s->argc)
+    else if (s->ind < s->argc && !s->attached_values)
         h.value = s->argv[s->ind++]; /* "--model llama" */
     else
         h.kind = OPTSCAN_NO_VALUE;

@@ -22,6 +22,9 @@ struct optscan {
     const struct optscan_def *defs;  /* the options known */
     int ndefs;
     bool stop_at_positional;         /* the first positional argument ends the options (getopt's '+') */
+    bool attached_values;            /* a long option's value only as "--name=value", never the next
+                                        element (a JSON request's argv: "svg": true must not take
+                                        the next option as its file name) */
     int ind;                         /* next element of argv to read */
     int sub;                         /* inside a bundle of short options: offset of the next letter; 0: none */
     bool opts_done;                  /* "--" or (stop_at_positional) a positional argument seen */
@@ -33,6 +36,7 @@ enum optscan_kind {
     OPTSCAN_POSITIONAL, /* .value is a positional argument */
     OPTSCAN_UNKNOWN,    /* .text is the unknown option (short_name: the unknown letter, else 0) */
     OPTSCAN_NO_VALUE,   /* .text names an option that needs a value and has none */
+    OPTSCAN_FLAG_VALUE, /* defs[idx] is a flag given a value ("--help=x"): .value */
 };
 
 struct optscan_hit {

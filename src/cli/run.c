@@ -115,11 +115,11 @@ int cli_run(const struct cli_io *io, int argc, char **argv, unsigned flags)
         if (h.kind == OPTSCAN_END)
             break;
         if (h.kind == OPTSCAN_NO_VALUE) {
-            rc = cli_usage_error(&c, "option '%s' needs a value", h.text);
+            rc = cli_usage_error(&c, "option '%s' needs a value", CLI_CLIP(h.text));
             goto done;
         }
         if (h.kind != OPTSCAN_OPTION) {
-            rc = cli_usage_error(&c, "unknown option '%s'", h.text);
+            rc = cli_usage_error(&c, "unknown option '%s'", CLI_CLIP(h.text));
             goto done;
         }
         switch (h.idx) {
@@ -129,7 +129,7 @@ int cli_run(const struct cli_io *io, int argc, char **argv, unsigned flags)
                 goto done;
             }
             if (!table_parse_format(h.value, &c.format)) {
-                rc = cli_usage_error(&c, "option '--format': unknown format '%s' (expected table, md, csv, json, html or jsonl)", h.value);
+                rc = cli_usage_error(&c, "option '--format': unknown format '%s' (expected table, md, csv, json, html or jsonl)", CLI_CLIP(h.value));
                 goto done;
             }
             c.format_set = true;
@@ -169,7 +169,7 @@ int cli_run(const struct cli_io *io, int argc, char **argv, unsigned flags)
         if (strcmp(commands[i].name, name) == 0)
             cmd = &commands[i];
     if (!cmd) {
-        rc = cli_usage_error(&c, "unknown command '%s'", name);
+        rc = cli_usage_error(&c, "unknown command '%s'", CLI_CLIP(name));
         goto done;
     }
     c.cmd = cmd->name;
@@ -192,7 +192,7 @@ int cli_run(const struct cli_io *io, int argc, char **argv, unsigned flags)
             snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", c.sel.names[i]);
         }
         rc = cli_usage_error(&c, "option '--table': this command line prints no table '%s' (it prints %s)",
-                             c.sel.pick, list[0] ? list : "none");
+                             CLI_CLIP(c.sel.pick), list[0] ? list : "none");
     }
     if (rc == 0 && sbuf_failed(&c.out)) {
         fprintf(c.errf, "llmroof: error: out of memory while rendering output\n");
