@@ -103,7 +103,7 @@ void report_table_shares(const struct llmroof_report *r, bool decode, struct tab
     table_col(t, "gpu", 0);
     table_col(t, "tp", 0);
     for (int c = 0; c < REPORT_CAT_COUNT; c++)
-        if (c != REPORT_ROUTER || r->moe)
+        if (report_cat_shown(r, (enum report_cat)c))
             table_col(t, report_cat_name((enum report_cat)c), 1);
     for (int i = 0; i < r->nrows; i++) {
         const struct report_row *x = &r->rows[i];
@@ -112,7 +112,7 @@ void report_table_shares(const struct llmroof_report *r, bool decode, struct tab
         table_num(t, x->tp);
         const double *sh = decode ? x->decode_share : x->prefill_share;
         for (int c = 0; c < REPORT_CAT_COUNT; c++) {
-            if (c == REPORT_ROUTER && !r->moe)
+            if (!report_cat_shown(r, (enum report_cat)c))
                 continue;
             if (x->has_est)
                 table_num(t, 100 * sh[c]);
@@ -216,7 +216,7 @@ void render_report_chart(const struct llmroof_report *r, bool decode, bool stand
     int map[REPORT_CAT_COUNT] = { 0 };
     size_t ns = 0;
     for (int c = 0; c < REPORT_CAT_COUNT; c++)
-        if (c != REPORT_ROUTER || r->moe) {
+        if (report_cat_shown(r, (enum report_cat)c)) {
             series[ns] = report_cat_name((enum report_cat)c);
             map[ns++] = c;
         }
