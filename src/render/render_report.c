@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/ckpt.h"
 #include "render/svg.h"
 
 const char *report_status_name(enum report_status s)
@@ -124,8 +125,10 @@ void report_table_shares(const struct llmroof_report *r, bool decode, struct tab
 
 static void header(const struct llmroof_report *r, struct sbuf *out, const char *prefix)
 {
-    sbuf_printf(out, "%sllmroof report: %s, batch %ld, prompt %ld, output %ld; %s weights, %s KV, %s compute\n", prefix,
-                r->model->id, r->req.batch, r->req.prompt, r->req.output, dtype_name(r->dt.weight),
+    char wdesc[128];
+    ckpt_weight_desc(r->model, &r->dt, wdesc, sizeof wdesc);
+    sbuf_printf(out, "%sllmroof report: %s, batch %ld, prompt %ld, output %ld; %s, %s KV, %s compute\n", prefix,
+                r->model->id, r->req.batch, r->req.prompt, r->req.output, wdesc,
                 dtype_name(r->dt.kv), dtype_name(r->dt.act));
     if (r->has_layout) {
         const struct llmroof_layout *l = &r->layout;
