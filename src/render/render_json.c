@@ -521,7 +521,7 @@ char *render_json_report(const struct llmroof_report *r)
             cJSON *ops = cJSON_AddObjectToObject(j, k ? "decode_ops" : "prefill_ops");
             const double *sh = k ? x->decode_share : x->prefill_share;
             for (int c = 0; c < REPORT_CAT_COUNT; c++)
-                if (c != REPORT_ROUTER || r->moe)
+                if (report_cat_shown(r, (enum report_cat)c))
                     cJSON_AddNumberToObject(ops, report_cat_name((enum report_cat)c), sh[c]);
         }
     }
