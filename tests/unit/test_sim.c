@@ -295,6 +295,52 @@ static void an_open_loop_beyond_capacity_is_reported_overloaded(void **state)
     catalog_free(&cat);
 }
 
+/* Issue 23 defect 8: a run shorter than one request's life is not overload. 10 chat requests at
+ * 5/s arrive within about 2 s; the second-half window is about 1 s while a request decodes for
+ * seconds, so none completes in it. One H100 holds them all at once (peak batch <= 10), and its
+ * steady-state bound is far above 5/s: B = 256 sequences, a decode step of llama-3.1-8b
+ * (16 GB of weights at 3.35 TB/s, about 5 ms, plus 256 contexts of KV) lasts some 20 ms, so
+ * 256 / (O 0.02 s) with O of a few hundred tokens is tens of requests per second. */
+static void a_run_shorter_than_a_request_is_not_overload(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, &w);
+    c.mode = SIM_RATE;
+    c.rate_qps = 5;
+    c.requests = 10;
+    struct sim_result r;
+    run(&c, &r);
+    assert_true(r.sustained_rate_qps < 0.9 * r.offered_rate_qps); /* the old test's premise */
+    assert_false(r.overloaded);
+    assert_true(r.capacity_qps > 20.0);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
+/* ... and a short run beyond the steady-state bound is overload though no queue shows yet.
+ * fixed:100:4000 on one H100: B = 256, context 100 + 2000 = 2100 tokens; KV of llama-3.1-8b is
+ * 32 layers x 2 x 8 heads x 128 x 2 B = 128 KiB per token, so a step reads 256 x 2100 x 128 KiB
+ * = 70 GB + 16 GB of weights: about 86 GB / 3.35 TB/s = 26 ms. Capacity 256 / (4000 x 0.026 s)
+ * = 2.5 requests/s, against 50 offered: overloaded, while its 20 s run only fills the batch. */
+static void a_short_run_beyond_the_service_rate_is_overload(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 100, 4000, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, &w);
+    c.mode = SIM_RATE;
+    c.rate_qps = 50;
+    c.requests = 1000;
+    struct sim_result r;
+    run(&c, &r);
+    assert_true(r.capacity_qps > 1.5 && r.capacity_qps < 3.5);
+    assert_true(r.overloaded);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
 static void goodput_counts_requests_within_the_limits(void **state)
 {
     struct llmroof_catalog cat;
@@ -615,6 +661,8 @@ int main(void)
         cmocka_unit_test(impossible_requests_are_errors_not_hangs),
         cmocka_unit_test(memory_pressure_preempts_and_still_finishes),
         cmocka_unit_test(an_open_loop_beyond_capacity_is_reported_overloaded),
+        cmocka_unit_test(a_run_shorter_than_a_request_is_not_overload),
+        cmocka_unit_test(a_short_run_beyond_the_service_rate_is_overload),
         cmocka_unit_test(goodput_counts_requests_within_the_limits),
         cmocka_unit_test(offline_queues_everything_at_time_zero),
         cmocka_unit_test(prefix_cache_without_a_shared_prefix_changes_nothing),
