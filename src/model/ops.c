@@ -31,6 +31,24 @@ void batch_add(struct llmroof_batch *b, double new_tokens, double past_tokens)
     b->seqs += 1.0;
     b->attn_pairs += new_tokens * past_tokens + new_tokens * (new_tokens + 1.0) / 2.0;
     b->kv_read_tokens += past_tokens + new_tokens;
+    if (new_tokens <= OPS_FEW_QUERY_TOKENS) {
+        b->few_tokens += new_tokens;
+        b->few_seqs += 1.0;
+        b->few_pairs += new_tokens * past_tokens + new_tokens * (new_tokens + 1.0) / 2.0;
+        b->few_keys += past_tokens + new_tokens;
+    }
+}
+
+/* marks the whole of b as few-query when each of its sequences has `per_seq` new tokens */
+static struct llmroof_batch batch_mark_few(struct llmroof_batch b, double per_seq)
+{
+    if (per_seq <= OPS_FEW_QUERY_TOKENS) {
+        b.few_tokens = b.tokens;
+        b.few_seqs = b.seqs;
+        b.few_pairs = b.attn_pairs;
+        b.few_keys = b.kv_read_tokens;
+    }
+    return b;
 }
 
 struct llmroof_batch batch_prefill(double batch, double prompt)
@@ -40,7 +58,7 @@ struct llmroof_batch batch_prefill(double batch, double prompt)
     b.seqs = batch;
     b.attn_pairs = batch * prompt * (prompt + 1.0) / 2.0;
     b.kv_read_tokens = batch * prompt;
-    return b;
+    return batch_mark_few(b, prompt);
 }
 
 struct llmroof_batch batch_decode(double batch, double context)
@@ -51,7 +69,7 @@ struct llmroof_batch batch_decode(double batch, double context)
     b.seqs = batch;
     b.attn_pairs = batch * context;
     b.kv_read_tokens = batch * context;
-    return b;
+    return batch_mark_few(b, 1.0);
 }
 
 int ops_shard(const struct llmroof_model *m, int tp, struct llmroof_shard *out, struct llmroof_err *err)
@@ -138,6 +156,27 @@ static struct llmroof_op attention_op(const struct llmroof_model *m, double Hq, 
     return (struct llmroof_op){ count, 4.0 * d * Hq * pairs, 2.0 * T * Hq * d * a + 2.0 * keys * Kr * d * k, 0, 1, 0 };
 }
 
+/* MLA attention of a mixed step: the few-query sequences absorbed, the others decompressed,
+ * one kernel each (vLLM's MLA backend splits the batch so; FlashMLA serves the first part). */
+static struct llmroof_op mla_attention_mixed(const struct llmroof_model *m, double Hq, double T, double pairs,
+                                             double keys, double fT, double fpairs, double fkeys, double a,
+                                             double k, double count)
+{
+    struct llmroof_op o = { 0 };
+    const double rT = T - fT > 0 ? T - fT : 0.0;
+    if (fT > 0) {
+        o = attention_op(m, Hq, 0, fT, fpairs, fkeys, a, k, true, count);
+    }
+    if (rT > 0) {
+        struct llmroof_op d = attention_op(m, Hq, 0, rT, pairs - fpairs, keys - fkeys, a, k, false, count);
+        o.count = count;
+        o.flops += d.flops;
+        o.bytes += d.bytes;
+        o.kernels += d.kernels;
+    }
+    return o;
+}
+
 /* The operators that depend on the keys each new token attends to: attention (global and
  * windowed layers), the K/V part of its bytes, and MLA's decompressing up-projection. */
 void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
@@ -152,12 +191,14 @@ void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *
     const bool mla = arch_is_mla(m);
     struct llmroof_op *op = out->op;
 
-    /* Decode steps (one new token per sequence) run MLA absorbed, prefill decompressed,
-     * as vLLM and SGLang do (docs/model.md "MLA"). */
-    const bool absorbed = mla && T <= S * 1.0000001;
+    /* MLA: each sequence its own way, as vLLM and SGLang split a step: few-query sequences
+     * (decode, MTP/spec verification) absorbed, prefill chunks decompressed (docs/model.md "MLA") */
+    const double fT = b->few_tokens / rep, fpairs = b->few_pairs / rep, fkeys = b->few_keys / rep;
+    const bool absorbed = mla && fT >= T * 0.9999999;
     out->mla_absorbed = absorbed;
     const double pairs = b->attn_pairs / rep, keys = b->kv_read_tokens / rep;
-    op[LLMROOF_OP_ATTENTION] = attention_op(m, Hq, Kr, T, pairs, keys, a, k, absorbed, Lglob);
+    op[LLMROOF_OP_ATTENTION] = mla ? mla_attention_mixed(m, Hq, T, pairs, keys, fT, fpairs, fkeys, a, k, Lglob)
+                                   : attention_op(m, Hq, Kr, T, pairs, keys, a, k, false, Lglob);
     /* K/V reads once per KV head (GQA-aware kernels: FlashAttention-2, XQA, FlashInfer); the
      * K/V part and the group size are kept so that roofline.c can charge engines whose kernels
      * loop over query heads (masked MHA before TensorRT-LLM's XQA, HF's repeat_kv) Hq/Kr reads */
@@ -183,12 +224,21 @@ void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *
          * decompressed, every key's latent expanded to per-head K_nope and V */
         const double rkv = (double)m->kv_lora_rank, n = (double)m->qk_nope_dim, v = (double)m->v_head_dim;
         const double wb = rkv * Hq * (n + v) * w;
-        if (absorbed)
-            op[LLMROOF_OP_MLA_KV_UP] = (struct llmroof_op){ L, 2.0 * T * Hq * rkv * (n + v),
-                                                            wb + T * Hq * (n + 2.0 * rkv + v) * a, 0, 2, wb };
-        else
-            op[LLMROOF_OP_MLA_KV_UP] = (struct llmroof_op){ L, 2.0 * keys * rkv * Hq * (n + v),
-                                                            wb + keys * rkv * k + keys * Hq * (n + v) * a, 0, 1, wb };
+        const double rT = T - fT > 0 ? T - fT : 0.0, rkeys = keys - fkeys > 0 ? keys - fkeys : 0.0;
+        struct llmroof_op up = { L, 0, 0, 0, 0, 0 };
+        if (fT > 0) { /* the absorbed sequences: per new token */
+            up.flops += 2.0 * fT * Hq * rkv * (n + v);
+            up.bytes += wb + fT * Hq * (n + 2.0 * rkv + v) * a;
+            up.kernels += 2;
+            up.wbytes += wb;
+        }
+        if (rT > 0) { /* the decompressed ones: per key */
+            up.flops += 2.0 * rkeys * rkv * Hq * (n + v);
+            up.bytes += wb + rkeys * rkv * k + rkeys * Hq * (n + v) * a;
+            up.kernels += 1;
+            up.wbytes += wb;
+        }
+        op[LLMROOF_OP_MLA_KV_UP] = up;
     }
 
 }

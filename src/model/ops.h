@@ -50,7 +50,22 @@ struct llmroof_batch {
     double seqs;            /* sequences in the step; each yields one logits row */
     double attn_pairs;      /* sum of causal (query, key) pairs */
     double kv_read_tokens;  /* sum of keys read per sequence (cached + new) */
+    /* The same four sums over the sequences with at most OPS_FEW_QUERY_TOKENS new tokens
+     * (decode, MTP and speculative verification): MLA runs these absorbed, the others
+     * (prefill chunks) decompressed, each sequence its own way (docs/model.md "MLA"). */
+    double few_tokens;      /* new tokens of the few-query sequences */
+    double few_seqs;        /* few-query sequences */
+    double few_pairs;       /* their (query, key) pairs */
+    double few_keys;        /* their keys read */
 };
+
+/* A sequence with at most this many new tokens in a step is a few-query one: vLLM's MLA backend
+ * sends query lengths up to 1 + speculative tokens down its decode (absorbed, FlashMLA) path and
+ * longer ones down the prefill (decompressed) path; SGLang runs decode and target verification
+ * absorbed and extends decompressed. 16 covers MTP and draft lengths up to 15, and sits far
+ * below the FLOP break-even of the two forms (DeepSeek-V3: r_kv(n+v) / ((2r_kv+p) - (n+p+v)) =
+ * 512*256/768 = 171 new tokens per sequence), so either reading costs the same. */
+#define OPS_FEW_QUERY_TOKENS 16.0
 
 /* Adds a sequence that processes `new_tokens` after `past_tokens` already cached:
  * pairs += new*past + new*(new+1)/2; keys read += past + new. */

@@ -141,9 +141,47 @@ static void mixed_batch_sums_sequences(void **state)
     assert_rel_close(d.kv_read_tokens, 100, 0);
 }
 
+/* Issue 23, defect 1: one prefill chunk in a step must not decompress the decode sequences'
+ * contexts. DeepSeek-V3 at TP 8 (16 heads per rank; r_kv 512, p 64, n 128, v 128): 64 decodes
+ * at 4,096 keys and one 1,024-token prefill chunk from an empty cache. */
+static void mla_mixed_step_runs_decodes_absorbed_and_the_chunk_decompressed(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *ds = model(&cat, "deepseek-v3");
+    struct llmroof_shard sh;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(ops_shard(ds, 8, &sh, &err), 0);
+    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0 };
+    struct llmroof_batch b = { 0 };
+    for (int i = 0; i < 64; i++)
+        batch_add(&b, 1, 4095);
+    batch_add(&b, 1024, 0);
+    assert_rel_close(b.few_seqs, 64.0, 0);
+    struct llmroof_oplist o;
+    ops_build(ds, &sh, &dt, &b, &o);
+    assert_false(o.mla_absorbed); /* not all of it */
+    /* decodes absorbed: 64 * 4,096 = 262,144 pairs x 2*16*(2*512 + 64) = 34,816 = 9,126,805,504;
+     * the chunk decompressed: 1024*1025/2 = 524,800 pairs x 2*16*(128+64+128) = 10,240
+     * = 5,373,952,000; sum 14,500,757,504 (before the fix the whole step was decompressed:
+     * 262,144*10,240 + 5,373,952,000 = 8,058,306,560, but kv_b expanded all 263,168 keys) */
+    assert_rel_close(o.op[LLMROOF_OP_ATTENTION].flops, 14500757504.0, 1e-12);
+    /* kv_b: absorbed 2*64*16*512*256 = 268,435,456; decompressed only the chunk's 1,024 keys
+     * 2*1024*512*16*256 = 4,294,967,296; sum 4,563,402,752 (before: 2*263,168*512*16*256
+     * = 1,103,806,595,072, 240x more) */
+    assert_rel_close(o.op[LLMROOF_OP_MLA_KV_UP].flops, 4563402752.0, 1e-12);
+    /* a decode-only step stays wholly absorbed */
+    struct llmroof_batch d = batch_decode(64, 4096);
+    ops_build(ds, &sh, &dt, &d, &o);
+    assert_true(o.mla_absorbed);
+    assert_rel_close(o.op[LLMROOF_OP_ATTENTION].flops, 9126805504.0, 1e-12);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(mla_mixed_step_runs_decodes_absorbed_and_the_chunk_decompressed),
         cmocka_unit_test(llama_13b_tp8_all_reduce_bytes_per_layer),
         cmocka_unit_test(tp1_has_no_collectives),
         cmocka_unit_test(llama_2_70b_gqa_decode_reads_8_kv_heads),

@@ -4,6 +4,8 @@
 #include <math.h>
 
 #include "model/comm.h"
+#include "model/kernel.h"
+#include "model/ops.h"
 #include "model/estimate.h"
 #include "model/roofline.h"
 
@@ -101,6 +103,52 @@ static void missing_compute_dtype_is_an_input_error(void **state)
     catalog_free(&cat);
 }
 
+/* Issue 23, defect 6: the same silicon gives the same answer. An H800 is an H100 SXM5 with a
+ * narrower NVLink: at TP 1 (no collective) a Llama-3.1-8B decode and prefill cost the same. */
+static void same_silicon_gives_the_same_step_time_at_tp_1(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_shard sh;
+    struct llmroof_err err = { 0 };
+    const struct llmroof_model *m = model(&cat, "llama-3.1-8b");
+    assert_int_equal(ops_shard(m, 1, &sh, &err), 0);
+    const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0 };
+    const char *pairs[][2] = { { "h100", "h800" }, { "a100-sxm4-80gb", "a800" } };
+    for (int i = 0; i < 2; i++) {
+        const struct llmroof_gpu *a = gpu(&cat, pairs[i][0]), *b = gpu(&cat, pairs[i][1]);
+        const struct llmroof_effs ea = roofline_default_effs(a), eb = roofline_default_effs(b);
+        struct llmroof_batch bs[2] = { batch_decode(32, 2048), batch_prefill(1, 2048) };
+        for (int j = 0; j < 2; j++) {
+            struct llmroof_oplist o;
+            struct llmroof_phase pa, pb;
+            ops_build(m, &sh, &dt, &bs[j], &o);
+            roofline_eval(a, LLMROOF_BF16, &ea, 1, &o, &pa);
+            roofline_eval(b, LLMROOF_BF16, &eb, 1, &o, &pb);
+            /* before: 0.65/0.8 efficiencies and a 200 us step overhead on the H800 (8% apart) */
+            assert_rel_close(pb.time_s, pa.time_s, 0);
+        }
+    }
+    catalog_free(&cat);
+}
+
+/* No GPU carries a step overhead above the H100's measured 20 us without a source, and B200 fp8
+ * GEMMs reach the MAMF table's share of the fp8 peak: 3432.5 of 4500 TFLOPS = 76.3% (compute
+ * 0.776 x gemm_8bit 0.983 = 0.7628); before: 0.65 x 0.883 (default) = 57.4%. */
+static void added_gpus_carry_the_sourced_overhead_and_efficiencies(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    for (size_t i = 0; i < cat.n_gpus; i++)
+        assert_true(cat.gpus[i].step_overhead_s <= 20e-6 * (1 + 1e-12));
+    const struct llmroof_gpu *b200 = gpu(&cat, "b200");
+    const struct llmroof_effs e = roofline_default_effs(b200);
+    assert_rel_close(e.compute * kernel_gemm_dtype_scale(b200, LLMROOF_FP8), 3432.5 / 4500.0, 2e-3);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -108,6 +156,8 @@ int main(void)
         cmocka_unit_test(all_reduce_protocols_by_hand),
         cmocka_unit_test(op_time_is_max_of_compute_and_memory),
         cmocka_unit_test(missing_compute_dtype_is_an_input_error),
+        cmocka_unit_test(same_silicon_gives_the_same_step_time_at_tp_1),
+        cmocka_unit_test(added_gpus_carry_the_sourced_overhead_and_efficiencies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
