@@ -149,6 +149,26 @@ static void added_gpus_carry_the_sourced_overhead_and_efficiencies(void **state)
     catalog_free(&cat);
 }
 
+/* Issue 23, defect 4: across nodes NCCL pipelines its ring, so large-message bus bandwidth is set
+ * by the NICs of a node, not by the intra all-reduce plus the network phase in turn. 2 nodes of
+ * 8 H100 (NVLink 450 GB/s, 8 x 50 GB/s NICs, efficiency 0.81 both), 1 GB: node busbw
+ * min(364.5, 8 x 40.5 = 324) = 324 GB/s; 2*15/16 GB / 324 GB/s = 5.787 ms, plus latencies of
+ * ~20 us. Before: 2*7/8 GB / 364.5 GB/s (4.801 ms) + 2*(1/2)*(1 GB/8) / 40.5 GB/s (3.086 ms)
+ * = 7.89 ms. */
+static void cross_node_all_reduce_runs_at_the_nics_of_a_node(void **state)
+{
+    (void)state;
+    const struct llmroof_link_model nvl = { 450e9, 0.81, 6.6e-6, 0.6e-6, COMM_PROTO_NONE, 0, 0, 0 },
+                                    ib = { 50e9, 0.81, 10e-6, 0.0, COMM_PROTO_NONE, 0, 0, 0 };
+    /* latency: 6.6 us + 14 hops x 0.6 us (intra ring, no bytes) + 10 us = 25 us */
+    assert_rel_close(comm_allreduce_hier_s(&nvl, &ib, 16, 8, 1e9), 25e-6 + 1.875e9 / 324e9, 1e-12);
+    /* all-gather: 6.6 + 7 x 0.6 + 10 = 20.8 us + 15/16 GB / 324 GB/s */
+    assert_rel_close(comm_allgather_hier_s(&nvl, &ib, 16, 8, 1e9), 20.8e-6 + 0.9375e9 / 324e9, 1e-12);
+    /* with slow NICs (8 x 12.5 GB/s) the network bounds it: 2*15/16 GB / 81 GB/s */
+    const struct llmroof_link_model slow = { 12.5e9, 0.81, 10e-6, 0.0, COMM_PROTO_NONE, 0, 0, 0 };
+    assert_rel_close(comm_allreduce_hier_s(&nvl, &slow, 16, 8, 1e9), 25e-6 + 1.875e9 / 81e9, 1e-12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -157,6 +177,7 @@ int main(void)
         cmocka_unit_test(op_time_is_max_of_compute_and_memory),
         cmocka_unit_test(missing_compute_dtype_is_an_input_error),
         cmocka_unit_test(same_silicon_gives_the_same_step_time_at_tp_1),
+        cmocka_unit_test(cross_node_all_reduce_runs_at_the_nics_of_a_node),
         cmocka_unit_test(added_gpus_carry_the_sourced_overhead_and_efficiencies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
