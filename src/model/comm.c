@@ -4,6 +4,7 @@
  * (NVIDIA nccl-tests doc/PERFORMANCE.md), with busbw = link bandwidth * efficiency. */
 #include "model/comm.h"
 
+#include <math.h>
 #include <stdbool.h>
 
 /* Bus bandwidth of n ranks: a ring over a full mesh uses the links to the other n-1 ranks only. */
@@ -139,6 +140,23 @@ double comm_alltoall_s(const struct llmroof_link_model *intra, const struct llmr
     if (g >= n)
         return intra->latency_s + t_in;
     const double t_net = (n - g) / n * xfer_s(net, msg_bytes);
+    return net->latency_s + (t_in > t_net ? t_in : t_net);
+}
+
+double comm_alltoall_nodes_s(const struct llmroof_link_model *intra, const struct llmroof_link_model *net, int ranks,
+                             int domain, double msg_bytes, double topk)
+{
+    if (ranks <= 1)
+        return 0.0;
+    const double n = (double)ranks, g = (double)(domain < ranks ? domain : ranks);
+    if (g >= n || topk <= 0)
+        return comm_alltoall_s(intra, net, ranks, domain, msg_bytes);
+    /* a token's k copies land on (nodes-1) * (1 - (1 - 1/nodes)^k) other nodes on average
+     * (uniform routing); it crosses the network once to each, then NVLink forwards the copies */
+    const double nodes = n / g;
+    const double remote = (nodes - 1.0) * (1.0 - pow(1.0 - 1.0 / nodes, topk));
+    const double t_net = msg_bytes / topk * remote / (net->bw_Bps * net->eff);
+    const double t_in = (g - 1.0) / g * xfer_s(intra, msg_bytes);
     return net->latency_s + (t_in > t_net ? t_in : t_net);
 }
 

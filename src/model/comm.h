@@ -67,6 +67,15 @@ double comm_allgather_hier_s(const struct llmroof_link_model *intra, const struc
 double comm_alltoall_s(const struct llmroof_link_model *intra, const struct llmroof_link_model *net,
                        int ranks, int domain, double msg_bytes);
 
+/* The same by DeepEP's normal (prefill) kernels: `msg_bytes` holds `topk` copies of each token;
+ * a token crosses the network once per distinct remote node its experts sit on, (nodes-1) *
+ * (1 - (1 - 1/nodes)^k) on average, and NVLink forwards the copies inside the node:
+ *   latency + max((g-1)/g * M / intra, M/k * remote nodes / net)
+ * (deepseek-ai/DeepEP README: normal kernels forward from RDMA to NVLink; low-latency kernels,
+ * comm_alltoall_s, send every copy to its GPU). Inside one domain it is comm_alltoall_s. */
+double comm_alltoall_nodes_s(const struct llmroof_link_model *intra, const struct llmroof_link_model *net, int ranks,
+                             int domain, double msg_bytes, double topk);
+
 /* `boundaries` pipeline sends of msg_bytes between stages of `stage_gpus` GPUs each: a
  * boundary between two domains goes over the network, the others over the intra link;
  * each send is latency + M / (bw * eff), over one link of a mesh (bw * eff / mesh_links). */

@@ -243,6 +243,28 @@ void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *
 
 }
 
+/* Dispatch and combine around each MoE layer (DeepEP README): each rank sends its T tokens' k
+ * hidden vectors and receives them back weighted. Dispatch carries fp8 with one fp32 scale per
+ * 128 values (1 + 4/128 bytes per element) when the experts compute in fp8, else the 16-bit
+ * activations; combine carries bf16 (2 bytes; fp32 models 4). The op keeps their mean message,
+ * count 2 per MoE layer. The busiest rank receives ep_imbalance times the mean. Prefill-type
+ * steps run DeepEP's normal kernels (a token crosses the network once per destination node and
+ * is forwarded over NVLink), decode steps its low-latency kernels (one RDMA write per expert
+ * GPU): a2a_normal and a2a_topk tell comm_alltoall_nodes_s which. */
+void ops_set_all_to_all(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
+                        double T, double S, struct llmroof_oplist *out)
+{
+    const double h = (double)m->hidden, kk = (double)m->moe_top_k;
+    const double r = dt->act == LLMROOF_FP32 || dt->act == LLMROOF_TF32 ? 4.0 : 2.0;
+    const double disp = dt->act == LLMROOF_FP8 ? 1.0 + 4.0 / 128.0 : dtype_bytes(dt->act);
+    const double imb = sh->ep_imbalance > 1.0 ? sh->ep_imbalance : 1.0;
+    const double Lm = (double)arch_moe_layers(m);
+    out->op[LLMROOF_OP_ALL_TO_ALL] = (struct llmroof_op){ 2.0 * Lm, 0, 0, T * kk * h * (disp + r) / 2.0 * imb, 1, 0 };
+    out->ep_ranks = sh->ep;
+    out->a2a_topk = kk;
+    out->a2a_normal = T > S * 1.0000001;
+}
+
 void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
                const struct llmroof_dtypes *dt, const struct llmroof_batch *b, struct llmroof_oplist *out)
 {
@@ -322,12 +344,16 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
         op[LLMROOF_OP_ROUTER] = (struct llmroof_op){ Lm, 2.0 * T * h * E, h * E * w + T * h * a + T * E * a, 0, 2, 0 };
         if (sh->ep > 1) {
             /* EP: E/ep whole experts per rank; the instance's Ttot*k assignments spread over the
-             * ranks, the busiest holding ep_imbalance times the mean. Shared experts: TP-sharded
-             * over the attention group, or replicated with data-parallel attention. */
+             * ranks, the busiest holding ep_imbalance times the mean, and so touching the experts
+             * that imbalance times the tokens would touch: its FLOPs, activations and the expert
+             * weights it streams all scale (the busiest rank sets the step). Shared experts:
+             * TP-sharded over the attention group, or replicated with data-parallel attention. */
             const double Ie = (double)m->moe_intermediate;
             const double asg = Ttot * kk / (double)sh->ep * sh->ep_imbalance;
             const double Ish = (double)m->moe_shared * (sh->dp_attn ? Ie : Ie / (double)sh->tp);
-            hit = ops_experts_hit(E, kk, Ttot) / (double)sh->ep;
+            hit = ops_experts_hit(E, kk, Ttot * sh->ep_imbalance) / (double)sh->ep;
+            if (hit > E / (double)sh->ep)
+                hit = E / (double)sh->ep;
             flops = 2.0 * asg * h * Ie * nmat + 2.0 * T * h * Ish * nmat;
             wb = hit * Ie * nmat * h * we + Ish * nmat * h * w;
             bytes = wb + asg * (2.0 * h + mlp_inter_elems(m->mlp, Ie)) * a
@@ -349,12 +375,8 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
             op[LLMROOF_OP_DENSE_FFN] = dense;
             op[LLMROOF_OP_DENSE_FFN].count = Ld;
         }
-        if (a2a) {
-            /* dispatch and combine: each rank sends its T tokens' k hidden vectors (DeepEP's
-             * normal mode: tokens x top-k x hidden x dtype per call) */
-            op[LLMROOF_OP_ALL_TO_ALL] = (struct llmroof_op){ 2.0 * Lm, 0, 0, T * kk * h * a, 1, 0 };
-            out->ep_ranks = sh->ep;
-        }
+        if (a2a)
+            ops_set_all_to_all(m, sh, dt, T, S, out);
     } else {
         op[LLMROOF_OP_FFN] = dense;
         op[LLMROOF_OP_FFN].count = L;

@@ -143,6 +143,10 @@ struct llmroof_oplist {
     double experts_hit;                     /* MoE: expected distinct experts per layer (this rank's under EP), else 0 */
     bool mla_absorbed;                      /* MLA step run with absorbed weights over the latent (decode) */
     int ep_ranks;                           /* all-to-all group (expert parallelism), 0 = none */
+    double a2a_topk;                        /* all-to-all: copies of each token (routed experts, top-k) */
+    bool a2a_normal;                        /* all-to-all by DeepEP's normal kernels (prefill-type step:
+                                               once per node over the network, NVLink forwarding);
+                                               false: low-latency kernels (decode, one send per GPU) */
     int stage_gpus;                         /* GPUs per pipeline stage (pp_send placement), 0 = no PP */
     double attn_kv_bytes;                   /* the K/V-cache reads inside op[ATTENTION].bytes, per instance */
     double q_per_kv;                        /* query heads per KV head on a rank (GQA group size; 1 for MLA) */
@@ -165,6 +169,11 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
  * costs this instead of a whole ops_build (estimate.c's last step). */
 void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
                      const struct llmroof_batch *b, struct llmroof_oplist *out);
+
+/* Sets op[ALL_TO_ALL], ep_ranks, a2a_topk and a2a_normal for T tokens of S sequences on one
+ * attention replica (docs/model.md "Layouts": dtypes per direction, normal vs low-latency). */
+void ops_set_all_to_all(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
+                        double T, double S, struct llmroof_oplist *out);
 
 /* Expected distinct experts that `tokens` tokens touch with top-k routing over E
  * experts, assuming uniform independent routing: E * (1 - (1 - k/E)^tokens). */

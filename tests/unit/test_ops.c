@@ -1,6 +1,8 @@
 /* test_ops.c - operator FLOPs, bytes and messages against hand arithmetic. */
 #include "helpers.h"
 
+#include <math.h>
+
 #include "model/ops.h"
 
 static const struct llmroof_dtypes FP16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0 };
@@ -178,9 +180,49 @@ static void mla_mixed_step_runs_decodes_absorbed_and_the_chunk_decompressed(void
     catalog_free(&cat);
 }
 
+/* Issue 23, defect 3: dispatch and combine move different dtypes (DeepEP: dispatch fp8 with an
+ * fp32 scale per 128 values, combine bf16), and the busiest EP rank receives ep_imbalance times
+ * the mean and streams the experts its extra tokens touch. DeepSeek-V3, EP 8 with data-parallel
+ * attention, fp8 compute, 64 decodes: 8 tokens per replica. */
+static void all_to_all_moves_fp8_out_and_bf16_back_scaled_by_the_imbalance(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *ds = model(&cat, "deepseek-v3");
+    struct llmroof_err err = { 0 };
+    const struct llmroof_dtypes fp8 = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_FP8, 0 };
+    struct llmroof_layout lay = { 1, 1, 8, true, 1.0 };
+    struct llmroof_shard sh;
+    assert_int_equal(ops_shard_layout(ds, &lay, &sh, &err), 0);
+    struct llmroof_batch b = batch_decode(64, 1000);
+    struct llmroof_oplist o;
+    ops_build(ds, &sh, &fp8, &b, &o);
+    /* 8 tokens x 8 copies x 7168 = 458,752 elements; mean of dispatch 1 + 4/128 = 1.03125 and
+     * combine 2 bytes = 1.515625: 695,296 bytes (before: 458,752 x 1 fp8 byte both ways) */
+    assert_rel_close(o.op[LLMROOF_OP_ALL_TO_ALL].comm_bytes, 695296.0, 1e-12);
+    assert_false(o.a2a_normal); /* decode: low-latency kernels */
+    const double hit1 = o.experts_hit;
+    /* experts hit per rank: 256 * (1 - (1 - 8/256)^64) / 8 = 27.59 */
+    assert_rel_close(hit1, 256.0 * (1.0 - pow(1.0 - 8.0 / 256.0, 64.0)) / 8.0, 1e-12);
+    lay.ep_imbalance = 1.5;
+    assert_int_equal(ops_shard_layout(ds, &lay, &sh, &err), 0);
+    ops_build(ds, &sh, &fp8, &b, &o);
+    /* busiest rank: 1.5 x 695,296 = 1,042,944 bytes received; experts of 96 tokens' worth:
+     * 256 * (1 - (1 - 8/256)^96) / 8 = 30.51 (before: 27.59, the mean rank's) */
+    assert_rel_close(o.op[LLMROOF_OP_ALL_TO_ALL].comm_bytes, 1042944.0, 1e-12);
+    assert_rel_close(o.experts_hit, 256.0 * (1.0 - pow(1.0 - 8.0 / 256.0, 96.0)) / 8.0, 1e-12);
+    /* a prefill step runs the normal kernels */
+    struct llmroof_batch p = batch_prefill(8, 512);
+    ops_build(ds, &sh, &fp8, &p, &o);
+    assert_true(o.a2a_normal);
+    assert_rel_close(o.a2a_topk, 8.0, 0);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(all_to_all_moves_fp8_out_and_bf16_back_scaled_by_the_imbalance),
         cmocka_unit_test(mla_mixed_step_runs_decodes_absorbed_and_the_chunk_decompressed),
         cmocka_unit_test(llama_13b_tp8_all_reduce_bytes_per_layer),
         cmocka_unit_test(tp1_has_no_collectives),

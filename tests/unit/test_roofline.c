@@ -169,6 +169,22 @@ static void cross_node_all_reduce_runs_at_the_nics_of_a_node(void **state)
     assert_rel_close(comm_allreduce_hier_s(&nvl, &slow, 16, 8, 1e9), 25e-6 + 1.875e9 / 81e9, 1e-12);
 }
 
+/* Issue 23, defect 3: DeepEP's normal (prefill) kernels send a token over the network once per
+ * destination node and forward the copies over NVLink; the low-latency (decode) ones send each
+ * copy to its GPU. 16 ranks, 8 per node, top-8, 1 MB of copies per rank, NVLink 450 GB/s, IB
+ * 50 GB/s, 10 us network latency (efficiency 1). */
+static void normal_all_to_all_crosses_the_network_once_per_node(void **state)
+{
+    (void)state;
+    const struct llmroof_link_model nvl = { 450e9, 1.0, 5e-6, 0.0, COMM_PROTO_NONE, 0, 0, 0 },
+                                    ib = { 50e9, 1.0, 10e-6, 0.0, COMM_PROTO_NONE, 0, 0, 0 };
+    /* normal: remote nodes 1 x (1 - (1/2)^8) = 0.99609375; network 1e6/8 x 0.99609 / 50 GB/s
+     * = 2.4902 us; NVLink 7/8 MB / 450 GB/s = 1.9444 us; 10 + 2.4902 = 12.4902 us */
+    assert_rel_close(comm_alltoall_nodes_s(&nvl, &ib, 16, 8, 1e6, 8.0), 10e-6 + 0.125e6 * 0.99609375 / 50e9, 1e-12);
+    /* low-latency: 8/16 MB over the network = 10 us + 10 us latency = 20 us */
+    assert_rel_close(comm_alltoall_s(&nvl, &ib, 16, 8, 1e6), 20e-6, 1e-12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -178,6 +194,7 @@ int main(void)
         cmocka_unit_test(missing_compute_dtype_is_an_input_error),
         cmocka_unit_test(same_silicon_gives_the_same_step_time_at_tp_1),
         cmocka_unit_test(cross_node_all_reduce_runs_at_the_nics_of_a_node),
+        cmocka_unit_test(normal_all_to_all_crosses_the_network_once_per_node),
         cmocka_unit_test(added_gpus_carry_the_sourced_overhead_and_efficiencies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
