@@ -31,6 +31,24 @@ void batch_add(struct llmroof_batch *b, double new_tokens, double past_tokens)
     b->seqs += 1.0;
     b->attn_pairs += new_tokens * past_tokens + new_tokens * (new_tokens + 1.0) / 2.0;
     b->kv_read_tokens += past_tokens + new_tokens;
+    if (new_tokens <= OPS_FEW_QUERY_TOKENS) {
+        b->few_tokens += new_tokens;
+        b->few_seqs += 1.0;
+        b->few_pairs += new_tokens * past_tokens + new_tokens * (new_tokens + 1.0) / 2.0;
+        b->few_keys += past_tokens + new_tokens;
+    }
+}
+
+/* marks the whole of b as few-query when each of its sequences has `per_seq` new tokens */
+static struct llmroof_batch batch_mark_few(struct llmroof_batch b, double per_seq)
+{
+    if (per_seq <= OPS_FEW_QUERY_TOKENS) {
+        b.few_tokens = b.tokens;
+        b.few_seqs = b.seqs;
+        b.few_pairs = b.attn_pairs;
+        b.few_keys = b.kv_read_tokens;
+    }
+    return b;
 }
 
 struct llmroof_batch batch_prefill(double batch, double prompt)
@@ -40,7 +58,7 @@ struct llmroof_batch batch_prefill(double batch, double prompt)
     b.seqs = batch;
     b.attn_pairs = batch * prompt * (prompt + 1.0) / 2.0;
     b.kv_read_tokens = batch * prompt;
-    return b;
+    return batch_mark_few(b, prompt);
 }
 
 struct llmroof_batch batch_decode(double batch, double context)
@@ -51,7 +69,7 @@ struct llmroof_batch batch_decode(double batch, double context)
     b.seqs = batch;
     b.attn_pairs = batch * context;
     b.kv_read_tokens = batch * context;
-    return b;
+    return batch_mark_few(b, 1.0);
 }
 
 int ops_shard(const struct llmroof_model *m, int tp, struct llmroof_shard *out, struct llmroof_err *err)
@@ -138,6 +156,27 @@ static struct llmroof_op attention_op(const struct llmroof_model *m, double Hq, 
     return (struct llmroof_op){ count, 4.0 * d * Hq * pairs, 2.0 * T * Hq * d * a + 2.0 * keys * Kr * d * k, 0, 1, 0 };
 }
 
+/* MLA attention of a mixed step: the few-query sequences absorbed, the others decompressed,
+ * one kernel each (vLLM's MLA backend splits the batch so; FlashMLA serves the first part). */
+static struct llmroof_op mla_attention_mixed(const struct llmroof_model *m, double Hq, double T, double pairs,
+                                             double keys, double fT, double fpairs, double fkeys, double a,
+                                             double k, double count)
+{
+    struct llmroof_op o = { 0 };
+    const double rT = T - fT > 0 ? T - fT : 0.0;
+    if (fT > 0) {
+        o = attention_op(m, Hq, 0, fT, fpairs, fkeys, a, k, true, count);
+    }
+    if (rT > 0) {
+        struct llmroof_op d = attention_op(m, Hq, 0, rT, pairs - fpairs, keys - fkeys, a, k, false, count);
+        o.count = count;
+        o.flops += d.flops;
+        o.bytes += d.bytes;
+        o.kernels += d.kernels;
+    }
+    return o;
+}
+
 /* The operators that depend on the keys each new token attends to: attention (global and
  * windowed layers), the K/V part of its bytes, and MLA's decompressing up-projection. */
 void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
@@ -152,12 +191,14 @@ void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *
     const bool mla = arch_is_mla(m);
     struct llmroof_op *op = out->op;
 
-    /* Decode steps (one new token per sequence) run MLA absorbed, prefill decompressed,
-     * as vLLM and SGLang do (docs/model.md "MLA"). */
-    const bool absorbed = mla && T <= S * 1.0000001;
+    /* MLA: each sequence its own way, as vLLM and SGLang split a step: few-query sequences
+     * (decode, MTP/spec verification) absorbed, prefill chunks decompressed (docs/model.md "MLA") */
+    const double fT = b->few_tokens / rep, fpairs = b->few_pairs / rep, fkeys = b->few_keys / rep;
+    const bool absorbed = mla && fT >= T * 0.9999999;
     out->mla_absorbed = absorbed;
     const double pairs = b->attn_pairs / rep, keys = b->kv_read_tokens / rep;
-    op[LLMROOF_OP_ATTENTION] = attention_op(m, Hq, Kr, T, pairs, keys, a, k, absorbed, Lglob);
+    op[LLMROOF_OP_ATTENTION] = mla ? mla_attention_mixed(m, Hq, T, pairs, keys, fT, fpairs, fkeys, a, k, Lglob)
+                                   : attention_op(m, Hq, Kr, T, pairs, keys, a, k, false, Lglob);
     /* K/V reads once per KV head (GQA-aware kernels: FlashAttention-2, XQA, FlashInfer); the
      * K/V part and the group size are kept so that roofline.c can charge engines whose kernels
      * loop over query heads (masked MHA before TensorRT-LLM's XQA, HF's repeat_kv) Hq/Kr reads */
@@ -183,14 +224,45 @@ void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *
          * decompressed, every key's latent expanded to per-head K_nope and V */
         const double rkv = (double)m->kv_lora_rank, n = (double)m->qk_nope_dim, v = (double)m->v_head_dim;
         const double wb = rkv * Hq * (n + v) * w;
-        if (absorbed)
-            op[LLMROOF_OP_MLA_KV_UP] = (struct llmroof_op){ L, 2.0 * T * Hq * rkv * (n + v),
-                                                            wb + T * Hq * (n + 2.0 * rkv + v) * a, 0, 2, wb };
-        else
-            op[LLMROOF_OP_MLA_KV_UP] = (struct llmroof_op){ L, 2.0 * keys * rkv * Hq * (n + v),
-                                                            wb + keys * rkv * k + keys * Hq * (n + v) * a, 0, 1, wb };
+        const double rT = T - fT > 0 ? T - fT : 0.0, rkeys = keys - fkeys > 0 ? keys - fkeys : 0.0;
+        struct llmroof_op up = { L, 0, 0, 0, 0, 0 };
+        if (fT > 0) { /* the absorbed sequences: per new token */
+            up.flops += 2.0 * fT * Hq * rkv * (n + v);
+            up.bytes += wb + fT * Hq * (n + 2.0 * rkv + v) * a;
+            up.kernels += 2;
+            up.wbytes += wb;
+        }
+        if (rT > 0) { /* the decompressed ones: per key */
+            up.flops += 2.0 * rkeys * rkv * Hq * (n + v);
+            up.bytes += wb + rkeys * rkv * k + rkeys * Hq * (n + v) * a;
+            up.kernels += 1;
+            up.wbytes += wb;
+        }
+        op[LLMROOF_OP_MLA_KV_UP] = up;
     }
 
+}
+
+/* Dispatch and combine around each MoE layer (DeepEP README): each rank sends its T tokens' k
+ * hidden vectors and receives them back weighted. Dispatch carries fp8 with one fp32 scale per
+ * 128 values (1 + 4/128 bytes per element) when the experts compute in fp8, else the 16-bit
+ * activations; combine carries bf16 (2 bytes; fp32 models 4). The op keeps their mean message,
+ * count 2 per MoE layer. The busiest rank receives ep_imbalance times the mean. Prefill-type
+ * steps run DeepEP's normal kernels (a token crosses the network once per destination node and
+ * is forwarded over NVLink), decode steps its low-latency kernels (one RDMA write per expert
+ * GPU): a2a_normal and a2a_topk tell comm_alltoall_nodes_s which. */
+void ops_set_all_to_all(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
+                        double T, double S, struct llmroof_oplist *out)
+{
+    const double h = (double)m->hidden, kk = (double)m->moe_top_k;
+    const double r = dt->act == LLMROOF_FP32 || dt->act == LLMROOF_TF32 ? 4.0 : 2.0;
+    const double disp = dt->act == LLMROOF_FP8 ? 1.0 + 4.0 / 128.0 : dtype_bytes(dt->act);
+    const double imb = sh->ep_imbalance > 1.0 ? sh->ep_imbalance : 1.0;
+    const double Lm = (double)arch_moe_layers(m);
+    out->op[LLMROOF_OP_ALL_TO_ALL] = (struct llmroof_op){ 2.0 * Lm, 0, 0, T * kk * h * (disp + r) / 2.0 * imb, 1, 0 };
+    out->ep_ranks = sh->ep;
+    out->a2a_topk = kk;
+    out->a2a_normal = T > S * 1.0000001;
 }
 
 void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
@@ -272,12 +344,16 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
         op[LLMROOF_OP_ROUTER] = (struct llmroof_op){ Lm, 2.0 * T * h * E, h * E * w + T * h * a + T * E * a, 0, 2, 0 };
         if (sh->ep > 1) {
             /* EP: E/ep whole experts per rank; the instance's Ttot*k assignments spread over the
-             * ranks, the busiest holding ep_imbalance times the mean. Shared experts: TP-sharded
-             * over the attention group, or replicated with data-parallel attention. */
+             * ranks, the busiest holding ep_imbalance times the mean, and so touching the experts
+             * that imbalance times the tokens would touch: its FLOPs, activations and the expert
+             * weights it streams all scale (the busiest rank sets the step). Shared experts:
+             * TP-sharded over the attention group, or replicated with data-parallel attention. */
             const double Ie = (double)m->moe_intermediate;
             const double asg = Ttot * kk / (double)sh->ep * sh->ep_imbalance;
             const double Ish = (double)m->moe_shared * (sh->dp_attn ? Ie : Ie / (double)sh->tp);
-            hit = ops_experts_hit(E, kk, Ttot) / (double)sh->ep;
+            hit = ops_experts_hit(E, kk, Ttot * sh->ep_imbalance) / (double)sh->ep;
+            if (hit > E / (double)sh->ep)
+                hit = E / (double)sh->ep;
             flops = 2.0 * asg * h * Ie * nmat + 2.0 * T * h * Ish * nmat;
             wb = hit * Ie * nmat * h * we + Ish * nmat * h * w;
             bytes = wb + asg * (2.0 * h + mlp_inter_elems(m->mlp, Ie)) * a
@@ -299,12 +375,8 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
             op[LLMROOF_OP_DENSE_FFN] = dense;
             op[LLMROOF_OP_DENSE_FFN].count = Ld;
         }
-        if (a2a) {
-            /* dispatch and combine: each rank sends its T tokens' k hidden vectors (DeepEP's
-             * normal mode: tokens x top-k x hidden x dtype per call) */
-            op[LLMROOF_OP_ALL_TO_ALL] = (struct llmroof_op){ 2.0 * Lm, 0, 0, T * kk * h * a, 1, 0 };
-            out->ep_ranks = sh->ep;
-        }
+        if (a2a)
+            ops_set_all_to_all(m, sh, dt, T, S, out);
     } else {
         op[LLMROOF_OP_FFN] = dense;
         op[LLMROOF_OP_FFN].count = L;

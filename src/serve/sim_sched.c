@@ -81,6 +81,12 @@ static inline void iter_batch_add(struct llmroof_batch *b, double n, double past
     b->seqs += 1.0;
     b->attn_pairs += n * past + n * (n + 1.0) / 2.0;
     b->kv_read_tokens += past + n;
+    if (n <= OPS_FEW_QUERY_TOKENS) {
+        b->few_tokens += n;
+        b->few_seqs += 1.0;
+        b->few_pairs += n * past + n * (n + 1.0) / 2.0;
+        b->few_keys += past + n;
+    }
 }
 
 static inline void add_to_iter(struct iter *it, long chunk, long past, bool prefill, bool spec)
