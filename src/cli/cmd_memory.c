@@ -105,7 +105,7 @@ int cmd_memory(struct cli *c, int argc, char **argv)
                             dtype_name(fit_dt));
         } else if (mem.fit == LLMROOF_FIT_CONTEXT) {
             sbuf_printf(&c->out, "does NOT fit: the KV cache holds %.0f tokens, less than one %ld-token sequence\n",
-                        mem.kv_capacity_tokens, s.context);
+                        mem.kv_capacity_tokens_replica, s.context);
         } else if (mem.fit == LLMROOF_FIT_BATCH) {
             sbuf_printf(&c->out, "does NOT fit: batch %ld exceeds the max batch of %.0f sequences of %ld tokens\n",
                         s.batch, mem.max_batch, s.context);
@@ -128,6 +128,9 @@ int cmd_memory(struct cli *c, int argc, char **argv)
     row_bytes(&t, "kv_per_token", mem.kv_bytes_per_token);
     row_bytes(&t, "kv_per_token_per_gpu", mem.kv_bytes_per_token_per_gpu);
     table_row(&t); table_str(&t, "kv_capacity_tokens"); table_str(&t, ""); table_num(&t, mem.kv_capacity_tokens);
+    if (mem.attn_dp > 1) {
+        table_row(&t); table_str(&t, "kv_capacity_tokens_replica"); table_str(&t, ""); table_num(&t, mem.kv_capacity_tokens_replica);
+    }
     table_row(&t); table_str(&t, "max_batch"); table_str(&t, ""); table_num(&t, mem.max_batch);
     cli_table(c, "memory", &t);
     table_free(&t);

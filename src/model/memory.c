@@ -175,7 +175,11 @@ static double default_workspace(const struct llmroof_model *m, const struct llmr
                                       : sh->intermediate_per_rank;
     double nw = m->mlp == LLMROOF_MLP_GATED ? 3.0 : 2.0;
     double per_token = 2.0 * h + ((double)sh->heads_per_rank + 2.0 * (double)sh->kv_heads_per_rank) * d + nw * inter;
-    return o->max_batched_tokens * per_token * a + o->max_seqs * (double)m->vocab * 4.0;
+    /* data-parallel attention: the instance's token budget and sequences spread over attn_dp
+     * replicas, each GPU forwarding its replica's share (SGLang sizes DP-attention buffers per DP
+     * rank), so a GPU's workspace follows budget / attn_dp, not the whole instance's budget */
+    const double rep = sh->attn_dp > 1 ? (double)sh->attn_dp : 1.0;
+    return ceil(o->max_batched_tokens / rep) * per_token * a + ceil(o->max_seqs / rep) * (double)m->vocab * 4.0;
 }
 
 int memory_eval(const struct llmroof_model *m, const struct llmroof_gpu *g, int tp,
@@ -231,7 +235,10 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
         cap = floor(cap / bs) * bs;             /* whole blocks only */
         per_seq = ceil(per_seq / bs) * bs;      /* each sequence rounds up to a block */
     }
-    out->kv_capacity_tokens = cap;
+    /* data-parallel attention: each replica holds its own sequences in its own GPUs' KV; the
+     * instance's capacity is the replicas' together, a sequence must fit within one */
+    out->kv_capacity_tokens_replica = cap;
+    out->kv_capacity_tokens = cap * (double)sh.attn_dp;
     out->tokens_per_seq = per_seq;
     out->max_batch = floor(cap / per_seq) * (double)sh.attn_dp;
     if (out->free_bytes_per_gpu <= 0)

@@ -348,6 +348,8 @@ static void add_memory_fields(cJSON *o, const struct llmroof_memory *mem)
     cJSON_AddNumberToObject(o, "kv_bytes_per_token", mem->kv_bytes_per_token);
     cJSON_AddNumberToObject(o, "kv_bytes_per_token_per_gpu", mem->kv_bytes_per_token_per_gpu);
     cJSON_AddNumberToObject(o, "kv_capacity_tokens", mem->kv_capacity_tokens);
+    if (mem->attn_dp > 1)
+        cJSON_AddNumberToObject(o, "kv_capacity_tokens_replica", mem->kv_capacity_tokens_replica);
     cJSON_AddNumberToObject(o, "max_batch", mem->max_batch);
     if (mem->min_tp_fit)
         cJSON_AddNumberToObject(o, "min_tp_fit", mem->min_tp_fit);

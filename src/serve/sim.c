@@ -331,6 +331,8 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     *kv_bytes_per_token = mem.kv_bytes_per_token;
     if ((rc = ops_shard_layout(s->model, &lay, &e->sh, err)))
         return rc;
+    if (e->sh.attn_dp > 1 && !(e->rb = calloc((size_t)e->sh.attn_dp, sizeof *e->rb)))
+        return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d attention replicas", e->sh.attn_dp);
     if (c->spec.kind == SIM_SPEC_DRAFT && !e->prefill_only) {
         e->draft = *s;
         e->draft.model = c->spec.draft;
@@ -345,8 +347,8 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
         cap_bytes -= mem.weights_bytes_per_gpu / (double)s->model->layers; /* the head: about one layer */
     }
     double tokens = per_token > 0 && cap_bytes > 0 ? floor(cap_bytes / per_token) : 0;
-    if (tokens > mem.kv_capacity_tokens * (double)mem.attn_dp)
-        tokens = mem.kv_capacity_tokens * (double)mem.attn_dp;
+    if (tokens > mem.kv_capacity_tokens)
+        tokens = mem.kv_capacity_tokens;
     e->total_blocks = (long)floor(tokens / (double)e->bs);
     if (e->total_blocks < 1)
         return llmroof_err_set(err, LLMROOF_EINPUT,
@@ -371,6 +373,7 @@ static void engines_free(struct runner *r)
         free(r->E[i].run);
         free(r->E[i].waiting.v);
         free(r->E[i].pg);
+        free(r->E[i].rb);
     }
     free(r->E);
     r->E = NULL;

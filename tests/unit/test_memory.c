@@ -216,6 +216,39 @@ static void a_smaller_weight_dtype_that_fits_is_suggested(void **state)
     catalog_free(&cat);
 }
 
+/* Data-parallel attention (issue 23, defect 2): a GPU's workspace follows its replica's share of
+ * the instance's budget, and the instance's KV capacity is the replicas' together (one rule for
+ * memory, simulate and plan). DeepSeek-V3 fp8 on 32 H100 (EP 32, 32 replicas of TP 1), budget
+ * 262,144 tokens and 256 sequences: each GPU forwards 262,144 / 32 = 8,192 tokens and 8
+ * sequences' logits, the workspace of a TP-1 instance with that budget (same per-rank widths:
+ * 128 heads, whole experts). The whole budget would be 32 x that, about 35 GB on an 80 GB card. */
+static void dp_attention_sizes_the_workspace_per_replica(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *m = model(&cat, "deepseek-v3");
+    const struct llmroof_gpu *g = gpu(&cat, "h100");
+    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0 };
+    struct llmroof_mem_opts o = memory_default_opts(), o1;
+    o.max_batched_tokens = 262144;
+    o.max_seqs = 256;
+    o1 = o;
+    o1.max_batched_tokens = 8192;
+    o1.max_seqs = 8;
+    const struct llmroof_layout dpa = { 1, 1, 32, true, 1.0 }, tp1 = { 1, 1, 1, false, 1.0 };
+    struct llmroof_memory a, b;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(memory_eval_layout(m, g, &dpa, &dt, 2048, &o, &a, &err), 0);
+    assert_int_equal(memory_eval_layout(m, g, &tp1, &dt, 2048, &o1, &b, &err), 0);
+    assert_rel_close(a.workspace_bytes_per_gpu, b.workspace_bytes_per_gpu, 1e-12);
+    assert_true(a.fits);
+    /* instance KV = 32 replicas x one replica's; max batch counts sequences over all of them */
+    assert_int_equal(a.attn_dp, 32);
+    assert_rel_close(a.kv_capacity_tokens, 32.0 * a.kv_capacity_tokens_replica, 1e-12);
+    assert_rel_close(a.max_batch, 32.0 * floor(a.kv_capacity_tokens_replica / 2048.0), 1e-12);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -228,6 +261,7 @@ int main(void)
         cmocka_unit_test(a_model_that_does_not_fit_says_so),
         cmocka_unit_test(paged_blocks_round_each_sequence_up),
         cmocka_unit_test(max_batch_never_decreases_with_tp_or_mem_util),
+        cmocka_unit_test(dp_attention_sizes_the_workspace_per_replica),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

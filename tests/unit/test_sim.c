@@ -613,6 +613,43 @@ static void run_size_estimate_flags_the_44_hour_run(void **state)
     catalog_free(&cat);
 }
 
+/* Data-parallel attention in the simulator (issue 23, defect 2): sequences go to replicas whole
+ * (round robin), the replicas meet at every MoE layer and the busiest sets the iteration, as
+ * estimate costs it. Three 512-token prompts queued at once on 2 replicas of TP 1 (EP 2): the
+ * first iteration holds all 3 (1,536 tokens within the 2,048 budget), replicas 0, 1, 0, so the
+ * busiest holds 2 prompts and all 3 share it: each TTFT is estimate's at batch 3, whose busiest
+ * replica is ceil(3 / 2) = 2 sequences, and whose attention is twice batch 1's (3 x pooled). */
+static void data_parallel_attention_steps_at_the_busiest_replica(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 512, 2, NULL, 0 };
+    struct sim_config c = config(&cat, "qwen3-30b-a3b", "h100", 1, &w);
+    c.setup.layout.ep = 2;
+    c.setup.layout.dp_attn = true;
+    c.mode = SIM_OFFLINE;
+    c.requests = 3;
+    struct sim_result r;
+    run(&c, &r);
+    struct llmroof_request r1 = { 1, 512, 2 }, r3 = { 3, 512, 2 };
+    struct llmroof_estimate e1, e3;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(estimate_run(&c.setup, &r1, &e1, &err), 0);
+    assert_int_equal(estimate_run(&c.setup, &r3, &e3, &err), 0);
+    assert_rel_close(e3.prefill_ops.op[LLMROOF_OP_ATTENTION].flops, 2.0 * e1.prefill_ops.op[LLMROOF_OP_ATTENTION].flops,
+                     1e-12);
+    assert_rel_close(r.ttft.max, e3.ttft_s, 1e-12);
+    assert_rel_close(r.ttft.mean, e3.ttft_s, 1e-12);
+    assert_int_equal(r.completed, 3);
+    sim_result_free(&r);
+    /* one request alone is one replica's whole prompt, as estimate's batch 1 */
+    c.requests = 1;
+    run(&c, &r);
+    assert_rel_close(r.ttft.mean, e1.ttft_s, 1e-12);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
 static void data_parallel_attention_pools_the_replicas_kv(void **state)
 {
     struct llmroof_catalog cat;
@@ -638,9 +675,11 @@ static void data_parallel_attention_pools_the_replicas_kv(void **state)
     struct llmroof_err e0 = { 0 };
     assert_int_equal(memory_eval_layout(c.setup.model, c.setup.gpu, &lay, &c.setup.dt, 1, &mo, &mem, &e0), 0);
     assert_int_equal(mem.attn_dp, 2);
-    assert_rel_close(dpa.kv_capacity_tokens, 2 * mem.kv_capacity_tokens, 1e-12);
+    /* one rule: memory's instance capacity is the replicas' together, and simulate uses it */
+    assert_rel_close(mem.kv_capacity_tokens, 2 * mem.kv_capacity_tokens_replica, 1e-12);
+    assert_rel_close(dpa.kv_capacity_tokens, mem.kv_capacity_tokens, 1e-12);
     /* and the TP+EP instance splits each token's KV over its 2 ranks instead */
-    assert_rel_close(tpep.kv_capacity_tokens, 2 * mem.kv_capacity_tokens, 0.1);
+    assert_rel_close(tpep.kv_capacity_tokens, 2 * mem.kv_capacity_tokens_replica, 0.1);
     assert_int_equal(dpa.completed, 20);
     sim_result_free(&tpep);
     sim_result_free(&dpa);
@@ -651,6 +690,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(one_request_alone_reproduces_estimate),
+        cmocka_unit_test(data_parallel_attention_steps_at_the_busiest_replica),
         cmocka_unit_test(first_token_from_a_decode_step),
         cmocka_unit_test(pure_and_mixed_iterations_cost_what_estimate_says),
         cmocka_unit_test(same_seed_same_result),
