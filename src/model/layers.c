@@ -158,7 +158,8 @@ struct llmroof_op layers_linear_op(const struct llmroof_model *m, const struct l
         const double C = per_seq < LINEAR_CHUNK ? per_seq : LINEAR_CHUNK;
         scan += 2.0 * C * (dk + dv) + ls.wy * 2.0 * C * dk;
     }
-    const double flops = 2.0 * T * wts + T * heads * scan + 2.0 * T * conv * (double)m->lin_conv;
+    /* 2 FLOP per weight and token: projections and the depthwise convolution alike */
+    const double flops = 2.0 * T * wts + T * heads * scan;
     const double state = ls.state / tp;
     const double bytes = wts * w + T * h * a + T * in * a + T * out * a + T * h * a + 2.0 * S * state * s;
     /* in_proj, convolution, scan, gated norm, out_proj */

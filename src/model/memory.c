@@ -73,6 +73,8 @@ static void layer_weights(const struct llmroof_model *m, const struct llmroof_sh
         a += h * (rkv + p) + rkv + rkv * Hq * (n + v) + Hq * v * h;        /* kv_a replicated, kv_b and o sharded */
     } else {
         a = h * (Hq + 2.0 * Kr) * d + Hq * d * h;   /* q, k, v, o shards */
+        if (m->attn_gate)
+            a += h * Hq * d;                        /* Qwen3-Next's output gate, in q_proj */
         if (m->qkv_bias)
             a += (Hq + 2.0 * Kr) * d;
         if (m->qk_norm)
