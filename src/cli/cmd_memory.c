@@ -127,6 +127,10 @@ int cmd_memory(struct cli *c, int argc, char **argv)
     row_bytes(&t, "kv_capacity", mem.kv_capacity_bytes_per_gpu);
     row_bytes(&t, "kv_per_token", mem.kv_bytes_per_token);
     row_bytes(&t, "kv_per_token_per_gpu", mem.kv_bytes_per_token_per_gpu);
+    if (mem.state_bytes_per_seq > 0) { /* recurrent layers (docs/model.md "Layer kinds") */
+        row_bytes(&t, "state_per_seq", mem.state_bytes_per_seq);
+        row_bytes(&t, "state_per_seq_per_gpu", mem.state_bytes_per_seq_per_gpu);
+    }
     table_row(&t); table_str(&t, "kv_capacity_tokens"); table_str(&t, ""); table_num(&t, mem.kv_capacity_tokens);
     if (mem.attn_dp > 1) {
         table_row(&t); table_str(&t, "kv_capacity_tokens_replica"); table_str(&t, ""); table_num(&t, mem.kv_capacity_tokens_replica);

@@ -10,6 +10,7 @@
 #include "model/ops.h"
 
 #include "model/arch.h"
+#include "model/layers.h"
 
 #include <math.h>
 #include <string.h>
@@ -17,7 +18,7 @@
 static const char *const names[LLMROOF_OP_COUNT] = {
     "norm", "qkv_proj", "kv_write", "attention", "o_proj", "all_reduce",
     "router", "ffn", "final_norm", "lm_head", "all_gather",
-    "attention_local", "mla_kv_up", "dense_ffn", "all_to_all", "pp_send"
+    "attention_local", "mla_kv_up", "dense_ffn", "all_to_all", "pp_send", "linear_mix", "dsa_indexer"
 };
 
 const char *op_name(enum llmroof_opkind k)
@@ -185,7 +186,7 @@ void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *
     const double a = dtype_bytes(dt->act), w = ops_weight_bytes(dt), k = dtype_bytes(dt->kv);
     const double rep = sh->attn_dp > 1 ? (double)sh->attn_dp : 1.0;
     const double T = b->tokens / rep, S = b->seqs / rep;
-    const double d = (double)m->head_dim, L = (double)m->layers;
+    const double d = (double)m->head_dim, L = (double)arch_attn_layers(m); /* attention layers */
     const double Lloc = (double)arch_local_layers(m), Lglob = L - Lloc;
     const double Hq = (double)sh->heads_per_rank, Kr = (double)sh->kv_heads_per_rank;
     const bool mla = arch_is_mla(m);
@@ -196,8 +197,25 @@ void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *
     const double fT = b->few_tokens / rep, fpairs = b->few_pairs / rep, fkeys = b->few_keys / rep;
     const bool absorbed = mla && fT >= T * 0.9999999;
     out->mla_absorbed = absorbed;
-    const double pairs = b->attn_pairs / rep, keys = b->kv_read_tokens / rep;
-    op[LLMROOF_OP_ATTENTION] = mla ? mla_attention_mixed(m, Hq, T, pairs, keys, fT, fpairs, fkeys, a, k, Lglob)
+    double pairs = b->attn_pairs / rep, keys = b->kv_read_tokens / rep;
+    double fp = fpairs, fk = fkeys; /* the few-query sequences' share, for MLA's split */
+    if (m->dsa_top_k > 0 && S > 0) {
+        /* DSA: the indexer scores every past key; attention reads only the top-k of each query
+         * (sum of min(j, k) pairs, at most new * k distinct keys), model/layers.h. The few-query
+         * sequences keep their share of the capped pairs and keys (proportional split). */
+        const double nn = T / S, past = keys / S - nn > 0 ? keys / S - nn : 0.0, kk = (double)m->dsa_top_k;
+        op[LLMROOF_OP_DSA_INDEX] = layers_dsa_op(m, T, pairs, keys, a, ops_weight_bytes(dt), k);
+        op[LLMROOF_OP_DSA_INDEX].count = L;
+        const double npairs = S * arch_attn_pairs(nn, past, kk, false);
+        const double nkeys = S * (nn + past < nn * kk ? nn + past : nn * kk);
+        if (pairs > 0)
+            fp = fpairs * npairs / pairs;
+        if (keys > 0)
+            fk = fkeys * nkeys / keys;
+        pairs = npairs;
+        keys = nkeys;
+    }
+    op[LLMROOF_OP_ATTENTION] = mla ? mla_attention_mixed(m, Hq, T, pairs, keys, fT, fp, fk, a, k, Lglob)
                                    : attention_op(m, Hq, Kr, T, pairs, keys, a, k, false, Lglob);
     /* K/V reads once per KV head (GQA-aware kernels: FlashAttention-2, XQA, FlashInfer); the
      * K/V part and the group size are kept so that roofline.c can charge engines whose kernels
@@ -276,7 +294,8 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
     const double rep = sh->attn_dp > 1 ? (double)sh->attn_dp : 1.0;
     const double Ttot = b->tokens, T = b->tokens / rep, S = b->seqs / rep;
     const double h = (double)m->hidden, d = (double)m->head_dim;
-    const double L = (double)m->layers, Lm = (double)arch_moe_layers(m), Ld = L - Lm;
+    const double L = (double)m->layers, Lm = (double)arch_moe_layers(m), Ld = (double)arch_dense_layers(m);
+    const double La = (double)arch_attn_layers(m), Ll = (double)arch_linear_layers(m); /* layer kinds */
     const double Hq = (double)sh->heads_per_rank, Kr = (double)sh->kv_heads_per_rank;
     const double norm_w = m->norm == LLMROOF_NORM_LAYER ? 2.0 * h : h;
     const double nmat = m->mlp == LLMROOF_MLP_GATED ? 3.0 : 2.0;
@@ -303,31 +322,36 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
         const double qh = Hq * ((double)m->qk_nope_dim + p);
         const double wts = (rq > 0 ? h * rq + rq * qh : h * qh) + h * (rkv + p);
         const double outw = (rq > 0 ? rq : 0.0) + qh + rkv + p;
-        op[LLMROOF_OP_QKV_PROJ] = (struct llmroof_op){ L, 2.0 * T * wts, wts * w + T * h * a + T * outw * a, 0, 3,
+        op[LLMROOF_OP_QKV_PROJ] = (struct llmroof_op){ La, 2.0 * T * wts, wts * w + T * h * a + T * outw * a, 0, 3,
                                                        wts * w };
         /* the cache holds the latent and the rope key: (r_kv + p) per token, replicated per TP rank */
-        op[LLMROOF_OP_KV_WRITE] = (struct llmroof_op){ L, 0.0, T * (rkv + p) * (a + k), 0, 1, 0 };
+        op[LLMROOF_OP_KV_WRITE] = (struct llmroof_op){ La, 0.0, T * (rkv + p) * (a + k), 0, 1, 0 };
         qo_w = Hq * (double)m->v_head_dim;
     } else {
-        const double qkvw = (Hq + 2.0 * Kr) * d;
+        const double qkvw = (Hq * (m->attn_gate ? 2.0 : 1.0) + 2.0 * Kr) * d; /* a gate doubles q */
         op[LLMROOF_OP_QKV_PROJ] = (struct llmroof_op){
-            L, 2.0 * T * h * qkvw,
+            La, 2.0 * T * h * qkvw,
             h * qkvw * w + (m->qkv_bias ? qkvw * w : 0.0) + T * h * a + T * qkvw * a, 0, 2, h * qkvw * w };
         /* read the new K/V (activation dtype), write them into the cache (KV dtype) */
-        op[LLMROOF_OP_KV_WRITE] = (struct llmroof_op){ L, 0.0, 2.0 * T * Kr * d * (a + k), 0, 1, 0 };
+        op[LLMROOF_OP_KV_WRITE] = (struct llmroof_op){ La, 0.0, 2.0 * T * Kr * d * (a + k), 0, 1, 0 };
         qo_w = Hq * d;
     }
 
     ops_set_context(m, sh, dt, b, out);
 
+    if (Ll > 0) {
+        /* recurrent layers: a constant state per sequence instead of a KV cache (layers.c) */
+        op[LLMROOF_OP_LINEAR_MIX] = layers_linear_op(m, sh, T, S, a, w, k);
+        op[LLMROOF_OP_LINEAR_MIX].count = Ll;
+    }
     op[LLMROOF_OP_O_PROJ] = (struct llmroof_op){
-        L, 2.0 * T * qo_w * h, qo_w * h * w + (m->o_bias ? h * w : 0.0) + T * qo_w * a + T * h * a, 0, 1, qo_w * h * w };
+        La, 2.0 * T * qo_w * h, qo_w * h * w + (m->o_bias ? h * w : 0.0) + T * qo_w * a + T * h * a, 0, 1, qo_w * h * w };
 
     if (sh->tp > 1) {
         /* one after attention and one after each MLP that TP shards or EP combines over the TP
          * group (one per layer when both run in parallel off one norm), plus one after the
          * vocabulary-parallel embedding; MoE layers behind an all-to-all need none after the MLP */
-        double n_ar = m->parallel_attn ? L : L + Ld + (a2a ? 0.0 : Lm);
+        double n_ar = m->parallel_attn ? L : La + Ll + Ld + (a2a ? 0.0 : Lm);
         op[LLMROOF_OP_ALL_REDUCE] = (struct llmroof_op){ n_ar + 1.0, 0, 0, T * h * r, 1, 0 };
         /* gather the S rows of V' logits from every rank: message = S * V elements */
         op[LLMROOF_OP_ALL_GATHER] = (struct llmroof_op){ 1.0, 0, 0, S * (double)m->vocab * r, 1, 0 };
@@ -379,7 +403,7 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
             ops_set_all_to_all(m, sh, dt, T, S, out);
     } else {
         op[LLMROOF_OP_FFN] = dense;
-        op[LLMROOF_OP_FFN].count = L;
+        op[LLMROOF_OP_FFN].count = Ld;
     }
 
     if (sh->pp > 1) {

@@ -32,6 +32,8 @@ enum llmroof_opkind {
     LLMROOF_OP_DENSE_FFN,  /* MoE model: the dense MLP of its leading/interleaved dense layers */
     LLMROOF_OP_ALL_TO_ALL, /* expert parallelism: dispatch and combine of routed tokens (per MoE layer, 2) */
     LLMROOF_OP_PP_SEND,    /* pipeline parallelism: activations sent to the next stage (per boundary) */
+    LLMROOF_OP_LINEAR_MIX, /* recurrent mixer of linear-attention / SSM layers (projections, scan, state) */
+    LLMROOF_OP_DSA_INDEX,  /* DeepSeek Sparse Attention's indexer: scores every past key, picks top-k */
     LLMROOF_OP_COUNT
 };
 

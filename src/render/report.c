@@ -25,7 +25,9 @@ static enum report_cat cat_of(enum llmroof_opkind k)
     case LLMROOF_OP_KV_WRITE: return REPORT_KV_WRITE;
     case LLMROOF_OP_ATTENTION:
     case LLMROOF_OP_ATTN_LOCAL:
-    case LLMROOF_OP_MLA_KV_UP: return REPORT_ATTENTION;
+    case LLMROOF_OP_MLA_KV_UP:
+    case LLMROOF_OP_LINEAR_MIX:
+    case LLMROOF_OP_DSA_INDEX: return REPORT_ATTENTION;
     case LLMROOF_OP_O_PROJ: return REPORT_O_PROJ;
     case LLMROOF_OP_ALL_REDUCE: return REPORT_ALL_REDUCE;
     case LLMROOF_OP_ALL_TO_ALL: return REPORT_ALL_TO_ALL; /* expert dispatch and combine */

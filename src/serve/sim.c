@@ -168,11 +168,17 @@ static void advance(struct runner *r, struct engine *e, double now)
             if (e->pg && rs->group >= 0 && r->cached_len > 0 && rs->shared == 0 && !e->pg[rs->group].resident &&
                 rs->computed >= r->cached_len) {
                 struct pgroup *pg = &e->pg[rs->group];
-                pg->blocks = r->cached_len / e->bs;
-                pg->refs = 1;
-                pg->resident = true;
-                rs->blocks -= pg->blocks;
-                rs->shared = pg->blocks;
+                /* recurrent layers cannot resume from per-token blocks: the prefix also keeps a
+                 * snapshot of the state at its end (state_blocks more), when there is room */
+                const long tok = r->cached_len / e->bs, snap = e->state_blocks;
+                if (snap <= e->free_blocks) {
+                    e->free_blocks -= snap;
+                    pg->blocks = tok + snap;
+                    pg->refs = 1;
+                    pg->resident = true;
+                    rs->blocks -= tok;
+                    rs->shared = tok;
+                }
             }
         }
         if (rs->generated >= rs->output || (c->first_token_only && rs->generated >= 1)) {
@@ -355,6 +361,11 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
                                "%s does not fit on %d x %s: no memory is left for the KV cache (see 'llmroof memory')",
                                s->model->id, s->tp, s->gpu->id);
     e->free_blocks = e->total_blocks;
+    /* recurrent layers: each sequence's state, in whole blocks of the KV pool (vLLM's hybrid
+     * allocator also gives the state pages of the KV pool) */
+    e->state_blocks = mem.state_bytes_per_seq_per_gpu > 0 && mem.kv_bytes_per_token_per_gpu > 0
+                          ? (long)ceil(mem.state_bytes_per_seq_per_gpu / (mem.kv_bytes_per_token_per_gpu * (double)e->bs))
+                          : 0;
     e->st.kv_blocks_total = e->total_blocks;
     e->st.pool = pool;
     long cap = (c->max_seqs < nreq ? c->max_seqs : nreq) + 1;

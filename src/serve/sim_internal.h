@@ -124,6 +124,8 @@ struct engine {
     bool prefill_only;           /* disaggregated prefill instance: requests leave after their first token */
     bool spec;                   /* speculative decoding runs here (not on a prefill-only instance) */
     long total_blocks, free_blocks, bs;
+    long state_blocks;           /* blocks one sequence's recurrent state takes (and one cached prefix's
+                                    state snapshot), 0 without linear/SSM layers */
     struct deque waiting;        /* arrived, not running (preempted ones at the front) */
     struct rstate *run;          /* running, in admission order: their live state */
     long nrun;

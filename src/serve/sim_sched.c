@@ -128,7 +128,7 @@ void sim_schedule_running(struct runner *r, struct engine *e, struct iter *it)
         if (chunk > it->budget)
             break; /* a speculative step needs its k + 1 positions */
         /* most steps stay within the blocks held: skip the division then */
-        long held = rs->blocks + rs->shared;
+        long held = rs->blocks + rs->shared - e->state_blocks; /* token blocks (the state aside) */
         long need = rs->computed + chunk <= held * e->bs ? 0 : blocks_for(rs->computed + chunk, e->bs) - held;
         if (need > e->free_blocks)
             evict_for(r, e, need, -1);
@@ -160,14 +160,14 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
         bool hit = e->pg && g >= 0 && e->pg[g].resident && rs->computed == 0 && r->cached_len > 0 &&
                    rs->target > r->cached_len;
         long start = hit ? r->cached_len : rs->computed;
-        long have = hit ? e->pg[g].blocks : 0;
+        long have = hit ? e->pg[g].blocks - e->state_blocks : 0; /* the prefix's token blocks */
         bool prefill;
         long chunk = next_work(r, e, rs, start, it->budget, &prefill);
         if (prefill && !c->chunked_prefill && rs->target - start > it->budget && it->nsched > 0)
             break;
         if (!prefill && chunk > it->budget)
             break;
-        long need = blocks_for(start + chunk, e->bs) - have;
+        long need = blocks_for(start + chunk, e->bs) - have + e->state_blocks; /* + its own state */
         if (need > e->free_blocks)
             evict_for(r, e, need, hit ? g : -1);
         if (need > e->free_blocks)

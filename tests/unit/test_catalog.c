@@ -18,6 +18,9 @@ static const char *const model_ids[] = {
     "opt-66b", "opt-13b", "gpt-j-6b", "deepseek-v3", "deepseek-r1", "deepseek-v2-lite", "kimi-k2", "qwen3-8b", "qwen3-32b",
     "qwen3-30b-a3b", "qwen3-235b-a22b", "gpt-oss-20b", "gpt-oss-120b", "gemma-2-9b", "gemma-2-27b", "gemma-3-27b",
     "llama-4-scout", "llama-4-maverick", "llama-3.2-1b", "llama-3.2-3b", "mixtral-8x22b",
+    /* issue 25: hybrid linear attention, state-space layers, sparse attention */
+    "qwen3-next-80b-a3b", "nemotron-nano-9b-v2", "deepseek-v3.2-exp", "glm-4.5", "minimax-m2", "minimax-text-01",
+    "granite-4.0-h-tiny",
 };
 
 static void blackwell_has_fp4_and_nvl72_one_domain(void **state)
