@@ -142,7 +142,7 @@ static const struct {
     { "gpus-file", "reads a file the request names" },
     { "models-file", "reads a file the request names" },
     { "data", "reads a catalog the request names" },
-    { "args", "names files or positional arguments (use the options)" },
+    { "args", "names files (only list and show take positional arguments over HTTP)" },
     { "format", "is always json over HTTP" },
     { "command", "comes from the path (/api/v1/<command>)" },
 };
@@ -338,7 +338,8 @@ static void route_api(llmroof_ctx *ctx, const struct server_cfg *cfg, const char
     cJSON_ArrayForEach(it, req) {
         char k[64];
         key_norm(it->string, k, sizeof k);
-        for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        bool catalog_args = !strcmp(k, "args") && (!strcmp(cmd, "list") || !strcmp(cmd, "show"));
+        for (size_t i = 0; i < sizeof refused / sizeof refused[0] && !catalog_args; i++)
             if (!strcmp(k, refused[i].key)) {
                 snprintf(msg, sizeof msg, "llmroof: error: request: field '%s' %s: not over HTTP", refused[i].key,
                          refused[i].why);
