@@ -13,9 +13,9 @@
  * Only this header is a stable interface (LLMROOF_API_VERSION changes when it does); the other
  * headers in include/llmroof/ are the library's modules and may change between versions.
  *
- * Threads: calls are re-entrant (all state lives in the context and the call), but the option
- * parser uses getopt_long's process-wide optind/optarg, so calls must not run concurrently in
- * several threads of one process (serialise them, as python/llmroof does with a lock). */
+ * Threads: calls are re-entrant and thread-safe (all state lives in the context and the call;
+ * nothing process-wide is written): several threads may call at once, each with its own
+ * context or sharing one, whose catalog is only read after llmroof_ctx_new. */
 #ifndef LLMROOF_API_H
 #define LLMROOF_API_H
 

@@ -20,8 +20,8 @@ source tree this package sits in (``build/``), else beside an installed package
 
 import ctypes
 import json
+import math
 import os
-import threading
 import warnings
 
 __all__ = [
@@ -97,8 +97,8 @@ def _load():
 
 
 _lib = _load()
-# The C API is re-entrant but not thread-safe (getopt's process-wide state): one call at a time.
-_lock = threading.Lock()
+# The C API is thread-safe (include/llmroof/api.h): calls run at once without a lock, and
+# ctypes releases the GIL for the length of each call.
 
 
 def _take(ptr):
@@ -111,11 +111,20 @@ def _take(ptr):
         _lib.llmroof_free(ptr.value)
 
 
+def _finite(key, value):
+    """JSON has no NaN or Infinity (json.dumps would write them, the library could only say
+    "invalid JSON at byte N"): name the option and the value here."""
+    for v in value if isinstance(value, list) else [value]:
+        if isinstance(v, float) and not math.isfinite(v):
+            raise LlmroofError("llmroof: error: request: field '%s': %r is not a finite number" % (key, v), 2)
+
+
 def _request(command, args, options):
     req = {"command": command}
     for key, value in options.items():
         if isinstance(value, tuple):
             value = list(value)
+        _finite(key, value)
         req[key] = value
     if args:
         req["args"] = [str(a) for a in args]
@@ -171,8 +180,7 @@ class Context:
             raise ValueError("llmroof: the context is closed")
         req = _request(command, args, options).encode("utf-8")
         out, err = ctypes.c_void_p(), ctypes.c_void_p()
-        with _lock:
-            rc = _lib.llmroof_ctx_call(self._ctx, req, ctypes.byref(out), ctypes.byref(err))
+        rc = _lib.llmroof_ctx_call(self._ctx, req, ctypes.byref(out), ctypes.byref(err))
         text, msg = _take(out), _take(err)
         if rc != 0:
             raise LlmroofError((msg or "llmroof: error: status %d" % rc).strip(), rc, text)

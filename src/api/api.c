@@ -110,10 +110,34 @@ static void fmt_number(double v, char *buf, size_t n)
     }
 }
 
+/* The longest value a request's option may hold: what one command-line argument can (Linux's
+ * MAX_ARG_STRLEN, 32 pages of 4 KiB: execve(2)), so the API takes no more than the CLI. */
+#define REQ_MAX_VALUE_BYTES ((size_t)131072)
+
+/* A string of the request (field `key`) as it may reach the command line: no control
+ * characters (a JSON "\u0000" would cut "llama-2-7b\u0000x" to "llama-2-7b"; build_argv maps
+ * it to U+0001 so it is seen here) and no longer than an argument can be. Long values are
+ * echoed clipped. */
+static int check_text(const char *key, const char *s, struct req_err *e)
+{
+    size_t n = strlen(s);
+    if (n > REQ_MAX_VALUE_BYTES)
+        return req_fail(e, LLMROOF_API_EINPUT, "field '%s': a value of %zu bytes ('%s') is longer than a command-line argument can be (%zu bytes)",
+                        key, n, CLI_CLIP(s), REQ_MAX_VALUE_BYTES);
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+            return req_fail(e, LLMROOF_API_EINPUT, "field '%s': the value '%.*s%s' is followed by a NUL or control character at byte %zu (option values are text)",
+                            key, (int)(i < CLI_CLIP_BYTES ? i : CLI_CLIP_BYTES), s, i > CLI_CLIP_BYTES ? "..." : "", i);
+    return 0;
+}
+
 /* A scalar array element or value into text appended to b; 0 or an error code. */
 static int scalar_text(const cJSON *v, const char *key, struct sbuf *b, struct req_err *e)
 {
     if (cJSON_IsString(v)) {
+        int rc = check_text(key, v->valuestring, e);
+        if (rc)
+            return rc;
         sbuf_append(b, v->valuestring);
     } else if (cJSON_IsNumber(v)) {
         char num[64];
@@ -127,7 +151,7 @@ static int scalar_text(const cJSON *v, const char *key, struct sbuf *b, struct r
 
 static bool valid_key(const char *k)
 {
-    if (!*k || *k == '-' || *k == '_')
+    if (!*k || *k == '-' || *k == '_' || strlen(k) > 64) /* the longest option name is far shorter */
         return false;
     for (const char *p = k; *p; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '-' ||
@@ -169,7 +193,7 @@ static int add_option(struct argv_buf *a, const cJSON *item, struct req_err *e)
 {
     const char *key = item->string;
     if (!valid_key(key))
-        return req_fail(e, LLMROOF_API_EINPUT, "field '%s' is not an option name (letters, digits, '-' and '_')", key);
+        return req_fail(e, LLMROOF_API_EINPUT, "field '%s' is not an option name (letters, digits, '-' and '_')", CLI_CLIP(key));
     if (cJSON_IsFalse(item) || cJSON_IsNull(item))
         return 0;
     if (cJSON_IsTrue(item)) {
@@ -211,17 +235,81 @@ static int add_option(struct argv_buf *a, const cJSON *item, struct req_err *e)
     return rc;
 }
 
+/* A copy of the request text with each JSON escape "\u0000" read as "\u0001": cJSON would end
+ * the string at the NUL ("llama-2-7b\u0000x" would become "llama-2-7b"), while U+0001 survives
+ * to check_text, which refuses both. Caller frees; NULL when out of memory. */
+static char *map_nul_escapes(const char *json)
+{
+    char *t = dup_str(json);
+    if (!t)
+        return NULL;
+    for (char *p = t; (p = strchr(p, '\\')) != NULL;) {
+        if (p[1] == 'u' && p[2] == '0' && p[3] == '0' && p[4] == '0' && p[5] == '0') {
+            p[5] = '1';
+            p += 6;
+        } else {
+            p += p[1] ? 2 : 1; /* skip the escaped character: "\\u0000" is not an escape of U+0000 */
+        }
+    }
+    return t;
+}
+
+/* The message of a parse failure at byte `at`: JSON has no NaN or Infinity (Python's json
+ * writes them for float('nan') and float('inf')); name the field and the value when the
+ * failure sits on one, rather than only the byte. */
+static void non_number_message(const char *text, size_t at, struct req_err *e)
+{
+    static const char *const words[] = { "NaN", "Infinity", "-Infinity", "nan", "inf", "-inf" };
+    const char *p = text + at, *word = NULL;
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (!strncmp(p, words[i], strlen(words[i])))
+            word = words[i];
+    if (!word) {
+        req_fail(e, LLMROOF_API_EINPUT, "invalid JSON at byte %zu", at);
+        return;
+    }
+    /* the key: back over blanks and ':' to the closing quote, then to the opening one */
+    const char *q = p;
+    while (q > text && (q[-1] == ' ' || q[-1] == '\t' || q[-1] == '\n' || q[-1] == '\r'))
+        q--;
+    const char *key_end = NULL, *key = NULL;
+    if (q > text && q[-1] == ':') {
+        q--;
+        while (q > text && (q[-1] == ' ' || q[-1] == '\t' || q[-1] == '\n' || q[-1] == '\r'))
+            q--;
+        if (q > text && q[-1] == '"') {
+            key_end = q - 1;
+            for (const char *k = key_end; k > text && key_end - k <= 64; k--)
+                if (k[-1] == '"') {
+                    key = k;
+                    break;
+                }
+        }
+    }
+    if (key)
+        req_fail(e, LLMROOF_API_EINPUT, "field '%.*s': %s is not a number JSON can hold (expected a finite number; byte %zu)",
+                 (int)(key_end - key), key, word, at);
+    else
+        req_fail(e, LLMROOF_API_EINPUT, "invalid JSON at byte %zu: %s is not a number JSON can hold (expected a finite number)", at, word);
+}
+
 /* Request object -> argv {"llmroof", command, --options..., "--", args...}. */
 static int build_argv(const char *request_json, struct argv_buf *a, struct req_err *e)
 {
     if (!request_json)
         return req_fail(e, LLMROOF_API_EINPUT, "no request (NULL)");
+    char *text = map_nul_escapes(request_json);
+    if (!text)
+        return req_fail(e, LLMROOF_API_EFAIL, "out of memory");
     const char *end = NULL;
-    cJSON *req = cJSON_ParseWithOpts(request_json, &end, 1);
+    cJSON *req = cJSON_ParseWithOpts(text, &end, 1);
     if (!req) {
-        size_t at = end && end >= request_json ? (size_t)(end - request_json) : 0;
-        return req_fail(e, LLMROOF_API_EINPUT, "invalid JSON at byte %zu", at);
+        size_t at = end && end >= text ? (size_t)(end - text) : 0;
+        non_number_message(text, at, e);
+        free(text);
+        return e->code;
     }
+    free(text);
     int rc = 0;
     if (!cJSON_IsObject(req)) {
         rc = req_fail(e, LLMROOF_API_EINPUT, "the request must be a JSON object");
@@ -232,6 +320,8 @@ static int build_argv(const char *request_json, struct argv_buf *a, struct req_e
         rc = req_fail(e, LLMROOF_API_EINPUT, "field 'command' must be a command name (estimate, memory, simulate, plan, ...)");
         goto done;
     }
+    if ((rc = check_text("command", cmd->valuestring, e)))
+        goto done;
     argv_push(a, dup_str("llmroof"));
     argv_push(a, dup_str(cmd->valuestring));
     bool have_format = false;
@@ -254,6 +344,8 @@ static int build_argv(const char *request_json, struct argv_buf *a, struct req_e
     /* positional arguments after "--", so that a file named "-x" stays a file */
     argv_push(a, dup_str("--"));
     if (args && cJSON_IsString(args)) {
+        if ((rc = check_text("args", args->valuestring, e)))
+            goto done;
         argv_push(a, dup_str(args->valuestring));
     } else if (args && cJSON_IsArray(args)) {
         const cJSON *el;
@@ -262,6 +354,8 @@ static int build_argv(const char *request_json, struct argv_buf *a, struct req_e
                 rc = req_fail(e, LLMROOF_API_EINPUT, "field 'args' must be a list of strings");
                 goto done;
             }
+            if ((rc = check_text("args", el->valuestring, e)))
+                goto done;
             argv_push(a, dup_str(el->valuestring));
         }
     } else if (args) {
@@ -313,7 +407,7 @@ static int run_captured(const char *data_dir, const struct llmroof_catalog *cat,
         return LLMROOF_API_EFAIL;
     }
     const struct cli_io io = { of, ef, data_dir, cat };
-    int rc = cli_run(&io, a->n, a->v, flags);
+    int rc = cli_run(&io, a->n, a->v, flags | CLI_REQUEST);
     int c1 = fclose(of), c2 = fclose(ef);
     if ((c1 || c2) && rc == 0) {
         free(ebuf);

@@ -27,6 +27,8 @@ struct rjdoc; /* llmroof/render_json.h */
 #define CLI_PARSE_ONLY (1u << 0) /* slow commands stop after validating arguments and inputs */
 #define CLI_NO_STDOUT (1u << 1)  /* render the result but discard it */
 #define CLI_NO_FILES (1u << 2)   /* --svg, --requests-out and other file outputs are not written */
+#define CLI_REQUEST (1u << 3)    /* argv comes from a JSON request (src/api): a value only as --key=value,
+                                    type errors named as the request's fields */
 
 /* Runs one llmroof command line (argv[0] is the program name). Re-entrant: all state
  * lives in a local struct cli. Returns the exit status; does not close stdout. */
@@ -42,8 +44,9 @@ struct cli_io {
     const struct llmroof_catalog *catalog;    /* already loaded from data_dir, borrowed read-only when the
                                                  command line names no --gpus-file/--models-file; NULL = load */
 };
-/* cli_main with explicit streams and catalog. Re-entrant, but not thread-safe: option
- * parsing uses getopt_long's process-wide optind/optarg. */
+/* cli_main with explicit streams and catalog. Thread-safe: all state lives in the call (the
+ * option scanner of optscan.h keeps its own; the catalog is only read), so separate calls
+ * may run at once in several threads. */
 int cli_run(const struct cli_io *io, int argc, char **argv, unsigned flags);
 /* Loads the catalog as a command would (io->data_dir, else the usual search) into *cat and the
  * directory it came from into dir[0..n); errors go to io->err. Returns 0 or an exit status. */
@@ -141,6 +144,13 @@ int cli_usage_error(struct cli *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* A value as messages echo it: s itself when short, else its first CLI_CLIP_BYTES bytes (cut
+ * at a UTF-8 character boundary) and "..." in buf, so that a 50 MB name is not echoed whole.
+ * buf holds CLI_CLIP_BUF bytes; cli_clip(s, (char[CLI_CLIP_BUF]){ 0 }) inside a call. */
+#define CLI_CLIP_BYTES 64
+#define CLI_CLIP_BUF (CLI_CLIP_BYTES + 4)
+const char *cli_clip(const char *s, char *buf);
+#define CLI_CLIP(s) cli_clip((s), (char[CLI_CLIP_BUF]){ 0 })
 /* Prints the library error; returns its code. */
 int cli_fail(struct cli *c, const struct llmroof_err *err);
 

@@ -2,12 +2,12 @@
  * write of the result to stdout (checked: a failed write is an error, exit 1).
  * Kept apart from main() so the fuzz harness can run millions of command lines in one
  * process (see tests/fuzz/fuzz_cli.c). */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/optscan.h"
 #include "render/render_json.h"
 
 struct command {
@@ -95,80 +95,85 @@ int cli_main(int argc, char **argv, unsigned flags)
 
 int cli_run(const struct cli_io *io, int argc, char **argv, unsigned flags)
 {
-    static const struct option lo[] = {
-        { "format", required_argument, NULL, 'f' },
-        { "gpus-file", required_argument, NULL, 'G' },
-        { "models-file", required_argument, NULL, 'M' },
-        { "help", no_argument, NULL, 'h' },
-        { "version", no_argument, NULL, 'V' },
-        { NULL, 0, NULL, 0 },
+    enum { G_FORMAT, G_GPUS_FILE, G_MODELS_FILE, G_HELP, G_VERSION };
+    static const struct optscan_def defs[] = {
+        [G_FORMAT] = { "format", 0, true },
+        [G_GPUS_FILE] = { "gpus-file", 0, true },
+        [G_MODELS_FILE] = { "models-file", 0, true },
+        [G_HELP] = { "help", 'h', false },
+        [G_VERSION] = { "version", 0, false },
     };
     struct cli c;
     cli_init(&c, io, flags);
     int rc = 0;
 
-    opterr = 0;
-    optind = 0; /* glibc: full re-initialisation, so cli_main can run again */
+    /* global options stop at the command name: the command parses the rest */
+    struct optscan scan;
+    optscan_init(&scan, argc, argv, defs, (int)(sizeof defs / sizeof defs[0]), true);
     for (;;) {
-        int ch = getopt_long(argc, argv, "+:h", lo, NULL);
-        if (ch == -1)
+        struct optscan_hit h = optscan_next(&scan);
+        if (h.kind == OPTSCAN_END)
             break;
-        switch (ch) {
-        case 'f':
+        if (h.kind == OPTSCAN_NO_VALUE) {
+            rc = cli_usage_error(&c, "option '%s' needs a value", CLI_CLIP(h.text));
+            goto done;
+        }
+        if (h.kind != OPTSCAN_OPTION) {
+            rc = cli_usage_error(&c, "unknown option '%s'", CLI_CLIP(h.text));
+            goto done;
+        }
+        switch (h.idx) {
+        case G_FORMAT:
             if (c.format_set) {
                 rc = cli_usage_error(&c, "option '--format' given more than once");
                 goto done;
             }
-            if (!table_parse_format(optarg, &c.format)) {
-                rc = cli_usage_error(&c, "option '--format': unknown format '%s' (expected table, md, csv, json, html or jsonl)", optarg);
+            if (!table_parse_format(h.value, &c.format)) {
+                rc = cli_usage_error(&c, "option '--format': unknown format '%s' (expected table, md, csv, json, html or jsonl)", CLI_CLIP(h.value));
                 goto done;
             }
             c.format_set = true;
             break;
-        case 'G':
-        case 'M': {
-            int *cnt = ch == 'G' ? &c.n_gpus_files : &c.n_models_files;
+        case G_GPUS_FILE:
+        case G_MODELS_FILE: {
+            bool g = h.idx == G_GPUS_FILE;
+            int *cnt = g ? &c.n_gpus_files : &c.n_models_files;
             if (*cnt >= CLI_MAX_FILES) {
                 rc = cli_usage_error(&c, "too many catalog files");
                 goto done;
             }
-            (ch == 'G' ? c.gpus_files : c.models_files)[(*cnt)++] = optarg;
+            (g ? c.gpus_files : c.models_files)[(*cnt)++] = h.value;
             break;
         }
-        case 'h':
+        case G_HELP:
             if (!(flags & CLI_NO_STDOUT))
                 usage(c.outf);
             rc = write_out(&c, &c.out);
             goto done;
-        case 'V':
+        default: /* G_VERSION */
             if (!(flags & CLI_NO_STDOUT))
                 fprintf(c.outf, "llmroof %s\n", LLMROOF_VERSION);
             rc = write_out(&c, &c.out);
             goto done;
-        case ':':
-            rc = cli_usage_error(&c, "option '%s' needs a value", argv[optind - 1]);
-            goto done;
-        default:
-            rc = cli_usage_error(&c, "unknown option '%s'", argv[optind - 1]);
-            goto done;
         }
     }
-    if (optind >= argc) {
+    int first = scan.ind; /* the command name */
+    if (first >= argc) {
         usage(c.errf);
         rc = 2;
         goto done;
     }
-    const char *name = argv[optind];
+    const char *name = argv[first];
     const struct command *cmd = NULL;
     for (size_t i = 0; i < NCOMMANDS; i++)
         if (strcmp(commands[i].name, name) == 0)
             cmd = &commands[i];
     if (!cmd) {
-        rc = cli_usage_error(&c, "unknown command '%s'", name);
+        rc = cli_usage_error(&c, "unknown command '%s'", CLI_CLIP(name));
         goto done;
     }
     c.cmd = cmd->name;
-    rc = cmd->fn(&c, argc - optind, argv + optind);
+    rc = cmd->fn(&c, argc - first, argv + first);
     if (rc == CLI_HELP)
         rc = 0;
     else if (rc == 0 && c.json) {
@@ -187,7 +192,7 @@ int cli_run(const struct cli_io *io, int argc, char **argv, unsigned flags)
             snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", c.sel.names[i]);
         }
         rc = cli_usage_error(&c, "option '--table': this command line prints no table '%s' (it prints %s)",
-                             c.sel.pick, list[0] ? list : "none");
+                             CLI_CLIP(c.sel.pick), list[0] ? list : "none");
     }
     if (rc == 0 && sbuf_failed(&c.out)) {
         fprintf(c.errf, "llmroof: error: out of memory while rendering output\n");

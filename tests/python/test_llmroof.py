@@ -121,6 +121,42 @@ class Errors(unittest.TestCase):
             llmroof.call("estimat")
         self.assertIn("unknown command 'estimat'", str(cm.exception))
 
+    def test_options_are_checked_against_their_kind(self):
+        base = dict(model="llama-2-7b", gpu="a100")
+        cwd = os.getcwd()
+        os.chdir(self.tmpdir())
+        try:
+            cases = [
+                # a value option given True must not take the next option as its value
+                ("roofline", dict(base, svg=True), "field 'svg' takes a value (FILE), not true"),
+                ("estimate", dict(base, batch=True), "field 'batch' takes a value (B), not true"),
+                ("estimate", dict(base, dp_attention="yes"), "field 'dp-attention' is a flag: expected true or false, got 'yes'"),
+                ("estimate", dict(base, batch=float("nan")), "field 'batch': nan is not a finite number"),
+                ("estimate", dict(base, batch=[1, float("inf")]), "field 'batch': inf is not a finite number"),
+                ("estimate", dict(base, model="llama-2-7b\u0000x"),
+                 "field 'model': the value 'llama-2-7b' is followed by a NUL or control character at byte 10"),
+                ("estimate", dict(base, model="x" * 1000), "unknown model '" + "x" * 64 + "...'"),
+                ("estimate", dict(base, model="x" * 200000), "a value of 200000 bytes ('" + "x" * 64 + "...')"),
+            ]
+            for cmd, kw, needle in cases:
+                with self.subTest(cmd=cmd, needle=needle):
+                    with self.assertRaises(llmroof.LlmroofError) as cm:
+                        llmroof.call(cmd, **kw)
+                    self.assertEqual(cm.exception.status, 2)
+                    self.assertIn(needle, str(cm.exception))
+                    self.assertLess(len(str(cm.exception)), 400)
+            self.assertEqual(os.listdir("."), [])  # no file named --format=json
+            # False for a flag leaves it out
+            self.assertEqual(llmroof.estimate(dp_attention=False, **base), llmroof.estimate(**base))
+        finally:
+            os.chdir(cwd)
+
+    def tmpdir(self):
+        import tempfile
+        d = tempfile.mkdtemp()
+        self.addCleanup(lambda: __import__("shutil").rmtree(d, ignore_errors=True))
+        return d
+
     def test_warning_beside_a_result(self):
         # 4096 + 512 = 4608 tokens > llama-2-7b's 4096-token context
         with warnings.catch_warnings(record=True) as w:

@@ -4,6 +4,8 @@
 #include "helpers.h"
 
 #include <cjson/cJSON.h>
+#include <pthread.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "llmroof/api.h"
@@ -238,6 +240,82 @@ static void bad_values_and_options_should_fail_with_status_2(void **state)
     llmroof_free(msg);
 }
 
+/* Each option of a request is checked against its kind: a value option given true is refused
+ * naming it (it used to take the next argument, "--format=json", as its file name and write
+ * that file); a flag given a value likewise; false leaves a flag out. */
+static void options_should_be_checked_against_their_kind(void **state)
+{
+    static const struct {
+        const char *req, *needle;
+    } cases[] = {
+        { "{\"command\":\"roofline\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"svg\":true}",
+          "request: field 'svg' takes a value (FILE), not true" },
+        { "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"batch\":true}",
+          "request: field 'batch' takes a value (B), not true" },
+        { "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"dp_attention\":\"yes\"}",
+          "request: field 'dp-attention' is a flag: expected true or false, got 'yes'" },
+        { "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"dp_attention\":1}",
+          "request: field 'dp-attention' is a flag: expected true or false, got '1'" },
+        /* NaN and Infinity (what Python's json writes) named with their field */
+        { "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"batch\": NaN}",
+          "request: field 'batch': NaN is not a number JSON can hold" },
+        { "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"mem_util\":-Infinity}",
+          "request: field 'mem_util': -Infinity is not a number JSON can hold" },
+        { "{\"command\":\"estimate\",\"tp\":[1,Infinity]}", "invalid JSON at byte 30: Infinity is not a number" },
+        /* an embedded NUL no longer cuts the name to a known model */
+        { "{\"command\":\"estimate\",\"model\":\"llama-2-7b\\u0000x\",\"gpu\":\"a100\"}",
+          "request: field 'model': the value 'llama-2-7b' is followed by a NUL or control character at byte 10" },
+        { "{\"command\":\"show\",\"args\":[\"model\",\"a\\u001fb\"]}", "field 'args': the value 'a' is followed by" },
+        /* an escaped backslash before u0000 is text, not a NUL: the name is unknown */
+        { "{\"command\":\"estimate\",\"model\":\"x\\\\u0000\",\"gpu\":\"a100\"}", "unknown model 'x\\u0000'" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *resp = NULL, *msg = NULL;
+        int rc = llmroof_ctx_call(ctx_of(state), cases[i].req, &resp, &msg);
+        if (rc != 2 || resp || !msg || !strstr(msg, cases[i].needle)) {
+            print_error("request %s: rc %d, message %s (expected 2 and '%s')\n", cases[i].req, rc, msg ? msg : "(none)",
+                        cases[i].needle);
+            fail();
+        }
+        llmroof_free(msg);
+    }
+    struct stat st;
+    assert_int_not_equal(stat("--format=json", &st), 0); /* the old failure wrote this file */
+    /* false omits a flag: the same response as without it */
+    char *with = NULL, *without = NULL;
+    assert_int_equal(llmroof_ctx_call(ctx_of(state), "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\","
+                                                     "\"dp_attention\":false}", &with, NULL), 0);
+    assert_int_equal(llmroof_ctx_call(ctx_of(state), "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\"}",
+                                      &without, NULL), 0);
+    assert_string_equal(with, without);
+    llmroof_free(with);
+    llmroof_free(without);
+}
+
+/* A long value is echoed clipped to 64 bytes and "..."; beyond what one command-line argument
+ * can hold (128 KiB) it is refused before the command runs. */
+static void long_values_should_be_echoed_clipped(void **state)
+{
+    for (int big = 0; big < 2; big++) {
+        size_t n = big ? (size_t)50 << 20 : 1000; /* 50 MB as the issue's, and 1000 bytes */
+        char *req = malloc(n + 128);
+        assert_non_null(req);
+        int k = snprintf(req, n + 128, "{\"command\":\"estimate\",\"gpu\":\"a100\",\"model\":\"");
+        memset(req + k, 'x', n);
+        snprintf(req + k + n, 128, "\"}");
+        char *msg = NULL;
+        assert_int_equal(llmroof_ctx_call(ctx_of(state), req, NULL, &msg), 2);
+        assert_non_null(msg);
+        char expect[128];
+        snprintf(expect, sizeof expect, "'%.64s...'", req + k); /* 64 x then "..." */
+        assert_non_null(strstr(msg, expect));
+        assert_true(strlen(msg) < 400);
+        assert_non_null(strstr(msg, big ? "a value of 52428800 bytes" : "unknown model"));
+        llmroof_free(msg);
+        free(req);
+    }
+}
+
 /* Success with a warning: status 0, the result, and the warning in error_msg. */
 static void warnings_should_come_back_beside_the_result(void **state)
 {
@@ -306,6 +384,92 @@ static void repeated_calls_should_agree_and_not_leak(void **state)
     llmroof_free(first);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Threads: separate contexts may run at once                               */
+/* ------------------------------------------------------------------------ */
+
+#define NTHREADS 4
+#define NCALLS 50
+
+/* Requests that go through different options and error paths of the option scanner. */
+static const char *const thread_reqs[] = {
+    "{\"command\":\"estimate\",\"model\":\"llama-2-70b\",\"gpu\":\"h100\",\"tp\":4,\"batch\":16}",
+    "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"prompt\":1024,\"output\":128,"
+    "\"weight_dtype\":\"int8\"}",
+    /* refused while parsing: mostly option scanning, so the threads scan at the same time */
+    "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"tp\":1,\"batch\":2,\"prompt\":3,"
+    "\"output\":4,\"mem_util\":0.5,\"reserve\":\"1GiB\",\"compute_eff\":0.5,\"memory_eff\":0.5,\"bogus\":1}",
+    "{\"command\":\"memory\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"tp\":1,\"batch\":2,\"prompt\":3,"
+    "\"output\":4,\"tp\":[1,2]}",
+};
+#define NREQS (sizeof thread_reqs / sizeof thread_reqs[0])
+
+struct thread_job {
+    char *expected_out[NREQS];  /* the single-threaded responses */
+    char *expected_err[NREQS];  /* and messages */
+    int expected_rc[NREQS];
+    int mismatches;             /* written by the thread */
+};
+
+static bool same_text(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+static void *thread_calls(void *arg)
+{
+    struct thread_job *job = arg;
+    llmroof_ctx *ctx = llmroof_ctx_new(LLMROOF_TEST_DATA_DIR, NULL);
+    if (!ctx) {
+        job->mismatches = -1;
+        return NULL;
+    }
+    for (int i = 0; i < NCALLS * 20; i++) {
+        size_t k = i < NCALLS ? (size_t)i % 2 : 2 + (size_t)i % (NREQS - 2); /* 50 estimates, then refusals */
+        char *resp = NULL, *msg = NULL;
+        int rc = llmroof_ctx_call(ctx, thread_reqs[k], &resp, &msg);
+        if (rc != job->expected_rc[k] || !same_text(resp, job->expected_out[k]) ||
+            !same_text(msg, job->expected_err[k]))
+            job->mismatches++;
+        llmroof_free(resp);
+        llmroof_free(msg);
+    }
+    llmroof_ctx_free(ctx);
+    return NULL;
+}
+
+/* 4 threads, each on its own context, all at once: 50 estimates and 950 requests refused while
+ * their options are parsed; every response and message is byte for byte the single-threaded
+ * one. (With getopt_long's process-wide optind the threads read each other's argument
+ * vectors: the refusals, nearly all option scanning, then come back with other messages.) */
+static void separate_contexts_should_run_at_once_in_threads(void **state)
+{
+    struct thread_job jobs[NTHREADS];
+    memset(jobs, 0, sizeof jobs);
+    for (size_t k = 0; k < NREQS; k++) {
+        char *resp = NULL, *msg = NULL;
+        int rc = llmroof_ctx_call(ctx_of(state), thread_reqs[k], &resp, &msg);
+        for (int t = 0; t < NTHREADS; t++) {
+            jobs[t].expected_rc[k] = rc;
+            jobs[t].expected_out[k] = resp;
+            jobs[t].expected_err[k] = msg;
+        }
+    }
+    assert_int_equal(jobs[0].expected_rc[0], 0);
+    assert_int_equal(jobs[0].expected_rc[2], 2); /* the unknown option fails the same way in every thread */
+    pthread_t th[NTHREADS];
+    for (int t = 0; t < NTHREADS; t++)
+        assert_int_equal(pthread_create(&th[t], NULL, thread_calls, &jobs[t]), 0);
+    for (int t = 0; t < NTHREADS; t++)
+        assert_int_equal(pthread_join(th[t], NULL), 0);
+    for (int t = 0; t < NTHREADS; t++)
+        assert_int_equal(jobs[t].mismatches, 0);
+    for (size_t k = 0; k < NREQS; k++) {
+        llmroof_free(jobs[0].expected_out[k]);
+        llmroof_free(jobs[0].expected_err[k]);
+    }
+}
+
 int main(void)
 {
     setenv("LLMROOF_DATA", LLMROOF_TEST_DATA_DIR, 1); /* for llmroof_call's own catalog search */
@@ -317,9 +481,12 @@ int main(void)
         cmocka_unit_test(catalog_files_should_extend_the_catalog_for_one_call),
         cmocka_unit_test(unknown_model_should_fail_with_the_cli_message),
         cmocka_unit_test(bad_values_and_options_should_fail_with_status_2),
+        cmocka_unit_test(options_should_be_checked_against_their_kind),
+        cmocka_unit_test(long_values_should_be_echoed_clipped),
         cmocka_unit_test(warnings_should_come_back_beside_the_result),
         cmocka_unit_test(context_should_name_a_directory_without_a_catalog),
         cmocka_unit_test(repeated_calls_should_agree_and_not_leak),
+        cmocka_unit_test(separate_contexts_should_run_at_once_in_threads),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,0 +1,255 @@
+/* cli_catalog.c - finding and loading the catalog (and the validation map and uncertainty
+ * bands beside it), and looking GPUs and models up by name with "did you mean", one or a
+ * list at a time. */
+#include "cli/cli.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/parse.h"
+
+static bool is_dir_with_catalog(const char *dir)
+{
+    char p[PATH_MAX];
+    struct stat st;
+    if (snprintf(p, sizeof p, "%s/gpus.json", dir) >= (int)sizeof p || stat(p, &st) != 0)
+        return false;
+    if (snprintf(p, sizeof p, "%s/models.json", dir) >= (int)sizeof p || stat(p, &st) != 0)
+        return false;
+    return true;
+}
+
+/* The catalog directory: $LLMROOF_DATA, else <exe>/../share/llmroof (installed), else the
+ * source tree's data/ (build tree), else the configured install prefix. */
+static int find_data_dir(struct cli *c, char *out, size_t n)
+{
+    if (c->data_dir_arg) { /* the library caller's choice (llmroof_ctx_new) comes first */
+        if (!is_dir_with_catalog(c->data_dir_arg))
+            return cli_usage_error(c, "data directory '%s' does not contain gpus.json and models.json", c->data_dir_arg);
+        snprintf(out, n, "%s", c->data_dir_arg);
+        return 0;
+    }
+    const char *env = getenv("LLMROOF_DATA");
+    if (env && *env) {
+        if (!is_dir_with_catalog(env))
+            return cli_usage_error(c, "LLMROOF_DATA='%s' does not contain gpus.json and models.json", env);
+        snprintf(out, n, "%s", env);
+        return 0;
+    }
+    char exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len > 0) {
+        exe[len] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            char cand[PATH_MAX + 32];
+            snprintf(cand, sizeof cand, "%s/../share/llmroof", exe);
+            if (strlen(cand) < n && is_dir_with_catalog(cand)) {
+                memcpy(out, cand, strlen(cand) + 1);
+                return 0;
+            }
+        }
+    }
+    if (is_dir_with_catalog(LLMROOF_SOURCE_DATA_DIR)) {
+        snprintf(out, n, "%s", LLMROOF_SOURCE_DATA_DIR);
+        return 0;
+    }
+    if (is_dir_with_catalog(LLMROOF_INSTALL_DATA_DIR)) {
+        snprintf(out, n, "%s", LLMROOF_INSTALL_DATA_DIR);
+        return 0;
+    }
+    fprintf(c->errf, "llmroof: error: cannot find the catalog (gpus.json, models.json); set LLMROOF_DATA=DIR\n");
+    return 1;
+}
+
+int cli_catalog(struct cli *c)
+{
+    if (c->cat_loaded)
+        return 0;
+    if (c->shared_cat && c->n_gpus_files == 0 && c->n_models_files == 0) {
+        /* borrowed from the library context (src/api): read-only, never freed here */
+        c->cat = *c->shared_cat;
+        c->cat_borrowed = true;
+        snprintf(c->data_dir, sizeof c->data_dir, "%s", c->data_dir_arg ? c->data_dir_arg : "");
+        c->cat_loaded = true;
+        return 0;
+    }
+    char dir[PATH_MAX], path[PATH_MAX + 16];
+    int rc = find_data_dir(c, dir, sizeof dir);
+    if (rc)
+        return rc;
+    struct llmroof_err err = { 0 };
+    catalog_init(&c->cat);
+    snprintf(c->data_dir, sizeof c->data_dir, "%s", dir);
+    snprintf(path, sizeof path, "%s/gpus.json", dir);
+    if ((rc = catalog_add_gpus_file(&c->cat, path, false, &err)))
+        return cli_fail(c, &err);
+    snprintf(path, sizeof path, "%s/models.json", dir);
+    if ((rc = catalog_add_models_file(&c->cat, path, false, &err)))
+        return cli_fail(c, &err);
+    snprintf(path, sizeof path, "%s/engines.json", dir);
+    struct stat st;
+    if (stat(path, &st) == 0 && (rc = catalog_add_engines_file(&c->cat, path, false, &err)))
+        return cli_fail(c, &err);
+    for (int i = 0; i < c->n_gpus_files; i++)
+        if ((rc = catalog_add_gpus_file(&c->cat, c->gpus_files[i], true, &err)))
+            return cli_fail(c, &err);
+    for (int i = 0; i < c->n_models_files; i++)
+        if ((rc = catalog_add_models_file(&c->cat, c->models_files[i], true, &err)))
+            return cli_fail(c, &err);
+    c->cat_loaded = true;
+    return 0;
+}
+
+int cli_valmap(struct cli *c, const char *path, struct llmroof_valmap *out)
+{
+    char def[PATH_MAX + 32];
+    int rc = cli_catalog(c);
+    if (rc)
+        return rc;
+    if (!path) {
+        snprintf(def, sizeof def, "%s/validation-map.json", c->data_dir);
+        path = def;
+    }
+    struct llmroof_err err = { 0 };
+    char *text;
+    size_t len;
+    if (catalog_read_file(path, (size_t)16 << 20, &text, &len, &err))
+        return cli_fail(c, &err);
+    rc = catalog_load_valmap(text, len, path, out, &err);
+    free(text);
+    return rc ? cli_fail(c, &err) : 0;
+}
+
+int cli_uncertainty(struct cli *c, struct llmroof_uncertainty *out)
+{
+    char path[PATH_MAX + 32];
+    int rc = cli_catalog(c);
+    if (rc)
+        return rc;
+    snprintf(path, sizeof path, "%s/uncertainty.json", c->data_dir);
+    struct llmroof_err err = { 0 };
+    char *text;
+    size_t len;
+    if (catalog_read_file(path, (size_t)1 << 20, &text, &len, &err))
+        return cli_fail(c, &err);
+    rc = catalog_load_uncertainty(text, len, path, out, &err);
+    free(text);
+    return rc ? cli_fail(c, &err) : 0;
+}
+
+static void did_you_mean(struct cli *c, const char **s, size_t n)
+{
+    if (!n)
+        return;
+    fputs("did you mean: ", c->errf);
+    for (size_t i = 0; i < n; i++)
+        fprintf(c->errf, "%s%s", i ? ", " : "", s[i]);
+    fputs("?\n", c->errf);
+}
+
+const struct llmroof_gpu *cli_gpu(struct cli *c, const char *name)
+{
+    const struct llmroof_gpu *g = catalog_find_gpu(&c->cat, name);
+    if (g)
+        return g;
+    const char *s[3];
+    size_t n = catalog_suggest_gpus(&c->cat, name, s, 3);
+    fprintf(c->errf, "llmroof: error: unknown GPU '%s' (see 'llmroof list gpus')\n", CLI_CLIP(name));
+    did_you_mean(c, s, n);
+    return NULL;
+}
+
+const struct llmroof_model *cli_model(struct cli *c, const char *name)
+{
+    const struct llmroof_model *m = catalog_find_model(&c->cat, name);
+    if (m)
+        return m;
+    const char *s[3];
+    size_t n = catalog_suggest_models(&c->cat, name, s, 3);
+    fprintf(c->errf, "llmroof: error: unknown model '%s' (see 'llmroof list models')\n", CLI_CLIP(name));
+    did_you_mean(c, s, n);
+    return NULL;
+}
+
+struct list_ctx {
+    struct cli *c;
+    const struct llmroof_gpu **gpus;
+    int *tps;
+    int max, *n;
+    bool reported; /* an item's error is printed; otherwise the list's syntax is at fault */
+};
+
+static bool gpu_item(const char *item, void *vctx)
+{
+    struct list_ctx *x = vctx;
+    x->reported = true;
+    if (*x->n >= x->max) {
+        cli_usage_error(x->c, "option '--gpus': more than %d GPUs", x->max);
+        return false;
+    }
+    const struct llmroof_gpu *g = cli_gpu(x->c, item);
+    if (!g)
+        return false;
+    /* one rule for every list option: a repeated value (or an alias of a listed GPU) is an
+     * error, never a duplicate row */
+    for (int i = 0; i < *x->n; i++)
+        if (x->gpus[i] == g) {
+            cli_usage_error(x->c, "option '--gpus': '%s' repeats a value already listed (each value once)", CLI_CLIP(item));
+            return false;
+        }
+    x->gpus[(*x->n)++] = g;
+    x->reported = false;
+    return true;
+}
+
+static bool tp_item(const char *item, void *vctx)
+{
+    struct list_ctx *x = vctx;
+    int64_t v;
+    if (*x->n >= x->max || !parse_int64(item, 1, 1024, &v)) {
+        cli_usage_error(x->c, "option '--tp': '%s' is not a whole number in [1, 1024] (at most %d values)", CLI_CLIP(item),
+                        x->max);
+        x->reported = true;
+        return false;
+    }
+    for (int i = 0; i < *x->n; i++)
+        if (x->tps[i] == (int)v) {
+            cli_usage_error(x->c, "option '--tp': '%s' repeats a value already listed (each value once)", CLI_CLIP(item));
+            x->reported = true;
+            return false;
+        }
+    x->tps[(*x->n)++] = (int)v;
+    return true;
+}
+
+int cli_gpu_list(struct cli *c, const char *list, const struct llmroof_gpu **out, int max, int *n)
+{
+    struct list_ctx x = { c, out, NULL, max, n, false };
+    *n = 0;
+    if (strcmp(list, "all") == 0) { /* every catalog GPU, in catalog order, as sweep's --gpus all */
+        if (c->cat.n_gpus > (size_t)max)
+            return cli_usage_error(c, "option '--gpus': 'all' is %zu GPUs, more than the %d this command compares",
+                                   c->cat.n_gpus, max);
+        for (size_t i = 0; i < c->cat.n_gpus; i++)
+            out[(*n)++] = &c->cat.gpus[i];
+        return 0;
+    }
+    if (parse_list(list, gpu_item, &x))
+        return 0;
+    return x.reported ? 2 : cli_usage_error(c, "option '--gpus': expected a comma-separated list of GPU ids");
+}
+
+int cli_tp_list(struct cli *c, const char *list, int *out, int max, int *n)
+{
+    struct list_ctx x = { c, NULL, out, max, n, false };
+    *n = 0;
+    if (parse_list(list, tp_item, &x))
+        return 0;
+    return x.reported ? 2 : cli_usage_error(c, "option '--tp': expected a comma-separated list such as 2,4,8");
+}

@@ -1,0 +1,214 @@
+/* cli_files.c - output files (--svg, --requests-out, -o, ...): staged during the run and
+ * committed only when it succeeds, so a failed run leaves no new or replaced file. */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static int stage(struct cli *c, char *target, char *tmp, const struct sbuf *b)
+{
+    char *data = NULL;
+    if (!tmp && !(data = malloc(b->len ? b->len : 1)))
+        goto oom;
+    if (data && b->len)
+        memcpy(data, sbuf_str(b), b->len);
+    if (c->n_files == c->cap_files) {
+        size_t cap = c->cap_files ? 2 * c->cap_files : 8;
+        struct cli_file *f = realloc(c->files, cap * sizeof *f);
+        if (!f)
+            goto oom;
+        c->files = f;
+        c->cap_files = cap;
+    }
+    c->files[c->n_files++] = (struct cli_file){ target, tmp, data, b->len };
+    return 0;
+oom:
+    fprintf(c->errf, "llmroof: error: out of memory\n");
+    free(data);
+    if (tmp)
+        unlink(tmp);
+    free(tmp);
+    free(target);
+    return 1;
+}
+
+/* The file `path` names once its symlinks are followed (at most 40, as Linux's ELOOP limit):
+ * a relative link is taken from the link's directory. Caller frees; NULL on failure. */
+static char *resolve_links(const char *path)
+{
+    char *cur = strdup(path);
+    for (int hop = 0; cur && hop < 40; hop++) {
+        struct stat st;
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
+            return cur;
+        char link[PATH_MAX];
+        ssize_t n = readlink(cur, link, sizeof link - 1);
+        if (n < 0) {
+            free(cur);
+            return NULL;
+        }
+        link[n] = '\0';
+        const char *slash = strrchr(cur, '/');
+        size_t dirlen = link[0] == '/' || !slash ? 0 : (size_t)(slash - cur) + 1;
+        char *next = malloc(dirlen + (size_t)n + 1);
+        if (next) {
+            memcpy(next, cur, dirlen);
+            memcpy(next + dirlen, link, (size_t)n + 1);
+        }
+        free(cur);
+        cur = next;
+    }
+    free(cur);
+    errno = ELOOP;
+    return NULL;
+}
+
+/* Creates "<target>.tmp.<pid>.<n>" exclusively, mode 0666 less the umask (as fopen would
+ * create target itself). mkstemp would create 0600 and need the umask read back, which only
+ * umask(), a process-wide setter, can do. Returns the name (caller frees) and the open
+ * descriptor in *fd; NULL with the errno in *err. */
+static char *create_temp(const char *target, int *fd, int *err)
+{
+    size_t n = strlen(target) + 64;
+    char *tmp = malloc(n);
+    if (!tmp) {
+        *err = ENOMEM;
+        return NULL;
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    unsigned long salt = (unsigned long)ts.tv_nsec ^ ((unsigned long)(uintptr_t)&ts >> 4);
+    for (int attempt = 0; attempt < 100; attempt++) {
+        snprintf(tmp, n, "%s.tmp.%ld.%lx", target, (long)getpid(), salt + (unsigned long)attempt * 7919u);
+        *fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (*fd >= 0)
+            return tmp;
+        if (errno != EEXIST)
+            break;
+    }
+    *err = errno;
+    free(tmp);
+    return NULL;
+}
+
+int cli_write_file(struct cli *c, const char *path, const struct sbuf *b)
+{
+    if (c->flags & CLI_NO_FILES)
+        return 0;
+    struct stat st, lst;
+    bool exists = stat(path, &st) == 0; /* follows symlinks: st describes the target */
+    if (exists && S_ISDIR(st.st_mode)) {
+        fprintf(c->errf, "llmroof: error: %s: cannot write file: %s\n", path, strerror(EISDIR));
+        return 2;
+    }
+    /* Written through the name at commit: a device or FIFO (/dev/full, /dev/stdout) cannot be
+     * renamed over, a file with other hard links would lose them, and a dangling symlink
+     * names the file that open() will create. */
+    if ((exists && (!S_ISREG(st.st_mode) || st.st_nlink > 1)) ||
+        (!exists && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))) {
+        char *target = strdup(path);
+        if (!target) {
+            fprintf(c->errf, "llmroof: error: out of memory\n");
+            return 1;
+        }
+        return stage(c, target, NULL, b);
+    }
+    /* a symlink's target is replaced, never the link itself */
+    char *target = exists ? resolve_links(path) : strdup(path);
+    if (!target) {
+        fprintf(c->errf, "llmroof: error: %s: cannot write file: %s\n", path, strerror(errno));
+        return 1;
+    }
+    int fd = -1, e = 0;
+    char *tmp = create_temp(target, &fd, &e);
+    if (!tmp) {
+        fprintf(c->errf, "llmroof: error: %s: cannot create file: %s\n", path, strerror(e));
+        free(target);
+        return e == ENOENT || e == ENOTDIR || e == ENAMETOOLONG ? 2 : 1; /* a path naming no place is bad input */
+    }
+    /* a replaced file keeps its mode; a new one has the mode open() gave it (0666 less the
+     * umask, applied by the kernel: reading the umask would change process-wide state) */
+    if (exists)
+        (void)fchmod(fd, st.st_mode & 07777);
+    FILE *f = fdopen(fd, "wb");
+    bool ok = f && fwrite(sbuf_str(b), 1, b->len, f) == b->len;
+    e = errno;
+    ok = (f && fclose(f) == 0) && ok;
+    if (!f)
+        close(fd);
+    if (!ok) {
+        fprintf(c->errf, "llmroof: error: %s: cannot write file: %s\n", path, strerror(e ? e : EIO));
+        unlink(tmp);
+        free(tmp);
+        free(target);
+        return 1;
+    }
+    return stage(c, target, tmp, b);
+}
+
+static bool write_through(const struct cli_file *f)
+{
+    int fd = open(f->target, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (fd < 0)
+        return false;
+    size_t off = 0;
+    while (off < f->len) {
+        ssize_t w = write(fd, f->data + off, f->len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            int e = w < 0 ? errno : EIO;
+            close(fd);
+            errno = e;
+            return false;
+        }
+        off += (size_t)w;
+    }
+    return close(fd) == 0;
+}
+
+int cli_files_commit(struct cli *c)
+{
+    int rc = 0;
+    for (size_t i = 0; i < c->n_files; i++) {
+        struct cli_file *f = &c->files[i];
+        if (rc) {
+            if (f->tmp)
+                unlink(f->tmp); /* an earlier file failed: the rest are not replaced */
+        } else if (f->tmp ? rename(f->tmp, f->target) != 0 : !write_through(f)) {
+            fprintf(c->errf, "llmroof: error: %s: cannot write file: %s\n", f->target, strerror(errno));
+            if (f->tmp)
+                unlink(f->tmp);
+            rc = 1;
+        }
+        free(f->target);
+        free(f->tmp);
+        free(f->data);
+    }
+    free(c->files);
+    c->files = NULL;
+    c->n_files = c->cap_files = 0;
+    return rc;
+}
+
+void cli_files_discard(struct cli *c)
+{
+    for (size_t i = 0; i < c->n_files; i++) {
+        if (c->files[i].tmp)
+            unlink(c->files[i].tmp);
+        free(c->files[i].target);
+        free(c->files[i].tmp);
+        free(c->files[i].data);
+    }
+    free(c->files);
+    c->files = NULL;
+    c->n_files = c->cap_files = 0;
+}

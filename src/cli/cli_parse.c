@@ -1,0 +1,223 @@
+/* cli_parse.c - the CLI's option handling: the common options every command takes, a
+ * command's --help generated from its option table, parsing against that table (with the
+ * re-entrant scanner of optscan.h), and the usage-error message. */
+#include "cli/cli.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/optscan.h"
+
+enum { COMMON_FORMAT = 9000, COMMON_TABLE, COMMON_GPUS_FILE, COMMON_MODELS_FILE, COMMON_HELP };
+
+static const struct cli_opt common_opts[] = {
+    { COMMON_FORMAT, "format", 0, "FMT", "output format (help lists the command's)", false },
+    { COMMON_TABLE, "table", 0, "NAME", "with --format csv: print table NAME instead of the first", false },
+    { COMMON_GPUS_FILE, "gpus-file", 0, "FILE", "add GPU entries from FILE (replaces same ids; repeatable)", true },
+    { COMMON_MODELS_FILE, "models-file", 0, "FILE", "add model entries from FILE (replaces same ids; repeatable)", true },
+    { COMMON_HELP, "help", 'h', NULL, "show this help", false },
+};
+#define NCOMMON ((int)(sizeof common_opts / sizeof common_opts[0]))
+#define MAX_OPTS 64
+
+int cli_usage_error(struct cli *c, const char *fmt, ...)
+{
+    va_list ap;
+    fputs("llmroof: error: ", c->errf);
+    va_start(ap, fmt);
+    vfprintf(c->errf, fmt, ap);
+    va_end(ap);
+    fputc('\n', c->errf);
+    if (c->cmd)
+        fprintf(c->errf, "try 'llmroof %s --help'\n", c->cmd);
+    else
+        fputs("try 'llmroof --help'\n", c->errf);
+    return 2;
+}
+
+const char *cli_clip(const char *s, char *buf)
+{
+    size_t n = strlen(s);
+    if (n <= CLI_CLIP_BYTES + 3) /* clipping would not make it shorter */
+        return s;
+    size_t k = CLI_CLIP_BYTES;
+    while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80) /* not inside a UTF-8 sequence */
+        k--;
+    memcpy(buf, s, k);
+    memcpy(buf + k, "...", 4);
+    return buf;
+}
+
+int cli_fail(struct cli *c, const struct llmroof_err *err)
+{
+    (void)c;
+    fprintf(c->errf, "llmroof: error: %s\n", err->msg);
+    return err->code ? err->code : 1;
+}
+
+/* "output format: csv or jsonl (default csv)" from the formats the command renders. */
+static void format_list(const struct cli *c, char *buf, size_t n)
+{
+    unsigned allowed = c->formats ? c->formats : CLI_FORMATS_DEFAULT;
+    int k = 0, total = 0;
+    for (int f = 0; f <= TABLE_JSONL; f++)
+        total += (allowed >> f) & 1u;
+    size_t used = (size_t)snprintf(buf, n, "output format:");
+    for (int f = 0; f <= TABLE_JSONL && used < n; f++)
+        if (allowed & (1u << f)) {
+            k++;
+            used += (size_t)snprintf(buf + used, n - used, "%s %s", k == 1 ? "" : k == total ? " or" : ",",
+                                     table_format_name((enum table_format)f));
+        }
+    if (used < n)
+        snprintf(buf + used, n - used, " (default %s)", table_format_name(c->format));
+}
+
+static void print_help(struct cli *c, const struct cli_opt *opts, int nopts, const char *description)
+{
+    struct sbuf *o = &c->out;
+    sbuf_printf(o, "usage: %s\n\n", c->usage);
+    if (description)
+        sbuf_printf(o, "%s\n\n", description);
+    sbuf_append(o, "options:\n");
+    for (int pass = 0; pass < 2; pass++) {
+        const struct cli_opt *list = pass ? common_opts : opts;
+        int n = pass ? NCOMMON : nopts;
+        for (int i = 0; i < n; i++) {
+            char lhs[64], help[256];
+            snprintf(help, sizeof help, "%s", list[i].help);
+            if (pass && list[i].id == COMMON_TABLE) {
+                if (!c->tables)
+                    continue;
+                size_t used = (size_t)snprintf(help, sizeof help, "with --format csv: print table NAME instead of the first:");
+                for (const char *const *t = c->tables; *t && used < sizeof help; t++)
+                    used += (size_t)snprintf(help + used, sizeof help - used, "%s %s", t == c->tables ? "" : ",", *t);
+            } else if (pass && list[i].id == COMMON_FORMAT) {
+                format_list(c, help, sizeof help);
+            }
+            if (list[i].short_name)
+                snprintf(lhs, sizeof lhs, "-%c, --%s%s%s", list[i].short_name, list[i].name,
+                         list[i].arg ? " " : "", list[i].arg ? list[i].arg : "");
+            else
+                snprintf(lhs, sizeof lhs, "    --%s%s%s", list[i].name, list[i].arg ? " " : "",
+                         list[i].arg ? list[i].arg : "");
+            sbuf_printf(o, "  %-28s %s\n", lhs, help);
+        }
+    }
+}
+
+int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, int nopts,
+              cli_opt_fn fn, void *ctx, char **pos, int maxpos, int *npos, const char *description)
+{
+    struct optscan_def defs[MAX_OPTS];
+    const struct cli_opt *all[MAX_OPTS];
+    int seen[MAX_OPTS] = { 0 };
+    int n = 0;
+
+    for (int pass = 0; pass < 2; pass++) {
+        const struct cli_opt *list = pass ? common_opts : opts;
+        int cnt = pass ? NCOMMON : nopts;
+        for (int i = 0; i < cnt && n < MAX_OPTS; i++, n++) {
+            all[n] = &list[i];
+            defs[n] = (struct optscan_def){ list[i].name, list[i].short_name, list[i].arg != NULL };
+        }
+    }
+
+    const char *extra = NULL; /* the first positional argument beyond maxpos */
+    struct optscan scan;
+    optscan_init(&scan, argc, argv, defs, n, false);
+    scan.attached_values = (c->flags & CLI_REQUEST) != 0;
+    *npos = 0;
+    for (;;) {
+        struct optscan_hit h = optscan_next(&scan);
+        if (h.kind == OPTSCAN_END)
+            break;
+        if (h.kind == OPTSCAN_POSITIONAL) {
+            if (*npos < maxpos)
+                pos[(*npos)++] = (char *)h.value;
+            else if (!extra)
+                extra = h.value; /* reported after the options, as before */
+            continue;
+        }
+        if (h.kind == OPTSCAN_UNKNOWN) {
+            if (h.short_name)
+                return cli_usage_error(c, "unknown option '-%c'", h.short_name);
+            return cli_usage_error(c, "unknown option '%s'", CLI_CLIP(h.text));
+        }
+        if (h.kind == OPTSCAN_NO_VALUE && (c->flags & CLI_REQUEST)) /* "svg": true */
+            return cli_usage_error(c, "request: field '%s' takes a value (%s), not true", defs[h.idx].name,
+                                   all[h.idx]->arg);
+        if (h.kind == OPTSCAN_NO_VALUE)
+            return cli_usage_error(c, "option '%s' needs a value", CLI_CLIP(h.text));
+        if (h.kind == OPTSCAN_FLAG_VALUE && (c->flags & CLI_REQUEST)) /* "dp_attention": "yes" */
+            return cli_usage_error(c, "request: field '%s' is a flag: expected true or false, got '%s'",
+                                   defs[h.idx].name, CLI_CLIP(h.value));
+        if (h.kind == OPTSCAN_FLAG_VALUE)
+            return cli_usage_error(c, "unknown option '%s'", CLI_CLIP(h.text));
+        const struct cli_opt *o = all[h.idx];
+        const char *value = h.value;
+        if (seen[h.idx]++ && !o->repeatable)
+            return cli_usage_error(c, "option '--%s' given more than once", o->name);
+        switch (o->id) {
+        case COMMON_HELP:
+            print_help(c, opts, nopts, description);
+            return CLI_HELP;
+        case COMMON_FORMAT:
+            /* one rule at both levels: --format once, before or after the command */
+            if (c->format_set)
+                return cli_usage_error(c, "option '--format' given more than once");
+            if (!table_parse_format(value, &c->format))
+                return cli_usage_error(c, "option '--format': unknown format '%s' (expected table, md, csv, json, html or jsonl)",
+                                       CLI_CLIP(value));
+            c->format_set = true;
+            break;
+        case COMMON_TABLE:
+            c->sel.pick = value;
+            break;
+        case COMMON_GPUS_FILE:
+        case COMMON_MODELS_FILE: {
+            bool g = o->id == COMMON_GPUS_FILE;
+            int *cnt = g ? &c->n_gpus_files : &c->n_models_files;
+            if (*cnt >= CLI_MAX_FILES)
+                return cli_usage_error(c, "option '--%s' given more than %d times", o->name, CLI_MAX_FILES);
+            (g ? c->gpus_files : c->models_files)[(*cnt)++] = value;
+            break;
+        }
+        default: {
+            int rc = fn ? fn(c, ctx, o->id, value) : 0;
+            if (rc)
+                return rc;
+        }
+        }
+    }
+    unsigned allowed = c->formats ? c->formats : CLI_FORMATS_DEFAULT;
+    if (!(allowed & (1u << c->format))) {
+        char list[64] = "";
+        for (int f = 0; f <= TABLE_JSONL; f++)
+            if (allowed & (1u << f)) {
+                size_t used = strlen(list);
+                snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", table_format_name((enum table_format)f));
+            }
+        return cli_usage_error(c, "option '--format': %s is not available for '%s' (use %s)",
+                               table_format_name(c->format), c->cmd ? c->cmd : "?", list);
+    }
+    if (c->sel.pick) {
+        if (!c->tables)
+            return cli_usage_error(c, "option '--table': '%s' prints one table", c->cmd ? c->cmd : "?");
+        if (c->format != TABLE_CSV)
+            return cli_usage_error(c, "option '--table' picks one table of CSV output: use it with --format csv");
+        bool known = false;
+        char list[256] = "";
+        for (const char *const *t = c->tables; *t; t++) {
+            known |= strcmp(*t, c->sel.pick) == 0;
+            size_t used = strlen(list);
+            snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", *t);
+        }
+        if (!known)
+            return cli_usage_error(c, "option '--table': unknown table '%s' (expected %s)", CLI_CLIP(c->sel.pick), list);
+    }
+    if (extra)
+        return cli_usage_error(c, "unexpected argument '%s'", CLI_CLIP(extra));
+    return 0;
+}

@@ -1,0 +1,191 @@
+/* cli_values.c - option values: numbers, sizes, dtypes and durations with the option named
+ * in every message; think times and workloads; the model/GPU/dtype/efficiency options that
+ * estimate, memory and report share. */
+#include "cli/cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/parse.h"
+
+int cli_long(struct cli *c, const char *opt, const char *arg, long min, long max, long *out)
+{
+    int64_t v;
+    if (!parse_int64(arg, min, max, &v))
+        return cli_usage_error(c, "option '--%s': '%s' is not a whole number in [%ld, %ld]", opt, CLI_CLIP(arg), min, max);
+    *out = (long)v;
+    return 0;
+}
+
+int cli_double(struct cli *c, const char *opt, const char *arg, double min, double max, bool min_open, double *out)
+{
+    double v;
+    if (!parse_double(arg, &v) || (min_open ? v <= min : v < min) || v > max)
+        return cli_usage_error(c, "option '--%s': '%s' is not a number in %s%g, %g]", opt, CLI_CLIP(arg),
+                               min_open ? "(" : "[", min, max);
+    *out = v;
+    return 0;
+}
+
+int cli_bytes(struct cli *c, const char *opt, const char *arg, double *out)
+{
+    if (!parse_bytes(arg, out))
+        return cli_usage_error(c, "option '--%s': '%s' is not a byte size (e.g. 512MiB, 1.5GiB, 2GB)", opt, CLI_CLIP(arg));
+    return 0;
+}
+
+int cli_dtype(struct cli *c, const char *opt, const char *arg, enum llmroof_dtype *out)
+{
+    if (!dtype_parse(arg, out))
+        return cli_usage_error(c, "option '--%s': unknown dtype '%s' (expected fp32, tf32, fp16, bf16, fp8, int8, int4, fp4)",
+                               opt, CLI_CLIP(arg));
+    return 0;
+}
+
+/* A duration must carry its unit: a bare 3000 is 3000 s to one reader and 3000 ms to another
+ * (issue 14). Only a bare 0 needs none. */
+static bool has_unit(const char *s)
+{
+    size_t n = strlen(s);
+    return n > 0 && ((s[n - 1] >= 'a' && s[n - 1] <= 'z') || (s[n - 1] >= 'A' && s[n - 1] <= 'Z') ||
+                     (unsigned char)s[n - 1] >= 0x80);
+}
+
+static bool bare_zero(const char *s)
+{
+    double v;
+    return !has_unit(s) && parse_double(s, &v) && v == 0;
+}
+
+int cli_duration(struct cli *c, const char *opt, const char *arg, double max_s, bool positive, double *out_s)
+{
+    double v;
+    if (!has_unit(arg) && !(bare_zero(arg) && !positive) && parse_double(arg, &v))
+        return cli_usage_error(c, "option '--%s': '%s' has no unit: write it with one of ns, us, ms, s, min "
+                                  "(e.g. %ss or %sms)", opt, CLI_CLIP(arg), arg, arg);
+    if (!(parse_duration(arg, &v) || (bare_zero(arg) && (v = 0, true))) || (positive && !(v > 0)) || v > max_s)
+        return cli_usage_error(c, "option '--%s': '%s' is not a %sduration of at most %g s (e.g. 3s, 500ms)", opt, CLI_CLIP(arg),
+                               positive ? "positive " : "", max_s);
+    *out_s = v;
+    return 0;
+}
+
+int cli_think(struct cli *c, const char *arg, double *lo_s, double *hi_s)
+{
+    char lo[64], *dash;
+    snprintf(lo, sizeof lo, "%s", arg);
+    dash = strchr(lo, '-');
+    if (dash)
+        *dash = '\0';
+    const char *hi = dash ? dash + 1 : lo;
+    if ((!has_unit(lo) && !bare_zero(lo)) || (!has_unit(hi) && !bare_zero(hi)))
+        return cli_usage_error(c, "option '--think': '%s' needs a unit on each duration: ns, us, ms, s or min "
+                                  "(e.g. 1s-3s, 500ms, 0)", CLI_CLIP(arg));
+    if (!(parse_duration(lo, lo_s) || (bare_zero(lo) && (*lo_s = 0, true))) ||
+        !(parse_duration(hi, hi_s) || (bare_zero(hi) && (*hi_s = 0, true))) || *hi_s < *lo_s || *hi_s > 86400)
+        return cli_usage_error(c, "option '--think': '%s' is not a duration or range LO-HI (e.g. 1s-3s, 500ms, 0)", CLI_CLIP(arg));
+    return 0;
+}
+
+int cli_workload(struct cli *c, const char *spec, struct workload *out)
+{
+    struct llmroof_err err = { 0 };
+    if (strncmp(spec, "csv:", 4) == 0) {
+        char *text;
+        size_t len;
+        if (catalog_read_file(spec + 4, (size_t)1 << 30, &text, &len, &err))
+            return cli_fail(c, &err);
+        int rc = workload_parse_pairs(text, len, spec + 4, out, &err);
+        free(text);
+        return rc ? cli_fail(c, &err) : 0;
+    }
+    if (workload_parse(spec, out, &err))
+        return cli_usage_error(c, "option '--workload': %s", err.msg);
+    return 0;
+}
+
+void cli_setup_defaults(struct cli_setup_opts *s)
+{
+    memset(s, 0, sizeof *s);
+    s->tp = 1;
+    s->batch = 1;
+    s->prompt = 512;
+    s->output = 1536;
+    s->weight = s->kv = s->act = LLMROOF_FP16;
+    s->mem = memory_default_opts();
+    s->context = 2048;
+}
+
+/* Bounds keep every product finite and meaningful: 1e9 tokens of context, a million
+ * sequences; anything larger is a typo, not a deployment. Efficiencies and mem-util start
+ * at 1% (as the catalog's ranges do): a 1e-300 efficiency would turn times into inf. */
+int cli_setup_opt(struct cli *c, struct cli_setup_opts *s, int id, const char *arg)
+{
+    switch (id) {
+    case OPT_MODEL: s->model = arg; return 0;
+    case OPT_GPU: s->gpu = arg; return 0;
+    case OPT_TP: return cli_long(c, "tp", arg, 1, 1024, &s->tp);
+    case OPT_BATCH: return cli_long(c, "batch", arg, 1, 1000000, &s->batch);
+    case OPT_PROMPT: return cli_long(c, "prompt", arg, 1, 1000000000, &s->prompt);
+    case OPT_OUTPUT: return cli_long(c, "output", arg, 1, 1000000000, &s->output);
+    case OPT_CONTEXT: s->have_context = true; return cli_long(c, "context", arg, 1, 1000000000, &s->context);
+    case OPT_WDT: s->have_weight = true; return cli_dtype(c, "weight-dtype", arg, &s->weight);
+    case OPT_KVDT: s->have_kv = true; return cli_dtype(c, "kv-dtype", arg, &s->kv);
+    case OPT_ACTDT: s->have_act = true; return cli_dtype(c, "act-dtype", arg, &s->act);
+    case OPT_WBITS: return cli_double(c, "weight-bits", arg, 1, 64, false, &s->weight_bits);
+    case OPT_CE: s->eff.has_compute = true; return cli_double(c, "compute-eff", arg, 0.01, 1, false, &s->eff.compute);
+    case OPT_ME: s->eff.has_memory = true; return cli_double(c, "memory-eff", arg, 0.01, 1, false, &s->eff.memory);
+    case OPT_CME: s->eff.has_comm = true; return cli_double(c, "comm-eff", arg, 0.01, 1, false, &s->eff.comm);
+    case OPT_OVH:
+        s->eff.has_overhead = true;
+        return cli_duration(c, "overhead", arg, 1, false, &s->eff.overhead_s);
+    case OPT_ENGINE: s->engine_name = arg; return 0; /* resolved once the catalog is loaded */
+    case OPT_MEMUTIL: return cli_double(c, "mem-util", arg, 0.01, 1, false, &s->mem.mem_util);
+    case OPT_RESERVE: return cli_bytes(c, "reserve", arg, &s->mem.reserve_bytes);
+    case OPT_WORKSPACE: s->mem.workspace_set = true; return cli_bytes(c, "workspace", arg, &s->mem.workspace_bytes);
+    case OPT_BLOCK: return cli_long(c, "block-size", arg, 1, 65536, &s->mem.block_size);
+    case OPT_PP: {
+        long v = 1;
+        int rc = cli_long(c, "pp", arg, 1, 1024, &v);
+        s->layout.pp = (int)v;
+        return rc;
+    }
+    case OPT_EP: {
+        long v = 1;
+        int rc = cli_long(c, "ep", arg, 1, 4096, &v);
+        s->layout.ep = (int)v;
+        return rc;
+    }
+    case OPT_DPATTN: s->layout.dp_attn = true; return 0;
+    case OPT_EPIMB: return cli_double(c, "ep-imbalance", arg, 1, 64, false, &s->layout.ep_imbalance);
+    }
+    return 1;
+}
+
+int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s)
+{
+    if (!s->engine_name)
+        return 0;
+    int rc = cli_catalog(c);
+    if (rc)
+        return rc;
+    if (!(s->eff.engine = catalog_find_engine(&c->cat, s->engine_name))) {
+        fprintf(c->errf, "llmroof: error: unknown engine '%s' (see 'llmroof list engines')\n", CLI_CLIP(s->engine_name));
+        return 2;
+    }
+    return 0;
+}
+
+struct llmroof_dtypes cli_dtypes(const struct cli_setup_opts *s)
+{
+    struct llmroof_dtypes d = { s->weight, s->kv, s->act, s->weight_bits };
+    return d;
+}
+
+struct llmroof_layout cli_layout(const struct cli_setup_opts *s)
+{
+    struct llmroof_layout l = s->layout;
+    l.tp = (int)s->tp;
+    return l;
+}
