@@ -4,7 +4,9 @@
  * Why a thread per connection (MHD_USE_THREAD_PER_CONNECTION) rather than a pool of event
  * loops: a simulation holds its thread for up to a second, and in a pool it would hold every
  * other connection that pool thread owns; with a thread each, an estimate answers while a
- * simulation runs (docs/api.md, "HTTP"). */
+ * simulation runs (docs/api.md, "HTTP"). The library is re-entrant (its option scanner keeps
+ * no process-wide state), so the connections' threads call it at once on one context, whose
+ * catalog is read-only: no lock. */
 #include "api/server.h"
 #include "api/api_internal.h"
 
@@ -27,13 +29,6 @@
 #include "base/parse.h"
 #include "base/sbuf.h"
 #include "cli/cmd_serve.h"
-
-/* Until the command line's option parser is re-entrant (api.h: getopt_long's optind/optarg
- * are process-wide), calls into the library are serialised by a mutex held in the server's
- * state. Building with -DLLMROOF_SERVE_SERIAL=0 drops the lock once the parser is. */
-#ifndef LLMROOF_SERVE_SERIAL
-#define LLMROOF_SERVE_SERIAL 1
-#endif
 
 /* ---- replies -------------------------------------------------------------------------- */
 
@@ -107,7 +102,7 @@ static void serve_file(const struct server_cfg *cfg, const char *file, const cha
     sbuf_init(&b);
     char chunk[8192];
     size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len < 16u * 1024 * 1024)
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len < (size_t)16 * 1024 * 1024)
         sbuf_appendn(&b, chunk, n);
     bool bad = ferror(f) != 0;
     fclose(f);
@@ -162,7 +157,7 @@ static bool opt_number(const cJSON *req, const char *dash, double *v)
     cJSON_ArrayForEach(it, req) {
         char k[64];
         key_norm(it->string, k, sizeof k);
-        if (strcmp(k, dash))
+        if (strcmp(k, dash) != 0)
             continue;
         if (cJSON_IsNumber(it)) {
             *v = it->valuedouble;
@@ -215,9 +210,12 @@ static int check_limits(const char *cmd, const cJSON *req, const struct server_l
             return 400;
         }
         const cJSON *wl = opt_item(req, "workload");
-        long p = 0, o = 0;
-        if (wl && cJSON_IsString(wl) && sscanf(wl->valuestring, "fixed:%ld:%ld", &p, &o) == 2 && o > 0)
-            out = (double)o;
+        if (wl && cJSON_IsString(wl) && !strncmp(wl->valuestring, "fixed:", 6)) {
+            const char *colon = strchr(wl->valuestring + 6, ':'); /* fixed:P:O */
+            double o = 0;
+            if (colon && parse_double(colon + 1, &o) && o > 0)
+                out = o;
+        }
         if (out <= 0)
             out = 2048; /* a named workload's outputs, counted at 2048 tokens each (its tail) */
         int points = 1;
@@ -402,7 +400,7 @@ void server_route(llmroof_ctx *ctx, const struct server_cfg *cfg, const char *me
     bool get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
     if (api) {
         const char *cmd = url + sizeof prefix - 1;
-        if (strcmp(method, "POST")) {
+        if (strcmp(method, "POST") != 0) {
             out->allow = "POST";
             reply_error(out, 405, "llmroof: error: request: the API takes POST with a JSON body");
             return;
@@ -432,7 +430,6 @@ void server_route(llmroof_ctx *ctx, const struct server_cfg *cfg, const char *me
 struct server_state {
     llmroof_ctx *ctx;
     const struct server_cfg *cfg;
-    pthread_mutex_t lock; /* serialises library calls while LLMROOF_SERVE_SERIAL */
 };
 
 struct conn {
@@ -500,14 +497,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     } else if (sbuf_failed(&k->body)) {
         reply_error(&r, 500, "llmroof: error: out of memory");
     } else {
-#if LLMROOF_SERVE_SERIAL
-        bool locked = !strncmp(url, "/api/", 5) && pthread_mutex_lock(&st->lock) == 0;
-#endif
         server_route(st->ctx, st->cfg, method, url, k->body.data ? k->body.data : "", k->body.len, 0, &r);
-#if LLMROOF_SERVE_SERIAL
-        if (locked)
-            pthread_mutex_unlock(&st->lock);
-#endif
     }
     enum MHD_Result ok = send_reply(c, &r);
     server_reply_free(&r);
@@ -539,7 +529,7 @@ int server_run(llmroof_ctx *ctx, const struct server_cfg *cfg)
     pthread_sigmask(SIG_BLOCK, &stop, &old);
     signal(SIGPIPE, SIG_IGN); /* a client that hangs up must not end the server */
 
-    struct server_state st = { ctx, cfg, PTHREAD_MUTEX_INITIALIZER };
+    struct server_state st = { ctx, cfg };
     struct sockaddr_in sa = { 0 };
     sa.sin_family = AF_INET;
     sa.sin_port = htons((uint16_t)cfg->port);
@@ -568,7 +558,6 @@ int server_run(llmroof_ctx *ctx, const struct server_cfg *cfg)
     while (sigwait(&stop, &sig) != 0)
         ;
     MHD_stop_daemon(d);
-    pthread_mutex_destroy(&st.lock);
     fprintf(stderr, "llmroof: stopped (%s)\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     return 0;

@@ -10,7 +10,7 @@
 
 #include "llmroof/api.h"
 
-#define SERVER_MAX_BODY_BYTES (1024 * 1024) /* larger bodies get 413 */
+#define SERVER_MAX_BODY_BYTES ((size_t)1 << 20) /* 1 MiB: larger bodies get 413 */
 
 /* Per-request work limits: a request past one gets 400 naming the limit (docs/api.md). */
 struct server_limits {

@@ -69,8 +69,8 @@ int serve_parse(int argc, char **argv, struct serve_opts *o, FILE *out, FILE *er
                 return usage(err, "option '--port' expects a port number 0-65535, got", val);
             o->port = (int)v;
             break;
-        case 2: o->web_dir = val; break;
-        case 3: o->data_dir = val; break;
+        case 2:
+        case 3: *(k == 2 ? &o->web_dir : &o->data_dir) = val; break;
         case 4:
             if (!parse_int64(val, 1, 3600, &v))
                 return usage(err, "option '--timeout' expects whole seconds 1-3600, got", val);

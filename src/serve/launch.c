@@ -102,7 +102,7 @@ static void vllm(const struct plan_input *in, const char *model, struct shape s,
     else if (in->dt.weight != LLMROOF_FP16 && in->dt.weight != LLMROOF_BF16)
         add(nt, nn, "%s weights: serve a checkpoint quantized to it (AWQ, GPTQ, NVFP4...), whose config vLLM reads; ",
             dtype_name(in->dt.weight), 0);
-    if (strcmp(role, "serve")) {
+    if (strcmp(role, "serve") != 0) {
         add(b, bn, " --kv-transfer-config '{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}'", NULL, 0);
         add(nt, nn, "a proxy in front sends each request to a prefill instance, then to a decode instance (vLLM's "
                     "disaggregated-serving proxy example); ", NULL, 0);
@@ -139,7 +139,7 @@ static void sglang(const struct plan_input *in, const char *model, struct shape 
     else if (in->dt.weight != LLMROOF_FP16 && in->dt.weight != LLMROOF_BF16)
         add(nt, nn, "%s weights: serve a checkpoint quantized to it, whose config SGLang reads; ",
             dtype_name(in->dt.weight), 0);
-    if (strcmp(role, "serve")) {
+    if (strcmp(role, "serve") != 0) {
         add(b, bn, " --disaggregation-mode %s", role, 0);
         add(b, bn, " --disaggregation-transfer-backend mooncake", NULL, 0);
         add(nt, nn, "the SGLang router (sglang_router.launch_router --pd-disaggregation) joins the pools; ", NULL, 0);
@@ -169,7 +169,7 @@ static void trtllm(const struct plan_input *in, const char *model, struct shape 
     if (in->dt.weight != LLMROOF_FP16 && in->dt.weight != LLMROOF_BF16)
         add(nt, nn, "%s weights: serve a checkpoint quantized to it (no quantization flag); ", dtype_name(in->dt.weight),
             0);
-    if (strcmp(role, "serve"))
+    if (strcmp(role, "serve") != 0)
         add(nt, nn, "disaggregated: the KV transfer is 'cache_transceiver_config' in the --config YAML file, and "
                     "'trtllm-serve disaggregated -c FILE' routes between the pools; ", NULL, 0);
 }
