@@ -3,10 +3,12 @@
 # Uses sudo only when not root. Safe to run repeatedly (does nothing when all present).
 #   sh scripts/deps.sh          what building and running llmroof needs
 #   sh scripts/deps.sh --test   plus the test suite's tools: clang (second compiler),
-#                               valgrind, cppcheck, clang-tidy, python3 (the binding tests)
+#                               valgrind, cppcheck, clang-tidy, python3 (the binding and
+#                               server tests), chromium (the page's browser test, driven
+#                               headless over its DevTools pipe: no node, no driver)
 set -eu
-pkgs="gcc make cmake pkg-config libcjson-dev libcmocka-dev"
-[ "${1:-}" = --test ] && pkgs="$pkgs clang valgrind cppcheck clang-tidy python3"
+pkgs="gcc make cmake pkg-config libcjson-dev libcmocka-dev libmicrohttpd-dev"
+[ "${1:-}" = --test ] && pkgs="$pkgs clang valgrind cppcheck clang-tidy python3 chromium"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

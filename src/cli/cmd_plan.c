@@ -128,7 +128,7 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
     x->in.gpus_per_node = 8;
     char *pos[1];
     int npos = 0;
-    static const char *const tables[] = { "options", "observations", NULL };
+    static const char *const tables[] = { "options", "observations", "launch", NULL };
     c->tables = tables;
     c->usage = "llmroof plan -m MODEL [--gpus all|LIST] [--users N | --rate QPS] [--ttft-slo T] [--tpot-slo T] "
                "[--slo-percentile pNN] [--tp LIST] [--gpus-per-node N] [--price LIST] [--fast] [options]";

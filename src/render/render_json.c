@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "model/arch.h"
+#include "serve/launch.h"
 
 /* cJSON_Print output followed by a newline; frees the tree. */
 static char *finish(cJSON *root)
@@ -737,6 +738,34 @@ static cJSON *plan_option_json(const struct plan_option *o, bool rate)
     return x;
 }
 
+/* A feasible row's engine commands (serve/launch.h): [{engine, role, instances,
+ * gpus_per_instance, command, note}]. */
+static void add_launch(cJSON *row, const struct plan_input *in, const struct plan_option *o)
+{
+    if (!row || !o->feasible)
+        return;
+    struct launch_set ls;
+    launch_build(in, o, &ls);
+    cJSON *arr = cJSON_AddArrayToObject(row, "launch");
+    for (int i = 0; arr && i < ls.n; i++) {
+        cJSON *c = cJSON_CreateObject();
+        cJSON_AddStringToObject(c, "engine", ls.c[i].engine);
+        cJSON_AddStringToObject(c, "role", ls.c[i].role);
+        cJSON_AddNumberToObject(c, "instances", (double)ls.c[i].instances);
+        cJSON_AddNumberToObject(c, "gpus_per_instance", ls.c[i].gpus_per_instance);
+        cJSON_AddStringToObject(c, "command", ls.c[i].cmd);
+        cJSON_AddStringToObject(c, "note", ls.c[i].note);
+        cJSON_AddItemToArray(arr, c);
+    }
+}
+
+static cJSON *plan_row_json(const struct plan_input *in, const struct plan_option *o)
+{
+    cJSON *row = plan_option_json(o, in->rate_qps > 0);
+    add_launch(row, in, o);
+    return row;
+}
+
 char *render_json_plan(const struct plan_input *in, const struct plan_result *r)
 {
     cJSON *o = new_doc("llmroof.plan/1");
@@ -753,9 +782,9 @@ char *render_json_plan(const struct plan_input *in, const struct plan_result *r)
     cJSON_AddNumberToObject(o, "seed", (double)in->sim.seed);
     cJSON *arr = cJSON_AddArrayToObject(o, "options");
     for (int i = 0; i < r->noptions; i++)
-        cJSON_AddItemToArray(arr, plan_option_json(&r->options[i], in->rate_qps > 0));
+        cJSON_AddItemToArray(arr, plan_row_json(in, &r->options[i]));
     if (r->best >= 0)
-        cJSON_AddItemToObject(o, "best", plan_option_json(&r->options[r->best], in->rate_qps > 0));
+        cJSON_AddItemToObject(o, "best", plan_row_json(in, &r->options[r->best]));
     else
         cJSON_AddNullToObject(o, "best");
     cJSON_AddBoolToObject(o, "best_by_cost", r->by_cost);

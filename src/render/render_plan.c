@@ -4,6 +4,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "serve/launch.h"
+
 /* Why a feasible row is not the answer. */
 static void note_for(const struct plan_result *r, int i, bool rate, char *buf, size_t n)
 {
@@ -110,6 +112,55 @@ static void render_observations(const struct plan_result *r, enum table_format f
         sbuf_printf(out, "- %s\n", r->obs[i]);
 }
 
+/* The best row's engine commands (serve/launch.h): a section of text and Markdown, the
+ * "launch" table of CSV. */
+static void render_launch(const struct plan_input *in, const struct plan_result *r, enum table_format f,
+                          struct table_sel *sel, struct sbuf *out)
+{
+    if (r->best < 0)
+        return;
+    struct launch_set ls;
+    const struct plan_option *o = &r->options[r->best];
+    launch_build(in, o, &ls);
+    if (f == TABLE_CSV) {
+        struct table t;
+        table_init(&t, "");
+        table_col(&t, "engine", 0);
+        table_col(&t, "role", 0);
+        table_col(&t, "instances", 0);
+        table_col(&t, "gpus_per_instance", 0);
+        table_col(&t, "command", 0);
+        table_col(&t, "note", 0);
+        for (int i = 0; i < ls.n; i++) {
+            table_row(&t);
+            table_str(&t, ls.c[i].engine);
+            table_str(&t, ls.c[i].role);
+            table_num(&t, (double)ls.c[i].instances);
+            table_num(&t, ls.c[i].gpus_per_instance);
+            table_str(&t, ls.c[i].cmd);
+            table_str(&t, ls.c[i].note);
+        }
+        if (table_sel_wants(sel, f, "launch"))
+            table_render_fit(&t, f, 100, 2, out);
+        table_free(&t);
+        return;
+    }
+    if (f != TABLE_TEXT && f != TABLE_MD)
+        return;
+    char la[32];
+    plan_layout_name(o->tp, o->mode, la, sizeof la);
+    sbuf_printf(out, f == TABLE_MD ? "\n### Launch commands (best row: %s%s on %s)\n\n" : "\nLaunch commands (best row: %s%s on %s)\n",
+                o->disagg ? "disaggregated, decode " : "", la, o->gpu->id);
+    for (int i = 0; i < ls.n; i++) {
+        const struct launch_cmd *c = &ls.c[i];
+        sbuf_printf(out, "%s%s %s: %ld instance%s of %d GPU%s\n", f == TABLE_MD ? "- " : "", c->engine, c->role,
+                    c->instances, c->instances == 1 ? "" : "s", c->gpus_per_instance, c->gpus_per_instance == 1 ? "" : "s");
+        sbuf_printf(out, f == TABLE_MD ? "\n  `%s`\n\n" : "    %s\n", c->cmd);
+        if (c->note[0])
+            sbuf_printf(out, f == TABLE_MD ? "  note: %s\n\n" : "    note: %s\n", c->note);
+    }
+}
+
 void render_plan(const struct plan_input *in, const struct plan_result *r, enum table_format f, struct table_sel *sel,
                  struct sbuf *out)
 {
@@ -122,6 +173,7 @@ void render_plan(const struct plan_input *in, const struct plan_result *r, enum 
                         in->tpot_slo_s * 1e3, in->gpus_per_node);
         render_rate(in, r, f, sel, out);
         render_observations(r, f, sel, out);
+        render_launch(in, r, f, sel, out);
         return;
     }
     if (f == TABLE_TEXT || f == TABLE_MD) {
@@ -199,4 +251,5 @@ void render_plan(const struct plan_input *in, const struct plan_result *r, enum 
         table_render_fit(&t, f, 100, searched ? 3 : 2, out);
     table_free(&t);
     render_observations(r, f, sel, out);
+    render_launch(in, r, f, sel, out);
 }

@@ -1,0 +1,590 @@
+/* server.c - see api/server.h. libmicrohttpd parses HTTP and runs one thread per connection;
+ * this file decides what each request gets (server_route) and feeds it the request body.
+ *
+ * Why a thread per connection (MHD_USE_THREAD_PER_CONNECTION) rather than a pool of event
+ * loops: a simulation holds its thread for up to a second, and in a pool it would hold every
+ * other connection that pool thread owns; with a thread each, an estimate answers while a
+ * simulation runs (docs/api.md, "HTTP"). The library is re-entrant (its option scanner keeps
+ * no process-wide state), so the connections' threads call it at once on one context, whose
+ * catalog is read-only: no lock. */
+#include "api/server.h"
+#include "api/api_internal.h"
+
+#include <arpa/inet.h>
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <limits.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/parse.h"
+#include "base/sbuf.h"
+#include "cli/cmd_serve.h"
+
+/* ---- replies -------------------------------------------------------------------------- */
+
+static void reply_set(struct server_reply *r, int status, const char *ctype, char *body, size_t len)
+{
+    r->status = status;
+    r->content_type = ctype;
+    r->body = body;
+    r->len = len;
+}
+
+/* {"error": msg} with msg's trailing newline dropped. */
+static void reply_error(struct server_reply *r, int status, const char *msg)
+{
+    size_t n = strlen(msg);
+    while (n && msg[n - 1] == '\n')
+        n--;
+    char *m = malloc(n + 1);
+    cJSON *o = cJSON_CreateObject();
+    char *text = NULL;
+    if (m && o) {
+        memcpy(m, msg, n);
+        m[n] = '\0';
+        if (cJSON_AddStringToObject(o, "error", m))
+            text = cJSON_PrintUnformatted(o);
+    }
+    free(m);
+    cJSON_Delete(o);
+    if (!text) {
+        static const char oom[] = "{\"error\":\"llmroof: error: out of memory\"}";
+        text = strdup(oom);
+        status = 500;
+    }
+    reply_set(r, status, "application/json", text, text ? strlen(text) : 0);
+}
+
+void server_reply_free(struct server_reply *r)
+{
+    free(r->body);
+    r->body = NULL;
+    r->len = 0;
+}
+
+void server_default_limits(struct server_limits *lim)
+{
+    *lim = (struct server_limits){ 2e7, 20000, 32, 16, 64 };
+}
+
+/* ---- the page's files ----------------------------------------------------------------- */
+
+/* Only these names are served: no path from the URL ever reaches the file system. */
+static const struct {
+    const char *url, *file, *ctype;
+} pages[] = {
+    { "/", "index.html", "text/html; charset=utf-8" },
+    { "/index.html", "index.html", "text/html; charset=utf-8" },
+    { "/app.js", "app.js", "text/javascript; charset=utf-8" },
+    { "/style.css", "style.css", "text/css; charset=utf-8" },
+};
+
+static void serve_file(const struct server_cfg *cfg, const char *file, const char *ctype, struct server_reply *r)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", cfg->web_dir ? cfg->web_dir : ".", file);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        reply_error(r, 404, "llmroof: error: the page's file is missing from the web directory");
+        return;
+    }
+    struct sbuf b;
+    sbuf_init(&b);
+    char chunk[8192];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len < (size_t)16 * 1024 * 1024)
+        sbuf_appendn(&b, chunk, n);
+    bool bad = ferror(f) != 0;
+    fclose(f);
+    if (bad || sbuf_failed(&b)) {
+        sbuf_free(&b);
+        reply_error(r, 500, "llmroof: error: cannot read the page's file");
+        return;
+    }
+    size_t len = b.len;
+    reply_set(r, 200, ctype, b.data ? b.data : strdup(""), len);
+}
+
+/* ---- the API -------------------------------------------------------------------------- */
+
+/* Commands the API serves over HTTP: those that read the catalog and compute. import-hf,
+ * validate, calibrate, sweep and check read or write files the request would name. */
+static const char *const api_commands[] = { "estimate", "memory", "roofline", "simulate", "plan",
+                                            "report",   "list",   "show" };
+
+/* Options that write a file, or read one the request names: refused over HTTP, so the server
+ * never touches a path a request chose. Keys are compared with '_' read as '-'. */
+static const struct {
+    const char *key, *why;
+} refused[] = {
+    { "svg", "writes a file (POST /api/v1/roofline.svg returns the roofline chart)" },
+    { "svg-dir", "writes files" },
+    { "requests-out", "writes a file" },
+    { "trace-out", "writes a file" },
+    { "out", "writes a file" },
+    { "output-file", "writes a file" },
+    { "trace", "reads a file the request names" },
+    { "gpus-file", "reads a file the request names" },
+    { "models-file", "reads a file the request names" },
+    { "data", "reads a catalog the request names" },
+    { "args", "names files (only list and show take positional arguments over HTTP)" },
+    { "format", "is always json over HTTP" },
+    { "command", "comes from the path (/api/v1/<command>)" },
+};
+
+static void key_norm(const char *k, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s", k);
+    for (char *p = buf; *p; p++)
+        if (*p == '_')
+            *p = '-';
+}
+
+/* A number given as a JSON number or a string ("250"); false when absent or not a number. */
+static bool opt_number(const cJSON *req, const char *dash, double *v)
+{
+    const cJSON *it;
+    cJSON_ArrayForEach(it, req) {
+        char k[64];
+        key_norm(it->string, k, sizeof k);
+        if (strcmp(k, dash) != 0)
+            continue;
+        if (cJSON_IsNumber(it)) {
+            *v = it->valuedouble;
+            return true;
+        }
+        return cJSON_IsString(it) && parse_double(it->valuestring, v);
+    }
+    return false;
+}
+
+static const cJSON *opt_item(const cJSON *req, const char *dash)
+{
+    const cJSON *it;
+    cJSON_ArrayForEach(it, req) {
+        char k[64];
+        key_norm(it->string, k, sizeof k);
+        if (!strcmp(k, dash))
+            return it;
+    }
+    return NULL;
+}
+
+/* Entries of a list option: a JSON array's size or a string's comma-separated items. */
+static int list_len(const cJSON *it, int absent)
+{
+    if (!it)
+        return absent;
+    if (cJSON_IsArray(it))
+        return cJSON_GetArraySize(it);
+    if (cJSON_IsString(it)) {
+        if (!strcmp(it->valuestring, "all"))
+            return 28; /* data/gpus.json holds 28 GPUs; "all" is checked as that many */
+        int n = 1;
+        for (const char *p = it->valuestring; *p; p++)
+            n += *p == ',';
+        return n;
+    }
+    return 1;
+}
+
+/* 0, or 400 with the message in msg: the request's work past a limit of lim. */
+static int check_limits(const char *cmd, const cJSON *req, const struct server_limits *lim, char *msg, size_t n)
+{
+    if (!strcmp(cmd, "simulate")) {
+        double reqs = 250, out = 0, inst = 1;
+        opt_number(req, "requests", &reqs);
+        if (reqs > (double)lim->max_requests) {
+            snprintf(msg, n, "llmroof: error: request: field 'requests': %g is past this server's limit of %ld requests",
+                     reqs, lim->max_requests);
+            return 400;
+        }
+        const cJSON *wl = opt_item(req, "workload");
+        if (wl && cJSON_IsString(wl) && !strncmp(wl->valuestring, "fixed:", 6)) {
+            const char *colon = strchr(wl->valuestring + 6, ':'); /* fixed:P:O */
+            double o = 0;
+            if (colon && parse_double(colon + 1, &o) && o > 0)
+                out = o;
+        }
+        if (out <= 0)
+            out = 2048; /* a named workload's outputs, counted at 2048 tokens each (its tail) */
+        int points = 1;
+        static const char *const sweeps[] = { "sweep-batched-tokens", "sweep-rate", "sweep-concurrency" };
+        for (size_t i = 0; i < sizeof sweeps / sizeof sweeps[0]; i++) {
+            int k = list_len(opt_item(req, sweeps[i]), 1);
+            if (k > lim->max_sweep_points) {
+                snprintf(msg, n, "llmroof: error: request: field '%s': %d points is past this server's limit of %d",
+                         sweeps[i], k, lim->max_sweep_points);
+                return 400;
+            }
+            points = k > points ? k : points;
+        }
+        if (opt_number(req, "instances", &inst) && inst > (double)lim->max_instances) {
+            snprintf(msg, n, "llmroof: error: request: field 'instances': %g is past this server's limit of %ld", inst,
+                     lim->max_instances);
+            return 400;
+        }
+        double tokens = reqs * out * points;
+        if (tokens > lim->max_sim_tokens) {
+            snprintf(msg, n,
+                     "llmroof: error: request: %g requests x %g output tokens x %d runs = %.3g tokens to simulate is past "
+                     "this server's limit of %.3g (fewer requests or a shorter workload)",
+                     reqs, out, points, tokens, lim->max_sim_tokens);
+            return 400;
+        }
+    } else if (!strcmp(cmd, "plan")) {
+        int layouts = list_len(opt_item(req, "gpus"), 4) * list_len(opt_item(req, "tp"), 4);
+        if (layouts > lim->max_plan_layouts) {
+            snprintf(msg, n,
+                     "llmroof: error: request: fields 'gpus' x 'tp': %d layouts to search is past this server's limit "
+                     "of %d (name fewer GPUs or TP values)",
+                     layouts, lim->max_plan_layouts);
+            return 400;
+        }
+    }
+    return 0;
+}
+
+/* Runs a roofline request with the chart written to a file of the server's own choosing (a
+ * fresh private directory), returns its text. */
+static void roofline_svg(llmroof_ctx *ctx, cJSON *req, unsigned flags, struct server_reply *r)
+{
+    const char *tmp = getenv("TMPDIR");
+    char dir[PATH_MAX], path[PATH_MAX + 16];
+    snprintf(dir, sizeof dir, "%s/llmroof-serve-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        reply_error(r, 500, "llmroof: error: cannot make a temporary directory for the chart");
+        return;
+    }
+    snprintf(path, sizeof path, "%s/roofline.svg", dir);
+    char *text = NULL, *err = NULL;
+    int rc = LLMROOF_API_EFAIL;
+    if (cJSON_AddStringToObject(req, "svg", path) && (text = cJSON_PrintUnformatted(req)))
+        rc = api_ctx_call_flags(ctx, text, NULL, &err, flags);
+    free(text);
+    if (rc) {
+        reply_error(r, rc == LLMROOF_API_EINPUT ? 400 : 500, err ? err : "llmroof: error: out of memory");
+    } else {
+        struct server_cfg here = { 0 };
+        here.web_dir = dir;
+        serve_file(&here, "roofline.svg", "image/svg+xml", r);
+    }
+    free(err);
+    unlink(path);
+    rmdir(dir);
+}
+
+static void route_api(llmroof_ctx *ctx, const struct server_cfg *cfg, const char *cmd, const char *body, size_t len,
+                      unsigned flags, struct server_reply *r)
+{
+    bool svg = !strcmp(cmd, "roofline.svg");
+    bool known = svg;
+    for (size_t i = 0; i < sizeof api_commands / sizeof api_commands[0]; i++)
+        known |= !strcmp(cmd, api_commands[i]);
+    if (!known) {
+        char msg[256];
+        snprintf(msg, sizeof msg, "llmroof: error: request: no command '%.60s' over HTTP (estimate, memory, roofline, "
+                                  "simulate, plan, report, list, show)", cmd);
+        reply_error(r, 404, msg);
+        return;
+    }
+    if (len > SERVER_MAX_BODY_BYTES) {
+        reply_error(r, 413, "llmroof: error: request: the body is over 1 MiB");
+        return;
+    }
+    size_t bad = 0;
+    if (len && !parse_utf8_valid(body, len, &bad)) {
+        reply_error(r, 400, "llmroof: error: request: the body is not UTF-8");
+        return;
+    }
+    if (len && parse_json_too_deep(body, len, 16) != SIZE_MAX) {
+        reply_error(r, 400, "llmroof: error: request: the body nests deeper than 16 levels");
+        return;
+    }
+    const char *end = NULL;
+    cJSON *req = len ? cJSON_ParseWithLengthOpts(body, len, &end, 0) : cJSON_CreateObject();
+    char msg[512];
+    if (!req) {
+        size_t at = end && end >= body && end <= body + len ? (size_t)(end - body) : 0;
+        snprintf(msg, sizeof msg, "llmroof: error: request: invalid JSON at byte %zu", at);
+        reply_error(r, 400, msg);
+        return;
+    }
+    if (!cJSON_IsObject(req)) {
+        cJSON_Delete(req);
+        reply_error(r, 400, "llmroof: error: request: the body must be a JSON object of options");
+        return;
+    }
+    size_t dup_at = 0;
+    if (parse_json_dup_key(body, len, &dup_at) == 1) {
+        cJSON_Delete(req);
+        snprintf(msg, sizeof msg, "llmroof: error: request: a key is given twice (byte %zu)", dup_at);
+        reply_error(r, 400, msg);
+        return;
+    }
+    const cJSON *it;
+    cJSON_ArrayForEach(it, req) {
+        char k[64];
+        key_norm(it->string, k, sizeof k);
+        bool catalog_args = !strcmp(k, "args") && (!strcmp(cmd, "list") || !strcmp(cmd, "show"));
+        for (size_t i = 0; i < sizeof refused / sizeof refused[0] && !catalog_args; i++)
+            if (!strcmp(k, refused[i].key)) {
+                snprintf(msg, sizeof msg, "llmroof: error: request: field '%s' %s: not over HTTP", refused[i].key,
+                         refused[i].why);
+                reply_error(r, 400, msg);
+                cJSON_Delete(req);
+                return;
+            }
+        if (!strcmp(k, "workload") && cJSON_IsString(it) && !strncmp(it->valuestring, "csv:", 4)) {
+            reply_error(r, 400, "llmroof: error: request: field 'workload': csv:FILE reads a file the request names: "
+                                "not over HTTP");
+            cJSON_Delete(req);
+            return;
+        }
+    }
+    const char *base = svg ? "roofline" : cmd;
+    int status = check_limits(base, req, &cfg->lim, msg, sizeof msg);
+    if (status) {
+        reply_error(r, status, msg);
+        cJSON_Delete(req);
+        return;
+    }
+    if (!cJSON_AddStringToObject(req, "command", base)) {
+        cJSON_Delete(req);
+        reply_error(r, 500, "llmroof: error: out of memory");
+        return;
+    }
+    if (svg) {
+        roofline_svg(ctx, req, flags, r);
+        cJSON_Delete(req);
+        return;
+    }
+    char *text = cJSON_PrintUnformatted(req);
+    cJSON_Delete(req);
+    if (!text) {
+        reply_error(r, 500, "llmroof: error: out of memory");
+        return;
+    }
+    char *out = NULL, *err = NULL;
+    int rc = api_ctx_call_flags(ctx, text, &out, &err, flags);
+    free(text);
+    if (rc == LLMROOF_API_OK || (rc == LLMROOF_API_EFAIL && out && !strcmp(cmd, "plan"))) {
+        /* plan: a table where no row is feasible is still the answer (exit 1 on the CLI) */
+        if (!out)
+            out = strdup("{}\n");
+        reply_set(r, 200, "application/json", out, out ? strlen(out) : 0);
+        out = NULL;
+    } else {
+        reply_error(r, rc == LLMROOF_API_EINPUT ? 400 : 500, err ? err : "llmroof: error: the command failed");
+    }
+    free(out);
+    free(err);
+}
+
+void server_route(llmroof_ctx *ctx, const struct server_cfg *cfg, const char *method, const char *url,
+                  const char *body, size_t len, unsigned flags, struct server_reply *out)
+{
+    *out = (struct server_reply){ 0 };
+    static const char prefix[] = "/api/v1/";
+    bool api = !strncmp(url, prefix, sizeof prefix - 1);
+    bool get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
+    if (api) {
+        const char *cmd = url + sizeof prefix - 1;
+        if (strcmp(method, "POST") != 0) {
+            out->allow = "POST";
+            reply_error(out, 405, "llmroof: error: request: the API takes POST with a JSON body");
+            return;
+        }
+        if (!*cmd || strchr(cmd, '/') || strlen(cmd) > 64) {
+            reply_error(out, 404, "llmroof: error: request: no such path");
+            return;
+        }
+        route_api(ctx, cfg, cmd, body, len, flags, out);
+        return;
+    }
+    for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++)
+        if (!strcmp(url, pages[i].url)) {
+            if (!get) {
+                out->allow = "GET, HEAD";
+                reply_error(out, 405, "llmroof: error: request: the page takes GET");
+                return;
+            }
+            serve_file(cfg, pages[i].file, pages[i].ctype, out);
+            return;
+        }
+    reply_error(out, 404, "llmroof: error: request: no such path");
+}
+
+/* ---- libmicrohttpd glue --------------------------------------------------------------- */
+
+struct server_state {
+    llmroof_ctx *ctx;
+    const struct server_cfg *cfg;
+};
+
+struct conn {
+    struct sbuf body; /* the request body so far */
+    bool too_big;     /* over SERVER_MAX_BODY_BYTES: the rest is read and dropped */
+};
+
+static enum MHD_Result send_reply(struct MHD_Connection *c, const struct server_reply *r)
+{
+    struct MHD_Response *resp =
+        MHD_create_response_from_buffer(r->len, r->body ? r->body : (void *)"", MHD_RESPMEM_MUST_COPY);
+    if (!resp)
+        return MHD_NO;
+    MHD_add_response_header(resp, "Content-Type", r->content_type ? r->content_type : "text/plain");
+    MHD_add_response_header(resp, "Cache-Control", "no-store");
+    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+    if (r->allow)
+        MHD_add_response_header(resp, "Allow", r->allow);
+    enum MHD_Result ok = MHD_queue_response(c, (unsigned)r->status, resp);
+    MHD_destroy_response(resp);
+    return ok;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+                                  const char *version, const char *upload, size_t *upload_size, void **con_cls)
+{
+    (void)version;
+    struct server_state *st = cls;
+    struct conn *k = *con_cls;
+    if (!k) {
+        if (!(k = calloc(1, sizeof *k)))
+            return MHD_NO;
+        sbuf_init(&k->body);
+        *con_cls = k;
+        const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+        double clen = 0;
+        if (cl && parse_double(cl, &clen) && clen > SERVER_MAX_BODY_BYTES) {
+            k->too_big = true;
+            if (clen > 64.0 * SERVER_MAX_BODY_BYTES) { /* not worth reading: answer now, MHD closes */
+                struct server_reply r = { 0 };
+                reply_error(&r, 413, "llmroof: error: request: the body is over 1 MiB");
+                enum MHD_Result ok = send_reply(c, &r);
+                server_reply_free(&r);
+                return ok;
+            }
+        }
+        return MHD_YES;
+    }
+    if (*upload_size) {
+        if (!k->too_big) {
+            if (k->body.len + *upload_size > SERVER_MAX_BODY_BYTES) {
+                k->too_big = true;
+                sbuf_free(&k->body);
+                sbuf_init(&k->body);
+            } else {
+                sbuf_appendn(&k->body, upload, *upload_size);
+            }
+        }
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    struct server_reply r = { 0 };
+    if (k->too_big) {
+        reply_error(&r, 413, "llmroof: error: request: the body is over 1 MiB");
+    } else if (sbuf_failed(&k->body)) {
+        reply_error(&r, 500, "llmroof: error: out of memory");
+    } else {
+        server_route(st->ctx, st->cfg, method, url, k->body.data ? k->body.data : "", k->body.len, 0, &r);
+    }
+    enum MHD_Result ok = send_reply(c, &r);
+    server_reply_free(&r);
+    return ok;
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode why)
+{
+    (void)cls;
+    (void)c;
+    (void)why;
+    struct conn *k = *con_cls;
+    if (k) {
+        sbuf_free(&k->body);
+        free(k);
+        *con_cls = NULL;
+    }
+}
+
+int server_run(llmroof_ctx *ctx, const struct server_cfg *cfg)
+{
+    /* SIGINT and SIGTERM are blocked before MHD starts its threads (which inherit the mask)
+     * and taken here with sigwait: a clean stop without a handler or a global flag. */
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    sigset_t old;
+    pthread_sigmask(SIG_BLOCK, &stop, &old);
+    signal(SIGPIPE, SIG_IGN); /* a client that hangs up must not end the server */
+
+    struct server_state st = { ctx, cfg };
+    struct sockaddr_in sa = { 0 };
+    sa.sin_family = AF_INET;
+    sa.sin_port = htons((uint16_t)cfg->port);
+    if (inet_pton(AF_INET, cfg->host, &sa.sin_addr) != 1) {
+        fprintf(stderr, "llmroof: error: serve: option '--host': '%s' is not an IPv4 address (e.g. 127.0.0.1, 0.0.0.0)\n",
+                cfg->host);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        return 2;
+    }
+    struct MHD_Daemon *d = MHD_start_daemon(
+        MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, (uint16_t)cfg->port,
+        NULL, NULL, on_request, &st, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned)cfg->timeout_s, MHD_OPTION_CONNECTION_LIMIT, (unsigned)1024, MHD_OPTION_NOTIFY_COMPLETED, on_completed,
+        &st, MHD_OPTION_END);
+    if (!d) {
+        fprintf(stderr, "llmroof: error: serve: cannot listen on %s:%d: %s\n", cfg->host, cfg->port, strerror(errno));
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        return 1;
+    }
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+    unsigned port = info ? info->port : (unsigned)cfg->port;
+    fprintf(stderr, "llmroof: serving http://%s:%u/ (page from %s; Ctrl-C stops)\n", cfg->host, port,
+            cfg->web_dir ? cfg->web_dir : "nowhere");
+    fflush(stderr);
+    int sig = 0;
+    while (sigwait(&stop, &sig) != 0)
+        ;
+    MHD_stop_daemon(d);
+    fprintf(stderr, "llmroof: stopped (%s)\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return 0;
+}
+
+int server_main(int argc, char **argv)
+{
+    struct serve_opts o;
+    int rc = serve_parse(argc, argv, &o, stdout, stderr);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    char web[PATH_MAX];
+    const char *dir = serve_web_dir(&o, web, sizeof web, stderr);
+    if (!dir)
+        return 2;
+    char *err = NULL;
+    llmroof_ctx *ctx = llmroof_ctx_new(o.data_dir, &err);
+    if (!ctx) {
+        fputs(err ? err : "llmroof: error: cannot load the catalog\n", stderr);
+        llmroof_free(err);
+        return 2;
+    }
+    struct server_cfg cfg = { o.host, o.port, dir, o.timeout_s, { 0, 0, 0, 0, 0 } };
+    server_default_limits(&cfg.lim);
+    cfg.lim.max_sim_tokens = o.max_sim_tokens;
+    cfg.lim.max_plan_layouts = o.max_plan_layouts;
+    rc = server_run(ctx, &cfg);
+    llmroof_ctx_free(ctx);
+    return rc;
+}

@@ -1,0 +1,59 @@
+/* server.h - `llmroof serve`: an HTTP front end over the JSON API (docs/api.md, "HTTP").
+ *
+ * HTTP itself is libmicrohttpd's (Debian's libmicrohttpd-dev): this module only routes a parsed
+ * request (method, path, body) to llmroof_ctx_call or to a file of the page, so the routing is
+ * a pure function (server_route) that the fuzz target and the unit tests call without sockets. */
+#ifndef LLMROOF_SERVER_H
+#define LLMROOF_SERVER_H
+
+#include <stddef.h>
+
+#include "llmroof/api.h"
+
+#define SERVER_MAX_BODY_BYTES ((size_t)1 << 20) /* 1 MiB: larger bodies get 413 */
+
+/* Per-request work limits: a request past one gets 400 naming the limit (docs/api.md). */
+struct server_limits {
+    double max_sim_tokens;   /* simulate: requests x output tokens per request (default 2e7) */
+    long max_requests;       /* simulate: --requests (default 20000) */
+    int max_plan_layouts;    /* plan: GPUs x TP values searched (default 32) */
+    int max_sweep_points;    /* simulate: entries of a --sweep-* list (default 16) */
+    long max_instances;      /* simulate: --instances and pool sizes (default 64) */
+};
+
+/* What server_run needs. */
+struct server_cfg {
+    const char *host;          /* address to bind, "127.0.0.1" by default */
+    int port;                  /* TCP port; 0 = any free one (printed) */
+    const char *web_dir;       /* the page's files (index.html, app.js, style.css) */
+    unsigned timeout_s;        /* idle connection timeout, seconds (default 10) */
+    struct server_limits lim;
+};
+
+/* One routed request's answer. body is owned by the reply (server_reply_free). */
+struct server_reply {
+    int status;                /* HTTP status */
+    const char *content_type;  /* static string */
+    const char *allow;         /* 405: the Allow header's value; NULL otherwise */
+    char *body;                /* response bytes (malloc'd), may be NULL with len 0 */
+    size_t len;                /* bytes of body */
+};
+
+void server_default_limits(struct server_limits *lim);
+
+/* Routes one request: GET of the page's files, POST /api/v1/<command>. `flags` are the
+ * api_ctx_call_flags flags (0 in the server; the fuzz target passes parse-only ones).
+ * Never fails: out of memory is a 500 reply. */
+void server_route(llmroof_ctx *ctx, const struct server_cfg *cfg, const char *method, const char *url,
+                  const char *body, size_t len, unsigned flags, struct server_reply *out);
+void server_reply_free(struct server_reply *r);
+
+/* Runs the server until SIGINT or SIGTERM (blocked in the calling thread and waited for with
+ * sigwait, so no handler and no global flag). Prints "llmroof: serving http://HOST:PORT/" on
+ * stderr. Returns 0 after a clean stop, 1 when the server could not start. */
+int server_run(llmroof_ctx *ctx, const struct server_cfg *cfg);
+
+/* `llmroof serve [options]`: argv[0] is "serve". Returns the exit status. */
+int server_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,141 @@
+/* cmd_serve.c - see cli/cmd_serve.h. Hand-read options (five of them) rather than getopt_long,
+ * whose optind/optarg are process-wide: the server's threads run commands while this runs. */
+#include "cli/cmd_serve.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/parse.h"
+
+static const char serve_help[] =
+    "usage: llmroof serve [--host ADDR] [--port N] [--web DIR] [--data DIR] [--timeout S]\n"
+    "                     [--max-sim-tokens N] [--max-plan-layouts N]\n"
+    "\n"
+    "An HTTP server with the page (GET /) and the JSON API (POST /api/v1/<command> with the\n"
+    "C API's options object; docs/api.md). Stops cleanly on SIGINT or SIGTERM.\n"
+    "\n"
+    "  --host ADDR             address to bind (default 127.0.0.1: this machine only)\n"
+    "  --port N                TCP port (default 8080; 0: any free port, printed)\n"
+    "  --web DIR               the page's files (default: installed share/llmroof/web, or the source web/)\n"
+    "  --data DIR              catalog directory (default: $LLMROOF_DATA, then the usual search)\n"
+    "  --timeout S             close a connection idle for S seconds (default 10)\n"
+    "  --max-sim-tokens N      simulate: most requests x output tokens per request (default 20000000)\n"
+    "  --max-plan-layouts N    plan: most GPUs x TP values searched per request (default 32)\n";
+
+static int usage(FILE *err, const char *msg, const char *arg)
+{
+    fprintf(err, "llmroof: error: serve: %s%s%s\ntry 'llmroof serve --help'\n", msg, arg ? ": " : "", arg ? arg : "");
+    return 2;
+}
+
+int serve_parse(int argc, char **argv, struct serve_opts *o, FILE *out, FILE *err)
+{
+    *o = (struct serve_opts){ "127.0.0.1", 8080, NULL, NULL, 10, 2e7, 32 };
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(serve_help, out);
+            return -1;
+        }
+        static const char *const names[] = { "--host", "--port", "--web", "--data", "--timeout", "--max-sim-tokens",
+                                             "--max-plan-layouts" };
+        int k = -1;
+        const char *val = NULL;
+        for (int j = 0; j < (int)(sizeof names / sizeof names[0]); j++) {
+            size_t n = strlen(names[j]);
+            if (!strncmp(a, names[j], n) && (a[n] == '\0' || a[n] == '=')) {
+                k = j;
+                val = a[n] == '=' ? a + n + 1 : NULL;
+                break;
+            }
+        }
+        if (k < 0)
+            return usage(err, "unknown option", a);
+        if (!val) {
+            if (i + 1 >= argc)
+                return usage(err, "option needs a value", names[k]);
+            val = argv[++i];
+        }
+        int64_t v = 0;
+        double d = 0;
+        switch (k) {
+        case 0: o->host = val; break;
+        case 1:
+            if (!parse_int64(val, 0, 65535, &v))
+                return usage(err, "option '--port' expects a port number 0-65535, got", val);
+            o->port = (int)v;
+            break;
+        case 2:
+        case 3: *(k == 2 ? &o->web_dir : &o->data_dir) = val; break;
+        case 4:
+            if (!parse_int64(val, 1, 3600, &v))
+                return usage(err, "option '--timeout' expects whole seconds 1-3600, got", val);
+            o->timeout_s = (unsigned)v;
+            break;
+        case 5:
+            if (!parse_double(val, &d) || !(d >= 1 && d <= 1e12))
+                return usage(err, "option '--max-sim-tokens' expects a number 1-1e12, got", val);
+            o->max_sim_tokens = d;
+            break;
+        default:
+            if (!parse_int64(val, 1, 100000, &v))
+                return usage(err, "option '--max-plan-layouts' expects a whole number 1-100000, got", val);
+            o->max_plan_layouts = (int)v;
+            break;
+        }
+    }
+    return 0;
+}
+
+static bool has_index(const char *dir)
+{
+    char p[PATH_MAX + 16];
+    struct stat st;
+    snprintf(p, sizeof p, "%s/index.html", dir);
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+const char *serve_web_dir(const struct serve_opts *o, char *buf, size_t n, FILE *err)
+{
+    if (o->web_dir) {
+        if (!has_index(o->web_dir)) {
+            fprintf(err, "llmroof: error: serve: option '--web': '%s' holds no index.html\n", o->web_dir);
+            return NULL;
+        }
+        snprintf(buf, n, "%s", o->web_dir);
+        return buf;
+    }
+    const char *env = getenv("LLMROOF_WEB");
+    if (env && *env) {
+        if (!has_index(env)) {
+            fprintf(err, "llmroof: error: serve: LLMROOF_WEB='%s' holds no index.html\n", env);
+            return NULL;
+        }
+        snprintf(buf, n, "%s", env);
+        return buf;
+    }
+    char exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1); /* Linux: the binary's own path */
+    if (len > 0) {
+        exe[len] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            snprintf(buf, n, "%s/../share/llmroof/web", exe);
+            if (has_index(buf))
+                return buf;
+        }
+    }
+    static const char *const dirs[] = { LLMROOF_SOURCE_WEB_DIR, LLMROOF_INSTALL_WEB_DIR };
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+        if (has_index(dirs[i])) {
+            snprintf(buf, n, "%s", dirs[i]);
+            return buf;
+        }
+    fprintf(err, "llmroof: error: serve: cannot find the page (index.html); use --web DIR or LLMROOF_WEB\n");
+    return NULL;
+}

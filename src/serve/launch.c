@@ -1,0 +1,224 @@
+/* launch.c - see serve/launch.h. Flag names, checked against each engine's own argument
+ * definitions (docs/planning.md cites them):
+ *   vLLM 0.10 (vllm/engine/arg_utils.py; docs.vllm.ai "Engine Arguments" and "Expert Parallel
+ *     Deployment"): --tensor-parallel-size, --pipeline-parallel-size, --data-parallel-size,
+ *     --enable-expert-parallel (EP size = TP x DP, not a flag of its own), --max-num-seqs,
+ *     --max-num-batched-tokens, --kv-cache-dtype {auto,fp8,...}, --quantization fp8,
+ *     --kv-transfer-config '{"kv_connector":"NixlConnector","kv_role":"kv_both"}'.
+ *   SGLang 0.5 (python/sglang/srt/server_args.py; docs.sglang.io "Server Arguments"):
+ *     --model-path, --tp (GPUs of the instance), --dp with --enable-dp-attention, --ep-size,
+ *     --pp-size, --max-running-requests, --chunked-prefill-size, --kv-cache-dtype fp8_e4m3,
+ *     --quantization fp8, --disaggregation-mode prefill|decode,
+ *     --disaggregation-transfer-backend mooncake.
+ *   TensorRT-LLM trtllm-serve (tensorrt_llm/commands/serve.py, 1.x): --tp_size, --pp_size,
+ *     --ep_size, --max_batch_size, --max_num_tokens; attention DP, the KV-cache dtype and the
+ *     disaggregated KV transfer are keys of the --config YAML file, not flags. */
+#include "serve/launch.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/dtype.h"
+
+/* One instance's layout as the engines count it. */
+struct shape {
+    int tp;      /* tensor-parallel ranks of attention per replica */
+    int pp;      /* pipeline stages */
+    int ep;      /* expert-parallel ranks; 1 = none */
+    int dp;      /* attention data-parallel replicas; 1 = none */
+    int gpus;    /* GPUs of one instance */
+};
+
+/* plan.h's modes: 0 TP (or the plan's own --pp/--ep/--dp-attention layout), 1 TP + EP over
+ * the same ranks, 2 data-parallel attention + EP (n counts the GPUs), 3 TP + PP 2. */
+static struct shape shape_of(const struct plan_input *in, int n, int mode)
+{
+    struct shape s = { n, 1, 1, 1, n };
+    if (mode == 1) {
+        s.ep = n;
+    } else if (mode == 2) {
+        s.tp = 1;
+        s.ep = n;
+        s.dp = n;
+    } else if (mode == 3) {
+        s.pp = 2;
+    } else {
+        int pp = in->layout.pp > 1 ? in->layout.pp : 1;
+        int ep = in->layout.ep > 1 ? in->layout.ep : 1;
+        s.pp = pp;
+        s.ep = ep;
+        if (in->layout.dp_attn && ep > n && n > 0)
+            s.dp = ep / n;
+    }
+    int width = s.ep > s.tp * s.dp ? s.ep : s.tp * s.dp;
+    s.gpus = width * s.pp;
+    return s;
+}
+
+/* Appends with snprintf, never past the buffer. */
+static void add(char *buf, size_t n, const char *fmt, const char *s, long v)
+{
+    size_t len = strlen(buf);
+    if (len + 1 >= n)
+        return;
+    if (s)
+        snprintf(buf + len, n - len, fmt, s);
+    else
+        snprintf(buf + len, n - len, fmt, v);
+}
+
+static void vllm(const struct plan_input *in, const char *model, struct shape s, const char *role,
+                 struct launch_cmd *c)
+{
+    char *b = c->cmd, *nt = c->note;
+    size_t bn = sizeof c->cmd, nn = sizeof c->note;
+    add(b, bn, "vllm serve %s", model, 0);
+    add(b, bn, " --tensor-parallel-size %ld", NULL, s.tp);
+    if (s.pp > 1)
+        add(b, bn, " --pipeline-parallel-size %ld", NULL, s.pp);
+    if (s.dp > 1)
+        add(b, bn, " --data-parallel-size %ld", NULL, s.dp);
+    if (s.ep > 1) {
+        add(b, bn, " --enable-expert-parallel", NULL, 0);
+        if (s.ep != s.tp * s.dp)
+            add(nt, nn, "vLLM sets the EP size to TP x DP = %ld (no flag for EP %s); ", NULL, (long)s.tp * s.dp);
+    }
+    /* each data-parallel rank of vLLM is an engine with its own scheduler: the instance's
+     * limits are split over them */
+    long seqs = (in->sim.max_seqs + s.dp - 1) / s.dp, toks = (in->sim.max_batched_tokens + s.dp - 1) / s.dp;
+    add(b, bn, " --max-num-seqs %ld", NULL, seqs);
+    add(b, bn, " --max-num-batched-tokens %ld", NULL, toks);
+    if (s.dp > 1)
+        add(nt, nn, "--max-num-seqs and --max-num-batched-tokens are per data-parallel rank (the plan's / %ld); ", NULL,
+            s.dp);
+    if (!in->sim.chunked_prefill)
+        add(b, bn, " --no-enable-chunked-prefill", NULL, 0);
+    if (in->dt.kv == LLMROOF_FP8)
+        add(b, bn, " --kv-cache-dtype fp8", NULL, 0);
+    else if (in->dt.kv != LLMROOF_FP16 && in->dt.kv != LLMROOF_BF16)
+        add(nt, nn, "vLLM has no %s KV cache (fp8 at most): left at auto; ", dtype_name(in->dt.kv), 0);
+    if (in->dt.weight == LLMROOF_FP8)
+        add(b, bn, " --quantization fp8", NULL, 0);
+    else if (in->dt.weight != LLMROOF_FP16 && in->dt.weight != LLMROOF_BF16)
+        add(nt, nn, "%s weights: serve a checkpoint quantized to it (AWQ, GPTQ, NVFP4...), whose config vLLM reads; ",
+            dtype_name(in->dt.weight), 0);
+    if (strcmp(role, "serve") != 0) {
+        add(b, bn, " --kv-transfer-config '{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}'", NULL, 0);
+        add(nt, nn, "a proxy in front sends each request to a prefill instance, then to a decode instance (vLLM's "
+                    "disaggregated-serving proxy example); ", NULL, 0);
+    }
+}
+
+static void sglang(const struct plan_input *in, const char *model, struct shape s, const char *role,
+                   struct launch_cmd *c)
+{
+    char *b = c->cmd, *nt = c->note;
+    size_t bn = sizeof c->cmd, nn = sizeof c->note;
+    add(b, bn, "python -m sglang.launch_server --model-path %s", model, 0);
+    /* SGLang's --tp counts the instance's GPUs per stage; --dp splits them into attention
+     * replicas when --enable-dp-attention is on */
+    long width = s.ep > s.tp * s.dp ? s.ep : (long)s.tp * s.dp;
+    add(b, bn, " --tp %ld", NULL, width);
+    if (s.dp > 1)
+        add(b, bn, " --dp %ld --enable-dp-attention", NULL, s.dp);
+    if (s.ep > 1)
+        add(b, bn, " --ep-size %ld", NULL, s.ep);
+    if (s.pp > 1)
+        add(b, bn, " --pp-size %ld", NULL, s.pp);
+    add(b, bn, " --max-running-requests %ld", NULL, in->sim.max_seqs);
+    if (in->sim.chunked_prefill)
+        add(b, bn, " --chunked-prefill-size %ld", NULL, in->sim.max_batched_tokens);
+    else
+        add(b, bn, " --chunked-prefill-size -1", NULL, 0);
+    if (in->dt.kv == LLMROOF_FP8)
+        add(b, bn, " --kv-cache-dtype fp8_e4m3", NULL, 0);
+    else if (in->dt.kv != LLMROOF_FP16 && in->dt.kv != LLMROOF_BF16)
+        add(nt, nn, "SGLang has no %s KV cache (fp8 at most): left at auto; ", dtype_name(in->dt.kv), 0);
+    if (in->dt.weight == LLMROOF_FP8)
+        add(b, bn, " --quantization fp8", NULL, 0);
+    else if (in->dt.weight != LLMROOF_FP16 && in->dt.weight != LLMROOF_BF16)
+        add(nt, nn, "%s weights: serve a checkpoint quantized to it, whose config SGLang reads; ",
+            dtype_name(in->dt.weight), 0);
+    if (strcmp(role, "serve") != 0) {
+        add(b, bn, " --disaggregation-mode %s", role, 0);
+        add(b, bn, " --disaggregation-transfer-backend mooncake", NULL, 0);
+        add(nt, nn, "the SGLang router (sglang_router.launch_router --pd-disaggregation) joins the pools; ", NULL, 0);
+    }
+}
+
+static void trtllm(const struct plan_input *in, const char *model, struct shape s, const char *role,
+                   struct launch_cmd *c)
+{
+    char *b = c->cmd, *nt = c->note;
+    size_t bn = sizeof c->cmd, nn = sizeof c->note;
+    add(b, bn, "trtllm-serve %s", model, 0);
+    long width = s.ep > s.tp * s.dp ? s.ep : (long)s.tp * s.dp;
+    add(b, bn, " --tp_size %ld", NULL, width);
+    if (s.pp > 1)
+        add(b, bn, " --pp_size %ld", NULL, s.pp);
+    if (s.ep > 1)
+        add(b, bn, " --ep_size %ld", NULL, s.ep);
+    add(b, bn, " --max_batch_size %ld", NULL, in->sim.max_seqs);
+    add(b, bn, " --max_num_tokens %ld", NULL, in->sim.max_batched_tokens);
+    if (s.dp > 1)
+        add(nt, nn, "attention data parallelism is 'enable_attention_dp: true' in a --config YAML file (no flag); ",
+            NULL, 0);
+    if (in->dt.kv != LLMROOF_FP16 && in->dt.kv != LLMROOF_BF16)
+        add(nt, nn, "the KV-cache dtype (%s) is 'kv_cache_config: {dtype: ...}' in a --config YAML file (no flag); ",
+            dtype_name(in->dt.kv), 0);
+    if (in->dt.weight != LLMROOF_FP16 && in->dt.weight != LLMROOF_BF16)
+        add(nt, nn, "%s weights: serve a checkpoint quantized to it (no quantization flag); ", dtype_name(in->dt.weight),
+            0);
+    if (strcmp(role, "serve") != 0)
+        add(nt, nn, "disaggregated: the KV transfer is 'cache_transceiver_config' in the --config YAML file, and "
+                    "'trtllm-serve disaggregated -c FILE' routes between the pools; ", NULL, 0);
+}
+
+static void finish_note(char *note)
+{
+    size_t n = strlen(note);
+    if (n >= 2 && note[n - 2] == ';' && note[n - 1] == ' ')
+        note[n - 2] = '\0';
+}
+
+void launch_build(const struct plan_input *in, const struct plan_option *o, struct launch_set *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!o->feasible)
+        return;
+    const char *model = in->model->hf_id[0] ? in->model->hf_id : in->model->id;
+    struct kind {
+        const char *role; /* "serve", "prefill" or "decode" */
+        int n, mode;      /* plan_layout_name's n and mode */
+        long instances;   /* copies of it */
+    } kinds[2];
+    int nk = 0;
+    if (o->disagg) {
+        kinds[nk++] = (struct kind){ "prefill", o->prefill_tp ? o->prefill_tp : o->tp, o->prefill_mode,
+                                          o->prefill_instances };
+        kinds[nk++] = (struct kind){ "decode", o->tp, o->mode, o->decode_instances };
+    } else {
+        long inst = o->instances > 0 ? o->instances : o->nodes * (long)o->instances_per_node;
+        kinds[nk++] = (struct kind){ "serve", o->tp, o->mode, inst };
+    }
+    static const char *const engines[] = { "vllm", "sglang", "trtllm" };
+    for (int e = 0; e < 3; e++)
+        for (int k = 0; k < nk && out->n < LAUNCH_MAX; k++) {
+            struct launch_cmd *c = &out->c[out->n++];
+            struct shape s = shape_of(in, kinds[k].n, kinds[k].mode);
+            c->engine = engines[e];
+            c->role = kinds[k].role;
+            c->instances = kinds[k].instances;
+            c->gpus_per_instance = s.gpus;
+            if (e == 0)
+                vllm(in, model, s, c->role, c);
+            else if (e == 1)
+                sglang(in, model, s, c->role, c);
+            else
+                trtllm(in, model, s, c->role, c);
+            if (!in->model->hf_id[0])
+                add(c->note, sizeof c->note, "the catalog names no HuggingFace repository for '%s': replace MODEL; ",
+                    in->model->id, 0);
+            finish_note(c->note);
+        }
+}

@@ -1,0 +1,196 @@
+"""test_browser.py - the page in a real browser: Debian's Chromium, headless, driven over the
+DevTools protocol on a pipe (--remote-debugging-pipe: JSON messages ending in NUL on file
+descriptors 3 and 4), so nothing beyond python3's standard library and chromium is needed.
+
+Starts `llmroof serve` on a free port, loads the page, reads the estimate it shows, changes
+the model in the page's <select> (a change event, as a person's choice fires), reads the new
+numbers, checks both against what `llmroof estimate --format json` prints for the same
+inputs, checks the plan panel's launch commands against `llmroof plan`, and saves a
+screenshot. Exits 77 (ctest: skipped) with a message only when chromium is absent.
+
+Usage: python3 test_browser.py BIN SCREENSHOT.png
+"""
+import base64
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def chromium_path():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        p = shutil.which(name)
+        if p:
+            return p
+    return None
+
+
+class Browser:
+    """A headless Chromium and one page, over the DevTools pipe."""
+
+    def __init__(self, exe, width=1440, height=1700):
+        self.tmp = tempfile.mkdtemp(prefix="llmroof-chromium-")
+        r3, w3 = os.pipe()  # we write commands to fd 3 of chromium
+        r4, w4 = os.pipe()  # chromium writes answers to fd 4
+        self.proc = subprocess.Popen(
+            [exe, "--headless", "--no-sandbox", "--disable-gpu", "--no-proxy-server", "--no-first-run",
+             "--remote-debugging-pipe", "--user-data-dir=" + self.tmp, "--window-size=%d,%d" % (width, height),
+             "about:blank"],
+            pass_fds=(3, 4), preexec_fn=lambda: (os.dup2(r3, 3), os.dup2(w4, 4)),
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(r3)
+        os.close(w4)
+        self.out = os.fdopen(w3, "wb", buffering=0)
+        self.inp = os.fdopen(r4, "rb", buffering=0)
+        self.buf = b""
+        self.next_id = 0
+        self.session = None
+        target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
+        self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        self.call("Emulation.setDeviceMetricsOverride",
+                  {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+
+    def call(self, method, params=None, timeout=60):
+        self.next_id += 1
+        msg = {"id": self.next_id, "method": method, "params": params or {}}
+        if self.session:
+            msg["sessionId"] = self.session
+        self.out.write(json.dumps(msg).encode() + b"\0")
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            while b"\0" in self.buf:
+                raw, self.buf = self.buf.split(b"\0", 1)
+                m = json.loads(raw)
+                if m.get("id") == self.next_id:
+                    if "error" in m:
+                        raise RuntimeError("%s: %s" % (method, m["error"]))
+                    return m.get("result", {})
+            chunk = self.inp.read(1 << 16)
+            if not chunk:
+                raise RuntimeError("chromium closed the DevTools pipe")
+            self.buf += chunk
+        raise TimeoutError(method)
+
+    def js(self, expr):
+        r = self.call("Runtime.evaluate", {"expression": expr, "awaitPromise": True, "returnByValue": True})
+        if "exceptionDetails" in r:
+            raise RuntimeError("page script: %s" % r["exceptionDetails"])
+        return r["result"].get("value")
+
+    def wait(self, expr, timeout=60):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if self.js(expr):
+                return
+            time.sleep(0.1)
+        raise TimeoutError("page never satisfied: " + expr)
+
+    def close(self):
+        try:
+            self.call("Browser.close", timeout=10)
+        except Exception:  # noqa: BLE001 - closing anyway
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def cli_json(bin_, *args):
+    return json.loads(subprocess.run([bin_, *args, "--format", "json"], capture_output=True, check=True).stdout)
+
+
+def fmt_time(s):
+    # the page's fmtTime (web/app.js)
+    if s < 1e-3:
+        return "%.1f µs" % (s * 1e6)
+    if s < 1:
+        return "%.1f ms" % (s * 1e3)
+    return "%.2f s" % s
+
+
+def check_estimate(br, bin_, model, gpu, failures):
+    e = cli_json(bin_, "estimate", "-m", model, "-g", gpu, "-t", "1", "-b", "8", "-p", "512", "-o", "256",
+                 "--weight-dtype", "fp16", "--kv-dtype", "fp16")
+    for el, key in (("ttft", "ttft_s"), ("tpot", "tpot_s"), ("e2e", "e2e_s")):
+        text = br.js("document.getElementById('%s').textContent" % el)
+        raw = float(br.js("document.getElementById('%s').dataset.raw" % el))
+        if text != fmt_time(e[key]) or abs(raw - e[key]) > 1e-12 * max(1.0, abs(e[key])):
+            failures.append("%s %s: page shows %r (raw %r), the CLI prints %r" % (model, el, text, raw, e[key]))
+    print("%s on %s: page TTFT %s, TPOT %s; CLI %s, %s" % (model, gpu, br.js("document.getElementById('ttft').textContent"),
+          br.js("document.getElementById('tpot').textContent"), fmt_time(e["ttft_s"]), fmt_time(e["tpot_s"])))
+
+
+def main():
+    bin_, shot = sys.argv[1], sys.argv[2]
+    exe = chromium_path()
+    if not exe:
+        print("SKIP: chromium is not installed (sh scripts/deps.sh --test installs it)")
+        return 77
+    server = subprocess.Popen([bin_, "serve", "--port", "0"], stderr=subprocess.PIPE, text=True)
+    line = server.stderr.readline()
+    m = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
+    if not m:
+        server.kill()
+        print("FAIL: no URL from llmroof serve: " + line)
+        return 1
+    url = m.group(1)
+    failures = []
+    br = Browser(exe)
+    try:
+        gpu = "h100-sxm5-80gb"
+        br.call("Page.navigate", {"url": url + "?model=llama-3.1-8b&gpu=" + gpu + "&batch=8&prompt=512&output=256"})
+        br.wait("document.body && document.body.dataset.ready === 'estimate'")
+        check_estimate(br, bin_, "llama-3.1-8b", gpu, failures)
+
+        # change the model as a person does: pick it in the <select>, which fires 'change'
+        br.js("(() => { const s = document.getElementById('model'); s.value = 'qwen2.5-14b';"
+              " s.dispatchEvent(new Event('change', { bubbles: true })); })()")
+        br.wait("document.getElementById('status').textContent.startsWith('qwen2.5-14b on ')")
+        check_estimate(br, bin_, "qwen2.5-14b", gpu, failures)
+        if "model=qwen2.5-14b" not in br.js("location.search"):
+            failures.append("the URL does not carry the new model: " + br.js("location.search"))
+
+        # serving and plan panels
+        br.js("document.querySelector('#serving button').click()")
+        br.wait("document.querySelectorAll('#serving-table tr').length > 1 ||"
+                " !document.getElementById('serving-error').hidden")
+        if not br.js("document.getElementById('serving-error').hidden"):
+            failures.append("serving panel: " + br.js("document.getElementById('serving-error').textContent"))
+        br.js("(() => { const f = document.getElementById('plan'); f.gpus.value = 'h100'; f.tps.value = '1,2';"
+              " f.amount.value = '500'; f.querySelector('button').click(); })()")
+        br.wait("document.querySelectorAll('#launch pre').length > 0 || !document.getElementById('plan-error').hidden")
+        page_cmd = br.js("document.querySelector('#launch pre') ? document.querySelector('#launch pre').textContent : ''")
+        plan = cli_json(bin_, "plan", "-m", "qwen2.5-14b", "--gpus", "h100", "--tp", "1,2", "--users", "500", "--fast",
+                        "--ttft-slo", "2s", "--tpot-slo", "100ms", "--workload", "chat",
+                        "--weight-dtype", "fp16", "--kv-dtype", "fp16")
+        want = plan["best"]["launch"][0]["command"] if plan.get("best") else ""
+        if page_cmd != want:
+            failures.append("launch command: page %r, CLI %r" % (page_cmd, want))
+        print("launch command on the page: " + page_cmd)
+
+        br.js("window.scrollTo(0, 0)")
+        png = br.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": False})["data"]
+        with open(shot, "wb") as f:
+            f.write(base64.b64decode(png))
+        print("screenshot: " + shot)
+    finally:
+        br.close()
+        server.send_signal(signal.SIGTERM)
+        rc = server.wait(timeout=20)
+        server.stderr.close()
+        if rc != 0:
+            failures.append("llmroof serve exited %d on SIGTERM" % rc)
+    for f in failures:
+        print("FAIL: " + f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,254 @@
+"""test_server.py - `llmroof serve` over loopback (docs/api.md, "HTTP").
+
+Starts the server on a free port (--port 0, the URL read from stderr) and checks: the API's
+answer is the CLI's JSON byte for byte; malformed JSON 400, an oversized body 413, a wrong
+method 405, an unknown path or command 404, file options and work past the limits 400 with a
+message; 200 parallel clients with no error; the resident memory flat after 10,000 requests;
+a slow client dropped after --timeout; a quick estimate answered while a long simulation runs;
+SIGINT and SIGTERM stop it with exit 0.
+
+Usage: python3 test_server.py BIN   (BIN: the llmroof binary; LLMROOF_DATA set by ctest)
+"""
+import http.client
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import unittest
+
+BIN = None
+
+
+def start(*extra):
+    p = subprocess.Popen([BIN, "serve", "--port", "0", *extra], stderr=subprocess.PIPE, text=True)
+    line = p.stderr.readline()
+    m = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+    if not m:
+        p.kill()
+        raise AssertionError("no URL on stderr: " + line)
+    return p, int(m.group(1))
+
+
+def stop(p, sig=signal.SIGTERM):
+    p.send_signal(sig)
+    try:
+        return p.wait(timeout=20)
+    finally:
+        if p.poll() is None:
+            p.kill()
+        p.stderr.close()
+
+
+def request(port, method, path, body=None, conn=None):
+    c = conn or http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    c.request(method, path, body=body, headers={"Content-Type": "application/json"} if body is not None else {})
+    r = c.getresponse()
+    data = r.read()
+    if conn is None:
+        c.close()
+    return r.status, dict(r.getheaders()), data
+
+
+def rss_kib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise AssertionError("no VmRSS")
+
+
+class Server(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.p, cls.port = start("--timeout", "2")
+
+    @classmethod
+    def tearDownClass(cls):
+        rc = stop(cls.p, signal.SIGINT)
+        assert rc == 0, "SIGINT: exit %d" % rc
+
+    def post(self, cmd, obj):
+        return request(self.port, "POST", "/api/v1/" + cmd, json.dumps(obj))
+
+    def error(self, data):
+        e = json.loads(data)["error"]
+        self.assertTrue(e.startswith("llmroof: error: "), e)
+        return e
+
+    def test_estimate_is_the_cli_json_byte_for_byte(self):
+        st, hdr, data = self.post("estimate", {"model": "llama-2-7b", "gpu": "a100", "batch": 8})
+        cli = subprocess.run([BIN, "estimate", "-m", "llama-2-7b", "-g", "a100", "-b", "8", "--format", "json"],
+                             capture_output=True, check=True).stdout
+        self.assertEqual(st, 200)
+        self.assertEqual(hdr["Content-Type"], "application/json")
+        self.assertEqual(data, cli)
+
+    def test_plan_json_carries_launch_commands(self):
+        st, _, data = self.post("plan", {"model": "llama-2-7b", "gpus": "a100", "tp": "1,2", "users": 50, "fast": True})
+        self.assertEqual(st, 200)
+        best = json.loads(data)["best"]
+        self.assertTrue(best["launch"][0]["command"].startswith("vllm serve meta-llama/Llama-2-7b"))
+
+    def test_bad_input_is_400_with_the_cli_message(self):
+        st, _, data = self.post("estimate", {"model": "no-such-model", "gpu": "a100"})
+        self.assertEqual(st, 400)
+        self.assertIn("'no-such-model'", self.error(data))
+
+    def test_malformed_json_is_400(self):
+        for body in ['{"model":', "[1,2]", "nul", '{"a":1,"a":2}', "[" * 40 + "]" * 40, b"\xff\xfe{}"]:
+            st, _, data = request(self.port, "POST", "/api/v1/estimate", body)
+            self.assertEqual(st, 400, body)
+            self.error(data)
+
+    def test_body_over_1_mib_is_413(self):
+        st, _, data = request(self.port, "POST", "/api/v1/estimate", b" " * (1024 * 1024 + 1))
+        self.assertEqual(st, 413)
+        self.error(data)
+
+    def test_wrong_method_is_405_with_allow(self):
+        st, hdr, _ = request(self.port, "GET", "/api/v1/estimate")
+        self.assertEqual((st, hdr.get("Allow")), (405, "POST"))
+        st, hdr, _ = request(self.port, "POST", "/", "{}")
+        self.assertEqual((st, hdr.get("Allow")), (405, "GET, HEAD"))
+        st, _, _ = request(self.port, "DELETE", "/api/v1/estimate")
+        self.assertEqual(st, 405)
+
+    def test_unknown_path_or_command_is_404(self):
+        for m, path in [("GET", "/nope"), ("GET", "/../data/gpus.json"), ("POST", "/api/v1/import-hf"),
+                        ("POST", "/api/v1/validate"), ("POST", "/api/v2/estimate"), ("POST", "/api/v1/estimate/x")]:
+            st, _, data = request(self.port, m, path, "{}" if m == "POST" else None)
+            self.assertEqual(st, 404, path)
+            self.error(data)
+
+    def test_file_options_are_refused(self):
+        for key in ["svg", "requests_out", "trace-out", "gpus_file", "args", "trace", "data"]:
+            st, _, data = self.post("simulate", {"model": "llama-2-7b", "gpu": "a100", key: "/tmp/llmroof-x"})
+            self.assertEqual(st, 400, key)
+            self.assertIn("not over HTTP", self.error(data))
+        self.assertFalse(os.path.exists("/tmp/llmroof-x"))
+        st, _, data = self.post("simulate", {"model": "llama-2-7b", "gpu": "a100", "workload": "csv:/etc/passwd"})
+        self.assertEqual(st, 400)
+
+    def test_roofline_svg_comes_back_in_the_response(self):
+        st, hdr, data = self.post("roofline.svg", {"model": "llama-2-7b", "gpu": "a100"})
+        self.assertEqual((st, hdr["Content-Type"]), (200, "image/svg+xml"))
+        self.assertIn(b"<svg", data)
+
+    def test_work_limits_are_400(self):
+        st, _, data = self.post("simulate", {"model": "llama-2-7b", "gpu": "a100", "requests": 1000000})
+        self.assertEqual(st, 400)
+        self.assertIn("limit", self.error(data))
+        st, _, data = self.post("simulate", {"model": "llama-2-7b", "gpu": "a100", "requests": 20000,
+                                             "workload": "fixed:128:4096"})
+        self.assertEqual(st, 400)  # 20000 x 4096 = 8.2e7 tokens > 2e7
+        st, _, data = self.post("plan", {"model": "llama-2-7b", "gpus": "all"})
+        self.assertEqual(st, 400)
+        self.assertIn("layouts", self.error(data))
+
+    def test_page_and_assets(self):
+        for path, ctype in [("/", "text/html"), ("/app.js", "text/javascript"), ("/style.css", "text/css")]:
+            st, hdr, data = request(self.port, "GET", path)
+            self.assertEqual(st, 200, path)
+            self.assertTrue(hdr["Content-Type"].startswith(ctype))
+            self.assertGreater(len(data), 100)
+        self.assertNotIn(b"http://", request(self.port, "GET", "/")[2].replace(b"http://www.w3.org", b""))
+
+    def test_200_parallel_clients_no_error(self):
+        results = []
+
+        def one(i):
+            try:
+                st, _, data = self.post("estimate", {"model": "llama-2-7b", "gpu": "a100", "batch": 1 + i % 16})
+                results.append(st == 200 and json.loads(data)["batch"] == 1 + i % 16)
+            except Exception as e:  # noqa: BLE001 - any failure is the test's
+                results.append(repr(e))
+
+        threads = [threading.Thread(target=one, args=(i,)) for i in range(200)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(results.count(True), 200, [r for r in results if r is not True][:3])
+
+    def test_estimate_answers_while_a_long_simulation_runs(self):
+        # a server whose work limit admits a simulation of about a second (8 runs x 20000 requests)
+        p, port = start("--max-sim-tokens", "1e12")
+        done = {}
+
+        def slow():
+            t = time.monotonic()
+            done["st"] = request(port, "POST", "/api/v1/simulate", json.dumps(
+                {"model": "llama-3.1-8b", "gpu": "h100", "requests": 20000,
+                 "sweep_rate": "4,8,12,16,20,24,28,32"}))[0]
+            done["s"] = time.monotonic() - t
+
+        try:
+            th = threading.Thread(target=slow)
+            th.start()
+            time.sleep(0.2)
+            t = time.monotonic()
+            st, _, _ = request(port, "POST", "/api/v1/estimate", json.dumps({"model": "llama-2-7b", "gpu": "a100"}))
+            quick = time.monotonic() - t
+            th.join()
+        finally:
+            self.assertEqual(stop(p), 0)
+        self.assertEqual((st, done["st"]), (200, 200))
+        print("estimate %.3f s while a %.2f s simulation ran" % (quick, done["s"]), file=sys.stderr)
+        self.assertGreater(done["s"], 0.5)  # the simulation really was long
+        self.assertLess(quick, 0.25)
+
+    def test_slow_client_is_dropped_after_the_timeout(self):
+        s = socket.create_connection(("127.0.0.1", self.port))
+        s.sendall(b"POST /api/v1/estimate HTTP/1.1\r\nHost: x\r\n")  # headers never finish
+        s.settimeout(15)
+        t = time.monotonic()
+        try:
+            data = s.recv(4096)
+        except ConnectionResetError:
+            data = b""
+        waited = time.monotonic() - t
+        s.close()
+        self.assertEqual(data, b"")  # closed, nothing answered
+        self.assertLess(waited, 10)  # --timeout 2 (with MHD's polling slack)
+
+
+class Memory(unittest.TestCase):
+    @unittest.skipIf(os.environ.get("LLMROOF_SANITIZE"), "ASan's quarantine grows the RSS by design")
+    def test_rss_flat_after_10000_requests(self):
+        p, port = start()
+        try:
+            body = json.dumps({"model": "llama-2-7b", "gpu": "a100", "batch": 4})
+            conns = [http.client.HTTPConnection("127.0.0.1", port, timeout=60) for _ in range(4)]
+
+            def burst(n, c):
+                for _ in range(n):
+                    st, _, _ = request(port, "POST", "/api/v1/estimate", body, conn=c)
+                    assert st == 200
+
+            def run(n):
+                ts = [threading.Thread(target=burst, args=(n // 4, c)) for c in conns]
+                for t in ts:
+                    t.start()
+                for t in ts:
+                    t.join()
+
+            run(400)  # warm-up: allocator arenas of the connection threads
+            before = rss_kib(p.pid)
+            run(10000)
+            after = rss_kib(p.pid)
+            for c in conns:
+                c.close()
+            print("RSS before %d KiB, after 10,000 requests %d KiB" % (before, after), file=sys.stderr)
+            self.assertLess(after - before, 4096, "RSS grew %d KiB" % (after - before))
+        finally:
+            self.assertEqual(stop(p, signal.SIGTERM), 0)
+
+
+if __name__ == "__main__":
+    BIN = sys.argv.pop(1)
+    unittest.main(verbosity=2)

@@ -1,0 +1,166 @@
+/* test_launch.c - engine launch commands for a planned layout (serve/launch.c): each layout's
+ * flags per engine, disaggregated pools, and settings an engine has no flag for. */
+#include "helpers.h"
+
+#include "serve/launch.h"
+
+static void setup_in(struct plan_input *in, const struct llmroof_model *m)
+{
+    memset(in, 0, sizeof *in);
+    sim_default_config(&in->sim); /* max_seqs 256, max_batched_tokens 2048, chunked prefill on */
+    in->model = m;
+    in->dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0 };
+}
+
+static struct plan_option feasible(int tp, int mode)
+{
+    struct plan_option o;
+    memset(&o, 0, sizeof o);
+    o.feasible = true;
+    o.tp = tp;
+    o.mode = mode;
+    o.nodes = 1;
+    o.instances_per_node = 8 / tp;
+    return o;
+}
+
+static const struct launch_cmd *find(const struct launch_set *s, const char *engine, const char *role)
+{
+    for (int i = 0; i < s->n; i++)
+        if (!strcmp(s->c[i].engine, engine) && !strcmp(s->c[i].role, role))
+            return &s->c[i];
+    fail_msg("no %s %s command", engine, role);
+    return NULL;
+}
+
+static void tp_layout_gives_one_command_per_engine_with_the_hf_repo(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct plan_input in;
+    setup_in(&in, model(&cat, "llama-3.1-70b"));
+    struct plan_option o = feasible(4, 0);
+    struct launch_set s;
+    launch_build(&in, &o, &s);
+    assert_int_equal(s.n, 3); /* vllm, sglang, trtllm; aggregated: one kind */
+    const struct launch_cmd *v = find(&s, "vllm", "serve");
+    /* 1 node x 8/4 instances per node = 2 instances of 4 GPUs */
+    assert_int_equal(v->instances, 2);
+    assert_int_equal(v->gpus_per_instance, 4);
+    assert_string_equal(v->cmd, "vllm serve meta-llama/Llama-3.1-70B --tensor-parallel-size 4 --max-num-seqs 256 "
+                                "--max-num-batched-tokens 2048");
+    assert_string_equal(v->note, "");
+    assert_string_equal(find(&s, "sglang", "serve")->cmd,
+                        "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-70B --tp 4 "
+                        "--max-running-requests 256 --chunked-prefill-size 2048");
+    assert_string_equal(find(&s, "trtllm", "serve")->cmd,
+                        "trtllm-serve meta-llama/Llama-3.1-70B --tp_size 4 --max_batch_size 256 --max_num_tokens 2048");
+    catalog_free(&cat);
+}
+
+static void dp_attention_splits_vllm_limits_and_notes_trtllm_yaml(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct plan_input in;
+    setup_in(&in, model(&cat, "qwen3-235b-a22b"));
+    struct plan_option o = feasible(4, 2); /* DPA-4+EP-4: 4 GPUs, attention DP 4, EP 4 */
+    struct launch_set s;
+    launch_build(&in, &o, &s);
+    const struct launch_cmd *v = find(&s, "vllm", "serve");
+    /* 256 sequences / 4 DP ranks = 64; 2048 tokens / 4 = 512 */
+    assert_string_equal(v->cmd, "vllm serve Qwen/Qwen3-235B-A22B --tensor-parallel-size 1 --data-parallel-size 4 "
+                                "--enable-expert-parallel --max-num-seqs 64 --max-num-batched-tokens 512");
+    assert_non_null(strstr(v->note, "per data-parallel rank"));
+    const struct launch_cmd *g = find(&s, "sglang", "serve");
+    assert_non_null(strstr(g->cmd, " --tp 4 --dp 4 --enable-dp-attention --ep-size 4 "));
+    const struct launch_cmd *t = find(&s, "trtllm", "serve");
+    assert_non_null(strstr(t->cmd, " --tp_size 4 --ep_size 4 "));
+    assert_null(strstr(t->cmd, "attention")); /* no such flag: left out */
+    assert_non_null(strstr(t->note, "enable_attention_dp"));
+    assert_int_equal(t->gpus_per_instance, 4);
+    catalog_free(&cat);
+}
+
+static void pipeline_and_fp8_flags_where_engines_have_them(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct plan_input in;
+    setup_in(&in, model(&cat, "llama-3.1-70b"));
+    in.dt.weight = LLMROOF_FP8;
+    in.dt.kv = LLMROOF_FP8;
+    struct plan_option o = feasible(2, 3); /* TP-2+PP-2: 4 GPUs */
+    struct launch_set s;
+    launch_build(&in, &o, &s);
+    const struct launch_cmd *v = find(&s, "vllm", "serve");
+    assert_non_null(strstr(v->cmd, "--tensor-parallel-size 2 --pipeline-parallel-size 2 "));
+    assert_non_null(strstr(v->cmd, "--kv-cache-dtype fp8 --quantization fp8"));
+    assert_int_equal(v->gpus_per_instance, 4); /* 2 x 2 */
+    assert_non_null(strstr(find(&s, "sglang", "serve")->cmd, "--pp-size 2"));
+    assert_non_null(strstr(find(&s, "sglang", "serve")->cmd, "--kv-cache-dtype fp8_e4m3 --quantization fp8"));
+    const struct launch_cmd *t = find(&s, "trtllm", "serve");
+    assert_non_null(strstr(t->cmd, "--tp_size 2 --pp_size 2 "));
+    assert_null(strstr(t->cmd, "fp8")); /* trtllm-serve has neither flag */
+    assert_non_null(strstr(t->note, "kv_cache_config"));
+    in.dt.kv = LLMROOF_INT4; /* no engine stores KV in int4 */
+    launch_build(&in, &o, &s);
+    assert_null(strstr(find(&s, "vllm", "serve")->cmd, "--kv-cache-dtype"));
+    assert_non_null(strstr(find(&s, "vllm", "serve")->note, "no int4 KV cache"));
+    catalog_free(&cat);
+}
+
+static void disaggregated_plan_gives_prefill_and_decode_pools_with_a_connector(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct plan_input in;
+    setup_in(&in, model(&cat, "llama-3.1-70b"));
+    struct plan_option o = feasible(4, 0);
+    o.disagg = true;
+    o.prefill_tp = 2;
+    o.prefill_instances = 1;
+    o.decode_instances = 3;
+    struct launch_set s;
+    launch_build(&in, &o, &s);
+    assert_int_equal(s.n, 6); /* 3 engines x (prefill, decode) */
+    const struct launch_cmd *p = find(&s, "vllm", "prefill"), *d = find(&s, "vllm", "decode");
+    assert_int_equal(p->instances, 1);
+    assert_int_equal(p->gpus_per_instance, 2);
+    assert_int_equal(d->instances, 3);
+    assert_int_equal(d->gpus_per_instance, 4);
+    assert_non_null(strstr(p->cmd, "NixlConnector"));
+    assert_non_null(strstr(find(&s, "sglang", "decode")->cmd, "--disaggregation-mode decode"));
+    assert_non_null(strstr(find(&s, "sglang", "prefill")->cmd, "--disaggregation-transfer-backend mooncake"));
+    catalog_free(&cat);
+}
+
+static void infeasible_row_and_model_without_repo(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct plan_input in;
+    setup_in(&in, model(&cat, "gpt3-175b")); /* the catalog names no HuggingFace repository */
+    struct plan_option o = feasible(8, 0);
+    struct launch_set s;
+    launch_build(&in, &o, &s);
+    assert_int_equal(s.n, 3);
+    assert_non_null(strstr(s.c[0].cmd, "vllm serve gpt3-175b "));
+    assert_non_null(strstr(s.c[0].note, "replace MODEL"));
+    o.feasible = false;
+    launch_build(&in, &o, &s);
+    assert_int_equal(s.n, 0);
+    catalog_free(&cat);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(tp_layout_gives_one_command_per_engine_with_the_hf_repo),
+        cmocka_unit_test(dp_attention_splits_vllm_limits_and_notes_trtllm_yaml),
+        cmocka_unit_test(pipeline_and_fp8_flags_where_engines_have_them),
+        cmocka_unit_test(disaggregated_plan_gives_prefill_and_decode_pools_with_a_connector),
+        cmocka_unit_test(infeasible_row_and_model_without_repo),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,295 @@
+// app.js - the llmroof page: every number comes from POST /api/v1/<command> (docs/api.md),
+// which returns exactly what `llmroof <command> --format json` prints. Plain JS, no framework.
+'use strict';
+
+const $ = (id) => document.getElementById(id);
+const setupForm = $('inputs');
+const servingForm = $('serving');
+const planForm = $('plan');
+
+// ---- numbers with units --------------------------------------------------------------------
+function fmtTime(s) {
+  if (!isFinite(s)) return '–';
+  if (s < 1e-3) return (s * 1e6).toFixed(1) + ' µs';
+  if (s < 1) return (s * 1e3).toFixed(1) + ' ms';
+  return s.toFixed(2) + ' s';
+}
+function fmtBytes(b) {
+  if (!isFinite(b)) return '–';
+  const g = b / 1073741824;
+  if (g >= 1) return g.toFixed(2) + ' GiB';
+  return b >= 1048576 ? (b / 1048576).toFixed(1) + ' MiB' : (b / 1024).toFixed(1) + ' KiB';
+}
+function fmtRate(x, unit) { return isFinite(x) ? (x >= 100 ? x.toFixed(0) : x.toFixed(2)) + ' ' + unit : '–'; }
+function fmtInt(x) { return Number(x).toLocaleString('en-US'); }
+function pct(x) { return (100 * x).toFixed(1) + ' %'; }
+function esc(s) {
+  return String(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }[c]));
+}
+
+// ---- the API -------------------------------------------------------------------------------
+async function api(command, options, asText) {
+  const r = await fetch('/api/v1/' + command, {
+    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(options),
+  });
+  const text = await r.text();
+  if (!r.ok) {
+    let msg = text;
+    try { msg = JSON.parse(text).error; } catch (e) { /* keep the text */ }
+    throw new Error(msg);
+  }
+  return asText ? text : JSON.parse(text);
+}
+
+function showError(id, err) {
+  const el = $(id);
+  if (err) { el.textContent = String(err.message || err).replace(/^llmroof: error: /, ''); el.hidden = false; }
+  else { el.hidden = true; el.textContent = ''; }
+}
+
+// ---- state <-> URL -------------------------------------------------------------------------
+const forms = [setupForm, servingForm, planForm];
+function readState() {
+  const st = {};
+  for (const f of forms)
+    for (const el of f.elements) {
+      if (!el.name) continue;
+      st[el.name] = el.type === 'checkbox' ? (el.checked ? '1' : '0') : el.value;
+    }
+  return st;
+}
+function writeURL() {
+  const q = new URLSearchParams(readState());
+  history.replaceState(null, '', '?' + q.toString());
+}
+function applyURL() {
+  const q = new URLSearchParams(location.search);
+  for (const f of forms)
+    for (const el of f.elements) {
+      if (!el.name || !q.has(el.name)) continue;
+      const v = q.get(el.name);
+      if (el.type === 'checkbox') el.checked = v === '1';
+      else if (el.tagName === 'SELECT' && ![...el.options].some((o) => o.value === v)) continue;
+      else el.value = v;
+    }
+}
+
+// ---- the setup's options object (the C API's names) ----------------------------------------
+function setupOptions(forRoofline) {
+  const s = readState();
+  const o = { model: s.model, gpu: s.gpu, tp: +s.tp, batch: +s.batch, prompt: +s.prompt, output: +s.output,
+    weight_dtype: s.weight_dtype, kv_dtype: s.kv_dtype };
+  void forRoofline; // roofline takes the same options as estimate
+  if (+s.pp > 1) o.pp = +s.pp;
+  if (+s.ep > 0) o.ep = +s.ep;
+  if (s.dp_attention === '1') o.dp_attention = true;
+  if (s.engine) o.engine = s.engine;
+  return o;
+}
+
+// ---- estimate, memory, shares, roofline ----------------------------------------------------
+function sharesTable(id, ops) {
+  const rows = [...ops].sort((a, b) => b.share - a.share).map((op) =>
+    `<tr><th>${esc(op.name)}</th><td class="bar"><span style="width:${(100 * op.share).toFixed(1)}%"
+      class="${op.bound}" title="${esc(op.bound)} bound"></span></td><td class="num">${pct(op.share)}</td>
+      <td class="num">${fmtTime(op.time_s)}</td></tr>`);
+  $(id).innerHTML = rows.join('');
+}
+
+function renderEstimate(e) {
+  const set = (id, text, raw) => { const el = $(id); el.textContent = text; el.dataset.raw = raw; };
+  set('ttft', fmtTime(e.ttft_s), e.ttft_s);
+  set('tpot', fmtTime(e.tpot_s), e.tpot_s);
+  set('e2e', fmtTime(e.e2e_s), e.e2e_s);
+  set('out_tok', fmtRate(e.output_tok_s, 'tok/s'), e.output_tok_s);
+  set('bound', e.decode.bound, e.decode.bound);
+  const m = e.memory;
+  const used = m.weights_bytes_per_gpu + m.workspace_bytes_per_gpu + m.reserve_bytes_per_gpu;
+  const total = m.gpu_memory_bytes;
+  const w = (x) => Math.max(0, Math.min(100, (100 * x) / total)).toFixed(1) + '%';
+  $('membar').innerHTML =
+    `<span class="w" style="width:${w(m.weights_bytes_per_gpu)}" title="weights"></span>` +
+    `<span class="o" style="width:${w(m.workspace_bytes_per_gpu + m.reserve_bytes_per_gpu)}" title="workspace and reserve"></span>` +
+    `<span class="kvb" style="width:${w(Math.max(0, m.kv_capacity_bytes_per_gpu))}" title="KV cache"></span>`;
+  $('memory').innerHTML = [
+    ['GPU memory', fmtBytes(total)],
+    ['weights', fmtBytes(m.weights_bytes_per_gpu)],
+    ['workspace + reserve', fmtBytes(m.workspace_bytes_per_gpu + m.reserve_bytes_per_gpu)],
+    ['KV cache capacity', fmtBytes(m.kv_capacity_bytes_per_gpu) + ' = ' + fmtInt(m.kv_capacity_tokens) + ' tokens'],
+    ['KV per token', fmtBytes(m.kv_bytes_per_token_per_gpu) + ' per GPU'],
+    ['max batch at this context', fmtInt(m.max_batch) + ' sequences (' + fmtInt(m.context_len) + ' tokens each)'],
+    ['fits', m.fits ? 'yes' : 'no: ' + m.fit],
+  ].map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('');
+  $('memory').dataset.used = used;
+  sharesTable('shares-prefill', e.prefill.ops);
+  sharesTable('shares-decode', e.decode.ops);
+}
+
+let estimateSeq = 0;
+async function updateEstimate() {
+  const seq = ++estimateSeq;
+  writeURL();
+  $('status').textContent = 'computing…';
+  try {
+    const [e, svg] = await Promise.all([
+      api('estimate', setupOptions(false)),
+      api('roofline.svg', setupOptions(true), true).catch((err) => '<p class="error">' + esc(err.message) + '</p>'),
+    ]);
+    if (seq !== estimateSeq) return; // a newer input won
+    showError('estimate-error', null);
+    renderEstimate(e);
+    $('roofline').innerHTML = svg.replace(/^<\?xml[^>]*>\s*/, '');
+    document.body.dataset.ready = 'estimate';
+    $('status').textContent = e.model + ' on ' + e.gpu;
+  } catch (err) {
+    if (seq !== estimateSeq) return;
+    showError('estimate-error', err);
+    $('status').textContent = 'error';
+    document.body.dataset.ready = 'error';
+  }
+}
+
+// ---- serving: latency/throughput curve and goodput -----------------------------------------
+function curveSVG(points, kind) {
+  const W = 640, H = 260, L = 60, R = 60, T = 16, B = 40;
+  const xs = points.map((p) => p.x), y1 = points.map((p) => p.tpot * 1e3), y2 = points.map((p) => p.tok);
+  const xmax = Math.max(...xs) || 1, y1max = Math.max(...y1, 1e-9) * 1.1, y2max = Math.max(...y2, 1e-9) * 1.1;
+  const X = (x) => L + ((W - L - R) * x) / xmax;
+  const Y1 = (y) => H - B - ((H - T - B) * y) / y1max;
+  const Y2 = (y) => H - B - ((H - T - B) * y) / y2max;
+  const path = (ys, Y) => points.map((p, i) => (i ? 'L' : 'M') + X(p.x).toFixed(1) + ',' + Y(ys[i]).toFixed(1)).join(' ');
+  const dots = (ys, Y, cls) => points.map((p, i) => `<circle class="${cls}" cx="${X(p.x).toFixed(1)}" cy="${Y(ys[i]).toFixed(1)}" r="3.5"><title>${
+    p.x} → ${cls === 'lat' ? ys[i].toFixed(1) + ' ms' : ys[i].toFixed(0) + ' tok/s'}</title></circle>`).join('');
+  return `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="latency and throughput against load">
+    <line x1="${L}" y1="${H - B}" x2="${W - R}" y2="${H - B}" class="axis"/>
+    <line x1="${L}" y1="${T}" x2="${L}" y2="${H - B}" class="axis"/>
+    <line x1="${W - R}" y1="${T}" x2="${W - R}" y2="${H - B}" class="axis"/>
+    <text x="${(W) / 2}" y="${H - 8}" text-anchor="middle">${kind === 'rate' ? 'offered rate (requests/s)' : 'users (closed loop)'}</text>
+    <text x="14" y="${(H - B + T) / 2}" transform="rotate(-90 14 ${(H - B + T) / 2})" text-anchor="middle" class="lat">p99 TPOT (ms)</text>
+    <text x="${W - 14}" y="${(H - B + T) / 2}" transform="rotate(90 ${W - 14} ${(H - B + T) / 2})" text-anchor="middle" class="tok">output (tok/s)</text>
+    <text x="${L - 6}" y="${T + 4}" text-anchor="end">${(y1max).toFixed(0)}</text>
+    <text x="${W - R + 6}" y="${T + 4}">${(y2max).toFixed(0)}</text>
+    <text x="${W - R}" y="${H - B + 14}" text-anchor="end">${xmax}</text>
+    <text x="${L}" y="${H - B + 14}" text-anchor="middle">0</text>
+    <text x="${L - 6}" y="${H - B}" text-anchor="end">0</text><text x="${W - R + 6}" y="${H - B}">0</text>
+    <path d="${path(y1, Y1)}" class="lat"/><path d="${path(y2, Y2)}" class="tok"/>
+    ${dots(y1, Y1, 'lat')}${dots(y2, Y2, 'tok')}</svg>`;
+}
+
+async function updateServing(ev) {
+  if (ev) ev.preventDefault();
+  writeURL();
+  const s = readState();
+  const o = setupOptions(false);
+  delete o.batch; delete o.prompt; delete o.output;
+  o.workload = s.workload;
+  o.requests = +s.requests;
+  o['sweep_' + s.loadkind] = s.points;
+  if (s.ttft_slo) o.ttft_slo = s.ttft_slo;
+  if (s.tpot_slo) o.tpot_slo = s.tpot_slo;
+  $('status').textContent = 'simulating…';
+  try {
+    const d = await api('simulate', o);
+    showError('serving-error', null);
+    const pts = d.points.map((p) => ({ x: p[s.loadkind], tpot: p.tpot_s.p99, tok: p.output_tok_s, p }));
+    $('curve').innerHTML = curveSVG(pts, s.loadkind);
+    const head = `<tr><th>${s.loadkind === 'rate' ? 'rate' : 'users'}</th><th>p99 TTFT</th><th>p99 TPOT</th>
+      <th>output</th><th>requests/s</th><th>mean batch</th><th>goodput</th><th>within SLOs</th><th>overloaded</th></tr>`;
+    $('serving-table').innerHTML = head + pts.map(({ x, p }) => `<tr><td>${x}${s.loadkind === 'rate' ? ' req/s' : ''}</td>
+      <td class="num">${fmtTime(p.ttft_s.p99)}</td><td class="num">${fmtTime(p.tpot_s.p99)}</td>
+      <td class="num">${fmtRate(p.output_tok_s, 'tok/s')}</td><td class="num">${fmtRate(p.request_per_s, 'req/s')}</td>
+      <td class="num">${p.mean_batch.toFixed(1)}</td>
+      <td class="num">${p.slo ? fmtRate(p.slo.goodput_qps, 'req/s') : '–'}</td>
+      <td class="num">${p.slo ? pct(p.slo.within_share) : '–'}</td><td>${p.load && p.load.overloaded ? 'yes' : 'no'}</td></tr>`).join('');
+    $('status').textContent = 'simulated ' + pts.length + ' points';
+  } catch (err) {
+    showError('serving-error', err);
+    $('status').textContent = 'error';
+  }
+}
+
+// ---- plan: options table and the chosen row's launch commands ------------------------------
+let lastPlan = null;
+function renderLaunch(opt) {
+  const title = $('launch-title');
+  if (!opt || !opt.launch) { title.hidden = true; $('launch').innerHTML = ''; return; }
+  title.hidden = false;
+  title.textContent = 'Launch commands: ' + (opt.parallelism || 'tp') + ' ' + opt.tp + ' on ' + opt.gpu;
+  $('launch').innerHTML = opt.launch.map((c) => `<div class="cmd"><div class="cmdhead">${esc(c.engine)} · ${esc(c.role)} ·
+    ${c.instances} instance${c.instances === 1 ? '' : 's'} × ${c.gpus_per_instance} GPU${c.gpus_per_instance === 1 ? '' : 's'}</div>
+    <pre>${esc(c.command)}</pre>${c.note ? '<div class="note">' + esc(c.note) + '</div>' : ''}</div>`).join('');
+}
+
+async function updatePlan(ev) {
+  if (ev) ev.preventDefault();
+  writeURL();
+  const s = readState();
+  const o = { model: s.model, gpus: s.gpus, tp: s.tps, weight_dtype: s.weight_dtype, kv_dtype: s.kv_dtype,
+    ttft_slo: s.ttft_slo, tpot_slo: s.tpot_slo, workload: s.workload };
+  if (s.engine) o.engine = s.engine;
+  if (s.plankind === 'rate') o.rate = +s.amount; else { o.users = +s.amount; if (s.fast === '1') o.fast = true; }
+  $('status').textContent = 'planning…';
+  try {
+    const d = await api('plan', o);
+    lastPlan = d;
+    showError('plan-error', d.best ? null : new Error('no configuration meets the SLOs; every row says why'));
+    const rate = s.plankind === 'rate';
+    const head = `<tr><th>gpu</th><th>layout</th><th>${rate ? 'instances' : 'users / instance'}</th><th>gpus</th>
+      <th>nodes</th><th>TTFT</th><th>TPOT</th><th>${rate ? 'goodput / GPU' : 'binding'}</th><th>note</th></tr>`;
+    $('plan-table').innerHTML = head + d.options.map((op, i) => {
+      const best = d.best && op.gpu === d.best.gpu && op.tp === d.best.tp && op.parallelism === d.best.parallelism &&
+        op.layout === d.best.layout;
+      const lay = (op.layout === 'disaggregated' ? 'P ' + op.prefill_tp + ' / D ' : '') + (op.parallelism || 'tp') + ' ' + op.tp;
+      if (!op.feasible) return `<tr class="infeasible"><td>${esc(op.gpu)}</td><td>${esc(lay)}</td><td colspan="6"></td><td>${esc(op.reason)}</td></tr>`;
+      return `<tr data-i="${i}" class="${best ? 'best' : ''} pick"><td>${esc(op.gpu)}</td><td>${esc(lay)}</td>
+        <td class="num">${rate ? (op.layout === 'disaggregated' ? op.prefill_instances + '+' + op.decode_instances : op.instances) : fmtInt(op.users_per_instance)}</td>
+        <td class="num">${op.gpus}</td><td class="num">${op.nodes}</td><td class="num">${fmtTime(op.ttft_s)}</td>
+        <td class="num">${fmtTime(op.tpot_s)}</td><td>${rate ? fmtRate(op.goodput_per_gpu, 'req/s') : esc(op.binding)}</td>
+        <td>${best ? 'best' : 'feasible'}</td></tr>`;
+    }).join('');
+    renderLaunch(d.best);
+    $('status').textContent = d.best ? 'plan: ' + d.best.gpus + ' GPUs' : 'plan: nothing feasible';
+  } catch (err) {
+    showError('plan-error', err);
+    $('status').textContent = 'error';
+  }
+}
+$('plan-table').addEventListener('click', (ev) => {
+  const tr = ev.target.closest('tr.pick');
+  if (!tr || !lastPlan) return;
+  for (const r of $('plan-table').querySelectorAll('tr.chosen')) r.classList.remove('chosen');
+  tr.classList.add('chosen');
+  renderLaunch(lastPlan.options[+tr.dataset.i]);
+});
+
+// ---- start ---------------------------------------------------------------------------------
+function fillSelect(sel, items, label) {
+  for (const it of items) {
+    const o = document.createElement('option');
+    o.value = it.id;
+    o.textContent = label(it);
+    sel.appendChild(o);
+  }
+}
+
+let timer = 0;
+function later() { clearTimeout(timer); timer = setTimeout(updateEstimate, 150); }
+
+async function boot() {
+  const run = new URLSearchParams(location.search).get('run') === '1'; // read before writeURL rewrites it
+  const [lm, lg, le] = await Promise.all(['models', 'gpus', 'engines'].map((w) => api('list', { args: [w] })));
+  fillSelect($('model'), lm.models, (m) => m.id + ' (' + m.params_B.toFixed(1) + ' B' + (m.moe ? ', MoE' : '') + ')');
+  fillSelect($('gpu'), lg.gpus, (g) => g.id + ' (' + g.memory_GiB + ' GiB, ' + g.bandwidth_GBps + ' GB/s)');
+  fillSelect($('engine'), le.engines, (e) => e.id);
+  $('model').value = 'llama-3.1-8b';
+  $('gpu').value = 'h100-sxm5-80gb';
+  applyURL();
+  setupForm.addEventListener('input', later);
+  setupForm.addEventListener('change', later);
+  servingForm.addEventListener('submit', updateServing);
+  planForm.addEventListener('submit', updatePlan);
+  await updateEstimate();
+  if (run) { await updateServing(); await updatePlan(); }
+  document.body.dataset.done = '1';
+}
+boot().catch((err) => { showError('estimate-error', err); document.body.dataset.ready = 'error'; });
