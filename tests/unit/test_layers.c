@@ -1,9 +1,13 @@
 /* test_layers.c - layer kinds (linear attention / SSM, sparse attention) and the field-table
  * importer, on real HuggingFace config.json files.
  *
- * Fixtures (tests/data/hf/), each the config.json of the Hub repository named beside it in
- * `cards` below, field for field as the Hub serves it (Nemotron-H's bare Infinity included).
- * Published parameter counts are those of each model card. */
+ * Fixtures (tests/data/hf/): the config.json of the Hub repository named beside each in `cards`
+ * below, transcribed. The search index held no copy of these Hub repositories; the shape fields
+ * were checked against third-party copies it does hold (Qwen3-Next's release config transcribed
+ * in a test suite, Nemotron-Nano-9B-v2's shapes and pattern in several, DeepSeek-V3.2's index_*
+ * fields and MLA shapes); fields without cost effect may differ from the Hub's file. Nemotron-H
+ * keeps its bare Infinity (time_step_limit), as the Hub serves it. Published parameter counts
+ * are those of each model card. */
 #include "helpers.h"
 
 #include "model/arch.h"
