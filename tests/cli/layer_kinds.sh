@@ -33,7 +33,7 @@ check "memory shows the state per sequence (Nemotron-H: 69.40 MiB)" grep -q '^st
 
 for f in qwen3-next-80b-a3b nemotron-nano-9b-v2 deepseek-v3.2-exp glm-4.5 minimax-m2 olmo-2-7b phi-4 phi-3.5-moe \
          command-a ernie-4.5-21b-a3b seed-oss-36b dots-llm1 qwen2.5-vl-7b qwen3-vl-8b mistral-small-3.1-24b \
-         hunyuan-a13b ling-lite-1.5 granite-4.0-h-tiny minimax-text-01 kimi-linear-48b-a3b; do
+         hunyuan-a13b ling-lite-1.5 granite-4.0-h-tiny minimax-text-01 kimi-linear-48b-a3b jamba-v0.1; do
     "$bin" import-hf "tests/data/hf/$f.json" --name "$f" >"$tmp/$f.json" 2>"$tmp/err"
     check "import-hf $f" grep -q "note: $f: .* B parameters" "$tmp/err"
 done
