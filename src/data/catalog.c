@@ -39,6 +39,7 @@ const char *linear_kind_name(enum llmroof_linear k)
     case LLMROOF_LINEAR_GDN: return "gdn";
     case LLMROOF_LINEAR_MAMBA2: return "mamba2";
     case LLMROOF_LINEAR_LIGHTNING: return "lightning";
+    case LLMROOF_LINEAR_MAMBA1: return "mamba1";
     case LLMROOF_LINEAR_NONE: break;
     }
     return "none";
@@ -390,7 +391,7 @@ static int parse_layer_kinds(struct json_ectx *c, const cJSON *e, struct llmroof
     }
     const cJSON *lin = cJSON_GetObjectItemCaseSensitive(e, "linear");
     if (lin) {
-        static const char *const kinds[] = { "none", "gdn", "mamba2", "lightning", NULL };
+        static const char *const kinds[] = { "none", "gdn", "mamba2", "lightning", "mamba1", NULL };
         char k[16];
         if (!cJSON_IsObject(lin))
             return json_ferr(c, "linear", "must be an object");
@@ -402,7 +403,7 @@ static int parse_layer_kinds(struct json_ectx *c, const cJSON *e, struct llmroof
             if (!strcmp(k, kinds[i]))
                 ki = i;
         if (ki < 0)
-            return json_ferr(c, "linear.kind", "must be \"gdn\", \"mamba2\" or \"lightning\", got \"%s\"", k);
+            return json_ferr(c, "linear.kind", "must be \"gdn\", \"mamba2\", \"lightning\" or \"mamba1\", got \"%s\"", k);
         m->linear_kind = (enum llmroof_linear)ki;
         if ((rc = json_get_long(c, lin, "heads", true, 1, 65536, &m->lin_heads, NULL)) ||
             (rc = json_get_long(c, lin, "key_heads", true, 1, 65536, &m->lin_k_heads, NULL)) ||

@@ -142,6 +142,11 @@ static const struct hf_field fields[] = {
     { "full_attention_interval", HF_READ, "every n-th layer full attention, the others linear" },
     { "attn_type_list", HF_READ, "MiniMax-01: 1 softmax, 0 lightning per layer" },
     { "linear_attn_config", HF_READ, "Kimi-Linear: KDA and full-attention layers" },
+    { "attn_layer_period", HF_READ, "Jamba: layer i attention iff i mod period = offset" },
+    { "attn_layer_offset", HF_READ, "Jamba: see attn_layer_period" },
+    { "expert_layer_period", HF_READ, "Jamba: layer i MoE iff i mod period = offset" },
+    { "expert_layer_offset", HF_READ, "Jamba: see expert_layer_period" },
+    { "mamba_dt_rank", HF_READ, "Mamba-1 dt rank" },
     /* recurrent mixers */
     { "linear_num_value_heads", HF_READ, "gated DeltaNet value heads" },
     { "linear_num_key_heads", HF_READ, "gated DeltaNet key heads" },
@@ -158,7 +163,7 @@ static const struct hf_field fields[] = {
     { "mamba_n_groups", HF_READ, "Mamba-2 B/C groups" },
     { "conv_kernel", HF_READ, "Mamba-2 convolution kernel" },
     { "mamba_d_conv", HF_READ, "Mamba-2 convolution kernel" },
-    { "mamba_expand", HF_FREE, "Mamba-2 expansion (heads x head width says it)" },
+    { "mamba_expand", HF_READ, "Mamba expansion (Mamba-1: d_inner = expand x hidden)" },
     { "expand", HF_FREE, "Mamba-2 expansion (heads x head width says it)" },
     { "chunk_size", HF_FREE, "scan chunk (kernel choice)" },
     { "mamba_chunk_size", HF_FREE, "scan chunk (kernel choice)" },
@@ -280,7 +285,8 @@ enum {
     T_GDN = 1 << 8,          /* linear layers are gated DeltaNet */
     T_MAMBA2 = 1 << 9,       /* linear layers are Mamba-2 */
     T_LIGHTNING = 1 << 10,   /* linear layers are lightning attention */
-    T_POST_NORMS = 1 << 11   /* OLMo-2: norms after attention and MLP, q/k norms over all heads */
+    T_POST_NORMS = 1 << 11,  /* OLMo-2: norms after attention and MLP, q/k norms over all heads */
+    T_MAMBA1 = 1 << 12       /* linear layers are Mamba-1 (Jamba) */
 };
 
 struct hf_traits {
@@ -305,7 +311,7 @@ static const struct hf_traits traits[] = {
     { "cohere2", T_ONE_NORM | T_PARALLEL | T_TIED }, { "cohere", T_ONE_NORM | T_PARALLEL | T_TIED },
     { "nemotron_h", T_ONE_NORM | T_MAMBA2 },
     { "granitemoehybrid", T_MAMBA2 },
-    { "kimi_linear", T_GDN },
+    { "kimi_linear", T_GDN }, { "jamba", T_MAMBA1 },
     { "deepseek_v32", 0 },
     { "mistral3", 0 }, { "ministral", 0 },
     { "exaone4", T_QK_NORM }, { "smollm3", 0 }, { "apertus", T_QK_NORM },
@@ -500,7 +506,8 @@ int hf_generic_import(const char *fname, const cJSON *root, const cJSON *doc, co
     const cJSON *lt = get(doc, "layer_types"), *hop = get(doc, "hybrid_override_pattern");
     const cJSON *fai = get(doc, "full_attention_interval"), *atl = get(doc, "attn_type_list");
     const cJSON *lac = get(doc, "linear_attn_config"), *mlo = get(doc, "mlp_only_layers");
-    const bool want = lt || hop || fai || atl || lac || (mlo && cJSON_GetArraySize(mlo) > 0);
+    const cJSON *alp = get(doc, "attn_layer_period");
+    const bool want = lt || hop || fai || atl || lac || alp || (mlo && cJSON_GetArraySize(mlo) > 0);
     if (want && L > LLMROOF_PATTERN_MAX)
         return ERR("%s: %ld layers with per-layer kinds: llmroof lists at most %d", fname, L, LLMROOF_PATTERN_MAX);
     long wnd_every = 0;
@@ -563,6 +570,19 @@ int hf_generic_import(const char *fname, const cJSON *root, const cJSON *doc, co
             long i = 0;
             for (const cJSON *t = atl->child; t; t = t->next, i++)
                 mix[i] = cJSON_IsNumber(t) && t->valuedouble == 1 ? 'A' : 'L';
+        } else if (alp) {
+            /* Jamba: attention on i mod period = offset, Mamba-1 elsewhere; MoE on i mod
+             * expert_period = expert_offset, dense MLP elsewhere */
+            long ap = 0, ao = 0, ep = 1, eo = 0;
+            if ((rc = one(fname, doc, "attn_layer_period", true, 0, 1, 10000, &ap, err)) ||
+                (rc = one(fname, doc, "attn_layer_offset", false, 0, 0, 10000, &ao, err)) ||
+                (rc = one(fname, doc, "expert_layer_period", false, 1, 1, 10000, &ep, err)) ||
+                (rc = one(fname, doc, "expert_layer_offset", false, 0, 0, 10000, &eo, err)))
+                return rc;
+            for (long i = 0; i < L; i++) {
+                mix[i] = i % ap == ao ? 'A' : 'L';
+                ffn[i] = m->moe_experts > 0 && i % ep == eo ? 'E' : 'D';
+            }
         } else if (lac) {
             const cJSON *fl = cJSON_GetObjectItemCaseSensitive(lac, "full_attn_layers");
             if (!cJSON_IsArray(fl))
@@ -605,6 +625,25 @@ int hf_generic_import(const char *fname, const cJSON *root, const cJSON *doc, co
                     (rc = hf_int(fname, doc, k_mg, false, 1, 1, 65536, &m->lin_k_heads, err)) ||
                     (rc = hf_int(fname, doc, k_mc, false, 4, 0, 1024, &m->lin_conv, err)))
                     return rc;
+            } else if (tr & T_MAMBA1) {
+                long st = 0, cv = 0, ex = 0, rk = 0;
+                if ((rc = one(fname, doc, "mamba_d_state", true, 0, 1, 65536, &st, err)) ||
+                    (rc = one(fname, doc, "mamba_d_conv", false, 4, 0, 1024, &cv, err)) ||
+                    (rc = one(fname, doc, "mamba_expand", false, 2, 1, 64, &ex, err)))
+                    return rc;
+                /* dt_rank "auto" = ceil(hidden / 16), as Mamba's reference code */
+                const cJSON *dr = get(doc, "mamba_dt_rank");
+                long rk_dflt = (m->hidden + 15) / 16;
+                if (dr && cJSON_IsString(dr))
+                    rk = rk_dflt;
+                else if ((rc = one(fname, doc, "mamba_dt_rank", false, rk_dflt, 1, 1048576, &rk, err)))
+                    return rc;
+                m->linear_kind = LLMROOF_LINEAR_MAMBA1;
+                m->lin_heads = ex * m->hidden; /* d_inner channels */
+                m->lin_k_heads = rk;
+                m->lin_k_dim = st;
+                m->lin_v_dim = 1;
+                m->lin_conv = cv;
             } else if (tr & T_LIGHTNING) {
                 m->linear_kind = LLMROOF_LINEAR_LIGHTNING;
                 m->lin_heads = m->lin_k_heads = m->heads;

@@ -12,6 +12,7 @@
  *     d_inner = H*P, conv over d_inner + 2*G*N channels (with bias); in_proj h x (2*d_inner +
  *     2*G*N + H), A_log, D, dt_bias (H each), gated RMSNorm d_inner, out_proj d_inner x h.
  *     State H x P x N.
+ *   Mamba-1 (Jamba): d_inner channels of a d_state state each, see lin_shape.
  *   Lightning attention (Qin et al., "Lightning Attention-2", 2024; MiniMax-01 report, 2025,
  *     section 2.2): H heads of d; qkv h x 3Hd, output gate h x Hd, norm Hd, out_proj Hd x h;
  *     state H x d x d (no convolution).
@@ -83,6 +84,7 @@ struct llmroof_layer_counts layers_count(const struct llmroof_model *m, long sta
  * convolution's channels, the per-head vectors and the norm width. */
 struct lin_shape {
     double in, out, conv_ch, conv_bias, vecs, norm, state, passes, wy;
+    double mat;   /* matrices fed by the inner channels, not by h (Mamba-1's x_proj and dt_proj) */
 };
 
 static struct lin_shape lin_shape(const struct llmroof_model *m)
@@ -117,6 +119,21 @@ static struct lin_shape lin_shape(const struct llmroof_model *m)
         s.norm = Hv * dv;
         s.passes = 2.0;
         break;
+    case LLMROOF_LINEAR_MAMBA1: {
+        /* Gu and Dao, "Mamba" (arXiv:2312.00752) Algorithm 2; HF modeling_jamba.py: in_proj
+         * h x 2*d_inner, conv over d_inner (with bias), x_proj d_inner x (R + 2N), dt_proj
+         * R x d_inner (with bias), A_log d_inner x N, D d_inner, the dt/B/C norms (R + 2N),
+         * out_proj d_inner x h; state d_inner x N */
+        const double di = Hv, R = Hk, N = dk;
+        s.in = 2.0 * di;
+        s.out = di;
+        s.conv_ch = di;
+        s.conv_bias = di;
+        s.mat = di * (R + 2.0 * N) + R * di;
+        s.vecs = di + di * N + di + R + 2.0 * N;
+        s.passes = 2.0;
+        break;
+    }
     case LLMROOF_LINEAR_NONE:
         return s;
     }
@@ -128,7 +145,7 @@ double layers_linear_params(const struct llmroof_model *m)
 {
     const struct lin_shape s = lin_shape(m);
     const double h = (double)m->hidden;
-    return h * s.in + s.out * h + s.conv_ch * (double)m->lin_conv + s.conv_bias + s.vecs + s.norm;
+    return h * s.in + s.out * h + s.mat + s.conv_ch * (double)m->lin_conv + s.conv_bias + s.vecs + s.norm;
 }
 
 double layers_state_elems(const struct llmroof_model *m)
@@ -150,7 +167,7 @@ struct llmroof_op layers_linear_op(const struct llmroof_model *m, const struct l
     const double dk = (double)m->lin_k_dim, dv = (double)m->lin_v_dim;
     const double heads = (double)m->lin_heads / tp;
     const double in = ls.in / tp, out = ls.out / tp, conv = ls.conv_ch / tp;
-    const double wts = h * in + out * h + conv * (double)m->lin_conv;
+    const double wts = h * in + out * h + ls.mat / tp + conv * (double)m->lin_conv;
     /* tokens per sequence: a decode step runs the recurrence, a longer chunk the chunked scan */
     const double per_seq = S > 0 ? T / S : 0.0;
     double scan = 2.0 * ls.passes * dk * dv;

@@ -343,6 +343,8 @@ char *render_json_show_model(const struct llmroof_model *m)
     cJSON_AddNumberToObject(d, "params_lm_head", p.lm_head);
     cJSON_AddNumberToObject(d, "weight_bytes_fp16", p.total * 2.0);
     cJSON_AddNumberToObject(d, "kv_bytes_per_token_fp16", arch_kv_elems_per_token(m) * 2.0);
+    if (arch_state_elems_per_seq(m) > 0) /* recurrent layers only: the other models' documents stay as they were */
+        cJSON_AddNumberToObject(d, "state_bytes_per_seq_fp16", arch_state_elems_per_seq(m) * 2.0);
     return finish(o);
 }
 
@@ -373,6 +375,10 @@ static void add_memory_fields(cJSON *o, const struct llmroof_memory *mem)
     cJSON_AddNumberToObject(o, "kv_capacity_bytes_per_gpu", mem->kv_capacity_bytes_per_gpu);
     cJSON_AddNumberToObject(o, "kv_bytes_per_token", mem->kv_bytes_per_token);
     cJSON_AddNumberToObject(o, "kv_bytes_per_token_per_gpu", mem->kv_bytes_per_token_per_gpu);
+    if (mem->state_bytes_per_seq > 0) { /* recurrent layers only */
+        cJSON_AddNumberToObject(o, "state_bytes_per_seq", mem->state_bytes_per_seq);
+        cJSON_AddNumberToObject(o, "state_bytes_per_seq_per_gpu", mem->state_bytes_per_seq_per_gpu);
+    }
     cJSON_AddNumberToObject(o, "kv_capacity_tokens", mem->kv_capacity_tokens);
     if (mem->attn_dp > 1)
         cJSON_AddNumberToObject(o, "kv_capacity_tokens_replica", mem->kv_capacity_tokens_replica);

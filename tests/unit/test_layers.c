@@ -1,9 +1,13 @@
 /* test_layers.c - layer kinds (linear attention / SSM, sparse attention) and the field-table
  * importer, on real HuggingFace config.json files.
  *
- * Fixtures (tests/data/hf/), each the config.json of the Hub repository named beside it in
- * `cards` below, field for field as the Hub serves it (Nemotron-H's bare Infinity included).
- * Published parameter counts are those of each model card. */
+ * Fixtures (tests/data/hf/): the config.json of the Hub repository named beside each in `cards`
+ * below, transcribed. The search index held no copy of these Hub repositories; the shape fields
+ * were checked against third-party copies it does hold (Qwen3-Next's release config transcribed
+ * in a test suite, Nemotron-Nano-9B-v2's shapes and pattern in several, DeepSeek-V3.2's index_*
+ * fields and MLA shapes); fields without cost effect may differ from the Hub's file. Nemotron-H
+ * keeps its bare Infinity (time_step_limit), as the Hub serves it. Published parameter counts
+ * are those of each model card. */
 #include "helpers.h"
 
 #include "model/arch.h"
@@ -36,7 +40,7 @@ static void import_ok(const char *file, struct llmroof_model *m)
 
 /* ------------------------------------------------------------------------ */
 
-static void twenty_families_import_with_their_model_card_counts(void **state)
+static void twenty_one_families_import_with_their_model_card_counts(void **state)
 {
     (void)state;
     /* total (and where the card states it, active) parameters in billions; tol the relative
@@ -92,6 +96,8 @@ static void twenty_families_import_with_their_model_card_counts(void **state)
         /* moonshotai/Kimi-Linear-48B-A3B-Instruct: 48B total; KDA's low-rank gates are costed as
          * gated DeltaNet (layers.c), the shapes give 49.3B: 3% */
         { "kimi-linear-48b-a3b.json", "moonshotai/Kimi-Linear-48B-A3B-Instruct", 48, 0, 0.03 },
+        /* ai21labs/Jamba-v0.1: 52B total, 12B active (the shapes: 51.57B, 12.11B) */
+        { "jamba-v0.1.json", "ai21labs/Jamba-v0.1", 52, 12, 0.01 },
     };
     for (size_t i = 0; i < sizeof cards / sizeof cards[0]; i++) {
         struct llmroof_model m;
@@ -130,6 +136,27 @@ static void nemotron_h_mamba2_layer_by_hand(void **state)
     assert_rel_close(arch_state_elems_per_seq(&m), 36384768.0, 0);
     /* KV only on the 4 attention layers: 4 * 2*8*128 = 8,192 elements per token */
     assert_rel_close(arch_kv_elems_per_token(&m), 8192.0, 0);
+}
+
+static void jamba_mamba1_layers_by_hand(void **state)
+{
+    (void)state;
+    struct llmroof_model m;
+    import_ok("jamba-v0.1.json", &m);
+    /* attention on i mod 8 = 4 (4 layers), Mamba-1 elsewhere (28); MoE on odd layers (16) */
+    assert_int_equal(arch_attn_layers(&m), 4);
+    assert_int_equal(arch_linear_layers(&m), 28);
+    assert_int_equal(arch_moe_layers(&m), 16);
+    /* d_inner 8192, N 16, R 256, k 4: in_proj 4096 x 16384 = 67,108,864; conv 8192*4 + 8192 =
+     * 40,960; x_proj 8192 x 288 = 2,359,296; dt_proj 256 x 8192 + 8192 = 2,105,344; A_log 131,072;
+     * D 8192; dt/B/C norms 288; out_proj 33,554,432 -> 105,308,448 */
+    assert_rel_close(layers_linear_params(&m), 105308448.0, 0);
+    /* state 8192 x 16 + conv 3 x 8192 = 155,648 per layer */
+    assert_rel_close(layers_state_elems(&m), 155648.0, 0);
+    /* 28 Mamba layers 2,948,636,544 + 4 attention 167,772,160 + 16 dense MLPs 2,818,572,288 +
+     * 16 MoE (16 experts of 176,160,768 + router 65,536) 45,098,205,184 + norms 65 x 4096 +
+     * embedding and head 2 x 268,435,456 = 51,570,323,328 */
+    assert_rel_close(arch_params(&m).total, 51570323328.0, 0);
 }
 
 static void gated_deltanet_layer_by_hand(void **state)
@@ -268,9 +295,10 @@ static void python_json_and_unknown_fields(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(twenty_families_import_with_their_model_card_counts),
+        cmocka_unit_test(twenty_one_families_import_with_their_model_card_counts),
         cmocka_unit_test(nemotron_h_mamba2_layer_by_hand),
         cmocka_unit_test(gated_deltanet_layer_by_hand),
+        cmocka_unit_test(jamba_mamba1_layers_by_hand),
         cmocka_unit_test(hybrid_decode_is_flat_in_context_for_its_linear_layers),
         cmocka_unit_test(dsa_decode_attention_stops_growing_past_top_k),
         cmocka_unit_test(memory_counts_the_state_in_the_max_batch),
