@@ -272,6 +272,8 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
     c->tables = tables;
     c->usage = "llmroof simulate -m MODEL -g GPU [-t TP] [--concurrency N --requests R [--think LO-HI] | --rate QPS "
                "| --scenario offline | --trace FILE] [--workload SPEC] [--ttft-slo T --tpot-slo T] [options]";
+    static const char *const outputs[] = { "requests-out", "trace-out", "svg", NULL }; /* checked before the work */
+    c->outputs = outputs;
     int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, x, pos, 0, &npos,
                        "Simulates a continuous-batching server (vLLM-like: chunked prefill within a token budget,\n"
                        "paged KV blocks, FCFS admission, preemption by recomputation) and reports TTFT, TPOT and\n"
