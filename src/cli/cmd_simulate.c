@@ -219,8 +219,18 @@ static int parse_kv_link(struct cli *c, const char *arg, const struct llmroof_gp
     return 0;
 }
 
+/* A run that served nothing has no latencies: say so, beside the n/a (null) it prints. */
+static void warn_rejected(struct cli *c, const struct sim_result *r, const char *what)
+{
+    if (r->requests > 0 && r->completed == 0)
+        fprintf(c->errf, "llmroof: warning: %severy request was rejected (%ld of %ld: prompt + output exceed the KV cache "
+                        "of %.0f tokens); TTFT, TPOT and e2e are n/a\n",
+                what, r->errors, r->requests, r->kv_capacity_tokens);
+}
+
 static void warn_overload(struct cli *c, const struct sim_result *r, const char *what)
 {
+    warn_rejected(c, r, what);
     if (r->overloaded)
         fprintf(c->errf, "llmroof: warning: %soverloaded: %.3f requests/s offered, %.3f completed; the queue grows by %.2f "
                         "requests/s, so the latency percentiles grow with the run's length\n",

@@ -533,6 +533,10 @@ char *render_json_report(const struct llmroof_report *r)
 
 static void add_stats(cJSON *o, const char *key, const struct sim_stats *s)
 {
+    if (s->n == 0) { /* nothing measured (every request rejected): null, never 0 */
+        cJSON_AddNullToObject(o, key);
+        return;
+    }
     cJSON *x = cJSON_AddObjectToObject(o, key);
     cJSON_AddNumberToObject(x, "mean", s->mean);
     cJSON_AddNumberToObject(x, "p50", s->p50);

@@ -55,9 +55,9 @@ static void stat_row(struct table *t, const char *name, const struct sim_stats *
 {
     table_row(t);
     table_str(t, name);
-    if (s->n == 0) {
+    if (s->n == 0) { /* no request completed (all rejected): no latency, not 0 */
         for (int i = 0; i < 6; i++)
-            table_empty(t);
+            table_str(t, "n/a");
         return;
     }
     table_num(t, s->mean * scale);
