@@ -406,6 +406,17 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         } else if (x->cfg.spec.kind == SIM_SPEC_NONE) {
             rc = cli_usage_error(c, "option '--spec': '%s' is not eagle, mtp, medusa or draft:MODEL", x->spec);
         }
+        const struct llmroof_model *d = x->cfg.spec.draft;
+        if (!rc && x->cfg.spec.kind == SIM_SPEC_MTP && m->mtp_layers < 1)
+            rc = cli_usage_error(c, "option '--spec': mtp drafts with the model's multi-token-prediction layers, and %s "
+                                    "has none (catalog field mtp_layers); use eagle, medusa or draft:MODEL", m->id);
+        else if (!rc && d && (d == m || strcmp(d->id, m->id) == 0))
+            rc = cli_usage_error(c, "option '--spec': the draft '%s' is the target model itself; a draft is a smaller "
+                                    "model that shares its vocabulary", d->id);
+        else if (!rc && d && d->vocab != m->vocab)
+            rc = cli_usage_error(c, "option '--spec': the draft '%s' has a vocabulary of %ld tokens and the target '%s' "
+                                    "%ld; a draft's tokens must be the target's (same tokenizer)", d->id, d->vocab, m->id,
+                                 m->vocab);
         if (!rc && x->cfg.max_batched_tokens < x->cfg.spec.k + 1L)
             rc = cli_usage_error(c, "option '--spec-k': %d proposals need a budget of %d tokens per step; "
                                     "--max-batched-tokens is %ld", x->cfg.spec.k, x->cfg.spec.k + 1, x->cfg.max_batched_tokens);

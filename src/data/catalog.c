@@ -359,7 +359,8 @@ static int parse_model(struct json_ectx *c, const cJSON *e, struct llmroof_model
         "id", "name", "hf_id", "hidden_size", "num_layers", "num_heads", "num_kv_heads", "head_dim",
         "intermediate_size", "vocab_size", "max_context", "learned_pos", "tie_embeddings", "mlp", "norm",
         "qkv_bias", "o_bias", "mlp_bias", "parallel_attn", "moe", "params_published", "source",
-        "mla", "sliding_window", "norms_per_layer", "qk_norm", "checkpoint", "params_active_published", NULL
+        "mla", "sliding_window", "norms_per_layer", "qk_norm", "checkpoint", "params_active_published",
+        "mtp_layers", NULL
     };
     static const char *const moe_fields[] = {
         "experts", "experts_per_token", "expert_intermediate_size", "shared_experts", "first_dense_layers",
@@ -388,7 +389,8 @@ static int parse_model(struct json_ectx *c, const cJSON *e, struct llmroof_model
         (rc = json_get_long(c, e, "intermediate_size", true, 1, 16777216, &m->intermediate, NULL)) ||
         (rc = json_get_long(c, e, "vocab_size", true, 1, 100000000, &m->vocab, NULL)) ||
         (rc = json_get_long(c, e, "max_context", true, 1, 1000000000, &m->max_context, NULL)) ||
-        (rc = json_get_long(c, e, "learned_pos", false, 0, 1000000000, &m->learned_pos, NULL)))
+        (rc = json_get_long(c, e, "learned_pos", false, 0, 1000000000, &m->learned_pos, NULL)) ||
+        (rc = json_get_long(c, e, "mtp_layers", false, 0, 64, &m->mtp_layers, NULL)))
         return rc;
     if (!present) {
         if (m->hidden % m->heads != 0)

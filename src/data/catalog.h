@@ -109,6 +109,8 @@ struct llmroof_model {
     char ckpt_format[16];               /* quantization_config method ("fp8", "mxfp4"), "" = none stated */
     double ckpt_bits;                   /* effective bits per weight incl. scales, all quantized matrices */
     double ckpt_expert_bits;            /* routed experts only (gpt-oss MXFP4: 4.25), 0 = as ckpt_bits */
+    long mtp_layers;                    /* multi-token-prediction layers (num_nextn_predict_layers), the
+                                           drafter of --spec mtp; 0 = none */
     bool has_params_published;          /* params_published is set */
     double params_published;            /* published parameter count (for checking) */
     double params_active_published;     /* published active parameters per token (MoE), 0 = not stated */

@@ -240,6 +240,8 @@ static cJSON *model_entry(const struct llmroof_model *m, const char *schema)
         cJSON_AddNumberToObject(o, "params_published", m->params_published);
     if (m->params_active_published > 0)
         cJSON_AddNumberToObject(o, "params_active_published", m->params_active_published);
+    if (m->mtp_layers > 0)
+        cJSON_AddNumberToObject(o, "mtp_layers", (double)m->mtp_layers);
     cJSON_AddStringToObject(o, "source", m->source);
     return o;
 }
