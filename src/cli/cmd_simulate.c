@@ -199,6 +199,7 @@ static int parse_pool(struct cli *c, const char *opt, const char *arg, const str
 
 /* --kv-link: nvlink (the prefill GPU's own link from the catalog), ib (400 Gb/s NDR, 50 GB/s per
  * GPU), pcie (PCIe 4.0 x16, 32 GB/s per direction) or a bandwidth in GB/s. */
+#define KV_LINK_MIN_GBPS 0.1 /* 0.1 GB/s = 800 Mb/s, below gigabit Ethernet (0.125 GB/s): the slowest link served */
 static int parse_kv_link(struct cli *c, const char *arg, const struct llmroof_gpu *g, double *bps)
 {
     double v;
@@ -211,8 +212,14 @@ static int parse_kv_link(struct cli *c, const char *arg, const struct llmroof_gp
         *bps = 50e9;
     } else if (strcmp(arg, "pcie") == 0) {
         *bps = 32e9;
-    } else if (parse_double(arg, &v) && v > 0 && v <= 100000) {
+    } else if (parse_double(arg, &v) && v >= KV_LINK_MIN_GBPS && v <= 100000) {
         *bps = v * 1e9;
+    } else if (parse_double(arg, &v) && v < KV_LINK_MIN_GBPS) {
+        /* a near-zero link makes every hand-over take years of simulated time (1e-9 GB/s:
+         * 4.8e9 s): a typo, not a network */
+        return cli_usage_error(c, "option '--kv-link': %s GB/s is below the floor of %g GB/s (1 Gb/s Ethernet carries "
+                                  "0.125 GB/s); give a bandwidth in [%g, 100000] GB/s, or nvlink, ib or pcie",
+                               CLI_CLIP(arg), KV_LINK_MIN_GBPS, KV_LINK_MIN_GBPS);
     } else {
         return cli_usage_error(c, "option '--kv-link': '%s' is not nvlink, ib, pcie or a bandwidth in GB/s", arg);
     }
