@@ -217,11 +217,11 @@ int cmd_check(struct cli *c, int argc, char **argv)
         return drifted_rows ? 1 : 0;
     }
     if (drifted_rows) {
-        sbuf_printf(&c->out, "%ld of %ld rows drifted (%ld fields) beyond rtol %g\n", drifted_rows, rows,
-                    drifted_fields, rtol);
+        sbuf_printf(&c->out, "%ld of %ld row%s drifted (%ld field%s) beyond rtol %g\n", drifted_rows, rows,
+                    rows == 1 ? "" : "s", drifted_fields, drifted_fields == 1 ? "" : "s", rtol);
         c->out_on_failure = true;
         return 1;
     }
-    sbuf_printf(&c->out, "%ld rows agree within rtol %g\n", rows, rtol);
+    sbuf_printf(&c->out, "%ld row%s agree%s within rtol %g\n", rows, rows == 1 ? "" : "s", rows == 1 ? "s" : "", rtol);
     return 0;
 }
