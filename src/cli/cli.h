@@ -20,6 +20,7 @@
 struct rjdoc; /* llmroof/render_json.h */
 
 #define CLI_MAX_FILES 32
+#define CLI_MAX_OUTPUTS 16 /* output-file options of one command line */
 #define CLI_HELP (-1) /* returned by cli_parse when --help was printed */
 
 /* Flags of cli_main. The normal binary passes 0; the fuzz harness passes all three so
@@ -78,8 +79,17 @@ struct cli {
     struct table_sel sel;                     /* --table: which table CSV output holds */
     struct rjdoc *json;                       /* JSON format: the document cli_table assembles */
     const char *json_schema;                  /* its schema; NULL: "llmroof.<command>/1" */
+    const char *const *outputs;               /* long names of the command's options that name output files
+                                                 (NULL-terminated; a trailing '/' marks a directory), set before
+                                                 cli_parse, which checks each given (cli_check_output) */
     struct cli_file *files;                   /* output files staged by cli_write_file */
     size_t n_files, cap_files;
+    struct cli_out_path {
+        const char *opt;                      /* the option naming it, for messages */
+        char *key;                            /* the file it names: realpath of an existing one, else of
+                                                 its directory plus its name; owned */
+    } out_paths[CLI_MAX_OUTPUTS];             /* outputs checked by cli_check_output */
+    int n_out_paths;
 };
 
 /* One output file staged by cli_write_file until the run has succeeded (cli_files_commit). */
@@ -88,6 +98,7 @@ struct cli_file {
     char *tmp;      /* the written temporary beside target, renamed over it; NULL = write through */
     char *data;     /* write-through content (non-regular or hard-linked targets); NULL otherwise */
     size_t len;
+    bool done;      /* written through already (cli_files_commit_through) */
 };
 
 struct cli_opt {
@@ -98,6 +109,8 @@ struct cli_opt {
     const char *help;   /* one line */
     bool repeatable;    /* may be given more than once */
 };
+#define CLI_OUT_FILE 1 /* an option's value is a file the command writes */
+#define CLI_OUT_DIR 2  /* a directory the command writes files into */
 
 /* Option table entries shared by estimate, memory and report (ids >= CLI_SETUP_BASE). */
 #define CLI_OPT_MODEL { OPT_MODEL, "model", 'm', "MODEL", "model id from the catalog", false }
@@ -215,6 +228,16 @@ int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s);
  * name, so every link sees the new content. Returns 0; 2 after printing the error when the
  * path cannot name a file (a directory, a missing directory); 1 when writing fails. */
 int cli_write_file(struct cli *c, const char *path, const struct sbuf *b);
+/* Checks, before the work, that `path` (the value of option --opt) can be written: a file
+ * (kind CLI_OUT_FILE) is not a directory and sits in an existing, writable directory; a
+ * directory (CLI_OUT_DIR) exists and is writable; no two outputs of the command line name the
+ * same regular file. Returns 0, or 2 after printing the error. cli_parse calls it for every
+ * option c->outputs names. */
+int cli_check_output(struct cli *c, const char *opt, const char *path, int kind);
+/* Writes the staged files that are written through (devices such as /dev/full, FIFOs, files
+ * with other hard links) before stdout, so a failed write there leaves stdout empty. Returns 0,
+ * or 1 after printing the error. */
+int cli_files_commit_through(struct cli *c);
 /* After a successful run: renames or writes every staged file. Returns 0, or 1 after
  * printing the error. cli_files_discard removes the temporaries of a failed run. */
 int cli_files_commit(struct cli *c);

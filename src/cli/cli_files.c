@@ -1,5 +1,6 @@
 /* cli_files.c - output files (--svg, --requests-out, -o, ...): staged during the run and
  * committed only when it succeeds, so a failed run leaves no new or replaced file. */
+#define _XOPEN_SOURCE 700 /* realpath (POSIX XSI) */
 #include "cli/cli.h"
 
 #include <errno.h>
@@ -28,7 +29,7 @@ static int stage(struct cli *c, char *target, char *tmp, const struct sbuf *b)
         c->files = f;
         c->cap_files = cap;
     }
-    c->files[c->n_files++] = (struct cli_file){ target, tmp, data, b->len };
+    c->files[c->n_files++] = (struct cli_file){ target, tmp, data, b->len, false };
     return 0;
 oom:
     fprintf(c->errf, "llmroof: error: out of memory\n");
@@ -175,12 +176,29 @@ static bool write_through(const struct cli_file *f)
     return close(fd) == 0;
 }
 
+int cli_files_commit_through(struct cli *c)
+{
+    for (size_t i = 0; i < c->n_files; i++) {
+        struct cli_file *f = &c->files[i];
+        if (f->tmp || f->done)
+            continue;
+        if (!write_through(f)) {
+            fprintf(c->errf, "llmroof: error: %s: cannot write file: %s\n", f->target, strerror(errno));
+            return 1;
+        }
+        f->done = true;
+    }
+    return 0;
+}
+
 int cli_files_commit(struct cli *c)
 {
     int rc = 0;
     for (size_t i = 0; i < c->n_files; i++) {
         struct cli_file *f = &c->files[i];
-        if (rc) {
+        if (f->done) {
+            /* written through already (cli_files_commit_through) */
+        } else if (rc) {
             if (f->tmp)
                 unlink(f->tmp); /* an earlier file failed: the rest are not replaced */
         } else if (f->tmp ? rename(f->tmp, f->target) != 0 : !write_through(f)) {
@@ -201,6 +219,9 @@ int cli_files_commit(struct cli *c)
 
 void cli_files_discard(struct cli *c)
 {
+    for (int i = 0; i < c->n_out_paths; i++)
+        free(c->out_paths[i].key);
+    c->n_out_paths = 0;
     for (size_t i = 0; i < c->n_files; i++) {
         if (c->files[i].tmp)
             unlink(c->files[i].tmp);
@@ -211,4 +232,106 @@ void cli_files_discard(struct cli *c)
     free(c->files);
     c->files = NULL;
     c->n_files = c->cap_files = 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Output paths: checked before the work                                    */
+/* ------------------------------------------------------------------------ */
+
+/* The directory part of path ("." for a bare name) into buf. */
+static void dir_of(const char *path, char *buf, size_t n)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(buf, n, ".");
+    else if (slash == path)
+        snprintf(buf, n, "/");
+    else
+        snprintf(buf, n, "%.*s", (int)(slash - path), path);
+}
+
+/* --svg-dir DIR is created with its missing parents (mkdir -p): the nearest existing
+ * ancestor must be a directory we may write into. */
+static int check_output_dir(struct cli *c, const char *opt, const char *path)
+{
+    char p[PATH_MAX];
+    if (snprintf(p, sizeof p, "%s", path) >= (int)sizeof p)
+        return cli_usage_error(c, "option '--%s': %s: cannot create directory: %s", opt, CLI_CLIP(path),
+                               strerror(ENAMETOOLONG));
+    for (;;) {
+        struct stat st;
+        if (stat(p, &st) == 0) {
+            if (!S_ISDIR(st.st_mode))
+                return cli_usage_error(c, "option '--%s': %s: cannot create directory: '%s' is not a directory", opt,
+                                       CLI_CLIP(path), CLI_CLIP(p));
+            if (access(p, W_OK | X_OK) != 0)
+                return cli_usage_error(c, "option '--%s': %s: cannot %s: %s", opt, CLI_CLIP(path),
+                                       strcmp(p, path) ? "create directory" : "write into directory", strerror(errno));
+            return 0;
+        }
+        if (errno != ENOENT && errno != ENOTDIR) /* ENOTDIR: an ancestor is a file, found going up */
+            return cli_usage_error(c, "option '--%s': %s: cannot create directory: %s", opt, CLI_CLIP(path),
+                                   strerror(errno));
+        char up[PATH_MAX];
+        dir_of(p, up, sizeof up);
+        if (!strcmp(up, p))
+            return 0; /* "." or "/" missing: let mkdir report it */
+        memcpy(p, up, strlen(up) + 1);
+    }
+}
+
+int cli_check_output(struct cli *c, const char *opt, const char *path, int kind)
+{
+    if (!*path)
+        return cli_usage_error(c, "option '--%s': an empty file name", opt);
+    if (kind == CLI_OUT_DIR)
+        return check_output_dir(c, opt, path);
+    struct stat st;
+    bool exists = stat(path, &st) == 0; /* follows symlinks: the file that will be written */
+    if (exists && S_ISDIR(st.st_mode))
+        return cli_usage_error(c, "option '--%s': %s: cannot write file: %s", opt, CLI_CLIP(path), strerror(EISDIR));
+    if (exists && access(path, W_OK) != 0)
+        return cli_usage_error(c, "option '--%s': %s: cannot write file: %s", opt, CLI_CLIP(path), strerror(errno));
+    if (exists && !S_ISREG(st.st_mode))
+        return 0; /* a device or FIFO is written through its name; /dev/null twice is fine */
+    /* a regular file, or a new one: a temporary beside it is renamed over it */
+    char dir[PATH_MAX];
+    dir_of(path, dir, sizeof dir);
+    struct stat dst;
+    if (stat(dir, &dst) != 0 || !S_ISDIR(dst.st_mode)) {
+        bool missing = stat(dir, &dst) != 0;
+        return cli_usage_error(c, "option '--%s': %s: cannot create file: '%s' %s", opt, CLI_CLIP(path), CLI_CLIP(dir),
+                               missing ? "does not exist" : "is not a directory");
+    }
+    char real_dir[PATH_MAX];
+    if (!realpath(dir, real_dir) || access(real_dir, W_OK | X_OK) != 0)
+        return cli_usage_error(c, "option '--%s': %s: cannot create file: %s", opt, CLI_CLIP(path), strerror(errno));
+    /* the same file under two options would be written twice, the last silently winning */
+    char real[PATH_MAX];
+    char *key = NULL;
+    if (exists && realpath(path, real))
+        key = strdup(real);
+    else {
+        const char *base = strrchr(path, '/');
+        base = base ? base + 1 : path;
+        size_t n = strlen(real_dir) + strlen(base) + 2;
+        if ((key = malloc(n)))
+            snprintf(key, n, "%s/%s", real_dir, base);
+    }
+    if (!key) {
+        fprintf(c->errf, "llmroof: error: out of memory\n");
+        return 1;
+    }
+    for (int i = 0; i < c->n_out_paths; i++)
+        if (strcmp(c->out_paths[i].key, key) == 0) {
+            free(key);
+            return cli_usage_error(c, "options '--%s' and '--%s' name the same file '%s': give each its own", c->out_paths[i].opt,
+                                   opt, CLI_CLIP(path));
+        }
+    if (c->n_out_paths >= CLI_MAX_OUTPUTS) {
+        free(key);
+        return cli_usage_error(c, "option '--%s': more than %d output files", opt, CLI_MAX_OUTPUTS);
+    }
+    c->out_paths[c->n_out_paths++] = (struct cli_out_path){ opt, key };
+    return 0;
 }

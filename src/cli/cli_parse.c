@@ -159,6 +159,14 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, 
         const char *value = h.value;
         if (seen[h.idx]++ && !o->repeatable)
             return cli_usage_error(c, "option '--%s' given more than once", o->name);
+        for (const char *const *out = c->outputs; out && *out; out++) { /* checked now, before the work */
+            size_t len = strlen(o->name);
+            if (strncmp(*out, o->name, len) != 0 || ((*out)[len] != '\0' && strcmp(*out + len, "/") != 0))
+                continue;
+            int rc = cli_check_output(c, o->name, value, (*out)[len] ? CLI_OUT_DIR : CLI_OUT_FILE);
+            if (rc)
+                return rc;
+        }
         switch (o->id) {
         case COMMON_HELP:
             print_help(c, opts, nopts, description);

@@ -224,10 +224,16 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
             sbuf_printf(&c->out, "note: engine %s samples the first token from a decode step after the prefill; "
                                  "TTFT includes that step's %.3f ms\n",
                         x.s.eff.engine ? x.s.eff.engine->id : "", e.first_step_s * 1e3);
-        if (e.shard.pp > 1)
-            sbuf_printf(&c->out, "note: %d stages of %ld-%ld layers; %.0f micro-batches; prefill bubble %.3f ms\n",
-                        e.shard.pp, e.shard.stage_layers_min, e.shard.stage_layers_max, e.micro_batches,
-                        e.pp_bubble_s * 1e3);
+        if (e.shard.pp > 1) {
+            /* "2 stages of 40 layers", "of 30-31 layers", "of 1 layer"; "1 micro-batch" */
+            char stage_lay[64];
+            if (e.shard.stage_layers_min == e.shard.stage_layers_max)
+                snprintf(stage_lay, sizeof stage_lay, "%ld layer%s", e.shard.stage_layers_min, e.shard.stage_layers_min == 1 ? "" : "s");
+            else
+                snprintf(stage_lay, sizeof stage_lay, "%ld-%ld layers", e.shard.stage_layers_min, e.shard.stage_layers_max);
+            sbuf_printf(&c->out, "note: %d stages of %s; %.0f micro-batch%s; prefill bubble %.3f ms\n", e.shard.pp, stage_lay,
+                        e.micro_batches, e.micro_batches == 1 ? "" : "es", e.pp_bubble_s * 1e3);
+        }
         if (arch_is_mla(m))
             sbuf_printf(&c->out, "note: MLA caches the %ld-wide latent + %ld rope key per layer, replicated on each "
                                  "TP rank; decode runs absorbed, prefill decompressed\n",

@@ -86,6 +86,8 @@ static int report_main(struct cli *c, int argc, char **argv, struct ctx *x, stru
     c->tables = tables;
     c->usage = "llmroof report [-m MODEL] [--gpus LIST] [--tp LIST] [--pp N] [--ep N [--dp-attention]] [-b B] [-p P] [-o O] [options] [--svg-dir DIR]";
     c->formats = CLI_FORMATS_DEFAULT | (1u << TABLE_HTML);
+    static const char *const outputs[] = { "svg-dir/", NULL }; /* checked before the work */
+    c->outputs = outputs;
     int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, x, pos, 0, &npos,
                        "Compares every GPU x TP configuration: weights and KV per GPU, max batch, TTFT, TPOT,\n"
                        "throughput, the bound and communication share of prefill and decode, TP scaling, the\n"

@@ -39,6 +39,8 @@ int cmd_roofline(struct cli *c, int argc, char **argv)
     char *pos[1];
     int npos = 0;
     c->usage = "llmroof roofline -m MODEL -g GPU [-t TP] [-b B] [-p P] [-o O] [--svg FILE]";
+    static const char *const outputs[] = { "svg", NULL }; /* checked before the work */
+    c->outputs = outputs;
     int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, &x, pos, 0, &npos,
                        "Places each local operator of the prefill and of the mean decode step at its arithmetic\n"
                        "intensity (FLOP/byte) and achieved FLOP/s under the GPU's roofline. Collectives have no\n"

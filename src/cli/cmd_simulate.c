@@ -200,6 +200,7 @@ static int parse_pool(struct cli *c, const char *opt, const char *arg, const str
 
 /* --kv-link: nvlink (the prefill GPU's own link from the catalog), ib (400 Gb/s NDR, 50 GB/s per
  * GPU), pcie (PCIe 4.0 x16, 32 GB/s per direction) or a bandwidth in GB/s. */
+#define KV_LINK_MIN_GBPS 0.1 /* 0.1 GB/s = 800 Mb/s, below gigabit Ethernet (0.125 GB/s): the slowest link served */
 static int parse_kv_link(struct cli *c, const char *arg, const struct llmroof_gpu *g, double *bps)
 {
     double v;
@@ -212,16 +213,32 @@ static int parse_kv_link(struct cli *c, const char *arg, const struct llmroof_gp
         *bps = 50e9;
     } else if (strcmp(arg, "pcie") == 0) {
         *bps = 32e9;
-    } else if (parse_double(arg, &v) && v > 0 && v <= 100000) {
+    } else if (parse_double(arg, &v) && v >= KV_LINK_MIN_GBPS && v <= 100000) {
         *bps = v * 1e9;
+    } else if (parse_double(arg, &v) && v < KV_LINK_MIN_GBPS) {
+        /* a near-zero link makes every hand-over take years of simulated time (1e-9 GB/s:
+         * 4.8e9 s): a typo, not a network */
+        return cli_usage_error(c, "option '--kv-link': %s GB/s is below the floor of %g GB/s (1 Gb/s Ethernet carries "
+                                  "0.125 GB/s); give a bandwidth in [%g, 100000] GB/s, or nvlink, ib or pcie",
+                               CLI_CLIP(arg), KV_LINK_MIN_GBPS, KV_LINK_MIN_GBPS);
     } else {
         return cli_usage_error(c, "option '--kv-link': '%s' is not nvlink, ib, pcie or a bandwidth in GB/s", arg);
     }
     return 0;
 }
 
+/* A run that served nothing has no latencies: say so, beside the n/a (null) it prints. */
+static void warn_rejected(struct cli *c, const struct sim_result *r, const char *what)
+{
+    if (r->requests > 0 && r->completed == 0)
+        fprintf(c->errf, "llmroof: warning: %severy request was rejected (%ld of %ld: prompt + output exceed the KV cache "
+                        "of %.0f tokens); TTFT, TPOT and e2e are n/a\n",
+                what, r->errors, r->requests, r->kv_capacity_tokens);
+}
+
 static void warn_overload(struct cli *c, const struct sim_result *r, const char *what)
 {
+    warn_rejected(c, r, what);
     if (r->overloaded)
         fprintf(c->errf, "llmroof: warning: %soverloaded: %.3f requests/s offered, %.3f completed; the queue grows by %.2f "
                         "requests/s, so the latency percentiles grow with the run's length\n",
@@ -273,6 +290,8 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
     c->tables = tables;
     c->usage = "llmroof simulate -m MODEL -g GPU [-t TP] [--concurrency N --requests R [--think LO-HI] | --rate QPS "
                "| --scenario offline | --trace FILE] [--workload SPEC] [--ttft-slo T --tpot-slo T] [options]";
+    static const char *const outputs[] = { "requests-out", "trace-out", "svg", NULL }; /* checked before the work */
+    c->outputs = outputs;
     int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, x, pos, 0, &npos,
                        "Simulates a continuous-batching server (vLLM-like: chunked prefill within a token budget,\n"
                        "paged KV blocks, FCFS admission, preemption by recomputation) and reports TTFT, TPOT and\n"
@@ -396,6 +415,17 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         } else if (x->cfg.spec.kind == SIM_SPEC_NONE) {
             rc = cli_usage_error(c, "option '--spec': '%s' is not eagle, mtp, medusa or draft:MODEL", x->spec);
         }
+        const struct llmroof_model *d = x->cfg.spec.draft;
+        if (!rc && x->cfg.spec.kind == SIM_SPEC_MTP && m->mtp_layers < 1)
+            rc = cli_usage_error(c, "option '--spec': mtp drafts with the model's multi-token-prediction layers, and %s "
+                                    "has none (catalog field mtp_layers); use eagle, medusa or draft:MODEL", m->id);
+        else if (!rc && d && (d == m || strcmp(d->id, m->id) == 0))
+            rc = cli_usage_error(c, "option '--spec': the draft '%s' is the target model itself; a draft is a smaller "
+                                    "model that shares its vocabulary", d->id);
+        else if (!rc && d && d->vocab != m->vocab)
+            rc = cli_usage_error(c, "option '--spec': the draft '%s' has a vocabulary of %ld tokens and the target '%s' "
+                                    "%ld; a draft's tokens must be the target's (same tokenizer)", d->id, d->vocab, m->id,
+                                 m->vocab);
         if (!rc && x->cfg.max_batched_tokens < x->cfg.spec.k + 1L)
             rc = cli_usage_error(c, "option '--spec-k': %d proposals need a budget of %d tokens per step; "
                                     "--max-batched-tokens is %ld", x->cfg.spec.k, x->cfg.spec.k + 1, x->cfg.max_batched_tokens);

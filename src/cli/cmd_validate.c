@@ -861,6 +861,8 @@ int cmd_validate(struct cli *c, int argc, char **argv)
     c->tables = tables;
     c->usage = "llmroof validate [FILE.csv] [--serving FILE] [--cv source|gpu] [--by metric|gpu|source|model] [--svg FILE] [--uncertainty-out FILE]\n"
                "       llmroof validate --ops OPS.csv -g GPU [-m MODEL] [-t TP]";
+    static const char *const outputs[] = { "svg", "uncertainty-out", "fit-gpus", "fit-engines", "out", NULL }; /* checked before the work */
+    c->outputs = outputs;
     int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, &x, pos, 2, &npos,
                        "Maps each row of a measurements CSV (the ../shared/validation format) to the catalog,\n"
                        "predicts its metric with the same inputs and prints predicted, measured and the error\n"

@@ -199,8 +199,12 @@ int cli_run(const struct cli_io *io, int argc, char **argv, unsigned flags)
         rc = 1;
     }
     if (rc == 0 || (rc == 1 && c.out_on_failure)) {
-        /* output files change only once the run and its stdout have succeeded */
-        int wrc = write_out(&c, &c.out);
+        /* Files written through their name (/dev/full, a FIFO) go first: one that fails then
+         * leaves stdout empty. Replaced files change only once the run and its stdout have
+         * succeeded. */
+        int wrc = cli_files_commit_through(&c);
+        if (!wrc)
+            wrc = write_out(&c, &c.out);
         if (!wrc)
             wrc = cli_files_commit(&c);
         if (wrc)

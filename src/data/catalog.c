@@ -426,8 +426,7 @@ static int parse_layer_kinds(struct json_ectx *c, const cJSON *e, struct llmroof
         if (m->kv_lora_rank <= 0)
             return json_ferr(c, "dsa", "needs MLA (an mla object): DeepSeek Sparse Attention indexes the latent cache");
     }
-    if ((rc = json_get_bool(c, e, "attn_gate", false, &m->attn_gate)) ||
-        (rc = json_get_long(c, e, "mtp_layers", false, 0, 1000, &m->mtp_layers, NULL)))
+    if ((rc = json_get_bool(c, e, "attn_gate", false, &m->attn_gate)))
         return rc;
     return LLMROOF_OK;
 }
@@ -471,7 +470,8 @@ static int parse_model(struct json_ectx *c, const cJSON *e, struct llmroof_model
         (rc = json_get_long(c, e, "intermediate_size", true, 1, 16777216, &m->intermediate, NULL)) ||
         (rc = json_get_long(c, e, "vocab_size", true, 1, 100000000, &m->vocab, NULL)) ||
         (rc = json_get_long(c, e, "max_context", true, 1, 1000000000, &m->max_context, NULL)) ||
-        (rc = json_get_long(c, e, "learned_pos", false, 0, 1000000000, &m->learned_pos, NULL)))
+        (rc = json_get_long(c, e, "learned_pos", false, 0, 1000000000, &m->learned_pos, NULL)) ||
+        (rc = json_get_long(c, e, "mtp_layers", false, 0, 64, &m->mtp_layers, NULL)))
         return rc;
     if (!present) {
         if (m->hidden % m->heads != 0)

@@ -133,12 +133,13 @@ struct llmroof_model {
     long dsa_top_k;                     /* keys each query attends to, 0 = dense attention */
     long dsa_heads;                     /* indexer heads */
     long dsa_head_dim;                  /* indexer head width (its cache holds one key of it per token) */
-    long mtp_layers;                    /* multi-token-prediction modules shipped (not counted in params) */
     bool qk_norm;                       /* per-head q and k RMSNorm of head_dim (Qwen3, Gemma-3) */
     /* Checkpoint format (quantization_config); 0 bits = not stated, the weight dtype decides. */
     char ckpt_format[16];               /* quantization_config method ("fp8", "mxfp4"), "" = none stated */
     double ckpt_bits;                   /* effective bits per weight incl. scales, all quantized matrices */
     double ckpt_expert_bits;            /* routed experts only (gpt-oss MXFP4: 4.25), 0 = as ckpt_bits */
+    long mtp_layers;                    /* multi-token-prediction layers (num_nextn_predict_layers), the
+                                           drafter of --spec mtp; 0 = none */
     bool has_params_published;          /* params_published is set */
     double params_published;            /* published parameter count (for checking) */
     double params_active_published;     /* published active parameters per token (MoE), 0 = not stated */

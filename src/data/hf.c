@@ -207,7 +207,15 @@ int catalog_model_from_hf_warn(const char *text, size_t len, const char *fname, 
     const cJSON *mt = cJSON_GetObjectItemCaseSensitive(doc, "model_type");
     if (!(mt && cJSON_IsString(mt)) && doc != root)
         mt = cJSON_GetObjectItemCaseSensitive(root, "model_type");
-    const char *type = (mt && cJSON_IsString(mt) && mt->valuestring) ? mt->valuestring : "";
+    if (!mt || !cJSON_IsString(mt) || !mt->valuestring) { /* say what it is, not 'is ""' */
+        llmroof_err_set(err, LLMROOF_EINPUT, "%s: field 'model_type' %s%s", fname,
+                        !mt ? "is missing" : "must be a string, got ",
+                        !mt ? "" : cJSON_IsArray(mt) ? "a list" : cJSON_IsNull(mt) ? "null" : cJSON_IsObject(mt) ? "an object"
+                                 : cJSON_IsNumber(mt) ? "a number" : "a boolean");
+        cJSON_Delete(root);
+        return LLMROOF_EINPUT;
+    }
+    const char *type = mt->valuestring;
     enum hf_family fam;
     if (!strcmp(type, "llama") || !strcmp(type, "mistral"))
         fam = HF_LLAMA;

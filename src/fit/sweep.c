@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *const sweep_num_field_names[SWEEP_NUM_FIELDS] = {
@@ -88,12 +89,23 @@ void sweep_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
 
 /* Whole numbers (bytes, batch) print exactly; others with 10 significant digits, far finer
  * than any tolerance check uses and stable across runs. */
+static int num_text(double v, char *buf, size_t n)
+{
+    return (v == floor(v) && fabs(v) < 1e15) ? snprintf(buf, n, "%.0f", v) : snprintf(buf, n, "%.10g", v);
+}
+
 static void num(struct sbuf *out, double v)
 {
     char buf[32];
-    int n = (v == floor(v) && fabs(v) < 1e15) ? snprintf(buf, sizeof buf, "%.0f", v)
-                                              : snprintf(buf, sizeof buf, "%.10g", v);
+    int n = num_text(v, buf, sizeof buf);
     sbuf_appendn(out, buf, (size_t)n);
+}
+
+double sweep_stored_value(double v)
+{
+    char buf[32];
+    num_text(v, buf, sizeof buf);
+    return strtod(buf, NULL);
 }
 
 static void integer(struct sbuf *out, long v)

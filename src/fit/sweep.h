@@ -34,6 +34,10 @@ struct sweep_row {
 /* Number of numeric output fields and their names / accessors, for check. */
 #define SWEEP_NUM_FIELDS 11
 extern const char *const sweep_num_field_names[SWEEP_NUM_FIELDS];
+/* v as a sweep row stores it (whole numbers exactly, others to 10 significant digits) and
+ * reads back: check compares a fresh value at the baseline's precision, so --rtol 0 passes
+ * on a baseline just written. */
+double sweep_stored_value(double v);
 double sweep_num_field(const struct sweep_row *r, int i);
 
 /* Evaluates one configuration with catalog efficiencies and default memory options.

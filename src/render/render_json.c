@@ -260,12 +260,12 @@ static cJSON *model_entry(const struct llmroof_model *m, const char *schema)
     }
     if (m->attn_gate)
         cJSON_AddBoolToObject(o, "attn_gate", true);
-    if (m->mtp_layers > 0)
-        cJSON_AddNumberToObject(o, "mtp_layers", (double)m->mtp_layers);
     if (m->has_params_published)
         cJSON_AddNumberToObject(o, "params_published", m->params_published);
     if (m->params_active_published > 0)
         cJSON_AddNumberToObject(o, "params_active_published", m->params_active_published);
+    if (m->mtp_layers > 0)
+        cJSON_AddNumberToObject(o, "mtp_layers", (double)m->mtp_layers);
     cJSON_AddStringToObject(o, "source", m->source);
     return o;
 }
@@ -567,6 +567,10 @@ char *render_json_report(const struct llmroof_report *r)
 
 static void add_stats(cJSON *o, const char *key, const struct sim_stats *s)
 {
+    if (s->n == 0) { /* nothing measured (every request rejected): null, never 0 */
+        cJSON_AddNullToObject(o, key);
+        return;
+    }
     cJSON *x = cJSON_AddObjectToObject(o, key);
     cJSON_AddNumberToObject(x, "mean", s->mean);
     cJSON_AddNumberToObject(x, "p50", s->p50);

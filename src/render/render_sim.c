@@ -1,6 +1,8 @@
 /* render_sim.c - see llmroof/render_sim.h */
 #include "render/render_sim.h"
 
+#define PL(n) ((n) == 1 ? "" : "s") /* "1 request", "2 requests" */
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,18 +18,22 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
     else
         sbuf_printf(out, "%s on %d x %s (TP %d): ", s->model->id, s->tp, s->gpu->id, s->tp);
     if (c->mode == SIM_CLOSED && c->think_min_s == c->think_max_s)
-        sbuf_printf(out, "closed loop, %ld users, %ld requests, think %g s, workload %s", c->concurrency, c->requests,
+        sbuf_printf(out, "closed loop, %ld user%s, %ld request%s, think %g s, workload %s", c->concurrency,
+                    PL(c->concurrency), c->requests, PL(c->requests),
                     c->think_min_s, wl);
     else if (c->mode == SIM_CLOSED)
-        sbuf_printf(out, "closed loop, %ld users, %ld requests, think %g-%g s, workload %s", c->concurrency, c->requests,
+        sbuf_printf(out, "closed loop, %ld user%s, %ld request%s, think %g-%g s, workload %s", c->concurrency,
+                    PL(c->concurrency), c->requests, PL(c->requests),
                     c->think_min_s, c->think_max_s, wl);
     else if (c->mode == SIM_RATE)
-        sbuf_printf(out, "open loop, Poisson %g requests/s, %ld requests, workload %s", c->rate_qps, c->requests, wl);
+        sbuf_printf(out, "open loop, Poisson %g requests/s, %ld request%s, workload %s", c->rate_qps, c->requests,
+                    PL(c->requests), wl);
     else if (c->mode == SIM_OFFLINE)
-        sbuf_printf(out, "offline, %ld requests queued at t=0, workload %s", c->requests, wl);
+        sbuf_printf(out, "offline, %ld request%s queued at t=0, workload %s", c->requests, PL(c->requests), wl);
     else
-        sbuf_printf(out, "trace of %zu requests", c->ntrace);
-    sbuf_printf(out, "; budget %ld tokens/iteration, %ld sequences, %s; seed %llu", c->max_batched_tokens, c->max_seqs,
+        sbuf_printf(out, "trace of %zu request%s", c->ntrace, c->ntrace == 1 ? "" : "s");
+    sbuf_printf(out, "; budget %ld tokens/iteration, %ld sequence%s, %s; seed %llu", c->max_batched_tokens, c->max_seqs,
+                PL(c->max_seqs),
                 c->chunked_prefill ? "chunked prefill" : "whole prefills", (unsigned long long)c->seed);
     if (c->disaggregated) {
         const struct llmroof_setup *p = c->prefill.setup.model ? &c->prefill.setup : s;
@@ -55,9 +61,9 @@ static void stat_row(struct table *t, const char *name, const struct sim_stats *
 {
     table_row(t);
     table_str(t, name);
-    if (s->n == 0) {
+    if (s->n == 0) { /* no request completed (all rejected): no latency, not 0 */
         for (int i = 0; i < 6; i++)
-            table_empty(t);
+            table_str(t, "n/a");
         return;
     }
     table_num(t, s->mean * scale);

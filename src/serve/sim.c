@@ -349,6 +349,12 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
             return rc;
         cap_bytes -= dm.weights_bytes_per_gpu;
         per_token += dm.kv_bytes_per_token_per_gpu;
+        if (cap_bytes <= 0) /* the draft is what does not fit: name it, not the target */
+            return llmroof_err_set(err, LLMROOF_EINPUT,
+                                   "the draft model %s (%.2f GiB of weights per GPU) does not fit beside %s on %d x %s: "
+                                   "no memory is left for the KV cache; use a smaller draft",
+                                   c->spec.draft->id, dm.weights_bytes_per_gpu / 1073741824.0, s->model->id, s->tp,
+                                   s->gpu->id);
     } else if (c->spec.kind != SIM_SPEC_NONE && !e->prefill_only) {
         cap_bytes -= mem.weights_bytes_per_gpu / (double)s->model->layers; /* the head: about one layer */
     }

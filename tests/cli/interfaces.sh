@@ -57,8 +57,8 @@ check "report with no usable TP exits 2 and says why" sh -c "[ $rc = 2 ] && grep
 check "report --svg-dir creates a missing directory" sh -c "[ $rc = 0 ] && [ -f '$tmp/charts/deep/internlm-20b-decode-shares.svg' ]"
 : >"$tmp/plainfile"
 "$bin" report --svg-dir "$tmp/plainfile/x" >"$tmp/out" 2>"$tmp/err"; rc=$?
-check "report --svg-dir under a file fails (exit 1) with a message, nothing on stdout" \
-    sh -c "[ $rc = 1 ] && [ ! -s '$tmp/out' ] && grep -q 'cannot create directory' '$tmp/err'"
+check "report --svg-dir under a file is refused before the work (exit 2) with a message, nothing on stdout" \
+    sh -c "[ $rc = 2 ] && [ ! -s '$tmp/out' ] && grep -q 'cannot create directory' '$tmp/err'"
 
 # --gpus all, as sweep has it
 n=$("$bin" list gpus --format csv | tail -n +2 | wc -l)
