@@ -891,6 +891,21 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
             cJSON_AddNumberToObject(o, "kernel_factor", e[i].kernel_factor);
         if (e[i].dequant_min_tokens > 0)
             cJSON_AddNumberToObject(o, "dequant_min_tokens", e[i].dequant_min_tokens);
+        /* the serving scheduler's fields, written when present */
+        if (e[i].cpu_seq_s > 0)
+            cJSON_AddNumberToObject(o, "cpu_seq_s", e[i].cpu_seq_s);
+        if (e[i].cpu_overlap > 0)
+            cJSON_AddNumberToObject(o, "cpu_overlap", e[i].cpu_overlap);
+        if (e[i].admit_no_evict)
+            cJSON_AddStringToObject(o, "admission", "no-evict");
+        if (e[i].max_seqs > 0)
+            cJSON_AddNumberToObject(o, "max_seqs", (double)e[i].max_seqs);
+        if (e[i].max_batched_tokens > 0)
+            cJSON_AddNumberToObject(o, "max_batched_tokens", (double)e[i].max_batched_tokens);
+        if (e[i].large_gpu_max_seqs > 0)
+            cJSON_AddNumberToObject(o, "large_gpu_max_seqs", (double)e[i].large_gpu_max_seqs);
+        if (e[i].large_gpu_max_batched_tokens > 0)
+            cJSON_AddNumberToObject(o, "large_gpu_max_batched_tokens", (double)e[i].large_gpu_max_batched_tokens);
         cJSON_AddStringToObject(o, "attention_kernel", attn_kernel_name(e[i].attention));
         cJSON_AddBoolToObject(o, "cuda_graphs", e[i].cuda_graphs);
         cJSON_AddBoolToObject(o, "custom_allreduce", e[i].custom_allreduce);

@@ -161,7 +161,15 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
             break;
         if (!prefill && chunk > it->budget)
             break;
-        long need = blocks_for(start + chunk, e->bs) - have;
+        /* optimistic admission (vLLM) takes the blocks of this step's tokens and preempts later
+         * when they run out; guaranteed-no-evict (TensorRT-LLM's CapacitySchedulerPolicy
+         * GUARANTEED_NO_EVICT, its default) reserves the whole request, prompt and every output
+         * token still to come (the last one's K/V is never written: - 1, the rule that rejects
+         * requests that never fit), so the running set never needs more and is never preempted */
+        long upto = c->admit_no_evict ? rs->target + (rs->output - rs->generated) - 1 : start + chunk;
+        if (upto < start + chunk)
+            upto = start + chunk;
+        long need = blocks_for(upto, e->bs) - have;
         if (need > e->free_blocks)
             evict_for(r, e, need, hit ? g : -1);
         if (need > e->free_blocks)
@@ -229,7 +237,26 @@ static double target_time(const struct engine *e, const struct iter *it)
  * prefill chunks (it keeps its own KV cache) and one token per decoding sequence; an EAGLE or
  * MTP head costs about one decoder layer of the target per draft token, Medusa's heads about one
  * layer for all k (an approximation, docs/metrics.md). */
+static double gpu_time(const struct runner *r, const struct engine *e, const struct iter *it);
+
+/* The iteration's GPU time (gpu_time) and the engine's CPU work that grows with the batch
+ * (scheduling, sampling, detokenisation, block tables: cpu_seq_s per scheduled sequence): an
+ * engine that prepares the next step while the GPU runs this one (overlap 1: SGLang's overlap
+ * scheduler, vLLM's async output processing in part) takes the longer of the two, one that does
+ * not (vLLM before 0.6: the GPU idle for most of a large-batch step, vLLM's v0.6.0 post) their sum.
+ * step_scale stretches the whole iteration (the capacity band). */
 double sim_iter_cost(const struct runner *r, const struct engine *e, const struct iter *it)
+{
+    const struct sim_config *c = r->c;
+    double t = gpu_time(r, e, it);
+    if (c->cpu_seq_s > 0) {
+        const double cpu = c->cpu_seq_s * (double)it->nsched;
+        t += cpu - c->cpu_overlap * (cpu < t ? cpu : t);
+    }
+    return c->step_scale > 0 ? t * c->step_scale : t;
+}
+
+static double gpu_time(const struct runner *r, const struct engine *e, const struct iter *it)
 {
     double t = target_time(e, it);
     const struct sim_spec *sp = &r->c->spec;
