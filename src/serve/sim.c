@@ -379,7 +379,7 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     if (e->total_blocks < 1)
         return llmroof_err_set(err, LLMROOF_EINPUT,
                                "%s does not fit on %d x %s: no memory is left for the KV cache (see 'llmroof memory')",
-                               s->model->id, s->tp, s->gpu->id);
+                               s->model->id, mem.gpus, s->gpu->id); /* the instance's GPUs (EP, PP included) */
     e->free_blocks = e->total_blocks;
     e->st.kv_blocks_total = e->total_blocks;
     e->st.pool = pool;

@@ -101,6 +101,7 @@ static inline void add_to_iter(struct iter *it, struct llmroof_batch *rb, long c
         it->prefill_tokens += chunk;
     } else {
         it->decode_seqs++;
+        iter_batch_add(&it->dec, (double)chunk, (double)past);
     }
 }
 
@@ -198,6 +199,42 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
     }
 }
 
+/* Attention's share of a timed step: the operators that depend on each sequence's context. */
+static inline double attn_s(const struct llmroof_phase *p)
+{
+    return p->op[LLMROOF_OP_ATTENTION].time_s + p->op[LLMROOF_OP_ATTN_LOCAL].time_s + p->op[LLMROOF_OP_MLA_KV_UP].time_s;
+}
+
+/* One pass over a batch. In a mixed iteration the decode sequences' attention is costed as
+ * decode attention, apart from the prefill chunks': one operator over the pooled pairs and keys
+ * would let the chunks' compute hide the decodes' K/V reads (max of the pooled compute and
+ * memory) and, for MLA, decompress every decoding sequence's context. Engines run them as
+ * separate kernels or separate work items (vLLM's prefill and decode attention metadata,
+ * FlashInfer's prefill and decode wrappers), so each part takes its own roofline time: the step
+ * is the pooled step with its attention replaced by the prefill part's plus the decode part's. */
+static double mixed_time(const struct engine *e, const struct iter *it)
+{
+    const struct llmroof_setup *s = &e->setup;
+    if (it->prefill_seqs == 0 || it->decode_seqs == 0)
+        return sim_step_time(s, &e->sh, &it->b);
+    struct llmroof_oplist ops, part;
+    struct llmroof_phase all, p;
+    ops_build(s->model, &e->sh, &s->dt, &it->b, &ops);
+    roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &ops, &all);
+    const struct llmroof_batch pre = { it->b.tokens - it->dec.tokens, it->b.seqs - it->dec.seqs,
+                                       it->b.attn_pairs - it->dec.attn_pairs, it->b.kv_read_tokens - it->dec.kv_read_tokens };
+    double split = 0.0;
+    part = ops;
+    ops_set_context(s->model, &e->sh, &s->dt, &pre, &part);
+    roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &part, &p);
+    split += attn_s(&p);
+    part = ops;
+    ops_set_context(s->model, &e->sh, &s->dt, &it->dec, &part);
+    roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &part, &p);
+    split += attn_s(&p);
+    return all.time_s - attn_s(&all) + split;
+}
+
 /* The target's pass over the iteration. With data-parallel attention each replica runs its own
  * sequences and all meet at every MoE layer, so the busiest replica sets the step
  * (estimate_ops_replicas): the candidates are the replicas with the most new tokens, attention
@@ -206,7 +243,7 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
 static double target_time(const struct engine *e, const struct iter *it)
 {
     if (!e->rb)
-        return sim_step_time(&e->setup, &e->sh, &it->b);
+        return mixed_time(e, it);
     const int n = e->sh.attn_dp;
     int cand[3] = { 0, 0, 0 };
     for (int k = 1; k < n; k++) {
