@@ -253,7 +253,8 @@ static void warn_overload(struct cli *c, const struct sim_result *r, const char 
  * higher) and by 1 - X (X lower). Near capacity latency is a cliff in the service rate: a server
  * a few percent slower than modelled queues without bound at a rate it seemed to serve, so the
  * range says how far the figures can be trusted (docs/metrics.md "Capacity band"). */
-static int capacity_band(struct cli *c, const struct ctx *x, const struct sim_result *base, struct llmroof_err *err)
+static int capacity_band(struct cli *c, const struct ctx *x, const struct sim_result *base, const char *wname,
+                         struct llmroof_err *err)
 {
     struct sim_result hi, lo;
     struct sim_config cfg = x->cfg;
@@ -266,6 +267,15 @@ static int capacity_band(struct cli *c, const struct ctx *x, const struct sim_re
     if ((rc = sim_run(&cfg, &lo, err))) {
         sim_result_free(&hi);
         return cli_fail(c, err);
+    }
+    if (c->format == TABLE_JSON) {
+        char *j = render_json_sim_band(&x->cfg, base, wname, x->band, &lo, &hi);
+        if (j)
+            sbuf_append(&c->out, j);
+        free(j);
+        sim_result_free(&hi);
+        sim_result_free(&lo);
+        return j ? 0 : 1;
     }
     const double pct = 100.0 * x->band;
     sbuf_printf(&c->out, "\ncapacity band: the service rate %.4g%% lower and higher (iteration times x %.4f and x %.4f)\n\n",
@@ -480,9 +490,8 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         x->cfg.warmup_requests >= (x->cfg.mode == SIM_TRACE ? (long)x->cfg.ntrace : x->cfg.requests))
         rc = cli_usage_error(c, "option '--warmup': %ld requests leave none of the %ld to measure", x->cfg.warmup_requests,
                              x->cfg.mode == SIM_TRACE ? (long)x->cfg.ntrace : x->cfg.requests);
-    if (!rc && x->band > 0 && (x->nsweeps || c->format == TABLE_JSON))
-        rc = cli_usage_error(c, "option '--capacity-band' reruns one run and prints a table: not with a sweep or "
-                                "--format json");
+    if (!rc && x->band > 0 && (x->nsweeps || x->range))
+        rc = cli_usage_error(c, "option '--capacity-band' reruns one run: not with a sweep or --range");
     if (!rc) {
         /* refuse work that would not finish (issue 14: -w fixed:1:1000000 -n 10000000 is ~44 h) */
         double est = sim_estimate_wall_s(&x->cfg) * (x->nsweeps ? pts.n : x->band > 0 ? 3 : 1);
@@ -514,7 +523,9 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         warn_overload(c, &r, "");
         if (!(rc = write_if(c, x->req_out, render_sim_requests_csv, &r)) &&
             !(rc = write_if(c, x->trace_out, render_sim_chrome_trace, &r))) {
-            if (c->format == TABLE_JSON) {
+            if (c->format == TABLE_JSON && x->band > 0) {
+                rc = capacity_band(c, x, &r, wname, &err);
+            } else if (c->format == TABLE_JSON) {
                 char *j = render_json_sim(&x->cfg, &r, wname);
                 if (j)
                     sbuf_append(&c->out, j);
@@ -528,7 +539,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
                 else if (!x->range)
                     render_sim(&x->cfg, &r, wname, c->format, &c->sel, &c->out);
                 if (!rc && x->band > 0)
-                    rc = capacity_band(c, x, &r, &err);
+                    rc = capacity_band(c, x, &r, wname, &err);
             }
         }
         sim_result_free(&r);

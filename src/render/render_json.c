@@ -652,6 +652,23 @@ char *render_json_sim(const struct sim_config *c, const struct sim_result *r, co
     return finish(sim_json(c, r, wl, "llmroof.simulate/1"));
 }
 
+char *render_json_sim_band(const struct sim_config *c, const struct sim_result *r, const char *wl, double band,
+                           const struct sim_result *lo, const struct sim_result *hi)
+{
+    cJSON *o = sim_json(c, r, wl, "llmroof.simulate/1");
+    cJSON *b = cJSON_AddObjectToObject(o, "capacity_band");
+    cJSON_AddNumberToObject(b, "band", band);
+    const struct { const char *name; const struct sim_result *x; } side[] = { { "rate_lower", lo }, { "rate_higher", hi } };
+    for (int i = 0; i < 2; i++) {
+        cJSON *s = cJSON_AddObjectToObject(b, side[i].name);
+        add_stats(s, "ttft_s", &side[i].x->ttft);
+        add_stats(s, "tpot_s", &side[i].x->tpot);
+        cJSON_AddNumberToObject(s, "output_tok_s", side[i].x->output_tok_s);
+        cJSON_AddBoolToObject(s, "overloaded", side[i].x->overloaded);
+    }
+    return finish(o);
+}
+
 char *render_json_sim_sweep(const char *param, const struct sim_point *pts, int n, const struct sim_config *c,
                             const char *wl)
 {
