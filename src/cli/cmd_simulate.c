@@ -12,13 +12,14 @@
 enum { OPT_MBT = 1, OPT_MAXSEQS, OPT_NOCHUNK, OPT_CONC, OPT_REQS, OPT_THINK, OPT_RATE, OPT_TRACE, OPT_WORKLOAD,
        OPT_SEED, OPT_REQOUT, OPT_TRACEOUT, OPT_SW_MBT, OPT_SW_RATE, OPT_SW_CONC, OPT_SVG, OPT_RANGE, OPT_SCENARIO,
        OPT_TTFT, OPT_TPOT, OPT_PCT, OPT_PCACHE, OPT_PREFIX, OPT_SPEC, OPT_SPECK, OPT_SPECA, OPT_INST, OPT_ROUTER,
-       OPT_PPOOL, OPT_DPOOL, OPT_KVLINK };
+       OPT_PPOOL, OPT_DPOOL, OPT_KVLINK, OPT_WARMUP, OPT_BAND, OPT_ADMIT };
 
 struct ctx {
     struct cli_setup_opts s;
     struct sim_config cfg;
     bool have_conc, have_reqs, have_think, have_rate, have_block, range, have_speck, have_speca, have_inst,
-        have_router;
+        have_router, have_mbt, have_maxseqs, have_admit;
+    double band;                        /* --capacity-band: the share the service rate moves, 0 = none */
     const char *trace, *workload, *req_out, *trace_out, *svg;
     const char *scenario, *spec, *ppool, *dpool, *kvlink;
     const char *sweep_name, *sweep_list;
@@ -34,11 +35,32 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     case OPT_MBT:
         rc = cli_long(c, "max-batched-tokens", arg, 1, 10000000, &v);
         x->cfg.max_batched_tokens = v;
+        x->have_mbt = true;
         return rc;
     case OPT_MAXSEQS:
         rc = cli_long(c, "max-seqs", arg, 1, 1000000, &v);
         x->cfg.max_seqs = v;
+        x->have_maxseqs = true;
         return rc;
+    case OPT_WARMUP:
+        rc = cli_long(c, "warmup", arg, 0, 100000000, &v);
+        x->cfg.warmup_requests = v;
+        return rc;
+    case OPT_BAND: {
+        double pct;
+        rc = cli_double(c, "capacity-band", arg, 0, 50, true, &pct);
+        x->band = pct / 100.0;
+        return rc;
+    }
+    case OPT_ADMIT:
+        x->have_admit = true;
+        if (strcmp(arg, "optimistic") == 0)
+            x->cfg.admit_no_evict = false;
+        else if (strcmp(arg, "no-evict") == 0)
+            x->cfg.admit_no_evict = true;
+        else
+            return cli_usage_error(c, "option '--admission': '%s' is not optimistic or no-evict", arg);
+        return 0;
     case OPT_NOCHUNK: x->cfg.chunked_prefill = false; return 0;
     case OPT_CONC:
         x->have_conc = true;
@@ -245,12 +267,65 @@ static void warn_overload(struct cli *c, const struct sim_result *r, const char 
                 what, r->offered_rate_qps, r->sustained_rate_qps, r->queue_growth_per_s);
 }
 
+/* --capacity-band X: the same run with every iteration's time divided by 1 + X (a service rate X
+ * higher) and by 1 - X (X lower). Near capacity latency is a cliff in the service rate: a server
+ * a few percent slower than modelled queues without bound at a rate it seemed to serve, so the
+ * range says how far the figures can be trusted (docs/metrics.md "Capacity band"). */
+static int capacity_band(struct cli *c, const struct ctx *x, const struct sim_result *base, const char *wname,
+                         struct llmroof_err *err)
+{
+    struct sim_result hi, lo;
+    struct sim_config cfg = x->cfg;
+    cfg.record_iterations = false;
+    cfg.step_scale = 1.0 / (1.0 + x->band);
+    int rc = sim_run(&cfg, &hi, err);
+    if (rc)
+        return cli_fail(c, err);
+    cfg.step_scale = 1.0 / (1.0 - x->band);
+    if ((rc = sim_run(&cfg, &lo, err))) {
+        sim_result_free(&hi);
+        return cli_fail(c, err);
+    }
+    if (c->format == TABLE_JSON) {
+        char *j = render_json_sim_band(&x->cfg, base, wname, x->band, &lo, &hi);
+        if (j)
+            sbuf_append(&c->out, j);
+        free(j);
+        sim_result_free(&hi);
+        sim_result_free(&lo);
+        return j ? 0 : 1;
+    }
+    const double pct = 100.0 * x->band;
+    sbuf_printf(&c->out, "\ncapacity band: the service rate %.4g%% lower and higher (iteration times x %.4f and x %.4f)\n\n",
+                pct, 1.0 / (1.0 - x->band), 1.0 / (1.0 + x->band));
+    sbuf_printf(&c->out, "%-16s %12s %12s %12s\n", "metric", "rate -band", "simulated", "rate +band");
+    const struct { const char *name; double a, b, c; } rows[] = {
+        { "ttft_p50_ms", 1e3 * lo.ttft.p50, 1e3 * base->ttft.p50, 1e3 * hi.ttft.p50 },
+        { "ttft_p90_ms", 1e3 * lo.ttft.p90, 1e3 * base->ttft.p90, 1e3 * hi.ttft.p90 },
+        { "ttft_p99_ms", 1e3 * lo.ttft.p99, 1e3 * base->ttft.p99, 1e3 * hi.ttft.p99 },
+        { "tpot_p50_ms", 1e3 * lo.tpot.p50, 1e3 * base->tpot.p50, 1e3 * hi.tpot.p50 },
+        { "tpot_p90_ms", 1e3 * lo.tpot.p90, 1e3 * base->tpot.p90, 1e3 * hi.tpot.p90 },
+        { "output_tok_s", lo.output_tok_s, base->output_tok_s, hi.output_tok_s },
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        sbuf_printf(&c->out, "%-16s %12.3f %12.3f %12.3f\n", rows[i].name, rows[i].a, rows[i].b, rows[i].c);
+    if (lo.overloaded != base->overloaded || hi.overloaded != base->overloaded)
+        sbuf_printf(&c->out, "overloaded: %s at -band, %s as simulated, %s at +band: the load sits on the capacity cliff\n",
+                    lo.overloaded ? "yes" : "no", base->overloaded ? "yes" : "no", hi.overloaded ? "yes" : "no");
+    sim_result_free(&hi);
+    sim_result_free(&lo);
+    return 0;
+}
+
 static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, struct sim_point *res)
 {
     static const struct cli_opt opts[] = {
         CLI_OPT_MODEL, CLI_OPT_GPU, CLI_OPT_TP, CLI_OPT_LAYOUT, CLI_OPT_DTYPES, CLI_OPT_EFFS, CLI_OPT_MEM,
-        { OPT_MBT, "max-batched-tokens", 0, "N", "token budget of one iteration (default 2048)", false },
-        { OPT_MAXSEQS, "max-seqs", 0, "N", "running sequences at most (default 256)", false },
+        { OPT_MBT, "max-batched-tokens", 0, "N", "token budget of one iteration (default: the engine's, else 2048)", false },
+        { OPT_MAXSEQS, "max-seqs", 0, "N", "running sequences at most (default: the engine's, else 256)", false },
+        { OPT_ADMIT, "admission", 0, "POLICY", "optimistic (preempt when KV runs out, vLLM) or no-evict (reserve prompt + output, TensorRT-LLM); default: the engine's, else optimistic", false },
+        { OPT_WARMUP, "warmup", 0, "N", "latency statistics skip the first N requests (a t=0 burst of a closed loop)", false },
+        { OPT_BAND, "capacity-band", 0, "PCT", "rerun with the service rate PCT% higher and lower; report the TTFT/TPOT range", false },
         { OPT_NOCHUNK, "no-chunked-prefill", 0, NULL, "prefill each prompt whole in one iteration", false },
         { OPT_CONC, "concurrency", 'c', "N", "closed loop: N users (default 20)", false },
         { OPT_REQS, "requests", 'n', "R", "requests in the pool (default 250)", false },
@@ -397,6 +472,13 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
                                            roofline_effs(g, &x->s.eff),
                                            cli_layout(&x->s) };
     x->cfg.mem = x->s.mem;
+    {
+        /* the engine profile's scheduler (docs/metrics.md "Engine scheduling"); options given win */
+        const bool no_evict = x->cfg.admit_no_evict;
+        sim_config_engine(&x->cfg, x->s.eff.engine, g, x->have_mbt, x->have_maxseqs);
+        if (x->have_admit)
+            x->cfg.admit_no_evict = no_evict;
+    }
     if (!x->have_block)
         x->cfg.mem.block_size = 16;
     x->cfg.record_iterations = x->trace_out != NULL;
@@ -436,9 +518,15 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
             !(rc = parse_pool(c, "decode-pool", x->dpool, x, &x->cfg.decode)) && x->kvlink)
             rc = parse_kv_link(c, x->kvlink, x->cfg.prefill.setup.gpu, &x->cfg.kv_link_Bps);
     }
+    if (!rc && x->cfg.warmup_requests > 0 &&
+        x->cfg.warmup_requests >= (x->cfg.mode == SIM_TRACE ? (long)x->cfg.ntrace : x->cfg.requests))
+        rc = cli_usage_error(c, "option '--warmup': %ld requests leave none of the %ld to measure", x->cfg.warmup_requests,
+                             x->cfg.mode == SIM_TRACE ? (long)x->cfg.ntrace : x->cfg.requests);
+    if (!rc && x->band > 0 && (x->nsweeps || x->range))
+        rc = cli_usage_error(c, "option '--capacity-band' reruns one run: not with a sweep or --range");
     if (!rc) {
         /* refuse work that would not finish (issue 14: -w fixed:1:1000000 -n 10000000 is ~44 h) */
-        double est = sim_estimate_wall_s(&x->cfg) * (x->nsweeps ? pts.n : 1);
+        double est = sim_estimate_wall_s(&x->cfg) * (x->nsweeps ? pts.n : x->band > 0 ? 3 : 1);
         if (est > 600)
             rc = cli_usage_error(c, "this run would take at least %.1f hours (%.3g tokens of work over %ld requests; the "
                                     "limit is 10 minutes): lower --requests or the workload's lengths",
@@ -467,7 +555,9 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         warn_overload(c, &r, "");
         if (!(rc = write_if(c, x->req_out, render_sim_requests_csv, &r)) &&
             !(rc = write_if(c, x->trace_out, render_sim_chrome_trace, &r))) {
-            if (c->format == TABLE_JSON) {
+            if (c->format == TABLE_JSON && x->band > 0) {
+                rc = capacity_band(c, x, &r, wname, &err);
+            } else if (c->format == TABLE_JSON) {
                 char *j = render_json_sim(&x->cfg, &r, wname);
                 if (j)
                     sbuf_append(&c->out, j);
@@ -480,6 +570,8 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
                     render_sim_bands(&x->cfg, &r, wname, &u, c->format, &c->sel, &c->out);
                 else if (!x->range)
                     render_sim(&x->cfg, &r, wname, c->format, &c->sel, &c->out);
+                if (!rc && x->band > 0)
+                    rc = capacity_band(c, x, &r, wname, &err);
             }
         }
         sim_result_free(&r);

@@ -705,8 +705,10 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
     static const char *const fields[] = { "id", "name", "step_overhead_s", "first_token_s", "compute_scale",
                                           "collective_latency_s", "cuda_graphs", "launch_s", "kernel_factor",
                                           "kv_per_query_head", "fp8_attention", "fp16_accumulate", "attention_kernel",
-                                          "dequant_min_tokens", "custom_allreduce", "first_token_decode", "source",
-                                          NULL };
+                                          "dequant_min_tokens", "custom_allreduce", "first_token_decode",
+                                          "cpu_seq_s", "cpu_overlap", "admission", "max_seqs", "max_batched_tokens",
+                                          "large_gpu_max_seqs", "large_gpu_max_batched_tokens", "source", NULL };
+    static const char *const admissions[] = { "optimistic", "no-evict", NULL };
     int rc;
     memset(g, 0, sizeof *g);
     if ((rc = json_entry_head(c, e, fields, g->id, sizeof g->id)) || (rc = json_get_string(c, e, "name", true, g->name, sizeof g->name)) ||
@@ -731,8 +733,23 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
         /* weight-only formats: from this many tokens per step the engine dequantizes the weights
          * to 16 bits and calls a dense GEMM (llama.cpp: above 32 rows; exllamav2: above 32) */
         (rc = json_get_number(c, e, "dequant_min_tokens", "dequant_min_tokens", false, 1, false, 1e6,
-                              &g->dequant_min_tokens, NULL)))
+                              &g->dequant_min_tokens, NULL)) ||
+        /* the serving scheduler (docs/catalog.md "Engines"): CPU per running sequence up to 1 ms
+         * (vLLM 0.5's Python scheduler and output processing were tens of microseconds per
+         * sequence), its overlap with the GPU a share, the engines' own limits on sequences and
+         * tokens per iteration within what their flags accept */
+        (rc = json_get_number(c, e, "cpu_seq_s", "cpu_seq_s", false, 0, false, 1e-3, &g->cpu_seq_s, NULL)) ||
+        (rc = json_get_number(c, e, "cpu_overlap", "cpu_overlap", false, 0, false, 1, &g->cpu_overlap, NULL)) ||
+        (rc = json_get_long(c, e, "max_seqs", false, 1, 65536, &g->max_seqs, NULL)) ||
+        (rc = json_get_long(c, e, "max_batched_tokens", false, 16, 10000000, &g->max_batched_tokens, NULL)) ||
+        (rc = json_get_long(c, e, "large_gpu_max_seqs", false, 1, 65536, &g->large_gpu_max_seqs, NULL)) ||
+        (rc = json_get_long(c, e, "large_gpu_max_batched_tokens", false, 16, 10000000, &g->large_gpu_max_batched_tokens,
+                            NULL)))
         return rc;
+    int adm = 0;
+    if ((rc = json_get_choice(c, e, "admission", "admission", admissions, 0, &adm)))
+        return rc;
+    g->admit_no_evict = adm == 1;
     /* absent: FlashAttention-2-class */
     int fam = LLMROOF_ATTN_FLASH2;
     if ((rc = json_get_choice(c, e, "attention_kernel", "attention_kernel", attn_kernel_names, LLMROOF_ATTN_FLASH2,

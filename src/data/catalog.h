@@ -175,6 +175,15 @@ struct llmroof_engine {
                                          one decode step */
     double dequant_min_tokens;        /* weight-only formats dequantized to 16 bits for a dense GEMM from
                                          this many tokens per step; 0 = fused (dequantized in the GEMM) */
+    /* serving scheduler (the simulator; docs/catalog.md "Engines"); 0 / false = absent */
+    double cpu_seq_s;                 /* CPU seconds per running sequence per iteration, [0, 1 ms] */
+    double cpu_overlap;               /* share of the CPU work that overlaps the GPU step, [0, 1] */
+    bool admit_no_evict;              /* "admission": "no-evict" (reserve prompt + max output KV at
+                                         admission) instead of "optimistic" (preempt when blocks run out) */
+    long max_seqs;                    /* default running-sequence limit, [1, 65536]; 0 = the simulator's 256 */
+    long max_batched_tokens;          /* default token budget per iteration, [16, 1e7]; 0 = 2048 */
+    long large_gpu_max_seqs;          /* on GPUs of >= 70 GiB other than A100 (vLLM >= 0.9); 0 = max_seqs */
+    long large_gpu_max_batched_tokens;/* the same for the token budget; 0 = max_batched_tokens */
     char source[LLMROOF_SOURCE_MAX];  /* where the figures come from */
 };
 

@@ -280,11 +280,13 @@ void val_map_row(const struct llmroof_catalog *cat, const struct llmroof_valmap 
  * `concurrency` users without think time, or every request queued at once (an infinite rate,
  * the engine's sequence limit at the number of requests, as the AMD rows state). The statistic
  * is the median where the row says so, else the mean; throughput is output tokens over the run. */
-static int predict_serving(struct val_case *c, const struct llmroof_setup *s, struct llmroof_err *err)
+static int predict_serving(struct val_case *c, const struct llmroof_setup *s, const struct llmroof_engine *en,
+                           struct llmroof_err *err)
 {
     struct sim_config sc;
     sim_default_config(&sc);
     sc.setup = *s;
+    sim_config_engine(&sc, en, s->gpu, false, false); /* the engine's scheduler, budget and limit */
     struct workload w = { WORKLOAD_FIXED, c->prompt, c->output, NULL, 0 };
     sc.workload = &w;
     sc.requests = c->requests;
@@ -331,7 +333,7 @@ int val_predict(struct val_case *c, const struct llmroof_gpu *g, const struct ll
     struct llmroof_setup s = { c->model, g ? g : c->gpu, c->tp, c->dt,
                                roofline_effs_engine(g ? g : c->gpu, en ? en : c->engine, NULL), { 0 } };
     if (c->serving)
-        return predict_serving(c, &s, err);
+        return predict_serving(c, &s, en ? en : c->engine, err);
     struct llmroof_request req = { c->batch, c->prompt, c->output };
     struct llmroof_estimate e;
     int rc = estimate_run(&s, &req, &e, err);

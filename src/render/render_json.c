@@ -688,6 +688,23 @@ char *render_json_sim(const struct sim_config *c, const struct sim_result *r, co
     return finish(sim_json(c, r, wl, "llmroof.simulate/1"));
 }
 
+char *render_json_sim_band(const struct sim_config *c, const struct sim_result *r, const char *wl, double band,
+                           const struct sim_result *lo, const struct sim_result *hi)
+{
+    cJSON *o = sim_json(c, r, wl, "llmroof.simulate/1");
+    cJSON *b = cJSON_AddObjectToObject(o, "capacity_band");
+    cJSON_AddNumberToObject(b, "band", band);
+    const struct { const char *name; const struct sim_result *x; } side[] = { { "rate_lower", lo }, { "rate_higher", hi } };
+    for (int i = 0; i < 2; i++) {
+        cJSON *s = cJSON_AddObjectToObject(b, side[i].name);
+        add_stats(s, "ttft_s", &side[i].x->ttft);
+        add_stats(s, "tpot_s", &side[i].x->tpot);
+        cJSON_AddNumberToObject(s, "output_tok_s", side[i].x->output_tok_s);
+        cJSON_AddBoolToObject(s, "overloaded", side[i].x->overloaded);
+    }
+    return finish(o);
+}
+
 char *render_json_sim_sweep(const char *param, const struct sim_point *pts, int n, const struct sim_config *c,
                             const char *wl)
 {
@@ -955,6 +972,21 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
             cJSON_AddNumberToObject(o, "kernel_factor", e[i].kernel_factor);
         if (e[i].dequant_min_tokens > 0)
             cJSON_AddNumberToObject(o, "dequant_min_tokens", e[i].dequant_min_tokens);
+        /* the serving scheduler's fields, written when present */
+        if (e[i].cpu_seq_s > 0)
+            cJSON_AddNumberToObject(o, "cpu_seq_s", e[i].cpu_seq_s);
+        if (e[i].cpu_overlap > 0)
+            cJSON_AddNumberToObject(o, "cpu_overlap", e[i].cpu_overlap);
+        if (e[i].admit_no_evict)
+            cJSON_AddStringToObject(o, "admission", "no-evict");
+        if (e[i].max_seqs > 0)
+            cJSON_AddNumberToObject(o, "max_seqs", (double)e[i].max_seqs);
+        if (e[i].max_batched_tokens > 0)
+            cJSON_AddNumberToObject(o, "max_batched_tokens", (double)e[i].max_batched_tokens);
+        if (e[i].large_gpu_max_seqs > 0)
+            cJSON_AddNumberToObject(o, "large_gpu_max_seqs", (double)e[i].large_gpu_max_seqs);
+        if (e[i].large_gpu_max_batched_tokens > 0)
+            cJSON_AddNumberToObject(o, "large_gpu_max_batched_tokens", (double)e[i].large_gpu_max_batched_tokens);
         cJSON_AddStringToObject(o, "attention_kernel", attn_kernel_name(e[i].attention));
         cJSON_AddBoolToObject(o, "cuda_graphs", e[i].cuda_graphs);
         cJSON_AddBoolToObject(o, "custom_allreduce", e[i].custom_allreduce);

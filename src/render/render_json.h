@@ -55,6 +55,11 @@ char *render_json_memory(const struct llmroof_model *m, const struct llmroof_gpu
 
 /* `simulate --format json`: one run, or a sweep (pts, n) when param is not NULL. */
 char *render_json_sim(const struct sim_config *c, const struct sim_result *r, const char *workload_name);
+/* The same document with "capacity_band": the runs at the service rate `band` lower (`lo`, iteration
+ * times / (1 - band)) and higher (`hi`, / (1 + band)): their TTFT/TPOT statistics, throughput and
+ * overload flag (simulate --capacity-band). */
+char *render_json_sim_band(const struct sim_config *c, const struct sim_result *r, const char *workload_name,
+                           double band, const struct sim_result *lo, const struct sim_result *hi);
 char *render_json_sim_sweep(const char *param, const struct sim_point *pts, int n, const struct sim_config *c,
                             const char *workload_name);
 

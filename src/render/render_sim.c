@@ -35,6 +35,12 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
     sbuf_printf(out, "; budget %ld tokens/iteration, %ld sequence%s, %s; seed %llu", c->max_batched_tokens, c->max_seqs,
                 PL(c->max_seqs),
                 c->chunked_prefill ? "chunked prefill" : "whole prefills", (unsigned long long)c->seed);
+    if (c->admit_no_evict || c->cpu_seq_s > 0 || c->warmup_requests > 0) { /* the engine's scheduler, --warmup */
+        sbuf_printf(out, "\nscheduler: %s admission, CPU %.3g us per sequence per iteration (%.0f%% overlapped)",
+                    c->admit_no_evict ? "guaranteed-no-evict" : "optimistic", c->cpu_seq_s * 1e6, 100.0 * c->cpu_overlap);
+        if (c->warmup_requests > 0)
+            sbuf_printf(out, "; latencies after the first %ld requests", c->warmup_requests);
+    }
     if (c->disaggregated) {
         const struct llmroof_setup *p = c->prefill.setup.model ? &c->prefill.setup : s;
         const struct llmroof_setup *d = c->decode.setup.model ? &c->decode.setup : s;

@@ -50,6 +50,26 @@ void sim_default_config(struct sim_config *c)
     c->kv_link_Bps = 50e9;        /* one 400 Gb/s InfiniBand NDR port per GPU */
     c->kv_link_latency_s = 20e-6; /* assumed per-transfer setup cost */
     c->slo_percentile = 99;       /* MLPerf Inference's LLM latency constraints are p99 */
+    c->step_scale = 1.0;
+}
+
+void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, const struct llmroof_gpu *g,
+                       bool keep_budget, bool keep_seqs)
+{
+    if (!en)
+        return;
+    c->cpu_seq_s = en->cpu_seq_s;
+    c->cpu_overlap = en->cpu_overlap;
+    c->admit_no_evict = en->admit_no_evict;
+    /* vLLM (EngineArgs.get_batch_defaults, since about 0.9): GPUs of 70 GiB or more, except the
+     * A100 (PR #17885: a larger budget lowered its throughput), get the larger defaults */
+    const bool large = g && g->memory_bytes >= 70.0 * 1073741824.0 && strncmp(g->id, "a100", 4) != 0;
+    long seqs = large && en->large_gpu_max_seqs > 0 ? en->large_gpu_max_seqs : en->max_seqs;
+    long budget = large && en->large_gpu_max_batched_tokens > 0 ? en->large_gpu_max_batched_tokens : en->max_batched_tokens;
+    if (!keep_seqs && seqs > 0)
+        c->max_seqs = seqs;
+    if (!keep_budget && budget > 0)
+        c->max_batched_tokens = budget;
 }
 
 const char *sim_router_name(enum sim_router r)
@@ -250,6 +270,12 @@ static int check_config(const struct sim_config *c, long *nreq, struct llmroof_e
         return rc;
     if (c->max_batched_tokens < 1 || c->max_seqs < 1)
         return llmroof_err_set(err, LLMROOF_EINPUT, "the token budget and the sequence limit must be at least 1");
+    if (!(c->cpu_seq_s >= 0 && c->cpu_seq_s <= 1e-3) || !(c->cpu_overlap >= 0 && c->cpu_overlap <= 1))
+        return llmroof_err_set(err, LLMROOF_EINPUT, "the CPU cost per sequence must be in [0, 1 ms] and its overlap in [0, 1]");
+    if (!(c->step_scale == 0 || (c->step_scale >= 0.1 && c->step_scale <= 10)))
+        return llmroof_err_set(err, LLMROOF_EINPUT, "the step-time scale %g must be in [0.1, 10]", c->step_scale);
+    if (c->warmup_requests < 0)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "--warmup must not be negative");
     switch (c->mode) {
     case SIM_CLOSED:
         if (c->concurrency < 1 || c->requests < 1 || c->think_min_s < 0 || c->think_max_s < c->think_min_s)
@@ -365,7 +391,7 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     if (e->total_blocks < 1)
         return llmroof_err_set(err, LLMROOF_EINPUT,
                                "%s does not fit on %d x %s: no memory is left for the KV cache (see 'llmroof memory')",
-                               s->model->id, s->tp, s->gpu->id);
+                               s->model->id, mem.gpus, s->gpu->id); /* the instance's GPUs (EP, PP included) */
     e->free_blocks = e->total_blocks;
     /* recurrent layers: each sequence's state, in whole blocks of the KV pool (vLLM's hybrid
      * allocator also gives the state pages of the KV pool) */

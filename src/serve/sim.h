@@ -88,7 +88,26 @@ struct sim_config {
     int slo_percentile;              /* percentile the limits apply to (MLPerf: 99) */
     bool first_token_only;           /* requests end at their first token (the planner sizes a
                                         prefill pool alone this way) */
+    /* the engine's step-time curve and admission (engine profile, sim_config_engine; docs/metrics.md
+     * "Engine scheduling"); all 0 / false by default */
+    double cpu_seq_s;                /* CPU seconds per scheduled sequence per iteration (scheduling,
+                                        sampling, detokenisation, block tables), on top of the fixed
+                                        step overhead */
+    double cpu_overlap;              /* share in [0, 1] of the shorter of the CPU work and the GPU step
+                                        that runs concurrently (overlap scheduling): iteration = gpu + cpu
+                                        - overlap * min(gpu, cpu) */
+    bool admit_no_evict;             /* admit a request only when the KV of its whole prompt and output
+                                        fits, reserved at admission (TensorRT-LLM GUARANTEED_NO_EVICT):
+                                        never preempts; false: vLLM's optimistic admission + preemption */
+    long warmup_requests;            /* latency statistics skip the first N requests created (--warmup) */
+    double step_scale;               /* multiplies every iteration's time (the capacity band); 0 = 1 */
 };
+
+/* Applies an engine profile's scheduling fields (CPU cost per sequence and its overlap, admission
+ * policy) and, unless `keep_limits`, its default token budget and sequence limit for GPU `g`
+ * (vLLM's larger defaults on GPUs of 70 GiB or more other than the A100). en NULL: no change. */
+void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, const struct llmroof_gpu *g,
+                       bool keep_budget, bool keep_seqs);
 
 /* Defaults: vLLM's max_num_batched_tokens 2048 and max_num_seqs 256, chunked prefill on,
  * block size 16, closed loop of 20 users over 250 requests with 1-3 s think time (the

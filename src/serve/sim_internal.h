@@ -168,6 +168,8 @@ struct iter {
     struct llmroof_batch b;      /* tokens, sequences, attention pairs, keys read */
     struct llmroof_batch draft;  /* what the drafter's first pass holds (prefill chunks + one token per decode) */
     struct llmroof_batch dec1;   /* one token per decoding sequence: the drafter's later passes */
+    struct llmroof_batch dec;    /* the decoding sequences' own work (attention costed apart from
+                                    the prefill chunks in a mixed iteration) */
     long budget;                 /* tokens still allowed */
     int nsched, prefill_seqs, decode_seqs;
     long prefill_tokens;

@@ -107,6 +107,7 @@ static inline void add_to_iter(struct iter *it, struct llmroof_batch *rb, long c
         it->prefill_tokens += chunk;
     } else {
         it->decode_seqs++;
+        iter_batch_add(&it->dec, (double)chunk, (double)past);
     }
 }
 
@@ -167,7 +168,16 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
             break;
         if (!prefill && chunk > it->budget)
             break;
-        long need = blocks_for(start + chunk, e->bs) - have + e->state_blocks; /* + its own state */
+        /* optimistic admission (vLLM) takes the blocks of this step's tokens and preempts later
+         * when they run out; guaranteed-no-evict (TensorRT-LLM's CapacitySchedulerPolicy
+         * GUARANTEED_NO_EVICT, its default) reserves the whole request, prompt and every output
+         * token still to come (the last one's K/V is never written: - 1, the rule that rejects
+         * requests that never fit), so the running set never needs more and is never preempted.
+         * A model with recurrent layers also takes its per-sequence state's blocks. */
+        long upto = c->admit_no_evict ? rs->target + (rs->output - rs->generated) - 1 : start + chunk;
+        if (upto < start + chunk)
+            upto = start + chunk;
+        long need = blocks_for(upto, e->bs) - have + e->state_blocks;
         if (need > e->free_blocks)
             evict_for(r, e, need, hit ? g : -1);
         if (need > e->free_blocks)
@@ -196,6 +206,50 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
     }
 }
 
+/* Attention's share of a timed step: the operators that depend on each sequence's context. */
+static inline double attn_s(const struct llmroof_phase *p)
+{
+    return p->op[LLMROOF_OP_ATTENTION].time_s + p->op[LLMROOF_OP_ATTN_LOCAL].time_s + p->op[LLMROOF_OP_MLA_KV_UP].time_s;
+}
+
+/* One pass over a batch. In a mixed iteration the decode sequences' attention is costed as
+ * decode attention, apart from the prefill chunks': one operator over the pooled pairs and keys
+ * would let the chunks' compute hide the decodes' K/V reads (max of the pooled compute and
+ * memory) and, for MLA, decompress every decoding sequence's context. Engines run them as
+ * separate kernels or separate work items (vLLM's prefill and decode attention metadata,
+ * FlashInfer's prefill and decode wrappers), so each part takes its own roofline time: the step
+ * is the pooled step with its attention replaced by the prefill part's plus the decode part's. */
+static double mixed_time(const struct engine *e, const struct iter *it)
+{
+    const struct llmroof_setup *s = &e->setup;
+    if (it->prefill_seqs == 0 || it->decode_seqs == 0)
+        return sim_step_time(s, &e->sh, &it->b);
+    struct llmroof_oplist ops, part;
+    struct llmroof_phase all, p;
+    ops_build(s->model, &e->sh, &s->dt, &it->b, &ops);
+    roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &ops, &all);
+    /* the prefill part: everything but the decodes (its few-query sums keep any verification
+     * sequences, which MLA then runs absorbed, ops_set_context) */
+    const struct llmroof_batch pre = { it->b.tokens - it->dec.tokens,
+                                       it->b.seqs - it->dec.seqs,
+                                       it->b.attn_pairs - it->dec.attn_pairs,
+                                       it->b.kv_read_tokens - it->dec.kv_read_tokens,
+                                       it->b.few_tokens - it->dec.few_tokens,
+                                       it->b.few_seqs - it->dec.few_seqs,
+                                       it->b.few_pairs - it->dec.few_pairs,
+                                       it->b.few_keys - it->dec.few_keys };
+    double split = 0.0;
+    part = ops;
+    ops_set_context(s->model, &e->sh, &s->dt, &pre, &part);
+    roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &part, &p);
+    split += attn_s(&p);
+    part = ops;
+    ops_set_context(s->model, &e->sh, &s->dt, &it->dec, &part);
+    roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &part, &p);
+    split += attn_s(&p);
+    return all.time_s - attn_s(&all) + split;
+}
+
 /* The target's pass over the iteration. With data-parallel attention each replica runs its own
  * sequences and all meet at every MoE layer, so the busiest replica sets the step
  * (estimate_ops_replicas): the candidates are the replicas with the most new tokens, attention
@@ -204,7 +258,7 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
 static double target_time(const struct engine *e, const struct iter *it)
 {
     if (!e->rb)
-        return sim_step_time(&e->setup, &e->sh, &it->b);
+        return mixed_time(e, it);
     const int n = e->sh.attn_dp;
     int cand[3] = { 0, 0, 0 };
     for (int k = 1; k < n; k++) {
@@ -235,7 +289,26 @@ static double target_time(const struct engine *e, const struct iter *it)
  * prefill chunks (it keeps its own KV cache) and one token per decoding sequence; an EAGLE or
  * MTP head costs about one decoder layer of the target per draft token, Medusa's heads about one
  * layer for all k (an approximation, docs/metrics.md). */
+static double gpu_time(const struct runner *r, const struct engine *e, const struct iter *it);
+
+/* The iteration's GPU time (gpu_time) and the engine's CPU work that grows with the batch
+ * (scheduling, sampling, detokenisation, block tables: cpu_seq_s per scheduled sequence): an
+ * engine that prepares the next step while the GPU runs this one (overlap 1: SGLang's overlap
+ * scheduler, vLLM's async output processing in part) takes the longer of the two, one that does
+ * not (vLLM before 0.6: the GPU idle for most of a large-batch step, vLLM's v0.6.0 post) their sum.
+ * step_scale stretches the whole iteration (the capacity band). */
 double sim_iter_cost(const struct runner *r, const struct engine *e, const struct iter *it)
+{
+    const struct sim_config *c = r->c;
+    double t = gpu_time(r, e, it);
+    if (c->cpu_seq_s > 0) {
+        const double cpu = c->cpu_seq_s * (double)it->nsched;
+        t += cpu - c->cpu_overlap * (cpu < t ? cpu : t);
+    }
+    return c->step_scale > 0 ? t * c->step_scale : t;
+}
+
+static double gpu_time(const struct runner *r, const struct engine *e, const struct iter *it)
 {
     double t = target_time(e, it);
     const struct sim_spec *sp = &r->c->spec;

@@ -234,6 +234,8 @@ int sim_collect_metrics(struct runner *r, struct llmroof_err *err)
         tokens += (double)q->output;
         prompt_tok += (double)q->prompt;
         cached_tok += (double)q->cached_tokens;
+        if (i < c->warmup_requests)
+            continue; /* --warmup: latencies after the first N requests (docs/metrics.md) */
         double ttft = q->first_token_s - q->arrival_s;
         a[na] = ttft;
         c3[na++] = q->finish_s - q->arrival_s;

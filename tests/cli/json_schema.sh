@@ -57,6 +57,7 @@ expect llmroof.report/1 0 report --format json
 expect llmroof.roofline/1 0 roofline -m llama-2-7b -g a100 --format json
 expect llmroof.simulate/1 0 simulate -m llama-2-7b -g a100 --requests 40 --concurrency 4 --format json
 expect llmroof.simulate/1 0 simulate -m llama-2-7b -g a100 --requests 40 --concurrency 4 --ttft-slo 1s --tpot-slo 100ms --format json
+expect llmroof.simulate/1 0 simulate -m llama-2-7b -g a100 --requests 40 --concurrency 4 --capacity-band 10 --warmup 4 --format json
 expect llmroof.simulate-sweep/1 0 simulate -m llama-2-7b -g a100 --requests 40 --sweep-concurrency 2,4 --format json
 expect llmroof.plan/1 0 plan -m llama-2-7b --gpus a100 --tp 1 --users 100 --fast --format json
 expect llmroof.validate/1 0 validate tests/data/validation/measurements.csv --format json

@@ -211,6 +211,49 @@ static void gpu_validation_names_file_line_entry_and_field(void **state)
                                       "0.7", &err), 0);
 }
 
+/* The serving-scheduler fields of an engine profile load within their bounds and name the field
+ * otherwise (docs/catalog.md "Engines"). */
+static void engine_scheduler_fields_are_bounded(void **state)
+{
+    (void)state;
+    static const char *const bad[][2] = {
+        { "\"cpu_overlap\": 1.5", "cpu_overlap" },
+        { "\"cpu_seq_s\": 0.01", "cpu_seq_s" },
+        { "\"admission\": \"evict-later\"", "admission" },
+        { "\"max_seqs\": 0", "max_seqs" },
+        { "\"max_batched_tokens\": 8", "max_batched_tokens" },
+    };
+    char text[512];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct llmroof_catalog cat;
+        struct llmroof_err err = { 0 };
+        catalog_init(&cat);
+        snprintf(text, sizeof text,
+                 "{\"engines\":[{\"id\":\"e\",\"name\":\"e\",\"step_overhead_s\":0,\"first_token_s\":0,"
+                 "\"compute_scale\":1,%s,\"source\":\"s\"}]}", bad[i][0]);
+        assert_int_not_equal(catalog_add_engines_text(&cat, text, strlen(text), "e.json", false, &err), 0);
+        if (!strstr(err.msg, bad[i][1])) {
+            print_error("'%s' not named in: %s\n", bad[i][1], err.msg);
+            fail();
+        }
+        catalog_free(&cat);
+    }
+    struct llmroof_catalog cat;
+    struct llmroof_err err = { 0 };
+    catalog_init(&cat);
+    snprintf(text, sizeof text,
+             "{\"engines\":[{\"id\":\"e\",\"name\":\"e\",\"step_overhead_s\":0,\"first_token_s\":0,"
+             "\"compute_scale\":1,\"cpu_seq_s\":1e-5,\"cpu_overlap\":0.5,\"admission\":\"no-evict\",\"max_seqs\":64,"
+             "\"max_batched_tokens\":4096,\"source\":\"s\"}]}");
+    assert_int_equal(catalog_add_engines_text(&cat, text, strlen(text), "e.json", false, &err), 0);
+    assert_rel_close(cat.engines[0].cpu_seq_s, 1e-5, 0);
+    assert_rel_close(cat.engines[0].cpu_overlap, 0.5, 0);
+    assert_true(cat.engines[0].admit_no_evict);
+    assert_int_equal(cat.engines[0].max_seqs, 64);
+    assert_int_equal(cat.engines[0].max_batched_tokens, 4096);
+    catalog_free(&cat);
+}
+
 /* What llmroof writes as a catalog (validate --fit-gpus/--fit-engines, calibrate --out) loads
  * back as the same entries, every optional field included: the shipped GPUs and engines, written
  * and read again, are byte-for-byte the structs they were. */
@@ -521,6 +564,7 @@ int main(void)
         cmocka_unit_test(import_hf_rejects_unsupported_and_inconsistent_configs),
         cmocka_unit_test(import_hf_warns_about_what_it_does_not_model),
         cmocka_unit_test(hf_cache_lookup_finds_the_snapshot_or_says_where_it_looked),
+        cmocka_unit_test(engine_scheduler_fields_are_bounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
