@@ -103,7 +103,7 @@ static int map_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, st
         if (strcmp(x->v[i].id, f[col[M_ID]]) == 0)
             c = &x->v[i];
     if (!c)
-        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: id '%s' is not a published serving row", x->fname, line,
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: id '%s' is not a row of the serving file", x->fname, line,
                                f[col[M_ID]]);
     if (strncmp(c->reason, "value", 5) == 0)
         return LLMROOF_OK;
