@@ -53,7 +53,7 @@ static int parse_class_limits(struct cli *c, const char *arg, double *lim)
         double v = eq ? strtod(eq + 1, &end) : 0;
         if (!eq || k == SRV_CLASS_COUNT || !end || *end || end == eq + 1 || !(v > 0) || v > 10)
             return cli_usage_error(c, "option '--max-serving-class-error': '%s' is not CLASS=F with CLASS one of "
-                                      "throughput, ttft, tpot, e2e, slo and F in (0, 10]", whole);
+                                      "throughput, ttft, tpot, e2e, speedup, slo and F in (0, 10]", whole);
         lim[k] = v;
     }
     return 0;
