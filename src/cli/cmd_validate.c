@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -963,6 +964,18 @@ int cmd_validate(struct cli *c, int argc, char **argv)
             snprintf(srvfile, sizeof srvfile, "%s/serving.csv", c->data_dir);
             sfile = srvfile;
         }
+    }
+    /* a catalog directory without the serving set (an older or a user's own): the static rows only */
+    if (!rc && sfile == srvfile && access(srvfile, R_OK) != 0)
+        sfile = NULL;
+    bool srv_limits = false;
+    for (int k = 0; k < SRV_CLASS_COUNT; k++)
+        srv_limits |= x.max_srv_cls[k] > 0;
+    if (!rc && srv_limits && !sfile) {
+        rc = cli_usage_error(c, "option '--max-serving-class-error' needs serving rows: give '--serving FILE'");
+        goto out;
+    }
+    if (!rc && sfile) {
         snprintf(srvmap, sizeof srvmap, "%s/serving-map.csv", c->data_dir);
         if (c->format != TABLE_JSON)
             render_validate(pos[0], cases, n, x.by, c->format, &c->sel, &c->out);
