@@ -80,7 +80,7 @@ for r in rows:
         if not m['disagg']: skip.append('a disaggregated deployment whose pools are not stated in full')
     # spec decoding
     fl=fw.lower()
-    if any(k in fl for k in ('eagle','medusa','mtp','spec decode','nextn')) or met in ('speedup','acceptance_length'):
+    if any(k in fl.replace('no mtp','').replace('no speculative','') for k in ('eagle','medusa','mtp','spec decode','nextn')) or met in ('speedup','acceptance_length'):
         if met=='acceptance_length': skip.append('acceptance length is an input of the speculative-decoding model (alpha), not a prediction')
         elif met=='speedup': skip.append('speedup rows need the baseline run and the feature run of the source; not mapped yet')
         else: skip.append('speculative decoding without a stated acceptance rate')
