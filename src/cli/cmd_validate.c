@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -40,6 +41,8 @@ static int parse_class_limits(struct cli *c, const char *arg, double *lim)
         return cli_usage_error(c, "option '--max-serving-class-error': '%.40s...' is too long", arg);
     snprintf(buf, sizeof buf, "%s", arg);
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char whole[256];
+        snprintf(whole, sizeof whole, "%s", tok);
         char *eq = strchr(tok, '=');
         int k = 0;
         if (eq) {
@@ -51,7 +54,7 @@ static int parse_class_limits(struct cli *c, const char *arg, double *lim)
         double v = eq ? strtod(eq + 1, &end) : 0;
         if (!eq || k == SRV_CLASS_COUNT || !end || *end || end == eq + 1 || !(v > 0) || v > 10)
             return cli_usage_error(c, "option '--max-serving-class-error': '%s' is not CLASS=F with CLASS one of "
-                                      "throughput, ttft, tpot, e2e, slo and F in (0, 10]", tok);
+                                      "throughput, ttft, tpot, e2e, speedup, slo and F in (0, 10]", whole);
         lim[k] = v;
     }
     return 0;
@@ -754,7 +757,8 @@ static int serving_report(struct cli *c, struct ctx *x, const char *file, const 
     if (held_out && cli_prose(c))
         sbuf_printf(&c->out, "(%d fits: each publication's rows predicted with every GPU and engine fitted to the "
                              "static rows of the other publications)\n\n", folds);
-    cli_table(c, "serving", &t);
+    if (!o)
+        cli_table(c, "serving", &t); /* JSON: the "serving" object instead */
     table_free(&t);
     table_init(&t, held_out ? "serving summary, held out by publication" : "serving summary");
     table_col(&t, "group", 0);
@@ -787,7 +791,8 @@ static int serving_report(struct cli *c, struct ctx *x, const char *file, const 
     }
     if (cli_prose(c))
         sbuf_append(&c->out, "\n");
-    cli_table(c, "serving-summary", &t);
+    if (!o)
+        cli_table(c, "serving-summary", &t); /* JSON: the "serving" object instead */
     table_free(&t);
     table_init(&t, "serving rows not predicted");
     table_col(&t, "id", 0);
@@ -800,7 +805,8 @@ static int serving_report(struct cli *c, struct ctx *x, const char *file, const 
         }
     if (cli_prose(c))
         sbuf_printf(&c->out, "\n%ld of %zu serving rows not predicted:\n", skipped, n);
-    cli_table(c, "serving-skipped", &t);
+    if (!o)
+        cli_table(c, "serving-skipped", &t); /* JSON: the "serving" object instead */
     table_free(&t);
     if (cli_prose(c))
         sbuf_append(&c->out, "\n");
@@ -960,6 +966,18 @@ int cmd_validate(struct cli *c, int argc, char **argv)
             snprintf(srvfile, sizeof srvfile, "%s/serving.csv", c->data_dir);
             sfile = srvfile;
         }
+    }
+    /* a catalog directory without the serving set (an older or a user's own): the static rows only */
+    if (!rc && sfile == srvfile && access(srvfile, R_OK) != 0)
+        sfile = NULL;
+    bool srv_limits = false;
+    for (int k = 0; k < SRV_CLASS_COUNT; k++)
+        srv_limits |= x.max_srv_cls[k] > 0;
+    if (!rc && srv_limits && !sfile) {
+        rc = cli_usage_error(c, "option '--max-serving-class-error' needs serving rows: give '--serving FILE'");
+        goto out;
+    }
+    if (!rc && sfile) {
         snprintf(srvmap, sizeof srvmap, "%s/serving-map.csv", c->data_dir);
         if (c->format != TABLE_JSON)
             render_validate(pos[0], cases, n, x.by, c->format, &c->sel, &c->out);

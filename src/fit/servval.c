@@ -12,7 +12,7 @@
 
 const char *srv_class_name(enum srv_class c)
 {
-    static const char *const names[SRV_CLASS_COUNT] = { "throughput", "ttft", "tpot", "e2e", "slo" };
+    static const char *const names[SRV_CLASS_COUNT] = { "throughput", "ttft", "tpot", "e2e", "speedup", "slo" };
     return (c >= 0 && c < SRV_CLASS_COUNT) ? names[c] : "?";
 }
 
@@ -23,7 +23,8 @@ const char *srv_load_name(enum srv_load l)
 }
 
 static const char *const metric_names[SRV_METRIC_COUNT] = { "ttft", "tpot", "e2e", "makespan", "req_s", "out_tok_s",
-                                                            "total_tok_s", "prompt_tok_s", "slo_pct" };
+                                                            "total_tok_s", "prompt_tok_s", "slo_pct", "speedup_tput",
+                                                            "speedup_tpot", "speedup_e2e" };
 
 enum srv_class srv_metric_class(enum srv_metric m)
 {
@@ -33,6 +34,9 @@ enum srv_class srv_metric_class(enum srv_metric m)
     case SRV_E2E:
     case SRV_MAKESPAN: return SRV_CLASS_E2E;
     case SRV_SLO_PCT: return SRV_CLASS_SLO;
+    case SRV_SPEEDUP_TPUT:
+    case SRV_SPEEDUP_TPOT:
+    case SRV_SPEEDUP_E2E: return SRV_CLASS_SPEEDUP;
     default: return SRV_CLASS_THROUGHPUT;
     }
 }
@@ -40,7 +44,7 @@ enum srv_class srv_metric_class(enum srv_metric m)
 /* a rate (higher is better): the error is inverted so that > 0 still means llmroof is slower */
 static bool is_rate(enum srv_metric m)
 {
-    return srv_metric_class(m) == SRV_CLASS_THROUGHPUT || m == SRV_SLO_PCT;
+    return srv_metric_class(m) == SRV_CLASS_THROUGHPUT || m == SRV_SLO_PCT || srv_metric_class(m) == SRV_CLASS_SPEEDUP;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -49,7 +53,7 @@ static bool is_rate(enum srv_metric m)
 
 enum { R_ID, R_METRIC, R_VALUE, R_SOURCE, R_FRAMEWORK, R_NCOLS };
 enum { M_ID, M_MODEL, M_GPU, M_ENGINE, M_WDT, M_KVDT, M_TP, M_EP, M_DPA, M_INST, M_DISAGG, M_WORKLOAD, M_LOAD, M_REQ,
-       M_METRIC, M_STAT, M_DIVIDE, M_SLO, M_NOTE, M_SKIP, M_NCOLS };
+       M_METRIC, M_STAT, M_DIVIDE, M_SLO, M_SPEC, M_BASE, M_NOTE, M_SKIP, M_NCOLS };
 
 struct read_ctx {
     const char *fname;
@@ -103,7 +107,7 @@ static int map_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, st
         if (strcmp(x->v[i].id, f[col[M_ID]]) == 0)
             c = &x->v[i];
     if (!c)
-        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: id '%s' is not a published serving row", x->fname, line,
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: id '%s' is not a row of the serving file", x->fname, line,
                                f[col[M_ID]]);
     if (strncmp(c->reason, "value", 5) == 0)
         return LLMROOF_OK;
@@ -198,6 +202,38 @@ static int map_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, st
         c->slo_ttft_s = t1 / 1e3;
         c->slo_tpot_s = t2 / 1e3;
     }
+    if (f[col[M_SPEC]][0]) {
+        /* "KIND:K:ALPHA": mtp, eagle or medusa, K proposals per step, per-token acceptance ALPHA */
+        static const char *const kinds[] = { "mtp", "eagle", "medusa" };
+        static const int spec_kinds[] = { SIM_SPEC_MTP, SIM_SPEC_EAGLE, SIM_SPEC_MEDUSA };
+        char kind[16];
+        int kk;
+        if (sscanf(f[col[M_SPEC]], "%15[a-z]:%d:%lf", kind, &c->spec_k, &c->spec_alpha) != 3 || c->spec_k < 1 ||
+            c->spec_k > 16 || !(c->spec_alpha >= 0 && c->spec_alpha < 1))
+            return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: spec '%s' is not KIND:K:ALPHA", x->fname, line,
+                                   f[col[M_SPEC]]);
+        for (kk = 0; kk < 3 && strcmp(kind, kinds[kk]) != 0; kk++)
+            ;
+        if (kk == 3)
+            return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: spec kind '%s' is not mtp, eagle or medusa", x->fname,
+                                   line, kind);
+        c->spec_kind = spec_kinds[kk];
+    }
+    const char *base = f[col[M_BASE]];
+    if (base[0]) {
+        c->has_base = true;
+        if (strncmp(base, "engine:", 7) == 0) {
+            if (!(c->base_engine = catalog_find_engine(x->cat, base + 7)))
+                return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: base engine '%s' is not in the catalog", x->fname,
+                                       line, base + 7);
+        } else if (strcmp(base, "nospec") != 0 || !c->spec_kind) {
+            return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: base '%s' is not engine:ID or nospec (with a spec)",
+                                   x->fname, line, base);
+        }
+    }
+    if ((srv_metric_class(c->metric) == SRV_CLASS_SPEEDUP) != c->has_base)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: a speedup row needs a base, and only a speedup row has one",
+                               x->fname, line);
     if (c->metric == SRV_SLO_PCT && !(c->slo_ttft_s > 0))
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: an slo_pct row needs its slo", x->fname, line);
     c->reason[0] = '\0';
@@ -213,7 +249,7 @@ int srv_load_cases(const struct llmroof_catalog *cat, const char *rows_text, siz
     static const char *const rnames[R_NCOLS] = { "id", "metric", "value", "source", "framework" };
     static const char *const mnames[M_NCOLS] = { "id", "model", "gpu", "engine", "wdt", "kvdt", "tp", "ep", "dp_attn",
                                                  "instances", "disagg", "workload", "load", "requests", "metric",
-                                                 "stat", "divide", "slo", "notes", "skip" };
+                                                 "stat", "divide", "slo", "spec", "base", "notes", "skip" };
     struct read_ctx x = { rows_name, NULL, 0, 0, cat };
     *out = NULL;
     *n = 0;
@@ -251,7 +287,9 @@ static bool same_run(const struct srv_case *a, const struct srv_case *b)
            a->instances == b->instances && a->disagg == b->disagg && a->pre_n == b->pre_n && a->pre_tp == b->pre_tp &&
            a->dec_n == b->dec_n && a->dec_tp == b->dec_tp && a->chat == b->chat && a->scaled_chat == b->scaled_chat &&
            a->prompt == b->prompt && a->output == b->output && a->load == b->load && a->load_value == b->load_value &&
-           a->requests == b->requests && a->slo_ttft_s == b->slo_ttft_s && a->slo_tpot_s == b->slo_tpot_s;
+           a->requests == b->requests && a->slo_ttft_s == b->slo_ttft_s && a->slo_tpot_s == b->slo_tpot_s && a->spec_kind == b->spec_kind &&
+           a->spec_k == b->spec_k && a->spec_alpha == b->spec_alpha && a->has_base == b->has_base &&
+           a->base_engine == b->base_engine;
 }
 
 /* ShareGPT-shaped lengths with the row's means: 4,000 draws of the simulator's chat
@@ -342,6 +380,11 @@ static void simulate(const struct srv_case *c, const struct llmroof_gpu *g, cons
         sc.decode = (struct sim_pool){ sc.setup, c->dec_n };
         sc.decode.setup.tp = c->dec_tp;
     }
+    if (c->spec_kind) {
+        sc.spec = (struct sim_spec){ (enum sim_spec_kind)c->spec_kind, c->spec_k, c->spec_alpha, NULL };
+        if (sc.max_batched_tokens < c->spec_k + 1L)
+            sc.max_batched_tokens = c->spec_k + 1L;
+    }
     if (c->slo_ttft_s > 0) {
         sc.ttft_slo_s = c->slo_ttft_s;
         sc.tpot_slo_s = c->slo_tpot_s;
@@ -384,7 +427,7 @@ static double stat_of(const struct sim_stats *s, enum srv_stat st)
     return st == SRV_P50 ? s->p50 : st == SRV_P90 ? s->p90 : st == SRV_P99 ? s->p99 : s->mean;
 }
 
-static double metric_of(const struct srv_case *c, const struct run_sums *r)
+static double metric_of(const struct srv_case *c, const struct run_sums *r, const struct run_sums *base)
 {
     switch (c->metric) {
     case SRV_TTFT: return 1e3 * stat_of(&r->ttft, c->stat);
@@ -397,6 +440,9 @@ static double metric_of(const struct srv_case *c, const struct run_sums *r)
     case SRV_PROMPT_TOK_S: return r->prompt_tok_s / c->divide;
     /* at least 0.1%: a share of 0 would make the inverted error infinite */
     case SRV_SLO_PCT: return fmax(0.1, 100 * r->slo_share);
+    case SRV_SPEEDUP_TPUT: return r->out_tok_s / base->out_tok_s;
+    case SRV_SPEEDUP_TPOT: return base->tpot.mean / r->tpot.mean;
+    case SRV_SPEEDUP_E2E: return base->e2e.mean / r->e2e.mean;
     case SRV_METRIC_COUNT: break;
     }
     return 0;
@@ -433,10 +479,30 @@ int srv_predict(struct srv_case *cases, size_t n, const bool *keep, const struct
             run_of[i] = (long)i;
         }
         const struct run_sums *r = &runs[run_of[i]];
-        double p = r->ok ? metric_of(c, r) : 0;
+        struct run_sums base = { .ok = true };
+        if (r->ok && c->has_base) {
+            /* the baseline: the same setup with the base engine, or without speculation */
+            struct srv_case b = *c;
+            b.has_base = false;
+            if (c->base_engine)
+                b.engine = c->base_engine;
+            else
+                b.spec_kind = 0;
+            const struct llmroof_gpu *g = b.gpu;
+            const struct llmroof_engine *e = b.engine;
+            for (int k = 0; k < ngpus; k++)
+                if (strcmp(gpus[k].id, b.gpu->id) == 0)
+                    g = &gpus[k];
+            for (int k = 0; k < nengines && e; k++)
+                if (strcmp(engines[k].id, e->id) == 0)
+                    e = &engines[k];
+            simulate(&b, g, e, &base);
+        }
+        double p = r->ok && base.ok ? metric_of(c, r, &base) : 0;
         if (!(p > 0) || !isfinite(p)) {
             c->mapped = false;
-            snprintf(c->reason, sizeof c->reason, "%s", r->ok ? "the simulated metric is zero" : r->reason);
+            snprintf(c->reason, sizeof c->reason, "%s",
+                     !r->ok ? r->reason : !base.ok ? base.reason : "the simulated metric is zero");
             continue;
         }
         c->predicted = p;

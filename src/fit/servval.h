@@ -15,7 +15,8 @@
 #include "fit/validate.h"
 
 /* what a row measures, grouped as the summaries report it */
-enum srv_class { SRV_CLASS_THROUGHPUT, SRV_CLASS_TTFT, SRV_CLASS_TPOT, SRV_CLASS_E2E, SRV_CLASS_SLO, SRV_CLASS_COUNT };
+enum srv_class { SRV_CLASS_THROUGHPUT, SRV_CLASS_TTFT, SRV_CLASS_TPOT, SRV_CLASS_E2E, SRV_CLASS_SPEEDUP, SRV_CLASS_SLO,
+                 SRV_CLASS_COUNT };
 enum srv_load { SRV_LOAD_STATIC, SRV_LOAD_CONCURRENCY, SRV_LOAD_RATE, SRV_LOAD_OFFLINE, SRV_LOAD_COUNT };
 enum srv_metric {
     SRV_TTFT,        /* ms, per request */
@@ -27,6 +28,9 @@ enum srv_metric {
     SRV_TOTAL_TOK_S, /* prompt + output tokens per second */
     SRV_PROMPT_TOK_S,/* prompt tokens per second */
     SRV_SLO_PCT,     /* % of requests within the TTFT and TPOT limits */
+    SRV_SPEEDUP_TPUT,/* output tok/s of the row's setup over its baseline's (the map's `base`) */
+    SRV_SPEEDUP_TPOT,/* mean TPOT of the baseline over the row's setup */
+    SRV_SPEEDUP_E2E, /* mean e2e of the baseline over the row's setup */
     SRV_METRIC_COUNT
 };
 enum srv_stat { SRV_MEAN, SRV_P50, SRV_P90, SRV_P99 };
@@ -56,6 +60,11 @@ struct srv_case {
     bool scaled_chat;          /* ShareGPT-shaped lengths scaled to prompt/output means */
     long prompt, output;       /* fixed lengths, or the means of the scaled distribution */
     bool chat;                 /* the simulator's chat (ShareGPT-like) distribution as it is */
+    int spec_kind;             /* enum sim_spec_kind (0: none), with spec_k proposals accepted at spec_alpha */
+    int spec_k;
+    double spec_alpha;
+    bool has_base;             /* speedup rows: the baseline is this setup with base_engine, or without spec */
+    const struct llmroof_engine *base_engine;
     enum srv_load load;
     double load_value;         /* batch, users or requests per second */
     long requests;

@@ -314,7 +314,7 @@ static const char srv_rows[] =
     "s7,Llama-2-7B,A100,1,1,1,fp16,fp16,vLLM,offline,fixed:512:128,512,128,64,ttft_ms,mean,50,ms,,pubC\n";
 
 static const char srv_map_head[] = "id,model,gpu,engine,wdt,kvdt,tp,ep,dp_attn,instances,disagg,workload,load,requests,"
-                                   "metric,stat,divide,slo,notes,skip\n";
+                                   "metric,stat,divide,slo,spec,base,notes,skip\n";
 
 static void serving_rows_map_simulate_and_convert(void **state)
 {
@@ -322,8 +322,8 @@ static void serving_rows_map_simulate_and_convert(void **state)
     load_all(&cat);
     char m[4096];
     const char *run = "llama-2-7b,a100-sxm4-80gb,vllm,fp16,fp16,1,,,1,,fixed:512:128,offline,64,";
-    snprintf(m, sizeof m, "%ss1,%sreq_s,mean,,,,\ns2,%sout_tok_s,mean,,,,\ns3,%sout_tok_s,mean,8,,,\n"
-                          "s4,%sttft,mean,,,,\ns5,,,,,,,,,,,,,,,,,,,request rate not stated\ns6,%sttft,mean,,,,\n",
+    snprintf(m, sizeof m, "%ss1,%sreq_s,mean,,,,,,\ns2,%sout_tok_s,mean,,,,,,\ns3,%sout_tok_s,mean,8,,,,,\n"
+                          "s4,%sttft,mean,,,,,,\ns5,,,,,,,,,,,,,,,,,,,,,request rate not stated\ns6,%sttft,mean,,,,,,\n",
              srv_map_head, run, run, run, run, run);
     struct srv_case *c = NULL;
     size_t n = 0;
@@ -352,8 +352,22 @@ static void serving_rows_map_simulate_and_convert(void **state)
     assert_int_equal(srv_metric_class(c[3].metric), SRV_CLASS_TTFT);
     assert_string_equal(srv_load_name(c[3].load), "offline");
     free(c);
+    /* a speedup row over a baseline identical to it (base engine = its engine): exactly 1, and
+     * the measured 300 (s2's value) gives an error of 300 / 1 - 1 = 299 (the gain is a rate) */
+    snprintf(m, sizeof m, "%ss2,%sspeedup_tput,mean,,,,engine:vllm,,\n", srv_map_head, run);
+    assert_int_equal(srv_load_cases(&cat, srv_rows, strlen(srv_rows), "rows", m, strlen(m), "map", &c, &n, &err), 0);
+    assert_int_equal(srv_predict(c, n, NULL, NULL, 0, NULL, 0, &err), 0);
+    assert_true(c[1].mapped);
+    assert_int_equal(srv_metric_class(c[1].metric), SRV_CLASS_SPEEDUP);
+    assert_rel_close(c[1].predicted, 1.0, 1e-12);
+    assert_rel_close(c[1].err, 299.0, 1e-12);
+    free(c);
+    /* a base on a row that is not a speedup is refused */
+    snprintf(m, sizeof m, "%ss2,%sout_tok_s,mean,,,,engine:vllm,,\n", srv_map_head, run);
+    assert_int_not_equal(srv_load_cases(&cat, srv_rows, strlen(srv_rows), "rows", m, strlen(m), "map", &c, &n, &err), 0);
+    assert_non_null(strstr(err.msg, "a speedup row needs a base"));
     /* a map row naming a metric llmroof does not know is an error that names the file and field */
-    snprintf(m, sizeof m, "%ss1,%sgoodput,mean,,,,\n", srv_map_head, run);
+    snprintf(m, sizeof m, "%ss1,%sgoodput,mean,,,,,,\n", srv_map_head, run);
     assert_int_not_equal(srv_load_cases(&cat, srv_rows, strlen(srv_rows), "rows", m, strlen(m), "map", &c, &n, &err), 0);
     assert_non_null(strstr(err.msg, "map:2: metric 'goodput'"));
     catalog_free(&cat);
