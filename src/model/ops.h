@@ -175,6 +175,18 @@ void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *
 void ops_set_all_to_all(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
                         double T, double S, struct llmroof_oplist *out);
 
+/* One draft step of a speculative head running on the target's GPUs, over batch `b` (one token
+ * per decoding sequence). medusa_heads == 0: an EAGLE head or an MTP module, one decoder layer of
+ * the target (its mean layer: counts / layers) plus EAGLE's fusing projection (2h -> h) and the
+ * final norm and LM head over the vocabulary: the LM head alone is about 2.4 layers of Llama-3-8B
+ * (4096 x 128,256 x 2 bytes = 1.05 GB against 436 MB per layer; EAGLE and DeepSeek-V3's MTP reuse
+ * the target's LM head for each draft token). medusa_heads = K > 0: K Medusa heads, each a
+ * residual block (h x h, SiLU) and its own projection to the vocabulary (Cai et al. 2024, §2.1.1),
+ * all in one step. The step's overhead (launches, synchronisation before the next draft token
+ * can be sampled) is roofline_eval's, charged per draft step by the caller. */
+void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
+                     const struct llmroof_batch *b, int medusa_heads, struct llmroof_oplist *out);
+
 /* Expected distinct experts that `tokens` tokens touch with top-k routing over E
  * experts, assuming uniform independent routing: E * (1 - (1 - k/E)^tokens). */
 double ops_experts_hit(double experts, double top_k, double tokens);
