@@ -369,6 +369,8 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
                   + (Ish > 0 ? T * (2.0 * h + mlp_inter_elems(m->mlp, Ish)) * a : 0.0);
         }
         out->experts_hit = hit;
+        out->expert_wbytes = hit * (sh->ep > 1 ? (double)m->moe_intermediate : sh->moe_intermediate_per_rank) * nmat * h * we;
+        out->tokens_per_expert = hit > 0 ? (sh->ep > 1 ? Ttot * kk / (double)sh->ep * sh->ep_imbalance : T * kk) / hit : 0.0;
         /* permute, grouped gate_up, activation, grouped down, un-permute and weighted sum */
         op[LLMROOF_OP_FFN] = (struct llmroof_op){ Lm, flops, bytes, 0, 5, wb };
         if (Ld > 0) {
@@ -427,6 +429,7 @@ void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *
         op[LLMROOF_OP_ALL_GATHER] = ag;
         op[LLMROOF_OP_ALL_GATHER].count = ag.count > 0 ? (double)medusa_heads : 0.0;
         out->ep_ranks = 0;
+        out->expert_wbytes = 0.0;
         return;
     }
     /* one mean decoder layer: every per-layer count over the layers (the embedding's all-reduce

@@ -141,6 +141,8 @@ struct llmroof_op {
 struct llmroof_oplist {
     struct llmroof_op op[LLMROOF_OP_COUNT]; /* indexed by enum llmroof_opkind */
     double experts_hit;                     /* MoE: expected distinct experts per layer (this rank's under EP), else 0 */
+    double expert_wbytes;                   /* MoE: routed experts' weight bytes inside op[FFN].bytes, per instance */
+    double tokens_per_expert;               /* MoE: routed assignments per expert hit on the (busiest) rank */
     bool mla_absorbed;                      /* MLA step run with absorbed weights over the latent (decode) */
     int ep_ranks;                           /* all-to-all group (expert parallelism), 0 = none */
     double a2a_topk;                        /* all-to-all: copies of each token (routed experts, top-k) */

@@ -252,6 +252,8 @@ static void rl_pass(const struct llmroof_gpu *g, enum llmroof_dtype act, const s
         if (!attn) {
             c = op->flops / r.peak;
             m = bytes / r.bw;
+            if (k == LLMROOF_OP_FFN && ops->expert_wbytes > 0) /* grouped expert GEMMs (kernel.h) */
+                m += ops->expert_wbytes * (1.0 / kernel_grouped_bw_share(ops->tokens_per_expert) - 1.0) / r.bw;
         } else if (eager) {
             c = op->flops * ops->attn_square / r.apeak;
             m = bytes / r.bw;
