@@ -263,6 +263,7 @@ void ops_set_all_to_all(const struct llmroof_model *m, const struct llmroof_shar
     out->ep_ranks = sh->ep;
     out->a2a_topk = kk;
     out->a2a_normal = T > S * 1.0000001;
+    out->a2a_overlap = sh->two_batch_overlap;
 }
 
 void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,

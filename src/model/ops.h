@@ -86,6 +86,8 @@ struct llmroof_layout {
     int ep;                 /* expert-parallel ranks (MoE); 0 = 1 */
     bool dp_attn;           /* attention data-parallel over ep/tp replicas */
     double ep_imbalance;    /* busiest rank's routed tokens / the mean (>= 1); 0 = 1 */
+    bool two_batch_overlap; /* two micro-batches hide the all-to-all under the other's compute
+                               (DeepSeek/SGLang two-batch overlap, vLLM dual-batch overlap) */
 };
 
 struct llmroof_shard {
@@ -99,6 +101,7 @@ struct llmroof_shard {
     long stage_layers_max;       /* layers of the largest stage: ceil(layers / pp) */
     long stage_layers_min;       /* layers of the smallest stage: floor(layers / pp) */
     double ep_imbalance;         /* busiest EP rank's share of routed tokens over the mean */
+    bool two_batch_overlap;      /* all-to-all overlapped with the other micro-batch's compute */
     long heads_per_rank;         /* query heads on one rank */
     long kv_heads_per_rank;      /* KV heads held by one rank (1 when replicated) */
     bool kv_replicated;          /* KV heads < TP: each KV head is copied on TP/KV ranks */
@@ -146,6 +149,7 @@ struct llmroof_oplist {
     bool mla_absorbed;                      /* MLA step run with absorbed weights over the latent (decode) */
     int ep_ranks;                           /* all-to-all group (expert parallelism), 0 = none */
     double a2a_topk;                        /* all-to-all: copies of each token (routed experts, top-k) */
+    bool a2a_overlap;                       /* two-batch overlap: the all-to-all hides under compute */
     bool a2a_normal;                        /* all-to-all by DeepEP's normal kernels (prefill-type step:
                                                once per node over the network, NVLink forwarding);
                                                false: low-latency kernels (decode, one send per GPU) */

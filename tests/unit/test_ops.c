@@ -191,7 +191,7 @@ static void all_to_all_moves_fp8_out_and_bf16_back_scaled_by_the_imbalance(void 
     const struct llmroof_model *ds = model(&cat, "deepseek-v3");
     struct llmroof_err err = { 0 };
     const struct llmroof_dtypes fp8 = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_FP8, 0 };
-    struct llmroof_layout lay = { 1, 1, 8, true, 1.0 };
+    struct llmroof_layout lay = { 1, 1, 8, true, 1.0, false };
     struct llmroof_shard sh;
     assert_int_equal(ops_shard_layout(ds, &lay, &sh, &err), 0);
     struct llmroof_batch b = batch_decode(64, 1000);

@@ -69,7 +69,7 @@ static void layout_rows_equal_estimate_and_count_the_layout_gpus(void **state)
         in.req = (struct llmroof_request){ 16, 512, 256 };
         in.dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0 };
         in.mem = memory_default_opts();
-        in.layout = (struct llmroof_layout){ 0, lays[k].pp, lays[k].ep, lays[k].dp, 1.0 };
+        in.layout = (struct llmroof_layout){ 0, lays[k].pp, lays[k].ep, lays[k].dp, 1.0, false };
         struct llmroof_err err = { 0 };
         assert_int_equal(report_build(&in, &rep, &err), 0);
         assert_true(rep.has_layout);
