@@ -40,7 +40,7 @@ void sweep_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
                        const struct llmroof_dtypes *dt, struct sweep_row *out)
 {
     memset(out, 0, sizeof *out);
-    struct llmroof_layout ly = { tp, 1, 1, false, 1.0 };
+    struct llmroof_layout ly = { tp, 1, 1, false, 1.0, false };
     if (lay) {
         ly = *lay;
         ly.tp = tp;

@@ -193,6 +193,12 @@ double arch_kv_elems_per_seq(const struct llmroof_model *m, double context)
     return (global * context + local * held) * arch_kv_elems_per_token_layer(m);
 }
 
+double arch_kv_tokens_held(const struct llmroof_model *m, double context)
+{
+    const double per_token = arch_kv_elems_per_token(m);
+    return per_token > 0 ? arch_kv_elems_per_seq(m, context) / per_token : context;
+}
+
 /* G(n) = sum over positions j = 1..n of the keys the query at j attends to. */
 static double pairs_upto(double n, double w, bool chunked)
 {

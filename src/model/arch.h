@@ -47,6 +47,12 @@ double arch_kv_elems_per_token(const struct llmroof_model *m);
  * token, local layers min(context, window) (sliding) or min(context, chunk). */
 double arch_kv_elems_per_seq(const struct llmroof_model *m, double context);
 
+/* Token positions of K/V one sequence of `context` tokens holds, averaged over the layers:
+ * arch_kv_elems_per_seq / arch_kv_elems_per_token (context without windows; Mistral-7B at
+ * 8,192 tokens: 4,096). A disaggregated prefill hands over this many tokens' worth of K/V,
+ * the window of its local layers only. */
+double arch_kv_tokens_held(const struct llmroof_model *m, double context);
+
 /* Sum over the queries at positions past+1 .. past+new of the keys each one attends to,
  * with a sliding window w (min(j, w)), a chunk c (((j-1) mod c) + 1) or neither (w = 0: j).
  * Closed forms in arch.c. */

@@ -37,6 +37,28 @@
  * catalog gives none: H100 SXM maximum achievable matmul 70.9% (fp8) / 80.3% (bf16) = 0.883. */
 #define KERNEL_GEMM_8BIT_DEFAULT 0.883
 
+/* MoE grouped GEMMs at a few tokens per expert stream their expert weights below the dense
+ * GEMM's rate: DeepGEMM's masked grouped fp8 GEMM (n 4096, k 7168) at 16-64 tokens per group
+ * streams 1665-2002 GB/s, median of the seven cases 1813 GB/s, on a 3350 GB/s H800
+ * (deepseek-ai/DeepGEMM issue #114, test_core.py output; the README's masked table shows
+ * 924-2064 GB/s at 256-1024 tokens per group, where compute bounds it): 0.541 of peak against
+ * the 0.85 dense weight-streaming share measured on the H100 SXM5, 0.64 of the dense rate. One
+ * token per expert (batch-1 decode) is a matrix-vector product per expert, which streams at the
+ * dense rate (calm's and llama.cpp's Mixtral decode rows in the validation set); between 1 and
+ * 16 tokens per expert the share falls linearly (an interpolation between the two measured
+ * ends). Charged on the routed experts' weight bytes (llmroof_oplist.expert_wbytes). */
+#define KERNEL_GROUPED_GEMM_BW_SHARE 0.64
+#define KERNEL_GROUPED_GEMM_FULL_TOKENS 16.0
+static inline double kernel_grouped_bw_share(double tokens_per_expert)
+{
+    if (!(tokens_per_expert > 1.0))
+        return 1.0;
+    double f = (tokens_per_expert - 1.0) / (KERNEL_GROUPED_GEMM_FULL_TOKENS - 1.0);
+    if (f > 1.0)
+        f = 1.0;
+    return 1.0 - (1.0 - KERNEL_GROUPED_GEMM_BW_SHARE) * f;
+}
+
 /* Per-kernel GPU cost of g (catalog value or the default), s. */
 double kernel_fixed_s(const struct llmroof_gpu *g);
 

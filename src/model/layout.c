@@ -47,6 +47,9 @@ int ops_shard_layout(const struct llmroof_model *m, const struct llmroof_layout 
     } else if (lay->dp_attn) {
         return llmroof_err_set(err, LLMROOF_EINPUT, "--dp-attention needs --ep greater than 1");
     }
+    if (lay->two_batch_overlap && !(ep > 1 && lay->dp_attn))
+        return llmroof_err_set(err, LLMROOF_EINPUT,
+                               "--two-batch-overlap needs --ep greater than 1 with --dp-attention (an all-to-all to hide)");
     out->pp = pp;
     out->ep = ep;
     out->dp_attn = lay->dp_attn;
@@ -56,5 +59,6 @@ int ops_shard_layout(const struct llmroof_model *m, const struct llmroof_layout 
     out->stage_layers_max = (m->layers + pp - 1) / pp;
     out->stage_layers_min = m->layers / pp;
     out->ep_imbalance = imb;
+    out->two_batch_overlap = lay->two_batch_overlap;
     return LLMROOF_OK;
 }

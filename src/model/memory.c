@@ -222,7 +222,7 @@ int memory_eval(const struct llmroof_model *m, const struct llmroof_gpu *g, int 
                 const struct llmroof_dtypes *dt, long context_len, const struct llmroof_mem_opts *o,
                 struct llmroof_memory *out, struct llmroof_err *err)
 {
-    const struct llmroof_layout lay = { tp, 1, 1, false, 1.0 };
+    const struct llmroof_layout lay = { tp, 1, 1, false, 1.0, false };
     return memory_eval_layout(m, g, &lay, dt, context_len, o, out, err);
 }
 

@@ -281,6 +281,7 @@ void ops_set_all_to_all(const struct llmroof_model *m, const struct llmroof_shar
     out->ep_ranks = sh->ep;
     out->a2a_topk = kk;
     out->a2a_normal = T > S * 1.0000001;
+    out->a2a_overlap = sh->two_batch_overlap;
 }
 
 void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
@@ -393,6 +394,8 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
                   + (Ish > 0 ? T * (2.0 * h + mlp_inter_elems(m->mlp, Ish)) * a : 0.0);
         }
         out->experts_hit = hit;
+        out->expert_wbytes = hit * (sh->ep > 1 ? (double)m->moe_intermediate : sh->moe_intermediate_per_rank) * nmat * h * we;
+        out->tokens_per_expert = hit > 0 ? (sh->ep > 1 ? Ttot * kk / (double)sh->ep * sh->ep_imbalance : T * kk) / hit : 0.0;
         /* permute, grouped gate_up, activation, grouped down, un-permute and weighted sum */
         op[LLMROOF_OP_FFN] = (struct llmroof_op){ Lm, flops, bytes, 0, 5, wb };
         if (Ld > 0) {
@@ -423,4 +426,49 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
     const bool act16 = dt->act == LLMROOF_FP16 || dt->act == LLMROOF_BF16 || dt->act == LLMROOF_FP32 ||
                        dt->act == LLMROOF_TF32;
     out->dequant_ratio = act16 && w < a ? a / w : 0.0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Speculative draft heads                                                  */
+/* ------------------------------------------------------------------------ */
+
+void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
+                     const struct llmroof_batch *b, int medusa_heads, struct llmroof_oplist *out)
+{
+    ops_build(m, sh, dt, b, out);
+    struct llmroof_op *op = out->op;
+    const double a = dtype_bytes(dt->act), w = ops_weight_bytes(dt);
+    const double h = (double)m->hidden, L = (double)m->layers;
+    const double rep = sh->attn_dp > 1 ? (double)sh->attn_dp : 1.0;
+    const double T = b->tokens / rep;
+    op[LLMROOF_OP_PP_SEND].count = 0; /* the head sits with the last stage */
+    if (medusa_heads > 0) {
+        /* only the heads: a residual block each, and each head's vocabulary projection (the
+         * LM head operator, counted once per head) */
+        const struct llmroof_op lm = op[LLMROOF_OP_LM_HEAD], ag = op[LLMROOF_OP_ALL_GATHER];
+        memset(op, 0, sizeof out->op);
+        op[LLMROOF_OP_FFN] = (struct llmroof_op){ (double)medusa_heads, 2.0 * T * h * h, h * h * w + 2.0 * T * h * a,
+                                                  0, 2, h * h * w };
+        op[LLMROOF_OP_LM_HEAD] = lm;
+        op[LLMROOF_OP_LM_HEAD].count = (double)medusa_heads;
+        op[LLMROOF_OP_ALL_GATHER] = ag;
+        op[LLMROOF_OP_ALL_GATHER].count = ag.count > 0 ? (double)medusa_heads : 0.0;
+        out->ep_ranks = 0;
+        out->expert_wbytes = 0.0;
+        return;
+    }
+    /* one mean decoder layer: every per-layer count over the layers (the embedding's all-reduce
+     * and the logits' gather stay whole) */
+    for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
+        if (k == LLMROOF_OP_FINAL_NORM || k == LLMROOF_OP_LM_HEAD || k == LLMROOF_OP_ALL_GATHER)
+            continue;
+        if (k == LLMROOF_OP_ALL_REDUCE && op[k].count > 0) {
+            op[k].count = (op[k].count - 1.0) / L + 1.0;
+            continue;
+        }
+        op[k].count /= L;
+    }
+    /* EAGLE's fc: the target's feature and the token embedding (2h) projected to h */
+    op[LLMROOF_OP_QKV_PROJ].flops += 2.0 * T * 2.0 * h * h / op[LLMROOF_OP_QKV_PROJ].count;
+    op[LLMROOF_OP_QKV_PROJ].bytes += (2.0 * h * h * w + 3.0 * T * h * a) / op[LLMROOF_OP_QKV_PROJ].count;
 }

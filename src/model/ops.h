@@ -88,6 +88,8 @@ struct llmroof_layout {
     int ep;                 /* expert-parallel ranks (MoE); 0 = 1 */
     bool dp_attn;           /* attention data-parallel over ep/tp replicas */
     double ep_imbalance;    /* busiest rank's routed tokens / the mean (>= 1); 0 = 1 */
+    bool two_batch_overlap; /* two micro-batches hide the all-to-all under the other's compute
+                               (DeepSeek/SGLang two-batch overlap, vLLM dual-batch overlap) */
 };
 
 struct llmroof_shard {
@@ -101,6 +103,7 @@ struct llmroof_shard {
     long stage_layers_max;       /* layers of the largest stage: ceil(layers / pp) */
     long stage_layers_min;       /* layers of the smallest stage: floor(layers / pp) */
     double ep_imbalance;         /* busiest EP rank's share of routed tokens over the mean */
+    bool two_batch_overlap;      /* all-to-all overlapped with the other micro-batch's compute */
     long heads_per_rank;         /* query heads on one rank */
     long kv_heads_per_rank;      /* KV heads held by one rank (1 when replicated) */
     bool kv_replicated;          /* KV heads < TP: each KV head is copied on TP/KV ranks */
@@ -143,9 +146,12 @@ struct llmroof_op {
 struct llmroof_oplist {
     struct llmroof_op op[LLMROOF_OP_COUNT]; /* indexed by enum llmroof_opkind */
     double experts_hit;                     /* MoE: expected distinct experts per layer (this rank's under EP), else 0 */
+    double expert_wbytes;                   /* MoE: routed experts' weight bytes inside op[FFN].bytes, per instance */
+    double tokens_per_expert;               /* MoE: routed assignments per expert hit on the (busiest) rank */
     bool mla_absorbed;                      /* MLA step run with absorbed weights over the latent (decode) */
     int ep_ranks;                           /* all-to-all group (expert parallelism), 0 = none */
     double a2a_topk;                        /* all-to-all: copies of each token (routed experts, top-k) */
+    bool a2a_overlap;                       /* two-batch overlap: the all-to-all hides under compute */
     bool a2a_normal;                        /* all-to-all by DeepEP's normal kernels (prefill-type step:
                                                once per node over the network, NVLink forwarding);
                                                false: low-latency kernels (decode, one send per GPU) */
@@ -176,6 +182,18 @@ void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *
  * attention replica (docs/model.md "Layouts": dtypes per direction, normal vs low-latency). */
 void ops_set_all_to_all(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
                         double T, double S, struct llmroof_oplist *out);
+
+/* One draft step of a speculative head running on the target's GPUs, over batch `b` (one token
+ * per decoding sequence). medusa_heads == 0: an EAGLE head or an MTP module, one decoder layer of
+ * the target (its mean layer: counts / layers) plus EAGLE's fusing projection (2h -> h) and the
+ * final norm and LM head over the vocabulary: the LM head alone is about 2.4 layers of Llama-3-8B
+ * (4096 x 128,256 x 2 bytes = 1.05 GB against 436 MB per layer; EAGLE and DeepSeek-V3's MTP reuse
+ * the target's LM head for each draft token). medusa_heads = K > 0: K Medusa heads, each a
+ * residual block (h x h, SiLU) and its own projection to the vocabulary (Cai et al. 2024, §2.1.1),
+ * all in one step. The step's overhead (launches, synchronisation before the next draft token
+ * can be sampled) is roofline_eval's, charged per draft step by the caller. */
+void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
+                     const struct llmroof_batch *b, int medusa_heads, struct llmroof_oplist *out);
 
 /* Expected distinct experts that `tokens` tokens touch with top-k routing over E
  * experts, assuming uniform independent routing: E * (1 - (1 - k/E)^tokens). */

@@ -77,6 +77,8 @@ struct llmroof_phase {
     double overhead_s;   /* fixed per-step overhead */
     double time_s;       /* sum of op times + overhead_s */
     double bound_s[3];   /* op time attributed to compute-, memory- and comm-bound ops */
+    bool a2a_overlap;    /* two-batch overlap: the all-to-all hides under the other operators */
+    double hidden_s;     /* all-to-all time hidden under compute (two-batch overlap), in no total */
     enum llmroof_bound bound; /* category with the largest bound_s */
 };
 

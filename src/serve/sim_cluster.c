@@ -3,6 +3,8 @@
  * disaggregated serving. Split from sim.c. */
 #include "serve/sim_internal.h"
 
+#include "model/arch.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,7 +146,8 @@ void sim_hand_over(struct runner *r, struct engine *p, struct rstate *rs, double
     d->load++;
     d->st.requests++;
     int pairs = p->setup.tp < d->setup.tp ? p->setup.tp : d->setup.tp;
-    double bytes = (double)q->prompt * r->kv_bytes_per_token;
+    /* local (sliding-window) layers send only their window (arch_kv_tokens_held) */
+    double bytes = arch_kv_tokens_held(p->setup.model, (double)q->prompt) * r->kv_bytes_per_token;
     double start = now > d->link_free_s ? now : d->link_free_s;
     double dur = c->kv_link_latency_s + bytes / ((double)pairs * c->kv_link_Bps);
     d->link_free_s = start + dur;

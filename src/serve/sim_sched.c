@@ -284,11 +284,22 @@ static double target_time(const struct engine *e, const struct iter *it)
     return t;
 }
 
+/* One draft step of a head on the target (ops_build_draft): a layer, the LM head, and the step's
+ * launch and synchronisation overhead. */
+static double draft_step_s(const struct engine *e, const struct llmroof_batch *b, int medusa_heads)
+{
+    struct llmroof_oplist ops;
+    struct llmroof_phase p;
+    ops_build_draft(e->setup.model, &e->sh, &e->setup.dt, b, medusa_heads, &ops);
+    roofline_eval(e->setup.gpu, e->setup.dt.act, &e->setup.eff, e->setup.tp, &ops, &p);
+    return p.time_s;
+}
+
 /* The cost of an iteration: the target's pass over everything it holds (sim_step_time), plus
  * the drafter's passes when speculating. A draft model runs k passes, the first over the same
  * prefill chunks (it keeps its own KV cache) and one token per decoding sequence; an EAGLE or
- * MTP head costs about one decoder layer of the target per draft token, Medusa's heads about one
- * layer for all k (an approximation, docs/metrics.md). */
+ * MTP head runs k draft steps of one decoder layer and the LM head each, Medusa's k heads one
+ * step (ops_build_draft; docs/metrics.md). */
 static double gpu_time(const struct runner *r, const struct engine *e, const struct iter *it);
 
 /* The iteration's GPU time (gpu_time) and the engine's CPU work that grows with the batch
@@ -322,10 +333,10 @@ static double gpu_time(const struct runner *r, const struct engine *e, const str
         break;
     case SIM_SPEC_MTP:
     case SIM_SPEC_EAGLE:
-        t += (double)sp->k * sim_step_time(&e->setup, &e->sh, &it->dec1) / (double)e->setup.model->layers;
+        t += (double)sp->k * draft_step_s(e, &it->dec1, 0);
         break;
     case SIM_SPEC_MEDUSA:
-        t += sim_step_time(&e->setup, &e->sh, &it->dec1) / (double)e->setup.model->layers;
+        t += draft_step_s(e, &it->dec1, sp->k);
         break;
     case SIM_SPEC_NONE: break;
     }

@@ -210,6 +210,24 @@ static void attention_pairs_with_windows_by_hand(void **state)
     assert_rel_close(arch_attn_keys(1, 9, 4, true), 2.0, 0);
 }
 
+/* Issue 23, defect 7: a disaggregated prefill hands over only the window of its local layers.
+ * Mistral-7B-v0.1 (every layer a 4,096 window) at an 8,192-token prompt holds 4,096 positions;
+ * gpt-oss-20b mixes: 24 layers, 12 local at 128 -> at 8,192
+ * tokens (12 x 8,192 + 12 x 128) / 24 = 4,160; Llama-3.1-8B (no window) the whole prompt. */
+static void kv_handed_over_is_the_window_of_local_layers(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    assert_rel_close(arch_kv_tokens_held(model(&cat, "mistral-7b"), 8192), 4096.0, 1e-12);
+    assert_rel_close(arch_kv_tokens_held(model(&cat, "mistral-7b"), 1000), 1000.0, 1e-12);
+    const struct llmroof_model *g = model(&cat, "gpt-oss-20b");
+    const double L = (double)g->layers, Lloc = (double)arch_local_layers(g);
+    assert_rel_close(arch_kv_tokens_held(g, 8192), ((L - Lloc) * 8192.0 + Lloc * 128.0) / L, 1e-12);
+    assert_rel_close(Lloc, 12.0, 0);
+    assert_rel_close(arch_kv_tokens_held(model(&cat, "llama-3.1-8b"), 8192), 8192.0, 1e-12);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -223,6 +241,7 @@ int main(void)
         cmocka_unit_test(published_total_and_active_counts_of_modern_models),
         cmocka_unit_test(moe_layer_placement_follows_the_configs),
         cmocka_unit_test(sliding_windows_cap_the_cache_and_the_pairs),
+        cmocka_unit_test(kv_handed_over_is_the_window_of_local_layers),
         cmocka_unit_test(attention_pairs_with_windows_by_hand),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

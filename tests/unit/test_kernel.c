@@ -7,6 +7,7 @@
 
 #include "model/estimate.h"
 #include "model/kernel.h"
+#include "model/ops.h"
 #include "model/roofline.h"
 
 static void instance_time_is_the_kernel_envelope(void **state)
@@ -348,6 +349,43 @@ static void engine_fields_outside_their_bounds_are_rejected(void **state)
     catalog_free(&cat);
 }
 
+/* Issue 23, section 2: MoE grouped GEMMs at a few tokens per expert stream the expert weights at
+ * 0.64 of the dense rate from 16 tokens per expert (DeepGEMM's masked grouped GEMM, kernel.h), one
+ * token per expert at the dense rate. Mixtral-8x7B, TP 1, fp16. */
+static void grouped_expert_gemms_stream_below_the_dense_rate(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *m = model(&cat, "mixtral-8x7b");
+    const struct llmroof_gpu *g = gpu(&cat, "h100");
+    struct llmroof_shard sh;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(ops_shard(m, 1, &sh, &err), 0);
+    const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0 };
+    const struct llmroof_effs e = roofline_default_effs(g);
+    const double bw = 3350e9 * 0.85;
+    struct llmroof_oplist o;
+    struct llmroof_phase p;
+    /* one token: 2 experts hit, 1 token each: the dense rate */
+    struct llmroof_batch b1 = batch_decode(1, 512);
+    ops_build(m, &sh, &dt, &b1, &o);
+    assert_rel_close(o.expert_wbytes, 2.0 * 14336 * 3 * 4096 * 2, 1e-12); /* 704,643,072 */
+    roofline_eval(g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.op[LLMROOF_OP_FFN].memory_s, 32.0 * o.op[LLMROOF_OP_FFN].bytes / bw, 1e-12);
+    /* 64 tokens: 8 x (1 - 0.75^64) = 7.99999 experts, 128 / 7.99999 = 16.0 tokens each: share
+     * 0.64, the expert weights' 8 x 14336 x 3 x 4096 x 2 = 2.82 GB cost 1/0.64 - 1 = 0.5625 more */
+    struct llmroof_batch b64 = batch_decode(64, 512);
+    ops_build(m, &sh, &dt, &b64, &o);
+    assert_true(o.tokens_per_expert >= 16.0);
+    roofline_eval(g, LLMROOF_FP16, &e, 1, &o, &p);
+    const double want = 32.0 * (o.op[LLMROOF_OP_FFN].bytes + o.expert_wbytes * 0.5625) / bw;
+    assert_rel_close(p.op[LLMROOF_OP_FFN].memory_s, want, 1e-12);
+    /* 8.5 tokens per expert: halfway, 1 - 0.36 x 7.5/15 = 0.82 */
+    assert_rel_close(kernel_grouped_bw_share(8.5), 0.82, 1e-12);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -361,6 +399,7 @@ int main(void)
         cmocka_unit_test(dequantize_then_gemm_by_hand),
         cmocka_unit_test(custom_allreduce_only_on_nvlink),
         cmocka_unit_test(engine_fields_outside_their_bounds_are_rejected),
+        cmocka_unit_test(grouped_expert_gemms_stream_below_the_dense_rate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

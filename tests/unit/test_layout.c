@@ -10,7 +10,7 @@
 static int shard(const struct llmroof_model *m, int tp, int pp, int ep, bool dp, struct llmroof_shard *sh,
                  struct llmroof_err *err)
 {
-    struct llmroof_layout l = { tp, pp, ep, dp, 1.0 };
+    struct llmroof_layout l = { tp, pp, ep, dp, 1.0, false };
     return ops_shard_layout(m, &l, sh, err);
 }
 
@@ -104,13 +104,13 @@ static void mla_cache_does_not_shrink_with_tp(void **state)
     struct llmroof_mem_opts o = memory_default_opts();
     struct llmroof_memory m1, m8;
     struct llmroof_err err = { 0 };
-    struct llmroof_layout l8 = { 8, 1, 1, false, 1.0 };
+    struct llmroof_layout l8 = { 8, 1, 1, false, 1.0, false };
     assert_int_equal(memory_eval_layout(ds, gpu(&cat, "h200"), &l8, &dt, 1000, &o, &m8, &err), 0);
     /* 70,272 bytes per token on every rank: 61 * 576 * 2 */
     assert_rel_close(m8.kv_bytes_per_token, 70272.0, 0);
     assert_rel_close(m8.kv_bytes_per_token_per_gpu, 70272.0, 0);
     /* PP 2: the fuller stage holds 31 layers: 31 * 576 * 2 = 35,712 */
-    struct llmroof_layout l2 = { 8, 2, 1, false, 1.0 };
+    struct llmroof_layout l2 = { 8, 2, 1, false, 1.0, false };
     assert_int_equal(memory_eval_layout(ds, gpu(&cat, "h200"), &l2, &dt, 1000, &o, &m1, &err), 0);
     assert_rel_close(m1.kv_bytes_per_token_per_gpu, 35712.0, 0);
     assert_true(m1.weights_bytes_per_gpu < 0.56 * m8.weights_bytes_per_gpu);

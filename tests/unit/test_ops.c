@@ -191,7 +191,7 @@ static void all_to_all_moves_fp8_out_and_bf16_back_scaled_by_the_imbalance(void 
     const struct llmroof_model *ds = model(&cat, "deepseek-v3");
     struct llmroof_err err = { 0 };
     const struct llmroof_dtypes fp8 = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_FP8, 0 };
-    struct llmroof_layout lay = { 1, 1, 8, true, 1.0 };
+    struct llmroof_layout lay = { 1, 1, 8, true, 1.0, false };
     struct llmroof_shard sh;
     assert_int_equal(ops_shard_layout(ds, &lay, &sh, &err), 0);
     struct llmroof_batch b = batch_decode(64, 1000);
@@ -219,10 +219,43 @@ static void all_to_all_moves_fp8_out_and_bf16_back_scaled_by_the_imbalance(void 
     catalog_free(&cat);
 }
 
+/* Issue 23, defect 5: a draft step of an EAGLE/MTP head costs one decoder layer plus the LM head
+ * (before: the target's pass / layers, no LM head); Medusa's K heads each project to the
+ * vocabulary. Llama-3.1-8B at TP 1, fp16, one decoding sequence. */
+static void draft_steps_pay_the_lm_head(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *m = model(&cat, "llama-3.1-8b");
+    struct llmroof_shard sh;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(ops_shard(m, 1, &sh, &err), 0);
+    struct llmroof_batch b = batch_decode(1, 1000);
+    struct llmroof_oplist o;
+    ops_build_draft(m, &sh, &FP16, &b, 0, &o);
+    assert_rel_close(o.op[LLMROOF_OP_FFN].count, 1.0, 0);
+    assert_rel_close(o.op[LLMROOF_OP_LM_HEAD].count, 1.0, 0);
+    /* LM head: 4096 x 128,256 x 2 = 1,050,673,152 weight bytes + the hidden row 8,192 + the
+     * logits 256,512 = 1,050,937,856: 2.4x the layer's 436,207,616 weight bytes
+     * (qkv 50,331,648 + o 33,554,432 + MLP 352,321,536) */
+    assert_rel_close(o.op[LLMROOF_OP_LM_HEAD].bytes, 1050937856.0, 1e-12);
+    /* QKV with EAGLE's fc (2h -> h, 67,108,864 bytes): 50,331,648 + 8,192 + 12,288 (q,k,v out)
+     * + 67,108,864 + 3 x 4096 x 2 (24,576) = 117,485,568 */
+    assert_rel_close(o.op[LLMROOF_OP_QKV_PROJ].bytes, 117485568.0, 1e-12);
+    /* Medusa, 4 heads: 4 residual blocks of 2 x 4096^2 = 33,554,432 FLOP and 4 LM heads */
+    ops_build_draft(m, &sh, &FP16, &b, 4, &o);
+    assert_rel_close(o.op[LLMROOF_OP_FFN].count, 4.0, 0);
+    assert_rel_close(o.op[LLMROOF_OP_FFN].flops, 33554432.0, 0);
+    assert_rel_close(o.op[LLMROOF_OP_LM_HEAD].count, 4.0, 0);
+    assert_rel_close(o.op[LLMROOF_OP_ATTENTION].count, 0.0, 0);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(all_to_all_moves_fp8_out_and_bf16_back_scaled_by_the_imbalance),
+        cmocka_unit_test(draft_steps_pay_the_lm_head),
         cmocka_unit_test(mla_mixed_step_runs_decodes_absorbed_and_the_chunk_decompressed),
         cmocka_unit_test(llama_13b_tp8_all_reduce_bytes_per_layer),
         cmocka_unit_test(tp1_has_no_collectives),
