@@ -113,7 +113,7 @@ struct cli_opt {
 #define CLI_OPT_PROMPT { OPT_PROMPT, "prompt", 'p', "P", "prompt tokens per sequence (default 512)", false }
 #define CLI_OPT_OUTPUT { OPT_OUTPUT, "output", 'o', "O", "output tokens per sequence (default 1536)", false }
 #define CLI_OPT_DTYPES \
-    { OPT_WDT, "weight-dtype", 0, "D", "weight storage: fp32 fp16 bf16 fp8 int8 int4 fp4 (default fp16)", false }, \
+    { OPT_WDT, "weight-dtype", 0, "D", "weight storage: fp32 fp16 bf16 fp8 int8 int4 fp4 (default the checkpoint's, else fp16)", false }, \
     { OPT_KVDT, "kv-dtype", 0, "D", "KV-cache storage dtype (default fp16)", false }, \
     { OPT_ACTDT, "act-dtype", 0, "D", "activation/compute dtype whose peak is used (default fp16)", false }, \
     { OPT_WBITS, "weight-bits", 0, "B", "effective bits per weight incl. scales, e.g. 4.5 for q4_0 (default: dtype)", false }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "model/ckpt.h"
 #include "model/arch.h"
 #include "render/render_json.h"
 
@@ -156,7 +157,8 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
     if (!g)
         return 2;
 
-    struct llmroof_setup setup = { m, g, (int)x.s.tp, cli_dtypes(&x.s), roofline_effs(g, &x.s.eff), cli_layout(&x.s) };
+    struct llmroof_setup setup = { m, g, (int)x.s.tp, ckpt_dtypes(m, cli_dtypes(&x.s), x.s.have_weight), roofline_effs(g, &x.s.eff),
+                                   cli_layout(&x.s) };
     struct llmroof_request req = { x.s.batch, x.s.prompt, x.s.output };
     struct llmroof_estimate e;
     struct llmroof_err err = { 0 };
@@ -169,7 +171,13 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
         return cli_fail(c, &err);
     memory_fit_batch(&mem, req.batch);
 
-    if (mem.fit == LLMROOF_FIT_WEIGHTS || mem.fit == LLMROOF_FIT_CONTEXT)
+    enum llmroof_dtype fit_dt;
+    if (mem.fit == LLMROOF_FIT_WEIGHTS &&
+        ckpt_fitting_weight_dtype(m, g, &lay, &setup.dt, ctx_len, &x.s.mem, &fit_dt))
+        fprintf(c->errf, "llmroof: warning: %s does not fit on %d x %s in %s weights at a %ld-token context; it fits "
+                         "in %s (--weight-dtype %s)\n",
+                m->id, setup.tp, g->id, dtype_name(setup.dt.weight), ctx_len, dtype_name(fit_dt), dtype_name(fit_dt));
+    else if (mem.fit == LLMROOF_FIT_WEIGHTS || mem.fit == LLMROOF_FIT_CONTEXT)
         fprintf(c->errf, "llmroof: warning: %s does not fit on %d x %s at a %ld-token context (see 'llmroof memory')\n",
                 m->id, setup.tp, g->id, ctx_len);
     else if (mem.fit == LLMROOF_FIT_BATCH)
@@ -198,15 +206,14 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
 
     char b1[32], b2[32];
     if (c->format == TABLE_TEXT || c->format == TABLE_MD) {
-        char wb[32] = "";
-        if (setup.dt.weight_bits > 0)
-            snprintf(wb, sizeof wb, " (%g bits)", setup.dt.weight_bits);
+        char wdesc[128];
+        ckpt_weight_desc(m, &setup.dt, wdesc, sizeof wdesc);
         char lay_s[96] = "";
         if (e.shard.pp > 1 || e.shard.ep > 1)
             snprintf(lay_s, sizeof lay_s, ", PP %d, EP %d%s", e.shard.pp, e.shard.ep,
                      e.shard.dp_attn ? ", data-parallel attention" : "");
-        sbuf_printf(&c->out, "%s on %d x %s (TP %d%s): batch %ld, prompt %ld, output %ld; %s%s weights, %s KV, %s compute\n",
-                    m->id, e.shard.gpus, g->id, setup.tp, lay_s, req.batch, req.prompt, req.output, dtype_name(setup.dt.weight), wb,
+        sbuf_printf(&c->out, "%s on %d x %s (TP %d%s): batch %ld, prompt %ld, output %ld; %s, %s KV, %s compute\n",
+                    m->id, e.shard.gpus, g->id, setup.tp, lay_s, req.batch, req.prompt, req.output, wdesc,
                     dtype_name(setup.dt.kv), dtype_name(setup.dt.act));
         sbuf_printf(&c->out, "efficiency: compute %.2f, memory %.2f, comm %.2f; overhead %.0f us per step",
                     setup.eff.compute, setup.eff.memory, setup.eff.comm, setup.eff.overhead_s * 1e6);

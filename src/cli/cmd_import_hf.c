@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "model/arch.h"
 #include "render/render_json.h"
 
 enum { OPT_NAME = 1 };
@@ -76,6 +77,12 @@ int cmd_import_hf(struct cli *c, int argc, char **argv)
         free(j);
         return cli_fail(c, &err);
     }
+    /* what model cards quote, both ways (cards differ on counting the input embedding) */
+    const struct llmroof_params p = arch_params(&m);
+    fprintf(c->errf, "llmroof: note: %s: %.3f B parameters (%.3f B without the input embedding), %.3f B active "
+            "(%.3f B); KV %.0f B per token and state %.0f B per sequence at 16 bits\n", name, p.total / 1e9,
+            (p.total - p.embedding) / 1e9, p.active / 1e9, (p.active - p.embedding) / 1e9,
+            arch_kv_elems_per_token(&m) * 2.0, arch_state_elems_per_seq(&m) * 2.0);
     sbuf_append(&c->out, j);
     free(j);
     return 0;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "model/ckpt.h"
 #include "render/render_json.h"
 
 static int on_opt(struct cli *c, void *ctx, int id, const char *arg)
@@ -51,7 +52,7 @@ int cmd_memory(struct cli *c, int argc, char **argv)
     const struct llmroof_gpu *g = cli_gpu(c, s.gpu);
     if (!g)
         return 2;
-    struct llmroof_dtypes dt = cli_dtypes(&s);
+    struct llmroof_dtypes dt = ckpt_dtypes(m, cli_dtypes(&s), s.have_weight);
     struct llmroof_memory mem;
     struct llmroof_err err = { 0 };
     const struct llmroof_layout lay = cli_layout(&s);
@@ -84,21 +85,27 @@ int cmd_memory(struct cli *c, int argc, char **argv)
         if (mem.gpus != (int)s.tp)
             snprintf(lay_s, sizeof lay_s, ", PP %d, EP %d%s", lay.pp > 0 ? lay.pp : 1, lay.ep > 0 ? lay.ep : 1,
                      lay.dp_attn ? ", data-parallel attention" : "");
-        sbuf_printf(&c->out, "%s on %d x %s (TP %ld%s): %s weights, %s KV, context %ld tokens, mem-util %.2f\n",
-                    m->id, mem.gpus, g->id, s.tp, lay_s, dtype_name(dt.weight), dtype_name(dt.kv), s.context,
+        char wdesc[128];
+        ckpt_weight_desc(m, &dt, wdesc, sizeof wdesc);
+        sbuf_printf(&c->out, "%s on %d x %s (TP %ld%s): %s, %s KV, context %ld tokens, mem-util %.2f\n",
+                    m->id, mem.gpus, g->id, s.tp, lay_s, wdesc, dtype_name(dt.kv), s.context,
                     s.mem.mem_util);
         if (mem.fit == LLMROOF_FIT_WEIGHTS) {
             sbuf_printf(&c->out, "does NOT fit: needs %s of weights + workspace + reserve per GPU, %s usable",
                         cli_fmt_bytes(mem.weights_bytes_per_gpu + mem.workspace_bytes_per_gpu + mem.reserve_bytes_per_gpu,
                                       b1, sizeof b1),
                         cli_fmt_bytes(mem.usable_bytes, b2, sizeof b2));
+            enum llmroof_dtype fit_dt;
             if (mem.min_tp_fit)
                 sbuf_printf(&c->out, "; smallest TP that fits: %d\n", mem.min_tp_fit);
             else
                 sbuf_printf(&c->out, "; no TP up to 64 fits\n");
+            if (ckpt_fitting_weight_dtype(m, g, &lay, &dt, s.context, &s.mem, &fit_dt))
+                sbuf_printf(&c->out, "fits at TP %ld in %s weights (--weight-dtype %s)\n", s.tp, dtype_name(fit_dt),
+                            dtype_name(fit_dt));
         } else if (mem.fit == LLMROOF_FIT_CONTEXT) {
             sbuf_printf(&c->out, "does NOT fit: the KV cache holds %.0f tokens, less than one %ld-token sequence\n",
-                        mem.kv_capacity_tokens, s.context);
+                        mem.kv_capacity_tokens_replica, s.context);
         } else if (mem.fit == LLMROOF_FIT_BATCH) {
             sbuf_printf(&c->out, "does NOT fit: batch %ld exceeds the max batch of %.0f sequences of %ld tokens\n",
                         s.batch, mem.max_batch, s.context);
@@ -120,7 +127,14 @@ int cmd_memory(struct cli *c, int argc, char **argv)
     row_bytes(&t, "kv_capacity", mem.kv_capacity_bytes_per_gpu);
     row_bytes(&t, "kv_per_token", mem.kv_bytes_per_token);
     row_bytes(&t, "kv_per_token_per_gpu", mem.kv_bytes_per_token_per_gpu);
+    if (mem.state_bytes_per_seq > 0) { /* recurrent layers (docs/model.md "Layer kinds") */
+        row_bytes(&t, "state_per_seq", mem.state_bytes_per_seq);
+        row_bytes(&t, "state_per_seq_per_gpu", mem.state_bytes_per_seq_per_gpu);
+    }
     table_row(&t); table_str(&t, "kv_capacity_tokens"); table_str(&t, ""); table_num(&t, mem.kv_capacity_tokens);
+    if (mem.attn_dp > 1) {
+        table_row(&t); table_str(&t, "kv_capacity_tokens_replica"); table_str(&t, ""); table_num(&t, mem.kv_capacity_tokens_replica);
+    }
     table_row(&t); table_str(&t, "max_batch"); table_str(&t, ""); table_num(&t, mem.max_batch);
     cli_table(c, "memory", &t);
     table_free(&t);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "model/ckpt.h"
 #include "render/render_json.h"
 #include "render/svg.h"
 
@@ -52,7 +53,8 @@ int cmd_roofline(struct cli *c, int argc, char **argv)
     const struct llmroof_gpu *g = m ? cli_gpu(c, x.s.gpu) : NULL;
     if (!m || !g)
         return 2;
-    struct llmroof_setup s = { m, g, (int)x.s.tp, cli_dtypes(&x.s), roofline_effs(g, &x.s.eff), cli_layout(&x.s) };
+    struct llmroof_setup s = { m, g, (int)x.s.tp, ckpt_dtypes(m, cli_dtypes(&x.s), x.s.have_weight),
+                               roofline_effs(g, &x.s.eff), cli_layout(&x.s) };
     struct llmroof_request req = { x.s.batch, x.s.prompt, x.s.output };
     struct llmroof_estimate e;
     struct llmroof_err err = { 0 };

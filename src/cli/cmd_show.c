@@ -5,6 +5,7 @@
 
 #include "cli/cli.h"
 #include "model/arch.h"
+#include "model/layers.h"
 #include "render/render_json.h"
 
 static void kv(struct table *t, const char *field, const char *value, const char *unit)
@@ -126,8 +127,31 @@ static void show_model(struct table *t, const struct llmroof_model *m)
         kvn(t, "params_published", "%.3f", m->params_published / 1e9, "billion");
     kvn(t, "params_total", "%.3f", p.total / 1e9, "billion (derived)");
     kvn(t, "params_active", "%.3f", p.active / 1e9, "billion per token (derived)");
+    kvn(t, "params_total_no_embedding", "%.3f", (p.total - p.embedding) / 1e9, "billion without the input embedding");
+    kvn(t, "params_active_no_embedding", "%.3f", (p.active - p.embedding) / 1e9, "billion per token (derived)");
     kvn(t, "weight_bytes_fp16", "%.2f", p.total * 2.0 / 1e9, "GB (derived)");
     kvn(t, "kv_bytes_per_token_fp16", "%.0f", arch_kv_elems_per_token(m) * 2.0, "B (derived)");
+    if (layers_patterned(m)) {
+        /* the letters per layer are in the catalog entry (layer_pattern); the table keeps 100 columns */
+        kvn(t, "attention_layers", "%.0f", (double)arch_attn_layers(m), "softmax attention (derived)");
+        kvn(t, "linear_layers", "%.0f", (double)arch_linear_layers(m), "linear attention / SSM (derived)");
+        kvn(t, "dense_mlp_layers", "%.0f", (double)arch_dense_layers(m), "(derived)");
+    }
+    if (m->linear_kind != LLMROOF_LINEAR_NONE) {
+        kv(t, "linear_kind", linear_kind_name(m->linear_kind), "");
+        kvn(t, "linear_heads", "%.0f", (double)m->lin_heads, "value heads (Mamba-2: SSM heads)");
+        kvn(t, "linear_key_heads", "%.0f", (double)m->lin_k_heads, "(Mamba-2: groups)");
+        kvn(t, "linear_key_dim", "%.0f", (double)m->lin_k_dim, "state rows per head");
+        kvn(t, "linear_value_dim", "%.0f", (double)m->lin_v_dim, "state columns per head");
+        kvn(t, "state_bytes_per_seq_fp16", "%.0f", arch_state_elems_per_seq(m) * 2.0, "B, whatever the context (derived)");
+    }
+    if (m->dsa_top_k > 0) {
+        kvn(t, "dsa_top_k", "%.0f", (double)m->dsa_top_k, "keys per query");
+        kvn(t, "dsa_index_heads", "%.0f", (double)m->dsa_heads, "");
+        kvn(t, "dsa_index_head_dim", "%.0f", (double)m->dsa_head_dim, "cached per token");
+    }
+    if (m->mtp_layers > 0)
+        kvn(t, "mtp_layers", "%.0f", (double)m->mtp_layers, "multi-token-prediction modules (not counted)");
 }
 
 int cmd_show(struct cli *c, int argc, char **argv)

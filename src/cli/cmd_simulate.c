@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "model/ckpt.h"
 #include "base/parse.h"
 #include "render/render_json.h"
 #include "render/render_sim.h"
@@ -373,7 +374,8 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         x->cfg.think_min_s = x->cfg.think_max_s = 0;
     }
     x->cfg.workload = &wl;
-    x->cfg.setup = (struct llmroof_setup){ m, g, (int)x->s.tp, cli_dtypes(&x->s), roofline_effs(g, &x->s.eff),
+    x->cfg.setup = (struct llmroof_setup){ m, g, (int)x->s.tp, ckpt_dtypes(m, cli_dtypes(&x->s), x->s.have_weight),
+                                           roofline_effs(g, &x->s.eff),
                                            cli_layout(&x->s) };
     x->cfg.mem = x->s.mem;
     if (!x->have_block)

@@ -5,13 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "cli/cli.h"
+#include "fit/servval.h"
 #include "fit/opval.h"
 #include "render/render_json.h"
 #include "render/render_validate.h"
 
 enum { OPT_BY = 1, OPT_MAP, OPT_SVG, OPT_UNC, OPT_MAXDEC, OPT_MAXPRE, OPT_FIT, OPT_FIT_ALL, OPT_FIT_GPUS, OPT_FIT_ENGINES,
-       OPT_OPS, OPT_OUT, OPT_CV, OPT_MAXE2E, OPT_MAXSRV };
+       OPT_OPS, OPT_OUT, OPT_CV, OPT_MAXE2E, OPT_MAXSRV, OPT_SERVING, OPT_SERVING_MAP, OPT_MAXSRVCLS };
 
 struct ctx {
     enum val_group by;
@@ -24,7 +27,35 @@ struct ctx {
     struct cli_setup_opts s;       /* --gpu, --model, --tp, efficiencies (with --ops) */
     bool have_tp;
     enum val_cv_by cv;             /* --cv source|gpu */
+    const char *serving;           /* --serving FILE (default with no FILE.csv: serving.csv beside the catalog) */
+    const char *serving_map;       /* --serving-map FILE */
+    double max_srv_cls[SRV_CLASS_COUNT]; /* --max-serving-class-error CLASS=F,... (0: not asked) */
 };
+
+/* "throughput=0.4,ttft=0.7": a limit per serving class */
+static int parse_class_limits(struct cli *c, const char *arg, double *lim)
+{
+    char buf[256];
+    if (strlen(arg) >= sizeof buf)
+        return cli_usage_error(c, "option '--max-serving-class-error': '%.40s...' is too long", arg);
+    snprintf(buf, sizeof buf, "%s", arg);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(tok, '=');
+        int k = 0;
+        if (eq) {
+            *eq = '\0';
+            for (k = 0; k < SRV_CLASS_COUNT && strcmp(tok, srv_class_name((enum srv_class)k)) != 0; k++)
+                ;
+        }
+        char *end = NULL;
+        double v = eq ? strtod(eq + 1, &end) : 0;
+        if (!eq || k == SRV_CLASS_COUNT || !end || *end || end == eq + 1 || !(v > 0) || v > 10)
+            return cli_usage_error(c, "option '--max-serving-class-error': '%s' is not CLASS=F with CLASS one of "
+                                      "throughput, ttft, tpot, e2e, slo and F in (0, 10]", tok);
+        lim[k] = v;
+    }
+    return 0;
+}
 
 static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
 {
@@ -41,6 +72,9 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     case OPT_MAXPRE: return cli_double(c, "max-prefill-error", arg, 0, 10, true, &x->max_pre);
     case OPT_MAXE2E: return cli_double(c, "max-e2e-error", arg, 0, 10, true, &x->max_e2e);
     case OPT_MAXSRV: return cli_double(c, "max-serving-error", arg, 0, 10, true, &x->max_srv);
+    case OPT_SERVING: x->serving = arg; return 0;
+    case OPT_SERVING_MAP: x->serving_map = arg; return 0;
+    case OPT_MAXSRVCLS: return parse_class_limits(c, arg, x->max_srv_cls);
     case OPT_FIT: x->fit = true; return 0;
     case OPT_FIT_ALL: x->fit = x->fit_all = true; return 0;
     case OPT_FIT_GPUS: x->fit_gpus = arg; return 0;
@@ -625,6 +659,170 @@ static int fit_report(struct cli *c, const char *file, struct val_case *cases, s
     return rc;
 }
 
+/* The serving rows (docs/validation.md "Serving rows"): read, simulate (in sample, or held out
+ * by publication with --cv source), and report per row, per class and per load kind, with every
+ * row that is not predicted and why. JSON: *json receives the "serving" object. */
+static int serving_report(struct cli *c, struct ctx *x, const char *file, const char *map_file, struct val_case *st,
+                          size_t nst, cJSON **json, int *gate_rc)
+{
+    struct llmroof_err err = { 0 };
+    char *text = NULL, *mtext = NULL;
+    size_t len = 0, mlen = 0, n = 0;
+    struct srv_case *cases = NULL;
+    if (catalog_read_file(file, (size_t)64 << 20, &text, &len, &err) ||
+        catalog_read_file(map_file, (size_t)64 << 20, &mtext, &mlen, &err) ||
+        srv_load_cases(&c->cat, text, len, file, mtext, mlen, map_file, &cases, &n, &err)) {
+        free(text);
+        free(mtext);
+        return cli_fail(c, &err);
+    }
+    free(text);
+    free(mtext);
+    int folds = 0, rc = 0;
+    bool held_out = x->cv == VAL_CV_SOURCE;
+    if (held_out ? srv_cross_validate(cases, n, st, nst, &folds, &err)
+                 : srv_predict(cases, n, NULL, NULL, 0, NULL, 0, &err)) {
+        free(cases);
+        return cli_fail(c, &err);
+    }
+    struct table t;
+    table_init(&t, held_out ? "serving rows, held out by publication" : "serving rows");
+    table_col(&t, "id", 0);
+    table_col(&t, "class", 0);
+    table_col(&t, "load", 0);
+    table_col(&t, "model", 0);
+    table_col(&t, "gpu", 0);
+    table_col(&t, "engine", 0);
+    table_col(&t, "metric", 0);
+    table_col(&t, "measured", 3);
+    table_col(&t, "predicted", 3);
+    table_col(&t, "error_pct", 1);
+    cJSON *o = c->format == TABLE_JSON ? cJSON_CreateObject() : NULL, *jr = NULL, *js = NULL;
+    if (o) {
+        cJSON_AddStringToObject(o, "file", file);
+        cJSON_AddStringToObject(o, "map", map_file);
+        cJSON_AddStringToObject(o, "predictions", held_out ? "held out by publication" : "in sample");
+        jr = cJSON_AddArrayToObject(o, "rows");
+        js = cJSON_AddArrayToObject(o, "skipped");
+    }
+    long skipped = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct srv_case *k = &cases[i];
+        if (!k->mapped) {
+            skipped++;
+            if (js) {
+                cJSON *r = cJSON_CreateObject();
+                cJSON_AddStringToObject(r, "id", k->id);
+                cJSON_AddStringToObject(r, "reason", k->reason);
+                cJSON_AddItemToArray(js, r);
+            }
+            continue;
+        }
+        table_row(&t);
+        table_str(&t, k->id);
+        table_str(&t, srv_class_name(srv_metric_class(k->metric)));
+        table_str(&t, srv_load_name(k->load));
+        table_str(&t, k->model->id);
+        table_str(&t, k->gpu->id);
+        table_str(&t, k->engine ? k->engine->id : "-");
+        table_str(&t, k->metric_text);
+        table_num(&t, k->measured);
+        table_num(&t, k->predicted);
+        table_num(&t, 100 * k->err);
+        if (jr) {
+            cJSON *r = cJSON_CreateObject();
+            cJSON_AddStringToObject(r, "id", k->id);
+            cJSON_AddStringToObject(r, "class", srv_class_name(srv_metric_class(k->metric)));
+            cJSON_AddStringToObject(r, "load", srv_load_name(k->load));
+            cJSON_AddStringToObject(r, "model", k->model->id);
+            cJSON_AddStringToObject(r, "gpu", k->gpu->id);
+            cJSON_AddStringToObject(r, "engine", k->engine ? k->engine->id : "");
+            cJSON_AddStringToObject(r, "metric", k->metric_text);
+            cJSON_AddNumberToObject(r, "measured", k->measured);
+            cJSON_AddNumberToObject(r, "predicted", k->predicted);
+            cJSON_AddNumberToObject(r, "error", k->err);
+            if (k->note[0])
+                cJSON_AddStringToObject(r, "assumptions", k->note);
+            cJSON_AddItemToArray(jr, r);
+        }
+    }
+    if (cli_prose(c))
+        sbuf_printf(&c->out, "llmroof validate: %zu serving rows of %s (map %s), %s%s; error = predicted / measured "
+                             "time - 1 (rates inverted), > 0 = llmroof slower\n\n",
+                    n, file, map_file, held_out ? "held out by publication" : "in sample",
+                    held_out ? "" : "");
+    if (held_out && cli_prose(c))
+        sbuf_printf(&c->out, "(%d fits: each publication's rows predicted with every GPU and engine fitted to the "
+                             "static rows of the other publications)\n\n", folds);
+    cli_table(c, "serving", &t);
+    table_free(&t);
+    table_init(&t, held_out ? "serving summary, held out by publication" : "serving summary");
+    table_col(&t, "group", 0);
+    table_col(&t, "n", 0);
+    table_col(&t, "median_abs_pct", 1);
+    table_col(&t, "p90_abs_pct", 1);
+    table_col(&t, "bias_pct", 1);
+    cJSON *jsum = o ? cJSON_AddObjectToObject(o, "summary") : NULL;
+    for (int g = -1; g < SRV_CLASS_COUNT + SRV_LOAD_COUNT; g++) {
+        int cls = g >= 0 && g < SRV_CLASS_COUNT ? g : -1, load = g >= SRV_CLASS_COUNT ? g - SRV_CLASS_COUNT : -1;
+        struct val_stats s = srv_stats(cases, n, cls, load);
+        char name[48];
+        snprintf(name, sizeof name, "%s%s", g < 0 ? "all" : cls >= 0 ? "class " : "load ",
+                 g < 0 ? "" : cls >= 0 ? srv_class_name((enum srv_class)cls) : srv_load_name((enum srv_load)load));
+        if (g >= 0 && s.n == 0)
+            continue;
+        table_row(&t);
+        table_str(&t, name);
+        table_num(&t, (double)s.n);
+        table_num(&t, 100 * s.median_abs);
+        table_num(&t, 100 * s.p90_abs);
+        table_num(&t, 100 * s.bias);
+        if (jsum) {
+            cJSON *r = cJSON_AddObjectToObject(jsum, name);
+            cJSON_AddNumberToObject(r, "n", (double)s.n);
+            cJSON_AddNumberToObject(r, "median_abs", s.median_abs);
+            cJSON_AddNumberToObject(r, "p90_abs", s.p90_abs);
+            cJSON_AddNumberToObject(r, "bias", s.bias);
+        }
+    }
+    if (cli_prose(c))
+        sbuf_append(&c->out, "\n");
+    cli_table(c, "serving-summary", &t);
+    table_free(&t);
+    table_init(&t, "serving rows not predicted");
+    table_col(&t, "id", 0);
+    table_col(&t, "reason", 0);
+    for (size_t i = 0; i < n; i++)
+        if (!cases[i].mapped) {
+            table_row(&t);
+            table_str(&t, cases[i].id);
+            table_str(&t, cases[i].reason);
+        }
+    if (cli_prose(c))
+        sbuf_printf(&c->out, "\n%ld of %zu serving rows not predicted:\n", skipped, n);
+    cli_table(c, "serving-skipped", &t);
+    table_free(&t);
+    if (cli_prose(c))
+        sbuf_append(&c->out, "\n");
+    for (int k = 0; k < SRV_CLASS_COUNT; k++) {
+        if (!(x->max_srv_cls[k] > 0))
+            continue;
+        struct val_stats s = srv_stats(cases, n, k, -1);
+        if (s.n == 0) {
+            fprintf(c->errf, "llmroof: --max-serving-class-error: no %s row of %s was predicted; the gate measured "
+                             "nothing\n", srv_class_name((enum srv_class)k), file);
+            *gate_rc = 1;
+        } else if (s.median_abs > x->max_srv_cls[k]) {
+            fprintf(c->errf, "llmroof: --max-serving-class-error: median |error| of the %s rows %.3f exceeds %.3f\n",
+                    srv_class_name((enum srv_class)k), s.median_abs, x->max_srv_cls[k]);
+            *gate_rc = 1;
+        }
+    }
+    *json = o;
+    free(cases);
+    return rc;
+}
+
 int cmd_validate(struct cli *c, int argc, char **argv)
 {
     static const struct cli_opt opts[] = {
@@ -643,6 +841,9 @@ int cmd_validate(struct cli *c, int argc, char **argv)
         { OPT_OPS, "ops", 0, "FILE", "per-operator kernel times (bench/gpu/measure.py) to compare; needs --gpu", false },
         { OPT_OUT, "out", 0, "FILE", "with --ops: write the GPU entry with the measured asymptotes as efficiencies", false },
         { OPT_CV, "cv", 0, "BY", "cross-validate: leave one source (publication) or gpu out, refit, predict it", false },
+        { OPT_SERVING, "serving", 0, "FILE", "serving rows to simulate (default without FILE.csv: serving.csv beside the catalog)", false },
+        { OPT_SERVING_MAP, "serving-map", 0, "FILE", "how each serving row is set up (default: serving-map.csv beside the catalog)", false },
+        { OPT_MAXSRVCLS, "max-serving-class-error", 0, "LIST", "exit 1 if a serving class's median |error| exceeds its limit: throughput=F,ttft=F,...", false },
         CLI_OPT_GPU,
         CLI_OPT_MODEL,
         CLI_OPT_TP,
@@ -656,9 +857,9 @@ int cmd_validate(struct cli *c, int argc, char **argv)
     char *pos[2];
     int npos = 0;
     static const char *const tables[] = { "rows", "summary", "unmapped", "kernels", "operators", "errors", "gpus",
-                                          "engines", "crossval", NULL };
+                                          "engines", "crossval", "serving", "serving-summary", "serving-skipped", NULL };
     c->tables = tables;
-    c->usage = "llmroof validate [FILE.csv] [--cv source|gpu] [--by metric|gpu|source|model] [--svg FILE] [--uncertainty-out FILE]\n"
+    c->usage = "llmroof validate [FILE.csv] [--serving FILE] [--cv source|gpu] [--by metric|gpu|source|model] [--svg FILE] [--uncertainty-out FILE]\n"
                "       llmroof validate --ops OPS.csv -g GPU [-m MODEL] [-t TP]";
     int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, &x, pos, 2, &npos,
                        "Maps each row of a measurements CSV (the ../shared/validation format) to the catalog,\n"
@@ -745,17 +946,52 @@ int cmd_validate(struct cli *c, int argc, char **argv)
             sbuf_append(&c->out, "\n");
     }
     free(rep);
-    if (!rc) {
-        if (c->format == TABLE_JSON) {
-            char *j = render_json_validate(pos[0], cases, n, x.by);
-            if (j)
-                sbuf_append(&c->out, j);
-            else
-                rc = 1;
-            free(j);
-        } else {
-            render_validate(pos[0], cases, n, x.by, c->format, &c->sel, &c->out);
+    /* the serving rows: asked for, or the installed set's with the installed measurements */
+    char srvfile[PATH_MAX + 32], srvmap[PATH_MAX + 32];
+    const char *sfile = x.serving;
+    int srv_gate = 0;
+    cJSON *srv_json = NULL;
+    if (!rc && (x.serving || npos == 0 || x.serving_map)) {
+        if ((rc = cli_catalog(c)))
+            goto out;
+        if (!sfile) {
+            snprintf(srvfile, sizeof srvfile, "%s/serving.csv", c->data_dir);
+            sfile = srvfile;
         }
+        snprintf(srvmap, sizeof srvmap, "%s/serving-map.csv", c->data_dir);
+        if (c->format != TABLE_JSON)
+            render_validate(pos[0], cases, n, x.by, c->format, &c->sel, &c->out);
+        rc = serving_report(c, &x, sfile, x.serving_map ? x.serving_map : srvmap, cases, n, &srv_json, &srv_gate);
+        if (rc)
+            goto out;
+    } else if (!rc && c->format != TABLE_JSON) {
+        render_validate(pos[0], cases, n, x.by, c->format, &c->sel, &c->out);
+    }
+    if (!rc && c->format == TABLE_JSON) {
+        char *j = render_json_validate(pos[0], cases, n, x.by);
+        cJSON *doc = j && srv_json ? cJSON_Parse(j) : NULL;
+        if (doc) {
+            cJSON_AddItemToObject(doc, "serving", srv_json);
+            srv_json = NULL;
+            char *p = cJSON_Print(doc);
+            if (p) {
+                sbuf_append(&c->out, p);
+                sbuf_append(&c->out, "\n");
+            } else {
+                rc = 1;
+            }
+            free(p);
+            cJSON_Delete(doc);
+        } else if (j && !srv_json) {
+            sbuf_append(&c->out, j);
+        } else {
+            rc = 1;
+        }
+        free(j);
+    }
+    if (!rc && srv_gate) {
+        rc = 1;
+        c->out_on_failure = true;
     }
     if (!rc && (x.max_dec > 0 || x.max_pre > 0 || x.max_e2e > 0 || x.max_srv > 0)) {
         enum val_class dec = VAL_CLASS_DECODE, pre = VAL_CLASS_PREFILL, e2e = VAL_CLASS_E2E;
@@ -765,6 +1001,8 @@ int cmd_validate(struct cli *c, int argc, char **argv)
         rc |= gate(c, pos[0], "serving", val_stats_of(cases, n, is_serving, NULL), x.max_srv);
         c->out_on_failure = rc == 1;
     }
+out:
+    cJSON_Delete(srv_json);
     free(rows);
     free(cases);
     return rc;

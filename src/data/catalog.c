@@ -33,6 +33,17 @@ const char *link_name(enum llmroof_link k)
     return k >= LLMROOF_LINK_NVLINK && k <= LLMROOF_LINK_XGMI ? link_names[k] : "?";
 }
 
+const char *linear_kind_name(enum llmroof_linear k)
+{
+    switch (k) {
+    case LLMROOF_LINEAR_GDN: return "gdn";
+    case LLMROOF_LINEAR_MAMBA2: return "mamba2";
+    case LLMROOF_LINEAR_LIGHTNING: return "lightning";
+    case LLMROOF_LINEAR_NONE: break;
+    }
+    return "none";
+}
+
 const char *attn_kernel_name(enum llmroof_attn_kernel k)
 {
     return k >= LLMROOF_ATTN_FLASH2 && k <= LLMROOF_ATTN_EAGER_PREFILL ? attn_kernel_names[k] : "?";
@@ -353,14 +364,85 @@ int catalog_check_model(const struct llmroof_model *m, const char *where, struct
 #undef BAD
 }
 
+/* The layer pattern, the recurrent mixer and DeepSeek Sparse Attention (docs/catalog.md). */
+static int parse_layer_kinds(struct json_ectx *c, const cJSON *e, struct llmroof_model *m, const char *const *pat_fields,
+                             const char *const *lin_fields, const char *const *dsa_fields)
+{
+    int rc;
+    const cJSON *pat = cJSON_GetObjectItemCaseSensitive(e, "layer_pattern");
+    if (pat) {
+        if (!cJSON_IsObject(pat))
+            return json_ferr(c, "layer_pattern", "must be an object with mixers and ffns");
+        if ((rc = json_check_known(c, pat, "layer_pattern.", pat_fields)) ||
+            (rc = json_get_string(c, pat, "mixers", true, m->mixers, sizeof m->mixers)) ||
+            (rc = json_get_string(c, pat, "ffns", true, m->ffns, sizeof m->ffns)))
+            return rc;
+        if ((long)strlen(m->mixers) != m->layers || strspn(m->mixers, "AWLN") != strlen(m->mixers))
+            return json_ferr(c, "layer_pattern.mixers", "must hold num_layers (%ld) letters of A, W, L, N", m->layers);
+        if ((long)strlen(m->ffns) != m->layers || strspn(m->ffns, "DEN") != strlen(m->ffns))
+            return json_ferr(c, "layer_pattern.ffns", "must hold num_layers (%ld) letters of D, E, N", m->layers);
+        if (!strpbrk(m->mixers, "AW"))
+            return json_ferr(c, "layer_pattern.mixers", "needs at least one attention layer (A or W)");
+        if (strchr(m->mixers, 'W') && m->window <= 0)
+            return json_ferr(c, "layer_pattern.mixers", "has windowed layers (W) but no sliding_window.size");
+        if (strchr(m->ffns, 'E') && m->moe_experts <= 0)
+            return json_ferr(c, "layer_pattern.ffns", "has MoE layers (E) but no moe object");
+    }
+    const cJSON *lin = cJSON_GetObjectItemCaseSensitive(e, "linear");
+    if (lin) {
+        static const char *const kinds[] = { "none", "gdn", "mamba2", "lightning", NULL };
+        char k[16];
+        if (!cJSON_IsObject(lin))
+            return json_ferr(c, "linear", "must be an object");
+        if ((rc = json_check_known(c, lin, "linear.", lin_fields)) ||
+            (rc = json_get_string(c, lin, "kind", true, k, sizeof k)))
+            return rc;
+        int ki = -1;
+        for (int i = 1; kinds[i]; i++)
+            if (!strcmp(k, kinds[i]))
+                ki = i;
+        if (ki < 0)
+            return json_ferr(c, "linear.kind", "must be \"gdn\", \"mamba2\" or \"lightning\", got \"%s\"", k);
+        m->linear_kind = (enum llmroof_linear)ki;
+        if ((rc = json_get_long(c, lin, "heads", true, 1, 65536, &m->lin_heads, NULL)) ||
+            (rc = json_get_long(c, lin, "key_heads", true, 1, 65536, &m->lin_k_heads, NULL)) ||
+            (rc = json_get_long(c, lin, "key_dim", true, 1, 65536, &m->lin_k_dim, NULL)) ||
+            (rc = json_get_long(c, lin, "value_dim", true, 1, 65536, &m->lin_v_dim, NULL)) ||
+            (rc = json_get_long(c, lin, "conv_kernel", false, 0, 1024, &m->lin_conv, NULL)))
+            return rc;
+    }
+    if (m->mixers[0] && strchr(m->mixers, 'L') && m->linear_kind == LLMROOF_LINEAR_NONE)
+        return json_ferr(c, "layer_pattern.mixers", "has recurrent layers (L) but no linear object");
+    const cJSON *dsa = cJSON_GetObjectItemCaseSensitive(e, "dsa");
+    if (dsa) {
+        if (!cJSON_IsObject(dsa))
+            return json_ferr(c, "dsa", "must be an object with top_k, index_heads and index_head_dim");
+        if ((rc = json_check_known(c, dsa, "dsa.", dsa_fields)) ||
+            (rc = json_get_long(c, dsa, "top_k", true, 1, 1000000000, &m->dsa_top_k, NULL)) ||
+            (rc = json_get_long(c, dsa, "index_heads", true, 1, 65536, &m->dsa_heads, NULL)) ||
+            (rc = json_get_long(c, dsa, "index_head_dim", true, 1, 65536, &m->dsa_head_dim, NULL)))
+            return rc;
+        if (m->kv_lora_rank <= 0)
+            return json_ferr(c, "dsa", "needs MLA (an mla object): DeepSeek Sparse Attention indexes the latent cache");
+    }
+    if ((rc = json_get_bool(c, e, "attn_gate", false, &m->attn_gate)) ||
+        (rc = json_get_long(c, e, "mtp_layers", false, 0, 1000, &m->mtp_layers, NULL)))
+        return rc;
+    return LLMROOF_OK;
+}
+
 static int parse_model(struct json_ectx *c, const cJSON *e, struct llmroof_model *m)
 {
     static const char *const fields[] = {
         "id", "name", "hf_id", "hidden_size", "num_layers", "num_heads", "num_kv_heads", "head_dim",
         "intermediate_size", "vocab_size", "max_context", "learned_pos", "tie_embeddings", "mlp", "norm",
         "qkv_bias", "o_bias", "mlp_bias", "parallel_attn", "moe", "params_published", "source",
-        "mla", "sliding_window", "norms_per_layer", "qk_norm", "checkpoint", "params_active_published", NULL
+        "mla", "sliding_window", "norms_per_layer", "qk_norm", "checkpoint", "params_active_published",
+        "layer_pattern", "linear", "dsa", "attn_gate", "mtp_layers", NULL
     };
+    static const char *const pat_fields[] = { "mixers", "ffns", NULL };
+    static const char *const lin_fields[] = { "kind", "heads", "key_heads", "key_dim", "value_dim", "conv_kernel", NULL };
+    static const char *const dsa_fields[] = { "top_k", "index_heads", "index_head_dim", NULL };
     static const char *const moe_fields[] = {
         "experts", "experts_per_token", "expert_intermediate_size", "shared_experts", "first_dense_layers",
         "layer_step", NULL
@@ -483,6 +565,8 @@ static int parse_model(struct json_ectx *c, const cJSON *e, struct llmroof_model
                                   &m->ckpt_expert_bits, NULL)))
             return rc;
     }
+    if ((rc = parse_layer_kinds(c, e, m, pat_fields, lin_fields, dsa_fields)))
+        return rc;
     bool has_act = false;
     if ((rc = json_get_number(c, e, "params_active_published", "params_active_published", false, 1e3, false, 1e14,
                               &m->params_active_published, &has_act)))

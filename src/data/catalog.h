@@ -64,6 +64,16 @@ struct llmroof_gpu {
 };
 
 enum llmroof_mlp { LLMROOF_MLP_GATED, LLMROOF_MLP_PLAIN };
+/* Recurrent (linear-attention / state-space) mixers, docs/model.md "Layer kinds". */
+enum llmroof_linear {
+    LLMROOF_LINEAR_NONE,
+    LLMROOF_LINEAR_GDN,       /* gated DeltaNet (Qwen3-Next; Kimi-Linear's KDA counted alike) */
+    LLMROOF_LINEAR_MAMBA2,    /* Mamba-2 SSD (Nemotron-H, Granite-4.0-H, Falcon-H1) */
+    LLMROOF_LINEAR_LIGHTNING  /* lightning attention (MiniMax-01) */
+};
+const char *linear_kind_name(enum llmroof_linear k); /* "gdn", "mamba2", "lightning" */
+/* Per-layer pattern: at most this many layers may be listed one by one. */
+#define LLMROOF_PATTERN_MAX 256
 enum llmroof_norm { LLMROOF_NORM_RMS, LLMROOF_NORM_LAYER };
 
 struct llmroof_model {
@@ -104,6 +114,24 @@ struct llmroof_model {
     long window_global_every;           /* layer i is global iff (i+1) % n == 0; 0 = every layer local */
     bool window_chunked;                /* Llama-4 chunked attention (keys from the query's chunk only) */
     long norms_per_layer;               /* norm vectors per layer; 0 = 2 (1 with parallel_attn); Gemma-2/3: 4 */
+    /* Layer pattern (docs/model.md "Layer kinds"); "" = every layer attention, with the
+     * window and MoE rules above. Otherwise one letter per layer (layers of them):
+     * mixers: 'A' full attention, 'W' windowed (window), 'L' linear/SSM (linear_kind), 'N' none;
+     * ffns:   'D' dense MLP (intermediate), 'E' MoE, 'N' none. */
+    char mixers[LLMROOF_PATTERN_MAX + 1];
+    char ffns[LLMROOF_PATTERN_MAX + 1];
+    enum llmroof_linear linear_kind;    /* the recurrent mixer of the 'L' layers */
+    long lin_heads;                     /* value heads (Mamba-2: SSM heads) */
+    long lin_k_heads;                   /* key heads (Mamba-2: B/C groups) */
+    long lin_k_dim;                     /* key width per head = state rows (Mamba-2: d_state) */
+    long lin_v_dim;                     /* value width per head = state columns (Mamba-2: head_dim) */
+    long lin_conv;                      /* short causal convolution kernel, 0 = none */
+    bool attn_gate;                     /* attention output gate (Qwen3-Next): q_proj twice as wide */
+    /* DeepSeek Sparse Attention (DeepSeek-V3.2): a lightning indexer picks top-k keys */
+    long dsa_top_k;                     /* keys each query attends to, 0 = dense attention */
+    long dsa_heads;                     /* indexer heads */
+    long dsa_head_dim;                  /* indexer head width (its cache holds one key of it per token) */
+    long mtp_layers;                    /* multi-token-prediction modules shipped (not counted in params) */
     bool qk_norm;                       /* per-head q and k RMSNorm of head_dim (Qwen3, Gemma-3) */
     /* Checkpoint format (quantization_config); 0 bits = not stated, the weight dtype decides. */
     char ckpt_format[16];               /* quantization_config method ("fp8", "mxfp4"), "" = none stated */

@@ -1,5 +1,6 @@
 /* hf.c - a HuggingFace config.json turned into a catalog model entry (llmroof import-hf). */
 #include "data/json_read.h"
+#include "data/hf_internal.h"
 
 
 #include "base/parse.h"
@@ -48,8 +49,7 @@ enum hf_family {
     HF_QWEN3, HF_QWEN3_MOE, HF_DEEPSEEK, HF_GEMMA2, HF_GEMMA3, HF_GPT_OSS, HF_LLAMA4
 };
 
-/* Appends one warning line to `warn` (bounded). */
-static void hf_warn(char *warn, size_t cap, const char *fmt, ...)
+void hf_warn(char *warn, size_t cap, const char *fmt, ...)
 {
     if (!warn || !cap)
         return;
@@ -74,7 +74,7 @@ static const cJSON *hf_get(const cJSON *doc, const char *key)
     return v && !cJSON_IsNull(v) ? v : NULL;
 }
 
-static int hf_int(const char *fname, const cJSON *doc, const char *const *keys, bool required, long dflt,
+int hf_int(const char *fname, const cJSON *doc, const char *const *keys, bool required, long dflt,
                   long lo, long hi, long *out, struct llmroof_err *err)
 {
     double v;
@@ -180,7 +180,14 @@ int catalog_model_from_hf_warn(const char *text, size_t len, const char *fname, 
     if (!id || !json_valid_id(id) || strlen(id) >= sizeof m->id)
         return llmroof_err_set(err, LLMROOF_EINPUT,
                                "--name '%s' must be 1-63 lowercase letters, digits, '-', '.' or '_'", id ? id : "");
-    cJSON *root = json_parse(text, len, fname, err);
+    /* the Hub serves Python-JSON (Nemotron-H: "time_step_limit": [0.0, Infinity]); bare
+     * Infinity and NaN become +-1e999 and null, whose meaning is checked where read */
+    size_t plen = 0;
+    char *ptext = hf_python_json(text, len, &plen);
+    if (!ptext)
+        return llmroof_err_set(err, LLMROOF_EINTERNAL, "%s: out of memory", fname);
+    cJSON *root = json_parse(ptext, plen, fname, err);
+    free(ptext);
     if (!root)
         return LLMROOF_EINPUT;
     if (!cJSON_IsObject(root)) {
@@ -230,11 +237,26 @@ int catalog_model_from_hf_warn(const char *text, size_t len, const char *fname, 
         fam = HF_GPT_OSS;
     else if (!strcmp(type, "llama4") || !strcmp(type, "llama4_text"))
         fam = HF_LLAMA4;
-    else {
+    else if (hf_generic_knows(type) || (type[0] && cJSON_GetObjectItemCaseSensitive(doc, "num_attention_heads"))) {
+        /* every other decoder: the field table (hf_generic.c) */
+        snprintf(m->id, sizeof m->id, "%s", id);
+        snprintf(m->name, sizeof m->name, "%s", id);
+        const cJSON *gn = cJSON_GetObjectItemCaseSensitive(root, "_name_or_path");
+        if (gn && cJSON_IsString(gn) && gn->valuestring && strlen(gn->valuestring) < sizeof m->hf_id)
+            memcpy(m->hf_id, gn->valuestring, strlen(gn->valuestring) + 1);
+        snprintf(m->source, sizeof m->source, "imported from HuggingFace config %s (model_type %s)", fname, type);
+        if (!hf_generic_knows(type))
+            hf_warn(warn, warn_cap, "%s: model_type \"%s\" is read from its fields alone (no type-specific rules)",
+                    fname, type);
+        rc = hf_generic_import(fname, root, doc, type, m, warn, warn_cap, err);
+        if (rc == LLMROOF_OK)
+            goto quant;
+        goto out;
+    } else {
         llmroof_err_set(err, LLMROOF_EINPUT,
                         "%s: field 'model_type' is \"%s\"; supported: llama, mistral, mixtral, qwen2, qwen3, "
                         "qwen3_moe, deepseek_v2, deepseek_v3, kimi_k2, gemma2, gemma3, gpt_oss, llama4, falcon, "
-                        "gptj, opt, internlm",
+                        "gptj, opt, internlm and any decoder whose fields import-hf knows (docs/catalog.md)",
                         fname, type);
         cJSON_Delete(root);
         return LLMROOF_EINPUT;
@@ -478,6 +500,7 @@ int catalog_model_from_hf_warn(const char *text, size_t len, const char *fname, 
         hf_warn(warn, warn_cap, "%s: field 'sliding_window' is not used by model_type %s and is ignored", fname, type);
 
     /* ---- quantized checkpoints ---- */
+quant:;
     const cJSON *qc = hf_get(doc, "quantization_config");
     if (!qc)
         qc = hf_get(root, "quantization_config");

@@ -15,6 +15,8 @@
  * + final norm. This matches ../shared/reference/models.md sections 4-6. */
 #include "model/arch.h"
 
+#include "model/layers.h"
+
 #include <math.h>
 
 static double mlp_params(const struct llmroof_model *m, double width)
@@ -39,6 +41,8 @@ long arch_moe_layers(const struct llmroof_model *m)
 {
     if (m->moe_experts <= 0)
         return 0;
+    if (layers_patterned(m))
+        return (long)layers_count(m, 0, m->layers).moe;
     long step = m->moe_layer_step > 0 ? m->moe_layer_step : 1;
     long first = m->moe_first_dense < m->layers ? m->moe_first_dense : m->layers;
     /* i in [first, L) with (i+1) % step == 0: multiples of step in [first+1, L] */
@@ -47,6 +51,8 @@ long arch_moe_layers(const struct llmroof_model *m)
 
 long arch_local_layers(const struct llmroof_model *m)
 {
+    if (layers_patterned(m))
+        return (long)layers_count(m, 0, m->layers).local;
     if (m->window <= 0)
         return 0;
     if (m->window_global_every <= 0)
@@ -78,6 +84,8 @@ static double attn_layer_params(const struct llmroof_model *m)
     const double qw = H * (double)m->head_dim;
     const double kvw = (double)m->kv_heads * (double)m->head_dim;
     attn = h * qw + 2.0 * h * kvw + qw * h;
+    if (m->attn_gate)
+        attn += h * qw; /* Qwen3-Next: q_proj also yields the sigmoid output gate */
     if (m->qkv_bias)
         attn += qw + 2.0 * kvw;
     if (m->o_bias)
@@ -93,7 +101,28 @@ struct llmroof_params arch_params(const struct llmroof_model *m)
     const double h = (double)m->hidden, L = (double)m->layers;
     const double Lm = (double)arch_moe_layers(m), Ld = L - Lm;
 
-    p.attention = L * attn_layer_params(m);
+    if (layers_patterned(m)) {
+        /* one term per layer kind (docs/model.md "Layer kinds") */
+        const struct llmroof_layer_counts c = layers_count(m, 0, m->layers);
+        p.attention = (c.full + c.local) * (attn_layer_params(m) + layers_dsa_params(m)) +
+                      c.linear * layers_linear_params(m);
+        double expert = 0, moe_total = 0, moe_active = 0;
+        if (c.moe > 0) {
+            expert = mlp_params(m, (double)m->moe_intermediate);
+            const double shared = (double)m->moe_shared * expert, router = h * (double)m->moe_experts;
+            moe_total = (double)m->moe_experts * expert + shared + router;
+            moe_active = (double)m->moe_top_k * expert + shared + router;
+            p.experts = c.moe * (double)m->moe_experts * expert;
+        }
+        p.mlp = c.dense * mlp_params(m, (double)m->intermediate) + c.moe * moe_total;
+        p.norms = (L * arch_norms_per_layer(m) + 1.0) * norm_params(m);
+        p.embedding = (double)m->vocab * h + (double)m->learned_pos * h;
+        p.lm_head = m->tied_embeddings ? 0.0 : (double)m->vocab * h;
+        p.total = p.attention + p.mlp + p.norms + p.embedding + p.lm_head;
+        p.active = p.total - c.moe * (moe_total - moe_active);
+        return p;
+    }
+    p.attention = L * (attn_layer_params(m) + layers_dsa_params(m));
 
     double dense = mlp_params(m, (double)m->intermediate);
     double moe_total = 0, moe_active = 0;
@@ -117,19 +146,48 @@ struct llmroof_params arch_params(const struct llmroof_model *m)
 
 double arch_kv_elems_per_token_layer(const struct llmroof_model *m)
 {
-    if (arch_is_mla(m))
-        return (double)m->kv_lora_rank + (double)m->qk_rope_dim;
+    if (arch_is_mla(m)) /* DSA: plus the indexer's key per token */
+        return (double)m->kv_lora_rank + (double)m->qk_rope_dim + (m->dsa_top_k > 0 ? (double)m->dsa_head_dim : 0.0);
     return 2.0 * (double)m->kv_heads * (double)m->head_dim;
 }
 
 double arch_kv_elems_per_token(const struct llmroof_model *m)
 {
+    if (layers_patterned(m)) {
+        const struct llmroof_layer_counts c = layers_count(m, 0, m->layers);
+        return (c.full + c.local) * arch_kv_elems_per_token_layer(m);
+    }
     return (double)m->layers * arch_kv_elems_per_token_layer(m);
+}
+
+long arch_attn_layers(const struct llmroof_model *m)
+{
+    if (!layers_patterned(m))
+        return m->layers;
+    const struct llmroof_layer_counts c = layers_count(m, 0, m->layers);
+    return (long)(c.full + c.local);
+}
+
+long arch_linear_layers(const struct llmroof_model *m)
+{
+    return layers_patterned(m) ? (long)layers_count(m, 0, m->layers).linear : 0;
+}
+
+long arch_dense_layers(const struct llmroof_model *m)
+{
+    if (!layers_patterned(m))
+        return m->layers - arch_moe_layers(m);
+    return (long)layers_count(m, 0, m->layers).dense;
+}
+
+double arch_state_elems_per_seq(const struct llmroof_model *m)
+{
+    return layers_state_elems_per_seq(m);
 }
 
 double arch_kv_elems_per_seq(const struct llmroof_model *m, double context)
 {
-    const double local = (double)arch_local_layers(m), global = (double)m->layers - local;
+    const double local = (double)arch_local_layers(m), global = (double)arch_attn_layers(m) - local;
     const double w = (double)m->window;
     const double held = local > 0 && context > w ? w : context;
     return (global * context + local * held) * arch_kv_elems_per_token_layer(m);

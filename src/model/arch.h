@@ -55,6 +55,15 @@ double arch_attn_pairs(double new_tokens, double past_tokens, double window, boo
 /* Distinct keys those queries read from the cache (flash attention reads each once). */
 double arch_attn_keys(double new_tokens, double past_tokens, double window, bool chunked);
 
+/* Layers with softmax attention (full or windowed): all of them without a layer pattern. */
+long arch_attn_layers(const struct llmroof_model *m);
+/* Layers with a recurrent (linear-attention / SSM) mixer. */
+long arch_linear_layers(const struct llmroof_model *m);
+/* Layers with a dense MLP (without a pattern: layers - MoE layers). */
+long arch_dense_layers(const struct llmroof_model *m);
+/* Recurrent state elements one sequence holds, all layers (0 without recurrent layers). */
+double arch_state_elems_per_seq(const struct llmroof_model *m);
+
 /* Width of all query heads (heads * head_dim), elements. */
 double arch_q_width(const struct llmroof_model *m);
 

@@ -4,6 +4,7 @@
  * (NVIDIA nccl-tests doc/PERFORMANCE.md), with busbw = link bandwidth * efficiency. */
 #include "model/comm.h"
 
+#include <math.h>
 #include <stdbool.h>
 
 /* Bus bandwidth of n ranks: a ring over a full mesh uses the links to the other n-1 ranks only. */
@@ -83,17 +84,41 @@ static double xfer_s(const struct llmroof_link_model *l, double bytes)
     return bytes / (l->bw_Bps * l->eff);
 }
 
+/* Bus bandwidth of a collective spanning nodes of g GPUs each: NCCL runs one ring (or tree) per
+ * channel, each entering and leaving a node through a different GPU's NIC, so a node's g NICs
+ * carry the inter-node share together and the pipelined ring moves at the slower of the
+ * intra-node bus bandwidth and g NICs (nccl-tests doc/PERFORMANCE.md: bus bandwidth is bounded
+ * by the slowest link, across nodes the network; ml-engineering network/README.md: multi-node
+ * all-reduce busbw of H100 nodes near their 8 x 400 Gb/s of NICs). */
+static double node_bus_bw(const struct llmroof_link_model *intra, const struct llmroof_link_model *net, double g)
+{
+    const double in = bus_bw(intra, g), out = g * net->bw_Bps * net->eff;
+    return in < out ? in : out;
+}
+
+/* Latency of a ring collective over nodes: the intra-domain part's fixed cost (its protocol's
+ * latency with no bytes, without NVLS or an engine's custom kernels, which stay inside a node)
+ * plus the network's latency and one network hop per node step. */
+static double span_latency_s(const struct llmroof_link_model *intra, const struct llmroof_link_model *net, int domain,
+                             double node_steps, bool reduce)
+{
+    struct llmroof_link_model in = *intra;
+    in.nvls_Bps = 0.0;
+    in.custom_latency_s = 0.0;
+    const double lat = reduce ? comm_allreduce_s(&in, domain, 0.0) : comm_allgather_s(&in, domain, 0.0);
+    return lat + net->latency_s + node_steps * net->hop_latency_s;
+}
+
 double comm_allreduce_hier_s(const struct llmroof_link_model *intra, const struct llmroof_link_model *net,
                              int ranks, int domain, double msg_bytes)
 {
     if (ranks <= domain || domain < 1)
         return comm_allreduce_s(intra, ranks, msg_bytes);
-    const double g = (double)domain, nodes = (double)ranks / g;
-    /* reduce-scatter + all-gather inside the domain: (g-1)/g M each way (the two halves
-     * of an intra ring all-reduce); all-reduce of M/g across nodes */
-    double t = comm_allreduce_s(intra, domain, msg_bytes);
-    t += net->latency_s + 2.0 * (nodes - 1.0) * net->hop_latency_s + 2.0 * (nodes - 1.0) / nodes * xfer_s(net, msg_bytes / g);
-    return t;
+    const double n = (double)ranks, g = (double)domain, nodes = n / g;
+    /* NCCL pipelines the intra- and inter-node parts of its ring/tree: 2(n-1)/n * M per rank at
+     * the node bus bandwidth, not the intra all-reduce plus the network phase one after another */
+    return span_latency_s(intra, net, domain, 2.0 * (nodes - 1.0), true) +
+           2.0 * (n - 1.0) / n * msg_bytes / node_bus_bw(intra, net, g);
 }
 
 double comm_allgather_hier_s(const struct llmroof_link_model *intra, const struct llmroof_link_model *net,
@@ -102,9 +127,7 @@ double comm_allgather_hier_s(const struct llmroof_link_model *intra, const struc
     if (ranks <= domain || domain < 1)
         return comm_allgather_s(intra, ranks, msg_bytes);
     const double n = (double)ranks, g = (double)domain, nodes = n / g;
-    /* the other nodes' (nodes-1)/nodes share over the network, then spread in the domain */
-    return net->latency_s + (nodes - 1.0) * net->hop_latency_s + (nodes - 1.0) / nodes * xfer_s(net, msg_bytes / g)
-         + comm_allgather_s(intra, domain, msg_bytes);
+    return span_latency_s(intra, net, domain, nodes - 1.0, false) + (n - 1.0) / n * msg_bytes / node_bus_bw(intra, net, g);
 }
 
 double comm_alltoall_s(const struct llmroof_link_model *intra, const struct llmroof_link_model *net,
@@ -117,6 +140,23 @@ double comm_alltoall_s(const struct llmroof_link_model *intra, const struct llmr
     if (g >= n)
         return intra->latency_s + t_in;
     const double t_net = (n - g) / n * xfer_s(net, msg_bytes);
+    return net->latency_s + (t_in > t_net ? t_in : t_net);
+}
+
+double comm_alltoall_nodes_s(const struct llmroof_link_model *intra, const struct llmroof_link_model *net, int ranks,
+                             int domain, double msg_bytes, double topk)
+{
+    if (ranks <= 1)
+        return 0.0;
+    const double n = (double)ranks, g = (double)(domain < ranks ? domain : ranks);
+    if (g >= n || topk <= 0)
+        return comm_alltoall_s(intra, net, ranks, domain, msg_bytes);
+    /* a token's k copies land on (nodes-1) * (1 - (1 - 1/nodes)^k) other nodes on average
+     * (uniform routing); it crosses the network once to each, then NVLink forwards the copies */
+    const double nodes = n / g;
+    const double remote = (nodes - 1.0) * (1.0 - pow(1.0 - 1.0 / nodes, topk));
+    const double t_net = msg_bytes / topk * remote / (net->bw_Bps * net->eff);
+    const double t_in = (g - 1.0) / g * xfer_s(intra, msg_bytes);
     return net->latency_s + (t_in > t_net ? t_in : t_net);
 }
 

@@ -51,9 +51,11 @@ double comm_allgather_s(const struct llmroof_link_model *l, int ranks, double ms
 /* Several nodes (docs/model.md "Several nodes"). `intra` is the NVLink/xGMI/PCIe link inside
  * a domain of `domain` GPUs, `net` the inter-node network per GPU. */
 
-/* All-reduce over `ranks` > domain GPUs, hierarchical as NCCL's tree/CollNet and the
- * 2D-ring do: intra-domain reduce-scatter, inter-node all-reduce of the 1/g shard
- * (each GPU over its own NIC), intra-domain all-gather (g = GPUs of the group per domain). */
+/* All-reduce and all-gather over `ranks` > domain GPUs (g = GPUs of the group per domain), as
+ * NCCL's ring and tree run them: pipelined across nodes, the nccl-tests bus relation over the
+ * whole group at the node bus bandwidth min(intra busbw over g, g x NIC bandwidth x eff):
+ *   all-reduce: latency + 2(n-1)/n * M / busbw_node; all-gather: latency + (n-1)/n * M / busbw_node
+ * (the latency: the intra ring's with no bytes + the network's + a network hop per node step). */
 double comm_allreduce_hier_s(const struct llmroof_link_model *intra, const struct llmroof_link_model *net,
                              int ranks, int domain, double msg_bytes);
 double comm_allgather_hier_s(const struct llmroof_link_model *intra, const struct llmroof_link_model *net,
@@ -64,6 +66,15 @@ double comm_allgather_hier_s(const struct llmroof_link_model *intra, const struc
  *   latency + max((g-1)/n * M / intra, (n-g)/n * M / net). */
 double comm_alltoall_s(const struct llmroof_link_model *intra, const struct llmroof_link_model *net,
                        int ranks, int domain, double msg_bytes);
+
+/* The same by DeepEP's normal (prefill) kernels: `msg_bytes` holds `topk` copies of each token;
+ * a token crosses the network once per distinct remote node its experts sit on, (nodes-1) *
+ * (1 - (1 - 1/nodes)^k) on average, and NVLink forwards the copies inside the node:
+ *   latency + max((g-1)/g * M / intra, M/k * remote nodes / net)
+ * (deepseek-ai/DeepEP README: normal kernels forward from RDMA to NVLink; low-latency kernels,
+ * comm_alltoall_s, send every copy to its GPU). Inside one domain it is comm_alltoall_s. */
+double comm_alltoall_nodes_s(const struct llmroof_link_model *intra, const struct llmroof_link_model *net, int ranks,
+                             int domain, double msg_bytes, double topk);
 
 /* `boundaries` pipeline sends of msg_bytes between stages of `stage_gpus` GPUs each: a
  * boundary between two domains goes over the network, the others over the intra link;

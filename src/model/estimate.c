@@ -29,6 +29,36 @@ int estimate_check(const struct llmroof_setup *s, struct llmroof_err *err)
     return roofline_check(s->gpu, s->dt.act, err);
 }
 
+double estimate_busiest_seqs(double batch, int replicas)
+{
+    if (replicas <= 1)
+        return batch;
+    return ceil(batch / (double)replicas - 1e-9);
+}
+
+void estimate_ops_replicas(const struct llmroof_model *m, const struct llmroof_shard *sh,
+                           const struct llmroof_dtypes *dt, const struct llmroof_batch *busiest,
+                           const struct llmroof_batch *total, struct llmroof_oplist *out)
+{
+    if (sh->attn_dp <= 1) {
+        ops_build(m, sh, dt, total, out);
+        return;
+    }
+    /* ops_build costs the mean replica (the batch / attn_dp); the busiest replica's batch times
+     * attn_dp makes that mean the busiest replica. The experts alone see every replica's tokens
+     * (DeepSeek-V3 report section 3.4: attention DP, MoE EP, the all-to-all between them). */
+    const double rep = (double)sh->attn_dp;
+    const struct llmroof_batch scaled = { busiest->tokens * rep,     busiest->seqs * rep,
+                                          busiest->attn_pairs * rep, busiest->kv_read_tokens * rep,
+                                          busiest->few_tokens * rep, busiest->few_seqs * rep,
+                                          busiest->few_pairs * rep,  busiest->few_keys * rep };
+    struct llmroof_oplist all;
+    ops_build(m, sh, dt, &scaled, out);
+    ops_build(m, sh, dt, total, &all);
+    out->op[LLMROOF_OP_FFN] = all.op[LLMROOF_OP_FFN];
+    out->experts_hit = all.experts_hit;
+}
+
 /* Sum of a + b*c over integer c in [p, q]. */
 static double sum_linear(double a, double b, double p, double q)
 {
@@ -139,8 +169,11 @@ int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
     const double nmb = out->shard.pp > 1 ? (Ball < out->shard.pp ? Ball : (double)out->shard.pp) : 1.0;
     const double B = Ball / nmb;
     out->micro_batches = nmb;
-    struct llmroof_batch pb = batch_prefill(B, P);
-    ops_build(s->model, &out->shard, &s->dt, &pb, &out->prefill_ops);
+    /* data-parallel attention: whole sequences per replica, the busiest sets the step */
+    const int rep = out->shard.attn_dp > 1 ? out->shard.attn_dp : 1;
+    const double Bb = estimate_busiest_seqs(B, rep);
+    struct llmroof_batch pb = batch_prefill(B, P), pbb = batch_prefill(Bb, P);
+    estimate_ops_replicas(s->model, &out->shard, &s->dt, &pbb, &pb, &out->prefill_ops);
     roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &out->prefill_ops, &out->prefill);
     if (nmb > 1) {
         const double stage = (out->prefill.time_s - out->prefill.op[LLMROOF_OP_PP_SEND].time_s)
@@ -154,10 +187,10 @@ int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
         /* TurboMind prefills all but the last prompt token and samples the first token from a
          * decode step over it (LlamaBatch::contextDecode/Generate, docs/model.md section 5): one
          * decode step of the batch at P keys joins TTFT, and every output token costs a step */
-        struct llmroof_batch fb = batch_decode(B, P);
+        struct llmroof_batch fb = batch_decode(B, P), fbb = batch_decode(Bb, P);
         struct llmroof_oplist fo;
         struct llmroof_phase fp;
-        ops_build(s->model, &out->shard, &s->dt, &fb, &fo);
+        estimate_ops_replicas(s->model, &out->shard, &s->dt, &fbb, &fb, &fo);
         roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &fo, &fp);
         out->first_step_s = fp.time_s;
         out->ttft_s += fp.time_s;
@@ -167,14 +200,16 @@ int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
     if (O >= 2) {
         /* Decode step for output token j (j = 2..O) attends to c = P + j - 1 keys. */
         const double c1 = P + 1.0, c2 = P + O - 1.0;
-        struct llmroof_batch b1 = batch_decode(B, c1), b2 = batch_decode(B, c2);
+        struct llmroof_batch b1 = batch_decode(B, c1), b1b = batch_decode(Bb, c1), b2 = batch_decode(Bb * rep, c2);
         struct llmroof_oplist o2;
         struct llmroof_phase p2;
         /* the first step is built in place and turned into the mean below */
         struct llmroof_oplist *const dops = &out->decode_ops;
         struct llmroof_phase *const dph = &out->decode;
-        ops_build(s->model, &out->shard, &s->dt, &b1, dops);
-        o2 = *dops; /* the last step differs from the first only in what attends to the context */
+        estimate_ops_replicas(s->model, &out->shard, &s->dt, &b1b, &b1, dops);
+        /* the last step differs from the first only in what attends to the context: the busiest
+         * replica's, times the replicas as estimate_ops_replicas scales it (B without them) */
+        o2 = *dops;
         ops_set_context(s->model, &out->shard, &s->dt, &b2, &o2);
         roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, dops, dph);
         /* the last step: only its linear terms are read below */

@@ -45,6 +45,20 @@ struct llmroof_estimate {
                                           decode step (engine first_token_decode), else 0 */
 };
 
+/* Data-parallel attention (docs/model.md "Layouts"): each of the shard's attn_dp replicas holds
+ * whole sequences, and the replicas meet at every MoE layer (dispatch, experts, combine), so
+ * the busiest replica sets the step. Builds into `out` the operators of that step: attention,
+ * projections, norms, dense layers, the router, the all-to-all and the LM head of `busiest`
+ * (the busiest replica's own sequences), the experts of `total` (every replica's tokens, routed
+ * over the EP ranks). Without data-parallel attention it is ops_build of `total`. */
+void estimate_ops_replicas(const struct llmroof_model *m, const struct llmroof_shard *sh,
+                           const struct llmroof_dtypes *dt, const struct llmroof_batch *busiest,
+                           const struct llmroof_batch *total, struct llmroof_oplist *out);
+/* Sequences on the busiest replica when `batch` sequences spread as evenly as whole sequences
+ * allow over `replicas`: ceil(batch / replicas) (a batch smaller than the replicas leaves
+ * replicas idle and the busiest with one). */
+double estimate_busiest_seqs(double batch, int replicas);
+
 /* Validates the setup: TP divides heads, dtypes are storage/compute formats the GPU has. */
 int estimate_check(const struct llmroof_setup *s, struct llmroof_err *err);
 

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "model/arch.h"
+#include "model/layers.h"
 
 struct llmroof_mem_opts memory_default_opts(void)
 {
@@ -72,6 +73,8 @@ static void layer_weights(const struct llmroof_model *m, const struct llmroof_sh
         a += h * (rkv + p) + rkv + rkv * Hq * (n + v) + Hq * v * h;        /* kv_a replicated, kv_b and o sharded */
     } else {
         a = h * (Hq + 2.0 * Kr) * d + Hq * d * h;   /* q, k, v, o shards */
+        if (m->attn_gate)
+            a += h * Hq * d;                        /* Qwen3-Next's output gate, in q_proj */
         if (m->qkv_bias)
             a += (Hq + 2.0 * Kr) * d;
         if (m->qk_norm)
@@ -116,6 +119,17 @@ static double stage_weights(const struct llmroof_model *m, const struct llmroof_
     layer_weights(m, sh, &attn, &dense, &moe_w, &moe_e);
     const double nm = moe_layers_below(m, start + n) - moe_layers_below(m, start);
     double bytes = ((double)n * attn + ((double)n - nm) * dense + nm * moe_w) * w + nm * moe_e * we;
+    if (layers_patterned(m)) {
+        /* per layer kind (layers.h): attention layers carry attn (with the norms), recurrent
+         * layers their mixer split over TP plus the norms, MLP-less layers only the norms */
+        const struct llmroof_layer_counts c = layers_count(m, start, n);
+        const double norms = arch_norms_per_layer(m) * norm_w;
+        const double tp = sh->tp > 0 ? (double)sh->tp : 1.0;
+        bytes = ((c.full + c.local) * (attn + layers_dsa_params(m)) + ((double)n - c.full - c.local) * norms +
+                 c.linear * layers_linear_params(m) / tp + c.dense * dense + c.moe * moe_w) * w + c.moe * moe_e * we;
+    } else if (m->dsa_top_k > 0) {
+        bytes += (double)n * layers_dsa_params(m) * w; /* the indexer, replicated on every rank */
+    }
     if (s == 0)
         bytes += (sh->vocab_per_rank * h + (double)m->learned_pos * h) * w;
     if (s == pp - 1) {
@@ -155,8 +169,30 @@ static double stage_kv_elems(const struct llmroof_model *m, const struct llmroof
     double best = 0;
     for (long s = 0; s < pp; s++) {
         const long start = s * base + (s < extra ? s : extra), n = base + (s < extra ? 1 : 0);
-        const double g = global_layers_below(m, start + n) - global_layers_below(m, start);
-        const double e = (g * ctx + ((double)n - g) * held) * per_layer;
+        double g = global_layers_below(m, start + n) - global_layers_below(m, start), l = (double)n - g;
+        if (layers_patterned(m)) { /* recurrent and mixer-less layers hold no KV */
+            const struct llmroof_layer_counts c = layers_count(m, start, n);
+            g = c.full;
+            l = c.local;
+        }
+        const double e = (g * ctx + l * held) * per_layer;
+        if (e > best)
+            best = e;
+    }
+    return best;
+}
+
+/* Recurrent state elements one sequence holds on one GPU of the fullest stage (TP splits the heads). */
+static double stage_state_elems(const struct llmroof_model *m, const struct llmroof_shard *sh)
+{
+    if (!layers_patterned(m))
+        return 0;
+    const long L = m->layers, pp = sh->pp > 0 ? sh->pp : 1, base = L / pp, extra = L % pp;
+    const double tp = sh->tp > 0 ? (double)sh->tp : 1.0;
+    double best = 0;
+    for (long s = 0; s < pp; s++) {
+        const long start = s * base + (s < extra ? s : extra), n = base + (s < extra ? 1 : 0);
+        const double e = layers_count(m, start, n).linear * layers_state_elems(m) / tp;
         if (e > best)
             best = e;
     }
@@ -175,7 +211,11 @@ static double default_workspace(const struct llmroof_model *m, const struct llmr
                                       : sh->intermediate_per_rank;
     double nw = m->mlp == LLMROOF_MLP_GATED ? 3.0 : 2.0;
     double per_token = 2.0 * h + ((double)sh->heads_per_rank + 2.0 * (double)sh->kv_heads_per_rank) * d + nw * inter;
-    return o->max_batched_tokens * per_token * a + o->max_seqs * (double)m->vocab * 4.0;
+    /* data-parallel attention: the instance's token budget and sequences spread over attn_dp
+     * replicas, each GPU forwarding its replica's share (SGLang sizes DP-attention buffers per DP
+     * rank), so a GPU's workspace follows budget / attn_dp, not the whole instance's budget */
+    const double rep = sh->attn_dp > 1 ? (double)sh->attn_dp : 1.0;
+    return ceil(o->max_batched_tokens / rep) * per_token * a + ceil(o->max_seqs / rep) * (double)m->vocab * 4.0;
 }
 
 int memory_eval(const struct llmroof_model *m, const struct llmroof_gpu *g, int tp,
@@ -223,6 +263,9 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
     out->kv_bytes_per_seq_per_gpu = stage_kv_elems(m, &sh, (double)context_len) * kvb;
     out->kv_bytes_per_token_per_gpu = out->kv_bytes_per_seq_per_gpu / (double)context_len;
     out->context_len = context_len;
+    /* recurrent layers: one state per sequence, whatever its length (layers.h) */
+    out->state_bytes_per_seq = arch_state_elems_per_seq(m) * kvb;
+    out->state_bytes_per_seq_per_gpu = stage_state_elems(m, &sh) * kvb;
 
     double cap = floor(out->kv_capacity_bytes_per_gpu / out->kv_bytes_per_token_per_gpu);
     double per_seq = (double)context_len;
@@ -231,9 +274,16 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
         cap = floor(cap / bs) * bs;             /* whole blocks only */
         per_seq = ceil(per_seq / bs) * bs;      /* each sequence rounds up to a block */
     }
-    out->kv_capacity_tokens = cap;
+    /* data-parallel attention: each replica holds its own sequences in its own GPUs' KV; the
+     * instance's capacity is the replicas' together, a sequence must fit within one */
+    out->kv_capacity_tokens_replica = cap;
+    out->kv_capacity_tokens = cap * (double)sh.attn_dp;
     out->tokens_per_seq = per_seq;
     out->max_batch = floor(cap / per_seq) * (double)sh.attn_dp;
+    if (out->state_bytes_per_seq_per_gpu > 0) /* each sequence holds its state beside its KV */
+        out->max_batch = floor(out->kv_capacity_bytes_per_gpu /
+                               (per_seq * out->kv_bytes_per_token_per_gpu + out->state_bytes_per_seq_per_gpu)) *
+                         (double)sh.attn_dp;
     if (out->free_bytes_per_gpu <= 0)
         out->fit = LLMROOF_FIT_WEIGHTS;
     else if (out->max_batch < 1)

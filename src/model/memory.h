@@ -36,7 +36,10 @@ struct llmroof_memory {
     double kv_capacity_bytes_per_gpu; /* max(free, 0) */
     double kv_bytes_per_token;        /* whole model: 2*layers*kv_heads*head_dim*kv_bytes */
     double kv_bytes_per_token_per_gpu;/* this rank's share (replicated heads counted) */
-    double kv_capacity_tokens;        /* whole tokens that fit (whole blocks when paged) */
+    double kv_capacity_tokens;        /* whole tokens the instance holds (whole blocks when paged): one
+                                         replica's times attn_dp, the one rule memory, simulate and plan use */
+    double kv_capacity_tokens_replica;/* whole tokens one attention replica holds (= the above without
+                                         --dp-attention); a sequence lives in one replica, so it must fit here */
     long context_len;                 /* tokens per sequence asked about */
     double tokens_per_seq;            /* context rounded up to whole blocks */
     double max_batch;                 /* sequences of context_len that fit at once */
@@ -46,6 +49,8 @@ struct llmroof_memory {
     int gpus;                         /* GPUs of the instance (tp, or ep, times pp) */
     int attn_dp;                      /* attention replicas per stage (--dp-attention), each its own sequences */
     double kv_bytes_per_seq_per_gpu;  /* one sequence of context_len on the fullest GPU (windows applied) */
+    double state_bytes_per_seq;       /* recurrent (linear/SSM) layers' state of one sequence, whole model, at the KV dtype */
+    double state_bytes_per_seq_per_gpu; /* the same on the fullest GPU (TP splits heads, PP layers); 0 = none */
 };
 
 /* Weight bytes on one rank of `sh`. */

@@ -10,6 +10,7 @@
 #include "model/ops.h"
 
 #include "model/arch.h"
+#include "model/layers.h"
 
 #include <math.h>
 #include <string.h>
@@ -17,7 +18,7 @@
 static const char *const names[LLMROOF_OP_COUNT] = {
     "norm", "qkv_proj", "kv_write", "attention", "o_proj", "all_reduce",
     "router", "ffn", "final_norm", "lm_head", "all_gather",
-    "attention_local", "mla_kv_up", "dense_ffn", "all_to_all", "pp_send"
+    "attention_local", "mla_kv_up", "dense_ffn", "all_to_all", "pp_send", "linear_mix", "dsa_indexer"
 };
 
 const char *op_name(enum llmroof_opkind k)
@@ -31,6 +32,24 @@ void batch_add(struct llmroof_batch *b, double new_tokens, double past_tokens)
     b->seqs += 1.0;
     b->attn_pairs += new_tokens * past_tokens + new_tokens * (new_tokens + 1.0) / 2.0;
     b->kv_read_tokens += past_tokens + new_tokens;
+    if (new_tokens <= OPS_FEW_QUERY_TOKENS) {
+        b->few_tokens += new_tokens;
+        b->few_seqs += 1.0;
+        b->few_pairs += new_tokens * past_tokens + new_tokens * (new_tokens + 1.0) / 2.0;
+        b->few_keys += past_tokens + new_tokens;
+    }
+}
+
+/* marks the whole of b as few-query when each of its sequences has `per_seq` new tokens */
+static struct llmroof_batch batch_mark_few(struct llmroof_batch b, double per_seq)
+{
+    if (per_seq <= OPS_FEW_QUERY_TOKENS) {
+        b.few_tokens = b.tokens;
+        b.few_seqs = b.seqs;
+        b.few_pairs = b.attn_pairs;
+        b.few_keys = b.kv_read_tokens;
+    }
+    return b;
 }
 
 struct llmroof_batch batch_prefill(double batch, double prompt)
@@ -40,7 +59,7 @@ struct llmroof_batch batch_prefill(double batch, double prompt)
     b.seqs = batch;
     b.attn_pairs = batch * prompt * (prompt + 1.0) / 2.0;
     b.kv_read_tokens = batch * prompt;
-    return b;
+    return batch_mark_few(b, prompt);
 }
 
 struct llmroof_batch batch_decode(double batch, double context)
@@ -51,7 +70,7 @@ struct llmroof_batch batch_decode(double batch, double context)
     b.seqs = batch;
     b.attn_pairs = batch * context;
     b.kv_read_tokens = batch * context;
-    return b;
+    return batch_mark_few(b, 1.0);
 }
 
 int ops_shard(const struct llmroof_model *m, int tp, struct llmroof_shard *out, struct llmroof_err *err)
@@ -138,6 +157,27 @@ static struct llmroof_op attention_op(const struct llmroof_model *m, double Hq, 
     return (struct llmroof_op){ count, 4.0 * d * Hq * pairs, 2.0 * T * Hq * d * a + 2.0 * keys * Kr * d * k, 0, 1, 0 };
 }
 
+/* MLA attention of a mixed step: the few-query sequences absorbed, the others decompressed,
+ * one kernel each (vLLM's MLA backend splits the batch so; FlashMLA serves the first part). */
+static struct llmroof_op mla_attention_mixed(const struct llmroof_model *m, double Hq, double T, double pairs,
+                                             double keys, double fT, double fpairs, double fkeys, double a,
+                                             double k, double count)
+{
+    struct llmroof_op o = { 0 };
+    const double rT = T - fT > 0 ? T - fT : 0.0;
+    if (fT > 0) {
+        o = attention_op(m, Hq, 0, fT, fpairs, fkeys, a, k, true, count);
+    }
+    if (rT > 0) {
+        struct llmroof_op d = attention_op(m, Hq, 0, rT, pairs - fpairs, keys - fkeys, a, k, false, count);
+        o.count = count;
+        o.flops += d.flops;
+        o.bytes += d.bytes;
+        o.kernels += d.kernels;
+    }
+    return o;
+}
+
 /* The operators that depend on the keys each new token attends to: attention (global and
  * windowed layers), the K/V part of its bytes, and MLA's decompressing up-projection. */
 void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
@@ -146,18 +186,37 @@ void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *
     const double a = dtype_bytes(dt->act), w = ops_weight_bytes(dt), k = dtype_bytes(dt->kv);
     const double rep = sh->attn_dp > 1 ? (double)sh->attn_dp : 1.0;
     const double T = b->tokens / rep, S = b->seqs / rep;
-    const double d = (double)m->head_dim, L = (double)m->layers;
+    const double d = (double)m->head_dim, L = (double)arch_attn_layers(m); /* attention layers */
     const double Lloc = (double)arch_local_layers(m), Lglob = L - Lloc;
     const double Hq = (double)sh->heads_per_rank, Kr = (double)sh->kv_heads_per_rank;
     const bool mla = arch_is_mla(m);
     struct llmroof_op *op = out->op;
 
-    /* Decode steps (one new token per sequence) run MLA absorbed, prefill decompressed,
-     * as vLLM and SGLang do (docs/model.md "MLA"). */
-    const bool absorbed = mla && T <= S * 1.0000001;
+    /* MLA: each sequence its own way, as vLLM and SGLang split a step: few-query sequences
+     * (decode, MTP/spec verification) absorbed, prefill chunks decompressed (docs/model.md "MLA") */
+    const double fT = b->few_tokens / rep, fpairs = b->few_pairs / rep, fkeys = b->few_keys / rep;
+    const bool absorbed = mla && fT >= T * 0.9999999;
     out->mla_absorbed = absorbed;
-    const double pairs = b->attn_pairs / rep, keys = b->kv_read_tokens / rep;
-    op[LLMROOF_OP_ATTENTION] = attention_op(m, Hq, Kr, T, pairs, keys, a, k, absorbed, Lglob);
+    double pairs = b->attn_pairs / rep, keys = b->kv_read_tokens / rep;
+    double fp = fpairs, fk = fkeys; /* the few-query sequences' share, for MLA's split */
+    if (m->dsa_top_k > 0 && S > 0) {
+        /* DSA: the indexer scores every past key; attention reads only the top-k of each query
+         * (sum of min(j, k) pairs, at most new * k distinct keys), model/layers.h. The few-query
+         * sequences keep their share of the capped pairs and keys (proportional split). */
+        const double nn = T / S, past = keys / S - nn > 0 ? keys / S - nn : 0.0, kk = (double)m->dsa_top_k;
+        op[LLMROOF_OP_DSA_INDEX] = layers_dsa_op(m, T, pairs, keys, a, ops_weight_bytes(dt), k);
+        op[LLMROOF_OP_DSA_INDEX].count = L;
+        const double npairs = S * arch_attn_pairs(nn, past, kk, false);
+        const double nkeys = S * (nn + past < nn * kk ? nn + past : nn * kk);
+        if (pairs > 0)
+            fp = fpairs * npairs / pairs;
+        if (keys > 0)
+            fk = fkeys * nkeys / keys;
+        pairs = npairs;
+        keys = nkeys;
+    }
+    op[LLMROOF_OP_ATTENTION] = mla ? mla_attention_mixed(m, Hq, T, pairs, keys, fT, fp, fk, a, k, Lglob)
+                                   : attention_op(m, Hq, Kr, T, pairs, keys, a, k, false, Lglob);
     /* K/V reads once per KV head (GQA-aware kernels: FlashAttention-2, XQA, FlashInfer); the
      * K/V part and the group size are kept so that roofline.c can charge engines whose kernels
      * loop over query heads (masked MHA before TensorRT-LLM's XQA, HF's repeat_kv) Hq/Kr reads */
@@ -183,14 +242,45 @@ void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *
          * decompressed, every key's latent expanded to per-head K_nope and V */
         const double rkv = (double)m->kv_lora_rank, n = (double)m->qk_nope_dim, v = (double)m->v_head_dim;
         const double wb = rkv * Hq * (n + v) * w;
-        if (absorbed)
-            op[LLMROOF_OP_MLA_KV_UP] = (struct llmroof_op){ L, 2.0 * T * Hq * rkv * (n + v),
-                                                            wb + T * Hq * (n + 2.0 * rkv + v) * a, 0, 2, wb };
-        else
-            op[LLMROOF_OP_MLA_KV_UP] = (struct llmroof_op){ L, 2.0 * keys * rkv * Hq * (n + v),
-                                                            wb + keys * rkv * k + keys * Hq * (n + v) * a, 0, 1, wb };
+        const double rT = T - fT > 0 ? T - fT : 0.0, rkeys = keys - fkeys > 0 ? keys - fkeys : 0.0;
+        struct llmroof_op up = { L, 0, 0, 0, 0, 0 };
+        if (fT > 0) { /* the absorbed sequences: per new token */
+            up.flops += 2.0 * fT * Hq * rkv * (n + v);
+            up.bytes += wb + fT * Hq * (n + 2.0 * rkv + v) * a;
+            up.kernels += 2;
+            up.wbytes += wb;
+        }
+        if (rT > 0) { /* the decompressed ones: per key */
+            up.flops += 2.0 * rkeys * rkv * Hq * (n + v);
+            up.bytes += wb + rkeys * rkv * k + rkeys * Hq * (n + v) * a;
+            up.kernels += 1;
+            up.wbytes += wb;
+        }
+        op[LLMROOF_OP_MLA_KV_UP] = up;
     }
 
+}
+
+/* Dispatch and combine around each MoE layer (DeepEP README): each rank sends its T tokens' k
+ * hidden vectors and receives them back weighted. Dispatch carries fp8 with one fp32 scale per
+ * 128 values (1 + 4/128 bytes per element) when the experts compute in fp8, else the 16-bit
+ * activations; combine carries bf16 (2 bytes; fp32 models 4). The op keeps their mean message,
+ * count 2 per MoE layer. The busiest rank receives ep_imbalance times the mean. Prefill-type
+ * steps run DeepEP's normal kernels (a token crosses the network once per destination node and
+ * is forwarded over NVLink), decode steps its low-latency kernels (one RDMA write per expert
+ * GPU): a2a_normal and a2a_topk tell comm_alltoall_nodes_s which. */
+void ops_set_all_to_all(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
+                        double T, double S, struct llmroof_oplist *out)
+{
+    const double h = (double)m->hidden, kk = (double)m->moe_top_k;
+    const double r = dt->act == LLMROOF_FP32 || dt->act == LLMROOF_TF32 ? 4.0 : 2.0;
+    const double disp = dt->act == LLMROOF_FP8 ? 1.0 + 4.0 / 128.0 : dtype_bytes(dt->act);
+    const double imb = sh->ep_imbalance > 1.0 ? sh->ep_imbalance : 1.0;
+    const double Lm = (double)arch_moe_layers(m);
+    out->op[LLMROOF_OP_ALL_TO_ALL] = (struct llmroof_op){ 2.0 * Lm, 0, 0, T * kk * h * (disp + r) / 2.0 * imb, 1, 0 };
+    out->ep_ranks = sh->ep;
+    out->a2a_topk = kk;
+    out->a2a_normal = T > S * 1.0000001;
 }
 
 void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
@@ -204,7 +294,8 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
     const double rep = sh->attn_dp > 1 ? (double)sh->attn_dp : 1.0;
     const double Ttot = b->tokens, T = b->tokens / rep, S = b->seqs / rep;
     const double h = (double)m->hidden, d = (double)m->head_dim;
-    const double L = (double)m->layers, Lm = (double)arch_moe_layers(m), Ld = L - Lm;
+    const double L = (double)m->layers, Lm = (double)arch_moe_layers(m), Ld = (double)arch_dense_layers(m);
+    const double La = (double)arch_attn_layers(m), Ll = (double)arch_linear_layers(m); /* layer kinds */
     const double Hq = (double)sh->heads_per_rank, Kr = (double)sh->kv_heads_per_rank;
     const double norm_w = m->norm == LLMROOF_NORM_LAYER ? 2.0 * h : h;
     const double nmat = m->mlp == LLMROOF_MLP_GATED ? 3.0 : 2.0;
@@ -231,31 +322,36 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
         const double qh = Hq * ((double)m->qk_nope_dim + p);
         const double wts = (rq > 0 ? h * rq + rq * qh : h * qh) + h * (rkv + p);
         const double outw = (rq > 0 ? rq : 0.0) + qh + rkv + p;
-        op[LLMROOF_OP_QKV_PROJ] = (struct llmroof_op){ L, 2.0 * T * wts, wts * w + T * h * a + T * outw * a, 0, 3,
+        op[LLMROOF_OP_QKV_PROJ] = (struct llmroof_op){ La, 2.0 * T * wts, wts * w + T * h * a + T * outw * a, 0, 3,
                                                        wts * w };
         /* the cache holds the latent and the rope key: (r_kv + p) per token, replicated per TP rank */
-        op[LLMROOF_OP_KV_WRITE] = (struct llmroof_op){ L, 0.0, T * (rkv + p) * (a + k), 0, 1, 0 };
+        op[LLMROOF_OP_KV_WRITE] = (struct llmroof_op){ La, 0.0, T * (rkv + p) * (a + k), 0, 1, 0 };
         qo_w = Hq * (double)m->v_head_dim;
     } else {
-        const double qkvw = (Hq + 2.0 * Kr) * d;
+        const double qkvw = (Hq * (m->attn_gate ? 2.0 : 1.0) + 2.0 * Kr) * d; /* a gate doubles q */
         op[LLMROOF_OP_QKV_PROJ] = (struct llmroof_op){
-            L, 2.0 * T * h * qkvw,
+            La, 2.0 * T * h * qkvw,
             h * qkvw * w + (m->qkv_bias ? qkvw * w : 0.0) + T * h * a + T * qkvw * a, 0, 2, h * qkvw * w };
         /* read the new K/V (activation dtype), write them into the cache (KV dtype) */
-        op[LLMROOF_OP_KV_WRITE] = (struct llmroof_op){ L, 0.0, 2.0 * T * Kr * d * (a + k), 0, 1, 0 };
+        op[LLMROOF_OP_KV_WRITE] = (struct llmroof_op){ La, 0.0, 2.0 * T * Kr * d * (a + k), 0, 1, 0 };
         qo_w = Hq * d;
     }
 
     ops_set_context(m, sh, dt, b, out);
 
+    if (Ll > 0) {
+        /* recurrent layers: a constant state per sequence instead of a KV cache (layers.c) */
+        op[LLMROOF_OP_LINEAR_MIX] = layers_linear_op(m, sh, T, S, a, w, k);
+        op[LLMROOF_OP_LINEAR_MIX].count = Ll;
+    }
     op[LLMROOF_OP_O_PROJ] = (struct llmroof_op){
-        L, 2.0 * T * qo_w * h, qo_w * h * w + (m->o_bias ? h * w : 0.0) + T * qo_w * a + T * h * a, 0, 1, qo_w * h * w };
+        La, 2.0 * T * qo_w * h, qo_w * h * w + (m->o_bias ? h * w : 0.0) + T * qo_w * a + T * h * a, 0, 1, qo_w * h * w };
 
     if (sh->tp > 1) {
         /* one after attention and one after each MLP that TP shards or EP combines over the TP
          * group (one per layer when both run in parallel off one norm), plus one after the
          * vocabulary-parallel embedding; MoE layers behind an all-to-all need none after the MLP */
-        double n_ar = m->parallel_attn ? L : L + Ld + (a2a ? 0.0 : Lm);
+        double n_ar = m->parallel_attn ? L : La + Ll + Ld + (a2a ? 0.0 : Lm);
         op[LLMROOF_OP_ALL_REDUCE] = (struct llmroof_op){ n_ar + 1.0, 0, 0, T * h * r, 1, 0 };
         /* gather the S rows of V' logits from every rank: message = S * V elements */
         op[LLMROOF_OP_ALL_GATHER] = (struct llmroof_op){ 1.0, 0, 0, S * (double)m->vocab * r, 1, 0 };
@@ -272,12 +368,16 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
         op[LLMROOF_OP_ROUTER] = (struct llmroof_op){ Lm, 2.0 * T * h * E, h * E * w + T * h * a + T * E * a, 0, 2, 0 };
         if (sh->ep > 1) {
             /* EP: E/ep whole experts per rank; the instance's Ttot*k assignments spread over the
-             * ranks, the busiest holding ep_imbalance times the mean. Shared experts: TP-sharded
-             * over the attention group, or replicated with data-parallel attention. */
+             * ranks, the busiest holding ep_imbalance times the mean, and so touching the experts
+             * that imbalance times the tokens would touch: its FLOPs, activations and the expert
+             * weights it streams all scale (the busiest rank sets the step). Shared experts:
+             * TP-sharded over the attention group, or replicated with data-parallel attention. */
             const double Ie = (double)m->moe_intermediate;
             const double asg = Ttot * kk / (double)sh->ep * sh->ep_imbalance;
             const double Ish = (double)m->moe_shared * (sh->dp_attn ? Ie : Ie / (double)sh->tp);
-            hit = ops_experts_hit(E, kk, Ttot) / (double)sh->ep;
+            hit = ops_experts_hit(E, kk, Ttot * sh->ep_imbalance) / (double)sh->ep;
+            if (hit > E / (double)sh->ep)
+                hit = E / (double)sh->ep;
             flops = 2.0 * asg * h * Ie * nmat + 2.0 * T * h * Ish * nmat;
             wb = hit * Ie * nmat * h * we + Ish * nmat * h * w;
             bytes = wb + asg * (2.0 * h + mlp_inter_elems(m->mlp, Ie)) * a
@@ -299,15 +399,11 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
             op[LLMROOF_OP_DENSE_FFN] = dense;
             op[LLMROOF_OP_DENSE_FFN].count = Ld;
         }
-        if (a2a) {
-            /* dispatch and combine: each rank sends its T tokens' k hidden vectors (DeepEP's
-             * normal mode: tokens x top-k x hidden x dtype per call) */
-            op[LLMROOF_OP_ALL_TO_ALL] = (struct llmroof_op){ 2.0 * Lm, 0, 0, T * kk * h * a, 1, 0 };
-            out->ep_ranks = sh->ep;
-        }
+        if (a2a)
+            ops_set_all_to_all(m, sh, dt, T, S, out);
     } else {
         op[LLMROOF_OP_FFN] = dense;
-        op[LLMROOF_OP_FFN].count = L;
+        op[LLMROOF_OP_FFN].count = Ld;
     }
 
     if (sh->pp > 1) {

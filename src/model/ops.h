@@ -32,6 +32,8 @@ enum llmroof_opkind {
     LLMROOF_OP_DENSE_FFN,  /* MoE model: the dense MLP of its leading/interleaved dense layers */
     LLMROOF_OP_ALL_TO_ALL, /* expert parallelism: dispatch and combine of routed tokens (per MoE layer, 2) */
     LLMROOF_OP_PP_SEND,    /* pipeline parallelism: activations sent to the next stage (per boundary) */
+    LLMROOF_OP_LINEAR_MIX, /* recurrent mixer of linear-attention / SSM layers (projections, scan, state) */
+    LLMROOF_OP_DSA_INDEX,  /* DeepSeek Sparse Attention's indexer: scores every past key, picks top-k */
     LLMROOF_OP_COUNT
 };
 
@@ -50,7 +52,22 @@ struct llmroof_batch {
     double seqs;            /* sequences in the step; each yields one logits row */
     double attn_pairs;      /* sum of causal (query, key) pairs */
     double kv_read_tokens;  /* sum of keys read per sequence (cached + new) */
+    /* The same four sums over the sequences with at most OPS_FEW_QUERY_TOKENS new tokens
+     * (decode, MTP and speculative verification): MLA runs these absorbed, the others
+     * (prefill chunks) decompressed, each sequence its own way (docs/model.md "MLA"). */
+    double few_tokens;      /* new tokens of the few-query sequences */
+    double few_seqs;        /* few-query sequences */
+    double few_pairs;       /* their (query, key) pairs */
+    double few_keys;        /* their keys read */
 };
+
+/* A sequence with at most this many new tokens in a step is a few-query one: vLLM's MLA backend
+ * sends query lengths up to 1 + speculative tokens down its decode (absorbed, FlashMLA) path and
+ * longer ones down the prefill (decompressed) path; SGLang runs decode and target verification
+ * absorbed and extends decompressed. 16 covers MTP and draft lengths up to 15, and sits far
+ * below the FLOP break-even of the two forms (DeepSeek-V3: r_kv(n+v) / ((2r_kv+p) - (n+p+v)) =
+ * 512*256/768 = 171 new tokens per sequence), so either reading costs the same. */
+#define OPS_FEW_QUERY_TOKENS 16.0
 
 /* Adds a sequence that processes `new_tokens` after `past_tokens` already cached:
  * pairs += new*past + new*(new+1)/2; keys read += past + new. */
@@ -128,6 +145,10 @@ struct llmroof_oplist {
     double experts_hit;                     /* MoE: expected distinct experts per layer (this rank's under EP), else 0 */
     bool mla_absorbed;                      /* MLA step run with absorbed weights over the latent (decode) */
     int ep_ranks;                           /* all-to-all group (expert parallelism), 0 = none */
+    double a2a_topk;                        /* all-to-all: copies of each token (routed experts, top-k) */
+    bool a2a_normal;                        /* all-to-all by DeepEP's normal kernels (prefill-type step:
+                                               once per node over the network, NVLink forwarding);
+                                               false: low-latency kernels (decode, one send per GPU) */
     int stage_gpus;                         /* GPUs per pipeline stage (pp_send placement), 0 = no PP */
     double attn_kv_bytes;                   /* the K/V-cache reads inside op[ATTENTION].bytes, per instance */
     double q_per_kv;                        /* query heads per KV head on a rank (GQA group size; 1 for MLA) */
@@ -150,6 +171,11 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
  * costs this instead of a whole ops_build (estimate.c's last step). */
 void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
                      const struct llmroof_batch *b, struct llmroof_oplist *out);
+
+/* Sets op[ALL_TO_ALL], ep_ranks, a2a_topk and a2a_normal for T tokens of S sequences on one
+ * attention replica (docs/model.md "Layouts": dtypes per direction, normal vs low-latency). */
+void ops_set_all_to_all(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
+                        double T, double S, struct llmroof_oplist *out);
 
 /* Expected distinct experts that `tokens` tokens touch with top-k routing over E
  * experts, assuming uniform independent routing: E * (1 - (1 - k/E)^tokens). */

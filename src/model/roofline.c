@@ -162,7 +162,9 @@ static double rl_comm_s(const struct rl_ctx *r, const struct llmroof_gpu *g, int
     const struct llmroof_op *op = &ops->op[k];
     double one;
     if (k == LLMROOF_OP_ALL_TO_ALL)
-        one = comm_alltoall_s(&r->link, &r->net, ops->ep_ranks, r->dom, op->comm_bytes);
+        one = ops->a2a_normal ? comm_alltoall_nodes_s(&r->link, &r->net, ops->ep_ranks, r->dom, op->comm_bytes,
+                                                      ops->a2a_topk)
+                              : comm_alltoall_s(&r->link, &r->net, ops->ep_ranks, r->dom, op->comm_bytes);
     else if (k == LLMROOF_OP_PP_SEND)
         one = comm_pp_sends_s(&r->link, &r->net, r->dom, ops->stage_gpus, op->count, op->comm_bytes) / op->count;
     else if (tp > r->dom && g->net_bw_Bps > 0)

@@ -237,6 +237,31 @@ static cJSON *model_entry(const struct llmroof_model *m, const char *schema)
         if (m->ckpt_expert_bits > 0)
             cJSON_AddNumberToObject(ck, "expert_bits", m->ckpt_expert_bits);
     }
+    if (m->mixers[0]) {
+        cJSON *lp = cJSON_AddObjectToObject(o, "layer_pattern");
+        cJSON_AddStringToObject(lp, "mixers", m->mixers);
+        cJSON_AddStringToObject(lp, "ffns", m->ffns);
+    }
+    if (m->linear_kind != LLMROOF_LINEAR_NONE) {
+        cJSON *ln = cJSON_AddObjectToObject(o, "linear");
+        cJSON_AddStringToObject(ln, "kind", linear_kind_name(m->linear_kind));
+        cJSON_AddNumberToObject(ln, "heads", (double)m->lin_heads);
+        cJSON_AddNumberToObject(ln, "key_heads", (double)m->lin_k_heads);
+        cJSON_AddNumberToObject(ln, "key_dim", (double)m->lin_k_dim);
+        cJSON_AddNumberToObject(ln, "value_dim", (double)m->lin_v_dim);
+        if (m->lin_conv > 0)
+            cJSON_AddNumberToObject(ln, "conv_kernel", (double)m->lin_conv);
+    }
+    if (m->dsa_top_k > 0) {
+        cJSON *ds = cJSON_AddObjectToObject(o, "dsa");
+        cJSON_AddNumberToObject(ds, "top_k", (double)m->dsa_top_k);
+        cJSON_AddNumberToObject(ds, "index_heads", (double)m->dsa_heads);
+        cJSON_AddNumberToObject(ds, "index_head_dim", (double)m->dsa_head_dim);
+    }
+    if (m->attn_gate)
+        cJSON_AddBoolToObject(o, "attn_gate", true);
+    if (m->mtp_layers > 0)
+        cJSON_AddNumberToObject(o, "mtp_layers", (double)m->mtp_layers);
     if (m->has_params_published)
         cJSON_AddNumberToObject(o, "params_published", m->params_published);
     if (m->params_active_published > 0)
@@ -349,6 +374,8 @@ static void add_memory_fields(cJSON *o, const struct llmroof_memory *mem)
     cJSON_AddNumberToObject(o, "kv_bytes_per_token", mem->kv_bytes_per_token);
     cJSON_AddNumberToObject(o, "kv_bytes_per_token_per_gpu", mem->kv_bytes_per_token_per_gpu);
     cJSON_AddNumberToObject(o, "kv_capacity_tokens", mem->kv_capacity_tokens);
+    if (mem->attn_dp > 1)
+        cJSON_AddNumberToObject(o, "kv_capacity_tokens_replica", mem->kv_capacity_tokens_replica);
     cJSON_AddNumberToObject(o, "max_batch", mem->max_batch);
     if (mem->min_tp_fit)
         cJSON_AddNumberToObject(o, "min_tp_fit", mem->min_tp_fit);
@@ -522,7 +549,7 @@ char *render_json_report(const struct llmroof_report *r)
             cJSON *ops = cJSON_AddObjectToObject(j, k ? "decode_ops" : "prefill_ops");
             const double *sh = k ? x->decode_share : x->prefill_share;
             for (int c = 0; c < REPORT_CAT_COUNT; c++)
-                if (c != REPORT_ROUTER || r->moe)
+                if (report_cat_shown(r, (enum report_cat)c))
                     cJSON_AddNumberToObject(ops, report_cat_name((enum report_cat)c), sh[c]);
         }
     }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/ckpt.h"
 #include "render/svg.h"
 
 const char *report_status_name(enum report_status s)
@@ -103,7 +104,7 @@ void report_table_shares(const struct llmroof_report *r, bool decode, struct tab
     table_col(t, "gpu", 0);
     table_col(t, "tp", 0);
     for (int c = 0; c < REPORT_CAT_COUNT; c++)
-        if (c != REPORT_ROUTER || r->moe)
+        if (report_cat_shown(r, (enum report_cat)c))
             table_col(t, report_cat_name((enum report_cat)c), 1);
     for (int i = 0; i < r->nrows; i++) {
         const struct report_row *x = &r->rows[i];
@@ -112,7 +113,7 @@ void report_table_shares(const struct llmroof_report *r, bool decode, struct tab
         table_num(t, x->tp);
         const double *sh = decode ? x->decode_share : x->prefill_share;
         for (int c = 0; c < REPORT_CAT_COUNT; c++) {
-            if (c == REPORT_ROUTER && !r->moe)
+            if (!report_cat_shown(r, (enum report_cat)c))
                 continue;
             if (x->has_est)
                 table_num(t, 100 * sh[c]);
@@ -124,8 +125,10 @@ void report_table_shares(const struct llmroof_report *r, bool decode, struct tab
 
 static void header(const struct llmroof_report *r, struct sbuf *out, const char *prefix)
 {
-    sbuf_printf(out, "%sllmroof report: %s, batch %ld, prompt %ld, output %ld; %s weights, %s KV, %s compute\n", prefix,
-                r->model->id, r->req.batch, r->req.prompt, r->req.output, dtype_name(r->dt.weight),
+    char wdesc[128];
+    ckpt_weight_desc(r->model, &r->dt, wdesc, sizeof wdesc);
+    sbuf_printf(out, "%sllmroof report: %s, batch %ld, prompt %ld, output %ld; %s, %s KV, %s compute\n", prefix,
+                r->model->id, r->req.batch, r->req.prompt, r->req.output, wdesc,
                 dtype_name(r->dt.kv), dtype_name(r->dt.act));
     if (r->has_layout) {
         const struct llmroof_layout *l = &r->layout;
@@ -216,7 +219,7 @@ void render_report_chart(const struct llmroof_report *r, bool decode, bool stand
     int map[REPORT_CAT_COUNT] = { 0 };
     size_t ns = 0;
     for (int c = 0; c < REPORT_CAT_COUNT; c++)
-        if (c != REPORT_ROUTER || r->moe) {
+        if (report_cat_shown(r, (enum report_cat)c)) {
             series[ns] = report_cat_name((enum report_cat)c);
             map[ns++] = c;
         }

@@ -6,7 +6,8 @@
 #include <string.h>
 
 static const char *const cat_names[REPORT_CAT_COUNT] = {
-    "qkv_proj", "attention", "kv_write", "o_proj", "ffn", "router", "norm", "all_reduce", "lm_head",
+    "qkv_proj", "attention", "kv_write", "o_proj", "ffn", "router", "norm", "all_reduce", "all_to_all",
+    "pp_send", "lm_head",
     "all_gather", "overhead"
 };
 
@@ -24,11 +25,13 @@ static enum report_cat cat_of(enum llmroof_opkind k)
     case LLMROOF_OP_KV_WRITE: return REPORT_KV_WRITE;
     case LLMROOF_OP_ATTENTION:
     case LLMROOF_OP_ATTN_LOCAL:
-    case LLMROOF_OP_MLA_KV_UP: return REPORT_ATTENTION;
+    case LLMROOF_OP_MLA_KV_UP:
+    case LLMROOF_OP_LINEAR_MIX:
+    case LLMROOF_OP_DSA_INDEX: return REPORT_ATTENTION;
     case LLMROOF_OP_O_PROJ: return REPORT_O_PROJ;
-    case LLMROOF_OP_ALL_REDUCE:
-    case LLMROOF_OP_ALL_TO_ALL: /* layout communication is counted with the all-reduce */
-    case LLMROOF_OP_PP_SEND: return REPORT_ALL_REDUCE;
+    case LLMROOF_OP_ALL_REDUCE: return REPORT_ALL_REDUCE;
+    case LLMROOF_OP_ALL_TO_ALL: return REPORT_ALL_TO_ALL; /* expert dispatch and combine */
+    case LLMROOF_OP_PP_SEND: return REPORT_PP_SEND;
     case LLMROOF_OP_ROUTER: return REPORT_ROUTER;
     case LLMROOF_OP_FFN:
     case LLMROOF_OP_DENSE_FFN: return REPORT_FFN;
@@ -37,6 +40,16 @@ static enum report_cat cat_of(enum llmroof_opkind k)
     case LLMROOF_OP_COUNT: break;
     }
     return REPORT_OVERHEAD;
+}
+
+bool report_cat_shown(const struct llmroof_report *r, enum report_cat c)
+{
+    switch (c) {
+    case REPORT_ROUTER: return r->moe;
+    case REPORT_ALL_TO_ALL: return r->layout.ep > 1;
+    case REPORT_PP_SEND: return r->layout.pp > 1;
+    default: return c >= 0 && c < REPORT_CAT_COUNT;
+    }
 }
 
 static void shares(const struct llmroof_phase *p, double *out)
@@ -74,6 +87,16 @@ static void list_append(char *buf, size_t cap, const char *item)
 {
     size_t n = strlen(buf);
     snprintf(buf + n, cap - n, "%s%s", n ? ", " : "", item);
+}
+
+/* Two estimated rows of one GPU type (which then use the same GPU count: no scaling row). */
+static bool same_gpus_pair(const struct llmroof_report *r)
+{
+    for (int i = 0; i < r->nrows; i++)
+        for (int j = i + 1; j < r->nrows; j++)
+            if (r->rows[i].has_est && r->rows[j].has_est && r->rows[i].gpu == r->rows[j].gpu)
+                return true;
+    return false;
 }
 
 static void observe(struct llmroof_report *r)
@@ -119,6 +142,9 @@ static void observe(struct llmroof_report *r)
                     100 * x->tp_scaling_eff, 100 * REPORT_SCALING_POOR);
         }
     }
+    if (!worst && r->has_layout && same_gpus_pair(r))
+        add_obs(r, "Every configuration of a GPU uses the same number of GPUs under this layout, so no row "
+                   "shows what adding GPUs pays; compare layouts with more GPUs to see it.");
     if (!poor && worst)
         add_obs(r, "TP scaling efficiency stays at or above %.0f%% everywhere; the lowest is %s at TP %d, %.0f%% "
                    "(TPOT %.2f ms against %.2f ms at TP %d).",
@@ -142,7 +168,11 @@ static void observe(struct llmroof_report *r)
         }
     }
     if (dec[0])
-        add_obs(r, "Communication-dominated decode (all-reduce and all-gather above %.0f%% of TPOT): %s.",
+        add_obs(r, "Communication-dominated decode (all-reduce%s above %.0f%% of TPOT): %s.",
+                r->layout.ep > 1 && r->layout.pp > 1 ? ", all-gather, all-to-all and pipeline sends"
+                : r->layout.ep > 1                  ? ", all-gather and all-to-all"
+                : r->layout.pp > 1                  ? ", all-gather and pipeline sends"
+                                                    : " and all-gather",
                 100 * REPORT_COMM_HEAVY, dec);
     else
         add_obs(r, "No configuration spends more than %.0f%% of a decode step communicating.", 100 * REPORT_COMM_HEAVY);
@@ -270,7 +300,10 @@ int report_build(const struct report_input *in, struct llmroof_report *out, stru
             }
         }
     }
-    /* TP scaling efficiency against the smallest estimated TP of the same GPU */
+    /* TP scaling efficiency against the estimated row of the same GPU with the fewest GPUs (the
+     * smallest TP among them). Only rows with more GPUs than that reference get one: with EP 8
+     * and --dp-attention every TP uses the same 8 GPUs, and comparing those rows would say
+     * nothing about adding GPUs. */
     for (int i = 0; i < out->nrows; i++) {
         struct report_row *x = &out->rows[i];
         if (!x->has_est)
@@ -278,10 +311,11 @@ int report_build(const struct report_input *in, struct llmroof_report *out, stru
         const struct report_row *ref = NULL;
         for (int j = 0; j < out->nrows; j++) {
             const struct report_row *y = &out->rows[j];
-            if (y->gpu == x->gpu && y->has_est && (!ref || y->tp < ref->tp))
+            if (y->gpu == x->gpu && y->has_est &&
+                (!ref || y->gpus < ref->gpus || (y->gpus == ref->gpus && y->tp < ref->tp)))
                 ref = y;
         }
-        if (ref && ref->tp < x->tp && x->est.tpot_s > 0) {
+        if (ref && ref->gpus < x->gpus && x->est.tpot_s > 0) {
             x->has_scaling = true;
             x->scaling_ref_tp = ref->tp;
             x->scaling_ref_tpot_s = ref->est.tpot_s;

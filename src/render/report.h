@@ -17,9 +17,14 @@
 /* Operator categories of the share tables (norm and final_norm fold into "norm"). */
 enum report_cat {
     REPORT_QKV, REPORT_ATTENTION, REPORT_KV_WRITE, REPORT_O_PROJ, REPORT_FFN, REPORT_ROUTER, REPORT_NORM,
-    REPORT_ALL_REDUCE, REPORT_LM_HEAD, REPORT_ALL_GATHER, REPORT_OVERHEAD, REPORT_CAT_COUNT
+    REPORT_ALL_REDUCE, REPORT_ALL_TO_ALL, REPORT_PP_SEND, REPORT_LM_HEAD, REPORT_ALL_GATHER, REPORT_OVERHEAD,
+    REPORT_CAT_COUNT
 };
 const char *report_cat_name(enum report_cat c);
+struct llmroof_report;
+/* Whether a report shows category c: router only for MoE models, all_to_all only with expert
+ * parallelism, pp_send only with pipeline parallelism (so a TP-only report keeps its columns). */
+bool report_cat_shown(const struct llmroof_report *r, enum report_cat c);
 
 enum report_status {
     REPORT_OK,        /* estimated, fits */

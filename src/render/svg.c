@@ -9,7 +9,7 @@
 /* A colour-blind-safe qualitative palette (Okabe and Ito, 2008), extended with greys. */
 static const char *const palette[] = {
     "#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#F0E442", "#000000",
-    "#999999", "#7F3C8D", "#BBBBBB", "#444444"
+    "#999999", "#7F3C8D", "#BBBBBB", "#444444", "#A6761D"
 };
 #define NPAL (sizeof palette / sizeof palette[0])
 

@@ -102,7 +102,6 @@ int plan_meets(const struct plan_input *in, const struct llmroof_gpu *g, int tp,
         struct llmroof_memory mem;
         if ((rc = memory_eval_layout(in->model, g, &lay, &in->dt, 1, &mo, &mem, err)))
             return rc;
-        mem.kv_capacity_tokens *= (double)mem.attn_dp; /* data-parallel attention replicas add up */
         double P = in->mean_prompt, O = in->mean_output;
         if (!(P > 0 && O > 0))
             mean_lengths(c.workload, c.seed, &P, &O);
@@ -518,7 +517,7 @@ static int option_figures(const struct plan_input *in, int code, long batch, str
         return rc;
     const int ig = inst_gpus(in, code);
     o->weights_bytes_per_gpu = mem.weights_bytes_per_gpu;
-    o->kv_tokens_per_gpu = mem.kv_capacity_tokens * (double)mem.attn_dp / ig;
+    o->kv_tokens_per_gpu = mem.kv_capacity_tokens / ig;
     long b = batch < 1 ? 1 : batch;
     if (mem.max_batch >= 1 && (double)b > mem.max_batch)
         b = (long)mem.max_batch;

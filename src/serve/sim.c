@@ -168,11 +168,17 @@ static void advance(struct runner *r, struct engine *e, double now)
             if (e->pg && rs->group >= 0 && r->cached_len > 0 && rs->shared == 0 && !e->pg[rs->group].resident &&
                 rs->computed >= r->cached_len) {
                 struct pgroup *pg = &e->pg[rs->group];
-                pg->blocks = r->cached_len / e->bs;
-                pg->refs = 1;
-                pg->resident = true;
-                rs->blocks -= pg->blocks;
-                rs->shared = pg->blocks;
+                /* recurrent layers cannot resume from per-token blocks: the prefix also keeps a
+                 * snapshot of the state at its end (state_blocks more), when there is room */
+                const long tok = r->cached_len / e->bs, snap = e->state_blocks;
+                if (snap <= e->free_blocks) {
+                    e->free_blocks -= snap;
+                    pg->blocks = tok + snap;
+                    pg->refs = 1;
+                    pg->resident = true;
+                    rs->blocks -= tok;
+                    rs->shared = tok;
+                }
             }
         }
         if (rs->generated >= rs->output || (c->first_token_only && rs->generated >= 1)) {
@@ -331,6 +337,8 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     *kv_bytes_per_token = mem.kv_bytes_per_token;
     if ((rc = ops_shard_layout(s->model, &lay, &e->sh, err)))
         return rc;
+    if (e->sh.attn_dp > 1 && !(e->rb = calloc((size_t)e->sh.attn_dp, sizeof *e->rb)))
+        return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d attention replicas", e->sh.attn_dp);
     if (c->spec.kind == SIM_SPEC_DRAFT && !e->prefill_only) {
         e->draft = *s;
         e->draft.model = c->spec.draft;
@@ -345,14 +353,19 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
         cap_bytes -= mem.weights_bytes_per_gpu / (double)s->model->layers; /* the head: about one layer */
     }
     double tokens = per_token > 0 && cap_bytes > 0 ? floor(cap_bytes / per_token) : 0;
-    if (tokens > mem.kv_capacity_tokens * (double)mem.attn_dp)
-        tokens = mem.kv_capacity_tokens * (double)mem.attn_dp;
+    if (tokens > mem.kv_capacity_tokens)
+        tokens = mem.kv_capacity_tokens;
     e->total_blocks = (long)floor(tokens / (double)e->bs);
     if (e->total_blocks < 1)
         return llmroof_err_set(err, LLMROOF_EINPUT,
                                "%s does not fit on %d x %s: no memory is left for the KV cache (see 'llmroof memory')",
                                s->model->id, s->tp, s->gpu->id);
     e->free_blocks = e->total_blocks;
+    /* recurrent layers: each sequence's state, in whole blocks of the KV pool (vLLM's hybrid
+     * allocator also gives the state pages of the KV pool) */
+    e->state_blocks = mem.state_bytes_per_seq_per_gpu > 0 && mem.kv_bytes_per_token_per_gpu > 0
+                          ? (long)ceil(mem.state_bytes_per_seq_per_gpu / (mem.kv_bytes_per_token_per_gpu * (double)e->bs))
+                          : 0;
     e->st.kv_blocks_total = e->total_blocks;
     e->st.pool = pool;
     long cap = (c->max_seqs < nreq ? c->max_seqs : nreq) + 1;
@@ -371,6 +384,7 @@ static void engines_free(struct runner *r)
         free(r->E[i].run);
         free(r->E[i].waiting.v);
         free(r->E[i].pg);
+        free(r->E[i].rb);
     }
     free(r->E);
     r->E = NULL;
@@ -444,27 +458,106 @@ static void create_arrivals(struct runner *r)
 }
 
 /* Phase 4: the event loop. The earliest of the next arrival and the busy instance with the
- * earliest clock goes next; an arrival at the same instant as an iteration's start joins it. */
+ * earliest clock goes next; an arrival at the same instant as an iteration's start joins it.
+ * Busy instances sit in a min-heap by (clock, index), so the next one is found in O(1) and
+ * re-placed in O(log N) after it steps or receives a request (a linear scan over every
+ * instance per event was two thirds of a 256-instance plan's time, issue 24); the order is
+ * the scan's: the earliest clock, ties to the lower index. */
+struct busy_heap {
+    int *v;   /* engine indices, heap-ordered by (now, index) */
+    int *pos; /* per engine: its slot in v, -1 when idle */
+    int n;
+};
+
+static bool busy_less(const struct runner *r, int a, int b)
+{
+    double ta = r->E[a].now, tb = r->E[b].now;
+    return ta < tb || (ta == tb && a < b);
+}
+
+static void busy_swap(struct busy_heap *h, int i, int j)
+{
+    int t = h->v[i];
+    h->v[i] = h->v[j];
+    h->v[j] = t;
+    h->pos[h->v[i]] = i;
+    h->pos[h->v[j]] = j;
+}
+
+static void busy_sift(const struct runner *r, struct busy_heap *h, int i)
+{
+    while (i > 0 && busy_less(r, h->v[i], h->v[(i - 1) / 2])) {
+        busy_swap(h, i, (i - 1) / 2);
+        i = (i - 1) / 2;
+    }
+    for (;;) {
+        int l = 2 * i + 1, rr = l + 1, m = i;
+        if (l < h->n && busy_less(r, h->v[l], h->v[m]))
+            m = l;
+        if (rr < h->n && busy_less(r, h->v[rr], h->v[m]))
+            m = rr;
+        if (m == i)
+            break;
+        busy_swap(h, i, m);
+        i = m;
+    }
+}
+
+/* Engine `ei` may have changed its clock or become busy or idle: put it where it belongs. */
+static void busy_update(const struct runner *r, struct busy_heap *h, int ei)
+{
+    const struct engine *e = &r->E[ei];
+    bool busy = e->nrun || e->waiting.n;
+    int i = h->pos[ei];
+    if (i < 0) {
+        if (!busy)
+            return;
+        i = h->n++;
+        h->v[i] = ei;
+        h->pos[ei] = i;
+    } else if (!busy) {
+        h->pos[ei] = -1;
+        if (i == --h->n)
+            return;
+        h->v[i] = h->v[h->n];
+        h->pos[h->v[i]] = i;
+    }
+    busy_sift(r, h, i);
+}
+
 static int event_loop(struct runner *r, struct llmroof_err *err)
 {
+    struct busy_heap h = { malloc(sizeof(int) * (size_t)r->ne), malloc(sizeof(int) * (size_t)r->ne), 0 };
+    if (!h.v || !h.pos) {
+        free(h.v);
+        free(h.pos);
+        return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d instances", r->ne);
+    }
+    for (int i = 0; i < r->ne; i++)
+        h.pos[i] = -1;
+    int rc = LLMROOF_OK;
     while (r->done < r->nreq) {
-        int best = -1;
-        for (int i = 0; i < r->ne; i++) {
-            const struct engine *e = &r->E[i];
-            if ((e->nrun || e->waiting.n) && (best < 0 || e->now < r->E[best].now))
-                best = i;
-        }
+        int best = h.n ? h.v[0] : -1;
         if (r->arrivals.n && (best < 0 || r->arrivals.v[0].t <= r->E[best].now)) {
+            long id = r->arrivals.v[0].id;
             sim_on_arrival(r);
+            /* the instance it joined: a KV arrival's decode instance, else the routed one */
+            const struct sim_request *q = &r->R[id];
+            if (!q->rejected) {
+                int ei = r->S[id].stage == 1 || !r->c->disaggregated ? q->instance : q->prefill_instance;
+                busy_update(r, &h, ei);
+            }
             continue;
         }
         if (best < 0)
             break;
-        int rc = engine_step(r, best, err);
-        if (rc)
-            return rc;
+        if ((rc = engine_step(r, best, err)))
+            break;
+        busy_update(r, &h, best);
     }
-    return LLMROOF_OK;
+    free(h.v);
+    free(h.pos);
+    return rc;
 }
 
 

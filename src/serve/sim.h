@@ -158,7 +158,9 @@ struct sim_result {
     double offered_rate_qps;               /* arrivals per second over the second half of the arrival window */
     double sustained_rate_qps;             /* completions per second over the same window */
     double queue_growth_per_s;             /* change in requests in the system over that window, per second */
-    bool overloaded;                       /* sustained < 90% of offered and the queue grows */
+    double capacity_qps;                   /* steady-state service rate bound of the cluster (0: not bounded) */
+    bool overloaded;                       /* sustained < 90% of offered and the waiting queue grows,
+                                              or offered > capacity_qps */
     /* SLOs (when given) */
     bool has_slo;
     long within_slo;                       /* completed requests with TTFT and TPOT within the limits */

@@ -105,6 +105,7 @@ struct rstate {
     long output;    /* the request's output length (a copy: the hot loops stay in this array) */
     long group;     /* its prefix group (a copy), -1: none */
     int stage;      /* 0: new arrival; 1: KV arrived at a decode instance */
+    int replica;    /* data-parallel attention: the replica holding it (0 without) */
     double decode_sched_s; /* disaggregated: first decode step at the decode instance (-1: none) */
 };
 
@@ -123,6 +124,8 @@ struct engine {
     bool prefill_only;           /* disaggregated prefill instance: requests leave after their first token */
     bool spec;                   /* speculative decoding runs here (not on a prefill-only instance) */
     long total_blocks, free_blocks, bs;
+    long state_blocks;           /* blocks one sequence's recurrent state takes (and one cached prefix's
+                                    state snapshot), 0 without linear/SSM layers */
     struct deque waiting;        /* arrived, not running (preempted ones at the front) */
     struct rstate *run;          /* running, in admission order: their live state */
     long nrun;
@@ -133,6 +136,9 @@ struct engine {
     struct llmroof_setup draft;  /* SIM_SPEC_DRAFT: the draft model on the same GPUs */
     struct llmroof_shard dsh;
     double wbatch, wkv;          /* time-weighted sums for the means */
+    struct llmroof_batch *rb;    /* data-parallel attention: each replica's share of the iteration
+                                    (sh.attn_dp entries, owned); NULL without */
+    long next_replica;           /* data-parallel attention: round-robin admission counter */
     struct sim_instance st;
 };
 

@@ -81,11 +81,20 @@ static inline void iter_batch_add(struct llmroof_batch *b, double n, double past
     b->seqs += 1.0;
     b->attn_pairs += n * past + n * (n + 1.0) / 2.0;
     b->kv_read_tokens += past + n;
+    if (n <= OPS_FEW_QUERY_TOKENS) {
+        b->few_tokens += n;
+        b->few_seqs += 1.0;
+        b->few_pairs += n * past + n * (n + 1.0) / 2.0;
+        b->few_keys += past + n;
+    }
 }
 
-static inline void add_to_iter(struct iter *it, long chunk, long past, bool prefill, bool spec)
+static inline void add_to_iter(struct iter *it, struct llmroof_batch *rb, long chunk, long past, bool prefill,
+                               bool spec)
 {
     iter_batch_add(&it->b, (double)chunk, (double)past);
+    if (rb)
+        iter_batch_add(rb, (double)chunk, (double)past); /* its data-parallel attention replica */
     if (spec) {
         iter_batch_add(&it->draft, prefill ? (double)chunk : 1.0, (double)past);
         if (!prefill)
@@ -119,7 +128,7 @@ void sim_schedule_running(struct runner *r, struct engine *e, struct iter *it)
         if (chunk > it->budget)
             break; /* a speculative step needs its k + 1 positions */
         /* most steps stay within the blocks held: skip the division then */
-        long held = rs->blocks + rs->shared;
+        long held = rs->blocks + rs->shared - e->state_blocks; /* token blocks (the state aside) */
         long need = rs->computed + chunk <= held * e->bs ? 0 : blocks_for(rs->computed + chunk, e->bs) - held;
         if (need > e->free_blocks)
             evict_for(r, e, need, -1);
@@ -131,7 +140,7 @@ void sim_schedule_running(struct runner *r, struct engine *e, struct iter *it)
         e->free_blocks -= need;
         rs->blocks += need;
         rs->chunk = chunk;
-        add_to_iter(it, chunk, rs->computed, prefill, spec_on(r, e));
+        add_to_iter(it, e->rb ? &e->rb[rs->replica] : NULL, chunk, rs->computed, prefill, spec_on(r, e));
     }
 }
 
@@ -151,14 +160,14 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
         bool hit = e->pg && g >= 0 && e->pg[g].resident && rs->computed == 0 && r->cached_len > 0 &&
                    rs->target > r->cached_len;
         long start = hit ? r->cached_len : rs->computed;
-        long have = hit ? e->pg[g].blocks : 0;
+        long have = hit ? e->pg[g].blocks - e->state_blocks : 0; /* the prefix's token blocks */
         bool prefill;
         long chunk = next_work(r, e, rs, start, it->budget, &prefill);
         if (prefill && !c->chunked_prefill && rs->target - start > it->budget && it->nsched > 0)
             break;
         if (!prefill && chunk > it->budget)
             break;
-        long need = blocks_for(start + chunk, e->bs) - have;
+        long need = blocks_for(start + chunk, e->bs) - have + e->state_blocks; /* + its own state */
         if (need > e->free_blocks)
             evict_for(r, e, need, hit ? g : -1);
         if (need > e->free_blocks)
@@ -174,13 +183,51 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
         e->free_blocks -= need;
         rs->blocks = need;
         rs->chunk = chunk;
+        /* data-parallel attention: the request goes to one replica, which holds it whole until
+         * it finishes or is preempted; round robin, SGLang's default DP load balancing
+         * (server_args.py load_balance_method "round_robin") */
+        rs->replica = e->rb ? (int)(e->next_replica++ % e->sh.attn_dp) : 0;
         e->nrun++;
         if (r->R[id].first_sched_s < 0)
             r->R[id].first_sched_s = now;
         if (!prefill && rs->decode_sched_s < 0)
             rs->decode_sched_s = now;
-        add_to_iter(it, chunk, rs->computed, prefill, spec_on(r, e));
+        add_to_iter(it, e->rb ? &e->rb[rs->replica] : NULL, chunk, rs->computed, prefill, spec_on(r, e));
     }
+}
+
+/* The target's pass over the iteration. With data-parallel attention each replica runs its own
+ * sequences and all meet at every MoE layer, so the busiest replica sets the step
+ * (estimate_ops_replicas): the candidates are the replicas with the most new tokens, attention
+ * pairs and keys read (the step time grows with each), the slowest of them counts. The
+ * per-replica sums are cleared for the next iteration. */
+static double target_time(const struct engine *e, const struct iter *it)
+{
+    if (!e->rb)
+        return sim_step_time(&e->setup, &e->sh, &it->b);
+    const int n = e->sh.attn_dp;
+    int cand[3] = { 0, 0, 0 };
+    for (int k = 1; k < n; k++) {
+        if (e->rb[k].tokens > e->rb[cand[0]].tokens)
+            cand[0] = k;
+        if (e->rb[k].attn_pairs > e->rb[cand[1]].attn_pairs)
+            cand[1] = k;
+        if (e->rb[k].kv_read_tokens > e->rb[cand[2]].kv_read_tokens)
+            cand[2] = k;
+    }
+    double t = 0.0;
+    for (int j = 0; j < 3; j++) {
+        if ((j == 1 && cand[1] == cand[0]) || (j == 2 && (cand[2] == cand[0] || cand[2] == cand[1])))
+            continue;
+        struct llmroof_oplist ops;
+        struct llmroof_phase p;
+        estimate_ops_replicas(e->setup.model, &e->sh, &e->setup.dt, &e->rb[cand[j]], &it->b, &ops);
+        roofline_eval(e->setup.gpu, e->setup.dt.act, &e->setup.eff, e->setup.tp, &ops, &p);
+        if (p.time_s > t)
+            t = p.time_s;
+    }
+    memset(e->rb, 0, (size_t)n * sizeof *e->rb);
+    return t;
 }
 
 /* The cost of an iteration: the target's pass over everything it holds (sim_step_time), plus
@@ -190,7 +237,7 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
  * layer for all k (an approximation, docs/metrics.md). */
 double sim_iter_cost(const struct runner *r, const struct engine *e, const struct iter *it)
 {
-    double t = sim_step_time(&e->setup, &e->sh, &it->b);
+    double t = target_time(e, it);
     const struct sim_spec *sp = &r->c->spec;
     if (!spec_on(r, e) || it->decode_seqs == 0)
         return t;

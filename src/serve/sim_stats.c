@@ -87,9 +87,80 @@ static int cmp_tevent(const void *a, const void *b)
     return y->delta - x->delta; /* arrivals before finishes at the same instant */
 }
 
+/* The steady-state service rate of one instance, an optimistic bound (docs/metrics.md,
+ * "Overload"): at the most sequences it can hold, B = min(max_seqs, KV tokens / (P + O/2)),
+ * every iteration emits B decode tokens at the mean context P + O/2 and prefills the prompt
+ * tokens that arrive meanwhile (B P / O per iteration, each prompt spread over its request's O
+ * steps, costed without past context), so it finishes B / (O t) requests per second. A prefill
+ * instance (or a run that ends requests at their first token) prefills full budgets: budget /
+ * (P t) prompts per second. Speculative decoding emits more than one token per step: not
+ * bounded here (0). */
+static double instance_capacity_qps(const struct runner *r, const struct engine *e, double P, double O)
+{
+    const struct sim_config *c = r->c;
+    if (e->spec || !(P > 0) || !(O > 0))
+        return 0;
+    struct llmroof_batch b = { 0 };
+    if (e->prefill_only || c->first_token_only) {
+        double budget = (double)c->max_batched_tokens;
+        batch_add(&b, budget, 0);
+        double t = sim_step_time(&e->setup, &e->sh, &b);
+        return t > 0 ? budget / (P * t) : 0;
+    }
+    double kv = (double)e->total_blocks * (double)e->bs;
+    double B = fmax(1.0, fmin((double)c->max_seqs, floor(kv / (P + O / 2))));
+    b = batch_decode(B, P + O / 2);
+    if (e->pool == 0)
+        batch_add(&b, B * P / O, 0);
+    double t = sim_step_time(&e->setup, &e->sh, &b);
+    return t > 0 ? B / (O * t) : 0;
+}
+
+/* The cluster's bound: the pool that serves the fewest requests per second sets it (0: none).
+ * *life_s: the shortest life of a request once it runs, O decode steps alone at the mean
+ * context on the instance that decodes it (0 when requests end at their first token). */
+static double cluster_capacity_qps(const struct runner *r, double *life_s)
+{
+    *life_s = 0;
+    double P = 0, O = 0;
+    long n = 0;
+    for (long i = 0; i < r->nreq; i++) {
+        if (r->R[i].rejected)
+            continue;
+        P += (double)r->R[i].prompt;
+        O += (double)r->R[i].output;
+        n++;
+    }
+    if (n == 0)
+        return 0;
+    P /= (double)n;
+    O /= (double)n;
+    double pool[2] = { 0, 0 };
+    for (int i = 0; i < r->ne; i++) {
+        double q = instance_capacity_qps(r, &r->E[i], P, O);
+        if (!(q > 0))
+            return 0;
+        pool[r->E[i].pool] += q;
+    }
+    bool decode_counts = r->c->disaggregated && !r->c->first_token_only;
+    if (!r->c->first_token_only) {
+        const struct engine *d = &r->E[r->ne - 1];
+        struct llmroof_batch one = batch_decode(1, P + O / 2);
+        *life_s = O * sim_step_time(&d->setup, &d->sh, &one);
+    }
+    return decode_counts ? fmin(pool[0], pool[1]) : pool[0];
+}
+
 /* Offered against sustained rate over the second half of the arrival window, where a stable
  * server has settled: a server that keeps up completes about what arrives, and the number of
- * requests in it stays level; an overloaded one falls behind and its queue grows. */
+ * requests in it stays level; an overloaded one falls behind and its queue grows.
+ * Completions cannot judge a window shorter than one request's life: 10 requests at 5/s, each
+ * answered in 10 s, complete nothing in a 1 s window though one server keeps up with them
+ * (issue 23 defect 8). The completions test therefore applies only when the window is at
+ * least the shortest life of a request (its decode steps alone); in every run the offered
+ * rate is also compared with the steady-state service rate (cluster_capacity_qps, an
+ * optimistic bound): a rate beyond it cannot last, however short the run that shows no queue
+ * yet. */
 static void overload_metrics(struct runner *r, const struct tevent *ev, size_t nev)
 {
     struct sim_result *out = r->out;
@@ -117,7 +188,12 @@ static void overload_metrics(struct runner *r, const struct tevent *ev, size_t n
     out->offered_rate_qps = (double)arr / win;
     out->sustained_rate_qps = (double)fin / win;
     out->queue_growth_per_s = (double)(in_end - in_mid) / win;
-    out->overloaded = out->sustained_rate_qps < 0.9 * out->offered_rate_qps && out->queue_growth_per_s > 0;
+    double life_s = 0;
+    out->capacity_qps = cluster_capacity_qps(r, &life_s);
+    bool queue_grows = win >= life_s && out->sustained_rate_qps < 0.9 * out->offered_rate_qps &&
+                       out->queue_growth_per_s > 0;
+    bool beyond_bound = out->capacity_qps > 0 && out->offered_rate_qps > out->capacity_qps;
+    out->overloaded = queue_grows || beyond_bound;
 }
 
 /* Phase 5: per-request statistics, per-instance figures, overload and SLO metrics. */

@@ -12,12 +12,15 @@ static const char *const gpu_ids[] = {
     "a800-sxm4-80gb", "mi325x", "mi355x", "l20", "rtx-5090",
 };
 static const char *const model_ids[] = {
-    "llama-7b", "llama-13b", "llama-30b", "llama-65b", "llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3-8b",
+    "llama-7b", "llama-13b", "llama-30b", "llama-65b", "llama-2-7b", "llama-2-13b", "llama-2-70b", "yi-34b-200k", "llama-3-8b",
     "llama-3-70b", "llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "mistral-7b", "mixtral-8x7b",
     "qwen2.5-1.5b", "qwen2.5-7b", "qwen2.5-14b", "qwen2.5-72b", "internlm-20b", "falcon-40b", "gpt3-175b",
-    "opt-66b", "gpt-j-6b", "deepseek-v3", "deepseek-r1", "deepseek-v2-lite", "kimi-k2", "qwen3-8b", "qwen3-32b",
+    "opt-66b", "opt-13b", "gpt-j-6b", "deepseek-v3", "deepseek-r1", "deepseek-v2-lite", "kimi-k2", "qwen3-8b", "qwen3-32b",
     "qwen3-30b-a3b", "qwen3-235b-a22b", "gpt-oss-20b", "gpt-oss-120b", "gemma-2-9b", "gemma-2-27b", "gemma-3-27b",
     "llama-4-scout", "llama-4-maverick", "llama-3.2-1b", "llama-3.2-3b", "mixtral-8x22b",
+    /* issue 25: hybrid linear attention, state-space layers, sparse attention */
+    "qwen3-next-80b-a3b", "nemotron-nano-9b-v2", "deepseek-v3.2-exp", "glm-4.5", "minimax-m2", "minimax-text-01",
+    "granite-4.0-h-tiny",
 };
 
 static void blackwell_has_fp4_and_nvl72_one_domain(void **state)

@@ -25,6 +25,41 @@ static struct llmroof_estimate run(const struct llmroof_setup *s, long b, long p
     return e;
 }
 
+/* Data-parallel attention (issue 23, defect 2): a replica holds whole sequences. One 4096-token
+ * prompt of DeepSeek-V3 on EP 8 with 8 attention replicas of TP 1 is attended by one replica in
+ * full, as on a single TP-1 instance, not 1/8 of it on each. */
+static void dp_attention_keeps_a_prompt_on_one_replica(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_setup s = setup(&cat, "deepseek-v3", "h200", 1);
+    s.dt.weight = LLMROOF_FP8;
+    s.layout.ep = 8;
+    s.layout.dp_attn = true;
+    struct llmroof_estimate one = run(&s, 1, 4096, 2);
+    /* MLA prefill, decompressed: 2 * Hq * (nope + rope + v) * pairs per layer, Hq 128 on TP 1,
+     * 128 + 64 + 128 = 320, pairs 4096 * 4097 / 2 = 8,390,656:
+     * 2 * 128 * 320 * 8,390,656 = 687,362,539,520 FLOP in each of the 61 layers (1/8 before) */
+    assert_rel_close(one.prefill_ops.op[LLMROOF_OP_ATTENTION].flops, 687362539520.0, 1e-12);
+    assert_rel_close(one.prefill_ops.op[LLMROOF_OP_ATTENTION].count, 61, 0);
+    /* 8 prompts fill the 8 replicas with one each: the same attention on the busiest, and the
+     * experts see 8 x the tokens (their FLOPs 8 x, every expert now hit) */
+    struct llmroof_estimate eight = run(&s, 8, 4096, 2);
+    assert_rel_close(eight.prefill_ops.op[LLMROOF_OP_ATTENTION].flops, 687362539520.0, 1e-12);
+    assert_true(eight.prefill_ops.op[LLMROOF_OP_FFN].flops > 7.9 * one.prefill_ops.op[LLMROOF_OP_FFN].flops);
+    /* 9 prompts: ceil(9/8) = 2 on the busiest replica, which sets the step: twice the attention */
+    struct llmroof_estimate nine = run(&s, 9, 4096, 2);
+    assert_rel_close(nine.prefill_ops.op[LLMROOF_OP_ATTENTION].flops, 2.0 * 687362539520.0, 1e-12);
+    /* decode: one sequence's step reads the KV of one replica; 8 sequences, one per replica, cost
+     * that replica's attention again (only the experts grow) */
+    assert_rel_close(eight.decode_ops.op[LLMROOF_OP_ATTENTION].bytes, one.decode_ops.op[LLMROOF_OP_ATTENTION].bytes, 1e-12);
+    assert_true(nine.ttft_s > eight.ttft_s && eight.ttft_s > one.ttft_s);
+    assert_rel_close(estimate_busiest_seqs(1, 8), 1, 0);
+    assert_rel_close(estimate_busiest_seqs(16, 8), 2, 0);
+    assert_rel_close(estimate_busiest_seqs(17, 8), 3, 0);
+    catalog_free(&cat);
+}
+
 static void batch_1_decode_is_weights_plus_kv_over_bandwidth(void **state)
 {
     struct llmroof_catalog cat;
@@ -252,10 +287,10 @@ static void every_model_gpu_and_dividing_tp_gives_finite_answers(void **state)
                 assert_true(isfinite(e.output_tok_s) && e.output_tok_s > 0);
                 answered++;
             }
-    /* 41 models x 28 GPUs x 4 TPs, less the TPs that do not divide: qwen2.5-1.5b (12 heads) and
-     * qwen2.5-7b (28 heads, 4 KV heads) lose TP 8, llama-30b (52 heads) loses TP 8 (the 18 models
-     * of issue 16 divide 1, 2, 4 and 8): (41*4 - 3) * 28 = 4508 */
-    assert_int_equal(answered, 4508);
+    /* 50 models x 28 GPUs x 4 TPs, less the TPs that do not divide: qwen2.5-1.5b (12 heads),
+     * qwen2.5-7b (28 heads, 4 KV heads), llama-30b (52 heads) and granite-4.0-h-tiny (12 heads)
+     * lose TP 8; every other model divides 1, 2, 4 and 8: (50*4 - 4) * 28 = 5488 */
+    assert_int_equal(answered, 5488);
     catalog_free(&cat);
 }
 
@@ -304,6 +339,7 @@ int main(void)
         cmocka_unit_test(setup_errors_name_gpu_and_dtype),
         cmocka_unit_test(every_model_gpu_and_dividing_tp_gives_finite_answers),
         cmocka_unit_test(estimate_memory_object_agrees_with_memory_command),
+        cmocka_unit_test(dp_attention_keeps_a_prompt_on_one_replica),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,6 +2,7 @@
 #include "helpers.h"
 
 #include "model/arch.h"
+#include "model/ckpt.h"
 #include "model/memory.h"
 
 /* The studies' "theoretical" assumptions: all memory usable, nothing else resident. */
@@ -155,9 +156,104 @@ static void max_batch_never_decreases_with_tp_or_mem_util(void **state)
     catalog_free(&cat);
 }
 
+/* Checkpoint dtypes (issue 22, item 5): the catalog's checkpoint block decides the default
+ * weight dtype; an explicit --weight-dtype or --weight-bits wins; models without one keep the
+ * given dtype. */
+static void checkpoint_dtype_is_the_default_and_names_itself(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_dtypes fp16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0 };
+    char buf[128];
+    /* DeepSeek-V3: quantization_config fp8 -> fp8 weights by default */
+    const struct llmroof_model *ds = model(&cat, "deepseek-v3");
+    struct llmroof_dtypes d = ckpt_dtypes(ds, fp16, false);
+    assert_int_equal(d.weight, LLMROOF_FP8);
+    assert_int_equal(d.kv, LLMROOF_FP16); /* only the weights follow the checkpoint */
+    ckpt_weight_desc(ds, &d, buf, sizeof buf);
+    assert_string_equal(buf, "fp8 weights (the checkpoint's)");
+    assert_int_equal(ckpt_dtypes(ds, fp16, true).weight, LLMROOF_FP16); /* --weight-dtype fp16 wins */
+    struct llmroof_dtypes bits = fp16;
+    bits.weight_bits = 4.5;
+    assert_int_equal(ckpt_dtypes(ds, bits, false).weight, LLMROOF_FP16); /* --weight-bits wins */
+    /* gpt-oss-120b: MXFP4 experts (4.25 bits), bf16 elsewhere */
+    const struct llmroof_model *oss = model(&cat, "gpt-oss-120b");
+    d = ckpt_dtypes(oss, fp16, false);
+    assert_int_equal(d.weight, LLMROOF_BF16);
+    ckpt_weight_desc(oss, &d, buf, sizeof buf);
+    assert_string_equal(buf, "bf16 weights, MXFP4 experts (the checkpoint's)");
+    ckpt_weight_desc(oss, &fp16, buf, sizeof buf);
+    assert_string_equal(buf, "fp16 weights, MXFP4 experts"); /* experts stay 4.25 bits < 16 */
+    struct llmroof_dtypes i4 = fp16;
+    i4.weight = LLMROOF_INT4;
+    ckpt_weight_desc(oss, &i4, buf, sizeof buf);
+    assert_string_equal(buf, "int4 weights"); /* 4 bits < 4.25: the experts are int4 too */
+    /* llama-2-7b: no checkpoint block, nothing changes */
+    const struct llmroof_model *l2 = model(&cat, "llama-2-7b");
+    assert_int_equal(ckpt_dtypes(l2, fp16, false).weight, LLMROOF_FP16);
+    ckpt_weight_desc(l2, &bits, buf, sizeof buf);
+    assert_string_equal(buf, "fp16 (4.5 bits) weights");
+    catalog_free(&cat);
+}
+
+/* The fitting suggestion: DeepSeek-V3 at TP 8 on H200 (126.9 GiB usable): fp16 weights need
+ * 159.15 GiB per GPU (does not fit), fp8 about half, 80 GiB (fits) -> fp8. Only a dtype
+ * smaller than the given one is ever suggested: from int4 there is none. */
+static void a_smaller_weight_dtype_that_fits_is_suggested(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_dtypes fp16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0 };
+    const struct llmroof_layout lay = { 8, 1, 1, false, 1.0 };
+    const struct llmroof_mem_opts o = memory_default_opts();
+    enum llmroof_dtype out = LLMROOF_FP32;
+    assert_true(ckpt_fitting_weight_dtype(model(&cat, "deepseek-v3"), gpu(&cat, "h200"), &lay, &fp16, 2048, &o, &out));
+    assert_int_equal(out, LLMROOF_FP8);
+    /* int4 weights: nothing smaller to suggest */
+    struct llmroof_dtypes i4 = fp16;
+    i4.weight = LLMROOF_INT4;
+    assert_false(ckpt_fitting_weight_dtype(model(&cat, "deepseek-v3"), gpu(&cat, "h200"), &lay, &i4, 2048, &o, &out));
+    catalog_free(&cat);
+}
+
+/* Data-parallel attention (issue 23, defect 2): a GPU's workspace follows its replica's share of
+ * the instance's budget, and the instance's KV capacity is the replicas' together (one rule for
+ * memory, simulate and plan). DeepSeek-V3 fp8 on 32 H100 (EP 32, 32 replicas of TP 1), budget
+ * 262,144 tokens and 256 sequences: each GPU forwards 262,144 / 32 = 8,192 tokens and 8
+ * sequences' logits, the workspace of a TP-1 instance with that budget (same per-rank widths:
+ * 128 heads, whole experts). The whole budget would be 32 x that, about 35 GB on an 80 GB card. */
+static void dp_attention_sizes_the_workspace_per_replica(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *m = model(&cat, "deepseek-v3");
+    const struct llmroof_gpu *g = gpu(&cat, "h100");
+    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0 };
+    struct llmroof_mem_opts o = memory_default_opts(), o1;
+    o.max_batched_tokens = 262144;
+    o.max_seqs = 256;
+    o1 = o;
+    o1.max_batched_tokens = 8192;
+    o1.max_seqs = 8;
+    const struct llmroof_layout dpa = { 1, 1, 32, true, 1.0 }, tp1 = { 1, 1, 1, false, 1.0 };
+    struct llmroof_memory a, b;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(memory_eval_layout(m, g, &dpa, &dt, 2048, &o, &a, &err), 0);
+    assert_int_equal(memory_eval_layout(m, g, &tp1, &dt, 2048, &o1, &b, &err), 0);
+    assert_rel_close(a.workspace_bytes_per_gpu, b.workspace_bytes_per_gpu, 1e-12);
+    assert_true(a.fits);
+    /* instance KV = 32 replicas x one replica's; max batch counts sequences over all of them */
+    assert_int_equal(a.attn_dp, 32);
+    assert_rel_close(a.kv_capacity_tokens, 32.0 * a.kv_capacity_tokens_replica, 1e-12);
+    assert_rel_close(a.max_batch, 32.0 * floor(a.kv_capacity_tokens_replica / 2048.0), 1e-12);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(checkpoint_dtype_is_the_default_and_names_itself),
+        cmocka_unit_test(a_smaller_weight_dtype_that_fits_is_suggested),
         cmocka_unit_test(llama_13b_on_8_v100_holds_148_sequences_of_2048),
         cmocka_unit_test(llama_65b_is_2_5_mib_per_token_and_26_sequences),
         cmocka_unit_test(gqa_fp8_and_replication),
@@ -165,6 +261,7 @@ int main(void)
         cmocka_unit_test(a_model_that_does_not_fit_says_so),
         cmocka_unit_test(paged_blocks_round_each_sequence_up),
         cmocka_unit_test(max_batch_never_decreases_with_tp_or_mem_util),
+        cmocka_unit_test(dp_attention_sizes_the_workspace_per_replica),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,8 @@
 /* test_ops.c - operator FLOPs, bytes and messages against hand arithmetic. */
 #include "helpers.h"
 
+#include <math.h>
+
 #include "model/ops.h"
 
 static const struct llmroof_dtypes FP16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0 };
@@ -141,9 +143,87 @@ static void mixed_batch_sums_sequences(void **state)
     assert_rel_close(d.kv_read_tokens, 100, 0);
 }
 
+/* Issue 23, defect 1: one prefill chunk in a step must not decompress the decode sequences'
+ * contexts. DeepSeek-V3 at TP 8 (16 heads per rank; r_kv 512, p 64, n 128, v 128): 64 decodes
+ * at 4,096 keys and one 1,024-token prefill chunk from an empty cache. */
+static void mla_mixed_step_runs_decodes_absorbed_and_the_chunk_decompressed(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *ds = model(&cat, "deepseek-v3");
+    struct llmroof_shard sh;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(ops_shard(ds, 8, &sh, &err), 0);
+    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0 };
+    struct llmroof_batch b = { 0 };
+    for (int i = 0; i < 64; i++)
+        batch_add(&b, 1, 4095);
+    batch_add(&b, 1024, 0);
+    assert_rel_close(b.few_seqs, 64.0, 0);
+    struct llmroof_oplist o;
+    ops_build(ds, &sh, &dt, &b, &o);
+    assert_false(o.mla_absorbed); /* not all of it */
+    /* decodes absorbed: 64 * 4,096 = 262,144 pairs x 2*16*(2*512 + 64) = 34,816 = 9,126,805,504;
+     * the chunk decompressed: 1024*1025/2 = 524,800 pairs x 2*16*(128+64+128) = 10,240
+     * = 5,373,952,000; sum 14,500,757,504 (before the fix the whole step was decompressed:
+     * 262,144*10,240 + 5,373,952,000 = 8,058,306,560, but kv_b expanded all 263,168 keys) */
+    assert_rel_close(o.op[LLMROOF_OP_ATTENTION].flops, 14500757504.0, 1e-12);
+    /* kv_b: absorbed 2*64*16*512*256 = 268,435,456; decompressed only the chunk's 1,024 keys
+     * 2*1024*512*16*256 = 4,294,967,296; sum 4,563,402,752 (before: 2*263,168*512*16*256
+     * = 1,103,806,595,072, 240x more) */
+    assert_rel_close(o.op[LLMROOF_OP_MLA_KV_UP].flops, 4563402752.0, 1e-12);
+    /* a decode-only step stays wholly absorbed */
+    struct llmroof_batch d = batch_decode(64, 4096);
+    ops_build(ds, &sh, &dt, &d, &o);
+    assert_true(o.mla_absorbed);
+    assert_rel_close(o.op[LLMROOF_OP_ATTENTION].flops, 9126805504.0, 1e-12);
+    catalog_free(&cat);
+}
+
+/* Issue 23, defect 3: dispatch and combine move different dtypes (DeepEP: dispatch fp8 with an
+ * fp32 scale per 128 values, combine bf16), and the busiest EP rank receives ep_imbalance times
+ * the mean and streams the experts its extra tokens touch. DeepSeek-V3, EP 8 with data-parallel
+ * attention, fp8 compute, 64 decodes: 8 tokens per replica. */
+static void all_to_all_moves_fp8_out_and_bf16_back_scaled_by_the_imbalance(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *ds = model(&cat, "deepseek-v3");
+    struct llmroof_err err = { 0 };
+    const struct llmroof_dtypes fp8 = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_FP8, 0 };
+    struct llmroof_layout lay = { 1, 1, 8, true, 1.0 };
+    struct llmroof_shard sh;
+    assert_int_equal(ops_shard_layout(ds, &lay, &sh, &err), 0);
+    struct llmroof_batch b = batch_decode(64, 1000);
+    struct llmroof_oplist o;
+    ops_build(ds, &sh, &fp8, &b, &o);
+    /* 8 tokens x 8 copies x 7168 = 458,752 elements; mean of dispatch 1 + 4/128 = 1.03125 and
+     * combine 2 bytes = 1.515625: 695,296 bytes (before: 458,752 x 1 fp8 byte both ways) */
+    assert_rel_close(o.op[LLMROOF_OP_ALL_TO_ALL].comm_bytes, 695296.0, 1e-12);
+    assert_false(o.a2a_normal); /* decode: low-latency kernels */
+    const double hit1 = o.experts_hit;
+    /* experts hit per rank: 256 * (1 - (1 - 8/256)^64) / 8 = 27.59 */
+    assert_rel_close(hit1, 256.0 * (1.0 - pow(1.0 - 8.0 / 256.0, 64.0)) / 8.0, 1e-12);
+    lay.ep_imbalance = 1.5;
+    assert_int_equal(ops_shard_layout(ds, &lay, &sh, &err), 0);
+    ops_build(ds, &sh, &fp8, &b, &o);
+    /* busiest rank: 1.5 x 695,296 = 1,042,944 bytes received; experts of 96 tokens' worth:
+     * 256 * (1 - (1 - 8/256)^96) / 8 = 30.51 (before: 27.59, the mean rank's) */
+    assert_rel_close(o.op[LLMROOF_OP_ALL_TO_ALL].comm_bytes, 1042944.0, 1e-12);
+    assert_rel_close(o.experts_hit, 256.0 * (1.0 - pow(1.0 - 8.0 / 256.0, 96.0)) / 8.0, 1e-12);
+    /* a prefill step runs the normal kernels */
+    struct llmroof_batch p = batch_prefill(8, 512);
+    ops_build(ds, &sh, &fp8, &p, &o);
+    assert_true(o.a2a_normal);
+    assert_rel_close(o.a2a_topk, 8.0, 0);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(all_to_all_moves_fp8_out_and_bf16_back_scaled_by_the_imbalance),
+        cmocka_unit_test(mla_mixed_step_runs_decodes_absorbed_and_the_chunk_decompressed),
         cmocka_unit_test(llama_13b_tp8_all_reduce_bytes_per_layer),
         cmocka_unit_test(tp1_has_no_collectives),
         cmocka_unit_test(llama_2_70b_gqa_decode_reads_8_kv_heads),

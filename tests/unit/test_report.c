@@ -102,6 +102,53 @@ static void layout_rows_equal_estimate_and_count_the_layout_gpus(void **state)
     catalog_free(&cat);
 }
 
+/* Expert parallelism (issue 22, item 2): the all-to-all is its own category, equal to the
+ * estimate's all-to-all time over the phase time, and never inside all_reduce; with EP 8 and
+ * --dp-attention every TP uses 8 GPUs, so no row has a scaling figure and no observation says
+ * that adding GPUs stops paying. */
+static void ep_report_files_all_to_all_apart_and_compares_no_equal_gpu_rows(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct report_input in;
+    memset(&in, 0, sizeof in);
+    in.model = model(&cat, "mixtral-8x7b");
+    in.gpus[in.ngpus++] = gpu(&cat, "h100");
+    in.tps[in.ntps++] = 2;
+    in.tps[in.ntps++] = 4;
+    in.req = (struct llmroof_request){ 32, 1024, 256 };
+    in.dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0 };
+    in.mem = memory_default_opts();
+    in.layout = (struct llmroof_layout){ 0, 1, 8, true, 1.0 };
+    struct llmroof_err err = { 0 };
+    assert_int_equal(report_build(&in, &rep, &err), 0);
+    assert_true(report_cat_shown(&rep, REPORT_ALL_TO_ALL));
+    assert_false(report_cat_shown(&rep, REPORT_PP_SEND));
+    for (int i = 0; i < rep.nrows; i++) {
+        const struct report_row *x = &rep.rows[i];
+        assert_true(x->has_est);
+        assert_int_equal(x->gpus, 8);
+        assert_false(x->has_scaling);
+        for (int k = 0; k < 2; k++) {
+            const struct llmroof_phase *p = k ? &x->est.decode : &x->est.prefill;
+            const double *sh = k ? x->decode_share : x->prefill_share;
+            /* the shares are the op times over the phase time, one category each */
+            assert_true(p->op[LLMROOF_OP_ALL_TO_ALL].time_s > 0);
+            assert_rel_close(sh[REPORT_ALL_TO_ALL], p->op[LLMROOF_OP_ALL_TO_ALL].time_s / p->time_s, 1e-12);
+            assert_rel_close(sh[REPORT_ALL_REDUCE] + 1.0, p->op[LLMROOF_OP_ALL_REDUCE].time_s / p->time_s + 1.0, 1e-12);
+        }
+    }
+    for (int i = 0; i < rep.nobs; i++)
+        assert_null(strstr(rep.obs[i], "stops paying"));
+    /* a TP-only report keeps its columns: no all_to_all, no pp_send */
+    in.layout = (struct llmroof_layout){ 0, 1, 1, false, 1.0 };
+    assert_int_equal(report_build(&in, &rep, &err), 0);
+    assert_false(report_cat_shown(&rep, REPORT_ALL_TO_ALL));
+    assert_false(report_cat_shown(&rep, REPORT_PP_SEND));
+    assert_true(report_cat_shown(&rep, REPORT_ROUTER));
+    catalog_free(&cat);
+}
+
 static void observations_name_a40_communication_heavy_decode(void **state)
 {
     struct llmroof_catalog cat;
@@ -304,6 +351,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(shares_sum_to_100_percent),
         cmocka_unit_test(layout_rows_equal_estimate_and_count_the_layout_gpus),
+        cmocka_unit_test(ep_report_files_all_to_all_apart_and_compares_no_equal_gpu_rows),
         cmocka_unit_test(observations_name_a40_communication_heavy_decode),
         cmocka_unit_test(scaling_efficiency_is_relative_to_the_smallest_tp),
         cmocka_unit_test(invalid_configurations_stay_in_the_table),

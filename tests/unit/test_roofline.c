@@ -4,6 +4,8 @@
 #include <math.h>
 
 #include "model/comm.h"
+#include "model/kernel.h"
+#include "model/ops.h"
 #include "model/estimate.h"
 #include "model/roofline.h"
 
@@ -101,6 +103,88 @@ static void missing_compute_dtype_is_an_input_error(void **state)
     catalog_free(&cat);
 }
 
+/* Issue 23, defect 6: the same silicon gives the same answer. An H800 is an H100 SXM5 with a
+ * narrower NVLink: at TP 1 (no collective) a Llama-3.1-8B decode and prefill cost the same. */
+static void same_silicon_gives_the_same_step_time_at_tp_1(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_shard sh;
+    struct llmroof_err err = { 0 };
+    const struct llmroof_model *m = model(&cat, "llama-3.1-8b");
+    assert_int_equal(ops_shard(m, 1, &sh, &err), 0);
+    const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0 };
+    const char *pairs[][2] = { { "h100", "h800" }, { "a100-sxm4-80gb", "a800" } };
+    for (int i = 0; i < 2; i++) {
+        const struct llmroof_gpu *a = gpu(&cat, pairs[i][0]), *b = gpu(&cat, pairs[i][1]);
+        const struct llmroof_effs ea = roofline_default_effs(a), eb = roofline_default_effs(b);
+        struct llmroof_batch bs[2] = { batch_decode(32, 2048), batch_prefill(1, 2048) };
+        for (int j = 0; j < 2; j++) {
+            struct llmroof_oplist o;
+            struct llmroof_phase pa, pb;
+            ops_build(m, &sh, &dt, &bs[j], &o);
+            roofline_eval(a, LLMROOF_BF16, &ea, 1, &o, &pa);
+            roofline_eval(b, LLMROOF_BF16, &eb, 1, &o, &pb);
+            /* before: 0.65/0.8 efficiencies and a 200 us step overhead on the H800 (8% apart) */
+            assert_rel_close(pb.time_s, pa.time_s, 0);
+        }
+    }
+    catalog_free(&cat);
+}
+
+/* No GPU carries a step overhead above the H100's measured 20 us without a source, and B200 fp8
+ * GEMMs reach the MAMF table's share of the fp8 peak: 3432.5 of 4500 TFLOPS = 76.3% (compute
+ * 0.776 x gemm_8bit 0.983 = 0.7628); before: 0.65 x 0.883 (default) = 57.4%. */
+static void added_gpus_carry_the_sourced_overhead_and_efficiencies(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    for (size_t i = 0; i < cat.n_gpus; i++)
+        assert_true(cat.gpus[i].step_overhead_s <= 20e-6 * (1 + 1e-12));
+    const struct llmroof_gpu *b200 = gpu(&cat, "b200");
+    const struct llmroof_effs e = roofline_default_effs(b200);
+    assert_rel_close(e.compute * kernel_gemm_dtype_scale(b200, LLMROOF_FP8), 3432.5 / 4500.0, 2e-3);
+    catalog_free(&cat);
+}
+
+/* Issue 23, defect 4: across nodes NCCL pipelines its ring, so large-message bus bandwidth is set
+ * by the NICs of a node, not by the intra all-reduce plus the network phase in turn. 2 nodes of
+ * 8 H100 (NVLink 450 GB/s, 8 x 50 GB/s NICs, efficiency 0.81 both), 1 GB: node busbw
+ * min(364.5, 8 x 40.5 = 324) = 324 GB/s; 2*15/16 GB / 324 GB/s = 5.787 ms, plus latencies of
+ * ~20 us. Before: 2*7/8 GB / 364.5 GB/s (4.801 ms) + 2*(1/2)*(1 GB/8) / 40.5 GB/s (3.086 ms)
+ * = 7.89 ms. */
+static void cross_node_all_reduce_runs_at_the_nics_of_a_node(void **state)
+{
+    (void)state;
+    const struct llmroof_link_model nvl = { 450e9, 0.81, 6.6e-6, 0.6e-6, COMM_PROTO_NONE, 0, 0, 0 },
+                                    ib = { 50e9, 0.81, 10e-6, 0.0, COMM_PROTO_NONE, 0, 0, 0 };
+    /* latency: 6.6 us + 14 hops x 0.6 us (intra ring, no bytes) + 10 us = 25 us */
+    assert_rel_close(comm_allreduce_hier_s(&nvl, &ib, 16, 8, 1e9), 25e-6 + 1.875e9 / 324e9, 1e-12);
+    /* all-gather: 6.6 + 7 x 0.6 + 10 = 20.8 us + 15/16 GB / 324 GB/s */
+    assert_rel_close(comm_allgather_hier_s(&nvl, &ib, 16, 8, 1e9), 20.8e-6 + 0.9375e9 / 324e9, 1e-12);
+    /* with slow NICs (8 x 12.5 GB/s) the network bounds it: 2*15/16 GB / 81 GB/s */
+    const struct llmroof_link_model slow = { 12.5e9, 0.81, 10e-6, 0.0, COMM_PROTO_NONE, 0, 0, 0 };
+    assert_rel_close(comm_allreduce_hier_s(&nvl, &slow, 16, 8, 1e9), 25e-6 + 1.875e9 / 81e9, 1e-12);
+}
+
+/* Issue 23, defect 3: DeepEP's normal (prefill) kernels send a token over the network once per
+ * destination node and forward the copies over NVLink; the low-latency (decode) ones send each
+ * copy to its GPU. 16 ranks, 8 per node, top-8, 1 MB of copies per rank, NVLink 450 GB/s, IB
+ * 50 GB/s, 10 us network latency (efficiency 1). */
+static void normal_all_to_all_crosses_the_network_once_per_node(void **state)
+{
+    (void)state;
+    const struct llmroof_link_model nvl = { 450e9, 1.0, 5e-6, 0.0, COMM_PROTO_NONE, 0, 0, 0 },
+                                    ib = { 50e9, 1.0, 10e-6, 0.0, COMM_PROTO_NONE, 0, 0, 0 };
+    /* normal: remote nodes 1 x (1 - (1/2)^8) = 0.99609375; network 1e6/8 x 0.99609 / 50 GB/s
+     * = 2.4902 us; NVLink 7/8 MB / 450 GB/s = 1.9444 us; 10 + 2.4902 = 12.4902 us */
+    assert_rel_close(comm_alltoall_nodes_s(&nvl, &ib, 16, 8, 1e6, 8.0), 10e-6 + 0.125e6 * 0.99609375 / 50e9, 1e-12);
+    /* low-latency: 8/16 MB over the network = 10 us + 10 us latency = 20 us */
+    assert_rel_close(comm_alltoall_s(&nvl, &ib, 16, 8, 1e6), 20e-6, 1e-12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -108,6 +192,10 @@ int main(void)
         cmocka_unit_test(all_reduce_protocols_by_hand),
         cmocka_unit_test(op_time_is_max_of_compute_and_memory),
         cmocka_unit_test(missing_compute_dtype_is_an_input_error),
+        cmocka_unit_test(same_silicon_gives_the_same_step_time_at_tp_1),
+        cmocka_unit_test(cross_node_all_reduce_runs_at_the_nics_of_a_node),
+        cmocka_unit_test(normal_all_to_all_crosses_the_network_once_per_node),
+        cmocka_unit_test(added_gpus_carry_the_sourced_overhead_and_efficiencies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -295,6 +295,52 @@ static void an_open_loop_beyond_capacity_is_reported_overloaded(void **state)
     catalog_free(&cat);
 }
 
+/* Issue 23 defect 8: a run shorter than one request's life is not overload. 10 chat requests at
+ * 5/s arrive within about 2 s; the second-half window is about 1 s while a request decodes for
+ * seconds, so none completes in it. One H100 holds them all at once (peak batch <= 10), and its
+ * steady-state bound is far above 5/s: B = 256 sequences, a decode step of llama-3.1-8b
+ * (16 GB of weights at 3.35 TB/s, about 5 ms, plus 256 contexts of KV) lasts some 20 ms, so
+ * 256 / (O 0.02 s) with O of a few hundred tokens is tens of requests per second. */
+static void a_run_shorter_than_a_request_is_not_overload(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, &w);
+    c.mode = SIM_RATE;
+    c.rate_qps = 5;
+    c.requests = 10;
+    struct sim_result r;
+    run(&c, &r);
+    assert_true(r.sustained_rate_qps < 0.9 * r.offered_rate_qps); /* the old test's premise */
+    assert_false(r.overloaded);
+    assert_true(r.capacity_qps > 20.0);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
+/* ... and a short run beyond the steady-state bound is overload though no queue shows yet.
+ * fixed:100:4000 on one H100: B = 256, context 100 + 2000 = 2100 tokens; KV of llama-3.1-8b is
+ * 32 layers x 2 x 8 heads x 128 x 2 B = 128 KiB per token, so a step reads 256 x 2100 x 128 KiB
+ * = 70 GB + 16 GB of weights: about 86 GB / 3.35 TB/s = 26 ms. Capacity 256 / (4000 x 0.026 s)
+ * = 2.5 requests/s, against 50 offered: overloaded, while its 20 s run only fills the batch. */
+static void a_short_run_beyond_the_service_rate_is_overload(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 100, 4000, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, &w);
+    c.mode = SIM_RATE;
+    c.rate_qps = 50;
+    c.requests = 1000;
+    struct sim_result r;
+    run(&c, &r);
+    assert_true(r.capacity_qps > 1.5 && r.capacity_qps < 3.5);
+    assert_true(r.overloaded);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
 static void goodput_counts_requests_within_the_limits(void **state)
 {
     struct llmroof_catalog cat;
@@ -567,6 +613,43 @@ static void run_size_estimate_flags_the_44_hour_run(void **state)
     catalog_free(&cat);
 }
 
+/* Data-parallel attention in the simulator (issue 23, defect 2): sequences go to replicas whole
+ * (round robin), the replicas meet at every MoE layer and the busiest sets the iteration, as
+ * estimate costs it. Three 512-token prompts queued at once on 2 replicas of TP 1 (EP 2): the
+ * first iteration holds all 3 (1,536 tokens within the 2,048 budget), replicas 0, 1, 0, so the
+ * busiest holds 2 prompts and all 3 share it: each TTFT is estimate's at batch 3, whose busiest
+ * replica is ceil(3 / 2) = 2 sequences, and whose attention is twice batch 1's (3 x pooled). */
+static void data_parallel_attention_steps_at_the_busiest_replica(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 512, 2, NULL, 0 };
+    struct sim_config c = config(&cat, "qwen3-30b-a3b", "h100", 1, &w);
+    c.setup.layout.ep = 2;
+    c.setup.layout.dp_attn = true;
+    c.mode = SIM_OFFLINE;
+    c.requests = 3;
+    struct sim_result r;
+    run(&c, &r);
+    struct llmroof_request r1 = { 1, 512, 2 }, r3 = { 3, 512, 2 };
+    struct llmroof_estimate e1, e3;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(estimate_run(&c.setup, &r1, &e1, &err), 0);
+    assert_int_equal(estimate_run(&c.setup, &r3, &e3, &err), 0);
+    assert_rel_close(e3.prefill_ops.op[LLMROOF_OP_ATTENTION].flops, 2.0 * e1.prefill_ops.op[LLMROOF_OP_ATTENTION].flops,
+                     1e-12);
+    assert_rel_close(r.ttft.max, e3.ttft_s, 1e-12);
+    assert_rel_close(r.ttft.mean, e3.ttft_s, 1e-12);
+    assert_int_equal(r.completed, 3);
+    sim_result_free(&r);
+    /* one request alone is one replica's whole prompt, as estimate's batch 1 */
+    c.requests = 1;
+    run(&c, &r);
+    assert_rel_close(r.ttft.mean, e1.ttft_s, 1e-12);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
 static void data_parallel_attention_pools_the_replicas_kv(void **state)
 {
     struct llmroof_catalog cat;
@@ -592,9 +675,11 @@ static void data_parallel_attention_pools_the_replicas_kv(void **state)
     struct llmroof_err e0 = { 0 };
     assert_int_equal(memory_eval_layout(c.setup.model, c.setup.gpu, &lay, &c.setup.dt, 1, &mo, &mem, &e0), 0);
     assert_int_equal(mem.attn_dp, 2);
-    assert_rel_close(dpa.kv_capacity_tokens, 2 * mem.kv_capacity_tokens, 1e-12);
+    /* one rule: memory's instance capacity is the replicas' together, and simulate uses it */
+    assert_rel_close(mem.kv_capacity_tokens, 2 * mem.kv_capacity_tokens_replica, 1e-12);
+    assert_rel_close(dpa.kv_capacity_tokens, mem.kv_capacity_tokens, 1e-12);
     /* and the TP+EP instance splits each token's KV over its 2 ranks instead */
-    assert_rel_close(tpep.kv_capacity_tokens, 2 * mem.kv_capacity_tokens, 0.1);
+    assert_rel_close(tpep.kv_capacity_tokens, 2 * mem.kv_capacity_tokens_replica, 0.1);
     assert_int_equal(dpa.completed, 20);
     sim_result_free(&tpep);
     sim_result_free(&dpa);
@@ -605,6 +690,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(one_request_alone_reproduces_estimate),
+        cmocka_unit_test(data_parallel_attention_steps_at_the_busiest_replica),
         cmocka_unit_test(first_token_from_a_decode_step),
         cmocka_unit_test(pure_and_mixed_iterations_cost_what_estimate_says),
         cmocka_unit_test(same_seed_same_result),
@@ -615,6 +701,8 @@ int main(void)
         cmocka_unit_test(impossible_requests_are_errors_not_hangs),
         cmocka_unit_test(memory_pressure_preempts_and_still_finishes),
         cmocka_unit_test(an_open_loop_beyond_capacity_is_reported_overloaded),
+        cmocka_unit_test(a_run_shorter_than_a_request_is_not_overload),
+        cmocka_unit_test(a_short_run_beyond_the_service_rate_is_overload),
         cmocka_unit_test(goodput_counts_requests_within_the_limits),
         cmocka_unit_test(offline_queues_everything_at_time_zero),
         cmocka_unit_test(prefix_cache_without_a_shared_prefix_changes_nothing),

@@ -1,6 +1,7 @@
 /* test_validate.c - reading measurements, mapping them, error statistics and calibration. */
 #include "helpers.h"
 
+#include "fit/servval.h"
 #include "fit/validate.h"
 
 static struct llmroof_valmap map;
@@ -299,6 +300,89 @@ static void csv_long_fields_are_refused_not_cut(void **state)
     free(rows);
 }
 
+/* ---- serving rows (fit/servval.c) ---- */
+
+static const char srv_rows[] =
+    "id,model,gpu,num_gpus,tp,pp,weight_dtype,kv_dtype,framework,load,workload,input_len,output_len,num_requests,"
+    "metric,percentile,value,unit,notes,source\n"
+    "s1,Llama-2-7B,A100,1,1,1,fp16,fp16,vLLM,offline,fixed:512:128,512,128,64,throughput_req_s,-,2.0,req/s,,pubA x\n"
+    "s2,Llama-2-7B,A100,1,1,1,fp16,fp16,vLLM,offline,fixed:512:128,512,128,64,throughput_out_tok_s,-,300,tok/s,,pubA\n"
+    "s3,Llama-2-7B,A100,8,1,1,fp16,fp16,vLLM,offline,fixed:512:128,512,128,64,decode_tok_s_per_gpu,-,40,tok/s/GPU,,pubA\n"
+    "s4,Llama-2-7B,A100,1,1,1,fp16,fp16,vLLM,offline,fixed:512:128,512,128,64,ttft_ms,mean,900,ms,,pubB\n"
+    "s5,Llama-2-7B,A100,1,1,1,fp16,fp16,vLLM,rate:?,sharegpt,?,?,?,ttft_ms,mean,90,ms,,pubB\n"
+    "s6,Llama-2-7B,A100,1,1,1,fp16,fp16,vLLM,offline,fixed:512:128,512,128,64,ttft_ms,mean,-3,ms,,pubB\n"
+    "s7,Llama-2-7B,A100,1,1,1,fp16,fp16,vLLM,offline,fixed:512:128,512,128,64,ttft_ms,mean,50,ms,,pubC\n";
+
+static const char srv_map_head[] = "id,model,gpu,engine,wdt,kvdt,tp,ep,dp_attn,instances,disagg,workload,load,requests,"
+                                   "metric,stat,divide,slo,notes,skip\n";
+
+static void serving_rows_map_simulate_and_convert(void **state)
+{
+    struct llmroof_catalog cat;
+    load_all(&cat);
+    char m[4096];
+    const char *run = "llama-2-7b,a100-sxm4-80gb,vllm,fp16,fp16,1,,,1,,fixed:512:128,offline,64,";
+    snprintf(m, sizeof m, "%ss1,%sreq_s,mean,,,,\ns2,%sout_tok_s,mean,,,,\ns3,%sout_tok_s,mean,8,,,\n"
+                          "s4,%sttft,mean,,,,\ns5,,,,,,,,,,,,,,,,,,,request rate not stated\ns6,%sttft,mean,,,,\n",
+             srv_map_head, run, run, run, run, run);
+    struct srv_case *c = NULL;
+    size_t n = 0;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(srv_load_cases(&cat, srv_rows, strlen(srv_rows), "rows", m, strlen(m), "map", &c, &n, &err), 0);
+    assert_int_equal(n, 7);
+    /* a skip in the map, a bad value and a row the map lacks each keep their reason */
+    assert_false(c[4].mapped);
+    assert_string_equal(c[4].reason, "request rate not stated");
+    assert_false(c[5].mapped);
+    assert_non_null(strstr(c[5].reason, "not a positive number"));
+    assert_false(c[6].mapped);
+    assert_string_equal(c[6].reason, "no entry in the serving map");
+    assert_int_equal(srv_predict(c, n, NULL, NULL, 0, NULL, 0, &err), 0);
+    for (int i = 0; i < 4; i++)
+        assert_true(c[i].mapped && c[i].predicted > 0);
+    /* one run serves s1-s4: 64 requests of 128 output tokens all complete, so output tok/s =
+     * 128 x req/s exactly, and the per-GPU row (divide 8) is an eighth of the total */
+    assert_rel_close(c[1].predicted, 128 * c[0].predicted, 1e-9);
+    assert_rel_close(c[2].predicted, c[1].predicted / 8, 1e-12);
+    /* errors in time: a rate is inverted (measured / predicted - 1), a latency is not */
+    assert_rel_close(c[0].err, 2.0 / c[0].predicted - 1, 1e-12);
+    assert_rel_close(c[3].err, c[3].predicted / 900 - 1, 1e-12);
+    /* classes and loads */
+    assert_int_equal(srv_metric_class(c[0].metric), SRV_CLASS_THROUGHPUT);
+    assert_int_equal(srv_metric_class(c[3].metric), SRV_CLASS_TTFT);
+    assert_string_equal(srv_load_name(c[3].load), "offline");
+    free(c);
+    /* a map row naming a metric llmroof does not know is an error that names the file and field */
+    snprintf(m, sizeof m, "%ss1,%sgoodput,mean,,,,\n", srv_map_head, run);
+    assert_int_not_equal(srv_load_cases(&cat, srv_rows, strlen(srv_rows), "rows", m, strlen(m), "map", &c, &n, &err), 0);
+    assert_non_null(strstr(err.msg, "map:2: metric 'goodput'"));
+    catalog_free(&cat);
+}
+
+static void serving_stats_by_class_and_load(void **state)
+{
+    struct srv_case c[4];
+    memset(c, 0, sizeof c);
+    double e[4] = { -0.1, 0.2, 0.4, -0.8 };
+    for (int i = 0; i < 4; i++) {
+        c[i].mapped = i < 3; /* the fourth is not predicted: it counts nowhere */
+        c[i].err = e[i];
+        c[i].metric = i == 2 ? SRV_TPOT : SRV_TTFT;
+        c[i].load = i == 0 ? SRV_LOAD_RATE : SRV_LOAD_STATIC;
+    }
+    /* all: |err| 0.1, 0.2, 0.4 -> median 0.2; signed -0.1, 0.2, 0.4 -> bias 0.2;
+     * p90 between 0.2 and 0.4 at 0.9 x 2 = 1.8 -> 0.2 + 0.8 x 0.2 = 0.36 */
+    struct val_stats s = srv_stats(c, 4, -1, -1);
+    assert_int_equal(s.n, 3);
+    assert_rel_close(s.median_abs, 0.2, 1e-12);
+    assert_rel_close(s.bias, 0.2, 1e-12);
+    assert_rel_close(s.p90_abs, 0.36, 1e-12);
+    /* ttft: 0.1, 0.2 -> median 0.15; static load: 0.2, 0.4 -> 0.3 */
+    assert_rel_close(srv_stats(c, 4, SRV_CLASS_TTFT, -1).median_abs, 0.15, 1e-12);
+    assert_rel_close(srv_stats(c, 4, -1, SRV_LOAD_STATIC).median_abs, 0.3, 1e-12);
+    assert_int_equal(srv_stats(c, 4, SRV_CLASS_E2E, -1).n, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -310,6 +394,8 @@ int main(void)
         cmocka_unit_test(published_measurements_are_met_within_the_targets),
         cmocka_unit_test(calibrate_recovers_known_efficiencies),
         cmocka_unit_test(bands_are_quantiles_of_the_latency_ratio),
+        cmocka_unit_test(serving_rows_map_simulate_and_convert),
+        cmocka_unit_test(serving_stats_by_class_and_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

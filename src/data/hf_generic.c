@@ -1,0 +1,643 @@
+/* hf_generic.c - the field-table HuggingFace importer (llmroof import-hf for every model type
+ * outside hf.c's original families).
+ *
+ * A config.json is a bag of fields; what a field means does not depend on the model type that
+ * carries it (`num_key_value_heads` is the KV heads of Llama, GLM-4.5 and Seed-OSS alike). So
+ * the importer holds one table of the fields it knows, each with its meaning, and reads a model
+ * type it has never seen from those fields: a new type that reuses known fields imports without
+ * new code. A field outside the table is judged by its name: one that names a shape or a count
+ * (layers, heads, sizes, experts, windows, patterns...) would change the cost and is an error
+ * naming it; any other (a token id, an epsilon, a training knob) is a warning. The few things a
+ * config does not say (Qwen's hard-coded q/k norms, Nemotron-H's one norm per block) sit in a
+ * second table, per model type. */
+#include "data/hf_internal.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* Python-JSON                                                               */
+/* ------------------------------------------------------------------------ */
+
+char *hf_python_json(const char *text, size_t len, size_t *out_len)
+{
+    /* each replaced token grows by at most 2 bytes ("NaN" -> "null": +1; "Infinity" -> "1e999": -3) */
+    char *o = malloc(len + len / 2 + 16);
+    if (!o)
+        return NULL;
+    size_t j = 0;
+    bool in_str = false;
+    for (size_t i = 0; i < len; i++) {
+        const char ch = text[i];
+        if (in_str) {
+            o[j++] = ch;
+            if (ch == '\\' && i + 1 < len)
+                o[j++] = text[++i];
+            else if (ch == '"')
+                in_str = false;
+            continue;
+        }
+        if (ch == '"') {
+            in_str = true;
+            o[j++] = ch;
+        } else if (len - i >= 8 && !memcmp(text + i, "Infinity", 8)) {
+            memcpy(o + j, "1e999", 5);
+            j += 5;
+            i += 7;
+        } else if (len - i >= 3 && !memcmp(text + i, "NaN", 3)) {
+            memcpy(o + j, "null", 4);
+            j += 4;
+            i += 2;
+        } else {
+            o[j++] = ch;
+        }
+    }
+    o[j] = '\0';
+    *out_len = j;
+    return o;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The field table                                                           */
+/* ------------------------------------------------------------------------ */
+
+enum hf_use {
+    HF_READ,    /* read below: changes the cost */
+    HF_FREE,    /* known and without effect on the cost (ids, epsilons, RoPE, training knobs) */
+    HF_NOTE     /* known, not modelled, said once as a warning (vision tower, MTP modules) */
+};
+
+struct hf_field {
+    const char *key;     /* config.json member */
+    enum hf_use use;
+    const char *meaning; /* what it says (docs/catalog.md "import-hf") */
+};
+
+static const struct hf_field fields[] = {
+    /* shapes */
+    { "hidden_size", HF_READ, "residual width" },
+    { "num_hidden_layers", HF_READ, "decoder layers (blocks for Nemotron-H)" },
+    { "num_attention_heads", HF_READ, "query heads" },
+    { "num_key_value_heads", HF_READ, "KV heads (GQA)" },
+    { "head_dim", HF_READ, "width of one head" },
+    { "attention_head_dim", HF_READ, "width of one head" },
+    { "intermediate_size", HF_READ, "dense MLP width" },
+    { "vocab_size", HF_READ, "vocabulary rows (embedding, LM head)" },
+    { "max_position_embeddings", HF_READ, "context limit" },
+    { "tie_word_embeddings", HF_READ, "LM head shares the embedding" },
+    { "attention_bias", HF_READ, "q/k/v (and o) projections carry biases" },
+    { "attention_out_bias", HF_READ, "o projection carries a bias" },
+    { "use_qkv_bias", HF_READ, "q/k/v projections carry biases" },
+    { "use_bias", HF_READ, "projections carry biases" },
+    { "qkv_bias", HF_READ, "q/k/v projections carry biases" },
+    { "mlp_bias", HF_READ, "MLP matrices carry biases" },
+    { "lm_head_bias", HF_READ, "LM head carries a bias (vocab elements)" },
+    { "use_qk_norm", HF_READ, "per-head q/k RMSNorm" },
+    { "qk_layernorm", HF_READ, "per-head q/k norm" },
+    { "hidden_act", HF_READ, "MLP activation: relu2 = 2-matrix MLP, else gated" },
+    { "mlp_hidden_act", HF_READ, "MLP activation (Nemotron-H)" },
+    { "partial_rotary_factor", HF_FREE, "share of the head under RoPE" },
+    /* mixture of experts */
+    { "num_experts", HF_READ, "routed experts" },
+    { "num_local_experts", HF_READ, "routed experts" },
+    { "n_routed_experts", HF_READ, "routed experts" },
+    { "moe_num_experts", HF_READ, "routed experts" },
+    { "num_experts_per_tok", HF_READ, "experts per token" },
+    { "moe_k", HF_READ, "experts per token" },
+    { "moe_topk", HF_READ, "experts per token" },
+    { "moe_intermediate_size", HF_READ, "one expert's width" },
+    { "n_shared_experts", HF_READ, "shared experts" },
+    { "num_shared_experts", HF_READ, "shared experts" },
+    { "num_shared_expert", HF_READ, "shared experts" },
+    { "moe_num_shared_experts", HF_READ, "shared experts" },
+    { "shared_expert_intermediate_size", HF_READ, "shared expert width (a multiple of the expert width)" },
+    { "shared_intermediate_size", HF_READ, "shared expert width (0 = none)" },
+    { "moe_shared_expert_intermediate_size", HF_READ, "shared expert width" },
+    { "first_k_dense_replace", HF_READ, "leading dense layers" },
+    { "moe_layer_start_index", HF_READ, "first MoE layer" },
+    { "moe_layer_end_index", HF_READ, "last MoE layer" },
+    { "moe_layer_freq", HF_READ, "MoE layer step" },
+    { "moe_layer_interval", HF_READ, "MoE layer step" },
+    { "decoder_sparse_step", HF_READ, "MoE layer step" },
+    { "mlp_only_layers", HF_READ, "layers with a dense MLP" },
+    { "num_nextn_predict_layers", HF_READ, "multi-token-prediction modules (speculative decoding)" },
+    { "mtp_num_hidden_layers", HF_READ, "multi-token-prediction modules (speculative decoding)" },
+    /* MLA and sparse attention */
+    { "q_lora_rank", HF_READ, "MLA query rank" },
+    { "kv_lora_rank", HF_READ, "MLA latent width (cached)" },
+    { "qk_nope_head_dim", HF_READ, "MLA non-rotary q/k head width" },
+    { "qk_rope_head_dim", HF_READ, "MLA rotary key width (cached)" },
+    { "v_head_dim", HF_READ, "MLA value head width" },
+    { "index_topk", HF_READ, "DSA: keys each query attends to" },
+    { "index_n_heads", HF_READ, "DSA indexer heads" },
+    { "index_head_dim", HF_READ, "DSA indexer head width (cached per token)" },
+    /* windows and layer patterns */
+    { "sliding_window", HF_READ, "window of the sliding layers (null or Infinity = none)" },
+    { "use_sliding_window", HF_READ, "sliding window on" },
+    { "sliding_window_pattern", HF_READ, "every n-th layer global" },
+    { "layer_types", HF_READ, "kind of each layer" },
+    { "hybrid_override_pattern", HF_READ, "Nemotron-H blocks: M Mamba-2, * attention, - MLP, E MoE" },
+    { "full_attention_interval", HF_READ, "every n-th layer full attention, the others linear" },
+    { "attn_type_list", HF_READ, "MiniMax-01: 1 softmax, 0 lightning per layer" },
+    { "linear_attn_config", HF_READ, "Kimi-Linear: KDA and full-attention layers" },
+    /* recurrent mixers */
+    { "linear_num_value_heads", HF_READ, "gated DeltaNet value heads" },
+    { "linear_num_key_heads", HF_READ, "gated DeltaNet key heads" },
+    { "linear_key_head_dim", HF_READ, "gated DeltaNet key width" },
+    { "linear_value_head_dim", HF_READ, "gated DeltaNet value width" },
+    { "linear_conv_kernel_dim", HF_READ, "short convolution kernel" },
+    { "mamba_num_heads", HF_READ, "Mamba-2 heads" },
+    { "mamba_n_heads", HF_READ, "Mamba-2 heads" },
+    { "mamba_head_dim", HF_READ, "Mamba-2 head width" },
+    { "mamba_d_head", HF_READ, "Mamba-2 head width" },
+    { "ssm_state_size", HF_READ, "Mamba-2 state width" },
+    { "mamba_d_state", HF_READ, "Mamba-2 state width" },
+    { "n_groups", HF_READ, "Mamba-2 B/C groups" },
+    { "mamba_n_groups", HF_READ, "Mamba-2 B/C groups" },
+    { "conv_kernel", HF_READ, "Mamba-2 convolution kernel" },
+    { "mamba_d_conv", HF_READ, "Mamba-2 convolution kernel" },
+    { "mamba_expand", HF_FREE, "Mamba-2 expansion (heads x head width says it)" },
+    { "expand", HF_FREE, "Mamba-2 expansion (heads x head width says it)" },
+    { "chunk_size", HF_FREE, "scan chunk (kernel choice)" },
+    { "mamba_chunk_size", HF_FREE, "scan chunk (kernel choice)" },
+    { "use_conv_bias", HF_FREE, "convolution bias (channels, negligible)" },
+    { "mamba_conv_bias", HF_FREE, "convolution bias (channels, negligible)" },
+    { "use_bias_mamba", HF_FREE, "Mamba projection bias (negligible)" },
+    { "mamba_proj_bias", HF_FREE, "Mamba projection bias (negligible)" },
+    { "mamba_hidden_act", HF_FREE, "activation" },
+    { "time_step_limit", HF_FREE, "dt clamp (Python-JSON Infinity on the Hub)" },
+    { "time_step_min", HF_FREE, "dt init" }, { "time_step_max", HF_FREE, "dt init" },
+    { "time_step_floor", HF_FREE, "dt init" }, { "time_step_rank", HF_FREE, "dt rank (Mamba-1)" },
+    { "ssm_state_dtype", HF_FREE, "dtype" }, { "mamba_ssm_dtype", HF_FREE, "dtype" },
+    { "residual_in_fp32", HF_FREE, "numerics" }, { "rescale_prenorm_residual", HF_FREE, "init" },
+    /* multimodal and nesting */
+    { "text_config", HF_FREE, "the language model (read)" },
+    { "vision_config", HF_NOTE, "the image encoder" },
+    { "audio_config", HF_NOTE, "the audio encoder (not modelled)" },
+    { "quantization_config", HF_FREE, "checkpoint format (read by hf.c's rules)" },
+    /* no effect on the cost */
+    { "model_type", HF_FREE, "" }, { "architectures", HF_FREE, "" }, { "_name_or_path", HF_FREE, "" },
+    { "auto_map", HF_FREE, "" }, { "torch_dtype", HF_FREE, "" }, { "dtype", HF_FREE, "" },
+    { "transformers_version", HF_FREE, "" }, { "use_cache", HF_FREE, "" }, { "bos_token_id", HF_FREE, "" },
+    { "eos_token_id", HF_FREE, "" }, { "pad_token_id", HF_FREE, "" }, { "initializer_range", HF_FREE, "" },
+    { "rms_norm_eps", HF_FREE, "" }, { "layer_norm_eps", HF_FREE, "" }, { "layer_norm_epsilon", HF_FREE, "" },
+    { "norm_eps", HF_FREE, "" }, { "rope_theta", HF_FREE, "" }, { "rope_scaling", HF_FREE, "" },
+    { "rope_parameters", HF_FREE, "" }, { "rope_interleave", HF_FREE, "" }, { "rope_type", HF_FREE, "" },
+    { "attention_dropout", HF_FREE, "" }, { "hidden_dropout", HF_FREE, "" }, { "embd_pdrop", HF_FREE, "" },
+    { "resid_pdrop", HF_FREE, "" }, { "attention_probs_dropout_prob", HF_FREE, "" },
+    { "router_aux_loss_coef", HF_FREE, "" }, { "aux_loss_alpha", HF_FREE, "" }, { "output_router_logits", HF_FREE, "" },
+    { "norm_topk_prob", HF_FREE, "" }, { "routed_scaling_factor", HF_FREE, "" }, { "scoring_func", HF_FREE, "" },
+    { "topk_method", HF_FREE, "" }, { "n_group", HF_FREE, "" }, { "topk_group", HF_FREE, "" },
+    { "seq_aux", HF_FREE, "" }, { "ep_size", HF_FREE, "" }, { "pretraining_tp", HF_FREE, "" },
+    { "router_jitter_noise", HF_FREE, "" }, { "input_jitter_noise", HF_FREE, "" },
+    { "moe_router_enable_expert_bias", HF_FREE, "" }, { "router_dtype", HF_FREE, "" },
+    { "moe_capacity", HF_FREE, "" }, { "moe_gate", HF_FREE, "" }, { "moe_use_aux_free", HF_FREE, "" },
+    { "moe_norm_min", HF_FREE, "" }, { "use_moe", HF_FREE, "" }, { "num_experts_per_topk", HF_FREE, "" },
+    { "moe_router_topk_scaling_factor", HF_FREE, "" }, { "score_function", HF_FREE, "" },
+    { "use_expert_bias", HF_FREE, "" }, { "moe_router_dtype", HF_FREE, "" },
+    { "logit_scale", HF_FREE, "" }, { "final_logit_softcapping", HF_FREE, "" },
+    { "attn_logit_softcapping", HF_FREE, "" }, { "embedding_multiplier", HF_FREE, "" },
+    { "residual_multiplier", HF_FREE, "" }, { "attention_multiplier", HF_FREE, "" },
+    { "logits_scaling", HF_FREE, "" }, { "position_embedding_type", HF_FREE, "" },
+    { "max_window_layers", HF_FREE, "" }, { "original_max_position_embeddings", HF_FREE, "" },
+    { "use_return_dict", HF_FREE, "" }, { "use_flash_attention", HF_FREE, "" }, { "head_dim_original", HF_FREE, "" },
+    { "num_logits_to_keep", HF_FREE, "" }, { "rope_theta_global", HF_FREE, "" }, { "use_mamba_kernels", HF_FREE, "" },
+    { "image_token_id", HF_FREE, "" }, { "video_token_id", HF_FREE, "" }, { "vision_start_token_id", HF_FREE, "" },
+    { "vision_end_token_id", HF_FREE, "" }, { "vision_token_id", HF_FREE, "" }, { "image_token_index", HF_FREE, "" },
+    { "projector_hidden_act", HF_FREE, "" }, { "multimodal_projector_bias", HF_FREE, "" },
+    { "spatial_merge_size", HF_FREE, "" }, { "vision_feature_layer", HF_FREE, "" }, { "attn_implementation", HF_FREE, "" },
+    { "_attn_implementation", HF_FREE, "" }, { "sep_token_id", HF_FREE, "" }, { "cls_token_id", HF_FREE, "" },
+    { "mask_token_id", HF_FREE, "" }, { "num_key_value_groups", HF_FREE, "" }, { "enable_lm_head_fp32", HF_FREE, "" },
+    { "use_rmsnorm", HF_FREE, "" }, { "rope_3d", HF_FREE, "" }, { "freq_allocation", HF_FREE, "" },
+    { "use_flash_attn", HF_FREE, "" }, { "qk_rope_head_dim_original", HF_FREE, "" },
+    { "postnorm", HF_FREE, "" }, { "layernorm_full_attention", HF_FREE, "" }, { "layernorm_linear_attention", HF_FREE, "" },
+    { "layernorm_mlp", HF_FREE, "" }, { "layernorm_full_attention_alpha", HF_FREE, "" },
+    { "layernorm_full_attention_beta", HF_FREE, "" }, { "layernorm_linear_attention_alpha", HF_FREE, "" },
+    { "layernorm_linear_attention_beta", HF_FREE, "" }, { "layernorm_mlp_alpha", HF_FREE, "" },
+    { "layernorm_mlp_beta", HF_FREE, "" }, { "shared_moe_mode", HF_FREE, "" },
+    { "mtp_transformer_layers", HF_NOTE, "multi-token-prediction modules" },
+    { "mtp_hybrid_override_pattern", HF_NOTE, "multi-token-prediction modules" },
+    { "num_mtp_modules", HF_NOTE, "multi-token-prediction modules" },
+    { "rotary_dim", HF_FREE, "" }, { "qk_norm_type", HF_FREE, "" }, { "use_routing_bias", HF_FREE, "" },
+    { "use_mtp", HF_NOTE, "multi-token-prediction modules" }, { "swa_rope_theta", HF_FREE, "" },
+    { "attn_window_size", HF_FREE, "" }, { "attention_type", HF_FREE, "" }, { "rope_scaling_type", HF_FREE, "" },
+    { "use_mla", HF_FREE, "" }, { "moe_renormalize", HF_FREE, "" }, { "output_attentions", HF_FREE, "" },
+    { "output_hidden_states", HF_FREE, "" }, { "moe_router_use_sigmoid", HF_FREE, "" },
+    { "tie_embeddings_and_encoder_decoder", HF_FREE, "" }, { "is_decoder", HF_FREE, "" },
+    { "add_cross_attention", HF_FREE, "" }, { "return_dict", HF_FREE, "" },
+    { "use_cla", HF_FREE, "" }, { "cla_share_factor", HF_FREE, "" }, { "use_mixed_mlp_moe", HF_FREE, "" },
+    { "use_rotary_pos_emb", HF_FREE, "" }, { "norm_type", HF_FREE, "" }, { "org_vocab_size", HF_FREE, "" },
+    { "moe_random_routing_dropped_token", HF_FREE, "" }, { "moe_drop_tokens", HF_FREE, "" },
+    { "group_limited_greedy", HF_FREE, "" }, { "add_classification_head", HF_FREE, "" },
+    { "class_token_index", HF_FREE, "" }, { "anyres_pooling_size", HF_FREE, "" }, { "num_media_embeds", HF_FREE, "" },
+    { "first_dense_layers_use_bias", HF_FREE, "" }, { "rope_partial_factor", HF_FREE, "" },
+    { "output_dropout", HF_FREE, "" }, { "embedding_dropout", HF_FREE, "" }, { "use_qk_layernorm", HF_READ, "q/k norm" },
+    { "num_attention_layers", HF_FREE, "" }, { "torch_compile", HF_FREE, "" },
+    { "order_of_interleaved_layers", HF_FREE, "" }, { "use_parallel_block", HF_FREE, "one norm, parallel block (type rule)" },
+    { "use_parallel_embedding", HF_FREE, "" }, { "use_embedding_sharing", HF_FREE, "" },
+    { "use_gated_activation", HF_FREE, "" }, { "rotary_pct", HF_FREE, "" }, { "residual_dropout", HF_FREE, "" },
+    { "moe_router_activation_func", HF_FREE, "" }, { "num_expert_group", HF_FREE, "" },
+    { "num_experts_per_token", HF_READ, "experts per token" }, { "init_method", HF_FREE, "" },
+    { "normalization_function", HF_FREE, "" },
+};
+
+static const struct hf_field *field_find(const char *key)
+{
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        if (!strcmp(fields[i].key, key))
+            return &fields[i];
+    return NULL;
+}
+
+/* An unknown field names a shape or a count when its name holds one of these. */
+static bool cost_like(const char *key)
+{
+    static const char *const parts[] = { "layer", "head", "hidden", "intermediate", "expert", "num_", "n_",
+                                         "_dim", "rank", "window", "pattern", "interval", "topk", "top_k",
+                                         "kernel", "state", "vocab", "size", "period", "ffn", "mlp", "attn",
+                                         "attention", "block", "group", "conv", "moe", NULL };
+    for (const char *const *p = parts; *p; p++)
+        if (strstr(key, *p))
+            return true;
+    return false;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Per-type traits: what a config does not say                               */
+/* ------------------------------------------------------------------------ */
+
+enum {
+    T_QK_NORM = 1 << 0,      /* per-head q/k norms hard-coded (Qwen3, OLMo-2, dots.llm1) */
+    T_QKV_BIAS = 1 << 1,     /* q/k/v biases hard-coded (Qwen2-VL) */
+    T_GATE = 1 << 2,         /* attention output gate (Qwen3-Next) */
+    T_ONE_NORM = 1 << 3,     /* one norm per layer (Nemotron-H blocks, Cohere's parallel block) */
+    T_LAYERNORM = 1 << 4,    /* LayerNorm with bias (Phi-3.5-MoE) */
+    T_PARALLEL = 1 << 5,     /* attention and MLP in parallel off one norm (Cohere) */
+    T_TIED = 1 << 6,         /* tie_word_embeddings defaults to true */
+    T_O_BIAS = 1 << 7,       /* attention_bias covers the o projection too (Llama convention) */
+    T_GDN = 1 << 8,          /* linear layers are gated DeltaNet */
+    T_MAMBA2 = 1 << 9,       /* linear layers are Mamba-2 */
+    T_LIGHTNING = 1 << 10,   /* linear layers are lightning attention */
+    T_POST_NORMS = 1 << 11   /* OLMo-2: norms after attention and MLP, q/k norms over all heads */
+};
+
+struct hf_traits {
+    const char *type;
+    unsigned flags;
+};
+
+static const struct hf_traits traits[] = {
+    { "qwen3_next", T_QK_NORM | T_GATE | T_GDN },
+    { "qwen3_vl", T_QK_NORM }, { "qwen3_vl_text", T_QK_NORM },
+    { "qwen3_vl_moe", T_QK_NORM }, { "qwen3_vl_moe_text", T_QK_NORM },
+    { "qwen2_5_vl", T_QKV_BIAS }, { "qwen2_5_vl_text", T_QKV_BIAS }, { "qwen2_vl", T_QKV_BIAS },
+    { "olmo2", T_QK_NORM | T_POST_NORMS }, { "olmo3", T_QK_NORM | T_POST_NORMS },
+    { "dots1", T_QK_NORM },
+    { "glm4_moe", 0 }, { "glm4", 0 },
+    { "minimax_m2", 0 }, { "minimax", T_LIGHTNING | T_O_BIAS },
+    { "hunyuan_v1_moe", 0 }, { "hunyuan_v1_dense", 0 },
+    { "ernie4_5_moe", 0 }, { "ernie4_5", 0 },
+    { "seed_oss", 0 },
+    { "bailing_moe", 0 }, { "bailing_moe_v2", 0 },
+    { "phi3", T_O_BIAS }, { "phimoe", T_LAYERNORM | T_O_BIAS },
+    { "cohere2", T_ONE_NORM | T_PARALLEL | T_TIED }, { "cohere", T_ONE_NORM | T_PARALLEL | T_TIED },
+    { "nemotron_h", T_ONE_NORM | T_MAMBA2 },
+    { "granitemoehybrid", T_MAMBA2 },
+    { "kimi_linear", T_GDN },
+    { "deepseek_v32", 0 },
+    { "mistral3", 0 }, { "ministral", 0 },
+    { "exaone4", T_QK_NORM }, { "smollm3", 0 }, { "apertus", T_QK_NORM },
+};
+
+static unsigned traits_of(const char *type)
+{
+    for (size_t i = 0; i < sizeof traits / sizeof traits[0]; i++)
+        if (!strcmp(traits[i].type, type))
+            return traits[i].flags;
+    return 0;
+}
+
+bool hf_generic_knows(const char *type)
+{
+    for (size_t i = 0; i < sizeof traits / sizeof traits[0]; i++)
+        if (!strcmp(traits[i].type, type))
+            return true;
+    return false;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Readers                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static const cJSON *get(const cJSON *doc, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, key);
+    return v && !cJSON_IsNull(v) ? v : NULL;
+}
+
+static bool flag(const cJSON *doc, const char *key, bool dflt)
+{
+    const cJSON *v = get(doc, key);
+    return v && cJSON_IsBool(v) ? cJSON_IsTrue(v) : dflt;
+}
+
+static int one(const char *fname, const cJSON *doc, const char *key, bool required, long dflt, long lo, long hi,
+               long *out, struct llmroof_err *err)
+{
+    const char *keys[2] = { key, NULL };
+    return hf_int(fname, doc, keys, required, dflt, lo, hi, out, err);
+}
+
+static bool present(const cJSON *doc, const char *const *keys)
+{
+    for (const char *const *k = keys; *k; k++)
+        if (get(doc, *k))
+            return true;
+    return false;
+}
+
+#define ERR(...) (rc = llmroof_err_set(err, LLMROOF_EINPUT, __VA_ARGS__))
+
+int hf_generic_import(const char *fname, const cJSON *root, const cJSON *doc, const char *type, struct llmroof_model *m,
+                      char *warn, size_t warn_cap, struct llmroof_err *err)
+{
+    static const char *const k_hidden[] = { "hidden_size", NULL };
+    static const char *const k_layers[] = { "num_hidden_layers", NULL };
+    static const char *const k_heads[] = { "num_attention_heads", NULL };
+    static const char *const k_kv[] = { "num_key_value_heads", NULL };
+    static const char *const k_hd[] = { "head_dim", "attention_head_dim", NULL };
+    static const char *const k_inter[] = { "intermediate_size", NULL };
+    static const char *const k_vocab[] = { "vocab_size", NULL };
+    static const char *const k_ctx[] = { "max_position_embeddings", NULL };
+    static const char *const k_experts[] = { "num_experts", "num_local_experts", "n_routed_experts", "moe_num_experts", NULL };
+    static const char *const k_topk[] = { "num_experts_per_tok", "num_experts_per_token", "moe_k", "moe_topk",
+                                          NULL };
+    static const char *const k_shared[] = { "n_shared_experts", "num_shared_experts", "num_shared_expert",
+                                            "moe_num_shared_experts", NULL };
+    static const char *const k_shared_w[] = { "shared_expert_intermediate_size", "shared_intermediate_size",
+                                              "moe_shared_expert_intermediate_size", NULL };
+    static const char *const k_first[] = { "first_k_dense_replace", "moe_layer_start_index", NULL };
+    static const char *const k_step[] = { "decoder_sparse_step", "moe_layer_interval", "moe_layer_freq", NULL };
+    static const char *const k_mtp[] = { "num_nextn_predict_layers", "mtp_num_hidden_layers", NULL };
+    int rc = LLMROOF_OK;
+    const unsigned tr = traits_of(type);
+
+    /* ---- every field: known, or judged by its name ---- */
+    for (const cJSON *f = doc->child; f; f = f->next) {
+        const struct hf_field *k = field_find(f->string);
+        if (!k) {
+            if (cost_like(f->string) && !cJSON_IsNull(f) && !(cJSON_IsBool(f) && cJSON_IsFalse(f)))
+                return ERR("%s: field '%s' (model_type %s) is not known to llmroof and would change the cost; "
+                           "docs/catalog.md lists the fields import-hf reads", fname, f->string, type);
+            hf_warn(warn, warn_cap, "%s: field '%s' is not known to llmroof and is ignored (it names no shape)", fname,
+                    f->string);
+        } else if (k->use == HF_NOTE && !cJSON_IsNull(f) && !(cJSON_IsNumber(f) && f->valuedouble == 0)) {
+            hf_warn(warn, warn_cap, "%s: '%s' (%s) is not modelled", fname, f->string, k->meaning);
+        }
+    }
+
+    /* ---- shapes ---- */
+    if ((rc = hf_int(fname, doc, k_hidden, true, 0, 1, 1048576, &m->hidden, err)) ||
+        (rc = hf_int(fname, doc, k_layers, true, 0, 1, 10000, &m->layers, err)) ||
+        (rc = hf_int(fname, doc, k_heads, true, 0, 1, 65536, &m->heads, err)) ||
+        (rc = hf_int(fname, doc, k_vocab, true, 0, 1, 100000000, &m->vocab, err)) ||
+        (rc = hf_int(fname, doc, k_kv, false, m->heads, 1, 65536, &m->kv_heads, err)) ||
+        (rc = hf_int(fname, doc, k_ctx, true, 0, 1, 1000000000, &m->max_context, err)))
+        return rc;
+    if (!present(doc, k_hd) && m->hidden % m->heads != 0)
+        return ERR("%s: hidden size %ld is not divisible by %ld heads and no head_dim is given", fname, m->hidden,
+                   m->heads);
+    if ((rc = hf_int(fname, doc, k_hd, false, m->hidden / m->heads, 1, 65536, &m->head_dim, err)))
+        return rc;
+    const cJSON *act = get(doc, "mlp_hidden_act");
+    if (!act)
+        act = get(doc, "hidden_act");
+    m->mlp = act && cJSON_IsString(act) && act->valuestring && !strcmp(act->valuestring, "relu2") ? LLMROOF_MLP_PLAIN
+                                                                                                  : LLMROOF_MLP_GATED;
+    m->norm = tr & T_LAYERNORM ? LLMROOF_NORM_LAYER : LLMROOF_NORM_RMS;
+    m->tied_embeddings = flag(doc, "tie_word_embeddings", flag(root, "tie_word_embeddings", (tr & T_TIED) != 0));
+    bool ab = flag(doc, "attention_bias", false) || flag(doc, "use_bias", false);
+    m->qkv_bias = (tr & T_QKV_BIAS) || ab || flag(doc, "qkv_bias", false) || flag(doc, "use_qkv_bias", false);
+    m->o_bias = get(doc, "attention_out_bias") ? flag(doc, "attention_out_bias", false)
+                                               : (ab && ((tr & T_O_BIAS) || flag(doc, "use_bias", false)));
+    m->mlp_bias = flag(doc, "mlp_bias", false) || flag(doc, "use_bias", false);
+    m->qk_norm = (tr & T_QK_NORM) || flag(doc, "use_qk_norm", false) || flag(doc, "qk_layernorm", false) ||
+                 flag(doc, "use_qk_layernorm", false);
+    m->attn_gate = (tr & T_GATE) != 0;
+    m->parallel_attn = (tr & T_PARALLEL) != 0;
+    if (tr & T_ONE_NORM)
+        m->norms_per_layer = 1;
+    if (flag(doc, "lm_head_bias", false))
+        hf_warn(warn, warn_cap, "%s: the LM head's bias (%ld elements) is not counted", fname, m->vocab);
+
+    /* ---- mixture of experts ---- */
+    long experts = 0, inter = 0;
+    if ((rc = hf_int(fname, doc, k_experts, false, 0, 0, 65536, &experts, err)) ||
+        (rc = hf_int(fname, doc, k_inter, false, 0, 0, 16777216, &inter, err)))
+        return rc;
+    if (experts > 0) {
+        m->moe_experts = experts;
+        long shared_w = 0;
+        if ((rc = hf_int(fname, doc, k_topk, true, 0, 1, experts, &m->moe_top_k, err)) ||
+            /* without moe_intermediate_size, intermediate_size is the experts' width (Mixtral's rule) */
+            (rc = one(fname, doc, "moe_intermediate_size", inter == 0, inter, 1, 16777216, &m->moe_intermediate, err)) ||
+            (rc = hf_int(fname, doc, k_shared, false, 0, 0, 65536, &m->moe_shared, err)) ||
+            (rc = hf_int(fname, doc, k_shared_w, false, 0, 0, 16777216, &shared_w, err)) ||
+            (rc = hf_int(fname, doc, k_first, false, 0, 0, 10000, &m->moe_first_dense, err)) ||
+            (rc = hf_int(fname, doc, k_step, false, 1, 1, 10000, &m->moe_layer_step, err)))
+            return rc;
+        if (shared_w > 0 && m->moe_shared == 0) {
+            long w = m->moe_intermediate > 0 ? m->moe_intermediate : 1;
+            if (shared_w % w != 0)
+                return ERR("%s: field '%s' (%ld) is not a multiple of the expert width %ld, which llmroof cannot "
+                           "represent", fname, "shared_expert_intermediate_size", shared_w, w);
+            m->moe_shared = shared_w / w;
+        }
+    }
+    if ((rc = hf_int(fname, doc, k_inter, m->moe_experts == 0, m->moe_intermediate, 1, 16777216, &m->intermediate,
+                     err)))
+        return rc;
+    if (m->moe_experts > 0 && m->moe_intermediate == 0)
+        m->moe_intermediate = m->intermediate;
+    if ((rc = hf_int(fname, doc, k_mtp, false, 0, 0, 1000, &m->mtp_layers, err)))
+        return rc;
+
+    /* ---- MLA and DeepSeek Sparse Attention ---- */
+    if (get(doc, "kv_lora_rank")) {
+        m->kv_heads = m->heads;
+        if ((rc = one(fname, doc, "q_lora_rank", false, 0, 0, 1048576, &m->q_lora_rank, err)) ||
+            (rc = one(fname, doc, "kv_lora_rank", true, 0, 1, 1048576, &m->kv_lora_rank, err)) ||
+            (rc = one(fname, doc, "qk_nope_head_dim", true, 0, 0, 65536, &m->qk_nope_dim, err)) ||
+            (rc = one(fname, doc, "qk_rope_head_dim", true, 0, 1, 65536, &m->qk_rope_dim, err)) ||
+            (rc = one(fname, doc, "v_head_dim", true, 0, 1, 65536, &m->v_head_dim, err)))
+            return rc;
+        m->head_dim = m->qk_nope_dim + m->qk_rope_dim;
+    }
+    if (get(doc, "index_topk")) {
+        if (m->kv_lora_rank <= 0)
+            return ERR("%s: field 'index_topk' (DeepSeek Sparse Attention) needs MLA (kv_lora_rank)", fname);
+        if ((rc = one(fname, doc, "index_topk", true, 0, 1, 1000000000, &m->dsa_top_k, err)) ||
+            (rc = one(fname, doc, "index_n_heads", true, 0, 1, 65536, &m->dsa_heads, err)) ||
+            (rc = one(fname, doc, "index_head_dim", true, 0, 1, 65536, &m->dsa_head_dim, err)))
+            return rc;
+    }
+
+    /* ---- sliding window: null, false use_sliding_window or Infinity mean none ---- */
+    const cJSON *sw = get(doc, "sliding_window");
+    if (sw && cJSON_IsNumber(sw) && isinf(sw->valuedouble) && sw->valuedouble > 0)
+        sw = NULL; /* Python-JSON Infinity: an unbounded window is full attention */
+    if (get(doc, "use_sliding_window") && !flag(doc, "use_sliding_window", false))
+        sw = NULL;
+    if (sw && (rc = one(fname, doc, "sliding_window", false, 0, 1, 1000000000, &m->window, err)))
+        return rc;
+
+    /* ---- layer kinds ---- */
+    const long L = m->layers;
+    char mix[LLMROOF_PATTERN_MAX + 1], ffn[LLMROOF_PATTERN_MAX + 1];
+    bool patterned = false;
+    const cJSON *lt = get(doc, "layer_types"), *hop = get(doc, "hybrid_override_pattern");
+    const cJSON *fai = get(doc, "full_attention_interval"), *atl = get(doc, "attn_type_list");
+    const cJSON *lac = get(doc, "linear_attn_config"), *mlo = get(doc, "mlp_only_layers");
+    const bool want = lt || hop || fai || atl || lac || (mlo && cJSON_GetArraySize(mlo) > 0);
+    if (want && L > LLMROOF_PATTERN_MAX)
+        return ERR("%s: %ld layers with per-layer kinds: llmroof lists at most %d", fname, L, LLMROOF_PATTERN_MAX);
+    long wnd_every = 0;
+    if (m->window > 0 && !lt) {
+        if ((rc = one(fname, doc, "sliding_window_pattern", false, 0, 0, 10000, &wnd_every, err)))
+            return rc;
+        m->window_global_every = wnd_every; /* 0: every layer windowed */
+    }
+    if (want) {
+        patterned = true;
+        for (long i = 0; i < L; i++) {
+            mix[i] = 'A';
+            ffn[i] = 'D';
+            if (m->moe_experts > 0 && i >= m->moe_first_dense && (i + 1) % m->moe_layer_step == 0)
+                ffn[i] = 'E';
+        }
+        mix[L] = ffn[L] = '\0';
+        if (lt) {
+            if (!cJSON_IsArray(lt) || cJSON_GetArraySize(lt) != L)
+                return ERR("%s: field 'layer_types' must list num_hidden_layers (%ld) entries", fname, L);
+            long i = 0;
+            for (const cJSON *t = lt->child; t; t = t->next, i++) {
+                const char *v = cJSON_IsString(t) && t->valuestring ? t->valuestring : "";
+                if (!strcmp(v, "full_attention") || !strcmp(v, "attention"))
+                    mix[i] = 'A';
+                else if (!strcmp(v, "sliding_attention"))
+                    mix[i] = 'W';
+                else if (!strcmp(v, "linear_attention") || !strcmp(v, "mamba") || !strcmp(v, "mamba2"))
+                    mix[i] = 'L';
+                else
+                    return ERR("%s: field 'layer_types' entry %ld is \"%s\"; known: full_attention, attention, "
+                               "sliding_attention, linear_attention, mamba", fname, i, v);
+            }
+            if (strchr(mix, 'W') && m->window <= 0)
+                return ERR("%s: field 'layer_types' lists sliding layers but 'sliding_window' gives no window", fname);
+        } else if (hop) {
+            const char *p = cJSON_IsString(hop) && hop->valuestring ? hop->valuestring : "";
+            if ((long)strlen(p) != L)
+                return ERR("%s: field 'hybrid_override_pattern' must hold num_hidden_layers (%ld) letters", fname, L);
+            for (long i = 0; i < L; i++) {
+                switch (p[i]) {
+                case 'M': mix[i] = 'L'; ffn[i] = 'N'; break;
+                case '*': mix[i] = 'A'; ffn[i] = 'N'; break;
+                case '-': mix[i] = 'N'; ffn[i] = 'D'; break;
+                case 'E': mix[i] = 'N'; ffn[i] = 'E'; break;
+                default:
+                    return ERR("%s: field 'hybrid_override_pattern' letter %ld is '%c'; known: M (Mamba-2), "
+                               "* (attention), - (MLP), E (MoE)", fname, i, p[i]);
+                }
+            }
+        } else if (fai) {
+            long n = 0;
+            if ((rc = one(fname, doc, "full_attention_interval", true, 0, 1, 10000, &n, err)))
+                return rc;
+            for (long i = 0; i < L; i++)
+                mix[i] = (i + 1) % n == 0 ? 'A' : 'L';
+        } else if (atl) {
+            if (!cJSON_IsArray(atl) || cJSON_GetArraySize(atl) != L)
+                return ERR("%s: field 'attn_type_list' must list num_hidden_layers (%ld) entries", fname, L);
+            long i = 0;
+            for (const cJSON *t = atl->child; t; t = t->next, i++)
+                mix[i] = cJSON_IsNumber(t) && t->valuedouble == 1 ? 'A' : 'L';
+        } else if (lac) {
+            const cJSON *fl = cJSON_GetObjectItemCaseSensitive(lac, "full_attn_layers");
+            if (!cJSON_IsArray(fl))
+                return ERR("%s: field 'linear_attn_config.full_attn_layers' must be a list of layer numbers", fname);
+            for (long i = 0; i < L; i++)
+                mix[i] = 'L';
+            for (const cJSON *t = fl->child; t; t = t->next) {
+                /* Kimi-Linear numbers layers from 1 */
+                if (!cJSON_IsNumber(t) || t->valuedouble < 1 || t->valuedouble > (double)L)
+                    return ERR("%s: field 'linear_attn_config.full_attn_layers' holds a layer outside 1..%ld", fname, L);
+                mix[(long)t->valuedouble - 1] = 'A';
+            }
+        }
+        if (mlo && cJSON_IsArray(mlo))
+            for (const cJSON *t = mlo->child; t; t = t->next) {
+                if (!cJSON_IsNumber(t) || t->valuedouble < 0 || t->valuedouble >= (double)L)
+                    return ERR("%s: field 'mlp_only_layers' holds a layer outside 0..%ld", fname, L - 1);
+                ffn[(long)t->valuedouble] = 'D';
+            }
+    }
+    if (patterned) {
+        if (!strpbrk(mix, "AW"))
+            return ERR("%s: no layer holds attention: llmroof needs at least one (pure state-space models are not "
+                       "modelled)", fname);
+        memcpy(m->mixers, mix, (size_t)L + 1);
+        memcpy(m->ffns, ffn, (size_t)L + 1);
+        if (m->window > 0 && !strchr(mix, 'W'))
+            m->window = 0;
+        if (strchr(mix, 'L')) {
+            if (tr & T_MAMBA2 || get(doc, "mamba_num_heads") || get(doc, "mamba_n_heads")) {
+                static const char *const k_mh[] = { "mamba_num_heads", "mamba_n_heads", NULL };
+                static const char *const k_md[] = { "mamba_head_dim", "mamba_d_head", NULL };
+                static const char *const k_ms[] = { "ssm_state_size", "mamba_d_state", NULL };
+                static const char *const k_mg[] = { "n_groups", "mamba_n_groups", NULL };
+                static const char *const k_mc[] = { "conv_kernel", "mamba_d_conv", NULL };
+                m->linear_kind = LLMROOF_LINEAR_MAMBA2;
+                if ((rc = hf_int(fname, doc, k_mh, true, 0, 1, 65536, &m->lin_heads, err)) ||
+                    (rc = hf_int(fname, doc, k_md, true, 0, 1, 65536, &m->lin_v_dim, err)) ||
+                    (rc = hf_int(fname, doc, k_ms, true, 0, 1, 65536, &m->lin_k_dim, err)) ||
+                    (rc = hf_int(fname, doc, k_mg, false, 1, 1, 65536, &m->lin_k_heads, err)) ||
+                    (rc = hf_int(fname, doc, k_mc, false, 4, 0, 1024, &m->lin_conv, err)))
+                    return rc;
+            } else if (tr & T_LIGHTNING) {
+                m->linear_kind = LLMROOF_LINEAR_LIGHTNING;
+                m->lin_heads = m->lin_k_heads = m->heads;
+                m->lin_k_dim = m->lin_v_dim = m->head_dim;
+            } else if (lac) {
+                /* Kimi Delta Attention: a gated delta rule with per-channel gates, counted as gated
+                 * DeltaNet of num_heads x head_dim (its low-rank gate projections are not counted) */
+                long nh = 0, hd = 0, ck = 0;
+                if ((rc = one(fname, lac, "num_heads", true, 0, 1, 65536, &nh, err)) ||
+                    (rc = one(fname, lac, "head_dim", true, 0, 1, 65536, &hd, err)) ||
+                    (rc = one(fname, lac, "short_conv_kernel_size", false, 4, 0, 1024, &ck, err)))
+                    return rc;
+                m->linear_kind = LLMROOF_LINEAR_GDN;
+                m->lin_heads = m->lin_k_heads = nh;
+                m->lin_k_dim = m->lin_v_dim = hd;
+                m->lin_conv = ck;
+                hf_warn(warn, warn_cap, "%s: Kimi Delta Attention is costed as gated DeltaNet (its low-rank gate "
+                        "projections are not counted)", fname);
+            } else {
+                m->linear_kind = LLMROOF_LINEAR_GDN;
+                if ((rc = one(fname, doc, "linear_num_value_heads", true, 0, 1, 65536, &m->lin_heads, err)) ||
+                    (rc = one(fname, doc, "linear_num_key_heads", true, 0, 1, 65536, &m->lin_k_heads, err)) ||
+                    (rc = one(fname, doc, "linear_key_head_dim", true, 0, 1, 65536, &m->lin_k_dim, err)) ||
+                    (rc = one(fname, doc, "linear_value_head_dim", true, 0, 1, 65536, &m->lin_v_dim, err)) ||
+                    (rc = one(fname, doc, "linear_conv_kernel_dim", false, 4, 0, 1024, &m->lin_conv, err)))
+                    return rc;
+            }
+        }
+    }
+    if (tr & T_POST_NORMS)
+        m->norms_per_layer = 2; /* post-attention and post-MLP norms in place of the pre-norms */
+    if (m->mtp_layers > 0)
+        hf_warn(warn, warn_cap, "%s: %ld multi-token-prediction module(s) ship with the model (for --spec mtp); "
+                "their weights are not counted", fname, m->mtp_layers);
+    return rc;
+}

@@ -1,0 +1,32 @@
+/* hf_internal.h - shared between hf.c (the known families) and hf_generic.c (the field-table
+ * importer). Not installed. */
+#ifndef LLMROOF_HF_INTERNAL_H
+#define LLMROOF_HF_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "data/catalog.h"
+
+/* Appends one warning line to `warn` (bounded). */
+void hf_warn(char *warn, size_t cap, const char *fmt, ...);
+/* First integer member among `keys` within [lo, hi], or dflt when none is present. */
+int hf_int(const char *fname, const cJSON *doc, const char *const *keys, bool required, long dflt, long lo, long hi,
+           long *out, struct llmroof_err *err);
+
+/* True when hf_generic_import knows `type` (its traits table) */
+bool hf_generic_knows(const char *type);
+/* The field-table importer: every member of the config is looked up in a table of known fields;
+ * a known field is read for what it means, an unknown one that would change the cost is an
+ * error naming it, any other a warning. `m` holds id, name, hf_id and source already. */
+int hf_generic_import(const char *fname, const cJSON *root, const cJSON *doc, const char *type, struct llmroof_model *m,
+                      char *warn, size_t warn_cap, struct llmroof_err *err);
+
+/* Copies `text` with the Python-JSON tokens the Hub serves (bare Infinity, -Infinity, NaN
+ * outside strings) replaced by 1e999, -1e999 (which parse to +-inf) and null. Returns a
+ * malloc'd string of *out_len bytes, NULL when out of memory. */
+char *hf_python_json(const char *text, size_t len, size_t *out_len);
+
+#endif

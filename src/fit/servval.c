@@ -1,0 +1,605 @@
+/* servval.c - serving rows against the simulator (see fit/servval.h; method: docs/validation.md) */
+#include "fit/servval.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/parse.h"
+#include "base/rng.h"
+#include "serve/sim.h"
+
+const char *srv_class_name(enum srv_class c)
+{
+    static const char *const names[SRV_CLASS_COUNT] = { "throughput", "ttft", "tpot", "e2e", "slo" };
+    return (c >= 0 && c < SRV_CLASS_COUNT) ? names[c] : "?";
+}
+
+const char *srv_load_name(enum srv_load l)
+{
+    static const char *const names[SRV_LOAD_COUNT] = { "static", "concurrency", "rate", "offline" };
+    return (l >= 0 && l < SRV_LOAD_COUNT) ? names[l] : "?";
+}
+
+static const char *const metric_names[SRV_METRIC_COUNT] = { "ttft", "tpot", "e2e", "makespan", "req_s", "out_tok_s",
+                                                            "total_tok_s", "prompt_tok_s", "slo_pct" };
+
+enum srv_class srv_metric_class(enum srv_metric m)
+{
+    switch (m) {
+    case SRV_TTFT: return SRV_CLASS_TTFT;
+    case SRV_TPOT: return SRV_CLASS_TPOT;
+    case SRV_E2E:
+    case SRV_MAKESPAN: return SRV_CLASS_E2E;
+    case SRV_SLO_PCT: return SRV_CLASS_SLO;
+    default: return SRV_CLASS_THROUGHPUT;
+    }
+}
+
+/* a rate (higher is better): the error is inverted so that > 0 still means llmroof is slower */
+static bool is_rate(enum srv_metric m)
+{
+    return srv_metric_class(m) == SRV_CLASS_THROUGHPUT || m == SRV_SLO_PCT;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Reading                                                                  */
+/* ------------------------------------------------------------------------ */
+
+enum { R_ID, R_METRIC, R_VALUE, R_SOURCE, R_FRAMEWORK, R_NCOLS };
+enum { M_ID, M_MODEL, M_GPU, M_ENGINE, M_WDT, M_KVDT, M_TP, M_EP, M_DPA, M_INST, M_DISAGG, M_WORKLOAD, M_LOAD, M_REQ,
+       M_METRIC, M_STAT, M_DIVIDE, M_SLO, M_NOTE, M_SKIP, M_NCOLS };
+
+struct read_ctx {
+    const char *fname;
+    struct srv_case *v;
+    size_t n, cap;
+    const struct llmroof_catalog *cat;
+};
+
+static int published_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, struct llmroof_err *err)
+{
+    struct read_ctx *x = vctx;
+    (void)line;
+    int rc = val_csv_reserve((void **)&x->v, &x->cap, x->n, sizeof *x->v, x->fname, err);
+    if (rc)
+        return rc;
+    struct srv_case *c = &x->v[x->n++];
+    memset(c, 0, sizeof *c);
+    snprintf(c->id, sizeof c->id, "%s", f[col[R_ID]]);
+    snprintf(c->metric_text, sizeof c->metric_text, "%s", f[col[R_METRIC]]);
+    snprintf(c->source, sizeof c->source, "%s", col[R_SOURCE] >= 0 ? f[col[R_SOURCE]] : "");
+    snprintf(c->framework, sizeof c->framework, "%s", col[R_FRAMEWORK] >= 0 ? f[col[R_FRAMEWORK]] : "");
+    if (!parse_double(f[col[R_VALUE]], &c->measured) || !(c->measured > 0))
+        snprintf(c->reason, sizeof c->reason, "value '%.40s' is not a positive number", f[col[R_VALUE]]);
+    else
+        snprintf(c->reason, sizeof c->reason, "no entry in the serving map");
+    return LLMROOF_OK;
+}
+
+/* "N" as a whole number in [lo, hi]; an empty field gives dflt */
+static bool whole(const char *s, long lo, long hi, long dflt, long *out)
+{
+    int64_t v;
+    if (!*s) {
+        *out = dflt;
+        return true;
+    }
+    if (!parse_int64(s, lo, hi, &v))
+        return false;
+    *out = (long)v;
+    return true;
+}
+
+#define BAD(...) do { snprintf(c->reason, sizeof c->reason, __VA_ARGS__); return LLMROOF_OK; } while (0)
+
+/* Applies one map row to its case; a malformed map row is an error, a skip is a reason. */
+static int map_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, struct llmroof_err *err)
+{
+    struct read_ctx *x = vctx;
+    struct srv_case *c = NULL;
+    for (size_t i = 0; i < x->n && !c; i++)
+        if (strcmp(x->v[i].id, f[col[M_ID]]) == 0)
+            c = &x->v[i];
+    if (!c)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: id '%s' is not a published serving row", x->fname, line,
+                               f[col[M_ID]]);
+    if (strncmp(c->reason, "value", 5) == 0)
+        return LLMROOF_OK;
+    snprintf(c->note, sizeof c->note, "%s", f[col[M_NOTE]]);
+    if (f[col[M_SKIP]][0])
+        BAD("%s", f[col[M_SKIP]]);
+    if (!(c->model = catalog_find_model(x->cat, f[col[M_MODEL]])))
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: model '%s' is not in the catalog", x->fname, line,
+                               f[col[M_MODEL]]);
+    if (!(c->gpu = catalog_find_gpu(x->cat, f[col[M_GPU]])))
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: GPU '%s' is not in the catalog", x->fname, line,
+                               f[col[M_GPU]]);
+    if (f[col[M_ENGINE]][0] && !(c->engine = catalog_find_engine(x->cat, f[col[M_ENGINE]])))
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: engine '%s' is not in the catalog", x->fname, line,
+                               f[col[M_ENGINE]]);
+    enum llmroof_dtype w, kv;
+    if (!dtype_parse(f[col[M_WDT]], &w) || !dtype_is_storage(w) || !dtype_parse(f[col[M_KVDT]], &kv) ||
+        !dtype_is_storage(kv))
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: dtypes '%s'/'%s' are not llmroof's", x->fname, line,
+                               f[col[M_WDT]], f[col[M_KVDT]]);
+    /* fp8 and fp4 weights compute in fp8 where the GPU has it (the map's fp8 rows are W8A8 or
+     * block-fp8 models); 16-bit formats compute as stored */
+    enum llmroof_dtype act = w == LLMROOF_BF16 ? LLMROOF_BF16 : LLMROOF_FP16;
+    if ((w == LLMROOF_FP8 || w == LLMROOF_FP4) && c->gpu->has_peak[LLMROOF_FP8])
+        act = LLMROOF_FP8;
+    if (w == LLMROOF_FP4 && c->gpu->has_peak[LLMROOF_FP4])
+        act = LLMROOF_FP4;
+    c->dt = (struct llmroof_dtypes){ w, kv, act, 0 };
+    long v;
+    if (!whole(f[col[M_TP]], 1, 1024, 1, &v))
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: tp '%s'", x->fname, line, f[col[M_TP]]);
+    c->tp = (int)v;
+    if (!whole(f[col[M_EP]], 1, 1024, 1, &v))
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: ep '%s'", x->fname, line, f[col[M_EP]]);
+    c->ep = (int)v;
+    c->dp_attn = strcmp(f[col[M_DPA]], "1") == 0;
+    if (!whole(f[col[M_INST]], 1, 1024, 1, &v))
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: instances '%s'", x->fname, line, f[col[M_INST]]);
+    c->instances = (int)v;
+    if (f[col[M_DISAGG]][0]) {
+        /* "PN:PTP/DN:DTP" */
+        if (sscanf(f[col[M_DISAGG]], "%d:%d/%d:%d", &c->pre_n, &c->pre_tp, &c->dec_n, &c->dec_tp) != 4 ||
+            c->pre_n < 1 || c->pre_tp < 1 || c->dec_n < 1 || c->dec_tp < 1)
+            return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: disagg '%s' is not PN:PTP/DN:DTP", x->fname, line,
+                                   f[col[M_DISAGG]]);
+        c->disagg = true;
+    }
+    const char *wl = f[col[M_WORKLOAD]];
+    if (strcmp(wl, "chat") == 0) {
+        c->chat = true;
+    } else if (sscanf(wl, "fixed:%ld:%ld", &c->prompt, &c->output) == 2 && c->prompt > 0 && c->output > 0) {
+    } else if (sscanf(wl, "sharegpt:%ld:%ld", &c->prompt, &c->output) == 2 && c->prompt > 0 && c->output > 0) {
+        c->scaled_chat = true;
+    } else {
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: workload '%s' is not fixed:P:O, sharegpt:P:O or chat",
+                               x->fname, line, wl);
+    }
+    const char *ld = f[col[M_LOAD]];
+    static const char *const loads[SRV_LOAD_COUNT] = { "static:", "concurrency:", "rate:", "offline" };
+    int k;
+    for (k = 0; k < SRV_LOAD_COUNT; k++)
+        if (strncmp(ld, loads[k], strlen(loads[k])) == 0)
+            break;
+    if (k == SRV_LOAD_COUNT || (k != SRV_LOAD_OFFLINE && !(parse_double(ld + strlen(loads[k]), &c->load_value) &&
+                                                           c->load_value > 0)))
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: load '%s' is not static:B, concurrency:N, rate:R or offline",
+                               x->fname, line, ld);
+    c->load = (enum srv_load)k;
+    if (!whole(f[col[M_REQ]], 1, 100000, 0, &c->requests) || c->requests < 1)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: requests '%s'", x->fname, line, f[col[M_REQ]]);
+    for (k = 0; k < SRV_METRIC_COUNT; k++)
+        if (strcmp(f[col[M_METRIC]], metric_names[k]) == 0)
+            break;
+    if (k == SRV_METRIC_COUNT)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: metric '%s'", x->fname, line, f[col[M_METRIC]]);
+    c->metric = (enum srv_metric)k;
+    static const char *const stats[] = { "mean", "p50", "p90", "p99" };
+    for (k = 0; k < 4; k++)
+        if (strcmp(f[col[M_STAT]], stats[k]) == 0)
+            break;
+    if (k == 4)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: stat '%s'", x->fname, line, f[col[M_STAT]]);
+    c->stat = (enum srv_stat)k;
+    c->divide = 1;
+    if (f[col[M_DIVIDE]][0] && !(parse_double(f[col[M_DIVIDE]], &c->divide) && c->divide > 0))
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: divide '%s'", x->fname, line, f[col[M_DIVIDE]]);
+    if (f[col[M_SLO]][0]) {
+        double t1, t2;
+        if (sscanf(f[col[M_SLO]], "%lf:%lf", &t1, &t2) != 2 || !(t1 > 0) || !(t2 > 0))
+            return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: slo '%s' is not TTFT_MS:TPOT_MS", x->fname, line,
+                                   f[col[M_SLO]]);
+        c->slo_ttft_s = t1 / 1e3;
+        c->slo_tpot_s = t2 / 1e3;
+    }
+    if (c->metric == SRV_SLO_PCT && !(c->slo_ttft_s > 0))
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: an slo_pct row needs its slo", x->fname, line);
+    c->reason[0] = '\0';
+    c->mapped = true;
+    return LLMROOF_OK;
+}
+#undef BAD
+
+int srv_load_cases(const struct llmroof_catalog *cat, const char *rows_text, size_t rows_len, const char *rows_name,
+                   const char *map_text, size_t map_len, const char *map_name, struct srv_case **out, size_t *n,
+                   struct llmroof_err *err)
+{
+    static const char *const rnames[R_NCOLS] = { "id", "metric", "value", "source", "framework" };
+    static const char *const mnames[M_NCOLS] = { "id", "model", "gpu", "engine", "wdt", "kvdt", "tp", "ep", "dp_attn",
+                                                 "instances", "disagg", "workload", "load", "requests", "metric",
+                                                 "stat", "divide", "slo", "notes", "skip" };
+    struct read_ctx x = { rows_name, NULL, 0, 0, cat };
+    *out = NULL;
+    *n = 0;
+    int rc = val_csv_read(rows_text, rows_len, rows_name, rnames, R_NCOLS, 3, published_row, &x, err);
+    if (!rc) {
+        x.fname = map_name;
+        rc = val_csv_read(map_text, map_len, map_name, mnames, M_NCOLS, M_NCOLS, map_row, &x, err);
+    }
+    if (rc) {
+        free(x.v);
+        return rc;
+    }
+    *out = x.v;
+    *n = x.n;
+    return LLMROOF_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Prediction                                                               */
+/* ------------------------------------------------------------------------ */
+
+/* What one simulated run gives every metric of the rows that share it. */
+struct run_sums {
+    bool ok;
+    char reason[200];
+    struct sim_stats ttft, tpot, e2e;
+    double duration_s, req_s, out_tok_s, prompt_tok_s, slo_share;
+};
+
+/* Two cases share a run when everything the simulator reads is equal. */
+static bool same_run(const struct srv_case *a, const struct srv_case *b)
+{
+    return a->model == b->model && a->gpu == b->gpu && a->engine == b->engine && a->dt.weight == b->dt.weight &&
+           a->dt.kv == b->dt.kv && a->tp == b->tp && a->ep == b->ep && a->dp_attn == b->dp_attn &&
+           a->instances == b->instances && a->disagg == b->disagg && a->pre_n == b->pre_n && a->pre_tp == b->pre_tp &&
+           a->dec_n == b->dec_n && a->dec_tp == b->dec_tp && a->chat == b->chat && a->scaled_chat == b->scaled_chat &&
+           a->prompt == b->prompt && a->output == b->output && a->load == b->load && a->load_value == b->load_value &&
+           a->requests == b->requests && a->slo_ttft_s == b->slo_ttft_s && a->slo_tpot_s == b->slo_tpot_s;
+}
+
+/* ShareGPT-shaped lengths with the row's means: 4,000 draws of the simulator's chat
+ * distribution (docs/metrics.md: lognormal, fitted to ShareGPT), each length scaled by the
+ * ratio of the stated mean to the drawn mean, so that the spread of a conversational trace
+ * stays and the means are the source's. */
+static int scaled_chat(long prompt, long output, struct workload *w, struct llmroof_err *err)
+{
+    enum { N = 4000 };
+    struct workload chat = { WORKLOAD_CHAT, 0, 0, NULL, 0 };
+    long *pairs = malloc(sizeof *pairs * 2 * N);
+    if (!pairs)
+        return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory");
+    struct llmroof_rng r;
+    rng_seed(&r, 7);
+    double sp = 0, so = 0;
+    for (int i = 0; i < N; i++) {
+        workload_sample(&chat, &r, &pairs[2 * i], &pairs[2 * i + 1]);
+        sp += (double)pairs[2 * i];
+        so += (double)pairs[2 * i + 1];
+    }
+    double kp = (double)prompt * N / sp, ko = (double)output * N / so;
+    for (int i = 0; i < N; i++) {
+        pairs[2 * i] = lround(fmax(1.0, (double)pairs[2 * i] * kp));
+        pairs[2 * i + 1] = lround(fmax(2.0, (double)pairs[2 * i + 1] * ko));
+    }
+    *w = (struct workload){ WORKLOAD_PAIRS, 0, 0, pairs, N };
+    return LLMROOF_OK;
+}
+
+static void simulate(const struct srv_case *c, const struct llmroof_gpu *g, const struct llmroof_engine *e,
+                     struct run_sums *out)
+{
+    memset(out, 0, sizeof *out);
+    struct sim_config sc;
+    sim_default_config(&sc);
+    sc.setup = (struct llmroof_setup){ c->model, g, c->tp, c->dt, roofline_effs_engine(g, e, NULL), { 0 } };
+    if (c->ep > 1) {
+        sc.setup.layout.ep = c->ep;
+        sc.setup.layout.dp_attn = c->dp_attn;
+    }
+    struct workload w = { WORKLOAD_FIXED, c->prompt, c->output, NULL, 0 };
+    struct llmroof_err err = { 0 };
+    if (c->chat)
+        w.kind = WORKLOAD_CHAT;
+    else if (c->scaled_chat && scaled_chat(c->prompt, c->output, &w, &err)) {
+        snprintf(out->reason, sizeof out->reason, "%.150s", err.msg);
+        return;
+    }
+    sc.workload = &w;
+    sc.requests = c->requests;
+    switch (c->load) {
+    case SRV_LOAD_STATIC:
+        /* a closed batch, as the static rows measure it: the batch's requests all queued at t = 0
+         * and admitted together, their prompts in one unchunked prefill (a budget of the whole
+         * batch's prompt tokens), then decode steps of the whole batch */
+        sc.mode = SIM_OFFLINE;
+        sc.requests = (long)c->load_value;
+        if (sc.max_seqs < sc.requests)
+            sc.max_seqs = sc.requests;
+        sc.chunked_prefill = false;
+        if (!c->chat && !c->scaled_chat && sc.max_batched_tokens < sc.requests * c->prompt)
+            sc.max_batched_tokens = sc.requests * c->prompt;
+        break;
+    case SRV_LOAD_CONCURRENCY:
+        /* N users without think time (benchmark_serving's --max-concurrency, LMDeploy's threads) */
+        sc.mode = SIM_CLOSED;
+        sc.concurrency = (long)c->load_value;
+        sc.think_min_s = sc.think_max_s = 0;
+        if (sc.max_seqs < sc.concurrency)
+            sc.max_seqs = sc.concurrency;
+        break;
+    case SRV_LOAD_RATE:
+        sc.mode = SIM_RATE;
+        sc.rate_qps = c->load_value;
+        break;
+    case SRV_LOAD_OFFLINE:
+    case SRV_LOAD_COUNT: sc.mode = SIM_OFFLINE; break;
+    }
+    if (c->instances > 1) {
+        sc.instances = c->instances;
+        sc.router = SIM_ROUTE_LEAST_LOADED;
+    }
+    if (c->disagg) {
+        sc.disaggregated = true;
+        sc.prefill = (struct sim_pool){ sc.setup, c->pre_n };
+        sc.prefill.setup.tp = c->pre_tp;
+        sc.decode = (struct sim_pool){ sc.setup, c->dec_n };
+        sc.decode.setup.tp = c->dec_tp;
+    }
+    if (c->slo_ttft_s > 0) {
+        sc.ttft_slo_s = c->slo_ttft_s;
+        sc.tpot_slo_s = c->slo_tpot_s;
+    }
+    if (sim_estimate_wall_s(&sc) > 20) {
+        snprintf(out->reason, sizeof out->reason, "the simulated run would take more than 20 s");
+        workload_free(&w);
+        return;
+    }
+    struct sim_result res;
+    if (sim_run(&sc, &res, &err)) {
+        snprintf(out->reason, sizeof out->reason, "the simulator refuses the setup: %.150s", err.msg);
+        workload_free(&w);
+        return;
+    }
+    workload_free(&w);
+    if (res.completed < 1 || !(res.duration_s > 0)) {
+        snprintf(out->reason, sizeof out->reason, "the simulated load completed no request (%ld rejected)", res.errors);
+        sim_result_free(&res);
+        return;
+    }
+    double prompt_tokens = 0;
+    for (long i = 0; i < res.requests; i++)
+        if (res.reqs[i].finish_s >= 0 && !res.reqs[i].rejected)
+            prompt_tokens += (double)res.reqs[i].prompt;
+    out->ok = true;
+    out->ttft = res.ttft;
+    out->tpot = res.tpot;
+    out->e2e = res.e2e;
+    out->duration_s = res.duration_s;
+    out->req_s = res.request_per_s;
+    out->out_tok_s = res.output_tok_s;
+    out->prompt_tok_s = prompt_tokens / res.duration_s;
+    out->slo_share = res.within_slo_share;
+    sim_result_free(&res);
+}
+
+static double stat_of(const struct sim_stats *s, enum srv_stat st)
+{
+    return st == SRV_P50 ? s->p50 : st == SRV_P90 ? s->p90 : st == SRV_P99 ? s->p99 : s->mean;
+}
+
+static double metric_of(const struct srv_case *c, const struct run_sums *r)
+{
+    switch (c->metric) {
+    case SRV_TTFT: return 1e3 * stat_of(&r->ttft, c->stat);
+    case SRV_TPOT: return 1e3 * stat_of(&r->tpot, c->stat);
+    case SRV_E2E: return 1e3 * stat_of(&r->e2e, c->stat);
+    case SRV_MAKESPAN: return 1e3 * r->duration_s;
+    case SRV_REQ_S: return r->req_s / c->divide;
+    case SRV_OUT_TOK_S: return r->out_tok_s / c->divide;
+    case SRV_TOTAL_TOK_S: return (r->out_tok_s + r->prompt_tok_s) / c->divide;
+    case SRV_PROMPT_TOK_S: return r->prompt_tok_s / c->divide;
+    /* at least 0.1%: a share of 0 would make the inverted error infinite */
+    case SRV_SLO_PCT: return fmax(0.1, 100 * r->slo_share);
+    case SRV_METRIC_COUNT: break;
+    }
+    return 0;
+}
+
+int srv_predict(struct srv_case *cases, size_t n, const bool *keep, const struct llmroof_gpu *gpus, int ngpus,
+                const struct llmroof_engine *engines, int nengines, struct llmroof_err *err)
+{
+    struct run_sums *runs = calloc(n ? n : 1, sizeof *runs);
+    long *run_of = calloc(n ? n : 1, sizeof *run_of);
+    if (!runs || !run_of) {
+        free(runs);
+        free(run_of);
+        return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        struct srv_case *c = &cases[i];
+        run_of[i] = -1;
+        if (!c->mapped || (keep && !keep[i]))
+            continue;
+        for (size_t j = 0; j < i && run_of[i] < 0; j++)
+            if (run_of[j] >= 0 && same_run(c, &cases[j]))
+                run_of[i] = run_of[j];
+        if (run_of[i] < 0) {
+            const struct llmroof_gpu *g = c->gpu;
+            const struct llmroof_engine *e = c->engine;
+            for (int k = 0; k < ngpus; k++)
+                if (strcmp(gpus[k].id, c->gpu->id) == 0)
+                    g = &gpus[k];
+            for (int k = 0; k < nengines && e; k++)
+                if (strcmp(engines[k].id, e->id) == 0)
+                    e = &engines[k];
+            simulate(c, g, e, &runs[i]);
+            run_of[i] = (long)i;
+        }
+        const struct run_sums *r = &runs[run_of[i]];
+        double p = r->ok ? metric_of(c, r) : 0;
+        if (!(p > 0) || !isfinite(p)) {
+            c->mapped = false;
+            snprintf(c->reason, sizeof c->reason, "%s", r->ok ? "the simulated metric is zero" : r->reason);
+            continue;
+        }
+        c->predicted = p;
+        c->err = is_rate(c->metric) ? c->measured / p - 1 : p / c->measured - 1;
+    }
+    free(runs);
+    free(run_of);
+    return LLMROOF_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Held out by publication                                                  */
+/* ------------------------------------------------------------------------ */
+
+static void source_key(const struct srv_case *c, char *out, size_t cap)
+{
+    struct val_row r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.source, sizeof r.source, "%s", c->source);
+    snprintf(r.framework, sizeof r.framework, "%s", c->framework);
+    val_source_key(&r, out, cap);
+}
+
+#define SRV_CV_MAX 64
+
+int srv_cross_validate(struct srv_case *cases, size_t n, struct val_case *st, size_t nst, int *folds,
+                       struct llmroof_err *err)
+{
+    int rc = LLMROOF_OK, ng = 0, ne = 0;
+    *folds = 0;
+    struct llmroof_gpu *g0 = calloc(SRV_CV_MAX, sizeof *g0), *gf = calloc(SRV_CV_MAX, sizeof *gf);
+    struct llmroof_engine *e0 = calloc(SRV_CV_MAX, sizeof *e0), *ef = calloc(SRV_CV_MAX, sizeof *ef);
+    bool *train = calloc(nst ? nst : 1, sizeof *train), *keep = calloc(n ? n : 1, sizeof *keep);
+    bool *done = calloc(n ? n : 1, sizeof *done);
+    double *sp = calloc(nst ? nst : 1, sizeof *sp), *se = calloc(nst ? nst : 1, sizeof *se);
+    char (*skey)[VAL_TEXT] = calloc(nst ? nst : 1, sizeof *skey);
+    if (!g0 || !gf || !e0 || !ef || !train || !keep || !done || !sp || !se || !skey) {
+        rc = llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory");
+        goto out;
+    }
+    /* the fit re-predicts the static rows: their values (perhaps held out already) come back */
+    for (size_t i = 0; i < nst; i++) {
+        sp[i] = st[i].predicted;
+        se[i] = st[i].err;
+        if (!st[i].mapped)
+            continue;
+        val_source_key(st[i].row, skey[i], sizeof skey[i]);
+        bool have = false;
+        for (int k = 0; k < ng && !have; k++)
+            have = strcmp(g0[k].id, st[i].gpu->id) == 0;
+        if (!have && ng < SRV_CV_MAX)
+            g0[ng++] = *st[i].gpu;
+        have = !st[i].engine;
+        for (int k = 0; k < ne && !have; k++)
+            have = strcmp(e0[k].id, st[i].engine->id) == 0;
+        if (!have && ne < SRV_CV_MAX)
+            e0[ne++] = *st[i].engine;
+    }
+    /* one fold per publication; publications without static rows share the fit on all of them */
+    bool have_all = false;
+    for (size_t i = 0; i < n && rc == LLMROOF_OK; i++) {
+        if (!cases[i].mapped || done[i])
+            continue;
+        char key[VAL_TEXT], k2[VAL_TEXT];
+        source_key(&cases[i], key, sizeof key);
+        bool shares = false;
+        for (size_t j = 0; j < nst; j++) {
+            train[j] = st[j].mapped && strcmp(skey[j], key) != 0;
+            shares |= st[j].mapped && !train[j];
+        }
+        for (size_t j = 0; j < n; j++) {
+            keep[j] = false;
+            if (!cases[j].mapped || done[j])
+                continue;
+            if (shares) {
+                source_key(&cases[j], k2, sizeof k2);
+                keep[j] = strcmp(k2, key) == 0;
+            } else {
+                /* every publication without static rows: the same training set */
+                source_key(&cases[j], k2, sizeof k2);
+                bool sh = false;
+                for (size_t m = 0; m < nst && !sh; m++)
+                    sh = st[m].mapped && strcmp(skey[m], k2) == 0;
+                keep[j] = !sh;
+            }
+        }
+        if (!shares && have_all)
+            continue;
+        have_all |= !shares;
+        memcpy(gf, g0, sizeof *gf * (size_t)(ng ? ng : 1));
+        memcpy(ef, e0, sizeof *ef * (size_t)(ne ? ne : 1));
+        double l0, l1;
+        if ((rc = val_fit_all(st, nst, train, gf, ng, ef, ne, &l0, &l1, err)))
+            break;
+        if ((rc = srv_predict(cases, n, keep, gf, ng, ef, ne, err)))
+            break;
+        for (size_t j = 0; j < n; j++)
+            done[j] |= keep[j];
+        (*folds)++;
+    }
+    for (size_t i = 0; i < nst; i++) {
+        st[i].predicted = sp[i];
+        st[i].err = se[i];
+    }
+out:
+    free(g0);
+    free(gf);
+    free(e0);
+    free(ef);
+    free(train);
+    free(keep);
+    free(done);
+    free(sp);
+    free(se);
+    free(skey);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Statistics                                                               */
+/* ------------------------------------------------------------------------ */
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* linear interpolation between order statistics (as val_stats_of) */
+static double quantile(const double *v, long n, double q)
+{
+    double pos = q * (double)(n - 1);
+    long i = (long)floor(pos);
+    if (i >= n - 1)
+        return v[n - 1];
+    return v[i] + (pos - (double)i) * (v[i + 1] - v[i]);
+}
+
+struct val_stats srv_stats(const struct srv_case *cases, size_t n, int cls, int load)
+{
+    struct val_stats s = { 0, 0, 0, 0 };
+    double *a = malloc(sizeof *a * (n ? n : 1)), *b = malloc(sizeof *b * (n ? n : 1));
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return s;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct srv_case *c = &cases[i];
+        if (!c->mapped || (cls >= 0 && (int)srv_metric_class(c->metric) != cls) || (load >= 0 && (int)c->load != load))
+            continue;
+        a[s.n] = fabs(c->err);
+        b[s.n] = c->err;
+        s.n++;
+    }
+    if (s.n) {
+        qsort(a, (size_t)s.n, sizeof *a, cmp_d);
+        qsort(b, (size_t)s.n, sizeof *b, cmp_d);
+        s.median_abs = quantile(a, s.n, 0.5);
+        s.p90_abs = quantile(a, s.n, 0.9);
+        s.bias = quantile(b, s.n, 0.5);
+    }
+    free(a);
+    free(b);
+    return s;
+}

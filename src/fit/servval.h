@@ -1,0 +1,96 @@
+/* servval.h - llmroof against published *serving* measurements (data/serving.csv): latency and
+ * throughput under a stated load (a static batch, a closed loop of N users, a Poisson rate, every
+ * request at once), predicted by the continuous-batching simulator with the setup a user would
+ * choose for each row. The rows are read as published; how each one is set up in llmroof (model,
+ * GPU, engine profile, layout, workload, load, metric conversion) is data/serving-map.csv, one row
+ * per measurement, with the reason where a row cannot be expressed. Method: docs/validation.md,
+ * "Serving rows". */
+#ifndef LLMROOF_SERVVAL_H
+#define LLMROOF_SERVVAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "data/catalog.h"
+#include "fit/validate.h"
+
+/* what a row measures, grouped as the summaries report it */
+enum srv_class { SRV_CLASS_THROUGHPUT, SRV_CLASS_TTFT, SRV_CLASS_TPOT, SRV_CLASS_E2E, SRV_CLASS_SLO, SRV_CLASS_COUNT };
+enum srv_load { SRV_LOAD_STATIC, SRV_LOAD_CONCURRENCY, SRV_LOAD_RATE, SRV_LOAD_OFFLINE, SRV_LOAD_COUNT };
+enum srv_metric {
+    SRV_TTFT,        /* ms, per request */
+    SRV_TPOT,        /* ms, per request: (e2e - TTFT) / (output - 1) */
+    SRV_E2E,         /* ms, per request */
+    SRV_MAKESPAN,    /* ms, first arrival to last finish */
+    SRV_REQ_S,       /* completed requests per second of the run */
+    SRV_OUT_TOK_S,   /* output tokens per second */
+    SRV_TOTAL_TOK_S, /* prompt + output tokens per second */
+    SRV_PROMPT_TOK_S,/* prompt tokens per second */
+    SRV_SLO_PCT,     /* % of requests within the TTFT and TPOT limits */
+    SRV_METRIC_COUNT
+};
+enum srv_stat { SRV_MEAN, SRV_P50, SRV_P90, SRV_P99 };
+
+const char *srv_class_name(enum srv_class c);
+const char *srv_load_name(enum srv_load l);
+enum srv_class srv_metric_class(enum srv_metric m);
+
+struct srv_case {
+    char id[32];
+    char source[VAL_TEXT];     /* the source column (its first word keys --cv source) */
+    char framework[VAL_TEXT];
+    char metric_text[64];      /* the measured metric as published */
+    char note[256];            /* what the map assumed */
+    char reason[256];          /* why the row is not predicted (mapped false) */
+    bool mapped;
+    double measured;           /* in the published unit */
+    /* the setup */
+    const struct llmroof_model *model;
+    const struct llmroof_gpu *gpu;
+    const struct llmroof_engine *engine; /* NULL: the GPU's efficiencies alone */
+    struct llmroof_dtypes dt;
+    int tp, ep, instances;     /* ep > 1: expert parallel (tp 1); instances: replicas behind a router */
+    bool dp_attn;
+    bool disagg;               /* one prefill pool and one decode pool */
+    int pre_n, pre_tp, dec_n, dec_tp;
+    bool scaled_chat;          /* ShareGPT-shaped lengths scaled to prompt/output means */
+    long prompt, output;       /* fixed lengths, or the means of the scaled distribution */
+    bool chat;                 /* the simulator's chat (ShareGPT-like) distribution as it is */
+    enum srv_load load;
+    double load_value;         /* batch, users or requests per second */
+    long requests;
+    enum srv_metric metric;
+    enum srv_stat stat;
+    double divide;             /* per-GPU or per-node figures: the simulated total over this */
+    double slo_ttft_s, slo_tpot_s;
+    /* the prediction */
+    double predicted;
+    double err;                /* predicted / measured time - 1 (rates inverted): > 0 = llmroof slower */
+};
+
+/* Reads the published rows (CSV text, the serving.csv columns) and their map (serving-map.csv),
+ * resolving catalog ids; a row without a map entry, or whose map entry names a reason, is kept
+ * unmapped with that reason. Caller frees *out. */
+int srv_load_cases(const struct llmroof_catalog *cat, const char *rows_text, size_t rows_len, const char *rows_name,
+                   const char *map_text, size_t map_len, const char *map_name, struct srv_case **out, size_t *n,
+                   struct llmroof_err *err);
+
+/* Simulates every mapped case once (cases with the same setup, workload and load share one run)
+ * with GPU and engine parameters taken from gpus[]/engines[] where an entry of the same id is
+ * there (fitted copies), else from the catalog. A run that fails unmaps its cases with the reason.
+ * keep[i] false (keep may be NULL) leaves case i alone. */
+int srv_predict(struct srv_case *cases, size_t n, const bool *keep, const struct llmroof_gpu *gpus, int ngpus,
+                const struct llmroof_engine *engines, int nengines, struct llmroof_err *err);
+
+/* Holds out each publication of the serving rows in turn: every GPU's and engine's parameters
+ * start from the catalog and are fitted (val_fit_all) on the static cases of every *other*
+ * publication; that publication's serving rows are then predicted with them. The static rows are
+ * never fitted to serving rows, so a serving row's held-out prediction differs from its in-sample
+ * one only through the static rows its own publication contributed. */
+int srv_cross_validate(struct srv_case *cases, size_t n, struct val_case *stat, size_t nstat, int *folds,
+                       struct llmroof_err *err);
+
+/* median, p90 and bias of err over mapped cases of a class (cls < 0: all) and load (load < 0: all) */
+struct val_stats srv_stats(const struct srv_case *cases, size_t n, int cls, int load);
+
+#endif

@@ -1,0 +1,17 @@
+/* val_internal.h - what the calibration (val_fit.c) shares with the cross-validation
+ * (val_cv.c): the fitted parameters of a GPU and an engine, their physical bounds and names.
+ * The bounds and their sources are documented beside their definitions in val_fit.c. */
+#ifndef LLMROOF_VAL_INTERNAL_H
+#define LLMROOF_VAL_INTERNAL_H
+
+#include "data/catalog.h"
+
+/* GPU parameter i: 0 compute_eff, 1 memory_eff, 2 comm_eff, 3 step_overhead_s, 4 link_latency_s */
+double *val_gpu_param(struct llmroof_gpu *g, int i);
+/* engine parameter i: 0 step_overhead_s, 1 first_token_s, 2 compute_scale, 3 collective_latency_s */
+double *val_eng_param(struct llmroof_engine *e, int i);
+extern const double val_gpu_lo[5], val_gpu_hi[5], val_eng_lo[4], val_eng_hi[4];
+extern const char *const val_gpu_param_names[3];
+extern const char *const val_eng_param_names[4];
+
+#endif

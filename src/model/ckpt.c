@@ -1,0 +1,67 @@
+/* ckpt.c - see model/ckpt.h */
+#include "model/ckpt.h"
+
+#include <stdio.h>
+#include <string.h>
+
+bool ckpt_weight_dtype(const struct llmroof_model *m, enum llmroof_dtype *out)
+{
+    if (!m || !m->ckpt_format[0] || m->ckpt_bits <= 0)
+        return false;
+    /* DeepSeek-V3/R1, Kimi-K2: quantization_config fp8 e4m3, block scales (8.002 bits). The
+     * scales add 0.025% and are left out, as --weight-dtype fp8 leaves them out. */
+    if (strcmp(m->ckpt_format, "fp8") == 0 && m->ckpt_bits < 9) {
+        *out = LLMROOF_FP8;
+        return true;
+    }
+    /* gpt-oss: MXFP4 routed experts, every other matrix bf16 (its config.json's torch_dtype) */
+    if (strcmp(m->ckpt_format, "mxfp4") == 0 && m->ckpt_bits == 16) {
+        *out = LLMROOF_BF16;
+        return true;
+    }
+    return false;
+}
+
+struct llmroof_dtypes ckpt_dtypes(const struct llmroof_model *m, struct llmroof_dtypes given, bool weight_given)
+{
+    enum llmroof_dtype d;
+    if (!weight_given && given.weight_bits <= 0 && ckpt_weight_dtype(m, &d))
+        given.weight = d;
+    return given;
+}
+
+void ckpt_weight_desc(const struct llmroof_model *m, const struct llmroof_dtypes *dt, char *buf, size_t cap)
+{
+    char bits[32] = "", experts[48] = "";
+    enum llmroof_dtype own;
+    if (dt->weight_bits > 0)
+        snprintf(bits, sizeof bits, " (%g bits)", dt->weight_bits);
+    /* experts stored below the other weights (ops_expert_bytes): name their format */
+    if (m && m->ckpt_expert_bits > 0 && ops_expert_bytes(m, dt) < ops_weight_bytes(dt))
+        snprintf(experts, sizeof experts, ", %s experts", strcmp(m->ckpt_format, "mxfp4") == 0 ? "MXFP4" : m->ckpt_format);
+    bool is_own = dt->weight_bits <= 0 && ckpt_weight_dtype(m, &own) && own == dt->weight;
+    snprintf(buf, cap, "%s%s weights%s%s", dtype_name(dt->weight), bits, experts, is_own ? " (the checkpoint's)" : "");
+}
+
+bool ckpt_fitting_weight_dtype(const struct llmroof_model *m, const struct llmroof_gpu *g,
+                               const struct llmroof_layout *lay, const struct llmroof_dtypes *dt, long context_len,
+                               const struct llmroof_mem_opts *o, enum llmroof_dtype *out)
+{
+    static const enum llmroof_dtype cand[] = { LLMROOF_FP8, LLMROOF_INT4 };
+    for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++) {
+        struct llmroof_dtypes d = *dt;
+        d.weight = cand[i];
+        d.weight_bits = 0;
+        if (dtype_bytes(cand[i]) >= ops_weight_bytes(dt))
+            continue;
+        struct llmroof_memory mem;
+        struct llmroof_err err = { 0 };
+        if (memory_eval_layout(m, g, lay, &d, context_len, o, &mem, &err) != LLMROOF_OK)
+            return false;
+        if (mem.fit != LLMROOF_FIT_WEIGHTS && mem.fit != LLMROOF_FIT_CONTEXT) {
+            *out = cand[i];
+            return true;
+        }
+    }
+    return false;
+}

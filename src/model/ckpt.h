@@ -1,0 +1,32 @@
+/* ckpt.h - the weight dtype a model's own checkpoint implies, how a header names the weights,
+ * and the smaller weight dtype that would make a model fit (docs/catalog.md, "checkpoint"). */
+#ifndef LLMROOF_CKPT_H
+#define LLMROOF_CKPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "data/catalog.h"
+#include "model/memory.h"
+#include "model/ops.h"
+
+/* The checkpoint's own weight dtype: "fp8" -> fp8; "mxfp4" with 16-bit other weights -> bf16
+ * (the experts stay MXFP4 through ops_expert_bytes). False when the catalog states none. */
+bool ckpt_weight_dtype(const struct llmroof_model *m, enum llmroof_dtype *out);
+
+/* The dtypes a command uses: `given` as parsed, except that the weight dtype becomes the
+ * checkpoint's when the user gave neither --weight-dtype nor --weight-bits. */
+struct llmroof_dtypes ckpt_dtypes(const struct llmroof_model *m, struct llmroof_dtypes given, bool weight_given);
+
+/* "fp16 weights", "fp16 (4.5 bits) weights", "fp8 weights (the checkpoint's)",
+ * "bf16 weights, MXFP4 experts (the checkpoint's)": what a header line says of the weights. */
+void ckpt_weight_desc(const struct llmroof_model *m, const struct llmroof_dtypes *dt, char *buf, size_t cap);
+
+/* When the weights do not fit on this layout: the first of fp8 and int4 that is smaller than
+ * dt's weights and with which the weights and one sequence fit. False when none does (or on an
+ * error). */
+bool ckpt_fitting_weight_dtype(const struct llmroof_model *m, const struct llmroof_gpu *g,
+                               const struct llmroof_layout *lay, const struct llmroof_dtypes *dt, long context_len,
+                               const struct llmroof_mem_opts *o, enum llmroof_dtype *out);
+
+#endif

@@ -1,0 +1,192 @@
+/* layers.c - layer kinds: counts per kind, recurrent mixers and the sparse-attention indexer.
+ *
+ * Recurrent mixers keep, per sequence and layer, a state of heads x k x v elements (the
+ * "matrix-valued hidden state" of linear attention) plus the short convolution's last
+ * (kernel - 1) inputs, whatever the context length:
+ *   gated DeltaNet (Yang, Kautz, Hatamizadeh, "Gated Delta Networks: Improving Mamba2 with
+ *     Delta Rule", ICLR 2025, eq. 10; shapes of HF modeling_qwen3_next.py): Hv heads of a
+ *     dk x dv state; in_proj_qkvz h x (2*Hk*dk + 2*Hv*dv), in_proj_ba h x 2*Hv, conv1d over
+ *     2*Hk*dk + Hv*dv channels, A_log and dt_bias (Hv each), gated RMSNorm dv, out_proj Hv*dv x h.
+ *   Mamba-2 (Dao and Gu, "Transformers are SSMs", ICML 2024, sections 6-7; HF
+ *     modeling_nemotron_h.py / modeling_mamba2.py): H heads of head_dim P, d_state N, G groups;
+ *     d_inner = H*P, conv over d_inner + 2*G*N channels (with bias); in_proj h x (2*d_inner +
+ *     2*G*N + H), A_log, D, dt_bias (H each), gated RMSNorm d_inner, out_proj d_inner x h.
+ *     State H x P x N.
+ *   Lightning attention (Qin et al., "Lightning Attention-2", 2024; MiniMax-01 report, 2025,
+ *     section 2.2): H heads of d; qkv h x 3Hd, output gate h x Hd, norm Hd, out_proj Hd x h;
+ *     state H x d x d (no convolution).
+ * FLOPs per token and head (a multiply-add = 2): a decode step passes over the dk x dv state
+ * `passes` times (DeltaNet 3: S^T k for the delta, the rank-1 update, the read-out S^T q;
+ * Mamba-2 and lightning 2: decayed update, read-out); the chunked prefill (chunk C = 64, the
+ * FLA / mamba_ssm kernels' default) adds the intra-chunk quadratic part, 2*C*(dk + dv) (scores
+ * over dk, weighted values over dv), plus 2*C*dk for DeltaNet's WY (UT) transform. Each step
+ * reads and writes every sequence's state once. */
+#include "model/layers.h"
+
+#include "model/arch.h"
+
+#include <string.h>
+
+/* chunk length of the chunked scan kernels (FLA chunk_gated_delta_rule, mamba_chunk_scan: 64;
+ * lightning attention's block: 64 in the MiniMax-01 report's kernels) */
+#define LINEAR_CHUNK 64.0
+
+bool layers_patterned(const struct llmroof_model *m)
+{
+    return m->mixers[0] != '\0';
+}
+
+struct llmroof_layer_counts layers_count(const struct llmroof_model *m, long start, long n)
+{
+    struct llmroof_layer_counts c = { 0 };
+    if (start < 0)
+        start = 0;
+    if (start + n > m->layers)
+        n = m->layers - start;
+    if (n <= 0)
+        return c;
+    if (layers_patterned(m)) {
+        for (long i = start; i < start + n; i++) {
+            switch (m->mixers[i]) {
+            case 'A': c.full += 1; break;
+            case 'W': c.local += 1; break;
+            case 'L': c.linear += 1; break;
+            default: break;
+            }
+            if (m->ffns[i] == 'D')
+                c.dense += 1;
+            else if (m->ffns[i] == 'E')
+                c.moe += 1;
+        }
+        return c;
+    }
+    /* the model's rules: global iff (i+1) % every == 0; MoE iff i >= first and (i+1) % step == 0 */
+    const long end = start + n;
+    long glob = n;
+    if (m->window > 0)
+        glob = m->window_global_every > 0 ? end / m->window_global_every - start / m->window_global_every : 0;
+    c.full = (double)glob;
+    c.local = (double)(n - glob);
+    long moe = 0;
+    if (m->moe_experts > 0) {
+        const long step = m->moe_layer_step > 0 ? m->moe_layer_step : 1;
+        const long lo = start > m->moe_first_dense ? start : m->moe_first_dense;
+        if (end > lo)
+            moe = end / step - lo / step;
+    }
+    c.moe = (double)moe;
+    c.dense = (double)(n - moe);
+    return c;
+}
+
+/* Input and output projection widths of one recurrent layer (h x in, out x h), the
+ * convolution's channels, the per-head vectors and the norm width. */
+struct lin_shape {
+    double in, out, conv_ch, conv_bias, vecs, norm, state, passes, wy;
+};
+
+static struct lin_shape lin_shape(const struct llmroof_model *m)
+{
+    struct lin_shape s = { 0 };
+    const double Hv = (double)m->lin_heads, Hk = (double)m->lin_k_heads;
+    const double dk = (double)m->lin_k_dim, dv = (double)m->lin_v_dim, cv = (double)m->lin_conv;
+    switch (m->linear_kind) {
+    case LLMROOF_LINEAR_GDN:
+        s.in = 2.0 * Hk * dk + 2.0 * Hv * dv + 2.0 * Hv;
+        s.out = Hv * dv;
+        s.conv_ch = 2.0 * Hk * dk + Hv * dv;
+        s.vecs = 2.0 * Hv;          /* A_log, dt_bias */
+        s.norm = dv;                /* one gated RMSNorm weight shared by the heads */
+        s.passes = 3.0;
+        s.wy = 1.0;
+        break;
+    case LLMROOF_LINEAR_MAMBA2: {
+        const double di = Hv * dv, gn = Hk * dk;
+        s.in = 2.0 * di + 2.0 * gn + Hv;
+        s.out = di;
+        s.conv_ch = di + 2.0 * gn;
+        s.conv_bias = s.conv_ch;
+        s.vecs = 3.0 * Hv;          /* A_log, D, dt_bias */
+        s.norm = di;
+        s.passes = 2.0;
+        break;
+    }
+    case LLMROOF_LINEAR_LIGHTNING:
+        s.in = 4.0 * Hv * dv;       /* q, k, v and the output gate */
+        s.out = Hv * dv;
+        s.norm = Hv * dv;
+        s.passes = 2.0;
+        break;
+    case LLMROOF_LINEAR_NONE:
+        return s;
+    }
+    s.state = Hv * dk * dv + (cv > 1 ? (cv - 1.0) * s.conv_ch : 0.0);
+    return s;
+}
+
+double layers_linear_params(const struct llmroof_model *m)
+{
+    const struct lin_shape s = lin_shape(m);
+    const double h = (double)m->hidden;
+    return h * s.in + s.out * h + s.conv_ch * (double)m->lin_conv + s.conv_bias + s.vecs + s.norm;
+}
+
+double layers_state_elems(const struct llmroof_model *m)
+{
+    return lin_shape(m).state;
+}
+
+double layers_state_elems_per_seq(const struct llmroof_model *m)
+{
+    const struct llmroof_layer_counts c = layers_count(m, 0, m->layers);
+    return c.linear * layers_state_elems(m);
+}
+
+struct llmroof_op layers_linear_op(const struct llmroof_model *m, const struct llmroof_shard *sh, double T, double S,
+                                   double a, double w, double s)
+{
+    const struct lin_shape ls = lin_shape(m);
+    const double tp = sh->tp > 0 ? (double)sh->tp : 1.0, h = (double)m->hidden;
+    const double dk = (double)m->lin_k_dim, dv = (double)m->lin_v_dim;
+    const double heads = (double)m->lin_heads / tp;
+    const double in = ls.in / tp, out = ls.out / tp, conv = ls.conv_ch / tp;
+    const double wts = h * in + out * h + conv * (double)m->lin_conv;
+    /* tokens per sequence: a decode step runs the recurrence, a longer chunk the chunked scan */
+    const double per_seq = S > 0 ? T / S : 0.0;
+    double scan = 2.0 * ls.passes * dk * dv;
+    if (per_seq > 1.0000001) {
+        const double C = per_seq < LINEAR_CHUNK ? per_seq : LINEAR_CHUNK;
+        scan += 2.0 * C * (dk + dv) + ls.wy * 2.0 * C * dk;
+    }
+    /* 2 FLOP per weight and token: projections and the depthwise convolution alike */
+    const double flops = 2.0 * T * wts + T * heads * scan;
+    const double state = ls.state / tp;
+    const double bytes = wts * w + T * h * a + T * in * a + T * out * a + T * h * a + 2.0 * S * state * s;
+    /* in_proj, convolution, scan, gated norm, out_proj */
+    return (struct llmroof_op){ 1.0, flops, bytes, 0, 5, wts * w };
+}
+
+double layers_dsa_params(const struct llmroof_model *m)
+{
+    if (m->dsa_top_k <= 0)
+        return 0;
+    /* DeepSeek-V3.2-Exp inference/model.py Indexer: wq_b (q_lora_rank x Hi*di), wk (h x di),
+     * k_norm LayerNorm (di weight + di bias), weights_proj (h x Hi) */
+    const double h = (double)m->hidden, Hi = (double)m->dsa_heads, di = (double)m->dsa_head_dim;
+    const double rq = m->q_lora_rank > 0 ? (double)m->q_lora_rank : h;
+    return rq * Hi * di + h * di + 2.0 * di + h * Hi;
+}
+
+struct llmroof_op layers_dsa_op(const struct llmroof_model *m, double T, double pairs, double keys, double a, double w,
+                                double k)
+{
+    const double h = (double)m->hidden, Hi = (double)m->dsa_heads, di = (double)m->dsa_head_dim;
+    const double rq = m->q_lora_rank > 0 ? (double)m->q_lora_rank : h;
+    const double wts = rq * Hi * di + h * di + h * Hi;
+    /* projections; a ReLU score of di multiply-adds per (query, key) pair and indexer head, weighted
+     * over the heads (DeepSeek-V3.2 report, eq. 1); the indexer cache (one di key per token) read once */
+    const double flops = 2.0 * T * wts + 2.0 * Hi * di * pairs + 2.0 * Hi * pairs;
+    const double bytes = wts * w + T * (rq + h) * a + T * (Hi * di + di + Hi) * a + keys * di * k + T * di * k;
+    /* projections, cache write, score + top-k */
+    return (struct llmroof_op){ 1.0, flops, bytes, 0, 3, wts * w };
+}

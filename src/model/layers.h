@@ -1,0 +1,48 @@
+/* layers.h - per-layer-kind counts and costs: which layers hold attention (full or windowed),
+ * a recurrent linear-attention / state-space mixer, or nothing, and which a dense MLP or a MoE;
+ * the parameters, state and per-step cost of the recurrent mixers and of DeepSeek Sparse
+ * Attention's indexer. Formulas and sources: docs/model.md "Layer kinds". */
+#ifndef LLMROOF_LAYERS_H
+#define LLMROOF_LAYERS_H
+
+#include <stdbool.h>
+
+#include "data/catalog.h"
+#include "model/ops.h"
+
+/* Layers of each kind among layers [start, start + n). */
+struct llmroof_layer_counts {
+    double full;      /* softmax attention over the whole context */
+    double local;     /* softmax attention over a window or chunk */
+    double linear;    /* recurrent mixer (linear attention / SSM): constant state, no KV cache */
+    double dense;     /* dense MLP */
+    double moe;       /* mixture of experts */
+};
+
+/* True when the model lists its layers one by one (mixers/ffns set). */
+bool layers_patterned(const struct llmroof_model *m);
+/* Counts for layers [start, start + n); without a pattern, the window and MoE rules of the
+ * model (every layer attention). */
+struct llmroof_layer_counts layers_count(const struct llmroof_model *m, long start, long n);
+
+/* Parameters of one recurrent mixer layer (projections, short convolution, gates, norm). */
+double layers_linear_params(const struct llmroof_model *m);
+/* State elements one sequence keeps in one recurrent layer: the recurrent state matrix of
+ * every head plus the short convolution's last (kernel - 1) inputs. */
+double layers_state_elems(const struct llmroof_model *m);
+/* State elements of one sequence in the whole model (all recurrent layers). */
+double layers_state_elems_per_seq(const struct llmroof_model *m);
+/* One recurrent layer's operator on one rank for T new tokens of S sequences (a decode step
+ * when T <= S): projections, convolution, scan (recurrent or chunked) and the state read and
+ * written once per sequence. a, w, s: activation, weight and state bytes per element. */
+struct llmroof_op layers_linear_op(const struct llmroof_model *m, const struct llmroof_shard *sh, double T, double S,
+                                   double a, double w, double s);
+
+/* DeepSeek Sparse Attention: indexer parameters of one layer (0 without DSA). */
+double layers_dsa_params(const struct llmroof_model *m);
+/* The indexer of one layer: scores every (query, past key) pair, `pairs`, over its own cache
+ * of `keys` keys; T new tokens. */
+struct llmroof_op layers_dsa_op(const struct llmroof_model *m, double T, double pairs, double keys, double a, double w,
+                                double k);
+
+#endif

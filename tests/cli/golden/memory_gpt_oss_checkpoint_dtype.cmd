@@ -1,0 +1,1 @@
+memory -m gpt-oss-120b -g h100

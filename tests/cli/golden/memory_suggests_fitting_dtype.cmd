@@ -1,0 +1,1 @@
+memory -m deepseek-v3 -g h200 --tp 8 --weight-dtype fp16

@@ -1,0 +1,280 @@
+/* test_layers.c - layer kinds (linear attention / SSM, sparse attention) and the field-table
+ * importer, on real HuggingFace config.json files.
+ *
+ * Fixtures (tests/data/hf/), each the config.json of the Hub repository named beside it in
+ * `cards` below, field for field as the Hub serves it (Nemotron-H's bare Infinity included).
+ * Published parameter counts are those of each model card. */
+#include "helpers.h"
+
+#include "model/arch.h"
+#include "model/layers.h"
+#include "model/memory.h"
+#include "model/ops.h"
+
+static int import_warn(const char *file, struct llmroof_model *m, char *warn, size_t cap, struct llmroof_err *err)
+{
+    char path[512], *text;
+    size_t len;
+    snprintf(path, sizeof path, "%s/hf/%s", LLMROOF_TEST_FIXTURES, file);
+    int rc = catalog_read_file(path, 1 << 20, &text, &len, err);
+    if (rc)
+        return rc;
+    rc = catalog_model_from_hf_warn(text, len, file, "x", m, warn, cap, err);
+    free(text);
+    return rc;
+}
+
+static void import_ok(const char *file, struct llmroof_model *m)
+{
+    struct llmroof_err err = { 0 };
+    char warn[2048];
+    if (import_warn(file, m, warn, sizeof warn, &err) != LLMROOF_OK) {
+        print_error("%s: %s\n", file, err.msg);
+        fail();
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+
+static void twenty_families_import_with_their_model_card_counts(void **state)
+{
+    (void)state;
+    /* total (and where the card states it, active) parameters in billions; tol the relative
+     * tolerance with the reason when it is not 1% */
+    static const struct {
+        const char *file, *repo;
+        double total, active, tol;
+    } cards[] = {
+        /* Qwen/Qwen3-Next-80B-A3B-Instruct: "80B parameters in total and 3B activated" (active
+         * not checked: the card's 3B is the name's round figure, the shapes give 3.9B with the
+         * embedding and LM head) */
+        { "qwen3-next-80b-a3b.json", "Qwen/Qwen3-Next-80B-A3B-Instruct", 80, 0, 0.01 },
+        /* nvidia/NVIDIA-Nemotron-Nano-9B-v2: 8.89B (the Hub's safetensors count) */
+        { "nemotron-nano-9b-v2.json", "nvidia/NVIDIA-Nemotron-Nano-9B-v2", 8.89, 0, 0.01 },
+        /* deepseek-ai/DeepSeek-V3.2-Exp: 685B with the 14B MTP module, 671B main model */
+        { "deepseek-v3.2-exp.json", "deepseek-ai/DeepSeek-V3.2-Exp", 671, 0, 0.01 },
+        /* zai-org/GLM-4.5: 355B total, 32B active (355B holds the MTP layer: 1%) */
+        { "glm-4.5.json", "zai-org/GLM-4.5", 355, 0, 0.01 },
+        /* MiniMaxAI/MiniMax-M2: 230B total, 10B active */
+        { "minimax-m2.json", "MiniMaxAI/MiniMax-M2", 230, 0, 0.01 },
+        /* allenai/OLMo-2-1124-7B: 7.30B */
+        { "olmo-2-7b.json", "allenai/OLMo-2-1124-7B", 7.30, 0, 0.01 },
+        /* microsoft/phi-4: 14.7B */
+        { "phi-4.json", "microsoft/phi-4", 14.7, 0, 0.01 },
+        /* microsoft/Phi-3.5-MoE-instruct: 41.9B total, 6.6B active */
+        { "phi-3.5-moe.json", "microsoft/Phi-3.5-MoE-instruct", 41.9, 6.6, 0.01 },
+        /* CohereLabs/c4ai-command-a-03-2025: 111B */
+        { "command-a.json", "CohereLabs/c4ai-command-a-03-2025", 111, 0, 0.01 },
+        /* baidu/ERNIE-4.5-21B-A3B-PT: "21B total, 3B activated"; the shapes give 21.8B (the name
+         * rounds down; the Hub's safetensors count is 21.8B): 4% */
+        { "ernie-4.5-21b-a3b.json", "baidu/ERNIE-4.5-21B-A3B-PT", 21, 0, 0.04 },
+        /* ByteDance-Seed/Seed-OSS-36B-Instruct: 36B */
+        { "seed-oss-36b.json", "ByteDance-Seed/Seed-OSS-36B-Instruct", 36, 0, 0.01 },
+        /* rednote-hilab/dots.llm1.inst: 142B total, 14B active */
+        { "dots-llm1.json", "rednote-hilab/dots.llm1.inst", 142, 14, 0.01 },
+        /* Qwen/Qwen2.5-VL-7B-Instruct: 8.3B with the 0.67B vision tower, which llmroof does not
+         * model: the language model is 7.6B (Qwen2.5-7B's 7.61B) */
+        { "qwen2.5-vl-7b.json", "Qwen/Qwen2.5-VL-7B-Instruct", 7.61, 0, 0.01 },
+        /* Qwen/Qwen3-VL-8B-Instruct: 8.8B with the vision tower; its language model is Qwen3-8B's
+         * 8.19B */
+        { "qwen3-vl-8b.json", "Qwen/Qwen3-VL-8B-Instruct", 8.19, 0, 0.01 },
+        /* mistralai/Mistral-Small-3.1-24B-Instruct-2503: 24B with the 0.4B Pixtral encoder: 2% */
+        { "mistral-small-3.1-24b.json", "mistralai/Mistral-Small-3.1-24B-Instruct-2503", 24, 0, 0.02 },
+        /* tencent/Hunyuan-A13B-Instruct: 80B total, 13B active (active: 2%, the card rounds) */
+        { "hunyuan-a13b.json", "tencent/Hunyuan-A13B-Instruct", 80, 0, 0.01 },
+        /* inclusionAI/Ling-lite-1.5: 16.8B total, 2.75B active */
+        { "ling-lite-1.5.json", "inclusionAI/Ling-lite-1.5", 16.8, 2.75, 0.01 },
+        /* ibm-granite/granite-4.0-h-tiny: "7B total, 1B active" (active not checked: the shapes
+         * give 1.5B with the embedding) */
+        { "granite-4.0-h-tiny.json", "ibm-granite/granite-4.0-h-tiny", 7, 0, 0.01 },
+        /* MiniMaxAI/MiniMax-Text-01: 456B total, 45.9B active */
+        { "minimax-text-01.json", "MiniMaxAI/MiniMax-Text-01", 456, 0, 0.01 },
+        /* moonshotai/Kimi-Linear-48B-A3B-Instruct: 48B total; KDA's low-rank gates are costed as
+         * gated DeltaNet (layers.c), the shapes give 49.3B: 3% */
+        { "kimi-linear-48b-a3b.json", "moonshotai/Kimi-Linear-48B-A3B-Instruct", 48, 0, 0.03 },
+    };
+    for (size_t i = 0; i < sizeof cards / sizeof cards[0]; i++) {
+        struct llmroof_model m;
+        import_ok(cards[i].file, &m);
+        const struct llmroof_params p = arch_params(&m);
+        if (fabs(p.total / (cards[i].total * 1e9) - 1.0) > cards[i].tol) {
+            print_error("%s (%s): derived %.4gB, card %.4gB\n", cards[i].file, cards[i].repo, p.total / 1e9,
+                        cards[i].total);
+            fail();
+        }
+        if (cards[i].active > 0 && fabs(p.active / (cards[i].active * 1e9) - 1.0) > 0.01) {
+            print_error("%s: derived active %.4gB, card %.4gB\n", cards[i].file, p.active / 1e9, cards[i].active);
+            fail();
+        }
+    }
+}
+
+static void nemotron_h_mamba2_layer_by_hand(void **state)
+{
+    (void)state;
+    struct llmroof_model m;
+    import_ok("nemotron-nano-9b-v2.json", &m);
+    /* hybrid_override_pattern: 27 M, 4 *, 25 - */
+    assert_int_equal(arch_linear_layers(&m), 27);
+    assert_int_equal(arch_attn_layers(&m), 4);
+    assert_int_equal(arch_dense_layers(&m), 25);
+    assert_int_equal(m.linear_kind, LLMROOF_LINEAR_MAMBA2);
+    assert_int_equal(m.mlp, LLMROOF_MLP_PLAIN); /* relu2 */
+    /* H 128, P 80, N 128, G 8, h 4480: d_inner 10240, conv channels 10240 + 2*8*128 = 12288;
+     * in_proj 4480 x (2*10240 + 2048 + 128 = 22656) = 101,498,880; out_proj 10240*4480 = 45,875,200;
+     * conv 12288*4 + bias 12288 = 61,440; A_log, D, dt_bias 384; norm 10240 -> 147,446,144 */
+    assert_rel_close(layers_linear_params(&m), 147446144.0, 0);
+    /* state: 128*80*128 = 1,310,720 + conv (4-1)*12288 = 36,864 -> 1,347,584 per layer;
+     * x27 = 36,384,768 elements, 72,769,536 B at 16 bits, whatever the context */
+    assert_rel_close(layers_state_elems(&m), 1347584.0, 0);
+    assert_rel_close(arch_state_elems_per_seq(&m), 36384768.0, 0);
+    /* KV only on the 4 attention layers: 4 * 2*8*128 = 8,192 elements per token */
+    assert_rel_close(arch_kv_elems_per_token(&m), 8192.0, 0);
+}
+
+static void gated_deltanet_layer_by_hand(void **state)
+{
+    (void)state;
+    struct llmroof_model m;
+    import_ok("qwen3-next-80b-a3b.json", &m);
+    assert_int_equal(arch_linear_layers(&m), 36);
+    assert_int_equal(arch_attn_layers(&m), 12);
+    assert_int_equal(m.moe_shared, 1); /* shared_expert_intermediate_size 512 = one expert's width */
+    /* Hk 16, Hv 32, dk = dv = 128, h 2048: in_proj_qkvz 2048 x (2*2048 + 2*4096) = 25,165,824,
+     * in_proj_ba 2048 x 64 = 131,072; out_proj 4096*2048 = 8,388,608; conv (2*2048 + 4096)*4 =
+     * 32,768; A_log, dt_bias 64; norm 128 -> 33,718,464 */
+    assert_rel_close(layers_linear_params(&m), 33718464.0, 0);
+    /* state 32*128*128 = 524,288 + conv 3*8192 = 24,576 -> 548,864 per layer */
+    assert_rel_close(layers_state_elems(&m), 548864.0, 0);
+    /* KV: 12 layers * 2*2*256 = 12,288 elements per token (24 KiB at 16 bits) */
+    assert_rel_close(arch_kv_elems_per_token(&m), 12288.0, 0);
+}
+
+/* The decode step of a Qwen3-Next-style hybrid: the recurrent layers cost the same at any
+ * context, only the attention layers' K/V reads grow. */
+static void hybrid_decode_is_flat_in_context_for_its_linear_layers(void **state)
+{
+    (void)state;
+    struct llmroof_model m;
+    import_ok("qwen3-next-80b-a3b.json", &m);
+    struct llmroof_shard sh;
+    assert_int_equal(ops_shard(&m, 1, &sh, NULL), LLMROOF_OK);
+    const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0 };
+    struct llmroof_batch b1 = batch_decode(1, 1000), b2 = batch_decode(1, 101000);
+    struct llmroof_oplist o1, o2;
+    ops_build(&m, &sh, &dt, &b1, &o1);
+    ops_build(&m, &sh, &dt, &b2, &o2);
+    const struct llmroof_op *l1 = &o1.op[LLMROOF_OP_LINEAR_MIX], *l2 = &o2.op[LLMROOF_OP_LINEAR_MIX];
+    assert_rel_close(l1->count, 36, 0);
+    assert_rel_close(l2->flops, l1->flops, 0);
+    assert_rel_close(l2->bytes, l1->bytes, 0);
+    /* its state read and written once: 2 * 548,864 * 2 B = 2,195,456 B of the layer's bytes;
+     * decode scan 2*3*128*128 = 98,304 FLOP per head and token, 32 heads: 3,145,728 FLOP */
+    /* weights: in_proj 2048 x 12,352 (qkvz 12,288 + ba 64), out_proj 4096 x 2048, conv 8192 x 4;
+     * 2 FLOP per weight and token */
+    const double wts = 2048.0 * 12352.0 + 4096.0 * 2048.0 + 8192.0 * 4.0;
+    assert_rel_close(l1->flops, 2.0 * wts + 3145728.0, 0);
+    /* activations in and out (2048 + 12,352 + 4096 + 2048 elements of 2 B) and the state */
+    assert_rel_close(l1->bytes - l1->wbytes, 2048.0 * 2 + 12352.0 * 2 + 4096.0 * 2 + 2048.0 * 2 + 2195456.0, 0);
+    /* attention layers: 12 of them, each reading 2 KV heads x 256 x 2 B x (K and V) per key:
+     * 100,000 keys more = 2 * 100000 * 2 * 256 * 2 = 204,800,000 B more per layer */
+    assert_rel_close(o1.op[LLMROOF_OP_ATTENTION].count, 12, 0);
+    assert_rel_close(o2.op[LLMROOF_OP_ATTENTION].bytes - o1.op[LLMROOF_OP_ATTENTION].bytes, 204800000.0, 1e-12);
+}
+
+/* DeepSeek-V3.2: decode attention reads the top 2048 keys at any longer context, the indexer
+ * scores them all. */
+static void dsa_decode_attention_stops_growing_past_top_k(void **state)
+{
+    (void)state;
+    struct llmroof_model m;
+    import_ok("deepseek-v3.2-exp.json", &m);
+    assert_int_equal(m.dsa_top_k, 2048);
+    struct llmroof_shard sh;
+    assert_int_equal(ops_shard(&m, 8, &sh, NULL), LLMROOF_OK);
+    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_FP8, LLMROOF_BF16, 0 };
+    struct llmroof_batch b0 = batch_decode(1, 1024), b1 = batch_decode(1, 4096), b2 = batch_decode(1, 100000);
+    struct llmroof_oplist o0, o1, o2;
+    ops_build(&m, &sh, &dt, &b0, &o0);
+    ops_build(&m, &sh, &dt, &b1, &o1);
+    ops_build(&m, &sh, &dt, &b2, &o2);
+    const struct llmroof_op *a0 = &o0.op[LLMROOF_OP_ATTENTION], *a1 = &o1.op[LLMROOF_OP_ATTENTION],
+                            *a2 = &o2.op[LLMROOF_OP_ATTENTION];
+    /* absorbed MLA, 16 heads per rank: 2 * 16 * (2*512 + 64) = 34,816 FLOP per pair;
+     * below top-k every key (1024 pairs), above it 2048 */
+    assert_rel_close(a0->flops, 34816.0 * 1024.0, 0);
+    assert_rel_close(a1->flops, 34816.0 * 2048.0, 0);
+    assert_rel_close(a2->flops, a1->flops, 0);
+    assert_rel_close(a2->bytes, a1->bytes, 0);
+    /* the indexer grows: 2 * 64 * 128 + 2 * 64 = 16,512 FLOP per past key */
+    const struct llmroof_op *i1 = &o1.op[LLMROOF_OP_DSA_INDEX], *i2 = &o2.op[LLMROOF_OP_DSA_INDEX];
+    assert_rel_close(i1->count, 61, 0);
+    assert_rel_close(i2->flops - i1->flops, 16512.0 * (100000.0 - 4096.0), 1e-12);
+    /* its cache: 128 elements per token beside the 576 of the latent and rope key */
+    assert_rel_close(arch_kv_elems_per_token(&m), 61.0 * (512 + 64 + 128), 0);
+}
+
+static void memory_counts_the_state_in_the_max_batch(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_model m;
+    import_ok("nemotron-nano-9b-v2.json", &m);
+    const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0 };
+    struct llmroof_mem_opts o = memory_default_opts();
+    struct llmroof_memory mem;
+    assert_int_equal(memory_eval(&m, gpu(&cat, "h100"), 1, &dt, 8192, &o, &mem, NULL), LLMROOF_OK);
+    assert_rel_close(mem.state_bytes_per_seq, 72769536.0, 0);
+    /* each sequence: 8192 tokens x 16,384 B of KV + 72,769,536 B of state */
+    assert_rel_close(mem.max_batch, floor(mem.kv_capacity_bytes_per_gpu / (8192.0 * 16384.0 + 72769536.0)), 0);
+    catalog_free(&cat);
+}
+
+static void python_json_and_unknown_fields(void **state)
+{
+    (void)state;
+    struct llmroof_model m;
+    struct llmroof_err err = { 0 };
+    char warn[1024];
+    /* a sliding window of Infinity is full attention; NaN where no number is needed is harmless */
+    static const char inf[] = "{\"model_type\": \"seed_oss\", \"hidden_size\": 64, \"num_hidden_layers\": 2,"
+                              "\"num_attention_heads\": 4, \"vocab_size\": 100, \"intermediate_size\": 128,"
+                              "\"max_position_embeddings\": 4096, \"sliding_window\": Infinity, \"initializer_range\": NaN,"
+                              "\"note\": \"Infinity stays a string\"}";
+    assert_int_equal(catalog_model_from_hf_warn(inf, sizeof inf - 1, "inf.json", "x", &m, warn, sizeof warn, &err),
+                     LLMROOF_OK);
+    assert_int_equal(m.window, 0);
+    assert_non_null(strstr(warn, "field 'note' is not known")); /* a warning: it names no shape */
+    /* an unknown field that names a shape is an error naming it */
+    static const char bad[] = "{\"model_type\": \"some_new_model\", \"hidden_size\": 64, \"num_hidden_layers\": 2,"
+                              "\"num_attention_heads\": 4, \"vocab_size\": 100, \"intermediate_size\": 128,"
+                              "\"max_position_embeddings\": 4096, \"num_memory_slots\": 8}";
+    assert_int_equal(catalog_model_from_hf_warn(bad, sizeof bad - 1, "bad.json", "x", &m, warn, sizeof warn, &err),
+                     LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "field 'num_memory_slots'"));
+    /* a new model type made of known fields imports without new code (with a warning) */
+    static const char ok[] = "{\"model_type\": \"some_new_model\", \"hidden_size\": 64, \"num_hidden_layers\": 2,"
+                             "\"num_attention_heads\": 4, \"vocab_size\": 100, \"intermediate_size\": 128,"
+                             "\"max_position_embeddings\": 4096, \"num_key_value_heads\": 2}";
+    assert_int_equal(catalog_model_from_hf_warn(ok, sizeof ok - 1, "ok.json", "x", &m, warn, sizeof warn, &err),
+                     LLMROOF_OK);
+    assert_int_equal(m.kv_heads, 2);
+    assert_non_null(strstr(warn, "read from its fields alone"));
+    /* a Nemotron-H config as the Hub serves it: time_step_limit [0.0, Infinity] */
+    assert_int_equal(import_warn("nemotron-nano-9b-v2.json", &m, warn, sizeof warn, &err), LLMROOF_OK);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(twenty_families_import_with_their_model_card_counts),
+        cmocka_unit_test(nemotron_h_mamba2_layer_by_hand),
+        cmocka_unit_test(gated_deltanet_layer_by_hand),
+        cmocka_unit_test(hybrid_decode_is_flat_in_context_for_its_linear_layers),
+        cmocka_unit_test(dsa_decode_attention_stops_growing_past_top_k),
+        cmocka_unit_test(memory_counts_the_state_in_the_max_batch),
+        cmocka_unit_test(python_json_and_unknown_fields),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
