@@ -1,7 +1,7 @@
 #!/bin/sh
 # Runs a libFuzzer campaign on one llmroof fuzz target (docs/reliability.md).
 #   sh scripts/fuzz.sh TARGET [RUNS] [JOBS]
-# TARGET: catalog, hf, parse, baseline, csv, cli or all; RUNS: executions per target
+# TARGET: catalog, hf, parse, baseline, csv, cli, api, server or all; RUNS: executions per target
 # (default 5000000). Builds build-fuzz/ with clang (-DLLMROOF_FUZZ=ON: ASan+UBSan+libFuzzer)
 # when needed. New interesting inputs go to build-fuzz/corpus/TARGET (not checked in); a
 # crash leaves build-fuzz/artifacts/crash-* : fix it, then copy the file into
@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 target=${1:?usage: scripts/fuzz.sh TARGET [RUNS]}
 runs=${2:-5000000}
 if [ "$target" = all ]; then
-    for t in catalog hf parse baseline csv cli api; do sh scripts/fuzz.sh "$t" "$runs"; done
+    for t in catalog hf parse baseline csv cli api server; do sh scripts/fuzz.sh "$t" "$runs"; done
     exit 0
 fi
 if [ ! -x build-fuzz/tests/fuzz/fuzz_"$target" ]; then

@@ -156,6 +156,15 @@ def main():
         check_estimate(br, bin_, "qwen2.5-14b", gpu, failures)
         if "model=qwen2.5-14b" not in br.js("location.search"):
             failures.append("the URL does not carry the new model: " + br.js("location.search"))
+        # a link reproduces the view: load the page's own URL afresh, the same numbers come back
+        link, ttft = br.js("location.href"), br.js("document.getElementById('ttft').dataset.raw")
+        br.js("document.body.dataset.ready = 'stale'; document.getElementById('ttft').dataset.raw = ''")
+        br.call("Page.navigate", {"url": link})
+        br.wait("document.body && document.body.dataset.ready === 'estimate' &&"
+                " document.getElementById('model').value === 'qwen2.5-14b'")
+        if br.js("document.getElementById('ttft').dataset.raw") != ttft:
+            failures.append("reloading %s gave TTFT %s, not %s" % (link, br.js("document.getElementById('ttft').dataset.raw"),
+                                                                  ttft))
 
         # serving and plan panels
         br.js("document.querySelector('#serving button').click()")

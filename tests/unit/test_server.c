@@ -1,0 +1,128 @@
+/* test_server.c - `llmroof serve` without sockets: server_route (the routing of a parsed
+ * request) and serve_parse (its options). Over loopback: tests/serve/test_server.py. */
+#include "helpers.h"
+
+#include "api/server.h"
+#include "cli/cmd_serve.h"
+
+static llmroof_ctx *ctx;
+static struct server_cfg cfg;
+
+static int setup(void **state)
+{
+    ctx = llmroof_ctx_new(LLMROOF_TEST_DATA_DIR, NULL);
+    cfg = (struct server_cfg){ "127.0.0.1", 0, LLMROOF_TEST_WEB_DIR, 10, { 0, 0, 0, 0, 0 } };
+    server_default_limits(&cfg.lim);
+    return ctx ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    llmroof_ctx_free(ctx);
+    return 0;
+}
+
+/* Routes and returns the status; the body in *body (freed by the next call). */
+static int route(const char *method, const char *url, const char *body, const char **out)
+{
+    static struct server_reply r;
+    server_reply_free(&r);
+    server_route(ctx, &cfg, method, url, body, body ? strlen(body) : 0, 0, &r);
+    if (out)
+        *out = r.body ? r.body : "";
+    return r.status;
+}
+
+static void api_answers_the_cli_json_and_errors_as_json(void **state)
+{
+    const char *b;
+    assert_int_equal(route("POST", "/api/v1/estimate", "{\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"batch\":8}", &b), 200);
+    assert_non_null(strstr(b, "\"schema\":\t\"llmroof.estimate/1\""));
+    assert_int_equal(route("POST", "/api/v1/estimate", "{\"model\":\"nope\",\"gpu\":\"a100\"}", &b), 400);
+    assert_non_null(strstr(b, "{\"error\":\"llmroof: error: unknown model 'nope'"));
+    assert_int_equal(route("POST", "/api/v1/estimate", "{\"model\":", &b), 400);
+    /* cJSON stops at 0-based byte 8, the ':' with no value after it (as the C API reports) */
+    assert_string_equal(b, "{\"error\":\"llmroof: error: request: invalid JSON at byte 8\"}");
+    assert_int_equal(route("POST", "/api/v1/estimate", "[]", NULL), 400);
+}
+
+static void methods_and_paths(void **state)
+{
+    assert_int_equal(route("GET", "/api/v1/estimate", NULL, NULL), 405);
+    assert_int_equal(route("POST", "/", "{}", NULL), 405);
+    assert_int_equal(route("GET", "/", NULL, NULL), 200);
+    assert_int_equal(route("GET", "/app.js", NULL, NULL), 200);
+    assert_int_equal(route("GET", "/../data/gpus.json", NULL, NULL), 404); /* only the page's three names */
+    assert_int_equal(route("POST", "/api/v1/validate", "{}", NULL), 404);  /* reads files: not served */
+    assert_int_equal(route("POST", "/api/v1/", "{}", NULL), 404);
+    assert_int_equal(route("POST", "/api/v1/estimate/x", "{}", NULL), 404);
+}
+
+static void file_options_and_work_limits_are_400(void **state)
+{
+    const char *b;
+    assert_int_equal(route("POST", "/api/v1/roofline", "{\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"svg\":\"x.svg\"}", &b),
+                     400);
+    assert_non_null(strstr(b, "field 'svg' writes a file"));
+    assert_int_equal(route("POST", "/api/v1/simulate", "{\"requests_out\":\"x\"}", &b), 400);
+    assert_non_null(strstr(b, "field 'requests-out'"));
+    assert_int_equal(route("POST", "/api/v1/list", "{\"args\":[\"models\"]}", NULL), 200); /* list takes args */
+    assert_int_equal(route("POST", "/api/v1/estimate", "{\"args\":[\"x\"]}", NULL), 400);
+    /* 20000 requests x 2048 tokens (a named workload) = 4.1e7 > 2e7 */
+    assert_int_equal(route("POST", "/api/v1/simulate", "{\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"requests\":20000}", &b),
+                     400);
+    assert_non_null(strstr(b, "limit of 2e+07"));
+    /* 10 x 2048 = 20480 tokens: refused under a limit of 1 */
+    cfg.lim.max_sim_tokens = 1;
+    assert_int_equal(route("POST", "/api/v1/simulate", "{\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"requests\":10}", NULL),
+                     400);
+    server_default_limits(&cfg.lim);
+    /* 5 GPUs x 8 TP values = 40 layouts > 32 */
+    assert_int_equal(route("POST", "/api/v1/plan", "{\"model\":\"llama-2-7b\",\"gpus\":\"a,b,c,d,e\",\"tp\":\"1,2,3,4,5,6,7,8\"}",
+                           &b),
+                     400);
+    assert_non_null(strstr(b, "40 layouts"));
+}
+
+static void body_over_1_mib_is_413(void **state)
+{
+    size_t n = SERVER_MAX_BODY_BYTES + 1;
+    char *big = malloc(n + 1);
+    assert_non_null(big);
+    memset(big, ' ', n);
+    big[n] = '\0';
+    assert_int_equal(route("POST", "/api/v1/estimate", big, NULL), 413);
+    free(big);
+}
+
+static void serve_options(void **state)
+{
+    struct serve_opts o;
+    char *ok[] = { "serve", "--host", "0.0.0.0", "--port=0", "--timeout", "3", NULL };
+    assert_int_equal(serve_parse(6, ok, &o, stdout, stderr), 0);
+    assert_string_equal(o.host, "0.0.0.0");
+    assert_int_equal(o.port, 0);
+    assert_int_equal(o.timeout_s, 3);
+    char *dflt[] = { "serve", NULL };
+    assert_int_equal(serve_parse(1, dflt, &o, stdout, stderr), 0);
+    assert_string_equal(o.host, "127.0.0.1"); /* this machine only unless told */
+    assert_int_equal(o.port, 8080);
+    FILE *devnull = fopen("/dev/null", "w");
+    char *bad[] = { "serve", "--port", "65536", NULL };
+    assert_int_equal(serve_parse(3, bad, &o, devnull, devnull), 2);
+    char *none[] = { "serve", "--web", NULL };
+    assert_int_equal(serve_parse(2, none, &o, devnull, devnull), 2);
+    fclose(devnull);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(api_answers_the_cli_json_and_errors_as_json),
+        cmocka_unit_test(methods_and_paths),
+        cmocka_unit_test(file_options_and_work_limits_are_400),
+        cmocka_unit_test(body_over_1_mib_is_413),
+        cmocka_unit_test(serve_options),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
