@@ -297,6 +297,35 @@ static int rate_eval(const struct plan_input *in, const struct llmroof_gpu *g, b
 /* Smallest count n in [1, PLAN_INSTANCE_CAP] of the searched pool that meets: doubling, then
  * bisection (meeting is monotone in the count up to simulation noise). 0 when even the cap
  * misses; *ev holds the evaluation at the answer (or at the cap). */
+/* The searched pool's steady-state service rate per instance (sim_instance_capacity_qps), 0 when
+ * it cannot be bounded (speculative decoding, a layout that does not build). */
+static double pool_capacity_qps(const struct plan_input *in, const struct llmroof_gpu *g, int code,
+                                enum sim_capacity_kind kind)
+{
+    if (in->sim.spec.kind != SIM_SPEC_NONE)
+        return 0;
+    struct llmroof_setup s = setup_for(in, g, code);
+    const struct llmroof_layout lay = estimate_layout(&s);
+    struct llmroof_shard sh;
+    struct llmroof_err e2 = { 0 };
+    if (ops_shard_layout(in->model, &lay, &sh, &e2) || estimate_check(&s, &e2))
+        return 0;
+    struct llmroof_mem_opts mo = in->sim.mem;
+    mo.max_batched_tokens = (double)in->sim.max_batched_tokens;
+    mo.max_seqs = (double)in->sim.max_seqs;
+    struct llmroof_memory mem;
+    if (memory_eval_layout(in->model, g, &lay, &in->dt, 1, &mo, &mem, &e2))
+        return 0;
+    return sim_instance_capacity_qps(&s, &sh, mem.kv_capacity_tokens * (double)mem.attn_dp, in->sim.max_seqs,
+                                     in->sim.max_batched_tokens, in->mean_prompt, in->mean_output, kind);
+}
+
+/* Pools of n instances whose bound serves less than 1 / PLAN_BOUND_MARGIN of the rate are
+ * overloaded in any run (the simulator compares the offered rate with the same bound); they are
+ * not simulated. The margin covers the Poisson noise of the measured offered rate (a few % over
+ * 500+ arrivals) and the sampled mean lengths against a run's own (docs/planning.md). */
+#define PLAN_BOUND_MARGIN 1.5
+
 static int smallest_pool(const struct plan_input *in, const struct llmroof_gpu *g, bool disagg, int tp_p, long x,
                          int tp_d, bool search_decode, long *n, struct rate_eval *ev, int *evals,
                          struct llmroof_err *err)
@@ -304,11 +333,21 @@ static int smallest_pool(const struct plan_input *in, const struct llmroof_gpu *
     long lo = 0, hi = 1;
     struct rate_eval e, best = { 0 }, prev = { 0 };
     int rc;
+    const double cap = pool_capacity_qps(in, g, search_decode ? tp_d : tp_p,
+                                         !disagg ? SIM_CAP_AGGREGATED : search_decode ? SIM_CAP_DECODE : SIM_CAP_PREFILL);
+    /* the largest count the bound rules out */
+    const long ruled_out = cap > 0 ? (long)floor(in->rate_qps / (PLAN_BOUND_MARGIN * cap)) : 0;
     for (;;) {
         long px = search_decode ? x : hi, py = search_decode ? hi : 0;
-        if ((rc = rate_eval(in, g, disagg, tp_p, disagg ? px : hi, tp_d, disagg ? py : 0, &e, err)))
-            return rc;
-        (*evals)++;
+        if (hi <= ruled_out && hi < PLAN_INSTANCE_CAP) {
+            memset(&e, 0, sizeof e);
+            e.overloaded = true;
+            e.fails = PLAN_BIND_LOAD;
+        } else {
+            if ((rc = rate_eval(in, g, disagg, tp_p, disagg ? px : hi, tp_d, disagg ? py : 0, &e, err)))
+                return rc;
+            (*evals)++;
+        }
         e.at = hi;
         if (e.meets) {
             best = e;
@@ -335,6 +374,10 @@ static int smallest_pool(const struct plan_input *in, const struct llmroof_gpu *
     while (hi - lo > 1) {
         long mid = lo + (hi - lo) / 2;
         long px = search_decode ? x : mid, py = search_decode ? mid : 0;
+        if (mid <= ruled_out) {
+            lo = mid;
+            continue;
+        }
         if ((rc = rate_eval(in, g, disagg, tp_p, disagg ? px : mid, tp_d, disagg ? py : 0, &e, err)))
             return rc;
         (*evals)++;
@@ -786,7 +829,7 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
     memset(out, 0, sizeof *out);
     struct plan_input local = *in_;
     const struct plan_input *in = &local;
-    if (local.fast && !(local.mean_prompt > 0 && local.mean_output > 0))
+    if ((local.fast || local.rate_qps > 0) && !(local.mean_prompt > 0 && local.mean_output > 0))
         mean_lengths(local.sim.workload, local.sim.seed, &local.mean_prompt, &local.mean_output);
     out->best = -1;
     if (in->ngpus < 1 || in->ngpus > PLAN_MAX_GPUS || in->ntps < 1 || in->ntps > PLAN_MAX_TPS)

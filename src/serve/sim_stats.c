@@ -95,25 +95,36 @@ static int cmp_tevent(const void *a, const void *b)
  * instance (or a run that ends requests at their first token) prefills full budgets: budget /
  * (P t) prompts per second. Speculative decoding emits more than one token per step: not
  * bounded here (0). */
+double sim_instance_capacity_qps(const struct llmroof_setup *s, const struct llmroof_shard *sh, double kv_tokens,
+                                 long max_seqs, long budget_tokens, double P, double O, enum sim_capacity_kind kind)
+{
+    if (!(P > 0) || !(O > 0))
+        return 0;
+    struct llmroof_batch b = { 0 };
+    if (kind == SIM_CAP_PREFILL) {
+        double budget = (double)budget_tokens;
+        batch_add(&b, budget, 0);
+        double t = sim_step_time(s, sh, &b);
+        return t > 0 ? budget / (P * t) : 0;
+    }
+    double B = fmax(1.0, fmin((double)max_seqs, floor(kv_tokens / (P + O / 2))));
+    b = batch_decode(B, P + O / 2);
+    if (kind == SIM_CAP_AGGREGATED)
+        batch_add(&b, B * P / O, 0);
+    double t = sim_step_time(s, sh, &b);
+    return t > 0 ? B / (O * t) : 0;
+}
+
 static double instance_capacity_qps(const struct runner *r, const struct engine *e, double P, double O)
 {
     const struct sim_config *c = r->c;
-    if (e->spec || !(P > 0) || !(O > 0))
+    if (e->spec)
         return 0;
-    struct llmroof_batch b = { 0 };
-    if (e->prefill_only || c->first_token_only) {
-        double budget = (double)c->max_batched_tokens;
-        batch_add(&b, budget, 0);
-        double t = sim_step_time(&e->setup, &e->sh, &b);
-        return t > 0 ? budget / (P * t) : 0;
-    }
-    double kv = (double)e->total_blocks * (double)e->bs;
-    double B = fmax(1.0, fmin((double)c->max_seqs, floor(kv / (P + O / 2))));
-    b = batch_decode(B, P + O / 2);
-    if (e->pool == 0)
-        batch_add(&b, B * P / O, 0);
-    double t = sim_step_time(&e->setup, &e->sh, &b);
-    return t > 0 ? B / (O * t) : 0;
+    enum sim_capacity_kind kind = e->prefill_only || c->first_token_only ? SIM_CAP_PREFILL
+                                  : e->pool == 0                        ? SIM_CAP_AGGREGATED
+                                                                        : SIM_CAP_DECODE;
+    return sim_instance_capacity_qps(&e->setup, &e->sh, (double)e->total_blocks * (double)e->bs, c->max_seqs,
+                                     c->max_batched_tokens, P, O, kind);
 }
 
 /* The cluster's bound: the pool that serves the fewest requests per second sets it (0: none).
