@@ -79,6 +79,7 @@ static void fast_latency(const struct plan_input *in, const struct llmroof_setup
 }
 
 static struct llmroof_setup setup_for(const struct plan_input *in, const struct llmroof_gpu *g, int tp);
+static void lname(const struct plan_input *in, int n, int mode, char *buf, size_t size);
 
 int plan_meets(const struct plan_input *in, const struct llmroof_gpu *g, int tp, long users, bool *meets,
                double *ttft_s, double *tpot_s, enum plan_binding *fails, struct llmroof_err *err)
@@ -456,6 +457,7 @@ static int plan_rate_disagg(const struct plan_input *in, int gi, int tp_p, long 
     o->prefill_tp = lay_n(tp_p);
     o->prefill_mode = lay_mode(tp_p);
     o->prefill_instances = x;
+    lname(in, o->prefill_tp, o->prefill_mode, o->prefill_layout, sizeof o->prefill_layout);
     if (y == 0) {
         rate_reason(in, o, "decode", &ev);
         return LLMROOF_OK;
@@ -517,6 +519,7 @@ static struct plan_option *new_option(struct plan_result *out, const struct plan
     o->mode = lay_mode(code);
     o->binding = PLAN_BIND_NONE;
     o->instances_per_node = in->gpus_per_node % inst_gpus(in, code) == 0 ? in->gpus_per_node / inst_gpus(in, code) : 0;
+    lname(in, o->tp, o->mode, o->layout, sizeof o->layout);
     return o;
 }
 
@@ -678,11 +681,32 @@ void plan_layout_name(int n, int mode, char *buf, size_t size)
         snprintf(buf, size, "TP-%d", n);
 }
 
-static void describe(const struct plan_option *o, char *buf, size_t n)
+/* A layout's name as the plan runs it: mode 0 is the plan's own layout, named from it
+ * (`--ep 8 --dp-attention` is "DPA-8+EP-8", `--pp 2` with TP 4 "TP-4+PP-2", issue 22 item 3:
+ * it was "TP-1" for an 8-GPU instance); the searched modes as plan_layout_name. */
+static void lname(const struct plan_input *in, int n, int mode, char *buf, size_t size)
+{
+    const struct llmroof_layout *l = &in->layout;
+    if (mode != 0 || !(l->ep > 1 || l->pp > 1 || l->dp_attn)) {
+        plan_layout_name(n, mode, buf, size);
+        return;
+    }
+    char pp[16] = "";
+    if (l->pp > 1)
+        snprintf(pp, sizeof pp, "+PP-%d", l->pp);
+    if (l->dp_attn)
+        snprintf(buf, size, "DPA-%d+EP-%d%s", l->ep > 1 ? l->ep : n, l->ep > 1 ? l->ep : n, pp);
+    else if (l->ep > 1)
+        snprintf(buf, size, "TP-%d+EP-%d%s", n, l->ep, pp);
+    else
+        snprintf(buf, size, "TP-%d%s", n, pp);
+}
+
+static void describe(const struct plan_input *in, const struct plan_option *o, char *buf, size_t n)
 {
     char a[32], b[32];
-    plan_layout_name(o->prefill_tp, o->prefill_mode, a, sizeof a);
-    plan_layout_name(o->tp, o->mode, b, sizeof b);
+    lname(in, o->prefill_tp, o->prefill_mode, a, sizeof a);
+    lname(in, o->tp, o->mode, b, sizeof b);
     if (o->disagg)
         snprintf(buf, n, "disaggregated %ld x %s prefill + %ld x %s decode on %s (%ld:%ld, %ld GPUs)",
                  o->prefill_instances, a, o->decode_instances, b, o->gpu->id, o->prefill_instances, o->decode_instances,
@@ -732,7 +756,7 @@ static void layout_observations(const struct plan_input *in, struct plan_result 
             if (best[m] < 0)
                 continue;
             const struct plan_option *o = &out->options[best[m]];
-            plan_layout_name(o->tp, o->mode, name, sizeof name);
+            lname(in, o->tp, o->mode, name, sizeof name);
             snprintf(item, sizeof item, "%s%s %.*f", list[0] ? ", " : "", name, in->rate_qps > 0 ? 3 : 1, per_gpu(in, o));
             size_t n = strlen(list);
             snprintf(list + n, sizeof list - n, "%s", item);
@@ -743,7 +767,7 @@ static void layout_observations(const struct plan_input *in, struct plan_result 
             continue;
         add_obs(out, "%s, %s per GPU by kind of layout (best of each): %s.", in->gpus[gi]->id, unit, list);
         const struct plan_option *t = &out->options[top];
-        plan_layout_name(t->tp, t->mode, name, sizeof name);
+        lname(in, t->tp, t->mode, name, sizeof name);
         const struct plan_option *r = best[0] >= 0 && best[0] != top ? &out->options[best[0]] : NULL;
         if (!r) {
             add_obs(out, "%s: %s serves the most %s per GPU: %.1f GiB of weights per GPU leave %.0f KV-cache tokens "
@@ -753,7 +777,7 @@ static void layout_observations(const struct plan_input *in, struct plan_result 
             continue;
         }
         char rn[32];
-        plan_layout_name(r->tp, r->mode, rn, sizeof rn);
+        lname(in, r->tp, r->mode, rn, sizeof rn);
         char ratio[96];
         if (per_gpu(in, t) == per_gpu(in, r))
             snprintf(ratio, sizeof ratio, "as many %s per GPU as", unit);
@@ -778,7 +802,7 @@ static void rate_observations(const struct plan_input *in, struct plan_result *o
         return;
     }
     const struct plan_option *best = &out->options[out->best];
-    describe(best, a, sizeof a);
+    describe(in, best, a, sizeof a);
     add_obs(out, "%s: %s serves %g requests/s with p%d TTFT %.0f ms (<= %.0f) and TPOT %.1f ms (<= %.0f); goodput "
                  "%.2f requests/s within both SLOs, %.3f per GPU.",
             out->by_cost ? "Cheapest" : "Fewest GPUs", a, in->rate_qps, in->percentile, best->ttft_s * 1e3,
@@ -792,7 +816,7 @@ static void rate_observations(const struct plan_input *in, struct plan_result *o
     }
     if (other >= 0) {
         const struct plan_option *o = &out->options[other];
-        describe(o, b, sizeof b);
+        describe(in, o, b, sizeof b);
         if (o->gpus == best->gpus)
             add_obs(out, "The best %s layout needs as many GPUs: %s; %s wins on %s.", o->disagg ? "disaggregated" : "aggregated",
                     b, best->disagg ? "disaggregated" : "aggregated",
@@ -812,7 +836,7 @@ static void rate_observations(const struct plan_input *in, struct plan_result *o
             add_obs(out, "%s cannot serve this rate under these SLOs in any layout tried.", in->gpus[gi]->id);
             continue;
         }
-        describe(&out->options[bi], a, sizeof a);
+        describe(in, &out->options[bi], a, sizeof a);
         add_obs(out, "%s: best as %s, %.3f requests/s of goodput per GPU.", in->gpus[gi]->id, a,
                 out->options[bi].goodput_per_gpu);
     }
@@ -917,7 +941,7 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
     } else {
         const struct plan_option *b = &out->options[out->best];
         char bn[32];
-        plan_layout_name(b->tp, b->mode, bn, sizeof bn);
+        lname(in, b->tp, b->mode, bn, sizeof bn);
         if (out->by_cost)
             add_obs(out, "Cheapest: %ld node%s of %d x %s as %d x %s instances, %ld GPUs, $%.2f per hour, for %ld users.",
                     b->nodes, b->nodes == 1 ? "" : "s", in->gpus_per_node, b->gpu->id, b->instances_per_node, bn,
@@ -935,7 +959,7 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
         }
         const struct plan_option *b = &out->options[bi];
         char nb[32], no[32], nf[32];
-        plan_layout_name(b->tp, b->mode, nb, sizeof nb);
+        lname(in, b->tp, b->mode, nb, sizeof nb);
         add_obs(out, "%s: best as %d x %s per node, %ld users per instance, %ld nodes; %s binds first (p%d TTFT %.0f ms, "
                      "TPOT %.1f ms at that load).",
                 b->gpu->id, b->instances_per_node, nb, b->users_per_instance, b->nodes, plan_binding_name(b->binding),
@@ -951,8 +975,8 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
             const struct plan_option *o = &out->options[i];
             if (o->gpu_index != gi || o->mode != 0 || !o->feasible || o == full)
                 continue;
-            plan_layout_name(o->tp, o->mode, no, sizeof no);
-            plan_layout_name(full->tp, full->mode, nf, sizeof nf);
+            lname(in, o->tp, o->mode, no, sizeof no);
+            lname(in, full->tp, full->mode, nf, sizeof nf);
             add_obs(out, "On %s, %d x %s instances serve %.2fx the users of 1 x %s per node (%ld against %ld).",
                     o->gpu->id, o->instances_per_node, no, (double)o->users_per_node / (double)full->users_per_node,
                     nf, o->users_per_node, full->users_per_node);
