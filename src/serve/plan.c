@@ -576,6 +576,24 @@ static int option_figures(const struct plan_input *in, int code, long batch, str
     return LLMROOF_OK;
 }
 
+/* A floor on any request's TPOT on layout `code`: one sequence's decode step alone at a context
+ * of one token (every decode step of a request costs at least that: more sequences and longer
+ * contexts only add work; TPOT is the mean of a request's steps). Speculative decoding emits
+ * several tokens per step: no floor (0). */
+static double tpot_floor_s(const struct plan_input *in, const struct llmroof_gpu *g, int code)
+{
+    if (in->sim.spec.kind != SIM_SPEC_NONE)
+        return 0;
+    struct llmroof_setup s = setup_for(in, g, code);
+    const struct llmroof_layout lay = estimate_layout(&s);
+    struct llmroof_shard sh;
+    struct llmroof_err e2 = { 0 };
+    if (ops_shard_layout(in->model, &lay, &sh, &e2))
+        return 0;
+    struct llmroof_batch b = batch_decode(1, 1);
+    return sim_step_time(&s, &sh, &b);
+}
+
 /* Rate plans: every aggregated GPU x TP, then per GPU a disaggregated layout per decode TP behind
  * the prefill pool of fewest GPUs. */
 static int plan_rate(const struct plan_input *in, struct plan_result *out, struct llmroof_err *err)
@@ -586,6 +604,7 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
     const int ncodes = plan_codes(in, codes);
     for (int gi = 0; gi < in->ngpus; gi++) {
         bool usable[4 * PLAN_MAX_TPS] = { false };
+        double floor_s[4 * PLAN_MAX_TPS] = { 0 };
         char why[4 * PLAN_MAX_TPS][sizeof out->options[0].reason];
         for (int li = 0; li < ncodes; li++) {
             struct plan_option *o = new_option(out, in, gi, codes[li]);
@@ -595,6 +614,15 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
             if (o->reason[0])
                 continue;
             usable[li] = true;
+            floor_s[li] = tpot_floor_s(in, in->gpus[gi], codes[li]);
+            if (floor_s[li] > in->tpot_slo_s) {
+                /* no count can help: not simulated (docs/planning.md, "Bounds before simulating") */
+                o->binding = PLAN_BIND_TPOT;
+                snprintf(o->reason, sizeof o->reason,
+                         "misses the TPOT SLO at any size: one sequence's decode step alone takes %.1f ms (> %.0f ms)",
+                         floor_s[li] * 1e3, in->tpot_slo_s * 1e3);
+                continue;
+            }
             if ((rc = plan_rate_aggregated(in, gi, codes[li], o, err)))
                 return rc;
             if (o->feasible && (rc = option_figures(in, codes[li], (long)in->sim.max_seqs, o, err)))
@@ -628,6 +656,17 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
             if (best_x == 0) {
                 snprintf(o->reason, sizeof o->reason, "no prefill pool of up to %d instances meets p%d TTFT <= %.0f ms "
                          "(%.0f ms)", PLAN_INSTANCE_CAP, in->percentile, in->ttft_slo_s * 1e3, pev.ttft_s * 1e3);
+                continue;
+            }
+            if (floor_s[li] > in->tpot_slo_s) {
+                o->prefill_tp = lay_n(best_code);
+                o->prefill_mode = lay_mode(best_code);
+                o->prefill_instances = best_x;
+                lname(in, o->prefill_tp, o->prefill_mode, o->prefill_layout, sizeof o->prefill_layout);
+                o->binding = PLAN_BIND_TPOT;
+                snprintf(o->reason, sizeof o->reason,
+                         "misses the TPOT SLO at any size: one sequence's decode step alone takes %.1f ms (> %.0f ms)",
+                         floor_s[li] * 1e3, in->tpot_slo_s * 1e3);
                 continue;
             }
             if ((rc = plan_rate_disagg(in, gi, best_code, best_x, codes[li], o, err)))
