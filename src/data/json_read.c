@@ -147,9 +147,13 @@ int json_check_known(struct json_ectx *c, const cJSON *obj, const char *prefix, 
 {
     for (const cJSON *it = obj->child; it; it = it->next) {
         bool ok = false;
-        for (const char *const *a = allowed; *a; a++)
-            if (it->string && strcmp(it->string, *a) == 0)
+        /* first byte before strcmp, and stop at the match: this loop ran every key against
+         * every allowed name and was the largest part of loading the catalog (issue 24) */
+        for (const char *const *a = allowed; *a && it->string; a++)
+            if ((*a)[0] == it->string[0] && strcmp(it->string, *a) == 0) {
                 ok = true;
+                break;
+            }
         if (!ok) {
             char f[128];
             snprintf(f, sizeof f, "%s%s", prefix, it->string ? it->string : "?");
@@ -295,6 +299,16 @@ static int check_text(const char *text, size_t len, const char *fname, struct ll
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%d:%d: not valid UTF-8 (byte 0x%02x)", fname, line, col,
                                (unsigned char)text[bad]);
     }
+    return LLMROOF_OK;
+}
+
+/* Nesting beyond JSON_MAX_DEPTH, named with its place. cJSON refuses the same depth
+ * (CJSON_NESTING_LIMIT), so the scan runs only when cJSON has failed: a document it parsed is
+ * within the limit (the scan on every load was a tenth of a catalog load, issue 24). */
+static int check_depth(const char *text, size_t len, const char *fname, struct llmroof_err *err)
+{
+    size_t bad;
+    int line, col;
     if ((bad = parse_json_too_deep(text, len, JSON_MAX_DEPTH)) != SIZE_MAX) {
         json_linecol(text, bad, &line, &col);
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%d:%d: JSON nested deeper than %d levels", fname, line, col,
@@ -317,6 +331,8 @@ cJSON *json_parse(const char *text, size_t len, const char *fname, struct llmroo
         off = len;
     int line, col;
     if (!doc) {
+        if (check_depth(text, len, fname, err))
+            return NULL;
         json_linecol(text, off, &line, &col);
         llmroof_err_set(err, LLMROOF_EINPUT, "%s:%d:%d: malformed JSON", fname, line, col);
         return NULL;

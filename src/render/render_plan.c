@@ -52,11 +52,9 @@ static void render_rate(const struct plan_input *in, const struct plan_result *r
         table_row(&t);
         table_str(&t, o->disagg ? "disaggregated" : "aggregated");
         table_str(&t, o->gpu->id);
-        char la[24], lb[24];
-        plan_layout_name(o->tp, o->mode, lb, sizeof lb);
+        const char *lb = o->layout;
         if (o->disagg && o->prefill_tp) {
-            plan_layout_name(o->prefill_tp, o->prefill_mode, la, sizeof la);
-            snprintf(buf, sizeof buf, "P %s / D %s", la, lb);
+            snprintf(buf, sizeof buf, "P %s / D %s", o->prefill_layout, lb);
         } else {
             snprintf(buf, sizeof buf, o->disagg ? "D %s" : "%s", lb);
         }
@@ -218,9 +216,7 @@ void render_plan(const struct plan_input *in, const struct plan_result *r, enum 
         table_str(&t, o->gpu->id);
         table_num(&t, o->tp);
         if (searched) {
-            char ln[32];
-            plan_layout_name(o->tp, o->mode, ln, sizeof ln);
-            table_str(&t, ln);
+            table_str(&t, o->layout);
         }
         if (o->instances_per_node)
             table_num(&t, o->instances_per_node);

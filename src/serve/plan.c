@@ -79,6 +79,7 @@ static void fast_latency(const struct plan_input *in, const struct llmroof_setup
 }
 
 static struct llmroof_setup setup_for(const struct plan_input *in, const struct llmroof_gpu *g, int tp);
+static void lname(const struct plan_input *in, int n, int mode, char *buf, size_t size);
 
 int plan_meets(const struct plan_input *in, const struct llmroof_gpu *g, int tp, long users, bool *meets,
                double *ttft_s, double *tpot_s, enum plan_binding *fails, struct llmroof_err *err)
@@ -296,6 +297,35 @@ static int rate_eval(const struct plan_input *in, const struct llmroof_gpu *g, b
 /* Smallest count n in [1, PLAN_INSTANCE_CAP] of the searched pool that meets: doubling, then
  * bisection (meeting is monotone in the count up to simulation noise). 0 when even the cap
  * misses; *ev holds the evaluation at the answer (or at the cap). */
+/* The searched pool's steady-state service rate per instance (sim_instance_capacity_qps), 0 when
+ * it cannot be bounded (speculative decoding, a layout that does not build). */
+static double pool_capacity_qps(const struct plan_input *in, const struct llmroof_gpu *g, int code,
+                                enum sim_capacity_kind kind)
+{
+    if (in->sim.spec.kind != SIM_SPEC_NONE)
+        return 0;
+    struct llmroof_setup s = setup_for(in, g, code);
+    const struct llmroof_layout lay = estimate_layout(&s);
+    struct llmroof_shard sh;
+    struct llmroof_err e2 = { 0 };
+    if (ops_shard_layout(in->model, &lay, &sh, &e2) || estimate_check(&s, &e2))
+        return 0;
+    struct llmroof_mem_opts mo = in->sim.mem;
+    mo.max_batched_tokens = (double)in->sim.max_batched_tokens;
+    mo.max_seqs = (double)in->sim.max_seqs;
+    struct llmroof_memory mem;
+    if (memory_eval_layout(in->model, g, &lay, &in->dt, 1, &mo, &mem, &e2))
+        return 0;
+    return sim_instance_capacity_qps(&s, &sh, mem.kv_capacity_tokens * (double)mem.attn_dp, in->sim.max_seqs,
+                                     in->sim.max_batched_tokens, in->mean_prompt, in->mean_output, kind);
+}
+
+/* Pools of n instances whose bound serves less than 1 / PLAN_BOUND_MARGIN of the rate are
+ * overloaded in any run (the simulator compares the offered rate with the same bound); they are
+ * not simulated. The margin covers the Poisson noise of the measured offered rate (a few % over
+ * 500+ arrivals) and the sampled mean lengths against a run's own (docs/planning.md). */
+#define PLAN_BOUND_MARGIN 1.5
+
 static int smallest_pool(const struct plan_input *in, const struct llmroof_gpu *g, bool disagg, int tp_p, long x,
                          int tp_d, bool search_decode, long *n, struct rate_eval *ev, int *evals,
                          struct llmroof_err *err)
@@ -303,11 +333,21 @@ static int smallest_pool(const struct plan_input *in, const struct llmroof_gpu *
     long lo = 0, hi = 1;
     struct rate_eval e, best = { 0 }, prev = { 0 };
     int rc;
+    const double cap = pool_capacity_qps(in, g, search_decode ? tp_d : tp_p,
+                                         !disagg ? SIM_CAP_AGGREGATED : search_decode ? SIM_CAP_DECODE : SIM_CAP_PREFILL);
+    /* the largest count the bound rules out */
+    const long ruled_out = cap > 0 ? (long)floor(in->rate_qps / (PLAN_BOUND_MARGIN * cap)) : 0;
     for (;;) {
         long px = search_decode ? x : hi, py = search_decode ? hi : 0;
-        if ((rc = rate_eval(in, g, disagg, tp_p, disagg ? px : hi, tp_d, disagg ? py : 0, &e, err)))
-            return rc;
-        (*evals)++;
+        if (hi <= ruled_out && hi < PLAN_INSTANCE_CAP) {
+            memset(&e, 0, sizeof e);
+            e.overloaded = true;
+            e.fails = PLAN_BIND_LOAD;
+        } else {
+            if ((rc = rate_eval(in, g, disagg, tp_p, disagg ? px : hi, tp_d, disagg ? py : 0, &e, err)))
+                return rc;
+            (*evals)++;
+        }
         e.at = hi;
         if (e.meets) {
             best = e;
@@ -334,6 +374,10 @@ static int smallest_pool(const struct plan_input *in, const struct llmroof_gpu *
     while (hi - lo > 1) {
         long mid = lo + (hi - lo) / 2;
         long px = search_decode ? x : mid, py = search_decode ? mid : 0;
+        if (mid <= ruled_out) {
+            lo = mid;
+            continue;
+        }
         if ((rc = rate_eval(in, g, disagg, tp_p, disagg ? px : mid, tp_d, disagg ? py : 0, &e, err)))
             return rc;
         (*evals)++;
@@ -412,6 +456,7 @@ static int plan_rate_disagg(const struct plan_input *in, int gi, int tp_p, long 
     o->prefill_tp = lay_n(tp_p);
     o->prefill_mode = lay_mode(tp_p);
     o->prefill_instances = x;
+    lname(in, o->prefill_tp, o->prefill_mode, o->prefill_layout, sizeof o->prefill_layout);
     if (y == 0) {
         rate_reason(in, o, "decode", &ev);
         return LLMROOF_OK;
@@ -473,6 +518,7 @@ static struct plan_option *new_option(struct plan_result *out, const struct plan
     o->mode = lay_mode(code);
     o->binding = PLAN_BIND_NONE;
     o->instances_per_node = in->gpus_per_node % inst_gpus(in, code) == 0 ? in->gpus_per_node / inst_gpus(in, code) : 0;
+    lname(in, o->tp, o->mode, o->layout, sizeof o->layout);
     return o;
 }
 
@@ -529,6 +575,24 @@ static int option_figures(const struct plan_input *in, int code, long batch, str
     return LLMROOF_OK;
 }
 
+/* A floor on any request's TPOT on layout `code`: one sequence's decode step alone at a context
+ * of one token (every decode step of a request costs at least that: more sequences and longer
+ * contexts only add work; TPOT is the mean of a request's steps). Speculative decoding emits
+ * several tokens per step: no floor (0). */
+static double tpot_floor_s(const struct plan_input *in, const struct llmroof_gpu *g, int code)
+{
+    if (in->sim.spec.kind != SIM_SPEC_NONE)
+        return 0;
+    struct llmroof_setup s = setup_for(in, g, code);
+    const struct llmroof_layout lay = estimate_layout(&s);
+    struct llmroof_shard sh;
+    struct llmroof_err e2 = { 0 };
+    if (ops_shard_layout(in->model, &lay, &sh, &e2))
+        return 0;
+    struct llmroof_batch b = batch_decode(1, 1);
+    return sim_step_time(&s, &sh, &b);
+}
+
 /* Rate plans: every aggregated GPU x TP, then per GPU a disaggregated layout per decode TP behind
  * the prefill pool of fewest GPUs. */
 static int plan_rate(const struct plan_input *in, struct plan_result *out, struct llmroof_err *err)
@@ -539,6 +603,7 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
     const int ncodes = plan_codes(in, codes);
     for (int gi = 0; gi < in->ngpus; gi++) {
         bool usable[4 * PLAN_MAX_TPS] = { false };
+        double floor_s[4 * PLAN_MAX_TPS] = { 0 };
         char why[4 * PLAN_MAX_TPS][sizeof out->options[0].reason];
         for (int li = 0; li < ncodes; li++) {
             struct plan_option *o = new_option(out, in, gi, codes[li]);
@@ -548,6 +613,15 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
             if (o->reason[0])
                 continue;
             usable[li] = true;
+            floor_s[li] = tpot_floor_s(in, in->gpus[gi], codes[li]);
+            if (floor_s[li] > in->tpot_slo_s) {
+                /* no count can help: not simulated (docs/planning.md, "Bounds before simulating") */
+                o->binding = PLAN_BIND_TPOT;
+                snprintf(o->reason, sizeof o->reason,
+                         "misses the TPOT SLO at any size: one sequence's decode step alone takes %.1f ms (> %.0f ms)",
+                         floor_s[li] * 1e3, in->tpot_slo_s * 1e3);
+                continue;
+            }
             if ((rc = plan_rate_aggregated(in, gi, codes[li], o, err)))
                 return rc;
             if (o->feasible && (rc = option_figures(in, codes[li], (long)in->sim.max_seqs, o, err)))
@@ -581,6 +655,17 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
             if (best_x == 0) {
                 snprintf(o->reason, sizeof o->reason, "no prefill pool of up to %d instances meets p%d TTFT <= %.0f ms "
                          "(%.0f ms)", PLAN_INSTANCE_CAP, in->percentile, in->ttft_slo_s * 1e3, pev.ttft_s * 1e3);
+                continue;
+            }
+            if (floor_s[li] > in->tpot_slo_s) {
+                o->prefill_tp = lay_n(best_code);
+                o->prefill_mode = lay_mode(best_code);
+                o->prefill_instances = best_x;
+                lname(in, o->prefill_tp, o->prefill_mode, o->prefill_layout, sizeof o->prefill_layout);
+                o->binding = PLAN_BIND_TPOT;
+                snprintf(o->reason, sizeof o->reason,
+                         "misses the TPOT SLO at any size: one sequence's decode step alone takes %.1f ms (> %.0f ms)",
+                         floor_s[li] * 1e3, in->tpot_slo_s * 1e3);
                 continue;
             }
             if ((rc = plan_rate_disagg(in, gi, best_code, best_x, codes[li], o, err)))
@@ -634,11 +719,32 @@ void plan_layout_name(int n, int mode, char *buf, size_t size)
         snprintf(buf, size, "TP-%d", n);
 }
 
-static void describe(const struct plan_option *o, char *buf, size_t n)
+/* A layout's name as the plan runs it: mode 0 is the plan's own layout, named from it
+ * (`--ep 8 --dp-attention` is "DPA-8+EP-8", `--pp 2` with TP 4 "TP-4+PP-2", issue 22 item 3:
+ * it was "TP-1" for an 8-GPU instance); the searched modes as plan_layout_name. */
+static void lname(const struct plan_input *in, int n, int mode, char *buf, size_t size)
+{
+    const struct llmroof_layout *l = &in->layout;
+    if (mode != 0 || !(l->ep > 1 || l->pp > 1 || l->dp_attn)) {
+        plan_layout_name(n, mode, buf, size);
+        return;
+    }
+    char pp[16] = "";
+    if (l->pp > 1)
+        snprintf(pp, sizeof pp, "+PP-%d", l->pp);
+    if (l->dp_attn)
+        snprintf(buf, size, "DPA-%d+EP-%d%s", l->ep > 1 ? l->ep : n, l->ep > 1 ? l->ep : n, pp);
+    else if (l->ep > 1)
+        snprintf(buf, size, "TP-%d+EP-%d%s", n, l->ep, pp);
+    else
+        snprintf(buf, size, "TP-%d%s", n, pp);
+}
+
+static void describe(const struct plan_input *in, const struct plan_option *o, char *buf, size_t n)
 {
     char a[32], b[32];
-    plan_layout_name(o->prefill_tp, o->prefill_mode, a, sizeof a);
-    plan_layout_name(o->tp, o->mode, b, sizeof b);
+    lname(in, o->prefill_tp, o->prefill_mode, a, sizeof a);
+    lname(in, o->tp, o->mode, b, sizeof b);
     if (o->disagg)
         snprintf(buf, n, "disaggregated %ld x %s prefill + %ld x %s decode on %s (%ld:%ld, %ld GPUs)",
                  o->prefill_instances, a, o->decode_instances, b, o->gpu->id, o->prefill_instances, o->decode_instances,
@@ -688,7 +794,7 @@ static void layout_observations(const struct plan_input *in, struct plan_result 
             if (best[m] < 0)
                 continue;
             const struct plan_option *o = &out->options[best[m]];
-            plan_layout_name(o->tp, o->mode, name, sizeof name);
+            lname(in, o->tp, o->mode, name, sizeof name);
             snprintf(item, sizeof item, "%s%s %.*f", list[0] ? ", " : "", name, in->rate_qps > 0 ? 3 : 1, per_gpu(in, o));
             size_t n = strlen(list);
             snprintf(list + n, sizeof list - n, "%s", item);
@@ -699,7 +805,7 @@ static void layout_observations(const struct plan_input *in, struct plan_result 
             continue;
         add_obs(out, "%s, %s per GPU by kind of layout (best of each): %s.", in->gpus[gi]->id, unit, list);
         const struct plan_option *t = &out->options[top];
-        plan_layout_name(t->tp, t->mode, name, sizeof name);
+        lname(in, t->tp, t->mode, name, sizeof name);
         const struct plan_option *r = best[0] >= 0 && best[0] != top ? &out->options[best[0]] : NULL;
         if (!r) {
             add_obs(out, "%s: %s serves the most %s per GPU: %.1f GiB of weights per GPU leave %.0f KV-cache tokens "
@@ -709,7 +815,7 @@ static void layout_observations(const struct plan_input *in, struct plan_result 
             continue;
         }
         char rn[32];
-        plan_layout_name(r->tp, r->mode, rn, sizeof rn);
+        lname(in, r->tp, r->mode, rn, sizeof rn);
         char ratio[96];
         if (per_gpu(in, t) == per_gpu(in, r))
             snprintf(ratio, sizeof ratio, "as many %s per GPU as", unit);
@@ -734,7 +840,7 @@ static void rate_observations(const struct plan_input *in, struct plan_result *o
         return;
     }
     const struct plan_option *best = &out->options[out->best];
-    describe(best, a, sizeof a);
+    describe(in, best, a, sizeof a);
     add_obs(out, "%s: %s serves %g requests/s with p%d TTFT %.0f ms (<= %.0f) and TPOT %.1f ms (<= %.0f); goodput "
                  "%.2f requests/s within both SLOs, %.3f per GPU.",
             out->by_cost ? "Cheapest" : "Fewest GPUs", a, in->rate_qps, in->percentile, best->ttft_s * 1e3,
@@ -748,7 +854,7 @@ static void rate_observations(const struct plan_input *in, struct plan_result *o
     }
     if (other >= 0) {
         const struct plan_option *o = &out->options[other];
-        describe(o, b, sizeof b);
+        describe(in, o, b, sizeof b);
         if (o->gpus == best->gpus)
             add_obs(out, "The best %s layout needs as many GPUs: %s; %s wins on %s.", o->disagg ? "disaggregated" : "aggregated",
                     b, best->disagg ? "disaggregated" : "aggregated",
@@ -768,7 +874,7 @@ static void rate_observations(const struct plan_input *in, struct plan_result *o
             add_obs(out, "%s cannot serve this rate under these SLOs in any layout tried.", in->gpus[gi]->id);
             continue;
         }
-        describe(&out->options[bi], a, sizeof a);
+        describe(in, &out->options[bi], a, sizeof a);
         add_obs(out, "%s: best as %s, %.3f requests/s of goodput per GPU.", in->gpus[gi]->id, a,
                 out->options[bi].goodput_per_gpu);
     }
@@ -785,7 +891,7 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
     memset(out, 0, sizeof *out);
     struct plan_input local = *in_;
     const struct plan_input *in = &local;
-    if (local.fast && !(local.mean_prompt > 0 && local.mean_output > 0))
+    if ((local.fast || local.rate_qps > 0) && !(local.mean_prompt > 0 && local.mean_output > 0))
         mean_lengths(local.sim.workload, local.sim.seed, &local.mean_prompt, &local.mean_output);
     out->best = -1;
     if (in->ngpus < 1 || in->ngpus > PLAN_MAX_GPUS || in->ntps < 1 || in->ntps > PLAN_MAX_TPS)
@@ -873,7 +979,7 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
     } else {
         const struct plan_option *b = &out->options[out->best];
         char bn[32];
-        plan_layout_name(b->tp, b->mode, bn, sizeof bn);
+        lname(in, b->tp, b->mode, bn, sizeof bn);
         if (out->by_cost)
             add_obs(out, "Cheapest: %ld node%s of %d x %s as %d x %s instances, %ld GPUs, $%.2f per hour, for %ld users.",
                     b->nodes, b->nodes == 1 ? "" : "s", in->gpus_per_node, b->gpu->id, b->instances_per_node, bn,
@@ -891,7 +997,7 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
         }
         const struct plan_option *b = &out->options[bi];
         char nb[32], no[32], nf[32];
-        plan_layout_name(b->tp, b->mode, nb, sizeof nb);
+        lname(in, b->tp, b->mode, nb, sizeof nb);
         add_obs(out, "%s: best as %d x %s per node, %ld users per instance, %ld nodes; %s binds first (p%d TTFT %.0f ms, "
                      "TPOT %.1f ms at that load).",
                 b->gpu->id, b->instances_per_node, nb, b->users_per_instance, b->nodes, plan_binding_name(b->binding),
@@ -907,8 +1013,8 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
             const struct plan_option *o = &out->options[i];
             if (o->gpu_index != gi || o->mode != 0 || !o->feasible || o == full)
                 continue;
-            plan_layout_name(o->tp, o->mode, no, sizeof no);
-            plan_layout_name(full->tp, full->mode, nf, sizeof nf);
+            lname(in, o->tp, o->mode, no, sizeof no);
+            lname(in, full->tp, full->mode, nf, sizeof nf);
             add_obs(out, "On %s, %d x %s instances serve %.2fx the users of 1 x %s per node (%ld against %ld).",
                     o->gpu->id, o->instances_per_node, no, (double)o->users_per_node / (double)full->users_per_node,
                     nf, o->users_per_node, full->users_per_node);

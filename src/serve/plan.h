@@ -56,6 +56,8 @@ struct plan_option {
                                       attention + EP (tp then counts the GPUs), 3 TP + PP 2 */
     int prefill_tp;                /* disaggregated: the prefill pool's GPUs per instance */
     int prefill_mode;              /* disaggregated: the prefill pool's mode */
+    char layout[32];               /* the (decode) layout's name: "TP-4", "DPA-8+EP-8", "TP-4+PP-2" */
+    char prefill_layout[32];       /* disaggregated: the prefill pool's layout name */
     long prefill_instances, decode_instances; /* disaggregated pool sizes */
     long instances;                /* rate plans: instances in all (aggregated: N; disaggregated: X + Y) */
     double goodput_qps;            /* rate plans: requests/s within both SLOs */

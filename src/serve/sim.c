@@ -495,44 +495,45 @@ static void create_arrivals(struct runner *r)
  * re-placed in O(log N) after it steps or receives a request (a linear scan over every
  * instance per event was two thirds of a 256-instance plan's time, issue 24); the order is
  * the scan's: the earliest clock, ties to the lower index. */
+struct busy_slot {
+    double t; /* the engine's clock when it was placed (kept here: no load of the 800-byte engine) */
+    int i;    /* engine index */
+};
+
 struct busy_heap {
-    int *v;   /* engine indices, heap-ordered by (now, index) */
-    int *pos; /* per engine: its slot in v, -1 when idle */
+    struct busy_slot *v; /* heap-ordered by (t, i) */
+    int *pos;            /* per engine: its slot in v, -1 when idle */
     int n;
 };
 
-static bool busy_less(const struct runner *r, int a, int b)
+static inline bool busy_less(struct busy_slot a, struct busy_slot b)
 {
-    double ta = r->E[a].now, tb = r->E[b].now;
-    return ta < tb || (ta == tb && a < b);
+    return a.t < b.t || (a.t == b.t && a.i < b.i);
 }
 
-static void busy_swap(struct busy_heap *h, int i, int j)
+static void busy_sift(struct busy_heap *h, int i)
 {
-    int t = h->v[i];
-    h->v[i] = h->v[j];
-    h->v[j] = t;
-    h->pos[h->v[i]] = i;
-    h->pos[h->v[j]] = j;
-}
-
-static void busy_sift(const struct runner *r, struct busy_heap *h, int i)
-{
-    while (i > 0 && busy_less(r, h->v[i], h->v[(i - 1) / 2])) {
-        busy_swap(h, i, (i - 1) / 2);
+    struct busy_slot x = h->v[i];
+    while (i > 0 && busy_less(x, h->v[(i - 1) / 2])) {
+        h->v[i] = h->v[(i - 1) / 2];
+        h->pos[h->v[i].i] = i;
         i = (i - 1) / 2;
     }
     for (;;) {
-        int l = 2 * i + 1, rr = l + 1, m = i;
-        if (l < h->n && busy_less(r, h->v[l], h->v[m]))
-            m = l;
-        if (rr < h->n && busy_less(r, h->v[rr], h->v[m]))
+        int l = 2 * i + 1, rr = l + 1, m = -1;
+        struct busy_slot best = x;
+        if (l < h->n && busy_less(h->v[l], best))
+            m = l, best = h->v[l];
+        if (rr < h->n && busy_less(h->v[rr], best))
             m = rr;
-        if (m == i)
+        if (m < 0)
             break;
-        busy_swap(h, i, m);
+        h->v[i] = h->v[m];
+        h->pos[h->v[i].i] = i;
         i = m;
     }
+    h->v[i] = x;
+    h->pos[x.i] = i;
 }
 
 /* Engine `ei` may have changed its clock or become busy or idle: put it where it belongs. */
@@ -545,21 +546,21 @@ static void busy_update(const struct runner *r, struct busy_heap *h, int ei)
         if (!busy)
             return;
         i = h->n++;
-        h->v[i] = ei;
-        h->pos[ei] = i;
     } else if (!busy) {
         h->pos[ei] = -1;
         if (i == --h->n)
             return;
         h->v[i] = h->v[h->n];
-        h->pos[h->v[i]] = i;
+        busy_sift(h, i);
+        return;
     }
-    busy_sift(r, h, i);
+    h->v[i] = (struct busy_slot){ e->now, ei };
+    busy_sift(h, i);
 }
 
 static int event_loop(struct runner *r, struct llmroof_err *err)
 {
-    struct busy_heap h = { malloc(sizeof(int) * (size_t)r->ne), malloc(sizeof(int) * (size_t)r->ne), 0 };
+    struct busy_heap h = { malloc(sizeof(struct busy_slot) * (size_t)r->ne), malloc(sizeof(int) * (size_t)r->ne), 0 };
     if (!h.v || !h.pos) {
         free(h.v);
         free(h.pos);
@@ -569,7 +570,7 @@ static int event_loop(struct runner *r, struct llmroof_err *err)
         h.pos[i] = -1;
     int rc = LLMROOF_OK;
     while (r->done < r->nreq) {
-        int best = h.n ? h.v[0] : -1;
+        int best = h.n ? h.v[0].i : -1;
         if (r->arrivals.n && (best < 0 || r->arrivals.v[0].t <= r->E[best].now)) {
             long id = r->arrivals.v[0].id;
             sim_on_arrival(r);
@@ -621,7 +622,12 @@ int sim_run(const struct sim_config *c, struct sim_result *out, struct llmroof_e
     if ((rc = build_engines(&r, err)))
         goto done;
     create_arrivals(&r);
-    if ((rc = event_loop(&r, err)) || (rc = sim_collect_metrics(&r, err)))
+    if ((rc = event_loop(&r, err)))
+        goto done;
+    /* the arrival heap is empty now: its 16 bytes a request go before the statistics' 16 */
+    free(r.arrivals.v);
+    r.arrivals.v = NULL;
+    if ((rc = sim_collect_metrics(&r, err)))
         goto done;
     out->reqs = r.R;
     r.R = NULL;

@@ -204,6 +204,18 @@ double sim_step_time(const struct llmroof_setup *s, const struct llmroof_shard *
 
 int sim_run(const struct sim_config *c, struct sim_result *out, struct llmroof_err *err);
 
+/* The steady-state service rate of one instance in requests per second, an optimistic bound
+ * (docs/metrics.md, "Overload and goodput"), for mean prompt P and output O tokens, kv_tokens of
+ * KV cache, the sequence limit and the token budget. The simulator calls a run overloaded when
+ * its offered rate exceeds its pools' sum; the planner skips cluster sizes below it. */
+enum sim_capacity_kind {
+    SIM_CAP_AGGREGATED, /* decodes at the most sequences it holds, with the prompts arriving meanwhile */
+    SIM_CAP_PREFILL,    /* prefill-only: whole token budgets of prompt tokens */
+    SIM_CAP_DECODE      /* decode-only: the prompts' KV arrives from elsewhere */
+};
+double sim_instance_capacity_qps(const struct llmroof_setup *s, const struct llmroof_shard *sh, double kv_tokens,
+                                 long max_seqs, long budget_tokens, double P, double O, enum sim_capacity_kind kind);
+
 /* Token work of a run (prompt + output tokens of every request, expected for sampled
  * workloads) and a rough upper estimate of its wall-clock time, for refusing runs that would
  * not finish (docs/metrics.md, "Run size"). */
