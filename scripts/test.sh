@@ -4,32 +4,39 @@
 #      corpus replay, baselines, validation guard)
 #   2. the same suite under AddressSanitizer + UndefinedBehaviorSanitizer (gcc)
 #   3. clang build, -Werror, ctest
-#   4. the golden CLI cases under valgrind memcheck: zero errors, zero leaks
+#   4. the golden CLI cases under valgrind memcheck: zero errors, zero leaks (the slow cases of
+#      tests/cli/valgrind-skip.txt are covered there by small ones; they run in full in 1-3)
 #   5. cppcheck and clang-tidy (check set in .clang-tidy): zero findings
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/deps.sh --test
 jobs=$(nproc 2>/dev/null || echo 2)
+t0=$(date +%s)
+took() { t1=$(date +%s); echo "-- $1: $((t1 - t0)) s"; t0=$t1; }
 
 echo "== 1. gcc build and tests =="
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j "$jobs"
 (cd build && ctest --output-on-failure -j "$jobs")
+took "stage 1 (gcc)"
 
 echo "== 2. AddressSanitizer + UndefinedBehaviorSanitizer =="
 cmake -S . -B build-asan -DLLMROOF_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
 cmake --build build-asan -j "$jobs"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     ctest --output-on-failure -j "$jobs")
+took "stage 2 (ASan/UBSan)"
 
 echo "== 3. clang build and tests =="
 CC=clang cmake -S . -B build-clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
 cmake --build build-clang -j "$jobs"
 (cd build-clang && ctest --output-on-failure -j "$jobs")
+took "stage 3 (clang)"
 
 echo "== 4. valgrind memcheck over the golden CLI cases =="
 (cd build && LLMROOF_VALGRIND=1 ctest --output-on-failure -j "$jobs" -R '^cli_' \
     -E '^cli_(bad_input|extremes|properties|completion)$')
+took "stage 4 (valgrind)"
 
 echo "== 5. static analysis =="
 cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability --inline-suppr \
@@ -38,4 +45,5 @@ cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability --i
 # false va_list findings, and so it does when one process analyses several files: one file per
 # process); WarningsAsErrors in .clang-tidy makes any finding a failure
 ls src/*/*.c | xargs -P "$jobs" -n 1 clang-tidy --quiet -p build-clang 2>/dev/null
+took "stage 5 (static analysis)"
 echo "== all checks passed =="

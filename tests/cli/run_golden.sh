@@ -3,7 +3,9 @@
 #   run_golden.sh BIN DIR NAME      run case NAME: DIR/NAME.cmd holds the arguments (shell
 #                                   words), NAME.out the exact stdout, NAME.rc the exit status,
 #                                   NAME.err (optional) a line stderr must contain.
-# LLMROOF_VALGRIND=1 runs every case under valgrind memcheck (errors and leaks fail it).
+# LLMROOF_VALGRIND=1 runs every case under valgrind memcheck (errors and leaks fail it), except
+#   the slow cases listed in tests/cli/valgrind-skip.txt: those exit 77 (ctest: skipped), a
+#   small case named there covering their code under valgrind instead.
 #   run_golden.sh --update BIN DIR  rewrite every NAME.out and NAME.rc from the current binary
 #                                   (after a deliberate change of the model; review the diff).
 # Cases run from the repository root with LLMROOF_DATA pointing at data/.
@@ -55,5 +57,12 @@ run_case() {
 if [ $update = 1 ]; then
     for f in "$dir"/*.cmd; do run_case "$(basename "$f" .cmd)"; done
     exit 0
+fi
+if [ -n "${LLMROOF_VALGRIND:-}" ]; then
+    cover=$(awk -v n="$3" '$1 == n { $1 = ""; sub(/^ +/, ""); print }' "$dir/../valgrind-skip.txt")
+    if [ -n "$cover" ]; then
+        echo "$3: not run under valgrind (tests/cli/valgrind-skip.txt): covered there by $cover"
+        exit 77
+    fi
 fi
 run_case "$3"

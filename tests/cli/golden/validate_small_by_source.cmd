@@ -1,0 +1,1 @@
+validate tests/data/validation/small.csv --by source
