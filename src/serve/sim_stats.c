@@ -239,23 +239,23 @@ int sim_collect_metrics(struct runner *r, struct llmroof_err *err)
     long n = 0;
     for (long i = 0; i < nreq; i++) {
         const struct sim_request *q = &r->R[i];
-        if (!q->rejected && q->output >= 2)
+        if (!q->rejected && q->output >= 2 && i >= c->warmup_requests)
             v[n++] = (q->finish_s - q->first_token_s) / (double)(q->output - 1);
     }
     out->tpot = stats_of(v, n);
     n = 0;
     for (long i = 0; i < nreq; i++)
-        if (!r->R[i].rejected)
+        if (!r->R[i].rejected && i >= c->warmup_requests)
             v[n++] = r->R[i].finish_s - r->R[i].arrival_s;
     out->e2e = stats_of(v, n);
     n = 0;
     for (long i = 0; i < nreq; i++)
-        if (!r->R[i].rejected && r->R[i].kv_ready_s >= 0)
+        if (!r->R[i].rejected && r->R[i].kv_ready_s >= 0 && i >= c->warmup_requests)
             v[n++] = r->R[i].kv_ready_s - r->R[i].first_token_s;
     out->kv_transfer = stats_of(v, n);
     n = 0;
     for (long i = 0; i < nreq; i++)
-        if (!r->R[i].rejected && r->R[i].kv_ready_s >= 0)
+        if (!r->R[i].rejected && r->R[i].kv_ready_s >= 0 && i >= c->warmup_requests)
             v[n++] = r->S[i].decode_sched_s >= 0 ? r->S[i].decode_sched_s - r->R[i].kv_ready_s : 0;
     out->decode_queue = stats_of(v, n);
     /* Little's L: time-average of the number of requests in the system, integrated over the
