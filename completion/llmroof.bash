@@ -31,7 +31,7 @@ _llmroof_list_item()
 _llmroof()
 {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-    local cmds="list show import-hf estimate memory report roofline simulate plan validate calibrate sweep check"
+    local cmds="list show import-hf estimate memory report roofline simulate plan validate calibrate sweep check serve"
     local cmd="" i
     for ((i = 1; i < COMP_CWORD; i++)); do
         case " $cmds " in *" ${COMP_WORDS[i]} "*) cmd=${COMP_WORDS[i]}; break ;; esac

@@ -16,6 +16,18 @@ struct command {
     const char *summary;
 };
 
+/* `serve` is the HTTP server, a layer above the command line (src/api/server.c): main() runs it
+ * when it is the program's first word. Listed here so that --help shows it; reached through
+ * this table (after a global option, or through the library API) it is refused. */
+static int cmd_serve_elsewhere(struct cli *c, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    return cli_usage_error(c, "'serve' must be the first word of the llmroof program (llmroof serve "
+                              "[--host ADDR] [--port N]); it cannot run through the library API or "
+                              "after global options");
+}
+
 static const struct command commands[] = {
     { "list", cmd_list, "list catalog GPUs or models" },
     { "show", cmd_show, "show one GPU or model with derived figures" },
@@ -30,6 +42,7 @@ static const struct command commands[] = {
     { "calibrate", cmd_calibrate, "fit a GPU's efficiencies to measurements; write a catalog entry" },
     { "sweep", cmd_sweep, "stream estimates for every combination of models, GPUs, TP, batch, lengths, dtypes" },
     { "check", cmd_check, "re-evaluate a sweep baseline and report every drift beyond a tolerance" },
+    { "serve", cmd_serve_elsewhere, "a local web page and JSON API over HTTP ('llmroof serve --help')" },
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
