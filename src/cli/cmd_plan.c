@@ -133,7 +133,8 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
     c->usage = "llmroof plan -m MODEL [--gpus all|LIST] [--users N | --rate QPS] [--ttft-slo T] [--tpot-slo T] "
                "[--slo-percentile pNN] [--tp LIST] [--gpus-per-node N] [--price LIST] [--fast] [options]";
     int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, x, pos, 0, &npos,
-                       "With --users: for every GPU and every TP that divides a node, the most users one instance\n"
+                       "With --users: for every GPU and every TP that divides a node (or, beyond a node, takes\n"
+                       "whole nodes: ceil(GPUs / node) per instance), the most users one instance\n"
                        "serves with TTFT and TPOT at the percentile within the SLOs (simulated, bracketing search),\n"
                        "then instances and users per node, nodes = ceil(users / users per node), GPUs and cost. A\n"
                        "user is a closed-loop client: it sends a request, waits for the whole answer, pauses 1-3 s\n"

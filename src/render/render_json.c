@@ -725,6 +725,8 @@ static cJSON *plan_option_json(const struct plan_option *o, bool rate)
     cJSON_AddStringToObject(x, "gpu", o->gpu->id);
     cJSON_AddNumberToObject(x, "tp", o->tp);
     cJSON_AddNumberToObject(x, "instances_per_node", o->instances_per_node);
+    if (o->nodes_per_instance > 1) /* an instance beyond a node: the whole nodes it takes */
+        cJSON_AddNumberToObject(x, "nodes_per_instance", o->nodes_per_instance);
     static const char *const modes[4] = { "tp", "tp+ep", "dp-attention+ep", "tp+pp" };
     if (!rate && o->mode > 0 && o->mode <= 3) /* users plans: only the searched layouts beyond TP */
         cJSON_AddStringToObject(x, "parallelism", modes[o->mode]);
@@ -749,6 +751,8 @@ static cJSON *plan_option_json(const struct plan_option *o, bool rate)
         cJSON_AddNumberToObject(x, "goodput_qps", o->goodput_qps);
         cJSON_AddNumberToObject(x, "goodput_per_gpu", o->goodput_per_gpu);
     } else {
+        if (o->nodes_per_instance > 1)
+            cJSON_AddNumberToObject(x, "instances", (double)o->instances);
         cJSON_AddNumberToObject(x, "users_per_instance", (double)o->users_per_instance);
         cJSON_AddNumberToObject(x, "users_per_node", (double)o->users_per_node);
     }

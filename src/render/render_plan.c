@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "serve/launch.h"
 
@@ -25,6 +26,14 @@ static void note_for(const struct plan_result *r, int i, bool rate, char *buf, s
                  : o->goodput_per_gpu < b->goodput_per_gpu       ? "less goodput per GPU"
                  : o->slo_use > b->slo_use                       ? "less headroom to the SLOs"
                                                                  : "disaggregated (the simpler layout wins a tie)");
+}
+
+/* An instance beyond a node: the whole nodes each takes, after the note. */
+static void span_note(const struct plan_option *o, char *buf, size_t n)
+{
+    size_t len = strlen(buf);
+    if (o->nodes_per_instance > 1 && len + 1 < n)
+        snprintf(buf + len, n - len, "; an instance spans %d nodes", o->nodes_per_instance);
 }
 
 static void render_rate(const struct plan_input *in, const struct plan_result *r, enum table_format f,
@@ -82,6 +91,7 @@ static void render_rate(const struct plan_input *in, const struct plan_result *r
             table_empty(&t);
         char note[160];
         note_for(r, i, true, note, sizeof note);
+        span_note(o, note, sizeof note);
         table_str(&t, note);
     }
     if (table_sel_wants(sel, f, "options"))
@@ -146,7 +156,10 @@ static void render_launch(const struct plan_input *in, const struct plan_result 
     if (f != TABLE_TEXT && f != TABLE_MD)
         return;
     char la[32];
-    plan_layout_name(o->tp, o->mode, la, sizeof la);
+    if (o->layout[0]) /* the plan's own name: "DPA-8+EP-8", "TP-8+PP-2" */
+        snprintf(la, sizeof la, "%s", o->layout);
+    else
+        plan_layout_name(o->tp, o->mode, la, sizeof la);
     sbuf_printf(out, f == TABLE_MD ? "\n### Launch commands (best row: %s%s on %s)\n\n" : "\nLaunch commands (best row: %s%s on %s)\n",
                 o->disagg ? "disaggregated, decode " : "", la, o->gpu->id);
     for (int i = 0; i < ls.n; i++) {
@@ -241,6 +254,7 @@ void render_plan(const struct plan_input *in, const struct plan_result *r, enum 
             table_empty(&t);
         char note[160];
         note_for(r, i, false, note, sizeof note);
+        span_note(o, note, sizeof note);
         table_str(&t, note);
     }
     if (table_sel_wants(sel, f, "options"))

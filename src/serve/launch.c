@@ -9,7 +9,9 @@
  *     --model-path, --tp (GPUs of the instance), --dp with --enable-dp-attention, --ep-size,
  *     --pp-size, --max-running-requests, --chunked-prefill-size, --kv-cache-dtype fp8_e4m3,
  *     --quantization fp8, --disaggregation-mode prefill|decode,
- *     --disaggregation-transfer-backend mooncake.
+ *     --disaggregation-transfer-backend mooncake; an instance over several nodes: --nnodes,
+ *     --node-rank, --dist-init-addr. vLLM runs one over several nodes on a Ray cluster
+ *     (docs.vllm.ai "Parallelism and Scaling", multi-node).
  *   TensorRT-LLM trtllm-serve (tensorrt_llm/commands/serve.py, 1.x): --tp_size, --pp_size,
  *     --ep_size, --max_batch_size, --max_num_tokens; attention DP, the KV-cache dtype and the
  *     disaggregated KV transfer are keys of the --config YAML file, not flags. */
@@ -210,6 +212,10 @@ void launch_build(const struct plan_input *in, const struct plan_option *o, stru
             c->role = kinds[k].role;
             c->instances = kinds[k].instances;
             c->gpus_per_instance = s.gpus;
+            if (in->gpus_per_node > 0 && s.gpus > in->gpus_per_node) /* the plan gives it whole nodes */
+                add(c->note, sizeof c->note, "an instance spans %ld nodes: start it with the engine's multi-node "
+                    "options (SGLang --nnodes/--node-rank/--dist-init-addr; vLLM on a Ray cluster); ", NULL,
+                    (long)((s.gpus + in->gpus_per_node - 1) / in->gpus_per_node));
             if (e == 0)
                 vllm(in, model, s, c->role, c);
             else if (e == 1)

@@ -245,6 +245,27 @@ static int inst_gpus(const struct plan_input *in, int code)
     return (in->layout.ep > 1 ? in->layout.ep : lay_n(code)) * pp;
 }
 
+/* Whole nodes one instance of `ig` GPUs takes: 1 when it fits in a node (several may share
+ * it), else ceil(ig / node): an instance beyond a node owns its nodes, and the model layer
+ * costs its collectives beyond the NVLink domain on the network (docs/model.md section 10). */
+static int node_span(const struct plan_input *in, int ig)
+{
+    return ig > in->gpus_per_node ? (ig + in->gpus_per_node - 1) / in->gpus_per_node : 1;
+}
+
+/* Nodes and GPUs of `inst` instances of layout `code`, added to *packed_gpus (instances within
+ * a node, packed into shared nodes later) or *nodes and *gpus (instances spanning whole nodes). */
+static void pool_size(const struct plan_input *in, long inst, int code, long *packed_gpus, long *nodes, long *gpus)
+{
+    const int ig = inst_gpus(in, code), span = node_span(in, ig);
+    if (span > 1) {
+        *nodes += inst * span;
+        *gpus += inst * span * in->gpus_per_node;
+    } else {
+        *packed_gpus += inst * ig;
+    }
+}
+
 /* The pools of one evaluation: aggregated N x tp, or X prefill (tp_p) + Y decode (tp_d);
  * Y = 0 sizes the prefill pool alone (requests end at their first token). */
 struct rate_eval {
@@ -399,10 +420,16 @@ static void rate_fill(const struct plan_input *in, struct plan_option *o, const 
     o->ttft_s = ev->ttft_s;
     o->tpot_s = ev->tpot_s;
     o->goodput_qps = ev->goodput_qps;
-    o->gpus = o->disagg ? o->prefill_instances * inst_gpus(in, LAY(o->prefill_tp, o->prefill_mode)) +
-                              o->decode_instances * inst_gpus(in, LAY(o->tp, o->mode))
-                        : o->instances * inst_gpus(in, LAY(o->tp, o->mode));
-    o->nodes = (o->gpus + in->gpus_per_node - 1) / in->gpus_per_node;
+    /* instances within a node pack into shared nodes; instances beyond a node take whole ones */
+    long packed = 0, nodes = 0, gpus = 0;
+    if (o->disagg) {
+        pool_size(in, o->prefill_instances, LAY(o->prefill_tp, o->prefill_mode), &packed, &nodes, &gpus);
+        pool_size(in, o->decode_instances, LAY(o->tp, o->mode), &packed, &nodes, &gpus);
+    } else {
+        pool_size(in, o->instances, LAY(o->tp, o->mode), &packed, &nodes, &gpus);
+    }
+    o->gpus = gpus + packed;
+    o->nodes = nodes + (packed + in->gpus_per_node - 1) / in->gpus_per_node;
     o->goodput_per_gpu = o->gpus ? o->goodput_qps / (double)o->gpus : 0;
     o->slo_use = fmax(ev->ttft_s / in->ttft_slo_s, ev->tpot_s / in->tpot_slo_s);
     o->binding = PLAN_BIND_NONE;
@@ -475,14 +502,13 @@ static int layout_check(const struct plan_input *in, const struct llmroof_gpu *g
     struct llmroof_shard sh;
     reason[0] = '\0';
     const int tp = lay_n(code), ig = inst_gpus(in, code);
-    if (ig != tp) {
-        if (in->gpus_per_node % ig != 0) {
+    /* an instance beyond a node takes whole nodes (node_span); one within a node must divide it */
+    if (ig <= in->gpus_per_node && in->gpus_per_node % ig != 0) {
+        if (ig != tp)
             snprintf(reason, n, "an instance of %d GPUs (layout beyond TP %d) does not divide the %d GPUs of a node",
                      ig, tp, in->gpus_per_node);
-            return LLMROOF_OK;
-        }
-    } else if (in->gpus_per_node % tp != 0) {
-        snprintf(reason, n, "TP %d does not divide the %d GPUs of a node", tp, in->gpus_per_node);
+        else
+            snprintf(reason, n, "TP %d does not divide the %d GPUs of a node", tp, in->gpus_per_node);
         return LLMROOF_OK;
     }
     struct llmroof_setup s = setup_for(in, g, code);
@@ -517,7 +543,9 @@ static struct plan_option *new_option(struct plan_result *out, const struct plan
     o->tp = lay_n(code);
     o->mode = lay_mode(code);
     o->binding = PLAN_BIND_NONE;
-    o->instances_per_node = in->gpus_per_node % inst_gpus(in, code) == 0 ? in->gpus_per_node / inst_gpus(in, code) : 0;
+    const int ig = inst_gpus(in, code);
+    o->nodes_per_instance = node_span(in, ig);
+    o->instances_per_node = ig <= in->gpus_per_node && in->gpus_per_node % ig == 0 ? in->gpus_per_node / ig : 0;
     lname(in, o->tp, o->mode, o->layout, sizeof o->layout);
     return o;
 }
@@ -753,10 +781,15 @@ static void describe(const struct plan_input *in, const struct plan_option *o, c
         snprintf(buf, n, "aggregated %ld x %s on %s (%ld GPUs)", o->instances, b, o->gpu->id, o->gpus);
 }
 
-/* Per GPU (or requests/s of goodput per GPU, in rate plans) of an aggregated option. */
+/* Per GPU (or requests/s of goodput per GPU, in rate plans) of an aggregated option; an
+ * instance beyond a node counts the GPUs of its whole nodes. */
 static double per_gpu(const struct plan_input *in, const struct plan_option *o)
 {
-    return in->rate_qps > 0 ? o->goodput_per_gpu : (double)o->users_per_node / (double)in->gpus_per_node;
+    if (in->rate_qps > 0)
+        return o->goodput_per_gpu;
+    if (o->nodes_per_instance > 1)
+        return (double)o->users_per_instance / ((double)o->nodes_per_instance * in->gpus_per_node);
+    return (double)o->users_per_node / (double)in->gpus_per_node;
 }
 
 /* More per GPU; on a tie, the planner's own order (better()), so the answer and this agree. */
@@ -931,11 +964,19 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
                              PLAN_USER_CAP, in->percentile, o->ttft_s * 1e3, o->tpot_s * 1e3);
                     continue;
                 }
-                o->users_per_node = o->users_per_instance * o->instances_per_node;
-                if (o->users_per_node < 1)
-                    continue; /* cannot happen: layout_check admits only TPs that divide the node */
+                if (o->nodes_per_instance > 1) {
+                    /* an instance takes whole nodes: instances = ceil(users / users per instance),
+                       each of nodes_per_instance nodes; users per node is its share (rounded down) */
+                    o->instances = (in->users + o->users_per_instance - 1) / o->users_per_instance;
+                    o->nodes = o->instances * o->nodes_per_instance;
+                    o->users_per_node = o->users_per_instance / o->nodes_per_instance;
+                } else {
+                    o->users_per_node = o->users_per_instance * o->instances_per_node;
+                    if (o->users_per_node < 1)
+                        continue; /* cannot happen: layout_check admits only instances that divide the node */
+                    o->nodes = (in->users + o->users_per_node - 1) / o->users_per_node;
+                }
                 o->feasible = true;
-                o->nodes = (in->users + o->users_per_node - 1) / o->users_per_node;
                 o->gpus = o->nodes * in->gpus_per_node;
                 if ((rc = option_figures(in, code, o->users_per_instance, o, err)))
                     return rc;
@@ -980,14 +1021,18 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
         const struct plan_option *b = &out->options[out->best];
         char bn[32];
         lname(in, b->tp, b->mode, bn, sizeof bn);
-        if (out->by_cost)
-            add_obs(out, "Cheapest: %ld node%s of %d x %s as %d x %s instances, %ld GPUs, $%.2f per hour, for %ld users.",
-                    b->nodes, b->nodes == 1 ? "" : "s", in->gpus_per_node, b->gpu->id, b->instances_per_node, bn,
-                    b->gpus, b->cost_per_hour, in->users);
+        char as[96];
+        if (b->nodes_per_instance > 1)
+            snprintf(as, sizeof as, "%ld x %s instance%s of %d nodes each", b->instances, bn, b->instances == 1 ? "" : "s",
+                     b->nodes_per_instance);
         else
-            add_obs(out, "Fewest GPUs: %ld node%s of %d x %s as %d x %s instances (%ld GPUs) serve %ld users, %ld per node.",
-                    b->nodes, b->nodes == 1 ? "" : "s", in->gpus_per_node, b->gpu->id, b->instances_per_node, bn,
-                    b->gpus, in->users, b->users_per_node);
+            snprintf(as, sizeof as, "%d x %s instances", b->instances_per_node, bn);
+        if (out->by_cost)
+            add_obs(out, "Cheapest: %ld node%s of %d x %s as %s, %ld GPUs, $%.2f per hour, for %ld users.", b->nodes,
+                    b->nodes == 1 ? "" : "s", in->gpus_per_node, b->gpu->id, as, b->gpus, b->cost_per_hour, in->users);
+        else
+            add_obs(out, "Fewest GPUs: %ld node%s of %d x %s as %s (%ld GPUs) serve %ld users, %ld per node.", b->nodes,
+                    b->nodes == 1 ? "" : "s", in->gpus_per_node, b->gpu->id, as, b->gpus, in->users, b->users_per_node);
     }
     for (int gi = 0; gi < in->ngpus; gi++) {
         int bi = out->best_per_gpu[gi];
@@ -998,10 +1043,15 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
         const struct plan_option *b = &out->options[bi];
         char nb[32], no[32], nf[32];
         lname(in, b->tp, b->mode, nb, sizeof nb);
-        add_obs(out, "%s: best as %d x %s per node, %ld users per instance, %ld nodes; %s binds first (p%d TTFT %.0f ms, "
+        char per[96];
+        if (b->nodes_per_instance > 1)
+            snprintf(per, sizeof per, "%s instances of %d nodes each", nb, b->nodes_per_instance);
+        else
+            snprintf(per, sizeof per, "%d x %s per node", b->instances_per_node, nb);
+        add_obs(out, "%s: best as %s, %ld users per instance, %ld nodes; %s binds first (p%d TTFT %.0f ms, "
                      "TPOT %.1f ms at that load).",
-                b->gpu->id, b->instances_per_node, nb, b->users_per_instance, b->nodes, plan_binding_name(b->binding),
-                in->percentile, b->ttft_s * 1e3, b->tpot_s * 1e3);
+                b->gpu->id, per, b->users_per_instance, b->nodes, plan_binding_name(b->binding), in->percentile,
+                b->ttft_s * 1e3, b->tpot_s * 1e3);
         /* one big TP instance against several smaller ones on the same node */
         const struct plan_option *full = NULL;
         for (int i = 0; i < out->noptions; i++) {
@@ -1011,8 +1061,8 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
         }
         for (int i = 0; full && i < out->noptions; i++) {
             const struct plan_option *o = &out->options[i];
-            if (o->gpu_index != gi || o->mode != 0 || !o->feasible || o == full)
-                continue;
+            if (o->gpu_index != gi || o->mode != 0 || !o->feasible || o == full || o->instances_per_node < 1)
+                continue; /* instances beyond a node are not "per node" */
             lname(in, o->tp, o->mode, no, sizeof no);
             lname(in, full->tp, full->mode, nf, sizeof nf);
             add_obs(out, "On %s, %d x %s instances serve %.2fx the users of 1 x %s per node (%ld against %ld).",

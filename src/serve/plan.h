@@ -1,7 +1,9 @@
 /* plan.h - capacity planner: how many nodes of which GPU, at which TP, serve N users under
  * TTFT and TPOT SLOs at a percentile. For each GPU x TP the planner finds the most closed-loop
  * users one instance serves within the SLOs (bracketing search over simulated runs, or the
- * --fast analytic model), then nodes = ceil(users / (instances per node x users per instance)).
+ * --fast analytic model), then nodes = ceil(users / (instances per node x users per instance)),
+ * or, for an instance of more GPUs than a node, ceil(users / users per instance) x the whole
+ * nodes one instance takes.
  * docs/planning.md explains the method and its assumptions. */
 #ifndef LLMROOF_PLAN_H
 #define LLMROOF_PLAN_H
@@ -39,8 +41,9 @@ struct plan_input {
     bool fast;                     /* analytic steady state instead of simulation */
     double mean_prompt, mean_output; /* --fast: the workload's mean lengths; 0 = sample them */
     struct llmroof_layout layout;  /* --pp/--ep/--dp-attention applied with every TP (its tp unused);
-                                      zero = TP only. An instance is gpus_per_stage x pp GPUs and
-                                      must fit in a node (docs/model.md section 10) */
+                                      zero = TP only. An instance is gpus_per_stage x pp GPUs: a
+                                      divisor of a node, or more than a node, when it takes whole
+                                      nodes (docs/planning.md, "Instances beyond a node") */
 };
 
 enum plan_binding { PLAN_BIND_NONE, PLAN_BIND_TTFT, PLAN_BIND_TPOT, PLAN_BIND_CAP, PLAN_BIND_LOAD };
@@ -64,7 +67,9 @@ struct plan_option {
     double goodput_per_gpu;        /* goodput / gpus */
     double slo_use;                /* rate plans: max(TTFT / its SLO, TPOT / its SLO) at the percentile;
                                       lower = more headroom (the tie-break) */
-    int instances_per_node;
+    int instances_per_node;        /* 0 when an instance spans nodes */
+    int nodes_per_instance;        /* 1, or the whole nodes an instance of more GPUs than a node
+                                      takes: ceil(its GPUs / gpus_per_node) */
     bool feasible;
     char reason[520];              /* why not, "" when feasible */
     long users_per_instance, users_per_node, nodes, gpus;

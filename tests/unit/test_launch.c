@@ -107,6 +107,18 @@ static void pipeline_and_fp8_flags_where_engines_have_them(void **state)
     launch_build(&in, &o, &s);
     assert_null(strstr(find(&s, "vllm", "serve")->cmd, "--kv-cache-dtype"));
     assert_non_null(strstr(find(&s, "vllm", "serve")->note, "no int4 KV cache"));
+    assert_null(strstr(v->note, "spans")); /* no node size given: no multi-node note */
+    /* TP-8+PP-2 = 16 GPUs on 8-GPU nodes: ceil(16 / 8) = 2 nodes, said on every engine */
+    in.gpus_per_node = 8;
+    o = feasible(8, 3);
+    launch_build(&in, &o, &s);
+    assert_int_equal(find(&s, "vllm", "serve")->gpus_per_instance, 16);
+    assert_non_null(strstr(find(&s, "vllm", "serve")->note, "an instance spans 2 nodes"));
+    assert_non_null(strstr(find(&s, "sglang", "serve")->note, "--nnodes"));
+    assert_non_null(strstr(find(&s, "trtllm", "serve")->note, "spans 2 nodes"));
+    o = feasible(2, 3); /* 4 GPUs: within a node */
+    launch_build(&in, &o, &s);
+    assert_null(strstr(find(&s, "vllm", "serve")->note, "spans"));
     catalog_free(&cat);
 }
 

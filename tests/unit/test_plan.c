@@ -379,6 +379,107 @@ static void rate_plan_tries_expert_parallel_layouts_for_moe(void **state)
     catalog_free(&cat);
 }
 
+/* Issue 22: an instance of more GPUs than a node takes ceil(GPUs / node) whole nodes.
+ * DeepSeek-V3 at fp8 (671e9 B of weights) does not fit on 8 H100s (78 GiB per GPU > 72 usable)
+ * but does on 16: TP 8 x PP 2 spans two nodes. */
+static void instances_beyond_a_node_take_whole_nodes(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct plan_input in;
+    base(&in, &cat, "deepseek-v3");
+    in.dt.weight = LLMROOF_FP8;
+    in.fast = true;
+    in.users = 1000;
+    in.gpus[in.ngpus++] = gpu(&cat, "h100");
+    in.has_price[0] = true;
+    in.price_per_gpu_hour[0] = 2.5;
+    in.tps[in.ntps++] = 4;
+    in.tps[in.ntps++] = 8;
+    in.layout.pp = 2;
+    run(&in, &res);
+    assert_int_equal(res.noptions, 2);
+    /* TP 4 x PP 2 = 8 GPUs: one node, and the weights do not fit */
+    assert_int_equal(res.options[0].instances_per_node, 1);
+    assert_int_equal(res.options[0].nodes_per_instance, 1);
+    assert_false(res.options[0].feasible);
+    assert_non_null(strstr(res.options[0].reason, "the weights do not fit"));
+    /* TP 8 x PP 2 = 16 GPUs: ceil(16 / 8) = 2 nodes per instance, none "per node" */
+    const struct plan_option *o = &res.options[1];
+    assert_true(o->feasible);
+    assert_int_equal(res.best, 1);
+    assert_int_equal(o->instances_per_node, 0);
+    assert_int_equal(o->nodes_per_instance, 2);
+    const long u = o->users_per_instance;
+    assert_true(u > 1);
+    /* users = 2u + 1: instances = ceil((2u + 1) / u) = 3, nodes = 3 x 2 = 6, GPUs = 6 x 8 = 48,
+     * $2.5 x 48 = $120 per hour; users per node = u / 2 rounded down */
+    in.users = 2 * u + 1;
+    run(&in, &res);
+    o = &res.options[1];
+    assert_int_equal(o->users_per_instance, u);
+    assert_int_equal(o->instances, 3);
+    assert_int_equal(o->nodes, 6);
+    assert_int_equal(o->gpus, 48);
+    assert_int_equal(o->users_per_node, u / 2);
+    assert_true(o->has_cost);
+    assert_float_equal(o->cost_per_hour, 120.0, 1e-9);
+    bool said = false;
+    for (int i = 0; i < res.nobs; i++)
+        said |= strstr(res.obs[i], "as 3 x TP-8+PP-2 instances of 2 nodes each, 48 GPUs, $120.00 per hour") != NULL;
+    assert_true(said);
+    /* 6-GPU nodes: the 16-GPU instance takes ceil(16 / 6) = 3 nodes = 18 GPUs; 3 instances:
+     * 9 nodes, 54 GPUs. The 8-GPU instance (TP 4 x PP 2) now spans ceil(8 / 6) = 2 nodes too
+     * (and still does not fit). */
+    in.gpus_per_node = 6;
+    run(&in, &res);
+    assert_int_equal(res.options[0].nodes_per_instance, 2);
+    assert_non_null(strstr(res.options[0].reason, "the weights do not fit"));
+    o = &res.options[1];
+    assert_int_equal(o->nodes_per_instance, 3);
+    assert_int_equal(o->instances, 3);
+    assert_int_equal(o->nodes, 9);
+    assert_int_equal(o->gpus, 54);
+    /* an instance within a node must still divide it: TP 4 x PP 2 on 12-GPU nodes */
+    in.gpus_per_node = 12;
+    run(&in, &res);
+    assert_non_null(strstr(res.options[0].reason, "an instance of 8 GPUs (layout beyond TP 4) does not divide the 12 GPUs"));
+    assert_int_equal(res.options[1].nodes_per_instance, 2); /* ceil(16 / 12) */
+    /* expert parallelism over two nodes: DP-attention 16 + EP 16, 16 GPUs, 2 nodes each */
+    in.gpus_per_node = 8;
+    in.layout = (struct llmroof_layout){ 0 };
+    in.layout.ep = 16;
+    in.layout.dp_attn = true;
+    in.ntps = 1;
+    in.tps[0] = 1;
+    run(&in, &res);
+    o = &res.options[0];
+    assert_string_equal(o->layout, "DPA-16+EP-16");
+    assert_true(o->feasible);
+    assert_int_equal(o->nodes_per_instance, 2);
+    /* nodes = 2 x ceil(users / users per instance), GPUs = 8 x nodes */
+    assert_int_equal(o->nodes, 2 * ((in.users + o->users_per_instance - 1) / o->users_per_instance));
+    assert_int_equal(o->gpus, 8 * o->nodes);
+    /* rate plans: an aggregated pool of N 16-GPU instances takes 2N nodes and 16N GPUs; a
+     * disaggregated 1+1 of them 4 nodes, 32 GPUs */
+    in.rate_qps = 2;
+    in.fast = false;
+    run(&in, &res);
+    bool agg = false, dis = false;
+    for (int i = 0; i < res.noptions; i++) {
+        o = &res.options[i];
+        if (!o->feasible)
+            continue;
+        assert_int_equal(o->nodes_per_instance, 2);
+        assert_int_equal(o->nodes, 2 * o->instances);
+        assert_int_equal(o->gpus, 16 * o->instances);
+        agg |= !o->disagg;
+        dis |= o->disagg;
+    }
+    assert_true(agg && dis);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -393,6 +494,7 @@ int main(void)
         cmocka_unit_test(rate_plan_answer_meets_the_slos_and_is_minimal),
         cmocka_unit_test(rate_plan_with_impossible_slos_has_no_answer),
         cmocka_unit_test(rate_plan_tries_expert_parallel_layouts_for_moe),
+        cmocka_unit_test(instances_beyond_a_node_take_whole_nodes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
