@@ -373,6 +373,37 @@ static void serving_rows_map_simulate_and_convert(void **state)
     catalog_free(&cat);
 }
 
+/* The engine's scheduler fields reach the serving runs (servval.c called sim_config_engine on no
+ * serving row before): a copy of the vllm profile limited to one running sequence serves the 64
+ * identical offline requests one after another. Each takes the same service time S (a 512-token
+ * prefill then 127 decode steps at the same contexts), so request k (1..64) finishes at k x S: the
+ * run lasts 64 S, req/s = 1 / S, and the mean e2e is S x (1 + ... + 64) / 64 = 32.5 S; hence
+ * mean e2e x req/s = 32.5 exactly (32500 with e2e in ms). With the simulator's default 256
+ * sequences (the engine's limit ignored) all 64 share every step and finish together, run length
+ * D: the product is about D x 64 / D = 64 (62305 ms x req/s measured without the fix). */
+static void serving_rows_use_engine_scheduler(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_all(&cat);
+    const struct llmroof_engine *v = catalog_find_engine(&cat, "vllm");
+    assert_non_null(v);
+    struct llmroof_engine one = *v;
+    one.max_seqs = 1;
+    char m[4096];
+    const char *run = "llama-2-7b,a100-sxm4-80gb,vllm,fp16,fp16,1,,,1,,fixed:512:128,offline,64,";
+    snprintf(m, sizeof m, "%ss1,%sreq_s,mean,,,,,,\ns4,%se2e,mean,,,,,,\n", srv_map_head, run, run);
+    struct srv_case *c = NULL;
+    size_t n = 0;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(srv_load_cases(&cat, srv_rows, strlen(srv_rows), "rows", m, strlen(m), "map", &c, &n, &err), 0);
+    assert_int_equal(srv_predict(c, n, NULL, NULL, 0, &one, 1, &err), 0);
+    assert_true(c[0].mapped && c[3].mapped);
+    assert_rel_close(c[3].predicted * c[0].predicted, 32500, 1e-6); /* e2e in ms x req/s = 32.5 s x 1000 */
+    free(c);
+    catalog_free(&cat);
+}
+
 static void serving_stats_by_class_and_load(void **state)
 {
     struct srv_case c[4];
@@ -409,6 +440,7 @@ int main(void)
         cmocka_unit_test(calibrate_recovers_known_efficiencies),
         cmocka_unit_test(bands_are_quantiles_of_the_latency_ratio),
         cmocka_unit_test(serving_rows_map_simulate_and_convert),
+        cmocka_unit_test(serving_rows_use_engine_scheduler),
         cmocka_unit_test(serving_stats_by_class_and_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
