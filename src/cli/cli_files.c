@@ -1,6 +1,6 @@
 /* cli_files.c - output files (--svg, --requests-out, -o, ...): staged during the run and
  * committed only when it succeeds, so a failed run leaves no new or replaced file. */
-#define _XOPEN_SOURCE 700 /* realpath (POSIX XSI) */
+#define _XOPEN_SOURCE 700 /* NOLINT(bugprone-reserved-identifier): realpath is POSIX XSI */
 #include "cli/cli.h"
 
 #include <errno.h>

@@ -750,10 +750,9 @@ static int serving_report(struct cli *c, struct ctx *x, const char *file, const 
         }
     }
     if (cli_prose(c))
-        sbuf_printf(&c->out, "llmroof validate: %zu serving rows of %s (map %s), %s%s; error = predicted / measured "
+        sbuf_printf(&c->out, "llmroof validate: %zu serving rows of %s (map %s), %s; error = predicted / measured "
                              "time - 1 (rates inverted), > 0 = llmroof slower\n\n",
-                    n, file, map_file, held_out ? "held out by publication" : "in sample",
-                    held_out ? "" : "");
+                    n, file, map_file, held_out ? "held out by publication" : "in sample");
     if (held_out && cli_prose(c))
         sbuf_printf(&c->out, "(%d fits: each publication's rows predicted with every GPU and engine fitted to the "
                              "static rows of the other publications)\n\n", folds);

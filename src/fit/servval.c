@@ -1,6 +1,7 @@
 /* servval.c - serving rows against the simulator (see fit/servval.h; method: docs/validation.md) */
 #include "fit/servval.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +83,36 @@ static int published_row(void *vctx, char f[][VAL_TEXT], const int *col, long li
     return LLMROOF_OK;
 }
 
+/* Reads the n numbers of s, separated by seps[0], seps[1], ... in turn ("::" for "P:O"), each
+ * with strtod: finite, the whole string consumed. sscanf's %d and %lf report no overflow
+ * (cert-err34-c), and the map is a file a user may pass. Returns false on any deviation. */
+static bool scan_fields(const char *s, const char *seps, double *out, int n)
+{
+    for (int i = 0; i < n; i++) {
+        char *end;
+        errno = 0;
+        out[i] = strtod(s, &end);
+        if (end == s || errno || !isfinite(out[i]))
+            return false;
+        s = end;
+        if (i < n - 1) {
+            if (*s != seps[i])
+                return false;
+            s++;
+        }
+    }
+    return *s == '\0';
+}
+
+/* v as a whole number in [lo, hi]. */
+static bool field_whole(double v, long lo, long hi, long *out)
+{
+    if (!(v >= (double)lo && v <= (double)hi) || v != floor(v))
+        return false;
+    *out = (long)v;
+    return true;
+}
+
 /* "N" as a whole number in [lo, hi]; an empty field gives dflt */
 static bool whole(const char *s, long lo, long hi, long dflt, long *out)
 {
@@ -149,17 +180,26 @@ static int map_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, st
     c->instances = (int)v;
     if (f[col[M_DISAGG]][0]) {
         /* "PN:PTP/DN:DTP" */
-        if (sscanf(f[col[M_DISAGG]], "%d:%d/%d:%d", &c->pre_n, &c->pre_tp, &c->dec_n, &c->dec_tp) != 4 ||
-            c->pre_n < 1 || c->pre_tp < 1 || c->dec_n < 1 || c->dec_tp < 1)
+        double d[4];
+        long pn = 0, ptp = 0, dn = 0, dtp = 0;
+        if (!scan_fields(f[col[M_DISAGG]], ":/:", d, 4) || !field_whole(d[0], 1, 1024, &pn) ||
+            !field_whole(d[1], 1, 1024, &ptp) || !field_whole(d[2], 1, 1024, &dn) || !field_whole(d[3], 1, 1024, &dtp))
             return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: disagg '%s' is not PN:PTP/DN:DTP", x->fname, line,
                                    f[col[M_DISAGG]]);
+        c->pre_n = (int)pn;
+        c->pre_tp = (int)ptp;
+        c->dec_n = (int)dn;
+        c->dec_tp = (int)dtp;
         c->disagg = true;
     }
     const char *wl = f[col[M_WORKLOAD]];
+    double po[2];
     if (strcmp(wl, "chat") == 0) {
         c->chat = true;
-    } else if (sscanf(wl, "fixed:%ld:%ld", &c->prompt, &c->output) == 2 && c->prompt > 0 && c->output > 0) {
-    } else if (sscanf(wl, "sharegpt:%ld:%ld", &c->prompt, &c->output) == 2 && c->prompt > 0 && c->output > 0) {
+    } else if (strncmp(wl, "fixed:", 6) == 0 && scan_fields(wl + 6, ":", po, 2) &&
+               field_whole(po[0], 1, 100000000, &c->prompt) && field_whole(po[1], 1, 100000000, &c->output)) {
+    } else if (strncmp(wl, "sharegpt:", 9) == 0 && scan_fields(wl + 9, ":", po, 2) &&
+               field_whole(po[0], 1, 100000000, &c->prompt) && field_whole(po[1], 1, 100000000, &c->output)) {
         c->scaled_chat = true;
     } else {
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: workload '%s' is not fixed:P:O, sharegpt:P:O or chat",
@@ -195,21 +235,26 @@ static int map_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, st
     if (f[col[M_DIVIDE]][0] && !(parse_double(f[col[M_DIVIDE]], &c->divide) && c->divide > 0))
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: divide '%s'", x->fname, line, f[col[M_DIVIDE]]);
     if (f[col[M_SLO]][0]) {
-        double t1, t2;
-        if (sscanf(f[col[M_SLO]], "%lf:%lf", &t1, &t2) != 2 || !(t1 > 0) || !(t2 > 0))
+        double t[2];
+        if (!scan_fields(f[col[M_SLO]], ":", t, 2) || !(t[0] > 0) || !(t[1] > 0))
             return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: slo '%s' is not TTFT_MS:TPOT_MS", x->fname, line,
                                    f[col[M_SLO]]);
-        c->slo_ttft_s = t1 / 1e3;
-        c->slo_tpot_s = t2 / 1e3;
+        c->slo_ttft_s = t[0] / 1e3;
+        c->slo_tpot_s = t[1] / 1e3;
     }
     if (f[col[M_SPEC]][0]) {
         /* "KIND:K:ALPHA": mtp, eagle or medusa, K proposals per step, per-token acceptance ALPHA */
         static const char *const kinds[] = { "mtp", "eagle", "medusa" };
         static const int spec_kinds[] = { SIM_SPEC_MTP, SIM_SPEC_EAGLE, SIM_SPEC_MEDUSA };
-        char kind[16];
+        char kind[16] = "";
         int kk;
-        if (sscanf(f[col[M_SPEC]], "%15[a-z]:%d:%lf", kind, &c->spec_k, &c->spec_alpha) != 3 || c->spec_k < 1 ||
-            c->spec_k > 16 || !(c->spec_alpha >= 0 && c->spec_alpha < 1))
+        const char *sp = f[col[M_SPEC]], *colon = strchr(sp, ':');
+        double ka[2];
+        long k16 = 0;
+        if (colon && (size_t)(colon - sp) < sizeof kind)
+            memcpy(kind, sp, (size_t)(colon - sp));
+        if (!colon || !kind[0] || !scan_fields(colon + 1, ":", ka, 2) || !field_whole(ka[0], 1, 16, &k16) ||
+            !(ka[1] >= 0 && ka[1] < 1))
             return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: spec '%s' is not KIND:K:ALPHA", x->fname, line,
                                    f[col[M_SPEC]]);
         for (kk = 0; kk < 3 && strcmp(kind, kinds[kk]) != 0; kk++)
@@ -218,6 +263,8 @@ static int map_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, st
             return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: spec kind '%s' is not mtp, eagle or medusa", x->fname,
                                    line, kind);
         c->spec_kind = spec_kinds[kk];
+        c->spec_k = (int)k16;
+        c->spec_alpha = ka[1];
     }
     const char *base = f[col[M_BASE]];
     if (base[0]) {
@@ -307,14 +354,14 @@ static int scaled_chat(long prompt, long output, struct workload *w, struct llmr
     rng_seed(&r, 7);
     double sp = 0, so = 0;
     for (int i = 0; i < N; i++) {
-        workload_sample(&chat, &r, &pairs[2 * i], &pairs[2 * i + 1]);
-        sp += (double)pairs[2 * i];
-        so += (double)pairs[2 * i + 1];
+        workload_sample(&chat, &r, &pairs[2 * (size_t)i], &pairs[2 * (size_t)i + 1]);
+        sp += (double)pairs[2 * (size_t)i];
+        so += (double)pairs[2 * (size_t)i + 1];
     }
     double kp = (double)prompt * N / sp, ko = (double)output * N / so;
     for (int i = 0; i < N; i++) {
-        pairs[2 * i] = lround(fmax(1.0, (double)pairs[2 * i] * kp));
-        pairs[2 * i + 1] = lround(fmax(2.0, (double)pairs[2 * i + 1] * ko));
+        pairs[2 * (size_t)i] = lround(fmax(1.0, (double)pairs[2 * (size_t)i] * kp));
+        pairs[2 * (size_t)i + 1] = lround(fmax(2.0, (double)pairs[2 * (size_t)i + 1] * ko));
     }
     *w = (struct workload){ WORKLOAD_PAIRS, 0, 0, pairs, N };
     return LLMROOF_OK;

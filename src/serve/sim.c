@@ -560,7 +560,8 @@ static void busy_update(const struct runner *r, struct busy_heap *h, int ei)
 
 static int event_loop(struct runner *r, struct llmroof_err *err)
 {
-    struct busy_heap h = { malloc(sizeof(struct busy_slot) * (size_t)r->ne), malloc(sizeof(int) * (size_t)r->ne), 0 };
+    /* zeroed: every slot below n is written before it is read, which the analyser cannot follow */
+    struct busy_heap h = { calloc((size_t)r->ne, sizeof(struct busy_slot)), calloc((size_t)r->ne, sizeof(int)), 0 };
     if (!h.v || !h.pos) {
         free(h.v);
         free(h.pos);
