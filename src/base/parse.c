@@ -112,6 +112,14 @@ bool parse_duration(const char *s, double *out_s)
     return false;
 }
 
+long parse_line_at(const char *s, size_t off)
+{
+    long line = 1;
+    for (size_t k = 0; k < off; k++)
+        line += s[k] == '\n';
+    return line;
+}
+
 bool parse_utf8_valid(const char *s, size_t n, size_t *bad)
 {
     const unsigned char *p = (const unsigned char *)s;

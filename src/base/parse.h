@@ -25,6 +25,10 @@ bool parse_duration(const char *s, double *out_s);
  * above U+10FFFF) with no NUL byte; otherwise *bad receives the offset of the first bad byte. */
 bool parse_utf8_valid(const char *s, size_t n, size_t *bad);
 
+/* The 1-based line of byte offset off in s (1 plus the newlines before it): where an error such
+ * as parse_utf8_valid's *bad stands, for a file:line message. */
+long parse_line_at(const char *s, size_t off);
+
 /* Offset of the first '[' or '{' (outside strings) nested deeper than max_depth, or
  * SIZE_MAX when none is. Run before cJSON, whose own limit (1000) only says "malformed". */
 size_t parse_json_too_deep(const char *s, size_t n, int max_depth);

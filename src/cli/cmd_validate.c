@@ -399,10 +399,7 @@ static void cv_summary(struct cli *c, const char *file, struct val_case *cases, 
     table_row(&t);
     table_str(&t, "all");
     table_str(&t, "all");
-    table_num(&t, (double)all.n);
-    table_num(&t, 100 * all.median_abs);
-    table_num(&t, 100 * all.p90_abs);
-    table_num(&t, 100 * all.bias);
+    table_val_stats(&t, all);
     char (*seen)[VAL_TEXT] = calloc(n ? n : 1, sizeof *seen);
     for (int d = 0; d < CV_NDIMS && seen; d++) {
         size_t ns = 0;
@@ -422,10 +419,7 @@ static void cv_summary(struct cli *c, const char *file, struct val_case *cases, 
             table_row(&t);
             table_str(&t, dim_names[d]);
             table_str(&t, k);
-            table_num(&t, (double)st.n);
-            table_num(&t, 100 * st.median_abs);
-            table_num(&t, 100 * st.p90_abs);
-            table_num(&t, 100 * st.bias);
+            table_val_stats(&t, st);
         }
     }
     free(seen);
@@ -776,10 +770,7 @@ static int serving_report(struct cli *c, struct ctx *x, const char *file, const 
             continue;
         table_row(&t);
         table_str(&t, name);
-        table_num(&t, (double)s.n);
-        table_num(&t, 100 * s.median_abs);
-        table_num(&t, 100 * s.p90_abs);
-        table_num(&t, 100 * s.bias);
+        table_val_stats(&t, s);
         if (jsum) {
             cJSON *r = cJSON_AddObjectToObject(jsum, name);
             cJSON_AddNumberToObject(r, "n", (double)s.n);

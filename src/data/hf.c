@@ -141,6 +141,19 @@ static long hf_layer_period(const cJSON *types, long layers)
     return n;
 }
 
+/* The imported model's id, name, HuggingFace id (the config's _name_or_path, when it fits) and
+ * source line: the same for the generic field table and the type-specific families. */
+static void hf_identity(struct llmroof_model *m, const char *id, const cJSON *root, const char *fname,
+                        const char *type)
+{
+    snprintf(m->id, sizeof m->id, "%s", id);
+    snprintf(m->name, sizeof m->name, "%s", id);
+    const cJSON *nm = cJSON_GetObjectItemCaseSensitive(root, "_name_or_path");
+    if (nm && cJSON_IsString(nm) && nm->valuestring && strlen(nm->valuestring) < sizeof m->hf_id)
+        memcpy(m->hf_id, nm->valuestring, strlen(nm->valuestring) + 1);
+    snprintf(m->source, sizeof m->source, "imported from HuggingFace config %s (model_type %s)", fname, type);
+}
+
 int catalog_model_from_hf_warn(const char *text, size_t len, const char *fname, const char *id,
                                struct llmroof_model *m, char *warn, size_t warn_cap, struct llmroof_err *err)
 {
@@ -247,12 +260,7 @@ int catalog_model_from_hf_warn(const char *text, size_t len, const char *fname, 
         fam = HF_LLAMA4;
     else if (hf_generic_knows(type) || (type[0] && cJSON_GetObjectItemCaseSensitive(doc, "num_attention_heads"))) {
         /* every other decoder: the field table (hf_generic.c) */
-        snprintf(m->id, sizeof m->id, "%s", id);
-        snprintf(m->name, sizeof m->name, "%s", id);
-        const cJSON *gn = cJSON_GetObjectItemCaseSensitive(root, "_name_or_path");
-        if (gn && cJSON_IsString(gn) && gn->valuestring && strlen(gn->valuestring) < sizeof m->hf_id)
-            memcpy(m->hf_id, gn->valuestring, strlen(gn->valuestring) + 1);
-        snprintf(m->source, sizeof m->source, "imported from HuggingFace config %s (model_type %s)", fname, type);
+        hf_identity(m, id, root, fname, type);
         if (!hf_generic_knows(type))
             hf_warn(warn, warn_cap, "%s: model_type \"%s\" is read from its fields alone (no type-specific rules)",
                     fname, type);
@@ -285,12 +293,7 @@ int catalog_model_from_hf_warn(const char *text, size_t len, const char *fname, 
         }
     }
 
-    snprintf(m->id, sizeof m->id, "%s", id);
-    snprintf(m->name, sizeof m->name, "%s", id);
-    const cJSON *nm = cJSON_GetObjectItemCaseSensitive(root, "_name_or_path");
-    if (nm && cJSON_IsString(nm) && nm->valuestring && strlen(nm->valuestring) < sizeof m->hf_id)
-        memcpy(m->hf_id, nm->valuestring, strlen(nm->valuestring) + 1);
-    snprintf(m->source, sizeof m->source, "imported from HuggingFace config %s (model_type %s)", fname, type);
+    hf_identity(m, id, root, fname, type);
 
     bool plain = fam == HF_FALCON || fam == HF_GPTJ || fam == HF_OPT;
     bool mla = fam == HF_DEEPSEEK;

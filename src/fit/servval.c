@@ -675,22 +675,6 @@ out:
 /* Statistics                                                               */
 /* ------------------------------------------------------------------------ */
 
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* linear interpolation between order statistics (as val_stats_of) */
-static double quantile(const double *v, long n, double q)
-{
-    double pos = q * (double)(n - 1);
-    long i = (long)floor(pos);
-    if (i >= n - 1)
-        return v[n - 1];
-    return v[i] + (pos - (double)i) * (v[i + 1] - v[i]);
-}
-
 struct val_stats srv_stats(const struct srv_case *cases, size_t n, int cls, int load)
 {
     struct val_stats s = { 0, 0, 0, 0 };
@@ -708,13 +692,7 @@ struct val_stats srv_stats(const struct srv_case *cases, size_t n, int cls, int 
         b[s.n] = c->err;
         s.n++;
     }
-    if (s.n) {
-        qsort(a, (size_t)s.n, sizeof *a, cmp_d);
-        qsort(b, (size_t)s.n, sizeof *b, cmp_d);
-        s.median_abs = quantile(a, s.n, 0.5);
-        s.p90_abs = quantile(a, s.n, 0.9);
-        s.bias = quantile(b, s.n, 0.5);
-    }
+    s = val_stats_errs(a, b, s.n);
     free(a);
     free(b);
     return s;

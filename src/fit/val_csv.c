@@ -113,12 +113,8 @@ int val_csv_read(const char *text, size_t len, const char *fname, const char *co
                  val_csv_row_fn row, void *ctx, struct llmroof_err *err)
 {
     size_t bad;
-    if (!parse_utf8_valid(text, len, &bad)) {
-        long l = 1;
-        for (size_t k = 0; k < bad; k++)
-            l += text[k] == '\n';
-        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: not valid UTF-8", fname, l);
-    }
+    if (!parse_utf8_valid(text, len, &bad))
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: not valid UTF-8", fname, parse_line_at(text, bad));
     if (ncols > VAL_MAX_FIELDS)
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "%s: too many columns", fname);
     char (*f)[VAL_TEXT] = malloc(sizeof(char[VAL_MAX_FIELDS][VAL_TEXT]));

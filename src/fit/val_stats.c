@@ -26,6 +26,18 @@ static double quantile(double *v, long n, double q)
     return v[lo] + (v[hi] - v[lo]) * (pos - (double)lo);
 }
 
+struct val_stats val_stats_errs(double *abs_err, double *err, long n)
+{
+    struct val_stats s = { 0 };
+    s.n = n;
+    if (n) {
+        s.median_abs = quantile(abs_err, n, 0.5);
+        s.p90_abs = quantile(abs_err, n, 0.9);
+        s.bias = quantile(err, n, 0.5);
+    }
+    return s;
+}
+
 struct val_stats val_stats_of(const struct val_case *cases, size_t n,
                               bool (*keep)(const struct val_case *c, const void *ctx), const void *ctx)
 {
@@ -42,11 +54,7 @@ struct val_stats val_stats_of(const struct val_case *cases, size_t n,
         a[s.n] = fabs(cases[i].err);
         b[s.n++] = cases[i].err;
     }
-    if (s.n) {
-        s.median_abs = quantile(a, s.n, 0.5);
-        s.p90_abs = quantile(a, s.n, 0.9);
-        s.bias = quantile(b, s.n, 0.5);
-    }
+    s = val_stats_errs(a, b, s.n);
     free(a);
     free(b);
     return s;

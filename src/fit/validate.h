@@ -112,6 +112,10 @@ struct val_stats {
 struct val_stats val_stats_of(const struct val_case *cases, size_t n,
                               bool (*keep)(const struct val_case *c, const void *ctx), const void *ctx);
 
+/* The statistics of n errors given twice, as |err| in abs_err and as err (both sorted in place):
+ * the one computation behind val_stats_of and srv_stats. */
+struct val_stats val_stats_errs(double *abs_err, double *err, long n);
+
 /* Fits compute, memory and communication efficiency and the per-step overhead of `gpu` to the
  * mapped cases on that GPU (their engines as mapped) by minimising the mean
  * |log(predicted / measured)|, coordinate by coordinate, within physical bounds. A parameter the

@@ -47,20 +47,27 @@ static bool keep(const struct val_case *c, const void *vctx)
     return !g->key || strcmp(val_group_key(c, g->by), g->key) == 0;
 }
 
+void table_val_stats(struct table *t, struct val_stats s)
+{
+    table_num(t, (double)s.n);
+    table_num(t, 100 * s.median_abs);
+    table_num(t, 100 * s.p90_abs);
+    table_num(t, 100 * s.bias);
+}
+
+/* A group with no rows shows its n (0) and empty cells. */
 static void stat_row(struct table *t, const char *group, struct val_stats s)
 {
     table_row(t);
     table_str(t, group);
-    table_num(t, (double)s.n);
-    if (!s.n) {
-        table_empty(t);
-        table_empty(t);
-        table_empty(t);
+    if (s.n) {
+        table_val_stats(t, s);
         return;
     }
-    table_num(t, 100 * s.median_abs);
-    table_num(t, 100 * s.p90_abs);
-    table_num(t, 100 * s.bias);
+    table_num(t, 0);
+    table_empty(t);
+    table_empty(t);
+    table_empty(t);
 }
 
 /* Distinct group keys in first-seen order. */

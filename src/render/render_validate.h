@@ -12,6 +12,10 @@ bool val_group_parse(const char *s, enum val_group *out);
 
 /* Per-row table, summary (overall, per class, per group) and unmapped rows. */
 const char *val_group_key(const struct val_case *c, enum val_group by);
+/* The cells n, median |error| %, p90 |error| % and bias % of a summary row, as every validation
+ * summary table writes them. */
+void table_val_stats(struct table *t, struct val_stats s);
+
 void render_validate(const char *fname, const struct val_case *cases, size_t n, enum val_group by,
                      enum table_format f, struct table_sel *sel, struct sbuf *out);
 

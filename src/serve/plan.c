@@ -315,6 +315,19 @@ static int rate_eval(const struct plan_input *in, const struct llmroof_gpu *g, b
     return LLMROOF_OK;
 }
 
+/* The setup, layout and shard of layout `code`, shared by the pool bounds below: false when no
+ * bound applies (speculative decoding emits several tokens per step) or the layout does not shard. */
+static bool pool_shard(const struct plan_input *in, const struct llmroof_gpu *g, int code,
+                       struct llmroof_setup *s, struct llmroof_layout *lay, struct llmroof_shard *sh,
+                       struct llmroof_err *e)
+{
+    if (in->sim.spec.kind != SIM_SPEC_NONE)
+        return false;
+    *s = setup_for(in, g, code);
+    *lay = estimate_layout(s);
+    return ops_shard_layout(in->model, lay, sh, e) == 0;
+}
+
 /* Smallest count n in [1, PLAN_INSTANCE_CAP] of the searched pool that meets: doubling, then
  * bisection (meeting is monotone in the count up to simulation noise). 0 when even the cap
  * misses; *ev holds the evaluation at the answer (or at the cap). */
@@ -323,13 +336,11 @@ static int rate_eval(const struct plan_input *in, const struct llmroof_gpu *g, b
 static double pool_capacity_qps(const struct plan_input *in, const struct llmroof_gpu *g, int code,
                                 enum sim_capacity_kind kind)
 {
-    if (in->sim.spec.kind != SIM_SPEC_NONE)
-        return 0;
-    struct llmroof_setup s = setup_for(in, g, code);
-    const struct llmroof_layout lay = estimate_layout(&s);
+    struct llmroof_setup s;
+    struct llmroof_layout lay;
     struct llmroof_shard sh;
     struct llmroof_err e2 = { 0 };
-    if (ops_shard_layout(in->model, &lay, &sh, &e2) || estimate_check(&s, &e2))
+    if (!pool_shard(in, g, code, &s, &lay, &sh, &e2) || estimate_check(&s, &e2))
         return 0;
     struct llmroof_mem_opts mo = in->sim.mem;
     mo.max_batched_tokens = (double)in->sim.max_batched_tokens;
@@ -609,13 +620,11 @@ static int option_figures(const struct plan_input *in, int code, long batch, str
  * several tokens per step: no floor (0). */
 static double tpot_floor_s(const struct plan_input *in, const struct llmroof_gpu *g, int code)
 {
-    if (in->sim.spec.kind != SIM_SPEC_NONE)
-        return 0;
-    struct llmroof_setup s = setup_for(in, g, code);
-    const struct llmroof_layout lay = estimate_layout(&s);
+    struct llmroof_setup s;
+    struct llmroof_layout lay;
     struct llmroof_shard sh;
     struct llmroof_err e2 = { 0 };
-    if (ops_shard_layout(in->model, &lay, &sh, &e2))
+    if (!pool_shard(in, g, code, &s, &lay, &sh, &e2))
         return 0;
     struct llmroof_batch b = batch_decode(1, 1);
     return sim_step_time(&s, &sh, &b);

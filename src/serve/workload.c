@@ -102,12 +102,8 @@ static int csv_rows(const char *text, size_t len, const char *fname, int nfields
                      void *ctx, struct llmroof_err *err)
 {
     size_t bad;
-    if (!parse_utf8_valid(text, len, &bad)) {
-        long l = 1;
-        for (size_t k = 0; k < bad; k++)
-            l += text[k] == '\n';
-        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: not valid UTF-8", fname, l);
-    }
+    if (!parse_utf8_valid(text, len, &bad))
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: not valid UTF-8", fname, parse_line_at(text, bad));
     size_t i = 0;
     long line = 0;
     if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)

@@ -69,6 +69,18 @@ static llmroof_ctx *ctx_of(void **state)
     return ((struct fixture *)*state)->ctx;
 }
 
+/* The request is refused: exit 2, no response, and a message that contains needle. */
+static void expect_refused(void **state, const char *req, const char *needle)
+{
+    char *resp = NULL, *msg = NULL;
+    int rc = llmroof_ctx_call(ctx_of(state), req, &resp, &msg);
+    if (rc != 2 || resp || !msg || !strstr(msg, needle)) {
+        print_error("request %s: rc %d, message %s (expected 2 and '%s')\n", req, rc, msg ? msg : "(none)", needle);
+        fail();
+    }
+    llmroof_free(msg);
+}
+
 /* ------------------------------------------------------------------------ */
 /* The response is the CLI's JSON                                           */
 /* ------------------------------------------------------------------------ */
@@ -221,16 +233,8 @@ static void bad_values_and_options_should_fail_with_status_2(void **state)
         { "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"batch\":2.5}",
           "option '--batch': '2.5' is not a whole number" },
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char *resp = NULL, *msg = NULL;
-        int rc = llmroof_ctx_call(ctx_of(state), cases[i].req, &resp, &msg);
-        if (rc != 2 || resp || !msg || !strstr(msg, cases[i].needle)) {
-            print_error("request %s: rc %d, message %s (expected 2 and '%s')\n", cases[i].req, rc, msg ? msg : "(none)",
-                        cases[i].needle);
-            fail();
-        }
-        llmroof_free(msg);
-    }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        expect_refused(state, cases[i].req, cases[i].needle);
     char *msg = NULL;
     assert_int_equal(llmroof_ctx_call(ctx_of(state), NULL, NULL, &msg), 2);
     assert_non_null(strstr(msg, "no request"));
@@ -269,16 +273,8 @@ static void options_should_be_checked_against_their_kind(void **state)
         /* an escaped backslash before u0000 is text, not a NUL: the name is unknown */
         { "{\"command\":\"estimate\",\"model\":\"x\\\\u0000\",\"gpu\":\"a100\"}", "unknown model 'x\\u0000'" },
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char *resp = NULL, *msg = NULL;
-        int rc = llmroof_ctx_call(ctx_of(state), cases[i].req, &resp, &msg);
-        if (rc != 2 || resp || !msg || !strstr(msg, cases[i].needle)) {
-            print_error("request %s: rc %d, message %s (expected 2 and '%s')\n", cases[i].req, rc, msg ? msg : "(none)",
-                        cases[i].needle);
-            fail();
-        }
-        llmroof_free(msg);
-    }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        expect_refused(state, cases[i].req, cases[i].needle);
     struct stat st;
     assert_int_not_equal(stat("--format=json", &st), 0); /* the old failure wrote this file */
     /* false omits a flag: the same response as without it */

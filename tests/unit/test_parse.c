@@ -93,6 +93,10 @@ static void utf8(void **state)
     assert_false(parse_utf8_valid("\xFF", 1, &bad));
     assert_false(parse_utf8_valid("a\0b", 3, &bad));           /* embedded NUL */
     assert_int_equal(bad, 1);
+    /* parse_line_at: 1 + the newlines before the offset */
+    assert_int_equal(parse_line_at("ab\ncd\n\xFF", 6), 3); /* the bad byte at 6 follows two newlines */
+    assert_int_equal(parse_line_at("ab\ncd", 2), 1);        /* the '\n' at 2 is not before 2 */
+    assert_int_equal(parse_line_at("", 0), 1);
 }
 
 static size_t dup_at(const char *json)
