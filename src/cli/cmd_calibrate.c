@@ -127,7 +127,7 @@ int cmd_calibrate(struct cli *c, int argc, char **argv)
     double av[4] = { fit.after.compute, fit.after.memory, fit.after.comm, fit.after.overhead_s * 1e6 };
     bool fitted[4] = { fit.fitted_compute, fit.fitted_memory, fit.fitted_comm, fit.fitted_overhead };
     if (c->format == TABLE_TEXT || c->format == TABLE_MD)
-        sbuf_printf(&c->out, "calibrate %s on %s: %ld rows%s\n\n", g->id, pos[0], fit.n,
+        sbuf_printf(&c->out, "calibrate %s on %s: %ld row%s%s\n\n", g->id, pos[0], fit.n, fit.n == 1 ? "" : "s",
                     x.holdout ? " used for fitting (every other row held out)" : "");
     struct table t;
     table_init(&t, "");

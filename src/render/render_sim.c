@@ -39,7 +39,8 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
         sbuf_printf(out, "\nscheduler: %s admission, CPU %.3g us per sequence per iteration (%.0f%% overlapped)",
                     c->admit_no_evict ? "guaranteed-no-evict" : "optimistic", c->cpu_seq_s * 1e6, 100.0 * c->cpu_overlap);
         if (c->warmup_requests > 0)
-            sbuf_printf(out, "; latencies after the first %ld requests", c->warmup_requests);
+            sbuf_printf(out, "; latencies after the first %ld request%s", c->warmup_requests,
+                        c->warmup_requests == 1 ? "" : "s");
     }
     if (c->disaggregated) {
         const struct llmroof_setup *p = c->prefill.setup.model ? &c->prefill.setup : s;

@@ -96,8 +96,8 @@ void render_validate(const char *fname, const struct val_case *cases, size_t n, 
     for (size_t i = 0; i < n; i++)
         mapped += cases[i].mapped;
     if (f == TABLE_TEXT || f == TABLE_MD)
-        sbuf_printf(out, "%sllmroof validate %s: %zu rows, %zu mapped, %zu not mapped; error = predicted / measured time - 1 (rates inverted)\n\n",
-                    f == TABLE_MD ? "## " : "", fname, n, mapped, n - mapped);
+        sbuf_printf(out, "%sllmroof validate %s: %zu row%s, %zu mapped, %zu not mapped; error = predicted / measured time - 1 (rates inverted)\n\n",
+                    f == TABLE_MD ? "## " : "", fname, n, n == 1 ? "" : "s", mapped, n - mapped);
     table_init(&t, "rows");
     table_col(&t, "id", 0);
     table_col(&t, "model", 0);

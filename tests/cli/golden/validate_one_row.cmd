@@ -1,0 +1,1 @@
+validate tests/data/validation/one-row.csv --format md
