@@ -378,12 +378,27 @@ static int parse_layer_kinds(struct json_ectx *c, const cJSON *e, struct llmroof
             (rc = json_get_string(c, pat, "mixers", true, m->mixers, sizeof m->mixers)) ||
             (rc = json_get_string(c, pat, "ffns", true, m->ffns, sizeof m->ffns)))
             return rc;
-        if ((long)strlen(m->mixers) != m->layers || strspn(m->mixers, "AWLN") != strlen(m->mixers))
-            return json_ferr(c, "layer_pattern.mixers", "must hold num_layers (%ld) letters of A, W, L, N", m->layers);
+        if ((long)strlen(m->mixers) != m->layers || strspn(m->mixers, "AWLPN") != strlen(m->mixers))
+            return json_ferr(c, "layer_pattern.mixers", "must hold num_layers (%ld) letters of A, W, L, P, N", m->layers);
         if ((long)strlen(m->ffns) != m->layers || strspn(m->ffns, "DEN") != strlen(m->ffns))
             return json_ferr(c, "layer_pattern.ffns", "must hold num_layers (%ld) letters of D, E, N", m->layers);
-        if (!strpbrk(m->mixers, "AW"))
-            return json_ferr(c, "layer_pattern.mixers", "needs at least one attention layer (A or W)");
+        if (!strpbrk(m->mixers, "AWP"))
+            return json_ferr(c, "layer_pattern.mixers", "needs at least one attention layer (A, W or P)");
+        const cJSON *fw = cJSON_GetObjectItemCaseSensitive(pat, "ffn_widths");
+        if (fw) { /* NAS models: one dense MLP width per layer, 0 where the layer has none */
+            if (!cJSON_IsArray(fw) || cJSON_GetArraySize(fw) != m->layers)
+                return json_ferr(c, "layer_pattern.ffn_widths", "must list num_layers (%ld) widths", m->layers);
+            long i = 0;
+            for (const cJSON *t = fw->child; t; t = t->next, i++) {
+                if (!cJSON_IsNumber(t) || t->valuedouble < 0 || t->valuedouble > 16777216 ||
+                    t->valuedouble != (double)(long)t->valuedouble)
+                    return json_ferr(c, "layer_pattern.ffn_widths", "entry %ld must be a whole number 0..16777216", i);
+                m->ffn_widths[i] = (long)t->valuedouble;
+                if (m->ffn_widths[i] > m->intermediate)
+                    return json_ferr(c, "layer_pattern.ffn_widths", "entry %ld (%ld) exceeds intermediate_size %ld", i,
+                                     m->ffn_widths[i], m->intermediate);
+            }
+        }
         if (strchr(m->mixers, 'W') && m->window <= 0)
             return json_ferr(c, "layer_pattern.mixers", "has windowed layers (W) but no sliding_window.size");
         if (strchr(m->ffns, 'E') && m->moe_experts <= 0)
@@ -412,8 +427,8 @@ static int parse_layer_kinds(struct json_ectx *c, const cJSON *e, struct llmroof
             (rc = json_get_long(c, lin, "conv_kernel", false, 0, 1024, &m->lin_conv, NULL)))
             return rc;
     }
-    if (m->mixers[0] && strchr(m->mixers, 'L') && m->linear_kind == LLMROOF_LINEAR_NONE)
-        return json_ferr(c, "layer_pattern.mixers", "has recurrent layers (L) but no linear object");
+    if (m->mixers[0] && strpbrk(m->mixers, "LP") && m->linear_kind == LLMROOF_LINEAR_NONE)
+        return json_ferr(c, "layer_pattern.mixers", "has recurrent layers (L or P) but no linear object");
     const cJSON *dsa = cJSON_GetObjectItemCaseSensitive(e, "dsa");
     if (dsa) {
         if (!cJSON_IsObject(dsa))
@@ -440,7 +455,7 @@ static int parse_model(struct json_ectx *c, const cJSON *e, struct llmroof_model
         "mla", "sliding_window", "norms_per_layer", "qk_norm", "checkpoint", "params_active_published",
         "layer_pattern", "linear", "dsa", "attn_gate", "mtp_layers", NULL
     };
-    static const char *const pat_fields[] = { "mixers", "ffns", NULL };
+    static const char *const pat_fields[] = { "mixers", "ffns", "ffn_widths", NULL };
     static const char *const lin_fields[] = { "kind", "heads", "key_heads", "key_dim", "value_dim", "conv_kernel", NULL };
     static const char *const dsa_fields[] = { "top_k", "index_heads", "index_head_dim", NULL };
     static const char *const moe_fields[] = {

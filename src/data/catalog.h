@@ -118,10 +118,12 @@ struct llmroof_model {
     long norms_per_layer;               /* norm vectors per layer; 0 = 2 (1 with parallel_attn); Gemma-2/3: 4 */
     /* Layer pattern (docs/model.md "Layer kinds"); "" = every layer attention, with the
      * window and MoE rules above. Otherwise one letter per layer (layers of them):
-     * mixers: 'A' full attention, 'W' windowed (window), 'L' linear/SSM (linear_kind), 'N' none;
-     * ffns:   'D' dense MLP (intermediate), 'E' MoE, 'N' none. */
+     * mixers: 'A' full attention, 'W' windowed (window), 'L' linear/SSM (linear_kind), 'P' full
+     *         attention and the linear/SSM mixer side by side (Falcon-H1), 'N' none;
+     * ffns:   'D' dense MLP (intermediate, or ffn_widths), 'E' MoE, 'N' none. */
     char mixers[LLMROOF_PATTERN_MAX + 1];
     char ffns[LLMROOF_PATTERN_MAX + 1];
+    long ffn_widths[LLMROOF_PATTERN_MAX]; /* per-layer dense MLP width (NAS block_configs), 0 = intermediate */
     enum llmroof_linear linear_kind;    /* the recurrent mixer of the 'L' layers */
     long lin_heads;                     /* value heads (Mamba-2: SSM heads) */
     long lin_k_heads;                   /* key heads (Mamba-2: B/C groups) */

@@ -164,6 +164,16 @@ static const struct hf_field fields[] = {
     { "conv_kernel", HF_READ, "Mamba-2 convolution kernel" },
     { "mamba_d_conv", HF_READ, "Mamba-2 convolution kernel" },
     { "mamba_expand", HF_READ, "Mamba expansion (Mamba-1: d_inner = expand x hidden)" },
+    { "mamba_d_ssm", HF_READ, "Falcon-H1: Mamba-2 inner width (= heads x head width, checked)" },
+    { "mamba_use_mlp", HF_READ, "Falcon-H1: layers carry an MLP" },
+    { "attn_layer_indices", HF_READ, "Falcon-H1: layers with attention (null = every layer)" },
+    { "mamba_rms_norm", HF_FREE, "Falcon-H1: gated norm in the mixer (d_ssm weights, counted)" },
+    { "mamba_norm_before_gate", HF_FREE, "" }, { "mlp_expansion_factor", HF_FREE, "unused (intermediate_size says)" },
+    { "projectors_bias", HF_FREE, "" }, { "attention_in_multiplier", HF_FREE, "" },
+    { "attention_out_multiplier", HF_FREE, "" }, { "key_multiplier", HF_FREE, "" },
+    { "lm_head_multiplier", HF_FREE, "" }, { "mlp_multipliers", HF_FREE, "" }, { "ssm_in_multiplier", HF_FREE, "" },
+    { "ssm_multipliers", HF_FREE, "" }, { "ssm_out_multiplier", HF_FREE, "" },
+    { "block_configs", HF_READ, "NAS (nemotron-nas): per-layer attention and FFN" },
     { "expand", HF_FREE, "Mamba-2 expansion (heads x head width says it)" },
     { "chunk_size", HF_FREE, "scan chunk (kernel choice)" },
     { "mamba_chunk_size", HF_FREE, "scan chunk (kernel choice)" },
@@ -286,7 +296,8 @@ enum {
     T_MAMBA2 = 1 << 9,       /* linear layers are Mamba-2 */
     T_LIGHTNING = 1 << 10,   /* linear layers are lightning attention */
     T_POST_NORMS = 1 << 11,  /* OLMo-2: norms after attention and MLP, q/k norms over all heads */
-    T_MAMBA1 = 1 << 12       /* linear layers are Mamba-1 (Jamba) */
+    T_MAMBA1 = 1 << 12,      /* linear layers are Mamba-1 (Jamba) */
+    T_PAR_MIX = 1 << 13      /* attention and the SSM side by side in every layer (Falcon-H1) */
 };
 
 struct hf_traits {
@@ -311,7 +322,8 @@ static const struct hf_traits traits[] = {
     { "cohere2", T_ONE_NORM | T_PARALLEL | T_TIED }, { "cohere", T_ONE_NORM | T_PARALLEL | T_TIED },
     { "nemotron_h", T_ONE_NORM | T_MAMBA2 },
     { "granitemoehybrid", T_MAMBA2 },
-    { "kimi_linear", T_GDN }, { "jamba", T_MAMBA1 },
+    { "kimi_linear", T_GDN }, { "jamba", T_MAMBA1 }, { "falcon_h1", T_MAMBA2 | T_PAR_MIX },
+    { "nemotron-nas", 0 },
     { "deepseek_v32", 0 },
     { "mistral3", 0 }, { "ministral", 0 },
     { "exaone4", T_QK_NORM }, { "smollm3", 0 }, { "apertus", T_QK_NORM },
@@ -365,6 +377,76 @@ static bool present(const cJSON *doc, const char *const *keys)
 }
 
 #define ERR(...) (rc = llmroof_err_set(err, LLMROOF_EINPUT, __VA_ARGS__))
+
+/* Llama-3.x-Nemotron NAS (model_type nemotron-nas, DeciLMForCausalLM): block_configs lists each
+ * layer's attention (no_op: none; replace_with_linear: one h x h matrix; else GQA with
+ * num_attention_heads / n_heads_in_group KV heads) and FFN (no_op; replace_with_linear; else a
+ * SwiGLU MLP of ffn_mult). Width of an ffn_mult: 2/3 * ffn_mult * h rounded up to a multiple of
+ * 256 (HF nvidia/Llama-3_3-Nemotron-Super-49B-v1 modeling_decilm.py,
+ * _ffn_mult_to_intermediate_size). A linear replacement's h x h matrix is counted as an MLP of
+ * width h/3 (the same weights and FLOPs as one gated MLP of that width), added to the layer's
+ * MLP. Fills mix/ffn (L letters), w (per-layer widths) and kv (KV heads, one value for every
+ * attention layer). */
+static int hf_nas_blocks(const char *fname, const cJSON *bc, const struct llmroof_model *m, char *mix, char *ffn,
+                         long *w, long *kv, struct llmroof_err *err)
+{
+    int rc = LLMROOF_OK;
+    const long L = m->layers, h = m->hidden;
+    if (L > LLMROOF_PATTERN_MAX)
+        return ERR("%s: %ld layers with per-layer kinds: llmroof lists at most %d", fname, L, LLMROOF_PATTERN_MAX);
+    if (!cJSON_IsArray(bc) || cJSON_GetArraySize(bc) != L)
+        return ERR("%s: field 'block_configs' must list num_hidden_layers (%ld) blocks", fname, L);
+    *kv = 0;
+    long i = 0;
+    for (const cJSON *b = bc->child; b; b = b->next, i++) {
+        const cJSON *at = cJSON_GetObjectItemCaseSensitive(b, "attention");
+        const cJSON *ff = cJSON_GetObjectItemCaseSensitive(b, "ffn");
+        if (!cJSON_IsObject(at) || !cJSON_IsObject(ff))
+            return ERR("%s: field 'block_configs' entry %ld must hold 'attention' and 'ffn' objects", fname, i);
+        static const char *const unmodelled[] = { "sparsify", "window_length", "num_sink_tokens", NULL };
+        for (const char *const *u = unmodelled; *u; u++)
+            if (get(at, *u) || (get(ff, *u) && !strcmp(*u, "sparsify")))
+                return ERR("%s: field 'block_configs[%ld]' sets '%s', which llmroof does not model", fname, i, *u);
+        long extra = 0; /* a linear replacement's h x h matrix, as MLP width */
+        if (flag(at, "no_op", false)) {
+            mix[i] = 'N';
+        } else if (flag(at, "replace_with_linear", false)) {
+            mix[i] = 'N';
+            extra = (h + 1) / 3;
+        } else {
+            const cJSON *g = get(at, "n_heads_in_group");
+            if (!g || !cJSON_IsNumber(g) || g->valuedouble < 1 || g->valuedouble != (double)(long)g->valuedouble ||
+                m->heads % (long)g->valuedouble != 0)
+                return ERR("%s: field 'block_configs[%ld].attention.n_heads_in_group' must divide num_attention_heads "
+                           "(%ld)", fname, i, m->heads);
+            const long k = m->heads / (long)g->valuedouble;
+            if (*kv && k != *kv)
+                return ERR("%s: field 'block_configs[%ld].attention.n_heads_in_group' gives %ld KV heads where earlier "
+                           "layers have %ld; llmroof models one KV head count", fname, i, k, *kv);
+            *kv = k;
+            mix[i] = 'A';
+        }
+        long width = 0;
+        if (flag(ff, "no_op", false)) {
+            width = 0;
+        } else if (flag(ff, "replace_with_linear", false)) {
+            width = (h + 1) / 3;
+        } else {
+            const cJSON *fm = get(ff, "ffn_mult");
+            if (!fm || !cJSON_IsNumber(fm) || !(fm->valuedouble > 0) || fm->valuedouble > 1000)
+                return ERR("%s: field 'block_configs[%ld].ffn.ffn_mult' must be a positive number", fname, i);
+            const long raw = (long)(2.0 * fm->valuedouble * (double)h / 3.0);
+            width = (raw + 255) / 256 * 256;
+        }
+        width += extra;
+        ffn[i] = width > 0 ? 'D' : 'N';
+        w[i] = width;
+    }
+    mix[L] = ffn[L] = '\0';
+    if (*kv == 0)
+        return ERR("%s: field 'block_configs' has no attention layer; llmroof needs at least one", fname);
+    return rc;
+}
 
 int hf_generic_import(const char *fname, const cJSON *root, const cJSON *doc, const char *type, struct llmroof_model *m,
                       char *warn, size_t warn_cap, struct llmroof_err *err)
@@ -438,6 +520,14 @@ int hf_generic_import(const char *fname, const cJSON *root, const cJSON *doc, co
     if (flag(doc, "lm_head_bias", false))
         hf_warn(warn, warn_cap, "%s: the LM head's bias (%ld elements) is not counted", fname, m->vocab);
 
+    /* ---- NAS block_configs (Llama-3.x-Nemotron Super/Ultra): per-layer attention and FFN ---- */
+    const cJSON *bc = get(doc, "block_configs");
+    long nas_kv = 0;
+    char nas_mix[LLMROOF_PATTERN_MAX + 1], nas_ffn[LLMROOF_PATTERN_MAX + 1];
+    long nas_w[LLMROOF_PATTERN_MAX];
+    if (bc && (rc = hf_nas_blocks(fname, bc, m, nas_mix, nas_ffn, nas_w, &nas_kv, err)))
+        return rc;
+
     /* ---- mixture of experts ---- */
     long experts = 0, inter = 0;
     if ((rc = hf_int(fname, doc, k_experts, false, 0, 0, 65536, &experts, err)) ||
@@ -462,9 +552,18 @@ int hf_generic_import(const char *fname, const cJSON *root, const cJSON *doc, co
             m->moe_shared = shared_w / w;
         }
     }
-    if ((rc = hf_int(fname, doc, k_inter, m->moe_experts == 0, m->moe_intermediate, 1, 16777216, &m->intermediate,
-                     err)))
+    if (bc) {
+        m->intermediate = 0;
+        for (long i = 0; i < m->layers; i++)
+            if (nas_w[i] > m->intermediate)
+                m->intermediate = nas_w[i];
+        if (m->intermediate == 0)
+            m->intermediate = 1; /* no layer has an MLP: the width is never used */
+        m->kv_heads = nas_kv;
+    } else if ((rc = hf_int(fname, doc, k_inter, m->moe_experts == 0, m->moe_intermediate, 1, 16777216,
+                            &m->intermediate, err))) {
         return rc;
+    }
     if (m->moe_experts > 0 && m->moe_intermediate == 0)
         m->moe_intermediate = m->intermediate;
     if ((rc = hf_int(fname, doc, k_mtp, false, 0, 0, 1000, &m->mtp_layers, err)))
@@ -507,7 +606,8 @@ int hf_generic_import(const char *fname, const cJSON *root, const cJSON *doc, co
     const cJSON *fai = get(doc, "full_attention_interval"), *atl = get(doc, "attn_type_list");
     const cJSON *lac = get(doc, "linear_attn_config"), *mlo = get(doc, "mlp_only_layers");
     const cJSON *alp = get(doc, "attn_layer_period");
-    const bool want = lt || hop || fai || atl || lac || alp || (mlo && cJSON_GetArraySize(mlo) > 0);
+    const bool want = lt || hop || fai || atl || lac || alp || bc || (tr & T_PAR_MIX) ||
+                      (mlo && cJSON_GetArraySize(mlo) > 0);
     if (want && L > LLMROOF_PATTERN_MAX)
         return ERR("%s: %ld layers with per-layer kinds: llmroof lists at most %d", fname, L, LLMROOF_PATTERN_MAX);
     long wnd_every = 0;
@@ -525,7 +625,22 @@ int hf_generic_import(const char *fname, const cJSON *root, const cJSON *doc, co
                 ffn[i] = 'E';
         }
         mix[L] = ffn[L] = '\0';
-        if (lt) {
+        if (bc) {
+            memcpy(mix, nas_mix, (size_t)L + 1);
+            memcpy(ffn, nas_ffn, (size_t)L + 1);
+            memcpy(m->ffn_widths, nas_w, (size_t)L * sizeof nas_w[0]);
+        } else if (tr & T_PAR_MIX) {
+            /* Falcon-H1: every decoder layer runs attention and the Mamba-2 mixer on the same
+             * normed input and adds both outputs (HF modeling_falcon_h1.py FalconH1DecoderLayer) */
+            if (get(doc, "attn_layer_indices"))
+                return ERR("%s: field 'attn_layer_indices' (attention on some layers only) is not modelled; "
+                           "llmroof reads Falcon-H1 with attention in every layer (null)", fname);
+            const bool mlp = flag(doc, "mamba_use_mlp", true);
+            for (long i = 0; i < L; i++) {
+                mix[i] = 'P';
+                ffn[i] = mlp ? 'D' : 'N';
+            }
+        } else if (lt) {
             if (!cJSON_IsArray(lt) || cJSON_GetArraySize(lt) != L)
                 return ERR("%s: field 'layer_types' must list num_hidden_layers (%ld) entries", fname, L);
             long i = 0;
@@ -604,14 +719,14 @@ int hf_generic_import(const char *fname, const cJSON *root, const cJSON *doc, co
             }
     }
     if (patterned) {
-        if (!strpbrk(mix, "AW"))
+        if (!strpbrk(mix, "AWP"))
             return ERR("%s: no layer holds attention: llmroof needs at least one (pure state-space models are not "
                        "modelled)", fname);
         memcpy(m->mixers, mix, (size_t)L + 1);
         memcpy(m->ffns, ffn, (size_t)L + 1);
         if (m->window > 0 && !strchr(mix, 'W'))
             m->window = 0;
-        if (strchr(mix, 'L')) {
+        if (strpbrk(mix, "LP")) {
             if (tr & T_MAMBA2 || get(doc, "mamba_num_heads") || get(doc, "mamba_n_heads")) {
                 static const char *const k_mh[] = { "mamba_num_heads", "mamba_n_heads", NULL };
                 static const char *const k_md[] = { "mamba_head_dim", "mamba_d_head", NULL };
@@ -625,6 +740,12 @@ int hf_generic_import(const char *fname, const cJSON *root, const cJSON *doc, co
                     (rc = hf_int(fname, doc, k_mg, false, 1, 1, 65536, &m->lin_k_heads, err)) ||
                     (rc = hf_int(fname, doc, k_mc, false, 4, 0, 1024, &m->lin_conv, err)))
                     return rc;
+                long dssm = 0;
+                if ((rc = one(fname, doc, "mamba_d_ssm", false, m->lin_heads * m->lin_v_dim, 1, 16777216, &dssm, err)))
+                    return rc;
+                if (dssm != m->lin_heads * m->lin_v_dim)
+                    return ERR("%s: field 'mamba_d_ssm' (%ld) is not mamba_n_heads x mamba_d_head (%ld x %ld), which "
+                               "llmroof cannot represent", fname, dssm, m->lin_heads, m->lin_v_dim);
             } else if (tr & T_MAMBA1) {
                 long st = 0, cv = 0, ex = 0, rk = 0;
                 if ((rc = one(fname, doc, "mamba_d_state", true, 0, 1, 65536, &st, err)) ||

@@ -114,7 +114,7 @@ struct llmroof_params arch_params(const struct llmroof_model *m)
             moe_active = (double)m->moe_top_k * expert + shared + router;
             p.experts = c.moe * (double)m->moe_experts * expert;
         }
-        p.mlp = c.dense * mlp_params(m, (double)m->intermediate) + c.moe * moe_total;
+        p.mlp = c.dense * mlp_params(m, layers_dense_width(m, 0, m->layers)) + c.moe * moe_total;
         p.norms = (L * arch_norms_per_layer(m) + 1.0) * norm_params(m);
         p.embedding = (double)m->vocab * h + (double)m->learned_pos * h;
         p.lm_head = m->tied_embeddings ? 0.0 : (double)m->vocab * h;

@@ -52,10 +52,13 @@ struct llmroof_layer_counts layers_count(const struct llmroof_model *m, long sta
             case 'A': c.full += 1; break;
             case 'W': c.local += 1; break;
             case 'L': c.linear += 1; break;
+            case 'P': c.full += 1; c.linear += 1; break; /* both mixers, side by side (Falcon-H1) */
             default: break;
             }
-            if (m->ffns[i] == 'D')
+            if (m->ffns[i] == 'D') {
                 c.dense += 1;
+                c.dense_width += (double)(m->ffn_widths[i] > 0 ? m->ffn_widths[i] : m->intermediate);
+            }
             else if (m->ffns[i] == 'E')
                 c.moe += 1;
         }
@@ -77,7 +80,14 @@ struct llmroof_layer_counts layers_count(const struct llmroof_model *m, long sta
     }
     c.moe = (double)moe;
     c.dense = (double)(n - moe);
+    c.dense_width = c.dense * (double)m->intermediate;
     return c;
+}
+
+double layers_dense_width(const struct llmroof_model *m, long start, long n)
+{
+    const struct llmroof_layer_counts c = layers_count(m, start, n);
+    return c.dense > 0 ? c.dense_width / c.dense : (double)m->intermediate;
 }
 
 /* Input and output projection widths of one recurrent layer (h x in, out x h), the

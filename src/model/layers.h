@@ -17,6 +17,7 @@ struct llmroof_layer_counts {
     double linear;    /* recurrent mixer (linear attention / SSM): constant state, no KV cache */
     double dense;     /* dense MLP */
     double moe;       /* mixture of experts */
+    double dense_width; /* sum of the dense layers' MLP widths (ffn_widths, else intermediate), elements */
 };
 
 /* True when the model lists its layers one by one (mixers/ffns set). */
@@ -24,6 +25,11 @@ bool layers_patterned(const struct llmroof_model *m);
 /* Counts for layers [start, start + n); without a pattern, the window and MoE rules of the
  * model (every layer attention). */
 struct llmroof_layer_counts layers_count(const struct llmroof_model *m, long start, long n);
+
+/* Mean MLP width of the dense layers among [start, start + n): intermediate unless the model lists
+ * per-layer widths (NAS block_configs); intermediate when the range holds no dense layer. Costs
+ * are linear in the width, so count x (cost at the mean width) is the sum over the layers. */
+double layers_dense_width(const struct llmroof_model *m, long start, long n);
 
 /* Parameters of one recurrent mixer layer (projections, short convolution, gates, norm). */
 double layers_linear_params(const struct llmroof_model *m);

@@ -126,7 +126,8 @@ static double stage_weights(const struct llmroof_model *m, const struct llmroof_
         const double norms = arch_norms_per_layer(m) * norm_w;
         const double tp = sh->tp > 0 ? (double)sh->tp : 1.0;
         bytes = ((c.full + c.local) * (attn + layers_dsa_params(m)) + ((double)n - c.full - c.local) * norms +
-                 c.linear * layers_linear_params(m) / tp + c.dense * dense + c.moe * moe_w) * w + c.moe * moe_e * we;
+                 c.linear * layers_linear_params(m) / tp + c.dense * dense * layers_dense_width(m, start, n) /
+                 (double)m->intermediate + c.moe * moe_w) * w + c.moe * moe_e * we; /* NAS: per-layer widths */
     } else if (m->dsa_top_k > 0) {
         bytes += (double)n * layers_dsa_params(m) * w; /* the indexer, replicated on every rank */
     }

@@ -358,7 +358,10 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
         op[LLMROOF_OP_ALL_GATHER] = (struct llmroof_op){ 1.0, 0, 0, S * (double)m->vocab * r, 1, 0 };
     }
 
-    const double I = sh->intermediate_per_rank;
+    /* NAS models list a width per layer: the mean over the dense layers (FLOPs and bytes are
+     * linear in it, so Ld x the mean-width operator is the per-layer sum) */
+    const double I = sh->intermediate_per_rank *
+                     (layers_patterned(m) ? layers_dense_width(m, 0, m->layers) / (double)m->intermediate : 1.0);
     const double dense_bias = m->mlp_bias ? ((nmat - 1.0) * I + h) * w : 0.0;
     const struct llmroof_op dense = {
         1.0, 2.0 * T * h * I * nmat, nmat * h * I * w + dense_bias + 2.0 * T * h * a + T * mlp_inter_elems(m->mlp, I) * a, 0,

@@ -241,6 +241,14 @@ static cJSON *model_entry(const struct llmroof_model *m, const char *schema)
         cJSON *lp = cJSON_AddObjectToObject(o, "layer_pattern");
         cJSON_AddStringToObject(lp, "mixers", m->mixers);
         cJSON_AddStringToObject(lp, "ffns", m->ffns);
+        bool widths = false;
+        for (long i = 0; i < m->layers && i < LLMROOF_PATTERN_MAX; i++)
+            widths = widths || m->ffn_widths[i] > 0;
+        if (widths) {
+            cJSON *fw = cJSON_AddArrayToObject(lp, "ffn_widths");
+            for (long i = 0; i < m->layers && i < LLMROOF_PATTERN_MAX; i++)
+                cJSON_AddItemToArray(fw, cJSON_CreateNumber((double)m->ffn_widths[i]));
+        }
     }
     if (m->linear_kind != LLMROOF_LINEAR_NONE) {
         cJSON *ln = cJSON_AddObjectToObject(o, "linear");

@@ -45,6 +45,9 @@ static void every_model_matches_its_published_count(void **state)
         /* Kimi-K2's card says "1 trillion": the shapes give 1.026T */
         if (strcmp(m->id, "kimi-k2") == 0)
             tol = 0.03;
+        /* Falcon-H1-3B: only its name's "3B" was found; the shapes give 3.149B */
+        if (strcmp(m->id, "falcon-h1-3b") == 0)
+            tol = 0.05;
         double total = arch_params(m).total;
         if (fabs(total / m->params_published - 1.0) > tol) {
             print_error("%s: derived %.4gB, published %.4gB\n", m->id, total / 1e9, m->params_published / 1e9);

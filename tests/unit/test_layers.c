@@ -98,6 +98,10 @@ static void twenty_one_families_import_with_their_model_card_counts(void **state
         { "kimi-linear-48b-a3b.json", "moonshotai/Kimi-Linear-48B-A3B-Instruct", 48, 0, 0.03 },
         /* ai21labs/Jamba-v0.1: 52B total, 12B active (the shapes: 51.57B, 12.11B) */
         { "jamba-v0.1.json", "ai21labs/Jamba-v0.1", 52, 12, 0.01 },
+        /* tiiuae/Falcon-H1-3B-Instruct: "3B" (the name's figure; the shapes give 3.149B: 5%) */
+        { "falcon-h1-3b.json", "tiiuae/Falcon-H1-3B-Instruct", 3, 0, 0.05 },
+        /* nvidia/Llama-3_3-Nemotron-Super-49B-v1: 49B (the name; the shapes give 49.87B: 2%) */
+        { "llama-3.3-nemotron-super-49b.json", "nvidia/Llama-3_3-Nemotron-Super-49B-v1", 49, 0, 0.02 },
     };
     for (size_t i = 0; i < sizeof cards / sizeof cards[0]; i++) {
         struct llmroof_model m;
@@ -157,6 +161,87 @@ static void jamba_mamba1_layers_by_hand(void **state)
      * 16 MoE (16 experts of 176,160,768 + router 65,536) 45,098,205,184 + norms 65 x 4096 +
      * embedding and head 2 x 268,435,456 = 51,570,323,328 */
     assert_rel_close(arch_params(&m).total, 51570323328.0, 0);
+}
+
+/* Falcon-H1: attention and Mamba-2 side by side in every layer; both mixers' weights, the KV of
+ * every layer and the state of every layer. */
+static void falcon_h1_parallel_mixers_by_hand(void **state)
+{
+    (void)state;
+    struct llmroof_model m;
+    import_ok("falcon-h1-3b.json", &m);
+    assert_int_equal(arch_attn_layers(&m), 32);
+    assert_int_equal(arch_linear_layers(&m), 32);
+    assert_int_equal(arch_dense_layers(&m), 32);
+    assert_int_equal(m.mixers[0], 'P');
+    /* H 32, P 128, N 256, G 1, h 2560: d_inner 4096; in_proj 2560 x (2*4096 + 2*256 + 32 = 8736) =
+     * 22,364,160; out_proj 4096*2560 = 10,485,760; conv (4096 + 512) x 4 + bias 4608 = 23,040;
+     * A_log, D, dt_bias 96; norm 4096 -> 32,877,152 */
+    assert_rel_close(layers_linear_params(&m), 32877152.0, 0);
+    /* state 32*256*128 = 1,048,576 + conv 3*4608 = 13,824 -> 1,062,400 per layer, x32 layers */
+    assert_rel_close(arch_state_elems_per_seq(&m), 32.0 * 1062400.0, 0);
+    /* KV on every layer: 32 x 2*2*128 = 16,384 elements per token */
+    assert_rel_close(arch_kv_elems_per_token(&m), 16384.0, 0);
+    /* per layer: attention 2560*1280*2 + 2*2560*256 = 7,864,320 + Mamba 32,877,152 + MLP
+     * 3*2560*6144 = 47,185,920 -> 87,927,392; x32 = 2,813,676,544 + norms 65*2560 = 166,400 +
+     * embedding and head 2*65536*2560 = 335,544,320 -> 3,149,387,264 */
+    assert_rel_close(arch_params(&m).total, 3149387264.0, 0);
+    /* a decode step runs both: the attention operators and the linear mixer on all 32 layers */
+    struct llmroof_shard sh;
+    assert_int_equal(ops_shard(&m, 1, &sh, NULL), LLMROOF_OK);
+    const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0 };
+    struct llmroof_batch b = batch_decode(1, 1000);
+    struct llmroof_oplist o;
+    ops_build(&m, &sh, &dt, &b, &o);
+    assert_rel_close(o.op[LLMROOF_OP_ATTENTION].count, 32, 0);
+    assert_rel_close(o.op[LLMROOF_OP_LINEAR_MIX].count, 32, 0);
+}
+
+/* Llama-3.3-Nemotron-Super-49B: NAS block_configs, per-layer attention (49 of 80 layers) and FFN
+ * widths from ffn_mult. */
+static void nemotron_nas_block_configs_by_hand(void **state)
+{
+    (void)state;
+    struct llmroof_model m;
+    import_ok("llama-3.3-nemotron-super-49b.json", &m);
+    assert_int_equal(arch_attn_layers(&m), 49);
+    assert_int_equal(arch_dense_layers(&m), 80);
+    assert_int_equal(m.kv_heads, 8);            /* 64 heads / n_heads_in_group 8 */
+    assert_int_equal(m.intermediate, 28672);    /* the widest layer */
+    /* ffn_mult -> 2/3 * mult * 8192 rounded up to 256: 5.25 -> 28672, 3.28125 -> 17920,
+     * 2.625 -> 14336, 1.3125 -> 7168, 1.0 -> 5461 -> 5632, 0.5 -> 2730 -> 2816 */
+    assert_int_equal(m.ffn_widths[0], 14336);
+    assert_int_equal(m.ffn_widths[11], 17920);
+    assert_int_equal(m.ffn_widths[54], 5632);
+    assert_int_equal(m.ffn_widths[62], 2816);
+    /* widths: 49 x 28672 + 1 x 17920 + 6 x 14336 + 10 x 7168 + 8 x 5632 + 6 x 2816 = 1,642,496;
+     * mean 20,531.2 */
+    assert_rel_close(layers_dense_width(&m, 0, 80), 1642496.0 / 80.0, 1e-15);
+    /* attention 49 x (2*8192*8192 + 2*8192*1024) = 7,398,752,256; MLPs 3*8192*1,642,496 =
+     * 40,365,981,696; norms 161*8192 = 1,318,912; embedding and head 2*128256*8192 =
+     * 2,101,346,304 -> 49,867,399,168 (card: 49B; the Hub lists 49.9B) */
+    assert_rel_close(arch_params(&m).total, 49867399168.0, 0);
+    /* KV only on the 49 attention layers: 49 x 2*8*128 = 100,352 elements per token */
+    assert_rel_close(arch_kv_elems_per_token(&m), 100352.0, 0);
+    /* the dense operator at the mean width: 80 layers x 2*T*8192*3*20,531.2 FLOP = the sum */
+    struct llmroof_shard sh;
+    assert_int_equal(ops_shard(&m, 1, &sh, NULL), LLMROOF_OK);
+    const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0 };
+    struct llmroof_batch b = batch_decode(1, 1000);
+    struct llmroof_oplist o;
+    ops_build(&m, &sh, &dt, &b, &o);
+    const struct llmroof_op *f = &o.op[LLMROOF_OP_FFN];
+    assert_rel_close(f->count * f->flops, 2.0 * 8192.0 * 3.0 * 1642496.0, 1e-12);
+    assert_rel_close(f->count * f->wbytes, 3.0 * 8192.0 * 1642496.0 * 2.0, 1e-12);
+    /* malformed block_configs: a block count that is not num_hidden_layers, named */
+    struct llmroof_err err = { 0 };
+    char warn[1024];
+    static const char bad[] = "{\"model_type\": \"nemotron-nas\", \"hidden_size\": 64, \"num_hidden_layers\": 2,"
+                              "\"num_attention_heads\": 4, \"vocab_size\": 100, \"max_position_embeddings\": 4096,"
+                              "\"block_configs\": [{\"attention\": {\"n_heads_in_group\": 2}, \"ffn\": {\"ffn_mult\": 1.0}}]}";
+    assert_int_equal(catalog_model_from_hf_warn(bad, sizeof bad - 1, "bad.json", "x", &m, warn, sizeof warn, &err),
+                     LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "'block_configs' must list num_hidden_layers (2)"));
 }
 
 static void gated_deltanet_layer_by_hand(void **state)
@@ -298,6 +383,8 @@ int main(void)
         cmocka_unit_test(twenty_one_families_import_with_their_model_card_counts),
         cmocka_unit_test(nemotron_h_mamba2_layer_by_hand),
         cmocka_unit_test(gated_deltanet_layer_by_hand),
+        cmocka_unit_test(falcon_h1_parallel_mixers_by_hand),
+        cmocka_unit_test(nemotron_nas_block_configs_by_hand),
         cmocka_unit_test(jamba_mamba1_layers_by_hand),
         cmocka_unit_test(hybrid_decode_is_flat_in_context_for_its_linear_layers),
         cmocka_unit_test(dsa_decode_attention_stops_growing_past_top_k),
