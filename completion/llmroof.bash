@@ -42,7 +42,7 @@ _llmroof()
         -g|--gpu) COMPREPLY=($(compgen -W "$(_llmroof_ids gpus)" -- "$cur")); return ;;
         --models) _llmroof_list_item "$(_llmroof_ids models)" all; return ;;
         --gpus) _llmroof_list_item "$(_llmroof_ids gpus)" $([[ $cmd == sweep || $cmd == plan || $cmd == report ]] && echo all); return ;;
-        --weight-dtype|--kv-dtype|--act-dtype) _llmroof_list_item "fp32 tf32 fp16 bf16 fp8 int8 int4"; return ;;
+        --weight-dtype|--kv-dtype|--act-dtype|--state-dtype) _llmroof_list_item "fp32 tf32 fp16 bf16 fp8 int8 int4"; return ;;
         --slo-percentile) COMPREPLY=($(compgen -W "p50 p90 p95 p99" -- "$cur")); return ;;
         -e|--engine) COMPREPLY=($(compgen -W "$(llmroof list engines --format csv 2>/dev/null | tail -n +2 | cut -d, -f1 | tr -d '\r')" -- "$cur")); return ;;
         --by) COMPREPLY=($(compgen -W "metric gpu source model" -- "$cur")); return ;;

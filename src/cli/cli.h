@@ -130,7 +130,8 @@ struct cli_opt {
     { OPT_WDT, "weight-dtype", 0, "D", "weight storage: fp32 fp16 bf16 fp8 int8 int4 fp4 (default the checkpoint's, else fp16)", false }, \
     { OPT_KVDT, "kv-dtype", 0, "D", "KV-cache storage dtype (default fp16)", false }, \
     { OPT_ACTDT, "act-dtype", 0, "D", "activation/compute dtype whose peak is used (default fp16)", false }, \
-    { OPT_WBITS, "weight-bits", 0, "B", "effective bits per weight incl. scales, e.g. 4.5 for q4_0 (default: dtype)", false }
+    { OPT_WBITS, "weight-bits", 0, "B", "effective bits per weight incl. scales, e.g. 4.5 for q4_0 (default: dtype)", false }, \
+    { OPT_STATEDT, "state-dtype", 0, "D", "SSM / linear-attention state dtype, e.g. fp32 (default the KV dtype)", false }
 #define CLI_OPT_EFFS \
     { OPT_CE, "compute-eff", 0, "F", "fraction of peak FLOP/s achieved (default: catalog)", false }, \
     { OPT_ME, "memory-eff", 0, "F", "fraction of peak bandwidth achieved (default: catalog)", false }, \
@@ -195,8 +196,8 @@ int cli_dtype(struct cli *c, const char *opt, const char *arg, enum llmroof_dtyp
 struct cli_setup_opts {
     const char *model, *gpu;
     long tp, batch, prompt, output;
-    bool have_weight, have_kv, have_act;
-    enum llmroof_dtype weight, kv, act;
+    bool have_weight, have_kv, have_act, have_state;
+    enum llmroof_dtype weight, kv, act, state;
     double weight_bits;            /* --weight-bits, 0 = the dtype's */
     struct llmroof_eff_override eff;
     const char *engine_name;       /* --engine, resolved by cli_setup_resolve */
@@ -212,7 +213,7 @@ enum {
     OPT_MODEL = CLI_SETUP_BASE, OPT_GPU, OPT_TP, OPT_BATCH, OPT_PROMPT, OPT_OUTPUT,
     OPT_WDT, OPT_KVDT, OPT_ACTDT, OPT_CE, OPT_ME, OPT_CME, OPT_OVH,
     OPT_MEMUTIL, OPT_RESERVE, OPT_WORKSPACE, OPT_BLOCK, OPT_CONTEXT, OPT_WBITS, OPT_ENGINE,
-    OPT_PP, OPT_EP, OPT_DPATTN, OPT_EPIMB, OPT_TBO
+    OPT_PP, OPT_EP, OPT_DPATTN, OPT_EPIMB, OPT_TBO, OPT_STATEDT
 };
 int cli_setup_opt(struct cli *c, struct cli_setup_opts *s, int id, const char *arg);
 struct llmroof_dtypes cli_dtypes(const struct cli_setup_opts *s);

@@ -134,6 +134,17 @@ int cli_setup_opt(struct cli *c, struct cli_setup_opts *s, int id, const char *a
     case OPT_KVDT: s->have_kv = true; return cli_dtype(c, "kv-dtype", arg, &s->kv);
     case OPT_ACTDT: s->have_act = true; return cli_dtype(c, "act-dtype", arg, &s->act);
     case OPT_WBITS: return cli_double(c, "weight-bits", arg, 1, 64, false, &s->weight_bits);
+    case OPT_STATEDT: {
+        int rc = cli_dtype(c, "state-dtype", arg, &s->state);
+        if (rc)
+            return rc;
+        /* a stored state: fp32 (vLLM --mamba-cache-dtype float32), 16-bit, or fp8 */
+        if (s->state != LLMROOF_FP32 && s->state != LLMROOF_FP16 && s->state != LLMROOF_BF16 && s->state != LLMROOF_FP8)
+            return cli_usage_error(c, "option '--state-dtype': '%s' is not a state storage dtype (expected fp32, fp16, "
+                                   "bf16 or fp8)", CLI_CLIP(arg));
+        s->have_state = true;
+        return 0;
+    }
     case OPT_CE: s->eff.has_compute = true; return cli_double(c, "compute-eff", arg, 0.01, 1, false, &s->eff.compute);
     case OPT_ME: s->eff.has_memory = true; return cli_double(c, "memory-eff", arg, 0.01, 1, false, &s->eff.memory);
     case OPT_CME: s->eff.has_comm = true; return cli_double(c, "comm-eff", arg, 0.01, 1, false, &s->eff.comm);
@@ -180,7 +191,7 @@ int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s)
 
 struct llmroof_dtypes cli_dtypes(const struct cli_setup_opts *s)
 {
-    struct llmroof_dtypes d = { s->weight, s->kv, s->act, s->weight_bits };
+    struct llmroof_dtypes d = { s->weight, s->kv, s->act, s->weight_bits, s->have_state, s->state };
     return d;
 }
 

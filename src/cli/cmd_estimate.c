@@ -212,9 +212,12 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
         if (e.shard.pp > 1 || e.shard.ep > 1)
             snprintf(lay_s, sizeof lay_s, ", PP %d, EP %d%s", e.shard.pp, e.shard.ep,
                      e.shard.dp_attn ? ", data-parallel attention" : "");
-        sbuf_printf(&c->out, "%s on %d x %s (TP %d%s): batch %ld, prompt %ld, output %ld; %s, %s KV, %s compute\n",
+        char sdesc[32] = ""; /* the state dtype, when set apart from the KV's */
+        if (setup.dt.state_set)
+            snprintf(sdesc, sizeof sdesc, ", %s state", dtype_name(setup.dt.state));
+        sbuf_printf(&c->out, "%s on %d x %s (TP %d%s): batch %ld, prompt %ld, output %ld; %s, %s KV%s, %s compute\n",
                     m->id, e.shard.gpus, g->id, setup.tp, lay_s, req.batch, req.prompt, req.output, wdesc,
-                    dtype_name(setup.dt.kv), dtype_name(setup.dt.act));
+                    dtype_name(setup.dt.kv), sdesc, dtype_name(setup.dt.act));
         sbuf_printf(&c->out, "efficiency: compute %.2f, memory %.2f, comm %.2f; overhead %.0f us per step",
                     setup.eff.compute, setup.eff.memory, setup.eff.comm, setup.eff.overhead_s * 1e6);
         if (x.s.eff.engine)

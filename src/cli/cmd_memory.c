@@ -87,8 +87,11 @@ int cmd_memory(struct cli *c, int argc, char **argv)
                      lay.dp_attn ? ", data-parallel attention" : "");
         char wdesc[128];
         ckpt_weight_desc(m, &dt, wdesc, sizeof wdesc);
-        sbuf_printf(&c->out, "%s on %d x %s (TP %ld%s): %s, %s KV, context %ld tokens, mem-util %.2f\n",
-                    m->id, mem.gpus, g->id, s.tp, lay_s, wdesc, dtype_name(dt.kv), s.context,
+        char sdesc[32] = ""; /* the state dtype, when set apart from the KV's */
+        if (dt.state_set)
+            snprintf(sdesc, sizeof sdesc, ", %s state", dtype_name(dt.state));
+        sbuf_printf(&c->out, "%s on %d x %s (TP %ld%s): %s, %s KV%s, context %ld tokens, mem-util %.2f\n",
+                    m->id, mem.gpus, g->id, s.tp, lay_s, wdesc, dtype_name(dt.kv), sdesc, s.context,
                     s.mem.mem_util);
         if (mem.fit == LLMROOF_FIT_WEIGHTS) {
             sbuf_printf(&c->out, "does NOT fit: needs %s of weights + workspace + reserve per GPU, %s usable",

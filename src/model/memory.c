@@ -156,7 +156,7 @@ double memory_weights_layout(const struct llmroof_model *m, const struct llmroof
 
 double memory_weights_per_gpu(const struct llmroof_model *m, const struct llmroof_shard *sh, double w)
 {
-    struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, w * 8.0 };
+    struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, w * 8.0, false, LLMROOF_FP16 };
     return memory_weights_layout(m, sh, &dt);
 }
 
@@ -265,8 +265,10 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
     out->kv_bytes_per_token_per_gpu = out->kv_bytes_per_seq_per_gpu / (double)context_len;
     out->context_len = context_len;
     /* recurrent layers: one state per sequence, whatever its length (layers.h) */
-    out->state_bytes_per_seq = arch_state_elems_per_seq(m) * kvb;
-    out->state_bytes_per_seq_per_gpu = stage_state_elems(m, &sh) * kvb;
+    /* at the state dtype (--state-dtype, default the KV dtype) */
+    const double sb = ops_state_bytes(dt);
+    out->state_bytes_per_seq = arch_state_elems_per_seq(m) * sb;
+    out->state_bytes_per_seq_per_gpu = stage_state_elems(m, &sh) * sb;
 
     double cap = floor(out->kv_capacity_bytes_per_gpu / out->kv_bytes_per_token_per_gpu);
     double per_seq = (double)context_len;

@@ -284,6 +284,13 @@ void ops_set_all_to_all(const struct llmroof_model *m, const struct llmroof_shar
     out->a2a_overlap = sh->two_batch_overlap;
 }
 
+double ops_state_bytes(const struct llmroof_dtypes *dt)
+{
+    /* engines keep the SSM / linear-attention state at the model dtype by default and in fp32 on
+     * request (vLLM CacheConfig mamba_cache_dtype / mamba_ssm_cache_dtype, "auto" = the model's) */
+    return dtype_bytes(dt->state_set ? dt->state : dt->kv);
+}
+
 void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
                const struct llmroof_dtypes *dt, const struct llmroof_batch *b, struct llmroof_oplist *out)
 {
@@ -342,7 +349,7 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
 
     if (Ll > 0) {
         /* recurrent layers: a constant state per sequence instead of a KV cache (layers.c) */
-        op[LLMROOF_OP_LINEAR_MIX] = layers_linear_op(m, sh, T, S, a, w, k);
+        op[LLMROOF_OP_LINEAR_MIX] = layers_linear_op(m, sh, T, S, a, w, ops_state_bytes(dt));
         op[LLMROOF_OP_LINEAR_MIX].count = Ll;
     }
     op[LLMROOF_OP_O_PROJ] = (struct llmroof_op){

@@ -125,7 +125,12 @@ struct llmroof_dtypes {
     enum llmroof_dtype kv;     /* KV cache */
     enum llmroof_dtype act;    /* activations and the compute peak used */
     double weight_bits;        /* effective bits per weight incl. group scales (q4_0: 4.5); 0 = the dtype's */
+    bool state_set;            /* the recurrent state has its own dtype (state); otherwise the KV dtype's */
+    enum llmroof_dtype state;  /* recurrent (SSM / linear-attention) state, as vLLM's --mamba-ssm-cache-dtype */
 };
+
+/* Bytes per recurrent-state element: the state dtype when set, else the KV dtype's. */
+double ops_state_bytes(const struct llmroof_dtypes *dt);
 
 /* Bytes per stored weight: weight_bits / 8 when set, else the weight dtype's size. */
 double ops_weight_bytes(const struct llmroof_dtypes *dt);

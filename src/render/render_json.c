@@ -466,6 +466,8 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
     cJSON_AddStringToObject(o, "act_dtype", dtype_name(s->dt.act));
     if (s->dt.weight_bits > 0)
         cJSON_AddNumberToObject(o, "weight_bits", s->dt.weight_bits);
+    if (s->dt.state_set)
+        cJSON_AddStringToObject(o, "state_dtype", dtype_name(s->dt.state));
     cJSON *ef = cJSON_AddObjectToObject(o, "efficiency");
     cJSON_AddNumberToObject(ef, "compute", s->eff.compute);
     cJSON_AddNumberToObject(ef, "memory", s->eff.memory);

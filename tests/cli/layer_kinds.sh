@@ -11,10 +11,11 @@ check() { msg=$1; shift; if "$@"; then echo "ok: $msg"; else echo "FAIL: $msg"; 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-for m in qwen3-next-80b-a3b nemotron-nano-9b-v2 deepseek-v3.2-exp glm-4.5 minimax-m2 minimax-text-01 granite-4.0-h-tiny; do
+for m in qwen3-next-80b-a3b nemotron-nano-9b-v2 deepseek-v3.2-exp glm-4.5 minimax-m2 minimax-text-01 granite-4.0-h-tiny \
+         falcon-h1-3b llama-3.3-nemotron-super-49b; do
     case $m in
-    nemotron-nano-9b-v2|granite-4.0-h-tiny) tp=1 ;;
-    qwen3-next-80b-a3b) tp=2 ;;
+    nemotron-nano-9b-v2|granite-4.0-h-tiny|falcon-h1-3b) tp=1 ;;
+    qwen3-next-80b-a3b|llama-3.3-nemotron-super-49b) tp=2 ;;
     *) tp=8 ;;
     esac
     "$bin" estimate -m "$m" -g h200 -t $tp --weight-dtype fp8 >"$tmp/e" 2>&1
@@ -30,10 +31,13 @@ done
 # recurrent layers: a state per sequence, shown by memory
 "$bin" memory -m nemotron-nano-9b-v2 -g h100 >"$tmp/m" 2>&1
 check "memory shows the state per sequence (Nemotron-H: 69.40 MiB)" grep -q '^state_per_seq  *69.40 MiB' "$tmp/m"
+"$bin" memory -m nemotron-nano-9b-v2 -g h100 --state-dtype fp32 >"$tmp/m" 2>&1
+check "an fp32 state doubles it (138.80 MiB)" grep -q '^state_per_seq  *138.80 MiB' "$tmp/m"
 
 for f in qwen3-next-80b-a3b nemotron-nano-9b-v2 deepseek-v3.2-exp glm-4.5 minimax-m2 olmo-2-7b phi-4 phi-3.5-moe \
          command-a ernie-4.5-21b-a3b seed-oss-36b dots-llm1 qwen2.5-vl-7b qwen3-vl-8b mistral-small-3.1-24b \
-         hunyuan-a13b ling-lite-1.5 granite-4.0-h-tiny minimax-text-01 kimi-linear-48b-a3b jamba-v0.1; do
+         hunyuan-a13b ling-lite-1.5 granite-4.0-h-tiny minimax-text-01 kimi-linear-48b-a3b jamba-v0.1 \
+         falcon-h1-3b llama-3.3-nemotron-super-49b; do
     "$bin" import-hf "tests/data/hf/$f.json" --name "$f" >"$tmp/$f.json" 2>"$tmp/err"
     check "import-hf $f" grep -q "note: $f: .* B parameters" "$tmp/err"
 done

@@ -189,7 +189,7 @@ static void falcon_h1_parallel_mixers_by_hand(void **state)
     /* a decode step runs both: the attention operators and the linear mixer on all 32 layers */
     struct llmroof_shard sh;
     assert_int_equal(ops_shard(&m, 1, &sh, NULL), LLMROOF_OK);
-    const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0 };
+    const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16 };
     struct llmroof_batch b = batch_decode(1, 1000);
     struct llmroof_oplist o;
     ops_build(&m, &sh, &dt, &b, &o);
@@ -226,7 +226,7 @@ static void nemotron_nas_block_configs_by_hand(void **state)
     /* the dense operator at the mean width: 80 layers x 2*T*8192*3*20,531.2 FLOP = the sum */
     struct llmroof_shard sh;
     assert_int_equal(ops_shard(&m, 1, &sh, NULL), LLMROOF_OK);
-    const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0 };
+    const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16 };
     struct llmroof_batch b = batch_decode(1, 1000);
     struct llmroof_oplist o;
     ops_build(&m, &sh, &dt, &b, &o);
@@ -271,7 +271,7 @@ static void hybrid_decode_is_flat_in_context_for_its_linear_layers(void **state)
     import_ok("qwen3-next-80b-a3b.json", &m);
     struct llmroof_shard sh;
     assert_int_equal(ops_shard(&m, 1, &sh, NULL), LLMROOF_OK);
-    const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0 };
+    const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16 };
     struct llmroof_batch b1 = batch_decode(1, 1000), b2 = batch_decode(1, 101000);
     struct llmroof_oplist o1, o2;
     ops_build(&m, &sh, &dt, &b1, &o1);
@@ -304,7 +304,7 @@ static void dsa_decode_attention_stops_growing_past_top_k(void **state)
     assert_int_equal(m.dsa_top_k, 2048);
     struct llmroof_shard sh;
     assert_int_equal(ops_shard(&m, 8, &sh, NULL), LLMROOF_OK);
-    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_FP8, LLMROOF_BF16, 0 };
+    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_FP8, LLMROOF_BF16, 0, false, LLMROOF_FP16 };
     struct llmroof_batch b0 = batch_decode(1, 1024), b1 = batch_decode(1, 4096), b2 = batch_decode(1, 100000);
     struct llmroof_oplist o0, o1, o2;
     ops_build(&m, &sh, &dt, &b0, &o0);
@@ -333,13 +333,32 @@ static void memory_counts_the_state_in_the_max_batch(void **state)
     load_shipped(&cat);
     struct llmroof_model m;
     import_ok("nemotron-nano-9b-v2.json", &m);
-    const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0 };
+    const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16 };
     struct llmroof_mem_opts o = memory_default_opts();
     struct llmroof_memory mem;
     assert_int_equal(memory_eval(&m, gpu(&cat, "h100"), 1, &dt, 8192, &o, &mem, NULL), LLMROOF_OK);
     assert_rel_close(mem.state_bytes_per_seq, 72769536.0, 0);
     /* each sequence: 8192 tokens x 16,384 B of KV + 72,769,536 B of state */
     assert_rel_close(mem.max_batch, floor(mem.kv_capacity_bytes_per_gpu / (8192.0 * 16384.0 + 72769536.0)), 0);
+    /* the state in fp32 (--state-dtype fp32, vLLM --mamba-cache-dtype float32): 36,384,768 x 4 B =
+     * 145,539,072 B per sequence, the KV unchanged; max batch = capacity / (8192 x 16,384 +
+     * 145,539,072): 58,130,486,272 / 279,756,800 = 207.8 -> 207 (324 at 16 bits, 2048 tokens) */
+    const struct llmroof_dtypes dt32 = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, true, LLMROOF_FP32 };
+    struct llmroof_memory m32;
+    assert_int_equal(memory_eval(&m, gpu(&cat, "h100"), 1, &dt32, 8192, &o, &m32, NULL), LLMROOF_OK);
+    assert_rel_close(m32.state_bytes_per_seq, 145539072.0, 0);
+    assert_rel_close(m32.kv_bytes_per_token, mem.kv_bytes_per_token, 0);
+    assert_rel_close(m32.max_batch, floor(m32.kv_capacity_bytes_per_gpu / (8192.0 * 16384.0 + 145539072.0)), 0);
+    assert_true(m32.max_batch < mem.max_batch);
+    /* a decode step reads and writes the state once per sequence: 2 x 1,347,584 x (4 - 2) B =
+     * 5,390,336 B more per Mamba layer and sequence */
+    struct llmroof_shard sh;
+    assert_int_equal(ops_shard(&m, 1, &sh, NULL), LLMROOF_OK);
+    struct llmroof_batch b = batch_decode(1, 1000);
+    struct llmroof_oplist o16, o32;
+    ops_build(&m, &sh, &dt, &b, &o16);
+    ops_build(&m, &sh, &dt32, &b, &o32);
+    assert_rel_close(o32.op[LLMROOF_OP_LINEAR_MIX].bytes - o16.op[LLMROOF_OP_LINEAR_MIX].bytes, 5390336.0, 1e-12);
     catalog_free(&cat);
 }
 

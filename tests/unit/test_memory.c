@@ -19,7 +19,7 @@ static struct llmroof_mem_opts theoretical(void)
 static struct llmroof_memory eval(const struct llmroof_catalog *cat, const char *m, const char *g, int tp,
                                   enum llmroof_dtype w, enum llmroof_dtype kv, long ctx, struct llmroof_mem_opts o)
 {
-    struct llmroof_dtypes dt = { w, kv, LLMROOF_FP16, 0 };
+    struct llmroof_dtypes dt = { w, kv, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
     struct llmroof_memory mem;
     struct llmroof_err err = { 0 };
     if (memory_eval(model(cat, m), gpu(cat, g), tp, &dt, ctx, &o, &mem, &err)) {
@@ -89,7 +89,7 @@ static void tp1_weights_are_all_parameters_at_the_weight_dtype(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     for (size_t i = 0; i < cat.n_models; i++) {
-        struct llmroof_dtypes dt = { LLMROOF_INT4, LLMROOF_FP16, LLMROOF_FP16, 0 };
+        struct llmroof_dtypes dt = { LLMROOF_INT4, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
         struct llmroof_memory m;
         struct llmroof_err err = { 0 };
         struct llmroof_mem_opts o = theoretical();
@@ -163,7 +163,7 @@ static void checkpoint_dtype_is_the_default_and_names_itself(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    const struct llmroof_dtypes fp16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0 };
+    const struct llmroof_dtypes fp16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
     char buf[128];
     /* DeepSeek-V3: quantization_config fp8 -> fp8 weights by default */
     const struct llmroof_model *ds = model(&cat, "deepseek-v3");
@@ -203,7 +203,7 @@ static void a_smaller_weight_dtype_that_fits_is_suggested(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    const struct llmroof_dtypes fp16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0 };
+    const struct llmroof_dtypes fp16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
     const struct llmroof_layout lay = { 8, 1, 1, false, 1.0, false };
     const struct llmroof_mem_opts o = memory_default_opts();
     enum llmroof_dtype out = LLMROOF_FP32;
@@ -228,7 +228,7 @@ static void dp_attention_sizes_the_workspace_per_replica(void **state)
     load_shipped(&cat);
     const struct llmroof_model *m = model(&cat, "deepseek-v3");
     const struct llmroof_gpu *g = gpu(&cat, "h100");
-    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0 };
+    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
     struct llmroof_mem_opts o = memory_default_opts(), o1;
     o.max_batched_tokens = 262144;
     o.max_seqs = 256;

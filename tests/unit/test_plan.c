@@ -18,7 +18,7 @@ static void base(struct plan_input *in, const struct llmroof_catalog *cat, const
     in->tpot_slo_s = 0.1;
     in->percentile = 90;
     in->gpus_per_node = 8;
-    in->dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0 };
+    in->dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
 }
 
 static struct plan_result res, res2;

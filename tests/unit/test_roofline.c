@@ -115,7 +115,7 @@ static void same_silicon_gives_the_same_step_time_at_tp_1(void **state)
     struct llmroof_err err = { 0 };
     const struct llmroof_model *m = model(&cat, "llama-3.1-8b");
     assert_int_equal(ops_shard(m, 1, &sh, &err), 0);
-    const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0 };
+    const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16 };
     const char *pairs[][2] = { { "h100", "h800" }, { "a100-sxm4-80gb", "a800" } };
     for (int i = 0; i < 2; i++) {
         const struct llmroof_gpu *a = gpu(&cat, pairs[i][0]), *b = gpu(&cat, pairs[i][1]);

@@ -8,7 +8,7 @@ static struct sim_config config(const struct llmroof_catalog *cat, const char *m
 {
     struct sim_config c;
     sim_default_config(&c);
-    c.setup = (struct llmroof_setup){ model(cat, m), gpu(cat, g), tp, { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0 },
+    c.setup = (struct llmroof_setup){ model(cat, m), gpu(cat, g), tp, { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 },
                                       roofline_default_effs(gpu(cat, g)) , { 0 } };
     c.workload = w;
     return c;

@@ -206,7 +206,7 @@ static void calibrate_recovers_known_efficiencies(void **state)
         c->model = model(&cat, spec[i].m);
         c->gpu = gpu(&cat, "a100-sxm4-80gb");
         c->tp = spec[i].tp;
-        c->dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0 };
+        c->dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
         c->batch = spec[i].b;
         c->prompt = spec[i].p;
         c->output = spec[i].o;

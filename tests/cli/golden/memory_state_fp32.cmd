@@ -1,0 +1,1 @@
+memory -m nemotron-nano-9b-v2 -g h100 -c 8192 --state-dtype fp32

@@ -1,0 +1,1 @@
+show model llama-3.3-nemotron-super-49b
