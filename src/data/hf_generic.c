@@ -242,7 +242,7 @@ static const struct hf_field fields[] = {
     { "output_hidden_states", HF_FREE, "" }, { "moe_router_use_sigmoid", HF_FREE, "" },
     { "tie_embeddings_and_encoder_decoder", HF_FREE, "" }, { "is_decoder", HF_FREE, "" },
     { "add_cross_attention", HF_FREE, "" }, { "return_dict", HF_FREE, "" },
-    { "use_cla", HF_FREE, "" }, { "cla_share_factor", HF_FREE, "" }, { "use_mixed_mlp_moe", HF_FREE, "" },
+    { "use_cla", HF_READ, "cross-layer attention (shared KV): true is refused" }, { "cla_share_factor", HF_FREE, "" }, { "use_mixed_mlp_moe", HF_FREE, "" },
     { "use_rotary_pos_emb", HF_FREE, "" }, { "norm_type", HF_FREE, "" }, { "org_vocab_size", HF_FREE, "" },
     { "moe_random_routing_dropped_token", HF_FREE, "" }, { "moe_drop_tokens", HF_FREE, "" },
     { "group_limited_greedy", HF_FREE, "" }, { "add_classification_head", HF_FREE, "" },
@@ -255,7 +255,8 @@ static const struct hf_field fields[] = {
     { "use_gated_activation", HF_FREE, "" }, { "rotary_pct", HF_FREE, "" }, { "residual_dropout", HF_FREE, "" },
     { "moe_router_activation_func", HF_FREE, "" }, { "num_expert_group", HF_FREE, "" },
     { "num_experts_per_token", HF_READ, "experts per token" }, { "init_method", HF_FREE, "" },
-    { "normalization_function", HF_FREE, "" },
+    { "normalization_function", HF_FREE, "" }, { "norm_head", HF_FREE, "Bailing: LM head rows normalised (no cost)" },
+    { "norm_softmax", HF_FREE, "" },
 };
 
 static const struct hf_field *field_find(const char *key)
@@ -448,8 +449,52 @@ static int hf_nas_blocks(const char *fname, const cJSON *bc, const struct llmroo
     return rc;
 }
 
+static int generic_import(const char *fname, const cJSON *root, const cJSON *doc, const char *type,
+                          struct llmroof_model *m, char *warn, size_t warn_cap, struct llmroof_err *err);
+
+/* Some configs give a per-layer list where others give one number (Hunyuan-A13B:
+ * "moe_topk": [8, 8, ...], "moe_intermediate_size" and "num_shared_expert" alike). A list whose
+ * entries are all one number reads as that number; a list that varies is an error naming it.
+ * Works on a copy of the document, so the caller's tree is untouched. */
+static int uniform_lists(const char *fname, cJSON *doc, struct llmroof_err *err)
+{
+    static const char *const keys[] = { "moe_intermediate_size", "moe_topk", "num_shared_expert", "moe_k",
+                                        "num_experts_per_tok", "num_experts", NULL };
+    int rc = LLMROOF_OK;
+    for (const char *const *k = keys; *k; k++) {
+        cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, *k);
+        if (!cJSON_IsArray(v))
+            continue;
+        const cJSON *first = v->child;
+        if (!first || !cJSON_IsNumber(first))
+            return ERR("%s: field '%s' must be a number or a list of numbers", fname, *k);
+        for (const cJSON *t = first->next; t; t = t->next)
+            if (!cJSON_IsNumber(t) || t->valuedouble != first->valuedouble)
+                return ERR("%s: field '%s' varies from layer to layer, which llmroof cannot represent", fname, *k);
+        cJSON *num = cJSON_CreateNumber(first->valuedouble);
+        if (!num || !cJSON_ReplaceItemInObjectCaseSensitive(doc, *k, num)) {
+            cJSON_Delete(num);
+            return ERR("%s: out of memory", fname);
+        }
+    }
+    return rc;
+}
+
 int hf_generic_import(const char *fname, const cJSON *root, const cJSON *doc, const char *type, struct llmroof_model *m,
                       char *warn, size_t warn_cap, struct llmroof_err *err)
+{
+    cJSON *flat = cJSON_Duplicate(doc, true);
+    if (!flat)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: out of memory", fname);
+    int rc = uniform_lists(fname, flat, err);
+    if (rc == LLMROOF_OK)
+        rc = generic_import(fname, root, flat, type, m, warn, warn_cap, err);
+    cJSON_Delete(flat);
+    return rc;
+}
+
+static int generic_import(const char *fname, const cJSON *root, const cJSON *doc, const char *type,
+                          struct llmroof_model *m, char *warn, size_t warn_cap, struct llmroof_err *err)
 {
     static const char *const k_hidden[] = { "hidden_size", NULL };
     static const char *const k_layers[] = { "num_hidden_layers", NULL };
@@ -517,6 +562,9 @@ int hf_generic_import(const char *fname, const cJSON *root, const cJSON *doc, co
     m->parallel_attn = (tr & T_PARALLEL) != 0;
     if (tr & T_ONE_NORM)
         m->norms_per_layer = 1;
+    if (flag(doc, "use_cla", false))
+        return ERR("%s: field 'use_cla' (cross-layer attention: layers share one KV cache) is true, which llmroof "
+                   "does not model", fname);
     if (flag(doc, "lm_head_bias", false))
         hf_warn(warn, warn_cap, "%s: the LM head's bias (%ld elements) is not counted", fname, m->vocab);
 

@@ -392,6 +392,18 @@ static void python_json_and_unknown_fields(void **state)
                      LLMROOF_OK);
     assert_int_equal(m.kv_heads, 2);
     assert_non_null(strstr(warn, "read from its fields alone"));
+    /* per-layer lists (Hunyuan-A13B's moe_topk, moe_intermediate_size, num_shared_expert): one value
+     * throughout reads as that value, a list that varies is an error naming the field */
+    import_ok("hunyuan-a13b.json", &m);
+    assert_int_equal(m.moe_top_k, 8);
+    assert_int_equal(m.moe_intermediate, 3072);
+    assert_int_equal(m.moe_shared, 1);
+    static const char var[] = "{\"model_type\": \"hunyuan_v1_moe\", \"hidden_size\": 64, \"num_hidden_layers\": 2,"
+                              "\"num_attention_heads\": 4, \"vocab_size\": 100, \"intermediate_size\": 128,"
+                              "\"max_position_embeddings\": 4096, \"num_experts\": 4, \"moe_topk\": [2, 1]}";
+    assert_int_equal(catalog_model_from_hf_warn(var, sizeof var - 1, "var.json", "x", &m, warn, sizeof warn, &err),
+                     LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "field 'moe_topk' varies from layer to layer"));
     /* a Nemotron-H config as the Hub serves it: time_step_limit [0.0, Infinity] */
     assert_int_equal(import_warn("nemotron-nano-9b-v2.json", &m, warn, sizeof warn, &err), LLMROOF_OK);
 }
