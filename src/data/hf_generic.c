@@ -138,6 +138,7 @@ static const struct hf_field fields[] = {
     { "use_sliding_window", HF_READ, "sliding window on" },
     { "sliding_window_pattern", HF_READ, "every n-th layer global" },
     { "layer_types", HF_READ, "kind of each layer" },
+    { "layers_block_type", HF_READ, "kind of each layer (older hybrid spelling: attention, mamba)" },
     { "hybrid_override_pattern", HF_READ, "Nemotron-H blocks: M Mamba-2, * attention, - MLP, E MoE" },
     { "full_attention_interval", HF_READ, "every n-th layer full attention, the others linear" },
     { "attn_type_list", HF_READ, "MiniMax-01: 1 softmax, 0 lightning per layer" },
@@ -650,7 +651,11 @@ static int generic_import(const char *fname, const cJSON *root, const cJSON *doc
     const long L = m->layers;
     char mix[LLMROOF_PATTERN_MAX + 1], ffn[LLMROOF_PATTERN_MAX + 1];
     bool patterned = false;
+    /* layers_block_type: the older spelling of layer_types in hybrid configs ("attention", "mamba") */
     const cJSON *lt = get(doc, "layer_types"), *hop = get(doc, "hybrid_override_pattern");
+    const char *lt_name = "layer_types";
+    if (!lt && (lt = get(doc, "layers_block_type")))
+        lt_name = "layers_block_type";
     const cJSON *fai = get(doc, "full_attention_interval"), *atl = get(doc, "attn_type_list");
     const cJSON *lac = get(doc, "linear_attn_config"), *mlo = get(doc, "mlp_only_layers");
     const cJSON *alp = get(doc, "attn_layer_period");
@@ -690,7 +695,7 @@ static int generic_import(const char *fname, const cJSON *root, const cJSON *doc
             }
         } else if (lt) {
             if (!cJSON_IsArray(lt) || cJSON_GetArraySize(lt) != L)
-                return ERR("%s: field 'layer_types' must list num_hidden_layers (%ld) entries", fname, L);
+                return ERR("%s: field '%s' must list num_hidden_layers (%ld) entries", fname, lt_name, L);
             long i = 0;
             for (const cJSON *t = lt->child; t; t = t->next, i++) {
                 const char *v = cJSON_IsString(t) && t->valuestring ? t->valuestring : "";
@@ -701,11 +706,11 @@ static int generic_import(const char *fname, const cJSON *root, const cJSON *doc
                 else if (!strcmp(v, "linear_attention") || !strcmp(v, "mamba") || !strcmp(v, "mamba2"))
                     mix[i] = 'L';
                 else
-                    return ERR("%s: field 'layer_types' entry %ld is \"%s\"; known: full_attention, attention, "
-                               "sliding_attention, linear_attention, mamba", fname, i, v);
+                    return ERR("%s: field '%s' entry %ld is \"%s\"; known: full_attention, attention, "
+                               "sliding_attention, linear_attention, mamba", fname, lt_name, i, v);
             }
             if (strchr(mix, 'W') && m->window <= 0)
-                return ERR("%s: field 'layer_types' lists sliding layers but 'sliding_window' gives no window", fname);
+                return ERR("%s: field '%s' lists sliding layers but 'sliding_window' gives no window", fname, lt_name);
         } else if (hop) {
             const char *p = cJSON_IsString(hop) && hop->valuestring ? hop->valuestring : "";
             if ((long)strlen(p) != L)

@@ -1,7 +1,7 @@
 /* test_layers.c - layer kinds (linear attention / SSM, sparse attention) and the field-table
  * importer, on real HuggingFace config.json files.
  *
- * Fixtures (tests/data/hf/): the config.json of the Hub repository named beside each in `cards`
+ * Fixtures (tests/data/hf/, provenance in its README.md): the config.json of the Hub repository named beside each in `cards`
  * below, transcribed. The search index held no copy of these Hub repositories; the shape fields
  * were checked against third-party copies it does hold (Qwen3-Next's release config transcribed
  * in a test suite, Nemotron-Nano-9B-v2's shapes and pattern in several, DeepSeek-V3.2's index_*
@@ -404,6 +404,15 @@ static void python_json_and_unknown_fields(void **state)
     assert_int_equal(catalog_model_from_hf_warn(var, sizeof var - 1, "var.json", "x", &m, warn, sizeof warn, &err),
                      LLMROOF_EINPUT);
     assert_non_null(strstr(err.msg, "field 'moe_topk' varies from layer to layer"));
+    /* layers_block_type, the older spelling of layer_types: 1 attention and 1 Mamba-2 layer */
+    static const char lbt[] = "{\"model_type\": \"granitemoehybrid\", \"hidden_size\": 64, \"num_hidden_layers\": 2,"
+                              "\"num_attention_heads\": 4, \"vocab_size\": 100, \"intermediate_size\": 128,"
+                              "\"max_position_embeddings\": 4096, \"layers_block_type\": [\"mamba\", \"attention\"],"
+                              "\"mamba_n_heads\": 4, \"mamba_d_head\": 32, \"mamba_d_state\": 16}";
+    assert_int_equal(catalog_model_from_hf_warn(lbt, sizeof lbt - 1, "lbt.json", "x", &m, warn, sizeof warn, &err),
+                     LLMROOF_OK);
+    assert_string_equal(m.mixers, "LA");
+    assert_int_equal(m.linear_kind, LLMROOF_LINEAR_MAMBA2);
     /* a Nemotron-H config as the Hub serves it: time_step_limit [0.0, Infinity] */
     assert_int_equal(import_warn("nemotron-nano-9b-v2.json", &m, warn, sizeof warn, &err), LLMROOF_OK);
 }
