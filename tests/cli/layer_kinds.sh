@@ -12,7 +12,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 for m in qwen3-next-80b-a3b nemotron-nano-9b-v2 deepseek-v3.2-exp glm-4.5 minimax-m2 minimax-text-01 granite-4.0-h-tiny \
-         falcon-h1-3b llama-3.3-nemotron-super-49b; do
+         falcon-h1-3b llama-3.3-nemotron-super-49b llama-3.1-nemotron-ultra-253b; do
     case $m in
     nemotron-nano-9b-v2|granite-4.0-h-tiny|falcon-h1-3b) tp=1 ;;
     qwen3-next-80b-a3b|llama-3.3-nemotron-super-49b) tp=2 ;;
@@ -37,7 +37,7 @@ check "an fp32 state doubles it (138.80 MiB)" grep -q '^state_per_seq  *138.80 M
 for f in qwen3-next-80b-a3b nemotron-nano-9b-v2 deepseek-v3.2-exp glm-4.5 minimax-m2 olmo-2-7b phi-4 phi-3.5-moe \
          command-a ernie-4.5-21b-a3b seed-oss-36b dots-llm1 qwen2.5-vl-7b qwen3-vl-8b mistral-small-3.1-24b \
          hunyuan-a13b ling-lite-1.5 granite-4.0-h-tiny minimax-text-01 kimi-linear-48b-a3b jamba-v0.1 \
-         falcon-h1-3b llama-3.3-nemotron-super-49b; do
+         falcon-h1-3b llama-3.3-nemotron-super-49b llama-3.1-nemotron-ultra-253b; do
     "$bin" import-hf "tests/data/hf/$f.json" --name "$f" >"$tmp/$f.json" 2>"$tmp/err"
     check "import-hf $f" grep -q "note: $f: .* B parameters" "$tmp/err"
 done

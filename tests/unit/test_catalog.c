@@ -21,6 +21,7 @@ static const char *const model_ids[] = {
     /* issue 25: hybrid linear attention, state-space layers, sparse attention */
     "qwen3-next-80b-a3b", "nemotron-nano-9b-v2", "deepseek-v3.2-exp", "glm-4.5", "minimax-m2", "minimax-text-01",
     "granite-4.0-h-tiny", "falcon-h1-3b", "llama-3.3-nemotron-super-49b",
+    "llama-3.1-nemotron-ultra-253b",
 };
 
 static void blackwell_has_fp4_and_nvl72_one_domain(void **state)

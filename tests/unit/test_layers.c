@@ -1,13 +1,11 @@
 /* test_layers.c - layer kinds (linear attention / SSM, sparse attention) and the field-table
  * importer, on real HuggingFace config.json files.
  *
- * Fixtures (tests/data/hf/, provenance in its README.md): the config.json of the Hub repository named beside each in `cards`
- * below, transcribed. The search index held no copy of these Hub repositories; the shape fields
- * were checked against third-party copies it does hold (Qwen3-Next's release config transcribed
- * in a test suite, Nemotron-Nano-9B-v2's shapes and pattern in several, DeepSeek-V3.2's index_*
- * fields and MLA shapes); fields without cost effect may differ from the Hub's file. Nemotron-H
- * keeps its bare Infinity (time_step_limit), as the Hub serves it. Published parameter counts
- * are those of each model card. */
+ * Fixtures (tests/data/hf/): the config.json of the Hub repository named beside each in `cards`
+ * below, transcribed and checked field by field against public copies of the Hub files;
+ * tests/data/hf/README.md says which copy each was checked against and what was corrected.
+ * Nemotron-H keeps its bare Infinity (time_step_limit), as the Hub serves it. Published
+ * parameter counts are those of each model card. */
 #include "helpers.h"
 
 #include "model/arch.h"
@@ -102,6 +100,8 @@ static void twenty_one_families_import_with_their_model_card_counts(void **state
         { "falcon-h1-3b.json", "tiiuae/Falcon-H1-3B-Instruct", 3, 0, 0.05 },
         /* nvidia/Llama-3_3-Nemotron-Super-49B-v1: 49B (the name; the shapes give 49.87B: 2%) */
         { "llama-3.3-nemotron-super-49b.json", "nvidia/Llama-3_3-Nemotron-Super-49B-v1", 49, 0, 0.02 },
+        /* nvidia/Llama-3_1-Nemotron-Ultra-253B-v1: 253B (the shapes give 253.40B) */
+        { "llama-3.1-nemotron-ultra-253b.json", "nvidia/Llama-3_1-Nemotron-Ultra-253B-v1", 253, 0, 0.01 },
     };
     for (size_t i = 0; i < sizeof cards / sizeof cards[0]; i++) {
         struct llmroof_model m;
