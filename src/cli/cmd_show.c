@@ -136,6 +136,9 @@ static void show_model(struct table *t, const struct llmroof_model *m)
         kvn(t, "attention_layers", "%.0f", (double)arch_attn_layers(m), "softmax attention (derived)");
         kvn(t, "linear_layers", "%.0f", (double)arch_linear_layers(m), "linear attention / SSM (derived)");
         kvn(t, "dense_mlp_layers", "%.0f", (double)arch_dense_layers(m), "(derived)");
+        if (layers_dense_width(m, 0, m->layers) != (double)m->intermediate) /* NAS: per-layer widths */
+            kvn(t, "dense_mlp_width_mean", "%.1f", layers_dense_width(m, 0, m->layers),
+                "elements, over the dense layers (layer_pattern.ffn_widths)");
     }
     if (m->linear_kind != LLMROOF_LINEAR_NONE) {
         kv(t, "linear_kind", linear_kind_name(m->linear_kind), "");
