@@ -707,7 +707,8 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "kv_per_query_head", "fp8_attention", "fp16_accumulate", "attention_kernel",
                                           "dequant_min_tokens", "custom_allreduce", "first_token_decode",
                                           "cpu_seq_s", "cpu_overlap", "admission", "max_seqs", "max_batched_tokens",
-                                          "large_gpu_max_seqs", "large_gpu_max_batched_tokens", "source", NULL };
+                                          "large_gpu_max_seqs", "large_gpu_max_batched_tokens", "budget_min_context",
+                                          "chunked_prefill", "prefill_first", "source", NULL };
     static const char *const admissions[] = { "optimistic", "no-evict", NULL };
     int rc;
     memset(g, 0, sizeof *g);
@@ -750,6 +751,14 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
     if ((rc = json_get_choice(c, e, "admission", "admission", admissions, 0, &adm)))
         return rc;
     g->admit_no_evict = adm == 1;
+    /* the iteration's shape (docs/catalog.md "Engines"): chunked prefill unless the profile says
+     * not (absent: true, the simulator's default), prefill-first scheduling only when it says so */
+    bool chunked = true;
+    if ((rc = json_get_bool(c, e, "chunked_prefill", false, &chunked)) ||
+        (rc = json_get_bool(c, e, "prefill_first", false, &g->prefill_first)) ||
+        (rc = json_get_bool(c, e, "budget_min_context", false, &g->budget_min_context)))
+        return rc;
+    g->whole_prefill = !chunked;
     /* absent: FlashAttention-2-class */
     int fam = LLMROOF_ATTN_FLASH2;
     if ((rc = json_get_choice(c, e, "attention_kernel", "attention_kernel", attn_kernel_names, LLMROOF_ATTN_FLASH2,

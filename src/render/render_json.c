@@ -991,6 +991,12 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
             cJSON_AddNumberToObject(o, "large_gpu_max_seqs", (double)e[i].large_gpu_max_seqs);
         if (e[i].large_gpu_max_batched_tokens > 0)
             cJSON_AddNumberToObject(o, "large_gpu_max_batched_tokens", (double)e[i].large_gpu_max_batched_tokens);
+        if (e[i].budget_min_context)
+            cJSON_AddBoolToObject(o, "budget_min_context", true);
+        if (e[i].whole_prefill)
+            cJSON_AddBoolToObject(o, "chunked_prefill", false);
+        if (e[i].prefill_first)
+            cJSON_AddBoolToObject(o, "prefill_first", true);
         cJSON_AddStringToObject(o, "attention_kernel", attn_kernel_name(e[i].attention));
         cJSON_AddBoolToObject(o, "cuda_graphs", e[i].cuda_graphs);
         cJSON_AddBoolToObject(o, "custom_allreduce", e[i].custom_allreduce);
