@@ -410,6 +410,8 @@ static cJSON *phase_json(const struct llmroof_phase *p, const struct llmroof_opl
     cJSON_AddNumberToObject(o, "memory_s", p->memory_s);
     cJSON_AddNumberToObject(o, "comm_s", p->comm_s);
     cJSON_AddNumberToObject(o, "overhead_s", p->overhead_s);
+    if (p->cpu_wait_s > 0) /* eager engines: kernel launches beyond the GPU time (docs/model.md 3a) */
+        cJSON_AddNumberToObject(o, "cpu_wait_s", p->cpu_wait_s);
     cJSON_AddNumberToObject(o, "flops", p->flops);
     cJSON_AddNumberToObject(o, "bytes", p->bytes);
     cJSON_AddNumberToObject(o, "comm_bytes", p->comm_bytes);

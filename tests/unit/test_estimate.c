@@ -25,6 +25,43 @@ static struct llmroof_estimate run(const struct llmroof_setup *s, long b, long p
     return e;
 }
 
+/* Eager launches overlap the GPU (docs/model.md 3a): the CPU enqueues kernels ahead while the GPU
+ * drains them, so a step costs max(GPU time, CPU launch time), not the per-operator sum of
+ * maxima. llama-2-7b at batch 1 on an H100 with the vllm-0.2 profile: 32 layers x 10 kernels
+ * + final norm 1 + LM head 3 = 324 kernels at 30 us = 9.72 ms of CPU; the GPU streams 13.5 GB in
+ * about 5.6 ms, so the GPU waits 9.72 - gpu and the step is 9.72 ms + the 3 ms profile overhead
+ * + the H100's 20 us = 12.74 ms. The per-operator maxima gave 13.2 ms (every small kernel at its
+ * launch, every GEMM at its GPU time). */
+static void eager_launches_overlap_the_gpu_step(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_err err = { 0 };
+    assert_int_equal(catalog_add_engines_file(&cat, LLMROOF_TEST_DATA_DIR "/engines.json", false, &err), 0);
+    const struct llmroof_engine *en = catalog_find_engine(&cat, "vllm-0.2");
+    assert_non_null(en);
+    assert_rel_close(en->launch_s, 30e-6, 1e-12);
+    struct llmroof_setup s = setup(&cat, "llama-2-7b", "h100-sxm5-80gb", 1);
+    s.eff = roofline_effs_engine(s.gpu, en, NULL);
+    struct llmroof_estimate e = run(&s, 1, 5, 100);
+    assert_rel_close(e.decode.launch_s, 324.0 * 30e-6, 1e-9);
+    assert_rel_close(e.tpot_s, 324.0 * 30e-6 + 3e-3 + 20e-6, 1e-9);
+    /* the wait is the launch time beyond the operators' GPU time */
+    double gpu = 0;
+    for (int k = 0; k < LLMROOF_OP_COUNT; k++)
+        gpu += e.decode.op[k].time_s;
+    assert_true(gpu > 5e-3 && gpu < 6e-3);
+    assert_rel_close(e.decode.cpu_wait_s, 324.0 * 30e-6 - gpu, 1e-9);
+    /* with CUDA graphs nothing is launched per kernel: the GPU time and the overhead alone */
+    const struct llmroof_engine *g4 = catalog_find_engine(&cat, "vllm-0.4");
+    s.eff = roofline_effs_engine(s.gpu, g4, NULL);
+    e = run(&s, 1, 5, 100);
+    assert_rel_close(e.decode.cpu_wait_s, 0.0, 0);
+    assert_rel_close(e.tpot_s, gpu + 3e-3 + 20e-6, 1e-9);
+    catalog_free(&cat);
+}
+
 /* Data-parallel attention (issue 23, defect 2): a replica holds whole sequences. One 4096-token
  * prompt of DeepSeek-V3 on EP 8 with 8 attention replicas of TP 1 is attended by one replica in
  * full, as on a single TP-1 instance, not 1/8 of it on each. */
@@ -340,6 +377,7 @@ int main(void)
         cmocka_unit_test(every_model_gpu_and_dividing_tp_gives_finite_answers),
         cmocka_unit_test(estimate_memory_object_agrees_with_memory_command),
         cmocka_unit_test(dp_attention_keeps_a_prompt_on_one_replica),
+        cmocka_unit_test(eager_launches_overlap_the_gpu_step),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
