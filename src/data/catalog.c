@@ -708,7 +708,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "dequant_min_tokens", "custom_allreduce", "first_token_decode",
                                           "cpu_seq_s", "cpu_overlap", "admission", "max_seqs", "max_batched_tokens",
                                           "large_gpu_max_seqs", "large_gpu_max_batched_tokens", "budget_min_context",
-                                          "chunked_prefill", "prefill_first", "source", NULL };
+                                          "chunked_prefill", "prefill_first", "tp_step_overhead_s", "source", NULL };
     static const char *const admissions[] = { "optimistic", "no-evict", NULL };
     int rc;
     memset(g, 0, sizeof *g);
@@ -720,6 +720,8 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
          * CPU (Python eager dispatch), up to 4x the fused kernel count (unfused eager PyTorch) */
         (rc = json_get_number(c, e, "step_overhead_s", "step_overhead_s", true, 0, false, 0.02, &g->step_overhead_s, NULL)) ||
         (rc = json_get_number(c, e, "first_token_s", "first_token_s", true, 0, false, 0.2, &g->first_token_s, NULL)) ||
+        (rc = json_get_number(c, e, "tp_step_overhead_s", "tp_step_overhead_s", false, 0, false, 0.02,
+                              &g->tp_step_overhead_s, NULL)) ||
         (rc = json_get_number(c, e, "compute_scale", "compute_scale", true, 0.7, false, 1, &g->compute_scale, NULL)) ||
         (rc = json_get_number(c, e, "collective_latency_s", "collective_latency_s", false, 0, false, 50e-6,
                          &g->collective_latency_s, NULL)) ||

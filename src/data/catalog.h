@@ -160,6 +160,8 @@ struct llmroof_engine {
     char name[LLMROOF_NAME_MAX];      /* display name */
     double step_overhead_s;           /* CPU time per step the GPU waits for (scheduling, sampling), s */
     double first_token_s;             /* added to every TTFT (tokenisation, admission, first sample), s */
+    double tp_step_overhead_s;        /* added to step_overhead_s when TP > 1: the driver's per-step calls
+                                         to its tensor-parallel workers (Ray remote tasks), s [0, 20 ms] */
     double compute_scale;             /* multiplies the GPU's compute efficiency, [0.7, 1] */
     double collective_latency_s;      /* added to each collective's fixed latency (NCCL via torch vs custom kernels), s */
     bool cuda_graphs;                 /* decode steps replay a CUDA graph: no CPU launch cost per kernel */

@@ -45,6 +45,7 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
         e.compute *= en->compute_scale;
         e.overhead_s += en->step_overhead_s;
         e.first_token_s = en->first_token_s;
+        e.tp_overhead_s = en->tp_step_overhead_s;
         e.comm_latency_s = en->collective_latency_s;
         e.launch_s = en->cuda_graphs ? 0.0 : en->launch_s > 0 ? en->launch_s : KERNEL_LAUNCH_S_DEFAULT;
         e.kernel_factor = en->kernel_factor > 0 ? en->kernel_factor : 1.0;
@@ -295,7 +296,8 @@ void roofline_eval(const struct llmroof_gpu *g, enum llmroof_dtype act, const st
                    int tp, const struct llmroof_oplist *ops, struct llmroof_phase *out)
 {
     rl_pass(g, act, eff, tp, ops, NULL, NULL, true, out);
-    out->overhead_s = eff->overhead_s;
+    /* an engine that drives its tensor-parallel workers by remote calls pays them every step */
+    out->overhead_s = eff->overhead_s + (tp > 1 ? eff->tp_overhead_s : 0.0);
     out->a2a_overlap = ops->a2a_overlap && ops->ep_ranks > 1;
     roofline_total(out);
 }

@@ -53,6 +53,14 @@ static void eager_launches_overlap_the_gpu_step(void **state)
         gpu += e.decode.op[k].time_s;
     assert_true(gpu > 5e-3 && gpu < 6e-3);
     assert_rel_close(e.decode.cpu_wait_s, 324.0 * 30e-6 - gpu, 1e-9);
+    /* tensor parallel through Ray workers (vllm-0.2: PR #3763's 24.2 s - 17.0 s over 2000 steps at
+     * TP 2 = 3.6 ms per step): every step at TP 2 pays it on top of 3 ms + the H100's 20 us */
+    struct llmroof_setup s2 = setup(&cat, "llama-2-7b", "h100-sxm5-80gb", 2);
+    s2.eff = s.eff;
+    struct llmroof_estimate e2 = run(&s2, 1, 5, 100);
+    assert_rel_close(e2.decode.overhead_s, 3e-3 + 20e-6 + 3.6e-3, 1e-9);
+    assert_rel_close(e2.prefill.overhead_s, 3e-3 + 20e-6 + 3.6e-3, 1e-9);
+    assert_rel_close(e.decode.overhead_s, 3e-3 + 20e-6, 1e-9); /* TP 1: no remote calls */
     /* with CUDA graphs nothing is launched per kernel: the GPU time and the overhead alone */
     const struct llmroof_engine *g4 = catalog_find_engine(&cat, "vllm-0.4");
     s.eff = roofline_effs_engine(s.gpu, g4, NULL);
