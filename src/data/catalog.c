@@ -738,7 +738,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
         (rc = json_get_number(c, e, "dequant_min_tokens", "dequant_min_tokens", false, 1, false, 1e6,
                               &g->dequant_min_tokens, NULL)) ||
         /* the serving scheduler (docs/catalog.md "Engines"): CPU per running sequence up to 1 ms
-         * (vLLM 0.5's Python scheduler and output processing were tens of microseconds per
+         * (vLLM 0.5's Python API server, scheduler and output processing about 120 microseconds per
          * sequence), its overlap with the GPU a share, the engines' own limits on sequences and
          * tokens per iteration within what their flags accept */
         (rc = json_get_number(c, e, "cpu_seq_s", "cpu_seq_s", false, 0, false, 1e-3, &g->cpu_seq_s, NULL)) ||

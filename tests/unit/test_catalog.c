@@ -225,6 +225,7 @@ static void engine_scheduler_fields_are_bounded(void **state)
         { "\"chunked_prefill\": 0", "chunked_prefill" },
         { "\"prefill_first\": \"yes\"", "prefill_first" },
         { "\"budget_min_context\": 1", "budget_min_context" },
+        { "\"tp_step_overhead_s\": 0.05", "tp_step_overhead_s" },
     };
     char text[512];
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
