@@ -20,18 +20,25 @@ GPU = {'A100-SXM4-80GB?':'a100-sxm4-80gb','A100-SXM4-80GB':'a100-sxm4-80gb','A10
  'H100-SXM5-80GB (DGX-H100)':'h100-sxm5-80gb','H200':'h200-sxm-141gb','MI300X':'mi300x','B300':'b300','GB200 (NVL72)':'gb200-nvl72',
  'GB200':'gb200-nvl72','H800':'h800-sxm5-80gb','H800?':'h800-sxm5-80gb','A100-40GB':'a100-sxm4-40gb','L4':'l4','A10G':'a10'}
 def engine(fw):
+    # the profile of the version a row names (docs/catalog.md "Engines"): vLLM before v0.2.7 ran
+    # eager (vllm-0.2: 2023 releases, the Jan-2024 DistServe baseline, Splitwise's ~0.2.x fork and
+    # Sarathi-Serve, built on vLLM 0.2), 0.3-0.5 CUDA graphs without chunked prefill (vllm-0.4)
     f = fw.lower()
     if 'distserve' in f and 'vllm' not in f: return ''
     if 'fastgen' in f: return ''
-    if 'sarathi' in f: return 'vllm-0.4'
+    if 'sarathi' in f: return 'vllm-0.2'
     if 'lmdeploy 0.1' in f: return 'lmdeploy-0.1'
     if 'lmdeploy' in f: return 'lmdeploy'
     if 'tgi' in f: return 'tgi'
     if 'hf transformers' in f: return 'hf-transformers'
     if 'sglang' in f: return 'sglang'
     if 'vllm' in f:
-        if re.search(r'0\.6|0\.5\.3 ?\)|0\.5\.x|0\.5', f) and '0.6' in f: return 'vllm-0.6'
-        if re.search(r'0\.2|0\.5|jun 2023|nov 2023|distserve|splitwise|initial', f): return 'vllm-0.4'
+        ver = re.search(r'(?<![\d.])0\.(\d+)(?![\d])', f)  # 0.2, 0.5.3, 0.14.1; not '>=0.25' read as 0.2
+        minor = int(ver.group(1)) if ver else None
+        if minor == 6 or (minor == 5 and '0.6' in f): return 'vllm-0.6'
+        if minor is not None and minor <= 2 or re.search(r'jun 2023|nov 2023|distserve|splitwise|initial', f):
+            return 'vllm-0.2'
+        if minor is not None and 3 <= minor <= 5: return 'vllm-0.4'
         return 'vllm'
     return ''
 def num(s):

@@ -72,6 +72,18 @@ static void ops_rows(struct table *t, const char *phase, const struct llmroof_op
         table_num(t, p->time_s > 0 ? 100.0 * p->op[k].time_s / p->time_s : 0.0);
         table_str(t, bound_name(p->op[k].bound));
     }
+    if (p->cpu_wait_s > 0) {
+        /* an eager engine's kernel launches beyond the step's GPU time: the GPU waits for them */
+        table_row(t);
+        if (phase)
+            table_str(t, phase);
+        table_str(t, "cpu_launch_wait");
+        for (int e = 0; e < 5; e++)
+            table_empty(t);
+        table_num(t, p->cpu_wait_s * 1e3);
+        table_num(t, p->time_s > 0 ? 100.0 * p->cpu_wait_s / p->time_s : 0.0);
+        table_str(t, "");
+    }
     /* the last row: the phase's fixed overhead */
     table_row(t);
     if (phase)

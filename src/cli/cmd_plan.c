@@ -53,7 +53,10 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     case OPT_FAST: x->in.fast = true; return 0;
     case OPT_MBT: return cli_long(c, "max-batched-tokens", arg, 1, 10000000, &x->in.sim.max_batched_tokens);
     case OPT_MAXSEQS: return cli_long(c, "max-seqs", arg, 1, 1000000, &x->in.sim.max_seqs);
-    case OPT_NOCHUNK: x->in.sim.chunked_prefill = false; return 0;
+    case OPT_NOCHUNK: /* vLLM's scheduler without chunking: whole prompts, prompt-only iterations */
+        x->in.sim.chunked_prefill = false;
+        x->in.sim.prefill_first = true;
+        return 0;
     case OPT_SEED: {
         int64_t sd;
         if (!parse_int64(arg, 0, INT64_MAX, &sd))

@@ -61,7 +61,10 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         else
             return cli_usage_error(c, "option '--admission': '%s' is not optimistic or no-evict", arg);
         return 0;
-    case OPT_NOCHUNK: x->cfg.chunked_prefill = false; return 0;
+    case OPT_NOCHUNK: /* vLLM's scheduler without chunking: whole prompts, prompt-only iterations */
+        x->cfg.chunked_prefill = false;
+        x->cfg.prefill_first = true;
+        return 0;
     case OPT_CONC:
         x->have_conc = true;
         rc = cli_long(c, "concurrency", arg, 1, 1000000, &v);

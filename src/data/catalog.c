@@ -722,7 +722,8 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "kv_per_query_head", "fp8_attention", "fp16_accumulate", "attention_kernel",
                                           "dequant_min_tokens", "custom_allreduce", "first_token_decode",
                                           "cpu_seq_s", "cpu_overlap", "admission", "max_seqs", "max_batched_tokens",
-                                          "large_gpu_max_seqs", "large_gpu_max_batched_tokens", "source", NULL };
+                                          "large_gpu_max_seqs", "large_gpu_max_batched_tokens", "budget_min_context",
+                                          "chunked_prefill", "prefill_first", "tp_step_overhead_s", "source", NULL };
     static const char *const admissions[] = { "optimistic", "no-evict", NULL };
     int rc;
     memset(g, 0, sizeof *g);
@@ -734,6 +735,8 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
          * CPU (Python eager dispatch), up to 4x the fused kernel count (unfused eager PyTorch) */
         (rc = json_get_number(c, e, "step_overhead_s", "step_overhead_s", true, 0, false, 0.02, &g->step_overhead_s, NULL)) ||
         (rc = json_get_number(c, e, "first_token_s", "first_token_s", true, 0, false, 0.2, &g->first_token_s, NULL)) ||
+        (rc = json_get_number(c, e, "tp_step_overhead_s", "tp_step_overhead_s", false, 0, false, 0.02,
+                              &g->tp_step_overhead_s, NULL)) ||
         (rc = json_get_number(c, e, "compute_scale", "compute_scale", true, 0.7, false, 1, &g->compute_scale, NULL)) ||
         (rc = json_get_number(c, e, "collective_latency_s", "collective_latency_s", false, 0, false, 50e-6,
                          &g->collective_latency_s, NULL)) ||
@@ -750,7 +753,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
         (rc = json_get_number(c, e, "dequant_min_tokens", "dequant_min_tokens", false, 1, false, 1e6,
                               &g->dequant_min_tokens, NULL)) ||
         /* the serving scheduler (docs/catalog.md "Engines"): CPU per running sequence up to 1 ms
-         * (vLLM 0.5's Python scheduler and output processing were tens of microseconds per
+         * (vLLM 0.5's Python API server, scheduler and output processing about 120 microseconds per
          * sequence), its overlap with the GPU a share, the engines' own limits on sequences and
          * tokens per iteration within what their flags accept */
         (rc = json_get_number(c, e, "cpu_seq_s", "cpu_seq_s", false, 0, false, 1e-3, &g->cpu_seq_s, NULL)) ||
@@ -765,6 +768,14 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
     if ((rc = json_get_choice(c, e, "admission", "admission", admissions, 0, &adm)))
         return rc;
     g->admit_no_evict = adm == 1;
+    /* the iteration's shape (docs/catalog.md "Engines"): chunked prefill unless the profile says
+     * not (absent: true, the simulator's default), prefill-first scheduling only when it says so */
+    bool chunked = true;
+    if ((rc = json_get_bool(c, e, "chunked_prefill", false, &chunked)) ||
+        (rc = json_get_bool(c, e, "prefill_first", false, &g->prefill_first)) ||
+        (rc = json_get_bool(c, e, "budget_min_context", false, &g->budget_min_context)))
+        return rc;
+    g->whole_prefill = !chunked;
     /* absent: FlashAttention-2-class */
     int fam = LLMROOF_ATTN_FLASH2;
     if ((rc = json_get_choice(c, e, "attention_kernel", "attention_kernel", attn_kernel_names, LLMROOF_ATTN_FLASH2,

@@ -162,6 +162,8 @@ struct llmroof_engine {
     char name[LLMROOF_NAME_MAX];      /* display name */
     double step_overhead_s;           /* CPU time per step the GPU waits for (scheduling, sampling), s */
     double first_token_s;             /* added to every TTFT (tokenisation, admission, first sample), s */
+    double tp_step_overhead_s;        /* added to step_overhead_s when TP > 1: the driver's per-step calls
+                                         to its tensor-parallel workers (Ray remote tasks), s [0, 20 ms] */
     double compute_scale;             /* multiplies the GPU's compute efficiency, [0.7, 1] */
     double collective_latency_s;      /* added to each collective's fixed latency (NCCL via torch vs custom kernels), s */
     bool cuda_graphs;                 /* decode steps replay a CUDA graph: no CPU launch cost per kernel */
@@ -186,6 +188,12 @@ struct llmroof_engine {
     long max_batched_tokens;          /* default token budget per iteration, [16, 1e7]; 0 = 2048 */
     long large_gpu_max_seqs;          /* on GPUs of >= 70 GiB other than A100 (vLLM >= 0.9); 0 = max_seqs */
     long large_gpu_max_batched_tokens;/* the same for the token budget; 0 = max_batched_tokens */
+    bool budget_min_context;          /* the token budget is at least the model's context length (vLLM
+                                         0.2-0.5: max(max_model_len, max_num_batched_tokens)) */
+    bool whole_prefill;               /* "chunked_prefill": false - prompts are prefilled whole, never
+                                         split across iterations (vLLM before 0.6's default) */
+    bool prefill_first;               /* waiting prompts are admitted first into a prompt-only iteration
+                                         that stalls every running decode (vLLM 0.2-0.5's scheduler) */
     char source[LLMROOF_SOURCE_MAX];  /* where the figures come from */
 };
 

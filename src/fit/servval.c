@@ -375,8 +375,8 @@ static void simulate(const struct srv_case *c, const struct llmroof_gpu *g, cons
     sim_default_config(&sc);
     /* the engine's scheduler, as 'simulate -e ENGINE' and validate.c's closed-batch rows set it up:
      * its CPU cost per sequence and overlap, admission policy, sequence limit and token budget */
-    sim_config_engine(&sc, e, g, false, false);
     sc.setup = (struct llmroof_setup){ c->model, g, c->tp, c->dt, roofline_effs_engine(g, e, NULL), { 0 } };
+    sim_config_engine(&sc, e, g, false, false); /* after the setup: a budget may follow the model's context */
     if (c->ep > 1) {
         sc.setup.layout.ep = c->ep;
         sc.setup.layout.dp_attn = c->dp_attn;

@@ -248,32 +248,25 @@ int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
                 /* roofline_eval's bound (compute_s >= memory_s) stands: the step does not change */
                 continue;
             }
-            /* time(c) = max(compute(c) + o*memory(c) + F, memory(c) + o*compute(c) + F, L) with
-             * compute and memory linear in c, o the unhidden overlap share, F the kernels' fixed
-             * GPU cost and L their CPU launch time (llmroof/kernel.h): the upper envelope of
-             * three lines, summed exactly */
+            /* time(c) = max(compute(c) + o*memory(c) + F, memory(c) + o*compute(c) + F) with
+             * compute and memory linear in c, o the unhidden overlap share and F the kernels'
+             * fixed GPU cost (llmroof/kernel.h): the upper envelope of two lines, summed exactly.
+             * The CPU launches are the step's (roofline_total): independent of c, they stay the
+             * first step's launch_s, and the wait is taken against the mean GPU time - exact
+             * unless the GPU time crosses the launch time within the decode (then a lower bound) */
             const double kn = op->count * t->kernels * kf; /* as roofline.c launched them */
-            const double F = kn * s->eff.kernel_s, Lw = kn * s->eff.launch_s;
+            const double F = kn * s->eff.kernel_s;
             const double bc = steps > 1 ? (p2.op[k].compute_s - cs1) / (c2 - c1) : 0.0;
             const double bmem = steps > 1 ? (p2.op[k].memory_s - ms1) / (c2 - c1) : 0.0;
             const double ac = cs1 - bc * c1, am = ms1 - bmem * c1;
-            const double la[3] = { ac + o * am + F, am + o * ac + F, Lw }, lb[3] = { bc + o * bmem, bmem + o * bc, 0.0 };
-            double part[3] = { 0, 0, 0 }, sum;
-            if ((la[0] + lb[0] * c1 >= Lw && la[0] + lb[0] * c2 >= Lw) ||
-                (la[1] + lb[1] * c1 >= Lw && la[1] + lb[1] * c2 >= Lw))
-                /* one GPU line stays above the launch wait over the whole range: two lines */
-                sum = estimate_sum_max_linear(la[0], lb[0], la[1], lb[1], c1, c2, &part[0]), part[1] = sum - part[0];
-            else
-                sum = estimate_sum_max_lines(la, lb, 3, c1, c2, part);
+            double part[2] = { 0, 0 };
+            const double sum = estimate_sum_max_linear(ac + o * am + F, bc + o * bmem, am + o * ac + F, bmem + o * bc,
+                                                       c1, c2, &part[0]);
+            part[1] = sum - part[0];
             t->time_s = sum / steps;
             t->fixed_s = t->time_s - (t->compute_s > t->memory_s ? t->compute_s : t->memory_s);
-            /* the GPU line that holds most steps names the bound; a kernel waiting on its CPU
-             * launch at every step (no GPU line on top) is named by its arithmetic intensity, as
-             * roofline_eval names it, never "compute" by default */
-            if (part[0] + part[1] > 0)
-                t->bound = part[0] >= part[1] ? LLMROOF_BOUND_COMPUTE : LLMROOF_BOUND_MEMORY;
-            else
-                t->bound = t->compute_s >= t->memory_s ? LLMROOF_BOUND_COMPUTE : LLMROOF_BOUND_MEMORY;
+            /* the GPU line that holds most steps names the bound */
+            t->bound = part[0] >= part[1] ? LLMROOF_BOUND_COMPUTE : LLMROOF_BOUND_MEMORY;
         }
         roofline_total(&out->decode);
         out->tpot_s = out->decode.time_s;

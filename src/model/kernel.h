@@ -2,7 +2,8 @@
  *
  * A forward pass is a sequence of kernels. Each costs its roofline time plus a fixed GPU cost
  * (launch latency, ramp-up, tail: kernel_s), and cannot start before the CPU has launched it
- * (launch_s per kernel unless a CUDA graph replays the step). GEMMs in 8-bit formats reach a
+ * (launch_s per kernel unless a CUDA graph replays the step; the CPU runs ahead of the GPU, so
+ * the launches cost what they exceed the step's GPU time: kernel_cpu_wait_s). GEMMs in 8-bit formats reach a
  * smaller share of their doubled peak than 16-bit ones; attention runs at 16 bits unless the
  * engine runs fp8 attention. Pure functions; the defaults below are the published figures
  * that docs/model.md cites. */
@@ -57,6 +58,18 @@ static inline double kernel_grouped_bw_share(double tokens_per_expert)
     if (f > 1.0)
         f = 1.0;
     return 1.0 - (1.0 - KERNEL_GROUPED_GEMM_BW_SHARE) * f;
+}
+
+/* The CPU launch wait of a whole step (docs/model.md 3a): launches are asynchronous - the CPU
+ * enqueues kernels ahead while the GPU drains its queue - so a step of GPU time gpu_s whose kernels
+ * take launch_s of CPU to launch lasts about max(gpu_s, launch_s): the GPU waits
+ * max(0, launch_s - gpu_s). (Exactly, max over k of C_k + the GPU time of kernels k..n, C_k the
+ * CPU time to launch kernel k; the step-level max is its value when launches are spread evenly.)
+ * The per-operator max of kernel_instance_s charges an operator's launch even when the GPU is
+ * still busy with an earlier one; it stays right for one kernel alone (opval). */
+static inline double kernel_cpu_wait_s(double gpu_s, double launch_s)
+{
+    return launch_s > gpu_s ? launch_s - gpu_s : 0.0;
 }
 
 /* Per-kernel GPU cost of g (catalog value or the default), s. */

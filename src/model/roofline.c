@@ -45,6 +45,7 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
         e.compute *= en->compute_scale;
         e.overhead_s += en->step_overhead_s;
         e.first_token_s = en->first_token_s;
+        e.tp_overhead_s = en->tp_step_overhead_s;
         e.comm_latency_s = en->collective_latency_s;
         e.launch_s = en->cuda_graphs ? 0.0 : en->launch_s > 0 ? en->launch_s : KERNEL_LAUNCH_S_DEFAULT;
         e.kernel_factor = en->kernel_factor > 0 ? en->kernel_factor : 1.0;
@@ -107,7 +108,11 @@ void roofline_total(struct llmroof_phase *p)
      * the weights again) is left out: an optimistic bound. */
     const double a2a = p->op[LLMROOF_OP_ALL_TO_ALL].time_s, rest = t - a2a;
     p->hidden_s = p->a2a_overlap ? (a2a < rest ? a2a : rest) : 0.0;
-    p->time_s = t - p->hidden_s + p->overhead_s;
+    /* the kernels' CPU launches run ahead of the GPU: the step waits only for what they exceed
+     * its GPU time (kernel.h, kernel_cpu_wait_s) */
+    const double gpu = t - p->hidden_s;
+    p->cpu_wait_s = kernel_cpu_wait_s(gpu, p->launch_s);
+    p->time_s = gpu + p->cpu_wait_s + p->overhead_s;
     p->bound_s[0] = b[0];
     p->bound_s[1] = b[1];
     p->bound_s[2] = b[2];
@@ -241,6 +246,9 @@ static void rl_pass(const struct llmroof_gpu *g, enum llmroof_dtype act, const s
             kernels = KERNEL_EAGER_KERNELS;
         t->bytes = op->count * (bytes + dq_bytes);
         t->kernels = kernels;
+        /* every kernel, collectives included (NCCL's are launched too), costs its CPU launch;
+         * roofline_total sets the step's wait from the sum */
+        out->launch_s += op->count * kernels * r.kf * eff->launch_s;
         out->flops += op->count * op->flops;
         out->bytes += t->bytes;
         out->comm_bytes += op->count * op->comm_bytes;
@@ -273,11 +281,12 @@ static void rl_pass(const struct llmroof_gpu *g, enum llmroof_dtype act, const s
         t->memory_s = op->count * (m + mdq);
         if (!full)
             continue;
-        /* every instance of an op kind is identical: count * one instance's kernel time */
+        /* every instance of an op kind is identical: count * one instance's kernel time on the
+         * GPU (the CPU launches are charged once per step, roofline_total) */
         /* attention keeps the linear overlap (estimate.c sums its context-dependent lines exactly);
          * every other operator is a GEMM-like kernel on the measured smooth ridge */
-        t->time_s = op->count * (attn ? kernel_instance_s(c, m, eff->overlap, kernels * r.kf, eff->kernel_s, eff->launch_s)
-                                      : kernel_gemm_instance_s(c, m, kernels * r.kf, eff->kernel_s, eff->launch_s) + mdq);
+        t->time_s = op->count * (attn ? kernel_instance_s(c, m, eff->overlap, kernels * r.kf, eff->kernel_s, 0.0)
+                                      : kernel_gemm_instance_s(c, m, kernels * r.kf, eff->kernel_s, 0.0) + mdq);
         t->fixed_s = t->time_s - (t->compute_s > t->memory_s ? t->compute_s : t->memory_s);
         t->bound = t->compute_s >= t->memory_s ? LLMROOF_BOUND_COMPUTE : LLMROOF_BOUND_MEMORY;
     }
@@ -287,7 +296,8 @@ void roofline_eval(const struct llmroof_gpu *g, enum llmroof_dtype act, const st
                    int tp, const struct llmroof_oplist *ops, struct llmroof_phase *out)
 {
     rl_pass(g, act, eff, tp, ops, NULL, NULL, true, out);
-    out->overhead_s = eff->overhead_s;
+    /* an engine that drives its tensor-parallel workers by remote calls pays them every step */
+    out->overhead_s = eff->overhead_s + (tp > 1 ? eff->tp_overhead_s : 0.0);
     out->a2a_overlap = ops->a2a_overlap && ops->ep_ranks > 1;
     roofline_total(out);
 }

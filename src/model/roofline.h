@@ -16,6 +16,8 @@ struct llmroof_effs {
     double comm;          /* fraction of link bandwidth achieved */
     double overhead_s;    /* fixed cost per engine step, s */
     double first_token_s; /* added to every TTFT by the serving engine, s (0 without an engine) */
+    double tp_overhead_s; /* added to overhead_s per step when TP > 1 (the engine's driver-to-worker
+                             calls: Ray remote tasks in vLLM before 0.5), s */
     double comm_latency_s;/* added to every collective's fixed latency by the engine's all-reduce path, s */
     /* kernel-level terms (llmroof/kernel.h); zero in a hand-built struct means pure roofline */
     double kernel_s;      /* GPU time each kernel adds (launch latency, ramp-up, tail), s */
@@ -58,7 +60,7 @@ struct llmroof_optime {
     double memory_s;   /* count * bytes / (bw * eff) */
     double comm_s;     /* collectives: count * alpha-beta time */
     double time_s;     /* count * kernel time per instance (llmroof/kernel.h); comm_s for collectives */
-    double fixed_s;    /* the part of time_s that is per-kernel fixed cost or CPU launch wait */
+    double fixed_s;    /* the part of time_s that is per-kernel fixed GPU cost */
     double bytes;      /* count * the HBM bytes charged per instance: the op list's plus what the
                           engine adds (per-query-head K/V, eager scores, a dequantized copy) */
     double kernels;    /* kernels one instance launches after those changes (eager attention 4,
@@ -75,7 +77,10 @@ struct llmroof_phase {
     double memory_s;     /* sum over local ops of memory time */
     double comm_s;       /* sum of collective times */
     double overhead_s;   /* fixed per-step overhead */
-    double time_s;       /* sum of op times + overhead_s */
+    double launch_s;     /* CPU time to launch the step's kernels (0 with CUDA graphs) */
+    double cpu_wait_s;   /* of it, what the GPU waits for: max(0, launch_s - the operators' GPU
+                            time), the CPU enqueueing ahead while the GPU drains (section 3a) */
+    double time_s;       /* sum of op times - hidden_s + cpu_wait_s + overhead_s */
     double bound_s[3];   /* op time attributed to compute-, memory- and comm-bound ops */
     bool a2a_overlap;    /* two-batch overlap: the all-to-all hides under the other operators */
     double hidden_s;     /* all-to-all time hidden under compute (two-batch overlap), in no total */
@@ -89,7 +94,6 @@ int roofline_check(const struct llmroof_gpu *g, enum llmroof_dtype act, struct l
 void roofline_eval(const struct llmroof_gpu *g, enum llmroof_dtype act, const struct llmroof_effs *eff,
                    int tp, const struct llmroof_oplist *ops, struct llmroof_phase *out);
 
-/* Recomputes totals, bound_s and bound of `p` from its op[] entries and overhead_s. */
 /* The linear terms of roofline_eval alone - phase flops/bytes/comm_bytes and each operator's
  * compute_s, memory_s and comm_s - for a decode step whose other terms the caller derives (the
  * exact mean TPOT of estimate.c needs only these at the last step). Collective times equal to
@@ -97,6 +101,8 @@ void roofline_eval(const struct llmroof_gpu *g, enum llmroof_dtype act, const st
 void roofline_terms(const struct llmroof_gpu *g, enum llmroof_dtype act, const struct llmroof_effs *eff, int tp,
                     const struct llmroof_oplist *ops, const struct llmroof_oplist *ref_ops,
                     const struct llmroof_phase *ref, struct llmroof_phase *out);
+/* Recomputes totals, bound_s and bound of `p` from its op[] entries, launch_s and overhead_s
+ * (cpu_wait_s = max(0, launch_s - the operators' GPU time)). */
 void roofline_total(struct llmroof_phase *p);
 
 #endif

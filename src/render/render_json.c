@@ -418,6 +418,8 @@ static cJSON *phase_json(const struct llmroof_phase *p, const struct llmroof_opl
     cJSON_AddNumberToObject(o, "memory_s", p->memory_s);
     cJSON_AddNumberToObject(o, "comm_s", p->comm_s);
     cJSON_AddNumberToObject(o, "overhead_s", p->overhead_s);
+    if (p->cpu_wait_s > 0) /* eager engines: kernel launches beyond the GPU time (docs/model.md 3a) */
+        cJSON_AddNumberToObject(o, "cpu_wait_s", p->cpu_wait_s);
     cJSON_AddNumberToObject(o, "flops", p->flops);
     cJSON_AddNumberToObject(o, "bytes", p->bytes);
     cJSON_AddNumberToObject(o, "comm_bytes", p->comm_bytes);
@@ -1001,6 +1003,14 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
             cJSON_AddNumberToObject(o, "large_gpu_max_seqs", (double)e[i].large_gpu_max_seqs);
         if (e[i].large_gpu_max_batched_tokens > 0)
             cJSON_AddNumberToObject(o, "large_gpu_max_batched_tokens", (double)e[i].large_gpu_max_batched_tokens);
+        if (e[i].tp_step_overhead_s > 0)
+            cJSON_AddNumberToObject(o, "tp_step_overhead_s", e[i].tp_step_overhead_s);
+        if (e[i].budget_min_context)
+            cJSON_AddBoolToObject(o, "budget_min_context", true);
+        if (e[i].whole_prefill)
+            cJSON_AddBoolToObject(o, "chunked_prefill", false);
+        if (e[i].prefill_first)
+            cJSON_AddBoolToObject(o, "prefill_first", true);
         cJSON_AddStringToObject(o, "attention_kernel", attn_kernel_name(e[i].attention));
         cJSON_AddBoolToObject(o, "cuda_graphs", e[i].cuda_graphs);
         cJSON_AddBoolToObject(o, "custom_allreduce", e[i].custom_allreduce);

@@ -59,7 +59,7 @@ static void shares(const struct llmroof_phase *p, double *out)
         return;
     for (int k = 0; k < LLMROOF_OP_COUNT; k++)
         out[cat_of((enum llmroof_opkind)k)] += p->op[k].time_s / p->time_s;
-    out[REPORT_OVERHEAD] += p->overhead_s / p->time_s;
+    out[REPORT_OVERHEAD] += (p->overhead_s + p->cpu_wait_s) / p->time_s; /* the CPU launch wait too */
 }
 
 static void add_obs(struct llmroof_report *r, const char *fmt, ...)

@@ -61,11 +61,19 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
     c->cpu_seq_s = en->cpu_seq_s;
     c->cpu_overlap = en->cpu_overlap;
     c->admit_no_evict = en->admit_no_evict;
+    if (en->whole_prefill)
+        c->chunked_prefill = false;
+    if (en->prefill_first)
+        c->prefill_first = true;
     /* vLLM (EngineArgs.get_batch_defaults, since about 0.9): GPUs of 70 GiB or more, except the
      * A100 (PR #17885: a larger budget lowered its throughput), get the larger defaults */
     const bool large = g && g->memory_bytes >= 70.0 * 1073741824.0 && strncmp(g->id, "a100", 4) != 0;
     long seqs = large && en->large_gpu_max_seqs > 0 ? en->large_gpu_max_seqs : en->max_seqs;
     long budget = large && en->large_gpu_max_batched_tokens > 0 ? en->large_gpu_max_batched_tokens : en->max_batched_tokens;
+    /* vLLM 0.2-0.5 (SchedulerConfig): max_num_batched_tokens defaults to max(max_model_len, 2048),
+     * so that a whole prompt of the longest context fits one iteration */
+    if (en->budget_min_context && c->setup.model && c->setup.model->max_context > budget)
+        budget = c->setup.model->max_context;
     if (!keep_seqs && seqs > 0)
         c->max_seqs = seqs;
     if (!keep_budget && budget > 0)
@@ -229,14 +237,16 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
     memset(&it, 0, sizeof it);
     it.budget = c->max_batched_tokens;
     /* every running sequence's chunk is 0 here: advance() and sim_preempt_last() clear it */
-    if (c->chunked_prefill) {
+    if (!c->prefill_first) {
         /* Sarathi-Serve / vLLM's chunked scheduler: running sequences first (decodes and
-         * prefill chunks within the budget), then new admissions with what is left */
+         * prefill chunks within the budget), then new admissions with what is left (whole
+         * prompts only where they fit the rest of the budget without chunking) */
         sim_schedule_running(r, e, &it);
         sim_admit_waiting(r, e, &it, e->now);
     } else {
-        /* vLLM's scheduler without chunking: waiting prompts first, whole, in a prefill-only
-         * iteration that stalls every running decode; decodes run when none is admitted */
+        /* vLLM 0.2-0.5's scheduler (scheduler.py _schedule): waiting prompts first (whole without
+         * chunking) in a prompt-only iteration that stalls every running decode; decodes run when
+         * none is admitted */
         sim_admit_waiting(r, e, &it, e->now);
         if (it.nsched == 0)
             sim_schedule_running(r, e, &it);

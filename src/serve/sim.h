@@ -63,6 +63,9 @@ struct sim_config {
     long max_batched_tokens;         /* token budget of one iteration */
     long max_seqs;                   /* running sequences at most */
     bool chunked_prefill;            /* split prompts across iterations within the budget */
+    bool prefill_first;              /* admit waiting prompts first into a prompt-only iteration that
+                                        stalls the running decodes (vLLM 0.2-0.5); false: running
+                                        sequences first, admissions with the budget left */
     enum sim_mode mode;
     long concurrency;                /* SIM_CLOSED: users */
     long requests;                   /* SIM_CLOSED, SIM_RATE: requests in the pool */
@@ -104,8 +107,11 @@ struct sim_config {
 };
 
 /* Applies an engine profile's scheduling fields (CPU cost per sequence and its overlap, admission
- * policy) and, unless `keep_limits`, its default token budget and sequence limit for GPU `g`
- * (vLLM's larger defaults on GPUs of 70 GiB or more other than the A100). en NULL: no change. */
+ * policy, whole prefills and prefill-first iterations: these two only switched on, so that
+ * --no-chunked-prefill stands) and, unless `keep_budget` / `keep_seqs`, its default token budget
+ * and sequence limit for GPU `g` (vLLM's larger defaults on GPUs of 70 GiB or more other than the
+ * A100; a budget of at least c->setup.model's context where the profile says so, so set the
+ * setup first). en NULL: no change. */
 void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, const struct llmroof_gpu *g,
                        bool keep_budget, bool keep_seqs);
 

@@ -223,6 +223,10 @@ static void engine_scheduler_fields_are_bounded(void **state)
         { "\"admission\": \"evict-later\"", "admission" },
         { "\"max_seqs\": 0", "max_seqs" },
         { "\"max_batched_tokens\": 8", "max_batched_tokens" },
+        { "\"chunked_prefill\": 0", "chunked_prefill" },
+        { "\"prefill_first\": \"yes\"", "prefill_first" },
+        { "\"budget_min_context\": 1", "budget_min_context" },
+        { "\"tp_step_overhead_s\": 0.05", "tp_step_overhead_s" },
     };
     char text[512];
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -252,6 +256,21 @@ static void engine_scheduler_fields_are_bounded(void **state)
     assert_true(cat.engines[0].admit_no_evict);
     assert_int_equal(cat.engines[0].max_seqs, 64);
     assert_int_equal(cat.engines[0].max_batched_tokens, 4096);
+    /* absent: chunked prefill, running sequences first, the budget as given */
+    assert_false(cat.engines[0].whole_prefill);
+    assert_false(cat.engines[0].prefill_first);
+    assert_false(cat.engines[0].budget_min_context);
+    catalog_free(&cat);
+    /* vLLM 0.2-0.5: "chunked_prefill": false, "prefill_first": true, "budget_min_context": true */
+    catalog_init(&cat);
+    snprintf(text, sizeof text,
+             "{\"engines\":[{\"id\":\"e\",\"name\":\"e\",\"step_overhead_s\":0,\"first_token_s\":0,"
+             "\"compute_scale\":1,\"chunked_prefill\":false,\"prefill_first\":true,\"budget_min_context\":true,"
+             "\"source\":\"s\"}]}");
+    assert_int_equal(catalog_add_engines_text(&cat, text, strlen(text), "e.json", false, &err), 0);
+    assert_true(cat.engines[0].whole_prefill);
+    assert_true(cat.engines[0].prefill_first);
+    assert_true(cat.engines[0].budget_min_context);
     catalog_free(&cat);
 }
 

@@ -25,6 +25,78 @@ static struct llmroof_estimate run(const struct llmroof_setup *s, long b, long p
     return e;
 }
 
+/* Eager launches overlap the GPU (docs/model.md 3a): the CPU enqueues kernels ahead while the GPU
+ * drains them, so a step costs max(GPU time, CPU launch time), not the per-operator sum of
+ * maxima. llama-2-7b at batch 1 on an H100 with the vllm-0.2 profile: 32 layers x 10 kernels
+ * + final norm 1 + LM head 3 = 324 kernels at 30 us = 9.72 ms of CPU; the GPU streams 13.5 GB in
+ * about 5.6 ms, so the GPU waits 9.72 - gpu and the step is 9.72 ms + the 3 ms profile overhead
+ * + the H100's 20 us = 12.74 ms. The per-operator maxima gave 13.2 ms (every small kernel at its
+ * launch, every GEMM at its GPU time). */
+static void eager_launches_overlap_the_gpu_step(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_err err = { 0 };
+    assert_int_equal(catalog_add_engines_file(&cat, LLMROOF_TEST_DATA_DIR "/engines.json", false, &err), 0);
+    const struct llmroof_engine *en = catalog_find_engine(&cat, "vllm-0.2");
+    assert_non_null(en);
+    assert_rel_close(en->launch_s, 30e-6, 1e-12);
+    struct llmroof_setup s = setup(&cat, "llama-2-7b", "h100-sxm5-80gb", 1);
+    s.eff = roofline_effs_engine(s.gpu, en, NULL);
+    struct llmroof_estimate e = run(&s, 1, 5, 100);
+    assert_rel_close(e.decode.launch_s, 324.0 * 30e-6, 1e-9);
+    assert_rel_close(e.tpot_s, 324.0 * 30e-6 + 3e-3 + 20e-6, 1e-9);
+    /* the wait is the launch time beyond the operators' GPU time */
+    double gpu = 0;
+    for (int k = 0; k < LLMROOF_OP_COUNT; k++)
+        gpu += e.decode.op[k].time_s;
+    assert_true(gpu > 5e-3 && gpu < 6e-3);
+    assert_rel_close(e.decode.cpu_wait_s, 324.0 * 30e-6 - gpu, 1e-9);
+    /* tensor parallel through Ray workers (vllm-0.2: PR #3763's 24.2 s - 17.0 s over 2000 steps at
+     * TP 2 = 3.6 ms per step): every step at TP 2 pays it on top of 3 ms + the H100's 20 us */
+    struct llmroof_setup s2 = setup(&cat, "llama-2-7b", "h100-sxm5-80gb", 2);
+    s2.eff = s.eff;
+    struct llmroof_estimate e2 = run(&s2, 1, 5, 100);
+    assert_rel_close(e2.decode.overhead_s, 3e-3 + 20e-6 + 3.6e-3, 1e-9);
+    assert_rel_close(e2.prefill.overhead_s, 3e-3 + 20e-6 + 3.6e-3, 1e-9);
+    assert_rel_close(e.decode.overhead_s, 3e-3 + 20e-6, 1e-9); /* TP 1: no remote calls */
+    /* with CUDA graphs nothing is launched per kernel: the GPU time and the overhead alone */
+    const struct llmroof_engine *g4 = catalog_find_engine(&cat, "vllm-0.4");
+    s.eff = roofline_effs_engine(s.gpu, g4, NULL);
+    e = run(&s, 1, 5, 100);
+    assert_rel_close(e.decode.cpu_wait_s, 0.0, 0);
+    assert_rel_close(e.tpot_s, gpu + 3e-3 + 20e-6, 1e-9);
+    catalog_free(&cat);
+}
+
+/* vLLM 0.5.3's CPU share (the vllm-0.4 profile, vLLM's v0.6.0 post): Llama-3-8B on one H100 spent
+ * 38% of the time in model forward, 62% in the API server and scheduling. At the post's offline
+ * ShareGPT load (202/179 tokens; 217 running sequences on average in the simulation) the GPU step
+ * is the decode step less the profile's 3 ms + the H100's 20 us: about 17.8 ms; the CPU is
+ * 3 ms + 217 x 120 us = 29.04 ms; 29.04 / (29.04 + 17.8) = 0.62. (At 40 us per sequence it was
+ * 11.7 / 29.5 = 0.40.) */
+static void vllm_0_5_cpu_share_matches_its_profile(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_err err = { 0 };
+    assert_int_equal(catalog_add_engines_file(&cat, LLMROOF_TEST_DATA_DIR "/engines.json", false, &err), 0);
+    const struct llmroof_engine *en = catalog_find_engine(&cat, "vllm-0.4");
+    assert_non_null(en);
+    struct llmroof_setup s = setup(&cat, "llama-3-8b", "h100-sxm5-80gb", 1);
+    s.dt = (struct llmroof_dtypes){ LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0 };
+    s.eff = roofline_effs_engine(s.gpu, en, NULL);
+    struct llmroof_estimate e = run(&s, 217, 202, 179);
+    const double gpu = e.tpot_s - s.eff.overhead_s;
+    assert_true(gpu > 17.0e-3 && gpu < 18.5e-3);
+    const double cpu = en->step_overhead_s + 217.0 * en->cpu_seq_s;
+    assert_rel_close(cpu, 29.04e-3, 1e-9);
+    assert_rel_close(cpu / (cpu + gpu), 0.62, 0.02);
+    catalog_free(&cat);
+}
+
 /* Data-parallel attention (issue 23, defect 2): a replica holds whole sequences. One 4096-token
  * prompt of DeepSeek-V3 on EP 8 with 8 attention replicas of TP 1 is attended by one replica in
  * full, as on a single TP-1 instance, not 1/8 of it on each. */
@@ -341,6 +413,8 @@ int main(void)
         cmocka_unit_test(every_model_gpu_and_dividing_tp_gives_finite_answers),
         cmocka_unit_test(estimate_memory_object_agrees_with_memory_command),
         cmocka_unit_test(dp_attention_keeps_a_prompt_on_one_replica),
+        cmocka_unit_test(eager_launches_overlap_the_gpu_step),
+        cmocka_unit_test(vllm_0_5_cpu_share_matches_its_profile),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

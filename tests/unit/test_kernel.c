@@ -148,6 +148,30 @@ static void per_query_head_kv_reads_multiply_the_cache_traffic(void **state)
     catalog_free(&cat);
 }
 
+/* The step's CPU launch wait (kernel_cpu_wait_s, roofline_total): one GEMM of 100 us GPU time
+ * and one norm of 1 us, 3 kernels each at 10 us of CPU: 60 us of launches run ahead of the
+ * 101 us GPU step, nothing waits (the per-operator max gave 100 + 30 = 130 us). At 25 us each,
+ * 150 us of launches: the GPU waits 150 - 101 = 49 us, the step is 150 us + 5 us overhead. */
+static void launches_run_ahead_of_the_gpu_step(void **state)
+{
+    (void)state;
+    assert_rel_close(kernel_cpu_wait_s(101e-6, 60e-6), 0.0, 0);
+    assert_rel_close(kernel_cpu_wait_s(101e-6, 150e-6), 49e-6, 1e-12);
+    struct llmroof_phase p;
+    memset(&p, 0, sizeof p);
+    p.op[LLMROOF_OP_QKV_PROJ].time_s = 100e-6;
+    p.op[LLMROOF_OP_NORM].time_s = 1e-6;
+    p.launch_s = 60e-6;
+    roofline_total(&p);
+    assert_rel_close(p.time_s, 101e-6, 1e-12);
+    assert_rel_close(p.cpu_wait_s, 0.0, 0);
+    p.launch_s = 150e-6;
+    p.overhead_s = 5e-6;
+    roofline_total(&p);
+    assert_rel_close(p.cpu_wait_s, 49e-6, 1e-12);
+    assert_rel_close(p.time_s, 155e-6, 1e-12);
+}
+
 /* A GPU of round numbers: 1 TB/s, 100 TFLOP/s fp16. */
 static struct llmroof_gpu toy_gpu(void)
 {
@@ -396,6 +420,7 @@ int main(void)
         cmocka_unit_test(collectives_carry_the_16bit_residual),
         cmocka_unit_test(per_query_head_kv_reads_multiply_the_cache_traffic),
         cmocka_unit_test(attention_kernel_families_by_hand),
+        cmocka_unit_test(launches_run_ahead_of_the_gpu_step),
         cmocka_unit_test(dequantize_then_gemm_by_hand),
         cmocka_unit_test(custom_allreduce_only_on_nvlink),
         cmocka_unit_test(engine_fields_outside_their_bounds_are_rejected),

@@ -219,6 +219,7 @@ static void chunked_prefill_lowers_p99_tpot_with_long_prompts(void **state)
     c.max_batched_tokens = 512;
     run(&c, &chunked);
     c.chunked_prefill = false;
+    c.prefill_first = true; /* vLLM's scheduler without chunking, as --no-chunked-prefill sets it */
     run(&c, &whole);
     /* a whole 8000-token prefill stalls every running decode for ~90 ms */
     assert_true(chunked.tpot.p99 < whole.tpot.p99);
@@ -226,6 +227,81 @@ static void chunked_prefill_lowers_p99_tpot_with_long_prompts(void **state)
     sim_result_free(&chunked);
     sim_result_free(&whole);
     workload_free(&w);
+    catalog_free(&cat);
+}
+
+/* Whole prefills scheduled two ways. Request A (100 + 50 tokens) arrives at 0 s, B (100 + 10) at
+ * 0.05 s, when A is decoding: llama-2-7b on an A100 costs about 10 ms per decode step (13.5 GB at
+ * 0.72 x 2039 GB/s = 9.2 ms plus the step overhead), so A's 49 decode steps run to about 0.5 s.
+ * vLLM 0.2-0.5 (prefill_first) runs B's prompt alone: the iteration that prefills B's 100 tokens
+ * holds 0 decodes. A scheduler that keeps the running sequences first (prefill_first false, whole
+ * prompts: TensorRT-LLM's in-flight batching without chunked context) puts A's decode beside it:
+ * 1 decode. */
+static int decodes_beside_second_prompt(bool prefill_first)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct trace_req t[2] = { { 0.0, 100, 50 }, { 0.05, 100, 10 } };
+    struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, NULL);
+    c.mode = SIM_TRACE;
+    c.trace = t;
+    c.ntrace = 2;
+    c.chunked_prefill = false;
+    c.prefill_first = prefill_first;
+    c.record_iterations = true;
+    struct sim_result r;
+    run(&c, &r);
+    assert_int_equal(r.completed, 2);
+    int decodes = -1;
+    for (long i = 1; i < r.iterations; i++) /* iteration 0 prefills A */
+        if (r.iters[i].prefill_seqs == 1) {
+            assert_int_equal(r.iters[i].prefill_tokens, 100);
+            decodes = r.iters[i].decode_seqs;
+            break;
+        }
+    sim_result_free(&r);
+    catalog_free(&cat);
+    return decodes;
+}
+
+static void prefill_first_runs_prompts_alone(void **state)
+{
+    (void)state;
+    assert_int_equal(decodes_beside_second_prompt(true), 0);
+    assert_int_equal(decodes_beside_second_prompt(false), 1);
+}
+
+/* The vllm-0.2 profile sets the simulator up as vLLM 0.2 ran: whole prefills, prompt-only
+ * iterations, 256 sequences, and a token budget of max(max_model_len, 2048) (SchedulerConfig):
+ * 4096 for llama-2-7b (max_context 4096), 2048 for opt-13b (max_context 2048). */
+static void vllm_0_2_profile_sets_whole_prefill_first_and_context_budget(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_err err = { 0 };
+    assert_int_equal(catalog_add_engines_file(&cat, LLMROOF_TEST_DATA_DIR "/engines.json", false, &err), 0);
+    const struct llmroof_engine *en = catalog_find_engine(&cat, "vllm-0.2");
+    assert_non_null(en);
+    struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, NULL);
+    sim_config_engine(&c, en, c.setup.gpu, false, false);
+    assert_false(c.chunked_prefill);
+    assert_true(c.prefill_first);
+    assert_int_equal(c.max_seqs, 256);
+    assert_int_equal(c.max_batched_tokens, 4096);
+    c = config(&cat, "opt-13b", "a100-sxm4-80gb", 1, NULL);
+    sim_config_engine(&c, en, c.setup.gpu, false, false);
+    assert_int_equal(c.max_batched_tokens, 2048);
+    /* an option given wins: keep_budget leaves the simulator's budget alone */
+    c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, NULL);
+    c.max_batched_tokens = 512;
+    sim_config_engine(&c, en, c.setup.gpu, true, false);
+    assert_int_equal(c.max_batched_tokens, 512);
+    /* the V1 profile keeps chunked, running-first iterations */
+    c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, NULL);
+    sim_config_engine(&c, catalog_find_engine(&cat, "vllm"), c.setup.gpu, false, false);
+    assert_true(c.chunked_prefill);
+    assert_false(c.prefill_first);
     catalog_free(&cat);
 }
 
@@ -406,6 +482,7 @@ static void mixed_iterations_cost_decode_attention_per_sequence(void **state)
     struct sim_result chunked, whole;
     run(&c, &chunked);
     c.chunked_prefill = false;
+    c.prefill_first = true; /* vLLM's scheduler without chunking, as --no-chunked-prefill sets it */
     run(&c, &whole);
     assert_true(chunked.tpot.mean < whole.tpot.mean);
     assert_true(chunked.tpot.mean < 0.1);
@@ -871,6 +948,8 @@ int main(void)
         cmocka_unit_test(studies_setup_runs_far_below_the_kv_ceiling),
         cmocka_unit_test(littles_law_holds_open_loop),
         cmocka_unit_test(chunked_prefill_lowers_p99_tpot_with_long_prompts),
+        cmocka_unit_test(prefill_first_runs_prompts_alone),
+        cmocka_unit_test(vllm_0_2_profile_sets_whole_prefill_first_and_context_budget),
         cmocka_unit_test(impossible_requests_are_errors_not_hangs),
         cmocka_unit_test(memory_pressure_preempts_and_still_finishes),
         cmocka_unit_test(no_evict_admission_never_preempts),
