@@ -86,7 +86,7 @@ static void vllm_0_5_cpu_share_matches_its_profile(void **state)
     const struct llmroof_engine *en = catalog_find_engine(&cat, "vllm-0.4");
     assert_non_null(en);
     struct llmroof_setup s = setup(&cat, "llama-3-8b", "h100-sxm5-80gb", 1);
-    s.dt = (struct llmroof_dtypes){ LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0 };
+    s.dt = (struct llmroof_dtypes){ LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_BF16 };
     s.eff = roofline_effs_engine(s.gpu, en, NULL);
     struct llmroof_estimate e = run(&s, 217, 202, 179);
     const double gpu = e.tpot_s - s.eff.overhead_s;
