@@ -191,8 +191,9 @@ static void advance(struct runner *r, struct engine *e, double now)
                 /* recurrent layers cannot resume from per-token blocks: the prefix also keeps a
                  * snapshot of the state at its end (state_blocks more), when there is room */
                 const long tok = r->cached_len / e->bs, snap = e->state_blocks;
-                if (snap <= e->free_blocks) {
-                    e->free_blocks -= snap;
+                if (snap <= kv_free(e, rs->replica)) {
+                    kv_take(e, rs->replica, snap);
+                    pg->replica = rs->replica; /* in its replica's pool */
                     pg->blocks = tok + snap;
                     pg->refs = 1;
                     pg->resident = true;
@@ -393,6 +394,18 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
                                "%s does not fit on %d x %s: no memory is left for the KV cache (see 'llmroof memory')",
                                s->model->id, mem.gpus, s->gpu->id); /* the instance's GPUs (EP, PP included) */
     e->free_blocks = e->total_blocks;
+    /* each data-parallel attention replica's own pool: the instance's blocks are theirs together */
+    e->replica_blocks = e->rb ? e->total_blocks / e->sh.attn_dp : e->total_blocks;
+    if (e->rb) {
+        e->rfree = malloc((size_t)e->sh.attn_dp * sizeof *e->rfree);
+        e->rblocked = calloc((size_t)e->sh.attn_dp, 1);
+        if (!e->rfree || !e->rblocked)
+            return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d attention replicas", e->sh.attn_dp);
+        e->total_blocks = e->replica_blocks * e->sh.attn_dp;
+        e->free_blocks = e->total_blocks;
+        for (int k = 0; k < e->sh.attn_dp; k++)
+            e->rfree[k] = e->replica_blocks;
+    }
     /* recurrent layers: each sequence's state, in whole blocks of the KV pool (vLLM's hybrid
      * allocator also gives the state pages of the KV pool) */
     e->state_blocks = mem.state_bytes_per_seq_per_gpu > 0 && mem.kv_bytes_per_token_per_gpu > 0
@@ -417,6 +430,8 @@ static void engines_free(struct runner *r)
         free(r->E[i].waiting.v);
         free(r->E[i].pg);
         free(r->E[i].rb);
+        free(r->E[i].rfree);
+        free(r->E[i].rblocked);
     }
     free(r->E);
     r->E = NULL;

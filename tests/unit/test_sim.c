@@ -859,6 +859,64 @@ static void data_parallel_attention_pools_the_replicas_kv(void **state)
     catalog_free(&cat);
 }
 
+/* Data-parallel attention: each replica holds its sequences' K/V in its own GPU's pool, so a
+ * request waits for (or never fits) its own replica, whatever room the others have. qwen3-30b-a3b
+ * on 2 H100s, 2 replicas of TP 1 with the experts over both (EP 2): the instance's pool P blocks
+ * is 2 x R, R one replica's. Requests are dispatched round robin on arrival (SGLang's
+ * data-parallel controller): A -> replica 0, B -> 1, C -> 0, D -> 1. */
+static void data_parallel_attention_admits_from_each_replicas_own_pool(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct trace_req probe[1] = { { 0.0, 16, 2 } };
+    struct sim_config c = config(&cat, "qwen3-30b-a3b", "h100", 1, NULL);
+    c.setup.layout.ep = 2;
+    c.setup.layout.dp_attn = true;
+    c.mode = SIM_TRACE;
+    c.trace = probe;
+    c.ntrace = 1;
+    c.admit_no_evict = true; /* reserve whole requests: admission alone decides */
+    c.mem.mem_util = 0.5;    /* a few GiB of KV per GPU beside its 30 GiB of weights: short runs */
+    struct sim_result r;
+    run(&c, &r);
+    const long pool = (long)r.kv_capacity_tokens, rep = pool / 2; /* tokens: P x 16 and R x 16 */
+    sim_result_free(&r);
+    /* 1. a request of 0.75 P tokens fits the pooled blocks (the old rule admitted it) but no
+     * replica's R = 0.5 P: rejected as impossible, not run across replicas */
+    struct trace_req big[1] = { { 0.0, pool * 3 / 4, 2 } };
+    c.trace = big;
+    run(&c, &r);
+    assert_int_equal(r.errors, 1);
+    assert_true(r.reqs[0].rejected);
+    sim_result_free(&r);
+    /* 2. A and C each need 0.6 R (< R, so each fits its replica alone), together 1.2 R > R:
+     * C waits on replica 0 until A finishes, although the pool (2 R) holds both and replica 1
+     * has 2 R/3 free; D (100 tokens, replica 1), queued behind C, is admitted past it at once */
+    const long big_prompt = rep * 6 / 10;
+    struct trace_req t[4] = {
+        { 0.0, big_prompt, 400 }, { 0.0, 100, 400 }, { 0.001, big_prompt, 4 }, { 0.002, 100, 4 }
+    };
+    c.trace = t;
+    c.ntrace = 4;
+    run(&c, &r);
+    assert_int_equal(r.completed, 4);
+    assert_true(r.reqs[2].first_sched_s >= r.reqs[0].finish_s); /* C after A */
+    assert_true(r.reqs[3].first_sched_s < r.reqs[0].finish_s);  /* D past the waiting C */
+    assert_true(r.reqs[3].finish_s < r.reqs[2].first_sched_s);
+    sim_result_free(&r);
+    /* 3. optimistic admission (vLLM-style chunks, preempt when out of blocks): C starts, then its
+     * replica runs out; the preempted sequence is replica 0's latest, C, never B or D on replica 1 */
+    c.admit_no_evict = false;
+    run(&c, &r);
+    assert_int_equal(r.completed, 4);
+    assert_true(r.reqs[2].preemptions >= 1);
+    assert_int_equal(r.reqs[1].preemptions, 0);
+    assert_int_equal(r.reqs[3].preemptions, 0);
+    assert_true(r.reqs[2].finish_s > r.reqs[0].finish_s);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -894,6 +952,7 @@ int main(void)
         cmocka_unit_test(disaggregated_request_pays_the_kv_transfer),
         cmocka_unit_test(run_size_estimate_flags_the_44_hour_run),
         cmocka_unit_test(data_parallel_attention_pools_the_replicas_kv),
+        cmocka_unit_test(data_parallel_attention_admits_from_each_replicas_own_pool),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
