@@ -14,11 +14,14 @@ MODEL = {'OPT-13B':'opt-13b','OPT-13B?':'opt-13b','Yi-34B':'yi-34b-200k','Yi-34B
  'DeepSeek-V3':'deepseek-v3','DeepSeek-V3 (671B MoE)':'deepseek-v3','DeepSeek-V3/R1':'deepseek-v3','DeepSeek-R1/V3':'deepseek-v3',
  'DeepSeek-V3/R1 (671B MoE)':'deepseek-v3','DeepSeek-R1-0528':'deepseek-r1','DeepSeek-R1/V3 (NVFP4 MoE)':'deepseek-v3',
  'DeepSeek-V3/R1 (production mix)':'deepseek-v3','Kimi-K2-Instruct':'kimi-k2','Vicuna-13B':'llama-13b','Vicuna-7B (v1.5)':'llama-2-7b',
- 'Vicuna-13B (v1.5)':'llama-2-13b','DeepSeek-R1-Distill-Llama-8B':'llama-3.1-8b'}
+ 'Vicuna-13B (v1.5)':'llama-2-13b','DeepSeek-R1-Distill-Llama-8B':'llama-3.1-8b',
+ # DeepSeek-V3.2 is the release of V3.2-Exp's architecture (the same MLA + DSA sparse attention, 671B
+ # MoE; deepseek-ai/DeepSeek-V3.2 config.json: model_type deepseek_v32 as V3.2-Exp's)
+ 'DeepSeek-V3.2':'deepseek-v3.2-exp'}
 GPU = {'A100-SXM4-80GB?':'a100-sxm4-80gb','A100-SXM4-80GB':'a100-sxm4-80gb','A100-SXM4-80GB (DGX-A100)':'a100-sxm4-80gb',
  'A100-80GB':'a100-sxm4-80gb','A100-80GB (SXM?)':'a100-sxm4-80gb','A100-PCIe-80GB':'a100-pcie-80gb','H100':'h100-sxm5-80gb',
  'H100-SXM5-80GB (DGX-H100)':'h100-sxm5-80gb','H200':'h200-sxm-141gb','MI300X':'mi300x','B300':'b300','GB200 (NVL72)':'gb200-nvl72',
- 'GB200':'gb200-nvl72','H800':'h800-sxm5-80gb','H800?':'h800-sxm5-80gb','A100-40GB':'a100-sxm4-40gb','L4':'l4','A10G':'a10'}
+ 'GB200':'gb200-nvl72','GB300':'b300','H800':'h800-sxm5-80gb','H800?':'h800-sxm5-80gb','A100-40GB':'a100-sxm4-40gb','L4':'l4','A10G':'a10'}
 def engine(fw):
     f = fw.lower()
     if 'distserve' in f and 'vllm' not in f: return ''
@@ -46,6 +49,9 @@ for r in rows:
     if not m['model']: skip.append("model '%s' has no catalog entry" % r['model'])
     if not m['gpu']: skip.append("GPU '%s' is not stated or has no catalog entry" % r['gpu'])
     if r['gpu']=='A10G': notes.append('A10G taken as the A10 (same GA102, 24 GB, 600 GB/s)')
+    if r['gpu']=='GB300': notes.append("GB300 taken as the B300 (same Blackwell Ultra GPU, 288 GB HBM3e, NVLink 5; the GB300's "
+                                       "higher power limit is not modelled, its 72-GPU NVLink domain is idle at 2-4 GPUs)")
+    if r['model']=='DeepSeek-V3.2': notes.append('DeepSeek-V3.2 as the V3.2-Exp entry (same architecture)')
     wd=r['weight_dtype'].rstrip('?').lower(); kd=r['kv_dtype'].rstrip('?').lower()
     m['wdt'] = 'fp8' if wd.startswith('fp8') else 'fp4' if wd.startswith('nvfp4') else 'bf16' if wd.startswith('bf16') else 'fp16'
     if wd in ('?','') or wd.startswith('4-bit') or wd.startswith('? '): notes.append('weights 16-bit assumed')
@@ -69,8 +75,9 @@ for r in rows:
     if m['tp'] and ngi and not m['disagg']:
         t=int(m['tp'])
         if ngi != t:
-            if t==1 and ('ep' in fw.lower() or 'dp' in fw.lower() or 'DP attention' in fw):
-                if 'EP' in fw or 'ep' in fw.lower():
+            dpa_notes = 'DP-attention ranks' in r['notes']  # SGLang's DP attention stated in the notes only
+            if t==1 and ('ep' in fw.lower() or 'dp' in fw.lower() or 'DP attention' in fw or dpa_notes):
+                if 'EP' in fw or 'ep' in fw.lower() or dpa_notes:
                     m['ep']=str(ngi); m['dp_attn']='1'; notes.append('EP %d with DP attention over %d GPUs' % (ngi, ngi))
                 else:
                     m['instances']=str(ngi); notes.append('%d data-parallel replicas behind a router' % ngi)
@@ -100,7 +107,16 @@ for r in rows:
         else: m['load']='static:%d' % b; m['requests']=str(int(b))
     elif ld.startswith('concurrency:'):
         c=num(ld[12:])
-        if c is None: skip.append("concurrency '%s' not stated" % ld)
+        # the batch the text states where the chart does not (DeepSeek-V3.2 rows: "batch=64")
+        if c is None and 'batch=64' in r['notes']:
+            c=64; notes.append('concurrency 64, the batch the text states')
+        if c is None and met.startswith(('throughput','prefill_tok_s','decode_tok_s')) and 'peak' in r['notes']:
+            # the peak of a concurrency sweep: throughput rises with concurrency until the engine's
+            # sequence limit or the KV cache saturates it, so the peak is the saturated server's,
+            # what an offline run (everything queued at once) measures
+            m['load']='offline'; m['requests']=str(int(min(nreq or 1000, 600)))
+            notes.append("the peak of an unstated concurrency sweep taken as the saturated (offline) throughput")
+        elif c is None: skip.append("concurrency '%s' not stated" % ld)
         else: m['load']='concurrency:%d' % c; m['requests']=str(int(min(max(4*c, 100), nreq or 1e9, 600)))
     elif ld.startswith('rate:'):
         q=num(ld[5:])
@@ -150,6 +166,8 @@ for r in rows:
         m['base']='engine:vllm-0.4'; m['engine']='vllm-0.6'
         m['metric']='speedup_tput' if r['load']=='offline' else 'speedup_tpot'
         notes.append('baseline: vLLM 0.5.3 as the vllm-0.4 profile')
+    if 'decode nodes' in r['notes'] and met=='decode_tok_s_per_gpu':
+        skip.insert(0,'the decode nodes of a P/D deployment: decode-only throughput needs the prefill side, not stated')
     if r['id']=='b055': skip.insert(0,'the decode pool of a P/D deployment: decode-only throughput needs the prefill side, not stated')
     if skip: m['skip']=skip[0][:126]
     m['notes']='; '.join(notes)
