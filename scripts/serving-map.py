@@ -95,7 +95,7 @@ for r in rows:
     wl=r['workload'].rstrip('?'); P=num(r['input_len']); O=num(r['output_len'])
     if wl.startswith('fixed:'): m['workload']=wl
     elif wl=='random' and P and O: m['workload']='fixed:%d:%d' % (P,O); notes.append('random lengths taken as fixed %d/%d' % (P,O))
-    elif wl.startswith('synthetic normal') and P and O: m['workload']='fixed:%d:%d' % (P,O); notes.append('normal lengths (30%% spread) taken as fixed means')
+    elif wl.startswith('synthetic normal') and P and O: m['workload']='fixed:%d:%d' % (P,O); notes.append('normal lengths (30% spread) taken as fixed means')
     elif wl in ('sharegpt',) and P and O: m['workload']='sharegpt:%d:%d' % (round(P),round(O)); notes.append('ShareGPT-shaped lengths scaled to the stated means')
     elif wl in ('sharegpt',): m['workload']='chat'; notes.append('ShareGPT lengths not stated: the chat distribution')
     else: skip.append("workload '%s' with lengths '%s'/'%s': no distribution llmroof can draw" % (r['workload'][:40], r['input_len'], r['output_len']))
@@ -126,7 +126,13 @@ for r in rows:
     elif ld=='offline':
         m['load']='offline'; m['requests']=str(int(min(nreq or 1000, 600)))
     elif ld=='slo-capacity':
-        skip.append('slo-capacity (the highest load meeting an SLO) is not mapped yet')
+        # the peak goodput of a closed-loop client sweep (DeepSpeed-FastGen section 4C: "1-32
+        # concurrent clients", effective throughput = requests within the SLA per second)
+        cl=re.search(r'(\d+)-(\d+) concurrent clients', r['notes'])
+        if not cl: skip.append('slo-capacity without its stated sweep of clients')
+        else:
+            m['load']='slo-capacity:%s-%s' % (cl.group(1), cl.group(2)); m['requests']=str(int(min(nreq or 1000, 600)))
+            notes.append('closed loops of %s to %s clients, the best goodput' % (cl.group(1), cl.group(2)))
     else: skip.append("load '%s' not stated" % ld)
     if m['requests'] and nreq and int(m['requests'])<nreq: notes.append('%s of %d requests simulated' % (m['requests'], nreq))
     # metric
@@ -145,7 +151,14 @@ for r in rows:
     elif met=='decode_tok_s_per_gpu': m['metric']='out_tok_s'
     elif met=='prefill_tok_s_per_gpu': m['metric']='prompt_tok_s' if ('prompt' in per or 'input' in per) else 'total_tok_s'
     elif met=='slo_attainment_pct': m['metric']='slo_pct'; m['slo']='250:100'; notes.append('SLO TTFT 0.25 s, TPOT 0.1 s (DistServe OPT-13B chatbot)')
-    elif met=='goodput_req_s': skip.append('goodput at an SLO needs the slo-capacity search; not mapped yet')
+    elif met=='goodput_req_s':
+        # FastGen's SLA: prompt latency <= prompt tokens / 512 s (a fixed mean prompt: one TTFT limit)
+        # and a generation rate (EMA) >= 4 tok/s, taken as the request's TPOT <= 1/4 s
+        pl=re.search(r'tokens/(\d+) s', r['notes']); gr=re.search(r'>= ?([0-9.]+) tok/s', r['notes'])
+        if not (pl and gr and P): skip.append('goodput without a stated SLA')
+        else:
+            m['metric']='goodput_req_s'; m['slo']='%d:%d' % (round(1000*P/float(pl.group(1))), round(1000/float(gr.group(1))))
+            notes.append('SLA: TTFT <= %d/%s s, TPOT <= 1/%s s (the generation-rate EMA as the mean)' % (P, pl.group(1), gr.group(1)))
     elif met in ('speedup','acceptance_length'): pass
     else: skip.append("metric '%s' not mapped" % met)
     if '/gpu' in per or 'per rank' in per or met in ('decode_tok_s_per_gpu','prefill_tok_s_per_gpu'):
