@@ -459,7 +459,7 @@ static void simulate(const struct srv_case *c, const struct llmroof_gpu *g, cons
         sc.decode.setup.tp = c->dec_tp;
     }
     if (c->spec_kind) {
-        sc.spec = (struct sim_spec){ (enum sim_spec_kind)c->spec_kind, c->spec_k, c->spec_alpha, NULL };
+        sc.spec = (struct sim_spec){ (enum sim_spec_kind)c->spec_kind, c->spec_k, c->spec_alpha, NULL, 0, 0 };
         if (sc.max_batched_tokens < c->spec_k + 1L)
             sc.max_batched_tokens = c->spec_k + 1L;
     }

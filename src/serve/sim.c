@@ -94,15 +94,6 @@ const char *sim_spec_name(enum sim_spec_kind k)
     return "?";
 }
 
-double sim_spec_tokens_per_step(int k, double alpha)
-{
-    /* expected accepted drafts + the target's own token: sum_{i=0..k} alpha^i */
-    if (k < 1)
-        return 1.0;
-    if (alpha <= 0)
-        return 1.0;
-    return (1.0 - pow(alpha, (double)k + 1.0)) / (1.0 - alpha);
-}
 
 double sim_step_time(const struct llmroof_setup *s, const struct llmroof_shard *sh, const struct llmroof_batch *b)
 {
@@ -170,12 +161,15 @@ static void advance(struct runner *r, struct engine *e, double now)
                 long emitted = 1;
                 if (spec_on(r, e)) {
                     /* accepted drafts until the first rejection, then the target's own token:
-                     * at least m drafts are accepted with probability alpha^m, so one uniform u
-                     * gives j = #{m <= chunk - 1 : u < alpha^m} (no unpredictable branches) */
+                     * at least m drafts are accepted with probability tail[m] (alpha^m along a
+                     * chain; a tree's sum of node values at depth m, sim_spec_tree_tail), so one
+                     * uniform u gives j = #{m <= k : u < tail[m]} (no unpredictable branches) */
                     double u = rng_uniform(&r->spec_rng);
-                    long j = 0;
-                    for (long m = 1; m < rs->chunk; m++)
-                        j += u < r->alpha_pow[m];
+                    long j = 0, jmax = rs->output - rs->generated - 1; /* never past the output */
+                    if (jmax > c->spec.k)
+                        jmax = c->spec.k;
+                    for (long m = 1; m <= jmax; m++)
+                        j += u < r->accept_tail[m];
                     emitted = j + 1;
                     r->spec_emitted += (double)emitted;
                     r->spec_steps += 1;
@@ -311,9 +305,20 @@ static int check_config(const struct sim_config *c, long *nreq, struct llmroof_e
             return llmroof_err_set(err, LLMROOF_EINPUT, "the acceptance rate must be in [0, 1)");
         if (sp->kind == SIM_SPEC_DRAFT && !sp->draft)
             return llmroof_err_set(err, LLMROOF_EINPUT, "speculative decoding with a draft model needs the draft model");
-        if (c->max_batched_tokens < sp->k + 1L)
-            return llmroof_err_set(err, LLMROOF_EINPUT, "the token budget (%ld) must hold one verification pass of k + 1 = %d tokens",
-                                   c->max_batched_tokens, sp->k + 1);
+        if (sp->tokens > 0) {
+            double tail[SIM_SPEC_TREE_MAX_DEPTH + 1];
+            if (sp->k > SIM_SPEC_TREE_MAX_DEPTH || sp->topk < 1 || sp->topk > SIM_SPEC_TREE_MAX_TOPK ||
+                sim_spec_tree_tail(sp->k, sp->topk, sp->tokens, sp->alpha, tail) == -1)
+                return llmroof_err_set(err, LLMROOF_EINPUT,
+                                       "a draft tree of depth %d and topk %d verifies 2 to %d tokens (1 + topk + (depth - 1) "
+                                       "topk^2), depth and topk at most %d; got %d tokens",
+                                       sp->k, sp->topk,
+                                       1 + sp->topk + (sp->k - 1) * sp->topk * sp->topk, SIM_SPEC_TREE_MAX_DEPTH, sp->tokens);
+        }
+        const long verify = sp->tokens > 0 ? sp->tokens : sp->k + 1L;
+        if (c->max_batched_tokens < verify)
+            return llmroof_err_set(err, LLMROOF_EINPUT, "the token budget (%ld) must hold one verification pass of %ld tokens",
+                                   c->max_batched_tokens, verify);
     }
     if (c->prefix_tokens < 0 || (c->prefix_tokens > 0 && (c->prefix_groups < 1 || c->prefix_groups > 100000)))
         return llmroof_err_set(err, LLMROOF_EINPUT, "a shared prefix needs 1 to 100000 groups");
@@ -625,9 +630,15 @@ int sim_run(const struct sim_config *c, struct sim_result *out, struct llmroof_e
     r.nreq = nreq;
     rng_seed(&r.rng, c->seed);
     rng_seed(&r.spec_rng, c->seed ^ 0x5bec0de5ull);
-    r.alpha_pow[0] = 1;
-    for (int m = 1; m <= c->spec.k && m < 65; m++)
-        r.alpha_pow[m] = r.alpha_pow[m - 1] * c->spec.alpha;
+    /* P(at least m drafts accepted): alpha^m along a chain, the tree's sum at depth m for a tree */
+    r.accept_tail[0] = 1;
+    if (c->spec.kind != SIM_SPEC_NONE && c->spec.tokens > 0) {
+        if (sim_spec_tree_tail(c->spec.k, c->spec.topk, c->spec.tokens, c->spec.alpha, r.accept_tail))
+            return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for the draft tree");
+    } else {
+        for (int m = 1; m <= c->spec.k && m < 65; m++)
+            r.accept_tail[m] = r.accept_tail[m - 1] * c->spec.alpha;
+    }
     r.R = calloc((size_t)nreq, sizeof *r.R);
     r.S = calloc((size_t)nreq, sizeof *r.S);
     r.arrivals = (struct heap){ calloc((size_t)nreq, sizeof(struct event)), 0 };

@@ -180,7 +180,7 @@ struct runner {
     long cached_len;             /* prefix tokens the cache can serve: whole blocks only */
     double kv_bytes_per_token;   /* whole model, for the KV transfer */
     double spec_emitted, spec_steps;
-    double alpha_pow[65];        /* alpha^m, m = 0..k */
+    double accept_tail[65];      /* P(at least m drafts accepted), m = 0..k: alpha^m along a chain */
     size_t iter_cap;
 };
 

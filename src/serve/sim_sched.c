@@ -79,7 +79,7 @@ static inline long next_work(const struct runner *r, const struct engine *e, con
     if (!spec_on(r, e))
         return 1;
     long left = rs->output - rs->generated;
-    long t = r->c->spec.k + 1L;
+    long t = r->c->spec.tokens > 0 ? r->c->spec.tokens : r->c->spec.k + 1L; /* a tree's positions, or the chain's */
     return t < left ? t : left;
 }
 
@@ -352,21 +352,38 @@ double sim_iter_cost(const struct runner *r, const struct engine *e, const struc
     return c->step_scale > 0 ? t * c->step_scale : t;
 }
 
+/* The drafter's later passes over a draft tree: topk new tokens per decoding sequence (the nodes
+ * the last step expanded), each attending to the sequence's context, whose keys are read once. */
+static struct llmroof_batch widen(const struct llmroof_batch *b, double w)
+{
+    struct llmroof_batch x = *b;
+    x.tokens *= w;
+    x.attn_pairs *= w;
+    x.few_tokens *= w;
+    x.few_pairs *= w;
+    return x;
+}
+
 static double gpu_time(const struct runner *r, const struct engine *e, const struct iter *it)
 {
     double t = target_time(e, it);
     const struct sim_spec *sp = &r->c->spec;
     if (!spec_on(r, e) || it->decode_seqs == 0)
         return t;
+    /* a draft tree's steps after the first run over the topk expanded nodes of each sequence
+     * (SGLang's EAGLE worker: a batch of topk tokens per request per draft step) */
+    const struct llmroof_batch later = sp->tokens > 0 && sp->topk > 1 ? widen(&it->dec1, (double)sp->topk) : it->dec1;
     switch (sp->kind) {
     case SIM_SPEC_DRAFT:
         t += sim_step_time(&e->draft, &e->dsh, &it->draft);
         if (sp->k > 1)
-            t += (double)(sp->k - 1) * sim_step_time(&e->draft, &e->dsh, &it->dec1);
+            t += (double)(sp->k - 1) * sim_step_time(&e->draft, &e->dsh, &later);
         break;
     case SIM_SPEC_MTP:
     case SIM_SPEC_EAGLE:
-        t += (double)sp->k * draft_step_s(e, &it->dec1, 0);
+        t += draft_step_s(e, &it->dec1, 0);
+        if (sp->k > 1)
+            t += (double)(sp->k - 1) * draft_step_s(e, &later, 0);
         break;
     case SIM_SPEC_MEDUSA:
         t += draft_step_s(e, &it->dec1, sp->k);

@@ -685,6 +685,77 @@ static void speculation_emits_the_expected_tokens_and_never_helps_at_alpha_zero(
     catalog_free(&cat);
 }
 
+/* A draft tree (EAGLE-2's dynamic tree, SGLang's --speculative-eagle-topk / num-draft-tokens):
+ * depth 2, topk 2, alpha 0.5. The rank-r candidate is accepted with 0.5 x 0.5^r: q = 0.5, 0.25.
+ * Step 1: the root's children A1 0.5, A2 0.25. Step 2: A1's 0.25, 0.125 and A2's 0.125, 0.0625.
+ * With 4 tokens (3 drafts + the target's own) the 3 of highest value are verified: 0.5 (depth 1),
+ * 0.25 (depth 1, the tie going to the shallower), 0.25 (depth 2): tail = 1, 0.75, 0.25, and 1 +
+ * 0.75 + 0.25 = 2.0 tokens per step, where the chain of 2 drafts gives 1 + 0.5 + 0.25 = 1.75. With
+ * all 6 candidates (7 tokens): depth 1 is accepted unless both miss, 1 - 0.5^2 = 0.75; depth 2
+ * 0.75 x 0.75 = 0.5625 (0.25 + 0.125 + 0.125 + 0.0625): 2.3125. topk 1 is the chain: alpha^d. */
+static void a_draft_tree_accepts_the_sum_of_its_verified_values(void **state)
+{
+    (void)state;
+    double tail[SIM_SPEC_TREE_MAX_DEPTH + 1];
+    assert_int_equal(sim_spec_tree_tail(2, 2, 4, 0.5, tail), 0);
+    assert_rel_close(tail[0], 1.0, 1e-12);
+    assert_rel_close(tail[1], 0.75, 1e-12);
+    assert_rel_close(tail[2], 0.25, 1e-12);
+    assert_rel_close(sim_spec_tree_tokens_per_step(2, 2, 4, 0.5), 2.0, 1e-12);
+    assert_rel_close(sim_spec_tree_tokens_per_step(2, 2, 7, 0.5), 2.3125, 1e-12);
+    assert_int_equal(sim_spec_tree_tail(2, 2, 7, 0.5, tail), 0);
+    assert_rel_close(tail[2], 0.5625, 1e-12);
+    /* the chain: k 3, a 0.7: 1 + 0.7 + 0.49 + 0.343 = 2.533, as Leviathan's formula */
+    assert_rel_close(sim_spec_tree_tokens_per_step(3, 1, 4, 0.7), sim_spec_tokens_per_step(3, 0.7), 1e-12);
+    assert_int_equal(sim_spec_tree_tail(3, 1, 4, 0.7, tail), 0);
+    assert_rel_close(tail[3], 0.343, 1e-12);
+    /* out of range: more tokens than the 1 + 2 + 1 x 4 = 7 a depth-2, topk-2 tree holds; topk 0 */
+    assert_int_equal(sim_spec_tree_tail(2, 2, 8, 0.5, tail), -1);
+    assert_int_equal(sim_spec_tree_tail(2, 0, 2, 0.5, tail), -1);
+}
+
+/* The simulator verifies the tree's tokens and emits what the tree accepts: one Llama-3.1-8B
+ * request alone on an H100, EAGLE, depth 2, alpha 0.5. The chain emits 1.75 tokens per step,
+ * the 7-token tree 2.3125 (the arithmetic above; the last step of a request is cut short, hence
+ * 3%). A decode step of the tree verifies 7 positions where the chain verifies 3 and drafts 2
+ * tokens per step after the first where the chain drafts 1: it costs more. */
+static void a_draft_tree_verifies_its_tokens_and_emits_its_acceptance(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 128, 2000, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, &w);
+    c.concurrency = 1;
+    c.requests = 2;
+    c.record_iterations = true;
+    c.spec = (struct sim_spec){ SIM_SPEC_EAGLE, 2, 0.5, NULL, 0, 0 };
+    struct sim_result chain, tree;
+    run(&c, &chain);
+    c.spec.topk = 2;
+    c.spec.tokens = 7;
+    run(&c, &tree);
+    assert_rel_close(chain.spec_tokens_per_step, 1.75, 0.03);
+    assert_rel_close(tree.spec_tokens_per_step, 2.3125, 0.03);
+    /* the first decode step of each (same context: the prompt + its first token) */
+    double dc = 0, dt = 0;
+    for (long i = 0; i < chain.iterations && dc == 0; i++)
+        if (chain.iters[i].prefill_seqs == 0)
+            dc = chain.iters[i].dur_s;
+    for (long i = 0; i < tree.iterations && dt == 0; i++)
+        if (tree.iters[i].prefill_seqs == 0)
+            dt = tree.iters[i].dur_s;
+    assert_true(dc > 0 && dt > dc);
+    sim_result_free(&chain);
+    sim_result_free(&tree);
+    /* a tree larger than its depth and topk hold is refused, naming the bound */
+    c.spec.tokens = 8;
+    struct sim_result r;
+    struct llmroof_err err = { 0 };
+    assert_int_not_equal(sim_run(&c, &r, &err), 0);
+    assert_non_null(strstr(err.msg, "verifies 2 to 7 tokens"));
+    catalog_free(&cat);
+}
+
 /* ---- a cluster ---- */
 
 static void one_instance_cluster_is_the_single_server(void **state)
@@ -947,6 +1018,8 @@ int main(void)
         cmocka_unit_test(shared_blocks_count_once_in_kv_occupancy),
         cmocka_unit_test(speculation_tokens_per_step_follow_leviathan),
         cmocka_unit_test(speculation_emits_the_expected_tokens_and_never_helps_at_alpha_zero),
+        cmocka_unit_test(a_draft_tree_accepts_the_sum_of_its_verified_values),
+        cmocka_unit_test(a_draft_tree_verifies_its_tokens_and_emits_its_acceptance),
         cmocka_unit_test(one_instance_cluster_is_the_single_server),
         cmocka_unit_test(n_instances_serve_n_times_the_rate),
         cmocka_unit_test(disaggregated_request_pays_the_kv_transfer),
