@@ -37,15 +37,38 @@ def engine(fw):
         if re.search(r'0\.2|0\.5|jun 2023|nov 2023|distserve|splitwise|initial', f): return 'vllm-0.4'
         return 'vllm'
     return ''
+import json
+_cat = json.load(open('data/models.json'))
+_cat = _cat if isinstance(_cat, list) else _cat.get('models', _cat)
+MAX_CONTEXT = {e['id']: e.get('max_context') for e in _cat}
+# runs whose request count is the benchmark tool's default, stated on one of their rows
+# (vLLM's benchmark_serving.py --num-prompts defaults to 1000)
+DEFAULT_1000 = {(r['source'].split(' ')[0], r['model'], r['framework'], r['load']) for r in rows
+                if 'benchmark_serving default 1000' in r['notes']}
 def num(s):
     m = re.match(r'\s*([0-9.]+)', s)
     return float(m.group(1)) if m else None
 for r in rows:
     m = dict(id=r['id'], model=MODEL.get(r['model'],''), gpu=GPU.get(r['gpu'],''), engine=engine(r['framework']),
              wdt='', kvdt='', tp='', ep='', dp_attn='', instances='1', disagg='', workload='', load='', requests='',
-             metric='', stat='', divide='1', slo='', spec='', base='', notes='', skip='')
+             metric='', stat='', divide='1', slo='', spec='', base='', notes='', skip='',
+             max_seqs='', max_batched_tokens='', chunked='', sched_steps='')
     notes=[]; skip=[]
     fw=r['framework']; met=r['metric']; unit=r['unit']
+    # the engine settings the row states (vLLM and TGI flags in its notes)
+    # (TGI's --max-concurrent-requests bounds the router's requests, queued ones included: not a batch size)
+    ms=re.search(r'--max-num-seqs (\d+)', r['notes'])
+    if ms: m['max_seqs']=ms.group(1); notes.append('max sequences %s as stated' % ms.group(1))
+    mb=re.search(r'--max-num-batched-tokens (\d+)', r['notes'])
+    if mb: m['max_batched_tokens']=mb.group(1); m['chunked']='1'; notes.append('chunked prefill, %s tokens per step as stated' % mb.group(1))
+    if 'chunked prefill off' in r['notes']:
+        m['chunked']='0'
+        # vLLM's SchedulerConfig without chunked prefill: max_num_batched_tokens = max(max_model_len, 2048)
+        ctx=MAX_CONTEXT.get(MODEL.get(r['model'],''))
+        if ctx and 'vllm' in fw.lower(): m['max_batched_tokens']=str(max(int(ctx), 2048))
+        notes.append('chunked prefill off as stated (a step holds up to max(max_model_len, 2048) tokens, vLLM)')
+    ss=re.search(r'--num-scheduler-steps (\d+)', r['notes'])
+    if ss: m['sched_steps']=ss.group(1); notes.append('%s scheduler steps as stated' % ss.group(1))
     if not m['model']: skip.append("model '%s' has no catalog entry" % r['model'])
     if not m['gpu']: skip.append("GPU '%s' is not stated or has no catalog entry" % r['gpu'])
     if r['gpu']=='A10G': notes.append('A10G taken as the A10 (same GA102, 24 GB, 600 GB/s)')
@@ -134,6 +157,9 @@ for r in rows:
             m['load']='slo-capacity:%s-%s' % (cl.group(1), cl.group(2)); m['requests']=str(int(min(nreq or 1000, 600)))
             notes.append('closed loops of %s to %s clients, the best goodput' % (cl.group(1), cl.group(2)))
     else: skip.append("load '%s' not stated" % ld)
+    if m['requests'] and not nreq and (r['source'].split(' ')[0], r['model'], r['framework'], r['load']) in DEFAULT_1000:
+        # the count of an overloaded run sets its queueing (TTFT grows with it): the tool's default
+        m['requests']='1000'; notes.append("1000 requests, benchmark_serving's default --num-prompts")
     if m['requests'] and nreq and int(m['requests'])<nreq: notes.append('%s of %d requests simulated' % (m['requests'], nreq))
     # metric
     pct=r['percentile']; st={'mean':'mean','p50':'p50','p90':'p90','p99':'p99'}.get(pct,'mean')

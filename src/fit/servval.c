@@ -56,7 +56,9 @@ static bool is_rate(enum srv_metric m)
 
 enum { R_ID, R_METRIC, R_VALUE, R_SOURCE, R_FRAMEWORK, R_NCOLS };
 enum { M_ID, M_MODEL, M_GPU, M_ENGINE, M_WDT, M_KVDT, M_TP, M_EP, M_DPA, M_INST, M_DISAGG, M_WORKLOAD, M_LOAD, M_REQ,
-       M_METRIC, M_STAT, M_DIVIDE, M_SLO, M_SPEC, M_BASE, M_NOTE, M_SKIP, M_NCOLS };
+       M_METRIC, M_STAT, M_DIVIDE, M_SLO, M_SPEC, M_BASE, M_NOTE, M_SKIP, M_NREQUIRED,
+       /* optional: the engine settings a row states */
+       M_MAXSEQS = M_NREQUIRED, M_BUDGET, M_CHUNKED, M_STEPS, M_NCOLS };
 
 struct read_ctx {
     const char *fname;
@@ -300,6 +302,17 @@ static int map_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, st
         !(c->slo_ttft_s > 0))
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: an slo_pct, goodput_req_s or slo-capacity row needs its slo",
                                x->fname, line);
+    /* the engine settings the row states, each optional */
+    const char *opt[4] = { col[M_MAXSEQS] >= 0 ? f[col[M_MAXSEQS]] : "", col[M_BUDGET] >= 0 ? f[col[M_BUDGET]] : "",
+                           col[M_CHUNKED] >= 0 ? f[col[M_CHUNKED]] : "", col[M_STEPS] >= 0 ? f[col[M_STEPS]] : "" };
+    long ch = -1, st = 0;
+    if (!whole(opt[0], 1, 1000000, 0, &c->max_seqs) || !whole(opt[1], 1, 100000000, 0, &c->max_batched_tokens) ||
+        !whole(opt[2], 0, 1, -1, &ch) || !whole(opt[3], 1, 1024, 0, &st))
+        return llmroof_err_set(err, LLMROOF_EINPUT,
+                               "%s:%ld: max_seqs '%s', max_batched_tokens '%s', chunked '%s' (0 or 1) or sched_steps '%s' "
+                               "is not a whole number in range", x->fname, line, opt[0], opt[1], opt[2], opt[3]);
+    c->chunked = (int)ch;
+    c->sched_steps = (int)st;
     c->reason[0] = '\0';
     c->mapped = true;
     return LLMROOF_OK;
@@ -313,14 +326,15 @@ int srv_load_cases(const struct llmroof_catalog *cat, const char *rows_text, siz
     static const char *const rnames[R_NCOLS] = { "id", "metric", "value", "source", "framework" };
     static const char *const mnames[M_NCOLS] = { "id", "model", "gpu", "engine", "wdt", "kvdt", "tp", "ep", "dp_attn",
                                                  "instances", "disagg", "workload", "load", "requests", "metric",
-                                                 "stat", "divide", "slo", "spec", "base", "notes", "skip" };
+                                                 "stat", "divide", "slo", "spec", "base", "notes", "skip",
+                                                 "max_seqs", "max_batched_tokens", "chunked", "sched_steps" };
     struct read_ctx x = { rows_name, NULL, 0, 0, cat };
     *out = NULL;
     *n = 0;
     int rc = val_csv_read(rows_text, rows_len, rows_name, rnames, R_NCOLS, 3, published_row, &x, err);
     if (!rc) {
         x.fname = map_name;
-        rc = val_csv_read(map_text, map_len, map_name, mnames, M_NCOLS, M_NCOLS, map_row, &x, err);
+        rc = val_csv_read(map_text, map_len, map_name, mnames, M_NCOLS, M_NREQUIRED, map_row, &x, err);
     }
     if (rc) {
         free(x.v);
@@ -355,7 +369,8 @@ static bool same_run(const struct srv_case *a, const struct srv_case *b)
            a->load_lo == b->load_lo &&
            a->requests == b->requests && a->slo_ttft_s == b->slo_ttft_s && a->slo_tpot_s == b->slo_tpot_s && a->spec_kind == b->spec_kind &&
            a->spec_k == b->spec_k && a->spec_alpha == b->spec_alpha && a->has_base == b->has_base &&
-           a->base_engine == b->base_engine;
+           a->base_engine == b->base_engine && a->max_seqs == b->max_seqs &&
+           a->max_batched_tokens == b->max_batched_tokens && a->chunked == b->chunked && a->sched_steps == b->sched_steps;
 }
 
 /* ShareGPT-shaped lengths with the row's means: 4,000 draws of the simulator's chat
@@ -397,6 +412,20 @@ static void simulate(const struct srv_case *c, const struct llmroof_gpu *g, cons
     /* the engine's scheduler, as 'simulate -e ENGINE' and validate.c's closed-batch rows set it up:
      * its CPU cost per sequence and overlap, admission policy, sequence limit and token budget */
     sim_config_engine(&sc, e, g, false, false);
+    /* what the row states of the engine's settings overrides the profile's defaults */
+    if (c->max_seqs > 0)
+        sc.max_seqs = c->max_seqs;
+    if (c->max_batched_tokens > 0)
+        sc.max_batched_tokens = c->max_batched_tokens;
+    if (c->chunked >= 0)
+        sc.chunked_prefill = c->chunked == 1;
+    /* vLLM's multi-step scheduling (--num-scheduler-steps N, v0.6.0): the scheduler and the
+     * input preparation run once per N decode steps, so their CPU work per step is 1/N (vLLM's
+     * v0.6.0 performance post), and new requests join only between the N-step runs */
+    if (c->sched_steps > 1) {
+        sc.cpu_seq_s /= (double)c->sched_steps;
+        sc.sched_steps = c->sched_steps;
+    }
     sc.setup = (struct llmroof_setup){ c->model, g, c->tp, c->dt, roofline_effs_engine(g, e, NULL), { 0 } };
     if (c->ep > 1) {
         sc.setup.layout.ep = c->ep;
@@ -591,8 +620,15 @@ int srv_predict(struct srv_case *cases, size_t n, const bool *keep, const struct
             /* the baseline: the same setup with the base engine, or without speculation */
             struct srv_case b = *c;
             b.has_base = false;
-            if (c->base_engine)
+            if (c->base_engine) {
+                /* the settings the row states are the feature run's (vLLM 0.6's multi-step
+                 * scheduling, say), not the baseline engine's: it runs with its own defaults */
                 b.engine = c->base_engine;
+                b.max_seqs = 0;
+                b.max_batched_tokens = 0;
+                b.chunked = -1;
+                b.sched_steps = 0;
+            }
             else
                 b.spec_kind = 0;
             const struct llmroof_gpu *g = b.gpu;

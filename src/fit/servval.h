@@ -77,6 +77,11 @@ struct srv_case {
     enum srv_stat stat;
     double divide;             /* per-GPU or per-node figures: the simulated total over this */
     double slo_ttft_s, slo_tpot_s;
+    /* the engine's settings the row states (the map's optional columns); 0: the engine profile's */
+    long max_seqs;             /* --max-num-seqs */
+    long max_batched_tokens;   /* --max-num-batched-tokens */
+    int chunked;               /* chunked prefill: 1 on, 0 off, -1 the simulator's default */
+    int sched_steps;           /* vLLM --num-scheduler-steps (multi-step scheduling), 0 or 1: none */
     /* the prediction */
     double predicted;
     double err;                /* predicted / measured time - 1 (rates inverted): > 0 = llmroof slower */

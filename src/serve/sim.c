@@ -223,19 +223,30 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
     struct iter it;
     memset(&it, 0, sizeof it);
     it.budget = c->max_batched_tokens;
-    /* every running sequence's chunk is 0 here: advance() and sim_preempt_last() clear it */
+    /* every running sequence's chunk is 0 here: advance() and sim_preempt_last() clear it.
+     * Multi-step scheduling (vLLM's --num-scheduler-steps N, v0.6.0: the scheduler runs once per
+     * N decode steps to amortise its CPU work) admits waiting requests only between runs: an
+     * iteration that admits nothing starts a run of N decode iterations, the N - 1 after it do
+     * not look at the queue (vLLM's multi-step output processing; docs/metrics.md) */
+    const bool may_admit = c->sched_steps <= 1 || e->burst_left <= 0 || e->nrun == 0;
+    if (!may_admit)
+        e->burst_left--;
     if (c->chunked_prefill) {
         /* Sarathi-Serve / vLLM's chunked scheduler: running sequences first (decodes and
          * prefill chunks within the budget), then new admissions with what is left */
         sim_schedule_running(r, e, &it);
-        sim_admit_waiting(r, e, &it, e->now);
+        if (may_admit)
+            sim_admit_waiting(r, e, &it, e->now);
     } else {
         /* vLLM's scheduler without chunking: waiting prompts first, whole, in a prefill-only
          * iteration that stalls every running decode; decodes run when none is admitted */
-        sim_admit_waiting(r, e, &it, e->now);
+        if (may_admit)
+            sim_admit_waiting(r, e, &it, e->now);
         if (it.nsched == 0)
             sim_schedule_running(r, e, &it);
     }
+    if (may_admit && c->sched_steps > 1 && it.prefill_seqs == 0)
+        e->burst_left = c->sched_steps - 1; /* a decode run starts */
     if (it.nsched == 0) /* cannot happen: a request that fits an empty cache is admitted */
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "scheduler made no progress at t=%.6f s", e->now);
     double dt = sim_iter_cost(r, e, &it);
@@ -265,6 +276,8 @@ static int check_config(const struct sim_config *c, long *nreq, struct llmroof_e
         return rc;
     if (c->max_batched_tokens < 1 || c->max_seqs < 1)
         return llmroof_err_set(err, LLMROOF_EINPUT, "the token budget and the sequence limit must be at least 1");
+    if (c->sched_steps < 0 || c->sched_steps > 1024)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "scheduler steps must be in [0, 1024]");
     if (!(c->cpu_seq_s >= 0 && c->cpu_seq_s <= 1e-3) || !(c->cpu_overlap >= 0 && c->cpu_overlap <= 1))
         return llmroof_err_set(err, LLMROOF_EINPUT, "the CPU cost per sequence must be in [0, 1 ms] and its overlap in [0, 1]");
     if (!(c->step_scale == 0 || (c->step_scale >= 0.1 && c->step_scale <= 10)))

@@ -122,6 +122,10 @@ struct sim_config {
                                         never preempts; false: vLLM's optimistic admission + preemption */
     long warmup_requests;            /* latency statistics skip the first N requests created (--warmup) */
     double step_scale;               /* multiplies every iteration's time (the capacity band); 0 = 1 */
+    int sched_steps;                 /* multi-step scheduling (vLLM --num-scheduler-steps): a decode
+                                        iteration that admits nothing starts a run of this many decode
+                                        iterations, and waiting requests are admitted only between
+                                        runs; 0 or 1: every iteration schedules */
 };
 
 /* Applies an engine profile's scheduling fields (CPU cost per sequence and its overlap, admission

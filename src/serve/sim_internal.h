@@ -155,6 +155,7 @@ struct engine {
     struct llmroof_batch *rb;    /* data-parallel attention: each replica's share of the iteration
                                     (sh.attn_dp entries, owned); NULL without */
     long next_replica;           /* data-parallel attention: round-robin dispatch counter */
+    long burst_left;             /* multi-step scheduling: decode iterations left in the current run */
     long *rfree;                 /* data-parallel attention: each replica's free KV blocks (sh.attn_dp
                                     entries, owned; they sum to free_blocks); NULL without */
     long replica_blocks;         /* KV blocks of one replica's pool (total_blocks without) */

@@ -756,6 +756,43 @@ static void a_draft_tree_verifies_its_tokens_and_emits_its_acceptance(void **sta
     catalog_free(&cat);
 }
 
+/* Multi-step scheduling (vLLM --num-scheduler-steps N): waiting requests join only between runs
+ * of N decode iterations. Llama-3.1-8B on an H100, whole prefills (vLLM's tuned setup): A (128
+ * prompt tokens, 400 out) at t = 0, B (128, 4) at 0.5 s, in A's decode. Iteration 0 is A's
+ * prefill; iteration 1, A's first decode, admits nothing and starts a run of N = 32, so the queue
+ * is looked at again in iterations 33, 65, ...: B's prefill iteration i_B has i_B - 1 = 32 m,
+ * and B waits up to 31 decode steps; with N = 1 it joins at the next iteration. */
+static void multi_step_scheduling_admits_between_runs(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct trace_req t[2] = { { 0.0, 128, 400 }, { 0.5, 128, 4 } };
+    struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, NULL);
+    c.mode = SIM_TRACE;
+    c.trace = t;
+    c.ntrace = 2;
+    c.chunked_prefill = false;
+    c.record_iterations = true;
+    struct sim_result one, multi;
+    run(&c, &one);
+    c.sched_steps = 32;
+    run(&c, &multi);
+    long ib = -1;
+    for (long i = 0; i < multi.iterations && ib < 0; i++)
+        if (multi.iters[i].prefill_seqs > 0 && multi.iters[i].start_s >= 0.5)
+            ib = i;
+    assert_true(ib > 1);
+    assert_int_equal((ib - 1) % 32, 0);
+    const double step = multi.iters[2].dur_s; /* one decode step of A alone */
+    const double w1 = one.reqs[1].first_sched_s - 0.5, w32 = multi.reqs[1].first_sched_s - 0.5;
+    assert_true(w1 >= 0 && w1 <= 1.01 * step);
+    assert_true(w32 > w1 && w32 <= 32 * 1.01 * step);
+    assert_int_equal(multi.completed, 2);
+    sim_result_free(&one);
+    sim_result_free(&multi);
+    catalog_free(&cat);
+}
+
 /* ---- a cluster ---- */
 
 static void one_instance_cluster_is_the_single_server(void **state)
@@ -1020,6 +1057,7 @@ int main(void)
         cmocka_unit_test(speculation_emits_the_expected_tokens_and_never_helps_at_alpha_zero),
         cmocka_unit_test(a_draft_tree_accepts_the_sum_of_its_verified_values),
         cmocka_unit_test(a_draft_tree_verifies_its_tokens_and_emits_its_acceptance),
+        cmocka_unit_test(multi_step_scheduling_admits_between_runs),
         cmocka_unit_test(one_instance_cluster_is_the_single_server),
         cmocka_unit_test(n_instances_serve_n_times_the_rate),
         cmocka_unit_test(disaggregated_request_pays_the_kv_transfer),

@@ -448,6 +448,40 @@ static void serving_slo_capacity_takes_the_best_goodput_of_the_sweep(void **stat
     catalog_free(&cat);
 }
 
+/* The engine settings a row states (the map's optional columns) override the profile's: the
+ * same 64 requests as above with "max_seqs" 1 in the map serve one at a time, so mean e2e (ms) x
+ * req/s = 32.5 s x 1000 = 32500 exactly, as with an engine limited to one sequence; a bad value
+ * is a map error. */
+static void serving_rows_take_the_engine_settings_they_state(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_all(&cat);
+    char m[4096];
+    const char *run = "llama-2-7b,a100-sxm4-80gb,vllm,fp16,fp16,1,,,1,,fixed:512:128,offline,64,";
+    snprintf(m, sizeof m,
+             "id,model,gpu,engine,wdt,kvdt,tp,ep,dp_attn,instances,disagg,workload,load,requests,metric,stat,divide,"
+             "slo,spec,base,notes,skip,max_seqs,max_batched_tokens,chunked,sched_steps\n"
+             "s1,%sreq_s,mean,,,,,,,1,,,\ns4,%se2e,mean,,,,,,,1,,,\n", run, run);
+    struct srv_case *c = NULL;
+    size_t n = 0;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(srv_load_cases(&cat, srv_rows, strlen(srv_rows), "rows", m, strlen(m), "map", &c, &n, &err), 0);
+    assert_int_equal(c[0].max_seqs, 1);
+    assert_int_equal(c[0].chunked, -1);
+    assert_int_equal(srv_predict(c, n, NULL, NULL, 0, NULL, 0, &err), 0);
+    assert_true(c[0].mapped && c[3].mapped);
+    assert_rel_close(c[3].predicted * c[0].predicted, 32500, 1e-6);
+    free(c);
+    snprintf(m, sizeof m,
+             "id,model,gpu,engine,wdt,kvdt,tp,ep,dp_attn,instances,disagg,workload,load,requests,metric,stat,divide,"
+             "slo,spec,base,notes,skip,max_seqs,max_batched_tokens,chunked,sched_steps\n"
+             "s1,%sreq_s,mean,,,,,,,1,,2,\n", run);
+    assert_int_not_equal(srv_load_cases(&cat, srv_rows, strlen(srv_rows), "rows", m, strlen(m), "map", &c, &n, &err), 0);
+    assert_non_null(strstr(err.msg, "chunked '2'"));
+    catalog_free(&cat);
+}
+
 static void serving_stats_by_class_and_load(void **state)
 {
     struct srv_case c[4];
@@ -487,6 +521,7 @@ int main(void)
         cmocka_unit_test(serving_rows_use_engine_scheduler),
         cmocka_unit_test(serving_stats_by_class_and_load),
         cmocka_unit_test(serving_slo_capacity_takes_the_best_goodput_of_the_sweep),
+        cmocka_unit_test(serving_rows_take_the_engine_settings_they_state),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
