@@ -14,11 +14,14 @@ MODEL = {'OPT-13B':'opt-13b','OPT-13B?':'opt-13b','Yi-34B':'yi-34b-200k','Yi-34B
  'DeepSeek-V3':'deepseek-v3','DeepSeek-V3 (671B MoE)':'deepseek-v3','DeepSeek-V3/R1':'deepseek-v3','DeepSeek-R1/V3':'deepseek-v3',
  'DeepSeek-V3/R1 (671B MoE)':'deepseek-v3','DeepSeek-R1-0528':'deepseek-r1','DeepSeek-R1/V3 (NVFP4 MoE)':'deepseek-v3',
  'DeepSeek-V3/R1 (production mix)':'deepseek-v3','Kimi-K2-Instruct':'kimi-k2','Vicuna-13B':'llama-13b','Vicuna-7B (v1.5)':'llama-2-7b',
- 'Vicuna-13B (v1.5)':'llama-2-13b','DeepSeek-R1-Distill-Llama-8B':'llama-3.1-8b'}
+ 'Vicuna-13B (v1.5)':'llama-2-13b','DeepSeek-R1-Distill-Llama-8B':'llama-3.1-8b',
+ # DeepSeek-V3.2 is the release of V3.2-Exp's architecture (the same MLA + DSA sparse attention, 671B
+ # MoE; deepseek-ai/DeepSeek-V3.2 config.json: model_type deepseek_v32 as V3.2-Exp's)
+ 'DeepSeek-V3.2':'deepseek-v3.2-exp'}
 GPU = {'A100-SXM4-80GB?':'a100-sxm4-80gb','A100-SXM4-80GB':'a100-sxm4-80gb','A100-SXM4-80GB (DGX-A100)':'a100-sxm4-80gb',
  'A100-80GB':'a100-sxm4-80gb','A100-80GB (SXM?)':'a100-sxm4-80gb','A100-PCIe-80GB':'a100-pcie-80gb','H100':'h100-sxm5-80gb',
  'H100-SXM5-80GB (DGX-H100)':'h100-sxm5-80gb','H200':'h200-sxm-141gb','MI300X':'mi300x','B300':'b300','GB200 (NVL72)':'gb200-nvl72',
- 'GB200':'gb200-nvl72','H800':'h800-sxm5-80gb','H800?':'h800-sxm5-80gb','A100-40GB':'a100-sxm4-40gb','L4':'l4','A10G':'a10'}
+ 'GB200':'gb200-nvl72','GB300':'b300','H800':'h800-sxm5-80gb','H800?':'h800-sxm5-80gb','A100-40GB':'a100-sxm4-40gb','L4':'l4','A10G':'a10'}
 def engine(fw):
     # the profile of the version a row names (docs/catalog.md "Engines"): vLLM before v0.2.7 ran
     # eager (vllm-0.2: 2023 releases, the Jan-2024 DistServe baseline, Splitwise's ~0.2.x fork and
@@ -41,18 +44,44 @@ def engine(fw):
         if minor is not None and 3 <= minor <= 5: return 'vllm-0.4'
         return 'vllm'
     return ''
+import json
+_cat = json.load(open('data/models.json'))
+_cat = _cat if isinstance(_cat, list) else _cat.get('models', _cat)
+MAX_CONTEXT = {e['id']: e.get('max_context') for e in _cat}
+# runs whose request count is the benchmark tool's default, stated on one of their rows
+# (vLLM's benchmark_serving.py --num-prompts defaults to 1000)
+DEFAULT_1000 = {(r['source'].split(' ')[0], r['model'], r['framework'], r['load']) for r in rows
+                if 'benchmark_serving default 1000' in r['notes']}
 def num(s):
     m = re.match(r'\s*([0-9.]+)', s)
     return float(m.group(1)) if m else None
 for r in rows:
     m = dict(id=r['id'], model=MODEL.get(r['model'],''), gpu=GPU.get(r['gpu'],''), engine=engine(r['framework']),
              wdt='', kvdt='', tp='', ep='', dp_attn='', instances='1', disagg='', workload='', load='', requests='',
-             metric='', stat='', divide='1', slo='', spec='', base='', notes='', skip='')
+             metric='', stat='', divide='1', slo='', spec='', base='', notes='', skip='',
+             max_seqs='', max_batched_tokens='', chunked='', sched_steps='')
     notes=[]; skip=[]
     fw=r['framework']; met=r['metric']; unit=r['unit']
+    # the engine settings the row states (vLLM and TGI flags in its notes)
+    # (TGI's --max-concurrent-requests bounds the router's requests, queued ones included: not a batch size)
+    ms=re.search(r'--max-num-seqs (\d+)', r['notes'])
+    if ms: m['max_seqs']=ms.group(1); notes.append('max sequences %s as stated' % ms.group(1))
+    mb=re.search(r'--max-num-batched-tokens (\d+)', r['notes'])
+    if mb: m['max_batched_tokens']=mb.group(1); m['chunked']='1'; notes.append('chunked prefill, %s tokens per step as stated' % mb.group(1))
+    if 'chunked prefill off' in r['notes']:
+        m['chunked']='0'
+        # vLLM's SchedulerConfig without chunked prefill: max_num_batched_tokens = max(max_model_len, 2048)
+        ctx=MAX_CONTEXT.get(MODEL.get(r['model'],''))
+        if ctx and 'vllm' in fw.lower(): m['max_batched_tokens']=str(max(int(ctx), 2048))
+        notes.append('chunked prefill off as stated (a step holds up to max(max_model_len, 2048) tokens, vLLM)')
+    ss=re.search(r'--num-scheduler-steps (\d+)', r['notes'])
+    if ss: m['sched_steps']=ss.group(1); notes.append('%s scheduler steps as stated' % ss.group(1))
     if not m['model']: skip.append("model '%s' has no catalog entry" % r['model'])
     if not m['gpu']: skip.append("GPU '%s' is not stated or has no catalog entry" % r['gpu'])
     if r['gpu']=='A10G': notes.append('A10G taken as the A10 (same GA102, 24 GB, 600 GB/s)')
+    if r['gpu']=='GB300': notes.append("GB300 taken as the B300 (same Blackwell Ultra GPU, 288 GB HBM3e, NVLink 5; the GB300's "
+                                       "higher power limit is not modelled, its 72-GPU NVLink domain is idle at 2-4 GPUs)")
+    if r['model']=='DeepSeek-V3.2': notes.append('DeepSeek-V3.2 as the V3.2-Exp entry (same architecture)')
     wd=r['weight_dtype'].rstrip('?').lower(); kd=r['kv_dtype'].rstrip('?').lower()
     m['wdt'] = 'fp8' if wd.startswith('fp8') else 'fp4' if wd.startswith('nvfp4') else 'bf16' if wd.startswith('bf16') else 'fp16'
     if wd in ('?','') or wd.startswith('4-bit') or wd.startswith('? '): notes.append('weights 16-bit assumed')
@@ -76,8 +105,9 @@ for r in rows:
     if m['tp'] and ngi and not m['disagg']:
         t=int(m['tp'])
         if ngi != t:
-            if t==1 and ('ep' in fw.lower() or 'dp' in fw.lower() or 'DP attention' in fw):
-                if 'EP' in fw or 'ep' in fw.lower():
+            dpa_notes = 'DP-attention ranks' in r['notes']  # SGLang's DP attention stated in the notes only
+            if t==1 and ('ep' in fw.lower() or 'dp' in fw.lower() or 'DP attention' in fw or dpa_notes):
+                if 'EP' in fw or 'ep' in fw.lower() or dpa_notes:
                     m['ep']=str(ngi); m['dp_attn']='1'; notes.append('EP %d with DP attention over %d GPUs' % (ngi, ngi))
                 else:
                     m['instances']=str(ngi); notes.append('%d data-parallel replicas behind a router' % ngi)
@@ -95,7 +125,7 @@ for r in rows:
     wl=r['workload'].rstrip('?'); P=num(r['input_len']); O=num(r['output_len'])
     if wl.startswith('fixed:'): m['workload']=wl
     elif wl=='random' and P and O: m['workload']='fixed:%d:%d' % (P,O); notes.append('random lengths taken as fixed %d/%d' % (P,O))
-    elif wl.startswith('synthetic normal') and P and O: m['workload']='fixed:%d:%d' % (P,O); notes.append('normal lengths (30%% spread) taken as fixed means')
+    elif wl.startswith('synthetic normal') and P and O: m['workload']='fixed:%d:%d' % (P,O); notes.append('normal lengths (30% spread) taken as fixed means')
     elif wl in ('sharegpt',) and P and O: m['workload']='sharegpt:%d:%d' % (round(P),round(O)); notes.append('ShareGPT-shaped lengths scaled to the stated means')
     elif wl in ('sharegpt',): m['workload']='chat'; notes.append('ShareGPT lengths not stated: the chat distribution')
     else: skip.append("workload '%s' with lengths '%s'/'%s': no distribution llmroof can draw" % (r['workload'][:40], r['input_len'], r['output_len']))
@@ -107,7 +137,16 @@ for r in rows:
         else: m['load']='static:%d' % b; m['requests']=str(int(b))
     elif ld.startswith('concurrency:'):
         c=num(ld[12:])
-        if c is None: skip.append("concurrency '%s' not stated" % ld)
+        # the batch the text states where the chart does not (DeepSeek-V3.2 rows: "batch=64")
+        if c is None and 'batch=64' in r['notes']:
+            c=64; notes.append('concurrency 64, the batch the text states')
+        if c is None and met.startswith(('throughput','prefill_tok_s','decode_tok_s')) and 'peak' in r['notes']:
+            # the peak of a concurrency sweep: throughput rises with concurrency until the engine's
+            # sequence limit or the KV cache saturates it, so the peak is the saturated server's,
+            # what an offline run (everything queued at once) measures
+            m['load']='offline'; m['requests']=str(int(min(nreq or 1000, 600)))
+            notes.append("the peak of an unstated concurrency sweep taken as the saturated (offline) throughput")
+        elif c is None: skip.append("concurrency '%s' not stated" % ld)
         else: m['load']='concurrency:%d' % c; m['requests']=str(int(min(max(4*c, 100), nreq or 1e9, 600)))
     elif ld.startswith('rate:'):
         q=num(ld[5:])
@@ -117,8 +156,17 @@ for r in rows:
     elif ld=='offline':
         m['load']='offline'; m['requests']=str(int(min(nreq or 1000, 600)))
     elif ld=='slo-capacity':
-        skip.append('slo-capacity (the highest load meeting an SLO) is not mapped yet')
+        # the peak goodput of a closed-loop client sweep (DeepSpeed-FastGen section 4C: "1-32
+        # concurrent clients", effective throughput = requests within the SLA per second)
+        cl=re.search(r'(\d+)-(\d+) concurrent clients', r['notes'])
+        if not cl: skip.append('slo-capacity without its stated sweep of clients')
+        else:
+            m['load']='slo-capacity:%s-%s' % (cl.group(1), cl.group(2)); m['requests']=str(int(min(nreq or 1000, 600)))
+            notes.append('closed loops of %s to %s clients, the best goodput' % (cl.group(1), cl.group(2)))
     else: skip.append("load '%s' not stated" % ld)
+    if m['requests'] and not nreq and (r['source'].split(' ')[0], r['model'], r['framework'], r['load']) in DEFAULT_1000:
+        # the count of an overloaded run sets its queueing (TTFT grows with it): the tool's default
+        m['requests']='1000'; notes.append("1000 requests, benchmark_serving's default --num-prompts")
     if m['requests'] and nreq and int(m['requests'])<nreq: notes.append('%s of %d requests simulated' % (m['requests'], nreq))
     # metric
     pct=r['percentile']; st={'mean':'mean','p50':'p50','p90':'p90','p99':'p99'}.get(pct,'mean')
@@ -136,7 +184,14 @@ for r in rows:
     elif met=='decode_tok_s_per_gpu': m['metric']='out_tok_s'
     elif met=='prefill_tok_s_per_gpu': m['metric']='prompt_tok_s' if ('prompt' in per or 'input' in per) else 'total_tok_s'
     elif met=='slo_attainment_pct': m['metric']='slo_pct'; m['slo']='250:100'; notes.append('SLO TTFT 0.25 s, TPOT 0.1 s (DistServe OPT-13B chatbot)')
-    elif met=='goodput_req_s': skip.append('goodput at an SLO needs the slo-capacity search; not mapped yet')
+    elif met=='goodput_req_s':
+        # FastGen's SLA: prompt latency <= prompt tokens / 512 s (a fixed mean prompt: one TTFT limit)
+        # and a generation rate (EMA) >= 4 tok/s, taken as the request's TPOT <= 1/4 s
+        pl=re.search(r'tokens/(\d+) s', r['notes']); gr=re.search(r'>= ?([0-9.]+) tok/s', r['notes'])
+        if not (pl and gr and P): skip.append('goodput without a stated SLA')
+        else:
+            m['metric']='goodput_req_s'; m['slo']='%d:%d' % (round(1000*P/float(pl.group(1))), round(1000/float(gr.group(1))))
+            notes.append('SLA: TTFT <= %d/%s s, TPOT <= 1/%s s (the generation-rate EMA as the mean)' % (P, pl.group(1), gr.group(1)))
     elif met in ('speedup','acceptance_length'): pass
     else: skip.append("metric '%s' not mapped" % met)
     if '/gpu' in per or 'per rank' in per or met in ('decode_tok_s_per_gpu','prefill_tok_s_per_gpu'):
@@ -157,6 +212,8 @@ for r in rows:
         m['base']='engine:vllm-0.4'; m['engine']='vllm-0.6'
         m['metric']='speedup_tput' if r['load']=='offline' else 'speedup_tpot'
         notes.append('baseline: vLLM 0.5.3 as the vllm-0.4 profile')
+    if 'decode nodes' in r['notes'] and met=='decode_tok_s_per_gpu':
+        skip.insert(0,'the decode nodes of a P/D deployment: decode-only throughput needs the prefill side, not stated')
     if r['id']=='b055': skip.insert(0,'the decode pool of a P/D deployment: decode-only throughput needs the prefill side, not stated')
     if skip: m['skip']=skip[0][:126]
     m['notes']='; '.join(notes)

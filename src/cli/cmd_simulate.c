@@ -11,13 +11,13 @@
 
 enum { OPT_MBT = 1, OPT_MAXSEQS, OPT_NOCHUNK, OPT_CONC, OPT_REQS, OPT_THINK, OPT_RATE, OPT_TRACE, OPT_WORKLOAD,
        OPT_SEED, OPT_REQOUT, OPT_TRACEOUT, OPT_SW_MBT, OPT_SW_RATE, OPT_SW_CONC, OPT_SVG, OPT_RANGE, OPT_SCENARIO,
-       OPT_TTFT, OPT_TPOT, OPT_PCT, OPT_PCACHE, OPT_PREFIX, OPT_SPEC, OPT_SPECK, OPT_SPECA, OPT_INST, OPT_ROUTER,
+       OPT_TTFT, OPT_TPOT, OPT_PCT, OPT_PCACHE, OPT_PREFIX, OPT_SPEC, OPT_SPECK, OPT_SPECA, OPT_SPECT, OPT_INST, OPT_ROUTER,
        OPT_PPOOL, OPT_DPOOL, OPT_KVLINK, OPT_WARMUP, OPT_BAND, OPT_ADMIT };
 
 struct ctx {
     struct cli_setup_opts s;
     struct sim_config cfg;
-    bool have_conc, have_reqs, have_think, have_rate, have_block, range, have_speck, have_speca, have_inst,
+    bool have_conc, have_reqs, have_think, have_rate, have_block, range, have_speck, have_speca, have_spect, have_inst,
         have_router, have_mbt, have_maxseqs, have_admit;
     double band;                        /* --capacity-band: the share the service rate moves, 0 = none */
     const char *trace, *workload, *req_out, *trace_out, *svg;
@@ -139,6 +139,22 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         if (!parse_double(arg, &a) || !(a >= 0 && a < 1))
             return cli_usage_error(c, "option '--spec-accept': '%s' is not an acceptance rate in [0, 1)", arg);
         x->cfg.spec.alpha = a;
+        return 0;
+    }
+    case OPT_SPECT: {
+        /* "TOPK:TOKENS": a draft tree (SGLang --speculative-eagle-topk, --speculative-num-draft-tokens) */
+        char buf[64];
+        snprintf(buf, sizeof buf, "%s", arg);
+        char *colon = strchr(buf, ':');
+        int64_t tk, tt;
+        if (colon)
+            *colon = '\0';
+        if (!colon || !parse_int64(buf, 1, SIM_SPEC_TREE_MAX_TOPK, &tk) || !parse_int64(colon + 1, 2, 4096, &tt))
+            return cli_usage_error(c, "option '--spec-tree': '%s' is not TOPK:TOKENS (topk in [1, %d], tokens verified "
+                                      "per step in [2, 4096], e.g. 4:16)", arg, SIM_SPEC_TREE_MAX_TOPK);
+        x->have_spect = true;
+        x->cfg.spec.topk = (int)tk;
+        x->cfg.spec.tokens = (int)tt;
         return 0;
     }
     case OPT_INST:
@@ -353,6 +369,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         { OPT_SPEC, "spec", 0, "METHOD", "speculative decoding: eagle, mtp, medusa or draft:MODEL", false },
         { OPT_SPECK, "spec-k", 0, "K", "tokens proposed per step (default 3)", false },
         { OPT_SPECA, "spec-accept", 0, "A", "per-token acceptance rate in [0, 1) (required with --spec)", false },
+        { OPT_SPECT, "spec-tree", 0, "TOPK:TOKENS", "a draft tree of --spec-k steps: TOPK candidates per node, TOKENS verified per step", false },
         { OPT_INST, "instances", 0, "N", "N identical instances behind a router (default 1)", false },
         { OPT_ROUTER, "router", 0, "NAME", "round-robin (default), least-loaded or prefix-affinity", false },
         { OPT_PPOOL, "prefill-pool", 0, "N[:GPU[:TP]]", "disaggregated: N prefill instances (default GPU and TP: -g, -t)", false },
@@ -406,8 +423,9 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
     if (x->scenario && strcmp(x->scenario, "server") == 0 && !x->have_rate &&
         !(x->sweep_name && strcmp(x->sweep_name, "rate") == 0))
         return cli_usage_error(c, "option '--scenario server' is MLPerf's Poisson arrivals: add --rate QPS");
-    if ((x->have_speck || x->have_speca) && !x->spec)
-        return cli_usage_error(c, "options '--spec-k' and '--spec-accept' describe speculative decoding: add --spec METHOD");
+    if ((x->have_speck || x->have_speca || x->have_spect) && !x->spec)
+        return cli_usage_error(c, "options '--spec-k', '--spec-accept' and '--spec-tree' describe speculative decoding: "
+                                  "add --spec METHOD");
     if (x->spec && !x->have_speca)
         return cli_usage_error(c, "option '--spec' needs the acceptance rate: add --spec-accept A (in [0, 1))");
     if (x->cfg.prefix_cache && x->trace)
@@ -511,7 +529,17 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
             rc = cli_usage_error(c, "option '--spec': the draft '%s' has a vocabulary of %ld tokens and the target '%s' "
                                     "%ld; a draft's tokens must be the target's (same tokenizer)", d->id, d->vocab, m->id,
                                  m->vocab);
-        if (!rc && x->cfg.max_batched_tokens < x->cfg.spec.k + 1L)
+        const int ksteps = x->cfg.spec.k, ktop = x->cfg.spec.topk;
+        if (!rc && x->have_spect &&
+            (ksteps > SIM_SPEC_TREE_MAX_DEPTH || x->cfg.spec.tokens > 1 + ktop + (ksteps - 1) * ktop * ktop))
+            rc = cli_usage_error(c, "option '--spec-tree': a tree of %d steps (--spec-k, at most %d) with topk %d holds at "
+                                    "most %d tokens to verify (1 + topk + (steps - 1) x topk^2); got %d",
+                                 ksteps, SIM_SPEC_TREE_MAX_DEPTH, ktop, 1 + ktop + (ksteps - 1) * ktop * ktop,
+                                 x->cfg.spec.tokens);
+        if (!rc && x->have_spect && x->cfg.max_batched_tokens < x->cfg.spec.tokens)
+            rc = cli_usage_error(c, "option '--spec-tree': %d tokens verified per step need a budget of as many; "
+                                    "--max-batched-tokens is %ld", x->cfg.spec.tokens, x->cfg.max_batched_tokens);
+        else if (!rc && !x->have_spect && x->cfg.max_batched_tokens < x->cfg.spec.k + 1L)
             rc = cli_usage_error(c, "option '--spec-k': %d proposals need a budget of %d tokens per step; "
                                     "--max-batched-tokens is %ld", x->cfg.spec.k, x->cfg.spec.k + 1, x->cfg.max_batched_tokens);
     }

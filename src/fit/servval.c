@@ -19,13 +19,13 @@ const char *srv_class_name(enum srv_class c)
 
 const char *srv_load_name(enum srv_load l)
 {
-    static const char *const names[SRV_LOAD_COUNT] = { "static", "concurrency", "rate", "offline" };
+    static const char *const names[SRV_LOAD_COUNT] = { "static", "concurrency", "rate", "offline", "slo-capacity" };
     return (l >= 0 && l < SRV_LOAD_COUNT) ? names[l] : "?";
 }
 
 static const char *const metric_names[SRV_METRIC_COUNT] = { "ttft", "tpot", "e2e", "makespan", "req_s", "out_tok_s",
                                                             "total_tok_s", "prompt_tok_s", "slo_pct", "speedup_tput",
-                                                            "speedup_tpot", "speedup_e2e" };
+                                                            "speedup_tpot", "speedup_e2e", "goodput_req_s" };
 
 enum srv_class srv_metric_class(enum srv_metric m)
 {
@@ -34,7 +34,8 @@ enum srv_class srv_metric_class(enum srv_metric m)
     case SRV_TPOT: return SRV_CLASS_TPOT;
     case SRV_E2E:
     case SRV_MAKESPAN: return SRV_CLASS_E2E;
-    case SRV_SLO_PCT: return SRV_CLASS_SLO;
+    case SRV_SLO_PCT:
+    case SRV_GOODPUT_REQ_S: return SRV_CLASS_SLO;
     case SRV_SPEEDUP_TPUT:
     case SRV_SPEEDUP_TPOT:
     case SRV_SPEEDUP_E2E: return SRV_CLASS_SPEEDUP;
@@ -45,7 +46,8 @@ enum srv_class srv_metric_class(enum srv_metric m)
 /* a rate (higher is better): the error is inverted so that > 0 still means llmroof is slower */
 static bool is_rate(enum srv_metric m)
 {
-    return srv_metric_class(m) == SRV_CLASS_THROUGHPUT || m == SRV_SLO_PCT || srv_metric_class(m) == SRV_CLASS_SPEEDUP;
+    return srv_metric_class(m) == SRV_CLASS_THROUGHPUT || m == SRV_SLO_PCT || m == SRV_GOODPUT_REQ_S ||
+           srv_metric_class(m) == SRV_CLASS_SPEEDUP;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -54,7 +56,9 @@ static bool is_rate(enum srv_metric m)
 
 enum { R_ID, R_METRIC, R_VALUE, R_SOURCE, R_FRAMEWORK, R_NCOLS };
 enum { M_ID, M_MODEL, M_GPU, M_ENGINE, M_WDT, M_KVDT, M_TP, M_EP, M_DPA, M_INST, M_DISAGG, M_WORKLOAD, M_LOAD, M_REQ,
-       M_METRIC, M_STAT, M_DIVIDE, M_SLO, M_SPEC, M_BASE, M_NOTE, M_SKIP, M_NCOLS };
+       M_METRIC, M_STAT, M_DIVIDE, M_SLO, M_SPEC, M_BASE, M_NOTE, M_SKIP, M_NREQUIRED,
+       /* optional: the engine settings a row states */
+       M_MAXSEQS = M_NREQUIRED, M_BUDGET, M_CHUNKED, M_STEPS, M_NCOLS };
 
 struct read_ctx {
     const char *fname;
@@ -206,14 +210,27 @@ static int map_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, st
                                x->fname, line, wl);
     }
     const char *ld = f[col[M_LOAD]];
-    static const char *const loads[SRV_LOAD_COUNT] = { "static:", "concurrency:", "rate:", "offline" };
+    static const char *const loads[SRV_LOAD_COUNT] = { "static:", "concurrency:", "rate:", "offline",
+                                                       "slo-capacity:" };
     int k;
     for (k = 0; k < SRV_LOAD_COUNT; k++)
         if (strncmp(ld, loads[k], strlen(loads[k])) == 0)
             break;
-    if (k == SRV_LOAD_COUNT || (k != SRV_LOAD_OFFLINE && !(parse_double(ld + strlen(loads[k]), &c->load_value) &&
-                                                           c->load_value > 0)))
-        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: load '%s' is not static:B, concurrency:N, rate:R or offline",
+    double lohi[2];
+    long lo = 0, hi = 0;
+    bool ok = k < SRV_LOAD_COUNT;
+    if (ok && k == SRV_LOAD_SLO_CAPACITY) {
+        /* "slo-capacity:LO-HI": closed loops of LO to HI users (at most 256 runs) */
+        ok = scan_fields(ld + strlen(loads[k]), "-", lohi, 2) && field_whole(lohi[0], 1, 100000, &lo) &&
+             field_whole(lohi[1], lo, lo + 255, &hi);
+        c->load_lo = (double)lo;
+        c->load_value = (double)hi;
+    } else if (ok && k != SRV_LOAD_OFFLINE) {
+        ok = parse_double(ld + strlen(loads[k]), &c->load_value) && c->load_value > 0;
+    }
+    if (!ok)
+        return llmroof_err_set(err, LLMROOF_EINPUT,
+                               "%s:%ld: load '%s' is not static:B, concurrency:N, rate:R, offline or slo-capacity:LO-HI",
                                x->fname, line, ld);
     c->load = (enum srv_load)k;
     if (!whole(f[col[M_REQ]], 1, 100000, 0, &c->requests) || c->requests < 1)
@@ -281,8 +298,21 @@ static int map_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, st
     if ((srv_metric_class(c->metric) == SRV_CLASS_SPEEDUP) != c->has_base)
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: a speedup row needs a base, and only a speedup row has one",
                                x->fname, line);
-    if (c->metric == SRV_SLO_PCT && !(c->slo_ttft_s > 0))
-        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: an slo_pct row needs its slo", x->fname, line);
+    if ((c->metric == SRV_SLO_PCT || c->metric == SRV_GOODPUT_REQ_S || c->load == SRV_LOAD_SLO_CAPACITY) &&
+        !(c->slo_ttft_s > 0))
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: an slo_pct, goodput_req_s or slo-capacity row needs its slo",
+                               x->fname, line);
+    /* the engine settings the row states, each optional */
+    const char *opt[4] = { col[M_MAXSEQS] >= 0 ? f[col[M_MAXSEQS]] : "", col[M_BUDGET] >= 0 ? f[col[M_BUDGET]] : "",
+                           col[M_CHUNKED] >= 0 ? f[col[M_CHUNKED]] : "", col[M_STEPS] >= 0 ? f[col[M_STEPS]] : "" };
+    long ch = -1, st = 0;
+    if (!whole(opt[0], 1, 1000000, 0, &c->max_seqs) || !whole(opt[1], 1, 100000000, 0, &c->max_batched_tokens) ||
+        !whole(opt[2], 0, 1, -1, &ch) || !whole(opt[3], 1, 1024, 0, &st))
+        return llmroof_err_set(err, LLMROOF_EINPUT,
+                               "%s:%ld: max_seqs '%s', max_batched_tokens '%s', chunked '%s' (0 or 1) or sched_steps '%s' "
+                               "is not a whole number in range", x->fname, line, opt[0], opt[1], opt[2], opt[3]);
+    c->chunked = (int)ch;
+    c->sched_steps = (int)st;
     c->reason[0] = '\0';
     c->mapped = true;
     return LLMROOF_OK;
@@ -296,14 +326,15 @@ int srv_load_cases(const struct llmroof_catalog *cat, const char *rows_text, siz
     static const char *const rnames[R_NCOLS] = { "id", "metric", "value", "source", "framework" };
     static const char *const mnames[M_NCOLS] = { "id", "model", "gpu", "engine", "wdt", "kvdt", "tp", "ep", "dp_attn",
                                                  "instances", "disagg", "workload", "load", "requests", "metric",
-                                                 "stat", "divide", "slo", "spec", "base", "notes", "skip" };
+                                                 "stat", "divide", "slo", "spec", "base", "notes", "skip",
+                                                 "max_seqs", "max_batched_tokens", "chunked", "sched_steps" };
     struct read_ctx x = { rows_name, NULL, 0, 0, cat };
     *out = NULL;
     *n = 0;
     int rc = val_csv_read(rows_text, rows_len, rows_name, rnames, R_NCOLS, 3, published_row, &x, err);
     if (!rc) {
         x.fname = map_name;
-        rc = val_csv_read(map_text, map_len, map_name, mnames, M_NCOLS, M_NCOLS, map_row, &x, err);
+        rc = val_csv_read(map_text, map_len, map_name, mnames, M_NCOLS, M_NREQUIRED, map_row, &x, err);
     }
     if (rc) {
         free(x.v);
@@ -323,7 +354,8 @@ struct run_sums {
     bool ok;
     char reason[200];
     struct sim_stats ttft, tpot, e2e;
-    double duration_s, req_s, out_tok_s, prompt_tok_s, slo_share;
+    double duration_s, req_s, out_tok_s, prompt_tok_s, slo_share, goodput_req_s;
+    long users;              /* slo-capacity: the users of the best run */
 };
 
 /* Two cases share a run when everything the simulator reads is equal. */
@@ -334,9 +366,11 @@ static bool same_run(const struct srv_case *a, const struct srv_case *b)
            a->instances == b->instances && a->disagg == b->disagg && a->pre_n == b->pre_n && a->pre_tp == b->pre_tp &&
            a->dec_n == b->dec_n && a->dec_tp == b->dec_tp && a->chat == b->chat && a->scaled_chat == b->scaled_chat &&
            a->prompt == b->prompt && a->output == b->output && a->load == b->load && a->load_value == b->load_value &&
+           a->load_lo == b->load_lo &&
            a->requests == b->requests && a->slo_ttft_s == b->slo_ttft_s && a->slo_tpot_s == b->slo_tpot_s && a->spec_kind == b->spec_kind &&
            a->spec_k == b->spec_k && a->spec_alpha == b->spec_alpha && a->has_base == b->has_base &&
-           a->base_engine == b->base_engine;
+           a->base_engine == b->base_engine && a->max_seqs == b->max_seqs &&
+           a->max_batched_tokens == b->max_batched_tokens && a->chunked == b->chunked && a->sched_steps == b->sched_steps;
 }
 
 /* ShareGPT-shaped lengths with the row's means: 4,000 draws of the simulator's chat
@@ -367,6 +401,8 @@ static int scaled_chat(long prompt, long output, struct workload *w, struct llmr
     return LLMROOF_OK;
 }
 
+static void sim_once(const struct sim_config *sc, struct run_sums *out);
+
 static void simulate(const struct srv_case *c, const struct llmroof_gpu *g, const struct llmroof_engine *e,
                      struct run_sums *out)
 {
@@ -377,6 +413,22 @@ static void simulate(const struct srv_case *c, const struct llmroof_gpu *g, cons
      * its CPU cost per sequence and overlap, admission policy, sequence limit and token budget */
     sc.setup = (struct llmroof_setup){ c->model, g, c->tp, c->dt, roofline_effs_engine(g, e, NULL), { 0 } };
     sim_config_engine(&sc, e, g, false, false); /* after the setup: a budget may follow the model's context */
+    /* what the row states of the engine's settings overrides the profile's defaults */
+    if (c->max_seqs > 0)
+        sc.max_seqs = c->max_seqs;
+    if (c->max_batched_tokens > 0)
+        sc.max_batched_tokens = c->max_batched_tokens;
+    if (c->chunked >= 0) { /* vLLM without chunking schedules waiting prompts first */
+        sc.chunked_prefill = c->chunked == 1;
+        sc.prefill_first = !sc.chunked_prefill;
+    }
+    /* vLLM's multi-step scheduling (--num-scheduler-steps N, v0.6.0): the scheduler and the
+     * input preparation run once per N decode steps, so their CPU work per step is 1/N (vLLM's
+     * v0.6.0 performance post), and new requests join only between the N-step runs */
+    if (c->sched_steps > 1) {
+        sc.cpu_seq_s /= (double)c->sched_steps;
+        sc.sched_steps = c->sched_steps;
+    }
     if (c->ep > 1) {
         sc.setup.layout.ep = c->ep;
         sc.setup.layout.dp_attn = c->dp_attn;
@@ -416,6 +468,13 @@ static void simulate(const struct srv_case *c, const struct llmroof_gpu *g, cons
         sc.mode = SIM_RATE;
         sc.rate_qps = c->load_value;
         break;
+    case SRV_LOAD_SLO_CAPACITY:
+        /* closed loops without think time, users set per run below */
+        sc.mode = SIM_CLOSED;
+        sc.think_min_s = sc.think_max_s = 0;
+        if (sc.max_seqs < (long)c->load_value)
+            sc.max_seqs = (long)c->load_value;
+        break;
     case SRV_LOAD_OFFLINE:
     case SRV_LOAD_COUNT: sc.mode = SIM_OFFLINE; break;
     }
@@ -431,7 +490,7 @@ static void simulate(const struct srv_case *c, const struct llmroof_gpu *g, cons
         sc.decode.setup.tp = c->dec_tp;
     }
     if (c->spec_kind) {
-        sc.spec = (struct sim_spec){ (enum sim_spec_kind)c->spec_kind, c->spec_k, c->spec_alpha, NULL };
+        sc.spec = (struct sim_spec){ (enum sim_spec_kind)c->spec_kind, c->spec_k, c->spec_alpha, NULL, 0, 0 };
         if (sc.max_batched_tokens < c->spec_k + 1L)
             sc.max_batched_tokens = c->spec_k + 1L;
     }
@@ -439,18 +498,44 @@ static void simulate(const struct srv_case *c, const struct llmroof_gpu *g, cons
         sc.ttft_slo_s = c->slo_ttft_s;
         sc.tpot_slo_s = c->slo_tpot_s;
     }
-    if (sim_estimate_wall_s(&sc) > 20) {
+    if (c->load != SRV_LOAD_SLO_CAPACITY) {
+        sim_once(&sc, out);
+    } else {
+        /* the capacity under the SLO: every closed loop of LO..HI users, the one with the most
+         * requests within the limits per second counts (DeepSpeed-FastGen's "effective
+         * throughput", the peak over its client sweep); ties keep the fewer users. Goodput is
+         * not monotone in the users (past the knee the misses grow faster than the rate), so
+         * every count is run, not a bisection: at most 256 short closed-loop runs */
+        for (long u = (long)c->load_lo; u <= (long)c->load_value; u++) {
+            struct run_sums r;
+            sc.concurrency = u;
+            sim_once(&sc, &r);
+            if (!r.ok) {
+                *out = r;
+                break;
+            }
+            r.users = u;
+            if (!out->ok || r.goodput_req_s > out->goodput_req_s)
+                *out = r;
+        }
+    }
+    workload_free(&w);
+}
+
+/* One simulated run of sc: its statistics into out, or the reason there are none. */
+static void sim_once(const struct sim_config *sc, struct run_sums *out)
+{
+    memset(out, 0, sizeof *out);
+    struct llmroof_err err = { 0 };
+    if (sim_estimate_wall_s(sc) > 20) {
         snprintf(out->reason, sizeof out->reason, "the simulated run would take more than 20 s");
-        workload_free(&w);
         return;
     }
     struct sim_result res;
-    if (sim_run(&sc, &res, &err)) {
+    if (sim_run(sc, &res, &err)) {
         snprintf(out->reason, sizeof out->reason, "the simulator refuses the setup: %.150s", err.msg);
-        workload_free(&w);
         return;
     }
-    workload_free(&w);
     if (res.completed < 1 || !(res.duration_s > 0)) {
         snprintf(out->reason, sizeof out->reason, "the simulated load completed no request (%ld rejected)", res.errors);
         sim_result_free(&res);
@@ -469,6 +554,7 @@ static void simulate(const struct srv_case *c, const struct llmroof_gpu *g, cons
     out->out_tok_s = res.output_tok_s;
     out->prompt_tok_s = prompt_tokens / res.duration_s;
     out->slo_share = res.within_slo_share;
+    out->goodput_req_s = res.goodput_qps;
     sim_result_free(&res);
 }
 
@@ -493,6 +579,8 @@ static double metric_of(const struct srv_case *c, const struct run_sums *r, cons
     case SRV_SPEEDUP_TPUT: return r->out_tok_s / base->out_tok_s;
     case SRV_SPEEDUP_TPOT: return base->tpot.mean / r->tpot.mean;
     case SRV_SPEEDUP_E2E: return base->e2e.mean / r->e2e.mean;
+    /* at least 0.001 req/s, as slo_pct's floor: a goodput of 0 would make the error infinite */
+    case SRV_GOODPUT_REQ_S: return fmax(1e-3, r->goodput_req_s / c->divide);
     case SRV_METRIC_COUNT: break;
     }
     return 0;
@@ -534,8 +622,15 @@ int srv_predict(struct srv_case *cases, size_t n, const bool *keep, const struct
             /* the baseline: the same setup with the base engine, or without speculation */
             struct srv_case b = *c;
             b.has_base = false;
-            if (c->base_engine)
+            if (c->base_engine) {
+                /* the settings the row states are the feature run's (vLLM 0.6's multi-step
+                 * scheduling, say), not the baseline engine's: it runs with its own defaults */
                 b.engine = c->base_engine;
+                b.max_seqs = 0;
+                b.max_batched_tokens = 0;
+                b.chunked = -1;
+                b.sched_steps = 0;
+            }
             else
                 b.spec_kind = 0;
             const struct llmroof_gpu *g = b.gpu;

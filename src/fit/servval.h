@@ -17,7 +17,10 @@
 /* what a row measures, grouped as the summaries report it */
 enum srv_class { SRV_CLASS_THROUGHPUT, SRV_CLASS_TTFT, SRV_CLASS_TPOT, SRV_CLASS_E2E, SRV_CLASS_SPEEDUP, SRV_CLASS_SLO,
                  SRV_CLASS_COUNT };
-enum srv_load { SRV_LOAD_STATIC, SRV_LOAD_CONCURRENCY, SRV_LOAD_RATE, SRV_LOAD_OFFLINE, SRV_LOAD_COUNT };
+/* SRV_LOAD_SLO_CAPACITY: the best closed loop of load_lo..load_value users by goodput (requests within the
+ * SLO per second), the "effective throughput" peak of a client sweep (DeepSpeed-FastGen's blog, section 4C) */
+enum srv_load { SRV_LOAD_STATIC, SRV_LOAD_CONCURRENCY, SRV_LOAD_RATE, SRV_LOAD_OFFLINE, SRV_LOAD_SLO_CAPACITY,
+                SRV_LOAD_COUNT };
 enum srv_metric {
     SRV_TTFT,        /* ms, per request */
     SRV_TPOT,        /* ms, per request: (e2e - TTFT) / (output - 1) */
@@ -31,6 +34,7 @@ enum srv_metric {
     SRV_SPEEDUP_TPUT,/* output tok/s of the row's setup over its baseline's (the map's `base`) */
     SRV_SPEEDUP_TPOT,/* mean TPOT of the baseline over the row's setup */
     SRV_SPEEDUP_E2E, /* mean e2e of the baseline over the row's setup */
+    SRV_GOODPUT_REQ_S, /* requests within the TTFT and TPOT limits per second of the run */
     SRV_METRIC_COUNT
 };
 enum srv_stat { SRV_MEAN, SRV_P50, SRV_P90, SRV_P99 };
@@ -66,12 +70,18 @@ struct srv_case {
     bool has_base;             /* speedup rows: the baseline is this setup with base_engine, or without spec */
     const struct llmroof_engine *base_engine;
     enum srv_load load;
-    double load_value;         /* batch, users or requests per second */
+    double load_value;         /* batch, users or requests per second (slo-capacity: the most users) */
+    double load_lo;            /* slo-capacity: the fewest users of the sweep */
     long requests;
     enum srv_metric metric;
     enum srv_stat stat;
     double divide;             /* per-GPU or per-node figures: the simulated total over this */
     double slo_ttft_s, slo_tpot_s;
+    /* the engine's settings the row states (the map's optional columns); 0: the engine profile's */
+    long max_seqs;             /* --max-num-seqs */
+    long max_batched_tokens;   /* --max-num-batched-tokens */
+    int chunked;               /* chunked prefill: 1 on, 0 off, -1 the simulator's default */
+    int sched_steps;           /* vLLM --num-scheduler-steps (multi-step scheduling), 0 or 1: none */
     /* the prediction */
     double predicted;
     double err;                /* predicted / measured time - 1 (rates inverted): > 0 = llmroof slower */

@@ -102,15 +102,6 @@ const char *sim_spec_name(enum sim_spec_kind k)
     return "?";
 }
 
-double sim_spec_tokens_per_step(int k, double alpha)
-{
-    /* expected accepted drafts + the target's own token: sum_{i=0..k} alpha^i */
-    if (k < 1)
-        return 1.0;
-    if (alpha <= 0)
-        return 1.0;
-    return (1.0 - pow(alpha, (double)k + 1.0)) / (1.0 - alpha);
-}
 
 double sim_step_time(const struct llmroof_setup *s, const struct llmroof_shard *sh, const struct llmroof_batch *b)
 {
@@ -178,12 +169,15 @@ static void advance(struct runner *r, struct engine *e, double now)
                 long emitted = 1;
                 if (spec_on(r, e)) {
                     /* accepted drafts until the first rejection, then the target's own token:
-                     * at least m drafts are accepted with probability alpha^m, so one uniform u
-                     * gives j = #{m <= chunk - 1 : u < alpha^m} (no unpredictable branches) */
+                     * at least m drafts are accepted with probability tail[m] (alpha^m along a
+                     * chain; a tree's sum of node values at depth m, sim_spec_tree_tail), so one
+                     * uniform u gives j = #{m <= k : u < tail[m]} (no unpredictable branches) */
                     double u = rng_uniform(&r->spec_rng);
-                    long j = 0;
-                    for (long m = 1; m < rs->chunk; m++)
-                        j += u < r->alpha_pow[m];
+                    long j = 0, jmax = rs->output - rs->generated - 1; /* never past the output */
+                    if (jmax > c->spec.k)
+                        jmax = c->spec.k;
+                    for (long m = 1; m <= jmax; m++)
+                        j += u < r->accept_tail[m];
                     emitted = j + 1;
                     r->spec_emitted += (double)emitted;
                     r->spec_steps += 1;
@@ -199,8 +193,9 @@ static void advance(struct runner *r, struct engine *e, double now)
                 /* recurrent layers cannot resume from per-token blocks: the prefix also keeps a
                  * snapshot of the state at its end (state_blocks more), when there is room */
                 const long tok = r->cached_len / e->bs, snap = e->state_blocks;
-                if (snap <= e->free_blocks) {
-                    e->free_blocks -= snap;
+                if (snap <= kv_free(e, rs->replica)) {
+                    kv_take(e, rs->replica, snap);
+                    pg->replica = rs->replica; /* in its replica's pool */
                     pg->blocks = tok + snap;
                     pg->refs = 1;
                     pg->resident = true;
@@ -236,21 +231,32 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
     struct iter it;
     memset(&it, 0, sizeof it);
     it.budget = c->max_batched_tokens;
-    /* every running sequence's chunk is 0 here: advance() and sim_preempt_last() clear it */
+    /* every running sequence's chunk is 0 here: advance() and sim_preempt_last() clear it.
+     * Multi-step scheduling (vLLM's --num-scheduler-steps N, v0.6.0: the scheduler runs once per
+     * N decode steps to amortise its CPU work) admits waiting requests only between runs: an
+     * iteration that admits nothing starts a run of N decode iterations, the N - 1 after it do
+     * not look at the queue (vLLM's multi-step output processing; docs/metrics.md) */
+    const bool may_admit = c->sched_steps <= 1 || e->burst_left <= 0 || e->nrun == 0;
+    if (!may_admit)
+        e->burst_left--;
     if (!c->prefill_first) {
         /* Sarathi-Serve / vLLM's chunked scheduler: running sequences first (decodes and
          * prefill chunks within the budget), then new admissions with what is left (whole
          * prompts only where they fit the rest of the budget without chunking) */
         sim_schedule_running(r, e, &it);
-        sim_admit_waiting(r, e, &it, e->now);
+        if (may_admit)
+            sim_admit_waiting(r, e, &it, e->now);
     } else {
         /* vLLM 0.2-0.5's scheduler (scheduler.py _schedule): waiting prompts first (whole without
          * chunking) in a prompt-only iteration that stalls every running decode; decodes run when
          * none is admitted */
-        sim_admit_waiting(r, e, &it, e->now);
+        if (may_admit)
+            sim_admit_waiting(r, e, &it, e->now);
         if (it.nsched == 0)
             sim_schedule_running(r, e, &it);
     }
+    if (may_admit && c->sched_steps > 1 && it.prefill_seqs == 0)
+        e->burst_left = c->sched_steps - 1; /* a decode run starts */
     if (it.nsched == 0) /* cannot happen: a request that fits an empty cache is admitted */
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "scheduler made no progress at t=%.6f s", e->now);
     double dt = sim_iter_cost(r, e, &it);
@@ -280,6 +286,8 @@ static int check_config(const struct sim_config *c, long *nreq, struct llmroof_e
         return rc;
     if (c->max_batched_tokens < 1 || c->max_seqs < 1)
         return llmroof_err_set(err, LLMROOF_EINPUT, "the token budget and the sequence limit must be at least 1");
+    if (c->sched_steps < 0 || c->sched_steps > 1024)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "scheduler steps must be in [0, 1024]");
     if (!(c->cpu_seq_s >= 0 && c->cpu_seq_s <= 1e-3) || !(c->cpu_overlap >= 0 && c->cpu_overlap <= 1))
         return llmroof_err_set(err, LLMROOF_EINPUT, "the CPU cost per sequence must be in [0, 1 ms] and its overlap in [0, 1]");
     if (!(c->step_scale == 0 || (c->step_scale >= 0.1 && c->step_scale <= 10)))
@@ -320,9 +328,20 @@ static int check_config(const struct sim_config *c, long *nreq, struct llmroof_e
             return llmroof_err_set(err, LLMROOF_EINPUT, "the acceptance rate must be in [0, 1)");
         if (sp->kind == SIM_SPEC_DRAFT && !sp->draft)
             return llmroof_err_set(err, LLMROOF_EINPUT, "speculative decoding with a draft model needs the draft model");
-        if (c->max_batched_tokens < sp->k + 1L)
-            return llmroof_err_set(err, LLMROOF_EINPUT, "the token budget (%ld) must hold one verification pass of k + 1 = %d tokens",
-                                   c->max_batched_tokens, sp->k + 1);
+        if (sp->tokens > 0) {
+            double tail[SIM_SPEC_TREE_MAX_DEPTH + 1];
+            if (sp->k > SIM_SPEC_TREE_MAX_DEPTH || sp->topk < 1 || sp->topk > SIM_SPEC_TREE_MAX_TOPK ||
+                sim_spec_tree_tail(sp->k, sp->topk, sp->tokens, sp->alpha, tail) == -1)
+                return llmroof_err_set(err, LLMROOF_EINPUT,
+                                       "a draft tree of depth %d and topk %d verifies 2 to %d tokens (1 + topk + (depth - 1) "
+                                       "topk^2), depth and topk at most %d; got %d tokens",
+                                       sp->k, sp->topk,
+                                       1 + sp->topk + (sp->k - 1) * sp->topk * sp->topk, SIM_SPEC_TREE_MAX_DEPTH, sp->tokens);
+        }
+        const long verify = sp->tokens > 0 ? sp->tokens : sp->k + 1L;
+        if (c->max_batched_tokens < verify)
+            return llmroof_err_set(err, LLMROOF_EINPUT, "the token budget (%ld) must hold one verification pass of %ld tokens",
+                                   c->max_batched_tokens, verify);
     }
     if (c->prefix_tokens < 0 || (c->prefix_tokens > 0 && (c->prefix_groups < 1 || c->prefix_groups > 100000)))
         return llmroof_err_set(err, LLMROOF_EINPUT, "a shared prefix needs 1 to 100000 groups");
@@ -403,6 +422,18 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
                                "%s does not fit on %d x %s: no memory is left for the KV cache (see 'llmroof memory')",
                                s->model->id, mem.gpus, s->gpu->id); /* the instance's GPUs (EP, PP included) */
     e->free_blocks = e->total_blocks;
+    /* each data-parallel attention replica's own pool: the instance's blocks are theirs together */
+    e->replica_blocks = e->rb ? e->total_blocks / e->sh.attn_dp : e->total_blocks;
+    if (e->rb) {
+        e->rfree = malloc((size_t)e->sh.attn_dp * sizeof *e->rfree);
+        e->rblocked = calloc((size_t)e->sh.attn_dp, 1);
+        if (!e->rfree || !e->rblocked)
+            return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d attention replicas", e->sh.attn_dp);
+        e->total_blocks = e->replica_blocks * e->sh.attn_dp;
+        e->free_blocks = e->total_blocks;
+        for (int k = 0; k < e->sh.attn_dp; k++)
+            e->rfree[k] = e->replica_blocks;
+    }
     /* recurrent layers: each sequence's state, in whole blocks of the KV pool (vLLM's hybrid
      * allocator also gives the state pages of the KV pool) */
     e->state_blocks = mem.state_bytes_per_seq_per_gpu > 0 && mem.kv_bytes_per_token_per_gpu > 0
@@ -427,6 +458,8 @@ static void engines_free(struct runner *r)
         free(r->E[i].waiting.v);
         free(r->E[i].pg);
         free(r->E[i].rb);
+        free(r->E[i].rfree);
+        free(r->E[i].rblocked);
     }
     free(r->E);
     r->E = NULL;
@@ -620,9 +653,15 @@ int sim_run(const struct sim_config *c, struct sim_result *out, struct llmroof_e
     r.nreq = nreq;
     rng_seed(&r.rng, c->seed);
     rng_seed(&r.spec_rng, c->seed ^ 0x5bec0de5ull);
-    r.alpha_pow[0] = 1;
-    for (int m = 1; m <= c->spec.k && m < 65; m++)
-        r.alpha_pow[m] = r.alpha_pow[m - 1] * c->spec.alpha;
+    /* P(at least m drafts accepted): alpha^m along a chain, the tree's sum at depth m for a tree */
+    r.accept_tail[0] = 1;
+    if (c->spec.kind != SIM_SPEC_NONE && c->spec.tokens > 0) {
+        if (sim_spec_tree_tail(c->spec.k, c->spec.topk, c->spec.tokens, c->spec.alpha, r.accept_tail))
+            return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for the draft tree");
+    } else {
+        for (int m = 1; m <= c->spec.k && m < 65; m++)
+            r.accept_tail[m] = r.accept_tail[m - 1] * c->spec.alpha;
+    }
     r.R = calloc((size_t)nreq, sizeof *r.R);
     r.S = calloc((size_t)nreq, sizeof *r.S);
     r.arrivals = (struct heap){ calloc((size_t)nreq, sizeof(struct event)), 0 };

@@ -42,14 +42,35 @@ const char *sim_spec_name(enum sim_spec_kind k);
 
 struct sim_spec {
     enum sim_spec_kind kind;
-    int k;                          /* tokens proposed per step, >= 1 */
-    double alpha;                   /* per-token acceptance probability, [0, 1) */
+    int k;                          /* tokens proposed per step, >= 1 (a tree: its depth, the draft steps) */
+    double alpha;                   /* per-token acceptance probability, [0, 1) (a tree: of the top candidate) */
     const struct llmroof_model *draft; /* SIM_SPEC_DRAFT: the draft model (same GPU, TP, dtypes) */
+    int topk;                       /* draft tree: candidates per expanded node and nodes expanded per step
+                                       (SGLang --speculative-eagle-topk); 0 or 1 with tokens 0: a chain */
+    int tokens;                     /* draft tree: positions verified per sequence and step, the target's
+                                       own included (SGLang --speculative-num-draft-tokens); 0: a chain of k + 1 */
 };
 
 /* Expected tokens emitted per verification step: (1 - alpha^(k+1)) / (1 - alpha)
  * (Leviathan et al. 2023, equation 1). */
 double sim_spec_tokens_per_step(int k, double alpha);
+
+#define SIM_SPEC_TREE_MAX_DEPTH 16
+#define SIM_SPEC_TREE_MAX_TOPK 16
+/* A draft tree's acceptance (EAGLE-2's dynamic draft tree, Li et al. 2024, sections 4.1-4.2):
+ * `depth` draft steps, each giving every one of the topk nodes expanded last its topk most likely
+ * continuations and expanding the topk of them of highest value (a node's value: the probability
+ * that it and all its ancestors are accepted); then the tokens - 1 nodes of highest value are
+ * verified. The rank-r candidate (r = 0, 1, ...) is the target's token with probability
+ * alpha (1 - alpha)^r (Sequoia's positional acceptance vector, Chen et al. 2024, with every entry
+ * alpha). At most one node per depth can be accepted, so P(at least d drafts accepted) =
+ * tail[d] = the sum of the verified nodes' values at depth d, and the expected tokens per step
+ * are 1 + sum of all verified values. topk 1 and tokens k + 1: the chain, tail[d] = alpha^d.
+ * Fills tail[0..depth]; returns 0, -1 for values out of range (depth and topk in [1, 16],
+ * 2 <= tokens <= 1 + topk + (depth - 1) topk^2, alpha in [0, 1)), -2 out of memory. */
+int sim_spec_tree_tail(int depth, int topk, int tokens, double alpha, double *tail);
+/* 1 + the sum of tail[1..depth] (1 when the tree is out of range). */
+double sim_spec_tree_tokens_per_step(int depth, int topk, int tokens, double alpha);
 
 /* One pool of identical instances (an aggregated cluster, or one side of a disaggregated one). */
 struct sim_pool {
@@ -104,6 +125,10 @@ struct sim_config {
                                         never preempts; false: vLLM's optimistic admission + preemption */
     long warmup_requests;            /* latency statistics skip the first N requests created (--warmup) */
     double step_scale;               /* multiplies every iteration's time (the capacity band); 0 = 1 */
+    int sched_steps;                 /* multi-step scheduling (vLLM --num-scheduler-steps): a decode
+                                        iteration that admits nothing starts a run of this many decode
+                                        iterations, and waiting requests are admitted only between
+                                        runs; 0 or 1: every iteration schedules */
 };
 
 /* Applies an engine profile's scheduling fields (CPU cost per sequence and its overlap, admission

@@ -87,6 +87,15 @@ static void wake(struct engine *e, double t)
         e->now = t;
 }
 
+/* The data-parallel attention replica of instance `e` that a request joins: SGLang's data-parallel
+ * controller sends each request to one replica's scheduler on arrival, in turn (load_balance_method
+ * "round_robin", python/sglang/srt/managers/data_parallel_controller.py), whatever that replica's
+ * load; the request queues and runs there. 0 without replicas. */
+static int dispatch_replica(struct engine *e)
+{
+    return e->rb ? (int)(e->next_replica++ % e->sh.attn_dp) : 0;
+}
+
 /* A request reaches the system, or its KV reaches a decode instance. */
 void sim_on_arrival(struct runner *r)
 {
@@ -97,6 +106,7 @@ void sim_on_arrival(struct runner *r)
     rs->id = id;
     if (rs->stage == 1) {
         struct engine *d = &r->E[q->instance];
+        rs->replica = dispatch_replica(d);
         wake(d, ev.t);
         dq_push_back(&d->waiting, id);
         return;
@@ -109,8 +119,9 @@ void sim_on_arrival(struct runner *r)
     rs->output = q->output;
     rs->group = q->group;
     /* impossible requests are rejected at once, so that they cannot stall the queue */
-    bool fits = blocks_for(q->prompt + q->output - 1, r->E[r->ne - 1].bs) <= r->E[r->ne - 1].total_blocks &&
-                blocks_for(q->prompt, r->E[0].bs) <= r->E[0].total_blocks;
+    /* (a data-parallel attention replica holds a sequence whole: one replica's pool must hold it) */
+    bool fits = blocks_for(q->prompt + q->output - 1, r->E[r->ne - 1].bs) <= r->E[r->ne - 1].replica_blocks &&
+                blocks_for(q->prompt, r->E[0].bs) <= r->E[0].replica_blocks;
     if (!fits) {
         q->rejected = true;
         q->finish_s = q->arrival_s;
@@ -127,6 +138,7 @@ void sim_on_arrival(struct runner *r)
         q->instance = i;
     e->load++;
     e->st.requests++;
+    rs->replica = dispatch_replica(e);
     wake(e, ev.t);
     dq_push_back(&e->waiting, id);
 }

@@ -90,6 +90,21 @@ static inline void dq_pop_front(struct deque *d)
     d->n--;
 }
 
+static inline long dq_at(const struct deque *d, size_t pos)
+{
+    return d->v[(d->head + pos) % d->cap];
+}
+
+/* Removes the entry at `pos` (0: the front), keeping the others' order: the ones before it move
+ * back by one, so the cost is pos moves (data-parallel attention admits past a full replica's
+ * waiting requests; without it pos is always 0). */
+static inline void dq_remove_at(struct deque *d, size_t pos)
+{
+    for (size_t j = pos; j > 0; j--)
+        d->v[(d->head + j) % d->cap] = d->v[(d->head + j - 1) % d->cap];
+    dq_pop_front(d);
+}
+
 /* Per-request scheduler state. A running request's copy lives in its instance's run[] array,
  * contiguous, which the per-iteration loops stream through (bench_sim: the loads of a state
  * scattered over all requests were the largest cost); S[] holds it while the request waits. */
@@ -114,6 +129,7 @@ struct pgroup {
     long blocks;   /* full blocks of the prefix held by the cache */
     long refs;     /* running sequences using them */
     bool resident;
+    int replica;   /* data-parallel attention: the replica whose KV pool holds them (0 without) */
 };
 
 /* One serving instance: its own KV pool, queue, running set and clock. */
@@ -138,7 +154,13 @@ struct engine {
     double wbatch, wkv;          /* time-weighted sums for the means */
     struct llmroof_batch *rb;    /* data-parallel attention: each replica's share of the iteration
                                     (sh.attn_dp entries, owned); NULL without */
-    long next_replica;           /* data-parallel attention: round-robin admission counter */
+    long next_replica;           /* data-parallel attention: round-robin dispatch counter */
+    long burst_left;             /* multi-step scheduling: decode iterations left in the current run */
+    long *rfree;                 /* data-parallel attention: each replica's free KV blocks (sh.attn_dp
+                                    entries, owned; they sum to free_blocks); NULL without */
+    long replica_blocks;         /* KV blocks of one replica's pool (total_blocks without) */
+    unsigned char *rblocked;     /* data-parallel attention: admission scratch, replicas whose head
+                                    request waits for blocks (sh.attn_dp entries, owned) */
     struct sim_instance st;
 };
 
@@ -159,7 +181,7 @@ struct runner {
     long cached_len;             /* prefix tokens the cache can serve: whole blocks only */
     double kv_bytes_per_token;   /* whole model, for the KV transfer */
     double spec_emitted, spec_steps;
-    double alpha_pow[65];        /* alpha^m, m = 0..k */
+    double accept_tail[65];      /* P(at least m drafts accepted), m = 0..k: alpha^m along a chain */
     size_t iter_cap;
 };
 
@@ -180,6 +202,22 @@ static inline long blocks_for(long tokens, long bs)
     return bs > 1 ? (tokens + bs - 1) / bs : tokens; /* engine_init makes bs >= 1 */
 }
 
+/* KV blocks free to a sequence on `replica`: a data-parallel attention replica holds whole
+ * sequences in its own GPU's pool, so only its own free blocks count (one replica full while
+ * another has room leaves the full one's requests waiting); without replicas, the instance's. */
+static inline long kv_free(const struct engine *e, int replica)
+{
+    return e->rfree ? e->rfree[replica] : e->free_blocks;
+}
+
+/* Takes (n > 0) or returns (n < 0) blocks of `replica`'s pool; free_blocks stays the sum. */
+static inline void kv_take(struct engine *e, int replica, long n)
+{
+    e->free_blocks -= n;
+    if (e->rfree)
+        e->rfree[replica] -= n;
+}
+
 static inline bool spec_on(const struct runner *r, const struct engine *e)
 {
     (void)r;
@@ -189,7 +227,7 @@ static inline bool spec_on(const struct runner *r, const struct engine *e)
 
 /* sim_sched.c */
 void sim_release(struct engine *e, struct rstate *rs);
-long sim_preempt_last(struct runner *r, struct engine *e);
+long sim_preempt_last(struct runner *r, struct engine *e, int replica);
 void sim_schedule_running(struct runner *r, struct engine *e, struct iter *it);
 void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, double now);
 double sim_iter_cost(const struct runner *r, const struct engine *e, const struct iter *it);

@@ -11,16 +11,17 @@
 /* Blocks: prefix cache and preemption                                      */
 /* ------------------------------------------------------------------------ */
 
-/* Frees cached prefixes no running sequence uses (except `keep`) until `need` blocks are free:
- * cached blocks are reclaimable, as vLLM's evictor treats unreferenced cached blocks. */
-static void evict_for(const struct runner *r, struct engine *e, long need, long keep)
+/* Frees cached prefixes no running sequence uses (except `keep`) until `need` blocks are free
+ * on `replica`: cached blocks are reclaimable, as vLLM's evictor treats unreferenced cached
+ * blocks. With data-parallel attention only the replica's own cached prefixes free its blocks. */
+static void evict_for(const struct runner *r, struct engine *e, int replica, long need, long keep)
 {
     if (!e->pg)
         return;
-    for (long g = 0; g < r->c->prefix_groups && e->free_blocks < need; g++) {
+    for (long g = 0; g < r->c->prefix_groups && kv_free(e, replica) < need; g++) {
         struct pgroup *p = &e->pg[g];
-        if (p->resident && p->refs == 0 && g != keep) {
-            e->free_blocks += p->blocks;
+        if (p->resident && p->refs == 0 && g != keep && p->replica == replica) {
+            kv_take(e, replica, -p->blocks);
             p->blocks = 0;
             p->resident = false;
         }
@@ -30,7 +31,7 @@ static void evict_for(const struct runner *r, struct engine *e, long need, long 
 /* Releases what a running sequence holds on `e`: its own blocks and its reference to a prefix. */
 void sim_release(struct engine *e, struct rstate *rs)
 {
-    e->free_blocks += rs->blocks;
+    kv_take(e, rs->replica, -rs->blocks);
     rs->blocks = 0;
     if (rs->shared && e->pg) {
         e->pg[rs->group].refs--;
@@ -38,17 +39,26 @@ void sim_release(struct engine *e, struct rstate *rs)
     }
 }
 
-/* Preempts the most recently admitted running sequence: its blocks are freed and it goes
- * back to the front of the queue to recompute prompt + generated tokens (vLLM's RECOMPUTE). */
-long sim_preempt_last(struct runner *r, struct engine *e)
+/* Preempts the most recently admitted running sequence on `replica` (any sequence without
+ * data-parallel attention): its blocks are freed and it goes back to the front of the queue to
+ * recompute prompt + generated tokens (vLLM's RECOMPUTE). Another replica's sequence would free
+ * nothing the replica can use: SGLang retracts within each replica's own scheduler, and a
+ * retracted request stays on its replica. The running order of the others is kept. */
+long sim_preempt_last(struct runner *r, struct engine *e, int replica)
 {
-    struct rstate *vs = &e->run[--e->nrun];
-    long v = vs->id;
-    sim_release(e, vs);
-    vs->computed = 0;
-    vs->chunk = 0;
-    vs->target = r->R[v].prompt + vs->generated;
-    r->S[v] = *vs;
+    long at = e->nrun - 1;
+    if (e->rfree)
+        while (at > 0 && e->run[at].replica != replica)
+            at--;
+    struct rstate vs = e->run[at];
+    memmove(&e->run[at], &e->run[at + 1], (size_t)(e->nrun - 1 - at) * sizeof *e->run);
+    e->nrun--;
+    long v = vs.id;
+    sim_release(e, &vs);
+    vs.computed = 0;
+    vs.chunk = 0;
+    vs.target = r->R[v].prompt + vs.generated;
+    r->S[v] = vs;
     r->R[v].preemptions++;
     e->st.preemptions++;
     dq_push_front(&e->waiting, v);
@@ -69,7 +79,7 @@ static inline long next_work(const struct runner *r, const struct engine *e, con
     if (!spec_on(r, e))
         return 1;
     long left = rs->output - rs->generated;
-    long t = r->c->spec.k + 1L;
+    long t = r->c->spec.tokens > 0 ? r->c->spec.tokens : r->c->spec.k + 1L; /* a tree's positions, or the chain's */
     return t < left ? t : left;
 }
 
@@ -122,6 +132,7 @@ void sim_schedule_running(struct runner *r, struct engine *e, struct iter *it)
     for (long i = 0; i < e->nrun; i++) {
         struct rstate *rs = &e->run[i];
         long id = rs->id;
+        const int rep = rs->replica;
         if (it->budget <= 0)
             break;
         bool prefill;
@@ -131,35 +142,55 @@ void sim_schedule_running(struct runner *r, struct engine *e, struct iter *it)
         /* most steps stay within the blocks held: skip the division then */
         long held = rs->blocks + rs->shared - e->state_blocks; /* token blocks (the state aside) */
         long need = rs->computed + chunk <= held * e->bs ? 0 : blocks_for(rs->computed + chunk, e->bs) - held;
-        if (need > e->free_blocks)
-            evict_for(r, e, need, -1);
+        if (need > kv_free(e, rep))
+            evict_for(r, e, rep, need, -1);
         bool self = false;
-        while (need > e->free_blocks && !self)
-            self = sim_preempt_last(r, e) == id;
-        if (self)
-            break; /* it was the last one running */
-        e->free_blocks -= need;
+        while (need > kv_free(e, rep) && !self)
+            self = sim_preempt_last(r, e, rep) == id;
+        if (self) {
+            /* it was its replica's last one running: without replicas the last of all, and
+             * with them the sequences after it (other replicas') moved down into slot i */
+            if (!e->rfree)
+                break;
+            i--;
+            continue;
+        }
+        rs = &e->run[i]; /* preemptions came from later slots: slot i still holds it */
+        kv_take(e, rep, need);
         rs->blocks += need;
         rs->chunk = chunk;
-        add_to_iter(it, e->rb ? &e->rb[rs->replica] : NULL, chunk, rs->computed, prefill, spec_on(r, e));
+        add_to_iter(it, e->rb ? &e->rb[rep] : NULL, chunk, rs->computed, prefill, spec_on(r, e));
     }
 }
 
 /* Admits waiting requests first come, first served while the sequence limit, the budget and
  * free blocks allow. A request whose prefix group is cached starts after the cached blocks.
  * Without chunking a prompt is admitted whole; the first of an iteration may exceed the budget
- * on its own. */
+ * on its own. With data-parallel attention each request waits for its own replica (dispatched
+ * on arrival, sim_on_arrival): SGLang's controller sends it to one replica's scheduler, whose
+ * queue is its own, so a replica short of blocks holds back its requests only, and the others'
+ * are admitted past them. */
 void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, double now)
 {
     const struct sim_config *c = r->c;
-    while (e->waiting.n && e->nrun < c->max_seqs && it->budget > 0) {
-        long id = dq_front(&e->waiting);
+    const int nrep = e->rfree ? e->sh.attn_dp : 1;
+    int nblocked = 0;
+    size_t pos = 0;
+    if (e->rblocked)
+        memset(e->rblocked, 0, (size_t)nrep);
+    while (pos < e->waiting.n && e->nrun < c->max_seqs && it->budget > 0) {
+        long id = dq_at(&e->waiting, pos);
+        const int rep = r->S[id].replica;
+        if (e->rblocked && e->rblocked[rep]) {
+            pos++; /* FCFS within its replica: behind a request that waits for blocks */
+            continue;
+        }
         /* work on the copy in the next free slot; it counts once nrun moves past it */
         struct rstate *rs = &e->run[e->nrun];
         *rs = r->S[id];
         long g = rs->group;
-        bool hit = e->pg && g >= 0 && e->pg[g].resident && rs->computed == 0 && r->cached_len > 0 &&
-                   rs->target > r->cached_len;
+        bool hit = e->pg && g >= 0 && e->pg[g].resident && e->pg[g].replica == rep && rs->computed == 0 &&
+                   r->cached_len > 0 && rs->target > r->cached_len;
         long start = hit ? r->cached_len : rs->computed;
         long have = hit ? e->pg[g].blocks - e->state_blocks : 0; /* the prefix's token blocks */
         bool prefill;
@@ -178,11 +209,17 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
         if (upto < start + chunk)
             upto = start + chunk;
         long need = blocks_for(upto, e->bs) - have + e->state_blocks;
-        if (need > e->free_blocks)
-            evict_for(r, e, need, hit ? g : -1);
-        if (need > e->free_blocks)
-            break; /* the head waits for blocks; nobody overtakes it */
-        dq_pop_front(&e->waiting);
+        if (need > kv_free(e, rep))
+            evict_for(r, e, rep, need, hit ? g : -1);
+        if (need > kv_free(e, rep)) {
+            /* the head waits for blocks; nobody on its replica overtakes it */
+            if (!e->rblocked || ++nblocked == nrep)
+                break;
+            e->rblocked[rep] = 1;
+            pos++;
+            continue;
+        }
+        dq_remove_at(&e->waiting, pos);
         if (hit) {
             e->pg[g].refs++;
             rs->shared = have;
@@ -190,19 +227,15 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
             if (r->R[id].first_sched_s < 0)
                 r->R[id].cached_tokens = start;
         }
-        e->free_blocks -= need;
+        kv_take(e, rep, need);
         rs->blocks = need;
         rs->chunk = chunk;
-        /* data-parallel attention: the request goes to one replica, which holds it whole until
-         * it finishes or is preempted; round robin, SGLang's default DP load balancing
-         * (server_args.py load_balance_method "round_robin") */
-        rs->replica = e->rb ? (int)(e->next_replica++ % e->sh.attn_dp) : 0;
         e->nrun++;
         if (r->R[id].first_sched_s < 0)
             r->R[id].first_sched_s = now;
         if (!prefill && rs->decode_sched_s < 0)
             rs->decode_sched_s = now;
-        add_to_iter(it, e->rb ? &e->rb[rs->replica] : NULL, chunk, rs->computed, prefill, spec_on(r, e));
+        add_to_iter(it, e->rb ? &e->rb[rep] : NULL, chunk, rs->computed, prefill, spec_on(r, e));
     }
 }
 
@@ -319,21 +352,38 @@ double sim_iter_cost(const struct runner *r, const struct engine *e, const struc
     return c->step_scale > 0 ? t * c->step_scale : t;
 }
 
+/* The drafter's later passes over a draft tree: topk new tokens per decoding sequence (the nodes
+ * the last step expanded), each attending to the sequence's context, whose keys are read once. */
+static struct llmroof_batch widen(const struct llmroof_batch *b, double w)
+{
+    struct llmroof_batch x = *b;
+    x.tokens *= w;
+    x.attn_pairs *= w;
+    x.few_tokens *= w;
+    x.few_pairs *= w;
+    return x;
+}
+
 static double gpu_time(const struct runner *r, const struct engine *e, const struct iter *it)
 {
     double t = target_time(e, it);
     const struct sim_spec *sp = &r->c->spec;
     if (!spec_on(r, e) || it->decode_seqs == 0)
         return t;
+    /* a draft tree's steps after the first run over the topk expanded nodes of each sequence
+     * (SGLang's EAGLE worker: a batch of topk tokens per request per draft step) */
+    const struct llmroof_batch later = sp->tokens > 0 && sp->topk > 1 ? widen(&it->dec1, (double)sp->topk) : it->dec1;
     switch (sp->kind) {
     case SIM_SPEC_DRAFT:
         t += sim_step_time(&e->draft, &e->dsh, &it->draft);
         if (sp->k > 1)
-            t += (double)(sp->k - 1) * sim_step_time(&e->draft, &e->dsh, &it->dec1);
+            t += (double)(sp->k - 1) * sim_step_time(&e->draft, &e->dsh, &later);
         break;
     case SIM_SPEC_MTP:
     case SIM_SPEC_EAGLE:
-        t += (double)sp->k * draft_step_s(e, &it->dec1, 0);
+        t += draft_step_s(e, &it->dec1, 0);
+        if (sp->k > 1)
+            t += (double)(sp->k - 1) * draft_step_s(e, &later, 0);
         break;
     case SIM_SPEC_MEDUSA:
         t += draft_step_s(e, &it->dec1, sp->k);

@@ -762,6 +762,114 @@ static void speculation_emits_the_expected_tokens_and_never_helps_at_alpha_zero(
     catalog_free(&cat);
 }
 
+/* A draft tree (EAGLE-2's dynamic tree, SGLang's --speculative-eagle-topk / num-draft-tokens):
+ * depth 2, topk 2, alpha 0.5. The rank-r candidate is accepted with 0.5 x 0.5^r: q = 0.5, 0.25.
+ * Step 1: the root's children A1 0.5, A2 0.25. Step 2: A1's 0.25, 0.125 and A2's 0.125, 0.0625.
+ * With 4 tokens (3 drafts + the target's own) the 3 of highest value are verified: 0.5 (depth 1),
+ * 0.25 (depth 1, the tie going to the shallower), 0.25 (depth 2): tail = 1, 0.75, 0.25, and 1 +
+ * 0.75 + 0.25 = 2.0 tokens per step, where the chain of 2 drafts gives 1 + 0.5 + 0.25 = 1.75. With
+ * all 6 candidates (7 tokens): depth 1 is accepted unless both miss, 1 - 0.5^2 = 0.75; depth 2
+ * 0.75 x 0.75 = 0.5625 (0.25 + 0.125 + 0.125 + 0.0625): 2.3125. topk 1 is the chain: alpha^d. */
+static void a_draft_tree_accepts_the_sum_of_its_verified_values(void **state)
+{
+    (void)state;
+    double tail[SIM_SPEC_TREE_MAX_DEPTH + 1];
+    assert_int_equal(sim_spec_tree_tail(2, 2, 4, 0.5, tail), 0);
+    assert_rel_close(tail[0], 1.0, 1e-12);
+    assert_rel_close(tail[1], 0.75, 1e-12);
+    assert_rel_close(tail[2], 0.25, 1e-12);
+    assert_rel_close(sim_spec_tree_tokens_per_step(2, 2, 4, 0.5), 2.0, 1e-12);
+    assert_rel_close(sim_spec_tree_tokens_per_step(2, 2, 7, 0.5), 2.3125, 1e-12);
+    assert_int_equal(sim_spec_tree_tail(2, 2, 7, 0.5, tail), 0);
+    assert_rel_close(tail[2], 0.5625, 1e-12);
+    /* the chain: k 3, a 0.7: 1 + 0.7 + 0.49 + 0.343 = 2.533, as Leviathan's formula */
+    assert_rel_close(sim_spec_tree_tokens_per_step(3, 1, 4, 0.7), sim_spec_tokens_per_step(3, 0.7), 1e-12);
+    assert_int_equal(sim_spec_tree_tail(3, 1, 4, 0.7, tail), 0);
+    assert_rel_close(tail[3], 0.343, 1e-12);
+    /* out of range: more tokens than the 1 + 2 + 1 x 4 = 7 a depth-2, topk-2 tree holds; topk 0 */
+    assert_int_equal(sim_spec_tree_tail(2, 2, 8, 0.5, tail), -1);
+    assert_int_equal(sim_spec_tree_tail(2, 0, 2, 0.5, tail), -1);
+}
+
+/* The simulator verifies the tree's tokens and emits what the tree accepts: one Llama-3.1-8B
+ * request alone on an H100, EAGLE, depth 2, alpha 0.5. The chain emits 1.75 tokens per step,
+ * the 7-token tree 2.3125 (the arithmetic above; the last step of a request is cut short, hence
+ * 3%). A decode step of the tree verifies 7 positions where the chain verifies 3 and drafts 2
+ * tokens per step after the first where the chain drafts 1: it costs more. */
+static void a_draft_tree_verifies_its_tokens_and_emits_its_acceptance(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 128, 2000, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, &w);
+    c.concurrency = 1;
+    c.requests = 2;
+    c.record_iterations = true;
+    c.spec = (struct sim_spec){ SIM_SPEC_EAGLE, 2, 0.5, NULL, 0, 0 };
+    struct sim_result chain, tree;
+    run(&c, &chain);
+    c.spec.topk = 2;
+    c.spec.tokens = 7;
+    run(&c, &tree);
+    assert_rel_close(chain.spec_tokens_per_step, 1.75, 0.03);
+    assert_rel_close(tree.spec_tokens_per_step, 2.3125, 0.03);
+    /* the first decode step of each (same context: the prompt + its first token) */
+    double dc = 0, dt = 0;
+    for (long i = 0; i < chain.iterations && dc == 0; i++)
+        if (chain.iters[i].prefill_seqs == 0)
+            dc = chain.iters[i].dur_s;
+    for (long i = 0; i < tree.iterations && dt == 0; i++)
+        if (tree.iters[i].prefill_seqs == 0)
+            dt = tree.iters[i].dur_s;
+    assert_true(dc > 0 && dt > dc);
+    sim_result_free(&chain);
+    sim_result_free(&tree);
+    /* a tree larger than its depth and topk hold is refused, naming the bound */
+    c.spec.tokens = 8;
+    struct sim_result r;
+    struct llmroof_err err = { 0 };
+    assert_int_not_equal(sim_run(&c, &r, &err), 0);
+    assert_non_null(strstr(err.msg, "verifies 2 to 7 tokens"));
+    catalog_free(&cat);
+}
+
+/* Multi-step scheduling (vLLM --num-scheduler-steps N): waiting requests join only between runs
+ * of N decode iterations. Llama-3.1-8B on an H100, whole prefills (vLLM's tuned setup): A (128
+ * prompt tokens, 400 out) at t = 0, B (128, 4) at 0.5 s, in A's decode. Iteration 0 is A's
+ * prefill; iteration 1, A's first decode, admits nothing and starts a run of N = 32, so the queue
+ * is looked at again in iterations 33, 65, ...: B's prefill iteration i_B has i_B - 1 = 32 m,
+ * and B waits up to 31 decode steps; with N = 1 it joins at the next iteration. */
+static void multi_step_scheduling_admits_between_runs(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct trace_req t[2] = { { 0.0, 128, 400 }, { 0.5, 128, 4 } };
+    struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, NULL);
+    c.mode = SIM_TRACE;
+    c.trace = t;
+    c.ntrace = 2;
+    c.chunked_prefill = false;
+    c.record_iterations = true;
+    struct sim_result one, multi;
+    run(&c, &one);
+    c.sched_steps = 32;
+    run(&c, &multi);
+    long ib = -1;
+    for (long i = 0; i < multi.iterations && ib < 0; i++)
+        if (multi.iters[i].prefill_seqs > 0 && multi.iters[i].start_s >= 0.5)
+            ib = i;
+    assert_true(ib > 1);
+    assert_int_equal((ib - 1) % 32, 0);
+    const double step = multi.iters[2].dur_s; /* one decode step of A alone */
+    const double w1 = one.reqs[1].first_sched_s - 0.5, w32 = multi.reqs[1].first_sched_s - 0.5;
+    assert_true(w1 >= 0 && w1 <= 1.01 * step);
+    assert_true(w32 > w1 && w32 <= 32 * 1.01 * step);
+    assert_int_equal(multi.completed, 2);
+    sim_result_free(&one);
+    sim_result_free(&multi);
+    catalog_free(&cat);
+}
+
 /* ---- a cluster ---- */
 
 static void one_instance_cluster_is_the_single_server(void **state)
@@ -936,6 +1044,64 @@ static void data_parallel_attention_pools_the_replicas_kv(void **state)
     catalog_free(&cat);
 }
 
+/* Data-parallel attention: each replica holds its sequences' K/V in its own GPU's pool, so a
+ * request waits for (or never fits) its own replica, whatever room the others have. qwen3-30b-a3b
+ * on 2 H100s, 2 replicas of TP 1 with the experts over both (EP 2): the instance's pool P blocks
+ * is 2 x R, R one replica's. Requests are dispatched round robin on arrival (SGLang's
+ * data-parallel controller): A -> replica 0, B -> 1, C -> 0, D -> 1. */
+static void data_parallel_attention_admits_from_each_replicas_own_pool(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct trace_req probe[1] = { { 0.0, 16, 2 } };
+    struct sim_config c = config(&cat, "qwen3-30b-a3b", "h100", 1, NULL);
+    c.setup.layout.ep = 2;
+    c.setup.layout.dp_attn = true;
+    c.mode = SIM_TRACE;
+    c.trace = probe;
+    c.ntrace = 1;
+    c.admit_no_evict = true; /* reserve whole requests: admission alone decides */
+    c.mem.mem_util = 0.5;    /* a few GiB of KV per GPU beside its 30 GiB of weights: short runs */
+    struct sim_result r;
+    run(&c, &r);
+    const long pool = (long)r.kv_capacity_tokens, rep = pool / 2; /* tokens: P x 16 and R x 16 */
+    sim_result_free(&r);
+    /* 1. a request of 0.75 P tokens fits the pooled blocks (the old rule admitted it) but no
+     * replica's R = 0.5 P: rejected as impossible, not run across replicas */
+    struct trace_req big[1] = { { 0.0, pool * 3 / 4, 2 } };
+    c.trace = big;
+    run(&c, &r);
+    assert_int_equal(r.errors, 1);
+    assert_true(r.reqs[0].rejected);
+    sim_result_free(&r);
+    /* 2. A and C each need 0.6 R (< R, so each fits its replica alone), together 1.2 R > R:
+     * C waits on replica 0 until A finishes, although the pool (2 R) holds both and replica 1
+     * has 2 R/3 free; D (100 tokens, replica 1), queued behind C, is admitted past it at once */
+    const long big_prompt = rep * 6 / 10;
+    struct trace_req t[4] = {
+        { 0.0, big_prompt, 400 }, { 0.0, 100, 400 }, { 0.001, big_prompt, 4 }, { 0.002, 100, 4 }
+    };
+    c.trace = t;
+    c.ntrace = 4;
+    run(&c, &r);
+    assert_int_equal(r.completed, 4);
+    assert_true(r.reqs[2].first_sched_s >= r.reqs[0].finish_s); /* C after A */
+    assert_true(r.reqs[3].first_sched_s < r.reqs[0].finish_s);  /* D past the waiting C */
+    assert_true(r.reqs[3].finish_s < r.reqs[2].first_sched_s);
+    sim_result_free(&r);
+    /* 3. optimistic admission (vLLM-style chunks, preempt when out of blocks): C starts, then its
+     * replica runs out; the preempted sequence is replica 0's latest, C, never B or D on replica 1 */
+    c.admit_no_evict = false;
+    run(&c, &r);
+    assert_int_equal(r.completed, 4);
+    assert_true(r.reqs[2].preemptions >= 1);
+    assert_int_equal(r.reqs[1].preemptions, 0);
+    assert_int_equal(r.reqs[3].preemptions, 0);
+    assert_true(r.reqs[2].finish_s > r.reqs[0].finish_s);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -968,11 +1134,15 @@ int main(void)
         cmocka_unit_test(shared_blocks_count_once_in_kv_occupancy),
         cmocka_unit_test(speculation_tokens_per_step_follow_leviathan),
         cmocka_unit_test(speculation_emits_the_expected_tokens_and_never_helps_at_alpha_zero),
+        cmocka_unit_test(a_draft_tree_accepts_the_sum_of_its_verified_values),
+        cmocka_unit_test(a_draft_tree_verifies_its_tokens_and_emits_its_acceptance),
+        cmocka_unit_test(multi_step_scheduling_admits_between_runs),
         cmocka_unit_test(one_instance_cluster_is_the_single_server),
         cmocka_unit_test(n_instances_serve_n_times_the_rate),
         cmocka_unit_test(disaggregated_request_pays_the_kv_transfer),
         cmocka_unit_test(run_size_estimate_flags_the_44_hour_run),
         cmocka_unit_test(data_parallel_attention_pools_the_replicas_kv),
+        cmocka_unit_test(data_parallel_attention_admits_from_each_replicas_own_pool),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -404,6 +404,84 @@ static void serving_rows_use_engine_scheduler(void **state)
     catalog_free(&cat);
 }
 
+/* slo-capacity: the best goodput over closed loops of LO..HI users (DeepSpeed-FastGen's effective
+ * throughput). Llama-2-7B on an A100, fixed 512/128. (1) Loose limits (100 s TTFT, 10 s TPOT):
+ * every request is within, goodput = req/s, which rises with the users (the batch grows while a
+ * step costs about the same), so the best of 1-3 users is 3: slo-capacity:1-3 must equal the
+ * concurrency:3 row's goodput exactly (the same run), and beat the concurrency:1 row's. (2) A TPOT
+ * limit of 1 us, below any step: no request is within, goodput 0, floored at 0.001 req/s (the
+ * error stays finite): s7, measured 50, errs by 50 / 0.001 - 1 = 49,999. */
+static void serving_slo_capacity_takes_the_best_goodput_of_the_sweep(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_all(&cat);
+    char m[4096];
+    const char *mdl = "llama-2-7b,a100-sxm4-80gb,vllm,fp16,fp16,1,,,1,,fixed:512:128,";
+    snprintf(m, sizeof m,
+             "%ss1,%sslo-capacity:1-3,60,goodput_req_s,mean,,100000:10000,,,,\n"
+             "s2,%sconcurrency:3,60,goodput_req_s,mean,,100000:10000,,,,\n"
+             "s4,%sconcurrency:1,60,goodput_req_s,mean,,100000:10000,,,,\n"
+             "s7,%sslo-capacity:1-3,60,goodput_req_s,mean,,100000:0.001,,,,\n",
+             srv_map_head, mdl, mdl, mdl, mdl);
+    struct srv_case *c = NULL;
+    size_t n = 0;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(srv_load_cases(&cat, srv_rows, strlen(srv_rows), "rows", m, strlen(m), "map", &c, &n, &err), 0);
+    assert_true(c[0].mapped);
+    assert_string_equal(srv_load_name(c[0].load), "slo-capacity");
+    assert_rel_close(c[0].load_lo, 1, 0);
+    assert_rel_close(c[0].load_value, 3, 0);
+    assert_int_equal(srv_metric_class(c[0].metric), SRV_CLASS_SLO);
+    assert_int_equal(srv_predict(c, n, NULL, NULL, 0, NULL, 0, &err), 0);
+    assert_true(c[0].mapped && c[1].mapped && c[3].mapped && c[6].mapped);
+    assert_rel_close(c[0].predicted, c[1].predicted, 1e-12);
+    assert_true(c[0].predicted > 1.5 * c[3].predicted);
+    assert_rel_close(c[6].predicted, 1e-3, 1e-12);
+    assert_rel_close(c[6].err, 49999, 1e-9); /* s7 measured 50: 50 / 0.001 - 1 */
+    free(c);
+    /* a sweep without its SLO, or an empty range, is a map error */
+    snprintf(m, sizeof m, "%ss1,%sslo-capacity:1-3,60,goodput_req_s,mean,,,,,,\n", srv_map_head, mdl);
+    assert_int_not_equal(srv_load_cases(&cat, srv_rows, strlen(srv_rows), "rows", m, strlen(m), "map", &c, &n, &err), 0);
+    snprintf(m, sizeof m, "%ss1,%sslo-capacity:3-1,60,goodput_req_s,mean,,100:100,,,,\n", srv_map_head, mdl);
+    assert_int_not_equal(srv_load_cases(&cat, srv_rows, strlen(srv_rows), "rows", m, strlen(m), "map", &c, &n, &err), 0);
+    catalog_free(&cat);
+}
+
+/* The engine settings a row states (the map's optional columns) override the profile's: the
+ * same 64 requests as above with "max_seqs" 1 in the map serve one at a time, so mean e2e (ms) x
+ * req/s = 32.5 s x 1000 = 32500 exactly, as with an engine limited to one sequence; a bad value
+ * is a map error. */
+static void serving_rows_take_the_engine_settings_they_state(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_all(&cat);
+    char m[4096];
+    const char *run = "llama-2-7b,a100-sxm4-80gb,vllm,fp16,fp16,1,,,1,,fixed:512:128,offline,64,";
+    snprintf(m, sizeof m,
+             "id,model,gpu,engine,wdt,kvdt,tp,ep,dp_attn,instances,disagg,workload,load,requests,metric,stat,divide,"
+             "slo,spec,base,notes,skip,max_seqs,max_batched_tokens,chunked,sched_steps\n"
+             "s1,%sreq_s,mean,,,,,,,1,,,\ns4,%se2e,mean,,,,,,,1,,,\n", run, run);
+    struct srv_case *c = NULL;
+    size_t n = 0;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(srv_load_cases(&cat, srv_rows, strlen(srv_rows), "rows", m, strlen(m), "map", &c, &n, &err), 0);
+    assert_int_equal(c[0].max_seqs, 1);
+    assert_int_equal(c[0].chunked, -1);
+    assert_int_equal(srv_predict(c, n, NULL, NULL, 0, NULL, 0, &err), 0);
+    assert_true(c[0].mapped && c[3].mapped);
+    assert_rel_close(c[3].predicted * c[0].predicted, 32500, 1e-6);
+    free(c);
+    snprintf(m, sizeof m,
+             "id,model,gpu,engine,wdt,kvdt,tp,ep,dp_attn,instances,disagg,workload,load,requests,metric,stat,divide,"
+             "slo,spec,base,notes,skip,max_seqs,max_batched_tokens,chunked,sched_steps\n"
+             "s1,%sreq_s,mean,,,,,,,1,,2,\n", run);
+    assert_int_not_equal(srv_load_cases(&cat, srv_rows, strlen(srv_rows), "rows", m, strlen(m), "map", &c, &n, &err), 0);
+    assert_non_null(strstr(err.msg, "chunked '2'"));
+    catalog_free(&cat);
+}
+
 static void serving_stats_by_class_and_load(void **state)
 {
     struct srv_case c[4];
@@ -442,6 +520,8 @@ int main(void)
         cmocka_unit_test(serving_rows_map_simulate_and_convert),
         cmocka_unit_test(serving_rows_use_engine_scheduler),
         cmocka_unit_test(serving_stats_by_class_and_load),
+        cmocka_unit_test(serving_slo_capacity_takes_the_best_goodput_of_the_sweep),
+        cmocka_unit_test(serving_rows_take_the_engine_settings_they_state),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
