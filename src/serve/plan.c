@@ -1,6 +1,7 @@
 /* plan.c - capacity planner (see llmroof/plan.h). */
 #include "serve/plan.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -132,13 +133,18 @@ int plan_meets(const struct plan_input *in, const struct llmroof_gpu *g, int tp,
     return LLMROOF_OK;
 }
 
-int plan_search(const struct plan_input *in, const struct llmroof_gpu *g, int tp, struct plan_option *o,
-                struct llmroof_err *err)
+/* plan_search from `from` users up: the count that must meet for the option to still win
+ * (users plans' pruning, plan_run); 1 searches the whole range. A miss at `from` > 1 leaves
+ * users_per_instance 0 and o->pruned set. */
+static int search_from(const struct plan_input *in, const struct llmroof_gpu *g, int tp, long from,
+                       struct plan_option *o, struct llmroof_err *err)
 {
     bool ok = false;
     double ttft = 0, tpot = 0;
     enum plan_binding fail = PLAN_BIND_NONE;
-    int rc = plan_meets(in, g, tp, 1, &ok, &ttft, &tpot, &fail, err);
+    if (from < 1)
+        from = 1;
+    int rc = plan_meets(in, g, tp, from, &ok, &ttft, &tpot, &fail, err);
     o->evaluations = 1;
     if (rc)
         return rc;
@@ -147,9 +153,10 @@ int plan_search(const struct plan_input *in, const struct llmroof_gpu *g, int tp
         o->ttft_s = ttft;
         o->tpot_s = tpot;
         o->binding = fail;
+        o->pruned = from > 1;
         return LLMROOF_OK;
     }
-    long lo = 1, hi = 2;
+    long lo = from, hi = 2 * from;
     double lo_ttft = ttft, lo_tpot = tpot;
     enum plan_binding hi_fail = PLAN_BIND_CAP;
     for (;;) {
@@ -188,6 +195,12 @@ int plan_search(const struct plan_input *in, const struct llmroof_gpu *g, int tp
     o->tpot_s = lo_tpot;
     o->binding = hi_fail;
     return LLMROOF_OK;
+}
+
+int plan_search(const struct plan_input *in, const struct llmroof_gpu *g, int tp, struct plan_option *o,
+                struct llmroof_err *err)
+{
+    return search_from(in, g, tp, 1, o, err);
 }
 
 
@@ -559,7 +572,9 @@ struct plan_best {
  * decides whether the answer goes by cost. */
 static bool could_win(const struct plan_input *in, const struct plan_best *b, int gi, long gpus)
 {
-    if (in->exhaustive || b->gpus == 0 || gpus <= b->gpus)
+    /* a plan of one GPU compares that GPU's layouts (the studies' 2 x TP-4 against 1 x TP-8):
+     * each is searched to the end */
+    if (in->exhaustive || in->ngpus < 2 || b->gpus == 0 || gpus <= b->gpus)
         return true;
     if (!b->any_price)
         return false;
@@ -586,7 +601,7 @@ static void best_update(const struct plan_input *in, struct plan_best *b, const 
  * prefill instances of code_p) that could still win; PLAN_INSTANCE_CAP without a best. */
 static long pool_limit(const struct plan_input *in, const struct plan_best *b, int gi, int code_p, long x, int code_d)
 {
-    if (in->exhaustive || b->gpus == 0)
+    if (in->exhaustive || in->ngpus < 2 || b->gpus == 0)
         return PLAN_INSTANCE_CAP;
     long n = 0;
     while (n < PLAN_INSTANCE_CAP &&
@@ -1155,6 +1170,134 @@ static void rate_observations(const struct plan_input *in, struct plan_result *o
     layout_observations(in, out);
 }
 
+/* Nodes and GPUs of a users plan's option from its users per instance. */
+static void users_size(const struct plan_input *in, struct plan_option *o)
+{
+    if (o->nodes_per_instance > 1) {
+        /* an instance takes whole nodes: instances = ceil(users / users per instance),
+           each of nodes_per_instance nodes; users per node is its share (rounded down) */
+        o->instances = (in->users + o->users_per_instance - 1) / o->users_per_instance;
+        o->nodes = o->instances * o->nodes_per_instance;
+        o->users_per_node = o->users_per_instance / o->nodes_per_instance;
+    } else {
+        o->users_per_node = o->users_per_instance * o->instances_per_node;
+        o->nodes = o->users_per_node > 0 ? (in->users + o->users_per_node - 1) / o->users_per_node : 0;
+    }
+    o->gpus = o->nodes * in->gpus_per_node;
+}
+
+/* Users plans' pruning: the fewest users per instance with which option o could still beat the
+ * best found (could_win on its nodes' GPUs); 1 without a best, 0 when no count can. */
+static long users_needed(const struct plan_input *in, const struct plan_best *b, const struct plan_option *o)
+{
+    const long gpn = in->gpus_per_node, top = 1L << 40;
+    /* --fast solves are cheap: every row is solved to the end */
+    if (in->exhaustive || in->fast || in->ngpus < 2 || b->gpus == 0 || could_win(in, b, o->gpu_index, top))
+        return 1;
+    long lo = 0, hi = top / gpn; /* the most nodes that could win: could_win((lo) * gpn), not hi */
+    while (hi - lo > 1) {
+        long mid = lo + (hi - lo) / 2;
+        if (could_win(in, b, o->gpu_index, mid * gpn))
+            lo = mid;
+        else
+            hi = mid;
+    }
+    if (o->nodes_per_instance > 1) {
+        const long inst = lo / o->nodes_per_instance;
+        return inst > 0 ? (in->users + inst - 1) / inst : 0;
+    }
+    const long per = lo * o->instances_per_node; /* instances that could win */
+    return per > 0 ? (in->users + per - 1) / per : 0;
+}
+
+/* Users plans: every GPU x layout, searched in the order of the nodes the analytic model (--fast)
+ * gives it, each from the users per instance it needs to beat the best found so far
+ * (docs/planning.md, "Pruning against the best plan found"). */
+static int plan_users(const struct plan_input *in, struct plan_result *out, struct llmroof_err *err)
+{
+    int codes[4 * PLAN_MAX_TPS];
+    const int ncodes = plan_codes(in, codes);
+    struct rate_cand *cands = calloc(PLAN_MAX_OPTIONS, sizeof *cands);
+    if (!cands)
+        return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory");
+    int ncands = 0, rc = LLMROOF_OK;
+    struct plan_input quick = *in;
+    quick.fast = true;
+    for (int gi = 0; gi < in->ngpus; gi++) {
+        for (int li = 0; li < ncodes; li++) {
+            const int oi = out->noptions;
+            struct plan_option *o = new_option(out, in, gi, codes[li]);
+            if ((rc = layout_check(in, in->gpus[gi], codes[li], o->reason, sizeof o->reason, err)))
+                goto done;
+            if (o->reason[0])
+                continue;
+            long rank = LONG_MAX;
+            if (!in->fast && !in->exhaustive && in->ngpus > 1) {
+                /* the order only: the analytic answer's GPUs (unranked last when it has none) */
+                struct plan_option q = *o;
+                struct llmroof_err e2 = { 0 };
+                if (plan_search(&quick, in->gpus[gi], codes[li], &q, &e2) == 0 && q.users_per_instance > 0 &&
+                    q.binding != PLAN_BIND_CAP) {
+                    users_size(in, &q);
+                    rank = q.gpus;
+                }
+            }
+            cands[ncands++] = (struct rate_cand){ oi, gi, codes[li], false, 0, 0, rank };
+        }
+    }
+    qsort(cands, (size_t)ncands, sizeof *cands, cand_cmp);
+    struct plan_best best = { 0 };
+    for (int gi = 0; gi < in->ngpus; gi++)
+        best.any_price |= in->has_price[gi];
+    for (int ci = 0; ci < ncands; ci++) {
+        const struct rate_cand *k = &cands[ci];
+        struct plan_option *o = &out->options[k->oi];
+        const long from = users_needed(in, &best, o);
+        if (from == 0 || from > PLAN_USER_CAP) {
+            o->pruned = true;
+            snprintf(o->reason, sizeof o->reason, "not simulated: any count of its instances needs %s than the best "
+                     "plan found (%ld GPUs)", prune_what(in), best.gpus);
+            continue;
+        }
+        if ((rc = search_from(in, in->gpus[k->gi], k->code, from, o, err)))
+            goto done;
+        if (o->pruned) {
+            snprintf(o->reason, sizeof o->reason, "not searched further: %ld users per instance miss the %s SLO (p%d "
+                     "TTFT %.0f ms, TPOT %.1f ms) and fewer would need %s than the best plan found (%ld GPUs)",
+                     from, o->binding == PLAN_BIND_TPOT ? "TPOT" : "TTFT", in->percentile, o->ttft_s * 1e3,
+                     o->tpot_s * 1e3, prune_what(in), best.gpus);
+            o->binding = PLAN_BIND_NONE;
+            continue;
+        }
+        if (o->users_per_instance == 0) {
+            snprintf(o->reason, sizeof o->reason, "a single user already misses the %s SLO (p%d TTFT %.0f ms, TPOT %.1f ms)",
+                     o->binding == PLAN_BIND_TPOT ? "TPOT" : "TTFT", in->percentile, o->ttft_s * 1e3, o->tpot_s * 1e3);
+            continue;
+        }
+        if (o->binding == PLAN_BIND_CAP) {
+            /* issue 14: a search that never found the limit is not an answer */
+            snprintf(o->reason, sizeof o->reason, "search limit: one instance still meets the SLOs at %d users "
+                     "(p%d TTFT %.0f ms, TPOT %.1f ms); the load that breaks it was not found",
+                     PLAN_USER_CAP, in->percentile, o->ttft_s * 1e3, o->tpot_s * 1e3);
+            continue;
+        }
+        users_size(in, o);
+        if (o->users_per_node < 1)
+            continue; /* cannot happen: layout_check admits only instances that divide the node */
+        o->feasible = true;
+        if ((rc = option_figures(in, k->code, o->users_per_instance, o, err)))
+            goto done;
+        if (in->has_price[o->gpu_index]) {
+            o->has_cost = true;
+            o->cost_per_hour = (double)o->gpus * in->price_per_gpu_hour[o->gpu_index];
+        }
+        best_update(in, &best, o);
+    }
+done:
+    free(cands);
+    return rc;
+}
+
 int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmroof_err *err)
 {
     memset(out, 0, sizeof *out);
@@ -1174,50 +1317,8 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
     if (in->rate_qps > 0) {
         if ((rc = plan_rate(in, out, err)))
             return rc;
-    } else {
-        int codes[4 * PLAN_MAX_TPS];
-        const int ncodes = plan_codes(in, codes);
-        for (int gi = 0; gi < in->ngpus; gi++) {
-            for (int li = 0; li < ncodes; li++) {
-                const struct llmroof_gpu *g = in->gpus[gi];
-                const int code = codes[li];
-                struct plan_option *o = new_option(out, in, gi, code);
-                if ((rc = layout_check(in, g, code, o->reason, sizeof o->reason, err)))
-                    return rc;
-                if (o->reason[0])
-                    continue;
-                if ((rc = plan_search(in, g, code, o, err)))
-                    return rc;
-                if (o->users_per_instance == 0) {
-                    snprintf(o->reason, sizeof o->reason, "a single user already misses the %s SLO (p%d TTFT %.0f ms, TPOT %.1f ms)",
-                             o->binding == PLAN_BIND_TPOT ? "TPOT" : "TTFT", in->percentile, o->ttft_s * 1e3, o->tpot_s * 1e3);
-                    continue;
-                }
-                if (o->binding == PLAN_BIND_CAP) {
-                    /* issue 14: a search that never found the limit is not an answer */
-                    snprintf(o->reason, sizeof o->reason, "search limit: one instance still meets the SLOs at %d users "
-                             "(p%d TTFT %.0f ms, TPOT %.1f ms); the load that breaks it was not found",
-                             PLAN_USER_CAP, in->percentile, o->ttft_s * 1e3, o->tpot_s * 1e3);
-                    continue;
-                }
-                if (o->nodes_per_instance > 1) {
-                    /* an instance takes whole nodes: instances = ceil(users / users per instance),
-                       each of nodes_per_instance nodes; users per node is its share (rounded down) */
-                    o->instances = (in->users + o->users_per_instance - 1) / o->users_per_instance;
-                    o->nodes = o->instances * o->nodes_per_instance;
-                    o->users_per_node = o->users_per_instance / o->nodes_per_instance;
-                } else {
-                    o->users_per_node = o->users_per_instance * o->instances_per_node;
-                    if (o->users_per_node < 1)
-                        continue; /* cannot happen: layout_check admits only instances that divide the node */
-                    o->nodes = (in->users + o->users_per_node - 1) / o->users_per_node;
-                }
-                o->feasible = true;
-                o->gpus = o->nodes * in->gpus_per_node;
-                if ((rc = option_figures(in, code, o->users_per_instance, o, err)))
-                    return rc;
-            }
-        }
+    } else if ((rc = plan_users(in, out, err))) {
+        return rc;
     }
     /* prices, then the best overall and per GPU */
     bool all_priced = true, any_price = false;
@@ -1272,6 +1373,14 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
     }
     for (int gi = 0; gi < in->ngpus; gi++) {
         int bi = out->best_per_gpu[gi];
+        bool pruned = false;
+        for (int i = 0; i < out->noptions; i++)
+            pruned |= out->options[i].gpu_index == gi && out->options[i].pruned;
+        if (bi < 0 && pruned && out->best >= 0) {
+            add_obs(out, "%s: no layout searched to the end; those that might serve need %s than the answer "
+                         "(%ld GPUs).", in->gpus[gi]->id, prune_what(in), out->options[out->best].gpus);
+            continue;
+        }
         if (bi < 0) {
             add_obs(out, "%s cannot serve this model under these SLOs at any TP tried.", in->gpus[gi]->id);
             continue;
