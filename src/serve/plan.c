@@ -1223,6 +1223,9 @@ static int plan_users(const struct plan_input *in, struct plan_result *out, stru
     int ncands = 0, rc = LLMROOF_OK;
     struct plan_input quick = *in;
     quick.fast = true;
+    /* the analytic solves read the workload's mean lengths: sampled once here, not per solve */
+    if (!(quick.mean_prompt > 0 && quick.mean_output > 0))
+        mean_lengths(quick.sim.workload, quick.sim.seed, &quick.mean_prompt, &quick.mean_output);
     for (int gi = 0; gi < in->ngpus; gi++) {
         for (int li = 0; li < ncodes; li++) {
             const int oi = out->noptions;

@@ -420,6 +420,8 @@ static void engines_free(struct runner *r)
     }
     free(r->E);
     r->E = NULL;
+    free(r->memo);
+    r->memo = NULL;
 }
 
 /* Phase 2: the instances, one pool or two. */
@@ -449,6 +451,8 @@ static int build_engines(struct runner *r, struct llmroof_err *err)
         if (!pool)
             r->kv_bytes_per_token = kvb;
     }
+    /* the decode-step memo (sim_internal.h); without it every step is costed */
+    r->memo = calloc(2 * SIM_MEMO_SLOTS, sizeof *r->memo);
     long bs = r->E[0].bs > 1 ? r->E[0].bs : 1;
     r->cached_len = c->prefix_cache ? c->prefix_tokens / bs * bs : 0;
     return LLMROOF_OK;

@@ -142,6 +142,16 @@ struct engine {
     struct sim_instance st;
 };
 
+/* Decode-only iterations' GPU time by their shape: without speculation or data-parallel attention
+ * such a step holds one token per sequence, so (sequences, keys read) decide its batch and its
+ * time exactly; a direct-mapped table per pool (every instance of a pool has the same setup)
+ * costs each shape once until another shape takes its slot. */
+#define SIM_MEMO_SLOTS 4096
+struct step_memo {
+    unsigned long long key; /* (sequences << 43 | keys) + 1; 0: empty */
+    double time_s;          /* the step's GPU time (target_time) */
+};
+
 /* The whole run. */
 struct runner {
     const struct sim_config *c;
@@ -160,6 +170,7 @@ struct runner {
     double kv_bytes_per_token;   /* whole model, for the KV transfer */
     double spec_emitted, spec_steps;
     double alpha_pow[65];        /* alpha^m, m = 0..k */
+    struct step_memo *memo;      /* 2 x SIM_MEMO_SLOTS: pool 0's, then pool 1's; NULL: no memo */
     size_t iter_cap;
 };
 

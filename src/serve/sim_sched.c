@@ -119,11 +119,24 @@ static inline void add_to_iter(struct iter *it, struct llmroof_batch *rb, long c
  * when KV blocks run out. */
 void sim_schedule_running(struct runner *r, struct engine *e, struct iter *it)
 {
+    /* Decode steps of one token within the blocks held (most sequences of most iterations, without
+     * speculation or data-parallel attention) take no per-sequence batch arithmetic: their count
+     * and keys are summed as integers and added once below. Every sum of a batch is a sum of
+     * integers below 2^53, exact in a double in any order, so the batch is the same to the bit. */
+    const bool quick = !spec_on(r, e) && !e->rb;
+    long dn = 0, dk = 0;
     for (long i = 0; i < e->nrun; i++) {
         struct rstate *rs = &e->run[i];
         long id = rs->id;
         if (it->budget <= 0)
             break;
+        if (quick && rs->computed >= rs->target && rs->computed < (rs->blocks + rs->shared - e->state_blocks) * e->bs) {
+            rs->chunk = 1;
+            dn++;
+            dk += rs->computed + 1;
+            it->budget--;
+            continue;
+        }
         bool prefill;
         long chunk = next_work(r, e, rs, rs->computed, it->budget, &prefill);
         if (chunk > it->budget)
@@ -142,6 +155,24 @@ void sim_schedule_running(struct runner *r, struct engine *e, struct iter *it)
         rs->blocks += need;
         rs->chunk = chunk;
         add_to_iter(it, e->rb ? &e->rb[rs->replica] : NULL, chunk, rs->computed, prefill, spec_on(r, e));
+    }
+    if (dn > 0) {
+        /* iter_batch_add of n = 1 at past = computed, dn times: pairs and keys past + 1 each */
+        const double n = (double)dn, k = (double)dk;
+        struct llmroof_batch *bs[2] = { &it->b, &it->dec };
+        for (int j = 0; j < 2; j++) {
+            struct llmroof_batch *b = bs[j];
+            b->tokens += n;
+            b->seqs += n;
+            b->attn_pairs += k;
+            b->kv_read_tokens += k;
+            b->few_tokens += n;
+            b->few_seqs += n;
+            b->few_pairs += k;
+            b->few_keys += k;
+        }
+        it->nsched += (int)dn;
+        it->decode_seqs += (int)dn;
     }
 }
 
@@ -319,8 +350,25 @@ double sim_iter_cost(const struct runner *r, const struct engine *e, const struc
     return c->step_scale > 0 ? t * c->step_scale : t;
 }
 
+/* A decode-only step's GPU time, from the pool's memo when its shape was costed before. */
+static double decode_time(const struct runner *r, const struct engine *e, const struct iter *it)
+{
+    const unsigned long long n = (unsigned long long)it->decode_seqs, k = (unsigned long long)it->b.kv_read_tokens;
+    if (!r->memo || n >= 1ull << 20 || k >= 1ull << 43)
+        return target_time(e, it);
+    const unsigned long long key = (n << 43 | k) + 1;
+    struct step_memo *m = &r->memo[(size_t)e->pool * SIM_MEMO_SLOTS + ((key * 0x9E3779B97F4A7C15ull) >> 52)]; /* Fibonacci hashing: the top 12 bits, 4096 slots */;
+    if (m->key != key) {
+        m->time_s = target_time(e, it);
+        m->key = key;
+    }
+    return m->time_s;
+}
+
 static double gpu_time(const struct runner *r, const struct engine *e, const struct iter *it)
 {
+    if (!e->rb && !spec_on(r, e) && it->prefill_seqs == 0)
+        return decode_time(r, e, it);
     double t = target_time(e, it);
     const struct sim_spec *sp = &r->c->spec;
     if (!spec_on(r, e) || it->decode_seqs == 0)
