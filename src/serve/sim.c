@@ -22,6 +22,7 @@
  * the event loop (route arrivals, step instances), collect the metrics. */
 #include "serve/sim_internal.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -300,6 +301,9 @@ static int check_config(const struct sim_config *c, long *nreq, struct llmroof_e
     default:
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "unknown simulation mode");
     }
+    /* the scheduler keeps request and user ids in 32 bits (struct rstate) */
+    if (*nreq > INT_MAX || (c->mode == SIM_CLOSED && c->concurrency > INT_MAX))
+        return llmroof_err_set(err, LLMROOF_EINPUT, "a run holds at most %d requests and users", INT_MAX);
     if (c->mode != SIM_TRACE && !c->workload)
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "no workload given");
     const struct sim_spec *sp = &c->spec;

@@ -94,18 +94,21 @@ static inline void dq_pop_front(struct deque *d)
  * contiguous, which the per-iteration loops stream through (bench_sim: the loads of a state
  * scattered over all requests were the largest cost); S[] holds it while the request waits. */
 struct rstate {
-    long id;        /* the request */
-    long computed;  /* tokens whose K/V are in the cache */
-    long target;    /* tokens to prefill: the prompt, or prompt + generated after a preemption */
-    long generated; /* output tokens emitted */
-    long blocks;    /* KV blocks held by this sequence alone */
-    long shared;    /* KV blocks it uses from its prefix group's cached blocks */
-    long chunk;     /* tokens scheduled in the current iteration */
-    long user;      /* closed loop: the user who sent it */
-    long output;    /* the request's output length (a copy: the hot loops stay in this array) */
-    long group;     /* its prefix group (a copy), -1: none */
-    int stage;      /* 0: new arrival; 1: KV arrived at a decode instance */
-    int replica;    /* data-parallel attention: the replica holding it (0 without) */
+    /* 32-bit counts (check_config caps a run at INT_MAX requests; a context beyond 2^31 tokens
+     * fits no KV cache): 56 bytes a sequence instead of 96, so the running array that every
+     * iteration streams through and compacts is smaller, and so is the per-request copy S[] */
+    int id;         /* the request */
+    int computed;   /* tokens whose K/V are in the cache */
+    int target;     /* tokens to prefill: the prompt, or prompt + generated after a preemption */
+    int generated;  /* output tokens emitted */
+    int blocks;     /* KV blocks held by this sequence alone */
+    int shared;     /* KV blocks it uses from its prefix group's cached blocks */
+    int chunk;      /* tokens scheduled in the current iteration */
+    int user;       /* closed loop: the user who sent it */
+    int output;     /* the request's output length (a copy: the hot loops stay in this array) */
+    int group;      /* its prefix group (a copy), -1: none */
+    short stage;    /* 0: new arrival; 1: KV arrived at a decode instance */
+    short replica;  /* data-parallel attention: the replica holding it (0 without) */
     double decode_sched_s; /* disaggregated: first decode step at the decode instance (-1: none) */
 };
 
