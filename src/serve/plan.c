@@ -87,6 +87,7 @@ int plan_meets(const struct plan_input *in, const struct llmroof_gpu *g, int tp,
                double *ttft_s, double *tpot_s, enum plan_binding *fails, struct llmroof_err *err)
 {
     struct sim_config c = in->sim;
+    c.progress = NULL; /* the plan reports its rows, not each simulation */
     c.setup = setup_for(in, g, tp);
     c.mode = SIM_CLOSED;
     c.concurrency = users;
@@ -296,6 +297,7 @@ static int rate_eval(const struct plan_input *in, const struct llmroof_gpu *g, b
                      long y, struct rate_eval *ev, struct llmroof_err *err)
 {
     struct sim_config c = in->sim;
+    c.progress = NULL; /* the plan reports its rows, not each simulation */
     c.mode = SIM_RATE;
     c.rate_qps = in->rate_qps;
     c.requests = rate_pool(in->rate_qps);
@@ -901,6 +903,8 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
     for (int ci = 0; ci < ncands; ci++) {
         const struct rate_cand *k = &cands[ci];
         struct plan_option *o = &out->options[k->oi];
+        if (in->progress)
+            in->progress(in->progress_ctx, ci, ncands);
         const long limit = pool_limit(in, &best, k->gi, k->code_p, k->x, k->code);
         if (!could_win(in, &best, k->gi, k->lb_gpus)) {
             /* the fewest instances the capacity bound allows already need more GPUs than the best */
@@ -926,6 +930,8 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
             goto done;
         best_update(in, &best, o);
     }
+    if (in->progress)
+        in->progress(in->progress_ctx, ncands, ncands);
     rc = LLMROOF_OK;
 done:
     free(cands);
@@ -1255,6 +1261,8 @@ static int plan_users(const struct plan_input *in, struct plan_result *out, stru
     for (int ci = 0; ci < ncands; ci++) {
         const struct rate_cand *k = &cands[ci];
         struct plan_option *o = &out->options[k->oi];
+        if (in->progress)
+            in->progress(in->progress_ctx, ci, ncands);
         const long from = users_needed(in, &best, o);
         if (from == 0 || from > PLAN_USER_CAP) {
             o->pruned = true;
@@ -1296,6 +1304,8 @@ static int plan_users(const struct plan_input *in, struct plan_result *out, stru
         }
         best_update(in, &best, o);
     }
+    if (in->progress)
+        in->progress(in->progress_ctx, ncands, ncands);
 done:
     free(cands);
     return rc;

@@ -39,6 +39,10 @@ struct plan_input {
     struct llmroof_dtypes dt;
     struct llmroof_eff_override eff;
     bool fast;                     /* analytic steady state instead of simulation */
+    /* Called after each row's search with (rows searched, rows to search); NULL: never. The
+     * library prints nothing: the CLI reports it when stderr is a terminal. */
+    void (*progress)(void *ctx, long done, long total);
+    void *progress_ctx;
     bool exhaustive;               /* rate plans: search every option to the end, none pruned against
                                       the best found (docs/planning.md) */
     double mean_prompt, mean_output; /* --fast: the workload's mean lengths; 0 = sample them */

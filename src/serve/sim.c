@@ -578,7 +578,14 @@ static int event_loop(struct runner *r, struct llmroof_err *err)
     for (int i = 0; i < r->ne; i++)
         h.pos[i] = -1;
     int rc = LLMROOF_OK;
+    const struct sim_config *c = r->c;
+    const long step = r->nreq / 100 > 0 ? r->nreq / 100 : 1;
+    long report_at = c->progress ? step : LONG_MAX;
     while (r->done < r->nreq) {
+        if (r->done >= report_at) {
+            c->progress(c->progress_ctx, r->done, r->nreq);
+            report_at = r->done + step;
+        }
         int best = h.n ? h.v[0].i : -1;
         if (r->arrivals.n && (best < 0 || r->arrivals.v[0].t <= r->E[best].now)) {
             long id = r->arrivals.v[0].id;
@@ -597,6 +604,8 @@ static int event_loop(struct runner *r, struct llmroof_err *err)
             break;
         busy_update(r, &h, best);
     }
+    if (c->progress && rc == LLMROOF_OK)
+        c->progress(c->progress_ctx, r->done, r->nreq);
     free(h.v);
     free(h.pos);
     return rc;
