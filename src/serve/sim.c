@@ -426,6 +426,8 @@ static void engines_free(struct runner *r)
     r->E = NULL;
     free(r->memo);
     r->memo = NULL;
+    free(r->base);
+    r->base = NULL;
 }
 
 /* Phase 2: the instances, one pool or two. */
@@ -457,6 +459,7 @@ static int build_engines(struct runner *r, struct llmroof_err *err)
     }
     /* the decode-step memo (sim_internal.h); without it every step is costed */
     r->memo = calloc(2 * SIM_MEMO_SLOTS, sizeof *r->memo);
+    r->base = calloc(2 * SIM_BASE_SLOTS, sizeof *r->base);
     long bs = r->E[0].bs > 1 ? r->E[0].bs : 1;
     r->cached_len = c->prefix_cache ? c->prefix_tokens / bs * bs : 0;
     return LLMROOF_OK;

@@ -155,6 +155,18 @@ struct step_memo {
     double time_s;          /* the step's GPU time (target_time) */
 };
 
+/* A decode-only step of n sequences, built once: its operators and their roofline at the
+ * context it was built for. Another context of the same n changes only the operators that
+ * attend to it (ops_set_context: attention, windowed attention, DSA's indexer, MLA's
+ * decompression); every other operator's time is the same, so a step is costed by re-evaluating
+ * those alone and summing the phase again (sim_sched.c, decode_time). Direct-mapped by n. */
+#define SIM_BASE_SLOTS 16
+struct step_base {
+    long n;                       /* sequences; 0: empty */
+    struct llmroof_oplist ops;    /* the step's operators at the context it was built for */
+    struct llmroof_phase ph;      /* their roofline */
+};
+
 /* The whole run. */
 struct runner {
     const struct sim_config *c;
@@ -174,6 +186,7 @@ struct runner {
     double spec_emitted, spec_steps;
     double alpha_pow[65];        /* alpha^m, m = 0..k */
     struct step_memo *memo;      /* 2 x SIM_MEMO_SLOTS: pool 0's, then pool 1's; NULL: no memo */
+    struct step_base *base;      /* 2 x SIM_BASE_SLOTS, as memo; NULL: every step built whole */
     size_t iter_cap;
 };
 

@@ -350,16 +350,51 @@ double sim_iter_cost(const struct runner *r, const struct engine *e, const struc
     return c->step_scale > 0 ? t * c->step_scale : t;
 }
 
+/* The operators ops_set_context rebuilds: the only ones whose time moves with the context. */
+static const int ctx_ops[] = { LLMROOF_OP_ATTENTION, LLMROOF_OP_ATTN_LOCAL, LLMROOF_OP_DSA_INDEX, LLMROOF_OP_MLA_KV_UP };
+#define NCTX_OPS ((int)(sizeof ctx_ops / sizeof ctx_ops[0]))
+
+/* A decode-only step's GPU time from the pool's step of the same sequences (struct step_base):
+ * its context operators rebuilt and re-evaluated alone, every other operator's time kept, the
+ * phase summed again in operator order by roofline_total, so the time is the one a whole
+ * ops_build and roofline_eval give (the same operations on the same numbers). */
+static double decode_rebuilt(const struct runner *r, const struct engine *e, const struct iter *it)
+{
+    const struct llmroof_setup *s = &e->setup;
+    const long n = it->decode_seqs;
+    struct step_base *sb = &r->base[(size_t)e->pool * SIM_BASE_SLOTS + (size_t)n % SIM_BASE_SLOTS];
+    if (sb->n != n) {
+        ops_build(s->model, &e->sh, &s->dt, &it->b, &sb->ops);
+        roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &sb->ops, &sb->ph);
+        sb->n = n;
+        return sb->ph.time_s;
+    }
+    struct llmroof_oplist o = sb->ops;
+    ops_set_context(s->model, &e->sh, &s->dt, &it->b, &o);
+    /* the context operators alone: the others' counts to 0 (roofline_eval skips them) */
+    struct llmroof_oplist part = o;
+    for (int k = 0; k < LLMROOF_OP_COUNT; k++)
+        part.op[k].count = 0;
+    for (int j = 0; j < NCTX_OPS; j++)
+        part.op[ctx_ops[j]] = o.op[ctx_ops[j]];
+    struct llmroof_phase p, whole = sb->ph;
+    roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &part, &p);
+    for (int j = 0; j < NCTX_OPS; j++)
+        whole.op[ctx_ops[j]] = p.op[ctx_ops[j]];
+    roofline_total(&whole);
+    return whole.time_s;
+}
+
 /* A decode-only step's GPU time, from the pool's memo when its shape was costed before. */
 static double decode_time(const struct runner *r, const struct engine *e, const struct iter *it)
 {
     const unsigned long long n = (unsigned long long)it->decode_seqs, k = (unsigned long long)it->b.kv_read_tokens;
-    if (!r->memo || n >= 1ull << 20 || k >= 1ull << 43)
+    if (!r->memo || !r->base || n >= 1ull << 20 || k >= 1ull << 43)
         return target_time(e, it);
     const unsigned long long key = (n << 43 | k) + 1;
-    struct step_memo *m = &r->memo[(size_t)e->pool * SIM_MEMO_SLOTS + ((key * 0x9E3779B97F4A7C15ull) >> 52)]; /* Fibonacci hashing: the top 12 bits, 4096 slots */;
+    struct step_memo *m = &r->memo[(size_t)e->pool * SIM_MEMO_SLOTS + ((key * 0x9E3779B97F4A7C15ull) >> 52)]; /* Fibonacci hashing: the top 12 bits, 4096 slots */
     if (m->key != key) {
-        m->time_s = target_time(e, it);
+        m->time_s = decode_rebuilt(r, e, it);
         m->key = key;
     }
     return m->time_s;
