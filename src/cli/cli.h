@@ -294,4 +294,17 @@ int cmd_plan(struct cli *c, int argc, char **argv);
 int cmd_validate(struct cli *c, int argc, char **argv);
 int cmd_calibrate(struct cli *c, int argc, char **argv);
 
+/* Progress of a long run (cli_progress.c): on the error stream when it is a terminal and the
+ * command was not given --quiet, after the first second. start says whether to report; then
+ * pass cli_progress_report and &p as the library's progress callback and context. */
+struct cli_progress {
+    struct cli *c;
+    const char *what;   /* the unit counted: "requests", "rows" */
+    double start_s;     /* monotonic clock at the start */
+    double delay_s;     /* silent until the run has taken this long (1 s) */
+    bool shown;         /* a line is on the terminal */
+};
+bool cli_progress_start(struct cli *c, struct cli_progress *p, const char *what, bool quiet);
+void cli_progress_report(void *ctx, long done, long total);
+
 #endif

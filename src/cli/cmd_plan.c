@@ -13,6 +13,7 @@
 
 enum { OPT_GPUS = 1, OPT_TPS, OPT_USERS, OPT_TTFT, OPT_TPOT, OPT_PCT, OPT_WORKLOAD, OPT_THINK, OPT_GPN, OPT_PRICE,
        OPT_FAST, OPT_MBT, OPT_MAXSEQS, OPT_NOCHUNK, OPT_SEED, OPT_RATE };
+enum { OPT_QUIET = 200 }; /* apart: other options append to the list above */
 
 struct ctx {
     struct cli *c;
@@ -21,6 +22,7 @@ struct ctx {
     struct plan_input in;
     bool bad;
     bool have_seed, have_users, have_think;
+    bool quiet; /* --quiet: no progress line */
 };
 
 static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
@@ -51,6 +53,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         x->in.gpus_per_node = (int)v;
         return rc;
     case OPT_FAST: x->in.fast = true; return 0;
+    case OPT_QUIET: x->quiet = true; return 0;
     case OPT_MBT: return cli_long(c, "max-batched-tokens", arg, 1, 10000000, &x->in.sim.max_batched_tokens);
     case OPT_MAXSEQS: return cli_long(c, "max-seqs", arg, 1, 1000000, &x->in.sim.max_seqs);
     case OPT_NOCHUNK: /* vLLM's scheduler without chunking: whole prompts, prompt-only iterations */
@@ -118,6 +121,7 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
         { OPT_MAXSEQS, "max-seqs", 0, "N", "engine running-sequence limit (default 256)", false },
         { OPT_NOCHUNK, "no-chunked-prefill", 0, NULL, "engine prefills prompts whole", false },
         { OPT_SEED, "seed", 0, "N", "random seed of the simulations (default 42)", false },
+        { OPT_QUIET, "quiet", 'q', NULL, "no progress line (shown only on a terminal, after a second)", false },
         CLI_OPT_LAYOUT, CLI_OPT_DTYPES, CLI_OPT_EFFS, CLI_OPT_MEM,
     };
     x->c = c;
@@ -182,6 +186,11 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
         return 0;
     }
     struct llmroof_err err = { 0 };
+    struct cli_progress pr;
+    if (cli_progress_start(c, &pr, "rows", x->quiet)) {
+        x->in.progress = cli_progress_report;
+        x->in.progress_ctx = &pr;
+    }
     rc = plan_run(&x->in, r, &err);
     if (rc) {
         workload_free(&wl);

@@ -13,6 +13,7 @@ enum { OPT_MBT = 1, OPT_MAXSEQS, OPT_NOCHUNK, OPT_CONC, OPT_REQS, OPT_THINK, OPT
        OPT_SEED, OPT_REQOUT, OPT_TRACEOUT, OPT_SW_MBT, OPT_SW_RATE, OPT_SW_CONC, OPT_SVG, OPT_RANGE, OPT_SCENARIO,
        OPT_TTFT, OPT_TPOT, OPT_PCT, OPT_PCACHE, OPT_PREFIX, OPT_SPEC, OPT_SPECK, OPT_SPECA, OPT_SPECT, OPT_INST, OPT_ROUTER,
        OPT_PPOOL, OPT_DPOOL, OPT_KVLINK, OPT_WARMUP, OPT_BAND, OPT_ADMIT };
+enum { OPT_QUIET = 200 }; /* apart: other options append to the list above */
 
 struct ctx {
     struct cli_setup_opts s;
@@ -24,6 +25,7 @@ struct ctx {
     const char *scenario, *spec, *ppool, *dpool, *kvlink;
     const char *sweep_name, *sweep_list;
     int nsweeps;
+    bool quiet; /* --quiet: no progress line */
 };
 
 static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
@@ -32,6 +34,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     long v;
     int rc;
     switch (id) {
+    case OPT_QUIET: x->quiet = true; return 0;
     case OPT_MBT:
         rc = cli_long(c, "max-batched-tokens", arg, 1, 10000000, &v);
         x->cfg.max_batched_tokens = v;
@@ -343,6 +346,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         { OPT_MBT, "max-batched-tokens", 0, "N", "token budget of one iteration (default: the engine's, else 2048)", false },
         { OPT_MAXSEQS, "max-seqs", 0, "N", "running sequences at most (default: the engine's, else 256)", false },
         { OPT_ADMIT, "admission", 0, "POLICY", "optimistic (preempt when KV runs out, vLLM) or no-evict (reserve prompt + output, TensorRT-LLM); default: the engine's, else optimistic", false },
+        { OPT_QUIET, "quiet", 'q', NULL, "no progress line (shown only on a terminal, after a second)", false },
         { OPT_WARMUP, "warmup", 0, "N", "latency statistics skip the first N requests (a t=0 burst of a closed loop)", false },
         { OPT_BAND, "capacity-band", 0, "PCT", "rerun with the service rate PCT% higher and lower; report the TTFT/TPOT range", false },
         { OPT_NOCHUNK, "no-chunked-prefill", 0, NULL, "prefill each prompt whole in one iteration", false },
@@ -577,7 +581,13 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
 
     if (!x->nsweeps) {
         struct sim_result r;
+        struct cli_progress pr;
+        if (cli_progress_start(c, &pr, "requests", x->quiet)) {
+            x->cfg.progress = cli_progress_report;
+            x->cfg.progress_ctx = &pr;
+        }
         rc = sim_run(&x->cfg, &r, &err);
+        x->cfg.progress = NULL; /* the capacity band's runs below are short */
         if (rc) {
             workload_free(&wl);
             free(trace);

@@ -1,9 +1,11 @@
 /* plan.c - capacity planner (see llmroof/plan.h). */
 #include "serve/plan.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *plan_binding_name(enum plan_binding b)
@@ -85,6 +87,7 @@ int plan_meets(const struct plan_input *in, const struct llmroof_gpu *g, int tp,
                double *ttft_s, double *tpot_s, enum plan_binding *fails, struct llmroof_err *err)
 {
     struct sim_config c = in->sim;
+    c.progress = NULL; /* the plan reports its rows, not each simulation */
     c.setup = setup_for(in, g, tp);
     c.mode = SIM_CLOSED;
     c.concurrency = users;
@@ -131,13 +134,18 @@ int plan_meets(const struct plan_input *in, const struct llmroof_gpu *g, int tp,
     return LLMROOF_OK;
 }
 
-int plan_search(const struct plan_input *in, const struct llmroof_gpu *g, int tp, struct plan_option *o,
-                struct llmroof_err *err)
+/* plan_search from `from` users up: the count that must meet for the option to still win
+ * (users plans' pruning, plan_run); 1 searches the whole range. A miss at `from` > 1 leaves
+ * users_per_instance 0 and o->pruned set. */
+static int search_from(const struct plan_input *in, const struct llmroof_gpu *g, int tp, long from,
+                       struct plan_option *o, struct llmroof_err *err)
 {
     bool ok = false;
     double ttft = 0, tpot = 0;
     enum plan_binding fail = PLAN_BIND_NONE;
-    int rc = plan_meets(in, g, tp, 1, &ok, &ttft, &tpot, &fail, err);
+    if (from < 1)
+        from = 1;
+    int rc = plan_meets(in, g, tp, from, &ok, &ttft, &tpot, &fail, err);
     o->evaluations = 1;
     if (rc)
         return rc;
@@ -146,9 +154,10 @@ int plan_search(const struct plan_input *in, const struct llmroof_gpu *g, int tp
         o->ttft_s = ttft;
         o->tpot_s = tpot;
         o->binding = fail;
+        o->pruned = from > 1;
         return LLMROOF_OK;
     }
-    long lo = 1, hi = 2;
+    long lo = from, hi = 2 * from;
     double lo_ttft = ttft, lo_tpot = tpot;
     enum plan_binding hi_fail = PLAN_BIND_CAP;
     for (;;) {
@@ -187,6 +196,12 @@ int plan_search(const struct plan_input *in, const struct llmroof_gpu *g, int tp
     o->tpot_s = lo_tpot;
     o->binding = hi_fail;
     return LLMROOF_OK;
+}
+
+int plan_search(const struct plan_input *in, const struct llmroof_gpu *g, int tp, struct plan_option *o,
+                struct llmroof_err *err)
+{
+    return search_from(in, g, tp, 1, o, err);
 }
 
 
@@ -271,6 +286,8 @@ static void pool_size(const struct plan_input *in, long inst, int code, long *pa
 struct rate_eval {
     bool meets, overloaded, errors;
     bool floor;            /* smallest_pool gave up: more instances stopped helping */
+    bool pruned;           /* smallest_pool stopped at its limit: more instances could not have won */
+    bool by_bound;         /* pruned without a simulation: the limit is overloaded by the bound */
     long at;               /* instances of the searched pool at this evaluation */
     double ttft_s, tpot_s, goodput_qps;
     enum plan_binding fails;
@@ -280,6 +297,7 @@ static int rate_eval(const struct plan_input *in, const struct llmroof_gpu *g, b
                      long y, struct rate_eval *ev, struct llmroof_err *err)
 {
     struct sim_config c = in->sim;
+    c.progress = NULL; /* the plan reports its rows, not each simulation */
     c.mode = SIM_RATE;
     c.rate_qps = in->rate_qps;
     c.requests = rate_pool(in->rate_qps);
@@ -328,9 +346,6 @@ static bool pool_shard(const struct plan_input *in, const struct llmroof_gpu *g,
     return ops_shard_layout(in->model, lay, sh, e) == 0;
 }
 
-/* Smallest count n in [1, PLAN_INSTANCE_CAP] of the searched pool that meets: doubling, then
- * bisection (meeting is monotone in the count up to simulation noise). 0 when even the cap
- * misses; *ev holds the evaluation at the answer (or at the cap). */
 /* The searched pool's steady-state service rate per instance (sim_instance_capacity_qps), 0 when
  * it cannot be bounded (speculative decoding, a layout that does not build). */
 static double pool_capacity_qps(const struct plan_input *in, const struct llmroof_gpu *g, int code,
@@ -358,50 +373,95 @@ static double pool_capacity_qps(const struct plan_input *in, const struct llmroo
  * 500+ arrivals) and the sampled mean lengths against a run's own (docs/planning.md). */
 #define PLAN_BOUND_MARGIN 1.5
 
+/* The largest count of the searched pool that the capacity bound rules out (0: none). */
+static long pool_ruled_out(const struct plan_input *in, const struct llmroof_gpu *g, bool disagg, int code,
+                           bool search_decode)
+{
+    const double cap = pool_capacity_qps(in, g, code,
+                                         !disagg ? SIM_CAP_AGGREGATED : search_decode ? SIM_CAP_DECODE : SIM_CAP_PREFILL);
+    if (!(cap > 0))
+        return 0;
+    const double n = floor(in->rate_qps / (PLAN_BOUND_MARGIN * cap));
+    return n >= PLAN_INSTANCE_CAP ? PLAN_INSTANCE_CAP : (long)n;
+}
+
+/* Smallest count n in [1, limit] of the searched pool that meets (limit <= PLAN_INSTANCE_CAP:
+ * the most instances that could still beat the best plan found so far). Counts the capacity
+ * bound rules out are not simulated. Without a limit: doubling, then bisection; with one,
+ * bisection between the bounds, the limit first (meeting is monotone in the count up to
+ * simulation noise). 0 when even the limit misses (ev->pruned when the limit is below
+ * PLAN_INSTANCE_CAP); *ev holds the evaluation at the answer (or at the limit). */
 static int smallest_pool(const struct plan_input *in, const struct llmroof_gpu *g, bool disagg, int tp_p, long x,
-                         int tp_d, bool search_decode, long *n, struct rate_eval *ev, int *evals,
+                         int tp_d, bool search_decode, long limit, long *n, struct rate_eval *ev, int *evals,
                          struct llmroof_err *err)
 {
     long lo = 0, hi = 1;
     struct rate_eval e, best = { 0 }, prev = { 0 };
     int rc;
-    const double cap = pool_capacity_qps(in, g, search_decode ? tp_d : tp_p,
-                                         !disagg ? SIM_CAP_AGGREGATED : search_decode ? SIM_CAP_DECODE : SIM_CAP_PREFILL);
     /* the largest count the bound rules out */
-    const long ruled_out = cap > 0 ? (long)floor(in->rate_qps / (PLAN_BOUND_MARGIN * cap)) : 0;
-    for (;;) {
-        long px = search_decode ? x : hi, py = search_decode ? hi : 0;
-        if (hi <= ruled_out && hi < PLAN_INSTANCE_CAP) {
-            memset(&e, 0, sizeof e);
+    const long ruled_out = pool_ruled_out(in, g, disagg, search_decode ? tp_d : tp_p, search_decode);
+    if (limit < PLAN_INSTANCE_CAP) {
+        memset(&e, 0, sizeof e);
+        e.pruned = true;
+        e.at = limit;
+        if (limit <= ruled_out) {
+            /* even the most instances that could win are overloaded by the bound */
             e.overloaded = true;
+            e.by_bound = true;
             e.fails = PLAN_BIND_LOAD;
-        } else {
-            if ((rc = rate_eval(in, g, disagg, tp_p, disagg ? px : hi, tp_d, disagg ? py : 0, &e, err)))
-                return rc;
-            (*evals)++;
-        }
-        e.at = hi;
-        if (e.meets) {
-            best = e;
-            break;
-        }
-        /* a pool that keeps up and whose failing latency no longer falls when it doubles has hit
-         * the layout's floor (one sequence's step, or one prompt's prefill): more will not help */
-        if (lo > 0 && !e.overloaded && !prev.overloaded && !e.errors && e.fails == prev.fails &&
-            (e.fails == PLAN_BIND_TPOT ? e.tpot_s >= 0.98 * prev.tpot_s : e.ttft_s >= 0.98 * prev.ttft_s)) {
-            e.floor = true;
             *n = 0;
             *ev = e;
             return LLMROOF_OK;
         }
-        prev = e;
-        lo = hi;
-        if (hi == PLAN_INSTANCE_CAP) {
+        long px = search_decode ? x : limit, py = search_decode ? limit : 0;
+        if ((rc = rate_eval(in, g, disagg, tp_p, disagg ? px : limit, tp_d, disagg ? py : 0, &e, err)))
+            return rc;
+        (*evals)++;
+        e.at = limit;
+        if (!e.meets) {
+            e.pruned = true;
             *n = 0;
             *ev = e;
             return LLMROOF_OK;
         }
-        hi = hi * 2 > PLAN_INSTANCE_CAP ? PLAN_INSTANCE_CAP : hi * 2;
+        best = e;
+        lo = ruled_out;
+        hi = limit;
+    } else {
+        for (;;) {
+            long px = search_decode ? x : hi, py = search_decode ? hi : 0;
+            if (hi <= ruled_out && hi < PLAN_INSTANCE_CAP) {
+                memset(&e, 0, sizeof e);
+                e.overloaded = true;
+                e.fails = PLAN_BIND_LOAD;
+            } else {
+                if ((rc = rate_eval(in, g, disagg, tp_p, disagg ? px : hi, tp_d, disagg ? py : 0, &e, err)))
+                    return rc;
+                (*evals)++;
+            }
+            e.at = hi;
+            if (e.meets) {
+                best = e;
+                break;
+            }
+            /* a pool that keeps up and whose failing latency no longer falls when it doubles has hit
+             * the layout's floor (one sequence's step, or one prompt's prefill): more will not help */
+            if (lo > 0 && !e.overloaded && !prev.overloaded && !e.errors && e.fails == prev.fails &&
+                (e.fails == PLAN_BIND_TPOT ? e.tpot_s >= 0.98 * prev.tpot_s : e.ttft_s >= 0.98 * prev.ttft_s)) {
+                e.floor = true;
+                *n = 0;
+                *ev = e;
+                return LLMROOF_OK;
+            }
+            prev = e;
+            lo = hi;
+            if (hi == PLAN_INSTANCE_CAP) {
+                *n = 0;
+                *ev = e;
+                return LLMROOF_OK;
+            }
+            hi = hi * 2 > PLAN_INSTANCE_CAP ? PLAN_INSTANCE_CAP : hi * 2;
+        }
     }
     while (hi - lo > 1) {
         long mid = lo + (hi - lo) / 2;
@@ -425,31 +485,67 @@ static int smallest_pool(const struct plan_input *in, const struct llmroof_gpu *
     return LLMROOF_OK;
 }
 
+/* GPUs of a pool of a instances of layout code_a plus b of code_b (b = 0: none): instances
+ * within a node pack into shared nodes (counted by their GPUs), instances beyond a node take
+ * whole ones. The count rate_fill reports, and the planner's pruning compares. */
+static long pools_gpus(const struct plan_input *in, int code_a, long a, int code_b, long b, long *nodes_out)
+{
+    long packed = 0, nodes = 0, gpus = 0;
+    pool_size(in, a, code_a, &packed, &nodes, &gpus);
+    if (b > 0)
+        pool_size(in, b, code_b, &packed, &nodes, &gpus);
+    if (nodes_out)
+        *nodes_out = nodes + (packed + in->gpus_per_node - 1) / in->gpus_per_node;
+    return gpus + packed;
+}
+
 static void rate_fill(const struct plan_input *in, struct plan_option *o, const struct rate_eval *ev)
 {
     o->feasible = true;
     o->ttft_s = ev->ttft_s;
     o->tpot_s = ev->tpot_s;
     o->goodput_qps = ev->goodput_qps;
-    /* instances within a node pack into shared nodes; instances beyond a node take whole ones */
-    long packed = 0, nodes = 0, gpus = 0;
-    if (o->disagg) {
-        pool_size(in, o->prefill_instances, LAY(o->prefill_tp, o->prefill_mode), &packed, &nodes, &gpus);
-        pool_size(in, o->decode_instances, LAY(o->tp, o->mode), &packed, &nodes, &gpus);
-    } else {
-        pool_size(in, o->instances, LAY(o->tp, o->mode), &packed, &nodes, &gpus);
-    }
-    o->gpus = gpus + packed;
-    o->nodes = nodes + (packed + in->gpus_per_node - 1) / in->gpus_per_node;
+    if (o->disagg)
+        o->gpus = pools_gpus(in, LAY(o->prefill_tp, o->prefill_mode), o->prefill_instances, LAY(o->tp, o->mode),
+                             o->decode_instances, &o->nodes);
+    else
+        o->gpus = pools_gpus(in, LAY(o->tp, o->mode), o->instances, 0, 0, &o->nodes);
     o->goodput_per_gpu = o->gpus ? o->goodput_qps / (double)o->gpus : 0;
     o->slo_use = fmax(ev->ttft_s / in->ttft_slo_s, ev->tpot_s / in->tpot_slo_s);
     o->binding = PLAN_BIND_NONE;
 }
 
-static void rate_reason(const struct plan_input *in, struct plan_option *o, const char *pool, const struct rate_eval *ev)
+/* What a pruned row would need more of than the best plan found: GPUs, and cost where prices
+ * may decide the answer (could_win). */
+static const char *prune_what(const struct plan_input *in)
+{
+    for (int gi = 0; gi < in->ngpus; gi++)
+        if (in->has_price[gi])
+            return "more GPUs and cost more";
+    return "more GPUs";
+}
+
+static void rate_reason(const struct plan_input *in, struct plan_option *o, const char *pool, const struct rate_eval *ev,
+                        long best_gpus)
 {
     o->binding = ev->fails;
-    if (ev->floor)
+    if (ev->pruned) {
+        o->pruned = true;
+        /* the search stopped where more instances would need more GPUs (or cost more) than the
+         * best plan found: whatever count meets, the option could not have won */
+        o->binding = PLAN_BIND_NONE;
+        if (ev->by_bound)
+            snprintf(o->reason, sizeof o->reason,
+                     "not simulated: by the capacity bound it needs more than %ld %s instances, more GPUs than the "
+                     "best plan found (%ld)", ev->at, pool, best_gpus);
+        else
+            snprintf(o->reason, sizeof o->reason,
+                     "not searched further: %ld %s instance%s miss%s (%s; p%d TTFT %.0f ms, TPOT %.1f ms) and more "
+                     "would need %s than the best plan found (%ld GPUs)", ev->at, pool, ev->at == 1 ? "" : "s",
+                     ev->at == 1 ? "es" : "",
+                     ev->fails == PLAN_BIND_LOAD ? "overloaded" : ev->fails == PLAN_BIND_TPOT ? "TPOT" : "TTFT",
+                     in->percentile, ev->ttft_s * 1e3, ev->tpot_s * 1e3, prune_what(in), best_gpus);
+    } else if (ev->floor)
         snprintf(o->reason, sizeof o->reason,
                  "misses the %s SLO at any size: with %ld %s instances, not overloaded, p%d TTFT %.0f ms and TPOT %.1f ms "
                  "stopped falling",
@@ -462,16 +558,71 @@ static void rate_reason(const struct plan_input *in, struct plan_option *o, cons
                  in->percentile, ev->ttft_s * 1e3, ev->tpot_s * 1e3);
 }
 
-int plan_rate_aggregated(const struct plan_input *in, int gi, int tp, struct plan_option *o, struct llmroof_err *err)
+/* The best plan found so far, against which the rate planner prunes (docs/planning.md, "Pruning
+ * against the best plan found"). */
+struct plan_best {
+    long gpus;       /* fewest GPUs of a feasible option; 0: none yet */
+    bool has_cost;   /* a feasible priced option was found */
+    double cost;     /* the lowest cost per hour among them */
+    bool any_price;  /* some GPU of the plan is priced: the answer may go by cost */
+};
+
+/* Could an option on GPU gi with `gpus` GPUs beat (or tie) the best so far? better() ranks by
+ * cost when every feasible option is priced, else by GPUs: an option with more GPUs than the
+ * fewest found, and (when prices may decide) priced and dearer than the cheapest found, loses
+ * either way. An unpriced option is never pruned when prices exist: whether it is feasible
+ * decides whether the answer goes by cost. */
+static bool could_win(const struct plan_input *in, const struct plan_best *b, int gi, long gpus)
+{
+    /* a plan of one GPU compares that GPU's layouts (the studies' 2 x TP-4 against 1 x TP-8):
+     * each is searched to the end */
+    if (in->exhaustive || in->ngpus < 2 || b->gpus == 0 || gpus <= b->gpus)
+        return true;
+    if (!b->any_price)
+        return false;
+    if (!in->has_price[gi] || !b->has_cost)
+        return true;
+    return (double)gpus * in->price_per_gpu_hour[gi] <= b->cost;
+}
+
+static void best_update(const struct plan_input *in, struct plan_best *b, const struct plan_option *o)
+{
+    if (!o->feasible)
+        return;
+    if (b->gpus == 0 || o->gpus < b->gpus)
+        b->gpus = o->gpus;
+    if (in->has_price[o->gpu_index]) {
+        const double c = (double)o->gpus * in->price_per_gpu_hour[o->gpu_index];
+        if (!b->has_cost || c < b->cost)
+            b->cost = c;
+        b->has_cost = true;
+    }
+}
+
+/* The most instances of the searched pool (aggregated code_d, or decode pool code_d behind x
+ * prefill instances of code_p) that could still win; PLAN_INSTANCE_CAP without a best. */
+static long pool_limit(const struct plan_input *in, const struct plan_best *b, int gi, int code_p, long x, int code_d)
+{
+    if (in->exhaustive || in->ngpus < 2 || b->gpus == 0)
+        return PLAN_INSTANCE_CAP;
+    long n = 0;
+    while (n < PLAN_INSTANCE_CAP &&
+           could_win(in, b, gi, x > 0 ? pools_gpus(in, code_p, x, code_d, n + 1, NULL) : pools_gpus(in, code_d, n + 1, 0, 0, NULL)))
+        n++;
+    return n;
+}
+
+static int rate_aggregated(const struct plan_input *in, int gi, int tp, long limit, long best_gpus,
+                           struct plan_option *o, struct llmroof_err *err)
 {
     const struct llmroof_gpu *g = in->gpus[gi];
     struct rate_eval ev;
     long n = 0;
-    int rc = smallest_pool(in, g, false, tp, 0, tp, false, &n, &ev, &o->evaluations, err);
+    int rc = smallest_pool(in, g, false, tp, 0, tp, false, limit, &n, &ev, &o->evaluations, err);
     if (rc)
         return rc;
     if (n == 0) {
-        rate_reason(in, o, "aggregated", &ev);
+        rate_reason(in, o, "aggregated", &ev, best_gpus);
         return LLMROOF_OK;
     }
     o->instances = n;
@@ -479,15 +630,20 @@ int plan_rate_aggregated(const struct plan_input *in, int gi, int tp, struct pla
     return LLMROOF_OK;
 }
 
+int plan_rate_aggregated(const struct plan_input *in, int gi, int tp, struct plan_option *o, struct llmroof_err *err)
+{
+    return rate_aggregated(in, gi, tp, PLAN_INSTANCE_CAP, 0, o, err);
+}
+
 /* The prefill pool is sized alone (TTFT ends at the first token, whatever the decode side
  * does); the decode pool is then sized behind it with the whole request measured. */
-static int plan_rate_disagg(const struct plan_input *in, int gi, int tp_p, long x, int tp_d, struct plan_option *o,
-                            struct llmroof_err *err)
+static int plan_rate_disagg(const struct plan_input *in, int gi, int tp_p, long x, int tp_d, long limit,
+                            long best_gpus, struct plan_option *o, struct llmroof_err *err)
 {
     const struct llmroof_gpu *g = in->gpus[gi];
     struct rate_eval ev;
     long y = 0;
-    int rc = smallest_pool(in, g, true, tp_p, x, tp_d, true, &y, &ev, &o->evaluations, err);
+    int rc = smallest_pool(in, g, true, tp_p, x, tp_d, true, limit, &y, &ev, &o->evaluations, err);
     if (rc)
         return rc;
     o->disagg = true;
@@ -496,7 +652,7 @@ static int plan_rate_disagg(const struct plan_input *in, int gi, int tp_p, long 
     o->prefill_instances = x;
     lname(in, o->prefill_tp, o->prefill_mode, o->prefill_layout, sizeof o->prefill_layout);
     if (y == 0) {
-        rate_reason(in, o, "decode", &ev);
+        rate_reason(in, o, "decode", &ev, best_gpus);
         return LLMROOF_OK;
     }
     o->decode_instances = y;
@@ -630,27 +786,55 @@ static double tpot_floor_s(const struct plan_input *in, const struct llmroof_gpu
     return sim_step_time(&s, &sh, &b);
 }
 
+/* One option of a rate plan still to search, and the fewest GPUs its capacity bound allows. */
+struct rate_cand {
+    int oi;         /* its row in out->options */
+    int gi, code;   /* GPU, (decode) layout */
+    bool disagg;
+    int code_p;     /* disaggregated: the prefill pool's layout and instances */
+    long x;
+    long lb_gpus;   /* GPUs of the fewest instances the capacity bound does not rule out */
+};
+
+static int cand_cmp(const void *a, const void *b)
+{
+    const struct rate_cand *p = a, *q = b;
+    if (p->lb_gpus != q->lb_gpus)
+        return p->lb_gpus < q->lb_gpus ? -1 : 1;
+    return p->oi < q->oi ? -1 : p->oi > q->oi;
+}
+
 /* Rate plans: every aggregated GPU x TP, then per GPU a disaggregated layout per decode TP behind
- * the prefill pool of fewest GPUs. */
+ * the prefill pool of fewest GPUs. The rows are laid out in that order first, each unusable one
+ * with its reason; the searches then run in the order of the fewest GPUs their capacity bound
+ * allows, each limited to the instances that could still beat the best plan found so far
+ * (docs/planning.md, "Pruning against the best plan found"). */
 static int plan_rate(const struct plan_input *in, struct plan_result *out, struct llmroof_err *err)
 {
     int rc;
     /* the layouts: every n of the TP list, and for MoE models the searched forms */
     int codes[4 * PLAN_MAX_TPS];
     const int ncodes = plan_codes(in, codes);
+    static const int max_cands = PLAN_MAX_OPTIONS;
+    struct rate_cand *cands = calloc((size_t)max_cands, sizeof *cands);
+    if (!cands)
+        return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory");
+    int ncands = 0;
     for (int gi = 0; gi < in->ngpus; gi++) {
+        const struct llmroof_gpu *g = in->gpus[gi];
         bool usable[4 * PLAN_MAX_TPS] = { false };
         double floor_s[4 * PLAN_MAX_TPS] = { 0 };
         char why[4 * PLAN_MAX_TPS][sizeof out->options[0].reason];
         for (int li = 0; li < ncodes; li++) {
+            const int oi = out->noptions;
             struct plan_option *o = new_option(out, in, gi, codes[li]);
-            if ((rc = layout_check(in, in->gpus[gi], codes[li], o->reason, sizeof o->reason, err)))
-                return rc;
+            if ((rc = layout_check(in, g, codes[li], o->reason, sizeof o->reason, err)))
+                goto done;
             memcpy(why[li], o->reason, sizeof why[li]);
             if (o->reason[0])
                 continue;
             usable[li] = true;
-            floor_s[li] = tpot_floor_s(in, in->gpus[gi], codes[li]);
+            floor_s[li] = tpot_floor_s(in, g, codes[li]);
             if (floor_s[li] > in->tpot_slo_s) {
                 /* no count can help: not simulated (docs/planning.md, "Bounds before simulating") */
                 o->binding = PLAN_BIND_TPOT;
@@ -659,10 +843,9 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
                          floor_s[li] * 1e3, in->tpot_slo_s * 1e3);
                 continue;
             }
-            if ((rc = plan_rate_aggregated(in, gi, codes[li], o, err)))
-                return rc;
-            if (o->feasible && (rc = option_figures(in, codes[li], (long)in->sim.max_seqs, o, err)))
-                return rc;
+            const long lb = pool_ruled_out(in, g, false, codes[li], false) + 1;
+            cands[ncands++] = (struct rate_cand){ oi, gi, codes[li], false, 0, 0,
+                                                  pools_gpus(in, codes[li], lb, 0, 0, NULL) };
         }
         /* the prefill pool: fewest GPUs over the usable layouts */
         long best_x = 0;
@@ -673,8 +856,9 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
                 continue;
             long x = 0;
             struct rate_eval ev;
-            if ((rc = smallest_pool(in, in->gpus[gi], true, codes[li], 0, codes[li], false, &x, &ev, &evals, err)))
-                return rc;
+            if ((rc = smallest_pool(in, g, true, codes[li], 0, codes[li], false, PLAN_INSTANCE_CAP, &x, &ev, &evals,
+                                    err)))
+                goto done;
             if (x > 0 && (best_x == 0 || x * inst_gpus(in, codes[li]) < best_x * inst_gpus(in, best_code))) {
                 best_x = x;
                 best_code = codes[li];
@@ -682,6 +866,7 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
             }
         }
         for (int li = 0; li < ncodes; li++) {
+            const int oi = out->noptions;
             struct plan_option *o = new_option(out, in, gi, codes[li]);
             o->disagg = true;
             o->evaluations = evals;
@@ -705,11 +890,52 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
                          floor_s[li] * 1e3, in->tpot_slo_s * 1e3);
                 continue;
             }
-            if ((rc = plan_rate_disagg(in, gi, best_code, best_x, codes[li], o, err)))
-                return rc;
+            const long lb = pool_ruled_out(in, g, true, codes[li], true) + 1;
+            cands[ncands++] = (struct rate_cand){ oi, gi, codes[li], true, best_code, best_x,
+                                                  pools_gpus(in, best_code, best_x, codes[li], lb, NULL) };
         }
     }
-    return LLMROOF_OK;
+    /* the searches, most promising first */
+    qsort(cands, (size_t)ncands, sizeof *cands, cand_cmp);
+    struct plan_best best = { 0 };
+    for (int gi = 0; gi < in->ngpus; gi++)
+        best.any_price |= in->has_price[gi];
+    for (int ci = 0; ci < ncands; ci++) {
+        const struct rate_cand *k = &cands[ci];
+        struct plan_option *o = &out->options[k->oi];
+        if (in->progress)
+            in->progress(in->progress_ctx, ci, ncands);
+        const long limit = pool_limit(in, &best, k->gi, k->code_p, k->x, k->code);
+        if (!could_win(in, &best, k->gi, k->lb_gpus)) {
+            /* the fewest instances the capacity bound allows already need more GPUs than the best */
+            if (k->disagg) {
+                o->prefill_tp = lay_n(k->code_p);
+                o->prefill_mode = lay_mode(k->code_p);
+                o->prefill_instances = k->x;
+                lname(in, o->prefill_tp, o->prefill_mode, o->prefill_layout, sizeof o->prefill_layout);
+            }
+            o->pruned = true;
+            snprintf(o->reason, sizeof o->reason,
+                     "not simulated: its capacity bound needs at least %ld GPUs: %s than the best plan found "
+                     "(%ld GPUs)", k->lb_gpus, prune_what(in), best.gpus);
+            continue;
+        }
+        if (k->disagg)
+            rc = plan_rate_disagg(in, k->gi, k->code_p, k->x, k->code, limit, best.gpus, o, err);
+        else
+            rc = rate_aggregated(in, k->gi, k->code, limit, best.gpus, o, err);
+        if (rc)
+            goto done;
+        if (o->feasible && !k->disagg && (rc = option_figures(in, k->code, (long)in->sim.max_seqs, o, err)))
+            goto done;
+        best_update(in, &best, o);
+    }
+    if (in->progress)
+        in->progress(in->progress_ctx, ncands, ncands);
+    rc = LLMROOF_OK;
+done:
+    free(cands);
+    return rc;
 }
 
 static void add_obs(struct plan_result *r, const char *fmt, ...)
@@ -908,10 +1134,25 @@ static void rate_observations(const struct plan_input *in, struct plan_result *o
             add_obs(out, "The best %s layout needs %ld more GPUs (%.0f%%): %s.", o->disagg ? "disaggregated" : "aggregated",
                     o->gpus - best->gpus, 100.0 * (double)(o->gpus - best->gpus) / (double)best->gpus, b);
     } else {
-        add_obs(out, "No %s layout meets the SLOs at this rate.", best->disagg ? "aggregated" : "disaggregated");
+        bool pruned = false;
+        for (int i = 0; i < out->noptions; i++)
+            pruned |= out->options[i].pruned && out->options[i].disagg != best->disagg;
+        if (pruned)
+            add_obs(out, "No %s layout was searched to the end: those that might meet the SLOs need %s than "
+                         "the answer.", best->disagg ? "aggregated" : "disaggregated", prune_what(in));
+        else
+            add_obs(out, "No %s layout meets the SLOs at this rate.", best->disagg ? "aggregated" : "disaggregated");
     }
     for (int gi = 0; gi < in->ngpus; gi++) {
         int bi = out->best_per_gpu[gi];
+        bool pruned = false;
+        for (int i = 0; i < out->noptions; i++)
+            pruned |= out->options[i].gpu_index == gi && out->options[i].pruned;
+        if (bi < 0 && pruned) {
+            add_obs(out, "%s: no layout searched to the end; those that might serve need %s than the answer "
+                         "(%ld GPUs).", in->gpus[gi]->id, prune_what(in), best->gpus);
+            continue;
+        }
         if (bi < 0) {
             add_obs(out, "%s cannot serve this rate under these SLOs in any layout tried.", in->gpus[gi]->id);
             continue;
@@ -925,7 +1166,149 @@ static void rate_observations(const struct plan_input *in, struct plan_result *o
                      "least-loaded router) meets both SLOs without overload; disaggregated layouts size the prefill pool "
                      "alone for TTFT, then the decode pool behind it.",
                 in->rate_qps, rate_pool(in->rate_qps));
+    int npruned = 0;
+    for (int i = 0; i < out->noptions; i++)
+        npruned += out->options[i].pruned;
+    if (npruned)
+        add_obs(out, "%d layout%s not searched to the end: more instances would need %s than the best plan "
+                     "found, so %s could not have won (docs/planning.md, \"Pruning against the best plan found\").",
+                npruned, npruned == 1 ? " was" : "s were", prune_what(in), npruned == 1 ? "it" : "they");
     layout_observations(in, out);
+}
+
+/* Nodes and GPUs of a users plan's option from its users per instance. */
+static void users_size(const struct plan_input *in, struct plan_option *o)
+{
+    if (o->nodes_per_instance > 1) {
+        /* an instance takes whole nodes: instances = ceil(users / users per instance),
+           each of nodes_per_instance nodes; users per node is its share (rounded down) */
+        o->instances = (in->users + o->users_per_instance - 1) / o->users_per_instance;
+        o->nodes = o->instances * o->nodes_per_instance;
+        o->users_per_node = o->users_per_instance / o->nodes_per_instance;
+    } else {
+        o->users_per_node = o->users_per_instance * o->instances_per_node;
+        o->nodes = o->users_per_node > 0 ? (in->users + o->users_per_node - 1) / o->users_per_node : 0;
+    }
+    o->gpus = o->nodes * in->gpus_per_node;
+}
+
+/* Users plans' pruning: the fewest users per instance with which option o could still beat the
+ * best found (could_win on its nodes' GPUs); 1 without a best, 0 when no count can. */
+static long users_needed(const struct plan_input *in, const struct plan_best *b, const struct plan_option *o)
+{
+    const long gpn = in->gpus_per_node, top = 1L << 40;
+    /* --fast solves are cheap: every row is solved to the end */
+    if (in->exhaustive || in->fast || in->ngpus < 2 || b->gpus == 0 || could_win(in, b, o->gpu_index, top))
+        return 1;
+    long lo = 0, hi = top / gpn; /* the most nodes that could win: could_win((lo) * gpn), not hi */
+    while (hi - lo > 1) {
+        long mid = lo + (hi - lo) / 2;
+        if (could_win(in, b, o->gpu_index, mid * gpn))
+            lo = mid;
+        else
+            hi = mid;
+    }
+    if (o->nodes_per_instance > 1) {
+        const long inst = lo / o->nodes_per_instance;
+        return inst > 0 ? (in->users + inst - 1) / inst : 0;
+    }
+    const long per = lo * o->instances_per_node; /* instances that could win */
+    return per > 0 ? (in->users + per - 1) / per : 0;
+}
+
+/* Users plans: every GPU x layout, searched in the order of the nodes the analytic model (--fast)
+ * gives it, each from the users per instance it needs to beat the best found so far
+ * (docs/planning.md, "Pruning against the best plan found"). */
+static int plan_users(const struct plan_input *in, struct plan_result *out, struct llmroof_err *err)
+{
+    int codes[4 * PLAN_MAX_TPS];
+    const int ncodes = plan_codes(in, codes);
+    struct rate_cand *cands = calloc(PLAN_MAX_OPTIONS, sizeof *cands);
+    if (!cands)
+        return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory");
+    int ncands = 0, rc = LLMROOF_OK;
+    struct plan_input quick = *in;
+    quick.fast = true;
+    /* the analytic solves read the workload's mean lengths: sampled once here, not per solve */
+    if (!(quick.mean_prompt > 0 && quick.mean_output > 0))
+        mean_lengths(quick.sim.workload, quick.sim.seed, &quick.mean_prompt, &quick.mean_output);
+    for (int gi = 0; gi < in->ngpus; gi++) {
+        for (int li = 0; li < ncodes; li++) {
+            const int oi = out->noptions;
+            struct plan_option *o = new_option(out, in, gi, codes[li]);
+            if ((rc = layout_check(in, in->gpus[gi], codes[li], o->reason, sizeof o->reason, err)))
+                goto done;
+            if (o->reason[0])
+                continue;
+            long rank = LONG_MAX;
+            if (!in->fast && !in->exhaustive && in->ngpus > 1) {
+                /* the order only: the analytic answer's GPUs (unranked last when it has none) */
+                struct plan_option q = *o;
+                struct llmroof_err e2 = { 0 };
+                if (plan_search(&quick, in->gpus[gi], codes[li], &q, &e2) == 0 && q.users_per_instance > 0 &&
+                    q.binding != PLAN_BIND_CAP) {
+                    users_size(in, &q);
+                    rank = q.gpus;
+                }
+            }
+            cands[ncands++] = (struct rate_cand){ oi, gi, codes[li], false, 0, 0, rank };
+        }
+    }
+    qsort(cands, (size_t)ncands, sizeof *cands, cand_cmp);
+    struct plan_best best = { 0 };
+    for (int gi = 0; gi < in->ngpus; gi++)
+        best.any_price |= in->has_price[gi];
+    for (int ci = 0; ci < ncands; ci++) {
+        const struct rate_cand *k = &cands[ci];
+        struct plan_option *o = &out->options[k->oi];
+        if (in->progress)
+            in->progress(in->progress_ctx, ci, ncands);
+        const long from = users_needed(in, &best, o);
+        if (from == 0 || from > PLAN_USER_CAP) {
+            o->pruned = true;
+            snprintf(o->reason, sizeof o->reason, "not simulated: any count of its instances needs %s than the best "
+                     "plan found (%ld GPUs)", prune_what(in), best.gpus);
+            continue;
+        }
+        if ((rc = search_from(in, in->gpus[k->gi], k->code, from, o, err)))
+            goto done;
+        if (o->pruned) {
+            snprintf(o->reason, sizeof o->reason, "not searched further: %ld users per instance miss the %s SLO (p%d "
+                     "TTFT %.0f ms, TPOT %.1f ms) and fewer would need %s than the best plan found (%ld GPUs)",
+                     from, o->binding == PLAN_BIND_TPOT ? "TPOT" : "TTFT", in->percentile, o->ttft_s * 1e3,
+                     o->tpot_s * 1e3, prune_what(in), best.gpus);
+            o->binding = PLAN_BIND_NONE;
+            continue;
+        }
+        if (o->users_per_instance == 0) {
+            snprintf(o->reason, sizeof o->reason, "a single user already misses the %s SLO (p%d TTFT %.0f ms, TPOT %.1f ms)",
+                     o->binding == PLAN_BIND_TPOT ? "TPOT" : "TTFT", in->percentile, o->ttft_s * 1e3, o->tpot_s * 1e3);
+            continue;
+        }
+        if (o->binding == PLAN_BIND_CAP) {
+            /* issue 14: a search that never found the limit is not an answer */
+            snprintf(o->reason, sizeof o->reason, "search limit: one instance still meets the SLOs at %d users "
+                     "(p%d TTFT %.0f ms, TPOT %.1f ms); the load that breaks it was not found",
+                     PLAN_USER_CAP, in->percentile, o->ttft_s * 1e3, o->tpot_s * 1e3);
+            continue;
+        }
+        users_size(in, o);
+        if (o->users_per_node < 1)
+            continue; /* cannot happen: layout_check admits only instances that divide the node */
+        o->feasible = true;
+        if ((rc = option_figures(in, k->code, o->users_per_instance, o, err)))
+            goto done;
+        if (in->has_price[o->gpu_index]) {
+            o->has_cost = true;
+            o->cost_per_hour = (double)o->gpus * in->price_per_gpu_hour[o->gpu_index];
+        }
+        best_update(in, &best, o);
+    }
+    if (in->progress)
+        in->progress(in->progress_ctx, ncands, ncands);
+done:
+    free(cands);
+    return rc;
 }
 
 int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmroof_err *err)
@@ -947,50 +1330,8 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
     if (in->rate_qps > 0) {
         if ((rc = plan_rate(in, out, err)))
             return rc;
-    } else {
-        int codes[4 * PLAN_MAX_TPS];
-        const int ncodes = plan_codes(in, codes);
-        for (int gi = 0; gi < in->ngpus; gi++) {
-            for (int li = 0; li < ncodes; li++) {
-                const struct llmroof_gpu *g = in->gpus[gi];
-                const int code = codes[li];
-                struct plan_option *o = new_option(out, in, gi, code);
-                if ((rc = layout_check(in, g, code, o->reason, sizeof o->reason, err)))
-                    return rc;
-                if (o->reason[0])
-                    continue;
-                if ((rc = plan_search(in, g, code, o, err)))
-                    return rc;
-                if (o->users_per_instance == 0) {
-                    snprintf(o->reason, sizeof o->reason, "a single user already misses the %s SLO (p%d TTFT %.0f ms, TPOT %.1f ms)",
-                             o->binding == PLAN_BIND_TPOT ? "TPOT" : "TTFT", in->percentile, o->ttft_s * 1e3, o->tpot_s * 1e3);
-                    continue;
-                }
-                if (o->binding == PLAN_BIND_CAP) {
-                    /* issue 14: a search that never found the limit is not an answer */
-                    snprintf(o->reason, sizeof o->reason, "search limit: one instance still meets the SLOs at %d users "
-                             "(p%d TTFT %.0f ms, TPOT %.1f ms); the load that breaks it was not found",
-                             PLAN_USER_CAP, in->percentile, o->ttft_s * 1e3, o->tpot_s * 1e3);
-                    continue;
-                }
-                if (o->nodes_per_instance > 1) {
-                    /* an instance takes whole nodes: instances = ceil(users / users per instance),
-                       each of nodes_per_instance nodes; users per node is its share (rounded down) */
-                    o->instances = (in->users + o->users_per_instance - 1) / o->users_per_instance;
-                    o->nodes = o->instances * o->nodes_per_instance;
-                    o->users_per_node = o->users_per_instance / o->nodes_per_instance;
-                } else {
-                    o->users_per_node = o->users_per_instance * o->instances_per_node;
-                    if (o->users_per_node < 1)
-                        continue; /* cannot happen: layout_check admits only instances that divide the node */
-                    o->nodes = (in->users + o->users_per_node - 1) / o->users_per_node;
-                }
-                o->feasible = true;
-                o->gpus = o->nodes * in->gpus_per_node;
-                if ((rc = option_figures(in, code, o->users_per_instance, o, err)))
-                    return rc;
-            }
-        }
+    } else if ((rc = plan_users(in, out, err))) {
+        return rc;
     }
     /* prices, then the best overall and per GPU */
     bool all_priced = true, any_price = false;
@@ -1045,6 +1386,14 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
     }
     for (int gi = 0; gi < in->ngpus; gi++) {
         int bi = out->best_per_gpu[gi];
+        bool pruned = false;
+        for (int i = 0; i < out->noptions; i++)
+            pruned |= out->options[i].gpu_index == gi && out->options[i].pruned;
+        if (bi < 0 && pruned && out->best >= 0) {
+            add_obs(out, "%s: no layout searched to the end; those that might serve need %s than the answer "
+                         "(%ld GPUs).", in->gpus[gi]->id, prune_what(in), out->options[out->best].gpus);
+            continue;
+        }
         if (bi < 0) {
             add_obs(out, "%s cannot serve this model under these SLOs at any TP tried.", in->gpus[gi]->id);
             continue;

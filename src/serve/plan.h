@@ -39,6 +39,12 @@ struct plan_input {
     struct llmroof_dtypes dt;
     struct llmroof_eff_override eff;
     bool fast;                     /* analytic steady state instead of simulation */
+    /* Called after each row's search with (rows searched, rows to search); NULL: never. The
+     * library prints nothing: the CLI reports it when stderr is a terminal. */
+    void (*progress)(void *ctx, long done, long total);
+    void *progress_ctx;
+    bool exhaustive;               /* rate plans: search every option to the end, none pruned against
+                                      the best found (docs/planning.md) */
     double mean_prompt, mean_output; /* --fast: the workload's mean lengths; 0 = sample them */
     struct llmroof_layout layout;  /* --pp/--ep/--dp-attention applied with every TP (its tp unused);
                                       zero = TP only. An instance is gpus_per_stage x pp GPUs: a
@@ -71,6 +77,8 @@ struct plan_option {
     int nodes_per_instance;        /* 1, or the whole nodes an instance of more GPUs than a node
                                       takes: ceil(its GPUs / gpus_per_node) */
     bool feasible;
+    bool pruned;                   /* rate plans: not searched to the end, it could not have won
+                                      (more GPUs or cost than the best found; docs/planning.md) */
     char reason[520];              /* why not, "" when feasible */
     long users_per_instance, users_per_node, nodes, gpus;
     double ttft_s, tpot_s;         /* at the percentile, at users_per_instance */

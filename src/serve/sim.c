@@ -22,6 +22,7 @@
  * the event loop (route arrivals, step instances), collect the metrics. */
 #include "serve/sim_internal.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -318,6 +319,9 @@ static int check_config(const struct sim_config *c, long *nreq, struct llmroof_e
     default:
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "unknown simulation mode");
     }
+    /* the scheduler keeps request and user ids in 32 bits (struct rstate) */
+    if (*nreq > INT_MAX || (c->mode == SIM_CLOSED && c->concurrency > INT_MAX))
+        return llmroof_err_set(err, LLMROOF_EINPUT, "a run holds at most %d requests and users", INT_MAX);
     if (c->mode != SIM_TRACE && !c->workload)
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "no workload given");
     const struct sim_spec *sp = &c->spec;
@@ -463,6 +467,10 @@ static void engines_free(struct runner *r)
     }
     free(r->E);
     r->E = NULL;
+    free(r->memo);
+    r->memo = NULL;
+    free(r->base);
+    r->base = NULL;
 }
 
 /* Phase 2: the instances, one pool or two. */
@@ -492,6 +500,9 @@ static int build_engines(struct runner *r, struct llmroof_err *err)
         if (!pool)
             r->kv_bytes_per_token = kvb;
     }
+    /* the decode-step memo (sim_internal.h); without it every step is costed */
+    r->memo = calloc(2 * SIM_MEMO_SLOTS, sizeof *r->memo);
+    r->base = calloc(2 * SIM_BASE_SLOTS, sizeof *r->base);
     long bs = r->E[0].bs > 1 ? r->E[0].bs : 1;
     r->cached_len = c->prefix_cache ? c->prefix_tokens / bs * bs : 0;
     return LLMROOF_OK;
@@ -613,7 +624,14 @@ static int event_loop(struct runner *r, struct llmroof_err *err)
     for (int i = 0; i < r->ne; i++)
         h.pos[i] = -1;
     int rc = LLMROOF_OK;
+    const struct sim_config *c = r->c;
+    const long step = r->nreq / 100 > 0 ? r->nreq / 100 : 1;
+    long report_at = c->progress ? step : LONG_MAX;
     while (r->done < r->nreq) {
+        if (r->done >= report_at) {
+            c->progress(c->progress_ctx, r->done, r->nreq);
+            report_at = r->done + step;
+        }
         int best = h.n ? h.v[0].i : -1;
         if (r->arrivals.n && (best < 0 || r->arrivals.v[0].t <= r->E[best].now)) {
             long id = r->arrivals.v[0].id;
@@ -632,6 +650,8 @@ static int event_loop(struct runner *r, struct llmroof_err *err)
             break;
         busy_update(r, &h, best);
     }
+    if (c->progress && rc == LLMROOF_OK)
+        c->progress(c->progress_ctx, r->done, r->nreq);
     free(h.v);
     free(h.pos);
     return rc;

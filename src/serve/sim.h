@@ -97,6 +97,11 @@ struct sim_config {
     const struct workload *workload; /* lengths for SIM_CLOSED and SIM_RATE */
     uint64_t seed;                   /* PRNG seed: same seed, same result */
     bool record_iterations;          /* keep per-iteration records (for a Chrome trace) */
+    /* Called from the event loop about every 1% of the requests finished, with (finished,
+     * all), and once at the end; NULL: never. The library prints nothing: a front end (the CLI
+     * when stderr is a terminal) reports it. */
+    void (*progress)(void *ctx, long done, long total);
+    void *progress_ctx;
     /* serving features (docs/metrics.md); all off by default */
     int instances;                   /* aggregated instances behind the router (default 1) */
     enum sim_router router;

@@ -109,18 +109,21 @@ static inline void dq_remove_at(struct deque *d, size_t pos)
  * contiguous, which the per-iteration loops stream through (bench_sim: the loads of a state
  * scattered over all requests were the largest cost); S[] holds it while the request waits. */
 struct rstate {
-    long id;        /* the request */
-    long computed;  /* tokens whose K/V are in the cache */
-    long target;    /* tokens to prefill: the prompt, or prompt + generated after a preemption */
-    long generated; /* output tokens emitted */
-    long blocks;    /* KV blocks held by this sequence alone */
-    long shared;    /* KV blocks it uses from its prefix group's cached blocks */
-    long chunk;     /* tokens scheduled in the current iteration */
-    long user;      /* closed loop: the user who sent it */
-    long output;    /* the request's output length (a copy: the hot loops stay in this array) */
-    long group;     /* its prefix group (a copy), -1: none */
-    int stage;      /* 0: new arrival; 1: KV arrived at a decode instance */
-    int replica;    /* data-parallel attention: the replica holding it (0 without) */
+    /* 32-bit counts (check_config caps a run at INT_MAX requests; a context beyond 2^31 tokens
+     * fits no KV cache): 56 bytes a sequence instead of 96, so the running array that every
+     * iteration streams through and compacts is smaller, and so is the per-request copy S[] */
+    int id;         /* the request */
+    int computed;   /* tokens whose K/V are in the cache */
+    int target;     /* tokens to prefill: the prompt, or prompt + generated after a preemption */
+    int generated;  /* output tokens emitted */
+    int blocks;     /* KV blocks held by this sequence alone */
+    int shared;     /* KV blocks it uses from its prefix group's cached blocks */
+    int chunk;      /* tokens scheduled in the current iteration */
+    int user;       /* closed loop: the user who sent it */
+    int output;     /* the request's output length (a copy: the hot loops stay in this array) */
+    int group;      /* its prefix group (a copy), -1: none */
+    short stage;    /* 0: new arrival; 1: KV arrived at a decode instance */
+    short replica;  /* data-parallel attention: the replica holding it (0 without) */
     double decode_sched_s; /* disaggregated: first decode step at the decode instance (-1: none) */
 };
 
@@ -164,6 +167,28 @@ struct engine {
     struct sim_instance st;
 };
 
+/* Decode-only iterations' GPU time by their shape: without speculation or data-parallel attention
+ * such a step holds one token per sequence, so (sequences, keys read) decide its batch and its
+ * time exactly; a direct-mapped table per pool (every instance of a pool has the same setup)
+ * costs each shape once until another shape takes its slot. */
+#define SIM_MEMO_SLOTS 4096
+struct step_memo {
+    unsigned long long key; /* (sequences << 43 | keys) + 1; 0: empty */
+    double time_s;          /* the step's GPU time (target_time) */
+};
+
+/* A decode-only step of n sequences, built once: its operators and their roofline at the
+ * context it was built for. Another context of the same n changes only the operators that
+ * attend to it (ops_set_context: attention, windowed attention, DSA's indexer, MLA's
+ * decompression); every other operator's time is the same, so a step is costed by re-evaluating
+ * those alone and summing the phase again (sim_sched.c, decode_time). Direct-mapped by n. */
+#define SIM_BASE_SLOTS 16
+struct step_base {
+    long n;                       /* sequences; 0: empty */
+    struct llmroof_oplist ops;    /* the step's operators at the context it was built for */
+    struct llmroof_phase ph;      /* their roofline */
+};
+
 /* The whole run. */
 struct runner {
     const struct sim_config *c;
@@ -182,6 +207,8 @@ struct runner {
     double kv_bytes_per_token;   /* whole model, for the KV transfer */
     double spec_emitted, spec_steps;
     double accept_tail[65];      /* P(at least m drafts accepted), m = 0..k: alpha^m along a chain */
+    struct step_memo *memo;      /* 2 x SIM_MEMO_SLOTS: pool 0's, then pool 1's; NULL: no memo */
+    struct step_base *base;      /* 2 x SIM_BASE_SLOTS, as memo; NULL: every step built whole */
     size_t iter_cap;
 };
 

@@ -129,12 +129,25 @@ static inline void add_to_iter(struct iter *it, struct llmroof_batch *rb, long c
  * when KV blocks run out. */
 void sim_schedule_running(struct runner *r, struct engine *e, struct iter *it)
 {
+    /* Decode steps of one token within the blocks held (most sequences of most iterations, without
+     * speculation or data-parallel attention) take no per-sequence batch arithmetic: their count
+     * and keys are summed as integers and added once below. Every sum of a batch is a sum of
+     * integers below 2^53, exact in a double in any order, so the batch is the same to the bit. */
+    const bool quick = !spec_on(r, e) && !e->rb;
+    long dn = 0, dk = 0;
     for (long i = 0; i < e->nrun; i++) {
         struct rstate *rs = &e->run[i];
         long id = rs->id;
         const int rep = rs->replica;
         if (it->budget <= 0)
             break;
+        if (quick && rs->computed >= rs->target && rs->computed < (rs->blocks + rs->shared - e->state_blocks) * e->bs) {
+            rs->chunk = 1;
+            dn++;
+            dk += rs->computed + 1;
+            it->budget--;
+            continue;
+        }
         bool prefill;
         long chunk = next_work(r, e, rs, rs->computed, it->budget, &prefill);
         if (chunk > it->budget)
@@ -160,6 +173,24 @@ void sim_schedule_running(struct runner *r, struct engine *e, struct iter *it)
         rs->blocks += need;
         rs->chunk = chunk;
         add_to_iter(it, e->rb ? &e->rb[rep] : NULL, chunk, rs->computed, prefill, spec_on(r, e));
+    }
+    if (dn > 0) {
+        /* iter_batch_add of n = 1 at past = computed, dn times: pairs and keys past + 1 each */
+        const double n = (double)dn, k = (double)dk;
+        struct llmroof_batch *bs[2] = { &it->b, &it->dec };
+        for (int j = 0; j < 2; j++) {
+            struct llmroof_batch *b = bs[j];
+            b->tokens += n;
+            b->seqs += n;
+            b->attn_pairs += k;
+            b->kv_read_tokens += k;
+            b->few_tokens += n;
+            b->few_seqs += n;
+            b->few_pairs += k;
+            b->few_keys += k;
+        }
+        it->nsched += (int)dn;
+        it->decode_seqs += (int)dn;
     }
 }
 
@@ -364,8 +395,60 @@ static struct llmroof_batch widen(const struct llmroof_batch *b, double w)
     return x;
 }
 
+/* The operators ops_set_context rebuilds: the only ones whose time moves with the context. */
+static const int ctx_ops[] = { LLMROOF_OP_ATTENTION, LLMROOF_OP_ATTN_LOCAL, LLMROOF_OP_DSA_INDEX, LLMROOF_OP_MLA_KV_UP };
+#define NCTX_OPS ((int)(sizeof ctx_ops / sizeof ctx_ops[0]))
+
+/* A decode-only step's GPU time from the pool's step of the same sequences (struct step_base):
+ * its context operators rebuilt and re-evaluated alone, every other operator's time kept, the
+ * phase summed again in operator order by roofline_total, so the time is the one a whole
+ * ops_build and roofline_eval give (the same operations on the same numbers). */
+static double decode_rebuilt(const struct runner *r, const struct engine *e, const struct iter *it)
+{
+    const struct llmroof_setup *s = &e->setup;
+    const long n = it->decode_seqs;
+    struct step_base *sb = &r->base[(size_t)e->pool * SIM_BASE_SLOTS + (size_t)n % SIM_BASE_SLOTS];
+    if (sb->n != n) {
+        ops_build(s->model, &e->sh, &s->dt, &it->b, &sb->ops);
+        roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &sb->ops, &sb->ph);
+        sb->n = n;
+        return sb->ph.time_s;
+    }
+    struct llmroof_oplist o = sb->ops;
+    ops_set_context(s->model, &e->sh, &s->dt, &it->b, &o);
+    /* the context operators alone: the others' counts to 0 (roofline_eval skips them) */
+    struct llmroof_oplist part = o;
+    for (int k = 0; k < LLMROOF_OP_COUNT; k++)
+        part.op[k].count = 0;
+    for (int j = 0; j < NCTX_OPS; j++)
+        part.op[ctx_ops[j]] = o.op[ctx_ops[j]];
+    struct llmroof_phase p, whole = sb->ph;
+    roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &part, &p);
+    for (int j = 0; j < NCTX_OPS; j++)
+        whole.op[ctx_ops[j]] = p.op[ctx_ops[j]];
+    roofline_total(&whole);
+    return whole.time_s;
+}
+
+/* A decode-only step's GPU time, from the pool's memo when its shape was costed before. */
+static double decode_time(const struct runner *r, const struct engine *e, const struct iter *it)
+{
+    const unsigned long long n = (unsigned long long)it->decode_seqs, k = (unsigned long long)it->b.kv_read_tokens;
+    if (!r->memo || !r->base || n >= 1ull << 20 || k >= 1ull << 43)
+        return target_time(e, it);
+    const unsigned long long key = (n << 43 | k) + 1;
+    struct step_memo *m = &r->memo[(size_t)e->pool * SIM_MEMO_SLOTS + ((key * 0x9E3779B97F4A7C15ull) >> 52)]; /* Fibonacci hashing: the top 12 bits, 4096 slots */
+    if (m->key != key) {
+        m->time_s = decode_rebuilt(r, e, it);
+        m->key = key;
+    }
+    return m->time_s;
+}
+
 static double gpu_time(const struct runner *r, const struct engine *e, const struct iter *it)
 {
+    if (!e->rb && !spec_on(r, e) && it->prefill_seqs == 0)
+        return decode_time(r, e, it);
     double t = target_time(e, it);
     const struct sim_spec *sp = &r->c->spec;
     if (!spec_on(r, e) || it->decode_seqs == 0)

@@ -461,9 +461,11 @@ static void instances_beyond_a_node_take_whole_nodes(void **state)
     assert_int_equal(o->nodes, 2 * ((in.users + o->users_per_instance - 1) / o->users_per_instance));
     assert_int_equal(o->gpus, 8 * o->nodes);
     /* rate plans: an aggregated pool of N 16-GPU instances takes 2N nodes and 16N GPUs; a
-     * disaggregated 1+1 of them 4 nodes, 32 GPUs */
+     * disaggregated 1+1 of them 4 nodes, 32 GPUs (searched to the end: pruned against the
+     * aggregated answer, the disaggregated rows would not be) */
     in.rate_qps = 2;
     in.fast = false;
+    in.exhaustive = true;
     run(&in, &res);
     bool agg = false, dis = false;
     for (int i = 0; i < res.noptions; i++) {
@@ -477,6 +479,72 @@ static void instances_beyond_a_node_take_whole_nodes(void **state)
         dis |= o->disagg;
     }
     assert_true(agg && dis);
+    catalog_free(&cat);
+}
+
+/* Pruning against the best plan found (docs/planning.md) may only cut options that could not have
+ * won: the answer, and every row searched to the end, equal the exhaustive search's; a pruned
+ * row is infeasible or needs more GPUs than the answer there. Then with prices: a pruned row is
+ * dearer too. */
+static void pruning_never_changes_the_answer(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct plan_input in;
+    base(&in, &cat, "llama-3.1-8b");
+    in.rate_qps = 20;
+    in.ttft_slo_s = 1.0;
+    in.tpot_slo_s = 0.05;
+    in.gpus[in.ngpus++] = gpu(&cat, "a10");
+    in.gpus[in.ngpus++] = gpu(&cat, "a100-sxm4-80gb");
+    in.gpus[in.ngpus++] = gpu(&cat, "h100");
+    in.tps[in.ntps++] = 1;
+    in.tps[in.ntps++] = 2;
+    in.tps[in.ntps++] = 4;
+    for (int priced = 0; priced < 2; priced++) {
+        if (priced) {
+            /* the a10 cheapest per GPU: more of them may still cost less */
+            const double price[3] = { 0.5, 2.0, 3.0 };
+            for (int g = 0; g < 3; g++) {
+                in.has_price[g] = true;
+                in.price_per_gpu_hour[g] = price[g];
+            }
+        }
+        in.exhaustive = true;
+        run(&in, &res2);
+        in.exhaustive = false;
+        run(&in, &res);
+        assert_int_equal(res.noptions, res2.noptions);
+        assert_true(res.best >= 0);
+        assert_int_equal(res.best, res2.best);
+        const struct plan_option *b = &res.options[res.best];
+        assert_int_equal(b->gpus, res2.options[res2.best].gpus);
+        assert_rel_close(b->ttft_s, res2.options[res2.best].ttft_s, 0);
+        int pruned = 0, evals = 0, evals2 = 0;
+        for (int i = 0; i < res.noptions; i++) {
+            const struct plan_option *o = &res.options[i], *x = &res2.options[i];
+            evals += o->evaluations;
+            evals2 += x->evaluations;
+            assert_false(x->pruned);
+            if (o->pruned) {
+                pruned++;
+                assert_false(o->feasible);
+                if (x->feasible) {
+                    assert_true(x->gpus > b->gpus);
+                    if (priced)
+                        assert_true(x->cost_per_hour > b->cost_per_hour);
+                }
+                continue;
+            }
+            assert_int_equal(o->feasible, x->feasible);
+            assert_int_equal(o->gpus, x->gpus);
+            assert_rel_close(o->tpot_s, x->tpot_s, 0);
+        }
+        /* something was pruned (else this test could not fail), and it saved simulations */
+        assert_true(pruned > 0);
+        assert_true(evals < evals2);
+    }
     catalog_free(&cat);
 }
 
@@ -495,6 +563,7 @@ int main(void)
         cmocka_unit_test(rate_plan_with_impossible_slos_has_no_answer),
         cmocka_unit_test(rate_plan_tries_expert_parallel_layouts_for_moe),
         cmocka_unit_test(instances_beyond_a_node_take_whole_nodes),
+        cmocka_unit_test(pruning_never_changes_the_answer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
