@@ -205,8 +205,21 @@ static int map_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, st
     } else if (strncmp(wl, "sharegpt:", 9) == 0 && scan_fields(wl + 9, ":", po, 2) &&
                field_whole(po[0], 1, 100000000, &c->prompt) && field_whole(po[1], 1, 100000000, &c->output)) {
         c->scaled_chat = true;
+    } else if (strncmp(wl, "lognormal:", 10) == 0) {
+        struct workload q;
+        struct llmroof_err we = { 0 };
+        if (workload_parse(wl, &q, &we))
+            return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: %s", x->fname, line, we.msg);
+        c->quantiles = true;
+        c->prompt = q.pairs[WORKLOAD_Q_PMED];
+        c->prompt_p90 = q.pairs[WORKLOAD_Q_PP90];
+        c->output = q.pairs[WORKLOAD_Q_OMED];
+        c->output_p90 = q.pairs[WORKLOAD_Q_OP90];
+        c->max_total = q.pairs[WORKLOAD_Q_MAX];
+        workload_free(&q);
     } else {
-        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: workload '%s' is not fixed:P:O, sharegpt:P:O or chat",
+        return llmroof_err_set(err, LLMROOF_EINPUT,
+                               "%s:%ld: workload '%s' is not fixed:P:O, sharegpt:P:O, lognormal:PM:P90:OM:O90[:MAX] or chat",
                                x->fname, line, wl);
     }
     const char *ld = f[col[M_LOAD]];
@@ -365,7 +378,8 @@ static bool same_run(const struct srv_case *a, const struct srv_case *b)
            a->dt.kv == b->dt.kv && a->tp == b->tp && a->ep == b->ep && a->dp_attn == b->dp_attn &&
            a->instances == b->instances && a->disagg == b->disagg && a->pre_n == b->pre_n && a->pre_tp == b->pre_tp &&
            a->dec_n == b->dec_n && a->dec_tp == b->dec_tp && a->chat == b->chat && a->scaled_chat == b->scaled_chat &&
-           a->prompt == b->prompt && a->output == b->output && a->load == b->load && a->load_value == b->load_value &&
+           a->quantiles == b->quantiles && a->prompt_p90 == b->prompt_p90 && a->output_p90 == b->output_p90 &&
+           a->max_total == b->max_total && a->prompt == b->prompt && a->output == b->output && a->load == b->load && a->load_value == b->load_value &&
            a->load_lo == b->load_lo &&
            a->requests == b->requests && a->slo_ttft_s == b->slo_ttft_s && a->slo_tpot_s == b->slo_tpot_s && a->spec_kind == b->spec_kind &&
            a->spec_k == b->spec_k && a->spec_alpha == b->spec_alpha && a->has_base == b->has_base &&
@@ -437,7 +451,20 @@ static void simulate(const struct srv_case *c, const struct llmroof_gpu *g, cons
     struct llmroof_err err = { 0 };
     if (c->chat)
         w.kind = WORKLOAD_CHAT;
-    else if (c->scaled_chat && scaled_chat(c->prompt, c->output, &w, &err)) {
+    else if (c->quantiles) {
+        long *q = malloc(sizeof *q * WORKLOAD_Q_COUNT);
+        if (!q) {
+            snprintf(out->reason, sizeof out->reason, "out of memory");
+            return;
+        }
+        q[WORKLOAD_Q_PMED] = c->prompt;
+        q[WORKLOAD_Q_PP90] = c->prompt_p90;
+        q[WORKLOAD_Q_OMED] = c->output;
+        q[WORKLOAD_Q_OP90] = c->output_p90;
+        q[WORKLOAD_Q_MAX] = c->max_total;
+        w.kind = WORKLOAD_QUANTILES;
+        w.pairs = q;
+    } else if (c->scaled_chat && scaled_chat(c->prompt, c->output, &w, &err)) {
         snprintf(out->reason, sizeof out->reason, "%.150s", err.msg);
         return;
     }
@@ -453,7 +480,7 @@ static void simulate(const struct srv_case *c, const struct llmroof_gpu *g, cons
         if (sc.max_seqs < sc.requests)
             sc.max_seqs = sc.requests;
         sc.chunked_prefill = false;
-        if (!c->chat && !c->scaled_chat && sc.max_batched_tokens < sc.requests * c->prompt)
+        if (!c->chat && !c->scaled_chat && !c->quantiles && sc.max_batched_tokens < sc.requests * c->prompt)
             sc.max_batched_tokens = sc.requests * c->prompt;
         break;
     case SRV_LOAD_CONCURRENCY:

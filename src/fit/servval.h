@@ -62,6 +62,9 @@ struct srv_case {
     bool disagg;               /* one prefill pool and one decode pool */
     int pre_n, pre_tp, dec_n, dec_tp;
     bool scaled_chat;          /* ShareGPT-shaped lengths scaled to prompt/output means */
+    bool quantiles;            /* lognormal:... (median and P90 per dimension): prompt/output are the
+                                * medians, the P90s and the cap below */
+    long prompt_p90, output_p90, max_total;
     long prompt, output;       /* fixed lengths, or the means of the scaled distribution */
     bool chat;                 /* the simulator's chat (ShareGPT-like) distribution as it is */
     int spec_kind;             /* enum sim_spec_kind (0: none), with spec_k proposals accepted at spec_alpha */

@@ -50,6 +50,60 @@ static bool parse_len(const char *s, size_t n, long *out)
     return true;
 }
 
+double workload_sigma_from_p90(double med, double p90)
+{
+    return log(p90 / med) / WORKLOAD_Z90;
+}
+
+/* lognormal:PMED:PP90:OMED:OP90[:MAX]: a published dataset summarized by the median and 90th
+ * percentile of its prompt and output lengths (Sarathi-Serve's Table 2 gives these). A lognormal
+ * is the two-parameter shape that such a pair fixes: median = e^mu, P90 = e^(mu + z_0.9 sigma). */
+static int parse_quantiles(const char *spec, struct workload *w, struct llmroof_err *err)
+{
+    long v[5] = { 0, 0, 0, 0, 0 };
+    const char *p = spec + 10;
+    int n = 0;
+    bool more = true;
+    while (more) {
+        if (n == 5)
+            return llmroof_err_set(err, LLMROOF_EINPUT,
+                                   "workload '%s': more than 5 fields (expected "
+                                   "lognormal:PROMPT_MEDIAN:PROMPT_P90:OUTPUT_MEDIAN:OUTPUT_P90[:MAX_TOTAL])",
+                                   spec);
+        const char *colon = strchr(p, ':');
+        size_t len = colon ? (size_t)(colon - p) : strlen(p);
+        if (!parse_len(p, len, &v[n]))
+            return llmroof_err_set(err, LLMROOF_EINPUT,
+                                   "workload '%s': field %d '%.*s' is not a whole number in [1, %ld] "
+                                   "(expected lognormal:PROMPT_MEDIAN:PROMPT_P90:OUTPUT_MEDIAN:OUTPUT_P90[:MAX_TOTAL])",
+                                   spec, n + 1, (int)len, p, MAX_TOKENS);
+        n++;
+        more = colon != NULL;
+        if (more)
+            p = colon + 1;
+    }
+    if (n < 4)
+        return llmroof_err_set(err, LLMROOF_EINPUT,
+                               "workload '%s': expected lognormal:PROMPT_MEDIAN:PROMPT_P90:OUTPUT_MEDIAN:OUTPUT_P90[:MAX_TOTAL]",
+                               spec);
+    if (v[1] < v[0] || v[3] < v[2])
+        return llmroof_err_set(err, LLMROOF_EINPUT, "workload '%s': a P90 below its median (%ld < %ld)", spec,
+                               v[1] < v[0] ? v[1] : v[3], v[1] < v[0] ? v[0] : v[2]);
+    if (n == 5 && v[4] < v[0] + v[2])
+        return llmroof_err_set(err, LLMROOF_EINPUT,
+                               "workload '%s': MAX_TOTAL %ld is below the median prompt + output (%ld)", spec, v[4],
+                               v[0] + v[2]);
+    if (n == 4)
+        v[WORKLOAD_Q_MAX] = 0;
+    if (!(w->pairs = malloc(sizeof *w->pairs * WORKLOAD_Q_COUNT)))
+        return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory");
+    memcpy(w->pairs, v, sizeof *w->pairs * WORKLOAD_Q_COUNT);
+    w->kind = WORKLOAD_QUANTILES;
+    w->prompt = v[WORKLOAD_Q_PMED];
+    w->output = v[WORKLOAD_Q_OMED];
+    return LLMROOF_OK;
+}
+
 int workload_parse(const char *spec, struct workload *w, struct llmroof_err *err)
 {
     memset(w, 0, sizeof *w);
@@ -69,6 +123,8 @@ int workload_parse(const char *spec, struct workload *w, struct llmroof_err *err
         w->kind = WORKLOAD_OPENORCA;
         return LLMROOF_OK;
     }
+    if (strncmp(spec, "lognormal:", 10) == 0)
+        return parse_quantiles(spec, w, err);
     if (strncmp(spec, "fixed:", 6) == 0) {
         const char *p = spec + 6, *colon = strchr(p, ':');
         if (!colon)
@@ -83,7 +139,7 @@ int workload_parse(const char *spec, struct workload *w, struct llmroof_err *err
         return LLMROOF_OK;
     }
     return llmroof_err_set(err, LLMROOF_EINPUT,
-                           "workload '%s' is unknown (expected fixed:P:O, chat, docqa, code, openorca or csv:FILE)", spec);
+                           "workload '%s' is unknown (expected fixed:P:O, chat, docqa, code, openorca, lognormal:PM:P90:OM:O90 or csv:FILE)", spec);
 }
 
 void workload_free(struct workload *w)
@@ -223,6 +279,27 @@ void workload_sample(const struct workload *w, struct llmroof_rng *r, long *prom
         *prompt = lognormal(r, log(ORCA_IN_MEAN) - ORCA_IN_SIGMA * ORCA_IN_SIGMA / 2, ORCA_IN_SIGMA, 4, 1024);
         *output = lognormal(r, log(ORCA_OUT_MEAN) - ORCA_OUT_SIGMA * ORCA_OUT_SIGMA / 2, ORCA_OUT_SIGMA, 2, 1024);
         return;
+    case WORKLOAD_QUANTILES: {
+        /* a trace filtered to max_total tokens (Sarathi-Serve's artifact drops longer requests):
+         * redraw the pair; after 64 misses (a MAX near the medians) keep the output and cut the
+         * prompt, so the draw always ends */
+        const long *q = w->pairs, cap = q[WORKLOAD_Q_MAX];
+        double pm = (double)q[WORKLOAD_Q_PMED], om = (double)q[WORKLOAD_Q_OMED];
+        double sp = workload_sigma_from_p90(pm, (double)q[WORKLOAD_Q_PP90]);
+        double so = workload_sigma_from_p90(om, (double)q[WORKLOAD_Q_OP90]);
+        for (int tries = 0;; tries++) {
+            *prompt = lognormal(r, log(pm), sp, 1, MAX_TOKENS);
+            *output = lognormal(r, log(om), so, 1, MAX_TOKENS);
+            if (!cap || *prompt + *output <= cap)
+                return;
+            if (tries == 63) {
+                if (*output >= cap)
+                    *output = cap / 2;
+                *prompt = cap - *output;
+                return;
+            }
+        }
+    }
     case WORKLOAD_PAIRS: {
         size_t i = (size_t)(rng_uniform(r) * (double)w->npairs);
         if (i >= w->npairs)
@@ -236,7 +313,7 @@ void workload_sample(const struct workload *w, struct llmroof_rng *r, long *prom
 
 bool workload_prefix_on_top(const struct workload *w)
 {
-    return w->kind != WORKLOAD_FIXED && w->kind != WORKLOAD_PAIRS;
+    return w->kind != WORKLOAD_FIXED && w->kind != WORKLOAD_PAIRS && w->kind != WORKLOAD_QUANTILES;
 }
 
 long workload_min_prompt(const struct workload *w)
@@ -247,6 +324,7 @@ long workload_min_prompt(const struct workload *w)
     case WORKLOAD_DOCQA: return 512;
     case WORKLOAD_CODE: return 16;
     case WORKLOAD_OPENORCA: return 4;
+    case WORKLOAD_QUANTILES: return 1;
     case WORKLOAD_PAIRS: {
         long m = MAX_TOKENS;
         for (size_t i = 0; i < w->npairs; i++)

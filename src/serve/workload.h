@@ -6,6 +6,9 @@
  *   code         code completion: lognormal, median 1500 prompt / 13 output tokens (Splitwise)
  *   openorca     MLPerf's Llama-2-70B set: mean 294 output tokens, prompts up to 1024
  *   pairs        lengths sampled uniformly from (prompt_len, output_len) rows of a CSV
+ *   lognormal:PMED:PP90:OMED:OP90[:MAX]  a dataset stated by its median and P90 per dimension:
+ *                lognormal through both (sigma = ln(P90/median) / z_0.9), pairs above MAX
+ *                total tokens redrawn (a trace filtered to MAX)
  * Parsing works on text; the CLI reads files. Pure apart from malloc. */
 #ifndef LLMROOF_WORKLOAD_H
 #define LLMROOF_WORKLOAD_H
@@ -16,16 +19,28 @@
 #include "base/err.h"
 #include "base/rng.h"
 
-enum workload_kind { WORKLOAD_FIXED, WORKLOAD_CHAT, WORKLOAD_DOCQA, WORKLOAD_PAIRS, WORKLOAD_CODE, WORKLOAD_OPENORCA };
+enum workload_kind { WORKLOAD_FIXED, WORKLOAD_CHAT, WORKLOAD_DOCQA, WORKLOAD_PAIRS, WORKLOAD_CODE, WORKLOAD_OPENORCA,
+                     WORKLOAD_QUANTILES };
 
 struct workload {
     enum workload_kind kind;
     long prompt, output;     /* fixed */
-    long *pairs;             /* owned: 2*npairs values (prompt, output) for WORKLOAD_PAIRS */
+    long *pairs;             /* owned: 2*npairs values (prompt, output) for WORKLOAD_PAIRS; for
+                              * WORKLOAD_QUANTILES (npairs 0) its WORKLOAD_Q_COUNT parameters,
+                              * indexed by enum workload_q (a new field would change every
+                              * positional initializer of this struct) */
     size_t npairs;
 };
 
-/* Parses "fixed:P:O", "chat" or "docqa". "csv:FILE" is the CLI's job (workload_parse_pairs). */
+/* The parameters of lognormal:PMED:PP90:OMED:OP90[:MAX] (MAX 0: no cap). */
+enum workload_q { WORKLOAD_Q_PMED, WORKLOAD_Q_PP90, WORKLOAD_Q_OMED, WORKLOAD_Q_OP90, WORKLOAD_Q_MAX, WORKLOAD_Q_COUNT };
+
+/* The z-score of the 90th percentile of a standard normal (Phi^-1(0.9)). */
+#define WORKLOAD_Z90 1.2815515655446004
+/* sigma of the lognormal whose median is med and 90th percentile p90: ln(p90/med) / z_0.9. */
+double workload_sigma_from_p90(double med, double p90);
+
+/* Parses "fixed:P:O", "chat", "docqa", "code", "openorca" or "lognormal:...". "csv:FILE" is the CLI's job (workload_parse_pairs). */
 int workload_parse(const char *spec, struct workload *out, struct llmroof_err *err);
 /* Parses CSV text of prompt_len,output_len rows (an optional header line is skipped). */
 int workload_parse_pairs(const char *text, size_t len, const char *fname, struct workload *out, struct llmroof_err *err);

@@ -1102,10 +1102,69 @@ static void data_parallel_attention_admits_from_each_replicas_own_pool(void **st
     catalog_free(&cat);
 }
 
+static int cmp_long(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+
+/* lognormal:PMED:PP90:OMED:OP90[:MAX]: a dataset stated by its median and P90 per dimension */
+static void a_lognormal_workload_draws_its_stated_median_and_p90(void **state)
+{
+    (void)state;
+    /* sigma = ln(P90 / median) / z_0.9: ln 2 / 1.2815516 = 0.693147 / 1.281552 = 0.540866;
+     * ln 3 / 1.2815516 = 1.098612 / 1.281552 = 0.857251 */
+    assert_float_equal(workload_sigma_from_p90(1000, 2000), 0.540866, 1e-6);
+    assert_float_equal(workload_sigma_from_p90(100, 300), 0.857251, 1e-6);
+    assert_float_equal(workload_sigma_from_p90(50, 50), 0.0, 1e-12);
+    struct workload w;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(workload_parse("lognormal:1000:2000:100:300", &w, &err), 0);
+    assert_int_equal(w.kind, WORKLOAD_QUANTILES);
+    assert_int_equal(w.prompt, 1000);
+    assert_int_equal(w.pairs[WORKLOAD_Q_PP90], 2000);
+    assert_int_equal(w.output, 100);
+    assert_int_equal(w.pairs[WORKLOAD_Q_OP90], 300);
+    assert_int_equal(w.pairs[WORKLOAD_Q_MAX], 0);
+    assert_false(workload_prefix_on_top(&w)); /* a dataset's whole prompt */
+    enum { N = 20001 };
+    static long p[N], o[N];
+    struct llmroof_rng r;
+    rng_seed(&r, 11);
+    for (int i = 0; i < N; i++)
+        workload_sample(&w, &r, &p[i], &o[i]);
+    qsort(p, N, sizeof *p, cmp_long);
+    qsort(o, N, sizeof *o, cmp_long);
+    /* the sample's median (order statistic 10000) and P90 (18000) within 3% of the stated ones
+     * (the standard error of a sample quantile at n = 20,000 is about 1%) */
+    assert_in_range(p[N / 2], 970, 1030);
+    assert_in_range(p[18000], 1940, 2060);
+    assert_in_range(o[N / 2], 97, 103);
+    assert_in_range(o[18000], 291, 309);
+    workload_free(&w);
+    /* the cap: a trace filtered to 1500 total tokens keeps no longer pair */
+    assert_int_equal(workload_parse("lognormal:1000:2000:100:300:1500", &w, &err), 0);
+    assert_int_equal(w.pairs[WORKLOAD_Q_MAX], 1500);
+    for (int i = 0; i < 5000; i++) {
+        long a, b;
+        workload_sample(&w, &r, &a, &b);
+        assert_true(a >= 1 && b >= 1 && a + b <= 1500);
+    }
+    workload_free(&w);
+    /* a P90 below its median, too few fields, a cap below the medians' sum, a zero */
+    assert_int_not_equal(workload_parse("lognormal:1000:900:100:300", &w, &err), 0);
+    assert_non_null(strstr(err.msg, "P90 below its median"));
+    assert_int_not_equal(workload_parse("lognormal:1000:2000:100", &w, &err), 0);
+    assert_int_not_equal(workload_parse("lognormal:1000:2000:100:300:1000", &w, &err), 0);
+    assert_int_not_equal(workload_parse("lognormal:0:2000:100:300", &w, &err), 0);
+    assert_int_not_equal(workload_parse("lognormal:1000:2000:100:300:5000:1", &w, &err), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(one_request_alone_reproduces_estimate),
+        cmocka_unit_test(a_lognormal_workload_draws_its_stated_median_and_p90),
         cmocka_unit_test(data_parallel_attention_steps_at_the_busiest_replica),
         cmocka_unit_test(first_token_from_a_decode_step),
         cmocka_unit_test(pure_and_mixed_iterations_cost_what_estimate_says),

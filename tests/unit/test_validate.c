@@ -482,6 +482,49 @@ static void serving_rows_take_the_engine_settings_they_state(void **state)
     catalog_free(&cat);
 }
 
+/* a dataset stated by its medians and P90s (lognormal:PM:P90:OM:O90[:MAX]) */
+static void serving_rows_draw_a_dataset_stated_by_its_quantiles(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_all(&cat);
+    char m[4096];
+    const char *hdr = "id,model,gpu,engine,wdt,kvdt,tp,ep,dp_attn,instances,disagg,workload,load,requests,metric,stat,"
+                      "divide,slo,spec,base,notes,skip\n";
+    const char *run = "llama-2-7b,a100-sxm4-80gb,vllm,fp16,fp16,1,,,1,";
+    /* s1: P90 = median, a lognormal of sigma 0: every draw is the median, the fixed run's lengths
+     * exactly (e^ln 400 rounds to 400); s4: the spread of P90 = 2 x median */
+    snprintf(m, sizeof m, "%ss1,%s,lognormal:400:400:100:100,offline,64,req_s,mean,1,,,,,\n"
+                          "s4,%s,fixed:400:100,offline,64,req_s,mean,1,,,,,\n", hdr, run, run);
+    struct srv_case *c = NULL;
+    size_t n = 0;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(srv_load_cases(&cat, srv_rows, strlen(srv_rows), "rows", m, strlen(m), "map", &c, &n, &err), 0);
+    assert_true(c[0].quantiles && c[0].prompt == 400 && c[0].prompt_p90 == 400 && c[0].max_total == 0);
+    assert_int_equal(srv_predict(c, n, NULL, NULL, 0, NULL, 0, &err), 0);
+    assert_true(c[0].mapped && c[3].mapped);
+    assert_true(c[0].predicted > 0);
+    assert_rel_close(c[0].predicted, c[3].predicted, 1e-12);
+    free(c);
+    /* the spread: P90 = 4 x median, sigma = ln 4 / 1.2816 = 1.082, so the mean lengths are
+     * e^(sigma^2 / 2) = 1.80 x the medians (before the 2048-token cap): fewer requests per second
+     * than the fixed run at the medians */
+    snprintf(m, sizeof m, "%ss1,%s,lognormal:400:1600:100:400:2048,offline,64,req_s,mean,1,,,,,\n"
+                          "s4,%s,fixed:400:100,offline,64,req_s,mean,1,,,,,\n", hdr, run, run);
+    assert_int_equal(srv_load_cases(&cat, srv_rows, strlen(srv_rows), "rows", m, strlen(m), "map", &c, &n, &err), 0);
+    assert_int_equal(c[0].max_total, 2048);
+    assert_int_equal(srv_predict(c, n, NULL, NULL, 0, NULL, 0, &err), 0);
+    assert_true(c[0].mapped && c[3].mapped);
+    assert_true(c[0].predicted < 0.9 * c[3].predicted);
+    free(c);
+    /* a P90 below its median is a map error that names the workload */
+    snprintf(m, sizeof m, "%ss1,%s,lognormal:400:300:100:200,offline,64,req_s,mean,1,,,,,\n", hdr, run);
+    assert_int_not_equal(srv_load_cases(&cat, srv_rows, strlen(srv_rows), "rows", m, strlen(m), "map", &c, &n, &err), 0);
+    assert_non_null(strstr(err.msg, "P90 below its median"));
+    assert_non_null(strstr(err.msg, "map:2"));
+    catalog_free(&cat);
+}
+
 static void serving_stats_by_class_and_load(void **state)
 {
     struct srv_case c[4];
@@ -522,6 +565,7 @@ int main(void)
         cmocka_unit_test(serving_stats_by_class_and_load),
         cmocka_unit_test(serving_slo_capacity_takes_the_best_goodput_of_the_sweep),
         cmocka_unit_test(serving_rows_take_the_engine_settings_they_state),
+        cmocka_unit_test(serving_rows_draw_a_dataset_stated_by_its_quantiles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
