@@ -49,6 +49,20 @@ static void phase_row(struct table *t, const char *name, const struct llmroof_ph
 
 /* Adds one phase's operators to t; in CSV both phases share one table told apart by a
  * leading phase column (one table per CSV output). */
+
+/* A row of the operator table that is a time alone (no FLOPs, bytes or bound): its ms and share. */
+static void time_row(struct table *t, const char *phase, const char *name, double time_s, double total_s)
+{
+    table_row(t);
+    if (phase)
+        table_str(t, phase);
+    table_str(t, name);
+    for (int e = 0; e < 5; e++)
+        table_empty(t);
+    table_num(t, time_s * 1e3);
+    table_num(t, total_s > 0 ? 100.0 * time_s / total_s : 0.0);
+    table_str(t, "");
+}
 static void ops_rows(struct table *t, const char *phase, const struct llmroof_oplist *ops, const struct llmroof_phase *p)
 {
     for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
@@ -72,28 +86,11 @@ static void ops_rows(struct table *t, const char *phase, const struct llmroof_op
         table_num(t, p->time_s > 0 ? 100.0 * p->op[k].time_s / p->time_s : 0.0);
         table_str(t, bound_name(p->op[k].bound));
     }
-    if (p->cpu_wait_s > 0) {
-        /* an eager engine's kernel launches beyond the step's GPU time: the GPU waits for them */
-        table_row(t);
-        if (phase)
-            table_str(t, phase);
-        table_str(t, "cpu_launch_wait");
-        for (int e = 0; e < 5; e++)
-            table_empty(t);
-        table_num(t, p->cpu_wait_s * 1e3);
-        table_num(t, p->time_s > 0 ? 100.0 * p->cpu_wait_s / p->time_s : 0.0);
-        table_str(t, "");
-    }
+    /* an eager engine's kernel launches beyond the step's GPU time: the GPU waits for them */
+    if (p->cpu_wait_s > 0)
+        time_row(t, phase, "cpu_launch_wait", p->cpu_wait_s, p->time_s);
     /* the last row: the phase's fixed overhead */
-    table_row(t);
-    if (phase)
-        table_str(t, phase);
-    table_str(t, "overhead");
-    for (int e = 0; e < 5; e++)
-        table_empty(t);
-    table_num(t, p->overhead_s * 1e3);
-    table_num(t, p->time_s > 0 ? 100.0 * p->overhead_s / p->time_s : 0.0);
-    table_str(t, "");
+    time_row(t, phase, "overhead", p->overhead_s, p->time_s);
 }
 
 static void ops_cols(struct table *t, bool phase)
