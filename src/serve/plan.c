@@ -567,6 +567,15 @@ struct plan_best {
     bool any_price;  /* some GPU of the plan is priced: the answer may go by cost */
 };
 
+/* No plan found yet; costs compare by price when any GPU has one. */
+static struct plan_best best_start(const struct plan_input *in)
+{
+    struct plan_best b = { 0 };
+    for (int gi = 0; gi < in->ngpus; gi++)
+        b.any_price |= in->has_price[gi];
+    return b;
+}
+
 /* Could an option on GPU gi with `gpus` GPUs beat (or tie) the best so far? better() ranks by
  * cost when every feasible option is priced, else by GPUs: an option with more GPUs than the
  * fewest found, and (when prices may decide) priced and dearer than the cheapest found, loses
@@ -897,9 +906,7 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
     }
     /* the searches, most promising first */
     qsort(cands, (size_t)ncands, sizeof *cands, cand_cmp);
-    struct plan_best best = { 0 };
-    for (int gi = 0; gi < in->ngpus; gi++)
-        best.any_price |= in->has_price[gi];
+    struct plan_best best = best_start(in);
     for (int ci = 0; ci < ncands; ci++) {
         const struct rate_cand *k = &cands[ci];
         struct plan_option *o = &out->options[k->oi];
@@ -1255,9 +1262,7 @@ static int plan_users(const struct plan_input *in, struct plan_result *out, stru
         }
     }
     qsort(cands, (size_t)ncands, sizeof *cands, cand_cmp);
-    struct plan_best best = { 0 };
-    for (int gi = 0; gi < in->ngpus; gi++)
-        best.any_price |= in->has_price[gi];
+    struct plan_best best = best_start(in);
     for (int ci = 0; ci < ncands; ci++) {
         const struct rate_cand *k = &cands[ci];
         struct plan_option *o = &out->options[k->oi];
