@@ -53,6 +53,9 @@ for r in rows:
     if not m['model']: skip.append("model '%s' has no catalog entry" % r['model'])
     if not m['gpu']: skip.append("GPU '%s' is not stated or has no catalog entry" % r['gpu'])
     if r['gpu']=='A10G': notes.append('A10G taken as the A10 (same GA102, 24 GB, 600 GB/s)')
+    # A100 PCIe cards joined in pairs by the NVLink bridge (Sarathi-Serve's Azure NC96ads v4): the
+    # bridged entry, whose collectives run over NVLink within a pair
+    if m['gpu']=='a100-pcie-80gb' and 'NVLinked' in r['notes']: m['gpu']='a100-pcie-80gb-nvl'
     wd=r['weight_dtype'].rstrip('?').lower(); kd=r['kv_dtype'].rstrip('?').lower()
     m['wdt'] = 'fp8' if wd.startswith('fp8') else 'fp4' if wd.startswith('nvfp4') else 'bf16' if wd.startswith('bf16') else 'fp16'
     if wd in ('?','') or wd.startswith('4-bit') or wd.startswith('? '): notes.append('weights 16-bit assumed')
