@@ -82,6 +82,9 @@ for r in rows:
     if r['gpu']=='GB300': notes.append("GB300 taken as the B300 (same Blackwell Ultra GPU, 288 GB HBM3e, NVLink 5; the GB300's "
                                        "higher power limit is not modelled, its 72-GPU NVLink domain is idle at 2-4 GPUs)")
     if r['model']=='DeepSeek-V3.2': notes.append('DeepSeek-V3.2 as the V3.2-Exp entry (same architecture)')
+    # A100 PCIe cards joined in pairs by the NVLink bridge (Sarathi-Serve's Azure NC96ads v4): the
+    # bridged entry, whose collectives run over NVLink within a pair
+    if m['gpu']=='a100-pcie-80gb' and 'NVLinked' in r['notes']: m['gpu']='a100-pcie-80gb-nvl'
     wd=r['weight_dtype'].rstrip('?').lower(); kd=r['kv_dtype'].rstrip('?').lower()
     m['wdt'] = 'fp8' if wd.startswith('fp8') else 'fp4' if wd.startswith('nvfp4') else 'bf16' if wd.startswith('bf16') else 'fp16'
     if wd in ('?','') or wd.startswith('4-bit') or wd.startswith('? '): notes.append('weights 16-bit assumed')

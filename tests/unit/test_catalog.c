@@ -7,7 +7,7 @@
 
 static const char *const gpu_ids[] = {
     "v100-sxm2-16gb", "v100-sxm2-32gb", "v100-pcie-32gb", "a100-sxm4-40gb", "a100-sxm4-80gb", "a100-pcie-40gb",
-    "a100-pcie-80gb", "a40", "a30", "a10", "l4", "l40s", "rtx-4090", "rtx-3090", "h100-sxm5-80gb",
+    "a100-pcie-80gb", "a100-pcie-80gb-nvl", "a40", "a30", "a10", "l4", "l40s", "rtx-4090", "rtx-3090", "h100-sxm5-80gb",
     "h100-pcie-80gb", "h200-sxm-141gb", "mi300x", "b200", "b300", "gb200-nvl72", "h20", "h800-sxm5-80gb",
     "a800-sxm4-80gb", "mi325x", "mi355x", "l20", "rtx-5090",
 };

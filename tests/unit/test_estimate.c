@@ -292,6 +292,31 @@ static void a40_decode_is_more_communication_bound_than_a100(void **state)
     catalog_free(&cat);
 }
 
+/* Sarathi-Serve's testbed: A100 PCIe cards joined in pairs by the NVLink bridge (A100 datasheet:
+ * 600 GB/s both directions = 300e9 per direction). yi-34b at TP 2, one 512-token prompt: 121
+ * all-reduces of 512 x 7168 x 2 B = 7,340,032 B; a 2-rank ring moves 2(n-1)/n x M = M per GPU.
+ * Bridged: busbw 300e9 x 0.78 = 234e9 -> 31.37 us, plus NCCL Simple's 6.6 + 1.8 + 2 x (0.6 + 2.8)
+ * = 15.2 us: 46.57 us each, 5.635 ms in all. The plain PCIe entry: 32e9 x 0.45 = 14.4e9 ->
+ * 509.72 us + 6.6 + 1.8 + 2 x (2.5 + 4.7) = 22.8 us: 532.52 us each, 64.43 ms (the PCIe entry
+ * made Sarathi's TP-2 prefills 7-49% too slow). Beyond the pair the domain ends (domain_gpus 2)
+ * and the two pairs of the 4-GPU server meet over PCIe (network 32e9). */
+static void a100_pcie_pairs_reduce_over_their_nvlink_bridge(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_setup br = setup(&cat, "yi-34b-200k", "a100-pcie-80gb-nvl", 2);
+    struct llmroof_setup pc = setup(&cat, "yi-34b-200k", "a100-pcie-80gb", 2);
+    struct llmroof_estimate eb = run(&br, 1, 512, 1), ep = run(&pc, 1, 512, 1);
+    assert_rel_close(eb.prefill.op[LLMROOF_OP_ALL_REDUCE].time_s, 121 * 46.57e-6, 1e-3);
+    assert_rel_close(ep.prefill.op[LLMROOF_OP_ALL_REDUCE].time_s, 121 * 532.52e-6, 1e-3);
+    /* the same card otherwise: the same GEMM time */
+    assert_rel_close(eb.prefill.compute_s, ep.prefill.compute_s, 1e-12);
+    assert_int_equal(br.gpu->domain_gpus, 2);
+    assert_int_equal(br.gpu->gpus_per_node, 4);
+    assert_rel_close(br.gpu->net_bw_Bps, 32e9, 0);
+    catalog_free(&cat);
+}
+
 static void json_parses_and_op_times_add_up(void **state)
 {
     struct llmroof_catalog cat;
@@ -359,11 +384,11 @@ static void every_model_gpu_and_dividing_tp_gives_finite_answers(void **state)
                 assert_true(isfinite(e.output_tok_s) && e.output_tok_s > 0);
                 answered++;
             }
-    /* 53 models x 28 GPUs x 4 TPs, less the TPs that do not divide: qwen2.5-1.5b (12 heads),
+    /* 53 models x 29 GPUs x 4 TPs, less the TPs that do not divide: qwen2.5-1.5b (12 heads),
      * qwen2.5-7b (28 heads, 4 KV heads), llama-30b (52 heads) and granite-4.0-h-tiny (12 heads)
      * lose TP 8, falcon-h1-3b (10 heads) TP 4 and 8; every other model divides 1, 2, 4 and 8:
-     * (53*4 - 6) * 28 = 5768 */
-    assert_int_equal(answered, 5768);
+     * (53*4 - 6) * 29 = 5974 */
+    assert_int_equal(answered, 5974);
     catalog_free(&cat);
 }
 
@@ -415,6 +440,7 @@ int main(void)
         cmocka_unit_test(dp_attention_keeps_a_prompt_on_one_replica),
         cmocka_unit_test(eager_launches_overlap_the_gpu_step),
         cmocka_unit_test(vllm_0_5_cpu_share_matches_its_profile),
+        cmocka_unit_test(a100_pcie_pairs_reduce_over_their_nvlink_bridge),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
