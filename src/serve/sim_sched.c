@@ -58,10 +58,9 @@ long sim_preempt_last(struct runner *r, struct engine *e, int replica)
     vs.computed = 0;
     vs.chunk = 0;
     vs.target = r->R[v].prompt + vs.generated;
-    r->S[v] = vs;
     r->R[v].preemptions++;
     e->st.preemptions++;
-    dq_push_front(&e->waiting, v);
+    dq_push_front(&e->waiting, &vs);
     return v;
 }
 
@@ -210,15 +209,16 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
     if (e->rblocked)
         memset(e->rblocked, 0, (size_t)nrep);
     while (pos < e->waiting.n && e->nrun < c->max_seqs && it->budget > 0) {
-        long id = dq_at(&e->waiting, pos);
-        const int rep = r->S[id].replica;
+        const struct rstate *w = dq_at(&e->waiting, pos);
+        const long id = w->id;
+        const int rep = w->replica;
         if (e->rblocked && e->rblocked[rep]) {
             pos++; /* FCFS within its replica: behind a request that waits for blocks */
             continue;
         }
         /* work on the copy in the next free slot; it counts once nrun moves past it */
         struct rstate *rs = &e->run[e->nrun];
-        *rs = r->S[id];
+        *rs = *w;
         long g = rs->group;
         bool hit = e->pg && g >= 0 && e->pg[g].resident && e->pg[g].replica == rep && rs->computed == 0 &&
                    r->cached_len > 0 && rs->target > r->cached_len;
