@@ -165,7 +165,10 @@ static void advance(struct runner *r, struct engine *e, double now)
                         q->first_token_s = now;
                 }
             } else {
-                if (q->first_token_s < 0)
+                /* a sequence that has emitted a token has its first-token time: only one that
+                 * has not (an engine whose first token comes from a decode step) reads its
+                 * record, which is otherwise the only per-step load outside run[] (issue 24) */
+                if (rs->generated == 0 && q->first_token_s < 0)
                     q->first_token_s = now;
                 long emitted = 1;
                 if (spec_on(r, e)) {

@@ -133,20 +133,23 @@ void sim_schedule_running(struct runner *r, struct engine *e, struct iter *it)
      * and keys are summed as integers and added once below. Every sum of a batch is a sum of
      * integers below 2^53, exact in a double in any order, so the batch is the same to the bit. */
     const bool quick = !spec_on(r, e) && !e->rb;
+    const long blk = e->bs, state_blocks = e->state_blocks;
     long dn = 0, dk = 0;
+    long budget = it->budget; /* in a register through the quick steps (it->budget is written back below) */
     for (long i = 0; i < e->nrun; i++) {
         struct rstate *rs = &e->run[i];
-        long id = rs->id;
-        const int rep = rs->replica;
-        if (it->budget <= 0)
+        if (budget <= 0)
             break;
-        if (quick && rs->computed >= rs->target && rs->computed < (rs->blocks + rs->shared - e->state_blocks) * e->bs) {
+        if (quick && rs->computed >= rs->target && rs->computed < (rs->blocks + rs->shared - state_blocks) * blk) {
             rs->chunk = 1;
             dn++;
             dk += rs->computed + 1;
-            it->budget--;
+            budget--;
             continue;
         }
+        it->budget = budget;
+        long id = rs->id;
+        const int rep = rs->replica;
         bool prefill;
         long chunk = next_work(r, e, rs, rs->computed, it->budget, &prefill);
         if (chunk > it->budget)
@@ -172,7 +175,9 @@ void sim_schedule_running(struct runner *r, struct engine *e, struct iter *it)
         rs->blocks += need;
         rs->chunk = chunk;
         add_to_iter(it, e->rb ? &e->rb[rep] : NULL, chunk, rs->computed, prefill, spec_on(r, e));
+        budget = it->budget;
     }
+    it->budget = budget;
     if (dn > 0) {
         /* iter_batch_add of n = 1 at past = computed, dn times: pairs and keys past + 1 each */
         const double n = (double)dn, k = (double)dk;
