@@ -2,7 +2,9 @@
 # install.sh - `cmake --install` into a temporary prefix, then use the installed library the
 # three ways docs/api.md shows: a C program built with pkg-config, one built by a CMake project
 # through find_package(llmroof CONFIG), and the installed Python package. Each must find the
-# installed catalog on its own (LLMROOF_DATA unset) and answer an estimate request.
+# installed catalog on its own (LLMROOF_DATA unset) and answer an estimate request; and the
+# executables: `llmroof serve` runs the installed llmroof-serve, and only that one links
+# libmicrohttpd.
 # usage: install.sh BUILD_DIR [CC]
 set -eu
 build=$1
@@ -86,4 +88,22 @@ assert r["gpu"] == "a100-sxm4-40gb" and r["batch"] == 8, r
 print("python: llmroof %s from %s, estimate ok" % (llmroof.version(), llmroof._lib._name))
 EOF
 fi
+# 4. the executables: llmroof runs `serve` through llmroof-serve installed beside it, and only
+# llmroof-serve links libmicrohttpd (docs/performance.md: it costs every process its start)
+for f in bin/llmroof bin/llmroof-serve; do
+    [ -x "$prefix/$f" ] || { echo "install.sh: $f not installed" >&2; exit 1; }
+done
+if command -v readelf >/dev/null 2>&1; then
+    for f in "$prefix/bin/llmroof" "$so"; do
+        if readelf -d "$f" | grep -q 'libmicrohttpd'; then
+            echo "install.sh: $f links libmicrohttpd; only llmroof-serve may" >&2; exit 1
+        fi
+    done
+    readelf -d "$prefix/bin/llmroof-serve" | grep -q 'libmicrohttpd' ||
+        { echo "install.sh: bin/llmroof-serve does not link libmicrohttpd" >&2; exit 1; }
+fi
+"$prefix/bin/llmroof" serve --help | grep -q '^usage: llmroof serve' ||
+    { echo "install.sh: the installed 'llmroof serve --help' does not print its usage" >&2; exit 1; }
+PATH=/nonexistent "$prefix/bin/llmroof" serve --help >/dev/null ||
+    { echo "install.sh: 'llmroof serve' does not find llmroof-serve beside it" >&2; exit 1; }
 echo "install.sh: pkg-config, find_package and Python all work from $prefix"

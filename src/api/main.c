@@ -1,17 +1,47 @@
-/* main.c - llmroof's entry point. `serve` runs the HTTP server (src/api/server.c, the layer
- * above the command line); every other command is the command line's (cli_main). Closing
- * stdout is checked here, once: a buffered write that fails only at close (a full disk,
+/* main.c - llmroof's entry point. Every command is the command line's (cli_main) but `serve`,
+ * which runs the HTTP server: a separate executable, llmroof-serve (src/api/serve_main.c), so
+ * that this one does not link libmicrohttpd. That library brings GnuTLS and eight more shared
+ * libraries, whose loading and relocation cost every process about 1.2 ms at start
+ * (docs/performance.md, "One estimate process"), three times what `estimate` itself needs.
+ * `llmroof serve ARGS` replaces this process (execv: same pid, so signals reach the server)
+ * with llmroof-serve ARGS, looked for beside this binary (/proc/self/exe: the build tree or
+ * the installed bindir), then on PATH.
+ * Closing stdout is checked here, once: a buffered write that fails only at close (a full disk,
  * /dev/full) is still an error, exit 1. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "api/server.h"
 #include "cli/cli.h"
+
+#define SERVE_EXE "llmroof-serve"
+
+/* Runs llmroof-serve with argv ("serve", options...); returns only when it cannot be run. */
+static int run_server(char **argv)
+{
+    char path[PATH_MAX];
+    argv[0] = SERVE_EXE;
+    ssize_t len = readlink("/proc/self/exe", path, sizeof path - 1); /* Linux: this binary's path */
+    if (len > 0) {
+        path[len] = '\0';
+        char *slash = strrchr(path, '/');
+        if (slash && (size_t)(slash + 1 - path) + sizeof SERVE_EXE <= sizeof path) {
+            memcpy(slash + 1, SERVE_EXE, sizeof SERVE_EXE);
+            if (access(path, X_OK) == 0)
+                execv(path, argv);
+        }
+    }
+    execvp(SERVE_EXE, argv);
+    fprintf(stderr, "llmroof: error: serve: cannot run %s (looked beside this binary, then on PATH): %s\n",
+            SERVE_EXE, strerror(errno));
+    return 1;
+}
 
 int main(int argc, char **argv)
 {
-    int rc = argc > 1 && !strcmp(argv[1], "serve") ? server_main(argc - 1, argv + 1) : cli_main(argc, argv, 0);
+    int rc = argc > 1 && !strcmp(argv[1], "serve") ? run_server(argv + 1) : cli_main(argc, argv, 0);
     if (fclose(stdout) != 0 && rc == 0) {
         if (errno == EPIPE) {
             rc = CLI_EXIT_PIPE; /* the reader went away: end quietly, as SIGPIPE would */

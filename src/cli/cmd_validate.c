@@ -16,6 +16,7 @@
 
 enum { OPT_BY = 1, OPT_MAP, OPT_SVG, OPT_UNC, OPT_MAXDEC, OPT_MAXPRE, OPT_FIT, OPT_FIT_ALL, OPT_FIT_GPUS, OPT_FIT_ENGINES,
        OPT_OPS, OPT_OUT, OPT_CV, OPT_MAXE2E, OPT_MAXSRV, OPT_SERVING, OPT_SERVING_MAP, OPT_MAXSRVCLS };
+enum { OPT_QUIET = 200 }; /* apart: other options append to the list above */
 
 struct ctx {
     enum val_group by;
@@ -31,6 +32,7 @@ struct ctx {
     const char *serving;           /* --serving FILE (default with no FILE.csv: serving.csv beside the catalog) */
     const char *serving_map;       /* --serving-map FILE */
     double max_srv_cls[SRV_CLASS_COUNT]; /* --max-serving-class-error CLASS=F,... (0: not asked) */
+    bool quiet;                    /* --quiet: no progress line for --cv */
 };
 
 /* "throughput=0.4,ttft=0.7": a limit per serving class */
@@ -84,6 +86,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     case OPT_FIT_ENGINES: x->fit_engines = arg; return 0;
     case OPT_OPS: x->ops = arg; return 0;
     case OPT_OUT: x->out = arg; return 0;
+    case OPT_QUIET: x->quiet = true; return 0;
     case OPT_CV:
         if (strcmp(arg, "source") == 0)
             x->cv = VAL_CV_SOURCE;
@@ -837,6 +840,7 @@ int cmd_validate(struct cli *c, int argc, char **argv)
         { OPT_OPS, "ops", 0, "FILE", "per-operator kernel times (bench/gpu/measure.py) to compare; needs --gpu", false },
         { OPT_OUT, "out", 0, "FILE", "with --ops: write the GPU entry with the measured asymptotes as efficiencies", false },
         { OPT_CV, "cv", 0, "BY", "cross-validate: leave one source (publication) or gpu out, refit, predict it", false },
+        { OPT_QUIET, "quiet", 'q', NULL, "no progress line for --cv (shown only on a terminal, after a second)", false },
         { OPT_SERVING, "serving", 0, "FILE", "serving rows to simulate (default without FILE.csv: serving.csv beside the catalog)", false },
         { OPT_SERVING_MAP, "serving-map", 0, "FILE", "how each serving row is set up (default: serving-map.csv beside the catalog)", false },
         { OPT_MAXSRVCLS, "max-serving-class-error", 0, "LIST", "exit 1 if a serving class's median |error| exceeds its limit: throughput=F,ttft=F,...", false },
@@ -915,7 +919,9 @@ int cmd_validate(struct cli *c, int argc, char **argv)
     if (x.cv != VAL_CV_NONE) {
         struct llmroof_err err = { 0 };
         rep = calloc(1, sizeof *rep);
-        if (!rep || val_cross_validate(cases, n, x.cv, rep, &err)) {
+        struct cli_progress pr;
+        bool show = cli_progress_start(c, &pr, "folds", x.quiet);
+        if (!rep || val_cross_validate_progress(cases, n, x.cv, rep, show ? cli_progress_report : NULL, &pr, &err)) {
             free(rows);
             free(cases);
             free(rep);

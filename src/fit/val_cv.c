@@ -26,6 +26,13 @@ static void cv_key(const struct val_case *c, enum val_cv_by by, char *out, size_
 int val_cross_validate(struct val_case *cases, size_t n, enum val_cv_by by, struct val_cv_report *out,
                        struct llmroof_err *err)
 {
+    return val_cross_validate_progress(cases, n, by, out, NULL, NULL, err);
+}
+
+int val_cross_validate_progress(struct val_case *cases, size_t n, enum val_cv_by by, struct val_cv_report *out,
+                                void (*progress)(void *ctx, long done, long total), void *progress_ctx,
+                                struct llmroof_err *err)
+{
     memset(out, 0, sizeof *out);
     int ng = 0, ne = 0, nk = 0, rc = LLMROOF_OK;
     struct llmroof_gpu *g0 = calloc(64, sizeof *g0), *gf = calloc(64, sizeof *gf);
@@ -61,6 +68,8 @@ int val_cross_validate(struct val_case *cases, size_t n, enum val_cv_by by, stru
             e0[ne++] = *cases[i].engine;
     }
     for (int f = 0; f < nk && rc == LLMROOF_OK; f++) {
+        if (progress)
+            progress(progress_ctx, f, nk);
         for (size_t i = 0; i < n; i++)
             train[i] = cases[i].mapped && strcmp(ck[i], keys[f]) != 0;
         memcpy(gf, g0, sizeof *gf * (size_t)(ng ? ng : 1));
@@ -104,6 +113,8 @@ int val_cross_validate(struct val_case *cases, size_t n, enum val_cv_by by, stru
             }
     }
     out->folds = nk;
+    if (progress && rc == LLMROOF_OK)
+        progress(progress_ctx, nk, nk);
     for (size_t i = 0; i < n && rc == LLMROOF_OK; i++)
         if (cases[i].mapped) {
             cases[i].predicted = hp[i];

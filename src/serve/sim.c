@@ -165,7 +165,10 @@ static void advance(struct runner *r, struct engine *e, double now)
                         q->first_token_s = now;
                 }
             } else {
-                if (q->first_token_s < 0)
+                /* a sequence that has emitted a token has its first-token time: only one that
+                 * has not (an engine whose first token comes from a decode step) reads its
+                 * record, which is otherwise the only per-step load outside run[] (issue 24) */
+                if (rs->generated == 0 && q->first_token_s < 0)
                     q->first_token_s = now;
                 long emitted = 1;
                 if (spec_on(r, e)) {
@@ -208,7 +211,8 @@ static void advance(struct runner *r, struct engine *e, double now)
         if (rs->generated >= rs->output || (c->first_token_only && rs->generated >= 1)) {
             q->finish_s = now;
             sim_release(e, rs);
-            r->S[id] = *rs; /* its final state, for the metrics */
+            if (r->dsched)
+                r->dsched[id] = rs->decode_sched_s; /* for the decode-queue statistic */
             e->load--;
             r->done++;
             sim_user_next(r, rs->user, now);
@@ -447,10 +451,10 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     e->st.pool = pool;
     long cap = (c->max_seqs < nreq ? c->max_seqs : nreq) + 1;
     e->run = calloc((size_t)cap, sizeof *e->run);
-    e->waiting = (struct deque){ calloc((size_t)nreq + 1, sizeof(long)), (size_t)nreq + 1, 0, 0 };
+    e->waiting = (struct deque){ NULL, 0, 0, 0, NULL }; /* grows with the queue; build_engines sets oom */
     if (c->prefix_cache && c->prefix_tokens > 0 && !(c->disaggregated && pool == 1))
         e->pg = calloc((size_t)c->prefix_groups, sizeof *e->pg);
-    if (!e->run || !e->waiting.v || (c->prefix_cache && c->prefix_tokens > 0 && !(c->disaggregated && pool == 1) && !e->pg))
+    if (!e->run || (c->prefix_cache && c->prefix_tokens > 0 && !(c->disaggregated && pool == 1) && !e->pg))
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %ld requests", nreq);
     return LLMROOF_OK;
 }
@@ -497,6 +501,7 @@ static int build_engines(struct runner *r, struct llmroof_err *err)
         int rc = engine_init(c, &r->E[i], pool ? &ds : &ps, pool, r->nreq, &kvb, err);
         if (rc)
             return rc;
+        r->E[i].waiting.oom = &r->oom;
         if (!pool)
             r->kv_bytes_per_token = kvb;
     }
@@ -523,24 +528,50 @@ static void create_arrivals(struct runner *r)
             t += rng_exponential(&r->rng, c->rate_qps);
             sim_draw_request(r, r->created);
             r->R[r->created].arrival_s = t;
-            sim_push_arrival(r, r->created);
         }
+        r->in_order = true; /* times grow with the index */
     } else if (c->mode == SIM_OFFLINE) {
         for (; r->created < r->nreq; r->created++) {
             sim_draw_request(r, r->created);
             r->R[r->created].arrival_s = 0;
-            sim_push_arrival(r, r->created);
         }
+        r->in_order = true; /* all at 0: ties go to the lower index */
     } else {
+        r->in_order = true;
         for (; r->created < r->nreq; r->created++) {
             struct sim_request *q = &r->R[r->created];
             q->arrival_s = c->trace[r->created].arrival_s;
             q->prompt = c->trace[r->created].prompt;
             q->output = c->trace[r->created].output;
             q->group = -1;
-            sim_push_arrival(r, r->created);
+            if (r->created > 0 && q->arrival_s < q[-1].arrival_s)
+                r->in_order = false;
         }
+        for (long id = 0; !r->in_order && id < r->nreq; id++)
+            sim_push_arrival(r, id, 0);
     }
+}
+
+/* The next arrival, if any: the earlier (time, then index) of the next new request in index
+ * order and the heap's top. Its key is the same as when every arrival sat in one heap (the
+ * arrival time plus the constant first-token overhead, which keeps the order of the times), so
+ * the order of events is unchanged. */
+static bool next_arrival(const struct runner *r, struct event *ev, bool *from_heap)
+{
+    bool fresh = r->in_order && r->next_new < r->created;
+    if (fresh) {
+        ev->t = r->R[r->next_new].arrival_s + r->E[0].setup.eff.first_token_s;
+        ev->id = r->next_new;
+    }
+    if (r->arrivals.n && (!fresh || ev_less(r->arrivals.v[0], *ev))) {
+        *ev = r->arrivals.v[0];
+        *from_heap = true;
+        return true;
+    }
+    if (fresh)
+        memset(&ev->s, 0, sizeof ev->s);
+    *from_heap = false;
+    return fresh;
 }
 
 /* Phase 4: the event loop. The earliest of the next arrival and the busy instance with the
@@ -633,14 +664,23 @@ static int event_loop(struct runner *r, struct llmroof_err *err)
             report_at = r->done + step;
         }
         int best = h.n ? h.v[0].i : -1;
-        if (r->arrivals.n && (best < 0 || r->arrivals.v[0].t <= r->E[best].now)) {
-            long id = r->arrivals.v[0].id;
-            sim_on_arrival(r);
+        struct event ev;
+        bool from_heap = false;
+        if (next_arrival(r, &ev, &from_heap) && (best < 0 || ev.t <= r->E[best].now)) {
+            if (from_heap)
+                heap_pop(&r->arrivals);
+            else
+                r->next_new++;
+            sim_on_arrival(r, &ev);
             /* the instance it joined: a KV arrival's decode instance, else the routed one */
-            const struct sim_request *q = &r->R[id];
+            const struct sim_request *q = &r->R[ev.id];
             if (!q->rejected) {
-                int ei = r->S[id].stage == 1 || !r->c->disaggregated ? q->instance : q->prefill_instance;
+                int ei = ev.s.stage == 1 || !r->c->disaggregated ? q->instance : q->prefill_instance;
                 busy_update(r, &h, ei);
+            }
+            if (r->oom) {
+                rc = llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for the waiting requests");
+                break;
             }
             continue;
         }
@@ -649,6 +689,10 @@ static int event_loop(struct runner *r, struct llmroof_err *err)
         if ((rc = engine_step(r, best, err)))
             break;
         busy_update(r, &h, best);
+        if (r->oom) {
+            rc = llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for the waiting requests");
+            break;
+        }
     }
     if (c->progress && rc == LLMROOF_OK)
         c->progress(c->progress_ctx, r->done, r->nreq);
@@ -682,19 +726,25 @@ int sim_run(const struct sim_config *c, struct sim_result *out, struct llmroof_e
         for (int m = 1; m <= c->spec.k && m < 65; m++)
             r.accept_tail[m] = r.accept_tail[m - 1] * c->spec.alpha;
     }
+    /* per request: its public record, and (disaggregated) its first decode step; scheduler state
+     * is kept only for live requests (struct deque, struct heap), 56 and 16 bytes a request before */
     r.R = calloc((size_t)nreq, sizeof *r.R);
-    r.S = calloc((size_t)nreq, sizeof *r.S);
-    r.arrivals = (struct heap){ calloc((size_t)nreq, sizeof(struct event)), 0 };
-    if (!r.R || !r.S || !r.arrivals.v) {
+    r.arrivals = (struct heap){ NULL, 0, 0, &r.oom };
+    if (c->disaggregated)
+        r.dsched = malloc((size_t)nreq * sizeof *r.dsched);
+    if (!r.R || (c->disaggregated && !r.dsched)) {
         rc = llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %ld requests", nreq);
         goto done;
     }
     if ((rc = build_engines(&r, err)))
         goto done;
     create_arrivals(&r);
+    if (r.oom) {
+        rc = llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %ld requests", nreq);
+        goto done;
+    }
     if ((rc = event_loop(&r, err)))
         goto done;
-    /* the arrival heap is empty now: its 16 bytes a request go before the statistics' 16 */
     free(r.arrivals.v);
     r.arrivals.v = NULL;
     if ((rc = sim_collect_metrics(&r, err)))
@@ -703,7 +753,7 @@ int sim_run(const struct sim_config *c, struct sim_result *out, struct llmroof_e
     r.R = NULL;
 done:
     free(r.R);
-    free(r.S);
+    free(r.dsched);
     free(r.arrivals.v);
     engines_free(&r);
     if (rc) {

@@ -61,9 +61,13 @@ void sim_draw_request(struct runner *r, long id)
     }
 }
 
-void sim_push_arrival(struct runner *r, long id)
+/* A new request that does not arrive in index order (closed loop, unsorted trace) waits in the
+ * arrival heap; `user` is who sent it (closed loop). */
+void sim_push_arrival(struct runner *r, long id, long user)
 {
-    heap_push(&r->arrivals, (struct event){ r->R[id].arrival_s + r->E[0].setup.eff.first_token_s, id });
+    struct event ev = { r->R[id].arrival_s + r->E[0].setup.eff.first_token_s, id, { 0 } };
+    ev.s.user = (int)user;
+    heap_push(&r->arrivals, ev);
 }
 
 /* Closed loop: the user who just got an answer (or an error) at time `t` thinks, then sends
@@ -77,8 +81,7 @@ void sim_user_next(struct runner *r, long user, double t)
     double think = c->think_min_s + (c->think_max_s - c->think_min_s) * rng_uniform(&r->rng);
     sim_draw_request(r, id);
     r->R[id].arrival_s = t + think;
-    r->S[id].user = user;
-    sim_push_arrival(r, id);
+    sim_push_arrival(r, id, user);
 }
 
 static void wake(struct engine *e, double t)
@@ -96,19 +99,20 @@ static int dispatch_replica(struct engine *e)
     return e->rb ? (int)(e->next_replica++ % e->sh.attn_dp) : 0;
 }
 
-/* A request reaches the system, or its KV reaches a decode instance. */
-void sim_on_arrival(struct runner *r)
+/* A request reaches the system, or its KV reaches a decode instance (ev: taken from the heap or,
+ * for a new request arriving in index order, made by the event loop with a zero state). */
+void sim_on_arrival(struct runner *r, const struct event *ev)
 {
-    struct event ev = heap_pop(&r->arrivals);
-    long id = ev.id;
+    long id = ev->id;
     struct sim_request *q = &r->R[id];
-    struct rstate *rs = &r->S[id];
-    rs->id = id;
+    struct rstate st = ev->s;
+    struct rstate *rs = &st;
+    rs->id = (int)id;
     if (rs->stage == 1) {
         struct engine *d = &r->E[q->instance];
-        rs->replica = dispatch_replica(d);
-        wake(d, ev.t);
-        dq_push_back(&d->waiting, id);
+        rs->replica = (short)dispatch_replica(d);
+        wake(d, ev->t);
+        dq_push_back(&d->waiting, rs);
         return;
     }
     q->first_sched_s = -1;
@@ -138,9 +142,9 @@ void sim_on_arrival(struct runner *r)
         q->instance = i;
     e->load++;
     e->st.requests++;
-    rs->replica = dispatch_replica(e);
-    wake(e, ev.t);
-    dq_push_back(&e->waiting, id);
+    rs->replica = (short)dispatch_replica(e);
+    wake(e, ev->t);
+    dq_push_back(&e->waiting, rs);
 }
 
 /* A prefill instance has emitted request `id`'s first token at `now`: the KV moves to a decode
@@ -168,6 +172,5 @@ void sim_hand_over(struct runner *r, struct engine *p, struct rstate *rs, double
     rs->stage = 1;
     rs->computed = q->prompt; /* the whole prompt's K/V arrives */
     rs->chunk = 0;
-    r->S[id] = *rs;
-    heap_push(&r->arrivals, (struct event){ q->kv_ready_s, id });
+    heap_push(&r->arrivals, (struct event){ q->kv_ready_s, id, *rs });
 }

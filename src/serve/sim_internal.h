@@ -8,19 +8,50 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 /* ------------------------------------------------------------------------ */
 /* Containers                                                               */
 /* ------------------------------------------------------------------------ */
 
-struct event {
-    double t; /* arrival time */
-    long id;  /* request index; ties go to the lower index */
+/* Per-request scheduler state. A running request's copy lives in its instance's run[] array,
+ * contiguous, which the per-iteration loops stream through (bench_sim: the loads of a state
+ * scattered over all requests were the largest cost); the waiting queue holds it while the
+ * request waits, a pending arrival's event while its KV moves. */
+struct rstate {
+    /* 32-bit counts (check_config caps a run at INT_MAX requests; a context beyond 2^31 tokens
+     * fits no KV cache): 56 bytes a sequence instead of 96, so the running array that every
+     * iteration streams through and compacts is smaller, and so is each waiting entry */
+    int id;         /* the request */
+    int computed;   /* tokens whose K/V are in the cache */
+    int target;     /* tokens to prefill: the prompt, or prompt + generated after a preemption */
+    int generated;  /* output tokens emitted */
+    int blocks;     /* KV blocks held by this sequence alone */
+    int shared;     /* KV blocks it uses from its prefix group's cached blocks */
+    int chunk;      /* tokens scheduled in the current iteration */
+    int user;       /* closed loop: the user who sent it */
+    int output;     /* the request's output length (a copy: the hot loops stay in this array) */
+    int group;      /* its prefix group (a copy), -1: none */
+    short stage;    /* 0: new arrival; 1: KV arrived at a decode instance */
+    short replica;  /* data-parallel attention: the replica holding it (0 without) */
+    double decode_sched_s; /* disaggregated: first decode step at the decode instance (-1: none) */
 };
 
+/* A pending arrival: a closed-loop request not yet sent (s.user set), a trace's out-of-order
+ * request, or a disaggregated request's KV on its way to a decode instance (s: its state). New
+ * requests of an open loop arrive in index order and are read from the request array instead,
+ * so the heap holds only what is in flight (issue 24: 16 bytes a request before). */
+struct event {
+    double t;         /* arrival time */
+    long id;          /* request index; ties go to the lower index */
+    struct rstate s;  /* its scheduler state so far */
+};
+
+/* Grown by doubling; a failed growth sets *oom and drops the entry (the run then fails). */
 struct heap {
     struct event *v;
-    size_t n;
+    size_t n, cap;
+    bool *oom;
 };
 
 static inline bool ev_less(struct event a, struct event b)
@@ -28,8 +59,23 @@ static inline bool ev_less(struct event a, struct event b)
     return a.t < b.t || (a.t == b.t && a.id < b.id);
 }
 
+static inline bool heap_grow(struct heap *h)
+{
+    size_t cap = h->cap ? 2 * h->cap : 64;
+    struct event *v = realloc(h->v, cap * sizeof *v);
+    if (!v) {
+        *h->oom = true;
+        return false;
+    }
+    h->v = v;
+    h->cap = cap;
+    return true;
+}
+
 static inline void heap_push(struct heap *h, struct event e)
 {
+    if (h->n == h->cap && !heap_grow(h))
+        return;
     size_t i = h->n++;
     h->v[i] = e;
     while (i > 0 && ev_less(h->v[i], h->v[(i - 1) / 2])) {
@@ -61,27 +107,48 @@ static inline struct event heap_pop(struct heap *h)
     return top;
 }
 
-/* Double-ended queue of request ids (ring buffer). */
+/* Double-ended queue of waiting requests' scheduler states (ring buffer), grown by doubling as
+ * the queue grows: a request's state lives here while it waits and in its instance's run[] while
+ * it runs, so only live requests hold one (issue 24: a copy per request, and a queue of every
+ * request's index per instance, before). A failed growth sets *oom and drops the entry. */
 struct deque {
-    long *v;
+    struct rstate *v;
     size_t cap, head, n;
+    bool *oom;
 };
 
-static inline void dq_push_back(struct deque *d, long id)
+static inline bool dq_room(struct deque *d)
 {
-    d->v[(d->head + d->n++) % d->cap] = id;
+    if (d->n < d->cap)
+        return true;
+    size_t cap = d->cap ? 2 * d->cap : 16;
+    struct rstate *v = malloc(cap * sizeof *v);
+    if (!v) {
+        *d->oom = true;
+        return false;
+    }
+    for (size_t j = 0; j < d->n; j++)
+        v[j] = d->v[(d->head + j) % d->cap];
+    free(d->v);
+    d->v = v;
+    d->cap = cap;
+    d->head = 0;
+    return true;
 }
 
-static inline void dq_push_front(struct deque *d, long id)
+static inline void dq_push_back(struct deque *d, const struct rstate *s)
 {
+    if (dq_room(d))
+        d->v[(d->head + d->n++) % d->cap] = *s;
+}
+
+static inline void dq_push_front(struct deque *d, const struct rstate *s)
+{
+    if (!dq_room(d))
+        return;
     d->head = (d->head + d->cap - 1) % d->cap;
-    d->v[d->head] = id;
+    d->v[d->head] = *s;
     d->n++;
-}
-
-static inline long dq_front(const struct deque *d)
-{
-    return d->v[d->head];
 }
 
 static inline void dq_pop_front(struct deque *d)
@@ -90,9 +157,9 @@ static inline void dq_pop_front(struct deque *d)
     d->n--;
 }
 
-static inline long dq_at(const struct deque *d, size_t pos)
+static inline const struct rstate *dq_at(const struct deque *d, size_t pos)
 {
-    return d->v[(d->head + pos) % d->cap];
+    return &d->v[(d->head + pos) % d->cap];
 }
 
 /* Removes the entry at `pos` (0: the front), keeping the others' order: the ones before it move
@@ -104,28 +171,6 @@ static inline void dq_remove_at(struct deque *d, size_t pos)
         d->v[(d->head + j) % d->cap] = d->v[(d->head + j - 1) % d->cap];
     dq_pop_front(d);
 }
-
-/* Per-request scheduler state. A running request's copy lives in its instance's run[] array,
- * contiguous, which the per-iteration loops stream through (bench_sim: the loads of a state
- * scattered over all requests were the largest cost); S[] holds it while the request waits. */
-struct rstate {
-    /* 32-bit counts (check_config caps a run at INT_MAX requests; a context beyond 2^31 tokens
-     * fits no KV cache): 56 bytes a sequence instead of 96, so the running array that every
-     * iteration streams through and compacts is smaller, and so is the per-request copy S[] */
-    int id;         /* the request */
-    int computed;   /* tokens whose K/V are in the cache */
-    int target;     /* tokens to prefill: the prompt, or prompt + generated after a preemption */
-    int generated;  /* output tokens emitted */
-    int blocks;     /* KV blocks held by this sequence alone */
-    int shared;     /* KV blocks it uses from its prefix group's cached blocks */
-    int chunk;      /* tokens scheduled in the current iteration */
-    int user;       /* closed loop: the user who sent it */
-    int output;     /* the request's output length (a copy: the hot loops stay in this array) */
-    int group;      /* its prefix group (a copy), -1: none */
-    short stage;    /* 0: new arrival; 1: KV arrived at a decode instance */
-    short replica;  /* data-parallel attention: the replica holding it (0 without) */
-    double decode_sched_s; /* disaggregated: first decode step at the decode instance (-1: none) */
-};
 
 /* A shared prefix's cached blocks on one instance. */
 struct pgroup {
@@ -194,11 +239,15 @@ struct runner {
     const struct sim_config *c;
     struct sim_result *out;
     struct sim_request *R;
-    struct rstate *S;
+    double *dsched;              /* disaggregated: each request's first decode step at its decode
+                                    instance (-1: none), for the decode-queue statistic; else NULL */
     long nreq;
     struct engine *E;
     int ne, npre;                /* engines [0, npre): aggregated or prefill pool; [npre, ne): decode */
-    struct heap arrivals;        /* new arrivals and KV arrivals, by time */
+    struct heap arrivals;        /* pending arrivals not read in order from R (struct event) */
+    bool in_order;               /* new requests arrive in index order: read from R, not the heap */
+    long next_new;               /* in_order: the next new request to arrive */
+    bool oom;                    /* a queue or the heap could not grow */
     struct llmroof_rng rng;      /* lengths, think times, arrivals, prefix groups */
     struct llmroof_rng spec_rng; /* speculative acceptance: its own stream, so lengths stay the same */
     long created, done;
@@ -261,9 +310,9 @@ double sim_iter_cost(const struct runner *r, const struct engine *e, const struc
 
 /* sim_cluster.c */
 void sim_draw_request(struct runner *r, long id);
-void sim_push_arrival(struct runner *r, long id);
+void sim_push_arrival(struct runner *r, long id, long user);
 void sim_user_next(struct runner *r, long user, double t);
-void sim_on_arrival(struct runner *r);
+void sim_on_arrival(struct runner *r, const struct event *ev);
 void sim_hand_over(struct runner *r, struct engine *p, struct rstate *rs, double now);
 
 /* sim_stats.c */

@@ -58,10 +58,9 @@ long sim_preempt_last(struct runner *r, struct engine *e, int replica)
     vs.computed = 0;
     vs.chunk = 0;
     vs.target = r->R[v].prompt + vs.generated;
-    r->S[v] = vs;
     r->R[v].preemptions++;
     e->st.preemptions++;
-    dq_push_front(&e->waiting, v);
+    dq_push_front(&e->waiting, &vs);
     return v;
 }
 
@@ -134,20 +133,23 @@ void sim_schedule_running(struct runner *r, struct engine *e, struct iter *it)
      * and keys are summed as integers and added once below. Every sum of a batch is a sum of
      * integers below 2^53, exact in a double in any order, so the batch is the same to the bit. */
     const bool quick = !spec_on(r, e) && !e->rb;
+    const long blk = e->bs, state_blocks = e->state_blocks;
     long dn = 0, dk = 0;
+    long budget = it->budget; /* in a register through the quick steps (it->budget is written back below) */
     for (long i = 0; i < e->nrun; i++) {
         struct rstate *rs = &e->run[i];
-        long id = rs->id;
-        const int rep = rs->replica;
-        if (it->budget <= 0)
+        if (budget <= 0)
             break;
-        if (quick && rs->computed >= rs->target && rs->computed < (rs->blocks + rs->shared - e->state_blocks) * e->bs) {
+        if (quick && rs->computed >= rs->target && rs->computed < (rs->blocks + rs->shared - state_blocks) * blk) {
             rs->chunk = 1;
             dn++;
             dk += rs->computed + 1;
-            it->budget--;
+            budget--;
             continue;
         }
+        it->budget = budget;
+        long id = rs->id;
+        const int rep = rs->replica;
         bool prefill;
         long chunk = next_work(r, e, rs, rs->computed, it->budget, &prefill);
         if (chunk > it->budget)
@@ -173,7 +175,9 @@ void sim_schedule_running(struct runner *r, struct engine *e, struct iter *it)
         rs->blocks += need;
         rs->chunk = chunk;
         add_to_iter(it, e->rb ? &e->rb[rep] : NULL, chunk, rs->computed, prefill, spec_on(r, e));
+        budget = it->budget;
     }
+    it->budget = budget;
     if (dn > 0) {
         /* iter_batch_add of n = 1 at past = computed, dn times: pairs and keys past + 1 each */
         const double n = (double)dn, k = (double)dk;
@@ -210,15 +214,16 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
     if (e->rblocked)
         memset(e->rblocked, 0, (size_t)nrep);
     while (pos < e->waiting.n && e->nrun < c->max_seqs && it->budget > 0) {
-        long id = dq_at(&e->waiting, pos);
-        const int rep = r->S[id].replica;
+        const struct rstate *w = dq_at(&e->waiting, pos);
+        const long id = w->id;
+        const int rep = w->replica;
         if (e->rblocked && e->rblocked[rep]) {
             pos++; /* FCFS within its replica: behind a request that waits for blocks */
             continue;
         }
         /* work on the copy in the next free slot; it counts once nrun moves past it */
         struct rstate *rs = &e->run[e->nrun];
-        *rs = r->S[id];
+        *rs = *w;
         long g = rs->group;
         bool hit = e->pg && g >= 0 && e->pg[g].resident && e->pg[g].replica == rep && rs->computed == 0 &&
                    r->cached_len > 0 && rs->target > r->cached_len;

@@ -12,7 +12,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 sim="simulate -m llama-2-7b -g a100-sxm4-80gb -w chat --rate 10 -n 3000"
 plan="plan -m llama-2-7b --gpus a10,l4 --tp 1 --rate 2 --ttft-slo 2s --tpot-slo 50ms --workload fixed:128:32"
-for cmd in "$sim" "$plan"; do
+# validate --cv over the catalog's first 29 measured rows (two publications: two folds)
+head -n 30 "$src/data/measurements.csv" >"$tmp/rows.csv"
+cv="validate $tmp/rows.csv --cv source"
+for cmd in "$sim" "$plan" "$cv"; do
     name=${cmd%% *}
     # on a terminal: the line is there
     script -qec "$bin $cmd" /dev/null >"$tmp/tty" 2>&1

@@ -1160,6 +1160,48 @@ static void a_lognormal_workload_draws_its_stated_median_and_p90(void **state)
     assert_int_not_equal(workload_parse("lognormal:1000:2000:100:300:5000:1", &w, &err), 0);
 }
 
+/* A trace whose rows are out of arrival order (new requests then wait in the arrival heap) runs
+ * the same schedule as the same rows sorted (new requests read in index order, no heap, and
+ * Little's L reading the arrivals in place): 300 requests at distinct times 0.0137 s apart, so
+ * no tie is broken by the index. Each request of one run finishes exactly when its twin of the
+ * other does, so the percentiles (from the same sorted values) and the time-average number in
+ * the system (from the same sorted times) are equal to the bit; means sum in another order. */
+static void an_unsorted_trace_runs_the_sorted_schedule(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    enum { N = 300 };
+    static struct trace_req up[N], down[N];
+    for (int i = 0; i < N; i++) {
+        up[i] = (struct trace_req){ 0.0137 * i, 200 + (i * 37) % 900, 20 + (i * 53) % 300 };
+        down[N - 1 - i] = up[i];
+    }
+    struct sim_result r[2];
+    for (int k = 0; k < 2; k++) {
+        struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, NULL);
+        c.mode = SIM_TRACE;
+        c.trace = k ? down : up;
+        c.ntrace = N;
+        run(&c, &r[k]);
+    }
+    assert_int_equal(r[0].completed, N);
+    assert_int_equal(r[1].completed, N);
+    for (int i = 0; i < N; i++) {
+        assert_true(r[0].reqs[i].first_token_s == r[1].reqs[N - 1 - i].first_token_s);
+        assert_true(r[0].reqs[i].finish_s == r[1].reqs[N - 1 - i].finish_s);
+    }
+    const struct sim_stats *a[3] = { &r[0].ttft, &r[0].tpot, &r[0].e2e }, *b[3] = { &r[1].ttft, &r[1].tpot, &r[1].e2e };
+    for (int m = 0; m < 3; m++) {
+        assert_true(a[m]->p50 == b[m]->p50 && a[m]->p90 == b[m]->p90 && a[m]->p99 == b[m]->p99 && a[m]->max == b[m]->max);
+        assert_true(fabs(a[m]->mean - b[m]->mean) <= 1e-12 * a[m]->mean);
+    }
+    assert_true(r[0].mean_in_system > 0 && r[0].mean_in_system == r[1].mean_in_system);
+    sim_result_free(&r[0]);
+    sim_result_free(&r[1]);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1174,6 +1216,7 @@ int main(void)
         cmocka_unit_test(littles_law_holds_open_loop),
         cmocka_unit_test(chunked_prefill_lowers_p99_tpot_with_long_prompts),
         cmocka_unit_test(prefill_first_runs_prompts_alone),
+        cmocka_unit_test(an_unsorted_trace_runs_the_sorted_schedule),
         cmocka_unit_test(vllm_0_2_profile_sets_whole_prefill_first_and_context_budget),
         cmocka_unit_test(impossible_requests_are_errors_not_hangs),
         cmocka_unit_test(memory_pressure_preempts_and_still_finishes),
