@@ -426,6 +426,17 @@ static int parse_layer_kinds(struct json_ectx *c, const cJSON *e, struct llmroof
             (rc = json_get_long(c, lin, "value_dim", true, 1, 65536, &m->lin_v_dim, NULL)) ||
             (rc = json_get_long(c, lin, "conv_kernel", false, 0, 1024, &m->lin_conv, NULL)))
             return rc;
+        if (cJSON_GetObjectItemCaseSensitive(lin, "state_dtype")) {
+            char sd[16];
+            if ((rc = json_get_string(c, lin, "state_dtype", true, sd, sizeof sd)))
+                return rc;
+            /* the dtypes a recurrent state is stored in (--state-dtype) */
+            if (!dtype_parse(sd, &m->lin_state_dtype) ||
+                (m->lin_state_dtype != LLMROOF_FP32 && m->lin_state_dtype != LLMROOF_FP16 &&
+                 m->lin_state_dtype != LLMROOF_BF16 && m->lin_state_dtype != LLMROOF_FP8))
+                return json_ferr(c, "linear.state_dtype", "must be \"fp32\", \"fp16\", \"bf16\" or \"fp8\", got \"%s\"", sd);
+            m->lin_state_dtype_set = true;
+        }
     }
     if (m->mixers[0] && strpbrk(m->mixers, "LP") && m->linear_kind == LLMROOF_LINEAR_NONE)
         return json_ferr(c, "layer_pattern.mixers", "has recurrent layers (L or P) but no linear object");
@@ -456,7 +467,8 @@ static int parse_model(struct json_ectx *c, const cJSON *e, struct llmroof_model
         "layer_pattern", "linear", "dsa", "attn_gate", "mtp_layers", NULL
     };
     static const char *const pat_fields[] = { "mixers", "ffns", "ffn_widths", NULL };
-    static const char *const lin_fields[] = { "kind", "heads", "key_heads", "key_dim", "value_dim", "conv_kernel", NULL };
+    static const char *const lin_fields[] = { "kind",      "heads",       "key_heads", "key_dim",
+                                              "value_dim", "conv_kernel", "state_dtype", NULL };
     static const char *const dsa_fields[] = { "top_k", "index_heads", "index_head_dim", NULL };
     static const char *const moe_fields[] = {
         "experts", "experts_per_token", "expert_intermediate_size", "shared_experts", "first_dense_layers",

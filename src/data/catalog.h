@@ -130,6 +130,9 @@ struct llmroof_model {
     long lin_k_dim;                     /* key width per head = state rows (Mamba-2: d_state) */
     long lin_v_dim;                     /* value width per head = state columns (Mamba-2: head_dim) */
     long lin_conv;                      /* short causal convolution kernel, 0 = none */
+    bool lin_state_dtype_set;           /* the config states the recurrent state's dtype (Qwen3.5's
+                                           mamba_ssm_dtype "float32"): the default of --state-dtype */
+    enum llmroof_dtype lin_state_dtype; /* that dtype (fp32, fp16, bf16) */
     bool attn_gate;                     /* attention output gate (Qwen3-Next): q_proj twice as wide */
     /* DeepSeek Sparse Attention (DeepSeek-V3.2): a lightning indexer picks top-k keys */
     long dsa_top_k;                     /* keys each query attends to, 0 = dense attention */

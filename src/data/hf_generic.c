@@ -186,7 +186,8 @@ static const struct hf_field fields[] = {
     { "time_step_limit", HF_FREE, "dt clamp (Python-JSON Infinity on the Hub)" },
     { "time_step_min", HF_FREE, "dt init" }, { "time_step_max", HF_FREE, "dt init" },
     { "time_step_floor", HF_FREE, "dt init" }, { "time_step_rank", HF_FREE, "dt rank (Mamba-1)" },
-    { "ssm_state_dtype", HF_FREE, "dtype" }, { "mamba_ssm_dtype", HF_FREE, "dtype" },
+    { "ssm_state_dtype", HF_FREE, "dtype" },
+    { "mamba_ssm_dtype", HF_READ, "the recurrent state's dtype (the default of --state-dtype)" },
     { "residual_in_fp32", HF_FREE, "numerics" }, { "rescale_prenorm_residual", HF_FREE, "init" },
     /* multimodal and nesting */
     { "text_config", HF_FREE, "the language model (read)" },
@@ -299,7 +300,10 @@ enum {
     T_LIGHTNING = 1 << 10,   /* linear layers are lightning attention */
     T_POST_NORMS = 1 << 11,  /* OLMo-2: norms after attention and MLP, q/k norms over all heads */
     T_MAMBA1 = 1 << 12,      /* linear layers are Mamba-1 (Jamba) */
-    T_PAR_MIX = 1 << 13      /* attention and the SSM side by side in every layer (Falcon-H1) */
+    T_PAR_MIX = 1 << 13,     /* attention and the SSM side by side in every layer (Falcon-H1) */
+    T_MTP1 = 1 << 14         /* one MTP layer ships in the checkpoint though config.json names no count:
+                                Qwen3-Next's mtp.* tensors, which vLLM's Qwen3NextMTP builds as
+                                num_nextn_predict_layers layers, default 1 (qwen3_next_mtp.py) */
 };
 
 struct hf_traits {
@@ -308,7 +312,7 @@ struct hf_traits {
 };
 
 static const struct hf_traits traits[] = {
-    { "qwen3_next", T_QK_NORM | T_GATE | T_GDN },
+    { "qwen3_next", T_QK_NORM | T_GATE | T_GDN | T_MTP1 },
     { "qwen3_vl", T_QK_NORM }, { "qwen3_vl_text", T_QK_NORM },
     { "qwen3_vl_moe", T_QK_NORM }, { "qwen3_vl_moe_text", T_QK_NORM },
     { "qwen2_5_vl", T_QKV_BIAS }, { "qwen2_5_vl_text", T_QKV_BIAS }, { "qwen2_vl", T_QKV_BIAS },
@@ -355,6 +359,30 @@ static const cJSON *get(const cJSON *doc, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, key);
     return v && !cJSON_IsNull(v) ? v : NULL;
+}
+
+/* The dtype the config keeps the recurrent state in: Qwen3.5's mamba_ssm_dtype "float32"
+ * (its Hub configs; vLLM takes it for the SSM cache when --mamba-ssm-cache-dtype is auto,
+ * vllm/model_executor/models/config.py). Read only for a model with recurrent layers; torch
+ * names as transformers writes them. */
+static int state_dtype(const char *fname, const cJSON *doc, struct llmroof_model *m, struct llmroof_err *err)
+{
+    static const struct {
+        const char *torch;
+        enum llmroof_dtype dt;
+    } names[] = { { "float32", LLMROOF_FP32 }, { "float16", LLMROOF_FP16 }, { "bfloat16", LLMROOF_BF16 } };
+    const cJSON *v = get(doc, "mamba_ssm_dtype");
+    if (!v || cJSON_IsNull(v) || m->linear_kind == LLMROOF_LINEAR_NONE)
+        return LLMROOF_OK;
+    const char *s = cJSON_GetStringValue(v);
+    for (size_t i = 0; s && i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(s, names[i].torch)) {
+            m->lin_state_dtype_set = true;
+            m->lin_state_dtype = names[i].dt;
+            return LLMROOF_OK;
+        }
+    return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field 'mamba_ssm_dtype' must be \"float32\", \"float16\" or "
+                           "\"bfloat16\"", fname);
 }
 
 static bool flag(const cJSON *doc, const char *key, bool dflt)
@@ -615,7 +643,7 @@ static int generic_import(const char *fname, const cJSON *root, const cJSON *doc
     }
     if (m->moe_experts > 0 && m->moe_intermediate == 0)
         m->moe_intermediate = m->intermediate;
-    if ((rc = hf_int(fname, doc, k_mtp, false, 0, 0, 1000, &m->mtp_layers, err)))
+    if ((rc = hf_int(fname, doc, k_mtp, false, (tr & T_MTP1) ? 1 : 0, 0, 1000, &m->mtp_layers, err)))
         return rc;
 
     /* ---- MLA and DeepSeek Sparse Attention ---- */
@@ -849,6 +877,8 @@ static int generic_import(const char *fname, const cJSON *root, const cJSON *doc
     }
     if (tr & T_POST_NORMS)
         m->norms_per_layer = 2; /* post-attention and post-MLP norms in place of the pre-norms */
+    if ((rc = state_dtype(fname, doc, m, err)))
+        return rc;
     if (m->mtp_layers > 0)
         hf_warn(warn, warn_cap, "%s: %ld multi-token-prediction module(s) ship with the model (for --spec mtp); "
                 "their weights are not counted", fname, m->mtp_layers);

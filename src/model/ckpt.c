@@ -27,6 +27,12 @@ struct llmroof_dtypes ckpt_dtypes(const struct llmroof_model *m, struct llmroof_
     enum llmroof_dtype d;
     if (!weight_given && given.weight_bits <= 0 && ckpt_weight_dtype(m, &d))
         given.weight = d;
+    /* the state dtype the model's config states (Qwen3.5's mamba_ssm_dtype "float32", which vLLM
+     * takes when --mamba-ssm-cache-dtype is auto), unless --state-dtype names one */
+    if (m && !given.state_set && m->lin_state_dtype_set && m->linear_kind != LLMROOF_LINEAR_NONE) {
+        given.state_set = true;
+        given.state = m->lin_state_dtype;
+    }
     return given;
 }
 

@@ -259,6 +259,8 @@ static cJSON *model_entry(const struct llmroof_model *m, const char *schema)
         cJSON_AddNumberToObject(ln, "value_dim", (double)m->lin_v_dim);
         if (m->lin_conv > 0)
             cJSON_AddNumberToObject(ln, "conv_kernel", (double)m->lin_conv);
+        if (m->lin_state_dtype_set)
+            cJSON_AddStringToObject(ln, "state_dtype", dtype_name(m->lin_state_dtype));
     }
     if (m->dsa_top_k > 0) {
         cJSON *ds = cJSON_AddObjectToObject(o, "dsa");

@@ -4,7 +4,9 @@
  *     Deployment"): --tensor-parallel-size, --pipeline-parallel-size, --data-parallel-size,
  *     --enable-expert-parallel (EP size = TP x DP, not a flag of its own), --max-num-seqs,
  *     --max-num-batched-tokens, --kv-cache-dtype {auto,fp8,...}, --quantization fp8,
- *     --kv-transfer-config '{"kv_connector":"NixlConnector","kv_role":"kv_both"}'.
+ *     --kv-transfer-config '{"kv_connector":"NixlConnector","kv_role":"kv_both"}',
+ *     --mamba-cache-dtype {auto,float32,float16} (CacheConfig.mamba_cache_dtype, vllm/config/cache.py:
+ *     the conv and SSM state of Mamba / gated-DeltaNet layers; auto = the model's dtype).
  *   SGLang 0.5 (python/sglang/srt/server_args.py; docs.sglang.io "Server Arguments"):
  *     --model-path, --tp (GPUs of the instance), --dp with --enable-dp-attention, --ep-size,
  *     --pp-size, --max-running-requests, --chunked-prefill-size, --kv-cache-dtype fp8_e4m3,
@@ -21,6 +23,7 @@
 #include <string.h>
 
 #include "base/dtype.h"
+#include "model/layers.h"
 
 /* One instance's layout as the engines count it. */
 struct shape {
@@ -99,6 +102,12 @@ static void vllm(const struct plan_input *in, const char *model, struct shape s,
         add(b, bn, " --kv-cache-dtype fp8", NULL, 0);
     else if (in->dt.kv != LLMROOF_FP16 && in->dt.kv != LLMROOF_BF16)
         add(nt, nn, "vLLM has no %s KV cache (fp8 at most): left at auto; ", dtype_name(in->dt.kv), 0);
+    /* a recurrent state held wider than the model's dtype (--state-dtype fp32, or the model's
+     * config stating it): vLLM's cache of those layers in float32 */
+    if (in->dt.state_set && in->dt.state == LLMROOF_FP32 && in->model && layers_state_elems(in->model) > 0)
+        add(b, bn, " --mamba-cache-dtype float32", NULL, 0);
+    else if (in->dt.state_set && in->dt.state == LLMROOF_FP8 && in->model && layers_state_elems(in->model) > 0)
+        add(nt, nn, "vLLM has no %s recurrent state (float32 or float16): left at auto; ", dtype_name(in->dt.state), 0);
     if (in->dt.weight == LLMROOF_FP8)
         add(b, bn, " --quantization fp8", NULL, 0);
     else if (in->dt.weight != LLMROOF_FP16 && in->dt.weight != LLMROOF_BF16)

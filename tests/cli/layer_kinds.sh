@@ -33,6 +33,10 @@ done
 check "memory shows the state per sequence (Nemotron-H: 69.40 MiB)" grep -q '^state_per_seq  *69.40 MiB' "$tmp/m"
 "$bin" memory -m nemotron-nano-9b-v2 -g h100 --state-dtype fp32 >"$tmp/m" 2>&1
 check "an fp32 state doubles it (138.80 MiB)" grep -q '^state_per_seq  *138.80 MiB' "$tmp/m"
+# Qwen3-Next ships one MTP layer (catalog mtp_layers 1): --spec mtp is accepted (was refused)
+"$bin" simulate -m qwen3-next-80b-a3b -g h200 -t 2 --weight-dtype fp8 -n 30 --spec mtp --spec-k 2 \
+    --spec-accept 0.7 >"$tmp/s" 2>&1
+check "simulate --spec mtp on Qwen3-Next" grep -q '^spec_tokens_per_step  *2\.' "$tmp/s"
 
 for f in qwen3-next-80b-a3b nemotron-nano-9b-v2 deepseek-v3.2-exp glm-4.5 minimax-m2 olmo-2-7b phi-4 phi-3.5-moe \
          command-a ernie-4.5-21b-a3b seed-oss-36b dots-llm1 qwen2.5-vl-7b qwen3-vl-8b mistral-small-3.1-24b \

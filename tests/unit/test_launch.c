@@ -165,6 +165,39 @@ static void infeasible_row_and_model_without_repo(void **state)
     catalog_free(&cat);
 }
 
+/* An fp32 recurrent state (--state-dtype fp32) on a model with recurrent layers: vLLM's
+ * --mamba-cache-dtype float32; on a model without them, nothing; fp8 state: a note. */
+static void fp32_state_sets_vllm_mamba_cache_dtype(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct plan_input in;
+    setup_in(&in, model(&cat, "nemotron-nano-9b-v2"));
+    in.dt.state_set = true;
+    in.dt.state = LLMROOF_FP32;
+    struct plan_option o = feasible(1, 0);
+    struct launch_set s;
+    launch_build(&in, &o, &s);
+    const struct launch_cmd *v = find(&s, "vllm", "serve");
+    assert_string_equal(v->cmd, "vllm serve nvidia/NVIDIA-Nemotron-Nano-9B-v2 --tensor-parallel-size 1 "
+                                "--max-num-seqs 256 --max-num-batched-tokens 2048 --mamba-cache-dtype float32");
+    assert_null(strstr(find(&s, "sglang", "serve")->cmd, "mamba"));
+    in.dt.state = LLMROOF_FP16; /* the model's own width: vLLM's auto */
+    launch_build(&in, &o, &s);
+    assert_null(strstr(find(&s, "vllm", "serve")->cmd, "mamba"));
+    in.dt.state = LLMROOF_FP8;
+    launch_build(&in, &o, &s);
+    assert_null(strstr(find(&s, "vllm", "serve")->cmd, "mamba"));
+    assert_non_null(strstr(find(&s, "vllm", "serve")->note, "no fp8 recurrent state"));
+    /* a model with attention only: no recurrent cache to size */
+    setup_in(&in, model(&cat, "llama-3.1-70b"));
+    in.dt.state_set = true;
+    in.dt.state = LLMROOF_FP32;
+    launch_build(&in, &o, &s);
+    assert_null(strstr(find(&s, "vllm", "serve")->cmd, "mamba"));
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -173,6 +206,7 @@ int main(void)
         cmocka_unit_test(pipeline_and_fp8_flags_where_engines_have_them),
         cmocka_unit_test(disaggregated_plan_gives_prefill_and_decode_pools_with_a_connector),
         cmocka_unit_test(infeasible_row_and_model_without_repo),
+        cmocka_unit_test(fp32_state_sets_vllm_mamba_cache_dtype),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

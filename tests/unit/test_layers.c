@@ -9,6 +9,7 @@
 #include "helpers.h"
 
 #include "model/arch.h"
+#include "model/ckpt.h"
 #include "model/layers.h"
 #include "model/memory.h"
 #include "model/ops.h"
@@ -262,6 +263,75 @@ static void gated_deltanet_layer_by_hand(void **state)
     assert_rel_close(arch_kv_elems_per_token(&m), 12288.0, 0);
 }
 
+/* Qwen3-Next's config.json names no MTP count, but its checkpoint ships one MTP layer (mtp.*),
+ * which vLLM builds as num_nextn_predict_layers layers, default 1: the import has mtp_layers 1
+ * (so --spec mtp accepts it); a config that names the count is taken at its word; a family
+ * without the trait keeps 0. */
+static void qwen3_next_ships_one_mtp_layer(void **state)
+{
+    (void)state;
+    struct llmroof_model m;
+    import_ok("qwen3-next-80b-a3b.json", &m);
+    assert_int_equal(m.mtp_layers, 1);
+    import_ok("olmo-2-7b.json", &m);
+    assert_int_equal(m.mtp_layers, 0);
+    struct llmroof_err err = { 0 };
+    char warn[2048];
+    static const char named[] =
+        "{\"model_type\": \"qwen3_next\", \"hidden_size\": 256, \"num_hidden_layers\": 4, "
+        "\"num_attention_heads\": 4, \"num_key_value_heads\": 2, \"head_dim\": 64, \"intermediate_size\": 512, "
+        "\"vocab_size\": 1000, \"max_position_embeddings\": 4096, \"full_attention_interval\": 4, "
+        "\"linear_num_value_heads\": 4, \"linear_num_key_heads\": 2, \"linear_key_head_dim\": 32, "
+        "\"linear_value_head_dim\": 32, \"mtp_num_hidden_layers\": 2}";
+    assert_int_equal(catalog_model_from_hf_warn(named, sizeof named - 1, "n.json", "x", &m, warn, sizeof warn, &err),
+                     LLMROOF_OK);
+    assert_int_equal(m.mtp_layers, 2);
+    assert_false(m.lin_state_dtype_set);
+}
+
+/* A config that states its recurrent state's dtype (Qwen3.5's mamba_ssm_dtype "float32") sets
+ * the model's default state dtype; --state-dtype (dt.state_set) overrides it; an attention-only
+ * model ignores it; an unknown name is an error naming the field. */
+static void config_state_dtype_is_the_default(void **state)
+{
+    (void)state;
+    struct llmroof_model m;
+    struct llmroof_err err = { 0 };
+    char warn[2048];
+    static const char fp32[] =
+        "{\"model_type\": \"qwen3_next\", \"hidden_size\": 256, \"num_hidden_layers\": 4, "
+        "\"num_attention_heads\": 4, \"num_key_value_heads\": 2, \"head_dim\": 64, \"intermediate_size\": 512, "
+        "\"vocab_size\": 1000, \"max_position_embeddings\": 4096, \"full_attention_interval\": 4, "
+        "\"linear_num_value_heads\": 4, \"linear_num_key_heads\": 2, \"linear_key_head_dim\": 32, "
+        "\"linear_value_head_dim\": 32, \"mamba_ssm_dtype\": \"float32\"}";
+    assert_int_equal(catalog_model_from_hf_warn(fp32, sizeof fp32 - 1, "s.json", "x", &m, warn, sizeof warn, &err),
+                     LLMROOF_OK);
+    assert_true(m.lin_state_dtype_set);
+    assert_int_equal(m.lin_state_dtype, LLMROOF_FP32);
+    const struct llmroof_dtypes none = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16 };
+    struct llmroof_dtypes d = ckpt_dtypes(&m, none, false);
+    assert_true(d.state_set);
+    assert_int_equal(d.state, LLMROOF_FP32);
+    /* 3 gated-DeltaNet layers of state 4*32*32 = 4,096 + conv 3*(2*2*32 + 4*32 = 256) = 768 ->
+     * 4,864 elements each, 14,592 per sequence: 58,368 B at fp32 against 29,184 B at bf16 */
+    assert_rel_close(layers_state_elems_per_seq(&m), 14592.0, 0);
+    assert_rel_close(layers_state_elems_per_seq(&m) * ops_state_bytes(&d), 58368.0, 0);
+    assert_rel_close(layers_state_elems_per_seq(&m) * ops_state_bytes(&none), 29184.0, 0);
+    const struct llmroof_dtypes given = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, true, LLMROOF_BF16 };
+    d = ckpt_dtypes(&m, given, false);
+    assert_int_equal(d.state, LLMROOF_BF16); /* --state-dtype bf16 wins */
+    /* an attention-only model: the field is ignored */
+    import_ok("olmo-2-7b.json", &m);
+    assert_false(ckpt_dtypes(&m, none, false).state_set);
+    char bad[sizeof fp32 + 8];
+    snprintf(bad, sizeof bad, "%s", fp32);
+    char *at = strstr(bad, "float32");
+    memcpy(at, "float64", 7);
+    assert_int_equal(catalog_model_from_hf_warn(bad, strlen(bad), "s.json", "x", &m, warn, sizeof warn, &err),
+                     LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "'mamba_ssm_dtype'"));
+}
+
 /* The decode step of a Qwen3-Next-style hybrid: the recurrent layers cost the same at any
  * context, only the attention layers' K/V reads grow. */
 static void hybrid_decode_is_flat_in_context_for_its_linear_layers(void **state)
@@ -423,6 +493,8 @@ int main(void)
         cmocka_unit_test(twenty_one_families_import_with_their_model_card_counts),
         cmocka_unit_test(nemotron_h_mamba2_layer_by_hand),
         cmocka_unit_test(gated_deltanet_layer_by_hand),
+        cmocka_unit_test(qwen3_next_ships_one_mtp_layer),
+        cmocka_unit_test(config_state_dtype_is_the_default),
         cmocka_unit_test(falcon_h1_parallel_mixers_by_hand),
         cmocka_unit_test(nemotron_nas_block_configs_by_hand),
         cmocka_unit_test(jamba_mamba1_layers_by_hand),
