@@ -4,8 +4,7 @@
  * is a terminal and --quiet was not given. Piped, redirected or through the library API (whose
  * streams are in memory), nothing is written. The line appears only once a run has taken a
  * second (LLMROOF_PROGRESS_DELAY_S, for tests: another delay), so short runs stay silent on a
- * terminal too. */
-#define _POSIX_C_SOURCE 200809L
+ * terminal too. (isatty and clock_gettime are POSIX: the build sets _POSIX_C_SOURCE.) */
 #include "cli/cli.h"
 
 #include <stdio.h>

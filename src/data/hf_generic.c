@@ -601,7 +601,7 @@ static int generic_import(const char *fname, const cJSON *root, const cJSON *doc
     const cJSON *bc = get(doc, "block_configs");
     long nas_kv = 0;
     char nas_mix[LLMROOF_PATTERN_MAX + 1], nas_ffn[LLMROOF_PATTERN_MAX + 1];
-    long nas_w[LLMROOF_PATTERN_MAX];
+    long nas_w[LLMROOF_PATTERN_MAX] = { 0 };
     if (bc && (rc = hf_nas_blocks(fname, bc, m, nas_mix, nas_ffn, nas_w, &nas_kv, err)))
         return rc;
 

@@ -1230,7 +1230,7 @@ static int plan_users(const struct plan_input *in, struct plan_result *out, stru
 {
     int codes[4 * PLAN_MAX_TPS];
     const int ncodes = plan_codes(in, codes);
-    struct rate_cand *cands = calloc(PLAN_MAX_OPTIONS, sizeof *cands);
+    struct rate_cand *cands = calloc((size_t)PLAN_MAX_OPTIONS, sizeof *cands);
     if (!cands)
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory");
     int ncands = 0, rc = LLMROOF_OK;

@@ -506,8 +506,8 @@ static int build_engines(struct runner *r, struct llmroof_err *err)
             r->kv_bytes_per_token = kvb;
     }
     /* the decode-step memo (sim_internal.h); without it every step is costed */
-    r->memo = calloc(2 * SIM_MEMO_SLOTS, sizeof *r->memo);
-    r->base = calloc(2 * SIM_BASE_SLOTS, sizeof *r->base);
+    r->memo = calloc((size_t)2 * SIM_MEMO_SLOTS, sizeof *r->memo);
+    r->base = calloc((size_t)2 * SIM_BASE_SLOTS, sizeof *r->base);
     long bs = r->E[0].bs > 1 ? r->E[0].bs : 1;
     r->cached_len = c->prefix_cache ? c->prefix_tokens / bs * bs : 0;
     return LLMROOF_OK;

@@ -127,7 +127,7 @@ static inline bool dq_room(struct deque *d)
         *d->oom = true;
         return false;
     }
-    for (size_t j = 0; j < d->n; j++)
+    for (size_t j = 0; d->cap > 0 && j < d->n; j++) /* n <= cap: an empty deque has nothing to move */
         v[j] = d->v[(d->head + j) % d->cap];
     free(d->v);
     d->v = v;
