@@ -13,6 +13,7 @@
 
 #include "data/catalog.h"
 #include "fit/validate.h"
+#include "serve/workload.h"
 
 /* what a row measures, grouped as the summaries report it */
 enum srv_class { SRV_CLASS_THROUGHPUT, SRV_CLASS_TTFT, SRV_CLASS_TPOT, SRV_CLASS_E2E, SRV_CLASS_SPEEDUP, SRV_CLASS_SLO,
@@ -114,5 +115,10 @@ int srv_cross_validate(struct srv_case *cases, size_t n, struct val_case *stat, 
 
 /* median, p90 and bias of err over mapped cases of a class (cls < 0: all) and load (load < 0: all) */
 struct val_stats srv_stats(const struct srv_case *cases, size_t n, int cls, int load);
+
+/* A scaled-ShareGPT workload (WORKLOAD_PAIRS, 4,000 pairs the caller frees with w->pairs): the
+ * simulator's chat draws scaled to mean prompt and output lengths, capped within a context of ctx
+ * tokens (0: none) with the means kept where the cap allows. */
+int servval_scaled_chat(long prompt, long output, long ctx, struct workload *w, struct llmroof_err *err);
 
 #endif

@@ -112,6 +112,8 @@ struct sim_config {
     bool prefix_cache;               /* reuse cached prefix blocks (vLLM automatic prefix caching) */
     long prefix_tokens;              /* shared prefix at the start of every prompt (0: none) */
     long prefix_groups;              /* distinct prefixes, drawn uniformly (default 1) */
+    long max_model_len;              /* context limit as vLLM's --max-model-len: a longer prompt is
+                                      * rejected, output stops at it (0: none) */
     struct sim_spec spec;            /* speculative decoding */
     double ttft_slo_s, tpot_slo_s;   /* per-request limits for goodput; 0 = no limit */
     int slo_percentile;              /* percentile the limits apply to (MLPerf: 99) */
@@ -157,7 +159,7 @@ struct sim_request {
     double finish_s;         /* end of the iteration that emitted its last token */
     long prompt, output;     /* lengths in tokens */
     int preemptions;         /* times it was preempted and recomputed */
-    bool rejected;           /* can never fit the KV cache: counted as an error */
+    bool rejected;           /* can never fit the KV cache or max_model_len: an error */
     long cached_tokens;      /* prompt tokens served from the prefix cache at first admission */
     long group;              /* prefix group (-1: none) */
     int instance;            /* aggregated: its instance; disaggregated: its decode instance */

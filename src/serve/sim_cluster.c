@@ -119,6 +119,13 @@ void sim_on_arrival(struct runner *r, const struct event *ev)
     q->first_token_s = -1;
     q->kv_ready_s = -1;
     rs->decode_sched_s = -1;
+    /* max_model_len bounds a sequence as vLLM bounds it: a prompt longer than it
+     * is refused (V0 scheduler prompt_limit, FINISHED_IGNORED), and generation stops when prompt
+     * plus output reach it (v1 core/sched/utils.py check_stop, FINISHED_LENGTH_CAPPED) */
+    long ctx = r->c->max_model_len;
+    bool too_long = ctx > 0 && q->prompt > ctx;
+    if (ctx > 0 && !too_long && q->prompt + q->output > ctx)
+        q->output = ctx - q->prompt > 1 ? ctx - q->prompt : 1;
     rs->target = q->prompt;
     rs->output = q->output;
     rs->group = q->group;
@@ -126,7 +133,7 @@ void sim_on_arrival(struct runner *r, const struct event *ev)
     /* (a data-parallel attention replica holds a sequence whole: one replica's pool must hold it) */
     bool fits = blocks_for(q->prompt + q->output - 1, r->E[r->ne - 1].bs) <= r->E[r->ne - 1].replica_blocks &&
                 blocks_for(q->prompt, r->E[0].bs) <= r->E[0].replica_blocks;
-    if (!fits) {
+    if (!fits || too_long) {
         q->rejected = true;
         q->finish_s = q->arrival_s;
         q->instance = -1;

@@ -324,6 +324,34 @@ static void impossible_requests_are_errors_not_hangs(void **state)
     catalog_free(&cat);
 }
 
+/* --max-model-len as vLLM applies it: a prompt longer than the limit is refused (V0 scheduler
+ * prompt_limit), generation stops when prompt + output reach it (v1 check_stop). */
+static void max_model_len_refuses_long_prompts_and_caps_output(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    /* 5,000 + 10 tokens fit an A100 80GB's KV (7B fp16: 0.5 MiB/token, 2.5 GB), so only the limit
+     * refuses request 1; request 2 stops at 4,096 - 4,090 = 6 output tokens */
+    struct trace_req t[3] = { { 0.0, 100, 10 }, { 0.1, 5000, 10 }, { 0.2, 4090, 50 } };
+    struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, NULL);
+    c.mode = SIM_TRACE;
+    c.trace = t;
+    c.ntrace = 3;
+    struct sim_result r;
+    run(&c, &r);
+    assert_int_equal(r.errors, 0); /* no limit: all three run */
+    assert_int_equal(r.reqs[2].output, 50);
+    sim_result_free(&r);
+    c.max_model_len = 4096;
+    run(&c, &r);
+    assert_int_equal(r.errors, 1);
+    assert_true(r.reqs[1].rejected);
+    assert_int_equal(r.reqs[2].output, 6);
+    assert_int_equal(r.reqs[0].output, 10);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
 static void memory_pressure_preempts_and_still_finishes(void **state)
 {
     struct llmroof_catalog cat;
@@ -1219,6 +1247,7 @@ int main(void)
         cmocka_unit_test(an_unsorted_trace_runs_the_sorted_schedule),
         cmocka_unit_test(vllm_0_2_profile_sets_whole_prefill_first_and_context_budget),
         cmocka_unit_test(impossible_requests_are_errors_not_hangs),
+        cmocka_unit_test(max_model_len_refuses_long_prompts_and_caps_output),
         cmocka_unit_test(memory_pressure_preempts_and_still_finishes),
         cmocka_unit_test(no_evict_admission_never_preempts),
         cmocka_unit_test(mixed_iterations_cost_decode_attention_per_sequence),

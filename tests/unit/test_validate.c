@@ -316,6 +316,35 @@ static const char srv_rows[] =
 static const char srv_map_head[] = "id,model,gpu,engine,wdt,kvdt,tp,ep,dp_attn,instances,disagg,workload,load,requests,"
                                    "metric,stat,divide,slo,spec,base,notes,skip\n";
 
+/* ShareGPT-scaled draws stay inside the model's context and keep the stated means. OPT-13B at
+ * DistServe's 763/176 means: uncapped, the draws' tail passes 2,048 (about 8% of them: the
+ * lognormal's spread); capped at 2,048, every prompt is <= 2,046 and prompt + output <= 2,048,
+ * while the means stay 763 and 176 to within 0.5 token (the bisection's rounding). */
+static void serving_scaled_chat_draws_stay_within_the_context(void **state)
+{
+    (void)state;
+    struct workload w;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(servval_scaled_chat(763, 176, 0, &w, &err), LLMROOF_OK);
+    long over = 0;
+    for (size_t i = 0; i < w.npairs; i++)
+        over += w.pairs[2 * i] + w.pairs[2 * i + 1] > 2048;
+    assert_true(over > (long)w.npairs / 20); /* > 5% of the uncapped draws pass the context */
+    free(w.pairs);
+    assert_int_equal(servval_scaled_chat(763, 176, 2048, &w, &err), LLMROOF_OK);
+    assert_int_equal((long)w.npairs, 4000);
+    double sp = 0, so = 0;
+    for (size_t i = 0; i < w.npairs; i++) {
+        assert_true(w.pairs[2 * i] >= 1 && w.pairs[2 * i] <= 2046);
+        assert_true(w.pairs[2 * i + 1] >= 2 && w.pairs[2 * i] + w.pairs[2 * i + 1] <= 2048);
+        sp += (double)w.pairs[2 * i];
+        so += (double)w.pairs[2 * i + 1];
+    }
+    assert_true(fabs(sp / 4000 - 763) < 0.5);
+    assert_true(fabs(so / 4000 - 176) < 0.5);
+    free(w.pairs);
+}
+
 static void serving_rows_map_simulate_and_convert(void **state)
 {
     struct llmroof_catalog cat;
@@ -565,6 +594,7 @@ int main(void)
         cmocka_unit_test(serving_stats_by_class_and_load),
         cmocka_unit_test(serving_slo_capacity_takes_the_best_goodput_of_the_sweep),
         cmocka_unit_test(serving_rows_take_the_engine_settings_they_state),
+        cmocka_unit_test(serving_scaled_chat_draws_stay_within_the_context),
         cmocka_unit_test(serving_rows_draw_a_dataset_stated_by_its_quantiles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
