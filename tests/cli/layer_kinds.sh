@@ -45,6 +45,24 @@ for f in qwen3-next-80b-a3b nemotron-nano-9b-v2 deepseek-v3.2-exp glm-4.5 minima
     "$bin" import-hf "tests/data/hf/$f.json" --name "$f" >"$tmp/$f.json" 2>"$tmp/err"
     check "import-hf $f" grep -q "note: $f: .* B parameters" "$tmp/err"
 done
-"$bin" --models-file "$tmp/kimi-linear-48b-a3b.json" estimate -m kimi-linear-48b-a3b -g h200 >"$tmp/e" 2>&1
-check "an imported hybrid (Kimi-Linear) estimates" grep -q '^tpot ' "$tmp/e"
+# every imported family through every command that costs a model (issue 25's "done when"), at the
+# fewest H200s that hold its fp8 weights (found by memory, then the same TP for the other three)
+for f in qwen3-next-80b-a3b nemotron-nano-9b-v2 deepseek-v3.2-exp glm-4.5 minimax-m2 olmo-2-7b phi-4 phi-3.5-moe \
+         command-a ernie-4.5-21b-a3b seed-oss-36b dots-llm1 qwen2.5-vl-7b qwen3-vl-8b mistral-small-3.1-24b \
+         hunyuan-a13b ling-lite-1.5 granite-4.0-h-tiny minimax-text-01 kimi-linear-48b-a3b jamba-v0.1 \
+         falcon-h1-3b llama-3.3-nemotron-super-49b llama-3.1-nemotron-ultra-253b; do
+    run() { "$bin" --models-file "$tmp/$f.json" "$@" -m "$f" --weight-dtype fp8; }
+    tp=
+    for t in 1 2 4 8; do
+        if run memory -g h200 -t $t >"$tmp/m" 2>&1 && grep -q '^max_batch  *[1-9]' "$tmp/m"; then tp=$t; break; fi
+    done
+    check "memory of imported $f fits on at most 8 x h200" test -n "$tp"
+    [ -n "$tp" ] || continue
+    run estimate -g h200 -t $tp >"$tmp/e" 2>&1
+    check "estimate imported $f" grep -q '^tpot ' "$tmp/e"
+    run simulate -g h200 -t $tp -n 20 --block-size 16 --prefix-cache --shared-prefix 512:2 >"$tmp/s" 2>&1
+    check "simulate imported $f with the prefix cache hits it" grep -q '^prefix_hit_rate  *0\.[1-9]' "$tmp/s"
+    run plan --gpus h200 --tp $tp --users 8 --fast >"$tmp/p" 2>&1
+    check "plan imported $f" grep -q '^- Fewest GPUs: ' "$tmp/p"
+done
 exit $status
