@@ -19,6 +19,7 @@
  *     disaggregated KV transfer are keys of the --config YAML file, not flags. */
 #include "serve/launch.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -61,15 +62,16 @@ static struct shape shape_of(const struct plan_input *in, int n, int mode)
 }
 
 /* Appends with snprintf, never past the buffer. */
-static void add(char *buf, size_t n, const char *fmt, const char *s, long v)
+static void add(char *buf, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void add(char *buf, size_t n, const char *fmt, ...)
 {
     size_t len = strlen(buf);
     if (len + 1 >= n)
         return;
-    if (s)
-        snprintf(buf + len, n - len, fmt, s);
-    else
-        snprintf(buf + len, n - len, fmt, v);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + len, n - len, fmt, ap);
+    va_end(ap);
 }
 
 static void vllm(const struct plan_input *in, const char *model, struct shape s, const char *role,
@@ -77,46 +79,46 @@ static void vllm(const struct plan_input *in, const char *model, struct shape s,
 {
     char *b = c->cmd, *nt = c->note;
     size_t bn = sizeof c->cmd, nn = sizeof c->note;
-    add(b, bn, "vllm serve %s", model, 0);
-    add(b, bn, " --tensor-parallel-size %ld", NULL, s.tp);
+    add(b, bn, "vllm serve %s", model);
+    add(b, bn, " --tensor-parallel-size %ld", (long)s.tp);
     if (s.pp > 1)
-        add(b, bn, " --pipeline-parallel-size %ld", NULL, s.pp);
+        add(b, bn, " --pipeline-parallel-size %ld", (long)s.pp);
     if (s.dp > 1)
-        add(b, bn, " --data-parallel-size %ld", NULL, s.dp);
+        add(b, bn, " --data-parallel-size %ld", (long)s.dp);
     if (s.ep > 1) {
-        add(b, bn, " --enable-expert-parallel", NULL, 0);
+        add(b, bn, " --enable-expert-parallel");
         if (s.ep != s.tp * s.dp)
-            add(nt, nn, "vLLM sets the EP size to TP x DP = %ld (no flag for EP %s); ", NULL, (long)s.tp * s.dp);
+            add(nt, nn, "vLLM sets the EP size to TP x DP = %ld (no flag for EP %ld); ", (long)s.tp * s.dp, (long)s.ep);
     }
     /* each data-parallel rank of vLLM is an engine with its own scheduler: the instance's
      * limits are split over them */
     long seqs = (in->sim.max_seqs + s.dp - 1) / s.dp, toks = (in->sim.max_batched_tokens + s.dp - 1) / s.dp;
-    add(b, bn, " --max-num-seqs %ld", NULL, seqs);
-    add(b, bn, " --max-num-batched-tokens %ld", NULL, toks);
+    add(b, bn, " --max-num-seqs %ld", seqs);
+    add(b, bn, " --max-num-batched-tokens %ld", toks);
     if (s.dp > 1)
-        add(nt, nn, "--max-num-seqs and --max-num-batched-tokens are per data-parallel rank (the plan's / %ld); ", NULL,
-            s.dp);
+        add(nt, nn, "--max-num-seqs and --max-num-batched-tokens are per data-parallel rank (the plan's / %ld); ",
+            (long)s.dp);
     if (!in->sim.chunked_prefill)
-        add(b, bn, " --no-enable-chunked-prefill", NULL, 0);
+        add(b, bn, " --no-enable-chunked-prefill");
     if (in->dt.kv == LLMROOF_FP8)
-        add(b, bn, " --kv-cache-dtype fp8", NULL, 0);
+        add(b, bn, " --kv-cache-dtype fp8");
     else if (in->dt.kv != LLMROOF_FP16 && in->dt.kv != LLMROOF_BF16)
-        add(nt, nn, "vLLM has no %s KV cache (fp8 at most): left at auto; ", dtype_name(in->dt.kv), 0);
+        add(nt, nn, "vLLM has no %s KV cache (fp8 at most): left at auto; ", dtype_name(in->dt.kv));
     /* a recurrent state held wider than the model's dtype (--state-dtype fp32, or the model's
      * config stating it): vLLM's cache of those layers in float32 */
     if (in->dt.state_set && in->dt.state == LLMROOF_FP32 && in->model && layers_state_elems(in->model) > 0)
-        add(b, bn, " --mamba-cache-dtype float32", NULL, 0);
+        add(b, bn, " --mamba-cache-dtype float32");
     else if (in->dt.state_set && in->dt.state == LLMROOF_FP8 && in->model && layers_state_elems(in->model) > 0)
-        add(nt, nn, "vLLM has no %s recurrent state (float32 or float16): left at auto; ", dtype_name(in->dt.state), 0);
+        add(nt, nn, "vLLM has no %s recurrent state (float32 or float16): left at auto; ", dtype_name(in->dt.state));
     if (in->dt.weight == LLMROOF_FP8)
-        add(b, bn, " --quantization fp8", NULL, 0);
+        add(b, bn, " --quantization fp8");
     else if (in->dt.weight != LLMROOF_FP16 && in->dt.weight != LLMROOF_BF16)
         add(nt, nn, "%s weights: serve a checkpoint quantized to it (AWQ, GPTQ, NVFP4...), whose config vLLM reads; ",
-            dtype_name(in->dt.weight), 0);
+            dtype_name(in->dt.weight));
     if (strcmp(role, "serve") != 0) {
-        add(b, bn, " --kv-transfer-config '{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}'", NULL, 0);
+        add(b, bn, " --kv-transfer-config '{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}'");
         add(nt, nn, "a proxy in front sends each request to a prefill instance, then to a decode instance (vLLM's "
-                    "disaggregated-serving proxy example); ", NULL, 0);
+                    "disaggregated-serving proxy example); ");
     }
 }
 
@@ -125,35 +127,35 @@ static void sglang(const struct plan_input *in, const char *model, struct shape 
 {
     char *b = c->cmd, *nt = c->note;
     size_t bn = sizeof c->cmd, nn = sizeof c->note;
-    add(b, bn, "python -m sglang.launch_server --model-path %s", model, 0);
+    add(b, bn, "python -m sglang.launch_server --model-path %s", model);
     /* SGLang's --tp counts the instance's GPUs per stage; --dp splits them into attention
      * replicas when --enable-dp-attention is on */
     long width = s.ep > s.tp * s.dp ? s.ep : (long)s.tp * s.dp;
-    add(b, bn, " --tp %ld", NULL, width);
+    add(b, bn, " --tp %ld", width);
     if (s.dp > 1)
-        add(b, bn, " --dp %ld --enable-dp-attention", NULL, s.dp);
+        add(b, bn, " --dp %ld --enable-dp-attention", (long)s.dp);
     if (s.ep > 1)
-        add(b, bn, " --ep-size %ld", NULL, s.ep);
+        add(b, bn, " --ep-size %ld", (long)s.ep);
     if (s.pp > 1)
-        add(b, bn, " --pp-size %ld", NULL, s.pp);
-    add(b, bn, " --max-running-requests %ld", NULL, in->sim.max_seqs);
+        add(b, bn, " --pp-size %ld", (long)s.pp);
+    add(b, bn, " --max-running-requests %ld", in->sim.max_seqs);
     if (in->sim.chunked_prefill)
-        add(b, bn, " --chunked-prefill-size %ld", NULL, in->sim.max_batched_tokens);
+        add(b, bn, " --chunked-prefill-size %ld", in->sim.max_batched_tokens);
     else
-        add(b, bn, " --chunked-prefill-size -1", NULL, 0);
+        add(b, bn, " --chunked-prefill-size -1");
     if (in->dt.kv == LLMROOF_FP8)
-        add(b, bn, " --kv-cache-dtype fp8_e4m3", NULL, 0);
+        add(b, bn, " --kv-cache-dtype fp8_e4m3");
     else if (in->dt.kv != LLMROOF_FP16 && in->dt.kv != LLMROOF_BF16)
-        add(nt, nn, "SGLang has no %s KV cache (fp8 at most): left at auto; ", dtype_name(in->dt.kv), 0);
+        add(nt, nn, "SGLang has no %s KV cache (fp8 at most): left at auto; ", dtype_name(in->dt.kv));
     if (in->dt.weight == LLMROOF_FP8)
-        add(b, bn, " --quantization fp8", NULL, 0);
+        add(b, bn, " --quantization fp8");
     else if (in->dt.weight != LLMROOF_FP16 && in->dt.weight != LLMROOF_BF16)
         add(nt, nn, "%s weights: serve a checkpoint quantized to it, whose config SGLang reads; ",
-            dtype_name(in->dt.weight), 0);
+            dtype_name(in->dt.weight));
     if (strcmp(role, "serve") != 0) {
-        add(b, bn, " --disaggregation-mode %s", role, 0);
-        add(b, bn, " --disaggregation-transfer-backend mooncake", NULL, 0);
-        add(nt, nn, "the SGLang router (sglang_router.launch_router --pd-disaggregation) joins the pools; ", NULL, 0);
+        add(b, bn, " --disaggregation-mode %s", role);
+        add(b, bn, " --disaggregation-transfer-backend mooncake");
+        add(nt, nn, "the SGLang router (sglang_router.launch_router --pd-disaggregation) joins the pools; ");
     }
 }
 
@@ -162,27 +164,25 @@ static void trtllm(const struct plan_input *in, const char *model, struct shape 
 {
     char *b = c->cmd, *nt = c->note;
     size_t bn = sizeof c->cmd, nn = sizeof c->note;
-    add(b, bn, "trtllm-serve %s", model, 0);
+    add(b, bn, "trtllm-serve %s", model);
     long width = s.ep > s.tp * s.dp ? s.ep : (long)s.tp * s.dp;
-    add(b, bn, " --tp_size %ld", NULL, width);
+    add(b, bn, " --tp_size %ld", width);
     if (s.pp > 1)
-        add(b, bn, " --pp_size %ld", NULL, s.pp);
+        add(b, bn, " --pp_size %ld", (long)s.pp);
     if (s.ep > 1)
-        add(b, bn, " --ep_size %ld", NULL, s.ep);
-    add(b, bn, " --max_batch_size %ld", NULL, in->sim.max_seqs);
-    add(b, bn, " --max_num_tokens %ld", NULL, in->sim.max_batched_tokens);
+        add(b, bn, " --ep_size %ld", (long)s.ep);
+    add(b, bn, " --max_batch_size %ld", in->sim.max_seqs);
+    add(b, bn, " --max_num_tokens %ld", in->sim.max_batched_tokens);
     if (s.dp > 1)
-        add(nt, nn, "attention data parallelism is 'enable_attention_dp: true' in a --config YAML file (no flag); ",
-            NULL, 0);
+        add(nt, nn, "attention data parallelism is 'enable_attention_dp: true' in a --config YAML file (no flag); ");
     if (in->dt.kv != LLMROOF_FP16 && in->dt.kv != LLMROOF_BF16)
         add(nt, nn, "the KV-cache dtype (%s) is 'kv_cache_config: {dtype: ...}' in a --config YAML file (no flag); ",
-            dtype_name(in->dt.kv), 0);
+            dtype_name(in->dt.kv));
     if (in->dt.weight != LLMROOF_FP16 && in->dt.weight != LLMROOF_BF16)
-        add(nt, nn, "%s weights: serve a checkpoint quantized to it (no quantization flag); ", dtype_name(in->dt.weight),
-            0);
+        add(nt, nn, "%s weights: serve a checkpoint quantized to it (no quantization flag); ", dtype_name(in->dt.weight));
     if (strcmp(role, "serve") != 0)
         add(nt, nn, "disaggregated: the KV transfer is 'cache_transceiver_config' in the --config YAML file, and "
-                    "'trtllm-serve disaggregated -c FILE' routes between the pools; ", NULL, 0);
+                    "'trtllm-serve disaggregated -c FILE' routes between the pools; ");
 }
 
 static void finish_note(char *note)
@@ -223,7 +223,7 @@ void launch_build(const struct plan_input *in, const struct plan_option *o, stru
             c->gpus_per_instance = s.gpus;
             if (in->gpus_per_node > 0 && s.gpus > in->gpus_per_node) /* the plan gives it whole nodes */
                 add(c->note, sizeof c->note, "an instance spans %ld nodes: start it with the engine's multi-node "
-                    "options (SGLang --nnodes/--node-rank/--dist-init-addr; vLLM on a Ray cluster); ", NULL,
+                    "options (SGLang --nnodes/--node-rank/--dist-init-addr; vLLM on a Ray cluster); ",
                     (long)((s.gpus + in->gpus_per_node - 1) / in->gpus_per_node));
             if (e == 0)
                 vllm(in, model, s, c->role, c);
@@ -233,7 +233,7 @@ void launch_build(const struct plan_input *in, const struct plan_option *o, stru
                 trtllm(in, model, s, c->role, c);
             if (!in->model->hf_id[0])
                 add(c->note, sizeof c->note, "the catalog names no HuggingFace repository for '%s': replace MODEL; ",
-                    in->model->id, 0);
+                    in->model->id);
             finish_note(c->note);
         }
 }

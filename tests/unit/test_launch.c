@@ -30,7 +30,7 @@ static const struct launch_cmd *find(const struct launch_set *s, const char *eng
         if (!strcmp(s->c[i].engine, engine) && !strcmp(s->c[i].role, role))
             return &s->c[i];
     fail_msg("no %s %s command", engine, role);
-    return NULL;
+    return &s->c[0]; /* not reached (fail_msg jumps out); not NULL, which gcc -O3 would trace into strstr */
 }
 
 static void tp_layout_gives_one_command_per_engine_with_the_hf_repo(void **state)
@@ -198,11 +198,32 @@ static void fp32_state_sets_vllm_mamba_cache_dtype(void **state)
     catalog_free(&cat);
 }
 
+/* The plan's own EP wider than TP x DP (TP-8 with --ep 16 over two nodes): vLLM has no EP flag of
+ * its own (its EP size is TP x DP = 8 x 1), so the note names both numbers. Before, the note's
+ * "%s" took the long argument: undefined behaviour, garbage or a crash. */
+static void vllm_notes_an_ep_it_cannot_set(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct plan_input in;
+    setup_in(&in, model(&cat, "deepseek-v3"));
+    in.layout.ep = 16;
+    struct plan_option o = feasible(8, 0);
+    struct launch_set s;
+    launch_build(&in, &o, &s);
+    const struct launch_cmd *v = find(&s, "vllm", "serve");
+    assert_non_null(strstr(v->note, "vLLM sets the EP size to TP x DP = 8 (no flag for EP 16)"));
+    assert_int_equal(v->gpus_per_instance, 16); /* max(16, 8 x 1) */
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(tp_layout_gives_one_command_per_engine_with_the_hf_repo),
         cmocka_unit_test(dp_attention_splits_vllm_limits_and_notes_trtllm_yaml),
+        cmocka_unit_test(vllm_notes_an_ep_it_cannot_set),
         cmocka_unit_test(pipeline_and_fp8_flags_where_engines_have_them),
         cmocka_unit_test(disaggregated_plan_gives_prefill_and_decode_pools_with_a_connector),
         cmocka_unit_test(infeasible_row_and_model_without_repo),
