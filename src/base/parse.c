@@ -125,6 +125,17 @@ bool parse_utf8_valid(const char *s, size_t n, size_t *bad)
     const unsigned char *p = (const unsigned char *)s;
     size_t i = 0;
     while (i < n) {
+        /* eight ASCII bytes at a time (a catalog is nearly all ASCII): no byte with its high bit
+         * set and none zero, by the has-zero-byte test of Anderson's "Bit Twiddling Hacks" */
+        if (i + 8 <= n) {
+            uint64_t v;
+            memcpy(&v, p + i, sizeof v);
+            const uint64_t lo = 0x0101010101010101u, hi = 0x8080808080808080u;
+            if (((v | ((v - lo) & ~v)) & hi) == 0) {
+                i += 8;
+                continue;
+            }
+        }
         unsigned c = p[i];
         size_t len;
         unsigned min;

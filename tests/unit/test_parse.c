@@ -93,6 +93,14 @@ static void utf8(void **state)
     assert_false(parse_utf8_valid("\xFF", 1, &bad));
     assert_false(parse_utf8_valid("a\0b", 3, &bad));           /* embedded NUL */
     assert_int_equal(bad, 1);
+    /* past the eight-byte ASCII stride: the bad byte found in a later or a mixed word */
+    assert_true(parse_utf8_valid("0123456789abcdef\xC3\xA9", 18, &bad));
+    assert_false(parse_utf8_valid("0123456789abc\0ef0123", 20, &bad)); /* NUL in the second word */
+    assert_int_equal(bad, 13);
+    assert_false(parse_utf8_valid("0123456789abcdefghij\xC0\xAF", 22, &bad)); /* overlong after 20 */
+    assert_int_equal(bad, 20);
+    assert_false(parse_utf8_valid("01234567\x80", 9, &bad)); /* a lone continuation after one word */
+    assert_int_equal(bad, 8);
     /* parse_line_at: 1 + the newlines before the offset */
     assert_int_equal(parse_line_at("ab\ncd\n\xFF", 6), 3); /* the bad byte at 6 follows two newlines */
     assert_int_equal(parse_line_at("ab\ncd", 2), 1);        /* the '\n' at 2 is not before 2 */
