@@ -735,7 +735,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "dequant_min_tokens", "custom_allreduce", "first_token_decode",
                                           "cpu_seq_s", "cpu_overlap", "admission", "max_seqs", "max_batched_tokens",
                                           "large_gpu_max_seqs", "large_gpu_max_batched_tokens", "budget_min_context",
-                                          "chunked_prefill", "prefill_first", "tp_step_overhead_s", "source", NULL };
+                                          "chunked_prefill", "prefill_first", "spec_no_overlap", "tp_step_overhead_s", "source", NULL };
     static const char *const admissions[] = { "optimistic", "no-evict", NULL };
     int rc;
     memset(g, 0, sizeof *g);
@@ -785,6 +785,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
     bool chunked = true;
     if ((rc = json_get_bool(c, e, "chunked_prefill", false, &chunked)) ||
         (rc = json_get_bool(c, e, "prefill_first", false, &g->prefill_first)) ||
+        (rc = json_get_bool(c, e, "spec_no_overlap", false, &g->spec_no_overlap)) ||
         (rc = json_get_bool(c, e, "budget_min_context", false, &g->budget_min_context)))
         return rc;
     g->whole_prefill = !chunked;

@@ -195,6 +195,7 @@ struct llmroof_engine {
                                          0.2-0.5: max(max_model_len, max_num_batched_tokens)) */
     bool whole_prefill;               /* "chunked_prefill": false - prompts are prefilled whole, never
                                          split across iterations (vLLM before 0.6's default) */
+    bool spec_no_overlap;             /* speculative decoding turns the CPU overlap off (SGLang 0.4) */
     bool prefill_first;               /* waiting prompts are admitted first into a prompt-only iteration
                                          that stalls every running decode (vLLM 0.2-0.5's scheduler) */
     char source[LLMROOF_SOURCE_MAX];  /* where the figures come from */

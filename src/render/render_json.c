@@ -1013,6 +1013,8 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
             cJSON_AddBoolToObject(o, "chunked_prefill", false);
         if (e[i].prefill_first)
             cJSON_AddBoolToObject(o, "prefill_first", true);
+        if (e[i].spec_no_overlap)
+            cJSON_AddBoolToObject(o, "spec_no_overlap", true);
         cJSON_AddStringToObject(o, "attention_kernel", attn_kernel_name(e[i].attention));
         cJSON_AddBoolToObject(o, "cuda_graphs", e[i].cuda_graphs);
         cJSON_AddBoolToObject(o, "custom_allreduce", e[i].custom_allreduce);

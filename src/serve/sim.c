@@ -61,6 +61,7 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
         return;
     c->cpu_seq_s = en->cpu_seq_s;
     c->cpu_overlap = en->cpu_overlap;
+    c->spec_no_overlap = en->spec_no_overlap;
     c->admit_no_evict = en->admit_no_evict;
     if (en->whole_prefill)
         c->chunked_prefill = false;

@@ -84,6 +84,8 @@ struct sim_config {
     long max_batched_tokens;         /* token budget of one iteration */
     long max_seqs;                   /* running sequences at most */
     bool chunked_prefill;            /* split prompts across iterations within the budget */
+    bool spec_no_overlap;            /* with speculative decoding the CPU work is not overlapped:
+                                        SGLang 0.4 server_args disables the overlap scheduler for EAGLE */
     bool prefill_first;              /* admit waiting prompts first into a prompt-only iteration that
                                         stalls the running decodes (vLLM 0.2-0.5); false: running
                                         sequences first, admissions with the budget left */

@@ -383,7 +383,10 @@ double sim_iter_cost(const struct runner *r, const struct engine *e, const struc
     double t = gpu_time(r, e, it);
     if (c->cpu_seq_s > 0) {
         const double cpu = c->cpu_seq_s * (double)it->nsched;
-        t += cpu - c->cpu_overlap * (cpu < t ? cpu : t);
+        /* SGLang 0.4 (server_args.py) sets disable_overlap_schedule when a speculative algorithm
+         * is on, so its CPU work then runs between steps */
+        const double ov = c->spec_no_overlap && c->spec.kind != SIM_SPEC_NONE ? 0.0 : c->cpu_overlap;
+        t += cpu - ov * (cpu < t ? cpu : t);
     }
     return c->step_scale > 0 ? t * c->step_scale : t;
 }
