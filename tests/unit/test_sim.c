@@ -435,6 +435,46 @@ static void cpu_work_per_sequence_adds_or_overlaps(void **state)
     catalog_free(&cat);
 }
 
+/* SGLang runs speculative decoding without its overlap scheduler (spec_no_overlap, SGLang's
+ * speculative-decoding docs: the overlapped variant is the opt-in "SpecV2"): the CPU work per
+ * sequence, hidden under the GPU step when overlapped (max(step, cpu) = the step), is added to
+ * every iteration. One request alone, cpu_seq_s 1 ms, full overlap: the two runs draw the same
+ * acceptances (same seed, one sequence), so they run the same N iterations and the one without
+ * overlap takes exactly N x 1 ms longer, its busy time too; TTFT (one prefill iteration) 1 ms more. */
+static void speculation_turns_the_overlap_off_where_the_engine_does(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 512, 64, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, &w);
+    c.concurrency = 1;
+    c.requests = 1;
+    c.cpu_seq_s = 1e-3;
+    c.cpu_overlap = 1.0;
+    c.spec.kind = SIM_SPEC_EAGLE;
+    c.spec.k = 2;
+    c.spec.alpha = 0.7;
+    struct sim_result a, b;
+    run(&c, &a);
+    c.spec_no_overlap = true;
+    run(&c, &b);
+    assert_int_equal(a.iterations, b.iterations);
+    assert_true(a.iterations > 2);
+    assert_rel_close(b.busy_s - a.busy_s, (double)a.iterations * 1e-3, 1e-9);
+    assert_rel_close(b.ttft.mean - a.ttft.mean, 1e-3, 1e-9);
+    sim_result_free(&a);
+    sim_result_free(&b);
+    /* without speculation the field changes nothing */
+    c.spec.kind = SIM_SPEC_NONE;
+    run(&c, &a);
+    c.spec_no_overlap = false;
+    run(&c, &b);
+    assert_rel_close(a.busy_s, b.busy_s, 0);
+    sim_result_free(&a);
+    sim_result_free(&b);
+    catalog_free(&cat);
+}
+
 /* --warmup N: the latency statistics skip the first N requests, the rest is unchanged. */
 static void warmup_skips_the_first_requests_in_the_latency_statistics(void **state)
 {
@@ -1252,6 +1292,7 @@ int main(void)
         cmocka_unit_test(no_evict_admission_never_preempts),
         cmocka_unit_test(mixed_iterations_cost_decode_attention_per_sequence),
         cmocka_unit_test(cpu_work_per_sequence_adds_or_overlaps),
+        cmocka_unit_test(speculation_turns_the_overlap_off_where_the_engine_does),
         cmocka_unit_test(warmup_skips_the_first_requests_in_the_latency_statistics),
         cmocka_unit_test(engine_profile_sets_the_scheduler),
         cmocka_unit_test(an_open_loop_beyond_capacity_is_reported_overloaded),
