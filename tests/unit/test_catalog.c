@@ -274,6 +274,27 @@ static void engine_scheduler_fields_are_bounded(void **state)
     catalog_free(&cat);
 }
 
+/* TGI 2.x's scheduler (launcher docs: --max-batch-prefill-tokens 4096 by default; the router runs a
+ * waiting prefill batch before decoding resumes; prompts not chunked before 3.0): the shipped
+ * profile says so, rather than the chunked 8192-token default that left its rows 34-38% fast. */
+static void tgi_profile_runs_whole_prefills_first_in_4096_tokens(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    struct llmroof_err err = { 0 };
+    catalog_init(&cat);
+    assert_int_equal(catalog_add_engines_file(&cat, LLMROOF_TEST_DATA_DIR "/engines.json", false, &err), 0);
+    const struct llmroof_engine *tgi = NULL;
+    for (size_t i = 0; i < cat.n_engines; i++)
+        if (strcmp(cat.engines[i].id, "tgi") == 0)
+            tgi = &cat.engines[i];
+    assert_non_null(tgi);
+    assert_true(tgi->whole_prefill);
+    assert_true(tgi->prefill_first);
+    assert_int_equal(tgi->max_batched_tokens, 4096); /* TGI launcher default */
+    catalog_free(&cat);
+}
+
 /* What llmroof writes as a catalog (validate --fit-gpus/--fit-engines, calibrate --out) loads
  * back as the same entries, every optional field included: the shipped GPUs and engines, written
  * and read again, are byte-for-byte the structs they were. */
@@ -576,6 +597,7 @@ int main(void)
         cmocka_unit_test(valid_gpu_template_loads),
         cmocka_unit_test(gpu_validation_names_file_line_entry_and_field),
         cmocka_unit_test(malformed_json_reports_line_and_column),
+        cmocka_unit_test(tgi_profile_runs_whole_prefills_first_in_4096_tokens),
         cmocka_unit_test(written_catalog_entries_load_back_unchanged),
         cmocka_unit_test(duplicate_ids_and_aliases_are_rejected),
         cmocka_unit_test(user_file_replaces_same_id),
