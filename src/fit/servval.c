@@ -412,12 +412,13 @@ static double scale_to_mean(const long *pairs, int which, double target, double 
         s += (double)pairs[2 * (size_t)i + (size_t)which];
     double k0 = target * CHAT_DRAWS / s, a = 0, b = k0;
     /* the mean rises with k (weakly, once caps bind): widen, then halve */
-    for (int n = 0; n < 40; n++, b *= 2) {
+    for (int n = 0; n < 40; n++) {
         double m = 0;
         for (int i = 0; i < CHAT_DRAWS; i++)
             m += capped_len((double)pairs[2 * (size_t)i + (size_t)which], b, lo, caps ? caps[i] : 0);
         if (m >= target * CHAT_DRAWS)
             break;
+        b *= 2;
     }
     for (int n = 0; n < 60; n++) {
         double k = 0.5 * (a + b), m = 0;
