@@ -48,6 +48,13 @@ static void every_model_matches_its_published_count(void **state)
         /* Falcon-H1-3B: only its name's "3B" was found; the shapes give 3.149B */
         if (strcmp(m->id, "falcon-h1-3b") == 0)
             tol = 0.05;
+        /* ERNIE-4.5-21B-A3B: "21B total" rounds down the shapes' 21.8B (the Hub's safetensors
+         * count is 21.8B); Kimi-Linear-48B: KDA's low-rank gates costed as gated DeltaNet give
+         * 49.3B against 48B (tests/unit/test_layers.c gives the same reasons) */
+        if (strcmp(m->id, "ernie-4.5-21b-a3b") == 0)
+            tol = 0.04;
+        if (strcmp(m->id, "kimi-linear-48b-a3b") == 0)
+            tol = 0.03;
         double total = arch_params(m).total;
         if (fabs(total / m->params_published - 1.0) > tol) {
             print_error("%s: derived %.4gB, published %.4gB\n", m->id, total / 1e9, m->params_published / 1e9);

@@ -22,6 +22,9 @@ static const char *const model_ids[] = {
     "qwen3-next-80b-a3b", "nemotron-nano-9b-v2", "deepseek-v3.2-exp", "glm-4.5", "minimax-m2", "minimax-text-01",
     "granite-4.0-h-tiny", "falcon-h1-3b", "llama-3.3-nemotron-super-49b",
     "llama-3.1-nemotron-ultra-253b",
+    "olmo-2-7b", "phi-4", "phi-3.5-moe", "command-a", "ernie-4.5-21b-a3b",
+    "seed-oss-36b", "dots-llm1", "qwen2.5-vl-7b", "qwen3-vl-8b", "mistral-small-3.1-24b",
+    "hunyuan-a13b", "ling-lite-1.5", "kimi-linear-48b-a3b", "jamba-v0.1"
 };
 
 static void blackwell_has_fp4_and_nvl72_one_domain(void **state)
