@@ -35,6 +35,13 @@ struct shape {
     int gpus;    /* GPUs of one instance */
 };
 
+/* The GPUs of one pipeline stage: the attention ranks (TP x DP) or the expert ranks, whichever
+ * is wider; what SGLang's --tp and TensorRT-LLM's --tp_size count. */
+static long shape_width(struct shape s)
+{
+    return s.ep > s.tp * s.dp ? s.ep : (long)s.tp * s.dp;
+}
+
 /* plan.h's modes: 0 TP (or the plan's own --pp/--ep/--dp-attention layout), 1 TP + EP over
  * the same ranks, 2 data-parallel attention + EP (n counts the GPUs), 3 TP + PP 2. */
 static struct shape shape_of(const struct plan_input *in, int n, int mode)
@@ -56,8 +63,7 @@ static struct shape shape_of(const struct plan_input *in, int n, int mode)
         if (in->layout.dp_attn && ep > n && n > 0)
             s.dp = ep / n;
     }
-    int width = s.ep > s.tp * s.dp ? s.ep : s.tp * s.dp;
-    s.gpus = width * s.pp;
+    s.gpus = (int)shape_width(s) * s.pp;
     return s;
 }
 
@@ -130,7 +136,7 @@ static void sglang(const struct plan_input *in, const char *model, struct shape 
     add(b, bn, "python -m sglang.launch_server --model-path %s", model);
     /* SGLang's --tp counts the instance's GPUs per stage; --dp splits them into attention
      * replicas when --enable-dp-attention is on */
-    long width = s.ep > s.tp * s.dp ? s.ep : (long)s.tp * s.dp;
+    long width = shape_width(s);
     add(b, bn, " --tp %ld", width);
     if (s.dp > 1)
         add(b, bn, " --dp %ld --enable-dp-attention", (long)s.dp);
@@ -165,7 +171,7 @@ static void trtllm(const struct plan_input *in, const char *model, struct shape 
     char *b = c->cmd, *nt = c->note;
     size_t bn = sizeof c->cmd, nn = sizeof c->note;
     add(b, bn, "trtllm-serve %s", model);
-    long width = s.ep > s.tp * s.dp ? s.ep : (long)s.tp * s.dp;
+    long width = shape_width(s);
     add(b, bn, " --tp_size %ld", width);
     if (s.pp > 1)
         add(b, bn, " --pp_size %ld", (long)s.pp);

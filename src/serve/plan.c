@@ -567,6 +567,16 @@ struct plan_best {
     bool any_price;  /* some GPU of the plan is priced: the answer may go by cost */
 };
 
+/* An option whose TPOT floor (one sequence's decode step) is above the SLO: no size helps, and it
+ * is not simulated (docs/planning.md, "Bounds before simulating"). */
+static void tpot_floor_miss(const struct plan_input *in, struct plan_option *o, double floor_s)
+{
+    o->binding = PLAN_BIND_TPOT;
+    snprintf(o->reason, sizeof o->reason,
+             "misses the TPOT SLO at any size: one sequence's decode step alone takes %.1f ms (> %.0f ms)",
+             floor_s * 1e3, in->tpot_slo_s * 1e3);
+}
+
 /* No plan found yet; costs compare by price when any GPU has one. */
 static struct plan_best best_start(const struct plan_input *in)
 {
@@ -846,10 +856,7 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
             floor_s[li] = tpot_floor_s(in, g, codes[li]);
             if (floor_s[li] > in->tpot_slo_s) {
                 /* no count can help: not simulated (docs/planning.md, "Bounds before simulating") */
-                o->binding = PLAN_BIND_TPOT;
-                snprintf(o->reason, sizeof o->reason,
-                         "misses the TPOT SLO at any size: one sequence's decode step alone takes %.1f ms (> %.0f ms)",
-                         floor_s[li] * 1e3, in->tpot_slo_s * 1e3);
+                tpot_floor_miss(in, o, floor_s[li]);
                 continue;
             }
             const long lb = pool_ruled_out(in, g, false, codes[li], false) + 1;
@@ -893,10 +900,7 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
                 o->prefill_mode = lay_mode(best_code);
                 o->prefill_instances = best_x;
                 lname(in, o->prefill_tp, o->prefill_mode, o->prefill_layout, sizeof o->prefill_layout);
-                o->binding = PLAN_BIND_TPOT;
-                snprintf(o->reason, sizeof o->reason,
-                         "misses the TPOT SLO at any size: one sequence's decode step alone takes %.1f ms (> %.0f ms)",
-                         floor_s[li] * 1e3, in->tpot_slo_s * 1e3);
+                tpot_floor_miss(in, o, floor_s[li]);
                 continue;
             }
             const long lb = pool_ruled_out(in, g, true, codes[li], true) + 1;
