@@ -12,7 +12,7 @@
 enum { OPT_MBT = 1, OPT_MAXSEQS, OPT_NOCHUNK, OPT_CONC, OPT_REQS, OPT_THINK, OPT_RATE, OPT_TRACE, OPT_WORKLOAD,
        OPT_SEED, OPT_REQOUT, OPT_TRACEOUT, OPT_SW_MBT, OPT_SW_RATE, OPT_SW_CONC, OPT_SVG, OPT_RANGE, OPT_SCENARIO,
        OPT_TTFT, OPT_TPOT, OPT_PCT, OPT_PCACHE, OPT_PREFIX, OPT_SPEC, OPT_SPECK, OPT_SPECA, OPT_SPECT, OPT_INST, OPT_ROUTER,
-       OPT_PPOOL, OPT_DPOOL, OPT_KVLINK, OPT_WARMUP, OPT_BAND, OPT_ADMIT };
+       OPT_PPOOL, OPT_DPOOL, OPT_KVLINK, OPT_WARMUP, OPT_BAND, OPT_ADMIT, OPT_MAXLEN };
 enum { OPT_QUIET = 200 }; /* apart: other options append to the list above */
 
 struct ctx {
@@ -44,6 +44,10 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         rc = cli_long(c, "max-seqs", arg, 1, 1000000, &v);
         x->cfg.max_seqs = v;
         x->have_maxseqs = true;
+        return rc;
+    case OPT_MAXLEN: /* vLLM's --max-model-len: refuse a longer prompt, stop output at it */
+        rc = cli_long(c, "max-model-len", arg, 1, 100000000, &v);
+        x->cfg.max_model_len = v;
         return rc;
     case OPT_WARMUP:
         rc = cli_long(c, "warmup", arg, 0, 100000000, &v);
@@ -276,7 +280,7 @@ static void warn_rejected(struct cli *c, const struct sim_result *r, const char 
 {
     if (r->requests > 0 && r->completed == 0)
         fprintf(c->errf, "llmroof: warning: %severy request was rejected (%ld of %ld: prompt + output exceed the KV cache "
-                        "of %.0f tokens); TTFT, TPOT and e2e are n/a\n",
+                        "of %.0f tokens, or the prompt exceeds --max-model-len); TTFT, TPOT and e2e are n/a\n",
                 what, r->errors, r->requests, r->kv_capacity_tokens);
 }
 
@@ -345,6 +349,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         CLI_OPT_MODEL, CLI_OPT_GPU, CLI_OPT_TP, CLI_OPT_LAYOUT, CLI_OPT_DTYPES, CLI_OPT_EFFS, CLI_OPT_MEM,
         { OPT_MBT, "max-batched-tokens", 0, "N", "token budget of one iteration (default: the engine's, else 2048)", false },
         { OPT_MAXSEQS, "max-seqs", 0, "N", "running sequences at most (default: the engine's, else 256)", false },
+        { OPT_MAXLEN, "max-model-len", 0, "N", "context limit as vLLM's --max-model-len: a longer prompt is rejected, output stops at it (default none)", false },
         { OPT_ADMIT, "admission", 0, "POLICY", "optimistic (preempt when KV runs out, vLLM) or no-evict (reserve prompt + output, TensorRT-LLM); default: the engine's, else optimistic", false },
         { OPT_QUIET, "quiet", 'q', NULL, "no progress line (shown only on a terminal, after a second)", false },
         { OPT_WARMUP, "warmup", 0, "N", "latency statistics skip the first N requests (a t=0 burst of a closed loop)", false },
