@@ -74,8 +74,20 @@ for r in rows:
         ctx=MAX_CONTEXT.get(MODEL.get(r['model'],''))
         if ctx and 'vllm' in fw.lower(): m['max_batched_tokens']=str(max(int(ctx), 2048))
         notes.append('chunked prefill off as stated (a step holds up to max(max_model_len, 2048) tokens, vLLM)')
-    ss=re.search(r'--num-scheduler-steps (\d+)', r['notes'])
+    # vLLM's multi-step scheduling, as the flag or as 'multi-step N'; the v0.6.0 post ran every
+    # v0.6.0 benchmark with --num-scheduler-steps 10 ('Performance Benchmarks'), b004's figure too
+    ss=re.search(r'(?:--num-scheduler-steps|multi-step) (\d+)', r['notes'])
     if ss: m['sched_steps']=ss.group(1); notes.append('%s scheduler steps as stated' % ss.group(1))
+    elif r['id']=='b004' and 'perf-update' in r['source']:
+        m['sched_steps']='10'; notes.append("10 scheduler steps, as the post ran all its v0.6.0 benchmarks")
+    # the MI300X post's tuned vLLM rows without the flags in their notes (Llama 3.1 70B): the post's
+    # quick-start command for that model, --enable-chunked-prefill=False --num-scheduler-step 15
+    # --max-num-seqs 1024 ('Quick Start Guide')
+    if 'vllm-serving-amd' in r['source'] and fw.startswith('vLLM') and 'tuned cfg' in fw and not ss and not ms:
+        ctx=MAX_CONTEXT.get(MODEL.get(r['model'],''))
+        m['sched_steps']='15'; m['max_seqs']='1024'; m['chunked']='0'
+        if ctx: m['max_batched_tokens']=str(max(int(ctx), 2048))
+        notes.append("the post's quick-start flags for the tuned setup: 15 scheduler steps, 1024 sequences, chunked prefill off")
     if not m['model']: skip.append("model '%s' has no catalog entry" % r['model'])
     if not m['gpu']: skip.append("GPU '%s' is not stated or has no catalog entry" % r['gpu'])
     if r['gpu']=='A10G': notes.append('A10G taken as the A10 (same GA102, 24 GB, 600 GB/s)')

@@ -734,6 +734,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "kv_per_query_head", "fp8_attention", "fp16_accumulate", "attention_kernel",
                                           "dequant_min_tokens", "custom_allreduce", "first_token_decode",
                                           "cpu_seq_s", "cpu_overlap", "admission", "max_seqs", "max_batched_tokens",
+                                          "cpu_output_s", "cpu_output_overlap", "api_stream_s", "api_overlap",
                                           "large_gpu_max_seqs", "large_gpu_max_batched_tokens", "budget_min_context",
                                           "chunked_prefill", "prefill_first", "spec_no_overlap", "tp_step_overhead_s", "source", NULL };
     static const char *const admissions[] = { "optimistic", "no-evict", NULL };
@@ -770,6 +771,13 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
          * tokens per iteration within what their flags accept */
         (rc = json_get_number(c, e, "cpu_seq_s", "cpu_seq_s", false, 0, false, 1e-3, &g->cpu_seq_s, NULL)) ||
         (rc = json_get_number(c, e, "cpu_overlap", "cpu_overlap", false, 0, false, 1, &g->cpu_overlap, NULL)) ||
+        /* the per-sequence output work, engine side and API server side, with the same bounds
+         * (docs/model.md "Engine CPU work"; vLLM v0.6.0 post: 17 + 71 microseconds in 0.5.3) */
+        (rc = json_get_number(c, e, "cpu_output_s", "cpu_output_s", false, 0, false, 1e-3, &g->cpu_output_s, NULL)) ||
+        (rc = json_get_number(c, e, "cpu_output_overlap", "cpu_output_overlap", false, 0, false, 1,
+                              &g->cpu_output_overlap, NULL)) ||
+        (rc = json_get_number(c, e, "api_stream_s", "api_stream_s", false, 0, false, 1e-3, &g->api_stream_s, NULL)) ||
+        (rc = json_get_number(c, e, "api_overlap", "api_overlap", false, 0, false, 1, &g->api_overlap, NULL)) ||
         (rc = json_get_long(c, e, "max_seqs", false, 1, 65536, &g->max_seqs, NULL)) ||
         (rc = json_get_long(c, e, "max_batched_tokens", false, 16, 10000000, &g->max_batched_tokens, NULL)) ||
         (rc = json_get_long(c, e, "large_gpu_max_seqs", false, 1, 65536, &g->large_gpu_max_seqs, NULL)) ||

@@ -185,6 +185,14 @@ struct llmroof_engine {
     /* serving scheduler (the simulator; docs/catalog.md "Engines"); 0 / false = absent */
     double cpu_seq_s;                 /* CPU seconds per running sequence per iteration, [0, 1 ms] */
     double cpu_overlap;               /* share of the CPU work that overlaps the GPU step, [0, 1] */
+    double cpu_output_s;              /* engine output processing per sequence per iteration (GPU->CPU copy,
+                                         stop checks, detokenisation), s [0, 1 ms] */
+    double cpu_output_overlap;        /* share of it that overlaps the GPU step (vLLM 0.6's asynchronous
+                                         output processor: 1), [0, 1] */
+    double api_stream_s;              /* API server per streamed chunk (one per sequence per iteration:
+                                         OpenAI response formatting, SSE), s [0, 1 ms] */
+    double api_overlap;               /* share of it off the engine's step (1: its own process, vLLM >= 0.6;
+                                         0: the engine's process and GIL, vLLM <= 0.5), [0, 1] */
     bool admit_no_evict;              /* "admission": "no-evict" (reserve prompt + max output KV at
                                          admission) instead of "optimistic" (preempt when blocks run out) */
     long max_seqs;                    /* default running-sequence limit, [1, 65536]; 0 = the simulator's 256 */

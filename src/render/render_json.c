@@ -995,6 +995,14 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
             cJSON_AddNumberToObject(o, "cpu_seq_s", e[i].cpu_seq_s);
         if (e[i].cpu_overlap > 0)
             cJSON_AddNumberToObject(o, "cpu_overlap", e[i].cpu_overlap);
+        if (e[i].cpu_output_s > 0)
+            cJSON_AddNumberToObject(o, "cpu_output_s", e[i].cpu_output_s);
+        if (e[i].cpu_output_overlap > 0)
+            cJSON_AddNumberToObject(o, "cpu_output_overlap", e[i].cpu_output_overlap);
+        if (e[i].api_stream_s > 0)
+            cJSON_AddNumberToObject(o, "api_stream_s", e[i].api_stream_s);
+        if (e[i].api_overlap > 0)
+            cJSON_AddNumberToObject(o, "api_overlap", e[i].api_overlap);
         if (e[i].admit_no_evict)
             cJSON_AddStringToObject(o, "admission", "no-evict");
         if (e[i].max_seqs > 0)

@@ -35,9 +35,15 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
     sbuf_printf(out, "; budget %ld tokens/iteration, %ld sequence%s, %s; seed %llu", c->max_batched_tokens, c->max_seqs,
                 PL(c->max_seqs),
                 c->chunked_prefill ? "chunked prefill" : "whole prefills", (unsigned long long)c->seed);
-    if (c->admit_no_evict || c->cpu_seq_s > 0 || c->warmup_requests > 0) { /* the engine's scheduler, --warmup */
+    if (c->admit_no_evict || c->cpu_seq_s > 0 || c->cpu_output_s > 0 || c->api_stream_s > 0 ||
+        c->warmup_requests > 0) { /* the engine's scheduler, --warmup */
         sbuf_printf(out, "\nscheduler: %s admission, CPU %.3g us per sequence per iteration (%.0f%% overlapped)",
                     c->admit_no_evict ? "guaranteed-no-evict" : "optimistic", c->cpu_seq_s * 1e6, 100.0 * c->cpu_overlap);
+        if (c->cpu_output_s > 0) /* sim_cpu_step_s: output processing and the API server's streaming */
+            sbuf_printf(out, ", output %.3g us (%.0f%%)", c->cpu_output_s * 1e6, 100.0 * c->cpu_output_overlap);
+        if (c->api_stream_s > 0)
+            sbuf_printf(out, ", API server %.3g us (%s)", c->api_stream_s * 1e6,
+                        c->api_overlap >= 1 ? "own process" : c->api_overlap > 0 ? "partly overlapped" : "in the engine's process");
         if (c->warmup_requests > 0)
             sbuf_printf(out, "; latencies after the first %ld request%s", c->warmup_requests,
                         c->warmup_requests == 1 ? "" : "s");

@@ -61,6 +61,10 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
         return;
     c->cpu_seq_s = en->cpu_seq_s;
     c->cpu_overlap = en->cpu_overlap;
+    c->cpu_output_s = en->cpu_output_s;
+    c->cpu_output_overlap = en->cpu_output_overlap;
+    c->api_stream_s = en->api_stream_s;
+    c->api_overlap = en->api_overlap;
     c->spec_no_overlap = en->spec_no_overlap;
     c->admit_no_evict = en->admit_no_evict;
     if (en->whole_prefill)
@@ -296,6 +300,9 @@ static int check_config(const struct sim_config *c, long *nreq, struct llmroof_e
         return llmroof_err_set(err, LLMROOF_EINPUT, "scheduler steps must be in [0, 1024]");
     if (!(c->cpu_seq_s >= 0 && c->cpu_seq_s <= 1e-3) || !(c->cpu_overlap >= 0 && c->cpu_overlap <= 1))
         return llmroof_err_set(err, LLMROOF_EINPUT, "the CPU cost per sequence must be in [0, 1 ms] and its overlap in [0, 1]");
+    if (!(c->cpu_output_s >= 0 && c->cpu_output_s <= 1e-3) || !(c->api_stream_s >= 0 && c->api_stream_s <= 1e-3) ||
+        !(c->cpu_output_overlap >= 0 && c->cpu_output_overlap <= 1) || !(c->api_overlap >= 0 && c->api_overlap <= 1))
+        return llmroof_err_set(err, LLMROOF_EINPUT, "the output and API CPU costs per sequence must be in [0, 1 ms] and their overlaps in [0, 1]");
     if (!(c->step_scale == 0 || (c->step_scale >= 0.1 && c->step_scale <= 10)))
         return llmroof_err_set(err, LLMROOF_EINPUT, "the step-time scale %g must be in [0.1, 10]", c->step_scale);
     if (c->warmup_requests < 0)

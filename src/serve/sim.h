@@ -129,6 +129,11 @@ struct sim_config {
     double cpu_overlap;              /* share in [0, 1] of the shorter of the CPU work and the GPU step
                                         that runs concurrently (overlap scheduling): iteration = gpu + cpu
                                         - overlap * min(gpu, cpu) */
+    double cpu_output_s;             /* engine output processing per scheduled sequence per iteration
+                                        (GPU->CPU copy, stop checks, detokenisation), s */
+    double cpu_output_overlap;       /* share in [0, 1] of it that runs during the GPU step */
+    double api_stream_s;             /* API server per streamed chunk (one per scheduled sequence), s */
+    double api_overlap;              /* share in [0, 1] of it off the engine's step (own process: 1) */
     bool admit_no_evict;             /* admit a request only when the KV of its whole prompt and output
                                         fits, reserved at admission (TensorRT-LLM GUARANTEED_NO_EVICT):
                                         never preempts; false: vLLM's optimistic admission + preemption */
@@ -139,6 +144,11 @@ struct sim_config {
                                         iterations, and waiting requests are admitted only between
                                         runs; 0 or 1: every iteration schedules */
 };
+
+/* An iteration's time from its GPU time and `seqs` scheduled sequences: the engine's CPU work
+ * (scheduling and input preparation, output processing, the API server's streaming), each part
+ * overlapped with what runs before it by its own share (docs/metrics.md "The engine's CPU work"). */
+double sim_cpu_step_s(const struct sim_config *c, double gpu_s, double seqs);
 
 /* Applies an engine profile's scheduling fields (CPU cost per sequence and its overlap, admission
  * policy, whole prefills and prefill-first iterations: these two only switched on, so that

@@ -371,23 +371,44 @@ static double draft_step_s(const struct engine *e, const struct llmroof_batch *b
  * step (ops_build_draft; docs/metrics.md). */
 static double gpu_time(const struct runner *r, const struct engine *e, const struct iter *it);
 
+/* The engine's CPU work beside an iteration's GPU time, in three parts that scale with the
+ * scheduled sequences (vLLM's v0.6.0 post profiled vLLM 0.5.3, Llama 3 8B on one H100: API server
+ * 33% of the time, scheduling with gathering the last step's results and preparing inputs 29%,
+ * GPU 38%; docs/model.md "Engine CPU work" derives the three costs from that split):
+ *   1. scheduling and input preparation (block tables, sampling metadata): cpu_seq_s each, next to
+ *      the GPU by cpu_overlap (SGLang's overlap scheduler: 1; vLLM V0 between steps: 0; multi-step
+ *      scheduling divides it by its steps, servval.c);
+ *   2. output processing (the GPU->CPU copy, stop checks, detokenisation): cpu_output_s each, in
+ *      the same thread, overlapping the GPU step by cpu_output_overlap (vLLM 0.6's asynchronous
+ *      output processor processes step n's outputs during step n + 1: 1);
+ *   3. the API server's streamed chunk (OpenAI response formatting, SSE): api_stream_s each,
+ *      in the engine's process and GIL before vLLM 0.6 (api_overlap 0: added to the step), in its
+ *      own process from 0.6 (PR #6883; api_overlap 1: a pipeline stage, so the step takes the
+ *      longer of the engine's and the server's work).
+ * Each part combines with the time before it as t + cpu - overlap * min(t, cpu). A sequence whose
+ * prompt chunk does not finish its prompt streams nothing, but is counted (at most the one or two
+ * prompts a token budget splits per iteration). SGLang 0.4 (server_args.py) sets
+ * disable_overlap_schedule when a speculative algorithm is on, so part 1 then runs between
+ * steps. */
+static double add_cpu(double t, double cpu, double overlap)
+{
+    return cpu > 0 ? t + cpu - overlap * (cpu < t ? cpu : t) : t;
+}
+
+double sim_cpu_step_s(const struct sim_config *c, double gpu_s, double seqs)
+{
+    const double ov = c->spec_no_overlap && c->spec.kind != SIM_SPEC_NONE ? 0.0 : c->cpu_overlap;
+    double t = add_cpu(gpu_s, c->cpu_output_s * seqs, c->cpu_output_overlap); /* during the GPU step */
+    t = add_cpu(t, c->cpu_seq_s * seqs, ov);
+    return add_cpu(t, c->api_stream_s * seqs, c->api_overlap);
+}
+
 /* The iteration's GPU time (gpu_time) and the engine's CPU work that grows with the batch
- * (scheduling, sampling, detokenisation, block tables: cpu_seq_s per scheduled sequence): an
- * engine that prepares the next step while the GPU runs this one (overlap 1: SGLang's overlap
- * scheduler, vLLM's async output processing in part) takes the longer of the two, one that does
- * not (vLLM before 0.6: the GPU idle for most of a large-batch step, vLLM's v0.6.0 post) their sum.
- * step_scale stretches the whole iteration (the capacity band). */
+ * (sim_cpu_step_s); step_scale stretches the whole iteration (the capacity band). */
 double sim_iter_cost(const struct runner *r, const struct engine *e, const struct iter *it)
 {
     const struct sim_config *c = r->c;
-    double t = gpu_time(r, e, it);
-    if (c->cpu_seq_s > 0) {
-        const double cpu = c->cpu_seq_s * (double)it->nsched;
-        /* SGLang 0.4 (server_args.py) sets disable_overlap_schedule when a speculative algorithm
-         * is on, so its CPU work then runs between steps */
-        const double ov = c->spec_no_overlap && c->spec.kind != SIM_SPEC_NONE ? 0.0 : c->cpu_overlap;
-        t += cpu - ov * (cpu < t ? cpu : t);
-    }
+    const double t = sim_cpu_step_s(c, gpu_time(r, e, it), (double)it->nsched);
     return c->step_scale > 0 ? t * c->step_scale : t;
 }
 

@@ -1,0 +1,166 @@
+/* test_sim_cpu.c - the engine's CPU work beside the GPU step (sim_cpu_step_s): scheduling and
+ * input preparation, output processing and the API server's streaming, each with its overlap
+ * (docs/model.md "Engine CPU work"; vLLM's v0.6.0 performance post). */
+#include "helpers.h"
+
+#include "serve/sim.h"
+
+/* The shipped profile `id` applied to a default simulator configuration. */
+static struct sim_config engine_config(struct llmroof_catalog *cat, const char *id)
+{
+    struct llmroof_err err = { 0 };
+    assert_int_equal(catalog_add_engines_file(cat, LLMROOF_TEST_DATA_DIR "/engines.json", false, &err), 0);
+    const struct llmroof_engine *en = catalog_find_engine(cat, id);
+    assert_non_null(en);
+    struct sim_config c;
+    sim_default_config(&c);
+    sim_config_engine(&c, en, gpu(cat, "h100"), false, false);
+    return c;
+}
+
+/* vLLM 0.5.3 (vllm-0.4): one process, nothing overlapped. At the post's conditions (217 running
+ * sequences, 17.82 ms of GPU time + the profile's 3 ms step + the H100's 20 us, as the roofline
+ * charges them) a step is
+ *   20.84 ms + 217 x (32 + 17 + 71) us = 20.84 + 26.04 = 46.88 ms,
+ * of which the GPU is 17.82 / 46.88 = 38.0%, the API server 217 x 71 us = 15.407 ms = 32.9%, and
+ * scheduling with output processing 3 + 217 x 49 us = 13.633 ms = 29.1%: the post's 38 / 33 / 29. */
+static void vllm_0_5_step_reproduces_the_posts_split(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct sim_config c = engine_config(&cat, "vllm-0.4");
+    const double t = sim_cpu_step_s(&c, 20.84e-3, 217);
+    assert_rel_close(t, 46.88e-3, 1e-9);
+    assert_rel_close(17.82e-3 / t, 0.380, 0.005);
+    assert_rel_close(217 * 71e-6 / t, 0.329, 0.005);
+    assert_rel_close((3e-3 + 217 * 49e-6) / t, 0.291, 0.005);
+    catalog_free(&cat);
+}
+
+/* vLLM 0.6.0 (vllm-0.6): output processing overlaps the GPU step, scheduling runs between steps,
+ * the API server is its own process. 20 ms of GPU time and 200 sequences:
+ *   output 200 x 17 us = 3.4 ms, under the 20 ms GPU step: 20 ms;
+ *   scheduling 200 x 32 us = 6.4 ms after it: 26.4 ms;
+ *   API server 200 x 71 us = 14.2 ms, beside it: max(26.4, 14.2) = 26.4 ms.
+ * (The one-constant profile before gave 20 + 200 x 20 us x 0.5 = 22 ms.) With 10-step scheduling
+ * (servval.c divides cpu_seq_s by the steps) scheduling is 0.64 ms: 20.64 ms. */
+static void vllm_0_6_hides_output_processing_and_the_api_server(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct sim_config c = engine_config(&cat, "vllm-0.6");
+    assert_rel_close(sim_cpu_step_s(&c, 20e-3, 200), 26.4e-3, 1e-9);
+    c.cpu_seq_s /= 10;
+    assert_rel_close(sim_cpu_step_s(&c, 20e-3, 200), 20.64e-3, 1e-9);
+    catalog_free(&cat);
+}
+
+/* The API server in its own process is a pipeline stage: when its work outgrows the engine's the
+ * step takes the server's time. 5 ms of GPU time and 250 sequences under vllm-0.6:
+ *   output 250 x 17 us = 4.25 ms < 5 ms: 5 ms; scheduling 250 x 32 us = 8 ms: 13 ms;
+ *   API server 250 x 71 us = 17.75 ms > 13 ms: 17.75 ms.
+ * In the engine's process (api_overlap 0) it adds: 13 + 17.75 = 30.75 ms. */
+static void api_server_in_its_own_process_bounds_the_step(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct sim_config c = engine_config(&cat, "vllm-0.6");
+    assert_rel_close(sim_cpu_step_s(&c, 5e-3, 250), 17.75e-3, 1e-9);
+    c.api_overlap = 0;
+    assert_rel_close(sim_cpu_step_s(&c, 5e-3, 250), 30.75e-3, 1e-9);
+    catalog_free(&cat);
+}
+
+/* The parts' overlaps are independent: a profile with only the old per-sequence cost behaves as
+ * before (SGLang, 4 us fully overlapped: 300 sequences, 1 ms GPU -> max(1, 1.2) = 1.2 ms; with
+ * speculative decoding its overlap scheduler is off: 1 + 1.2 = 2.2 ms). */
+static void scheduling_overlap_alone_is_unchanged(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct sim_config c = engine_config(&cat, "sglang");
+    assert_rel_close(c.cpu_output_s + c.api_stream_s, 0, 0);
+    assert_rel_close(sim_cpu_step_s(&c, 1e-3, 300), 1.2e-3, 1e-9);
+    c.spec.kind = SIM_SPEC_EAGLE;
+    assert_rel_close(sim_cpu_step_s(&c, 1e-3, 300), 2.2e-3, 1e-9);
+    catalog_free(&cat);
+}
+
+/* Through the simulator: one request alone decodes one sequence per iteration. An API server
+ * costing 1 ms per streamed chunk in the engine's process adds 1 ms to every iteration (TTFT and
+ * TPOT + 1 ms); in its own process it hides under the GPU step (a Llama-2-7B decode step on an
+ * A100 is about 8 ms) and changes nothing. */
+static void api_server_cost_reaches_the_latencies(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 128, 64, NULL, 0 };
+    struct sim_config c;
+    sim_default_config(&c);
+    c.setup = (struct llmroof_setup){ model(&cat, "llama-2-7b"), gpu(&cat, "a100-sxm4-80gb"), 1,
+                                      { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 },
+                                      roofline_default_effs(gpu(&cat, "a100-sxm4-80gb")), { 0 } };
+    c.workload = &w;
+    c.concurrency = 1;
+    c.requests = 1;
+    struct sim_result base, serial, own;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(sim_run(&c, &base, &err), 0);
+    c.api_stream_s = 1e-3;
+    assert_int_equal(sim_run(&c, &serial, &err), 0);
+    c.api_overlap = 1;
+    assert_int_equal(sim_run(&c, &own, &err), 0);
+    assert_rel_close(serial.ttft.mean, base.ttft.mean + 1e-3, 1e-9);
+    assert_rel_close(serial.tpot.mean, base.tpot.mean + 1e-3, 1e-9);
+    assert_rel_close(own.tpot.mean, base.tpot.mean, 1e-12);
+    assert_rel_close(own.ttft.mean, base.ttft.mean, 1e-12);
+    sim_result_free(&base);
+    sim_result_free(&serial);
+    sim_result_free(&own);
+    catalog_free(&cat);
+}
+
+/* The new fields are bounded and named: 2 ms of API work per chunk, an overlap of 1.5. */
+static void out_of_range_cpu_parts_are_rejected(void **state)
+{
+    (void)state;
+    static const char *const bad[][2] = {
+        { "\"cpu_output_s\": 0.002", "cpu_output_s" },
+        { "\"cpu_output_overlap\": 1.5", "cpu_output_overlap" },
+        { "\"api_stream_s\": 0.002", "api_stream_s" },
+        { "\"api_overlap\": -0.5", "api_overlap" },
+    };
+    char text[512];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct llmroof_catalog cat;
+        struct llmroof_err err = { 0 };
+        catalog_init(&cat);
+        snprintf(text, sizeof text,
+                 "{\"engines\":[{\"id\":\"e\",\"name\":\"e\",\"step_overhead_s\":0,\"first_token_s\":0,"
+                 "\"compute_scale\":1,%s,\"source\":\"s\"}]}", bad[i][0]);
+        assert_int_not_equal(catalog_add_engines_text(&cat, text, strlen(text), "e.json", false, &err), 0);
+        if (!strstr(err.msg, bad[i][1])) {
+            print_error("'%s' not named in: %s\n", bad[i][1], err.msg);
+            fail();
+        }
+        catalog_free(&cat);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(vllm_0_5_step_reproduces_the_posts_split),
+        cmocka_unit_test(vllm_0_6_hides_output_processing_and_the_api_server),
+        cmocka_unit_test(api_server_in_its_own_process_bounds_the_step),
+        cmocka_unit_test(scheduling_overlap_alone_is_unchanged),
+        cmocka_unit_test(api_server_cost_reaches_the_latencies),
+        cmocka_unit_test(out_of_range_cpu_parts_are_rejected),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
