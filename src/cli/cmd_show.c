@@ -53,6 +53,8 @@ static void show_gpu(struct table *t, const struct llmroof_gpu *g)
         kvn(t, "nvls_bandwidth", "%.2f", g->nvls_bw_Bps / 1e9, "GB/s NVLink SHARP all-reduce (algbw)");
     if (g->mesh_links > 0)
         kvn(t, "mesh_links", "%.0f", (double)g->mesh_links, "point-to-point links per GPU (full mesh)");
+    if (g->custom_ar_latency_s > 0)
+        kvn(t, "custom_allreduce_latency", "%.2f", g->custom_ar_latency_s * 1e6, "us per call of an engine's custom all-reduce");
     kvn(t, "compute_eff", "%.2f", g->compute_eff, "");
     kvn(t, "memory_eff", "%.2f", g->memory_eff, "");
     kvn(t, "comm_eff", "%.2f", g->comm_eff, "");

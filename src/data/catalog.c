@@ -76,7 +76,8 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
     };
     static const char *const net_fields[] = { "kind", "bandwidth_Bps", "latency_s", NULL };
     static const char *const ic_fields[] = { "kind", "bandwidth_Bps", "latency_s", "hop_latency_s",
-                                             "nvls_bandwidth_Bps", "mesh_links", NULL };
+                                             "nvls_bandwidth_Bps", "mesh_links",
+                                             "custom_allreduce_latency_s", NULL };
     static const char *const eff_fields[] = { "compute", "memory", "comm", "kernel_s", "gemm_8bit", "fp16_accumulate_ratio",
                                               "overlap", "attention", "attention_fa3", "attention_memory", NULL };
     int rc;
@@ -158,7 +159,11 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
         /* NVLink SHARP all-reduce bandwidth: at most twice the link rate (the switch halves the
          * traffic of a ring); a mesh has 1 to 64 point-to-point links per GPU */
         (rc = json_get_number(c, ic, "nvls_bandwidth_Bps", "interconnect.nvls_bandwidth_Bps", false, 1e8, false, 2e13,
-                              &g->nvls_bw_Bps, NULL)))
+                              &g->nvls_bw_Bps, NULL)) ||
+        /* an engine's custom all-reduce over peer memory: its measured fixed cost per call, 0.5 to
+         * 50 us (docs/catalog.md; absent: comm.h's default) */
+        (rc = json_get_number(c, ic, "custom_allreduce_latency_s", "interconnect.custom_allreduce_latency_s", false,
+                              0.5e-6, false, 50e-6, &g->custom_ar_latency_s, NULL)))
         return rc;
     double mesh = 0;
     if ((rc = json_get_number(c, ic, "mesh_links", "interconnect.mesh_links", false, 1, false, 64, &mesh, NULL)))
@@ -172,6 +177,11 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
                                                                "NVSwitch feature)");
     if (g->mesh_links > 0 && g->link != LLMROOF_LINK_XGMI)
         return json_ferr(c, "interconnect.mesh_links", "needs an \"xgmi\" interconnect (a point-to-point mesh)");
+    /* the engines run their custom all-reduce only over NVLink or xGMI peer access */
+    if (g->custom_ar_latency_s > 0 && g->link == LLMROOF_LINK_PCIE)
+        return json_ferr(c, "interconnect.custom_allreduce_latency_s",
+                         "needs an \"nvlink\" or \"xgmi\" interconnect (the engines' custom all-reduce reads peer "
+                         "memory over it)");
 
     const cJSON *ef = cJSON_GetObjectItemCaseSensitive(e, "efficiency");
     if (!ef)

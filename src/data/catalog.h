@@ -39,6 +39,8 @@ struct llmroof_gpu {
     double link_hop_latency_s;                       /* added latency per ring step, s */
     double nvls_bw_Bps;                              /* NVLink SHARP all-reduce algorithm bandwidth, bytes/s; 0 = none */
     int mesh_links;                                  /* fully connected mesh (MI300X xGMI): links per GPU; 0 = switched */
+    double custom_ar_latency_s;                      /* fixed cost of one call of an engine's custom (peer-memory)
+                                                        all-reduce on this GPU's link, s; 0 = comm.h default */
     double compute_eff;                              /* achieved fraction of peak FLOP/s, (0,1] */
     double memory_eff;                               /* achieved fraction of peak bandwidth, (0,1] */
     double comm_eff;                                 /* achieved fraction of link bandwidth, (0,1] */

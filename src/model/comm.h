@@ -45,6 +45,14 @@ enum { COMM_PROTO_NONE, COMM_PROTO_NVLINK, COMM_PROTO_PCIE };
 #define COMM_CUSTOM_AR_LATENCY_S 5.5e-6
 #define COMM_CUSTOM_AR_MAX_BYTES 8388608.0
 
+/* The custom all-reduce's fixed cost per call on a GPU whose catalog entry gives one
+ * (interconnect.custom_allreduce_latency_s, measured on that GPU: MI300X 7.1 us, docs/catalog.md),
+ * else the H100 line's 5.5 us. */
+static inline double comm_custom_latency_s(double catalog_s)
+{
+    return catalog_s > 0 ? catalog_s : COMM_CUSTOM_AR_LATENCY_S;
+}
+
 double comm_allreduce_s(const struct llmroof_link_model *l, int ranks, double msg_bytes);
 double comm_allgather_s(const struct llmroof_link_model *l, int ranks, double msg_bytes);
 

@@ -153,7 +153,7 @@ static struct rl_ctx rl_ctx_of(const struct llmroof_gpu *g, enum llmroof_dtype a
                                            * (vLLM turns it off on PCIe-only GPUs) */
                                           /* (the engine's collective_latency_s is NCCL's path) */
                                           eff->custom_allreduce && g->link != LLMROOF_LINK_PCIE
-                                              ? COMM_CUSTOM_AR_LATENCY_S
+                                              ? comm_custom_latency_s(g->custom_ar_latency_s)
                                               : 0.0 };
     /* one domain: the intra link; beyond it the hierarchical / network terms of comm.h */
     r.net = (struct llmroof_link_model){ g->net_bw_Bps, eff->comm, g->net_latency_s, 0.0, COMM_PROTO_NONE, 0.0, 0, 0.0 };

@@ -309,6 +309,8 @@ static cJSON *gpu_entry(const struct llmroof_gpu *g, const char *schema)
         cJSON_AddNumberToObject(ic, "nvls_bandwidth_Bps", g->nvls_bw_Bps);
     if (g->mesh_links > 0)
         cJSON_AddNumberToObject(ic, "mesh_links", g->mesh_links);
+    if (g->custom_ar_latency_s > 0)
+        cJSON_AddNumberToObject(ic, "custom_allreduce_latency_s", g->custom_ar_latency_s);
     cJSON *ef = cJSON_AddObjectToObject(o, "efficiency");
     cJSON_AddNumberToObject(ef, "compute", g->compute_eff);
     cJSON_AddNumberToObject(ef, "memory", g->memory_eff);

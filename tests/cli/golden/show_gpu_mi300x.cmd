@@ -1,0 +1,1 @@
+show gpu mi300x --format csv

@@ -1,0 +1,124 @@
+/* test_comm.c - collective costs that depend on the GPU's own measured figures (llmroof/comm.h):
+ * the fixed cost of an engine's custom all-reduce per GPU. */
+#include "helpers.h"
+
+#include <string.h>
+
+#include "model/comm.h"
+#include "model/estimate.h"
+#include "model/roofline.h"
+
+/* The custom all-reduce's fixed cost is the GPU's measured one where the catalog has it:
+ * MI300X 7.1 us (vLLM's custom all-reduce on MI300-series GPUs: 7.07 us at 4 KB on 2 GPUs, aiter
+ * PR #801; 7.18 us at 2 KB on 4 GPUs, vLLM PR #19744), else the H100 line's 5.5 us. */
+static void custom_allreduce_takes_the_gpus_own_latency(void **state)
+{
+    (void)state;
+    assert_rel_close(comm_custom_latency_s(0.0), 5.5e-6, 0);
+    assert_rel_close(comm_custom_latency_s(7.1e-6), 7.1e-6, 0);
+    /* 8 MI300X (xGMI mesh of 7 links, 448 GB/s per direction, comm 0.7), DeepSeek-V3's decode
+     * message at batch 1: 7168 x 2 B = 14336 B. 8 ranks use all 7 links: busbw 448e9 x 0.7 =
+     * 313.6 GB/s.
+     *   one-shot: 7.1 + 7 x 14336 / 313.6e9 = 7.1 + 100352 / 313.6e9 (0.32 us) = 7.42 us
+     *   two-shot: 14.2 + 2 x 7/8 x 14336 / 313.6e9 (0.08 us)                    = 14.28 us
+     *   RCCL LL:  6.6 + 14 x 0.6 = 15.0 + 25088 / 78.4e9 (0.32 us)              = 15.32 us
+     * one-shot wins: 7.42 us; with the H100 line's 5.5 us it was 5.82 us */
+    struct llmroof_link_model mi = { 448e9, 0.7, 6.6e-6, 0.6e-6, COMM_PROTO_NVLINK, 0, 7, 7.1e-6 };
+    assert_rel_close(comm_allreduce_s(&mi, 8, 14336.0), 7.42e-6, 1e-9);
+    mi.custom_latency_s = comm_custom_latency_s(0.0);
+    assert_rel_close(comm_allreduce_s(&mi, 8, 14336.0), 5.82e-6, 1e-9);
+}
+
+/* A check of the NCCL-path model on the MI300X's own link against a published rccl-tests run
+ * (crickett-hpe/hpc-ai-envs PR #30: all_reduce_perf, 8 x MI300X, 8 MiB float sum, 91.10 us
+ * out of place, 94.94 in place). 8 ranks, 14 steps, busbw 448e9 x 0.7 = 313.6 GB/s; each rank moves
+ * 14/8 x 8388608 = 14680064 B:
+ *   LL:     6.6 + 14 x 0.6 = 15.0 us + 14680064 / 78.4e9 (187.24 us)             = 202.24 us
+ *   LL128:  6.6 + 7.4 + 14 x (0.6 + 1.3) = 40.6 us + 14680064 / 288.512e9 (50.88) =  91.48 us
+ *   Simple: 6.6 + 1.8 + 14 x (0.6 + 2.8) = 56.0 us + 14680064 / 313.6e9 (46.81)   = 102.81 us
+ * LL128, 91.48 us: 0.4% above the measured 91.10 (no custom all-reduce above its 8 MiB limit). */
+static void mi300x_rccl_all_reduce_of_8_mib_by_hand(void **state)
+{
+    (void)state;
+    struct llmroof_link_model mi = { 448e9, 0.7, 6.6e-6, 0.6e-6, COMM_PROTO_NVLINK, 0, 7, 0 };
+    assert_rel_close(comm_allreduce_s(&mi, 8, 8388608.0), 91.48199e-6, 1e-6);
+    assert_rel_close(comm_allreduce_s(&mi, 8, 8388608.0), 91.10e-6, 0.01);
+}
+
+/* The shipped catalog carries the measured figures, and an estimate uses them: DeepSeek-V3 on
+ * 8 MI300X with SGLang (custom all-reduce on) at batch 1 runs 123 all-reduces per decode step (two
+ * per layer over 61 layers and the vocabulary-parallel embedding's), each of 7168 x 2 B = 14336 B:
+ * 123 x 7.42 us = 912.66 us (it was 123 x 5.82 = 715.86 us). MI355X: 5.8 us (vLLM PR #39080: 6.3 us
+ * at 24 KB on 8 GPUs less its 0.46 us bandwidth term); an H100 keeps 5.5 us. */
+static void mi300x_all_reduces_cost_their_measured_custom_latency(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_err err = { 0 };
+    assert_int_equal(catalog_add_engines_file(&cat, LLMROOF_TEST_DATA_DIR "/engines.json", false, &err), 0);
+    assert_rel_close(gpu(&cat, "mi300x")->custom_ar_latency_s, 7.1e-6, 0);
+    assert_rel_close(gpu(&cat, "mi325x")->custom_ar_latency_s, 7.1e-6, 0);
+    assert_rel_close(gpu(&cat, "mi355x")->custom_ar_latency_s, 5.8e-6, 0);
+    assert_rel_close(gpu(&cat, "h100-sxm5-80gb")->custom_ar_latency_s, 0, 0);
+    const struct llmroof_engine *en = catalog_find_engine(&cat, "sglang");
+    assert_non_null(en);
+    assert_true(en->custom_allreduce);
+    struct llmroof_setup s = { model(&cat, "deepseek-v3"), gpu(&cat, "mi300x"), 8,
+                               { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_BF16 }, { .compute = 0 }, { 0 } };
+    s.eff = roofline_effs_engine(s.gpu, en, NULL);
+    struct llmroof_request r = { 1, 1024, 2 };
+    struct llmroof_estimate e;
+    if (estimate_run(&s, &r, &e, &err)) {
+        print_error("%s\n", err.msg);
+        fail();
+    }
+    assert_rel_close(e.decode.op[LLMROOF_OP_ALL_REDUCE].time_s, 123 * 7.42e-6, 1e-9);
+    catalog_free(&cat);
+}
+
+/* The field is a measured fixed cost per call: 0.5 to 50 us, and only where the engines can run a
+ * custom all-reduce at all (peer memory over NVLink or xGMI, not over PCIe). */
+static const char *const gpu_text =
+    "{ \"gpus\": [ { \"id\": \"t\", \"name\": \"T\", \"memory_bytes\": 1e10, \"memory_bandwidth_Bps\": 1e12,\n"
+    "  \"peak_flops\": { \"fp16\": 1e14 },\n"
+    "  \"interconnect\": { \"kind\": \"%s\", \"bandwidth_Bps\": 3e11, \"latency_s\": 5e-6, \"hop_latency_s\": 1e-6,\n"
+    "                      \"custom_allreduce_latency_s\": %s },\n"
+    "  \"efficiency\": { \"compute\": 0.7, \"memory\": 0.8, \"comm\": 0.8 },\n"
+    "  \"step_overhead_s\": 2e-5, \"gpus_per_node\": 8, \"source\": \"test\" } ] }\n";
+
+static int load_variant(const char *kind, const char *value, struct llmroof_err *err)
+{
+    char text[1024];
+    snprintf(text, sizeof text, gpu_text, kind, value);
+    struct llmroof_catalog cat;
+    catalog_init(&cat);
+    int rc = catalog_add_gpus_text(&cat, text, strlen(text), "t.json", false, err);
+    catalog_free(&cat);
+    return rc;
+}
+
+static void custom_allreduce_latency_is_bounded_and_needs_peer_links(void **state)
+{
+    (void)state;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(load_variant("xgmi", "7.1e-6", &err), 0);
+    assert_int_equal(load_variant("nvlink", "5.5e-6", &err), 0);
+    assert_int_equal(load_variant("xgmi", "1e-3", &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "field 'interconnect.custom_allreduce_latency_s' must be a number"));
+    assert_int_equal(load_variant("nvlink", "0", &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "field 'interconnect.custom_allreduce_latency_s' must be a number"));
+    assert_int_equal(load_variant("pcie", "7.1e-6", &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "field 'interconnect.custom_allreduce_latency_s' needs an \"nvlink\" or \"xgmi\""));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(custom_allreduce_takes_the_gpus_own_latency),
+        cmocka_unit_test(mi300x_rccl_all_reduce_of_8_mib_by_hand),
+        cmocka_unit_test(mi300x_all_reduces_cost_their_measured_custom_latency),
+        cmocka_unit_test(custom_allreduce_latency_is_bounded_and_needs_peer_links),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
