@@ -280,7 +280,7 @@ static void warn_rejected(struct cli *c, const struct sim_result *r, const char 
 {
     if (r->requests > 0 && r->completed == 0)
         fprintf(c->errf, "llmroof: warning: %severy request was rejected (%ld of %ld: prompt + output exceed the KV cache "
-                        "of %.0f tokens, or the prompt exceeds --max-model-len); TTFT, TPOT and e2e are n/a\n",
+                        "of %.0f tokens); TTFT, TPOT and e2e are n/a\n",
                 what, r->errors, r->requests, r->kv_capacity_tokens);
 }
 
