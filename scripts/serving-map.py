@@ -104,18 +104,26 @@ for r in rows:
     if m['model'].startswith('deepseek') or m['model']=='kimi-k2':
         m['kvdt']='bf16' if kd!='fp8' else 'fp8'
     # layout
-    tp=r['tp'].rstrip('?'); ng=r['num_gpus'].rstrip('?')
+    tp=r['tp'].rstrip('?'); ng=r['num_gpus'].rstrip('?'); ngi_override=None
     if tp.startswith('P:'):
         mm=re.match(r'P:(\d+)/D:(\d+)', tp)
         m['disagg']='1:%s/1:%s' % (mm.group(1), mm.group(2)); m['tp']=mm.group(2)
         notes.append('DistServe placement: 1 prefill instance TP %s, 1 decode instance TP %s' % (mm.group(1), mm.group(2)))
     elif tp in ('','?','-'):
-        if r['id'] in ('b025','b026','b027','b028'): m['tp']='8'; notes.append('TP 8 assumed (8 GPUs, TP not stated)')
+        if r['id'] in ('b025','b026','b027','b028'):
+            # the MI300X post's 70B figure: its caption says "on 8 x MI300X" (the Hot Aisle server),
+            # but its Appendix says "All of the benchmarks are run ... with 4 MI300X GPUs" and its
+            # 70B quick-start command (the tuned flags) is -tp 4; no TGI command for the 70B is
+            # stated: one instance of TP 4 for both engines
+            m['tp']='4'; ngi_override=4
+            notes.append('TP 4 on 4 MI300X: the appendix runs every benchmark on 4 GPUs and the 70B command is -tp 4 '
+                         '(the caption names the 8-GPU server)')
         else: skip.append("tensor parallelism '%s' not stated" % r['tp'])
     else: m['tp']=tp
     if r['pp'] not in ('1','P:1/D:1','P:1/D:1?'): skip.append("pipeline parallelism '%s': the row's layout is not one llmroof expresses here" % r['pp'])
     try: ngi=int(ng)
     except: ngi=None
+    if ngi_override: ngi=ngi_override
     if ngi is None and not tp.startswith('P:'): skip.append("num_gpus '%s' is not a number" % r['num_gpus'])
     if m['tp'] and ngi and not m['disagg']:
         t=int(m['tp'])

@@ -746,6 +746,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "cpu_seq_s", "cpu_overlap", "admission", "max_seqs", "max_batched_tokens",
                                           "cpu_output_s", "cpu_output_overlap", "api_stream_s", "api_overlap",
                                           "large_gpu_max_seqs", "large_gpu_max_batched_tokens", "budget_min_context",
+                                          "chunked_prefill_min_context", "chunked_max_batched_tokens",
                                           "chunked_prefill", "prefill_first", "spec_no_overlap", "tp_step_overhead_s", "source", NULL };
     static const char *const admissions[] = { "optimistic", "no-evict", NULL };
     int rc;
@@ -793,6 +794,13 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
         (rc = json_get_long(c, e, "large_gpu_max_seqs", false, 1, 65536, &g->large_gpu_max_seqs, NULL)) ||
         (rc = json_get_long(c, e, "large_gpu_max_batched_tokens", false, 16, 10000000, &g->large_gpu_max_batched_tokens,
                             NULL)))
+        return rc;
+    /* vLLM 0.5.4-0.6 (V0 EngineArgs.create_engine_config, PR #6666): chunked prefill on by default
+     * only above 32K of max_model_len, then SchedulerConfig's chunked budget (512; 2048 from PR
+     * #10544, v0.6.5); bounds: a context of at least 1K, a budget as max_batched_tokens' */
+    if ((rc = json_get_long(c, e, "chunked_prefill_min_context", false, 1024, 10000000, &g->chunked_prefill_min_context,
+                            NULL)) ||
+        (rc = json_get_long(c, e, "chunked_max_batched_tokens", false, 16, 10000000, &g->chunked_max_batched_tokens, NULL)))
         return rc;
     int adm = 0;
     if ((rc = json_get_choice(c, e, "admission", "admission", admissions, 0, &adm)))

@@ -208,6 +208,12 @@ struct llmroof_engine {
     bool spec_no_overlap;             /* speculative decoding turns the CPU overlap off (SGLang 0.4) */
     bool prefill_first;               /* waiting prompts are admitted first into a prompt-only iteration
                                          that stalls every running decode (vLLM 0.2-0.5's scheduler) */
+    long chunked_prefill_min_context; /* chunked prefill turns itself on when the served context
+                                         (max_model_len) exceeds this many tokens, and overrides
+                                         chunked_prefill, prefill_first and budget_min_context there
+                                         (vLLM 0.5.4-0.6 V0: 32768, PR #6666), [1024, 1e7]; 0 = never */
+    long chunked_max_batched_tokens;  /* the token budget when it does (vLLM V0: 512, 2048 from PR
+                                         #10544), [16, 1e7]; 0 = max_batched_tokens */
     char source[LLMROOF_SOURCE_MAX];  /* where the figures come from */
 };
 

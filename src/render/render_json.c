@@ -1017,6 +1017,10 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
             cJSON_AddNumberToObject(o, "large_gpu_max_batched_tokens", (double)e[i].large_gpu_max_batched_tokens);
         if (e[i].tp_step_overhead_s > 0)
             cJSON_AddNumberToObject(o, "tp_step_overhead_s", e[i].tp_step_overhead_s);
+        if (e[i].chunked_prefill_min_context > 0)
+            cJSON_AddNumberToObject(o, "chunked_prefill_min_context", (double)e[i].chunked_prefill_min_context);
+        if (e[i].chunked_max_batched_tokens > 0)
+            cJSON_AddNumberToObject(o, "chunked_max_batched_tokens", (double)e[i].chunked_max_batched_tokens);
         if (e[i].budget_min_context)
             cJSON_AddBoolToObject(o, "budget_min_context", true);
         if (e[i].whole_prefill)

@@ -67,9 +67,17 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
     c->api_overlap = en->api_overlap;
     c->spec_no_overlap = en->spec_no_overlap;
     c->admit_no_evict = en->admit_no_evict;
-    if (en->whole_prefill)
+    /* the context the engine serves: --max-model-len, else the model's own (vLLM's max_model_len) */
+    const long ctx = c->max_model_len > 0 ? c->max_model_len : c->setup.model ? c->setup.model->max_context : 0;
+    /* vLLM 0.5.4-0.6 V0 (arg_utils.py create_engine_config, PR #6666): chunked prefill only above
+     * 32K of context, with SchedulerConfig's chunked budget; at or below it the whole-prefill,
+     * prefill-first scheduler with max(max_model_len, 2048) tokens (the profile's other fields), as
+     * also when chunking was switched off before (--no-chunked-prefill) */
+    const bool long_chunked = en->chunked_prefill_min_context > 0 && ctx > en->chunked_prefill_min_context &&
+                              c->chunked_prefill;
+    if (en->whole_prefill && !long_chunked)
         c->chunked_prefill = false;
-    if (en->prefill_first)
+    if (en->prefill_first && !long_chunked)
         c->prefill_first = true;
     /* vLLM (EngineArgs.get_batch_defaults, since about 0.9): GPUs of 70 GiB or more, except the
      * A100 (PR #17885: a larger budget lowered its throughput), get the larger defaults */
@@ -78,8 +86,10 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
     long budget = large && en->large_gpu_max_batched_tokens > 0 ? en->large_gpu_max_batched_tokens : en->max_batched_tokens;
     /* vLLM 0.2-0.5 (SchedulerConfig): max_num_batched_tokens defaults to max(max_model_len, 2048),
      * so that a whole prompt of the longest context fits one iteration */
-    if (en->budget_min_context && c->setup.model && c->setup.model->max_context > budget)
-        budget = c->setup.model->max_context;
+    if (long_chunked && en->chunked_max_batched_tokens > 0)
+        budget = en->chunked_max_batched_tokens;
+    if (en->budget_min_context && !long_chunked && ctx > budget)
+        budget = ctx;
     if (!keep_seqs && seqs > 0)
         c->max_seqs = seqs;
     if (!keep_budget && budget > 0)

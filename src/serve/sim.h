@@ -154,8 +154,9 @@ double sim_cpu_step_s(const struct sim_config *c, double gpu_s, double seqs);
  * policy, whole prefills and prefill-first iterations: these two only switched on, so that
  * --no-chunked-prefill stands) and, unless `keep_budget` / `keep_seqs`, its default token budget
  * and sequence limit for GPU `g` (vLLM's larger defaults on GPUs of 70 GiB or more other than the
- * A100; a budget of at least c->setup.model's context where the profile says so, so set the
- * setup first). en NULL: no change. */
+ * A100; a budget of at least the served context - c->max_model_len, else c->setup.model's - where
+ * the profile says so, so set the setup first; above the profile's chunked_prefill_min_context the
+ * engine chunks with its chunked budget instead, vLLM 0.5.4-0.6). en NULL: no change. */
 void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, const struct llmroof_gpu *g,
                        bool keep_budget, bool keep_seqs);
 

@@ -1,0 +1,131 @@
+/* test_sim_engine.c - an engine profile's default scheduler for a model (sim_config_engine):
+ * vLLM 0.5.4-0.6 V0 chunks prefills by default only when max_model_len exceeds 32K
+ * (vllm/engine/arg_utils.py create_engine_config, PR #6666), with SchedulerConfig's 512-token
+ * budget; at or below 32K it runs whole prompts first with max(max_model_len, 2048) tokens. */
+#include "helpers.h"
+
+#include "serve/sim.h"
+
+/* The shipped profile `id` applied to a default simulator configuration for model `mid` on one
+ * H100, with --max-model-len `max_len` (0: none) and chunking left on or switched off first. */
+static struct sim_config engine_config(struct llmroof_catalog *cat, const char *id, const char *mid, long max_len,
+                                       bool no_chunk)
+{
+    struct llmroof_err err = { 0 };
+    assert_int_equal(catalog_add_engines_file(cat, LLMROOF_TEST_DATA_DIR "/engines.json", false, &err), 0);
+    const struct llmroof_engine *en = catalog_find_engine(cat, id);
+    assert_non_null(en);
+    struct sim_config c;
+    sim_default_config(&c);
+    c.setup.model = model(cat, mid);
+    c.setup.gpu = gpu(cat, "h100");
+    c.max_model_len = max_len;
+    if (no_chunk) { /* what --no-chunked-prefill sets before the profile */
+        c.chunked_prefill = false;
+        c.prefill_first = true;
+    }
+    sim_config_engine(&c, en, c.setup.gpu, false, false);
+    return c;
+}
+
+/* Llama-3-8B's context is 8,192 tokens, not above 32,768: vLLM 0.6 leaves chunking off, so whole
+ * prompts in prompt-only iterations and a budget of max(8192, 2048) = 8192 tokens. (The profile
+ * before this rule chunked every model with 2048 tokens.) */
+static void vllm_0_6_short_context_prefills_whole(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct sim_config c = engine_config(&cat, "vllm-0.6", "llama-3-8b", 0, false);
+    assert_false(c.chunked_prefill);
+    assert_true(c.prefill_first);
+    assert_int_equal(c.max_batched_tokens, 8192);
+    assert_int_equal(c.max_seqs, 256); /* EngineArgs.max_num_seqs */
+    catalog_free(&cat);
+}
+
+/* Llama-3.1-8B's context is 131,072 tokens > 32,768: chunked prefill on, decodes first, and the
+ * chunked budget of 512 tokens (not max(131072, 2048) = 131072). */
+static void vllm_0_6_long_context_chunks_with_512_tokens(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct sim_config c = engine_config(&cat, "vllm-0.6", "llama-3.1-8b", 0, false);
+    assert_true(c.chunked_prefill);
+    assert_false(c.prefill_first);
+    assert_int_equal(c.max_batched_tokens, 512);
+    catalog_free(&cat);
+}
+
+/* The served context decides, as vLLM's max_model_len does: Llama-3.1-8B with --max-model-len
+ * 8192 is at or below 32K, so whole prefills with max(8192, 2048) = 8192 tokens; with chunking
+ * switched off first (--no-chunked-prefill) the whole-prefill budget is max(131072, 2048) =
+ * 131072, SchedulerConfig's rule without chunking. */
+static void served_context_and_the_users_switch_decide(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct sim_config c = engine_config(&cat, "vllm-0.6", "llama-3.1-8b", 8192, false);
+    assert_false(c.chunked_prefill);
+    assert_true(c.prefill_first);
+    assert_int_equal(c.max_batched_tokens, 8192);
+    catalog_free(&cat);
+    load_shipped(&cat);
+    c = engine_config(&cat, "vllm-0.6", "llama-3.1-8b", 0, true);
+    assert_false(c.chunked_prefill);
+    assert_int_equal(c.max_batched_tokens, 131072);
+    catalog_free(&cat);
+}
+
+/* vLLM 0.3-0.5.3 (vllm-0.4) never chunked by default (EngineArgs enable_chunked_prefill False):
+ * the 128K model runs whole prefills with max(131072, 2048) = 131072 tokens. */
+static void vllm_0_4_never_chunks(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct sim_config c = engine_config(&cat, "vllm-0.4", "llama-3.1-8b", 0, false);
+    assert_false(c.chunked_prefill);
+    assert_true(c.prefill_first);
+    assert_int_equal(c.max_batched_tokens, 131072);
+    catalog_free(&cat);
+}
+
+/* Out-of-range fields are named in the error: a threshold under 1K, a budget under 16 tokens. */
+static void out_of_range_chunking_fields_are_rejected(void **state)
+{
+    (void)state;
+    static const char *const bad[][2] = {
+        { "\"chunked_prefill_min_context\": 100", "chunked_prefill_min_context" },
+        { "\"chunked_max_batched_tokens\": 8", "chunked_max_batched_tokens" },
+    };
+    char text[512];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct llmroof_catalog cat;
+        struct llmroof_err err = { 0 };
+        catalog_init(&cat);
+        snprintf(text, sizeof text,
+                 "{\"engines\":[{\"id\":\"e\",\"name\":\"e\",\"step_overhead_s\":0,\"first_token_s\":0,"
+                 "\"compute_scale\":1,%s,\"source\":\"s\"}]}", bad[i][0]);
+        assert_int_not_equal(catalog_add_engines_text(&cat, text, strlen(text), "e.json", false, &err), 0);
+        if (!strstr(err.msg, bad[i][1])) {
+            print_error("'%s' not named in: %s\n", bad[i][1], err.msg);
+            fail();
+        }
+        catalog_free(&cat);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(vllm_0_6_short_context_prefills_whole),
+        cmocka_unit_test(vllm_0_6_long_context_chunks_with_512_tokens),
+        cmocka_unit_test(served_context_and_the_users_switch_decide),
+        cmocka_unit_test(vllm_0_4_never_chunks),
+        cmocka_unit_test(out_of_range_chunking_fields_are_rejected),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
