@@ -88,7 +88,7 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
         (rc = json_get_string(c, e, "source", true, g->source, sizeof g->source)))
         return rc;
 
-    const cJSON *al = cJSON_GetObjectItemCaseSensitive(e, "aliases");
+    const cJSON *al = json_item(e, "aliases");
     if (al) {
         if (!cJSON_IsArray(al))
             return json_ferr(c, "aliases", "must be an array of strings");
@@ -111,7 +111,7 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
      * no device has 10 TB of memory, 100 TB/s or 1e17 FLOP/s. Lower: below 100 MB, 1 GB/s
      * or 1 GFLOP/s the entry is a unit slip (a 1e-300 bandwidth would turn every time into
      * inf). The extremes test (tests/cli/extremes.sh) runs every command at these limits. */
-    const cJSON *mb = cJSON_GetObjectItemCaseSensitive(e, "memory_bytes");
+    const cJSON *mb = json_item(e, "memory_bytes");
     if (cJSON_IsNumber(mb) && mb->valuedouble >= 1 && mb->valuedouble != floor(mb->valuedouble))
         return json_ferr(c, "memory_bytes", "must be a whole number of bytes (got %g)", mb->valuedouble);
     if ((rc = json_get_number(c, e, "memory_bytes", "memory_bytes", true, 1e8, false, 1e13, &g->memory_bytes, NULL)) ||
@@ -119,15 +119,18 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
                          &g->mem_bw_Bps, NULL)))
         return rc;
 
-    const cJSON *pf = cJSON_GetObjectItemCaseSensitive(e, "peak_flops");
+    const cJSON *pf = json_item(e, "peak_flops");
     if (!pf)
         return json_ferr(c, "peak_flops", "is missing (an object of dtype: FLOP/s is required)");
     if (!cJSON_IsObject(pf))
         return json_ferr(c, "peak_flops", "must be an object mapping dtype names to dense FLOP/s");
     for (const cJSON *it = pf->child; it; it = it->next) {
         enum llmroof_dtype d;
-        char f[96];
-        snprintf(f, sizeof f, "peak_flops.%s", it->string ? it->string : "?");
+        char f[96] = "peak_flops."; /* the field's name for messages, cut as snprintf would */
+        const char *key = it->string ? it->string : "?";
+        size_t kl = strnlen(key, sizeof f - sizeof "peak_flops.");
+        memcpy(f + sizeof "peak_flops." - 1, key, kl);
+        f[sizeof "peak_flops." - 1 + kl] = '\0';
         if (!it->string || !dtype_parse(it->string, &d) || strcmp(it->string, dtype_name(d)) != 0)
             return json_ferr(c, f, "is not a dtype (fp32, tf32, fp16, bf16, fp8, int8, int4, fp4)");
         if ((rc = json_get_number(c, pf, it->string, f, true, 1e9, false, 1e17, &g->peak_flops[d], NULL)))
@@ -137,7 +140,7 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
     if (!g->has_peak[LLMROOF_FP16] && !g->has_peak[LLMROOF_BF16] && !g->has_peak[LLMROOF_FP32])
         return json_ferr(c, "peak_flops", "must give at least one of fp32, fp16 or bf16");
 
-    const cJSON *ic = cJSON_GetObjectItemCaseSensitive(e, "interconnect");
+    const cJSON *ic = json_item(e, "interconnect");
     if (!ic)
         return json_ferr(c, "interconnect", "is missing (an object is required)");
     if (!cJSON_IsObject(ic))
@@ -173,7 +176,7 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
     if (g->mesh_links > 0 && g->link != LLMROOF_LINK_XGMI)
         return json_ferr(c, "interconnect.mesh_links", "needs an \"xgmi\" interconnect (a point-to-point mesh)");
 
-    const cJSON *ef = cJSON_GetObjectItemCaseSensitive(e, "efficiency");
+    const cJSON *ef = json_item(e, "efficiency");
     if (!ef)
         return json_ferr(c, "efficiency", "is missing (an object with compute, memory, comm is required)");
     if (!cJSON_IsObject(ef))
@@ -224,7 +227,7 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
         g->net_bw_Bps = 50e9;
         g->net_latency_s = 10e-6;
     }
-    const cJSON *nw = cJSON_GetObjectItemCaseSensitive(e, "network");
+    const cJSON *nw = json_item(e, "network");
     if (nw) {
         if (!cJSON_IsObject(nw))
             return json_ferr(c, "network", "must be an object with kind, bandwidth_Bps and latency_s");
@@ -268,7 +271,7 @@ static bool grow(void **arr, size_t *cap, size_t need, size_t elem)
 int catalog_add_gpus_text(struct llmroof_catalog *cat, const char *text, size_t len,
                           const char *fname, bool replace, struct llmroof_err *err)
 {
-    cJSON *doc = NULL;
+    struct json_doc doc = { 0 };
     const cJSON *arr = NULL;
     int rc = json_parse_array_doc(text, len, fname, "gpus", &doc, &arr, err);
     if (rc)
@@ -276,7 +279,7 @@ int catalog_add_gpus_text(struct llmroof_catalog *cat, const char *text, size_t 
     size_t n = (size_t)cJSON_GetArraySize(arr);
     struct llmroof_gpu *tmp = calloc(n ? n : 1, sizeof *tmp);
     if (!tmp) {
-        cJSON_Delete(doc);
+        json_doc_free(&doc);
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "%s: out of memory", fname);
     }
     size_t i = 0;
@@ -323,7 +326,14 @@ int catalog_add_gpus_text(struct llmroof_catalog *cat, const char *text, size_t 
                 }
         }
     }
-    for (i = 0; i < n; i++) {
+    if (cat->n_gpus == 0 && n > 0) {
+        /* an empty catalog takes the parsed array as it is: no copy, no second set of pages */
+        free(cat->gpus);
+        cat->gpus = tmp;
+        cat->n_gpus = cat->cap_gpus = n;
+        tmp = NULL;
+    }
+    for (i = 0; tmp && i < n; i++) {
         size_t j;
         for (j = 0; j < cat->n_gpus; j++)
             if (strcmp(cat->gpus[j].id, tmp[i].id) == 0)
@@ -339,7 +349,7 @@ int catalog_add_gpus_text(struct llmroof_catalog *cat, const char *text, size_t 
     }
 out:
     free(tmp);
-    cJSON_Delete(doc);
+    json_doc_free(&doc);
     return rc;
 }
 
@@ -370,7 +380,7 @@ static int parse_layer_kinds(struct json_ectx *c, const cJSON *e, struct llmroof
                              const char *const *lin_fields, const char *const *dsa_fields)
 {
     int rc;
-    const cJSON *pat = cJSON_GetObjectItemCaseSensitive(e, "layer_pattern");
+    const cJSON *pat = json_item(e, "layer_pattern");
     if (pat) {
         if (!cJSON_IsObject(pat))
             return json_ferr(c, "layer_pattern", "must be an object with mixers and ffns");
@@ -384,7 +394,7 @@ static int parse_layer_kinds(struct json_ectx *c, const cJSON *e, struct llmroof
             return json_ferr(c, "layer_pattern.ffns", "must hold num_layers (%ld) letters of D, E, N", m->layers);
         if (!strpbrk(m->mixers, "AWP"))
             return json_ferr(c, "layer_pattern.mixers", "needs at least one attention layer (A, W or P)");
-        const cJSON *fw = cJSON_GetObjectItemCaseSensitive(pat, "ffn_widths");
+        const cJSON *fw = json_item(pat, "ffn_widths");
         if (fw) { /* NAS models: one dense MLP width per layer, 0 where the layer has none */
             if (!cJSON_IsArray(fw) || cJSON_GetArraySize(fw) != m->layers)
                 return json_ferr(c, "layer_pattern.ffn_widths", "must list num_layers (%ld) widths", m->layers);
@@ -404,7 +414,7 @@ static int parse_layer_kinds(struct json_ectx *c, const cJSON *e, struct llmroof
         if (strchr(m->ffns, 'E') && m->moe_experts <= 0)
             return json_ferr(c, "layer_pattern.ffns", "has MoE layers (E) but no moe object");
     }
-    const cJSON *lin = cJSON_GetObjectItemCaseSensitive(e, "linear");
+    const cJSON *lin = json_item(e, "linear");
     if (lin) {
         static const char *const kinds[] = { "none", "gdn", "mamba2", "lightning", "mamba1", NULL };
         char k[16];
@@ -426,7 +436,7 @@ static int parse_layer_kinds(struct json_ectx *c, const cJSON *e, struct llmroof
             (rc = json_get_long(c, lin, "value_dim", true, 1, 65536, &m->lin_v_dim, NULL)) ||
             (rc = json_get_long(c, lin, "conv_kernel", false, 0, 1024, &m->lin_conv, NULL)))
             return rc;
-        if (cJSON_GetObjectItemCaseSensitive(lin, "state_dtype")) {
+        if (json_item(lin, "state_dtype")) {
             char sd[16];
             if ((rc = json_get_string(c, lin, "state_dtype", true, sd, sizeof sd)))
                 return rc;
@@ -440,7 +450,7 @@ static int parse_layer_kinds(struct json_ectx *c, const cJSON *e, struct llmroof
     }
     if (m->mixers[0] && strpbrk(m->mixers, "LP") && m->linear_kind == LLMROOF_LINEAR_NONE)
         return json_ferr(c, "layer_pattern.mixers", "has recurrent layers (L or P) but no linear object");
-    const cJSON *dsa = cJSON_GetObjectItemCaseSensitive(e, "dsa");
+    const cJSON *dsa = json_item(e, "dsa");
     if (dsa) {
         if (!cJSON_IsObject(dsa))
             return json_ferr(c, "dsa", "must be an object with top_k, index_heads and index_head_dim");
@@ -535,7 +545,7 @@ static int parse_model(struct json_ectx *c, const cJSON *e, struct llmroof_model
     else
         return json_ferr(c, "norm", "must be \"rmsnorm\" or \"layernorm\", got \"%s\"", s);
 
-    const cJSON *moe = cJSON_GetObjectItemCaseSensitive(e, "moe");
+    const cJSON *moe = json_item(e, "moe");
     if (moe) {
         if (!cJSON_IsObject(moe))
             return json_ferr(c, "moe", "must be an object");
@@ -554,7 +564,7 @@ static int parse_model(struct json_ectx *c, const cJSON *e, struct llmroof_model
         if (m->moe_first_dense >= m->layers)
             return json_ferr(c, "moe.first_dense_layers", "must be below num_layers (%ld)", m->layers);
     }
-    const cJSON *mla = cJSON_GetObjectItemCaseSensitive(e, "mla");
+    const cJSON *mla = json_item(e, "mla");
     if (mla) {
         if (!cJSON_IsObject(mla))
             return json_ferr(c, "mla", "must be an object");
@@ -569,7 +579,7 @@ static int parse_model(struct json_ectx *c, const cJSON *e, struct llmroof_model
             return json_ferr(c, "head_dim", "must equal mla.qk_nope_head_dim + mla.qk_rope_head_dim (%ld) for MLA",
                              m->qk_nope_dim + m->qk_rope_dim);
     }
-    const cJSON *win = cJSON_GetObjectItemCaseSensitive(e, "sliding_window");
+    const cJSON *win = json_item(e, "sliding_window");
     if (win) {
         if (!cJSON_IsObject(win))
             return json_ferr(c, "sliding_window", "must be an object with size (and global_every, chunked)");
@@ -582,7 +592,7 @@ static int parse_model(struct json_ectx *c, const cJSON *e, struct llmroof_model
     if ((rc = json_get_long(c, e, "norms_per_layer", false, 1, 16, &m->norms_per_layer, NULL)) ||
         (rc = json_get_bool(c, e, "qk_norm", false, &m->qk_norm)))
         return rc;
-    const cJSON *ck = cJSON_GetObjectItemCaseSensitive(e, "checkpoint");
+    const cJSON *ck = json_item(e, "checkpoint");
     if (ck) {
         if (!cJSON_IsObject(ck))
             return json_ferr(c, "checkpoint", "must be an object with format and bits");
@@ -663,7 +673,7 @@ static size_t id_set_find(struct id_set *t, const struct plain_kind *k, const vo
 static int add_plain(const struct plain_kind *k, void **entries, size_t *n_entries, size_t *cap, const char *text,
                      size_t len, const char *fname, bool replace, struct llmroof_err *err)
 {
-    cJSON *doc = NULL;
+    struct json_doc doc = { 0 };
     const cJSON *arr = NULL;
     int rc = json_parse_array_doc(text, len, fname, k->key, &doc, &arr, err);
     if (rc)
@@ -691,7 +701,15 @@ static int add_plain(const struct plain_kind *k, void **entries, size_t *n_entri
             goto out;
         }
     }
-    for (i = 0; i < n; i++) {
+    if (*n_entries == 0 && n > 0) {
+        /* an empty catalog takes the parsed array as it is: no copy, no second set of pages
+         * (copying the models was a quarter of an `estimate` process's page faults) */
+        free(*entries);
+        *entries = tmp;
+        *n_entries = *cap = n;
+        tmp = NULL;
+    }
+    for (i = 0; tmp && i < n; i++) {
         size_t j = id_set_find(&have, k, *entries, entry_id(k, tmp, i), SIZE_MAX);
         if (j == SIZE_MAX) {
             if (!grow(entries, cap, *n_entries + 1, k->size)) {
@@ -706,7 +724,7 @@ out:
     free(seen.slot);
     free(have.slot);
     free(tmp);
-    cJSON_Delete(doc);
+    json_doc_free(&doc);
     return rc;
 }
 
