@@ -268,8 +268,130 @@ static bool grow(void **arr, size_t *cap, size_t need, size_t elem)
     return true;
 }
 
-int catalog_add_gpus_text(struct llmroof_catalog *cat, const char *text, size_t len,
-                          const char *fname, bool replace, struct llmroof_err *err)
+/* Loads go two ways. The fast load reads a file entry by entry (json_entries) into one
+ * scratch entry, parses and checks every entry as the checked load does, and keeps only the
+ * entry a command picked (or all): an `estimate` needs one model, one GPU and one engine, and
+ * building the 118 entries of the shipped catalog (about 470 KiB of structs) cost it more
+ * fresh pages than anything else (issue 24). Whatever the fast load does not accept - an
+ * error of any kind, a document its reader leaves to cJSON - it hands over untouched, and
+ * the checked load (the whole document, then each entry in order) runs and reports. So every
+ * message is the checked load's, every file is checked whole whatever is picked, and what is
+ * added is the same either way. */
+#define NOT_HANDLED (-1)
+
+/* A GPU's names (id and aliases): the fast load checks the namespace on these alone. */
+struct gpu_names {
+    char id[LLMROOF_ID_MAX];
+    char aliases[LLMROOF_ALIASES_MAX][LLMROOF_ID_MAX];
+    int n_aliases;
+};
+
+static bool names_named(const struct gpu_names *x, const char *name)
+{
+    if (strcasecmp(x->id, name) == 0)
+        return true;
+    for (int i = 0; i < x->n_aliases; i++)
+        if (strcasecmp(x->aliases[i], name) == 0)
+            return true;
+    return false;
+}
+
+/* Every GPU entry of the file parsed and checked as add_gpus_checked checks it; the picked
+ * one (all when pick is NULL) added. LLMROOF_OK, or NOT_HANDLED with cat unchanged. */
+static int add_gpus_fast(struct llmroof_catalog *cat, const char *text, size_t len, const char *fname, bool replace,
+                         const char *pick)
+{
+    struct json_entries *it = json_entries_open(text, len, "gpus");
+    if (!it)
+        return NOT_HANDLED;
+    int rc = NOT_HANDLED;
+    struct gpu_names *names = NULL; /* every entry's, for the checks within the file */
+    size_t n = 0, cap_names = 0;
+    struct llmroof_gpu *keep = NULL; /* the entries to add */
+    size_t n_keep = 0, cap_keep = 0;
+    struct llmroof_gpu *one = malloc(sizeof *one); /* the scratch entry when picking */
+    struct llmroof_err quiet = { 0 }; /* a failure is reported by the checked load */
+    if (!one)
+        goto out;
+    for (const cJSON *e; (e = json_entries_next(it)); n++) {
+        struct json_ectx c = { fname, text, len, "gpus", (int)n, "", &quiet };
+        struct llmroof_gpu *g = one;
+        if (!pick) {
+            if (!grow((void **)&keep, &cap_keep, n_keep + 1, sizeof *keep))
+                goto out;
+            g = &keep[n_keep];
+        }
+        if (parse_gpu(&c, e, g) || !grow((void **)&names, &cap_names, n + 1, sizeof *names))
+            goto out;
+        /* catalog_add_gpus_text's checks: ids and aliases one namespace within the file,
+         * no alias twice, none taken by another GPU of the catalog */
+        for (size_t j = 0; j < n; j++) {
+            if (names_named(&names[j], g->id))
+                goto out;
+            for (int a = 0; a < g->n_aliases; a++)
+                if (names_named(&names[j], g->aliases[a]))
+                    goto out;
+        }
+        for (int a = 0; a < g->n_aliases; a++)
+            for (int b = 0; b < a; b++)
+                if (strcasecmp(g->aliases[a], g->aliases[b]) == 0)
+                    goto out;
+        for (size_t j = 0; j < cat->n_gpus; j++) {
+            const struct llmroof_gpu *o = &cat->gpus[j];
+            bool same_id = strcmp(o->id, g->id) == 0;
+            if (same_id && !replace)
+                goto out;
+            if (same_id)
+                continue;
+            if (gpu_named(o, g->id))
+                goto out;
+            for (int a = 0; a < g->n_aliases; a++)
+                if (gpu_named(o, g->aliases[a]))
+                    goto out;
+        }
+        memcpy(names[n].id, g->id, sizeof g->id);
+        memcpy(names[n].aliases, g->aliases, (size_t)g->n_aliases * sizeof g->aliases[0]);
+        names[n].n_aliases = g->n_aliases;
+        if (!pick) {
+            n_keep++;
+        } else if (gpu_named(g, pick)) {
+            if (!grow((void **)&keep, &cap_keep, n_keep + 1, sizeof *keep))
+                goto out;
+            keep[n_keep++] = *g;
+        }
+    }
+    /* room for every kept entry first: once the catalog changes, nothing may fail */
+    if (!json_entries_ok(it) || !grow((void **)&cat->gpus, &cat->cap_gpus, cat->n_gpus + n_keep, sizeof *cat->gpus))
+        goto out;
+    if (cat->n_gpus == 0 && n_keep > 0) {
+        free(cat->gpus); /* an empty catalog takes the array as it is */
+        cat->gpus = keep;
+        cat->n_gpus = n_keep;
+        cat->cap_gpus = cap_keep;
+        keep = NULL;
+    }
+    for (size_t i = 0; keep && i < n_keep; i++) {
+        size_t j;
+        for (j = 0; j < cat->n_gpus; j++)
+            if (strcmp(cat->gpus[j].id, keep[i].id) == 0)
+                break;
+        if (j == cat->n_gpus)
+            cat->n_gpus++;
+        cat->gpus[j] = keep[i];
+    }
+    rc = LLMROOF_OK;
+out:
+    free(one);
+    free(keep);
+    free(names);
+    json_entries_close(it);
+    return rc;
+}
+
+/* The checked load: the whole document (json_parse_array_doc), then every entry in order,
+ * each error reported where it stands. */
+static int add_gpus_checked(struct llmroof_catalog *cat, const char *text, size_t len, const char *fname, bool replace,
+                            const char *pick, struct llmroof_err *err)
 {
     struct json_doc doc = { 0 };
     const cJSON *arr = NULL;
@@ -326,14 +448,9 @@ int catalog_add_gpus_text(struct llmroof_catalog *cat, const char *text, size_t 
                 }
         }
     }
-    if (cat->n_gpus == 0 && n > 0) {
-        /* an empty catalog takes the parsed array as it is: no copy, no second set of pages */
-        free(cat->gpus);
-        cat->gpus = tmp;
-        cat->n_gpus = cat->cap_gpus = n;
-        tmp = NULL;
-    }
-    for (i = 0; tmp && i < n; i++) {
+    for (i = 0; i < n; i++) {
+        if (pick && !gpu_named(&tmp[i], pick))
+            continue;
         size_t j;
         for (j = 0; j < cat->n_gpus; j++)
             if (strcmp(cat->gpus[j].id, tmp[i].id) == 0)
@@ -351,6 +468,19 @@ out:
     free(tmp);
     json_doc_free(&doc);
     return rc;
+}
+
+static int add_gpus(struct llmroof_catalog *cat, const char *text, size_t len, const char *fname, bool replace,
+                    const char *pick, struct llmroof_err *err)
+{
+    int rc = add_gpus_fast(cat, text, len, fname, replace, pick);
+    return rc == NOT_HANDLED ? add_gpus_checked(cat, text, len, fname, replace, pick, err) : rc;
+}
+
+int catalog_add_gpus_text(struct llmroof_catalog *cat, const char *text, size_t len,
+                          const char *fname, bool replace, struct llmroof_err *err)
+{
+    return add_gpus(cat, text, len, fname, replace, NULL, err);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -670,8 +800,85 @@ static size_t id_set_find(struct id_set *t, const struct plain_kind *k, const vo
     }
 }
 
-static int add_plain(const struct plain_kind *k, void **entries, size_t *n_entries, size_t *cap, const char *text,
-                     size_t len, const char *fname, bool replace, struct llmroof_err *err)
+/* The fast load of a model or engine file (see add_gpus_fast): LLMROOF_OK, or NOT_HANDLED
+ * with the catalog unchanged. */
+static int add_plain_fast(const struct plain_kind *k, void **entries, size_t *n_entries, size_t *cap, const char *text,
+                          size_t len, const char *fname, bool replace, const char *pick)
+{
+    struct json_entries *it = json_entries_open(text, len, k->key);
+    if (!it)
+        return NOT_HANDLED;
+    int rc = NOT_HANDLED;
+    /* every id of the file, as entries of LLMROOF_ID_MAX bytes for id_set */
+    static const struct plain_kind id_kind = { "ids", LLMROOF_ID_MAX, 0, NULL };
+    char *ids = NULL;
+    size_t n = 0, cap_ids = 0;
+    char *keep = NULL; /* the entries to add */
+    size_t n_keep = 0, cap_keep = 0;
+    char *one = malloc(k->size); /* the scratch entry when picking */
+    struct id_set seen = { NULL, 0 }, have = { NULL, 0 }; /* ids of this file; of the catalog */
+    struct llmroof_err quiet = { 0 }; /* a failure is reported by the checked load */
+    if (!one)
+        goto out;
+    for (const cJSON *e; (e = json_entries_next(it)); n++) {
+        struct json_ectx c = { fname, text, len, k->key, (int)n, "", &quiet };
+        char *x = one;
+        if (!pick) {
+            if (!grow((void **)&keep, &cap_keep, n_keep + 1, k->size))
+                goto out;
+            x = keep + n_keep * k->size;
+        }
+        if (k->parse(&c, e, x) || !grow((void **)&ids, &cap_ids, n + 1, LLMROOF_ID_MAX))
+            goto out;
+        memcpy(ids + n * LLMROOF_ID_MAX, entry_id(k, x, 0), LLMROOF_ID_MAX);
+        if (!pick) {
+            n_keep++;
+        } else if (strcasecmp(entry_id(k, x, 0), pick) == 0) {
+            if (!grow((void **)&keep, &cap_keep, n_keep + 1, k->size))
+                goto out;
+            memcpy(keep + n_keep++ * k->size, x, k->size);
+        }
+    }
+    if (!json_entries_ok(it) || !id_set_init(&seen, n) || !id_set_init(&have, *n_entries))
+        goto out;
+    /* add_plain_checked's checks: no id twice in the file, nor (unless replace) in the catalog */
+    for (size_t j = 0; j < *n_entries; j++)
+        (void)id_set_find(&have, k, *entries, entry_id(k, *entries, j), j);
+    for (size_t i = 0; i < n; i++)
+        if (id_set_find(&seen, &id_kind, ids, ids + i * LLMROOF_ID_MAX, i) != SIZE_MAX ||
+            (!replace && id_set_find(&have, k, *entries, ids + i * LLMROOF_ID_MAX, SIZE_MAX) != SIZE_MAX))
+            goto out;
+    /* room for every kept entry first: once the catalog changes, nothing may fail */
+    if (!grow(entries, cap, *n_entries + n_keep, k->size))
+        goto out;
+    if (*n_entries == 0 && n_keep > 0) {
+        free(*entries); /* an empty catalog takes the array as it is */
+        *entries = keep;
+        *n_entries = n_keep;
+        *cap = cap_keep;
+        keep = NULL;
+    }
+    for (size_t i = 0; keep && i < n_keep; i++) {
+        size_t j = id_set_find(&have, k, *entries, entry_id(k, keep, i), SIZE_MAX);
+        if (j == SIZE_MAX)
+            j = (*n_entries)++;
+        memcpy((char *)*entries + j * k->size, keep + i * k->size, k->size);
+    }
+    rc = LLMROOF_OK;
+out:
+    free(seen.slot);
+    free(have.slot);
+    free(one);
+    free(keep);
+    free(ids);
+    json_entries_close(it);
+    return rc;
+}
+
+/* The checked load of a model or engine file (see add_gpus_checked). */
+static int add_plain_checked(const struct plain_kind *k, void **entries, size_t *n_entries, size_t *cap,
+                             const char *text, size_t len, const char *fname, bool replace, const char *pick,
+                             struct llmroof_err *err)
 {
     struct json_doc doc = { 0 };
     const cJSON *arr = NULL;
@@ -701,15 +908,9 @@ static int add_plain(const struct plain_kind *k, void **entries, size_t *n_entri
             goto out;
         }
     }
-    if (*n_entries == 0 && n > 0) {
-        /* an empty catalog takes the parsed array as it is: no copy, no second set of pages
-         * (copying the models was a quarter of an `estimate` process's page faults) */
-        free(*entries);
-        *entries = tmp;
-        *n_entries = *cap = n;
-        tmp = NULL;
-    }
-    for (i = 0; tmp && i < n; i++) {
+    for (i = 0; i < n; i++) {
+        if (pick && strcasecmp(entry_id(k, tmp, i), pick) != 0)
+            continue;
         size_t j = id_set_find(&have, k, *entries, entry_id(k, tmp, i), SIZE_MAX);
         if (j == SIZE_MAX) {
             if (!grow(entries, cap, *n_entries + 1, k->size)) {
@@ -728,17 +929,31 @@ out:
     return rc;
 }
 
+static int add_plain(const struct plain_kind *k, void **entries, size_t *n_entries, size_t *cap, const char *text,
+                     size_t len, const char *fname, bool replace, const char *pick, struct llmroof_err *err)
+{
+    int rc = add_plain_fast(k, entries, n_entries, cap, text, len, fname, replace, pick);
+    return rc == NOT_HANDLED ? add_plain_checked(k, entries, n_entries, cap, text, len, fname, replace, pick, err) : rc;
+}
+
 static int parse_model_entry(struct json_ectx *c, const cJSON *e, void *out)
 {
     return parse_model(c, e, out);
 }
 
-int catalog_add_models_text(struct llmroof_catalog *cat, const char *text, size_t len,
-                            const char *fname, bool replace, struct llmroof_err *err)
+static int add_models(struct llmroof_catalog *cat, const char *text, size_t len, const char *fname, bool replace,
+                      const char *pick, struct llmroof_err *err)
 {
     static const struct plain_kind kind = { "models", sizeof(struct llmroof_model),
                                             offsetof(struct llmroof_model, id), parse_model_entry };
-    return add_plain(&kind, (void **)&cat->models, &cat->n_models, &cat->cap_models, text, len, fname, replace, err);
+    return add_plain(&kind, (void **)&cat->models, &cat->n_models, &cat->cap_models, text, len, fname, replace, pick,
+                     err);
+}
+
+int catalog_add_models_text(struct llmroof_catalog *cat, const char *text, size_t len,
+                            const char *fname, bool replace, struct llmroof_err *err)
+{
+    return add_models(cat, text, len, fname, replace, NULL, err);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -821,13 +1036,19 @@ static int parse_engine_entry(struct json_ectx *c, const cJSON *e, void *out)
     return parse_engine(c, e, out);
 }
 
-int catalog_add_engines_text(struct llmroof_catalog *cat, const char *text, size_t len, const char *fname,
-                             bool replace, struct llmroof_err *err)
+static int add_engines(struct llmroof_catalog *cat, const char *text, size_t len, const char *fname, bool replace,
+                       const char *pick, struct llmroof_err *err)
 {
     static const struct plain_kind kind = { "engines", sizeof(struct llmroof_engine),
                                             offsetof(struct llmroof_engine, id), parse_engine_entry };
     return add_plain(&kind, (void **)&cat->engines, &cat->n_engines, &cat->cap_engines, text, len, fname, replace,
-                     err);
+                     pick, err);
+}
+
+int catalog_add_engines_text(struct llmroof_catalog *cat, const char *text, size_t len, const char *fname,
+                             bool replace, struct llmroof_err *err)
+{
+    return add_engines(cat, text, len, fname, replace, NULL, err);
 }
 
 const struct llmroof_engine *catalog_find_engine(const struct llmroof_catalog *cat, const char *name)
@@ -842,10 +1063,10 @@ const struct llmroof_engine *catalog_find_engine(const struct llmroof_catalog *c
 #define CATALOG_MAX_BYTES ((size_t)64 * 1024 * 1024)
 
 typedef int (*add_text_fn)(struct llmroof_catalog *cat, const char *text, size_t len, const char *fname,
-                           bool replace, struct llmroof_err *err);
+                           bool replace, const char *pick, struct llmroof_err *err);
 
-/* Reads `path` (bounded) and hands its text to one of the catalog_add_*_text functions. */
-static int add_file(struct llmroof_catalog *cat, const char *path, bool replace, add_text_fn add,
+/* Reads `path` (bounded) and hands its text to add_gpus, add_models or add_engines. */
+static int add_file(struct llmroof_catalog *cat, const char *path, bool replace, const char *pick, add_text_fn add,
                     struct llmroof_err *err)
 {
     char *text;
@@ -853,24 +1074,42 @@ static int add_file(struct llmroof_catalog *cat, const char *path, bool replace,
     int rc = catalog_read_file(path, CATALOG_MAX_BYTES, &text, &len, err);
     if (rc)
         return rc;
-    rc = add(cat, text, len, path, replace, err);
+    rc = add(cat, text, len, path, replace, pick, err);
     free(text);
     return rc;
 }
 
 int catalog_add_gpus_file(struct llmroof_catalog *cat, const char *path, bool replace, struct llmroof_err *err)
 {
-    return add_file(cat, path, replace, catalog_add_gpus_text, err);
+    return add_file(cat, path, replace, NULL, add_gpus, err);
 }
 
 int catalog_add_engines_file(struct llmroof_catalog *cat, const char *path, bool replace, struct llmroof_err *err)
 {
-    return add_file(cat, path, replace, catalog_add_engines_text, err);
+    return add_file(cat, path, replace, NULL, add_engines, err);
 }
 
 int catalog_add_models_file(struct llmroof_catalog *cat, const char *path, bool replace, struct llmroof_err *err)
 {
-    return add_file(cat, path, replace, catalog_add_models_text, err);
+    return add_file(cat, path, replace, NULL, add_models, err);
+}
+
+int catalog_add_gpus_file_pick(struct llmroof_catalog *cat, const char *path, bool replace, const char *pick,
+                               struct llmroof_err *err)
+{
+    return add_file(cat, path, replace, pick, add_gpus, err);
+}
+
+int catalog_add_models_file_pick(struct llmroof_catalog *cat, const char *path, bool replace, const char *pick,
+                                 struct llmroof_err *err)
+{
+    return add_file(cat, path, replace, pick, add_models, err);
+}
+
+int catalog_add_engines_file_pick(struct llmroof_catalog *cat, const char *path, bool replace, const char *pick,
+                                  struct llmroof_err *err)
+{
+    return add_file(cat, path, replace, pick, add_engines, err);
 }
 
 /* ------------------------------------------------------------------------ */

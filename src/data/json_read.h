@@ -83,6 +83,18 @@ struct json_doc {
  * tree, built without a malloc per node. On error doc is empty. */
 int json_doc_parse(const char *text, size_t len, const char *fname, struct json_doc *doc, struct llmroof_err *err);
 void json_doc_free(struct json_doc *doc); /* a no-op on an empty (zeroed) doc */
+/* The entries of a catalog document {"key": [...]} (and "schema", as json_parse_array_doc
+ * allows) one at a time, by the fast reader: each entry's nodes last until the next call.
+ * json_entries_open returns NULL, and json_entries_next returns NULL with json_entries_ok
+ * false, where the document is not one the fast reader takes or is not valid: the caller
+ * then reads it with json_parse_array_doc, whose messages are the only ones. Only after
+ * json_entries_next has returned NULL with json_entries_ok true is the whole document
+ * known to be valid and its entries complete. */
+struct json_entries;
+struct json_entries *json_entries_open(const char *text, size_t len, const char *key);
+const cJSON *json_entries_next(struct json_entries *it);
+bool json_entries_ok(const struct json_entries *it);
+void json_entries_close(struct json_entries *it); /* NULL: a no-op */
 /* A top-level object holding only `key`, an array: *doc (caller frees with json_doc_free)
  * and *arr inside it. On error doc is empty. */
 int json_parse_array_doc(const char *text, size_t len, const char *fname, const char *key, struct json_doc *doc,

@@ -3,6 +3,8 @@
 
 #include "data/json_read.h"
 
+#include <unistd.h>
+
 #include "model/arch.h"
 #include "base/parse.h"
 #include "render/render_json.h"
@@ -741,6 +743,111 @@ static void fast_reader_hands_every_error_to_the_checked_path(void **state)
     assert_fails_as_cjson(big, n, "duplicate key 'ab'");
 }
 
+/* ------------------------------------------------------------------------ */
+/* Loading only the picked entries (catalog_add_*_file_pick)                  */
+/* ------------------------------------------------------------------------ */
+
+/* Writes text to a fresh temporary file; path receives its name. */
+static void write_tmp(char *path, size_t cap, const char *text)
+{
+    snprintf(path, cap, "/tmp/llmroof-pick-XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+#define PICK_MODEL(ID, EXTRA)                                                                                     \
+    "{\"id\": \"" ID "\", \"name\": \"n\", \"hidden_size\": 4096, \"num_layers\": 32, \"num_heads\": 32,"        \
+    " \"num_kv_heads\": 8, \"intermediate_size\": 14336, \"vocab_size\": 128256, \"max_context\": 8192,"          \
+    " \"tie_embeddings\": false, \"mlp\": \"gated\", \"norm\": \"rmsnorm\", \"source\": \"test\"" EXTRA "}"
+
+static void picking_builds_one_entry_and_still_checks_every_one(void **state)
+{
+    struct llmroof_catalog all, one;
+    struct llmroof_err err = { 0 };
+    catalog_init(&all);
+    catalog_init(&one);
+    /* the shipped catalog: the picked entry is the whole load's entry, byte for byte */
+    assert_int_equal(catalog_add_models_file(&all, LLMROOF_TEST_DATA_DIR "/models.json", false, &err), 0);
+    assert_int_equal(catalog_add_gpus_file(&all, LLMROOF_TEST_DATA_DIR "/gpus.json", false, &err), 0);
+    assert_int_equal(catalog_add_engines_file(&all, LLMROOF_TEST_DATA_DIR "/engines.json", false, &err), 0);
+    assert_int_equal(catalog_add_models_file_pick(&one, LLMROOF_TEST_DATA_DIR "/models.json", false, "Llama-2-7B", &err), 0);
+    assert_int_equal(catalog_add_gpus_file_pick(&one, LLMROOF_TEST_DATA_DIR "/gpus.json", false, "a100", &err), 0); /* an alias */
+    assert_int_equal(catalog_add_engines_file_pick(&one, LLMROOF_TEST_DATA_DIR "/engines.json", false, "", &err), 0);
+    assert_int_equal(one.n_models, 1);
+    assert_int_equal(one.n_gpus, 1);
+    assert_int_equal(one.n_engines, 0); /* "" picks none */
+    assert_memory_equal(&one.models[0], model(&all, "llama-2-7b"), sizeof one.models[0]);
+    assert_memory_equal(&one.gpus[0], gpu(&all, "a100"), sizeof one.gpus[0]);
+    assert_string_equal(one.gpus[0].id, "a100-sxm4-40gb"); /* data/gpus.json: "a100" is its alias */
+    catalog_free(&one);
+    catalog_free(&all);
+
+    /* an entry nobody picked is still checked, with the whole load's message */
+    char path[64], msg[sizeof err.msg];
+    write_tmp(path, sizeof path,
+              "{\"models\": [" PICK_MODEL("good", "") ",\n" PICK_MODEL("bad", ", \"learned_pos\": -1") "]}");
+    assert_int_not_equal(catalog_add_models_file(&all, path, false, &err), 0);
+    snprintf(msg, sizeof msg, "%s", err.msg);
+    assert_non_null(strstr(msg, "'bad'"));
+    assert_int_not_equal(catalog_add_models_file_pick(&one, path, false, "good", &err), 0);
+    assert_string_equal(err.msg, msg);
+    assert_int_equal(one.n_models, 0); /* nothing added on error */
+    unlink(path);
+
+    /* a repeated id among entries nobody picked */
+    write_tmp(path, sizeof path,
+              "{\"models\": [" PICK_MODEL("good", "") ", " PICK_MODEL("twice", "") ", " PICK_MODEL("twice", "") "]}");
+    assert_int_not_equal(catalog_add_models_file_pick(&one, path, false, "good", &err), 0);
+    assert_non_null(strstr(err.msg, "'twice': field 'id' duplicates another entry in this file"));
+    unlink(path);
+
+    /* a malformed tail after the picked entry */
+    write_tmp(path, sizeof path, "{\"models\": [" PICK_MODEL("good", "") ", {\"id\": ]}");
+    assert_int_not_equal(catalog_add_models_file_pick(&one, path, false, "good", &err), 0);
+    assert_non_null(strstr(err.msg, "malformed JSON"));
+    assert_int_equal(one.n_models, 0);
+    unlink(path);
+
+    /* a document the fast reader leaves to cJSON (a \u escape): picked all the same */
+    write_tmp(path, sizeof path,
+              "{\"models\": [" PICK_MODEL("good", ", \"hf_id\": \"a\\u002fb\"") ", " PICK_MODEL("other", "") "]}");
+    assert_int_equal(catalog_add_models_file_pick(&one, path, false, "good", &err), 0);
+    assert_int_equal(one.n_models, 1);
+    assert_string_equal(one.models[0].hf_id, "a/b");
+    /* and replacing: the same id again replaces it, another id is added beside it */
+    assert_int_equal(catalog_add_models_file_pick(&one, path, true, "GOOD", &err), 0);
+    assert_int_equal(catalog_add_models_file_pick(&one, path, false, "good", &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "duplicates an entry already in the catalog"));
+    assert_int_equal(catalog_add_models_file_pick(&one, path, true, "other", &err), 0);
+    assert_int_equal(one.n_models, 2);
+    unlink(path);
+    catalog_free(&one);
+
+    /* GPUs: an alias clash between two entries nobody picked */
+    struct llmroof_catalog g;
+    catalog_init(&g);
+    write_tmp(path, sizeof path,
+              "{\"gpus\": [{\"id\": \"x1\", \"name\": \"X\", \"aliases\": [\"xa\"], \"memory_bytes\": 1e10,"
+              " \"memory_bandwidth_Bps\": 1e12, \"peak_flops\": {\"fp16\": 1e14},"
+              " \"interconnect\": {\"kind\": \"pcie\", \"bandwidth_Bps\": 1e10, \"latency_s\": 1e-5, \"hop_latency_s\": 1e-6},"
+              " \"efficiency\": {\"compute\": 0.5, \"memory\": 0.5, \"comm\": 0.5}, \"step_overhead_s\": 0,"
+              " \"gpus_per_node\": 8, \"source\": \"t\"},"
+              " {\"id\": \"x2\", \"name\": \"X\", \"aliases\": [\"XA\"], \"memory_bytes\": 1e10,"
+              " \"memory_bandwidth_Bps\": 1e12, \"peak_flops\": {\"fp16\": 1e14},"
+              " \"interconnect\": {\"kind\": \"pcie\", \"bandwidth_Bps\": 1e10, \"latency_s\": 1e-5, \"hop_latency_s\": 1e-6},"
+              " \"efficiency\": {\"compute\": 0.5, \"memory\": 0.5, \"comm\": 0.5}, \"step_overhead_s\": 0,"
+              " \"gpus_per_node\": 8, \"source\": \"t\"}]}");
+    assert_int_not_equal(catalog_add_gpus_file_pick(&g, path, false, "a100", &err), 0);
+    assert_non_null(strstr(err.msg, "'XA' is already used by 'x1'"));
+    assert_int_equal(g.n_gpus, 0);
+    unlink(path);
+    catalog_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -749,6 +856,7 @@ int main(void)
         cmocka_unit_test(fast_reader_reads_numbers_as_strtod_does),
         cmocka_unit_test(fast_reader_reads_strings_as_cjson_does),
         cmocka_unit_test(fast_reader_hands_every_error_to_the_checked_path),
+        cmocka_unit_test(picking_builds_one_entry_and_still_checks_every_one),
         cmocka_unit_test(blackwell_has_fp4_and_nvl72_one_domain),
         cmocka_unit_test(dense_peaks_come_from_the_reference_sheet),
         cmocka_unit_test(lookup_accepts_aliases_in_any_case),
