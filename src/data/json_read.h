@@ -26,14 +26,13 @@ struct json_ectx {
  * quarter of loading the catalog (issue 24). */
 static inline const cJSON *json_item(const cJSON *obj, const char *key)
 {
-    if (!obj || !key)
+    /* an array's elements have no names (cJSON stops there too); every member of an object
+     * read by cJSON or the fast reader has one, so the first child tells */
+    if (!obj || !key || !obj->child || !obj->child->string)
         return NULL;
-    for (const cJSON *c = obj->child; c; c = c->next) {
-        if (!c->string)
-            return NULL; /* an array's elements have no names (cJSON stops there too) */
+    for (const cJSON *c = obj->child; c; c = c->next)
         if (c->string[0] == key[0] && strcmp(c->string, key) == 0)
             return c;
-    }
     return NULL;
 }
 /* Line and column (1-based) of byte offset `off`. */
