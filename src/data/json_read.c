@@ -146,13 +146,23 @@ int json_ferr(struct json_ectx *c, const char *field, const char *fmt, ...)
 /* Checks that every member of obj is in the NULL-terminated list `allowed`. */
 int json_check_known(struct json_ectx *c, const cJSON *obj, const char *prefix, const char *const *allowed)
 {
+    const char *const *from = allowed; /* where the last key matched */
     for (const cJSON *it = obj->child; it; it = it->next) {
         bool ok = false;
         /* first byte before strcmp, and stop at the match: this loop ran every key against
-         * every allowed name and was the largest part of loading the catalog (issue 24) */
-        for (const char *const *a = allowed; *a && it->string; a++)
+         * every allowed name and was the largest part of loading the catalog (issue 24).
+         * Entries list their fields mostly in the order of `allowed`, so the search starts
+         * after the last match and wraps around: usually one comparison a key. */
+        for (const char *const *a = from; *a && it->string; a++)
             if ((*a)[0] == it->string[0] && strcmp(it->string, *a) == 0) {
                 ok = true;
+                from = a + 1;
+                break;
+            }
+        for (const char *const *a = allowed; !ok && a < from && it->string; a++)
+            if ((*a)[0] == it->string[0] && strcmp(it->string, *a) == 0) {
+                ok = true;
+                from = a + 1;
                 break;
             }
         if (!ok) {
