@@ -171,6 +171,11 @@ int cli_fail(struct cli *c, const struct llmroof_err *err);
 
 /* Loads the catalog once (data dir, then --gpus-file/--models-file in order). */
 int cli_catalog(struct cli *c);
+/* cli_catalog for a command that needs one model, one GPU and (engine non-NULL) one engine:
+ * every file is read and checked whole, but only these entries are built. Where one of them
+ * is not in the catalog, or a library context or a --gpus-file/--models-file is in play, the
+ * whole catalog is loaded, so lookups, errors and suggestions are cli_catalog's. */
+int cli_catalog_pick(struct cli *c, const char *model, const char *gpu, const char *engine);
 
 /* Lookups with "did you mean"; NULL after printing the error (exit 2). */
 const struct llmroof_gpu *cli_gpu(struct cli *c, const char *name);

@@ -67,6 +67,37 @@ static int find_data_dir(struct cli *c, char *out, size_t n)
     return 1;
 }
 
+/* The shipped catalog (and the user's files), every entry, or with pick non-NULL only the
+ * entries pick names (see catalog_add_*_file_pick; shipped files only). */
+static int load_catalog(struct cli *c, const char *const *pick)
+{
+    char dir[PATH_MAX], path[PATH_MAX + 16];
+    int rc = find_data_dir(c, dir, sizeof dir);
+    if (rc)
+        return rc;
+    struct llmroof_err err = { 0 };
+    catalog_init(&c->cat);
+    snprintf(c->data_dir, sizeof c->data_dir, "%s", dir);
+    snprintf(path, sizeof path, "%s/gpus.json", dir);
+    if ((rc = catalog_add_gpus_file_pick(&c->cat, path, false, pick ? pick[1] : NULL, &err)))
+        return cli_fail(c, &err);
+    snprintf(path, sizeof path, "%s/models.json", dir);
+    if ((rc = catalog_add_models_file_pick(&c->cat, path, false, pick ? pick[0] : NULL, &err)))
+        return cli_fail(c, &err);
+    snprintf(path, sizeof path, "%s/engines.json", dir);
+    struct stat st;
+    if (stat(path, &st) == 0 && (rc = catalog_add_engines_file_pick(&c->cat, path, false, pick ? pick[2] : NULL, &err)))
+        return cli_fail(c, &err);
+    for (int i = 0; i < c->n_gpus_files; i++)
+        if ((rc = catalog_add_gpus_file(&c->cat, c->gpus_files[i], true, &err)))
+            return cli_fail(c, &err);
+    for (int i = 0; i < c->n_models_files; i++)
+        if ((rc = catalog_add_models_file(&c->cat, c->models_files[i], true, &err)))
+            return cli_fail(c, &err);
+    c->cat_loaded = true;
+    return 0;
+}
+
 int cli_catalog(struct cli *c)
 {
     if (c->cat_loaded)
@@ -79,31 +110,25 @@ int cli_catalog(struct cli *c)
         c->cat_loaded = true;
         return 0;
     }
-    char dir[PATH_MAX], path[PATH_MAX + 16];
-    int rc = find_data_dir(c, dir, sizeof dir);
+    return load_catalog(c, NULL);
+}
+
+int cli_catalog_pick(struct cli *c, const char *model, const char *gpu, const char *engine)
+{
+    /* user files may replace or alias any entry, and a library context holds its own catalog */
+    if (c->cat_loaded || c->shared_cat || c->n_gpus_files > 0 || c->n_models_files > 0 || !model || !gpu)
+        return cli_catalog(c);
+    const char *const pick[3] = { model, gpu, engine ? engine : "" }; /* "": no engine is built */
+    int rc = load_catalog(c, pick);
     if (rc)
         return rc;
-    struct llmroof_err err = { 0 };
-    catalog_init(&c->cat);
-    snprintf(c->data_dir, sizeof c->data_dir, "%s", dir);
-    snprintf(path, sizeof path, "%s/gpus.json", dir);
-    if ((rc = catalog_add_gpus_file(&c->cat, path, false, &err)))
-        return cli_fail(c, &err);
-    snprintf(path, sizeof path, "%s/models.json", dir);
-    if ((rc = catalog_add_models_file(&c->cat, path, false, &err)))
-        return cli_fail(c, &err);
-    snprintf(path, sizeof path, "%s/engines.json", dir);
-    struct stat st;
-    if (stat(path, &st) == 0 && (rc = catalog_add_engines_file(&c->cat, path, false, &err)))
-        return cli_fail(c, &err);
-    for (int i = 0; i < c->n_gpus_files; i++)
-        if ((rc = catalog_add_gpus_file(&c->cat, c->gpus_files[i], true, &err)))
-            return cli_fail(c, &err);
-    for (int i = 0; i < c->n_models_files; i++)
-        if ((rc = catalog_add_models_file(&c->cat, c->models_files[i], true, &err)))
-            return cli_fail(c, &err);
-    c->cat_loaded = true;
-    return 0;
+    if (catalog_find_model(&c->cat, model) && catalog_find_gpu(&c->cat, gpu) &&
+        (!engine || catalog_find_engine(&c->cat, engine)))
+        return 0;
+    /* a name the catalog lacks: its error and suggestions need every entry */
+    catalog_free(&c->cat);
+    c->cat_loaded = false;
+    return load_catalog(c, NULL);
 }
 
 int cli_valmap(struct cli *c, const char *path, struct llmroof_valmap *out)

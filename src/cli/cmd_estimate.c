@@ -157,7 +157,7 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
         return rc;
     if (!x.s.model || !x.s.gpu)
         return cli_usage_error(c, "options '--model' and '--gpu' are required");
-    if ((rc = cli_catalog(c)) || (rc = cli_setup_resolve(c, &x.s)))
+    if ((rc = cli_catalog_pick(c, x.s.model, x.s.gpu, x.s.engine_name)) || (rc = cli_setup_resolve(c, &x.s)))
         return rc;
     const struct llmroof_model *m = cli_model(c, x.s.model);
     if (!m)

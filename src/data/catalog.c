@@ -89,7 +89,7 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
         (rc = json_get_string(c, e, "source", true, g->source, sizeof g->source)))
         return rc;
 
-    const cJSON *al = cJSON_GetObjectItemCaseSensitive(e, "aliases");
+    const cJSON *al = json_item(e, "aliases");
     if (al) {
         if (!cJSON_IsArray(al))
             return json_ferr(c, "aliases", "must be an array of strings");
@@ -112,7 +112,7 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
      * no device has 10 TB of memory, 100 TB/s or 1e17 FLOP/s. Lower: below 100 MB, 1 GB/s
      * or 1 GFLOP/s the entry is a unit slip (a 1e-300 bandwidth would turn every time into
      * inf). The extremes test (tests/cli/extremes.sh) runs every command at these limits. */
-    const cJSON *mb = cJSON_GetObjectItemCaseSensitive(e, "memory_bytes");
+    const cJSON *mb = json_item(e, "memory_bytes");
     if (cJSON_IsNumber(mb) && mb->valuedouble >= 1 && mb->valuedouble != floor(mb->valuedouble))
         return json_ferr(c, "memory_bytes", "must be a whole number of bytes (got %g)", mb->valuedouble);
     if ((rc = json_get_number(c, e, "memory_bytes", "memory_bytes", true, 1e8, false, 1e13, &g->memory_bytes, NULL)) ||
@@ -120,15 +120,18 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
                          &g->mem_bw_Bps, NULL)))
         return rc;
 
-    const cJSON *pf = cJSON_GetObjectItemCaseSensitive(e, "peak_flops");
+    const cJSON *pf = json_item(e, "peak_flops");
     if (!pf)
         return json_ferr(c, "peak_flops", "is missing (an object of dtype: FLOP/s is required)");
     if (!cJSON_IsObject(pf))
         return json_ferr(c, "peak_flops", "must be an object mapping dtype names to dense FLOP/s");
     for (const cJSON *it = pf->child; it; it = it->next) {
         enum llmroof_dtype d;
-        char f[96];
-        snprintf(f, sizeof f, "peak_flops.%s", it->string ? it->string : "?");
+        char f[96] = "peak_flops."; /* the field's name for messages, cut as snprintf would */
+        const char *key = it->string ? it->string : "?";
+        size_t kl = strnlen(key, sizeof f - sizeof "peak_flops.");
+        memcpy(f + sizeof "peak_flops." - 1, key, kl);
+        f[sizeof "peak_flops." - 1 + kl] = '\0';
         if (!it->string || !dtype_parse(it->string, &d) || strcmp(it->string, dtype_name(d)) != 0)
             return json_ferr(c, f, "is not a dtype (fp32, tf32, fp16, bf16, fp8, int8, int4, fp4)");
         if ((rc = json_get_number(c, pf, it->string, f, true, 1e9, false, 1e17, &g->peak_flops[d], NULL)))
@@ -138,7 +141,7 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
     if (!g->has_peak[LLMROOF_FP16] && !g->has_peak[LLMROOF_BF16] && !g->has_peak[LLMROOF_FP32])
         return json_ferr(c, "peak_flops", "must give at least one of fp32, fp16 or bf16");
 
-    const cJSON *ic = cJSON_GetObjectItemCaseSensitive(e, "interconnect");
+    const cJSON *ic = json_item(e, "interconnect");
     if (!ic)
         return json_ferr(c, "interconnect", "is missing (an object is required)");
     if (!cJSON_IsObject(ic))
@@ -183,7 +186,7 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
                          "needs an \"nvlink\" or \"xgmi\" interconnect (the engines' custom all-reduce reads peer "
                          "memory over it)");
 
-    const cJSON *ef = cJSON_GetObjectItemCaseSensitive(e, "efficiency");
+    const cJSON *ef = json_item(e, "efficiency");
     if (!ef)
         return json_ferr(c, "efficiency", "is missing (an object with compute, memory, comm is required)");
     if (!cJSON_IsObject(ef))
@@ -234,7 +237,7 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
         g->net_bw_Bps = 50e9;
         g->net_latency_s = 10e-6;
     }
-    const cJSON *nw = cJSON_GetObjectItemCaseSensitive(e, "network");
+    const cJSON *nw = json_item(e, "network");
     if (nw) {
         if (!cJSON_IsObject(nw))
             return json_ferr(c, "network", "must be an object with kind, bandwidth_Bps and latency_s");
@@ -275,10 +278,132 @@ static bool grow(void **arr, size_t *cap, size_t need, size_t elem)
     return true;
 }
 
-int catalog_add_gpus_text(struct llmroof_catalog *cat, const char *text, size_t len,
-                          const char *fname, bool replace, struct llmroof_err *err)
+/* Loads go two ways. The fast load reads a file entry by entry (json_entries) into one
+ * scratch entry, parses and checks every entry as the checked load does, and keeps only the
+ * entry a command picked (or all): an `estimate` needs one model, one GPU and one engine, and
+ * building the 118 entries of the shipped catalog (about 470 KiB of structs) cost it more
+ * fresh pages than anything else (issue 24). Whatever the fast load does not accept - an
+ * error of any kind, a document its reader leaves to cJSON - it hands over untouched, and
+ * the checked load (the whole document, then each entry in order) runs and reports. So every
+ * message is the checked load's, every file is checked whole whatever is picked, and what is
+ * added is the same either way. */
+#define NOT_HANDLED (-1)
+
+/* A GPU's names (id and aliases): the fast load checks the namespace on these alone. */
+struct gpu_names {
+    char id[LLMROOF_ID_MAX];
+    char aliases[LLMROOF_ALIASES_MAX][LLMROOF_ID_MAX];
+    int n_aliases;
+};
+
+static bool names_named(const struct gpu_names *x, const char *name)
 {
-    cJSON *doc = NULL;
+    if (strcasecmp(x->id, name) == 0)
+        return true;
+    for (int i = 0; i < x->n_aliases; i++)
+        if (strcasecmp(x->aliases[i], name) == 0)
+            return true;
+    return false;
+}
+
+/* Every GPU entry of the file parsed and checked as add_gpus_checked checks it; the picked
+ * one (all when pick is NULL) added. LLMROOF_OK, or NOT_HANDLED with cat unchanged. */
+static int add_gpus_fast(struct llmroof_catalog *cat, const char *text, size_t len, const char *fname, bool replace,
+                         const char *pick)
+{
+    struct json_entries *it = json_entries_open(text, len, "gpus");
+    if (!it)
+        return NOT_HANDLED;
+    int rc = NOT_HANDLED;
+    struct gpu_names *names = NULL; /* every entry's, for the checks within the file */
+    size_t n = 0, cap_names = 0;
+    struct llmroof_gpu *keep = NULL; /* the entries to add */
+    size_t n_keep = 0, cap_keep = 0;
+    struct llmroof_gpu *one = malloc(sizeof *one); /* the scratch entry when picking */
+    struct llmroof_err quiet = { 0 }; /* a failure is reported by the checked load */
+    if (!one)
+        goto out;
+    for (const cJSON *e; (e = json_entries_next(it)); n++) {
+        struct json_ectx c = { fname, text, len, "gpus", (int)n, "", &quiet };
+        struct llmroof_gpu *g = one;
+        if (!pick) {
+            if (!grow((void **)&keep, &cap_keep, n_keep + 1, sizeof *keep))
+                goto out;
+            g = &keep[n_keep];
+        }
+        if (parse_gpu(&c, e, g) || !grow((void **)&names, &cap_names, n + 1, sizeof *names))
+            goto out;
+        /* catalog_add_gpus_text's checks: ids and aliases one namespace within the file,
+         * no alias twice, none taken by another GPU of the catalog */
+        for (size_t j = 0; j < n; j++) {
+            if (names_named(&names[j], g->id))
+                goto out;
+            for (int a = 0; a < g->n_aliases; a++)
+                if (names_named(&names[j], g->aliases[a]))
+                    goto out;
+        }
+        for (int a = 0; a < g->n_aliases; a++)
+            for (int b = 0; b < a; b++)
+                if (strcasecmp(g->aliases[a], g->aliases[b]) == 0)
+                    goto out;
+        for (size_t j = 0; j < cat->n_gpus; j++) {
+            const struct llmroof_gpu *o = &cat->gpus[j];
+            bool same_id = strcmp(o->id, g->id) == 0;
+            if (same_id && !replace)
+                goto out;
+            if (same_id)
+                continue;
+            if (gpu_named(o, g->id))
+                goto out;
+            for (int a = 0; a < g->n_aliases; a++)
+                if (gpu_named(o, g->aliases[a]))
+                    goto out;
+        }
+        memcpy(names[n].id, g->id, sizeof g->id);
+        memcpy(names[n].aliases, g->aliases, (size_t)g->n_aliases * sizeof g->aliases[0]);
+        names[n].n_aliases = g->n_aliases;
+        if (!pick) {
+            n_keep++;
+        } else if (gpu_named(g, pick)) {
+            if (!grow((void **)&keep, &cap_keep, n_keep + 1, sizeof *keep))
+                goto out;
+            keep[n_keep++] = *g;
+        }
+    }
+    /* room for every kept entry first: once the catalog changes, nothing may fail */
+    if (!json_entries_ok(it) || !grow((void **)&cat->gpus, &cat->cap_gpus, cat->n_gpus + n_keep, sizeof *cat->gpus))
+        goto out;
+    if (cat->n_gpus == 0 && n_keep > 0) {
+        free(cat->gpus); /* an empty catalog takes the array as it is */
+        cat->gpus = keep;
+        cat->n_gpus = n_keep;
+        cat->cap_gpus = cap_keep;
+        keep = NULL;
+    }
+    for (size_t i = 0; keep && i < n_keep; i++) {
+        size_t j;
+        for (j = 0; j < cat->n_gpus; j++)
+            if (strcmp(cat->gpus[j].id, keep[i].id) == 0)
+                break;
+        if (j == cat->n_gpus)
+            cat->n_gpus++;
+        cat->gpus[j] = keep[i];
+    }
+    rc = LLMROOF_OK;
+out:
+    free(one);
+    free(keep);
+    free(names);
+    json_entries_close(it);
+    return rc;
+}
+
+/* The checked load: the whole document (json_parse_array_doc), then every entry in order,
+ * each error reported where it stands. */
+static int add_gpus_checked(struct llmroof_catalog *cat, const char *text, size_t len, const char *fname, bool replace,
+                            const char *pick, struct llmroof_err *err)
+{
+    struct json_doc doc = { 0 };
     const cJSON *arr = NULL;
     int rc = json_parse_array_doc(text, len, fname, "gpus", &doc, &arr, err);
     if (rc)
@@ -286,7 +411,7 @@ int catalog_add_gpus_text(struct llmroof_catalog *cat, const char *text, size_t 
     size_t n = (size_t)cJSON_GetArraySize(arr);
     struct llmroof_gpu *tmp = calloc(n ? n : 1, sizeof *tmp);
     if (!tmp) {
-        cJSON_Delete(doc);
+        json_doc_free(&doc);
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "%s: out of memory", fname);
     }
     size_t i = 0;
@@ -334,6 +459,8 @@ int catalog_add_gpus_text(struct llmroof_catalog *cat, const char *text, size_t 
         }
     }
     for (i = 0; i < n; i++) {
+        if (pick && !gpu_named(&tmp[i], pick))
+            continue;
         size_t j;
         for (j = 0; j < cat->n_gpus; j++)
             if (strcmp(cat->gpus[j].id, tmp[i].id) == 0)
@@ -349,8 +476,21 @@ int catalog_add_gpus_text(struct llmroof_catalog *cat, const char *text, size_t 
     }
 out:
     free(tmp);
-    cJSON_Delete(doc);
+    json_doc_free(&doc);
     return rc;
+}
+
+static int add_gpus(struct llmroof_catalog *cat, const char *text, size_t len, const char *fname, bool replace,
+                    const char *pick, struct llmroof_err *err)
+{
+    int rc = add_gpus_fast(cat, text, len, fname, replace, pick);
+    return rc == NOT_HANDLED ? add_gpus_checked(cat, text, len, fname, replace, pick, err) : rc;
+}
+
+int catalog_add_gpus_text(struct llmroof_catalog *cat, const char *text, size_t len,
+                          const char *fname, bool replace, struct llmroof_err *err)
+{
+    return add_gpus(cat, text, len, fname, replace, NULL, err);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -380,7 +520,7 @@ static int parse_layer_kinds(struct json_ectx *c, const cJSON *e, struct llmroof
                              const char *const *lin_fields, const char *const *dsa_fields)
 {
     int rc;
-    const cJSON *pat = cJSON_GetObjectItemCaseSensitive(e, "layer_pattern");
+    const cJSON *pat = json_item(e, "layer_pattern");
     if (pat) {
         if (!cJSON_IsObject(pat))
             return json_ferr(c, "layer_pattern", "must be an object with mixers and ffns");
@@ -394,7 +534,7 @@ static int parse_layer_kinds(struct json_ectx *c, const cJSON *e, struct llmroof
             return json_ferr(c, "layer_pattern.ffns", "must hold num_layers (%ld) letters of D, E, N", m->layers);
         if (!strpbrk(m->mixers, "AWP"))
             return json_ferr(c, "layer_pattern.mixers", "needs at least one attention layer (A, W or P)");
-        const cJSON *fw = cJSON_GetObjectItemCaseSensitive(pat, "ffn_widths");
+        const cJSON *fw = json_item(pat, "ffn_widths");
         if (fw) { /* NAS models: one dense MLP width per layer, 0 where the layer has none */
             if (!cJSON_IsArray(fw) || cJSON_GetArraySize(fw) != m->layers)
                 return json_ferr(c, "layer_pattern.ffn_widths", "must list num_layers (%ld) widths", m->layers);
@@ -414,7 +554,7 @@ static int parse_layer_kinds(struct json_ectx *c, const cJSON *e, struct llmroof
         if (strchr(m->ffns, 'E') && m->moe_experts <= 0)
             return json_ferr(c, "layer_pattern.ffns", "has MoE layers (E) but no moe object");
     }
-    const cJSON *lin = cJSON_GetObjectItemCaseSensitive(e, "linear");
+    const cJSON *lin = json_item(e, "linear");
     if (lin) {
         static const char *const kinds[] = { "none", "gdn", "mamba2", "lightning", "mamba1", NULL };
         char k[16];
@@ -436,7 +576,7 @@ static int parse_layer_kinds(struct json_ectx *c, const cJSON *e, struct llmroof
             (rc = json_get_long(c, lin, "value_dim", true, 1, 65536, &m->lin_v_dim, NULL)) ||
             (rc = json_get_long(c, lin, "conv_kernel", false, 0, 1024, &m->lin_conv, NULL)))
             return rc;
-        if (cJSON_GetObjectItemCaseSensitive(lin, "state_dtype")) {
+        if (json_item(lin, "state_dtype")) {
             char sd[16];
             if ((rc = json_get_string(c, lin, "state_dtype", true, sd, sizeof sd)))
                 return rc;
@@ -450,7 +590,7 @@ static int parse_layer_kinds(struct json_ectx *c, const cJSON *e, struct llmroof
     }
     if (m->mixers[0] && strpbrk(m->mixers, "LP") && m->linear_kind == LLMROOF_LINEAR_NONE)
         return json_ferr(c, "layer_pattern.mixers", "has recurrent layers (L or P) but no linear object");
-    const cJSON *dsa = cJSON_GetObjectItemCaseSensitive(e, "dsa");
+    const cJSON *dsa = json_item(e, "dsa");
     if (dsa) {
         if (!cJSON_IsObject(dsa))
             return json_ferr(c, "dsa", "must be an object with top_k, index_heads and index_head_dim");
@@ -545,7 +685,7 @@ static int parse_model(struct json_ectx *c, const cJSON *e, struct llmroof_model
     else
         return json_ferr(c, "norm", "must be \"rmsnorm\" or \"layernorm\", got \"%s\"", s);
 
-    const cJSON *moe = cJSON_GetObjectItemCaseSensitive(e, "moe");
+    const cJSON *moe = json_item(e, "moe");
     if (moe) {
         if (!cJSON_IsObject(moe))
             return json_ferr(c, "moe", "must be an object");
@@ -564,7 +704,7 @@ static int parse_model(struct json_ectx *c, const cJSON *e, struct llmroof_model
         if (m->moe_first_dense >= m->layers)
             return json_ferr(c, "moe.first_dense_layers", "must be below num_layers (%ld)", m->layers);
     }
-    const cJSON *mla = cJSON_GetObjectItemCaseSensitive(e, "mla");
+    const cJSON *mla = json_item(e, "mla");
     if (mla) {
         if (!cJSON_IsObject(mla))
             return json_ferr(c, "mla", "must be an object");
@@ -579,7 +719,7 @@ static int parse_model(struct json_ectx *c, const cJSON *e, struct llmroof_model
             return json_ferr(c, "head_dim", "must equal mla.qk_nope_head_dim + mla.qk_rope_head_dim (%ld) for MLA",
                              m->qk_nope_dim + m->qk_rope_dim);
     }
-    const cJSON *win = cJSON_GetObjectItemCaseSensitive(e, "sliding_window");
+    const cJSON *win = json_item(e, "sliding_window");
     if (win) {
         if (!cJSON_IsObject(win))
             return json_ferr(c, "sliding_window", "must be an object with size (and global_every, chunked)");
@@ -592,7 +732,7 @@ static int parse_model(struct json_ectx *c, const cJSON *e, struct llmroof_model
     if ((rc = json_get_long(c, e, "norms_per_layer", false, 1, 16, &m->norms_per_layer, NULL)) ||
         (rc = json_get_bool(c, e, "qk_norm", false, &m->qk_norm)))
         return rc;
-    const cJSON *ck = cJSON_GetObjectItemCaseSensitive(e, "checkpoint");
+    const cJSON *ck = json_item(e, "checkpoint");
     if (ck) {
         if (!cJSON_IsObject(ck))
             return json_ferr(c, "checkpoint", "must be an object with format and bits");
@@ -670,10 +810,87 @@ static size_t id_set_find(struct id_set *t, const struct plain_kind *k, const vo
     }
 }
 
-static int add_plain(const struct plain_kind *k, void **entries, size_t *n_entries, size_t *cap, const char *text,
-                     size_t len, const char *fname, bool replace, struct llmroof_err *err)
+/* The fast load of a model or engine file (see add_gpus_fast): LLMROOF_OK, or NOT_HANDLED
+ * with the catalog unchanged. */
+static int add_plain_fast(const struct plain_kind *k, void **entries, size_t *n_entries, size_t *cap, const char *text,
+                          size_t len, const char *fname, bool replace, const char *pick)
 {
-    cJSON *doc = NULL;
+    struct json_entries *it = json_entries_open(text, len, k->key);
+    if (!it)
+        return NOT_HANDLED;
+    int rc = NOT_HANDLED;
+    /* every id of the file, as entries of LLMROOF_ID_MAX bytes for id_set */
+    static const struct plain_kind id_kind = { "ids", LLMROOF_ID_MAX, 0, NULL };
+    char *ids = NULL;
+    size_t n = 0, cap_ids = 0;
+    char *keep = NULL; /* the entries to add */
+    size_t n_keep = 0, cap_keep = 0;
+    char *one = malloc(k->size); /* the scratch entry when picking */
+    struct id_set seen = { NULL, 0 }, have = { NULL, 0 }; /* ids of this file; of the catalog */
+    struct llmroof_err quiet = { 0 }; /* a failure is reported by the checked load */
+    if (!one)
+        goto out;
+    for (const cJSON *e; (e = json_entries_next(it)); n++) {
+        struct json_ectx c = { fname, text, len, k->key, (int)n, "", &quiet };
+        char *x = one;
+        if (!pick) {
+            if (!grow((void **)&keep, &cap_keep, n_keep + 1, k->size))
+                goto out;
+            x = keep + n_keep * k->size;
+        }
+        if (k->parse(&c, e, x) || !grow((void **)&ids, &cap_ids, n + 1, LLMROOF_ID_MAX))
+            goto out;
+        memcpy(ids + n * LLMROOF_ID_MAX, entry_id(k, x, 0), LLMROOF_ID_MAX);
+        if (!pick) {
+            n_keep++;
+        } else if (strcasecmp(entry_id(k, x, 0), pick) == 0) {
+            if (!grow((void **)&keep, &cap_keep, n_keep + 1, k->size))
+                goto out;
+            memcpy(keep + n_keep++ * k->size, x, k->size);
+        }
+    }
+    if (!json_entries_ok(it) || !id_set_init(&seen, n) || !id_set_init(&have, *n_entries))
+        goto out;
+    /* add_plain_checked's checks: no id twice in the file, nor (unless replace) in the catalog */
+    for (size_t j = 0; j < *n_entries; j++)
+        (void)id_set_find(&have, k, *entries, entry_id(k, *entries, j), j);
+    for (size_t i = 0; i < n; i++)
+        if (id_set_find(&seen, &id_kind, ids, ids + i * LLMROOF_ID_MAX, i) != SIZE_MAX ||
+            (!replace && id_set_find(&have, k, *entries, ids + i * LLMROOF_ID_MAX, SIZE_MAX) != SIZE_MAX))
+            goto out;
+    /* room for every kept entry first: once the catalog changes, nothing may fail */
+    if (!grow(entries, cap, *n_entries + n_keep, k->size))
+        goto out;
+    if (*n_entries == 0 && n_keep > 0) {
+        free(*entries); /* an empty catalog takes the array as it is */
+        *entries = keep;
+        *n_entries = n_keep;
+        *cap = cap_keep;
+        keep = NULL;
+    }
+    for (size_t i = 0; keep && i < n_keep; i++) {
+        size_t j = id_set_find(&have, k, *entries, entry_id(k, keep, i), SIZE_MAX);
+        if (j == SIZE_MAX)
+            j = (*n_entries)++;
+        memcpy((char *)*entries + j * k->size, keep + i * k->size, k->size);
+    }
+    rc = LLMROOF_OK;
+out:
+    free(seen.slot);
+    free(have.slot);
+    free(one);
+    free(keep);
+    free(ids);
+    json_entries_close(it);
+    return rc;
+}
+
+/* The checked load of a model or engine file (see add_gpus_checked). */
+static int add_plain_checked(const struct plain_kind *k, void **entries, size_t *n_entries, size_t *cap,
+                             const char *text, size_t len, const char *fname, bool replace, const char *pick,
+                             struct llmroof_err *err)
+{
+    struct json_doc doc = { 0 };
     const cJSON *arr = NULL;
     int rc = json_parse_array_doc(text, len, fname, k->key, &doc, &arr, err);
     if (rc)
@@ -702,6 +919,8 @@ static int add_plain(const struct plain_kind *k, void **entries, size_t *n_entri
         }
     }
     for (i = 0; i < n; i++) {
+        if (pick && strcasecmp(entry_id(k, tmp, i), pick) != 0)
+            continue;
         size_t j = id_set_find(&have, k, *entries, entry_id(k, tmp, i), SIZE_MAX);
         if (j == SIZE_MAX) {
             if (!grow(entries, cap, *n_entries + 1, k->size)) {
@@ -716,8 +935,15 @@ out:
     free(seen.slot);
     free(have.slot);
     free(tmp);
-    cJSON_Delete(doc);
+    json_doc_free(&doc);
     return rc;
+}
+
+static int add_plain(const struct plain_kind *k, void **entries, size_t *n_entries, size_t *cap, const char *text,
+                     size_t len, const char *fname, bool replace, const char *pick, struct llmroof_err *err)
+{
+    int rc = add_plain_fast(k, entries, n_entries, cap, text, len, fname, replace, pick);
+    return rc == NOT_HANDLED ? add_plain_checked(k, entries, n_entries, cap, text, len, fname, replace, pick, err) : rc;
 }
 
 static int parse_model_entry(struct json_ectx *c, const cJSON *e, void *out)
@@ -725,12 +951,19 @@ static int parse_model_entry(struct json_ectx *c, const cJSON *e, void *out)
     return parse_model(c, e, out);
 }
 
-int catalog_add_models_text(struct llmroof_catalog *cat, const char *text, size_t len,
-                            const char *fname, bool replace, struct llmroof_err *err)
+static int add_models(struct llmroof_catalog *cat, const char *text, size_t len, const char *fname, bool replace,
+                      const char *pick, struct llmroof_err *err)
 {
     static const struct plain_kind kind = { "models", sizeof(struct llmroof_model),
                                             offsetof(struct llmroof_model, id), parse_model_entry };
-    return add_plain(&kind, (void **)&cat->models, &cat->n_models, &cat->cap_models, text, len, fname, replace, err);
+    return add_plain(&kind, (void **)&cat->models, &cat->n_models, &cat->cap_models, text, len, fname, replace, pick,
+                     err);
+}
+
+int catalog_add_models_text(struct llmroof_catalog *cat, const char *text, size_t len,
+                            const char *fname, bool replace, struct llmroof_err *err)
+{
+    return add_models(cat, text, len, fname, replace, NULL, err);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -829,13 +1062,19 @@ static int parse_engine_entry(struct json_ectx *c, const cJSON *e, void *out)
     return parse_engine(c, e, out);
 }
 
-int catalog_add_engines_text(struct llmroof_catalog *cat, const char *text, size_t len, const char *fname,
-                             bool replace, struct llmroof_err *err)
+static int add_engines(struct llmroof_catalog *cat, const char *text, size_t len, const char *fname, bool replace,
+                       const char *pick, struct llmroof_err *err)
 {
     static const struct plain_kind kind = { "engines", sizeof(struct llmroof_engine),
                                             offsetof(struct llmroof_engine, id), parse_engine_entry };
     return add_plain(&kind, (void **)&cat->engines, &cat->n_engines, &cat->cap_engines, text, len, fname, replace,
-                     err);
+                     pick, err);
+}
+
+int catalog_add_engines_text(struct llmroof_catalog *cat, const char *text, size_t len, const char *fname,
+                             bool replace, struct llmroof_err *err)
+{
+    return add_engines(cat, text, len, fname, replace, NULL, err);
 }
 
 const struct llmroof_engine *catalog_find_engine(const struct llmroof_catalog *cat, const char *name)
@@ -850,10 +1089,10 @@ const struct llmroof_engine *catalog_find_engine(const struct llmroof_catalog *c
 #define CATALOG_MAX_BYTES ((size_t)64 * 1024 * 1024)
 
 typedef int (*add_text_fn)(struct llmroof_catalog *cat, const char *text, size_t len, const char *fname,
-                           bool replace, struct llmroof_err *err);
+                           bool replace, const char *pick, struct llmroof_err *err);
 
-/* Reads `path` (bounded) and hands its text to one of the catalog_add_*_text functions. */
-static int add_file(struct llmroof_catalog *cat, const char *path, bool replace, add_text_fn add,
+/* Reads `path` (bounded) and hands its text to add_gpus, add_models or add_engines. */
+static int add_file(struct llmroof_catalog *cat, const char *path, bool replace, const char *pick, add_text_fn add,
                     struct llmroof_err *err)
 {
     char *text;
@@ -861,24 +1100,42 @@ static int add_file(struct llmroof_catalog *cat, const char *path, bool replace,
     int rc = catalog_read_file(path, CATALOG_MAX_BYTES, &text, &len, err);
     if (rc)
         return rc;
-    rc = add(cat, text, len, path, replace, err);
+    rc = add(cat, text, len, path, replace, pick, err);
     free(text);
     return rc;
 }
 
 int catalog_add_gpus_file(struct llmroof_catalog *cat, const char *path, bool replace, struct llmroof_err *err)
 {
-    return add_file(cat, path, replace, catalog_add_gpus_text, err);
+    return add_file(cat, path, replace, NULL, add_gpus, err);
 }
 
 int catalog_add_engines_file(struct llmroof_catalog *cat, const char *path, bool replace, struct llmroof_err *err)
 {
-    return add_file(cat, path, replace, catalog_add_engines_text, err);
+    return add_file(cat, path, replace, NULL, add_engines, err);
 }
 
 int catalog_add_models_file(struct llmroof_catalog *cat, const char *path, bool replace, struct llmroof_err *err)
 {
-    return add_file(cat, path, replace, catalog_add_models_text, err);
+    return add_file(cat, path, replace, NULL, add_models, err);
+}
+
+int catalog_add_gpus_file_pick(struct llmroof_catalog *cat, const char *path, bool replace, const char *pick,
+                               struct llmroof_err *err)
+{
+    return add_file(cat, path, replace, pick, add_gpus, err);
+}
+
+int catalog_add_models_file_pick(struct llmroof_catalog *cat, const char *path, bool replace, const char *pick,
+                                 struct llmroof_err *err)
+{
+    return add_file(cat, path, replace, pick, add_models, err);
+}
+
+int catalog_add_engines_file_pick(struct llmroof_catalog *cat, const char *path, bool replace, const char *pick,
+                                  struct llmroof_err *err)
+{
+    return add_file(cat, path, replace, pick, add_engines, err);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -250,6 +250,18 @@ int catalog_add_engines_text(struct llmroof_catalog *cat, const char *text, size
 int catalog_add_engines_file(struct llmroof_catalog *cat, const char *path, bool replace, struct llmroof_err *err);
 const struct llmroof_engine *catalog_find_engine(const struct llmroof_catalog *cat, const char *name);
 
+/* catalog_add_*_file that add only the entry `pick` names (as catalog_find_* finds it: id, or a
+ * GPU's alias, case-insensitive), or none when no entry has that name ("" picks none). Every
+ * entry of the file is still parsed and checked: the same errors, the same messages. A
+ * command that needs one model, one GPU and one engine (estimate) builds three entries, not
+ * the whole catalog (docs/performance.md). NULL picks every entry. */
+int catalog_add_gpus_file_pick(struct llmroof_catalog *cat, const char *path, bool replace, const char *pick,
+                               struct llmroof_err *err);
+int catalog_add_models_file_pick(struct llmroof_catalog *cat, const char *path, bool replace, const char *pick,
+                                 struct llmroof_err *err);
+int catalog_add_engines_file_pick(struct llmroof_catalog *cat, const char *path, bool replace, const char *pick,
+                                  struct llmroof_err *err);
+
 /* Lookup by id or alias, case-insensitive. NULL when absent. */
 const struct llmroof_gpu *catalog_find_gpu(const struct llmroof_catalog *cat, const char *name);
 const struct llmroof_model *catalog_find_model(const struct llmroof_catalog *cat, const char *name);

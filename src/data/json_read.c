@@ -1,7 +1,8 @@
 /* json_read.c - the catalog's JSON reading layer: files into memory, documents checked for
  * UTF-8, depth and trailing text, located (file:line:col) messages, and typed field getters
  * with ranges. Every catalog-side reader (catalog.c, hf.c, valmap.c) goes through here, so a
- * rule about input (what counts as a number, where a message points) is written once. */
+ * rule about input (what counts as a number, where a message points) is written once. The
+ * one-pass reader that builds the same trees faster is json_fast.c. */
 #include "data/json_read.h"
 
 
@@ -145,13 +146,23 @@ int json_ferr(struct json_ectx *c, const char *field, const char *fmt, ...)
 /* Checks that every member of obj is in the NULL-terminated list `allowed`. */
 int json_check_known(struct json_ectx *c, const cJSON *obj, const char *prefix, const char *const *allowed)
 {
+    const char *const *from = allowed; /* where the last key matched */
     for (const cJSON *it = obj->child; it; it = it->next) {
         bool ok = false;
         /* first byte before strcmp, and stop at the match: this loop ran every key against
-         * every allowed name and was the largest part of loading the catalog (issue 24) */
-        for (const char *const *a = allowed; *a && it->string; a++)
+         * every allowed name and was the largest part of loading the catalog (issue 24).
+         * Entries list their fields mostly in the order of `allowed`, so the search starts
+         * after the last match and wraps around: usually one comparison a key. */
+        for (const char *const *a = from; *a && it->string; a++)
             if ((*a)[0] == it->string[0] && strcmp(it->string, *a) == 0) {
                 ok = true;
+                from = a + 1;
+                break;
+            }
+        for (const char *const *a = allowed; !ok && a < from && it->string; a++)
+            if ((*a)[0] == it->string[0] && strcmp(it->string, *a) == 0) {
+                ok = true;
+                from = a + 1;
                 break;
             }
         if (!ok) {
@@ -166,7 +177,7 @@ int json_check_known(struct json_ectx *c, const cJSON *obj, const char *prefix, 
 int json_get_string(struct json_ectx *c, const cJSON *obj, const char *key, bool required,
                       char *out, size_t cap)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    const cJSON *v = json_item(obj, key);
     if (!v) {
         if (required)
             return json_ferr(c, key, "is missing (a string is required)");
@@ -177,41 +188,56 @@ int json_get_string(struct json_ectx *c, const cJSON *obj, const char *key, bool
         return json_ferr(c, key, "must be a string");
     if (required && v->valuestring[0] == '\0')
         return json_ferr(c, key, "must not be empty");
-    if (strlen(v->valuestring) >= cap)
+    size_t n = strlen(v->valuestring);
+    if (n >= cap)
         return json_ferr(c, key, "is longer than %zu characters", cap - 1);
     /* names and sources end up in tables, CSV and terminals: no control characters
-     * (a "\u001b[2J" in a name would clear the screen of whoever lists the catalog) */
-    for (const unsigned char *p = (const unsigned char *)v->valuestring; *p; p++)
-        if (*p < 0x20 || *p == 0x7f)
-            return json_ferr(c, key, "must not contain control characters (byte 0x%02x at character %ld)", *p,
-                             (long)(p - (const unsigned char *)v->valuestring) + 1);
-    memcpy(out, v->valuestring, strlen(v->valuestring) + 1); /* length checked above */
+     * (a "\u001b[2J" in a name would clear the screen of whoever lists the catalog).
+     * Eight bytes at a time while none is below 0x20 or 0x7f (the tests of fast_special8),
+     * then byte by byte from the first word that may hold one. */
+    const unsigned char *s = (const unsigned char *)v->valuestring;
+    const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w, d;
+        memcpy(&w, s + i, sizeof w);
+        d = w ^ (ones * 0x7f);
+        if ((((w - ones * 0x20) & ~w) | ((d - ones) & ~d)) & high)
+            break;
+    }
+    for (; i < n; i++)
+        if (s[i] < 0x20 || s[i] == 0x7f)
+            return json_ferr(c, key, "must not contain control characters (byte 0x%02x at character %ld)", s[i],
+                             (long)i + 1);
+    memcpy(out, s, n + 1); /* length checked above */
     return LLMROOF_OK;
 }
 
 int json_get_choice(struct json_ectx *c, const cJSON *obj, const char *key, const char *field,
                     const char *const *names, int dflt, int *out)
 {
+    const cJSON *v = json_item(obj, key);
+    if (!v && dflt >= 0) {
+        *out = dflt;
+        return LLMROOF_OK;
+    }
+    if (v && cJSON_IsString(v) && v->valuestring)
+        for (int i = 0; names[i]; i++)
+            if (strcmp(v->valuestring, names[i]) == 0) {
+                *out = i;
+                return LLMROOF_OK;
+            }
+    /* the message lists the names: built only here, on the error path */
     char list[160] = "";
     for (int i = 0; names[i]; i++) {
         size_t n = strlen(list);
         snprintf(list + n, sizeof list - n, "%s\"%s\"", i ? ", " : "", names[i]);
-    }
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (!v && dflt >= 0) {
-        *out = dflt;
-        return LLMROOF_OK;
     }
     if (!v)
         return json_ferr(c, field, "is missing (one of %s is required)", list);
     if (!cJSON_IsString(v) || !v->valuestring)
         return json_ferr(c, field, "must be one of %s (got a %s)", list,
                          cJSON_IsNumber(v) ? "number" : cJSON_IsBool(v) ? "boolean" : "non-string value");
-    for (int i = 0; names[i]; i++)
-        if (strcmp(v->valuestring, names[i]) == 0) {
-            *out = i;
-            return LLMROOF_OK;
-        }
     return json_ferr(c, field, "must be one of %s (got \"%.40s\")", list, v->valuestring);
 }
 
@@ -219,7 +245,7 @@ int json_get_choice(struct json_ectx *c, const cJSON *obj, const char *key, cons
 int json_get_number(struct json_ectx *c, const cJSON *obj, const char *key, const char *field,
                       bool required, double lo, bool lo_open, double hi, double *out, bool *present)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    const cJSON *v = json_item(obj, key);
     if (present)
         *present = v != NULL;
     if (!v) {
@@ -240,7 +266,7 @@ int json_get_number(struct json_ectx *c, const cJSON *obj, const char *key, cons
 int json_get_long(struct json_ectx *c, const cJSON *obj, const char *key, bool required,
                     long lo, long hi, long *out, bool *present)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    const cJSON *v = json_item(obj, key);
     if (present)
         *present = v != NULL;
     if (!v) {
@@ -258,7 +284,7 @@ int json_get_long(struct json_ectx *c, const cJSON *obj, const char *key, bool r
 
 int json_get_bool(struct json_ectx *c, const cJSON *obj, const char *key, bool required, bool *out)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    const cJSON *v = json_item(obj, key);
     if (!v) {
         if (required)
             return json_ferr(c, key, "is missing (true or false is required)");
@@ -367,17 +393,16 @@ cJSON *json_parse(const char *text, size_t len, const char *fname, struct llmroo
 }
 
 int json_parse_array_doc(const char *text, size_t len, const char *fname, const char *key,
-                     cJSON **doc, const cJSON **arr, struct llmroof_err *err)
+                         struct json_doc *doc, const cJSON **arr, struct llmroof_err *err)
 {
-    if (!(*doc = json_parse(text, len, fname, err)))
+    if (json_doc_parse(text, len, fname, doc, err))
         return LLMROOF_EINPUT;
-    if (!cJSON_IsObject(*doc)) {
-        cJSON_Delete(*doc);
-        *doc = NULL;
+    if (!cJSON_IsObject(doc->root)) {
+        json_doc_free(doc);
         llmroof_err_set(err, LLMROOF_EINPUT, "%s: expected a JSON object with a '%s' array", fname, key);
         return LLMROOF_EINPUT;
     }
-    for (const cJSON *it = (*doc)->child; it; it = it->next) {
+    for (const cJSON *it = doc->root->child; it; it = it->next) {
         /* documents llmroof writes (import-hf, --out) name their schema (docs/json.md) */
         if (it->string && strcmp(it->string, "schema") == 0 && cJSON_IsString(it) &&
             strcmp(it->valuestring, "llmroof.catalog/1") == 0)
@@ -390,15 +415,13 @@ int json_parse_array_doc(const char *text, size_t len, const char *fname, const 
                 json_linecol(text, at, &line, &col);
             llmroof_err_set(err, LLMROOF_EINPUT, "%s:%d:%d: top-level field '%s' is not known (expected only '%s')",
                             fname, line, col, bad, key);
-            cJSON_Delete(*doc);
-            *doc = NULL;
+            json_doc_free(doc);
             return LLMROOF_EINPUT;
         }
     }
-    *arr = cJSON_GetObjectItemCaseSensitive(*doc, key);
+    *arr = json_item(doc->root, key);
     if (!*arr || !cJSON_IsArray(*arr)) { /* explicit NULL test: success always returns an array */
-        cJSON_Delete(*doc);
-        *doc = NULL;
+        json_doc_free(doc);
         llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s' must be an array of entries", fname, key);
         return LLMROOF_EINPUT;
     }
@@ -423,7 +446,11 @@ int json_entry_head(struct json_ectx *c, const cJSON *e, const char *const *fiel
         return json_ferr(c, NULL, "entry must be a JSON object");
     if ((rc = json_get_string(c, e, "id", true, id, cap)))
         return rc;
-    snprintf(c->id, sizeof c->id, "%s", id); /* later messages name the entry */
+    size_t idlen = strlen(id); /* later messages name the entry (as snprintf would, truncated) */
+    if (idlen >= sizeof c->id)
+        idlen = sizeof c->id - 1;
+    memcpy(c->id, id, idlen);
+    c->id[idlen] = '\0';
     if (!json_valid_id(id))
         return json_ferr(c, "id", "must use only lowercase letters, digits, '-', '.' and '_'");
     return json_check_known(c, e, "", fields);

@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 /* Parsing context of one entry. */
 struct json_ectx {
@@ -20,6 +21,20 @@ struct json_ectx {
     struct llmroof_err *err;
 };
 
+/* obj's member `key` (the first one of that name), or NULL: cJSON_GetObjectItemCaseSensitive,
+ * with the first byte compared before strcmp. Lookups with a call to strcmp per member were a
+ * quarter of loading the catalog (issue 24). */
+static inline const cJSON *json_item(const cJSON *obj, const char *key)
+{
+    /* an array's elements have no names (cJSON stops there too); every member of an object
+     * read by cJSON or the fast reader has one, so the first child tells */
+    if (!obj || !key || !obj->child || !obj->child->string)
+        return NULL;
+    for (const cJSON *c = obj->child; c; c = c->next)
+        if (c->string[0] == key[0] && strcmp(c->string, key) == 0)
+            return c;
+    return NULL;
+}
 /* Line and column (1-based) of byte offset `off`. */
 void json_linecol(const char *text, size_t off, int *line, int *col);
 /* Offset of `"key"` followed by ':' at or after `from`, or SIZE_MAX (for messages only). */
@@ -54,8 +69,34 @@ bool json_valid_id(const char *s);
 cJSON *json_parse(const char *text, size_t len, const char *fname, struct llmroof_err *err);
 /* json_parse, and the document must be an object; NULL after setting err. Caller frees. */
 cJSON *json_parse_object(const char *text, size_t len, const char *fname, struct llmroof_err *err);
-/* A top-level object holding only `key`, an array: *doc (caller frees) and *arr inside it. */
-int json_parse_array_doc(const char *text, size_t len, const char *fname, const char *key, cJSON **doc,
+/* A parsed document whose nodes are cJSON's: read with the getters below and cJSON's
+ * accessors, never modified, released with json_doc_free (never cJSON_Delete). */
+struct json_block;
+struct json_doc {
+    cJSON *root;               /* the document's value */
+    cJSON *owned;              /* the tree when cJSON built it (json_parse), else NULL */
+    struct json_block *blocks; /* the fast reader's nodes, else NULL */
+    char *strings;             /* the fast reader's keys and strings, else NULL */
+};
+/* As json_parse (same checks, same messages), by a one-pass reader where it can: the same
+ * tree, built without a malloc per node. On error doc is empty. */
+int json_doc_parse(const char *text, size_t len, const char *fname, struct json_doc *doc, struct llmroof_err *err);
+void json_doc_free(struct json_doc *doc); /* a no-op on an empty (zeroed) doc */
+/* The entries of a catalog document {"key": [...]} (and "schema", as json_parse_array_doc
+ * allows) one at a time, by the fast reader: each entry's nodes last until the next call.
+ * json_entries_open returns NULL, and json_entries_next returns NULL with json_entries_ok
+ * false, where the document is not one the fast reader takes or is not valid: the caller
+ * then reads it with json_parse_array_doc, whose messages are the only ones. Only after
+ * json_entries_next has returned NULL with json_entries_ok true is the whole document
+ * known to be valid and its entries complete. */
+struct json_entries;
+struct json_entries *json_entries_open(const char *text, size_t len, const char *key);
+const cJSON *json_entries_next(struct json_entries *it);
+bool json_entries_ok(const struct json_entries *it);
+void json_entries_close(struct json_entries *it); /* NULL: a no-op */
+/* A top-level object holding only `key`, an array: *doc (caller frees with json_doc_free)
+ * and *arr inside it. On error doc is empty. */
+int json_parse_array_doc(const char *text, size_t len, const char *fname, const char *key, struct json_doc *doc,
                          const cJSON **arr, struct llmroof_err *err);
 
 #endif

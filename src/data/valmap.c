@@ -25,7 +25,7 @@
 static int map_object(const cJSON *doc, const char *key, const char *fname, bool required, const cJSON **out,
                       struct llmroof_err *err)
 {
-    *out = cJSON_GetObjectItemCaseSensitive(doc, key);
+    *out = json_item(doc, key);
     if (!*out) {
         if (required)
             return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s' is missing", fname, key);
@@ -76,8 +76,8 @@ int catalog_load_valmap(const char *text, size_t len, const char *fname, struct 
         (rc = names(md, "models", fname, m->models, &m->nmodels, err)))
         goto out;
     for (const cJSON *it = w->child; it; it = it->next) {
-        const cJSON *d = cJSON_GetObjectItemCaseSensitive(it, "dtype"), *b = cJSON_GetObjectItemCaseSensitive(it, "bits");
-        const cJSON *a = cJSON_GetObjectItemCaseSensitive(it, "act");
+        const cJSON *d = json_item(it, "dtype"), *b = json_item(it, "bits");
+        const cJSON *a = json_item(it, "act");
         struct llmroof_dtype_map *e = &m->wdt[m->nwdt];
         if (!cJSON_IsObject(it) || !cJSON_IsString(d) || !dtype_parse(d->valuestring, &e->dtype) ||
             (b && (!cJSON_IsNumber(b) || !(b->valuedouble >= 1) || b->valuedouble > 64)) ||
@@ -128,7 +128,7 @@ int catalog_load_valmap(const char *text, size_t len, const char *fname, struct 
         snprintf(m->tps[m->ntps].from, sizeof m->tps[0].from, "%s", it->string);
         m->tps[m->ntps++].tokens = (long)it->valuedouble;
     }
-    const cJSON *rs = cJSON_GetObjectItemCaseSensitive(doc, "reserved_sources");
+    const cJSON *rs = json_item(doc, "reserved_sources");
     if (rs && (!cJSON_IsArray(rs) || cJSON_GetArraySize(rs) > LLMROOF_MAP_MAX)) {
         rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: 'reserved_sources' must be an array of at most %d strings", fname,
                              LLMROOF_MAP_MAX);
@@ -149,12 +149,12 @@ out:
 
 static int band(const cJSON *doc, const char *key, const char *fname, struct llmroof_band *b, struct llmroof_err *err)
 {
-    const cJSON *o = cJSON_GetObjectItemCaseSensitive(doc, key);
+    const cJSON *o = json_item(doc, key);
     memset(b, 0, sizeof *b);
     if (!o)
         return LLMROOF_OK;
-    const cJSON *lo = cJSON_GetObjectItemCaseSensitive(o, "low"), *hi = cJSON_GetObjectItemCaseSensitive(o, "high"),
-                *n = cJSON_GetObjectItemCaseSensitive(o, "n");
+    const cJSON *lo = json_item(o, "low"), *hi = json_item(o, "high"),
+                *n = json_item(o, "n");
     if (!cJSON_IsObject(o) || !cJSON_IsNumber(lo) || !cJSON_IsNumber(hi) || !cJSON_IsNumber(n) || !(lo->valuedouble >= 0.01) ||
         hi->valuedouble < lo->valuedouble || hi->valuedouble > 100 || !(n->valuedouble >= 1 && n->valuedouble <= 1e9) ||
         n->valuedouble != floor(n->valuedouble))

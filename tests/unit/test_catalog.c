@@ -1,6 +1,10 @@
 /* test_catalog.c - loading, validation errors, lookup, suggestions, HuggingFace import. */
 #include "helpers.h"
 
+#include "data/json_read.h"
+
+#include <unistd.h>
+
 #include "model/arch.h"
 #include "base/parse.h"
 #include "render/render_json.h"
@@ -589,10 +593,270 @@ static void import_hf_rejects_unsupported_and_inconsistent_configs(void **state)
     assert_non_null(strstr(err.msg, "--name 'Bad Name'"));
 }
 
+/* ------------------------------------------------------------------------ */
+/* The one-pass reader (json_doc_parse) against the checked cJSON path        */
+/* ------------------------------------------------------------------------ */
+
+/* Same tree: types, names, strings, numbers bit for bit, cJSON's integer view, links. */
+static void assert_same_tree(const cJSON *a, const cJSON *b)
+{
+    assert_int_equal(a->type, b->type);
+    if (a->string || b->string) {
+        assert_non_null(a->string);
+        assert_non_null(b->string);
+        assert_string_equal(a->string, b->string);
+    }
+    if (cJSON_IsString(a))
+        assert_string_equal(a->valuestring, b->valuestring);
+    assert_memory_equal(&a->valuedouble, &b->valuedouble, sizeof a->valuedouble);
+    assert_int_equal(a->valueint, b->valueint);
+    const cJSON *x = a->child, *y = b->child;
+    for (; x && y; x = x->next, y = y->next)
+        assert_same_tree(x, y);
+    assert_null(x);
+    assert_null(y);
+    if (a->child) /* cJSON's first child points back at the last */
+        assert_ptr_equal(a->child->prev->next, NULL);
+}
+
+/* json_doc_parse of text must take the fast path (fast) or cJSON's, and build cJSON's tree. */
+static void assert_reads_as_cjson(const char *text, bool fast)
+{
+    struct llmroof_err e1 = { 0 }, e2 = { 0 };
+    struct json_doc doc;
+    size_t len = strlen(text);
+    int rc = json_doc_parse(text, len, "t.json", &doc, &e1);
+    cJSON *ref = json_parse(text, len, "t.json", &e2);
+    if (rc)
+        print_error("%s: %s\n", text, e1.msg);
+    assert_int_equal(rc, 0);
+    assert_non_null(ref);
+    if (fast != (doc.blocks != NULL))
+        print_error("%s: expected the %s path\n", text, fast ? "fast" : "cJSON");
+    assert_true(fast == (doc.blocks != NULL));
+    assert_true(fast == (doc.owned == NULL));
+    assert_same_tree(doc.root, ref);
+    cJSON_Delete(ref);
+    json_doc_free(&doc);
+    json_doc_free(&doc); /* an empty doc frees as a no-op */
+}
+
+/* A bad document: json_doc_parse fails with json_parse's message. */
+static void assert_fails_as_cjson(const char *text, size_t len, const char *expect)
+{
+    struct llmroof_err e1 = { 0 }, e2 = { 0 };
+    struct json_doc doc;
+    assert_int_not_equal(json_doc_parse(text, len, "t.json", &doc, &e1), 0);
+    assert_null(json_parse(text, len, "t.json", &e2));
+    assert_string_equal(e1.msg, e2.msg);
+    if (!strstr(e1.msg, expect))
+        print_error("'%s' lacks '%s'\n", e1.msg, expect);
+    assert_non_null(strstr(e1.msg, expect));
+    assert_null(doc.root);
+    assert_null(doc.blocks);
+}
+
+static void fast_reader_builds_cjsons_tree_for_the_shipped_catalog(void **state)
+{
+    static const char *const files[] = { "gpus.json", "models.json", "engines.json", "validation-map.json",
+                                         "uncertainty.json" };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char path[512], *text;
+        size_t len;
+        struct llmroof_err err = { 0 };
+        snprintf(path, sizeof path, "%s/%s", LLMROOF_TEST_DATA_DIR, files[i]);
+        assert_int_equal(catalog_read_file(path, (size_t)1 << 26, &text, &len, &err), 0);
+        assert_reads_as_cjson(text, true);
+        free(text);
+    }
+}
+
+static void fast_reader_reads_numbers_as_strtod_does(void **state)
+{
+    /* exact integers and short decimals take the multiply/divide path (Clinger); the rest, as
+     * 2^53 + 1, 24 digits, 1e23, subnormals and overflow to inf, go to strtod: all bit-equal */
+    assert_reads_as_cjson("[0, -0, 1, -1, 1.5, 0.1, 0.3, 0.7, 2.675, 0.85, 6.6e-06, 2e-05, 1e22, 1e23, 1E+2, 1e-22, 1e-23,"
+                          " 12345.678e-3, 0.000001, 17179869184, 989500000000000, 6700000000.0,"
+                          " 9007199254740992, 9007199254740993, 123456789012345678901234,"
+                          " 3.14159265358979323846, 2.2250738585072014e-308, 4.9e-324, 1.7976931348623157e308,"
+                          " 1e400, -1e400, 1e-400, 2147483647, 2147483648, -2147483648, -2147483649, 1e99999]",
+                          true);
+    /* 64 characters: past the 63 the fast reader takes, so cJSON reads it */
+    assert_reads_as_cjson("[1000000000000000000000000000000000000000000000000000000000000000]", false);
+    /* leading zeros and a bare trailing point: cJSON (strtod) accepts them; the strict reader
+     * hands them over */
+    assert_reads_as_cjson("[01, -007]", false);
+    assert_reads_as_cjson("[1.]", false);
+}
+
+static void fast_reader_reads_strings_as_cjson_does(void **state)
+{
+    assert_reads_as_cjson("{\"a\": \"\", \"b\": \"x\", \"c\": \"0123456\", \"d\": \"01234567\", \"e\": \"012345678\","
+                          " \"esc\": \"q\\\"b\\\\s\\/b\\bf\\fn\\nr\\rt\\t-long enough for the 8-byte steps\\\"\","
+                          " \"utf8\": \"caf\xc3\xa9 \xe6\x97\xa5\xe6\x9c\xac \xf0\x9d\x84\x9e long tail ......\","
+                          " \"\": true, \"n\": null, \"f\": false, \"o\": {}, \"l\": [], \"ol\": [{}, [[]], {\"x\": [1]}]}",
+                          true);
+    /* \u escapes and raw control characters: cJSON's own reading */
+    assert_reads_as_cjson("{\"a\": \"\\u00e9\\ud834\\udd1e\"}", false);
+    assert_reads_as_cjson("{\"a\": \"tab\there\"}", false);
+    /* a byte-order mark and cJSON's wider whitespace */
+    assert_reads_as_cjson("\xef\xbb\xbf{\"a\": 1}", false);
+    assert_reads_as_cjson("{\"a\":\v1}", false);
+}
+
+static void fast_reader_hands_every_error_to_the_checked_path(void **state)
+{
+    char deep[2100];
+    for (int i = 0; i < 1005; i++)
+        deep[i] = '[';
+    deep[1005] = '\0';
+    assert_fails_as_cjson(deep, 1005, "nested deeper than 1000 levels");
+    /* 100 levels: past the fast reader's 64, within cJSON's 1000 */
+    for (int i = 0; i < 100; i++) {
+        deep[i] = '[';
+        deep[100 + i] = ']';
+    }
+    deep[200] = '\0';
+    assert_reads_as_cjson(deep, false);
+    assert_fails_as_cjson("", 0, "empty file");
+    assert_fails_as_cjson(" \n ", 3, "empty file");
+    assert_fails_as_cjson("{\"a\": \"\xc3\x28\"}", 10, "not valid UTF-8");
+    assert_fails_as_cjson("{\"a\": \"\xed\xa0\x80\"}", 11, "not valid UTF-8"); /* a surrogate */
+    assert_fails_as_cjson("{\"a\": 1,}", 9, "malformed JSON");
+    assert_fails_as_cjson("[1, 2] x", 8, "unexpected text after the JSON document");
+    assert_fails_as_cjson("[1 2]", 5, "malformed JSON");
+    assert_fails_as_cjson("[tru]", 5, "malformed JSON");
+    assert_fails_as_cjson("[\"a\\x\"]", 7, "malformed JSON");
+    assert_fails_as_cjson("{\"a\": 1, \"b\": {\"c\": 1, \"c\": 2}, \"a\": 3}", 39, "1:24: duplicate key 'c'");
+    /* NUL inside a string */
+    assert_fails_as_cjson("[\"a\0b\"]", 7, "not valid UTF-8");
+    /* a repeated key among more than 64 (compared by name past the hashed first 64) */
+    char big[2048];
+    size_t n = 0;
+    big[n++] = '{';
+    for (int i = 0; i < 70; i++)
+        n += (size_t)snprintf(big + n, sizeof big - n, "\"k%d\": %d, ", i, i);
+    n += (size_t)snprintf(big + n, sizeof big - n, "\"k66\": 0}");
+    assert_fails_as_cjson(big, n, "duplicate key 'k66'");
+    /* and a repeat within the first 64 whose hash filter bit is shared */
+    n = (size_t)snprintf(big, sizeof big, "{\"ab\": 1, \"ba\": 2, \"abc\": 3, \"ab\": 4}");
+    assert_fails_as_cjson(big, n, "duplicate key 'ab'");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Loading only the picked entries (catalog_add_*_file_pick)                  */
+/* ------------------------------------------------------------------------ */
+
+/* Writes text to a fresh temporary file; path receives its name. */
+static void write_tmp(char *path, size_t cap, const char *text)
+{
+    snprintf(path, cap, "/tmp/llmroof-pick-XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+#define PICK_MODEL(ID, EXTRA)                                                                                     \
+    "{\"id\": \"" ID "\", \"name\": \"n\", \"hidden_size\": 4096, \"num_layers\": 32, \"num_heads\": 32,"        \
+    " \"num_kv_heads\": 8, \"intermediate_size\": 14336, \"vocab_size\": 128256, \"max_context\": 8192,"          \
+    " \"tie_embeddings\": false, \"mlp\": \"gated\", \"norm\": \"rmsnorm\", \"source\": \"test\"" EXTRA "}"
+
+static void picking_builds_one_entry_and_still_checks_every_one(void **state)
+{
+    struct llmroof_catalog all, one;
+    struct llmroof_err err = { 0 };
+    catalog_init(&all);
+    catalog_init(&one);
+    /* the shipped catalog: the picked entry is the whole load's entry, byte for byte */
+    assert_int_equal(catalog_add_models_file(&all, LLMROOF_TEST_DATA_DIR "/models.json", false, &err), 0);
+    assert_int_equal(catalog_add_gpus_file(&all, LLMROOF_TEST_DATA_DIR "/gpus.json", false, &err), 0);
+    assert_int_equal(catalog_add_engines_file(&all, LLMROOF_TEST_DATA_DIR "/engines.json", false, &err), 0);
+    assert_int_equal(catalog_add_models_file_pick(&one, LLMROOF_TEST_DATA_DIR "/models.json", false, "Llama-2-7B", &err), 0);
+    assert_int_equal(catalog_add_gpus_file_pick(&one, LLMROOF_TEST_DATA_DIR "/gpus.json", false, "a100", &err), 0); /* an alias */
+    assert_int_equal(catalog_add_engines_file_pick(&one, LLMROOF_TEST_DATA_DIR "/engines.json", false, "", &err), 0);
+    assert_int_equal(one.n_models, 1);
+    assert_int_equal(one.n_gpus, 1);
+    assert_int_equal(one.n_engines, 0); /* "" picks none */
+    assert_memory_equal(&one.models[0], model(&all, "llama-2-7b"), sizeof one.models[0]);
+    assert_memory_equal(&one.gpus[0], gpu(&all, "a100"), sizeof one.gpus[0]);
+    assert_string_equal(one.gpus[0].id, "a100-sxm4-40gb"); /* data/gpus.json: "a100" is its alias */
+    catalog_free(&one);
+    catalog_free(&all);
+
+    /* an entry nobody picked is still checked, with the whole load's message */
+    char path[64], msg[sizeof err.msg];
+    write_tmp(path, sizeof path,
+              "{\"models\": [" PICK_MODEL("good", "") ",\n" PICK_MODEL("bad", ", \"learned_pos\": -1") "]}");
+    assert_int_not_equal(catalog_add_models_file(&all, path, false, &err), 0);
+    snprintf(msg, sizeof msg, "%s", err.msg);
+    assert_non_null(strstr(msg, "'bad'"));
+    assert_int_not_equal(catalog_add_models_file_pick(&one, path, false, "good", &err), 0);
+    assert_string_equal(err.msg, msg);
+    assert_int_equal(one.n_models, 0); /* nothing added on error */
+    unlink(path);
+
+    /* a repeated id among entries nobody picked */
+    write_tmp(path, sizeof path,
+              "{\"models\": [" PICK_MODEL("good", "") ", " PICK_MODEL("twice", "") ", " PICK_MODEL("twice", "") "]}");
+    assert_int_not_equal(catalog_add_models_file_pick(&one, path, false, "good", &err), 0);
+    assert_non_null(strstr(err.msg, "'twice': field 'id' duplicates another entry in this file"));
+    unlink(path);
+
+    /* a malformed tail after the picked entry */
+    write_tmp(path, sizeof path, "{\"models\": [" PICK_MODEL("good", "") ", {\"id\": ]}");
+    assert_int_not_equal(catalog_add_models_file_pick(&one, path, false, "good", &err), 0);
+    assert_non_null(strstr(err.msg, "malformed JSON"));
+    assert_int_equal(one.n_models, 0);
+    unlink(path);
+
+    /* a document the fast reader leaves to cJSON (a \u escape): picked all the same */
+    write_tmp(path, sizeof path,
+              "{\"models\": [" PICK_MODEL("good", ", \"hf_id\": \"a\\u002fb\"") ", " PICK_MODEL("other", "") "]}");
+    assert_int_equal(catalog_add_models_file_pick(&one, path, false, "good", &err), 0);
+    assert_int_equal(one.n_models, 1);
+    assert_string_equal(one.models[0].hf_id, "a/b");
+    /* and replacing: the same id again replaces it, another id is added beside it */
+    assert_int_equal(catalog_add_models_file_pick(&one, path, true, "GOOD", &err), 0);
+    assert_int_equal(catalog_add_models_file_pick(&one, path, false, "good", &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "duplicates an entry already in the catalog"));
+    assert_int_equal(catalog_add_models_file_pick(&one, path, true, "other", &err), 0);
+    assert_int_equal(one.n_models, 2);
+    unlink(path);
+    catalog_free(&one);
+
+    /* GPUs: an alias clash between two entries nobody picked */
+    struct llmroof_catalog g;
+    catalog_init(&g);
+    write_tmp(path, sizeof path,
+              "{\"gpus\": [{\"id\": \"x1\", \"name\": \"X\", \"aliases\": [\"xa\"], \"memory_bytes\": 1e10,"
+              " \"memory_bandwidth_Bps\": 1e12, \"peak_flops\": {\"fp16\": 1e14},"
+              " \"interconnect\": {\"kind\": \"pcie\", \"bandwidth_Bps\": 1e10, \"latency_s\": 1e-5, \"hop_latency_s\": 1e-6},"
+              " \"efficiency\": {\"compute\": 0.5, \"memory\": 0.5, \"comm\": 0.5}, \"step_overhead_s\": 0,"
+              " \"gpus_per_node\": 8, \"source\": \"t\"},"
+              " {\"id\": \"x2\", \"name\": \"X\", \"aliases\": [\"XA\"], \"memory_bytes\": 1e10,"
+              " \"memory_bandwidth_Bps\": 1e12, \"peak_flops\": {\"fp16\": 1e14},"
+              " \"interconnect\": {\"kind\": \"pcie\", \"bandwidth_Bps\": 1e10, \"latency_s\": 1e-5, \"hop_latency_s\": 1e-6},"
+              " \"efficiency\": {\"compute\": 0.5, \"memory\": 0.5, \"comm\": 0.5}, \"step_overhead_s\": 0,"
+              " \"gpus_per_node\": 8, \"source\": \"t\"}]}");
+    assert_int_not_equal(catalog_add_gpus_file_pick(&g, path, false, "a100", &err), 0);
+    assert_non_null(strstr(err.msg, "'XA' is already used by 'x1'"));
+    assert_int_equal(g.n_gpus, 0);
+    unlink(path);
+    catalog_free(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(shipped_catalog_has_exactly_the_listed_ids),
+        cmocka_unit_test(fast_reader_builds_cjsons_tree_for_the_shipped_catalog),
+        cmocka_unit_test(fast_reader_reads_numbers_as_strtod_does),
+        cmocka_unit_test(fast_reader_reads_strings_as_cjson_does),
+        cmocka_unit_test(fast_reader_hands_every_error_to_the_checked_path),
+        cmocka_unit_test(picking_builds_one_entry_and_still_checks_every_one),
         cmocka_unit_test(blackwell_has_fp4_and_nvl72_one_domain),
         cmocka_unit_test(dense_peaks_come_from_the_reference_sheet),
         cmocka_unit_test(lookup_accepts_aliases_in_any_case),
