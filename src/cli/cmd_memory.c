@@ -44,7 +44,7 @@ int cmd_memory(struct cli *c, int argc, char **argv)
         return rc;
     if (!s.model || !s.gpu)
         return cli_usage_error(c, "options '--model' and '--gpu' are required");
-    if ((rc = cli_catalog(c)) || (rc = cli_setup_resolve(c, &s)))
+    if ((rc = cli_catalog_pick(c, s.model, s.gpu, s.engine_name)) || (rc = cli_setup_resolve(c, &s)))
         return rc;
     const struct llmroof_model *m = cli_model(c, s.model);
     if (!m)

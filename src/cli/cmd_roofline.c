@@ -49,7 +49,7 @@ int cmd_roofline(struct cli *c, int argc, char **argv)
         return rc;
     if (!x.s.model || !x.s.gpu)
         return cli_usage_error(c, "options '--model' and '--gpu' are required");
-    if ((rc = cli_catalog(c)) || (rc = cli_setup_resolve(c, &x.s)))
+    if ((rc = cli_catalog_pick(c, x.s.model, x.s.gpu, x.s.engine_name)) || (rc = cli_setup_resolve(c, &x.s)))
         return rc;
     const struct llmroof_model *m = cli_model(c, x.s.model);
     const struct llmroof_gpu *g = m ? cli_gpu(c, x.s.gpu) : NULL;
