@@ -5,6 +5,7 @@
 
 #include "serve/sim.h"
 #include "base/rng.h"
+#include "model/stepcost.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -222,16 +223,14 @@ struct step_memo {
     double time_s;          /* the step's GPU time (target_time) */
 };
 
-/* A decode-only step of n sequences, built once: its operators and their roofline at the
- * context it was built for. Another context of the same n changes only the operators that
- * attend to it (ops_set_context: attention, windowed attention, DSA's indexer, MLA's
- * decompression); every other operator's time is the same, so a step is costed by re-evaluating
- * those alone and summing the phase again (sim_sched.c, decode_time). Direct-mapped by n. */
+/* A decode-only step of n sequences, built once (model/stepcost.h): another context of the same
+ * n changes only the operators that attend to it, which stepcost_time re-times alone (plain
+ * attention straight from its roofline formula), so a step costs a small fraction of a whole
+ * ops_build and roofline_eval and gives their very time. Direct-mapped by n. */
 #define SIM_BASE_SLOTS 16
 struct step_base {
     long n;                       /* sequences; 0: empty */
-    struct llmroof_oplist ops;    /* the step's operators at the context it was built for */
-    struct llmroof_phase ph;      /* their roofline */
+    struct stepcost sc;
 };
 
 /* The whole run. */

@@ -307,12 +307,19 @@ static double mixed_time(const struct engine *e, const struct iter *it)
                                        it->b.few_seqs - it->dec.few_seqs,
                                        it->b.few_pairs - it->dec.few_pairs,
                                        it->b.few_keys - it->dec.few_keys };
+    /* each part re-times its attention operators alone: the others' counts at 0 (roofline_eval
+     * skips them, and an operator's time depends on no other operator), so the GEMMs are timed
+     * once per iteration, not three times */
+    struct llmroof_oplist base = ops;
+    for (int k = 0; k < LLMROOF_OP_COUNT; k++)
+        if (k != LLMROOF_OP_ATTENTION && k != LLMROOF_OP_ATTN_LOCAL && k != LLMROOF_OP_MLA_KV_UP)
+            base.op[k].count = 0;
     double split = 0.0;
-    part = ops;
+    part = base;
     ops_set_context(s->model, &e->sh, &s->dt, &pre, &part);
     roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &part, &p);
     split += attn_s(&p);
-    part = ops;
+    part = base;
     ops_set_context(s->model, &e->sh, &s->dt, &it->dec, &part);
     roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &part, &p);
     split += attn_s(&p);
@@ -403,39 +410,18 @@ static struct llmroof_batch widen(const struct llmroof_batch *b, double w)
     return x;
 }
 
-/* The operators ops_set_context rebuilds: the only ones whose time moves with the context. */
-static const int ctx_ops[] = { LLMROOF_OP_ATTENTION, LLMROOF_OP_ATTN_LOCAL, LLMROOF_OP_DSA_INDEX, LLMROOF_OP_MLA_KV_UP };
-#define NCTX_OPS ((int)(sizeof ctx_ops / sizeof ctx_ops[0]))
-
-/* A decode-only step's GPU time from the pool's step of the same sequences (struct step_base):
- * its context operators rebuilt and re-evaluated alone, every other operator's time kept, the
- * phase summed again in operator order by roofline_total, so the time is the one a whole
- * ops_build and roofline_eval give (the same operations on the same numbers). */
+/* A decode-only step's GPU time from the pool's step of the same sequences (struct step_base,
+ * model/stepcost.h): the time a whole ops_build and roofline_eval give. */
 static double decode_rebuilt(const struct runner *r, const struct engine *e, const struct iter *it)
 {
     const struct llmroof_setup *s = &e->setup;
     const long n = it->decode_seqs;
     struct step_base *sb = &r->base[(size_t)e->pool * SIM_BASE_SLOTS + (size_t)n % SIM_BASE_SLOTS];
     if (sb->n != n) {
-        ops_build(s->model, &e->sh, &s->dt, &it->b, &sb->ops);
-        roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &sb->ops, &sb->ph);
         sb->n = n;
-        return sb->ph.time_s;
+        return stepcost_build(&sb->sc, s, &e->sh, &it->b);
     }
-    struct llmroof_oplist o = sb->ops;
-    ops_set_context(s->model, &e->sh, &s->dt, &it->b, &o);
-    /* the context operators alone: the others' counts to 0 (roofline_eval skips them) */
-    struct llmroof_oplist part = o;
-    for (int k = 0; k < LLMROOF_OP_COUNT; k++)
-        part.op[k].count = 0;
-    for (int j = 0; j < NCTX_OPS; j++)
-        part.op[ctx_ops[j]] = o.op[ctx_ops[j]];
-    struct llmroof_phase p, whole = sb->ph;
-    roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &part, &p);
-    for (int j = 0; j < NCTX_OPS; j++)
-        whole.op[ctx_ops[j]] = p.op[ctx_ops[j]];
-    roofline_total(&whole);
-    return whole.time_s;
+    return stepcost_time(&sb->sc, s, &e->sh, &it->b);
 }
 
 /* A decode-only step's GPU time, from the pool's memo when its shape was costed before. */

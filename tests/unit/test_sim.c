@@ -2,6 +2,7 @@
 #include "helpers.h"
 
 #include "serve/sim.h"
+#include "model/stepcost.h"
 
 static struct sim_config config(const struct llmroof_catalog *cat, const char *m, const char *g, int tp,
                                 const struct workload *w)
@@ -1270,10 +1271,71 @@ static void an_unsorted_trace_runs_the_sorted_schedule(void **state)
     catalog_free(&cat);
 }
 
+/* A decode-only step re-timed at another context (model/stepcost.h) gives the very double that a
+ * whole ops_build + roofline_eval gives: plain attention by the shortcut (llama-2-7b, with and
+ * without an engine that reads K/V per query head), windowed layers (gemma-2-9b), MLA
+ * (deepseek-v2-lite) and eager attention (llama.cpp, AutoAWQ) by re-evaluating their context
+ * operators. Contexts 1 to 10^6 keys per sequence, 1 to 256 sequences. */
+static void a_decode_step_retimed_at_another_context_is_exact(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_err eerr = { 0 };
+    assert_int_equal(catalog_add_engines_file(&cat, LLMROOF_TEST_DATA_DIR "/engines.json", false, &eerr), 0);
+    const struct { const char *m, *g, *engine; int tp; bool fast; } cases[] = {
+        { "llama-2-7b", "a100-sxm4-80gb", NULL, 1, true },
+        { "llama-3.1-8b", "a100-sxm4-80gb", "tensorrt-llm-early", 1, true },
+        { "llama-3.1-70b", "h100", "vllm", 4, true },
+        { "gemma-2-9b", "h100", NULL, 1, false },
+        { "deepseek-v2-lite", "h100", NULL, 1, false },
+        { "llama-2-7b", "a100-sxm4-80gb", "hf-transformers", 1, true },
+        { "llama-2-7b", "a100-sxm4-80gb", "llama.cpp-2024-05", 1, false },
+        { "llama-3.1-8b", "a100-sxm4-80gb", "autoawq", 1, false },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct llmroof_setup s = { model(&cat, cases[i].m), gpu(&cat, cases[i].g), cases[i].tp,
+                                   { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 },
+                                   roofline_default_effs(gpu(&cat, cases[i].g)), { 0 } };
+        if (cases[i].engine) {
+            const struct llmroof_engine *en = catalog_find_engine(&cat, cases[i].engine);
+            assert_non_null(en);
+            s.eff = roofline_effs_engine(s.gpu, en, NULL);
+        }
+        struct llmroof_shard sh;
+        struct llmroof_err err = { 0 };
+        const struct llmroof_layout lay = estimate_layout(&s);
+        assert_int_equal(ops_shard_layout(s.model, &lay, &sh, &err), 0);
+        const long ns[] = { 1, 7, 91, 256 };
+        for (size_t j = 0; j < sizeof ns / sizeof ns[0]; j++) {
+            const double n = (double)ns[j];
+            struct stepcost sc;
+            struct llmroof_batch b = batch_decode(n, 100.0);
+            const double t0 = stepcost_build(&sc, &s, &sh, &b);
+            assert_true(t0 == sim_step_time(&s, &sh, &b));
+            if (sc.fast != cases[i].fast)
+                print_error("%s with %s: fast %d\n", cases[i].m, cases[i].engine ? cases[i].engine : "no engine", (int)sc.fast);
+            assert_int_equal(sc.fast, cases[i].fast);
+            const double ctx[] = { 1, 17, 513, 4095, 32768, 1e6, 100 };
+            for (size_t k = 0; k < sizeof ctx / sizeof ctx[0]; k++) {
+                b = batch_decode(n, ctx[k]);
+                const double t = stepcost_time(&sc, &s, &sh, &b), want = sim_step_time(&s, &sh, &b);
+                if (t != want) {
+                    print_error("%s on %s, %g sequences at %g keys: %.17g, a whole step %.17g\n", cases[i].m,
+                                cases[i].g, n, ctx[k], t, want);
+                    fail();
+                }
+            }
+        }
+    }
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(one_request_alone_reproduces_estimate),
+        cmocka_unit_test(a_decode_step_retimed_at_another_context_is_exact),
         cmocka_unit_test(a_lognormal_workload_draws_its_stated_median_and_p90),
         cmocka_unit_test(data_parallel_attention_steps_at_the_busiest_replica),
         cmocka_unit_test(first_token_from_a_decode_step),
