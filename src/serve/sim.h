@@ -138,6 +138,9 @@ struct sim_config {
                                         iteration that admits nothing starts a run of this many decode
                                         iterations, and waiting requests are admitted only between
                                         runs; 0 or 1: every iteration schedules */
+    bool per_sequence;               /* schedule every running sequence one by one each iteration,
+                                        without lazy decode (sim.c): the same result, slower; for
+                                        tests that check the two agree */
 };
 
 /* Applies an engine profile's scheduling fields (CPU cost per sequence and its overlap, admission

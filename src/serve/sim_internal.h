@@ -35,7 +35,20 @@ struct rstate {
     int group;      /* its prefix group (a copy), -1: none */
     short stage;    /* 0: new arrival; 1: KV arrived at a decode instance */
     short replica;  /* data-parallel attention: the replica holding it (0 without) */
+    short lazy;     /* in run[0, nd), advanced lazily: LZ_BLOCKS or LZ_HELD; else 0 (struct engine) */
     double decode_sched_s; /* disaggregated: first decode step at the decode instance (-1: none) */
+    long adm;       /* admission number on its instance: run[] is in increasing order of it */
+};
+
+/* A lazily advanced decoder's blocks: LZ_BLOCKS holds exactly the blocks its tokens fill (it takes
+ * one whenever its context reaches a multiple of the block size); LZ_HELD holds more, enough for
+ * every step to its end (guaranteed-no-evict admission), and takes none. */
+enum { LZ_BLOCKS = 1, LZ_HELD = 2 };
+
+/* A lazy decoder's last step: the iteration (tick) in which it emits its last token. */
+struct lz_event {
+    long tick;
+    long adm;
 };
 
 /* A pending arrival: a closed-loop request not yet sent (s.user set), a trace's out-of-order
@@ -211,6 +224,19 @@ struct engine {
     unsigned char *rblocked;     /* data-parallel attention: admission scratch, replicas whose head
                                     request waits for blocks (sh.attn_dp entries, owned) */
     struct sim_instance st;
+    /* Lazy decode (sim.c, "Lazy decode"): the running sequences run[0, nd) are decoders that
+     * take one token every iteration; their computed and generated counts are kept as offsets
+     * from the iteration counter `tick` (the real count is the stored one + tick), so an
+     * iteration costs them no per-sequence work: their batch sums come from lz_sum, the blocks
+     * they take from lz_cross, and only the ones that finish are touched (lz_fin). */
+    bool lazy;                   /* this instance advances decoders lazily */
+    long tick;                   /* this iteration's number on this instance */
+    long nd;                     /* run[0, nd) are lazy */
+    long long lz_sum;            /* sum of their stored computed offsets */
+    long *lz_cross;              /* [bs]: LZ_BLOCKS decoders that take a block when tick % bs is the index */
+    struct lz_event *lz_fin;     /* min-heap of last steps by (tick, adm) */
+    size_t lz_n, lz_cap;
+    long adm_next;               /* the next admission number */
 };
 
 /* Decode-only iterations' GPU time by their shape: without speculation or data-parallel attention
@@ -299,6 +325,34 @@ static inline bool spec_on(const struct runner *r, const struct engine *e)
     return e->spec;
 }
 
+
+/* The real state of lazy decoder rs at iteration T (computed and generated before its step;
+ * blocks before it, or after it took this iteration's block when `stepped`), no longer lazy.
+ * The instance's lazy sums are left to the caller (lz_forget). */
+static inline void lz_real(const struct engine *e, struct rstate *rs, long T, bool stepped)
+{
+    rs->computed = (int)(rs->computed + T);
+    rs->generated = (int)(rs->generated + T);
+    if (rs->lazy == LZ_BLOCKS)
+        rs->blocks = (int)(blocks_for(stepped ? rs->computed + 1L : (long)rs->computed, e->bs) + e->state_blocks);
+    rs->lazy = 0;
+}
+
+/* The block class of a lazy decoder whose stored offset is `off`: it takes a block in the
+ * iterations T with off + T a multiple of bs. */
+static inline long lz_class(const struct engine *e, long off)
+{
+    long m = (-off) % e->bs;
+    return m < 0 ? m + e->bs : m;
+}
+
+/* Removes lazy decoder rs (still in its lazy form, stored offset) from the instance's sums. */
+static inline void lz_forget(struct engine *e, const struct rstate *rs)
+{
+    e->lz_sum -= rs->computed;
+    if (rs->lazy == LZ_BLOCKS)
+        e->lz_cross[lz_class(e, rs->computed)]--;
+}
 
 /* sim_sched.c */
 void sim_release(struct engine *e, struct rstate *rs);

@@ -50,6 +50,13 @@ long sim_preempt_last(struct runner *r, struct engine *e, int replica)
     if (e->rfree)
         while (at > 0 && e->run[at].replica != replica)
             at--;
+    if (at < e->nd) {
+        /* a lazy decoder (the last of them: lazy instances have no replicas), already scheduled
+         * with its block of this iteration: its real state, out of the lazy sums */
+        lz_forget(e, &e->run[at]);
+        lz_real(e, &e->run[at], e->tick, true);
+        e->nd = at;
+    }
     struct rstate vs = e->run[at];
     memmove(&e->run[at], &e->run[at + 1], (size_t)(e->nrun - 1 - at) * sizeof *e->run);
     e->nrun--;
@@ -136,7 +143,17 @@ void sim_schedule_running(struct runner *r, struct engine *e, struct iter *it)
     const long blk = e->bs, state_blocks = e->state_blocks;
     long dn = 0, dk = 0;
     long budget = it->budget; /* in a register through the quick steps (it->budget is written back below) */
-    for (long i = 0; i < e->nrun; i++) {
+    if (e->nd > 0) {
+        /* the lazy decoders (engine_step made sure that the budget holds them and that the blocks
+         * they take are free): one token each at context computed + 1, the sum of their offsets
+         * plus tick + 1 each, and the blocks of this iteration's class */
+        const long T = e->tick;
+        dn = e->nd;
+        dk = (long)(e->lz_sum + (long long)e->nd * (T + 1));
+        budget -= e->nd;
+        kv_take(e, 0, e->lz_cross[T % blk]);
+    }
+    for (long i = e->nd; i < e->nrun; i++) {
         struct rstate *rs = &e->run[i];
         if (budget <= 0)
             break;
@@ -256,6 +273,8 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
             continue;
         }
         dq_remove_at(&e->waiting, pos);
+        rs->adm = e->adm_next++;
+        rs->lazy = 0;
         if (hit) {
             e->pg[g].refs++;
             rs->shared = have;

@@ -1331,11 +1331,81 @@ static void a_decode_step_retimed_at_another_context_is_exact(void **state)
     catalog_free(&cat);
 }
 
+/* Lazy decode (sim.c) keeps the per-sequence scheduler's result to the bit: every request's
+ * times and preemptions and the iteration count agree with per_sequence on runs that preempt
+ * (closed loops that overfill an A10, one-token blocks), reserve (no-evict), emit the first token
+ * from a decode step, or hold more sequences than the token budget. */
+static void lazy_decode_matches_the_per_sequence_scheduler(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload chat = { WORKLOAD_CHAT, 0, 0, NULL, 0 }, big = { WORKLOAD_FIXED, 2048, 2048, NULL, 0 };
+    for (int k = 0; k < 7; k++) {
+        struct sim_config c = config(&cat, "llama-2-7b", k == 0 || k == 4 || k == 5 ? "a100-sxm4-80gb" : "a10", 1,
+                                     k == 1 || k == 2 ? &big : &chat);
+        c.mode = SIM_RATE;
+        c.rate_qps = 10;
+        c.requests = 1500;
+        switch (k) {
+        case 1: /* 64 users of 2048 + 2048 tokens overfill the A10: preemptions */
+        case 2: /* the same, guaranteed-no-evict */
+            c.mode = SIM_CLOSED;
+            c.concurrency = 64;
+            c.requests = 128;
+            c.think_min_s = c.think_max_s = 0;
+            c.admit_no_evict = k == 2;
+            break;
+        case 3: /* closed loop of chat users on the A10: preemptions and users coming back */
+            c.mode = SIM_CLOSED;
+            c.concurrency = 120;
+            c.think_min_s = 0;
+            c.think_max_s = 0.5;
+            break;
+        case 4: /* the first token from a decode step */
+            c.setup.eff.first_token_decode = true;
+            break;
+        case 5: /* more sequences than the token budget */
+            c.max_batched_tokens = 64;
+            c.max_seqs = 128;
+            c.rate_qps = 6;
+            break;
+        case 6: /* one-token blocks, overloaded: a block every step, preemptions */
+            c.mem.block_size = 1;
+            break;
+        }
+        struct sim_result lazy, each;
+        run(&c, &lazy);
+        c.per_sequence = true;
+        run(&c, &each);
+        if (k == 1 || k == 3 || k == 6)
+            assert_true(each.preemptions > 0);
+        assert_int_equal(lazy.iterations, each.iterations);
+        assert_int_equal(lazy.preemptions, each.preemptions);
+        assert_int_equal(lazy.completed, each.completed);
+        for (long i = 0; i < c.requests; i++) {
+            const struct sim_request *a = &lazy.reqs[i], *b = &each.reqs[i];
+            if (a->first_token_s != b->first_token_s || a->finish_s != b->finish_s || a->preemptions != b->preemptions ||
+                a->first_sched_s != b->first_sched_s) {
+                print_error("case %d, request %ld: first token %.17g / %.17g, finish %.17g / %.17g\n", k, i,
+                            a->first_token_s, b->first_token_s, a->finish_s, b->finish_s);
+                fail();
+            }
+        }
+        assert_true(lazy.tpot.p99 == each.tpot.p99 && lazy.mean_batch == each.mean_batch &&
+                    lazy.kv_util_mean == each.kv_util_mean);
+        sim_result_free(&lazy);
+        sim_result_free(&each);
+    }
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(one_request_alone_reproduces_estimate),
         cmocka_unit_test(a_decode_step_retimed_at_another_context_is_exact),
+        cmocka_unit_test(lazy_decode_matches_the_per_sequence_scheduler),
         cmocka_unit_test(a_lognormal_workload_draws_its_stated_median_and_p90),
         cmocka_unit_test(data_parallel_attention_steps_at_the_busiest_replica),
         cmocka_unit_test(first_token_from_a_decode_step),
