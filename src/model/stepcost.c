@@ -9,19 +9,37 @@
 static const int ctx_ops[] = { LLMROOF_OP_ATTENTION, LLMROOF_OP_ATTN_LOCAL, LLMROOF_OP_DSA_INDEX, LLMROOF_OP_MLA_KV_UP };
 #define NCTX_OPS ((int)(sizeof ctx_ops / sizeof ctx_ops[0]))
 
-/* Plain global attention's time in a decode step, as roofline.c's per-operator pass computes it
- * for a fused (not eager) kernel at one new token per sequence (no prefill ramp, no dequantize
- * copy): count x kernel_instance_s(flops / attention peak, bytes / attention bandwidth) with the
- * per-query-head K/V reads of engines without GQA-aware decode kernels. */
-static double attention_s(const struct stepcost *sc, const struct llmroof_effs *eff)
+/* roofline.c's rl_ctx_of for attention: its peak FLOP/s (16 bits unless the engine runs fp8
+ * attention, at the attention kernel's efficiency), its bandwidth share, the kernel factor. */
+static void attn_rates(const struct llmroof_setup *s, double *apeak, double *abw, double *kf)
 {
-    const struct llmroof_oplist *o = &sc->part;
+    const struct llmroof_effs *eff = &s->eff;
+    const struct llmroof_gpu *g = s->gpu;
+    const enum llmroof_dtype act = s->dt.act;
+    const enum llmroof_dtype adt = eff->fp8_attention && act == LLMROOF_FP8 ? act : kernel_attention_dtype(g, act);
+    *apeak = g->peak_flops[adt] * (eff->attn_eff > 0 ? eff->attn_eff : eff->compute) *
+             (eff->peak_scale > 1 && adt == LLMROOF_FP16 ? eff->peak_scale : 1.0);
+    *abw = g->mem_bw_Bps * (eff->attn_mem_eff > 0 ? eff->attn_mem_eff : eff->memory);
+    *kf = eff->kernel_factor > 0 ? eff->kernel_factor : 1.0;
+}
+
+/* Plain global attention's time as roofline.c's per-operator pass computes it for a fused (not
+ * eager) kernel without a dequantize copy: count x kernel_instance_s(flops / (attention peak x the
+ * prefill ramp), bytes / attention bandwidth), with the per-query-head K/V reads of engines without
+ * GQA-aware decode kernels. */
+static double attention_s(const struct llmroof_oplist *o, const struct llmroof_effs *eff, double apeak, double abw,
+                          double kf)
+{
     const struct llmroof_op *op = &o->op[LLMROOF_OP_ATTENTION];
+    /* prefill-type steps (several new tokens per sequence) run attention on the ramp */
+    const double ramp = eff->attn_ramp_tokens > 0 && o->new_per_seq > 1.0
+                            ? o->keys_per_seq / (o->keys_per_seq + eff->attn_ramp_tokens)
+                            : 1.0;
     double bytes = op->bytes;
     if (eff->kv_per_query_head && o->q_per_kv > 1)
         bytes += o->attn_kv_bytes * (o->q_per_kv - 1.0);
-    const double c = op->flops / (sc->apeak * 1.0), m = bytes / sc->abw;
-    return op->count * kernel_instance_s(c, m, eff->overlap, op->kernels * sc->kf, eff->kernel_s, 0.0);
+    const double c = op->flops / (apeak * ramp), m = bytes / abw;
+    return op->count * kernel_instance_s(c, m, eff->overlap, op->kernels * kf, eff->kernel_s, 0.0);
 }
 
 /* roofline_total's time_s of `p` with the attention operator's time replaced by `att` (the sum
@@ -37,30 +55,34 @@ static double total_s(const struct llmroof_phase *p, double att)
     return gpu + kernel_cpu_wait_s(gpu, p->launch_s) + p->overhead_s;
 }
 
+bool stepcost_attn_ok(const struct llmroof_setup *s, const struct llmroof_oplist *ops)
+{
+    return ops->op[LLMROOF_OP_ATTENTION].count > 0 && ops->op[LLMROOF_OP_ATTENTION].wbytes == 0 && !s->eff.attn_eager &&
+           ops->op[LLMROOF_OP_ATTN_LOCAL].count <= 0 && ops->op[LLMROOF_OP_DSA_INDEX].count <= 0 &&
+           ops->op[LLMROOF_OP_MLA_KV_UP].count <= 0;
+}
+
+double stepcost_attn_s(const struct llmroof_setup *s, const struct llmroof_shard *sh, const struct llmroof_batch *b,
+                       struct llmroof_oplist *scratch)
+{
+    double apeak, abw, kf;
+    attn_rates(s, &apeak, &abw, &kf);
+    ops_set_context(s->model, sh, &s->dt, b, scratch);
+    return attention_s(scratch, &s->eff, apeak, abw, kf);
+}
+
 double stepcost_build(struct stepcost *sc, const struct llmroof_setup *s, const struct llmroof_shard *sh,
                       const struct llmroof_batch *b)
 {
     ops_build(s->model, sh, &s->dt, b, &sc->part);
     roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &sc->part, &sc->whole);
     sc->seqs = b->seqs;
-    const struct llmroof_effs *eff = &s->eff;
-    const struct llmroof_gpu *g = s->gpu;
-    /* roofline.c's rl_ctx_of: attention at 16 bits unless the engine runs fp8 attention, at the
-     * attention kernel's efficiency and bandwidth share */
-    const enum llmroof_dtype act = s->dt.act;
-    const enum llmroof_dtype adt = eff->fp8_attention && act == LLMROOF_FP8 ? act : kernel_attention_dtype(g, act);
-    sc->apeak = g->peak_flops[adt] * (eff->attn_eff > 0 ? eff->attn_eff : eff->compute) *
-                (eff->peak_scale > 1 && adt == LLMROOF_FP16 ? eff->peak_scale : 1.0);
-    sc->abw = g->mem_bw_Bps * (eff->attn_mem_eff > 0 ? eff->attn_mem_eff : eff->memory);
-    sc->kf = eff->kernel_factor > 0 ? eff->kernel_factor : 1.0;
-    const struct llmroof_op *att = &sc->part.op[LLMROOF_OP_ATTENTION];
-    sc->fast = b->tokens == b->seqs && att->count > 0 && att->wbytes == 0 && !eff->attn_eager &&
-               sc->part.op[LLMROOF_OP_ATTN_LOCAL].count <= 0 && sc->part.op[LLMROOF_OP_DSA_INDEX].count <= 0 &&
-               sc->part.op[LLMROOF_OP_MLA_KV_UP].count <= 0;
+    attn_rates(s, &sc->apeak, &sc->abw, &sc->kf);
+    const double att = sc->whole.op[LLMROOF_OP_ATTENTION].time_s;
     /* the shortcut must give roofline_eval's very numbers here, or it is not used */
-    if (sc->fast)
-        sc->fast = attention_s(sc, eff) == sc->whole.op[LLMROOF_OP_ATTENTION].time_s &&
-                   total_s(&sc->whole, sc->whole.op[LLMROOF_OP_ATTENTION].time_s) == sc->whole.time_s;
+    sc->fast = b->tokens == b->seqs && stepcost_attn_ok(s, &sc->part) &&
+               attention_s(&sc->part, &s->eff, sc->apeak, sc->abw, sc->kf) == att &&
+               total_s(&sc->whole, att) == sc->whole.time_s;
     /* the context operators alone: the others' counts to 0 (roofline_eval skips them) */
     bool ctx[LLMROOF_OP_COUNT] = { false };
     for (int j = 0; j < NCTX_OPS; j++)
@@ -76,7 +98,7 @@ double stepcost_time(struct stepcost *sc, const struct llmroof_setup *s, const s
 {
     ops_set_context(s->model, sh, &s->dt, b, &sc->part);
     if (sc->fast)
-        return total_s(&sc->whole, attention_s(sc, &s->eff));
+        return total_s(&sc->whole, attention_s(&sc->part, &s->eff, sc->apeak, sc->abw, sc->kf));
     struct llmroof_phase p;
     roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &sc->part, &p);
     for (int j = 0; j < NCTX_OPS; j++)

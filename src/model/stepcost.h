@@ -34,4 +34,15 @@ double stepcost_build(struct stepcost *sc, const struct llmroof_setup *s, const 
 double stepcost_time(struct stepcost *sc, const struct llmroof_setup *s, const struct llmroof_shard *sh,
                      const struct llmroof_batch *b);
 
+/* Whether the attention of steps built as `ops` can be timed by stepcost_attn_s: plain global
+ * attention is the only context operator (no windowed layers, MLA or DSA) and the engine's
+ * attention kernels are fused (not eager). */
+bool stepcost_attn_ok(const struct llmroof_setup *s, const struct llmroof_oplist *ops);
+
+/* The attention operator's time_s that ops_set_context + roofline_eval give for any batch `b`
+ * (prefill chunks on the ramp, decodes, or both) where stepcost_attn_ok; `scratch` is written
+ * (its context fields only). */
+double stepcost_attn_s(const struct llmroof_setup *s, const struct llmroof_shard *sh, const struct llmroof_batch *b,
+                       struct llmroof_oplist *scratch);
+
 #endif

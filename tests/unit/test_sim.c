@@ -1275,7 +1275,8 @@ static void an_unsorted_trace_runs_the_sorted_schedule(void **state)
  * whole ops_build + roofline_eval gives: plain attention by the shortcut (llama-2-7b, with and
  * without an engine that reads K/V per query head), windowed layers (gemma-2-9b), MLA
  * (deepseek-v2-lite) and eager attention (llama.cpp, AutoAWQ) by re-evaluating their context
- * operators. Contexts 1 to 10^6 keys per sequence, 1 to 256 sequences. */
+ * operators. Contexts 1 to 10^6 keys per sequence, 1 to 256 sequences; and a mixed step's
+ * attention (stepcost_attn_s) where it is plain. */
 static void a_decode_step_retimed_at_another_context_is_exact(void **state)
 {
     (void)state;
@@ -1316,6 +1317,18 @@ static void a_decode_step_retimed_at_another_context_is_exact(void **state)
             if (sc.fast != cases[i].fast)
                 print_error("%s with %s: fast %d\n", cases[i].m, cases[i].engine ? cases[i].engine : "no engine", (int)sc.fast);
             assert_int_equal(sc.fast, cases[i].fast);
+            /* a mixed step's attention (a prefill chunk of 1 to 2000 tokens after 0 to 4000 cached
+             * ones, beside the decodes): stepcost_attn_s against the whole roofline_eval */
+            for (int q = 0; q < 4 && cases[i].fast; q++) {
+                struct llmroof_batch mb = batch_decode(n, 300.0 * q + 1.0);
+                batch_add(&mb, q == 0 ? 1.0 : 500.0 * q, 1000.0 * q);
+                struct llmroof_oplist ops, scratch;
+                struct llmroof_phase p;
+                ops_build(s.model, &sh, &s.dt, &mb, &ops);
+                roofline_eval(s.gpu, s.dt.act, &s.eff, s.tp, &ops, &p);
+                assert_true(stepcost_attn_ok(&s, &ops));
+                assert_true(stepcost_attn_s(&s, &sh, &mb, &scratch) == p.op[LLMROOF_OP_ATTENTION].time_s);
+            }
             const double ctx[] = { 1, 17, 513, 4095, 32768, 1e6, 100 };
             for (size_t k = 0; k < sizeof ctx / sizeof ctx[0]; k++) {
                 b = batch_decode(n, ctx[k]);
