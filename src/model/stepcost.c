@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "base/dtype.h"
+#include "model/arch.h"
 #include "model/kernel.h"
 
 /* The operators ops_set_context rebuilds: the only ones whose time moves with the context. */
@@ -71,6 +73,20 @@ double stepcost_attn_s(const struct llmroof_setup *s, const struct llmroof_shard
     return attention_s(scratch, &s->eff, apeak, abw, kf);
 }
 
+/* The fast path's step time at batch b: ops.c's attention operator for plain global attention
+ * (FLOPs 4 d Hq per pair; bytes the new tokens' Q and output plus 2 keys Kr d of K/V, in its
+ * order of operations) timed by attention_s's formula at one new token per sequence (no ramp). */
+static double fast_time(const struct stepcost *sc, const struct llmroof_effs *eff, const struct llmroof_batch *b)
+{
+    const double pairs = b->attn_pairs / sc->rep, keys = b->kv_read_tokens / sc->rep;
+    const double kv = 2.0 * keys * sc->kr * sc->d * sc->kv_elem_bytes;
+    double bytes = sc->qo_bytes + kv;
+    if (eff->kv_per_query_head && sc->q_per_kv > 1)
+        bytes += kv * (sc->q_per_kv - 1.0);
+    const double c = sc->flops_per_pair * pairs / sc->apeak, m = bytes / sc->abw;
+    return total_s(&sc->whole, sc->count * kernel_instance_s(c, m, eff->overlap, sc->kernels * sc->kf, eff->kernel_s, 0.0));
+}
+
 double stepcost_build(struct stepcost *sc, const struct llmroof_setup *s, const struct llmroof_shard *sh,
                       const struct llmroof_batch *b)
 {
@@ -79,10 +95,27 @@ double stepcost_build(struct stepcost *sc, const struct llmroof_setup *s, const 
     sc->seqs = b->seqs;
     attn_rates(s, &sc->apeak, &sc->abw, &sc->kf);
     const double att = sc->whole.op[LLMROOF_OP_ATTENTION].time_s;
-    /* the shortcut must give roofline_eval's very numbers here, or it is not used */
-    sc->fast = b->tokens == b->seqs && stepcost_attn_ok(s, &sc->part) &&
+    /* ops.c's ops_set_context and attention_op for plain attention, the factors in its order */
+    const struct llmroof_model *m = s->model;
+    const struct llmroof_op *op = &sc->part.op[LLMROOF_OP_ATTENTION];
+    const double a = dtype_bytes(s->dt.act), Hq = (double)sh->heads_per_rank;
+    sc->rep = sh->attn_dp > 1 ? (double)sh->attn_dp : 1.0;
+    sc->d = (double)m->head_dim;
+    sc->kr = (double)sh->kv_heads_per_rank;
+    sc->kv_elem_bytes = dtype_bytes(s->dt.kv);
+    sc->count = op->count;
+    sc->kernels = op->kernels;
+    sc->flops_per_pair = 4.0 * sc->d * Hq;
+    sc->qo_bytes = 2.0 * (b->tokens / sc->rep) * Hq * sc->d * a;
+    sc->q_per_kv = sc->part.q_per_kv;
+    const double pairs = b->attn_pairs / sc->rep, keys = b->kv_read_tokens / sc->rep;
+    const double kv = 2.0 * keys * sc->kr * sc->d * sc->kv_elem_bytes;
+    /* the shortcut must give ops_build's and roofline_eval's very numbers here, or it is not used */
+    sc->fast = b->tokens == b->seqs && stepcost_attn_ok(s, &sc->part) && !arch_is_mla(m) && m->dsa_top_k <= 0 &&
+               sc->flops_per_pair * pairs == op->flops && sc->qo_bytes + kv == op->bytes &&
+               kv == sc->part.attn_kv_bytes && sc->part.new_per_seq == 1.0 &&
                attention_s(&sc->part, &s->eff, sc->apeak, sc->abw, sc->kf) == att &&
-               total_s(&sc->whole, att) == sc->whole.time_s;
+               total_s(&sc->whole, att) == sc->whole.time_s && fast_time(sc, &s->eff, b) == sc->whole.time_s;
     /* the context operators alone: the others' counts to 0 (roofline_eval skips them) */
     bool ctx[LLMROOF_OP_COUNT] = { false };
     for (int j = 0; j < NCTX_OPS; j++)
@@ -96,9 +129,9 @@ double stepcost_build(struct stepcost *sc, const struct llmroof_setup *s, const 
 double stepcost_time(struct stepcost *sc, const struct llmroof_setup *s, const struct llmroof_shard *sh,
                      const struct llmroof_batch *b)
 {
-    ops_set_context(s->model, sh, &s->dt, b, &sc->part);
     if (sc->fast)
-        return total_s(&sc->whole, attention_s(&sc->part, &s->eff, sc->apeak, sc->abw, sc->kf));
+        return fast_time(sc, &s->eff, b);
+    ops_set_context(s->model, sh, &s->dt, b, &sc->part);
     struct llmroof_phase p;
     roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &sc->part, &p);
     for (int j = 0; j < NCTX_OPS; j++)

@@ -23,6 +23,10 @@ struct stepcost {
     struct llmroof_phase whole;   /* the step's roofline at its latest context */
     double apeak, abw, kf;        /* attention's peak FLOP/s and bandwidth after efficiencies,
                                      the engine's kernel factor (roofline.c, rl_ctx_of) */
+    /* the fast path's attention operator (ops.c, attention_op and ops_set_context) from the
+     * batch's pairs and keys: its count and kernels, 4 d Hq (FLOPs per pair), the new tokens'
+     * Q and output bytes, the per-rank factors of the K/V bytes, the replicas */
+    double count, kernels, flops_per_pair, qo_bytes, kr, d, kv_elem_bytes, q_per_kv, rep;
 };
 
 /* Builds `sc` for decode-only batch `b` (tokens == seqs) and returns the step's GPU time. */
