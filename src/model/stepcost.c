@@ -57,20 +57,50 @@ static double total_s(const struct llmroof_phase *p, double att)
     return gpu + kernel_cpu_wait_s(gpu, p->launch_s) + p->overhead_s;
 }
 
-bool stepcost_attn_ok(const struct llmroof_setup *s, const struct llmroof_oplist *ops)
+static bool attn_plain(const struct llmroof_setup *s, const struct llmroof_oplist *ops)
 {
     return ops->op[LLMROOF_OP_ATTENTION].count > 0 && ops->op[LLMROOF_OP_ATTENTION].wbytes == 0 && !s->eff.attn_eager &&
            ops->op[LLMROOF_OP_ATTN_LOCAL].count <= 0 && ops->op[LLMROOF_OP_DSA_INDEX].count <= 0 &&
-           ops->op[LLMROOF_OP_MLA_KV_UP].count <= 0;
+           ops->op[LLMROOF_OP_MLA_KV_UP].count <= 0 && !arch_is_mla(s->model) && s->model->dsa_top_k <= 0;
 }
 
-double stepcost_attn_s(const struct llmroof_setup *s, const struct llmroof_shard *sh, const struct llmroof_batch *b,
-                       struct llmroof_oplist *scratch)
+void stepcost_attn_init(struct stepcost_attn *sa, const struct llmroof_setup *s, const struct llmroof_shard *sh)
 {
-    double apeak, abw, kf;
-    attn_rates(s, &apeak, &abw, &kf);
-    ops_set_context(s->model, sh, &s->dt, b, scratch);
-    return attention_s(scratch, &s->eff, apeak, abw, kf);
+    const struct llmroof_model *m = s->model;
+    attn_rates(s, &sa->apeak, &sa->abw, &sa->kf);
+    sa->count = (double)arch_attn_layers(m) - (double)arch_local_layers(m); /* ops.c's Lglob */
+    sa->d = (double)m->head_dim;
+    sa->hq = (double)sh->heads_per_rank;
+    sa->kr = (double)sh->kv_heads_per_rank;
+    sa->a = dtype_bytes(s->dt.act);
+    sa->kv_elem_bytes = dtype_bytes(s->dt.kv);
+    /* plain attention, one kernel, no replicas: checked on a two-sequence step */
+    struct llmroof_batch b = { 0 };
+    batch_add(&b, 1.0, 100.0);
+    batch_add(&b, 100.0, 0.0);
+    struct llmroof_oplist ops;
+    ops_build(m, sh, &s->dt, &b, &ops);
+    sa->ok = sh->attn_dp <= 1 && attn_plain(s, &ops) && ops.op[LLMROOF_OP_ATTENTION].count == sa->count &&
+             ops.op[LLMROOF_OP_ATTENTION].kernels == 1.0;
+}
+
+double stepcost_attn_s(const struct stepcost_attn *sa, const struct llmroof_effs *eff, const struct llmroof_batch *b)
+{
+    /* ops_set_context at one replica: T, S, pairs and keys as the batch has them */
+    const double T = b->tokens, S = b->seqs, pairs = b->attn_pairs, keys = b->kv_read_tokens;
+    const double flops = 4.0 * sa->d * sa->hq * pairs;
+    const double kv = 2.0 * keys * sa->kr * sa->d * sa->kv_elem_bytes;
+    double bytes = 2.0 * T * sa->hq * sa->d * sa->a + kv;
+    const double q_per_kv = sa->kr > 0 ? sa->hq / sa->kr : 1.0;
+    const double new_per_seq = S > 0 ? T / S : 0.0, keys_per_seq = S > 0 ? keys / S : 0.0;
+    /* roofline.c: prefill-type steps (several new tokens per sequence) run attention on the ramp;
+     * engines without GQA-aware decode kernels read K/V per query head */
+    const double ramp =
+        eff->attn_ramp_tokens > 0 && new_per_seq > 1.0 ? keys_per_seq / (keys_per_seq + eff->attn_ramp_tokens) : 1.0;
+    if (eff->kv_per_query_head && q_per_kv > 1)
+        bytes += kv * (q_per_kv - 1.0);
+    const double c = flops / (sa->apeak * ramp), m = bytes / sa->abw;
+    return sa->count * kernel_instance_s(c, m, eff->overlap, 1.0 * sa->kf, eff->kernel_s, 0.0);
 }
 
 /* The fast path's step time at batch b: ops.c's attention operator for plain global attention
@@ -84,7 +114,15 @@ static double fast_time(const struct stepcost *sc, const struct llmroof_effs *ef
     if (eff->kv_per_query_head && sc->q_per_kv > 1)
         bytes += kv * (sc->q_per_kv - 1.0);
     const double c = sc->flops_per_pair * pairs / sc->apeak, m = bytes / sc->abw;
-    return total_s(&sc->whole, sc->count * kernel_instance_s(c, m, eff->overlap, sc->kernels * sc->kf, eff->kernel_s, 0.0));
+    /* total_s, its sum from the sums kept */
+    double t = sc->before_s + sc->count * kernel_instance_s(c, m, eff->overlap, sc->kernels * sc->kf, eff->kernel_s, 0.0);
+    for (int j = 0; j < sc->nafter; j++)
+        t += sc->after_s[j];
+    const struct llmroof_phase *p = &sc->whole;
+    const double a2a = p->op[LLMROOF_OP_ALL_TO_ALL].time_s, rest = t - a2a;
+    const double hidden = p->a2a_overlap ? (a2a < rest ? a2a : rest) : 0.0;
+    const double gpu = t - hidden;
+    return gpu + kernel_cpu_wait_s(gpu, p->launch_s) + p->overhead_s;
 }
 
 double stepcost_build(struct stepcost *sc, const struct llmroof_setup *s, const struct llmroof_shard *sh,
@@ -108,10 +146,19 @@ double stepcost_build(struct stepcost *sc, const struct llmroof_setup *s, const 
     sc->flops_per_pair = 4.0 * sc->d * Hq;
     sc->qo_bytes = 2.0 * (b->tokens / sc->rep) * Hq * sc->d * a;
     sc->q_per_kv = sc->part.q_per_kv;
+    sc->before_s = 0;
+    sc->nafter = 0;
+    for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
+        const double t = sc->whole.op[k].time_s;
+        if (k < LLMROOF_OP_ATTENTION)
+            sc->before_s += t;
+        else if (k > LLMROOF_OP_ATTENTION && t != 0)
+            sc->after_s[sc->nafter++] = t;
+    }
     const double pairs = b->attn_pairs / sc->rep, keys = b->kv_read_tokens / sc->rep;
     const double kv = 2.0 * keys * sc->kr * sc->d * sc->kv_elem_bytes;
     /* the shortcut must give ops_build's and roofline_eval's very numbers here, or it is not used */
-    sc->fast = b->tokens == b->seqs && stepcost_attn_ok(s, &sc->part) && !arch_is_mla(m) && m->dsa_top_k <= 0 &&
+    sc->fast = b->tokens == b->seqs && attn_plain(s, &sc->part) &&
                sc->flops_per_pair * pairs == op->flops && sc->qo_bytes + kv == op->bytes &&
                kv == sc->part.attn_kv_bytes && sc->part.new_per_seq == 1.0 &&
                attention_s(&sc->part, &s->eff, sc->apeak, sc->abw, sc->kf) == att &&

@@ -27,6 +27,10 @@ struct stepcost {
      * batch's pairs and keys: its count and kernels, 4 d Hq (FLOPs per pair), the new tokens'
      * Q and output bytes, the per-rank factors of the K/V bytes, the replicas */
     double count, kernels, flops_per_pair, qo_bytes, kr, d, kv_elem_bytes, q_per_kv, rep;
+    /* roofline_total's sum in operator order around attention: the operators before it summed,
+     * the nonzero ones after it (adding 0 changes no sum) */
+    double before_s, after_s[LLMROOF_OP_COUNT];
+    int nafter;
 };
 
 /* Builds `sc` for decode-only batch `b` (tokens == seqs) and returns the step's GPU time. */
@@ -38,15 +42,21 @@ double stepcost_build(struct stepcost *sc, const struct llmroof_setup *s, const 
 double stepcost_time(struct stepcost *sc, const struct llmroof_setup *s, const struct llmroof_shard *sh,
                      const struct llmroof_batch *b);
 
-/* Whether the attention of steps built as `ops` can be timed by stepcost_attn_s: plain global
- * attention is the only context operator (no windowed layers, MLA or DSA) and the engine's
- * attention kernels are fused (not eager). */
-bool stepcost_attn_ok(const struct llmroof_setup *s, const struct llmroof_oplist *ops);
+/* Plain global attention's time in any step (prefill chunks on the ramp, decodes, or both) of
+ * one setup: ops.c's attention operator (ops_set_context, attention_op) and roofline.c's time of
+ * it, the same expressions, without the operator list. ok: the setup's only context operator is
+ * plain global attention (no windowed layers, MLA or DSA) and its attention kernels are fused
+ * (not eager); else stepcost_attn_s must not be used. */
+struct stepcost_attn {
+    bool ok;
+    double apeak, abw, kf;             /* as in struct stepcost */
+    double count, d, hq, kr, a, kv_elem_bytes; /* layers, head dim, query and KV heads per rank,
+                                          activation and KV element bytes */
+};
+void stepcost_attn_init(struct stepcost_attn *sa, const struct llmroof_setup *s, const struct llmroof_shard *sh);
 
-/* The attention operator's time_s that ops_set_context + roofline_eval give for any batch `b`
- * (prefill chunks on the ramp, decodes, or both) where stepcost_attn_ok; `scratch` is written
- * (its context fields only). */
-double stepcost_attn_s(const struct llmroof_setup *s, const struct llmroof_shard *sh, const struct llmroof_batch *b,
-                       struct llmroof_oplist *scratch);
+/* The attention operator's time_s that ops_build + roofline_eval give for batch `b`
+ * (sa->ok, and no data-parallel attention replicas). */
+double stepcost_attn_s(const struct stepcost_attn *sa, const struct llmroof_effs *eff, const struct llmroof_batch *b);
 
 #endif

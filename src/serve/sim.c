@@ -577,6 +577,7 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     *kv_bytes_per_token = mem.kv_bytes_per_token;
     if ((rc = ops_shard_layout(s->model, &lay, &e->sh, err)))
         return rc;
+    stepcost_attn_init(&e->attn, s, &e->sh);
     if (e->sh.attn_dp > 1 && !(e->rb = calloc((size_t)e->sh.attn_dp, sizeof *e->rb)))
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d attention replicas", e->sh.attn_dp);
     if (c->spec.kind == SIM_SPEC_DRAFT && !e->prefill_only) {

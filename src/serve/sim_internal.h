@@ -224,6 +224,7 @@ struct engine {
     unsigned char *rblocked;     /* data-parallel attention: admission scratch, replicas whose head
                                     request waits for blocks (sh.attn_dp entries, owned) */
     struct sim_instance st;
+    struct stepcost_attn attn;   /* plain attention's time in a mixed step's parts (model/stepcost.h) */
     /* Lazy decode (sim.c, "Lazy decode"): the running sequences run[0, nd) are decoders that
      * take one token every iteration; their computed and generated counts are kept as offsets
      * from the iteration counter `tick` (the real count is the stored one + tick), so an

@@ -25,45 +25,51 @@ static inline double double_of(uint64_t k)
     return x;
 }
 
-/* Sorts keys by their bits below shift + 8, most significant byte first, in place (American flag
- * sort: McIlroy, Bostic and McIlroy, "Engineering radix sort", Computing Systems 6(1), 1993),
- * insertion sort below 48 keys. */
-static void radix_sort(uint64_t *k, long n, int shift)
+/* Sorts keys that agree above bit `hi` by their bits below it, the most significant digit first,
+ * in place (American flag sort: McIlroy, Bostic and McIlroy, "Engineering radix sort", Computing
+ * Systems 6(1), 1993): 11-bit digits over large ranges, 8-bit ones below 64 K keys, insertion
+ * sort below 48. */
+#define RADIX_MAX_BUCKETS 2048
+static void radix_sort(uint64_t *k, long n, int hi)
 {
-    while (n > 48 && shift >= 0) {
-        long cnt[256] = { 0 }, next[256], end[256];
+    while (n > 48 && hi > 0) {
+        const int bits = n > 65536 && hi >= 11 ? 11 : hi >= 8 ? 8 : hi, shift = hi - bits;
+        const int nb = 1 << bits;
+        const uint64_t mask = (uint64_t)nb - 1;
+        long cnt[RADIX_MAX_BUCKETS], next[RADIX_MAX_BUCKETS], end[RADIX_MAX_BUCKETS];
+        memset(cnt, 0, (size_t)nb * sizeof cnt[0]);
         for (long i = 0; i < n; i++)
-            cnt[(k[i] >> shift) & 255]++;
+            cnt[(k[i] >> shift) & mask]++;
         long at = 0;
-        for (int d = 0; d < 256; d++) {
+        for (int d = 0; d < nb; d++) {
             next[d] = at;
             at += cnt[d];
             end[d] = at;
         }
-        for (int d = 0; d < 256; d++) {
+        for (int d = 0; d < nb; d++) {
             while (next[d] < end[d]) {
                 uint64_t x = k[next[d]];
-                int xd = (int)((x >> shift) & 255);
+                int xd = (int)((x >> shift) & mask);
                 while (xd != d) { /* x goes to its bucket; what was there comes back */
                     uint64_t y = k[next[xd]];
                     k[next[xd]++] = x;
                     x = y;
-                    xd = (int)((x >> shift) & 255);
+                    xd = (int)((x >> shift) & mask);
                 }
                 k[next[d]++] = x;
             }
         }
-        /* each bucket by the next byte; the largest in this loop, the others recursively */
+        /* each bucket by the next digit; the largest in this loop, the others recursively */
         int big = 0;
-        for (int d = 1; d < 256; d++)
+        for (int d = 1; d < nb; d++)
             if (cnt[d] > cnt[big])
                 big = d;
-        for (int d = 0; d < 256; d++)
+        for (int d = 0; d < nb; d++)
             if (d != big && cnt[d] > 1)
-                radix_sort(k + end[d] - cnt[d], cnt[d], shift - 8);
+                radix_sort(k + end[d] - cnt[d], cnt[d], shift);
         k += end[big] - cnt[big];
         n = cnt[big];
-        shift -= 8;
+        hi = shift;
     }
     for (long i = 1; i < n; i++) {
         uint64_t x = k[i];
@@ -82,14 +88,21 @@ static void sort_doubles(double *v, long n)
     /* the keys in the same (allocated) bytes, each stored by memcpy of an integer, so that the
      * integer reads below are of integers (C11 6.5p6) */
     unsigned char *b = (unsigned char *)v;
+    uint64_t lo = UINT64_MAX, hi = 0;
     for (long i = 0; i < n; i++) {
         double x;
         memcpy(&x, b + 8 * i, 8);
         const uint64_t key = key_of(x);
         memcpy(b + 8 * i, &key, 8);
+        lo = key < lo ? key : lo;
+        hi = key > hi ? key : hi;
     }
+    /* the bits above the highest one where the smallest and largest keys differ are every key's */
+    int top = 0;
+    for (uint64_t d = lo ^ hi; d; d >>= 1)
+        top++;
     uint64_t *k = (uint64_t *)(void *)b;
-    radix_sort(k, n, 56);
+    radix_sort(k, n, top);
     for (long i = 0; i < n; i++) {
         const double x = double_of(k[i]);
         memcpy(b + 8 * i, &x, 8);
@@ -305,13 +318,16 @@ int sim_collect_metrics(struct runner *r, struct llmroof_err *err)
         if (!r->R[i].rejected && i >= c->warmup_requests)
             v[n++] = r->R[i].finish_s - r->R[i].arrival_s;
     out->e2e = stats_of(v, n);
+    /* KV hand-overs: only disaggregated runs move KV (sim_draw_request marks every other request
+     * -1; a trace's records start at 0), so the passes over the records are skipped elsewhere */
+    const bool moved = c->disaggregated || c->mode == SIM_TRACE;
     n = 0;
-    for (long i = 0; i < nreq; i++)
+    for (long i = 0; moved && i < nreq; i++)
         if (!r->R[i].rejected && r->R[i].kv_ready_s >= 0 && i >= c->warmup_requests)
             v[n++] = r->R[i].kv_ready_s - r->R[i].first_token_s;
     out->kv_transfer = stats_of(v, n);
     n = 0;
-    for (long i = 0; i < nreq; i++)
+    for (long i = 0; moved && i < nreq; i++)
         if (!r->R[i].rejected && r->R[i].kv_ready_s >= 0 && i >= c->warmup_requests)
             v[n++] = r->dsched && r->dsched[i] >= 0 ? r->dsched[i] - r->R[i].kv_ready_s : 0;
     out->decode_queue = stats_of(v, n);

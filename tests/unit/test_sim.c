@@ -1319,15 +1319,17 @@ static void a_decode_step_retimed_at_another_context_is_exact(void **state)
             assert_int_equal(sc.fast, cases[i].fast);
             /* a mixed step's attention (a prefill chunk of 1 to 2000 tokens after 0 to 4000 cached
              * ones, beside the decodes): stepcost_attn_s against the whole roofline_eval */
+            struct stepcost_attn sa;
+            stepcost_attn_init(&sa, &s, &sh);
+            assert_int_equal(sa.ok, cases[i].fast);
             for (int q = 0; q < 4 && cases[i].fast; q++) {
                 struct llmroof_batch mb = batch_decode(n, 300.0 * q + 1.0);
                 batch_add(&mb, q == 0 ? 1.0 : 500.0 * q, 1000.0 * q);
-                struct llmroof_oplist ops, scratch;
+                struct llmroof_oplist ops;
                 struct llmroof_phase p;
                 ops_build(s.model, &sh, &s.dt, &mb, &ops);
                 roofline_eval(s.gpu, s.dt.act, &s.eff, s.tp, &ops, &p);
-                assert_true(stepcost_attn_ok(&s, &ops));
-                assert_true(stepcost_attn_s(&s, &sh, &mb, &scratch) == p.op[LLMROOF_OP_ATTENTION].time_s);
+                assert_true(stepcost_attn_s(&sa, &s.eff, &mb) == p.op[LLMROOF_OP_ATTENTION].time_s);
             }
             const double ctx[] = { 1, 17, 513, 4095, 32768, 1e6, 100 };
             for (size_t k = 0; k < sizeof ctx / sizeof ctx[0]; k++) {
