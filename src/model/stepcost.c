@@ -105,24 +105,23 @@ double stepcost_attn_s(const struct stepcost_attn *sa, const struct llmroof_effs
 
 /* The fast path's step time at batch b: ops.c's attention operator for plain global attention
  * (FLOPs 4 d Hq per pair; bytes the new tokens' Q and output plus 2 keys Kr d of K/V, in its
- * order of operations) timed by attention_s's formula at one new token per sequence (no ramp). */
-static double fast_time(const struct stepcost *sc, const struct llmroof_effs *eff, const struct llmroof_batch *b)
+ * order of operations) timed by attention_s's formula at one new token per sequence (no ramp),
+ * and total_s from the sums kept. */
+double stepcost_fast_time(const struct stepcost_fast *f, const struct llmroof_effs *eff, const struct llmroof_batch *b)
 {
-    const double pairs = b->attn_pairs / sc->rep, keys = b->kv_read_tokens / sc->rep;
-    const double kv = 2.0 * keys * sc->kr * sc->d * sc->kv_elem_bytes;
-    double bytes = sc->qo_bytes + kv;
-    if (eff->kv_per_query_head && sc->q_per_kv > 1)
-        bytes += kv * (sc->q_per_kv - 1.0);
-    const double c = sc->flops_per_pair * pairs / sc->apeak, m = bytes / sc->abw;
-    /* total_s, its sum from the sums kept */
-    double t = sc->before_s + sc->count * kernel_instance_s(c, m, eff->overlap, sc->kernels * sc->kf, eff->kernel_s, 0.0);
-    for (int j = 0; j < sc->nafter; j++)
-        t += sc->after_s[j];
-    const struct llmroof_phase *p = &sc->whole;
-    const double a2a = p->op[LLMROOF_OP_ALL_TO_ALL].time_s, rest = t - a2a;
-    const double hidden = p->a2a_overlap ? (a2a < rest ? a2a : rest) : 0.0;
+    const double pairs = b->attn_pairs / f->rep, keys = b->kv_read_tokens / f->rep;
+    const double kv = 2.0 * keys * f->kr * f->d * f->kv_elem_bytes;
+    double bytes = f->qo_bytes + kv;
+    if (eff->kv_per_query_head && f->q_per_kv > 1)
+        bytes += kv * (f->q_per_kv - 1.0);
+    const double c = f->flops_per_pair * pairs / f->apeak, m = bytes / f->abw;
+    double t = f->before_s + f->count * kernel_instance_s(c, m, eff->overlap, f->kernels * f->kf, eff->kernel_s, 0.0);
+    for (int j = 0; j < f->nafter; j++)
+        t += f->after_s[j];
+    const double rest = t - f->a2a_s;
+    const double hidden = f->a2a_overlap ? (f->a2a_s < rest ? f->a2a_s : rest) : 0.0;
     const double gpu = t - hidden;
-    return gpu + kernel_cpu_wait_s(gpu, p->launch_s) + p->overhead_s;
+    return gpu + kernel_cpu_wait_s(gpu, f->launch_s) + f->overhead_s;
 }
 
 double stepcost_build(struct stepcost *sc, const struct llmroof_setup *s, const struct llmroof_shard *sh,
@@ -130,39 +129,43 @@ double stepcost_build(struct stepcost *sc, const struct llmroof_setup *s, const 
 {
     ops_build(s->model, sh, &s->dt, b, &sc->part);
     roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &sc->part, &sc->whole);
-    sc->seqs = b->seqs;
-    attn_rates(s, &sc->apeak, &sc->abw, &sc->kf);
+    struct stepcost_fast *f = &sc->f;
+    f->seqs = b->seqs;
+    attn_rates(s, &f->apeak, &f->abw, &f->kf);
     const double att = sc->whole.op[LLMROOF_OP_ATTENTION].time_s;
     /* ops.c's ops_set_context and attention_op for plain attention, the factors in its order */
     const struct llmroof_model *m = s->model;
     const struct llmroof_op *op = &sc->part.op[LLMROOF_OP_ATTENTION];
     const double a = dtype_bytes(s->dt.act), Hq = (double)sh->heads_per_rank;
-    sc->rep = sh->attn_dp > 1 ? (double)sh->attn_dp : 1.0;
-    sc->d = (double)m->head_dim;
-    sc->kr = (double)sh->kv_heads_per_rank;
-    sc->kv_elem_bytes = dtype_bytes(s->dt.kv);
-    sc->count = op->count;
-    sc->kernels = op->kernels;
-    sc->flops_per_pair = 4.0 * sc->d * Hq;
-    sc->qo_bytes = 2.0 * (b->tokens / sc->rep) * Hq * sc->d * a;
-    sc->q_per_kv = sc->part.q_per_kv;
-    sc->before_s = 0;
-    sc->nafter = 0;
+    f->rep = sh->attn_dp > 1 ? (double)sh->attn_dp : 1.0;
+    f->d = (double)m->head_dim;
+    f->kr = (double)sh->kv_heads_per_rank;
+    f->kv_elem_bytes = dtype_bytes(s->dt.kv);
+    f->count = op->count;
+    f->kernels = op->kernels;
+    f->flops_per_pair = 4.0 * f->d * Hq;
+    f->qo_bytes = 2.0 * (b->tokens / f->rep) * Hq * f->d * a;
+    f->q_per_kv = sc->part.q_per_kv;
+    f->before_s = 0;
+    f->nafter = 0;
     for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
         const double t = sc->whole.op[k].time_s;
         if (k < LLMROOF_OP_ATTENTION)
-            sc->before_s += t;
+            f->before_s += t;
         else if (k > LLMROOF_OP_ATTENTION && t != 0)
-            sc->after_s[sc->nafter++] = t;
+            f->after_s[f->nafter++] = t;
     }
-    const double pairs = b->attn_pairs / sc->rep, keys = b->kv_read_tokens / sc->rep;
-    const double kv = 2.0 * keys * sc->kr * sc->d * sc->kv_elem_bytes;
+    f->a2a_s = sc->whole.op[LLMROOF_OP_ALL_TO_ALL].time_s;
+    f->a2a_overlap = sc->whole.a2a_overlap;
+    f->launch_s = sc->whole.launch_s;
+    f->overhead_s = sc->whole.overhead_s;
+    const double pairs = b->attn_pairs / f->rep, keys = b->kv_read_tokens / f->rep;
+    const double kv = 2.0 * keys * f->kr * f->d * f->kv_elem_bytes;
     /* the shortcut must give ops_build's and roofline_eval's very numbers here, or it is not used */
-    sc->fast = b->tokens == b->seqs && attn_plain(s, &sc->part) &&
-               sc->flops_per_pair * pairs == op->flops && sc->qo_bytes + kv == op->bytes &&
-               kv == sc->part.attn_kv_bytes && sc->part.new_per_seq == 1.0 &&
-               attention_s(&sc->part, &s->eff, sc->apeak, sc->abw, sc->kf) == att &&
-               total_s(&sc->whole, att) == sc->whole.time_s && fast_time(sc, &s->eff, b) == sc->whole.time_s;
+    sc->fast = b->tokens == b->seqs && attn_plain(s, &sc->part) && f->flops_per_pair * pairs == op->flops &&
+               f->qo_bytes + kv == op->bytes && kv == sc->part.attn_kv_bytes && sc->part.new_per_seq == 1.0 &&
+               attention_s(&sc->part, &s->eff, f->apeak, f->abw, f->kf) == att &&
+               total_s(&sc->whole, att) == sc->whole.time_s && stepcost_fast_time(f, &s->eff, b) == sc->whole.time_s;
     /* the context operators alone: the others' counts to 0 (roofline_eval skips them) */
     bool ctx[LLMROOF_OP_COUNT] = { false };
     for (int j = 0; j < NCTX_OPS; j++)
@@ -177,7 +180,7 @@ double stepcost_time(struct stepcost *sc, const struct llmroof_setup *s, const s
                      const struct llmroof_batch *b)
 {
     if (sc->fast)
-        return fast_time(sc, &s->eff, b);
+        return stepcost_fast_time(&sc->f, &s->eff, b);
     ops_set_context(s->model, sh, &s->dt, b, &sc->part);
     struct llmroof_phase p;
     roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &sc->part, &p);

@@ -16,22 +16,34 @@
 
 #include "model/estimate.h"
 
-struct stepcost {
+/* What the fast path needs of a step of n sequences (a few hundred bytes, so that a table of them
+ * can hold every batch size). */
+struct stepcost_fast {
     double seqs;                  /* the batch's sequences (= its tokens); 0: not built */
-    bool fast;                    /* the attention-only shortcut (checked at build) */
-    struct llmroof_oplist part;   /* the step's operators, the context-free ones' counts at 0 */
-    struct llmroof_phase whole;   /* the step's roofline at its latest context */
     double apeak, abw, kf;        /* attention's peak FLOP/s and bandwidth after efficiencies,
                                      the engine's kernel factor (roofline.c, rl_ctx_of) */
-    /* the fast path's attention operator (ops.c, attention_op and ops_set_context) from the
-     * batch's pairs and keys: its count and kernels, 4 d Hq (FLOPs per pair), the new tokens'
-     * Q and output bytes, the per-rank factors of the K/V bytes, the replicas */
+    /* the attention operator (ops.c, attention_op and ops_set_context) from the batch's pairs
+     * and keys: its count and kernels, 4 d Hq (FLOPs per pair), the new tokens' Q and output
+     * bytes, the per-rank factors of the K/V bytes, the replicas */
     double count, kernels, flops_per_pair, qo_bytes, kr, d, kv_elem_bytes, q_per_kv, rep;
     /* roofline_total's sum in operator order around attention: the operators before it summed,
-     * the nonzero ones after it (adding 0 changes no sum) */
+     * the nonzero ones after it (adding 0 changes no sum); the rest of its total */
     double before_s, after_s[LLMROOF_OP_COUNT];
     int nafter;
+    bool a2a_overlap;
+    double a2a_s, launch_s, overhead_s;
 };
+
+struct stepcost {
+    bool fast;                    /* the attention-only shortcut (checked at build): f */
+    struct stepcost_fast f;
+    struct llmroof_oplist part;   /* the step's operators, the context-free ones' counts at 0 */
+    struct llmroof_phase whole;   /* the step's roofline at its latest context */
+};
+
+/* The fast path's time of decode-only batch `b` of f->seqs sequences (a stepcost's f where
+ * fast): equal to ops_build + roofline_eval's time_s. */
+double stepcost_fast_time(const struct stepcost_fast *f, const struct llmroof_effs *eff, const struct llmroof_batch *b);
 
 /* Builds `sc` for decode-only batch `b` (tokens == seqs) and returns the step's GPU time. */
 double stepcost_build(struct stepcost *sc, const struct llmroof_setup *s, const struct llmroof_shard *sh,

@@ -660,6 +660,8 @@ static void engines_free(struct runner *r)
     r->memo = NULL;
     free(r->base);
     r->base = NULL;
+    free(r->fastc);
+    r->fastc = NULL;
 }
 
 /* Phase 2: the instances, one pool or two. */
@@ -693,6 +695,7 @@ static int build_engines(struct runner *r, struct llmroof_err *err)
     /* the decode-step memo (sim_internal.h); without it every step is costed */
     r->memo = calloc((size_t)2 * SIM_MEMO_SLOTS, sizeof *r->memo);
     r->base = calloc((size_t)2 * SIM_BASE_SLOTS, sizeof *r->base);
+    r->fastc = calloc((size_t)2 * SIM_FAST_SLOTS, sizeof *r->fastc);
     long bs = r->E[0].bs > 1 ? r->E[0].bs : 1;
     r->cached_len = c->prefix_cache ? c->prefix_tokens / bs * bs : 0;
     return LLMROOF_OK;

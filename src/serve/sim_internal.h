@@ -259,6 +259,10 @@ struct step_base {
     long n;                       /* sequences; 0: empty */
     struct stepcost sc;
 };
+/* The fast path's part of every plain-attention step built (struct stepcost_fast, a tenth of a
+ * stepcost), direct-mapped by n over as many slots as the default sequence limit: a batch size
+ * seen once is never built again (the 16 whole slots above collide as the batch drifts). */
+#define SIM_FAST_SLOTS 256
 
 /* The whole run. */
 struct runner {
@@ -284,6 +288,7 @@ struct runner {
     double accept_tail[65];      /* P(at least m drafts accepted), m = 0..k: alpha^m along a chain */
     struct step_memo *memo;      /* 2 x SIM_MEMO_SLOTS: pool 0's, then pool 1's; NULL: no memo */
     struct step_base *base;      /* 2 x SIM_BASE_SLOTS, as memo; NULL: every step built whole */
+    struct stepcost_fast *fastc; /* 2 x SIM_FAST_SLOTS, as memo; NULL: none */
     size_t iter_cap;
 };
 

@@ -457,9 +457,17 @@ static double decode_time(const struct runner *r, const struct engine *e, const 
         return target_time(e, it);
     /* a plain-attention step built for these sequences re-times faster than a memo lookup that
      * misses (the keys grow every step) */
+    struct stepcost_fast *f = r->fastc ? &r->fastc[(size_t)e->pool * SIM_FAST_SLOTS + (size_t)n % SIM_FAST_SLOTS] : NULL;
+    if (f && f->seqs == (double)n)
+        return stepcost_fast_time(f, &e->setup.eff, &it->b);
     struct step_base *sb = &r->base[(size_t)e->pool * SIM_BASE_SLOTS + (size_t)n % SIM_BASE_SLOTS];
-    if (sb->n == (long)n && sb->sc.fast)
-        return stepcost_time(&sb->sc, &e->setup, &e->sh, &it->b);
+    if (f && sb->n != (long)n) {
+        sb->n = (long)n;
+        const double t = stepcost_build(&sb->sc, &e->setup, &e->sh, &it->b);
+        if (sb->sc.fast)
+            *f = sb->sc.f;
+        return t;
+    }
     const unsigned long long key = (n << 43 | k) + 1;
     struct step_memo *m = &r->memo[(size_t)e->pool * SIM_MEMO_SLOTS + ((key * 0x9E3779B97F4A7C15ull) >> 52)]; /* Fibonacci hashing: the top 12 bits, 4096 slots */
     if (m->key != key) {
