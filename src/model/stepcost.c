@@ -115,13 +115,35 @@ double stepcost_fast_time(const struct stepcost_fast *f, const struct llmroof_ef
     if (eff->kv_per_query_head && f->q_per_kv > 1)
         bytes += kv * (f->q_per_kv - 1.0);
     const double c = f->flops_per_pair * pairs / f->apeak, m = bytes / f->abw;
-    double t = f->before_s + f->count * kernel_instance_s(c, m, eff->overlap, f->kernels * f->kf, eff->kernel_s, 0.0);
+    return stepcost_total_s(f, f->count * kernel_instance_s(c, m, eff->overlap, f->kernels * f->kf, eff->kernel_s, 0.0));
+}
+
+double stepcost_total_s(const struct stepcost_fast *f, double att)
+{
+    double t = f->before_s + att;
     for (int j = 0; j < f->nafter; j++)
         t += f->after_s[j];
     const double rest = t - f->a2a_s;
     const double hidden = f->a2a_overlap ? (f->a2a_s < rest ? f->a2a_s : rest) : 0.0;
     const double gpu = t - hidden;
     return gpu + kernel_cpu_wait_s(gpu, f->launch_s) + f->overhead_s;
+}
+
+void stepcost_sums(struct stepcost_fast *f, const struct llmroof_phase *p)
+{
+    f->before_s = 0;
+    f->nafter = 0;
+    for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
+        const double t = p->op[k].time_s;
+        if (k < LLMROOF_OP_ATTENTION)
+            f->before_s += t;
+        else if (k > LLMROOF_OP_ATTENTION && t != 0)
+            f->after_s[f->nafter++] = t;
+    }
+    f->a2a_s = p->op[LLMROOF_OP_ALL_TO_ALL].time_s;
+    f->a2a_overlap = p->a2a_overlap;
+    f->launch_s = p->launch_s;
+    f->overhead_s = p->overhead_s;
 }
 
 double stepcost_build(struct stepcost *sc, const struct llmroof_setup *s, const struct llmroof_shard *sh,
@@ -146,19 +168,7 @@ double stepcost_build(struct stepcost *sc, const struct llmroof_setup *s, const 
     f->flops_per_pair = 4.0 * f->d * Hq;
     f->qo_bytes = 2.0 * (b->tokens / f->rep) * Hq * f->d * a;
     f->q_per_kv = sc->part.q_per_kv;
-    f->before_s = 0;
-    f->nafter = 0;
-    for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
-        const double t = sc->whole.op[k].time_s;
-        if (k < LLMROOF_OP_ATTENTION)
-            f->before_s += t;
-        else if (k > LLMROOF_OP_ATTENTION && t != 0)
-            f->after_s[f->nafter++] = t;
-    }
-    f->a2a_s = sc->whole.op[LLMROOF_OP_ALL_TO_ALL].time_s;
-    f->a2a_overlap = sc->whole.a2a_overlap;
-    f->launch_s = sc->whole.launch_s;
-    f->overhead_s = sc->whole.overhead_s;
+    stepcost_sums(f, &sc->whole);
     const double pairs = b->attn_pairs / f->rep, keys = b->kv_read_tokens / f->rep;
     const double kv = 2.0 * keys * f->kr * f->d * f->kv_elem_bytes;
     /* the shortcut must give ops_build's and roofline_eval's very numbers here, or it is not used */

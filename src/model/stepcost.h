@@ -41,6 +41,15 @@ struct stepcost {
     struct llmroof_phase whole;   /* the step's roofline at its latest context */
 };
 
+/* Keeps in f the sums of roofline phase p that its total needs around the attention operator
+ * (before_s, after_s, nafter, a2a_overlap, a2a_s, launch_s, overhead_s). */
+void stepcost_sums(struct stepcost_fast *f, const struct llmroof_phase *p);
+
+/* roofline_total's time_s of the phase whose sums f keeps, with the attention operator's time
+ * `att`: any step with the same operators but attention (the same new tokens and sequences, on a
+ * setup where stepcost_attn's ok holds) at another context. */
+double stepcost_total_s(const struct stepcost_fast *f, double att);
+
 /* The fast path's time of decode-only batch `b` of f->seqs sequences (a stepcost's f where
  * fast): equal to ops_build + roofline_eval's time_s. */
 double stepcost_fast_time(const struct stepcost_fast *f, const struct llmroof_effs *eff, const struct llmroof_batch *b);

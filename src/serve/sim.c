@@ -662,6 +662,8 @@ static void engines_free(struct runner *r)
     r->base = NULL;
     free(r->fastc);
     r->fastc = NULL;
+    free(r->mixc);
+    r->mixc = NULL;
 }
 
 /* Phase 2: the instances, one pool or two. */
@@ -696,6 +698,7 @@ static int build_engines(struct runner *r, struct llmroof_err *err)
     r->memo = calloc((size_t)2 * SIM_MEMO_SLOTS, sizeof *r->memo);
     r->base = calloc((size_t)2 * SIM_BASE_SLOTS, sizeof *r->base);
     r->fastc = calloc((size_t)2 * SIM_FAST_SLOTS, sizeof *r->fastc);
+    r->mixc = calloc(1, sizeof *r->mixc);
     long bs = r->E[0].bs > 1 ? r->E[0].bs : 1;
     r->cached_len = c->prefix_cache ? c->prefix_tokens / bs * bs : 0;
     return LLMROOF_OK;
@@ -935,6 +938,16 @@ int sim_run(const struct sim_config *c, struct sim_result *out, struct llmroof_e
         goto done;
     free(r.arrivals.v);
     r.arrivals.v = NULL;
+    /* the step tables go before the statistics allocate their buffer: the run's peak memory is
+     * the larger of the two phases, not their sum */
+    free(r.memo);
+    free(r.base);
+    free(r.fastc);
+    free(r.mixc);
+    r.memo = NULL;
+    r.base = NULL;
+    r.fastc = NULL;
+    r.mixc = NULL;
     if ((rc = sim_collect_metrics(&r, err)))
         goto done;
     out->reqs = r.R;

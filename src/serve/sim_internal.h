@@ -264,6 +264,22 @@ struct step_base {
  * seen once is never built again (the 16 whole slots above collide as the batch drifts). */
 #define SIM_FAST_SLOTS 256
 
+/* Steps with prefill chunks on a plain-attention setup (stepcost_attn's ok): every operator but
+ * attention depends on the step's new tokens and sequences alone (ops_build), so the phase sums
+ * around attention (stepcost_sums) are kept by (tokens, sequences), direct-mapped, and such a
+ * step costs its three attention formulas when its shape was seen. Every 64th reuse of a slot is
+ * checked against a whole ops_build and roofline_eval; a mismatch turns the table off. */
+#define SIM_MIX_SLOTS 8192
+struct mix_slot {
+    double tokens, seqs;          /* the key; 0 tokens: empty */
+    unsigned hits;
+    struct stepcost_fast sums;    /* its phase's sums (the attention fields unused) */
+};
+struct mix_cache {
+    bool off;                     /* a check failed: every step built whole */
+    struct mix_slot slot[2 * SIM_MIX_SLOTS]; /* pool 0's, then pool 1's */
+};
+
 /* The whole run. */
 struct runner {
     const struct sim_config *c;
@@ -289,6 +305,7 @@ struct runner {
     struct step_memo *memo;      /* 2 x SIM_MEMO_SLOTS: pool 0's, then pool 1's; NULL: no memo */
     struct step_base *base;      /* 2 x SIM_BASE_SLOTS, as memo; NULL: every step built whole */
     struct stepcost_fast *fastc; /* 2 x SIM_FAST_SLOTS, as memo; NULL: none */
+    struct mix_cache *mixc;      /* NULL: none */
     size_t iter_cap;
 };
 

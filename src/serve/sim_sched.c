@@ -477,10 +477,58 @@ static double decode_time(const struct runner *r, const struct engine *e, const 
     return m->time_s;
 }
 
+/* A step with prefill chunks on a plain-attention setup (struct mix_cache): mixed_time's number,
+ * or sim_step_time's without decodes, from the kept sums of its shape where it was seen. */
+static double chunk_time(const struct runner *r, const struct engine *e, const struct iter *it)
+{
+    const struct llmroof_setup *s = &e->setup;
+    const double T = it->b.tokens, S = it->b.seqs;
+    const unsigned long long key = (unsigned long long)T * 0x9E3779B97F4A7C15ull ^ (unsigned long long)S * 0xC2B2AE3D27D4EB4Full;
+    struct mix_slot *m = &r->mixc->slot[(size_t)e->pool * SIM_MIX_SLOTS + (size_t)((key * 0x9E3779B97F4A7C15ull) >> 51)];
+    const double a_all = stepcost_attn_s(&e->attn, &s->eff, &it->b);
+    double all_s;
+    const bool seen = m->tokens == T && m->seqs == S;
+    if (seen && (++m->hits & 63) != 0) {
+        all_s = stepcost_total_s(&m->sums, a_all);
+    } else {
+        struct llmroof_oplist ops;
+        struct llmroof_phase all;
+        ops_build(s->model, &e->sh, &s->dt, &it->b, &ops);
+        roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &ops, &all);
+        all_s = all.time_s;
+        if (all.op[LLMROOF_OP_ATTENTION].time_s != a_all || (seen && stepcost_total_s(&m->sums, a_all) != all_s)) {
+            r->mixc->off = true; /* not the numbers of a whole step: never again */
+            return target_time(e, it);
+        }
+        if (!seen) {
+            stepcost_sums(&m->sums, &all);
+            m->tokens = T;
+            m->seqs = S;
+            m->hits = 0;
+        }
+    }
+    if (it->decode_seqs == 0)
+        return all_s;
+    /* mixed_time: the pooled attention (a_all; no windowed or MLA operators here) replaced by the
+     * prefill part's plus the decode part's */
+    const struct llmroof_batch pre = { it->b.tokens - it->dec.tokens,
+                                       it->b.seqs - it->dec.seqs,
+                                       it->b.attn_pairs - it->dec.attn_pairs,
+                                       it->b.kv_read_tokens - it->dec.kv_read_tokens,
+                                       it->b.few_tokens - it->dec.few_tokens,
+                                       it->b.few_seqs - it->dec.few_seqs,
+                                       it->b.few_pairs - it->dec.few_pairs,
+                                       it->b.few_keys - it->dec.few_keys };
+    const double a_pre = stepcost_attn_s(&e->attn, &s->eff, &pre);
+    return all_s - a_all + (a_pre + stepcost_attn_s(&e->attn, &s->eff, &it->dec));
+}
+
 static double gpu_time(const struct runner *r, const struct engine *e, const struct iter *it)
 {
     if (!e->rb && !spec_on(r, e) && it->prefill_seqs == 0)
         return decode_time(r, e, it);
+    if (!e->rb && !spec_on(r, e) && e->attn.ok && r->mixc && !r->mixc->off)
+        return chunk_time(r, e, it);
     double t = target_time(e, it);
     const struct sim_spec *sp = &r->c->spec;
     if (!spec_on(r, e) || it->decode_seqs == 0)
