@@ -578,6 +578,7 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     if ((rc = ops_shard_layout(s->model, &lay, &e->sh, err)))
         return rc;
     stepcost_attn_init(&e->attn, s, &e->sh);
+    e->attn.ok = e->attn.ok && !c->per_sequence; /* the reference path builds every step whole */
     if (e->sh.attn_dp > 1 && !(e->rb = calloc((size_t)e->sh.attn_dp, sizeof *e->rb)))
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d attention replicas", e->sh.attn_dp);
     if (c->spec.kind == SIM_SPEC_DRAFT && !e->prefill_only) {
@@ -694,11 +695,13 @@ static int build_engines(struct runner *r, struct llmroof_err *err)
         if (!pool)
             r->kv_bytes_per_token = kvb;
     }
-    /* the decode-step memo (sim_internal.h); without it every step is costed */
-    r->memo = calloc((size_t)2 * SIM_MEMO_SLOTS, sizeof *r->memo);
-    r->base = calloc((size_t)2 * SIM_BASE_SLOTS, sizeof *r->base);
-    r->fastc = calloc((size_t)2 * SIM_FAST_SLOTS, sizeof *r->fastc);
-    r->mixc = calloc(1, sizeof *r->mixc);
+    /* the step tables (sim_internal.h); without them every step is built whole */
+    if (!c->per_sequence) {
+        r->memo = calloc((size_t)2 * SIM_MEMO_SLOTS, sizeof *r->memo);
+        r->base = calloc((size_t)2 * SIM_BASE_SLOTS, sizeof *r->base);
+        r->fastc = calloc((size_t)2 * SIM_FAST_SLOTS, sizeof *r->fastc);
+        r->mixc = calloc(1, sizeof *r->mixc);
+    }
     long bs = r->E[0].bs > 1 ? r->E[0].bs : 1;
     r->cached_len = c->prefix_cache ? c->prefix_tokens / bs * bs : 0;
     return LLMROOF_OK;

@@ -138,9 +138,10 @@ struct sim_config {
                                         iteration that admits nothing starts a run of this many decode
                                         iterations, and waiting requests are admitted only between
                                         runs; 0 or 1: every iteration schedules */
-    bool per_sequence;               /* schedule every running sequence one by one each iteration,
-                                        without lazy decode (sim.c): the same result, slower; for
-                                        tests that check the two agree */
+    bool per_sequence;               /* the reference path: every running sequence scheduled one by
+                                        one each iteration (no lazy decode, sim.c) and every step's
+                                        operators built and timed whole (no step tables): the same
+                                        result, slower; for tests that check the two agree */
 };
 
 /* Applies an engine profile's scheduling fields (CPU cost per sequence and its overlap, admission

@@ -1346,10 +1346,11 @@ static void a_decode_step_retimed_at_another_context_is_exact(void **state)
     catalog_free(&cat);
 }
 
-/* Lazy decode (sim.c) keeps the per-sequence scheduler's result to the bit: every request's
- * times and preemptions and the iteration count agree with per_sequence on runs that preempt
- * (closed loops that overfill an A10, one-token blocks), reserve (no-evict), emit the first token
- * from a decode step, or hold more sequences than the token budget. */
+/* Lazy decode (sim.c) and the step tables (struct stepcost_fast, struct mix_cache) keep the
+ * reference path's result to the bit: every request's times and preemptions and the iteration
+ * count agree with per_sequence (each sequence scheduled one by one, every step built whole) on
+ * runs that preempt (closed loops that overfill an A10, one-token blocks), reserve (no-evict),
+ * emit the first token from a decode step, or hold more sequences than the token budget. */
 static void lazy_decode_matches_the_per_sequence_scheduler(void **state)
 {
     (void)state;
