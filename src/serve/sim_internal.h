@@ -267,16 +267,24 @@ struct step_base {
 /* Steps with prefill chunks on a plain-attention setup (stepcost_attn's ok): every operator but
  * attention depends on the step's new tokens and sequences alone (ops_build), so the phase sums
  * around attention (stepcost_sums) are kept by (tokens, sequences), direct-mapped, and such a
- * step costs its three attention formulas when its shape was seen. Every 64th reuse of a slot is
- * checked against a whole ops_build and roofline_eval; a mismatch turns the table off. */
-#define SIM_MIX_SLOTS 8192
+ * step costs its three attention formulas when its shape was seen (about three quarters of the
+ * steps of a 1 M-request chat run with this many slots). A slot is 80 bytes: the operators after
+ * attention with a nonzero time at most SIM_MIX_AFTER (dense models: 4 to 6), no two-batch
+ * overlap, and the launch and overhead terms, the same for every step of a pool, kept once.
+ * Every 64th reuse of a slot is checked against a whole ops_build and roofline_eval; a mismatch
+ * turns the table off. */
+#define SIM_MIX_SLOTS 65536
+#define SIM_MIX_AFTER 7
 struct mix_slot {
-    double tokens, seqs;          /* the key; 0 tokens: empty */
+    int tokens, seqs;             /* the key; 0 tokens: empty */
     unsigned hits;
-    struct stepcost_fast sums;    /* its phase's sums (the attention fields unused) */
+    int nafter;
+    double before_s, after_s[SIM_MIX_AFTER];
 };
 struct mix_cache {
     bool off;                     /* a check failed: every step built whole */
+    bool pool_set[2];
+    double launch_s[2], overhead_s[2]; /* each pool's, from its first step kept */
     struct mix_slot slot[2 * SIM_MIX_SLOTS]; /* pool 0's, then pool 1's */
 };
 

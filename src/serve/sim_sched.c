@@ -3,6 +3,7 @@
  * Split from sim.c; the event loop that calls it is in sim.c. */
 #include "serve/sim_internal.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -477,34 +478,66 @@ static double decode_time(const struct runner *r, const struct engine *e, const 
     return m->time_s;
 }
 
+/* The total of a kept shape with attention time `att` (stepcost_total_s of its sums). */
+static double mix_total(const struct mix_cache *mc, int pool, const struct mix_slot *m, double att)
+{
+    struct stepcost_fast f;
+    f.before_s = m->before_s;
+    f.nafter = m->nafter;
+    for (int j = 0; j < m->nafter; j++)
+        f.after_s[j] = m->after_s[j];
+    f.a2a_overlap = false;
+    f.a2a_s = 0;
+    f.launch_s = mc->launch_s[pool];
+    f.overhead_s = mc->overhead_s[pool];
+    return stepcost_total_s(&f, att);
+}
+
 /* A step with prefill chunks on a plain-attention setup (struct mix_cache): mixed_time's number,
  * or sim_step_time's without decodes, from the kept sums of its shape where it was seen. */
 static double chunk_time(const struct runner *r, const struct engine *e, const struct iter *it)
 {
     const struct llmroof_setup *s = &e->setup;
-    const double T = it->b.tokens, S = it->b.seqs;
+    struct mix_cache *mc = r->mixc;
+    if (!(it->b.tokens <= INT_MAX && it->b.seqs <= INT_MAX))
+        return target_time(e, it); /* beyond the slots' keys */
+    const int T = (int)it->b.tokens, S = (int)it->b.seqs;
     const unsigned long long key = (unsigned long long)T * 0x9E3779B97F4A7C15ull ^ (unsigned long long)S * 0xC2B2AE3D27D4EB4Full;
-    struct mix_slot *m = &r->mixc->slot[(size_t)e->pool * SIM_MIX_SLOTS + (size_t)((key * 0x9E3779B97F4A7C15ull) >> 51)];
+    struct mix_slot *m = &mc->slot[(size_t)e->pool * SIM_MIX_SLOTS + (size_t)((key * 0x9E3779B97F4A7C15ull) >> 48)];
     const double a_all = stepcost_attn_s(&e->attn, &s->eff, &it->b);
     double all_s;
-    const bool seen = m->tokens == T && m->seqs == S;
+    const bool seen = m->tokens == T && m->seqs == S && (double)T == it->b.tokens && (double)S == it->b.seqs;
     if (seen && (++m->hits & 63) != 0) {
-        all_s = stepcost_total_s(&m->sums, a_all);
+        all_s = mix_total(mc, e->pool, m, a_all);
     } else {
         struct llmroof_oplist ops;
         struct llmroof_phase all;
         ops_build(s->model, &e->sh, &s->dt, &it->b, &ops);
         roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &ops, &all);
         all_s = all.time_s;
-        if (all.op[LLMROOF_OP_ATTENTION].time_s != a_all || (seen && stepcost_total_s(&m->sums, a_all) != all_s)) {
-            r->mixc->off = true; /* not the numbers of a whole step: never again */
+        if (all.op[LLMROOF_OP_ATTENTION].time_s != a_all || (seen && mix_total(mc, e->pool, m, a_all) != all_s)) {
+            mc->off = true; /* not the numbers of a whole step: never again */
             return target_time(e, it);
         }
-        if (!seen) {
-            stepcost_sums(&m->sums, &all);
+        struct stepcost_fast f;
+        stepcost_sums(&f, &all);
+        if (!mc->pool_set[e->pool]) {
+            mc->pool_set[e->pool] = true;
+            mc->launch_s[e->pool] = f.launch_s;
+            mc->overhead_s[e->pool] = f.overhead_s;
+        }
+        /* a shape the slot can hold, whose kept total is this step's */
+        if (!seen && f.nafter <= SIM_MIX_AFTER && !f.a2a_overlap && f.launch_s == mc->launch_s[e->pool] &&
+            f.overhead_s == mc->overhead_s[e->pool] && (double)T == it->b.tokens && (double)S == it->b.seqs) {
             m->tokens = T;
             m->seqs = S;
             m->hits = 0;
+            m->nafter = f.nafter;
+            m->before_s = f.before_s;
+            for (int j = 0; j < f.nafter; j++)
+                m->after_s[j] = f.after_s[j];
+            if (mix_total(mc, e->pool, m, a_all) != all_s)
+                m->tokens = 0; /* cannot happen: the same sums; left empty if it does */
         }
     }
     if (it->decode_seqs == 0)
