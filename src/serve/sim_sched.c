@@ -327,12 +327,6 @@ static double mixed_time(const struct engine *e, const struct iter *it)
                                        it->b.few_seqs - it->dec.few_seqs,
                                        it->b.few_pairs - it->dec.few_pairs,
                                        it->b.few_keys - it->dec.few_keys };
-    if (e->attn.ok) {
-        /* plain attention: each part's time straight from its formulas (model/stepcost.h), the
-         * number roofline_eval gives below */
-        const double a_pre = stepcost_attn_s(&e->attn, &s->eff, &pre);
-        return all.time_s - attn_s(&all) + (a_pre + stepcost_attn_s(&e->attn, &s->eff, &it->dec));
-    }
     /* each part re-times its attention operators alone: the others' counts at 0 (roofline_eval
      * skips them, and an operator's time depends on no other operator), so the GEMMs are timed
      * once per iteration, not three times */
