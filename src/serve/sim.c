@@ -138,6 +138,11 @@ void sim_result_free(struct sim_result *r)
     r->inst = NULL;
 }
 
+/* Lazy decode's limits: offsets from the iteration number stay within an int, and its block
+ * classes are one counter per token of a block. */
+#define LZ_MAX_TICK (1L << 30)
+#define LZ_MAX_BLOCK 65536L
+
 /* ------------------------------------------------------------------------ */
 /* One iteration of one instance                                            */
 /* ------------------------------------------------------------------------ */
@@ -159,13 +164,179 @@ static int record_iter(struct runner *r, const struct engine *e, int ei, const s
     return LLMROOF_OK;
 }
 
+/* A sequence that emitted its last token leaves: its record, its blocks, its user. */
+static void finish(struct runner *r, struct engine *e, struct rstate *rs, double now)
+{
+    r->R[rs->id].finish_s = now;
+    sim_release(e, rs);
+    if (r->dsched)
+        r->dsched[rs->id] = rs->decode_sched_s; /* for the decode-queue statistic */
+    e->load--;
+    r->done++;
+    sim_user_next(r, rs->user, now);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Lazy decode                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* Most running sequences of most iterations are decoders that take one token, within their
+ * blocks or one more, and do not finish: 3.4 G such sequence-steps in a 10 M-request run (issue
+ * 24). An instance without speculation, data-parallel attention, prefix caching or a prefill-first
+ * scheduler keeps them lazily, at the front of run[] (struct engine): a decoder joins once every
+ * sequence before it has (run[] is in admission order, and prefill chunks go to its newest
+ * sequences, so the decoders lead), and from then on its counts are offsets from the iteration
+ * number. An iteration schedules them all at once (sim_schedule_running), takes the blocks of
+ * those whose context reaches a multiple of the block size (counted by that residue), and after
+ * it touches only the ones that finish (a heap by their last iteration, in admission order). The
+ * order and arithmetic of the per-sequence scheduler are kept: their batch sums are integers,
+ * exact in any order, and an iteration whose budget cannot hold them all or whose free blocks
+ * cannot serve their new blocks (where the scheduler would stop or preempt midway) first turns
+ * them back into ordinary sequences (lz_unlazy_all) and runs the per-sequence scheduler. */
+
+static bool lz_less(struct lz_event a, struct lz_event b)
+{
+    return a.tick < b.tick || (a.tick == b.tick && a.adm < b.adm);
+}
+
+static void lz_push(struct runner *r, struct engine *e, struct lz_event ev)
+{
+    if (e->lz_n == e->lz_cap) {
+        size_t cap = e->lz_cap ? 2 * e->lz_cap : 64;
+        struct lz_event *v = realloc(e->lz_fin, cap * sizeof *v);
+        if (!v) {
+            r->oom = true;
+            return;
+        }
+        e->lz_fin = v;
+        e->lz_cap = cap;
+    }
+    size_t i = e->lz_n++;
+    while (i > 0 && lz_less(ev, e->lz_fin[(i - 1) / 2])) {
+        e->lz_fin[i] = e->lz_fin[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    e->lz_fin[i] = ev;
+}
+
+static struct lz_event lz_pop(struct engine *e)
+{
+    struct lz_event top = e->lz_fin[0], x = e->lz_fin[--e->lz_n];
+    size_t i = 0, n = e->lz_n;
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        struct lz_event best = x;
+        if (l < n && lz_less(e->lz_fin[l], best))
+            m = l, best = e->lz_fin[l];
+        if (l + 1 < n && lz_less(e->lz_fin[l + 1], best))
+            m = l + 1;
+        if (m == i)
+            break;
+        e->lz_fin[i] = e->lz_fin[m];
+        i = m;
+    }
+    if (n > 0)
+        e->lz_fin[i] = x;
+    return top;
+}
+
+/* Every lazy decoder back to its real state at the start of iteration `tick`. */
+static void lz_unlazy_all(struct engine *e)
+{
+    for (long i = 0; i < e->nd; i++)
+        lz_real(e, &e->run[i], e->tick, false);
+    e->nd = 0;
+    e->lz_sum = 0;
+    memset(e->lz_cross, 0, (size_t)e->bs * sizeof *e->lz_cross);
+    e->lz_n = 0;
+}
+
+/* The lazy decoders whose last step was this iteration's leave, in admission order (the order
+ * of run[], which the per-sequence loop would have followed), and run[] closes up. */
+static void lz_finish(struct runner *r, struct engine *e, double now)
+{
+    const long T = e->tick;
+    long first = e->nrun;
+    while (e->lz_n && e->lz_fin[0].tick <= T) {
+        const struct lz_event ev = lz_pop(e);
+        /* its slot: run[0, nd) is sorted by admission number */
+        long lo = 0, hi = e->nd;
+        while (lo < hi) {
+            long mid = lo + (hi - lo) / 2;
+            if (e->run[mid].adm < ev.adm)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (ev.tick < T || lo == e->nd || e->run[lo].adm != ev.adm || e->run[lo].id < 0)
+            continue; /* stale: it stopped being lazy, or left */
+        struct rstate *rs = &e->run[lo];
+        if (rs->generated + T + 1 < rs->output)
+            continue; /* stale: a later lazy stretch of the same sequence */
+        lz_forget(e, rs);
+        lz_real(e, rs, T, true);
+        rs->computed++;
+        rs->generated++;
+        finish(r, e, rs, now);
+        rs->id = -1;
+        if (lo < first)
+            first = lo;
+    }
+    if (first == e->nrun)
+        return;
+    long keep = first, nd = e->nd;
+    for (long i = first; i < e->nrun; i++) {
+        if (e->run[i].id < 0) {
+            if (i < e->nd)
+                nd--;
+            continue;
+        }
+        e->run[keep++] = e->run[i];
+    }
+    e->nd = nd;
+    e->nrun = keep;
+}
+
+/* After an iteration's advance: the sequences after the lazy ones that now decode join them,
+ * from the first on, while each one does. A decoder whose blocks are exactly its tokens' takes
+ * one at every multiple of the block size; one that holds more (a guaranteed-no-evict
+ * reservation) joins only if they last to its end. */
+static void lz_join(struct runner *r, struct engine *e)
+{
+    const long T0 = e->tick + 1; /* the first iteration they are lazy in */
+    while (e->nd < e->nrun) {
+        struct rstate *rs = &e->run[e->nd];
+        if (rs->computed < rs->target || rs->generated < 1 || rs->shared)
+            return;
+        const long held = rs->blocks - e->state_blocks, left = rs->output - rs->generated;
+        short kind;
+        if (held == blocks_for(rs->computed, e->bs))
+            kind = LZ_BLOCKS;
+        else if (rs->computed + left <= held * e->bs)
+            kind = LZ_HELD;
+        else
+            return;
+        lz_push(r, e, (struct lz_event){ T0 + left - 1, rs->adm });
+        rs->lazy = kind;
+        rs->computed = (int)(rs->computed - T0);
+        rs->generated = (int)(rs->generated - T0);
+        e->lz_sum += rs->computed;
+        if (kind == LZ_BLOCKS)
+            e->lz_cross[lz_class(e, rs->computed)]++;
+        e->nd++;
+    }
+}
+
 /* Emitted tokens and cache bookkeeping after the iteration; finished requests leave, and a
- * prefill instance hands requests over once their first token is out. */
+ * prefill instance hands requests over once their first token is out. The lazy decoders first
+ * (lz_finish), then the others as they come. */
 static void advance(struct runner *r, struct engine *e, double now)
 {
     const struct sim_config *c = r->c;
-    long keep = 0;
-    for (long i = 0; i < e->nrun; i++) {
+    if (e->nd > 0)
+        lz_finish(r, e, now);
+    long keep = e->nd;
+    for (long i = e->nd; i < e->nrun; i++) {
         struct rstate *rs = &e->run[i];
         long id = rs->id;
         struct sim_request *q = &r->R[id];
@@ -224,13 +395,7 @@ static void advance(struct runner *r, struct engine *e, double now)
             }
         }
         if (rs->generated >= rs->output || (c->first_token_only && rs->generated >= 1)) {
-            q->finish_s = now;
-            sim_release(e, rs);
-            if (r->dsched)
-                r->dsched[id] = rs->decode_sched_s; /* for the decode-queue statistic */
-            e->load--;
-            r->done++;
-            sim_user_next(r, rs->user, now);
+            finish(r, e, rs, now);
             continue;
         }
         if (e->prefill_only && rs->generated >= 1) {
@@ -242,6 +407,8 @@ static void advance(struct runner *r, struct engine *e, double now)
         keep++;
     }
     e->nrun = keep;
+    if (e->lazy)
+        lz_join(r, e);
 }
 
 static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
@@ -256,6 +423,14 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
      * N decode steps to amortise its CPU work) admits waiting requests only between runs: an
      * iteration that admits nothing starts a run of N decode iterations, the N - 1 after it do
      * not look at the queue (vLLM's multi-step output processing; docs/metrics.md) */
+    /* the lazy decoders all take their step only where the budget holds them and the blocks they
+     * take are free (else the scheduler stops or preempts among them); an instance so old that
+     * the offsets could overflow stops being lazy */
+    if (e->nd > 0 && (e->nd > c->max_batched_tokens || e->lz_cross[e->tick % e->bs] > e->free_blocks ||
+                      e->tick > LZ_MAX_TICK)) {
+        lz_unlazy_all(e);
+        e->lazy = e->tick <= LZ_MAX_TICK;
+    }
     const bool may_admit = c->sched_steps <= 1 || e->burst_left <= 0 || e->nrun == 0;
     if (!may_admit)
         e->burst_left--;
@@ -291,6 +466,7 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
         e->st.max_batch = it.nsched;
     e->now += dt;
     advance(r, e, e->now);
+    e->tick++;
     return LLMROOF_OK;
 }
 
@@ -418,6 +594,8 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     *kv_bytes_per_token = mem.kv_bytes_per_token;
     if ((rc = ops_shard_layout(s->model, &lay, &e->sh, err)))
         return rc;
+    stepcost_attn_init(&e->attn, s, &e->sh);
+    e->attn.ok = e->attn.ok && !c->per_sequence; /* the reference path builds every step whole */
     if (e->sh.attn_dp > 1 && !(e->rb = calloc((size_t)e->sh.attn_dp, sizeof *e->rb)))
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d attention replicas", e->sh.attn_dp);
     if (c->spec.kind == SIM_SPEC_DRAFT && !e->prefill_only) {
@@ -474,12 +652,19 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
         e->pg = calloc((size_t)c->prefix_groups, sizeof *e->pg);
     if (!e->run || (c->prefix_cache && c->prefix_tokens > 0 && !(c->disaggregated && pool == 1) && !e->pg))
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %ld requests", nreq);
+    /* lazy decode (its comment above): decoders of one token a step that leave only when done */
+    e->lazy = !c->per_sequence && !e->spec && !e->rb && !e->pg && !e->prefill_only && !c->prefill_first && !c->first_token_only &&
+              e->bs <= LZ_MAX_BLOCK;
+    if (e->lazy && !(e->lz_cross = calloc((size_t)e->bs, sizeof *e->lz_cross)))
+        return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %ld requests", nreq);
     return LLMROOF_OK;
 }
 
 static void engines_free(struct runner *r)
 {
     for (int i = 0; r->E && i < r->ne; i++) {
+        free(r->E[i].lz_cross);
+        free(r->E[i].lz_fin);
         free(r->E[i].run);
         free(r->E[i].waiting.v);
         free(r->E[i].pg);
@@ -493,6 +678,10 @@ static void engines_free(struct runner *r)
     r->memo = NULL;
     free(r->base);
     r->base = NULL;
+    free(r->fastc);
+    r->fastc = NULL;
+    free(r->mixc);
+    r->mixc = NULL;
 }
 
 /* Phase 2: the instances, one pool or two. */
@@ -523,9 +712,13 @@ static int build_engines(struct runner *r, struct llmroof_err *err)
         if (!pool)
             r->kv_bytes_per_token = kvb;
     }
-    /* the decode-step memo (sim_internal.h); without it every step is costed */
-    r->memo = calloc((size_t)2 * SIM_MEMO_SLOTS, sizeof *r->memo);
-    r->base = calloc((size_t)2 * SIM_BASE_SLOTS, sizeof *r->base);
+    /* the step tables (sim_internal.h); without them every step is built whole */
+    if (!c->per_sequence) {
+        r->memo = calloc((size_t)2 * SIM_MEMO_SLOTS, sizeof *r->memo);
+        r->base = calloc((size_t)2 * SIM_BASE_SLOTS, sizeof *r->base);
+        r->fastc = calloc((size_t)2 * SIM_FAST_SLOTS, sizeof *r->fastc);
+        r->mixc = calloc(1, sizeof *r->mixc);
+    }
     long bs = r->E[0].bs > 1 ? r->E[0].bs : 1;
     r->cached_len = c->prefix_cache ? c->prefix_tokens / bs * bs : 0;
     return LLMROOF_OK;
@@ -765,6 +958,16 @@ int sim_run(const struct sim_config *c, struct sim_result *out, struct llmroof_e
         goto done;
     free(r.arrivals.v);
     r.arrivals.v = NULL;
+    /* the step tables go before the statistics allocate their buffer: the run's peak memory is
+     * the larger of the two phases, not their sum */
+    free(r.memo);
+    free(r.base);
+    free(r.fastc);
+    free(r.mixc);
+    r.memo = NULL;
+    r.base = NULL;
+    r.fastc = NULL;
+    r.mixc = NULL;
     if ((rc = sim_collect_metrics(&r, err)))
         goto done;
     out->reqs = r.R;

@@ -143,6 +143,10 @@ struct sim_config {
                                         iteration that admits nothing starts a run of this many decode
                                         iterations, and waiting requests are admitted only between
                                         runs; 0 or 1: every iteration schedules */
+    bool per_sequence;               /* the reference path: every running sequence scheduled one by
+                                        one each iteration (no lazy decode, sim.c) and every step's
+                                        operators built and timed whole (no step tables): the same
+                                        result, slower; for tests that check the two agree */
 };
 
 /* An iteration's time from its GPU time and `seqs` scheduled sequences: the engine's CPU work

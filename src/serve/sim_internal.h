@@ -5,6 +5,7 @@
 
 #include "serve/sim.h"
 #include "base/rng.h"
+#include "model/stepcost.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -34,7 +35,20 @@ struct rstate {
     int group;      /* its prefix group (a copy), -1: none */
     short stage;    /* 0: new arrival; 1: KV arrived at a decode instance */
     short replica;  /* data-parallel attention: the replica holding it (0 without) */
+    short lazy;     /* in run[0, nd), advanced lazily: LZ_BLOCKS or LZ_HELD; else 0 (struct engine) */
     double decode_sched_s; /* disaggregated: first decode step at the decode instance (-1: none) */
+    long adm;       /* admission number on its instance: run[] is in increasing order of it */
+};
+
+/* A lazily advanced decoder's blocks: LZ_BLOCKS holds exactly the blocks its tokens fill (it takes
+ * one whenever its context reaches a multiple of the block size); LZ_HELD holds more, enough for
+ * every step to its end (guaranteed-no-evict admission), and takes none. */
+enum { LZ_BLOCKS = 1, LZ_HELD = 2 };
+
+/* A lazy decoder's last step: the iteration (tick) in which it emits its last token. */
+struct lz_event {
+    long tick;
+    long adm;
 };
 
 /* A pending arrival: a closed-loop request not yet sent (s.user set), a trace's out-of-order
@@ -210,6 +224,20 @@ struct engine {
     unsigned char *rblocked;     /* data-parallel attention: admission scratch, replicas whose head
                                     request waits for blocks (sh.attn_dp entries, owned) */
     struct sim_instance st;
+    struct stepcost_attn attn;   /* plain attention's time in a mixed step's parts (model/stepcost.h) */
+    /* Lazy decode (sim.c, "Lazy decode"): the running sequences run[0, nd) are decoders that
+     * take one token every iteration; their computed and generated counts are kept as offsets
+     * from the iteration counter `tick` (the real count is the stored one + tick), so an
+     * iteration costs them no per-sequence work: their batch sums come from lz_sum, the blocks
+     * they take from lz_cross, and only the ones that finish are touched (lz_fin). */
+    bool lazy;                   /* this instance advances decoders lazily */
+    long tick;                   /* this iteration's number on this instance */
+    long nd;                     /* run[0, nd) are lazy */
+    long long lz_sum;            /* sum of their stored computed offsets */
+    long *lz_cross;              /* [bs]: LZ_BLOCKS decoders that take a block when tick % bs is the index */
+    struct lz_event *lz_fin;     /* min-heap of last steps by (tick, adm) */
+    size_t lz_n, lz_cap;
+    long adm_next;               /* the next admission number */
 };
 
 /* Decode-only iterations' GPU time by their shape: without speculation or data-parallel attention
@@ -222,16 +250,42 @@ struct step_memo {
     double time_s;          /* the step's GPU time (target_time) */
 };
 
-/* A decode-only step of n sequences, built once: its operators and their roofline at the
- * context it was built for. Another context of the same n changes only the operators that
- * attend to it (ops_set_context: attention, windowed attention, DSA's indexer, MLA's
- * decompression); every other operator's time is the same, so a step is costed by re-evaluating
- * those alone and summing the phase again (sim_sched.c, decode_time). Direct-mapped by n. */
+/* A decode-only step of n sequences, built once (model/stepcost.h): another context of the same
+ * n changes only the operators that attend to it, which stepcost_time re-times alone (plain
+ * attention straight from its roofline formula), so a step costs a small fraction of a whole
+ * ops_build and roofline_eval and gives their very time. Direct-mapped by n. */
 #define SIM_BASE_SLOTS 16
 struct step_base {
     long n;                       /* sequences; 0: empty */
-    struct llmroof_oplist ops;    /* the step's operators at the context it was built for */
-    struct llmroof_phase ph;      /* their roofline */
+    struct stepcost sc;
+};
+/* The fast path's part of every plain-attention step built (struct stepcost_fast, a tenth of a
+ * stepcost), direct-mapped by n over as many slots as the default sequence limit: a batch size
+ * seen once is never built again (the 16 whole slots above collide as the batch drifts). */
+#define SIM_FAST_SLOTS 256
+
+/* Steps with prefill chunks on a plain-attention setup (stepcost_attn's ok): every operator but
+ * attention depends on the step's new tokens and sequences alone (ops_build), so the phase sums
+ * around attention (stepcost_sums) are kept by (tokens, sequences), direct-mapped, and such a
+ * step costs its three attention formulas when its shape was seen (about three quarters of the
+ * steps of a 1 M-request chat run with this many slots). A slot is 80 bytes: the operators after
+ * attention with a nonzero time at most SIM_MIX_AFTER (dense models: 4 to 6), no two-batch
+ * overlap, and the launch and overhead terms, the same for every step of a pool, kept once.
+ * Every 64th reuse of a slot is checked against a whole ops_build and roofline_eval; a mismatch
+ * turns the table off. */
+#define SIM_MIX_SLOTS 65536
+#define SIM_MIX_AFTER 7
+struct mix_slot {
+    int tokens, seqs;             /* the key; 0 tokens: empty */
+    unsigned hits;
+    int nafter;
+    double before_s, after_s[SIM_MIX_AFTER];
+};
+struct mix_cache {
+    bool off;                     /* a check failed: every step built whole */
+    bool pool_set[2];
+    double launch_s[2], overhead_s[2]; /* each pool's, from its first step kept */
+    struct mix_slot slot[2 * SIM_MIX_SLOTS]; /* pool 0's, then pool 1's */
 };
 
 /* The whole run. */
@@ -258,6 +312,8 @@ struct runner {
     double accept_tail[65];      /* P(at least m drafts accepted), m = 0..k: alpha^m along a chain */
     struct step_memo *memo;      /* 2 x SIM_MEMO_SLOTS: pool 0's, then pool 1's; NULL: no memo */
     struct step_base *base;      /* 2 x SIM_BASE_SLOTS, as memo; NULL: every step built whole */
+    struct stepcost_fast *fastc; /* 2 x SIM_FAST_SLOTS, as memo; NULL: none */
+    struct mix_cache *mixc;      /* NULL: none */
     size_t iter_cap;
 };
 
@@ -300,6 +356,34 @@ static inline bool spec_on(const struct runner *r, const struct engine *e)
     return e->spec;
 }
 
+
+/* The real state of lazy decoder rs at iteration T (computed and generated before its step;
+ * blocks before it, or after it took this iteration's block when `stepped`), no longer lazy.
+ * The instance's lazy sums are left to the caller (lz_forget). */
+static inline void lz_real(const struct engine *e, struct rstate *rs, long T, bool stepped)
+{
+    rs->computed = (int)(rs->computed + T);
+    rs->generated = (int)(rs->generated + T);
+    if (rs->lazy == LZ_BLOCKS)
+        rs->blocks = (int)(blocks_for(stepped ? rs->computed + 1L : (long)rs->computed, e->bs) + e->state_blocks);
+    rs->lazy = 0;
+}
+
+/* The block class of a lazy decoder whose stored offset is `off`: it takes a block in the
+ * iterations T with off + T a multiple of bs. */
+static inline long lz_class(const struct engine *e, long off)
+{
+    long m = (-off) % e->bs;
+    return m < 0 ? m + e->bs : m;
+}
+
+/* Removes lazy decoder rs (still in its lazy form, stored offset) from the instance's sums. */
+static inline void lz_forget(struct engine *e, const struct rstate *rs)
+{
+    e->lz_sum -= rs->computed;
+    if (rs->lazy == LZ_BLOCKS)
+        e->lz_cross[lz_class(e, rs->computed)]--;
+}
 
 /* sim_sched.c */
 void sim_release(struct engine *e, struct rstate *rs);

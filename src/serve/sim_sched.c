@@ -3,6 +3,7 @@
  * Split from sim.c; the event loop that calls it is in sim.c. */
 #include "serve/sim_internal.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,13 @@ long sim_preempt_last(struct runner *r, struct engine *e, int replica)
     if (e->rfree)
         while (at > 0 && e->run[at].replica != replica)
             at--;
+    if (at < e->nd) {
+        /* a lazy decoder (the last of them: lazy instances have no replicas), already scheduled
+         * with its block of this iteration: its real state, out of the lazy sums */
+        lz_forget(e, &e->run[at]);
+        lz_real(e, &e->run[at], e->tick, true);
+        e->nd = at;
+    }
     struct rstate vs = e->run[at];
     memmove(&e->run[at], &e->run[at + 1], (size_t)(e->nrun - 1 - at) * sizeof *e->run);
     e->nrun--;
@@ -136,7 +144,17 @@ void sim_schedule_running(struct runner *r, struct engine *e, struct iter *it)
     const long blk = e->bs, state_blocks = e->state_blocks;
     long dn = 0, dk = 0;
     long budget = it->budget; /* in a register through the quick steps (it->budget is written back below) */
-    for (long i = 0; i < e->nrun; i++) {
+    if (e->nd > 0) {
+        /* the lazy decoders (engine_step made sure that the budget holds them and that the blocks
+         * they take are free): one token each at context computed + 1, the sum of their offsets
+         * plus tick + 1 each, and the blocks of this iteration's class */
+        const long T = e->tick;
+        dn = e->nd;
+        dk = (long)(e->lz_sum + (long long)e->nd * (T + 1));
+        budget -= e->nd;
+        kv_take(e, 0, e->lz_cross[T % blk]);
+    }
+    for (long i = e->nd; i < e->nrun; i++) {
         struct rstate *rs = &e->run[i];
         if (budget <= 0)
             break;
@@ -256,6 +274,8 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
             continue;
         }
         dq_remove_at(&e->waiting, pos);
+        rs->adm = e->adm_next++;
+        rs->lazy = 0;
         if (hit) {
             e->pg[g].refs++;
             rs->shared = have;
@@ -307,12 +327,19 @@ static double mixed_time(const struct engine *e, const struct iter *it)
                                        it->b.few_seqs - it->dec.few_seqs,
                                        it->b.few_pairs - it->dec.few_pairs,
                                        it->b.few_keys - it->dec.few_keys };
+    /* each part re-times its attention operators alone: the others' counts at 0 (roofline_eval
+     * skips them, and an operator's time depends on no other operator), so the GEMMs are timed
+     * once per iteration, not three times */
+    struct llmroof_oplist base = ops;
+    for (int k = 0; k < LLMROOF_OP_COUNT; k++)
+        if (k != LLMROOF_OP_ATTENTION && k != LLMROOF_OP_ATTN_LOCAL && k != LLMROOF_OP_MLA_KV_UP)
+            base.op[k].count = 0;
     double split = 0.0;
-    part = ops;
+    part = base;
     ops_set_context(s->model, &e->sh, &s->dt, &pre, &part);
     roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &part, &p);
     split += attn_s(&p);
-    part = ops;
+    part = base;
     ops_set_context(s->model, &e->sh, &s->dt, &it->dec, &part);
     roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &part, &p);
     split += attn_s(&p);
@@ -424,39 +451,18 @@ static struct llmroof_batch widen(const struct llmroof_batch *b, double w)
     return x;
 }
 
-/* The operators ops_set_context rebuilds: the only ones whose time moves with the context. */
-static const int ctx_ops[] = { LLMROOF_OP_ATTENTION, LLMROOF_OP_ATTN_LOCAL, LLMROOF_OP_DSA_INDEX, LLMROOF_OP_MLA_KV_UP };
-#define NCTX_OPS ((int)(sizeof ctx_ops / sizeof ctx_ops[0]))
-
-/* A decode-only step's GPU time from the pool's step of the same sequences (struct step_base):
- * its context operators rebuilt and re-evaluated alone, every other operator's time kept, the
- * phase summed again in operator order by roofline_total, so the time is the one a whole
- * ops_build and roofline_eval give (the same operations on the same numbers). */
+/* A decode-only step's GPU time from the pool's step of the same sequences (struct step_base,
+ * model/stepcost.h): the time a whole ops_build and roofline_eval give. */
 static double decode_rebuilt(const struct runner *r, const struct engine *e, const struct iter *it)
 {
     const struct llmroof_setup *s = &e->setup;
     const long n = it->decode_seqs;
     struct step_base *sb = &r->base[(size_t)e->pool * SIM_BASE_SLOTS + (size_t)n % SIM_BASE_SLOTS];
     if (sb->n != n) {
-        ops_build(s->model, &e->sh, &s->dt, &it->b, &sb->ops);
-        roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &sb->ops, &sb->ph);
         sb->n = n;
-        return sb->ph.time_s;
+        return stepcost_build(&sb->sc, s, &e->sh, &it->b);
     }
-    struct llmroof_oplist o = sb->ops;
-    ops_set_context(s->model, &e->sh, &s->dt, &it->b, &o);
-    /* the context operators alone: the others' counts to 0 (roofline_eval skips them) */
-    struct llmroof_oplist part = o;
-    for (int k = 0; k < LLMROOF_OP_COUNT; k++)
-        part.op[k].count = 0;
-    for (int j = 0; j < NCTX_OPS; j++)
-        part.op[ctx_ops[j]] = o.op[ctx_ops[j]];
-    struct llmroof_phase p, whole = sb->ph;
-    roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &part, &p);
-    for (int j = 0; j < NCTX_OPS; j++)
-        whole.op[ctx_ops[j]] = p.op[ctx_ops[j]];
-    roofline_total(&whole);
-    return whole.time_s;
+    return stepcost_time(&sb->sc, s, &e->sh, &it->b);
 }
 
 /* A decode-only step's GPU time, from the pool's memo when its shape was costed before. */
@@ -465,6 +471,19 @@ static double decode_time(const struct runner *r, const struct engine *e, const 
     const unsigned long long n = (unsigned long long)it->decode_seqs, k = (unsigned long long)it->b.kv_read_tokens;
     if (!r->memo || !r->base || n >= 1ull << 20 || k >= 1ull << 43)
         return target_time(e, it);
+    /* a plain-attention step built for these sequences re-times faster than a memo lookup that
+     * misses (the keys grow every step) */
+    struct stepcost_fast *f = r->fastc ? &r->fastc[(size_t)e->pool * SIM_FAST_SLOTS + (size_t)n % SIM_FAST_SLOTS] : NULL;
+    if (f && f->seqs == (double)n)
+        return stepcost_fast_time(f, &e->setup.eff, &it->b);
+    struct step_base *sb = &r->base[(size_t)e->pool * SIM_BASE_SLOTS + (size_t)n % SIM_BASE_SLOTS];
+    if (f && sb->n != (long)n) {
+        sb->n = (long)n;
+        const double t = stepcost_build(&sb->sc, &e->setup, &e->sh, &it->b);
+        if (sb->sc.fast)
+            *f = sb->sc.f;
+        return t;
+    }
     const unsigned long long key = (n << 43 | k) + 1;
     struct step_memo *m = &r->memo[(size_t)e->pool * SIM_MEMO_SLOTS + ((key * 0x9E3779B97F4A7C15ull) >> 52)]; /* Fibonacci hashing: the top 12 bits, 4096 slots */
     if (m->key != key) {
@@ -474,10 +493,90 @@ static double decode_time(const struct runner *r, const struct engine *e, const 
     return m->time_s;
 }
 
+/* The total of a kept shape with attention time `att` (stepcost_total_s of its sums). */
+static double mix_total(const struct mix_cache *mc, int pool, const struct mix_slot *m, double att)
+{
+    struct stepcost_fast f;
+    f.before_s = m->before_s;
+    f.nafter = m->nafter;
+    for (int j = 0; j < m->nafter; j++)
+        f.after_s[j] = m->after_s[j];
+    f.a2a_overlap = false;
+    f.a2a_s = 0;
+    f.launch_s = mc->launch_s[pool];
+    f.overhead_s = mc->overhead_s[pool];
+    return stepcost_total_s(&f, att);
+}
+
+/* A step with prefill chunks on a plain-attention setup (struct mix_cache): mixed_time's number,
+ * or sim_step_time's without decodes, from the kept sums of its shape where it was seen. */
+static double chunk_time(const struct runner *r, const struct engine *e, const struct iter *it)
+{
+    const struct llmroof_setup *s = &e->setup;
+    struct mix_cache *mc = r->mixc;
+    if (!(it->b.tokens <= INT_MAX && it->b.seqs <= INT_MAX))
+        return target_time(e, it); /* beyond the slots' keys */
+    const int T = (int)it->b.tokens, S = (int)it->b.seqs;
+    const unsigned long long key = (unsigned long long)T * 0x9E3779B97F4A7C15ull ^ (unsigned long long)S * 0xC2B2AE3D27D4EB4Full;
+    struct mix_slot *m = &mc->slot[(size_t)e->pool * SIM_MIX_SLOTS + (size_t)((key * 0x9E3779B97F4A7C15ull) >> 48)];
+    const double a_all = stepcost_attn_s(&e->attn, &s->eff, &it->b);
+    double all_s;
+    const bool seen = m->tokens == T && m->seqs == S && (double)T == it->b.tokens && (double)S == it->b.seqs;
+    if (seen && (++m->hits & 63) != 0) {
+        all_s = mix_total(mc, e->pool, m, a_all);
+    } else {
+        struct llmroof_oplist ops;
+        struct llmroof_phase all;
+        ops_build(s->model, &e->sh, &s->dt, &it->b, &ops);
+        roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &ops, &all);
+        all_s = all.time_s;
+        if (all.op[LLMROOF_OP_ATTENTION].time_s != a_all || (seen && mix_total(mc, e->pool, m, a_all) != all_s)) {
+            mc->off = true; /* not the numbers of a whole step: never again */
+            return target_time(e, it);
+        }
+        struct stepcost_fast f;
+        stepcost_sums(&f, &all);
+        if (!mc->pool_set[e->pool]) {
+            mc->pool_set[e->pool] = true;
+            mc->launch_s[e->pool] = f.launch_s;
+            mc->overhead_s[e->pool] = f.overhead_s;
+        }
+        /* a shape the slot can hold, whose kept total is this step's */
+        if (!seen && f.nafter <= SIM_MIX_AFTER && !f.a2a_overlap && f.launch_s == mc->launch_s[e->pool] &&
+            f.overhead_s == mc->overhead_s[e->pool] && (double)T == it->b.tokens && (double)S == it->b.seqs) {
+            m->tokens = T;
+            m->seqs = S;
+            m->hits = 0;
+            m->nafter = f.nafter;
+            m->before_s = f.before_s;
+            for (int j = 0; j < f.nafter; j++)
+                m->after_s[j] = f.after_s[j];
+            if (mix_total(mc, e->pool, m, a_all) != all_s)
+                m->tokens = 0; /* cannot happen: the same sums; left empty if it does */
+        }
+    }
+    if (it->decode_seqs == 0)
+        return all_s;
+    /* mixed_time: the pooled attention (a_all; no windowed or MLA operators here) replaced by the
+     * prefill part's plus the decode part's */
+    const struct llmroof_batch pre = { it->b.tokens - it->dec.tokens,
+                                       it->b.seqs - it->dec.seqs,
+                                       it->b.attn_pairs - it->dec.attn_pairs,
+                                       it->b.kv_read_tokens - it->dec.kv_read_tokens,
+                                       it->b.few_tokens - it->dec.few_tokens,
+                                       it->b.few_seqs - it->dec.few_seqs,
+                                       it->b.few_pairs - it->dec.few_pairs,
+                                       it->b.few_keys - it->dec.few_keys };
+    const double a_pre = stepcost_attn_s(&e->attn, &s->eff, &pre);
+    return all_s - a_all + (a_pre + stepcost_attn_s(&e->attn, &s->eff, &it->dec));
+}
+
 static double gpu_time(const struct runner *r, const struct engine *e, const struct iter *it)
 {
     if (!e->rb && !spec_on(r, e) && it->prefill_seqs == 0)
         return decode_time(r, e, it);
+    if (!e->rb && !spec_on(r, e) && e->attn.ok && r->mixc && !r->mixc->off)
+        return chunk_time(r, e, it);
     double t = target_time(e, it);
     const struct sim_spec *sp = &r->c->spec;
     if (!spec_on(r, e) || it->decode_seqs == 0)

@@ -2,6 +2,7 @@
 #include "helpers.h"
 
 #include "serve/sim.h"
+#include "model/stepcost.h"
 
 static struct sim_config config(const struct llmroof_catalog *cat, const char *m, const char *g, int tp,
                                 const struct workload *w)
@@ -1270,10 +1271,157 @@ static void an_unsorted_trace_runs_the_sorted_schedule(void **state)
     catalog_free(&cat);
 }
 
+/* A decode-only step re-timed at another context (model/stepcost.h) gives the very double that a
+ * whole ops_build + roofline_eval gives: plain attention by the shortcut (llama-2-7b, with and
+ * without an engine that reads K/V per query head), windowed layers (gemma-2-9b), MLA
+ * (deepseek-v2-lite) and eager attention (llama.cpp, AutoAWQ) by re-evaluating their context
+ * operators. Contexts 1 to 10^6 keys per sequence, 1 to 256 sequences; and a mixed step's
+ * attention (stepcost_attn_s) where it is plain. */
+static void a_decode_step_retimed_at_another_context_is_exact(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_err eerr = { 0 };
+    assert_int_equal(catalog_add_engines_file(&cat, LLMROOF_TEST_DATA_DIR "/engines.json", false, &eerr), 0);
+    const struct { const char *m, *g, *engine; int tp; bool fast; } cases[] = {
+        { "llama-2-7b", "a100-sxm4-80gb", NULL, 1, true },
+        { "llama-3.1-8b", "a100-sxm4-80gb", "tensorrt-llm-early", 1, true },
+        { "llama-3.1-70b", "h100", "vllm", 4, true },
+        { "gemma-2-9b", "h100", NULL, 1, false },
+        { "deepseek-v2-lite", "h100", NULL, 1, false },
+        { "llama-2-7b", "a100-sxm4-80gb", "hf-transformers", 1, true },
+        { "llama-2-7b", "a100-sxm4-80gb", "llama.cpp-2024-05", 1, false },
+        { "llama-3.1-8b", "a100-sxm4-80gb", "autoawq", 1, false },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct llmroof_setup s = { model(&cat, cases[i].m), gpu(&cat, cases[i].g), cases[i].tp,
+                                   { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 },
+                                   roofline_default_effs(gpu(&cat, cases[i].g)), { 0 } };
+        if (cases[i].engine) {
+            const struct llmroof_engine *en = catalog_find_engine(&cat, cases[i].engine);
+            assert_non_null(en);
+            s.eff = roofline_effs_engine(s.gpu, en, NULL);
+        }
+        struct llmroof_shard sh;
+        struct llmroof_err err = { 0 };
+        const struct llmroof_layout lay = estimate_layout(&s);
+        assert_int_equal(ops_shard_layout(s.model, &lay, &sh, &err), 0);
+        const long ns[] = { 1, 7, 91, 256 };
+        for (size_t j = 0; j < sizeof ns / sizeof ns[0]; j++) {
+            const double n = (double)ns[j];
+            struct stepcost sc;
+            struct llmroof_batch b = batch_decode(n, 100.0);
+            const double t0 = stepcost_build(&sc, &s, &sh, &b);
+            assert_true(t0 == sim_step_time(&s, &sh, &b));
+            if (sc.fast != cases[i].fast)
+                print_error("%s with %s: fast %d\n", cases[i].m, cases[i].engine ? cases[i].engine : "no engine", (int)sc.fast);
+            assert_int_equal(sc.fast, cases[i].fast);
+            /* a mixed step's attention (a prefill chunk of 1 to 2000 tokens after 0 to 4000 cached
+             * ones, beside the decodes): stepcost_attn_s against the whole roofline_eval */
+            struct stepcost_attn sa;
+            stepcost_attn_init(&sa, &s, &sh);
+            assert_int_equal(sa.ok, cases[i].fast);
+            for (int q = 0; q < 4 && cases[i].fast; q++) {
+                struct llmroof_batch mb = batch_decode(n, 300.0 * q + 1.0);
+                batch_add(&mb, q == 0 ? 1.0 : 500.0 * q, 1000.0 * q);
+                struct llmroof_oplist ops;
+                struct llmroof_phase p;
+                ops_build(s.model, &sh, &s.dt, &mb, &ops);
+                roofline_eval(s.gpu, s.dt.act, &s.eff, s.tp, &ops, &p);
+                assert_true(stepcost_attn_s(&sa, &s.eff, &mb) == p.op[LLMROOF_OP_ATTENTION].time_s);
+            }
+            const double ctx[] = { 1, 17, 513, 4095, 32768, 1e6, 100 };
+            for (size_t k = 0; k < sizeof ctx / sizeof ctx[0]; k++) {
+                b = batch_decode(n, ctx[k]);
+                const double t = stepcost_time(&sc, &s, &sh, &b), want = sim_step_time(&s, &sh, &b);
+                if (t != want) {
+                    print_error("%s on %s, %g sequences at %g keys: %.17g, a whole step %.17g\n", cases[i].m,
+                                cases[i].g, n, ctx[k], t, want);
+                    fail();
+                }
+            }
+        }
+    }
+    catalog_free(&cat);
+}
+
+/* Lazy decode (sim.c) and the step tables (struct stepcost_fast, struct mix_cache) keep the
+ * reference path's result to the bit: every request's times and preemptions and the iteration
+ * count agree with per_sequence (each sequence scheduled one by one, every step built whole) on
+ * runs that preempt (closed loops that overfill an A10, one-token blocks), reserve (no-evict),
+ * emit the first token from a decode step, or hold more sequences than the token budget. */
+static void lazy_decode_matches_the_per_sequence_scheduler(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload chat = { WORKLOAD_CHAT, 0, 0, NULL, 0 }, big = { WORKLOAD_FIXED, 2048, 2048, NULL, 0 };
+    for (int k = 0; k < 7; k++) {
+        struct sim_config c = config(&cat, "llama-2-7b", k == 0 || k == 4 || k == 5 ? "a100-sxm4-80gb" : "a10", 1,
+                                     k == 1 || k == 2 ? &big : &chat);
+        c.mode = SIM_RATE;
+        c.rate_qps = 10;
+        c.requests = 1500;
+        switch (k) {
+        case 1: /* 64 users of 2048 + 2048 tokens overfill the A10: preemptions */
+        case 2: /* the same, guaranteed-no-evict */
+            c.mode = SIM_CLOSED;
+            c.concurrency = 64;
+            c.requests = 128;
+            c.think_min_s = c.think_max_s = 0;
+            c.admit_no_evict = k == 2;
+            break;
+        case 3: /* closed loop of chat users on the A10: preemptions and users coming back */
+            c.mode = SIM_CLOSED;
+            c.concurrency = 120;
+            c.think_min_s = 0;
+            c.think_max_s = 0.5;
+            break;
+        case 4: /* the first token from a decode step */
+            c.setup.eff.first_token_decode = true;
+            break;
+        case 5: /* more sequences than the token budget */
+            c.max_batched_tokens = 64;
+            c.max_seqs = 128;
+            c.rate_qps = 6;
+            break;
+        case 6: /* one-token blocks, overloaded: a block every step, preemptions */
+            c.mem.block_size = 1;
+            break;
+        }
+        struct sim_result lazy, each;
+        run(&c, &lazy);
+        c.per_sequence = true;
+        run(&c, &each);
+        if (k == 1 || k == 3 || k == 6)
+            assert_true(each.preemptions > 0);
+        assert_int_equal(lazy.iterations, each.iterations);
+        assert_int_equal(lazy.preemptions, each.preemptions);
+        assert_int_equal(lazy.completed, each.completed);
+        for (long i = 0; i < c.requests; i++) {
+            const struct sim_request *a = &lazy.reqs[i], *b = &each.reqs[i];
+            if (a->first_token_s != b->first_token_s || a->finish_s != b->finish_s || a->preemptions != b->preemptions ||
+                a->first_sched_s != b->first_sched_s) {
+                print_error("case %d, request %ld: first token %.17g / %.17g, finish %.17g / %.17g\n", k, i,
+                            a->first_token_s, b->first_token_s, a->finish_s, b->finish_s);
+                fail();
+            }
+        }
+        assert_true(lazy.tpot.p99 == each.tpot.p99 && lazy.mean_batch == each.mean_batch &&
+                    lazy.kv_util_mean == each.kv_util_mean);
+        sim_result_free(&lazy);
+        sim_result_free(&each);
+    }
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(one_request_alone_reproduces_estimate),
+        cmocka_unit_test(a_decode_step_retimed_at_another_context_is_exact),
+        cmocka_unit_test(lazy_decode_matches_the_per_sequence_scheduler),
         cmocka_unit_test(a_lognormal_workload_draws_its_stated_median_and_p90),
         cmocka_unit_test(data_parallel_attention_steps_at_the_busiest_replica),
         cmocka_unit_test(first_token_from_a_decode_step),
