@@ -208,6 +208,12 @@ struct llmroof_engine {
     bool spec_no_overlap;             /* speculative decoding turns the CPU overlap off (SGLang 0.4) */
     bool prefill_first;               /* waiting prompts are admitted first into a prompt-only iteration
                                          that stalls every running decode (vLLM 0.2-0.5's scheduler) */
+    double waiting_served_ratio;      /* TGI's router (--waiting-served-ratio): while a batch runs, a new
+                                         batch is admitted only when it holds at least floor(running x
+                                         ratio) requests; [0, 100], 0 = no such gate */
+    long max_waiting_steps;           /* TGI's --max-waiting-tokens: from this many iterations since the
+                                         last admission (that one counted) any waiting request is
+                                         admitted; [0, 1e6], 0 = at once (only with the ratio) */
     char source[LLMROOF_SOURCE_MAX];  /* where the figures come from */
 };
 

@@ -143,6 +143,12 @@ struct sim_config {
                                         iteration that admits nothing starts a run of this many decode
                                         iterations, and waiting requests are admitted only between
                                         runs; 0 or 1: every iteration schedules */
+    double waiting_served_ratio;     /* TGI's router: while sequences run, waiting requests are admitted
+                                        only as a batch of at least floor(running x ratio) that fits the
+                                        token budget and the sequence limit; 0: no gate */
+    long max_waiting_steps;          /* with the ratio: from this many iterations since the last
+                                        admission (that one counted; TGI --max-waiting-tokens) any
+                                        waiting request is admitted */
 };
 
 /* An iteration's time from its GPU time and `seqs` scheduled sequences: the engine's CPU work
