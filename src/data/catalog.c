@@ -973,6 +973,7 @@ int catalog_add_models_text(struct llmroof_catalog *cat, const char *text, size_
 static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engine *g)
 {
     static const char *const fields[] = { "id", "name", "step_overhead_s", "first_token_s", "compute_scale",
+                                          "waiting_served_ratio", "max_waiting_steps",
                                           "collective_latency_s", "cuda_graphs", "launch_s", "kernel_factor",
                                           "kv_per_query_head", "fp8_attention", "fp16_accumulate", "attention_kernel",
                                           "dequant_min_tokens", "custom_allreduce", "first_token_decode",
@@ -1048,6 +1049,12 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
         (rc = json_get_bool(c, e, "budget_min_context", false, &g->budget_min_context)))
         return rc;
     g->whole_prefill = !chunked;
+    /* TGI's router batching rule (router/src/infer/v3/scheduler.rs, batching_task; docs/metrics.md
+     * "Engine scheduling"): a ratio of running sequences up to 100, a wait up to a million steps */
+    if ((rc = json_get_number(c, e, "waiting_served_ratio", "waiting_served_ratio", false, 0, false, 100,
+                              &g->waiting_served_ratio, NULL)) ||
+        (rc = json_get_long(c, e, "max_waiting_steps", false, 0, 1000000, &g->max_waiting_steps, NULL)))
+        return rc;
     /* absent: FlashAttention-2-class */
     int fam = LLMROOF_ATTN_FLASH2;
     if ((rc = json_get_choice(c, e, "attention_kernel", "attention_kernel", attn_kernel_names, LLMROOF_ATTN_FLASH2,

@@ -214,6 +214,12 @@ struct llmroof_engine {
                                          (vLLM 0.5.4-0.6 V0: 32768, PR #6666), [1024, 1e7]; 0 = never */
     long chunked_max_batched_tokens;  /* the token budget when it does (vLLM V0: 512, 2048 from PR
                                          #10544), [16, 1e7]; 0 = max_batched_tokens */
+    double waiting_served_ratio;      /* TGI's router (--waiting-served-ratio): while a batch runs, a new
+                                         batch is admitted only when it holds at least floor(running x
+                                         ratio) requests; [0, 100], 0 = no such gate */
+    long max_waiting_steps;           /* TGI's --max-waiting-tokens: from this many iterations since the
+                                         last admission (that one counted) any waiting request is
+                                         admitted; [0, 1e6], 0 = at once (only with the ratio) */
     char source[LLMROOF_SOURCE_MAX];  /* where the figures come from */
 };
 

@@ -1027,6 +1027,10 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
             cJSON_AddBoolToObject(o, "chunked_prefill", false);
         if (e[i].prefill_first)
             cJSON_AddBoolToObject(o, "prefill_first", true);
+        if (e[i].waiting_served_ratio > 0)
+            cJSON_AddNumberToObject(o, "waiting_served_ratio", e[i].waiting_served_ratio);
+        if (e[i].max_waiting_steps > 0)
+            cJSON_AddNumberToObject(o, "max_waiting_steps", (double)e[i].max_waiting_steps);
         if (e[i].spec_no_overlap)
             cJSON_AddBoolToObject(o, "spec_no_overlap", true);
         cJSON_AddStringToObject(o, "attention_kernel", attn_kernel_name(e[i].attention));

@@ -147,6 +147,12 @@ struct sim_config {
                                         one each iteration (no lazy decode, sim.c) and every step's
                                         operators built and timed whole (no step tables): the same
                                         result, slower; for tests that check the two agree */
+    double waiting_served_ratio;     /* TGI's router: while sequences run, waiting requests are admitted
+                                        only as a batch of at least floor(running x ratio) that fits the
+                                        token budget and the sequence limit; 0: no gate */
+    long max_waiting_steps;          /* with the ratio: from this many iterations since the last
+                                        admission (that one counted; TGI --max-waiting-tokens) any
+                                        waiting request is admitted */
 };
 
 /* An iteration's time from its GPU time and `seqs` scheduled sequences: the engine's CPU work

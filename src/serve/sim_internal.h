@@ -218,6 +218,8 @@ struct engine {
                                     (sh.attn_dp entries, owned); NULL without */
     long next_replica;           /* data-parallel attention: round-robin dispatch counter */
     long burst_left;             /* multi-step scheduling: decode iterations left in the current run */
+    long since_admit;            /* waiting-served ratio (TGI): admission calls since the last that
+                                    admitted (0: it just admitted) */
     long *rfree;                 /* data-parallel attention: each replica's free KV blocks (sh.attn_dp
                                     entries, owned; they sum to free_blocks); NULL without */
     long replica_blocks;         /* KV blocks of one replica's pool (total_blocks without) */

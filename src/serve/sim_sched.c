@@ -216,6 +216,35 @@ void sim_schedule_running(struct runner *r, struct engine *e, struct iter *it)
     }
 }
 
+/* TGI 2.x's router (router/src/infer/v3/scheduler.rs batching_task and queue.rs next_batch;
+ * launcher defaults --waiting-served-ratio 1.2, --max-waiting-tokens 20): with no running batch
+ * any waiting request is prefilled at once. While a batch runs, every prefill is followed by at
+ * least one decode, and a new batch is prefilled only when it holds at least floor(running x
+ * ratio) requests (f32 in TGI) after the prefill budget and the free slots have cut it; from
+ * max_waiting_steps iterations since the last admission (TGI's waiting_tokens: 1 at a prefill,
+ * + 1 per decode) a batch of any size is. The count below walks the queue as the admission loop
+ * will (the first prompt may exceed the budget alone); KV shortage is left to that loop. */
+static bool served_gate_open(const struct sim_config *c, const struct engine *e, const struct iter *it)
+{
+    if (e->nrun == 0)
+        return true;
+    if (e->since_admit == 0)
+        return false;
+    if (e->since_admit + 1 >= c->max_waiting_steps)
+        return true;
+    const long min = (long)floorf((float)e->nrun * (float)c->waiting_served_ratio);
+    long k = 0, tokens = 0;
+    for (size_t pos = 0; pos < e->waiting.n && k < min && e->nrun + k < c->max_seqs; pos++) {
+        const struct rstate *w = dq_at(&e->waiting, pos);
+        const long t = w->target > w->computed ? w->target - w->computed : 1;
+        if (k > 0 && tokens + t > it->budget)
+            break;
+        tokens += t;
+        k++;
+    }
+    return k >= min;
+}
+
 /* Admits waiting requests first come, first served while the sequence limit, the budget and
  * free blocks allow. A request whose prefix group is cached starts after the cached blocks.
  * Without chunking a prompt is admitted whole; the first of an iteration may exceed the budget
@@ -226,6 +255,11 @@ void sim_schedule_running(struct runner *r, struct engine *e, struct iter *it)
 void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, double now)
 {
     const struct sim_config *c = r->c;
+    if (c->waiting_served_ratio > 0 && !served_gate_open(c, e, it)) {
+        e->since_admit++;
+        return;
+    }
+    bool admitted = false;
     const int nrep = e->rfree ? e->sh.attn_dp : 1;
     int nblocked = 0;
     size_t pos = 0;
@@ -287,12 +321,14 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
         rs->blocks = need;
         rs->chunk = chunk;
         e->nrun++;
+        admitted = true;
         if (r->R[id].first_sched_s < 0)
             r->R[id].first_sched_s = now;
         if (!prefill && rs->decode_sched_s < 0)
             rs->decode_sched_s = now;
         add_to_iter(it, e->rb ? &e->rb[rep] : NULL, chunk, rs->computed, prefill, spec_on(r, e));
     }
+    e->since_admit = admitted ? 0 : e->since_admit + 1; /* the waiting-served gate's clock */
 }
 
 /* Attention's share of a timed step: the operators that depend on each sequence's context. */

@@ -234,6 +234,10 @@ static void engine_scheduler_fields_are_bounded(void **state)
         { "\"prefill_first\": \"yes\"", "prefill_first" },
         { "\"budget_min_context\": 1", "budget_min_context" },
         { "\"tp_step_overhead_s\": 0.05", "tp_step_overhead_s" },
+        { "\"waiting_served_ratio\": 101", "waiting_served_ratio" },
+        { "\"waiting_served_ratio\": -0.5", "waiting_served_ratio" },
+        { "\"max_waiting_steps\": -1", "max_waiting_steps" },
+        { "\"max_waiting_steps\": 2.5", "max_waiting_steps" },
     };
     char text[512];
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -299,6 +303,9 @@ static void tgi_profile_runs_whole_prefills_first_in_4096_tokens(void **state)
     assert_true(tgi->whole_prefill);
     assert_true(tgi->prefill_first);
     assert_int_equal(tgi->max_batched_tokens, 4096); /* TGI launcher default */
+    assert_true(tgi->waiting_served_ratio == 1.2); /* --waiting-served-ratio default */
+    assert_int_equal(tgi->max_waiting_steps, 20);   /* --max-waiting-tokens default */
+    assert_true(tgi->admit_no_evict);                /* prompt + max_new_tokens reserved at admission */
     catalog_free(&cat);
 }
 

@@ -939,6 +939,64 @@ static void multi_step_scheduling_admits_between_runs(void **state)
     catalog_free(&cat);
 }
 
+/* TGI 2.x's router (waiting_served_ratio 1.2, max_waiting_steps 20: router/src/infer/v3/
+ * scheduler.rs batching_task and queue.rs next_batch). Llama-3.1-8B on an H100, whole prefills
+ * first. Ten requests (128 prompt tokens, 1000 out) at t = 0 are prefilled together in iteration 0
+ * (1,280 tokens within the 2,048 budget); n more (128, 4) arrive at 0.05 s, during the decodes
+ * (iteration 0 ends near 0.03 s, a decode of ten takes a few ms). A new batch joins the running
+ * ten only when it holds floor(10 x 1.2) = 12 requests (12 x 128 = 1,536 tokens fit the budget):
+ * 12 arrivals are all prefilled at the first iteration that starts at or after 0.05 s. 11 wait:
+ * the check before iteration j counts j - 1 decodes since the prefill, TGI's waiting_tokens is
+ * j - 1 + 1, and any batch goes once that reaches 20, so their prefill is iteration 20. Without
+ * the gate (ratio 0) the 11 join at once. */
+static int gated_prefill(const struct sim_config *base, long n, double ratio, long *first_after)
+{
+    struct trace_req t[24];
+    for (int i = 0; i < 10; i++)
+        t[i] = (struct trace_req){ 0.0, 128, 1000 };
+    for (long i = 0; i < n; i++)
+        t[10 + i] = (struct trace_req){ 0.05, 128, 4 };
+    struct sim_config c = *base;
+    c.trace = t;
+    c.ntrace = (size_t)(10 + n);
+    c.waiting_served_ratio = ratio;
+    struct sim_result r;
+    run(&c, &r);
+    long ib = -1;
+    *first_after = -1;
+    for (long i = 1; i < r.iterations; i++) {
+        if (*first_after < 0 && r.iters[i].start_s >= 0.05)
+            *first_after = i;
+        if (ib < 0 && r.iters[i].prefill_seqs > 0) {
+            ib = i;
+            assert_int_equal(r.iters[i].prefill_seqs, n); /* the whole batch at once */
+        }
+    }
+    assert_int_equal(r.iters[0].prefill_seqs, 10);
+    assert_int_equal(r.completed, 10 + n);
+    sim_result_free(&r);
+    return (int)ib;
+}
+
+static void waiting_served_ratio_holds_a_small_batch(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, NULL);
+    c.mode = SIM_TRACE;
+    c.chunked_prefill = false;
+    c.prefill_first = true;
+    c.max_waiting_steps = 20;
+    c.record_iterations = true;
+    long after;
+    int ib = gated_prefill(&c, 12, 1.2, &after);
+    assert_true(after > 1 && after < 20);
+    assert_int_equal(ib, after); /* 12 >= floor(10 x 1.2): at once */
+    assert_int_equal(gated_prefill(&c, 11, 1.2, &after), 20); /* 11 < 12: after 20 - 1 decodes */
+    assert_int_equal(gated_prefill(&c, 11, 0.0, &after), after); /* no gate: at once */
+    catalog_free(&cat);
+}
+
 /* ---- a cluster ---- */
 
 static void one_instance_cluster_is_the_single_server(void **state)
@@ -1457,6 +1515,7 @@ int main(void)
         cmocka_unit_test(a_draft_tree_accepts_the_sum_of_its_verified_values),
         cmocka_unit_test(a_draft_tree_verifies_its_tokens_and_emits_its_acceptance),
         cmocka_unit_test(multi_step_scheduling_admits_between_runs),
+        cmocka_unit_test(waiting_served_ratio_holds_a_small_batch),
         cmocka_unit_test(one_instance_cluster_is_the_single_server),
         cmocka_unit_test(n_instances_serve_n_times_the_rate),
         cmocka_unit_test(disaggregated_request_pays_the_kv_transfer),
