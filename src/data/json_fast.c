@@ -244,7 +244,7 @@ static cJSON *fast_value(struct fast *f);
 /* The members (object) or elements (array) after f->i's '{' or '['. */
 static bool fast_children(struct fast *f, cJSON *parent, bool object)
 {
-    const char close = object ? '}' : ']';
+    const unsigned char close = object ? '}' : ']';
     uint32_t hash[FAST_KEYS];   /* the first FAST_KEYS keys' hashes and names */
     const char *keys[FAST_KEYS];
     uint64_t seen = 0;          /* a filter of the hashes */

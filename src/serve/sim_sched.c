@@ -532,15 +532,11 @@ static double decode_time(const struct runner *r, const struct engine *e, const 
 /* The total of a kept shape with attention time `att` (stepcost_total_s of its sums). */
 static double mix_total(const struct mix_cache *mc, int pool, const struct mix_slot *m, double att)
 {
-    struct stepcost_fast f;
-    f.before_s = m->before_s;
-    f.nafter = m->nafter;
+    /* only the total's fields are read (stepcost_total_s); the rest start at zero */
+    struct stepcost_fast f = { .before_s = m->before_s, .nafter = m->nafter, .a2a_overlap = false, .a2a_s = 0,
+                               .launch_s = mc->launch_s[pool], .overhead_s = mc->overhead_s[pool] };
     for (int j = 0; j < m->nafter; j++)
         f.after_s[j] = m->after_s[j];
-    f.a2a_overlap = false;
-    f.a2a_s = 0;
-    f.launch_s = mc->launch_s[pool];
-    f.overhead_s = mc->overhead_s[pool];
     return stepcost_total_s(&f, att);
 }
 

@@ -40,8 +40,13 @@ static void radix_sort(uint64_t *k, long n, int hi)
         memset(cnt, 0, (size_t)nb * sizeof cnt[0]);
         for (long i = 0; i < n; i++)
             cnt[(k[i] >> shift) & mask]++;
-        long at = 0;
+        long at = 0, big_start = 0;
+        int big = 0; /* the largest bucket (the first of equals) and where it starts */
         for (int d = 0; d < nb; d++) {
+            if (cnt[d] > cnt[big]) {
+                big = d;
+                big_start = at;
+            }
             next[d] = at;
             at += cnt[d];
             end[d] = at;
@@ -60,14 +65,10 @@ static void radix_sort(uint64_t *k, long n, int hi)
             }
         }
         /* each bucket by the next digit; the largest in this loop, the others recursively */
-        int big = 0;
-        for (int d = 1; d < nb; d++)
-            if (cnt[d] > cnt[big])
-                big = d;
         for (int d = 0; d < nb; d++)
             if (d != big && cnt[d] > 1)
                 radix_sort(k + end[d] - cnt[d], cnt[d], shift);
-        k += end[big] - cnt[big];
+        k += big_start;
         n = cnt[big];
         hi = shift;
     }
