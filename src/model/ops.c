@@ -180,31 +180,39 @@ static struct llmroof_op mla_attention_mixed(const struct llmroof_model *m, doub
 
 /* The operators that depend on the keys each new token attends to: attention (global and
  * windowed layers), the K/V part of its bytes, and MLA's decompressing up-projection. */
-void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
-                     const struct llmroof_batch *b, struct llmroof_oplist *out)
+/* x / rep, and x itself without replicas: x / 1 == x, so the same value without the division
+ * (six of them a call, on every step the simulator and an estimate build) */
+static inline double per_replica(double x, double rep)
 {
-    const double a = dtype_bytes(dt->act), w = ops_weight_bytes(dt), k = dtype_bytes(dt->kv);
+    return rep > 1.0 ? x / rep : x;
+}
+
+/* ops_set_context with the layer counts and element sizes ops_build has already derived */
+static void set_context(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_batch *b,
+                        const struct arch_layer_kinds *kinds, double a, double w, double k, struct llmroof_oplist *out)
+{
     const double rep = sh->attn_dp > 1 ? (double)sh->attn_dp : 1.0;
-    const double T = b->tokens / rep, S = b->seqs / rep;
-    const double d = (double)m->head_dim, L = (double)arch_attn_layers(m); /* attention layers */
-    const double Lloc = (double)arch_local_layers(m), Lglob = L - Lloc;
+    const double T = per_replica(b->tokens, rep), S = per_replica(b->seqs, rep);
+    const double d = (double)m->head_dim, L = (double)kinds->attn; /* attention layers */
+    const double Lloc = (double)kinds->local, Lglob = L - Lloc;
     const double Hq = (double)sh->heads_per_rank, Kr = (double)sh->kv_heads_per_rank;
     const bool mla = arch_is_mla(m);
     struct llmroof_op *op = out->op;
 
     /* MLA: each sequence its own way, as vLLM and SGLang split a step: few-query sequences
      * (decode, MTP/spec verification) absorbed, prefill chunks decompressed (docs/model.md "MLA") */
-    const double fT = b->few_tokens / rep, fpairs = b->few_pairs / rep, fkeys = b->few_keys / rep;
+    const double fT = per_replica(b->few_tokens, rep), fpairs = per_replica(b->few_pairs, rep),
+                 fkeys = per_replica(b->few_keys, rep);
     const bool absorbed = mla && fT >= T * 0.9999999;
     out->mla_absorbed = absorbed;
-    double pairs = b->attn_pairs / rep, keys = b->kv_read_tokens / rep;
+    double pairs = per_replica(b->attn_pairs, rep), keys = per_replica(b->kv_read_tokens, rep);
     double fp = fpairs, fk = fkeys; /* the few-query sequences' share, for MLA's split */
     if (m->dsa_top_k > 0 && S > 0) {
         /* DSA: the indexer scores every past key; attention reads only the top-k of each query
          * (sum of min(j, k) pairs, at most new * k distinct keys), model/layers.h. The few-query
          * sequences keep their share of the capped pairs and keys (proportional split). */
         const double nn = T / S, past = keys / S - nn > 0 ? keys / S - nn : 0.0, kk = (double)m->dsa_top_k;
-        op[LLMROOF_OP_DSA_INDEX] = layers_dsa_op(m, T, pairs, keys, a, ops_weight_bytes(dt), k);
+        op[LLMROOF_OP_DSA_INDEX] = layers_dsa_op(m, T, pairs, keys, a, w, k);
         op[LLMROOF_OP_DSA_INDEX].count = L;
         const double npairs = S * arch_attn_pairs(nn, past, kk, false);
         const double nkeys = S * (nn + past < nn * kk ? nn + past : nn * kk);
@@ -258,7 +266,13 @@ void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *
         }
         op[LLMROOF_OP_MLA_KV_UP] = up;
     }
+}
 
+void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
+                     const struct llmroof_batch *b, struct llmroof_oplist *out)
+{
+    const struct arch_layer_kinds kinds = arch_layer_kinds(m);
+    set_context(m, sh, b, &kinds, dtype_bytes(dt->act), ops_weight_bytes(dt), dtype_bytes(dt->kv), out);
 }
 
 /* Dispatch and combine around each MoE layer (DeepEP README): each rank sends its T tokens' k
@@ -300,10 +314,11 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
     /* With data-parallel attention each of the attn_dp replicas holds 1/attn_dp of the
      * sequences; the operators below are those of one rank (the mean replica). */
     const double rep = sh->attn_dp > 1 ? (double)sh->attn_dp : 1.0;
-    const double Ttot = b->tokens, T = b->tokens / rep, S = b->seqs / rep;
+    const double Ttot = b->tokens, T = per_replica(b->tokens, rep), S = per_replica(b->seqs, rep);
     const double h = (double)m->hidden, d = (double)m->head_dim;
-    const double L = (double)m->layers, Lm = (double)arch_moe_layers(m), Ld = (double)arch_dense_layers(m);
-    const double La = (double)arch_attn_layers(m), Ll = (double)arch_linear_layers(m); /* layer kinds */
+    const struct arch_layer_kinds kinds = arch_layer_kinds(m); /* layer kinds */
+    const double L = (double)m->layers, Lm = (double)kinds.moe, Ld = (double)kinds.dense;
+    const double La = (double)kinds.attn, Ll = (double)kinds.linear;
     const double Hq = (double)sh->heads_per_rank, Kr = (double)sh->kv_heads_per_rank;
     const double norm_w = m->norm == LLMROOF_NORM_LAYER ? 2.0 * h : h;
     const double nmat = m->mlp == LLMROOF_MLP_GATED ? 3.0 : 2.0;
@@ -345,7 +360,7 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
         qo_w = Hq * d;
     }
 
-    ops_set_context(m, sh, dt, b, out);
+    set_context(m, sh, b, &kinds, a, w, k, out);
 
     if (Ll > 0) {
         /* recurrent layers: a constant state per sequence instead of a KV cache (layers.c) */
