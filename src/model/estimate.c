@@ -157,15 +157,14 @@ double estimate_sum_max_lines(const double *a, const double *b, int n, double c1
 int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
                  struct llmroof_estimate *out, struct llmroof_err *err)
 {
-    struct llmroof_shard sh;
-    int rc = estimate_check_shard(s, &sh, err);
+    /* the shard straight into *out (a copy read it back wider than it was written) */
+    int rc = estimate_check_shard(s, &out->shard, err);
     if (rc)
         return rc;
     if (r->batch < 1 || r->prompt < 1 || r->output < 1)
         return llmroof_err_set(err, LLMROOF_EINPUT, "batch, prompt and output must each be at least 1");
     /* every part of *out is written below (operator lists by ops_build, phases by the roofline,
      * the decode's zeroed when there is none): no memset of its 5 KB first */
-    out->shard = sh;
     out->pp_bubble_s = 0.0;
     out->first_step_s = 0.0;
     out->tpot_s = 0.0;
@@ -215,7 +214,7 @@ int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
         /* Decode step for output token j (j = 2..O) attends to c = P + j - 1 keys. */
         const double c1 = P + 1.0, c2 = P + O - 1.0;
         struct llmroof_batch b1 = batch_decode(B, c1), b1b = batch_decode(Bb, c1), b2 = batch_decode(Bb * rep, c2);
-        struct llmroof_oplist o2;
+        struct llmroof_oplist o2; /* the last step: its context operators and step-wide fields */
         struct llmroof_phase p2;
         /* the first step is built in place and turned into the mean below */
         struct llmroof_oplist *const dops = &out->decode_ops;
@@ -223,13 +222,13 @@ int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
         estimate_ops_replicas(s->model, &out->shard, &s->dt, &b1b, &b1, dops);
         /* the last step differs from the first only in what attends to the context: the busiest
          * replica's, times the replicas as estimate_ops_replicas scales it (B without them) */
-        o2 = *dops;
+        ops_copy_context(&o2, dops);
         ops_set_context(s->model, &out->shard, &s->dt, &b2, &o2);
         /* the first step's operators; its totals are summed once, for the mean, below */
         roofline_ops_prep(&rp, dops, dph);
         /* the last step: only its linear terms are read below, and only the context operators
-         * differ from the first step's */
-        roofline_terms_prep(&rp, &o2, dops, dph, &p2);
+         * differ from the first step's (the others' entries are the first step's) */
+        roofline_terms_prep(&rp, &o2, OPS_CONTEXT_MASK, dops, dph, &p2);
         const struct llmroof_oplist *const o1 = dops;
         const struct llmroof_phase *const p1 = dph;
         /* flops, bytes, messages and the compute/memory terms are linear in c: their mean over
@@ -243,7 +242,9 @@ int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
         for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
             struct llmroof_op *op = &dops->op[k];
             struct llmroof_optime *t = &dph->op[k];
-            if (op->count <= 0)
+            /* the other operators are the same at both ends: their mean is the first step's
+             * entry as it stands (0.5 * (x + x) == x) */
+            if (!(OPS_CONTEXT_MASK >> k & 1u) || op->count <= 0)
                 continue;
             /* the first step's terms, read before they become the means */
             const double cs1 = t->compute_s, ms1 = t->memory_s;

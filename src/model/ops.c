@@ -13,6 +13,7 @@
 #include "model/layers.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 static const char *const names[LLMROOF_OP_COUNT] = {
@@ -141,45 +142,53 @@ double ops_expert_bytes(const struct llmroof_model *m, const struct llmroof_dtyp
  * MLA absorbed (decode, FlashMLA): scores over the latent and rope key, 2*(r_kv + p) per
  *   pair and head, output in the latent, 2*r_kv; one latent row of (r_kv + p) per key,
  *   shared by the heads. MLA decompressed (prefill): K of n+p and V of v per head. */
-static struct llmroof_op attention_op(const struct llmroof_model *m, double Hq, double Kr, double T, double pairs,
-                                      double keys, double a, double k, bool absorbed, double count)
+static void attention_op(const struct llmroof_model *m, double Hq, double Kr, double T, double pairs, double keys,
+                         double a, double k, bool absorbed, double count, struct llmroof_op *o)
 {
+    /* written field by field into the list (a struct returned by value went through the stack and
+     * back with wider loads than its stores, a store-forwarding stall on every step built) */
     const double d = (double)m->head_dim;
+    o->count = count;
+    o->comm_bytes = 0;
+    o->kernels = 1;
+    o->wbytes = 0;
     if (arch_is_mla(m)) {
         const double rkv = (double)m->kv_lora_rank, p = (double)m->qk_rope_dim;
         const double n = (double)m->qk_nope_dim, v = (double)m->v_head_dim;
-        if (absorbed)
-            return (struct llmroof_op){ count, 2.0 * Hq * (2.0 * rkv + p) * pairs,
-                                        T * Hq * (rkv + p) * a + T * Hq * rkv * a + keys * (rkv + p) * k, 0, 1, 0 };
-        return (struct llmroof_op){ count, 2.0 * Hq * (n + p + v) * pairs,
-                                    T * Hq * (n + p) * a + T * Hq * v * a + keys * Hq * (n + p + v) * a, 0, 1, 0 };
+        if (absorbed) {
+            o->flops = 2.0 * Hq * (2.0 * rkv + p) * pairs;
+            o->bytes = T * Hq * (rkv + p) * a + T * Hq * rkv * a + keys * (rkv + p) * k;
+            return;
+        }
+        o->flops = 2.0 * Hq * (n + p + v) * pairs;
+        o->bytes = T * Hq * (n + p) * a + T * Hq * v * a + keys * Hq * (n + p + v) * a;
+        return;
     }
-    return (struct llmroof_op){ count, 4.0 * d * Hq * pairs, 2.0 * T * Hq * d * a + 2.0 * keys * Kr * d * k, 0, 1, 0 };
+    o->flops = 4.0 * d * Hq * pairs;
+    o->bytes = 2.0 * T * Hq * d * a + 2.0 * keys * Kr * d * k;
 }
 
 /* MLA attention of a mixed step: the few-query sequences absorbed, the others decompressed,
  * one kernel each (vLLM's MLA backend splits the batch so; FlashMLA serves the first part). */
-static struct llmroof_op mla_attention_mixed(const struct llmroof_model *m, double Hq, double T, double pairs,
-                                             double keys, double fT, double fpairs, double fkeys, double a,
-                                             double k, double count)
+static void mla_attention_mixed(const struct llmroof_model *m, double Hq, double T, double pairs, double keys,
+                                double fT, double fpairs, double fkeys, double a, double k, double count,
+                                struct llmroof_op *out)
 {
     struct llmroof_op o = { 0 };
     const double rT = T - fT > 0 ? T - fT : 0.0;
-    if (fT > 0) {
-        o = attention_op(m, Hq, 0, fT, fpairs, fkeys, a, k, true, count);
-    }
+    if (fT > 0)
+        attention_op(m, Hq, 0, fT, fpairs, fkeys, a, k, true, count, &o);
     if (rT > 0) {
-        struct llmroof_op d = attention_op(m, Hq, 0, rT, pairs - fpairs, keys - fkeys, a, k, false, count);
+        struct llmroof_op d;
+        attention_op(m, Hq, 0, rT, pairs - fpairs, keys - fkeys, a, k, false, count, &d);
         o.count = count;
         o.flops += d.flops;
         o.bytes += d.bytes;
         o.kernels += d.kernels;
     }
-    return o;
+    *out = o;
 }
 
-/* The operators that depend on the keys each new token attends to: attention (global and
- * windowed layers), the K/V part of its bytes, and MLA's decompressing up-projection. */
 /* x / rep, and x itself without replicas: x / 1 == x, so the same value without the division
  * (six of them a call, on every step the simulator and an estimate build) */
 static inline double per_replica(double x, double rep)
@@ -187,7 +196,9 @@ static inline double per_replica(double x, double rep)
     return rep > 1.0 ? x / rep : x;
 }
 
-/* ops_set_context with the layer counts and element sizes ops_build has already derived */
+/* The operators that depend on the keys each new token attends to: attention (global and
+ * windowed layers), the K/V part of its bytes, and MLA's decompressing up-projection.
+ * ops_set_context with the layer counts and element sizes ops_build has already derived */
 static void set_context(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_batch *b,
                         const struct arch_layer_kinds *kinds, double a, double w, double k, struct llmroof_oplist *out)
 {
@@ -223,8 +234,10 @@ static void set_context(const struct llmroof_model *m, const struct llmroof_shar
         pairs = npairs;
         keys = nkeys;
     }
-    op[LLMROOF_OP_ATTENTION] = mla ? mla_attention_mixed(m, Hq, T, pairs, keys, fT, fp, fk, a, k, Lglob)
-                                   : attention_op(m, Hq, Kr, T, pairs, keys, a, k, false, Lglob);
+    if (mla)
+        mla_attention_mixed(m, Hq, T, pairs, keys, fT, fp, fk, a, k, Lglob, &op[LLMROOF_OP_ATTENTION]);
+    else
+        attention_op(m, Hq, Kr, T, pairs, keys, a, k, false, Lglob, &op[LLMROOF_OP_ATTENTION]);
     /* K/V reads once per KV head (GQA-aware kernels: FlashAttention-2, XQA, FlashInfer); the
      * K/V part and the group size are kept so that roofline.c can charge engines whose kernels
      * loop over query heads (masked MHA before TensorRT-LLM's XQA, HF's repeat_kv) Hq/Kr reads */
@@ -243,7 +256,7 @@ static void set_context(const struct llmroof_model *m, const struct llmroof_shar
         const double wnd = (double)m->window;
         const double lp = S * arch_attn_pairs(nn, past, wnd, m->window_chunked);
         const double lk = S * arch_attn_keys(nn, past, wnd, m->window_chunked);
-        op[LLMROOF_OP_ATTN_LOCAL] = attention_op(m, Hq, Kr, T, lp, lk, a, k, absorbed, Lloc);
+        attention_op(m, Hq, Kr, T, lp, lk, a, k, absorbed, Lloc, &op[LLMROOF_OP_ATTN_LOCAL]);
     }
     if (mla) {
         /* kv_b (r_kv x Hq(n+v)): absorbed, q_nope x W_UK and latent x W_UV per new token;
@@ -273,6 +286,19 @@ void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *
 {
     const struct arch_layer_kinds kinds = arch_layer_kinds(m);
     set_context(m, sh, b, &kinds, dtype_bytes(dt->act), ops_weight_bytes(dt), dtype_bytes(dt->kv), out);
+}
+
+void ops_copy_context(struct llmroof_oplist *dst, const struct llmroof_oplist *src)
+{
+    /* the step-wide fields follow the operator array */
+    _Static_assert(offsetof(struct llmroof_oplist, op) == 0, "op[] must lead struct llmroof_oplist");
+    const size_t ops_bytes = sizeof src->op;
+    memcpy((char *)dst + ops_bytes, (const char *)src + ops_bytes, sizeof *src - ops_bytes);
+    /* the operators of OPS_CONTEXT_MASK */
+    dst->op[LLMROOF_OP_ATTENTION] = src->op[LLMROOF_OP_ATTENTION];
+    dst->op[LLMROOF_OP_ATTN_LOCAL] = src->op[LLMROOF_OP_ATTN_LOCAL];
+    dst->op[LLMROOF_OP_MLA_KV_UP] = src->op[LLMROOF_OP_MLA_KV_UP];
+    dst->op[LLMROOF_OP_DSA_INDEX] = src->op[LLMROOF_OP_DSA_INDEX];
 }
 
 /* Dispatch and combine around each MoE layer (DeepEP README): each rank sends its T tokens' k

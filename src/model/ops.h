@@ -183,6 +183,16 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
 void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
                      const struct llmroof_batch *b, struct llmroof_oplist *out);
 
+/* The operators ops_set_context rebuilds (bit k: operator k): the only ones whose terms move
+ * with the context. */
+#define OPS_CONTEXT_MASK                                                                                            \
+    ((1u << LLMROOF_OP_ATTENTION) | (1u << LLMROOF_OP_ATTN_LOCAL) | (1u << LLMROOF_OP_MLA_KV_UP) |                  \
+     (1u << LLMROOF_OP_DSA_INDEX))
+/* Copies into dst what ops_set_context and a roofline of the context operators read: those
+ * operators and every step-wide field (everything but the other operators' entries, which stay
+ * as they were, ~1 KB not copied). estimate.c builds its last decode step so. */
+void ops_copy_context(struct llmroof_oplist *dst, const struct llmroof_oplist *src);
+
 /* Sets op[ALL_TO_ALL], ep_ranks, a2a_topk and a2a_normal for T tokens of S sequences on one
  * attention replica (docs/model.md "Layouts": dtypes per direction, normal vs low-latency). */
 void ops_set_all_to_all(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,

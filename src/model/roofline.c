@@ -220,116 +220,91 @@ static bool rl_dequant(const struct llmroof_effs *eff, const struct llmroof_opli
     return eff->dequant_min_tokens > 0 && ops->dequant_ratio > 0 && ops->tokens >= eff->dequant_min_tokens;
 }
 
-static bool rl_same_op(const struct llmroof_op *a, const struct llmroof_op *b)
-{
-    return a->count == b->count && a->flops == b->flops && a->bytes == b->bytes && a->comm_bytes == b->comm_bytes &&
-           a->kernels == b->kernels && a->wbytes == b->wbytes;
-}
-
-/* The per-operator pass of roofline_eval (full: kernel times and bounds too) and of
- * roofline_terms (linear terms only; an operator equal to ref's, with the same step-wide inputs
- * a non-attention operator reads, is copied from it: the same operations on the same numbers).
- * Each entry is written whole (no memset of the phase first: this runs three times an estimate). */
-static void rl_pass(const struct roofline_prep *r, const struct llmroof_oplist *ops,
-                    const struct llmroof_oplist *ref_ops, const struct llmroof_phase *ref, bool full,
-                    struct llmroof_phase *out)
+/* One operator's entry (full: kernel time and bound too, else the linear terms only) into *t;
+ * adds its CPU launches, FLOPs, bytes and message bytes to the pass's sums. */
+static inline void rl_op(const struct roofline_prep *r, const struct llmroof_oplist *ops, int k, bool dequant,
+                         double ramp, const struct llmroof_oplist *ref_ops, const struct llmroof_phase *ref, bool full,
+                         struct llmroof_optime *t, double sums[4])
 {
     const struct llmroof_effs *eff = r->eff;
-    const bool dequant = rl_dequant(eff, ops);
-    /* a non-attention operator reads of the step, beyond its own entry, only these */
-    const bool ref_same = !full && ref_ops && ops->tokens == ref_ops->tokens && ops->dequant_ratio == ref_ops->dequant_ratio &&
-                          ops->expert_wbytes == ref_ops->expert_wbytes &&
-                          ops->tokens_per_expert == ref_ops->tokens_per_expert;
-    /* prefill-type steps (several new tokens per sequence) run attention on the ramp */
-    const double ramp = eff->attn_ramp_tokens > 0 && ops->new_per_seq > 1.0
-                            ? ops->keys_per_seq / (ops->keys_per_seq + eff->attn_ramp_tokens)
-                            : 1.0;
-    double launch_s = 0.0, flops = 0.0, bytes_sum = 0.0, comm_bytes = 0.0;
-    for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
-        const struct llmroof_op *op = &ops->op[k];
-        struct llmroof_optime *t = &out->op[k];
-        if (op->count <= 0) { /* an absent operator adds nothing (count 0, or terms of 0) */
-            *t = (struct llmroof_optime){ 0 };
-            continue;
-        }
-        const bool attn = k == LLMROOF_OP_ATTENTION || k == LLMROOF_OP_ATTN_LOCAL;
-        if (ref_same && !attn && rl_same_op(op, &ref_ops->op[k])) {
-            /* the reference step's entry, computed from these same numbers */
-            const struct llmroof_optime *rt = &ref->op[k];
-            *t = (struct llmroof_optime){ rt->compute_s, rt->memory_s, rt->comm_s, 0.0, 0.0, rt->bytes, rt->kernels,
-                                          LLMROOF_BOUND_COMPUTE };
-            if (rl_collective(k)) {
-                t->time_s = t->comm_s;
-                t->bound = LLMROOF_BOUND_COMM;
-            }
-            launch_s += op->count * rt->kernels * r->kf * eff->launch_s;
-            flops += op->count * op->flops;
-            bytes_sum += t->bytes;
-            comm_bytes += op->count * op->comm_bytes;
-            continue;
-        }
-        double bytes = rl_bytes(eff, ops, k), kernels = op->kernels, dq_bytes = 0.0;
-        if (dequant && op->wbytes > 0) {
-            /* a dequantize kernel reads the packed weights and writes the 16-bit copy, before and
-             * apart from the GEMM, which then reads that copy instead of the packed bytes: in all
-             * 2 * ratio * wbytes more; one more kernel per matrix (two in an MLP) */
-            dq_bytes = op->wbytes * (1.0 + ops->dequant_ratio);
-            bytes += (ops->dequant_ratio - 1.0) * op->wbytes;
-            kernels += k == LLMROOF_OP_FFN || k == LLMROOF_OP_DENSE_FFN ? 2.0 : 1.0;
-        }
-        const bool eager = k == LLMROOF_OP_ATTENTION && rl_eager(eff, ops);
-        if (eager)
-            kernels = KERNEL_EAGER_KERNELS;
-        const double tbytes = op->count * (bytes + dq_bytes);
-        /* every kernel, collectives included (NCCL's are launched too), costs its CPU launch;
-         * roofline_total sets the step's wait from the sum */
-        launch_s += op->count * kernels * r->kf * eff->launch_s;
-        flops += op->count * op->flops;
-        bytes_sum += tbytes;
-        comm_bytes += op->count * op->comm_bytes;
-        if (rl_collective(k)) {
-            /* a decode step's messages scale with the batch, not the context: reuse the
-             * reference step's time when the call is the same */
-            const struct llmroof_op *ro = ref_ops ? &ref_ops->op[k] : NULL;
-            const double cs = ro && ro->count == op->count && ro->comm_bytes == op->comm_bytes ? ref->op[k].comm_s
-                                                                                                : rl_comm_s(r, ops, k);
-            *t = (struct llmroof_optime){ 0.0, 0.0, cs, cs, 0.0, tbytes, kernels, LLMROOF_BOUND_COMM };
-            continue;
-        }
-        double c, m;
-        if (!attn) {
-            c = op->flops / r->peak;
-            m = bytes / r->bw;
-            if (k == LLMROOF_OP_FFN && ops->expert_wbytes > 0) /* grouped expert GEMMs (kernel.h) */
-                m += ops->expert_wbytes * (1.0 / kernel_grouped_bw_share(ops->tokens_per_expert) - 1.0) / r->bw;
-        } else if (eager) {
-            c = op->flops * ops->attn_square / r->apeak;
-            m = bytes / r->bw;
-        } else {
-            c = op->flops / (r->apeak * ramp);
-            m = bytes / r->abw;
-        }
-        const double mdq = dq_bytes / r->bw; /* the dequantize kernel, memory-bound and serial */
-        const double cs = op->count * c, ms = op->count * (m + mdq);
-        if (!full) {
-            *t = (struct llmroof_optime){ cs, ms, 0.0, 0.0, 0.0, tbytes, kernels, LLMROOF_BOUND_COMPUTE };
-            continue;
-        }
-        /* every instance of an op kind is identical: count * one instance's kernel time on the
-         * GPU (the CPU launches are charged once per step, roofline_total) */
-        /* attention keeps the linear overlap (estimate.c sums its context-dependent lines exactly);
-         * every other operator is a GEMM-like kernel on the measured smooth ridge */
-        const double time_s = op->count * (attn ? kernel_instance_s(c, m, eff->overlap, kernels * r->kf, eff->kernel_s, 0.0)
-                                                : kernel_gemm_instance_s(c, m, kernels * r->kf, eff->kernel_s, 0.0) + mdq);
-        *t = (struct llmroof_optime){ cs, ms, 0.0, time_s, time_s - (cs > ms ? cs : ms), tbytes, kernels,
-                                      cs >= ms ? LLMROOF_BOUND_COMPUTE : LLMROOF_BOUND_MEMORY };
+    const struct llmroof_op *op = &ops->op[k];
+    const bool attn = k == LLMROOF_OP_ATTENTION || k == LLMROOF_OP_ATTN_LOCAL;
+    double bytes = rl_bytes(eff, ops, k), kernels = op->kernels, dq_bytes = 0.0;
+    if (dequant && op->wbytes > 0) {
+        /* a dequantize kernel reads the packed weights and writes the 16-bit copy, before and
+         * apart from the GEMM, which then reads that copy instead of the packed bytes: in all
+         * 2 * ratio * wbytes more; one more kernel per matrix (two in an MLP) */
+        dq_bytes = op->wbytes * (1.0 + ops->dequant_ratio);
+        bytes += (ops->dequant_ratio - 1.0) * op->wbytes;
+        kernels += k == LLMROOF_OP_FFN || k == LLMROOF_OP_DENSE_FFN ? 2.0 : 1.0;
     }
-    out->flops = flops;
-    out->bytes = bytes_sum;
-    out->comm_bytes = comm_bytes;
+    const bool eager = k == LLMROOF_OP_ATTENTION && rl_eager(eff, ops);
+    if (eager)
+        kernels = KERNEL_EAGER_KERNELS;
+    const double tbytes = op->count * (bytes + dq_bytes);
+    /* every kernel, collectives included (NCCL's are launched too), costs its CPU launch;
+     * roofline_total sets the step's wait from the sum */
+    sums[0] += op->count * kernels * r->kf * eff->launch_s;
+    sums[1] += op->count * op->flops;
+    sums[2] += tbytes;
+    sums[3] += op->count * op->comm_bytes;
+    if (rl_collective(k)) {
+        /* a decode step's messages scale with the batch, not the context: reuse the
+         * reference step's time when the call is the same */
+        const struct llmroof_op *ro = ref_ops ? &ref_ops->op[k] : NULL;
+        const double cs = ro && ro->count == op->count && ro->comm_bytes == op->comm_bytes ? ref->op[k].comm_s
+                                                                                            : rl_comm_s(r, ops, k);
+        *t = (struct llmroof_optime){ 0.0, 0.0, cs, cs, 0.0, tbytes, kernels, LLMROOF_BOUND_COMM };
+        return;
+    }
+    double c, m;
+    if (!attn) {
+        c = op->flops / r->peak;
+        m = bytes / r->bw;
+        if (k == LLMROOF_OP_FFN && ops->expert_wbytes > 0) /* grouped expert GEMMs (kernel.h) */
+            m += ops->expert_wbytes * (1.0 / kernel_grouped_bw_share(ops->tokens_per_expert) - 1.0) / r->bw;
+    } else if (eager) {
+        c = op->flops * ops->attn_square / r->apeak;
+        m = bytes / r->bw;
+    } else {
+        c = op->flops / (r->apeak * ramp);
+        m = bytes / r->abw;
+    }
+    /* the dequantize kernel, memory-bound and serial (0 / bw is +0: no division without one) */
+    const double mdq = dq_bytes > 0 ? dq_bytes / r->bw : 0.0;
+    const double cs = op->count * c, ms = op->count * (m + mdq);
+    if (!full) {
+        *t = (struct llmroof_optime){ cs, ms, 0.0, 0.0, 0.0, tbytes, kernels, LLMROOF_BOUND_COMPUTE };
+        return;
+    }
+    /* every instance of an op kind is identical: count * one instance's kernel time on the
+     * GPU (the CPU launches are charged once per step, roofline_total) */
+    /* attention keeps the linear overlap (estimate.c sums its context-dependent lines exactly);
+     * every other operator is a GEMM-like kernel on the measured smooth ridge */
+    const double time_s = op->count * (attn ? kernel_instance_s(c, m, eff->overlap, kernels * r->kf, eff->kernel_s, 0.0)
+                                            : kernel_gemm_instance_s(c, m, kernels * r->kf, eff->kernel_s, 0.0) + mdq);
+    *t = (struct llmroof_optime){ cs, ms, 0.0, time_s, time_s - (cs > ms ? cs : ms), tbytes, kernels,
+                                  cs >= ms ? LLMROOF_BOUND_COMPUTE : LLMROOF_BOUND_MEMORY };
+}
+
+/* What a pass shares: the dequantize decision and prefill attention's ramp. */
+static double rl_ramp(const struct llmroof_effs *eff, const struct llmroof_oplist *ops)
+{
+    /* prefill-type steps (several new tokens per sequence) run attention on the ramp */
+    return eff->attn_ramp_tokens > 0 && ops->new_per_seq > 1.0
+               ? ops->keys_per_seq / (ops->keys_per_seq + eff->attn_ramp_tokens)
+               : 1.0;
+}
+
+/* The phase's sums after a pass, and its other totals 0 until roofline_total. */
+static void rl_close(const double sums[4], struct llmroof_phase *out)
+{
+    out->launch_s = sums[0];
+    out->flops = sums[1];
+    out->bytes = sums[2];
+    out->comm_bytes = sums[3];
     out->compute_s = out->memory_s = out->comm_s = 0.0;
     out->overhead_s = 0.0;
-    out->launch_s = launch_s;
     out->cpu_wait_s = out->time_s = 0.0;
     out->bound_s[0] = out->bound_s[1] = out->bound_s[2] = 0.0;
     out->a2a_overlap = false;
@@ -337,9 +312,56 @@ static void rl_pass(const struct roofline_prep *r, const struct llmroof_oplist *
     out->bound = LLMROOF_BOUND_COMPUTE;
 }
 
+/* The per-operator pass of roofline_eval: every entry written whole (no memset of the 1.2 KB
+ * phase first: this runs twice an estimate and once a simulated step). */
+static void rl_pass_full(const struct roofline_prep *r, const struct llmroof_oplist *ops, struct llmroof_phase *out)
+{
+    const bool dequant = rl_dequant(r->eff, ops);
+    const double ramp = rl_ramp(r->eff, ops);
+    double sums[4] = { 0.0, 0.0, 0.0, 0.0 }; /* launch_s, flops, bytes, comm_bytes */
+    for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
+        if (ops->op[k].count <= 0) /* an absent operator adds nothing (count 0, or terms of 0) */
+            out->op[k] = (struct llmroof_optime){ 0 };
+        else
+            rl_op(r, ops, k, dequant, ramp, NULL, NULL, true, &out->op[k], sums);
+    }
+    rl_close(sums, out);
+}
+
+/* The pass of roofline_terms: the operators in `mask` evaluated from `ops` (linear terms only),
+ * the others are ref_ops' (when given): their entries are ref's, from the same numbers, and are
+ * not written; they enter the sums, in operator order, as this pass would add them. */
+static void rl_pass_terms(const struct roofline_prep *r, const struct llmroof_oplist *ops, unsigned mask,
+                          const struct llmroof_oplist *ref_ops, const struct llmroof_phase *ref,
+                          struct llmroof_phase *out)
+{
+    const struct llmroof_effs *eff = r->eff;
+    const bool dequant = rl_dequant(eff, ops);
+    const double ramp = rl_ramp(eff, ops);
+    double sums[4] = { 0.0, 0.0, 0.0, 0.0 };
+    for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
+        if (ref_ops && !(mask >> k & 1u)) {
+            const struct llmroof_op *op = &ref_ops->op[k];
+            if (op->count <= 0)
+                continue;
+            const struct llmroof_optime *rt = &ref->op[k];
+            sums[0] += op->count * rt->kernels * r->kf * eff->launch_s;
+            sums[1] += op->count * op->flops;
+            sums[2] += rt->bytes;
+            sums[3] += op->count * op->comm_bytes;
+            continue;
+        }
+        if (ops->op[k].count <= 0)
+            out->op[k] = (struct llmroof_optime){ 0 };
+        else
+            rl_op(r, ops, k, dequant, ramp, ref_ops, ref, false, &out->op[k], sums);
+    }
+    rl_close(sums, out);
+}
+
 void roofline_ops_prep(const struct roofline_prep *r, const struct llmroof_oplist *ops, struct llmroof_phase *out)
 {
-    rl_pass(r, ops, NULL, NULL, true, out);
+    rl_pass_full(r, ops, out);
     out->overhead_s = r->overhead_s;
     out->a2a_overlap = ops->a2a_overlap && ops->ep_ranks > 1;
 }
@@ -350,10 +372,10 @@ void roofline_eval_prep(const struct roofline_prep *r, const struct llmroof_opli
     roofline_total(out);
 }
 
-void roofline_terms_prep(const struct roofline_prep *r, const struct llmroof_oplist *ops,
+void roofline_terms_prep(const struct roofline_prep *r, const struct llmroof_oplist *ops, unsigned mask,
                          const struct llmroof_oplist *ref_ops, const struct llmroof_phase *ref, struct llmroof_phase *out)
 {
-    rl_pass(r, ops, ref_ops, ref, false, out);
+    rl_pass_terms(r, ops, mask, ref_ops, ref, out);
 }
 
 void roofline_eval(const struct llmroof_gpu *g, enum llmroof_dtype act, const struct llmroof_effs *eff,
@@ -370,5 +392,5 @@ void roofline_terms(const struct llmroof_gpu *g, enum llmroof_dtype act, const s
 {
     struct roofline_prep r;
     roofline_prepare(g, act, eff, tp, &r);
-    roofline_terms_prep(&r, ops, ref_ops, ref, out);
+    roofline_terms_prep(&r, ops, ~0u, ref_ops, ref, out);
 }

@@ -98,9 +98,8 @@ void roofline_eval(const struct llmroof_gpu *g, enum llmroof_dtype act, const st
 /* The linear terms of roofline_eval alone - phase flops/bytes/comm_bytes and each operator's
  * compute_s, memory_s and comm_s - for a decode step whose other terms the caller derives (the
  * exact mean TPOT of estimate.c needs only these at the last step). Collective times equal to
- * those of `ref` (same call count and message bytes, as `ref_ops` has them) are copied from it,
- * and so are other operators equal to ref_ops' (roofline_terms_prep); `ref` must be the
- * roofline_eval of ref_ops with the same GPU, dtype, efficiencies and TP (both may be NULL). */
+ * those of `ref` (same call count and message bytes, as `ref_ops` has them) are copied from it
+ * (both may be NULL). */
 void roofline_terms(const struct llmroof_gpu *g, enum llmroof_dtype act, const struct llmroof_effs *eff, int tp,
                     const struct llmroof_oplist *ops, const struct llmroof_oplist *ref_ops,
                     const struct llmroof_phase *ref, struct llmroof_phase *out);
@@ -131,11 +130,15 @@ void roofline_eval_prep(const struct roofline_prep *r, const struct llmroof_opli
  * launch_s, overhead_s and a2a_overlap, the rest of the phase 0 until roofline_total (a caller
  * that changes the entries first, as estimate.c's mean decode step, sums once). */
 void roofline_ops_prep(const struct roofline_prep *r, const struct llmroof_oplist *ops, struct llmroof_phase *out);
-/* roofline_terms with a prepared context; `ref` must have been evaluated with the same one.
- * Operators other than attention whose entry in `ops` equals ref_ops' (and whose step-wide
- * inputs, tokens, dequant_ratio and the grouped-expert terms, are ref_ops') are copied from
- * `ref`: the same operations on the same numbers, so the same terms to the bit. */
-void roofline_terms_prep(const struct roofline_prep *r, const struct llmroof_oplist *ops,
+/* roofline_terms with a prepared context, for a step that differs from the reference step only
+ * in the operators of `mask` (bit k: operator k; ~0u: any may differ, as roofline_terms): those
+ * are evaluated from `ops` (its step-wide fields too) into out's entries; the others are ref_ops'
+ * with ref's entries - the same operations on the same numbers, so the same terms to the bit -
+ * and neither ops' nor out's entries for them are read or written (the caller takes them from
+ * ref); out's flops, bytes, comm_bytes and launch_s sum every operator in order. `ref` must
+ * have been evaluated (roofline_eval_prep or roofline_ops_prep) from ref_ops with the same
+ * context. estimate.c passes OPS_CONTEXT_MASK for the last decode step. */
+void roofline_terms_prep(const struct roofline_prep *r, const struct llmroof_oplist *ops, unsigned mask,
                          const struct llmroof_oplist *ref_ops, const struct llmroof_phase *ref, struct llmroof_phase *out);
 
 /* Recomputes totals, bound_s and bound of `p` from its op[] entries, launch_s and overhead_s
