@@ -32,11 +32,6 @@ static double norm_params(const struct llmroof_model *m)
     return m->norm == LLMROOF_NORM_LAYER ? 2.0 * (double)m->hidden : (double)m->hidden;
 }
 
-bool arch_is_mla(const struct llmroof_model *m)
-{
-    return m->kv_lora_rank > 0;
-}
-
 long arch_moe_layers(const struct llmroof_model *m)
 {
     if (m->moe_experts <= 0)

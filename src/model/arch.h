@@ -30,7 +30,10 @@ long arch_moe_layers(const struct llmroof_model *m);
 long arch_local_layers(const struct llmroof_model *m);
 
 /* True for multi-head latent attention (kv_lora_rank > 0). */
-bool arch_is_mla(const struct llmroof_model *m);
+static inline bool arch_is_mla(const struct llmroof_model *m)
+{
+    return m->kv_lora_rank > 0; /* inline: every operator build asks it several times */
+}
 
 /* Norm vectors per layer (2, 1 with parallel attention, 4 for Gemma-2/3). */
 double arch_norms_per_layer(const struct llmroof_model *m);

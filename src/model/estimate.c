@@ -220,12 +220,14 @@ int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
         struct llmroof_oplist *const dops = &out->decode_ops;
         struct llmroof_phase *const dph = &out->decode;
         estimate_ops_replicas(s->model, &out->shard, &s->dt, &b1b, &b1, dops);
+        /* the first step's operators; its totals are summed once, for the mean, below (timed
+         * before the copy: by then the list's stores have left the store buffer, and the copy's
+         * wider loads do not wait on them) */
+        roofline_ops_prep(&rp, dops, dph);
         /* the last step differs from the first only in what attends to the context: the busiest
          * replica's, times the replicas as estimate_ops_replicas scales it (B without them) */
         ops_copy_context(&o2, dops);
         ops_set_context(s->model, &out->shard, &s->dt, &b2, &o2);
-        /* the first step's operators; its totals are summed once, for the mean, below */
-        roofline_ops_prep(&rp, dops, dph);
         /* the last step: only its linear terms are read below, and only the context operators
          * differ from the first step's (the others' entries are the first step's) */
         roofline_terms_prep(&rp, &o2, OPS_CONTEXT_MASK, dops, dph, &p2);

@@ -89,9 +89,10 @@ int roofline_check(const struct llmroof_gpu *g, enum llmroof_dtype act, struct l
 
 void roofline_total(struct llmroof_phase *p)
 {
-    /* one pass: this runs three times per estimate. The bound sums in three registers, each
-     * adding the time or +0 (x + 0 == x for every sum here: none is -0), not through b[bound],
-     * whose store-to-load chain costs more than the adds */
+    /* one pass: this runs twice per estimate and once per simulated step. The bound sums in
+     * three registers, each adding the time or +0 (x + 0 == x for every sum here: none is -0),
+     * not through b[bound], whose store-to-load chain costs more than the adds (a branchless
+     * select by bit masks measured slower than gcc's predicted branches) */
     double c = 0, m = 0, x = 0, t = 0, b0 = 0, b1 = 0, b2 = 0;
     for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
         const struct llmroof_optime *o = &p->op[k];
