@@ -241,12 +241,18 @@ int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
         dops->attn_kv_bytes = 0.5 * (o1->attn_kv_bytes + o2.attn_kv_bytes);
         const double steps = c2 - c1 + 1.0, kf = s->eff.kernel_factor > 0 ? s->eff.kernel_factor : 1.0;
         const double o = s->eff.overlap;
-        for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
+        /* the operators of OPS_CONTEXT_MASK; the others are the same at both ends: their mean
+         * is the first step's entry as it stands (0.5 * (x + x) == x) */
+        static const int ctx_ops[] = { LLMROOF_OP_ATTENTION, LLMROOF_OP_ATTN_LOCAL, LLMROOF_OP_MLA_KV_UP,
+                                       LLMROOF_OP_DSA_INDEX };
+        _Static_assert(OPS_CONTEXT_MASK == ((1u << LLMROOF_OP_ATTENTION) | (1u << LLMROOF_OP_ATTN_LOCAL) |
+                                            (1u << LLMROOF_OP_MLA_KV_UP) | (1u << LLMROOF_OP_DSA_INDEX)),
+                       "ctx_ops lists the operators of OPS_CONTEXT_MASK");
+        for (size_t j = 0; j < sizeof ctx_ops / sizeof ctx_ops[0]; j++) {
+            const int k = ctx_ops[j];
             struct llmroof_op *op = &dops->op[k];
             struct llmroof_optime *t = &dph->op[k];
-            /* the other operators are the same at both ends: their mean is the first step's
-             * entry as it stands (0.5 * (x + x) == x) */
-            if (!(OPS_CONTEXT_MASK >> k & 1u) || op->count <= 0)
+            if (op->count <= 0)
                 continue;
             /* the first step's terms, read before they become the means */
             const double cs1 = t->compute_s, ms1 = t->memory_s;

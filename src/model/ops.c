@@ -55,39 +55,6 @@ void batch_add(struct llmroof_batch *b, double new_tokens, double past_tokens)
     }
 }
 
-/* marks the whole of b as few-query when each of its sequences has `per_seq` new tokens */
-static struct llmroof_batch batch_mark_few(struct llmroof_batch b, double per_seq)
-{
-    if (per_seq <= OPS_FEW_QUERY_TOKENS) {
-        b.few_tokens = b.tokens;
-        b.few_seqs = b.seqs;
-        b.few_pairs = b.attn_pairs;
-        b.few_keys = b.kv_read_tokens;
-    }
-    return b;
-}
-
-struct llmroof_batch batch_prefill(double batch, double prompt)
-{
-    struct llmroof_batch b = { 0 };
-    b.tokens = batch * prompt;
-    b.seqs = batch;
-    b.attn_pairs = batch * prompt * (prompt + 1.0) / 2.0;
-    b.kv_read_tokens = batch * prompt;
-    return batch_mark_few(b, prompt);
-}
-
-struct llmroof_batch batch_decode(double batch, double context)
-{
-    /* one new token after context-1 cached ones: pairs = (context-1) + 1 = context */
-    struct llmroof_batch b = { 0 };
-    b.tokens = batch;
-    b.seqs = batch;
-    b.attn_pairs = batch * context;
-    b.kv_read_tokens = batch * context;
-    return batch_mark_few(b, 1.0);
-}
-
 int ops_shard(const struct llmroof_model *m, int tp, struct llmroof_shard *out, struct llmroof_err *err)
 {
     zero_bytes(out, sizeof *out);
@@ -145,11 +112,6 @@ double ops_experts_hit(double experts, double top_k, double tokens)
 static double mlp_inter_elems(enum llmroof_mlp kind, double width)
 {
     return kind == LLMROOF_MLP_GATED ? 6.0 * width : 4.0 * width;
-}
-
-double ops_weight_bytes(const struct llmroof_dtypes *dt)
-{
-    return dt->weight_bits > 0 ? dt->weight_bits / 8.0 : dtype_bytes(dt->weight);
 }
 
 double ops_expert_bytes(const struct llmroof_model *m, const struct llmroof_dtypes *dt)
