@@ -114,12 +114,6 @@ static double mlp_inter_elems(enum llmroof_mlp kind, double width)
     return kind == LLMROOF_MLP_GATED ? 6.0 * width : 4.0 * width;
 }
 
-double ops_expert_bytes(const struct llmroof_model *m, const struct llmroof_dtypes *dt)
-{
-    const double w = ops_weight_bytes(dt);
-    return m->ckpt_expert_bits > 0 && m->ckpt_expert_bits / 8.0 < w ? m->ckpt_expert_bits / 8.0 : w;
-}
-
 /* Attention of one kind of layer: `pairs` (query, key) pairs and `keys` keys read, per rank.
  * Standard: 4*d FLOP per pair and head; Q, O and the K/V of each key once.
  * MLA absorbed (decode, FlashMLA): scores over the latent and rope key, 2*(r_kv + p) per
@@ -317,7 +311,22 @@ double ops_state_bytes(const struct llmroof_dtypes *dt)
 void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
                const struct llmroof_dtypes *dt, const struct llmroof_batch *b, struct llmroof_oplist *out)
 {
-    zero_bytes(out, sizeof *out);
+    /* Not the whole 1 KB list zeroed first (two builds an estimate, one a simulated step): the
+     * step-wide fields after the operators are, and the operators that only some models or
+     * layouts have; every other operator is written on every path below. A new operator kind
+     * must be listed here unless it is set on every path (the assertion counts them; the unit
+     * test ops_build_writes_every_byte builds over garbage and compares). */
+    _Static_assert(offsetof(struct llmroof_oplist, op) == 0, "op[] must lead struct llmroof_oplist");
+    _Static_assert(LLMROOF_OP_COUNT == 18, "a new operator kind: list it below unless ops_build always sets it");
+    zero_bytes((char *)out + sizeof out->op, sizeof *out - sizeof out->op);
+    {
+        struct llmroof_op *const o = out->op;
+        const struct llmroof_op none = { 0, 0, 0, 0, 0, 0 };
+        o[LLMROOF_OP_ALL_REDUCE] = o[LLMROOF_OP_ROUTER] = o[LLMROOF_OP_ALL_GATHER] = none;
+        o[LLMROOF_OP_ATTN_LOCAL] = o[LLMROOF_OP_MLA_KV_UP] = o[LLMROOF_OP_DENSE_FFN] = none;
+        o[LLMROOF_OP_ALL_TO_ALL] = o[LLMROOF_OP_PP_SEND] = o[LLMROOF_OP_LINEAR_MIX] = none;
+        o[LLMROOF_OP_DSA_INDEX] = none;
+    }
     const double a = dtype_bytes(dt->act), w = ops_weight_bytes(dt), k = dtype_bytes(dt->kv);
     const double we = ops_expert_bytes(m, dt);
     /* With data-parallel attention each of the attn_dp replicas holds 1/attn_dp of the

@@ -169,7 +169,11 @@ static inline double ops_weight_bytes(const struct llmroof_dtypes *dt)
 /* Bytes per stored routed-expert weight: a checkpoint that ships its experts narrower than the
  * weight dtype (gpt-oss: MXFP4 experts, 4.25 bits with the e8m0 scale per 32) keeps them so,
  * as vLLM and SGLang serve them; otherwise ops_weight_bytes. */
-double ops_expert_bytes(const struct llmroof_model *m, const struct llmroof_dtypes *dt);
+static inline double ops_expert_bytes(const struct llmroof_model *m, const struct llmroof_dtypes *dt)
+{
+    const double w = ops_weight_bytes(dt);
+    return m->ckpt_expert_bits > 0 && m->ckpt_expert_bits / 8.0 < w ? m->ckpt_expert_bits / 8.0 : w;
+}
 
 struct llmroof_op {
     double count;      /* instances in one forward pass; 0 = absent */
