@@ -32,11 +32,6 @@ static double norm_params(const struct llmroof_model *m)
     return m->norm == LLMROOF_NORM_LAYER ? 2.0 * (double)m->hidden : (double)m->hidden;
 }
 
-bool arch_is_mla(const struct llmroof_model *m)
-{
-    return m->kv_lora_rank > 0;
-}
-
 long arch_moe_layers(const struct llmroof_model *m)
 {
     if (m->moe_experts <= 0)
@@ -178,6 +173,27 @@ long arch_dense_layers(const struct llmroof_model *m)
     if (!layers_patterned(m))
         return m->layers - arch_moe_layers(m);
     return (long)layers_count(m, 0, m->layers).dense;
+}
+
+struct arch_layer_kinds arch_layer_kinds(const struct llmroof_model *m)
+{
+    struct arch_layer_kinds k;
+    if (layers_patterned(m)) {
+        /* the casts and sums of the single-count functions above, from one count */
+        const struct llmroof_layer_counts c = layers_count(m, 0, m->layers);
+        k.attn = (long)(c.full + c.local);
+        k.local = (long)c.local;
+        k.linear = (long)c.linear;
+        k.moe = m->moe_experts <= 0 ? 0 : (long)c.moe;
+        k.dense = (long)c.dense;
+        return k;
+    }
+    k.attn = m->layers;
+    k.local = arch_local_layers(m);
+    k.linear = 0;
+    k.moe = arch_moe_layers(m);
+    k.dense = m->layers - k.moe;
+    return k;
 }
 
 double arch_state_elems_per_seq(const struct llmroof_model *m)

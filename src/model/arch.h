@@ -30,7 +30,10 @@ long arch_moe_layers(const struct llmroof_model *m);
 long arch_local_layers(const struct llmroof_model *m);
 
 /* True for multi-head latent attention (kv_lora_rank > 0). */
-bool arch_is_mla(const struct llmroof_model *m);
+static inline bool arch_is_mla(const struct llmroof_model *m)
+{
+    return m->kv_lora_rank > 0; /* inline: every operator build asks it several times */
+}
 
 /* Norm vectors per layer (2, 1 with parallel attention, 4 for Gemma-2/3). */
 double arch_norms_per_layer(const struct llmroof_model *m);
@@ -67,6 +70,17 @@ long arch_attn_layers(const struct llmroof_model *m);
 long arch_linear_layers(const struct llmroof_model *m);
 /* Layers with a dense MLP (without a pattern: layers - MoE layers). */
 long arch_dense_layers(const struct llmroof_model *m);
+/* Every layer count above at once (a patterned model's layers counted in one pass, not five):
+ * the values arch_attn_layers, arch_local_layers, arch_linear_layers, arch_moe_layers and
+ * arch_dense_layers return. ops_build needs all five for every step it builds. */
+struct arch_layer_kinds {
+    long attn;   /* softmax attention layers, full or windowed (arch_attn_layers) */
+    long local;  /* of them windowed or chunked (arch_local_layers) */
+    long linear; /* recurrent mixer layers (arch_linear_layers) */
+    long moe;    /* MoE layers (arch_moe_layers) */
+    long dense;  /* dense-MLP layers (arch_dense_layers) */
+};
+struct arch_layer_kinds arch_layer_kinds(const struct llmroof_model *m);
 /* Recurrent state elements one sequence holds, all layers (0 without recurrent layers). */
 double arch_state_elems_per_seq(const struct llmroof_model *m);
 

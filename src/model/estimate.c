@@ -11,11 +11,11 @@ struct llmroof_layout estimate_layout(const struct llmroof_setup *s)
     return l;
 }
 
-int estimate_check(const struct llmroof_setup *s, struct llmroof_err *err)
+/* estimate_check, leaving the layout's shard in *sh (estimate_run needs it: one build, not two) */
+static int estimate_check_shard(const struct llmroof_setup *s, struct llmroof_shard *sh, struct llmroof_err *err)
 {
-    struct llmroof_shard sh;
     const struct llmroof_layout lay = estimate_layout(s);
-    int rc = ops_shard_layout(s->model, &lay, &sh, err);
+    int rc = ops_shard_layout(s->model, &lay, sh, err);
     if (rc)
         return rc;
     if (!dtype_is_storage(s->dt.weight))
@@ -27,6 +27,12 @@ int estimate_check(const struct llmroof_setup *s, struct llmroof_err *err)
         !(s->eff.first_token_s >= 0 && s->eff.first_token_s <= 60))
         return llmroof_err_set(err, LLMROOF_EINPUT, "efficiencies must be in (0, 1] and the overheads in [0, 1] s (first token: [0, 60] s)");
     return roofline_check(s->gpu, s->dt.act, err);
+}
+
+int estimate_check(const struct llmroof_setup *s, struct llmroof_err *err)
+{
+    struct llmroof_shard sh;
+    return estimate_check_shard(s, &sh, err);
 }
 
 double estimate_busiest_seqs(double batch, int replicas)
@@ -151,14 +157,21 @@ double estimate_sum_max_lines(const double *a, const double *b, int n, double c1
 int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
                  struct llmroof_estimate *out, struct llmroof_err *err)
 {
-    int rc = estimate_check(s, err);
+    /* the shard straight into *out (a copy read it back wider than it was written) */
+    int rc = estimate_check_shard(s, &out->shard, err);
     if (rc)
         return rc;
     if (r->batch < 1 || r->prompt < 1 || r->output < 1)
         return llmroof_err_set(err, LLMROOF_EINPUT, "batch, prompt and output must each be at least 1");
-    memset(out, 0, sizeof *out);
-    const struct llmroof_layout lay = estimate_layout(s);
-    ops_shard_layout(s->model, &lay, &out->shard, NULL);
+    /* every part of *out is written below (operator lists by ops_build, phases by the roofline,
+     * the decode's zeroed when there is none): no memset of its 5 KB first */
+    out->pp_bubble_s = 0.0;
+    out->first_step_s = 0.0;
+    out->tpot_s = 0.0;
+    out->decode_tok_s = 0.0;
+    /* the GPU's peaks and links, derived once for the three steps below */
+    struct roofline_prep rp;
+    roofline_prepare(s->gpu, s->dt.act, &s->eff, s->tp, &rp);
 
     /* Pipeline parallelism (docs/model.md "Layouts"): the batch splits into n = min(pp, B)
      * micro-batches of B/n sequences. One micro-batch's pass is the sum of the stages plus the
@@ -174,7 +187,7 @@ int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
     const double Bb = estimate_busiest_seqs(B, rep);
     struct llmroof_batch pb = batch_prefill(B, P), pbb = batch_prefill(Bb, P);
     estimate_ops_replicas(s->model, &out->shard, &s->dt, &pbb, &pb, &out->prefill_ops);
-    roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &out->prefill_ops, &out->prefill);
+    roofline_eval_prep(&rp, &out->prefill_ops, &out->prefill);
     if (nmb > 1) {
         const double stage = (out->prefill.time_s - out->prefill.op[LLMROOF_OP_PP_SEND].time_s)
                            * (double)out->shard.stage_layers_max / (double)s->model->layers;
@@ -191,7 +204,7 @@ int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
         struct llmroof_oplist fo;
         struct llmroof_phase fp;
         estimate_ops_replicas(s->model, &out->shard, &s->dt, &fbb, &fb, &fo);
-        roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &fo, &fp);
+        roofline_eval_prep(&rp, &fo, &fp);
         out->first_step_s = fp.time_s;
         out->ttft_s += fp.time_s;
     }
@@ -201,19 +214,23 @@ int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
         /* Decode step for output token j (j = 2..O) attends to c = P + j - 1 keys. */
         const double c1 = P + 1.0, c2 = P + O - 1.0;
         struct llmroof_batch b1 = batch_decode(B, c1), b1b = batch_decode(Bb, c1), b2 = batch_decode(Bb * rep, c2);
-        struct llmroof_oplist o2;
+        struct llmroof_oplist o2; /* the last step: its context operators and step-wide fields */
         struct llmroof_phase p2;
         /* the first step is built in place and turned into the mean below */
         struct llmroof_oplist *const dops = &out->decode_ops;
         struct llmroof_phase *const dph = &out->decode;
         estimate_ops_replicas(s->model, &out->shard, &s->dt, &b1b, &b1, dops);
+        /* the first step's operators; its totals are summed once, for the mean, below (timed
+         * before the copy: by then the list's stores have left the store buffer, and the copy's
+         * wider loads do not wait on them) */
+        roofline_ops_prep(&rp, dops, dph);
         /* the last step differs from the first only in what attends to the context: the busiest
          * replica's, times the replicas as estimate_ops_replicas scales it (B without them) */
-        o2 = *dops;
+        ops_copy_context(&o2, dops);
         ops_set_context(s->model, &out->shard, &s->dt, &b2, &o2);
-        roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, dops, dph);
-        /* the last step: only its linear terms are read below */
-        roofline_terms(s->gpu, s->dt.act, &s->eff, s->tp, &o2, dops, dph, &p2);
+        /* the last step: only its linear terms are read below, and only the context operators
+         * differ from the first step's (the others' entries are the first step's) */
+        roofline_terms_prep(&rp, &o2, OPS_CONTEXT_MASK, dops, dph, &p2);
         const struct llmroof_oplist *const o1 = dops;
         const struct llmroof_phase *const p1 = dph;
         /* flops, bytes, messages and the compute/memory terms are linear in c: their mean over
@@ -224,7 +241,15 @@ int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
         dops->attn_kv_bytes = 0.5 * (o1->attn_kv_bytes + o2.attn_kv_bytes);
         const double steps = c2 - c1 + 1.0, kf = s->eff.kernel_factor > 0 ? s->eff.kernel_factor : 1.0;
         const double o = s->eff.overlap;
-        for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
+        /* the operators of OPS_CONTEXT_MASK; the others are the same at both ends: their mean
+         * is the first step's entry as it stands (0.5 * (x + x) == x) */
+        static const int ctx_ops[] = { LLMROOF_OP_ATTENTION, LLMROOF_OP_ATTN_LOCAL, LLMROOF_OP_MLA_KV_UP,
+                                       LLMROOF_OP_DSA_INDEX };
+        _Static_assert(OPS_CONTEXT_MASK == ((1u << LLMROOF_OP_ATTENTION) | (1u << LLMROOF_OP_ATTN_LOCAL) |
+                                            (1u << LLMROOF_OP_MLA_KV_UP) | (1u << LLMROOF_OP_DSA_INDEX)),
+                       "ctx_ops lists the operators of OPS_CONTEXT_MASK");
+        for (size_t j = 0; j < sizeof ctx_ops / sizeof ctx_ops[0]; j++) {
+            const int k = ctx_ops[j];
             struct llmroof_op *op = &dops->op[k];
             struct llmroof_optime *t = &dph->op[k];
             if (op->count <= 0)
@@ -271,6 +296,9 @@ int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
         roofline_total(&out->decode);
         out->tpot_s = out->decode.time_s;
         out->decode_tok_s = Ball / out->tpot_s;
+    } else {
+        memset(&out->decode_ops, 0, sizeof out->decode_ops);
+        memset(&out->decode, 0, sizeof out->decode);
     }
     out->e2e_s = out->ttft_s + out->decode_steps * out->tpot_s;
     out->output_tok_s = Ball * O / out->e2e_s;

@@ -62,6 +62,8 @@ double estimate_busiest_seqs(double batch, int replicas);
 /* Validates the setup: TP divides heads, dtypes are storage/compute formats the GPU has. */
 int estimate_check(const struct llmroof_setup *s, struct llmroof_err *err);
 
+/* Fills *out with the estimate of request r on setup s; on failure returns the error code with
+ * err set, and *out is unspecified. */
 int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
                  struct llmroof_estimate *out, struct llmroof_err *err);
 

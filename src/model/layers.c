@@ -32,11 +32,6 @@
  * lightning attention's block: 64 in the MiniMax-01 report's kernels) */
 #define LINEAR_CHUNK 64.0
 
-bool layers_patterned(const struct llmroof_model *m)
-{
-    return m->mixers[0] != '\0';
-}
-
 struct llmroof_layer_counts layers_count(const struct llmroof_model *m, long start, long n)
 {
     struct llmroof_layer_counts c = { 0 };

@@ -21,7 +21,10 @@ struct llmroof_layer_counts {
 };
 
 /* True when the model lists its layers one by one (mixers/ffns set). */
-bool layers_patterned(const struct llmroof_model *m);
+static inline bool layers_patterned(const struct llmroof_model *m)
+{
+    return m->mixers[0] != '\0'; /* inline: every operator build asks it */
+}
 /* Counts for layers [start, start + n); without a pattern, the window and MoE rules of the
  * model (every layer attention). */
 struct llmroof_layer_counts layers_count(const struct llmroof_model *m, long start, long n);

@@ -13,6 +13,7 @@
 #include "model/layers.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 static const char *const names[LLMROOF_OP_COUNT] = {
@@ -20,6 +21,20 @@ static const char *const names[LLMROOF_OP_COUNT] = {
     "router", "ffn", "final_norm", "lm_head", "all_gather",
     "attention_local", "mla_kv_up", "dense_ffn", "all_to_all", "pp_send", "linear_mix", "dsa_indexer"
 };
+
+/* memset(p, 0, n) in pieces of at most 64 bytes: gcc 12 inlines a constant memset of 96 bytes
+ * or more as `rep stos`, slow to start on AMD Zen (4% of an estimate for the operator list), and
+ * turns these pieces into plain vector stores. */
+static inline void zero_bytes(void *p, size_t n)
+{
+    char *c = p;
+    while (n > 64) {
+        memset(c, 0, 64);
+        c += 64;
+        n -= 64;
+    }
+    memset(c, 0, n);
+}
 
 const char *op_name(enum llmroof_opkind k)
 {
@@ -40,42 +55,9 @@ void batch_add(struct llmroof_batch *b, double new_tokens, double past_tokens)
     }
 }
 
-/* marks the whole of b as few-query when each of its sequences has `per_seq` new tokens */
-static struct llmroof_batch batch_mark_few(struct llmroof_batch b, double per_seq)
-{
-    if (per_seq <= OPS_FEW_QUERY_TOKENS) {
-        b.few_tokens = b.tokens;
-        b.few_seqs = b.seqs;
-        b.few_pairs = b.attn_pairs;
-        b.few_keys = b.kv_read_tokens;
-    }
-    return b;
-}
-
-struct llmroof_batch batch_prefill(double batch, double prompt)
-{
-    struct llmroof_batch b = { 0 };
-    b.tokens = batch * prompt;
-    b.seqs = batch;
-    b.attn_pairs = batch * prompt * (prompt + 1.0) / 2.0;
-    b.kv_read_tokens = batch * prompt;
-    return batch_mark_few(b, prompt);
-}
-
-struct llmroof_batch batch_decode(double batch, double context)
-{
-    /* one new token after context-1 cached ones: pairs = (context-1) + 1 = context */
-    struct llmroof_batch b = { 0 };
-    b.tokens = batch;
-    b.seqs = batch;
-    b.attn_pairs = batch * context;
-    b.kv_read_tokens = batch * context;
-    return batch_mark_few(b, 1.0);
-}
-
 int ops_shard(const struct llmroof_model *m, int tp, struct llmroof_shard *out, struct llmroof_err *err)
 {
-    memset(out, 0, sizeof *out);
+    zero_bytes(out, sizeof *out);
     if (tp < 1 || tp > 1024)
         return llmroof_err_set(err, LLMROOF_EINPUT, "tensor parallelism %d must be between 1 and 1024", tp);
     if (m->heads % tp != 0)
@@ -114,6 +96,13 @@ double ops_experts_hit(double experts, double top_k, double tokens)
         return 0;
     if (top_k >= experts)
         return experts;
+    /* Saturation without pow, to the bit: with q = 1 - k/E, q^n <= exp(-n k/E) (ln(1 - x) <= -x),
+     * so n k/E >= 45 gives q^n <= e^-45 < 2^-64 (the double q differs from 1 - k/E by an ulp of
+     * 1, far inside that margin), and 1 - q^n, within half an ulp (2^-54) of 1, rounds to 1:
+     * the formula's value is E * 1 exactly. Every prefill and large decode batch of a MoE model
+     * lands here (Mixtral: n >= 180 tokens; DeepSeek-V3: n >= 1440); pow was 2-6% of MoE runs. */
+    if (tokens * top_k / experts >= 45.0)
+        return experts;
     return experts * (1.0 - pow(1.0 - top_k / experts, tokens));
 }
 
@@ -125,86 +114,93 @@ static double mlp_inter_elems(enum llmroof_mlp kind, double width)
     return kind == LLMROOF_MLP_GATED ? 6.0 * width : 4.0 * width;
 }
 
-double ops_weight_bytes(const struct llmroof_dtypes *dt)
-{
-    return dt->weight_bits > 0 ? dt->weight_bits / 8.0 : dtype_bytes(dt->weight);
-}
-
-double ops_expert_bytes(const struct llmroof_model *m, const struct llmroof_dtypes *dt)
-{
-    const double w = ops_weight_bytes(dt);
-    return m->ckpt_expert_bits > 0 && m->ckpt_expert_bits / 8.0 < w ? m->ckpt_expert_bits / 8.0 : w;
-}
-
 /* Attention of one kind of layer: `pairs` (query, key) pairs and `keys` keys read, per rank.
  * Standard: 4*d FLOP per pair and head; Q, O and the K/V of each key once.
  * MLA absorbed (decode, FlashMLA): scores over the latent and rope key, 2*(r_kv + p) per
  *   pair and head, output in the latent, 2*r_kv; one latent row of (r_kv + p) per key,
  *   shared by the heads. MLA decompressed (prefill): K of n+p and V of v per head. */
-static struct llmroof_op attention_op(const struct llmroof_model *m, double Hq, double Kr, double T, double pairs,
-                                      double keys, double a, double k, bool absorbed, double count)
+static inline void attention_op(const struct llmroof_model *m, double Hq, double Kr, double T, double pairs, double keys,
+                                double a, double k, bool absorbed, double count, struct llmroof_op *o)
 {
+    /* written field by field into the list (a struct returned by value went through the stack and
+     * back with wider loads than its stores, a store-forwarding stall on every step built) */
     const double d = (double)m->head_dim;
+    o->count = count;
+    o->comm_bytes = 0;
+    o->kernels = 1;
+    o->wbytes = 0;
     if (arch_is_mla(m)) {
         const double rkv = (double)m->kv_lora_rank, p = (double)m->qk_rope_dim;
         const double n = (double)m->qk_nope_dim, v = (double)m->v_head_dim;
-        if (absorbed)
-            return (struct llmroof_op){ count, 2.0 * Hq * (2.0 * rkv + p) * pairs,
-                                        T * Hq * (rkv + p) * a + T * Hq * rkv * a + keys * (rkv + p) * k, 0, 1, 0 };
-        return (struct llmroof_op){ count, 2.0 * Hq * (n + p + v) * pairs,
-                                    T * Hq * (n + p) * a + T * Hq * v * a + keys * Hq * (n + p + v) * a, 0, 1, 0 };
+        if (absorbed) {
+            o->flops = 2.0 * Hq * (2.0 * rkv + p) * pairs;
+            o->bytes = T * Hq * (rkv + p) * a + T * Hq * rkv * a + keys * (rkv + p) * k;
+            return;
+        }
+        o->flops = 2.0 * Hq * (n + p + v) * pairs;
+        o->bytes = T * Hq * (n + p) * a + T * Hq * v * a + keys * Hq * (n + p + v) * a;
+        return;
     }
-    return (struct llmroof_op){ count, 4.0 * d * Hq * pairs, 2.0 * T * Hq * d * a + 2.0 * keys * Kr * d * k, 0, 1, 0 };
+    o->flops = 4.0 * d * Hq * pairs;
+    o->bytes = 2.0 * T * Hq * d * a + 2.0 * keys * Kr * d * k;
 }
 
 /* MLA attention of a mixed step: the few-query sequences absorbed, the others decompressed,
  * one kernel each (vLLM's MLA backend splits the batch so; FlashMLA serves the first part). */
-static struct llmroof_op mla_attention_mixed(const struct llmroof_model *m, double Hq, double T, double pairs,
-                                             double keys, double fT, double fpairs, double fkeys, double a,
-                                             double k, double count)
+static void mla_attention_mixed(const struct llmroof_model *m, double Hq, double T, double pairs, double keys,
+                                double fT, double fpairs, double fkeys, double a, double k, double count,
+                                struct llmroof_op *out)
 {
     struct llmroof_op o = { 0 };
     const double rT = T - fT > 0 ? T - fT : 0.0;
-    if (fT > 0) {
-        o = attention_op(m, Hq, 0, fT, fpairs, fkeys, a, k, true, count);
-    }
+    if (fT > 0)
+        attention_op(m, Hq, 0, fT, fpairs, fkeys, a, k, true, count, &o);
     if (rT > 0) {
-        struct llmroof_op d = attention_op(m, Hq, 0, rT, pairs - fpairs, keys - fkeys, a, k, false, count);
+        struct llmroof_op d;
+        attention_op(m, Hq, 0, rT, pairs - fpairs, keys - fkeys, a, k, false, count, &d);
         o.count = count;
         o.flops += d.flops;
         o.bytes += d.bytes;
         o.kernels += d.kernels;
     }
-    return o;
+    *out = o;
+}
+
+/* x / rep, and x itself without replicas: x / 1 == x, so the same value without the division
+ * (six of them a call, on every step the simulator and an estimate build) */
+static inline double per_replica(double x, double rep)
+{
+    return rep > 1.0 ? x / rep : x;
 }
 
 /* The operators that depend on the keys each new token attends to: attention (global and
- * windowed layers), the K/V part of its bytes, and MLA's decompressing up-projection. */
-void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
-                     const struct llmroof_batch *b, struct llmroof_oplist *out)
+ * windowed layers), the K/V part of its bytes, and MLA's decompressing up-projection.
+ * ops_set_context with the layer counts and element sizes ops_build has already derived */
+static void set_context(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_batch *b,
+                        const struct arch_layer_kinds *kinds, double a, double w, double k, struct llmroof_oplist *out)
 {
-    const double a = dtype_bytes(dt->act), w = ops_weight_bytes(dt), k = dtype_bytes(dt->kv);
     const double rep = sh->attn_dp > 1 ? (double)sh->attn_dp : 1.0;
-    const double T = b->tokens / rep, S = b->seqs / rep;
-    const double d = (double)m->head_dim, L = (double)arch_attn_layers(m); /* attention layers */
-    const double Lloc = (double)arch_local_layers(m), Lglob = L - Lloc;
+    const double T = per_replica(b->tokens, rep), S = per_replica(b->seqs, rep);
+    const double d = (double)m->head_dim, L = (double)kinds->attn; /* attention layers */
+    const double Lloc = (double)kinds->local, Lglob = L - Lloc;
     const double Hq = (double)sh->heads_per_rank, Kr = (double)sh->kv_heads_per_rank;
     const bool mla = arch_is_mla(m);
     struct llmroof_op *op = out->op;
 
     /* MLA: each sequence its own way, as vLLM and SGLang split a step: few-query sequences
      * (decode, MTP/spec verification) absorbed, prefill chunks decompressed (docs/model.md "MLA") */
-    const double fT = b->few_tokens / rep, fpairs = b->few_pairs / rep, fkeys = b->few_keys / rep;
+    const double fT = per_replica(b->few_tokens, rep), fpairs = per_replica(b->few_pairs, rep),
+                 fkeys = per_replica(b->few_keys, rep);
     const bool absorbed = mla && fT >= T * 0.9999999;
     out->mla_absorbed = absorbed;
-    double pairs = b->attn_pairs / rep, keys = b->kv_read_tokens / rep;
+    double pairs = per_replica(b->attn_pairs, rep), keys = per_replica(b->kv_read_tokens, rep);
     double fp = fpairs, fk = fkeys; /* the few-query sequences' share, for MLA's split */
     if (m->dsa_top_k > 0 && S > 0) {
         /* DSA: the indexer scores every past key; attention reads only the top-k of each query
          * (sum of min(j, k) pairs, at most new * k distinct keys), model/layers.h. The few-query
          * sequences keep their share of the capped pairs and keys (proportional split). */
         const double nn = T / S, past = keys / S - nn > 0 ? keys / S - nn : 0.0, kk = (double)m->dsa_top_k;
-        op[LLMROOF_OP_DSA_INDEX] = layers_dsa_op(m, T, pairs, keys, a, ops_weight_bytes(dt), k);
+        op[LLMROOF_OP_DSA_INDEX] = layers_dsa_op(m, T, pairs, keys, a, w, k);
         op[LLMROOF_OP_DSA_INDEX].count = L;
         const double npairs = S * arch_attn_pairs(nn, past, kk, false);
         const double nkeys = S * (nn + past < nn * kk ? nn + past : nn * kk);
@@ -215,8 +211,10 @@ void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *
         pairs = npairs;
         keys = nkeys;
     }
-    op[LLMROOF_OP_ATTENTION] = mla ? mla_attention_mixed(m, Hq, T, pairs, keys, fT, fp, fk, a, k, Lglob)
-                                   : attention_op(m, Hq, Kr, T, pairs, keys, a, k, false, Lglob);
+    if (mla)
+        mla_attention_mixed(m, Hq, T, pairs, keys, fT, fp, fk, a, k, Lglob, &op[LLMROOF_OP_ATTENTION]);
+    else
+        attention_op(m, Hq, Kr, T, pairs, keys, a, k, false, Lglob, &op[LLMROOF_OP_ATTENTION]);
     /* K/V reads once per KV head (GQA-aware kernels: FlashAttention-2, XQA, FlashInfer); the
      * K/V part and the group size are kept so that roofline.c can charge engines whose kernels
      * loop over query heads (masked MHA before TensorRT-LLM's XQA, HF's repeat_kv) Hq/Kr reads */
@@ -235,7 +233,7 @@ void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *
         const double wnd = (double)m->window;
         const double lp = S * arch_attn_pairs(nn, past, wnd, m->window_chunked);
         const double lk = S * arch_attn_keys(nn, past, wnd, m->window_chunked);
-        op[LLMROOF_OP_ATTN_LOCAL] = attention_op(m, Hq, Kr, T, lp, lk, a, k, absorbed, Lloc);
+        attention_op(m, Hq, Kr, T, lp, lk, a, k, absorbed, Lloc, &op[LLMROOF_OP_ATTN_LOCAL]);
     }
     if (mla) {
         /* kv_b (r_kv x Hq(n+v)): absorbed, q_nope x W_UK and latent x W_UV per new token;
@@ -258,7 +256,26 @@ void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *
         }
         op[LLMROOF_OP_MLA_KV_UP] = up;
     }
+}
 
+void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
+                     const struct llmroof_batch *b, struct llmroof_oplist *out)
+{
+    const struct arch_layer_kinds kinds = arch_layer_kinds(m);
+    set_context(m, sh, b, &kinds, dtype_bytes(dt->act), ops_weight_bytes(dt), dtype_bytes(dt->kv), out);
+}
+
+void ops_copy_context(struct llmroof_oplist *dst, const struct llmroof_oplist *src)
+{
+    /* the step-wide fields follow the operator array */
+    _Static_assert(offsetof(struct llmroof_oplist, op) == 0, "op[] must lead struct llmroof_oplist");
+    const size_t ops_bytes = sizeof src->op;
+    memcpy((char *)dst + ops_bytes, (const char *)src + ops_bytes, sizeof *src - ops_bytes);
+    /* the operators of OPS_CONTEXT_MASK */
+    dst->op[LLMROOF_OP_ATTENTION] = src->op[LLMROOF_OP_ATTENTION];
+    dst->op[LLMROOF_OP_ATTN_LOCAL] = src->op[LLMROOF_OP_ATTN_LOCAL];
+    dst->op[LLMROOF_OP_MLA_KV_UP] = src->op[LLMROOF_OP_MLA_KV_UP];
+    dst->op[LLMROOF_OP_DSA_INDEX] = src->op[LLMROOF_OP_DSA_INDEX];
 }
 
 /* Dispatch and combine around each MoE layer (DeepEP README): each rank sends its T tokens' k
@@ -294,16 +311,32 @@ double ops_state_bytes(const struct llmroof_dtypes *dt)
 void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
                const struct llmroof_dtypes *dt, const struct llmroof_batch *b, struct llmroof_oplist *out)
 {
-    memset(out, 0, sizeof *out);
+    /* Not the whole 1 KB list zeroed first (two builds an estimate, one a simulated step): the
+     * step-wide fields after the operators are, and the operators that only some models or
+     * layouts have; every other operator is written on every path below. A new operator kind
+     * must be listed here unless it is set on every path (the assertion counts them; the unit
+     * test ops_build_writes_every_byte builds over garbage and compares). */
+    _Static_assert(offsetof(struct llmroof_oplist, op) == 0, "op[] must lead struct llmroof_oplist");
+    _Static_assert(LLMROOF_OP_COUNT == 18, "a new operator kind: list it below unless ops_build always sets it");
+    zero_bytes((char *)out + sizeof out->op, sizeof *out - sizeof out->op);
+    {
+        struct llmroof_op *const o = out->op;
+        const struct llmroof_op none = { 0, 0, 0, 0, 0, 0 };
+        o[LLMROOF_OP_ALL_REDUCE] = o[LLMROOF_OP_ROUTER] = o[LLMROOF_OP_ALL_GATHER] = none;
+        o[LLMROOF_OP_ATTN_LOCAL] = o[LLMROOF_OP_MLA_KV_UP] = o[LLMROOF_OP_DENSE_FFN] = none;
+        o[LLMROOF_OP_ALL_TO_ALL] = o[LLMROOF_OP_PP_SEND] = o[LLMROOF_OP_LINEAR_MIX] = none;
+        o[LLMROOF_OP_DSA_INDEX] = none;
+    }
     const double a = dtype_bytes(dt->act), w = ops_weight_bytes(dt), k = dtype_bytes(dt->kv);
     const double we = ops_expert_bytes(m, dt);
     /* With data-parallel attention each of the attn_dp replicas holds 1/attn_dp of the
      * sequences; the operators below are those of one rank (the mean replica). */
     const double rep = sh->attn_dp > 1 ? (double)sh->attn_dp : 1.0;
-    const double Ttot = b->tokens, T = b->tokens / rep, S = b->seqs / rep;
+    const double Ttot = b->tokens, T = per_replica(b->tokens, rep), S = per_replica(b->seqs, rep);
     const double h = (double)m->hidden, d = (double)m->head_dim;
-    const double L = (double)m->layers, Lm = (double)arch_moe_layers(m), Ld = (double)arch_dense_layers(m);
-    const double La = (double)arch_attn_layers(m), Ll = (double)arch_linear_layers(m); /* layer kinds */
+    const struct arch_layer_kinds kinds = arch_layer_kinds(m); /* layer kinds */
+    const double L = (double)m->layers, Lm = (double)kinds.moe, Ld = (double)kinds.dense;
+    const double La = (double)kinds.attn, Ll = (double)kinds.linear;
     const double Hq = (double)sh->heads_per_rank, Kr = (double)sh->kv_heads_per_rank;
     const double norm_w = m->norm == LLMROOF_NORM_LAYER ? 2.0 * h : h;
     const double nmat = m->mlp == LLMROOF_MLP_GATED ? 3.0 : 2.0;
@@ -345,7 +378,7 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
         qo_w = Hq * d;
     }
 
-    ops_set_context(m, sh, dt, b, out);
+    set_context(m, sh, b, &kinds, a, w, k, out);
 
     if (Ll > 0) {
         /* recurrent layers: a constant state per sequence instead of a KV cache (layers.c) */

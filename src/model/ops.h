@@ -72,10 +72,39 @@ struct llmroof_batch {
 /* Adds a sequence that processes `new_tokens` after `past_tokens` already cached:
  * pairs += new*past + new*(new+1)/2; keys read += past + new. */
 void batch_add(struct llmroof_batch *b, double new_tokens, double past_tokens);
-/* B prompts of P tokens from an empty cache. */
-struct llmroof_batch batch_prefill(double batch, double prompt);
+/* Marks the whole of b as few-query when each of its sequences has `per_seq` new tokens. */
+static inline struct llmroof_batch batch_mark_few(struct llmroof_batch b, double per_seq)
+{
+    if (per_seq <= OPS_FEW_QUERY_TOKENS) {
+        b.few_tokens = b.tokens;
+        b.few_seqs = b.seqs;
+        b.few_pairs = b.attn_pairs;
+        b.few_keys = b.kv_read_tokens;
+    }
+    return b;
+}
+/* B prompts of P tokens from an empty cache. (Inline, as the two below: an estimate builds
+ * five batches and a simulated step one; a call returned them through memory.) */
+static inline struct llmroof_batch batch_prefill(double batch, double prompt)
+{
+    struct llmroof_batch b = { 0 };
+    b.tokens = batch * prompt;
+    b.seqs = batch;
+    b.attn_pairs = batch * prompt * (prompt + 1.0) / 2.0;
+    b.kv_read_tokens = batch * prompt;
+    return batch_mark_few(b, prompt);
+}
 /* B decode tokens, each attending to `context` keys (its own included). */
-struct llmroof_batch batch_decode(double batch, double context);
+static inline struct llmroof_batch batch_decode(double batch, double context)
+{
+    /* one new token after context-1 cached ones: pairs = (context-1) + 1 = context */
+    struct llmroof_batch b = { 0 };
+    b.tokens = batch;
+    b.seqs = batch;
+    b.attn_pairs = batch * context;
+    b.kv_read_tokens = batch * context;
+    return batch_mark_few(b, 1.0);
+}
 
 /* How one model instance is laid out over GPUs (docs/model.md "Layouts"). Zero fields mean
  * the default: pp 1, ep 1, imbalance 1. GPUs per pipeline stage: ep when ep > 1, else tp;
@@ -133,11 +162,18 @@ struct llmroof_dtypes {
 double ops_state_bytes(const struct llmroof_dtypes *dt);
 
 /* Bytes per stored weight: weight_bits / 8 when set, else the weight dtype's size. */
-double ops_weight_bytes(const struct llmroof_dtypes *dt);
+static inline double ops_weight_bytes(const struct llmroof_dtypes *dt)
+{
+    return dt->weight_bits > 0 ? dt->weight_bits / 8.0 : dtype_bytes(dt->weight);
+}
 /* Bytes per stored routed-expert weight: a checkpoint that ships its experts narrower than the
  * weight dtype (gpt-oss: MXFP4 experts, 4.25 bits with the e8m0 scale per 32) keeps them so,
  * as vLLM and SGLang serve them; otherwise ops_weight_bytes. */
-double ops_expert_bytes(const struct llmroof_model *m, const struct llmroof_dtypes *dt);
+static inline double ops_expert_bytes(const struct llmroof_model *m, const struct llmroof_dtypes *dt)
+{
+    const double w = ops_weight_bytes(dt);
+    return m->ckpt_expert_bits > 0 && m->ckpt_expert_bits / 8.0 < w ? m->ckpt_expert_bits / 8.0 : w;
+}
 
 struct llmroof_op {
     double count;      /* instances in one forward pass; 0 = absent */
@@ -182,6 +218,16 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
  * costs this instead of a whole ops_build (estimate.c's last step). */
 void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
                      const struct llmroof_batch *b, struct llmroof_oplist *out);
+
+/* The operators ops_set_context rebuilds (bit k: operator k): the only ones whose terms move
+ * with the context (estimate.c lists the same four for its mean decode step). */
+#define OPS_CONTEXT_MASK                                                                                            \
+    ((1u << LLMROOF_OP_ATTENTION) | (1u << LLMROOF_OP_ATTN_LOCAL) | (1u << LLMROOF_OP_MLA_KV_UP) |                  \
+     (1u << LLMROOF_OP_DSA_INDEX))
+/* Copies into dst what ops_set_context and a roofline of the context operators read: those
+ * operators and every step-wide field (everything but the other operators' entries, which stay
+ * as they were, ~1 KB not copied). estimate.c builds its last decode step so. */
+void ops_copy_context(struct llmroof_oplist *dst, const struct llmroof_oplist *src);
 
 /* Sets op[ALL_TO_ALL], ep_ranks, a2a_topk and a2a_normal for T tokens of S sequences on one
  * attention replica (docs/model.md "Layouts": dtypes per direction, normal vs low-latency). */

@@ -5,6 +5,7 @@
 #define LLMROOF_ROOFLINE_H
 
 #include "data/catalog.h"
+#include "model/comm.h"
 #include "model/ops.h"
 
 enum llmroof_bound { LLMROOF_BOUND_COMPUTE, LLMROOF_BOUND_MEMORY, LLMROOF_BOUND_COMM };
@@ -97,10 +98,49 @@ void roofline_eval(const struct llmroof_gpu *g, enum llmroof_dtype act, const st
 /* The linear terms of roofline_eval alone - phase flops/bytes/comm_bytes and each operator's
  * compute_s, memory_s and comm_s - for a decode step whose other terms the caller derives (the
  * exact mean TPOT of estimate.c needs only these at the last step). Collective times equal to
- * those of `ref` (same call count and message bytes, as `ref_ops` has them) are copied from it. */
+ * those of `ref` (same call count and message bytes, as `ref_ops` has them) are copied from it
+ * (both may be NULL). */
 void roofline_terms(const struct llmroof_gpu *g, enum llmroof_dtype act, const struct llmroof_effs *eff, int tp,
                     const struct llmroof_oplist *ops, const struct llmroof_oplist *ref_ops,
                     const struct llmroof_phase *ref, struct llmroof_phase *out);
+/* What every operator of one evaluation shares, derived once from the GPU, the compute dtype,
+ * the efficiencies and TP: the peaks and bandwidths after efficiencies and the links. An
+ * estimate evaluates three steps of one setup and a simulator one step per iteration: preparing
+ * once saves the derivation each time (roofline_eval prepares and evaluates in one call). The
+ * struct points at g and eff, which must outlive it. */
+struct roofline_prep {
+    const struct llmroof_gpu *gpu;  /* the GPU (not owned) */
+    const struct llmroof_effs *eff; /* the efficiencies (not owned) */
+    int tp;                         /* tensor-parallel ranks */
+    double peak;                    /* GEMM FLOP/s after efficiencies and the dtype's scale */
+    double apeak;                   /* attention FLOP/s after efficiencies */
+    double bw;                      /* HBM bytes/s after the memory efficiency */
+    double abw;                     /* decode attention's HBM bytes/s */
+    double kf;                      /* kernels launched per fused kernel (kernel_factor, 0 = 1) */
+    struct llmroof_link_model link; /* the intra-domain link (NVLink, xGMI, PCIe) */
+    struct llmroof_link_model net;  /* the inter-node network per GPU */
+    int dom;                        /* GPUs of one link domain */
+    double overhead_s;              /* the step's fixed overhead (TP's remote calls included), s */
+};
+void roofline_prepare(const struct llmroof_gpu *g, enum llmroof_dtype act, const struct llmroof_effs *eff, int tp,
+                      struct roofline_prep *out);
+/* roofline_eval with a prepared context: the same numbers to the bit. */
+void roofline_eval_prep(const struct roofline_prep *r, const struct llmroof_oplist *ops, struct llmroof_phase *out);
+/* roofline_eval_prep without the totals: every operator's entry, flops, bytes, comm_bytes,
+ * launch_s, overhead_s and a2a_overlap, the rest of the phase 0 until roofline_total (a caller
+ * that changes the entries first, as estimate.c's mean decode step, sums once). */
+void roofline_ops_prep(const struct roofline_prep *r, const struct llmroof_oplist *ops, struct llmroof_phase *out);
+/* roofline_terms with a prepared context, for a step that differs from the reference step only
+ * in the operators of `mask` (bit k: operator k; ~0u: any may differ, as roofline_terms): those
+ * are evaluated from `ops` (its step-wide fields too) into out's entries; the others are ref_ops'
+ * with ref's entries - the same operations on the same numbers, so the same terms to the bit -
+ * and neither ops' nor out's entries for them are read or written (the caller takes them from
+ * ref); out's flops, bytes, comm_bytes and launch_s sum every operator in order. `ref` must
+ * have been evaluated (roofline_eval_prep or roofline_ops_prep) from ref_ops with the same
+ * context. estimate.c passes OPS_CONTEXT_MASK for the last decode step. */
+void roofline_terms_prep(const struct roofline_prep *r, const struct llmroof_oplist *ops, unsigned mask,
+                         const struct llmroof_oplist *ref_ops, const struct llmroof_phase *ref, struct llmroof_phase *out);
+
 /* Recomputes totals, bound_s and bound of `p` from its op[] entries, launch_s and overhead_s
  * (cpu_wait_s = max(0, launch_s - the operators' GPU time)). */
 void roofline_total(struct llmroof_phase *p);

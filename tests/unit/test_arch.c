@@ -238,6 +238,29 @@ static void kv_handed_over_is_the_window_of_local_layers(void **state)
     catalog_free(&cat);
 }
 
+/* arch_layer_kinds counts once what the five single-count functions count, for every model. */
+static void layer_kinds_are_the_single_counts(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    for (size_t i = 0; i < cat.n_models; i++) {
+        const struct llmroof_model *m = &cat.models[i];
+        const struct arch_layer_kinds k = arch_layer_kinds(m);
+        assert_int_equal(k.attn, arch_attn_layers(m));
+        assert_int_equal(k.local, arch_local_layers(m));
+        assert_int_equal(k.linear, arch_linear_layers(m));
+        assert_int_equal(k.moe, arch_moe_layers(m));
+        assert_int_equal(k.dense, arch_dense_layers(m));
+    }
+    /* Mixtral-8x7B: 32 layers, all attention and all MoE */
+    const struct arch_layer_kinds mx = arch_layer_kinds(model(&cat, "mixtral-8x7b"));
+    assert_int_equal(mx.attn, 32);
+    assert_int_equal(mx.moe, 32);
+    assert_int_equal(mx.dense, 0);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -253,6 +276,7 @@ int main(void)
         cmocka_unit_test(sliding_windows_cap_the_cache_and_the_pairs),
         cmocka_unit_test(kv_handed_over_is_the_window_of_local_layers),
         cmocka_unit_test(attention_pairs_with_windows_by_hand),
+        cmocka_unit_test(layer_kinds_are_the_single_counts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

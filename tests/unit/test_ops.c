@@ -251,6 +251,92 @@ static void draft_steps_pay_the_lm_head(void **state)
     catalog_free(&cat);
 }
 
+/* The saturation shortcut of ops_experts_hit is the formula to the bit: n k/E >= 45 gives
+ * (1 - k/E)^n <= e^-45 < 2^-64, so 1 - (1 - k/E)^n rounds to 1 and E * 1 = E; below it pow. */
+static void experts_hit_is_the_formula_to_the_bit(void **state)
+{
+    (void)state;
+    const double pairs[][2] = { { 8, 2 }, { 16, 2 }, { 32, 4 }, { 60, 4 }, { 64, 8 }, { 128, 8 }, { 256, 8 }, { 384, 8 } };
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        const double E = pairs[i][0], k = pairs[i][1];
+        for (int n = 0; n <= 20000; n++)
+            for (int f = 0; f < 2; f++) { /* whole token counts and data-parallel shares */
+                const double t = n + (f ? 0.37 : 0.0);
+                const double want = E * (1.0 - pow(1.0 - k / E, t)), got = ops_experts_hit(E, k, t);
+                if (memcmp(&want, &got, sizeof want) != 0) {
+                    print_error("E %g k %g tokens %g: %.17g, formula %.17g\n", E, k, t, got, want);
+                    fail();
+                }
+            }
+        /* Mixtral's 8 experts, top-2: saturated from 180 tokens (180 * 2/8 = 45) */
+    }
+    assert_true(ops_experts_hit(8, 2, 180) == 8.0);
+    /* 16 tokens: 8 * (1 - 0.75^16) = 8 * (1 - 0.0100226) = 7.91982 */
+    assert_rel_close(ops_experts_hit(8, 2, 16), 7.919819, 1e-6);
+}
+
+/* A decode step rebuilt at another context from a copy of the context part (estimate.c's last
+ * step) has the context operators and step-wide fields of a whole build, for every model. */
+static void context_rebuild_matches_a_whole_build(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    for (size_t i = 0; i < cat.n_models; i++) {
+        const struct llmroof_model *m = &cat.models[i];
+        struct llmroof_shard sh;
+        if (ops_shard(m, 1, &sh, NULL))
+            continue;
+        struct llmroof_batch b1 = batch_decode(16, 513), b2 = batch_decode(16, 2047);
+        struct llmroof_oplist first, whole, last;
+        ops_build(m, &sh, &FP16, &b1, &first);
+        ops_build(m, &sh, &FP16, &b2, &whole);
+        memset(&last, 0xff, sizeof last); /* the other operators stay garbage: never read */
+        ops_copy_context(&last, &first);
+        ops_set_context(m, &sh, &FP16, &b2, &last);
+        for (int k = 0; k < LLMROOF_OP_COUNT; k++)
+            if (OPS_CONTEXT_MASK >> k & 1u)
+                assert_memory_equal(&last.op[k], &whole.op[k], sizeof whole.op[k]);
+        assert_true(last.attn_kv_bytes == whole.attn_kv_bytes && last.keys_per_seq == whole.keys_per_seq &&
+                    last.attn_square == whole.attn_square && last.tokens == whole.tokens &&
+                    last.dequant_ratio == whole.dequant_ratio && last.mla_absorbed == whole.mla_absorbed);
+    }
+    catalog_free(&cat);
+}
+
+/* ops_build writes every byte of the list: built over garbage it equals the list built over
+ * zeros, for every model, prefill and decode, TP 1 and 8, and EP with data-parallel attention
+ * and PP where the model allows them (ops_build zeroes only what some paths leave unset). */
+static void ops_build_writes_every_byte(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    int built = 0;
+    for (size_t i = 0; i < cat.n_models; i++) {
+        const struct llmroof_model *m = &cat.models[i];
+        const struct llmroof_layout lays[] = { { 1, 0, 0, false, 0, false }, { 8, 0, 0, false, 0, false },
+                                               { 1, 2, 0, false, 0, false }, { 1, 0, 8, true, 1.3, true } };
+        for (size_t l = 0; l < sizeof lays / sizeof lays[0]; l++) {
+            struct llmroof_shard sh;
+            if (ops_shard_layout(m, &lays[l], &sh, NULL))
+                continue;
+            const struct llmroof_batch bs[] = { batch_prefill(4, 300), batch_decode(16, 700) };
+            for (size_t j = 0; j < 2; j++) {
+                struct llmroof_oplist z, g;
+                memset(&z, 0, sizeof z);
+                memset(&g, 0xa5, sizeof g);
+                ops_build(m, &sh, &FP16, &bs[j], &z);
+                ops_build(m, &sh, &FP16, &bs[j], &g);
+                assert_memory_equal(&z, &g, sizeof z);
+                built++;
+            }
+        }
+    }
+    assert_true(built > 300);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -265,6 +351,9 @@ int main(void)
         cmocka_unit_test(prefill_projection_flops),
         cmocka_unit_test(moe_touches_fewer_experts_at_batch_1_than_at_64),
         cmocka_unit_test(mixed_batch_sums_sequences),
+        cmocka_unit_test(experts_hit_is_the_formula_to_the_bit),
+        cmocka_unit_test(context_rebuild_matches_a_whole_build),
+        cmocka_unit_test(ops_build_writes_every_byte),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -208,6 +208,54 @@ static void two_batch_overlap_hides_the_all_to_all_under_compute(void **state)
     assert_rel_close(p.time_s, 7.1e-3, 1e-12); /* 5 of 7 hidden: 7 + 0.1 */
 }
 
+/* The last decode step's terms from its context operators alone (roofline_terms_prep with
+ * OPS_CONTEXT_MASK, the others taken from the first step) are those of a whole step, to the
+ * bit, for every model at TP 1 and 8 on an H100 and an A100. */
+static void masked_terms_are_the_whole_steps(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
+    const char *gpus[] = { "h100-sxm5-80gb", "a100-sxm4-80gb" };
+    int checked = 0;
+    for (size_t gi = 0; gi < 2; gi++) {
+        const struct llmroof_gpu *g = gpu(&cat, gpus[gi]);
+        const struct llmroof_effs eff = roofline_default_effs(g);
+        struct roofline_prep rp;
+        for (int tp = 1; tp <= 8; tp *= 8) {
+            roofline_prepare(g, dt.act, &eff, tp, &rp);
+            for (size_t i = 0; i < cat.n_models; i++) {
+                const struct llmroof_model *m = &cat.models[i];
+                struct llmroof_shard sh;
+                if (ops_shard(m, tp, &sh, NULL))
+                    continue;
+                struct llmroof_batch b1 = batch_decode(16, 513), b2 = batch_decode(16, 2047);
+                struct llmroof_oplist first, whole, last;
+                struct llmroof_phase ref, pw, pm, pe;
+                ops_build(m, &sh, &dt, &b1, &first);
+                ops_build(m, &sh, &dt, &b2, &whole);
+                roofline_eval(g, dt.act, &eff, tp, &first, &ref);
+                roofline_eval_prep(&rp, &first, &pe);
+                assert_true(pe.time_s == ref.time_s && pe.bound_s[1] == ref.bound_s[1]);
+                roofline_terms(g, dt.act, &eff, tp, &whole, &first, &ref, &pw);
+                ops_copy_context(&last, &first);
+                ops_set_context(m, &sh, &dt, &b2, &last);
+                roofline_terms_prep(&rp, &last, OPS_CONTEXT_MASK, &first, &ref, &pm);
+                for (int k = 0; k < LLMROOF_OP_COUNT; k++)
+                    if (OPS_CONTEXT_MASK >> k & 1u)
+                        assert_true(pm.op[k].compute_s == pw.op[k].compute_s && pm.op[k].memory_s == pw.op[k].memory_s &&
+                                    pm.op[k].bytes == pw.op[k].bytes && pm.op[k].kernels == pw.op[k].kernels);
+                assert_true(pm.flops == pw.flops && pm.bytes == pw.bytes && pm.comm_bytes == pw.comm_bytes &&
+                            pm.launch_s == pw.launch_s);
+                checked++;
+            }
+        }
+    }
+    assert_true(checked > 100);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -220,6 +268,7 @@ int main(void)
         cmocka_unit_test(normal_all_to_all_crosses_the_network_once_per_node),
         cmocka_unit_test(two_batch_overlap_hides_the_all_to_all_under_compute),
         cmocka_unit_test(added_gpus_carry_the_sourced_overhead_and_efficiencies),
+        cmocka_unit_test(masked_terms_are_the_whole_steps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
