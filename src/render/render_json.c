@@ -973,6 +973,13 @@ char *render_json_gpu_doc(const struct llmroof_gpu *g, const struct llmroof_effs
     return finish(root);
 }
 
+/* An optional catalog number: written when set (positive), left out at its default of 0. */
+static void add_positive(cJSON *o, const char *name, double v)
+{
+    if (v > 0)
+        cJSON_AddNumberToObject(o, name, v);
+}
+
 char *render_json_engines(const struct llmroof_engine *e, int n)
 {
     cJSON *root = new_doc(RENDER_JSON_CATALOG_SCHEMA);
@@ -986,51 +993,33 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
         cJSON_AddNumberToObject(o, "compute_scale", round(e[i].compute_scale * 1e3) / 1e3);
         cJSON_AddNumberToObject(o, "collective_latency_s", round(e[i].collective_latency_s * 1e8) / 1e8);
         /* what the fit never touches: the engine's code, as the loader reads it */
-        if (e[i].launch_s > 0)
-            cJSON_AddNumberToObject(o, "launch_s", e[i].launch_s);
-        if (e[i].kernel_factor > 0)
-            cJSON_AddNumberToObject(o, "kernel_factor", e[i].kernel_factor);
-        if (e[i].dequant_min_tokens > 0)
-            cJSON_AddNumberToObject(o, "dequant_min_tokens", e[i].dequant_min_tokens);
+        add_positive(o, "launch_s", (double)e[i].launch_s);
+        add_positive(o, "kernel_factor", (double)e[i].kernel_factor);
+        add_positive(o, "dequant_min_tokens", (double)e[i].dequant_min_tokens);
         /* the serving scheduler's fields, written when present */
-        if (e[i].cpu_seq_s > 0)
-            cJSON_AddNumberToObject(o, "cpu_seq_s", e[i].cpu_seq_s);
-        if (e[i].cpu_overlap > 0)
-            cJSON_AddNumberToObject(o, "cpu_overlap", e[i].cpu_overlap);
-        if (e[i].cpu_output_s > 0)
-            cJSON_AddNumberToObject(o, "cpu_output_s", e[i].cpu_output_s);
-        if (e[i].cpu_output_overlap > 0)
-            cJSON_AddNumberToObject(o, "cpu_output_overlap", e[i].cpu_output_overlap);
-        if (e[i].api_stream_s > 0)
-            cJSON_AddNumberToObject(o, "api_stream_s", e[i].api_stream_s);
-        if (e[i].api_overlap > 0)
-            cJSON_AddNumberToObject(o, "api_overlap", e[i].api_overlap);
+        add_positive(o, "cpu_seq_s", (double)e[i].cpu_seq_s);
+        add_positive(o, "cpu_overlap", (double)e[i].cpu_overlap);
+        add_positive(o, "cpu_output_s", (double)e[i].cpu_output_s);
+        add_positive(o, "cpu_output_overlap", (double)e[i].cpu_output_overlap);
+        add_positive(o, "api_stream_s", (double)e[i].api_stream_s);
+        add_positive(o, "api_overlap", (double)e[i].api_overlap);
         if (e[i].admit_no_evict)
             cJSON_AddStringToObject(o, "admission", "no-evict");
-        if (e[i].max_seqs > 0)
-            cJSON_AddNumberToObject(o, "max_seqs", (double)e[i].max_seqs);
-        if (e[i].max_batched_tokens > 0)
-            cJSON_AddNumberToObject(o, "max_batched_tokens", (double)e[i].max_batched_tokens);
-        if (e[i].large_gpu_max_seqs > 0)
-            cJSON_AddNumberToObject(o, "large_gpu_max_seqs", (double)e[i].large_gpu_max_seqs);
-        if (e[i].large_gpu_max_batched_tokens > 0)
-            cJSON_AddNumberToObject(o, "large_gpu_max_batched_tokens", (double)e[i].large_gpu_max_batched_tokens);
-        if (e[i].tp_step_overhead_s > 0)
-            cJSON_AddNumberToObject(o, "tp_step_overhead_s", e[i].tp_step_overhead_s);
-        if (e[i].chunked_prefill_min_context > 0)
-            cJSON_AddNumberToObject(o, "chunked_prefill_min_context", (double)e[i].chunked_prefill_min_context);
-        if (e[i].chunked_max_batched_tokens > 0)
-            cJSON_AddNumberToObject(o, "chunked_max_batched_tokens", (double)e[i].chunked_max_batched_tokens);
+        add_positive(o, "max_seqs", (double)e[i].max_seqs);
+        add_positive(o, "max_batched_tokens", (double)e[i].max_batched_tokens);
+        add_positive(o, "large_gpu_max_seqs", (double)e[i].large_gpu_max_seqs);
+        add_positive(o, "large_gpu_max_batched_tokens", (double)e[i].large_gpu_max_batched_tokens);
+        add_positive(o, "tp_step_overhead_s", (double)e[i].tp_step_overhead_s);
+        add_positive(o, "chunked_prefill_min_context", (double)e[i].chunked_prefill_min_context);
+        add_positive(o, "chunked_max_batched_tokens", (double)e[i].chunked_max_batched_tokens);
         if (e[i].budget_min_context)
             cJSON_AddBoolToObject(o, "budget_min_context", true);
         if (e[i].whole_prefill)
             cJSON_AddBoolToObject(o, "chunked_prefill", false);
         if (e[i].prefill_first)
             cJSON_AddBoolToObject(o, "prefill_first", true);
-        if (e[i].waiting_served_ratio > 0)
-            cJSON_AddNumberToObject(o, "waiting_served_ratio", e[i].waiting_served_ratio);
-        if (e[i].max_waiting_steps > 0)
-            cJSON_AddNumberToObject(o, "max_waiting_steps", (double)e[i].max_waiting_steps);
+        add_positive(o, "waiting_served_ratio", (double)e[i].waiting_served_ratio);
+        add_positive(o, "max_waiting_steps", (double)e[i].max_waiting_steps);
         if (e[i].spec_no_overlap)
             cJSON_AddBoolToObject(o, "spec_no_overlap", true);
         cJSON_AddStringToObject(o, "attention_kernel", attn_kernel_name(e[i].attention));

@@ -337,6 +337,17 @@ static inline double attn_s(const struct llmroof_phase *p)
     return p->op[LLMROOF_OP_ATTENTION].time_s + p->op[LLMROOF_OP_ATTN_LOCAL].time_s + p->op[LLMROOF_OP_MLA_KV_UP].time_s;
 }
 
+/* An iteration's prefill part: its batch sums less its decodes' (every sum is an integer count,
+ * exact in a double). */
+static inline struct llmroof_batch prefill_part(const struct iter *it)
+{
+    const struct llmroof_batch *b = &it->b, *d = &it->dec;
+    return (struct llmroof_batch){ b->tokens - d->tokens,         b->seqs - d->seqs,
+                                   b->attn_pairs - d->attn_pairs, b->kv_read_tokens - d->kv_read_tokens,
+                                   b->few_tokens - d->few_tokens, b->few_seqs - d->few_seqs,
+                                   b->few_pairs - d->few_pairs,   b->few_keys - d->few_keys };
+}
+
 /* One pass over a batch. In a mixed iteration the decode sequences' attention is costed as
  * decode attention, apart from the prefill chunks': one operator over the pooled pairs and keys
  * would let the chunks' compute hide the decodes' K/V reads (max of the pooled compute and
@@ -355,14 +366,7 @@ static double mixed_time(const struct engine *e, const struct iter *it)
     roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &ops, &all);
     /* the prefill part: everything but the decodes (its few-query sums keep any verification
      * sequences, which MLA then runs absorbed, ops_set_context) */
-    const struct llmroof_batch pre = { it->b.tokens - it->dec.tokens,
-                                       it->b.seqs - it->dec.seqs,
-                                       it->b.attn_pairs - it->dec.attn_pairs,
-                                       it->b.kv_read_tokens - it->dec.kv_read_tokens,
-                                       it->b.few_tokens - it->dec.few_tokens,
-                                       it->b.few_seqs - it->dec.few_seqs,
-                                       it->b.few_pairs - it->dec.few_pairs,
-                                       it->b.few_keys - it->dec.few_keys };
+    const struct llmroof_batch pre = prefill_part(it);
     /* each part re-times its attention operators alone: the others' counts at 0 (roofline_eval
      * skips them, and an operator's time depends on no other operator), so the GEMMs are timed
      * once per iteration, not three times */
@@ -591,14 +595,7 @@ static double chunk_time(const struct runner *r, const struct engine *e, const s
         return all_s;
     /* mixed_time: the pooled attention (a_all; no windowed or MLA operators here) replaced by the
      * prefill part's plus the decode part's */
-    const struct llmroof_batch pre = { it->b.tokens - it->dec.tokens,
-                                       it->b.seqs - it->dec.seqs,
-                                       it->b.attn_pairs - it->dec.attn_pairs,
-                                       it->b.kv_read_tokens - it->dec.kv_read_tokens,
-                                       it->b.few_tokens - it->dec.few_tokens,
-                                       it->b.few_seqs - it->dec.few_seqs,
-                                       it->b.few_pairs - it->dec.few_pairs,
-                                       it->b.few_keys - it->dec.few_keys };
+    const struct llmroof_batch pre = prefill_part(it);
     const double a_pre = stepcost_attn_s(&e->attn, &s->eff, &pre);
     return all_s - a_all + (a_pre + stepcost_attn_s(&e->attn, &s->eff, &it->dec));
 }

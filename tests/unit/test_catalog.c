@@ -234,6 +234,14 @@ static void engine_scheduler_fields_are_bounded(void **state)
         { "\"prefill_first\": \"yes\"", "prefill_first" },
         { "\"budget_min_context\": 1", "budget_min_context" },
         { "\"tp_step_overhead_s\": 0.05", "tp_step_overhead_s" },
+        /* the CPU parts (2 ms of API work per chunk, an overlap of 1.5; docs/model.md "Engine CPU work") */
+        { "\"cpu_output_s\": 0.002", "cpu_output_s" },
+        { "\"cpu_output_overlap\": 1.5", "cpu_output_overlap" },
+        { "\"api_stream_s\": 0.002", "api_stream_s" },
+        { "\"api_overlap\": -0.5", "api_overlap" },
+        /* vLLM 0.5.4-0.6's automatic chunking: a threshold under 1K, a budget under 16 tokens */
+        { "\"chunked_prefill_min_context\": 100", "chunked_prefill_min_context" },
+        { "\"chunked_max_batched_tokens\": 8", "chunked_max_batched_tokens" },
         { "\"waiting_served_ratio\": 101", "waiting_served_ratio" },
         { "\"waiting_served_ratio\": -0.5", "waiting_served_ratio" },
         { "\"max_waiting_steps\": -1", "max_waiting_steps" },
