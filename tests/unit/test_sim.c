@@ -272,6 +272,52 @@ static void prefill_first_runs_prompts_alone(void **state)
     assert_int_equal(decodes_beside_second_prompt(false), 1);
 }
 
+/* vLLM V0's chunked scheduler (vllm/core/scheduler.py _schedule_chunked_prefill, v0.5-0.6):
+ * running sequences first (_schedule_running: a decode takes 1 token of the budget, a prefill in
+ * progress the rest of its prompt up to what is left), then new prompts into what the running
+ * ones leave (_schedule_prefills: min(prompt, budget left), none when nothing is left); the budget
+ * never preempts anyone (KV blocks do). So once the decodes fill the budget, a new prompt waits
+ * for a finish. Five requests of 3 prompt + 10 output tokens at t = 0, budget 4 tokens, 8 seqs:
+ *   step 1: A 3 (whole), B 1                      prefill 4 tokens, 0 decodes
+ *   step 2: A dec, B 2 (done), C 1                prefill 3, 1 decode
+ *   step 3: A, B dec, C 2 (done)                  prefill 2, 2
+ *   step 4: A, B, C dec, D 1                      prefill 1, 3
+ *   steps 5-6: A, B, C dec, D 1 each (done at 6)  prefill 1, 3
+ *   steps 7-10: A, B, C, D dec: E starves         prefill 0, 4
+ *   step 11: A left after step 10 (first token at 1 + 9 decodes), so B, C, D dec, E 1: prefill 1, 3
+ *   step 12: B left after 11: C, D dec, E 2 (done) prefill 2, 2
+ * The lazy-decode path and the per-sequence reference must both give exactly this. */
+static void chunked_budget_serves_decodes_first(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct trace_req t[5] = { { 0, 3, 10 }, { 0, 3, 10 }, { 0, 3, 10 }, { 0, 3, 10 }, { 0, 3, 10 } };
+    static const long pf[12] = { 4, 3, 2, 1, 1, 1, 0, 0, 0, 0, 1, 2 };
+    static const int dec[12] = { 0, 1, 2, 3, 3, 3, 4, 4, 4, 4, 3, 2 };
+    for (int ref = 0; ref < 2; ref++) {
+        struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, NULL);
+        c.mode = SIM_TRACE;
+        c.trace = t;
+        c.ntrace = 5;
+        c.chunked_prefill = true;
+        c.max_batched_tokens = 4;
+        c.max_seqs = 8;
+        c.per_sequence = ref == 1;
+        c.record_iterations = true;
+        struct sim_result r;
+        run(&c, &r);
+        assert_int_equal(r.completed, 5);
+        assert_true(r.iterations >= 12);
+        for (int i = 0; i < 12; i++) {
+            assert_int_equal(r.iters[i].prefill_tokens, pf[i]);
+            assert_int_equal(r.iters[i].decode_seqs, dec[i]);
+        }
+        sim_result_free(&r);
+    }
+    catalog_free(&cat);
+}
+
 /* The vllm-0.2 profile sets the simulator up as vLLM 0.2 ran: whole prefills, prompt-only
  * iterations, 256 sequences, and a token budget of max(max_model_len, 2048) (SchedulerConfig):
  * 4096 for llama-2-7b (max_context 4096), 2048 for opt-13b (max_context 2048). */
@@ -1490,6 +1536,7 @@ int main(void)
         cmocka_unit_test(littles_law_holds_open_loop),
         cmocka_unit_test(chunked_prefill_lowers_p99_tpot_with_long_prompts),
         cmocka_unit_test(prefill_first_runs_prompts_alone),
+        cmocka_unit_test(chunked_budget_serves_decodes_first),
         cmocka_unit_test(an_unsorted_trace_runs_the_sorted_schedule),
         cmocka_unit_test(vllm_0_2_profile_sets_whole_prefill_first_and_context_budget),
         cmocka_unit_test(impossible_requests_are_errors_not_hangs),
