@@ -276,17 +276,21 @@ static int parse_kv_link(struct cli *c, const char *arg, const struct llmroof_gp
 }
 
 /* A run that served nothing has no latencies: say so, beside the n/a (null) it prints. */
-static void warn_rejected(struct cli *c, const struct sim_result *r, const char *what)
+static void warn_rejected(struct cli *c, const struct sim_result *r, const char *what, long max_model_len)
 {
-    if (r->requests > 0 && r->completed == 0)
+    if (r->requests > 0 && r->completed == 0) {
         fprintf(c->errf, "llmroof: warning: %severy request was rejected (%ld of %ld: prompt + output exceed the KV cache "
-                        "of %.0f tokens); TTFT, TPOT and e2e are n/a\n",
+                        "of %.0f tokens",
                 what, r->errors, r->requests, r->kv_capacity_tokens);
+        if (max_model_len > 0)
+            fprintf(c->errf, ", or the prompt exceeds --max-model-len %ld", max_model_len);
+        fprintf(c->errf, "); TTFT, TPOT and e2e are n/a\n");
+    }
 }
 
-static void warn_overload(struct cli *c, const struct sim_result *r, const char *what)
+static void warn_overload(struct cli *c, const struct sim_result *r, const char *what, long max_model_len)
 {
-    warn_rejected(c, r, what);
+    warn_rejected(c, r, what, max_model_len);
     if (r->overloaded)
         fprintf(c->errf, "llmroof: warning: %soverloaded: %.3f requests/s offered, %.3f completed; the queue grows by %.2f "
                         "requests/s, so the latency percentiles grow with the run's length\n",
@@ -463,6 +467,11 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
     const struct llmroof_gpu *g = m ? cli_gpu(c, x->s.gpu) : NULL;
     if (!m || !g)
         return 2;
+    /* vLLM refuses a max_model_len above the model's own context (its config check, unless
+     * VLLM_ALLOW_LONG_MAX_MODEL_LEN): a longer limit would only grow a vLLM 0.2-0.5 token budget */
+    if (x->cfg.max_model_len > 0 && m->max_context > 0 && x->cfg.max_model_len > m->max_context)
+        return cli_usage_error(c, "option '--max-model-len': %ld exceeds %s's context of %ld tokens (max_context)",
+                               x->cfg.max_model_len, m->id, m->max_context);
 
     /* workload and trace */
     struct llmroof_err err = { 0 };
@@ -598,7 +607,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
             free(trace);
             return cli_fail(c, &err);
         }
-        warn_overload(c, &r, "");
+        warn_overload(c, &r, "", x->cfg.max_model_len);
         if (!(rc = write_if(c, x->req_out, render_sim_requests_csv, &r)) &&
             !(rc = write_if(c, x->trace_out, render_sim_chrome_trace, &r))) {
             if (c->format == TABLE_JSON && x->band > 0) {
@@ -638,7 +647,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         if ((rc = sim_run(&cfg, &res[i].result, &err)) == 0) {
             char what[80];
             snprintf(what, sizeof what, "%s = %g: ", x->sweep_name, pts.v[i]);
-            warn_overload(c, &res[i].result, what);
+            warn_overload(c, &res[i].result, what, x->cfg.max_model_len);
         }
         if (rc) {
             for (int k = 0; k < i; k++)

@@ -675,6 +675,8 @@ static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, c
     cJSON_AddStringToObject(o, "mode", modes[c->mode]);
     cJSON_AddStringToObject(o, "workload", wl);
     cJSON_AddNumberToObject(o, "max_batched_tokens", (double)c->max_batched_tokens);
+    if (c->max_model_len > 0) /* --max-model-len: absent when there is no limit */
+        cJSON_AddNumberToObject(o, "max_model_len", (double)c->max_model_len);
     cJSON_AddNumberToObject(o, "max_seqs", (double)c->max_seqs);
     cJSON_AddBoolToObject(o, "chunked_prefill", c->chunked_prefill);
     cJSON_AddNumberToObject(o, "requests", (double)r->requests);

@@ -35,6 +35,8 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
     sbuf_printf(out, "; budget %ld tokens/iteration, %ld sequence%s, %s; seed %llu", c->max_batched_tokens, c->max_seqs,
                 PL(c->max_seqs),
                 c->chunked_prefill ? "chunked prefill" : "whole prefills", (unsigned long long)c->seed);
+    if (c->max_model_len > 0)
+        sbuf_printf(out, "; context limit %ld tokens", c->max_model_len);
     if (c->admit_no_evict || c->cpu_seq_s > 0 || c->cpu_output_s > 0 || c->api_stream_s > 0 ||
         c->warmup_requests > 0) { /* the engine's scheduler, --warmup */
         sbuf_printf(out, "\nscheduler: %s admission, CPU %.3g us per sequence per iteration (%.0f%% overlapped)",
@@ -154,7 +156,9 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
     table_col(&t, "unit", 0);
     qi(&t, "requests", (double)r->requests, "");
     qi(&t, "completed", (double)r->completed, "");
-    qi(&t, "errors", (double)r->errors, "rejected: prompt + output exceed the KV cache");
+    qi(&t, "errors", (double)r->errors,
+       c->max_model_len > 0 ? "rejected: prompt + output exceed the KV cache, or the prompt exceeds the context limit"
+                            : "rejected: prompt + output exceed the KV cache");
     q(&t, "error_rate", r->error_rate, "");
     q(&t, "duration", r->duration_s, "s");
     q(&t, "output_tok_s", r->output_tok_s, "tokens/s");
