@@ -178,7 +178,9 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
         table_row(&t);
         table_str(&t, "overloaded");
         table_str(&t, r->overloaded ? "yes" : "no");
-        table_str(&t, r->overloaded ? "completed < 90% of offered and the queue grows" : "the server keeps up");
+        table_str(&t, !r->overloaded             ? "the server keeps up"
+                      : r->overloaded_by_bound ? "offered above the steady-state service bound (a longer run's queue grows)"
+                                               : "completed < 90% of offered and the queue grows");
     }
     if (r->has_slo) {
         char unit[96];

@@ -241,6 +241,8 @@ struct sim_result {
     double capacity_qps;                   /* steady-state service rate bound of the cluster (0: not bounded) */
     bool overloaded;                       /* sustained < 90% of offered and the waiting queue grows,
                                               or offered > capacity_qps */
+    bool overloaded_by_bound;              /* overloaded by offered > capacity_qps alone: the run is too
+                                              short to show the queue that would grow */
     /* SLOs (when given) */
     bool has_slo;
     long within_slo;                       /* completed requests with TTFT and TPOT within the limits */

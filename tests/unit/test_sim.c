@@ -702,6 +702,41 @@ static void a_short_run_beyond_the_service_rate_is_overload(void **state)
     run(&c, &r);
     assert_true(r.capacity_qps > 1.5 && r.capacity_qps < 3.5);
     assert_true(r.overloaded);
+    assert_true(r.overloaded_by_bound); /* the 20 s of arrivals show no queue yet: the bound says it */
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
+/* The steady-state bound must not fall below what a server sustains. Short outputs and long
+ * prompts: fixed:500:9, llama-3.1-8b on one H100 with the vllm profile, 40 requests/s. In the
+ * bound's step (B = 256 decodes) B / O = 28.4 requests start, each a 500-token prompt: 14,222
+ * prompt tokens whose attention is 28.4 x 500 x 501 / 2 = 3.6 M (query, key) pairs. Charged as
+ * one 14,222-token prompt they were 14,222 x 14,223 / 2 = 101 M pairs, 28 times as many, and
+ * the bound fell under the 40/s the run completes (40.27/s in the window): "overloaded" for a
+ * server at a mean batch of 4 (found by review). The prompts' GEMMs alone are 14,222 x 16 GFLOP
+ * = 228 TFLOP a step, under 0.5 s at the H100's rate, so the bound is above 256 / (9 x 0.5 s)
+ * = 57 requests/s. */
+static void short_outputs_keep_the_bound_above_the_sustained_rate(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_err err = { 0 };
+    assert_int_equal(catalog_add_engines_file(&cat, LLMROOF_TEST_DATA_DIR "/engines.json", false, &err), 0);
+    const struct llmroof_engine *en = catalog_find_engine(&cat, "vllm");
+    assert_non_null(en);
+    struct workload w = { WORKLOAD_FIXED, 500, 9, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, &w);
+    c.setup.eff = roofline_effs_engine(c.setup.gpu, en, NULL);
+    sim_config_engine(&c, en, c.setup.gpu, false, false);
+    c.mode = SIM_RATE;
+    c.rate_qps = 40;
+    c.requests = 800;
+    struct sim_result r;
+    run(&c, &r);
+    assert_true(r.sustained_rate_qps >= 0.9 * c.rate_qps); /* it keeps up */
+    assert_true(r.capacity_qps > 57.0);
+    assert_false(r.overloaded);
     sim_result_free(&r);
     catalog_free(&cat);
 }
@@ -1549,6 +1584,7 @@ int main(void)
         cmocka_unit_test(warmup_skips_the_first_requests_in_the_latency_statistics),
         cmocka_unit_test(engine_profile_sets_the_scheduler),
         cmocka_unit_test(an_open_loop_beyond_capacity_is_reported_overloaded),
+        cmocka_unit_test(short_outputs_keep_the_bound_above_the_sustained_rate),
         cmocka_unit_test(a_run_shorter_than_a_request_is_not_overload),
         cmocka_unit_test(a_short_run_beyond_the_service_rate_is_overload),
         cmocka_unit_test(poisson_noise_in_the_window_is_not_overload),
