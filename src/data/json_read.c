@@ -306,6 +306,78 @@ bool json_valid_id(const char *s)
     return true;
 }
 
+/* What cJSON accepts but RFC 8259 does not, found in one pass (strings tracked so that their
+ * contents are not read as numbers): a \\u escape without four hex digits, which cJSON turns
+ * into U+0000 and so cuts the string short ("LLaMA\\u12G4-13B" loaded as "LLaMA"), the escape
+ * \\u0000 itself (a C string cannot hold it), and numbers with a leading zero ("040") or no
+ * digit after '.' or the exponent ("40.", "1e"), which strtod reads as 40 and 1. Returns the
+ * offset of the first, with *why, or SIZE_MAX. */
+static size_t json_lexical_error(const char *t, size_t n, const char **why)
+{
+    bool in_string = false;
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char ch = (unsigned char)t[i];
+        if (in_string) {
+            if (ch == '"') {
+                in_string = false;
+            } else if (ch == '\\' && i + 1 < n) {
+                if (t[i + 1] == 'u') {
+                    unsigned v = 0;
+                    for (size_t k = i + 2; k < i + 6; k++) {
+                        const int d = k < n ? (isdigit((unsigned char)t[k]) ? t[k] - '0'
+                                               : (t[k] >= 'a' && t[k] <= 'f') ? t[k] - 'a' + 10
+                                               : (t[k] >= 'A' && t[k] <= 'F') ? t[k] - 'A' + 10 : -1) : -1;
+                        if (d < 0) {
+                            *why = "a \\u escape needs four hex digits";
+                            return i;
+                        }
+                        v = v * 16 + (unsigned)d;
+                    }
+                    if (v == 0) {
+                        *why = "\\u0000 (a NUL character) is not allowed in a string";
+                        return i;
+                    }
+                }
+                i++; /* the escaped character */
+            }
+            continue;
+        }
+        if (ch == '"') {
+            in_string = true;
+            continue;
+        }
+        /* a number starts after a structural character or whitespace */
+        if ((ch == '-' || isdigit(ch)) && (i == 0 || strchr(":,[ \t\r\n", t[i - 1]))) {
+            size_t k = i + (ch == '-');
+            if (k < n && t[k] == '0' && k + 1 < n && isdigit((unsigned char)t[k + 1])) {
+                *why = "a number with a leading zero";
+                return i;
+            }
+            while (k < n && isdigit((unsigned char)t[k]))
+                k++;
+            if (k < n && t[k] == '.') {
+                if (!(k + 1 < n && isdigit((unsigned char)t[k + 1]))) {
+                    *why = "a number without a digit after '.'";
+                    return i;
+                }
+                for (k++; k < n && isdigit((unsigned char)t[k]); k++)
+                    ;
+            }
+            if (k < n && (t[k] == 'e' || t[k] == 'E')) {
+                k++;
+                if (k < n && (t[k] == '+' || t[k] == '-'))
+                    k++;
+                if (!(k < n && isdigit((unsigned char)t[k]))) {
+                    *why = "a number without a digit in its exponent";
+                    return i;
+                }
+            }
+            i = k - 1;
+        }
+    }
+    return SIZE_MAX;
+}
+
 /* Parses the whole document; reports a located syntax error. */
 /* JSON is UTF-8 (RFC 8259): reject anything else with its position. */
 /* What cJSON would only call "malformed": an empty file, bytes that are not UTF-8, and
@@ -324,6 +396,11 @@ static int check_text(const char *text, size_t len, const char *fname, struct ll
         json_linecol(text, bad, &line, &col);
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%d:%d: not valid UTF-8 (byte 0x%02x)", fname, line, col,
                                (unsigned char)text[bad]);
+    }
+    const char *why = NULL;
+    if ((bad = json_lexical_error(text, len, &why)) != SIZE_MAX) {
+        json_linecol(text, bad, &line, &col);
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%d:%d: not valid JSON: %s", fname, line, col, why);
     }
     return LLMROOF_OK;
 }

@@ -698,10 +698,14 @@ static void fast_reader_reads_numbers_as_strtod_does(void **state)
                           true);
     /* 64 characters: past the 63 the fast reader takes, so cJSON reads it */
     assert_reads_as_cjson("[1000000000000000000000000000000000000000000000000000000000000000]", false);
-    /* leading zeros and a bare trailing point: cJSON (strtod) accepts them; the strict reader
-     * hands them over */
-    assert_reads_as_cjson("[01, -007]", false);
-    assert_reads_as_cjson("[1.]", false);
+    /* leading zeros, a bare trailing point, an empty exponent: cJSON (strtod) would read them as
+     * 1, -7, 1 and 1; the strict reader hands them over and the checked path refuses them
+     * (RFC 8259's number grammar) */
+    assert_fails_as_cjson("[01, -007]", 10, "1:2: not valid JSON: a number with a leading zero");
+    assert_fails_as_cjson("[-007]", 6, "1:2: not valid JSON: a number with a leading zero");
+    assert_fails_as_cjson("[1.]", 4, "1:2: not valid JSON: a number without a digit after '.'");
+    assert_fails_as_cjson("[1e]", 4, "1:2: not valid JSON: a number without a digit in its exponent");
+    assert_reads_as_cjson("[0, -0, 0.5, -0e0, 10, 1E+2]", true);
 }
 
 static void fast_reader_reads_strings_as_cjson_does(void **state)
@@ -713,6 +717,9 @@ static void fast_reader_reads_strings_as_cjson_does(void **state)
                           true);
     /* \u escapes and raw control characters: cJSON's own reading */
     assert_reads_as_cjson("{\"a\": \"\\u00e9\\ud834\\udd1e\"}", false);
+    /* an escape cJSON would turn into U+0000, cutting the string short, and U+0000 itself */
+    assert_fails_as_cjson("{\"a\": \"x\\u12G4\"}", 16, "1:9: not valid JSON: a \\u escape needs four hex digits");
+    assert_fails_as_cjson("{\"a\": \"x\\u0000\"}", 16, "1:9: not valid JSON: \\u0000 (a NUL character)");
     assert_reads_as_cjson("{\"a\": \"tab\there\"}", false);
     /* a byte-order mark and cJSON's wider whitespace */
     assert_reads_as_cjson("\xef\xbb\xbf{\"a\": 1}", false);
