@@ -55,4 +55,18 @@ static inline const struct llmroof_gpu *gpu(const struct llmroof_catalog *cat, c
     return g;
 }
 
+/* Adds the shipped engines.json to `cat` (once a test, before any lookup) and returns profile `id`. */
+static inline const struct llmroof_engine *shipped_engine(struct llmroof_catalog *cat, const char *id)
+{
+    struct llmroof_err err = { 0 };
+    if (!catalog_find_engine(cat, "vllm") &&
+        catalog_add_engines_file(cat, LLMROOF_TEST_DATA_DIR "/engines.json", false, &err)) {
+        print_error("%s\n", err.msg);
+        fail();
+    }
+    const struct llmroof_engine *en = catalog_find_engine(cat, id);
+    assert_non_null(en);
+    return en;
+}
+
 #endif

@@ -721,10 +721,7 @@ static void short_outputs_keep_the_bound_above_the_sustained_rate(void **state)
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct llmroof_err err = { 0 };
-    assert_int_equal(catalog_add_engines_file(&cat, LLMROOF_TEST_DATA_DIR "/engines.json", false, &err), 0);
-    const struct llmroof_engine *en = catalog_find_engine(&cat, "vllm");
-    assert_non_null(en);
+    const struct llmroof_engine *en = shipped_engine(&cat, "vllm");
     struct workload w = { WORKLOAD_FIXED, 500, 9, NULL, 0 };
     struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, &w);
     c.setup.eff = roofline_effs_engine(c.setup.gpu, en, NULL);

@@ -11,10 +11,7 @@
 static struct sim_config engine_config(struct llmroof_catalog *cat, const char *id, const char *mid, long max_len,
                                        bool no_chunk)
 {
-    struct llmroof_err err = { 0 };
-    assert_int_equal(catalog_add_engines_file(cat, LLMROOF_TEST_DATA_DIR "/engines.json", false, &err), 0);
-    const struct llmroof_engine *en = catalog_find_engine(cat, id);
-    assert_non_null(en);
+    const struct llmroof_engine *en = shipped_engine(cat, id);
     struct sim_config c;
     sim_default_config(&c);
     c.setup.model = model(cat, mid);
