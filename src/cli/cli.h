@@ -180,6 +180,7 @@ int cli_catalog_pick(struct cli *c, const char *model, const char *gpu, const ch
 /* Lookups with "did you mean"; NULL after printing the error (exit 2). */
 const struct llmroof_gpu *cli_gpu(struct cli *c, const char *name);
 const struct llmroof_model *cli_model(struct cli *c, const char *name);
+const struct llmroof_engine *cli_engine(struct cli *c, const char *name);
 
 /* --gpus LIST and --tp LIST of report and plan: "all" is every catalog GPU (at most `max`), else
  * every GPU looked up (did-you-mean on a miss),

@@ -202,6 +202,18 @@ const struct llmroof_model *cli_model(struct cli *c, const char *name)
     return NULL;
 }
 
+const struct llmroof_engine *cli_engine(struct cli *c, const char *name)
+{
+    const struct llmroof_engine *e = catalog_find_engine(&c->cat, name);
+    if (e)
+        return e;
+    const char *s[3];
+    size_t n = catalog_suggest_engines(&c->cat, name, s, 3);
+    fprintf(c->errf, "llmroof: error: unknown engine '%s' (see 'llmroof list engines')\n", CLI_CLIP(name));
+    did_you_mean(c, s, n);
+    return NULL;
+}
+
 struct list_ctx {
     struct cli *c;
     const struct llmroof_gpu **gpus;

@@ -182,10 +182,8 @@ int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s)
     int rc = cli_catalog(c);
     if (rc)
         return rc;
-    if (!(s->eff.engine = catalog_find_engine(&c->cat, s->engine_name))) {
-        fprintf(c->errf, "llmroof: error: unknown engine '%s' (see 'llmroof list engines')\n", CLI_CLIP(s->engine_name));
+    if (!(s->eff.engine = cli_engine(c, s->engine_name)))
         return 2;
-    }
     return 0;
 }
 

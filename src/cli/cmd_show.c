@@ -1,4 +1,4 @@
-/* cmd_show.c - `llmroof show gpu|model NAME`: every catalog field plus derived figures. */
+/* cmd_show.c - `llmroof show gpu|model|engine NAME`: every catalog field plus derived figures. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,29 +159,94 @@ static void show_model(struct table *t, const struct llmroof_model *m)
         kvn(t, "mtp_layers", "%.0f", (double)m->mtp_layers, "multi-token-prediction modules (not counted)");
 }
 
+static void kvb(struct table *t, const char *field, bool v, const char *unit)
+{
+    kv(t, field, v ? "true" : "false", unit);
+}
+
+/* Every field of an engine profile as the loader read it; an absent scheduler field is shown
+ * with the value the simulator takes instead (docs/catalog.md "Engines"). */
+static void show_engine(struct table *t, const struct llmroof_engine *e)
+{
+    kv(t, "id", e->id, "");
+    kv(t, "name", e->name, "");
+    kvn(t, "step_overhead", "%.1f", e->step_overhead_s * 1e6, "us of CPU per step the GPU waits for");
+    kvn(t, "tp_step_overhead", "%.1f", e->tp_step_overhead_s * 1e6, "us more per step at TP > 1 (driver-to-worker calls)");
+    kvn(t, "first_token", "%.1f", e->first_token_s * 1e6, "us added to every TTFT");
+    kvn(t, "compute_scale", "%.3f", e->compute_scale, "x the GPU's compute efficiency");
+    kvn(t, "collective_latency", "%.2f", e->collective_latency_s * 1e6, "us added to each collective");
+    kvb(t, "custom_allreduce", e->custom_allreduce, "one-shot/two-shot all-reduce kernels on NVLink/xGMI");
+    kvb(t, "cuda_graphs", e->cuda_graphs, e->cuda_graphs ? "decode steps replay a graph" : "every kernel launched from the CPU");
+    kvn(t, "launch", "%.1f", (e->launch_s > 0 ? e->launch_s : 4e-6) * 1e6,
+        e->launch_s > 0 ? "us of CPU per kernel launch without a graph" : "us per kernel launch without a graph (default)");
+    kvn(t, "kernel_factor", "%.2f", e->kernel_factor > 0 ? e->kernel_factor : 1.0, "kernels launched per fused kernel ops.c declares");
+    kv(t, "attention_kernel", attn_kernel_name(e->attention), "");
+    kvb(t, "kv_per_query_head", e->kv_per_query_head, "decode attention reads K/V once per query head");
+    kvb(t, "fp8_attention", e->fp8_attention, "attention at the fp8 peak with fp8 activations");
+    kvb(t, "fp16_accumulate", e->fp16_accumulate, "GEMMs accumulate in fp16");
+    kvb(t, "first_token_decode", e->first_token_decode, "TTFT = prefill + one decode step");
+    if (e->dequant_min_tokens > 0)
+        kvn(t, "dequant_min_tokens", "%.0f", e->dequant_min_tokens, "tokens per step from which weights are dequantized to 16 bits");
+    else
+        kv(t, "dequant_min_tokens", "-", "weight-only formats dequantized inside the GEMM");
+    /* the serving scheduler: what simulate and plan run with this profile */
+    kv(t, "admission", e->admit_no_evict ? "no-evict" : "optimistic",
+       e->admit_no_evict ? "admit when the prompt + max output KV fits" : "admit, preempt when KV blocks run out");
+    kvn(t, "max_seqs", "%.0f", (double)(e->max_seqs > 0 ? e->max_seqs : 256), e->max_seqs > 0 ? "running sequences at most" : "running sequences at most (default)");
+    kvn(t, "max_batched_tokens", "%.0f", (double)(e->max_batched_tokens > 0 ? e->max_batched_tokens : 2048),
+        e->max_batched_tokens > 0 ? "tokens per iteration" : "tokens per iteration (default)");
+    if (e->large_gpu_max_seqs > 0)
+        kvn(t, "large_gpu_max_seqs", "%.0f", (double)e->large_gpu_max_seqs, "on GPUs of >= 70 GiB other than the A100");
+    if (e->large_gpu_max_batched_tokens > 0)
+        kvn(t, "large_gpu_max_batched_tokens", "%.0f", (double)e->large_gpu_max_batched_tokens, "on GPUs of >= 70 GiB other than the A100");
+    kvb(t, "budget_min_context", e->budget_min_context, "token budget at least the model's context");
+    kvb(t, "chunked_prefill", !e->whole_prefill, e->whole_prefill ? "prompts prefilled whole" : "prompts split across iterations within the budget");
+    kvb(t, "prefill_first", e->prefill_first, e->prefill_first ? "prompt-only iterations stall the decodes" : "running decodes first");
+    if (e->chunked_prefill_min_context > 0) {
+        kvn(t, "chunked_prefill_min_context", "%.0f", (double)e->chunked_prefill_min_context, "tokens of context above which chunking turns on");
+        kvn(t, "chunked_max_batched_tokens", "%.0f",
+            (double)(e->chunked_max_batched_tokens > 0 ? e->chunked_max_batched_tokens : e->max_batched_tokens > 0 ? e->max_batched_tokens : 2048),
+            "tokens per iteration when it does");
+    }
+    if (e->waiting_served_ratio > 0) {
+        kvn(t, "waiting_served_ratio", "%.2f", e->waiting_served_ratio, "waiting / running requests before a new batch joins");
+        kvn(t, "max_waiting_steps", "%.0f", (double)e->max_waiting_steps, "iterations after which any waiting request joins");
+    }
+    kvn(t, "cpu_seq", "%.1f", e->cpu_seq_s * 1e6, "us of scheduling per running sequence per iteration");
+    kvn(t, "cpu_overlap", "%.2f", e->cpu_overlap, "share of it hidden under the GPU step");
+    kvn(t, "cpu_output", "%.1f", e->cpu_output_s * 1e6, "us of output processing per sequence per iteration");
+    kvn(t, "cpu_output_overlap", "%.2f", e->cpu_output_overlap, "share of it hidden under the GPU step");
+    kvn(t, "api_stream", "%.1f", e->api_stream_s * 1e6, "us of API server per streamed chunk");
+    kvn(t, "api_overlap", "%.2f", e->api_overlap, "share of it off the engine's step");
+    kvb(t, "spec_no_overlap", e->spec_no_overlap, "speculative decoding turns the CPU overlap off");
+}
+
 int cmd_show(struct cli *c, int argc, char **argv)
 {
     char *pos[3];
     int npos = 0;
-    c->usage = "llmroof show gpu|model NAME [--format FMT]";
+    c->usage = "llmroof show gpu|model|engine NAME [--format FMT]";
     int rc = cli_parse(c, argc, argv, NULL, 0, NULL, NULL, pos, 3, &npos,
-                       "Shows every catalog field of one GPU or model and the figures derived from them\n"
-                       "(parameter count, fp16 weight bytes, KV bytes per token, ridge points).");
+                       "Shows every catalog field of one GPU, model or engine profile and the figures derived\n"
+                       "from them (parameter count, fp16 weight bytes, KV bytes per token, ridge points; for an\n"
+                       "engine, the scheduler values the simulator takes where the profile names none).");
     if (rc)
         return rc;
     if (npos != 2)
-        return cli_usage_error(c, "expected 'gpu NAME' or 'model NAME'");
-    bool gpu = strcmp(pos[0], "gpu") == 0;
-    if (!gpu && strcmp(pos[0], "model") != 0)
-        return cli_usage_error(c, "unknown kind '%s' (expected 'gpu' or 'model')", pos[0]);
+        return cli_usage_error(c, "expected 'gpu NAME', 'model NAME' or 'engine NAME'");
+    const int kind = strcmp(pos[0], "gpu") == 0 ? 0 : strcmp(pos[0], "model") == 0 ? 1 : strcmp(pos[0], "engine") == 0 ? 2 : -1;
+    if (kind < 0)
+        return cli_usage_error(c, "unknown kind '%s' (expected 'gpu', 'model' or 'engine')", pos[0]);
     if ((rc = cli_catalog(c)))
         return rc;
     const struct llmroof_gpu *g = NULL;
     const struct llmroof_model *m = NULL;
-    if (gpu ? !(g = cli_gpu(c, pos[1])) : !(m = cli_model(c, pos[1])))
+    const struct llmroof_engine *e = NULL;
+    if (kind == 0 ? !(g = cli_gpu(c, pos[1])) : kind == 1 ? !(m = cli_model(c, pos[1])) : !(e = cli_engine(c, pos[1])))
         return 2;
     if (c->format == TABLE_JSON) {
-        char *j = gpu ? render_json_show_gpu(g) : render_json_show_model(m);
+        /* an engine as the catalog writer spells it: the object engines.json holds */
+        char *j = kind == 0 ? render_json_show_gpu(g) : kind == 1 ? render_json_show_model(m) : render_json_engines(e, 1);
         if (!j)
             return 1;
         sbuf_append(&c->out, j);
@@ -193,13 +258,15 @@ int cmd_show(struct cli *c, int argc, char **argv)
     table_col(&t, "field", 0);
     table_col(&t, "value", 0);
     table_col(&t, "unit", 0);
-    if (gpu)
+    if (kind == 0)
         show_gpu(&t, g);
-    else
+    else if (kind == 1)
         show_model(&t, m);
+    else
+        show_engine(&t, e);
     /* the source is prose: in text and Markdown it goes under the table, wrapped to 100
      * columns, so the table stays as narrow as its fields; CSV keeps it as the last row */
-    const char *src = gpu ? g->source : m->source;
+    const char *src = kind == 0 ? g->source : kind == 1 ? m->source : e->source;
     if (!cli_prose(c))
         kv(&t, "source", src, "");
     cli_table(c, "fields", &t);

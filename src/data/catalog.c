@@ -1264,6 +1264,20 @@ size_t catalog_suggest_gpus(const struct llmroof_catalog *cat, const char *name,
     return n;
 }
 
+size_t catalog_suggest_engines(const struct llmroof_catalog *cat, const char *name, const char **out, size_t max)
+{
+    int scores[16];
+    size_t n = 0;
+    if (max > 16)
+        max = 16;
+    for (size_t i = 0; i < cat->n_engines && max; i++) {
+        int s = suggest_score(name, cat->engines[i].id);
+        if (s >= 0)
+            insert_best(out, scores, &n, max, cat->engines[i].id, s);
+    }
+    return n;
+}
+
 size_t catalog_suggest_models(const struct llmroof_catalog *cat, const char *name, const char **out, size_t max)
 {
     int scores[16];

@@ -278,6 +278,8 @@ size_t catalog_suggest_gpus(const struct llmroof_catalog *cat, const char *name,
                             const char **out, size_t max);
 size_t catalog_suggest_models(const struct llmroof_catalog *cat, const char *name,
                               const char **out, size_t max);
+size_t catalog_suggest_engines(const struct llmroof_catalog *cat, const char *name,
+                               const char **out, size_t max);
 
 /* Turns a HuggingFace config.json (Llama, Mistral, Mixtral, Qwen2, Falcon, GPT-J,
  * OPT, InternLM) into a model entry with id `id`. The entry is validated like a

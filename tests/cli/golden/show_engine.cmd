@@ -1,0 +1,1 @@
+show engine vllm-0.6

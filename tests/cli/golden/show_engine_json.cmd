@@ -1,0 +1,1 @@
+show engine tgi --format json
