@@ -274,8 +274,10 @@ int json_get_long(struct json_ectx *c, const cJSON *obj, const char *key, bool r
             return json_ferr(c, key, "is missing (an integer is required)");
         return LLMROOF_OK;
     }
-    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble != floor(v->valuedouble))
-        return json_ferr(c, key, "must be an integer");
+    if (cJSON_IsNumber(v) && !isfinite(v->valuedouble)) /* 1e400 overflows a double */
+        return json_ferr(c, key, "must be an integer in [%ld, %ld] (got a number beyond the double range)", lo, hi);
+    if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble))
+        return json_ferr(c, key, "must be an integer in [%ld, %ld]", lo, hi);
     if (v->valuedouble < (double)lo || v->valuedouble > (double)hi)
         return json_ferr(c, key, "must be an integer in [%ld, %ld] (got %.0f)", lo, hi, v->valuedouble);
     *out = (long)v->valuedouble;
@@ -394,6 +396,11 @@ static int check_text(const char *text, size_t len, const char *fname, struct ll
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s: empty file (expected a JSON object)", fname);
     if (!parse_utf8_valid(text, len, &bad)) {
         json_linecol(text, bad, &line, &col);
+        /* parse_utf8_valid also stops at a NUL byte: valid UTF-8, but no JSON text holds one raw
+         * (RFC 8259 section 7: control characters are escaped inside strings, absent outside) */
+        if (text[bad] == '\0')
+            return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%d:%d: a NUL byte (JSON text holds none)",
+                                   fname, line, col);
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%d:%d: not valid UTF-8 (byte 0x%02x)", fname, line, col,
                                (unsigned char)text[bad]);
     }

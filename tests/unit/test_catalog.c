@@ -465,6 +465,9 @@ static void model_validation_rejects_bad_heads_types_and_enums(void **state)
     assert_non_null(strstr(err.msg, "field 'mlp' must be \"gated\""));
     assert_int_equal(load_model_variant("-8", "2", "false", "gated", &err), LLMROOF_EINPUT);
     assert_non_null(strstr(err.msg, "field 'num_heads' must be an integer in [1, 65536]"));
+    /* 1e400 overflows a double to inf: named as out of range, not as "not an integer" */
+    assert_int_equal(load_model_variant("1e400", "2", "false", "gated", &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "field 'num_heads' must be an integer in [1, 65536] (got a number beyond the double range)"));
 }
 
 static int import(const char *file, const char *id, struct llmroof_model *m, struct llmroof_err *err)
@@ -751,7 +754,7 @@ static void fast_reader_hands_every_error_to_the_checked_path(void **state)
     assert_fails_as_cjson("[\"a\\x\"]", 7, "malformed JSON");
     assert_fails_as_cjson("{\"a\": 1, \"b\": {\"c\": 1, \"c\": 2}, \"a\": 3}", 39, "1:24: duplicate key 'c'");
     /* NUL inside a string */
-    assert_fails_as_cjson("[\"a\0b\"]", 7, "not valid UTF-8");
+    assert_fails_as_cjson("[\"a\0b\"]", 7, "a NUL byte");
     /* a repeated key among more than 64 (compared by name past the hashed first 64) */
     char big[2048];
     size_t n = 0;
