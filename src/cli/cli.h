@@ -137,6 +137,7 @@ struct cli_opt {
     { OPT_ME, "memory-eff", 0, "F", "fraction of peak bandwidth achieved (default: catalog)", false }, \
     { OPT_CME, "comm-eff", 0, "F", "fraction of link bandwidth achieved (default: catalog)", false }, \
     { OPT_OVH, "overhead", 0, "T", "fixed cost per engine step, e.g. 200us (default: catalog)", false }, \
+    { OPT_HOSTCPU, "host-cpu-speed", 0, "F", "host CPU single-thread speed over the reference host's (Xeon 8480C), 0.25-4 (default: the GPU's usual host)", false }, \
     { OPT_ENGINE, "engine", 'e', "ID", "serving-engine profile (overheads, kernel quality): see 'llmroof list engines'", false }
 #define CLI_OPT_MEM \
     { OPT_MEMUTIL, "mem-util", 0, "F", "fraction of GPU memory the engine may use (default 0.90)", false }, \
@@ -217,7 +218,7 @@ void cli_setup_defaults(struct cli_setup_opts *s);
 #define CLI_SETUP_BASE 1000
 enum {
     OPT_MODEL = CLI_SETUP_BASE, OPT_GPU, OPT_TP, OPT_BATCH, OPT_PROMPT, OPT_OUTPUT,
-    OPT_WDT, OPT_KVDT, OPT_ACTDT, OPT_CE, OPT_ME, OPT_CME, OPT_OVH,
+    OPT_WDT, OPT_KVDT, OPT_ACTDT, OPT_CE, OPT_ME, OPT_CME, OPT_OVH, OPT_HOSTCPU,
     OPT_MEMUTIL, OPT_RESERVE, OPT_WORKSPACE, OPT_BLOCK, OPT_CONTEXT, OPT_WBITS, OPT_ENGINE,
     OPT_PP, OPT_EP, OPT_DPATTN, OPT_EPIMB, OPT_TBO, OPT_STATEDT
 };

@@ -19,7 +19,7 @@ static const struct cli_opt common_opts[] = {
     { COMMON_HELP, "help", 'h', NULL, "show this help", false },
 };
 #define NCOMMON ((int)(sizeof common_opts / sizeof common_opts[0]))
-#define MAX_OPTS 64
+#define MAX_OPTS 96 /* simulate's own options and the shared ones number 64 and more */
 
 int cli_usage_error(struct cli *c, const char *fmt, ...)
 {
@@ -115,6 +115,10 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, 
     int seen[MAX_OPTS] = { 0 };
     int n = 0;
 
+    if (nopts + NCOMMON > MAX_OPTS) { /* a table that outgrew the scanner would lose --help silently */
+        fprintf(c->errf, "llmroof: error: internal: %d options, at most %d\n", nopts + NCOMMON, MAX_OPTS);
+        return 1;
+    }
     for (int pass = 0; pass < 2; pass++) {
         const struct cli_opt *list = pass ? common_opts : opts;
         int cnt = pass ? NCOMMON : nopts;

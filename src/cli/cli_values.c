@@ -151,6 +151,8 @@ int cli_setup_opt(struct cli *c, struct cli_setup_opts *s, int id, const char *a
     case OPT_OVH:
         s->eff.has_overhead = true;
         return cli_duration(c, "overhead", arg, 1, false, &s->eff.overhead_s);
+    case OPT_HOSTCPU: /* docs/model.md "Host CPU": the catalog's host field's range */
+        return cli_double(c, "host-cpu-speed", arg, 0.25, 4, false, &s->eff.host_cpu_speed);
     case OPT_ENGINE: s->engine_name = arg; return 0; /* resolved once the catalog is loaded */
     case OPT_MEMUTIL: return cli_double(c, "mem-util", arg, 0.01, 1, false, &s->mem.mem_util);
     case OPT_RESERVE: return cli_bytes(c, "reserve", arg, &s->mem.reserve_bytes);

@@ -71,6 +71,10 @@ static void show_gpu(struct table *t, const struct llmroof_gpu *g)
     kv(t, "network", g->net_kind, "between domains");
     kvn(t, "network_bandwidth", "%.2f", g->net_bw_Bps / 1e9, "GB/s per GPU per direction");
     kvn(t, "network_latency", "%.2f", g->net_latency_s * 1e6, "us per call");
+    if (g->host_cpu_speed > 0) { /* docs/model.md "Host CPU" */
+        kv(t, "host_cpu", g->host_cpu, "usual server host");
+        kvn(t, "host_cpu_speed", "%.2f", g->host_cpu_speed, "single-thread, over the Xeon 8480C");
+    }
     for (int d = 0; d < LLMROOF_DTYPE_COUNT; d++) {
         if (!g->has_peak[d])
             continue;

@@ -72,8 +72,9 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
 {
     static const char *const fields[] = {
         "id", "name", "aliases", "memory_bytes", "memory_bandwidth_Bps", "peak_flops",
-        "interconnect", "efficiency", "step_overhead_s", "gpus_per_node", "domain_gpus", "network", "source", NULL
+        "interconnect", "efficiency", "step_overhead_s", "gpus_per_node", "domain_gpus", "network", "host", "source", NULL
     };
+    static const char *const host_fields[] = { "cpu", "cpu_speed", NULL };
     static const char *const net_fields[] = { "kind", "bandwidth_Bps", "latency_s", NULL };
     static const char *const ic_fields[] = { "kind", "bandwidth_Bps", "latency_s", "hop_latency_s",
                                              "nvls_bandwidth_Bps", "mesh_links",
@@ -246,6 +247,20 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
             (rc = json_get_number(c, nw, "bandwidth_Bps", "network.bandwidth_Bps", true, 1e8, false, 1e13, &g->net_bw_Bps,
                                   NULL)) ||
             (rc = json_get_number(c, nw, "latency_s", "network.latency_s", true, 0, false, 1e-2, &g->net_latency_s,
+                                  NULL)))
+            return rc;
+    }
+    /* The usual host of such a server (docs/model.md "Host CPU"): the engine's CPU work (kernel
+     * launches, scheduling, output processing) takes reference-host time / cpu_speed. Absent: the
+     * reference host. Bounds: a 2017 server core is about half a Sapphire Rapids core's speed, the
+     * fastest desktop cores under twice; [0.25, 4] leaves room and keeps every time finite. */
+    const cJSON *host = json_item(e, "host");
+    if (host) {
+        if (!cJSON_IsObject(host))
+            return json_ferr(c, "host", "must be an object with cpu and cpu_speed");
+        if ((rc = json_check_known(c, host, "host.", host_fields)) ||
+            (rc = json_get_string(c, host, "cpu", true, g->host_cpu, sizeof g->host_cpu)) ||
+            (rc = json_get_number(c, host, "cpu_speed", "host.cpu_speed", true, 0.25, false, 4, &g->host_cpu_speed,
                                   NULL)))
             return rc;
     }

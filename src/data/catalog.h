@@ -62,6 +62,10 @@ struct llmroof_gpu {
     char net_kind[16];                               /* inter-node network ("ib-ndr", "roce", "efa") */
     double net_bw_Bps;                               /* inter-node bandwidth per GPU, bytes/s, one direction */
     double net_latency_s;                            /* fixed cost of one inter-node collective or send, s */
+    char host_cpu[LLMROOF_NAME_MAX];                 /* the usual host CPU of a server with this GPU ("" = not
+                                                        stated: the reference host, docs/model.md "Host CPU") */
+    double host_cpu_speed;                           /* that CPU's single-thread speed over the reference host's
+                                                        (Xeon Platinum 8480C, DGX H100), [0.25, 4]; 0 = not stated (1) */
     char source[LLMROOF_SOURCE_MAX];                 /* where the figures come from */
 };
 

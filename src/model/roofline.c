@@ -32,7 +32,8 @@ struct llmroof_effs roofline_default_effs(const struct llmroof_gpu *g)
                               .overhead_s = g->step_overhead_s };
     e.kernel_s = kernel_fixed_s(g);
     e.overlap = g->overlap;
-    e.launch_s = KERNEL_LAUNCH_S_DEFAULT;
+    e.cpu_scale = g->host_cpu_speed > 0 ? 1.0 / g->host_cpu_speed : 1.0; /* docs/model.md "Host CPU" */
+    e.launch_s = KERNEL_LAUNCH_S_DEFAULT * e.cpu_scale;
     e.kernel_factor = 1.0;
     /* no engine named: the best attention kernel the GPU has figures for (FA3-class on Hopper) */
     e.attn_eff = g->attn_fa3_eff > 0 ? g->attn_fa3_eff : g->attn_eff;
@@ -50,13 +51,17 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
                                          const struct llmroof_eff_override *o)
 {
     struct llmroof_effs e = roofline_default_effs(g);
+    if (o && o->host_cpu_speed > 0) { /* the engine's CPU times are stated at the reference host */
+        e.cpu_scale = 1.0 / o->host_cpu_speed;
+        e.launch_s = KERNEL_LAUNCH_S_DEFAULT * e.cpu_scale;
+    }
     if (en) {
         e.compute *= en->compute_scale;
-        e.overhead_s += en->step_overhead_s;
+        e.overhead_s += en->step_overhead_s * e.cpu_scale;
         e.first_token_s = en->first_token_s;
-        e.tp_overhead_s = en->tp_step_overhead_s;
+        e.tp_overhead_s = en->tp_step_overhead_s * e.cpu_scale;
         e.comm_latency_s = en->collective_latency_s;
-        e.launch_s = en->cuda_graphs ? 0.0 : en->launch_s > 0 ? en->launch_s : KERNEL_LAUNCH_S_DEFAULT;
+        e.launch_s = en->cuda_graphs ? 0.0 : (en->launch_s > 0 ? en->launch_s : KERNEL_LAUNCH_S_DEFAULT) * e.cpu_scale;
         e.kernel_factor = en->kernel_factor > 0 ? en->kernel_factor : 1.0;
         e.fp8_attention = en->fp8_attention;
         e.kv_per_query_head = en->kv_per_query_head;

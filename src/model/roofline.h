@@ -38,6 +38,9 @@ struct llmroof_effs {
     double dequant_min_tokens; /* weight-only formats dequantized for a dense GEMM from this many tokens (0 = never) */
     bool custom_allreduce; /* the engine all-reduces with its own one-shot/two-shot kernels (NVLink, xGMI) */
     bool first_token_decode; /* the first token comes from a decode step after the prefill (TurboMind) */
+    double cpu_scale;     /* the host's CPU time over the reference host's (1 / host speed), already in
+                             launch_s and the engine's overheads; the simulator's per-sequence CPU work
+                             takes it too (docs/model.md "Host CPU"; 0 = 1) */
 };
 /* The GPU's catalog defaults. */
 struct llmroof_effs roofline_default_effs(const struct llmroof_gpu *g);
@@ -46,6 +49,8 @@ struct llmroof_effs roofline_default_effs(const struct llmroof_gpu *g);
 struct llmroof_eff_override {
     bool has_compute, has_memory, has_comm, has_overhead; /* which fields are set */
     double compute, memory, comm, overhead_s;             /* values as in struct llmroof_effs */
+    double host_cpu_speed;                                /* host single-thread speed over the reference
+                                                             host's (--host-cpu-speed); 0 = the GPU's */
     const struct llmroof_engine *engine;                  /* engine profile, or NULL */
 };
 /* Catalog defaults of g, then the engine profile (may be NULL: compute x compute_scale,

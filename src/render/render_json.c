@@ -332,6 +332,11 @@ static cJSON *gpu_entry(const struct llmroof_gpu *g, const char *schema)
     cJSON_AddStringToObject(nw, "kind", g->net_kind);
     cJSON_AddNumberToObject(nw, "bandwidth_Bps", g->net_bw_Bps);
     cJSON_AddNumberToObject(nw, "latency_s", g->net_latency_s);
+    if (g->host_cpu_speed > 0) {
+        cJSON *h = cJSON_AddObjectToObject(o, "host");
+        cJSON_AddStringToObject(h, "cpu", g->host_cpu);
+        cJSON_AddNumberToObject(h, "cpu_speed", g->host_cpu_speed);
+    }
     cJSON_AddStringToObject(o, "source", g->source);
     return o;
 }

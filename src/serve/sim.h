@@ -157,8 +157,10 @@ struct sim_config {
 
 /* An iteration's time from its GPU time and `seqs` scheduled sequences: the engine's CPU work
  * (scheduling and input preparation, output processing, the API server's streaming), each part
- * overlapped with what runs before it by its own share (docs/metrics.md "The engine's CPU work"). */
-double sim_cpu_step_s(const struct sim_config *c, double gpu_s, double seqs);
+ * overlapped with what runs before it by its own share (docs/metrics.md "The engine's CPU work").
+ * The profile's per-sequence costs are the reference host's; cpu_scale (the setup's
+ * eff.cpu_scale: 1 / host speed, docs/model.md "Host CPU"; 0 = 1) stretches them. */
+double sim_cpu_step_s(const struct sim_config *c, double gpu_s, double seqs, double cpu_scale);
 
 /* Applies an engine profile's scheduling fields (CPU cost per sequence and its overlap, admission
  * policy, whole prefills and prefill-first iterations: these two only switched on, so that

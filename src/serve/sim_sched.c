@@ -462,12 +462,14 @@ static double add_cpu(double t, double cpu, double overlap)
     return cpu > 0 ? t + cpu - overlap * (cpu < t ? cpu : t) : t;
 }
 
-double sim_cpu_step_s(const struct sim_config *c, double gpu_s, double seqs)
+double sim_cpu_step_s(const struct sim_config *c, double gpu_s, double seqs, double cpu_scale)
 {
     const double ov = c->spec_no_overlap && c->spec.kind != SIM_SPEC_NONE ? 0.0 : c->cpu_overlap;
-    double t = add_cpu(gpu_s, c->cpu_output_s * seqs, c->cpu_output_overlap); /* during the GPU step */
-    t = add_cpu(t, c->cpu_seq_s * seqs, ov);
-    return add_cpu(t, c->api_stream_s * seqs, c->api_overlap);
+    /* the profile's costs are the reference host's; this host takes cpu_scale times as long */
+    const double n = seqs * (cpu_scale > 0 ? cpu_scale : 1.0);
+    double t = add_cpu(gpu_s, c->cpu_output_s * n, c->cpu_output_overlap); /* during the GPU step */
+    t = add_cpu(t, c->cpu_seq_s * n, ov);
+    return add_cpu(t, c->api_stream_s * n, c->api_overlap);
 }
 
 /* The iteration's GPU time (gpu_time) and the engine's CPU work that grows with the batch
@@ -475,7 +477,7 @@ double sim_cpu_step_s(const struct sim_config *c, double gpu_s, double seqs)
 double sim_iter_cost(const struct runner *r, const struct engine *e, const struct iter *it)
 {
     const struct sim_config *c = r->c;
-    const double t = sim_cpu_step_s(c, gpu_time(r, e, it), (double)it->nsched);
+    const double t = sim_cpu_step_s(c, gpu_time(r, e, it), (double)it->nsched, e->setup.eff.cpu_scale);
     return c->step_scale > 0 ? t * c->step_scale : t;
 }
 

@@ -47,6 +47,11 @@ gpu 8e10 3e12 1e15 1e-300 0.7 >"$T/gpu-link-tiny.json"
 gpu 8e10 3e12 1e15 3e11 1e-300 >"$T/gpu-eff-tiny.json"
 gpu 8e10 3e18 1e15 3e11 0.7 >"$T/gpu-bw-huge.json"
 gpu 1.5 3e12 1e15 3e11 0.7 >"$T/gpu-mem-frac.json"
+# the host CPU (docs/model.md "Host CPU"): a speed out of [0.25, 4], no speed, not an object
+gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"host":{"cpu":"c","cpu_speed":10},"source"/' >"$T/gpu-host-fast.json"
+gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"host":{"cpu":"c"},"source"/' >"$T/gpu-host-nospeed.json"
+gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"host":0.8,"source"/' >"$T/gpu-host-number.json"
+gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"host":{"cpu":"c","cpu_speed":1,"speed":1},"source"/' >"$T/gpu-host-unknown.json"
 
 # HuggingFace configs the importer must refuse with the loader's bounds
 printf '{"model_type":"llama","hidden_size":8,"num_hidden_layers":2,"num_attention_heads":64,"head_dim":null,"intermediate_size":16,"vocab_size":100,"max_position_embeddings":128}' >"$T/hf-headdim-null.json"

@@ -27,11 +27,12 @@ static struct llmroof_estimate run(const struct llmroof_setup *s, long b, long p
 
 /* Eager launches overlap the GPU (docs/model.md 3a): the CPU enqueues kernels ahead while the GPU
  * drains them, so a step costs max(GPU time, CPU launch time), not the per-operator sum of
- * maxima. llama-2-7b at batch 1 on an H100 with the vllm-0.2 profile: 32 layers x 10 kernels
- * + final norm 1 + LM head 3 = 324 kernels at 30 us = 9.72 ms of CPU; the GPU streams 13.5 GB in
- * about 5.6 ms, so the GPU waits 9.72 - gpu and the step is 9.72 ms + the 3 ms profile overhead
- * + the H100's 20 us = 12.74 ms. The per-operator maxima gave 13.2 ms (every small kernel at its
- * launch, every GEMM at its GPU time). */
+ * maxima. llama-2-7b at batch 1 on an H100 (its host, the Xeon Platinum 8480C, is the reference:
+ * speed 1) with the vllm-0.2 profile: 32 layers x 10 kernels + final norm 1 + LM head 3 = 324
+ * kernels at 25 us = 8.1 ms of CPU; the GPU streams 13.5 GB in about 5.6 ms, so the GPU waits
+ * 8.1 - gpu and the step is 8.1 ms + the 3 ms profile overhead + the H100's 20 us = 11.12 ms. The
+ * per-operator maxima would give more (every small kernel at its launch, every GEMM at its GPU
+ * time). */
 static void eager_launches_overlap_the_gpu_step(void **state)
 {
     (void)state;
@@ -41,25 +42,27 @@ static void eager_launches_overlap_the_gpu_step(void **state)
     assert_int_equal(catalog_add_engines_file(&cat, LLMROOF_TEST_DATA_DIR "/engines.json", false, &err), 0);
     const struct llmroof_engine *en = catalog_find_engine(&cat, "vllm-0.2");
     assert_non_null(en);
-    assert_rel_close(en->launch_s, 30e-6, 1e-12);
+    assert_rel_close(en->launch_s, 25e-6, 1e-12);
     struct llmroof_setup s = setup(&cat, "llama-2-7b", "h100-sxm5-80gb", 1);
     s.eff = roofline_effs_engine(s.gpu, en, NULL);
     struct llmroof_estimate e = run(&s, 1, 5, 100);
-    assert_rel_close(e.decode.launch_s, 324.0 * 30e-6, 1e-9);
-    assert_rel_close(e.tpot_s, 324.0 * 30e-6 + 3e-3 + 20e-6, 1e-9);
+    assert_rel_close(e.decode.launch_s, 324.0 * 25e-6, 1e-9);
+    assert_rel_close(e.tpot_s, 324.0 * 25e-6 + 3e-3 + 20e-6, 1e-9);
     /* the wait is the launch time beyond the operators' GPU time */
     double gpu = 0;
     for (int k = 0; k < LLMROOF_OP_COUNT; k++)
         gpu += e.decode.op[k].time_s;
     assert_true(gpu > 5e-3 && gpu < 6e-3);
-    assert_rel_close(e.decode.cpu_wait_s, 324.0 * 30e-6 - gpu, 1e-9);
+    assert_rel_close(e.decode.cpu_wait_s, 324.0 * 25e-6 - gpu, 1e-9);
     /* tensor parallel through Ray workers (vllm-0.2: PR #3763's 24.2 s - 17.0 s over 2000 steps at
-     * TP 2 = 3.6 ms per step): every step at TP 2 pays it on top of 3 ms + the H100's 20 us */
+     * TP 2 = 3.6 ms per step on an A100 80GB, whose usual host runs at 0.81 of the reference: 3.6 x
+     * 0.81 = 2.9 ms at the reference host): every step at TP 2 on the H100 pays 2.9 ms on top of
+     * 3 ms + the H100's 20 us */
     struct llmroof_setup s2 = setup(&cat, "llama-2-7b", "h100-sxm5-80gb", 2);
     s2.eff = s.eff;
     struct llmroof_estimate e2 = run(&s2, 1, 5, 100);
-    assert_rel_close(e2.decode.overhead_s, 3e-3 + 20e-6 + 3.6e-3, 1e-9);
-    assert_rel_close(e2.prefill.overhead_s, 3e-3 + 20e-6 + 3.6e-3, 1e-9);
+    assert_rel_close(e2.decode.overhead_s, 3e-3 + 20e-6 + 2.9e-3, 1e-9);
+    assert_rel_close(e2.prefill.overhead_s, 3e-3 + 20e-6 + 2.9e-3, 1e-9);
     assert_rel_close(e.decode.overhead_s, 3e-3 + 20e-6, 1e-9); /* TP 1: no remote calls */
     /* with CUDA graphs nothing is launched per kernel: the GPU time and the overhead alone */
     const struct llmroof_engine *g4 = catalog_find_engine(&cat, "vllm-0.4");
@@ -67,6 +70,55 @@ static void eager_launches_overlap_the_gpu_step(void **state)
     e = run(&s, 1, 5, 100);
     assert_rel_close(e.decode.cpu_wait_s, 0.0, 0);
     assert_rel_close(e.tpot_s, gpu + 3e-3 + 20e-6, 1e-9);
+    catalog_free(&cat);
+}
+
+/* The host CPU (docs/model.md "Host CPU"): the engine's CPU times are the reference host's (Xeon
+ * Platinum 8480C); an A100 SXM's usual host, an EPYC 7742/7V12, runs one thread at 0.81 of it, so
+ * every CPU part takes 1/0.81 = 1.2346 times as long there. vllm-0.2, llama-2-7b, batch 1:
+ * launches 324 x 25 us / 0.81 = 10.0 ms (30.86 us each), the profile's 3 ms step overhead
+ * 3 / 0.81 = 3.704 ms (+ the GPU's own 20 us, not CPU), Ray's 2.9 ms at TP 2 3.580 ms. With
+ * --host-cpu-speed 1.62 (twice the A100 host) everything CPU halves: 324 x 25 / 1.62 = 5.0 ms of
+ * launches, 1.852 ms of overhead; without an engine the default 4 us launch is 4 / 0.81 = 4.94 us.
+ * A GPU with no host field (the L40S) runs at the reference: 324 x 25 us = 8.1 ms. */
+static void host_cpu_speed_stretches_the_engines_cpu_time(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_err err = { 0 };
+    assert_int_equal(catalog_add_engines_file(&cat, LLMROOF_TEST_DATA_DIR "/engines.json", false, &err), 0);
+    const struct llmroof_engine *en = catalog_find_engine(&cat, "vllm-0.2");
+    assert_non_null(en);
+    struct llmroof_setup s = setup(&cat, "llama-2-7b", "a100-sxm4-80gb", 1);
+    assert_rel_close(s.gpu->host_cpu_speed, 0.81, 1e-12);
+    s.eff = roofline_effs_engine(s.gpu, en, NULL);
+    assert_rel_close(s.eff.cpu_scale, 1.0 / 0.81, 1e-12);
+    assert_rel_close(s.eff.launch_s, 25e-6 / 0.81, 1e-12); /* 30.86 us */
+    struct llmroof_estimate e = run(&s, 1, 5, 100);
+    assert_rel_close(e.decode.launch_s, 324.0 * 25e-6 / 0.81, 1e-9); /* 10.0 ms */
+    assert_rel_close(e.decode.overhead_s, 3e-3 / 0.81 + 20e-6, 1e-9); /* 3.724 ms */
+    struct llmroof_setup s2 = setup(&cat, "llama-2-7b", "a100-sxm4-80gb", 2);
+    s2.eff = s.eff;
+    struct llmroof_estimate e2 = run(&s2, 1, 5, 100);
+    assert_rel_close(e2.decode.overhead_s, (3e-3 + 2.9e-3) / 0.81 + 20e-6, 1e-9); /* 7.304 ms */
+    /* the user's host: twice the A100 host's speed */
+    struct llmroof_eff_override o = { 0 };
+    o.host_cpu_speed = 1.62;
+    s.eff = roofline_effs_engine(s.gpu, en, &o);
+    e = run(&s, 1, 5, 100);
+    assert_rel_close(e.decode.launch_s, 324.0 * 25e-6 / 1.62, 1e-9); /* 5.0 ms */
+    assert_rel_close(e.decode.overhead_s, 3e-3 / 1.62 + 20e-6, 1e-9);
+    /* no engine: the default 4 us launch at the A100's host */
+    const struct llmroof_effs d = roofline_default_effs(s.gpu);
+    assert_rel_close(d.launch_s, 4e-6 / 0.81, 1e-12);
+    /* no host field: the reference host */
+    struct llmroof_setup s3 = setup(&cat, "llama-2-7b", "l40s", 1);
+    assert_rel_close(s3.gpu->host_cpu_speed, 0.0, 0);
+    s3.eff = roofline_effs_engine(s3.gpu, en, NULL);
+    assert_rel_close(s3.eff.cpu_scale, 1.0, 0);
+    e = run(&s3, 1, 5, 100);
+    assert_rel_close(e.decode.launch_s, 324.0 * 25e-6, 1e-9);
     catalog_free(&cat);
 }
 
@@ -444,6 +496,7 @@ int main(void)
         cmocka_unit_test(estimate_memory_object_agrees_with_memory_command),
         cmocka_unit_test(dp_attention_keeps_a_prompt_on_one_replica),
         cmocka_unit_test(eager_launches_overlap_the_gpu_step),
+        cmocka_unit_test(host_cpu_speed_stretches_the_engines_cpu_time),
         cmocka_unit_test(vllm_0_5_cpu_share_matches_its_profile),
         cmocka_unit_test(a100_pcie_pairs_reduce_over_their_nvlink_bridge),
     };

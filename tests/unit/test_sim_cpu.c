@@ -27,7 +27,7 @@ static void vllm_0_5_step_reproduces_the_posts_split(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     const struct sim_config c = engine_config(&cat, "vllm-0.4");
-    const double t = sim_cpu_step_s(&c, 20.84e-3, 217);
+    const double t = sim_cpu_step_s(&c, 20.84e-3, 217, 1.0);
     assert_rel_close(t, 46.88e-3, 1e-9);
     assert_rel_close(17.82e-3 / t, 0.380, 0.005);
     assert_rel_close(217 * 71e-6 / t, 0.329, 0.005);
@@ -48,9 +48,9 @@ static void vllm_0_6_hides_output_processing_and_the_api_server(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     struct sim_config c = engine_config(&cat, "vllm-0.6");
-    assert_rel_close(sim_cpu_step_s(&c, 20e-3, 200), 26.4e-3, 1e-9);
+    assert_rel_close(sim_cpu_step_s(&c, 20e-3, 200, 1.0), 26.4e-3, 1e-9);
     c.cpu_seq_s /= 10;
-    assert_rel_close(sim_cpu_step_s(&c, 20e-3, 200), 20.64e-3, 1e-9);
+    assert_rel_close(sim_cpu_step_s(&c, 20e-3, 200, 1.0), 20.64e-3, 1e-9);
     catalog_free(&cat);
 }
 
@@ -65,9 +65,29 @@ static void api_server_in_its_own_process_bounds_the_step(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     struct sim_config c = engine_config(&cat, "vllm-0.6");
-    assert_rel_close(sim_cpu_step_s(&c, 5e-3, 250), 17.75e-3, 1e-9);
+    assert_rel_close(sim_cpu_step_s(&c, 5e-3, 250, 1.0), 17.75e-3, 1e-9);
     c.api_overlap = 0;
-    assert_rel_close(sim_cpu_step_s(&c, 5e-3, 250), 30.75e-3, 1e-9);
+    assert_rel_close(sim_cpu_step_s(&c, 5e-3, 250, 1.0), 30.75e-3, 1e-9);
+    catalog_free(&cat);
+}
+
+/* A slower host stretches every CPU part (docs/model.md "Host CPU"): the profile's costs are the
+ * reference host's, the host takes cpu_scale = 1 / speed times as long. vllm-0.6, 5 ms of GPU,
+ * 250 sequences, api_overlap 0, on a host at half the reference speed (cpu_scale 2):
+ *   output 250 x 17 us x 2 = 8.5 ms > 5 ms, hidden up to the step: 8.5 ms;
+ *   scheduling 250 x 32 us x 2 = 16 ms after it: 24.5 ms; API 250 x 71 us x 2 = 35.5 ms: 60 ms.
+ * The GPU time itself is not stretched: with no sequences the step is the 5 ms. A scale of 0
+ * (unset) is the reference host: 30.75 ms, as above. */
+static void a_slower_host_stretches_the_cpu_parts(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct sim_config c = engine_config(&cat, "vllm-0.6");
+    c.api_overlap = 0;
+    assert_rel_close(sim_cpu_step_s(&c, 5e-3, 250, 2.0), 60e-3, 1e-9);
+    assert_rel_close(sim_cpu_step_s(&c, 5e-3, 0, 2.0), 5e-3, 1e-12);
+    assert_rel_close(sim_cpu_step_s(&c, 5e-3, 250, 0.0), 30.75e-3, 1e-9);
     catalog_free(&cat);
 }
 
@@ -81,16 +101,17 @@ static void scheduling_overlap_alone_is_unchanged(void **state)
     load_shipped(&cat);
     struct sim_config c = engine_config(&cat, "sglang");
     assert_rel_close(c.cpu_output_s + c.api_stream_s, 0, 0);
-    assert_rel_close(sim_cpu_step_s(&c, 1e-3, 300), 1.2e-3, 1e-9);
+    assert_rel_close(sim_cpu_step_s(&c, 1e-3, 300, 1.0), 1.2e-3, 1e-9);
     c.spec.kind = SIM_SPEC_EAGLE;
-    assert_rel_close(sim_cpu_step_s(&c, 1e-3, 300), 2.2e-3, 1e-9);
+    assert_rel_close(sim_cpu_step_s(&c, 1e-3, 300, 1.0), 2.2e-3, 1e-9);
     catalog_free(&cat);
 }
 
 /* Through the simulator: one request alone decodes one sequence per iteration. An API server
- * costing 1 ms per streamed chunk in the engine's process adds 1 ms to every iteration (TTFT and
- * TPOT + 1 ms); in its own process it hides under the GPU step (a Llama-2-7B decode step on an
- * A100 is about 8 ms) and changes nothing. */
+ * costing 1 ms per streamed chunk at the reference host, in the engine's process, adds 1 / 0.81 =
+ * 1.2346 ms to every iteration on an A100 SXM, whose usual host runs at 0.81 of the reference
+ * (TTFT and TPOT + 1.2346 ms); in its own process it hides under the GPU step (a Llama-2-7B decode
+ * step on an A100 is about 8 ms) and changes nothing. */
 static void api_server_cost_reaches_the_latencies(void **state)
 {
     (void)state;
@@ -112,8 +133,8 @@ static void api_server_cost_reaches_the_latencies(void **state)
     assert_int_equal(sim_run(&c, &serial, &err), 0);
     c.api_overlap = 1;
     assert_int_equal(sim_run(&c, &own, &err), 0);
-    assert_rel_close(serial.ttft.mean, base.ttft.mean + 1e-3, 1e-9);
-    assert_rel_close(serial.tpot.mean, base.tpot.mean + 1e-3, 1e-9);
+    assert_rel_close(serial.ttft.mean, base.ttft.mean + 1e-3 / 0.81, 1e-9);
+    assert_rel_close(serial.tpot.mean, base.tpot.mean + 1e-3 / 0.81, 1e-9);
     assert_rel_close(own.tpot.mean, base.tpot.mean, 1e-12);
     assert_rel_close(own.ttft.mean, base.ttft.mean, 1e-12);
     sim_result_free(&base);
@@ -128,6 +149,7 @@ int main(void)
         cmocka_unit_test(vllm_0_5_step_reproduces_the_posts_split),
         cmocka_unit_test(vllm_0_6_hides_output_processing_and_the_api_server),
         cmocka_unit_test(api_server_in_its_own_process_bounds_the_step),
+        cmocka_unit_test(a_slower_host_stretches_the_cpu_parts),
         cmocka_unit_test(scheduling_overlap_alone_is_unchanged),
         cmocka_unit_test(api_server_cost_reaches_the_latencies),
     };
