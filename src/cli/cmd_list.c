@@ -41,6 +41,7 @@ int cmd_list(struct cli *c, int argc, char **argv)
         table_col(&t, "compute_scale", 2);
         table_col(&t, "collective_latency_us", 1);
         table_col(&t, "launch_us", 1);
+        table_col(&t, "graphs", 0);
         table_col(&t, "kernel_factor", 1);
         table_col(&t, "attention_kernel", 0);
         table_col(&t, "dequant_min_tokens", 0);
@@ -54,8 +55,22 @@ int cmd_list(struct cli *c, int argc, char **argv)
             table_num(&t, e->first_token_s * 1e3);
             table_num(&t, e->compute_scale);
             table_num(&t, e->collective_latency_s * 1e6);
-            /* what roofline_effs_engine uses: 0 with CUDA graphs, 4 us when the profile gives none */
-            table_num(&t, e->cuda_graphs ? 0.0 : (e->launch_s > 0 ? e->launch_s : 4e-6) * 1e6);
+            /* what roofline_effs_engine uses in the steps no graph replays (0 when graphs replay
+             * every step), 4 us when the profile gives none; then which steps graphs replay
+             * (docs/catalog.md "Engines") */
+            table_num(&t, e->cuda_graphs && e->graph_max_batch == 0 ? 0.0
+                                                                     : (e->launch_s > 0 ? e->launch_s : 4e-6) * 1e6);
+            char gr[48] = "";
+            if (e->graph_piecewise)
+                snprintf(gr, sizeof gr, "piecewise<=%ld", e->graph_max_batch);
+            else if (e->graph_max_batch > 0)
+                snprintf(gr, sizeof gr, "decode<=%ld", e->graph_max_batch);
+            else if (e->cuda_graphs)
+                snprintf(gr, sizeof gr, "all");
+            if (gr[0])
+                table_str(&t, gr);
+            else
+                table_empty(&t);
             table_num(&t, e->kernel_factor > 0 ? e->kernel_factor : 1.0);
             table_str(&t, attn_kernel_name(e->attention));
             if (e->dequant_min_tokens > 0)

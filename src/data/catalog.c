@@ -996,7 +996,8 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "cpu_output_s", "cpu_output_overlap", "api_stream_s", "api_overlap",
                                           "large_gpu_max_seqs", "large_gpu_max_batched_tokens", "budget_min_context",
                                           "chunked_prefill_min_context", "chunked_max_batched_tokens",
-                                          "chunked_prefill", "prefill_first", "spec_no_overlap", "tp_step_overhead_s", "source", NULL };
+                                          "chunked_prefill", "prefill_first", "spec_no_overlap", "tp_step_overhead_s",
+                                          "graph_max_batch", "graph_piecewise", "source", NULL };
     static const char *const admissions[] = { "optimistic", "no-evict", NULL };
     int rc;
     memset(g, 0, sizeof *g);
@@ -1070,6 +1071,18 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                               &g->waiting_served_ratio, NULL)) ||
         (rc = json_get_long(c, e, "max_waiting_steps", false, 0, 1000000, &g->max_waiting_steps, NULL)))
         return rc;
+    /* which steps replay a CUDA graph (docs/model.md "CUDA-graph coverage"): the largest one
+     * captured, up to the 65536 sequences the engines' flags accept (vLLM V0 256, SGLang 160,
+     * vLLM V1 512 tokens); only an engine with graphs has one */
+    if ((rc = json_get_long(c, e, "graph_max_batch", false, 1, 65536, &g->graph_max_batch, NULL)) ||
+        (rc = json_get_bool(c, e, "graph_piecewise", false, &g->graph_piecewise)))
+        return rc;
+    if (!g->cuda_graphs && (g->graph_max_batch > 0 || g->graph_piecewise))
+        return json_ferr(c, g->graph_max_batch > 0 ? "graph_max_batch" : "graph_piecewise",
+                         "needs \"cuda_graphs\": true (it says which steps a CUDA graph replays)");
+    if (g->graph_piecewise && g->graph_max_batch == 0)
+        return json_ferr(c, "graph_piecewise", "needs \"graph_max_batch\" (the largest step, in tokens, that the "
+                                               "piecewise graphs were captured for)");
     /* absent: FlashAttention-2-class */
     int fam = LLMROOF_ATTN_FLASH2;
     if ((rc = json_get_choice(c, e, "attention_kernel", "attention_kernel", attn_kernel_names, LLMROOF_ATTN_FLASH2,

@@ -175,8 +175,16 @@ struct llmroof_engine {
                                          to its tensor-parallel workers (Ray remote tasks), s [0, 20 ms] */
     double compute_scale;             /* multiplies the GPU's compute efficiency, [0.7, 1] */
     double collective_latency_s;      /* added to each collective's fixed latency (NCCL via torch vs custom kernels), s */
-    bool cuda_graphs;                 /* decode steps replay a CUDA graph: no CPU launch cost per kernel */
-    double launch_s;                  /* CPU time to launch one kernel without graphs, s [0, 50 us]; 0 = 4 us */
+    bool cuda_graphs;                 /* steps replay a CUDA graph: no CPU launch cost per kernel (all steps,
+                                         or those graph_max_batch names) */
+    long graph_max_batch;             /* the largest step a graph replays: a decode-only step's sequences
+                                         (prefill and mixed steps run eager), or with graph_piecewise any
+                                         step's tokens; [1, 65536], 0 = every step (needs cuda_graphs) */
+    bool graph_piecewise;             /* piecewise graphs (vLLM V1): prefill and mixed steps up to
+                                         graph_max_batch tokens replay too, attention launched between
+                                         the pieces (needs graph_max_batch) */
+    double launch_s;                  /* CPU time to launch one kernel in a step no graph replays, s
+                                         [0, 50 us]; 0 = 4 us */
     double kernel_factor;             /* kernels launched / the fused count ops.c declares, [1, 4]; 0 = 1 */
     bool kv_per_query_head;           /* decode attention reads K/V once per query head (GQA before XQA) */
     bool fp8_attention;               /* attention runs at the fp8 peak when the activations are fp8 */

@@ -61,7 +61,12 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
         e.first_token_s = en->first_token_s;
         e.tp_overhead_s = en->tp_step_overhead_s * e.cpu_scale;
         e.comm_latency_s = en->collective_latency_s;
-        e.launch_s = en->cuda_graphs ? 0.0 : (en->launch_s > 0 ? en->launch_s : KERNEL_LAUNCH_S_DEFAULT) * e.cpu_scale;
+        /* launch_s is the eager steps' cost at this host; graphs decide per step which those are (rl_launch) */
+        e.launch_s = (en->launch_s > 0 ? en->launch_s : KERNEL_LAUNCH_S_DEFAULT) * e.cpu_scale;
+        e.graphs = en->cuda_graphs;
+        e.graph_max = (double)en->graph_max_batch;
+        e.graph_piecewise = en->graph_piecewise;
+        e.graph_decode_new = 1.0;
         e.kernel_factor = en->kernel_factor > 0 ? en->kernel_factor : 1.0;
         e.fp8_attention = en->fp8_attention;
         e.kv_per_query_head = en->kv_per_query_head;
@@ -216,6 +221,36 @@ static bool rl_eager(const struct llmroof_effs *eff, const struct llmroof_oplist
     return eff->attn_eager && (ops->new_per_seq > 1.0 || eff->attn_eager_decode);
 }
 
+/* The CPU launch cost per kernel of this step (docs/model.md "CUDA-graph coverage"): *other for
+ * every operator, *attn for the attention operators (ops.h OPS_CONTEXT_MASK). A step no graph
+ * replays pays eff->launch_s for each; a graph-replayed one nothing, except that piecewise graphs
+ * (vLLM V1: the model split at its attention calls, each piece captured for a token count) leave
+ * a prefill or mixed step's attention outside the graph. Engines with graphs for decode only
+ * (vLLM V0's _BATCH_SIZES_TO_CAPTURE, SGLang's cuda_graph_max_bs) replay decode-type steps of at
+ * most graph_max sequences; vLLM V1 any step of at most graph_max tokens, decode-only ones as a
+ * full graph (cudagraph_mode FULL_AND_PIECEWISE). */
+static void rl_launch(const struct llmroof_effs *eff, const struct llmroof_oplist *ops, double *other, double *attn)
+{
+    *other = *attn = eff->launch_s;
+    if (!eff->graphs)
+        return;
+    if (eff->graph_max <= 0) { /* graphs of every step */
+        *other = *attn = 0.0;
+        return;
+    }
+    const double per_seq = eff->graph_decode_new > 1.0 ? eff->graph_decode_new : 1.0;
+    /* decode-type: every sequence has at most per_seq new tokens (a mixed step's prompt chunks
+     * raise the mean above it; the tolerance as ops.c's a2a_normal) */
+    const bool decode = ops->new_per_seq <= per_seq * 1.0000001;
+    const double size = eff->graph_piecewise ? ops->tokens
+                                             : ops->new_per_seq > 0 ? ops->tokens / ops->new_per_seq : 0.0;
+    if (size > eff->graph_max * 1.0000001 || (!decode && !eff->graph_piecewise))
+        return; /* eager */
+    *other = 0.0;
+    if (decode)
+        *attn = 0.0;
+}
+
 /* Bytes one instance of op k moves: K/V read once per query head by engines without GQA-aware
  * decode kernels (llmroof/roofline.h). */
 static double rl_bytes(const struct llmroof_effs *eff, const struct llmroof_oplist *ops, int k)
@@ -238,8 +273,8 @@ static bool rl_dequant(const struct llmroof_effs *eff, const struct llmroof_opli
 /* One operator's entry (full: kernel time and bound too, else the linear terms only) into *t;
  * adds its CPU launches, FLOPs, bytes and message bytes to the pass's sums. */
 static inline void rl_op(const struct roofline_prep *r, const struct llmroof_oplist *ops, int k, bool dequant,
-                         double ramp, const struct llmroof_oplist *ref_ops, const struct llmroof_phase *ref, bool full,
-                         struct llmroof_optime *t, double sums[4])
+                         double ramp, double launch_s, const struct llmroof_oplist *ref_ops,
+                         const struct llmroof_phase *ref, bool full, struct llmroof_optime *t, double sums[4])
 {
     const struct llmroof_effs *eff = r->eff;
     const struct llmroof_op *op = &ops->op[k];
@@ -259,7 +294,7 @@ static inline void rl_op(const struct roofline_prep *r, const struct llmroof_opl
     const double tbytes = op->count * (bytes + dq_bytes);
     /* every kernel, collectives included (NCCL's are launched too), costs its CPU launch;
      * roofline_total sets the step's wait from the sum */
-    sums[0] += op->count * kernels * r->kf * eff->launch_s;
+    sums[0] += op->count * kernels * r->kf * launch_s;
     sums[1] += op->count * op->flops;
     sums[2] += tbytes;
     sums[3] += op->count * op->comm_bytes;
@@ -333,13 +368,15 @@ static void rl_pass_full(const struct roofline_prep *r, const struct llmroof_opl
 {
     const bool dequant = rl_dequant(r->eff, ops);
     const double ramp = rl_ramp(r->eff, ops);
+    double lo, la;
+    rl_launch(r->eff, ops, &lo, &la);
     double sums[4] = { 0.0, 0.0, 0.0, 0.0 }; /* launch_s, flops, bytes, comm_bytes */
     RL_UNROLL_OPS
     for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
         if (ops->op[k].count <= 0) /* an absent operator adds nothing (count 0, or terms of 0) */
             out->op[k] = (struct llmroof_optime){ 0 };
         else
-            rl_op(r, ops, k, dequant, ramp, NULL, NULL, true, &out->op[k], sums);
+            rl_op(r, ops, k, dequant, ramp, OPS_CONTEXT_MASK >> k & 1u ? la : lo, NULL, NULL, true, &out->op[k], sums);
     }
     rl_close(sums, out);
 }
@@ -354,15 +391,18 @@ static void rl_pass_terms(const struct roofline_prep *r, const struct llmroof_op
     const struct llmroof_effs *eff = r->eff;
     const bool dequant = rl_dequant(eff, ops);
     const double ramp = rl_ramp(eff, ops);
+    double lo, la;
+    rl_launch(eff, ops, &lo, &la);
     double sums[4] = { 0.0, 0.0, 0.0, 0.0 };
     RL_UNROLL_OPS
     for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
+        const double launch_s = OPS_CONTEXT_MASK >> k & 1u ? la : lo;
         if (ref_ops && !(mask >> k & 1u)) {
             const struct llmroof_op *op = &ref_ops->op[k];
             if (op->count <= 0)
                 continue;
             const struct llmroof_optime *rt = &ref->op[k];
-            sums[0] += op->count * rt->kernels * r->kf * eff->launch_s;
+            sums[0] += op->count * rt->kernels * r->kf * launch_s;
             sums[1] += op->count * op->flops;
             sums[2] += rt->bytes;
             sums[3] += op->count * op->comm_bytes;
@@ -371,7 +411,7 @@ static void rl_pass_terms(const struct roofline_prep *r, const struct llmroof_op
         if (ops->op[k].count <= 0)
             out->op[k] = (struct llmroof_optime){ 0 };
         else
-            rl_op(r, ops, k, dequant, ramp, ref_ops, ref, false, &out->op[k], sums);
+            rl_op(r, ops, k, dequant, ramp, launch_s, ref_ops, ref, false, &out->op[k], sums);
     }
     rl_close(sums, out);
 }

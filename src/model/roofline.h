@@ -23,7 +23,17 @@ struct llmroof_effs {
     /* kernel-level terms (llmroof/kernel.h); zero in a hand-built struct means pure roofline */
     double kernel_s;      /* GPU time each kernel adds (launch latency, ramp-up, tail), s */
     double overlap;       /* share of the shorter roofline term not hidden under the longer, [0, 0.5] */
-    double launch_s;      /* CPU time per kernel launch the GPU may wait for (0 with CUDA graphs), s */
+    double launch_s;      /* CPU time per kernel launch the GPU may wait for, in a step no CUDA graph
+                             replays, s */
+    /* CUDA-graph coverage (docs/model.md "CUDA-graph coverage"); graphs false: every step eager */
+    bool graphs;          /* the engine replays CUDA graphs: a replayed step launches no kernel */
+    double graph_max;     /* the largest step replayed: a decode-type step's sequences, or with
+                             graph_piecewise any step's tokens; 0 = every step */
+    bool graph_piecewise; /* prefill and mixed steps within graph_max replay too, their attention
+                             operators launched between the pieces (vLLM V1) */
+    double graph_decode_new; /* new tokens per sequence up to which a step is decode-type: 1, or the
+                             positions per sequence of a verification pass the engine captures
+                             (speculative decoding; set by the simulator); 0 = 1 */
     double kernel_factor; /* kernels launched / ops.c's fused count (0 = 1) */
     double gemm_scale;    /* share of `compute` that GEMMs in the activation dtype reach (0 = 1) */
     double peak_scale;    /* tensor peak multiplier (GeForce fp16 accumulation: 2; 0 = 1) */
@@ -83,7 +93,7 @@ struct llmroof_phase {
     double memory_s;     /* sum over local ops of memory time */
     double comm_s;       /* sum of collective times */
     double overhead_s;   /* fixed per-step overhead */
-    double launch_s;     /* CPU time to launch the step's kernels (0 with CUDA graphs) */
+    double launch_s;     /* CPU time to launch the step's kernels (0 when a CUDA graph replays it) */
     double cpu_wait_s;   /* of it, what the GPU waits for: max(0, launch_s - the operators' GPU
                             time), the CPU enqueueing ahead while the GPU drains (section 3a) */
     double time_s;       /* sum of op times - hidden_s + cpu_wait_s + overhead_s */

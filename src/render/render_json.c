@@ -1031,6 +1031,9 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
             cJSON_AddBoolToObject(o, "spec_no_overlap", true);
         cJSON_AddStringToObject(o, "attention_kernel", attn_kernel_name(e[i].attention));
         cJSON_AddBoolToObject(o, "cuda_graphs", e[i].cuda_graphs);
+        add_positive(o, "graph_max_batch", (double)e[i].graph_max_batch);
+        if (e[i].graph_piecewise)
+            cJSON_AddBoolToObject(o, "graph_piecewise", true);
         cJSON_AddBoolToObject(o, "custom_allreduce", e[i].custom_allreduce);
         cJSON_AddBoolToObject(o, "first_token_decode", e[i].first_token_decode);
         cJSON_AddBoolToObject(o, "kv_per_query_head", e[i].kv_per_query_head);

@@ -579,6 +579,13 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     e->pool = pool;
     e->prefill_only = c->disaggregated && pool == 0;
     e->spec = c->spec.kind != SIM_SPEC_NONE && !e->prefill_only;
+    if (e->spec) {
+        /* engines replay verification and draft-tree passes from graphs as they do decode steps
+         * (SGLang captures TARGET_VERIFY and its draft steps, vLLM V1 uniform decode batches):
+         * those steps are decode-type for the graph coverage (model/roofline.h graph_decode_new) */
+        const long v = c->spec.tokens > 0 ? c->spec.tokens : c->spec.k + 1L;
+        e->setup.eff.graph_decode_new = (double)(c->spec.topk > v ? c->spec.topk : v);
+    }
     int rc = estimate_check(s, err);
     if (rc)
         return rc;

@@ -107,6 +107,26 @@ if [ "$(id -u)" != 0 ]; then
         fail=$((fail + 1))
     fi
 fi
+# engine profiles with bad CUDA-graph fields (docs/catalog.md "Engines"): a data directory of
+# the shipped GPUs and models and one bad engines.json each; the message names file and field
+mkdir "$T/eng"
+cp data/gpus.json data/models.json "$T/eng/"
+for c in 'graph_max_batch:"cuda_graphs": false, "graph_max_batch": 256' \
+    'graph_max_batch:"cuda_graphs": true, "graph_max_batch": 0' \
+    'graph_max_batch:"cuda_graphs": true, "graph_max_batch": 1.5' \
+    'graph_piecewise:"cuda_graphs": true, "graph_piecewise": true' \
+    'graph_piecewise:"cuda_graphs": true, "graph_max_batch": 512, "graph_piecewise": 1'; do
+    count=$((count + 1))
+    field=${c%%:*}
+    printf '{"engines":[{"id":"e","name":"E","step_overhead_s":0.001,"first_token_s":0,"compute_scale":1,%s,"source":"s"}]}\n' \
+        "${c#*:}" >"$T/eng/engines.json"
+    LLMROOF_DATA="$T/eng" "$bin" list engines >"$T/out" 2>"$T/err"
+    rc=$?
+    if [ "$rc" != 2 ] || [ -s "$T/out" ] || ! grep -q "engines.json:1:[0-9]*: 'e': field '$field'" "$T/err"; then
+        echo "FAIL engine_$field: exit $rc, stderr: $(cat "$T/err")"
+        fail=$((fail + 1))
+    fi
+done
 echo "bad-input matrix: $count cases, $fail failed"
 [ "$count" -ge 40 ] || { echo "fewer than 40 cases"; exit 1; }
 [ "$fail" = 0 ]

@@ -256,6 +256,124 @@ static void masked_terms_are_the_whole_steps(void **state)
     catalog_free(&cat);
 }
 
+/* CUDA-graph coverage (docs/model.md "CUDA-graph coverage"), on a GPU of round numbers (1 TB/s,
+ * 100 TFLOP/s) with pure-roofline kernels: an FFN of 10 instances of 2 kernels, each 1 MB and no
+ * FLOPs (2 us each at half the bandwidth: 20 us), and an attention operator of 10 one-kernel
+ * instances of 1 MB (20 us). Launching all 30 kernels costs 30 x 30 us = 900 us of CPU. */
+static void graph_coverage_decides_the_launch_wait(void **state)
+{
+    (void)state;
+    struct llmroof_gpu g = { 0 };
+    g.mem_bw_Bps = 1e12;
+    g.peak_flops[LLMROOF_FP16] = 100e12;
+    g.has_peak[LLMROOF_FP16] = true;
+    struct llmroof_effs e = { .compute = 0.5, .memory = 0.5, .comm = 1.0, .launch_s = 30e-6, .graphs = true,
+                              .graph_max = 256 };
+    struct llmroof_oplist o = { 0 };
+    o.op[LLMROOF_OP_FFN] = (struct llmroof_op){ 10, 0, 1e6, 0, 2, 0 };
+    o.op[LLMROOF_OP_ATTENTION] = (struct llmroof_op){ 10, 0, 1e6, 0, 1, 0 };
+    struct llmroof_phase p;
+    /* a decode step of 257 sequences, above the largest graph (256): eager, 900 us of launches
+     * against 40 us of GPU: the GPU waits 860 us, the step takes 900 us */
+    o.tokens = 257;
+    o.new_per_seq = 1;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.launch_s, 900e-6, 1e-12);
+    assert_rel_close(p.cpu_wait_s, 860e-6, 1e-12);
+    assert_rel_close(p.time_s, 900e-6, 1e-12);
+    /* at 256 sequences the graph replays it: no launch, 40 us */
+    o.tokens = 256;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.launch_s, 0.0, 0);
+    assert_rel_close(p.cpu_wait_s, 0.0, 0);
+    assert_rel_close(p.time_s, 40e-6, 1e-12);
+    /* a prefill step of 2 prompts of 64 tokens (128 tokens, new_per_seq 64): decode graphs only,
+     * so eager at any size: 900 us */
+    o.tokens = 128;
+    o.new_per_seq = 64;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.launch_s, 900e-6, 1e-12);
+    assert_rel_close(p.time_s, 900e-6, 1e-12);
+    /* a verification pass of 3 positions per sequence (64 sequences, 192 tokens) is decode-type
+     * where the engine captures it (graph_decode_new 3, set by the simulator): replayed, 40 us */
+    o.tokens = 192;
+    o.new_per_seq = 3;
+    e.graph_decode_new = 3;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.time_s, 40e-6, 1e-12);
+    /* ...and eager where it does not (graph_decode_new 1): 900 us */
+    e.graph_decode_new = 0;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.time_s, 900e-6, 1e-12);
+    /* piecewise graphs up to 512 tokens (vLLM V1): the 128-token prefill replays but for its
+     * attention, 10 x 1 x 30 = 300 us of launches against 40 us: 300 us; a 513-token step runs
+     * eager (900 us); a decode step of 512 is a full graph (40 us) */
+    e.graph_piecewise = true;
+    e.graph_max = 512;
+    o.tokens = 128;
+    o.new_per_seq = 64;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.launch_s, 300e-6, 1e-12);
+    assert_rel_close(p.cpu_wait_s, 260e-6, 1e-12);
+    assert_rel_close(p.time_s, 300e-6, 1e-12);
+    o.tokens = 513;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.time_s, 900e-6, 1e-12);
+    o.tokens = 512;
+    o.new_per_seq = 1;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.time_s, 40e-6, 1e-12);
+    /* graphs with no limit replay every step (gpt-fast); no graphs: every step eager */
+    e = (struct llmroof_effs){ .compute = 0.5, .memory = 0.5, .comm = 1.0, .launch_s = 30e-6, .graphs = true };
+    o.tokens = 128;
+    o.new_per_seq = 64;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.time_s, 40e-6, 1e-12);
+    e.graphs = false;
+    o.new_per_seq = 1;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.time_s, 900e-6, 1e-12);
+}
+
+/* The shipped vLLM 0.6 profile on an H100, Llama-3.1-8B at TP 1: 32 layers x 10 kernels as ops.c
+ * fuses them, the final norm 1 and the LM head 3 = 324 kernels; a step no graph replays pays
+ * 324 x 25 us = 8.1 ms of launches (the H100 host is the reference: speed 1); decode steps up to 256 sequences replay (0). */
+static void vllm_v0_graphs_cover_decode_up_to_256(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_engine *en = shipped_engine(&cat, "vllm-0.6");
+    assert_int_equal(en->graph_max_batch, 256);
+    assert_false(en->graph_piecewise);
+    struct llmroof_setup s = { 0 };
+    s.model = model(&cat, "llama-3.1-8b");
+    s.gpu = gpu(&cat, "h100");
+    s.tp = 1;
+    s.dt = (struct llmroof_dtypes){ .weight = LLMROOF_BF16, .kv = LLMROOF_BF16, .act = LLMROOF_BF16 };
+    s.eff = roofline_effs_engine(s.gpu, en, NULL);
+    struct llmroof_shard sh;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(ops_shard(s.model, 1, &sh, &err), 0);
+    const double seqs[] = { 256, 257, 1 };
+    const double news[] = { 1, 1, 128 };
+    const double want[] = { 0.0, 8.1e-3, 8.1e-3 };
+    for (int i = 0; i < 3; i++) {
+        struct llmroof_batch b = { 0 };
+        for (int j = 0; j < (int)seqs[i]; j++)
+            batch_add(&b, news[i], news[i] > 1 ? 0.0 : 1000.0);
+        struct llmroof_oplist o;
+        struct llmroof_phase p;
+        ops_build(s.model, &sh, &s.dt, &b, &o);
+        roofline_eval(s.gpu, s.dt.act, &s.eff, 1, &o, &p);
+        assert_rel_close(p.launch_s, want[i], 1e-9);
+        /* the wait is what the launches exceed of the GPU time */
+        const double gpu = p.time_s - p.cpu_wait_s - p.overhead_s;
+        assert_rel_close(p.cpu_wait_s, want[i] > gpu ? want[i] - gpu : 0.0, 1e-9);
+    }
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -269,6 +387,8 @@ int main(void)
         cmocka_unit_test(two_batch_overlap_hides_the_all_to_all_under_compute),
         cmocka_unit_test(added_gpus_carry_the_sourced_overhead_and_efficiencies),
         cmocka_unit_test(masked_terms_are_the_whole_steps),
+        cmocka_unit_test(graph_coverage_decides_the_launch_wait),
+        cmocka_unit_test(vllm_v0_graphs_cover_decode_up_to_256),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

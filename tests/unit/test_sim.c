@@ -1488,15 +1488,16 @@ static void a_decode_step_retimed_at_another_context_is_exact(void **state)
  * reference path's result to the bit: every request's times and preemptions and the iteration
  * count agree with per_sequence (each sequence scheduled one by one, every step built whole) on
  * runs that preempt (closed loops that overfill an A10, one-token blocks), reserve (no-evict),
- * emit the first token from a decode step, or hold more sequences than the token budget. */
+ * emit the first token from a decode step, hold more sequences than the token budget, or replay
+ * CUDA graphs for some steps only (the launch wait differs across the graph limit). */
 static void lazy_decode_matches_the_per_sequence_scheduler(void **state)
 {
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
     struct workload chat = { WORKLOAD_CHAT, 0, 0, NULL, 0 }, big = { WORKLOAD_FIXED, 2048, 2048, NULL, 0 };
-    for (int k = 0; k < 7; k++) {
-        struct sim_config c = config(&cat, "llama-2-7b", k == 0 || k == 4 || k == 5 ? "a100-sxm4-80gb" : "a10", 1,
+    for (int k = 0; k < 9; k++) {
+        struct sim_config c = config(&cat, "llama-2-7b", k == 0 || k == 4 || k == 5 || k >= 7 ? "a100-sxm4-80gb" : "a10", 1,
                                      k == 1 || k == 2 ? &big : &chat);
         c.mode = SIM_RATE;
         c.rate_qps = 10;
@@ -1526,6 +1527,15 @@ static void lazy_decode_matches_the_per_sequence_scheduler(void **state)
             break;
         case 6: /* one-token blocks, overloaded: a block every step, preemptions */
             c.mem.block_size = 1;
+            break;
+        case 7: /* decode graphs up to 16 sequences, 50 us launches elsewhere (model/roofline.h):
+                 * 324 x 50 us = 16 ms of launches outlast an eager step's GPU time */
+        case 8: /* piecewise graphs up to 64 tokens */
+            c.rate_qps = 2;
+            c.setup.eff.launch_s = 50e-6;
+            c.setup.eff.graphs = true;
+            c.setup.eff.graph_max = k == 7 ? 16 : 64;
+            c.setup.eff.graph_piecewise = k == 8;
             break;
         }
         struct sim_result lazy, each;
