@@ -210,12 +210,17 @@ static void set_context(const struct llmroof_model *m, const struct llmroof_shar
     struct llmroof_op *op = out->op;
 
     /* MLA: each sequence its own way, as vLLM and SGLang split a step: few-query sequences
-     * (decode, MTP/spec verification) absorbed, prefill chunks decompressed (docs/model.md "MLA") */
-    const double fT = per_replica(b->few_tokens, rep), fpairs = per_replica(b->few_pairs, rep),
-                 fkeys = per_replica(b->few_keys, rep);
+     * (decode, MTP/spec verification) absorbed, prefill chunks decompressed (docs/model.md "MLA").
+     * DeepSeek Sparse Attention runs every sequence absorbed, prefill included: the V3.2-Exp
+     * report (section 2.1, "Instantiate DSA under MLA") implements DSA in MLA's MQA mode, each
+     * latent entry shared by all query heads, as FlashMLA's sparse prefill and decode kernels
+     * (d_qk 576, d_v 512) that vLLM's and SGLang's DSA backends call. */
+    const bool dsa = mla && m->dsa_top_k > 0;
+    double pairs = per_replica(b->attn_pairs, rep), keys = per_replica(b->kv_read_tokens, rep);
+    const double fT = dsa ? T : per_replica(b->few_tokens, rep), fpairs = dsa ? pairs : per_replica(b->few_pairs, rep),
+                 fkeys = dsa ? keys : per_replica(b->few_keys, rep);
     const bool absorbed = mla && fT >= T * 0.9999999;
     out->mla_absorbed = absorbed;
-    double pairs = per_replica(b->attn_pairs, rep), keys = per_replica(b->kv_read_tokens, rep);
     double fp = fpairs, fk = fkeys; /* the few-query sequences' share, for MLA's split */
     if (m->dsa_top_k > 0 && S > 0) {
         /* DSA: the indexer scores every past key; attention reads only the top-k of each query

@@ -359,6 +359,29 @@ static void deepseek_layer_counts_latent_norms_shared_experts_and_fp8_group_quan
     catalog_free(&cat);
 }
 
+/* DeepSeek Sparse Attention runs MLA in its MQA (absorbed) form at prefill too (V3.2-Exp report
+ * section 2.1): a 1000-token prompt, DeepSeek-V3.2-Exp at TP 8 (16 heads per rank). */
+static void dsa_prefill_runs_mla_absorbed(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_oplist o;
+    build(model(&cat, "deepseek-v3.2-exp"), 8, batch_prefill(1, 1000), &o);
+    assert_true(o.mla_absorbed);
+    /* pairs: sum over j = 1..1000 of min(j, 2048) = 1000 * 1001 / 2 = 500,500; absorbed
+     * 2 * Hq * (2 r_kv + p) = 2 * 16 * (1024 + 64) = 34,816 FLOP per pair -> 17,425,408,000
+     * (decompressed would be 2 * 16 * (128 + 64 + 128) = 10,240 per pair) */
+    assert_rel_close(o.op[LLMROOF_OP_ATTENTION].flops, 17425408000.0, 1e-12);
+    /* W_UK and W_UV per new token: 2 * 1000 * 16 * 512 * (128 + 128) = 4,194,304,000 */
+    assert_rel_close(o.op[LLMROOF_OP_MLA_KV_UP].flops, 4194304000.0, 1e-12);
+    /* DeepSeek-V3 (no DSA) keeps the decompressed prefill */
+    build(model(&cat, "deepseek-v3"), 8, batch_prefill(1, 1000), &o);
+    assert_false(o.mla_absorbed);
+    assert_rel_close(o.op[LLMROOF_OP_ATTENTION].flops, 10240.0 * 500500.0, 1e-12);
+    catalog_free(&cat);
+}
+
 /* ops_build writes every byte of the list: built over garbage it equals the list built over
  * zeros, for every model, prefill and decode, TP 1 and 8, and EP with data-parallel attention
  * and PP where the model allows them (ops_build zeroes only what some paths leave unset). */
@@ -409,6 +432,7 @@ int main(void)
         cmocka_unit_test(experts_hit_is_the_formula_to_the_bit),
         cmocka_unit_test(context_rebuild_matches_a_whole_build),
         cmocka_unit_test(ops_build_writes_every_byte),
+        cmocka_unit_test(dsa_prefill_runs_mla_absorbed),
         cmocka_unit_test(deepseek_layer_counts_latent_norms_shared_experts_and_fp8_group_quant),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
