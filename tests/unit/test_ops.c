@@ -352,6 +352,18 @@ static void deepseek_layer_counts_latent_norms_shared_experts_and_fp8_group_quan
     assert_rel_close(blk.op[LLMROOF_OP_FFN].bytes - pt.op[LLMROOF_OP_FFN].bytes, 50440.0, 1e-9);
     assert_rel_close(blk.op[LLMROOF_OP_DENSE_FFN].bytes - pt.op[LLMROOF_OP_DENSE_FFN].bytes, 28712.0, 1e-9);
 
+    /* EP 8 with data-parallel attention (TP 1, 8 replicas), 8 decode tokens: one per replica;
+     * the busiest rank's routed rows 8 * 8 / 8 = 8 of the whole 2048-wide experts, the shared
+     * expert whole (2048): (7168 + 8 * 2048 + 7168 + 2048) = 32,768 * 3.03125 = 99,328 B */
+    const struct llmroof_layout lay = { 1, 0, 8, true, 0, false };
+    struct llmroof_shard esh;
+    assert_int_equal(ops_shard_layout(ds, &lay, &esh, &err), 0);
+    const struct llmroof_batch b8 = batch_decode(8, 1000);
+    ops_build(ds, &esh, &fp8blk, &b8, &blk);
+    ops_build(ds, &esh, &fp8pt, &b8, &pt);
+    assert_rel_close(blk.op[LLMROOF_OP_FFN].kernels, 12.0, 0);
+    assert_rel_close(blk.op[LLMROOF_OP_FFN].bytes - pt.op[LLMROOF_OP_FFN].bytes, 99328.0, 1e-9);
+
     /* a MoE without shared experts and without a block checkpoint: 5 kernels, as before */
     struct llmroof_oplist mx;
     build(model(&cat, "mixtral-8x7b"), 1, b, &mx);
