@@ -253,8 +253,10 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
         }
         if (arch_is_mla(m))
             sbuf_printf(&c->out, "note: MLA caches the %ld-wide latent + %ld rope key per layer, replicated on each "
-                                 "TP rank; decode runs absorbed, prefill decompressed\n",
-                        m->kv_lora_rank, m->qk_rope_dim);
+                                 "TP rank; %s\n",
+                        m->kv_lora_rank, m->qk_rope_dim,
+                        m->dsa_top_k > 0 ? "sparse attention runs absorbed (MQA mode), prefill too"
+                                         : "decode runs absorbed, prefill decompressed");
         if (e.shard.kv_replicated && !arch_is_mla(m))
             sbuf_printf(&c->out, "note: %ld KV heads < TP %d: each rank holds a replica of one KV head\n",
                         m->kv_heads, setup.tp);

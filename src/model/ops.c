@@ -106,6 +106,28 @@ double ops_experts_hit(double experts, double top_k, double tokens)
     return experts * (1.0 - pow(1.0 - top_k / experts, tokens));
 }
 
+/* Block-scaled fp8 checkpoints (DeepSeek-V3/R1, Kimi-K2: e4m3 weights with one fp32 scale per
+ * 128 x 128 block, checkpoint.bits 8.002) served at their fp8 weights run every linear layer as a
+ * W8A8 GEMM whose activations are first quantized per token and group of 128 by a kernel of their
+ * own: vLLM's apply_w8a8_block_fp8_linear and SGLang's (fp8_utils.py) call
+ * per_token_group_quant_fp8 and then the block GEMM (DeepGEMM, CUTLASS, Triton, aiter's
+ * gemm_a8w8_blockscale on ROCm), and the fused-MoE path quantizes its input before the gate_up
+ * GEMM and the activated intermediate before the down GEMM (fused_moe.py). Per-tensor fp8
+ * (--weight-dtype fp8 on a 16-bit checkpoint) is not this case. */
+static bool block_fp8(const struct llmroof_model *m, const struct llmroof_dtypes *dt)
+{
+    return dt->weight == LLMROOF_FP8 && !(dt->weight_bits > 0) && strcmp(m->ckpt_format, "fp8") == 0 &&
+           m->ckpt_bits > 8.0;
+}
+
+/* HBM traffic of one such quantization kernel over `rows` x `width` activations: reads the 16-bit
+ * input, writes one fp8 byte per element and one fp32 scale per 128 (the GEMM's own read stays
+ * charged at the activation dtype: an upper bound by 1 byte per element). */
+static inline double quant_bytes(double rows, double width, double a)
+{
+    return rows * width * (a + 1.0 + 4.0 / 128.0);
+}
+
 /* HBM traffic of the MLP's intermediate activations per token of width `width`:
  * gated: gate_up writes 2w, the SiLU-and-multiply kernel reads 2w and writes w, down
  * reads w (6w); plain: up writes w, the activation reads and writes w, down reads w (4w). */
@@ -188,12 +210,17 @@ static void set_context(const struct llmroof_model *m, const struct llmroof_shar
     struct llmroof_op *op = out->op;
 
     /* MLA: each sequence its own way, as vLLM and SGLang split a step: few-query sequences
-     * (decode, MTP/spec verification) absorbed, prefill chunks decompressed (docs/model.md "MLA") */
-    const double fT = per_replica(b->few_tokens, rep), fpairs = per_replica(b->few_pairs, rep),
-                 fkeys = per_replica(b->few_keys, rep);
+     * (decode, MTP/spec verification) absorbed, prefill chunks decompressed (docs/model.md "MLA").
+     * DeepSeek Sparse Attention runs every sequence absorbed, prefill included: the V3.2-Exp
+     * report (section 2.1, "Instantiate DSA under MLA") implements DSA in MLA's MQA mode, each
+     * latent entry shared by all query heads, as FlashMLA's sparse prefill and decode kernels
+     * (d_qk 576, d_v 512) that vLLM's and SGLang's DSA backends call. */
+    const bool dsa = mla && m->dsa_top_k > 0;
+    double pairs = per_replica(b->attn_pairs, rep), keys = per_replica(b->kv_read_tokens, rep);
+    const double fT = dsa ? T : per_replica(b->few_tokens, rep), fpairs = dsa ? pairs : per_replica(b->few_pairs, rep),
+                 fkeys = dsa ? keys : per_replica(b->few_keys, rep);
     const bool absorbed = mla && fT >= T * 0.9999999;
     out->mla_absorbed = absorbed;
-    double pairs = per_replica(b->attn_pairs, rep), keys = per_replica(b->kv_read_tokens, rep);
     double fp = fpairs, fk = fkeys; /* the few-query sequences' share, for MLA's split */
     if (m->dsa_top_k > 0 && S > 0) {
         /* DSA: the indexer scores every past key; attention reads only the top-k of each query
@@ -342,6 +369,7 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
     const double nmat = m->mlp == LLMROOF_MLP_GATED ? 3.0 : 2.0;
     const bool mla = arch_is_mla(m);
     const bool a2a = sh->ep > 1 && sh->dp_attn;
+    const bool bq = block_fp8(m, dt); /* per-token-group fp8 quantization before each GEMM */
     struct llmroof_op *op = out->op;
 
     /* Kernels per instance (the last field) in an engine that fuses the residual add into the
@@ -363,8 +391,18 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
         const double qh = Hq * ((double)m->qk_nope_dim + p);
         const double wts = (rq > 0 ? h * rq + rq * qh : h * qh) + h * (rkv + p);
         const double outw = (rq > 0 ? rq : 0.0) + qh + rkv + p;
-        op[LLMROOF_OP_QKV_PROJ] = (struct llmroof_op){ La, 2.0 * T * wts, wts * w + T * h * a + T * outw * a, 0, 3,
-                                                       wts * w };
+        /* the latent RMSNorms (q_a_layernorm over r_q, kv_a_layernorm over r_kv): 4 FLOP per
+         * element, read and write; kernels: the q_a|kv_a GEMM (fused by vLLM's fused_qkv_a_proj
+         * and SGLang's fused_qkv_a_proj_with_mqa), the two latent norms, q_b GEMM and RoPE (5);
+         * without q compression q and kv_a are two GEMMs beside kv_a's norm and RoPE (4) */
+        const double lat = (rq > 0 ? rq : 0.0) + rkv;
+        op[LLMROOF_OP_QKV_PROJ] = (struct llmroof_op){ La, 2.0 * T * wts + 4.0 * T * lat,
+                                                       wts * w + T * h * a + T * outw * a + 2.0 * T * lat * a, 0,
+                                                       rq > 0 ? 5 : 4, wts * w };
+        if (bq) { /* one quantization of h before q_a|kv_a (or q and kv_a) and one before q_b */
+            op[LLMROOF_OP_QKV_PROJ].kernels += 2;
+            op[LLMROOF_OP_QKV_PROJ].bytes += quant_bytes(T, h, a) + quant_bytes(T, rq > 0 ? rq : h, a);
+        }
         /* the cache holds the latent and the rope key: (r_kv + p) per token, replicated per TP rank */
         op[LLMROOF_OP_KV_WRITE] = (struct llmroof_op){ La, 0.0, T * (rkv + p) * (a + k), 0, 1, 0 };
         qo_w = Hq * (double)m->v_head_dim;
@@ -387,6 +425,10 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
     }
     op[LLMROOF_OP_O_PROJ] = (struct llmroof_op){
         La, 2.0 * T * qo_w * h, qo_w * h * w + (m->o_bias ? h * w : 0.0) + T * qo_w * a + T * h * a, 0, 1, qo_w * h * w };
+    if (bq) {
+        op[LLMROOF_OP_O_PROJ].kernels += 1;
+        op[LLMROOF_OP_O_PROJ].bytes += quant_bytes(T, qo_w, a);
+    }
 
     if (sh->tp > 1) {
         /* one after attention and one after each MLP that TP shards or EP combines over the TP
@@ -403,9 +445,12 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
     const double I = sh->intermediate_per_rank *
                      (layers_patterned(m) ? layers_dense_width(m, 0, m->layers) / (double)m->intermediate : 1.0);
     const double dense_bias = m->mlp_bias ? ((nmat - 1.0) * I + h) * w : 0.0;
+    /* block fp8: the MLP input and the activated intermediate quantized before their GEMMs */
     const struct llmroof_op dense = {
-        1.0, 2.0 * T * h * I * nmat, nmat * h * I * w + dense_bias + 2.0 * T * h * a + T * mlp_inter_elems(m->mlp, I) * a, 0,
-        3, nmat * h * I * w };
+        1.0, 2.0 * T * h * I * nmat,
+        nmat * h * I * w + dense_bias + 2.0 * T * h * a + T * mlp_inter_elems(m->mlp, I) * a +
+            (bq ? quant_bytes(T, h, a) + quant_bytes(T, I, a) : 0.0),
+        0, bq ? 5 : 3, nmat * h * I * w };
     if (Lm > 0) {
         const double E = (double)m->moe_experts, kk = (double)m->moe_top_k;
         double flops, bytes, hit, wb;
@@ -439,8 +484,28 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
         out->experts_hit = hit;
         out->expert_wbytes = hit * (sh->ep > 1 ? (double)m->moe_intermediate : sh->moe_intermediate_per_rank) * nmat * h * we;
         out->tokens_per_expert = hit > 0 ? (sh->ep > 1 ? Ttot * kk / (double)sh->ep * sh->ep_imbalance : T * kk) / hit : 0.0;
-        /* permute, grouped gate_up, activation, grouped down, un-permute and weighted sum */
-        op[LLMROOF_OP_FFN] = (struct llmroof_op){ Lm, flops, bytes, 0, 5, wb };
+        /* permute, grouped gate_up, activation, grouped down, un-permute and weighted sum (5);
+         * shared experts run as a dense MLP of their own beside them: gate_up GEMM, activation,
+         * down GEMM (+3; vLLM's DeepseekV2MoE shared_experts MLP; SGLang fuses a DeepSeek
+         * shared expert into the routed kernels as a 257th expert only on CUDA GPUs in 0.4.x,
+         * on MI300-class GPUs from 0.5: determine_num_fused_shared_experts). Block fp8: the
+         * routed experts quantize their input and their intermediate (T*k rows, or the busiest
+         * rank's assignments), the shared MLP its own input and intermediate (+2 each). */
+        double fk = 5.0 + (m->moe_shared > 0 ? 3.0 : 0.0);
+        if (bq) {
+            const double rows = sh->ep > 1 ? Ttot * kk / (double)sh->ep * sh->ep_imbalance : T * kk;
+            const double Ier = sh->ep > 1 ? (double)m->moe_intermediate : sh->moe_intermediate_per_rank;
+            /* the shared MLP's width on this rank, as above: whole with data-parallel attention */
+            const double Ish = (double)m->moe_shared * (sh->ep > 1 && sh->dp_attn ? (double)m->moe_intermediate
+                                                                                    : sh->moe_intermediate_per_rank);
+            fk += 2.0;
+            bytes += quant_bytes(T, h, a) + quant_bytes(rows, Ier, a);
+            if (Ish > 0) {
+                fk += 2.0;
+                bytes += quant_bytes(T, h, a) + quant_bytes(T, Ish, a);
+            }
+        }
+        op[LLMROOF_OP_FFN] = (struct llmroof_op){ Lm, flops, bytes, 0, fk, wb };
         if (Ld > 0) {
             op[LLMROOF_OP_DENSE_FFN] = dense;
             op[LLMROOF_OP_DENSE_FFN].count = Ld;

@@ -304,6 +304,96 @@ static void context_rebuild_matches_a_whole_build(void **state)
     catalog_free(&cat);
 }
 
+/* The kernels a DeepSeek decoder layer launches: the latent norms and the shared-expert MLP
+ * always; with the block-scaled fp8 checkpoint's weights, one per-token-group quantization
+ * kernel before each GEMM (ops.c block_fp8). DeepSeek-V3, TP 8, one decode token. */
+static void deepseek_layer_counts_latent_norms_shared_experts_and_fp8_group_quant(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *ds = model(&cat, "deepseek-v3");
+    struct llmroof_shard sh;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(ops_shard(ds, 8, &sh, &err), 0);
+    const struct llmroof_batch b = batch_decode(1, 1000);
+    struct llmroof_oplist f16, blk, pt;
+    ops_build(ds, &sh, &FP16, &b, &f16);
+    /* 16-bit weights: q_a|kv_a GEMM, q_a norm, kv_a norm, q_b GEMM, RoPE = 5; routed MoE 5 +
+     * shared MLP (gate_up, activation, down) 3 = 8; o_proj 1; dense MLP 3 */
+    assert_rel_close(f16.op[LLMROOF_OP_QKV_PROJ].kernels, 5.0, 0);
+    assert_rel_close(f16.op[LLMROOF_OP_FFN].kernels, 8.0, 0);
+    assert_rel_close(f16.op[LLMROOF_OP_O_PROJ].kernels, 1.0, 0);
+    assert_rel_close(f16.op[LLMROOF_OP_DENSE_FFN].kernels, 3.0, 0);
+    /* qkv FLOPs: q_a 7168*1536 = 11,010,048, q_b 1536*(16 heads*192) = 4,718,592, kv_a
+     * 7168*576 = 4,128,768: 2 * 19,857,408 = 39,714,816, + the latent norms 4 * (1536 + 512)
+     * = 8,192 -> 39,723,008 */
+    assert_rel_close(f16.op[LLMROOF_OP_QKV_PROJ].flops, 39723008.0, 1e-12);
+
+    /* the checkpoint's fp8 weights (block scales) against fp8 at the same bytes without them
+     * (--weight-bits 8: per-tensor, no group quantization) */
+    const struct llmroof_dtypes fp8blk = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
+    const struct llmroof_dtypes fp8pt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 8.0, false, LLMROOF_FP16 };
+    ops_build(ds, &sh, &fp8blk, &b, &blk);
+    ops_build(ds, &sh, &fp8pt, &b, &pt);
+    assert_rel_close(pt.op[LLMROOF_OP_QKV_PROJ].kernels, 5.0, 0);
+    assert_rel_close(pt.op[LLMROOF_OP_FFN].kernels, 8.0, 0);
+    /* +2 (before q_a|kv_a and q_b), +1 (o_proj), +2 routed +2 shared, +2 dense */
+    assert_rel_close(blk.op[LLMROOF_OP_QKV_PROJ].kernels, 7.0, 0);
+    assert_rel_close(blk.op[LLMROOF_OP_O_PROJ].kernels, 2.0, 0);
+    assert_rel_close(blk.op[LLMROOF_OP_FFN].kernels, 12.0, 0);
+    assert_rel_close(blk.op[LLMROOF_OP_DENSE_FFN].kernels, 5.0, 0);
+    /* each quantization reads 2 B, writes 1 B + 4 B per 128 per element: 3.03125 B.
+     * qkv: (7168 + 1536) * 3.03125 = 26,384 B; o_proj: 16 heads * 128 = 2048 -> 6,208 B;
+     * MoE: input 7168 + 8 routed rows * 256 (2048 / TP 8) + shared input 7168 + shared 256
+     * = 16,640 -> 50,440 B; dense: (7168 + 18432 / 8 = 2304) = 9,472 * 3.03125 = 28,712 B */
+    assert_rel_close(blk.op[LLMROOF_OP_QKV_PROJ].bytes - pt.op[LLMROOF_OP_QKV_PROJ].bytes, 26384.0, 1e-9);
+    assert_rel_close(blk.op[LLMROOF_OP_O_PROJ].bytes - pt.op[LLMROOF_OP_O_PROJ].bytes, 6208.0, 1e-9);
+    assert_rel_close(blk.op[LLMROOF_OP_FFN].bytes - pt.op[LLMROOF_OP_FFN].bytes, 50440.0, 1e-9);
+    assert_rel_close(blk.op[LLMROOF_OP_DENSE_FFN].bytes - pt.op[LLMROOF_OP_DENSE_FFN].bytes, 28712.0, 1e-9);
+
+    /* EP 8 with data-parallel attention (TP 1, 8 replicas), 8 decode tokens: one per replica;
+     * the busiest rank's routed rows 8 * 8 / 8 = 8 of the whole 2048-wide experts, the shared
+     * expert whole (2048): (7168 + 8 * 2048 + 7168 + 2048) = 32,768 * 3.03125 = 99,328 B */
+    const struct llmroof_layout lay = { 1, 0, 8, true, 0, false };
+    struct llmroof_shard esh;
+    assert_int_equal(ops_shard_layout(ds, &lay, &esh, &err), 0);
+    const struct llmroof_batch b8 = batch_decode(8, 1000);
+    ops_build(ds, &esh, &fp8blk, &b8, &blk);
+    ops_build(ds, &esh, &fp8pt, &b8, &pt);
+    assert_rel_close(blk.op[LLMROOF_OP_FFN].kernels, 12.0, 0);
+    assert_rel_close(blk.op[LLMROOF_OP_FFN].bytes - pt.op[LLMROOF_OP_FFN].bytes, 99328.0, 1e-9);
+
+    /* a MoE without shared experts and without a block checkpoint: 5 kernels, as before */
+    struct llmroof_oplist mx;
+    build(model(&cat, "mixtral-8x7b"), 1, b, &mx);
+    assert_rel_close(mx.op[LLMROOF_OP_FFN].kernels, 5.0, 0);
+    catalog_free(&cat);
+}
+
+/* DeepSeek Sparse Attention runs MLA in its MQA (absorbed) form at prefill too (V3.2-Exp report
+ * section 2.1): a 1000-token prompt, DeepSeek-V3.2-Exp at TP 8 (16 heads per rank). */
+static void dsa_prefill_runs_mla_absorbed(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_oplist o;
+    build(model(&cat, "deepseek-v3.2-exp"), 8, batch_prefill(1, 1000), &o);
+    assert_true(o.mla_absorbed);
+    /* pairs: sum over j = 1..1000 of min(j, 2048) = 1000 * 1001 / 2 = 500,500; absorbed
+     * 2 * Hq * (2 r_kv + p) = 2 * 16 * (1024 + 64) = 34,816 FLOP per pair -> 17,425,408,000
+     * (decompressed would be 2 * 16 * (128 + 64 + 128) = 10,240 per pair) */
+    assert_rel_close(o.op[LLMROOF_OP_ATTENTION].flops, 17425408000.0, 1e-12);
+    /* W_UK and W_UV per new token: 2 * 1000 * 16 * 512 * (128 + 128) = 4,194,304,000 */
+    assert_rel_close(o.op[LLMROOF_OP_MLA_KV_UP].flops, 4194304000.0, 1e-12);
+    /* DeepSeek-V3 (no DSA) keeps the decompressed prefill */
+    build(model(&cat, "deepseek-v3"), 8, batch_prefill(1, 1000), &o);
+    assert_false(o.mla_absorbed);
+    assert_rel_close(o.op[LLMROOF_OP_ATTENTION].flops, 10240.0 * 500500.0, 1e-12);
+    catalog_free(&cat);
+}
+
 /* ops_build writes every byte of the list: built over garbage it equals the list built over
  * zeros, for every model, prefill and decode, TP 1 and 8, and EP with data-parallel attention
  * and PP where the model allows them (ops_build zeroes only what some paths leave unset). */
@@ -354,6 +444,8 @@ int main(void)
         cmocka_unit_test(experts_hit_is_the_formula_to_the_bit),
         cmocka_unit_test(context_rebuild_matches_a_whole_build),
         cmocka_unit_test(ops_build_writes_every_byte),
+        cmocka_unit_test(dsa_prefill_runs_mla_absorbed),
+        cmocka_unit_test(deepseek_layer_counts_latent_norms_shared_experts_and_fp8_group_quant),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
