@@ -206,6 +206,8 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
     kvb(t, "budget_min_context", e->budget_min_context, "token budget at least the model's context");
     kvb(t, "chunked_prefill", !e->whole_prefill, e->whole_prefill ? "prompts prefilled whole" : "prompts split across iterations within the budget");
     kvb(t, "prefill_first", e->prefill_first, e->prefill_first ? "prompt-only iterations stall the decodes" : "running decodes first");
+    kvb(t, "dp_rank_scheduler", e->dp_rank_scheduler,
+        e->dp_rank_scheduler ? "budget and sequence limit per data-parallel attention rank" : "one budget and limit for all ranks");
     if (e->chunked_prefill_min_context > 0) {
         kvn(t, "chunked_prefill_min_context", "%.0f", (double)e->chunked_prefill_min_context, "tokens of context above which chunking turns on");
         kvn(t, "chunked_max_batched_tokens", "%.0f",

@@ -997,7 +997,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "large_gpu_max_seqs", "large_gpu_max_batched_tokens", "budget_min_context",
                                           "chunked_prefill_min_context", "chunked_max_batched_tokens",
                                           "chunked_prefill", "prefill_first", "spec_no_overlap", "tp_step_overhead_s",
-                                          "graph_max_batch", "graph_piecewise", "source", NULL };
+                                          "graph_max_batch", "graph_piecewise", "dp_rank_scheduler", "source", NULL };
     static const char *const admissions[] = { "optimistic", "no-evict", NULL };
     int rc;
     memset(g, 0, sizeof *g);
@@ -1061,6 +1061,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
     bool chunked = true;
     if ((rc = json_get_bool(c, e, "chunked_prefill", false, &chunked)) ||
         (rc = json_get_bool(c, e, "prefill_first", false, &g->prefill_first)) ||
+        (rc = json_get_bool(c, e, "dp_rank_scheduler", false, &g->dp_rank_scheduler)) ||
         (rc = json_get_bool(c, e, "spec_no_overlap", false, &g->spec_no_overlap)) ||
         (rc = json_get_bool(c, e, "budget_min_context", false, &g->budget_min_context)))
         return rc;

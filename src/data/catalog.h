@@ -218,6 +218,10 @@ struct llmroof_engine {
     bool whole_prefill;               /* "chunked_prefill": false - prompts are prefilled whole, never
                                          split across iterations (vLLM before 0.6's default) */
     bool spec_no_overlap;             /* speculative decoding turns the CPU overlap off (SGLang 0.4) */
+    bool dp_rank_scheduler;           /* each data-parallel attention rank is its own engine whose
+                                         scheduler holds the token budget and the sequence limit
+                                         (vLLM V1's DP "core engines"); false: one budget and limit
+                                         for all ranks together */
     bool prefill_first;               /* waiting prompts are admitted first into a prompt-only iteration
                                          that stalls every running decode (vLLM 0.2-0.5's scheduler) */
     long chunked_prefill_min_context; /* chunked prefill turns itself on when the served context

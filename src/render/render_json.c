@@ -1025,6 +1025,8 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
             cJSON_AddBoolToObject(o, "chunked_prefill", false);
         if (e[i].prefill_first)
             cJSON_AddBoolToObject(o, "prefill_first", true);
+        if (e[i].dp_rank_scheduler)
+            cJSON_AddBoolToObject(o, "dp_rank_scheduler", true);
         add_positive(o, "waiting_served_ratio", (double)e[i].waiting_served_ratio);
         add_positive(o, "max_waiting_steps", (double)e[i].max_waiting_steps);
         if (e[i].spec_no_overlap)

@@ -79,6 +79,7 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
         c->chunked_prefill = false;
     if (en->prefill_first && !long_chunked)
         c->prefill_first = true;
+    c->dp_rank_scheduler = en->dp_rank_scheduler;
     c->waiting_served_ratio = en->waiting_served_ratio;
     c->max_waiting_steps = en->max_waiting_steps;
     /* vLLM (EngineArgs.get_batch_defaults, since about 0.9): GPUs of 70 GiB or more, except the
@@ -419,7 +420,10 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
     struct engine *e = &r->E[ei];
     struct iter it;
     memset(&it, 0, sizeof it);
-    it.budget = c->max_batched_tokens;
+    it.budget = e->budget;
+    if (e->rbud) /* each data-parallel rank's own budget */
+        for (int k = 0; k < e->sh.attn_dp; k++)
+            e->rbud[k] = c->max_batched_tokens;
     /* every running sequence's chunk is 0 here: advance() and sim_preempt_last() clear it.
      * Multi-step scheduling (vLLM's --num-scheduler-steps N, v0.6.0: the scheduler runs once per
      * N decode steps to amortise its CPU work) admits waiting requests only between runs: an
@@ -428,7 +432,7 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
     /* the lazy decoders all take their step only where the budget holds them and the blocks they
      * take are free (else the scheduler stops or preempts among them); an instance so old that
      * the offsets could overflow stops being lazy */
-    if (e->nd > 0 && (e->nd > c->max_batched_tokens || e->lz_cross[e->tick % e->bs] > e->free_blocks ||
+    if (e->nd > 0 && (e->nd > e->budget || e->lz_cross[e->tick % e->bs] > e->free_blocks ||
                       e->tick > LZ_MAX_TICK)) {
         lz_unlazy_all(e);
         e->lazy = e->tick <= LZ_MAX_TICK;
@@ -589,12 +593,21 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     int rc = estimate_check(s, err);
     if (rc)
         return rc;
-    struct llmroof_mem_opts mo = c->mem;
-    mo.max_batched_tokens = (double)c->max_batched_tokens;
-    mo.max_seqs = (double)c->max_seqs;
-    struct llmroof_memory mem;
     /* the setup's layout (PP, EP, data-parallel attention; docs/model.md section 10) */
     const struct llmroof_layout lay = estimate_layout(s);
+    if ((rc = ops_shard_layout(s->model, &lay, &e->sh, err)))
+        return rc;
+    /* an engine whose data-parallel attention ranks are engines of their own (vLLM V1: each DP
+     * rank a separate "core engine" process with its own scheduler, docs/serving/
+     * data_parallel_deployment.md) holds the token budget and the sequence limit per rank: the
+     * instance schedules the ranks' sum, no rank more than its own (e->rbud) */
+    const long per_rank = c->dp_rank_scheduler && e->sh.attn_dp > 1 ? e->sh.attn_dp : 1;
+    e->max_run = c->max_seqs * per_rank;
+    e->budget = c->max_batched_tokens * per_rank;
+    struct llmroof_mem_opts mo = c->mem;
+    mo.max_batched_tokens = (double)e->budget; /* memory sizes one rank's workspace from its share */
+    mo.max_seqs = (double)e->max_run;
+    struct llmroof_memory mem;
     if ((rc = memory_eval_layout(s->model, s->gpu, &lay, &s->dt, 1, &mo, &mem, err)))
         return rc;
     e->bs = mo.block_size > 1 ? mo.block_size : 1;
@@ -603,8 +616,6 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
      * are the replicas' together */
     cap_bytes *= (double)mem.attn_dp;
     *kv_bytes_per_token = mem.kv_bytes_per_token;
-    if ((rc = ops_shard_layout(s->model, &lay, &e->sh, err)))
-        return rc;
     stepcost_attn_init(&e->attn, s, &e->sh);
     e->attn.ok = e->attn.ok && !c->per_sequence; /* the reference path builds every step whole */
     if (e->sh.attn_dp > 1 && !(e->rb = calloc((size_t)e->sh.attn_dp, sizeof *e->rb)))
@@ -648,6 +659,8 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
         e->free_blocks = e->total_blocks;
         for (int k = 0; k < e->sh.attn_dp; k++)
             e->rfree[k] = e->replica_blocks;
+        if (per_rank > 1 && !(e->rbud = malloc((size_t)e->sh.attn_dp * sizeof *e->rbud)))
+            return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d attention replicas", e->sh.attn_dp);
     }
     /* recurrent layers: each sequence's state, in whole blocks of the KV pool (vLLM's hybrid
      * allocator also gives the state pages of the KV pool) */
@@ -656,7 +669,7 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
                           : 0;
     e->st.kv_blocks_total = e->total_blocks;
     e->st.pool = pool;
-    long cap = (c->max_seqs < nreq ? c->max_seqs : nreq) + 1;
+    long cap = (e->max_run < nreq ? e->max_run : nreq) + 1;
     e->run = calloc((size_t)cap, sizeof *e->run);
     e->waiting = (struct deque){ NULL, 0, 0, 0, NULL }; /* grows with the queue; build_engines sets oom */
     if (c->prefix_cache && c->prefix_tokens > 0 && !(c->disaggregated && pool == 1))
@@ -682,6 +695,7 @@ static void engines_free(struct runner *r)
         free(r->E[i].rb);
         free(r->E[i].rfree);
         free(r->E[i].rblocked);
+        free(r->E[i].rbud);
     }
     free(r->E);
     r->E = NULL;

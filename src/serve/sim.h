@@ -86,6 +86,9 @@ struct sim_config {
     bool chunked_prefill;            /* split prompts across iterations within the budget */
     bool spec_no_overlap;            /* with speculative decoding the CPU work is not overlapped:
                                         SGLang 0.4 server_args disables the overlap scheduler for EAGLE */
+    bool dp_rank_scheduler;          /* with data-parallel attention the budget and the sequence limit
+                                        hold per rank (each rank its own engine, vLLM V1) instead of
+                                        for the instance's ranks together */
     bool prefill_first;              /* admit waiting prompts first into a prompt-only iteration that
                                         stalls the running decodes (vLLM 0.2-0.5); false: running
                                         sequences first, admissions with the budget left */

@@ -225,6 +225,12 @@ struct engine {
     long replica_blocks;         /* KV blocks of one replica's pool (total_blocks without) */
     unsigned char *rblocked;     /* data-parallel attention: admission scratch, replicas whose head
                                     request waits for blocks (sh.attn_dp entries, owned) */
+    long max_run;                /* running sequences at most: max_seqs, times the replicas when
+                                    each holds its own limit (sim_config.dp_rank_scheduler) */
+    long budget;                 /* tokens one iteration may schedule: max_batched_tokens, times
+                                    the replicas when each holds its own budget */
+    long *rbud;                  /* dp_rank_scheduler: each replica's budget left this iteration
+                                    (sh.attn_dp entries, owned); NULL otherwise */
     struct sim_instance st;
     struct stepcost_attn attn;   /* plain attention's time in a mixed step's parts (model/stepcost.h) */
     /* Lazy decode (sim.c, "Lazy decode"): the running sequences run[0, nd) are decoders that

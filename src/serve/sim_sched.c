@@ -132,6 +132,14 @@ static inline void add_to_iter(struct iter *it, struct llmroof_batch *rb, long c
 /* Scheduling one iteration                                                 */
 /* ------------------------------------------------------------------------ */
 
+/* The tokens a sequence on `replica` may still take this iteration: the iteration's budget, and
+ * with data-parallel ranks that schedule alone (sim_config.dp_rank_scheduler) no more than its
+ * rank's own budget left. */
+static inline long budget_for(const struct engine *e, const struct iter *it, int replica)
+{
+    return e->rbud && e->rbud[replica] < it->budget ? e->rbud[replica] : it->budget;
+}
+
 /* Gives every running sequence its next work within the budget, preempting from the back
  * when KV blocks run out. */
 void sim_schedule_running(struct runner *r, struct engine *e, struct iter *it)
@@ -169,9 +177,15 @@ void sim_schedule_running(struct runner *r, struct engine *e, struct iter *it)
         long id = rs->id;
         const int rep = rs->replica;
         bool prefill;
-        long chunk = next_work(r, e, rs, rs->computed, it->budget, &prefill);
-        if (chunk > it->budget)
+        const long lim = budget_for(e, it, rep);
+        if (e->rbud && lim <= 0)
+            continue; /* its rank's budget is spent; the other ranks go on */
+        long chunk = next_work(r, e, rs, rs->computed, lim, &prefill);
+        if (chunk > lim) {
+            if (e->rbud)
+                continue;
             break; /* a speculative step needs its k + 1 positions */
+        }
         /* most steps stay within the blocks held: skip the division then */
         long held = rs->blocks + rs->shared - e->state_blocks; /* token blocks (the state aside) */
         long need = rs->computed + chunk <= held * e->bs ? 0 : blocks_for(rs->computed + chunk, e->bs) - held;
@@ -193,6 +207,8 @@ void sim_schedule_running(struct runner *r, struct engine *e, struct iter *it)
         rs->blocks += need;
         rs->chunk = chunk;
         add_to_iter(it, e->rb ? &e->rb[rep] : NULL, chunk, rs->computed, prefill, spec_on(r, e));
+        if (e->rbud)
+            e->rbud[rep] -= chunk;
         budget = it->budget;
     }
     it->budget = budget;
@@ -234,7 +250,7 @@ static bool served_gate_open(const struct sim_config *c, const struct engine *e,
         return true;
     const long min = (long)floorf((float)e->nrun * (float)c->waiting_served_ratio);
     long k = 0, tokens = 0;
-    for (size_t pos = 0; pos < e->waiting.n && k < min && e->nrun + k < c->max_seqs; pos++) {
+    for (size_t pos = 0; pos < e->waiting.n && k < min && e->nrun + k < e->max_run; pos++) {
         const struct rstate *w = dq_at(&e->waiting, pos);
         const long t = w->target > w->computed ? w->target - w->computed : 1;
         if (k > 0 && tokens + t > it->budget)
@@ -265,7 +281,7 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
     size_t pos = 0;
     if (e->rblocked)
         memset(e->rblocked, 0, (size_t)nrep);
-    while (pos < e->waiting.n && e->nrun < c->max_seqs && it->budget > 0) {
+    while (pos < e->waiting.n && e->nrun < e->max_run && it->budget > 0) {
         const struct rstate *w = dq_at(&e->waiting, pos);
         const long id = w->id;
         const int rep = w->replica;
@@ -282,11 +298,18 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
         long start = hit ? r->cached_len : rs->computed;
         long have = hit ? e->pg[g].blocks - e->state_blocks : 0; /* the prefix's token blocks */
         bool prefill;
-        long chunk = next_work(r, e, rs, start, it->budget, &prefill);
-        if (prefill && !c->chunked_prefill && rs->target - start > it->budget && it->nsched > 0)
-            break;
-        if (!prefill && chunk > it->budget)
-            break;
+        const long lim = budget_for(e, it, rep);
+        long chunk = lim > 0 ? next_work(r, e, rs, start, lim, &prefill) : 0;
+        if (lim <= 0 || (prefill && !c->chunked_prefill && rs->target - start > lim && it->nsched > 0) ||
+            (!prefill && chunk > lim)) {
+            /* its rank's budget cannot take it: with ranks that schedule alone the others go on
+             * (FCFS within the rank), else the iteration is full */
+            if (!e->rbud || ++nblocked == nrep)
+                break;
+            e->rblocked[rep] = 1;
+            pos++;
+            continue;
+        }
         /* optimistic admission (vLLM) takes the blocks of this step's tokens and preempts later
          * when they run out; guaranteed-no-evict (TensorRT-LLM's CapacitySchedulerPolicy
          * GUARANTEED_NO_EVICT, its default) reserves the whole request, prompt and every output
@@ -327,6 +350,8 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
         if (!prefill && rs->decode_sched_s < 0)
             rs->decode_sched_s = now;
         add_to_iter(it, e->rb ? &e->rb[rep] : NULL, chunk, rs->computed, prefill, spec_on(r, e));
+        if (e->rbud)
+            e->rbud[rep] -= chunk;
     }
     e->since_admit = admitted ? 0 : e->since_admit + 1; /* the waiting-served gate's clock */
 }

@@ -187,8 +187,8 @@ static double instance_capacity_qps(const struct runner *r, const struct engine 
     enum sim_capacity_kind kind = e->prefill_only || c->first_token_only ? SIM_CAP_PREFILL
                                   : e->pool == 0                        ? SIM_CAP_AGGREGATED
                                                                         : SIM_CAP_DECODE;
-    return sim_instance_capacity_qps(&e->setup, &e->sh, (double)e->total_blocks * (double)e->bs, c->max_seqs,
-                                     c->max_batched_tokens, P, O, kind);
+    return sim_instance_capacity_qps(&e->setup, &e->sh, (double)e->total_blocks * (double)e->bs, e->max_run,
+                                     e->budget, P, O, kind);
 }
 
 /* The cluster's bound: the pool that serves the fewest requests per second sets it (0: none).

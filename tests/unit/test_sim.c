@@ -1215,6 +1215,46 @@ static void data_parallel_attention_steps_at_the_busiest_replica(void **state)
     catalog_free(&cat);
 }
 
+/* Ranks that schedule alone (vLLM V1: each DP rank a core engine with its own scheduler): the
+ * budget holds per rank. Two 1,024-token prompts queued at once on 2 replicas of TP 1 (EP 2)
+ * with a budget of 1,024 tokens: per rank, the first iteration holds both (replicas 0 and 1,
+ * 1,024 tokens each), so both first tokens come after estimate's batch-2 prefill (busiest
+ * replica 1 sequence); with one budget for the instance the first iteration holds prompt 0
+ * only (1,024 of 1,024 tokens) and prompt 1 waits for the second. */
+static void data_parallel_ranks_schedule_alone(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 1024, 2, NULL, 0 };
+    struct sim_config c = config(&cat, "qwen3-30b-a3b", "h100", 1, &w);
+    c.setup.layout.ep = 2;
+    c.setup.layout.dp_attn = true;
+    c.mode = SIM_OFFLINE;
+    c.requests = 2;
+    c.max_batched_tokens = 1024;
+    struct llmroof_request r2 = { 2, 1024, 2 };
+    struct llmroof_estimate e2;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(estimate_run(&c.setup, &r2, &e2, &err), 0);
+    struct sim_result pooled, alone;
+    run(&c, &pooled);
+    c.dp_rank_scheduler = true;
+    run(&c, &alone);
+    assert_rel_close(alone.ttft.max, e2.ttft_s, 1e-12);
+    assert_rel_close(alone.ttft.mean, e2.ttft_s, 1e-12);
+    assert_true(pooled.ttft.max > 1.5 * e2.ttft_s); /* a second iteration before prompt 1's token */
+    assert_int_equal(alone.completed, 2);
+    sim_result_free(&pooled);
+    sim_result_free(&alone);
+    /* the shipped vllm profile says so, and sim_config_engine passes it on */
+    const struct llmroof_engine *en = shipped_engine(&cat, "vllm");
+    assert_true(en->dp_rank_scheduler);
+    struct sim_config d = config(&cat, "qwen3-30b-a3b", "h100", 1, &w);
+    sim_config_engine(&d, en, d.setup.gpu, false, false);
+    assert_true(d.dp_rank_scheduler);
+    catalog_free(&cat);
+}
+
 static void data_parallel_attention_pools_the_replicas_kv(void **state)
 {
     struct llmroof_catalog cat;
@@ -1612,6 +1652,7 @@ int main(void)
         cmocka_unit_test(n_instances_serve_n_times_the_rate),
         cmocka_unit_test(disaggregated_request_pays_the_kv_transfer),
         cmocka_unit_test(run_size_estimate_flags_the_44_hour_run),
+        cmocka_unit_test(data_parallel_ranks_schedule_alone),
         cmocka_unit_test(data_parallel_attention_pools_the_replicas_kv),
         cmocka_unit_test(data_parallel_attention_admits_from_each_replicas_own_pool),
     };
