@@ -346,6 +346,9 @@ static void vllm_v0_graphs_cover_decode_up_to_256(void **state)
     const struct llmroof_engine *en = shipped_engine(&cat, "vllm-0.6");
     assert_int_equal(en->graph_max_batch, 256);
     assert_false(en->graph_piecewise);
+    /* TGI 2.x captures decode batches of 1-32 only (launcher --cuda-graphs default) */
+    assert_int_equal(shipped_engine(&cat, "tgi")->graph_max_batch, 32);
+    assert_rel_close(shipped_engine(&cat, "tgi")->launch_s, 25e-6, 1e-12);
     struct llmroof_setup s = { 0 };
     s.model = model(&cat, "llama-3.1-8b");
     s.gpu = gpu(&cat, "h100");
