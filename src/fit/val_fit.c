@@ -236,6 +236,19 @@ int val_fit_all(struct val_case *cases, size_t n, const bool *train, struct llmr
                 fit_gpu[k] = true;
         }
     }
+    /* first_token_s is a time added to every first token: only rows that measure the first token
+     * (the prefill class) tell it from the per-step time, which an end-to-end time sums with it; an
+     * engine without such a row keeps its prior (fitting it to e2e rows alone ran it to a bound
+     * on one fold and near 0 on the next) */
+    bool *ttft_rows = calloc((size_t)nengines + 1, sizeof *ttft_rows);
+    if (!ttft_rows) {
+        free(fit_gpu);
+        rc = llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (cases[i].mapped && train[i] && ei[i] >= 0 && val_metric_class(cases[i].metric) == VAL_CLASS_PREFILL)
+            ttft_rows[ei[i]] = true;
     /* the GPU's own step overhead stays at its catalog value: engines carry the rest */
     for (int round = 0; round < VAL_FIT_ROUNDS; round++) {
         for (int k = 0; k < ngpus; k++) {
@@ -250,7 +263,8 @@ int val_fit_all(struct val_case *cases, size_t n, const bool *train, struct llmr
             j.only_g = -1;
             j.only_e = k;
             for (int p = 0; p < 4; p++)
-                if (identifiable(val_eng_param(&engines[k], p), val_eng_lo[p], val_eng_hi[p], joint_loss, &j))
+                if ((p != 1 || ttft_rows[k]) &&
+                    identifiable(val_eng_param(&engines[k], p), val_eng_lo[p], val_eng_hi[p], joint_loss, &j))
                     scan(val_eng_param(&engines[k], p), val_eng_lo[p], val_eng_hi[p], joint_loss, &j, joint_loss(&j));
         }
     }
@@ -267,6 +281,7 @@ int val_fit_all(struct val_case *cases, size_t n, const bool *train, struct llmr
     }
     *loss_after = joint_loss(&j);
     free(fit_gpu);
+    free(ttft_rows);
 out:
     free(gi);
     free(ei);

@@ -229,6 +229,61 @@ static void calibrate_recovers_known_efficiencies(void **state)
     catalog_free(&cat);
 }
 
+/* first_token_s is fitted only from rows that measure a first token. Synthetic rows of a
+ * "truth" engine (gpt-fast with 50 ms per first token) on an A100: with end-to-end rows alone the
+ * fit leaves first_token_s at its prior (0 here), since an e2e time sums it with the per-step
+ * time; once TTFT rows are in the training set it is recovered (50 ms, within the 25-point scan's
+ * refined resolution). */
+static void first_token_s_is_fitted_only_from_first_token_rows(void **state)
+{
+    struct llmroof_catalog cat;
+    load_all(&cat);
+    struct llmroof_engine truth = *shipped_engine(&cat, "gpt-fast");
+    truth.first_token_s = 0.050;
+    static const struct { long b, p, o; enum val_metric k; } spec[] = {
+        { 1, 128, 256, VAL_E2E_LATENCY_MS }, { 4, 512, 128, VAL_E2E_LATENCY_MS }, { 1, 2048, 64, VAL_E2E_LATENCY_MS },
+        { 1, 1024, 2, VAL_TTFT_MS },         { 8, 256, 2, VAL_TTFT_MS },
+    };
+    enum { N = sizeof spec / sizeof spec[0] };
+    struct val_case cases[N];
+    struct val_row rows[N];
+    memset(cases, 0, sizeof cases);
+    memset(rows, 0, sizeof rows);
+    for (int i = 0; i < N; i++) {
+        struct val_case *c = &cases[i];
+        c->row = &rows[i];
+        c->mapped = true;
+        c->model = model(&cat, "llama-2-7b");
+        c->gpu = gpu(&cat, "a100-sxm4-80gb");
+        c->engine = shipped_engine(&cat, "gpt-fast");
+        c->tp = 1;
+        c->dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
+        c->batch = spec[i].b;
+        c->prompt = spec[i].p;
+        c->output = spec[i].o;
+        c->metric = spec[i].k;
+        c->measured = 1;
+        struct llmroof_err err = { 0 };
+        assert_int_equal(val_predict(c, c->gpu, &truth, &err), 0);
+        c->measured = c->predicted;
+    }
+    bool train[N] = { true, true, true, false, false };
+    struct llmroof_gpu g = *gpu(&cat, "a100-sxm4-80gb");
+    struct llmroof_engine e = *shipped_engine(&cat, "gpt-fast");
+    e.first_token_s = 0.0;
+    double l0, l1;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(val_fit_all(cases, N, train, &g, 1, &e, 1, &l0, &l1, &err), 0);
+    assert_true(e.first_token_s == 0.0); /* e2e rows only: kept at its prior */
+    train[3] = train[4] = true;
+    g = *gpu(&cat, "a100-sxm4-80gb");
+    e = *shipped_engine(&cat, "gpt-fast");
+    e.first_token_s = 0.0;
+    assert_int_equal(val_fit_all(cases, N, train, &g, 1, &e, 1, &l0, &l1, &err), 0);
+    assert_rel_close(e.first_token_s, 0.050, 0.05); /* with TTFT rows: recovered */
+    catalog_free(&cat);
+}
+
 static void bands_are_quantiles_of_the_latency_ratio(void **state)
 {
     /* ten decode cases with measured / predicted latency 0.9, 0.95, ..., 1.35: p10 = 0.945, p90 = 1.305 */
@@ -588,6 +643,7 @@ int main(void)
         cmocka_unit_test(new_mappings_compute_dtype_batch_and_reserved_sources),
         cmocka_unit_test(published_measurements_are_met_within_the_targets),
         cmocka_unit_test(calibrate_recovers_known_efficiencies),
+        cmocka_unit_test(first_token_s_is_fitted_only_from_first_token_rows),
         cmocka_unit_test(bands_are_quantiles_of_the_latency_ratio),
         cmocka_unit_test(serving_rows_map_simulate_and_convert),
         cmocka_unit_test(serving_rows_use_engine_scheduler),
