@@ -659,7 +659,8 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
         e->free_blocks = e->total_blocks;
         for (int k = 0; k < e->sh.attn_dp; k++)
             e->rfree[k] = e->replica_blocks;
-        if (per_rank > 1 && !(e->rbud = malloc((size_t)e->sh.attn_dp * sizeof *e->rbud)))
+        if (per_rank > 1 && (!(e->rbud = malloc((size_t)e->sh.attn_dp * sizeof *e->rbud)) ||
+                             !(e->rscore = malloc((size_t)e->sh.attn_dp * sizeof *e->rscore))))
             return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d attention replicas", e->sh.attn_dp);
     }
     /* recurrent layers: each sequence's state, in whole blocks of the KV pool (vLLM's hybrid
@@ -696,6 +697,7 @@ static void engines_free(struct runner *r)
         free(r->E[i].rfree);
         free(r->E[i].rblocked);
         free(r->E[i].rbud);
+        free(r->E[i].rscore);
     }
     free(r->E);
     r->E = NULL;

@@ -93,10 +93,29 @@ static void wake(struct engine *e, double t)
 /* The data-parallel attention replica of instance `e` that a request joins: SGLang's data-parallel
  * controller sends each request to one replica's scheduler on arrival, in turn (load_balance_method
  * "round_robin", python/sglang/srt/managers/data_parallel_controller.py), whatever that replica's
- * load; the request queues and runs there. 0 without replicas. */
+ * load; the request queues and runs there. Ranks that schedule alone (vLLM V1's DP core engines,
+ * sim_config.dp_rank_scheduler) are chosen by load instead: the front end's DPLBAsyncMPClient
+ * takes the rank with the least 4 x waiting + running requests, the first such from rank 0
+ * (vllm/v1/engine/core_client.py get_core_engine_for_request; its counts arrive every 100 ms,
+ * here they are exact). 0 without replicas. */
 static int dispatch_replica(struct engine *e)
 {
-    return e->rb ? (int)(e->next_replica++ % e->sh.attn_dp) : 0;
+    if (!e->rb)
+        return 0;
+    if (!e->rscore)
+        return (int)(e->next_replica++ % e->sh.attn_dp);
+    long *score = e->rscore; /* allocated with the ranks' budgets (engine_init) */
+    const int n = e->sh.attn_dp;
+    memset(score, 0, (size_t)n * sizeof *score);
+    for (size_t i = 0; i < e->waiting.n; i++)
+        score[dq_at(&e->waiting, i)->replica] += 4;
+    for (long i = 0; i < e->nrun; i++)
+        score[e->run[i].replica] += 1;
+    int best = 0;
+    for (int k = 1; k < n; k++)
+        if (score[k] < score[best])
+            best = k;
+    return best;
 }
 
 /* A request reaches the system, or its KV reaches a decode instance (ev: taken from the heap or,

@@ -231,6 +231,8 @@ struct engine {
                                     the replicas when each holds its own budget */
     long *rbud;                  /* dp_rank_scheduler: each replica's budget left this iteration
                                     (sh.attn_dp entries, owned); NULL otherwise */
+    long *rscore;                /* dp_rank_scheduler: dispatch scratch, each replica's load score
+                                    (sh.attn_dp entries, owned); NULL otherwise */
     struct sim_instance st;
     struct stepcost_attn attn;   /* plain attention's time in a mixed step's parts (model/stepcost.h) */
     /* Lazy decode (sim.c, "Lazy decode"): the running sequences run[0, nd) are decoders that

@@ -1255,6 +1255,34 @@ static void data_parallel_ranks_schedule_alone(void **state)
     catalog_free(&cat);
 }
 
+/* Which rank a request joins. Trace: A (64 in, 200 out) and B (64 in, 2 out) at t = 0 go to
+ * ranks 0 and 1 either way; B is done long before C (64 in, 200 out) arrives at 0.5 s. Round
+ * robin (SGLang) sends C to rank 0, beside A: the busiest rank then decodes 2 sequences each step.
+ * Least load (vLLM V1: 4 x waiting + running, rank 0 scores 1 and rank 1 0) sends C to rank 1:
+ * each rank decodes 1, so the shared steps are cheaper and the mean TPOT is lower. */
+static void data_parallel_ranks_join_by_load(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct trace_req t[3] = { { 0.0, 64, 200 }, { 0.0, 64, 2 }, { 0.5, 64, 200 } };
+    struct sim_config c = config(&cat, "qwen3-30b-a3b", "h100", 1, NULL);
+    c.setup.layout.ep = 2;
+    c.setup.layout.dp_attn = true;
+    c.mode = SIM_TRACE;
+    c.trace = t;
+    c.ntrace = 3;
+    struct sim_result rr, ll;
+    run(&c, &rr);
+    c.dp_rank_scheduler = true;
+    run(&c, &ll);
+    assert_int_equal(rr.completed, 3);
+    assert_int_equal(ll.completed, 3);
+    assert_true(ll.tpot.mean < rr.tpot.mean);
+    sim_result_free(&rr);
+    sim_result_free(&ll);
+    catalog_free(&cat);
+}
+
 static void data_parallel_attention_pools_the_replicas_kv(void **state)
 {
     struct llmroof_catalog cat;
@@ -1653,6 +1681,7 @@ int main(void)
         cmocka_unit_test(disaggregated_request_pays_the_kv_transfer),
         cmocka_unit_test(run_size_estimate_flags_the_44_hour_run),
         cmocka_unit_test(data_parallel_ranks_schedule_alone),
+        cmocka_unit_test(data_parallel_ranks_join_by_load),
         cmocka_unit_test(data_parallel_attention_pools_the_replicas_kv),
         cmocka_unit_test(data_parallel_attention_admits_from_each_replicas_own_pool),
     };
