@@ -304,7 +304,7 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
             (!prefill && chunk > lim)) {
             /* its rank's budget cannot take it: with ranks that schedule alone the others go on
              * (FCFS within the rank), else the iteration is full */
-            if (!e->rbud || ++nblocked == nrep)
+            if (!e->rbud || !e->rblocked || ++nblocked == nrep)
                 break;
             e->rblocked[rep] = 1;
             pos++;
