@@ -163,6 +163,13 @@ void roofline_prepare(const struct llmroof_gpu *g, enum llmroof_dtype act, const
     const double gscale = (eff->gemm_scale > 0 ? eff->gemm_scale : kernel_gemm_dtype_scale(g, act)) *
                           (eff->peak_scale > 1 && act == LLMROOF_FP16 ? eff->peak_scale : 1.0);
     r.peak = g->peak_flops[act] * eff->compute * gscale;
+    /* a mixed-precision checkpoint's own GEMMs (NVFP4 experts: fp4 x fp4) at their dtype's peak
+     * and that dtype's kernel share, where the GPU's catalog has the path; elsewhere the engine
+     * falls back to a kernel at the activation dtype (vLLM's Marlin NVFP4 W4A16 before Blackwell) */
+    for (int d = 0; d < LLMROOF_DTYPE_COUNT; d++)
+        r.lowp_peak[d] = g->has_peak[d] && d != (int)act
+                             ? g->peak_flops[d] * eff->compute * kernel_gemm_dtype_scale(g, (enum llmroof_dtype)d)
+                             : r.peak;
     const enum llmroof_dtype adt = eff->fp8_attention && act == LLMROOF_FP8 ? act : kernel_attention_dtype(g, act);
     r.apeak = g->peak_flops[adt] * (eff->attn_eff > 0 ? eff->attn_eff : eff->compute) *
               (eff->peak_scale > 1 && adt == LLMROOF_FP16 ? eff->peak_scale : 1.0);
@@ -309,7 +316,7 @@ static inline void rl_op(const struct roofline_prep *r, const struct llmroof_opl
     }
     double c, m;
     if (!attn) {
-        c = op->flops / r->peak;
+        c = op->flops / (ops->lowp_ops >> k & 1u ? r->lowp_peak[ops->lowp_dtype] : r->peak);
         m = bytes / r->bw;
         if (k == LLMROOF_OP_FFN && ops->expert_wbytes > 0) /* grouped expert GEMMs (kernel.h) */
             m += ops->expert_wbytes * (1.0 / kernel_grouped_bw_share(ops->tokens_per_expert) - 1.0) / r->bw;
