@@ -545,6 +545,20 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
             }
         }
         op[LLMROOF_OP_FFN] = (struct llmroof_op){ Lm, flops, bytes, 0, fk, wb };
+        enum llmroof_dtype low;
+        if (ops_ckpt_lowp_modules(m, dt, &low) & LLMROOF_CKPT_FFN) {
+            /* W4A4 routed experts (vLLM's FlashInfer CUTLASS NVFP4 MoE): the tokens are quantized
+             * once (read 16-bit, write fp4: T h (a + q)), the grouped gate_up GEMM reads each
+             * assignment's row at q bytes, the activation kernel writes the intermediate at q and
+             * the down GEMM reads it so: per assignment (h + 2 Ie)(a - q) less than charged above.
+             * The shared expert and dense MLPs keep 16-bit activations (their per-token
+             * quantization kernels about cancel the narrower reads) */
+            const double q = dtype_bytes(low);
+            const double rows = sh->ep > 1 ? Ttot * kk / (double)sh->ep * sh->ep_imbalance : T * kk;
+            const double Ier = sh->ep > 1 ? (double)m->moe_intermediate : sh->moe_intermediate_per_rank;
+            const double save = rows * (h + 2.0 * Ier) * (a - q) - T * h * (a + q);
+            out->lowp_save_bytes = save > 0 ? save : 0.0;
+        }
         if (Ld > 0) {
             op[LLMROOF_OP_DENSE_FFN] = dense;
             op[LLMROOF_OP_DENSE_FFN].count = Ld;

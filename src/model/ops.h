@@ -240,6 +240,9 @@ struct llmroof_oplist {
                                                activation dtype's (a W4A4 checkpoint's quantized GEMMs,
                                                ops_ckpt_lowp_modules), 0 = none */
     enum llmroof_dtype lowp_dtype;          /* that dtype (fp4) */
+    double lowp_save_bytes;                 /* op[FFN], per instance: the HBM bytes the routed experts'
+                                               activations save at lowp_dtype (W4A4 grouped GEMMs read
+                                               their rows at its width), charged where the GPU has it */
 };
 
 /* Builds the operator list of one step. Pure; never fails once `sh` is valid. */

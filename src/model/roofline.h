@@ -131,6 +131,7 @@ struct roofline_prep {
     double lowp_peak[LLMROOF_DTYPE_COUNT]; /* the same for the GEMMs an operator list runs at another
                                        dtype (ops lowp_ops): that dtype's, or `peak` where the GPU
                                        has no path for it */
+    bool lowp_path[LLMROOF_DTYPE_COUNT]; /* the GPU has that dtype's path (and it is not the act's) */
     double apeak;                   /* attention FLOP/s after efficiencies */
     double bw;                      /* HBM bytes/s after the memory efficiency */
     double abw;                     /* decode attention's HBM bytes/s */

@@ -397,6 +397,10 @@ static void nvfp4_checkpoint_runs_its_mlps_at_fp4_and_attention_at_bf16(void **s
     /* 2048 tokens x top-8 over 256 experts hit all 256; routed + 1 shared expert, 3 matrices of
      * 7168 x 2048 at 4.5 bits: 257 * 44,040,192 * 0.5625 = 6,366,560,256 B */
     assert_rel_close(ops.op[LLMROOF_OP_FFN].wbytes, 6366560256.0, 1e-12);
+    /* fp4 activations of the routed experts: 2048 x 8 = 16,384 rows x (7168 + 2 x 2048) x
+     * (2 - 0.5625) = 265,289,728 B less, the tokens' quantization 2048 x 7168 x 2.5625 =
+     * 37,617,664 B more: 227,672,064 B saved per layer */
+    assert_rel_close(ops.lowp_save_bytes, 227672064.0, 1e-12);
     /* dense layers: 3 x 7168 x 18432 = 396,361,728 weights * 0.5625 = 222,953,472 B */
     assert_rel_close(ops.op[LLMROOF_OP_DENSE_FFN].wbytes, 222953472.0, 1e-12);
     /* o_proj excluded: 128 heads x 128 (v) x 7168 x 2 B = 234,881,024 B */
@@ -420,6 +424,9 @@ static void nvfp4_checkpoint_runs_its_mlps_at_fp4_and_attention_at_bf16(void **s
         const double per_flop_ffn = p.op[LLMROOF_OP_FFN].compute_s / (f->count * f->flops);
         const double per_flop_qkv = p.op[LLMROOF_OP_QKV_PROJ].compute_s / (q->count * q->flops);
         assert_rel_close(per_flop_ffn / per_flop_qkv, ratio[i], 1e-12);
+        /* the saving is charged only where the fp4 path runs (58 MoE layers) */
+        const double saved = i == 0 ? 227672064.0 : 0.0;
+        assert_rel_close(p.op[LLMROOF_OP_FFN].bytes, 58.0 * (f->bytes - saved), 1e-12);
     }
     /* what the header line says */
     char buf[224];
