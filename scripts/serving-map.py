@@ -109,6 +109,13 @@ for r in rows:
     m['wdt'] = 'fp8' if wd.startswith('fp8') else 'fp4' if wd.startswith('nvfp4') else 'bf16' if wd.startswith('bf16') else 'fp16'
     if wd in ('?','') or wd.startswith('4-bit') or wd.startswith('? '): notes.append('weights 16-bit assumed')
     m['kvdt'] = 'fp8' if kd.startswith('fp8') else 'bf16' if 'bf16' in kd or m['wdt'] in ('bf16','fp8','fp4') else 'fp16'
+    # vLLM's GB300 DeepSeek post serves DeepSeek-R1-0528 as NVIDIA's NVFP4 checkpoint
+    # (`vllm serve nvidia/DeepSeek-R1-0528-NVFP4 -tp 2`): its catalog entry, whose quantized GEMMs
+    # (MLPs and experts) are NVFP4 and whose excluded ones (MLA projections, LM head) bf16, the
+    # checkpoint's own dtype for the weights the quantizer left out
+    if r['model']=='DeepSeek-R1-0528' and wd.startswith('nvfp4') and 'gb300-deepseek' in r['source']:
+        m['model']='deepseek-r1-0528-nvfp4'; m['wdt']='bf16'
+        notes.append("nvidia/DeepSeek-R1-0528-NVFP4, the checkpoint the post serves (NVFP4 MLPs, bf16 attention)")
     if m['model'].startswith('deepseek') or m['model']=='kimi-k2':
         m['kvdt']='bf16' if kd!='fp8' else 'fp8'
     # layout

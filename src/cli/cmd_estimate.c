@@ -215,8 +215,9 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
 
     char b1[32], b2[32];
     if (c->format == TABLE_TEXT || c->format == TABLE_MD) {
-        char wdesc[128];
+        char wdesc[224], cdesc[112];
         ckpt_weight_desc(m, &setup.dt, wdesc, sizeof wdesc);
+        ckpt_compute_desc(m, g, &setup.dt, cdesc, sizeof cdesc);
         char lay_s[96] = "";
         if (e.shard.pp > 1 || e.shard.ep > 1)
             snprintf(lay_s, sizeof lay_s, ", PP %d, EP %d%s", e.shard.pp, e.shard.ep,
@@ -224,9 +225,9 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
         char sdesc[32] = ""; /* the state dtype, when set apart from the KV's */
         if (setup.dt.state_set)
             snprintf(sdesc, sizeof sdesc, ", %s state", dtype_name(setup.dt.state));
-        sbuf_printf(&c->out, "%s on %d x %s (TP %d%s): batch %ld, prompt %ld, output %ld; %s, %s KV%s, %s compute\n",
+        sbuf_printf(&c->out, "%s on %d x %s (TP %d%s): batch %ld, prompt %ld, output %ld; %s, %s KV%s, %s\n",
                     m->id, e.shard.gpus, g->id, setup.tp, lay_s, req.batch, req.prompt, req.output, wdesc,
-                    dtype_name(setup.dt.kv), sdesc, dtype_name(setup.dt.act));
+                    dtype_name(setup.dt.kv), sdesc, cdesc);
         sbuf_printf(&c->out, "efficiency: compute %.2f, memory %.2f, comm %.2f; overhead %.0f us per step",
                     setup.eff.compute, setup.eff.memory, setup.eff.comm, setup.eff.overhead_s * 1e6);
         if (x.s.eff.engine)

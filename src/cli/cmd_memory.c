@@ -85,7 +85,7 @@ int cmd_memory(struct cli *c, int argc, char **argv)
         if (mem.gpus != (int)s.tp)
             snprintf(lay_s, sizeof lay_s, ", PP %d, EP %d%s", lay.pp > 0 ? lay.pp : 1, lay.ep > 0 ? lay.ep : 1,
                      lay.dp_attn ? ", data-parallel attention" : "");
-        char wdesc[128];
+        char wdesc[224];
         ckpt_weight_desc(m, &dt, wdesc, sizeof wdesc);
         char sdesc[32] = ""; /* the state dtype, when set apart from the KV's */
         if (dt.state_set)

@@ -6,6 +6,7 @@
 #include "cli/cli.h"
 #include "model/arch.h"
 #include "model/layers.h"
+#include "model/ops.h"
 #include "render/render_json.h"
 
 static void kv(struct table *t, const char *field, const char *value, const char *unit)
@@ -129,6 +130,22 @@ static void show_model(struct table *t, const struct llmroof_model *m)
     if (m->ckpt_format[0])
         kvn(t, m->ckpt_expert_bits > 0 ? "checkpoint_expert_bits" : "checkpoint_bits", "%.3f",
             m->ckpt_expert_bits > 0 ? m->ckpt_expert_bits : m->ckpt_bits, m->ckpt_format);
+    if (m->ckpt_per_op) {
+        /* the GEMMs the checkpoint left 16-bit, and the compute dtype of the others */
+        char ex[96] = "";
+        size_t len = 0;
+        for (int i = 0; i < LLMROOF_CKPT_MODULES; i++)
+            if (m->ckpt_excluded >> i & 1u && len < sizeof ex) {
+                int w = snprintf(ex + len, sizeof ex - len, "%s%s", len ? "," : "", catalog_ckpt_module_name(i));
+                len += w > 0 ? (size_t)w : 0;
+            }
+        kv(t, "checkpoint_excluded", len ? ex : "-", "bf16 GEMMs");
+        struct llmroof_dtypes own = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16 };
+        enum llmroof_dtype low;
+        const unsigned mods = ops_ckpt_lowp_modules(m, &own, &low);
+        kv(t, "checkpoint_gemm_compute", mods ? dtype_name(low) : "bf16",
+           mods ? "the other GEMMs, where the GPU has the path (else the activation dtype)" : "the other GEMMs (weight-only)");
+    }
     if (m->has_params_published)
         kvn(t, "params_published", "%.3f", m->params_published / 1e9, "billion");
     kvn(t, "params_total", "%.3f", p.total / 1e9, "billion (derived)");

@@ -622,6 +622,34 @@ static int parse_layer_kinds(struct json_ectx *c, const cJSON *e, struct llmroof
     return LLMROOF_OK;
 }
 
+const char *catalog_ckpt_module_name(int i)
+{
+    static const char *const names[LLMROOF_CKPT_MODULES] = { "qkv_proj", "mla_kv_up", "o_proj",
+                                                             "ffn",      "dense_ffn", "lm_head" };
+    return i >= 0 && i < LLMROOF_CKPT_MODULES ? names[i] : "?";
+}
+
+/* checkpoint.excluded: the GEMM operators a quantizer left at 16 bits (hf_quant_config.json's
+ * exclude_modules, named by llmroof's operators); absent: no per-operator split */
+static int parse_ckpt_excluded(struct json_ectx *c, const cJSON *ex, struct llmroof_model *m)
+{
+    if (!ex)
+        return LLMROOF_OK;
+    if (!cJSON_IsArray(ex))
+        return json_ferr(c, "checkpoint.excluded", "must be an array of operator names");
+    for (const cJSON *a = ex->child; a; a = a->next) {
+        int i = 0;
+        while (i < LLMROOF_CKPT_MODULES && !(cJSON_IsString(a) && strcmp(a->valuestring, catalog_ckpt_module_name(i)) == 0))
+            i++;
+        if (i == LLMROOF_CKPT_MODULES)
+            return json_ferr(c, "checkpoint.excluded",
+                             "entries must be qkv_proj, mla_kv_up, o_proj, ffn, dense_ffn or lm_head");
+        m->ckpt_excluded |= 1u << i;
+    }
+    m->ckpt_per_op = true;
+    return LLMROOF_OK;
+}
+
 static int parse_model(struct json_ectx *c, const cJSON *e, struct llmroof_model *m)
 {
     static const char *const fields[] = {
@@ -643,7 +671,7 @@ static int parse_model(struct json_ectx *c, const cJSON *e, struct llmroof_model
         "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", NULL
     };
     static const char *const win_fields[] = { "size", "global_every", "chunked", NULL };
-    static const char *const ck_fields[] = { "format", "bits", "expert_bits", NULL };
+    static const char *const ck_fields[] = { "format", "bits", "expert_bits", "excluded", NULL };
     int rc;
     bool present;
 
@@ -756,6 +784,8 @@ static int parse_model(struct json_ectx *c, const cJSON *e, struct llmroof_model
             (rc = json_get_number(c, ck, "bits", "checkpoint.bits", true, 1, false, 32, &m->ckpt_bits, NULL)) ||
             (rc = json_get_number(c, ck, "expert_bits", "checkpoint.expert_bits", false, 1, false, 32,
                                   &m->ckpt_expert_bits, NULL)))
+            return rc;
+        if ((rc = parse_ckpt_excluded(c, json_item(ck, "excluded"), m)))
             return rc;
     }
     if ((rc = parse_layer_kinds(c, e, m, pat_fields, lin_fields, dsa_fields)))

@@ -149,6 +149,9 @@ struct llmroof_model {
     char ckpt_format[16];               /* quantization_config method ("fp8", "mxfp4"), "" = none stated */
     double ckpt_bits;                   /* effective bits per weight incl. scales, all quantized matrices */
     double ckpt_expert_bits;            /* routed experts only (gpt-oss MXFP4: 4.25), 0 = as ckpt_bits */
+    bool ckpt_per_op;                   /* "excluded" given: ckpt_bits is every GEMM's but those, which
+                                           stay at the 16-bit dtype (NVIDIA's NVFP4 checkpoints) */
+    unsigned ckpt_excluded;             /* those GEMMs, LLMROOF_CKPT_* bits */
     long mtp_layers;                    /* multi-token-prediction layers (num_nextn_predict_layers), the
                                            drafter of --spec mtp; 0 = none */
     bool has_params_published;          /* params_published is set */
@@ -156,6 +159,20 @@ struct llmroof_model {
     double params_active_published;     /* published active parameters per token (MoE), 0 = not stated */
     char source[LLMROOF_SOURCE_MAX];    /* where the figures come from */
 };
+
+/* The GEMM operators a checkpoint's "excluded" list may name (docs/catalog.md "checkpoint"); the
+ * names are the operators' (`llmroof roofline` rows). */
+enum llmroof_ckpt_module {
+    LLMROOF_CKPT_QKV_PROJ = 1u << 0,  /* q/k/v projections (MLA: q_a, q_b, kv_a) */
+    LLMROOF_CKPT_MLA_KV_UP = 1u << 1, /* MLA's kv_b */
+    LLMROOF_CKPT_O_PROJ = 1u << 2,    /* attention output projection */
+    LLMROOF_CKPT_FFN = 1u << 3,       /* the MLP: routed and shared experts of a MoE layer */
+    LLMROOF_CKPT_DENSE_FFN = 1u << 4, /* the dense MLP layers of a MoE model */
+    LLMROOF_CKPT_LM_HEAD = 1u << 5    /* the LM head */
+};
+#define LLMROOF_CKPT_MODULES 6
+/* The name of module bit i ("qkv_proj"), i < LLMROOF_CKPT_MODULES. */
+const char *catalog_ckpt_module_name(int i);
 
 /* An inference engine's behaviour beyond the hardware: what a serving framework adds to every
  * step, to every first token, and how close its kernels get to the GPU's compute efficiency. */

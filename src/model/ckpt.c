@@ -14,6 +14,12 @@ bool ckpt_weight_dtype(const struct llmroof_model *m, enum llmroof_dtype *out)
         *out = LLMROOF_FP8;
         return true;
     }
+    /* NVIDIA's NVFP4 checkpoints: the matrices the quantizer excluded (and the embedding, norms,
+     * MoE gate) bf16, the rest at ckpt_bits through ops_module_weight_bytes */
+    if (m->ckpt_per_op && m->ckpt_bits < 16) {
+        *out = LLMROOF_BF16;
+        return true;
+    }
     /* gpt-oss: MXFP4 routed experts, every other matrix bf16 (its config.json's torch_dtype) */
     if (strcmp(m->ckpt_format, "mxfp4") == 0 && m->ckpt_bits == 16) {
         *out = LLMROOF_BF16;
@@ -36,14 +42,41 @@ struct llmroof_dtypes ckpt_dtypes(const struct llmroof_model *m, struct llmroof_
     return given;
 }
 
+/* "a, b and c" of the modules in `mods` (LLMROOF_CKPT_* bits) */
+static void module_list(unsigned mods, char *buf, size_t cap)
+{
+    int n = 0, total = 0;
+    for (int i = 0; i < LLMROOF_CKPT_MODULES; i++)
+        total += mods >> i & 1u;
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < LLMROOF_CKPT_MODULES && len < cap; i++) {
+        if (!(mods >> i & 1u))
+            continue;
+        n++;
+        int w = snprintf(buf + len, cap - len, "%s%s", n == 1 ? "" : n == total ? " and " : ", ",
+                         catalog_ckpt_module_name(i));
+        len += w > 0 ? (size_t)w : 0;
+    }
+}
+
 void ckpt_weight_desc(const struct llmroof_model *m, const struct llmroof_dtypes *dt, char *buf, size_t cap)
 {
-    char bits[32] = "", experts[48] = "";
+    char bits[32] = "", experts[128] = "";
     enum llmroof_dtype own;
     if (dt->weight_bits > 0)
         snprintf(bits, sizeof bits, " (%g bits)", dt->weight_bits);
+    unsigned quant = 0; /* a per-operator checkpoint's quantized modules */
+    for (int i = 0; m && m->ckpt_per_op && i < LLMROOF_CKPT_MODULES; i++)
+        if (ops_ckpt_quantized(m, dt, 1u << i))
+            quant |= 1u << i;
     /* experts stored below the other weights (ops_expert_bytes): name their format */
-    if (m && m->ckpt_expert_bits > 0 && ops_expert_bytes(m, dt) < ops_weight_bytes(dt))
+    if (quant) {
+        char mods[80];
+        module_list(quant, mods, sizeof mods);
+        snprintf(experts, sizeof experts, ", %s %s", strcmp(m->ckpt_format, "nvfp4") == 0 ? "NVFP4" : m->ckpt_format,
+                 mods);
+    } else if (m && m->ckpt_expert_bits > 0 && ops_expert_bytes(m, dt) < ops_weight_bytes(dt))
         snprintf(experts, sizeof experts, ", %s experts", strcmp(m->ckpt_format, "mxfp4") == 0 ? "MXFP4" : m->ckpt_format);
     bool is_own = dt->weight_bits <= 0 && ckpt_weight_dtype(m, &own) && own == dt->weight;
     snprintf(buf, cap, "%s%s weights%s%s", dtype_name(dt->weight), bits, experts, is_own ? " (the checkpoint's)" : "");
@@ -70,4 +103,19 @@ bool ckpt_fitting_weight_dtype(const struct llmroof_model *m, const struct llmro
         }
     }
     return false;
+}
+
+void ckpt_compute_desc(const struct llmroof_model *m, const struct llmroof_gpu *g, const struct llmroof_dtypes *dt,
+                       char *buf, size_t cap)
+{
+    enum llmroof_dtype low;
+    const unsigned mods = m ? ops_ckpt_lowp_modules(m, dt, &low) : 0;
+    /* the same test as roofline_prepare's: the GPU has the path, and it is not the activations' */
+    if (!mods || low == dt->act || !g->has_peak[low]) {
+        snprintf(buf, cap, "%s compute", dtype_name(dt->act));
+        return;
+    }
+    char list[80];
+    module_list(mods, list, sizeof list);
+    snprintf(buf, cap, "%s compute (%s: %s)", dtype_name(dt->act), list, dtype_name(low));
 }

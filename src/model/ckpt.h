@@ -19,8 +19,15 @@ bool ckpt_weight_dtype(const struct llmroof_model *m, enum llmroof_dtype *out);
 struct llmroof_dtypes ckpt_dtypes(const struct llmroof_model *m, struct llmroof_dtypes given, bool weight_given);
 
 /* "fp16 weights", "fp16 (4.5 bits) weights", "fp8 weights (the checkpoint's)",
- * "bf16 weights, MXFP4 experts (the checkpoint's)": what a header line says of the weights. */
+ * "bf16 weights, MXFP4 experts (the checkpoint's)", "bf16 weights, NVFP4 ffn and dense_ffn (the
+ * checkpoint's)": what a header line says of the weights. */
 void ckpt_weight_desc(const struct llmroof_model *m, const struct llmroof_dtypes *dt, char *buf, size_t cap);
+
+/* "bf16 compute", or with a W4A4 checkpoint's own GEMMs on a GPU with their path (ops.h
+ * ops_ckpt_lowp_modules) "bf16 compute (ffn and dense_ffn: fp4)": what a header line says of the
+ * compute dtypes. */
+void ckpt_compute_desc(const struct llmroof_model *m, const struct llmroof_gpu *g, const struct llmroof_dtypes *dt,
+                       char *buf, size_t cap);
 
 /* When the weights do not fit on this layout: the first of fp8 and int4 that is smaller than
  * dt's weights and with which the weights and one sequence fit. False when none does (or on an

@@ -106,6 +106,36 @@ double ops_experts_hit(double experts, double top_k, double tokens)
     return experts * (1.0 - pow(1.0 - top_k / experts, tokens));
 }
 
+unsigned ops_ckpt_lowp_modules(const struct llmroof_model *m, const struct llmroof_dtypes *dt,
+                               enum llmroof_dtype *compute)
+{
+    *compute = dt->act;
+    /* NVFP4 (Model Optimizer's NVFP4 config): the weights and the GEMMs' input activations both
+     * quantized to e2m1, blocks of 16 with an e4m3 scale; vLLM's ModelOpt NVFP4 linear and MoE
+     * methods run them as fp4 x fp4 GEMMs (CUTLASS / FlashInfer) on GPUs with that path */
+    if (!m->ckpt_per_op || strcmp(m->ckpt_format, "nvfp4") != 0)
+        return 0;
+    unsigned mods = 0;
+    for (int i = 0; i < LLMROOF_CKPT_MODULES; i++)
+        if (ops_ckpt_quantized(m, dt, 1u << i))
+            mods |= 1u << i;
+    if (mods)
+        *compute = LLMROOF_FP4;
+    return mods;
+}
+
+unsigned ops_modules_to_ops(unsigned modules)
+{
+    static const enum llmroof_opkind kind[LLMROOF_CKPT_MODULES] = { LLMROOF_OP_QKV_PROJ, LLMROOF_OP_MLA_KV_UP,
+                                                                    LLMROOF_OP_O_PROJ,   LLMROOF_OP_FFN,
+                                                                    LLMROOF_OP_DENSE_FFN, LLMROOF_OP_LM_HEAD };
+    unsigned ops = 0;
+    for (int i = 0; i < LLMROOF_CKPT_MODULES; i++)
+        if (modules >> i & 1u)
+            ops |= 1u << kind[i];
+    return ops;
+}
+
 /* Block-scaled fp8 checkpoints (DeepSeek-V3/R1, Kimi-K2: e4m3 weights with one fp32 scale per
  * 128 x 128 block, checkpoint.bits 8.002) served at their fp8 weights run every linear layer as a
  * W8A8 GEMM whose activations are first quantized per token and group of 128 by a kernel of their
@@ -289,7 +319,8 @@ void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *
                      const struct llmroof_batch *b, struct llmroof_oplist *out)
 {
     const struct arch_layer_kinds kinds = arch_layer_kinds(m);
-    set_context(m, sh, b, &kinds, dtype_bytes(dt->act), ops_weight_bytes(dt), dtype_bytes(dt->kv), out);
+    set_context(m, sh, b, &kinds, dtype_bytes(dt->act), ops_module_weight_bytes(m, dt, LLMROOF_CKPT_MLA_KV_UP),
+                dtype_bytes(dt->kv), out);
 }
 
 void ops_copy_context(struct llmroof_oplist *dst, const struct llmroof_oplist *src)
@@ -356,6 +387,12 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
     }
     const double a = dtype_bytes(dt->act), w = ops_weight_bytes(dt), k = dtype_bytes(dt->kv);
     const double we = ops_expert_bytes(m, dt);
+    /* per-operator weight bytes: a per-operator checkpoint (NVFP4 DeepSeek-R1) stores some GEMMs
+     * narrower than the others (docs/model.md "Mixed-precision checkpoints"); otherwise each is w */
+    const double wq = ops_module_weight_bytes(m, dt, LLMROOF_CKPT_QKV_PROJ);
+    const double wo = ops_module_weight_bytes(m, dt, LLMROOF_CKPT_O_PROJ);
+    const double wl = ops_module_weight_bytes(m, dt, LLMROOF_CKPT_LM_HEAD);
+    const double wf = ops_module_weight_bytes(m, dt, LLMROOF_CKPT_FFN); /* shared experts, a dense model's MLP */
     /* With data-parallel attention each of the attn_dp replicas holds 1/attn_dp of the
      * sequences; the operators below are those of one rank (the mean replica). */
     const double rep = sh->attn_dp > 1 ? (double)sh->attn_dp : 1.0;
@@ -397,8 +434,8 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
          * without q compression q and kv_a are two GEMMs beside kv_a's norm and RoPE (4) */
         const double lat = (rq > 0 ? rq : 0.0) + rkv;
         op[LLMROOF_OP_QKV_PROJ] = (struct llmroof_op){ La, 2.0 * T * wts + 4.0 * T * lat,
-                                                       wts * w + T * h * a + T * outw * a + 2.0 * T * lat * a, 0,
-                                                       rq > 0 ? 5 : 4, wts * w };
+                                                       wts * wq + T * h * a + T * outw * a + 2.0 * T * lat * a, 0,
+                                                       rq > 0 ? 5 : 4, wts * wq };
         if (bq) { /* one quantization of h before q_a|kv_a (or q and kv_a) and one before q_b */
             op[LLMROOF_OP_QKV_PROJ].kernels += 2;
             op[LLMROOF_OP_QKV_PROJ].bytes += quant_bytes(T, h, a) + quant_bytes(T, rq > 0 ? rq : h, a);
@@ -410,13 +447,13 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
         const double qkvw = (Hq * (m->attn_gate ? 2.0 : 1.0) + 2.0 * Kr) * d; /* a gate doubles q */
         op[LLMROOF_OP_QKV_PROJ] = (struct llmroof_op){
             La, 2.0 * T * h * qkvw,
-            h * qkvw * w + (m->qkv_bias ? qkvw * w : 0.0) + T * h * a + T * qkvw * a, 0, 2, h * qkvw * w };
+            h * qkvw * wq + (m->qkv_bias ? qkvw * w : 0.0) + T * h * a + T * qkvw * a, 0, 2, h * qkvw * wq };
         /* read the new K/V (activation dtype), write them into the cache (KV dtype) */
         op[LLMROOF_OP_KV_WRITE] = (struct llmroof_op){ La, 0.0, 2.0 * T * Kr * d * (a + k), 0, 1, 0 };
         qo_w = Hq * d;
     }
 
-    set_context(m, sh, b, &kinds, a, w, k, out);
+    set_context(m, sh, b, &kinds, a, ops_module_weight_bytes(m, dt, LLMROOF_CKPT_MLA_KV_UP), k, out);
 
     if (Ll > 0) {
         /* recurrent layers: a constant state per sequence instead of a KV cache (layers.c) */
@@ -424,7 +461,7 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
         op[LLMROOF_OP_LINEAR_MIX].count = Ll;
     }
     op[LLMROOF_OP_O_PROJ] = (struct llmroof_op){
-        La, 2.0 * T * qo_w * h, qo_w * h * w + (m->o_bias ? h * w : 0.0) + T * qo_w * a + T * h * a, 0, 1, qo_w * h * w };
+        La, 2.0 * T * qo_w * h, qo_w * h * wo + (m->o_bias ? h * w : 0.0) + T * qo_w * a + T * h * a, 0, 1, qo_w * h * wo };
     if (bq) {
         op[LLMROOF_OP_O_PROJ].kernels += 1;
         op[LLMROOF_OP_O_PROJ].bytes += quant_bytes(T, qo_w, a);
@@ -445,12 +482,14 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
     const double I = sh->intermediate_per_rank *
                      (layers_patterned(m) ? layers_dense_width(m, 0, m->layers) / (double)m->intermediate : 1.0);
     const double dense_bias = m->mlp_bias ? ((nmat - 1.0) * I + h) * w : 0.0;
+    /* the dense MLP's matrices: a MoE model's dense layers, or a dense model's MLP */
+    const double wd = Lm > 0 ? ops_module_weight_bytes(m, dt, LLMROOF_CKPT_DENSE_FFN) : wf;
     /* block fp8: the MLP input and the activated intermediate quantized before their GEMMs */
     const struct llmroof_op dense = {
         1.0, 2.0 * T * h * I * nmat,
-        nmat * h * I * w + dense_bias + 2.0 * T * h * a + T * mlp_inter_elems(m->mlp, I) * a +
+        nmat * h * I * wd + dense_bias + 2.0 * T * h * a + T * mlp_inter_elems(m->mlp, I) * a +
             (bq ? quant_bytes(T, h, a) + quant_bytes(T, I, a) : 0.0),
-        0, bq ? 5 : 3, nmat * h * I * w };
+        0, bq ? 5 : 3, nmat * h * I * wd };
     if (Lm > 0) {
         const double E = (double)m->moe_experts, kk = (double)m->moe_top_k;
         double flops, bytes, hit, wb;
@@ -468,7 +507,7 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
             if (hit > E / (double)sh->ep)
                 hit = E / (double)sh->ep;
             flops = 2.0 * asg * h * Ie * nmat + 2.0 * T * h * Ish * nmat;
-            wb = hit * Ie * nmat * h * we + Ish * nmat * h * w;
+            wb = hit * Ie * nmat * h * we + Ish * nmat * h * wf;
             bytes = wb + asg * (2.0 * h + mlp_inter_elems(m->mlp, Ie)) * a
                   + (Ish > 0 ? T * (2.0 * h + mlp_inter_elems(m->mlp, Ish)) * a : 0.0);
         } else {
@@ -476,7 +515,7 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
             const double Ish = (double)m->moe_shared * Ie;
             hit = ops_experts_hit(E, kk, T);
             flops = 2.0 * T * kk * h * Ie * nmat + 2.0 * T * h * Ish * nmat;
-            wb = hit * Ie * nmat * h * we + Ish * nmat * h * w;
+            wb = hit * Ie * nmat * h * we + Ish * nmat * h * wf;
             bytes = wb
                   + T * kk * (2.0 * h + mlp_inter_elems(m->mlp, Ie)) * a
                   + (Ish > 0 ? T * (2.0 * h + mlp_inter_elems(m->mlp, Ish)) * a : 0.0);
@@ -506,6 +545,20 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
             }
         }
         op[LLMROOF_OP_FFN] = (struct llmroof_op){ Lm, flops, bytes, 0, fk, wb };
+        enum llmroof_dtype low;
+        if (ops_ckpt_lowp_modules(m, dt, &low) & LLMROOF_CKPT_FFN) {
+            /* W4A4 routed experts (vLLM's FlashInfer CUTLASS NVFP4 MoE): the tokens are quantized
+             * once (read 16-bit, write fp4: T h (a + q)), the grouped gate_up GEMM reads each
+             * assignment's row at q bytes, the activation kernel writes the intermediate at q and
+             * the down GEMM reads it so: per assignment (h + 2 Ie)(a - q) less than charged above.
+             * The shared expert and dense MLPs keep 16-bit activations (their per-token
+             * quantization kernels about cancel the narrower reads) */
+            const double q = dtype_bytes(low);
+            const double rows = sh->ep > 1 ? Ttot * kk / (double)sh->ep * sh->ep_imbalance : T * kk;
+            const double Ier = sh->ep > 1 ? (double)m->moe_intermediate : sh->moe_intermediate_per_rank;
+            const double save = rows * (h + 2.0 * Ier) * (a - q) - T * h * (a + q);
+            out->lowp_save_bytes = save > 0 ? save : 0.0;
+        }
         if (Ld > 0) {
             op[LLMROOF_OP_DENSE_FFN] = dense;
             op[LLMROOF_OP_DENSE_FFN].count = Ld;
@@ -527,13 +580,15 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
 
     /* logits only for the last position of each sequence */
     const double Vr = sh->vocab_per_rank;
-    op[LLMROOF_OP_LM_HEAD] = (struct llmroof_op){ 1.0, 2.0 * S * h * Vr, h * Vr * w + S * h * a + S * Vr * a, 0, 3, 0 };
+    op[LLMROOF_OP_LM_HEAD] = (struct llmroof_op){ 1.0, 2.0 * S * h * Vr, h * Vr * wl + S * h * a + S * Vr * a, 0, 3, 0 };
 
     /* weight-only formats (stored narrower than the 16/32-bit activations): what a dequantize-
      * then-GEMM engine writes and reads back per stored byte (llmroof/roofline.h) */
     const bool act16 = dt->act == LLMROOF_FP16 || dt->act == LLMROOF_BF16 || dt->act == LLMROOF_FP32 ||
                        dt->act == LLMROOF_TF32;
     out->dequant_ratio = act16 && w < a ? a / w : 0.0;
+    /* a W4A4 checkpoint's quantized GEMMs run at their own tensor-core path (roofline.c) */
+    out->lowp_ops = ops_modules_to_ops(ops_ckpt_lowp_modules(m, dt, &out->lowp_dtype));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -550,6 +605,9 @@ void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *
     const double rep = sh->attn_dp > 1 ? (double)sh->attn_dp : 1.0;
     const double T = b->tokens / rep;
     op[LLMROOF_OP_PP_SEND].count = 0; /* the head sits with the last stage */
+    /* the drafter runs at the activation dtype: NVIDIA's NVFP4 DeepSeek-R1 leaves its MTP layer
+     * unquantized (Model Optimizer's examples/deepseek/ptq.py excludes layers.{n_layers}*) */
+    out->lowp_ops = 0;
     if (medusa_heads > 0) {
         /* only the heads: a residual block each, and each head's vocabulary projection (the
          * LM head operator, counted once per head) */

@@ -166,14 +166,44 @@ static inline double ops_weight_bytes(const struct llmroof_dtypes *dt)
 {
     return dt->weight_bits > 0 ? dt->weight_bits / 8.0 : dtype_bytes(dt->weight);
 }
+/* Whether the matrices of a checkpoint module (LLMROOF_CKPT_* bit) are the checkpoint's quantized
+ * ones: a per-operator checkpoint (catalog "excluded", NVIDIA's NVFP4 DeepSeek-R1) that does not
+ * exclude the module, with its bits below the weight dtype's (a narrower --weight-dtype or
+ * --weight-bits serves every matrix so). docs/model.md "Mixed-precision checkpoints". */
+static inline bool ops_ckpt_quantized(const struct llmroof_model *m, const struct llmroof_dtypes *dt, unsigned module)
+{
+    return m->ckpt_per_op && !(m->ckpt_excluded & module) && m->ckpt_bits / 8.0 < ops_weight_bytes(dt);
+}
+/* Bytes per stored weight of a module's matrices: the checkpoint's bits where it quantized them
+ * (ops_ckpt_quantized), else ops_weight_bytes. */
+static inline double ops_module_weight_bytes(const struct llmroof_model *m, const struct llmroof_dtypes *dt,
+                                             unsigned module)
+{
+    return ops_ckpt_quantized(m, dt, module) ? m->ckpt_bits / 8.0 : ops_weight_bytes(dt);
+}
 /* Bytes per stored routed-expert weight: a checkpoint that ships its experts narrower than the
- * weight dtype (gpt-oss: MXFP4 experts, 4.25 bits with the e8m0 scale per 32) keeps them so,
- * as vLLM and SGLang serve them; otherwise ops_weight_bytes. */
+ * weight dtype (gpt-oss: MXFP4 experts, 4.25 bits with the e8m0 scale per 32; NVFP4 DeepSeek-R1:
+ * 4.5 bits with the e4m3 scale per 16) keeps them so, as vLLM and SGLang serve them; otherwise
+ * ops_weight_bytes. */
 static inline double ops_expert_bytes(const struct llmroof_model *m, const struct llmroof_dtypes *dt)
 {
     const double w = ops_weight_bytes(dt);
-    return m->ckpt_expert_bits > 0 && m->ckpt_expert_bits / 8.0 < w ? m->ckpt_expert_bits / 8.0 : w;
+    if (m->ckpt_expert_bits > 0 && m->ckpt_expert_bits / 8.0 < w)
+        return m->ckpt_expert_bits / 8.0;
+    return ops_module_weight_bytes(m, dt, LLMROOF_CKPT_FFN);
 }
+/* The checkpoint modules (LLMROOF_CKPT_* bits) whose GEMMs run at *compute rather than at the
+ * activation dtype: a W4A4 checkpoint's quantized modules (NVFP4: weights and activations e2m1
+ * with an e4m3 scale per 16, *compute = fp4). 0 for every other checkpoint: block-fp8 runs at
+ * the activation dtype the setup names, and weight-only formats (gpt-oss's MXFP4 experts, served
+ * W4A16 by vLLM's default backends) at 16 bits. Whether the GPU has that path is roofline.c's
+ * question (an absent fp4 peak runs them at the activation dtype). */
+unsigned ops_ckpt_lowp_modules(const struct llmroof_model *m, const struct llmroof_dtypes *dt,
+                               enum llmroof_dtype *compute);
+/* The operator kinds (bit k: operator k) of those modules in a model: "ffn" the FFN operator (a
+ * MoE layer's routed and shared experts, or a dense model's MLP), "dense_ffn" a MoE model's
+ * dense layers. */
+unsigned ops_modules_to_ops(unsigned modules);
 
 struct llmroof_op {
     double count;      /* instances in one forward pass; 0 = absent */
@@ -206,6 +236,13 @@ struct llmroof_oplist {
     double attn_square;                     /* new x keys pairs / causal pairs (eager attention's FLOPs) */
     double dequant_ratio;                   /* weight-only formats: 16-bit bytes per stored weight byte
                                                (int4 at 4.5 bits: 3.56), else 0 */
+    unsigned lowp_ops;                      /* bit k: operator k's GEMMs run at lowp_dtype's peak, not the
+                                               activation dtype's (a W4A4 checkpoint's quantized GEMMs,
+                                               ops_ckpt_lowp_modules), 0 = none */
+    enum llmroof_dtype lowp_dtype;          /* that dtype (fp4) */
+    double lowp_save_bytes;                 /* op[FFN], per instance: the HBM bytes the routed experts'
+                                               activations save at lowp_dtype (W4A4 grouped GEMMs read
+                                               their rows at its width), charged where the GPU has it */
 };
 
 /* Builds the operator list of one step. Pure; never fails once `sh` is valid. */

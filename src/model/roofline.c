@@ -163,6 +163,15 @@ void roofline_prepare(const struct llmroof_gpu *g, enum llmroof_dtype act, const
     const double gscale = (eff->gemm_scale > 0 ? eff->gemm_scale : kernel_gemm_dtype_scale(g, act)) *
                           (eff->peak_scale > 1 && act == LLMROOF_FP16 ? eff->peak_scale : 1.0);
     r.peak = g->peak_flops[act] * eff->compute * gscale;
+    /* a mixed-precision checkpoint's own GEMMs (NVFP4 experts: fp4 x fp4) at their dtype's peak
+     * and that dtype's kernel share, where the GPU's catalog has the path; elsewhere the engine
+     * falls back to a kernel at the activation dtype (vLLM's Marlin NVFP4 W4A16 before Blackwell) */
+    for (int d = 0; d < LLMROOF_DTYPE_COUNT; d++) {
+        r.lowp_path[d] = g->has_peak[d] && d != (int)act;
+        r.lowp_peak[d] = r.lowp_path[d]
+                             ? g->peak_flops[d] * eff->compute * kernel_gemm_dtype_scale(g, (enum llmroof_dtype)d)
+                             : r.peak;
+    }
     const enum llmroof_dtype adt = eff->fp8_attention && act == LLMROOF_FP8 ? act : kernel_attention_dtype(g, act);
     r.apeak = g->peak_flops[adt] * (eff->attn_eff > 0 ? eff->attn_eff : eff->compute) *
               (eff->peak_scale > 1 && adt == LLMROOF_FP16 ? eff->peak_scale : 1.0);
@@ -280,6 +289,8 @@ static inline void rl_op(const struct roofline_prep *r, const struct llmroof_opl
     const struct llmroof_op *op = &ops->op[k];
     const bool attn = k == LLMROOF_OP_ATTENTION || k == LLMROOF_OP_ATTN_LOCAL;
     double bytes = rl_bytes(eff, ops, k), kernels = op->kernels, dq_bytes = 0.0;
+    if (k == LLMROOF_OP_FFN && ops->lowp_save_bytes > 0 && r->lowp_path[ops->lowp_dtype])
+        bytes -= ops->lowp_save_bytes; /* W4A4 experts read their activations at fp4 (ops.h) */
     if (dequant && op->wbytes > 0) {
         /* a dequantize kernel reads the packed weights and writes the 16-bit copy, before and
          * apart from the GEMM, which then reads that copy instead of the packed bytes: in all
@@ -309,7 +320,7 @@ static inline void rl_op(const struct roofline_prep *r, const struct llmroof_opl
     }
     double c, m;
     if (!attn) {
-        c = op->flops / r->peak;
+        c = op->flops / (ops->lowp_ops >> k & 1u ? r->lowp_peak[ops->lowp_dtype] : r->peak);
         m = bytes / r->bw;
         if (k == LLMROOF_OP_FFN && ops->expert_wbytes > 0) /* grouped expert GEMMs (kernel.h) */
             m += ops->expert_wbytes * (1.0 / kernel_grouped_bw_share(ops->tokens_per_expert) - 1.0) / r->bw;

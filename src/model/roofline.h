@@ -128,6 +128,10 @@ struct roofline_prep {
     const struct llmroof_effs *eff; /* the efficiencies (not owned) */
     int tp;                         /* tensor-parallel ranks */
     double peak;                    /* GEMM FLOP/s after efficiencies and the dtype's scale */
+    double lowp_peak[LLMROOF_DTYPE_COUNT]; /* the same for the GEMMs an operator list runs at another
+                                       dtype (ops lowp_ops): that dtype's, or `peak` where the GPU
+                                       has no path for it */
+    bool lowp_path[LLMROOF_DTYPE_COUNT]; /* the GPU has that dtype's path (and it is not the act's) */
     double apeak;                   /* attention FLOP/s after efficiencies */
     double bw;                      /* HBM bytes/s after the memory efficiency */
     double abw;                     /* decode attention's HBM bytes/s */

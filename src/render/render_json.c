@@ -236,6 +236,12 @@ static cJSON *model_entry(const struct llmroof_model *m, const char *schema)
         cJSON_AddNumberToObject(ck, "bits", m->ckpt_bits);
         if (m->ckpt_expert_bits > 0)
             cJSON_AddNumberToObject(ck, "expert_bits", m->ckpt_expert_bits);
+        if (m->ckpt_per_op) { /* the GEMMs left 16-bit, as the catalog names them */
+            cJSON *ex = cJSON_AddArrayToObject(ck, "excluded");
+            for (int i = 0; ex && i < LLMROOF_CKPT_MODULES; i++)
+                if (m->ckpt_excluded >> i & 1u)
+                    cJSON_AddItemToArray(ex, cJSON_CreateString(catalog_ckpt_module_name(i)));
+        }
     }
     if (m->mixers[0]) {
         cJSON *lp = cJSON_AddObjectToObject(o, "layer_pattern");

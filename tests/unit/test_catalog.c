@@ -19,7 +19,9 @@ static const char *const model_ids[] = {
     "llama-7b", "llama-13b", "llama-30b", "llama-65b", "llama-2-7b", "llama-2-13b", "llama-2-70b", "yi-34b-200k", "llama-3-8b",
     "llama-3-70b", "llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "mistral-7b", "mixtral-8x7b",
     "qwen2.5-1.5b", "qwen2.5-7b", "qwen2.5-14b", "qwen2.5-72b", "internlm-20b", "falcon-40b", "gpt3-175b",
-    "opt-66b", "opt-13b", "gpt-j-6b", "deepseek-v3", "deepseek-r1", "deepseek-v2-lite", "kimi-k2", "qwen3-8b", "qwen3-32b",
+    "opt-66b", "opt-13b", "gpt-j-6b", "deepseek-v3", "deepseek-r1",
+    /* issue 23: NVIDIA's NVFP4 checkpoints of DeepSeek-R1-0528 (attention bf16; v2 o_proj NVFP4 too) */
+    "deepseek-r1-0528-nvfp4", "deepseek-r1-0528-nvfp4-v2", "deepseek-v2-lite", "kimi-k2", "qwen3-8b", "qwen3-32b",
     "qwen3-30b-a3b", "qwen3-235b-a22b", "gpt-oss-20b", "gpt-oss-120b", "gemma-2-9b", "gemma-2-27b", "gemma-3-27b",
     "llama-4-scout", "llama-4-maverick", "llama-3.2-1b", "llama-3.2-3b", "mixtral-8x22b",
     /* issue 25: hybrid linear attention, state-space layers, sparse attention */
@@ -873,10 +875,43 @@ static void picking_builds_one_entry_and_still_checks_every_one(void **state)
     catalog_free(&g);
 }
 
+/* checkpoint.excluded: operator names, parsed to bits; anything else names the field */
+static void checkpoint_excluded_takes_operator_names(void **state)
+{
+    (void)state;
+    static const char tmpl[] =
+        "{\"models\": [{\"id\": \"t\", \"name\": \"t\", \"hf_id\": \"t\", \"hidden_size\": 64, \"num_layers\": 2,\n"
+        " \"num_heads\": 4, \"num_kv_heads\": 4, \"head_dim\": 16, \"intermediate_size\": 128, \"vocab_size\": 100,\n"
+        " \"max_context\": 64, \"tie_embeddings\": false, \"mlp\": \"gated\", \"norm\": \"rmsnorm\", \"qkv_bias\": false,\n"
+        " \"o_bias\": false, \"mlp_bias\": false, \"parallel_attn\": false, \"source\": \"test\",\n"
+        " \"checkpoint\": {\"format\": \"nvfp4\", \"bits\": 4.5, \"excluded\": %s}}]}\n";
+    char text[2048];
+    struct llmroof_catalog cat;
+    struct llmroof_err err = { 0 };
+    snprintf(text, sizeof text, tmpl, "[\"o_proj\", \"lm_head\"]");
+    catalog_init(&cat);
+    assert_int_equal(catalog_add_models_text(&cat, text, strlen(text), "t.json", false, &err), 0);
+    assert_true(cat.models[0].ckpt_per_op);
+    /* o_proj bit 2 (4) | lm_head bit 5 (32) = 36 */
+    assert_int_equal(cat.models[0].ckpt_excluded, 36u);
+    catalog_free(&cat);
+    snprintf(text, sizeof text, tmpl, "[\"attention\"]");
+    catalog_init(&cat);
+    assert_int_equal(catalog_add_models_text(&cat, text, strlen(text), "t.json", false, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "field 'checkpoint.excluded' entries must be qkv_proj, mla_kv_up"));
+    catalog_free(&cat);
+    snprintf(text, sizeof text, tmpl, "\"o_proj\"");
+    catalog_init(&cat);
+    assert_int_equal(catalog_add_models_text(&cat, text, strlen(text), "t.json", false, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "'checkpoint.excluded' must be an array"));
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(shipped_catalog_has_exactly_the_listed_ids),
+        cmocka_unit_test(checkpoint_excluded_takes_operator_names),
         cmocka_unit_test(fast_reader_builds_cjsons_tree_for_the_shipped_catalog),
         cmocka_unit_test(fast_reader_reads_numbers_as_strtod_does),
         cmocka_unit_test(fast_reader_reads_strings_as_cjson_does),

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "model/ckpt.h"
 #include "model/comm.h"
 #include "model/kernel.h"
 #include "model/ops.h"
@@ -377,6 +378,82 @@ static void vllm_v0_graphs_cover_decode_up_to_256(void **state)
     catalog_free(&cat);
 }
 
+/* NVIDIA's NVFP4 DeepSeek-R1-0528 (catalog "excluded": qkv_proj, mla_kv_up, o_proj, lm_head):
+ * its MLPs are stored at 4.5 bits and run fp4 x fp4 where the GPU has an fp4 peak, the excluded
+ * GEMMs stay bf16 (docs/model.md "Mixed-precision checkpoints"). */
+static void nvfp4_checkpoint_runs_its_mlps_at_fp4_and_attention_at_bf16(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *m = model(&cat, "deepseek-r1-0528-nvfp4");
+    const struct llmroof_dtypes fp16 = { LLMROOF_FP16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16 };
+    const struct llmroof_dtypes dt = ckpt_dtypes(m, fp16, false);
+    assert_int_equal(dt.weight, LLMROOF_BF16); /* the excluded matrices' dtype */
+    struct llmroof_shard sh;
+    assert_int_equal(ops_shard(m, 1, &sh, NULL), 0);
+    const struct llmroof_batch b = batch_prefill(1, 2048);
+    struct llmroof_oplist ops;
+    ops_build(m, &sh, &dt, &b, &ops);
+    assert_int_equal(ops.lowp_ops, (1u << LLMROOF_OP_FFN) | (1u << LLMROOF_OP_DENSE_FFN));
+    assert_int_equal(ops.lowp_dtype, LLMROOF_FP4);
+    /* 2048 tokens x top-8 over 256 experts hit all 256; routed + 1 shared expert, 3 matrices of
+     * 7168 x 2048 at 4.5 bits: 257 * 44,040,192 * 0.5625 = 6,366,560,256 B */
+    assert_rel_close(ops.op[LLMROOF_OP_FFN].wbytes, 6366560256.0, 1e-12);
+    /* fp4 activations of the routed experts: 2048 x 8 = 16,384 rows x (7168 + 2 x 2048) x
+     * (2 - 0.5625) = 265,289,728 B less, the tokens' quantization 2048 x 7168 x 2.5625 =
+     * 37,617,664 B more: 227,672,064 B saved per layer */
+    assert_rel_close(ops.lowp_save_bytes, 227672064.0, 1e-12);
+    /* dense layers: 3 x 7168 x 18432 = 396,361,728 weights * 0.5625 = 222,953,472 B */
+    assert_rel_close(ops.op[LLMROOF_OP_DENSE_FFN].wbytes, 222953472.0, 1e-12);
+    /* o_proj excluded: 128 heads x 128 (v) x 7168 x 2 B = 234,881,024 B */
+    assert_rel_close(ops.op[LLMROOF_OP_O_PROJ].wbytes, 234881024.0, 1e-12);
+    /* v2 quantizes o_proj too: 128 x 128 x 7168 = 117,440,512 weights * 0.5625 = 66,060,288 B */
+    struct llmroof_oplist ops2;
+    ops_build(model(&cat, "deepseek-r1-0528-nvfp4-v2"), &sh, &dt, &b, &ops2);
+    assert_rel_close(ops2.op[LLMROOF_OP_O_PROJ].wbytes, 66060288.0, 1e-12);
+    assert_true(ops2.lowp_ops >> LLMROOF_OP_O_PROJ & 1u);
+
+    /* B300: fp4 dense 13.5 PFLOP/s against bf16 2.25: the MLPs' FLOPs cost 1/6 of the
+     * projections' per FLOP; on the H200 (no fp4 path) the same */
+    const char *gpus[2] = { "b300", "h200" };
+    const double ratio[2] = { 2.25e15 / 1.35e16, 1.0 };
+    for (int i = 0; i < 2; i++) {
+        const struct llmroof_gpu *g = gpu(&cat, gpus[i]);
+        const struct llmroof_effs eff = roofline_default_effs(g);
+        struct llmroof_phase p;
+        roofline_eval(g, LLMROOF_BF16, &eff, 1, &ops, &p);
+        const struct llmroof_op *f = &ops.op[LLMROOF_OP_FFN], *q = &ops.op[LLMROOF_OP_QKV_PROJ];
+        const double per_flop_ffn = p.op[LLMROOF_OP_FFN].compute_s / (f->count * f->flops);
+        const double per_flop_qkv = p.op[LLMROOF_OP_QKV_PROJ].compute_s / (q->count * q->flops);
+        assert_rel_close(per_flop_ffn / per_flop_qkv, ratio[i], 1e-12);
+        /* the saving is charged only where the fp4 path runs (58 MoE layers) */
+        const double saved = i == 0 ? 227672064.0 : 0.0;
+        assert_rel_close(p.op[LLMROOF_OP_FFN].bytes, 58.0 * (f->bytes - saved), 1e-12);
+    }
+    /* what the header line says */
+    char buf[224];
+    ckpt_weight_desc(m, &dt, buf, sizeof buf);
+    assert_string_equal(buf, "bf16 weights, NVFP4 ffn and dense_ffn (the checkpoint's)");
+    ckpt_compute_desc(m, gpu(&cat, "b300"), &dt, buf, sizeof buf);
+    assert_string_equal(buf, "bf16 compute (ffn and dense_ffn: fp4)");
+    ckpt_compute_desc(m, gpu(&cat, "h200"), &dt, buf, sizeof buf);
+    assert_string_equal(buf, "bf16 compute");
+    /* --weight-dtype fp4 (0.5625 B, not above 4.5 bits): every matrix fp4, no split */
+    struct llmroof_dtypes all4 = dt;
+    all4.weight = LLMROOF_FP4;
+    all4.act = LLMROOF_FP4;
+    ops_build(m, &sh, &all4, &b, &ops);
+    assert_int_equal(ops.lowp_ops, 0);
+    assert_rel_close(ops.op[LLMROOF_OP_O_PROJ].wbytes, 128.0 * 128 * 7168 * 0.5625, 1e-12);
+    /* gpt-oss's MXFP4 experts are weight-only (vLLM's default backends run them W4A16) */
+    const struct llmroof_model *oss = model(&cat, "gpt-oss-120b");
+    const struct llmroof_dtypes odt = ckpt_dtypes(oss, fp16, false);
+    enum llmroof_dtype low;
+    assert_int_equal(ops_ckpt_lowp_modules(oss, &odt, &low), 0);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -390,6 +467,7 @@ int main(void)
         cmocka_unit_test(two_batch_overlap_hides_the_all_to_all_under_compute),
         cmocka_unit_test(added_gpus_carry_the_sourced_overhead_and_efficiencies),
         cmocka_unit_test(masked_terms_are_the_whole_steps),
+        cmocka_unit_test(nvfp4_checkpoint_runs_its_mlps_at_fp4_and_attention_at_bf16),
         cmocka_unit_test(graph_coverage_decides_the_launch_wait),
         cmocka_unit_test(vllm_v0_graphs_cover_decode_up_to_256),
     };
