@@ -116,6 +116,10 @@ for r in rows:
     if r['model']=='DeepSeek-R1-0528' and wd.startswith('nvfp4') and 'gb300-deepseek' in r['source']:
         m['model']='deepseek-r1-0528-nvfp4'; m['wdt']='bf16'
         notes.append("nvidia/DeepSeek-R1-0528-NVFP4, the checkpoint the post serves (NVFP4 MLPs, bf16 attention)")
+    # and DeepSeek-V3.2 in NVFP4 as NVIDIA's checkpoint of it (same Model Optimizer recipe)
+    if r['model']=='DeepSeek-V3.2' and wd.startswith('nvfp4') and 'gb300-deepseek' in r['source']:
+        m['model']='deepseek-v3.2-nvfp4'; m['wdt']='bf16'
+        notes.append("nvidia/DeepSeek-V3.2-NVFP4 (NVFP4 MLPs, bf16 attention and indexer)")
     if m['model'].startswith('deepseek') or m['model']=='kimi-k2':
         m['kvdt']='bf16' if kd!='fp8' else 'fp8'
     # layout

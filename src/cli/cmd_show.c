@@ -197,9 +197,26 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
     kvn(t, "compute_scale", "%.3f", e->compute_scale, "x the GPU's compute efficiency");
     kvn(t, "collective_latency", "%.2f", e->collective_latency_s * 1e6, "us added to each collective");
     kvb(t, "custom_allreduce", e->custom_allreduce, "one-shot/two-shot all-reduce kernels on NVLink/xGMI");
-    kvb(t, "cuda_graphs", e->cuda_graphs, e->cuda_graphs ? "decode steps replay a graph" : "every kernel launched from the CPU");
-    kvn(t, "launch", "%.1f", (e->launch_s > 0 ? e->launch_s : 4e-6) * 1e6,
-        e->launch_s > 0 ? "us of CPU per kernel launch without a graph" : "us per kernel launch without a graph (default)");
+    /* which steps replay a graph (docs/model.md "CUDA-graph coverage"), as list engines' column */
+    char cov[96];
+    if (!e->cuda_graphs)
+        snprintf(cov, sizeof cov, "no step: every kernel launched from the CPU");
+    else if (e->graph_max_batch <= 0)
+        snprintf(cov, sizeof cov, "every step replays a graph");
+    else if (e->graph_piecewise)
+        snprintf(cov, sizeof cov, "steps of up to %ld tokens, attention launched between the pieces", e->graph_max_batch);
+    else
+        snprintf(cov, sizeof cov, "decode-only steps of up to %ld sequences", e->graph_max_batch);
+    kvb(t, "cuda_graphs", e->cuda_graphs, cov);
+    if (e->graph_max_batch > 0) {
+        kvn(t, "graph_max_batch", "%.0f", (double)e->graph_max_batch, e->graph_piecewise ? "tokens" : "sequences");
+        kvb(t, "graph_piecewise", e->graph_piecewise, "");
+    }
+    const bool all_graphed = e->cuda_graphs && e->graph_max_batch <= 0;
+    kvn(t, "launch", "%.1f", all_graphed ? 0.0 : (e->launch_s > 0 ? e->launch_s : 4e-6) * 1e6,
+        all_graphed ? "us per kernel launch (graphs replay every step)"
+        : e->launch_s > 0 ? "us of CPU per kernel launch in a step no graph replays, at the reference host"
+                          : "us per kernel launch in a step no graph replays (default), at the reference host");
     kvn(t, "kernel_factor", "%.2f", e->kernel_factor > 0 ? e->kernel_factor : 1.0, "kernels launched per fused kernel ops.c declares");
     kv(t, "attention_kernel", attn_kernel_name(e->attention), "");
     kvb(t, "kv_per_query_head", e->kv_per_query_head, "decode attention reads K/V once per query head");
