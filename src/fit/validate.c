@@ -127,7 +127,7 @@ void val_map_row(const struct llmroof_catalog *cat, const struct llmroof_valmap 
     val_source_key(r, key, sizeof key);
     for (int i = 0; i < map->nreserved; i++)
         if (strncmp(key, map->reserved[i], strlen(map->reserved[i])) == 0)
-            UNMAPPED("source '%s' is reserved for the independent check (data/validation-map.json)", key);
+            UNMAPPED("source '%s' is reserved for the independent check", map->reserved[i]);
     if (!parse_double(r->value, &c->measured) || !(c->measured > 0))
         UNMAPPED("value '%s' is not a positive number", r->value);
     const char *gid = NULL, *mid = NULL;

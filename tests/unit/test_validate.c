@@ -121,6 +121,11 @@ static void new_mappings_compute_dtype_batch_and_reserved_sources(void **state)
     val_map_row(&cat, &map, &r, &c);
     assert_false(c.mapped);
     assert_non_null(strstr(c.reason, "reserved for the independent check"));
+    /* NeMo's documentation pages are reserved by issue #23 ("NeMo docs and blogs") */
+    strcpy(r.source, "https://docs.nvidia.com/nemo-framework/user-guide/latest/performance/llama.html (Llama-2)");
+    val_map_row(&cat, &map, &r, &c);
+    assert_false(c.mapped);
+    assert_string_equal(c.reason, "source 'docs.nvidia.com/nemo-framework' is reserved for the independent check");
     /* no source column: the framework keys the row */
     r.source[0] = '\0';
     val_source_key(&r, key, sizeof key);
@@ -157,11 +162,13 @@ static void published_measurements_are_met_within_the_targets(void **state)
     }
     /* 368 published rows less the 11 of a reserved source (ExLlamaV2's README) */
     assert_int_equal(n, 357);
-    assert_true(mapped >= 317); /* 303 static rows and 14 serving rows */
+    /* 287 static rows and 14 serving rows: 303 static rows less the 16 of NeMo's Llama-2 page,
+     * whose source issue #23 reserves for the independent check */
+    assert_true(mapped >= 301);
     /* the guard reads held-out errors: leave one publication out, refit, predict it */
     struct val_cv_report rep;
     assert_int_equal(val_cross_validate(cases, n, VAL_CV_SOURCE, &rep, &err), 0);
-    assert_int_equal(rep.folds, 12);
+    assert_int_equal(rep.folds, 11);
     enum val_class dec = VAL_CLASS_DECODE, pre = VAL_CLASS_PREFILL, e2e = VAL_CLASS_E2E;
     struct val_stats sd = val_stats_of(cases, n, in_class, &dec), sp = val_stats_of(cases, n, in_class, &pre),
                      se = val_stats_of(cases, n, in_class, &e2e);
@@ -169,9 +176,9 @@ static void published_measurements_are_met_within_the_targets(void **state)
                   100 * sp.median_abs, 100 * se.median_abs);
     /* regression guard at the cross-validated figures of docs/validation.md plus a small margin
      * (the issue's targets - decode 10%, prefill 15%, e2e 12% - are not all reached: see there) */
-    assert_true(sd.median_abs <= 0.12);
-    assert_true(sp.median_abs <= 0.55);
-    assert_true(se.median_abs <= 0.27);
+    assert_true(sd.median_abs <= 0.09); /* 7.6% */
+    assert_true(sp.median_abs <= 0.40); /* 35.8% */
+    assert_true(se.median_abs <= 0.22); /* 19.5% */
     free(cases);
     free(rows);
     catalog_free(&cat);
