@@ -179,8 +179,13 @@ int cli_setup_opt(struct cli *c, struct cli_setup_opts *s, int id, const char *a
 
 int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s)
 {
-    if (!s->engine_name)
+    if (!s->engine_name) {
+        /* the host speed scales only an engine profile's CPU costs (docs/model.md "Host CPU") */
+        if (s->eff.host_cpu_speed > 0)
+            fprintf(c->errf, "llmroof: warning: option '--host-cpu-speed' has no effect without --engine: no engine "
+                             "CPU work is costed\n");
         return 0;
+    }
     int rc = cli_catalog(c);
     if (rc)
         return rc;

@@ -229,12 +229,13 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
                     m->id, e.shard.gpus, g->id, setup.tp, lay_s, req.batch, req.prompt, req.output, wdesc,
                     dtype_name(setup.dt.kv), sdesc, cdesc);
         sbuf_printf(&c->out, "efficiency: compute %.2f, memory %.2f, comm %.2f; overhead %.0f us per step",
-                    setup.eff.compute, setup.eff.memory, setup.eff.comm, setup.eff.overhead_s * 1e6);
+                    setup.eff.compute, setup.eff.memory, setup.eff.comm,
+                    (setup.eff.overhead_s + (setup.tp > 1 ? setup.eff.tp_overhead_s : 0.0)) * 1e6);
         if (x.s.eff.engine)
             sbuf_printf(&c->out, "; engine %s (+%.1f ms to first token)", x.s.eff.engine->id, setup.eff.first_token_s * 1e3);
         /* the host the engine's CPU work runs at (docs/model.md "Host CPU"), where it is not the
          * reference and that work is in play */
-        if ((x.s.eff.engine || x.s.eff.host_cpu_speed > 0) && setup.eff.cpu_scale > 0 && setup.eff.cpu_scale != 1.0)
+        if (x.s.eff.engine && setup.eff.cpu_scale > 0 && setup.eff.cpu_scale != 1.0)
             sbuf_printf(&c->out, "; host CPU %.2f x the reference's speed (%s)", 1.0 / setup.eff.cpu_scale,
                         x.s.eff.host_cpu_speed > 0 ? "--host-cpu-speed" : g->host_cpu);
         sbuf_append(&c->out, "\n");

@@ -54,8 +54,12 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         return rc;
     case OPT_FAST: x->in.fast = true; return 0;
     case OPT_QUIET: x->quiet = true; return 0;
-    case OPT_MBT: return cli_long(c, "max-batched-tokens", arg, 1, 10000000, &x->in.sim.max_batched_tokens);
-    case OPT_MAXSEQS: return cli_long(c, "max-seqs", arg, 1, 1000000, &x->in.sim.max_seqs);
+    case OPT_MBT:
+        x->in.keep_budget = true;
+        return cli_long(c, "max-batched-tokens", arg, 1, 10000000, &x->in.sim.max_batched_tokens);
+    case OPT_MAXSEQS:
+        x->in.keep_seqs = true;
+        return cli_long(c, "max-seqs", arg, 1, 1000000, &x->in.sim.max_seqs);
     case OPT_NOCHUNK: /* vLLM's scheduler without chunking: whole prompts, prompt-only iterations */
         x->in.sim.chunked_prefill = false;
         x->in.sim.prefill_first = true;
@@ -117,8 +121,8 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
         { OPT_GPN, "gpus-per-node", 0, "N", "GPUs in one node (default 8)", false },
         { OPT_PRICE, "price", 0, "LIST", "GPU=USD per GPU-hour, comma-separated, e.g. a100=1.8,a40=0.9", false },
         { OPT_FAST, "fast", 0, NULL, "analytic steady state instead of simulation (means, for sweeps)", false },
-        { OPT_MBT, "max-batched-tokens", 0, "N", "engine token budget per iteration (default 2048)", false },
-        { OPT_MAXSEQS, "max-seqs", 0, "N", "engine running-sequence limit (default 256)", false },
+        { OPT_MBT, "max-batched-tokens", 0, "N", "token budget of one iteration (default: the engine's for each GPU, else 2048)", false },
+        { OPT_MAXSEQS, "max-seqs", 0, "N", "running sequences at most (default: the engine's for each GPU, else 256)", false },
         { OPT_NOCHUNK, "no-chunked-prefill", 0, NULL, "engine prefills prompts whole", false },
         { OPT_SEED, "seed", 0, "N", "random seed of the simulations (default 42)", false },
         { OPT_QUIET, "quiet", 'q', NULL, "no progress line (shown only on a terminal, after a second)", false },

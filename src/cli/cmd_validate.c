@@ -976,12 +976,12 @@ int cmd_validate(struct cli *c, int argc, char **argv)
     if (!rc && sfile) {
         snprintf(srvmap, sizeof srvmap, "%s/serving-map.csv", c->data_dir);
         if (c->format != TABLE_JSON)
-            render_validate(pos[0], cases, n, x.by, c->format, &c->sel, &c->out);
+            render_validate(pos[0], cases, n, x.by, x.cv != VAL_CV_NONE, c->format, &c->sel, &c->out);
         rc = serving_report(c, &x, sfile, x.serving_map ? x.serving_map : srvmap, cases, n, &srv_json, &srv_gate);
         if (rc)
             goto out;
     } else if (!rc && c->format != TABLE_JSON) {
-        render_validate(pos[0], cases, n, x.by, c->format, &c->sel, &c->out);
+        render_validate(pos[0], cases, n, x.by, x.cv != VAL_CV_NONE, c->format, &c->sel, &c->out);
     }
     if (!rc && c->format == TABLE_JSON) {
         char *j = render_json_validate(pos[0], cases, n, x.by);

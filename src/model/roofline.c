@@ -56,6 +56,7 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
         e.launch_s = KERNEL_LAUNCH_S_DEFAULT * e.cpu_scale;
     }
     if (en) {
+        e.engine_id = en->id;
         e.compute *= en->compute_scale;
         e.overhead_s += en->step_overhead_s * e.cpu_scale;
         e.first_token_s = en->first_token_s;

@@ -32,9 +32,14 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
         sbuf_printf(out, "offline, %ld request%s queued at t=0, workload %s", c->requests, PL(c->requests), wl);
     else
         sbuf_printf(out, "trace of %zu request%s", c->ntrace, c->ntrace == 1 ? "" : "s");
-    sbuf_printf(out, "; budget %ld tokens/iteration, %ld sequence%s, %s; seed %llu", c->max_batched_tokens, c->max_seqs,
-                PL(c->max_seqs),
-                c->chunked_prefill ? "chunked prefill" : "whole prefills", (unsigned long long)c->seed);
+    sbuf_printf(out, "; budget %ld tokens/iteration, %ld sequence%s", c->max_batched_tokens, c->max_seqs,
+                PL(c->max_seqs));
+    /* an engine whose attention DP ranks schedule on their own holds both limits per rank (sim.c) */
+    const int ranks = s->layout.dp_attn && s->tp > 0 ? s->layout.ep / s->tp : 1;
+    if (sim_rank_factor(c, ranks) > 1)
+        sbuf_printf(out, " per DP rank (x%d)", ranks);
+    sbuf_printf(out, ", %s; seed %llu", c->chunked_prefill ? "chunked prefill" : "whole prefills",
+                (unsigned long long)c->seed);
     if (c->max_model_len > 0)
         sbuf_printf(out, "; context limit %ld tokens", c->max_model_len);
     if (c->admit_no_evict || c->waiting_served_ratio > 0 || c->cpu_seq_s > 0 || c->cpu_output_s > 0 || c->api_stream_s > 0 ||

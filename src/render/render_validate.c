@@ -87,7 +87,7 @@ static size_t keys_of(const struct val_case *cases, size_t n, enum val_group by,
     return k;
 }
 
-void render_validate(const char *fname, const struct val_case *cases, size_t n, enum val_group by,
+void render_validate(const char *fname, const struct val_case *cases, size_t n, enum val_group by, bool held_out,
                      enum table_format f, struct table_sel *sel, struct sbuf *out)
 {
     static const char *const by_names[] = { "metric", "gpu", "source", "model" };
@@ -96,8 +96,9 @@ void render_validate(const char *fname, const struct val_case *cases, size_t n, 
     for (size_t i = 0; i < n; i++)
         mapped += cases[i].mapped;
     if (f == TABLE_TEXT || f == TABLE_MD)
-        sbuf_printf(out, "%sllmroof validate %s: %zu row%s, %zu mapped, %zu not mapped; error = predicted / measured time - 1 (rates inverted)\n\n",
-                    f == TABLE_MD ? "## " : "", fname, n, n == 1 ? "" : "s", mapped, n - mapped);
+        sbuf_printf(out, "%sllmroof validate %s: %zu row%s, %zu mapped, %zu not mapped; error = predicted / measured time - 1 (rates inverted)%s\n\n",
+                    f == TABLE_MD ? "## " : "", fname, n, n == 1 ? "" : "s", mapped, n - mapped,
+                    held_out ? ", each prediction held out (--cv)" : "");
     table_init(&t, "rows");
     table_col(&t, "id", 0);
     table_col(&t, "model", 0);
@@ -136,7 +137,7 @@ void render_validate(const char *fname, const struct val_case *cases, size_t n, 
     table_free(&t);
 
     char title[96];
-    snprintf(title, sizeof title, "summary (overall, by class, by %s)", by_names[by]);
+    snprintf(title, sizeof title, "summary (overall, by class, by %s)%s", by_names[by], held_out ? ", held out" : "");
     if (f != TABLE_CSV)
         sbuf_append(out, "\n");
     table_init(&t, title);

@@ -16,7 +16,8 @@ const char *val_group_key(const struct val_case *c, enum val_group by);
  * summary table writes them. */
 void table_val_stats(struct table *t, struct val_stats s);
 
-void render_validate(const char *fname, const struct val_case *cases, size_t n, enum val_group by,
+/* held_out: the cases carry cross-validated predictions (validate --cv), and the titles say so. */
+void render_validate(const char *fname, const struct val_case *cases, size_t n, enum val_group by, bool held_out,
                      enum table_format f, struct table_sel *sel, struct sbuf *out);
 
 /* The error distribution per metric class (decode, prefill, e2e: one strip each on a % axis,

@@ -80,8 +80,27 @@ static void add(char *buf, size_t n, const char *fmt, ...)
     va_end(ap);
 }
 
-static void vllm(const struct plan_input *in, const char *model, struct shape s, const char *role,
-                 struct launch_cmd *c)
+/* The scheduler limits the plan simulated for this instance (plan_sim_config: the engine
+ * profile's for the GPU, or the plan's own): the instance's, and one data-parallel rank's. */
+struct limits {
+    long seqs, tokens;           /* the whole instance's running sequences and token budget */
+    long rank_seqs, rank_tokens; /* one attention data-parallel rank's (= the above without DP) */
+    bool chunked;                /* chunked prefill */
+};
+
+static struct limits limits_of(const struct plan_input *in, const struct llmroof_gpu *g, struct shape s)
+{
+    const struct sim_config c = plan_sim_config(in, g);
+    struct limits l;
+    plan_instance_limits(in, g, s.dp, &l.seqs, &l.tokens);
+    l.rank_seqs = (l.seqs + s.dp - 1) / s.dp;
+    l.rank_tokens = (l.tokens + s.dp - 1) / s.dp;
+    l.chunked = c.chunked_prefill;
+    return l;
+}
+
+static void vllm(const struct plan_input *in, const struct limits *lim, const char *model, struct shape s,
+                 const char *role, struct launch_cmd *c)
 {
     char *b = c->cmd, *nt = c->note;
     size_t bn = sizeof c->cmd, nn = sizeof c->note;
@@ -96,15 +115,15 @@ static void vllm(const struct plan_input *in, const char *model, struct shape s,
         if (s.ep != s.tp * s.dp)
             add(nt, nn, "vLLM sets the EP size to TP x DP = %ld (no flag for EP %ld); ", (long)s.tp * s.dp, (long)s.ep);
     }
-    /* each data-parallel rank of vLLM is an engine with its own scheduler: the instance's
-     * limits are split over them */
-    long seqs = (in->sim.max_seqs + s.dp - 1) / s.dp, toks = (in->sim.max_batched_tokens + s.dp - 1) / s.dp;
-    add(b, bn, " --max-num-seqs %ld", seqs);
-    add(b, bn, " --max-num-batched-tokens %ld", toks);
+    /* each data-parallel rank of vLLM is an engine with its own scheduler: its flags are per
+     * rank, the instance's limits split over the ranks (an engine profile that schedules per
+     * rank, dp_rank_scheduler, already holds them per rank: lim->rank_*) */
+    add(b, bn, " --max-num-seqs %ld", lim->rank_seqs);
+    add(b, bn, " --max-num-batched-tokens %ld", lim->rank_tokens);
     if (s.dp > 1)
-        add(nt, nn, "--max-num-seqs and --max-num-batched-tokens are per data-parallel rank (the plan's / %ld); ",
-            (long)s.dp);
-    if (!in->sim.chunked_prefill)
+        add(nt, nn, "--max-num-seqs and --max-num-batched-tokens are per data-parallel rank (the instance's %ld "
+                    "sequences and %ld tokens over %ld ranks); ", lim->seqs, lim->tokens, (long)s.dp);
+    if (!lim->chunked)
         add(b, bn, " --no-enable-chunked-prefill");
     if (in->dt.kv == LLMROOF_FP8)
         add(b, bn, " --kv-cache-dtype fp8");
@@ -128,8 +147,8 @@ static void vllm(const struct plan_input *in, const char *model, struct shape s,
     }
 }
 
-static void sglang(const struct plan_input *in, const char *model, struct shape s, const char *role,
-                   struct launch_cmd *c)
+static void sglang(const struct plan_input *in, const struct limits *lim, const char *model, struct shape s,
+                   const char *role, struct launch_cmd *c)
 {
     char *b = c->cmd, *nt = c->note;
     size_t bn = sizeof c->cmd, nn = sizeof c->note;
@@ -144,9 +163,9 @@ static void sglang(const struct plan_input *in, const char *model, struct shape 
         add(b, bn, " --ep-size %ld", (long)s.ep);
     if (s.pp > 1)
         add(b, bn, " --pp-size %ld", (long)s.pp);
-    add(b, bn, " --max-running-requests %ld", in->sim.max_seqs);
-    if (in->sim.chunked_prefill)
-        add(b, bn, " --chunked-prefill-size %ld", in->sim.max_batched_tokens);
+    add(b, bn, " --max-running-requests %ld", lim->seqs);
+    if (lim->chunked)
+        add(b, bn, " --chunked-prefill-size %ld", lim->tokens);
     else
         add(b, bn, " --chunked-prefill-size -1");
     if (in->dt.kv == LLMROOF_FP8)
@@ -165,8 +184,8 @@ static void sglang(const struct plan_input *in, const char *model, struct shape 
     }
 }
 
-static void trtllm(const struct plan_input *in, const char *model, struct shape s, const char *role,
-                   struct launch_cmd *c)
+static void trtllm(const struct plan_input *in, const struct limits *lim, const char *model, struct shape s,
+                   const char *role, struct launch_cmd *c)
 {
     char *b = c->cmd, *nt = c->note;
     size_t bn = sizeof c->cmd, nn = sizeof c->note;
@@ -177,8 +196,8 @@ static void trtllm(const struct plan_input *in, const char *model, struct shape 
         add(b, bn, " --pp_size %ld", (long)s.pp);
     if (s.ep > 1)
         add(b, bn, " --ep_size %ld", (long)s.ep);
-    add(b, bn, " --max_batch_size %ld", in->sim.max_seqs);
-    add(b, bn, " --max_num_tokens %ld", in->sim.max_batched_tokens);
+    add(b, bn, " --max_batch_size %ld", lim->seqs);
+    add(b, bn, " --max_num_tokens %ld", lim->tokens);
     if (s.dp > 1)
         add(nt, nn, "attention data parallelism is 'enable_attention_dp: true' in a --config YAML file (no flag); ");
     if (in->dt.kv != LLMROOF_FP16 && in->dt.kv != LLMROOF_BF16)
@@ -231,12 +250,13 @@ void launch_build(const struct plan_input *in, const struct plan_option *o, stru
                 add(c->note, sizeof c->note, "an instance spans %ld nodes: start it with the engine's multi-node "
                     "options (SGLang --nnodes/--node-rank/--dist-init-addr; vLLM on a Ray cluster); ",
                     (long)((s.gpus + in->gpus_per_node - 1) / in->gpus_per_node));
+            const struct limits lim = limits_of(in, o->gpu, s);
             if (e == 0)
-                vllm(in, model, s, c->role, c);
+                vllm(in, &lim, model, s, c->role, c);
             else if (e == 1)
-                sglang(in, model, s, c->role, c);
+                sglang(in, &lim, model, s, c->role, c);
             else
-                trtllm(in, model, s, c->role, c);
+                trtllm(in, &lim, model, s, c->role, c);
             if (!in->model->hf_id[0])
                 add(c->note, sizeof c->note, "the catalog names no HuggingFace repository for '%s': replace MODEL; ",
                     in->model->id);

@@ -49,6 +49,35 @@ static void mean_lengths(const struct workload *w, uint64_t seed, double *p, dou
     *o = so / n;
 }
 
+struct sim_config plan_sim_config(const struct plan_input *in, const struct llmroof_gpu *g)
+{
+    struct sim_config c = in->sim;
+    c.setup.model = in->model; /* the engine's budget may follow the model's context */
+    sim_config_engine(&c, in->eff.engine, g, in->keep_budget, in->keep_seqs);
+    return c;
+}
+
+void plan_instance_limits(const struct plan_input *in, const struct llmroof_gpu *g, int attn_dp, long *max_seqs,
+                          long *max_batched_tokens)
+{
+    const struct sim_config c = plan_sim_config(in, g);
+    const long f = sim_rank_factor(&c, attn_dp);
+    *max_seqs = c.max_seqs * f;
+    *max_batched_tokens = c.max_batched_tokens * f;
+}
+
+/* Memory options of an instance on g (as sim.c sizes them): the workspace of the whole
+ * instance's budget, which memory_eval_layout shares over its attention ranks. */
+static struct llmroof_mem_opts mem_opts_for(const struct plan_input *in, const struct llmroof_gpu *g, int attn_dp)
+{
+    long seqs, toks;
+    plan_instance_limits(in, g, attn_dp, &seqs, &toks);
+    struct llmroof_mem_opts mo = in->sim.mem;
+    mo.max_batched_tokens = (double)toks;
+    mo.max_seqs = (double)seqs;
+    return mo;
+}
+
 /* The --fast model: a closed loop of N users with mean think Z in steady state. With mean
  * response time R, throughput X = N / (Z + R) (interactive response-time law) and the running
  * batch B = X * R (Little). An iteration holds B decode tokens at the mean context plus the
@@ -59,7 +88,8 @@ static void fast_latency(const struct plan_input *in, const struct llmroof_setup
                          long users, double P, double O, double cap_batch, double *ttft, double *tpot)
 {
     const double Z = (in->sim.think_min_s + in->sim.think_max_s) / 2;
-    const double chunks = ceil(P / (double)in->sim.max_batched_tokens);
+    /* a prompt runs on one rank: the per-rank budget sets its chunks */
+    const double chunks = ceil(P / (double)plan_sim_config(in, s->gpu).max_batched_tokens);
     double R = 1.0, t = 0.01;
     for (int it = 0; it < 200; it++) {
         double X = (double)users / (Z + R);
@@ -86,7 +116,7 @@ static void lname(const struct plan_input *in, int n, int mode, char *buf, size_
 int plan_meets(const struct plan_input *in, const struct llmroof_gpu *g, int tp, long users, bool *meets,
                double *ttft_s, double *tpot_s, enum plan_binding *fails, struct llmroof_err *err)
 {
-    struct sim_config c = in->sim;
+    struct sim_config c = plan_sim_config(in, g);
     c.progress = NULL; /* the plan reports its rows, not each simulation */
     c.setup = setup_for(in, g, tp);
     c.mode = SIM_CLOSED;
@@ -100,16 +130,14 @@ int plan_meets(const struct plan_input *in, const struct llmroof_gpu *g, int tp,
         struct llmroof_shard sh;
         const struct llmroof_layout lay = estimate_layout(&c.setup);
         ops_shard_layout(in->model, &lay, &sh, NULL);
-        struct llmroof_mem_opts mo = c.mem;
-        mo.max_batched_tokens = (double)c.max_batched_tokens;
-        mo.max_seqs = (double)c.max_seqs;
+        struct llmroof_mem_opts mo = mem_opts_for(in, g, sh.attn_dp);
         struct llmroof_memory mem;
         if ((rc = memory_eval_layout(in->model, g, &lay, &in->dt, 1, &mo, &mem, err)))
             return rc;
         double P = in->mean_prompt, O = in->mean_output;
         if (!(P > 0 && O > 0))
             mean_lengths(c.workload, c.seed, &P, &O);
-        double cap = fmin((double)c.max_seqs, mem.kv_capacity_tokens / (P + O / 2));
+        double cap = fmin(mo.max_seqs, mem.kv_capacity_tokens / (P + O / 2));
         if (cap < 1)
             return llmroof_err_set(err, LLMROOF_EINPUT, "%s does not fit on %d x %s", in->model->id, tp, g->id);
         fast_latency(in, &c.setup, &sh, users, P, O, cap, ttft_s, tpot_s);
@@ -296,7 +324,7 @@ struct rate_eval {
 static int rate_eval(const struct plan_input *in, const struct llmroof_gpu *g, bool disagg, int tp_p, long x, int tp_d,
                      long y, struct rate_eval *ev, struct llmroof_err *err)
 {
-    struct sim_config c = in->sim;
+    struct sim_config c = plan_sim_config(in, g);
     c.progress = NULL; /* the plan reports its rows, not each simulation */
     c.mode = SIM_RATE;
     c.rate_qps = in->rate_qps;
@@ -357,14 +385,12 @@ static double pool_capacity_qps(const struct plan_input *in, const struct llmroo
     struct llmroof_err e2 = { 0 };
     if (!pool_shard(in, g, code, &s, &lay, &sh, &e2) || estimate_check(&s, &e2))
         return 0;
-    struct llmroof_mem_opts mo = in->sim.mem;
-    mo.max_batched_tokens = (double)in->sim.max_batched_tokens;
-    mo.max_seqs = (double)in->sim.max_seqs;
+    struct llmroof_mem_opts mo = mem_opts_for(in, g, sh.attn_dp);
     struct llmroof_memory mem;
     if (memory_eval_layout(in->model, g, &lay, &in->dt, 1, &mo, &mem, &e2))
         return 0;
-    return sim_instance_capacity_qps(&s, &sh, mem.kv_capacity_tokens * (double)mem.attn_dp, in->sim.max_seqs,
-                                     in->sim.max_batched_tokens, in->mean_prompt, in->mean_output, kind);
+    return sim_instance_capacity_qps(&s, &sh, mem.kv_capacity_tokens * (double)mem.attn_dp, (long)mo.max_seqs,
+                                     (long)mo.max_batched_tokens, in->mean_prompt, in->mean_output, kind);
 }
 
 /* Pools of n instances whose bound serves less than 1 / PLAN_BOUND_MARGIN of the rate are
@@ -707,9 +733,7 @@ static int layout_check(const struct plan_input *in, const struct llmroof_gpu *g
         snprintf(reason, n, "%s", e2.msg);
         return LLMROOF_OK;
     }
-    struct llmroof_mem_opts mo = in->sim.mem;
-    mo.max_batched_tokens = (double)in->sim.max_batched_tokens;
-    mo.max_seqs = (double)in->sim.max_seqs;
+    struct llmroof_mem_opts mo = mem_opts_for(in, g, sh.attn_dp);
     struct llmroof_memory mem;
     int rc = memory_eval_layout(in->model, g, &lay, &in->dt, 1, &mo, &mem, err);
     if (rc)
@@ -757,28 +781,30 @@ static int plan_codes(const struct plan_input *in, int *codes)
 }
 
 /* Weights and KV per GPU of a feasible option, and the communication share of a decode step at
- * a batch of the instance's users (or its KV-cache limit): the figures the observations give
+ * a batch of the instance's users (batch; 0 for a rate plan: the instance's sequence limit),
+ * capped at its KV-cache limit: the figures the observations give
  * for why one layout serves more per GPU than another. */
 static int option_figures(const struct plan_input *in, int code, long batch, struct plan_option *o,
                           struct llmroof_err *err)
 {
     struct llmroof_setup s = setup_for(in, o->gpu, code);
     const struct llmroof_layout lay = estimate_layout(&s);
-    struct llmroof_mem_opts mo = in->sim.mem;
-    mo.max_batched_tokens = (double)in->sim.max_batched_tokens;
-    mo.max_seqs = (double)in->sim.max_seqs;
+    struct llmroof_shard sh;
+    int rc = ops_shard_layout(in->model, &lay, &sh, err);
+    if (rc)
+        return rc;
+    struct llmroof_mem_opts mo = mem_opts_for(in, o->gpu, sh.attn_dp);
     struct llmroof_memory mem;
     double P = in->mean_prompt, O = in->mean_output;
     if (!(P > 0 && O > 0))
         mean_lengths(in->sim.workload, in->sim.seed, &P, &O);
     long ctx = (long)(P + O);
-    int rc = memory_eval_layout(in->model, o->gpu, &lay, &in->dt, ctx > 0 ? ctx : 1, &mo, &mem, err);
-    if (rc)
+    if ((rc = memory_eval_layout(in->model, o->gpu, &lay, &in->dt, ctx > 0 ? ctx : 1, &mo, &mem, err)))
         return rc;
     const int ig = inst_gpus(in, code);
     o->weights_bytes_per_gpu = mem.weights_bytes_per_gpu;
     o->kv_tokens_per_gpu = mem.kv_capacity_tokens / ig;
-    long b = batch < 1 ? 1 : batch;
+    long b = batch < 1 ? (long)mo.max_seqs : batch; /* 0: the instance's sequence limit */
     if (mem.max_batch >= 1 && (double)b > mem.max_batch)
         b = (long)mem.max_batch;
     struct llmroof_request req = { b, P > 1 ? (long)P : 1, O > 2 ? (long)O : 2 };
@@ -937,7 +963,7 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
             rc = rate_aggregated(in, k->gi, k->code, limit, best.gpus, o, err);
         if (rc)
             goto done;
-        if (o->feasible && !k->disagg && (rc = option_figures(in, k->code, (long)in->sim.max_seqs, o, err)))
+        if (o->feasible && !k->disagg && (rc = option_figures(in, k->code, 0, o, err)))
             goto done;
         best_update(in, &best, o);
     }
@@ -1415,9 +1441,10 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
             snprintf(per, sizeof per, "%s instances of %d nodes each", nb, b->nodes_per_instance);
         else
             snprintf(per, sizeof per, "%d x %s per node", b->instances_per_node, nb);
-        add_obs(out, "%s: best as %s, %ld users per instance, %ld nodes; %s binds first (p%d TTFT %.0f ms, "
+        add_obs(out, "%s: best as %s, %ld users per instance, %ld node%s; %s binds first (p%d TTFT %.0f ms, "
                      "TPOT %.1f ms at that load).",
-                b->gpu->id, per, b->users_per_instance, b->nodes, plan_binding_name(b->binding), in->percentile,
+                b->gpu->id, per, b->users_per_instance, b->nodes, b->nodes == 1 ? "" : "s",
+                plan_binding_name(b->binding), in->percentile,
                 b->ttft_s * 1e3, b->tpot_s * 1e3);
         /* one big TP instance against several smaller ones on the same node */
         const struct plan_option *full = NULL;

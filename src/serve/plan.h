@@ -35,7 +35,11 @@ struct plan_input {
     int percentile;                /* 50, 90, 95 or 99 */
     int gpus_per_node;
     struct sim_config sim;         /* everything but setup, concurrency and requests: workload,
-                                      think time, budget, max_seqs, chunking, mem, seed */
+                                      think time, budget, max_seqs, chunking, mem, seed; an engine
+                                      profile (eff.engine) sets its scheduler over it per GPU
+                                      (plan_sim_config) */
+    bool keep_budget, keep_seqs;   /* --max-batched-tokens / --max-seqs given: the engine
+                                      profile's defaults do not replace them */
     struct llmroof_dtypes dt;
     struct llmroof_eff_override eff;
     bool fast;                     /* analytic steady state instead of simulation */
@@ -51,6 +55,16 @@ struct plan_input {
                                       divisor of a node, or more than a node, when it takes whole
                                       nodes (docs/planning.md, "Instances beyond a node") */
 };
+
+/* The simulator configuration the plan runs on GPU g: in->sim with the engine profile's
+ * scheduler, budget and sequence limit for that GPU (sim_config_engine: vLLM's larger defaults
+ * on GPUs of 70 GiB or more), as `simulate -e` sets them. setup is left to the caller. */
+struct sim_config plan_sim_config(const struct plan_input *in, const struct llmroof_gpu *g);
+
+/* The token budget and sequence limit of a whole instance of `attn_dp` attention ranks on g
+ * (per-rank limits times the ranks for an engine that schedules each rank on its own). */
+void plan_instance_limits(const struct plan_input *in, const struct llmroof_gpu *g, int attn_dp, long *max_seqs,
+                          long *max_batched_tokens);
 
 enum plan_binding { PLAN_BIND_NONE, PLAN_BIND_TTFT, PLAN_BIND_TPOT, PLAN_BIND_CAP, PLAN_BIND_LOAD };
 const char *plan_binding_name(enum plan_binding b);

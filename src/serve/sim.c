@@ -99,6 +99,11 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
         c->max_batched_tokens = budget;
 }
 
+long sim_rank_factor(const struct sim_config *c, int attn_dp)
+{
+    return c->dp_rank_scheduler && attn_dp > 1 ? attn_dp : 1;
+}
+
 const char *sim_router_name(enum sim_router r)
 {
     switch (r) {
@@ -601,7 +606,7 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
      * rank a separate "core engine" process with its own scheduler, docs/serving/
      * data_parallel_deployment.md) holds the token budget and the sequence limit per rank: the
      * instance schedules the ranks' sum, no rank more than its own (e->rbud) */
-    const long per_rank = c->dp_rank_scheduler && e->sh.attn_dp > 1 ? e->sh.attn_dp : 1;
+    const long per_rank = sim_rank_factor(c, e->sh.attn_dp);
     e->max_run = c->max_seqs * per_rank;
     e->budget = c->max_batched_tokens * per_rank;
     struct llmroof_mem_opts mo = c->mem;

@@ -172,6 +172,10 @@ double sim_cpu_step_s(const struct sim_config *c, double gpu_s, double seqs, dou
  * A100; a budget of at least the served context - c->max_model_len, else c->setup.model's - where
  * the profile says so, so set the setup first; above the profile's chunked_prefill_min_context the
  * engine chunks with its chunked budget instead, vLLM 0.5.4-0.6). en NULL: no change. */
+/* How many times the configured budget and sequence limit an instance of `attn_dp` data-parallel
+ * attention ranks holds: attn_dp where each rank schedules on its own (dp_rank_scheduler, vLLM
+ * V1), else 1 (the limits are the instance's, split over its ranks). */
+long sim_rank_factor(const struct sim_config *c, int attn_dp);
 void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, const struct llmroof_gpu *g,
                        bool keep_budget, bool keep_seqs);
 

@@ -44,6 +44,11 @@ check "report --wide prints Table 1 with every column in one table" \
 check "estimate --ops tables fit 100 columns (widest $(widest "$tmp/est"))" [ "$(widest "$tmp/est")" -le 100 ]
 "$bin" validate tests/data/validation/measurements.csv | grep -e '  ' -e '^--' >"$tmp/val"
 check "validate tables fit 100 columns (widest $(widest "$tmp/val"))" [ "$(widest "$tmp/val")" -le 100 ]
+# --cv: the rows and the summary after the held-out table carry held-out predictions; say so
+"$bin" validate tests/data/validation/one-row.csv --cv source >"$tmp/cv" 2>/dev/null
+check "validate --cv labels its row summary held out" grep -q '^summary (overall, by class, by metric), held out$' "$tmp/cv"
+"$bin" validate tests/data/validation/one-row.csv >"$tmp/cv" 2>/dev/null
+check "validate without --cv labels nothing held out" sh -c "! grep -q 'held out' '$tmp/cv'"
 
 # a TP that does not divide the heads: a marked row, not an abort
 "$bin" report --tp 2,3,4 >"$tmp/bad" 2>"$tmp/err"; rc=$?

@@ -548,6 +548,51 @@ static void pruning_never_changes_the_answer(void **state)
     catalog_free(&cat);
 }
 
+/* plan -e ENGINE simulates the engine's scheduler as simulate -e does (review: plan used the
+ * generic 256 / 2048 and split them over vLLM's DP ranks). vLLM V1 (data/engines.json):
+ * 256 sequences / 2048 tokens, 1024 / 8192 on GPUs of 70 GiB or more but the A100; with
+ * dp_rank_scheduler each attention DP rank holds them, so DPA-8 is 8 x 1024 = 8192 sequences
+ * and 8 x 8192 = 65536 tokens; SGLang's 2048 / 8192 are the instance's, whatever its ranks. */
+static void plan_takes_the_engine_schedulers_limits_per_gpu(void **state)
+{
+    (void)state;
+    struct llmroof_catalog shipped, *cat = &shipped;
+    load_shipped(cat);
+    struct plan_input in;
+    base(&in, cat, "deepseek-v3");
+    in.eff.engine = shipped_engine(cat, "vllm");
+    assert_non_null(in.eff.engine);
+    const struct llmroof_gpu *h200 = gpu(cat, "h200"), *a100 = gpu(cat, "a100-sxm4-80gb");
+    long seqs, toks;
+    plan_instance_limits(&in, h200, 1, &seqs, &toks);
+    assert_int_equal(seqs, 1024);
+    assert_int_equal(toks, 8192);
+    plan_instance_limits(&in, h200, 8, &seqs, &toks);
+    assert_int_equal(seqs, 8192);
+    assert_int_equal(toks, 65536);
+    plan_instance_limits(&in, a100, 8, &seqs, &toks); /* the A100 keeps the smaller defaults */
+    assert_int_equal(seqs, 8 * 256);
+    assert_int_equal(toks, 8 * 2048);
+    /* --max-seqs / --max-batched-tokens given: kept, still per rank */
+    in.sim.max_seqs = 16;
+    in.keep_seqs = true;
+    plan_instance_limits(&in, h200, 8, &seqs, &toks);
+    assert_int_equal(seqs, 8 * 16);
+    assert_int_equal(toks, 65536);
+    in.eff.engine = shipped_engine(cat, "sglang");
+    in.keep_seqs = false;
+    plan_instance_limits(&in, h200, 8, &seqs, &toks);
+    assert_int_equal(seqs, 2048);
+    assert_int_equal(toks, 8192);
+    /* no engine: the plan's own 256 / 2048 per instance */
+    in.eff.engine = NULL;
+    in.sim.max_seqs = 256;
+    plan_instance_limits(&in, h200, 8, &seqs, &toks);
+    assert_int_equal(seqs, 256);
+    assert_int_equal(toks, 2048);
+    catalog_free(cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -564,6 +609,7 @@ int main(void)
         cmocka_unit_test(rate_plan_tries_expert_parallel_layouts_for_moe),
         cmocka_unit_test(instances_beyond_a_node_take_whole_nodes),
         cmocka_unit_test(pruning_never_changes_the_answer),
+        cmocka_unit_test(plan_takes_the_engine_schedulers_limits_per_gpu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

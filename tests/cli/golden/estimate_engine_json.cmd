@@ -1,0 +1,1 @@
+estimate -m llama-3-8b -g h100 -t 2 -e vllm-0.2 --format json

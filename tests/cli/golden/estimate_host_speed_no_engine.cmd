@@ -1,0 +1,1 @@
+estimate -m llama-2-7b -g a100 --host-cpu-speed 0.5

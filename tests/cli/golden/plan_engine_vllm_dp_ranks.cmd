@@ -1,0 +1,1 @@
+plan -m deepseek-v3 --gpus h200 --tp 8 --users 2000 -e vllm --fast

@@ -1,0 +1,1 @@
+simulate -m deepseek-v3 -g h200 --ep 8 --dp-attention -e vllm -c 64 -n 120 --max-seqs 16 --max-batched-tokens 1024
