@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "render/render_report.h"
 #include "serve/launch.h"
 
 /* Why a feasible row is not the answer. */
@@ -179,9 +180,13 @@ void render_plan(const struct plan_input *in, const struct plan_result *r, enum 
     if (in->rate_qps > 0) {
         if (f == TABLE_TEXT || f == TABLE_MD)
             sbuf_printf(out, "%splan: %s for %g requests/s (open loop, Poisson), p%d TTFT <= %g ms and TPOT <= %g ms, "
-                             "%d GPUs per node, aggregated and disaggregated layouts, simulated\n\n",
+                             "%d GPUs per node, aggregated and disaggregated layouts, simulated\n",
                         f == TABLE_MD ? "## " : "", in->model->id, in->rate_qps, in->percentile, in->ttft_slo_s * 1e3,
                         in->tpot_slo_s * 1e3, in->gpus_per_node);
+        if (f == TABLE_TEXT || f == TABLE_MD) {
+            render_engine_line(&in->eff, out);
+            sbuf_append(out, "\n");
+        }
         render_rate(in, r, f, sel, out);
         render_observations(r, f, sel, out);
         render_launch(in, r, f, sel, out);
@@ -189,10 +194,12 @@ void render_plan(const struct plan_input *in, const struct plan_result *r, enum 
     }
     if (f == TABLE_TEXT || f == TABLE_MD) {
         sbuf_printf(out, "%splan: %s for %ld users, p%d TTFT <= %g ms and TPOT <= %g ms, %d GPUs per node, think %g-%g s, "
-                         "%s%s\n\n",
+                         "%s%s\n",
                     f == TABLE_MD ? "## " : "", in->model->id, in->users, in->percentile, in->ttft_slo_s * 1e3,
                     in->tpot_slo_s * 1e3, in->gpus_per_node, in->sim.think_min_s, in->sim.think_max_s,
                     in->fast ? "analytic (--fast: means, not percentiles)" : "simulated", "");
+        render_engine_line(&in->eff, out);
+        sbuf_append(out, "\n");
         if (in->layout.pp > 1 || in->layout.ep > 1)
             sbuf_printf(out, "layout with every TP: PP %d, EP %d%s; an instance is (EP or TP) x PP GPUs, and a step is "
                              "one pass through every stage (no micro-batch overlap)\n\n",

@@ -123,6 +123,18 @@ void report_table_shares(const struct llmroof_report *r, bool decode, struct tab
     }
 }
 
+void render_engine_line(const struct llmroof_eff_override *o, struct sbuf *out)
+{
+    if (!o->engine)
+        return;
+    if (o->host_cpu_speed > 0)
+        sbuf_printf(out, "engine %s; host CPU %.2f x the reference's speed (--host-cpu-speed)\n", o->engine->id,
+                    o->host_cpu_speed);
+    else
+        sbuf_printf(out, "engine %s; host CPU as each GPU entry states it (host.cpu_speed, else the reference's)\n",
+                    o->engine->id);
+}
+
 static void header(const struct llmroof_report *r, struct sbuf *out, const char *prefix)
 {
     char wdesc[128];
@@ -130,6 +142,7 @@ static void header(const struct llmroof_report *r, struct sbuf *out, const char 
     sbuf_printf(out, "%sllmroof report: %s, batch %ld, prompt %ld, output %ld; %s, %s KV, %s compute\n", prefix,
                 r->model->id, r->req.batch, r->req.prompt, r->req.output, wdesc,
                 dtype_name(r->dt.kv), dtype_name(r->dt.act));
+    render_engine_line(&r->eff, out);
     if (r->has_layout) {
         const struct llmroof_layout *l = &r->layout;
         sbuf_printf(out, "layout with every TP: PP %d, EP %d%s", l->pp > 0 ? l->pp : 1,

@@ -18,6 +18,11 @@ void report_table_shares(const struct llmroof_report *r, bool decode, struct tab
 /* Text and Markdown fit 100 columns (Table 1 as parts 1a-1d) unless `wide`; CSV holds the table
  * sel picks, every column. */
 #define REPORT_TEXT_WIDTH 100
+/* "engine E; host CPU ..." line for a run over several GPUs with an engine profile (nothing
+ * without one): the profile, and the host speed its CPU costs take (--host-cpu-speed, else each
+ * GPU entry's host.cpu_speed). */
+void render_engine_line(const struct llmroof_eff_override *o, struct sbuf *out);
+
 void render_report(const struct llmroof_report *r, enum table_format f, struct table_sel *sel, bool wide,
                    struct sbuf *out);
 

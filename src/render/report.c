@@ -250,6 +250,7 @@ int report_build(const struct report_input *in, struct llmroof_report *out, stru
     out->model = in->model;
     out->req = in->req;
     out->dt = in->dt;
+    out->eff = in->eff;
     out->moe = in->model->moe_experts > 0;
     out->layout = in->layout;
     out->has_layout = in->layout.pp > 1 || in->layout.ep > 1 || in->layout.dp_attn || in->layout.ep_imbalance > 1;

@@ -73,6 +73,7 @@ struct llmroof_report {
     struct llmroof_dtypes dt;
     bool moe;                           /* the router column is meaningful */
     bool has_layout;                    /* a layout beyond TP was given: the header and a gpus column show it */
+    struct llmroof_eff_override eff;    /* as given: the engine profile and host speed the header names */
     struct llmroof_layout layout;       /* as given (its tp unused) */
     struct report_row rows[REPORT_MAX_ROWS];
     int nrows;                          /* ngpus * ntps, GPU-major */

@@ -1,0 +1,1 @@
+report -m llama-2-7b --gpus a100,h100 --tp 1 -e vllm --host-cpu-speed 0.5
