@@ -1,8 +1,8 @@
 # bash completion for llmroof: commands, options (read from each command's --help), catalog
-# ids (read from `llmroof list`), dtypes, formats and file arguments.
+# ids (read from `llmroof list`, so LLMROOF_DATA's catalog), dtypes, formats and file arguments.
 _llmroof_ids()
 {
-    # $1 = gpus|models; ids, plus aliases for GPUs (last CSV column, space-separated)
+    # $1 = gpus|models|engines; ids, plus aliases for GPUs (last CSV column, space-separated)
     local line
     llmroof list "$1" --format csv 2>/dev/null | tail -n +2 | while IFS= read -r line; do
         line=${line%$'\r'}
@@ -42,27 +42,32 @@ _llmroof()
         -g|--gpu) COMPREPLY=($(compgen -W "$(_llmroof_ids gpus)" -- "$cur")); return ;;
         --models) _llmroof_list_item "$(_llmroof_ids models)" all; return ;;
         --gpus) _llmroof_list_item "$(_llmroof_ids gpus)" $([[ $cmd == sweep || $cmd == plan || $cmd == report ]] && echo all); return ;;
-        --weight-dtype|--kv-dtype|--act-dtype|--state-dtype) _llmroof_list_item "fp32 tf32 fp16 bf16 fp8 int8 int4"; return ;;
+        --weight-dtype|--kv-dtype|--act-dtype) _llmroof_list_item "fp32 tf32 fp16 bf16 fp8 int8 int4 fp4"; return ;;
+        --state-dtype) COMPREPLY=($(compgen -W "fp32 fp16 bf16 fp8" -- "$cur")); return ;;
         --slo-percentile) COMPREPLY=($(compgen -W "p50 p90 p95 p99" -- "$cur")); return ;;
-        -e|--engine) COMPREPLY=($(compgen -W "$(llmroof list engines --format csv 2>/dev/null | tail -n +2 | cut -d, -f1 | tr -d '\r')" -- "$cur")); return ;;
+        -e|--engine) COMPREPLY=($(compgen -W "$(_llmroof_ids engines)" -- "$cur")); return ;;
+        --admission) COMPREPLY=($(compgen -W "optimistic no-evict" -- "$cur")); return ;;
         --by) COMPREPLY=($(compgen -W "metric gpu source model" -- "$cur")); return ;;
         --cv) COMPREPLY=($(compgen -W "source gpu" -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W "table md csv json html jsonl" -- "$cur")); return ;;
         --table) COMPREPLY=($(compgen -W "$(llmroof "$cmd" --help 2>/dev/null | sed -n 's/.*instead of the first: //p' | tr -d ',')" -- "$cur")); return ;;
-        --gpus-file|--models-file|--svg|--trace|--requests-out|--trace-out|--map|--out|--ops|--uncertainty-out|--fit-gpus|--fit-engines) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --workload|-w) COMPREPLY=($(compgen -W "chat docqa code openorca fixed: csv:" -- "$cur")); compopt -o nospace 2>/dev/null; return ;;
+        --gpus-file|--models-file|--svg|--trace|--requests-out|--trace-out|--map|--out|--ops|--uncertainty-out|--fit-gpus|--fit-engines|--serving|--serving-map) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --workload|-w) COMPREPLY=($(compgen -W "chat docqa code openorca fixed: lognormal: csv:" -- "$cur")); compopt -o nospace 2>/dev/null; return ;;
         --scenario) COMPREPLY=($(compgen -W "offline server" -- "$cur")); return ;;
         --router) COMPREPLY=($(compgen -W "round-robin least-loaded prefix-affinity" -- "$cur")); return ;;
         --spec) COMPREPLY=($(compgen -W "eagle mtp medusa draft:" -- "$cur")); compopt -o nospace 2>/dev/null; return ;;
         --kv-link) COMPREPLY=($(compgen -W "nvlink ib pcie" -- "$cur")); return ;;
-        --svg-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+        --svg-dir|--web|--data) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     esac
     if [[ -z $cmd ]]; then
         COMPREPLY=($(compgen -W "$cmds --help --version --format --gpus-file --models-file" -- "$cur"))
         return
     fi
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "$(llmroof "$cmd" --help 2>/dev/null | grep -o -- '--[a-z0-9-]*' | sort -u)" -- "$cur"))
+        # the options of the command's option list (an indented "-x, --name" or "--name" line),
+        # not every --word its help text mentions
+        COMPREPLY=($(compgen -W "$(llmroof "$cmd" --help 2>/dev/null |
+            sed -n 's/^ *\(-[A-Za-z0-9], \)\{0,1\}\(--[a-z0-9][a-z0-9-]*\).*/\2/p' | sort -u)" -- "$cur"))
         return
     fi
     case $cmd in
@@ -71,7 +76,8 @@ _llmroof()
             case $prev in
                 gpu) COMPREPLY=($(compgen -W "$(_llmroof_ids gpus)" -- "$cur")) ;;
                 model) COMPREPLY=($(compgen -W "$(_llmroof_ids models)" -- "$cur")) ;;
-                *) COMPREPLY=($(compgen -W "gpu model" -- "$cur")) ;;
+                engine) COMPREPLY=($(compgen -W "$(_llmroof_ids engines)" -- "$cur")) ;;
+                *) COMPREPLY=($(compgen -W "gpu model engine" -- "$cur")) ;;
             esac ;;
         import-hf|check|validate|calibrate) COMPREPLY=($(compgen -f -- "$cur")) ;;
     esac

@@ -45,4 +45,32 @@ offers "llmroof simulate --pref" --prefix-cache
 offers "llmroof plan --slo-percentile p9" p95
 offers "llmroof estimate --engine vl" vllm-0.6
 offers "llmroof list e" engines
+offers "llmroof show " engine
+offers "llmroof show engine vl" vllm
+offers "llmroof show engine sg" sglang
+offers "llmroof estimate --host" --host-cpu-speed
+offers "llmroof plan --host" --host-cpu-speed
+offers "llmroof simulate --max-s" --max-seqs
+offers "llmroof simulate --admission no" no-evict
+offers "llmroof simulate --workload log" lognormal:
+offers "llmroof estimate --weight-dtype fp" fp4
+offers "llmroof validate --serving-" --serving-map
+offers "llmroof plan -e sg" sglang
+lacks() { # lacks "WORDS..." UNWANTED: the completion of the last word must not offer it
+    local line=$1 bad=$2
+    read -r -a COMP_WORDS <<<"$line"
+    [[ $line == *" " ]] && COMP_WORDS+=("")
+    COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+    _llmroof
+    if printf '%s\n' "${COMPREPLY[@]}" | grep -qxF -- "$bad"; then
+        echo "FAIL: '$line' should not offer $bad, got: ${COMPREPLY[*]}"; fail=1
+    else
+        echo "ok: '$line' does not offer $bad"
+    fi
+}
+# options come from the option list of --help, not from every --word of its prose
+lacks "llmroof list --" --engine
+lacks "llmroof roofline --" --ops
+lacks "llmroof validate --" --range
+lacks "llmroof memory --" --host-cpu-speed
 exit $fail
