@@ -59,7 +59,7 @@ static void usage(FILE *f)
           "  --models-file FILE    add or replace model entries (repeatable)\n"
           "  -h, --help            show this help\n"
           "  --version             print the version\n\n"
-          "environment: LLMROOF_DATA=DIR reads gpus.json and models.json from DIR.\n"
+          "environment: LLMROOF_DATA=DIR reads the catalog (gpus.json, models.json, engines.json, ...) from DIR.\n"
           "Run 'llmroof COMMAND --help' for a command's options; see llmroof(1).\n", f);
 }
 
