@@ -161,10 +161,11 @@ int cli_usage_error(struct cli *c, const char *fmt, ...)
 #endif
     ;
 /* A value as messages echo it: s itself when short, else its first CLI_CLIP_BYTES bytes (cut
- * at a UTF-8 character boundary) and "..." in buf, so that a 50 MB name is not echoed whole.
+ * at a UTF-8 character boundary) and "..." in buf, so that a 50 MB name is not echoed whole;
+ * control bytes (below 0x20, 0x7f) are written as \x1b so a name never drives the terminal.
  * buf holds CLI_CLIP_BUF bytes; cli_clip(s, (char[CLI_CLIP_BUF]){ 0 }) inside a call. */
 #define CLI_CLIP_BYTES 64
-#define CLI_CLIP_BUF (CLI_CLIP_BYTES + 4)
+#define CLI_CLIP_BUF (4 * CLI_CLIP_BYTES + 4)
 const char *cli_clip(const char *s, char *buf);
 #define CLI_CLIP(s) cli_clip((s), (char[CLI_CLIP_BUF]){ 0 })
 /* Prints the library error; returns its code. */

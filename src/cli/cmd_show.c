@@ -276,7 +276,7 @@ int cmd_show(struct cli *c, int argc, char **argv)
         return cli_usage_error(c, "expected 'gpu NAME', 'model NAME' or 'engine NAME'");
     const int kind = strcmp(pos[0], "gpu") == 0 ? 0 : strcmp(pos[0], "model") == 0 ? 1 : strcmp(pos[0], "engine") == 0 ? 2 : -1;
     if (kind < 0)
-        return cli_usage_error(c, "unknown kind '%s' (expected 'gpu', 'model' or 'engine')", pos[0]);
+        return cli_usage_error(c, "unknown kind '%s' (expected 'gpu', 'model' or 'engine')", CLI_CLIP(pos[0]));
     if ((rc = cli_catalog(c)))
         return rc;
     const struct llmroof_gpu *g = NULL;

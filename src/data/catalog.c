@@ -1224,52 +1224,161 @@ const struct llmroof_model *catalog_find_model(const struct llmroof_catalog *cat
     return NULL;
 }
 
-/* Levenshtein distance on lowercased strings, both truncated to 63 characters. */
-static int edit_distance(const char *a, const char *b)
+/* Suggestions compare names the way a person reads them: "Llama_3.1_8B", "llama3.1-8b" and
+ * "llama-3.1-8b" are one name. A name is folded to its letters and digits, lowercased (bytes
+ * of UTF-8 sequences kept); a folded name longer than SUGGEST_FOLD_MAX bytes is suggested
+ * nothing (no catalog name is that long, and a 300-byte paste is not a typo). */
+#define SUGGEST_FOLD_MAX 128
+
+/* Folds s into out (SUGGEST_FOLD_MAX + 1 bytes); returns its length, or SIZE_MAX when too long. */
+static size_t fold_name(const char *s, char *out)
 {
-    int la = (int)strnlen(a, 63), lb = (int)strnlen(b, 63);
-    int prev[64], cur[64];
-    for (int j = 0; j <= lb; j++)
-        prev[j] = j;
-    for (int i = 1; i <= la; i++) {
-        cur[0] = i;
-        for (int j = 1; j <= lb; j++) {
-            int cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
-            int v = prev[j - 1] + cost;
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        bool ascii_alnum = (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z');
+        if (*p < 0x80 && !ascii_alnum)
+            continue;
+        if (n == SUGGEST_FOLD_MAX)
+            return SIZE_MAX;
+        out[n++] = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
+    }
+    out[n] = '\0';
+    return n;
+}
+
+/* Optimal string alignment distance (Levenshtein plus adjacent transpositions, "lamma" ->
+ * "llama" is 1 as a person counts it; Damerau, CACM 7(3) 1964) of folded a and b, each at
+ * most SUGGEST_FOLD_MAX bytes. */
+static int osa_distance(const char *a, size_t la, const char *b, size_t lb)
+{
+    int rows[3][SUGGEST_FOLD_MAX + 1];
+    int *pp = rows[0], *prev = rows[1], *cur = rows[2];
+    for (size_t j = 0; j <= lb; j++)
+        prev[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        cur[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int v = prev[j - 1] + (a[i - 1] != b[j - 1]);
             if (prev[j] + 1 < v)
                 v = prev[j] + 1;
             if (cur[j - 1] + 1 < v)
                 v = cur[j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && pp[j - 2] + 1 < v)
+                v = pp[j - 2] + 1;
             cur[j] = v;
         }
-        memcpy(prev, cur, sizeof(int) * (size_t)(lb + 1));
+        int *t = pp;
+        pp = prev;
+        prev = cur;
+        cur = t;
     }
     return prev[lb];
 }
 
-static bool contains_ci(const char *hay, const char *needle)
+static bool has_substring(const char *hay, size_t lh, const char *needle, size_t ln)
 {
-    size_t n = strlen(needle);
-    if (n == 0)
-        return false;
-    for (; *hay; hay++)
-        if (strncasecmp(hay, needle, n) == 0)
+    for (size_t i = 0; ln && i + ln <= lh; i++)
+        if (memcmp(hay + i, needle, ln) == 0)
             return true;
     return false;
 }
 
-/* Score of candidate name `cand` for query `q`: lower is better, < 0 means no match. */
-static int suggest_score(const char *q, const char *cand)
+/* Score of folded candidate c for folded query q, lower is better, < 0 no match. The tiers,
+ * each a band of 20 ordered by how many characters differ:
+ *   0       the same name once folded (TensorRT_LLM for tensorrt-llm)
+ *   10      one edit (a typo: vlm for vllm, h100x for h100)
+ *   20..39  q starts c: a name cut short (H100-SXM for h100-sxm5-80gb, llamacpp)
+ *   40, 50  two or three edits, allowed from 8 and 12 folded characters on
+ *   60..79  c starts q, c at least half of q: a version or suffix added (sglang-0.4, vllm-v1)
+ *   80..99  q inside c, q at least 3 characters (4090 for rtx-4090)
+ *   100..119 c inside q, c at least 4 characters and half of q (meta-llama-3-8b)
+ * The edit allowance is a quarter of the query, 1 to 3: one edit in "vlm" is "vllm", two
+ * would also be "calm". name_like: c is a display name or repository, not a typed id: only
+ * the first and third tiers apply, since an id's typos are not a display name's. */
+static int fold_score(const char *q, size_t lq, const char *c, size_t lc, bool name_like)
 {
-    int d = edit_distance(q, cand);
-    int limit = (int)strlen(q) / 3;
-    if (limit < 2)
-        limit = 2;
-    if (d <= limit)
-        return d;
-    if (strlen(q) >= 2 && contains_ci(cand, q))
-        return 50 + (int)(strlen(cand) - strlen(q));
+    if (lq == 0 || lc == 0)
+        return -1;
+    if (lq == lc && memcmp(q, c, lq) == 0)
+        return 0;
+    size_t limit = lq / 4;
+    limit = limit < 1 ? 1 : limit > 3 ? 3 : limit;
+    size_t gap = lq > lc ? lq - lc : lc - lq;
+    int d = name_like || gap > limit ? -1 : osa_distance(q, lq, c, lc);
+#define BAND(base, k) ((base) + (int)((k) < 19 ? (k) : 19))
+    if (d == 1)
+        return 10;
+    if (lq >= (name_like ? 3u : 2u) && lq < lc && memcmp(q, c, lq) == 0)
+        return BAND(20, lc - lq);
+    if (name_like)
+        return -1;
+    if (d >= 2 && (size_t)d <= limit)
+        return d == 2 ? 40 : 50;
+    if (lc >= 3 && lc < lq && 2 * lc >= lq && memcmp(q, c, lc) == 0)
+        return BAND(60, lq - lc);
+    if (lq >= 3 && lq < lc && has_substring(c, lc, q, lq))
+        return BAND(80, lc - lq);
+    if (lc >= 4 && lc < lq && 2 * lc >= lq && has_substring(q, lq, c, lc))
+        return BAND(100, lq - lc);
+#undef BAND
     return -1;
+}
+
+/* The query as folded, plus (for engines) the form with a family's short name spelled out. */
+struct suggest_query {
+    char q[2][SUGGEST_FOLD_MAX + 1];
+    size_t lq[2];
+    int n;
+};
+
+/* Short forms people type for an engine whose ids spell the name out: "trt" for TensorRT
+ * (TensorRT-LLM's own tools are trtllm-build and trtllm-serve). Replaces the folded query's
+ * start; the catalog's engine ids cannot say this by themselves. */
+static const struct {
+    const char *shortname, *full;
+} engine_short_names[] = {
+    { "trt", "tensorrt" },
+};
+
+static bool suggest_query_init(struct suggest_query *sq, const char *name, bool engines)
+{
+    sq->n = 0;
+    sq->lq[0] = fold_name(name, sq->q[0]);
+    if (sq->lq[0] == SIZE_MAX || sq->lq[0] == 0)
+        return false;
+    sq->n = 1;
+    for (size_t i = 0; engines && i < sizeof engine_short_names / sizeof engine_short_names[0]; i++) {
+        size_t ls = strlen(engine_short_names[i].shortname), lf = strlen(engine_short_names[i].full);
+        if (strncmp(sq->q[0], engine_short_names[i].shortname, ls) == 0 &&
+            strncmp(sq->q[0], engine_short_names[i].full, lf) != 0 && sq->lq[0] - ls + lf <= SUGGEST_FOLD_MAX) {
+            memcpy(sq->q[1], engine_short_names[i].full, lf);
+            memcpy(sq->q[1] + lf, sq->q[0] + ls, sq->lq[0] - ls + 1);
+            sq->lq[1] = sq->lq[0] - ls + lf;
+            sq->n = 2;
+            break;
+        }
+    }
+    return true;
+}
+
+/* Best score of candidate name cand for the query; an expanded short name costs 1, a display
+ * name or repository 2. */
+static int suggest_score(const struct suggest_query *sq, const char *cand, bool name_like)
+{
+    char c[SUGGEST_FOLD_MAX + 1];
+    size_t lc = fold_name(cand, c);
+    if (lc == SIZE_MAX)
+        return -1;
+    int best = -1;
+    for (int i = 0; i < sq->n; i++) {
+        int s = fold_score(sq->q[i], sq->lq[i], c, lc, name_like);
+        if (s >= 0) {
+            s += i + (name_like ? 2 : 0);
+            if (best < 0 || s < best)
+                best = s;
+        }
+    }
+    return best;
 }
 
 static void insert_best(const char **out, int *scores, size_t *n, size_t max, const char *id, int score)
@@ -1303,22 +1412,29 @@ static void insert_best(const char **out, int *scores, size_t *n, size_t max, co
         (*n)++;
 }
 
+/* One candidate name of entry id: scored and kept among the best max. */
+#define SUGGEST_TRY(sq, cand, name_like, id)                                                                           \
+    do {                                                                                                               \
+        int s_ = suggest_score((sq), (cand), (name_like));                                                             \
+        if (s_ >= 0)                                                                                                   \
+            insert_best(out, scores, &n, max, (id), s_);                                                               \
+    } while (0)
+
 size_t catalog_suggest_gpus(const struct llmroof_catalog *cat, const char *name, const char **out, size_t max)
 {
     int scores[16];
     size_t n = 0;
+    struct suggest_query sq;
     if (max > 16)
         max = 16;
-    for (size_t i = 0; i < cat->n_gpus && max; i++) {
+    if (!max || !suggest_query_init(&sq, name, false))
+        return 0;
+    for (size_t i = 0; i < cat->n_gpus; i++) {
         const struct llmroof_gpu *g = &cat->gpus[i];
-        int s = suggest_score(name, g->id);
-        if (s >= 0)
-            insert_best(out, scores, &n, max, g->id, s);
-        for (int a = 0; a < g->n_aliases; a++) {
-            s = suggest_score(name, g->aliases[a]);
-            if (s >= 0)
-                insert_best(out, scores, &n, max, g->id, s);
-        }
+        SUGGEST_TRY(&sq, g->id, false, g->id);
+        for (int a = 0; a < g->n_aliases; a++)
+            SUGGEST_TRY(&sq, g->aliases[a], false, g->id);
+        SUGGEST_TRY(&sq, g->name, true, g->id);
     }
     return n;
 }
@@ -1327,12 +1443,15 @@ size_t catalog_suggest_engines(const struct llmroof_catalog *cat, const char *na
 {
     int scores[16];
     size_t n = 0;
+    struct suggest_query sq;
     if (max > 16)
         max = 16;
-    for (size_t i = 0; i < cat->n_engines && max; i++) {
-        int s = suggest_score(name, cat->engines[i].id);
-        if (s >= 0)
-            insert_best(out, scores, &n, max, cat->engines[i].id, s);
+    if (!max || !suggest_query_init(&sq, name, true))
+        return 0;
+    for (size_t i = 0; i < cat->n_engines; i++) {
+        const struct llmroof_engine *e = &cat->engines[i];
+        SUGGEST_TRY(&sq, e->id, false, e->id);
+        SUGGEST_TRY(&sq, e->name, true, e->id); /* "vLLM (V1 engine, 2025-)" answers vllm-v1 */
     }
     return n;
 }
@@ -1341,13 +1460,22 @@ size_t catalog_suggest_models(const struct llmroof_catalog *cat, const char *nam
 {
     int scores[16];
     size_t n = 0;
+    struct suggest_query sq;
     if (max > 16)
         max = 16;
-    for (size_t i = 0; i < cat->n_models && max; i++) {
-        int s = suggest_score(name, cat->models[i].id);
-        if (s >= 0)
-            insert_best(out, scores, &n, max, cat->models[i].id, s);
+    if (!max || !suggest_query_init(&sq, name, false))
+        return 0;
+    for (size_t i = 0; i < cat->n_models; i++) {
+        const struct llmroof_model *m = &cat->models[i];
+        SUGGEST_TRY(&sq, m->id, false, m->id);
+        SUGGEST_TRY(&sq, m->name, true, m->id);
+        if (m->hf_id[0]) { /* "meta-llama/Llama-2-7b-hf", whole or after the owner */
+            const char *slash = strchr(m->hf_id, '/');
+            SUGGEST_TRY(&sq, m->hf_id, true, m->id);
+            if (slash)
+                SUGGEST_TRY(&sq, slash + 1, true, m->id);
+        }
     }
     return n;
 }
-
+#undef SUGGEST_TRY
