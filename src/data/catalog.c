@@ -242,6 +242,7 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
     if (nw) {
         if (!cJSON_IsObject(nw))
             return json_ferr(c, "network", "must be an object with kind, bandwidth_Bps and latency_s");
+        c->path = "network.";
         if ((rc = json_check_known(c, nw, "network.", net_fields)) ||
             (rc = json_get_string(c, nw, "kind", true, g->net_kind, sizeof g->net_kind)) ||
             (rc = json_get_number(c, nw, "bandwidth_Bps", "network.bandwidth_Bps", true, 1e8, false, 1e13, &g->net_bw_Bps,
@@ -249,6 +250,7 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
             (rc = json_get_number(c, nw, "latency_s", "network.latency_s", true, 0, false, 1e-2, &g->net_latency_s,
                                   NULL)))
             return rc;
+        c->path = NULL;
     }
     /* The usual host of such a server (docs/model.md "Host CPU"): the engine's CPU work (kernel
      * launches, scheduling, output processing) takes reference-host time / cpu_speed. Absent: the
@@ -258,11 +260,13 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
     if (host) {
         if (!cJSON_IsObject(host))
             return json_ferr(c, "host", "must be an object with cpu and cpu_speed");
+        c->path = "host.";
         if ((rc = json_check_known(c, host, "host.", host_fields)) ||
             (rc = json_get_string(c, host, "cpu", true, g->host_cpu, sizeof g->host_cpu)) ||
             (rc = json_get_number(c, host, "cpu_speed", "host.cpu_speed", true, 0.25, false, 4, &g->host_cpu_speed,
                                   NULL)))
             return rc;
+        c->path = NULL;
     }
     return LLMROOF_OK;
 }
@@ -339,7 +343,7 @@ static int add_gpus_fast(struct llmroof_catalog *cat, const char *text, size_t l
     if (!one)
         goto out;
     for (const cJSON *e; (e = json_entries_next(it)); n++) {
-        struct json_ectx c = { fname, text, len, "gpus", (int)n, "", &quiet };
+        struct json_ectx c = { fname, text, len, "gpus", (int)n, "", &quiet, NULL };
         struct llmroof_gpu *g = one;
         if (!pick) {
             if (!grow((void **)&keep, &cap_keep, n_keep + 1, sizeof *keep))
@@ -431,7 +435,7 @@ static int add_gpus_checked(struct llmroof_catalog *cat, const char *text, size_
     }
     size_t i = 0;
     for (const cJSON *e = arr->child; e; e = e->next, i++) {
-        struct json_ectx c = { fname, text, len, "gpus", (int)i, "", err };
+        struct json_ectx c = { fname, text, len, "gpus", (int)i, "", err, NULL };
         if ((rc = parse_gpu(&c, e, &tmp[i])))
             goto out;
         /* duplicates within this file: ids and aliases share one namespace */
@@ -539,10 +543,12 @@ static int parse_layer_kinds(struct json_ectx *c, const cJSON *e, struct llmroof
     if (pat) {
         if (!cJSON_IsObject(pat))
             return json_ferr(c, "layer_pattern", "must be an object with mixers and ffns");
+        c->path = "layer_pattern.";
         if ((rc = json_check_known(c, pat, "layer_pattern.", pat_fields)) ||
             (rc = json_get_string(c, pat, "mixers", true, m->mixers, sizeof m->mixers)) ||
             (rc = json_get_string(c, pat, "ffns", true, m->ffns, sizeof m->ffns)))
             return rc;
+        c->path = NULL;
         if ((long)strlen(m->mixers) != m->layers || strspn(m->mixers, "AWLPN") != strlen(m->mixers))
             return json_ferr(c, "layer_pattern.mixers", "must hold num_layers (%ld) letters of A, W, L, P, N", m->layers);
         if ((long)strlen(m->ffns) != m->layers || strspn(m->ffns, "DEN") != strlen(m->ffns))
@@ -575,9 +581,11 @@ static int parse_layer_kinds(struct json_ectx *c, const cJSON *e, struct llmroof
         char k[16];
         if (!cJSON_IsObject(lin))
             return json_ferr(c, "linear", "must be an object");
+        c->path = "linear.";
         if ((rc = json_check_known(c, lin, "linear.", lin_fields)) ||
             (rc = json_get_string(c, lin, "kind", true, k, sizeof k)))
             return rc;
+        c->path = NULL;
         int ki = -1;
         for (int i = 1; kinds[i]; i++)
             if (!strcmp(k, kinds[i]))
@@ -585,16 +593,20 @@ static int parse_layer_kinds(struct json_ectx *c, const cJSON *e, struct llmroof
         if (ki < 0)
             return json_ferr(c, "linear.kind", "must be \"gdn\", \"mamba2\", \"lightning\" or \"mamba1\", got \"%s\"", k);
         m->linear_kind = (enum llmroof_linear)ki;
+        c->path = "linear.";
         if ((rc = json_get_long(c, lin, "heads", true, 1, 65536, &m->lin_heads, NULL)) ||
             (rc = json_get_long(c, lin, "key_heads", true, 1, 65536, &m->lin_k_heads, NULL)) ||
             (rc = json_get_long(c, lin, "key_dim", true, 1, 65536, &m->lin_k_dim, NULL)) ||
             (rc = json_get_long(c, lin, "value_dim", true, 1, 65536, &m->lin_v_dim, NULL)) ||
             (rc = json_get_long(c, lin, "conv_kernel", false, 0, 1024, &m->lin_conv, NULL)))
             return rc;
+        c->path = NULL;
         if (json_item(lin, "state_dtype")) {
             char sd[16];
+            c->path = "linear.";
             if ((rc = json_get_string(c, lin, "state_dtype", true, sd, sizeof sd)))
                 return rc;
+            c->path = NULL;
             /* the dtypes a recurrent state is stored in (--state-dtype) */
             if (!dtype_parse(sd, &m->lin_state_dtype) ||
                 (m->lin_state_dtype != LLMROOF_FP32 && m->lin_state_dtype != LLMROOF_FP16 &&
@@ -609,11 +621,13 @@ static int parse_layer_kinds(struct json_ectx *c, const cJSON *e, struct llmroof
     if (dsa) {
         if (!cJSON_IsObject(dsa))
             return json_ferr(c, "dsa", "must be an object with top_k, index_heads and index_head_dim");
+        c->path = "dsa.";
         if ((rc = json_check_known(c, dsa, "dsa.", dsa_fields)) ||
             (rc = json_get_long(c, dsa, "top_k", true, 1, 1000000000, &m->dsa_top_k, NULL)) ||
             (rc = json_get_long(c, dsa, "index_heads", true, 1, 65536, &m->dsa_heads, NULL)) ||
             (rc = json_get_long(c, dsa, "index_head_dim", true, 1, 65536, &m->dsa_head_dim, NULL)))
             return rc;
+        c->path = NULL;
         if (m->kv_lora_rank <= 0)
             return json_ferr(c, "dsa", "needs MLA (an mla object): DeepSeek Sparse Attention indexes the latent cache");
     }
@@ -732,18 +746,22 @@ static int parse_model(struct json_ectx *c, const cJSON *e, struct llmroof_model
     if (moe) {
         if (!cJSON_IsObject(moe))
             return json_ferr(c, "moe", "must be an object");
+        c->path = "moe.";
         if ((rc = json_check_known(c, moe, "moe.", moe_fields)) ||
             (rc = json_get_long(c, moe, "experts", true, 1, 65536, &m->moe_experts, NULL)) ||
             (rc = json_get_long(c, moe, "experts_per_token", true, 1, 65536, &m->moe_top_k, NULL)) ||
             (rc = json_get_long(c, moe, "expert_intermediate_size", true, 1, 16777216, &m->moe_intermediate, NULL)) ||
             (rc = json_get_long(c, moe, "shared_experts", false, 0, 65536, &m->moe_shared, NULL)))
             return rc;
+        c->path = NULL;
         if (m->moe_top_k > m->moe_experts)
             return json_ferr(c, "moe.experts_per_token", "must not exceed moe.experts (%ld)", m->moe_experts);
         m->moe_layer_step = 1;
+        c->path = "moe.";
         if ((rc = json_get_long(c, moe, "first_dense_layers", false, 0, 10000, &m->moe_first_dense, NULL)) ||
             (rc = json_get_long(c, moe, "layer_step", false, 1, 10000, &m->moe_layer_step, NULL)))
             return rc;
+        c->path = NULL;
         if (m->moe_first_dense >= m->layers)
             return json_ferr(c, "moe.first_dense_layers", "must be below num_layers (%ld)", m->layers);
     }
@@ -751,6 +769,7 @@ static int parse_model(struct json_ectx *c, const cJSON *e, struct llmroof_model
     if (mla) {
         if (!cJSON_IsObject(mla))
             return json_ferr(c, "mla", "must be an object");
+        c->path = "mla.";
         if ((rc = json_check_known(c, mla, "mla.", mla_fields)) ||
             (rc = json_get_long(c, mla, "q_lora_rank", false, 0, 1048576, &m->q_lora_rank, NULL)) ||
             (rc = json_get_long(c, mla, "kv_lora_rank", true, 1, 1048576, &m->kv_lora_rank, NULL)) ||
@@ -758,6 +777,7 @@ static int parse_model(struct json_ectx *c, const cJSON *e, struct llmroof_model
             (rc = json_get_long(c, mla, "qk_rope_head_dim", true, 1, 65536, &m->qk_rope_dim, NULL)) ||
             (rc = json_get_long(c, mla, "v_head_dim", true, 1, 65536, &m->v_head_dim, NULL)))
             return rc;
+        c->path = NULL;
         if (m->head_dim != m->qk_nope_dim + m->qk_rope_dim)
             return json_ferr(c, "head_dim", "must equal mla.qk_nope_head_dim + mla.qk_rope_head_dim (%ld) for MLA",
                              m->qk_nope_dim + m->qk_rope_dim);
@@ -766,11 +786,13 @@ static int parse_model(struct json_ectx *c, const cJSON *e, struct llmroof_model
     if (win) {
         if (!cJSON_IsObject(win))
             return json_ferr(c, "sliding_window", "must be an object with size (and global_every, chunked)");
+        c->path = "sliding_window.";
         if ((rc = json_check_known(c, win, "sliding_window.", win_fields)) ||
             (rc = json_get_long(c, win, "size", true, 1, 1000000000, &m->window, NULL)) ||
             (rc = json_get_long(c, win, "global_every", false, 0, 10000, &m->window_global_every, NULL)) ||
             (rc = json_get_bool(c, win, "chunked", false, &m->window_chunked)))
             return rc;
+        c->path = NULL;
     }
     if ((rc = json_get_long(c, e, "norms_per_layer", false, 1, 16, &m->norms_per_layer, NULL)) ||
         (rc = json_get_bool(c, e, "qk_norm", false, &m->qk_norm)))
@@ -779,12 +801,14 @@ static int parse_model(struct json_ectx *c, const cJSON *e, struct llmroof_model
     if (ck) {
         if (!cJSON_IsObject(ck))
             return json_ferr(c, "checkpoint", "must be an object with format and bits");
+        c->path = "checkpoint.";
         if ((rc = json_check_known(c, ck, "checkpoint.", ck_fields)) ||
             (rc = json_get_string(c, ck, "format", true, m->ckpt_format, sizeof m->ckpt_format)) ||
             (rc = json_get_number(c, ck, "bits", "checkpoint.bits", true, 1, false, 32, &m->ckpt_bits, NULL)) ||
             (rc = json_get_number(c, ck, "expert_bits", "checkpoint.expert_bits", false, 1, false, 32,
                                   &m->ckpt_expert_bits, NULL)))
             return rc;
+        c->path = NULL;
         if ((rc = parse_ckpt_excluded(c, json_item(ck, "excluded"), m)))
             return rc;
     }
@@ -876,7 +900,7 @@ static int add_plain_fast(const struct plain_kind *k, void **entries, size_t *n_
     if (!one)
         goto out;
     for (const cJSON *e; (e = json_entries_next(it)); n++) {
-        struct json_ectx c = { fname, text, len, k->key, (int)n, "", &quiet };
+        struct json_ectx c = { fname, text, len, k->key, (int)n, "", &quiet, NULL };
         char *x = one;
         if (!pick) {
             if (!grow((void **)&keep, &cap_keep, n_keep + 1, k->size))
@@ -951,7 +975,7 @@ static int add_plain_checked(const struct plain_kind *k, void **entries, size_t 
         (void)id_set_find(&have, k, *entries, entry_id(k, *entries, j), j);
     size_t i = 0;
     for (const cJSON *e = arr->child; e; e = e->next, i++) {
-        struct json_ectx c = { fname, text, len, k->key, (int)i, "", err };
+        struct json_ectx c = { fname, text, len, k->key, (int)i, "", err, NULL };
         if ((rc = k->parse(&c, e, tmp + i * k->size)))
             goto out;
         if (id_set_find(&seen, k, tmp, entry_id(k, tmp, i), i) != SIZE_MAX) {

@@ -52,6 +52,11 @@ gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"host":{"cpu":"c","cpu_speed":10},
 gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"host":{"cpu":"c"},"source"/' >"$T/gpu-host-nospeed.json"
 gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"host":0.8,"source"/' >"$T/gpu-host-number.json"
 gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"host":{"cpu":"c","cpu_speed":1,"speed":1},"source"/' >"$T/gpu-host-unknown.json"
+# a nested object's members are named by their path: host.cpu, network.kind (not cpu, kind)
+gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"host":{"cpu":"","cpu_speed":1},"source"/' >"$T/gpu-host-empty-cpu.json"
+gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"host":{"cpu_speed":1},"source"/' >"$T/gpu-host-no-cpu.json"
+gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"host":{"cpu":"c","cpu_speed":"fast"},"source"/' >"$T/gpu-host-speed-text.json"
+gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"network":{"bandwidth_Bps":1e10,"latency_s":1e-5},"source"/' >"$T/gpu-net-no-kind.json"
 
 # HuggingFace configs the importer must refuse with the loader's bounds
 printf '{"model_type":"llama","hidden_size":8,"num_hidden_layers":2,"num_attention_heads":64,"head_dim":null,"intermediate_size":16,"vocab_size":100,"max_position_embeddings":128}' >"$T/hf-headdim-null.json"

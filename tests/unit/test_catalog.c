@@ -949,6 +949,41 @@ static void picking_builds_one_entry_and_still_checks_every_one(void **state)
 }
 
 /* checkpoint.excluded: operator names, parsed to bits; anything else names the field */
+/* A nested object's member is named by its path in messages ("moe.experts", not "experts"),
+ * whichever reader (string, integer, flag) finds it wrong. */
+static void nested_fields_are_named_by_their_path(void **state)
+{
+    (void)state;
+    static const char tmpl[] =
+        "{\"models\": [{\"id\": \"t\", \"name\": \"t\", \"hf_id\": \"t\", \"hidden_size\": 64, \"num_layers\": 2,\n"
+        " \"num_heads\": 4, \"num_kv_heads\": 4, \"head_dim\": 16, \"intermediate_size\": 128, \"vocab_size\": 100,\n"
+        " \"max_context\": 64, \"tie_embeddings\": false, \"mlp\": \"gated\", \"norm\": \"rmsnorm\", \"qkv_bias\": false,\n"
+        " \"o_bias\": false, \"mlp_bias\": false, \"parallel_attn\": false, \"source\": \"test\", %s}]}\n";
+    static const struct {
+        const char *member, *msg;
+    } cases[] = {
+        { "\"moe\": {\"experts_per_token\": 2, \"expert_intermediate_size\": 64}", "field 'moe.experts' is missing" },
+        { "\"moe\": {\"experts\": 8, \"experts_per_token\": 2, \"expert_intermediate_size\": 64, \"layer_step\": 0}",
+          "field 'moe.layer_step' must be an integer" },
+        { "\"sliding_window\": {\"size\": 32, \"chunked\": 1}", "field 'sliding_window.chunked' must be true or false" },
+        { "\"checkpoint\": {\"format\": \"\", \"bits\": 4}", "field 'checkpoint.format' must not be empty" },
+        { "\"layer_pattern\": {\"mixers\": \"AA\"}", "field 'layer_pattern.ffns' is missing" },
+        { "\"linear\": {\"kind\": \"gdn\", \"heads\": 2, \"key_heads\": 2, \"key_dim\": 8}",
+          "field 'linear.value_dim' is missing" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[2048];
+        struct llmroof_catalog cat;
+        struct llmroof_err err = { 0 };
+        snprintf(text, sizeof text, tmpl, cases[i].member);
+        catalog_init(&cat);
+        assert_int_equal(catalog_add_models_text(&cat, text, strlen(text), "t.json", false, &err), LLMROOF_EINPUT);
+        if (!strstr(err.msg, cases[i].msg))
+            fail_msg("case %zu: '%s' lacks '%s'", i, err.msg, cases[i].msg);
+        catalog_free(&cat);
+    }
+}
+
 static void checkpoint_excluded_takes_operator_names(void **state)
 {
     (void)state;
@@ -985,6 +1020,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(shipped_catalog_has_exactly_the_listed_ids),
         cmocka_unit_test(checkpoint_excluded_takes_operator_names),
+        cmocka_unit_test(nested_fields_are_named_by_their_path),
         cmocka_unit_test(fast_reader_builds_cjsons_tree_for_the_shipped_catalog),
         cmocka_unit_test(fast_reader_reads_numbers_as_strtod_does),
         cmocka_unit_test(fast_reader_reads_strings_as_cjson_does),
