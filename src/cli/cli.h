@@ -183,6 +183,9 @@ int cli_catalog_pick(struct cli *c, const char *model, const char *gpu, const ch
 const struct llmroof_gpu *cli_gpu(struct cli *c, const char *name);
 const struct llmroof_model *cli_model(struct cli *c, const char *name);
 const struct llmroof_engine *cli_engine(struct cli *c, const char *name);
+/* 0 when the catalog has engine profiles or its data directory an engines.json; else prints
+ * "no engine catalog: DIR/engines.json not found" and returns 2. */
+int cli_engine_catalog(struct cli *c);
 
 /* --gpus LIST and --tp LIST of report and plan: "all" is every catalog GPU (at most `max`), else
  * every GPU looked up (did-you-mean on a miss),
