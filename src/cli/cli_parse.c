@@ -216,9 +216,22 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, 
             /* one rule at both levels: --format once, before or after the command */
             if (c->format_set)
                 return cli_usage_error(c, "option '--format' given more than once");
-            if (!table_parse_format(value, &c->format))
-                return cli_usage_error(c, "option '--format': unknown format '%s' (expected table, md, csv, json, html or jsonl)",
-                                       CLI_CLIP(value));
+            if (!table_parse_format(value, &c->format)) {
+                /* a command's own formats; before the command, every format some command takes */
+                unsigned allowed = !c->cmd ? ~0u : c->formats ? c->formats : CLI_FORMATS_DEFAULT;
+                char list[80] = "";
+                int total = 0, k = 0;
+                for (int f = 0; f <= TABLE_JSONL; f++)
+                    total += (allowed >> f) & 1u;
+                for (int f = 0; f <= TABLE_JSONL; f++)
+                    if (allowed & (1u << f)) {
+                        size_t used = strlen(list);
+                        k++;
+                        snprintf(list + used, sizeof list - used, "%s%s", k == 1 ? "" : k == total ? " or " : ", ",
+                                 table_format_name((enum table_format)f));
+                    }
+                return cli_usage_error(c, "option '--format': unknown format '%s' (expected %s)", CLI_CLIP(value), list);
+            }
             c->format_set = true;
             break;
         case COMMON_TABLE:
