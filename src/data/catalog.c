@@ -1313,12 +1313,14 @@ static bool has_substring(const char *hay, size_t lh, const char *needle, size_t
  *   10      one edit (a typo: vlm for vllm, h100x for h100)
  *   20..39  q starts c: a name cut short (H100-SXM for h100-sxm5-80gb, llamacpp)
  *   40, 50  two or three edits, allowed from 8 and 12 folded characters on
- *   60..79  c starts q, c at least half of q: a version or suffix added (sglang-0.4, vllm-v1)
+ *   60..79  c starts q, c at least a third of q: a version or suffix added (sglang-0.4,
+ *           qwen3-8b-instruct)
  *   80..99  q inside c, q at least 3 characters (4090 for rtx-4090)
  *   100..119 c inside q, c at least 4 characters and half of q (meta-llama-3-8b)
  * The edit allowance is a quarter of the query, 1 to 3: one edit in "vlm" is "vllm", two
- * would also be "calm". name_like: c is a display name or repository, not a typed id: only
- * the first and third tiers apply, since an id's typos are not a display name's. */
+ * would also be "calm". name_like: c is a display name or repository, not a typed id: the
+ * same name, a cut-short one, or one with a suffix (of 6 characters or more: Qwen/Qwen3-8B
+ * in Qwen/Qwen3-8B-Instruct) count; an id's typos are not a display name's. */
 static int fold_score(const char *q, size_t lq, const char *c, size_t lc, bool name_like)
 {
     if (lq == 0 || lc == 0)
@@ -1334,12 +1336,12 @@ static int fold_score(const char *q, size_t lq, const char *c, size_t lc, bool n
         return 10;
     if (lq >= (name_like ? 3u : 2u) && lq < lc && memcmp(q, c, lq) == 0)
         return BAND(20, lc - lq);
-    if (name_like)
-        return -1;
     if (d >= 2 && (size_t)d <= limit)
         return d == 2 ? 40 : 50;
-    if (lc >= 3 && lc < lq && 2 * lc >= lq && memcmp(q, c, lc) == 0)
+    if (lc >= (name_like ? 6u : 3u) && lc < lq && lq <= 3 * lc && memcmp(q, c, lc) == 0)
         return BAND(60, lq - lc);
+    if (name_like)
+        return -1;
     if (lq >= 3 && lq < lc && has_substring(c, lc, q, lq))
         return BAND(80, lc - lq);
     if (lc >= 4 && lc < lq && 2 * lc >= lq && has_substring(q, lq, c, lc))

@@ -191,6 +191,13 @@ static void suggestions_match_what_a_person_means(void **state)
     n = catalog_suggest_models(&cat, "meta-llama/Llama-2-7b-hf", s, 3);
     assert_int_equal(n, 1);
     assert_string_equal(s[0], "llama-2-7b");
+    /* a suffix after the id (60+8) or the repository (HF id Qwen/Qwen3-8B, 60+8+2) */
+    n = catalog_suggest_models(&cat, "qwen3-8b-instruct", s, 3);
+    assert_int_equal(n, 1);
+    assert_string_equal(s[0], "qwen3-8b");
+    n = catalog_suggest_models(&cat, "Qwen/Qwen3-8B-Instruct", s, 3);
+    assert_int_equal(n, 1);
+    assert_string_equal(s[0], "qwen3-8b");
     n = catalog_suggest_models(&cat, "lamma-3-8b", s, 3);
     assert_int_equal(n, 1);
     assert_string_equal(s[0], "llama-3-8b");
