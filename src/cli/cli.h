@@ -161,10 +161,11 @@ int cli_usage_error(struct cli *c, const char *fmt, ...)
 #endif
     ;
 /* A value as messages echo it: s itself when short, else its first CLI_CLIP_BYTES bytes (cut
- * at a UTF-8 character boundary) and "..." in buf, so that a 50 MB name is not echoed whole.
+ * at a UTF-8 character boundary) and "..." in buf, so that a 50 MB name is not echoed whole;
+ * control bytes (below 0x20, 0x7f) are written as \x1b so a name never drives the terminal.
  * buf holds CLI_CLIP_BUF bytes; cli_clip(s, (char[CLI_CLIP_BUF]){ 0 }) inside a call. */
 #define CLI_CLIP_BYTES 64
-#define CLI_CLIP_BUF (CLI_CLIP_BYTES + 4)
+#define CLI_CLIP_BUF (4 * CLI_CLIP_BYTES + 4)
 const char *cli_clip(const char *s, char *buf);
 #define CLI_CLIP(s) cli_clip((s), (char[CLI_CLIP_BUF]){ 0 })
 /* Prints the library error; returns its code. */
@@ -182,6 +183,9 @@ int cli_catalog_pick(struct cli *c, const char *model, const char *gpu, const ch
 const struct llmroof_gpu *cli_gpu(struct cli *c, const char *name);
 const struct llmroof_model *cli_model(struct cli *c, const char *name);
 const struct llmroof_engine *cli_engine(struct cli *c, const char *name);
+/* 0 when the catalog has engine profiles or its data directory an engines.json; else prints
+ * "no engine catalog: DIR/engines.json not found" and returns 2. */
+int cli_engine_catalog(struct cli *c);
 
 /* --gpus LIST and --tp LIST of report and plan: "all" is every catalog GPU (at most `max`), else
  * every GPU looked up (did-you-mean on a miss),

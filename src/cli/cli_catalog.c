@@ -202,11 +202,30 @@ const struct llmroof_model *cli_model(struct cli *c, const char *name)
     return NULL;
 }
 
+int cli_engine_catalog(struct cli *c)
+{
+    char path[sizeof c->data_dir + 16];
+    struct stat st;
+    if (c->cat.n_engines > 0)
+        return 0;
+    /* engines.json is optional in a data directory (docs/catalog.md): a command that never
+     * names an engine runs without it, and one that does says the file is missing rather than
+     * that the engine is unknown or that there are none */
+    snprintf(path, sizeof path, "%s/engines.json", c->data_dir);
+    if (stat(path, &st) == 0)
+        return 0;
+    fprintf(c->errf, "llmroof: error: no engine catalog: %s not found (engine profiles for --engine, "
+                     "'list engines' and 'show engine')\n", path);
+    return 2;
+}
+
 const struct llmroof_engine *cli_engine(struct cli *c, const char *name)
 {
     const struct llmroof_engine *e = catalog_find_engine(&c->cat, name);
     if (e)
         return e;
+    if (cli_engine_catalog(c))
+        return NULL;
     const char *s[3];
     size_t n = catalog_suggest_engines(&c->cat, name, s, 3);
     fprintf(c->errf, "llmroof: error: unknown engine '%s' (see 'llmroof list engines')\n", CLI_CLIP(name));

@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/optscan.h"
@@ -21,13 +22,33 @@ static const struct cli_opt common_opts[] = {
 #define NCOMMON ((int)(sizeof common_opts / sizeof common_opts[0]))
 #define MAX_OPTS 96 /* simulate's own options and the shared ones number 64 and more */
 
+/* msg with its control bytes as \\xHH (see cli_clip): a value no message clipped still
+ * cannot drive the terminal. */
+static void put_escaped(FILE *f, const char *msg)
+{
+    for (const unsigned char *p = (const unsigned char *)msg; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            fprintf(f, "\\x%02x", *p);
+        else
+            fputc(*p, f);
+}
+
 int cli_usage_error(struct cli *c, const char *fmt, ...)
 {
     va_list ap;
+    char small[512], *msg = small;
     fputs("llmroof: error: ", c->errf);
     va_start(ap, fmt);
-    vfprintf(c->errf, fmt, ap);
+    int len = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
+    if (len >= (int)sizeof small && (msg = malloc((size_t)len + 1)) != NULL) {
+        va_start(ap, fmt);
+        vsnprintf(msg, (size_t)len + 1, fmt, ap);
+        va_end(ap);
+    }
+    put_escaped(c->errf, msg ? msg : small);
+    if (msg != small)
+        free(msg);
     fputc('\n', c->errf);
     if (c->cmd)
         fprintf(c->errf, "try 'llmroof %s --help'\n", c->cmd);
@@ -38,21 +59,37 @@ int cli_usage_error(struct cli *c, const char *fmt, ...)
 
 const char *cli_clip(const char *s, char *buf)
 {
-    size_t n = strlen(s);
-    if (n <= CLI_CLIP_BYTES + 3) /* clipping would not make it shorter */
+    size_t n = strlen(s), k = n;
+    if (n > CLI_CLIP_BYTES + 3) { /* clipping makes it shorter */
+        k = CLI_CLIP_BYTES;
+        while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80) /* not inside a UTF-8 sequence */
+            k--;
+    }
+    bool ctl = false;
+    for (size_t i = 0; i < k && !ctl; i++)
+        ctl = (unsigned char)s[i] < 0x20 || s[i] == 0x7f;
+    if (k == n && !ctl)
         return s;
-    size_t k = CLI_CLIP_BYTES;
-    while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80) /* not inside a UTF-8 sequence */
-        k--;
-    memcpy(buf, s, k);
-    memcpy(buf + k, "...", 4);
+    /* control bytes as \xHH: the bytes the catalog refuses in names (json_read.c) never
+     * reach the terminal, where ESC [ would start an escape sequence */
+    char *o = buf;
+    for (size_t i = 0; i < k; i++) {
+        unsigned char b = (unsigned char)s[i];
+        if (b < 0x20 || b == 0x7f)
+            o += snprintf(o, 5, "\\x%02x", b);
+        else
+            *o++ = (char)b;
+    }
+    memcpy(o, k < n ? "..." : "", k < n ? 4 : 1);
     return buf;
 }
 
 int cli_fail(struct cli *c, const struct llmroof_err *err)
 {
     (void)c;
-    fprintf(c->errf, "llmroof: error: %s\n", err->msg);
+    fputs("llmroof: error: ", c->errf);
+    put_escaped(c->errf, err->msg);
+    fputc('\n', c->errf);
     return err->code ? err->code : 1;
 }
 
@@ -179,9 +216,22 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, 
             /* one rule at both levels: --format once, before or after the command */
             if (c->format_set)
                 return cli_usage_error(c, "option '--format' given more than once");
-            if (!table_parse_format(value, &c->format))
-                return cli_usage_error(c, "option '--format': unknown format '%s' (expected table, md, csv, json, html or jsonl)",
-                                       CLI_CLIP(value));
+            if (!table_parse_format(value, &c->format)) {
+                /* a command's own formats; before the command, every format some command takes */
+                unsigned allowed = !c->cmd ? ~0u : c->formats ? c->formats : CLI_FORMATS_DEFAULT;
+                char list[80] = "";
+                int total = 0, k = 0;
+                for (int f = 0; f <= TABLE_JSONL; f++)
+                    total += (allowed >> f) & 1u;
+                for (int f = 0; f <= TABLE_JSONL; f++)
+                    if (allowed & (1u << f)) {
+                        size_t used = strlen(list);
+                        k++;
+                        snprintf(list + used, sizeof list - used, "%s%s", k == 1 ? "" : k == total ? " or " : ", ",
+                                 table_format_name((enum table_format)f));
+                    }
+                return cli_usage_error(c, "option '--format': unknown format '%s' (expected %s)", CLI_CLIP(value), list);
+            }
             c->format_set = true;
             break;
         case COMMON_TABLE:

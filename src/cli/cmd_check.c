@@ -160,7 +160,7 @@ int cmd_check(struct cli *c, int argc, char **argv)
         const struct llmroof_gpu *g = catalog_find_gpu(&c->cat, base.gpu);
         if (!m || !g) {
             fprintf(c->errf, "llmroof: error: %s:%ld: unknown %s '%s'\n", pos[0], ln, m ? "GPU" : "model",
-                    m ? base.gpu : base.model);
+                    CLI_CLIP(m ? base.gpu : base.model));
             rc = 2;
             break;
         }

@@ -27,8 +27,8 @@ int cmd_list(struct cli *c, int argc, char **argv)
         return cli_usage_error(c, "expected 'gpus', 'models' or 'engines'");
     bool gpus = strcmp(pos[0], "gpus") == 0, engines = strcmp(pos[0], "engines") == 0;
     if (!gpus && !engines && strcmp(pos[0], "models") != 0)
-        return cli_usage_error(c, "unknown list '%s' (expected 'gpus', 'models' or 'engines')", pos[0]);
-    if ((rc = cli_catalog(c)))
+        return cli_usage_error(c, "unknown list '%s' (expected 'gpus', 'models' or 'engines')", CLI_CLIP(pos[0]));
+    if ((rc = cli_catalog(c)) || (engines && (rc = cli_engine_catalog(c))))
         return rc;
 
     struct table t;

@@ -75,6 +75,9 @@ static void show_gpu(struct table *t, const struct llmroof_gpu *g)
     if (g->host_cpu_speed > 0) { /* docs/model.md "Host CPU" */
         kv(t, "host_cpu", g->host_cpu, "usual server host");
         kvn(t, "host_cpu_speed", "%.2f", g->host_cpu_speed, "single-thread, over the Xeon 8480C");
+    } else { /* no host object: the CPU costs are the reference host's (roofline.c cpu_scale 1) */
+        kv(t, "host_cpu", "-", "not in the catalog: the reference host applies");
+        kvn(t, "host_cpu_speed", "%.2f", 1.0, "single-thread, the reference host (Xeon 8480C) assumed");
     }
     for (int d = 0; d < LLMROOF_DTYPE_COUNT; d++) {
         if (!g->has_peak[d])
@@ -276,7 +279,7 @@ int cmd_show(struct cli *c, int argc, char **argv)
         return cli_usage_error(c, "expected 'gpu NAME', 'model NAME' or 'engine NAME'");
     const int kind = strcmp(pos[0], "gpu") == 0 ? 0 : strcmp(pos[0], "model") == 0 ? 1 : strcmp(pos[0], "engine") == 0 ? 2 : -1;
     if (kind < 0)
-        return cli_usage_error(c, "unknown kind '%s' (expected 'gpu', 'model' or 'engine')", pos[0]);
+        return cli_usage_error(c, "unknown kind '%s' (expected 'gpu', 'model' or 'engine')", CLI_CLIP(pos[0]));
     if ((rc = cli_catalog(c)))
         return rc;
     const struct llmroof_gpu *g = NULL;

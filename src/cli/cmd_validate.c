@@ -168,7 +168,7 @@ static int validate_ops(struct cli *c, struct ctx *x)
         const struct llmroof_model *m = dm;
         if (rows[i].model[0] && !(m = catalog_find_model(&c->cat, rows[i].model))) {
             fprintf(c->errf, "llmroof: error: %s:%ld: unknown model '%s' (see 'llmroof list models')\n", x->ops,
-                    rows[i].line, rows[i].model);
+                    rows[i].line, CLI_CLIP(rows[i].model));
             rc = 2;
         } else if (!m) {
             fprintf(c->errf, "llmroof: error: %s:%ld: no model: give a 'model' column or '--model'\n", x->ops,

@@ -242,6 +242,7 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
     if (nw) {
         if (!cJSON_IsObject(nw))
             return json_ferr(c, "network", "must be an object with kind, bandwidth_Bps and latency_s");
+        c->path = "network.";
         if ((rc = json_check_known(c, nw, "network.", net_fields)) ||
             (rc = json_get_string(c, nw, "kind", true, g->net_kind, sizeof g->net_kind)) ||
             (rc = json_get_number(c, nw, "bandwidth_Bps", "network.bandwidth_Bps", true, 1e8, false, 1e13, &g->net_bw_Bps,
@@ -249,6 +250,7 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
             (rc = json_get_number(c, nw, "latency_s", "network.latency_s", true, 0, false, 1e-2, &g->net_latency_s,
                                   NULL)))
             return rc;
+        c->path = NULL;
     }
     /* The usual host of such a server (docs/model.md "Host CPU"): the engine's CPU work (kernel
      * launches, scheduling, output processing) takes reference-host time / cpu_speed. Absent: the
@@ -258,11 +260,13 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
     if (host) {
         if (!cJSON_IsObject(host))
             return json_ferr(c, "host", "must be an object with cpu and cpu_speed");
+        c->path = "host.";
         if ((rc = json_check_known(c, host, "host.", host_fields)) ||
             (rc = json_get_string(c, host, "cpu", true, g->host_cpu, sizeof g->host_cpu)) ||
             (rc = json_get_number(c, host, "cpu_speed", "host.cpu_speed", true, 0.25, false, 4, &g->host_cpu_speed,
                                   NULL)))
             return rc;
+        c->path = NULL;
     }
     return LLMROOF_OK;
 }
@@ -339,7 +343,7 @@ static int add_gpus_fast(struct llmroof_catalog *cat, const char *text, size_t l
     if (!one)
         goto out;
     for (const cJSON *e; (e = json_entries_next(it)); n++) {
-        struct json_ectx c = { fname, text, len, "gpus", (int)n, "", &quiet };
+        struct json_ectx c = { fname, text, len, "gpus", (int)n, "", &quiet, NULL };
         struct llmroof_gpu *g = one;
         if (!pick) {
             if (!grow((void **)&keep, &cap_keep, n_keep + 1, sizeof *keep))
@@ -431,7 +435,7 @@ static int add_gpus_checked(struct llmroof_catalog *cat, const char *text, size_
     }
     size_t i = 0;
     for (const cJSON *e = arr->child; e; e = e->next, i++) {
-        struct json_ectx c = { fname, text, len, "gpus", (int)i, "", err };
+        struct json_ectx c = { fname, text, len, "gpus", (int)i, "", err, NULL };
         if ((rc = parse_gpu(&c, e, &tmp[i])))
             goto out;
         /* duplicates within this file: ids and aliases share one namespace */
@@ -539,10 +543,12 @@ static int parse_layer_kinds(struct json_ectx *c, const cJSON *e, struct llmroof
     if (pat) {
         if (!cJSON_IsObject(pat))
             return json_ferr(c, "layer_pattern", "must be an object with mixers and ffns");
+        c->path = "layer_pattern.";
         if ((rc = json_check_known(c, pat, "layer_pattern.", pat_fields)) ||
             (rc = json_get_string(c, pat, "mixers", true, m->mixers, sizeof m->mixers)) ||
             (rc = json_get_string(c, pat, "ffns", true, m->ffns, sizeof m->ffns)))
             return rc;
+        c->path = NULL;
         if ((long)strlen(m->mixers) != m->layers || strspn(m->mixers, "AWLPN") != strlen(m->mixers))
             return json_ferr(c, "layer_pattern.mixers", "must hold num_layers (%ld) letters of A, W, L, P, N", m->layers);
         if ((long)strlen(m->ffns) != m->layers || strspn(m->ffns, "DEN") != strlen(m->ffns))
@@ -575,9 +581,11 @@ static int parse_layer_kinds(struct json_ectx *c, const cJSON *e, struct llmroof
         char k[16];
         if (!cJSON_IsObject(lin))
             return json_ferr(c, "linear", "must be an object");
+        c->path = "linear.";
         if ((rc = json_check_known(c, lin, "linear.", lin_fields)) ||
             (rc = json_get_string(c, lin, "kind", true, k, sizeof k)))
             return rc;
+        c->path = NULL;
         int ki = -1;
         for (int i = 1; kinds[i]; i++)
             if (!strcmp(k, kinds[i]))
@@ -585,16 +593,20 @@ static int parse_layer_kinds(struct json_ectx *c, const cJSON *e, struct llmroof
         if (ki < 0)
             return json_ferr(c, "linear.kind", "must be \"gdn\", \"mamba2\", \"lightning\" or \"mamba1\", got \"%s\"", k);
         m->linear_kind = (enum llmroof_linear)ki;
+        c->path = "linear.";
         if ((rc = json_get_long(c, lin, "heads", true, 1, 65536, &m->lin_heads, NULL)) ||
             (rc = json_get_long(c, lin, "key_heads", true, 1, 65536, &m->lin_k_heads, NULL)) ||
             (rc = json_get_long(c, lin, "key_dim", true, 1, 65536, &m->lin_k_dim, NULL)) ||
             (rc = json_get_long(c, lin, "value_dim", true, 1, 65536, &m->lin_v_dim, NULL)) ||
             (rc = json_get_long(c, lin, "conv_kernel", false, 0, 1024, &m->lin_conv, NULL)))
             return rc;
+        c->path = NULL;
         if (json_item(lin, "state_dtype")) {
             char sd[16];
+            c->path = "linear.";
             if ((rc = json_get_string(c, lin, "state_dtype", true, sd, sizeof sd)))
                 return rc;
+            c->path = NULL;
             /* the dtypes a recurrent state is stored in (--state-dtype) */
             if (!dtype_parse(sd, &m->lin_state_dtype) ||
                 (m->lin_state_dtype != LLMROOF_FP32 && m->lin_state_dtype != LLMROOF_FP16 &&
@@ -609,11 +621,13 @@ static int parse_layer_kinds(struct json_ectx *c, const cJSON *e, struct llmroof
     if (dsa) {
         if (!cJSON_IsObject(dsa))
             return json_ferr(c, "dsa", "must be an object with top_k, index_heads and index_head_dim");
+        c->path = "dsa.";
         if ((rc = json_check_known(c, dsa, "dsa.", dsa_fields)) ||
             (rc = json_get_long(c, dsa, "top_k", true, 1, 1000000000, &m->dsa_top_k, NULL)) ||
             (rc = json_get_long(c, dsa, "index_heads", true, 1, 65536, &m->dsa_heads, NULL)) ||
             (rc = json_get_long(c, dsa, "index_head_dim", true, 1, 65536, &m->dsa_head_dim, NULL)))
             return rc;
+        c->path = NULL;
         if (m->kv_lora_rank <= 0)
             return json_ferr(c, "dsa", "needs MLA (an mla object): DeepSeek Sparse Attention indexes the latent cache");
     }
@@ -732,18 +746,22 @@ static int parse_model(struct json_ectx *c, const cJSON *e, struct llmroof_model
     if (moe) {
         if (!cJSON_IsObject(moe))
             return json_ferr(c, "moe", "must be an object");
+        c->path = "moe.";
         if ((rc = json_check_known(c, moe, "moe.", moe_fields)) ||
             (rc = json_get_long(c, moe, "experts", true, 1, 65536, &m->moe_experts, NULL)) ||
             (rc = json_get_long(c, moe, "experts_per_token", true, 1, 65536, &m->moe_top_k, NULL)) ||
             (rc = json_get_long(c, moe, "expert_intermediate_size", true, 1, 16777216, &m->moe_intermediate, NULL)) ||
             (rc = json_get_long(c, moe, "shared_experts", false, 0, 65536, &m->moe_shared, NULL)))
             return rc;
+        c->path = NULL;
         if (m->moe_top_k > m->moe_experts)
             return json_ferr(c, "moe.experts_per_token", "must not exceed moe.experts (%ld)", m->moe_experts);
         m->moe_layer_step = 1;
+        c->path = "moe.";
         if ((rc = json_get_long(c, moe, "first_dense_layers", false, 0, 10000, &m->moe_first_dense, NULL)) ||
             (rc = json_get_long(c, moe, "layer_step", false, 1, 10000, &m->moe_layer_step, NULL)))
             return rc;
+        c->path = NULL;
         if (m->moe_first_dense >= m->layers)
             return json_ferr(c, "moe.first_dense_layers", "must be below num_layers (%ld)", m->layers);
     }
@@ -751,6 +769,7 @@ static int parse_model(struct json_ectx *c, const cJSON *e, struct llmroof_model
     if (mla) {
         if (!cJSON_IsObject(mla))
             return json_ferr(c, "mla", "must be an object");
+        c->path = "mla.";
         if ((rc = json_check_known(c, mla, "mla.", mla_fields)) ||
             (rc = json_get_long(c, mla, "q_lora_rank", false, 0, 1048576, &m->q_lora_rank, NULL)) ||
             (rc = json_get_long(c, mla, "kv_lora_rank", true, 1, 1048576, &m->kv_lora_rank, NULL)) ||
@@ -758,6 +777,7 @@ static int parse_model(struct json_ectx *c, const cJSON *e, struct llmroof_model
             (rc = json_get_long(c, mla, "qk_rope_head_dim", true, 1, 65536, &m->qk_rope_dim, NULL)) ||
             (rc = json_get_long(c, mla, "v_head_dim", true, 1, 65536, &m->v_head_dim, NULL)))
             return rc;
+        c->path = NULL;
         if (m->head_dim != m->qk_nope_dim + m->qk_rope_dim)
             return json_ferr(c, "head_dim", "must equal mla.qk_nope_head_dim + mla.qk_rope_head_dim (%ld) for MLA",
                              m->qk_nope_dim + m->qk_rope_dim);
@@ -766,11 +786,13 @@ static int parse_model(struct json_ectx *c, const cJSON *e, struct llmroof_model
     if (win) {
         if (!cJSON_IsObject(win))
             return json_ferr(c, "sliding_window", "must be an object with size (and global_every, chunked)");
+        c->path = "sliding_window.";
         if ((rc = json_check_known(c, win, "sliding_window.", win_fields)) ||
             (rc = json_get_long(c, win, "size", true, 1, 1000000000, &m->window, NULL)) ||
             (rc = json_get_long(c, win, "global_every", false, 0, 10000, &m->window_global_every, NULL)) ||
             (rc = json_get_bool(c, win, "chunked", false, &m->window_chunked)))
             return rc;
+        c->path = NULL;
     }
     if ((rc = json_get_long(c, e, "norms_per_layer", false, 1, 16, &m->norms_per_layer, NULL)) ||
         (rc = json_get_bool(c, e, "qk_norm", false, &m->qk_norm)))
@@ -779,12 +801,14 @@ static int parse_model(struct json_ectx *c, const cJSON *e, struct llmroof_model
     if (ck) {
         if (!cJSON_IsObject(ck))
             return json_ferr(c, "checkpoint", "must be an object with format and bits");
+        c->path = "checkpoint.";
         if ((rc = json_check_known(c, ck, "checkpoint.", ck_fields)) ||
             (rc = json_get_string(c, ck, "format", true, m->ckpt_format, sizeof m->ckpt_format)) ||
             (rc = json_get_number(c, ck, "bits", "checkpoint.bits", true, 1, false, 32, &m->ckpt_bits, NULL)) ||
             (rc = json_get_number(c, ck, "expert_bits", "checkpoint.expert_bits", false, 1, false, 32,
                                   &m->ckpt_expert_bits, NULL)))
             return rc;
+        c->path = NULL;
         if ((rc = parse_ckpt_excluded(c, json_item(ck, "excluded"), m)))
             return rc;
     }
@@ -876,7 +900,7 @@ static int add_plain_fast(const struct plain_kind *k, void **entries, size_t *n_
     if (!one)
         goto out;
     for (const cJSON *e; (e = json_entries_next(it)); n++) {
-        struct json_ectx c = { fname, text, len, k->key, (int)n, "", &quiet };
+        struct json_ectx c = { fname, text, len, k->key, (int)n, "", &quiet, NULL };
         char *x = one;
         if (!pick) {
             if (!grow((void **)&keep, &cap_keep, n_keep + 1, k->size))
@@ -951,7 +975,7 @@ static int add_plain_checked(const struct plain_kind *k, void **entries, size_t 
         (void)id_set_find(&have, k, *entries, entry_id(k, *entries, j), j);
     size_t i = 0;
     for (const cJSON *e = arr->child; e; e = e->next, i++) {
-        struct json_ectx c = { fname, text, len, k->key, (int)i, "", err };
+        struct json_ectx c = { fname, text, len, k->key, (int)i, "", err, NULL };
         if ((rc = k->parse(&c, e, tmp + i * k->size)))
             goto out;
         if (id_set_find(&seen, k, tmp, entry_id(k, tmp, i), i) != SIZE_MAX) {
@@ -1224,52 +1248,163 @@ const struct llmroof_model *catalog_find_model(const struct llmroof_catalog *cat
     return NULL;
 }
 
-/* Levenshtein distance on lowercased strings, both truncated to 63 characters. */
-static int edit_distance(const char *a, const char *b)
+/* Suggestions compare names the way a person reads them: "Llama_3.1_8B", "llama3.1-8b" and
+ * "llama-3.1-8b" are one name. A name is folded to its letters and digits, lowercased (bytes
+ * of UTF-8 sequences kept); a folded name longer than SUGGEST_FOLD_MAX bytes is suggested
+ * nothing (no catalog name is that long, and a 300-byte paste is not a typo). */
+#define SUGGEST_FOLD_MAX 128
+
+/* Folds s into out (SUGGEST_FOLD_MAX + 1 bytes); returns its length, or SIZE_MAX when too long. */
+static size_t fold_name(const char *s, char *out)
 {
-    int la = (int)strnlen(a, 63), lb = (int)strnlen(b, 63);
-    int prev[64], cur[64];
-    for (int j = 0; j <= lb; j++)
-        prev[j] = j;
-    for (int i = 1; i <= la; i++) {
-        cur[0] = i;
-        for (int j = 1; j <= lb; j++) {
-            int cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
-            int v = prev[j - 1] + cost;
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        bool ascii_alnum = (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z');
+        if (*p < 0x80 && !ascii_alnum)
+            continue;
+        if (n == SUGGEST_FOLD_MAX)
+            return SIZE_MAX;
+        out[n++] = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
+    }
+    out[n] = '\0';
+    return n;
+}
+
+/* Optimal string alignment distance (Levenshtein plus adjacent transpositions, "lamma" ->
+ * "llama" is 1 as a person counts it; Damerau, CACM 7(3) 1964) of folded a and b, each at
+ * most SUGGEST_FOLD_MAX bytes. */
+static int osa_distance(const char *a, size_t la, const char *b, size_t lb)
+{
+    int rows[3][SUGGEST_FOLD_MAX + 1];
+    int *pp = rows[0], *prev = rows[1], *cur = rows[2];
+    for (size_t j = 0; j <= lb; j++)
+        prev[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        cur[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int v = prev[j - 1] + (a[i - 1] != b[j - 1]);
             if (prev[j] + 1 < v)
                 v = prev[j] + 1;
             if (cur[j - 1] + 1 < v)
                 v = cur[j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && pp[j - 2] + 1 < v)
+                v = pp[j - 2] + 1;
             cur[j] = v;
         }
-        memcpy(prev, cur, sizeof(int) * (size_t)(lb + 1));
+        int *t = pp;
+        pp = prev;
+        prev = cur;
+        cur = t;
     }
     return prev[lb];
 }
 
-static bool contains_ci(const char *hay, const char *needle)
+static bool has_substring(const char *hay, size_t lh, const char *needle, size_t ln)
 {
-    size_t n = strlen(needle);
-    if (n == 0)
-        return false;
-    for (; *hay; hay++)
-        if (strncasecmp(hay, needle, n) == 0)
+    for (size_t i = 0; ln && i + ln <= lh; i++)
+        if (memcmp(hay + i, needle, ln) == 0)
             return true;
     return false;
 }
 
-/* Score of candidate name `cand` for query `q`: lower is better, < 0 means no match. */
-static int suggest_score(const char *q, const char *cand)
+/* Score of folded candidate c for folded query q, lower is better, < 0 no match. The tiers,
+ * each a band of 20 ordered by how many characters differ:
+ *   0       the same name once folded (TensorRT_LLM for tensorrt-llm)
+ *   10      one edit (a typo: vlm for vllm, h100x for h100)
+ *   20..39  q starts c: a name cut short (H100-SXM for h100-sxm5-80gb, llamacpp)
+ *   40, 50  two or three edits, allowed from 8 and 12 folded characters on
+ *   60..79  c starts q, c at least a third of q: a version or suffix added (sglang-0.4,
+ *           qwen3-8b-instruct)
+ *   80..99  q inside c, q at least 3 characters (4090 for rtx-4090)
+ *   100..119 c inside q, c at least 4 characters and half of q (meta-llama-3-8b)
+ * The edit allowance is a quarter of the query, 1 to 3: one edit in "vlm" is "vllm", two
+ * would also be "calm". name_like: c is a display name or repository, not a typed id: the
+ * same name, a cut-short one, or one with a suffix (of 6 characters or more: Qwen/Qwen3-8B
+ * in Qwen/Qwen3-8B-Instruct) count; an id's typos are not a display name's. */
+static int fold_score(const char *q, size_t lq, const char *c, size_t lc, bool name_like)
 {
-    int d = edit_distance(q, cand);
-    int limit = (int)strlen(q) / 3;
-    if (limit < 2)
-        limit = 2;
-    if (d <= limit)
-        return d;
-    if (strlen(q) >= 2 && contains_ci(cand, q))
-        return 50 + (int)(strlen(cand) - strlen(q));
+    if (lq == 0 || lc == 0)
+        return -1;
+    if (lq == lc && memcmp(q, c, lq) == 0)
+        return 0;
+    size_t limit = lq / 4;
+    limit = limit < 1 ? 1 : limit > 3 ? 3 : limit;
+    size_t gap = lq > lc ? lq - lc : lc - lq;
+    int d = name_like || gap > limit ? -1 : osa_distance(q, lq, c, lc);
+#define BAND(base, k) ((base) + (int)((k) < 19 ? (k) : 19))
+    if (d == 1)
+        return 10;
+    if (lq >= (name_like ? 3u : 2u) && lq < lc && memcmp(q, c, lq) == 0)
+        return BAND(20, lc - lq);
+    if (d >= 2 && (size_t)d <= limit)
+        return d == 2 ? 40 : 50;
+    if (lc >= (name_like ? 6u : 3u) && lc < lq && lq <= 3 * lc && memcmp(q, c, lc) == 0)
+        return BAND(60, lq - lc);
+    if (name_like)
+        return -1;
+    if (lq >= 3 && lq < lc && has_substring(c, lc, q, lq))
+        return BAND(80, lc - lq);
+    if (lc >= 4 && lc < lq && 2 * lc >= lq && has_substring(q, lq, c, lc))
+        return BAND(100, lq - lc);
+#undef BAND
     return -1;
+}
+
+/* The query as folded, plus (for engines) the form with a family's short name spelled out. */
+struct suggest_query {
+    char q[2][SUGGEST_FOLD_MAX + 1];
+    size_t lq[2];
+    int n;
+};
+
+/* Short forms people type for an engine whose ids spell the name out: "trt" for TensorRT
+ * (TensorRT-LLM's own tools are trtllm-build and trtllm-serve). Replaces the folded query's
+ * start; the catalog's engine ids cannot say this by themselves. */
+static const struct {
+    const char *shortname, *full;
+} engine_short_names[] = {
+    { "trt", "tensorrt" },
+};
+
+static bool suggest_query_init(struct suggest_query *sq, const char *name, bool engines)
+{
+    sq->n = 0;
+    sq->lq[0] = fold_name(name, sq->q[0]);
+    if (sq->lq[0] == SIZE_MAX || sq->lq[0] == 0)
+        return false;
+    sq->n = 1;
+    for (size_t i = 0; engines && i < sizeof engine_short_names / sizeof engine_short_names[0]; i++) {
+        size_t ls = strlen(engine_short_names[i].shortname), lf = strlen(engine_short_names[i].full);
+        if (strncmp(sq->q[0], engine_short_names[i].shortname, ls) == 0 &&
+            strncmp(sq->q[0], engine_short_names[i].full, lf) != 0 && sq->lq[0] - ls + lf <= SUGGEST_FOLD_MAX) {
+            memcpy(sq->q[1], engine_short_names[i].full, lf);
+            memcpy(sq->q[1] + lf, sq->q[0] + ls, sq->lq[0] - ls + 1);
+            sq->lq[1] = sq->lq[0] - ls + lf;
+            sq->n = 2;
+            break;
+        }
+    }
+    return true;
+}
+
+/* Best score of candidate name cand for the query; an expanded short name costs 1, a display
+ * name or repository 2. */
+static int suggest_score(const struct suggest_query *sq, const char *cand, bool name_like)
+{
+    char c[SUGGEST_FOLD_MAX + 1];
+    size_t lc = fold_name(cand, c);
+    if (lc == SIZE_MAX)
+        return -1;
+    int best = -1;
+    for (int i = 0; i < sq->n; i++) {
+        int s = fold_score(sq->q[i], sq->lq[i], c, lc, name_like);
+        if (s >= 0) {
+            s += i + (name_like ? 2 : 0);
+            if (best < 0 || s < best)
+                best = s;
+        }
+    }
+    return best;
 }
 
 static void insert_best(const char **out, int *scores, size_t *n, size_t max, const char *id, int score)
@@ -1303,22 +1438,29 @@ static void insert_best(const char **out, int *scores, size_t *n, size_t max, co
         (*n)++;
 }
 
+/* One candidate name of entry id: scored and kept among the best max. */
+#define SUGGEST_TRY(sq, cand, name_like, id)                                                                           \
+    do {                                                                                                               \
+        int s_ = suggest_score((sq), (cand), (name_like));                                                             \
+        if (s_ >= 0)                                                                                                   \
+            insert_best(out, scores, &n, max, (id), s_);                                                               \
+    } while (0)
+
 size_t catalog_suggest_gpus(const struct llmroof_catalog *cat, const char *name, const char **out, size_t max)
 {
     int scores[16];
     size_t n = 0;
+    struct suggest_query sq;
     if (max > 16)
         max = 16;
-    for (size_t i = 0; i < cat->n_gpus && max; i++) {
+    if (!max || !suggest_query_init(&sq, name, false))
+        return 0;
+    for (size_t i = 0; i < cat->n_gpus; i++) {
         const struct llmroof_gpu *g = &cat->gpus[i];
-        int s = suggest_score(name, g->id);
-        if (s >= 0)
-            insert_best(out, scores, &n, max, g->id, s);
-        for (int a = 0; a < g->n_aliases; a++) {
-            s = suggest_score(name, g->aliases[a]);
-            if (s >= 0)
-                insert_best(out, scores, &n, max, g->id, s);
-        }
+        SUGGEST_TRY(&sq, g->id, false, g->id);
+        for (int a = 0; a < g->n_aliases; a++)
+            SUGGEST_TRY(&sq, g->aliases[a], false, g->id);
+        SUGGEST_TRY(&sq, g->name, true, g->id);
     }
     return n;
 }
@@ -1327,12 +1469,15 @@ size_t catalog_suggest_engines(const struct llmroof_catalog *cat, const char *na
 {
     int scores[16];
     size_t n = 0;
+    struct suggest_query sq;
     if (max > 16)
         max = 16;
-    for (size_t i = 0; i < cat->n_engines && max; i++) {
-        int s = suggest_score(name, cat->engines[i].id);
-        if (s >= 0)
-            insert_best(out, scores, &n, max, cat->engines[i].id, s);
+    if (!max || !suggest_query_init(&sq, name, true))
+        return 0;
+    for (size_t i = 0; i < cat->n_engines; i++) {
+        const struct llmroof_engine *e = &cat->engines[i];
+        SUGGEST_TRY(&sq, e->id, false, e->id);
+        SUGGEST_TRY(&sq, e->name, true, e->id); /* "vLLM (V1 engine, 2025-)" answers vllm-v1 */
     }
     return n;
 }
@@ -1341,13 +1486,22 @@ size_t catalog_suggest_models(const struct llmroof_catalog *cat, const char *nam
 {
     int scores[16];
     size_t n = 0;
+    struct suggest_query sq;
     if (max > 16)
         max = 16;
-    for (size_t i = 0; i < cat->n_models && max; i++) {
-        int s = suggest_score(name, cat->models[i].id);
-        if (s >= 0)
-            insert_best(out, scores, &n, max, cat->models[i].id, s);
+    if (!max || !suggest_query_init(&sq, name, false))
+        return 0;
+    for (size_t i = 0; i < cat->n_models; i++) {
+        const struct llmroof_model *m = &cat->models[i];
+        SUGGEST_TRY(&sq, m->id, false, m->id);
+        SUGGEST_TRY(&sq, m->name, true, m->id);
+        if (m->hf_id[0]) { /* "meta-llama/Llama-2-7b-hf", whole or after the owner */
+            const char *slash = strchr(m->hf_id, '/');
+            SUGGEST_TRY(&sq, m->hf_id, true, m->id);
+            if (slash)
+                SUGGEST_TRY(&sq, slash + 1, true, m->id);
+        }
     }
     return n;
 }
-
+#undef SUGGEST_TRY

@@ -116,6 +116,11 @@ int json_ferr(struct json_ectx *c, const char *field, const char *fmt, ...)
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
 
+    char full[160];
+    if (field && c->path && strncmp(field, c->path, strlen(c->path)) != 0) {
+        snprintf(full, sizeof full, "%s%s", c->path, field);
+        field = full;
+    }
     size_t at = SIZE_MAX;
     if (c->id[0] && c->text) {
         at = json_find_entry(c->text, c->len, c->id);

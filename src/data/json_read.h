@@ -19,6 +19,8 @@ struct json_ectx {
     int index;           /* entry index in the array */
     char id[LLMROOF_ID_MAX]; /* entry id once known */
     struct llmroof_err *err;
+    const char *path;    /* while a nested object is read, its prefix ("host."): messages name
+                            its members "host.cpu", not "cpu"; NULL at the entry's top level */
 };
 
 /* obj's member `key` (the first one of that name), or NULL: cJSON_GetObjectItemCaseSensitive,

@@ -52,6 +52,11 @@ gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"host":{"cpu":"c","cpu_speed":10},
 gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"host":{"cpu":"c"},"source"/' >"$T/gpu-host-nospeed.json"
 gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"host":0.8,"source"/' >"$T/gpu-host-number.json"
 gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"host":{"cpu":"c","cpu_speed":1,"speed":1},"source"/' >"$T/gpu-host-unknown.json"
+# a nested object's members are named by their path: host.cpu, network.kind (not cpu, kind)
+gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"host":{"cpu":"","cpu_speed":1},"source"/' >"$T/gpu-host-empty-cpu.json"
+gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"host":{"cpu_speed":1},"source"/' >"$T/gpu-host-no-cpu.json"
+gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"host":{"cpu":"c","cpu_speed":"fast"},"source"/' >"$T/gpu-host-speed-text.json"
+gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"network":{"bandwidth_Bps":1e10,"latency_s":1e-5},"source"/' >"$T/gpu-net-no-kind.json"
 
 # HuggingFace configs the importer must refuse with the loader's bounds
 printf '{"model_type":"llama","hidden_size":8,"num_hidden_layers":2,"num_attention_heads":64,"head_dim":null,"intermediate_size":16,"vocab_size":100,"max_position_embeddings":128}' >"$T/hf-headdim-null.json"
@@ -127,6 +132,24 @@ for c in 'graph_max_batch:"cuda_graphs": false, "graph_max_batch": 256' \
         fail=$((fail + 1))
     fi
 done
+# a data directory without engines.json: commands that name no engine run; those that list,
+# show or use one say the file is missing (not "unknown engine", not an empty list)
+mkdir "$T/noeng"
+cp data/gpus.json data/models.json "$T/noeng/"
+for c in 'list engines' 'show engine vllm' 'estimate -m llama-2-7b -g a100 -e vllm' 'simulate -m llama-2-7b -g a100 -e sglang -n 4'; do
+    count=$((count + 1))
+    # shellcheck disable=SC2086 # the words of $c are the arguments
+    LLMROOF_DATA="$T/noeng" "$bin" $c >"$T/out" 2>"$T/err"
+    rc=$?
+    if [ "$rc" != 2 ] || [ -s "$T/out" ] || ! grep -qF "no engine catalog: $T/noeng/engines.json not found" "$T/err"; then
+        echo "FAIL no_engines ($c): exit $rc, stderr: $(cat "$T/err")"
+        fail=$((fail + 1))
+    fi
+done
+if ! LLMROOF_DATA="$T/noeng" "$bin" estimate -m llama-2-7b -g a100 >"$T/out" 2>"$T/err" || [ -s "$T/err" ]; then
+    echo "FAIL no_engines (estimate without -e): stderr: $(cat "$T/err")"
+    fail=$((fail + 1))
+fi
 echo "bad-input matrix: $count cases, $fail failed"
 [ "$count" -ge 40 ] || { echo "fewer than 40 cases"; exit 1; }
 [ "$fail" = 0 ]

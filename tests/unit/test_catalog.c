@@ -124,6 +124,86 @@ static void suggestions_name_the_nearest_ids(void **state)
     catalog_free(&cat);
 }
 
+/* Suggestions as a person means the name: folded (letters and digits, lowercased), a version
+ * or suffix added, a name cut short, "trt" for TensorRT; and none for an input too far from
+ * every name. Scores (catalog.c fold_score): 0 same folded name, 10 one edit, 20+k a prefix
+ * k characters short, 40 two edits, 60+k a name followed by k more characters. */
+static void suggestions_match_what_a_person_means(void **state)
+{
+    struct llmroof_catalog cat;
+    struct llmroof_err err = { 0 };
+    load_shipped(&cat);
+    assert_int_equal(catalog_add_engines_file(&cat, LLMROOF_TEST_DATA_DIR "/engines.json", false, &err), 0);
+    const char *s[3];
+    /* "sglang04": the id "sglang" and 2 more characters (60+2; two edits, 40, is the same id) */
+    size_t n = catalog_suggest_engines(&cat, "sglang-0.4", s, 3);
+    assert_int_equal(n, 1);
+    assert_string_equal(s[0], "sglang");
+    /* "vllmv1": the display name "vLLM (V1 engine, 2025-)" folds to vllmv1engine2025 (prefix) */
+    n = catalog_suggest_engines(&cat, "vllm-v1", s, 3);
+    assert_int_equal(n, 1);
+    assert_string_equal(s[0], "vllm");
+    /* "trtllm" spelled out is "tensorrtllm": the folded id of tensorrt-llm (0+1); the early
+     * profile is that and "early" (20+5+1); nemo-trtllm holds "trtllm" (80+4) */
+    n = catalog_suggest_engines(&cat, "trt-llm", s, 3);
+    assert_int_equal(n, 3);
+    assert_string_equal(s[0], "tensorrt-llm");
+    assert_string_equal(s[1], "tensorrt-llm-early");
+    assert_string_equal(s[2], "nemo-trtllm");
+    n = catalog_suggest_engines(&cat, "TRT", s, 3);
+    assert_true(n >= 1);
+    assert_string_equal(s[0], "tensorrt-llm");
+    /* "llamacpp" starts both llama.cpp profiles (20+6 each; ties in id order) */
+    n = catalog_suggest_engines(&cat, "llamacpp", s, 3);
+    assert_int_equal(n, 2);
+    assert_string_equal(s[0], "llama.cpp-2023-12");
+    assert_string_equal(s[1], "llama.cpp-2024-05");
+    /* "vlm": one edit allowed in 3 characters: vllm (1), never calm (2) */
+    n = catalog_suggest_engines(&cat, "vlm", s, 3);
+    assert_int_equal(n, 1);
+    assert_string_equal(s[0], "vllm");
+    /* 300 x 'a' and a 300-character name: no name is near; neither is "zzz" */
+    char longname[301];
+    memset(longname, 'a', 300);
+    longname[300] = '\0';
+    assert_int_equal(catalog_suggest_engines(&cat, longname, s, 3), 0);
+    assert_int_equal(catalog_suggest_models(&cat, longname, s, 3), 0);
+    assert_int_equal(catalog_suggest_gpus(&cat, longname, s, 3), 0);
+    assert_int_equal(catalog_suggest_models(&cat, "zzz", s, 3), 0);
+    assert_int_equal(catalog_suggest_engines(&cat, "--", s, 3), 0); /* folds to nothing */
+    /* GPUs: "h100x" is the alias h100 and one edit (10); "H100-SXM" starts h100-sxm5-80gb (20+5)
+     * ahead of h200-sxm (two edits, not allowed under 8 characters) */
+    n = catalog_suggest_gpus(&cat, "h100x", s, 3);
+    assert_int_equal(n, 1);
+    assert_string_equal(s[0], "h100-sxm5-80gb");
+    n = catalog_suggest_gpus(&cat, "H100-SXM", s, 3);
+    assert_int_equal(n, 1);
+    assert_string_equal(s[0], "h100-sxm5-80gb");
+    n = catalog_suggest_gpus(&cat, "4090", s, 3);
+    assert_int_equal(n, 1);
+    assert_string_equal(s[0], "rtx-4090");
+    /* models: "llama3-8b" folds to llama-3-8b's llama38b (0); the HuggingFace repository
+     * meta-llama/Llama-2-7b-hf names llama-2-7b (its hf_id, 0+2); "lamma-3-8b" is one
+     * transposition from llama-3-8b (10) */
+    n = catalog_suggest_models(&cat, "llama3-8b", s, 3);
+    assert_true(n >= 1);
+    assert_string_equal(s[0], "llama-3-8b");
+    n = catalog_suggest_models(&cat, "meta-llama/Llama-2-7b-hf", s, 3);
+    assert_int_equal(n, 1);
+    assert_string_equal(s[0], "llama-2-7b");
+    /* a suffix after the id (60+8) or the repository (HF id Qwen/Qwen3-8B, 60+8+2) */
+    n = catalog_suggest_models(&cat, "qwen3-8b-instruct", s, 3);
+    assert_int_equal(n, 1);
+    assert_string_equal(s[0], "qwen3-8b");
+    n = catalog_suggest_models(&cat, "Qwen/Qwen3-8B-Instruct", s, 3);
+    assert_int_equal(n, 1);
+    assert_string_equal(s[0], "qwen3-8b");
+    n = catalog_suggest_models(&cat, "lamma-3-8b", s, 3);
+    assert_int_equal(n, 1);
+    assert_string_equal(s[0], "llama-3-8b");
+    catalog_free(&cat);
+}
+
 /* A valid one-GPU file with one substitution: FIELD_VALUE replaces the memory line. */
 static const char *gpu_template =
     "{\n"
@@ -876,6 +956,41 @@ static void picking_builds_one_entry_and_still_checks_every_one(void **state)
 }
 
 /* checkpoint.excluded: operator names, parsed to bits; anything else names the field */
+/* A nested object's member is named by its path in messages ("moe.experts", not "experts"),
+ * whichever reader (string, integer, flag) finds it wrong. */
+static void nested_fields_are_named_by_their_path(void **state)
+{
+    (void)state;
+    static const char tmpl[] =
+        "{\"models\": [{\"id\": \"t\", \"name\": \"t\", \"hf_id\": \"t\", \"hidden_size\": 64, \"num_layers\": 2,\n"
+        " \"num_heads\": 4, \"num_kv_heads\": 4, \"head_dim\": 16, \"intermediate_size\": 128, \"vocab_size\": 100,\n"
+        " \"max_context\": 64, \"tie_embeddings\": false, \"mlp\": \"gated\", \"norm\": \"rmsnorm\", \"qkv_bias\": false,\n"
+        " \"o_bias\": false, \"mlp_bias\": false, \"parallel_attn\": false, \"source\": \"test\", %s}]}\n";
+    static const struct {
+        const char *member, *msg;
+    } cases[] = {
+        { "\"moe\": {\"experts_per_token\": 2, \"expert_intermediate_size\": 64}", "field 'moe.experts' is missing" },
+        { "\"moe\": {\"experts\": 8, \"experts_per_token\": 2, \"expert_intermediate_size\": 64, \"layer_step\": 0}",
+          "field 'moe.layer_step' must be an integer" },
+        { "\"sliding_window\": {\"size\": 32, \"chunked\": 1}", "field 'sliding_window.chunked' must be true or false" },
+        { "\"checkpoint\": {\"format\": \"\", \"bits\": 4}", "field 'checkpoint.format' must not be empty" },
+        { "\"layer_pattern\": {\"mixers\": \"AA\"}", "field 'layer_pattern.ffns' is missing" },
+        { "\"linear\": {\"kind\": \"gdn\", \"heads\": 2, \"key_heads\": 2, \"key_dim\": 8}",
+          "field 'linear.value_dim' is missing" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[2048];
+        struct llmroof_catalog cat;
+        struct llmroof_err err = { 0 };
+        snprintf(text, sizeof text, tmpl, cases[i].member);
+        catalog_init(&cat);
+        assert_int_equal(catalog_add_models_text(&cat, text, strlen(text), "t.json", false, &err), LLMROOF_EINPUT);
+        if (!strstr(err.msg, cases[i].msg))
+            fail_msg("case %zu: '%s' lacks '%s'", i, err.msg, cases[i].msg);
+        catalog_free(&cat);
+    }
+}
+
 static void checkpoint_excluded_takes_operator_names(void **state)
 {
     (void)state;
@@ -912,6 +1027,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(shipped_catalog_has_exactly_the_listed_ids),
         cmocka_unit_test(checkpoint_excluded_takes_operator_names),
+        cmocka_unit_test(nested_fields_are_named_by_their_path),
         cmocka_unit_test(fast_reader_builds_cjsons_tree_for_the_shipped_catalog),
         cmocka_unit_test(fast_reader_reads_numbers_as_strtod_does),
         cmocka_unit_test(fast_reader_reads_strings_as_cjson_does),
@@ -921,6 +1037,7 @@ int main(void)
         cmocka_unit_test(dense_peaks_come_from_the_reference_sheet),
         cmocka_unit_test(lookup_accepts_aliases_in_any_case),
         cmocka_unit_test(suggestions_name_the_nearest_ids),
+        cmocka_unit_test(suggestions_match_what_a_person_means),
         cmocka_unit_test(valid_gpu_template_loads),
         cmocka_unit_test(gpu_validation_names_file_line_entry_and_field),
         cmocka_unit_test(malformed_json_reports_line_and_column),

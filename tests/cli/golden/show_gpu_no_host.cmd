@@ -1,0 +1,1 @@
+show gpu l40s
