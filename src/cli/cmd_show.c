@@ -240,7 +240,9 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
         kvn(t, "large_gpu_max_seqs", "%.0f", (double)e->large_gpu_max_seqs, "on GPUs of >= 70 GiB other than the A100");
     if (e->large_gpu_max_batched_tokens > 0)
         kvn(t, "large_gpu_max_batched_tokens", "%.0f", (double)e->large_gpu_max_batched_tokens, "on GPUs of >= 70 GiB other than the A100");
-    kvb(t, "budget_min_context", e->budget_min_context, "token budget at least the model's context");
+    kvb(t, "budget_min_context", e->budget_min_context,
+        e->budget_min_context ? "token budget raised to the served context (--max-model-len, else the model's)"
+                              : "token budget as above, whatever the context");
     kvb(t, "chunked_prefill", !e->whole_prefill, e->whole_prefill ? "prompts prefilled whole" : "prompts split across iterations within the budget");
     kvb(t, "prefill_first", e->prefill_first, e->prefill_first ? "prompt-only iterations stall the decodes" : "running decodes first");
     kvb(t, "dp_rank_scheduler", e->dp_rank_scheduler,
