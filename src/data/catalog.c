@@ -1446,14 +1446,20 @@ static void insert_best(const char **out, int *scores, size_t *n, size_t max, co
             insert_best(out, scores, &n, max, (id), s_);                                                               \
     } while (0)
 
+/* The query, and max capped at the 16 scores the callers keep; false: nothing to suggest. */
+static bool suggest_begin(struct suggest_query *sq, const char *name, bool engine, size_t *max)
+{
+    if (*max > 16)
+        *max = 16;
+    return *max > 0 && suggest_query_init(sq, name, engine);
+}
+
 size_t catalog_suggest_gpus(const struct llmroof_catalog *cat, const char *name, const char **out, size_t max)
 {
     int scores[16];
     size_t n = 0;
     struct suggest_query sq;
-    if (max > 16)
-        max = 16;
-    if (!max || !suggest_query_init(&sq, name, false))
+    if (!suggest_begin(&sq, name, false, &max))
         return 0;
     for (size_t i = 0; i < cat->n_gpus; i++) {
         const struct llmroof_gpu *g = &cat->gpus[i];
@@ -1470,9 +1476,7 @@ size_t catalog_suggest_engines(const struct llmroof_catalog *cat, const char *na
     int scores[16];
     size_t n = 0;
     struct suggest_query sq;
-    if (max > 16)
-        max = 16;
-    if (!max || !suggest_query_init(&sq, name, true))
+    if (!suggest_begin(&sq, name, true, &max))
         return 0;
     for (size_t i = 0; i < cat->n_engines; i++) {
         const struct llmroof_engine *e = &cat->engines[i];
@@ -1487,9 +1491,7 @@ size_t catalog_suggest_models(const struct llmroof_catalog *cat, const char *nam
     int scores[16];
     size_t n = 0;
     struct suggest_query sq;
-    if (max > 16)
-        max = 16;
-    if (!max || !suggest_query_init(&sq, name, false))
+    if (!suggest_begin(&sq, name, false, &max))
         return 0;
     for (size_t i = 0; i < cat->n_models; i++) {
         const struct llmroof_model *m = &cat->models[i];
