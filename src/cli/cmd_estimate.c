@@ -230,7 +230,7 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
                     dtype_name(setup.dt.kv), sdesc, cdesc);
         sbuf_printf(&c->out, "efficiency: compute %.2f, memory %.2f, comm %.2f; overhead %.0f us per step",
                     setup.eff.compute, setup.eff.memory, setup.eff.comm,
-                    (setup.eff.overhead_s + (setup.tp > 1 ? setup.eff.tp_overhead_s : 0.0)) * 1e6);
+                    roofline_step_overhead_s(&setup.eff, setup.tp) * 1e6);
         if (x.s.eff.engine)
             sbuf_printf(&c->out, "; engine %s (+%.1f ms to first token)", x.s.eff.engine->id, setup.eff.first_token_s * 1e3);
         /* the host the engine's CPU work runs at (docs/model.md "Host CPU"), where it is not the

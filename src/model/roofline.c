@@ -42,6 +42,11 @@ struct llmroof_effs roofline_default_effs(const struct llmroof_gpu *g)
     return e;
 }
 
+double roofline_step_overhead_s(const struct llmroof_effs *e, int tp)
+{
+    return e->overhead_s + (tp > 1 ? e->tp_overhead_s : 0.0);
+}
+
 struct llmroof_effs roofline_effs(const struct llmroof_gpu *g, const struct llmroof_eff_override *o)
 {
     return roofline_effs_engine(g, o ? o->engine : NULL, o);
@@ -192,8 +197,7 @@ void roofline_prepare(const struct llmroof_gpu *g, enum llmroof_dtype act, const
     /* one domain: the intra link; beyond it the hierarchical / network terms of comm.h */
     r.net = (struct llmroof_link_model){ g->net_bw_Bps, eff->comm, g->net_latency_s, 0.0, COMM_PROTO_NONE, 0.0, 0, 0.0 };
     r.dom = g->domain_gpus > 0 ? g->domain_gpus : g->gpus_per_node;
-    /* an engine that drives its tensor-parallel workers by remote calls pays them every step */
-    r.overhead_s = eff->overhead_s + (tp > 1 ? eff->tp_overhead_s : 0.0);
+    r.overhead_s = roofline_step_overhead_s(eff, tp);
     *out = r;
 }
 

@@ -55,6 +55,9 @@ struct llmroof_effs {
 };
 /* The GPU's catalog defaults. */
 struct llmroof_effs roofline_default_effs(const struct llmroof_gpu *g);
+/* The fixed CPU cost of one engine step at TP tp: overhead_s, plus tp_overhead_s when TP > 1 (an
+ * engine that drives its tensor-parallel workers by remote calls pays them every step). */
+double roofline_step_overhead_s(const struct llmroof_effs *e, int tp);
 
 /* User overrides of some efficiencies (flags); the rest come from the catalog. */
 struct llmroof_eff_override {

@@ -489,8 +489,7 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
     cJSON_AddNumberToObject(ef, "compute", s->eff.compute);
     cJSON_AddNumberToObject(ef, "memory", s->eff.memory);
     cJSON_AddNumberToObject(ef, "comm", s->eff.comm);
-    /* per step as the roofline adds it: the engine's driver-to-worker cost joins at TP > 1 */
-    cJSON_AddNumberToObject(ef, "overhead_s", s->eff.overhead_s + (s->tp > 1 ? s->eff.tp_overhead_s : 0.0));
+    cJSON_AddNumberToObject(ef, "overhead_s", roofline_step_overhead_s(&s->eff, s->tp)); /* as a step adds it */
     cJSON_AddNumberToObject(ef, "first_token_s", s->eff.first_token_s);
     cJSON_AddNumberToObject(ef, "collective_latency_s", s->eff.comm_latency_s);
     if (s->eff.engine_id) { /* which profile, and the host speed its CPU costs were scaled to */
@@ -695,9 +694,9 @@ static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, c
         cJSON_AddNumberToObject(o, "max_model_len", (double)c->max_model_len);
     cJSON_AddNumberToObject(o, "max_seqs", (double)c->max_seqs);
     /* the two limits above hold per attention DP rank for an engine whose ranks schedule apart */
-    const int ranks = c->setup.layout.dp_attn && c->setup.tp > 0 ? c->setup.layout.ep / c->setup.tp : 1;
-    if (sim_rank_factor(c, ranks) > 1)
-        cJSON_AddNumberToObject(o, "limits_per_dp_rank", ranks);
+    const long ranks = sim_setup_rank_factor(c);
+    if (ranks > 1)
+        cJSON_AddNumberToObject(o, "limits_per_dp_rank", (double)ranks);
     cJSON_AddBoolToObject(o, "chunked_prefill", c->chunked_prefill);
     if (c->setup.eff.engine_id) { /* the engine profile, and the host speed its CPU costs took */
         cJSON_AddStringToObject(o, "engine", c->setup.eff.engine_id);

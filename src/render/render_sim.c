@@ -35,9 +35,9 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
     sbuf_printf(out, "; budget %ld tokens/iteration, %ld sequence%s", c->max_batched_tokens, c->max_seqs,
                 PL(c->max_seqs));
     /* an engine whose attention DP ranks schedule on their own holds both limits per rank (sim.c) */
-    const int ranks = s->layout.dp_attn && s->tp > 0 ? s->layout.ep / s->tp : 1;
-    if (sim_rank_factor(c, ranks) > 1)
-        sbuf_printf(out, " per DP rank (x%d)", ranks);
+    const long ranks = sim_setup_rank_factor(c);
+    if (ranks > 1)
+        sbuf_printf(out, " per DP rank (x%ld)", ranks);
     sbuf_printf(out, ", %s; seed %llu", c->chunked_prefill ? "chunked prefill" : "whole prefills",
                 (unsigned long long)c->seed);
     if (c->max_model_len > 0)

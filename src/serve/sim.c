@@ -104,6 +104,12 @@ long sim_rank_factor(const struct sim_config *c, int attn_dp)
     return c->dp_rank_scheduler && attn_dp > 1 ? attn_dp : 1;
 }
 
+long sim_setup_rank_factor(const struct sim_config *c)
+{
+    const struct llmroof_layout *l = &c->setup.layout;
+    return sim_rank_factor(c, l->dp_attn && c->setup.tp > 0 ? l->ep / c->setup.tp : 1); /* layout.c's attn_dp */
+}
+
 const char *sim_router_name(enum sim_router r)
 {
     switch (r) {

@@ -176,6 +176,8 @@ double sim_cpu_step_s(const struct sim_config *c, double gpu_s, double seqs, dou
  * attention ranks holds: attn_dp where each rank schedules on its own (dp_rank_scheduler, vLLM
  * V1), else 1 (the limits are the instance's, split over its ranks). */
 long sim_rank_factor(const struct sim_config *c, int attn_dp);
+/* The same for the instance of c->setup (its layout's attention ranks). */
+long sim_setup_rank_factor(const struct sim_config *c);
 void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, const struct llmroof_gpu *g,
                        bool keep_budget, bool keep_seqs);
 
