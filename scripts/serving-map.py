@@ -2,7 +2,9 @@
 # scripts/serving-map.py - writes data/serving-map.csv from data/serving.csv: how a user would set each
 # published serving row up in llmroof (docs/validation.md "Serving rows"). The rules are here, one
 # place, so that a change (a model added to the catalog, a workload the simulator learns) is a rerun
-# from the repository root: python3 scripts/serving-map.py. Nothing here reads a measured value.
+# from the repository root: python3 scripts/serving-map.py. Nothing here reads a measured value
+# except one workload fact: where a run states both its requests/s and its output tokens/s, their
+# ratio is the run's mean output length (tokens per request), whatever the server's speed.
 import csv, re, sys
 rows = list(csv.DictReader(open('data/serving.csv')))
 out = []
@@ -63,6 +65,21 @@ DISTSERVE_SHAREGPT = {}
 for r in rows:
     if 'LLMServe/DistServe' in r['source'] and r['framework'].startswith('vLLM') and r['load'].startswith('rate:'):
         DISTSERVE_SHAREGPT[float(r['load'][5:])] = (round(num(r['input_len'])), round(num(r['output_len'])))
+# A ShareGPT run that states no lengths but both its request and output-token throughputs:
+# out_tok_s / req_s is its mean output length (LMDeploy's request-throughput tables: 249 and 255
+# tokens for Llama-2-7B, 234 for Llama-2-70B, where the chat distribution's mean is 338). The
+# prompts stay the chat distribution's (mean 161 tokens, src/serve/workload.c).
+CHAT_PROMPT_MEAN = 161
+def run_key(r):
+    return (r['source'], r['model'], r['gpu'], r['framework'], r['load'], r['num_requests'], r['workload'])
+RUN_OUTPUT = {}
+_tput = {}
+for r in rows:
+    if r['workload'].rstrip('?')=='sharegpt' and num(r['input_len']) is None and num(r['output_len']) is None:
+        if r['metric'] in ('throughput_req_s','throughput_out_tok_s') and num(r['value']):
+            _tput.setdefault(run_key(r), {})[r['metric']] = num(r['value'])
+for k, v in _tput.items():
+    if len(v)==2: RUN_OUTPUT[k] = v['throughput_out_tok_s'] / v['throughput_req_s']
 for r in rows:
     m = dict(id=r['id'], model=MODEL.get(r['model'],''), gpu=GPU.get(r['gpu'],''), engine=engine(r['framework']),
              wdt='', kvdt='', tp='', ep='', dp_attn='', instances='1', disagg='', workload='', load='', requests='',
@@ -174,6 +191,11 @@ for r in rows:
         P, O = DISTSERVE_SHAREGPT[num(r['load'][5:])]
         m['workload']='sharegpt:%d:%d' % (P,O)
         notes.append("DistServe's OPT-13B ShareGPT trace at this rate (means %d/%d from the authors' alignment runs)" % (P,O))
+    elif wl in ('sharegpt',) and run_key(r) in RUN_OUTPUT:
+        O = RUN_OUTPUT[run_key(r)]
+        m['workload']='sharegpt:%d:%d' % (CHAT_PROMPT_MEAN, round(O))
+        notes.append('ShareGPT-shaped lengths: mean output %d, the run\'s output tokens/s over its requests/s; '
+                     'prompts the chat distribution\'s (mean %d, not stated)' % (round(O), CHAT_PROMPT_MEAN))
     elif wl in ('sharegpt',): m['workload']='chat'; notes.append('ShareGPT lengths not stated: the chat distribution')
     elif wl in ('openchat_sharegpt4','arxiv-summarization'):
         # the lognormal:PM:P90:OM:O90[:MAX] workload draws a dataset stated by its medians and P90s

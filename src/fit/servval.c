@@ -54,7 +54,7 @@ static bool is_rate(enum srv_metric m)
 /* Reading                                                                  */
 /* ------------------------------------------------------------------------ */
 
-enum { R_ID, R_METRIC, R_VALUE, R_SOURCE, R_FRAMEWORK, R_NCOLS };
+enum { R_ID, R_METRIC, R_VALUE, R_SOURCE, R_FRAMEWORK, R_NREQ, R_NCOLS };
 enum { M_ID, M_MODEL, M_GPU, M_ENGINE, M_WDT, M_KVDT, M_TP, M_EP, M_DPA, M_INST, M_DISAGG, M_WORKLOAD, M_LOAD, M_REQ,
        M_METRIC, M_STAT, M_DIVIDE, M_SLO, M_SPEC, M_BASE, M_NOTE, M_SKIP, M_NREQUIRED,
        /* optional: the engine settings a row states */
@@ -80,6 +80,10 @@ static int published_row(void *vctx, char f[][VAL_TEXT], const int *col, long li
     snprintf(c->metric_text, sizeof c->metric_text, "%s", f[col[R_METRIC]]);
     snprintf(c->source, sizeof c->source, "%s", col[R_SOURCE] >= 0 ? f[col[R_SOURCE]] : "");
     snprintf(c->framework, sizeof c->framework, "%s", col[R_FRAMEWORK] >= 0 ? f[col[R_FRAMEWORK]] : "");
+    /* the run's requests as published ("?" or blank: not stated, 0) */
+    double nreq;
+    if (col[R_NREQ] >= 0 && parse_double(f[col[R_NREQ]], &nreq) && nreq >= 1 && nreq <= 1e9)
+        c->source_requests = (long)nreq;
     if (!parse_double(f[col[R_VALUE]], &c->measured) || !(c->measured > 0))
         snprintf(c->reason, sizeof c->reason, "value '%.40s' is not a positive number", f[col[R_VALUE]]);
     else
@@ -336,7 +340,7 @@ int srv_load_cases(const struct llmroof_catalog *cat, const char *rows_text, siz
                    const char *map_text, size_t map_len, const char *map_name, struct srv_case **out, size_t *n,
                    struct llmroof_err *err)
 {
-    static const char *const rnames[R_NCOLS] = { "id", "metric", "value", "source", "framework" };
+    static const char *const rnames[R_NCOLS] = { "id", "metric", "value", "source", "framework", "num_requests" };
     static const char *const mnames[M_NCOLS] = { "id", "model", "gpu", "engine", "wdt", "kvdt", "tp", "ep", "dp_attn",
                                                  "instances", "disagg", "workload", "load", "requests", "metric",
                                                  "stat", "divide", "slo", "spec", "base", "notes", "skip",
@@ -381,7 +385,7 @@ static bool same_run(const struct srv_case *a, const struct srv_case *b)
            a->quantiles == b->quantiles && a->prompt_p90 == b->prompt_p90 && a->output_p90 == b->output_p90 &&
            a->max_total == b->max_total && a->prompt == b->prompt && a->output == b->output && a->load == b->load && a->load_value == b->load_value &&
            a->load_lo == b->load_lo &&
-           a->requests == b->requests && a->slo_ttft_s == b->slo_ttft_s && a->slo_tpot_s == b->slo_tpot_s && a->spec_kind == b->spec_kind &&
+           a->requests == b->requests && a->source_requests == b->source_requests && a->slo_ttft_s == b->slo_ttft_s && a->slo_tpot_s == b->slo_tpot_s && a->spec_kind == b->spec_kind &&
            a->spec_k == b->spec_k && a->spec_alpha == b->spec_alpha && a->has_base == b->has_base &&
            a->base_engine == b->base_engine && a->max_seqs == b->max_seqs &&
            a->max_batched_tokens == b->max_batched_tokens && a->chunked == b->chunked && a->sched_steps == b->sched_steps;
@@ -466,7 +470,7 @@ int servval_scaled_chat(long prompt, long output, long ctx, struct workload *w, 
     return LLMROOF_OK;
 }
 
-static void sim_once(const struct sim_config *sc, struct run_sums *out);
+static void sim_once(const struct sim_config *sc, long source_requests, struct run_sums *out);
 
 static void simulate(const struct srv_case *c, const struct llmroof_gpu *g, const struct llmroof_engine *e,
                      struct run_sums *out)
@@ -582,7 +586,7 @@ static void simulate(const struct srv_case *c, const struct llmroof_gpu *g, cons
         sc.tpot_slo_s = c->slo_tpot_s;
     }
     if (c->load != SRV_LOAD_SLO_CAPACITY) {
-        sim_once(&sc, out);
+        sim_once(&sc, c->source_requests, out);
     } else {
         /* the capacity under the SLO: every closed loop of LO..HI users, the one with the most
          * requests within the limits per second counts (DeepSpeed-FastGen's "effective
@@ -592,7 +596,7 @@ static void simulate(const struct srv_case *c, const struct llmroof_gpu *g, cons
         for (long u = (long)c->load_lo; u <= (long)c->load_value; u++) {
             struct run_sums r;
             sc.concurrency = u;
-            sim_once(&sc, &r);
+            sim_once(&sc, c->source_requests, &r);
             if (!r.ok) {
                 *out = r;
                 break;
@@ -605,8 +609,102 @@ static void simulate(const struct srv_case *c, const struct llmroof_gpu *g, cons
     workload_free(&w);
 }
 
-/* One simulated run of sc: its statistics into out, or the reason there are none. */
-static void sim_once(const struct sim_config *sc, struct run_sums *out)
+static int wval_cmp(const void *a, const void *b)
+{
+    const double x = ((const struct srv_wval *)a)->v, y = ((const struct srv_wval *)b)->v;
+    return (x > y) - (x < y);
+}
+
+struct sim_stats srv_weighted_stats(struct srv_wval *s, long n)
+{
+    struct sim_stats st = { 0 };
+    st.n = n;
+    if (n == 0)
+        return st;
+    qsort(s, (size_t)n, sizeof *s, wval_cmp);
+    double total = 0, sum = 0;
+    for (long i = 0; i < n; i++) {
+        total += s[i].w;
+        sum += s[i].v * s[i].w;
+    }
+    st.mean = sum / total;
+    /* value i sits at (W_i - w_i/2 - w_0/2) / (W - w_0/2 - w_last/2), W_i the weight up to and
+     * including i: 0 for the smallest, 1 for the largest */
+    const double lo = s[0].w / 2, span = total - lo - s[n - 1].w / 2;
+    const double ps[5] = { 0.50, 0.90, 0.95, 0.99, 1.0 };
+    double *outs[5] = { &st.p50, &st.p90, &st.p95, &st.p99, &st.max };
+    for (int k = 0; k < 5; k++) {
+        double cum = 0, prev_pos = 0, prev_v = s[0].v;
+        *outs[k] = s[n - 1].v;
+        for (long i = 0; i < n && span > 0; i++) {
+            cum += s[i].w;
+            const double pos = (cum - s[i].w / 2 - lo) / span;
+            if (pos >= ps[k]) {
+                *outs[k] = pos > prev_pos ? prev_v + (s[i].v - prev_v) * (ps[k] - prev_pos) / (pos - prev_pos) : s[i].v;
+                break;
+            }
+            prev_pos = pos;
+            prev_v = s[i].v;
+        }
+    }
+    return st;
+}
+
+/* A closed loop's users all send their first request at t = 0, so those `users` requests queue
+ * behind each other's prefills; every later request arrives as one finishes. In the published
+ * run they are users/N of the N requests, in a shorter simulated run of M they would be users/M:
+ * for the mean and the percentiles, the first `users` requests created weigh (users/N)/users each
+ * and the other M - users share the rest (1 - users/N); so does the share within the SLOs.
+ * Throughput needs no weights. */
+static void closed_loop_weights(const struct sim_config *sc, const struct sim_result *res, long source_requests,
+                                struct run_sums *out)
+{
+    const long m = res->requests, users = sc->concurrency;
+    if (sc->mode != SIM_CLOSED || source_requests <= m || users < 1 || users >= m || sc->warmup_requests > 0)
+        return;
+    struct srv_wval *s = malloc(sizeof *s * (size_t)m);
+    if (!s)
+        return; /* the unweighted statistics stand */
+    const double w_burst = 1.0 / (double)source_requests,
+                 w_rest = (1.0 - (double)users / (double)source_requests) / (double)(m - users);
+    struct sim_stats *dst[3] = { &out->ttft, &out->tpot, &out->e2e };
+    for (int k = 0; k < 3; k++) {
+        long n = 0;
+        for (long i = 0; i < m; i++) {
+            const struct sim_request *q = &res->reqs[i];
+            if (q->rejected || q->finish_s < 0 || (k == 1 && q->output < 2))
+                continue;
+            const double v = k == 0   ? q->first_token_s - q->arrival_s
+                             : k == 1 ? (q->finish_s - q->first_token_s) / (double)(q->output - 1)
+                                      : q->finish_s - q->arrival_s;
+            s[n++] = (struct srv_wval){ v, i < users ? w_burst : w_rest };
+        }
+        if (n > 0)
+            *dst[k] = srv_weighted_stats(s, n);
+    }
+    free(s);
+    /* the share within the SLOs, and the goodput it gives, by the same weights (every request
+     * counts, a rejected one as a miss, as sim_stats.c counts them) */
+    if (sc->ttft_slo_s > 0 || sc->tpot_slo_s > 0) {
+        double within = 0;
+        for (long i = 0; i < m; i++) {
+            const struct sim_request *q = &res->reqs[i];
+            if (q->rejected || q->finish_s < 0)
+                continue;
+            const double ttft = q->first_token_s - q->arrival_s,
+                         tpot = q->output >= 2 ? (q->finish_s - q->first_token_s) / (double)(q->output - 1) : 0;
+            if ((!(sc->ttft_slo_s > 0) || ttft <= sc->ttft_slo_s) && (!(sc->tpot_slo_s > 0) || tpot <= sc->tpot_slo_s))
+                within += i < users ? w_burst : w_rest;
+        }
+        out->slo_share = within;
+        out->goodput_req_s = res->duration_s > 0 ? within * (double)m / res->duration_s : 0;
+    }
+}
+
+/* One simulated run of sc: its statistics into out, or the reason there are none. A closed
+ * loop shorter than the published run of source_requests (0: not stated) weighs its t = 0 burst
+ * as that run does. */
+static void sim_once(const struct sim_config *sc, long source_requests, struct run_sums *out)
 {
     memset(out, 0, sizeof *out);
     struct llmroof_err err = { 0 };
@@ -638,6 +736,7 @@ static void sim_once(const struct sim_config *sc, struct run_sums *out)
     out->prompt_tok_s = prompt_tokens / res.duration_s;
     out->slo_share = res.within_slo_share;
     out->goodput_req_s = res.goodput_qps;
+    closed_loop_weights(sc, &res, source_requests, out);
     sim_result_free(&res);
 }
 

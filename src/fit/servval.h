@@ -13,6 +13,7 @@
 
 #include "data/catalog.h"
 #include "fit/validate.h"
+#include "serve/sim.h"
 #include "serve/workload.h"
 
 /* what a row measures, grouped as the summaries report it */
@@ -76,7 +77,8 @@ struct srv_case {
     enum srv_load load;
     double load_value;         /* batch, users or requests per second (slo-capacity: the most users) */
     double load_lo;            /* slo-capacity: the fewest users of the sweep */
-    long requests;
+    long requests;             /* simulated */
+    long source_requests;      /* in the published run (num_requests; 0: not stated) */
     enum srv_metric metric;
     enum srv_stat stat;
     double divide;             /* per-GPU or per-node figures: the simulated total over this */
@@ -90,6 +92,16 @@ struct srv_case {
     double predicted;
     double err;                /* predicted / measured time - 1 (rates inverted): > 0 = llmroof slower */
 };
+
+/* A weighted sample's statistics: the weighted mean, and percentiles interpolated linearly
+ * between the sorted values, value i standing at the cumulative weight up to its middle, scaled
+ * so that the smallest is at 0 and the largest at 1 (equal weights: numpy's default, as the
+ * simulator's own statistics). Sorts s. Used to weigh a closed loop's t = 0 burst as the
+ * published run does (docs/validation.md, "Serving rows"). */
+struct srv_wval {
+    double v, w;
+};
+struct sim_stats srv_weighted_stats(struct srv_wval *s, long n);
 
 /* Reads the published rows (CSV text, the serving.csv columns) and their map (serving-map.csv),
  * resolving catalog ids; a row without a map entry, or whose map entry names a reason, is kept

@@ -407,6 +407,87 @@ static void serving_scaled_chat_draws_stay_within_the_context(void **state)
     free(w.pairs);
 }
 
+/* Weighted statistics (srv_weighted_stats), by hand. Equal weights are numpy's linear
+ * percentiles: {1..5}: mean 3, p50 3, p90 at position 0.9 x 4 = 3.6, 4 + 0.6 = 4.6.
+ * {1, 2, 3} weighing {1, 1, 2}: mean (1 + 2 + 6) / 4 = 2.25; total 4, the ends' half weights
+ * 0.5 and 1 leave a span of 2.5: value 1 at 0, value 2 at (2 - 0.5 - 0.5) / 2.5 = 0.4, value 3
+ * at (4 - 1 - 0.5) / 2.5 = 1; p50 = 2 + (0.5 - 0.4) / 0.6 = 2.1667, p90 = 2 + 0.5 / 0.6 = 2.8333,
+ * max 3. */
+static void weighted_stats_by_hand(void **state)
+{
+    (void)state;
+    struct srv_wval a[5] = { { 4, 1 }, { 2, 1 }, { 5, 1 }, { 1, 1 }, { 3, 1 } };
+    struct sim_stats s = srv_weighted_stats(a, 5);
+    assert_rel_close(s.mean, 3, 1e-12);
+    assert_rel_close(s.p50, 3, 1e-12);
+    assert_rel_close(s.p90, 4.6, 1e-12);
+    assert_rel_close(s.max, 5, 1e-12);
+    struct srv_wval b[3] = { { 3, 2 }, { 1, 1 }, { 2, 1 } };
+    s = srv_weighted_stats(b, 3);
+    assert_rel_close(s.mean, 2.25, 1e-12);
+    assert_rel_close(s.p50, 2 + 0.1 / 0.6, 1e-12);
+    assert_rel_close(s.p90, 2 + 0.5 / 0.6, 1e-12);
+    assert_rel_close(s.max, 3, 1e-12);
+    assert_int_equal(s.n, 3);
+}
+
+/* A closed loop simulated shorter than the published run weighs its t = 0 burst as that run
+ * does. 16 users, 64 simulated requests of 512 + 128 tokens: the first 16 queue behind each
+ * other's prefills, the rest arrive one at a time as requests finish, so the burst's TTFT is the
+ * larger. Stated as 64 requests (or not stated) the mean is the plain one; stated as 3000, the
+ * burst weighs 16/3000 instead of 16/64 and the mean TTFT falls; throughput is unweighted. */
+static void serving_closed_loop_burst_weighs_as_published(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_all(&cat);
+    const char rows[] =
+        "id,model,gpu,num_gpus,tp,pp,weight_dtype,kv_dtype,framework,load,workload,input_len,output_len,num_requests,"
+        "metric,percentile,value,unit,notes,source\n"
+        "c1,L,A,1,1,1,fp16,fp16,x,concurrency:16,w,512,128,64,ttft_ms,mean,100,ms,,pubA\n"
+        "c2,L,A,1,1,1,fp16,fp16,x,concurrency:16,w,512,128,3000,ttft_ms,mean,100,ms,,pubA\n"
+        "c3,L,A,1,1,1,fp16,fp16,x,concurrency:16,w,512,128,?,ttft_ms,mean,100,ms,,pubA\n"
+        "c4,L,A,1,1,1,fp16,fp16,x,concurrency:16,w,512,128,3000,throughput_req_s,-,1,req/s,,pubA\n"
+        "c5,L,A,1,1,1,fp16,fp16,x,concurrency:16,w,512,128,64,throughput_req_s,-,1,req/s,,pubA\n";
+    char m[2048];
+    const char *run = "llama-2-7b,a100-sxm4-80gb,vllm,fp16,fp16,1,,,1,,fixed:512:128,concurrency:16,64,";
+    snprintf(m, sizeof m, "%sc1,%sttft,mean,,,,,,\nc2,%sttft,mean,,,,,,\nc3,%sttft,mean,,,,,,\n"
+                          "c4,%sreq_s,mean,,,,,,\nc5,%sreq_s,mean,,,,,,\n",
+             srv_map_head, run, run, run, run, run);
+    struct srv_case *c = NULL;
+    size_t n = 0;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(srv_load_cases(&cat, rows, strlen(rows), "rows", m, strlen(m), "map", &c, &n, &err), 0);
+    assert_int_equal(n, 5);
+    assert_int_equal(c[0].source_requests, 64);
+    assert_int_equal(c[1].source_requests, 3000);
+    assert_int_equal(c[2].source_requests, 0);
+    assert_int_equal(srv_predict(c, n, NULL, NULL, 0, NULL, 0, &err), 0);
+    for (size_t i = 0; i < n; i++)
+        assert_true(c[i].mapped && c[i].predicted > 0);
+    assert_rel_close(c[2].predicted, c[0].predicted, 1e-12);
+    assert_true(c[1].predicted < 0.9 * c[0].predicted);
+    assert_rel_close(c[3].predicted, c[4].predicted, 1e-12);
+    /* the share within a TTFT limit between the burst's and the rest's: the burst misses it, so
+     * weighed as published (3000) the share is larger than as simulated (64) */
+    char slo[64];
+    snprintf(slo, sizeof slo, "%.3f:100000", c[1].predicted);
+    free(c);
+    const char rows2[] =
+        "id,model,gpu,num_gpus,tp,pp,weight_dtype,kv_dtype,framework,load,workload,input_len,output_len,num_requests,"
+        "metric,percentile,value,unit,notes,source\n"
+        "c1,L,A,1,1,1,fp16,fp16,x,concurrency:16,w,512,128,64,slo_attainment_pct,-,90,%,,pubA\n"
+        "c2,L,A,1,1,1,fp16,fp16,x,concurrency:16,w,512,128,3000,slo_attainment_pct,-,90,%,,pubA\n";
+    snprintf(m, sizeof m, "%sc1,%sslo_pct,mean,,%s,,,,\nc2,%sslo_pct,mean,,%s,,,,\n", srv_map_head, run, slo, run,
+             slo);
+    assert_int_equal(srv_load_cases(&cat, rows2, strlen(rows2), "rows", m, strlen(m), "map", &c, &n, &err), 0);
+    assert_int_equal(srv_predict(c, n, NULL, NULL, 0, NULL, 0, &err), 0);
+    assert_true(c[0].mapped && c[1].mapped);
+    assert_true(c[1].predicted > c[0].predicted + 5);
+    free(c);
+    catalog_free(&cat);
+}
+
 static void serving_rows_map_simulate_and_convert(void **state)
 {
     struct llmroof_catalog cat;
@@ -652,6 +733,8 @@ int main(void)
         cmocka_unit_test(calibrate_recovers_known_efficiencies),
         cmocka_unit_test(first_token_s_is_fitted_only_from_first_token_rows),
         cmocka_unit_test(bands_are_quantiles_of_the_latency_ratio),
+        cmocka_unit_test(weighted_stats_by_hand),
+        cmocka_unit_test(serving_closed_loop_burst_weighs_as_published),
         cmocka_unit_test(serving_rows_map_simulate_and_convert),
         cmocka_unit_test(serving_rows_use_engine_scheduler),
         cmocka_unit_test(serving_stats_by_class_and_load),
