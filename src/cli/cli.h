@@ -162,10 +162,13 @@ int cli_usage_error(struct cli *c, const char *fmt, ...)
     ;
 /* A value as messages echo it: s itself when short, else its first CLI_CLIP_BYTES bytes (cut
  * at a UTF-8 character boundary) and "..." in buf, so that a 50 MB name is not echoed whole;
- * control bytes (below 0x20, 0x7f) are written as \x1b so a name never drives the terminal.
+ * control bytes (below 0x20, 0x7f) are written as \x1b and C1 controls (U+0080-U+009F) as
+ * \u009b, so a name never drives the terminal.
  * buf holds CLI_CLIP_BUF bytes; cli_clip(s, (char[CLI_CLIP_BUF]){ 0 }) inside a call. */
 #define CLI_CLIP_BYTES 64
-#define CLI_CLIP_BUF (4 * CLI_CLIP_BYTES + 4)
+/* every byte may print as 4 (\xHH): a value of up to CLI_CLIP_BYTES + 3 bytes is not clipped,
+ * a longer one is cut to CLI_CLIP_BYTES and "..." */
+#define CLI_CLIP_BUF (4 * (CLI_CLIP_BYTES + 3) + 1)
 const char *cli_clip(const char *s, char *buf);
 #define CLI_CLIP(s) cli_clip((s), (char[CLI_CLIP_BUF]){ 0 })
 /* Prints the library error; returns its code. */

@@ -22,13 +22,22 @@ static const struct cli_opt common_opts[] = {
 #define NCOMMON ((int)(sizeof common_opts / sizeof common_opts[0]))
 #define MAX_OPTS 96 /* simulate's own options and the shared ones number 64 and more */
 
-/* msg with its control bytes as \\xHH (see cli_clip): a value no message clipped still
- * cannot drive the terminal. */
+/* A C1 control (U+0080-U+009F) in UTF-8 at p: 0xC2 then 0x80-0x9F. U+009B is CSI, which a
+ * terminal may take as ESC [ does, so C1 controls are escaped as the C0 ones are. */
+static bool c1_at(const unsigned char *p)
+{
+    return p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F;
+}
+
+/* msg with its control bytes as \\xHH and C1 controls as \\u00HH (see cli_clip): a value no
+ * message clipped still cannot drive the terminal. */
 static void put_escaped(FILE *f, const char *msg)
 {
     for (const unsigned char *p = (const unsigned char *)msg; *p; p++)
         if (*p < 0x20 || *p == 0x7f)
             fprintf(f, "\\x%02x", *p);
+        else if (c1_at(p))
+            fprintf(f, "\\u%04x", *++p);
         else
             fputc(*p, f);
 }
@@ -65,18 +74,23 @@ const char *cli_clip(const char *s, char *buf)
         while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80) /* not inside a UTF-8 sequence */
             k--;
     }
+    const unsigned char *u = (const unsigned char *)s;
     bool ctl = false;
     for (size_t i = 0; i < k && !ctl; i++)
-        ctl = (unsigned char)s[i] < 0x20 || s[i] == 0x7f;
+        ctl = u[i] < 0x20 || u[i] == 0x7f || (i + 1 < k && c1_at(u + i));
     if (k == n && !ctl)
         return s;
-    /* control bytes as \xHH: the bytes the catalog refuses in names (json_read.c) never
-     * reach the terminal, where ESC [ would start an escape sequence */
+    /* control bytes as \\xHH, C1 controls as \\u00HH (6 characters for 2 bytes, within the
+     * buffer's 4 per byte): the bytes the catalog refuses in names (json_read.c) never reach
+     * the terminal, where ESC [ (or CSI, U+009B) would start an escape sequence. k never splits
+     * a UTF-8 sequence, so a C1 pair is whole */
     char *o = buf;
     for (size_t i = 0; i < k; i++) {
-        unsigned char b = (unsigned char)s[i];
+        unsigned char b = u[i];
         if (b < 0x20 || b == 0x7f)
             o += snprintf(o, 5, "\\x%02x", b);
+        else if (i + 1 < k && c1_at(u + i))
+            o += snprintf(o, 7, "\\u%04x", u[++i]);
         else
             *o++ = (char)b;
     }
