@@ -410,6 +410,36 @@ static void grouped_expert_gemms_stream_below_the_dense_rate(void **state)
     catalog_free(&cat);
 }
 
+/* The ROCm GPUs carry their own fixed cost per kernel (gpus.json efficiency.kernel_s): 5 us on
+ * the MI300X (vLLM's one-row RMSNorm 5.5 us and SwiGLU 3.8 us; hipBLASLt's fp8 GEMMs at M = 1
+ * 5.3-6.0 us above streaming their weights), the same on the MI325X (same gfx942 silicon) and
+ * the MI355X (assumed as the MI300X's); the H100 keeps the 3 us default. An estimate uses it:
+ * Llama-3.1-70B on 8 MI300X at batch 1 runs 2 x 80 = 160 RMSNorms per decode step, each moving
+ * a few tens of KB (a 8192-wide row: ~5 ns at 0.8 x 5.3 TB/s), so 160 x 5 us = 800 us, within
+ * 0.5% (it was 160 x 3 us = 480 us). */
+static void rocm_gpus_carry_their_measured_kernel_cost(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    assert_rel_close(kernel_fixed_s(gpu(&cat, "mi300x")), 5e-6, 0);
+    assert_rel_close(kernel_fixed_s(gpu(&cat, "mi325x")), 5e-6, 0);
+    assert_rel_close(kernel_fixed_s(gpu(&cat, "mi355x")), 5e-6, 0);
+    assert_rel_close(kernel_fixed_s(gpu(&cat, "h100-sxm5-80gb")), 3e-6, 0);
+    struct llmroof_setup s = { model(&cat, "llama-3.1-70b"), gpu(&cat, "mi300x"), 8,
+                               { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_BF16 }, { .compute = 0 }, { 0 } };
+    s.eff = roofline_effs(s.gpu, NULL);
+    struct llmroof_request r = { 1, 128, 2 };
+    struct llmroof_estimate e;
+    struct llmroof_err err = { 0 };
+    if (estimate_run(&s, &r, &e, &err)) {
+        print_error("%s\n", err.msg);
+        fail();
+    }
+    assert_rel_close(e.decode.op[LLMROOF_OP_NORM].time_s, 160 * 5e-6, 0.005);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -425,6 +455,7 @@ int main(void)
         cmocka_unit_test(custom_allreduce_only_on_nvlink),
         cmocka_unit_test(engine_fields_outside_their_bounds_are_rejected),
         cmocka_unit_test(grouped_expert_gemms_stream_below_the_dense_rate),
+        cmocka_unit_test(rocm_gpus_carry_their_measured_kernel_cost),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
