@@ -47,7 +47,10 @@
  * token per expert (batch-1 decode) is a matrix-vector product per expert, which streams at the
  * dense rate (calm's and llama.cpp's Mixtral decode rows in the validation set); between 1 and
  * 16 tokens per expert the share falls linearly (an interpolation between the two measured
- * ends). Charged on the routed experts' weight bytes (llmroof_oplist.expert_wbytes). */
+ * ends). Charged on the routed experts' weight bytes (llmroof_oplist.expert_wbytes).
+ * The share is the kernel's: PyTorch's CUTLASS grouped GEMM streams at the dense rate at 1-128
+ * tokens per expert on our H100 (measured/h100-sxm5-80gb/moe_gemm.csv), while the engines in the
+ * validation set run Triton/DeepGEMM MoE kernels; 1.0 made every held-out class equal or worse. */
 #define KERNEL_GROUPED_GEMM_BW_SHARE 0.64
 #define KERNEL_GROUPED_GEMM_FULL_TOKENS 16.0
 static inline double kernel_grouped_bw_share(double tokens_per_expert)

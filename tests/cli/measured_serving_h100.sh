@@ -1,0 +1,12 @@
+#!/bin/sh
+# llmroof's iteration cost against the whole Llama-3.1-8B iterations measured on an H100
+# (docs/validation/measured/h100-sxm5-80gb/iterations.csv, bench/gpu/measure_serving.py): the
+# comparison table must equal the committed one, so a model change that moves an iteration's cost
+# is seen and the table regenerated on purpose (bench/gpu/analyze_serving.py --md).
+#   measured_serving_h100.sh BIN ROOT
+set -eu
+bin=$1 root=$2
+command -v python3 >/dev/null 2>&1 || { echo "measured_serving_h100: python3 missing"; exit 77; }
+d=$root/docs/validation/measured/h100-sxm5-80gb
+python3 "$root/bench/gpu/analyze_serving.py" "$d" --llmroof "$bin" --check "$d/iterations-vs-llmroof.md" >/dev/null
+echo "measured_serving_h100: $(grep -c '^| [dpm]' "$d/iterations-vs-llmroof.md") iterations as committed"
