@@ -177,6 +177,22 @@ def time_calls(call, target_s=4e-3, reps=10, min_inner=1, max_inner=64, graph=Tr
     return statistics.median(ts), "eager%d" % inner
 
 
+def t_events(fn, reps=10, warm=2):
+    """Median seconds of fn() between CUDA events, eager (launch costs included)."""
+    for _ in range(warm):
+        fn()
+    torch.cuda.synchronize()
+    e0, e1 = ev(), ev()
+    ts = []
+    for _ in range(reps):
+        e0.record()
+        fn()
+        e1.record()
+        e1.synchronize()
+        ts.append(e0.elapsed_time(e1) / 1e3)
+    return statistics.median(ts)
+
+
 def copies_for(nbytes, cap=64):
     return int(max(1, min(cap, math.ceil(L2_DEFEAT_BYTES / max(nbytes, 1)))))
 
@@ -708,28 +724,14 @@ def sec_steps(out, args):
     note = "HF transformers %s, random weights, llama-3.1-8b shapes (default rope), sdpa" % transformers.__version__
     log("  model built: %.2f GB" % (sum(p.numel() for p in model.parameters()) * 2 / 1e9))
 
-    def t_eager(fn, reps=8):
-        for _ in range(2):
-            fn()
-        torch.cuda.synchronize()
-        ts = []
-        e0, e1 = ev(), ev()
-        for _ in range(reps):
-            e0.record()
-            fn()
-            e1.record()
-            e1.synchronize()
-            ts.append(e0.elapsed_time(e1) / 1e3)
-        return statistics.median(ts)
-
     prompts = [128, 512, 1024, 2048, 4096, 8192] if not args.quick else [512]
     with torch.inference_mode():
         for B, P in [(1, p) for p in prompts] + ([(4, 1024), (16, 512), (8, 2048)] if not args.quick else []):
             ids = torch.randint(0, cfg.vocab_size, (B, P), device="cuda")
             try:
-                t = t_eager(lambda: model(ids, use_cache=False, logits_to_keep=1), reps=5)
+                t = t_events(lambda: model(ids, use_cache=False, logits_to_keep=1), reps=5)
             except TypeError:
-                t = t_eager(lambda: model(ids, use_cache=False), reps=5)
+                t = t_events(lambda: model(ids, use_cache=False), reps=5)
             o.row(model="llama-3.1-8b", layers=layers, phase="prefill", mode="eager", batch=B, prompt_or_context=P,
                   measured_s=t, scaled_to_full_s=t * scale, notes=note + "; logits of the last token only")
             log("  prefill B=%d P=%d: %.2f ms" % (B, P, t * scale * 1e3))
@@ -760,7 +762,7 @@ def sec_steps(out, args):
                         tt = getattr(lay, tname, None)
                         if tt is not None:
                             tt.normal_()
-                te = t_eager(step)
+                te = t_events(step)
                 o.row(model="llama-3.1-8b", layers=layers, phase="decode", mode="eager", batch=B, prompt_or_context=C,
                       measured_s=te, scaled_to_full_s=te * scale, notes=note + "; StaticCache (attends over C)")
                 tg = float("nan")
@@ -774,7 +776,7 @@ def sec_steps(out, args):
                     g = torch.cuda.CUDAGraph()
                     with torch.cuda.graph(g):
                         step()
-                    tg = t_eager(lambda: g.replay(), reps=15)
+                    tg = t_events(lambda: g.replay(), reps=15)
                     o.row(model="llama-3.1-8b", layers=layers, phase="decode", mode="cudagraph", batch=B,
                           prompt_or_context=C, measured_s=tg, scaled_to_full_s=tg * scale,
                           notes=note + "; StaticCache; one torch.cuda.graph of the whole forward")
@@ -860,19 +862,6 @@ def sec_ministeps(out, args):
             torch.cuda.synchronize()
         return sum(1 for e in p.events() if "CUDA" in str(getattr(e, "device_type", "")))
 
-    def t_ev(fn, reps):
-        for _ in range(2):
-            fn()
-        torch.cuda.synchronize()
-        ts = []
-        e0, e1 = ev(), ev()
-        for _ in range(reps):
-            e0.record()
-            fn()
-            e1.record()
-            e1.synchronize()
-            ts.append(e0.elapsed_time(e1) / 1e3)
-        return statistics.median(ts)
 
     note = "hand-written llama-3.1-8b forward, random weights; %d layers" % nl
     for wname in ("bf16", "fp8"):
@@ -891,7 +880,7 @@ def sec_ministeps(out, args):
                 ids = torch.randint(0, V, (B, P), device="cuda")
                 pos = torch.arange(P, device="cuda")
                 try:
-                    t = t_ev(lambda: forward(layers, lin, ids, pos, None, None, False), 5)
+                    t = t_events(lambda: forward(layers, lin, ids, pos, None, None, False), 5)
                 except Exception as e:
                     log("  ministep prefill %s B=%d P=%d: %s" % (wname, B, P, str(e).split("\n")[0][:150]))
                     continue
@@ -910,7 +899,7 @@ def sec_ministeps(out, args):
                     ids = torch.randint(0, V, (B, 1), device="cuda")
                     pos = torch.tensor([C - 1], device="cuda")
                     step = lambda: forward(layers, lin, ids, pos, kc, vc, True)  # noqa: E731
-                    te = t_ev(step, 10)
+                    te = t_events(step, 10)
                     nk = kernels_in(step)
                     o.row(model="llama-3.1-8b", weights=wname, phase="decode", mode="eager", batch=B,
                           prompt_or_context=C, measured_s=te, kernels_per_step=nk,
@@ -923,7 +912,7 @@ def sec_ministeps(out, args):
                     g = torch.cuda.CUDAGraph()
                     with torch.cuda.graph(g):
                         step()
-                    tg = t_ev(g.replay, 20)
+                    tg = t_events(g.replay, 20)
                     o.row(model="llama-3.1-8b", weights=wname, phase="decode", mode="cudagraph", batch=B,
                           prompt_or_context=C, measured_s=tg, kernels_per_step=nk,
                           notes=note + "; the same step captured as one CUDA graph")
@@ -951,14 +940,9 @@ def main():
     if not torch.cuda.is_available():
         sys.exit("measure_kernels.py: no CUDA device")
     os.makedirs(args.out, exist_ok=True)
-    p = torch.cuda.get_device_properties(0)
-    env = {"gpu": p.name, "sm_count": p.multi_processor_count, "memory_bytes": p.total_memory,
-           "l2_bytes": getattr(p, "L2_cache_size", None), "capability": "%d.%d" % (p.major, p.minor),
-           "torch": torch.__version__, "cuda": torch.version.cuda, "cudnn": torch.backends.cudnn.version(),
-           "python": platform.python_version(), "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
-           "script": "bench/gpu/measure_kernels.py", "args": vars(args), "nvidia_smi": [],
-           "timing": "CUDA graph of N calls replayed between CUDA events, median of 10 replays / N; "
-                     "weights/KV rotated over >= 200 MB of copies"}
+    env = machine_env("bench/gpu/measure_kernels.py", args)
+    env["timing"] = ("CUDA graph of N calls replayed between CUDA events, median of 10 replays / N; "
+                     "weights/KV rotated over >= 200 MB of copies")
     try:
         import transformers
         env["transformers"] = transformers.__version__
@@ -969,9 +953,25 @@ def main():
         env["nvidia_smi_header"] = subprocess.run(["nvidia-smi"], capture_output=True, text=True).stdout[:2000]
     except Exception:
         pass
+    run_sections(SECTIONS, args, env, os.path.join(args.out, "env.json"))
+
+
+def machine_env(script, args):
+    """What the results were taken on: the device, the software, the arguments."""
+    p = torch.cuda.get_device_properties(0)
+    return {"gpu": p.name, "sm_count": p.multi_processor_count, "memory_bytes": p.total_memory,
+            "l2_bytes": getattr(p, "L2_cache_size", None), "capability": "%d.%d" % (p.major, p.minor),
+            "torch": torch.__version__, "cuda": torch.version.cuda, "cudnn": torch.backends.cudnn.version(),
+            "python": platform.python_version(), "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+            "script": script, "args": vars(args), "nvidia_smi": []}
+
+
+def run_sections(sections, args, env, env_path):
+    """Run the named sections in order; a failing one is logged and the rest go on. nvidia-smi is read
+    before the first and after each, and env is rewritten after each, so a cut-off run keeps its record."""
 
     def save_env():
-        with open(os.path.join(args.out, "env.json"), "w") as f:
+        with open(env_path, "w") as f:
             json.dump(env, f, indent=1)
 
     env["nvidia_smi"].append(dict(smi(), when="start"))
@@ -980,7 +980,7 @@ def main():
         t0 = time.time()
         log("== %s" % name)
         try:
-            SECTIONS[name](args.out, args)
+            sections[name](args.out, args)
         except Exception:
             traceback.print_exc()
             log("== %s FAILED" % name)

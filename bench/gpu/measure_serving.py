@@ -15,19 +15,15 @@ collectives; nothing here does.
 """
 
 import argparse
-import json
 import os
-import platform
-import statistics
 import sys
-import time
-import traceback
 
 import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from measure_kernels import BF16, FP8, PEAK, Out, copies_for, ev, log, smi, time_calls  # noqa: E402
+from measure_kernels import (BF16, FP8, PEAK, Out, copies_for, log, machine_env, run_sections,  # noqa: E402
+                             t_events, time_calls)
 
 # (family, hidden, moe_intermediate, experts, top_k): one rank holding every expert (EP 1, TP 1)
 MOE = [
@@ -37,22 +33,6 @@ MOE = [
     ("deepseek-v3", 7168, 2048, 256, 8),
 ]
 MOE_M = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
-
-
-def t_events(fn, reps=10, warm=2):
-    """Median seconds of fn() between CUDA events, eager (launch costs included)."""
-    for _ in range(warm):
-        fn()
-    torch.cuda.synchronize()
-    e0, e1 = ev(), ev()
-    ts = []
-    for _ in range(reps):
-        e0.record()
-        fn()
-        e1.record()
-        e1.synchronize()
-        ts.append(e0.elapsed_time(e1) / 1e3)
-    return statistics.median(ts)
 
 
 # ---------------------------------------------------------------- grouped MoE GEMMs
@@ -400,29 +380,9 @@ def main():
     if not torch.cuda.is_available():
         sys.exit("measure_serving.py: no CUDA device")
     os.makedirs(args.out, exist_ok=True)
-    p = torch.cuda.get_device_properties(0)
-    env = {"gpu": p.name, "sm_count": p.multi_processor_count, "memory_bytes": p.total_memory,
-           "l2_bytes": getattr(p, "L2_cache_size", None), "capability": "%d.%d" % (p.major, p.minor),
-           "torch": torch.__version__, "cuda": torch.version.cuda, "cudnn": torch.backends.cudnn.version(),
-           "python": platform.python_version(), "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
-           "script": "bench/gpu/measure_serving.py", "args": vars(args), "nvidia_smi": [],
-           "grouped_mm": hasattr(torch, "_grouped_mm"), "scaled_grouped_mm": hasattr(torch, "_scaled_grouped_mm")}
-    path = os.path.join(args.out, "env_serving.json")
-    env["nvidia_smi"].append(dict(smi(), when="start"))
-    for name in args.sections.split(","):
-        t0 = time.time()
-        log("== %s" % name)
-        try:
-            SECTIONS[name](args.out, args)
-        except Exception:
-            traceback.print_exc()
-            log("== %s FAILED" % name)
-        torch.cuda.synchronize()
-        torch.cuda.empty_cache()
-        env["nvidia_smi"].append(dict(smi(), when="after " + name, section_s=round(time.time() - t0, 1)))
-        with open(path, "w") as f:
-            json.dump(env, f, indent=1)
-        log("== %s: %.1f s" % (name, time.time() - t0))
+    env = machine_env("bench/gpu/measure_serving.py", args)
+    env.update(grouped_mm=hasattr(torch, "_grouped_mm"), scaled_grouped_mm=hasattr(torch, "_scaled_grouped_mm"))
+    run_sections(SECTIONS, args, env, os.path.join(args.out, "env_serving.json"))
 
 
 if __name__ == "__main__":
