@@ -30,7 +30,8 @@ MODEL = "llama-3.1-8b"
 def run(cmd):
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
-        sys.exit("analyze_serving.py: %s: %s" % (" ".join(cmd), r.stderr.strip()))
+        print("analyze_serving.py: %s: %s" % (" ".join(cmd), r.stderr.strip()), file=sys.stderr)
+        sys.exit(2)
     return r.stdout
 
 
@@ -93,7 +94,15 @@ def main():
     ap.add_argument("--md", help="write the table as markdown here too")
     ap.add_argument("--check", help="exit 1 unless the table equals this file (the committed comparison)")
     a = ap.parse_args()
-    rows = list(csv.DictReader(open(os.path.join(a.dir, "iterations.csv"))))
+    path = os.path.join(a.dir, "iterations.csv")
+    if not os.path.isfile(path):
+        print("analyze_serving.py: %s: no such file (DIR must hold measure_serving.py's iterations.csv)" % path,
+              file=sys.stderr)
+        sys.exit(2)
+    if not os.access(a.llmroof, os.X_OK):
+        print("analyze_serving.py: --llmroof %s: not an executable (build llmroof first)" % a.llmroof, file=sys.stderr)
+        sys.exit(2)
+    rows = list(csv.DictReader(open(path)))
     lines = ["| kind | chunk | cached before chunk | decodes | context | measured ms | llmroof ms | error |",
              "|---|---:|---:|---:|---:|---:|---:|---:|"]
     errs = {}
