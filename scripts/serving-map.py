@@ -17,6 +17,8 @@ MODEL = {'OPT-13B':'opt-13b','OPT-13B?':'opt-13b','Yi-34B':'yi-34b-200k','Yi-34B
  'DeepSeek-V3/R1 (671B MoE)':'deepseek-v3','DeepSeek-R1-0528':'deepseek-r1','DeepSeek-R1/V3 (NVFP4 MoE)':'deepseek-v3',
  'DeepSeek-V3/R1 (production mix)':'deepseek-v3','Kimi-K2-Instruct':'kimi-k2','Vicuna-13B':'llama-13b','Vicuna-7B (v1.5)':'llama-2-7b',
  'Vicuna-13B (v1.5)':'llama-2-13b','DeepSeek-R1-Distill-Llama-8B':'llama-3.1-8b',
+ # DeepSeek-Coder-V2 (236B) is DeepSeek-V2's architecture further pre-trained (arXiv:2406.11931)
+ 'DeepSeek-Coder-V2-Instruct-FP8':'deepseek-v2',
  # DeepSeek-V3.2 is the release of V3.2-Exp's architecture (the same MLA + DSA sparse attention, 671B
  # MoE; deepseek-ai/DeepSeek-V3.2 config.json: model_type deepseek_v32 as V3.2-Exp's)
  'DeepSeek-V3.2':'deepseek-v3.2-exp'}
@@ -300,6 +302,9 @@ for r in rows:
         'b006': 'async output processing on vs off: a profile field (cpu_overlap), not a map setting; workload, load not stated',
         'draft': 'draft/n-gram speculation vs none: llmroof has both runs, but no acceptance rate nor dataset lengths stated',
         'b102': 'MTP vs none on 4 prefill + 12 decode nodes: acceptance at 2 draft tokens and the P/D load split not stated',
+        # SGLang 0.4's DP attention kept the experts TP-sharded (all-gather before the MoE layer,
+        # scatter after); llmroof's --dp-attention pairs attention replicas with expert parallelism
+        'b088': 'DP attention over TP-sharded experts (SGLang 0.4) vs TP 8: llmroof pairs --dp-attention with --ep only',
     }
     if met=='speedup' and r['id'] not in ('b001','b002','b003','b004'):
         key = ('eagle3' if 'EAGLE-3' in fw else r['id'] if r['id'] in SPEEDUP_WHY else

@@ -177,6 +177,17 @@ static void moe_layer_placement_follows_the_configs(void **state)
     assert_int_equal(arch_moe_layers(model(&cat, "llama-4-scout")), 48);
     /* DeepSeek-V2-Lite first_k_dense_replace 1: 26 of 27 */
     assert_int_equal(arch_moe_layers(model(&cat, "deepseek-v2-lite")), 26);
+    /* DeepSeek-V2 (236B) first_k_dense_replace 1: 59 of 60. Its MLA cache per token: 60 layers x
+     * (kv_lora 512 + rope 64) = 34,560 elements. Parameters by hand: attention per layer
+     * q_a 5120*1536 + q_b 1536*128*192 + kv_a 5120*576 + kv_b 512*128*256 + o 128*128*5120
+     * = 149,225,472 (+ latent norms 2,048 and the layer's two RMSNorms 10,240); an expert 3*5120*1536 = 23,592,960, MoE layer 162 of them
+     * + gate 160*5120 = 3,822,878,720; dense layer 3*5120*12288 = 188,743,680; embeddings
+     * 2*102400*5120 = 1,048,576,000; 60*149,237,760 + 59*3,822,878,720 + 188,743,680
+     * + 1,048,576,000 + final norm 5,120 = 235.7414e9 (published 236B) */
+    const struct llmroof_model *v2 = model(&cat, "deepseek-v2");
+    assert_int_equal(arch_moe_layers(v2), 59);
+    assert_rel_close(arch_kv_elems_per_token(v2), 34560, 0);
+    assert_rel_close(arch_params(v2).total, 235.741e9, 1e-4);
     assert_int_equal(arch_moe_layers(model(&cat, "llama-2-7b")), 0);
     catalog_free(&cat);
 }

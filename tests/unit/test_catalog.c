@@ -21,7 +21,8 @@ static const char *const model_ids[] = {
     "qwen2.5-1.5b", "qwen2.5-7b", "qwen2.5-14b", "qwen2.5-72b", "internlm-20b", "falcon-40b", "gpt3-175b",
     "opt-66b", "opt-13b", "gpt-j-6b", "deepseek-v3", "deepseek-r1",
     /* issue 23: NVIDIA's NVFP4 checkpoints of DeepSeek-R1-0528 (attention bf16; v2 o_proj NVFP4 too) */
-    "deepseek-r1-0528-nvfp4", "deepseek-r1-0528-nvfp4-v2", "deepseek-v2-lite", "kimi-k2", "qwen3-8b", "qwen3-32b",
+    "deepseek-r1-0528-nvfp4", "deepseek-r1-0528-nvfp4-v2", "deepseek-v2-lite", "deepseek-v2", "kimi-k2", "qwen3-8b",
+    "qwen3-32b",
     "qwen3-30b-a3b", "qwen3-235b-a22b", "gpt-oss-20b", "gpt-oss-120b", "gemma-2-9b", "gemma-2-27b", "gemma-3-27b",
     "llama-4-scout", "llama-4-maverick", "llama-3.2-1b", "llama-3.2-3b", "mixtral-8x22b",
     /* issue 25: hybrid linear attention, state-space layers, sparse attention */
