@@ -86,7 +86,7 @@ for r in rows:
     m = dict(id=r['id'], model=MODEL.get(r['model'],''), gpu=GPU.get(r['gpu'],''), engine=engine(r['framework']),
              wdt='', kvdt='', tp='', ep='', dp_attn='', instances='1', disagg='', workload='', load='', requests='',
              metric='', stat='', divide='1', slo='', spec='', base='', notes='', skip='',
-             max_seqs='', max_batched_tokens='', chunked='', sched_steps='')
+             max_seqs='', max_batched_tokens='', chunked='', sched_steps='', engine_use_ray='')
     notes=[]; skip=[]
     fw=r['framework']; met=r['metric']; unit=r['unit']
     # the engine settings the row states (vLLM and TGI flags in its notes)
@@ -115,6 +115,16 @@ for r in rows:
         m['sched_steps']='15'; m['max_seqs']='1024'; m['chunked']='0'
         if ctx: m['max_batched_tokens']=str(max(int(ctx), 2048))
         notes.append("the post's quick-start flags for the tuned setup: 15 scheduler steps, 1024 sequences, chunked prefill off")
+    # DistServe's vLLM baseline (its alignment runs and the paper's simulator-accuracy runs): the
+    # artifact's launch script (DistServe evaluation/2-benchmark-serving/2-start-api-server.py,
+    # backend 'vllm') starts vLLM's API server with --engine-use-ray --max-num-seqs 1024
+    # --max-num-batched-tokens 65536: the engine in a Ray actor whose every step is a remote call
+    # (at TP 1 too), and, vLLM 0.2 having no chunked prefill, one step may hold every waiting prompt
+    if ('LLMServe/DistServe' in r['source'] or 'arXiv:2401.09670' in r['source']) and fw.startswith('vLLM') \
+            and not ms and not mb:
+        m['max_seqs']='1024'; m['max_batched_tokens']='65536'; m['chunked']='0'; m['engine_use_ray']='1'
+        notes.append("the artifact's vLLM launch flags: engine in a Ray actor, 1024 sequences, 65536 tokens per step, "
+                     "whole prefills")
     if not m['model']: skip.append("model '%s' has no catalog entry" % r['model'])
     if not m['gpu']: skip.append("GPU '%s' is not stated or has no catalog entry" % r['gpu'])
     if r['gpu']=='A10G': notes.append('A10G taken as the A10 (same GA102, 24 GB, 600 GB/s)')

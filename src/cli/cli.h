@@ -138,7 +138,8 @@ struct cli_opt {
     { OPT_CME, "comm-eff", 0, "F", "fraction of link bandwidth achieved (default: catalog)", false }, \
     { OPT_OVH, "overhead", 0, "T", "fixed cost per engine step, e.g. 200us (default: catalog)", false }, \
     { OPT_HOSTCPU, "host-cpu-speed", 0, "F", "host CPU single-thread speed over the reference host's (Xeon 8480C), 0.25-4 (default: the GPU's usual host)", false }, \
-    { OPT_ENGINE, "engine", 'e', "ID", "serving-engine profile (overheads, kernel quality): see 'llmroof list engines'", false }
+    { OPT_ENGINE, "engine", 'e', "ID", "serving-engine profile (overheads, kernel quality): see 'llmroof list engines'", false }, \
+    { OPT_ENGINERAY, "engine-use-ray", 0, NULL, "the engine runs in a Ray actor (vLLM <= 0.4 --engine-use-ray): its per-step remote call at any TP", false }
 #define CLI_OPT_MEM \
     { OPT_MEMUTIL, "mem-util", 0, "F", "fraction of GPU memory the engine may use (default 0.90)", false }, \
     { OPT_RESERVE, "reserve", 0, "BYTES", "runtime reserve per GPU, e.g. 1GiB (default 1GiB)", false }, \
@@ -227,7 +228,7 @@ enum {
     OPT_MODEL = CLI_SETUP_BASE, OPT_GPU, OPT_TP, OPT_BATCH, OPT_PROMPT, OPT_OUTPUT,
     OPT_WDT, OPT_KVDT, OPT_ACTDT, OPT_CE, OPT_ME, OPT_CME, OPT_OVH, OPT_HOSTCPU,
     OPT_MEMUTIL, OPT_RESERVE, OPT_WORKSPACE, OPT_BLOCK, OPT_CONTEXT, OPT_WBITS, OPT_ENGINE,
-    OPT_PP, OPT_EP, OPT_DPATTN, OPT_EPIMB, OPT_TBO, OPT_STATEDT
+    OPT_PP, OPT_EP, OPT_DPATTN, OPT_EPIMB, OPT_TBO, OPT_STATEDT, OPT_ENGINERAY
 };
 int cli_setup_opt(struct cli *c, struct cli_setup_opts *s, int id, const char *arg);
 struct llmroof_dtypes cli_dtypes(const struct cli_setup_opts *s);

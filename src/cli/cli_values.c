@@ -154,6 +154,7 @@ int cli_setup_opt(struct cli *c, struct cli_setup_opts *s, int id, const char *a
     case OPT_HOSTCPU: /* docs/model.md "Host CPU": the catalog's host field's range */
         return cli_double(c, "host-cpu-speed", arg, 0.25, 4, false, &s->eff.host_cpu_speed);
     case OPT_ENGINE: s->engine_name = arg; return 0; /* resolved once the catalog is loaded */
+    case OPT_ENGINERAY: s->eff.engine_use_ray = true; return 0;
     case OPT_MEMUTIL: return cli_double(c, "mem-util", arg, 0.01, 1, false, &s->mem.mem_util);
     case OPT_RESERVE: return cli_bytes(c, "reserve", arg, &s->mem.reserve_bytes);
     case OPT_WORKSPACE: s->mem.workspace_set = true; return cli_bytes(c, "workspace", arg, &s->mem.workspace_bytes);
@@ -179,6 +180,9 @@ int cli_setup_opt(struct cli *c, struct cli_setup_opts *s, int id, const char *a
 
 int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s)
 {
+    if (!s->engine_name && s->eff.engine_use_ray)
+        return cli_usage_error(c, "option '--engine-use-ray' needs --engine: the Ray call's cost is the engine "
+                               "profile's tp_step_overhead_s");
     if (!s->engine_name) {
         /* the host speed scales only an engine profile's CPU costs (docs/model.md "Host CPU") */
         if (s->eff.host_cpu_speed > 0)
@@ -191,6 +195,9 @@ int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s)
         return rc;
     if (!(s->eff.engine = cli_engine(c, s->engine_name)))
         return 2;
+    if (s->eff.engine_use_ray && !(s->eff.engine->tp_step_overhead_s > 0))
+        fprintf(c->errf, "llmroof: warning: option '--engine-use-ray' has no effect with engine '%s': its profile "
+                         "states no per-step remote call (tp_step_overhead_s 0)\n", s->eff.engine->id);
     return 0;
 }
 

@@ -88,6 +88,7 @@ struct srv_case {
     long max_batched_tokens;   /* --max-num-batched-tokens */
     int chunked;               /* chunked prefill: 1 on, 0 off, -1 the simulator's default */
     int sched_steps;           /* vLLM --num-scheduler-steps (multi-step scheduling), 0 or 1: none */
+    bool engine_use_ray;       /* vLLM --engine-use-ray: the engine a Ray actor, its step a remote call */
     /* the prediction */
     double predicted;
     double err;                /* predicted / measured time - 1 (rates inverted): > 0 = llmroof slower */

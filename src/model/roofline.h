@@ -19,6 +19,8 @@ struct llmroof_effs {
     double first_token_s; /* added to every TTFT by the serving engine, s (0 without an engine) */
     double tp_overhead_s; /* added to overhead_s per step when TP > 1 (the engine's driver-to-worker
                              calls: Ray remote tasks in vLLM before 0.5), s */
+    bool ray_engine;      /* the engine runs in a Ray actor (vLLM --engine-use-ray): tp_overhead_s is
+                             paid every step at any TP */
     double comm_latency_s;/* added to every collective's fixed latency by the engine's all-reduce path, s */
     /* kernel-level terms (llmroof/kernel.h); zero in a hand-built struct means pure roofline */
     double kernel_s;      /* GPU time each kernel adds (launch latency, ramp-up, tail), s */
@@ -56,7 +58,8 @@ struct llmroof_effs {
 /* The GPU's catalog defaults. */
 struct llmroof_effs roofline_default_effs(const struct llmroof_gpu *g);
 /* The fixed CPU cost of one engine step at TP tp: overhead_s, plus tp_overhead_s when TP > 1 (an
- * engine that drives its tensor-parallel workers by remote calls pays them every step). */
+ * engine that drives its tensor-parallel workers by remote calls pays them every step) or when the
+ * engine itself is a Ray actor (ray_engine: the server calls its step remotely even at TP 1). */
 double roofline_step_overhead_s(const struct llmroof_effs *e, int tp);
 
 /* User overrides of some efficiencies (flags); the rest come from the catalog. */
@@ -65,6 +68,7 @@ struct llmroof_eff_override {
     double compute, memory, comm, overhead_s;             /* values as in struct llmroof_effs */
     double host_cpu_speed;                                /* host single-thread speed over the reference
                                                              host's (--host-cpu-speed); 0 = the GPU's */
+    bool engine_use_ray;                                  /* the engine runs in a Ray actor (--engine-use-ray) */
     const struct llmroof_engine *engine;                  /* engine profile, or NULL */
 };
 /* Catalog defaults of g, then the engine profile (may be NULL: compute x compute_scale,

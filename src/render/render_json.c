@@ -495,6 +495,8 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
     if (s->eff.engine_id) { /* which profile, and the host speed its CPU costs were scaled to */
         cJSON_AddStringToObject(ef, "engine", s->eff.engine_id);
         cJSON_AddNumberToObject(ef, "host_cpu_speed", s->eff.cpu_scale > 0 ? 1.0 / s->eff.cpu_scale : 1.0);
+        if (s->eff.ray_engine) /* overhead_s then holds the Ray call at any TP */
+            cJSON_AddBoolToObject(ef, "engine_use_ray", true);
     }
     cJSON_AddBoolToObject(o, "kv_heads_replicated", e->shard.kv_replicated);
     if (e->shard.pp > 1 || e->shard.ep > 1) {
@@ -701,6 +703,8 @@ static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, c
     if (c->setup.eff.engine_id) { /* the engine profile, and the host speed its CPU costs took */
         cJSON_AddStringToObject(o, "engine", c->setup.eff.engine_id);
         cJSON_AddNumberToObject(o, "host_cpu_speed", c->setup.eff.cpu_scale > 0 ? 1.0 / c->setup.eff.cpu_scale : 1.0);
+        if (c->setup.eff.ray_engine)
+            cJSON_AddBoolToObject(o, "engine_use_ray", true);
     }
     cJSON_AddNumberToObject(o, "requests", (double)r->requests);
     cJSON_AddNumberToObject(o, "completed", (double)r->completed);

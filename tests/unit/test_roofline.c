@@ -378,6 +378,35 @@ static void vllm_v0_graphs_cover_decode_up_to_256(void **state)
     catalog_free(&cat);
 }
 
+/* vLLM 0.2's --engine-use-ray: the engine is a Ray actor the API server calls once per step, the
+ * same remote call its TP > 1 driver makes, so tp_step_overhead_s is paid at TP 1 too. On an
+ * A100 SXM 80GB (GPU step overhead 20 us; host EPYC 7742, cpu_speed 0.81) the profile's CPU
+ * times take / 0.81:
+ *   TP 1 without Ray: 0.02 + 3.0 / 0.81 = 0.02 + 3.7037 = 3.7237 ms
+ *   TP 1 with Ray:    3.7237 + 2.9 / 0.81 = 3.7237 + 3.5802 = 7.3040 ms
+ *   TP 2, either:     7.3040 ms (the driver's call is there already) */
+static void engine_use_ray_pays_the_remote_call_at_tp_1(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_engine *en = shipped_engine(&cat, "vllm-0.2");
+    const struct llmroof_gpu *g = gpu(&cat, "a100-sxm4-80gb");
+    assert_rel_close(g->step_overhead_s, 20e-6, 1e-12);
+    assert_rel_close(g->host_cpu_speed, 0.81, 1e-12);
+    assert_rel_close(en->step_overhead_s, 3.0e-3, 1e-12);
+    assert_rel_close(en->tp_step_overhead_s, 2.9e-3, 1e-12);
+    const struct llmroof_eff_override ray = { .engine = en, .engine_use_ray = true };
+    struct llmroof_effs plain = roofline_effs_engine(g, en, NULL), actor = roofline_effs_engine(g, en, &ray);
+    assert_false(plain.ray_engine);
+    assert_true(actor.ray_engine);
+    assert_rel_close(roofline_step_overhead_s(&plain, 1), 3.7237e-3, 1e-4);
+    assert_rel_close(roofline_step_overhead_s(&actor, 1), 7.3040e-3, 1e-4);
+    assert_rel_close(roofline_step_overhead_s(&plain, 2), 7.3040e-3, 1e-4);
+    assert_rel_close(roofline_step_overhead_s(&actor, 2), 7.3040e-3, 1e-4);
+    catalog_free(&cat);
+}
+
 /* NVIDIA's NVFP4 DeepSeek-R1-0528 (catalog "excluded": qkv_proj, mla_kv_up, o_proj, lm_head):
  * its MLPs are stored at 4.5 bits and run fp4 x fp4 where the GPU has an fp4 peak, the excluded
  * GEMMs stay bf16 (docs/model.md "Mixed-precision checkpoints"). */
@@ -470,6 +499,7 @@ int main(void)
         cmocka_unit_test(nvfp4_checkpoint_runs_its_mlps_at_fp4_and_attention_at_bf16),
         cmocka_unit_test(graph_coverage_decides_the_launch_wait),
         cmocka_unit_test(vllm_v0_graphs_cover_decode_up_to_256),
+        cmocka_unit_test(engine_use_ray_pays_the_remote_call_at_tp_1),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

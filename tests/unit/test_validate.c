@@ -654,6 +654,43 @@ static void serving_rows_take_the_engine_settings_they_state(void **state)
     catalog_free(&cat);
 }
 
+/* The map's engine_use_ray column (vLLM --engine-use-ray): every step of the run pays the
+ * profile's Ray call at TP 1. 64 requests of 512 + 128 tokens served one at a time (max_seqs 1)
+ * by vllm-0.2 on an A100 SXM 80GB take 128 steps each (the prefill's, which samples the first
+ * token, then 127 decodes), each 2.9 ms / 0.81 (the host's speed) = 3.5802 ms longer: 458.27 ms
+ * per request; all 64 arrive at once, so the k-th finishes after k of them and the mean e2e is
+ * (64 + 1) / 2 = 32.5 requests' time: 32.5 x 458.27 = 14893.83 ms more. A value other than 0 or
+ * 1, or the column without an engine, is a map error. */
+static void serving_rows_in_a_ray_actor_pay_its_call_every_step(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_all(&cat);
+    char m[4096];
+    const char *hdr = "id,model,gpu,engine,wdt,kvdt,tp,ep,dp_attn,instances,disagg,workload,load,requests,metric,stat,"
+                      "divide,slo,spec,base,notes,skip,max_seqs,max_batched_tokens,chunked,sched_steps,engine_use_ray\n";
+    const char *run = "llama-2-7b,a100-sxm4-80gb,vllm-0.2,fp16,fp16,1,,,1,,fixed:512:128,offline,64,";
+    snprintf(m, sizeof m, "%ss1,%se2e,mean,,,,,,,1,,,,1\ns4,%se2e,mean,,,,,,,1,,,,0\n", hdr, run, run);
+    struct srv_case *c = NULL;
+    size_t n = 0;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(srv_load_cases(&cat, srv_rows, strlen(srv_rows), "rows", m, strlen(m), "map", &c, &n, &err), 0);
+    assert_true(c[0].engine_use_ray);
+    assert_false(c[3].engine_use_ray);
+    assert_int_equal(srv_predict(c, n, NULL, NULL, 0, NULL, 0, &err), 0);
+    assert_true(c[0].mapped && c[3].mapped);
+    assert_rel_close(c[0].predicted - c[3].predicted, 32.5 * 128 * 2.9 / 0.81, 1e-6);
+    free(c);
+    snprintf(m, sizeof m, "%ss1,%se2e,mean,,,,,,,1,,,,2\n", hdr, run);
+    assert_int_not_equal(srv_load_cases(&cat, srv_rows, strlen(srv_rows), "rows", m, strlen(m), "map", &c, &n, &err), 0);
+    assert_non_null(strstr(err.msg, "engine_use_ray '2'"));
+    snprintf(m, sizeof m, "%ss1,llama-2-7b,a100-sxm4-80gb,,fp16,fp16,1,,,1,,fixed:512:128,offline,64,e2e,mean,,,,,,,1,,,,1\n",
+             hdr);
+    assert_int_not_equal(srv_load_cases(&cat, srv_rows, strlen(srv_rows), "rows", m, strlen(m), "map", &c, &n, &err), 0);
+    assert_non_null(strstr(err.msg, "engine_use_ray needs the row's engine"));
+    catalog_free(&cat);
+}
+
 /* a dataset stated by its medians and P90s (lognormal:PM:P90:OM:O90[:MAX]) */
 static void serving_rows_draw_a_dataset_stated_by_its_quantiles(void **state)
 {
@@ -740,6 +777,7 @@ int main(void)
         cmocka_unit_test(serving_stats_by_class_and_load),
         cmocka_unit_test(serving_slo_capacity_takes_the_best_goodput_of_the_sweep),
         cmocka_unit_test(serving_rows_take_the_engine_settings_they_state),
+        cmocka_unit_test(serving_rows_in_a_ray_actor_pay_its_call_every_step),
         cmocka_unit_test(serving_scaled_chat_draws_stay_within_the_context),
         cmocka_unit_test(serving_rows_draw_a_dataset_stated_by_its_quantiles),
     };

@@ -1,0 +1,1 @@
+estimate -m llama-3-8b -g h100 -e vllm-0.2 --host-cpu-speed 0.8 --engine-use-ray

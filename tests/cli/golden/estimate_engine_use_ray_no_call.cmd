@@ -1,0 +1,1 @@
+estimate -m llama-3-8b -g h100 -e vllm --engine-use-ray
