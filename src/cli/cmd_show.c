@@ -258,6 +258,8 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
         kvn(t, "max_waiting_steps", "%.0f", (double)e->max_waiting_steps, "iterations after which any waiting request joins");
     }
     kvn(t, "cpu_seq", "%.1f", e->cpu_seq_s * 1e6, "us of scheduling per running sequence per iteration");
+    if (e->worker_seq_s > 0)
+        kvn(t, "worker_seq", "%.1f", e->worker_seq_s * 1e6, "us more per sequence per Ray worker (multi-GPU instances)");
     kvn(t, "cpu_overlap", "%.2f", e->cpu_overlap, "share of it hidden under the GPU step");
     kvn(t, "cpu_output", "%.1f", e->cpu_output_s * 1e6, "us of output processing per sequence per iteration");
     kvn(t, "cpu_output_overlap", "%.2f", e->cpu_output_overlap, "share of it hidden under the GPU step");

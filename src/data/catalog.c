@@ -1046,7 +1046,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "collective_latency_s", "cuda_graphs", "launch_s", "kernel_factor",
                                           "kv_per_query_head", "fp8_attention", "fp16_accumulate", "attention_kernel",
                                           "dequant_min_tokens", "custom_allreduce", "first_token_decode",
-                                          "cpu_seq_s", "cpu_overlap", "admission", "max_seqs", "max_batched_tokens",
+                                          "cpu_seq_s", "worker_seq_s", "cpu_overlap", "admission", "max_seqs", "max_batched_tokens",
                                           "cpu_output_s", "cpu_output_overlap", "api_stream_s", "api_overlap",
                                           "large_gpu_max_seqs", "large_gpu_max_batched_tokens", "budget_min_context",
                                           "chunked_prefill_min_context", "chunked_max_batched_tokens",
@@ -1085,6 +1085,8 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
          * sequence), its overlap with the GPU a share, the engines' own limits on sequences and
          * tokens per iteration within what their flags accept */
         (rc = json_get_number(c, e, "cpu_seq_s", "cpu_seq_s", false, 0, false, 1e-3, &g->cpu_seq_s, NULL)) ||
+        /* the same bound per Ray worker (vLLM PR #2221: about 46 microseconds on an A100's host) */
+        (rc = json_get_number(c, e, "worker_seq_s", "worker_seq_s", false, 0, false, 1e-3, &g->worker_seq_s, NULL)) ||
         (rc = json_get_number(c, e, "cpu_overlap", "cpu_overlap", false, 0, false, 1, &g->cpu_overlap, NULL)) ||
         /* the per-sequence output work, engine side and API server side, with the same bounds
          * (docs/model.md "Engine CPU work"; vLLM v0.6.0 post: 17 + 71 microseconds in 0.5.3) */

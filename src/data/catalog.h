@@ -215,6 +215,9 @@ struct llmroof_engine {
                                          this many tokens per step; 0 = fused (dequantized in the GEMM) */
     /* serving scheduler (the simulator; docs/catalog.md "Engines"); 0 / false = absent */
     double cpu_seq_s;                 /* CPU seconds per running sequence per iteration, [0, 1 ms] */
+    double worker_seq_s;              /* more CPU seconds per running sequence per iteration for each Ray
+                                         worker of a multi-GPU instance: the driver pickles the sequence's
+                                         metadata into every worker's call (vLLM before PR #2221), [0, 1 ms] */
     double cpu_overlap;               /* share of the CPU work that overlaps the GPU step, [0, 1] */
     double cpu_output_s;              /* engine output processing per sequence per iteration (GPU->CPU copy,
                                          stop checks, detokenisation), s [0, 1 ms] */

@@ -1027,6 +1027,7 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
         add_positive(o, "dequant_min_tokens", (double)e[i].dequant_min_tokens);
         /* the serving scheduler's fields, written when present */
         add_positive(o, "cpu_seq_s", (double)e[i].cpu_seq_s);
+        add_positive(o, "worker_seq_s", (double)e[i].worker_seq_s);
         add_positive(o, "cpu_overlap", (double)e[i].cpu_overlap);
         add_positive(o, "cpu_output_s", (double)e[i].cpu_output_s);
         add_positive(o, "cpu_output_overlap", (double)e[i].cpu_output_overlap);

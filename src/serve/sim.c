@@ -60,6 +60,7 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
     if (!en)
         return;
     c->cpu_seq_s = en->cpu_seq_s;
+    c->worker_seq_s = en->worker_seq_s;
     c->cpu_overlap = en->cpu_overlap;
     c->cpu_output_s = en->cpu_output_s;
     c->cpu_output_overlap = en->cpu_output_overlap;
@@ -501,7 +502,8 @@ static int check_config(const struct sim_config *c, long *nreq, struct llmroof_e
         return llmroof_err_set(err, LLMROOF_EINPUT, "the token budget and the sequence limit must be at least 1");
     if (c->sched_steps < 0 || c->sched_steps > 1024)
         return llmroof_err_set(err, LLMROOF_EINPUT, "scheduler steps must be in [0, 1024]");
-    if (!(c->cpu_seq_s >= 0 && c->cpu_seq_s <= 1e-3) || !(c->cpu_overlap >= 0 && c->cpu_overlap <= 1))
+    if (!(c->cpu_seq_s >= 0 && c->cpu_seq_s <= 1e-3) || !(c->worker_seq_s >= 0 && c->worker_seq_s <= 1e-3) ||
+        !(c->cpu_overlap >= 0 && c->cpu_overlap <= 1))
         return llmroof_err_set(err, LLMROOF_EINPUT, "the CPU cost per sequence must be in [0, 1 ms] and its overlap in [0, 1]");
     if (!(c->cpu_output_s >= 0 && c->cpu_output_s <= 1e-3) || !(c->api_stream_s >= 0 && c->api_stream_s <= 1e-3) ||
         !(c->cpu_output_overlap >= 0 && c->cpu_output_overlap <= 1) || !(c->api_overlap >= 0 && c->api_overlap <= 1))

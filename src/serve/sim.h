@@ -129,6 +129,10 @@ struct sim_config {
     double cpu_seq_s;                /* CPU seconds per scheduled sequence per iteration (scheduling,
                                         sampling, detokenisation, block tables), on top of the fixed
                                         step overhead */
+    double worker_seq_s;             /* more CPU seconds per scheduled sequence per iteration for each
+                                        Ray worker when an instance spans several GPUs (vLLM before
+                                        PR #2221 pickled every sequence's metadata into each worker's
+                                        call), part of the scheduling work, [0, 1 ms] */
     double cpu_overlap;              /* share in [0, 1] of the shorter of the CPU work and the GPU step
                                         that runs concurrently (overlap scheduling): iteration = gpu + cpu
                                         - overlap * min(gpu, cpu) */
@@ -163,7 +167,7 @@ struct sim_config {
  * overlapped with what runs before it by its own share (docs/metrics.md "The engine's CPU work").
  * The profile's per-sequence costs are the reference host's; cpu_scale (the setup's
  * eff.cpu_scale: 1 / host speed, docs/model.md "Host CPU"; 0 = 1) stretches them. */
-double sim_cpu_step_s(const struct sim_config *c, double gpu_s, double seqs, double cpu_scale);
+double sim_cpu_step_s(const struct sim_config *c, double gpu_s, double seqs, double cpu_scale, int gpus);
 
 /* Applies an engine profile's scheduling fields (CPU cost per sequence and its overlap, admission
  * policy, whole prefills and prefill-first iterations: these two only switched on, so that

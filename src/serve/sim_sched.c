@@ -469,7 +469,10 @@ static double gpu_time(const struct runner *r, const struct engine *e, const str
  * GPU 38%; docs/model.md "Engine CPU work" derives the three costs from that split):
  *   1. scheduling and input preparation (block tables, sampling metadata): cpu_seq_s each, next to
  *      the GPU by cpu_overlap (SGLang's overlap scheduler: 1; vLLM V0 between steps: 0; multi-step
- *      scheduling divides it by its steps, servval.c);
+ *      scheduling divides it by its steps, servval.c); on an instance of several GPUs, worker_seq_s
+ *      more per GPU: vLLM before PR #2221 (v0.2.7) ran every GPU as a Ray worker and passed the
+ *      step's sequence metadata as the arguments of each worker's remote call, which Ray pickles
+ *      once per call in the driver (docs/model.md "Engine CPU work");
  *   2. output processing (the GPU->CPU copy, stop checks, detokenisation): cpu_output_s each, in
  *      the same thread, overlapping the GPU step by cpu_output_overlap (vLLM 0.6's asynchronous
  *      output processor processes step n's outputs during step n + 1: 1);
@@ -487,13 +490,14 @@ static double add_cpu(double t, double cpu, double overlap)
     return cpu > 0 ? t + cpu - overlap * (cpu < t ? cpu : t) : t;
 }
 
-double sim_cpu_step_s(const struct sim_config *c, double gpu_s, double seqs, double cpu_scale)
+double sim_cpu_step_s(const struct sim_config *c, double gpu_s, double seqs, double cpu_scale, int gpus)
 {
     const double ov = c->spec_no_overlap && c->spec.kind != SIM_SPEC_NONE ? 0.0 : c->cpu_overlap;
     /* the profile's costs are the reference host's; this host takes cpu_scale times as long */
     const double n = seqs * (cpu_scale > 0 ? cpu_scale : 1.0);
     double t = add_cpu(gpu_s, c->cpu_output_s * n, c->cpu_output_overlap); /* during the GPU step */
-    t = add_cpu(t, c->cpu_seq_s * n, ov);
+    const double workers = gpus > 1 ? (double)gpus : 0.0; /* one GPU: the driver's own worker, no call */
+    t = add_cpu(t, (c->cpu_seq_s + c->worker_seq_s * workers) * n, ov);
     return add_cpu(t, c->api_stream_s * n, c->api_overlap);
 }
 
@@ -502,7 +506,9 @@ double sim_cpu_step_s(const struct sim_config *c, double gpu_s, double seqs, dou
 double sim_iter_cost(const struct runner *r, const struct engine *e, const struct iter *it)
 {
     const struct sim_config *c = r->c;
-    const double t = sim_cpu_step_s(c, gpu_time(r, e, it), (double)it->nsched, e->setup.eff.cpu_scale);
+    const struct llmroof_setup *s = &e->setup;
+    const double t = sim_cpu_step_s(c, gpu_time(r, e, it), (double)it->nsched, s->eff.cpu_scale,
+                                    s->tp * (s->layout.pp > 1 ? s->layout.pp : 1));
     return c->step_scale > 0 ? t * c->step_scale : t;
 }
 

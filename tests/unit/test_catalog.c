@@ -310,6 +310,8 @@ static void engine_scheduler_fields_are_bounded(void **state)
     static const char *const bad[][2] = {
         { "\"cpu_overlap\": 1.5", "cpu_overlap" },
         { "\"cpu_seq_s\": 0.01", "cpu_seq_s" },
+        { "\"worker_seq_s\": 0.002", "worker_seq_s" },
+        { "\"worker_seq_s\": -1e-6", "worker_seq_s" },
         { "\"admission\": \"evict-later\"", "admission" },
         { "\"max_seqs\": 0", "max_seqs" },
         { "\"max_batched_tokens\": 8", "max_batched_tokens" },

@@ -27,7 +27,7 @@ static void vllm_0_5_step_reproduces_the_posts_split(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     const struct sim_config c = engine_config(&cat, "vllm-0.4");
-    const double t = sim_cpu_step_s(&c, 20.84e-3, 217, 1.0);
+    const double t = sim_cpu_step_s(&c, 20.84e-3, 217, 1.0, 1);
     assert_rel_close(t, 46.88e-3, 1e-9);
     assert_rel_close(17.82e-3 / t, 0.380, 0.005);
     assert_rel_close(217 * 71e-6 / t, 0.329, 0.005);
@@ -48,9 +48,9 @@ static void vllm_0_6_hides_output_processing_and_the_api_server(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     struct sim_config c = engine_config(&cat, "vllm-0.6");
-    assert_rel_close(sim_cpu_step_s(&c, 20e-3, 200, 1.0), 26.4e-3, 1e-9);
+    assert_rel_close(sim_cpu_step_s(&c, 20e-3, 200, 1.0, 1), 26.4e-3, 1e-9);
     c.cpu_seq_s /= 10;
-    assert_rel_close(sim_cpu_step_s(&c, 20e-3, 200, 1.0), 20.64e-3, 1e-9);
+    assert_rel_close(sim_cpu_step_s(&c, 20e-3, 200, 1.0, 1), 20.64e-3, 1e-9);
     catalog_free(&cat);
 }
 
@@ -65,9 +65,9 @@ static void api_server_in_its_own_process_bounds_the_step(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     struct sim_config c = engine_config(&cat, "vllm-0.6");
-    assert_rel_close(sim_cpu_step_s(&c, 5e-3, 250, 1.0), 17.75e-3, 1e-9);
+    assert_rel_close(sim_cpu_step_s(&c, 5e-3, 250, 1.0, 1), 17.75e-3, 1e-9);
     c.api_overlap = 0;
-    assert_rel_close(sim_cpu_step_s(&c, 5e-3, 250, 1.0), 30.75e-3, 1e-9);
+    assert_rel_close(sim_cpu_step_s(&c, 5e-3, 250, 1.0, 1), 30.75e-3, 1e-9);
     catalog_free(&cat);
 }
 
@@ -85,9 +85,9 @@ static void a_slower_host_stretches_the_cpu_parts(void **state)
     load_shipped(&cat);
     struct sim_config c = engine_config(&cat, "vllm-0.6");
     c.api_overlap = 0;
-    assert_rel_close(sim_cpu_step_s(&c, 5e-3, 250, 2.0), 60e-3, 1e-9);
-    assert_rel_close(sim_cpu_step_s(&c, 5e-3, 0, 2.0), 5e-3, 1e-12);
-    assert_rel_close(sim_cpu_step_s(&c, 5e-3, 250, 0.0), 30.75e-3, 1e-9);
+    assert_rel_close(sim_cpu_step_s(&c, 5e-3, 250, 2.0, 1), 60e-3, 1e-9);
+    assert_rel_close(sim_cpu_step_s(&c, 5e-3, 0, 2.0, 1), 5e-3, 1e-12);
+    assert_rel_close(sim_cpu_step_s(&c, 5e-3, 250, 0.0, 1), 30.75e-3, 1e-9);
     catalog_free(&cat);
 }
 
@@ -101,9 +101,9 @@ static void scheduling_overlap_alone_is_unchanged(void **state)
     load_shipped(&cat);
     struct sim_config c = engine_config(&cat, "sglang");
     assert_rel_close(c.cpu_output_s + c.api_stream_s, 0, 0);
-    assert_rel_close(sim_cpu_step_s(&c, 1e-3, 300, 1.0), 1.2e-3, 1e-9);
+    assert_rel_close(sim_cpu_step_s(&c, 1e-3, 300, 1.0, 1), 1.2e-3, 1e-9);
     c.spec.kind = SIM_SPEC_EAGLE;
-    assert_rel_close(sim_cpu_step_s(&c, 1e-3, 300, 1.0), 2.2e-3, 1e-9);
+    assert_rel_close(sim_cpu_step_s(&c, 1e-3, 300, 1.0, 1), 2.2e-3, 1e-9);
     catalog_free(&cat);
 }
 
@@ -143,6 +143,65 @@ static void api_server_cost_reaches_the_latencies(void **state)
     catalog_free(&cat);
 }
 
+/* vLLM before PR #2221 (vllm-0.2) ran every GPU of a TP > 1 instance as a Ray worker and pickled
+ * each sequence's metadata into every worker's call: worker_seq_s = 37 us per sequence per
+ * worker at the reference host. 20 ms of GPU, 64 sequences, 8 GPUs, reference host:
+ *   output 64 x 17 us = 1.088 ms, not overlapped: 21.088 ms;
+ *   scheduling 64 x (32 + 8 x 37) us = 64 x 328 us = 20.992 ms: 42.080 ms;
+ *   API server 64 x 71 us = 4.544 ms: 46.624 ms.
+ * One GPU has no worker call: 21.088 + 64 x 32 us (2.048) + 4.544 = 27.680 ms. On an A100's host
+ * (speed 0.81) the workers' part per sequence is 8 x 37 / 0.81 = 365.4 us, the PR's measured
+ * (1/2.48 - 1/3.48) s / 317 steps = 365.5 us (Llama-70B, 8 x A100-40GB, batch 512). */
+static void ray_workers_cost_each_sequence_once_per_gpu(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct sim_config c = engine_config(&cat, "vllm-0.2");
+    assert_rel_close(sim_cpu_step_s(&c, 20e-3, 64, 1.0, 8), 46.624e-3, 1e-9);
+    assert_rel_close(sim_cpu_step_s(&c, 20e-3, 64, 1.0, 1), 27.680e-3, 1e-9);
+    const double a100 = 1.0 / 0.81;
+    const double per_seq = (sim_cpu_step_s(&c, 20e-3, 64, a100, 8) - sim_cpu_step_s(&c, 20e-3, 64, a100, 1)) / 64;
+    assert_rel_close(per_seq, (1 / 2.48 - 1 / 3.48) / 317, 0.005);
+    /* engines that broadcast the metadata over NCCL, or run workers in their own processes, pay
+     * nothing per worker */
+    const struct sim_config v = engine_config(&cat, "vllm-0.4");
+    assert_rel_close(sim_cpu_step_s(&v, 20e-3, 64, 1.0, 8), sim_cpu_step_s(&v, 20e-3, 64, 1.0, 1), 1e-12);
+    catalog_free(&cat);
+}
+
+/* Through the simulator the instance's own GPU count sets the workers: one request on Llama-2-7B
+ * (A100 SXM, host speed 0.81) with 1 ms per sequence per worker: at TP 2 every iteration (the
+ * prefill and each decode) gains 2 x 1 ms / 0.81 = 2.469 ms; at TP 1 nothing. */
+static void worker_cost_follows_the_instance_gpus(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 128, 64, NULL, 0 };
+    for (int tp = 1; tp <= 2; tp++) {
+        struct sim_config c;
+        sim_default_config(&c);
+        c.setup = (struct llmroof_setup){ model(&cat, "llama-2-7b"), gpu(&cat, "a100-sxm4-80gb"), tp,
+                                          { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 },
+                                          roofline_default_effs(gpu(&cat, "a100-sxm4-80gb")), { 0 } };
+        c.workload = &w;
+        c.concurrency = 1;
+        c.requests = 1;
+        struct sim_result base, ray;
+        struct llmroof_err err = { 0 };
+        assert_int_equal(sim_run(&c, &base, &err), 0);
+        c.worker_seq_s = 1e-3;
+        assert_int_equal(sim_run(&c, &ray, &err), 0);
+        const double add = tp > 1 ? tp * 1e-3 / 0.81 : 0.0;
+        assert_rel_close(ray.tpot.mean, base.tpot.mean + add, 1e-9);
+        assert_rel_close(ray.ttft.mean, base.ttft.mean + add, 1e-9);
+        sim_result_free(&base);
+        sim_result_free(&ray);
+    }
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -152,6 +211,8 @@ int main(void)
         cmocka_unit_test(a_slower_host_stretches_the_cpu_parts),
         cmocka_unit_test(scheduling_overlap_alone_is_unchanged),
         cmocka_unit_test(api_server_cost_reaches_the_latencies),
+        cmocka_unit_test(ray_workers_cost_each_sequence_once_per_gpu),
+        cmocka_unit_test(worker_cost_follows_the_instance_gpus),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,1 @@
+simulate -m llama-2-70b -g a100-sxm4-80gb -t 8 -e vllm-0.2 --requests 20 --concurrency 8 -w fixed:512:128
