@@ -107,6 +107,20 @@ static void scheduling_overlap_alone_is_unchanged(void **state)
     catalog_free(&cat);
 }
 
+/* One request of `w` alone on Llama-2-7B, fp16, on `tp` A100 SXMs (host speed 0.81), no engine. */
+static struct sim_config lone_request(struct llmroof_catalog *cat, const struct workload *w, int tp)
+{
+    struct sim_config c;
+    sim_default_config(&c);
+    c.setup = (struct llmroof_setup){ model(cat, "llama-2-7b"), gpu(cat, "a100-sxm4-80gb"), tp,
+                                      { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 },
+                                      roofline_default_effs(gpu(cat, "a100-sxm4-80gb")), { 0 } };
+    c.workload = w;
+    c.concurrency = 1;
+    c.requests = 1;
+    return c;
+}
+
 /* Through the simulator: one request alone decodes one sequence per iteration. An API server
  * costing 1 ms per streamed chunk at the reference host, in the engine's process, adds 1 / 0.81 =
  * 1.2346 ms to every iteration on an A100 SXM, whose usual host runs at 0.81 of the reference
@@ -118,14 +132,7 @@ static void api_server_cost_reaches_the_latencies(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     struct workload w = { WORKLOAD_FIXED, 128, 64, NULL, 0 };
-    struct sim_config c;
-    sim_default_config(&c);
-    c.setup = (struct llmroof_setup){ model(&cat, "llama-2-7b"), gpu(&cat, "a100-sxm4-80gb"), 1,
-                                      { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 },
-                                      roofline_default_effs(gpu(&cat, "a100-sxm4-80gb")), { 0 } };
-    c.workload = &w;
-    c.concurrency = 1;
-    c.requests = 1;
+    struct sim_config c = lone_request(&cat, &w, 1);
     struct sim_result base, serial, own;
     struct llmroof_err err = { 0 };
     assert_int_equal(sim_run(&c, &base, &err), 0);
@@ -180,14 +187,7 @@ static void worker_cost_follows_the_instance_gpus(void **state)
     load_shipped(&cat);
     struct workload w = { WORKLOAD_FIXED, 128, 64, NULL, 0 };
     for (int tp = 1; tp <= 2; tp++) {
-        struct sim_config c;
-        sim_default_config(&c);
-        c.setup = (struct llmroof_setup){ model(&cat, "llama-2-7b"), gpu(&cat, "a100-sxm4-80gb"), tp,
-                                          { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 },
-                                          roofline_default_effs(gpu(&cat, "a100-sxm4-80gb")), { 0 } };
-        c.workload = &w;
-        c.concurrency = 1;
-        c.requests = 1;
+        struct sim_config c = lone_request(&cat, &w, tp);
         struct sim_result base, ray;
         struct llmroof_err err = { 0 };
         assert_int_equal(sim_run(&c, &base, &err), 0);
