@@ -46,7 +46,7 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
         c->warmup_requests > 0) { /* the engine's scheduler, --warmup */
         sbuf_printf(out, "\nscheduler: %s admission, CPU %.3g us per sequence per iteration (%.0f%% overlapped)",
                     c->admit_no_evict ? "guaranteed-no-evict" : "optimistic", c->cpu_seq_s * 1e6, 100.0 * c->cpu_overlap);
-        const int gpus = s->tp * (s->layout.pp > 1 ? s->layout.pp : 1);
+        const int gpus = sim_setup_gpus(s);
         if (c->worker_seq_s > 0 && gpus > 1) /* sim_cpu_step_s: the metadata pickled per Ray worker */
             sbuf_printf(out, " + %.3g us pickled for its %d Ray workers (%.3g each)", c->worker_seq_s * gpus * 1e6, gpus,
                         c->worker_seq_s * 1e6);

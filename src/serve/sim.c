@@ -105,6 +105,11 @@ long sim_rank_factor(const struct sim_config *c, int attn_dp)
     return c->dp_rank_scheduler && attn_dp > 1 ? attn_dp : 1;
 }
 
+int sim_setup_gpus(const struct llmroof_setup *s)
+{
+    return s->tp * (s->layout.pp > 1 ? s->layout.pp : 1);
+}
+
 long sim_setup_rank_factor(const struct sim_config *c)
 {
     const struct llmroof_layout *l = &c->setup.layout;

@@ -182,6 +182,9 @@ double sim_cpu_step_s(const struct sim_config *c, double gpu_s, double seqs, dou
 long sim_rank_factor(const struct sim_config *c, int attn_dp);
 /* The same for the instance of c->setup (its layout's attention ranks). */
 long sim_setup_rank_factor(const struct sim_config *c);
+/* The GPUs one instance of `s` spans, tp x pp: the Ray workers of vLLM before v0.2.7
+ * (worker_seq_s, sim_cpu_step_s). */
+int sim_setup_gpus(const struct llmroof_setup *s);
 void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, const struct llmroof_gpu *g,
                        bool keep_budget, bool keep_seqs);
 

@@ -506,9 +506,8 @@ double sim_cpu_step_s(const struct sim_config *c, double gpu_s, double seqs, dou
 double sim_iter_cost(const struct runner *r, const struct engine *e, const struct iter *it)
 {
     const struct sim_config *c = r->c;
-    const struct llmroof_setup *s = &e->setup;
-    const double t = sim_cpu_step_s(c, gpu_time(r, e, it), (double)it->nsched, s->eff.cpu_scale,
-                                    s->tp * (s->layout.pp > 1 ? s->layout.pp : 1));
+    const double t = sim_cpu_step_s(c, gpu_time(r, e, it), (double)it->nsched, e->setup.eff.cpu_scale,
+                                    sim_setup_gpus(&e->setup));
     return c->step_scale > 0 ? t * c->step_scale : t;
 }
 
