@@ -86,7 +86,8 @@ for r in rows:
     m = dict(id=r['id'], model=MODEL.get(r['model'],''), gpu=GPU.get(r['gpu'],''), engine=engine(r['framework']),
              wdt='', kvdt='', tp='', ep='', dp_attn='', instances='1', disagg='', workload='', load='', requests='',
              metric='', stat='', divide='1', slo='', spec='', base='', notes='', skip='',
-             max_seqs='', max_batched_tokens='', chunked='', sched_steps='', engine_use_ray='')
+             max_seqs='', max_batched_tokens='', chunked='', sched_steps='', engine_use_ray='',
+             max_paddings='')
     notes=[]; skip=[]
     fw=r['framework']; met=r['metric']; unit=r['unit']
     # the engine settings the row states (vLLM and TGI flags in its notes)
@@ -125,6 +126,10 @@ for r in rows:
         m['max_seqs']='1024'; m['max_batched_tokens']='65536'; m['chunked']='0'; m['engine_use_ray']='1'
         notes.append("the artifact's vLLM launch flags: engine in a Ray actor, 1024 sequences, 65536 tokens per step, "
                      "whole prefills")
+    # vLLM's June 2023 release (0.1) packed the prompts of an iteration end to end; padding them to
+    # the longest came with PR #1381 (October 2023, v0.2.1) and went with the 1D inputs of 2024
+    if fw.startswith('vLLM') and 'Jun 2023' in fw:
+        m['max_paddings']='0'; notes.append('vLLM 0.1: prompts packed, no padding')
     if not m['model']: skip.append("model '%s' has no catalog entry" % r['model'])
     if not m['gpu']: skip.append("GPU '%s' is not stated or has no catalog entry" % r['gpu'])
     if r['gpu']=='A10G': notes.append('A10G taken as the A10 (same GA102, 24 GB, 600 GB/s)')

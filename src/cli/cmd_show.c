@@ -257,6 +257,9 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
         kvn(t, "waiting_served_ratio", "%.2f", e->waiting_served_ratio, "waiting / running requests before a new batch joins");
         kvn(t, "max_waiting_steps", "%.0f", (double)e->max_waiting_steps, "iterations after which any waiting request joins");
     }
+    if (e->max_paddings > 0)
+        kvn(t, "max_paddings", "%.0f", (double)e->max_paddings,
+            "padding tokens a prompt iteration may hold (prompts padded to the longest)");
     kvn(t, "cpu_seq", "%.1f", e->cpu_seq_s * 1e6, "us of scheduling per running sequence per iteration");
     if (e->worker_seq_s > 0)
         kvn(t, "worker_seq", "%.1f", e->worker_seq_s * 1e6, "us more per sequence per Ray worker (multi-GPU instances)");

@@ -1042,7 +1042,7 @@ int catalog_add_models_text(struct llmroof_catalog *cat, const char *text, size_
 static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engine *g)
 {
     static const char *const fields[] = { "id", "name", "step_overhead_s", "first_token_s", "compute_scale",
-                                          "waiting_served_ratio", "max_waiting_steps",
+                                          "waiting_served_ratio", "max_waiting_steps", "max_paddings",
                                           "collective_latency_s", "cuda_graphs", "launch_s", "kernel_factor",
                                           "kv_per_query_head", "fp8_attention", "fp16_accumulate", "attention_kernel",
                                           "dequant_min_tokens", "custom_allreduce", "first_token_decode",
@@ -1127,6 +1127,10 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
     if ((rc = json_get_number(c, e, "waiting_served_ratio", "waiting_served_ratio", false, 0, false, 100,
                               &g->waiting_served_ratio, NULL)) ||
         (rc = json_get_long(c, e, "max_waiting_steps", false, 0, 1000000, &g->max_waiting_steps, NULL)))
+        return rc;
+    /* vLLM 0.2-0.3's padded prompt batches (SchedulerConfig.max_paddings, default 256;
+     * docs/model.md "vLLM by version"): up to a million tokens of padding */
+    if ((rc = json_get_long(c, e, "max_paddings", false, 0, 1000000, &g->max_paddings, NULL)))
         return rc;
     /* which steps replay a CUDA graph (docs/model.md "CUDA-graph coverage"): the largest one
      * captured, up to the 65536 sequences the engines' flags accept (vLLM V0 256, SGLang 160,

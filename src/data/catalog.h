@@ -256,6 +256,11 @@ struct llmroof_engine {
     long max_waiting_steps;           /* TGI's --max-waiting-tokens: from this many iterations since the
                                          last admission (that one counted) any waiting request is
                                          admitted; [0, 1e6], 0 = at once (only with the ratio) */
+    long max_paddings;                /* vLLM 0.2-0.3 ran a prompt iteration as a [prompts x longest]
+                                         tensor: every prompt is padded to the longest, the budget
+                                         counts prompts x longest, and a prompt joins only while the
+                                         padding stays within this many tokens (--max-paddings, 256);
+                                         [0, 1e6], 0 = prompts packed without padding */
     char source[LLMROOF_SOURCE_MAX];  /* where the figures come from */
 };
 

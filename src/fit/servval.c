@@ -58,7 +58,7 @@ enum { R_ID, R_METRIC, R_VALUE, R_SOURCE, R_FRAMEWORK, R_NREQ, R_NCOLS };
 enum { M_ID, M_MODEL, M_GPU, M_ENGINE, M_WDT, M_KVDT, M_TP, M_EP, M_DPA, M_INST, M_DISAGG, M_WORKLOAD, M_LOAD, M_REQ,
        M_METRIC, M_STAT, M_DIVIDE, M_SLO, M_SPEC, M_BASE, M_NOTE, M_SKIP, M_NREQUIRED,
        /* optional: the engine settings a row states */
-       M_MAXSEQS = M_NREQUIRED, M_BUDGET, M_CHUNKED, M_STEPS, M_RAY, M_NCOLS };
+       M_MAXSEQS = M_NREQUIRED, M_BUDGET, M_CHUNKED, M_STEPS, M_RAY, M_PAD, M_NCOLS };
 
 struct read_ctx {
     const char *fname;
@@ -320,16 +320,17 @@ static int map_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, st
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: an slo_pct, goodput_req_s or slo-capacity row needs its slo",
                                x->fname, line);
     /* the engine settings the row states, each optional */
-    const char *opt[5] = { col[M_MAXSEQS] >= 0 ? f[col[M_MAXSEQS]] : "", col[M_BUDGET] >= 0 ? f[col[M_BUDGET]] : "",
+    const char *opt[6] = { col[M_MAXSEQS] >= 0 ? f[col[M_MAXSEQS]] : "", col[M_BUDGET] >= 0 ? f[col[M_BUDGET]] : "",
                            col[M_CHUNKED] >= 0 ? f[col[M_CHUNKED]] : "", col[M_STEPS] >= 0 ? f[col[M_STEPS]] : "",
-                           col[M_RAY] >= 0 ? f[col[M_RAY]] : "" };
+                           col[M_RAY] >= 0 ? f[col[M_RAY]] : "", col[M_PAD] >= 0 ? f[col[M_PAD]] : "" };
     long ch = -1, st = 0, ray = 0;
     if (!whole(opt[0], 1, 1000000, 0, &c->max_seqs) || !whole(opt[1], 1, 100000000, 0, &c->max_batched_tokens) ||
-        !whole(opt[2], 0, 1, -1, &ch) || !whole(opt[3], 1, 1024, 0, &st) || !whole(opt[4], 0, 1, 0, &ray))
+        !whole(opt[2], 0, 1, -1, &ch) || !whole(opt[3], 1, 1024, 0, &st) || !whole(opt[4], 0, 1, 0, &ray) ||
+        !whole(opt[5], 0, 1000000, -1, &c->max_paddings))
         return llmroof_err_set(err, LLMROOF_EINPUT,
-                               "%s:%ld: max_seqs '%s', max_batched_tokens '%s', chunked '%s' (0 or 1), sched_steps '%s' "
-                               "or engine_use_ray '%s' (0 or 1) is not a whole number in range", x->fname, line, opt[0],
-                               opt[1], opt[2], opt[3], opt[4]);
+                               "%s:%ld: max_seqs '%s', max_batched_tokens '%s', chunked '%s' (0 or 1), sched_steps '%s', "
+                               "engine_use_ray '%s' (0 or 1) or max_paddings '%s' is not a whole number in range", x->fname,
+                               line, opt[0], opt[1], opt[2], opt[3], opt[4], opt[5]);
     if (ray && !c->engine)
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: engine_use_ray needs the row's engine", x->fname, line);
     c->engine_use_ray = ray == 1;
@@ -350,7 +351,7 @@ int srv_load_cases(const struct llmroof_catalog *cat, const char *rows_text, siz
                                                  "instances", "disagg", "workload", "load", "requests", "metric",
                                                  "stat", "divide", "slo", "spec", "base", "notes", "skip",
                                                  "max_seqs", "max_batched_tokens", "chunked", "sched_steps",
-                                                 "engine_use_ray" };
+                                                 "engine_use_ray", "max_paddings" };
     struct read_ctx x = { rows_name, NULL, 0, 0, cat };
     *out = NULL;
     *n = 0;
@@ -395,7 +396,7 @@ static bool same_run(const struct srv_case *a, const struct srv_case *b)
            a->spec_k == b->spec_k && a->spec_alpha == b->spec_alpha && a->has_base == b->has_base &&
            a->base_engine == b->base_engine && a->max_seqs == b->max_seqs &&
            a->max_batched_tokens == b->max_batched_tokens && a->chunked == b->chunked && a->sched_steps == b->sched_steps &&
-           a->engine_use_ray == b->engine_use_ray;
+           a->engine_use_ray == b->engine_use_ray && a->max_paddings == b->max_paddings;
 }
 
 /* ShareGPT-shaped lengths with the row's means: 4,000 draws of the simulator's chat
@@ -496,6 +497,8 @@ static void simulate(const struct srv_case *c, const struct llmroof_gpu *g, cons
         sc.max_seqs = c->max_seqs;
     if (c->max_batched_tokens > 0)
         sc.max_batched_tokens = c->max_batched_tokens;
+    if (c->max_paddings >= 0) /* the row's vLLM release predates (or postdates) padded prompt batches */
+        sc.max_paddings = c->max_paddings;
     if (c->chunked >= 0) { /* vLLM without chunking schedules waiting prompts first */
         sc.chunked_prefill = c->chunked == 1;
         sc.prefill_first = !sc.chunked_prefill;
@@ -822,6 +825,7 @@ int srv_predict(struct srv_case *cases, size_t n, const bool *keep, const struct
                 b.chunked = -1;
                 b.sched_steps = 0;
                 b.engine_use_ray = false;
+                b.max_paddings = -1;
             }
             else
                 b.spec_kind = 0;

@@ -1052,6 +1052,7 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
             cJSON_AddBoolToObject(o, "dp_rank_scheduler", true);
         add_positive(o, "waiting_served_ratio", (double)e[i].waiting_served_ratio);
         add_positive(o, "max_waiting_steps", (double)e[i].max_waiting_steps);
+        add_positive(o, "max_paddings", (double)e[i].max_paddings);
         if (e[i].spec_no_overlap)
             cJSON_AddBoolToObject(o, "spec_no_overlap", true);
         cJSON_AddStringToObject(o, "attention_kernel", attn_kernel_name(e[i].attention));

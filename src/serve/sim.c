@@ -83,6 +83,7 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
     c->dp_rank_scheduler = en->dp_rank_scheduler;
     c->waiting_served_ratio = en->waiting_served_ratio;
     c->max_waiting_steps = en->max_waiting_steps;
+    c->max_paddings = long_chunked ? 0 : en->max_paddings;
     /* vLLM (EngineArgs.get_batch_defaults, since about 0.9): GPUs of 70 GiB or more, except the
      * A100 (PR #17885: a larger budget lowered its throughput), get the larger defaults */
     const bool large = g && g->memory_bytes >= 70.0 * 1073741824.0 && strncmp(g->id, "a100", 4) != 0;
@@ -515,7 +516,8 @@ static int check_config(const struct sim_config *c, long *nreq, struct llmroof_e
         return llmroof_err_set(err, LLMROOF_EINPUT, "the output and API CPU costs per sequence must be in [0, 1 ms] and their overlaps in [0, 1]");
     if (!(c->step_scale == 0 || (c->step_scale >= 0.1 && c->step_scale <= 10)))
         return llmroof_err_set(err, LLMROOF_EINPUT, "the step-time scale %g must be in [0.1, 10]", c->step_scale);
-    if (!(c->waiting_served_ratio >= 0 && c->waiting_served_ratio <= 100) || c->max_waiting_steps < 0)
+    if (!(c->waiting_served_ratio >= 0 && c->waiting_served_ratio <= 100) || c->max_waiting_steps < 0 ||
+        c->max_paddings < 0)
         return llmroof_err_set(err, LLMROOF_EINPUT, "the waiting-served ratio must be in [0, 100] and the maximum wait in steps at least 0");
     if (c->warmup_requests < 0)
         return llmroof_err_set(err, LLMROOF_EINPUT, "--warmup must not be negative");

@@ -160,6 +160,10 @@ struct sim_config {
     long max_waiting_steps;          /* with the ratio: from this many iterations since the last
                                         admission (that one counted; TGI --max-waiting-tokens) any
                                         waiting request is admitted */
+    long max_paddings;               /* > 0: a prompt-only iteration pads every prompt to the longest
+                                        (vLLM 0.2-0.3): its budget counts prompts x longest, the padding
+                                        may not exceed this many tokens, and the step computes the
+                                        padded tokens; 0: prompts packed */
 };
 
 /* An iteration's time from its GPU time and `seqs` scheduled sequences: the engine's CPU work

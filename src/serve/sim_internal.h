@@ -337,6 +337,9 @@ struct iter {
     long budget;                 /* tokens still allowed */
     int nsched, prefill_seqs, decode_seqs;
     long prefill_tokens;
+    /* the whole prompts of a padded prompt iteration (sim_config.max_paddings): count, longest,
+     * and the sums the padding's attention pairs need (t: a prompt's tokens, a: its context after) */
+    double pad_n, pad_max, pad_t, pad_tt, pad_a, pad_ta;
 };
 
 static inline long blocks_for(long tokens, long bs)

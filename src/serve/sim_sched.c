@@ -261,6 +261,68 @@ static bool served_gate_open(const struct sim_config *c, const struct engine *e,
     return k >= min;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Padded prompt iterations (vLLM 0.2-0.3)                                  */
+/* ------------------------------------------------------------------------ */
+
+/* vLLM 0.2-0.3 ran a prompt iteration as one [prompts x longest] tensor: the worker padded every
+ * prompt to the longest (model_runner._prepare_prompt, _make_tensor_with_pad) and the prompt
+ * attention took [longest] x prompts as its sequence lengths (BlockDiagonalCausalMask), so the
+ * padding is computed like real tokens. The scheduler (scheduler.py _schedule) therefore counted
+ * the budget as prompts x longest and stopped adding prompts once the padding, prompts x longest
+ * minus their tokens, would exceed max_paddings (SchedulerConfig, 256 tokens by default).
+ * Flat (packed) prompts came with vLLM 0.4. docs/model.md "vLLM by version". */
+static inline bool padded(const struct sim_config *c)
+{
+    return c->max_paddings > 0 && c->prefill_first && !c->chunked_prefill; /* whole prompts, alone */
+}
+
+static inline bool pad_fits(const struct sim_config *c, const struct engine *e, const struct iter *it, long chunk)
+{
+    if (!padded(c) || it->pad_n < 1.0)
+        return true; /* the iteration's first prompt: the budget rule above decides */
+    const double t = (double)chunk;
+    const double longest = it->pad_max > t ? it->pad_max : t;
+    const double padded = (it->pad_n + 1.0) * longest;
+    return padded <= (double)e->budget && padded - (it->pad_t + t) <= (double)c->max_paddings;
+}
+
+static inline void pad_add(struct iter *it, double t, double past)
+{
+    const double a = past + t;
+    it->pad_n += 1.0;
+    if (t > it->pad_max)
+        it->pad_max = t;
+    it->pad_t += t;
+    it->pad_tt += t * t;
+    it->pad_a += a;
+    it->pad_ta += t * a;
+}
+
+/* Adds the padding to the iteration's batch. Prompt i of t_i tokens after `past_i` cached ones
+ * gains d_i = M - t_i padding rows (M the longest), each a query past its real tokens: row j
+ * attends a_i + j keys (a_i = past_i + t_i), so the padding adds d_i a_i + d_i (d_i + 1) / 2
+ * pairs. Summed with d_i = M - t_i:
+ *   sum d_i       = n M - T                      (T = sum t_i)
+ *   sum d_i a_i   = M A - sum t_i a_i            (A = sum a_i)
+ *   sum d_i^2     = n M^2 - 2 M T + sum t_i^2
+ * Tokens, pairs and keys grow; a prompt of a few tokens keeps its few-token (decode-like)
+ * attention cost, as padding a prompt that short is rare. */
+static void pad_apply(struct iter *it)
+{
+    if (it->pad_n < 2.0)
+        return;
+    const double n = it->pad_n, M = it->pad_max;
+    const double d = n * M - it->pad_t;
+    if (d <= 0.0)
+        return;
+    const double da = M * it->pad_a - it->pad_ta;
+    const double dd = n * M * M - 2.0 * M * it->pad_t + it->pad_tt;
+    it->b.tokens += d;
+    it->b.attn_pairs += da + (dd + d) / 2.0;
+    it->b.kv_read_tokens += d;
+}
+
 /* Admits waiting requests first come, first served while the sequence limit, the budget and
  * free blocks allow. A request whose prefix group is cached starts after the cached blocks.
  * Without chunking a prompt is admitted whole; the first of an iteration may exceed the budget
@@ -301,7 +363,7 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
         const long lim = budget_for(e, it, rep);
         long chunk = lim > 0 ? next_work(r, e, rs, start, lim, &prefill) : 0;
         if (lim <= 0 || (prefill && !c->chunked_prefill && rs->target - start > lim && it->nsched > 0) ||
-            (!prefill && chunk > lim)) {
+            (!prefill && chunk > lim) || (prefill && !pad_fits(c, e, it, chunk))) {
             /* its rank's budget cannot take it: with ranks that schedule alone the others go on
              * (FCFS within the rank), else the iteration is full */
             if (!e->rbud || !e->rblocked || ++nblocked == nrep)
@@ -352,8 +414,12 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
         add_to_iter(it, e->rb ? &e->rb[rep] : NULL, chunk, rs->computed, prefill, spec_on(r, e));
         if (e->rbud)
             e->rbud[rep] -= chunk;
+        if (prefill && padded(c))
+            pad_add(it, (double)chunk, (double)rs->computed);
     }
     e->since_admit = admitted ? 0 : e->since_admit + 1; /* the waiting-served gate's clock */
+    if (padded(c))
+        pad_apply(it);
 }
 
 /* Attention's share of a timed step: the operators that depend on each sequence's context. */

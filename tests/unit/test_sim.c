@@ -272,6 +272,59 @@ static void prefill_first_runs_prompts_alone(void **state)
     assert_int_equal(decodes_beside_second_prompt(false), 1);
 }
 
+/* vLLM 0.2-0.3's padded prompt iterations (scheduler.py _schedule, max_paddings 256): prompts of
+ * 300, 400 and 100 tokens (2 out each) queued at t = 0 on Llama-2-7B, A100.
+ *   300 alone: 1 x 300, no padding.
+ *   + 400: 2 x 400 = 800 tokens in the budget, padding 800 - 700 = 100 <= 256: joins.
+ *   + 100: 3 x 400 = 1,200, padding 1,200 - 800 = 400 > 256: waits for the next prompt iteration.
+ * The first iteration computes 2 x 400 tokens: the 300-token prompt gains 100 padding rows, the
+ * k-th attending 300 + k keys, so its pairs are 300 x 301 / 2 + 100 x 300 + 100 x 101 / 2 =
+ * 45,150 + 30,000 + 5,050 = 80,200 = 400 x 401 / 2: the step costs exactly two 400-token prompts.
+ * Packed (max_paddings 0) all three share one iteration of 800 real tokens. */
+static void padded_prompts_cost_the_longest_and_cap_the_padding(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct trace_req t[3] = { { 0.0, 300, 2 }, { 0.0, 400, 2 }, { 0.0, 100, 2 } };
+    struct trace_req two[2] = { { 0.0, 400, 2 }, { 0.0, 400, 2 } };
+    struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, NULL);
+    c.mode = SIM_TRACE;
+    c.trace = t;
+    c.ntrace = 3;
+    c.chunked_prefill = false;
+    c.prefill_first = true;
+    c.record_iterations = true;
+    c.max_paddings = 256;
+    struct sim_result pad, packed, ref;
+    run(&c, &pad);
+    assert_int_equal(pad.iters[0].prefill_seqs, 2);
+    assert_int_equal(pad.iters[0].prefill_tokens, 700); /* real tokens; the padding is not output */
+    assert_int_equal(pad.iters[1].prefill_seqs, 1);
+    assert_int_equal(pad.iters[1].prefill_tokens, 100);
+    assert_int_equal(pad.completed, 3);
+    c.max_paddings = 0;
+    run(&c, &packed);
+    assert_int_equal(packed.iters[0].prefill_seqs, 3);
+    assert_int_equal(packed.iters[0].prefill_tokens, 800);
+    c.trace = two;
+    c.ntrace = 2;
+    run(&c, &ref);
+    assert_int_equal(ref.iters[0].prefill_seqs, 2);
+    assert_float_equal(pad.iters[0].dur_s, ref.iters[0].dur_s, 1e-12 * ref.iters[0].dur_s);
+    /* the padded step costs more than the 700 real tokens would */
+    c.trace = t;
+    c.ntrace = 2; /* 300 and 400 packed */
+    struct sim_result two_packed;
+    run(&c, &two_packed);
+    assert_true(pad.iters[0].dur_s > two_packed.iters[0].dur_s);
+    sim_result_free(&pad);
+    sim_result_free(&packed);
+    sim_result_free(&ref);
+    sim_result_free(&two_packed);
+    catalog_free(&cat);
+}
+
 /* vLLM V0's chunked scheduler (vllm/core/scheduler.py _schedule_chunked_prefill, v0.5-0.6):
  * running sequences first (_schedule_running: a decode takes 1 token of the budget, a prefill in
  * progress the rest of its prompt up to what is left), then new prompts into what the running
@@ -1648,6 +1701,7 @@ int main(void)
         cmocka_unit_test(littles_law_holds_open_loop),
         cmocka_unit_test(chunked_prefill_lowers_p99_tpot_with_long_prompts),
         cmocka_unit_test(prefill_first_runs_prompts_alone),
+        cmocka_unit_test(padded_prompts_cost_the_longest_and_cap_the_padding),
         cmocka_unit_test(chunked_budget_serves_decodes_first),
         cmocka_unit_test(an_unsorted_trace_runs_the_sorted_schedule),
         cmocka_unit_test(vllm_0_2_profile_sets_whole_prefill_first_and_context_budget),
