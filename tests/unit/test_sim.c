@@ -238,18 +238,26 @@ static void chunked_prefill_lowers_p99_tpot_with_long_prompts(void **state)
  * holds 0 decodes. A scheduler that keeps the running sequences first (prefill_first false, whole
  * prompts: TensorRT-LLM's in-flight batching without chunked context) puts A's decode beside it:
  * 1 decode. */
+/* A recorded trace of whole prompts on Llama-2-7B, A100 (the scheduler tests below). */
+static struct sim_config whole_prompt_trace(const struct llmroof_catalog *cat, const struct trace_req *t, long n,
+                                            bool prefill_first)
+{
+    struct sim_config c = config(cat, "llama-2-7b", "a100-sxm4-80gb", 1, NULL);
+    c.mode = SIM_TRACE;
+    c.trace = t;
+    c.ntrace = n;
+    c.chunked_prefill = false;
+    c.prefill_first = prefill_first;
+    c.record_iterations = true;
+    return c;
+}
+
 static int decodes_beside_second_prompt(bool prefill_first)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
     struct trace_req t[2] = { { 0.0, 100, 50 }, { 0.05, 100, 10 } };
-    struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, NULL);
-    c.mode = SIM_TRACE;
-    c.trace = t;
-    c.ntrace = 2;
-    c.chunked_prefill = false;
-    c.prefill_first = prefill_first;
-    c.record_iterations = true;
+    struct sim_config c = whole_prompt_trace(&cat, t, 2, prefill_first);
     struct sim_result r;
     run(&c, &r);
     assert_int_equal(r.completed, 2);
@@ -288,13 +296,7 @@ static void padded_prompts_cost_the_longest_and_cap_the_padding(void **state)
     load_shipped(&cat);
     struct trace_req t[3] = { { 0.0, 300, 2 }, { 0.0, 400, 2 }, { 0.0, 100, 2 } };
     struct trace_req two[2] = { { 0.0, 400, 2 }, { 0.0, 400, 2 } };
-    struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, NULL);
-    c.mode = SIM_TRACE;
-    c.trace = t;
-    c.ntrace = 3;
-    c.chunked_prefill = false;
-    c.prefill_first = true;
-    c.record_iterations = true;
+    struct sim_config c = whole_prompt_trace(&cat, t, 3, true);
     c.max_paddings = 256;
     struct sim_result pad, packed, ref;
     run(&c, &pad);
