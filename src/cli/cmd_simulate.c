@@ -12,14 +12,15 @@
 enum { OPT_MBT = 1, OPT_MAXSEQS, OPT_NOCHUNK, OPT_CONC, OPT_REQS, OPT_THINK, OPT_RATE, OPT_TRACE, OPT_WORKLOAD,
        OPT_SEED, OPT_REQOUT, OPT_TRACEOUT, OPT_SW_MBT, OPT_SW_RATE, OPT_SW_CONC, OPT_SVG, OPT_RANGE, OPT_SCENARIO,
        OPT_TTFT, OPT_TPOT, OPT_PCT, OPT_PCACHE, OPT_PREFIX, OPT_SPEC, OPT_SPECK, OPT_SPECA, OPT_SPECT, OPT_INST, OPT_ROUTER,
-       OPT_PPOOL, OPT_DPOOL, OPT_KVLINK, OPT_WARMUP, OPT_BAND, OPT_ADMIT, OPT_MAXLEN };
+       OPT_PPOOL, OPT_DPOOL, OPT_KVLINK, OPT_WARMUP, OPT_BAND, OPT_ADMIT, OPT_MAXLEN, OPT_MAXPAD };
 enum { OPT_QUIET = 200 }; /* apart: other options append to the list above */
 
 struct ctx {
     struct cli_setup_opts s;
     struct sim_config cfg;
     bool have_conc, have_reqs, have_think, have_rate, have_block, range, have_speck, have_speca, have_spect, have_inst,
-        have_router, have_mbt, have_maxseqs, have_admit;
+        have_router, have_mbt, have_maxseqs, have_admit, have_maxpad;
+    long max_paddings;                  /* --max-paddings, with have_maxpad */
     double band;                        /* --capacity-band: the share the service rate moves, 0 = none */
     const char *trace, *workload, *req_out, *trace_out, *svg;
     const char *scenario, *spec, *ppool, *dpool, *kvlink;
@@ -44,6 +45,11 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         rc = cli_long(c, "max-seqs", arg, 1, 1000000, &v);
         x->cfg.max_seqs = v;
         x->have_maxseqs = true;
+        return rc;
+    case OPT_MAXPAD: /* vLLM 0.2.1-0.3's --max-paddings: padded prompt iterations */
+        rc = cli_long(c, "max-paddings", arg, 0, 1000000, &v);
+        x->max_paddings = v;
+        x->have_maxpad = true;
         return rc;
     case OPT_MAXLEN: /* vLLM's --max-model-len: refuse a longer prompt, stop output at it */
         rc = cli_long(c, "max-model-len", arg, 1, 100000000, &v);
@@ -357,6 +363,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         CLI_OPT_MODEL, CLI_OPT_GPU, CLI_OPT_TP, CLI_OPT_LAYOUT, CLI_OPT_DTYPES, CLI_OPT_EFFS, CLI_OPT_MEM,
         { OPT_MBT, "max-batched-tokens", 0, "N", "token budget of one iteration (default: the engine's, else 2048)", false },
         { OPT_MAXSEQS, "max-seqs", 0, "N", "running sequences at most (default: the engine's, else 256)", false },
+        { OPT_MAXPAD, "max-paddings", 0, "N", "pad a prompt iteration's prompts to the longest, at most N padding tokens (vLLM 0.2.1-0.3: 256; 0 packed; default: the engine's)", false },
         { OPT_MAXLEN, "max-model-len", 0, "N", "context limit as vLLM's --max-model-len: a longer prompt is rejected, output stops at it (default none)", false },
         { OPT_ADMIT, "admission", 0, "POLICY", "optimistic (preempt when KV runs out, vLLM) or no-evict (reserve prompt + output, TensorRT-LLM); default: the engine's, else optimistic", false },
         { OPT_QUIET, "quiet", 'q', NULL, "no progress line (shown only on a terminal, after a second)", false },
@@ -521,6 +528,8 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         sim_config_engine(&x->cfg, x->s.eff.engine, g, x->have_mbt, x->have_maxseqs);
         if (x->have_admit)
             x->cfg.admit_no_evict = no_evict;
+        if (x->have_maxpad)
+            x->cfg.max_paddings = x->max_paddings;
     }
     if (!x->have_block)
         x->cfg.mem.block_size = 16;

@@ -1,0 +1,1 @@
+simulate -m llama-2-7b -g a100 -e vllm-0.2 -r 4 -n 300 --max-paddings 0 --format csv
