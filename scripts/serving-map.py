@@ -3,8 +3,9 @@
 # published serving row up in llmroof (docs/validation.md "Serving rows"). The rules are here, one
 # place, so that a change (a model added to the catalog, a workload the simulator learns) is a rerun
 # from the repository root: python3 scripts/serving-map.py. Nothing here reads a measured value
-# except one workload fact: where a run states both its requests/s and its output tokens/s, their
-# ratio is the run's mean output length (tokens per request), whatever the server's speed.
+# except workload facts: where a run states both its requests/s and its output tokens/s, their
+# ratio is the run's mean output length (tokens per request), whatever the server's speed; where
+# it also states its total tokens/s, the rest is its mean prompt.
 import csv, re, sys
 rows = list(csv.DictReader(open('data/serving.csv')))
 out = []
@@ -69,19 +70,35 @@ for r in rows:
         DISTSERVE_SHAREGPT[float(r['load'][5:])] = (round(num(r['input_len'])), round(num(r['output_len'])))
 # A ShareGPT run that states no lengths but both its request and output-token throughputs:
 # out_tok_s / req_s is its mean output length (LMDeploy's request-throughput tables: 249 and 255
-# tokens for Llama-2-7B, 234 for Llama-2-70B, where the chat distribution's mean is 338). The
-# prompts stay the chat distribution's (mean 161 tokens, src/serve/workload.c).
+# tokens for Llama-2-7B, 234 for Llama-2-70B, where the chat distribution's mean is 338). Without
+# a stated prompt mean the prompts stay the chat distribution's (161 tokens, src/serve/workload.c).
 CHAT_PROMPT_MEAN = 161
+# LMDeploy's request-throughput table (docs/en/benchmark/a100_fp16.md, v0.1.0a1) also states each
+# run's total tokens/s (prompt + output, as its profile_throughput.py counts them), which serving.csv
+# does not carry: total/req_s - output is the run's mean prompt, again a property of the sampled
+# requests and not of the server's speed (265 and 270 tokens for Llama-2-7B, 248 for Llama-2-70B).
+STATED_TOTAL_TOK_S = {('Llama-2-7B', 'concurrency:64'): 5283.547, ('Llama-2-7B', 'concurrency:128'): 6619.357,
+                      ('Llama-2-70B', 'concurrency:64'): 2062.7, ('Llama-2-70B', 'concurrency:128'): 2808.216,
+                      ('Llama-2-70B', 'concurrency:256'): 3162.15}
+def stated_prompt_mean(r, O):
+    if 'InternLM/lmdeploy' not in r['source'] or 'a100_fp16.md' not in r['source']:
+        return None
+    t = STATED_TOTAL_TOK_S.get((r['model'], r['load']))
+    req = RUN_REQ_S.get(run_key(r))
+    return t / req - O if t and req else None
 def run_key(r):
     return (r['source'], r['model'], r['gpu'], r['framework'], r['load'], r['num_requests'], r['workload'])
 RUN_OUTPUT = {}
+RUN_REQ_S = {}
 _tput = {}
 for r in rows:
     if r['workload'].rstrip('?')=='sharegpt' and num(r['input_len']) is None and num(r['output_len']) is None:
         if r['metric'] in ('throughput_req_s','throughput_out_tok_s') and num(r['value']):
             _tput.setdefault(run_key(r), {})[r['metric']] = num(r['value'])
 for k, v in _tput.items():
-    if len(v)==2: RUN_OUTPUT[k] = v['throughput_out_tok_s'] / v['throughput_req_s']
+    if len(v)==2:
+        RUN_OUTPUT[k] = v['throughput_out_tok_s'] / v['throughput_req_s']
+        RUN_REQ_S[k] = v['throughput_req_s']
 for r in rows:
     m = dict(id=r['id'], model=MODEL.get(r['model'],''), gpu=GPU.get(r['gpu'],''), engine=engine(r['framework']),
              wdt='', kvdt='', tp='', ep='', dp_attn='', instances='1', disagg='', workload='', load='', requests='',
@@ -126,6 +143,18 @@ for r in rows:
         m['max_seqs']='1024'; m['max_batched_tokens']='65536'; m['chunked']='0'; m['engine_use_ray']='1'
         notes.append("the artifact's vLLM launch flags: engine in a Ray actor, 1024 sequences, 65536 tokens per step, "
                      "whole prefills")
+    # LMDeploy's A100 request-throughput runs (docs/en/benchmark/a100_fp16.md names the scripts):
+    # benchmark-7b.sh and benchmark_70b.sh set config.ini's max_batch_size to 128 (7B) and 256
+    # (70B) and max_context_token_num to 4, which LlamaTritonModel multiplies by session_len
+    # (4096): a 16384-token prefill budget. (The 7B run also tunes its GEMMs with
+    # generate_gemm_config.py; the 70B run does not - "Turbomind gemm_tune doesn't support" GQA,
+    # benchmark/config/llama_70b.ini - which llmroof's one GEMM efficiency does not tell apart.)
+    if 'InternLM/lmdeploy' in r['source'] and 'a100_fp16.md' in r['source'] and \
+            r['load'].startswith('concurrency:') and r['model'] in ('Llama-2-7B', 'Llama-2-70B'):
+        m['max_seqs'] = '128' if r['model'] == 'Llama-2-7B' else '256'
+        m['max_batched_tokens'] = '16384'
+        notes.append("the benchmark script's engine settings: %s sequences, 16384 prompt tokens per pass"
+                     % m['max_seqs'])
     # vLLM's June 2023 release (0.1) packed the prompts of an iteration end to end; padding them to
     # the longest came with PR #1381 (October 2023, v0.2.1) and went with the 1D inputs of 2024
     if fw.startswith('vLLM') and 'Jun 2023' in fw:
@@ -210,9 +239,15 @@ for r in rows:
         notes.append("DistServe's OPT-13B ShareGPT trace at this rate (means %d/%d from the authors' alignment runs)" % (P,O))
     elif wl in ('sharegpt',) and run_key(r) in RUN_OUTPUT:
         O = RUN_OUTPUT[run_key(r)]
-        m['workload']='sharegpt:%d:%d' % (CHAT_PROMPT_MEAN, round(O))
-        notes.append('ShareGPT-shaped lengths: mean output %d, the run\'s output tokens/s over its requests/s; '
-                     'prompts the chat distribution\'s (mean %d, not stated)' % (round(O), CHAT_PROMPT_MEAN))
+        P = stated_prompt_mean(r, O)
+        if P:
+            m['workload']='sharegpt:%d:%d' % (round(P), round(O))
+            notes.append('ShareGPT-shaped lengths: mean output %d, the run\'s output tokens/s over its requests/s; '
+                         'mean prompt %d, its total tokens/s (stated in the same table) over its requests/s less the output' % (round(O), round(P)))
+        else:
+            m['workload']='sharegpt:%d:%d' % (CHAT_PROMPT_MEAN, round(O))
+            notes.append('ShareGPT-shaped lengths: mean output %d, the run\'s output tokens/s over its requests/s; '
+                         'prompts the chat distribution\'s (mean %d, not stated)' % (round(O), CHAT_PROMPT_MEAN))
     elif wl in ('sharegpt',): m['workload']='chat'; notes.append('ShareGPT lengths not stated: the chat distribution')
     elif wl in ('openchat_sharegpt4','arxiv-summarization'):
         # the lognormal:PM:P90:OM:O90[:MAX] workload draws a dataset stated by its medians and P90s
@@ -242,7 +277,14 @@ for r in rows:
             m['load']='offline'; m['requests']=str(int(min(nreq or 1000, 600)))
             notes.append("the peak of an unstated concurrency sweep taken as the saturated (offline) throughput")
         elif c is None: skip.append("concurrency '%s' not stated" % ld)
-        else: m['load']='concurrency:%d' % c; m['requests']=str(int(min(max(4*c, 100), nreq or 1e9, 600)))
+        else:
+            # a closed loop's throughput is its requests over the whole run, ramp and drain
+            # included: the drain (the last users' requests finishing one by one, the batch
+            # shrinking) weighs as much as in the source's run only when as many requests are
+            # served, so a stated count is simulated (LMDeploy's 3000: 256 of them gave 3.4
+            # instead of 5.6 req/s for Llama-2-70B at 64 users); an unstated one is 4 per user
+            m['load']='concurrency:%d' % c
+            m['requests']=str(int(min(nreq, 3000) if nreq else min(max(4*c, 100), 600)))
     elif ld.startswith('rate:'):
         q=num(ld[5:])
         if q is None: skip.append("request rate '%s' not stated" % ld)
