@@ -52,7 +52,7 @@ _llmroof()
         --format) COMPREPLY=($(compgen -W "table md csv json html jsonl" -- "$cur")); return ;;
         --table) COMPREPLY=($(compgen -W "$(llmroof "$cmd" --help 2>/dev/null | sed -n 's/.*instead of the first: //p' | tr -d ',')" -- "$cur")); return ;;
         --gpus-file|--models-file|--svg|--trace|--requests-out|--trace-out|--map|--out|--ops|--uncertainty-out|--fit-gpus|--fit-engines|--serving|--serving-map) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --workload|-w) COMPREPLY=($(compgen -W "chat docqa code openorca fixed: lognormal: csv:" -- "$cur")); compopt -o nospace 2>/dev/null; return ;;
+        --workload|-w) COMPREPLY=($(compgen -W "chat docqa code openorca sharegpt fixed: lognormal: csv:" -- "$cur")); compopt -o nospace 2>/dev/null; return ;;
         --scenario) COMPREPLY=($(compgen -W "offline server" -- "$cur")); return ;;
         --router) COMPREPLY=($(compgen -W "round-robin least-loaded prefix-affinity" -- "$cur")); return ;;
         --spec) COMPREPLY=($(compgen -W "eagle mtp medusa draft:" -- "$cur")); compopt -o nospace 2>/dev/null; return ;;

@@ -86,24 +86,6 @@ def stated_prompt_mean(r, O):
     t = STATED_TOTAL_TOK_S.get((r['model'], r['load']))
     req = RUN_REQ_S.get(run_key(r))
     return t / req - O if t and req else None
-# A ShareGPT run that states neither: vLLM's benchmark scripts (benchmark_throughput and
-# benchmark_serving since 2023; SGLang's bench_serving and LMDeploy's profile_throughput copy the
-# rule) take each conversation's first two turns and keep prompts of 4-1024 tokens with prompt +
-# output at most 2048, counted by the model's own tokenizer. That set's means, by tokenizer:
-# Llama 1/2's 32K vocabulary 261 in / 246 out (LMDeploy's three 3000-request runs above: 265/249,
-# 270/255 and 248/233, their total and output tokens/s over their requests/s); Llama 3's 128K
-# vocabulary 230 / 203 (vLLM PR #18566: 1000 requests, Llama-3.1-8B-Instruct's tokenizer,
-# 229,711 input and 203,068 generated tokens), DeepSeek-V3's 128K vocabulary taken as Llama 3's.
-# The chat distribution (the vLLM paper's 161 / 338, another sampling) stays for the rest.
-SHAREGPT_BENCH = {'llama-7b': (261, 246, "Llama 1/2's tokenizer"), 'llama-13b': (261, 246, "Llama 1/2's tokenizer"),
-                  'llama-2-7b': (261, 246, "Llama 1/2's tokenizer"), 'llama-2-13b': (261, 246, "Llama 1/2's tokenizer"),
-                  'llama-2-70b': (261, 246, "Llama 1/2's tokenizer"),
-                  'llama-3-8b': (230, 203, "Llama 3's tokenizer"), 'llama-3-70b': (230, 203, "Llama 3's tokenizer"),
-                  'llama-3.1-8b': (230, 203, "Llama 3's tokenizer"), 'llama-3.1-70b': (230, 203, "Llama 3's tokenizer"),
-                  'llama-3.1-405b': (230, 203, "Llama 3's tokenizer"),
-                  'deepseek-v3': (230, 203, "DeepSeek-V3's tokenizer taken as Llama 3's")}
-def sharegpt_bench_means(model):
-    return SHAREGPT_BENCH.get(model)
 def run_key(r):
     return (r['source'], r['model'], r['gpu'], r['framework'], r['load'], r['num_requests'], r['workload'])
 RUN_OUTPUT = {}
@@ -266,11 +248,11 @@ for r in rows:
             m['workload']='sharegpt:%d:%d' % (CHAT_PROMPT_MEAN, round(O))
             notes.append('ShareGPT-shaped lengths: mean output %d, the run\'s output tokens/s over its requests/s; '
                          'prompts the chat distribution\'s (mean %d, not stated)' % (round(O), CHAT_PROMPT_MEAN))
-    elif wl in ('sharegpt',) and sharegpt_bench_means(m['model']):
-        P, O, why = sharegpt_bench_means(m['model'])
-        m['workload']='sharegpt:%d:%d' % (P, O)
-        notes.append('ShareGPT lengths not stated: the benchmarks\' ShareGPT sampling at %s, means %d/%d' % (why, P, O))
-    elif wl in ('sharegpt',): m['workload']='chat'; notes.append('ShareGPT lengths not stated: the chat distribution')
+    elif wl in ('sharegpt',):
+        # the set as the benchmark scripts draw it, for the model's tokenizer (llmroof's sharegpt
+        # workload, docs/metrics.md): not the chat distribution, which is another sampling
+        m['workload']='sharegpt'
+        notes.append("ShareGPT lengths not stated: the benchmarks' ShareGPT set for the model's tokenizer")
     elif wl in ('openchat_sharegpt4','arxiv-summarization'):
         # the lognormal:PM:P90:OM:O90[:MAX] workload draws a dataset stated by its medians and P90s
         # (Sarathi-Serve's Table 2 states them); the row gives the prompt median only, and the

@@ -275,8 +275,10 @@ int cli_flush(struct cli *c, size_t threshold);
 
 /* --think LO-HI (or one duration) into seconds. Returns 0 or 2 after printing the error. */
 int cli_think(struct cli *c, const char *arg, double *lo_s, double *hi_s);
-/* --workload SPEC: fixed:P:O, chat, docqa or csv:FILE (read here). Returns 0 or an exit status. */
-int cli_workload(struct cli *c, const char *spec, struct workload *out);
+/* --workload SPEC: fixed:P:O, chat, docqa, code, openorca, sharegpt[:P:O], lognormal:... or
+ * csv:FILE (read here), drawn for model m where the workload depends on it (sharegpt: NULL leaves
+ * it undrawn). Returns 0 or an exit status. */
+int cli_workload(struct cli *c, const char *spec, const struct llmroof_model *m, struct workload *out);
 
 /* Loads <data dir>/validation-map.json (or `path`). Returns 0 or an exit status. */
 int cli_valmap(struct cli *c, const char *path, struct llmroof_valmap *out);

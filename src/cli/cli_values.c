@@ -88,7 +88,7 @@ int cli_think(struct cli *c, const char *arg, double *lo_s, double *hi_s)
     return 0;
 }
 
-int cli_workload(struct cli *c, const char *spec, struct workload *out)
+int cli_workload(struct cli *c, const char *spec, const struct llmroof_model *m, struct workload *out)
 {
     struct llmroof_err err = { 0 };
     if (strncmp(spec, "csv:", 4) == 0) {
@@ -102,6 +102,11 @@ int cli_workload(struct cli *c, const char *spec, struct workload *out)
     }
     if (workload_parse(spec, out, &err))
         return cli_usage_error(c, "option '--workload': %s", err.msg);
+    /* sharegpt's means and caps follow the model's tokenizer and context */
+    if (m && workload_for_model(out, m->vocab, m->max_context, &err)) {
+        workload_free(out);
+        return err.code == LLMROOF_EINPUT ? cli_usage_error(c, "option '--workload': %s", err.msg) : cli_fail(c, &err);
+    }
     return 0;
 }
 

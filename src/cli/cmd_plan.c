@@ -116,7 +116,7 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
         { OPT_TTFT, "ttft-slo", 0, "T", "time-to-first-token SLO (default 3s)", false },
         { OPT_TPOT, "tpot-slo", 0, "T", "time-per-output-token SLO (default 100ms)", false },
         { OPT_PCT, "slo-percentile", 0, "pNN", "percentile the SLOs apply to: p50, p90, p95, p99 (default p90)", false },
-        { OPT_WORKLOAD, "workload", 'w', "SPEC", "fixed:P:O, chat, docqa, code, openorca, lognormal:PM:P90:OM:O90[:MAX] or csv:FILE (default chat)", false },
+        { OPT_WORKLOAD, "workload", 'w', "SPEC", "fixed:P:O, chat, docqa, code, openorca, sharegpt[:P:O], lognormal:PM:P90:OM:O90[:MAX] or csv:FILE (default chat)", false },
         { OPT_THINK, "think", 0, "LO-HI", "users' pause between requests (default 1s-3s)", false },
         { OPT_GPN, "gpus-per-node", 0, "N", "GPUs in one node (default 8)", false },
         { OPT_PRICE, "price", 0, "LIST", "GPU=USD per GPU-hour, comma-separated, e.g. a100=1.8,a40=0.9", false },
@@ -175,7 +175,7 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
     if (x->price && !parse_list(x->price, add_price, x))
         return x->bad ? 2 : cli_usage_error(c, "option '--price': expected GPU=USD pairs separated by commas");
     struct workload wl = { 0 };
-    if ((rc = cli_workload(c, x->workload ? x->workload : "chat", &wl)))
+    if ((rc = cli_workload(c, x->workload ? x->workload : "chat", x->in.model, &wl)))
         return rc;
     x->in.sim.workload = &wl;
     x->in.sim.mem = x->s.mem;

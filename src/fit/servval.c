@@ -206,8 +206,10 @@ static int map_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, st
         c->chat = true;
     } else if (strncmp(wl, "fixed:", 6) == 0 && scan_fields(wl + 6, ":", po, 2) &&
                field_whole(po[0], 1, 100000000, &c->prompt) && field_whole(po[1], 1, 100000000, &c->output)) {
-    } else if (strncmp(wl, "sharegpt:", 9) == 0 && scan_fields(wl + 9, ":", po, 2) &&
-               field_whole(po[0], 1, 100000000, &c->prompt) && field_whole(po[1], 1, 100000000, &c->output)) {
+    } else if (strcmp(wl, "sharegpt") == 0 ||
+               (strncmp(wl, "sharegpt:", 9) == 0 && scan_fields(wl + 9, ":", po, 2) &&
+                field_whole(po[0], 1, 100000000, &c->prompt) && field_whole(po[1], 1, 100000000, &c->output))) {
+        /* at the row's means; without them (0) the benchmarks' set for the model's tokenizer */
         c->scaled_chat = true;
     } else if (strncmp(wl, "lognormal:", 10) == 0) {
         struct workload q;
@@ -223,7 +225,7 @@ static int map_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, st
         workload_free(&q);
     } else {
         return llmroof_err_set(err, LLMROOF_EINPUT,
-                               "%s:%ld: workload '%s' is not fixed:P:O, sharegpt:P:O, lognormal:PM:P90:OM:O90[:MAX] or chat",
+                               "%s:%ld: workload '%s' is not fixed:P:O, sharegpt[:P:O], lognormal:PM:P90:OM:O90[:MAX] or chat",
                                x->fname, line, wl);
     }
     const char *ld = f[col[M_LOAD]];
@@ -399,85 +401,6 @@ static bool same_run(const struct srv_case *a, const struct srv_case *b)
            a->engine_use_ray == b->engine_use_ray && a->max_paddings == b->max_paddings;
 }
 
-/* ShareGPT-shaped lengths with the row's means: 4,000 draws of the simulator's chat
- * distribution (docs/metrics.md: lognormal, fitted to ShareGPT), each length scaled by one
- * factor so that the spread of a conversational trace stays and the means are the source's.
- * No draw passes the model's context `ctx` (0: unbounded): the serving papers' traces hold only
- * requests the model accepts (DistServe kept ShareGPT pairs within OPT's 2,048 tokens; vLLM
- * refuses a longer prompt and stops generating at max_model_len), so a prompt is capped at
- * ctx - 2 and an output at what its prompt leaves; the scale factor is then found by bisection
- * so that the capped lengths keep the stated mean (where the cap allows it). */
-enum { CHAT_DRAWS = 4000 };
-
-static double capped_len(double drawn, double k, double lo, double cap)
-{
-    double v = fmax(lo, (double)lround(drawn * k));
-    return cap > 0 && v > cap ? cap : v;
-}
-
-/* the factor k with mean(capped_len(draw_i, k)) = target, the cap of draw i given by `caps`
- * (NULL: none) */
-static double scale_to_mean(const long *pairs, int which, double target, double lo, const double *caps)
-{
-    double s = 0;
-    for (int i = 0; i < CHAT_DRAWS; i++)
-        s += (double)pairs[2 * (size_t)i + (size_t)which];
-    double k0 = target * CHAT_DRAWS / s, a = 0, b = k0;
-    /* the mean rises with k (weakly, once caps bind): widen, then halve */
-    for (int n = 0; n < 40; n++) {
-        double m = 0;
-        for (int i = 0; i < CHAT_DRAWS; i++)
-            m += capped_len((double)pairs[2 * (size_t)i + (size_t)which], b, lo, caps ? caps[i] : 0);
-        if (m >= target * CHAT_DRAWS)
-            break;
-        b *= 2;
-    }
-    for (int n = 0; n < 60; n++) {
-        double k = 0.5 * (a + b), m = 0;
-        for (int i = 0; i < CHAT_DRAWS; i++)
-            m += capped_len((double)pairs[2 * (size_t)i + (size_t)which], k, lo, caps ? caps[i] : 0);
-        if (m < target * CHAT_DRAWS)
-            a = k;
-        else
-            b = k;
-    }
-    return b;
-}
-
-int servval_scaled_chat(long prompt, long output, long ctx, struct workload *w, struct llmroof_err *err)
-{
-    enum { N = CHAT_DRAWS };
-    struct workload chat = { WORKLOAD_CHAT, 0, 0, NULL, 0 };
-    long *pairs = malloc(sizeof *pairs * 2 * N);
-    double *caps = malloc(sizeof *caps * N);
-    if (!pairs || !caps) {
-        free(pairs);
-        free(caps);
-        return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory");
-    }
-    struct llmroof_rng r;
-    rng_seed(&r, 7);
-    for (int i = 0; i < N; i++)
-        workload_sample(&chat, &r, &pairs[2 * (size_t)i], &pairs[2 * (size_t)i + 1]);
-    double pcap = ctx > 2 ? (double)(ctx - 2) : 0;
-    double kp = scale_to_mean(pairs, 0, (double)prompt, 1.0, NULL);
-    if (pcap > 0) {
-        for (int i = 0; i < N; i++)
-            caps[i] = pcap;
-        kp = scale_to_mean(pairs, 0, (double)prompt, 1.0, caps);
-    }
-    for (int i = 0; i < N; i++) {
-        pairs[2 * (size_t)i] = (long)capped_len((double)pairs[2 * (size_t)i], kp, 1.0, pcap);
-        caps[i] = pcap > 0 ? (double)(ctx - pairs[2 * (size_t)i]) : 0;
-    }
-    double ko = scale_to_mean(pairs, 1, (double)output, 2.0, pcap > 0 ? caps : NULL);
-    for (int i = 0; i < N; i++)
-        pairs[2 * (size_t)i + 1] = (long)capped_len((double)pairs[2 * (size_t)i + 1], ko, 2.0, caps[i]);
-    free(caps);
-    *w = (struct workload){ WORKLOAD_PAIRS, 0, 0, pairs, N };
-    return LLMROOF_OK;
-}
-
 static void sim_once(const struct sim_config *sc, long source_requests, struct run_sums *out);
 
 static void simulate(const struct srv_case *c, const struct llmroof_gpu *g, const struct llmroof_engine *e,
@@ -532,10 +455,15 @@ static void simulate(const struct srv_case *c, const struct llmroof_gpu *g, cons
         q[WORKLOAD_Q_MAX] = c->max_total;
         w.kind = WORKLOAD_QUANTILES;
         w.pairs = q;
-    } else if (c->scaled_chat &&
-               servval_scaled_chat(c->prompt, c->output, c->model->max_context, &w, &err)) {
-        snprintf(out->reason, sizeof out->reason, "%.150s", err.msg);
-        return;
+    } else if (c->scaled_chat) {
+        /* ShareGPT-shaped lengths at the row's means (or, not stated, the benchmarks' set for the
+         * model's tokenizer), within the model's context: DistServe kept the ShareGPT pairs that
+         * fit OPT's 2,048 tokens, vLLM refuses a longer prompt (docs/metrics.md, sharegpt) */
+        w = (struct workload){ WORKLOAD_SHAREGPT, c->prompt, c->output, NULL, 0 };
+        if (workload_for_model(&w, c->model->vocab, c->model->max_context, &err)) {
+            snprintf(out->reason, sizeof out->reason, "%.150s", err.msg);
+            return;
+        }
     }
     /* drawn lengths (not the source's own) meet the context the engine serves: the model's */
     if (c->chat || c->scaled_chat)

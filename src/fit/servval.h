@@ -63,7 +63,7 @@ struct srv_case {
     bool dp_attn;
     bool disagg;               /* one prefill pool and one decode pool */
     int pre_n, pre_tp, dec_n, dec_tp;
-    bool scaled_chat;          /* ShareGPT-shaped lengths scaled to prompt/output means */
+    bool scaled_chat;          /* sharegpt: at the prompt/output means (0: the tokenizer's) */
     bool quantiles;            /* lognormal:... (median and P90 per dimension): prompt/output are the
                                 * medians, the P90s and the cap below */
     long prompt_p90, output_p90, max_total;
@@ -130,10 +130,5 @@ int srv_cross_validate(struct srv_case *cases, size_t n, struct val_case *stat, 
 
 /* median, p90 and bias of err over mapped cases of a class (cls < 0: all) and load (load < 0: all) */
 struct val_stats srv_stats(const struct srv_case *cases, size_t n, int cls, int load);
-
-/* A scaled-ShareGPT workload (WORKLOAD_PAIRS, 4,000 pairs the caller frees with w->pairs): the
- * simulator's chat draws scaled to mean prompt and output lengths, capped within a context of ctx
- * tokens (0: none) with the means kept where the cap allows. */
-int servval_scaled_chat(long prompt, long output, long ctx, struct workload *w, struct llmroof_err *err);
 
 #endif

@@ -34,6 +34,29 @@
 #define ORCA_OUT_MEAN 294.0
 #define ORCA_OUT_SIGMA 0.7
 
+/* sharegpt: the ShareGPT set as the serving benchmarks draw it. vLLM's benchmark scripts
+ * (benchmark_throughput and benchmark_serving since 2023, is_valid_sequence in its
+ * benchmark_dataset.py), SGLang's bench_serving and LMDeploy's profile_throughput take each
+ * conversation's first two turns as prompt and output, counted in the model's own tokenizer, and
+ * keep a pair when both have at least 4 tokens, the prompt at most 1024 and the two at most 2048.
+ * The kept set's means depend on the tokenizer:
+ * - Llama 1/2's 32K vocabulary: 261 prompt and 246 output tokens. This is the mean of LMDeploy
+ *   v0.1's three 3000-request runs on Llama-2 (docs/en/benchmark/a100_fp16.md, request-throughput
+ *   table). Each run's total and output tokens/s over its requests/s give 265 / 249, 270 / 255
+ *   and 248 / 233.
+ * - Llama 3's 128K vocabulary: 230 and 203 (vLLM PR #18566: 1,000 requests with
+ *   Llama-3.1-8B-Instruct's tokenizer, 229,711 input and 203,068 generated tokens).
+ * A vocabulary of 64K entries or more takes Llama 3's means, a smaller one Llama 2's. The shape is
+ * the chat distribution's lognormal, each side scaled so that the capped draws keep those means. */
+#define SHAREGPT_PROMPT_CAP 1024L
+#define SHAREGPT_TOTAL_CAP 2048L
+#define SHAREGPT_LARGE_VOCAB 64000L
+#define SHAREGPT_IN_LARGE 230L
+#define SHAREGPT_OUT_LARGE 203L
+#define SHAREGPT_IN_SMALL 261L
+#define SHAREGPT_OUT_SMALL 246L
+#define SHAREGPT_DRAWS 4000
+
 #define MAX_TOKENS 1000000000L
 
 static bool parse_len(const char *s, size_t n, long *out)
@@ -123,6 +146,23 @@ int workload_parse(const char *spec, struct workload *w, struct llmroof_err *err
         w->kind = WORKLOAD_OPENORCA;
         return LLMROOF_OK;
     }
+    if (strcmp(spec, "sharegpt") == 0) {
+        w->kind = WORKLOAD_SHAREGPT;
+        return LLMROOF_OK;
+    }
+    if (strncmp(spec, "sharegpt:", 9) == 0) {
+        const char *p = spec + 9, *colon = strchr(p, ':');
+        if (!colon || strchr(colon + 1, ':'))
+            return llmroof_err_set(err, LLMROOF_EINPUT,
+                                   "workload '%s': expected sharegpt or sharegpt:PROMPT_MEAN:OUTPUT_MEAN", spec);
+        if (!parse_len(p, (size_t)(colon - p), &w->prompt) || !parse_len(colon + 1, strlen(colon + 1), &w->output))
+            return llmroof_err_set(err, LLMROOF_EINPUT,
+                                   "workload '%s': the mean prompt and output lengths must be whole numbers in [1, %ld] "
+                                   "(expected sharegpt:PROMPT_MEAN:OUTPUT_MEAN)",
+                                   spec, MAX_TOKENS);
+        w->kind = WORKLOAD_SHAREGPT;
+        return LLMROOF_OK;
+    }
     if (strncmp(spec, "lognormal:", 10) == 0)
         return parse_quantiles(spec, w, err);
     if (strncmp(spec, "fixed:", 6) == 0) {
@@ -139,7 +179,114 @@ int workload_parse(const char *spec, struct workload *w, struct llmroof_err *err
         return LLMROOF_OK;
     }
     return llmroof_err_set(err, LLMROOF_EINPUT,
-                           "workload '%s' is unknown (expected fixed:P:O, chat, docqa, code, openorca, lognormal:PM:P90:OM:O90 or csv:FILE)", spec);
+                           "workload '%s' is unknown (expected fixed:P:O, chat, docqa, code, openorca, sharegpt[:P:O], "
+                           "lognormal:PM:P90:OM:O90 or csv:FILE)",
+                           spec);
+}
+
+/* ShareGPT-shaped lengths with given means: SHAREGPT_DRAWS draws of the chat distribution at a
+ * fixed seed, each length scaled by one factor, so that the spread of a conversational trace
+ * stays and the means are the ones asked for. A cap (the model's context, a benchmark's filter)
+ * limits a prompt and then an output to what its prompt leaves of the total; the factor is found
+ * by bisection so that the capped lengths keep the mean where the cap allows it. */
+static double capped_len(double drawn, double k, double lo, double cap)
+{
+    double v = fmax(lo, (double)lround(drawn * k));
+    return cap > 0 && v > cap ? cap : v;
+}
+
+/* the factor k with mean(capped_len(draw_i, k)) = target, the cap of draw i given by `caps`
+ * (NULL: none) */
+static double scale_to_mean(const long *pairs, int which, double target, double lo, const double *caps)
+{
+    double s = 0;
+    for (int i = 0; i < SHAREGPT_DRAWS; i++)
+        s += (double)pairs[2 * (size_t)i + (size_t)which];
+    double k0 = target * SHAREGPT_DRAWS / s, a = 0, b = k0;
+    /* the mean rises with k (weakly, once caps bind): widen, then halve */
+    for (int n = 0; n < 40; n++) {
+        double m = 0;
+        for (int i = 0; i < SHAREGPT_DRAWS; i++)
+            m += capped_len((double)pairs[2 * (size_t)i + (size_t)which], b, lo, caps ? caps[i] : 0);
+        if (m >= target * SHAREGPT_DRAWS)
+            break;
+        b *= 2;
+    }
+    for (int n = 0; n < 60; n++) {
+        double k = 0.5 * (a + b), m = 0;
+        for (int i = 0; i < SHAREGPT_DRAWS; i++)
+            m += capped_len((double)pairs[2 * (size_t)i + (size_t)which], k, lo, caps ? caps[i] : 0);
+        if (m < target * SHAREGPT_DRAWS)
+            a = k;
+        else
+            b = k;
+    }
+    return b;
+}
+
+int workload_scaled_sharegpt(long prompt, long output, long prompt_cap, long total_cap, struct workload *out,
+                             struct llmroof_err *err)
+{
+    enum { N = SHAREGPT_DRAWS };
+    const struct workload chat = { WORKLOAD_CHAT, 0, 0, NULL, 0 };
+    long *pairs = malloc(sizeof *pairs * 2 * N);
+    double *caps = malloc(sizeof *caps * N);
+    if (!pairs || !caps) {
+        free(pairs);
+        free(caps);
+        return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory");
+    }
+    struct llmroof_rng r;
+    rng_seed(&r, 7);
+    for (int i = 0; i < N; i++)
+        workload_sample(&chat, &r, &pairs[2 * (size_t)i], &pairs[2 * (size_t)i + 1]);
+    const double pcap = prompt_cap > 0 ? (double)prompt_cap : 0;
+    for (int i = 0; i < N; i++)
+        caps[i] = pcap;
+    const double kp = scale_to_mean(pairs, 0, (double)prompt, 1.0, pcap > 0 ? caps : NULL);
+    for (int i = 0; i < N; i++) {
+        pairs[2 * (size_t)i] = (long)capped_len((double)pairs[2 * (size_t)i], kp, 1.0, pcap);
+        caps[i] = total_cap > 0 ? (double)(total_cap - pairs[2 * (size_t)i]) : 0;
+    }
+    const double ko = scale_to_mean(pairs, 1, (double)output, 2.0, total_cap > 0 ? caps : NULL);
+    for (int i = 0; i < N; i++)
+        pairs[2 * (size_t)i + 1] = (long)capped_len((double)pairs[2 * (size_t)i + 1], ko, 2.0, caps[i]);
+    free(caps);
+    *out = (struct workload){ WORKLOAD_SHAREGPT, prompt, output, pairs, N };
+    return LLMROOF_OK;
+}
+
+int workload_for_model(struct workload *w, long vocab, long max_context, struct llmroof_err *err)
+{
+    if (w->kind != WORKLOAD_SHAREGPT || w->npairs > 0)
+        return LLMROOF_OK;
+    long p = w->prompt, o = w->output, pcap = 0, tcap = 0;
+    if (p == 0) {
+        /* the benchmarks' set: its filter and its tokenizer's means */
+        const bool large = vocab >= SHAREGPT_LARGE_VOCAB;
+        p = large ? SHAREGPT_IN_LARGE : SHAREGPT_IN_SMALL;
+        o = large ? SHAREGPT_OUT_LARGE : SHAREGPT_OUT_SMALL;
+        pcap = SHAREGPT_PROMPT_CAP;
+        tcap = SHAREGPT_TOTAL_CAP;
+    } else if (max_context > 0 && p + o > max_context) {
+        return llmroof_err_set(err, LLMROOF_EINPUT,
+                               "workload 'sharegpt:%ld:%ld': the mean prompt and output (%ld tokens) exceed the model's "
+                               "context of %ld tokens (max_context)",
+                               p, o, p + o, max_context);
+    }
+    /* the model accepts no longer request (vLLM refuses a longer prompt and stops generating at
+     * max_model_len): a prompt up to context - 2, the two together up to the context */
+    if (max_context > 2) {
+        pcap = pcap > 0 && pcap < max_context - 2 ? pcap : max_context - 2;
+        tcap = tcap > 0 && tcap < max_context ? tcap : max_context;
+    }
+    struct workload d;
+    int rc = workload_scaled_sharegpt(p, o, pcap, tcap, &d, err);
+    if (rc)
+        return rc;
+    workload_free(w);
+    *w = d;
+    return LLMROOF_OK;
 }
 
 void workload_free(struct workload *w)
@@ -300,6 +447,19 @@ void workload_sample(const struct workload *w, struct llmroof_rng *r, long *prom
             }
         }
     }
+    case WORKLOAD_SHAREGPT:
+        if (w->npairs == 0) {
+            /* not yet drawn for a model (workload_for_model): the chat shape at the stated (or
+             * the 128K-vocabulary) means under the benchmarks' filter */
+            const double pm = (double)(w->prompt > 0 ? w->prompt : SHAREGPT_IN_LARGE),
+                         om = (double)(w->output > 0 ? w->output : SHAREGPT_OUT_LARGE);
+            *prompt = lognormal(r, log(pm) - CHAT_IN_SIGMA * CHAT_IN_SIGMA / 2, CHAT_IN_SIGMA, 4, SHAREGPT_PROMPT_CAP);
+            *output = lognormal(r, log(om) - CHAT_OUT_SIGMA * CHAT_OUT_SIGMA / 2, CHAT_OUT_SIGMA, 4,
+                                SHAREGPT_TOTAL_CAP - *prompt);
+            return;
+        }
+        /* drawn: one of its pairs */
+        /* fall through */
     case WORKLOAD_PAIRS: {
         size_t i = (size_t)(rng_uniform(r) * (double)w->npairs);
         if (i >= w->npairs)
@@ -325,6 +485,11 @@ long workload_min_prompt(const struct workload *w)
     case WORKLOAD_CODE: return 16;
     case WORKLOAD_OPENORCA: return 4;
     case WORKLOAD_QUANTILES: return 1;
+    case WORKLOAD_SHAREGPT:
+        if (w->npairs == 0)
+            return 4;
+        /* drawn: the shortest of its pairs */
+        /* fall through */
     case WORKLOAD_PAIRS: {
         long m = MAX_TOKENS;
         for (size_t i = 0; i < w->npairs; i++)
@@ -344,7 +509,7 @@ void workload_means(const struct workload *w, double *prompt, double *output)
         *output = (double)w->output;
         return;
     }
-    if (w->kind == WORKLOAD_PAIRS) {
+    if (w->kind == WORKLOAD_PAIRS || (w->kind == WORKLOAD_SHAREGPT && w->npairs > 0)) {
         for (size_t i = 0; i < w->npairs; i++) {
             sp += (double)w->pairs[2 * i];
             so += (double)w->pairs[2 * i + 1];

@@ -5,6 +5,9 @@
  *   docqa        long-document QA: lognormal, median 3000 prompt / 100 output tokens
  *   code         code completion: lognormal, median 1500 prompt / 13 output tokens (Splitwise)
  *   openorca     MLPerf's Llama-2-70B set: mean 294 output tokens, prompts up to 1024
+ *   sharegpt     ShareGPT as the serving benchmarks draw it (prompt <= 1024, total <= 2048):
+ *                means 230 / 203 tokens for a tokenizer of 64K+ entries, 261 / 246 below
+ *   sharegpt:P:O the same shape scaled to means P and O, capped at the model's context only
  *   pairs        lengths sampled uniformly from (prompt_len, output_len) rows of a CSV
  *   lognormal:PMED:PP90:OMED:OP90[:MAX]  a dataset stated by its median and P90 per dimension:
  *                lognormal through both (sigma = ln(P90/median) / z_0.9), pairs above MAX
@@ -20,12 +23,13 @@
 #include "base/rng.h"
 
 enum workload_kind { WORKLOAD_FIXED, WORKLOAD_CHAT, WORKLOAD_DOCQA, WORKLOAD_PAIRS, WORKLOAD_CODE, WORKLOAD_OPENORCA,
-                     WORKLOAD_QUANTILES };
+                     WORKLOAD_QUANTILES, WORKLOAD_SHAREGPT };
 
 struct workload {
     enum workload_kind kind;
-    long prompt, output;     /* fixed */
+    long prompt, output;     /* fixed; sharegpt's stated means (0: the tokenizer's) */
     long *pairs;             /* owned: 2*npairs values (prompt, output) for WORKLOAD_PAIRS; for
+                              * WORKLOAD_SHAREGPT once workload_for_model has drawn them; for
                               * WORKLOAD_QUANTILES (npairs 0) its WORKLOAD_Q_COUNT parameters,
                               * indexed by enum workload_q (a new field would change every
                               * positional initializer of this struct) */
@@ -40,8 +44,20 @@ enum workload_q { WORKLOAD_Q_PMED, WORKLOAD_Q_PP90, WORKLOAD_Q_OMED, WORKLOAD_Q_
 /* sigma of the lognormal whose median is med and 90th percentile p90: ln(p90/med) / z_0.9. */
 double workload_sigma_from_p90(double med, double p90);
 
-/* Parses "fixed:P:O", "chat", "docqa", "code", "openorca" or "lognormal:...". "csv:FILE" is the CLI's job (workload_parse_pairs). */
+/* Parses "fixed:P:O", "chat", "docqa", "code", "openorca", "sharegpt[:P:O]" or "lognormal:...".
+ * "csv:FILE" is the CLI's job (workload_parse_pairs). */
 int workload_parse(const char *spec, struct workload *out, struct llmroof_err *err);
+/* A sharegpt workload for the model it runs on: its means (the tokenizer's when not stated:
+ * `vocab` entries) and caps (the benchmarks' 1024 / 2048 and the model's context `max_context`,
+ * 0 for none) fixed in 4,000 drawn pairs. Other workloads are left as they are. An error when
+ * stated means cannot fit the context. */
+int workload_for_model(struct workload *w, long vocab, long max_context, struct llmroof_err *err);
+/* 4,000 ShareGPT-shaped pairs (the chat distribution's draws at a fixed seed, each side scaled
+ * by one factor) whose means are prompt and output, no prompt above prompt_cap and no prompt +
+ * output above total_cap (0: no cap); the factors are found by bisection so that the capped
+ * lengths keep the means where the caps allow it. kind WORKLOAD_SHAREGPT; free with workload_free. */
+int workload_scaled_sharegpt(long prompt, long output, long prompt_cap, long total_cap, struct workload *out,
+                             struct llmroof_err *err);
 /* Parses CSV text of prompt_len,output_len rows (an optional header line is skipped). */
 int workload_parse_pairs(const char *text, size_t len, const char *fname, struct workload *out, struct llmroof_err *err);
 void workload_free(struct workload *w);

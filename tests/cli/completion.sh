@@ -39,6 +39,7 @@ offers "llmroof estimate --format csv --table " ops
 offers "llmroof simulate --work" --workload
 offers "llmroof simulate --workload d" docqa
 offers "llmroof simulate --workload open" openorca
+offers "llmroof simulate --workload sh" sharegpt
 offers "llmroof simulate --router l" least-loaded
 offers "llmroof simulate --spec ea" eagle
 offers "llmroof simulate --pref" --prefix-cache

@@ -1490,6 +1490,67 @@ static void a_lognormal_workload_draws_its_stated_median_and_p90(void **state)
     assert_int_not_equal(workload_parse("lognormal:1000:2000:100:300:5000:1", &w, &err), 0);
 }
 
+/* sharegpt: the benchmarks' ShareGPT set for the model's tokenizer. Drawn for Llama 3's 128,256
+ * entries (>= 64K) and a 131,072-token context: 4,000 pairs whose means are 230 and 203 to within
+ * 0.5 token (the bisection keeps them under the caps), no prompt above the benchmarks' 1,024 and no
+ * pair above 2,048; for Llama 2's 32,000 entries (< 64K) the means are 261 and 246. Stated means
+ * cap at the model's context only (OPT-13B's 2,048 at 763/176: every pair within it, means kept),
+ * and means that cannot fit the context are refused. */
+static void sharegpt_draws_the_benchmarks_set_for_the_tokenizer(void **state)
+{
+    (void)state;
+    static const long vocab[2] = { 128256, 32000 }, pin[2] = { 230, 261 }, pout[2] = { 203, 246 };
+    struct llmroof_err err = { 0 };
+    for (int k = 0; k < 2; k++) {
+        struct workload w;
+        assert_int_equal(workload_parse("sharegpt", &w, &err), 0);
+        assert_int_equal(w.kind, WORKLOAD_SHAREGPT);
+        assert_true(workload_prefix_on_top(&w)); /* the user's turn, as chat */
+        assert_int_equal(workload_for_model(&w, vocab[k], 131072, &err), 0);
+        assert_int_equal((long)w.npairs, 4000);
+        double sp = 0, so = 0;
+        long over_512 = 0;
+        for (size_t i = 0; i < w.npairs; i++) {
+            assert_true(w.pairs[2 * i] >= 1 && w.pairs[2 * i] <= 1024);
+            assert_true(w.pairs[2 * i + 1] >= 2 && w.pairs[2 * i] + w.pairs[2 * i + 1] <= 2048);
+            over_512 += w.pairs[2 * i] > 512;
+            sp += (double)w.pairs[2 * i];
+            so += (double)w.pairs[2 * i + 1];
+        }
+        assert_true(fabs(sp / 4000 - (double)pin[k]) < 0.5);
+        assert_true(fabs(so / 4000 - (double)pout[k]) < 0.5);
+        assert_true(over_512 > 40); /* a conversational spread, not a point: > 1% of prompts past 512 */
+        double mp, mo;
+        workload_means(&w, &mp, &mo); /* exact over the drawn pairs */
+        assert_float_equal(mp, sp / 4000, 1e-9);
+        assert_float_equal(mo, so / 4000, 1e-9);
+        long p, o;
+        struct llmroof_rng r;
+        rng_seed(&r, 3);
+        workload_sample(&w, &r, &p, &o); /* one of the pairs */
+        assert_true(p >= 1 && p <= 1024 && p + o <= 2048);
+        workload_free(&w);
+    }
+    struct workload w;
+    assert_int_equal(workload_parse("sharegpt:763:176", &w, &err), 0);
+    assert_int_equal(w.prompt, 763);
+    assert_int_equal(workload_for_model(&w, 50272, 2048, &err), 0);
+    double sp = 0, so = 0;
+    for (size_t i = 0; i < w.npairs; i++) {
+        assert_true(w.pairs[2 * i] <= 2046 && w.pairs[2 * i] + w.pairs[2 * i + 1] <= 2048);
+        sp += (double)w.pairs[2 * i];
+        so += (double)w.pairs[2 * i + 1];
+    }
+    assert_true(fabs(sp / 4000 - 763) < 0.5 && fabs(so / 4000 - 176) < 0.5);
+    workload_free(&w);
+    assert_int_equal(workload_parse("sharegpt:1500:600", &w, &err), 0);
+    assert_int_not_equal(workload_for_model(&w, 50272, 2048, &err), 0); /* 2,100 > 2,048 */
+    assert_non_null(strstr(err.msg, "exceed the model's context of 2048 tokens"));
+    assert_int_not_equal(workload_parse("sharegpt:15", &w, &err), 0);
+    assert_int_not_equal(workload_parse("sharegpt:0:5", &w, &err), 0);
+    assert_int_not_equal(workload_parse("sharegpt:5:6:7", &w, &err), 0);
+}
+
 /* A trace whose rows are out of arrival order (new requests then wait in the arrival heap) runs
  * the same schedule as the same rows sorted (new requests read in index order, no heap, and
  * Little's L reading the arrivals in place): 300 requests at distinct times 0.0137 s apart, so
@@ -1694,6 +1755,7 @@ int main(void)
         cmocka_unit_test(a_decode_step_retimed_at_another_context_is_exact),
         cmocka_unit_test(lazy_decode_matches_the_per_sequence_scheduler),
         cmocka_unit_test(a_lognormal_workload_draws_its_stated_median_and_p90),
+        cmocka_unit_test(sharegpt_draws_the_benchmarks_set_for_the_tokenizer),
         cmocka_unit_test(data_parallel_attention_steps_at_the_busiest_replica),
         cmocka_unit_test(first_token_from_a_decode_step),
         cmocka_unit_test(pure_and_mixed_iterations_cost_what_estimate_says),

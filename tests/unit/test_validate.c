@@ -387,13 +387,13 @@ static void serving_scaled_chat_draws_stay_within_the_context(void **state)
     (void)state;
     struct workload w;
     struct llmroof_err err = { 0 };
-    assert_int_equal(servval_scaled_chat(763, 176, 0, &w, &err), LLMROOF_OK);
+    assert_int_equal(workload_scaled_sharegpt(763, 176, 0, 0, &w, &err), LLMROOF_OK);
     long over = 0;
     for (size_t i = 0; i < w.npairs; i++)
         over += w.pairs[2 * i] + w.pairs[2 * i + 1] > 2048;
     assert_true(over > (long)w.npairs / 20); /* > 5% of the uncapped draws pass the context */
     free(w.pairs);
-    assert_int_equal(servval_scaled_chat(763, 176, 2048, &w, &err), LLMROOF_OK);
+    assert_int_equal(workload_scaled_sharegpt(763, 176, 2046, 2048, &w, &err), LLMROOF_OK);
     assert_int_equal((long)w.npairs, 4000);
     double sp = 0, so = 0;
     for (size_t i = 0; i < w.npairs; i++) {
