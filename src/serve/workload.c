@@ -44,15 +44,17 @@
  *   v0.1's three 3000-request runs on Llama-2 (docs/en/benchmark/a100_fp16.md, request-throughput
  *   table). Each run's total and output tokens/s over its requests/s give 265 / 249, 270 / 255
  *   and 248 / 233.
- * - Llama 3's 128K vocabulary: 230 and 203 (vLLM PR #18566: 1,000 requests with
- *   Llama-3.1-8B-Instruct's tokenizer, 229,711 input and 203,068 generated tokens).
+ * - Llama 3's 128K vocabulary: 220 and 195. Two samples, pooled by their request counts:
+ *   vLLM's v0.6.0 performance post (500 requests, Llama 3's tokenizer, means 202 and 179) and
+ *   vLLM PR #18566 (1,000 requests, Llama-3.1-8B-Instruct's tokenizer, 229,711 input and 203,068
+ *   generated tokens): (202 x 500 + 229,711) / 1,500 = 220.5, (179 x 500 + 203,068) / 1,500 = 195.0.
  * A vocabulary of 64K entries or more takes Llama 3's means, a smaller one Llama 2's. The shape is
  * the chat distribution's lognormal, each side scaled so that the capped draws keep those means. */
 #define SHAREGPT_PROMPT_CAP 1024L
 #define SHAREGPT_TOTAL_CAP 2048L
 #define SHAREGPT_LARGE_VOCAB 64000L
-#define SHAREGPT_IN_LARGE 230L
-#define SHAREGPT_OUT_LARGE 203L
+#define SHAREGPT_IN_LARGE 220L
+#define SHAREGPT_OUT_LARGE 195L
 #define SHAREGPT_IN_SMALL 261L
 #define SHAREGPT_OUT_SMALL 246L
 #define SHAREGPT_DRAWS 4000

@@ -6,7 +6,7 @@
  *   code         code completion: lognormal, median 1500 prompt / 13 output tokens (Splitwise)
  *   openorca     MLPerf's Llama-2-70B set: mean 294 output tokens, prompts up to 1024
  *   sharegpt     ShareGPT as the serving benchmarks draw it (prompt <= 1024, total <= 2048):
- *                means 230 / 203 tokens for a tokenizer of 64K+ entries, 261 / 246 below
+ *                means 220 / 195 tokens for a tokenizer of 64K+ entries, 261 / 246 below
  *   sharegpt:P:O the same shape scaled to means P and O, capped at the model's context only
  *   pairs        lengths sampled uniformly from (prompt_len, output_len) rows of a CSV
  *   lognormal:PMED:PP90:OMED:OP90[:MAX]  a dataset stated by its median and P90 per dimension:
