@@ -62,14 +62,16 @@ def fit_saturating(data, peak):
             "p90_abs_err": round(pct(ee, 0.9), 4), "max_abs_err": round(max(ee), 4), "n": len(data)}
 
 
-def fit_smooth_roofline(data, peak, eb):
+def fit_smooth_roofline(data, peak, eb, ps=(4, 6, 8, 0), t0s=(1e-6, 2e-6, 3e-6, 4e-6, 5e-6, 6e-6),
+                        bws=tuple(x * 1e9 for x in range(2500, 3101, 50)), ces=tuple(x / 100 for x in range(60, 81))):
     """data: (M, N, K, t). t = t0 + (tm^p + tc^p)^(1/p), tm = bytes / bw, tc = 2MNK / (peak * ce); p = inf is
-    the plain max. Grid search minimising the median relative error."""
+    the plain max. Grid search minimising the median relative error; the default grids are the H100's (another
+    GPU passes its own, e.g. --aiter below)."""
     best = None
-    for p in (4, 6, 8, 0):
-        for t0 in (1e-6, 2e-6, 3e-6, 4e-6, 5e-6, 6e-6):
-            for bw in [x * 1e9 for x in range(2500, 3101, 50)]:
-                for ce in [x / 100 for x in range(60, 81)]:
+    for p in ps:
+        for t0 in t0s:
+            for bw in bws:
+                for ce in ces:
                     e = []
                     for M, N, K, t in data:
                         tm = (N * K * eb + M * K * eb + M * N * 2) / bw
@@ -100,13 +102,64 @@ def fit_linear(xs, ts):
             "p90_abs_err": round(pct(ee, 0.9), 4), "n": len(xs)}
 
 
+def by_m(data):
+    """Row counts by M range (decode, small batch, mid, prefill-sized)."""
+    bins = ((1, 16), (17, 256), (257, 2048), (2049, 1 << 40))
+    return {("%d-%d" % (lo, hi) if hi < 1 << 40 else ">%d" % (lo - 1)): sum(1 for d in data if lo <= d[0] <= hi)
+            for lo, hi in bins}
+
+
+def main_aiter(a):
+    """--aiter: fit the smooth roofline to an AMD aiter tuned-table extract (gemm.csv with dtype bf16 / int8 / fp8:
+    the tuner's best kernel per shape, measured by AMD) and write constants.json beside it."""
+    F = a.folder
+    g = rows(F, "gemm.csv")
+    peak = {"bf16": a.peak_bf16, "fp8": a.peak_fp8, "int8": a.peak_fp8}
+    C = {"gpu": a.gpu, "source": F + " (aiter tuned-GEMM tables, see README.md; fitted by bench/gpu/analyze_kernels.py"
+         " --aiter)", "datasheet": {"peak_bf16_dense": a.peak_bf16, "peak_fp8_dense": a.peak_fp8,
+                                     "memory_bandwidth_Bps": a.bandwidth},
+         "gemm": {"form": "t = t0 + (tm^p + tc^p)^(1/p); tm = (weights + in + out bytes) / bw; "
+                          "tc = 2MNK / (dense peak * compute_eff)"}}
+    t0s = tuple(x * 0.5e-6 for x in range(1, 13))
+    bws = tuple(x * 1e9 for x in range(3000, 5301, 50))
+    for dt in sorted({r["dtype"] for r in g}):
+        data = [(int(r["M"]), int(r["N"]), int(r["K"]), float(r["measured_s"])) for r in g if r["dtype"] == dt]
+        eb = 2 if dt == "bf16" else 1
+        big = [d for d in data if d[0] >= 2048]
+        # compute_eff can only be fitted where some rows are compute bound; otherwise it is left out
+        ces = tuple(x / 200 for x in range(40, 181)) if big else (0.5,)
+        fits = {}
+        for p in ((4, 6, 8, 0) if a.all_p else (6,)):
+            f = fit_smooth_roofline(data, peak[dt], eb, ps=(p,), t0s=t0s, bws=bws, ces=ces)
+            f["bw_over_datasheet"] = round(f["bw_Bps"] / a.bandwidth, 3)
+            if not big:
+                del f["compute_eff"]
+            fits[str(f["p"])] = f
+        small = [d for d in data if d[0] <= 16]
+        lin = fit_linear([d[1] * d[2] * eb for d in small], [d[3] for d in small]) if len(small) > 2 else None
+        C["gemm"][dt] = {"recommended": fits["6"], "by_p": fits, "rows_by_M": by_m(data),
+                         "compute_eff_M_ge_2048_median": round(med([2 * M * N * K / t / peak[dt]
+                                                                    for M, N, K, t in big]), 3) if big else None,
+                         "compute_eff_best": round(max(2 * M * N * K / t / peak[dt] for M, N, K, t in data), 3),
+                         "small_M_linear_fit": lin}
+        print(dt, json.dumps(C["gemm"][dt], indent=1))
+    with open(os.path.join(F, "constants.json"), "w") as f:
+        json.dump(C, f, indent=1)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("folder")
+    ap.add_argument("--aiter", action="store_true", help="fit an aiter tuned-table extract (gemm.csv only)")
+    ap.add_argument("--gpu", default="mi300x")
+    ap.add_argument("--all-p", action="store_true", help="with --aiter: also fit p = 4, 8 and inf")
     ap.add_argument("--peak-bf16", type=float, default=989.4e12)
     ap.add_argument("--peak-fp8", type=float, default=1978.9e12)
     ap.add_argument("--bandwidth", type=float, default=3.35e12)
     a = ap.parse_args()
+    if a.aiter:
+        main_aiter(a)
+        return
     F = a.folder
     peak = {"bf16": a.peak_bf16, "fp8": a.peak_fp8}
     C = {"gpu": "h100-sxm5-80gb", "source": "docs/validation/measured/h100-sxm5-80gb (bench/gpu/measure_kernels.py, "
