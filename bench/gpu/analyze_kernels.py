@@ -143,6 +143,17 @@ def main_aiter(a):
                          "compute_eff_best": round(max(2 * M * N * K / t / peak[dt] for M, N, K, t in data), 3),
                          "small_M_linear_fit": lin}
         print(dt, json.dumps(C["gemm"][dt], indent=1))
+    # the catalog's gemm_8bit: the 8-bit fit's compute_eff over the bf16 one (the fitted one, else the
+    # catalog's own bf16 figure given with --bf16-compute-eff when no bf16 row is compute bound)
+    ce16 = C["gemm"].get("bf16", {}).get("recommended", {}).get("compute_eff", a.bf16_compute_eff)
+    for dt in ("fp8", "int8"):
+        ce8 = C["gemm"].get(dt, {}).get("recommended", {}).get("compute_eff")
+        if ce8 and ce16:
+            C["gemm_8bit"] = {"value": round(ce8 / ce16, 2), "from": "%s compute_eff %.3g / bf16 compute_eff %.3g%s" % (
+                dt, ce8, ce16, "" if "compute_eff" in C["gemm"].get("bf16", {}).get("recommended", {}) else
+                " (catalog's, no compute-bound bf16 row)")}
+            print("gemm_8bit", C["gemm_8bit"])
+            break
     with open(os.path.join(F, "constants.json"), "w") as f:
         json.dump(C, f, indent=1)
 
@@ -153,6 +164,9 @@ def main():
     ap.add_argument("--aiter", action="store_true", help="fit an aiter tuned-table extract (gemm.csv only)")
     ap.add_argument("--gpu", default="mi300x")
     ap.add_argument("--all-p", action="store_true", help="with --aiter: also fit p = 4, 8 and inf")
+    ap.add_argument("--bf16-compute-eff", type=float, default=None,
+                    help="with --aiter: the bf16 compute efficiency gemm_8bit is taken against when no bf16 row is "
+                         "compute bound (mi300x: 0.514)")
     ap.add_argument("--peak-bf16", type=float, default=989.4e12)
     ap.add_argument("--peak-fp8", type=float, default=1978.9e12)
     ap.add_argument("--bandwidth", type=float, default=3.35e12)
