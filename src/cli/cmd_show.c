@@ -223,6 +223,8 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
     kvn(t, "kernel_factor", "%.2f", e->kernel_factor > 0 ? e->kernel_factor : 1.0, "kernels launched per fused kernel ops.c declares");
     kv(t, "attention_kernel", attn_kernel_name(e->attention), "");
     kvb(t, "kv_per_query_head", e->kv_per_query_head, "decode attention reads K/V once per query head");
+    if (e->kv_heads_per_read > 0)
+        kvn(t, "kv_heads_per_read", "%.0f", (double)e->kv_heads_per_read, "query heads decode attention serves per K/V read");
     kvb(t, "fp8_attention", e->fp8_attention, "attention at the fp8 peak with fp8 activations");
     kvb(t, "fp16_accumulate", e->fp16_accumulate, "GEMMs accumulate in fp16");
     kvb(t, "first_token_decode", e->first_token_decode, "TTFT = prefill + one decode step");

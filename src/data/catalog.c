@@ -1051,7 +1051,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "large_gpu_max_seqs", "large_gpu_max_batched_tokens", "budget_min_context",
                                           "chunked_prefill_min_context", "chunked_max_batched_tokens",
                                           "chunked_prefill", "prefill_first", "spec_no_overlap", "tp_step_overhead_s",
-                                          "graph_max_batch", "graph_piecewise", "dp_rank_scheduler", "source", NULL };
+                                          "graph_max_batch", "graph_piecewise", "dp_rank_scheduler", "kv_heads_per_read", "source", NULL };
     static const char *const admissions[] = { "optimistic", "no-evict", NULL };
     int rc;
     memset(g, 0, sizeof *g);
@@ -1072,6 +1072,8 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
         (rc = json_get_number(c, e, "kernel_factor", "kernel_factor", false, 1, false, 4, &g->kernel_factor, NULL)) ||
         (rc = json_get_bool(c, e, "cuda_graphs", false, &g->cuda_graphs)) ||
         (rc = json_get_bool(c, e, "kv_per_query_head", false, &g->kv_per_query_head)) ||
+        /* query heads a decode-attention CTA serves from one K/V read (TurboMind v0.1: 4) */
+        (rc = json_get_long(c, e, "kv_heads_per_read", false, 1, 64, &g->kv_heads_per_read, NULL)) ||
         (rc = json_get_bool(c, e, "fp8_attention", false, &g->fp8_attention)) ||
         (rc = json_get_bool(c, e, "fp16_accumulate", false, &g->fp16_accumulate)) ||
         (rc = json_get_bool(c, e, "custom_allreduce", false, &g->custom_allreduce)) ||
@@ -1138,6 +1140,9 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
     if ((rc = json_get_long(c, e, "graph_max_batch", false, 1, 65536, &g->graph_max_batch, NULL)) ||
         (rc = json_get_bool(c, e, "graph_piecewise", false, &g->graph_piecewise)))
         return rc;
+    if (g->kv_per_query_head && g->kv_heads_per_read > 0)
+        return json_ferr(c, "kv_heads_per_read", "cannot be given with \"kv_per_query_head\": true (which is 1 query "
+                                                 "head per K/V read)");
     if (!g->cuda_graphs && (g->graph_max_batch > 0 || g->graph_piecewise))
         return json_ferr(c, g->graph_max_batch > 0 ? "graph_max_batch" : "graph_piecewise",
                          "needs \"cuda_graphs\": true (it says which steps a CUDA graph replays)");

@@ -1,6 +1,7 @@
 /* roofline.c - per-operator time on a GPU (see llmroof/roofline.h). */
 #include "model/roofline.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -79,7 +80,7 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
         e.graph_decode_new = 1.0;
         e.kernel_factor = en->kernel_factor > 0 ? en->kernel_factor : 1.0;
         e.fp8_attention = en->fp8_attention;
-        e.kv_per_query_head = en->kv_per_query_head;
+        e.kv_heads_per_read = en->kv_per_query_head ? 1.0 : (double)en->kv_heads_per_read;
         if (en->fp16_accumulate && g->fp16_acc_ratio > 1)
             e.peak_scale = g->fp16_acc_ratio;
         e.dequant_min_tokens = en->dequant_min_tokens;
@@ -269,13 +270,23 @@ static void rl_launch(const struct llmroof_effs *eff, const struct llmroof_oplis
         *attn = 0.0;
 }
 
-/* Bytes one instance of op k moves: K/V read once per query head by engines without GQA-aware
- * decode kernels (llmroof/roofline.h). */
+double roofline_kv_reads(double heads_per_read, double q_per_kv)
+{
+    if (!(heads_per_read > 0) || !(q_per_kv > 1.0))
+        return 1.0;
+    double h = 1.0;
+    while (h * 2.0 <= heads_per_read && fmod(q_per_kv, h * 2.0) == 0.0)
+        h *= 2.0;
+    return q_per_kv / h > 1.0 ? q_per_kv / h : 1.0;
+}
+
+/* Bytes one instance of op k moves: K/V read more than once per group by engines whose decode
+ * kernels serve fewer query heads per read than the group holds (roofline_kv_reads). */
 static double rl_bytes(const struct llmroof_effs *eff, const struct llmroof_oplist *ops, int k)
 {
     double bytes = ops->op[k].bytes;
-    if (k == LLMROOF_OP_ATTENTION && eff->kv_per_query_head && ops->q_per_kv > 1)
-        bytes += ops->attn_kv_bytes * (ops->q_per_kv - 1.0);
+    if (k == LLMROOF_OP_ATTENTION)
+        bytes += ops->attn_kv_bytes * (roofline_kv_reads(eff->kv_heads_per_read, ops->q_per_kv) - 1.0);
     if (k == LLMROOF_OP_ATTENTION && rl_eager(eff, ops))
         bytes += KERNEL_EAGER_SCORE_BYTES * ops->attn_heads * ops->tokens * ops->keys_per_seq;
     return bytes;

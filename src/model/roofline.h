@@ -40,7 +40,8 @@ struct llmroof_effs {
     double gemm_scale;    /* share of `compute` that GEMMs in the activation dtype reach (0 = 1) */
     double peak_scale;    /* tensor peak multiplier (GeForce fp16 accumulation: 2; 0 = 1) */
     bool fp8_attention;   /* attention at the activation dtype's peak when that is fp8 */
-    bool kv_per_query_head; /* engine's decode attention reads K/V per query head */
+    double kv_heads_per_read; /* query heads of a GQA group the engine's decode attention serves from
+                                 one K/V read: 1 per query head, 0 the whole group (roofline_kv_reads) */
     /* attention kernels (docs/model.md "Attention kernels"); 0 / false: as the GEMMs */
     double attn_eff;      /* prefill attention: share of the 16-bit peak at long sequences (0 = compute) */
     double attn_ramp_tokens; /* L0 of the ramp L/(L+L0) over the keys per sequence (0 = none) */
@@ -55,6 +56,12 @@ struct llmroof_effs {
                              launch_s and the engine's overheads; the simulator's per-sequence CPU work
                              takes it too (docs/model.md "Host CPU"; 0 = 1) */
 };
+/* How many times a decode-attention kernel reads each K/V head's cache for a group of q_per_kv
+ * query heads when one read serves at most `heads_per_read` of them: kernels instantiate a CTA for
+ * 1, 2, 4 or 8 heads, so a read serves h = the largest power of two <= heads_per_read that divides
+ * the group, and the group reads q_per_kv / h times (TurboMind v0.1 at group 8 and 4 heads per CTA:
+ * twice; a per-query-head kernel, h = 1: q_per_kv times). 0 or a group of one: read once. */
+double roofline_kv_reads(double heads_per_read, double q_per_kv);
 /* The GPU's catalog defaults. */
 struct llmroof_effs roofline_default_effs(const struct llmroof_gpu *g);
 /* The fixed CPU cost of one engine step at TP tp: overhead_s, plus tp_overhead_s when TP > 1 (an

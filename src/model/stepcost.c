@@ -27,7 +27,7 @@ static void attn_rates(const struct llmroof_setup *s, double *apeak, double *abw
 
 /* Plain global attention's time as roofline.c's per-operator pass computes it for a fused (not
  * eager) kernel without a dequantize copy: count x kernel_instance_s(flops / (attention peak x the
- * prefill ramp), bytes / attention bandwidth), with the per-query-head K/V reads of engines without
+ * prefill ramp), bytes / attention bandwidth), with the repeated K/V reads of engines without
  * GQA-aware decode kernels. */
 static double attention_s(const struct llmroof_oplist *o, const struct llmroof_effs *eff, double apeak, double abw,
                           double kf)
@@ -38,8 +38,7 @@ static double attention_s(const struct llmroof_oplist *o, const struct llmroof_e
                             ? o->keys_per_seq / (o->keys_per_seq + eff->attn_ramp_tokens)
                             : 1.0;
     double bytes = op->bytes;
-    if (eff->kv_per_query_head && o->q_per_kv > 1)
-        bytes += o->attn_kv_bytes * (o->q_per_kv - 1.0);
+    bytes += o->attn_kv_bytes * (roofline_kv_reads(eff->kv_heads_per_read, o->q_per_kv) - 1.0);
     const double c = op->flops / (apeak * ramp), m = bytes / abw;
     return op->count * kernel_instance_s(c, m, eff->overlap, op->kernels * kf, eff->kernel_s, 0.0);
 }
@@ -94,11 +93,10 @@ double stepcost_attn_s(const struct stepcost_attn *sa, const struct llmroof_effs
     const double q_per_kv = sa->kr > 0 ? sa->hq / sa->kr : 1.0;
     const double new_per_seq = S > 0 ? T / S : 0.0, keys_per_seq = S > 0 ? keys / S : 0.0;
     /* roofline.c: prefill-type steps (several new tokens per sequence) run attention on the ramp;
-     * engines without GQA-aware decode kernels read K/V per query head */
+     * engines without GQA-aware decode kernels read K/V more than once per group */
     const double ramp =
         eff->attn_ramp_tokens > 0 && new_per_seq > 1.0 ? keys_per_seq / (keys_per_seq + eff->attn_ramp_tokens) : 1.0;
-    if (eff->kv_per_query_head && q_per_kv > 1)
-        bytes += kv * (q_per_kv - 1.0);
+    bytes += kv * (roofline_kv_reads(eff->kv_heads_per_read, q_per_kv) - 1.0);
     const double c = flops / (sa->apeak * ramp), m = bytes / sa->abw;
     return sa->count * kernel_instance_s(c, m, eff->overlap, 1.0 * sa->kf, eff->kernel_s, 0.0);
 }
@@ -112,8 +110,7 @@ double stepcost_fast_time(const struct stepcost_fast *f, const struct llmroof_ef
     const double pairs = b->attn_pairs / f->rep, keys = b->kv_read_tokens / f->rep;
     const double kv = 2.0 * keys * f->kr * f->d * f->kv_elem_bytes;
     double bytes = f->qo_bytes + kv;
-    if (eff->kv_per_query_head && f->q_per_kv > 1)
-        bytes += kv * (f->q_per_kv - 1.0);
+    bytes += kv * (roofline_kv_reads(eff->kv_heads_per_read, f->q_per_kv) - 1.0);
     const double c = f->flops_per_pair * pairs / f->apeak, m = bytes / f->abw;
     return stepcost_total_s(f, f->count * kernel_instance_s(c, m, eff->overlap, f->kernels * f->kf, eff->kernel_s, 0.0));
 }

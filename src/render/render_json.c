@@ -1063,6 +1063,7 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
         cJSON_AddBoolToObject(o, "custom_allreduce", e[i].custom_allreduce);
         cJSON_AddBoolToObject(o, "first_token_decode", e[i].first_token_decode);
         cJSON_AddBoolToObject(o, "kv_per_query_head", e[i].kv_per_query_head);
+        add_positive(o, "kv_heads_per_read", (double)e[i].kv_heads_per_read);
         cJSON_AddBoolToObject(o, "fp8_attention", e[i].fp8_attention);
         cJSON_AddBoolToObject(o, "fp16_accumulate", e[i].fp16_accumulate);
         cJSON_AddStringToObject(o, "source", e[i].source);
