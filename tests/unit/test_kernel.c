@@ -212,6 +212,14 @@ static void turbomind_v01_reads_a_group_of_eight_twice(void **state)
     e_now.kv_heads_per_read = 0.0;
     roofline_eval(g, LLMROOF_FP16, &e_now, 4, &o, &p_gqa);
     assert_rel_close(p_old.bytes - p_gqa.bytes, 80.0 * 75497472.0, 1e-9);
+    /* vLLM 0.3-0.4's paged-attention kernels read per query head (h = 1); from v0.6 the decode
+     * kernels are GQA-aware: FlashAttention's flash_attn_with_kvcache on CUDA (vLLM PR #3648),
+     * the custom paged attention on ROCm (vLLM PR #8310, groups of up to 16) */
+    const struct llmroof_engine *v04 = catalog_find_engine(&cat, "vllm-0.4"), *v06 = catalog_find_engine(&cat, "vllm-0.6");
+    assert_non_null(v04);
+    assert_non_null(v06);
+    assert_rel_close(roofline_effs_engine(g, v04, NULL).kv_heads_per_read, 1.0, 0);
+    assert_rel_close(roofline_effs_engine(g, v06, NULL).kv_heads_per_read, 0.0, 0);
     catalog_free(&cat);
 }
 
