@@ -90,6 +90,26 @@ static void vllm_0_4_never_chunks(void **state)
     catalog_free(&cat);
 }
 
+/* SGLang runs a new prefill (extend) batch before the running decodes whenever one can be formed
+ * (scheduler.py get_next_batch_to_run, "Run prefill first if possible"; enable_mixed_chunk off
+ * by default), its prompts chunked at chunked_prefill_size 8192 on large GPUs: prefill first with
+ * chunking and an 8,192-token budget. vLLM V1 schedules the running sequences first and admits
+ * with the budget left (decodes first). */
+static void sglang_prefills_first_vllm_v1_decodes_first(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct sim_config c = engine_config(&cat, "sglang", "llama-3.1-8b", 0, false);
+    assert_true(c.chunked_prefill);
+    assert_true(c.prefill_first);
+    assert_int_equal(c.max_batched_tokens, 8192);
+    const struct sim_config v = engine_config(&cat, "vllm", "llama-3.1-8b", 0, false);
+    assert_true(v.chunked_prefill);
+    assert_false(v.prefill_first);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -97,6 +117,7 @@ int main(void)
         cmocka_unit_test(vllm_0_6_long_context_chunks_with_512_tokens),
         cmocka_unit_test(served_context_and_the_users_switch_decide),
         cmocka_unit_test(vllm_0_4_never_chunks),
+        cmocka_unit_test(sglang_prefills_first_vllm_v1_decodes_first),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
