@@ -110,6 +110,23 @@ static void sglang_prefills_first_vllm_v1_decodes_first(void **state)
     catalog_free(&cat);
 }
 
+/* TensorRT-LLM does not chunk prompts by default (LLM API enable_chunked_prefill False,
+ * llmapi/llm_args.py): whole prompts join the running generation requests with the budget they
+ * leave (max_num_tokens 8192), decodes first, guaranteed-no-evict admission. */
+static void tensorrt_llm_admits_whole_prompts_beside_decodes(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct sim_config c = engine_config(&cat, "tensorrt-llm", "llama-3.1-8b", 0, false);
+    assert_false(c.chunked_prefill);
+    assert_false(c.prefill_first);
+    assert_true(c.admit_no_evict);
+    assert_int_equal(c.max_batched_tokens, 8192);
+    assert_int_equal(c.max_seqs, 2048);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -118,6 +135,7 @@ int main(void)
         cmocka_unit_test(served_context_and_the_users_switch_decide),
         cmocka_unit_test(vllm_0_4_never_chunks),
         cmocka_unit_test(sglang_prefills_first_vllm_v1_decodes_first),
+        cmocka_unit_test(tensorrt_llm_admits_whole_prompts_beside_decodes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
