@@ -127,6 +127,22 @@ static void tensorrt_llm_admits_whole_prompts_beside_decodes(void **state)
     catalog_free(&cat);
 }
 
+/* LMDeploy TurboMind since PR #775 (Dec 2023): every pass runs the running decodes and up to
+ * max_prefill_token_num 8192 prompt tokens (a longer prompt continues next pass), decodes first;
+ * max_batch_size 128 (TurbomindEngineConfig defaults, v0.2-0.5). */
+static void lmdeploy_passes_hold_8192_prompt_tokens(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct sim_config c = engine_config(&cat, "lmdeploy", "llama-3.1-8b", 0, false);
+    assert_true(c.chunked_prefill);
+    assert_false(c.prefill_first);
+    assert_int_equal(c.max_batched_tokens, 8192);
+    assert_int_equal(c.max_seqs, 128);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -136,6 +152,7 @@ int main(void)
         cmocka_unit_test(vllm_0_4_never_chunks),
         cmocka_unit_test(sglang_prefills_first_vllm_v1_decodes_first),
         cmocka_unit_test(tensorrt_llm_admits_whole_prompts_beside_decodes),
+        cmocka_unit_test(lmdeploy_passes_hold_8192_prompt_tokens),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
