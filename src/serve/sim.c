@@ -468,7 +468,11 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
     } else {
         /* vLLM 0.2-0.5's scheduler (scheduler.py _schedule): waiting prompts first (whole without
          * chunking) in a prompt-only iteration that stalls every running decode; decodes run when
-         * none is admitted */
+         * none is admitted. With chunking (SGLang's get_next_batch_to_run and PrefillAdder), the
+         * prompt the budget cut continues first in the next prefill iteration, new prompts after
+         * it with the budget left */
+        if (may_admit && c->chunked_prefill)
+            sim_schedule_prompts(r, e, &it);
         if (may_admit)
             sim_admit_waiting(r, e, &it, e->now);
         if (it.nsched == 0)

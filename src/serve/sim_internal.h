@@ -402,6 +402,9 @@ static inline void lz_forget(struct engine *e, const struct rstate *rs)
 void sim_release(struct engine *e, struct rstate *rs);
 long sim_preempt_last(struct runner *r, struct engine *e, int replica);
 void sim_schedule_running(struct runner *r, struct engine *e, struct iter *it);
+/* The running sequences still in their prompt alone (a chunked prompt of a prefill-first engine,
+ * continued before new prompts are admitted: SGLang's chunked request). */
+void sim_schedule_prompts(struct runner *r, struct engine *e, struct iter *it);
 void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, double now);
 double sim_iter_cost(const struct runner *r, const struct engine *e, const struct iter *it);
 

@@ -142,7 +142,10 @@ static inline long budget_for(const struct engine *e, const struct iter *it, int
 
 /* Gives every running sequence its next work within the budget, preempting from the back
  * when KV blocks run out. */
-void sim_schedule_running(struct runner *r, struct engine *e, struct iter *it)
+/* The running sequences into the iteration, in order, within the budget; with prompts_only the
+ * sequences still in their prompt alone (a prefill-first engine's chunked prompt, continued before
+ * new admissions), the decoders left for an iteration without prefill work. */
+static void schedule_running(struct runner *r, struct engine *e, struct iter *it, bool prompts_only)
 {
     /* Decode steps of one token within the blocks held (most sequences of most iterations, without
      * speculation or data-parallel attention) take no per-sequence batch arithmetic: their count
@@ -152,7 +155,7 @@ void sim_schedule_running(struct runner *r, struct engine *e, struct iter *it)
     const long blk = e->bs, state_blocks = e->state_blocks;
     long dn = 0, dk = 0;
     long budget = it->budget; /* in a register through the quick steps (it->budget is written back below) */
-    if (e->nd > 0) {
+    if (e->nd > 0 && !prompts_only) {
         /* the lazy decoders (engine_step made sure that the budget holds them and that the blocks
          * they take are free): one token each at context computed + 1, the sum of their offsets
          * plus tick + 1 each, and the blocks of this iteration's class */
@@ -166,6 +169,8 @@ void sim_schedule_running(struct runner *r, struct engine *e, struct iter *it)
         struct rstate *rs = &e->run[i];
         if (budget <= 0)
             break;
+        if (prompts_only && rs->computed >= rs->target)
+            continue; /* a decoder: it waits for an iteration without prefill work */
         if (quick && rs->computed >= rs->target && rs->computed < (rs->blocks + rs->shared - state_blocks) * blk) {
             rs->chunk = 1;
             dn++;
@@ -230,6 +235,16 @@ void sim_schedule_running(struct runner *r, struct engine *e, struct iter *it)
         it->nsched += (int)dn;
         it->decode_seqs += (int)dn;
     }
+}
+
+void sim_schedule_running(struct runner *r, struct engine *e, struct iter *it)
+{
+    schedule_running(r, e, it, false);
+}
+
+void sim_schedule_prompts(struct runner *r, struct engine *e, struct iter *it)
+{
+    schedule_running(r, e, it, true);
 }
 
 /* TGI 2.x's router (router/src/infer/v3/scheduler.rs batching_task and queue.rs next_batch;

@@ -280,6 +280,38 @@ static void prefill_first_runs_prompts_alone(void **state)
     assert_int_equal(decodes_beside_second_prompt(false), 1);
 }
 
+/* A prefill-first engine that chunks (SGLang: get_next_batch_to_run runs a prefill batch first,
+ * PrefillAdder continues the chunked request before new ones). Budget 100 tokens; A (150 + 5) and
+ * B (50 + 5) queued at t = 0, A first:
+ *   iteration 0: A's first 100 tokens (the budget), B waits          prefill 100 tokens, 1 seq
+ *   iteration 1: A's last 50 first, then B's 50 into what is left    prefill 100 tokens, 2 seqs
+ *   iteration 2: no prompt left: A and B decode                      0 prefill, 2 decodes
+ * Admitting B before A's rest (the order a whole-prompt prefill-first scheduler uses) would leave
+ * A's 50 tokens for a third, mixed iteration. */
+static void chunked_prefill_first_continues_the_cut_prompt(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct trace_req t[2] = { { 0.0, 150, 5 }, { 0.0, 50, 5 } };
+    struct sim_config c = whole_prompt_trace(&cat, t, 2, true);
+    c.chunked_prefill = true;
+    c.max_batched_tokens = 100;
+    struct sim_result r;
+    run(&c, &r);
+    assert_int_equal(r.completed, 2);
+    assert_true(r.iterations >= 3);
+    assert_int_equal(r.iters[0].prefill_seqs, 1);
+    assert_int_equal(r.iters[0].prefill_tokens, 100);
+    assert_int_equal(r.iters[1].prefill_seqs, 2);
+    assert_int_equal(r.iters[1].prefill_tokens, 100);
+    assert_int_equal(r.iters[1].decode_seqs, 0);
+    assert_int_equal(r.iters[2].prefill_seqs, 0);
+    assert_int_equal(r.iters[2].decode_seqs, 2);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
 /* vLLM 0.2-0.3's padded prompt iterations (scheduler.py _schedule, max_paddings 256): prompts of
  * 300, 400 and 100 tokens (2 out each) queued at t = 0 on Llama-2-7B, A100.
  *   300 alone: 1 x 300, no padding.
@@ -1765,6 +1797,7 @@ int main(void)
         cmocka_unit_test(littles_law_holds_open_loop),
         cmocka_unit_test(chunked_prefill_lowers_p99_tpot_with_long_prompts),
         cmocka_unit_test(prefill_first_runs_prompts_alone),
+        cmocka_unit_test(chunked_prefill_first_continues_the_cut_prompt),
         cmocka_unit_test(padded_prompts_cost_the_longest_and_cap_the_padding),
         cmocka_unit_test(chunked_budget_serves_decodes_first),
         cmocka_unit_test(an_unsorted_trace_runs_the_sorted_schedule),
