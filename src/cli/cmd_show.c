@@ -225,6 +225,8 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
     kvb(t, "kv_per_query_head", e->kv_per_query_head, "decode attention reads K/V once per query head");
     if (e->kv_heads_per_read > 0)
         kvn(t, "kv_heads_per_read", "%.0f", (double)e->kv_heads_per_read, "query heads decode attention serves per K/V read");
+    else
+        kv(t, "kv_heads_per_read", "-", e->kv_per_query_head ? "1: kv_per_query_head" : "the whole GQA group per K/V read");
     kvb(t, "fp8_attention", e->fp8_attention, "attention at the fp8 peak with fp8 activations");
     kvb(t, "fp16_accumulate", e->fp16_accumulate, "GEMMs accumulate in fp16");
     kvb(t, "first_token_decode", e->first_token_decode, "TTFT = prefill + one decode step");

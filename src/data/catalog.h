@@ -206,7 +206,7 @@ struct llmroof_engine {
     bool kv_per_query_head;           /* decode attention reads K/V once per query head (GQA before XQA) */
     long kv_heads_per_read;           /* decode attention serves at most this many query heads of a GQA
                                          group per K/V read, [1, 64]; 0 = the whole group
-                                         (kernel_kv_reads; kv_per_query_head is 1) */
+                                         (roofline_kv_reads; kv_per_query_head is 1) */
     bool fp8_attention;               /* attention runs at the fp8 peak when the activations are fp8 */
     bool fp16_accumulate;             /* GEMMs accumulate in fp16 (the GeForce fp16-accumulate peak) */
     enum llmroof_attn_kernel attention; /* attention kernel family (flash2 unless the profile says) */

@@ -81,6 +81,7 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
         e.kernel_factor = en->kernel_factor > 0 ? en->kernel_factor : 1.0;
         e.fp8_attention = en->fp8_attention;
         e.kv_heads_per_read = en->kv_per_query_head ? 1.0 : (double)en->kv_heads_per_read;
+        e.kv_reads_prefill = en->kv_per_query_head;
         if (en->fp16_accumulate && g->fp16_acc_ratio > 1)
             e.peak_scale = g->fp16_acc_ratio;
         e.dequant_min_tokens = en->dequant_min_tokens;
@@ -280,13 +281,18 @@ double roofline_kv_reads(double heads_per_read, double q_per_kv)
     return q_per_kv / h > 1.0 ? q_per_kv / h : 1.0;
 }
 
+double roofline_attn_kv_reads(const struct llmroof_effs *eff, double q_per_kv, double new_per_seq)
+{
+    return eff->kv_reads_prefill || new_per_seq <= 1.0 ? roofline_kv_reads(eff->kv_heads_per_read, q_per_kv) : 1.0;
+}
+
 /* Bytes one instance of op k moves: K/V read more than once per group by engines whose decode
- * kernels serve fewer query heads per read than the group holds (roofline_kv_reads). */
+ * kernels serve fewer query heads per read than the group holds (roofline_attn_kv_reads). */
 static double rl_bytes(const struct llmroof_effs *eff, const struct llmroof_oplist *ops, int k)
 {
     double bytes = ops->op[k].bytes;
     if (k == LLMROOF_OP_ATTENTION)
-        bytes += ops->attn_kv_bytes * (roofline_kv_reads(eff->kv_heads_per_read, ops->q_per_kv) - 1.0);
+        bytes += ops->attn_kv_bytes * (roofline_attn_kv_reads(eff, ops->q_per_kv, ops->new_per_seq) - 1.0);
     if (k == LLMROOF_OP_ATTENTION && rl_eager(eff, ops))
         bytes += KERNEL_EAGER_SCORE_BYTES * ops->attn_heads * ops->tokens * ops->keys_per_seq;
     return bytes;

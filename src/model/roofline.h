@@ -42,6 +42,9 @@ struct llmroof_effs {
     bool fp8_attention;   /* attention at the activation dtype's peak when that is fp8 */
     double kv_heads_per_read; /* query heads of a GQA group the engine's decode attention serves from
                                  one K/V read: 1 per query head, 0 the whole group (roofline_kv_reads) */
+    bool kv_reads_prefill;    /* the same reads in prefill attention too (kv_per_query_head: K/V
+                                 repeated per query head, HF's repeat_kv, vLLM 0.2's xformers path);
+                                 false: decode (one new token per sequence) only */
     /* attention kernels (docs/model.md "Attention kernels"); 0 / false: as the GEMMs */
     double attn_eff;      /* prefill attention: share of the 16-bit peak at long sequences (0 = compute) */
     double attn_ramp_tokens; /* L0 of the ramp L/(L+L0) over the keys per sequence (0 = none) */
@@ -62,6 +65,10 @@ struct llmroof_effs {
  * the group, and the group reads q_per_kv / h times (TurboMind v0.1 at group 8 and 4 heads per CTA:
  * twice; a per-query-head kernel, h = 1: q_per_kv times). 0 or a group of one: read once. */
 double roofline_kv_reads(double heads_per_read, double q_per_kv);
+/* The reads roofline_kv_reads gives for an attention operator of `new_per_seq` new tokens per
+ * sequence under eff: a kernel_heads_per_read decode kernel reads so at one new token per
+ * sequence only (prefill runs another kernel), kv_per_query_head engines at every step. */
+double roofline_attn_kv_reads(const struct llmroof_effs *eff, double q_per_kv, double new_per_seq);
 /* The GPU's catalog defaults. */
 struct llmroof_effs roofline_default_effs(const struct llmroof_gpu *g);
 /* The fixed CPU cost of one engine step at TP tp: overhead_s, plus tp_overhead_s when TP > 1 (an

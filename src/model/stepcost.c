@@ -38,7 +38,7 @@ static double attention_s(const struct llmroof_oplist *o, const struct llmroof_e
                             ? o->keys_per_seq / (o->keys_per_seq + eff->attn_ramp_tokens)
                             : 1.0;
     double bytes = op->bytes;
-    bytes += o->attn_kv_bytes * (roofline_kv_reads(eff->kv_heads_per_read, o->q_per_kv) - 1.0);
+    bytes += o->attn_kv_bytes * (roofline_attn_kv_reads(eff, o->q_per_kv, o->new_per_seq) - 1.0);
     const double c = op->flops / (apeak * ramp), m = bytes / abw;
     return op->count * kernel_instance_s(c, m, eff->overlap, op->kernels * kf, eff->kernel_s, 0.0);
 }
@@ -96,7 +96,7 @@ double stepcost_attn_s(const struct stepcost_attn *sa, const struct llmroof_effs
      * engines without GQA-aware decode kernels read K/V more than once per group */
     const double ramp =
         eff->attn_ramp_tokens > 0 && new_per_seq > 1.0 ? keys_per_seq / (keys_per_seq + eff->attn_ramp_tokens) : 1.0;
-    bytes += kv * (roofline_kv_reads(eff->kv_heads_per_read, q_per_kv) - 1.0);
+    bytes += kv * (roofline_attn_kv_reads(eff, q_per_kv, new_per_seq) - 1.0);
     const double c = flops / (sa->apeak * ramp), m = bytes / sa->abw;
     return sa->count * kernel_instance_s(c, m, eff->overlap, 1.0 * sa->kf, eff->kernel_s, 0.0);
 }
@@ -110,7 +110,7 @@ double stepcost_fast_time(const struct stepcost_fast *f, const struct llmroof_ef
     const double pairs = b->attn_pairs / f->rep, keys = b->kv_read_tokens / f->rep;
     const double kv = 2.0 * keys * f->kr * f->d * f->kv_elem_bytes;
     double bytes = f->qo_bytes + kv;
-    bytes += kv * (roofline_kv_reads(eff->kv_heads_per_read, f->q_per_kv) - 1.0);
+    bytes += kv * (roofline_attn_kv_reads(eff, f->q_per_kv, 1.0) - 1.0); /* a decode step */
     const double c = f->flops_per_pair * pairs / f->apeak, m = bytes / f->abw;
     return stepcost_total_s(f, f->count * kernel_instance_s(c, m, eff->overlap, f->kernels * f->kf, eff->kernel_s, 0.0));
 }

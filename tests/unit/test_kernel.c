@@ -212,6 +212,25 @@ static void turbomind_v01_reads_a_group_of_eight_twice(void **state)
     e_now.kv_heads_per_read = 0.0;
     roofline_eval(g, LLMROOF_FP16, &e_now, 4, &o, &p_gqa);
     assert_rel_close(p_old.bytes - p_gqa.bytes, 80.0 * 75497472.0, 1e-9);
+    /* the field is the decode kernel's: a prefill (64 prompts of 128 tokens) runs TurboMind's
+     * context attention and reads K/V once, while a kv_per_query_head engine (K/V repeated per
+     * query head) re-reads them there too: (8 - 1) x 2 x 64 x 128 x 2 x 128 x 2 B = 58,720,256 B
+     * more per layer */
+    struct llmroof_batch pb = { 0 };
+    for (int i = 0; i < 64; i++)
+        batch_add(&pb, 128.0, 0.0);
+    struct llmroof_oplist po;
+    ops_build(m, &sh, &dt, &pb, &po);
+    struct llmroof_phase q_gqa, q_old, q_rep;
+    e_now.kv_heads_per_read = 4.0;
+    roofline_eval(g, LLMROOF_FP16, &e_now, 4, &po, &q_old);
+    e_now.kv_heads_per_read = 0.0;
+    roofline_eval(g, LLMROOF_FP16, &e_now, 4, &po, &q_gqa);
+    assert_rel_close(q_old.bytes, q_gqa.bytes, 1e-12);
+    e_now.kv_heads_per_read = 1.0;
+    e_now.kv_reads_prefill = true;
+    roofline_eval(g, LLMROOF_FP16, &e_now, 4, &po, &q_rep);
+    assert_rel_close(q_rep.bytes - q_gqa.bytes, 80.0 * 58720256.0, 1e-9);
     /* vLLM 0.3-0.4's paged-attention kernels read per query head (h = 1); from v0.6 the decode
      * kernels are GQA-aware: FlashAttention's flash_attn_with_kvcache on CUDA (vLLM PR #3648),
      * the custom paged attention on ROCm (vLLM PR #8310, groups of up to 16) */
