@@ -104,7 +104,7 @@ for r in rows:
              wdt='', kvdt='', tp='', ep='', dp_attn='', instances='1', disagg='', workload='', load='', requests='',
              metric='', stat='', divide='1', slo='', spec='', base='', notes='', skip='',
              max_seqs='', max_batched_tokens='', chunked='', sched_steps='', engine_use_ray='',
-             max_paddings='')
+             max_paddings='', api_server='')
     notes=[]; skip=[]
     fw=r['framework']; met=r['metric']; unit=r['unit']
     # the engine settings the row states (vLLM and TGI flags in its notes)
@@ -133,6 +133,10 @@ for r in rows:
         m['sched_steps']='15'; m['max_seqs']='1024'; m['chunked']='0'
         if ctx: m['max_batched_tokens']=str(max(int(ctx), 2048))
         notes.append("the post's quick-start flags for the tuned setup: 15 scheduler steps, 1024 sequences, chunked prefill off")
+    # an offline run through vLLM's Python API (benchmark_throughput.py drives the LLM class): no
+    # HTTP server, so none of the API server's per-sequence streaming work
+    if 'benchmark_throughput' in r['notes'] and fw.startswith('vLLM'):
+        m['api_server']='0'; notes.append("benchmark_throughput.py: vLLM's LLM class, no API server")
     # DistServe's vLLM baseline (its alignment runs and the paper's simulator-accuracy runs): the
     # artifact's launch script (DistServe evaluation/2-benchmark-serving/2-start-api-server.py,
     # backend 'vllm') starts vLLM's API server with --engine-use-ray --max-num-seqs 1024

@@ -12,7 +12,7 @@
 enum { OPT_MBT = 1, OPT_MAXSEQS, OPT_NOCHUNK, OPT_CONC, OPT_REQS, OPT_THINK, OPT_RATE, OPT_TRACE, OPT_WORKLOAD,
        OPT_SEED, OPT_REQOUT, OPT_TRACEOUT, OPT_SW_MBT, OPT_SW_RATE, OPT_SW_CONC, OPT_SVG, OPT_RANGE, OPT_SCENARIO,
        OPT_TTFT, OPT_TPOT, OPT_PCT, OPT_PCACHE, OPT_PREFIX, OPT_SPEC, OPT_SPECK, OPT_SPECA, OPT_SPECT, OPT_INST, OPT_ROUTER,
-       OPT_PPOOL, OPT_DPOOL, OPT_KVLINK, OPT_WARMUP, OPT_BAND, OPT_ADMIT, OPT_MAXLEN, OPT_MAXPAD };
+       OPT_PPOOL, OPT_DPOOL, OPT_KVLINK, OPT_WARMUP, OPT_BAND, OPT_ADMIT, OPT_MAXLEN, OPT_MAXPAD, OPT_NOAPI };
 enum { OPT_QUIET = 200 }; /* apart: other options append to the list above */
 
 struct ctx {
@@ -73,6 +73,9 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
             x->cfg.admit_no_evict = true;
         else
             return cli_usage_error(c, "option '--admission': '%s' is not optimistic or no-evict", arg);
+        return 0;
+    case OPT_NOAPI: /* requests through the engine's own API (vLLM's LLM class): no server streaming */
+        x->cfg.no_api_server = true;
         return 0;
     case OPT_NOCHUNK: /* vLLM's scheduler without chunking: whole prompts, prompt-only iterations */
         x->cfg.chunked_prefill = false;
@@ -370,6 +373,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         { OPT_WARMUP, "warmup", 0, "N", "latency statistics skip the first N requests (a t=0 burst of a closed loop)", false },
         { OPT_BAND, "capacity-band", 0, "PCT", "rerun with the service rate PCT% higher and lower; report the TTFT/TPOT range", false },
         { OPT_NOCHUNK, "no-chunked-prefill", 0, NULL, "prefill each prompt whole in one iteration", false },
+        { OPT_NOAPI, "no-api-server", 0, NULL, "requests through the engine's own API (vLLM's LLM class, benchmark_throughput), not its HTTP server: no API-server CPU", false },
         { OPT_CONC, "concurrency", 'c', "N", "closed loop: N users (default 20)", false },
         { OPT_REQS, "requests", 'n', "R", "requests in the pool (default 250)", false },
         { OPT_THINK, "think", 0, "LO-HI", "closed loop: uniform pause between requests (default 1s-3s)", false },

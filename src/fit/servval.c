@@ -58,7 +58,7 @@ enum { R_ID, R_METRIC, R_VALUE, R_SOURCE, R_FRAMEWORK, R_NREQ, R_NCOLS };
 enum { M_ID, M_MODEL, M_GPU, M_ENGINE, M_WDT, M_KVDT, M_TP, M_EP, M_DPA, M_INST, M_DISAGG, M_WORKLOAD, M_LOAD, M_REQ,
        M_METRIC, M_STAT, M_DIVIDE, M_SLO, M_SPEC, M_BASE, M_NOTE, M_SKIP, M_NREQUIRED,
        /* optional: the engine settings a row states */
-       M_MAXSEQS = M_NREQUIRED, M_BUDGET, M_CHUNKED, M_STEPS, M_RAY, M_PAD, M_NCOLS };
+       M_MAXSEQS = M_NREQUIRED, M_BUDGET, M_CHUNKED, M_STEPS, M_RAY, M_PAD, M_API, M_NCOLS };
 
 struct read_ctx {
     const char *fname;
@@ -322,20 +322,22 @@ static int map_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, st
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: an slo_pct, goodput_req_s or slo-capacity row needs its slo",
                                x->fname, line);
     /* the engine settings the row states, each optional */
-    const char *opt[6] = { col[M_MAXSEQS] >= 0 ? f[col[M_MAXSEQS]] : "", col[M_BUDGET] >= 0 ? f[col[M_BUDGET]] : "",
+    const char *opt[7] = { col[M_MAXSEQS] >= 0 ? f[col[M_MAXSEQS]] : "", col[M_BUDGET] >= 0 ? f[col[M_BUDGET]] : "",
                            col[M_CHUNKED] >= 0 ? f[col[M_CHUNKED]] : "", col[M_STEPS] >= 0 ? f[col[M_STEPS]] : "",
-                           col[M_RAY] >= 0 ? f[col[M_RAY]] : "", col[M_PAD] >= 0 ? f[col[M_PAD]] : "" };
-    long ch = -1, st = 0, ray = 0;
+                           col[M_RAY] >= 0 ? f[col[M_RAY]] : "", col[M_PAD] >= 0 ? f[col[M_PAD]] : "",
+                           col[M_API] >= 0 ? f[col[M_API]] : "" };
+    long ch = -1, st = 0, ray = 0, api = 1;
     if (!whole(opt[0], 1, 1000000, 0, &c->max_seqs) || !whole(opt[1], 1, 100000000, 0, &c->max_batched_tokens) ||
         !whole(opt[2], 0, 1, -1, &ch) || !whole(opt[3], 1, 1024, 0, &st) || !whole(opt[4], 0, 1, 0, &ray) ||
-        !whole(opt[5], 0, 1000000, -1, &c->max_paddings))
+        !whole(opt[5], 0, 1000000, -1, &c->max_paddings) || !whole(opt[6], 0, 1, 1, &api))
         return llmroof_err_set(err, LLMROOF_EINPUT,
                                "%s:%ld: max_seqs '%s', max_batched_tokens '%s', chunked '%s' (0 or 1), sched_steps '%s', "
-                               "engine_use_ray '%s' (0 or 1) or max_paddings '%s' is not a whole number in range", x->fname,
-                               line, opt[0], opt[1], opt[2], opt[3], opt[4], opt[5]);
+                               "engine_use_ray '%s' (0 or 1), max_paddings '%s' or api_server '%s' (0 or 1) is not a whole "
+                               "number in range", x->fname, line, opt[0], opt[1], opt[2], opt[3], opt[4], opt[5], opt[6]);
     if (ray && !c->engine)
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: engine_use_ray needs the row's engine", x->fname, line);
     c->engine_use_ray = ray == 1;
+    c->no_api_server = api == 0;
     c->chunked = (int)ch;
     c->sched_steps = (int)st;
     c->reason[0] = '\0';
@@ -353,7 +355,7 @@ int srv_load_cases(const struct llmroof_catalog *cat, const char *rows_text, siz
                                                  "instances", "disagg", "workload", "load", "requests", "metric",
                                                  "stat", "divide", "slo", "spec", "base", "notes", "skip",
                                                  "max_seqs", "max_batched_tokens", "chunked", "sched_steps",
-                                                 "engine_use_ray", "max_paddings" };
+                                                 "engine_use_ray", "max_paddings", "api_server" };
     struct read_ctx x = { rows_name, NULL, 0, 0, cat };
     *out = NULL;
     *n = 0;
@@ -398,7 +400,8 @@ static bool same_run(const struct srv_case *a, const struct srv_case *b)
            a->spec_k == b->spec_k && a->spec_alpha == b->spec_alpha && a->has_base == b->has_base &&
            a->base_engine == b->base_engine && a->max_seqs == b->max_seqs &&
            a->max_batched_tokens == b->max_batched_tokens && a->chunked == b->chunked && a->sched_steps == b->sched_steps &&
-           a->engine_use_ray == b->engine_use_ray && a->max_paddings == b->max_paddings;
+           a->engine_use_ray == b->engine_use_ray && a->max_paddings == b->max_paddings &&
+           a->no_api_server == b->no_api_server;
 }
 
 static void sim_once(const struct sim_config *sc, long source_requests, struct run_sums *out);
@@ -414,6 +417,7 @@ static void simulate(const struct srv_case *c, const struct llmroof_gpu *g, cons
     /* vLLM's --engine-use-ray (the row's launch flags): the engine's step is a Ray call at any TP */
     const struct llmroof_eff_override ray = { .engine = e, .engine_use_ray = c->engine_use_ray };
     sc.setup = (struct llmroof_setup){ c->model, g, c->tp, c->dt, roofline_effs_engine(g, e, &ray), { 0 } };
+    sc.no_api_server = c->no_api_server; /* an offline run through the engine's own API (the row's script) */
     sim_config_engine(&sc, e, g, false, false); /* after the setup: a budget may follow the model's context */
     /* what the row states of the engine's settings overrides the profile's defaults */
     if (c->max_seqs > 0)

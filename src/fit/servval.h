@@ -89,6 +89,8 @@ struct srv_case {
     int chunked;               /* chunked prefill: 1 on, 0 off, -1 the simulator's default */
     int sched_steps;           /* vLLM --num-scheduler-steps (multi-step scheduling), 0 or 1: none */
     bool engine_use_ray;       /* vLLM --engine-use-ray: the engine a Ray actor, its step a remote call */
+    bool no_api_server;        /* the run went through the engine's own API (vLLM's LLM class,
+                                  benchmark_throughput.py), not its HTTP server (map column api_server 0) */
     long max_paddings;         /* vLLM 0.2-0.3's --max-paddings for padded prompt batches; 0: packed
                                   prompts (vLLM 0.1, before PR #1381); -1: the engine profile's */
     /* the prediction */

@@ -64,7 +64,8 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
     c->cpu_overlap = en->cpu_overlap;
     c->cpu_output_s = en->cpu_output_s;
     c->cpu_output_overlap = en->cpu_output_overlap;
-    c->api_stream_s = en->api_stream_s;
+    /* an offline run through the engine's Python API (vLLM's LLM class) streams through no server */
+    c->api_stream_s = c->no_api_server ? 0.0 : en->api_stream_s;
     c->api_overlap = en->api_overlap;
     c->spec_no_overlap = en->spec_no_overlap;
     c->admit_no_evict = en->admit_no_evict;

@@ -140,6 +140,9 @@ struct sim_config {
                                         (GPU->CPU copy, stop checks, detokenisation), s */
     double cpu_output_overlap;       /* share in [0, 1] of it that runs during the GPU step */
     double api_stream_s;             /* API server per streamed chunk (one per scheduled sequence), s */
+    bool no_api_server;              /* requests through the engine's own API (vLLM's LLM class, as
+                                        benchmark_throughput.py runs it), no HTTP server: the profile's
+                                        api_stream_s is not charged (--no-api-server) */
     double api_overlap;              /* share in [0, 1] of it off the engine's step (own process: 1) */
     bool admit_no_evict;             /* admit a request only when the KV of its whole prompt and output
                                         fits, reserved at admission (TensorRT-LLM GUARANTEED_NO_EVICT):

@@ -52,6 +52,7 @@ offers "llmroof show engine sg" sglang
 offers "llmroof estimate --host" --host-cpu-speed
 offers "llmroof plan --host" --host-cpu-speed
 offers "llmroof simulate --max-s" --max-seqs
+offers "llmroof simulate --no-a" --no-api-server
 offers "llmroof simulate --admission no" no-evict
 offers "llmroof simulate --workload log" lognormal:
 offers "llmroof estimate --weight-dtype fp" fp4

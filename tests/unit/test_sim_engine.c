@@ -143,6 +143,36 @@ static void lmdeploy_passes_hold_8192_prompt_tokens(void **state)
     catalog_free(&cat);
 }
 
+/* An offline run through vLLM's LLM class (benchmark_throughput.py) has no HTTP server: the
+ * profile's 71 us of API-server work per streamed chunk (vllm-0.4, vLLM's v0.6.0 post) is not
+ * charged with no_api_server (--no-api-server), the engine-side costs stay. A check against a
+ * published run: vLLM 0.4.1's benchmark_throughput on an H100, Llama-3-8B, 1000 prompts of 1000
+ * + 100 tokens, 20.72 req/s (vLLM PR #4600); llmroof 20.6 req/s without the server's work and
+ * 18.0 with it (docs/validation.md). */
+static void no_api_server_drops_the_streaming_cost(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_engine *en = shipped_engine(&cat, "vllm-0.4");
+    struct sim_config c;
+    sim_default_config(&c);
+    c.setup.model = model(&cat, "llama-3-8b");
+    c.setup.gpu = gpu(&cat, "h100");
+    sim_config_engine(&c, en, c.setup.gpu, false, false);
+    assert_rel_close(c.api_stream_s, 71e-6, 1e-12);
+    assert_rel_close(c.cpu_output_s, 17e-6, 1e-12);
+    sim_default_config(&c);
+    c.setup.model = model(&cat, "llama-3-8b");
+    c.setup.gpu = gpu(&cat, "h100");
+    c.no_api_server = true;
+    sim_config_engine(&c, en, c.setup.gpu, false, false);
+    assert_rel_close(c.api_stream_s, 0.0, 0);
+    assert_rel_close(c.cpu_output_s, 17e-6, 1e-12); /* the engine's own output processing stays */
+    assert_rel_close(c.cpu_seq_s, 32e-6, 1e-12);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -153,6 +183,7 @@ int main(void)
         cmocka_unit_test(sglang_prefills_first_vllm_v1_decodes_first),
         cmocka_unit_test(tensorrt_llm_admits_whole_prompts_beside_decodes),
         cmocka_unit_test(lmdeploy_passes_hold_8192_prompt_tokens),
+        cmocka_unit_test(no_api_server_drops_the_streaming_cost),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
