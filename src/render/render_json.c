@@ -705,6 +705,8 @@ static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, c
         cJSON_AddNumberToObject(o, "host_cpu_speed", c->setup.eff.cpu_scale > 0 ? 1.0 / c->setup.eff.cpu_scale : 1.0);
         if (c->setup.eff.ray_engine)
             cJSON_AddBoolToObject(o, "engine_use_ray", true);
+        if (c->no_api_server) /* --no-api-server: the engine's own API, no server streaming */
+            cJSON_AddBoolToObject(o, "no_api_server", true);
     }
     cJSON_AddNumberToObject(o, "requests", (double)r->requests);
     cJSON_AddNumberToObject(o, "completed", (double)r->completed);
