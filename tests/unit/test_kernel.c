@@ -174,23 +174,9 @@ static void turbomind_v01_reads_a_group_of_eight_twice(void **state)
     load_shipped(&cat);
     struct llmroof_err err = { 0 };
     assert_int_equal(catalog_add_engines_file(&cat, LLMROOF_TEST_DATA_DIR "/engines.json", false, &err), 0);
-    const struct llmroof_model *m = NULL;
-    const struct llmroof_gpu *g = NULL;
-    const struct llmroof_engine *old = NULL, *now = NULL;
-    for (size_t i = 0; i < cat.n_models; i++)
-        if (strcmp(cat.models[i].id, "llama-2-70b") == 0)
-            m = &cat.models[i];
-    for (size_t i = 0; i < cat.n_gpus; i++)
-        if (strcmp(cat.gpus[i].id, "a100-sxm4-80gb") == 0)
-            g = &cat.gpus[i];
-    for (size_t i = 0; i < cat.n_engines; i++) {
-        if (strcmp(cat.engines[i].id, "lmdeploy-0.1") == 0)
-            old = &cat.engines[i];
-        if (strcmp(cat.engines[i].id, "lmdeploy") == 0)
-            now = &cat.engines[i];
-    }
-    assert_non_null(m);
-    assert_non_null(g);
+    const struct llmroof_model *m = model(&cat, "llama-2-70b");
+    const struct llmroof_gpu *g = gpu(&cat, "a100-sxm4-80gb");
+    const struct llmroof_engine *old = catalog_find_engine(&cat, "lmdeploy-0.1"), *now = catalog_find_engine(&cat, "lmdeploy");
     assert_non_null(old);
     assert_non_null(now);
     assert_int_equal(old->kv_heads_per_read, 4);
