@@ -244,6 +244,10 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
         kvn(t, "large_gpu_max_seqs", "%.0f", (double)e->large_gpu_max_seqs, "on GPUs of >= 70 GiB other than the A100");
     if (e->large_gpu_max_batched_tokens > 0)
         kvn(t, "large_gpu_max_batched_tokens", "%.0f", (double)e->large_gpu_max_batched_tokens, "on GPUs of >= 70 GiB other than the A100");
+    if (e->offline_max_batched_tokens > 0)
+        kvn(t, "offline_max_batched_tokens", "%.0f", (double)e->offline_max_batched_tokens, "tokens per iteration through the engine's own API (--no-api-server)");
+    if (e->offline_large_gpu_max_batched_tokens > 0)
+        kvn(t, "offline_large_gpu_max_batched_tokens", "%.0f", (double)e->offline_large_gpu_max_batched_tokens, "the same on GPUs of >= 70 GiB other than the A100");
     kvb(t, "budget_min_context", e->budget_min_context,
         e->budget_min_context ? "token budget raised to the served context (--max-model-len, else the model's)"
                               : "token budget as above, whatever the context");

@@ -1048,7 +1048,8 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "dequant_min_tokens", "custom_allreduce", "first_token_decode",
                                           "cpu_seq_s", "worker_seq_s", "cpu_overlap", "admission", "max_seqs", "max_batched_tokens",
                                           "cpu_output_s", "cpu_output_overlap", "api_stream_s", "api_overlap",
-                                          "large_gpu_max_seqs", "large_gpu_max_batched_tokens", "budget_min_context",
+                                          "large_gpu_max_seqs", "large_gpu_max_batched_tokens", "offline_max_batched_tokens",
+                                          "offline_large_gpu_max_batched_tokens", "budget_min_context",
                                           "chunked_prefill_min_context", "chunked_max_batched_tokens",
                                           "chunked_prefill", "prefill_first", "spec_no_overlap", "tp_step_overhead_s",
                                           "graph_max_batch", "graph_piecewise", "dp_rank_scheduler", "kv_heads_per_read", "source", NULL };
@@ -1101,7 +1102,12 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
         (rc = json_get_long(c, e, "max_batched_tokens", false, 16, 10000000, &g->max_batched_tokens, NULL)) ||
         (rc = json_get_long(c, e, "large_gpu_max_seqs", false, 1, 65536, &g->large_gpu_max_seqs, NULL)) ||
         (rc = json_get_long(c, e, "large_gpu_max_batched_tokens", false, 16, 10000000, &g->large_gpu_max_batched_tokens,
-                            NULL)))
+                            NULL)) ||
+        /* vLLM's EngineArgs.get_batch_defaults: the LLM class (no server) takes larger budgets */
+        (rc = json_get_long(c, e, "offline_max_batched_tokens", false, 16, 10000000, &g->offline_max_batched_tokens,
+                            NULL)) ||
+        (rc = json_get_long(c, e, "offline_large_gpu_max_batched_tokens", false, 16, 10000000,
+                            &g->offline_large_gpu_max_batched_tokens, NULL)))
         return rc;
     /* vLLM 0.5.4-0.6 (V0 EngineArgs.create_engine_config, PR #6666): chunked prefill on by default
      * only above 32K of max_model_len, then SchedulerConfig's chunked budget (512; 2048 from PR

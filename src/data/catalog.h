@@ -236,6 +236,10 @@ struct llmroof_engine {
     long max_batched_tokens;          /* default token budget per iteration, [16, 1e7]; 0 = 2048 */
     long large_gpu_max_seqs;          /* on GPUs of >= 70 GiB other than A100 (vLLM >= 0.9); 0 = max_seqs */
     long large_gpu_max_batched_tokens;/* the same for the token budget; 0 = max_batched_tokens */
+    long offline_max_batched_tokens;  /* the token budget of a run through the engine's own API, no
+                                         server (vLLM's LLM class: simulate --no-api-server); 0 = as
+                                         the server's */
+    long offline_large_gpu_max_batched_tokens; /* the same on GPUs of >= 70 GiB other than A100 */
     bool budget_min_context;          /* the token budget is at least the model's context length (vLLM
                                          0.2-0.5: max(max_model_len, max_num_batched_tokens)) */
     bool whole_prefill;               /* "chunked_prefill": false - prompts are prefilled whole, never

@@ -90,6 +90,14 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
     const bool large = g && g->memory_bytes >= 70.0 * 1073741824.0 && strncmp(g->id, "a100", 4) != 0;
     long seqs = large && en->large_gpu_max_seqs > 0 ? en->large_gpu_max_seqs : en->max_seqs;
     long budget = large && en->large_gpu_max_batched_tokens > 0 ? en->large_gpu_max_batched_tokens : en->max_batched_tokens;
+    /* a run through the engine's own API (vLLM's LLM class, UsageContext.LLM_CLASS) takes its own
+     * defaults where the profile states them (EngineArgs.get_batch_defaults) */
+    if (c->no_api_server) {
+        const long off = large && en->offline_large_gpu_max_batched_tokens > 0 ? en->offline_large_gpu_max_batched_tokens
+                                                                              : en->offline_max_batched_tokens;
+        if (off > 0)
+            budget = off;
+    }
     /* vLLM 0.2-0.5 (SchedulerConfig): max_num_batched_tokens defaults to max(max_model_len, 2048),
      * so that a whole prompt of the longest context fits one iteration */
     if (long_chunked && en->chunked_max_batched_tokens > 0)

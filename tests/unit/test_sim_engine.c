@@ -173,6 +173,30 @@ static void no_api_server_drops_the_streaming_cost(void **state)
     catalog_free(&cat);
 }
 
+/* vLLM V1's LLM class (UsageContext.LLM_CLASS, EngineArgs.get_batch_defaults) takes larger token
+ * budgets than its OpenAI server: 16384 against 8192 on an H100 (70 GiB or more, not an A100),
+ * 8192 against 2048 on an A100; --no-api-server selects them. */
+static void vllm_llm_class_takes_the_offline_budgets(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_engine *en = shipped_engine(&cat, "vllm");
+    const char *gpus[2] = { "h100", "a100-sxm4-80gb" };
+    const long server[2] = { 8192, 2048 }, offline[2] = { 16384, 8192 };
+    for (int k = 0; k < 2; k++)
+        for (int off = 0; off < 2; off++) {
+            struct sim_config c;
+            sim_default_config(&c);
+            c.setup.model = model(&cat, "llama-3.1-8b");
+            c.setup.gpu = gpu(&cat, gpus[k]);
+            c.no_api_server = off == 1;
+            sim_config_engine(&c, en, c.setup.gpu, false, false);
+            assert_int_equal(c.max_batched_tokens, off ? offline[k] : server[k]);
+        }
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -184,6 +208,7 @@ int main(void)
         cmocka_unit_test(tensorrt_llm_admits_whole_prompts_beside_decodes),
         cmocka_unit_test(lmdeploy_passes_hold_8192_prompt_tokens),
         cmocka_unit_test(no_api_server_drops_the_streaming_cost),
+        cmocka_unit_test(vllm_llm_class_takes_the_offline_budgets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
