@@ -66,7 +66,7 @@ struct llmroof_effs {
  * twice; a per-query-head kernel, h = 1: q_per_kv times). 0 or a group of one: read once. */
 double roofline_kv_reads(double heads_per_read, double q_per_kv);
 /* The reads roofline_kv_reads gives for an attention operator of `new_per_seq` new tokens per
- * sequence under eff: a kernel_heads_per_read decode kernel reads so at one new token per
+ * sequence under eff: a kv_heads_per_read decode kernel reads so at one new token per
  * sequence only (prefill runs another kernel), kv_per_query_head engines at every step. */
 double roofline_attn_kv_reads(const struct llmroof_effs *eff, double q_per_kv, double new_per_seq);
 /* The GPU's catalog defaults. */

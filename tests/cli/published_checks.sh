@@ -15,16 +15,18 @@
 set -u
 bin=$1 root=$2
 export LLMROOF_DATA="$root/data" LC_ALL=C
-out=$("$bin" simulate -m llama-3-8b -g h100 -e vllm-0.4 --scenario offline -n 1000 -w fixed:1000:100 \
-    --no-api-server --format csv --table quantities -q) || { echo "simulate failed"; exit 1; }
-rps=$(printf '%s\n' "$out" | awk -F, '$1 == "request_per_s" { print $2 }')
-[ -n "$rps" ] || { echo "no request_per_s in:"; printf '%s\n' "$out"; exit 1; }
-awk -v p="$rps" -v m=20.72 'BEGIN { e = p / m - 1; if (e < 0) e = -e; exit !(e <= 0.05) }' ||
-    { echo "vLLM 0.4.1 benchmark_throughput: llmroof $rps req/s against 20.72 measured (more than 5% off)"; exit 1; }
-out=$("$bin" simulate -m llama-3-8b -g h100 -e vllm-0.4 --scenario offline -n 1000 -w fixed:256:256 \
-    --no-api-server --format csv --table quantities -q) || { echo "simulate failed"; exit 1; }
-rps2=$(printf '%s\n' "$out" | awk -F, '$1 == "request_per_s" { print $2 }')
-[ -n "$rps2" ] || { echo "no request_per_s in:"; printf '%s\n' "$out"; exit 1; }
-awk -v p="$rps2" -v m=24.32 'BEGIN { e = p / m - 1; if (e < 0) e = -e; exit !(e <= 0.10) }' ||
-    { echo "vLLM main (Aug 2024) benchmark_throughput: llmroof $rps2 req/s against 24.32 measured (more than 10% off)"; exit 1; }
-echo "published_checks: vLLM 0.4.1 benchmark_throughput $rps req/s against 20.72 measured; vLLM main (Aug 2024) $rps2 against 24.32"
+# check NAME MEASURED TOLERANCE SIMULATE-ARGS...: llmroof's request_per_s within TOLERANCE of MEASURED
+check() {
+    name=$1 measured=$2 tol=$3
+    shift 3
+    out=$("$bin" simulate "$@" --format csv --table quantities -q) || { echo "$name: simulate failed"; exit 1; }
+    rps=$(printf '%s\n' "$out" | awk -F, '$1 == "request_per_s" { print $2 }')
+    [ -n "$rps" ] || { echo "$name: no request_per_s in:"; printf '%s\n' "$out"; exit 1; }
+    awk -v p="$rps" -v m="$measured" -v t="$tol" 'BEGIN { e = p / m - 1; if (e < 0) e = -e; exit !(e <= t) }' ||
+        { echo "$name: llmroof $rps req/s against $measured measured (more than $tol off)"; exit 1; }
+    echo "published_checks: $name $rps req/s against $measured measured"
+}
+check "vLLM 0.4.1 benchmark_throughput" 20.72 0.05 \
+    -m llama-3-8b -g h100 -e vllm-0.4 --scenario offline -n 1000 -w fixed:1000:100 --no-api-server
+check "vLLM main (Aug 2024) benchmark_throughput" 24.32 0.10 \
+    -m llama-3-8b -g h100 -e vllm-0.4 --scenario offline -n 1000 -w fixed:256:256 --no-api-server

@@ -114,6 +114,15 @@ static void collectives_carry_the_16bit_residual(void **state)
     catalog_free(&cat);
 }
 
+/* The fp16 operator list of batch b for model m at tensor parallelism tp. */
+static void fp16_ops(const struct llmroof_model *m, int tp, const struct llmroof_batch *b, struct llmroof_oplist *o)
+{
+    struct llmroof_shard sh;
+    assert_int_equal(ops_shard(m, tp, &sh, NULL), 0);
+    const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
+    ops_build(m, &sh, &dt, b, o);
+}
+
 static void per_query_head_kv_reads_multiply_the_cache_traffic(void **state)
 {
     (void)state;
@@ -129,12 +138,9 @@ static void per_query_head_kv_reads_multiply_the_cache_traffic(void **state)
             g = &cat.gpus[i];
     assert_non_null(m);
     assert_non_null(g);
-    struct llmroof_shard sh;
-    assert_int_equal(ops_shard(m, 1, &sh, NULL), 0);
-    struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
     struct llmroof_batch b = batch_decode(1, 1000);
     struct llmroof_oplist o;
-    ops_build(m, &sh, &dt, &b, &o);
+    fp16_ops(m, 1, &b, &o);
     /* llama-3-8b: 32 query heads over 8 KV heads; K/V of 1000 keys: 2 * 1000 * 8 * 128 * 2 B =
      * 4,096,000 B per layer; a per-query-head kernel reads it 4 times: 3 * 4,096,000 more */
     assert_rel_close(o.q_per_kv, 4.0, 1e-12);
@@ -180,12 +186,9 @@ static void turbomind_v01_reads_a_group_of_eight_twice(void **state)
     assert_non_null(old);
     assert_non_null(now);
     assert_int_equal(old->kv_heads_per_read, 4);
-    struct llmroof_shard sh;
-    assert_int_equal(ops_shard(m, 4, &sh, NULL), 0);
-    struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
     struct llmroof_batch b = batch_decode(64, 1152);
     struct llmroof_oplist o;
-    ops_build(m, &sh, &dt, &b, &o);
+    fp16_ops(m, 4, &b, &o);
     assert_rel_close(o.q_per_kv, 8.0, 1e-12);
     assert_rel_close(o.attn_kv_bytes, 75497472.0, 1e-12);
     struct llmroof_effs e_old = roofline_effs_engine(g, old, NULL), e_now = roofline_effs_engine(g, now, NULL);
@@ -206,7 +209,7 @@ static void turbomind_v01_reads_a_group_of_eight_twice(void **state)
     for (int i = 0; i < 64; i++)
         batch_add(&pb, 128.0, 0.0);
     struct llmroof_oplist po;
-    ops_build(m, &sh, &dt, &pb, &po);
+    fp16_ops(m, 4, &pb, &po);
     struct llmroof_phase q_gqa, q_old, q_rep;
     e_now.kv_heads_per_read = 4.0;
     roofline_eval(g, LLMROOF_FP16, &e_now, 4, &po, &q_old);
