@@ -35,6 +35,7 @@ static void show_gpu(struct table *t, const struct llmroof_gpu *g)
         snprintf(buf + used, sizeof buf - used, "%s%s", a ? " " : "", g->aliases[a]);
     }
     kv(t, "aliases", buf, "");
+    kv(t, "arch", g->arch[0] ? g->arch : "-", g->arch[0] ? "compute architecture" : "not stated");
     kvn(t, "memory_bytes", "%.0f", g->memory_bytes, "B");
     kvn(t, "memory", "%.2f", g->memory_bytes / 1073741824.0, "GiB");
     kvn(t, "memory_bandwidth", "%.0f", g->mem_bw_Bps / 1e9, "GB/s");
@@ -181,6 +182,8 @@ static void show_model(struct table *t, const struct llmroof_model *m)
     }
     if (m->mtp_layers > 0)
         kvn(t, "mtp_layers", "%.0f", (double)m->mtp_layers, "multi-token-prediction modules (not counted)");
+    if (m->attention_sinks)
+        kv(t, "attention_sinks", "true", "one learned sink logit per head (kernels without sinks cannot run it)");
 }
 
 static void kvb(struct table *t, const char *field, bool v, const char *unit)
@@ -227,6 +230,15 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
         kvn(t, "kv_heads_per_read", "%.0f", (double)e->kv_heads_per_read, "query heads decode attention serves per K/V read");
     else
         kv(t, "kv_heads_per_read", "-", e->kv_per_query_head ? "1: kv_per_query_head" : "the whole GQA group per K/V read");
+    char archs[LLMROOF_ARCHS_MAX * LLMROOF_ARCH_MAX];
+    archs[0] = '\0';
+    for (int a = 0; a < e->n_varlen_fa2_archs; a++) {
+        size_t used = strlen(archs);
+        snprintf(archs + used, sizeof archs - used, "%s%s", a ? " " : "", e->varlen_fa2_archs[a]);
+    }
+    kv(t, "varlen_fa2_archs", archs[0] ? archs : "-",
+       archs[0] ? "one FlashAttention-2 varlen call per layer: decodes beside a longer query read K/V per query head"
+                : "no architecture runs attention as one FlashAttention-2 varlen call");
     kvb(t, "fp8_attention", e->fp8_attention, "attention at the fp8 peak with fp8 activations");
     kvb(t, "fp16_accumulate", e->fp16_accumulate, "GEMMs accumulate in fp16");
     kvb(t, "first_token_decode", e->first_token_decode, "TTFT = prefill + one decode step");

@@ -68,11 +68,35 @@ void catalog_free(struct llmroof_catalog *cat)
 /* GPUs                                                                     */
 /* ------------------------------------------------------------------------ */
 
+/* An architecture name as the vendors spell their compilation targets: lowercase letters, a
+ * digit, then digits or lowercase letters ("sm80", "sm120", "gfx942", "gfx90a"). */
+static bool arch_name_ok(const char *s)
+{
+    size_t i = 0;
+    while (s[i] >= 'a' && s[i] <= 'z')
+        i++;
+    if (i == 0 || !(s[i] >= '0' && s[i] <= '9'))
+        return false;
+    for (; s[i]; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'z')))
+            return false;
+    return true;
+}
+
+static int arch_err(struct json_ectx *c, const char *field, const char *got)
+{
+    return json_ferr(c, field,
+                     "must be an architecture name like \"sm80\" or \"gfx942\" (lowercase letters, a digit, then "
+                     "digits or lowercase letters; got \"%s\")",
+                     got);
+}
+
 static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
 {
     static const char *const fields[] = {
         "id", "name", "aliases", "memory_bytes", "memory_bandwidth_Bps", "peak_flops",
-        "interconnect", "efficiency", "step_overhead_s", "gpus_per_node", "domain_gpus", "network", "host", "source", NULL
+        "interconnect", "efficiency", "step_overhead_s", "gpus_per_node", "domain_gpus", "network", "host", "arch",
+        "source", NULL
     };
     static const char *const host_fields[] = { "cpu", "cpu_speed", NULL };
     static const char *const net_fields[] = { "kind", "bandwidth_Bps", "latency_s", NULL };
@@ -87,8 +111,11 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
     if ((rc = json_entry_head(c, e, fields, g->id, sizeof g->id)))
         return rc;
     if ((rc = json_get_string(c, e, "name", true, g->name, sizeof g->name)) ||
-        (rc = json_get_string(c, e, "source", true, g->source, sizeof g->source)))
+        (rc = json_get_string(c, e, "source", true, g->source, sizeof g->source)) ||
+        (rc = json_get_string(c, e, "arch", false, g->arch, sizeof g->arch)))
         return rc;
+    if (g->arch[0] && !arch_name_ok(g->arch))
+        return arch_err(c, "arch", g->arch);
 
     const cJSON *al = json_item(e, "aliases");
     if (al) {
@@ -671,7 +698,7 @@ static int parse_model(struct json_ectx *c, const cJSON *e, struct llmroof_model
         "intermediate_size", "vocab_size", "max_context", "learned_pos", "tie_embeddings", "mlp", "norm",
         "qkv_bias", "o_bias", "mlp_bias", "parallel_attn", "moe", "params_published", "source",
         "mla", "sliding_window", "norms_per_layer", "qk_norm", "checkpoint", "params_active_published",
-        "layer_pattern", "linear", "dsa", "attn_gate", "mtp_layers", NULL
+        "layer_pattern", "linear", "dsa", "attn_gate", "mtp_layers", "attention_sinks", NULL
     };
     static const char *const pat_fields[] = { "mixers", "ffns", "ffn_widths", NULL };
     static const char *const lin_fields[] = { "kind",      "heads",       "key_heads", "key_dim",
@@ -795,7 +822,8 @@ static int parse_model(struct json_ectx *c, const cJSON *e, struct llmroof_model
         c->path = NULL;
     }
     if ((rc = json_get_long(c, e, "norms_per_layer", false, 1, 16, &m->norms_per_layer, NULL)) ||
-        (rc = json_get_bool(c, e, "qk_norm", false, &m->qk_norm)))
+        (rc = json_get_bool(c, e, "qk_norm", false, &m->qk_norm)) ||
+        (rc = json_get_bool(c, e, "attention_sinks", false, &m->attention_sinks)))
         return rc;
     const cJSON *ck = json_item(e, "checkpoint");
     if (ck) {
@@ -1052,7 +1080,8 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "offline_large_gpu_max_batched_tokens", "budget_min_context",
                                           "chunked_prefill_min_context", "chunked_max_batched_tokens",
                                           "chunked_prefill", "prefill_first", "spec_no_overlap", "tp_step_overhead_s",
-                                          "graph_max_batch", "graph_piecewise", "dp_rank_scheduler", "kv_heads_per_read", "source", NULL };
+                                          "graph_max_batch", "graph_piecewise", "dp_rank_scheduler", "kv_heads_per_read",
+                                          "varlen_fa2_archs", "source", NULL };
     static const char *const admissions[] = { "optimistic", "no-evict", NULL };
     int rc;
     memset(g, 0, sizeof *g);
@@ -1146,6 +1175,25 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
     if ((rc = json_get_long(c, e, "graph_max_batch", false, 1, 65536, &g->graph_max_batch, NULL)) ||
         (rc = json_get_bool(c, e, "graph_piecewise", false, &g->graph_piecewise)))
         return rc;
+    /* vLLM V1's FLASH_ATTN backend on GPUs without FlashAttention-3 (docs/model.md "Attention
+     * kernels"): the architectures, each named once */
+    const cJSON *va = json_item(e, "varlen_fa2_archs");
+    if (va) {
+        if (!cJSON_IsArray(va))
+            return json_ferr(c, "varlen_fa2_archs", "must be an array of architecture names such as \"sm80\"");
+        for (const cJSON *a = va->child; a; a = a->next) {
+            if (!cJSON_IsString(a) || !a->valuestring)
+                return json_ferr(c, "varlen_fa2_archs", "must be an array of architecture names such as \"sm80\"");
+            if (strlen(a->valuestring) >= LLMROOF_ARCH_MAX || !arch_name_ok(a->valuestring))
+                return arch_err(c, "varlen_fa2_archs", a->valuestring);
+            for (int i = 0; i < g->n_varlen_fa2_archs; i++)
+                if (!strcmp(g->varlen_fa2_archs[i], a->valuestring))
+                    return json_ferr(c, "varlen_fa2_archs", "names \"%s\" twice", a->valuestring);
+            if (g->n_varlen_fa2_archs == LLMROOF_ARCHS_MAX)
+                return json_ferr(c, "varlen_fa2_archs", "has more than %d entries", LLMROOF_ARCHS_MAX);
+            memcpy(g->varlen_fa2_archs[g->n_varlen_fa2_archs++], a->valuestring, strlen(a->valuestring) + 1);
+        }
+    }
     if (g->kv_per_query_head && g->kv_heads_per_read > 0)
         return json_ferr(c, "kv_heads_per_read", "cannot be given with \"kv_per_query_head\": true (which is 1 query "
                                                  "head per K/V read)");

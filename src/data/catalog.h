@@ -16,6 +16,8 @@
 #define LLMROOF_NAME_MAX 128
 #define LLMROOF_SOURCE_MAX 2048
 #define LLMROOF_ALIASES_MAX 8
+#define LLMROOF_ARCH_MAX 16  /* "sm120", "gfx942": a letter prefix and digits, at most 15 characters */
+#define LLMROOF_ARCHS_MAX 16 /* architectures an engine rule may list */
 
 enum llmroof_link {
     LLMROOF_LINK_NVLINK,
@@ -29,6 +31,9 @@ struct llmroof_gpu {
     char name[LLMROOF_NAME_MAX];                     /* display name */
     char aliases[LLMROOF_ALIASES_MAX][LLMROOF_ID_MAX]; /* extra lookup names */
     int n_aliases;                                   /* entries used in aliases */
+    char arch[LLMROOF_ARCH_MAX];                     /* compute architecture: NVIDIA's sm version ("sm80" = compute
+                                                        capability 8.0), AMD's gfx target ("gfx942"); "" = not
+                                                        stated (rules keyed by architecture do not apply) */
     double memory_bytes;                             /* device memory, bytes (binary: 80 GB = 80 GiB) */
     double mem_bw_Bps;                               /* peak DRAM/HBM bandwidth, bytes/s (decimal) */
     double peak_flops[LLMROOF_DTYPE_COUNT];          /* dense peak, FLOP/s (OP/s for int); valid where has_peak */
@@ -145,6 +150,8 @@ struct llmroof_model {
     long dsa_heads;                     /* indexer heads */
     long dsa_head_dim;                  /* indexer head width (its cache holds one key of it per token) */
     bool qk_norm;                       /* per-head q and k RMSNorm of head_dim (Qwen3, Gemma-3) */
+    bool attention_sinks;               /* one learned sink logit per head in every softmax (gpt-oss):
+                                           attention kernels without sink support cannot run it */
     /* Checkpoint format (quantization_config); 0 bits = not stated, the weight dtype decides. */
     char ckpt_format[16];               /* quantization_config method ("fp8", "mxfp4"), "" = none stated */
     double ckpt_bits;                   /* effective bits per weight incl. scales, all quantized matrices */
@@ -207,6 +214,12 @@ struct llmroof_engine {
     long kv_heads_per_read;           /* decode attention serves at most this many query heads of a GQA
                                          group per K/V read, [1, 64]; 0 = the whole group
                                          (roofline_kv_reads; kv_per_query_head is 1) */
+    char varlen_fa2_archs[LLMROOF_ARCHS_MAX][LLMROOF_ARCH_MAX]; /* GPU architectures on which every
+                                         step's attention is one FlashAttention-2 varlen call per layer
+                                         (vLLM V1's FLASH_ATTN backend without FA3): a decode shares a
+                                         call with a longer query, or a windowed layer, unpacked
+                                         (roofline_attn_extra_kv_bytes) */
+    int n_varlen_fa2_archs;           /* entries used in varlen_fa2_archs */
     bool fp8_attention;               /* attention runs at the fp8 peak when the activations are fp8 */
     bool fp16_accumulate;             /* GEMMs accumulate in fp16 (the GeForce fp16-accumulate peak) */
     enum llmroof_attn_kernel attention; /* attention kernel family (flash2 unless the profile says) */

@@ -491,9 +491,12 @@ int catalog_model_from_hf_warn(const char *text, size_t len, const char *fname, 
             m->window = 0; /* every layer global */
         else
             m->window_global_every = every;
-        if (fam == HF_GPT_OSS)
+        if (fam == HF_GPT_OSS) {
+            /* the sinks' own FLOPs and bytes are left out; what they change is the kernel an engine can run */
+            m->attention_sinks = true;
             hf_warn(warn, warn_cap, "%s: gpt-oss attention sinks (one learned logit per head) are not modelled: "
                     "their cost is negligible", fname);
+        }
     } else if (fam == HF_LLAMA4) {
         const cJSON *ch = hf_get(doc, "attention_chunk_size");
         if (ch) {

@@ -276,6 +276,9 @@ static void set_context(const struct llmroof_model *m, const struct llmroof_shar
      * K/V part and the group size are kept so that roofline.c can charge engines whose kernels
      * loop over query heads (masked MHA before TensorRT-LLM's XQA, HF's repeat_kv) Hq/Kr reads */
     out->attn_kv_bytes = mla ? 0.0 : 2.0 * keys * Kr * d * k;
+    out->attn_few_kv_bytes = mla ? 0.0 : 2.0 * (fkeys < keys ? fkeys : keys) * Kr * d * k;
+    out->longer_query = T > S;
+    out->attn_sinks = m->attention_sinks;
     out->q_per_kv = !mla && Kr > 0 ? Hq / Kr : 1.0;
     out->tokens = T;
     out->new_per_seq = S > 0 ? T / S : 0.0;
@@ -291,6 +294,18 @@ static void set_context(const struct llmroof_model *m, const struct llmroof_shar
         const double lp = S * arch_attn_pairs(nn, past, wnd, m->window_chunked);
         const double lk = S * arch_attn_keys(nn, past, wnd, m->window_chunked);
         attention_op(m, Hq, Kr, T, lp, lk, a, k, absorbed, Lloc, &op[LLMROOF_OP_ATTN_LOCAL]);
+        /* the few-query sequences' share of those keys, from their own mean sequence */
+        const double fS = per_replica(b->few_seqs, rep);
+        double lkf = 0.0;
+        if (fS > 0) {
+            const double fn = fT / fS, fpast = fkeys / fS - fn > 0 ? fkeys / fS - fn : 0.0;
+            lkf = fS * arch_attn_keys(fn, fpast, wnd, m->window_chunked);
+        }
+        out->attn_local_kv_bytes = mla ? 0.0 : 2.0 * lk * Kr * d * k;
+        out->attn_local_few_kv_bytes = mla ? 0.0 : 2.0 * (lkf < lk ? lkf : lk) * Kr * d * k;
+    } else {
+        out->attn_local_kv_bytes = 0.0;
+        out->attn_local_few_kv_bytes = 0.0;
     }
     if (mla) {
         /* kv_b (r_kv x Hq(n+v)): absorbed, q_nope x W_UK and latent x W_UV per new token;

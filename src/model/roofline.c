@@ -82,6 +82,9 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
         e.fp8_attention = en->fp8_attention;
         e.kv_heads_per_read = en->kv_per_query_head ? 1.0 : (double)en->kv_heads_per_read;
         e.kv_reads_prefill = en->kv_per_query_head;
+        for (int a = 0; a < en->n_varlen_fa2_archs && g->arch[0]; a++)
+            if (!strcmp(en->varlen_fa2_archs[a], g->arch))
+                e.varlen_fa2 = true;
         if (en->fp16_accumulate && g->fp16_acc_ratio > 1)
             e.peak_scale = g->fp16_acc_ratio;
         e.dequant_min_tokens = en->dequant_min_tokens;
@@ -286,13 +289,29 @@ double roofline_attn_kv_reads(const struct llmroof_effs *eff, double q_per_kv, d
     return eff->kv_reads_prefill || new_per_seq <= 1.0 ? roofline_kv_reads(eff->kv_heads_per_read, q_per_kv) : 1.0;
 }
 
+double roofline_attn_extra_kv_bytes(const struct llmroof_effs *eff, double kv_bytes, double few_kv_bytes,
+                                    double q_per_kv, bool longer_query, bool windowed, bool sinks)
+{
+    const double dec = roofline_kv_reads(eff->kv_heads_per_read, q_per_kv);
+    const double rest_reads = eff->kv_reads_prefill ? dec : 1.0;
+    const double few_reads =
+        eff->varlen_fa2 && !sinks && (longer_query || windowed) ? roofline_kv_reads(1.0, q_per_kv) : dec;
+    const double few = few_kv_bytes < kv_bytes ? few_kv_bytes : kv_bytes;
+    return few * (few_reads - 1.0) + (kv_bytes - few) * (rest_reads - 1.0);
+}
+
 /* Bytes one instance of op k moves: K/V read more than once per group by engines whose decode
- * kernels serve fewer query heads per read than the group holds (roofline_attn_kv_reads). */
+ * kernels serve fewer query heads per read than the group holds, or whose varlen call cannot
+ * pack it (roofline_attn_extra_kv_bytes). */
 static double rl_bytes(const struct llmroof_effs *eff, const struct llmroof_oplist *ops, int k)
 {
     double bytes = ops->op[k].bytes;
     if (k == LLMROOF_OP_ATTENTION)
-        bytes += ops->attn_kv_bytes * (roofline_attn_kv_reads(eff, ops->q_per_kv, ops->new_per_seq) - 1.0);
+        bytes += roofline_attn_extra_kv_bytes(eff, ops->attn_kv_bytes, ops->attn_few_kv_bytes, ops->q_per_kv,
+                                              ops->longer_query, false, ops->attn_sinks);
+    else if (k == LLMROOF_OP_ATTN_LOCAL && eff->varlen_fa2) /* (other engines' windowed layers: ops' bytes) */
+        bytes += roofline_attn_extra_kv_bytes(eff, ops->attn_local_kv_bytes, ops->attn_local_few_kv_bytes,
+                                              ops->q_per_kv, ops->longer_query, true, ops->attn_sinks);
     if (k == LLMROOF_OP_ATTENTION && rl_eager(eff, ops))
         bytes += KERNEL_EAGER_SCORE_BYTES * ops->attn_heads * ops->tokens * ops->keys_per_seq;
     return bytes;

@@ -73,11 +73,15 @@ struct stepcost_attn {
     double apeak, abw, kf;             /* as in struct stepcost */
     double count, d, hq, kr, a, kv_elem_bytes; /* layers, head dim, query and KV heads per rank,
                                           activation and KV element bytes */
+    bool sinks;                        /* the model's attention has sinks (ops.h attn_sinks) */
 };
 void stepcost_attn_init(struct stepcost_attn *sa, const struct llmroof_setup *s, const struct llmroof_shard *sh);
 
 /* The attention operator's time_s that ops_build + roofline_eval give for batch `b`
- * (sa->ok, and no data-parallel attention replicas). */
-double stepcost_attn_s(const struct stepcost_attn *sa, const struct llmroof_effs *eff, const struct llmroof_batch *b);
+ * (sa->ok, and no data-parallel attention replicas); `beside_longer`: b's sequences share the
+ * step's attention call with longer queries of other sequences (a mixed step's decodes), as
+ * ops.h longer_query set after ops_set_context. */
+double stepcost_attn_s(const struct stepcost_attn *sa, const struct llmroof_effs *eff, const struct llmroof_batch *b,
+                       bool beside_longer);
 
 #endif

@@ -230,6 +230,8 @@ static cJSON *model_entry(const struct llmroof_model *m, const char *schema)
         cJSON_AddNumberToObject(o, "norms_per_layer", (double)m->norms_per_layer);
     if (m->qk_norm)
         cJSON_AddBoolToObject(o, "qk_norm", true);
+    if (m->attention_sinks)
+        cJSON_AddBoolToObject(o, "attention_sinks", true);
     if (m->ckpt_format[0]) {
         cJSON *ck = cJSON_AddObjectToObject(o, "checkpoint");
         cJSON_AddStringToObject(ck, "format", m->ckpt_format);
@@ -343,6 +345,8 @@ static cJSON *gpu_entry(const struct llmroof_gpu *g, const char *schema)
         cJSON_AddStringToObject(h, "cpu", g->host_cpu);
         cJSON_AddNumberToObject(h, "cpu_speed", g->host_cpu_speed);
     }
+    if (g->arch[0])
+        cJSON_AddStringToObject(o, "arch", g->arch);
     cJSON_AddStringToObject(o, "source", g->source);
     return o;
 }
@@ -1068,6 +1072,11 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
         cJSON_AddBoolToObject(o, "first_token_decode", e[i].first_token_decode);
         cJSON_AddBoolToObject(o, "kv_per_query_head", e[i].kv_per_query_head);
         add_positive(o, "kv_heads_per_read", (double)e[i].kv_heads_per_read);
+        if (e[i].n_varlen_fa2_archs > 0) {
+            cJSON *va = cJSON_AddArrayToObject(o, "varlen_fa2_archs");
+            for (int a = 0; a < e[i].n_varlen_fa2_archs; a++)
+                cJSON_AddItemToArray(va, cJSON_CreateString(e[i].varlen_fa2_archs[a]));
+        }
         cJSON_AddBoolToObject(o, "fp8_attention", e[i].fp8_attention);
         cJSON_AddBoolToObject(o, "fp16_accumulate", e[i].fp16_accumulate);
         cJSON_AddStringToObject(o, "source", e[i].source);

@@ -487,6 +487,10 @@ static double mixed_time(const struct engine *e, const struct iter *it)
     split += attn_s(&p);
     part = base;
     ops_set_context(s->model, &e->sh, &s->dt, &it->dec, &part);
+    /* the decodes share the iteration's call with the chunks' longer queries: an engine whose
+     * attention is one FlashAttention-2 varlen call (eff.varlen_fa2) cannot pack their GQA
+     * groups there (roofline_attn_extra_kv_bytes) */
+    part.longer_query = true;
     roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &part, &p);
     split += attn_s(&p);
     return all.time_s - attn_s(&all) + split;
@@ -668,7 +672,7 @@ static double chunk_time(const struct runner *r, const struct engine *e, const s
     const int T = (int)it->b.tokens, S = (int)it->b.seqs;
     const unsigned long long key = (unsigned long long)T * 0x9E3779B97F4A7C15ull ^ (unsigned long long)S * 0xC2B2AE3D27D4EB4Full;
     struct mix_slot *m = &mc->slot[(size_t)e->pool * SIM_MIX_SLOTS + (size_t)((key * 0x9E3779B97F4A7C15ull) >> 48)];
-    const double a_all = stepcost_attn_s(&e->attn, &s->eff, &it->b);
+    const double a_all = stepcost_attn_s(&e->attn, &s->eff, &it->b, false);
     double all_s;
     const bool seen = m->tokens == T && m->seqs == S && (double)T == it->b.tokens && (double)S == it->b.seqs;
     if (seen && (++m->hits & 63) != 0) {
@@ -709,8 +713,8 @@ static double chunk_time(const struct runner *r, const struct engine *e, const s
     /* mixed_time: the pooled attention (a_all; no windowed or MLA operators here) replaced by the
      * prefill part's plus the decode part's */
     const struct llmroof_batch pre = prefill_part(it);
-    const double a_pre = stepcost_attn_s(&e->attn, &s->eff, &pre);
-    return all_s - a_all + (a_pre + stepcost_attn_s(&e->attn, &s->eff, &it->dec));
+    const double a_pre = stepcost_attn_s(&e->attn, &s->eff, &pre, false);
+    return all_s - a_all + (a_pre + stepcost_attn_s(&e->attn, &s->eff, &it->dec, true));
 }
 
 static double gpu_time(const struct runner *r, const struct engine *e, const struct iter *it)

@@ -57,6 +57,10 @@ gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"host":{"cpu":"","cpu_speed":1},"s
 gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"host":{"cpu_speed":1},"source"/' >"$T/gpu-host-no-cpu.json"
 gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"host":{"cpu":"c","cpu_speed":"fast"},"source"/' >"$T/gpu-host-speed-text.json"
 gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"network":{"bandwidth_Bps":1e10,"latency_s":1e-5},"source"/' >"$T/gpu-net-no-kind.json"
+# the compute architecture (docs/catalog.md "GPU entry"): a vendor target name, not a word or a number
+gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"arch":"Ampere","source"/' >"$T/gpu-arch-word.json"
+gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"arch":80,"source"/' >"$T/gpu-arch-number.json"
+sed 's/"attention_sinks": true/"attention_sinks": "yes"/' data/models.json >"$T/models-sinks-yes.json"
 
 # HuggingFace configs the importer must refuse with the loader's bounds
 printf '{"model_type":"llama","hidden_size":8,"num_hidden_layers":2,"num_attention_heads":64,"head_dim":null,"intermediate_size":16,"vocab_size":100,"max_position_embeddings":128}' >"$T/hf-headdim-null.json"
@@ -120,7 +124,11 @@ for c in 'graph_max_batch:"cuda_graphs": false, "graph_max_batch": 256' \
     'graph_max_batch:"cuda_graphs": true, "graph_max_batch": 0' \
     'graph_max_batch:"cuda_graphs": true, "graph_max_batch": 1.5' \
     'graph_piecewise:"cuda_graphs": true, "graph_piecewise": true' \
-    'graph_piecewise:"cuda_graphs": true, "graph_max_batch": 512, "graph_piecewise": 1'; do
+    'graph_piecewise:"cuda_graphs": true, "graph_max_batch": 512, "graph_piecewise": 1' \
+    'varlen_fa2_archs:"varlen_fa2_archs": "sm80"' \
+    'varlen_fa2_archs:"varlen_fa2_archs": ["SM80"]' \
+    'varlen_fa2_archs:"varlen_fa2_archs": [80]' \
+    'varlen_fa2_archs:"varlen_fa2_archs": ["sm80", "sm86", "sm80"]'; do
     count=$((count + 1))
     field=${c%%:*}
     printf '{"engines":[{"id":"e","name":"E","step_overhead_s":0.001,"first_token_s":0,"compute_scale":1,%s,"source":"s"}]}\n' \

@@ -1683,7 +1683,7 @@ static void a_decode_step_retimed_at_another_context_is_exact(void **state)
                 struct llmroof_phase p;
                 ops_build(s.model, &sh, &s.dt, &mb, &ops);
                 roofline_eval(s.gpu, s.dt.act, &s.eff, s.tp, &ops, &p);
-                assert_true(stepcost_attn_s(&sa, &s.eff, &mb) == p.op[LLMROOF_OP_ATTENTION].time_s);
+                assert_true(stepcost_attn_s(&sa, &s.eff, &mb, false) == p.op[LLMROOF_OP_ATTENTION].time_s);
             }
             const double ctx[] = { 1, 17, 513, 4095, 32768, 1e6, 100 };
             for (size_t k = 0; k < sizeof ctx / sizeof ctx[0]; k++) {
@@ -1696,6 +1696,116 @@ static void a_decode_step_retimed_at_another_context_is_exact(void **state)
                 }
             }
         }
+    }
+    catalog_free(&cat);
+}
+
+/* vLLM V1 on an A100 runs each layer's attention as one FlashAttention-2 varlen call over the step
+ * (engine varlen_fa2_archs names sm80, the GPU's arch): FA2 packs a GQA group only when every query
+ * is one token, so decodes beside a prefill chunk read their K/V once per query head
+ * (roofline_attn_extra_kv_bytes). Llama-3.1-8B, 32 query and 8 KV heads (q = 4), 32 decodes at
+ * 4096 keys: K/V per layer 32 x 2 x 4096 x 8 x 128 x 2 B = 536,870,912 B, read 3 more times =
+ * 1,610,612,736 B, at the A100's 2.039e12 B/s x 0.7175889756944446 = 1.463164e12 B/s 1.100771 ms
+ * per layer (decode attention is memory-bound: 2.1 GFLOP at 228 TFLOP/s is 9.4 us), x 32 layers
+ * = 35.2247 ms. Alone, on Hopper (FA3), with attention sinks (gpt-oss: Triton there) or without
+ * the field nothing changes; a windowed layer (Mistral-7B, window 4096) is unpacked even in a
+ * decode-only step: 8 decodes at 1000 keys, 3 x 8 x 2 x 1000 x 8 x 128 x 2 B = 98,304,000 B more
+ * per layer, x 32 layers. In the simulator a closed loop of such steps has the higher TPOT on
+ * both paths (plain attention's step tables, and mixed_time for the windowed model). */
+static void varlen_fa2_decodes_beside_a_chunk_read_kv_per_query_head(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_err err = { 0 };
+    assert_int_equal(catalog_add_engines_file(&cat, LLMROOF_TEST_DATA_DIR "/engines.json", false, &err), 0);
+    const struct llmroof_engine *en = catalog_find_engine(&cat, "vllm");
+    assert_non_null(en);
+    const struct llmroof_gpu *a100 = gpu(&cat, "a100-sxm4-80gb"), *h100 = gpu(&cat, "h100");
+    assert_string_equal(a100->arch, "sm80");
+    assert_string_equal(h100->arch, "sm90");
+    struct llmroof_setup s = { model(&cat, "llama-3.1-8b"), a100, 1,
+                               { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 },
+                               roofline_effs_engine(a100, en, NULL), { 0 } };
+    assert_true(s.eff.varlen_fa2);
+    assert_false(roofline_effs_engine(h100, en, NULL).varlen_fa2);
+    assert_false(roofline_effs_engine(a100, catalog_find_engine(&cat, "vllm-0.6"), NULL).varlen_fa2);
+    struct llmroof_shard sh;
+    const struct llmroof_layout lay = estimate_layout(&s);
+    assert_int_equal(ops_shard_layout(s.model, &lay, &sh, &err), 0);
+    struct stepcost_attn sa;
+    stepcost_attn_init(&sa, &s, &sh);
+    assert_true(sa.ok);
+    const struct llmroof_batch dec = batch_decode(32, 4096);
+    const double alone = stepcost_attn_s(&sa, &s.eff, &dec, false), beside = stepcost_attn_s(&sa, &s.eff, &dec, true);
+    assert_rel_close(beside - alone, 32.0 * 1610612736.0 / (2.039e12 * 0.7175889756944446), 1e-9);
+    assert_rel_close(beside - alone, 35.2247e-3, 1e-5);
+    /* the same through ops_build of the whole mixed step (a 512-token chunk beside the decodes) */
+    struct llmroof_batch mixed = dec;
+    batch_add(&mixed, 512, 0);
+    struct llmroof_oplist o;
+    ops_build(s.model, &sh, &s.dt, &mixed, &o);
+    assert_true(o.longer_query);
+    assert_rel_close(o.attn_few_kv_bytes, 536870912.0, 1e-12);
+    assert_rel_close(o.attn_kv_bytes, 536870912.0 + 2.0 * 512 * 8 * 128 * 2, 1e-12);
+    struct llmroof_phase on, off;
+    struct llmroof_effs e_off = s.eff;
+    e_off.varlen_fa2 = false;
+    roofline_eval(a100, LLMROOF_FP16, &s.eff, 1, &o, &on);
+    roofline_eval(a100, LLMROOF_FP16, &e_off, 1, &o, &off);
+    assert_rel_close(on.bytes - off.bytes, 32.0 * 1610612736.0, 1e-12);
+    /* decode-only: packed, no change */
+    struct llmroof_oplist od;
+    ops_build(s.model, &sh, &s.dt, &dec, &od);
+    assert_false(od.longer_query);
+    roofline_eval(a100, LLMROOF_FP16, &s.eff, 1, &od, &on);
+    roofline_eval(a100, LLMROOF_FP16, &e_off, 1, &od, &off);
+    assert_true(on.bytes == off.bytes);
+    /* gpt-oss has sinks: FA2 cannot run it, the Triton backend packs the group */
+    const struct llmroof_model *oss = model(&cat, "gpt-oss-20b");
+    assert_true(oss->attention_sinks);
+    struct llmroof_shard osh;
+    assert_int_equal(ops_shard(oss, 1, &osh, &err), 0);
+    ops_build(oss, &osh, &s.dt, &mixed, &o);
+    roofline_eval(a100, LLMROOF_FP16, &s.eff, 1, &o, &on);
+    roofline_eval(a100, LLMROOF_FP16, &e_off, 1, &o, &off);
+    assert_true(on.bytes == off.bytes);
+    /* a windowed layer is unpacked in a decode-only step too */
+    const struct llmroof_model *mis = model(&cat, "mistral-7b");
+    struct llmroof_shard msh;
+    assert_int_equal(ops_shard(mis, 1, &msh, &err), 0);
+    const struct llmroof_batch d8 = batch_decode(8, 1000);
+    ops_build(mis, &msh, &s.dt, &d8, &o);
+    assert_rel_close(o.attn_local_kv_bytes, 8.0 * 2 * 1000 * 8 * 128 * 2, 1e-12);
+    assert_rel_close(o.attn_local_few_kv_bytes, 8.0 * 2 * 1000 * 8 * 128 * 2, 1e-12);
+    roofline_eval(a100, LLMROOF_FP16, &s.eff, 1, &o, &on);
+    roofline_eval(a100, LLMROOF_FP16, &e_off, 1, &o, &off);
+    assert_rel_close(on.bytes - off.bytes, 32.0 * 98304000.0, 1e-12);
+    /* the simulator: a closed loop of 1000-token prompts, chunks beside decodes */
+    const char *models[] = { "llama-3.1-8b", "mistral-7b" };
+    for (int i = 0; i < 2; i++) {
+        struct workload w = { WORKLOAD_FIXED, 1000, 64, NULL, 0 };
+        double tpot[2][2];
+        for (int gi = 0; gi < 2; gi++) {
+            const struct llmroof_gpu *g = gi ? h100 : a100;
+            struct sim_config c = config(&cat, models[i], gi ? "h100" : "a100-sxm4-80gb", 1, &w);
+            c.setup.eff = roofline_effs_engine(g, en, NULL);
+            c.concurrency = 16;
+            c.requests = 64;
+            c.think_min_s = c.think_max_s = 0;
+            for (int f = 0; f < 2; f++) {
+                c.setup.eff.varlen_fa2 = gi == 0 && f == 1;
+                struct sim_result r;
+                run(&c, &r);
+                tpot[gi][f] = r.tpot.mean;
+                sim_result_free(&r);
+            }
+        }
+        if (!(tpot[0][1] > tpot[0][0] * 1.01)) {
+            print_error("%s on an A100: TPOT %g with varlen FA2, %g without\n", models[i], tpot[0][1], tpot[0][0]);
+            fail();
+        }
+        assert_true(tpot[1][1] == tpot[1][0]);
     }
     catalog_free(&cat);
 }
@@ -1785,6 +1895,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(one_request_alone_reproduces_estimate),
         cmocka_unit_test(a_decode_step_retimed_at_another_context_is_exact),
+        cmocka_unit_test(varlen_fa2_decodes_beside_a_chunk_read_kv_per_query_head),
         cmocka_unit_test(lazy_decode_matches_the_per_sequence_scheduler),
         cmocka_unit_test(a_lognormal_workload_draws_its_stated_median_and_p90),
         cmocka_unit_test(sharegpt_draws_the_benchmarks_set_for_the_tokenizer),
