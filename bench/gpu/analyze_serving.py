@@ -12,6 +12,11 @@ costs and step overhead, no host CPU):
   requests that start decoding, then one request whose chunk lands in one iteration beside them; the
   iteration's duration is read from `--trace-out` (the context of the decodes is set so that it is C
   at that iteration).
+With --harness the same iterations are asked of an engine profile that describes the harness itself
+(added to a copy of the catalog directory): PyTorch's FlashAttention-2 (`attention_kernel` flash2),
+one varlen call per layer over the packed batch (`varlen_fa2_archs` = the GPU's `arch`: decodes beside
+a chunk read K/V once per query head, docs/model.md), every iteration a replayed CUDA graph, no CPU
+cost per step.
 Standard library only.
 """
 
@@ -19,15 +24,19 @@ import argparse
 import csv
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 
 MODEL = "llama-3.1-8b"
+HARNESS = "measure-serving-harness"
+EXTRA = []  # arguments every llmroof call takes (-e HARNESS with --harness)
 
 
 def run(cmd):
+    cmd = cmd + EXTRA
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         print("analyze_serving.py: %s: %s" % (" ".join(cmd), r.stderr.strip()), file=sys.stderr)
@@ -93,6 +102,8 @@ def main():
     ap.add_argument("--gpu", default="h100-sxm5-80gb")
     ap.add_argument("--md", help="write the table as markdown here too")
     ap.add_argument("--check", help="exit 1 unless the table equals this file (the committed comparison)")
+    ap.add_argument("--harness", action="store_true",
+                    help="cost the iterations with an engine profile of the harness (FlashAttention-2 varlen calls)")
     a = ap.parse_args()
     path = os.path.join(a.dir, "iterations.csv")
     if not os.path.isfile(path):
@@ -103,6 +114,27 @@ def main():
         print("analyze_serving.py: --llmroof %s: not an executable (build llmroof first)" % a.llmroof, file=sys.stderr)
         sys.exit(2)
     rows = list(csv.DictReader(open(path)))
+    data_tmp = None
+    if a.harness:
+        data_tmp = tempfile.TemporaryDirectory()
+        src = os.environ.get("LLMROOF_DATA") or os.path.join(os.path.dirname(__file__), "..", "..", "data")
+        for name in os.listdir(src):
+            if os.path.isfile(os.path.join(src, name)):
+                shutil.copy(os.path.join(src, name), data_tmp.name)
+        gpus = json.load(open(os.path.join(src, "gpus.json")))["gpus"]
+        arch = [g.get("arch", "") for g in gpus if g["id"] == a.gpu or a.gpu in g.get("aliases", [])]
+        if not arch or not arch[0]:
+            sys.exit("analyze_serving.py: --harness: GPU %s has no arch in %s/gpus.json" % (a.gpu, src))
+        engines_path = os.path.join(data_tmp.name, "engines.json")
+        doc = json.load(open(engines_path))
+        doc["engines"].append({"id": HARNESS, "name": "measure_serving.py's hand-written Llama (PyTorch)",
+                               "step_overhead_s": 0, "first_token_s": 0, "compute_scale": 1, "cuda_graphs": True,
+                               "attention_kernel": "flash2", "varlen_fa2_archs": [arch[0]],
+                               "source": "bench/gpu/measure_serving.py: aten._flash_attention_forward varlen, one "
+                                         "call per layer; iterations replayed as CUDA graphs"})
+        json.dump(doc, open(engines_path, "w"))
+        os.environ["LLMROOF_DATA"] = data_tmp.name
+        EXTRA.extend(["-e", HARNESS])
     lines = ["| kind | chunk | cached before chunk | decodes | context | measured ms | llmroof ms | error |",
              "|---|---:|---:|---:|---:|---:|---:|---:|"]
     errs = {}
@@ -132,6 +164,8 @@ def main():
     if a.md:
         with open(a.md, "w") as f:
             f.write(text)
+    if data_tmp:
+        data_tmp.cleanup()
     if a.check:
         want = open(a.check).read()
         if want != text:
