@@ -236,6 +236,8 @@ struct llmroof_dtypes cli_dtypes(const struct cli_setup_opts *s);
 struct llmroof_layout cli_layout(const struct cli_setup_opts *s);
 /* Looks up --engine after the catalog is loaded. Returns 0 or 2 after printing the error. */
 int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s);
+/* A note on stderr when engine `en` keys a rule on GPU architectures and `g` states none. */
+void cli_note_arch(struct cli *c, const struct llmroof_gpu *g, const struct llmroof_engine *en);
 
 /* Stages b for path; the file changes only when the whole run succeeds (cli_files_commit),
  * so a failed run leaves no new or replaced file. A regular file is written to a temporary

@@ -206,6 +206,16 @@ int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s)
     return 0;
 }
 
+void cli_note_arch(struct cli *c, const struct llmroof_gpu *g, const struct llmroof_engine *en)
+{
+    /* an engine rule keyed by the GPU's architecture (docs/catalog.md "arch") cannot apply to a
+     * GPU entry that states none, e.g. one written before the field existed: say so */
+    if (en && g && !g->arch[0] && (en->n_varlen_fa2_archs > 0 || en->n_fa2_archs > 0))
+        fprintf(c->errf, "llmroof: note: GPU '%s' states no arch, so the FlashAttention-2 rules of engine '%s' "
+                         "(varlen_fa2_archs, fa2_archs) are not applied (docs/catalog.md \"arch\")\n",
+                g->id, en->id);
+}
+
 struct llmroof_dtypes cli_dtypes(const struct cli_setup_opts *s)
 {
     struct llmroof_dtypes d = { s->weight, s->kv, s->act, s->weight_bits, s->have_state, s->state };

@@ -186,6 +186,16 @@ static void show_model(struct table *t, const struct llmroof_model *m)
         kv(t, "attention_sinks", "true", "one learned sink logit per head (kernels without sinks cannot run it)");
 }
 
+/* The names of an engine's architecture list, space-separated ("" when none). */
+static void arch_list(char *buf, size_t cap, const char (*archs)[LLMROOF_ARCH_MAX], int n)
+{
+    buf[0] = '\0';
+    for (int a = 0; a < n; a++) {
+        size_t used = strlen(buf);
+        snprintf(buf + used, cap - used, "%s%s", a ? " " : "", archs[a]);
+    }
+}
+
 static void kvb(struct table *t, const char *field, bool v, const char *unit)
 {
     kv(t, field, v ? "true" : "false", unit);
@@ -231,14 +241,14 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
     else
         kv(t, "kv_heads_per_read", "-", e->kv_per_query_head ? "1: kv_per_query_head" : "the whole GQA group per K/V read");
     char archs[LLMROOF_ARCHS_MAX * LLMROOF_ARCH_MAX];
-    archs[0] = '\0';
-    for (int a = 0; a < e->n_varlen_fa2_archs; a++) {
-        size_t used = strlen(archs);
-        snprintf(archs + used, sizeof archs - used, "%s%s", a ? " " : "", e->varlen_fa2_archs[a]);
-    }
+    arch_list(archs, sizeof archs, e->varlen_fa2_archs, e->n_varlen_fa2_archs);
     kv(t, "varlen_fa2_archs", archs[0] ? archs : "-",
        archs[0] ? "one FlashAttention-2 varlen call per layer: decodes beside a longer query read K/V per query head"
                 : "no architecture runs attention as one FlashAttention-2 varlen call");
+    arch_list(archs, sizeof archs, e->fa2_archs, e->n_fa2_archs);
+    kv(t, "fa2_archs", archs[0] ? archs : "-",
+       archs[0] ? "FlashAttention-2 kernels: windowed layers read K/V per query head"
+                : "no other architecture runs FlashAttention-2's kernels");
     kvb(t, "fp8_attention", e->fp8_attention, "attention at the fp8 peak with fp8 activations");
     kvb(t, "fp16_accumulate", e->fp16_accumulate, "GEMMs accumulate in fp16");
     kvb(t, "first_token_decode", e->first_token_decode, "TTFT = prefill + one decode step");

@@ -252,6 +252,7 @@ static int parse_pool(struct cli *c, const char *opt, const char *arg, const str
     p->setup.gpu = g;
     p->setup.tp = (int)t;
     p->setup.eff = roofline_effs(g, &x->s.eff);
+    cli_note_arch(c, g, x->s.eff.engine);
     return 0;
 }
 
@@ -525,6 +526,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
     x->cfg.setup = (struct llmroof_setup){ m, g, (int)x->s.tp, ckpt_dtypes(m, cli_dtypes(&x->s), x->s.have_weight),
                                            roofline_effs(g, &x->s.eff),
                                            cli_layout(&x->s) };
+    cli_note_arch(c, g, x->s.eff.engine);
     x->cfg.mem = x->s.mem;
     {
         /* the engine profile's scheduler (docs/metrics.md "Engine scheduling"); options given win */

@@ -91,6 +91,35 @@ static int arch_err(struct json_ectx *c, const char *field, const char *got)
                      got);
 }
 
+/* An engine's list of GPU architectures (varlen_fa2_archs, fa2_archs): strings of arch_name_ok's
+ * form, each once, at most LLMROOF_ARCHS_MAX. Absent: none. */
+static int parse_arch_list(struct json_ectx *c, const cJSON *e, const char *field,
+                           char out[LLMROOF_ARCHS_MAX][LLMROOF_ARCH_MAX], int *n)
+{
+    *n = 0;
+    const cJSON *va = json_item(e, field);
+    if (!va)
+        return LLMROOF_OK;
+    if (!cJSON_IsArray(va))
+        return json_ferr(c, field, "must be an array of architecture names such as \"sm80\"");
+    for (const cJSON *a = va->child; a; a = a->next) {
+        if (!cJSON_IsString(a) || !a->valuestring)
+            return json_ferr(c, field, "entries must be strings (architecture names such as \"sm80\")");
+        if (strlen(a->valuestring) >= LLMROOF_ARCH_MAX)
+            return json_ferr(c, field, "entry \"%.32s\" is longer than %d characters", a->valuestring,
+                             LLMROOF_ARCH_MAX - 1);
+        if (!arch_name_ok(a->valuestring))
+            return arch_err(c, field, a->valuestring);
+        for (int i = 0; i < *n; i++)
+            if (!strcmp(out[i], a->valuestring))
+                return json_ferr(c, field, "names \"%s\" twice", a->valuestring);
+        if (*n == LLMROOF_ARCHS_MAX)
+            return json_ferr(c, field, "has more than %d entries", LLMROOF_ARCHS_MAX);
+        memcpy(out[(*n)++], a->valuestring, strlen(a->valuestring) + 1);
+    }
+    return LLMROOF_OK;
+}
+
 static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
 {
     static const char *const fields[] = {
@@ -114,6 +143,8 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
         (rc = json_get_string(c, e, "source", true, g->source, sizeof g->source)) ||
         (rc = json_get_string(c, e, "arch", false, g->arch, sizeof g->arch)))
         return rc;
+    if (json_item(e, "arch") && !g->arch[0])
+        return json_ferr(c, "arch", "must not be empty (leave the field out when the architecture is not known)");
     if (g->arch[0] && !arch_name_ok(g->arch))
         return arch_err(c, "arch", g->arch);
 
@@ -1081,7 +1112,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "chunked_prefill_min_context", "chunked_max_batched_tokens",
                                           "chunked_prefill", "prefill_first", "spec_no_overlap", "tp_step_overhead_s",
                                           "graph_max_batch", "graph_piecewise", "dp_rank_scheduler", "kv_heads_per_read",
-                                          "varlen_fa2_archs", "source", NULL };
+                                          "varlen_fa2_archs", "fa2_archs", "source", NULL };
     static const char *const admissions[] = { "optimistic", "no-evict", NULL };
     int rc;
     memset(g, 0, sizeof *g);
@@ -1175,25 +1206,12 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
     if ((rc = json_get_long(c, e, "graph_max_batch", false, 1, 65536, &g->graph_max_batch, NULL)) ||
         (rc = json_get_bool(c, e, "graph_piecewise", false, &g->graph_piecewise)))
         return rc;
-    /* vLLM V1's FLASH_ATTN backend on GPUs without FlashAttention-3 (docs/model.md "Attention
-     * kernels"): the architectures, each named once */
-    const cJSON *va = json_item(e, "varlen_fa2_archs");
-    if (va) {
-        if (!cJSON_IsArray(va))
-            return json_ferr(c, "varlen_fa2_archs", "must be an array of architecture names such as \"sm80\"");
-        for (const cJSON *a = va->child; a; a = a->next) {
-            if (!cJSON_IsString(a) || !a->valuestring)
-                return json_ferr(c, "varlen_fa2_archs", "must be an array of architecture names such as \"sm80\"");
-            if (strlen(a->valuestring) >= LLMROOF_ARCH_MAX || !arch_name_ok(a->valuestring))
-                return arch_err(c, "varlen_fa2_archs", a->valuestring);
-            for (int i = 0; i < g->n_varlen_fa2_archs; i++)
-                if (!strcmp(g->varlen_fa2_archs[i], a->valuestring))
-                    return json_ferr(c, "varlen_fa2_archs", "names \"%s\" twice", a->valuestring);
-            if (g->n_varlen_fa2_archs == LLMROOF_ARCHS_MAX)
-                return json_ferr(c, "varlen_fa2_archs", "has more than %d entries", LLMROOF_ARCHS_MAX);
-            memcpy(g->varlen_fa2_archs[g->n_varlen_fa2_archs++], a->valuestring, strlen(a->valuestring) + 1);
-        }
-    }
+    /* the GPU architectures where the engine's attention is FlashAttention-2's, as one varlen call
+     * over the step (vLLM V1's FLASH_ATTN backend without FA3) or as its kernels (vLLM V0's):
+     * docs/model.md "Decodes in a FlashAttention-2 call" */
+    if ((rc = parse_arch_list(c, e, "varlen_fa2_archs", g->varlen_fa2_archs, &g->n_varlen_fa2_archs)) ||
+        (rc = parse_arch_list(c, e, "fa2_archs", g->fa2_archs, &g->n_fa2_archs)))
+        return rc;
     if (g->kv_per_query_head && g->kv_heads_per_read > 0)
         return json_ferr(c, "kv_heads_per_read", "cannot be given with \"kv_per_query_head\": true (which is 1 query "
                                                  "head per K/V read)");

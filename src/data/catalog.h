@@ -220,6 +220,10 @@ struct llmroof_engine {
                                          call with a longer query, or a windowed layer, unpacked
                                          (roofline_attn_extra_kv_bytes) */
     int n_varlen_fa2_archs;           /* entries used in varlen_fa2_archs */
+    char fa2_archs[LLMROOF_ARCHS_MAX][LLMROOF_ARCH_MAX]; /* GPU architectures on which the engine's
+                                         attention kernels are FlashAttention-2's (vLLM V0's FLASH_ATTN
+                                         backend): a sliding-window layer reads K/V per query head */
+    int n_fa2_archs;                  /* entries used in fa2_archs */
     bool fp8_attention;               /* attention runs at the fp8 peak when the activations are fp8 */
     bool fp16_accumulate;             /* GEMMs accumulate in fp16 (the GeForce fp16-accumulate peak) */
     enum llmroof_attn_kernel attention; /* attention kernel family (flash2 unless the profile says) */

@@ -494,8 +494,8 @@ int catalog_model_from_hf_warn(const char *text, size_t len, const char *fname, 
         if (fam == HF_GPT_OSS) {
             /* the sinks' own FLOPs and bytes are left out; what they change is the kernel an engine can run */
             m->attention_sinks = true;
-            hf_warn(warn, warn_cap, "%s: gpt-oss attention sinks (one learned logit per head) are not modelled: "
-                    "their cost is negligible", fname);
+            hf_warn(warn, warn_cap, "%s: gpt-oss attention sinks (one learned logit per head): their own cost "
+                    "is left out (negligible); attention_sinks set (no FlashAttention-2 kernel can run them)", fname);
         }
     } else if (fam == HF_LLAMA4) {
         const cJSON *ch = hf_get(doc, "attention_chunk_size");

@@ -276,9 +276,10 @@ static void set_context(const struct llmroof_model *m, const struct llmroof_shar
      * K/V part and the group size are kept so that roofline.c can charge engines whose kernels
      * loop over query heads (masked MHA before TensorRT-LLM's XQA, HF's repeat_kv) Hq/Kr reads */
     out->attn_kv_bytes = mla ? 0.0 : 2.0 * keys * Kr * d * k;
-    out->attn_few_kv_bytes = mla ? 0.0 : 2.0 * (fkeys < keys ? fkeys : keys) * Kr * d * k;
     out->longer_query = T > S;
-    out->attn_sinks = m->attention_sinks;
+    /* FA2 takes K/V of the queries' dtype only ("query and key must have the same dtype") and has
+     * no sinks: vLLM then runs another backend (FlashInfer, Triton), which packs the group */
+    out->fa2_unfit = m->attention_sinks || k != 2.0; /* k: the K/V element's bytes (fp16/bf16: 2) */
     out->q_per_kv = !mla && Kr > 0 ? Hq / Kr : 1.0;
     out->tokens = T;
     out->new_per_seq = S > 0 ? T / S : 0.0;
@@ -294,19 +295,11 @@ static void set_context(const struct llmroof_model *m, const struct llmroof_shar
         const double lp = S * arch_attn_pairs(nn, past, wnd, m->window_chunked);
         const double lk = S * arch_attn_keys(nn, past, wnd, m->window_chunked);
         attention_op(m, Hq, Kr, T, lp, lk, a, k, absorbed, Lloc, &op[LLMROOF_OP_ATTN_LOCAL]);
-        /* the few-query sequences' share of those keys, from their own mean sequence */
-        const double fS = per_replica(b->few_seqs, rep);
-        double lkf = 0.0;
-        if (fS > 0) {
-            const double fn = fT / fS, fpast = fkeys / fS - fn > 0 ? fkeys / fS - fn : 0.0;
-            lkf = fS * arch_attn_keys(fn, fpast, wnd, m->window_chunked);
-        }
         out->attn_local_kv_bytes = mla ? 0.0 : 2.0 * lk * Kr * d * k;
-        out->attn_local_few_kv_bytes = mla ? 0.0 : 2.0 * (lkf < lk ? lkf : lk) * Kr * d * k;
     } else {
         out->attn_local_kv_bytes = 0.0;
-        out->attn_local_few_kv_bytes = 0.0;
     }
+    out->local_sliding = !m->window_chunked;
     if (mla) {
         /* kv_b (r_kv x Hq(n+v)): absorbed, q_nope x W_UK and latent x W_UV per new token;
          * decompressed, every key's latent expanded to per-head K_nope and V */

@@ -228,13 +228,13 @@ struct llmroof_oplist {
                                                false: low-latency kernels (decode, one send per GPU) */
     int stage_gpus;                         /* GPUs per pipeline stage (pp_send placement), 0 = no PP */
     double attn_kv_bytes;                   /* the K/V-cache reads inside op[ATTENTION].bytes, per instance */
-    double attn_few_kv_bytes;               /* the part of them read by few-query sequences (decode, spec
-                                               verification: at most OPS_FEW_QUERY_TOKENS new tokens) */
-    double attn_local_kv_bytes;             /* the same two for op[ATTN_LOCAL] (windowed layers), per */
-    double attn_local_few_kv_bytes;         /*   instance, the few-query part from their mean sequence */
+    double attn_local_kv_bytes;             /* the same for op[ATTN_LOCAL] (windowed layers), per instance */
+    bool local_sliding;                     /* op[ATTN_LOCAL]'s layers slide a window (FlashAttention's
+                                               window_size); false: chunked (Llama 4), run without one */
     bool longer_query;                      /* a sequence of the step has more than one new token (a
                                                varlen attention call's max_seqlen_q > 1) */
-    bool attn_sinks;                        /* the model's attention has learned sinks (gpt-oss) */
+    bool fa2_unfit;                         /* FlashAttention-2 cannot run this attention: learned sinks
+                                               (gpt-oss) or a K/V cache not of the queries' 16-bit dtype */
     double q_per_kv;                        /* query heads per KV head on a rank (GQA group size; 1 for MLA) */
     double tokens;                          /* new tokens of the step on one rank */
     double new_per_seq;                     /* new tokens per sequence (1 in a decode step) */

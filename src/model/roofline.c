@@ -85,6 +85,10 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
         for (int a = 0; a < en->n_varlen_fa2_archs && g->arch[0]; a++)
             if (!strcmp(en->varlen_fa2_archs[a], g->arch))
                 e.varlen_fa2 = true;
+        e.fa2_window = e.varlen_fa2;
+        for (int a = 0; a < en->n_fa2_archs && g->arch[0]; a++)
+            if (!strcmp(en->fa2_archs[a], g->arch))
+                e.fa2_window = true;
         if (en->fp16_accumulate && g->fp16_acc_ratio > 1)
             e.peak_scale = g->fp16_acc_ratio;
         e.dequant_min_tokens = en->dequant_min_tokens;
@@ -289,15 +293,15 @@ double roofline_attn_kv_reads(const struct llmroof_effs *eff, double q_per_kv, d
     return eff->kv_reads_prefill || new_per_seq <= 1.0 ? roofline_kv_reads(eff->kv_heads_per_read, q_per_kv) : 1.0;
 }
 
-double roofline_attn_extra_kv_bytes(const struct llmroof_effs *eff, double kv_bytes, double few_kv_bytes,
-                                    double q_per_kv, bool longer_query, bool windowed, bool sinks)
+double roofline_attn_extra_kv_bytes(const struct llmroof_effs *eff, double kv_bytes, double q_per_kv,
+                                    double new_per_seq, bool longer_query, bool windowed, bool sliding,
+                                    bool fa2_unfit)
 {
-    const double dec = roofline_kv_reads(eff->kv_heads_per_read, q_per_kv);
-    const double rest_reads = eff->kv_reads_prefill ? dec : 1.0;
-    const double few_reads =
-        eff->varlen_fa2 && !sinks && (longer_query || windowed) ? roofline_kv_reads(1.0, q_per_kv) : dec;
-    const double few = few_kv_bytes < kv_bytes ? few_kv_bytes : kv_bytes;
-    return few * (few_reads - 1.0) + (kv_bytes - few) * (rest_reads - 1.0);
+    if (!fa2_unfit && ((eff->varlen_fa2 && longer_query) || (eff->fa2_window && windowed && sliding)))
+        return kv_bytes * (roofline_kv_reads(1.0, q_per_kv) - 1.0);
+    if (windowed)
+        return 0.0;
+    return kv_bytes * (roofline_attn_kv_reads(eff, q_per_kv, new_per_seq) - 1.0);
 }
 
 /* Bytes one instance of op k moves: K/V read more than once per group by engines whose decode
@@ -307,11 +311,11 @@ static double rl_bytes(const struct llmroof_effs *eff, const struct llmroof_opli
 {
     double bytes = ops->op[k].bytes;
     if (k == LLMROOF_OP_ATTENTION)
-        bytes += roofline_attn_extra_kv_bytes(eff, ops->attn_kv_bytes, ops->attn_few_kv_bytes, ops->q_per_kv,
-                                              ops->longer_query, false, ops->attn_sinks);
-    else if (k == LLMROOF_OP_ATTN_LOCAL && eff->varlen_fa2) /* (other engines' windowed layers: ops' bytes) */
-        bytes += roofline_attn_extra_kv_bytes(eff, ops->attn_local_kv_bytes, ops->attn_local_few_kv_bytes,
-                                              ops->q_per_kv, ops->longer_query, true, ops->attn_sinks);
+        bytes += roofline_attn_extra_kv_bytes(eff, ops->attn_kv_bytes, ops->q_per_kv, ops->new_per_seq,
+                                              ops->longer_query, false, false, ops->fa2_unfit);
+    else if (k == LLMROOF_OP_ATTN_LOCAL)
+        bytes += roofline_attn_extra_kv_bytes(eff, ops->attn_local_kv_bytes, ops->q_per_kv, ops->new_per_seq,
+                                              ops->longer_query, true, ops->local_sliding, ops->fa2_unfit);
     if (k == LLMROOF_OP_ATTENTION && rl_eager(eff, ops))
         bytes += KERNEL_EAGER_SCORE_BYTES * ops->attn_heads * ops->tokens * ops->keys_per_seq;
     return bytes;

@@ -46,9 +46,12 @@ struct llmroof_effs {
                                  repeated per query head, HF's repeat_kv, vLLM 0.2's xformers path);
                                  false: decode (one new token per sequence) only */
     bool varlen_fa2;          /* the engine runs attention on this GPU as one FlashAttention-2 varlen
-                                 call per layer (its varlen_fa2_archs names the GPU's arch): a decode
-                                 in a call with a longer query, or in a windowed layer, reads its
-                                 K/V once per query head (roofline_attn_extra_kv_bytes) */
+                                 call per layer over the step (its varlen_fa2_archs names the GPU's
+                                 arch): a decode beside a longer query reads its K/V once per query
+                                 head (roofline_attn_extra_kv_bytes) */
+    bool fa2_window;          /* the engine's attention kernels are FlashAttention-2's on this GPU
+                                 (fa2_archs or varlen_fa2_archs): a sliding-window layer reads K/V
+                                 once per query head at every step */
     /* attention kernels (docs/model.md "Attention kernels"); 0 / false: as the GEMMs */
     double attn_eff;      /* prefill attention: share of the 16-bit peak at long sequences (0 = compute) */
     double attn_ramp_tokens; /* L0 of the ramp L/(L+L0) over the keys per sequence (0 = none) */
@@ -73,20 +76,21 @@ double roofline_kv_reads(double heads_per_read, double q_per_kv);
  * sequence under eff: a kv_heads_per_read decode kernel reads so at one new token per
  * sequence only (prefill runs another kernel), kv_per_query_head engines at every step. */
 double roofline_attn_kv_reads(const struct llmroof_effs *eff, double q_per_kv, double new_per_seq);
-/* The K/V bytes an attention operator reads beyond one read per GQA group, of `kv_bytes` read
- * in all, `few_kv_bytes` of them by few-query sequences (decode, speculative verification):
- *   few_kv x (r_few - 1) + (kv - few_kv) x (r_rest - 1)
- * r_rest: roofline_kv_reads of the decode kernel where the engine reads K/V per query head at every
- * step (kv_reads_prefill), else 1 (prefill tiles serve the group). r_few: the decode kernel's
- * roofline_kv_reads; q_per_kv where eff->varlen_fa2 and the call cannot pack the group:
- * FlashAttention-2's mha_varlen_fwd folds a KV head's query heads into one tile only when every
- * query is one token, no window and no ALiBi (vllm-project/flash-attention flash_api.cpp,
- * seqlenq_ngroups_swapped; vLLM V1 flash_attn.py use_cascade_attention restates the rule), so
- * `longer_query` (a sequence with more new tokens) or `windowed` (a sliding-window layer) unpack
- * it. A model with attention sinks runs another kernel there (FA2 has no sinks: vLLM V1 picks its
- * Triton backend, which packs the group), so `sinks` leaves r_few the decode kernel's. */
-double roofline_attn_extra_kv_bytes(const struct llmroof_effs *eff, double kv_bytes, double few_kv_bytes,
-                                    double q_per_kv, bool longer_query, bool windowed, bool sinks);
+/* The K/V bytes an attention operator reads beyond one read per GQA group, of `kv_bytes` read in
+ * all by a step of `new_per_seq` new tokens per sequence. FlashAttention-2 folds a KV head's
+ * q_per_kv query heads into one tile only when every query of the call is one token, no window
+ * and no ALiBi (vllm-project/flash-attention flash_api.cpp, seqlenq_ngroups_swapped, tested
+ * before a window longer than the keys is dropped; vLLM V1 flash_attn.py use_cascade_attention
+ * restates it); otherwise every sequence's tile reads its K/V once per query head:
+ *   kv x (q_per_kv - 1)   where eff->varlen_fa2 and `longer_query` (a sequence of the call has
+ *                         more new tokens), or eff->fa2_window and `sliding` (a windowed layer)
+ * unless `fa2_unfit` (sinks, an 8-bit cache: the engine runs another kernel, which packs). Else
+ * the engine's own kernels: kv x (roofline_attn_kv_reads - 1) for a global layer, none for a
+ * windowed one (`windowed`: op[ATTN_LOCAL], whose bytes the per-query-head engines leave as they
+ * are). */
+double roofline_attn_extra_kv_bytes(const struct llmroof_effs *eff, double kv_bytes, double q_per_kv,
+                                    double new_per_seq, bool longer_query, bool windowed, bool sliding,
+                                    bool fa2_unfit);
 /* The GPU's catalog defaults. */
 struct llmroof_effs roofline_default_effs(const struct llmroof_gpu *g);
 /* The fixed CPU cost of one engine step at TP tp: overhead_s, plus tp_overhead_s when TP > 1 (an

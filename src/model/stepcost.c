@@ -38,8 +38,8 @@ static double attention_s(const struct llmroof_oplist *o, const struct llmroof_e
                             ? o->keys_per_seq / (o->keys_per_seq + eff->attn_ramp_tokens)
                             : 1.0;
     double bytes = op->bytes;
-    bytes += roofline_attn_extra_kv_bytes(eff, o->attn_kv_bytes, o->attn_few_kv_bytes, o->q_per_kv, o->longer_query,
-                                          false, o->attn_sinks);
+    bytes += roofline_attn_extra_kv_bytes(eff, o->attn_kv_bytes, o->q_per_kv, o->new_per_seq, o->longer_query, false,
+                                          false, o->fa2_unfit);
     const double c = op->flops / (apeak * ramp), m = bytes / abw;
     return op->count * kernel_instance_s(c, m, eff->overlap, op->kernels * kf, eff->kernel_s, 0.0);
 }
@@ -74,7 +74,7 @@ void stepcost_attn_init(struct stepcost_attn *sa, const struct llmroof_setup *s,
     sa->kr = (double)sh->kv_heads_per_rank;
     sa->a = dtype_bytes(s->dt.act);
     sa->kv_elem_bytes = dtype_bytes(s->dt.kv);
-    sa->sinks = m->attention_sinks;
+    sa->fa2_unfit = m->attention_sinks || sa->kv_elem_bytes != 2.0; /* as ops.c's fa2_unfit */
     /* plain attention, one kernel, no replicas: checked on a two-sequence step */
     struct llmroof_batch b = { 0 };
     batch_add(&b, 1.0, 100.0);
@@ -92,7 +92,6 @@ double stepcost_attn_s(const struct stepcost_attn *sa, const struct llmroof_effs
     const double T = b->tokens, S = b->seqs, pairs = b->attn_pairs, keys = b->kv_read_tokens;
     const double flops = 4.0 * sa->d * sa->hq * pairs;
     const double kv = 2.0 * keys * sa->kr * sa->d * sa->kv_elem_bytes;
-    const double few_kv = 2.0 * (b->few_keys < keys ? b->few_keys : keys) * sa->kr * sa->d * sa->kv_elem_bytes;
     double bytes = 2.0 * T * sa->hq * sa->d * sa->a + kv;
     const double q_per_kv = sa->kr > 0 ? sa->hq / sa->kr : 1.0;
     const double new_per_seq = S > 0 ? T / S : 0.0, keys_per_seq = S > 0 ? keys / S : 0.0;
@@ -100,7 +99,8 @@ double stepcost_attn_s(const struct stepcost_attn *sa, const struct llmroof_effs
      * engines without GQA-aware decode kernels read K/V more than once per group */
     const double ramp =
         eff->attn_ramp_tokens > 0 && new_per_seq > 1.0 ? keys_per_seq / (keys_per_seq + eff->attn_ramp_tokens) : 1.0;
-    bytes += roofline_attn_extra_kv_bytes(eff, kv, few_kv, q_per_kv, beside_longer || T > S, false, sa->sinks);
+    bytes += roofline_attn_extra_kv_bytes(eff, kv, q_per_kv, new_per_seq, beside_longer || T > S, false, false,
+                                          sa->fa2_unfit);
     const double c = flops / (sa->apeak * ramp), m = bytes / sa->abw;
     return sa->count * kernel_instance_s(c, m, eff->overlap, 1.0 * sa->kf, eff->kernel_s, 0.0);
 }

@@ -73,7 +73,7 @@ struct stepcost_attn {
     double apeak, abw, kf;             /* as in struct stepcost */
     double count, d, hq, kr, a, kv_elem_bytes; /* layers, head dim, query and KV heads per rank,
                                           activation and KV element bytes */
-    bool sinks;                        /* the model's attention has sinks (ops.h attn_sinks) */
+    bool fa2_unfit;                    /* FlashAttention-2 cannot run it (ops.h fa2_unfit) */
 };
 void stepcost_attn_init(struct stepcost_attn *sa, const struct llmroof_setup *s, const struct llmroof_shard *sh);
 

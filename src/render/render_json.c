@@ -1015,6 +1015,16 @@ static void add_positive(cJSON *o, const char *name, double v)
         cJSON_AddNumberToObject(o, name, v);
 }
 
+/* An engine's architecture list as a JSON array of names, when it has any. */
+static void add_arch_list(cJSON *o, const char *key, const char (*archs)[LLMROOF_ARCH_MAX], int n)
+{
+    if (n <= 0)
+        return;
+    cJSON *arr = cJSON_AddArrayToObject(o, key);
+    for (int a = 0; a < n; a++)
+        cJSON_AddItemToArray(arr, cJSON_CreateString(archs[a]));
+}
+
 char *render_json_engines(const struct llmroof_engine *e, int n)
 {
     cJSON *root = new_doc(RENDER_JSON_CATALOG_SCHEMA);
@@ -1072,11 +1082,8 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
         cJSON_AddBoolToObject(o, "first_token_decode", e[i].first_token_decode);
         cJSON_AddBoolToObject(o, "kv_per_query_head", e[i].kv_per_query_head);
         add_positive(o, "kv_heads_per_read", (double)e[i].kv_heads_per_read);
-        if (e[i].n_varlen_fa2_archs > 0) {
-            cJSON *va = cJSON_AddArrayToObject(o, "varlen_fa2_archs");
-            for (int a = 0; a < e[i].n_varlen_fa2_archs; a++)
-                cJSON_AddItemToArray(va, cJSON_CreateString(e[i].varlen_fa2_archs[a]));
-        }
+        add_arch_list(o, "varlen_fa2_archs", e[i].varlen_fa2_archs, e[i].n_varlen_fa2_archs);
+        add_arch_list(o, "fa2_archs", e[i].fa2_archs, e[i].n_fa2_archs);
         cJSON_AddBoolToObject(o, "fp8_attention", e[i].fp8_attention);
         cJSON_AddBoolToObject(o, "fp16_accumulate", e[i].fp16_accumulate);
         cJSON_AddStringToObject(o, "source", e[i].source);

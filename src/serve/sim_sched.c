@@ -487,10 +487,11 @@ static double mixed_time(const struct engine *e, const struct iter *it)
     split += attn_s(&p);
     part = base;
     ops_set_context(s->model, &e->sh, &s->dt, &it->dec, &part);
-    /* the decodes share the iteration's call with the chunks' longer queries: an engine whose
-     * attention is one FlashAttention-2 varlen call (eff.varlen_fa2) cannot pack their GQA
-     * groups there (roofline_attn_extra_kv_bytes) */
-    part.longer_query = true;
+    /* the decodes share the iteration's call with the chunks' queries: an engine whose attention
+     * is one FlashAttention-2 varlen call (eff.varlen_fa2) cannot pack their GQA groups where one
+     * of those is longer than a token (roofline_attn_extra_kv_bytes; a prompt whose cached prefix
+     * leaves one token to compute is not) */
+    part.longer_query = part.longer_query || pre.tokens > pre.seqs;
     roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &part, &p);
     split += attn_s(&p);
     return all.time_s - attn_s(&all) + split;
@@ -714,7 +715,7 @@ static double chunk_time(const struct runner *r, const struct engine *e, const s
      * prefill part's plus the decode part's */
     const struct llmroof_batch pre = prefill_part(it);
     const double a_pre = stepcost_attn_s(&e->attn, &s->eff, &pre, false);
-    return all_s - a_all + (a_pre + stepcost_attn_s(&e->attn, &s->eff, &it->dec, true));
+    return all_s - a_all + (a_pre + stepcost_attn_s(&e->attn, &s->eff, &it->dec, pre.tokens > pre.seqs));
 }
 
 static double gpu_time(const struct runner *r, const struct engine *e, const struct iter *it)

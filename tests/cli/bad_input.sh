@@ -60,6 +60,7 @@ gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"network":{"bandwidth_Bps":1e10,"l
 # the compute architecture (docs/catalog.md "GPU entry"): a vendor target name, not a word or a number
 gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"arch":"Ampere","source"/' >"$T/gpu-arch-word.json"
 gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"arch":80,"source"/' >"$T/gpu-arch-number.json"
+gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"arch":"","source"/' >"$T/gpu-arch-empty.json"
 sed 's/"attention_sinks": true/"attention_sinks": "yes"/' data/models.json >"$T/models-sinks-yes.json"
 
 # HuggingFace configs the importer must refuse with the loader's bounds
@@ -128,7 +129,9 @@ for c in 'graph_max_batch:"cuda_graphs": false, "graph_max_batch": 256' \
     'varlen_fa2_archs:"varlen_fa2_archs": "sm80"' \
     'varlen_fa2_archs:"varlen_fa2_archs": ["SM80"]' \
     'varlen_fa2_archs:"varlen_fa2_archs": [80]' \
-    'varlen_fa2_archs:"varlen_fa2_archs": ["sm80", "sm86", "sm80"]'; do
+    'varlen_fa2_archs:"varlen_fa2_archs": ["sm80", "sm86", "sm80"]' \
+    'varlen_fa2_archs:"varlen_fa2_archs": ["sm80000000000000000000"]' \
+    'fa2_archs:"fa2_archs": ["sm80", 90]'; do
     count=$((count + 1))
     field=${c%%:*}
     printf '{"engines":[{"id":"e","name":"E","step_overhead_s":0.001,"first_token_s":0,"compute_scale":1,%s,"source":"s"}]}\n' \

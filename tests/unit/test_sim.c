@@ -1702,16 +1702,23 @@ static void a_decode_step_retimed_at_another_context_is_exact(void **state)
 
 /* vLLM V1 on an A100 runs each layer's attention as one FlashAttention-2 varlen call over the step
  * (engine varlen_fa2_archs names sm80, the GPU's arch): FA2 packs a GQA group only when every query
- * is one token, so decodes beside a prefill chunk read their K/V once per query head
- * (roofline_attn_extra_kv_bytes). Llama-3.1-8B, 32 query and 8 KV heads (q = 4), 32 decodes at
- * 4096 keys: K/V per layer 32 x 2 x 4096 x 8 x 128 x 2 B = 536,870,912 B, read 3 more times =
- * 1,610,612,736 B, at the A100's 2.039e12 B/s x 0.7175889756944446 = 1.463164e12 B/s 1.100771 ms
- * per layer (decode attention is memory-bound: 2.1 GFLOP at 228 TFLOP/s is 9.4 us), x 32 layers
- * = 35.2247 ms. Alone, on Hopper (FA3), with attention sinks (gpt-oss: Triton there) or without
- * the field nothing changes; a windowed layer (Mistral-7B, window 4096) is unpacked even in a
- * decode-only step: 8 decodes at 1000 keys, 3 x 8 x 2 x 1000 x 8 x 128 x 2 B = 98,304,000 B more
- * per layer, x 32 layers. In the simulator a closed loop of such steps has the higher TPOT on
- * both paths (plain attention's step tables, and mixed_time for the windowed model). */
+ * is one token and no window is set, so in a step with a longer query every sequence reads its K/V
+ * once per query head (roofline_attn_extra_kv_bytes). Llama-3.1-8B, 32 query and 8 KV heads
+ * (q = 4), 32 decodes at 4096 keys: K/V per layer 32 x 2 x 4096 x 8 x 128 x 2 B = 536,870,912 B,
+ * read 3 more times = 1,610,612,736 B, at the A100 SXM4 80GB's 2.039e12 B/s x 0.7175889756944446 =
+ * 1.463164e12 B/s 1.100771 ms per layer, x 32 layers = 35.2247 ms (memory-bound: the unpacked
+ * tiles' 64 query rows of tensor work, 137 GFLOP at 228 TFLOP/s, take 0.6 ms). The whole mixed step
+ * (a 512-token chunk beside them, 2 x 512 x 8 x 128 x 2 = 2,097,152 B of its own K/V) reads
+ * 3 x 538,968,064 = 1,616,904,192 B more per layer. Decode-only steps, an 8-bit cache or attention
+ * sinks (FA2 runs neither: vLLM picks a kernel that packs), Hopper (FA3 packs) and vLLM 0.6's
+ * separate calls change nothing; a speculative verification pass (4 tokens per sequence) is a
+ * longer query. A sliding-window layer is unpacked at every step on FA2 (the swap test comes
+ * before a window longer than the keys is dropped), vLLM 0.6's FA2 decode kernel included
+ * (fa2_archs): Mistral-7B, 8 decodes at 1000 keys, 3 x 8 x 2 x 1000 x 8 x 128 x 2 B = 98,304,000 B
+ * more per layer, x 32 layers; Llama 4's chunked layers run without a window and stay packed.
+ * In the simulator a closed loop of such steps has the higher TPOT on both of its paths (plain
+ * attention's step tables, mixed_time for the windowed model); on Hopper the shipped profile is
+ * the packed run. */
 static void varlen_fa2_decodes_beside_a_chunk_read_kv_per_query_head(void **state)
 {
     (void)state;
@@ -1719,17 +1726,19 @@ static void varlen_fa2_decodes_beside_a_chunk_read_kv_per_query_head(void **stat
     load_shipped(&cat);
     struct llmroof_err err = { 0 };
     assert_int_equal(catalog_add_engines_file(&cat, LLMROOF_TEST_DATA_DIR "/engines.json", false, &err), 0);
-    const struct llmroof_engine *en = catalog_find_engine(&cat, "vllm");
+    const struct llmroof_engine *en = catalog_find_engine(&cat, "vllm"), *v06 = catalog_find_engine(&cat, "vllm-0.6");
     assert_non_null(en);
+    assert_non_null(v06);
     const struct llmroof_gpu *a100 = gpu(&cat, "a100-sxm4-80gb"), *h100 = gpu(&cat, "h100");
     assert_string_equal(a100->arch, "sm80");
     assert_string_equal(h100->arch, "sm90");
-    struct llmroof_setup s = { model(&cat, "llama-3.1-8b"), a100, 1,
-                               { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 },
-                               roofline_effs_engine(a100, en, NULL), { 0 } };
-    assert_true(s.eff.varlen_fa2);
-    assert_false(roofline_effs_engine(h100, en, NULL).varlen_fa2);
-    assert_false(roofline_effs_engine(a100, catalog_find_engine(&cat, "vllm-0.6"), NULL).varlen_fa2);
+    const struct llmroof_dtypes dt16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
+    struct llmroof_setup s = { model(&cat, "llama-3.1-8b"), a100, 1, dt16, roofline_effs_engine(a100, en, NULL), { 0 } };
+    assert_true(s.eff.varlen_fa2 && s.eff.fa2_window);
+    const struct llmroof_effs h_v1 = roofline_effs_engine(h100, en, NULL), a_v06 = roofline_effs_engine(a100, v06, NULL),
+                              h_v06 = roofline_effs_engine(h100, v06, NULL);
+    assert_false(h_v1.varlen_fa2 || h_v1.fa2_window);
+    assert_true(!a_v06.varlen_fa2 && a_v06.fa2_window && !h_v06.varlen_fa2 && h_v06.fa2_window);
     struct llmroof_shard sh;
     const struct llmroof_layout lay = estimate_layout(&s);
     assert_int_equal(ops_shard_layout(s.model, &lay, &sh, &err), 0);
@@ -1740,47 +1749,50 @@ static void varlen_fa2_decodes_beside_a_chunk_read_kv_per_query_head(void **stat
     const double alone = stepcost_attn_s(&sa, &s.eff, &dec, false), beside = stepcost_attn_s(&sa, &s.eff, &dec, true);
     assert_rel_close(beside - alone, 32.0 * 1610612736.0 / (2.039e12 * 0.7175889756944446), 1e-9);
     assert_rel_close(beside - alone, 35.2247e-3, 1e-5);
-    /* the same through ops_build of the whole mixed step (a 512-token chunk beside the decodes) */
+    /* on/off: the profile's effs against the same with the FA2 flags cleared, summed bytes */
+    struct llmroof_effs off = s.eff;
+    off.varlen_fa2 = off.fa2_window = false;
+    struct llmroof_oplist o;
+    struct llmroof_phase p_on, p_off;
+#define FA2_EXTRA(m_, sh_, dt_, b_, eon_)                                                                     \
+    (ops_build((m_), (sh_), (dt_), (b_), &o), roofline_eval(a100, LLMROOF_FP16, (eon_), 1, &o, &p_on),       \
+     roofline_eval(a100, LLMROOF_FP16, &off, 1, &o, &p_off), p_on.bytes - p_off.bytes)
     struct llmroof_batch mixed = dec;
     batch_add(&mixed, 512, 0);
-    struct llmroof_oplist o;
-    ops_build(s.model, &sh, &s.dt, &mixed, &o);
+    assert_rel_close(FA2_EXTRA(s.model, &sh, &dt16, &mixed, &s.eff), 32.0 * 1616904192.0, 1e-12);
     assert_true(o.longer_query);
-    assert_rel_close(o.attn_few_kv_bytes, 536870912.0, 1e-12);
-    assert_rel_close(o.attn_kv_bytes, 536870912.0 + 2.0 * 512 * 8 * 128 * 2, 1e-12);
-    struct llmroof_phase on, off;
-    struct llmroof_effs e_off = s.eff;
-    e_off.varlen_fa2 = false;
-    roofline_eval(a100, LLMROOF_FP16, &s.eff, 1, &o, &on);
-    roofline_eval(a100, LLMROOF_FP16, &e_off, 1, &o, &off);
-    assert_rel_close(on.bytes - off.bytes, 32.0 * 1610612736.0, 1e-12);
-    /* decode-only: packed, no change */
-    struct llmroof_oplist od;
-    ops_build(s.model, &sh, &s.dt, &dec, &od);
-    assert_false(od.longer_query);
-    roofline_eval(a100, LLMROOF_FP16, &s.eff, 1, &od, &on);
-    roofline_eval(a100, LLMROOF_FP16, &e_off, 1, &od, &off);
-    assert_true(on.bytes == off.bytes);
-    /* gpt-oss has sinks: FA2 cannot run it, the Triton backend packs the group */
+    assert_true(FA2_EXTRA(s.model, &sh, &dt16, &dec, &s.eff) == 0.0); /* decode-only: packed */
+    assert_false(o.longer_query);
+    struct llmroof_batch spec = { 0 };
+    for (int i = 0; i < 32; i++)
+        batch_add(&spec, 4, 4092);
+    assert_rel_close(FA2_EXTRA(s.model, &sh, &dt16, &spec, &s.eff), 32.0 * 1610612736.0, 1e-12);
+    const struct llmroof_dtypes dt_fp8kv = { LLMROOF_FP16, LLMROOF_FP8, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
+    assert_true(FA2_EXTRA(s.model, &sh, &dt_fp8kv, &mixed, &s.eff) == 0.0);
+    assert_true(o.fa2_unfit);
+    assert_true(FA2_EXTRA(s.model, &sh, &dt16, &mixed, &a_v06) == 0.0); /* V0: separate calls */
+    /* gpt-oss has sinks */
     const struct llmroof_model *oss = model(&cat, "gpt-oss-20b");
     assert_true(oss->attention_sinks);
     struct llmroof_shard osh;
     assert_int_equal(ops_shard(oss, 1, &osh, &err), 0);
-    ops_build(oss, &osh, &s.dt, &mixed, &o);
-    roofline_eval(a100, LLMROOF_FP16, &s.eff, 1, &o, &on);
-    roofline_eval(a100, LLMROOF_FP16, &e_off, 1, &o, &off);
-    assert_true(on.bytes == off.bytes);
-    /* a windowed layer is unpacked in a decode-only step too */
+    assert_true(FA2_EXTRA(oss, &osh, &dt16, &mixed, &s.eff) == 0.0);
+    /* a sliding-window layer is unpacked in a decode-only step, by V1 and by V0's decode kernel */
     const struct llmroof_model *mis = model(&cat, "mistral-7b");
     struct llmroof_shard msh;
     assert_int_equal(ops_shard(mis, 1, &msh, &err), 0);
     const struct llmroof_batch d8 = batch_decode(8, 1000);
-    ops_build(mis, &msh, &s.dt, &d8, &o);
+    assert_rel_close(FA2_EXTRA(mis, &msh, &dt16, &d8, &s.eff), 32.0 * 98304000.0, 1e-12);
     assert_rel_close(o.attn_local_kv_bytes, 8.0 * 2 * 1000 * 8 * 128 * 2, 1e-12);
-    assert_rel_close(o.attn_local_few_kv_bytes, 8.0 * 2 * 1000 * 8 * 128 * 2, 1e-12);
-    roofline_eval(a100, LLMROOF_FP16, &s.eff, 1, &o, &on);
-    roofline_eval(a100, LLMROOF_FP16, &e_off, 1, &o, &off);
-    assert_rel_close(on.bytes - off.bytes, 32.0 * 98304000.0, 1e-12);
+    assert_rel_close(FA2_EXTRA(mis, &msh, &dt16, &d8, &a_v06), 32.0 * 98304000.0, 1e-12);
+    /* Llama 4's chunked local layers have no window: packed when decode-only */
+    const struct llmroof_model *l4 = model(&cat, "llama-4-scout");
+    assert_true(l4->window_chunked);
+    struct llmroof_shard l4sh;
+    assert_int_equal(ops_shard(l4, 8, &l4sh, &err), 0);
+    assert_true(FA2_EXTRA(l4, &l4sh, &dt16, &d8, &s.eff) == 0.0);
+    assert_true(FA2_EXTRA(l4, &l4sh, &dt16, &mixed, &s.eff) > 0.0); /* beside a chunk: unpacked */
+#undef FA2_EXTRA
     /* the simulator: a closed loop of 1000-token prompts, chunks beside decodes */
     const char *models[] = { "llama-3.1-8b", "mistral-7b" };
     for (int i = 0; i < 2; i++) {
@@ -1789,23 +1801,26 @@ static void varlen_fa2_decodes_beside_a_chunk_read_kv_per_query_head(void **stat
         for (int gi = 0; gi < 2; gi++) {
             const struct llmroof_gpu *g = gi ? h100 : a100;
             struct sim_config c = config(&cat, models[i], gi ? "h100" : "a100-sxm4-80gb", 1, &w);
-            c.setup.eff = roofline_effs_engine(g, en, NULL);
             c.concurrency = 16;
             c.requests = 64;
             c.think_min_s = c.think_max_s = 0;
             for (int f = 0; f < 2; f++) {
-                c.setup.eff.varlen_fa2 = gi == 0 && f == 1;
+                /* f 0: the shipped profile's effs; f 1: the FA2 flags flipped */
+                c.setup.eff = roofline_effs_engine(g, en, NULL);
+                if (f == 1)
+                    c.setup.eff.varlen_fa2 = c.setup.eff.fa2_window = gi == 1;
                 struct sim_result r;
                 run(&c, &r);
                 tpot[gi][f] = r.tpot.mean;
                 sim_result_free(&r);
             }
         }
-        if (!(tpot[0][1] > tpot[0][0] * 1.01)) {
-            print_error("%s on an A100: TPOT %g with varlen FA2, %g without\n", models[i], tpot[0][1], tpot[0][0]);
+        /* A100: shipped (unpacked) above flipped (packed); H100: shipped (packed) below flipped */
+        if (!(tpot[0][0] > tpot[0][1] * 1.01 && tpot[1][1] > tpot[1][0] * 1.01)) {
+            print_error("%s: A100 TPOT %g (shipped) / %g (packed); H100 %g (shipped) / %g (unpacked)\n", models[i],
+                        tpot[0][0], tpot[0][1], tpot[1][0], tpot[1][1]);
             fail();
         }
-        assert_true(tpot[1][1] == tpot[1][0]);
     }
     catalog_free(&cat);
 }
@@ -1822,8 +1837,9 @@ static void lazy_decode_matches_the_per_sequence_scheduler(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     struct workload chat = { WORKLOAD_CHAT, 0, 0, NULL, 0 }, big = { WORKLOAD_FIXED, 2048, 2048, NULL, 0 };
-    for (int k = 0; k < 9; k++) {
-        struct sim_config c = config(&cat, "llama-2-7b", k == 0 || k == 4 || k == 5 || k >= 7 ? "a100-sxm4-80gb" : "a10", 1,
+    for (int k = 0; k < 11; k++) {
+        struct sim_config c = config(&cat, k == 9 ? "llama-3.1-8b" : k == 10 ? "mistral-7b" : "llama-2-7b",
+                                     k == 0 || k == 4 || k == 5 || k >= 7 ? "a100-sxm4-80gb" : "a10", 1,
                                      k == 1 || k == 2 ? &big : &chat);
         c.mode = SIM_RATE;
         c.rate_qps = 10;
@@ -1862,6 +1878,10 @@ static void lazy_decode_matches_the_per_sequence_scheduler(void **state)
             c.setup.eff.graphs = true;
             c.setup.eff.graph_max = k == 7 ? 16 : 64;
             c.setup.eff.graph_piecewise = k == 8;
+            break;
+        case 9:  /* GQA decodes beside chunks in one FlashAttention-2 varlen call (vLLM V1 on an A100) */
+        case 10: /* and a sliding-window model (its steps through mixed_time) */
+            c.setup.eff.varlen_fa2 = c.setup.eff.fa2_window = true;
             break;
         }
         struct sim_result lazy, each;

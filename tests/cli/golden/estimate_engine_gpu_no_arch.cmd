@@ -1,0 +1,1 @@
+--gpus-file tests/data/my-gpu.json estimate -m llama-3.1-8b -g mine -e vllm -b 4 -p 512 -o 64
