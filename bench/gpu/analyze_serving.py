@@ -121,18 +121,21 @@ def main():
         for name in os.listdir(src):
             if os.path.isfile(os.path.join(src, name)):
                 shutil.copy(os.path.join(src, name), data_tmp.name)
-        gpus = json.load(open(os.path.join(src, "gpus.json")))["gpus"]
+        with open(os.path.join(src, "gpus.json")) as f:
+            gpus = json.load(f)["gpus"]
         arch = [g.get("arch", "") for g in gpus if g["id"] == a.gpu or a.gpu in g.get("aliases", [])]
         if not arch or not arch[0]:
             sys.exit("analyze_serving.py: --harness: GPU %s has no arch in %s/gpus.json" % (a.gpu, src))
         engines_path = os.path.join(data_tmp.name, "engines.json")
-        doc = json.load(open(engines_path))
+        with open(engines_path) as f:
+            doc = json.load(f)
         doc["engines"].append({"id": HARNESS, "name": "measure_serving.py's hand-written Llama (PyTorch)",
                                "step_overhead_s": 0, "first_token_s": 0, "compute_scale": 1, "cuda_graphs": True,
                                "attention_kernel": "flash2", "varlen_fa2_archs": [arch[0]],
                                "source": "bench/gpu/measure_serving.py: aten._flash_attention_forward varlen, one "
                                          "call per layer; iterations replayed as CUDA graphs"})
-        json.dump(doc, open(engines_path, "w"))
+        with open(engines_path, "w") as f:
+            json.dump(doc, f)
         os.environ["LLMROOF_DATA"] = data_tmp.name
         EXTRA.extend(["-e", HARNESS])
     lines = ["| kind | chunk | cached before chunk | decodes | context | measured ms | llmroof ms | error |",
