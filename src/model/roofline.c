@@ -53,6 +53,15 @@ struct llmroof_effs roofline_effs(const struct llmroof_gpu *g, const struct llmr
     return roofline_effs_engine(g, o ? o->engine : NULL, o);
 }
 
+/* Does an engine's architecture list name `arch` ("" = not stated: never)? */
+static bool arch_listed(const char (*archs)[LLMROOF_ARCH_MAX], int n, const char *arch)
+{
+    for (int a = 0; a < n && arch[0]; a++)
+        if (!strcmp(archs[a], arch))
+            return true;
+    return false;
+}
+
 struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const struct llmroof_engine *en,
                                          const struct llmroof_eff_override *o)
 {
@@ -82,13 +91,8 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
         e.fp8_attention = en->fp8_attention;
         e.kv_heads_per_read = en->kv_per_query_head ? 1.0 : (double)en->kv_heads_per_read;
         e.kv_reads_prefill = en->kv_per_query_head;
-        for (int a = 0; a < en->n_varlen_fa2_archs && g->arch[0]; a++)
-            if (!strcmp(en->varlen_fa2_archs[a], g->arch))
-                e.varlen_fa2 = true;
-        e.fa2_window = e.varlen_fa2;
-        for (int a = 0; a < en->n_fa2_archs && g->arch[0]; a++)
-            if (!strcmp(en->fa2_archs[a], g->arch))
-                e.fa2_window = true;
+        e.varlen_fa2 = arch_listed(en->varlen_fa2_archs, en->n_varlen_fa2_archs, g->arch);
+        e.fa2_window = e.varlen_fa2 || arch_listed(en->fa2_archs, en->n_fa2_archs, g->arch);
         if (en->fp16_accumulate && g->fp16_acc_ratio > 1)
             e.peak_scale = g->fp16_acc_ratio;
         e.dequant_min_tokens = en->dequant_min_tokens;
