@@ -136,8 +136,10 @@ static void same_silicon_gives_the_same_step_time_at_tp_1(void **state)
 }
 
 /* No GPU carries a step overhead above the H100's measured 20 us without a source, and B200 fp8
- * GEMMs reach the MAMF table's share of the fp8 peak: 3432.5 of 4500 TFLOPS = 76.3% (compute
- * 0.776 x gemm_8bit 0.983 = 0.7628); before: 0.65 x 0.883 (default) = 57.4%. */
+ * GEMMs reach the MAMF table's share of the fp8 peak, 3432.5 of 4500 TFLOPS = 76.3%, times the
+ * share of its best shape that real LLM GEMM shapes reach on the H100 (0.71 / 0.803 = 0.8842):
+ * 0.7628 x 0.8842 = 0.6744 (compute 0.686 x gemm_8bit 0.983 = 0.6743); before the issue: 0.65 x
+ * 0.883 (default) = 57.4%, and 0.7628 (the best shape itself) until session 16. */
 static void added_gpus_carry_the_sourced_overhead_and_efficiencies(void **state)
 {
     (void)state;
@@ -147,7 +149,7 @@ static void added_gpus_carry_the_sourced_overhead_and_efficiencies(void **state)
         assert_true(cat.gpus[i].step_overhead_s <= 20e-6 * (1 + 1e-12));
     const struct llmroof_gpu *b200 = gpu(&cat, "b200");
     const struct llmroof_effs e = roofline_default_effs(b200);
-    assert_rel_close(e.compute * kernel_gemm_dtype_scale(b200, LLMROOF_FP8), 3432.5 / 4500.0, 2e-3);
+    assert_rel_close(e.compute * kernel_gemm_dtype_scale(b200, LLMROOF_FP8), 3432.5 / 4500.0 * (0.71 / 0.803), 2e-3);
     catalog_free(&cat);
 }
 
