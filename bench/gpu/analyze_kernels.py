@@ -166,7 +166,7 @@ def main():
     ap.add_argument("--all-p", action="store_true", help="with --aiter: also fit p = 4, 8 and inf")
     ap.add_argument("--bf16-compute-eff", type=float, default=None,
                     help="with --aiter: the bf16 compute efficiency gemm_8bit is taken against when no bf16 row is "
-                         "compute bound (mi300x: 0.514)")
+                         "compute bound (mi300x: 0.455)")
     ap.add_argument("--peak-bf16", type=float, default=989.4e12)
     ap.add_argument("--peak-fp8", type=float, default=1978.9e12)
     ap.add_argument("--bandwidth", type=float, default=3.35e12)

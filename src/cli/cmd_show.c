@@ -5,6 +5,7 @@
 
 #include "cli/cli.h"
 #include "model/arch.h"
+#include "model/kernel.h"
 #include "model/layers.h"
 #include "model/ops.h"
 #include "render/render_json.h"
@@ -57,9 +58,15 @@ static void show_gpu(struct table *t, const struct llmroof_gpu *g)
         kvn(t, "mesh_links", "%.0f", (double)g->mesh_links, "point-to-point links per GPU (full mesh)");
     if (g->custom_ar_latency_s > 0)
         kvn(t, "custom_allreduce_latency", "%.2f", g->custom_ar_latency_s * 1e6, "us per call of an engine's custom all-reduce");
-    kvn(t, "compute_eff", "%.2f", g->compute_eff, "");
-    kvn(t, "memory_eff", "%.2f", g->memory_eff, "");
-    kvn(t, "comm_eff", "%.2f", g->comm_eff, "");
+    /* three digits: the catalog states them so (0.769, 0.455), and the 8-bit share and the per-kernel
+     * cost are shown beside them because they set fp8 GEMM and small-kernel times (docs/model.md 3a) */
+    kvn(t, "compute_eff", "%.3f", g->compute_eff, "GEMMs, of the dense 16-bit peak");
+    kvn(t, "gemm_8bit", "%.3f", kernel_gemm_dtype_scale(g, LLMROOF_FP8),
+        g->gemm_8bit_eff > 0 ? "8-bit GEMMs: a share of compute_eff" : "8-bit GEMMs: a share of compute_eff (default)");
+    kvn(t, "memory_eff", "%.3f", g->memory_eff, "");
+    kvn(t, "comm_eff", "%.3f", g->comm_eff, "");
+    kvn(t, "kernel_s", "%.1f", kernel_fixed_s(g) * 1e6,
+        g->kernel_s > 0 ? "us of GPU time per kernel beyond its roofline time" : "us per kernel (default)");
     /* the kernel-level figures (docs/model.md 3a); absent ones take the defaults named there */
     if (g->attn_eff > 0)
         kvn(t, "attention_eff", "%.3f", g->attn_eff, "FlashAttention-2-class prefill, of the 16-bit peak");

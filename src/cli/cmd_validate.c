@@ -938,7 +938,8 @@ int cmd_validate(struct cli *c, int argc, char **argv)
     if (!rc && x.unc) {
         struct llmroof_uncertainty u;
         val_bands(cases, n, &u);
-        char *j = render_json_uncertainty(pos[0], &u);
+        const char *cv = x.cv == VAL_CV_SOURCE ? "source" : x.cv == VAL_CV_GPU ? "gpu" : NULL;
+        char *j = render_json_uncertainty(pos[0], cv, &u);
         struct sbuf b = { j, j ? strlen(j) : 0, j ? strlen(j) + 1 : 0, j == NULL };
         rc = j ? cli_write_file(c, x.unc, &b) : 1;
         free(j);

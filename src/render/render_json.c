@@ -973,7 +973,7 @@ char *render_json_validate(const char *fname, const struct val_case *cases, size
     return finish(o);
 }
 
-char *render_json_uncertainty(const char *fname, const struct llmroof_uncertainty *u)
+char *render_json_uncertainty(const char *fname, const char *cv, const struct llmroof_uncertainty *u)
 {
     cJSON *o = cJSON_CreateObject();
     const struct llmroof_band *b[3] = { &u->ttft, &u->tpot, &u->e2e };
@@ -986,9 +986,21 @@ char *render_json_uncertainty(const char *fname, const struct llmroof_uncertaint
         cJSON_AddNumberToObject(x, "high", round(b[k]->high * 1e4) / 1e4);
         cJSON_AddNumberToObject(x, "n", (double)b[k]->n);
     }
-    char src[512];
-    snprintf(src, sizeof src, "10th and 90th percentiles of measured / predicted latency (rates inverted) over the mapped "
-                              "rows of %s; regenerate: llmroof validate FILE --uncertainty-out data/uncertainty.json", fname);
+    /* the band is only as honest as its predictions: say whether they were held out (--cv) or in sample,
+     * and how to make the same file again */
+    char src[640];
+    if (cv)
+        snprintf(src, sizeof src,
+                 "10th and 90th percentiles of measured / predicted latency (rates inverted) over the held-out "
+                 "predictions (validate --cv %s) of the mapped rows of %s; regenerate: llmroof validate FILE --cv %s "
+                 "--uncertainty-out data/uncertainty.json",
+                 cv, fname, cv);
+    else
+        snprintf(src, sizeof src,
+                 "10th and 90th percentiles of measured / predicted latency (rates inverted) over the in-sample "
+                 "predictions of the mapped rows of %s; regenerate: llmroof validate FILE --uncertainty-out "
+                 "data/uncertainty.json",
+                 fname);
     cJSON_AddStringToObject(o, "source", src);
     return finish(o);
 }

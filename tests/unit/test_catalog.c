@@ -439,6 +439,32 @@ static void written_catalog_entries_load_back_unchanged(void **state)
     catalog_free(&cat);
 }
 
+/* The uncertainty file says how its bands were made and how to make them again: held out (validate
+ * --cv source) or in sample, with the matching command; it loads back with the same bands. */
+static void uncertainty_file_names_its_method(void **state)
+{
+    (void)state;
+    struct llmroof_uncertainty u = { 0 };
+    u.ttft = (struct llmroof_band){ true, 0.7027, 2.6995, 83 };
+    u.tpot = (struct llmroof_band){ true, 0.8837, 1.2386, 139 };
+    char *held = render_json_uncertainty("data/measurements.csv", "source", &u);
+    char *in = render_json_uncertainty("data/measurements.csv", NULL, &u);
+    assert_non_null(held);
+    assert_non_null(in);
+    assert_non_null(strstr(held, "held-out predictions (validate --cv source)"));
+    assert_non_null(strstr(held, "regenerate: llmroof validate FILE --cv source --uncertainty-out"));
+    assert_non_null(strstr(in, "in-sample predictions"));
+    assert_null(strstr(in, "--cv"));
+    struct llmroof_uncertainty back;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(catalog_load_uncertainty(held, strlen(held), "held.json", &back, &err), 0);
+    assert_true(back.ttft.present && back.tpot.present && !back.e2e.present);
+    assert_rel_close(back.ttft.high, 2.6995, 0);
+    assert_int_equal(back.tpot.n, 139);
+    free(held);
+    free(in);
+}
+
 static void malformed_json_reports_line_and_column(void **state)
 {
     const char *text = "{\n  \"gpus\": [\n    { \"id\": \"x\", }\n  ]\n}\n";
@@ -1049,6 +1075,7 @@ int main(void)
         cmocka_unit_test(malformed_json_reports_line_and_column),
         cmocka_unit_test(tgi_profile_runs_whole_prefills_first_in_4096_tokens),
         cmocka_unit_test(written_catalog_entries_load_back_unchanged),
+        cmocka_unit_test(uncertainty_file_names_its_method),
         cmocka_unit_test(duplicate_ids_and_aliases_are_rejected),
         cmocka_unit_test(user_file_replaces_same_id),
         cmocka_unit_test(model_validation_rejects_bad_heads_types_and_enums),

@@ -137,7 +137,7 @@ static void same_silicon_gives_the_same_step_time_at_tp_1(void **state)
 
 /* No GPU carries a step overhead above the H100's measured 20 us without a source, and B200 fp8
  * GEMMs reach the MAMF table's share of the fp8 peak, 3432.5 of 4500 TFLOPS = 76.3%, times the
- * share of its best shape that real LLM GEMM shapes reach on the H100 (0.71 / 0.803 = 0.8842):
+ * share of that table's H100 row the H100's measured LLM GEMM shapes reach (0.71 / 0.803 = 0.8842):
  * 0.7628 x 0.8842 = 0.6744 (compute 0.686 x gemm_8bit 0.983 = 0.6743); before the issue: 0.65 x
  * 0.883 (default) = 57.4%, and 0.7628 (the best shape itself) until session 16. */
 static void added_gpus_carry_the_sourced_overhead_and_efficiencies(void **state)
