@@ -305,6 +305,11 @@ static void warn_overload(struct cli *c, const struct sim_result *r, const char 
         fprintf(c->errf, "llmroof: warning: %soverloaded: %.3f requests/s offered, above the steady-state service bound "
                         "of %.3f; this run is too short to show it, a longer one's queue grows without limit\n",
                 what, r->offered_rate_qps, r->capacity_qps);
+    else if (r->overloaded && r->may_be_filling)
+        fprintf(c->errf, "llmroof: warning: %soverloaded: %.3f requests/s offered, %.3f completed; the queue grows by %.2f "
+                        "requests/s, so the latency percentiles grow with the run's length (the window spans %.1f mean "
+                        "request lives: a server still filling its batch reads the same; more --requests tell them apart)\n",
+                what, r->offered_rate_qps, r->sustained_rate_qps, r->queue_growth_per_s, r->window_lives);
     else if (r->overloaded)
         fprintf(c->errf, "llmroof: warning: %soverloaded: %.3f requests/s offered, %.3f completed; the queue grows by %.2f "
                         "requests/s, so the latency percentiles grow with the run's length\n",

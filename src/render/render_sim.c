@@ -203,7 +203,10 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
         char unit[96];
         q(&t, "goodput", r->goodput_qps, "requests/s within every SLO");
         q(&t, "within_slo", r->within_slo_share, "share of requests within every SLO");
-        snprintf(unit, sizeof unit, "TTFT and TPOT at p%d within the limits, no errors", c->slo_percentile);
+        if (r->open_loop && r->overloaded)
+            snprintf(unit, sizeof unit, "the run is overloaded: its percentiles grow with its length");
+        else
+            snprintf(unit, sizeof unit, "TTFT and TPOT at p%d within the limits, no errors", c->slo_percentile);
         table_row(&t);
         table_str(&t, "slo_met");
         table_str(&t, r->slo_met ? "yes" : "no");

@@ -264,6 +264,11 @@ struct sim_result {
     double sustained_rate_qps;             /* completions per second over the same window */
     double queue_growth_per_s;             /* change in requests in the system over that window, per second */
     double capacity_qps;                   /* steady-state service rate bound of the cluster (0: not bounded) */
+    double window_lives;                   /* the window's length over the mean life (arrival to last token)
+                                              of a completed request: below 3, a server still filling its batch
+                                              shows the same growing queue as an overloaded one */
+    bool may_be_filling;                   /* overloaded by the completions test over fewer than 3 lives with no
+                                              growing queue of requests waiting for their first iteration */
     bool overloaded;                       /* sustained < 90% of offered and the waiting queue grows,
                                               or offered > capacity_qps */
     bool overloaded_by_bound;              /* overloaded by offered > capacity_qps alone: the run is too
@@ -273,7 +278,8 @@ struct sim_result {
     long within_slo;                       /* completed requests with TTFT and TPOT within the limits */
     double within_slo_share;               /* within_slo / requests (rejected ones miss) */
     double goodput_qps;                    /* within_slo / duration */
-    bool slo_met;                          /* TTFT and TPOT at the percentile within the limits, no errors */
+    bool slo_met;                          /* TTFT and TPOT at the percentile within the limits, no errors, and
+                                              (open loop) not overloaded */
     /* prefix caching */
     double prefix_hit_rate;                /* prompt tokens served from cache / prompt tokens */
     /* speculative decoding */

@@ -827,6 +827,58 @@ static void short_outputs_keep_the_bound_above_the_sustained_rate(void **state)
     catalog_free(&cat);
 }
 
+/* An overloaded run cannot meet an SLO, and the warning says when its window was too short to
+ * tell a fill from overload. Llama-2-13B chat on one A100 SXM4 80GB (vLLM 0.6): 200 requests at
+ * 4/s arrive in about 50 s; each lives 13.5 s on average (about 338 output tokens at 40 ms), so the
+ * second-half window of about 25 s spans under 2 lives, the batch is still growing (vLLM admits
+ * every arrival, KV to spare, nothing waits) and the completions test reads overload (3.1 against
+ * 4.5 drawn); 2000 requests settle at the offered rate (4.06 completed against 4.04). The run is
+ * flagged as possibly filling; its TTFT 170 ms and TPOT 47 ms at worst are inside 500 ms and
+ * 100 ms, yet slo_met is false: percentiles of a run judged overloaded are not steady-state (before
+ * this, slo_met read true beside overloaded). Llama-3.1-8B docqa on one L4 at 2/s is overload with
+ * a growing queue of requests not yet admitted: not "possibly filling". */
+static void overload_defeats_the_slo_and_names_a_short_window(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_engine *en = shipped_engine(&cat, "vllm-0.6");
+    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-2-13b", "a100-sxm4-80gb", 1, &w);
+    c.setup.eff = roofline_effs_engine(c.setup.gpu, en, NULL);
+    sim_config_engine(&c, en, c.setup.gpu, false, false);
+    c.mode = SIM_RATE;
+    c.rate_qps = 4;
+    c.requests = 200;
+    c.ttft_slo_s = 0.5;
+    c.tpot_slo_s = 0.1;
+    struct sim_result r;
+    run(&c, &r);
+    assert_true(r.overloaded);
+    assert_false(r.overloaded_by_bound);
+    assert_true(r.window_lives > 1 && r.window_lives < 3);
+    assert_true(r.may_be_filling);
+    assert_true(r.within_slo_share > 0.99); /* every request inside both limits */
+    assert_false(r.slo_met);
+    sim_result_free(&r);
+    c.requests = 2000;
+    run(&c, &r);
+    assert_false(r.overloaded);
+    assert_true(r.window_lives > 3);
+    assert_true(r.slo_met);
+    sim_result_free(&r);
+    struct workload d = { WORKLOAD_DOCQA, 0, 0, NULL, 0 };
+    struct sim_config l4 = config(&cat, "llama-3.1-8b", "l4", 1, &d);
+    l4.mode = SIM_RATE;
+    l4.rate_qps = 2;
+    l4.requests = 300;
+    run(&l4, &r);
+    assert_true(r.overloaded);
+    assert_false(r.may_be_filling);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
 static void goodput_counts_requests_within_the_limits(void **state)
 {
     struct llmroof_catalog cat;
@@ -1945,6 +1997,7 @@ int main(void)
         cmocka_unit_test(an_open_loop_beyond_capacity_is_reported_overloaded),
         cmocka_unit_test(short_outputs_keep_the_bound_above_the_sustained_rate),
         cmocka_unit_test(a_run_shorter_than_a_request_is_not_overload),
+        cmocka_unit_test(overload_defeats_the_slo_and_names_a_short_window),
         cmocka_unit_test(a_short_run_beyond_the_service_rate_is_overload),
         cmocka_unit_test(poisson_noise_in_the_window_is_not_overload),
         cmocka_unit_test(goodput_counts_requests_within_the_limits),
