@@ -113,6 +113,13 @@ for r in rows:
     if ms: m['max_seqs']=ms.group(1); notes.append('max sequences %s as stated' % ms.group(1))
     mb=re.search(r'--max-num-batched-tokens (\d+)', r['notes'])
     if mb: m['max_batched_tokens']=mb.group(1); m['chunked']='1'; notes.append('chunked prefill, %s tokens per step as stated' % mb.group(1))
+    # TGI 2.x's launcher defaults --max-batch-prefill-tokens to --max-input-tokens + 50 (launcher/src/main.rs,
+    # "Adding some edge in order to account for potential block_size alignement"): a row that states
+    # --max-input-tokens and not the prefill budget ran with that budget, not the profile's default
+    mi=re.search(r'--max-input-tokens (\d+)', r['notes'])
+    if mi and 'tgi' in fw.lower() and '--max-batch-prefill-tokens' not in r['notes']:
+        m['max_batched_tokens']=str(int(mi.group(1))+50)
+        notes.append('prefill budget %d: TGI 2.x defaults it to the stated --max-input-tokens + 50' % (int(mi.group(1))+50))
     if 'chunked prefill off' in r['notes']:
         m['chunked']='0'
         # vLLM's SchedulerConfig without chunked prefill: max_num_batched_tokens = max(max_model_len, 2048)
