@@ -15,6 +15,16 @@ static struct sim_config config(const struct llmroof_catalog *cat, const char *m
     return c;
 }
 
+/* config() as an engine profile sets it up: its efficiencies and its scheduler defaults */
+static struct sim_config engine_config(const struct llmroof_catalog *cat, const char *m, const char *g,
+                                       const struct llmroof_engine *en, const struct workload *w)
+{
+    struct sim_config c = config(cat, m, g, 1, w);
+    c.setup.eff = roofline_effs_engine(c.setup.gpu, en, NULL);
+    sim_config_engine(&c, en, c.setup.gpu, false, false);
+    return c;
+}
+
 static void run(const struct sim_config *c, struct sim_result *r)
 {
     struct llmroof_err err = { 0 };
@@ -812,9 +822,7 @@ static void short_outputs_keep_the_bound_above_the_sustained_rate(void **state)
     load_shipped(&cat);
     const struct llmroof_engine *en = shipped_engine(&cat, "vllm");
     struct workload w = { WORKLOAD_FIXED, 500, 9, NULL, 0 };
-    struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, &w);
-    c.setup.eff = roofline_effs_engine(c.setup.gpu, en, NULL);
-    sim_config_engine(&c, en, c.setup.gpu, false, false);
+    struct sim_config c = engine_config(&cat, "llama-3.1-8b", "h100", en, &w);
     c.mode = SIM_RATE;
     c.rate_qps = 40;
     c.requests = 800;
@@ -844,9 +852,7 @@ static void overload_defeats_the_slo_and_names_a_short_window(void **state)
     load_shipped(&cat);
     const struct llmroof_engine *en = shipped_engine(&cat, "vllm-0.6");
     struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0 };
-    struct sim_config c = config(&cat, "llama-2-13b", "a100-sxm4-80gb", 1, &w);
-    c.setup.eff = roofline_effs_engine(c.setup.gpu, en, NULL);
-    sim_config_engine(&c, en, c.setup.gpu, false, false);
+    struct sim_config c = engine_config(&cat, "llama-2-13b", "a100-sxm4-80gb", en, &w);
     c.mode = SIM_RATE;
     c.rate_qps = 4;
     c.requests = 200;
