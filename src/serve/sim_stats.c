@@ -272,7 +272,7 @@ static void overload_metrics(struct runner *r)
      * step and each life grow until completions match arrivals (Little's law, L = lambda W, with W
      * growing with the batch), and meanwhile the count in the system rises though nothing waits.
      * 200 Llama-2-13B chat requests at 4/s on an A100 (vLLM 0.6) read 3.1 completions/s against 4.5
-     * arriving, over a window of 1.8 mean lives; 2000 settle at 4.06 against 4.04. The test below
+     * arriving, over a window of 1.7 mean lives; 2000 settle at 4.06 against 4.04. The test below
      * cannot tell that fill from overload (200 at 6/s look alike and do grow without limit), so
      * it keeps judging such runs overloaded, the safe side for a planner, and the warning says
      * how many lives the window spans (docs/metrics.md, "Overload and goodput"). */
