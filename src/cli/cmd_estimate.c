@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "model/kernel.h"
 #include "model/ckpt.h"
 #include "model/arch.h"
 #include "render/render_json.h"
@@ -229,8 +230,13 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
         sbuf_printf(&c->out, "%s on %d x %s (TP %d%s): batch %ld, prompt %ld, output %ld; %s, %s KV%s, %s\n",
                     m->id, e.shard.gpus, g->id, setup.tp, lay_s, req.batch, req.prompt, req.output, wdesc,
                     dtype_name(setup.dt.kv), sdesc, cdesc);
-        sbuf_printf(&c->out, "efficiency: compute %.2f, memory %.2f, comm %.2f; overhead %.0f us per step",
-                    setup.eff.compute, setup.eff.memory, setup.eff.comm,
+        sbuf_printf(&c->out, "efficiency: compute %.2f", setup.eff.compute);
+        /* 8-bit GEMMs run at their own share of the 8-bit peak (docs/model.md 3a, gemm_8bit): print the
+         * share they get, or the line reads as if an fp8 run reached the 16-bit figure */
+        const double s8 = kernel_gemm_dtype_scale(g, setup.dt.act);
+        if (s8 != 1.0)
+            sbuf_printf(&c->out, " (%s GEMMs %.2f)", dtype_name(setup.dt.act), setup.eff.compute * s8);
+        sbuf_printf(&c->out, ", memory %.2f, comm %.2f; overhead %.0f us per step", setup.eff.memory, setup.eff.comm,
                     roofline_step_overhead_s(&setup.eff, setup.tp) * 1e6);
         if (x.s.eff.engine)
             sbuf_printf(&c->out, "; engine %s (+%.1f ms to first token)", x.s.eff.engine->id, setup.eff.first_token_s * 1e3);
