@@ -12,7 +12,8 @@
 enum { OPT_MBT = 1, OPT_MAXSEQS, OPT_NOCHUNK, OPT_CONC, OPT_REQS, OPT_THINK, OPT_RATE, OPT_TRACE, OPT_WORKLOAD,
        OPT_SEED, OPT_REQOUT, OPT_TRACEOUT, OPT_SW_MBT, OPT_SW_RATE, OPT_SW_CONC, OPT_SVG, OPT_RANGE, OPT_SCENARIO,
        OPT_TTFT, OPT_TPOT, OPT_PCT, OPT_PCACHE, OPT_PREFIX, OPT_SPEC, OPT_SPECK, OPT_SPECA, OPT_SPECT, OPT_INST, OPT_ROUTER,
-       OPT_PPOOL, OPT_DPOOL, OPT_KVLINK, OPT_WARMUP, OPT_BAND, OPT_ADMIT, OPT_MAXLEN, OPT_MAXPAD, OPT_NOAPI };
+       OPT_PPOOL, OPT_DPOOL, OPT_KVLINK, OPT_WARMUP, OPT_BAND, OPT_ADMIT, OPT_MAXLEN, OPT_MAXPAD, OPT_NOAPI,
+       OPT_SCHEDSTEPS };
 enum { OPT_QUIET = 200 }; /* apart: other options append to the list above */
 
 struct ctx {
@@ -21,6 +22,7 @@ struct ctx {
     bool have_conc, have_reqs, have_think, have_rate, have_block, range, have_speck, have_speca, have_spect, have_inst,
         have_router, have_mbt, have_maxseqs, have_admit, have_maxpad;
     long max_paddings;                  /* --max-paddings, with have_maxpad */
+    long sched_steps;                   /* --scheduler-steps: vLLM's multi-step scheduling, 0 = off */
     double band;                        /* --capacity-band: the share the service rate moves, 0 = none */
     const char *trace, *workload, *req_out, *trace_out, *svg;
     const char *scenario, *spec, *ppool, *dpool, *kvlink;
@@ -51,6 +53,8 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         x->max_paddings = v;
         x->have_maxpad = true;
         return rc;
+    case OPT_SCHEDSTEPS: /* vLLM 0.6's --num-scheduler-steps: one scheduling pass per N decode iterations */
+        return cli_long(c, "scheduler-steps", arg, 1, 1024, &x->sched_steps);
     case OPT_MAXLEN: /* vLLM's --max-model-len: refuse a longer prompt, stop output at it */
         rc = cli_long(c, "max-model-len", arg, 1, 100000000, &v);
         x->cfg.max_model_len = v;
@@ -379,6 +383,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         { OPT_WARMUP, "warmup", 0, "N", "latency statistics skip the first N requests (a t=0 burst of a closed loop)", false },
         { OPT_BAND, "capacity-band", 0, "PCT", "rerun with the service rate PCT% higher and lower; report the TTFT/TPOT range", false },
         { OPT_NOCHUNK, "no-chunked-prefill", 0, NULL, "prefill each prompt whole in one iteration", false },
+        { OPT_SCHEDSTEPS, "scheduler-steps", 0, "N", "multi-step scheduling (vLLM 0.6 --num-scheduler-steps): admit and schedule once per N decode iterations, scheduling CPU / N (default 1)", false },
         { OPT_NOAPI, "no-api-server", 0, NULL, "requests through the engine's own API (vLLM's LLM class, benchmark_throughput), not its HTTP server: no API-server CPU", false },
         { OPT_CONC, "concurrency", 'c', "N", "closed loop: N users (default 20)", false },
         { OPT_REQS, "requests", 'n', "R", "requests in the pool (default 250)", false },
@@ -541,6 +546,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
             x->cfg.admit_no_evict = no_evict;
         if (x->have_maxpad)
             x->cfg.max_paddings = x->max_paddings;
+        sim_config_multi_step(&x->cfg, (int)x->sched_steps); /* after the profile's cpu_seq_s */
     }
     if (!x->have_block)
         x->cfg.mem.block_size = 16;

@@ -430,14 +430,7 @@ static void simulate(const struct srv_case *c, const struct llmroof_gpu *g, cons
         sc.chunked_prefill = c->chunked == 1;
         sc.prefill_first = !sc.chunked_prefill;
     }
-    /* vLLM's multi-step scheduling (--num-scheduler-steps N, v0.6.0): the scheduler and the
-     * input preparation run once per N decode steps, so their CPU work per step (cpu_seq_s) is
-     * 1/N (vLLM's v0.6.0 performance post), and new requests join only between the N-step runs;
-     * every step's tokens are still processed (cpu_output_s) and streamed (api_stream_s) */
-    if (c->sched_steps > 1) {
-        sc.cpu_seq_s /= (double)c->sched_steps;
-        sc.sched_steps = c->sched_steps;
-    }
+    sim_config_multi_step(&sc, c->sched_steps); /* the row's --num-scheduler-steps */
     if (c->ep > 1) {
         sc.setup.layout.ep = c->ep;
         sc.setup.layout.dp_attn = c->dp_attn;

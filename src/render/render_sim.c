@@ -43,7 +43,7 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
     if (c->max_model_len > 0)
         sbuf_printf(out, "; context limit %ld tokens", c->max_model_len);
     if (c->admit_no_evict || c->waiting_served_ratio > 0 || c->cpu_seq_s > 0 || c->cpu_output_s > 0 || c->api_stream_s > 0 ||
-        c->warmup_requests > 0) { /* the engine's scheduler, --warmup */
+        c->warmup_requests > 0 || c->sched_steps > 1) { /* the engine's scheduler, --warmup, --scheduler-steps */
         sbuf_printf(out, "\nscheduler: %s admission, CPU %.3g us per sequence per iteration (%.0f%% overlapped)",
                     c->admit_no_evict ? "guaranteed-no-evict" : "optimistic", c->cpu_seq_s * 1e6, 100.0 * c->cpu_overlap);
         const int gpus = sim_setup_gpus(s);
@@ -63,6 +63,8 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
         if (c->waiting_served_ratio > 0) /* TGI's router gate (sim.h) */
             sbuf_printf(out, "; a new prefill batch joins running ones when waiting >= %g x running, or after %ld iteration%s",
                         c->waiting_served_ratio, c->max_waiting_steps, PL(c->max_waiting_steps));
+        if (c->sched_steps > 1) /* sim_config_multi_step: the CPU figure above is already per iteration */
+            sbuf_printf(out, "; multi-step: one scheduling pass per %d decode iterations", c->sched_steps);
         if (c->warmup_requests > 0)
             sbuf_printf(out, "; latencies after the first %ld request%s", c->warmup_requests,
                         c->warmup_requests == 1 ? "" : "s");

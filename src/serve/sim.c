@@ -54,6 +54,14 @@ void sim_default_config(struct sim_config *c)
     c->step_scale = 1.0;
 }
 
+void sim_config_multi_step(struct sim_config *c, int steps)
+{
+    if (steps <= 1)
+        return;
+    c->cpu_seq_s /= (double)steps;
+    c->sched_steps = steps;
+}
+
 void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, const struct llmroof_gpu *g,
                        bool keep_budget, bool keep_seqs)
 {

@@ -176,13 +176,6 @@ struct sim_config {
  * eff.cpu_scale: 1 / host speed, docs/model.md "Host CPU"; 0 = 1) stretches them. */
 double sim_cpu_step_s(const struct sim_config *c, double gpu_s, double seqs, double cpu_scale, int gpus);
 
-/* Applies an engine profile's scheduling fields (CPU cost per sequence and its overlap, admission
- * policy, whole prefills and prefill-first iterations: these two only switched on, so that
- * --no-chunked-prefill stands) and, unless `keep_budget` / `keep_seqs`, its default token budget
- * and sequence limit for GPU `g` (vLLM's larger defaults on GPUs of 70 GiB or more other than the
- * A100; a budget of at least the served context - c->max_model_len, else c->setup.model's - where
- * the profile says so, so set the setup first; above the profile's chunked_prefill_min_context the
- * engine chunks with its chunked budget instead, vLLM 0.5.4-0.6). en NULL: no change. */
 /* How many times the configured budget and sequence limit an instance of `attn_dp` data-parallel
  * attention ranks holds: attn_dp where each rank schedules on its own (dp_rank_scheduler, vLLM
  * V1), else 1 (the limits are the instance's, split over its ranks). */
@@ -192,8 +185,21 @@ long sim_setup_rank_factor(const struct sim_config *c);
 /* The GPUs one instance of `s` spans, tp x pp: the Ray workers of vLLM before v0.2.7
  * (worker_seq_s, sim_cpu_step_s). */
 int sim_setup_gpus(const struct llmroof_setup *s);
+/* Applies an engine profile's scheduling fields (CPU cost per sequence and its overlap, admission
+ * policy, whole prefills and prefill-first iterations: these two only switched on, so that
+ * --no-chunked-prefill stands) and, unless `keep_budget` / `keep_seqs`, its default token budget
+ * and sequence limit for GPU `g` (vLLM's larger defaults on GPUs of 70 GiB or more other than the
+ * A100; a budget of at least the served context - c->max_model_len, else c->setup.model's - where
+ * the profile says so, so set the setup first; above the profile's chunked_prefill_min_context the
+ * engine chunks with its chunked budget instead, vLLM 0.5.4-0.6). en NULL: no change. */
 void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, const struct llmroof_gpu *g,
                        bool keep_budget, bool keep_seqs);
+/* vLLM's multi-step scheduling (--num-scheduler-steps N, v0.6.0-0.6.x V0): the scheduler and the
+ * input preparation run once per run of N decode iterations, so their CPU work per iteration
+ * (cpu_seq_s, set by sim_config_engine first) is 1/N (vLLM's v0.6.0 performance post), and
+ * waiting requests join only between runs (sim.c); every iteration's tokens are still processed
+ * (cpu_output_s) and streamed (api_stream_s). steps <= 1: no change. */
+void sim_config_multi_step(struct sim_config *c, int steps);
 
 /* Defaults: vLLM's max_num_batched_tokens 2048 and max_num_seqs 256, chunked prefill on,
  * block size 16, closed loop of 20 users over 250 requests with 1-3 s think time (the

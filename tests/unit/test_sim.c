@@ -1164,6 +1164,30 @@ static void multi_step_scheduling_admits_between_runs(void **state)
     catalog_free(&cat);
 }
 
+/* sim_config_multi_step, the one rule `validate`'s map and `simulate --scheduler-steps` share: after
+ * vllm-0.6's profile (32 us of scheduling per sequence per iteration, 17 us of output processing,
+ * 71 us of API server) N = 8 leaves 32 / 8 = 4 us of scheduling and the other two whole (every
+ * iteration's tokens are processed and streamed); N = 1 changes nothing. */
+static void multi_step_divides_only_the_scheduling_cpu(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_engine *en = shipped_engine(&cat, "vllm-0.6");
+    struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, NULL);
+    sim_config_engine(&c, en, c.setup.gpu, false, false);
+    assert_float_equal(c.cpu_seq_s, 32e-6, 1e-12);
+    sim_config_multi_step(&c, 1);
+    assert_float_equal(c.cpu_seq_s, 32e-6, 1e-12);
+    assert_int_equal(c.sched_steps, 0);
+    sim_config_multi_step(&c, 8);
+    assert_float_equal(c.cpu_seq_s, 4e-6, 1e-12);
+    assert_float_equal(c.cpu_output_s, 17e-6, 1e-12);
+    assert_float_equal(c.api_stream_s, 71e-6, 1e-12);
+    assert_int_equal(c.sched_steps, 8);
+    catalog_free(&cat);
+    (void)state;
+}
+
 /* TGI 2.x's router (waiting_served_ratio 1.2, max_waiting_steps 20: router/src/infer/v3/
  * scheduler.rs batching_task and queue.rs next_batch). Llama-3.1-8B on an H100, whole prefills
  * first. Ten requests (128 prompt tokens, 1000 out) at t = 0 are prefilled together in iteration 0
@@ -2016,6 +2040,7 @@ int main(void)
         cmocka_unit_test(a_draft_tree_accepts_the_sum_of_its_verified_values),
         cmocka_unit_test(a_draft_tree_verifies_its_tokens_and_emits_its_acceptance),
         cmocka_unit_test(multi_step_scheduling_admits_between_runs),
+        cmocka_unit_test(multi_step_divides_only_the_scheduling_cpu),
         cmocka_unit_test(waiting_served_ratio_holds_a_small_batch),
         cmocka_unit_test(one_instance_cluster_is_the_single_server),
         cmocka_unit_test(n_instances_serve_n_times_the_rate),
