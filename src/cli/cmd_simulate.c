@@ -310,14 +310,21 @@ static void warn_overload(struct cli *c, const struct sim_result *r, const char 
                         "of %.3f; this run is too short to show it, a longer one's queue grows without limit\n",
                 what, r->offered_rate_qps, r->capacity_qps);
     else if (r->overloaded && r->may_be_filling)
-        fprintf(c->errf, "llmroof: warning: %soverloaded: %.3f requests/s offered, %.3f completed; the queue grows by %.2f "
-                        "requests/s, so the latency percentiles grow with the run's length (the window spans %.1f mean "
-                        "request lives: a server still filling its batch reads the same; more --requests tell them apart)\n",
-                what, r->offered_rate_qps, r->sustained_rate_qps, r->queue_growth_per_s, r->window_lives);
+        /* the rates are the window's (sim_stats.c overload_metrics): a window shorter than a few
+         * request lives completes little even where the server keeps up, so the whole run's rate
+         * stands beside them and the run that would settle it is named */
+        fprintf(c->errf, "llmroof: warning: %soverloaded, or still filling its batch: over the second half of the arrivals "
+                        "(%.1f s) %.3f requests/s arrived and %.3f completed (%.3f over the whole run); the system grew by "
+                        "%.2f requests/s, but no queue of requests waiting for admission grew, and the window spans %.1f mean "
+                        "request lives, fewer than the 3 that tell a filling server from an overloaded one: about %ld "
+                        "--requests or more settle it\n",
+                what, r->window_s, r->offered_rate_qps, r->sustained_rate_qps, r->request_per_s, r->queue_growth_per_s,
+                r->window_lives, r->requests_to_settle);
     else if (r->overloaded)
-        fprintf(c->errf, "llmroof: warning: %soverloaded: %.3f requests/s offered, %.3f completed; the queue grows by %.2f "
-                        "requests/s, so the latency percentiles grow with the run's length\n",
-                what, r->offered_rate_qps, r->sustained_rate_qps, r->queue_growth_per_s);
+        fprintf(c->errf, "llmroof: warning: %soverloaded: over the second half of the arrivals (%.1f s) %.3f requests/s "
+                        "arrived and %.3f completed (%.3f over the whole run); the queue grows by %.2f requests/s, so the "
+                        "latency percentiles grow with the run's length\n",
+                what, r->window_s, r->offered_rate_qps, r->sustained_rate_qps, r->request_per_s, r->queue_growth_per_s);
 }
 
 /* --capacity-band X: the same run with every iteration's time divided by 1 + X (a service rate X

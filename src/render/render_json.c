@@ -623,6 +623,7 @@ static void sim_json_serving(cJSON *o, const struct sim_config *c, const struct 
 {
     if (r->open_loop) {
         cJSON *x = cJSON_AddObjectToObject(o, "load");
+        cJSON_AddNumberToObject(x, "window_s", r->window_s);
         cJSON_AddNumberToObject(x, "offered_rate_qps", r->offered_rate_qps);
         cJSON_AddNumberToObject(x, "completed_rate_qps", r->sustained_rate_qps);
         cJSON_AddNumberToObject(x, "queue_growth_per_s", r->queue_growth_per_s);

@@ -191,6 +191,7 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
     q(&t, "busy", r->busy_s, "s");
     q(&t, "mean_in_system", r->mean_in_system, "requests (Little's L)");
     if (r->open_loop) {
+        q(&t, "load_window", r->window_s, "s, the second half of the arrivals");
         q(&t, "offered_rate", r->offered_rate_qps, "requests/s arriving (second half of the arrivals)");
         q(&t, "completed_rate", r->sustained_rate_qps, "requests/s completed over the same window");
         q(&t, "queue_growth", r->queue_growth_per_s, "requests/s added to the system over that window");

@@ -266,6 +266,7 @@ struct sim_result {
     uint64_t seed;                         /* echoed */
     /* overload (open loop): the arrival window's second half, where a stable server has settled */
     bool open_loop;                        /* rate or trace: an offered rate exists */
+    double window_s;                       /* that window's length: half the span of the arrivals, s */
     double offered_rate_qps;               /* arrivals per second over the second half of the arrival window */
     double sustained_rate_qps;             /* completions per second over the same window */
     double queue_growth_per_s;             /* change in requests in the system over that window, per second */
@@ -275,6 +276,8 @@ struct sim_result {
                                               shows the same growing queue as an overloaded one */
     bool may_be_filling;                   /* overloaded by the completions test over fewer than 3 lives with no
                                               growing queue of requests waiting for their first iteration */
+    long requests_to_settle;               /* with may_be_filling: the requests whose window spans 3 mean lives
+                                              at the drawn rate, 6 x offered x life (window = n / (2 rate)) */
     bool overloaded;                       /* sustained < 90% of offered and the waiting queue grows,
                                               or offered > capacity_qps */
     bool overloaded_by_bound;              /* overloaded by offered > capacity_qps alone: the run is too

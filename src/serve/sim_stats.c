@@ -276,6 +276,7 @@ static void overload_metrics(struct runner *r)
      * cannot tell that fill from overload (200 at 6/s look alike and do grow without limit), so
      * it keeps judging such runs overloaded, the safe side for a planner, and the warning says
      * how many lives the window spans (docs/metrics.md, "Overload and goodput"). */
+    out->window_s = win;
     out->window_lives = done && life_sum > 0 ? win / (life_sum / (double)done) : 0;
     out->offered_rate_qps = (double)arr / win;
     out->sustained_rate_qps = (double)fin / win;
@@ -301,6 +302,10 @@ static void overload_metrics(struct runner *r)
     bool waiting_grows = (double)(wait_end - wait_mid) > fmax(2.0, 0.1 * (double)arr);
     out->may_be_filling = out->overloaded && !out->overloaded_by_bound && !waiting_grows && out->window_lives > 0 &&
                           out->window_lives < 3;
+    /* the run that would settle it: its window, n / (2 x rate) at the rate drawn, spans 3 mean lives
+     * (a life measured in this run, an underestimate while the server fills: a floor, not a promise) */
+    if (out->may_be_filling)
+        out->requests_to_settle = (long)ceil(6.0 * out->offered_rate_qps * (life_sum / (double)done));
 }
 
 /* Phase 5: per-request statistics, per-instance figures, overload and SLO metrics. */

@@ -864,6 +864,17 @@ static void overload_defeats_the_slo_and_names_a_short_window(void **state)
     assert_false(r.overloaded_by_bound);
     assert_true(r.window_lives > 1 && r.window_lives < 3);
     assert_true(r.may_be_filling);
+    /* the window is the second half of the arrivals: (last - first) / 2; the run that would settle
+     * it spans 3 lives there, 6 x offered x life with life = window / window_lives; the 2000-request
+     * run below, which settles, is longer than that */
+    double a0 = r.reqs[0].arrival_s, a1 = a0;
+    for (long i = 0; i < r.requests; i++) {
+        a0 = fmin(a0, r.reqs[i].arrival_s);
+        a1 = fmax(a1, r.reqs[i].arrival_s);
+    }
+    assert_float_equal(r.window_s, (a1 - a0) / 2, 1e-9);
+    assert_int_equal(r.requests_to_settle, (long)ceil(6.0 * r.offered_rate_qps * r.window_s / r.window_lives));
+    assert_true(r.requests_to_settle > 200 && r.requests_to_settle < 2000);
     assert_true(r.within_slo_share > 0.99); /* every request inside both limits */
     assert_false(r.slo_met);
     sim_result_free(&r);
@@ -881,6 +892,7 @@ static void overload_defeats_the_slo_and_names_a_short_window(void **state)
     run(&l4, &r);
     assert_true(r.overloaded);
     assert_false(r.may_be_filling);
+    assert_int_equal(r.requests_to_settle, 0); /* overload the waiting queue shows: nothing to settle */
     sim_result_free(&r);
     catalog_free(&cat);
 }
