@@ -470,8 +470,10 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         !(x->sweep_name && strcmp(x->sweep_name, "rate") == 0))
         return cli_usage_error(c, "option '--scenario server' is MLPerf's Poisson arrivals: add --rate QPS");
     if ((x->have_speck || x->have_speca || x->have_spect) && !x->spec)
-        return cli_usage_error(c, "options '--spec-k', '--spec-accept' and '--spec-tree' describe speculative decoding: "
-                                  "add --spec METHOD");
+        /* name the option given (the first of them), not the whole family */
+        return cli_usage_error(c, "option '%s' describes speculative decoding: add --spec METHOD (eagle, mtp, medusa or "
+                                  "draft:MODEL)",
+                               x->have_speck ? "--spec-k" : x->have_speca ? "--spec-accept" : "--spec-tree");
     if (x->spec && !x->have_speca)
         return cli_usage_error(c, "option '--spec' needs the acceptance rate: add --spec-accept A (in [0, 1))");
     if (x->cfg.prefix_cache && x->trace)
