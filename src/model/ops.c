@@ -501,7 +501,14 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
     if (Lm > 0) {
         const double E = (double)m->moe_experts, kk = (double)m->moe_top_k;
         double flops, bytes, hit, wb;
-        op[LLMROOF_OP_ROUTER] = (struct llmroof_op){ Lm, 2.0 * T * h * E, h * E * w + T * h * a + T * E * a, 0, 2, 0 };
+        /* Tokens each rank feeds the MoE block. Behind an all-to-all (EP with data-parallel
+         * attention) a replica's attention-TP ranks split its T tokens before the router and the
+         * dispatch, and gather them back after the combine (SGLang's LayerCommunicator: the MoE
+         * input SCATTERED over the attention-TP group with DeepEP; vLLM's sequence-parallel MoE
+         * likewise), so each rank routes, dispatches and runs the shared expert on T / tp; a rank
+         * holding all T would send every token tp times. Without the all-to-all, all T. */
+        const double Tm = a2a ? T / (double)sh->tp : T;
+        op[LLMROOF_OP_ROUTER] = (struct llmroof_op){ Lm, 2.0 * Tm * h * E, h * E * w + Tm * h * a + Tm * E * a, 0, 2, 0 };
         if (sh->ep > 1) {
             /* EP: E/ep whole experts per rank; the instance's Ttot*k assignments spread over the
              * ranks, the busiest holding ep_imbalance times the mean, and so touching the experts
@@ -514,10 +521,10 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
             hit = ops_experts_hit(E, kk, Ttot * sh->ep_imbalance) / (double)sh->ep;
             if (hit > E / (double)sh->ep)
                 hit = E / (double)sh->ep;
-            flops = 2.0 * asg * h * Ie * nmat + 2.0 * T * h * Ish * nmat;
+            flops = 2.0 * asg * h * Ie * nmat + 2.0 * Tm * h * Ish * nmat;
             wb = hit * Ie * nmat * h * we + Ish * nmat * h * wf;
             bytes = wb + asg * (2.0 * h + mlp_inter_elems(m->mlp, Ie)) * a
-                  + (Ish > 0 ? T * (2.0 * h + mlp_inter_elems(m->mlp, Ish)) * a : 0.0);
+                  + (Ish > 0 ? Tm * (2.0 * h + mlp_inter_elems(m->mlp, Ish)) * a : 0.0);
         } else {
             const double Ie = sh->moe_intermediate_per_rank;
             const double Ish = (double)m->moe_shared * Ie;
@@ -546,10 +553,10 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
             const double Ish = (double)m->moe_shared * (sh->ep > 1 && sh->dp_attn ? (double)m->moe_intermediate
                                                                                     : sh->moe_intermediate_per_rank);
             fk += 2.0;
-            bytes += quant_bytes(T, h, a) + quant_bytes(rows, Ier, a);
+            bytes += quant_bytes(Tm, h, a) + quant_bytes(rows, Ier, a);
             if (Ish > 0) {
                 fk += 2.0;
-                bytes += quant_bytes(T, h, a) + quant_bytes(T, Ish, a);
+                bytes += quant_bytes(Tm, h, a) + quant_bytes(Tm, Ish, a);
             }
         }
         op[LLMROOF_OP_FFN] = (struct llmroof_op){ Lm, flops, bytes, 0, fk, wb };
@@ -564,7 +571,7 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
             const double q = dtype_bytes(low);
             const double rows = sh->ep > 1 ? Ttot * kk / (double)sh->ep * sh->ep_imbalance : T * kk;
             const double Ier = sh->ep > 1 ? (double)m->moe_intermediate : sh->moe_intermediate_per_rank;
-            const double save = rows * (h + 2.0 * Ier) * (a - q) - T * h * (a + q);
+            const double save = rows * (h + 2.0 * Ier) * (a - q) - Tm * h * (a + q);
             out->lowp_save_bytes = save > 0 ? save : 0.0;
         }
         if (Ld > 0) {
@@ -572,7 +579,7 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
             op[LLMROOF_OP_DENSE_FFN].count = Ld;
         }
         if (a2a)
-            ops_set_all_to_all(m, sh, dt, T, S, out);
+            ops_set_all_to_all(m, sh, dt, Tm, S / (double)sh->tp, out);
     } else {
         op[LLMROOF_OP_FFN] = dense;
         op[LLMROOF_OP_FFN].count = Ld;

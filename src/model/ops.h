@@ -273,8 +273,9 @@ void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *
  * as they were, ~1 KB not copied). estimate.c builds its last decode step so. */
 void ops_copy_context(struct llmroof_oplist *dst, const struct llmroof_oplist *src);
 
-/* Sets op[ALL_TO_ALL], ep_ranks, a2a_topk and a2a_normal for T tokens of S sequences on one
- * attention replica (docs/model.md "Layouts": dtypes per direction, normal vs low-latency). */
+/* Sets op[ALL_TO_ALL], ep_ranks, a2a_topk and a2a_normal for the T tokens (of S sequences) one
+ * rank dispatches: its attention replica's tokens over the replica's attention-TP ranks
+ * (docs/model.md "Layouts": dtypes per direction, normal vs low-latency). */
 void ops_set_all_to_all(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
                         double T, double S, struct llmroof_oplist *out);
 

@@ -68,6 +68,37 @@ static void all_to_all_bytes_are_tokens_topk_hidden_dtype(void **state)
     catalog_free(&cat);
 }
 
+/* Data-parallel attention with attention TP inside each replica (-t 2 --ep 8: 4 replicas of 2
+ * GPUs): a replica's attention-TP ranks split its tokens before the router and the dispatch
+ * (SGLang's LayerCommunicator scatters the MoE input over the attention-TP group with DeepEP),
+ * so each GPU still sends 64 / 8 = 8 tokens: the same 917,504-byte message as at -t 1 (8 x 8 x
+ * 7168 x 2), not 2 x that, and the same replicated shared expert on 8 tokens
+ * (2 x 8 x 7168 x 2048 x 3 = 704,643,072 FLOPs) beside the 64 routed assignments; and at -t 8
+ * (one replica) as plain EP 8 would. Review 17b: every TP rank was charged its replica's whole
+ * all-to-all and shared expert, so -t 8 --ep 8 --dp-attention came out 2.5x slower than EP 8. */
+static void attention_tp_ranks_split_their_replicas_moe_tokens(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *ds = model(&cat, "deepseek-v3");
+    struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16 };
+    struct llmroof_batch b = batch_decode(64, 1000);
+    const int tps[] = { 1, 2, 4, 8 };
+    for (size_t i = 0; i < sizeof tps / sizeof tps[0]; i++) {
+        struct llmroof_shard sh;
+        assert_int_equal(shard(ds, tps[i], 1, 8, true, &sh, NULL), 0);
+        assert_int_equal(sh.attn_dp, 8 / tps[i]);
+        struct llmroof_oplist o;
+        ops_build(ds, &sh, &dt, &b, &o);
+        assert_rel_close(o.op[LLMROOF_OP_ALL_TO_ALL].comm_bytes, 917504.0, 1e-12);
+        assert_rel_close(o.op[LLMROOF_OP_FFN].flops, 5637144576.0 + 704643072.0, 1e-12);
+        /* the router on 8 tokens: 2 x 8 x 7168 x 256 = 29,360,128 FLOPs */
+        assert_rel_close(o.op[LLMROOF_OP_ROUTER].flops, 29360128.0, 1e-12);
+    }
+    catalog_free(&cat);
+    (void)state;
+}
+
 static void mla_decode_runs_absorbed_over_the_latent(void **state)
 {
     struct llmroof_catalog cat;
@@ -222,6 +253,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(layouts_that_do_not_divide_are_refused_with_the_constraint),
         cmocka_unit_test(all_to_all_bytes_are_tokens_topk_hidden_dtype),
+        cmocka_unit_test(attention_tp_ranks_split_their_replicas_moe_tokens),
         cmocka_unit_test(mla_decode_runs_absorbed_over_the_latent),
         cmocka_unit_test(mla_cache_does_not_shrink_with_tp),
         cmocka_unit_test(expert_parallel_weights_hold_a_share_of_the_experts),
