@@ -578,8 +578,15 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
             op[LLMROOF_OP_DENSE_FFN] = dense;
             op[LLMROOF_OP_DENSE_FFN].count = Ld;
         }
-        if (a2a)
+        if (a2a) {
             ops_set_all_to_all(m, sh, dt, Tm, S / (double)sh->tp, out);
+            /* two-batch overlap needs two non-empty micro-batches on each replica: a decode step
+             * splits its sequences (at least 2), a prefill step its tokens; with fewer the engines
+             * run one batch (vLLM's dual-batch overlap falls back when any rank's second
+             * micro-batch would be empty, docs/design/dbo.md), and nothing hides */
+            if (out->a2a_overlap && (out->a2a_normal ? T < 2.0 : S < 2.0))
+                out->a2a_overlap = false;
+        }
     } else {
         op[LLMROOF_OP_FFN] = dense;
         op[LLMROOF_OP_FFN].count = Ld;

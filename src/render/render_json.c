@@ -439,6 +439,8 @@ static cJSON *phase_json(const struct llmroof_phase *p, const struct llmroof_opl
     cJSON_AddNumberToObject(o, "overhead_s", p->overhead_s);
     if (p->cpu_wait_s > 0) /* eager engines: kernel launches beyond the GPU time (docs/model.md 3a) */
         cJSON_AddNumberToObject(o, "cpu_wait_s", p->cpu_wait_s);
+    if (p->a2a_overlap) /* two-batch overlap: the all-to-all time the other micro-batch hides (comm_s counts it) */
+        cJSON_AddNumberToObject(o, "hidden_s", p->hidden_s);
     cJSON_AddNumberToObject(o, "flops", p->flops);
     cJSON_AddNumberToObject(o, "bytes", p->bytes);
     cJSON_AddNumberToObject(o, "comm_bytes", p->comm_bytes);
@@ -510,6 +512,7 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
         cJSON_AddNumberToObject(ly, "ep", e->shard.ep);
         cJSON_AddBoolToObject(ly, "dp_attention", e->shard.dp_attn);
         cJSON_AddNumberToObject(ly, "ep_imbalance", e->shard.ep_imbalance);
+        cJSON_AddBoolToObject(ly, "two_batch_overlap", e->shard.two_batch_overlap);
         cJSON_AddNumberToObject(ly, "gpus", e->shard.gpus);
         cJSON_AddNumberToObject(ly, "micro_batches", e->micro_batches);
         cJSON_AddNumberToObject(ly, "pp_bubble_s", e->pp_bubble_s);

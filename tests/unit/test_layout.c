@@ -99,6 +99,34 @@ static void attention_tp_ranks_split_their_replicas_moe_tokens(void **state)
     (void)state;
 }
 
+/* Two-batch overlap needs two non-empty micro-batches per replica (review 17b): DeepSeek-V3, EP 8
+ * with data-parallel attention over 8 replicas. 8 decodes: one sequence per replica, nothing to
+ * split, so nothing hides; 16 decodes: two per replica, the all-to-all hides; one 512-token
+ * prompt: 64 tokens per replica, split by tokens, hides. */
+static void two_batch_overlap_needs_two_micro_batches(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *ds = model(&cat, "deepseek-v3");
+    struct llmroof_err err = { 0 };
+    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16 };
+    struct llmroof_layout lay = { 1, 1, 8, true, 1.0, true };
+    struct llmroof_shard sh;
+    assert_int_equal(ops_shard_layout(ds, &lay, &sh, &err), 0);
+    struct llmroof_oplist o;
+    struct llmroof_batch b = batch_decode(8, 1000);
+    ops_build(ds, &sh, &dt, &b, &o);
+    assert_false(o.a2a_overlap);
+    b = batch_decode(16, 1000);
+    ops_build(ds, &sh, &dt, &b, &o);
+    assert_true(o.a2a_overlap);
+    b = batch_prefill(1, 512);
+    ops_build(ds, &sh, &dt, &b, &o);
+    assert_true(o.a2a_overlap);
+    catalog_free(&cat);
+    (void)state;
+}
+
 static void mla_decode_runs_absorbed_over_the_latent(void **state)
 {
     struct llmroof_catalog cat;
@@ -254,6 +282,7 @@ int main(void)
         cmocka_unit_test(layouts_that_do_not_divide_are_refused_with_the_constraint),
         cmocka_unit_test(all_to_all_bytes_are_tokens_topk_hidden_dtype),
         cmocka_unit_test(attention_tp_ranks_split_their_replicas_moe_tokens),
+        cmocka_unit_test(two_batch_overlap_needs_two_micro_batches),
         cmocka_unit_test(mla_decode_runs_absorbed_over_the_latent),
         cmocka_unit_test(mla_cache_does_not_shrink_with_tp),
         cmocka_unit_test(expert_parallel_weights_hold_a_share_of_the_experts),
