@@ -78,7 +78,7 @@ static void ops_rows(struct table *t, const char *phase, const struct llmroof_op
         table_num(t, op->count * op->flops / 1e9);
         /* the bytes charged (the engine's extra traffic included), as the time uses them */
         table_num(t, p->op[k].bytes / 1e6);
-        table_num(t, op->count * op->comm_bytes / 1e6);
+        table_num(t, p->op[k].comm_bytes / 1e6);
         if (p->op[k].bytes > 0)
             table_num(t, op->count * op->flops / p->op[k].bytes);
         else
@@ -233,9 +233,13 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
         sbuf_printf(&c->out, "efficiency: compute %.2f", setup.eff.compute);
         /* 8-bit GEMMs run at their own share of the 8-bit peak (docs/model.md 3a, gemm_8bit): print the
          * share they get, or the line reads as if an fp8 run reached the 16-bit figure */
-        const double s8 = kernel_gemm_dtype_scale(g, setup.dt.act);
+        enum llmroof_dtype gd = setup.dt.act, low;
+        /* a checkpoint whose GEMMs run on a path of their own (block fp8, NVFP4): that path's share */
+        if (ops_ckpt_lowp_modules(m, &setup.dt, &low) && low != setup.dt.act && g->has_peak[low])
+            gd = low;
+        const double s8 = kernel_gemm_dtype_scale(g, gd);
         if (s8 != 1.0)
-            sbuf_printf(&c->out, " (%s GEMMs %.2f)", dtype_name(setup.dt.act), setup.eff.compute * s8);
+            sbuf_printf(&c->out, " (%s GEMMs %.2f)", dtype_name(gd), setup.eff.compute * s8);
         sbuf_printf(&c->out, ", memory %.2f, comm %.2f; overhead %.0f us per step", setup.eff.memory, setup.eff.comm,
                     roofline_step_overhead_s(&setup.eff, setup.tp) * 1e6);
         if (x.s.eff.engine)

@@ -5,6 +5,7 @@
 
 #include "cli/cli.h"
 #include "model/arch.h"
+#include "model/ckpt.h"
 #include "model/kernel.h"
 #include "model/layers.h"
 #include "model/ops.h"
@@ -141,6 +142,15 @@ static void show_model(struct table *t, const struct llmroof_model *m)
     if (m->ckpt_format[0])
         kvn(t, m->ckpt_expert_bits > 0 ? "checkpoint_expert_bits" : "checkpoint_bits", "%.3f",
             m->ckpt_expert_bits > 0 ? m->ckpt_expert_bits : m->ckpt_bits, m->ckpt_format);
+    enum llmroof_dtype ckpt_w;
+    if (!m->ckpt_per_op && ckpt_weight_dtype(m, &ckpt_w) && ckpt_w == LLMROOF_FP8) {
+        /* block fp8: W8A8 GEMMs under 16-bit activations (docs/model.md "Mixed-precision checkpoints") */
+        struct llmroof_dtypes own = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16 };
+        enum llmroof_dtype low;
+        if (ops_ckpt_lowp_modules(m, &own, &low))
+            kv(t, "checkpoint_gemm_compute", dtype_name(low),
+               "W8A8 GEMMs; A100 weight-only (W8A16)");
+    }
     if (m->ckpt_per_op) {
         /* the GEMMs the checkpoint left 16-bit, and the compute dtype of the others */
         char ex[96] = "";

@@ -106,10 +106,36 @@ double ops_experts_hit(double experts, double top_k, double tokens)
     return experts * (1.0 - pow(1.0 - top_k / experts, tokens));
 }
 
+/* Block-scaled fp8 checkpoints (DeepSeek-V3/R1, Kimi-K2: e4m3 weights with one fp32 scale per
+ * 128 x 128 block, checkpoint.bits 8.002) served at their fp8 weights run every linear layer as a
+ * W8A8 GEMM whose activations are first quantized per token and group of 128 by a kernel of their
+ * own: vLLM's apply_w8a8_block_fp8_linear and SGLang's (fp8_utils.py) call
+ * per_token_group_quant_fp8 and then the block GEMM (DeepGEMM, CUTLASS, Triton, aiter's
+ * gemm_a8w8_blockscale on ROCm), and the fused-MoE path quantizes its input before the gate_up
+ * GEMM and the activated intermediate before the down GEMM (fused_moe.py). Per-tensor fp8
+ * (--weight-dtype fp8 on a 16-bit checkpoint) is not this case. */
+static bool block_fp8(const struct llmroof_model *m, const struct llmroof_dtypes *dt)
+{
+    return dt->weight == LLMROOF_FP8 && !(dt->weight_bits > 0) && strcmp(m->ckpt_format, "fp8") == 0 &&
+           m->ckpt_bits > 8.0;
+}
+
 unsigned ops_ckpt_lowp_modules(const struct llmroof_model *m, const struct llmroof_dtypes *dt,
                                enum llmroof_dtype *compute)
 {
     *compute = dt->act;
+    /* Block-scaled fp8 served at its own weights: every linear layer the checkpoint quantized (all
+     * but the embedding, the MoE router and the LM head, which DeepSeek-V3's and Kimi-K2's
+     * checkpoints keep bf16) is a W8A8 GEMM on the fp8 tensor cores, over activations the
+     * quantization kernels above made fp8, while attention and the activations between layers stay
+     * 16-bit (vLLM's Fp8LinearMethod with weight_block_size and its fp8 fused MoE on compute
+     * capability 8.9+, SGLang's fp8_utils.py; on an A100 both fall back to weight-only Marlin:
+     * roofline.c runs them at the activation dtype where the GPU has no fp8 path) */
+    if (block_fp8(m, dt) && dt->act != LLMROOF_FP8) {
+        *compute = LLMROOF_FP8;
+        return LLMROOF_CKPT_QKV_PROJ | LLMROOF_CKPT_MLA_KV_UP | LLMROOF_CKPT_O_PROJ | LLMROOF_CKPT_FFN |
+               LLMROOF_CKPT_DENSE_FFN;
+    }
     /* NVFP4 (Model Optimizer's NVFP4 config): the weights and the GEMMs' input activations both
      * quantized to e2m1, blocks of 16 with an e4m3 scale; vLLM's ModelOpt NVFP4 linear and MoE
      * methods run them as fp4 x fp4 GEMMs (CUTLASS / FlashInfer) on GPUs with that path */
@@ -136,19 +162,6 @@ unsigned ops_modules_to_ops(unsigned modules)
     return ops;
 }
 
-/* Block-scaled fp8 checkpoints (DeepSeek-V3/R1, Kimi-K2: e4m3 weights with one fp32 scale per
- * 128 x 128 block, checkpoint.bits 8.002) served at their fp8 weights run every linear layer as a
- * W8A8 GEMM whose activations are first quantized per token and group of 128 by a kernel of their
- * own: vLLM's apply_w8a8_block_fp8_linear and SGLang's (fp8_utils.py) call
- * per_token_group_quant_fp8 and then the block GEMM (DeepGEMM, CUTLASS, Triton, aiter's
- * gemm_a8w8_blockscale on ROCm), and the fused-MoE path quantizes its input before the gate_up
- * GEMM and the activated intermediate before the down GEMM (fused_moe.py). Per-tensor fp8
- * (--weight-dtype fp8 on a 16-bit checkpoint) is not this case. */
-static bool block_fp8(const struct llmroof_model *m, const struct llmroof_dtypes *dt)
-{
-    return dt->weight == LLMROOF_FP8 && !(dt->weight_bits > 0) && strcmp(m->ckpt_format, "fp8") == 0 &&
-           m->ckpt_bits > 8.0;
-}
 
 /* HBM traffic of one such quantization kernel over `rows` x `width` activations: reads the 16-bit
  * input, writes one fp8 byte per element and one fp32 scale per 128 (the GEMM's own read stays
@@ -361,6 +374,10 @@ void ops_set_all_to_all(const struct llmroof_model *m, const struct llmroof_shar
     const double imb = sh->ep_imbalance > 1.0 ? sh->ep_imbalance : 1.0;
     const double Lm = (double)arch_moe_layers(m);
     out->op[LLMROOF_OP_ALL_TO_ALL] = (struct llmroof_op){ 2.0 * Lm, 0, 0, T * kk * h * (disp + r) / 2.0 * imb, 1, 0 };
+    /* a block-fp8 checkpoint's experts compute in fp8 at 16-bit activations (ops_ckpt_lowp_modules):
+     * the dispatch then carries fp8 too, on GPUs with that path (roofline.c subtracts this) */
+    if (block_fp8(m, dt) && dt->act != LLMROOF_FP8)
+        out->a2a_lowp_save_bytes = T * kk * h * (disp - (1.0 + 4.0 / 128.0)) / 2.0 * imb;
     out->ep_ranks = sh->ep;
     out->a2a_topk = kk;
     out->a2a_normal = T > S * 1.0000001;
@@ -561,7 +578,7 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
         }
         op[LLMROOF_OP_FFN] = (struct llmroof_op){ Lm, flops, bytes, 0, fk, wb };
         enum llmroof_dtype low;
-        if (ops_ckpt_lowp_modules(m, dt, &low) & LLMROOF_CKPT_FFN) {
+        if ((ops_ckpt_lowp_modules(m, dt, &low) & LLMROOF_CKPT_FFN) && low == LLMROOF_FP4) {
             /* W4A4 routed experts (vLLM's FlashInfer CUTLASS NVFP4 MoE): the tokens are quantized
              * once (read 16-bit, write fp4: T h (a + q)), the grouped gate_up GEMM reads each
              * assignment's row at q bytes, the activation kernel writes the intermediate at q and

@@ -194,10 +194,12 @@ static inline double ops_expert_bytes(const struct llmroof_model *m, const struc
 }
 /* The checkpoint modules (LLMROOF_CKPT_* bits) whose GEMMs run at *compute rather than at the
  * activation dtype: a W4A4 checkpoint's quantized modules (NVFP4: weights and activations e2m1
- * with an e4m3 scale per 16, *compute = fp4). 0 for every other checkpoint: block-fp8 runs at
- * the activation dtype the setup names, and weight-only formats (gpt-oss's MXFP4 experts, served
- * W4A16 by vLLM's default backends) at 16 bits. Whether the GPU has that path is roofline.c's
- * question (an absent fp4 peak runs them at the activation dtype). */
+ * with an e4m3 scale per 16, *compute = fp4), and a block-fp8 checkpoint's linear layers served
+ * at its fp8 weights under 16-bit activations (W8A8 block GEMMs, *compute = fp8: every GEMM but
+ * the LM head). 0 for every other checkpoint: weight-only formats (gpt-oss's MXFP4 experts,
+ * served W4A16 by vLLM's default backends) run at 16 bits. Whether the GPU has that path is
+ * roofline.c's question (an absent fp4 or fp8 peak runs them at the activation dtype: vLLM's
+ * Marlin W4A16 / W8A16 fallbacks). */
 unsigned ops_ckpt_lowp_modules(const struct llmroof_model *m, const struct llmroof_dtypes *dt,
                                enum llmroof_dtype *compute);
 /* The operator kinds (bit k: operator k) of those modules in a model: "ffn" the FFN operator (a
@@ -245,11 +247,16 @@ struct llmroof_oplist {
                                                (int4 at 4.5 bits: 3.56), else 0 */
     unsigned lowp_ops;                      /* bit k: operator k's GEMMs run at lowp_dtype's peak, not the
                                                activation dtype's (a W4A4 checkpoint's quantized GEMMs,
-                                               ops_ckpt_lowp_modules), 0 = none */
-    enum llmroof_dtype lowp_dtype;          /* that dtype (fp4) */
+                                               a block-fp8 one's W8A8 GEMMs: ops_ckpt_lowp_modules),
+                                               0 = none */
+    enum llmroof_dtype lowp_dtype;          /* that dtype (fp4, fp8) */
     double lowp_save_bytes;                 /* op[FFN], per instance: the HBM bytes the routed experts'
                                                activations save at lowp_dtype (W4A4 grouped GEMMs read
                                                their rows at its width), charged where the GPU has it */
+    double a2a_lowp_save_bytes;             /* op[ALL_TO_ALL], per message: what an fp8 dispatch saves
+                                               (1 + 4/128 bytes per element, not the 16-bit act's) when
+                                               a block-fp8 checkpoint's experts run at lowp_dtype,
+                                               charged where the GPU has that path */
 };
 
 /* Builds the operator list of one step. Pure; never fails once `sh` is valid. */

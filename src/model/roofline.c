@@ -225,15 +225,23 @@ static bool rl_collective(int k)
 }
 
 /* Time of all `count` calls of collective op k. */
+/* What a block-fp8 checkpoint's fp8 dispatch saves on one all-to-all message, on a GPU with the
+ * fp8 path its experts run on (ops.h a2a_lowp_save_bytes); 0 elsewhere. */
+static inline double rl_a2a_save(const struct roofline_prep *r, const struct llmroof_oplist *ops)
+{
+    return ops->a2a_lowp_save_bytes > 0 && r->lowp_path[ops->lowp_dtype] ? ops->a2a_lowp_save_bytes : 0.0;
+}
+
 static double rl_comm_s(const struct roofline_prep *r, const struct llmroof_oplist *ops, int k)
 {
     const struct llmroof_op *op = &ops->op[k];
     const int tp = r->tp;
     double one;
-    if (k == LLMROOF_OP_ALL_TO_ALL)
-        one = ops->a2a_normal ? comm_alltoall_nodes_s(&r->link, &r->net, ops->ep_ranks, r->dom, op->comm_bytes,
-                                                      ops->a2a_topk)
-                              : comm_alltoall_s(&r->link, &r->net, ops->ep_ranks, r->dom, op->comm_bytes);
+    if (k == LLMROOF_OP_ALL_TO_ALL) {
+        const double msg = op->comm_bytes - rl_a2a_save(r, ops);
+        one = ops->a2a_normal ? comm_alltoall_nodes_s(&r->link, &r->net, ops->ep_ranks, r->dom, msg, ops->a2a_topk)
+                              : comm_alltoall_s(&r->link, &r->net, ops->ep_ranks, r->dom, msg);
+    }
     else if (k == LLMROOF_OP_PP_SEND)
         one = comm_pp_sends_s(&r->link, &r->net, r->dom, ops->stage_gpus, op->count, op->comm_bytes) / op->count;
     else if (tp > r->dom && r->gpu->net_bw_Bps > 0)
@@ -344,7 +352,8 @@ static inline void rl_op(const struct roofline_prep *r, const struct llmroof_opl
     double bytes = rl_bytes(eff, ops, k), kernels = op->kernels, dq_bytes = 0.0;
     if (k == LLMROOF_OP_FFN && ops->lowp_save_bytes > 0 && r->lowp_path[ops->lowp_dtype])
         bytes -= ops->lowp_save_bytes; /* W4A4 experts read their activations at fp4 (ops.h) */
-    if (dequant && op->wbytes > 0) {
+    /* a low-precision checkpoint GEMM on its own path reads its weights as stored, no 16-bit copy */
+    if (dequant && op->wbytes > 0 && !(ops->lowp_ops >> k & 1u && r->lowp_path[ops->lowp_dtype])) {
         /* a dequantize kernel reads the packed weights and writes the 16-bit copy, before and
          * apart from the GEMM, which then reads that copy instead of the packed bytes: in all
          * 2 * ratio * wbytes more; one more kernel per matrix (two in an MLP) */
@@ -361,14 +370,15 @@ static inline void rl_op(const struct roofline_prep *r, const struct llmroof_opl
     sums[0] += op->count * kernels * r->kf * launch_s;
     sums[1] += op->count * op->flops;
     sums[2] += tbytes;
-    sums[3] += op->count * op->comm_bytes;
+    const double msg = op->count * (k == LLMROOF_OP_ALL_TO_ALL ? op->comm_bytes - rl_a2a_save(r, ops) : op->comm_bytes);
+    sums[3] += msg;
     if (rl_collective(k)) {
         /* a decode step's messages scale with the batch, not the context: reuse the
          * reference step's time when the call is the same */
         const struct llmroof_op *ro = ref_ops ? &ref_ops->op[k] : NULL;
         const double cs = ro && ro->count == op->count && ro->comm_bytes == op->comm_bytes ? ref->op[k].comm_s
                                                                                             : rl_comm_s(r, ops, k);
-        *t = (struct llmroof_optime){ 0.0, 0.0, cs, cs, 0.0, tbytes, kernels, LLMROOF_BOUND_COMM };
+        *t = (struct llmroof_optime){ 0.0, 0.0, cs, cs, 0.0, tbytes, kernels, LLMROOF_BOUND_COMM, msg };
         return;
     }
     double c, m;
@@ -388,7 +398,7 @@ static inline void rl_op(const struct roofline_prep *r, const struct llmroof_opl
     const double mdq = dq_bytes > 0 ? dq_bytes / r->bw : 0.0;
     const double cs = op->count * c, ms = op->count * (m + mdq);
     if (!full) {
-        *t = (struct llmroof_optime){ cs, ms, 0.0, 0.0, 0.0, tbytes, kernels, LLMROOF_BOUND_COMPUTE };
+        *t = (struct llmroof_optime){ cs, ms, 0.0, 0.0, 0.0, tbytes, kernels, LLMROOF_BOUND_COMPUTE, 0.0 };
         return;
     }
     /* every instance of an op kind is identical: count * one instance's kernel time on the
@@ -398,7 +408,7 @@ static inline void rl_op(const struct roofline_prep *r, const struct llmroof_opl
     const double time_s = op->count * (attn ? kernel_instance_s(c, m, eff->overlap, kernels * r->kf, eff->kernel_s, 0.0)
                                             : kernel_gemm_instance_s(c, m, kernels * r->kf, eff->kernel_s, 0.0) + mdq);
     *t = (struct llmroof_optime){ cs, ms, 0.0, time_s, time_s - (cs > ms ? cs : ms), tbytes, kernels,
-                                  cs >= ms ? LLMROOF_BOUND_COMPUTE : LLMROOF_BOUND_MEMORY };
+                                  cs >= ms ? LLMROOF_BOUND_COMPUTE : LLMROOF_BOUND_MEMORY, 0.0 };
 }
 
 /* What a pass shares: the dequantize decision and prefill attention's ramp. */
@@ -469,7 +479,7 @@ static void rl_pass_terms(const struct roofline_prep *r, const struct llmroof_op
             sums[0] += op->count * rt->kernels * r->kf * launch_s;
             sums[1] += op->count * op->flops;
             sums[2] += rt->bytes;
-            sums[3] += op->count * op->comm_bytes;
+            sums[3] += op->count * (k == LLMROOF_OP_ALL_TO_ALL ? op->comm_bytes - rl_a2a_save(r, ref_ops) : op->comm_bytes);
             continue;
         }
         if (ops->op[k].count <= 0)

@@ -126,6 +126,8 @@ struct llmroof_optime {
     double kernels;    /* kernels one instance launches after those changes (eager attention 4,
                           a dequantize per matrix), before the engine's kernel_factor */
     enum llmroof_bound bound;
+    double comm_bytes; /* collectives: count * the message charged (a block-fp8 checkpoint's fp8
+                          dispatch on a GPU with the path below the op list's 16-bit one), else 0 */
 };
 
 struct llmroof_phase {

@@ -455,7 +455,7 @@ static cJSON *phase_json(const struct llmroof_phase *p, const struct llmroof_opl
         cJSON_AddNumberToObject(x, "count", op->count);
         cJSON_AddNumberToObject(x, "flops", op->count * op->flops);
         cJSON_AddNumberToObject(x, "bytes", p->op[k].bytes);
-        cJSON_AddNumberToObject(x, "comm_bytes", op->count * op->comm_bytes);
+        cJSON_AddNumberToObject(x, "comm_bytes", p->op[k].comm_bytes);
         cJSON_AddNumberToObject(x, "time_s", p->op[k].time_s);
         cJSON_AddNumberToObject(x, "share", p->time_s > 0 ? p->op[k].time_s / p->time_s : 0.0);
         cJSON_AddStringToObject(x, "bound", bound_name(p->op[k].bound));
@@ -491,6 +491,17 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
         cJSON_AddNumberToObject(o, "weight_bits", s->dt.weight_bits);
     if (s->dt.state_set)
         cJSON_AddStringToObject(o, "state_dtype", dtype_name(s->dt.state));
+    /* a checkpoint's GEMMs on a path of their own on this GPU (NVFP4, block fp8: ops.h) */
+    enum llmroof_dtype low;
+    const unsigned mods = ops_ckpt_lowp_modules(s->model, &s->dt, &low);
+    if (mods && low != s->dt.act && s->gpu->has_peak[low]) {
+        cJSON *cg = cJSON_AddObjectToObject(o, "checkpoint_gemms");
+        cJSON_AddStringToObject(cg, "dtype", dtype_name(low));
+        cJSON *ml = cJSON_AddArrayToObject(cg, "modules");
+        for (int i = 0; i < LLMROOF_CKPT_MODULES; i++)
+            if (mods >> i & 1u)
+                cJSON_AddItemToArray(ml, cJSON_CreateString(catalog_ckpt_module_name(i)));
+    }
     cJSON *ef = cJSON_AddObjectToObject(o, "efficiency");
     cJSON_AddNumberToObject(ef, "compute", s->eff.compute);
     cJSON_AddNumberToObject(ef, "memory", s->eff.memory);

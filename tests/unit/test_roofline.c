@@ -485,6 +485,78 @@ static void nvfp4_checkpoint_runs_its_mlps_at_fp4_and_attention_at_bf16(void **s
     catalog_free(&cat);
 }
 
+/* DeepSeek-V3's block-scaled fp8 checkpoint served at its weights with 16-bit activations: every
+ * GEMM but the LM head runs W8A8 on the fp8 tensor cores where the GPU has them (vLLM's
+ * Fp8LinearMethod with weight_block_size; Marlin weight-only on an A100), attention stays 16-bit,
+ * and the all-to-all dispatch carries fp8 (DeepEP README). */
+static void block_fp8_checkpoint_runs_its_gemms_and_dispatch_at_fp8_where_the_gpu_has_the_path(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *m = model(&cat, "deepseek-v3");
+    const struct llmroof_dtypes fp16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
+    const struct llmroof_dtypes dt = ckpt_dtypes(m, fp16, false);
+    assert_int_equal(dt.weight, LLMROOF_FP8);
+    assert_int_equal(dt.act, LLMROOF_FP16);
+    /* EP 8 with data-parallel attention (8 replicas of TP 1), 8 decode sequences: one per replica */
+    const struct llmroof_layout lay = { 1, 0, 8, true, 0, false };
+    struct llmroof_shard sh;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(ops_shard_layout(m, &lay, &sh, &err), 0);
+    const struct llmroof_batch b = batch_decode(8, 1000);
+    struct llmroof_oplist ops;
+    ops_build(m, &sh, &dt, &b, &ops);
+    assert_int_equal(ops.lowp_ops, (1u << LLMROOF_OP_QKV_PROJ) | (1u << LLMROOF_OP_MLA_KV_UP) |
+                                       (1u << LLMROOF_OP_O_PROJ) | (1u << LLMROOF_OP_FFN) |
+                                       (1u << LLMROOF_OP_DENSE_FFN));
+    assert_int_equal(ops.lowp_dtype, LLMROOF_FP8);
+    assert_rel_close(ops.lowp_save_bytes, 0.0, 0); /* the quantization kernels are charged in ops.c */
+    /* the op list's message: 1 token x top-8 x 7168 x (2 B dispatch + 2 B combine) / 2 =
+     * 114,688 B; fp8 dispatch saves 8 x 7168 x (2 - 1.03125) / 2 = 27,776 B of it */
+    assert_rel_close(ops.op[LLMROOF_OP_ALL_TO_ALL].comm_bytes, 114688.0, 1e-12);
+    assert_rel_close(ops.a2a_lowp_save_bytes, 27776.0, 1e-12);
+
+    /* H100: the projections' FLOPs at fp8 1979 TFLOP/s x the 8-bit share 0.93 against the LM
+     * head's fp16 989.5: 989.5 / (1979 x 0.93) = 0.537634 of its time per FLOP; the messages,
+     * 2 x 58 MoE layers, 116 x (114,688 - 27,776) = 10,081,792 B. A100 (no fp8): weight-only,
+     * both as the op list states (ratio 1, 116 x 114,688 = 13,303,808 B). */
+    const char *gpus[2] = { "h100-sxm5-80gb", "a100-sxm4-80gb" };
+    const double ratio[2] = { 989.5 / (1979.0 * 0.93), 1.0 }, msg[2] = { 10081792.0, 13303808.0 };
+    for (int i = 0; i < 2; i++) {
+        const struct llmroof_gpu *g = gpu(&cat, gpus[i]);
+        const struct llmroof_effs eff = roofline_default_effs(g);
+        struct llmroof_phase p;
+        roofline_eval(g, LLMROOF_FP16, &eff, 1, &ops, &p);
+        const struct llmroof_op *f = &ops.op[LLMROOF_OP_FFN], *h = &ops.op[LLMROOF_OP_LM_HEAD];
+        const double per_flop_ffn = p.op[LLMROOF_OP_FFN].compute_s / (f->count * f->flops);
+        const double per_flop_head = p.op[LLMROOF_OP_LM_HEAD].compute_s / (h->count * h->flops);
+        assert_rel_close(per_flop_ffn / per_flop_head, ratio[i], 1e-5);
+        assert_rel_close(p.op[LLMROOF_OP_ALL_TO_ALL].comm_bytes, msg[i], 1e-12);
+    }
+    char buf[224];
+    ckpt_compute_desc(m, gpu(&cat, "h100-sxm5-80gb"), &dt, buf, sizeof buf);
+    assert_string_equal(buf, "fp16 compute (qkv_proj, mla_kv_up, o_proj, ffn and dense_ffn: fp8)");
+    ckpt_compute_desc(m, gpu(&cat, "a100-sxm4-80gb"), &dt, buf, sizeof buf);
+    assert_string_equal(buf, "fp16 compute");
+
+    /* fp8 activations run everything at fp8 already; per-tensor fp8 (--weight-bits 8) and 16-bit
+     * weights are not the block format: no split, a 16-bit dispatch */
+    struct llmroof_dtypes d2 = dt;
+    d2.act = LLMROOF_FP8;
+    ops_build(m, &sh, &d2, &b, &ops);
+    assert_int_equal(ops.lowp_ops, 0);
+    assert_rel_close(ops.a2a_lowp_save_bytes, 0.0, 0);
+    d2 = dt;
+    d2.weight_bits = 8.0;
+    ops_build(m, &sh, &d2, &b, &ops);
+    assert_int_equal(ops.lowp_ops, 0);
+    ops_build(m, &sh, &fp16, &b, &ops);
+    assert_int_equal(ops.lowp_ops, 0);
+    assert_rel_close(ops.a2a_lowp_save_bytes, 0.0, 0);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -499,6 +571,7 @@ int main(void)
         cmocka_unit_test(added_gpus_carry_the_sourced_overhead_and_efficiencies),
         cmocka_unit_test(masked_terms_are_the_whole_steps),
         cmocka_unit_test(nvfp4_checkpoint_runs_its_mlps_at_fp4_and_attention_at_bf16),
+        cmocka_unit_test(block_fp8_checkpoint_runs_its_gemms_and_dispatch_at_fp8_where_the_gpu_has_the_path),
         cmocka_unit_test(graph_coverage_decides_the_launch_wait),
         cmocka_unit_test(vllm_v0_graphs_cover_decode_up_to_256),
         cmocka_unit_test(engine_use_ray_pays_the_remote_call_at_tp_1),
