@@ -62,6 +62,7 @@ void estimate_ops_replicas(const struct llmroof_model *m, const struct llmroof_s
     ops_build(m, sh, dt, &scaled, out);
     ops_build(m, sh, dt, total, &all);
     out->op[LLMROOF_OP_FFN] = all.op[LLMROOF_OP_FFN];
+    out->gemm_out[LLMROOF_OP_FFN] = all.gemm_out[LLMROOF_OP_FFN];
     out->experts_hit = all.experts_hit;
 }
 

@@ -82,6 +82,17 @@ double kernel_fixed_s(const struct llmroof_gpu *g);
  * the GPU's gemm_8bit for fp8, int8 and int4 compute. */
 double kernel_gemm_dtype_scale(const struct llmroof_gpu *g, enum llmroof_dtype act);
 
+/* Block-scaled fp8 GEMMs (DeepSeek-V3's format: one scale per 128 of K, promoted on the CUDA cores
+ * every 128 of K on Hopper) reach the per-tensor fp8 rate at long K but lose it at short K: a
+ * GEMM of M x N x K takes 2 M N (K + K0) FLOP at that rate. K0 = 520, the median of
+ * K (rate / measured - 1) over DeepGEMM's dense table (deepseek-ai/DeepGEMM README, February
+ * 2025, H800, M 4096: K 512 590 TFLOP/s, 1536 990, 2048 1025, 7168 1058 and 1304, 16384 1358;
+ * rate 1306 TFLOP/s = 1979 x 0.71 x 0.93, this model's per-tensor fp8 GEMM on an H100-class SM):
+ * 626, 485, 561, 1680, 11 and 0. Its grouped MoE rows at K 2048 give 390-844. A TP-8 DeepSeek
+ * expert's down projection (K 256) runs at 256 / 776 = 0.33 of the rate. The in-repo cuBLAS
+ * per-tensor fits gain nothing from such a term (docs/model.md "Mixed-precision checkpoints"). */
+#define KERNEL_BLOCK_FP8_K0 520.0
+
 /* The 16-bit dtype attention computes in for activations `act` (bf16 stays bf16, all else fp16
  * where the GPU has it). */
 enum llmroof_dtype kernel_attention_dtype(const struct llmroof_gpu *g, enum llmroof_dtype act);

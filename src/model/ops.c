@@ -114,6 +114,10 @@ double ops_experts_hit(double experts, double top_k, double tokens)
  * gemm_a8w8_blockscale on ROCm), and the fused-MoE path quantizes its input before the gate_up
  * GEMM and the activated intermediate before the down GEMM (fused_moe.py). Per-tensor fp8
  * (--weight-dtype fp8 on a 16-bit checkpoint) is not this case. */
+/* the modules such a checkpoint quantized: every GEMM but the LM head (and the router) */
+#define BLOCK_FP8_MODULES                                                                                   \
+    (LLMROOF_CKPT_QKV_PROJ | LLMROOF_CKPT_MLA_KV_UP | LLMROOF_CKPT_O_PROJ | LLMROOF_CKPT_FFN |                 \
+     LLMROOF_CKPT_DENSE_FFN)
 static bool block_fp8(const struct llmroof_model *m, const struct llmroof_dtypes *dt)
 {
     return dt->weight == LLMROOF_FP8 && !(dt->weight_bits > 0) && strcmp(m->ckpt_format, "fp8") == 0 &&
@@ -133,8 +137,7 @@ unsigned ops_ckpt_lowp_modules(const struct llmroof_model *m, const struct llmro
      * roofline.c runs them at the activation dtype where the GPU has no fp8 path) */
     if (block_fp8(m, dt) && dt->act != LLMROOF_FP8) {
         *compute = LLMROOF_FP8;
-        return LLMROOF_CKPT_QKV_PROJ | LLMROOF_CKPT_MLA_KV_UP | LLMROOF_CKPT_O_PROJ | LLMROOF_CKPT_FFN |
-               LLMROOF_CKPT_DENSE_FFN;
+        return BLOCK_FP8_MODULES;
     }
     /* NVFP4 (Model Optimizer's NVFP4 config): the weights and the GEMMs' input activations both
      * quantized to e2m1, blocks of 16 with an e4m3 scale; vLLM's ModelOpt NVFP4 linear and MoE
@@ -462,6 +465,7 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
                                                        wts * wq + T * h * a + T * outw * a + 2.0 * T * lat * a, 0,
                                                        rq > 0 ? 5 : 4, wts * wq };
         if (bq) { /* one quantization of h before q_a|kv_a (or q and kv_a) and one before q_b */
+            out->gemm_out[LLMROOF_OP_QKV_PROJ] = T * outw;
             op[LLMROOF_OP_QKV_PROJ].kernels += 2;
             op[LLMROOF_OP_QKV_PROJ].bytes += quant_bytes(T, h, a) + quant_bytes(T, rq > 0 ? rq : h, a);
         }
@@ -488,6 +492,7 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
     op[LLMROOF_OP_O_PROJ] = (struct llmroof_op){
         La, 2.0 * T * qo_w * h, qo_w * h * wo + (m->o_bias ? h * w : 0.0) + T * qo_w * a + T * h * a, 0, 1, qo_w * h * wo };
     if (bq) {
+        out->gemm_out[LLMROOF_OP_O_PROJ] = T * h;
         op[LLMROOF_OP_O_PROJ].kernels += 1;
         op[LLMROOF_OP_O_PROJ].bytes += quant_bytes(T, qo_w, a);
     }
@@ -515,6 +520,8 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
         nmat * h * I * wd + dense_bias + 2.0 * T * h * a + T * mlp_inter_elems(m->mlp, I) * a +
             (bq ? quant_bytes(T, h, a) + quant_bytes(T, I, a) : 0.0),
         0, bq ? 5 : 3, nmat * h * I * wd };
+    if (bq) /* gate_up writes (nmat - 1) I per token, down h */
+        out->gemm_out[Lm > 0 ? LLMROOF_OP_DENSE_FFN : LLMROOF_OP_FFN] = T * ((nmat - 1.0) * I + h);
     if (Lm > 0) {
         const double E = (double)m->moe_experts, kk = (double)m->moe_top_k;
         double flops, bytes, hit, wb;
@@ -539,6 +546,8 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
             if (hit > E / (double)sh->ep)
                 hit = E / (double)sh->ep;
             flops = 2.0 * asg * h * Ie * nmat + 2.0 * Tm * h * Ish * nmat;
+            if (bq)
+                out->gemm_out[LLMROOF_OP_FFN] = asg * ((nmat - 1.0) * Ie + h) + Tm * ((nmat - 1.0) * Ish + h);
             wb = hit * Ie * nmat * h * we + Ish * nmat * h * wf;
             bytes = wb + asg * (2.0 * h + mlp_inter_elems(m->mlp, Ie)) * a
                   + (Ish > 0 ? Tm * (2.0 * h + mlp_inter_elems(m->mlp, Ish)) * a : 0.0);
@@ -547,6 +556,8 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
             const double Ish = (double)m->moe_shared * Ie;
             hit = ops_experts_hit(E, kk, T);
             flops = 2.0 * T * kk * h * Ie * nmat + 2.0 * T * h * Ish * nmat;
+            if (bq)
+                out->gemm_out[LLMROOF_OP_FFN] = T * kk * ((nmat - 1.0) * Ie + h) + T * ((nmat - 1.0) * Ish + h);
             wb = hit * Ie * nmat * h * we + Ish * nmat * h * wf;
             bytes = wb
                   + T * kk * (2.0 * h + mlp_inter_elems(m->mlp, Ie)) * a
@@ -628,6 +639,7 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
     out->dequant_ratio = act16 && w < a ? a / w : 0.0;
     /* a W4A4 checkpoint's quantized GEMMs run at their own tensor-core path (roofline.c) */
     out->lowp_ops = ops_modules_to_ops(ops_ckpt_lowp_modules(m, dt, &out->lowp_dtype));
+    out->block_fp8_ops = bq ? ops_modules_to_ops(BLOCK_FP8_MODULES) : 0u;
 }
 
 /* ------------------------------------------------------------------------ */

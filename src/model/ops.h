@@ -253,6 +253,12 @@ struct llmroof_oplist {
     double lowp_save_bytes;                 /* op[FFN], per instance: the HBM bytes the routed experts'
                                                activations save at lowp_dtype (W4A4 grouped GEMMs read
                                                their rows at its width), charged where the GPU has it */
+    double gemm_out[LLMROOF_OP_COUNT];      /* the output elements (rows x columns) of operator k's GEMMs,
+                                               per instance, where its block-fp8 GEMMs need them (a
+                                               per-tile cost per output element, roofline.c); else 0 */
+    unsigned block_fp8_ops;                 /* bit k: operator k's GEMMs are block-scaled fp8 (a block-fp8
+                                               checkpoint served at its weights), timed at the GPU's
+                                               gemm_block_fp8 share when they compute in fp8 */
     double a2a_lowp_save_bytes;             /* op[ALL_TO_ALL], per message: what an fp8 dispatch saves
                                                (1 + 4/128 bytes per element, not the 16-bit act's) when
                                                a block-fp8 checkpoint's experts run at lowp_dtype,

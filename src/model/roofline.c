@@ -195,6 +195,7 @@ void roofline_prepare(const struct llmroof_gpu *g, enum llmroof_dtype act, const
                              ? g->peak_flops[d] * eff->compute * kernel_gemm_dtype_scale(g, (enum llmroof_dtype)d)
                              : r.peak;
     }
+    r.act_fp8 = act == LLMROOF_FP8;
     const enum llmroof_dtype adt = eff->fp8_attention && act == LLMROOF_FP8 ? act : kernel_attention_dtype(g, act);
     r.apeak = g->peak_flops[adt] * (eff->attn_eff > 0 ? eff->attn_eff : eff->compute) *
               (eff->peak_scale > 1 && adt == LLMROOF_FP16 ? eff->peak_scale : 1.0);
@@ -383,7 +384,16 @@ static inline void rl_op(const struct roofline_prep *r, const struct llmroof_opl
     }
     double c, m;
     if (!attn) {
-        c = op->flops / (ops->lowp_ops >> k & 1u ? r->lowp_peak[ops->lowp_dtype] : r->peak);
+        const bool lowp = ops->lowp_ops >> k & 1u;
+        const double pk = lowp ? r->lowp_peak[ops->lowp_dtype] : r->peak;
+        double f = op->flops;
+        /* block-scaled fp8 GEMMs computing in fp8 (on the checkpoint's path, or at fp8 activations):
+         * each output element costs KERNEL_BLOCK_FP8_K0 more multiply-adds (kernel.h), the per-tile
+         * pipeline fill, scale promotion and epilogue that a short K loop cannot hide */
+        if (ops->block_fp8_ops >> k & 1u &&
+            (lowp ? ops->lowp_dtype == LLMROOF_FP8 && r->lowp_path[LLMROOF_FP8] : r->act_fp8))
+            f += 2.0 * KERNEL_BLOCK_FP8_K0 * ops->gemm_out[k];
+        c = f / pk;
         m = bytes / r->bw;
         if (k == LLMROOF_OP_FFN && ops->expert_wbytes > 0) /* grouped expert GEMMs (kernel.h) */
             m += ops->expert_wbytes * (1.0 / kernel_grouped_bw_share(ops->tokens_per_expert) - 1.0) / r->bw;

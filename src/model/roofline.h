@@ -178,6 +178,7 @@ struct roofline_prep {
                                        dtype (ops lowp_ops): that dtype's, or `peak` where the GPU
                                        has no path for it */
     bool lowp_path[LLMROOF_DTYPE_COUNT]; /* the GPU has that dtype's path (and it is not the act's) */
+    bool act_fp8;                   /* the activation dtype is fp8 (block-fp8 GEMMs compute in it) */
     double apeak;                   /* attention FLOP/s after efficiencies */
     double bw;                      /* HBM bytes/s after the memory efficiency */
     double abw;                     /* decode attention's HBM bytes/s */

@@ -512,17 +512,30 @@ static void block_fp8_checkpoint_runs_its_gemms_and_dispatch_at_fp8_where_the_gp
                                        (1u << LLMROOF_OP_DENSE_FFN));
     assert_int_equal(ops.lowp_dtype, LLMROOF_FP8);
     assert_rel_close(ops.lowp_save_bytes, 0.0, 0); /* the quantization kernels are charged in ops.c */
+    assert_int_equal(ops.block_fp8_ops, ops.lowp_ops);
     /* the op list's message: 1 token x top-8 x 7168 x (2 B dispatch + 2 B combine) / 2 =
      * 114,688 B; fp8 dispatch saves 8 x 7168 x (2 - 1.03125) / 2 = 27,776 B of it */
     assert_rel_close(ops.op[LLMROOF_OP_ALL_TO_ALL].comm_bytes, 114688.0, 1e-12);
     assert_rel_close(ops.a2a_lowp_save_bytes, 27776.0, 1e-12);
 
+    /* the GEMMs' output elements (kernel.h KERNEL_BLOCK_FP8_K0): the busiest rank's 8 routed rows
+     * and the replica's 1 shared-expert row, each gate_up 2 x 2048 + down 7168 = 11,264:
+     * 9 x 11,264 = 101,376; q_a 1536 + q_b 128 x 192 + kv_a 512 + 64 = 26,688; o_proj 7168 */
+    assert_rel_close(ops.gemm_out[LLMROOF_OP_FFN], 101376.0, 1e-12);
+    assert_rel_close(ops.gemm_out[LLMROOF_OP_QKV_PROJ], 26688.0, 1e-12);
+    assert_rel_close(ops.gemm_out[LLMROOF_OP_O_PROJ], 7168.0, 1e-12);
+    /* FFN FLOPs 2 x 9 x 7168 x 2048 x 3 = 792,723,456, and 2 x 520 x 101,376 = 105,431,040 more
+     * at the block-fp8 path: x 1.133000 */
+    assert_rel_close(ops.op[LLMROOF_OP_FFN].flops, 792723456.0, 1e-12);
+
     /* H100: the projections' FLOPs at fp8 1979 TFLOP/s x the 8-bit share 0.93 against the LM
-     * head's fp16 989.5: 989.5 / (1979 x 0.93) = 0.537634 of its time per FLOP; the messages,
-     * 2 x 58 MoE layers, 116 x (114,688 - 27,776) = 10,081,792 B. A100 (no fp8): weight-only,
-     * both as the op list states (ratio 1, 116 x 114,688 = 13,303,808 B). */
+     * head's fp16 989.5: 989.5 / (1979 x 0.93) = 0.537634 of its time per FLOP, x 1.133000 for
+     * the FFN's short-K cost = 0.609139; the messages, 2 x 58 MoE layers, 116 x (114,688 -
+     * 27,776) = 10,081,792 B. A100 (no fp8): weight-only, both as the op list states (ratio 1,
+     * 116 x 114,688 = 13,303,808 B). */
     const char *gpus[2] = { "h100-sxm5-80gb", "a100-sxm4-80gb" };
-    const double ratio[2] = { 989.5 / (1979.0 * 0.93), 1.0 }, msg[2] = { 10081792.0, 13303808.0 };
+    const double ratio[2] = { 989.5 / (1979.0 * 0.93) * (1.0 + 105431040.0 / 792723456.0), 1.0 },
+                 msg[2] = { 10081792.0, 13303808.0 };
     for (int i = 0; i < 2; i++) {
         const struct llmroof_gpu *g = gpu(&cat, gpus[i]);
         const struct llmroof_effs eff = roofline_default_effs(g);
@@ -547,10 +560,13 @@ static void block_fp8_checkpoint_runs_its_gemms_and_dispatch_at_fp8_where_the_gp
     ops_build(m, &sh, &d2, &b, &ops);
     assert_int_equal(ops.lowp_ops, 0);
     assert_rel_close(ops.a2a_lowp_save_bytes, 0.0, 0);
+    assert_true(ops.block_fp8_ops >> LLMROOF_OP_FFN & 1u); /* still block-scaled GEMMs, at fp8 */
     d2 = dt;
     d2.weight_bits = 8.0;
     ops_build(m, &sh, &d2, &b, &ops);
     assert_int_equal(ops.lowp_ops, 0);
+    assert_int_equal(ops.block_fp8_ops, 0);
+    assert_rel_close(ops.gemm_out[LLMROOF_OP_FFN], 0.0, 0);
     ops_build(m, &sh, &fp16, &b, &ops);
     assert_int_equal(ops.lowp_ops, 0);
     assert_rel_close(ops.a2a_lowp_save_bytes, 0.0, 0);
