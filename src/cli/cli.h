@@ -234,7 +234,11 @@ int cli_setup_opt(struct cli *c, struct cli_setup_opts *s, int id, const char *a
 struct llmroof_dtypes cli_dtypes(const struct cli_setup_opts *s);
 /* The layout of the options (TP from --tp). */
 struct llmroof_layout cli_layout(const struct cli_setup_opts *s);
-/* Looks up --engine after the catalog is loaded. Returns 0 or 2 after printing the error. */
+/* Layout options that apply to no layout at all (--ep-imbalance without --ep).
+ * Returns 0 or 2 after printing the error; cli_setup_resolve calls it. */
+int cli_layout_check(struct cli *c, const struct cli_setup_opts *s);
+/* Looks up --engine after the catalog is loaded, after cli_layout_check. Returns 0 or 2 after
+ * printing the error. */
 int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s);
 /* A note on stderr when engine `en` keys a rule on GPU architectures and `g` states none. */
 void cli_note_arch(struct cli *c, const struct llmroof_gpu *g, const struct llmroof_engine *en);

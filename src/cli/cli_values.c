@@ -183,8 +183,23 @@ int cli_setup_opt(struct cli *c, struct cli_setup_opts *s, int id, const char *a
     return 1;
 }
 
+int cli_layout_check(struct cli *c, const struct cli_setup_opts *s)
+{
+    /* the imbalance skews the expert ranks' loads; under TP alone every GPU holds a slice of
+     * every expert and sees every routed token, so there is no busiest rank to weight
+     * (docs/model.md "Layouts"). ops_shard_layout refuses it too, but plan and sweep turn its
+     * error into a note on each row: an option that applies to no row is a usage error. */
+    if (s->layout.ep_imbalance > 0 && !(s->layout.ep > 1))
+        return cli_usage_error(c, "option '--ep-imbalance' needs --ep greater than 1: it is the busiest expert-parallel "
+                               "rank's load, and without EP every GPU holds a slice of every expert");
+    return 0;
+}
+
 int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s)
 {
+    int lrc = cli_layout_check(c, s);
+    if (lrc)
+        return lrc;
     if (!s->engine_name && s->eff.engine_use_ray)
         return cli_usage_error(c, "option '--engine-use-ray' needs --engine: the Ray call's cost is the engine "
                                "profile's tp_step_overhead_s");

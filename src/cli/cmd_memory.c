@@ -58,6 +58,9 @@ int cmd_memory(struct cli *c, int argc, char **argv)
     const struct llmroof_layout lay = cli_layout(&s);
     if ((rc = memory_eval_layout(m, g, &lay, &dt, s.context, &s.mem, &mem, &err)))
         return cli_fail(c, &err);
+    struct llmroof_shard sh; /* the layout memory_eval_layout accepted: for the header and JSON */
+    if ((rc = ops_shard_layout(m, &lay, &sh, &err)))
+        return cli_fail(c, &err);
     const int dom = g->domain_gpus > 0 ? g->domain_gpus : g->gpus_per_node;
     if (mem.gpus > dom)
         fprintf(c->errf, "llmroof: note: %d GPUs exceed the %d-GPU %s domain of %s: the layout spans %d domains "
@@ -72,7 +75,7 @@ int cmd_memory(struct cli *c, int argc, char **argv)
         fprintf(c->errf, "llmroof: warning: TP %ld exceeds the %d GPUs of one %s node\n", s.tp, g->gpus_per_node, g->id);
 
     if (c->format == TABLE_JSON) {
-        char *j = render_json_memory(m, g, (int)s.tp, &dt, &mem);
+        char *j = render_json_memory(m, g, (int)s.tp, &dt, &mem, &sh);
         if (!j)
             return 1;
         sbuf_append(&c->out, j);
@@ -81,10 +84,8 @@ int cmd_memory(struct cli *c, int argc, char **argv)
     }
     char b1[32], b2[32];
     if (c->format == TABLE_TEXT || c->format == TABLE_MD) {
-        char lay_s[96] = "";
-        if (mem.gpus != (int)s.tp)
-            snprintf(lay_s, sizeof lay_s, ", PP %d, EP %d%s", lay.pp > 0 ? lay.pp : 1, lay.ep > 0 ? lay.ep : 1,
-                     lay.dp_attn ? ", data-parallel attention" : "");
+        char lay_s[96]; /* named as estimate names it: ", PP 1, EP 8, data-parallel attention" */
+        ops_layout_desc(&sh, lay_s, sizeof lay_s);
         char wdesc[224];
         ckpt_weight_desc(m, &dt, wdesc, sizeof wdesc);
         char sdesc[32] = ""; /* the state dtype, when set apart from the KV's */
@@ -99,10 +100,12 @@ int cmd_memory(struct cli *c, int argc, char **argv)
                                       b1, sizeof b1),
                         cli_fmt_bytes(mem.usable_bytes, b2, sizeof b2));
             enum llmroof_dtype fit_dt;
+            /* min_tp_fit is plain TP's (memory.c): say so where a layout was asked about */
+            const char *plain = lay_s[0] ? " without PP or EP" : "";
             if (mem.min_tp_fit)
-                sbuf_printf(&c->out, "; smallest TP that fits: %d\n", mem.min_tp_fit);
+                sbuf_printf(&c->out, "; smallest TP that fits%s: %d\n", plain, mem.min_tp_fit);
             else
-                sbuf_printf(&c->out, "; no TP up to 64 fits\n");
+                sbuf_printf(&c->out, "; no TP up to 64 fits%s\n", plain);
             if (ckpt_fitting_weight_dtype(m, g, &lay, &dt, s.context, &s.mem, &fit_dt))
                 sbuf_printf(&c->out, "fits at TP %ld in %s weights (--weight-dtype %s)\n", s.tp, dtype_name(fit_dt),
                             dtype_name(fit_dt));

@@ -64,10 +64,17 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         x->cfg.warmup_requests = v;
         return rc;
     case OPT_BAND: {
-        double pct;
-        rc = cli_double(c, "capacity-band", arg, 0, 50, true, &pct);
+        double pct = 0;
+        if ((rc = cli_double(c, "capacity-band", arg, 0, 50, true, &pct)))
+            return rc;
+        /* below 1% the discrete iterations move the percentiles more than the band does (a 0.1%
+         * slower server printed a lower p50 TTFT, review17b item 7), and 0.1 is what a reader
+         * used to --mem-util 0.90 types for 10% */
+        if (pct < 1)
+            return cli_usage_error(c, "option '--capacity-band': '%s' is below 1: PCT is a percentage in [1, 50] (10 for "
+                                      "10%%), and a band under 1%% is within the run's scheduling noise", CLI_CLIP(arg));
         x->band = pct / 100.0;
-        return rc;
+        return 0;
     }
     case OPT_ADMIT:
         x->have_admit = true;
@@ -388,7 +395,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         { OPT_ADMIT, "admission", 0, "POLICY", "optimistic (preempt when KV runs out, vLLM) or no-evict (reserve prompt + output, TensorRT-LLM); default: the engine's, else optimistic", false },
         { OPT_QUIET, "quiet", 'q', NULL, "no progress line (shown only on a terminal, after a second)", false },
         { OPT_WARMUP, "warmup", 0, "N", "latency statistics skip the first N requests (a t=0 burst of a closed loop)", false },
-        { OPT_BAND, "capacity-band", 0, "PCT", "rerun with the service rate PCT% higher and lower; report the TTFT/TPOT range", false },
+        { OPT_BAND, "capacity-band", 0, "PCT", "rerun with the service rate PCT% (1-50) higher and lower; report the TTFT/TPOT range", false },
         { OPT_NOCHUNK, "no-chunked-prefill", 0, NULL, "prefill each prompt whole in one iteration", false },
         { OPT_SCHEDSTEPS, "scheduler-steps", 0, "N", "multi-step scheduling (vLLM 0.6 --num-scheduler-steps): admit and schedule once per N decode iterations, scheduling CPU / N (default 1)", false },
         { OPT_NOAPI, "no-api-server", 0, NULL, "requests through the engine's own API (vLLM's LLM class, benchmark_throughput), not its HTTP server: no API-server CPU", false },

@@ -187,7 +187,7 @@ int cmd_sweep(struct cli *c, int argc, char **argv)
                        "docs/scripting.md.");
     if (rc)
         return rc;
-    if ((rc = cli_catalog(c)))
+    if ((rc = cli_layout_check(c, &x.s)) || (rc = cli_catalog(c)))
         return rc;
     models.cap = c->cat.n_models;
     gpus.cap = c->cat.n_gpus;

@@ -8,6 +8,7 @@
  *   attention replicas = ep / tp with --dp-attention (each with its own sequences and KV) */
 #include "model/ops.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "model/arch.h"
@@ -47,6 +48,10 @@ int ops_shard_layout(const struct llmroof_model *m, const struct llmroof_layout 
     } else if (lay->dp_attn) {
         return llmroof_err_set(err, LLMROOF_EINPUT, "--dp-attention needs --ep greater than 1");
     }
+    /* under TP alone every GPU holds a slice of every expert: no rank is busier than another */
+    if (imb > 1.0 && ep <= 1)
+        return llmroof_err_set(err, LLMROOF_EINPUT,
+                               "--ep-imbalance %g needs --ep greater than 1 (the busiest expert-parallel rank's load)", imb);
     if (lay->two_batch_overlap && !(ep > 1 && lay->dp_attn))
         return llmroof_err_set(err, LLMROOF_EINPUT,
                                "--two-batch-overlap needs --ep greater than 1 with --dp-attention (an all-to-all to hide)");
@@ -61,4 +66,13 @@ int ops_shard_layout(const struct llmroof_model *m, const struct llmroof_layout 
     out->ep_imbalance = imb;
     out->two_batch_overlap = lay->two_batch_overlap;
     return LLMROOF_OK;
+}
+
+void ops_layout_desc(const struct llmroof_shard *sh, char *buf, size_t size)
+{
+    if (size == 0)
+        return;
+    buf[0] = '\0';
+    if (sh->pp > 1 || sh->ep > 1) /* estimate, memory and simulate name a layout beyond TP alike */
+        snprintf(buf, size, ", PP %d, EP %d%s", sh->pp, sh->ep, sh->dp_attn ? ", data-parallel attention" : "");
 }

@@ -386,6 +386,23 @@ char *render_json_show_gpu(const struct llmroof_gpu *g)
     return finish(o);
 }
 
+/* The `layout` object of estimate, memory and simulate (docs/json.md): added beyond TP only
+ * (docs/model.md section 10), so TP-only documents keep their shape. Returns it, or NULL when
+ * the layout is TP alone; estimate adds its pipeline fields to it. */
+static cJSON *add_layout(cJSON *o, const struct llmroof_shard *sh)
+{
+    if (!sh || !(sh->pp > 1 || sh->ep > 1))
+        return NULL;
+    cJSON *ly = cJSON_AddObjectToObject(o, "layout");
+    cJSON_AddNumberToObject(ly, "pp", sh->pp);
+    cJSON_AddNumberToObject(ly, "ep", sh->ep);
+    cJSON_AddBoolToObject(ly, "dp_attention", sh->dp_attn);
+    cJSON_AddNumberToObject(ly, "ep_imbalance", sh->ep_imbalance);
+    cJSON_AddBoolToObject(ly, "two_batch_overlap", sh->two_batch_overlap);
+    cJSON_AddNumberToObject(ly, "gpus", sh->gpus);
+    return ly;
+}
+
 static void add_memory_fields(cJSON *o, const struct llmroof_memory *mem)
 {
     cJSON_AddNumberToObject(o, "context_len", (double)mem->context_len);
@@ -417,15 +434,22 @@ static void add_memory_fields(cJSON *o, const struct llmroof_memory *mem)
 }
 
 char *render_json_memory(const struct llmroof_model *m, const struct llmroof_gpu *g, int tp,
-                         const struct llmroof_dtypes *dt, const struct llmroof_memory *mem)
+                         const struct llmroof_dtypes *dt, const struct llmroof_memory *mem,
+                         const struct llmroof_shard *sh)
 {
     cJSON *o = new_doc("llmroof.memory/1");
     cJSON_AddStringToObject(o, "model", m->id);
     cJSON_AddStringToObject(o, "gpu", g->id);
     cJSON_AddNumberToObject(o, "tp", tp);
+    const bool layout = add_layout(o, sh) != NULL;
     cJSON_AddStringToObject(o, "weight_dtype", dtype_name(dt->weight));
     cJSON_AddStringToObject(o, "kv_dtype", dtype_name(dt->kv));
     add_memory_fields(o, mem);
+    /* min_tp_fit is plain TP's (memory.c: no PP, EP or data-parallel attention), while fits
+     * judges the layout asked about: say so beside it, or TP 1 x 8 replicas that fit read
+     * against min_tp_fit 8 as a contradiction (review17b item 6) */
+    if (layout)
+        cJSON_AddBoolToObject(o, "min_tp_fit_plain_tp", true);
     return finish(o);
 }
 
@@ -516,15 +540,8 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
             cJSON_AddBoolToObject(ef, "engine_use_ray", true);
     }
     cJSON_AddBoolToObject(o, "kv_heads_replicated", e->shard.kv_replicated);
-    if (e->shard.pp > 1 || e->shard.ep > 1) {
-        /* beyond TP only (docs/model.md section 10), so TP-only documents keep their shape */
-        cJSON *ly = cJSON_AddObjectToObject(o, "layout");
-        cJSON_AddNumberToObject(ly, "pp", e->shard.pp);
-        cJSON_AddNumberToObject(ly, "ep", e->shard.ep);
-        cJSON_AddBoolToObject(ly, "dp_attention", e->shard.dp_attn);
-        cJSON_AddNumberToObject(ly, "ep_imbalance", e->shard.ep_imbalance);
-        cJSON_AddBoolToObject(ly, "two_batch_overlap", e->shard.two_batch_overlap);
-        cJSON_AddNumberToObject(ly, "gpus", e->shard.gpus);
+    cJSON *ly = add_layout(o, &e->shard);
+    if (ly) { /* a static batch's pipeline: estimate's own */
         cJSON_AddNumberToObject(ly, "micro_batches", e->micro_batches);
         cJSON_AddNumberToObject(ly, "pp_bubble_s", e->pp_bubble_s);
     }
@@ -709,6 +726,13 @@ static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, c
     cJSON_AddStringToObject(o, "model", c->setup.model->id);
     cJSON_AddStringToObject(o, "gpu", c->setup.gpu->id);
     cJSON_AddNumberToObject(o, "tp", c->setup.tp);
+    {
+        /* the layout the run served (pools of a disaggregated run share it at their own TP) */
+        const struct llmroof_layout lay = estimate_layout(&c->setup);
+        struct llmroof_shard sh;
+        if (ops_shard_layout(c->setup.model, &lay, &sh, NULL) == LLMROOF_OK)
+            add_layout(o, &sh);
+    }
     cJSON_AddStringToObject(o, "mode", modes[c->mode]);
     cJSON_AddStringToObject(o, "workload", wl);
     cJSON_AddNumberToObject(o, "max_batched_tokens", (double)c->max_batched_tokens);

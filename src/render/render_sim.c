@@ -9,14 +9,25 @@
 
 #include "render/svg.h"
 
+/* GPUs of one instance of setup s (EP or TP, times PP), and in desc its layout beyond TP as
+ * estimate and memory name it (ops_layout_desc); the run has built the layout already. */
+static int layout_gpus(const struct llmroof_setup *s, char *desc, size_t size)
+{
+    const struct llmroof_layout lay = estimate_layout(s);
+    struct llmroof_shard sh;
+    desc[0] = '\0';
+    if (ops_shard_layout(s->model, &lay, &sh, NULL) != LLMROOF_OK)
+        return s->tp;
+    ops_layout_desc(&sh, desc, size);
+    return sh.gpus;
+}
+
 void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *out)
 {
     const struct llmroof_setup *s = &c->setup;
-    if (s->layout.ep > 1)
-        sbuf_printf(out, "%s on %d x %s (TP %d, EP %d%s): ", s->model->id, s->layout.ep > s->tp ? s->layout.ep : s->tp,
-                    s->gpu->id, s->tp, s->layout.ep, s->layout.dp_attn ? ", data-parallel attention" : "");
-    else
-        sbuf_printf(out, "%s on %d x %s (TP %d): ", s->model->id, s->tp, s->gpu->id, s->tp);
+    char lay_s[96];
+    sbuf_printf(out, "%s on %d x %s (TP %d%s): ", s->model->id, layout_gpus(s, lay_s, sizeof lay_s), s->gpu->id,
+                s->tp, lay_s);
     if (c->mode == SIM_CLOSED && c->think_min_s == c->think_max_s)
         sbuf_printf(out, "closed loop, %ld user%s, %ld request%s, think %g s, workload %s", c->concurrency,
                     PL(c->concurrency), c->requests, PL(c->requests),
@@ -74,8 +85,9 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
         const struct llmroof_setup *d = c->decode.setup.model ? &c->decode.setup : s;
         sbuf_printf(out, "\ndisaggregated: %d prefill instance%s of %d x %s, %d decode instance%s of %d x %s, KV link "
                          "%.0f GB/s per GPU pair, router %s",
-                    c->prefill.instances, c->prefill.instances == 1 ? "" : "s", p->tp, p->gpu->id, c->decode.instances,
-                    c->decode.instances == 1 ? "" : "s", d->tp, d->gpu->id, c->kv_link_Bps / 1e9, sim_router_name(c->router));
+                    c->prefill.instances, c->prefill.instances == 1 ? "" : "s", layout_gpus(p, lay_s, sizeof lay_s),
+                    p->gpu->id, c->decode.instances, c->decode.instances == 1 ? "" : "s",
+                    layout_gpus(d, lay_s, sizeof lay_s), d->gpu->id, c->kv_link_Bps / 1e9, sim_router_name(c->router));
     } else if (c->instances > 1) {
         sbuf_printf(out, "\ncluster: %d instances, router %s", c->instances, sim_router_name(c->router));
     }
@@ -139,6 +151,29 @@ void render_sim(const struct sim_config *c, const struct sim_result *r, const ch
     render_sim_bands(c, r, wl, NULL, f, sel, out);
 }
 
+/* The KV line's requests of the mean length at once, floored as memory floors its max batch:
+ * whole requests per attention replica (a request's KV lives in one replica's GPUs), times the
+ * replicas, summed over the instances, so that simulate and memory --context (the mean length)
+ * print one figure for one capacity (review17b item 9: 558 against memory's 557). */
+static double requests_at_mean_len(const struct sim_config *c, const struct sim_result *r)
+{
+    if (!(r->max_batch_at_mean_len > 0) || r->ninst < 1 || !r->inst)
+        return 0;
+    const double mean_len = r->kv_capacity_tokens / r->max_batch_at_mean_len; /* sim_stats.c's mean */
+    double n = 0;
+    for (int i = 0; i < r->ninst; i++) {
+        const struct llmroof_setup *su = !c->disaggregated       ? &c->setup
+                                         : r->inst[i].pool == 0 ? (c->prefill.setup.model ? &c->prefill.setup : &c->setup)
+                                                                : (c->decode.setup.model ? &c->decode.setup : &c->setup);
+        const struct llmroof_layout *l = &su->layout; /* layout.c's attn_dp: ep/tp replicas */
+        const double dp = l->dp_attn && su->tp > 0 && l->ep > su->tp ? (double)(l->ep / su->tp) : 1.0;
+        const double replica_tokens = (double)r->inst[i].kv_blocks_total * (double)r->block_size / dp;
+        /* 1e-9: a capacity of exactly n mean lengths divides back to n, not n - 1e-16 */
+        n += floor(replica_tokens / mean_len + 1e-9) * dp;
+    }
+    return n;
+}
+
 void render_sim_bands(const struct sim_config *c, const struct sim_result *r, const char *wl,
                       const struct llmroof_uncertainty *u, enum table_format f, struct table_sel *sel,
                       struct sbuf *out)
@@ -148,7 +183,7 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
         render_sim_header(c, wl, out);
         sbuf_printf(out, "\nKV cache: %ld blocks of %ld tokens = %.0f tokens, about %.0f requests of the mean length at "
                          "once\n\n",
-                    r->kv_blocks_total, r->block_size, r->kv_capacity_tokens, r->max_batch_at_mean_len);
+                    r->kv_blocks_total, r->block_size, r->kv_capacity_tokens, requests_at_mean_len(c, r));
     }
     table_init(&t, "");
     table_col(&t, "latency", 0);

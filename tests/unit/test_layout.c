@@ -33,6 +33,13 @@ static void layouts_that_do_not_divide_are_refused_with_the_constraint(void **st
     /* more stages than layers (61) */
     assert_int_equal(shard(ds, 1, 62, 1, false, &sh, &err), LLMROOF_EINPUT);
     assert_non_null(strstr(err.msg, "61 layers"));
+    /* an EP imbalance with no expert parallelism: TP 8 alone has no busiest expert rank */
+    struct llmroof_layout imb = { 8, 1, 1, false, 2.0, false };
+    assert_int_equal(ops_shard_layout(ds, &imb, &sh, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "--ep-imbalance 2 needs --ep greater than 1"));
+    imb.ep = 8; /* with EP 8 over the TP group it stands */
+    assert_int_equal(ops_shard_layout(ds, &imb, &sh, &err), LLMROOF_OK);
+    assert_rel_close(sh.ep_imbalance, 2.0, 0);
     /* a valid one: EP 8 data-parallel attention, PP 2 -> 16 GPUs, stages of 31 and 30 layers */
     assert_int_equal(shard(ds, 1, 2, 8, true, &sh, &err), LLMROOF_OK);
     assert_int_equal(sh.gpus, 16);
