@@ -32,16 +32,25 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     return cli_setup_opt(c, &x->s, id, arg);
 }
 
-static void phase_row(struct table *t, const char *name, const struct llmroof_phase *p)
+/* One phase's row: its time split as estimate_phase_split reconciles it (compute + memory - the
+ * shorter terms run under the longer + kernel + comm - hidden + overhead, and an eager engine's
+ * launch wait), hidden_ms where two-batch overlap is on; comm_pct and bound count the exposed
+ * communication only. */
+static void phase_row(struct table *t, const char *name, const struct llmroof_phase *p, bool hidden_col)
 {
+    const struct estimate_split sp = estimate_phase_split(p);
     table_row(t);
     table_str(t, name);
     table_num(t, p->time_s * 1e3);
     table_num(t, p->compute_s * 1e3);
     table_num(t, p->memory_s * 1e3);
+    table_num(t, sp.overlapped_s * 1e3);
     table_num(t, p->comm_s * 1e3);
+    if (hidden_col)
+        table_num(t, p->hidden_s * 1e3);
+    table_num(t, sp.kernel_s * 1e3);
     table_num(t, p->overhead_s * 1e3);
-    table_num(t, p->time_s > 0 ? 100.0 * p->comm_s / p->time_s : 0.0);
+    table_num(t, p->time_s > 0 ? 100.0 * sp.comm_exposed_s / p->time_s : 0.0);
     table_str(t, bound_name(p->bound));
     table_num(t, p->flops / 1e9);
     table_num(t, p->bytes / 1e9);
@@ -315,16 +324,21 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
     table_col(&t, "time_ms", 3);
     table_col(&t, "compute_ms", 3);
     table_col(&t, "memory_ms", 3);
+    table_col(&t, "overlapped_ms", 3);
     table_col(&t, "comm_ms", 3);
+    const bool hidden_col = e.prefill.a2a_overlap || (e.decode_steps > 0 && e.decode.a2a_overlap);
+    if (hidden_col)
+        table_col(&t, "hidden_ms", 3);
+    table_col(&t, "kernel_ms", 3);
     table_col(&t, "overhead_ms", 3);
     table_col(&t, "comm_pct", 1);
     table_col(&t, "bound", 0);
     table_col(&t, "GFLOP", 1);
     table_col(&t, "GB", 3);
     table_col(&t, "comm_MB", 3);
-    phase_row(&t, "prefill", &e.prefill);
+    phase_row(&t, "prefill", &e.prefill, hidden_col);
     if (e.decode_steps > 0)
-        phase_row(&t, "decode_step_mean", &e.decode);
+        phase_row(&t, "decode_step_mean", &e.decode, hidden_col);
     if (c->format != TABLE_CSV)
         sbuf_append(&c->out, "\n");
     cli_table(c, "phases", &t);

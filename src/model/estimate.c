@@ -65,6 +65,32 @@ void estimate_ops_replicas(const struct llmroof_model *m, const struct llmroof_s
     out->experts_hit = all.experts_hit;
 }
 
+struct estimate_split estimate_phase_split(const struct llmroof_phase *p)
+{
+    struct estimate_split s = { 0.0, 0.0, p->comm_s - p->hidden_s };
+    for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
+        const struct llmroof_optime *t = &p->op[k];
+        s.kernel_s += t->fixed_s;
+        s.overlapped_s += t->compute_s < t->memory_s ? t->compute_s : t->memory_s;
+    }
+    return s;
+}
+
+/* The bound after two-batch overlap: the hidden all-to-all time leaves the comm-bound sum (it is
+ * the all-to-all's, a comm-bound operator, so the sum stays >= 0), and the bound is the largest
+ * sum left. roofline_total counts the hidden time, as the simulator's steps need no bound. */
+static void bound_exposed(struct llmroof_phase *p)
+{
+    if (!(p->hidden_s > 0))
+        return;
+    p->bound_s[LLMROOF_BOUND_COMM] -= p->hidden_s;
+    enum llmroof_bound best = LLMROOF_BOUND_COMPUTE;
+    for (int i = 1; i < 3; i++)
+        if (p->bound_s[i] > p->bound_s[best])
+            best = (enum llmroof_bound)i;
+    p->bound = best;
+}
+
 /* Sum of a + b*c over integer c in [p, q]. */
 static double sum_linear(double a, double b, double p, double q)
 {
@@ -188,6 +214,7 @@ int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
     struct llmroof_batch pb = batch_prefill(B, P), pbb = batch_prefill(Bb, P);
     estimate_ops_replicas(s->model, &out->shard, &s->dt, &pbb, &pb, &out->prefill_ops);
     roofline_eval_prep(&rp, &out->prefill_ops, &out->prefill);
+    bound_exposed(&out->prefill);
     if (nmb > 1) {
         const double stage = (out->prefill.time_s - out->prefill.op[LLMROOF_OP_PP_SEND].time_s)
                            * (double)out->shard.stage_layers_max / (double)s->model->layers;
@@ -296,6 +323,7 @@ int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
             t->bound = part[0] >= part[1] ? LLMROOF_BOUND_COMPUTE : LLMROOF_BOUND_MEMORY;
         }
         roofline_total(&out->decode);
+        bound_exposed(&out->decode);
         out->tpot_s = out->decode.time_s;
         out->decode_tok_s = Ball / out->tpot_s;
     } else {

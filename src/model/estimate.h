@@ -35,6 +35,9 @@ struct llmroof_estimate {
     struct llmroof_oplist decode_ops;  /* operators of the decode step at the mean context */
     struct llmroof_phase prefill;      /* timed prefill */
     struct llmroof_phase decode;       /* mean decode step (zero when output == 1) */
+    /* In both phases bound_s[LLMROOF_BOUND_COMM] and bound count only the communication that
+     * two-batch overlap leaves exposed (comm-bound time - hidden_s): an all-to-all hidden under
+     * the other micro-batch's work does not bound the step. */
     double decode_steps;               /* output - 1 */
     double ttft_s, tpot_s, e2e_s;      /* seconds */
     double decode_tok_s;               /* B / TPOT, tokens/s (0 when no decode step) */
@@ -66,6 +69,23 @@ int estimate_check(const struct llmroof_setup *s, struct llmroof_err *err);
  * err set, and *out is unspecified. */
 int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
                  struct llmroof_estimate *out, struct llmroof_err *err);
+
+/* How a phase's time splits into the columns estimate prints (docs/metrics.md "estimate's
+ * phase columns"), exactly:
+ *   time_s = compute_s + memory_s - overlapped_s + kernel_s + comm_s - hidden_s + cpu_wait_s
+ *            + overhead_s
+ * where each operator's time is max(compute, memory) + its fixed_s (roofline.h), so the shorter
+ * of its two roofline terms runs under the longer (overlapped_s) and what a kernel adds beyond
+ * the longer is kernel_s. */
+struct estimate_split {
+    double kernel_s;       /* sum of the operators' fixed_s: each kernel's fixed GPU cost (launch
+                              latency, ramp-up, tail; kernel.h) and the share of its shorter roofline
+                              term not hidden under the longer, s */
+    double overlapped_s;   /* sum of the operators' min(compute_s, memory_s), s */
+    double comm_exposed_s; /* comm_s - hidden_s: the collectives' time that two-batch overlap does
+                              not hide, s */
+};
+struct estimate_split estimate_phase_split(const struct llmroof_phase *p);
 
 /* Sum over integer c in [c1, c2] of max(a1 + b1*c, a2 + b2*c); *first_part receives the
  * part of the sum where the first line is the larger (ties go to the first). */

@@ -437,6 +437,11 @@ static cJSON *phase_json(const struct llmroof_phase *p, const struct llmroof_opl
     cJSON_AddNumberToObject(o, "memory_s", p->memory_s);
     cJSON_AddNumberToObject(o, "comm_s", p->comm_s);
     cJSON_AddNumberToObject(o, "overhead_s", p->overhead_s);
+    /* the columns' reconciliation (estimate_phase_split): time_s = compute_s + memory_s -
+     * overlapped_s + kernel_s + comm_s - hidden_s + cpu_wait_s + overhead_s */
+    const struct estimate_split sp = estimate_phase_split(p);
+    cJSON_AddNumberToObject(o, "kernel_s", sp.kernel_s);
+    cJSON_AddNumberToObject(o, "overlapped_s", sp.overlapped_s);
     if (p->cpu_wait_s > 0) /* eager engines: kernel launches beyond the GPU time (docs/model.md 3a) */
         cJSON_AddNumberToObject(o, "cpu_wait_s", p->cpu_wait_s);
     if (p->a2a_overlap) /* two-batch overlap: the all-to-all time the other micro-batch hides (comm_s counts it) */

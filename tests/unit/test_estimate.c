@@ -480,6 +480,82 @@ static void estimate_memory_object_agrees_with_memory_command(void **state)
     catalog_free(&cat);
 }
 
+/* The phase columns reconcile with the time (review17b item 8): time = compute + memory -
+ * overlapped + kernel + comm - hidden + cpu_wait + overhead. A hand-built phase: qkv_proj compute
+ * 2 ms, memory 1 ms, fixed 0.5 ms (time 2.5); ffn compute 1, memory 3, fixed 0.25 (time 3.25);
+ * an all-to-all of 4 ms under two-batch overlap; overhead 0.1 ms. roofline_total hides
+ * min(4, 2.5 + 3.25) = 4 ms: time = 5.75 + 0.1 = 5.85 ms. kernel = 0.5 + 0.25 = 0.75 ms,
+ * overlapped = min(2, 1) + min(1, 3) = 2 ms, exposed comm = 4 - 4 = 0, and
+ * 3 + 4 - 2 + 0.75 + 4 - 4 + 0 + 0.1 = 5.85. */
+static void phase_columns_reconcile_with_the_time(void **state)
+{
+    struct llmroof_phase p = { 0 };
+    p.op[LLMROOF_OP_QKV_PROJ] = (struct llmroof_optime){ 2e-3, 1e-3, 0, 2.5e-3, 0.5e-3, 0, 1, LLMROOF_BOUND_COMPUTE, 0 };
+    p.op[LLMROOF_OP_FFN] = (struct llmroof_optime){ 1e-3, 3e-3, 0, 3.25e-3, 0.25e-3, 0, 1, LLMROOF_BOUND_MEMORY, 0 };
+    p.op[LLMROOF_OP_ALL_TO_ALL] = (struct llmroof_optime){ 0, 0, 4e-3, 4e-3, 0, 0, 1, LLMROOF_BOUND_COMM, 0 };
+    p.overhead_s = 0.1e-3;
+    p.a2a_overlap = true;
+    roofline_total(&p);
+    assert_rel_close(p.hidden_s, 4e-3, 1e-12);
+    assert_rel_close(p.time_s, 5.85e-3, 1e-12);
+    const struct estimate_split sp = estimate_phase_split(&p);
+    assert_rel_close(sp.kernel_s, 0.75e-3, 1e-12);
+    assert_rel_close(sp.overlapped_s, 2e-3, 1e-12);
+    assert_true(fabs(sp.comm_exposed_s) < 1e-15);
+    assert_rel_close(p.compute_s + p.memory_s - sp.overlapped_s + sp.kernel_s + p.comm_s - p.hidden_s + p.cpu_wait_s +
+                         p.overhead_s, p.time_s, 1e-12);
+
+    /* and on estimates: DeepSeek-V3 TP 8 / EP 8 at batch 1 (review17b's case), its DP-attention
+     * form with two-batch overlap at batch 64, and an eager engine whose launches the GPU waits for */
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_setup ep = setup(&cat, "deepseek-v3", "h200", 8), tbo = setup(&cat, "deepseek-v3", "h200", 1);
+    ep.dt.weight = tbo.dt.weight = LLMROOF_FP8;
+    ep.layout.ep = tbo.layout.ep = 8;
+    tbo.layout.dp_attn = tbo.layout.two_batch_overlap = true;
+    struct llmroof_setup eager = setup(&cat, "llama-2-7b", "h100", 1);
+    eager.eff = roofline_effs_engine(eager.gpu, catalog_find_engine(&cat, "vllm-0.2"), NULL);
+    const struct { const struct llmroof_setup *s; long b; } cases[] = { { &ep, 1 }, { &tbo, 64 }, { &eager, 1 } };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct llmroof_estimate e = run(cases[i].s, cases[i].b, 1024, 256);
+        const struct llmroof_phase *ph[2] = { &e.prefill, &e.decode };
+        for (int j = 0; j < 2; j++) {
+            const struct llmroof_phase *q = ph[j];
+            const struct estimate_split x = estimate_phase_split(q);
+            assert_rel_close(q->compute_s + q->memory_s - x.overlapped_s + x.kernel_s + q->comm_s - q->hidden_s +
+                                 q->cpu_wait_s + q->overhead_s, q->time_s, 1e-9);
+        }
+    }
+    /* the decode of review17b item 8: 8.52 ms, of which the kernels' floors are most (5.2 ms) */
+    struct llmroof_estimate e = run(&ep, 1, 1024, 256);
+    assert_true(estimate_phase_split(&e.decode).kernel_s > 0.5 * e.decode.time_s);
+    catalog_free(&cat);
+}
+
+/* bound and comm_pct count the exposed communication (review17b item 3): DeepSeek-V3 on 8 H200,
+ * attention DP 8 x TP 1 with EP 8, 64 prompts of 1024 tokens. Two-batch overlap hides the whole
+ * prefill all-to-all (the other operators take longer), so the prefill that is comm-bound
+ * without the overlap is compute-bound with it, though comm_s stays the same. */
+static void hidden_all_to_all_does_not_bound_the_step(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_setup s = setup(&cat, "deepseek-v3", "h200", 1);
+    s.dt.weight = LLMROOF_FP8;
+    s.layout.ep = 8;
+    s.layout.dp_attn = true;
+    struct llmroof_estimate plain = run(&s, 64, 1024, 256);
+    s.layout.two_batch_overlap = true;
+    struct llmroof_estimate tbo = run(&s, 64, 1024, 256);
+    assert_rel_close(tbo.prefill.comm_s, plain.prefill.comm_s, 1e-12);
+    assert_rel_close(tbo.prefill.hidden_s, tbo.prefill.op[LLMROOF_OP_ALL_TO_ALL].time_s, 1e-12);
+    assert_rel_close(estimate_phase_split(&tbo.prefill).comm_exposed_s,
+                     tbo.prefill.comm_s - tbo.prefill.op[LLMROOF_OP_ALL_TO_ALL].time_s, 1e-9);
+    assert_int_equal(tbo.prefill.bound, LLMROOF_BOUND_COMPUTE);
+    assert_true(tbo.prefill.bound_s[LLMROOF_BOUND_COMM] < plain.prefill.bound_s[LLMROOF_BOUND_COMM]);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -499,6 +575,8 @@ int main(void)
         cmocka_unit_test(host_cpu_speed_stretches_the_engines_cpu_time),
         cmocka_unit_test(vllm_0_5_cpu_share_matches_its_profile),
         cmocka_unit_test(a100_pcie_pairs_reduce_over_their_nvlink_bridge),
+        cmocka_unit_test(phase_columns_reconcile_with_the_time),
+        cmocka_unit_test(hidden_all_to_all_does_not_bound_the_step),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
