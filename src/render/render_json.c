@@ -550,6 +550,37 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
     }
     cJSON_AddItemToObject(o, "prefill", phase_json(&e->prefill, &e->prefill_ops));
     cJSON_AddItemToObject(o, "decode", phase_json(&e->decode, &e->decode_ops));
+    if (e->has_spec) {
+        /* speculative decoding (docs/metrics.md "estimate with speculative decoding"): `decode` is
+         * the target's verification pass, the drafter's passes are here */
+        const struct llmroof_spec_decode *sp = &e->spec;
+        cJSON *so = cJSON_AddObjectToObject(o, "spec");
+        cJSON_AddStringToObject(so, "method", sp->method ? sp->method : "");
+        if (sp->draft)
+            cJSON_AddStringToObject(so, "draft", sp->draft->id);
+        cJSON_AddNumberToObject(so, "k", sp->steps);
+        cJSON_AddNumberToObject(so, "acceptance", sp->accept);
+        if (sp->topk > 0)
+            cJSON_AddNumberToObject(so, "tree_topk", sp->topk);
+        cJSON_AddNumberToObject(so, "verify_tokens", sp->verify);
+        cJSON_AddNumberToObject(so, "tokens_per_step", e->tokens_per_step);
+        cJSON_AddNumberToObject(so, "step_s", e->step_s);
+        cJSON *d = cJSON_AddObjectToObject(so, "draft_step");
+        const struct llmroof_phase *p = &e->draft;
+        cJSON_AddNumberToObject(d, "time_s", p->time_s);
+        cJSON_AddNumberToObject(d, "compute_s", p->compute_s);
+        cJSON_AddNumberToObject(d, "memory_s", p->memory_s);
+        cJSON_AddNumberToObject(d, "comm_s", p->comm_s);
+        cJSON_AddNumberToObject(d, "overhead_s", p->overhead_s);
+        cJSON_AddNumberToObject(d, "kernel_s", e->draft_split.kernel_s);
+        cJSON_AddNumberToObject(d, "overlapped_s", e->draft_split.overlapped_s);
+        if (p->cpu_wait_s > 0)
+            cJSON_AddNumberToObject(d, "cpu_wait_s", p->cpu_wait_s);
+        cJSON_AddNumberToObject(d, "flops", p->flops);
+        cJSON_AddNumberToObject(d, "bytes", p->bytes);
+        cJSON_AddNumberToObject(d, "comm_bytes", p->comm_bytes);
+        cJSON_AddStringToObject(d, "bound", bound_name(p->bound));
+    }
     if (mem) {
         cJSON *m = cJSON_AddObjectToObject(o, "memory");
         add_memory_fields(m, mem);

@@ -5,6 +5,7 @@
 #include <cjson/cJSON.h>
 
 #include "render/render_json.h"
+#include "serve/sim.h"
 
 static struct llmroof_setup setup(const struct llmroof_catalog *cat, const char *m, const char *g, int tp)
 {
@@ -556,6 +557,95 @@ static void hidden_all_to_all_does_not_bound_the_step(void **state)
     catalog_free(&cat);
 }
 
+/* Speculative decoding in estimate (review17 item 3), by hand on the pinned efficiencies of
+ * batch_1_decode_is_weights_plus_kv_over_bandwidth (pure roofline: no kernel floors, every
+ * operator memory-bound at batch 1): llama-2-7b on one A100, B 1, P 512, O 1536, EAGLE k 3 at
+ * acceptance 0.7.
+ *   tokens per step (the simulator's formula): (1 - 0.7^4) / (1 - 0.7) = 0.7599 / 0.3 = 2.533
+ *   verification: 4 positions after c - 1 cached, keys read c + 3; mean c 1280 -> KV
+ *     524,288 x 1283 = 672,661,504 B + weights 13,214,154,752 = 13,886,816,256 B
+ *     / (2039e9 x 0.80) = 8.51325 ms + 0.2 ms overhead = 8.71325 ms
+ *   one draft step (ops_build_draft at the mean context): a mean layer 404,750,336 B + its KV
+ *     2 x 1280 x 4096 x 2 = 20,971,520 B + EAGLE's fc 2 x 4096 x 4096 x 2 = 67,108,864 B + the LM
+ *     head 262,144,000 B = 754,974,720 B / 1631.2e9 = 0.46284 ms + 0.2 ms = 0.66284 ms; 3 steps
+ *     1.98852 ms
+ *   TPOT = (8.71325 + 1.98852) / 2.533 = 4.22494 ms
+ * The activations (4 tokens in and out of every GEMM and norm, the K/V written: 36 MB in all,
+ * `estimate --ops`) add 0.26% to the verification, hence the tolerance of 4e-3. */
+static void spec_decode_tpot_is_step_over_expected_tokens(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_setup s = setup(&cat, "llama-2-7b", "a100-sxm4-80gb", 1);
+    s.eff = (struct llmroof_effs){ .compute = 0.70, .memory = 0.80, .comm = 0.78, .overhead_s = 0.0002 };
+    const double E = sim_spec_tokens_per_step(3, 0.7);
+    assert_rel_close(E, 2.533, 1e-12);
+    const struct llmroof_spec_decode eagle = { LLMROOF_DRAFTER_HEAD, "eagle", NULL, 3, 0.7, 0, 4, E };
+    struct llmroof_request r = { 1, 512, 1536 };
+    struct llmroof_estimate e;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(estimate_run_spec(&s, &r, &eagle, &e, &err), 0);
+    assert_true(e.has_spec);
+    assert_rel_close(e.decode.time_s, 8.71325e-3, 4e-3);
+    assert_rel_close(e.draft.time_s, 1.98852e-3, 4e-3);
+    assert_rel_close(e.draft.overhead_s, 3 * 0.2e-3, 1e-12);
+    assert_rel_close(e.tpot_s, 4.22494e-3, 4e-3);
+    /* the identities: TPOT = step / E, e2e = TTFT + (O - 1) TPOT, throughput B / TPOT */
+    assert_rel_close(e.step_s, e.decode.time_s + e.draft.time_s, 1e-15);
+    assert_rel_close(e.tpot_s, e.step_s / E, 1e-15);
+    assert_rel_close(e.e2e_s, e.ttft_s + 1535.0 * e.tpot_s, 1e-12);
+    assert_rel_close(e.decode_tok_s, 1.0 / e.tpot_s, 1e-12);
+    /* the prefill is untouched, and without speculation the numbers are estimate_run's */
+    struct llmroof_estimate plain = run(&s, 1, 512, 1536);
+    assert_rel_close(e.ttft_s, plain.ttft_s, 1e-15);
+    assert_int_equal(estimate_run_spec(&s, &r, NULL, &e, &err), 0);
+    assert_false(e.has_spec);
+    assert_rel_close(e.tpot_s, plain.tpot_s, 1e-15);
+    assert_rel_close(e.step_s, plain.decode.time_s, 1e-15);
+    catalog_free(&cat);
+}
+
+/* With nothing accepted (1 token per step) every drafter only adds work: never faster than no
+ * speculation (as the simulator's unit test checks); Medusa drafts in one step, EAGLE in k; a
+ * tree's later draft steps run topk tokens per sequence; out-of-range inputs are refused. */
+static void spec_decode_without_acceptance_never_helps(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_setup s = setup(&cat, "llama-3.1-8b", "h100", 1);
+    struct llmroof_estimate plain = run(&s, 8, 1024, 256);
+    struct llmroof_request r = { 8, 1024, 256 };
+    struct llmroof_err err = { 0 };
+    const struct llmroof_spec_decode cases[] = {
+        { LLMROOF_DRAFTER_HEAD, "eagle", NULL, 3, 0.0, 0, 4, 1.0 },
+        { LLMROOF_DRAFTER_MEDUSA, "medusa", NULL, 3, 0.0, 0, 4, 1.0 },
+        { LLMROOF_DRAFTER_MODEL, "draft", model(&cat, "llama-3.2-1b"), 3, 0.0, 0, 4, 1.0 },
+        { LLMROOF_DRAFTER_HEAD, "eagle", NULL, 3, 0.0, 4, 16, 1.0 },
+    };
+    double draft_s[4];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct llmroof_estimate e;
+        assert_int_equal(estimate_run_spec(&s, &r, &cases[i], &e, &err), 0);
+        assert_true(e.tpot_s > plain.tpot_s);
+        draft_s[i] = e.draft.time_s;
+    }
+    /* Medusa's one step of 3 heads against EAGLE's 3 steps of a layer and the LM head each */
+    assert_true(draft_s[1] < draft_s[0]);
+    /* the tree's two later steps at 4 tokens per sequence cost more than the chain's at 1 */
+    assert_true(draft_s[3] > draft_s[0]);
+    struct llmroof_estimate e;
+    struct llmroof_spec_decode bad = cases[0];
+    bad.tokens_per_step = 4.5; /* more than the 4 positions verified */
+    assert_int_equal(estimate_run_spec(&s, &r, &bad, &e, &err), LLMROOF_EINPUT);
+    bad = cases[0];
+    bad.steps = 0;
+    assert_int_equal(estimate_run_spec(&s, &r, &bad, &e, &err), LLMROOF_EINPUT);
+    bad = cases[2];
+    bad.draft = NULL;
+    assert_int_equal(estimate_run_spec(&s, &r, &bad, &e, &err), LLMROOF_EINPUT);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -577,6 +667,8 @@ int main(void)
         cmocka_unit_test(a100_pcie_pairs_reduce_over_their_nvlink_bridge),
         cmocka_unit_test(phase_columns_reconcile_with_the_time),
         cmocka_unit_test(hidden_all_to_all_does_not_bound_the_step),
+        cmocka_unit_test(spec_decode_tpot_is_step_over_expected_tokens),
+        cmocka_unit_test(spec_decode_without_acceptance_never_helps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
