@@ -255,8 +255,9 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
         ckpt_compute_desc(m, g, &setup.dt, cdesc, sizeof cdesc);
         char lay_s[96] = "";
         if (e.shard.pp > 1 || e.shard.ep > 1)
-            snprintf(lay_s, sizeof lay_s, ", PP %d, EP %d%s", e.shard.pp, e.shard.ep,
-                     e.shard.dp_attn ? ", data-parallel attention" : "");
+            snprintf(lay_s, sizeof lay_s, ", PP %d, EP %d%s%s", e.shard.pp, e.shard.ep,
+                     e.shard.dp_attn ? ", data-parallel attention" : "",
+                     e.shard.two_batch_overlap ? ", two-batch overlap" : "");
         char sdesc[32] = ""; /* the state dtype, when set apart from the KV's */
         if (setup.dt.state_set)
             snprintf(sdesc, sizeof sdesc, ", %s state", dtype_name(setup.dt.state));
