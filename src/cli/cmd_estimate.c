@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cli_spec.h"
 #include "model/kernel.h"
 #include "model/ckpt.h"
 #include "model/arch.h"
@@ -15,12 +16,16 @@ enum { OPT_OPS = 1, OPT_RANGE };
 
 struct ctx {
     struct cli_setup_opts s;
+    struct cli_spec_opts sp; /* --spec and its family (cli_spec.h) */
     bool ops, range;
 };
 
 static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
 {
     struct ctx *x = vctx;
+    const int rc = cli_spec_opt(c, &x->sp, id, arg);
+    if (rc != 1)
+        return rc;
     if (id == OPT_OPS) {
         x->ops = true;
         return 0;
@@ -32,16 +37,26 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     return cli_setup_opt(c, &x->s, id, arg);
 }
 
-static void phase_row(struct table *t, const char *name, const struct llmroof_phase *p)
+/* One phase's row: its time split as estimate_phase_split reconciles it (compute + memory - the
+ * shorter terms run under the longer + kernel + comm - hidden + overhead, and an eager engine's
+ * launch wait), hidden_ms where two-batch overlap is on; comm_pct and bound count the exposed
+ * communication only. */
+static void phase_row(struct table *t, const char *name, const struct llmroof_phase *p,
+                      const struct estimate_split *split, bool hidden_col)
 {
+    const struct estimate_split sp = split ? *split : estimate_phase_split(p);
     table_row(t);
     table_str(t, name);
     table_num(t, p->time_s * 1e3);
     table_num(t, p->compute_s * 1e3);
     table_num(t, p->memory_s * 1e3);
+    table_num(t, sp.overlapped_s * 1e3);
     table_num(t, p->comm_s * 1e3);
+    if (hidden_col)
+        table_num(t, p->hidden_s * 1e3);
+    table_num(t, sp.kernel_s * 1e3);
     table_num(t, p->overhead_s * 1e3);
-    table_num(t, p->time_s > 0 ? 100.0 * p->comm_s / p->time_s : 0.0);
+    table_num(t, p->time_s > 0 ? 100.0 * sp.comm_exposed_s / p->time_s : 0.0);
     table_str(t, bound_name(p->bound));
     table_num(t, p->flops / 1e9);
     table_num(t, p->bytes / 1e9);
@@ -138,13 +153,14 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
 {
     static const struct cli_opt opts[] = {
         CLI_OPT_MODEL, CLI_OPT_GPU, CLI_OPT_TP, CLI_OPT_LAYOUT, CLI_OPT_BATCH, CLI_OPT_PROMPT, CLI_OPT_OUTPUT,
-        CLI_OPT_DTYPES, CLI_OPT_EFFS, CLI_OPT_MEM,
+        CLI_OPT_DTYPES, CLI_OPT_EFFS, CLI_OPT_MEM, CLI_OPT_SPEC,
         { OPT_OPS, "ops", 0, NULL, "add per-operator tables for prefill and the mean decode step", false },
         { OPT_RANGE, "range", 0, NULL, "add a low-high band from the validation residuals (docs/validation.md)", false },
     };
     struct ctx x;
     memset(&x, 0, sizeof x);
     cli_setup_defaults(&x.s);
+    cli_spec_defaults(&x.sp);
     char *pos[1];
     int npos = 0;
     static const char *const tables[] = { "metrics", "phases", "ops", NULL };
@@ -158,11 +174,18 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
         return rc;
     if (!x.s.model || !x.s.gpu)
         return cli_usage_error(c, "options '--model' and '--gpu' are required");
-    if ((rc = cli_catalog_pick(c, x.s.model, x.s.gpu, x.s.engine_name)) || (rc = cli_setup_resolve(c, &x.s)))
+    if ((rc = cli_spec_check(c, &x.sp)))
+        return rc;
+    /* a draft model is a second catalog entry: the whole catalog, not the picked ones */
+    if ((rc = cli_spec_needs_catalog(&x.sp) ? cli_catalog(c) : cli_catalog_pick(c, x.s.model, x.s.gpu, x.s.engine_name)) ||
+        (rc = cli_setup_resolve(c, &x.s)))
         return rc;
     const struct llmroof_model *m = cli_model(c, x.s.model);
     if (!m)
         return 2;
+    if (x.sp.method && (rc = cli_spec_resolve(c, &x.sp, m)))
+        return rc;
+    const struct llmroof_spec_decode spec = x.sp.method ? cli_spec_decode(&x.sp) : (struct llmroof_spec_decode){ 0 };
     const struct llmroof_gpu *g = cli_gpu(c, x.s.gpu);
     if (!g)
         return 2;
@@ -173,7 +196,7 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
     struct llmroof_request req = { x.s.batch, x.s.prompt, x.s.output };
     struct llmroof_estimate e;
     struct llmroof_err err = { 0 };
-    if ((rc = estimate_run(&setup, &req, &e, &err)))
+    if ((rc = estimate_run_spec(&setup, &req, x.sp.method ? &spec : NULL, &e, &err)))
         return cli_fail(c, &err);
     struct llmroof_memory mem;
     long ctx_len = x.s.prompt + x.s.output;
@@ -181,6 +204,16 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
     if ((rc = memory_eval_layout(m, g, &lay, &setup.dt, ctx_len, &x.s.mem, &mem, &err)))
         return cli_fail(c, &err);
     memory_fit_batch(&mem, req.batch);
+    if (spec.draft) {
+        /* the draft model's weights come out of the KV cache (as the simulator's, serve/sim.c) */
+        struct llmroof_memory dm;
+        if ((rc = memory_eval(spec.draft, g, setup.tp, &setup.dt, ctx_len, &x.s.mem, &dm, &err)))
+            return cli_fail(c, &err);
+        if (dm.weights_bytes_per_gpu >= mem.kv_capacity_bytes_per_gpu * (double)mem.attn_dp)
+            return cli_usage_error(c, "option '--spec': the draft model %s (%.2f GiB of weights per GPU) does not fit "
+                                      "beside %s on %d x %s: no memory is left for the KV cache; use a smaller draft",
+                                   spec.draft->id, dm.weights_bytes_per_gpu / 1073741824.0, m->id, setup.tp, g->id);
+    }
 
     enum llmroof_dtype fit_dt;
     if (mem.fit == LLMROOF_FIT_WEIGHTS &&
@@ -222,8 +255,9 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
         ckpt_compute_desc(m, g, &setup.dt, cdesc, sizeof cdesc);
         char lay_s[96] = "";
         if (e.shard.pp > 1 || e.shard.ep > 1)
-            snprintf(lay_s, sizeof lay_s, ", PP %d, EP %d%s", e.shard.pp, e.shard.ep,
-                     e.shard.dp_attn ? ", data-parallel attention" : "");
+            snprintf(lay_s, sizeof lay_s, ", PP %d, EP %d%s%s", e.shard.pp, e.shard.ep,
+                     e.shard.dp_attn ? ", data-parallel attention" : "",
+                     e.shard.two_batch_overlap ? ", two-batch overlap" : "");
         char sdesc[32] = ""; /* the state dtype, when set apart from the KV's */
         if (setup.dt.state_set)
             snprintf(sdesc, sizeof sdesc, ", %s state", dtype_name(setup.dt.state));
@@ -265,6 +299,19 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
                 snprintf(stage_lay, sizeof stage_lay, "%ld-%ld layers", e.shard.stage_layers_min, e.shard.stage_layers_max);
             sbuf_printf(&c->out, "note: %d stages of %s; %.0f micro-batch%s; prefill bubble %.3f ms\n", e.shard.pp, stage_lay,
                         e.micro_batches, e.micro_batches == 1 ? "" : "es", e.pp_bubble_s * 1e3);
+        }
+        if (e.has_spec && e.decode_steps > 0) {
+            /* the speculative configuration and what a step yields (docs/metrics.md "estimate with
+             * speculative decoding") */
+            char tree[48] = "";
+            if (e.spec.topk > 0)
+                snprintf(tree, sizeof tree, ", tree topk %d", e.spec.topk);
+            sbuf_printf(&c->out, "note: speculative decoding %s%s%s, k %d%s, acceptance %.2f: each step verifies %d "
+                                 "tokens per sequence and yields %.3f on average; step %.3f ms (verification %.3f + "
+                                 "draft %.3f), TPOT = step / %.3f\n",
+                        e.spec.method, e.spec.draft ? " " : "", e.spec.draft ? e.spec.draft->id : "", e.spec.steps,
+                        tree, e.spec.accept, e.spec.verify, e.tokens_per_step, e.step_s * 1e3, e.decode.time_s * 1e3,
+                        e.draft.time_s * 1e3, e.tokens_per_step);
         }
         if (arch_is_mla(m))
             sbuf_printf(&c->out, "note: MLA caches the %ld-wide latent + %ld rope key per layer, replicated on each "
@@ -315,16 +362,23 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
     table_col(&t, "time_ms", 3);
     table_col(&t, "compute_ms", 3);
     table_col(&t, "memory_ms", 3);
+    table_col(&t, "overlapped_ms", 3);
     table_col(&t, "comm_ms", 3);
+    const bool hidden_col = e.prefill.a2a_overlap || (e.decode_steps > 0 && e.decode.a2a_overlap);
+    if (hidden_col)
+        table_col(&t, "hidden_ms", 3);
+    table_col(&t, "kernel_ms", 3);
     table_col(&t, "overhead_ms", 3);
     table_col(&t, "comm_pct", 1);
     table_col(&t, "bound", 0);
     table_col(&t, "GFLOP", 1);
     table_col(&t, "GB", 3);
     table_col(&t, "comm_MB", 3);
-    phase_row(&t, "prefill", &e.prefill);
+    phase_row(&t, "prefill", &e.prefill, NULL, hidden_col);
     if (e.decode_steps > 0)
-        phase_row(&t, "decode_step_mean", &e.decode);
+        phase_row(&t, e.has_spec ? "verify_step_mean" : "decode_step_mean", &e.decode, NULL, hidden_col);
+    if (e.decode_steps > 0 && e.has_spec)
+        phase_row(&t, "draft_step_mean", &e.draft, &e.draft_split, hidden_col);
     if (c->format != TABLE_CSV)
         sbuf_append(&c->out, "\n");
     cli_table(c, "phases", &t);

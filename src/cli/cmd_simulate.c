@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cli_spec.h"
 #include "model/ckpt.h"
 #include "base/parse.h"
 #include "render/render_json.h"
@@ -11,7 +12,7 @@
 
 enum { OPT_MBT = 1, OPT_MAXSEQS, OPT_NOCHUNK, OPT_CONC, OPT_REQS, OPT_THINK, OPT_RATE, OPT_TRACE, OPT_WORKLOAD,
        OPT_SEED, OPT_REQOUT, OPT_TRACEOUT, OPT_SW_MBT, OPT_SW_RATE, OPT_SW_CONC, OPT_SVG, OPT_RANGE, OPT_SCENARIO,
-       OPT_TTFT, OPT_TPOT, OPT_PCT, OPT_PCACHE, OPT_PREFIX, OPT_SPEC, OPT_SPECK, OPT_SPECA, OPT_SPECT, OPT_INST, OPT_ROUTER,
+       OPT_TTFT, OPT_TPOT, OPT_PCT, OPT_PCACHE, OPT_PREFIX, OPT_INST, OPT_ROUTER,
        OPT_PPOOL, OPT_DPOOL, OPT_KVLINK, OPT_WARMUP, OPT_BAND, OPT_ADMIT, OPT_MAXLEN, OPT_MAXPAD, OPT_NOAPI,
        OPT_SCHEDSTEPS };
 enum { OPT_QUIET = 200 }; /* apart: other options append to the list above */
@@ -19,13 +20,14 @@ enum { OPT_QUIET = 200 }; /* apart: other options append to the list above */
 struct ctx {
     struct cli_setup_opts s;
     struct sim_config cfg;
-    bool have_conc, have_reqs, have_think, have_rate, have_block, range, have_speck, have_speca, have_spect, have_inst,
+    bool have_conc, have_reqs, have_think, have_rate, have_block, range, have_inst,
         have_router, have_mbt, have_maxseqs, have_admit, have_maxpad;
     long max_paddings;                  /* --max-paddings, with have_maxpad */
     long sched_steps;                   /* --scheduler-steps: vLLM's multi-step scheduling, 0 = off */
     double band;                        /* --capacity-band: the share the service rate moves, 0 = none */
     const char *trace, *workload, *req_out, *trace_out, *svg;
-    const char *scenario, *spec, *ppool, *dpool, *kvlink;
+    const char *scenario, *ppool, *dpool, *kvlink;
+    struct cli_spec_opts sp;            /* --spec and its family (cli_spec.h) */
     const char *sweep_name, *sweep_list;
     int nsweeps;
     bool quiet; /* --quiet: no progress line */
@@ -35,7 +37,9 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
 {
     struct ctx *x = vctx;
     long v;
-    int rc;
+    int rc = cli_spec_opt(c, &x->sp, id, arg);
+    if (rc != 1)
+        return rc;
     switch (id) {
     case OPT_QUIET: x->quiet = true; return 0;
     case OPT_MBT:
@@ -152,36 +156,6 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
                                       "groups in [1, 100000], e.g. 512:8)", arg);
         x->cfg.prefix_tokens = (long)t;
         x->cfg.prefix_groups = (long)g;
-        return 0;
-    }
-    case OPT_SPEC: x->spec = arg; return 0;
-    case OPT_SPECK:
-        x->have_speck = true;
-        rc = cli_long(c, "spec-k", arg, 1, 64, &v);
-        x->cfg.spec.k = (int)v;
-        return rc;
-    case OPT_SPECA: {
-        double a;
-        x->have_speca = true;
-        if (!parse_double(arg, &a) || !(a >= 0 && a < 1))
-            return cli_usage_error(c, "option '--spec-accept': '%s' is not an acceptance rate in [0, 1)", arg);
-        x->cfg.spec.alpha = a;
-        return 0;
-    }
-    case OPT_SPECT: {
-        /* "TOPK:TOKENS": a draft tree (SGLang --speculative-eagle-topk, --speculative-num-draft-tokens) */
-        char buf[64];
-        snprintf(buf, sizeof buf, "%s", arg);
-        char *colon = strchr(buf, ':');
-        int64_t tk, tt;
-        if (colon)
-            *colon = '\0';
-        if (!colon || !parse_int64(buf, 1, SIM_SPEC_TREE_MAX_TOPK, &tk) || !parse_int64(colon + 1, 2, 4096, &tt))
-            return cli_usage_error(c, "option '--spec-tree': '%s' is not TOPK:TOKENS (topk in [1, %d], tokens verified "
-                                      "per step in [2, 4096], e.g. 4:16)", arg, SIM_SPEC_TREE_MAX_TOPK);
-        x->have_spect = true;
-        x->cfg.spec.topk = (int)tk;
-        x->cfg.spec.tokens = (int)tt;
         return 0;
     }
     case OPT_INST:
@@ -419,10 +393,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         { OPT_PCT, "slo-percentile", 0, "pNN", "percentile the SLOs are checked at: p50, p90, p95, p99 (default p99)", false },
         { OPT_PCACHE, "prefix-cache", 0, NULL, "reuse cached KV blocks of shared prefixes (automatic prefix caching)", false },
         { OPT_PREFIX, "shared-prefix", 0, "N[:G]", "every prompt starts with one of G shared N-token prefixes (default G 1)", false },
-        { OPT_SPEC, "spec", 0, "METHOD", "speculative decoding: eagle, mtp, medusa or draft:MODEL", false },
-        { OPT_SPECK, "spec-k", 0, "K", "tokens proposed per step (default 3)", false },
-        { OPT_SPECA, "spec-accept", 0, "A", "per-token acceptance rate in [0, 1) (required with --spec)", false },
-        { OPT_SPECT, "spec-tree", 0, "TOPK:TOKENS", "a draft tree of --spec-k steps: TOPK candidates per node, TOKENS verified per step", false },
+        CLI_OPT_SPEC,
         { OPT_INST, "instances", 0, "N", "N identical instances behind a router (default 1)", false },
         { OPT_ROUTER, "router", 0, "NAME", "round-robin (default), least-loaded or prefix-affinity", false },
         { OPT_PPOOL, "prefill-pool", 0, "N[:GPU[:TP]]", "disaggregated: N prefill instances (default GPU and TP: -g, -t)", false },
@@ -431,6 +402,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
     };
     cli_setup_defaults(&x->s);
     sim_default_config(&x->cfg);
+    cli_spec_defaults(&x->sp);
     x->s.mem = x->cfg.mem;
     char *pos[1];
     int npos = 0;
@@ -476,13 +448,8 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
     if (x->scenario && strcmp(x->scenario, "server") == 0 && !x->have_rate &&
         !(x->sweep_name && strcmp(x->sweep_name, "rate") == 0))
         return cli_usage_error(c, "option '--scenario server' is MLPerf's Poisson arrivals: add --rate QPS");
-    if ((x->have_speck || x->have_speca || x->have_spect) && !x->spec)
-        /* name the option given (the first of them), not the whole family */
-        return cli_usage_error(c, "option '%s' describes speculative decoding: add --spec METHOD (eagle, mtp, medusa or "
-                                  "draft:MODEL)",
-                               x->have_speck ? "--spec-k" : x->have_speca ? "--spec-accept" : "--spec-tree");
-    if (x->spec && !x->have_speca)
-        return cli_usage_error(c, "option '--spec' needs the acceptance rate: add --spec-accept A (in [0, 1))");
+    if ((rc = cli_spec_check(c, &x->sp)))
+        return rc;
     if (x->cfg.prefix_cache && x->trace)
         return cli_usage_error(c, "option '--prefix-cache' works on a generated workload's shared prefix, not on --trace");
     if (x->cfg.prefix_tokens > 0 && x->trace)
@@ -568,42 +535,13 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         x->cfg.mem.block_size = 16;
     x->cfg.record_iterations = x->trace_out != NULL;
     rc = 0;
-    if (x->spec) {
-        static const struct { const char *name; enum sim_spec_kind kind; } kinds[] = {
-            { "eagle", SIM_SPEC_EAGLE }, { "mtp", SIM_SPEC_MTP }, { "medusa", SIM_SPEC_MEDUSA } };
-        x->cfg.spec.kind = SIM_SPEC_NONE;
-        for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
-            if (strcmp(x->spec, kinds[i].name) == 0)
-                x->cfg.spec.kind = kinds[i].kind;
-        if (x->cfg.spec.kind == SIM_SPEC_NONE && strncmp(x->spec, "draft:", 6) == 0) {
-            x->cfg.spec.kind = SIM_SPEC_DRAFT;
-            if (!(x->cfg.spec.draft = cli_model(c, x->spec + 6)))
-                rc = 2;
-        } else if (x->cfg.spec.kind == SIM_SPEC_NONE) {
-            rc = cli_usage_error(c, "option '--spec': '%s' is not eagle, mtp, medusa or draft:MODEL", x->spec);
-        }
-        const struct llmroof_model *d = x->cfg.spec.draft;
-        if (!rc && x->cfg.spec.kind == SIM_SPEC_MTP && m->mtp_layers < 1)
-            rc = cli_usage_error(c, "option '--spec': mtp drafts with the model's multi-token-prediction layers, and %s "
-                                    "has none (catalog field mtp_layers); use eagle, medusa or draft:MODEL", m->id);
-        else if (!rc && d && (d == m || strcmp(d->id, m->id) == 0))
-            rc = cli_usage_error(c, "option '--spec': the draft '%s' is the target model itself; a draft is a smaller "
-                                    "model that shares its vocabulary", d->id);
-        else if (!rc && d && d->vocab != m->vocab)
-            rc = cli_usage_error(c, "option '--spec': the draft '%s' has a vocabulary of %ld tokens and the target '%s' "
-                                    "%ld; a draft's tokens must be the target's (same tokenizer)", d->id, d->vocab, m->id,
-                                 m->vocab);
-        const int ksteps = x->cfg.spec.k, ktop = x->cfg.spec.topk;
-        if (!rc && x->have_spect &&
-            (ksteps > SIM_SPEC_TREE_MAX_DEPTH || x->cfg.spec.tokens > 1 + ktop + (ksteps - 1) * ktop * ktop))
-            rc = cli_usage_error(c, "option '--spec-tree': a tree of %d steps (--spec-k, at most %d) with topk %d holds at "
-                                    "most %d tokens to verify (1 + topk + (steps - 1) x topk^2); got %d",
-                                 ksteps, SIM_SPEC_TREE_MAX_DEPTH, ktop, 1 + ktop + (ksteps - 1) * ktop * ktop,
-                                 x->cfg.spec.tokens);
-        if (!rc && x->have_spect && x->cfg.max_batched_tokens < x->cfg.spec.tokens)
+    if (x->sp.method) {
+        rc = cli_spec_resolve(c, &x->sp, m);
+        x->cfg.spec = x->sp.spec;
+        if (!rc && x->sp.have_tree && x->cfg.max_batched_tokens < x->cfg.spec.tokens)
             rc = cli_usage_error(c, "option '--spec-tree': %d tokens verified per step need a budget of as many; "
                                     "--max-batched-tokens is %ld", x->cfg.spec.tokens, x->cfg.max_batched_tokens);
-        else if (!rc && !x->have_spect && x->cfg.max_batched_tokens < x->cfg.spec.k + 1L)
+        else if (!rc && !x->sp.have_tree && x->cfg.max_batched_tokens < x->cfg.spec.k + 1L)
             rc = cli_usage_error(c, "option '--spec-k': %d proposals need a budget of %d tokens per step; "
                                     "--max-batched-tokens is %ld", x->cfg.spec.k, x->cfg.spec.k + 1, x->cfg.max_batched_tokens);
     }

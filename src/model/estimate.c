@@ -66,6 +66,32 @@ void estimate_ops_replicas(const struct llmroof_model *m, const struct llmroof_s
     out->experts_hit = all.experts_hit;
 }
 
+struct estimate_split estimate_phase_split(const struct llmroof_phase *p)
+{
+    struct estimate_split s = { 0.0, 0.0, p->comm_s - p->hidden_s };
+    for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
+        const struct llmroof_optime *t = &p->op[k];
+        s.kernel_s += t->fixed_s;
+        s.overlapped_s += t->compute_s < t->memory_s ? t->compute_s : t->memory_s;
+    }
+    return s;
+}
+
+/* The bound after two-batch overlap: the hidden all-to-all time leaves the comm-bound sum (it is
+ * the all-to-all's, a comm-bound operator, so the sum stays >= 0), and the bound is the largest
+ * sum left. roofline_total counts the hidden time, as the simulator's steps need no bound. */
+static void bound_exposed(struct llmroof_phase *p)
+{
+    if (!(p->hidden_s > 0))
+        return;
+    p->bound_s[LLMROOF_BOUND_COMM] -= p->hidden_s;
+    enum llmroof_bound best = LLMROOF_BOUND_COMPUTE;
+    for (int i = 1; i < 3; i++)
+        if (p->bound_s[i] > p->bound_s[best])
+            best = (enum llmroof_bound)i;
+    p->bound = best;
+}
+
 /* Sum of a + b*c over integer c in [p, q]. */
 static double sum_linear(double a, double b, double p, double q)
 {
@@ -155,8 +181,143 @@ double estimate_sum_max_lines(const double *a, const double *b, int n, double c1
     return total;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Speculative decoding                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* A decode step of B sequences that each put `v` new tokens after c - 1 cached ones (the target's
+ * verification pass: batch_add's sums, v = 1 is batch_decode(B, c)). */
+static struct llmroof_batch step_batch(double B, double c, double v)
+{
+    if (v <= 1.0)
+        return batch_decode(B, c);
+    const double past = c - 1.0;
+    struct llmroof_batch b = { 0 };
+    b.tokens = B * v;
+    b.seqs = B;
+    b.attn_pairs = B * (v * past + v * (v + 1.0) / 2.0);
+    b.kv_read_tokens = B * (past + v);
+    return batch_mark_few(b, v);
+}
+
+/* A draft tree's later passes: topk new tokens per sequence (the nodes expanded last), each
+ * attending to the sequence's context, whose keys are read once (the simulator's widen,
+ * serve/sim_sched.c). */
+static struct llmroof_batch widen(const struct llmroof_batch *b, double w)
+{
+    struct llmroof_batch x = *b;
+    x.tokens *= w;
+    x.attn_pairs *= w;
+    x.few_tokens *= w;
+    x.few_pairs *= w;
+    return x;
+}
+
+/* Adds n passes of p to the drafter's totals (no per-operator entries) and its columns. */
+static void draft_add(struct llmroof_phase *acc, struct estimate_split *sp, const struct llmroof_phase *p, double n)
+{
+    const struct estimate_split x = estimate_phase_split(p);
+    sp->kernel_s += n * x.kernel_s;
+    sp->overlapped_s += n * x.overlapped_s;
+    sp->comm_exposed_s += n * x.comm_exposed_s;
+    acc->flops += n * p->flops;
+    acc->bytes += n * p->bytes;
+    acc->comm_bytes += n * p->comm_bytes;
+    acc->compute_s += n * p->compute_s;
+    acc->memory_s += n * p->memory_s;
+    acc->comm_s += n * p->comm_s;
+    acc->overhead_s += n * p->overhead_s;
+    acc->launch_s += n * p->launch_s;
+    acc->cpu_wait_s += n * p->cpu_wait_s;
+    acc->time_s += n * p->time_s;
+    acc->hidden_s += n * p->hidden_s;
+    for (int i = 0; i < 3; i++)
+        acc->bound_s[i] += n * p->bound_s[i];
+    acc->a2a_overlap = acc->a2a_overlap || p->a2a_overlap;
+}
+
+/* The drafter's passes of one step over B sequences at context c, as the simulator costs them
+ * (serve/sim_sched.c gpu_time): a draft model k passes of one token per sequence (a tree's later
+ * passes topk), at the setup's efficiencies; an EAGLE head or MTP module k draft steps
+ * (ops_build_draft) and Medusa one, at the target's efficiencies for the step (heff: its
+ * verification passes replay from graphs). Each pass is a step of its own, with its overhead. */
+static int draft_cost(const struct llmroof_setup *s, const struct llmroof_effs *heff, const struct llmroof_shard *sh,
+                      const struct llmroof_spec_decode *sp, double B, double c, struct llmroof_phase *out,
+                      struct estimate_split *split, struct llmroof_err *err)
+{
+    const struct llmroof_batch first = batch_decode(B, c);
+    const struct llmroof_batch later = sp->topk > 1 ? widen(&first, (double)sp->topk) : first;
+    struct llmroof_oplist ops;
+    struct llmroof_phase p;
+    memset(out, 0, sizeof *out);
+    *split = (struct estimate_split){ 0.0, 0.0, 0.0 };
+    switch (sp->drafter) {
+    case LLMROOF_DRAFTER_MODEL: {
+        struct llmroof_shard dsh;
+        int rc = ops_shard(sp->draft, s->tp, &dsh, err);
+        if (rc)
+            return rc;
+        ops_build(sp->draft, &dsh, &s->dt, &first, &ops);
+        roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &ops, &p);
+        draft_add(out, split, &p, 1.0);
+        if (sp->steps > 1) {
+            ops_build(sp->draft, &dsh, &s->dt, &later, &ops);
+            roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &ops, &p);
+            draft_add(out, split, &p, (double)(sp->steps - 1));
+        }
+        break;
+    }
+    case LLMROOF_DRAFTER_HEAD:
+        ops_build_draft(s->model, sh, &s->dt, &first, 0, &ops);
+        roofline_eval(s->gpu, s->dt.act, heff, s->tp, &ops, &p);
+        draft_add(out, split, &p, 1.0);
+        if (sp->steps > 1) {
+            ops_build_draft(s->model, sh, &s->dt, &later, 0, &ops);
+            roofline_eval(s->gpu, s->dt.act, heff, s->tp, &ops, &p);
+            draft_add(out, split, &p, (double)(sp->steps - 1));
+        }
+        break;
+    case LLMROOF_DRAFTER_MEDUSA:
+        ops_build_draft(s->model, sh, &s->dt, &first, sp->steps, &ops);
+        roofline_eval(s->gpu, s->dt.act, heff, s->tp, &ops, &p);
+        draft_add(out, split, &p, 1.0);
+        break;
+    }
+    enum llmroof_bound best = LLMROOF_BOUND_COMPUTE;
+    for (int i = 1; i < 3; i++)
+        if (out->bound_s[i] > out->bound_s[best])
+            best = (enum llmroof_bound)i;
+    out->bound = best;
+    return LLMROOF_OK;
+}
+
+static int spec_check(const struct llmroof_spec_decode *sp, struct llmroof_err *err)
+{
+    if (sp->steps < 1 || sp->steps > 64)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "speculative decoding proposes 1 to 64 tokens per step, not %d",
+                               sp->steps);
+    if (sp->verify < 2 || sp->verify > 4096 || sp->topk < 0 || sp->topk > 64)
+        return llmroof_err_set(err, LLMROOF_EINPUT,
+                               "speculative decoding verifies 2 to 4096 positions per sequence (got %d), topk 0 to 64",
+                               sp->verify);
+    if (!(sp->tokens_per_step >= 1.0 && sp->tokens_per_step <= (double)sp->verify))
+        return llmroof_err_set(err, LLMROOF_EINPUT,
+                               "speculative decoding emits 1 to %d tokens per step (the positions verified), not %g",
+                               sp->verify, sp->tokens_per_step);
+    if (sp->drafter == LLMROOF_DRAFTER_MODEL && !sp->draft)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "speculative decoding with a draft model needs the draft model");
+    return LLMROOF_OK;
+}
+
 int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
                  struct llmroof_estimate *out, struct llmroof_err *err)
+{
+    return estimate_run_spec(s, r, NULL, out, err);
+}
+
+int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_request *r,
+                      const struct llmroof_spec_decode *spec, struct llmroof_estimate *out,
+                      struct llmroof_err *err)
 {
     /* the shard straight into *out (a copy read it back wider than it was written) */
     int rc = estimate_check_shard(s, &out->shard, err);
@@ -164,6 +325,14 @@ int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
         return rc;
     if (r->batch < 1 || r->prompt < 1 || r->output < 1)
         return llmroof_err_set(err, LLMROOF_EINPUT, "batch, prompt and output must each be at least 1");
+    if (spec && (rc = spec_check(spec, err)))
+        return rc;
+    out->has_spec = spec != NULL;
+    out->spec = spec ? *spec : (struct llmroof_spec_decode){ LLMROOF_DRAFTER_HEAD, NULL, NULL, 0, 0.0, 0, 0, 1.0 };
+    out->tokens_per_step = spec ? spec->tokens_per_step : 1.0;
+    memset(&out->draft, 0, sizeof out->draft);
+    out->draft_split = (struct estimate_split){ 0.0, 0.0, 0.0 };
+    out->step_s = 0.0;
     /* every part of *out is written below (operator lists by ops_build, phases by the roofline,
      * the decode's zeroed when there is none): no memset of its 5 KB first */
     out->pp_bubble_s = 0.0;
@@ -189,6 +358,7 @@ int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
     struct llmroof_batch pb = batch_prefill(B, P), pbb = batch_prefill(Bb, P);
     estimate_ops_replicas(s->model, &out->shard, &s->dt, &pbb, &pb, &out->prefill_ops);
     roofline_eval_prep(&rp, &out->prefill_ops, &out->prefill);
+    bound_exposed(&out->prefill);
     if (nmb > 1) {
         const double stage = (out->prefill.time_s - out->prefill.op[LLMROOF_OP_PP_SEND].time_s)
                            * (double)out->shard.stage_layers_max / (double)s->model->layers;
@@ -212,9 +382,21 @@ int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
 
     out->decode_steps = O - 1.0;
     if (O >= 2) {
-        /* Decode step for output token j (j = 2..O) attends to c = P + j - 1 keys. */
+        /* Decode step for output token j (j = 2..O) attends to c = P + j - 1 keys. With
+         * speculative decoding each step verifies V positions per sequence after c - 1 cached
+         * tokens, and engines replay those passes from graphs as decode steps (the simulator's
+         * graph_decode_new, serve/sim.c engine_init): the decode's efficiencies say so. */
+        const double V = spec ? (double)spec->verify : 1.0;
+        struct llmroof_effs deff = s->eff;
+        struct roofline_prep rpd;
+        const struct roofline_prep *dp = &rp;
+        if (spec) {
+            deff.graph_decode_new = (double)(spec->topk > spec->verify ? spec->topk : spec->verify);
+            roofline_prepare(s->gpu, s->dt.act, &deff, s->tp, &rpd);
+            dp = &rpd;
+        }
         const double c1 = P + 1.0, c2 = P + O - 1.0;
-        struct llmroof_batch b1 = batch_decode(B, c1), b1b = batch_decode(Bb, c1), b2 = batch_decode(Bb * rep, c2);
+        struct llmroof_batch b1 = step_batch(B, c1, V), b1b = step_batch(Bb, c1, V), b2 = step_batch(Bb * rep, c2, V);
         struct llmroof_oplist o2; /* the last step: its context operators and step-wide fields */
         struct llmroof_phase p2;
         /* the first step is built in place and turned into the mean below */
@@ -224,14 +406,14 @@ int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
         /* the first step's operators; its totals are summed once, for the mean, below (timed
          * before the copy: by then the list's stores have left the store buffer, and the copy's
          * wider loads do not wait on them) */
-        roofline_ops_prep(&rp, dops, dph);
+        roofline_ops_prep(dp, dops, dph);
         /* the last step differs from the first only in what attends to the context: the busiest
          * replica's, times the replicas as estimate_ops_replicas scales it (B without them) */
         ops_copy_context(&o2, dops);
         ops_set_context(s->model, &out->shard, &s->dt, &b2, &o2);
         /* the last step: only its linear terms are read below, and only the context operators
          * differ from the first step's (the others' entries are the first step's) */
-        roofline_terms_prep(&rp, &o2, OPS_CONTEXT_MASK, dops, dph, &p2);
+        roofline_terms_prep(dp, &o2, OPS_CONTEXT_MASK, dops, dph, &p2);
         const struct llmroof_oplist *const o1 = dops;
         const struct llmroof_phase *const p1 = dph;
         /* flops, bytes, messages and the compute/memory terms are linear in c: their mean over
@@ -297,7 +479,14 @@ int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
             t->bound = part[0] >= part[1] ? LLMROOF_BOUND_COMPUTE : LLMROOF_BOUND_MEMORY;
         }
         roofline_total(&out->decode);
-        out->tpot_s = out->decode.time_s;
+        bound_exposed(&out->decode);
+        out->step_s = out->decode.time_s;
+        if (spec) {
+            if ((rc = draft_cost(s, &deff, &out->shard, spec, B, 0.5 * (c1 + c2), &out->draft, &out->draft_split, err)))
+                return rc;
+            out->step_s += out->draft.time_s;
+        }
+        out->tpot_s = out->step_s / out->tokens_per_step;
         out->decode_tok_s = Ball / out->tpot_s;
     } else {
         memset(&out->decode_ops, 0, sizeof out->decode_ops);

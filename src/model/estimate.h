@@ -29,12 +29,58 @@ struct llmroof_request {
     long output;  /* output tokens per sequence (>= 1) */
 };
 
+/* How a phase's time splits into the columns estimate prints (docs/metrics.md "estimate's
+ * phase columns"), exactly:
+ *   time_s = compute_s + memory_s - overlapped_s + kernel_s + comm_s - hidden_s + cpu_wait_s
+ *            + overhead_s
+ * where each operator's time is max(compute, memory) + its fixed_s (roofline.h), so the shorter
+ * of its two roofline terms runs under the longer (overlapped_s) and what a kernel adds beyond
+ * the longer is kernel_s. */
+struct estimate_split {
+    double kernel_s;       /* sum of the operators' fixed_s: each kernel's fixed GPU cost (launch
+                              latency, ramp-up, tail; kernel.h) and the share of its shorter roofline
+                              term not hidden under the longer, s */
+    double overlapped_s;   /* sum of the operators' min(compute_s, memory_s), s */
+    double comm_exposed_s; /* comm_s - hidden_s: the collectives' time that two-batch overlap does
+                              not hide, s */
+};
+struct estimate_split estimate_phase_split(const struct llmroof_phase *p);
+
+/* Speculative decoding in the decode of a static batch (docs/metrics.md "estimate with
+ * speculative decoding"; Leviathan et al. 2023): every decode step the drafter proposes, the
+ * target verifies `verify` positions per sequence in one pass, and `tokens_per_step` tokens per
+ * sequence come out on average. The acceptance model is the caller's (the CLI takes the
+ * simulator's: serve/sim.h sim_spec_tokens_per_step, sim_spec_tree_tokens_per_step); the costing
+ * is the simulator's (serve/sim_sched.c gpu_time): the target's pass, then the drafter's. */
+enum llmroof_drafter {
+    LLMROOF_DRAFTER_HEAD,   /* an EAGLE head or an MTP module on the target: `steps` draft steps of
+                               ops_build_draft (one decoder layer and the LM head) */
+    LLMROOF_DRAFTER_MEDUSA, /* `steps` Medusa heads in one draft step (ops_build_draft) */
+    LLMROOF_DRAFTER_MODEL   /* a separate draft model on the same GPUs, TP and dtypes: `steps` passes */
+};
+struct llmroof_spec_decode {
+    enum llmroof_drafter drafter;
+    const char *method;                /* the method's name, for the output ("eagle", "mtp", ...) */
+    const struct llmroof_model *draft; /* LLMROOF_DRAFTER_MODEL: the draft model (not owned) */
+    int steps;                         /* draft tokens proposed per step (a tree: its depth), [1, 64] */
+    double accept;                     /* the per-token acceptance rate behind tokens_per_step, [0, 1)
+                                          (for the output) */
+    int topk;                          /* a draft tree: candidates per node, the draft steps after the
+                                          first run topk tokens per sequence; 0: a chain */
+    int verify;                        /* positions verified per sequence, the target's own included:
+                                          steps + 1 for a chain, the tree's tokens; [2, 4096] */
+    double tokens_per_step;            /* expected tokens emitted per sequence and step, [1, verify] */
+};
+
 struct llmroof_estimate {
     struct llmroof_shard shard;        /* per-rank shapes */
     struct llmroof_oplist prefill_ops; /* operators of the prefill */
     struct llmroof_oplist decode_ops;  /* operators of the decode step at the mean context */
     struct llmroof_phase prefill;      /* timed prefill */
     struct llmroof_phase decode;       /* mean decode step (zero when output == 1) */
+    /* In both phases bound_s[LLMROOF_BOUND_COMM] and bound count only the communication that
+     * two-batch overlap leaves exposed (comm-bound time - hidden_s): an all-to-all hidden under
+     * the other micro-batch's work does not bound the step. */
     double decode_steps;               /* output - 1 */
     double ttft_s, tpot_s, e2e_s;      /* seconds */
     double decode_tok_s;               /* B / TPOT, tokens/s (0 when no decode step) */
@@ -43,6 +89,15 @@ struct llmroof_estimate {
     double pp_bubble_s;                /* TTFT added by filling the pipeline: (n-1) * largest stage time */
     double first_step_s;               /* TTFT added by an engine that samples the first token from a
                                           decode step (engine first_token_decode), else 0 */
+    /* speculative decoding (estimate_run_spec); without it has_spec is false, draft zero,
+     * tokens_per_step 1 and step_s the decode's time */
+    bool has_spec;
+    struct llmroof_spec_decode spec;   /* as given */
+    struct llmroof_phase draft;        /* the drafter's passes of one step, summed (totals and bound;
+                                          no per-operator entries), at the mean context */
+    struct estimate_split draft_split; /* their columns (estimate_phase_split of each pass, summed) */
+    double step_s;                     /* one decode step: the target's pass (decode) + the drafter's */
+    double tokens_per_step;            /* tokens per sequence per step: TPOT = step_s / tokens_per_step */
 };
 
 /* Data-parallel attention (docs/model.md "Layouts"): each of the shard's attn_dp replicas holds
@@ -66,6 +121,14 @@ int estimate_check(const struct llmroof_setup *s, struct llmroof_err *err);
  * err set, and *out is unspecified. */
 int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
                  struct llmroof_estimate *out, struct llmroof_err *err);
+/* estimate_run with speculative decoding (spec NULL: none, estimate_run's numbers). The decode
+ * phase is the target's verification pass of `verify` tokens per sequence, its mean over the
+ * contexts P+1 .. P+O-1 as without speculation; the drafter's passes are costed at the mean
+ * context; TPOT = (verification + draft) / tokens_per_step, e2e = TTFT + (O - 1) TPOT. */
+int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_request *r,
+                      const struct llmroof_spec_decode *spec, struct llmroof_estimate *out,
+                      struct llmroof_err *err);
+
 
 /* Sum over integer c in [c1, c2] of max(a1 + b1*c, a2 + b2*c); *first_part receives the
  * part of the sum where the first line is the larger (ties go to the first). */

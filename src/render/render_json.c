@@ -461,6 +461,11 @@ static cJSON *phase_json(const struct llmroof_phase *p, const struct llmroof_opl
     cJSON_AddNumberToObject(o, "memory_s", p->memory_s);
     cJSON_AddNumberToObject(o, "comm_s", p->comm_s);
     cJSON_AddNumberToObject(o, "overhead_s", p->overhead_s);
+    /* the columns' reconciliation (estimate_phase_split): time_s = compute_s + memory_s -
+     * overlapped_s + kernel_s + comm_s - hidden_s + cpu_wait_s + overhead_s */
+    const struct estimate_split sp = estimate_phase_split(p);
+    cJSON_AddNumberToObject(o, "kernel_s", sp.kernel_s);
+    cJSON_AddNumberToObject(o, "overlapped_s", sp.overlapped_s);
     if (p->cpu_wait_s > 0) /* eager engines: kernel launches beyond the GPU time (docs/model.md 3a) */
         cJSON_AddNumberToObject(o, "cpu_wait_s", p->cpu_wait_s);
     if (p->a2a_overlap) /* two-batch overlap: the all-to-all time the other micro-batch hides (comm_s counts it) */
@@ -562,6 +567,37 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
     }
     cJSON_AddItemToObject(o, "prefill", phase_json(&e->prefill, &e->prefill_ops));
     cJSON_AddItemToObject(o, "decode", phase_json(&e->decode, &e->decode_ops));
+    if (e->has_spec) {
+        /* speculative decoding (docs/metrics.md "estimate with speculative decoding"): `decode` is
+         * the target's verification pass, the drafter's passes are here */
+        const struct llmroof_spec_decode *sp = &e->spec;
+        cJSON *so = cJSON_AddObjectToObject(o, "spec");
+        cJSON_AddStringToObject(so, "method", sp->method ? sp->method : "");
+        if (sp->draft)
+            cJSON_AddStringToObject(so, "draft", sp->draft->id);
+        cJSON_AddNumberToObject(so, "k", sp->steps);
+        cJSON_AddNumberToObject(so, "acceptance", sp->accept);
+        if (sp->topk > 0)
+            cJSON_AddNumberToObject(so, "tree_topk", sp->topk);
+        cJSON_AddNumberToObject(so, "verify_tokens", sp->verify);
+        cJSON_AddNumberToObject(so, "tokens_per_step", e->tokens_per_step);
+        cJSON_AddNumberToObject(so, "step_s", e->step_s);
+        cJSON *d = cJSON_AddObjectToObject(so, "draft_step");
+        const struct llmroof_phase *p = &e->draft;
+        cJSON_AddNumberToObject(d, "time_s", p->time_s);
+        cJSON_AddNumberToObject(d, "compute_s", p->compute_s);
+        cJSON_AddNumberToObject(d, "memory_s", p->memory_s);
+        cJSON_AddNumberToObject(d, "comm_s", p->comm_s);
+        cJSON_AddNumberToObject(d, "overhead_s", p->overhead_s);
+        cJSON_AddNumberToObject(d, "kernel_s", e->draft_split.kernel_s);
+        cJSON_AddNumberToObject(d, "overlapped_s", e->draft_split.overlapped_s);
+        if (p->cpu_wait_s > 0)
+            cJSON_AddNumberToObject(d, "cpu_wait_s", p->cpu_wait_s);
+        cJSON_AddNumberToObject(d, "flops", p->flops);
+        cJSON_AddNumberToObject(d, "bytes", p->bytes);
+        cJSON_AddNumberToObject(d, "comm_bytes", p->comm_bytes);
+        cJSON_AddStringToObject(d, "bound", bound_name(p->bound));
+    }
     if (mem) {
         cJSON *m = cJSON_AddObjectToObject(o, "memory");
         add_memory_fields(m, mem);
@@ -687,7 +723,11 @@ static void sim_json_serving(cJSON *o, const struct sim_config *c, const struct 
             cJSON_AddStringToObject(x, "draft", c->spec.draft->id);
         cJSON_AddNumberToObject(x, "k", c->spec.k);
         cJSON_AddNumberToObject(x, "acceptance", c->spec.alpha);
-        cJSON_AddNumberToObject(x, "expected_tokens_per_step", sim_spec_tokens_per_step(c->spec.k, c->spec.alpha));
+        /* a draft tree's expectation is the tree's (the chain formula understated a 4:16 tree's 4.0 as 2.9) */
+        cJSON_AddNumberToObject(x, "expected_tokens_per_step",
+                                c->spec.tokens > 0 ? sim_spec_tree_tokens_per_step(c->spec.k, c->spec.topk, c->spec.tokens,
+                                                                                   c->spec.alpha)
+                                                   : sim_spec_tokens_per_step(c->spec.k, c->spec.alpha));
         cJSON_AddNumberToObject(x, "tokens_per_step", r->spec_tokens_per_step);
     }
     if (r->ninst > 1 || c->disaggregated) {

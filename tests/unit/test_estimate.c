@@ -5,6 +5,7 @@
 #include <cjson/cJSON.h>
 
 #include "render/render_json.h"
+#include "serve/sim.h"
 
 static struct llmroof_setup setup(const struct llmroof_catalog *cat, const char *m, const char *g, int tp)
 {
@@ -480,6 +481,171 @@ static void estimate_memory_object_agrees_with_memory_command(void **state)
     catalog_free(&cat);
 }
 
+/* The phase columns reconcile with the time (review17b item 8): time = compute + memory -
+ * overlapped + kernel + comm - hidden + cpu_wait + overhead. A hand-built phase: qkv_proj compute
+ * 2 ms, memory 1 ms, fixed 0.5 ms (time 2.5); ffn compute 1, memory 3, fixed 0.25 (time 3.25);
+ * an all-to-all of 4 ms under two-batch overlap; overhead 0.1 ms. roofline_total hides
+ * min(4, 2.5 + 3.25) = 4 ms: time = 5.75 + 0.1 = 5.85 ms. kernel = 0.5 + 0.25 = 0.75 ms,
+ * overlapped = min(2, 1) + min(1, 3) = 2 ms, exposed comm = 4 - 4 = 0, and
+ * 3 + 4 - 2 + 0.75 + 4 - 4 + 0 + 0.1 = 5.85. */
+static void phase_columns_reconcile_with_the_time(void **state)
+{
+    struct llmroof_phase p = { 0 };
+    p.op[LLMROOF_OP_QKV_PROJ] = (struct llmroof_optime){ 2e-3, 1e-3, 0, 2.5e-3, 0.5e-3, 0, 1, LLMROOF_BOUND_COMPUTE, 0 };
+    p.op[LLMROOF_OP_FFN] = (struct llmroof_optime){ 1e-3, 3e-3, 0, 3.25e-3, 0.25e-3, 0, 1, LLMROOF_BOUND_MEMORY, 0 };
+    p.op[LLMROOF_OP_ALL_TO_ALL] = (struct llmroof_optime){ 0, 0, 4e-3, 4e-3, 0, 0, 1, LLMROOF_BOUND_COMM, 0 };
+    p.overhead_s = 0.1e-3;
+    p.a2a_overlap = true;
+    roofline_total(&p);
+    assert_rel_close(p.hidden_s, 4e-3, 1e-12);
+    assert_rel_close(p.time_s, 5.85e-3, 1e-12);
+    const struct estimate_split sp = estimate_phase_split(&p);
+    assert_rel_close(sp.kernel_s, 0.75e-3, 1e-12);
+    assert_rel_close(sp.overlapped_s, 2e-3, 1e-12);
+    assert_true(fabs(sp.comm_exposed_s) < 1e-15);
+    assert_rel_close(p.compute_s + p.memory_s - sp.overlapped_s + sp.kernel_s + p.comm_s - p.hidden_s + p.cpu_wait_s +
+                         p.overhead_s, p.time_s, 1e-12);
+
+    /* and on estimates: DeepSeek-V3 TP 8 / EP 8 at batch 1 (review17b's case), its DP-attention
+     * form with two-batch overlap at batch 64, and an eager engine whose launches the GPU waits for */
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_setup ep = setup(&cat, "deepseek-v3", "h200", 8), tbo = setup(&cat, "deepseek-v3", "h200", 1);
+    ep.dt.weight = tbo.dt.weight = LLMROOF_FP8;
+    ep.layout.ep = tbo.layout.ep = 8;
+    tbo.layout.dp_attn = tbo.layout.two_batch_overlap = true;
+    struct llmroof_setup eager = setup(&cat, "llama-2-7b", "h100", 1);
+    eager.eff = roofline_effs_engine(eager.gpu, catalog_find_engine(&cat, "vllm-0.2"), NULL);
+    const struct { const struct llmroof_setup *s; long b; } cases[] = { { &ep, 1 }, { &tbo, 64 }, { &eager, 1 } };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct llmroof_estimate e = run(cases[i].s, cases[i].b, 1024, 256);
+        const struct llmroof_phase *ph[2] = { &e.prefill, &e.decode };
+        for (int j = 0; j < 2; j++) {
+            const struct llmroof_phase *q = ph[j];
+            const struct estimate_split x = estimate_phase_split(q);
+            assert_rel_close(q->compute_s + q->memory_s - x.overlapped_s + x.kernel_s + q->comm_s - q->hidden_s +
+                                 q->cpu_wait_s + q->overhead_s, q->time_s, 1e-9);
+        }
+    }
+    /* the decode of review17b item 8: 8.52 ms, of which the kernels' floors are most (5.2 ms) */
+    struct llmroof_estimate e = run(&ep, 1, 1024, 256);
+    assert_true(estimate_phase_split(&e.decode).kernel_s > 0.5 * e.decode.time_s);
+    catalog_free(&cat);
+}
+
+/* bound and comm_pct count the exposed communication (review17b item 3): DeepSeek-V3 on 8 H200,
+ * attention DP 8 x TP 1 with EP 8, 64 prompts of 1024 tokens. Two-batch overlap hides the whole
+ * prefill all-to-all (the other operators take longer), so the prefill that is comm-bound
+ * without the overlap is compute-bound with it, though comm_s stays the same. */
+static void hidden_all_to_all_does_not_bound_the_step(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_setup s = setup(&cat, "deepseek-v3", "h200", 1);
+    s.dt.weight = LLMROOF_FP8;
+    s.layout.ep = 8;
+    s.layout.dp_attn = true;
+    struct llmroof_estimate plain = run(&s, 64, 1024, 256);
+    s.layout.two_batch_overlap = true;
+    struct llmroof_estimate tbo = run(&s, 64, 1024, 256);
+    assert_rel_close(tbo.prefill.comm_s, plain.prefill.comm_s, 1e-12);
+    assert_rel_close(tbo.prefill.hidden_s, tbo.prefill.op[LLMROOF_OP_ALL_TO_ALL].time_s, 1e-12);
+    assert_rel_close(estimate_phase_split(&tbo.prefill).comm_exposed_s,
+                     tbo.prefill.comm_s - tbo.prefill.op[LLMROOF_OP_ALL_TO_ALL].time_s, 1e-9);
+    assert_int_equal(tbo.prefill.bound, LLMROOF_BOUND_COMPUTE);
+    assert_true(tbo.prefill.bound_s[LLMROOF_BOUND_COMM] < plain.prefill.bound_s[LLMROOF_BOUND_COMM]);
+    catalog_free(&cat);
+}
+
+/* Speculative decoding in estimate (review17 item 3), by hand on the pinned efficiencies of
+ * batch_1_decode_is_weights_plus_kv_over_bandwidth (pure roofline: no kernel floors, every
+ * operator memory-bound at batch 1): llama-2-7b on one A100, B 1, P 512, O 1536, EAGLE k 3 at
+ * acceptance 0.7.
+ *   tokens per step (the simulator's formula): (1 - 0.7^4) / (1 - 0.7) = 0.7599 / 0.3 = 2.533
+ *   verification: 4 positions after c - 1 cached, keys read c + 3; mean c 1280 -> KV
+ *     524,288 x 1283 = 672,661,504 B + weights 13,214,154,752 = 13,886,816,256 B
+ *     / (2039e9 x 0.80) = 8.51325 ms + 0.2 ms overhead = 8.71325 ms
+ *   one draft step (ops_build_draft at the mean context): a mean layer 404,750,336 B + its KV
+ *     2 x 1280 x 4096 x 2 = 20,971,520 B + EAGLE's fc 2 x 4096 x 4096 x 2 = 67,108,864 B + the LM
+ *     head 262,144,000 B = 754,974,720 B / 1631.2e9 = 0.46284 ms + 0.2 ms = 0.66284 ms; 3 steps
+ *     1.98852 ms
+ *   TPOT = (8.71325 + 1.98852) / 2.533 = 4.22494 ms
+ * The activations (4 tokens in and out of every GEMM and norm, the K/V written: 36 MB in all,
+ * `estimate --ops`) add 0.26% to the verification, hence the tolerance of 4e-3. */
+static void spec_decode_tpot_is_step_over_expected_tokens(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_setup s = setup(&cat, "llama-2-7b", "a100-sxm4-80gb", 1);
+    s.eff = (struct llmroof_effs){ .compute = 0.70, .memory = 0.80, .comm = 0.78, .overhead_s = 0.0002 };
+    const double E = sim_spec_tokens_per_step(3, 0.7);
+    assert_rel_close(E, 2.533, 1e-12);
+    const struct llmroof_spec_decode eagle = { LLMROOF_DRAFTER_HEAD, "eagle", NULL, 3, 0.7, 0, 4, E };
+    struct llmroof_request r = { 1, 512, 1536 };
+    struct llmroof_estimate e;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(estimate_run_spec(&s, &r, &eagle, &e, &err), 0);
+    assert_true(e.has_spec);
+    assert_rel_close(e.decode.time_s, 8.71325e-3, 4e-3);
+    assert_rel_close(e.draft.time_s, 1.98852e-3, 4e-3);
+    assert_rel_close(e.draft.overhead_s, 3 * 0.2e-3, 1e-12);
+    assert_rel_close(e.tpot_s, 4.22494e-3, 4e-3);
+    /* the identities: TPOT = step / E, e2e = TTFT + (O - 1) TPOT, throughput B / TPOT */
+    assert_rel_close(e.step_s, e.decode.time_s + e.draft.time_s, 1e-15);
+    assert_rel_close(e.tpot_s, e.step_s / E, 1e-15);
+    assert_rel_close(e.e2e_s, e.ttft_s + 1535.0 * e.tpot_s, 1e-12);
+    assert_rel_close(e.decode_tok_s, 1.0 / e.tpot_s, 1e-12);
+    /* the prefill is untouched, and without speculation the numbers are estimate_run's */
+    struct llmroof_estimate plain = run(&s, 1, 512, 1536);
+    assert_rel_close(e.ttft_s, plain.ttft_s, 1e-15);
+    assert_int_equal(estimate_run_spec(&s, &r, NULL, &e, &err), 0);
+    assert_false(e.has_spec);
+    assert_rel_close(e.tpot_s, plain.tpot_s, 1e-15);
+    assert_rel_close(e.step_s, plain.decode.time_s, 1e-15);
+    catalog_free(&cat);
+}
+
+/* With nothing accepted (1 token per step) every drafter only adds work: never faster than no
+ * speculation (as the simulator's unit test checks); Medusa drafts in one step, EAGLE in k; a
+ * tree's later draft steps run topk tokens per sequence; out-of-range inputs are refused. */
+static void spec_decode_without_acceptance_never_helps(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_setup s = setup(&cat, "llama-3.1-8b", "h100", 1);
+    struct llmroof_estimate plain = run(&s, 8, 1024, 256);
+    struct llmroof_request r = { 8, 1024, 256 };
+    struct llmroof_err err = { 0 };
+    const struct llmroof_spec_decode cases[] = {
+        { LLMROOF_DRAFTER_HEAD, "eagle", NULL, 3, 0.0, 0, 4, 1.0 },
+        { LLMROOF_DRAFTER_MEDUSA, "medusa", NULL, 3, 0.0, 0, 4, 1.0 },
+        { LLMROOF_DRAFTER_MODEL, "draft", model(&cat, "llama-3.2-1b"), 3, 0.0, 0, 4, 1.0 },
+        { LLMROOF_DRAFTER_HEAD, "eagle", NULL, 3, 0.0, 4, 16, 1.0 },
+    };
+    double draft_s[4];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct llmroof_estimate e;
+        assert_int_equal(estimate_run_spec(&s, &r, &cases[i], &e, &err), 0);
+        assert_true(e.tpot_s > plain.tpot_s);
+        draft_s[i] = e.draft.time_s;
+    }
+    /* Medusa's one step of 3 heads against EAGLE's 3 steps of a layer and the LM head each */
+    assert_true(draft_s[1] < draft_s[0]);
+    /* the tree's two later steps at 4 tokens per sequence cost more than the chain's at 1 */
+    assert_true(draft_s[3] > draft_s[0]);
+    struct llmroof_estimate e;
+    struct llmroof_spec_decode bad = cases[0];
+    bad.tokens_per_step = 4.5; /* more than the 4 positions verified */
+    assert_int_equal(estimate_run_spec(&s, &r, &bad, &e, &err), LLMROOF_EINPUT);
+    bad = cases[0];
+    bad.steps = 0;
+    assert_int_equal(estimate_run_spec(&s, &r, &bad, &e, &err), LLMROOF_EINPUT);
+    bad = cases[2];
+    bad.draft = NULL;
+    assert_int_equal(estimate_run_spec(&s, &r, &bad, &e, &err), LLMROOF_EINPUT);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -499,6 +665,10 @@ int main(void)
         cmocka_unit_test(host_cpu_speed_stretches_the_engines_cpu_time),
         cmocka_unit_test(vllm_0_5_cpu_share_matches_its_profile),
         cmocka_unit_test(a100_pcie_pairs_reduce_over_their_nvlink_bridge),
+        cmocka_unit_test(phase_columns_reconcile_with_the_time),
+        cmocka_unit_test(hidden_all_to_all_does_not_bound_the_step),
+        cmocka_unit_test(spec_decode_tpot_is_step_over_expected_tokens),
+        cmocka_unit_test(spec_decode_without_acceptance_never_helps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

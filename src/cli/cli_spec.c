@@ -1,0 +1,126 @@
+/* cli_spec.c - the speculative-decoding options of simulate and estimate (see cli/cli_spec.h). */
+#include "cli/cli_spec.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/parse.h"
+
+void cli_spec_defaults(struct cli_spec_opts *o)
+{
+    struct sim_config d;
+    sim_default_config(&d);
+    memset(o, 0, sizeof *o);
+    o->spec = d.spec;
+}
+
+int cli_spec_opt(struct cli *c, struct cli_spec_opts *o, int id, const char *arg)
+{
+    switch (id) {
+    case OPT_SPEC: o->method = arg; return 0;
+    case OPT_SPECK: {
+        long v;
+        o->have_k = true;
+        int rc = cli_long(c, "spec-k", arg, 1, 64, &v);
+        o->spec.k = (int)v;
+        return rc;
+    }
+    case OPT_SPECA: {
+        double a;
+        o->have_accept = true;
+        if (!parse_double(arg, &a) || !(a >= 0 && a < 1))
+            return cli_usage_error(c, "option '--spec-accept': '%s' is not an acceptance rate in [0, 1)", arg);
+        o->spec.alpha = a;
+        return 0;
+    }
+    case OPT_SPECT: {
+        /* "TOPK:TOKENS": a draft tree (SGLang --speculative-eagle-topk, --speculative-num-draft-tokens) */
+        char buf[64];
+        snprintf(buf, sizeof buf, "%s", arg);
+        char *colon = strchr(buf, ':');
+        int64_t tk, tt;
+        if (colon)
+            *colon = '\0';
+        if (!colon || !parse_int64(buf, 1, SIM_SPEC_TREE_MAX_TOPK, &tk) || !parse_int64(colon + 1, 2, 4096, &tt))
+            return cli_usage_error(c, "option '--spec-tree': '%s' is not TOPK:TOKENS (topk in [1, %d], tokens verified "
+                                      "per step in [2, 4096], e.g. 4:16)", arg, SIM_SPEC_TREE_MAX_TOPK);
+        o->have_tree = true;
+        o->spec.topk = (int)tk;
+        o->spec.tokens = (int)tt;
+        return 0;
+    }
+    }
+    return 1;
+}
+
+int cli_spec_check(struct cli *c, const struct cli_spec_opts *o)
+{
+    if ((o->have_k || o->have_accept || o->have_tree) && !o->method)
+        /* name the option given (the first of them), not the whole family */
+        return cli_usage_error(c, "option '%s' describes speculative decoding: add --spec METHOD (eagle, mtp, medusa or "
+                                  "draft:MODEL)",
+                               o->have_k ? "--spec-k" : o->have_accept ? "--spec-accept" : "--spec-tree");
+    if (o->method && !o->have_accept)
+        return cli_usage_error(c, "option '--spec' needs the acceptance rate: add --spec-accept A (in [0, 1))");
+    return 0;
+}
+
+bool cli_spec_needs_catalog(const struct cli_spec_opts *o)
+{
+    return o->method && strncmp(o->method, "draft:", 6) == 0;
+}
+
+int cli_spec_resolve(struct cli *c, struct cli_spec_opts *o, const struct llmroof_model *m)
+{
+    static const struct { const char *name; enum sim_spec_kind kind; } kinds[] = {
+        { "eagle", SIM_SPEC_EAGLE }, { "mtp", SIM_SPEC_MTP }, { "medusa", SIM_SPEC_MEDUSA } };
+    struct sim_spec *sp = &o->spec;
+    sp->kind = SIM_SPEC_NONE;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(o->method, kinds[i].name) == 0)
+            sp->kind = kinds[i].kind;
+    if (sp->kind == SIM_SPEC_NONE && strncmp(o->method, "draft:", 6) == 0) {
+        sp->kind = SIM_SPEC_DRAFT;
+        if (!(sp->draft = cli_model(c, o->method + 6)))
+            return 2;
+    } else if (sp->kind == SIM_SPEC_NONE) {
+        return cli_usage_error(c, "option '--spec': '%s' is not eagle, mtp, medusa or draft:MODEL", o->method);
+    }
+    const struct llmroof_model *d = sp->draft;
+    if (sp->kind == SIM_SPEC_MTP && m->mtp_layers < 1)
+        return cli_usage_error(c, "option '--spec': mtp drafts with the model's multi-token-prediction layers, and %s "
+                                  "has none (catalog field mtp_layers); use eagle, medusa or draft:MODEL", m->id);
+    if (d && (d == m || strcmp(d->id, m->id) == 0))
+        return cli_usage_error(c, "option '--spec': the draft '%s' is the target model itself; a draft is a smaller "
+                                  "model that shares its vocabulary", d->id);
+    if (d && d->vocab != m->vocab)
+        return cli_usage_error(c, "option '--spec': the draft '%s' has a vocabulary of %ld tokens and the target '%s' "
+                                  "%ld; a draft's tokens must be the target's (same tokenizer)", d->id, d->vocab, m->id,
+                               m->vocab);
+    const int ksteps = sp->k, ktop = sp->topk;
+    if (o->have_tree && (ksteps > SIM_SPEC_TREE_MAX_DEPTH || sp->tokens > 1 + ktop + (ksteps - 1) * ktop * ktop))
+        return cli_usage_error(c, "option '--spec-tree': a tree of %d steps (--spec-k, at most %d) with topk %d holds at "
+                                  "most %d tokens to verify (1 + topk + (steps - 1) x topk^2); got %d",
+                               ksteps, SIM_SPEC_TREE_MAX_DEPTH, ktop, 1 + ktop + (ksteps - 1) * ktop * ktop, sp->tokens);
+    return 0;
+}
+
+struct llmroof_spec_decode cli_spec_decode(const struct cli_spec_opts *o)
+{
+    const struct sim_spec *sp = &o->spec;
+    const bool tree = sp->tokens > 0;
+    struct llmroof_spec_decode d = { 0 };
+    d.drafter = sp->kind == SIM_SPEC_DRAFT ? LLMROOF_DRAFTER_MODEL
+              : sp->kind == SIM_SPEC_MEDUSA ? LLMROOF_DRAFTER_MEDUSA
+                                            : LLMROOF_DRAFTER_HEAD;
+    d.method = sim_spec_name(sp->kind);
+    d.draft = sp->draft;
+    d.steps = sp->k;
+    d.accept = sp->alpha;
+    d.topk = tree ? sp->topk : 0;
+    d.verify = tree ? sp->tokens : sp->k + 1;
+    /* the simulator's expected acceptance: its mean tokens per step over a long run */
+    d.tokens_per_step = tree ? sim_spec_tree_tokens_per_step(sp->k, sp->topk, sp->tokens, sp->alpha)
+                             : sim_spec_tokens_per_step(sp->k, sp->alpha);
+    return d;
+}

@@ -1,0 +1,46 @@
+/* cli_spec.h - the speculative-decoding options that simulate and estimate share: --spec,
+ * --spec-k, --spec-accept and --spec-tree, parsed, checked and resolved against the catalog
+ * once for both (docs/metrics.md "Speculative decoding"). */
+#ifndef LLMROOF_CLI_SPEC_H
+#define LLMROOF_CLI_SPEC_H
+
+#include <stdbool.h>
+
+#include "cli/cli.h"
+#include "serve/sim.h"
+
+/* Option ids, apart from the commands' own (small) and the setup options' (CLI_SETUP_BASE). */
+#define CLI_SPEC_BASE 900
+enum { OPT_SPEC = CLI_SPEC_BASE, OPT_SPECK, OPT_SPECA, OPT_SPECT };
+#define CLI_OPT_SPEC \
+    { OPT_SPEC, "spec", 0, "METHOD", "speculative decoding: eagle, mtp, medusa or draft:MODEL", false }, \
+    { OPT_SPECK, "spec-k", 0, "K", "tokens proposed per step (default 3)", false }, \
+    { OPT_SPECA, "spec-accept", 0, "A", "per-token acceptance rate in [0, 1) (required with --spec)", false }, \
+    { OPT_SPECT, "spec-tree", 0, "TOPK:TOKENS", "a draft tree of --spec-k steps: TOPK candidates per node, TOKENS verified per step", false }
+
+struct cli_spec_opts {
+    const char *method;                    /* --spec, NULL: none */
+    bool have_k, have_accept, have_tree;   /* which of the other options were given */
+    struct sim_spec spec;                  /* k, alpha, topk, tokens as given; kind and draft after
+                                              cli_spec_resolve */
+};
+/* The simulator's defaults (sim_default_config: k 3, no method). */
+void cli_spec_defaults(struct cli_spec_opts *o);
+/* Handles the ids above: returns 0 or 2 after printing the error, 1 when id is not one of them. */
+int cli_spec_opt(struct cli *c, struct cli_spec_opts *o, int id, const char *arg);
+/* Before the catalog: an option of the family without --spec, --spec without --spec-accept.
+ * Returns 0 or 2 after printing the error naming the option. */
+int cli_spec_check(struct cli *c, const struct cli_spec_opts *o);
+/* After the catalog, with --spec given: the method into o->spec.kind (draft:MODEL looked up into
+ * o->spec.draft) and checked against the target m: an MTP module needs the model's, a draft is
+ * not the target and shares its vocabulary, a tree holds the tokens it verifies. Returns 0 or 2
+ * after printing the error. */
+int cli_spec_resolve(struct cli *c, struct cli_spec_opts *o, const struct llmroof_model *m);
+/* Whether --spec names a draft model (draft:MODEL): its lookup needs the whole catalog. */
+bool cli_spec_needs_catalog(const struct cli_spec_opts *o);
+/* The resolved options as estimate's speculative decode (model/estimate.h): the drafter, the
+ * positions verified and the expected tokens per step from the simulator's acceptance model
+ * (sim_spec_tokens_per_step, or sim_spec_tree_tokens_per_step for a tree). */
+struct llmroof_spec_decode cli_spec_decode(const struct cli_spec_opts *o);
+
+#endif
