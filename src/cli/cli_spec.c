@@ -120,7 +120,6 @@ struct llmroof_spec_decode cli_spec_decode(const struct cli_spec_opts *o)
     d.topk = tree ? sp->topk : 0;
     d.verify = tree ? sp->tokens : sp->k + 1;
     /* the simulator's expected acceptance: its mean tokens per step over a long run */
-    d.tokens_per_step = tree ? sim_spec_tree_tokens_per_step(sp->k, sp->topk, sp->tokens, sp->alpha)
-                             : sim_spec_tokens_per_step(sp->k, sp->alpha);
+    d.tokens_per_step = sim_spec_expected_tokens(sp);
     return d;
 }

@@ -724,10 +724,7 @@ static void sim_json_serving(cJSON *o, const struct sim_config *c, const struct 
         cJSON_AddNumberToObject(x, "k", c->spec.k);
         cJSON_AddNumberToObject(x, "acceptance", c->spec.alpha);
         /* a draft tree's expectation is the tree's (the chain formula understated a 4:16 tree's 4.0 as 2.9) */
-        cJSON_AddNumberToObject(x, "expected_tokens_per_step",
-                                c->spec.tokens > 0 ? sim_spec_tree_tokens_per_step(c->spec.k, c->spec.topk, c->spec.tokens,
-                                                                                   c->spec.alpha)
-                                                   : sim_spec_tokens_per_step(c->spec.k, c->spec.alpha));
+        cJSON_AddNumberToObject(x, "expected_tokens_per_step", sim_spec_expected_tokens(&c->spec));
         cJSON_AddNumberToObject(x, "tokens_per_step", r->spec_tokens_per_step);
     }
     if (r->ninst > 1 || c->disaggregated) {

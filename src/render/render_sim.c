@@ -96,11 +96,15 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
                     c->prefix_groups == 1 ? "" : "s", c->prefix_cache ? "on" : "off");
     else if (c->prefix_cache)
         sbuf_append(out, "\nprefix cache on (the workload shares no prefix)");
-    if (c->spec.kind != SIM_SPEC_NONE)
-        sbuf_printf(out, "\nspeculative decoding: %s%s%s, k %d, acceptance %g: expected %.3f tokens per step",
+    if (c->spec.kind != SIM_SPEC_NONE) {
+        char tree[48] = ""; /* a draft tree's shape (--spec-tree TOPK:TOKENS) */
+        if (c->spec.tokens > 0)
+            snprintf(tree, sizeof tree, ", tree %d:%d", c->spec.topk, c->spec.tokens);
+        sbuf_printf(out, "\nspeculative decoding: %s%s%s, k %d%s, acceptance %g: expected %.3f tokens per step",
                     sim_spec_name(c->spec.kind), c->spec.kind == SIM_SPEC_DRAFT ? " " : "",
-                    c->spec.kind == SIM_SPEC_DRAFT ? c->spec.draft->id : "", c->spec.k, c->spec.alpha,
-                    sim_spec_tokens_per_step(c->spec.k, c->spec.alpha));
+                    c->spec.kind == SIM_SPEC_DRAFT ? c->spec.draft->id : "", c->spec.k, tree, c->spec.alpha,
+                    sim_spec_expected_tokens(&c->spec));
+    }
 }
 
 static void stat_row(struct table *t, const char *name, const struct sim_stats *s, double scale)

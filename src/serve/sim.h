@@ -71,6 +71,9 @@ double sim_spec_tokens_per_step(int k, double alpha);
 int sim_spec_tree_tail(int depth, int topk, int tokens, double alpha, double *tail);
 /* 1 + the sum of tail[1..depth] (1 when the tree is out of range). */
 double sim_spec_tree_tokens_per_step(int depth, int topk, int tokens, double alpha);
+/* The expected tokens per step of a speculative-decoding configuration: the tree's (tokens > 0)
+ * or the chain's; 1 without speculation. What every header, JSON and estimate reports. */
+double sim_spec_expected_tokens(const struct sim_spec *sp);
 
 /* One pool of identical instances (an aggregated cluster, or one side of a disaggregated one). */
 struct sim_pool {

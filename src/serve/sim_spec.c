@@ -86,6 +86,14 @@ int sim_spec_tree_tail(int depth, int topk, int tokens, double alpha, double *ta
     return 0;
 }
 
+double sim_spec_expected_tokens(const struct sim_spec *sp)
+{
+    if (sp->kind == SIM_SPEC_NONE)
+        return 1.0;
+    return sp->tokens > 0 ? sim_spec_tree_tokens_per_step(sp->k, sp->topk, sp->tokens, sp->alpha)
+                          : sim_spec_tokens_per_step(sp->k, sp->alpha);
+}
+
 double sim_spec_tree_tokens_per_step(int depth, int topk, int tokens, double alpha)
 {
     double tail[SIM_SPEC_TREE_MAX_DEPTH + 1];
