@@ -200,18 +200,6 @@ static struct llmroof_batch step_batch(double B, double c, double v)
     return batch_mark_few(b, v);
 }
 
-/* A draft tree's later passes: topk new tokens per sequence (the nodes expanded last), each
- * attending to the sequence's context, whose keys are read once (the simulator's widen,
- * serve/sim_sched.c). */
-static struct llmroof_batch widen(const struct llmroof_batch *b, double w)
-{
-    struct llmroof_batch x = *b;
-    x.tokens *= w;
-    x.attn_pairs *= w;
-    x.few_tokens *= w;
-    x.few_pairs *= w;
-    return x;
-}
 
 /* Adds n passes of p to the drafter's totals (no per-operator entries) and its columns. */
 static void draft_add(struct llmroof_phase *acc, struct estimate_split *sp, const struct llmroof_phase *p, double n)
@@ -246,7 +234,7 @@ static int draft_cost(const struct llmroof_setup *s, const struct llmroof_effs *
                       struct estimate_split *split, struct llmroof_err *err)
 {
     const struct llmroof_batch first = batch_decode(B, c);
-    const struct llmroof_batch later = sp->topk > 1 ? widen(&first, (double)sp->topk) : first;
+    const struct llmroof_batch later = sp->topk > 1 ? ops_batch_widen(&first, (double)sp->topk) : first;
     struct llmroof_oplist ops;
     struct llmroof_phase p;
     memset(out, 0, sizeof *out);

@@ -61,6 +61,19 @@ struct llmroof_batch {
     double few_keys;        /* their keys read */
 };
 
+/* A draft tree's later passes: w new tokens per sequence (the nodes the last step expanded), each
+ * attending to the sequence's context, whose keys are read once (EAGLE-2's tree drafting: the
+ * simulator's and estimate's drafter passes). */
+static inline struct llmroof_batch ops_batch_widen(const struct llmroof_batch *b, double w)
+{
+    struct llmroof_batch x = *b;
+    x.tokens *= w;
+    x.attn_pairs *= w;
+    x.few_tokens *= w;
+    x.few_pairs *= w;
+    return x;
+}
+
 /* A sequence with at most this many new tokens in a step is a few-query one: vLLM's MLA backend
  * sends query lengths up to 1 + speculative tokens down its decode (absorbed, FlashMLA) path and
  * longer ones down the prefill (decompressed) path; SGLang runs decode and target verification

@@ -453,19 +453,18 @@ char *render_json_memory(const struct llmroof_model *m, const struct llmroof_gpu
     return finish(o);
 }
 
-static cJSON *phase_json(const struct llmroof_phase *p, const struct llmroof_oplist *ops)
+/* A phase's totals into o, with the split of its columns `sp` (estimate_phase_split, or a
+ * drafter's summed passes): time_s = compute_s + memory_s - overlapped_s + kernel_s + comm_s -
+ * hidden_s + cpu_wait_s + overhead_s */
+static void phase_totals_json(cJSON *o, const struct llmroof_phase *p, const struct estimate_split *sp)
 {
-    cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "time_s", p->time_s);
     cJSON_AddNumberToObject(o, "compute_s", p->compute_s);
     cJSON_AddNumberToObject(o, "memory_s", p->memory_s);
     cJSON_AddNumberToObject(o, "comm_s", p->comm_s);
     cJSON_AddNumberToObject(o, "overhead_s", p->overhead_s);
-    /* the columns' reconciliation (estimate_phase_split): time_s = compute_s + memory_s -
-     * overlapped_s + kernel_s + comm_s - hidden_s + cpu_wait_s + overhead_s */
-    const struct estimate_split sp = estimate_phase_split(p);
-    cJSON_AddNumberToObject(o, "kernel_s", sp.kernel_s);
-    cJSON_AddNumberToObject(o, "overlapped_s", sp.overlapped_s);
+    cJSON_AddNumberToObject(o, "kernel_s", sp->kernel_s);
+    cJSON_AddNumberToObject(o, "overlapped_s", sp->overlapped_s);
     if (p->cpu_wait_s > 0) /* eager engines: kernel launches beyond the GPU time (docs/model.md 3a) */
         cJSON_AddNumberToObject(o, "cpu_wait_s", p->cpu_wait_s);
     if (p->a2a_overlap) /* two-batch overlap: the all-to-all time the other micro-batch hides (comm_s counts it) */
@@ -474,6 +473,13 @@ static cJSON *phase_json(const struct llmroof_phase *p, const struct llmroof_opl
     cJSON_AddNumberToObject(o, "bytes", p->bytes);
     cJSON_AddNumberToObject(o, "comm_bytes", p->comm_bytes);
     cJSON_AddStringToObject(o, "bound", bound_name(p->bound));
+}
+
+static cJSON *phase_json(const struct llmroof_phase *p, const struct llmroof_oplist *ops)
+{
+    cJSON *o = cJSON_CreateObject();
+    const struct estimate_split sp = estimate_phase_split(p);
+    phase_totals_json(o, p, &sp);
     cJSON *arr = cJSON_AddArrayToObject(o, "ops");
     for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
         const struct llmroof_op *op = &ops->op[k];
@@ -582,21 +588,7 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
         cJSON_AddNumberToObject(so, "verify_tokens", sp->verify);
         cJSON_AddNumberToObject(so, "tokens_per_step", e->tokens_per_step);
         cJSON_AddNumberToObject(so, "step_s", e->step_s);
-        cJSON *d = cJSON_AddObjectToObject(so, "draft_step");
-        const struct llmroof_phase *p = &e->draft;
-        cJSON_AddNumberToObject(d, "time_s", p->time_s);
-        cJSON_AddNumberToObject(d, "compute_s", p->compute_s);
-        cJSON_AddNumberToObject(d, "memory_s", p->memory_s);
-        cJSON_AddNumberToObject(d, "comm_s", p->comm_s);
-        cJSON_AddNumberToObject(d, "overhead_s", p->overhead_s);
-        cJSON_AddNumberToObject(d, "kernel_s", e->draft_split.kernel_s);
-        cJSON_AddNumberToObject(d, "overlapped_s", e->draft_split.overlapped_s);
-        if (p->cpu_wait_s > 0)
-            cJSON_AddNumberToObject(d, "cpu_wait_s", p->cpu_wait_s);
-        cJSON_AddNumberToObject(d, "flops", p->flops);
-        cJSON_AddNumberToObject(d, "bytes", p->bytes);
-        cJSON_AddNumberToObject(d, "comm_bytes", p->comm_bytes);
-        cJSON_AddStringToObject(d, "bound", bound_name(p->bound));
+        phase_totals_json(cJSON_AddObjectToObject(so, "draft_step"), &e->draft, &e->draft_split);
     }
     if (mem) {
         cJSON *m = cJSON_AddObjectToObject(o, "memory");

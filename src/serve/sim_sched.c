@@ -597,17 +597,6 @@ double sim_iter_cost(const struct runner *r, const struct engine *e, const struc
     return c->step_scale > 0 ? t * c->step_scale : t;
 }
 
-/* The drafter's later passes over a draft tree: topk new tokens per decoding sequence (the nodes
- * the last step expanded), each attending to the sequence's context, whose keys are read once. */
-static struct llmroof_batch widen(const struct llmroof_batch *b, double w)
-{
-    struct llmroof_batch x = *b;
-    x.tokens *= w;
-    x.attn_pairs *= w;
-    x.few_tokens *= w;
-    x.few_pairs *= w;
-    return x;
-}
 
 /* A decode-only step's GPU time from the pool's step of the same sequences (struct step_base,
  * model/stepcost.h): the time a whole ops_build and roofline_eval give. */
@@ -730,7 +719,7 @@ static double gpu_time(const struct runner *r, const struct engine *e, const str
         return t;
     /* a draft tree's steps after the first run over the topk expanded nodes of each sequence
      * (SGLang's EAGLE worker: a batch of topk tokens per request per draft step) */
-    const struct llmroof_batch later = sp->tokens > 0 && sp->topk > 1 ? widen(&it->dec1, (double)sp->topk) : it->dec1;
+    const struct llmroof_batch later = sp->tokens > 0 && sp->topk > 1 ? ops_batch_widen(&it->dec1, (double)sp->topk) : it->dec1;
     switch (sp->kind) {
     case SIM_SPEC_DRAFT:
         t += sim_step_time(&e->draft, &e->dsh, &it->draft);
