@@ -497,6 +497,11 @@ int llmroof_ctx_call(llmroof_ctx *ctx, const char *request_json, char **response
     return api_ctx_call_flags(ctx, request_json, response_json, error_msg, 0);
 }
 
+size_t api_ctx_gpu_count(const llmroof_ctx *ctx)
+{
+    return ctx->cat.n_gpus;
+}
+
 int api_ctx_call_flags(llmroof_ctx *ctx, const char *request_json, char **response_json, char **error_msg,
                        unsigned flags)
 {

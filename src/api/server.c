@@ -180,8 +180,9 @@ static const cJSON *opt_item(const cJSON *req, const char *dash)
     return NULL;
 }
 
-/* Entries of a list option: a JSON array's size or a string's comma-separated items. */
-static int list_len(const cJSON *it, int absent)
+/* Entries of a list option: a JSON array's size or a string's comma-separated items; "all"
+ * counts as `all` entries (the loaded catalog's GPUs). */
+static int list_len(const cJSON *it, int absent, int all)
 {
     if (!it)
         return absent;
@@ -189,7 +190,7 @@ static int list_len(const cJSON *it, int absent)
         return cJSON_GetArraySize(it);
     if (cJSON_IsString(it)) {
         if (!strcmp(it->valuestring, "all"))
-            return 28; /* data/gpus.json holds 28 GPUs; "all" is checked as that many */
+            return all;
         int n = 1;
         for (const char *p = it->valuestring; *p; p++)
             n += *p == ',';
@@ -199,8 +200,10 @@ static int list_len(const cJSON *it, int absent)
 }
 
 /* 0, or 400 with the message in msg: the request's work past a limit of lim. */
-static int check_limits(const char *cmd, const cJSON *req, const struct server_limits *lim, char *msg, size_t n)
+static int check_limits(llmroof_ctx *ctx, const char *cmd, const cJSON *req, const struct server_limits *lim,
+                        char *msg, size_t n)
 {
+    const int all_gpus = (int)api_ctx_gpu_count(ctx);
     if (!strcmp(cmd, "simulate")) {
         double reqs = 250, out = 0, inst = 1;
         opt_number(req, "requests", &reqs);
@@ -221,7 +224,7 @@ static int check_limits(const char *cmd, const cJSON *req, const struct server_l
         int points = 1;
         static const char *const sweeps[] = { "sweep-batched-tokens", "sweep-rate", "sweep-concurrency" };
         for (size_t i = 0; i < sizeof sweeps / sizeof sweeps[0]; i++) {
-            int k = list_len(opt_item(req, sweeps[i]), 1);
+            int k = list_len(opt_item(req, sweeps[i]), 1, all_gpus);
             if (k > lim->max_sweep_points) {
                 snprintf(msg, n, "llmroof: error: request: field '%s': %d points is past this server's limit of %d",
                          sweeps[i], k, lim->max_sweep_points);
@@ -243,7 +246,7 @@ static int check_limits(const char *cmd, const cJSON *req, const struct server_l
             return 400;
         }
     } else if (!strcmp(cmd, "plan")) {
-        int layouts = list_len(opt_item(req, "gpus"), 4) * list_len(opt_item(req, "tp"), 4);
+        int layouts = list_len(opt_item(req, "gpus"), 4, all_gpus) * list_len(opt_item(req, "tp"), 4, all_gpus);
         if (layouts > lim->max_plan_layouts) {
             snprintf(msg, n,
                      "llmroof: error: request: fields 'gpus' x 'tp': %d layouts to search is past this server's limit "
@@ -353,7 +356,7 @@ static void route_api(llmroof_ctx *ctx, const struct server_cfg *cfg, const char
         }
     }
     const char *base = svg ? "roofline" : cmd;
-    int status = check_limits(base, req, &cfg->lim, msg, sizeof msg);
+    int status = check_limits(ctx, base, req, &cfg->lim, msg, sizeof msg);
     if (status) {
         reply_error(r, status, msg);
         cJSON_Delete(req);

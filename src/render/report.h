@@ -9,7 +9,7 @@
 #include "model/estimate.h"
 #include "model/memory.h"
 
-#define REPORT_MAX_GPUS 32
+#define REPORT_MAX_GPUS 64
 #define REPORT_MAX_TPS 16
 #define REPORT_MAX_ROWS (REPORT_MAX_GPUS * REPORT_MAX_TPS)
 #define REPORT_MAX_OBS 32

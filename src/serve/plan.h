@@ -12,7 +12,7 @@
 
 #include "serve/sim.h"
 
-#define PLAN_MAX_GPUS 32
+#define PLAN_MAX_GPUS 64
 #define PLAN_MAX_TPS 16
 #define PLAN_MAX_OPTIONS (8 * PLAN_MAX_GPUS * PLAN_MAX_TPS) /* aggregated and disaggregated, 4 layouts per n */
 #define PLAN_INSTANCE_CAP 256 /* instances of one pool the rate search never exceeds */

@@ -14,6 +14,8 @@ static const char *const gpu_ids[] = {
     "a100-pcie-80gb", "a100-pcie-80gb-nvl", "a40", "a30", "a10", "l4", "l40s", "rtx-4090", "rtx-3090", "h100-sxm5-80gb",
     "h100-pcie-80gb", "h200-sxm-141gb", "mi300x", "b200", "b300", "gb200-nvl72", "h20", "h800-sxm5-80gb",
     "a800-sxm4-80gb", "mi325x", "mi355x", "l20", "rtx-5090",
+    /* issue 23: the cards of the published serving and static benchmarks */
+    "a10g", "rtx-a6000", "rtx-6000-ada", "l40", "h100-nvl", "gh200-96gb", "gh200-144gb",
 };
 static const char *const model_ids[] = {
     "llama-7b", "llama-13b", "llama-30b", "llama-65b", "llama-2-7b", "llama-2-13b", "llama-2-70b", "yi-34b-200k", "llama-3-8b",
@@ -33,6 +35,45 @@ static const char *const model_ids[] = {
     "seed-oss-36b", "dots-llm1", "qwen2.5-vl-7b", "qwen3-vl-8b", "mistral-small-3.1-24b",
     "hunyuan-a13b", "ling-lite-1.5", "kimi-linear-48b-a3b", "jamba-v0.1"
 };
+
+/* The cards of published benchmarks, each against its datasheet arithmetic. */
+static void published_benchmark_cards_by_their_datasheets(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    /* A10G: 80 SMs x 1.71 GHz x 512 FLOP/clk = 70.0 TFLOPS dense, half the A10's 125 per the
+     * AWS sheet; the same 600 GB/s GDDR6 */
+    const struct llmroof_gpu *g = gpu(&cat, "a10g");
+    assert_rel_close(g->peak_flops[LLMROOF_FP16], 80 * 1.71e9 * 512, 1e-3);
+    assert_rel_close(gpu(&cat, "a10")->peak_flops[LLMROOF_FP16], 125e12, 0);
+    assert_rel_close(g->mem_bw_Bps, gpu(&cat, "a10")->mem_bw_Bps, 0);
+    /* Llama-2-7B's fused QKV GEMM at 2048 tokens: 2 * 2048 * 12288 * 4096 FLOP = 206.16 GFLOP at
+     * 70e12 * 0.8775 = 61.43 TFLOP/s -> 3.3562 ms */
+    assert_rel_close(2.0 * 2048 * 12288 * 4096 / (g->peak_flops[LLMROOF_FP16] * g->compute_eff), 3.3562e-3, 1e-4);
+    /* RTX A6000: 84 SMs x 1.8 GHz x 1024 = 154.8 TFLOPS, full rate with FP32 accumulate (no
+     * GeForce halving: fp16_accumulate_ratio stays 1) */
+    g = gpu(&cat, "a6000");
+    assert_rel_close(g->peak_flops[LLMROOF_FP16], 84 * 1.8e9 * 1024, 1e-3);
+    assert_false(g->fp16_acc_ratio > 1);
+    assert_rel_close(gpu(&cat, "rtx-3090")->fp16_acc_ratio, 2, 0);
+    /* RTX 6000 Ada: 1,457 TFLOPS is FP8 with sparsity: / 2 dense, / 2 again for 16-bit = 364.25 */
+    assert_rel_close(gpu(&cat, "rtx-6000-ada")->peak_flops[LLMROOF_BF16], 1457e12 / 4, 0);
+    /* L40: half the L40S on every tensor row */
+    assert_rel_close(gpu(&cat, "l40")->peak_flops[LLMROOF_FP8] * 2, gpu(&cat, "l40s")->peak_flops[LLMROOF_FP8], 0.02);
+    /* H100 NVL: bridged pairs (600 GB/s both ways = 300e9 per direction), pairs over PCIe Gen5 */
+    g = gpu(&cat, "h100-nvl");
+    assert_int_equal(g->domain_gpus, 2);
+    assert_rel_close(g->link_bw_Bps, 300e9, 0);
+    assert_rel_close(g->net_bw_Bps, 64e9, 0);
+    /* GH200: the H100 SXM's tensor peaks, one superchip per node; "gh200" names the 96 GB HBM3 part */
+    g = gpu(&cat, "gh200");
+    assert_string_equal(g->id, "gh200-96gb");
+    assert_rel_close(g->peak_flops[LLMROOF_BF16], gpu(&cat, "h100")->peak_flops[LLMROOF_BF16], 0);
+    assert_rel_close(g->mem_bw_Bps, 4.0e12, 0);
+    assert_rel_close(gpu(&cat, "gh200-144gb")->mem_bw_Bps, 4.9e12, 0);
+    assert_int_equal(g->gpus_per_node, 1);
+    catalog_free(&cat);
+}
 
 static void blackwell_has_fp4_and_nvl72_one_domain(void **state)
 {
@@ -1066,6 +1107,7 @@ int main(void)
         cmocka_unit_test(fast_reader_hands_every_error_to_the_checked_path),
         cmocka_unit_test(picking_builds_one_entry_and_still_checks_every_one),
         cmocka_unit_test(blackwell_has_fp4_and_nvl72_one_domain),
+        cmocka_unit_test(published_benchmark_cards_by_their_datasheets),
         cmocka_unit_test(dense_peaks_come_from_the_reference_sheet),
         cmocka_unit_test(lookup_accepts_aliases_in_any_case),
         cmocka_unit_test(suggestions_name_the_nearest_ids),

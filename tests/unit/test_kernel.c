@@ -600,6 +600,9 @@ static void best_case_priors_carry_the_measured_share(void **state)
         { "a100-pcie-80gb", 252.9 / 312 }, { "a100-pcie-40gb", 252.9 / 312 },  { "a100-pcie-80gb-nvl", 252.9 / 312 },
         { "mi300x", 668.4 / 1300 },        { "mi325x", 784.9 / 1300 },         { "mi355x", 1565.0 / 2300 },
         { "b200", 1745.0 / 2250 },         { "b300", 1769.0 / 2250 },          { "gb200-nvl72", 1822.0 / 2500 },
+        /* GH200's MAMF row (828.6 of 989, 0.838 x 0.884 = 0.7408), both memory variants; the A10G's
+         * best-shape matmul (69.47 of its 70 TFLOPS, 0.992 x 0.884 = 0.8775) */
+        { "gh200-96gb", 828.6 / 989 },     { "gh200-144gb", 828.6 / 989 },     { "a10g", 69.47 / 70 },
     };
     for (size_t i = 0; i < sizeof best / sizeof best[0]; i++)
         assert_rel_close(gpu(&cat, best[i].id)->compute_eff, best[i].mamf * r, 1.5e-3);
@@ -608,7 +611,8 @@ static void best_case_priors_carry_the_measured_share(void **state)
         { "h200-sxm-141gb", 0.71 }, { "h800-sxm5-80gb", 0.71 }, { "h20", 0.71 },  { "h100-pcie-80gb", 0.65 },
         { "v100-sxm2-32gb", 0.65 }, { "a40", 0.65 },            { "a30", 0.70 },  { "a10", 0.60 },
         { "l40s", 0.60 },           { "l4", 0.55 },             { "l20", 0.60 },  { "rtx-4090", 0.90 },
-        { "rtx-3090", 0.90 },
+        { "rtx-3090", 0.90 },       { "rtx-a6000", 0.65 },      { "rtx-6000-ada", 0.60 }, { "l40", 0.60 },
+        { "h100-nvl", 0.65 },
     };
     for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++)
         assert_rel_close(gpu(&cat, kept[i].id)->compute_eff, kept[i].eff, 1e-9);

@@ -52,13 +52,13 @@ static void unmappable_rows_say_why(void **state)
 {
     struct llmroof_catalog cat;
     load_all(&cat);
-    struct val_row r = { .id = "r", .model = "Llama-2-7B", .gpu = "RTX A6000 48GB", .num_gpus = "1", .tp = "1",
+    struct val_row r = { .id = "r", .model = "Llama-2-7B", .gpu = "MI250X (one GCD)", .num_gpus = "1", .tp = "1",
                          .weight_dtype = "fp16", .kv_dtype = "fp16", .framework = "calm", .batch = "1",
                          .input_len = "0", .output_len = "32", .metric = "decode_tok_s_per_seq", .value = "50" };
     struct val_case c;
     val_map_row(&cat, &map, &r, &c);
     assert_false(c.mapped);
-    assert_string_equal(c.reason, "GPU 'RTX A6000 48GB' has no catalog entry (data/validation-map.json)");
+    assert_string_equal(c.reason, "GPU 'MI250X (one GCD)' has no catalog entry (data/validation-map.json)");
     strcpy(r.gpu, "RTX 4090");
     strcpy(r.metric, "joules_per_token");
     val_map_row(&cat, &map, &r, &c);
