@@ -68,26 +68,38 @@ void catalog_free(struct llmroof_catalog *cat)
 /* GPUs                                                                     */
 /* ------------------------------------------------------------------------ */
 
-/* An architecture name as the vendors spell their compilation targets: lowercase letters, a
- * digit, then digits or lowercase letters ("sm80", "sm120", "gfx942", "gfx90a"). */
+/* An architecture name as the vendors spell their compilation targets: NVIDIA's "sm" and the
+ * compute capability's 2-3 digits with an optional family suffix ("sm80", "sm120", "sm90a",
+ * "sm100f"), AMD's "gfx" and 3-4 digits or hex letters, the first a digit ("gfx942", "gfx90a",
+ * "gfx1100"). The engine rules keyed by architecture name these two vendors' targets only, so a
+ * typo ("sm8o") is refused rather than matching nothing in silence. */
 static bool arch_name_ok(const char *s)
 {
-    size_t i = 0;
-    while (s[i] >= 'a' && s[i] <= 'z')
-        i++;
-    if (i == 0 || !(s[i] >= '0' && s[i] <= '9'))
-        return false;
-    for (; s[i]; i++)
-        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'z')))
+    size_t n = strlen(s), i;
+    if (n >= 2 && s[0] == 's' && s[1] == 'm') {
+        for (i = 2; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+            ;
+        const size_t digits = i - 2;
+        if (digits < 2 || digits > 3)
             return false;
-    return true;
+        return i == n || (i + 1 == n && (s[i] == 'a' || s[i] == 'f'));
+    }
+    if (n >= 3 && !strncmp(s, "gfx", 3)) {
+        if (n < 6 || n > 7 || !(s[3] >= '0' && s[3] <= '9'))
+            return false;
+        for (i = 4; i < n; i++)
+            if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+                return false;
+        return true;
+    }
+    return false;
 }
 
 static int arch_err(struct json_ectx *c, const char *field, const char *got)
 {
     return json_ferr(c, field,
-                     "must be an architecture name like \"sm80\" or \"gfx942\" (lowercase letters, a digit, then "
-                     "digits or lowercase letters; got \"%s\")",
+                     "must be an architecture name like \"sm80\" or \"gfx942\" (\"sm\" and 2-3 digits, optionally "
+                     "then a or f; or \"gfx\" and 3-4 digits or hex letters; got \"%s\")",
                      got);
 }
 

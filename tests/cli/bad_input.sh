@@ -59,6 +59,7 @@ gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"host":{"cpu":"c","cpu_speed":"fas
 gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"network":{"bandwidth_Bps":1e10,"latency_s":1e-5},"source"/' >"$T/gpu-net-no-kind.json"
 # the compute architecture (docs/catalog.md "GPU entry"): a vendor target name, not a word or a number
 gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"arch":"Ampere","source"/' >"$T/gpu-arch-word.json"
+gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"arch":"sm8o","source"/' >"$T/gpu-arch-typo.json"
 gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"arch":80,"source"/' >"$T/gpu-arch-number.json"
 gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"arch":"","source"/' >"$T/gpu-arch-empty.json"
 sed 's/"attention_sinks": true/"attention_sinks": "yes"/' data/models.json >"$T/models-sinks-yes.json"
