@@ -51,6 +51,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     case OPT_GPN:
         rc = cli_long(c, "gpus-per-node", arg, 1, 1024, &v);
         x->in.gpus_per_node = (int)v;
+        x->in.node_set = true;
         return rc;
     case OPT_FAST: x->in.fast = true; return 0;
     case OPT_QUIET: x->quiet = true; return 0;
@@ -118,7 +119,7 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
         { OPT_PCT, "slo-percentile", 0, "pNN", "percentile the SLOs apply to: p50, p90, p95, p99 (default p90)", false },
         { OPT_WORKLOAD, "workload", 'w', "SPEC", "fixed:P:O, chat, docqa, code, openorca, sharegpt[:P:O], lognormal:PM:P90:OM:O90[:MAX] or csv:FILE (default chat)", false },
         { OPT_THINK, "think", 0, "LO-HI", "users' pause between requests (default 1s-3s)", false },
-        { OPT_GPN, "gpus-per-node", 0, "N", "GPUs in one node (default 8)", false },
+        { OPT_GPN, "gpus-per-node", 0, "N", "GPUs in one node, for every GPU (default: each GPU's catalog gpus_per_node)", false },
         { OPT_PRICE, "price", 0, "LIST", "GPU=USD per GPU-hour, comma-separated, e.g. a100=1.8,a40=0.9", false },
         { OPT_FAST, "fast", 0, NULL, "analytic steady state instead of simulation (means, for sweeps)", false },
         { OPT_MBT, "max-batched-tokens", 0, "N", "token budget of one iteration (default: the engine's for each GPU, else 2048)", false },

@@ -75,6 +75,9 @@ static void show_gpu(struct table *t, const struct llmroof_gpu *g)
         kvn(t, "attention_fa3_eff", "%.3f", g->attn_fa3_eff, "FlashAttention-3-class prefill");
     if (g->attn_mem_eff > 0)
         kvn(t, "attention_memory_eff", "%.2f", g->attn_mem_eff, "decode attention, of peak bandwidth");
+    if (g->attn_mem_fa2_eff > 0)
+        kvn(t, "attention_memory_fa2", "%.3f", g->attn_mem_fa2_eff,
+            "decode attention in FA2 kernels (an engine's fa2_archs)");
     kvn(t, "step_overhead", "%.1f", g->step_overhead_s * 1e6, "us");
     kvn(t, "gpus_per_node", "%.0f", (double)g->gpus_per_node, "");
     kvn(t, "domain_gpus", "%.0f", (double)g->domain_gpus, "GPUs sharing the intra-node link");

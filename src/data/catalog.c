@@ -145,7 +145,8 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
                                              "nvls_bandwidth_Bps", "mesh_links",
                                              "custom_allreduce_latency_s", NULL };
     static const char *const eff_fields[] = { "compute", "memory", "comm", "kernel_s", "gemm_8bit", "fp16_accumulate_ratio",
-                                              "overlap", "attention", "attention_fa3", "attention_memory", NULL };
+                                              "overlap", "attention", "attention_fa3", "attention_memory",
+                                              "attention_memory_fa2", NULL };
     int rc;
 
     memset(g, 0, sizeof *g);
@@ -282,7 +283,9 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
         (rc = json_get_number(c, ef, "attention_fa3", "efficiency.attention_fa3", false, 0.05, false, 1,
                               &g->attn_fa3_eff, NULL)) ||
         (rc = json_get_number(c, ef, "attention_memory", "efficiency.attention_memory", false, 0.05, false, 1,
-                              &g->attn_mem_eff, NULL)))
+                              &g->attn_mem_eff, NULL)) ||
+        (rc = json_get_number(c, ef, "attention_memory_fa2", "efficiency.attention_memory_fa2", false, 0.05, false, 1,
+                              &g->attn_mem_fa2_eff, NULL)))
         return rc;
     if ((rc = json_get_number(c, e, "step_overhead_s", "step_overhead_s", true, 0, false, 1, &g->step_overhead_s, NULL)))
         return rc;

@@ -62,6 +62,9 @@ struct llmroof_gpu {
                                                         peak at long sequences, (0,1]; 0 = compute_eff */
     double attn_fa3_eff;                             /* same for FlashAttention-3-class kernels (Hopper); 0 = attn_eff */
     double attn_mem_eff;                             /* decode attention: share of peak bandwidth; 0 = memory_eff */
+    double attn_mem_fa2_eff;                         /* decode attention in FlashAttention-2's kernels (an engine whose
+                                                        fa2_archs/varlen_fa2_archs list this GPU): share of peak
+                                                        bandwidth; 0 = attn_mem_eff */
     int gpus_per_node;                               /* usual GPUs in one server */
     int domain_gpus;                                 /* GPUs sharing the intra-node link (8; NVL72: 72) */
     char net_kind[16];                               /* inter-node network ("ib-ndr", "roce", "efa") */

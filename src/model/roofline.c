@@ -93,6 +93,11 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
         e.kv_reads_prefill = en->kv_per_query_head;
         e.varlen_fa2 = arch_listed(en->varlen_fa2_archs, en->n_varlen_fa2_archs, g->arch);
         e.fa2_window = e.varlen_fa2 || arch_listed(en->fa2_archs, en->n_fa2_archs, g->arch);
+        /* an engine that runs FlashAttention-2's kernels on this GPU decodes at FA2's measured
+         * streaming share (H100 SXM5: 2792 of 3350 GB/s, FA2's split-KV decode, against 3110 for
+         * cuDNN's and FA3-class kernels; docs/model.md "Attention kernels") */
+        if (e.fa2_window && g->attn_mem_fa2_eff > 0)
+            e.attn_mem_fa2_eff = g->attn_mem_fa2_eff;
         if (en->fp16_accumulate && g->fp16_acc_ratio > 1)
             e.peak_scale = g->fp16_acc_ratio;
         e.dequant_min_tokens = en->dequant_min_tokens;
@@ -201,6 +206,7 @@ void roofline_prepare(const struct llmroof_gpu *g, enum llmroof_dtype act, const
               (eff->peak_scale > 1 && adt == LLMROOF_FP16 ? eff->peak_scale : 1.0);
     r.bw = g->mem_bw_Bps * eff->memory;
     r.abw = g->mem_bw_Bps * (eff->attn_mem_eff > 0 ? eff->attn_mem_eff : eff->memory);
+    r.abw_fa2 = eff->attn_mem_fa2_eff > 0 ? g->mem_bw_Bps * eff->attn_mem_fa2_eff : r.abw;
     r.kf = eff->kernel_factor > 0 ? eff->kernel_factor : 1.0;
     r.link = (struct llmroof_link_model){ g->link_bw_Bps, eff->comm, g->link_latency_s + eff->comm_latency_s,
                                           g->link_hop_latency_s,
@@ -402,7 +408,7 @@ static inline void rl_op(const struct roofline_prep *r, const struct llmroof_opl
         m = bytes / r->bw;
     } else {
         c = op->flops / (r->apeak * ramp);
-        m = bytes / r->abw;
+        m = bytes / (ops->fa2_unfit ? r->abw : r->abw_fa2);
     }
     /* the dequantize kernel, memory-bound and serial (0 / bw is +0: no division without one) */
     const double mdq = dq_bytes > 0 ? dq_bytes / r->bw : 0.0;

@@ -56,6 +56,8 @@ struct llmroof_effs {
     double attn_eff;      /* prefill attention: share of the 16-bit peak at long sequences (0 = compute) */
     double attn_ramp_tokens; /* L0 of the ramp L/(L+L0) over the keys per sequence (0 = none) */
     double attn_mem_eff;  /* decode attention: share of peak bandwidth (0 = memory) */
+    double attn_mem_fa2_eff; /* the same in FlashAttention-2's kernels, where the engine runs them on this
+                                GPU (fa2_window) and the attention fits FA2 (no sinks, 16-bit K/V); 0 = none */
     bool attn_eager;      /* prefill: scores in memory (fp32) between unfused kernels, masked pairs computed */
     bool attn_eager_decode; /* the same at decode (llama.cpp); false: a fused single-query kernel there */
     double dequant_min_tokens; /* weight-only formats dequantized for a dense GEMM from this many tokens (0 = never) */
@@ -182,6 +184,7 @@ struct roofline_prep {
     double apeak;                   /* attention FLOP/s after efficiencies */
     double bw;                      /* HBM bytes/s after the memory efficiency */
     double abw;                     /* decode attention's HBM bytes/s */
+    double abw_fa2;                 /* the same in FlashAttention-2's kernels (effs attn_mem_fa2_eff), else abw */
     double kf;                      /* kernels launched per fused kernel (kernel_factor, 0 = 1) */
     struct llmroof_link_model link; /* the intra-domain link (NVLink, xGMI, PCIe) */
     struct llmroof_link_model net;  /* the inter-node network per GPU */

@@ -22,6 +22,10 @@ static void attn_rates(const struct llmroof_setup *s, double *apeak, double *abw
     *apeak = g->peak_flops[adt] * (eff->attn_eff > 0 ? eff->attn_eff : eff->compute) *
              (eff->peak_scale > 1 && adt == LLMROOF_FP16 ? eff->peak_scale : 1.0);
     *abw = g->mem_bw_Bps * (eff->attn_mem_eff > 0 ? eff->attn_mem_eff : eff->memory);
+    /* FlashAttention-2's decode share where the engine runs FA2 here and the attention fits it (as
+     * ops.c's fa2_unfit: no learned sinks, a 16-bit K/V cache) */
+    if (eff->attn_mem_fa2_eff > 0 && !s->model->attention_sinks && dtype_bytes(s->dt.kv) == 2.0)
+        *abw = g->mem_bw_Bps * eff->attn_mem_fa2_eff;
     *kf = eff->kernel_factor > 0 ? eff->kernel_factor : 1.0;
 }
 

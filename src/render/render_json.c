@@ -329,7 +329,7 @@ static cJSON *gpu_entry(const struct llmroof_gpu *g, const char *schema)
     } opt[] = { { "kernel_s", g->kernel_s },          { "gemm_8bit", g->gemm_8bit_eff },
                 { "fp16_accumulate_ratio", g->fp16_acc_ratio }, { "overlap", g->overlap },
                 { "attention", g->attn_eff },        { "attention_fa3", g->attn_fa3_eff },
-                { "attention_memory", g->attn_mem_eff } };
+                { "attention_memory", g->attn_mem_eff }, { "attention_memory_fa2", g->attn_mem_fa2_eff } };
     for (size_t i = 0; i < sizeof opt / sizeof opt[0]; i++)
         if (opt[i].v > 0)
             cJSON_AddNumberToObject(ef, opt[i].key, opt[i].v);
@@ -846,6 +846,7 @@ static cJSON *plan_option_json(const struct plan_option *o, bool rate)
     cJSON *x = cJSON_CreateObject();
     cJSON_AddStringToObject(x, "gpu", o->gpu->id);
     cJSON_AddNumberToObject(x, "tp", o->tp);
+    cJSON_AddNumberToObject(x, "gpus_per_node", o->gpus_per_node);
     cJSON_AddNumberToObject(x, "instances_per_node", o->instances_per_node);
     if (o->nodes_per_instance > 1) /* an instance beyond a node: the whole nodes it takes */
         cJSON_AddNumberToObject(x, "nodes_per_instance", o->nodes_per_instance);
@@ -930,7 +931,14 @@ char *render_json_plan(const struct plan_input *in, const struct plan_result *r)
     cJSON_AddNumberToObject(o, "ttft_slo_s", in->ttft_slo_s);
     cJSON_AddNumberToObject(o, "tpot_slo_s", in->tpot_slo_s);
     cJSON_AddNumberToObject(o, "percentile", in->percentile);
-    cJSON_AddNumberToObject(o, "gpus_per_node", in->gpus_per_node);
+    /* the node size every row shares (--gpus-per-node, or the GPUs' common catalog value); each
+     * option carries its own */
+    int gpn = plan_node_gpus(in, in->ngpus > 0 ? in->gpus[0] : NULL);
+    for (int gi = 1; gi < in->ngpus; gi++)
+        if (plan_node_gpus(in, in->gpus[gi]) != gpn)
+            gpn = 0;
+    if (gpn > 0)
+        cJSON_AddNumberToObject(o, "gpus_per_node", gpn);
     cJSON_AddBoolToObject(o, "fast", in->fast);
     cJSON_AddNumberToObject(o, "seed", (double)in->sim.seed);
     cJSON *arr = cJSON_AddArrayToObject(o, "options");

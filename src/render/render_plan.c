@@ -173,16 +173,31 @@ static void render_launch(const struct plan_input *in, const struct plan_result 
     }
 }
 
+/* The plan's node size as its header states it: --gpus-per-node, else each GPU's catalog value
+ * ("8 GPUs per node" when they agree, as for HGX boards). */
+static void node_phrase(const struct plan_input *in, char *buf, size_t n)
+{
+    int gpn = plan_node_gpus(in, in->ngpus > 0 ? in->gpus[0] : NULL);
+    bool same = true;
+    for (int gi = 1; gi < in->ngpus; gi++)
+        same &= plan_node_gpus(in, in->gpus[gi]) == gpn;
+    if (same)
+        snprintf(buf, n, "%d GPU%s per node", gpn, gpn == 1 ? "" : "s");
+    else
+        snprintf(buf, n, "each GPU's usual node (%s)", "the catalog's gpus_per_node");
+}
+
 void render_plan(const struct plan_input *in, const struct plan_result *r, enum table_format f, struct table_sel *sel,
                  struct sbuf *out)
 {
-    char col[48];
+    char col[48], nodes[64];
+    node_phrase(in, nodes, sizeof nodes);
     if (in->rate_qps > 0) {
         if (f == TABLE_TEXT || f == TABLE_MD)
             sbuf_printf(out, "%splan: %s for %g requests/s (open loop, Poisson), p%d TTFT <= %g ms and TPOT <= %g ms, "
-                             "%d GPUs per node, aggregated and disaggregated layouts, simulated\n",
+                             "%s, aggregated and disaggregated layouts, simulated\n",
                         f == TABLE_MD ? "## " : "", in->model->id, in->rate_qps, in->percentile, in->ttft_slo_s * 1e3,
-                        in->tpot_slo_s * 1e3, in->gpus_per_node);
+                        in->tpot_slo_s * 1e3, nodes);
         if (f == TABLE_TEXT || f == TABLE_MD) {
             render_engine_line(&in->eff, out);
             sbuf_append(out, "\n");
@@ -193,10 +208,10 @@ void render_plan(const struct plan_input *in, const struct plan_result *r, enum 
         return;
     }
     if (f == TABLE_TEXT || f == TABLE_MD) {
-        sbuf_printf(out, "%splan: %s for %ld users, p%d TTFT <= %g ms and TPOT <= %g ms, %d GPUs per node, think %g-%g s, "
+        sbuf_printf(out, "%splan: %s for %ld users, p%d TTFT <= %g ms and TPOT <= %g ms, %s, think %g-%g s, "
                          "%s%s\n",
                     f == TABLE_MD ? "## " : "", in->model->id, in->users, in->percentile, in->ttft_slo_s * 1e3,
-                    in->tpot_slo_s * 1e3, in->gpus_per_node, in->sim.think_min_s, in->sim.think_max_s,
+                    in->tpot_slo_s * 1e3, nodes, in->sim.think_min_s, in->sim.think_max_s,
                     in->fast ? "analytic (--fast: means, not percentiles)" : "simulated", "");
         render_engine_line(&in->eff, out);
         sbuf_append(out, "\n");

@@ -246,10 +246,11 @@ void launch_build(const struct plan_input *in, const struct plan_option *o, stru
             c->role = kinds[k].role;
             c->instances = kinds[k].instances;
             c->gpus_per_instance = s.gpus;
-            if (in->gpus_per_node > 0 && s.gpus > in->gpus_per_node) /* the plan gives it whole nodes */
+            const int gpn = plan_node_gpus(in, o->gpu);
+            if (gpn > 0 && s.gpus > gpn) /* the plan gives it whole nodes */
                 add(c->note, sizeof c->note, "an instance spans %ld nodes: start it with the engine's multi-node "
                     "options (SGLang --nnodes/--node-rank/--dist-init-addr; vLLM on a Ray cluster); ",
-                    (long)((s.gpus + in->gpus_per_node - 1) / in->gpus_per_node));
+                    (long)((s.gpus + gpn - 1) / gpn));
             const struct limits lim = limits_of(in, o->gpu, s);
             if (e == 0)
                 vllm(in, &lim, model, s, c->role, c);

@@ -288,22 +288,31 @@ static int inst_gpus(const struct plan_input *in, int code)
     return (in->layout.ep > 1 ? in->layout.ep : lay_n(code)) * pp;
 }
 
+/* GPUs in one node of GPU g: --gpus-per-node where given, else the catalog's usual server for that
+ * GPU (8 for an HGX H100, 4 for an A10G instance, 1 for a GH200 superchip). */
+int plan_node_gpus(const struct plan_input *in, const struct llmroof_gpu *g)
+{
+    return in->node_set || !g || g->gpus_per_node < 1 ? in->gpus_per_node : g->gpus_per_node;
+}
+
 /* Whole nodes one instance of `ig` GPUs takes: 1 when it fits in a node (several may share
  * it), else ceil(ig / node): an instance beyond a node owns its nodes, and the model layer
  * costs its collectives beyond the NVLink domain on the network (docs/model.md section 10). */
-static int node_span(const struct plan_input *in, int ig)
+static int node_span(const struct plan_input *in, const struct llmroof_gpu *g, int ig)
 {
-    return ig > in->gpus_per_node ? (ig + in->gpus_per_node - 1) / in->gpus_per_node : 1;
+    const int gpn = plan_node_gpus(in, g);
+    return ig > gpn ? (ig + gpn - 1) / gpn : 1;
 }
 
 /* Nodes and GPUs of `inst` instances of layout `code`, added to *packed_gpus (instances within
  * a node, packed into shared nodes later) or *nodes and *gpus (instances spanning whole nodes). */
-static void pool_size(const struct plan_input *in, long inst, int code, long *packed_gpus, long *nodes, long *gpus)
+static void pool_size(const struct plan_input *in, const struct llmroof_gpu *g, long inst, int code, long *packed_gpus,
+                      long *nodes, long *gpus)
 {
-    const int ig = inst_gpus(in, code), span = node_span(in, ig);
+    const int ig = inst_gpus(in, code), span = node_span(in, g, ig);
     if (span > 1) {
         *nodes += inst * span;
-        *gpus += inst * span * in->gpus_per_node;
+        *gpus += inst * span * plan_node_gpus(in, g);
     } else {
         *packed_gpus += inst * ig;
     }
@@ -514,14 +523,16 @@ static int smallest_pool(const struct plan_input *in, const struct llmroof_gpu *
 /* GPUs of a pool of a instances of layout code_a plus b of code_b (b = 0: none): instances
  * within a node pack into shared nodes (counted by their GPUs), instances beyond a node take
  * whole ones. The count rate_fill reports, and the planner's pruning compares. */
-static long pools_gpus(const struct plan_input *in, int code_a, long a, int code_b, long b, long *nodes_out)
+static long pools_gpus(const struct plan_input *in, const struct llmroof_gpu *g, int code_a, long a, int code_b, long b,
+                       long *nodes_out)
 {
     long packed = 0, nodes = 0, gpus = 0;
-    pool_size(in, a, code_a, &packed, &nodes, &gpus);
+    pool_size(in, g, a, code_a, &packed, &nodes, &gpus);
     if (b > 0)
-        pool_size(in, b, code_b, &packed, &nodes, &gpus);
+        pool_size(in, g, b, code_b, &packed, &nodes, &gpus);
+    const long gpn = plan_node_gpus(in, g);
     if (nodes_out)
-        *nodes_out = nodes + (packed + in->gpus_per_node - 1) / in->gpus_per_node;
+        *nodes_out = nodes + (packed + gpn - 1) / gpn;
     return gpus + packed;
 }
 
@@ -532,10 +543,10 @@ static void rate_fill(const struct plan_input *in, struct plan_option *o, const 
     o->tpot_s = ev->tpot_s;
     o->goodput_qps = ev->goodput_qps;
     if (o->disagg)
-        o->gpus = pools_gpus(in, LAY(o->prefill_tp, o->prefill_mode), o->prefill_instances, LAY(o->tp, o->mode),
+        o->gpus = pools_gpus(in, o->gpu, LAY(o->prefill_tp, o->prefill_mode), o->prefill_instances, LAY(o->tp, o->mode),
                              o->decode_instances, &o->nodes);
     else
-        o->gpus = pools_gpus(in, LAY(o->tp, o->mode), o->instances, 0, 0, &o->nodes);
+        o->gpus = pools_gpus(in, o->gpu, LAY(o->tp, o->mode), o->instances, 0, 0, &o->nodes);
     o->goodput_per_gpu = o->gpus ? o->goodput_qps / (double)o->gpus : 0;
     o->slo_use = fmax(ev->ttft_s / in->ttft_slo_s, ev->tpot_s / in->tpot_slo_s);
     o->binding = PLAN_BIND_NONE;
@@ -652,7 +663,9 @@ static long pool_limit(const struct plan_input *in, const struct plan_best *b, i
         return PLAN_INSTANCE_CAP;
     long n = 0;
     while (n < PLAN_INSTANCE_CAP &&
-           could_win(in, b, gi, x > 0 ? pools_gpus(in, code_p, x, code_d, n + 1, NULL) : pools_gpus(in, code_d, n + 1, 0, 0, NULL)))
+           could_win(in, b, gi,
+                     x > 0 ? pools_gpus(in, in->gpus[gi], code_p, x, code_d, n + 1, NULL)
+                           : pools_gpus(in, in->gpus[gi], code_d, n + 1, 0, 0, NULL)))
         n++;
     return n;
 }
@@ -715,12 +728,13 @@ static int layout_check(const struct plan_input *in, const struct llmroof_gpu *g
     reason[0] = '\0';
     const int tp = lay_n(code), ig = inst_gpus(in, code);
     /* an instance beyond a node takes whole nodes (node_span); one within a node must divide it */
-    if (ig <= in->gpus_per_node && in->gpus_per_node % ig != 0) {
+    const int gpn = plan_node_gpus(in, g);
+    if (ig <= gpn && gpn % ig != 0) {
         if (ig != tp)
             snprintf(reason, n, "an instance of %d GPUs (layout beyond TP %d) does not divide the %d GPUs of a node",
-                     ig, tp, in->gpus_per_node);
+                     ig, tp, gpn);
         else
-            snprintf(reason, n, "TP %d does not divide the %d GPUs of a node", tp, in->gpus_per_node);
+            snprintf(reason, n, "TP %d does not divide the %d GPUs of a node", tp, gpn);
         return LLMROOF_OK;
     }
     struct llmroof_setup s = setup_for(in, g, code);
@@ -754,8 +768,9 @@ static struct plan_option *new_option(struct plan_result *out, const struct plan
     o->mode = lay_mode(code);
     o->binding = PLAN_BIND_NONE;
     const int ig = inst_gpus(in, code);
-    o->nodes_per_instance = node_span(in, ig);
-    o->instances_per_node = ig <= in->gpus_per_node && in->gpus_per_node % ig == 0 ? in->gpus_per_node / ig : 0;
+    o->gpus_per_node = plan_node_gpus(in, o->gpu);
+    o->nodes_per_instance = node_span(in, o->gpu, ig);
+    o->instances_per_node = ig <= o->gpus_per_node && o->gpus_per_node % ig == 0 ? o->gpus_per_node / ig : 0;
     lname(in, o->tp, o->mode, o->layout, sizeof o->layout);
     return o;
 }
@@ -887,7 +902,7 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
             }
             const long lb = pool_ruled_out(in, g, false, codes[li], false) + 1;
             cands[ncands++] = (struct rate_cand){ oi, gi, codes[li], false, 0, 0,
-                                                  pools_gpus(in, codes[li], lb, 0, 0, NULL) };
+                                                  pools_gpus(in, g, codes[li], lb, 0, 0, NULL) };
         }
         /* the prefill pool: fewest GPUs over the usable layouts */
         long best_x = 0;
@@ -931,7 +946,7 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
             }
             const long lb = pool_ruled_out(in, g, true, codes[li], true) + 1;
             cands[ncands++] = (struct rate_cand){ oi, gi, codes[li], true, best_code, best_x,
-                                                  pools_gpus(in, best_code, best_x, codes[li], lb, NULL) };
+                                                  pools_gpus(in, g, best_code, best_x, codes[li], lb, NULL) };
         }
     }
     /* the searches, most promising first */
@@ -1060,8 +1075,8 @@ static double per_gpu(const struct plan_input *in, const struct plan_option *o)
     if (in->rate_qps > 0)
         return o->goodput_per_gpu;
     if (o->nodes_per_instance > 1)
-        return (double)o->users_per_instance / ((double)o->nodes_per_instance * in->gpus_per_node);
-    return (double)o->users_per_node / (double)in->gpus_per_node;
+        return (double)o->users_per_instance / ((double)o->nodes_per_instance * o->gpus_per_node);
+    return (double)o->users_per_node / (double)o->gpus_per_node;
 }
 
 /* More per GPU; on a tie, the planner's own order (better()), so the answer and this agree. */
@@ -1226,14 +1241,14 @@ static void users_size(const struct plan_input *in, struct plan_option *o)
         o->users_per_node = o->users_per_instance * o->instances_per_node;
         o->nodes = o->users_per_node > 0 ? (in->users + o->users_per_node - 1) / o->users_per_node : 0;
     }
-    o->gpus = o->nodes * in->gpus_per_node;
+    o->gpus = o->nodes * o->gpus_per_node;
 }
 
 /* Users plans' pruning: the fewest users per instance with which option o could still beat the
  * best found (could_win on its nodes' GPUs); 1 without a best, 0 when no count can. */
 static long users_needed(const struct plan_input *in, const struct plan_best *b, const struct plan_option *o)
 {
-    const long gpn = in->gpus_per_node, top = 1L << 40;
+    const long gpn = o->gpus_per_node, top = 1L << 40;
     /* --fast solves are cheap: every row is solved to the end */
     if (in->exhaustive || in->fast || in->ngpus < 2 || b->gpus == 0 || could_win(in, b, o->gpu_index, top))
         return 1;
@@ -1414,10 +1429,10 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
             snprintf(as, sizeof as, "%d x %s instances", b->instances_per_node, bn);
         if (out->by_cost)
             add_obs(out, "Cheapest: %ld node%s of %d x %s as %s, %ld GPUs, $%.2f per hour, for %ld users.", b->nodes,
-                    b->nodes == 1 ? "" : "s", in->gpus_per_node, b->gpu->id, as, b->gpus, b->cost_per_hour, in->users);
+                    b->nodes == 1 ? "" : "s", b->gpus_per_node, b->gpu->id, as, b->gpus, b->cost_per_hour, in->users);
         else
             add_obs(out, "Fewest GPUs: %ld node%s of %d x %s as %s (%ld GPUs) serve %ld users, %ld per node.", b->nodes,
-                    b->nodes == 1 ? "" : "s", in->gpus_per_node, b->gpu->id, as, b->gpus, in->users, b->users_per_node);
+                    b->nodes == 1 ? "" : "s", b->gpus_per_node, b->gpu->id, as, b->gpus, in->users, b->users_per_node);
     }
     for (int gi = 0; gi < in->ngpus; gi++) {
         int bi = out->best_per_gpu[gi];

@@ -33,7 +33,10 @@ struct plan_input {
                                       of users; aggregated and disaggregated layouts are compared */
     double ttft_slo_s, tpot_slo_s; /* SLOs at the percentile */
     int percentile;                /* 50, 90, 95 or 99 */
-    int gpus_per_node;
+    int gpus_per_node;             /* GPUs in a node with node_set; else a GPU without a catalog
+                                      gpus_per_node (plan_node_gpus) */
+    bool node_set;                 /* --gpus-per-node given: every GPU's nodes hold gpus_per_node;
+                                      else each GPU's catalog value (8 for HGX, 1 for a GH200) */
     struct sim_config sim;         /* everything but setup, concurrency and requests: workload,
                                       think time, budget, max_seqs, chunking, mem, seed; an engine
                                       profile (eff.engine) sets its scheduler over it per GPU
@@ -87,6 +90,7 @@ struct plan_option {
     double goodput_per_gpu;        /* goodput / gpus */
     double slo_use;                /* rate plans: max(TTFT / its SLO, TPOT / its SLO) at the percentile;
                                       lower = more headroom (the tie-break) */
+    int gpus_per_node;             /* GPUs in one node of this row's GPU (plan_node_gpus) */
     int instances_per_node;        /* 0 when an instance spans nodes */
     int nodes_per_instance;        /* 1, or the whole nodes an instance of more GPUs than a node
                                       takes: ceil(its GPUs / gpus_per_node) */
@@ -136,5 +140,8 @@ int plan_search(const struct plan_input *in, const struct llmroof_gpu *g, int tp
                 struct llmroof_err *err);
 
 int plan_run(const struct plan_input *in, struct plan_result *out, struct llmroof_err *err);
+
+/* GPUs in one node of GPU g: in->gpus_per_node with in->node_set, else the catalog's usual server. */
+int plan_node_gpus(const struct plan_input *in, const struct llmroof_gpu *g);
 
 #endif

@@ -320,6 +320,47 @@ static void attention_kernel_families_by_hand(void **state)
     assert_rel_close(p.op[LLMROOF_OP_ATTENTION].kernels, 1.0, 1e-12);
 }
 
+/* FlashAttention-2's decode kernels stream K/V at their own measured share (H100 SXM5: 2792 of
+ * 3350 GB/s, split-KV, against 3110 GB/s for cuDNN and the FA3-class kernels): charged where the
+ * engine runs FA2 on the GPU (vLLM 0.6's fa2_archs names sm90; V1 runs FA3 there) and the
+ * attention fits FA2 (a 16-bit cache, no sinks). */
+static void fa2_decode_streams_at_its_measured_share(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_err err = { 0 };
+    assert_int_equal(catalog_add_engines_file(&cat, LLMROOF_TEST_DATA_DIR "/engines.json", false, &err), 0);
+    const struct llmroof_model *m = model(&cat, "llama-3-8b");
+    const struct llmroof_gpu *h100 = gpu(&cat, "h100"), *a100 = gpu(&cat, "a100-sxm4-80gb");
+    const struct llmroof_engine *v06 = catalog_find_engine(&cat, "vllm-0.6"), *v1 = catalog_find_engine(&cat, "vllm");
+    struct llmroof_effs e06 = roofline_effs_engine(h100, v06, NULL), e1 = roofline_effs_engine(h100, v1, NULL);
+    assert_rel_close(e06.attn_mem_fa2_eff, 0.8334, 0);
+    assert_rel_close(e1.attn_mem_fa2_eff, 0.0, 0);
+    assert_rel_close(roofline_effs_engine(a100, v06, NULL).attn_mem_fa2_eff, 0.0, 0); /* no A100 figure */
+    /* 64 decodes at 2048 keys: 64 * 2048 * 8 KV heads * 128 * 2 (K, V) * 2 B = 536,870,912 B per
+     * layer; at 0.8334 * 3350 GB/s = 2791.89 GB/s that is 192.30 us, at 0.93 * 3350 = 3115.5 GB/s
+     * 172.32 us */
+    struct llmroof_batch b = batch_decode(64, 2048);
+    struct llmroof_oplist o;
+    fp16_ops(m, 1, &b, &o);
+    assert_rel_close(o.attn_kv_bytes, 536870912.0, 1e-12);
+    struct llmroof_phase p06, p1;
+    roofline_eval(h100, LLMROOF_FP16, &e06, 1, &o, &p06);
+    roofline_eval(h100, LLMROOF_FP16, &e1, 1, &o, &p1);
+    const double per_layer = p06.op[LLMROOF_OP_ATTENTION].memory_s / o.op[LLMROOF_OP_ATTENTION].count;
+    /* + the query read and the output written: 64 rows x 32 heads x 128 x 2 B each */
+    assert_rel_close(o.op[LLMROOF_OP_ATTENTION].bytes, 536870912.0 + 64 * 4096.0 * 2 * 2, 1e-12);
+    assert_rel_close(per_layer, o.op[LLMROOF_OP_ATTENTION].bytes / (0.8334 * 3350e9), 1e-12);
+    assert_rel_close(p1.op[LLMROOF_OP_ATTENTION].memory_s / o.op[LLMROOF_OP_ATTENTION].count,
+                     o.op[LLMROOF_OP_ATTENTION].bytes / (0.93 * 3350e9), 1e-12);
+    assert_rel_close(536870912.0 / (0.8334 * 3350e9), 192.30e-6, 1e-4);
+    /* an 8-bit cache: FA2 cannot run it, vLLM picks another kernel: the GPU's share again */
+    o.fa2_unfit = true;
+    roofline_eval(h100, LLMROOF_FP16, &e06, 1, &o, &p06);
+    assert_rel_close(p06.op[LLMROOF_OP_ATTENTION].memory_s, p1.op[LLMROOF_OP_ATTENTION].memory_s, 1e-12);
+    catalog_free(&cat);
+}
+
 /* Dequantize-then-GEMM: at or above the engine's threshold a weight-only GEMM writes a 16-bit
  * copy of its weights and reads it back; below, the fused kernel reads the packed weights only. */
 static void dequantize_then_gemm_by_hand(void **state)
@@ -634,6 +675,7 @@ int main(void)
         cmocka_unit_test(per_query_head_kv_reads_multiply_the_cache_traffic),
         cmocka_unit_test(turbomind_v01_reads_a_group_of_eight_twice),
         cmocka_unit_test(attention_kernel_families_by_hand),
+        cmocka_unit_test(fa2_decode_streams_at_its_measured_share),
         cmocka_unit_test(launches_run_ahead_of_the_gpu_step),
         cmocka_unit_test(dequantize_then_gemm_by_hand),
         cmocka_unit_test(custom_allreduce_only_on_nvlink),

@@ -382,6 +382,40 @@ static void rate_plan_tries_expert_parallel_layouts_for_moe(void **state)
 /* Issue 22: an instance of more GPUs than a node takes ceil(GPUs / node) whole nodes.
  * DeepSeek-V3 at fp8 (671e9 B of weights) does not fit on 8 H100s (78 GiB per GPU > 72 usable)
  * but does on 16: TP 8 x PP 2 spans two nodes. */
+/* Each GPU's nodes are its catalog's usual server unless --gpus-per-node says otherwise: a GH200
+ * comes one per node, an H100 eight per HGX board. */
+static void each_gpu_counts_its_own_nodes(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct plan_input in;
+    base(&in, &cat, "llama-3.1-8b");
+    in.users = 50;
+    in.fast = true;
+    in.gpus[in.ngpus++] = gpu(&cat, "gh200");
+    in.gpus[in.ngpus++] = gpu(&cat, "h100");
+    in.tps[in.ntps++] = 1;
+    run(&in, &res);
+    const struct plan_option *gh = &res.options[0], *h = &res.options[1];
+    assert_true(gh->feasible && h->feasible);
+    /* one TP-1 GH200 serves the 50 users: 1 node of 1 GPU, where the 8-GPU default counted 8 */
+    assert_int_equal(gh->gpus_per_node, 1);
+    assert_int_equal(gh->instances_per_node, 1);
+    assert_int_equal(gh->nodes, 1);
+    assert_int_equal(gh->gpus, 1);
+    /* an H100 node holds 8 TP-1 instances, and the plan counts the whole node */
+    assert_int_equal(h->gpus_per_node, 8);
+    assert_int_equal(h->instances_per_node, 8);
+    assert_int_equal(h->gpus, 8);
+    assert_int_equal(plan_node_gpus(&in, gpu(&cat, "a10g")), 4);
+    /* --gpus-per-node 8 applies to every GPU */
+    in.node_set = true;
+    run(&in, &res);
+    assert_int_equal(res.options[0].gpus_per_node, 8);
+    assert_int_equal(res.options[0].gpus, 8);
+    catalog_free(&cat);
+}
+
 static void instances_beyond_a_node_take_whole_nodes(void **state)
 {
     struct llmroof_catalog cat;
@@ -432,6 +466,7 @@ static void instances_beyond_a_node_take_whole_nodes(void **state)
      * 9 nodes, 54 GPUs. The 8-GPU instance (TP 4 x PP 2) now spans ceil(8 / 6) = 2 nodes too
      * (and still does not fit). */
     in.gpus_per_node = 6;
+    in.node_set = true; /* --gpus-per-node 6 */
     run(&in, &res);
     assert_int_equal(res.options[0].nodes_per_instance, 2);
     assert_non_null(strstr(res.options[0].reason, "the weights do not fit"));
@@ -608,6 +643,7 @@ int main(void)
         cmocka_unit_test(rate_plan_with_impossible_slos_has_no_answer),
         cmocka_unit_test(rate_plan_tries_expert_parallel_layouts_for_moe),
         cmocka_unit_test(instances_beyond_a_node_take_whole_nodes),
+        cmocka_unit_test(each_gpu_counts_its_own_nodes),
         cmocka_unit_test(pruning_never_changes_the_answer),
         cmocka_unit_test(plan_takes_the_engine_schedulers_limits_per_gpu),
     };
