@@ -52,6 +52,10 @@ int ops_shard_layout(const struct llmroof_model *m, const struct llmroof_layout 
     if (imb > 1.0 && ep <= 1)
         return llmroof_err_set(err, LLMROOF_EINPUT,
                                "--ep-imbalance %g needs --ep greater than 1 (the busiest expert-parallel rank's load)", imb);
+    if (imb > (double)ep && ep > 1)
+        return llmroof_err_set(err, LLMROOF_EINPUT,
+                               "--ep-imbalance %g is above --ep %d (the busiest rank carries at most every routed token)",
+                               imb, ep);
     if (lay->two_batch_overlap && !(ep > 1 && lay->dp_attn))
         return llmroof_err_set(err, LLMROOF_EINPUT,
                                "--two-batch-overlap needs --ep greater than 1 with --dp-attention (an all-to-all to hide)");
