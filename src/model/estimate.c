@@ -57,7 +57,8 @@ void estimate_ops_replicas(const struct llmroof_model *m, const struct llmroof_s
     const struct llmroof_batch scaled = { busiest->tokens * rep,     busiest->seqs * rep,
                                           busiest->attn_pairs * rep, busiest->kv_read_tokens * rep,
                                           busiest->few_tokens * rep, busiest->few_seqs * rep,
-                                          busiest->few_pairs * rep,  busiest->few_keys * rep };
+                                          busiest->few_pairs * rep,  busiest->few_keys * rep,
+                                          busiest->extra_logits * rep };
     struct llmroof_oplist all;
     ops_build(m, sh, dt, &scaled, out);
     ops_build(m, sh, dt, total, &all);
@@ -197,6 +198,7 @@ static struct llmroof_batch step_batch(double B, double c, double v)
     b.seqs = B;
     b.attn_pairs = B * (v * past + v * (v + 1.0) / 2.0);
     b.kv_read_tokens = B * (past + v);
+    b.extra_logits = B * (v - 1.0); /* the target's logits at every verified position */
     return batch_mark_few(b, v);
 }
 

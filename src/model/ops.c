@@ -425,6 +425,7 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
      * sequences; the operators below are those of one rank (the mean replica). */
     const double rep = sh->attn_dp > 1 ? (double)sh->attn_dp : 1.0;
     const double Ttot = b->tokens, T = per_replica(b->tokens, rep), S = per_replica(b->seqs, rep);
+    const double Sl = per_replica(batch_logits_rows(b), rep); /* logits rows: S, or every verified position */
     const double h = (double)m->hidden, d = (double)m->head_dim;
     const struct arch_layer_kinds kinds = arch_layer_kinds(m); /* layer kinds */
     const double L = (double)m->layers, Lm = (double)kinds.moe, Ld = (double)kinds.dense;
@@ -503,8 +504,8 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
          * vocabulary-parallel embedding; MoE layers behind an all-to-all need none after the MLP */
         double n_ar = m->parallel_attn ? L : La + Ll + Ld + (a2a ? 0.0 : Lm);
         op[LLMROOF_OP_ALL_REDUCE] = (struct llmroof_op){ n_ar + 1.0, 0, 0, T * h * r, 1, 0 };
-        /* gather the S rows of V' logits from every rank: message = S * V elements */
-        op[LLMROOF_OP_ALL_GATHER] = (struct llmroof_op){ 1.0, 0, 0, S * (double)m->vocab * r, 1, 0 };
+        /* gather the Sl rows of V' logits from every rank: message = Sl * V elements */
+        op[LLMROOF_OP_ALL_GATHER] = (struct llmroof_op){ 1.0, 0, 0, Sl * (double)m->vocab * r, 1, 0 };
     }
 
     /* NAS models list a width per layer: the mean over the dense layers (FLOPs and bytes are
@@ -628,9 +629,12 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
 
     op[LLMROOF_OP_FINAL_NORM] = (struct llmroof_op){ 1.0, 4.0 * T * h, 2.0 * T * h * a + norm_w * w, 0, 1, 0 };
 
-    /* logits only for the last position of each sequence */
+    /* logits only where the engine samples: the last position of each sequence, and every
+     * position a speculative verification pass checks (the target's distribution at each drafted
+     * token decides its acceptance: Leviathan et al. 2023; vLLM's and SGLang's verifiers compute
+     * the logits of all k + 1 or tree positions) */
     const double Vr = sh->vocab_per_rank;
-    op[LLMROOF_OP_LM_HEAD] = (struct llmroof_op){ 1.0, 2.0 * S * h * Vr, h * Vr * wl + S * h * a + S * Vr * a, 0, 3, 0 };
+    op[LLMROOF_OP_LM_HEAD] = (struct llmroof_op){ 1.0, 2.0 * Sl * h * Vr, h * Vr * wl + Sl * h * a + Sl * Vr * a, 0, 3, 0 };
 
     /* weight-only formats (stored narrower than the 16/32-bit activations): what a dequantize-
      * then-GEMM engine writes and reads back per stored byte (llmroof/roofline.h) */

@@ -59,7 +59,15 @@ struct llmroof_batch {
     double few_seqs;        /* few-query sequences */
     double few_pairs;       /* their (query, key) pairs */
     double few_keys;        /* their keys read */
+    double extra_logits;    /* logits rows beyond one per sequence: every position a speculative pass
+                               verifies (or a draft tree expands) needs its own row */
 };
+
+/* The LM head's rows of a step: one per sequence, plus the verified positions' (extra_logits). */
+static inline double batch_logits_rows(const struct llmroof_batch *b)
+{
+    return b->seqs + b->extra_logits;
+}
 
 /* A draft tree's later passes: w new tokens per sequence (the nodes the last step expanded), each
  * attending to the sequence's context, whose keys are read once (EAGLE-2's tree drafting: the
@@ -67,6 +75,7 @@ struct llmroof_batch {
 static inline struct llmroof_batch ops_batch_widen(const struct llmroof_batch *b, double w)
 {
     struct llmroof_batch x = *b;
+    x.extra_logits = batch_logits_rows(b) * w - b->seqs; /* each expanded node's logits pick its children */
     x.tokens *= w;
     x.attn_pairs *= w;
     x.few_tokens *= w;

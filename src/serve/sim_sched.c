@@ -110,8 +110,14 @@ static inline void add_to_iter(struct iter *it, struct llmroof_batch *rb, long c
                                bool spec)
 {
     iter_batch_add(&it->b, (double)chunk, (double)past);
-    if (rb)
+    /* a verification pass needs the target's logits at each of its chunk positions, any other
+     * sequence one row (ops.h batch_logits_rows) */
+    const double extra = spec && !prefill ? (double)chunk - 1.0 : 0.0;
+    it->b.extra_logits += extra;
+    if (rb) {
         iter_batch_add(rb, (double)chunk, (double)past); /* its data-parallel attention replica */
+        rb->extra_logits += extra;
+    }
     if (spec) {
         iter_batch_add(&it->draft, prefill ? (double)chunk : 1.0, (double)past);
         if (!prefill)
@@ -125,6 +131,7 @@ static inline void add_to_iter(struct iter *it, struct llmroof_batch *rb, long c
     } else {
         it->decode_seqs++;
         iter_batch_add(&it->dec, (double)chunk, (double)past);
+        it->dec.extra_logits += extra;
     }
 }
 
@@ -451,7 +458,8 @@ static inline struct llmroof_batch prefill_part(const struct iter *it)
     return (struct llmroof_batch){ b->tokens - d->tokens,         b->seqs - d->seqs,
                                    b->attn_pairs - d->attn_pairs, b->kv_read_tokens - d->kv_read_tokens,
                                    b->few_tokens - d->few_tokens, b->few_seqs - d->few_seqs,
-                                   b->few_pairs - d->few_pairs,   b->few_keys - d->few_keys };
+                                   b->few_pairs - d->few_pairs,   b->few_keys - d->few_keys,
+                                   b->extra_logits - d->extra_logits };
 }
 
 /* One pass over a batch. In a mixed iteration the decode sequences' attention is costed as

@@ -605,6 +605,32 @@ static void spec_decode_tpot_is_step_over_expected_tokens(void **state)
     catalog_free(&cat);
 }
 
+/* A verification pass needs the target's logits at every verified position, not one row per
+ * sequence: the LM head and the logits' gather scale with B x V (review19 item 3). */
+static void verification_computes_logits_at_every_position(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_setup s = setup(&cat, "llama-3.1-8b", "h100", 1);
+    const struct llmroof_spec_decode eagle = { LLMROOF_DRAFTER_HEAD, "eagle", NULL, 3, 0.7, 0, 4,
+                                               sim_spec_tokens_per_step(3, 0.7) };
+    struct llmroof_request r = { 8, 1024, 256 };
+    struct llmroof_estimate e;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(estimate_run_spec(&s, &r, &eagle, &e, &err), 0);
+    /* 8 sequences x 4 verified positions = 32 rows: 2 x 32 x 4096 x 128256 = 33.624 GFLOP */
+    assert_rel_close(e.decode_ops.op[LLMROOF_OP_LM_HEAD].flops, 2.0 * 32 * 4096 * 128256, 1e-12);
+    /* without speculation: one row per sequence, 8.406 GFLOP */
+    struct llmroof_estimate plain = run(&s, 8, 1024, 256);
+    assert_rel_close(plain.decode_ops.op[LLMROOF_OP_LM_HEAD].flops, 2.0 * 8 * 4096 * 128256, 1e-12);
+    /* a draft tree's wider pass expands w nodes per sequence: each node's logits, rows x w */
+    struct llmroof_batch b = batch_decode(8, 1024);
+    assert_rel_close(batch_logits_rows(&b), 8.0, 0);
+    struct llmroof_batch w = ops_batch_widen(&b, 4.0);
+    assert_rel_close(batch_logits_rows(&w), 32.0, 0);
+    catalog_free(&cat);
+}
+
 /* With nothing accepted (1 token per step) every drafter only adds work: never faster than no
  * speculation (as the simulator's unit test checks); Medusa drafts in one step, EAGLE in k; a
  * tree's later draft steps run topk tokens per sequence; out-of-range inputs are refused. */
@@ -668,6 +694,7 @@ int main(void)
         cmocka_unit_test(phase_columns_reconcile_with_the_time),
         cmocka_unit_test(hidden_all_to_all_does_not_bound_the_step),
         cmocka_unit_test(spec_decode_tpot_is_step_over_expected_tokens),
+        cmocka_unit_test(verification_computes_logits_at_every_position),
         cmocka_unit_test(spec_decode_without_acceptance_never_helps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
