@@ -96,17 +96,26 @@ static double node_bus_bw(const struct llmroof_link_model *intra, const struct l
     return in < out ? in : out;
 }
 
-/* Latency of a ring collective over nodes: the intra-domain part's fixed cost (its protocol's
+/* Latency of a collective over nodes: the intra-domain part's fixed cost (its protocol's
  * latency with no bytes, without NVLS or an engine's custom kernels, which stay inside a node)
- * plus the network's latency and one network hop per node step. */
+ * plus the network's latency and one network step per node step of the ring (2(nodes - 1) for
+ * an all-reduce, nodes - 1 for an all-gather). An all-reduce over a network (not PCIe) may run
+ * as NCCL's tree instead, 2 log2(nodes) levels of COMM_NET_TREE_HOP_S: the tuner takes the
+ * faster, the tree from about 8 nodes on. */
 static double span_latency_s(const struct llmroof_link_model *intra, const struct llmroof_link_model *net, int domain,
-                             double node_steps, bool reduce)
+                             double nodes, bool reduce)
 {
     struct llmroof_link_model in = *intra;
     in.nvls_Bps = 0.0;
     in.custom_latency_s = 0.0;
     const double lat = reduce ? comm_allreduce_s(&in, domain, 0.0) : comm_allgather_s(&in, domain, 0.0);
-    return lat + net->latency_s + node_steps * net->hop_latency_s;
+    double steps = (reduce ? 2.0 : 1.0) * (nodes - 1.0) * net->hop_latency_s;
+    if (reduce && net->proto != COMM_PROTO_PCIE && nodes > 1.0) {
+        const double tree = 2.0 * ceil(log2(nodes)) * COMM_NET_TREE_HOP_S;
+        if (tree < steps)
+            steps = tree;
+    }
+    return lat + net->latency_s + steps;
 }
 
 double comm_allreduce_hier_s(const struct llmroof_link_model *intra, const struct llmroof_link_model *net,
@@ -117,8 +126,7 @@ double comm_allreduce_hier_s(const struct llmroof_link_model *intra, const struc
     const double n = (double)ranks, g = (double)domain, nodes = n / g;
     /* NCCL pipelines the intra- and inter-node parts of its ring/tree: 2(n-1)/n * M per rank at
      * the node bus bandwidth, not the intra all-reduce plus the network phase one after another */
-    return span_latency_s(intra, net, domain, 2.0 * (nodes - 1.0), true) +
-           2.0 * (n - 1.0) / n * msg_bytes / node_bus_bw(intra, net, g);
+    return span_latency_s(intra, net, domain, nodes, true) + 2.0 * (n - 1.0) / n * msg_bytes / node_bus_bw(intra, net, g);
 }
 
 double comm_allgather_hier_s(const struct llmroof_link_model *intra, const struct llmroof_link_model *net,
@@ -127,7 +135,7 @@ double comm_allgather_hier_s(const struct llmroof_link_model *intra, const struc
     if (ranks <= domain || domain < 1)
         return comm_allgather_s(intra, ranks, msg_bytes);
     const double n = (double)ranks, g = (double)domain, nodes = n / g;
-    return span_latency_s(intra, net, domain, nodes - 1.0, false) + (n - 1.0) / n * msg_bytes / node_bus_bw(intra, net, g);
+    return span_latency_s(intra, net, domain, nodes, false) + (n - 1.0) / n * msg_bytes / node_bus_bw(intra, net, g);
 }
 
 double comm_alltoall_s(const struct llmroof_link_model *intra, const struct llmroof_link_model *net,

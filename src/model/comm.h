@@ -38,6 +38,13 @@ struct llmroof_link_model {
 enum { COMM_PROTO_NONE, COMM_PROTO_NVLINK, COMM_PROTO_PCIE };
 /* NCCL 2.20.3 src/graph/tuning.cc: LL's bandwidth cap on Ampere/Hopper, NVLS's latency */
 #define COMM_LL_MAX_BPS 87.7e9
+/* Per-step latency of a collective's inter-node steps (NCCL's tuning model, src/graph/tuning.cc
+ * hwLat[NCCL_HW_NET]: ring LL 2.7 us per step, tree LL 5.0 us per level; a ring all-reduce over
+ * nodes takes 2(nodes - 1) such steps, a tree 2 log2(nodes) levels, and NCCL's tuner takes the
+ * faster). Between PCIe-joined groups (bridged pairs) a step is a PCIe hop, the catalog's 2.5 us. */
+#define COMM_NET_RING_HOP_S 2.7e-6
+#define COMM_NET_TREE_HOP_S 5.0e-6
+#define COMM_PCIE_HOP_S 2.5e-6
 #define COMM_NVLS_LATENCY_S 23.0e-6
 /* custom all-reduce: fixed cost per call (fitted line through vLLM PR #24111's 4 x H100 one-shot
  * times) and the largest message the engines route through it (vLLM's default max_size,

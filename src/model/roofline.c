@@ -219,7 +219,12 @@ void roofline_prepare(const struct llmroof_gpu *g, enum llmroof_dtype act, const
                                               ? comm_custom_latency_s(g->custom_ar_latency_s)
                                               : 0.0 };
     /* one domain: the intra link; beyond it the hierarchical / network terms of comm.h */
-    r.net = (struct llmroof_link_model){ g->net_bw_Bps, eff->comm, g->net_latency_s, 0.0, COMM_PROTO_NONE, 0.0, 0, 0.0 };
+    /* each inter-node step of a ring (or level of a tree) costs the network's per-step latency:
+     * NCCL's NET figure, or a PCIe hop between PCIe-joined groups (comm.h) */
+    const bool net_pcie = !strncmp(g->net_kind, "pcie", 4);
+    r.net = (struct llmroof_link_model){ g->net_bw_Bps, eff->comm, g->net_latency_s,
+                                         net_pcie ? COMM_PCIE_HOP_S : COMM_NET_RING_HOP_S,
+                                         net_pcie ? COMM_PROTO_PCIE : COMM_PROTO_NONE, 0.0, 0, 0.0 };
     r.dom = g->domain_gpus > 0 ? g->domain_gpus : g->gpus_per_node;
     r.overhead_s = roofline_step_overhead_s(eff, tp);
     *out = r;

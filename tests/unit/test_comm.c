@@ -29,6 +29,35 @@ static void custom_allreduce_takes_the_gpus_own_latency(void **state)
     assert_rel_close(comm_allreduce_s(&mi, 8, 14336.0), 5.82e-6, 1e-9);
 }
 
+/* An all-reduce across nodes pays a network step per inter-node ring step, or per tree level
+ * where NCCL's tuner picks the tree (src/graph/tuning.cc hwLat NET: ring LL 2.7 us per step,
+ * tree LL 5.0 us per level); review19 found 8-16 one-GPU GH200 nodes over InfiniBand cheaper per
+ * call than NVLink inside one node. Intra domain of 1 GPU (no intra latency), IB NDR 50 GB/s at
+ * comm 0.81 = 40.5 GB/s per node, 10 us per call; 16 rows x 4096 x 2 B = 131072 B:
+ *   2 nodes:  ring 2 x 1 x 2.7 = 5.4 us (tree 2 x 1 x 5.0 = 10): 10 + 5.4 + 1 x 131072 / 40.5e9
+ *             (3.2363 us) = 18.636 us
+ *   8 nodes:  ring 2 x 7 x 2.7 = 37.8, tree 2 x 3 x 5.0 = 30: 10 + 30 + 1.75 x 131072 / 40.5e9
+ *             (5.6636 us) = 45.664 us
+ *   16 nodes: ring 81, tree 2 x 4 x 5.0 = 40: 10 + 40 + 1.875 x 131072 / 40.5e9 (6.0681) = 56.068 us
+ * Between PCIe-joined groups every ring step is a PCIe hop (2.5 us) and there is no tree. */
+static void inter_node_all_reduce_pays_a_step_per_node(void **state)
+{
+    (void)state;
+    const struct llmroof_link_model nvl = { 450e9, 0.81, 6.6e-6, 0.6e-6, COMM_PROTO_NVLINK, 0, 0, 0 };
+    const struct llmroof_link_model ib = { 50e9, 0.81, 10e-6, COMM_NET_RING_HOP_S, COMM_PROTO_NONE, 0, 0, 0 };
+    assert_rel_close(comm_allreduce_hier_s(&nvl, &ib, 2, 1, 131072.0), 15.4e-6 + 131072.0 / 40.5e9, 1e-12);
+    assert_rel_close(comm_allreduce_hier_s(&nvl, &ib, 8, 1, 131072.0), 40e-6 + 1.75 * 131072.0 / 40.5e9, 1e-12);
+    assert_rel_close(comm_allreduce_hier_s(&nvl, &ib, 16, 1, 131072.0), 50e-6 + 1.875 * 131072.0 / 40.5e9, 1e-12);
+    assert_rel_close(comm_allreduce_hier_s(&nvl, &ib, 8, 1, 131072.0), 45.664e-6, 1e-4);
+    /* more nodes never cost less */
+    assert_true(comm_allreduce_hier_s(&nvl, &ib, 16, 1, 131072.0) > comm_allreduce_hier_s(&nvl, &ib, 8, 1, 131072.0));
+    /* an all-gather is a ring only: nodes - 1 steps; 8 nodes: 10 + 7 x 2.7 = 28.9 us + 7/8 x M */
+    assert_rel_close(comm_allgather_hier_s(&nvl, &ib, 8, 1, 131072.0), 28.9e-6 + 0.875 * 131072.0 / 40.5e9, 1e-12);
+    /* PCIe between groups of 1: 16 groups, ring 2 x 15 x 2.5 = 75 us, no tree */
+    const struct llmroof_link_model pcie = { 64e9, 0.81, 6.6e-6, COMM_PCIE_HOP_S, COMM_PROTO_PCIE, 0, 0, 0 };
+    assert_rel_close(comm_allreduce_hier_s(&nvl, &pcie, 16, 1, 0.0), 6.6e-6 + 75e-6, 1e-12);
+}
+
 /* A check of the NCCL-path model on the MI300X's own link against a published rccl-tests run
  * (crickett-hpe/hpc-ai-envs PR #30: all_reduce_perf, 8 x MI300X, 8 MiB float sum, 91.10 us
  * out of place, 94.94 in place). 8 ranks, 14 steps, busbw 448e9 x 0.7 = 313.6 GB/s; each rank moves
@@ -116,6 +145,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(custom_allreduce_takes_the_gpus_own_latency),
+        cmocka_unit_test(inter_node_all_reduce_pays_a_step_per_node),
         cmocka_unit_test(mi300x_rccl_all_reduce_of_8_mib_by_hand),
         cmocka_unit_test(mi300x_all_reduces_cost_their_measured_custom_latency),
         cmocka_unit_test(custom_allreduce_latency_is_bounded_and_needs_peer_links),
