@@ -80,6 +80,9 @@ int cli_spec_resolve(struct cli *c, struct cli_spec_opts *o, const struct llmroo
         if (strcmp(o->method, kinds[i].name) == 0)
             sp->kind = kinds[i].kind;
     if (sp->kind == SIM_SPEC_NONE && strncmp(o->method, "draft:", 6) == 0) {
+        if (!o->method[6])
+            return cli_usage_error(c, "option '--spec': 'draft:' names no draft model (expected draft:MODEL, a catalog "
+                                      "model id)");
         sp->kind = SIM_SPEC_DRAFT;
         if (!(sp->draft = cli_model(c, o->method + 6)))
             return 2;

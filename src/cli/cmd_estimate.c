@@ -198,6 +198,9 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
     struct llmroof_err err = { 0 };
     if ((rc = estimate_run_spec(&setup, &req, x.sp.method ? &spec : NULL, &e, &err)))
         return cli_fail(c, &err);
+    if (x.sp.method && e.decode_steps <= 0) /* review19 item 8: said, not dropped in silence */
+        fprintf(c->errf, "llmroof: note: --output %ld leaves no decode step, so --spec %s changes nothing\n", x.s.output,
+                x.sp.method);
     struct llmroof_memory mem;
     long ctx_len = x.s.prompt + x.s.output;
     const struct llmroof_layout lay = cli_layout(&x.s);
@@ -228,7 +231,11 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
         fprintf(c->errf, "llmroof: warning: batch %ld exceeds the KV-cache limit of %.0f sequences at a %ld-token "
                         "context: not servable at once\n", req.batch, mem.max_batch, ctx_len);
     const int dom = g->domain_gpus > 0 ? g->domain_gpus : g->gpus_per_node;
-    if (e.shard.gpus > dom)
+    if (e.shard.gpus > dom && dom == 1) /* one GPU per node (a GH200): nothing is hierarchical */
+        fprintf(c->errf, "llmroof: note: %d GPUs, one per node of %s: every collective, all-to-all and stage send "
+                        "crosses the %s network (%.0f GB/s per GPU)\n",
+                e.shard.gpus, g->id, g->net_kind, g->net_bw_Bps / 1e9);
+    else if (e.shard.gpus > dom)
         fprintf(c->errf, "llmroof: note: %d GPUs exceed the %d-GPU %s domain of %s: TP collectives beyond it are "
                         "hierarchical and all-to-all and stage sends cross the %s network (%.0f GB/s per GPU)\n",
                 e.shard.gpus, dom, link_name(g->link), g->id, g->net_kind, g->net_bw_Bps / 1e9);
@@ -253,11 +260,8 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
         char wdesc[224], cdesc[112];
         ckpt_weight_desc(m, &setup.dt, wdesc, sizeof wdesc);
         ckpt_compute_desc(m, g, &setup.dt, cdesc, sizeof cdesc);
-        char lay_s[96] = "";
-        if (e.shard.pp > 1 || e.shard.ep > 1)
-            snprintf(lay_s, sizeof lay_s, ", PP %d, EP %d%s%s", e.shard.pp, e.shard.ep,
-                     e.shard.dp_attn ? ", data-parallel attention" : "",
-                     e.shard.two_batch_overlap ? ", two-batch overlap" : "");
+        char lay_s[96];
+        ops_layout_desc(&e.shard, lay_s, sizeof lay_s); /* as memory's and simulate's headers */
         char sdesc[32] = ""; /* the state dtype, when set apart from the KV's */
         if (setup.dt.state_set)
             snprintf(sdesc, sizeof sdesc, ", %s state", dtype_name(setup.dt.state));

@@ -78,5 +78,6 @@ void ops_layout_desc(const struct llmroof_shard *sh, char *buf, size_t size)
         return;
     buf[0] = '\0';
     if (sh->pp > 1 || sh->ep > 1) /* estimate, memory and simulate name a layout beyond TP alike */
-        snprintf(buf, size, ", PP %d, EP %d%s", sh->pp, sh->ep, sh->dp_attn ? ", data-parallel attention" : "");
+        snprintf(buf, size, ", PP %d, EP %d%s%s", sh->pp, sh->ep, sh->dp_attn ? ", data-parallel attention" : "",
+                 sh->two_batch_overlap ? ", two-batch overlap" : "");
 }
