@@ -111,11 +111,15 @@ void ckpt_compute_desc(const struct llmroof_model *m, const struct llmroof_gpu *
     enum llmroof_dtype low;
     const unsigned mods = m ? ops_ckpt_lowp_modules(m, dt, &low) : 0;
     /* the same test as roofline_prepare's: the GPU has the path, and it is not the activations' */
-    if (!mods || low == dt->act || !g->has_peak[low]) {
+    if (!mods || low == dt->act) {
         snprintf(buf, cap, "%s compute", dtype_name(dt->act));
         return;
     }
     char list[80];
     module_list(mods, list, sizeof list);
-    snprintf(buf, cap, "%s compute (%s: %s)", dtype_name(dt->act), list, dtype_name(low));
+    if (!g->has_peak[low]) /* no tensor path for the checkpoint's dtype: its weights are widened in the GEMM */
+        snprintf(buf, cap, "%s compute (%s: %s weights, weight-only on this GPU)", dtype_name(dt->act), list,
+                 dtype_name(low));
+    else
+        snprintf(buf, cap, "%s compute (%s: %s)", dtype_name(dt->act), list, dtype_name(low));
 }

@@ -529,9 +529,11 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
     /* a checkpoint's GEMMs on a path of their own on this GPU (NVFP4, block fp8: ops.h) */
     enum llmroof_dtype low;
     const unsigned mods = ops_ckpt_lowp_modules(s->model, &s->dt, &low);
-    if (mods && low != s->dt.act && s->gpu->has_peak[low]) {
+    if (mods && low != s->dt.act) {
         cJSON *cg = cJSON_AddObjectToObject(o, "checkpoint_gemms");
         cJSON_AddStringToObject(cg, "dtype", dtype_name(low));
+        /* native: the GPU's tensor path for that dtype; weight-only: widened to the activations' */
+        cJSON_AddStringToObject(cg, "path", s->gpu->has_peak[low] ? "native" : "weight-only");
         cJSON *ml = cJSON_AddArrayToObject(cg, "modules");
         for (int i = 0; i < LLMROOF_CKPT_MODULES; i++)
             if (mods >> i & 1u)
