@@ -1237,11 +1237,17 @@ static void users_size(const struct plan_input *in, struct plan_option *o)
         o->instances = (in->users + o->users_per_instance - 1) / o->users_per_instance;
         o->nodes = o->instances * o->nodes_per_instance;
         o->users_per_node = o->users_per_instance / o->nodes_per_instance;
+        o->gpus = o->nodes * o->gpus_per_node;
     } else {
+        /* instances within a node: the plan counts the GPUs its instances take (packed into
+         * nodes), as a rate plan does, so a GPU sold one per node (a GH200) and one sold eight to
+         * an HGX board compare by the GPUs they need, not by their node size */
         o->users_per_node = o->users_per_instance * o->instances_per_node;
-        o->nodes = o->users_per_node > 0 ? (in->users + o->users_per_node - 1) / o->users_per_node : 0;
+        o->instances = o->users_per_instance > 0 ? (in->users + o->users_per_instance - 1) / o->users_per_instance : 0;
+        const long ig = o->instances_per_node > 0 ? o->gpus_per_node / o->instances_per_node : o->gpus_per_node;
+        o->gpus = o->instances * ig;
+        o->nodes = (o->gpus + o->gpus_per_node - 1) / o->gpus_per_node;
     }
-    o->gpus = o->nodes * o->gpus_per_node;
 }
 
 /* Users plans' pruning: the fewest users per instance with which option o could still beat the
@@ -1252,19 +1258,22 @@ static long users_needed(const struct plan_input *in, const struct plan_best *b,
     /* --fast solves are cheap: every row is solved to the end */
     if (in->exhaustive || in->fast || in->ngpus < 2 || b->gpus == 0 || could_win(in, b, o->gpu_index, top))
         return 1;
-    long lo = 0, hi = top / gpn; /* the most nodes that could win: could_win((lo) * gpn), not hi */
+    /* the most GPUs that could win (could_win(lo), not hi), counted as users_size counts them: whole
+     * nodes for an instance beyond a node, the instances' own GPUs within one */
+    long lo = 0, hi = top;
     while (hi - lo > 1) {
         long mid = lo + (hi - lo) / 2;
-        if (could_win(in, b, o->gpu_index, mid * gpn))
+        if (could_win(in, b, o->gpu_index, mid))
             lo = mid;
         else
             hi = mid;
     }
     if (o->nodes_per_instance > 1) {
-        const long inst = lo / o->nodes_per_instance;
+        const long inst = lo / (o->nodes_per_instance * gpn);
         return inst > 0 ? (in->users + inst - 1) / inst : 0;
     }
-    const long per = lo * o->instances_per_node; /* instances that could win */
+    const long ig = o->instances_per_node > 0 ? gpn / o->instances_per_node : gpn;
+    const long per = lo / ig; /* instances that could win */
     return per > 0 ? (in->users + per - 1) / per : 0;
 }
 
@@ -1425,14 +1434,16 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
         if (b->nodes_per_instance > 1)
             snprintf(as, sizeof as, "%ld x %s instance%s of %d nodes each", b->instances, bn, b->instances == 1 ? "" : "s",
                      b->nodes_per_instance);
-        else
-            snprintf(as, sizeof as, "%d x %s instances", b->instances_per_node, bn);
+        else /* instances within a node: the GPUs they take, in nodes of the GPU's size */
+            snprintf(as, sizeof as, "%ld x %s instance%s", b->instances, bn, b->instances == 1 ? "" : "s");
         if (out->by_cost)
-            add_obs(out, "Cheapest: %ld node%s of %d x %s as %s, %ld GPUs, $%.2f per hour, for %ld users.", b->nodes,
-                    b->nodes == 1 ? "" : "s", b->gpus_per_node, b->gpu->id, as, b->gpus, b->cost_per_hour, in->users);
+            add_obs(out, "Cheapest: %s on %ld node%s of %d x %s, %ld GPU%s, $%.2f per hour, for %ld users.", as, b->nodes,
+                    b->nodes == 1 ? "" : "s", b->gpus_per_node, b->gpu->id, b->gpus, b->gpus == 1 ? "" : "s",
+                    b->cost_per_hour, in->users);
         else
-            add_obs(out, "Fewest GPUs: %ld node%s of %d x %s as %s (%ld GPUs) serve %ld users, %ld per node.", b->nodes,
-                    b->nodes == 1 ? "" : "s", b->gpus_per_node, b->gpu->id, as, b->gpus, in->users, b->users_per_node);
+            add_obs(out, "Fewest GPUs: %s on %ld node%s of %d x %s (%ld GPU%s) serve%s %ld users, %ld per instance.", as,
+                    b->nodes, b->nodes == 1 ? "" : "s", b->gpus_per_node, b->gpu->id, b->gpus, b->gpus == 1 ? "" : "s",
+                    b->instances == 1 ? "s" : "", in->users, b->users_per_instance);
     }
     for (int gi = 0; gi < in->ngpus; gi++) {
         int bi = out->best_per_gpu[gi];

@@ -403,16 +403,26 @@ static void each_gpu_counts_its_own_nodes(void **state)
     assert_int_equal(gh->instances_per_node, 1);
     assert_int_equal(gh->nodes, 1);
     assert_int_equal(gh->gpus, 1);
-    /* an H100 node holds 8 TP-1 instances, and the plan counts the whole node */
+    /* an H100 node holds 8 TP-1 instances; the plan counts the GPUs its one instance takes, as a
+     * rate plan does, so the two GPUs compare by GPUs, not by their node size (review19b item 1) */
     assert_int_equal(h->gpus_per_node, 8);
     assert_int_equal(h->instances_per_node, 8);
-    assert_int_equal(h->gpus, 8);
+    assert_int_equal(h->instances, 1);
+    assert_int_equal(h->gpus, 1);
+    assert_int_equal(h->nodes, 1);
     assert_int_equal(plan_node_gpus(&in, gpu(&cat, "a10g")), 4);
+    /* 50 users over 4 users per instance: ceil(50 / u) instances, their GPUs, ceil(GPUs / 8) nodes */
+    in.users = 4 * h->users_per_instance + 1;
+    run(&in, &res);
+    assert_int_equal(res.options[1].instances, 5);
+    assert_int_equal(res.options[1].gpus, 5);
+    assert_int_equal(res.options[1].nodes, 1);
+    assert_int_equal(res.options[0].nodes, res.options[0].gpus); /* GH200: one GPU per node */
     /* --gpus-per-node 8 applies to every GPU */
     in.node_set = true;
     run(&in, &res);
     assert_int_equal(res.options[0].gpus_per_node, 8);
-    assert_int_equal(res.options[0].gpus, 8);
+    assert_int_equal(res.options[0].nodes, 1);
     catalog_free(&cat);
 }
 
@@ -460,7 +470,8 @@ static void instances_beyond_a_node_take_whole_nodes(void **state)
     assert_float_equal(o->cost_per_hour, 120.0, 1e-9);
     bool said = false;
     for (int i = 0; i < res.nobs; i++)
-        said |= strstr(res.obs[i], "as 3 x TP-8+PP-2 instances of 2 nodes each, 48 GPUs, $120.00 per hour") != NULL;
+        said |= strstr(res.obs[i], "3 x TP-8+PP-2 instances of 2 nodes each on 6 nodes of 8 x") != NULL &&
+                strstr(res.obs[i], ", 48 GPUs, $120.00 per hour") != NULL;
     assert_true(said);
     /* 6-GPU nodes: the 16-GPU instance takes ceil(16 / 6) = 3 nodes = 18 GPUs; 3 instances:
      * 9 nodes, 54 GPUs. The 8-GPU instance (TP 4 x PP 2) now spans ceil(8 / 6) = 2 nodes too

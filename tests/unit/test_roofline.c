@@ -468,8 +468,10 @@ static void nvfp4_checkpoint_runs_its_mlps_at_fp4_and_attention_at_bf16(void **s
     assert_string_equal(buf, "bf16 weights, NVFP4 ffn and dense_ffn (the checkpoint's)");
     ckpt_compute_desc(m, gpu(&cat, "b300"), &dt, buf, sizeof buf);
     assert_string_equal(buf, "bf16 compute (ffn and dense_ffn: fp4)");
+    /* Hopper has no fp4 path: the NVFP4 MLPs are widened in a bf16 GEMM (vLLM's Marlin W4A16),
+     * which the header says (review19 item 7) */
     ckpt_compute_desc(m, gpu(&cat, "h200"), &dt, buf, sizeof buf);
-    assert_string_equal(buf, "bf16 compute");
+    assert_string_equal(buf, "bf16 compute (ffn and dense_ffn: fp4 weights, weight-only on this GPU)");
     /* --weight-dtype fp4 (0.5625 B, not above 4.5 bits): every matrix fp4, no split */
     struct llmroof_dtypes all4 = dt;
     all4.weight = LLMROOF_FP4;
@@ -551,7 +553,8 @@ static void block_fp8_checkpoint_runs_its_gemms_and_dispatch_at_fp8_where_the_gp
     ckpt_compute_desc(m, gpu(&cat, "h100-sxm5-80gb"), &dt, buf, sizeof buf);
     assert_string_equal(buf, "fp16 compute (qkv_proj, mla_kv_up, o_proj, ffn and dense_ffn: fp8)");
     ckpt_compute_desc(m, gpu(&cat, "a100-sxm4-80gb"), &dt, buf, sizeof buf);
-    assert_string_equal(buf, "fp16 compute");
+    assert_string_equal(buf, "fp16 compute (qkv_proj, mla_kv_up, o_proj, ffn and dense_ffn: fp8 weights, weight-only "
+                             "on this GPU)");
 
     /* fp8 activations run everything at fp8 already; per-tensor fp8 (--weight-bits 8) and 16-bit
      * weights are not the block format: no split, a 16-bit dispatch */
