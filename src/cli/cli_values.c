@@ -194,7 +194,7 @@ int cli_layout_check(struct cli *c, const struct cli_setup_opts *s)
                                "rank's load, and without EP every GPU holds a slice of every expert");
     /* the busiest of ep ranks carries at most every routed token: ep times the mean */
     if (s->layout.ep_imbalance > (double)s->layout.ep)
-        return cli_usage_error(c, "option '--ep-imbalance': %g is above --ep %d (the busiest rank's load over the mean "
+        return cli_usage_error(c, "option '--ep-imbalance': %.9g is above --ep %d (the busiest rank's load over the mean "
                                "is at most the number of expert-parallel ranks, when it takes every routed token)",
                                s->layout.ep_imbalance, s->layout.ep);
     return 0;

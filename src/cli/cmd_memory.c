@@ -62,7 +62,10 @@ int cmd_memory(struct cli *c, int argc, char **argv)
     if ((rc = ops_shard_layout(m, &lay, &sh, &err)))
         return cli_fail(c, &err);
     const int dom = g->domain_gpus > 0 ? g->domain_gpus : g->gpus_per_node;
-    if (mem.gpus > dom)
+    if (mem.gpus > dom && dom == 1) /* one GPU per node (a GH200): no domain to speak of */
+        fprintf(c->errf, "llmroof: note: %d GPUs, one per node of %s: the layout spans %d nodes joined by the %s "
+                         "network\n", mem.gpus, g->id, mem.gpus, g->net_kind);
+    else if (mem.gpus > dom)
         fprintf(c->errf, "llmroof: note: %d GPUs exceed the %d-GPU %s domain of %s: the layout spans %d domains "
                          "joined by the %s network\n", mem.gpus, dom, link_name(g->link), g->id, (mem.gpus + dom - 1) / dom,
                 g->net_kind);
@@ -72,7 +75,8 @@ int cmd_memory(struct cli *c, int argc, char **argv)
         fprintf(c->errf, "llmroof: warning: context %ld tokens exceeds %s's max context of %ld\n", s.context, m->id,
                 m->max_context);
     if (s.tp > g->gpus_per_node)
-        fprintf(c->errf, "llmroof: warning: TP %ld exceeds the %d GPUs of one %s node\n", s.tp, g->gpus_per_node, g->id);
+        fprintf(c->errf, "llmroof: warning: TP %ld exceeds the %d GPU%s of one %s node\n", s.tp, g->gpus_per_node,
+                g->gpus_per_node == 1 ? "" : "s", g->id);
 
     if (c->format == TABLE_JSON) {
         char *j = render_json_memory(m, g, (int)s.tp, &dt, &mem, &sh);

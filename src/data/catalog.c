@@ -80,12 +80,12 @@ static bool arch_name_ok(const char *s)
         for (i = 2; i < n && s[i] >= '0' && s[i] <= '9'; i++)
             ;
         const size_t digits = i - 2;
-        if (digits < 2 || digits > 3)
+        if (digits < 2 || digits > 3 || s[2] == '0') /* compute capability 1.0 and up: no leading zero */
             return false;
         return i == n || (i + 1 == n && (s[i] == 'a' || s[i] == 'f'));
     }
     if (n >= 3 && !strncmp(s, "gfx", 3)) {
-        if (n < 6 || n > 7 || !(s[3] >= '0' && s[3] <= '9'))
+        if (n < 6 || n > 7 || !(s[3] >= '1' && s[3] <= '9'))
             return false;
         for (i = 4; i < n; i++)
             if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))

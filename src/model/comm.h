@@ -45,6 +45,11 @@ enum { COMM_PROTO_NONE, COMM_PROTO_NVLINK, COMM_PROTO_PCIE };
 #define COMM_NET_RING_HOP_S 2.7e-6
 #define COMM_NET_TREE_HOP_S 5.0e-6
 #define COMM_PCIE_HOP_S 2.5e-6
+/* The share of a PCIe link's bandwidth a collective over PCIe reaches: the catalog's PCIe cards'
+ * comm efficiency, from 8-21 GB/s bus bandwidth on 8-GPU PCIe Gen4 servers (NCCL issue #841;
+ * docs/sources.md T13). Between the bridged pairs of an H100 NVL or A100 PCIe server the traffic
+ * crosses the same slots, so the network takes it rather than the NVLink bridge's share. */
+#define COMM_PCIE_EFF 0.45
 #define COMM_NVLS_LATENCY_S 23.0e-6
 /* custom all-reduce: fixed cost per call (fitted line through vLLM PR #24111's 4 x H100 one-shot
  * times) and the largest message the engines route through it (vLLM's default max_size,

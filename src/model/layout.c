@@ -52,10 +52,19 @@ int ops_shard_layout(const struct llmroof_model *m, const struct llmroof_layout 
     if (imb > 1.0 && ep <= 1)
         return llmroof_err_set(err, LLMROOF_EINPUT,
                                "--ep-imbalance %g needs --ep greater than 1 (the busiest expert-parallel rank's load)", imb);
-    if (imb > (double)ep && ep > 1)
-        return llmroof_err_set(err, LLMROOF_EINPUT,
-                               "--ep-imbalance %g is above --ep %d (the busiest rank carries at most every routed token)",
-                               imb, ep);
+    if (ep > 1) {
+        /* a token's k picks are distinct experts, and a rank holds E/ep of them: it receives at most
+         * min(k, E/ep) of each token's k picks, so its load over the mean (k/ep per rank) is at most
+         * ep x min(k, E/ep) / k = min(ep, E/k) (Mixtral at EP 8: 4; DeepSeek-V3 at EP 64: 32) */
+        const double k = m->moe_top_k > 0 ? (double)m->moe_top_k : 1.0, e = (double)m->moe_experts;
+        const double most = (double)ep < e / k ? (double)ep : e / k;
+        if (imb > most)
+            return llmroof_err_set(err, LLMROOF_EINPUT,
+                                   "--ep-imbalance %.9g is above %.9g, the most the busiest of %d expert ranks can carry "
+                                   "(min(ep, experts / top-k) = min(%d, %ld / %ld): every token's picks that one rank "
+                                   "holds)",
+                                   imb, most, ep, ep, m->moe_experts, m->moe_top_k);
+    }
     if (lay->two_batch_overlap && !(ep > 1 && lay->dp_attn))
         return llmroof_err_set(err, LLMROOF_EINPUT,
                                "--two-batch-overlap needs --ep greater than 1 with --dp-attention (an all-to-all to hide)");

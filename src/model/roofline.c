@@ -56,8 +56,13 @@ struct llmroof_effs roofline_effs(const struct llmroof_gpu *g, const struct llmr
 /* Does an engine's architecture list name `arch` ("" = not stated: never)? */
 static bool arch_listed(const char (*archs)[LLMROOF_ARCH_MAX], int n, const char *arch)
 {
-    for (int a = 0; a < n && arch[0]; a++)
-        if (!strcmp(archs[a], arch))
+    /* an NVIDIA family suffix (sm90a, sm100f: the same SM with its arch-specific instructions)
+     * runs the engine's kernels for the base target: compare without it */
+    size_t len = strlen(arch);
+    if (len > 2 && !strncmp(arch, "sm", 2) && (arch[len - 1] == 'a' || arch[len - 1] == 'f'))
+        len--;
+    for (int a = 0; a < n && len > 0; a++)
+        if (strlen(archs[a]) == len && !strncmp(archs[a], arch, len))
             return true;
     return false;
 }
@@ -222,7 +227,8 @@ void roofline_prepare(const struct llmroof_gpu *g, enum llmroof_dtype act, const
     /* each inter-node step of a ring (or level of a tree) costs the network's per-step latency:
      * NCCL's NET figure, or a PCIe hop between PCIe-joined groups (comm.h) */
     const bool net_pcie = !strncmp(g->net_kind, "pcie", 4);
-    r.net = (struct llmroof_link_model){ g->net_bw_Bps, eff->comm, g->net_latency_s,
+    const double net_eff = net_pcie && eff->comm > COMM_PCIE_EFF ? COMM_PCIE_EFF : eff->comm;
+    r.net = (struct llmroof_link_model){ g->net_bw_Bps, net_eff, g->net_latency_s,
                                          net_pcie ? COMM_PCIE_HOP_S : COMM_NET_RING_HOP_S,
                                          net_pcie ? COMM_PROTO_PCIE : COMM_PROTO_NONE, 0.0, 0, 0.0 };
     r.dom = g->domain_gpus > 0 ? g->domain_gpus : g->gpus_per_node;
