@@ -170,7 +170,8 @@ static double requests_at_mean_len(const struct sim_config *c, const struct sim_
                                          : r->inst[i].pool == 0 ? (c->prefill.setup.model ? &c->prefill.setup : &c->setup)
                                                                 : (c->decode.setup.model ? &c->decode.setup : &c->setup);
         const struct llmroof_layout *l = &su->layout; /* layout.c's attn_dp: ep/tp replicas */
-        const double dp = l->dp_attn && su->tp > 0 && l->ep > su->tp ? (double)(l->ep / su->tp) : 1.0;
+        const int reps = l->dp_attn && su->tp > 0 && l->ep > su->tp ? l->ep / su->tp : 1; /* ep is a multiple of tp */
+        const double dp = (double)reps;
         const double replica_tokens = (double)r->inst[i].kv_blocks_total * (double)r->block_size / dp;
         /* 1e-9: a capacity of exactly n mean lengths divides back to n, not n - 1e-16 */
         n += floor(replica_tokens / mean_len + 1e-9) * dp;
