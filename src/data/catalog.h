@@ -227,6 +227,9 @@ struct llmroof_engine {
                                          attention kernels are FlashAttention-2's (vLLM V0's FLASH_ATTN
                                          backend): a sliding-window layer reads K/V per query head */
     int n_fa2_archs;                  /* entries used in fa2_archs */
+    bool fp8_kv_per_query_head;       /* on an fa2_archs GPU an 8-bit K/V cache, which FlashAttention-2
+                                         cannot read, sends decode to a kernel that reads K/V once per
+                                         query head (vLLM 0.6: XFormers' backend, vLLM's paged attention) */
     bool fp8_attention;               /* attention runs at the fp8 peak when the activations are fp8 */
     bool fp16_accumulate;             /* GEMMs accumulate in fp16 (the GeForce fp16-accumulate peak) */
     enum llmroof_attn_kernel attention; /* attention kernel family (flash2 unless the profile says) */

@@ -296,6 +296,7 @@ static void set_context(const struct llmroof_model *m, const struct llmroof_shar
     /* FA2 takes K/V of the queries' dtype only ("query and key must have the same dtype") and has
      * no sinks: vLLM then runs another backend (FlashInfer, Triton), which packs the group */
     out->fa2_unfit = m->attention_sinks || k != 2.0; /* k: the K/V element's bytes (fp16/bf16: 2) */
+    out->kv_8bit = k < 2.0;
     out->q_per_kv = !mla && Kr > 0 ? Hq / Kr : 1.0;
     out->tokens = T;
     out->new_per_seq = S > 0 ? T / S : 0.0;

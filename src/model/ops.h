@@ -260,6 +260,7 @@ struct llmroof_oplist {
                                                window_size); false: chunked (Llama 4), run without one */
     bool longer_query;                      /* a sequence of the step has more than one new token (a
                                                varlen attention call's max_seqlen_q > 1) */
+    bool kv_8bit;                           /* the K/V cache holds 8-bit (or narrower) elements */
     bool fa2_unfit;                         /* FlashAttention-2 cannot run this attention: learned sinks
                                                (gpt-oss) or a K/V cache not of the queries' 16-bit dtype */
     double q_per_kv;                        /* query heads per KV head on a rank (GQA group size; 1 for MLA) */

@@ -103,6 +103,10 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
          * cuDNN's and FA3-class kernels; docs/model.md "Attention kernels") */
         if (e.fa2_window && g->attn_mem_fa2_eff > 0)
             e.attn_mem_fa2_eff = g->attn_mem_fa2_eff;
+        /* vLLM 0.6's selector: FlashAttention-2 takes no fp8 cache, XFormers' decode is vLLM's paged
+         * attention, one thread block per query head (the fa2_archs GPUs: CUDA; ROCm runs its own
+         * GQA-aware kernel) */
+        e.kv8_per_query_head = en->fp8_kv_per_query_head && arch_listed(en->fa2_archs, en->n_fa2_archs, g->arch);
         if (en->fp16_accumulate && g->fp16_acc_ratio > 1)
             e.peak_scale = g->fp16_acc_ratio;
         e.dequant_min_tokens = en->dequant_min_tokens;
@@ -325,8 +329,10 @@ double roofline_attn_kv_reads(const struct llmroof_effs *eff, double q_per_kv, d
 
 double roofline_attn_extra_kv_bytes(const struct llmroof_effs *eff, double kv_bytes, double q_per_kv,
                                     double new_per_seq, bool longer_query, bool windowed, bool sliding,
-                                    bool fa2_unfit)
+                                    bool fa2_unfit, bool kv_8bit)
 {
+    if (kv_8bit && eff->kv8_per_query_head && new_per_seq <= 1.0)
+        return kv_bytes * (roofline_kv_reads(1.0, q_per_kv) - 1.0);
     if (!fa2_unfit && ((eff->varlen_fa2 && longer_query) || (eff->fa2_window && windowed && sliding)))
         return kv_bytes * (roofline_kv_reads(1.0, q_per_kv) - 1.0);
     if (windowed)
@@ -342,10 +348,10 @@ static double rl_bytes(const struct llmroof_effs *eff, const struct llmroof_opli
     double bytes = ops->op[k].bytes;
     if (k == LLMROOF_OP_ATTENTION)
         bytes += roofline_attn_extra_kv_bytes(eff, ops->attn_kv_bytes, ops->q_per_kv, ops->new_per_seq,
-                                              ops->longer_query, false, false, ops->fa2_unfit);
+                                              ops->longer_query, false, false, ops->fa2_unfit, ops->kv_8bit);
     else if (k == LLMROOF_OP_ATTN_LOCAL)
         bytes += roofline_attn_extra_kv_bytes(eff, ops->attn_local_kv_bytes, ops->q_per_kv, ops->new_per_seq,
-                                              ops->longer_query, true, ops->local_sliding, ops->fa2_unfit);
+                                              ops->longer_query, true, ops->local_sliding, ops->fa2_unfit, ops->kv_8bit);
     if (k == LLMROOF_OP_ATTENTION && rl_eager(eff, ops))
         bytes += KERNEL_EAGER_SCORE_BYTES * ops->attn_heads * ops->tokens * ops->keys_per_seq;
     return bytes;

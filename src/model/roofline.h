@@ -56,6 +56,8 @@ struct llmroof_effs {
     double attn_eff;      /* prefill attention: share of the 16-bit peak at long sequences (0 = compute) */
     double attn_ramp_tokens; /* L0 of the ramp L/(L+L0) over the keys per sequence (0 = none) */
     double attn_mem_eff;  /* decode attention: share of peak bandwidth (0 = memory) */
+    bool kv8_per_query_head; /* an 8-bit K/V cache decodes reading K/V once per query head (the engine's
+                                fp8_kv_per_query_head on one of its fa2_archs GPUs) */
     double attn_mem_fa2_eff; /* the same in FlashAttention-2's kernels, where the engine runs them on this
                                 GPU (fa2_window) and the attention fits FA2 (no sinks, 16-bit K/V); 0 = none */
     bool attn_eager;      /* prefill: scores in memory (fp32) between unfused kernels, masked pairs computed */
@@ -89,10 +91,11 @@ double roofline_attn_kv_reads(const struct llmroof_effs *eff, double q_per_kv, d
  * unless `fa2_unfit` (sinks, an 8-bit cache: the engine runs another kernel, which packs). Else
  * the engine's own kernels: kv x (roofline_attn_kv_reads - 1) for a global layer, none for a
  * windowed one (`windowed`: op[ATTN_LOCAL], whose bytes the per-query-head engines leave as they
- * are). */
+ * are). An engine with kv8_per_query_head reads an 8-bit cache (`kv_8bit`) once per query head at
+ * decode (new_per_seq <= 1): the kernel it falls back to. */
 double roofline_attn_extra_kv_bytes(const struct llmroof_effs *eff, double kv_bytes, double q_per_kv,
                                     double new_per_seq, bool longer_query, bool windowed, bool sliding,
-                                    bool fa2_unfit);
+                                    bool fa2_unfit, bool kv_8bit);
 /* The GPU's catalog defaults. */
 struct llmroof_effs roofline_default_effs(const struct llmroof_gpu *g);
 /* The fixed CPU cost of one engine step at TP tp: overhead_s, plus tp_overhead_s when TP > 1 (an

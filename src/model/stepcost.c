@@ -43,7 +43,7 @@ static double attention_s(const struct llmroof_oplist *o, const struct llmroof_e
                             : 1.0;
     double bytes = op->bytes;
     bytes += roofline_attn_extra_kv_bytes(eff, o->attn_kv_bytes, o->q_per_kv, o->new_per_seq, o->longer_query, false,
-                                          false, o->fa2_unfit);
+                                          false, o->fa2_unfit, o->kv_8bit);
     const double c = op->flops / (apeak * ramp), m = bytes / abw;
     return op->count * kernel_instance_s(c, m, eff->overlap, op->kernels * kf, eff->kernel_s, 0.0);
 }
@@ -104,7 +104,7 @@ double stepcost_attn_s(const struct stepcost_attn *sa, const struct llmroof_effs
     const double ramp =
         eff->attn_ramp_tokens > 0 && new_per_seq > 1.0 ? keys_per_seq / (keys_per_seq + eff->attn_ramp_tokens) : 1.0;
     bytes += roofline_attn_extra_kv_bytes(eff, kv, q_per_kv, new_per_seq, beside_longer || T > S, false, false,
-                                          sa->fa2_unfit);
+                                          sa->fa2_unfit, sa->kv_elem_bytes < 2.0);
     const double c = flops / (sa->apeak * ramp), m = bytes / sa->abw;
     return sa->count * kernel_instance_s(c, m, eff->overlap, 1.0 * sa->kf, eff->kernel_s, 0.0);
 }
