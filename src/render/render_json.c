@@ -935,10 +935,7 @@ char *render_json_plan(const struct plan_input *in, const struct plan_result *r)
     cJSON_AddNumberToObject(o, "percentile", in->percentile);
     /* the node size every row shares (--gpus-per-node, or the GPUs' common catalog value); each
      * option carries its own */
-    int gpn = plan_node_gpus(in, in->ngpus > 0 ? in->gpus[0] : NULL);
-    for (int gi = 1; gi < in->ngpus; gi++)
-        if (plan_node_gpus(in, in->gpus[gi]) != gpn)
-            gpn = 0;
+    const int gpn = plan_shared_node_gpus(in);
     if (gpn > 0)
         cJSON_AddNumberToObject(o, "gpus_per_node", gpn);
     cJSON_AddBoolToObject(o, "fast", in->fast);

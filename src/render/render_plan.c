@@ -177,11 +177,8 @@ static void render_launch(const struct plan_input *in, const struct plan_result 
  * ("8 GPUs per node" when they agree, as for HGX boards). */
 static void node_phrase(const struct plan_input *in, char *buf, size_t n)
 {
-    int gpn = plan_node_gpus(in, in->ngpus > 0 ? in->gpus[0] : NULL);
-    bool same = true;
-    for (int gi = 1; gi < in->ngpus; gi++)
-        same &= plan_node_gpus(in, in->gpus[gi]) == gpn;
-    if (same)
+    const int gpn = plan_shared_node_gpus(in);
+    if (gpn > 0)
         snprintf(buf, n, "%d GPU%s per node", gpn, gpn == 1 ? "" : "s");
     else
         snprintf(buf, n, "each GPU's usual node (%s)", "the catalog's gpus_per_node");

@@ -295,6 +295,15 @@ int plan_node_gpus(const struct plan_input *in, const struct llmroof_gpu *g)
     return in->node_set || !g || g->gpus_per_node < 1 ? in->gpus_per_node : g->gpus_per_node;
 }
 
+int plan_shared_node_gpus(const struct plan_input *in)
+{
+    const int gpn = plan_node_gpus(in, in->ngpus > 0 ? in->gpus[0] : NULL);
+    for (int gi = 1; gi < in->ngpus; gi++)
+        if (plan_node_gpus(in, in->gpus[gi]) != gpn)
+            return 0;
+    return gpn;
+}
+
 /* Whole nodes one instance of `ig` GPUs takes: 1 when it fits in a node (several may share
  * it), else ceil(ig / node): an instance beyond a node owns its nodes, and the model layer
  * costs its collectives beyond the NVLink domain on the network (docs/model.md section 10). */

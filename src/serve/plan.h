@@ -143,5 +143,8 @@ int plan_run(const struct plan_input *in, struct plan_result *out, struct llmroo
 
 /* GPUs in one node of GPU g: in->gpus_per_node with in->node_set, else the catalog's usual server. */
 int plan_node_gpus(const struct plan_input *in, const struct llmroof_gpu *g);
+/* The node size every planned GPU shares (--gpus-per-node, or their common catalog value); 0 when
+ * they differ. */
+int plan_shared_node_gpus(const struct plan_input *in);
 
 #endif
