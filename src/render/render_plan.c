@@ -49,6 +49,7 @@ static void render_rate(const struct plan_input *in, const struct plan_result *r
     table_col(&t, "instances", 0);
     table_col(&t, "gpus", 0);
     table_col(&t, "nodes", 0);
+    table_col(&t, "gpus_per_node", 0);
     snprintf(col, sizeof col, "ttft_p%d_ms", in->percentile);
     table_col(&t, col, 0);
     snprintf(col, sizeof col, "tpot_p%d_ms", in->percentile);
@@ -70,7 +71,7 @@ static void render_rate(const struct plan_input *in, const struct plan_result *r
         }
         table_str(&t, buf);
         if (!o->feasible) {
-            for (int k = 0; k < 8; k++)
+            for (int k = 0; k < 9; k++)
                 table_empty(&t);
             table_str(&t, o->reason);
             continue;
@@ -82,6 +83,7 @@ static void render_rate(const struct plan_input *in, const struct plan_result *r
         table_str(&t, buf);
         table_num(&t, (double)o->gpus);
         table_num(&t, (double)o->nodes);
+        table_num(&t, (double)o->gpus_per_node); /* each row's own node (plan_node_gpus) */
         table_num(&t, o->ttft_s * 1e3);
         table_num(&t, o->tpot_s * 1e3);
         table_num(&t, o->goodput_qps);
@@ -235,6 +237,7 @@ void render_plan(const struct plan_input *in, const struct plan_result *r, enum 
     table_col(&t, "users_per_node", 0);
     table_col(&t, "nodes", 0);
     table_col(&t, "gpus", 0);
+    table_col(&t, "gpus_per_node", 0);
     snprintf(col, sizeof col, "ttft_p%d_ms", in->percentile);
     table_col(&t, col, 0);
     snprintf(col, sizeof col, "tpot_p%d_ms", in->percentile);
@@ -255,7 +258,7 @@ void render_plan(const struct plan_input *in, const struct plan_result *r, enum 
         else
             table_empty(&t);
         if (!o->feasible) {
-            for (int k = 0; k < 8; k++)
+            for (int k = 0; k < 9; k++)
                 table_empty(&t);
             table_str(&t, o->reason);
             continue;
@@ -264,6 +267,7 @@ void render_plan(const struct plan_input *in, const struct plan_result *r, enum 
         table_num(&t, (double)o->users_per_node);
         table_num(&t, (double)o->nodes);
         table_num(&t, (double)o->gpus);
+        table_num(&t, (double)o->gpus_per_node);
         table_num(&t, o->ttft_s * 1e3);
         table_num(&t, o->tpot_s * 1e3);
         table_str(&t, plan_binding_name(o->binding));
