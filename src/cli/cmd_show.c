@@ -321,6 +321,8 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
     kvn(t, "api_stream", "%.1f", e->api_stream_s * 1e6, "us of API server per streamed chunk");
     kvn(t, "api_overlap", "%.2f", e->api_overlap, "share of it off the engine's step");
     kvb(t, "spec_no_overlap", e->spec_no_overlap, "speculative decoding turns the CPU overlap off");
+    kvb(t, "pd_decode_first_token", e->pd_decode_first_token,
+        "disaggregated: the first token comes from the decode instance (TTFT includes the hand-over)");
 }
 
 int cmd_show(struct cli *c, int argc, char **argv)

@@ -301,11 +301,17 @@ static void warn_overload(struct cli *c, const struct sim_result *r, const char 
                         "--requests or more settle it\n",
                 what, r->window_s, r->offered_rate_qps, r->sustained_rate_qps, r->request_per_s, r->queue_growth_per_s,
                 r->window_lives, r->requests_to_settle);
-    else if (r->overloaded)
+    else if (r->overloaded) {
+        char bound[96] = "";
+        if (r->capacity_qps > 0 && r->offered_rate_qps > r->capacity_qps)
+            snprintf(bound, sizeof bound, ", and the %.3f requests/s offered exceed the steady-state service bound of %.3f",
+                     r->offered_rate_qps, r->capacity_qps);
         fprintf(c->errf, "llmroof: warning: %soverloaded: over the second half of the arrivals (%.1f s) %.3f requests/s "
                         "arrived and %.3f completed (%.3f over the whole run); the queue grows by %.2f requests/s, so the "
-                        "latency percentiles grow with the run's length\n",
-                what, r->window_s, r->offered_rate_qps, r->sustained_rate_qps, r->request_per_s, r->queue_growth_per_s);
+                        "latency percentiles grow with the run's length%s\n",
+                what, r->window_s, r->offered_rate_qps, r->sustained_rate_qps, r->request_per_s, r->queue_growth_per_s,
+                bound);
+    }
 }
 
 /* --capacity-band X: the same run with every iteration's time divided by 1 + X (a service rate X

@@ -268,6 +268,9 @@ struct llmroof_engine {
     bool whole_prefill;               /* "chunked_prefill": false - prompts are prefilled whole, never
                                          split across iterations (vLLM before 0.6's default) */
     bool spec_no_overlap;             /* speculative decoding turns the CPU overlap off (SGLang 0.4) */
+    bool pd_decode_first_token;       /* disaggregated serving: the client's first token comes from the
+                                         decode instance (a proxy streams its tokens: vLLM, SGLang), not
+                                         from the prefill instance */
     bool dp_rank_scheduler;           /* each data-parallel attention rank is its own engine whose
                                          scheduler holds the token budget and the sequence limit
                                          (vLLM V1's DP "core engines"); false: one budget and limit

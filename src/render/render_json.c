@@ -1163,6 +1163,8 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
         add_positive(o, "max_paddings", (double)e[i].max_paddings);
         if (e[i].spec_no_overlap)
             cJSON_AddBoolToObject(o, "spec_no_overlap", true);
+        if (e[i].pd_decode_first_token)
+            cJSON_AddBoolToObject(o, "pd_decode_first_token", true);
         cJSON_AddStringToObject(o, "attention_kernel", attn_kernel_name(e[i].attention));
         cJSON_AddBoolToObject(o, "cuda_graphs", e[i].cuda_graphs);
         add_positive(o, "graph_max_batch", (double)e[i].graph_max_batch);

@@ -260,7 +260,7 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
     if (c->spec.kind != SIM_SPEC_NONE)
         q(&t, "spec_tokens_per_step", r->spec_tokens_per_step, "tokens emitted per sequence per decode step");
     if (c->disaggregated) {
-        q(&t, "kv_transfer_mean", r->kv_transfer.mean * 1e3, "ms from first token to KV at the decode pool");
+        q(&t, "kv_transfer_mean", r->kv_transfer.mean * 1e3, "ms from prefill end to KV at the decode pool (its blocks, then the link)");
         q(&t, "kv_transfer_p99", r->kv_transfer.p99 * 1e3, "ms");
         q(&t, "decode_queue_mean", r->decode_queue.mean * 1e3, "ms from KV arrival to the first decode step");
         q(&t, "decode_queue_p99", r->decode_queue.p99 * 1e3, "ms");

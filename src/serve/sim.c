@@ -22,6 +22,8 @@
  * the event loop (route arrivals, step instances), collect the metrics. */
 #include "serve/sim_internal.h"
 
+#include "model/arch.h"
+
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -76,6 +78,7 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
     c->api_stream_s = c->no_api_server ? 0.0 : en->api_stream_s;
     c->api_overlap = en->api_overlap;
     c->spec_no_overlap = en->spec_no_overlap;
+    c->pd_decode_first_token = en->pd_decode_first_token;
     c->admit_no_evict = en->admit_no_evict;
     /* the context the engine serves: --max-model-len, else the model's own (vLLM's max_model_len) */
     const long ctx = c->max_model_len > 0 ? c->max_model_len : c->setup.model ? c->setup.model->max_context : 0;
@@ -202,11 +205,15 @@ static int record_iter(struct runner *r, const struct engine *e, int ei, const s
     return LLMROOF_OK;
 }
 
-/* A sequence that emitted its last token leaves: its record, its blocks, its user. */
-static void finish(struct runner *r, struct engine *e, struct rstate *rs, double now)
+/* A sequence that emitted its last token leaves: its record, its blocks, its user. With `hold` it
+ * rides out a multi-step run instead (advance): its record is final, its blocks stay. */
+static void finish(struct runner *r, struct engine *e, struct rstate *rs, double now, bool hold)
 {
     r->R[rs->id].finish_s = now;
-    sim_release(e, rs);
+    if (hold)
+        rs->stage = 2;
+    else
+        sim_release(e, rs);
     if (r->dsched)
         r->dsched[rs->id] = rs->decode_sched_s; /* for the decode-queue statistic */
     e->load--;
@@ -315,7 +322,7 @@ static void lz_finish(struct runner *r, struct engine *e, double now)
         lz_real(e, rs, T, true);
         rs->computed++;
         rs->generated++;
-        finish(r, e, rs, now);
+        finish(r, e, rs, now, false);
         rs->id = -1;
         if (lo < first)
             first = lo;
@@ -374,8 +381,26 @@ static void advance(struct runner *r, struct engine *e, double now)
     if (e->nd > 0)
         lz_finish(r, e, now);
     long keep = e->nd;
+    /* multi-step scheduling (vLLM 0.6 --num-scheduler-steps N): the worker runs the batch it was
+     * given for all N steps and the output processor drops the tokens past a sequence's stop
+     * (engine/output_processor/multi_step.py truncates them), so a sequence that finishes inside
+     * a run keeps its row, its attention and its blocks to the run's end, emitting nothing */
+    const bool hold = c->sched_steps > 1 && e->burst_left > 0 && !spec_on(r, e) && !e->prefill_only &&
+                      !c->first_token_only;
     for (long i = e->nd; i < e->nrun; i++) {
         struct rstate *rs = &e->run[i];
+        if (rs->stage == 2) { /* finished inside the run: its discarded token, then out at the end */
+            rs->computed += rs->chunk;
+            rs->chunk = 0;
+            if (!hold) {
+                sim_release(e, rs);
+                continue;
+            }
+            if (keep != i)
+                e->run[keep] = *rs;
+            keep++;
+            continue;
+        }
         long id = rs->id;
         struct sim_request *q = &r->R[id];
         if (rs->chunk > 0) {
@@ -433,8 +458,9 @@ static void advance(struct runner *r, struct engine *e, double now)
             }
         }
         if (rs->generated >= rs->output || (c->first_token_only && rs->generated >= 1)) {
-            finish(r, e, rs, now);
-            continue;
+            finish(r, e, rs, now, hold);
+            if (!hold)
+                continue;
         }
         if (e->prefill_only && rs->generated >= 1) {
             sim_hand_over(r, e, rs, now);
@@ -497,6 +523,12 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
     }
     if (may_admit && c->sched_steps > 1 && it.prefill_seqs == 0)
         e->burst_left = c->sched_steps - 1; /* a decode run starts */
+    if (it.nsched == 0 && (e->held_out > 0 || e->held_in > 0)) {
+        /* the queue's head needs blocks that requests in flight between the pools hold: nothing
+         * runs until their K/V moves (sim_unstall) */
+        e->stalled = true;
+        return LLMROOF_OK;
+    }
     if (it.nsched == 0) /* cannot happen: a request that fits an empty cache is admitted */
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "scheduler made no progress at t=%.6f s", e->now);
     double dt = sim_iter_cost(r, e, &it);
@@ -512,6 +544,8 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
     e->now += dt;
     advance(r, e, e->now);
     e->tick++;
+    if (e->handoff.n) /* blocks this step freed may start transfers to it */
+        sim_start_transfers(r, e, e->now);
     return LLMROOF_OK;
 }
 
@@ -657,6 +691,7 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
      * are the replicas' together */
     cap_bytes *= (double)mem.attn_dp;
     *kv_bytes_per_token = mem.kv_bytes_per_token;
+    e->kv_token_gpu_bytes = mem.kv_bytes_per_token_per_gpu;
     stepcost_attn_init(&e->attn, s, &e->sh);
     e->attn.ok = e->attn.ok && !c->per_sequence; /* the reference path builds every step whole */
     if (e->sh.attn_dp > 1 && !(e->rb = calloc((size_t)e->sh.attn_dp, sizeof *e->rb)))
@@ -679,6 +714,13 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
                                    s->gpu->id);
     } else if (c->spec.kind != SIM_SPEC_NONE && !e->prefill_only) {
         cap_bytes -= mem.weights_bytes_per_gpu / (double)s->model->layers; /* the head: about one layer */
+        /* an EAGLE head and an MTP module are a decoder layer with its own attention: every token
+         * the target caches, the head caches too, one full layer's K/V (vLLM's EAGLE and MTP
+         * proposers take their layer's blocks from the same KV pool); Medusa's heads are MLPs
+         * and cache nothing. Llama-3.1-8B: 131,072 B per token, 4,096 more. */
+        const double all = arch_kv_elems_per_token(s->model);
+        if (c->spec.kind != SIM_SPEC_MEDUSA && all > 0)
+            per_token += mem.kv_bytes_per_token_per_gpu * arch_kv_elems_per_token_layer(s->model) / all;
     }
     double tokens = per_token > 0 && cap_bytes > 0 ? floor(cap_bytes / per_token) : 0;
     if (tokens > mem.kv_capacity_tokens)
@@ -714,13 +756,14 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     long cap = (e->max_run < nreq ? e->max_run : nreq) + 1;
     e->run = calloc((size_t)cap, sizeof *e->run);
     e->waiting = (struct deque){ NULL, 0, 0, 0, NULL }; /* grows with the queue; build_engines sets oom */
+    e->handoff = (struct deque){ NULL, 0, 0, 0, NULL };
     if (c->prefix_cache && c->prefix_tokens > 0 && !(c->disaggregated && pool == 1))
         e->pg = calloc((size_t)c->prefix_groups, sizeof *e->pg);
     if (!e->run || (c->prefix_cache && c->prefix_tokens > 0 && !(c->disaggregated && pool == 1) && !e->pg))
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %ld requests", nreq);
     /* lazy decode (its comment above): decoders of one token a step that leave only when done */
     e->lazy = !c->per_sequence && !e->spec && !e->rb && !e->pg && !e->prefill_only && !c->prefill_first && !c->first_token_only &&
-              e->bs <= LZ_MAX_BLOCK;
+              c->sched_steps <= 1 && e->bs <= LZ_MAX_BLOCK;
     if (e->lazy && !(e->lz_cross = calloc((size_t)e->bs, sizeof *e->lz_cross)))
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %ld requests", nreq);
     return LLMROOF_OK;
@@ -733,6 +776,7 @@ static void engines_free(struct runner *r)
         free(r->E[i].lz_fin);
         free(r->E[i].run);
         free(r->E[i].waiting.v);
+        free(r->E[i].handoff.v);
         free(r->E[i].pg);
         free(r->E[i].rb);
         free(r->E[i].rfree);
@@ -777,6 +821,7 @@ static int build_engines(struct runner *r, struct llmroof_err *err)
         if (rc)
             return rc;
         r->E[i].waiting.oom = &r->oom;
+        r->E[i].handoff.oom = &r->oom;
         if (!pool)
             r->kv_bytes_per_token = kvb;
     }
@@ -904,7 +949,7 @@ static void busy_sift(struct busy_heap *h, int i)
 static void busy_update(const struct runner *r, struct busy_heap *h, int ei)
 {
     const struct engine *e = &r->E[ei];
-    bool busy = e->nrun || e->waiting.n;
+    bool busy = (e->nrun || e->waiting.n) && !e->stalled;
     int i = h->pos[ei];
     if (i < 0) {
         if (!busy)
@@ -956,6 +1001,8 @@ static int event_loop(struct runner *r, struct llmroof_err *err)
             if (!q->rejected) {
                 int ei = ev.s.stage == 1 || !r->c->disaggregated ? q->instance : q->prefill_instance;
                 busy_update(r, &h, ei);
+                if (ev.s.stage == 1) /* the prefill instance got its blocks back */
+                    busy_update(r, &h, q->prefill_instance);
             }
             if (r->oom) {
                 rc = llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for the waiting requests");
@@ -1009,9 +1056,11 @@ int sim_run(const struct sim_config *c, struct sim_result *out, struct llmroof_e
      * is kept only for live requests (struct deque, struct heap), 56 and 16 bytes a request before */
     r.R = calloc((size_t)nreq, sizeof *r.R);
     r.arrivals = (struct heap){ NULL, 0, 0, &r.oom };
-    if (c->disaggregated)
+    if (c->disaggregated) {
         r.dsched = malloc((size_t)nreq * sizeof *r.dsched);
-    if (!r.R || (c->disaggregated && !r.dsched)) {
+        r.dres = calloc((size_t)nreq, sizeof *r.dres);
+    }
+    if (!r.R || (c->disaggregated && (!r.dsched || !r.dres))) {
         rc = llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %ld requests", nreq);
         goto done;
     }
@@ -1043,6 +1092,7 @@ int sim_run(const struct sim_config *c, struct sim_result *out, struct llmroof_e
 done:
     free(r.R);
     free(r.dsched);
+    free(r.dres);
     free(r.arrivals.v);
     engines_free(&r);
     if (rc) {

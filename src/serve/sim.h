@@ -89,6 +89,9 @@ struct sim_config {
     bool chunked_prefill;            /* split prompts across iterations within the budget */
     bool spec_no_overlap;            /* with speculative decoding the CPU work is not overlapped:
                                         SGLang 0.4 server_args disables the overlap scheduler for EAGLE */
+    bool pd_decode_first_token;      /* disaggregated: the client's first token is the decode
+                                        instance's first (engine pd_decode_first_token); else the
+                                        prefill instance's (DistServe) */
     bool dp_rank_scheduler;          /* with data-parallel attention the budget and the sequence limit
                                         hold per rank (each rank its own engine, vLLM V1) instead of
                                         for the instance's ranks together */
@@ -222,6 +225,8 @@ struct sim_request {
     int instance;            /* aggregated: its instance; disaggregated: its decode instance */
     int prefill_instance;    /* disaggregated: its prefill instance */
     double kv_ready_s;       /* disaggregated: KV arrived at the decode instance (-1: never moved) */
+    double prefill_done_s;   /* disaggregated: end of its prefill at the prefill instance (-1: none);
+                                its first token unless the engine streams from the decode instance */
 };
 
 /* One instance's share of the run. */

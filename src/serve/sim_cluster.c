@@ -128,15 +128,29 @@ void sim_on_arrival(struct runner *r, const struct event *ev)
     struct rstate *rs = &st;
     rs->id = (int)id;
     if (rs->stage == 1) {
+        /* the K/V has left the prefill instance: its blocks are free there (a stalled prefill
+         * instance may admit again) */
+        struct engine *p = &r->E[q->prefill_instance];
+        p->held_out -= rs->blocks;
+        sim_release(p, rs);
+        sim_unstall(p, ev->t);
+        /* and is in the blocks the decode instance set aside when the transfer started */
         struct engine *d = &r->E[q->instance];
-        rs->replica = (short)dispatch_replica(d);
+        rs->blocks = r->dres[id].blocks;
+        d->held_in -= rs->blocks;
+        rs->replica = r->dres[id].replica;
+        rs->computed = q->prompt;
+        rs->chunk = 0;
+        r->dres[id].blocks = 0;
         wake(d, ev->t);
+        sim_unstall(d, ev->t);
         dq_push_back(&d->waiting, rs);
         return;
     }
     q->first_sched_s = -1;
     q->first_token_s = -1;
     q->kv_ready_s = -1;
+    q->prefill_done_s = -1;
     rs->decode_sched_s = -1;
     /* max_model_len bounds a sequence as vLLM bounds it: a prompt longer than it
      * is refused (V0 scheduler prompt_limit, FINISHED_IGNORED), and generation stops when prompt
@@ -170,33 +184,73 @@ void sim_on_arrival(struct runner *r, const struct event *ev)
     e->st.requests++;
     rs->replica = (short)dispatch_replica(e);
     wake(e, ev->t);
+    sim_unstall(e, ev->t);
     dq_push_back(&e->waiting, rs);
 }
 
-/* A prefill instance has emitted request `id`'s first token at `now`: the KV moves to a decode
- * instance over the link, one transfer at a time per receiving instance. The shards move in
- * parallel over min(TP_prefill, TP_decode) GPU pairs. */
+/* A prefill instance has finished request `id`'s prompt at `now`. The request waits at its decode
+ * instance for KV blocks there (the handoff queue, first come first served); the prefill instance
+ * keeps the blocks it holds until the K/V has left (vLLM's NixlConnector frees the prefill's blocks
+ * once the decode side has read them, SGLang's prefill frees them when the transfer completes, and
+ * its decode server pre-allocates the request's KV before the transfer starts; DistServe's decode
+ * instance pulls the K/V when it has room). An engine whose client streams from the decode instance
+ * (pd_decode_first_token: vLLM's and SGLang's proxies) emits the first token there, after its first
+ * decode step: the prefill's token is not the client's. */
 void sim_hand_over(struct runner *r, struct engine *p, struct rstate *rs, double now)
 {
     const struct sim_config *c = r->c;
     long id = rs->id;
     struct sim_request *q = &r->R[id];
-    sim_release(p, rs);
     p->load--;
+    p->held_out += rs->blocks;
     int di = route(r, 1, id);
     struct engine *d = &r->E[di];
     d->load++;
     d->st.requests++;
-    int pairs = p->setup.tp < d->setup.tp ? p->setup.tp : d->setup.tp;
-    /* local (sliding-window) layers send only their window (arch_kv_tokens_held) */
-    double bytes = arch_kv_tokens_held(p->setup.model, (double)q->prompt) * r->kv_bytes_per_token;
-    double start = now > d->link_free_s ? now : d->link_free_s;
-    double dur = c->kv_link_latency_s + bytes / ((double)pairs * c->kv_link_Bps);
-    d->link_free_s = start + dur;
     q->instance = di;
-    q->kv_ready_s = start + dur;
-    rs->stage = 1;
-    rs->computed = q->prompt; /* the whole prompt's K/V arrives */
-    rs->chunk = 0;
-    heap_push(&r->arrivals, (struct event){ q->kv_ready_s, id, *rs });
+    q->prefill_done_s = now;
+    if (c->pd_decode_first_token) {
+        q->first_token_s = -1;
+        rs->generated = 0;
+    }
+    r->dres[id] = (struct dres){ 0, (short)dispatch_replica(d) };
+    dq_push_back(&d->handoff, rs);
+    sim_start_transfers(r, d, now);
+}
+
+/* Starts the transfers of decode instance `d`'s handoff queue, in order, while its pool has the
+ * blocks of the head's prompt and first token (after any request its own queue holds first: a
+ * preempted sequence is readmitted before new K/V is taken). The K/V moves one transfer at a time
+ * over the instance's incoming link. Each receiving GPU gets its own share, the bytes one token
+ * holds on it (an MLA latent or a KV head that TP replicates arrives whole at every rank), and each
+ * sending GPU sends its receivers' shares: the slower side sets the time. */
+void sim_start_transfers(struct runner *r, struct engine *d, double now)
+{
+    const struct sim_config *c = r->c;
+    if (d->waiting.n && dq_at(&d->waiting, 0)->blocks == 0) /* a preempted one, holding nothing */
+        return;
+    while (d->handoff.n) {
+        const struct rstate *h = dq_at(&d->handoff, 0);
+        long id = h->id;
+        struct sim_request *q = &r->R[id];
+        const int rep = r->dres[id].replica;
+        const long need = blocks_for(q->prompt + 1, d->bs) + d->state_blocks;
+        if (need > kv_free(d, rep))
+            return;
+        kv_take(d, rep, need);
+        d->held_in += need;
+        r->dres[id].blocks = (int)need;
+        const struct engine *p = &r->E[q->prefill_instance];
+        /* local (sliding-window) layers send only their window (arch_kv_tokens_held) */
+        const double per_gpu = arch_kv_tokens_held(d->setup.model, (double)q->prompt) * d->kv_token_gpu_bytes;
+        const double sent = per_gpu * (double)d->setup.tp / (double)p->setup.tp;
+        double start = now > d->link_free_s ? now : d->link_free_s;
+        double dur = c->kv_link_latency_s + fmax(per_gpu, sent) / c->kv_link_Bps;
+        d->link_free_s = start + dur;
+        q->kv_ready_s = start + dur;
+        struct rstate s = *h; /* the prefill's state: its blocks go back when the K/V has left */
+        s.stage = 1;
+        dq_pop_front(&d->handoff);
+        heap_push(&r->arrivals, (struct event){ q->kv_ready_s, id, s });
+    }
 }

@@ -205,10 +205,21 @@ struct engine {
     long state_blocks;           /* blocks one sequence's recurrent state takes (and one cached prefix's
                                     state snapshot), 0 without linear/SSM layers */
     struct deque waiting;        /* arrived, not running (preempted ones at the front) */
+    struct deque handoff;        /* decode instance: prefilled requests waiting for its KV blocks
+                                    before their transfer starts (their prefill state: the prefill
+                                    instance holds their blocks meanwhile) */
     struct rstate *run;          /* running, in admission order: their live state */
     long nrun;
     double now;                  /* end of its last iteration, or when it last became busy */
     double link_free_s;          /* decode instance: when its incoming KV link is free */
+    long held_out;               /* prefill instance: blocks its handed-over requests hold until their
+                                    K/V has left */
+    long held_in;                /* decode instance: blocks set aside for K/V in flight to it */
+    bool stalled;                /* nothing runs and the queue's head waits for blocks that requests
+                                    in flight hold: no step until an arrival or a release */
+    double kv_token_gpu_bytes;   /* K/V bytes one token holds on each GPU of a sequence's replica
+                                    (memory's kv_bytes_per_token_per_gpu: replicated latents and
+                                    KV heads included), what a hand-over moves per receiving GPU */
     long load;                   /* assigned and unfinished requests (least-loaded routing) */
     struct pgroup *pg;           /* prefix cache per group; NULL when caching is off */
     struct llmroof_setup draft;  /* SIM_SPEC_DRAFT: the draft model on the same GPUs */
@@ -305,6 +316,10 @@ struct runner {
     struct sim_request *R;
     double *dsched;              /* disaggregated: each request's first decode step at its decode
                                     instance (-1: none), for the decode-queue statistic; else NULL */
+    struct dres {                /* disaggregated: the decode blocks reserved for each request in */
+        int blocks;              /* flight (sim_start_transfers) and the replica holding them */
+        short replica;
+    } *dres;
     long nreq;
     struct engine *E;
     int ne, npre;                /* engines [0, npre): aggregated or prefill pool; [npre, ne): decode */
@@ -414,6 +429,17 @@ void sim_push_arrival(struct runner *r, long id, long user);
 void sim_user_next(struct runner *r, long user, double t);
 void sim_on_arrival(struct runner *r, const struct event *ev);
 void sim_hand_over(struct runner *r, struct engine *p, struct rstate *rs, double now);
+void sim_start_transfers(struct runner *r, struct engine *d, double now);
+
+/* An arrival or a release at `t` may let a stalled instance admit again. */
+static inline void sim_unstall(struct engine *e, double t)
+{
+    if (!e->stalled)
+        return;
+    e->stalled = false;
+    if (e->now < t)
+        e->now = t;
+}
 
 /* sim_stats.c */
 int sim_collect_metrics(struct runner *r, struct llmroof_err *err);

@@ -63,6 +63,8 @@ long sim_preempt_last(struct runner *r, struct engine *e, int replica)
     e->nrun--;
     long v = vs.id;
     sim_release(e, &vs);
+    if (vs.stage == 2) /* finished inside a multi-step run (advance): nothing to recompute */
+        return v;
     vs.computed = 0;
     vs.chunk = 0;
     vs.target = r->R[v].prompt + vs.generated;
@@ -403,7 +405,10 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
         long upto = c->admit_no_evict ? rs->target + (rs->output - rs->generated) - 1 : start + chunk;
         if (upto < start + chunk)
             upto = start + chunk;
-        long need = blocks_for(upto, e->bs) - have + e->state_blocks;
+        /* a disaggregated request arrives holding the blocks its transfer took (sim_start_transfers) */
+        long need = blocks_for(upto, e->bs) - have + e->state_blocks - rs->blocks;
+        if (need < 0)
+            need = 0;
         if (need > kv_free(e, rep))
             evict_for(r, e, rep, need, hit ? g : -1);
         if (need > kv_free(e, rep)) {
@@ -425,7 +430,7 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
                 r->R[id].cached_tokens = start;
         }
         kv_take(e, rep, need);
-        rs->blocks = need;
+        rs->blocks += (int)need;
         rs->chunk = chunk;
         e->nrun++;
         admitted = true;

@@ -300,7 +300,8 @@ static void overload_metrics(struct runner *r)
      * window; without one, a window of fewer than 3 lives may be a fill (a transient decays to
      * e^-3 = 5% in three time constants) */
     bool waiting_grows = (double)(wait_end - wait_mid) > fmax(2.0, 0.1 * (double)arr);
-    out->may_be_filling = out->overloaded && !out->overloaded_by_bound && !waiting_grows && out->window_lives > 0 &&
+    /* an offered rate above the steady-state bound is overload whatever the window shows: no hedge */
+    out->may_be_filling = out->overloaded && !beyond_bound && !waiting_grows && out->window_lives > 0 &&
                           out->window_lives < 3;
     /* the run that would settle it: its window, n / (2 x rate) at the rate drawn, spans 3 mean lives
      * (a life measured in this run, an underestimate while the server fills: a floor, not a promise) */
@@ -371,7 +372,7 @@ int sim_collect_metrics(struct runner *r, struct llmroof_err *err)
     n = 0;
     for (long i = 0; moved && i < nreq; i++)
         if (!r->R[i].rejected && r->R[i].kv_ready_s >= 0 && i >= c->warmup_requests)
-            v[n++] = r->R[i].kv_ready_s - r->R[i].first_token_s;
+            v[n++] = r->R[i].kv_ready_s - r->R[i].prefill_done_s;
     out->kv_transfer = stats_of(v, n);
     n = 0;
     for (long i = 0; moved && i < nreq; i++)
@@ -454,9 +455,12 @@ int sim_collect_metrics(struct runner *r, struct llmroof_err *err)
      * each metric meets its limit) */
     out->has_slo = c->ttft_slo_s > 0 || c->tpot_slo_s > 0;
     if (out->has_slo) {
+        /* --warmup leaves its first N requests out of the count and of the share alike; goodput
+         * is that share of the run's requests per second (within / duration without a warm-up) */
+        const long counted = nreq - (c->warmup_requests < nreq ? c->warmup_requests : nreq);
         out->within_slo = within;
-        out->within_slo_share = (double)within / (double)nreq;
-        out->goodput_qps = out->duration_s > 0 ? (double)within / out->duration_s : 0;
+        out->within_slo_share = counted > 0 ? (double)within / (double)counted : 0;
+        out->goodput_qps = out->duration_s > 0 ? out->within_slo_share * (double)nreq / out->duration_s : 0;
         int p = c->slo_percentile ? c->slo_percentile : 99;
         /* an overloaded run's percentiles grow with its length: they cannot meet an SLO (MLPerf's
          * server scenario likewise requires the offered rate to be sustained) */

@@ -1344,6 +1344,194 @@ static void disaggregated_request_pays_the_kv_transfer(void **state)
     catalog_free(&cat);
 }
 
+/* Where the client's first token comes from (issue 23 review of the P/D path): vLLM's and SGLang's
+ * proxies stream the decode instance's tokens, so TTFT holds the transfer and one decode step
+ * (pd_decode_first_token), and the decode instance emits all 100 tokens: e2e grows by the same
+ * step. The step at context 1,000 is about the aggregated server's mean TPOT (contexts
+ * 1,001..1,099): within 2%. */
+static void first_token_from_the_decode_instance(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 1000, 100, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, &w);
+    c.concurrency = 1;
+    c.requests = 1;
+    struct sim_result agg, dis;
+    run(&c, &agg);
+    c.disaggregated = true;
+    c.prefill.instances = 1;
+    c.decode.instances = 1;
+    c.pd_decode_first_token = true;
+    run(&c, &dis);
+    const double xfer = 20e-6 + 1000 * 524288.0 / 50e9; /* 10.50576 ms, as above */
+    assert_rel_close(dis.kv_transfer.mean, xfer, 1e-9);
+    const double step = dis.ttft.mean - agg.ttft.mean - xfer; /* the decode instance's first step */
+    assert_rel_close(step, agg.tpot.mean, 0.02);
+    /* one decode step more in all: e2e grows by the step at the last context (1,099 keys,
+     * 10.424 ms against the first step's 10.388 at 1,000) */
+    assert_rel_close(dis.e2e.mean - agg.e2e.mean - xfer, step, 0.01);
+    assert_true(dis.e2e.mean - agg.e2e.mean - xfer > step);
+    sim_result_free(&agg);
+    sim_result_free(&dis);
+    catalog_free(&cat);
+}
+
+/* The decode pool's blocks are taken before the K/V moves, and the prefill instance keeps its own
+ * until then (SGLang's prealloc queue, vLLM's NixlConnector). Llama-2-7B decoding on one A10
+ * (24 GB: about 16,000 tokens of KV) holds one 10,000 + 400-token request, not two: the second
+ * request's transfer starts when the first leaves the decode instance, so its K/V arrives after
+ * that finish (before, it crossed at once and waited at the decode queue instead). */
+static void decode_blocks_are_taken_before_the_transfer(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 10000, 400, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, &w);
+    c.mode = SIM_OFFLINE;
+    c.requests = 2;
+    c.disaggregated = true;
+    c.prefill.instances = 1;
+    c.decode.instances = 1;
+    c.decode.setup = c.setup;
+    c.decode.setup.gpu = gpu(&cat, "a10");
+    c.decode.setup.eff = roofline_default_effs(c.decode.setup.gpu);
+    struct sim_result r;
+    run(&c, &r);
+    assert_int_equal(r.completed, 2);
+    assert_true(r.reqs[0].finish_s < r.reqs[1].finish_s);
+    assert_true(r.reqs[1].kv_ready_s >= r.reqs[0].finish_s);
+    /* its wait for the blocks counts in kv_transfer, from the end of its prefill */
+    assert_true(r.reqs[1].kv_ready_s - r.reqs[1].prefill_done_s > r.reqs[0].finish_s - r.reqs[1].prefill_done_s);
+    assert_int_equal(r.preemptions, 0);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
+/* An MLA latent is replicated on every TP rank, so each decode GPU receives all of it: DeepSeek-
+ * V2-Lite caches (512 + 64) x 2 B x 27 layers = 31,104 B per token on each GPU at TP 2, and 4,000
+ * tokens take 20 us + 124.416 MB / 50 GB/s = 2.50832 ms (half that when the bytes were split over
+ * the two GPU pairs). */
+static void replicated_latent_moves_whole_to_every_rank(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 4000, 2, NULL, 0 };
+    struct sim_config c = config(&cat, "deepseek-v2-lite", "h100", 2, &w);
+    c.concurrency = 1;
+    c.requests = 1;
+    c.disaggregated = true;
+    c.prefill.instances = 1;
+    c.decode.instances = 1;
+    struct sim_result r;
+    run(&c, &r);
+    assert_rel_close(r.kv_transfer.mean, 20e-6 + 4000 * 31104.0 / 50e9, 1e-9);
+    sim_result_free(&r);
+    /* a TP-1 prefill instance sends both ranks' copies over its one link: twice the time */
+    c.prefill.setup = c.setup;
+    c.prefill.setup.tp = 1;
+    run(&c, &r);
+    assert_rel_close(r.kv_transfer.mean, 20e-6 + 2 * 4000 * 31104.0 / 50e9, 1e-9);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
+/* An EAGLE head is a decoder layer with its own K/V: per token the pool holds the target's 32
+ * layers and the head's one, so it holds 32/33 of the tokens a Medusa run (MLP heads, the same
+ * weights set aside) holds, to within one 16-token block. */
+static void eagle_head_caches_its_layer(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 100, 10, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, &w);
+    c.mem.block_size = 16;
+    c.concurrency = 1;
+    c.requests = 1;
+    c.spec.alpha = 0.5;
+    struct sim_result eagle, medusa;
+    c.spec.kind = SIM_SPEC_MEDUSA;
+    run(&c, &medusa);
+    c.spec.kind = SIM_SPEC_EAGLE;
+    run(&c, &eagle);
+    assert_true(fabs(eagle.kv_capacity_tokens - medusa.kv_capacity_tokens * 32.0 / 33.0) <= 16.0);
+    sim_result_free(&eagle);
+    sim_result_free(&medusa);
+    catalog_free(&cat);
+}
+
+/* --warmup leaves the first requests out of the SLO count and its share alike: 500 requests at a
+ * light 5/s, all well within 10 s / 1 s, with 100 of warm-up: all of the 400 counted are within,
+ * and goodput is the whole run's request rate (the share had been 400 / 500 = 0.8). */
+static void warmup_counts_the_same_requests_above_and_below(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 200, 50, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, &w);
+    c.mode = SIM_RATE;
+    c.rate_qps = 5;
+    c.requests = 500;
+    c.warmup_requests = 100;
+    c.ttft_slo_s = 10;
+    c.tpot_slo_s = 1;
+    struct sim_result r;
+    run(&c, &r);
+    assert_int_equal(r.within_slo, 400);
+    assert_rel_close(r.within_slo_share, 1.0, 1e-12);
+    assert_rel_close(r.goodput_qps, r.request_per_s, 1e-12);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
+/* Multi-step scheduling runs the batch it was given for all N steps (vLLM 0.6's output processor
+ * truncates the tokens past a stop): A (3 tokens) and B (20) prefill together in iteration 0
+ * (token 1 each), iteration 1 decodes both and starts a run of 8 (iterations 1-8); A's last token
+ * comes at iteration 2, but its row stays to iteration 8, and only from iteration 9 does B decode
+ * alone. A's answer is complete at iteration 2's end. */
+static void multi_step_keeps_finished_rows_to_the_end_of_the_run(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct trace_req t[2] = { { 0.0, 100, 3 }, { 0.0, 100, 20 } };
+    struct sim_config c = whole_prompt_trace(&cat, t, 2, true);
+    c.sched_steps = 8;
+    struct sim_result r;
+    run(&c, &r);
+    assert_int_equal(r.completed, 2);
+    assert_int_equal(r.iters[0].prefill_seqs, 2);
+    for (int i = 1; i <= 8; i++)
+        assert_int_equal(r.iters[i].decode_seqs, 2);
+    assert_int_equal(r.iters[9].decode_seqs, 1);
+    assert_rel_close(r.reqs[0].finish_s, r.iters[2].start_s + r.iters[2].dur_s, 1e-12);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
+/* An offered rate above the steady-state bound is overload however short the window: the warning
+ * does not hedge ("or still filling its batch"). Llama-3.1-8B on an H100 under the vllm profile,
+ * ShareGPT at 90/s: the bound is about 86/s. */
+static void overload_above_the_bound_is_not_a_fill(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w;
+    assert_int_equal(workload_parse("sharegpt", &w, NULL), 0);
+    assert_int_equal(workload_for_model(&w, 128256, 131072, NULL), 0);
+    struct sim_config c = engine_config(&cat, "llama-3.1-8b", "h100", shipped_engine(&cat, "vllm"), &w);
+    c.mode = SIM_RATE;
+    c.rate_qps = 90;
+    c.requests = 2000;
+    struct sim_result r;
+    run(&c, &r);
+    assert_true(r.overloaded);
+    assert_true(r.offered_rate_qps > r.capacity_qps);
+    assert_false(r.may_be_filling);
+    sim_result_free(&r);
+    workload_free(&w);
+    catalog_free(&cat);
+}
+
 static void run_size_estimate_flags_the_44_hour_run(void **state)
 {
     struct llmroof_catalog cat;
@@ -2057,6 +2245,13 @@ int main(void)
         cmocka_unit_test(one_instance_cluster_is_the_single_server),
         cmocka_unit_test(n_instances_serve_n_times_the_rate),
         cmocka_unit_test(disaggregated_request_pays_the_kv_transfer),
+        cmocka_unit_test(first_token_from_the_decode_instance),
+        cmocka_unit_test(decode_blocks_are_taken_before_the_transfer),
+        cmocka_unit_test(replicated_latent_moves_whole_to_every_rank),
+        cmocka_unit_test(eagle_head_caches_its_layer),
+        cmocka_unit_test(warmup_counts_the_same_requests_above_and_below),
+        cmocka_unit_test(multi_step_keeps_finished_rows_to_the_end_of_the_run),
+        cmocka_unit_test(overload_above_the_bound_is_not_a_fill),
         cmocka_unit_test(run_size_estimate_flags_the_44_hour_run),
         cmocka_unit_test(data_parallel_ranks_schedule_alone),
         cmocka_unit_test(data_parallel_ranks_join_by_load),
