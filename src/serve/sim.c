@@ -652,7 +652,7 @@ static int check_config(const struct sim_config *c, long *nreq, struct llmroof_e
 /* KV pool of one instance from the memory model (the workspace follows the iteration budget);
  * a draft model's or head's weights come out of it, and a draft model's KV shares it. */
 static int engine_init(const struct sim_config *c, struct engine *e, const struct llmroof_setup *s, int pool, long nreq,
-                       double *kv_bytes_per_token, struct llmroof_err *err)
+                       struct llmroof_err *err)
 {
     e->setup = *s;
     e->pool = pool;
@@ -690,7 +690,6 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     /* data-parallel attention replicas each hold their own sequences: the instance's KV blocks
      * are the replicas' together */
     cap_bytes *= (double)mem.attn_dp;
-    *kv_bytes_per_token = mem.kv_bytes_per_token;
     e->kv_token_gpu_bytes = mem.kv_bytes_per_token_per_gpu;
     stepcost_attn_init(&e->attn, s, &e->sh);
     e->attn.ok = e->attn.ok && !c->per_sequence; /* the reference path builds every step whole */
@@ -814,16 +813,13 @@ static int build_engines(struct runner *r, struct llmroof_err *err)
     r->E = calloc((size_t)r->ne, sizeof *r->E);
     if (!r->E)
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d instances", r->ne);
-    double kvb = 0;
     for (int i = 0; i < r->ne; i++) {
         int pool = c->disaggregated && i >= r->npre;
-        int rc = engine_init(c, &r->E[i], pool ? &ds : &ps, pool, r->nreq, &kvb, err);
+        int rc = engine_init(c, &r->E[i], pool ? &ds : &ps, pool, r->nreq, err);
         if (rc)
             return rc;
         r->E[i].waiting.oom = &r->oom;
         r->E[i].handoff.oom = &r->oom;
-        if (!pool)
-            r->kv_bytes_per_token = kvb;
     }
     /* the step tables (sim_internal.h); without them every step is built whole */
     if (!c->per_sequence) {

@@ -332,7 +332,6 @@ struct runner {
     long created, done;
     long rr[2];                  /* round-robin counters per pool */
     long cached_len;             /* prefix tokens the cache can serve: whole blocks only */
-    double kv_bytes_per_token;   /* whole model, for the KV transfer */
     double spec_emitted, spec_steps;
     double accept_tail[65];      /* P(at least m drafts accepted), m = 0..k: alpha^m along a chain */
     struct step_memo *memo;      /* 2 x SIM_MEMO_SLOTS: pool 0's, then pool 1's; NULL: no memo */
