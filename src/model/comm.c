@@ -157,14 +157,24 @@ double comm_alltoall_nodes_s(const struct llmroof_link_model *intra, const struc
     if (ranks <= 1)
         return 0.0;
     const double n = (double)ranks, g = (double)(domain < ranks ? domain : ranks);
-    if (g >= n || topk <= 0)
+    if (topk <= 0)
         return comm_alltoall_s(intra, net, ranks, domain, msg_bytes);
+    /* The normal kernels send a token once to each GPU that holds any of its k experts and reduce
+     * a GPU's expert outputs there before the combine sends them back (DeepEP's intranode
+     * dispatch and combine, is_token_in_rank): k uniform picks over n GPUs land on n (1 - (1 -
+     * 1/n)^k) of them (with-replacement form; DeepSeek-V3 at EP 8, 256 experts: 5.25 of 8, so
+     * 4.59 other GPUs against the k = 8 copies charged before, 4.63 without replacement). The
+     * message keeps k copies per token: the share that moves is that count over k. */
+    const double per_gpu = n * (1.0 - pow(1.0 - 1.0 / n, topk)) / topk;
+    if (g >= n)
+        return comm_alltoall_s(intra, net, ranks, domain, msg_bytes * per_gpu);
     /* a token's k copies land on (nodes-1) * (1 - (1 - 1/nodes)^k) other nodes on average
-     * (uniform routing); it crosses the network once to each, then NVLink forwards the copies */
+     * (uniform routing); it crosses the network once to each, then NVLink forwards it once to
+     * each destination GPU */
     const double nodes = n / g;
     const double remote = (nodes - 1.0) * (1.0 - pow(1.0 - 1.0 / nodes, topk));
     const double t_net = msg_bytes / topk * remote / (net->bw_Bps * net->eff);
-    const double t_in = (g - 1.0) / g * xfer_s(intra, msg_bytes);
+    const double t_in = (g - 1.0) / g * xfer_s(intra, msg_bytes * per_gpu);
     return net->latency_s + (t_in > t_net ? t_in : t_net);
 }
 

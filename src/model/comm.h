@@ -88,11 +88,13 @@ double comm_alltoall_s(const struct llmroof_link_model *intra, const struct llmr
                        int ranks, int domain, double msg_bytes);
 
 /* The same by DeepEP's normal (prefill) kernels: `msg_bytes` holds `topk` copies of each token;
- * a token crosses the network once per distinct remote node its experts sit on, (nodes-1) *
- * (1 - (1 - 1/nodes)^k) on average, and NVLink forwards the copies inside the node:
- *   latency + max((g-1)/g * M / intra, M/k * remote nodes / net)
+ * a token goes once to each GPU holding any of its experts, n (1 - (1 - 1/n)^k) of the n ranks
+ * (the share f = that / k of the copies moves), crosses the network once per distinct remote
+ * node its experts sit on, (nodes-1) * (1 - (1 - 1/nodes)^k) on average, and NVLink forwards it
+ * inside the node:
+ *   latency + max((g-1)/g * f M / intra, M/k * remote nodes / net)
  * (deepseek-ai/DeepEP README: normal kernels forward from RDMA to NVLink; low-latency kernels,
- * comm_alltoall_s, send every copy to its GPU). Inside one domain it is comm_alltoall_s. */
+ * comm_alltoall_s, send every copy to its GPU). Inside one domain: comm_alltoall_s of f M. */
 double comm_alltoall_nodes_s(const struct llmroof_link_model *intra, const struct llmroof_link_model *net, int ranks,
                              int domain, double msg_bytes, double topk);
 

@@ -44,7 +44,8 @@ double estimate_busiest_seqs(double batch, int replicas)
 
 void estimate_ops_replicas(const struct llmroof_model *m, const struct llmroof_shard *sh,
                            const struct llmroof_dtypes *dt, const struct llmroof_batch *busiest,
-                           const struct llmroof_batch *total, struct llmroof_oplist *out)
+                           const struct llmroof_batch *total, const struct llmroof_batch *least,
+                           struct llmroof_oplist *out)
 {
     if (sh->attn_dp <= 1) {
         ops_build(m, sh, dt, total, out);
@@ -65,6 +66,17 @@ void estimate_ops_replicas(const struct llmroof_model *m, const struct llmroof_s
     out->op[LLMROOF_OP_FFN] = all.op[LLMROOF_OP_FFN];
     out->gemm_out[LLMROOF_OP_FFN] = all.gemm_out[LLMROOF_OP_FFN];
     out->experts_hit = all.experts_hit;
+    /* ops_build judged the overlap on the busiest replica; every replica must split in two (a
+     * replica with one decoding sequence or none runs one batch, and all meet at each layer) */
+    if (out->a2a_overlap && (out->a2a_normal ? least->tokens < 2.0 : least->seqs < 2.0))
+        out->a2a_overlap = false;
+}
+
+/* The least-loaded replica's share of a uniform batch: floor(B / replicas) sequences. */
+static struct llmroof_batch least_share(double B, int replicas, double tokens_per_seq)
+{
+    const double s = replicas > 1 ? floor(B / (double)replicas + 1e-9) : B;
+    return (struct llmroof_batch){ .tokens = s * tokens_per_seq, .seqs = s };
 }
 
 struct estimate_split estimate_phase_split(const struct llmroof_phase *p)
@@ -345,8 +357,8 @@ int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_reques
     /* data-parallel attention: whole sequences per replica, the busiest sets the step */
     const int rep = out->shard.attn_dp > 1 ? out->shard.attn_dp : 1;
     const double Bb = estimate_busiest_seqs(B, rep);
-    struct llmroof_batch pb = batch_prefill(B, P), pbb = batch_prefill(Bb, P);
-    estimate_ops_replicas(s->model, &out->shard, &s->dt, &pbb, &pb, &out->prefill_ops);
+    struct llmroof_batch pb = batch_prefill(B, P), pbb = batch_prefill(Bb, P), pbl = least_share(B, rep, P);
+    estimate_ops_replicas(s->model, &out->shard, &s->dt, &pbb, &pb, &pbl, &out->prefill_ops);
     roofline_eval_prep(&rp, &out->prefill_ops, &out->prefill);
     bound_exposed(&out->prefill);
     if (nmb > 1) {
@@ -361,10 +373,10 @@ int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_reques
         /* TurboMind prefills all but the last prompt token and samples the first token from a
          * decode step over it (LlamaBatch::contextDecode/Generate, docs/model.md section 5): one
          * decode step of the batch at P keys joins TTFT, and every output token costs a step */
-        struct llmroof_batch fb = batch_decode(B, P), fbb = batch_decode(Bb, P);
+        struct llmroof_batch fb = batch_decode(B, P), fbb = batch_decode(Bb, P), fbl = least_share(B, rep, 1.0);
         struct llmroof_oplist fo;
         struct llmroof_phase fp;
-        estimate_ops_replicas(s->model, &out->shard, &s->dt, &fbb, &fb, &fo);
+        estimate_ops_replicas(s->model, &out->shard, &s->dt, &fbb, &fb, &fbl, &fo);
         roofline_eval_prep(&rp, &fo, &fp);
         out->first_step_s = fp.time_s;
         out->ttft_s += fp.time_s;
@@ -392,7 +404,8 @@ int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_reques
         /* the first step is built in place and turned into the mean below */
         struct llmroof_oplist *const dops = &out->decode_ops;
         struct llmroof_phase *const dph = &out->decode;
-        estimate_ops_replicas(s->model, &out->shard, &s->dt, &b1b, &b1, dops);
+        const struct llmroof_batch b1l = least_share(B, rep, V);
+        estimate_ops_replicas(s->model, &out->shard, &s->dt, &b1b, &b1, &b1l, dops);
         /* the first step's operators; its totals are summed once, for the mean, below (timed
          * before the copy: by then the list's stores have left the store buffer, and the copy's
          * wider loads do not wait on them) */
@@ -472,7 +485,10 @@ int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_reques
         bound_exposed(&out->decode);
         out->step_s = out->decode.time_s;
         if (spec) {
-            if ((rc = draft_cost(s, &deff, &out->shard, spec, B, 0.5 * (c1 + c2), &out->draft, &out->draft_split, err)))
+            /* a head's passes run on every attention replica: the busiest's sequences, times the
+             * replicas as ops_build_draft takes its mean (B without them) */
+            if ((rc = draft_cost(s, &deff, &out->shard, spec, Bb * (double)rep, 0.5 * (c1 + c2), &out->draft,
+                                 &out->draft_split, err)))
                 return rc;
             out->step_s += out->draft.time_s;
         }

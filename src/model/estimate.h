@@ -105,10 +105,14 @@ struct llmroof_estimate {
  * the busiest replica sets the step. Builds into `out` the operators of that step: attention,
  * projections, norms, dense layers, the router, the all-to-all and the LM head of `busiest`
  * (the busiest replica's own sequences), the experts of `total` (every replica's tokens, routed
- * over the EP ranks). Without data-parallel attention it is ops_build of `total`. */
+ * over the EP ranks). Without data-parallel attention it is ops_build of `total`. Two-batch
+ * overlap needs two non-empty micro-batches on every replica, so `least` (the least-loaded
+ * replica's sequences and tokens) decides it: a decode step of fewer than 2 sequences there, or a
+ * prefill of fewer than 2 tokens, hides nothing. */
 void estimate_ops_replicas(const struct llmroof_model *m, const struct llmroof_shard *sh,
                            const struct llmroof_dtypes *dt, const struct llmroof_batch *busiest,
-                           const struct llmroof_batch *total, struct llmroof_oplist *out);
+                           const struct llmroof_batch *total, const struct llmroof_batch *least,
+                           struct llmroof_oplist *out);
 /* Sequences on the busiest replica when `batch` sequences spread as evenly as whole sequences
  * allow over `replicas`: ceil(batch / replicas) (a batch smaller than the replicas leaves
  * replicas idle and the busiest with one). */

@@ -20,14 +20,15 @@ int ops_shard_layout(const struct llmroof_model *m, const struct llmroof_layout 
     if (rc)
         return rc;
     const int pp = lay->pp > 0 ? lay->pp : 1, ep = lay->ep > 0 ? lay->ep : 1;
-    const double imb = lay->ep_imbalance > 0 ? lay->ep_imbalance : 1.0;
+    /* 0: not given, the busiest rank of uniform routing (ops_build) */
+    const double imb = lay->ep_imbalance > 0 ? lay->ep_imbalance : 0.0;
     if (pp > 1024 || ep > 4096)
         return llmroof_err_set(err, LLMROOF_EINPUT, "--pp %d / --ep %d: at most 1024 stages and 4096 expert ranks", pp, ep);
     if (pp > m->layers)
         return llmroof_err_set(err, LLMROOF_EINPUT,
                                "--pp %d exceeds the %ld layers of model '%s': a pipeline stage needs at least one layer",
                                pp, m->layers, m->id);
-    if (!(imb >= 1.0 && imb <= 64.0))
+    if (imb != 0.0 && !(imb >= 1.0 && imb <= 64.0))
         return llmroof_err_set(err, LLMROOF_EINPUT, "--ep-imbalance %g must be between 1 and 64", imb);
     if (ep > 1) {
         if (m->moe_experts <= 0)

@@ -107,7 +107,8 @@ static void layer_weights(const struct llmroof_model *m, const struct llmroof_sh
 }
 
 /* Weight bytes of pipeline stage `s` on one of its GPUs. */
-static double stage_weights(const struct llmroof_model *m, const struct llmroof_shard *sh, double w, double we, int s)
+static double stage_weights(const struct llmroof_model *m, const struct llmroof_shard *sh, double w, double we,
+                            double wu, double wl, int s)
 {
     const double h = (double)m->hidden;
     const double norm_w = m->norm == LLMROOF_NORM_LAYER ? 2.0 * h : h;
@@ -118,7 +119,9 @@ static double stage_weights(const struct llmroof_model *m, const struct llmroof_
     double attn, dense, moe_w, moe_e;
     layer_weights(m, sh, &attn, &dense, &moe_w, &moe_e);
     const double nm = moe_layers_below(m, start + n) - moe_layers_below(m, start);
-    double bytes = ((double)n * attn + ((double)n - nm) * dense + nm * moe_w) * w + nm * moe_e * we;
+    /* the router's h x E at wu, which a block-fp8 checkpoint keeps bf16 (ops_unquantized_bytes) */
+    const double router = m->moe_experts > 0 ? h * (double)m->moe_experts * (wu - w) : 0.0;
+    double bytes = ((double)n * attn + ((double)n - nm) * dense + nm * moe_w) * w + nm * moe_e * we + nm * router;
     if (layers_patterned(m)) {
         /* per layer kind (layers.h): attention layers carry attn (with the norms), recurrent
          * layers their mixer split over TP plus the norms, MLP-less layers only the norms */
@@ -127,16 +130,16 @@ static double stage_weights(const struct llmroof_model *m, const struct llmroof_
         const double tp = sh->tp > 0 ? (double)sh->tp : 1.0;
         bytes = ((c.full + c.local) * (attn + layers_dsa_params(m)) + ((double)n - c.full - c.local) * norms +
                  c.linear * layers_linear_params(m) / tp + c.dense * dense * layers_dense_width(m, start, n) /
-                 (double)m->intermediate + c.moe * moe_w) * w + c.moe * moe_e * we; /* NAS: per-layer widths */
+                 (double)m->intermediate + c.moe * moe_w) * w + c.moe * moe_e * we + c.moe * router; /* NAS: per-layer widths */
     } else if (m->dsa_top_k > 0) {
         bytes += (double)n * layers_dsa_params(m) * w; /* the indexer, replicated on every rank */
     }
     if (s == 0)
-        bytes += (sh->vocab_per_rank * h + (double)m->learned_pos * h) * w;
+        bytes += (sh->vocab_per_rank * h + (double)m->learned_pos * h) * wu;
     if (s == pp - 1) {
         bytes += norm_w * w;                                  /* final norm */
         if (!m->tied_embeddings || pp > 1)                    /* a tied head is copied to the last stage */
-            bytes += sh->vocab_per_rank * h * w;
+            bytes += sh->vocab_per_rank * h * wl;
     }
     return bytes;
 }
@@ -144,10 +147,11 @@ static double stage_weights(const struct llmroof_model *m, const struct llmroof_
 double memory_weights_layout(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt)
 {
     const double w = ops_weight_bytes(dt), we = ops_expert_bytes(m, dt);
+    const double wu = ops_unquantized_bytes(m, dt, false), wl = ops_unquantized_bytes(m, dt, true);
     const int pp = sh->pp > 0 ? sh->pp : 1;
     double best = 0;
     for (int s = 0; s < pp; s++) {
-        double b = stage_weights(m, sh, w, we, s);
+        double b = stage_weights(m, sh, w, we, wu, wl, s);
         if (b > best)
             best = b;
     }
@@ -252,7 +256,8 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
     {
         double tot = 0;
         for (int s = 0; s < sh.pp; s++)
-            tot += stage_weights(m, &sh, w, ops_expert_bytes(m, dt), s) * sh.gpus_per_stage;
+            tot += stage_weights(m, &sh, w, ops_expert_bytes(m, dt), ops_unquantized_bytes(m, dt, false),
+                                 ops_unquantized_bytes(m, dt, true), s) * sh.gpus_per_stage;
         out->weights_bytes_total = tot;
     }
     out->workspace_bytes_per_gpu = o->workspace_set ? o->workspace_bytes : default_workspace(m, &sh, dt, o);

@@ -74,7 +74,7 @@ int ops_shard(const struct llmroof_model *m, int tp, struct llmroof_shard *out, 
     out->gpus_per_stage = tp;
     out->gpus = tp;
     out->stage_layers_max = out->stage_layers_min = m->layers;
-    out->ep_imbalance = 1.0;
+    out->ep_imbalance = 0.0; /* the busiest rank of uniform routing (ops_build) */
     out->heads_per_rank = m->heads / tp;
     if (m->kv_heads >= tp) {
         out->kv_heads_per_rank = m->kv_heads / tp;
@@ -88,6 +88,64 @@ int ops_shard(const struct llmroof_model *m, int tp, struct llmroof_shard *out, 
     out->moe_intermediate_per_rank = (double)m->moe_intermediate / tp;
     out->vocab_per_rank = (double)m->vocab / tp;
     return LLMROOF_OK;
+}
+
+/* The expected largest of m independent standard normal draws, by Blom's plotting position
+ * Phi^-1((m - 0.375) / (m + 0.25)) (m = 2: 0.59 against the exact 0.56; 8: 1.43 / 1.42; 64:
+ * 2.33 / 2.34); Phi^-1 by Acklam's rational approximation (relative error below 1.2e-9). */
+static double normal_expected_max(int m)
+{
+    if (m <= 1)
+        return 0.0;
+    const double q = ((double)m - 0.375) / ((double)m + 0.25);
+    static const double a[] = { -3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+                                1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00 };
+    static const double b[] = { -5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+                                6.680131188771972e+01,  -1.328068155288572e+01 };
+    static const double c[] = { -7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                                -2.549732539343734e+00, 4.374664141464968e+00,  2.938163982698783e+00 };
+    static const double d[] = { 7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                                3.754408661907416e+00 };
+    if (q > 0.97575) { /* the upper tail (m >= 26) */
+        const double t = sqrt(-2.0 * log(1.0 - q));
+        return -(((((c[0] * t + c[1]) * t + c[2]) * t + c[3]) * t + c[4]) * t + c[5]) /
+               ((((d[0] * t + d[1]) * t + d[2]) * t + d[3]) * t + 1.0);
+    }
+    const double u = q - 0.5, r = u * u;
+    return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * u /
+           (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1.0);
+}
+
+double ops_binomial_expected_max(double n, double p, int m)
+{
+    if (!(n > 0) || !(p > 0))
+        return 0.0;
+    if (p >= 1.0)
+        return n;
+    const double mean = n * p, var = n * p * (1.0 - p);
+    if (m <= 1)
+        return mean;
+    if (var > 25.0) { /* the normal form, within a fraction of a count at this spread */
+        const double e = mean + sqrt(var) * normal_expected_max(m);
+        return e < n ? e : n;
+    }
+    /* exactly, E[max] = sum over j of P(max > j) = sum (1 - F(j)^m), from the side of the smaller
+     * probability (the max of X ~ B(N, p) is N minus the min of N - X ~ B(N, 1 - p), and
+     * E[min] = sum (1 - F(j))^m) so (1 - q)^N cannot underflow (var <= 25: N q <= 50); the sum
+     * stops where the terms left are below 1e-12 */
+    const long N = (long)(n + 0.5);
+    const bool upper = p > 0.5;
+    const double q = upper ? 1.0 - p : p, odds = q / (1.0 - q);
+    double pmf = pow(1.0 - q, (double)N), F = 0.0, e = 0.0;
+    for (long j = 0; j < N; j++) {
+        F += pmf;
+        const double term = upper ? pow(1.0 - F, m) : 1.0 - pow(F, m);
+        e += term;
+        if (term < 1e-12) /* F only grows: every later term is smaller */
+            break;
+        pmf *= (double)(N - j) / (double)(j + 1) * odds;
+    }
+    return upper ? (double)N - e : e;
 }
 
 double ops_experts_hit(double experts, double top_k, double tokens)
@@ -122,6 +180,13 @@ static bool block_fp8(const struct llmroof_model *m, const struct llmroof_dtypes
 {
     return dt->weight == LLMROOF_FP8 && !(dt->weight_bits > 0) && strcmp(m->ckpt_format, "fp8") == 0 &&
            m->ckpt_bits > 8.0;
+}
+
+double ops_unquantized_bytes(const struct llmroof_model *m, const struct llmroof_dtypes *dt, bool lm_head)
+{
+    if (block_fp8(m, dt))
+        return 2.0; /* the checkpoint's own bf16 tensors (model.embed_tokens, lm_head, mlp.gate) */
+    return lm_head ? ops_module_weight_bytes(m, dt, LLMROOF_CKPT_LM_HEAD) : ops_weight_bytes(dt);
 }
 
 unsigned ops_ckpt_lowp_modules(const struct llmroof_model *m, const struct llmroof_dtypes *dt,
@@ -375,7 +440,10 @@ void ops_set_all_to_all(const struct llmroof_model *m, const struct llmroof_shar
     const double h = (double)m->hidden, kk = (double)m->moe_top_k;
     const double r = dt->act == LLMROOF_FP32 || dt->act == LLMROOF_TF32 ? 4.0 : 2.0;
     const double disp = dt->act == LLMROOF_FP8 ? 1.0 + 4.0 / 128.0 : dtype_bytes(dt->act);
-    const double imb = sh->ep_imbalance > 1.0 ? sh->ep_imbalance : 1.0;
+    /* the busiest rank's share (ops_build set it for this step: --ep-imbalance, or uniform
+     * routing's expected largest) */
+    const double imb = out->ep_busy > 1.0 ? out->ep_busy : 1.0;
+    (void)sh;
     const double Lm = (double)arch_moe_layers(m);
     out->op[LLMROOF_OP_ALL_TO_ALL] = (struct llmroof_op){ 2.0 * Lm, 0, 0, T * kk * h * (disp + r) / 2.0 * imb, 1, 0 };
     /* a block-fp8 checkpoint's experts compute in fp8 at 16-bit activations (ops_ckpt_lowp_modules):
@@ -420,7 +488,7 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
      * narrower than the others (docs/model.md "Mixed-precision checkpoints"); otherwise each is w */
     const double wq = ops_module_weight_bytes(m, dt, LLMROOF_CKPT_QKV_PROJ);
     const double wo = ops_module_weight_bytes(m, dt, LLMROOF_CKPT_O_PROJ);
-    const double wl = ops_module_weight_bytes(m, dt, LLMROOF_CKPT_LM_HEAD);
+    const double wl = ops_unquantized_bytes(m, dt, true), wr = ops_unquantized_bytes(m, dt, false);
     const double wf = ops_module_weight_bytes(m, dt, LLMROOF_CKPT_FFN); /* shared experts, a dense model's MLP */
     /* With data-parallel attention each of the attn_dp replicas holds 1/attn_dp of the
      * sequences; the operators below are those of one rank (the mean replica). */
@@ -534,7 +602,7 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
          * likewise), so each rank routes, dispatches and runs the shared expert on T / tp; a rank
          * holding all T would send every token tp times. Without the all-to-all, all T. */
         const double Tm = a2a ? T / (double)sh->tp : T;
-        op[LLMROOF_OP_ROUTER] = (struct llmroof_op){ Lm, 2.0 * Tm * h * E, h * E * w + Tm * h * a + Tm * E * a, 0, 2, 0 };
+        op[LLMROOF_OP_ROUTER] = (struct llmroof_op){ Lm, 2.0 * Tm * h * E, h * E * wr + Tm * h * a + Tm * E * a, 0, 2, 0 };
         if (sh->ep > 1) {
             /* EP: E/ep whole experts per rank; the instance's Ttot*k assignments spread over the
              * ranks, the busiest holding ep_imbalance times the mean, and so touching the experts
@@ -542,11 +610,27 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
              * weights it streams all scale (the busiest rank sets the step). Shared experts:
              * TP-sharded over the attention group, or replicated with data-parallel attention. */
             const double Ie = (double)m->moe_intermediate;
-            const double asg = Ttot * kk / (double)sh->ep * sh->ep_imbalance;
+            const double mean = Ttot * kk / (double)sh->ep, per = E / (double)sh->ep;
+            double asg;
+            if (sh->ep_imbalance >= 1.0) { /* --ep-imbalance: a measured routing skew */
+                asg = mean * sh->ep_imbalance;
+                hit = ops_experts_hit(E, kk, Ttot * sh->ep_imbalance) / (double)sh->ep;
+            } else {
+                /* uniform routing still loads the ranks unevenly: each of the Ttot k assignments
+                 * lands on a given rank with probability 1/ep and each expert is hit with
+                 * probability hit(E, k, Ttot) / E, so the busiest rank holds the expected largest
+                 * of ep draws of each (ops_binomial_expected_max). Mixtral at EP 8, one token: two
+                 * ranks each stream a whole expert, where the mean rank streams a quarter of one;
+                 * DeepSeek-V3 at EP 8, one token: 2.56 experts on the busiest rank, not 1. */
+                asg = ops_binomial_expected_max(Ttot * kk, 1.0 / (double)sh->ep, sh->ep);
+                hit = ops_binomial_expected_max(per, ops_experts_hit(E, kk, Ttot) / E, sh->ep);
+                if (asg < mean)
+                    asg = mean;
+            }
+            if (hit > per)
+                hit = per;
+            out->ep_busy = mean > 0 ? asg / mean : 1.0;
             const double Ish = (double)m->moe_shared * (sh->dp_attn ? Ie : Ie / (double)sh->tp);
-            hit = ops_experts_hit(E, kk, Ttot * sh->ep_imbalance) / (double)sh->ep;
-            if (hit > E / (double)sh->ep)
-                hit = E / (double)sh->ep;
             flops = 2.0 * asg * h * Ie * nmat + 2.0 * Tm * h * Ish * nmat;
             if (bq)
                 out->gemm_out[LLMROOF_OP_FFN] = asg * ((nmat - 1.0) * Ie + h) + Tm * ((nmat - 1.0) * Ish + h);
@@ -567,7 +651,7 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
         }
         out->experts_hit = hit;
         out->expert_wbytes = hit * (sh->ep > 1 ? (double)m->moe_intermediate : sh->moe_intermediate_per_rank) * nmat * h * we;
-        out->tokens_per_expert = hit > 0 ? (sh->ep > 1 ? Ttot * kk / (double)sh->ep * sh->ep_imbalance : T * kk) / hit : 0.0;
+        out->tokens_per_expert = hit > 0 ? (sh->ep > 1 ? Ttot * kk / (double)sh->ep * out->ep_busy : T * kk) / hit : 0.0;
         /* permute, grouped gate_up, activation, grouped down, un-permute and weighted sum (5);
          * shared experts run as a dense MLP of their own beside them: gate_up GEMM, activation,
          * down GEMM (+3; vLLM's DeepseekV2MoE shared_experts MLP; SGLang fuses a DeepSeek
@@ -577,7 +661,7 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
          * rank's assignments), the shared MLP its own input and intermediate (+2 each). */
         double fk = 5.0 + (m->moe_shared > 0 ? 3.0 : 0.0);
         if (bq) {
-            const double rows = sh->ep > 1 ? Ttot * kk / (double)sh->ep * sh->ep_imbalance : T * kk;
+            const double rows = sh->ep > 1 ? Ttot * kk / (double)sh->ep * out->ep_busy : T * kk;
             const double Ier = sh->ep > 1 ? (double)m->moe_intermediate : sh->moe_intermediate_per_rank;
             /* the shared MLP's width on this rank, as above: whole with data-parallel attention */
             const double Ish = (double)m->moe_shared * (sh->ep > 1 && sh->dp_attn ? (double)m->moe_intermediate
@@ -599,7 +683,7 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
              * The shared expert and dense MLPs keep 16-bit activations (their per-token
              * quantization kernels about cancel the narrower reads) */
             const double q = dtype_bytes(low);
-            const double rows = sh->ep > 1 ? Ttot * kk / (double)sh->ep * sh->ep_imbalance : T * kk;
+            const double rows = sh->ep > 1 ? Ttot * kk / (double)sh->ep * out->ep_busy : T * kk;
             const double Ier = sh->ep > 1 ? (double)m->moe_intermediate : sh->moe_intermediate_per_rank;
             const double save = rows * (h + 2.0 * Ier) * (a - q) - Tm * h * (a + q);
             out->lowp_save_bytes = save > 0 ? save : 0.0;

@@ -138,7 +138,8 @@ struct llmroof_layout {
     int pp;                 /* pipeline stages of consecutive layers; 0 = 1 */
     int ep;                 /* expert-parallel ranks (MoE); 0 = 1 */
     bool dp_attn;           /* attention data-parallel over ep/tp replicas */
-    double ep_imbalance;    /* busiest rank's routed tokens / the mean (>= 1); 0 = 1 */
+    double ep_imbalance;    /* busiest rank's routed tokens / the mean (>= 1, --ep-imbalance); 0 = not
+                               given: the busiest rank of uniform routing (ops_binomial_expected_max) */
     bool two_batch_overlap; /* two micro-batches hide the all-to-all under the other's compute
                                (DeepSeek/SGLang two-batch overlap, vLLM dual-batch overlap) */
 };
@@ -153,7 +154,8 @@ struct llmroof_shard {
     int gpus;                    /* GPUs of the instance: gpus_per_stage * pp */
     long stage_layers_max;       /* layers of the largest stage: ceil(layers / pp) */
     long stage_layers_min;       /* layers of the smallest stage: floor(layers / pp) */
-    double ep_imbalance;         /* busiest EP rank's share of routed tokens over the mean */
+    double ep_imbalance;         /* busiest EP rank's share of routed tokens over the mean as given
+                                    (>= 1); 0: uniform routing's busiest rank, per step (ops_build) */
     bool two_batch_overlap;      /* all-to-all overlapped with the other micro-batch's compute */
     long heads_per_rank;         /* query heads on one rank */
     long kv_heads_per_rank;      /* KV heads held by one rank (1 when replicated) */
@@ -227,6 +229,11 @@ static inline double ops_expert_bytes(const struct llmroof_model *m, const struc
  * Marlin W4A16 / W8A16 fallbacks). */
 unsigned ops_ckpt_lowp_modules(const struct llmroof_model *m, const struct llmroof_dtypes *dt,
                                enum llmroof_dtype *compute);
+/* Bytes per weight of the matrices a checkpoint left unquantized beside its GEMMs: a block-fp8
+ * checkpoint served at its fp8 weights (DeepSeek-V3/R1, Kimi-K2) ships the embedding, the MoE
+ * router and the LM head in bf16 (2 bytes); otherwise ops_weight_bytes, and for the LM head
+ * (lm_head true) its module's bytes (an NVFP4 checkpoint's excluded head). */
+double ops_unquantized_bytes(const struct llmroof_model *m, const struct llmroof_dtypes *dt, bool lm_head);
 /* The operator kinds (bit k: operator k) of those modules in a model: "ffn" the FFN operator (a
  * MoE layer's routed and shared experts, or a dense model's MLP), "dense_ffn" a MoE model's
  * dense layers. */
@@ -246,6 +253,8 @@ struct llmroof_oplist {
     double experts_hit;                     /* MoE: expected distinct experts per layer (this rank's under EP), else 0 */
     double expert_wbytes;                   /* MoE: routed experts' weight bytes inside op[FFN].bytes, per instance */
     double tokens_per_expert;               /* MoE: routed assignments per expert hit on the (busiest) rank */
+    double ep_busy;                         /* EP: the busiest rank's routed assignments over the mean
+                                               (--ep-imbalance, or uniform routing's expected largest) */
     bool mla_absorbed;                      /* MLA step run with absorbed weights over the latent (decode) */
     int ep_ranks;                           /* all-to-all group (expert parallelism), 0 = none */
     double a2a_topk;                        /* all-to-all: copies of each token (routed experts, top-k) */
@@ -333,5 +342,9 @@ void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *
 /* Expected distinct experts that `tokens` tokens touch with top-k routing over E
  * experts, assuming uniform independent routing: E * (1 - (1 - k/E)^tokens). */
 double ops_experts_hit(double experts, double top_k, double tokens);
+/* The expected largest of m independent Binomial(n, p) counts: exactly (the sum of P(max > j))
+ * where the spread is small (variance <= 25), else mean + sd x the expected largest of m standard
+ * normals (Blom's approximation). The busiest of m expert-parallel ranks under uniform routing. */
+double ops_binomial_expected_max(double n, double p, int m);
 
 #endif

@@ -616,7 +616,7 @@ char *render_json_report(const struct llmroof_report *r)
         cJSON_AddNumberToObject(ly, "pp", r->layout.pp > 0 ? r->layout.pp : 1);
         cJSON_AddNumberToObject(ly, "ep", r->layout.ep > 0 ? r->layout.ep : 1);
         cJSON_AddBoolToObject(ly, "dp_attention", r->layout.dp_attn);
-        cJSON_AddNumberToObject(ly, "ep_imbalance", r->layout.ep_imbalance > 1 ? r->layout.ep_imbalance : 1.0);
+        cJSON_AddNumberToObject(ly, "ep_imbalance", r->layout.ep_imbalance > 0 ? r->layout.ep_imbalance : 0.0);
     }
     cJSON *rows = cJSON_AddArrayToObject(o, "rows");
     for (int i = 0; i < r->nrows; i++) {

@@ -419,6 +419,10 @@ static void advance(struct runner *r, struct engine *e, double now)
                  * record, which is otherwise the only per-step load outside run[] (issue 24) */
                 if (rs->generated == 0 && q->first_token_s < 0)
                     q->first_token_s = now;
+                if (rs->first_pending) { /* the decode instance streams the client's first token */
+                    q->first_token_s = now;
+                    rs->first_pending = 0;
+                }
                 long emitted = 1;
                 if (spec_on(r, e)) {
                     /* accepted drafts until the first rejection, then the target's own token:
@@ -464,6 +468,8 @@ static void advance(struct runner *r, struct engine *e, double now)
         }
         if (e->prefill_only && rs->generated >= 1) {
             sim_hand_over(r, e, rs, now);
+            if (!r->oom) /* its decode instance may have the blocks now (else event_loop stops) */
+                sim_start_transfers(r, &r->E[q->instance], now);
             continue;
         }
         if (keep != i)
@@ -1006,8 +1012,13 @@ static int event_loop(struct runner *r, struct llmroof_err *err)
             }
             continue;
         }
-        if (best < 0)
+        if (best < 0) {
+            /* nothing can run and nothing will arrive: a request waits for blocks that others hold
+             * and never release (a defect, not a result) */
+            rc = llmroof_err_set(err, LLMROOF_EINTERNAL, "the run stalled at %ld of %ld requests: blocks held between "
+                                                        "the pools were never released", r->done, r->nreq);
             break;
+        }
         if ((rc = engine_step(r, best, err)))
             break;
         busy_update(r, &h, best);

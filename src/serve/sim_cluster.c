@@ -164,8 +164,10 @@ void sim_on_arrival(struct runner *r, const struct event *ev)
     rs->group = q->group;
     /* impossible requests are rejected at once, so that they cannot stall the queue */
     /* (a data-parallel attention replica holds a sequence whole: one replica's pool must hold it) */
-    bool fits = blocks_for(q->prompt + q->output - 1, r->E[r->ne - 1].bs) <= r->E[r->ne - 1].replica_blocks &&
-                blocks_for(q->prompt, r->E[0].bs) <= r->E[0].replica_blocks;
+    /* (with its recurrent state's blocks, which every sequence of a hybrid model takes) */
+    const struct engine *last = &r->E[r->ne - 1], *first = &r->E[0];
+    bool fits = blocks_for(q->prompt + q->output - 1, last->bs) + last->state_blocks <= last->replica_blocks &&
+                blocks_for(q->prompt, first->bs) + first->state_blocks <= first->replica_blocks;
     if (!fits || too_long) {
         q->rejected = true;
         q->finish_s = q->arrival_s;
@@ -194,8 +196,9 @@ void sim_on_arrival(struct runner *r, const struct event *ev)
  * once the decode side has read them, SGLang's prefill frees them when the transfer completes, and
  * its decode server pre-allocates the request's KV before the transfer starts; DistServe's decode
  * instance pulls the K/V when it has room). An engine whose client streams from the decode instance
- * (pd_decode_first_token: vLLM's and SGLang's proxies) emits the first token there, after its first
- * decode step: the prefill's token is not the client's. */
+ * (pd_decode_first_token: vLLM's and SGLang's proxies) delivers the first token at the end of the
+ * decode instance's first step for the request (SGLang's decode server streams the prefill's token
+ * then; vLLM's samples it again there: one step more at the end, not modelled). */
 void sim_hand_over(struct runner *r, struct engine *p, struct rstate *rs, double now)
 {
     const struct sim_config *c = r->c;
@@ -211,11 +214,10 @@ void sim_hand_over(struct runner *r, struct engine *p, struct rstate *rs, double
     q->prefill_done_s = now;
     if (c->pd_decode_first_token) {
         q->first_token_s = -1;
-        rs->generated = 0;
+        rs->first_pending = 1;
     }
     r->dres[id] = (struct dres){ 0, (short)dispatch_replica(d) };
-    dq_push_back(&d->handoff, rs);
-    sim_start_transfers(r, d, now);
+    dq_push_back(&d->handoff, rs); /* the caller starts what its pool has room for */
 }
 
 /* Starts the transfers of decode instance `d`'s handoff queue, in order, while its pool has the
@@ -227,14 +229,19 @@ void sim_hand_over(struct runner *r, struct engine *p, struct rstate *rs, double
 void sim_start_transfers(struct runner *r, struct engine *d, double now)
 {
     const struct sim_config *c = r->c;
-    if (d->waiting.n && dq_at(&d->waiting, 0)->blocks == 0) /* a preempted one, holding nothing */
-        return;
+    /* a sequence it preempted, holding nothing, takes the blocks freed first */
+    for (size_t pos = 0; pos < d->waiting.n; pos++)
+        if (dq_at(&d->waiting, pos)->blocks == 0)
+            return;
     while (d->handoff.n) {
         const struct rstate *h = dq_at(&d->handoff, 0);
         long id = h->id;
         struct sim_request *q = &r->R[id];
         const int rep = r->dres[id].replica;
-        const long need = blocks_for(q->prompt + 1, d->bs) + d->state_blocks;
+        /* the blocks its admission there will want: the prompt and the next token, or under
+         * guaranteed-no-evict admission every token it will hold (sim_admit_waiting) */
+        const long need = blocks_for(c->admit_no_evict ? q->prompt + q->output - 1 : q->prompt + 1, d->bs) +
+                          d->state_blocks;
         if (need > kv_free(d, rep))
             return;
         kv_take(d, rep, need);

@@ -33,9 +33,12 @@ struct rstate {
     int user;       /* closed loop: the user who sent it */
     int output;     /* the request's output length (a copy: the hot loops stay in this array) */
     int group;      /* its prefix group (a copy), -1: none */
-    short stage;    /* 0: new arrival; 1: KV arrived at a decode instance */
+    short stage;    /* 0: new arrival; 1: KV arrived at a decode instance; 2: finished inside a
+                       multi-step run, its row kept to the run's end (advance) */
     short replica;  /* data-parallel attention: the replica holding it (0 without) */
     short lazy;     /* in run[0, nd), advanced lazily: LZ_BLOCKS or LZ_HELD; else 0 (struct engine) */
+    short first_pending; /* disaggregated, pd_decode_first_token: the client's first token comes at
+                            the end of this sequence's first step on its decode instance */
     double decode_sched_s; /* disaggregated: first decode step at the decode instance (-1: none) */
     long adm;       /* admission number on its instance: run[] is in increasing order of it */
 };

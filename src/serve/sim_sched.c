@@ -180,6 +180,18 @@ static void schedule_running(struct runner *r, struct engine *e, struct iter *it
             break;
         if (prompts_only && rs->computed >= rs->target)
             continue; /* a decoder: it waits for an iteration without prefill work */
+        if (rs->stage == 2) {
+            /* finished inside a multi-step run (advance): its row computes a discarded token in
+             * the blocks it holds (vLLM reserved the run's lookahead slots when it scheduled it),
+             * so it never takes blocks, nor preempts a live sequence for them */
+            it->budget = budget;
+            rs->chunk = 1;
+            add_to_iter(it, e->rb ? &e->rb[rs->replica] : NULL, 1, rs->computed, false, false);
+            if (e->rbud)
+                e->rbud[rs->replica] -= 1;
+            budget = it->budget;
+            continue;
+        }
         if (quick && rs->computed >= rs->target && rs->computed < (rs->blocks + rs->shared - state_blocks) * blk) {
             rs->chunk = 1;
             dn++;
@@ -354,9 +366,37 @@ static void pad_apply(struct iter *it)
  * on arrival, sim_on_arrival): SGLang's controller sends it to one replica's scheduler, whose
  * queue is its own, so a replica short of blocks holds back its requests only, and the others'
  * are admitted past them. */
+/* A decode instance's queue holds requests whose K/V has arrived in blocks set aside for them
+ * (sim_start_transfers) and sequences it preempted, which hold nothing. The arrived ones need no
+ * new blocks, so they go first, in their order (vLLM's scheduler likewise runs a request once its
+ * remote K/V is in its blocks): kept behind a preempted sequence whose recompute cannot finish
+ * for want of the very blocks they hold, they would stall it for ever. A stable partition of the
+ * queue, moving each arrived request in front of the first empty-handed one. */
+static void arrived_first(struct deque *d)
+{
+    size_t first_empty = d->n;
+    for (size_t pos = 0; pos < d->n; pos++) {
+        const struct rstate *w = dq_at(d, pos);
+        if (w->blocks == 0) {
+            if (first_empty == d->n)
+                first_empty = pos;
+            continue;
+        }
+        if (first_empty == d->n)
+            continue;
+        const struct rstate keep = *w;
+        for (size_t j = pos; j > first_empty; j--)
+            d->v[(d->head + j) % d->cap] = d->v[(d->head + j - 1) % d->cap];
+        d->v[(d->head + first_empty) % d->cap] = keep;
+        first_empty++;
+    }
+}
+
 void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, double now)
 {
     const struct sim_config *c = r->c;
+    if (e->pool == 1 && c->disaggregated)
+        arrived_first(&e->waiting);
     if (c->waiting_served_ratio > 0 && !served_gate_open(c, e, it)) {
         e->since_admit++;
         return;
@@ -367,11 +407,12 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
     size_t pos = 0;
     if (e->rblocked)
         memset(e->rblocked, 0, (size_t)nrep);
+    bool held_only = false; /* the head waits for blocks: only requests holding theirs pass it */
     while (pos < e->waiting.n && e->nrun < e->max_run && it->budget > 0) {
         const struct rstate *w = dq_at(&e->waiting, pos);
         const long id = w->id;
         const int rep = w->replica;
-        if (e->rblocked && e->rblocked[rep]) {
+        if (((e->rblocked && e->rblocked[rep]) || held_only) && w->blocks == 0) {
             pos++; /* FCFS within its replica: behind a request that waits for blocks */
             continue;
         }
@@ -412,10 +453,17 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
         if (need > kv_free(e, rep))
             evict_for(r, e, rep, need, hit ? g : -1);
         if (need > kv_free(e, rep)) {
-            /* the head waits for blocks; nobody on its replica overtakes it */
-            if (!e->rblocked || ++nblocked == nrep)
+            /* the head waits for blocks; nobody on its replica overtakes it, but a disaggregated
+             * request whose transfer took its blocks (sim_start_transfers) holds them already:
+             * kept behind a preempted head that cannot grow, it would hold them for ever */
+            if (w->blocks == 0 && e->rblocked && ++nblocked < nrep) {
+                e->rblocked[rep] = 1;
+                pos++;
+                continue;
+            }
+            if (e->pool != 1)
                 break;
-            e->rblocked[rep] = 1;
+            held_only = true; /* a decode instance: the requests holding their blocks go on */
             pos++;
             continue;
         }
@@ -520,8 +568,11 @@ static double target_time(const struct engine *e, const struct iter *it)
     if (!e->rb)
         return mixed_time(e, it);
     const int n = e->sh.attn_dp;
-    int cand[3] = { 0, 0, 0 };
+    int cand[3] = { 0, 0, 0 }, least = 0;
     for (int k = 1; k < n; k++) {
+        if (e->rb[k].seqs < e->rb[least].seqs ||
+            (e->rb[k].seqs == e->rb[least].seqs && e->rb[k].tokens < e->rb[least].tokens))
+            least = k;
         if (e->rb[k].tokens > e->rb[cand[0]].tokens)
             cand[0] = k;
         if (e->rb[k].attn_pairs > e->rb[cand[1]].attn_pairs)
@@ -535,7 +586,7 @@ static double target_time(const struct engine *e, const struct iter *it)
             continue;
         struct llmroof_oplist ops;
         struct llmroof_phase p;
-        estimate_ops_replicas(e->setup.model, &e->sh, &e->setup.dt, &e->rb[cand[j]], &it->b, &ops);
+        estimate_ops_replicas(e->setup.model, &e->sh, &e->setup.dt, &e->rb[cand[j]], &it->b, &e->rb[least], &ops);
         roofline_eval(e->setup.gpu, e->setup.dt.act, &e->setup.eff, e->setup.tp, &ops, &p);
         if (p.time_s > t)
             t = p.time_s;
@@ -720,19 +771,36 @@ static double chunk_time(const struct runner *r, const struct engine *e, const s
     return all_s - a_all + (a_pre + stepcost_attn_s(&e->attn, &s->eff, &it->dec, pre.tokens > pre.seqs));
 }
 
+/* With data-parallel attention the drafter's passes run on every replica too, and the busiest sets
+ * their time: ops_build_draft costs the mean replica of its batch, so the decoding batch is scaled
+ * until that mean holds the busiest replica's `busiest` decoding sequences (at the mean context). */
+static struct llmroof_batch busiest_draft(const struct engine *e, const struct llmroof_batch *dec1, double busiest)
+{
+    if (!e->rb || !(dec1->seqs > 0))
+        return *dec1;
+    const double f = busiest * (double)e->sh.attn_dp / dec1->seqs;
+    return (struct llmroof_batch){ dec1->tokens * f,     dec1->seqs * f,      dec1->attn_pairs * f,
+                                   dec1->kv_read_tokens * f, dec1->few_tokens * f, dec1->few_seqs * f,
+                                   dec1->few_pairs * f,  dec1->few_keys * f,  dec1->extra_logits * f };
+}
+
 static double gpu_time(const struct runner *r, const struct engine *e, const struct iter *it)
 {
     if (!e->rb && !spec_on(r, e) && it->prefill_seqs == 0)
         return decode_time(r, e, it);
     if (!e->rb && !spec_on(r, e) && e->attn.ok && r->mixc && !r->mixc->off)
         return chunk_time(r, e, it);
-    double t = target_time(e, it);
+    double busiest = 0.0; /* the most few-token (decoding) sequences a replica holds */
+    for (int k = 0; e->rb && k < e->sh.attn_dp; k++)
+        busiest = fmax(busiest, e->rb[k].few_seqs);
+    double t = target_time(e, it); /* clears the replicas' sums */
     const struct sim_spec *sp = &r->c->spec;
     if (!spec_on(r, e) || it->decode_seqs == 0)
         return t;
+    const struct llmroof_batch dec1 = busiest_draft(e, &it->dec1, busiest);
     /* a draft tree's steps after the first run over the topk expanded nodes of each sequence
      * (SGLang's EAGLE worker: a batch of topk tokens per request per draft step) */
-    const struct llmroof_batch later = sp->tokens > 0 && sp->topk > 1 ? ops_batch_widen(&it->dec1, (double)sp->topk) : it->dec1;
+    const struct llmroof_batch later = sp->tokens > 0 && sp->topk > 1 ? ops_batch_widen(&dec1, (double)sp->topk) : dec1;
     switch (sp->kind) {
     case SIM_SPEC_DRAFT:
         t += sim_step_time(&e->draft, &e->dsh, &it->draft);
@@ -741,12 +809,12 @@ static double gpu_time(const struct runner *r, const struct engine *e, const str
         break;
     case SIM_SPEC_MTP:
     case SIM_SPEC_EAGLE:
-        t += draft_step_s(e, &it->dec1, 0);
+        t += draft_step_s(e, &dec1, 0);
         if (sp->k > 1)
             t += (double)(sp->k - 1) * draft_step_s(e, &later, 0);
         break;
     case SIM_SPEC_MEDUSA:
-        t += draft_step_s(e, &it->dec1, sp->k);
+        t += draft_step_s(e, &dec1, sp->k);
         break;
     case SIM_SPEC_NONE: break;
     }

@@ -557,6 +557,53 @@ static void hidden_all_to_all_does_not_bound_the_step(void **state)
     catalog_free(&cat);
 }
 
+/* Two-batch overlap needs two non-empty micro-batches on every replica (review 20 item 2): with 8
+ * attention replicas, 8 or 9 decoding sequences leave a replica with 1, so no decode step hides
+ * its all-to-all (9 had hidden 0.8 ms, and 9 sequences came out faster than 8); 16 give every
+ * replica 2 and it hides. A prefill of 1 prompt leaves 7 replicas empty: nothing hidden. */
+static void two_batch_overlap_needs_every_replica_split(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_setup s = setup(&cat, "deepseek-v3", "h200", 1);
+    s.dt.weight = LLMROOF_FP8;
+    s.layout.ep = 8;
+    s.layout.dp_attn = s.layout.two_batch_overlap = true;
+    struct llmroof_estimate e8 = run(&s, 8, 1024, 64), e9 = run(&s, 9, 1024, 64), e16 = run(&s, 16, 1024, 64),
+                            e1 = run(&s, 1, 1024, 64);
+    assert_rel_close(e8.decode.hidden_s, 0.0, 0);
+    assert_rel_close(e9.decode.hidden_s, 0.0, 0);
+    assert_true(e9.tpot_s >= e8.tpot_s);
+    assert_true(e16.decode.hidden_s > 0);
+    assert_rel_close(e1.prefill.hidden_s, 0.0, 0);
+    assert_true(e8.prefill.hidden_s > 0); /* one 1,024-token prompt on every replica splits */
+    catalog_free(&cat);
+}
+
+/* A head's draft passes under data-parallel attention run on the busiest replica (review 20 item
+ * 5): DeepSeek-V3 MTP on 8 replicas, 1 or 8 sequences, one on the busiest replica either way: the
+ * same draft FLOPs (they were an eighth at batch 1). */
+static void draft_passes_run_on_the_busiest_replica(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_setup s = setup(&cat, "deepseek-v3", "h200", 1);
+    s.dt.weight = LLMROOF_FP8;
+    s.layout.ep = 8;
+    s.layout.dp_attn = true;
+    const double E = sim_spec_tokens_per_step(3, 0.8);
+    const struct llmroof_spec_decode mtp = { LLMROOF_DRAFTER_HEAD, "mtp", NULL, 3, 0.8, 0, 4, E };
+    struct llmroof_request r1 = { 1, 1024, 64 }, r8 = { 8, 1024, 64 }, r9 = { 9, 1024, 64 };
+    struct llmroof_estimate e1, e8, e9;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(estimate_run_spec(&s, &r1, &mtp, &e1, &err), 0);
+    assert_int_equal(estimate_run_spec(&s, &r8, &mtp, &e8, &err), 0);
+    assert_int_equal(estimate_run_spec(&s, &r9, &mtp, &e9, &err), 0);
+    assert_rel_close(e1.draft.flops, e8.draft.flops, 1e-12);
+    assert_true(e9.draft.flops > 1.9 * e8.draft.flops); /* 2 on the busiest replica */
+    catalog_free(&cat);
+}
+
 /* Speculative decoding in estimate (review17 item 3), by hand on the pinned efficiencies of
  * batch_1_decode_is_weights_plus_kv_over_bandwidth (pure roofline: no kernel floors, every
  * operator memory-bound at batch 1): llama-2-7b on one A100, B 1, P 512, O 1536, EAGLE k 3 at
@@ -694,6 +741,8 @@ int main(void)
         cmocka_unit_test(phase_columns_reconcile_with_the_time),
         cmocka_unit_test(hidden_all_to_all_does_not_bound_the_step),
         cmocka_unit_test(spec_decode_tpot_is_step_over_expected_tokens),
+        cmocka_unit_test(two_batch_overlap_needs_every_replica_split),
+        cmocka_unit_test(draft_passes_run_on_the_busiest_replica),
         cmocka_unit_test(verification_computes_logits_at_every_position),
         cmocka_unit_test(spec_decode_without_acceptance_never_helps),
     };

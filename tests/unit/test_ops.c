@@ -353,8 +353,10 @@ static void deepseek_layer_counts_latent_norms_shared_experts_and_fp8_group_quan
     assert_rel_close(blk.op[LLMROOF_OP_DENSE_FFN].bytes - pt.op[LLMROOF_OP_DENSE_FFN].bytes, 28712.0, 1e-9);
 
     /* EP 8 with data-parallel attention (TP 1, 8 replicas), 8 decode tokens: one per replica;
-     * the busiest rank's routed rows 8 * 8 / 8 = 8 of the whole 2048-wide experts, the shared
-     * expert whole (2048): (7168 + 8 * 2048 + 7168 + 2048) = 32,768 * 3.03125 = 99,328 B */
+     * the busiest rank's routed rows: 64 assignments over 8 ranks, the expected largest of 8
+     * Binomial(64, 1/8) counts, sum over j of 1 - F(j)^8 = 11.912274 (mean 8), of the whole
+     * 2048-wide experts; the shared expert whole (2048):
+     * (7168 + 11.912274 * 2048 + 7168 + 2048) * 3.03125 = 123,615.4 B */
     const struct llmroof_layout lay = { 1, 0, 8, true, 0, false };
     struct llmroof_shard esh;
     assert_int_equal(ops_shard_layout(ds, &lay, &esh, &err), 0);
@@ -362,7 +364,8 @@ static void deepseek_layer_counts_latent_norms_shared_experts_and_fp8_group_quan
     ops_build(ds, &esh, &fp8blk, &b8, &blk);
     ops_build(ds, &esh, &fp8pt, &b8, &pt);
     assert_rel_close(blk.op[LLMROOF_OP_FFN].kernels, 12.0, 0);
-    assert_rel_close(blk.op[LLMROOF_OP_FFN].bytes - pt.op[LLMROOF_OP_FFN].bytes, 99328.0, 1e-9);
+    assert_rel_close(blk.op[LLMROOF_OP_FFN].bytes - pt.op[LLMROOF_OP_FFN].bytes,
+                     (7168.0 + 11.912274111013545 * 2048.0 + 7168.0 + 2048.0) * 3.03125, 1e-9);
 
     /* a MoE without shared experts and without a block checkpoint: 5 kernels, as before */
     struct llmroof_oplist mx;
@@ -397,6 +400,69 @@ static void dsa_prefill_runs_mla_absorbed(void **state)
 /* ops_build writes every byte of the list: built over garbage it equals the list built over
  * zeros, for every model, prefill and decode, TP 1 and 8, and EP with data-parallel attention
  * and PP where the model allows them (ops_build zeroes only what some paths leave unset). */
+/* The busiest of m expert-parallel ranks under uniform routing (review 20 item 1): the expected
+ * largest of m Binomial(n, p) counts, by hand (python: sum over j of 1 - F(j)^m):
+ * 64 assignments over 8 ranks: 11.912274 (mean 8); DeepSeek-V3's 32 experts per rank at EP 8,
+ * one token (p = 8/256): 2.544487; beyond a variance of 25 the normal form: 2,048 over 8 ranks,
+ * mean 256, sd sqrt(2048 x 1/8 x 7/8) = 14.9666, Blom's Phi^-1(7.625 / 8.25) = 1.434200:
+ * 277.4651. Mixtral at EP 8 (TP 8), one decode token: each rank's one expert is hit with
+ * p = 1 - (1 - 2/8) = 0.25, the busiest rank 1 - 0.75^8 = 0.899887 experts (exactly 1: the
+ * independent draws' small underestimate), 3 x 4096 x 14336 x 2 B = 352,321,536 B each:
+ * 317,049,654 B against the mean rank's quarter (88,080,384). */
+static void expert_parallel_busiest_rank_of_uniform_routing(void **state)
+{
+    assert_rel_close(ops_binomial_expected_max(64, 1.0 / 8.0, 8), 11.912274111013545, 1e-12);
+    assert_rel_close(ops_binomial_expected_max(32, 8.0 / 256.0, 8), 2.5444873983613885, 1e-12);
+    assert_rel_close(ops_binomial_expected_max(2048, 1.0 / 8.0, 8), 256.0 + 14.966629547095765 * 1.4342001596863794, 1e-9);
+    assert_rel_close(ops_binomial_expected_max(64, 1.0 / 8.0, 1), 8.0, 0);
+    /* p above 1/2 counts from the other side: the largest of 8 B(10, 0.9) */
+    assert_true(ops_binomial_expected_max(10, 0.9, 8) > 9.0 && ops_binomial_expected_max(10, 0.9, 8) <= 10.0);
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *mx = model(&cat, "mixtral-8x7b");
+    const struct llmroof_layout lay = { 8, 0, 8, false, 0, false };
+    struct llmroof_shard sh;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(ops_shard_layout(mx, &lay, &sh, &err), 0);
+    const struct llmroof_batch b = batch_decode(1, 512);
+    struct llmroof_oplist o;
+    ops_build(mx, &sh, &FP16, &b, &o);
+    assert_rel_close(o.experts_hit, 1.0 - pow(0.75, 8.0), 1e-12);
+    assert_rel_close(o.expert_wbytes, (1.0 - pow(0.75, 8.0)) * 352321536.0, 1e-12);
+    /* a stated --ep-imbalance is taken as given: 1 is the mean rank, a quarter of an expert */
+    const struct llmroof_layout given = { 8, 0, 8, false, 1.0, false };
+    assert_int_equal(ops_shard_layout(mx, &given, &sh, &err), 0);
+    ops_build(mx, &sh, &FP16, &b, &o);
+    assert_rel_close(o.expert_wbytes, 0.25 * 352321536.0, 1e-12);
+    catalog_free(&cat);
+}
+
+/* DeepSeek-V3's fp8 checkpoint ships its embedding, LM head and routers in bf16 (review 20 item 4):
+ * at TP 8 the LM head reads 129,280 / 8 x 7168 x 2 B = 231,669,760 B per GPU (115,834,880 at the
+ * fp8 weights), the router 7168 x 256 x 2 B = 3,670,016 B per layer. */
+static void block_fp8_checkpoint_keeps_its_head_and_routers_bf16(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *ds = model(&cat, "deepseek-v3");
+    const struct llmroof_dtypes fp8blk = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
+    struct llmroof_shard sh;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(ops_shard(ds, 8, &sh, &err), 0);
+    const struct llmroof_batch b = batch_decode(1, 1000);
+    struct llmroof_oplist o;
+    ops_build(ds, &sh, &fp8blk, &b, &o);
+    /* + the row in (7168 x 2) and the logits out (16,160 x 2) */
+    assert_rel_close(o.op[LLMROOF_OP_LM_HEAD].bytes, 231669760.0 + 14336.0 + 32320.0, 1e-12);
+    assert_rel_close(o.op[LLMROOF_OP_ROUTER].bytes, 3670016.0 + 14336.0 + 512.0, 1e-12);
+    assert_rel_close(ops_unquantized_bytes(ds, &fp8blk, true), 2.0, 0);
+    /* --weight-bits 8 (per-tensor fp8 of a 16-bit checkpoint) quantizes every matrix */
+    const struct llmroof_dtypes fp8pt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 8.0, false, LLMROOF_FP16 };
+    assert_rel_close(ops_unquantized_bytes(ds, &fp8pt, true), 1.0, 0);
+    catalog_free(&cat);
+}
+
 static void ops_build_writes_every_byte(void **state)
 {
     (void)state;
@@ -445,6 +511,8 @@ int main(void)
         cmocka_unit_test(context_rebuild_matches_a_whole_build),
         cmocka_unit_test(ops_build_writes_every_byte),
         cmocka_unit_test(dsa_prefill_runs_mla_absorbed),
+        cmocka_unit_test(expert_parallel_busiest_rank_of_uniform_routing),
+        cmocka_unit_test(block_fp8_checkpoint_keeps_its_head_and_routers_bf16),
         cmocka_unit_test(deepseek_layer_counts_latent_norms_shared_experts_and_fp8_group_quant),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

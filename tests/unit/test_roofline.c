@@ -187,6 +187,13 @@ static void normal_all_to_all_crosses_the_network_once_per_node(void **state)
     assert_rel_close(comm_alltoall_nodes_s(&nvl, &ib, 16, 8, 1e6, 8.0), 10e-6 + 0.125e6 * 0.99609375 / 50e9, 1e-12);
     /* low-latency: 8/16 MB over the network = 10 us + 10 us latency = 20 us */
     assert_rel_close(comm_alltoall_s(&nvl, &ib, 16, 8, 1e6), 20e-6, 1e-12);
+    /* inside one node the normal kernels send a token once per destination GPU: top-8 over 8
+     * GPUs lands on 8 (1 - (7/8)^8) = 5.2508 of them, so 0.65635 of the 8 copies move:
+     * 5 us + 7/8 x 0.65635 MB / 450 GB/s = 6.2762 us (the k copies: 6.9444 us) */
+    const double f = 8.0 * (1.0 - pow(7.0 / 8.0, 8.0)) / 8.0;
+    assert_rel_close(comm_alltoall_nodes_s(&nvl, &ib, 8, 8, 1e6, 8.0), 5e-6 + 0.875 * f * 1e6 / 450e9, 1e-12);
+    /* across nodes the NVLink forwarding moves the same share: max(1.2762, 2.4902 us) + 10 us */
+    assert_true(comm_alltoall_nodes_s(&nvl, &ib, 16, 8, 1e6, 8.0) < 10e-6 + 2.5e-6);
 }
 
 /* Issue 23, defect 3: two-batch overlap (a layout flag, off by default as in SGLang and vLLM)
@@ -501,8 +508,9 @@ static void block_fp8_checkpoint_runs_its_gemms_and_dispatch_at_fp8_where_the_gp
     const struct llmroof_dtypes dt = ckpt_dtypes(m, fp16, false);
     assert_int_equal(dt.weight, LLMROOF_FP8);
     assert_int_equal(dt.act, LLMROOF_FP16);
-    /* EP 8 with data-parallel attention (8 replicas of TP 1), 8 decode sequences: one per replica */
-    const struct llmroof_layout lay = { 1, 0, 8, true, 0, false };
+    /* EP 8 with data-parallel attention (8 replicas of TP 1), 8 decode sequences: one per replica;
+     * --ep-imbalance 1: the mean rank, as the arithmetic below (test_ops checks the busiest) */
+    const struct llmroof_layout lay = { 1, 0, 8, true, 1.0, false };
     struct llmroof_shard sh;
     struct llmroof_err err = { 0 };
     assert_int_equal(ops_shard_layout(m, &lay, &sh, &err), 0);
