@@ -26,7 +26,7 @@ MODEL = {'OPT-13B':'opt-13b','OPT-13B?':'opt-13b','Yi-34B':'yi-34b-200k','Yi-34B
 GPU = {'A100-SXM4-80GB?':'a100-sxm4-80gb','A100-SXM4-80GB':'a100-sxm4-80gb','A100-SXM4-80GB (DGX-A100)':'a100-sxm4-80gb',
  'A100-80GB':'a100-sxm4-80gb','A100-80GB (SXM?)':'a100-sxm4-80gb','A100-PCIe-80GB':'a100-pcie-80gb','H100':'h100-sxm5-80gb',
  'H100-SXM5-80GB (DGX-H100)':'h100-sxm5-80gb','H200':'h200-sxm-141gb','MI300X':'mi300x','B300':'b300','GB200 (NVL72)':'gb200-nvl72',
- 'GB200':'gb200-nvl72','GB300':'b300','H800':'h800-sxm5-80gb','H800?':'h800-sxm5-80gb','A100-40GB':'a100-sxm4-40gb','L4':'l4','A10G':'a10'}
+ 'GB200':'gb200-nvl72','GB300':'b300','H800':'h800-sxm5-80gb','H800?':'h800-sxm5-80gb','A100-40GB':'a100-sxm4-40gb','L4':'l4','A10G':'a10g'}
 def engine(fw):
     # the profile of the version a row names (docs/catalog.md "Engines"): vLLM before v0.2.7 ran
     # eager (vllm-0.2: 2023 releases, the Jan-2024 DistServe baseline, Splitwise's ~0.2.x fork and
@@ -55,8 +55,7 @@ _cat = _cat if isinstance(_cat, list) else _cat.get('models', _cat)
 MAX_CONTEXT = {e['id']: e.get('max_context') for e in _cat}
 # runs whose request count is the benchmark tool's default, stated on one of their rows
 # (vLLM's benchmark_serving.py --num-prompts defaults to 1000)
-DEFAULT_1000 = {(r['source'].split(' ')[0], r['model'], r['framework'], r['load']) for r in rows
-                if 'benchmark_serving default 1000' in r['notes']}
+DEFAULT_1000 = {r['source'].split(' ')[0] for r in rows if 'benchmark_serving default 1000' in r['notes']}
 def num(s):
     m = re.match(r'\s*([0-9.]+)', s)
     return float(m.group(1)) if m else None
@@ -144,6 +143,9 @@ for r in rows:
     # HTTP server, so none of the API server's per-sequence streaming work
     if 'benchmark_throughput' in r['notes'] and fw.startswith('vLLM'):
         m['api_server']='0'; notes.append("benchmark_throughput.py: vLLM's LLM class, no API server")
+    # benchmark_latency.py drives the same LLM class: one batch, no HTTP server either
+    elif 'benchmark_latency' in r['notes'] and fw.startswith('vLLM'):
+        m['api_server']='0'; notes.append("benchmark_latency.py: vLLM's LLM class, no API server")
     # DistServe's vLLM baseline (its alignment runs and the paper's simulator-accuracy runs): the
     # artifact's launch script (DistServe evaluation/2-benchmark-serving/2-start-api-server.py,
     # backend 'vllm') starts vLLM's API server with --engine-use-ray --max-num-seqs 1024
@@ -172,7 +174,7 @@ for r in rows:
         m['max_paddings']='0'; notes.append('vLLM 0.1: prompts packed, no padding')
     if not m['model']: skip.append("model '%s' has no catalog entry" % r['model'])
     if not m['gpu']: skip.append("GPU '%s' is not stated or has no catalog entry" % r['gpu'])
-    if r['gpu']=='A10G': notes.append('A10G taken as the A10 (same GA102, 24 GB, 600 GB/s)')
+    if r['gpu']=='A10G': notes.append('the A10G (AWS G5) as its own entry: 600 GB/s as the A10, half its tensor rate (70 TFLOPS dense)')
     if r['gpu']=='GB300': notes.append("GB300 taken as the B300 (same Blackwell Ultra GPU, 288 GB HBM3e, NVLink 5; the GB300's "
                                        "higher power limit is not modelled, its 72-GPU NVLink domain is idle at 2-4 GPUs)")
     if r['model']=='DeepSeek-V3.2': notes.append('DeepSeek-V3.2 as the V3.2-Exp entry (same architecture)')
@@ -303,10 +305,12 @@ for r in rows:
     elif ld.startswith('rate:'):
         q=num(ld[5:])
         if q is None: skip.append("request rate '%s' not stated" % ld)
-        elif q>=1000: m['load']='offline'; m['requests']=str(int(min(nreq or 1000, 600))); notes.append('rate %g: every request queued at once' % q)
-        else: m['load']='rate:%g' % q; m['requests']=str(int(min(nreq or 1000, 600)))
+        # an overloaded run's queue, and so its TTFT and TPOT, grows with its length: a stated
+        # count is simulated (DistServe's 750-1200 at rates 7.5-12), up to 3000 as closed loops
+        elif q>=1000: m['load']='offline'; m['requests']=str(int(min(nreq, 3000) if nreq else 600)); notes.append('rate %g: every request queued at once' % q)
+        else: m['load']='rate:%g' % q; m['requests']=str(int(min(nreq, 3000) if nreq else 600))
     elif ld=='offline':
-        m['load']='offline'; m['requests']=str(int(min(nreq or 1000, 600)))
+        m['load']='offline'; m['requests']=str(int(min(nreq, 3000) if nreq else 600))
     elif ld=='slo-capacity':
         # the peak goodput of a closed-loop client sweep (DeepSpeed-FastGen section 4C: "1-32
         # concurrent clients", effective throughput = requests within the SLA per second)
@@ -316,7 +320,8 @@ for r in rows:
             m['load']='slo-capacity:%s-%s' % (cl.group(1), cl.group(2)); m['requests']=str(int(min(nreq or 1000, 600)))
             notes.append('closed loops of %s to %s clients, the best goodput' % (cl.group(1), cl.group(2)))
     else: skip.append("load '%s' not stated" % ld)
-    if m['requests'] and not nreq and (r['source'].split(' ')[0], r['model'], r['framework'], r['load']) in DEFAULT_1000:
+    # (a publication that states it on some rows ran every load of its comparison with that tool)
+    if m['requests'] and not nreq and r['source'].split(' ')[0] in DEFAULT_1000 and not ld.startswith(('static:', 'concurrency:')):
         # the count of an overloaded run sets its queueing (TTFT grows with it): the tool's default
         m['requests']='1000'; notes.append("1000 requests, benchmark_serving's default --num-prompts")
     if m['requests'] and nreq and int(m['requests'])<nreq: notes.append('%s of %d requests simulated' % (m['requests'], nreq))
