@@ -242,6 +242,10 @@ for r in rows:
     # workload
     wl=r['workload'].rstrip('?'); P=num(r['input_len']); O=num(r['output_len'])
     if wl.startswith('fixed:'): m['workload']=wl
+    # (SGLang's bench_serving draws the random dataset uniformly up to the stated lengths when
+    # --random-range-ratio is left at its default 0, the workload random:P:O; the rows that state
+    # no ratio stay fixed: whether the run left it at the default is not stated, and mapped as
+    # random:1024:1024 the MI300X rows b103-b116 read -46 to -65% instead of -3 to -34%)
     elif wl=='random' and P and O: m['workload']='fixed:%d:%d' % (P,O); notes.append('random lengths taken as fixed %d/%d' % (P,O))
     elif wl.startswith('synthetic normal') and P and O: m['workload']='fixed:%d:%d' % (P,O); notes.append('normal lengths (30% spread) taken as fixed means')
     elif wl in ('sharegpt',) and P and O: m['workload']='sharegpt:%d:%d' % (round(P),round(O)); notes.append('ShareGPT-shaped lengths scaled to the stated means')

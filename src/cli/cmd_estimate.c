@@ -312,10 +312,11 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
                 snprintf(tree, sizeof tree, ", tree topk %d", e.spec.topk);
             sbuf_printf(&c->out, "note: speculative decoding %s%s%s, k %d%s, acceptance %.2f: each step verifies %d "
                                  "tokens per sequence and yields %.3f on average; step %.3f ms (verification %.3f + "
-                                 "draft %.3f), TPOT = step / %.3f\n",
+                                 "draft %.3f), TPOT = step / %.3f; the drafter's pass over the prompt adds %.3f ms "
+                                 "to TTFT\n",
                         e.spec.method, e.spec.draft ? " " : "", e.spec.draft ? e.spec.draft->id : "", e.spec.steps,
                         tree, e.spec.accept, e.spec.verify, e.tokens_per_step, e.step_s * 1e3, e.decode.time_s * 1e3,
-                        e.draft.time_s * 1e3, e.tokens_per_step);
+                        e.draft.time_s * 1e3, e.tokens_per_step, e.draft_prefill_s * 1e3);
         }
         if (arch_is_mla(m))
             sbuf_printf(&c->out, "note: MLA caches the %ld-wide latent + %ld rope key per layer, replicated on each "

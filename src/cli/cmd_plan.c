@@ -117,7 +117,7 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
         { OPT_TTFT, "ttft-slo", 0, "T", "time-to-first-token SLO (default 3s)", false },
         { OPT_TPOT, "tpot-slo", 0, "T", "time-per-output-token SLO (default 100ms)", false },
         { OPT_PCT, "slo-percentile", 0, "pNN", "percentile the SLOs apply to: p50, p90, p95, p99 (default p90)", false },
-        { OPT_WORKLOAD, "workload", 'w', "SPEC", "fixed:P:O, chat, docqa, code, openorca, sharegpt[:P:O], lognormal:PM:P90:OM:O90[:MAX] or csv:FILE (default chat)", false },
+        { OPT_WORKLOAD, "workload", 'w', "SPEC", "fixed:P:O, random:P:O[:R], chat, docqa, code, openorca, sharegpt[:P:O], lognormal:PM:P90:OM:O90[:MAX] or csv:FILE (default chat)", false },
         { OPT_THINK, "think", 0, "LO-HI", "users' pause between requests (default 1s-3s)", false },
         { OPT_GPN, "gpus-per-node", 0, "N", "GPUs in one node, for every GPU (default: each GPU's catalog gpus_per_node)", false },
         { OPT_PRICE, "price", 0, "LIST", "GPU=USD per GPU-hour, comma-separated, e.g. a100=1.8,a40=0.9", false },

@@ -384,7 +384,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         { OPT_THINK, "think", 0, "LO-HI", "closed loop: uniform pause between requests (default 1s-3s)", false },
         { OPT_RATE, "rate", 'r', "QPS", "open loop: Poisson arrivals per second", false },
         { OPT_TRACE, "trace", 0, "FILE", "open loop: CSV of arrival_s,prompt_len,output_len", false },
-        { OPT_WORKLOAD, "workload", 'w', "SPEC", "fixed:P:O, chat, docqa, code, openorca, sharegpt[:P:O], lognormal:PM:P90:OM:O90[:MAX] or csv:FILE (default chat)", false },
+        { OPT_WORKLOAD, "workload", 'w', "SPEC", "fixed:P:O, random:P:O[:R], chat, docqa, code, openorca, sharegpt[:P:O], lognormal:PM:P90:OM:O90[:MAX] or csv:FILE (default chat)", false },
         { OPT_SEED, "seed", 0, "N", "random seed (default 42)", false },
         { OPT_REQOUT, "requests-out", 0, "FILE", "write each request's timestamps as CSV", false },
         { OPT_TRACEOUT, "trace-out", 0, "FILE", "write a Chrome trace of the iterations (JSON)", false },

@@ -211,6 +211,17 @@ static int map_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, st
                 field_whole(po[0], 1, 100000000, &c->prompt) && field_whole(po[1], 1, 100000000, &c->output))) {
         /* at the row's means; without them (0) the benchmarks' set for the model's tokenizer */
         c->scaled_chat = true;
+    } else if (strncmp(wl, "random:", 7) == 0) {
+        struct workload q;
+        struct llmroof_err we = { 0 };
+        if (workload_parse(wl, &q, &we))
+            return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: %s", x->fname, line, we.msg);
+        c->random = true;
+        c->prompt = q.prompt;
+        c->output = q.output;
+        const char *r3 = strchr(strchr(wl + 7, ':') + 1, ':'); /* the ratio, when stated */
+        c->range_ratio = r3 ? strtod(r3 + 1, NULL) : 0.0;
+        workload_free(&q);
     } else if (strncmp(wl, "lognormal:", 10) == 0) {
         struct workload q;
         struct llmroof_err we = { 0 };
@@ -225,7 +236,8 @@ static int map_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, st
         workload_free(&q);
     } else {
         return llmroof_err_set(err, LLMROOF_EINPUT,
-                               "%s:%ld: workload '%s' is not fixed:P:O, sharegpt[:P:O], lognormal:PM:P90:OM:O90[:MAX] or chat",
+                               "%s:%ld: workload '%s' is not fixed:P:O, random:P:O[:R], sharegpt[:P:O], "
+                               "lognormal:PM:P90:OM:O90[:MAX] or chat",
                                x->fname, line, wl);
     }
     const char *ld = f[col[M_LOAD]];
@@ -439,7 +451,14 @@ static void simulate(const struct srv_case *c, const struct llmroof_gpu *g, cons
     struct llmroof_err err = { 0 };
     if (c->chat)
         w.kind = WORKLOAD_CHAT;
-    else if (c->quantiles) {
+    else if (c->random) {
+        char spec[96];
+        snprintf(spec, sizeof spec, "random:%ld:%ld:%.17g", c->prompt, c->output, c->range_ratio);
+        if (workload_parse(spec, &w, &err)) {
+            snprintf(out->reason, sizeof out->reason, "%.150s", err.msg);
+            return;
+        }
+    } else if (c->quantiles) {
         long *q = malloc(sizeof *q * WORKLOAD_Q_COUNT);
         if (!q) {
             snprintf(out->reason, sizeof out->reason, "out of memory");

@@ -69,6 +69,8 @@ struct srv_case {
     long prompt_p90, output_p90, max_total;
     long prompt, output;       /* fixed lengths, or the means of the scaled distribution */
     bool chat;                 /* the simulator's chat (ShareGPT-like) distribution as it is */
+    bool random;               /* random:P:O[:R]: uniform lengths up to prompt/output (workload.c) */
+    double range_ratio;        /* its R: the shortest a length draws, as a share of the longest */
     int spec_kind;             /* enum sim_spec_kind (0: none), with spec_k proposals accepted at spec_alpha */
     int spec_k;
     double spec_alpha;

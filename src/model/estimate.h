@@ -89,6 +89,8 @@ struct llmroof_estimate {
     double pp_bubble_s;                /* TTFT added by filling the pipeline: (n-1) * largest stage time */
     double first_step_s;               /* TTFT added by an engine that samples the first token from a
                                           decode step (engine first_token_decode), else 0 */
+    double draft_prefill_s;            /* TTFT added by the drafter's pass over the prompt (a draft
+                                          model's prefill, an EAGLE or MTP head's layer), else 0 */
     /* speculative decoding (estimate_run_spec); without it has_spec is false, draft zero,
      * tokens_per_step 1 and step_s the decode's time */
     bool has_spec;

@@ -378,6 +378,12 @@ static void set_context(const struct llmroof_model *m, const struct llmroof_shar
         const double lk = S * arch_attn_keys(nn, past, wnd, m->window_chunked);
         attention_op(m, Hq, Kr, T, lp, lk, a, k, absorbed, Lloc, &op[LLMROOF_OP_ATTN_LOCAL]);
         out->attn_local_kv_bytes = mla ? 0.0 : 2.0 * lk * Kr * d * k;
+        /* eager attention (llama.cpp's ggml graph, HF's eager path) scores every cached key and
+         * masks those outside the window: a windowed layer costs it a global layer's square */
+        struct llmroof_op full;
+        attention_op(m, Hq, Kr, T, pairs, keys, a, k, absorbed, Lloc, &full);
+        out->attn_local_full_flops = full.flops;
+        out->attn_local_full_bytes = full.bytes;
     } else {
         out->attn_local_kv_bytes = 0.0;
     }

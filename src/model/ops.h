@@ -278,6 +278,8 @@ struct llmroof_oplist {
     double keys_per_seq;                    /* keys each sequence attends to, mean (the attention length) */
     double attn_heads;                      /* query heads on a rank (eager attention's score matrices) */
     double attn_square;                     /* new x keys pairs / causal pairs (eager attention's FLOPs) */
+    double attn_local_full_flops;           /* a windowed layer's attention over every key, per instance: */
+    double attn_local_full_bytes;           /* what eager attention computes (it masks, not windows) */
     double dequant_ratio;                   /* weight-only formats: 16-bit bytes per stored weight byte
                                                (int4 at 4.5 bits: 3.56), else 0 */
     unsigned lowp_ops;                      /* bit k: operator k's GEMMs run at lowp_dtype's peak, not the

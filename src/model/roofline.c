@@ -211,8 +211,10 @@ void roofline_prepare(const struct llmroof_gpu *g, enum llmroof_dtype act, const
     }
     r.act_fp8 = act == LLMROOF_FP8;
     const enum llmroof_dtype adt = eff->fp8_attention && act == LLMROOF_FP8 ? act : kernel_attention_dtype(g, act);
+    /* the fp16-accumulate peak is the GEMMs' (cuBLAS at CUBLAS_COMPUTE_16F): eager attention's
+     * batched matmuls take it, FlashAttention-class kernels accumulate in fp32 and do not */
     r.apeak = g->peak_flops[adt] * (eff->attn_eff > 0 ? eff->attn_eff : eff->compute) *
-              (eff->peak_scale > 1 && adt == LLMROOF_FP16 ? eff->peak_scale : 1.0);
+              (eff->peak_scale > 1 && adt == LLMROOF_FP16 && eff->attn_eager ? eff->peak_scale : 1.0);
     r.bw = g->mem_bw_Bps * eff->memory;
     r.abw = g->mem_bw_Bps * (eff->attn_mem_eff > 0 ? eff->attn_mem_eff : eff->memory);
     r.abw_fa2 = eff->attn_mem_fa2_eff > 0 ? g->mem_bw_Bps * eff->attn_mem_fa2_eff : r.abw;
@@ -346,14 +348,20 @@ double roofline_attn_extra_kv_bytes(const struct llmroof_effs *eff, double kv_by
 static double rl_bytes(const struct llmroof_effs *eff, const struct llmroof_oplist *ops, int k)
 {
     double bytes = ops->op[k].bytes;
-    if (k == LLMROOF_OP_ATTENTION)
+    const bool eager = (k == LLMROOF_OP_ATTENTION || k == LLMROOF_OP_ATTN_LOCAL) && rl_eager(eff, ops);
+    /* a windowed layer under eager attention is a global layer whose scores are masked: it reads
+     * what a global layer reads (ops.h attn_local_full_bytes) */
+    if (k == LLMROOF_OP_ATTENTION || (k == LLMROOF_OP_ATTN_LOCAL && eager))
         bytes += roofline_attn_extra_kv_bytes(eff, ops->attn_kv_bytes, ops->q_per_kv, ops->new_per_seq,
                                               ops->longer_query, false, false, ops->fa2_unfit, ops->kv_8bit);
     else if (k == LLMROOF_OP_ATTN_LOCAL)
         bytes += roofline_attn_extra_kv_bytes(eff, ops->attn_local_kv_bytes, ops->q_per_kv, ops->new_per_seq,
                                               ops->longer_query, true, ops->local_sliding, ops->fa2_unfit, ops->kv_8bit);
-    if (k == LLMROOF_OP_ATTENTION && rl_eager(eff, ops))
+    if (eager) {
+        if (k == LLMROOF_OP_ATTN_LOCAL)
+            bytes += ops->attn_local_full_bytes - ops->op[k].bytes;
         bytes += KERNEL_EAGER_SCORE_BYTES * ops->attn_heads * ops->tokens * ops->keys_per_seq;
+    }
     return bytes;
 }
 
@@ -385,7 +393,7 @@ static inline void rl_op(const struct roofline_prep *r, const struct llmroof_opl
         bytes += (ops->dequant_ratio - 1.0) * op->wbytes;
         kernels += k == LLMROOF_OP_FFN || k == LLMROOF_OP_DENSE_FFN ? 2.0 : 1.0;
     }
-    const bool eager = k == LLMROOF_OP_ATTENTION && rl_eager(eff, ops);
+    const bool eager = (k == LLMROOF_OP_ATTENTION || k == LLMROOF_OP_ATTN_LOCAL) && rl_eager(eff, ops);
     if (eager)
         kernels = KERNEL_EAGER_KERNELS;
     const double tbytes = op->count * (bytes + dq_bytes);
@@ -421,7 +429,7 @@ static inline void rl_op(const struct roofline_prep *r, const struct llmroof_opl
         if (k == LLMROOF_OP_FFN && ops->expert_wbytes > 0) /* grouped expert GEMMs (kernel.h) */
             m += ops->expert_wbytes * (1.0 / kernel_grouped_bw_share(ops->tokens_per_expert) - 1.0) / r->bw;
     } else if (eager) {
-        c = op->flops * ops->attn_square / r->apeak;
+        c = (k == LLMROOF_OP_ATTN_LOCAL ? ops->attn_local_full_flops : op->flops) * ops->attn_square / r->apeak;
         m = bytes / r->bw;
     } else {
         c = op->flops / (r->apeak * ramp);

@@ -19,8 +19,9 @@ static void attn_rates(const struct llmroof_setup *s, double *apeak, double *abw
     const struct llmroof_gpu *g = s->gpu;
     const enum llmroof_dtype act = s->dt.act;
     const enum llmroof_dtype adt = eff->fp8_attention && act == LLMROOF_FP8 ? act : kernel_attention_dtype(g, act);
+    /* the fp16-accumulate peak: eager attention's batched GEMMs only (roofline.c) */
     *apeak = g->peak_flops[adt] * (eff->attn_eff > 0 ? eff->attn_eff : eff->compute) *
-             (eff->peak_scale > 1 && adt == LLMROOF_FP16 ? eff->peak_scale : 1.0);
+             (eff->peak_scale > 1 && adt == LLMROOF_FP16 && eff->attn_eager ? eff->peak_scale : 1.0);
     *abw = g->mem_bw_Bps * (eff->attn_mem_eff > 0 ? eff->attn_mem_eff : eff->memory);
     /* FlashAttention-2's decode share where the engine runs FA2 here and the attention fits it (as
      * ops.c's fa2_unfit: no learned sinks, a 16-bit K/V cache) */

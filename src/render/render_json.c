@@ -590,6 +590,7 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
         cJSON_AddNumberToObject(so, "verify_tokens", sp->verify);
         cJSON_AddNumberToObject(so, "tokens_per_step", e->tokens_per_step);
         cJSON_AddNumberToObject(so, "step_s", e->step_s);
+        cJSON_AddNumberToObject(so, "draft_prefill_s", e->draft_prefill_s);
         phase_totals_json(cJSON_AddObjectToObject(so, "draft_step"), &e->draft, &e->draft_split);
     }
     if (mem) {

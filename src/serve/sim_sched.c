@@ -795,7 +795,19 @@ static double gpu_time(const struct runner *r, const struct engine *e, const str
         busiest = fmax(busiest, e->rb[k].few_seqs);
     double t = target_time(e, it); /* clears the replicas' sums */
     const struct sim_spec *sp = &r->c->spec;
-    if (!spec_on(r, e) || it->decode_seqs == 0)
+    if (!spec_on(r, e))
+        return t;
+    if (it->prefill_seqs > 0) {
+        /* the drafter takes the prompts too (estimate's draft_prefill_s): an EAGLE head or MTP
+         * module runs its layer over the chunks' hidden states; a draft model prefills its own
+         * cache in its first pass, which the decodes' below covers when there are any */
+        const struct llmroof_batch pre = prefill_part(it);
+        if (sp->kind == SIM_SPEC_EAGLE || sp->kind == SIM_SPEC_MTP)
+            t += draft_step_s(e, &pre, 0);
+        else if (sp->kind == SIM_SPEC_DRAFT && it->decode_seqs == 0)
+            t += sim_step_time(&e->draft, &e->dsh, &it->draft);
+    }
+    if (it->decode_seqs == 0)
         return t;
     const struct llmroof_batch dec1 = busiest_draft(e, &it->dec1, busiest);
     /* a draft tree's steps after the first run over the topk expanded nodes of each sequence

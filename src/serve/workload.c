@@ -129,6 +129,35 @@ static int parse_quantiles(const char *spec, struct workload *w, struct llmroof_
     return LLMROOF_OK;
 }
 
+/* random:P:O[:R], the benchmark tools' random dataset (SGLang's bench_serving and vLLM's
+ * benchmark_serving before 0.7, sample_random_requests): each prompt a uniform whole number in
+ * [max(floor(P R), 1), P] and each output one in [floor(O R), O] (here at least 1: a request with
+ * no output cannot be served), R their --random-range-ratio, 0 by default (so a run stated as
+ * "--random-input 1024 --random-output 1024" averages about 512 each), 1 for fixed lengths. */
+static int parse_random(const char *spec, struct workload *w, struct llmroof_err *err)
+{
+    const char *p = spec + 7, *c1 = strchr(p, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+    double ratio = 0.0;
+    char *end = NULL;
+    if (!c1 || (c2 && strchr(c2 + 1, ':')) || !parse_len(p, (size_t)(c1 - p), &w->prompt) ||
+        !parse_len(c1 + 1, c2 ? (size_t)(c2 - c1 - 1) : strlen(c1 + 1), &w->output) ||
+        (c2 && (!c2[1] || (ratio = strtod(c2 + 1, &end), *end != '\0') || !(ratio >= 0.0 && ratio <= 1.0))))
+        return llmroof_err_set(err, LLMROOF_EINPUT,
+                               "workload '%s': expected random:PROMPT:OUTPUT[:RANGE_RATIO], lengths whole numbers in "
+                               "[1, %ld] and the ratio in [0, 1]",
+                               spec, MAX_TOKENS);
+    long *lo = malloc(2 * sizeof *lo);
+    if (!lo)
+        return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory");
+    lo[0] = (long)floor((double)w->prompt * ratio);
+    lo[1] = (long)floor((double)w->output * ratio);
+    lo[0] = lo[0] < 1 ? 1 : lo[0];
+    lo[1] = lo[1] < 1 ? 1 : lo[1];
+    w->kind = WORKLOAD_RANDOM;
+    w->pairs = lo;
+    return LLMROOF_OK;
+}
+
 int workload_parse(const char *spec, struct workload *w, struct llmroof_err *err)
 {
     memset(w, 0, sizeof *w);
@@ -167,6 +196,8 @@ int workload_parse(const char *spec, struct workload *w, struct llmroof_err *err
     }
     if (strncmp(spec, "lognormal:", 10) == 0)
         return parse_quantiles(spec, w, err);
+    if (strncmp(spec, "random:", 7) == 0)
+        return parse_random(spec, w, err);
     if (strncmp(spec, "fixed:", 6) == 0) {
         const char *p = spec + 6, *colon = strchr(p, ':');
         if (!colon)
@@ -181,8 +212,8 @@ int workload_parse(const char *spec, struct workload *w, struct llmroof_err *err
         return LLMROOF_OK;
     }
     return llmroof_err_set(err, LLMROOF_EINPUT,
-                           "workload '%s' is unknown (expected fixed:P:O, chat, docqa, code, openorca, sharegpt[:P:O], "
-                           "lognormal:PM:P90:OM:O90 or csv:FILE)",
+                           "workload '%s' is unknown (expected fixed:P:O, random:P:O[:R], chat, docqa, code, openorca, "
+                           "sharegpt[:P:O], lognormal:PM:P90:OM:O90 or csv:FILE)",
                            spec);
 }
 
@@ -411,6 +442,14 @@ void workload_sample(const struct workload *w, struct llmroof_rng *r, long *prom
         *prompt = w->prompt;
         *output = w->output;
         return;
+    case WORKLOAD_RANDOM: {
+        const long lp = w->pairs[0], lo = w->pairs[1];
+        *prompt = lp + (long)(rng_uniform(r) * (double)(w->prompt - lp + 1));
+        *output = lo + (long)(rng_uniform(r) * (double)(w->output - lo + 1));
+        *prompt = *prompt > w->prompt ? w->prompt : *prompt;
+        *output = *output > w->output ? w->output : *output;
+        return;
+    }
     case WORKLOAD_CHAT:
         /* mean m of a lognormal: mu = ln m - sigma^2/2 */
         *prompt = lognormal(r, log(CHAT_IN_MEAN) - CHAT_IN_SIGMA * CHAT_IN_SIGMA / 2, CHAT_IN_SIGMA, 4, 4096);
@@ -475,13 +514,15 @@ void workload_sample(const struct workload *w, struct llmroof_rng *r, long *prom
 
 bool workload_prefix_on_top(const struct workload *w)
 {
-    return w->kind != WORKLOAD_FIXED && w->kind != WORKLOAD_PAIRS && w->kind != WORKLOAD_QUANTILES;
+    return w->kind != WORKLOAD_FIXED && w->kind != WORKLOAD_PAIRS && w->kind != WORKLOAD_QUANTILES &&
+           w->kind != WORKLOAD_RANDOM;
 }
 
 long workload_min_prompt(const struct workload *w)
 {
     switch (w->kind) {
     case WORKLOAD_FIXED: return w->prompt;
+    case WORKLOAD_RANDOM: return w->pairs[0];
     case WORKLOAD_CHAT: return 4;
     case WORKLOAD_DOCQA: return 512;
     case WORKLOAD_CODE: return 16;
@@ -509,6 +550,11 @@ void workload_means(const struct workload *w, double *prompt, double *output)
     if (w->kind == WORKLOAD_FIXED) {
         *prompt = (double)w->prompt;
         *output = (double)w->output;
+        return;
+    }
+    if (w->kind == WORKLOAD_RANDOM) { /* uniform: the midpoints */
+        *prompt = 0.5 * (double)(w->pairs[0] + w->prompt);
+        *output = 0.5 * (double)(w->pairs[1] + w->output);
         return;
     }
     if (w->kind == WORKLOAD_PAIRS || (w->kind == WORKLOAD_SHAREGPT && w->npairs > 0)) {

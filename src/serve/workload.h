@@ -23,14 +23,15 @@
 #include "base/rng.h"
 
 enum workload_kind { WORKLOAD_FIXED, WORKLOAD_CHAT, WORKLOAD_DOCQA, WORKLOAD_PAIRS, WORKLOAD_CODE, WORKLOAD_OPENORCA,
-                     WORKLOAD_QUANTILES, WORKLOAD_SHAREGPT };
+                     WORKLOAD_QUANTILES, WORKLOAD_SHAREGPT, WORKLOAD_RANDOM };
 
 struct workload {
     enum workload_kind kind;
     long prompt, output;     /* fixed; sharegpt's stated means (0: the tokenizer's) */
     long *pairs;             /* owned: 2*npairs values (prompt, output) for WORKLOAD_PAIRS; for
                               * WORKLOAD_SHAREGPT once workload_for_model has drawn them; for
-                              * WORKLOAD_QUANTILES (npairs 0) its WORKLOAD_Q_COUNT parameters,
+                              * WORKLOAD_QUANTILES (npairs 0) its WORKLOAD_Q_COUNT parameters; for
+                              * WORKLOAD_RANDOM (npairs 0) the shortest prompt and output it draws,
                               * indexed by enum workload_q (a new field would change every
                               * positional initializer of this struct) */
     size_t npairs;

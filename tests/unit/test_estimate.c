@@ -557,6 +557,79 @@ static void hidden_all_to_all_does_not_bound_the_step(void **state)
     catalog_free(&cat);
 }
 
+/* Eager attention masks a window, it does not skip it (review 20d): llama.cpp's ggml graph and
+ * HF's eager path score every cached key of a windowed layer. Mistral-7B's 4,096-token window over
+ * a 4,096-token prompt is its whole context, so under llama.cpp its windowed layers cost what the
+ * same model's layers cost as global ones (a copy with no window): 16 B of scores per query, key
+ * and head, the full square of FLOPs (the windowed layers had been timed as a fused kernel). */
+static void eager_attention_scores_the_whole_window(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_setup s = setup(&cat, "mistral-7b", "rtx-4090", 1);
+    s.eff = roofline_effs_engine(s.gpu, shipped_engine(&cat, "llama.cpp-2024-05"), NULL);
+    struct llmroof_model global = *s.model;
+    global.window = 0;
+    struct llmroof_estimate w = run(&s, 1, 4096, 2);
+    s.model = &global;
+    struct llmroof_estimate g = run(&s, 1, 4096, 2);
+    assert_true(w.prefill_ops.op[LLMROOF_OP_ATTN_LOCAL].count > 0);
+    assert_rel_close(w.prefill.op[LLMROOF_OP_ATTN_LOCAL].time_s, g.prefill.op[LLMROOF_OP_ATTENTION].time_s, 1e-9);
+    assert_rel_close(w.ttft_s, g.ttft_s, 1e-9);
+    catalog_free(&cat);
+}
+
+/* The GeForce fp16-accumulate peak is the GEMMs' (review 20d): FlashAttention-class kernels
+ * accumulate in fp32. ExLlamaV2 on an RTX 4090 (fp16_accumulate): its QKV GEMM's compute time is
+ * half of what the fp32-accumulate peak gives (fp16_acc_ratio 2), its prefill attention's is not:
+ * Llama-3.1-8B at 8,192 tokens, 17.6 TFLOP of attention at 165.2 x 0.9 TFLOP/s x the ramp
+ * 8192 / 8600 = 124 ms, not 62 (283 TFLOP/s, above the card's dense peak). */
+static void fp16_accumulate_speeds_gemms_not_flash_attention(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_setup s = setup(&cat, "llama-3.1-8b", "rtx-4090", 1);
+    s.eff = roofline_effs_engine(s.gpu, shipped_engine(&cat, "exllamav2"), NULL);
+    assert_true(s.eff.peak_scale > 1.9);
+    struct llmroof_estimate acc = run(&s, 1, 8192, 2);
+    s.eff.peak_scale = 1.0;
+    struct llmroof_estimate plain = run(&s, 1, 8192, 2);
+    assert_rel_close(acc.prefill.op[LLMROOF_OP_ATTENTION].compute_s, plain.prefill.op[LLMROOF_OP_ATTENTION].compute_s,
+                     1e-12);
+    assert_rel_close(plain.prefill.op[LLMROOF_OP_QKV_PROJ].compute_s, 2.0 * acc.prefill.op[LLMROOF_OP_QKV_PROJ].compute_s,
+                     1e-9);
+    const double flops = acc.prefill_ops.op[LLMROOF_OP_ATTENTION].count * acc.prefill_ops.op[LLMROOF_OP_ATTENTION].flops;
+    assert_true(flops / acc.prefill.op[LLMROOF_OP_ATTENTION].compute_s < s.gpu->peak_flops[LLMROOF_FP16]);
+    catalog_free(&cat);
+}
+
+/* The drafter takes the prompt before the first token (review 20d): a draft model prefills its own
+ * cache, so TTFT grows by the draft's prefill as estimate times it alone (Llama-3.1-70B at TP 4 on
+ * H100s with a Llama-3.1-8B draft, 4,096 tokens: about 35 ms); an EAGLE head runs its one layer
+ * over the prompt (a few ms); Medusa's heads read the last position only (nothing). */
+static void drafter_prefill_joins_ttft(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_setup s = setup(&cat, "llama-3.1-70b", "h100", 4);
+    struct llmroof_setup d = setup(&cat, "llama-3.1-8b", "h100", 4);
+    const double E = sim_spec_tokens_per_step(3, 0.7);
+    const struct llmroof_spec_decode draft = { LLMROOF_DRAFTER_MODEL, "draft", model(&cat, "llama-3.1-8b"), 3, 0.7, 0, 4, E },
+                                     eagle = { LLMROOF_DRAFTER_HEAD, "eagle", NULL, 3, 0.7, 0, 4, E },
+                                     medusa = { LLMROOF_DRAFTER_MEDUSA, "medusa", NULL, 3, 0.7, 0, 4, E };
+    struct llmroof_request r = { 1, 4096, 128 };
+    struct llmroof_estimate plain = run(&s, 1, 4096, 128), alone = run(&d, 1, 4096, 128), e;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(estimate_run_spec(&s, &r, &draft, &e, &err), 0);
+    assert_rel_close(e.draft_prefill_s, alone.prefill.time_s, 1e-12);
+    assert_rel_close(e.ttft_s, plain.ttft_s + alone.prefill.time_s, 1e-12);
+    assert_int_equal(estimate_run_spec(&s, &r, &eagle, &e, &err), 0);
+    assert_true(e.draft_prefill_s > 0 && e.draft_prefill_s < 0.2 * plain.ttft_s);
+    assert_int_equal(estimate_run_spec(&s, &r, &medusa, &e, &err), 0);
+    assert_rel_close(e.ttft_s, plain.ttft_s, 1e-12);
+    catalog_free(&cat);
+}
+
 /* Two-batch overlap needs two non-empty micro-batches on every replica (review 20 item 2): with 8
  * attention replicas, 8 or 9 decoding sequences leave a replica with 1, so no decode step hides
  * its all-to-all (9 had hidden 0.8 ms, and 9 sequences came out faster than 8); 16 give every
@@ -642,9 +715,11 @@ static void spec_decode_tpot_is_step_over_expected_tokens(void **state)
     assert_rel_close(e.tpot_s, e.step_s / E, 1e-15);
     assert_rel_close(e.e2e_s, e.ttft_s + 1535.0 * e.tpot_s, 1e-12);
     assert_rel_close(e.decode_tok_s, 1.0 / e.tpot_s, 1e-12);
-    /* the prefill is untouched, and without speculation the numbers are estimate_run's */
+    /* the prefill is untouched but for the head's layer over the prompt (drafter_prefill_joins_ttft),
+     * and without speculation the numbers are estimate_run's */
     struct llmroof_estimate plain = run(&s, 1, 512, 1536);
-    assert_rel_close(e.ttft_s, plain.ttft_s, 1e-15);
+    assert_true(e.draft_prefill_s > 0);
+    assert_rel_close(e.ttft_s, plain.ttft_s + e.draft_prefill_s, 1e-15);
     assert_int_equal(estimate_run_spec(&s, &r, NULL, &e, &err), 0);
     assert_false(e.has_spec);
     assert_rel_close(e.tpot_s, plain.tpot_s, 1e-15);
@@ -742,6 +817,9 @@ int main(void)
         cmocka_unit_test(hidden_all_to_all_does_not_bound_the_step),
         cmocka_unit_test(spec_decode_tpot_is_step_over_expected_tokens),
         cmocka_unit_test(two_batch_overlap_needs_every_replica_split),
+        cmocka_unit_test(eager_attention_scores_the_whole_window),
+        cmocka_unit_test(fp16_accumulate_speeds_gemms_not_flash_attention),
+        cmocka_unit_test(drafter_prefill_joins_ttft),
         cmocka_unit_test(draft_passes_run_on_the_busiest_replica),
         cmocka_unit_test(verification_computes_logits_at_every_position),
         cmocka_unit_test(spec_decode_without_acceptance_never_helps),

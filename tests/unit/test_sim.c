@@ -1866,6 +1866,49 @@ static void a_lognormal_workload_draws_its_stated_median_and_p90(void **state)
     assert_int_not_equal(workload_parse("lognormal:1000:2000:100:300:5000:1", &w, &err), 0);
 }
 
+/* random:P:O[:R], the benchmark tools' random dataset (SGLang's bench_serving sample_random_requests):
+ * prompts uniform in [max(floor(P R), 1), P], outputs in [floor(O R), O] (at least 1). R 0, the
+ * tools' default: 1..1024 each, means 512.5; R 0.5 on 100/50: 50..100 and 25..50, means 75 and
+ * 37.5; R 1 is fixed. A ratio outside [0, 1] is refused. */
+static void random_workload_draws_the_tools_uniform_lengths(void **state)
+{
+    (void)state;
+    struct workload w;
+    struct llmroof_err err = { 0 };
+    double mp, mo;
+    assert_int_equal(workload_parse("random:1024:1024", &w, &err), 0);
+    workload_means(&w, &mp, &mo);
+    assert_rel_close(mp, 512.5, 0);
+    assert_rel_close(mo, 512.5, 0);
+    assert_int_equal(workload_min_prompt(&w), 1);
+    workload_free(&w);
+    assert_int_equal(workload_parse("random:100:50:0.5", &w, &err), 0);
+    workload_means(&w, &mp, &mo);
+    assert_rel_close(mp, 75.0, 0);
+    assert_rel_close(mo, 37.5, 0);
+    struct llmroof_rng r;
+    rng_seed(&r, 7);
+    double sp = 0, so = 0;
+    for (int i = 0; i < 20000; i++) {
+        long p, o;
+        workload_sample(&w, &r, &p, &o);
+        assert_true(p >= 50 && p <= 100 && o >= 25 && o <= 50);
+        sp += (double)p;
+        so += (double)o;
+    }
+    assert_true(fabs(sp / 20000 - 75.0) < 0.5 && fabs(so / 20000 - 37.5) < 0.3);
+    assert_false(workload_prefix_on_top(&w)); /* a shared prefix sits inside the drawn prompt */
+    workload_free(&w);
+    assert_int_equal(workload_parse("random:100:50:1", &w, &err), 0);
+    workload_means(&w, &mp, &mo);
+    assert_rel_close(mp, 100.0, 0);
+    workload_free(&w);
+    assert_int_equal(workload_parse("random:100:50:1.5", &w, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "random:PROMPT:OUTPUT[:RANGE_RATIO]"));
+    assert_int_equal(workload_parse("random:100", &w, &err), LLMROOF_EINPUT);
+    assert_int_equal(workload_parse("random:100:50:0.5:1", &w, &err), LLMROOF_EINPUT);
+}
+
 /* sharegpt: the benchmarks' ShareGPT set for the model's tokenizer. Drawn for Llama 3's 128,256
  * entries (>= 64K) and a 131,072-token context: 4,000 pairs whose means are 220 and 195 to within
  * 0.5 token (the bisection keeps them under the caps), no prompt above the benchmarks' 1,024 and no
@@ -2263,6 +2306,7 @@ int main(void)
         cmocka_unit_test(lazy_decode_matches_the_per_sequence_scheduler),
         cmocka_unit_test(a_lognormal_workload_draws_its_stated_median_and_p90),
         cmocka_unit_test(sharegpt_draws_the_benchmarks_set_for_the_tokenizer),
+        cmocka_unit_test(random_workload_draws_the_tools_uniform_lengths),
         cmocka_unit_test(data_parallel_attention_steps_at_the_busiest_replica),
         cmocka_unit_test(first_token_from_a_decode_step),
         cmocka_unit_test(pure_and_mixed_iterations_cost_what_estimate_says),
