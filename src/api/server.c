@@ -213,11 +213,22 @@ static int check_limits(llmroof_ctx *ctx, const char *cmd, const cJSON *req, con
             return 400;
         }
         const cJSON *wl = opt_item(req, "workload");
-        if (wl && cJSON_IsString(wl) && !strncmp(wl->valuestring, "fixed:", 6)) {
-            const char *colon = strchr(wl->valuestring + 6, ':'); /* fixed:P:O */
+        const size_t pre = wl && cJSON_IsString(wl) ? (!strncmp(wl->valuestring, "fixed:", 6)    ? 6
+                                                       : !strncmp(wl->valuestring, "random:", 7) ? 7
+                                                                                                 : 0)
+                                                     : 0;
+        if (pre) {
+            /* fixed:P:O, random:P:O[:R]: every output, or the longest, is O tokens */
+            const char *colon = strchr(wl->valuestring + pre, ':');
+            char field[32];
             double o = 0;
-            if (colon && parse_double(colon + 1, &o) && o > 0)
-                out = o;
+            size_t len = colon ? strcspn(colon + 1, ":") : 0;
+            if (colon && len > 0 && len < sizeof field) {
+                memcpy(field, colon + 1, len);
+                field[len] = '\0';
+                if (parse_double(field, &o) && o > 0)
+                    out = o;
+            }
         }
         if (out <= 0)
             out = 2048; /* a named workload's outputs, counted at 2048 tokens each (its tail) */

@@ -307,16 +307,18 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
         if (e.has_spec && e.decode_steps > 0) {
             /* the speculative configuration and what a step yields (docs/metrics.md "estimate with
              * speculative decoding") */
-            char tree[48] = "";
+            char tree[48] = "", pre[80] = "";
+            if (e.draft_prefill_s > 0) /* Medusa's heads read no prompt */
+                snprintf(pre, sizeof pre, "; the drafter's pass over the prompt adds %.3f ms to TTFT",
+                         e.draft_prefill_s * 1e3);
             if (e.spec.topk > 0)
                 snprintf(tree, sizeof tree, ", tree topk %d", e.spec.topk);
             sbuf_printf(&c->out, "note: speculative decoding %s%s%s, k %d%s, acceptance %.2f: each step verifies %d "
                                  "tokens per sequence and yields %.3f on average; step %.3f ms (verification %.3f + "
-                                 "draft %.3f), TPOT = step / %.3f; the drafter's pass over the prompt adds %.3f ms "
-                                 "to TTFT\n",
+                                 "draft %.3f), TPOT = step / %.3f%s\n",
                         e.spec.method, e.spec.draft ? " " : "", e.spec.draft ? e.spec.draft->id : "", e.spec.steps,
                         tree, e.spec.accept, e.spec.verify, e.tokens_per_step, e.step_s * 1e3, e.decode.time_s * 1e3,
-                        e.draft.time_s * 1e3, e.tokens_per_step, e.draft_prefill_s * 1e3);
+                        e.draft.time_s * 1e3, e.tokens_per_step, pre);
         }
         if (arch_is_mla(m))
             sbuf_printf(&c->out, "note: MLA caches the %ld-wide latent + %ld rope key per layer, replicated on each "

@@ -274,9 +274,15 @@ static int parse_kv_link(struct cli *c, const char *arg, const struct llmroof_gp
 static void warn_rejected(struct cli *c, const struct sim_result *r, const char *what, long max_model_len)
 {
     if (r->requests > 0 && r->completed == 0) {
+        /* a request must fit one instance's pool (a cluster's or both pools' sum holds no request
+         * whole): the smallest instance's */
+        double cap = r->kv_capacity_tokens;
+        for (int i = 0; i < r->ninst; i++)
+            if ((double)r->inst[i].kv_blocks_total * (double)r->block_size < cap)
+                cap = (double)r->inst[i].kv_blocks_total * (double)r->block_size;
         fprintf(c->errf, "llmroof: warning: %severy request was rejected (%ld of %ld: prompt + output exceed the KV cache "
-                        "of %.0f tokens",
-                what, r->errors, r->requests, r->kv_capacity_tokens);
+                        "of %s%.0f tokens",
+                what, r->errors, r->requests, r->ninst > 1 ? "the smallest instance, " : "", cap);
         if (max_model_len > 0)
             fprintf(c->errf, ", or the prompt exceeds --max-model-len %ld", max_model_len);
         fprintf(c->errf, "); TTFT, TPOT and e2e are n/a\n");
@@ -288,7 +294,7 @@ static void warn_overload(struct cli *c, const struct sim_result *r, const char 
     warn_rejected(c, r, what, max_model_len);
     if (r->overloaded && r->overloaded_by_bound)
         fprintf(c->errf, "llmroof: warning: %soverloaded: %.3f requests/s offered, above the steady-state service bound "
-                        "of %.3f; this run is too short to show it, a longer one's queue grows without limit\n",
+                        "of %.3f: its queue grows without limit, and its latencies with the run's length\n",
                 what, r->offered_rate_qps, r->capacity_qps);
     else if (r->overloaded && r->may_be_filling)
         /* the rates are the window's (sim_stats.c overload_metrics): a window shorter than a few

@@ -70,9 +70,13 @@ static void render_rate(const struct plan_input *in, const struct plan_result *r
             snprintf(buf, sizeof buf, o->disagg ? "D %s" : "%s", lb);
         }
         table_str(&t, buf);
-        if (!o->feasible) {
-            for (int k = 0; k < 9; k++)
-                table_empty(&t);
+        if (!o->feasible) { /* the node its GPU comes in, whatever the row's fate */
+            for (int k = 0; k < 9; k++) {
+                if (k == 3)
+                    table_num(&t, (double)o->gpus_per_node);
+                else
+                    table_empty(&t);
+            }
             table_str(&t, o->reason);
             continue;
         }
@@ -257,9 +261,13 @@ void render_plan(const struct plan_input *in, const struct plan_result *r, enum 
             table_num(&t, o->instances_per_node);
         else
             table_empty(&t);
-        if (!o->feasible) {
-            for (int k = 0; k < 9; k++)
-                table_empty(&t);
+        if (!o->feasible) { /* the node its GPU comes in, whatever the row's fate */
+            for (int k = 0; k < 9; k++) {
+                if (k == 4)
+                    table_num(&t, (double)o->gpus_per_node);
+                else
+                    table_empty(&t);
+            }
             table_str(&t, o->reason);
             continue;
         }

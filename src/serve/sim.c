@@ -461,7 +461,10 @@ static void advance(struct runner *r, struct engine *e, double now)
                 }
             }
         }
-        if (rs->generated >= rs->output || (c->first_token_only && rs->generated >= 1)) {
+        /* (a prefill instance whose client streams from the decode instance hands even a
+         * one-token request over: the proxy sends it there, and its token comes from there) */
+        if ((rs->generated >= rs->output && !(e->prefill_only && c->pd_decode_first_token)) ||
+            (c->first_token_only && rs->generated >= 1)) {
             finish(r, e, rs, now, hold);
             if (!hold)
                 continue;
@@ -701,7 +704,8 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     e->attn.ok = e->attn.ok && !c->per_sequence; /* the reference path builds every step whole */
     if (e->sh.attn_dp > 1 && !(e->rb = calloc((size_t)e->sh.attn_dp, sizeof *e->rb)))
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d attention replicas", e->sh.attn_dp);
-    if (c->spec.kind == SIM_SPEC_DRAFT && !e->prefill_only) {
+    /* a prefill instance holds the drafter too: it takes the prompts (gpu_time), and its cache */
+    if (c->spec.kind == SIM_SPEC_DRAFT) {
         e->draft = *s;
         e->draft.model = c->spec.draft;
         if ((rc = ops_shard(c->spec.draft, s->tp, &e->dsh, err)))
@@ -717,7 +721,7 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
                                    "no memory is left for the KV cache; use a smaller draft",
                                    c->spec.draft->id, dm.weights_bytes_per_gpu / 1073741824.0, s->model->id, s->tp,
                                    s->gpu->id);
-    } else if (c->spec.kind != SIM_SPEC_NONE && !e->prefill_only) {
+    } else if (c->spec.kind != SIM_SPEC_NONE && !(e->prefill_only && c->spec.kind == SIM_SPEC_MEDUSA)) {
         cap_bytes -= mem.weights_bytes_per_gpu / (double)s->model->layers; /* the head: about one layer */
         /* an EAGLE head and an MTP module are a decoder layer with its own attention: every token
          * the target caches, the head caches too, one full layer's K/V (vLLM's EAGLE and MTP

@@ -386,6 +386,13 @@ static inline bool spec_on(const struct runner *r, const struct engine *e)
     return e->spec;
 }
 
+/* Whether the drafter takes this instance's prompts: where it speculates, and on a disaggregated
+ * prefill instance (its draft model or head prefills there; Medusa's heads read no prompt). */
+static inline bool drafts_prompts(const struct runner *r, const struct engine *e)
+{
+    return e->spec || (e->prefill_only && r->c->spec.kind != SIM_SPEC_NONE && r->c->spec.kind != SIM_SPEC_MEDUSA);
+}
+
 
 /* The real state of lazy decoder rs at iteration T (computed and generated before its step;
  * blocks before it, or after it took this iteration's block when `stepped`), no longer lazy.

@@ -788,26 +788,29 @@ static double gpu_time(const struct runner *r, const struct engine *e, const str
 {
     if (!e->rb && !spec_on(r, e) && it->prefill_seqs == 0)
         return decode_time(r, e, it);
-    if (!e->rb && !spec_on(r, e) && e->attn.ok && r->mixc && !r->mixc->off)
+    if (!e->rb && !drafts_prompts(r, e) && e->attn.ok && r->mixc && !r->mixc->off)
         return chunk_time(r, e, it);
     double busiest = 0.0; /* the most few-token (decoding) sequences a replica holds */
     for (int k = 0; e->rb && k < e->sh.attn_dp; k++)
         busiest = fmax(busiest, e->rb[k].few_seqs);
     double t = target_time(e, it); /* clears the replicas' sums */
     const struct sim_spec *sp = &r->c->spec;
-    if (!spec_on(r, e))
+    if (!drafts_prompts(r, e))
         return t;
     if (it->prefill_seqs > 0) {
         /* the drafter takes the prompts too (estimate's draft_prefill_s): an EAGLE head or MTP
          * module runs its layer over the chunks' hidden states; a draft model prefills its own
-         * cache in its first pass, which the decodes' below covers when there are any */
+         * cache in its first pass, which the decodes' below covers when there are any (a
+         * prefill instance has none, and no draft batch: the chunks are its pass) */
         const struct llmroof_batch pre = prefill_part(it);
         if (sp->kind == SIM_SPEC_EAGLE || sp->kind == SIM_SPEC_MTP)
             t += draft_step_s(e, &pre, 0);
+        else if (sp->kind == SIM_SPEC_DRAFT && !spec_on(r, e))
+            t += sim_step_time(&e->draft, &e->dsh, &pre);
         else if (sp->kind == SIM_SPEC_DRAFT && it->decode_seqs == 0)
             t += sim_step_time(&e->draft, &e->dsh, &it->draft);
     }
-    if (it->decode_seqs == 0)
+    if (!spec_on(r, e) || it->decode_seqs == 0)
         return t;
     const struct llmroof_batch dec1 = busiest_draft(e, &it->dec1, busiest);
     /* a draft tree's steps after the first run over the topk expanded nodes of each sequence

@@ -455,12 +455,19 @@ int sim_collect_metrics(struct runner *r, struct llmroof_err *err)
      * each metric meets its limit) */
     out->has_slo = c->ttft_slo_s > 0 || c->tpot_slo_s > 0;
     if (out->has_slo) {
-        /* --warmup leaves its first N requests out of the count and of the share alike; goodput
-         * is that share of the run's requests per second (within / duration without a warm-up) */
+        /* --warmup leaves its first N requests out of the count and of the share alike (a rejected
+         * request misses); goodput is the completed requests per second times the share of the
+         * counted completed ones within the limits, so never above the throughput (within /
+         * duration without a warm-up) */
         const long counted = nreq - (c->warmup_requests < nreq ? c->warmup_requests : nreq);
+        long done_counted = 0;
+        for (long i = c->warmup_requests; i < nreq; i++)
+            done_counted += !r->R[i].rejected;
         out->within_slo = within;
         out->within_slo_share = counted > 0 ? (double)within / (double)counted : 0;
-        out->goodput_qps = out->duration_s > 0 ? out->within_slo_share * (double)nreq / out->duration_s : 0;
+        out->goodput_qps = out->duration_s > 0 && done_counted > 0
+                               ? (double)within / (double)done_counted * (double)out->completed / out->duration_s
+                               : 0;
         int p = c->slo_percentile ? c->slo_percentile : 99;
         /* an overloaded run's percentiles grow with its length: they cannot meet an SLO (MLPerf's
          * server scenario likewise requires the offered rate to be sustained) */

@@ -1,6 +1,7 @@
 /* workload.c - see llmroof/workload.h */
 #include "serve/workload.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,7 +142,8 @@ static int parse_random(const char *spec, struct workload *w, struct llmroof_err
     char *end = NULL;
     if (!c1 || (c2 && strchr(c2 + 1, ':')) || !parse_len(p, (size_t)(c1 - p), &w->prompt) ||
         !parse_len(c1 + 1, c2 ? (size_t)(c2 - c1 - 1) : strlen(c1 + 1), &w->output) ||
-        (c2 && (!c2[1] || (ratio = strtod(c2 + 1, &end), *end != '\0') || !(ratio >= 0.0 && ratio <= 1.0))))
+        (c2 && (!(isdigit((unsigned char)c2[1]) || c2[1] == '.') || strpbrk(c2 + 1, "xXeEnNiI") ||
+                (ratio = strtod(c2 + 1, &end), *end != '\0') || !(ratio >= 0.0 && ratio <= 1.0))))
         return llmroof_err_set(err, LLMROOF_EINPUT,
                                "workload '%s': expected random:PROMPT:OUTPUT[:RANGE_RATIO], lengths whole numbers in "
                                "[1, %ld] and the ratio in [0, 1]",

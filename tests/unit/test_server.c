@@ -72,6 +72,11 @@ static void file_options_and_work_limits_are_400(void **state)
     assert_int_equal(route("POST", "/api/v1/simulate", "{\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"requests\":20000}", &b),
                      400);
     assert_non_null(strstr(b, "limit of 2e+07"));
+    /* random:P:O counts its longest output: 250 x 400,000 = 1e8 > 2e7 (it had counted 2048) */
+    assert_int_equal(route("POST", "/api/v1/simulate",
+                           "{\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"workload\":\"random:1:400000:0.5\"}", &b),
+                     400);
+    assert_non_null(strstr(b, "limit of 2e+07"));
     /* 10 x 2048 = 20480 tokens: refused under a limit of 1 */
     cfg.lim.max_sim_tokens = 1;
     assert_int_equal(route("POST", "/api/v1/simulate", "{\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"requests\":10}", NULL),
