@@ -121,7 +121,7 @@ struct cli_opt {
     { OPT_PP, "pp", 0, "N", "pipeline-parallel stages of consecutive layers (default 1)", false }, \
     { OPT_EP, "ep", 0, "N", "expert-parallel GPUs for MoE layers: equal to TP, or with --dp-attention a multiple of it", false }, \
     { OPT_DPATTN, "dp-attention", 0, NULL, "attention data-parallel over ep/tp replicas, tokens routed by all-to-all", false }, \
-    { OPT_EPIMB, "ep-imbalance", 0, "F", "busiest expert rank's tokens over the mean, 1 to --ep (default: uniform routing's busiest)", false }, \
+    { OPT_EPIMB, "ep-imbalance", 0, "F", "busiest expert rank's tokens over the mean, 1 to min(--ep, experts / top-k) (default: uniform routing's busiest)", false }, \
     { OPT_TBO, "two-batch-overlap", 0, NULL, "two micro-batches hide the all-to-all under compute (off by default, as in SGLang and vLLM)", false }
 #define CLI_OPT_BATCH { OPT_BATCH, "batch", 'b', "B", "sequences served together (default 1)", false }
 #define CLI_OPT_PROMPT { OPT_PROMPT, "prompt", 'p', "P", "prompt tokens per sequence (default 512)", false }
