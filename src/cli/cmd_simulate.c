@@ -514,6 +514,14 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
     } else if ((rc = cli_workload(c, wname, m, &wl))) {
         return rc;
     }
+    /* stated lengths past the model's context are served as stated, which no engine does at its
+     * defaults (vLLM's max_model_len is the model's): say so, and how to refuse them */
+    if (!x->trace && x->cfg.max_model_len <= 0 && m->max_context > 0 &&
+        (wl.kind == WORKLOAD_FIXED || wl.kind == WORKLOAD_RANDOM) && wl.prompt + wl.output > m->max_context)
+        fprintf(c->errf, "llmroof: warning: workload '%s' holds requests of up to %ld tokens, past %s's context of "
+                         "%ld: simulated as stated (--max-model-len %ld refuses longer prompts and stops outputs "
+                         "there, as vLLM does by default)\n",
+                wname, wl.prompt + wl.output, m->id, m->max_context, m->max_context);
     if (!x->trace)
         x->cfg.mode = x->have_rate || (x->sweep_name && strcmp(x->sweep_name, "rate") == 0) ? SIM_RATE : SIM_CLOSED;
     if (x->scenario && strcmp(x->scenario, "offline") == 0)
