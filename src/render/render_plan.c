@@ -37,6 +37,19 @@ static void span_note(const struct plan_option *o, char *buf, size_t n)
         snprintf(buf + len, n - len, "; an instance spans %d nodes", o->nodes_per_instance);
 }
 
+/* An infeasible row: its 9 figure columns empty but the node its GPU comes in (column `at` of
+ * them), whatever the row's fate, then the reason. */
+static void infeasible_cells(struct table *t, const struct plan_option *o, int at)
+{
+    for (int k = 0; k < 9; k++) {
+        if (k == at)
+            table_num(t, (double)o->gpus_per_node);
+        else
+            table_empty(t);
+    }
+    table_str(t, o->reason);
+}
+
 static void render_rate(const struct plan_input *in, const struct plan_result *r, enum table_format f,
                         struct table_sel *sel, struct sbuf *out)
 {
@@ -70,14 +83,8 @@ static void render_rate(const struct plan_input *in, const struct plan_result *r
             snprintf(buf, sizeof buf, o->disagg ? "D %s" : "%s", lb);
         }
         table_str(&t, buf);
-        if (!o->feasible) { /* the node its GPU comes in, whatever the row's fate */
-            for (int k = 0; k < 9; k++) {
-                if (k == 3)
-                    table_num(&t, (double)o->gpus_per_node);
-                else
-                    table_empty(&t);
-            }
-            table_str(&t, o->reason);
+        if (!o->feasible) {
+            infeasible_cells(&t, o, 3);
             continue;
         }
         if (o->disagg)
@@ -261,14 +268,8 @@ void render_plan(const struct plan_input *in, const struct plan_result *r, enum 
             table_num(&t, o->instances_per_node);
         else
             table_empty(&t);
-        if (!o->feasible) { /* the node its GPU comes in, whatever the row's fate */
-            for (int k = 0; k < 9; k++) {
-                if (k == 4)
-                    table_num(&t, (double)o->gpus_per_node);
-                else
-                    table_empty(&t);
-            }
-            table_str(&t, o->reason);
+        if (!o->feasible) {
+            infeasible_cells(&t, o, 4);
             continue;
         }
         table_num(&t, (double)o->users_per_instance);

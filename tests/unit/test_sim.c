@@ -15,6 +15,19 @@ static struct sim_config config(const struct llmroof_catalog *cat, const char *m
     return c;
 }
 
+/* config() split into one prefill and one decode instance (the decode on `decode_gpu`, NULL: the same) */
+static void disaggregate(const struct llmroof_catalog *cat, struct sim_config *c, const char *decode_gpu)
+{
+    c->disaggregated = true;
+    c->prefill.instances = 1;
+    c->decode.instances = 1;
+    if (decode_gpu) {
+        c->decode.setup = c->setup;
+        c->decode.setup.gpu = gpu(cat, decode_gpu);
+        c->decode.setup.eff = roofline_default_effs(c->decode.setup.gpu);
+    }
+}
+
 /* config() as an engine profile sets it up: its efficiencies and its scheduler defaults */
 static struct sim_config engine_config(const struct llmroof_catalog *cat, const char *m, const char *g,
                                        const struct llmroof_engine *en, const struct workload *w)
@@ -1324,9 +1337,7 @@ static void disaggregated_request_pays_the_kv_transfer(void **state)
     c.requests = 1;
     struct sim_result agg, dis;
     run(&c, &agg);
-    c.disaggregated = true;
-    c.prefill.instances = 1;
-    c.decode.instances = 1;
+    disaggregate(&cat, &c, NULL);
     c.kv_link_Bps = 50e9;
     c.kv_link_latency_s = 20e-6;
     run(&c, &dis);
@@ -1359,9 +1370,7 @@ static void first_token_from_the_decode_instance(void **state)
     c.requests = 1;
     struct sim_result agg, dis;
     run(&c, &agg);
-    c.disaggregated = true;
-    c.prefill.instances = 1;
-    c.decode.instances = 1;
+    disaggregate(&cat, &c, NULL);
     c.pd_decode_first_token = true;
     run(&c, &dis);
     const double xfer = 20e-6 + 1000 * 524288.0 / 50e9; /* 10.50576 ms, as above */
@@ -1396,9 +1405,7 @@ static void prefill_pool_runs_the_drafter_over_prompts(void **state)
     struct sim_config c = config(&cat, "llama-3.1-70b", "h100", 4, &w);
     c.concurrency = 1;
     c.requests = 1;
-    c.disaggregated = true;
-    c.prefill.instances = 1;
-    c.decode.instances = 1;
+    disaggregate(&cat, &c, NULL);
     struct sim_result plain, spec;
     run(&c, &plain);
     c.spec.kind = SIM_SPEC_DRAFT;
@@ -1432,12 +1439,7 @@ static void decode_blocks_are_taken_before_the_transfer(void **state)
     struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, &w);
     c.mode = SIM_OFFLINE;
     c.requests = 2;
-    c.disaggregated = true;
-    c.prefill.instances = 1;
-    c.decode.instances = 1;
-    c.decode.setup = c.setup;
-    c.decode.setup.gpu = gpu(&cat, "a10");
-    c.decode.setup.eff = roofline_default_effs(c.decode.setup.gpu);
+    disaggregate(&cat, &c, "a10");
     struct sim_result r;
     run(&c, &r);
     assert_int_equal(r.completed, 2);
@@ -1464,12 +1466,7 @@ static void decode_pool_short_of_blocks_finishes(void **state)
     struct workload w;
     assert_int_equal(workload_parse("docqa", &w, NULL), 0);
     struct sim_config c = config(&cat, "llama-2-7b", "h100", 1, &w);
-    c.disaggregated = true;
-    c.prefill.instances = 1;
-    c.decode.instances = 1;
-    c.decode.setup = c.setup;
-    c.decode.setup.gpu = gpu(&cat, "a10");
-    c.decode.setup.eff = roofline_default_effs(c.decode.setup.gpu);
+    disaggregate(&cat, &c, "a10");
     c.concurrency = 8;
     c.requests = 50;
     struct sim_result r;
@@ -1484,12 +1481,7 @@ static void decode_pool_short_of_blocks_finishes(void **state)
     sim_result_free(&r);
     struct workload big = { WORKLOAD_FIXED, 84000, 300, NULL, 0 };
     struct sim_config h = config(&cat, "falcon-h1-3b", "h100", 1, &big);
-    h.disaggregated = true;
-    h.prefill.instances = 1;
-    h.decode.instances = 1;
-    h.decode.setup = h.setup;
-    h.decode.setup.gpu = gpu(&cat, "l4");
-    h.decode.setup.eff = roofline_default_effs(h.decode.setup.gpu);
+    disaggregate(&cat, &h, "l4");
     h.mem.mem_util = 0.4;
     h.concurrency = 1;
     h.requests = 1;
@@ -1512,9 +1504,7 @@ static void replicated_latent_moves_whole_to_every_rank(void **state)
     struct sim_config c = config(&cat, "deepseek-v2-lite", "h100", 2, &w);
     c.concurrency = 1;
     c.requests = 1;
-    c.disaggregated = true;
-    c.prefill.instances = 1;
-    c.decode.instances = 1;
+    disaggregate(&cat, &c, NULL);
     struct sim_result r;
     run(&c, &r);
     assert_rel_close(r.kv_transfer.mean, 20e-6 + 4000 * 31104.0 / 50e9, 1e-9);
