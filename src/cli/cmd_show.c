@@ -59,6 +59,10 @@ static void show_gpu(struct table *t, const struct llmroof_gpu *g)
         kvn(t, "mesh_links", "%.0f", (double)g->mesh_links, "point-to-point links per GPU (full mesh)");
     if (g->custom_ar_latency_s > 0)
         kvn(t, "custom_allreduce_latency", "%.2f", g->custom_ar_latency_s * 1e6, "us per call of an engine's custom all-reduce");
+    if (g->simple_step_s > 0)
+        kvn(t, "simple_step_latency", "%.2f", g->simple_step_s * 1e6, "us per ring step of NCCL's Simple protocol (measured)");
+    if (g->ll128_share > 0)
+        kvn(t, "ll128_bandwidth_share", "%.2f", g->ll128_share, "LL128 bus bandwidth over Simple's (measured)");
     /* three digits: the catalog states them so (0.769, 0.455), and the 8-bit share and the per-kernel
      * cost are shown beside them because they set fp8 GEMM and small-kernel times (docs/model.md 3a) */
     kvn(t, "compute_eff", "%.3f", g->compute_eff, "GEMMs, of the dense 16-bit peak");

@@ -143,7 +143,8 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
     static const char *const net_fields[] = { "kind", "bandwidth_Bps", "latency_s", NULL };
     static const char *const ic_fields[] = { "kind", "bandwidth_Bps", "latency_s", "hop_latency_s",
                                              "nvls_bandwidth_Bps", "mesh_links",
-                                             "custom_allreduce_latency_s", NULL };
+                                             "custom_allreduce_latency_s", "simple_step_latency_s",
+                                             "ll128_bandwidth_share", NULL };
     static const char *const eff_fields[] = { "compute", "memory", "comm", "kernel_s", "gemm_8bit", "fp16_accumulate_ratio",
                                               "overlap", "attention", "attention_fa3", "attention_memory",
                                               "attention_memory_fa2", NULL };
@@ -238,7 +239,14 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
         /* an engine's custom all-reduce over peer memory: its measured fixed cost per call, 0.5 to
          * 50 us (docs/catalog.md; absent: comm.h's default) */
         (rc = json_get_number(c, ic, "custom_allreduce_latency_s", "interconnect.custom_allreduce_latency_s", false,
-                              0.5e-6, false, 50e-6, &g->custom_ar_latency_s, NULL)))
+                              0.5e-6, false, 50e-6, &g->custom_ar_latency_s, NULL)) ||
+        /* the Simple protocol's cost per ring step, from a published nccl-tests table of this GPU
+         * (docs/catalog.md): 0.1 to 50 us (absent: NCCL's tuning figure, comm.h) */
+        (rc = json_get_number(c, ic, "simple_step_latency_s", "interconnect.simple_step_latency_s", false, 0.1e-6,
+                              false, 50e-6, &g->simple_step_s, NULL)) ||
+        /* and LL128's bus bandwidth as a share of Simple's, from the same table (absent: 0.92) */
+        (rc = json_get_number(c, ic, "ll128_bandwidth_share", "interconnect.ll128_bandwidth_share", false, 0.05,
+                              false, 1.0, &g->ll128_share, NULL)))
         return rc;
     double mesh = 0;
     if ((rc = json_get_number(c, ic, "mesh_links", "interconnect.mesh_links", false, 1, false, 64, &mesh, NULL)))

@@ -46,6 +46,10 @@ struct llmroof_gpu {
     int mesh_links;                                  /* fully connected mesh (MI300X xGMI): links per GPU; 0 = switched */
     double custom_ar_latency_s;                      /* fixed cost of one call of an engine's custom (peer-memory)
                                                         all-reduce on this GPU's link, s; 0 = comm.h default */
+    double simple_step_s;                            /* measured cost per ring step of NCCL's Simple protocol on
+                                                        this GPU's link, s; 0 = comm.h's tuning-table figure */
+    double ll128_share;                              /* measured LL128 bus bandwidth over Simple's, (0,1]; 0 =
+                                                        comm.h's tuning-table 0.92 */
     double compute_eff;                              /* achieved fraction of peak FLOP/s, (0,1] */
     double memory_eff;                               /* achieved fraction of peak bandwidth, (0,1] */
     double comm_eff;                                 /* achieved fraction of link bandwidth, (0,1] */

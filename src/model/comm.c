@@ -30,12 +30,17 @@ static double ring_s(const struct llmroof_link_model *l, double n, double steps,
     const double ll_bw = busbw / 4.0 < COMM_LL_MAX_BPS ? busbw / 4.0 : COMM_LL_MAX_BPS;
     double best = l->latency_s + hop + share / ll_bw;                                  /* LL */
     /* NCCL's other protocols cost more per step than LL by a fixed amount (tuning.cc: NVLink
-     * 0.6 -> 1.9 LL128, -> 3.4 Simple; PCIe 1.0 -> 5.7 Simple), added to the catalog's LL figure */
-    double simple = l->latency_s + 1.8e-6 + steps * (l->hop_latency_s + (nvlink ? 2.8e-6 : 4.7e-6)) + share / busbw;
+     * 0.6 -> 1.9 LL128, -> 3.4 Simple; PCIe 1.0 -> 5.7 Simple), added to the catalog's LL figure;
+     * Simple's per step as the GPU's published nccl-tests table measures it where the catalog has it
+     * (8 x A100 SXM4: 100 us at 8 GPUs, not the tuner's 56), and LL128's bandwidth share likewise
+     * (8 x A100 SXM4: 0.5, not 0.92) */
+    const double sstep = l->simple_step_s > 0 ? l->simple_step_s : nvlink ? COMM_SIMPLE_STEP_NVLINK_S : COMM_SIMPLE_STEP_PCIE_S;
+    double simple = l->latency_s + 1.8e-6 + steps * (l->hop_latency_s + sstep) + share / busbw;
     if (simple < best)
         best = simple;
     if (nvlink) {
-        double ll128 = l->latency_s + 7.4e-6 + steps * (l->hop_latency_s + 1.3e-6) + share / (0.92 * busbw);
+        const double ll128_share = l->ll128_share > 0 ? l->ll128_share : COMM_LL128_SHARE;
+        double ll128 = l->latency_s + 7.4e-6 + steps * (l->hop_latency_s + 1.3e-6) + share / (ll128_share * busbw);
         if (ll128 < best)
             best = ll128;
     }

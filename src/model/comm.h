@@ -6,13 +6,16 @@
  *     with NCCL 2.20.3's tuning model (src/graph/tuning.cc, docs/model.md "Collectives"):
  *       latency + dlat_p + s*(hop + dhop_p) + s/N * M / B_p
  *       LL     dlat 0,      dhop 0,                              B_LL    = min(B/4, 87.7 GB/s)
- *       LL128  dlat 7.4 us, dhop 1.3 us (NVLink only),           B_LL128 = 0.92 B
+ *       LL128  dlat 7.4 us, dhop 1.3 us (NVLink only),           B_LL128 = 0.92 B (or the GPU's
+ *              measured ll128_share x B)
  *       Simple dlat 1.8 us, dhop 2.8 us NVLink, 4.7 us PCIe,     B_Simple = B
+ *              (dhop the GPU's measured simple_step_s where its catalog entry gives one)
  *     (latency and hop are the catalog's LL figures, NCCL's 6.6 us + 0.6 us per NVLink step), so
  *     small messages pay LL's latency and large ones get Simple's bandwidth: the bus bandwidth
  *     grows with the message size as nccl-tests shows;
- *   NVLink SHARP (nvls_Bps > 0, all-reduce only): latency + 23 us - 6.6 us + M / nvls_Bps, the
- *     switch reducing in place (measured algbw about 270 GB/s on 8 H100s, kernels.md);
+ *   NVLink SHARP (nvls_Bps > 0, all-reduce only): latency + 58 us - 6.6 us + M / nvls_Bps, the
+ *     switch reducing in place (measured algbw about 270 GB/s on 8 H100s, kernels.md; the 58 us
+ *     from nccl-tests' 8 to 128 MB rows, COMM_NVLS_LATENCY_S);
  *   a fully connected mesh of `mesh_links` links per GPU (MI300X xGMI: 7) gives a ring of N ranks
  *     min(N-1, links)/links of the GPU's bandwidth (RCCL busbw 47.7 GB/s on 2 MI300X, 312.9 on 8);
  *   an engine's custom all-reduce (custom_latency_s > 0, messages up to 8 MiB): one-shot, every rank
@@ -33,6 +36,11 @@ struct llmroof_link_model {
     int mesh_links;       /* fully connected mesh: links per GPU sharing bw_Bps; 0 = switched */
     double custom_latency_s; /* engine's custom all-reduce (one-shot/two-shot over peer memory): its
                                 fixed cost per call, s; 0 = NCCL only */
+    double simple_step_s;    /* NCCL's Simple protocol: cost per ring step above the hop latency, as a
+                                published nccl-tests table of this GPU shows it, s; 0 = the tuning
+                                figure (COMM_SIMPLE_STEP_NVLINK_S / _PCIE_S) */
+    double ll128_share;      /* LL128's bus bandwidth over Simple's, from the same table; 0 = the
+                                tuning figure COMM_LL128_SHARE */
 };
 
 enum { COMM_PROTO_NONE, COMM_PROTO_NVLINK, COMM_PROTO_PCIE };
@@ -50,7 +58,19 @@ enum { COMM_PROTO_NONE, COMM_PROTO_NVLINK, COMM_PROTO_PCIE };
  * docs/sources.md T13). Between the bridged pairs of an H100 NVL or A100 PCIe server the traffic
  * crosses the same slots, so the network takes it rather than the NVLink bridge's share. */
 #define COMM_PCIE_EFF 0.45
-#define COMM_NVLS_LATENCY_S 23.0e-6
+/* NCCL's Simple protocol per ring step above the hop latency (tuning.cc hwLat: NVLink 0.6 -> 3.4,
+ * PCIe 1.0 -> 5.7), where the catalog gives no measured figure (interconnect.simple_step_latency_s) */
+#define COMM_SIMPLE_STEP_NVLINK_S 2.8e-6
+#define COMM_SIMPLE_STEP_PCIE_S 4.7e-6
+/* LL128's bus bandwidth over Simple's (tuning.cc), where the catalog gives no measured share */
+#define COMM_LL128_SHARE 0.92
+/* NVLink SHARP (NVLS) all-reduce: the fixed cost of a call, the intercept of the measured line
+ * t = a + M / algbw through nccl-tests' all-reduce on 8 H100 SXM (NCCL 2.18.5, NVLS on; Azure
+ * AI-benchmarking-guide, ND H100 v5: busbw 172, 234, 296, 362, 401 GB/s at 8, 16, 32, 64, 128 MB,
+ * i.e. 85, 125, 199, 325, 586 us): least squares over those sizes, a = 58.9 us (56.2 over 8-64 MB);
+ * the H200 table of the same guide (NCCL 2.20.5) agrees within 4%. NCCL's tuning table gives NVLS
+ * 23 us, which put a 16 MB all-reduce at 85 us against the 125 measured. */
+#define COMM_NVLS_LATENCY_S 58.0e-6
 /* custom all-reduce: fixed cost per call (fitted line through vLLM PR #24111's 4 x H100 one-shot
  * times) and the largest message the engines route through it (vLLM's default max_size,
  * TensorRT-LLM's 8 MB workspace above 2 GPUs) */

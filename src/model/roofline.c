@@ -228,7 +228,8 @@ void roofline_prepare(const struct llmroof_gpu *g, enum llmroof_dtype act, const
                                           /* (the engine's collective_latency_s is NCCL's path) */
                                           eff->custom_allreduce && g->link != LLMROOF_LINK_PCIE
                                               ? comm_custom_latency_s(g->custom_ar_latency_s)
-                                              : 0.0 };
+                                              : 0.0,
+                                          g->simple_step_s, g->ll128_share };
     /* one domain: the intra link; beyond it the hierarchical / network terms of comm.h */
     /* each inter-node step of a ring (or level of a tree) costs the network's per-step latency:
      * NCCL's NET figure, or a PCIe hop between PCIe-joined groups (comm.h) */
@@ -236,7 +237,7 @@ void roofline_prepare(const struct llmroof_gpu *g, enum llmroof_dtype act, const
     const double net_eff = net_pcie && eff->comm > COMM_PCIE_EFF ? COMM_PCIE_EFF : eff->comm;
     r.net = (struct llmroof_link_model){ g->net_bw_Bps, net_eff, g->net_latency_s,
                                          net_pcie ? COMM_PCIE_HOP_S : COMM_NET_RING_HOP_S,
-                                         net_pcie ? COMM_PROTO_PCIE : COMM_PROTO_NONE, 0.0, 0, 0.0 };
+                                         net_pcie ? COMM_PROTO_PCIE : COMM_PROTO_NONE, 0.0, 0, 0.0, 0.0, 0.0 };
     r.dom = g->domain_gpus > 0 ? g->domain_gpus : g->gpus_per_node;
     r.overhead_s = roofline_step_overhead_s(eff, tp);
     *out = r;

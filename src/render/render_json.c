@@ -319,6 +319,10 @@ static cJSON *gpu_entry(const struct llmroof_gpu *g, const char *schema)
         cJSON_AddNumberToObject(ic, "mesh_links", g->mesh_links);
     if (g->custom_ar_latency_s > 0)
         cJSON_AddNumberToObject(ic, "custom_allreduce_latency_s", g->custom_ar_latency_s);
+    if (g->simple_step_s > 0)
+        cJSON_AddNumberToObject(ic, "simple_step_latency_s", g->simple_step_s);
+    if (g->ll128_share > 0)
+        cJSON_AddNumberToObject(ic, "ll128_bandwidth_share", g->ll128_share);
     cJSON *ef = cJSON_AddObjectToObject(o, "efficiency");
     cJSON_AddNumberToObject(ef, "compute", g->compute_eff);
     cJSON_AddNumberToObject(ef, "memory", g->memory_eff);

@@ -23,7 +23,7 @@ static void custom_allreduce_takes_the_gpus_own_latency(void **state)
      *   two-shot: 14.2 + 2 x 7/8 x 14336 / 313.6e9 (0.08 us)                    = 14.28 us
      *   RCCL LL:  6.6 + 14 x 0.6 = 15.0 + 25088 / 78.4e9 (0.32 us)              = 15.32 us
      * one-shot wins: 7.42 us; with the H100 line's 5.5 us it was 5.82 us */
-    struct llmroof_link_model mi = { 448e9, 0.7, 6.6e-6, 0.6e-6, COMM_PROTO_NVLINK, 0, 7, 7.1e-6 };
+    struct llmroof_link_model mi = { 448e9, 0.7, 6.6e-6, 0.6e-6, COMM_PROTO_NVLINK, 0, 7, 7.1e-6, 0, 0 };
     assert_rel_close(comm_allreduce_s(&mi, 8, 14336.0), 7.42e-6, 1e-9);
     mi.custom_latency_s = comm_custom_latency_s(0.0);
     assert_rel_close(comm_allreduce_s(&mi, 8, 14336.0), 5.82e-6, 1e-9);
@@ -43,8 +43,8 @@ static void custom_allreduce_takes_the_gpus_own_latency(void **state)
 static void inter_node_all_reduce_pays_a_step_per_node(void **state)
 {
     (void)state;
-    const struct llmroof_link_model nvl = { 450e9, 0.81, 6.6e-6, 0.6e-6, COMM_PROTO_NVLINK, 0, 0, 0 };
-    const struct llmroof_link_model ib = { 50e9, 0.81, 10e-6, COMM_NET_RING_HOP_S, COMM_PROTO_NONE, 0, 0, 0 };
+    const struct llmroof_link_model nvl = { 450e9, 0.81, 6.6e-6, 0.6e-6, COMM_PROTO_NVLINK, 0, 0, 0, 0, 0 };
+    const struct llmroof_link_model ib = { 50e9, 0.81, 10e-6, COMM_NET_RING_HOP_S, COMM_PROTO_NONE, 0, 0, 0, 0, 0 };
     assert_rel_close(comm_allreduce_hier_s(&nvl, &ib, 2, 1, 131072.0), 15.4e-6 + 131072.0 / 40.5e9, 1e-12);
     assert_rel_close(comm_allreduce_hier_s(&nvl, &ib, 8, 1, 131072.0), 40e-6 + 1.75 * 131072.0 / 40.5e9, 1e-12);
     assert_rel_close(comm_allreduce_hier_s(&nvl, &ib, 16, 1, 131072.0), 50e-6 + 1.875 * 131072.0 / 40.5e9, 1e-12);
@@ -54,7 +54,7 @@ static void inter_node_all_reduce_pays_a_step_per_node(void **state)
     /* an all-gather is a ring only: nodes - 1 steps; 8 nodes: 10 + 7 x 2.7 = 28.9 us + 7/8 x M */
     assert_rel_close(comm_allgather_hier_s(&nvl, &ib, 8, 1, 131072.0), 28.9e-6 + 0.875 * 131072.0 / 40.5e9, 1e-12);
     /* PCIe between groups of 1: 16 groups, ring 2 x 15 x 2.5 = 75 us, no tree */
-    const struct llmroof_link_model pcie = { 64e9, 0.81, 6.6e-6, COMM_PCIE_HOP_S, COMM_PROTO_PCIE, 0, 0, 0 };
+    const struct llmroof_link_model pcie = { 64e9, 0.81, 6.6e-6, COMM_PCIE_HOP_S, COMM_PROTO_PCIE, 0, 0, 0, 0, 0 };
     assert_rel_close(comm_allreduce_hier_s(&nvl, &pcie, 16, 1, 0.0), 6.6e-6 + 75e-6, 1e-12);
 }
 
@@ -69,7 +69,7 @@ static void inter_node_all_reduce_pays_a_step_per_node(void **state)
 static void mi300x_rccl_all_reduce_of_8_mib_by_hand(void **state)
 {
     (void)state;
-    struct llmroof_link_model mi = { 448e9, 0.7, 6.6e-6, 0.6e-6, COMM_PROTO_NVLINK, 0, 7, 0 };
+    struct llmroof_link_model mi = { 448e9, 0.7, 6.6e-6, 0.6e-6, COMM_PROTO_NVLINK, 0, 7, 0, 0, 0 };
     assert_rel_close(comm_allreduce_s(&mi, 8, 8388608.0), 91.48199e-6, 1e-6);
     assert_rel_close(comm_allreduce_s(&mi, 8, 8388608.0), 91.10e-6, 0.01);
 }
@@ -141,6 +141,49 @@ static void custom_allreduce_latency_is_bounded_and_needs_peer_links(void **stat
     assert_non_null(strstr(err.msg, "field 'interconnect.custom_allreduce_latency_s' needs an \"nvlink\" or \"xgmi\""));
 }
 
+/* The measured NCCL curve of an A100 SXM4 node (issue 23): the catalog carries Simple's cost per
+ * ring step and LL128's bandwidth share from published nccl-tests tables (data/gpus.json sources),
+ * the same on the 40 GB, 80 GB and A800 boards; a value out of range names its field. A 16 MiB
+ * all-reduce over 8 such GPUs under an engine without a custom all-reduce: Simple, 100.8 us +
+ * 29360128 B / 234 GB/s = 226.27 us (test_roofline.c has the arithmetic), measured 226.0 us. */
+static void a100_all_reduce_follows_its_measured_curve(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const char *ids[] = { "a100-sxm4-40gb", "a100-sxm4-80gb", "a800-sxm4-80gb" };
+    for (int i = 0; i < 3; i++) {
+        assert_rel_close(gpu(&cat, ids[i])->simple_step_s, 6.0e-6, 0);
+        assert_rel_close(gpu(&cat, ids[i])->ll128_share, 0.53, 0);
+    }
+    assert_rel_close(gpu(&cat, "h100-sxm5-80gb")->simple_step_s, 0, 0);
+    const struct llmroof_gpu *g = gpu(&cat, "a100-sxm4-80gb");
+    struct llmroof_effs eff = roofline_default_effs(g);
+    struct roofline_prep r;
+    roofline_prepare(g, LLMROOF_FP16, &eff, 8, &r);
+    assert_rel_close(comm_allreduce_s(&r.link, 8, 16777216.0), 100.8e-6 + 29360128.0 / 234e9, 1e-9);
+    catalog_free(&cat);
+    char text[1024];
+    struct llmroof_err err = { 0 };
+    const char *bad[] = { "\"simple_step_latency_s\": 1e-3", "\"ll128_bandwidth_share\": 1.5" };
+    const char *field[] = { "field 'interconnect.simple_step_latency_s' must be a number",
+                            "field 'interconnect.ll128_bandwidth_share' must be a number" };
+    for (int i = 0; i < 2; i++) {
+        snprintf(text, sizeof text,
+                 "{ \"gpus\": [ { \"id\": \"t\", \"name\": \"T\", \"memory_bytes\": 1e10, "
+                 "\"memory_bandwidth_Bps\": 1e12, \"peak_flops\": { \"fp16\": 1e14 },\n"
+                 "  \"interconnect\": { \"kind\": \"nvlink\", \"bandwidth_Bps\": 3e11, \"latency_s\": 5e-6, "
+                 "\"hop_latency_s\": 1e-6, %s },\n"
+                 "  \"efficiency\": { \"compute\": 0.7, \"memory\": 0.8, \"comm\": 0.8 },\n"
+                 "  \"step_overhead_s\": 2e-5, \"gpus_per_node\": 8, \"source\": \"test\" } ] }\n",
+                 bad[i]);
+        catalog_init(&cat);
+        assert_int_equal(catalog_add_gpus_text(&cat, text, strlen(text), "t.json", false, &err), LLMROOF_EINPUT);
+        catalog_free(&cat);
+        assert_non_null(strstr(err.msg, field[i]));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -148,6 +191,7 @@ int main(void)
         cmocka_unit_test(inter_node_all_reduce_pays_a_step_per_node),
         cmocka_unit_test(mi300x_rccl_all_reduce_of_8_mib_by_hand),
         cmocka_unit_test(mi300x_all_reduces_cost_their_measured_custom_latency),
+        cmocka_unit_test(a100_all_reduce_follows_its_measured_curve),
         cmocka_unit_test(custom_allreduce_latency_is_bounded_and_needs_peer_links),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

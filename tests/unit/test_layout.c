@@ -202,8 +202,8 @@ static void expert_parallel_weights_hold_a_share_of_the_experts(void **state)
 
 static void network_collectives_by_hand(void **state)
 {
-    const struct llmroof_link_model nvl = { 450e9, 1.0, 5e-6, 0.0, COMM_PROTO_NONE, 0, 0, 0 },
-                                    ib = { 50e9, 1.0, 10e-6, 0.0, COMM_PROTO_NONE, 0, 0, 0 };
+    const struct llmroof_link_model nvl = { 450e9, 1.0, 5e-6, 0.0, COMM_PROTO_NONE, 0, 0, 0, 0, 0 },
+                                    ib = { 50e9, 1.0, 10e-6, 0.0, COMM_PROTO_NONE, 0, 0, 0, 0, 0 };
     /* all-to-all of 1 MB over 16 ranks, 8 per domain: intra 7/16 MB at 450 GB/s = 0.972 us,
      * network 8/16 MB at 50 GB/s = 10 us; latency 10 us -> 20 us */
     assert_rel_close(comm_alltoall_s(&nvl, &ib, 16, 8, 1e6), 10e-6 + 10e-6, 1e-12);
