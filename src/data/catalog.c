@@ -260,6 +260,10 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
                                                                "NVSwitch feature)");
     if (g->mesh_links > 0 && g->link != LLMROOF_LINK_XGMI)
         return json_ferr(c, "interconnect.mesh_links", "needs an \"xgmi\" interconnect (a point-to-point mesh)");
+    /* NCCL runs LL128 over NVLink only (comm.c): a share for another link would be ignored */
+    if (g->ll128_share > 0 && g->link != LLMROOF_LINK_NVLINK)
+        return json_ferr(c, "interconnect.ll128_bandwidth_share",
+                         "needs an \"nvlink\" interconnect (NCCL's LL128 protocol runs over NVLink only)");
     /* the engines run their custom all-reduce only over NVLink or xGMI peer access */
     if (g->custom_ar_latency_s > 0 && g->link == LLMROOF_LINK_PCIE)
         return json_ferr(c, "interconnect.custom_allreduce_latency_s",

@@ -18,31 +18,52 @@ static double bus_bw(const struct llmroof_link_model *l, double n)
     return busbw;
 }
 
+/* One NCCL protocol of a ring of `steps` steps: its fixed cost (no bytes) and the bandwidth its
+ * bytes move at, given the ring's bus bandwidth. NCCL's other protocols cost more per step than
+ * LL by a fixed amount (tuning.cc: NVLink 0.6 -> 1.9 LL128, -> 3.4 Simple; PCIe 1.0 -> 5.7
+ * Simple), added to the catalog's LL figure; Simple's per step as the GPU's published nccl-tests
+ * table measures it where the catalog has it (8 x A100 SXM4: 100.5 us at 8 GPUs, not the tuner's
+ * 56), and LL128's bandwidth share likewise (8 x A100 SXM4: 0.53, not 0.92). Returns false for a
+ * protocol the link does not run (LL128 off NVLink). */
+enum { RING_LL, RING_LL128, RING_SIMPLE, RING_PROTOS };
+static bool ring_proto(const struct llmroof_link_model *l, int p, double steps, double busbw, double *fixed_s,
+                       double *bw_Bps)
+{
+    const bool nvlink = l->proto == COMM_PROTO_NVLINK;
+    const double hop = steps * l->hop_latency_s;
+    switch (p) {
+    case RING_LL:
+        *fixed_s = l->latency_s + hop;
+        *bw_Bps = busbw / 4.0 < COMM_LL_MAX_BPS ? busbw / 4.0 : COMM_LL_MAX_BPS;
+        return true;
+    case RING_LL128:
+        *fixed_s = l->latency_s + 7.4e-6 + hop + steps * 1.3e-6;
+        *bw_Bps = (l->ll128_share > 0 ? l->ll128_share : COMM_LL128_SHARE) * busbw;
+        return nvlink;
+    default: {
+        const double sstep = l->simple_step_s > 0 ? l->simple_step_s
+                             : nvlink             ? COMM_SIMPLE_STEP_NVLINK_S
+                                                  : COMM_SIMPLE_STEP_PCIE_S;
+        *fixed_s = l->latency_s + 1.8e-6 + hop + steps * sstep;
+        *bw_Bps = busbw;
+        return true;
+    }
+    }
+}
+
 /* A ring collective of `steps` steps moving steps/n * M per rank (llmroof/comm.h): the fastest
  * protocol, as NCCL's tuner picks it from the same table. */
 static double ring_s(const struct llmroof_link_model *l, double n, double steps, double msg_bytes)
 {
     const double busbw = bus_bw(l, n);
-    const double share = steps / n * msg_bytes, hop = steps * l->hop_latency_s;
+    const double share = steps / n * msg_bytes;
     if (l->proto == COMM_PROTO_NONE)
-        return l->latency_s + hop + share / busbw;
-    const bool nvlink = l->proto == COMM_PROTO_NVLINK;
-    const double ll_bw = busbw / 4.0 < COMM_LL_MAX_BPS ? busbw / 4.0 : COMM_LL_MAX_BPS;
-    double best = l->latency_s + hop + share / ll_bw;                                  /* LL */
-    /* NCCL's other protocols cost more per step than LL by a fixed amount (tuning.cc: NVLink
-     * 0.6 -> 1.9 LL128, -> 3.4 Simple; PCIe 1.0 -> 5.7 Simple), added to the catalog's LL figure;
-     * Simple's per step as the GPU's published nccl-tests table measures it where the catalog has it
-     * (8 x A100 SXM4: 100 us at 8 GPUs, not the tuner's 56), and LL128's bandwidth share likewise
-     * (8 x A100 SXM4: 0.5, not 0.92) */
-    const double sstep = l->simple_step_s > 0 ? l->simple_step_s : nvlink ? COMM_SIMPLE_STEP_NVLINK_S : COMM_SIMPLE_STEP_PCIE_S;
-    double simple = l->latency_s + 1.8e-6 + steps * (l->hop_latency_s + sstep) + share / busbw;
-    if (simple < best)
-        best = simple;
-    if (nvlink) {
-        const double ll128_share = l->ll128_share > 0 ? l->ll128_share : COMM_LL128_SHARE;
-        double ll128 = l->latency_s + 7.4e-6 + steps * (l->hop_latency_s + 1.3e-6) + share / (ll128_share * busbw);
-        if (ll128 < best)
-            best = ll128;
+        return l->latency_s + steps * l->hop_latency_s + share / busbw;
+    double best = INFINITY;
+    for (int p = 0; p < RING_PROTOS; p++) {
+        double fixed, bw;
+        if (ring_proto(l, p, steps, busbw, &fixed, &bw) && fixed + share / bw < best)
+            best = fixed + share / bw;
     }
     return best;
 }
@@ -53,7 +74,8 @@ double comm_allreduce_s(const struct llmroof_link_model *l, int ranks, double ms
         return 0.0;
     const double n = (double)ranks;
     double t = ring_s(l, n, 2.0 * (n - 1.0), msg_bytes);
-    if (l->nvls_Bps > 0) {
+    /* NVLS only from COMM_NVLS_MIN_RANKS GPUs: below, NCCL's NVLS bus bandwidth is the ring's */
+    if (l->nvls_Bps > 0 && ranks >= COMM_NVLS_MIN_RANKS) {
         /* NVLink SHARP: each rank sends M to the switch and reads the reduced M back */
         double nvls = l->latency_s + (COMM_NVLS_LATENCY_S - 6.6e-6) + msg_bytes / l->nvls_Bps;
         if (nvls < t)
@@ -101,26 +123,43 @@ static double node_bus_bw(const struct llmroof_link_model *intra, const struct l
     return in < out ? in : out;
 }
 
-/* Latency of a collective over nodes: the intra-domain part's fixed cost (its protocol's
- * latency with no bytes, without NVLS or an engine's custom kernels, which stay inside a node)
- * plus the network's latency and one network step per node step of the ring (2(nodes - 1) for
- * an all-reduce, nodes - 1 for an all-gather). An all-reduce over a network (not PCIe) may run
- * as NCCL's tree instead, 2 log2(nodes) levels of COMM_NET_TREE_HOP_S: the tuner takes the
- * faster, the tree from about 8 nodes on. */
-static double span_latency_s(const struct llmroof_link_model *intra, const struct llmroof_link_model *net, int domain,
-                             double nodes, bool reduce)
+/* A collective over nodes, NCCL pipelining the intra- and inter-node parts of its ring/tree:
+ * `share` bytes per rank (2(n-1)/n * M for an all-reduce, (n-1)/n * M for an all-gather) at the
+ * node bus bandwidth, not the intra-node collective plus the network phase one after another.
+ * Per protocol, the intra-domain ring's fixed cost (no NVLS or engine kernels, which stay inside
+ * a node; the GPU's measured Simple and LL128 figures where its catalog has them) plus the
+ * network's latency and one network step per node step of the ring (2(nodes - 1) for an
+ * all-reduce, nodes - 1 for an all-gather); the bytes at the node bus bandwidth, capped by the
+ * protocol's own rate on the intra-node links. The fastest protocol, as within a node: a
+ * spanning all-reduce pays Simple's fixed cost for large messages too (it paid LL's before, and
+ * 16 GPUs over two A100 nodes then all-reduced 16 MiB faster than 8 in one). An all-reduce over a
+ * network (not PCIe) may run as NCCL's tree instead, 2 log2(nodes) levels of COMM_NET_TREE_HOP_S:
+ * the tuner takes the faster, the tree from about 8 nodes on. */
+static double span_s(const struct llmroof_link_model *intra, const struct llmroof_link_model *net, int domain,
+                     double nodes, bool reduce, double share)
 {
-    struct llmroof_link_model in = *intra;
-    in.nvls_Bps = 0.0;
-    in.custom_latency_s = 0.0;
-    const double lat = reduce ? comm_allreduce_s(&in, domain, 0.0) : comm_allgather_s(&in, domain, 0.0);
-    double steps = (reduce ? 2.0 : 1.0) * (nodes - 1.0) * net->hop_latency_s;
+    const double g = (double)domain, isteps = (reduce ? 2.0 : 1.0) * (g - 1.0);
+    double nsteps = (reduce ? 2.0 : 1.0) * (nodes - 1.0) * net->hop_latency_s;
     if (reduce && net->proto != COMM_PROTO_PCIE && nodes > 1.0) {
         const double tree = 2.0 * ceil(log2(nodes)) * COMM_NET_TREE_HOP_S;
-        if (tree < steps)
-            steps = tree;
+        if (tree < nsteps)
+            nsteps = tree;
     }
-    return lat + net->latency_s + steps;
+    const double nbw = node_bus_bw(intra, net, g), ibus = bus_bw(intra, g);
+    if (g <= 1.0) /* one GPU per node: no ring inside it */
+        return net->latency_s + nsteps + share / nbw;
+    if (intra->proto == COMM_PROTO_NONE)
+        return intra->latency_s + isteps * intra->hop_latency_s + net->latency_s + nsteps + share / nbw;
+    double best = INFINITY;
+    for (int p = 0; p < RING_PROTOS; p++) {
+        double fixed, bw;
+        if (!ring_proto(intra, p, isteps, ibus, &fixed, &bw))
+            continue;
+        const double t = fixed + net->latency_s + nsteps + share / (bw < nbw ? bw : nbw);
+        if (t < best)
+            best = t;
+    }
+    return best;
 }
 
 double comm_allreduce_hier_s(const struct llmroof_link_model *intra, const struct llmroof_link_model *net,
@@ -128,10 +167,8 @@ double comm_allreduce_hier_s(const struct llmroof_link_model *intra, const struc
 {
     if (ranks <= domain || domain < 1)
         return comm_allreduce_s(intra, ranks, msg_bytes);
-    const double n = (double)ranks, g = (double)domain, nodes = n / g;
-    /* NCCL pipelines the intra- and inter-node parts of its ring/tree: 2(n-1)/n * M per rank at
-     * the node bus bandwidth, not the intra all-reduce plus the network phase one after another */
-    return span_latency_s(intra, net, domain, nodes, true) + 2.0 * (n - 1.0) / n * msg_bytes / node_bus_bw(intra, net, g);
+    const double n = (double)ranks, nodes = n / (double)domain;
+    return span_s(intra, net, domain, nodes, true, 2.0 * (n - 1.0) / n * msg_bytes);
 }
 
 double comm_allgather_hier_s(const struct llmroof_link_model *intra, const struct llmroof_link_model *net,
@@ -139,8 +176,8 @@ double comm_allgather_hier_s(const struct llmroof_link_model *intra, const struc
 {
     if (ranks <= domain || domain < 1)
         return comm_allgather_s(intra, ranks, msg_bytes);
-    const double n = (double)ranks, g = (double)domain, nodes = n / g;
-    return span_latency_s(intra, net, domain, nodes, false) + (n - 1.0) / n * msg_bytes / node_bus_bw(intra, net, g);
+    const double n = (double)ranks, nodes = n / (double)domain;
+    return span_s(intra, net, domain, nodes, false, (n - 1.0) / n * msg_bytes);
 }
 
 double comm_alltoall_s(const struct llmroof_link_model *intra, const struct llmroof_link_model *net,

@@ -13,9 +13,9 @@
  *     (latency and hop are the catalog's LL figures, NCCL's 6.6 us + 0.6 us per NVLink step), so
  *     small messages pay LL's latency and large ones get Simple's bandwidth: the bus bandwidth
  *     grows with the message size as nccl-tests shows;
- *   NVLink SHARP (nvls_Bps > 0, all-reduce only): latency + 58 us - 6.6 us + M / nvls_Bps, the
- *     switch reducing in place (measured algbw about 270 GB/s on 8 H100s, kernels.md; the 58 us
- *     from nccl-tests' 8 to 128 MB rows, COMM_NVLS_LATENCY_S);
+ *   NVLink SHARP (nvls_Bps > 0, all-reduce only, 5 or more ranks): latency + 71 us - 6.6 us +
+ *     M / nvls_Bps, the switch reducing in place (measured algbw about 270 GB/s on 8 H100s,
+ *     kernels.md; the 71 us from nccl-tests' 8 to 128 MiB rows, COMM_NVLS_LATENCY_S);
  *   a fully connected mesh of `mesh_links` links per GPU (MI300X xGMI: 7) gives a ring of N ranks
  *     min(N-1, links)/links of the GPU's bandwidth (RCCL busbw 47.7 GB/s on 2 MI300X, 312.9 on 8);
  *   an engine's custom all-reduce (custom_latency_s > 0, messages up to 8 MiB): one-shot, every rank
@@ -44,7 +44,7 @@ struct llmroof_link_model {
 };
 
 enum { COMM_PROTO_NONE, COMM_PROTO_NVLINK, COMM_PROTO_PCIE };
-/* NCCL 2.20.3 src/graph/tuning.cc: LL's bandwidth cap on Ampere/Hopper, NVLS's latency */
+/* NCCL 2.20.3 src/graph/tuning.cc: LL's bandwidth cap on Ampere/Hopper */
 #define COMM_LL_MAX_BPS 87.7e9
 /* Per-step latency of a collective's inter-node steps (NCCL's tuning model, src/graph/tuning.cc
  * hwLat[NCCL_HW_NET]: ring LL 2.7 us per step, tree LL 5.0 us per level; a ring all-reduce over
@@ -64,13 +64,18 @@ enum { COMM_PROTO_NONE, COMM_PROTO_NVLINK, COMM_PROTO_PCIE };
 #define COMM_SIMPLE_STEP_PCIE_S 4.7e-6
 /* LL128's bus bandwidth over Simple's (tuning.cc), where the catalog gives no measured share */
 #define COMM_LL128_SHARE 0.92
-/* NVLink SHARP (NVLS) all-reduce: the fixed cost of a call, the intercept of the measured line
- * t = a + M / algbw through nccl-tests' all-reduce on 8 H100 SXM (NCCL 2.18.5, NVLS on; Azure
- * AI-benchmarking-guide, ND H100 v5: busbw 172, 234, 296, 362, 401 GB/s at 8, 16, 32, 64, 128 MB,
- * i.e. 85, 125, 199, 325, 586 us): least squares over those sizes, a = 58.9 us (56.2 over 8-64 MB);
- * the H200 table of the same guide (NCCL 2.20.5) agrees within 4%. NCCL's tuning table gives NVLS
- * 23 us, which put a 16 MB all-reduce at 85 us against the 125 measured. */
-#define COMM_NVLS_LATENCY_S 58.0e-6
+/* NVLink SHARP (NVLS) all-reduce: the fixed cost of a call, with the catalog's algorithm
+ * bandwidth (270 GB/s on 8 H100s) as the slope, from nccl-tests' all-reduce on 8 H100 SXM (NCCL
+ * 2.18.5, NVLS on; Azure AI-benchmarking-guide, ND H100 v5: busbw 172, 234, 296, 362, 401 GB/s at
+ * 8, 16, 32, 64, 128 MiB, i.e. 85, 125, 199, 325, 586 us): each time less M / 270 GB/s leaves
+ * 54, 63, 75, 76, 89 us, mean 71.4 (a free slope fits 58.9 us and 253.5 GB/s, slower than the
+ * 275 GB/s the NCCL maintainers quote for large messages); the H200 table of the same guide (NCCL
+ * 2.20.5) agrees within 4%. NCCL's tuning table gives NVLS 23 us, which put a 16 MiB all-reduce
+ * at 85 us against the 125 measured. NVLS runs from 5 GPUs on: at 4 and fewer its bus bandwidth
+ * is the ring's (8 x H200: 363 GB/s at 4 GPUs either way, stas00/ml-engineering; 420, 440, 460,
+ * 480 GB/s with NVLS at 5, 6, 7, 8 GPUs, NVIDIA/nccl#1455). */
+#define COMM_NVLS_LATENCY_S 71.0e-6
+#define COMM_NVLS_MIN_RANKS 5
 /* custom all-reduce: fixed cost per call (fitted line through vLLM PR #24111's 4 x H100 one-shot
  * times) and the largest message the engines route through it (vLLM's default max_size,
  * TensorRT-LLM's 8 MB workspace above 2 GPUs) */

@@ -165,10 +165,12 @@ static void a100_all_reduce_follows_its_measured_curve(void **state)
     catalog_free(&cat);
     char text[1024];
     struct llmroof_err err = { 0 };
-    const char *bad[] = { "\"simple_step_latency_s\": 1e-3", "\"ll128_bandwidth_share\": 1.5" };
+    const char *bad[] = { "\"simple_step_latency_s\": 1e-3", "\"ll128_bandwidth_share\": 1.5",
+                          "\"ll128_bandwidth_share\": \"half\"" };
     const char *field[] = { "field 'interconnect.simple_step_latency_s' must be a number",
+                            "field 'interconnect.ll128_bandwidth_share' must be a number",
                             "field 'interconnect.ll128_bandwidth_share' must be a number" };
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 3; i++) {
         snprintf(text, sizeof text,
                  "{ \"gpus\": [ { \"id\": \"t\", \"name\": \"T\", \"memory_bytes\": 1e10, "
                  "\"memory_bandwidth_Bps\": 1e12, \"peak_flops\": { \"fp16\": 1e14 },\n"
@@ -182,6 +184,40 @@ static void a100_all_reduce_follows_its_measured_curve(void **state)
         catalog_free(&cat);
         assert_non_null(strstr(err.msg, field[i]));
     }
+    /* LL128 runs over NVLink only: a share on a PCIe card is refused, not ignored */
+    char pcie[1024];
+    snprintf(pcie, sizeof pcie, "%s", text);
+    char *kind = strstr(pcie, "\"nvlink\"");
+    assert_non_null(kind);
+    memcpy(kind, "\"pcie\"  ", 8);
+    char *val = strstr(pcie, "\"half\"");
+    assert_non_null(val);
+    memcpy(val, "0.5   ", 6);
+    catalog_init(&cat);
+    assert_int_equal(catalog_add_gpus_text(&cat, pcie, strlen(pcie), "t.json", false, &err), LLMROOF_EINPUT);
+    catalog_free(&cat);
+    assert_non_null(strstr(err.msg, "interconnect.ll128_bandwidth_share"));
+    assert_non_null(strstr(err.msg, "needs an \"nvlink\" interconnect"));
+}
+
+/* A spanning all-reduce pays its protocol's intra-node fixed cost (review of the NCCL-table
+ * change): before, it took LL's zero-byte latency and moved the bytes at the node bandwidth, so
+ * 16 A100s over two nodes all-reduced 16 MiB faster than 8 in one (164.8 against 226.3 us).
+ * Intra: 8 x A100 SXM4 (busbw 234 GB/s, Simple 6.0 us per step, LL128 0.53); network 8 x 25 GB/s
+ * x 0.81 = 162 GB/s per node, 10 us, ring step 2.7 us. 16 MiB over 16 ranks, 2 x 15/16 x M =
+ * 31457280 B per rank; network steps: ring 2 x 1 x 2.7 = 5.4 us (tree 10):
+ *   Simple 100.8 + 10 + 5.4 + 31457280 / 162e9 (194.181 us)           = 310.381 us
+ *   LL128   40.6 + 10 + 5.4 + 31457280 / (0.53 x 234e9) (253.647 us)   = 309.647 us
+ *   LL      15.0 + 10 + 5.4 + 31457280 / 58.5e9 (537.731 us)           = 568.131 us
+ * LL128, 309.65 us, above the 226.27 us of one node's 8. */
+static void spanning_all_reduce_pays_its_protocols_fixed_cost(void **state)
+{
+    (void)state;
+    const struct llmroof_link_model a100 = { 300e9, 0.78, 6.6e-6, 0.6e-6, COMM_PROTO_NVLINK, 0, 0, 0, 6.0e-6, 0.53 };
+    const struct llmroof_link_model ib = { 25e9, 0.81, 10e-6, COMM_NET_RING_HOP_S, COMM_PROTO_NONE, 0, 0, 0, 0, 0 };
+    assert_rel_close(comm_allreduce_hier_s(&a100, &ib, 16, 8, 16777216.0), 309.646831156e-6, 1e-9);
+    for (double m = 1048576.0; m <= 67108864.0; m *= 4.0)
+        assert_true(comm_allreduce_hier_s(&a100, &ib, 16, 8, m) > comm_allreduce_s(&a100, 8, m));
 }
 
 int main(void)
@@ -189,6 +225,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(custom_allreduce_takes_the_gpus_own_latency),
         cmocka_unit_test(inter_node_all_reduce_pays_a_step_per_node),
+        cmocka_unit_test(spanning_all_reduce_pays_its_protocols_fixed_cost),
         cmocka_unit_test(mi300x_rccl_all_reduce_of_8_mib_by_hand),
         cmocka_unit_test(mi300x_all_reduces_cost_their_measured_custom_latency),
         cmocka_unit_test(a100_all_reduce_follows_its_measured_curve),

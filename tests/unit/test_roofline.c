@@ -42,10 +42,10 @@ static void all_reduce_protocols_by_hand(void **state)
      * = 208.6 us; Simple 8.4 + 2*5.7 = 19.8 + 1e6/20e9 (50 us) = 69.8 us */
     struct llmroof_link_model pcie = { 25e9, 0.8, 6.6e-6, 1.0e-6, COMM_PROTO_PCIE, 0, 0, 0, 0, 0 };
     assert_rel_close(comm_allreduce_s(&pcie, 2, 1e6), 69.8e-6, 1e-9);
-    /* NVLS at 270 GB/s: 6.6 + (58 - 6.6) + 64e6 / 270e9 (237.037 us) = 295.037 us < the ring's 534.6 */
+    /* NVLS at 270 GB/s: 6.6 + (71 - 6.6) + 64e6 / 270e9 (237.037 us) = 308.037 us < the ring's 534.6 */
     l.nvls_Bps = 270e9;
-    assert_rel_close(comm_allreduce_s(&l, 8, 64e6), 295.037037037e-6, 1e-9);
-    /* ...but not for 8 KB, where LL's 15.24 us wins over 58.03 us */
+    assert_rel_close(comm_allreduce_s(&l, 8, 64e6), 308.037037037e-6, 1e-9);
+    /* ...but not for 8 KB, where LL's 15.24 us wins over 71.03 us */
     assert_rel_close(comm_allreduce_s(&l, 8, 8e3), 15.2393162393e-6, 1e-9);
     /* mesh of 7 links (MI300X): 2 ranks use 1 link, busbw 448*0.75/7 = 48 GB/s; 64 MB, 2 steps,
      * 64e6 B per rank: Simple 8.4 + 2*3.4 = 15.2 us + 64e6/48e9 (1333.333 us) = 1348.533 us
@@ -86,11 +86,17 @@ static void all_reduce_follows_measured_nccl_tables(void **state)
     a100.simple_step_s = 0;
     a100.ll128_share = 0;
     assert_rel_close(comm_allreduce_s(&a100, 8, 4194304.0), 74.6952805648e-6, 1e-9);
-    /* H100 SXM with NVLS (270 GB/s): 16 MiB: 58 us + 16777216 / 270e9 (62.1378 us) = 120.1378 us;
-     * the ring's LL128 40.6 + 29360128 / (0.92 x 364.5e9) (87.5527 us) = 128.15 us. Measured 125 us
-     * (Azure ND H100 v5, busbw 234.45 GB/s) */
+    /* 8 x H100 SXM with NVLS (270 GB/s): 16 MiB: NVLS 71 us + 16777216 / 270e9 (62.1378 us) =
+     * 133.1378 us; the ring's LL128 40.6 + 29360128 / (0.92 x 364.5e9) (87.5527 us) = 128.1533 us
+     * wins (Simple 56 + 80.549 = 136.55). Measured 125 us (Azure ND H100 v5, busbw 234.45 GB/s).
+     * 64 MiB: NVLS 71 + 248.551 = 319.551 us (LL128 390.81, Simple 378.20); measured 325 us */
     struct llmroof_link_model h100 = { 450e9, 0.81, 6.6e-6, 0.6e-6, COMM_PROTO_NVLINK, 270e9, 0, 0, 0, 0 };
-    assert_rel_close(comm_allreduce_s(&h100, 8, 16777216.0), 120.137837037e-6, 1e-9);
+    assert_rel_close(comm_allreduce_s(&h100, 8, 16777216.0), 128.153313055e-6, 1e-9);
+    assert_rel_close(comm_allreduce_s(&h100, 8, 67108864.0), 319.551348148e-6, 1e-9);
+    /* 4 ranks: no NVLS (its bus bandwidth is the ring's there); 256 MiB, 6 steps, 1.5 M per rank:
+     * Simple 6.6 + 1.8 + 6 x 3.4 = 28.8 us + 402653184 / 364.5e9 (1104.67 us) = 1133.47 us, where
+     * NVLS would have given 71 + 994.20 = 1065.2 */
+    assert_rel_close(comm_allreduce_s(&h100, 4, 268435456.0), 1133.47265844e-6, 1e-9);
 }
 
 static void op_time_is_max_of_compute_and_memory(void **state)
