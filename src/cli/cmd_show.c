@@ -283,8 +283,10 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
     else
         kv(t, "dequant_min_tokens", "-", "weight-only formats dequantized inside the GEMM");
     /* the serving scheduler: what simulate and plan run with this profile */
-    kv(t, "admission", e->admit_no_evict ? "no-evict" : "optimistic",
-       e->admit_no_evict ? "admit when the prompt + max output KV fits" : "admit, preempt when KV blocks run out");
+    kv(t, "admission", e->admit_no_evict ? "no-evict" : e->admit_reserve ? "reserve" : "optimistic",
+       e->admit_no_evict  ? "admit when the prompt + max output KV fits"
+       : e->admit_reserve ? "admit when prompt + output fit beside the running outputs at the new-token ratio"
+                          : "admit, preempt when KV blocks run out");
     kvn(t, "max_seqs", "%.0f", (double)(e->max_seqs > 0 ? e->max_seqs : 256), e->max_seqs > 0 ? "running sequences at most" : "running sequences at most (default)");
     kvn(t, "max_batched_tokens", "%.0f", (double)(e->max_batched_tokens > 0 ? e->max_batched_tokens : 2048),
         e->max_batched_tokens > 0 ? "tokens per iteration" : "tokens per iteration (default)");

@@ -82,12 +82,10 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     }
     case OPT_ADMIT:
         x->have_admit = true;
-        if (strcmp(arg, "optimistic") == 0)
-            x->cfg.admit_no_evict = false;
-        else if (strcmp(arg, "no-evict") == 0)
-            x->cfg.admit_no_evict = true;
-        else
-            return cli_usage_error(c, "option '--admission': '%s' is not optimistic or no-evict", arg);
+        x->cfg.admit_no_evict = strcmp(arg, "no-evict") == 0;
+        x->cfg.admit_reserve = strcmp(arg, "reserve") == 0;
+        if (!x->cfg.admit_no_evict && !x->cfg.admit_reserve && strcmp(arg, "optimistic") != 0)
+            return cli_usage_error(c, "option '--admission': '%s' is not optimistic, no-evict or reserve", arg);
         return 0;
     case OPT_NOAPI: /* requests through the engine's own API (vLLM's LLM class): no server streaming */
         x->cfg.no_api_server = true;
@@ -378,7 +376,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         { OPT_MAXSEQS, "max-seqs", 0, "N", "running sequences at most (default: the engine's, else 256)", false },
         { OPT_MAXPAD, "max-paddings", 0, "N", "pad a prompt iteration's prompts to the longest, at most N padding tokens (vLLM 0.2.1-0.3: 256; 0 packed; default: the engine's)", false },
         { OPT_MAXLEN, "max-model-len", 0, "N", "context limit as vLLM's --max-model-len: a longer prompt is rejected, output stops at it (default none)", false },
-        { OPT_ADMIT, "admission", 0, "POLICY", "optimistic (preempt when KV runs out, vLLM) or no-evict (reserve prompt + output, TensorRT-LLM); default: the engine's, else optimistic", false },
+        { OPT_ADMIT, "admission", 0, "POLICY", "optimistic (preempt when KV runs out, vLLM), no-evict (reserve prompt + output, TensorRT-LLM) or reserve (SGLang's new-token ratio); default: the engine's, else optimistic", false },
         { OPT_QUIET, "quiet", 'q', NULL, "no progress line (shown only on a terminal, after a second)", false },
         { OPT_WARMUP, "warmup", 0, "N", "latency statistics skip the first N requests (a t=0 burst of a closed loop)", false },
         { OPT_BAND, "capacity-band", 0, "PCT", "rerun with the service rate PCT% (1-50) higher and lower; report the TTFT/TPOT range", false },
@@ -543,10 +541,12 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
     x->cfg.mem = x->s.mem;
     {
         /* the engine profile's scheduler (docs/metrics.md "Engine scheduling"); options given win */
-        const bool no_evict = x->cfg.admit_no_evict;
+        const bool no_evict = x->cfg.admit_no_evict, reserve = x->cfg.admit_reserve;
         sim_config_engine(&x->cfg, x->s.eff.engine, g, x->have_mbt, x->have_maxseqs);
-        if (x->have_admit)
+        if (x->have_admit) {
             x->cfg.admit_no_evict = no_evict;
+            x->cfg.admit_reserve = reserve;
+        }
         if (x->have_maxpad)
             x->cfg.max_paddings = x->max_paddings;
         sim_config_multi_step(&x->cfg, (int)x->sched_steps); /* after the profile's cpu_seq_s */

@@ -259,6 +259,9 @@ struct llmroof_engine {
                                          0: the engine's process and GIL, vLLM <= 0.5), [0, 1] */
     bool admit_no_evict;              /* "admission": "no-evict" (reserve prompt + max output KV at
                                          admission) instead of "optimistic" (preempt when blocks run out) */
+    bool admit_reserve;               /* "admission": "reserve" (SGLang's PrefillAdder: a new request's
+                                         prompt + output must fit the KV left after the running
+                                         requests' outputs at the new-token ratio; sim.h) */
     long max_seqs;                    /* default running-sequence limit, [1, 65536]; 0 = the simulator's 256 */
     long max_batched_tokens;          /* default token budget per iteration, [16, 1e7]; 0 = 2048 */
     long large_gpu_max_seqs;          /* on GPUs of >= 70 GiB other than A100 (vLLM >= 0.9); 0 = max_seqs */

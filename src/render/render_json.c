@@ -1146,6 +1146,8 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
         add_positive(o, "api_overlap", (double)e[i].api_overlap);
         if (e[i].admit_no_evict)
             cJSON_AddStringToObject(o, "admission", "no-evict");
+        if (e[i].admit_reserve)
+            cJSON_AddStringToObject(o, "admission", "reserve");
         add_positive(o, "max_seqs", (double)e[i].max_seqs);
         add_positive(o, "max_batched_tokens", (double)e[i].max_batched_tokens);
         add_positive(o, "large_gpu_max_seqs", (double)e[i].large_gpu_max_seqs);

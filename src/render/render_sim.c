@@ -53,10 +53,13 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
                 (unsigned long long)c->seed);
     if (c->max_model_len > 0)
         sbuf_printf(out, "; context limit %ld tokens", c->max_model_len);
-    if (c->admit_no_evict || c->waiting_served_ratio > 0 || c->cpu_seq_s > 0 || c->cpu_output_s > 0 || c->api_stream_s > 0 ||
+    if (c->admit_no_evict || c->admit_reserve || c->waiting_served_ratio > 0 || c->cpu_seq_s > 0 || c->cpu_output_s > 0 || c->api_stream_s > 0 ||
         c->warmup_requests > 0 || c->sched_steps > 1) { /* the engine's scheduler, --warmup, --scheduler-steps */
         sbuf_printf(out, "\nscheduler: %s admission, CPU %.3g us per sequence per iteration (%.0f%% overlapped)",
-                    c->admit_no_evict ? "guaranteed-no-evict" : "optimistic", c->cpu_seq_s * 1e6, 100.0 * c->cpu_overlap);
+                    c->admit_no_evict  ? "guaranteed-no-evict"
+                    : c->admit_reserve ? "new-token-ratio (SGLang)"
+                                       : "optimistic",
+                    c->cpu_seq_s * 1e6, 100.0 * c->cpu_overlap);
         const int gpus = sim_setup_gpus(s);
         if (c->worker_seq_s > 0 && gpus > 1) /* sim_cpu_step_s: the metadata pickled per Ray worker */
             sbuf_printf(out, " + %.3g us pickled for its %d Ray workers (%.3g each)", c->worker_seq_s * gpus * 1e6, gpus,

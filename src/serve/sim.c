@@ -80,6 +80,7 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
     c->spec_no_overlap = en->spec_no_overlap;
     c->pd_decode_first_token = en->pd_decode_first_token;
     c->admit_no_evict = en->admit_no_evict;
+    c->admit_reserve = en->admit_reserve;
     /* the context the engine serves: --max-model-len, else the model's own (vLLM's max_model_len) */
     const long ctx = c->max_model_len > 0 ? c->max_model_len : c->setup.model ? c->setup.model->max_context : 0;
     /* vLLM 0.5.4-0.6 V0 (arg_utils.py create_engine_config, PR #6666): chunked prefill only above
@@ -508,6 +509,8 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
         e->lazy = e->tick <= LZ_MAX_TICK;
     }
     const bool may_admit = c->sched_steps <= 1 || e->burst_left <= 0 || e->nrun == 0;
+    const bool was_idle = e->nrun == 0;
+    const long preempted_before = e->st.preemptions;
     if (!may_admit)
         e->burst_left--;
     if (!c->prefill_first) {
@@ -532,6 +535,8 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
     }
     if (may_admit && c->sched_steps > 1 && it.prefill_seqs == 0)
         e->burst_left = c->sched_steps - 1; /* a decode run starts */
+    if (c->admit_reserve)
+        sim_reserve_update(e, e->st.preemptions > preempted_before, it.decode_seqs > 0, was_idle);
     if (it.nsched == 0 && (e->held_out > 0 || e->held_in > 0)) {
         /* the queue's head needs blocks that requests in flight between the pools hold: nothing
          * runs until their K/V moves (sim_unstall) */
@@ -688,6 +693,7 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     const long per_rank = sim_rank_factor(c, e->sh.attn_dp);
     e->max_run = c->max_seqs * per_rank;
     e->budget = c->max_batched_tokens * per_rank;
+    e->ntr = SIM_RESERVE_INIT_RATIO;
     struct llmroof_mem_opts mo = c->mem;
     mo.max_batched_tokens = (double)e->budget; /* memory sizes one rank's workspace from its share */
     mo.max_seqs = (double)e->max_run;

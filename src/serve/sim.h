@@ -153,6 +153,14 @@ struct sim_config {
     bool admit_no_evict;             /* admit a request only when the KV of its whole prompt and output
                                         fits, reserved at admission (TensorRT-LLM GUARANTEED_NO_EVICT):
                                         never preempts; false: vLLM's optimistic admission + preemption */
+    bool admit_reserve;              /* SGLang's admission (PrefillAdder, schedule_policy.py): a request
+                                        is admitted only while its prompt + min(output, 4096) tokens
+                                        fit under the free KV less every running request's
+                                        min(output left, 4096) times the new-token ratio, which starts
+                                        at 0.7, falls by (0.7 - 0.098) / 600 per decode iteration to
+                                        0.098 and is set to (generated + 20 per running request) /
+                                        (their outputs + 1) after a retraction (SIM_RESERVE_*); its
+                                        blocks are taken as optimistic admission takes them */
     long warmup_requests;            /* latency statistics skip the first N requests created (--warmup) */
     double step_scale;               /* multiplies every iteration's time (the capacity band); 0 = 1 */
     int sched_steps;                 /* multi-step scheduling (vLLM --num-scheduler-steps): a decode
@@ -191,6 +199,17 @@ long sim_setup_rank_factor(const struct sim_config *c);
 /* The GPUs one instance of `s` spans, tp x pp: the Ray workers of vLLM before v0.2.7
  * (worker_seq_s, sim_cpu_step_s). */
 int sim_setup_gpus(const struct llmroof_setup *s);
+/* SGLang's admission reserve (sim_config.admit_reserve; python/sglang/global_config.py and
+ * schedule_policy.py, v0.4): the new-token ratio starts at SGLANG_INIT_NEW_TOKEN_RATIO 0.7,
+ * falls to 0.7 x SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR 0.14 over SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS
+ * 600 decode iterations, and after a retraction is re-estimated with retract_decode_steps 20
+ * tokens per running request; outputs count at most CLIP_MAX_NEW_TOKENS_ESTIMATION 4096 tokens. */
+#define SIM_RESERVE_INIT_RATIO 0.7
+#define SIM_RESERVE_MIN_FACTOR 0.14
+#define SIM_RESERVE_DECAY_STEPS 600.0
+#define SIM_RESERVE_RETRACT_STEPS 20.0
+#define SIM_RESERVE_CLIP 4096L
+
 /* Applies an engine profile's scheduling fields (CPU cost per sequence and its overlap, admission
  * policy, whole prefills and prefill-first iterations: these two only switched on, so that
  * --no-chunked-prefill stands) and, unless `keep_budget` / `keep_seqs`, its default token budget

@@ -214,6 +214,7 @@ struct engine {
     struct rstate *run;          /* running, in admission order: their live state */
     long nrun;
     double now;                  /* end of its last iteration, or when it last became busy */
+    double ntr;                  /* SGLang's new-token ratio (sim_config.admit_reserve), per instance */
     double link_free_s;          /* decode instance: when its incoming KV link is free */
     long held_out;               /* prefill instance: blocks its handed-over requests hold until their
                                     K/V has left */
@@ -430,6 +431,10 @@ void sim_schedule_running(struct runner *r, struct engine *e, struct iter *it);
  * continued before new prompts are admitted: SGLang's chunked request). */
 void sim_schedule_prompts(struct runner *r, struct engine *e, struct iter *it);
 void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, double now);
+/* SGLang's new-token ratio after an iteration (sim_config.admit_reserve): set from the running
+ * requests' progress when it retracted some, else one decay step when it decoded; back to its
+ * start when the instance was idle */
+void sim_reserve_update(struct engine *e, bool retracted, bool decoded, bool was_idle);
 double sim_iter_cost(const struct runner *r, const struct engine *e, const struct iter *it);
 
 /* sim_cluster.c */

@@ -392,6 +392,64 @@ static void arrived_first(struct deque *d)
     }
 }
 
+/* SGLang's admission reserve (sim_config.admit_reserve) ----------------------------------------- */
+
+/* Output tokens request x may still emit, as SGLang counts them: min(max_new_tokens - generated,
+ * CLIP_MAX_NEW_TOKENS_ESTIMATION). A lazy decoder's count is its stored offset + the tick. */
+static long reserve_left(const struct engine *e, const struct rstate *x)
+{
+    const long gen = (long)x->generated + (x->lazy ? e->tick : 0);
+    const long left = (long)x->output - gen;
+    return left <= 0 ? 0 : left < SIM_RESERVE_CLIP ? left : SIM_RESERVE_CLIP;
+}
+
+/* Whether request rs (its prompt from `start` on) may join replica `rep` under SGLang's rule
+ * (PrefillAdder.add_one_req): prompt left + output left must stay below the free KV tokens
+ * (free blocks and unreferenced cached prefixes, which the radix tree evicts) less what the
+ * running requests set aside: each one's output left times the new-token ratio, and at full
+ * length for the requests admitted in this same call (admission numbers from adm0 on), whose
+ * outputs PrefillAdder charges whole until they run. O(running) per candidate: the loop stops at
+ * the first that does not fit. */
+static bool reserve_fits(const struct runner *r, const struct engine *e, const struct rstate *rs, long start, int rep,
+                         long adm0)
+{
+    double reserved = 0.0;
+    for (long i = 0; i < e->nrun; i++) {
+        const struct rstate *x = &e->run[i];
+        if (e->rfree && x->replica != rep)
+            continue;
+        reserved += (double)reserve_left(e, x) * (x->adm >= adm0 ? 1.0 : e->ntr);
+    }
+    long freeb = kv_free(e, rep);
+    if (e->pg)
+        for (long g = 0; g < r->c->prefix_groups; g++)
+            if (e->pg[g].resident && e->pg[g].refs == 0 && e->pg[g].replica == rep)
+                freeb += e->pg[g].blocks;
+    const double need = (double)(rs->target - start) + (double)reserve_left(e, rs);
+    return need < (double)freeb * (double)e->bs - reserved;
+}
+
+void sim_reserve_update(struct engine *e, bool retracted, bool decoded, bool was_idle)
+{
+    const double init = SIM_RESERVE_INIT_RATIO, lo = init * SIM_RESERVE_MIN_FACTOR;
+    if (retracted) {
+        /* ScheduleBatch.retract_decode: (generated + 20 per request) / (max_new_tokens + 1) over
+         * the requests still running, at most 1 */
+        double gen = 0.0, out = 0.0;
+        for (long i = 0; i < e->nrun; i++) {
+            gen += (double)e->run[i].generated + (e->run[i].lazy ? (double)e->tick : 0.0);
+            out += (double)e->run[i].output;
+        }
+        const double est = (gen + SIM_RESERVE_RETRACT_STEPS * (double)e->nrun) / (out + 1.0);
+        e->ntr = est < 1.0 ? est : 1.0;
+    } else if (decoded) {
+        const double next = e->ntr - (init - lo) / SIM_RESERVE_DECAY_STEPS;
+        e->ntr = next > lo ? next : lo;
+    }
+    if (was_idle && !retracted) /* the event loop's idle branch resets it (scheduler.py) */
+        e->ntr = decoded ? init - (init - lo) / SIM_RESERVE_DECAY_STEPS : init;
+}
+
 void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, double now)
 {
     const struct sim_config *c = r->c;
@@ -408,6 +466,7 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
     if (e->rblocked)
         memset(e->rblocked, 0, (size_t)nrep);
     bool held_only = false; /* the head waits for blocks: only requests holding theirs pass it */
+    const long adm0 = e->adm_next; /* requests admitted from here on are this call's */
     while (pos < e->waiting.n && e->nrun < e->max_run && it->budget > 0) {
         const struct rstate *w = dq_at(&e->waiting, pos);
         const long id = w->id;
@@ -450,9 +509,12 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
         long need = blocks_for(upto, e->bs) - have + e->state_blocks - rs->blocks;
         if (need < 0)
             need = 0;
-        if (need > kv_free(e, rep))
+        /* SGLang's reserve: the prompt and the output must fit beside the running outputs at the
+         * new-token ratio (reserve_fits), or the head waits as for blocks */
+        const bool reserve_ok = !c->admit_reserve || rs->blocks > 0 || reserve_fits(r, e, rs, start, rep, adm0);
+        if (need > kv_free(e, rep) && reserve_ok)
             evict_for(r, e, rep, need, hit ? g : -1);
-        if (need > kv_free(e, rep)) {
+        if (need > kv_free(e, rep) || !reserve_ok) {
             /* the head waits for blocks; nobody on its replica overtakes it, but a disaggregated
              * request whose transfer took its blocks (sim_start_transfers) holds them already:
              * kept behind a preempted head that cannot grow, it would hold them for ever */

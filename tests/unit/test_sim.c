@@ -2346,6 +2346,60 @@ static void lazy_decode_matches_the_per_sequence_scheduler(void **state)
     catalog_free(&cat);
 }
 
+/* SGLang's admission reserve (issue 23 review: purely optimistic admission let the SGLang profile
+ * admit every arrival until the KV ran out, then retract thousands). llama-2-7b on an A100 40GB,
+ * 100 requests of 1000 + 1000 tokens queued at once, whole prompts, one admission call at t = 0 with
+ * a budget that never binds. Candidate j (0-based) finds T - 63 j free blocks (each admitted
+ * prompt took ceil(1000 / 16) = 63) and the j admitted before it reserving their whole 1000-token
+ * outputs (this call's admissions count at full length); it joins while
+ *   1000 + 1000 < 16 (T - 63 j) - 1000 j = 16 T - 2008 j,   j < (16 T - 2000) / 2008,
+ * so ceil((16 T - 2000) / 2008) start at t = 0, where optimistic admission starts floor(T / 63). */
+static void reserve_admission_holds_back_what_outputs_need(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 1000, 1000, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-40gb", 1, &w);
+    c.mode = SIM_OFFLINE;
+    c.requests = 100;
+    c.max_seqs = 256;
+    c.max_batched_tokens = 65536;
+    c.prefill_first = true;
+    c.chunked_prefill = false;
+    struct sim_result r;
+    for (int reserve = 0; reserve < 2; reserve++) {
+        c.admit_reserve = reserve == 1;
+        run(&c, &r);
+        assert_int_equal(r.completed, 100);
+        const double T = (double)r.kv_blocks_total;
+        long at_zero = 0;
+        for (long i = 0; i < r.requests; i++)
+            at_zero += r.reqs[i].first_sched_s == 0.0;
+        const long expect = reserve ? (long)ceil((16.0 * T - 2000.0) / 2008.0) : (long)floor(T / 63.0);
+        assert_true(expect > 1 && expect < 65); /* below the requests and the budget's 65 prompts */
+        assert_int_equal(at_zero, expect);
+        sim_result_free(&r);
+    }
+    /* under the memory pressure that preempts optimistic admission (64 users of 2048 + 2048
+     * tokens), the reserve preempts far less and still finishes every request */
+    struct workload w2 = { WORKLOAD_FIXED, 2048, 2048, NULL, 0 };
+    struct sim_config d = config(&cat, "llama-2-7b", "a10", 1, &w2);
+    d.concurrency = 64;
+    d.requests = 128;
+    d.think_min_s = d.think_max_s = 0;
+    long pre[2];
+    for (int reserve = 0; reserve < 2; reserve++) {
+        d.admit_reserve = reserve == 1;
+        run(&d, &r);
+        assert_int_equal(r.completed, 128);
+        pre[reserve] = r.preemptions;
+        sim_result_free(&r);
+    }
+    assert_true(pre[0] > 0);
+    assert_true(pre[1] * 4 < pre[0]);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2374,6 +2428,7 @@ int main(void)
         cmocka_unit_test(max_model_len_refuses_long_prompts_and_caps_output),
         cmocka_unit_test(memory_pressure_preempts_and_still_finishes),
         cmocka_unit_test(no_evict_admission_never_preempts),
+        cmocka_unit_test(reserve_admission_holds_back_what_outputs_need),
         cmocka_unit_test(mixed_iterations_cost_decode_attention_per_sequence),
         cmocka_unit_test(cpu_work_per_sequence_adds_or_overlaps),
         cmocka_unit_test(speculation_turns_the_overlap_off_where_the_engine_does),
