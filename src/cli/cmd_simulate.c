@@ -349,7 +349,7 @@ static int capacity_band(struct cli *c, const struct ctx *x, const struct sim_re
     const double pct = 100.0 * x->band;
     sbuf_printf(&c->out, "\ncapacity band: the service rate %.4g%% lower and higher (iteration times x %.4f and x %.4f)\n\n",
                 pct, 1.0 / (1.0 - x->band), 1.0 / (1.0 + x->band));
-    sbuf_printf(&c->out, "%-16s %12s %12s %12s\n", "metric", "rate -band", "simulated", "rate +band");
+    sbuf_printf(&c->out, "%-16s %14s %14s %14s\n", "metric", "service -band", "simulated", "service +band");
     const struct { const char *name; double a, b, c; } rows[] = {
         { "ttft_p50_ms", 1e3 * lo.ttft.p50, 1e3 * base->ttft.p50, 1e3 * hi.ttft.p50 },
         { "ttft_p90_ms", 1e3 * lo.ttft.p90, 1e3 * base->ttft.p90, 1e3 * hi.ttft.p90 },
@@ -359,7 +359,7 @@ static int capacity_band(struct cli *c, const struct ctx *x, const struct sim_re
         { "output_tok_s", lo.output_tok_s, base->output_tok_s, hi.output_tok_s },
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-        sbuf_printf(&c->out, "%-16s %12.3f %12.3f %12.3f\n", rows[i].name, rows[i].a, rows[i].b, rows[i].c);
+        sbuf_printf(&c->out, "%-16s %14.3f %14.3f %14.3f\n", rows[i].name, rows[i].a, rows[i].b, rows[i].c);
     if (lo.overloaded != base->overloaded || hi.overloaded != base->overloaded)
         sbuf_printf(&c->out, "overloaded: %s at -band, %s as simulated, %s at +band: the load sits on the capacity cliff\n",
                     lo.overloaded ? "yes" : "no", base->overloaded ? "yes" : "no", hi.overloaded ? "yes" : "no");
@@ -378,7 +378,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         { OPT_MAXLEN, "max-model-len", 0, "N", "context limit as vLLM's --max-model-len: a longer prompt is rejected, output stops at it (default none)", false },
         { OPT_ADMIT, "admission", 0, "POLICY", "optimistic (preempt when KV runs out, vLLM), no-evict (reserve prompt + output, TensorRT-LLM) or reserve (SGLang's new-token ratio); default: the engine's, else optimistic", false },
         { OPT_QUIET, "quiet", 'q', NULL, "no progress line (shown only on a terminal, after a second)", false },
-        { OPT_WARMUP, "warmup", 0, "N", "latency statistics skip the first N requests (a t=0 burst of a closed loop)", false },
+        { OPT_WARMUP, "warmup", 0, "N", "latency statistics skip the first N requests (while a closed loop's users start, or a queue fills)", false },
         { OPT_BAND, "capacity-band", 0, "PCT", "rerun with the service rate PCT% (1-50) higher and lower; report the TTFT/TPOT range", false },
         { OPT_NOCHUNK, "no-chunked-prefill", 0, NULL, "prefill each prompt whole in one iteration", false },
         { OPT_SCHEDSTEPS, "scheduler-steps", 0, "N", "multi-step scheduling (vLLM 0.6 --num-scheduler-steps): admit and schedule once per N decode iterations, scheduling CPU / N (default 1)", false },
@@ -682,7 +682,15 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
             free(j);
         } else {
             if (c->format == TABLE_TEXT || c->format == TABLE_MD) {
-                render_sim_header(&x->cfg, wname, &c->out);
+                /* the swept setting varies by row: the header names it swept, not its last value */
+                struct sim_config hc = x->cfg;
+                if (strcmp(x->sweep_name, "rate") == 0)
+                    hc.rate_qps = 0;
+                else if (strcmp(x->sweep_name, "concurrency") == 0)
+                    hc.concurrency = 0;
+                else if (strcmp(x->sweep_name, "max_batched_tokens") == 0)
+                    hc.max_batched_tokens = 0;
+                render_sim_header(&hc, wname, &c->out);
                 sbuf_printf(&c->out, "\nsweep of %s:\n\n", x->sweep_name);
             }
             render_sim_sweep(x->sweep_name, res, pts.n, c->format, &c->out);

@@ -28,23 +28,33 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
     char lay_s[96];
     sbuf_printf(out, "%s on %d x %s (TP %d%s): ", s->model->id, layout_gpus(s, lay_s, sizeof lay_s), s->gpu->id,
                 s->tp, lay_s);
+    /* a sweep's header leaves its swept setting at 0 (cmd_simulate.c): the rows give it */
+    char users[48], rate[48];
+    if (c->concurrency > 0)
+        snprintf(users, sizeof users, "%ld user%s", c->concurrency, PL(c->concurrency));
+    else
+        snprintf(users, sizeof users, "the swept users");
+    if (c->rate_qps > 0)
+        snprintf(rate, sizeof rate, "%g requests/s", c->rate_qps);
+    else
+        snprintf(rate, sizeof rate, "arrivals at the swept rates");
     if (c->mode == SIM_CLOSED && c->think_min_s == c->think_max_s)
-        sbuf_printf(out, "closed loop, %ld user%s, %ld request%s, think %g s, workload %s", c->concurrency,
-                    PL(c->concurrency), c->requests, PL(c->requests),
+        sbuf_printf(out, "closed loop, %s, %ld request%s, think %g s, workload %s", users, c->requests, PL(c->requests),
                     c->think_min_s, wl);
     else if (c->mode == SIM_CLOSED)
-        sbuf_printf(out, "closed loop, %ld user%s, %ld request%s, think %g-%g s, workload %s", c->concurrency,
-                    PL(c->concurrency), c->requests, PL(c->requests),
-                    c->think_min_s, c->think_max_s, wl);
+        sbuf_printf(out, "closed loop, %s, %ld request%s, think %g-%g s, workload %s", users, c->requests,
+                    PL(c->requests), c->think_min_s, c->think_max_s, wl);
     else if (c->mode == SIM_RATE)
-        sbuf_printf(out, "open loop, Poisson %g requests/s, %ld request%s, workload %s", c->rate_qps, c->requests,
-                    PL(c->requests), wl);
+        sbuf_printf(out, "open loop, Poisson %s, %ld request%s, workload %s", rate, c->requests, PL(c->requests), wl);
     else if (c->mode == SIM_OFFLINE)
         sbuf_printf(out, "offline, %ld request%s queued at t=0, workload %s", c->requests, PL(c->requests), wl);
     else
         sbuf_printf(out, "trace of %zu request%s", c->ntrace, c->ntrace == 1 ? "" : "s");
-    sbuf_printf(out, "; budget %ld tokens/iteration, %ld sequence%s", c->max_batched_tokens, c->max_seqs,
-                PL(c->max_seqs));
+    if (c->max_batched_tokens > 0)
+        sbuf_printf(out, "; budget %ld tokens/iteration, %ld sequence%s", c->max_batched_tokens, c->max_seqs,
+                    PL(c->max_seqs));
+    else
+        sbuf_printf(out, "; the swept token budgets, %ld sequence%s", c->max_seqs, PL(c->max_seqs));
     /* an engine whose attention DP ranks schedule on their own holds both limits per rank (sim.c) */
     const long ranks = sim_setup_rank_factor(c);
     if (ranks > 1)

@@ -69,7 +69,10 @@ struct sim_config plan_sim_config(const struct plan_input *in, const struct llmr
 void plan_instance_limits(const struct plan_input *in, const struct llmroof_gpu *g, int attn_dp, long *max_seqs,
                           long *max_batched_tokens);
 
-enum plan_binding { PLAN_BIND_NONE, PLAN_BIND_TTFT, PLAN_BIND_TPOT, PLAN_BIND_CAP, PLAN_BIND_LOAD };
+/* What stops more load: an SLO, the instance's sequence limit (TTFT misses while every slot is
+ * taken and TPOT has room: requests queue for a slot, not for the GPU), the search's user cap, or
+ * overload */
+enum plan_binding { PLAN_BIND_NONE, PLAN_BIND_TTFT, PLAN_BIND_TPOT, PLAN_BIND_CAP, PLAN_BIND_LOAD, PLAN_BIND_SEQS };
 const char *plan_binding_name(enum plan_binding b);
 
 struct plan_option {

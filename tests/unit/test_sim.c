@@ -2400,6 +2400,36 @@ static void reserve_admission_holds_back_what_outputs_need(void **state)
     catalog_free(&cat);
 }
 
+/* An open loop at a stated rate above the steady-state service bound is overloaded whatever its
+ * arrivals drew (planner review D1: a 1000-request run at 24 requests/s drew 21.8 in its second
+ * half and passed a bound of 23.0 with one seed of four), and the bound is the workload's: the
+ * same under every seed. Llama-3.1-70B on 4 H100s, chat: the bound of a first run, then 3% above
+ * it under four seeds, every one overloaded. */
+static void a_stated_rate_above_the_bound_is_overload(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-3.1-70b", "h100", 4, &w);
+    c.mode = SIM_RATE;
+    c.rate_qps = 10.0;
+    c.requests = 1000;
+    struct sim_result r;
+    run(&c, &r);
+    const double bound = r.capacity_qps;
+    sim_result_free(&r);
+    assert_true(bound > 10.0);
+    c.rate_qps = 1.03 * bound;
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        c.seed = seed;
+        run(&c, &r);
+        assert_true(r.overloaded);
+        assert_rel_close(r.capacity_qps, bound, 1e-12); /* the workload's, not the draw's */
+        sim_result_free(&r);
+    }
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2429,6 +2459,7 @@ int main(void)
         cmocka_unit_test(memory_pressure_preempts_and_still_finishes),
         cmocka_unit_test(no_evict_admission_never_preempts),
         cmocka_unit_test(reserve_admission_holds_back_what_outputs_need),
+        cmocka_unit_test(a_stated_rate_above_the_bound_is_overload),
         cmocka_unit_test(mixed_iterations_cost_decode_attention_per_sequence),
         cmocka_unit_test(cpu_work_per_sequence_adds_or_overlaps),
         cmocka_unit_test(speculation_turns_the_overlap_off_where_the_engine_does),
