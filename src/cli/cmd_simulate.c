@@ -293,7 +293,7 @@ static void warn_overload(struct cli *c, const struct sim_result *r, const char 
     if (r->overloaded && r->overloaded_by_bound)
         fprintf(c->errf, "llmroof: warning: %soverloaded: %.3f requests/s offered, above the steady-state service bound "
                         "of %.3f: its queue grows without limit, and its latencies with the run's length\n",
-                what, r->offered_rate_qps, r->capacity_qps);
+                what, r->steady_rate_qps, r->capacity_qps);
     else if (r->overloaded && r->may_be_filling)
         /* the rates are the window's (sim_stats.c overload_metrics): a window shorter than a few
          * request lives completes little even where the server keeps up, so the whole run's rate

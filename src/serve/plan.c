@@ -67,6 +67,19 @@ void plan_instance_limits(const struct plan_input *in, const struct llmroof_gpu 
     *max_batched_tokens = c.max_batched_tokens * f;
 }
 
+/* The running-sequence limit of a whole instance of layout `code` on g: per rank times the
+ * attention ranks for an engine that schedules each rank on its own (sim.c), else the limit. */
+static struct llmroof_setup setup_for(const struct plan_input *in, const struct llmroof_gpu *g, int tp);
+static long instance_max_seqs(const struct plan_input *in, const struct llmroof_gpu *g, int code)
+{
+    const struct llmroof_setup s = setup_for(in, g, code);
+    const struct llmroof_layout lay = estimate_layout(&s);
+    struct llmroof_shard sh;
+    long seqs = 0, toks = 0;
+    plan_instance_limits(in, g, ops_shard_layout(in->model, &lay, &sh, NULL) == 0 ? sh.attn_dp : 1, &seqs, &toks);
+    return seqs;
+}
+
 /* Memory options of an instance on g (as sim.c sizes them): the workspace of the whole
  * instance's budget, which memory_eval_layout shares over its attention ranks. */
 static struct llmroof_mem_opts mem_opts_for(const struct plan_input *in, const struct llmroof_gpu *g, int attn_dp)
@@ -111,7 +124,6 @@ static void fast_latency(const struct plan_input *in, const struct llmroof_setup
     }
 }
 
-static struct llmroof_setup setup_for(const struct plan_input *in, const struct llmroof_gpu *g, int tp);
 static void lname(const struct plan_input *in, int n, int mode, char *buf, size_t size);
 
 int plan_meets(const struct plan_input *in, const struct llmroof_gpu *g, int tp, long users, bool *meets,
@@ -152,7 +164,7 @@ int plan_meets(const struct plan_input *in, const struct llmroof_gpu *g, int tp,
         *ttft_s = pick(&r.ttft, in->percentile);
         *tpot_s = pick(&r.tpot, in->percentile);
         bool errors = r.errors > 0;
-        slots_full = r.max_batch >= c.max_seqs;
+        slots_full = r.max_batch >= instance_max_seqs(in, g, tp); /* the whole instance's slots */
         sim_result_free(&r);
         if (errors) {
             *meets = false;
@@ -1244,7 +1256,8 @@ static void rate_observations(const struct plan_input *in, struct plan_result *o
     }
     if (in->rate_qps > 0)
         add_obs(out, "Each layout is the smallest pool(s) whose simulated run at %g requests/s (Poisson, %ld requests, "
-                     "least-loaded router) meets both SLOs without overload; disaggregated layouts size the prefill pool "
+                     "longer where so short a run could not tell a filling server from an overloaded one; least-loaded "
+                     "router) meets both SLOs without overload; disaggregated layouts size the prefill pool "
                      "alone for TTFT, then the decode pool behind it.",
                 in->rate_qps, rate_pool(in->rate_qps));
     int npruned = 0;
@@ -1502,8 +1515,7 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
                 plan_binding_name(b->binding), in->percentile,
                 b->ttft_s * 1e3, b->tpot_s * 1e3);
         if (b->binding == PLAN_BIND_SEQS) {
-            long seqs = 0, mbt = 0;
-            plan_instance_limits(in, b->gpu, 1, &seqs, &mbt);
+            const long seqs = instance_max_seqs(in, b->gpu, LAY(b->tp, b->mode));
             add_obs(out, "%s: the next users wait for one of the instance's %ld sequence slots, not for the GPUs "
                          "(TPOT has room): a larger --max-seqs admits more and may change which layout wins.",
                     b->gpu->id, seqs);

@@ -298,6 +298,8 @@ struct sim_result {
     double sustained_rate_qps;             /* completions per second over the same window */
     double queue_growth_per_s;             /* change in requests in the system over that window, per second */
     double capacity_qps;                   /* steady-state service rate bound of the cluster (0: not bounded) */
+    double steady_rate_qps;                /* the rate compared with it: the stated rate of a Poisson run,
+                                              the window's arrivals of a trace */
     double window_lives;                   /* the window's length over the mean life (arrival to last token)
                                               of a completed request: below 3, a server still filling its batch
                                               shows the same growing queue as an overloaded one */

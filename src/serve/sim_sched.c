@@ -399,7 +399,9 @@ static void arrived_first(struct deque *d)
 static long reserve_left(const struct engine *e, const struct rstate *x)
 {
     const long gen = (long)x->generated + (x->lazy ? e->tick : 0);
-    const long left = (long)x->output - gen;
+    /* a disaggregated prefill instance runs each request with max_new_tokens 1 (SGLang's
+     * disaggregation/prefill.py): one token to reserve */
+    const long left = (e->prefill_only ? 1L : (long)x->output) - gen;
     return left <= 0 ? 0 : left < SIM_RESERVE_CLIP ? left : SIM_RESERVE_CLIP;
 }
 
@@ -411,19 +413,27 @@ static long reserve_left(const struct engine *e, const struct rstate *x)
  * outputs PrefillAdder charges whole until they run. O(running) per candidate: the loop stops at
  * the first that does not fit. */
 static bool reserve_fits(const struct runner *r, const struct engine *e, const struct rstate *rs, long start, int rep,
-                         long adm0)
+                         long adm0, long own_group)
 {
     double reserved = 0.0;
+    long running = 0;
     for (long i = 0; i < e->nrun; i++) {
         const struct rstate *x = &e->run[i];
         if (e->rfree && x->replica != rep)
             continue;
+        running++;
         reserved += (double)reserve_left(e, x) * (x->adm >= adm0 ? 1.0 : e->ntr);
     }
+    /* alone on its replica, a request that fits the pool at all runs (the rejection rule turned
+     * away the ones that cannot): the strict test would hold an exact fit back for ever */
+    if (running == 0)
+        return true;
     long freeb = kv_free(e, rep);
+    /* unreferenced cached prefixes are evictable, but not the candidate's own, which its need
+     * already leaves out (SGLang locks the prefix, then checks again) */
     if (e->pg)
         for (long g = 0; g < r->c->prefix_groups; g++)
-            if (e->pg[g].resident && e->pg[g].refs == 0 && e->pg[g].replica == rep)
+            if (g != own_group && e->pg[g].resident && e->pg[g].refs == 0 && e->pg[g].replica == rep)
                 freeb += e->pg[g].blocks;
     const double need = (double)(rs->target - start) + (double)reserve_left(e, rs);
     return need < (double)freeb * (double)e->bs - reserved;
@@ -511,7 +521,7 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
             need = 0;
         /* SGLang's reserve: the prompt and the output must fit beside the running outputs at the
          * new-token ratio (reserve_fits), or the head waits as for blocks */
-        const bool reserve_ok = !c->admit_reserve || rs->blocks > 0 || reserve_fits(r, e, rs, start, rep, adm0);
+        const bool reserve_ok = !c->admit_reserve || rs->blocks > 0 || reserve_fits(r, e, rs, start, rep, adm0, hit ? g : -1);
         if (need > kv_free(e, rep) && reserve_ok)
             evict_for(r, e, rep, need, hit ? g : -1);
         if (need > kv_free(e, rep) || !reserve_ok) {

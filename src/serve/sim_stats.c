@@ -215,8 +215,9 @@ static double cluster_capacity_qps(const struct runner *r, double *life_s)
      * of four 1000-request runs of one rate between 22.4 and 23.5 requests/s: planner review D1);
      * a trace or a closed loop keeps its own requests' means. A context limit that caps outputs
      * (max_model_len) keeps the sample's, which saw the cap. */
-    if (r->c->mode == SIM_RATE && r->c->workload && !(r->c->max_model_len > 0))
-        workload_means(r->c->workload, &P, &O);
+    if (r->c->mode == SIM_RATE && r->c->workload && !(r->c->max_model_len > 0) && n == r->nreq)
+        workload_means(r->c->workload, &P, &O); /* (a run that rejected some keeps its sample: the
+                                                   rejected lengths are not served) */
     double pool[2] = { 0, 0 };
     for (int i = 0; i < r->ne; i++) {
         double q = instance_capacity_qps(r, &r->E[i], P, O);
@@ -304,6 +305,7 @@ static void overload_metrics(struct runner *r)
      * half and passed a bound of 23.0 that no run long enough meets; planner review D1); a trace
      * has only its drawn arrivals */
     const double steady = r->c->mode == SIM_RATE && r->c->rate_qps > 0 ? r->c->rate_qps : out->offered_rate_qps;
+    out->steady_rate_qps = steady;
     bool beyond_bound = out->capacity_qps > 0 && steady > out->capacity_qps;
     out->overloaded = queue_grows || beyond_bound;
     out->overloaded_by_bound = beyond_bound && !queue_grows;

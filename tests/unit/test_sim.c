@@ -2430,6 +2430,46 @@ static void a_stated_rate_above_the_bound_is_overload(void **state)
     catalog_free(&cat);
 }
 
+/* Review of the reserve and bound changes: a request that exactly fills the KV pool (prompt +
+ * output - 1 = its tokens: the rejection rule lets it in) runs alone under the reserve instead of
+ * waiting for ever (it had ended the run with "scheduler made no progress"); and a rate run whose
+ * workload draws requests the cache rejects keeps its served requests' lengths for the bound (the
+ * workload's expected lengths, 900,000-token prompts included, had put the bound at 0.04
+ * requests/s and called a run that kept up overloaded). */
+static void reserve_and_bound_edge_cases(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 1000, 1000, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, &w);
+    c.mode = SIM_RATE;
+    c.rate_qps = 1.0;
+    c.requests = 2;
+    c.admit_reserve = true;
+    struct sim_result r;
+    run(&c, &r);
+    const long tokens = r.kv_blocks_total * r.block_size;
+    sim_result_free(&r);
+    w.prompt = tokens - 4096;
+    w.output = 4097; /* prompt + output - 1 = tokens: fits exactly */
+    run(&c, &r);
+    assert_int_equal(r.errors, 0);
+    assert_int_equal(r.completed, 2);
+    sim_result_free(&r);
+    long pairs[8] = { 200, 100, 200, 100, 200, 100, 900000, 10 };
+    struct workload wp = { WORKLOAD_PAIRS, 0, 0, pairs, 4 };
+    c.workload = &wp;
+    c.admit_reserve = false;
+    c.rate_qps = 10.0;
+    c.requests = 400;
+    run(&c, &r);
+    assert_true(r.errors > 0);       /* the 900,000-token prompts are rejected */
+    assert_true(r.capacity_qps > 20.0); /* the served requests' bound, not 0.04 */
+    assert_false(r.overloaded);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -2460,6 +2500,7 @@ int main(void)
         cmocka_unit_test(no_evict_admission_never_preempts),
         cmocka_unit_test(reserve_admission_holds_back_what_outputs_need),
         cmocka_unit_test(a_stated_rate_above_the_bound_is_overload),
+        cmocka_unit_test(reserve_and_bound_edge_cases),
         cmocka_unit_test(mixed_iterations_cost_decode_attention_per_sequence),
         cmocka_unit_test(cpu_work_per_sequence_adds_or_overlaps),
         cmocka_unit_test(speculation_turns_the_overlap_off_where_the_engine_does),
