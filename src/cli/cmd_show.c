@@ -326,6 +326,8 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
     kvn(t, "cpu_output_overlap", "%.2f", e->cpu_output_overlap, "share of it hidden under the GPU step");
     kvn(t, "api_stream", "%.1f", e->api_stream_s * 1e6, "us of API server per streamed chunk");
     kvn(t, "api_overlap", "%.2f", e->api_overlap, "share of it off the engine's step");
+    if (e->kv_watermark > 0)
+        kvn(t, "kv_watermark", "%.2f", e->kv_watermark, "share of KV blocks an admission leaves free");
     kvb(t, "spec_no_overlap", e->spec_no_overlap, "speculative decoding turns the CPU overlap off");
     kvb(t, "pd_decode_first_token", e->pd_decode_first_token,
         "disaggregated: the first token comes from the decode instance (TTFT includes the hand-over)");

@@ -1134,7 +1134,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "fp16_accumulate", "attention_kernel",
                                           "dequant_min_tokens", "custom_allreduce", "first_token_decode",
                                           "cpu_seq_s", "worker_seq_s", "cpu_overlap", "admission", "max_seqs", "max_batched_tokens",
-                                          "cpu_output_s", "cpu_output_overlap", "api_stream_s", "api_overlap",
+                                          "cpu_output_s", "cpu_output_overlap", "api_stream_s", "api_overlap", "kv_watermark",
                                           "large_gpu_max_seqs", "large_gpu_max_batched_tokens", "offline_max_batched_tokens",
                                           "offline_large_gpu_max_batched_tokens", "budget_min_context",
                                           "chunked_prefill_min_context", "chunked_max_batched_tokens",
@@ -1187,6 +1187,9 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                               &g->cpu_output_overlap, NULL)) ||
         (rc = json_get_number(c, e, "api_stream_s", "api_stream_s", false, 0, false, 1e-3, &g->api_stream_s, NULL)) ||
         (rc = json_get_number(c, e, "api_overlap", "api_overlap", false, 0, false, 1, &g->api_overlap, NULL)) ||
+        /* the share of the KV blocks a new admission must leave free (vLLM V0's block manager
+         * watermark, 0.01), 0 to 0.2 */
+        (rc = json_get_number(c, e, "kv_watermark", "kv_watermark", false, 0, false, 0.2, &g->kv_watermark, NULL)) ||
         (rc = json_get_long(c, e, "max_seqs", false, 1, 65536, &g->max_seqs, NULL)) ||
         (rc = json_get_long(c, e, "max_batched_tokens", false, 16, 10000000, &g->max_batched_tokens, NULL)) ||
         (rc = json_get_long(c, e, "large_gpu_max_seqs", false, 1, 65536, &g->large_gpu_max_seqs, NULL)) ||

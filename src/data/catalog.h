@@ -253,6 +253,8 @@ struct llmroof_engine {
                                          stop checks, detokenisation), s [0, 1 ms] */
     double cpu_output_overlap;        /* share of it that overlaps the GPU step (vLLM 0.6's asynchronous
                                          output processor: 1), [0, 1] */
+    double kv_watermark;              /* share of the KV blocks an admission must leave free (vLLM V0's
+                                         block manager watermark: 0.01), [0, 0.2] */
     double api_stream_s;              /* API server per streamed chunk (one per sequence per iteration:
                                          OpenAI response formatting, SSE), s [0, 1 ms] */
     double api_overlap;               /* share of it off the engine's step (1: its own process, vLLM >= 0.6;

@@ -1142,6 +1142,7 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
         add_positive(o, "cpu_overlap", (double)e[i].cpu_overlap);
         add_positive(o, "cpu_output_s", (double)e[i].cpu_output_s);
         add_positive(o, "cpu_output_overlap", (double)e[i].cpu_output_overlap);
+        add_positive(o, "kv_watermark", (double)e[i].kv_watermark);
         add_positive(o, "api_stream_s", (double)e[i].api_stream_s);
         add_positive(o, "api_overlap", (double)e[i].api_overlap);
         if (e[i].admit_no_evict)

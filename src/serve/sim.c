@@ -74,6 +74,7 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
     c->cpu_overlap = en->cpu_overlap;
     c->cpu_output_s = en->cpu_output_s;
     c->cpu_output_overlap = en->cpu_output_overlap;
+    c->kv_watermark = en->kv_watermark;
     /* an offline run through the engine's Python API (vLLM's LLM class) streams through no server */
     c->api_stream_s = c->no_api_server ? 0.0 : en->api_stream_s;
     c->api_overlap = en->api_overlap;

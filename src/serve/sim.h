@@ -145,6 +145,10 @@ struct sim_config {
     double cpu_output_s;             /* engine output processing per scheduled sequence per iteration
                                         (GPU->CPU copy, stop checks, detokenisation), s */
     double cpu_output_overlap;       /* share in [0, 1] of it that runs during the GPU step */
+    double kv_watermark;             /* share in [0, 0.2] of the KV blocks a waiting request's admission
+                                        must leave free, while others run (vLLM V0's block manager
+                                        can_allocate: free - needed >= int(0.01 x total), "to avoid
+                                        frequent cache eviction"); 0: none */
     double api_stream_s;             /* API server per streamed chunk (one per scheduled sequence), s */
     bool no_api_server;              /* requests through the engine's own API (vLLM's LLM class, as
                                         benchmark_throughput.py runs it), no HTTP server: the profile's

@@ -392,6 +392,17 @@ static void arrived_first(struct deque *d)
     }
 }
 
+/* Sequences running on replica `rep` (all of them without data-parallel attention). */
+static long running_on(const struct engine *e, int rep)
+{
+    if (!e->rfree)
+        return e->nrun;
+    long n = 0;
+    for (long i = 0; i < e->nrun; i++)
+        n += e->run[i].replica == rep;
+    return n;
+}
+
 /* SGLang's admission reserve (sim_config.admit_reserve) ----------------------------------------- */
 
 /* Output tokens request x may still emit, as SGLang counts them: min(max_new_tokens - generated,
@@ -522,9 +533,14 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
         /* SGLang's reserve: the prompt and the output must fit beside the running outputs at the
          * new-token ratio (reserve_fits), or the head waits as for blocks */
         const bool reserve_ok = !c->admit_reserve || rs->blocks > 0 || reserve_fits(r, e, rs, start, rep, adm0, hit ? g : -1);
-        if (need > kv_free(e, rep) && reserve_ok)
-            evict_for(r, e, rep, need, hit ? g : -1);
-        if (need > kv_free(e, rep) || !reserve_ok) {
+        /* vLLM V0's watermark: an admission leaves int(watermark x blocks) free while others run
+         * (alone, a request that fits runs: vLLM would drop one the watermark never lets in) */
+        const long wm = c->kv_watermark > 0 && rs->blocks == 0 && running_on(e, rep) > 0
+                            ? (long)(c->kv_watermark * (double)(e->rfree ? e->replica_blocks : e->total_blocks))
+                            : 0;
+        if (need + wm > kv_free(e, rep) && reserve_ok)
+            evict_for(r, e, rep, need + wm, hit ? g : -1);
+        if (need + wm > kv_free(e, rep) || !reserve_ok) {
             /* the head waits for blocks; nobody on its replica overtakes it, but a disaggregated
              * request whose transfer took its blocks (sim_start_transfers) holds them already:
              * kept behind a preempted head that cannot grow, it would hold them for ever */

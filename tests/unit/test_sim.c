@@ -2367,15 +2367,21 @@ static void reserve_admission_holds_back_what_outputs_need(void **state)
     c.prefill_first = true;
     c.chunked_prefill = false;
     struct sim_result r;
-    for (int reserve = 0; reserve < 2; reserve++) {
+    /* mode 2: optimistic with vLLM V0's watermark of 0.01 (kv_watermark): the first admission
+     * needs 63 blocks, each later one 63 + int(0.01 T) free, so 1 + floor((T - 63 - int(0.01 T)) /
+     * 63) start at t = 0 */
+    for (int reserve = 0; reserve < 3; reserve++) {
         c.admit_reserve = reserve == 1;
+        c.kv_watermark = reserve == 2 ? 0.01 : 0.0;
         run(&c, &r);
         assert_int_equal(r.completed, 100);
         const double T = (double)r.kv_blocks_total;
         long at_zero = 0;
         for (long i = 0; i < r.requests; i++)
             at_zero += r.reqs[i].first_sched_s == 0.0;
-        const long expect = reserve ? (long)ceil((16.0 * T - 2000.0) / 2008.0) : (long)floor(T / 63.0);
+        const long expect = reserve == 1   ? (long)ceil((16.0 * T - 2000.0) / 2008.0)
+                            : reserve == 2 ? 1 + (long)floor((T - 63.0 - floor(0.01 * T)) / 63.0)
+                                           : (long)floor(T / 63.0);
         assert_true(expect > 1 && expect < 65); /* below the requests and the budget's 65 prompts */
         assert_int_equal(at_zero, expect);
         sim_result_free(&r);
