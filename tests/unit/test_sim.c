@@ -509,16 +509,25 @@ static void max_model_len_refuses_long_prompts_and_caps_output(void **state)
     catalog_free(&cat);
 }
 
+/* Memory pressure: llama-2-7b on a 24 GB A10 holds ~14k tokens, and 64 users without pause send
+ * 128 requests of 2048 + 2048 tokens (w: that workload, which the config points to). */
+static struct sim_config pressure_config(const struct llmroof_catalog *cat, struct workload *w)
+{
+    *w = (struct workload){ WORKLOAD_FIXED, 2048, 2048, NULL, 0 };
+    struct sim_config c = config(cat, "llama-2-7b", "a10", 1, w);
+    c.concurrency = 64;
+    c.requests = 128;
+    c.think_min_s = c.think_max_s = 0;
+    return c;
+}
+
 static void memory_pressure_preempts_and_still_finishes(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    /* llama-2-7b on a 24 GB A10 holds ~14k tokens: 64 users with 2048+2048 tokens must preempt */
-    struct workload w = { WORKLOAD_FIXED, 2048, 2048, NULL, 0 };
-    struct sim_config c = config(&cat, "llama-2-7b", "a10", 1, &w);
-    c.concurrency = 64;
-    c.requests = 128;
-    c.think_min_s = c.think_max_s = 0;
+    /* ~14k tokens of KV: 64 users with 2048+2048 tokens must preempt */
+    struct workload w;
+    struct sim_config c = pressure_config(&cat, &w);
     struct sim_result r;
     run(&c, &r);
     assert_int_equal(r.completed, 128);
@@ -535,11 +544,8 @@ static void no_evict_admission_never_preempts(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 2048, 2048, NULL, 0 };
-    struct sim_config c = config(&cat, "llama-2-7b", "a10", 1, &w);
-    c.concurrency = 64;
-    c.requests = 128;
-    c.think_min_s = c.think_max_s = 0;
+    struct workload w;
+    struct sim_config c = pressure_config(&cat, &w);
     c.admit_no_evict = true;
     struct sim_result r;
     run(&c, &r);
@@ -2388,11 +2394,8 @@ static void reserve_admission_holds_back_what_outputs_need(void **state)
     }
     /* under the memory pressure that preempts optimistic admission (64 users of 2048 + 2048
      * tokens), the reserve preempts far less and still finishes every request */
-    struct workload w2 = { WORKLOAD_FIXED, 2048, 2048, NULL, 0 };
-    struct sim_config d = config(&cat, "llama-2-7b", "a10", 1, &w2);
-    d.concurrency = 64;
-    d.requests = 128;
-    d.think_min_s = d.think_max_s = 0;
+    struct workload w2;
+    struct sim_config d = pressure_config(&cat, &w2);
     long pre[2];
     for (int reserve = 0; reserve < 2; reserve++) {
         d.admit_reserve = reserve == 1;
