@@ -146,6 +146,10 @@ for r in rows:
     # benchmark_latency.py drives the same LLM class: one batch, no HTTP server either
     elif 'benchmark_latency' in r['notes'] and fw.startswith('vLLM'):
         m['api_server']='0'; notes.append("benchmark_latency.py: vLLM's LLM class, no API server")
+    # Sarathi-Serve's benchmark runner (sarathi/benchmark/benchmark_runner.py) adds every request
+    # to its LLMEngine and calls step() in the same process: no HTTP server
+    elif 'sarathi' in fw.lower() or 'sarathi-serve' in r['source'] or '2403.02310' in r['source']:
+        m['api_server']='0'; notes.append("Sarathi-Serve's benchmark runner drives the engine in-process, no API server")
     # DistServe's vLLM baseline (its alignment runs and the paper's simulator-accuracy runs): the
     # artifact's launch script (DistServe evaluation/2-benchmark-serving/2-start-api-server.py,
     # backend 'vllm') starts vLLM's API server with --engine-use-ray --max-num-seqs 1024
@@ -271,10 +275,25 @@ for r in rows:
         m['workload']='sharegpt'
         notes.append("ShareGPT lengths not stated: the benchmarks' ShareGPT set for the model's tokenizer")
     elif wl in ('openchat_sharegpt4','arxiv-summarization'):
-        # the lognormal:PM:P90:OM:O90[:MAX] workload draws a dataset stated by its medians and P90s
-        # (Sarathi-Serve's Table 2 states them); the row gives the prompt median only, and the
-        # table's prompt P90 and output median and P90 were not found in a stored copy of the paper
-        skip.append("workload '%s': prompt median only; lognormal:PM:P90:OM:O90 needs Table 2's P90s, output median (not stored)" % wl)
+        # the lognormal:PM:P90:OM:O90:MAX workload draws a dataset stated by its medians and P90s:
+        # Sarathi-Serve's Table 2 (OSDI 2024; prompt median/P90, output median/P90: openchat_sharegpt4
+        # 1730/5696, 415/834; arxiv_summarization 7059/12985, 208/371) and its filter, requests of
+        # at most 8192 and 16384 tokens in all (section 5; the artifact's max_seq_len)
+        m['workload']='lognormal:1730:5696:415:834:8192' if wl=='openchat_sharegpt4' else 'lognormal:7059:12985:208:371:16384'
+        notes.append("Sarathi-Serve's Table 2 medians and P90s, its %s-token filter" % ('8192' if wl=='openchat_sharegpt4' else '16384'))
+        # the ablation's three schedulers (osdi-experiments/table-6/scheduling_ablation.sh): chunks of
+        # 512 tokens beside the decodes (Sarathi-Serve), the same chunks in prompt-only iterations
+        # (chunked-prefills-only: chunked 2), whole prompts beside the decodes (hybrid-batching-only:
+        # a budget as long as the longest request, so nothing is cut)
+        if 'hybrid-batching-only' in fw:
+            m['chunked']='1'; m['max_batched_tokens']='8192' if wl=='openchat_sharegpt4' else '16384'
+            notes.append('hybrid batching only: whole prompts beside the decodes')
+        elif 'chunked-prefills-only' in fw:
+            m['chunked']='2'; m['max_batched_tokens']='512'
+            notes.append('chunked prefills only: 512-token chunks in prompt-only iterations')
+        else:
+            m['chunked']='1'; m['max_batched_tokens']='512'
+            notes.append('512-token chunks beside the decodes (the artifact script)')
     else: skip.append("workload '%s' with lengths '%s'/'%s': no distribution llmroof can draw" % (r['workload'][:40], r['input_len'], r['output_len']))
     # load
     ld=r['load']; nreq=num(r['num_requests'])
@@ -335,7 +354,11 @@ for r in rows:
     m['stat']=st
     per=unit.lower()
     if met=='ttft_ms': m['metric']='ttft'
-    elif met=='tpot_ms': m['metric']='tpot'
+    elif met=='tpot_ms':
+        # a row that says it is the benchmark clients' inter-token latency (every gap between
+        # streamed tokens, pooled) is compared with the simulator's ITL, not its per-request TPOT
+        n=r['notes']
+        m['metric']='itl' if ('ITL' in n or 'inter-token' in n.lower() or 'time between tokens' in n.lower()) else 'tpot'
     elif met=='e2e_latency_ms':
         m['metric']='makespan' if 'makespan' in per else 'e2e'
     elif met=='throughput_req_s': m['metric']='req_s'

@@ -283,7 +283,7 @@ static void warn_rejected(struct cli *c, const struct sim_result *r, const char 
                 what, r->errors, r->requests, r->ninst > 1 ? "the smallest instance, " : "", cap);
         if (max_model_len > 0)
             fprintf(c->errf, ", or the prompt exceeds --max-model-len %ld", max_model_len);
-        fprintf(c->errf, "); TTFT, TPOT and e2e are n/a\n");
+        fprintf(c->errf, "); TTFT, TPOT, ITL and e2e are n/a\n");
     }
 }
 
@@ -424,11 +424,12 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
     c->outputs = outputs;
     int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, x, pos, 0, &npos,
                        "Simulates a continuous-batching server (vLLM-like: chunked prefill within a token budget,\n"
-                       "paged KV blocks, FCFS admission, preemption by recomputation) and reports TTFT, TPOT and\n"
-                       "e2e percentiles, throughput, batch size and KV use. Every iteration is costed with the same\n"
-                       "operators and roofline as 'estimate'. With SLOs: goodput (requests/s within them). An open\n"
-                       "loop that the server cannot keep up with is reported as overloaded. Also: prefix caching,\n"
-                       "speculative decoding, a routed cluster, disaggregated prefill/decode. Metrics: docs/metrics.md.");
+                       "paged KV blocks, FCFS admission, preemption by recomputation) and reports TTFT, TPOT, ITL\n"
+                       "(every gap between streamed tokens, pooled) and e2e percentiles, throughput, batch size and\n"
+                       "KV use. Every iteration is costed with the same operators and roofline as 'estimate'. With\n"
+                       "SLOs: goodput (requests/s within them). An open loop that the server cannot keep up with is\n"
+                       "reported as overloaded. Also: prefix caching, speculative decoding, a routed cluster,\n"
+                       "disaggregated prefill/decode. Metrics: docs/metrics.md.");
     if (rc)
         return rc;
     if (!x->s.model || !x->s.gpu)

@@ -25,13 +25,14 @@ const char *srv_load_name(enum srv_load l)
 
 static const char *const metric_names[SRV_METRIC_COUNT] = { "ttft", "tpot", "e2e", "makespan", "req_s", "out_tok_s",
                                                             "total_tok_s", "prompt_tok_s", "slo_pct", "speedup_tput",
-                                                            "speedup_tpot", "speedup_e2e", "goodput_req_s" };
+                                                            "speedup_tpot", "speedup_e2e", "goodput_req_s", "itl" };
 
 enum srv_class srv_metric_class(enum srv_metric m)
 {
     switch (m) {
     case SRV_TTFT: return SRV_CLASS_TTFT;
-    case SRV_TPOT: return SRV_CLASS_TPOT;
+    case SRV_TPOT:
+    case SRV_ITL: return SRV_CLASS_TPOT;
     case SRV_E2E:
     case SRV_MAKESPAN: return SRV_CLASS_E2E;
     case SRV_SLO_PCT:
@@ -269,15 +270,21 @@ static int map_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, st
     for (k = 0; k < SRV_METRIC_COUNT; k++)
         if (strcmp(f[col[M_METRIC]], metric_names[k]) == 0)
             break;
-    if (k == SRV_METRIC_COUNT)
-        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: metric '%s'", x->fname, line, f[col[M_METRIC]]);
+    if (k == SRV_METRIC_COUNT) {
+        char names[256] = "";
+        for (int j = 0; j < SRV_METRIC_COUNT; j++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", j ? ", " : "", metric_names[j]);
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: metric '%s' is not one of %s", x->fname, line,
+                               f[col[M_METRIC]], names);
+    }
     c->metric = (enum srv_metric)k;
     static const char *const stats[] = { "mean", "p50", "p90", "p99" };
     for (k = 0; k < 4; k++)
         if (strcmp(f[col[M_STAT]], stats[k]) == 0)
             break;
     if (k == 4)
-        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: stat '%s'", x->fname, line, f[col[M_STAT]]);
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: stat '%s' is not one of mean, p50, p90, p99", x->fname,
+                               line, f[col[M_STAT]]);
     c->stat = (enum srv_stat)k;
     c->divide = 1;
     if (f[col[M_DIVIDE]][0] && !(parse_double(f[col[M_DIVIDE]], &c->divide) && c->divide > 0))
@@ -340,10 +347,10 @@ static int map_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, st
                            col[M_API] >= 0 ? f[col[M_API]] : "" };
     long ch = -1, st = 0, ray = 0, api = 1;
     if (!whole(opt[0], 1, 1000000, 0, &c->max_seqs) || !whole(opt[1], 1, 100000000, 0, &c->max_batched_tokens) ||
-        !whole(opt[2], 0, 1, -1, &ch) || !whole(opt[3], 1, 1024, 0, &st) || !whole(opt[4], 0, 1, 0, &ray) ||
+        !whole(opt[2], 0, 2, -1, &ch) || !whole(opt[3], 1, 1024, 0, &st) || !whole(opt[4], 0, 1, 0, &ray) ||
         !whole(opt[5], 0, 1000000, -1, &c->max_paddings) || !whole(opt[6], 0, 1, 1, &api))
         return llmroof_err_set(err, LLMROOF_EINPUT,
-                               "%s:%ld: max_seqs '%s', max_batched_tokens '%s', chunked '%s' (0 or 1), sched_steps '%s', "
+                               "%s:%ld: max_seqs '%s', max_batched_tokens '%s', chunked '%s' (0, 1 or 2), sched_steps '%s', "
                                "engine_use_ray '%s' (0 or 1), max_paddings '%s' or api_server '%s' (0 or 1) is not a whole "
                                "number in range", x->fname, line, opt[0], opt[1], opt[2], opt[3], opt[4], opt[5], opt[6]);
     if (ray && !c->engine)
@@ -394,6 +401,7 @@ struct run_sums {
     bool ok;
     char reason[200];
     struct sim_stats ttft, tpot, e2e;
+    struct sim_stats itl;    /* pooled over tokens: not reweighted by closed_loop_weights */
     double duration_s, req_s, out_tok_s, prompt_tok_s, slo_share, goodput_req_s;
     long users;              /* slo-capacity: the users of the best run */
 };
@@ -438,9 +446,14 @@ static void simulate(const struct srv_case *c, const struct llmroof_gpu *g, cons
         sc.max_batched_tokens = c->max_batched_tokens;
     if (c->max_paddings >= 0) /* the row's vLLM release predates (or postdates) padded prompt batches */
         sc.max_paddings = c->max_paddings;
-    if (c->chunked >= 0) { /* vLLM without chunking schedules waiting prompts first */
-        sc.chunked_prefill = c->chunked == 1;
-        sc.prefill_first = !sc.chunked_prefill;
+    if (c->chunked >= 0) {
+        /* 1: chunks beside the decodes (vLLM's chunked prefill, Sarathi-Serve); 0: whole prompts
+         * first, in iterations of their own (vLLM without chunking); 2: chunked prompts in
+         * iterations of their own, each followed by one of the decoders (Sarathi-Serve's
+         * chunked-prefills-only ablation, its SimpleChunkingScheduler) */
+        sc.chunked_prefill = c->chunked >= 1;
+        sc.prefill_first = c->chunked != 1;
+        sc.alternate_turns = c->chunked == 2;
     }
     sim_config_multi_step(&sc, c->sched_steps); /* the row's --num-scheduler-steps */
     if (c->ep > 1) {
@@ -686,6 +699,7 @@ static void sim_once(const struct sim_config *sc, long source_requests, struct r
     out->ttft = res.ttft;
     out->tpot = res.tpot;
     out->e2e = res.e2e;
+    out->itl = res.itl;
     out->duration_s = res.duration_s;
     out->req_s = res.request_per_s;
     out->out_tok_s = res.output_tok_s;
@@ -706,6 +720,7 @@ static double metric_of(const struct srv_case *c, const struct run_sums *r, cons
     switch (c->metric) {
     case SRV_TTFT: return 1e3 * stat_of(&r->ttft, c->stat);
     case SRV_TPOT: return 1e3 * stat_of(&r->tpot, c->stat);
+    case SRV_ITL: return 1e3 * stat_of(&r->itl, c->stat);
     case SRV_E2E: return 1e3 * stat_of(&r->e2e, c->stat);
     case SRV_MAKESPAN: return 1e3 * r->duration_s;
     case SRV_REQ_S: return r->req_s / c->divide;

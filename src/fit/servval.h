@@ -37,6 +37,8 @@ enum srv_metric {
     SRV_SPEEDUP_TPOT,/* mean TPOT of the baseline over the row's setup */
     SRV_SPEEDUP_E2E, /* mean e2e of the baseline over the row's setup */
     SRV_GOODPUT_REQ_S, /* requests within the TTFT and TPOT limits per second of the run */
+    SRV_ITL,         /* ms, every gap between a request's consecutive streamed chunks, pooled
+                        (ITL, TBT: vLLM's and SGLang's clients, Sarathi-Serve's TBT) */
     SRV_METRIC_COUNT
 };
 enum srv_stat { SRV_MEAN, SRV_P50, SRV_P90, SRV_P99 };
@@ -88,7 +90,9 @@ struct srv_case {
     /* the engine's settings the row states (the map's optional columns); 0: the engine profile's */
     long max_seqs;             /* --max-num-seqs */
     long max_batched_tokens;   /* --max-num-batched-tokens */
-    int chunked;               /* chunked prefill: 1 on, 0 off, -1 the simulator's default */
+    int chunked;               /* chunked prefill: 1 beside the decodes, 0 off (whole prompts first),
+                                  2 chunks in prompt-only iterations alternating with decode-only
+                                  ones (sim_config.alternate_turns), -1 the simulator's default */
     int sched_steps;           /* vLLM --num-scheduler-steps (multi-step scheduling), 0 or 1: none */
     bool engine_use_ray;       /* vLLM --engine-use-ray: the engine a Ray actor, its step a remote call */
     bool no_api_server;        /* the run went through the engine's own API (vLLM's LLM class,

@@ -797,6 +797,7 @@ static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, c
     cJSON_AddNumberToObject(o, "duration_s", r->duration_s);
     add_stats(o, "ttft_s", &r->ttft);
     add_stats(o, "tpot_s", &r->tpot);
+    add_stats(o, "itl_s", &r->itl);
     add_stats(o, "e2e_s", &r->e2e);
     cJSON_AddNumberToObject(o, "output_tok_s", r->output_tok_s);
     cJSON_AddNumberToObject(o, "request_per_s", r->request_per_s);
@@ -828,6 +829,7 @@ char *render_json_sim_band(const struct sim_config *c, const struct sim_result *
         cJSON *s = cJSON_AddObjectToObject(b, side[i].name);
         add_stats(s, "ttft_s", &side[i].x->ttft);
         add_stats(s, "tpot_s", &side[i].x->tpot);
+        add_stats(s, "itl_s", &side[i].x->itl);
         cJSON_AddNumberToObject(s, "output_tok_s", side[i].x->output_tok_s);
         cJSON_AddBoolToObject(s, "overloaded", side[i].x->overloaded);
     }

@@ -215,6 +215,7 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
     band_rows(&t, "ttft_ms", &r->ttft, 1e3, u ? &u->ttft : NULL);
     stat_row(&t, "tpot_ms", &r->tpot, 1e3);
     band_rows(&t, "tpot_ms", &r->tpot, 1e3, u ? &u->tpot : NULL);
+    stat_row(&t, "itl_ms", &r->itl, 1e3);
     stat_row(&t, "e2e_s", &r->e2e, 1.0);
     band_rows(&t, "e2e_s", &r->e2e, 1.0, u ? &u->e2e : NULL);
     if (table_sel_wants(sel, f, "latency"))
@@ -363,6 +364,7 @@ void render_sim_sweep(const char *param, const struct sim_point *pts, int n, enu
     table_col(&t, "ttft_p99_ms", 1);
     table_col(&t, "tpot_p50_ms", 2);
     table_col(&t, "tpot_p99_ms", 2);
+    table_col(&t, "itl_p99_ms", 2);
     table_col(&t, "e2e_p50_s", 2);
     table_col(&t, "mean_batch", 1);
     table_col(&t, "preemptions", 0);
@@ -377,6 +379,7 @@ void render_sim_sweep(const char *param, const struct sim_point *pts, int n, enu
         table_num(&t, r->ttft.p99 * 1e3);
         table_num(&t, r->tpot.p50 * 1e3);
         table_num(&t, r->tpot.p99 * 1e3);
+        table_num(&t, r->itl.p99 * 1e3);
         table_num(&t, r->e2e.p50);
         table_num(&t, r->mean_batch);
         table_num(&t, (double)r->preemptions);

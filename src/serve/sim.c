@@ -287,12 +287,16 @@ static struct lz_event lz_pop(struct engine *e)
     return top;
 }
 
-/* Every lazy decoder back to its real state at the start of iteration `tick`. */
+/* Every lazy decoder back to its real state at the start of iteration `tick`: each emitted its
+ * last chunk at the end of the instance's last iteration. */
 static void lz_unlazy_all(struct engine *e)
 {
-    for (long i = 0; i < e->nd; i++)
+    for (long i = 0; i < e->nd; i++) {
         lz_real(e, &e->run[i], e->tick, false);
+        e->run[i].last_emit_s = e->prev_end_s;
+    }
     e->nd = 0;
+    e->lz_warm = 0;
     e->lz_sum = 0;
     memset(e->lz_cross, 0, (size_t)e->bs * sizeof *e->lz_cross);
     e->lz_n = 0;
@@ -322,6 +326,8 @@ static void lz_finish(struct runner *r, struct engine *e, double now)
             continue; /* stale: a later lazy stretch of the same sequence */
         lz_forget(e, rs);
         lz_real(e, rs, T, true);
+        if (rs->id < r->c->warmup_requests)
+            e->lz_warm--;
         rs->computed++;
         rs->generated++;
         finish(r, e, rs, now, false);
@@ -344,7 +350,8 @@ static void lz_finish(struct runner *r, struct engine *e, double now)
     e->nrun = keep;
 }
 
-/* After an iteration's advance: the sequences after the lazy ones that now decode join them,
+/* After an iteration's advance: the sequences after the lazy ones that now decode, and emitted a
+ * token in this iteration (so that every gap of theirs to come is one iteration's), join them,
  * from the first on, while each one does. A decoder whose blocks are exactly its tokens' takes
  * one at every multiple of the block size; one that holds more (a guaranteed-no-evict
  * reservation) joins only if they last to its end. */
@@ -353,7 +360,7 @@ static void lz_join(struct runner *r, struct engine *e)
     const long T0 = e->tick + 1; /* the first iteration they are lazy in */
     while (e->nd < e->nrun) {
         struct rstate *rs = &e->run[e->nd];
-        if (rs->computed < rs->target || rs->generated < 1 || rs->shared)
+        if (rs->computed < rs->target || rs->generated < 1 || rs->shared || rs->last_emit_s != e->now)
             return;
         const long held = rs->blocks - e->state_blocks, left = rs->output - rs->generated;
         short kind;
@@ -365,6 +372,8 @@ static void lz_join(struct runner *r, struct engine *e)
             return;
         lz_push(r, e, (struct lz_event){ T0 + left - 1, rs->adm });
         rs->lazy = kind;
+        if (rs->id < r->c->warmup_requests)
+            e->lz_warm++;
         rs->computed = (int)(rs->computed - T0);
         rs->generated = (int)(rs->generated - T0);
         e->lz_sum += rs->computed;
@@ -380,8 +389,11 @@ static void lz_join(struct runner *r, struct engine *e)
 static void advance(struct runner *r, struct engine *e, double now)
 {
     const struct sim_config *c = r->c;
-    if (e->nd > 0)
+    if (e->nd > 0) {
+        /* every lazy decoder streams one token, one iteration's gap after its last */
+        sim_itl_add(r, now - e->prev_end_s, e->nd - e->lz_warm);
         lz_finish(r, e, now);
+    }
     long keep = e->nd;
     /* multi-step scheduling (vLLM 0.6 --num-scheduler-steps N): the worker runs the batch it was
      * given for all N steps and the output processor drops the tokens past a sequence's stop
@@ -411,7 +423,10 @@ static void advance(struct runner *r, struct engine *e, double now)
                 /* an engine that samples the first token from a decode step (TurboMind) emits
                  * nothing at the end of the prefill; a prefill-only instance hands over then */
                 if (rs->computed == rs->target && (!e->setup.eff.first_token_decode || e->prefill_only)) {
+                    if (rs->generated > 0 && id >= c->warmup_requests) /* a recomputed sequence's next token */
+                        sim_itl_add(r, now - rs->last_emit_s, 1);
                     rs->generated++;
+                    rs->last_emit_s = now;
                     if (q->first_token_s < 0)
                         q->first_token_s = now;
                 }
@@ -424,7 +439,10 @@ static void advance(struct runner *r, struct engine *e, double now)
                 if (rs->first_pending) { /* the decode instance streams the client's first token */
                     q->first_token_s = now;
                     rs->first_pending = 0;
+                } else if (rs->generated > 0 && id >= c->warmup_requests) {
+                    sim_itl_add(r, now - rs->last_emit_s, 1); /* this step's tokens: one chunk */
                 }
+                rs->last_emit_s = now;
                 long emitted = 1;
                 if (spec_on(r, e)) {
                     /* accepted drafts until the first rejection, then the target's own token:
@@ -527,12 +545,15 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
          * none is admitted. With chunking (SGLang's get_next_batch_to_run and PrefillAdder), the
          * prompt the budget cut continues first in the next prefill iteration, new prompts after
          * it with the budget left */
-        if (may_admit && c->chunked_prefill)
+        if (e->decode_turn) /* alternate turns: the decoders after a prompt iteration */
+            sim_schedule_decodes(r, e, &it);
+        if (may_admit && c->chunked_prefill && it.nsched == 0)
             sim_schedule_prompts(r, e, &it);
-        if (may_admit)
+        if (may_admit && !(e->decode_turn && it.decode_seqs > 0))
             sim_admit_waiting(r, e, &it, e->now);
         if (it.nsched == 0)
             sim_schedule_running(r, e, &it);
+        e->decode_turn = c->alternate_turns && it.prefill_seqs > 0;
     }
     if (may_admit && c->sched_steps > 1 && it.prefill_seqs == 0)
         e->burst_left = c->sched_steps - 1; /* a decode run starts */
@@ -558,6 +579,7 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
         e->st.max_batch = it.nsched;
     e->now += dt;
     advance(r, e, e->now);
+    e->prev_end_s = e->now;
     e->tick++;
     if (e->handoff.n) /* blocks this step freed may start transfers to it */
         sim_start_transfers(r, e, e->now);
@@ -1073,12 +1095,14 @@ int sim_run(const struct sim_config *c, struct sim_result *out, struct llmroof_e
     /* per request: its public record, and (disaggregated) its first decode step; scheduler state
      * is kept only for live requests (struct deque, struct heap), 56 and 16 bytes a request before */
     r.R = calloc((size_t)nreq, sizeof *r.R);
+    r.itl_n = calloc(SIM_ITL_BINS, sizeof *r.itl_n);
+    r.itl_sum = calloc(SIM_ITL_BINS, sizeof *r.itl_sum);
     r.arrivals = (struct heap){ NULL, 0, 0, &r.oom };
     if (c->disaggregated) {
         r.dsched = malloc((size_t)nreq * sizeof *r.dsched);
         r.dres = calloc((size_t)nreq, sizeof *r.dres);
     }
-    if (!r.R || (c->disaggregated && (!r.dsched || !r.dres))) {
+    if (!r.R || !r.itl_n || !r.itl_sum || (c->disaggregated && (!r.dsched || !r.dres))) {
         rc = llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %ld requests", nreq);
         goto done;
     }
@@ -1109,6 +1133,8 @@ int sim_run(const struct sim_config *c, struct sim_result *out, struct llmroof_e
     r.R = NULL;
 done:
     free(r.R);
+    free(r.itl_n);
+    free(r.itl_sum);
     free(r.dsched);
     free(r.dres);
     free(r.arrivals.v);

@@ -98,6 +98,11 @@ struct sim_config {
     bool prefill_first;              /* admit waiting prompts first into a prompt-only iteration that
                                         stalls the running decodes (vLLM 0.2-0.5); false: running
                                         sequences first, admissions with the budget left */
+    bool alternate_turns;            /* with prefill_first and chunked_prefill: a prompt iteration is
+                                        followed by one of the running decoders whenever any wait
+                                        (Sarathi-Serve's SimpleChunkingScheduler, its chunked-prefills-
+                                        only ablation); false: prompt iterations while prompts wait
+                                        (SGLang's chunked request, continued first) */
     enum sim_mode mode;
     long concurrency;                /* SIM_CLOSED: users */
     long requests;                   /* SIM_CLOSED, SIM_RATE: requests in the pool */
@@ -283,6 +288,10 @@ struct sim_result {
     double error_rate;                     /* errors / requests */
     double duration_s;                     /* first arrival to last finish */
     struct sim_stats ttft, tpot, e2e;      /* over completed requests (TPOT: output >= 2) */
+    struct sim_stats itl;                  /* inter-token latency: every gap between a request's
+                                              consecutive streamed chunks (a step's tokens are one
+                                              chunk), pooled over the requests; percentiles from a
+                                              histogram of 128 bins an octave (docs/metrics.md) */
     double output_tok_s, request_per_s;    /* over duration_s */
     double mean_batch;                     /* time-weighted mean of sequences per iteration */
     long max_batch;                        /* most sequences in one iteration */

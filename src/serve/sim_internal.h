@@ -21,7 +21,7 @@
  * request waits, a pending arrival's event while its KV moves. */
 struct rstate {
     /* 32-bit counts (check_config caps a run at INT_MAX requests; a context beyond 2^31 tokens
-     * fits no KV cache): 56 bytes a sequence instead of 96, so the running array that every
+     * fits no KV cache): 64 bytes a sequence instead of 104, so the running array that every
      * iteration streams through and compacts is smaller, and so is each waiting entry */
     int id;         /* the request */
     int computed;   /* tokens whose K/V are in the cache */
@@ -40,6 +40,8 @@ struct rstate {
     short first_pending; /* disaggregated, pd_decode_first_token: the client's first token comes at
                             the end of this sequence's first step on its decode instance */
     double decode_sched_s; /* disaggregated: first decode step at the decode instance (-1: none) */
+    double last_emit_s;    /* when its last chunk of tokens was streamed (valid once generated >= 1;
+                              a lazy decoder's is its instance's last iteration end) */
     long adm;       /* admission number on its instance: run[] is in increasing order of it */
 };
 
@@ -214,6 +216,7 @@ struct engine {
     struct rstate *run;          /* running, in admission order: their live state */
     long nrun;
     double now;                  /* end of its last iteration, or when it last became busy */
+    double prev_end_s;           /* end of its last iteration (what a lazy decoder last emitted at) */
     double ntr;                  /* SGLang's new-token ratio (sim_config.admit_reserve), per instance */
     double link_free_s;          /* decode instance: when its incoming KV link is free */
     long held_out;               /* prefill instance: blocks its handed-over requests hold until their
@@ -233,6 +236,8 @@ struct engine {
                                     (sh.attn_dp entries, owned); NULL without */
     long next_replica;           /* data-parallel attention: round-robin dispatch counter */
     long burst_left;             /* multi-step scheduling: decode iterations left in the current run */
+    bool decode_turn;            /* sim_config.alternate_turns: the last iteration ran prompt chunks,
+                                    so this one runs the decoders */
     long since_admit;            /* waiting-served ratio (TGI): admission calls since the last that
                                     admitted (0: it just admitted) */
     long *rfree;                 /* data-parallel attention: each replica's free KV blocks (sh.attn_dp
@@ -258,6 +263,7 @@ struct engine {
     bool lazy;                   /* this instance advances decoders lazily */
     long tick;                   /* this iteration's number on this instance */
     long nd;                     /* run[0, nd) are lazy */
+    long lz_warm;                /* of them, --warmup's requests (left out of the ITL statistic) */
     long long lz_sum;            /* sum of their stored computed offsets */
     long *lz_cross;              /* [bs]: LZ_BLOCKS decoders that take a block when tick % bs is the index */
     struct lz_event *lz_fin;     /* min-heap of last steps by (tick, adm) */
@@ -337,6 +343,11 @@ struct runner {
     long rr[2];                  /* round-robin counters per pool */
     long cached_len;             /* prefix tokens the cache can serve: whole blocks only */
     double spec_emitted, spec_steps;
+    /* inter-token gaps (sim_itl_add): counts and sums in SIM_ITL_BINS bins */
+    long *itl_n;
+    double *itl_sum;
+    double itl_total, itl_max;
+    long itl_count;
     double accept_tail[65];      /* P(at least m drafts accepted), m = 0..k: alpha^m along a chain */
     struct step_memo *memo;      /* 2 x SIM_MEMO_SLOTS: pool 0's, then pool 1's; NULL: no memo */
     struct step_base *base;      /* 2 x SIM_BASE_SLOTS, as memo; NULL: every step built whole */
@@ -423,6 +434,16 @@ static inline void lz_forget(struct engine *e, const struct rstate *rs)
         e->lz_cross[lz_class(e, rs->computed)]--;
 }
 
+/* The inter-token histogram: 128 bins an octave (0.55% wide) from 2^-20 s (about 1 us) to
+ * 2^24 s, the lowest and highest catching what falls outside; each keeps its count and the sum of
+ * its gaps, so a bin whose gaps are all one value (a lazy iteration's decoders) gives it exactly. */
+#define SIM_ITL_OCT_BITS 7
+#define SIM_ITL_MIN_EXP (-20)
+#define SIM_ITL_BINS (44L << SIM_ITL_OCT_BITS)
+
+/* sim_stats.c: `count` inter-token gaps of gap_s each (a no-op when the histogram is absent) */
+void sim_itl_add(struct runner *r, double gap_s, long count);
+
 /* sim_sched.c */
 void sim_release(struct engine *e, struct rstate *rs);
 long sim_preempt_last(struct runner *r, struct engine *e, int replica);
@@ -430,6 +451,8 @@ void sim_schedule_running(struct runner *r, struct engine *e, struct iter *it);
 /* The running sequences still in their prompt alone (a chunked prompt of a prefill-first engine,
  * continued before new prompts are admitted: SGLang's chunked request). */
 void sim_schedule_prompts(struct runner *r, struct engine *e, struct iter *it);
+/* The running decoders alone (sim_config.alternate_turns: the decode turn). */
+void sim_schedule_decodes(struct runner *r, struct engine *e, struct iter *it);
 void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, double now);
 /* SGLang's new-token ratio after an iteration (sim_config.admit_reserve): set from the running
  * requests' progress when it retracted some, else one decay step when it decoded; back to its

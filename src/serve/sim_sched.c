@@ -56,6 +56,9 @@ long sim_preempt_last(struct runner *r, struct engine *e, int replica)
          * with its block of this iteration: its real state, out of the lazy sums */
         lz_forget(e, &e->run[at]);
         lz_real(e, &e->run[at], e->tick, true);
+        e->run[at].last_emit_s = e->prev_end_s;
+        if (e->run[at].id < r->c->warmup_requests)
+            e->lz_warm--;
         e->nd = at;
     }
     struct rstate vs = e->run[at];
@@ -153,8 +156,9 @@ static inline long budget_for(const struct engine *e, const struct iter *it, int
  * when KV blocks run out. */
 /* The running sequences into the iteration, in order, within the budget; with prompts_only the
  * sequences still in their prompt alone (a prefill-first engine's chunked prompt, continued before
- * new admissions), the decoders left for an iteration without prefill work. */
-static void schedule_running(struct runner *r, struct engine *e, struct iter *it, bool prompts_only)
+ * new admissions), the decoders left for an iteration without prefill work; with decodes_only the
+ * decoders alone, the prompts in progress left for the next prompt iteration (alternate turns). */
+static void schedule_running(struct runner *r, struct engine *e, struct iter *it, bool prompts_only, bool decodes_only)
 {
     /* Decode steps of one token within the blocks held (most sequences of most iterations, without
      * speculation or data-parallel attention) take no per-sequence batch arithmetic: their count
@@ -180,6 +184,8 @@ static void schedule_running(struct runner *r, struct engine *e, struct iter *it
             break;
         if (prompts_only && rs->computed >= rs->target)
             continue; /* a decoder: it waits for an iteration without prefill work */
+        if (decodes_only && rs->computed < rs->target)
+            continue; /* a prompt in progress: it waits for the next prompt iteration */
         if (rs->stage == 2) {
             /* finished inside a multi-step run (advance): its row computes a discarded token in
              * the blocks it holds (vLLM reserved the run's lookahead slots when it scheduled it),
@@ -260,12 +266,17 @@ static void schedule_running(struct runner *r, struct engine *e, struct iter *it
 
 void sim_schedule_running(struct runner *r, struct engine *e, struct iter *it)
 {
-    schedule_running(r, e, it, false);
+    schedule_running(r, e, it, false, false);
 }
 
 void sim_schedule_prompts(struct runner *r, struct engine *e, struct iter *it)
 {
-    schedule_running(r, e, it, true);
+    schedule_running(r, e, it, true, false);
+}
+
+void sim_schedule_decodes(struct runner *r, struct engine *e, struct iter *it)
+{
+    schedule_running(r, e, it, false, true);
 }
 
 /* TGI 2.x's router (router/src/infer/v3/scheduler.rs batching_task and queue.rs next_batch;

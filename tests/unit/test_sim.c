@@ -38,6 +38,17 @@ static struct sim_config engine_config(const struct llmroof_catalog *cat, const 
     return c;
 }
 
+/* config() for llama-2-7b on an A100 SXM replaying trace t[0, n), every iteration recorded */
+static struct sim_config trace_config(const struct llmroof_catalog *cat, const struct trace_req *t, long n)
+{
+    struct sim_config c = config(cat, "llama-2-7b", "a100-sxm4-80gb", 1, NULL);
+    c.mode = SIM_TRACE;
+    c.trace = t;
+    c.ntrace = n;
+    c.record_iterations = true;
+    return c;
+}
+
 static void run(const struct sim_config *c, struct sim_result *r)
 {
     struct llmroof_err err = { 0 };
@@ -265,13 +276,9 @@ static void chunked_prefill_lowers_p99_tpot_with_long_prompts(void **state)
 static struct sim_config whole_prompt_trace(const struct llmroof_catalog *cat, const struct trace_req *t, long n,
                                             bool prefill_first)
 {
-    struct sim_config c = config(cat, "llama-2-7b", "a100-sxm4-80gb", 1, NULL);
-    c.mode = SIM_TRACE;
-    c.trace = t;
-    c.ntrace = n;
+    struct sim_config c = trace_config(cat, t, n);
     c.chunked_prefill = false;
     c.prefill_first = prefill_first;
-    c.record_iterations = true;
     return c;
 }
 
@@ -382,6 +389,46 @@ static void padded_prompts_cost_the_longest_and_cap_the_padding(void **state)
     catalog_free(&cat);
 }
 
+/* Sarathi-Serve's SimpleChunkingScheduler (its chunked-prefills-only ablation,
+ * sarathi/core/scheduler/simple_chunking_scheduler.py): prompt chunks in iterations of their own,
+ * each followed by an iteration of the running decoders. A (3 + 10 tokens) and B (8 + 2) at t = 0,
+ * budget 4 tokens:
+ *   alternate:   1: A 3 + B 1 (A's first token)   prefill 4, 0 decodes
+ *                2: A decodes (B, mid-prompt, waits)        0, 1
+ *                3: B 4                                     4, 0
+ *                4: A                                       0, 1
+ *                5: B 3 (done: its first token)             3, 0
+ *                6: A, B                                    0, 2
+ *   without (SGLang's chunked request continued first): 1: A 3 + B 1; 2: B 4; 3: B 3; 4: A, B
+ *   (prefill 4, 4, 3, 0; decodes 0, 0, 0, 2): A's decodes wait out B's whole prompt. */
+static void alternate_turns_interleave_prompt_chunks_and_decodes(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct trace_req t[2] = { { 0, 3, 10 }, { 0, 8, 2 } };
+    static const long pf_alt[6] = { 4, 0, 4, 0, 3, 0 }, pf_sg[4] = { 4, 4, 3, 0 };
+    static const int dec_alt[6] = { 0, 1, 0, 1, 0, 2 }, dec_sg[4] = { 0, 0, 0, 2 };
+    for (int alt = 0; alt < 2; alt++) {
+        struct sim_config c = trace_config(&cat, t, 2);
+        c.chunked_prefill = true;
+        c.prefill_first = true;
+        c.alternate_turns = alt == 1;
+        c.max_batched_tokens = 4;
+        struct sim_result r;
+        run(&c, &r);
+        assert_int_equal(r.completed, 2);
+        const int n = alt ? 6 : 4;
+        assert_true(r.iterations >= n);
+        for (int i = 0; i < n; i++) {
+            assert_int_equal(r.iters[i].prefill_tokens, alt ? pf_alt[i] : pf_sg[i]);
+            assert_int_equal(r.iters[i].decode_seqs, alt ? dec_alt[i] : dec_sg[i]);
+        }
+        sim_result_free(&r);
+    }
+    catalog_free(&cat);
+}
+
 /* vLLM V0's chunked scheduler (vllm/core/scheduler.py _schedule_chunked_prefill, v0.5-0.6):
  * running sequences first (_schedule_running: a decode takes 1 token of the budget, a prefill in
  * progress the rest of its prompt up to what is left), then new prompts into what the running
@@ -406,15 +453,11 @@ static void chunked_budget_serves_decodes_first(void **state)
     static const long pf[12] = { 4, 3, 2, 1, 1, 1, 0, 0, 0, 0, 1, 2 };
     static const int dec[12] = { 0, 1, 2, 3, 3, 3, 4, 4, 4, 4, 3, 2 };
     for (int ref = 0; ref < 2; ref++) {
-        struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, NULL);
-        c.mode = SIM_TRACE;
-        c.trace = t;
-        c.ntrace = 5;
+        struct sim_config c = trace_config(&cat, t, 5);
         c.chunked_prefill = true;
         c.max_batched_tokens = 4;
         c.max_seqs = 8;
         c.per_sequence = ref == 1;
-        c.record_iterations = true;
         struct sim_result r;
         run(&c, &r);
         assert_int_equal(r.completed, 5);
@@ -2267,6 +2310,53 @@ static void varlen_fa2_decodes_beside_a_chunk_read_kv_per_query_head(void **stat
     catalog_free(&cat);
 }
 
+/* Inter-token latency: the gaps between a request's consecutive tokens, pooled (vLLM's and
+ * SGLang's benchmark clients). A prefill-first engine (vLLM 0.2-0.5 without chunking) stalls the
+ * running decodes for a prompt-only iteration, so the request decoding when B arrives waits that
+ * iteration and its own next one between two tokens. Request A (512 + 64 tokens) at t = 0, B
+ * (1024 + 8) at t = 0.1 s, on an A100 with whole prefills:
+ *   A: prefill iteration (first token), decodes alone; B's prompt-only iteration k stalls it;
+ *      iteration k + 1 decodes A and B.
+ *   A's gap across the stall = dur(k) + dur(k + 1), the run's longest; every other gap is one
+ *   decode iteration's duration.
+ *   Gaps: A 63, B 7 = 70. Their sum = A's (finish - first token) + B's = 63 TPOT_A + 7 TPOT_B, so
+ *   the mean ITL is the token-weighted mean TPOT (70 gaps), not the mean over the two requests. */
+static void itl_pools_every_gap_and_sees_the_prefill_stall(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct trace_req t[2] = { { 0, 512, 64 }, { 0.1, 1024, 8 } };
+    for (int ref = 0; ref < 2; ref++) {
+        struct sim_config c = whole_prompt_trace(&cat, t, 2, true);
+        c.per_sequence = ref == 1;
+        struct sim_result r;
+        run(&c, &r);
+        assert_int_equal(r.completed, 2);
+        assert_int_equal(r.itl.n, 63 + 7);
+        const struct sim_request *A = &r.reqs[0], *B = &r.reqs[1];
+        /* the mean: every gap summed is each request's span from first to last token */
+        double spans = (A->finish_s - A->first_token_s) + (B->finish_s - B->first_token_s);
+        assert_rel_close(r.itl.mean, spans / 70.0, 1e-12);
+        /* B's prompt-only iteration: the one that starts at or after 0.1 s with a prefill */
+        long k = -1;
+        for (long i = 1; i < r.iterations && k < 0; i++)
+            if (r.iters[i].prefill_seqs == 1 && r.iters[i].decode_seqs == 0)
+                k = i;
+        assert_true(k > 1 && k + 1 < r.iterations);
+        assert_true(r.iters[k].start_s >= 0.1);
+        assert_int_equal(r.iters[k + 1].decode_seqs, 2);
+        assert_rel_close(r.itl.max, r.iters[k].dur_s + r.iters[k + 1].dur_s, 1e-12);
+        /* the median gap is a decode iteration's: A alone at ~8.7 ms (estimate's step) */
+        assert_true(r.itl.p50 < r.iters[k].dur_s);
+        assert_rel_close(r.itl.p50, r.iters[k - 1].dur_s, 0.01);
+        /* and the longest gap lifts A's TPOT by (stall) / 63 only */
+        assert_true(r.itl.max > 2.0 * r.itl.p50);
+        sim_result_free(&r);
+    }
+    catalog_free(&cat);
+}
+
 /* Lazy decode (sim.c) and the step tables (struct stepcost_fast, struct mix_cache) keep the
  * reference path's result to the bit: every request's times and preemptions and the iteration
  * count agree with per_sequence (each sequence scheduled one by one, every step built whole) on
@@ -2300,6 +2390,7 @@ static void lazy_decode_matches_the_per_sequence_scheduler(void **state)
             c.concurrency = 120;
             c.think_min_s = 0;
             c.think_max_s = 0.5;
+            c.warmup_requests = 40;
             break;
         case 4: /* the first token from a decode step */
             c.setup.eff.first_token_decode = true;
@@ -2346,6 +2437,20 @@ static void lazy_decode_matches_the_per_sequence_scheduler(void **state)
         }
         assert_true(lazy.tpot.p99 == each.tpot.p99 && lazy.mean_batch == each.mean_batch &&
                     lazy.kv_util_mean == each.kv_util_mean);
+        /* the inter-token gaps alike (the lazy decoders' are counted an iteration at a time; with
+         * --warmup in case 3, without the first 40 requests' gaps on both paths) */
+        assert_true(lazy.itl.n > 0);
+        assert_int_equal(lazy.itl.n, each.itl.n);
+        assert_rel_close(lazy.itl.mean, each.itl.mean, 1e-9);
+        assert_rel_close(lazy.itl.p50, each.itl.p50, 1e-9);
+        assert_rel_close(lazy.itl.p99, each.itl.p99, 1e-9);
+        assert_true(lazy.itl.max == each.itl.max);
+        /* and they tile every request's span from its first token to its last */
+        double spans = 0;
+        for (long i = c.warmup_requests; i < c.requests; i++)
+            if (!lazy.reqs[i].rejected)
+                spans += lazy.reqs[i].finish_s - lazy.reqs[i].first_token_s;
+        assert_rel_close(lazy.itl.mean * (double)lazy.itl.n, spans, 1e-9);
         sim_result_free(&lazy);
         sim_result_free(&each);
     }
@@ -2486,6 +2591,8 @@ int main(void)
         cmocka_unit_test(a_decode_step_retimed_at_another_context_is_exact),
         cmocka_unit_test(varlen_fa2_decodes_beside_a_chunk_read_kv_per_query_head),
         cmocka_unit_test(lazy_decode_matches_the_per_sequence_scheduler),
+        cmocka_unit_test(itl_pools_every_gap_and_sees_the_prefill_stall),
+        cmocka_unit_test(alternate_turns_interleave_prompt_chunks_and_decodes),
         cmocka_unit_test(a_lognormal_workload_draws_its_stated_median_and_p90),
         cmocka_unit_test(sharegpt_draws_the_benchmarks_set_for_the_tokenizer),
         cmocka_unit_test(random_workload_draws_the_tools_uniform_lengths),

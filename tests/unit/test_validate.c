@@ -541,7 +541,8 @@ static void serving_rows_map_simulate_and_convert(void **state)
     /* a map row naming a metric llmroof does not know is an error that names the file and field */
     snprintf(m, sizeof m, "%ss1,%sgoodput,mean,,,,,,\n", srv_map_head, run);
     assert_int_not_equal(srv_load_cases(&cat, srv_rows, strlen(srv_rows), "rows", m, strlen(m), "map", &c, &n, &err), 0);
-    assert_non_null(strstr(err.msg, "map:2: metric 'goodput'"));
+    assert_non_null(strstr(err.msg, "map:2: metric 'goodput' is not one of ttft, tpot,"));
+    assert_non_null(strstr(err.msg, "goodput_req_s, itl"));
     catalog_free(&cat);
 }
 
@@ -648,9 +649,9 @@ static void serving_rows_take_the_engine_settings_they_state(void **state)
     snprintf(m, sizeof m,
              "id,model,gpu,engine,wdt,kvdt,tp,ep,dp_attn,instances,disagg,workload,load,requests,metric,stat,divide,"
              "slo,spec,base,notes,skip,max_seqs,max_batched_tokens,chunked,sched_steps\n"
-             "s1,%sreq_s,mean,,,,,,,1,,2,\n", run);
+             "s1,%sreq_s,mean,,,,,,,1,,3,\n", run);
     assert_int_not_equal(srv_load_cases(&cat, srv_rows, strlen(srv_rows), "rows", m, strlen(m), "map", &c, &n, &err), 0);
-    assert_non_null(strstr(err.msg, "chunked '2'"));
+    assert_non_null(strstr(err.msg, "chunked '3' (0, 1 or 2)"));
     catalog_free(&cat);
 }
 
