@@ -331,6 +331,9 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
     kvb(t, "spec_no_overlap", e->spec_no_overlap, "speculative decoding turns the CPU overlap off");
     kvb(t, "pd_decode_first_token", e->pd_decode_first_token,
         "disaggregated: the first token comes from the decode instance (TTFT includes the hand-over)");
+    if (e->pd_decode_first_token)
+        kvb(t, "pd_decode_resample", e->pd_decode_resample,
+            "disaggregated: the decode instance samples the first token again, one step per output token");
 }
 
 int cmd_show(struct cli *c, int argc, char **argv)

@@ -356,6 +356,7 @@ static int capacity_band(struct cli *c, const struct ctx *x, const struct sim_re
         { "ttft_p99_ms", 1e3 * lo.ttft.p99, 1e3 * base->ttft.p99, 1e3 * hi.ttft.p99 },
         { "tpot_p50_ms", 1e3 * lo.tpot.p50, 1e3 * base->tpot.p50, 1e3 * hi.tpot.p50 },
         { "tpot_p90_ms", 1e3 * lo.tpot.p90, 1e3 * base->tpot.p90, 1e3 * hi.tpot.p90 },
+        { "itl_p99_ms", 1e3 * lo.itl.p99, 1e3 * base->itl.p99, 1e3 * hi.itl.p99 },
         { "output_tok_s", lo.output_tok_s, base->output_tok_s, hi.output_tok_s },
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)

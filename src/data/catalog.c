@@ -1138,7 +1138,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "large_gpu_max_seqs", "large_gpu_max_batched_tokens", "offline_max_batched_tokens",
                                           "offline_large_gpu_max_batched_tokens", "budget_min_context",
                                           "chunked_prefill_min_context", "chunked_max_batched_tokens",
-                                          "chunked_prefill", "prefill_first", "spec_no_overlap", "pd_decode_first_token", "tp_step_overhead_s",
+                                          "chunked_prefill", "prefill_first", "spec_no_overlap", "pd_decode_first_token", "pd_decode_resample", "tp_step_overhead_s",
                                           "graph_max_batch", "graph_piecewise", "dp_rank_scheduler", "kv_heads_per_read",
                                           "varlen_fa2_archs", "fa2_archs", "source", NULL };
     static const char *const admissions[] = { "optimistic", "no-evict", "reserve", NULL };
@@ -1221,6 +1221,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
         (rc = json_get_bool(c, e, "dp_rank_scheduler", false, &g->dp_rank_scheduler)) ||
         (rc = json_get_bool(c, e, "spec_no_overlap", false, &g->spec_no_overlap)) ||
         (rc = json_get_bool(c, e, "pd_decode_first_token", false, &g->pd_decode_first_token)) ||
+        (rc = json_get_bool(c, e, "pd_decode_resample", false, &g->pd_decode_resample)) ||
         (rc = json_get_bool(c, e, "budget_min_context", false, &g->budget_min_context)))
         return rc;
     g->whole_prefill = !chunked;

@@ -280,6 +280,10 @@ struct llmroof_engine {
     bool pd_decode_first_token;       /* disaggregated serving: the client's first token comes from the
                                          decode instance (a proxy streams its tokens: vLLM, SGLang), not
                                          from the prefill instance */
+    bool pd_decode_resample;          /* with pd_decode_first_token: the decode instance samples the first
+                                         token again (vLLM's proxy drops the prefill's), so it runs one
+                                         step per output token; else it streams the prefill's token with
+                                         its first step's (SGLang) */
     bool dp_rank_scheduler;           /* each data-parallel attention rank is its own engine whose
                                          scheduler holds the token budget and the sequence limit
                                          (vLLM V1's DP "core engines"); false: one budget and limit

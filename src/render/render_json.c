@@ -1175,6 +1175,8 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
             cJSON_AddBoolToObject(o, "spec_no_overlap", true);
         if (e[i].pd_decode_first_token)
             cJSON_AddBoolToObject(o, "pd_decode_first_token", true);
+        if (e[i].pd_decode_first_token && e[i].pd_decode_resample)
+            cJSON_AddBoolToObject(o, "pd_decode_resample", true);
         cJSON_AddStringToObject(o, "attention_kernel", attn_kernel_name(e[i].attention));
         cJSON_AddBoolToObject(o, "cuda_graphs", e[i].cuda_graphs);
         add_positive(o, "graph_max_batch", (double)e[i].graph_max_batch);

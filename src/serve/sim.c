@@ -80,6 +80,7 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
     c->api_overlap = en->api_overlap;
     c->spec_no_overlap = en->spec_no_overlap;
     c->pd_decode_first_token = en->pd_decode_first_token;
+    c->pd_decode_resample = en->pd_decode_first_token && en->pd_decode_resample;
     c->admit_no_evict = en->admit_no_evict;
     c->admit_reserve = en->admit_reserve;
     /* the context the engine serves: --max-model-len, else the model's own (vLLM's max_model_len) */
@@ -436,9 +437,14 @@ static void advance(struct runner *r, struct engine *e, double now)
                  * record, which is otherwise the only per-step load outside run[] (issue 24) */
                 if (rs->generated == 0 && q->first_token_s < 0)
                     q->first_token_s = now;
-                if (rs->first_pending) { /* the decode instance streams the client's first token */
+                /* the decode instance streams the client's first token; an engine whose proxy
+                 * dropped the prefill's (vLLM) samples it again here, so this step's first token
+                 * is not a new one (sim.h pd_decode_resample) */
+                long again = 0;
+                if (rs->first_pending) {
                     q->first_token_s = now;
                     rs->first_pending = 0;
+                    again = c->pd_decode_resample;
                 } else if (rs->generated > 0 && id >= c->warmup_requests) {
                     sim_itl_add(r, now - rs->last_emit_s, 1); /* this step's tokens: one chunk */
                 }
@@ -460,7 +466,7 @@ static void advance(struct runner *r, struct engine *e, double now)
                     r->spec_steps += 1;
                 }
                 rs->computed += emitted;
-                rs->generated += emitted;
+                rs->generated += emitted - again;
             }
             rs->chunk = 0;
             /* the first sequence to compute a prefix's full blocks leaves them in the cache */
@@ -549,7 +555,9 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
             sim_schedule_decodes(r, e, &it);
         if (may_admit && c->chunked_prefill && it.nsched == 0)
             sim_schedule_prompts(r, e, &it);
-        if (may_admit && !(e->decode_turn && it.decode_seqs > 0))
+        /* alternate turns admit only into a prompt iteration that continues no prompt (Sarathi-
+         * Serve's _schedule returns once it has scheduled a running prompt's chunk) */
+        if (may_admit && !(e->decode_turn && it.decode_seqs > 0) && !(c->alternate_turns && it.prefill_seqs > 0))
             sim_admit_waiting(r, e, &it, e->now);
         if (it.nsched == 0)
             sim_schedule_running(r, e, &it);

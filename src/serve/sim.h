@@ -92,6 +92,10 @@ struct sim_config {
     bool pd_decode_first_token;      /* disaggregated: the client's first token is the decode
                                         instance's first (engine pd_decode_first_token); else the
                                         prefill instance's (DistServe) */
+    bool pd_decode_resample;         /* with pd_decode_first_token: the decode instance's first step
+                                        samples the first token again (engine pd_decode_resample: vLLM),
+                                        one step per output token there; else that step streams the
+                                        prefill's token with its own (SGLang) */
     bool dp_rank_scheduler;          /* with data-parallel attention the budget and the sequence limit
                                         hold per rank (each rank its own engine, vLLM V1) instead of
                                         for the instance's ranks together */

@@ -198,7 +198,8 @@ void sim_on_arrival(struct runner *r, const struct event *ev)
  * instance pulls the K/V when it has room). An engine whose client streams from the decode instance
  * (pd_decode_first_token: vLLM's and SGLang's proxies) delivers the first token at the end of the
  * decode instance's first step for the request (SGLang's decode server streams the prefill's token
- * then; vLLM's samples it again there: one step more at the end, not modelled). */
+ * then, with that step's own; vLLM's samples it again there, so it runs one step per output token:
+ * sim_config.pd_decode_resample). */
 void sim_hand_over(struct runner *r, struct engine *p, struct rstate *rs, double now)
 {
     const struct sim_config *c = r->c;

@@ -434,7 +434,8 @@ static inline void lz_forget(struct engine *e, const struct rstate *rs)
         e->lz_cross[lz_class(e, rs->computed)]--;
 }
 
-/* The inter-token histogram: 128 bins an octave (0.55% wide) from 2^-20 s (about 1 us) to
+/* The inter-token histogram: 128 bins an octave (each 1/128 of the octave's span: 0.39-0.78% of
+ * the value) from 2^-20 s (about 1 us) to
  * 2^24 s, the lowest and highest catching what falls outside; each keeps its count and the sum of
  * its gaps, so a bin whose gaps are all one value (a lazy iteration's decoders) gives it exactly. */
 #define SIM_ITL_OCT_BITS 7

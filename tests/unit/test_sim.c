@@ -391,34 +391,38 @@ static void padded_prompts_cost_the_longest_and_cap_the_padding(void **state)
 
 /* Sarathi-Serve's SimpleChunkingScheduler (its chunked-prefills-only ablation,
  * sarathi/core/scheduler/simple_chunking_scheduler.py): prompt chunks in iterations of their own,
- * each followed by an iteration of the running decoders. A (3 + 10 tokens) and B (8 + 2) at t = 0,
- * budget 4 tokens:
+ * each followed by an iteration of the running decoders, and a prompt iteration that continues a
+ * running prompt admits nothing new (its _schedule returns). A (3 + 10 tokens), B (8 + 2) and
+ * C (3 + 2) at t = 0, budget 4 tokens:
  *   alternate:   1: A 3 + B 1 (A's first token)   prefill 4, 0 decodes
  *                2: A decodes (B, mid-prompt, waits)        0, 1
- *                3: B 4                                     4, 0
+ *                3: B 4 (C waits: B continues)              4, 0
  *                4: A                                       0, 1
  *                5: B 3 (done: its first token)             3, 0
- *                6: A, B                                    0, 2
- *   without (SGLang's chunked request continued first): 1: A 3 + B 1; 2: B 4; 3: B 3; 4: A, B
- *   (prefill 4, 4, 3, 0; decodes 0, 0, 0, 2): A's decodes wait out B's whole prompt. */
+ *                6: A, B (B's second token: done)           0, 2
+ *                7: C 3                                     3, 0
+ *                8: A, C                                    0, 2
+ *   without (SGLang's chunked request continued first, new prompts in the budget left): 1: A 3 +
+ *   B 1; 2: B 4; 3: B 3 + C 1; 4: C 2; 5: A, B, C (prefill 4, 4, 4, 2, 0; decodes 0, 0, 0, 0, 3):
+ *   A's decodes wait out both prompts. */
 static void alternate_turns_interleave_prompt_chunks_and_decodes(void **state)
 {
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct trace_req t[2] = { { 0, 3, 10 }, { 0, 8, 2 } };
-    static const long pf_alt[6] = { 4, 0, 4, 0, 3, 0 }, pf_sg[4] = { 4, 4, 3, 0 };
-    static const int dec_alt[6] = { 0, 1, 0, 1, 0, 2 }, dec_sg[4] = { 0, 0, 0, 2 };
+    struct trace_req t[3] = { { 0, 3, 10 }, { 0, 8, 2 }, { 0, 3, 2 } };
+    static const long pf_alt[8] = { 4, 0, 4, 0, 3, 0, 3, 0 }, pf_sg[5] = { 4, 4, 4, 2, 0 };
+    static const int dec_alt[8] = { 0, 1, 0, 1, 0, 2, 0, 2 }, dec_sg[5] = { 0, 0, 0, 0, 3 };
     for (int alt = 0; alt < 2; alt++) {
-        struct sim_config c = trace_config(&cat, t, 2);
+        struct sim_config c = trace_config(&cat, t, 3);
         c.chunked_prefill = true;
         c.prefill_first = true;
         c.alternate_turns = alt == 1;
         c.max_batched_tokens = 4;
         struct sim_result r;
         run(&c, &r);
-        assert_int_equal(r.completed, 2);
-        const int n = alt ? 6 : 4;
+        assert_int_equal(r.completed, 3);
+        const int n = alt ? 8 : 5;
         assert_true(r.iterations >= n);
         for (int i = 0; i < n; i++) {
             assert_int_equal(r.iters[i].prefill_tokens, alt ? pf_alt[i] : pf_sg[i]);
@@ -1437,6 +1441,21 @@ static void first_token_from_the_decode_instance(void **state)
     const double step = dis.ttft.mean - agg.ttft.mean - xfer; /* the decode instance's first step */
     assert_rel_close(step, agg.tpot.mean, 0.02);
     assert_rel_close(dis.e2e.mean - agg.e2e.mean, xfer, 1e-9);
+    /* SGLang's decode server streams the prefill's token with its first step's: one chunk of two,
+     * then one a step: 99 decode steps, 98 gaps (the client's ITL), and (e2e - TTFT) / 99 spreads
+     * 98 steps over 99 tokens. vLLM's (pd_decode_resample) samples the first token again: 100 steps,
+     * 99 gaps of one step each, the last token one step later than SGLang's */
+    assert_int_equal(dis.itl.n, 98);
+    assert_rel_close(dis.itl.mean * 98, dis.tpot.mean * 99, 1e-9);
+    struct sim_result re;
+    c.pd_decode_resample = true;
+    run(&c, &re);
+    assert_int_equal(re.itl.n, 99);
+    assert_rel_close(re.itl.mean, re.tpot.mean, 1e-9);
+    assert_rel_close(re.ttft.mean, dis.ttft.mean, 1e-12); /* the same first step */
+    /* one step more: the 100th at context 1,099, about the mean step */
+    assert_rel_close(re.e2e.mean - dis.e2e.mean, re.itl.mean, 0.02);
+    sim_result_free(&re);
     sim_result_free(&agg);
     sim_result_free(&dis);
     catalog_free(&cat);
