@@ -543,7 +543,10 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
          * prefill chunks within the budget), then new admissions with what is left (whole
          * prompts only where they fit the rest of the budget without chunking) */
         sim_schedule_running(r, e, &it);
-        if (may_admit)
+        /* a pass over the running sequences that preempted one admits nothing new (vLLM V1's
+         * scheduler schedules waiting requests only `if not preempted_reqs`; V0's chunked one
+         * only when its running pass preempted and swapped nothing) */
+        if (may_admit && e->st.preemptions == preempted_before)
             sim_admit_waiting(r, e, &it, e->now);
     } else {
         /* vLLM 0.2-0.5's scheduler (scheduler.py _schedule): waiting prompts first (whole without
@@ -557,7 +560,8 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
             sim_schedule_prompts(r, e, &it);
         /* alternate turns admit only into a prompt iteration that continues no prompt (Sarathi-
          * Serve's _schedule returns once it has scheduled a running prompt's chunk) */
-        if (may_admit && !(e->decode_turn && it.decode_seqs > 0) && !(c->alternate_turns && it.prefill_seqs > 0))
+        if (may_admit && !(e->decode_turn && it.decode_seqs > 0) && !(c->alternate_turns && it.prefill_seqs > 0) &&
+            e->st.preemptions == preempted_before) /* nor after continuing prompts preempted one */
             sim_admit_waiting(r, e, &it, e->now);
         if (it.nsched == 0)
             sim_schedule_running(r, e, &it);
@@ -575,6 +579,12 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
     }
     if (it.nsched == 0) /* cannot happen: a request that fits an empty cache is admitted */
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "scheduler made no progress at t=%.6f s", e->now);
+    /* a schedule that only preempts and re-admits (prompts evicting each other's chunks) runs for
+     * ever; no real run preempts a request a hundred times on average */
+    if (e->st.preemptions > SIM_MAX_PREEMPTIONS_PER_REQUEST * r->nreq + 10000)
+        return llmroof_err_set(err, LLMROOF_EINTERNAL,
+                               "the scheduler preempted %ld times for %ld requests at t=%.6f s without finishing them: "
+                               "a livelock of preemptions", e->st.preemptions, r->nreq, e->now);
     double dt = sim_iter_cost(r, e, &it);
     if (c->record_iterations && record_iter(r, e, ei, &it, dt))
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for the iteration trace");

@@ -442,6 +442,10 @@ static inline void lz_forget(struct engine *e, const struct rstate *rs)
 #define SIM_ITL_MIN_EXP (-20)
 #define SIM_ITL_BINS (44L << SIM_ITL_OCT_BITS)
 
+/* A run whose instance preempts more than this many times a request (plus 10,000) stops with an
+ * error: its scheduler only evicts and re-admits (sim.c engine_step). */
+#define SIM_MAX_PREEMPTIONS_PER_REQUEST 100
+
 /* sim_stats.c: `count` inter-token gaps of gap_s each (a no-op when the histogram is absent) */
 void sim_itl_add(struct runner *r, double gap_s, long count);
 

@@ -2376,6 +2376,40 @@ static void itl_pools_every_gap_and_sees_the_prefill_stall(void **state)
     catalog_free(&cat);
 }
 
+/* A pass over the running sequences that preempted one admits nothing new (vLLM V1's scheduler:
+ * waiting requests only `if not preempted_reqs`; V0's chunked scheduler likewise). Without it a
+ * prompt-first chunked engine with optimistic admission on a small KV pool livelocked (review of
+ * session 22): 16 offline prompts of about 1,500 tokens (random:1500:300:0.5) on llama-2-7b at 30%
+ * of an A100's memory (about 21,000 KV tokens: fewer than the prompts' 24,000), 512-token chunks.
+ * Every prompt was admitted for its first chunk, the pool filled with partial prompts, and each
+ * continuing chunk preempted the newest prompt, which the same iteration's admission took back:
+ * 3,000 iterations, 1,388 preemptions, no request done. Now the oldest prompts finish and decode:
+ * all 16 complete in a few hundred iterations. */
+static void preemption_admits_nothing_new(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w;
+    assert_int_equal(workload_parse("random:1500:300:0.5", &w, NULL), 0);
+    struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, &w);
+    c.mode = SIM_OFFLINE;
+    c.requests = 16;
+    c.chunked_prefill = true;
+    c.prefill_first = true;
+    c.max_batched_tokens = 512;
+    c.mem.mem_util = 0.3;
+    struct sim_result r;
+    run(&c, &r);
+    assert_int_equal(r.completed, 16);
+    assert_true(r.preemptions > 0);
+    assert_true(r.iterations < 1000);
+    assert_true(r.kv_capacity_tokens < 16 * 1500);
+    sim_result_free(&r);
+    workload_free(&w);
+    catalog_free(&cat);
+}
+
 /* Lazy decode (sim.c) and the step tables (struct stepcost_fast, struct mix_cache) keep the
  * reference path's result to the bit: every request's times and preemptions and the iteration
  * count agree with per_sequence (each sequence scheduled one by one, every step built whole) on
@@ -2611,6 +2645,7 @@ int main(void)
         cmocka_unit_test(varlen_fa2_decodes_beside_a_chunk_read_kv_per_query_head),
         cmocka_unit_test(lazy_decode_matches_the_per_sequence_scheduler),
         cmocka_unit_test(itl_pools_every_gap_and_sees_the_prefill_stall),
+        cmocka_unit_test(preemption_admits_nothing_new),
         cmocka_unit_test(alternate_turns_interleave_prompt_chunks_and_decodes),
         cmocka_unit_test(a_lognormal_workload_draws_its_stated_median_and_p90),
         cmocka_unit_test(sharegpt_draws_the_benchmarks_set_for_the_tokenizer),
