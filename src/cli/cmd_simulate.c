@@ -380,7 +380,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         { OPT_ADMIT, "admission", 0, "POLICY", "optimistic (preempt when KV runs out, vLLM), no-evict (reserve prompt + output, TensorRT-LLM) or reserve (SGLang's new-token ratio); default: the engine's, else optimistic", false },
         { OPT_QUIET, "quiet", 'q', NULL, "no progress line (shown only on a terminal, after a second)", false },
         { OPT_WARMUP, "warmup", 0, "N", "latency statistics skip the first N requests (while a closed loop's users start, or a queue fills)", false },
-        { OPT_BAND, "capacity-band", 0, "PCT", "rerun with the service rate PCT% (1-50) higher and lower; report the TTFT/TPOT range", false },
+        { OPT_BAND, "capacity-band", 0, "PCT", "rerun with the service rate PCT% (1-50) higher and lower; report the TTFT/TPOT/ITL range", false },
         { OPT_NOCHUNK, "no-chunked-prefill", 0, NULL, "prefill each prompt whole in one iteration", false },
         { OPT_SCHEDSTEPS, "scheduler-steps", 0, "N", "multi-step scheduling (vLLM 0.6 --num-scheduler-steps): admit and schedule once per N decode iterations, scheduling CPU / N (default 1)", false },
         { OPT_NOAPI, "no-api-server", 0, NULL, "requests through the engine's own API (vLLM's LLM class, benchmark_throughput), not its HTTP server: no API-server CPU", false },

@@ -694,6 +694,7 @@ static int serving_report(struct cli *c, struct ctx *x, const char *file, const 
     table_col(&t, "gpu", 0);
     table_col(&t, "engine", 0);
     table_col(&t, "metric", 0);
+    table_col(&t, "compared", 0);
     table_col(&t, "measured", 3);
     table_col(&t, "predicted", 3);
     table_col(&t, "error_pct", 1);
@@ -726,6 +727,9 @@ static int serving_report(struct cli *c, struct ctx *x, const char *file, const 
         table_str(&t, k->gpu->id);
         table_str(&t, k->engine ? k->engine->id : "-");
         table_str(&t, k->metric_text);
+        char cmp[48];
+        srv_compared(k, cmp, sizeof cmp);
+        table_str(&t, cmp);
         table_num(&t, k->measured);
         table_num(&t, k->predicted);
         table_num(&t, 100 * k->err);
@@ -738,6 +742,7 @@ static int serving_report(struct cli *c, struct ctx *x, const char *file, const 
             cJSON_AddStringToObject(r, "gpu", k->gpu->id);
             cJSON_AddStringToObject(r, "engine", k->engine ? k->engine->id : "");
             cJSON_AddStringToObject(r, "metric", k->metric_text);
+            cJSON_AddStringToObject(r, "compared", cmp);
             cJSON_AddNumberToObject(r, "measured", k->measured);
             cJSON_AddNumberToObject(r, "predicted", k->predicted);
             cJSON_AddNumberToObject(r, "error", k->err);

@@ -27,6 +27,13 @@ static const char *const metric_names[SRV_METRIC_COUNT] = { "ttft", "tpot", "e2e
                                                             "total_tok_s", "prompt_tok_s", "slo_pct", "speedup_tput",
                                                             "speedup_tpot", "speedup_e2e", "goodput_req_s", "itl" };
 
+void srv_compared(const struct srv_case *c, char *out, size_t n)
+{
+    static const char *const stats[] = { "mean", "p50", "p90", "p99" };
+    const bool stat = c->metric == SRV_TTFT || c->metric == SRV_TPOT || c->metric == SRV_E2E || c->metric == SRV_ITL;
+    snprintf(out, n, "%s%s%s", metric_names[c->metric], stat ? " " : "", stat ? stats[c->stat] : "");
+}
+
 enum srv_class srv_metric_class(enum srv_metric m)
 {
     switch (m) {

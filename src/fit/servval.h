@@ -46,6 +46,9 @@ enum srv_stat { SRV_MEAN, SRV_P50, SRV_P90, SRV_P99 };
 const char *srv_class_name(enum srv_class c);
 const char *srv_load_name(enum srv_load l);
 enum srv_class srv_metric_class(enum srv_metric m);
+struct srv_case;
+/* What llmroof compares the row with: the map's metric and statistic ("itl p99", "ttft mean"). */
+void srv_compared(const struct srv_case *c, char *out, size_t n);
 
 struct srv_case {
     char id[32];

@@ -538,7 +538,10 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
     const long preempted_before = e->st.preemptions;
     if (!may_admit)
         e->burst_left--;
-    if (!c->prefill_first) {
+    /* a disaggregated decode instance's arrivals come with their prompt's K/V: they join the running
+     * decodes (SGLang's decode server merges its transferred requests into the running batch), so
+     * prompt-first scheduling applies where prompts are computed */
+    if (!c->prefill_first || e->pool == 1) {
         /* Sarathi-Serve / vLLM's chunked scheduler: running sequences first (decodes and
          * prefill chunks within the budget), then new admissions with what is left (whole
          * prompts only where they fit the rest of the budget without chunking) */
@@ -580,11 +583,19 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
     if (it.nsched == 0) /* cannot happen: a request that fits an empty cache is admitted */
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "scheduler made no progress at t=%.6f s", e->now);
     /* a schedule that only preempts and re-admits (prompts evicting each other's chunks) runs for
-     * ever; no real run preempts a request a hundred times on average */
-    if (e->st.preemptions > SIM_MAX_PREEMPTIONS_PER_REQUEST * r->nreq + 10000)
+     * ever: an instance that preempts through SIM_LIVELOCK_ITERS iterations in which no sequence
+     * decodes and no request finishes stops the run (a thrashing one still decodes) */
+    if (it.decode_seqs > 0 || r->done != e->progress_done || e->st.preemptions == e->progress_preempt) {
+        e->progress_tick = e->tick;
+        e->progress_done = r->done;
+        e->progress_preempt = e->st.preemptions;
+    } else if (e->tick - e->progress_tick > SIM_LIVELOCK_ITERS) {
         return llmroof_err_set(err, LLMROOF_EINTERNAL,
-                               "the scheduler preempted %ld times for %ld requests at t=%.6f s without finishing them: "
-                               "a livelock of preemptions", e->st.preemptions, r->nreq, e->now);
+                               "the scheduler preempted %ld times in %ld iterations up to t=%.6f s in which no sequence "
+                               "decoded and no request finished: the prompts in flight evict each other (a larger "
+                               "KV cache, --mem-util, or fewer sequences, --max-seqs, would let them finish)",
+                               e->st.preemptions - e->progress_preempt, e->tick - e->progress_tick, e->now);
+    }
     double dt = sim_iter_cost(r, e, &it);
     if (c->record_iterations && record_iter(r, e, ei, &it, dt))
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for the iteration trace");

@@ -269,6 +269,8 @@ struct engine {
     struct lz_event *lz_fin;     /* min-heap of last steps by (tick, adm) */
     size_t lz_n, lz_cap;
     long adm_next;               /* the next admission number */
+    long progress_tick, progress_done, progress_preempt; /* livelock guard (engine_step): the last
+                                    iteration that decoded, finished a request or preempted nothing */
 };
 
 /* Decode-only iterations' GPU time by their shape: without speculation or data-parallel attention
@@ -442,9 +444,10 @@ static inline void lz_forget(struct engine *e, const struct rstate *rs)
 #define SIM_ITL_MIN_EXP (-20)
 #define SIM_ITL_BINS (44L << SIM_ITL_OCT_BITS)
 
-/* A run whose instance preempts more than this many times a request (plus 10,000) stops with an
- * error: its scheduler only evicts and re-admits (sim.c engine_step). */
-#define SIM_MAX_PREEMPTIONS_PER_REQUEST 100
+/* An instance that preempts through this many iterations in which no sequence decodes and no
+ * request finishes stops the run with an error: its scheduler only evicts and re-admits (sim.c
+ * engine_step). A real run decodes between its preemptions. */
+#define SIM_LIVELOCK_ITERS 1000000L
 
 /* sim_stats.c: `count` inter-token gaps of gap_s each (a no-op when the histogram is absent) */
 void sim_itl_add(struct runner *r, double gap_s, long count);

@@ -1461,6 +1461,36 @@ static void first_token_from_the_decode_instance(void **state)
     catalog_free(&cat);
 }
 
+/* A disaggregated decode instance of a prompt-first engine (SGLang) merges an arriving request,
+ * whose prompt's K/V came with it, into the running decodes (its decode server's running batch):
+ * the arrival is a decode, not a prompt to run first. Two requests of 1000 + 100 tokens, the
+ * second 0.3 s after the first, its first token from the decode instance: every gap between
+ * tokens is one decode step (llama-2-7b on an A100, about 10 ms at 1-2 sequences), so the longest
+ * is within 10% of the median. The decode instance had run the arrival alone while the running
+ * request waited, a gap of two steps (review of session 22). */
+static void decode_instance_merges_arrivals_into_the_running_batch(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct trace_req t[2] = { { 0, 1000, 100 }, { 0.3, 1000, 100 } };
+    struct sim_config c = trace_config(&cat, t, 2);
+    disaggregate(&cat, &c, NULL);
+    c.prefill_first = true;
+    c.pd_decode_first_token = true;
+    struct sim_result r;
+    run(&c, &r);
+    assert_int_equal(r.completed, 2);
+    assert_int_equal(r.itl.n, 2 * 98);
+    long both = 0;
+    for (long i = 0; i < r.iterations; i++)
+        both += r.iters[i].instance == 1 && r.iters[i].decode_seqs == 2;
+    assert_true(both > 0); /* the two decode together */
+    assert_true(r.itl.max < 1.1 * r.itl.p50);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
 /* A disaggregated prefill instance runs the drafter over the prompts too (review 21): a draft model
  * prefills its own cache, an EAGLE head its layer, before the K/V moves; the decode pool speculates.
  * Llama-3.1-70B at TP 4 on H100s, one 4,096-token request: TTFT grows by the draft's own prefill,
@@ -2645,6 +2675,7 @@ int main(void)
         cmocka_unit_test(varlen_fa2_decodes_beside_a_chunk_read_kv_per_query_head),
         cmocka_unit_test(lazy_decode_matches_the_per_sequence_scheduler),
         cmocka_unit_test(itl_pools_every_gap_and_sees_the_prefill_stall),
+        cmocka_unit_test(decode_instance_merges_arrivals_into_the_running_batch),
         cmocka_unit_test(preemption_admits_nothing_new),
         cmocka_unit_test(alternate_turns_interleave_prompt_chunks_and_decodes),
         cmocka_unit_test(a_lognormal_workload_draws_its_stated_median_and_p90),
