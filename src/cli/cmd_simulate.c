@@ -347,9 +347,22 @@ static int capacity_band(struct cli *c, const struct ctx *x, const struct sim_re
         return j ? 0 : 1;
     }
     const double pct = 100.0 * x->band;
-    sbuf_printf(&c->out, "\ncapacity band: the service rate %.4g%% lower and higher (iteration times x %.4f and x %.4f)\n\n",
-                pct, 1.0 / (1.0 - x->band), 1.0 / (1.0 + x->band));
-    sbuf_printf(&c->out, "%-16s %14s %14s %14s\n", "metric", "service -band", "simulated", "service +band");
+    /* a table of its own: with --format csv it is the table `capacity-band` (--table), not text
+     * after the first table's CSV */
+    if (!table_sel_wants(&c->sel, c->format, "capacity-band")) {
+        sim_result_free(&hi);
+        sim_result_free(&lo);
+        return 0;
+    }
+    if (c->format != TABLE_CSV)
+        sbuf_printf(&c->out, "\ncapacity band: the service rate %.4g%% lower and higher (iteration times x %.4f and x %.4f)\n\n",
+                    pct, 1.0 / (1.0 - x->band), 1.0 / (1.0 + x->band));
+    struct table t;
+    table_init(&t, "");
+    table_col(&t, "metric", 0);
+    table_col(&t, "service -band", 3);
+    table_col(&t, "simulated", 3);
+    table_col(&t, "service +band", 3);
     const struct { const char *name; double a, b, c; } rows[] = {
         { "ttft_p50_ms", 1e3 * lo.ttft.p50, 1e3 * base->ttft.p50, 1e3 * hi.ttft.p50 },
         { "ttft_p90_ms", 1e3 * lo.ttft.p90, 1e3 * base->ttft.p90, 1e3 * hi.ttft.p90 },
@@ -359,9 +372,16 @@ static int capacity_band(struct cli *c, const struct ctx *x, const struct sim_re
         { "itl_p99_ms", 1e3 * lo.itl.p99, 1e3 * base->itl.p99, 1e3 * hi.itl.p99 },
         { "output_tok_s", lo.output_tok_s, base->output_tok_s, hi.output_tok_s },
     };
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-        sbuf_printf(&c->out, "%-16s %14.3f %14.3f %14.3f\n", rows[i].name, rows[i].a, rows[i].b, rows[i].c);
-    if (lo.overloaded != base->overloaded || hi.overloaded != base->overloaded)
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        table_row(&t);
+        table_str(&t, rows[i].name);
+        table_num(&t, rows[i].a);
+        table_num(&t, rows[i].b);
+        table_num(&t, rows[i].c);
+    }
+    table_render_fit(&t, c->format, 100, 1, &c->out);
+    table_free(&t);
+    if (c->format != TABLE_CSV && (lo.overloaded != base->overloaded || hi.overloaded != base->overloaded))
         sbuf_printf(&c->out, "overloaded: %s at -band, %s as simulated, %s at +band: the load sits on the capacity cliff\n",
                     lo.overloaded ? "yes" : "no", base->overloaded ? "yes" : "no", hi.overloaded ? "yes" : "no");
     sim_result_free(&hi);
@@ -417,7 +437,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
     x->s.mem = x->cfg.mem;
     char *pos[1];
     int npos = 0;
-    static const char *const tables[] = { "latency", "quantities", "instances", NULL };
+    static const char *const tables[] = { "latency", "quantities", "instances", "capacity-band", NULL };
     c->tables = tables;
     c->usage = "llmroof simulate -m MODEL -g GPU [-t TP] [--concurrency N --requests R [--think LO-HI] | --rate QPS "
                "| --scenario offline | --trace FILE] [--workload SPEC] [--ttft-slo T --tpot-slo T] [options]";
