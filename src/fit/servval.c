@@ -23,15 +23,17 @@ const char *srv_load_name(enum srv_load l)
     return (l >= 0 && l < SRV_LOAD_COUNT) ? names[l] : "?";
 }
 
+/* enum srv_stat's names, as the map spells them */
+static const char *const stat_names[] = { "mean", "p50", "p90", "p99" };
+
 static const char *const metric_names[SRV_METRIC_COUNT] = { "ttft", "tpot", "e2e", "makespan", "req_s", "out_tok_s",
                                                             "total_tok_s", "prompt_tok_s", "slo_pct", "speedup_tput",
                                                             "speedup_tpot", "speedup_e2e", "goodput_req_s", "itl" };
 
 void srv_compared(const struct srv_case *c, char *out, size_t n)
 {
-    static const char *const stats[] = { "mean", "p50", "p90", "p99" };
     const bool stat = c->metric == SRV_TTFT || c->metric == SRV_TPOT || c->metric == SRV_E2E || c->metric == SRV_ITL;
-    snprintf(out, n, "%s%s%s", metric_names[c->metric], stat ? " " : "", stat ? stats[c->stat] : "");
+    snprintf(out, n, "%s%s%s", metric_names[c->metric], stat ? " " : "", stat ? stat_names[c->stat] : "");
 }
 
 enum srv_class srv_metric_class(enum srv_metric m)
@@ -285,9 +287,8 @@ static int map_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, st
                                f[col[M_METRIC]], names);
     }
     c->metric = (enum srv_metric)k;
-    static const char *const stats[] = { "mean", "p50", "p90", "p99" };
     for (k = 0; k < 4; k++)
-        if (strcmp(f[col[M_STAT]], stats[k]) == 0)
+        if (strcmp(f[col[M_STAT]], stat_names[k]) == 0)
             break;
     if (k == 4)
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: stat '%s' is not one of mean, p50, p90, p99", x->fname,
