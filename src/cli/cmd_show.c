@@ -302,6 +302,8 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
         e->budget_min_context ? "token budget raised to the served context (--max-model-len, else the model's)"
                               : "token budget as above, whatever the context");
     kvb(t, "chunked_prefill", !e->whole_prefill, e->whole_prefill ? "prompts prefilled whole" : "prompts split across iterations within the budget");
+    kvb(t, "static_batching", e->static_batching,
+        e->static_batching ? "a batch starts when the last one has finished (no continuous batching)" : "continuous batching");
     kvb(t, "prefill_first", e->prefill_first, e->prefill_first ? "prompt-only iterations stall the decodes" : "running decodes first");
     kvb(t, "dp_rank_scheduler", e->dp_rank_scheduler,
         e->dp_rank_scheduler ? "budget and sequence limit per data-parallel attention rank" : "one budget and limit for all ranks");

@@ -13,7 +13,7 @@
 enum { OPT_MBT = 1, OPT_MAXSEQS, OPT_NOCHUNK, OPT_CONC, OPT_REQS, OPT_THINK, OPT_RATE, OPT_TRACE, OPT_WORKLOAD,
        OPT_SEED, OPT_REQOUT, OPT_TRACEOUT, OPT_SW_MBT, OPT_SW_RATE, OPT_SW_CONC, OPT_SVG, OPT_RANGE, OPT_SCENARIO,
        OPT_TTFT, OPT_TPOT, OPT_PCT, OPT_PCACHE, OPT_PREFIX, OPT_INST, OPT_ROUTER,
-       OPT_PPOOL, OPT_DPOOL, OPT_KVLINK, OPT_WARMUP, OPT_BAND, OPT_ADMIT, OPT_MAXLEN, OPT_MAXPAD, OPT_NOAPI,
+       OPT_PPOOL, OPT_DPOOL, OPT_KVLINK, OPT_WARMUP, OPT_BAND, OPT_ADMIT, OPT_MAXLEN, OPT_MAXPAD, OPT_NOAPI, OPT_STATIC,
        OPT_SCHEDSTEPS };
 enum { OPT_QUIET = 200 }; /* apart: other options append to the list above */
 
@@ -21,7 +21,7 @@ struct ctx {
     struct cli_setup_opts s;
     struct sim_config cfg;
     bool have_conc, have_reqs, have_think, have_rate, have_block, range, have_inst,
-        have_router, have_mbt, have_maxseqs, have_admit, have_maxpad;
+        have_router, have_mbt, have_maxseqs, have_admit, have_maxpad, static_batching;
     long max_paddings;                  /* --max-paddings, with have_maxpad */
     long sched_steps;                   /* --scheduler-steps: vLLM's multi-step scheduling, 0 = off */
     double band;                        /* --capacity-band: the share the service rate moves, 0 = none */
@@ -86,6 +86,9 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         x->cfg.admit_reserve = strcmp(arg, "reserve") == 0;
         if (!x->cfg.admit_no_evict && !x->cfg.admit_reserve && strcmp(arg, "optimistic") != 0)
             return cli_usage_error(c, "option '--admission': '%s' is not optimistic, no-evict or reserve", arg);
+        return 0;
+    case OPT_STATIC: /* request-level batching (HuggingFace generate()): applied after the profile */
+        x->static_batching = true;
         return 0;
     case OPT_NOAPI: /* requests through the engine's own API (vLLM's LLM class): no server streaming */
         x->cfg.no_api_server = true;
@@ -402,6 +405,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         { OPT_WARMUP, "warmup", 0, "N", "latency statistics skip the first N requests (while a closed loop's users start, or a queue fills)", false },
         { OPT_BAND, "capacity-band", 0, "PCT", "rerun with the service rate PCT% (1-50) higher and lower; report the TTFT/TPOT/ITL range", false },
         { OPT_NOCHUNK, "no-chunked-prefill", 0, NULL, "prefill each prompt whole in one iteration", false },
+        { OPT_STATIC, "static-batching", 0, NULL, "no continuous batching: a batch of up to --max-seqs requests, prompts padded to the longest, starts when the last one has finished (HF generate(); engine hf-transformers)", false },
         { OPT_SCHEDSTEPS, "scheduler-steps", 0, "N", "multi-step scheduling (vLLM 0.6 --num-scheduler-steps): admit and schedule once per N decode iterations, scheduling CPU / N (default 1)", false },
         { OPT_NOAPI, "no-api-server", 0, NULL, "requests through the engine's own API (vLLM's LLM class, benchmark_throughput), not its HTTP server: no API-server CPU", false },
         { OPT_CONC, "concurrency", 'c', "N", "closed loop: N users (default 20)", false },
@@ -565,6 +569,8 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         /* the engine profile's scheduler (docs/metrics.md "Engine scheduling"); options given win */
         const bool no_evict = x->cfg.admit_no_evict, reserve = x->cfg.admit_reserve;
         sim_config_engine(&x->cfg, x->s.eff.engine, g, x->have_mbt, x->have_maxseqs);
+        if (x->static_batching)
+            sim_config_static(&x->cfg, x->have_mbt);
         if (x->have_admit) {
             x->cfg.admit_no_evict = no_evict;
             x->cfg.admit_reserve = reserve;
@@ -587,6 +593,11 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
             rc = cli_usage_error(c, "option '--spec-k': %d proposals need a budget of %d tokens per step; "
                                     "--max-batched-tokens is %ld", x->cfg.spec.k, x->cfg.spec.k + 1, x->cfg.max_batched_tokens);
     }
+    if (!rc && x->ppool && x->cfg.static_batching)
+        rc = cli_usage_error(c, "option '--prefill-pool': %s batches statically (no continuous batching), "
+                                "one instance serving whole requests; a disaggregated deployment needs an engine "
+                                "that batches continuously",
+                             x->static_batching ? "--static-batching" : "the engine profile");
     if (!rc && x->ppool) {
         x->cfg.disaggregated = true;
         if (!(rc = parse_pool(c, "prefill-pool", x->ppool, x, &x->cfg.prefill)) &&

@@ -1138,7 +1138,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "large_gpu_max_seqs", "large_gpu_max_batched_tokens", "offline_max_batched_tokens",
                                           "offline_large_gpu_max_batched_tokens", "budget_min_context",
                                           "chunked_prefill_min_context", "chunked_max_batched_tokens",
-                                          "chunked_prefill", "prefill_first", "spec_no_overlap", "pd_decode_first_token", "pd_decode_resample", "tp_step_overhead_s",
+                                          "chunked_prefill", "prefill_first", "static_batching", "spec_no_overlap", "pd_decode_first_token", "pd_decode_resample", "tp_step_overhead_s",
                                           "graph_max_batch", "graph_piecewise", "dp_rank_scheduler", "kv_heads_per_read",
                                           "varlen_fa2_archs", "fa2_archs", "source", NULL };
     static const char *const admissions[] = { "optimistic", "no-evict", "reserve", NULL };
@@ -1218,6 +1218,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
     bool chunked = true;
     if ((rc = json_get_bool(c, e, "chunked_prefill", false, &chunked)) ||
         (rc = json_get_bool(c, e, "prefill_first", false, &g->prefill_first)) ||
+        (rc = json_get_bool(c, e, "static_batching", false, &g->static_batching)) ||
         (rc = json_get_bool(c, e, "dp_rank_scheduler", false, &g->dp_rank_scheduler)) ||
         (rc = json_get_bool(c, e, "spec_no_overlap", false, &g->spec_no_overlap)) ||
         (rc = json_get_bool(c, e, "pd_decode_first_token", false, &g->pd_decode_first_token)) ||

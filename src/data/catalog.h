@@ -290,6 +290,9 @@ struct llmroof_engine {
                                          for all ranks together */
     bool prefill_first;               /* waiting prompts are admitted first into a prompt-only iteration
                                          that stalls every running decode (vLLM 0.2-0.5's scheduler) */
+    bool static_batching;             /* no continuous batching: a batch forms only when the previous one
+                                         has finished, its prompts padded to the longest (HuggingFace
+                                         transformers' generate(); sim.h sim_config.static_batching) */
     long chunked_prefill_min_context; /* chunked prefill turns itself on when the served context
                                          (max_model_len) exceeds this many tokens, and overrides
                                          chunked_prefill, prefill_first and budget_min_context there

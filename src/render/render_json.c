@@ -1166,6 +1166,8 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
             cJSON_AddBoolToObject(o, "chunked_prefill", false);
         if (e[i].prefill_first)
             cJSON_AddBoolToObject(o, "prefill_first", true);
+        if (e[i].static_batching)
+            cJSON_AddBoolToObject(o, "static_batching", true);
         if (e[i].dp_rank_scheduler)
             cJSON_AddBoolToObject(o, "dp_rank_scheduler", true);
         add_positive(o, "waiting_served_ratio", (double)e[i].waiting_served_ratio);

@@ -59,7 +59,10 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
     const long ranks = sim_setup_rank_factor(c);
     if (ranks > 1)
         sbuf_printf(out, " per DP rank (x%ld)", ranks);
-    sbuf_printf(out, ", %s; seed %llu", c->chunked_prefill ? "chunked prefill" : "whole prefills",
+    sbuf_printf(out, ", %s; seed %llu",
+                c->static_batching  ? "static batches (the next starts when the last request ends, prompts padded)"
+                : c->chunked_prefill ? "chunked prefill"
+                                     : "whole prefills",
                 (unsigned long long)c->seed);
     if (c->max_model_len > 0)
         sbuf_printf(out, "; context limit %ld tokens", c->max_model_len);

@@ -122,6 +122,25 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
         c->max_seqs = seqs;
     if (!keep_budget && budget > 0)
         c->max_batched_tokens = budget;
+    if (en->static_batching)
+        sim_config_static(c, keep_budget);
+}
+
+void sim_config_static(struct sim_config *c, bool keep_budget)
+{
+    c->static_batching = true;
+    c->chunked_prefill = false;
+    c->prefill_first = true;
+    /* generate() pads the batch's prompts to the longest (its attention mask hides the padding,
+     * the GEMMs compute it): the padding has no cap */
+    c->max_paddings = SIM_STATIC_MAX_PADDINGS;
+    /* the batch's K/V grows until its last request ends and nothing can be evicted: it starts
+     * only where all of it fits */
+    c->admit_no_evict = true;
+    c->admit_reserve = false;
+    const long ctx = c->max_model_len > 0 ? c->max_model_len : c->setup.model ? c->setup.model->max_context : 0;
+    if (!keep_budget && ctx > 0 && c->max_seqs > 0)
+        c->max_batched_tokens = c->max_seqs > SIM_STATIC_MAX_PADDINGS / ctx ? SIM_STATIC_MAX_PADDINGS : c->max_seqs * ctx;
 }
 
 long sim_rank_factor(const struct sim_config *c, int attn_dp)
@@ -533,7 +552,9 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
         lz_unlazy_all(e);
         e->lazy = e->tick <= LZ_MAX_TICK;
     }
-    const bool may_admit = c->sched_steps <= 1 || e->burst_left <= 0 || e->nrun == 0;
+    /* static batching admits a new batch only once the last one has finished */
+    const bool may_admit = (c->sched_steps <= 1 || e->burst_left <= 0 || e->nrun == 0) &&
+                           (!c->static_batching || e->nrun == 0);
     const bool was_idle = e->nrun == 0;
     const long preempted_before = e->st.preemptions;
     if (!may_admit)
@@ -702,6 +723,9 @@ static int check_config(const struct sim_config *c, long *nreq, struct llmroof_e
         c->prefix_tokens >= workload_min_prompt(c->workload))
         return llmroof_err_set(err, LLMROOF_EINPUT, "the shared prefix of %ld tokens is not shorter than the shortest prompt (%ld tokens)",
                                c->prefix_tokens, workload_min_prompt(c->workload));
+    if (c->disaggregated && c->static_batching)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "static batching (HuggingFace generate()) serves whole requests in one "
+                                                   "instance: it cannot run a disaggregated prefill/decode deployment");
     if (c->disaggregated) {
         if (c->prefill.instances < 1 || c->decode.instances < 1)
             return llmroof_err_set(err, LLMROOF_EINPUT, "each pool needs at least one instance");

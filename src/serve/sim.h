@@ -107,6 +107,12 @@ struct sim_config {
                                         (Sarathi-Serve's SimpleChunkingScheduler, its chunked-prefills-
                                         only ablation); false: prompt iterations while prompts wait
                                         (SGLang's chunked request, continued first) */
+    bool static_batching;            /* request-level (static) batching, as HuggingFace transformers'
+                                        generate() serves a batch: waiting requests are admitted only
+                                        when nothing runs, up to max_seqs at once, prefilled whole
+                                        in one prompt iteration padded to the longest, and the next
+                                        batch waits until the last of them finishes (Orca, OSDI 2022,
+                                        calls it request-level scheduling); sim_config_static */
     enum sim_mode mode;
     long concurrency;                /* SIM_CLOSED: users */
     long requests;                   /* SIM_CLOSED, SIM_RATE: requests in the pool */
@@ -207,6 +213,11 @@ double sim_cpu_step_s(const struct sim_config *c, double gpu_s, double seqs, dou
  * attention ranks holds: attn_dp where each rank schedules on its own (dp_rank_scheduler, vLLM
  * V1), else 1 (the limits are the instance's, split over its ranks). */
 long sim_rank_factor(const struct sim_config *c, int attn_dp);
+/* Switches `c` to static batching (sim_config.static_batching) with what it implies: whole
+ * prompts first, padded to the longest without a cap, no-evict admission (a batch cannot give
+ * back the KV it grows into), and, unless keep_budget, a prompt budget of max_seqs prompts of the
+ * served context (generate() has no token budget; the workspace follows it). */
+void sim_config_static(struct sim_config *c, bool keep_budget);
 /* The same for the instance of c->setup (its layout's attention ranks). */
 long sim_setup_rank_factor(const struct sim_config *c);
 /* The GPUs one instance of `s` spans, tp x pp: the Ray workers of vLLM before v0.2.7

@@ -448,6 +448,8 @@ static inline void lz_forget(struct engine *e, const struct rstate *rs)
  * request finishes stops the run with an error: its scheduler only evicts and re-admits (sim.c
  * engine_step). A real run decodes between its preemptions. */
 #define SIM_LIVELOCK_ITERS 1000000L
+/* static batching's padding cap and largest prompt budget, tokens (the catalog's bound on both) */
+#define SIM_STATIC_MAX_PADDINGS 10000000L
 
 /* sim_stats.c: `count` inter-token gaps of gap_s each (a no-op when the histogram is absent) */
 void sim_itl_add(struct runner *r, double gap_s, long count);

@@ -389,6 +389,88 @@ static void padded_prompts_cost_the_longest_and_cap_the_padding(void **state)
     catalog_free(&cat);
 }
 
+/* Static (request-level) batching, as HuggingFace generate() serves a batch (sim_config_static):
+ * A (100 + 10 tokens), B (300 + 40) and C (200 + 5) at t = 0, two sequences at most.
+ *   static:     0: A and B prefilled in one iteration, padded to 2 x 300 tokens (A's and B's
+ *                  first tokens); 1-9: A and B decode (A's 10th token at 9: done); 10-39: B alone
+ *                  (its 40th token at 39) although a slot is free; 40: C, the next batch, prefilled
+ *                  when B ends: C's first iteration starts at B's finish.
+ *   continuous: the same up to 9, then C's prompt at 10 (the slot A freed).
+ * The padded first iteration costs what two 300-token prompts cost. */
+static void static_batches_wait_for_their_last_request(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct trace_req t[3] = { { 0, 100, 10 }, { 0, 300, 40 }, { 0, 200, 5 } };
+    struct trace_req even[2] = { { 0, 300, 10 }, { 0, 300, 40 } };
+    for (int st = 0; st < 2; st++) {
+        struct sim_config c = whole_prompt_trace(&cat, t, 3, true);
+        c.max_seqs = 2;
+        if (st)
+            sim_config_static(&c, false);
+        struct sim_result r, ref;
+        run(&c, &r);
+        assert_int_equal(r.completed, 3);
+        assert_int_equal(r.preemptions, 0);
+        assert_int_equal(r.iters[0].prefill_seqs, 2);
+        assert_int_equal(r.iters[0].prefill_tokens, 400); /* real tokens: the padding is not output */
+        for (int i = 1; i <= 9; i++)
+            assert_int_equal(r.iters[i].decode_seqs, 2);
+        const int c_at = st ? 40 : 10; /* C's prompt iteration */
+        for (int i = 10; i < c_at; i++) {
+            assert_int_equal(r.iters[i].prefill_seqs, 0);
+            assert_int_equal(r.iters[i].decode_seqs, 1);
+        }
+        assert_int_equal(r.iters[c_at].prefill_seqs, 1);
+        assert_int_equal(r.iters[c_at].prefill_tokens, 200);
+        if (st) {
+            assert_float_equal(r.reqs[2].first_sched_s, r.reqs[1].finish_s, 0.0);
+            /* padded to the longest: the first iteration costs 2 x 300 tokens */
+            c.trace = even;
+            c.ntrace = 2;
+            run(&c, &ref);
+            assert_float_equal(r.iters[0].dur_s, ref.iters[0].dur_s, 1e-12 * ref.iters[0].dur_s);
+            sim_result_free(&ref);
+            /* a budget of max_seqs prompts of the model's context (Llama-2: 4096) */
+            assert_int_equal(c.max_batched_tokens, 2 * 4096);
+            assert_true(c.admit_no_evict && !c.chunked_prefill && c.prefill_first);
+        } else {
+            assert_true(r.reqs[2].first_sched_s < r.reqs[1].finish_s);
+        }
+        sim_result_free(&r);
+    }
+    catalog_free(&cat);
+}
+
+/* The hf-transformers profile batches statically, one request at a time by default; a
+ * disaggregated deployment cannot be served that way (an input error, not a run). */
+static void hf_profile_serves_one_request_at_a_time(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_engine *en = shipped_engine(&cat, "hf-transformers");
+    assert_true(en->static_batching);
+    struct trace_req t[2] = { { 0, 100, 10 }, { 0, 100, 10 } };
+    struct sim_config c = trace_config(&cat, t, 2);
+    sim_config_engine(&c, en, c.setup.gpu, false, false);
+    assert_true(c.static_batching);
+    assert_int_equal(c.max_seqs, 1);
+    struct sim_result r;
+    run(&c, &r);
+    /* B starts when A has finished: 1 prefill + 9 decodes each */
+    assert_int_equal(r.iterations, 20);
+    assert_float_equal(r.reqs[1].first_sched_s, r.reqs[0].finish_s, 0.0);
+    sim_result_free(&r);
+    c.disaggregated = true;
+    c.prefill.instances = c.decode.instances = 1;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(sim_run(&c, &r, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "static batching"));
+    catalog_free(&cat);
+}
+
 /* Sarathi-Serve's SimpleChunkingScheduler (its chunked-prefills-only ablation,
  * sarathi/core/scheduler/simple_chunking_scheduler.py): prompt chunks in iterations of their own,
  * each followed by an iteration of the running decoders, and a prompt iteration that continues a
@@ -2678,6 +2760,8 @@ int main(void)
         cmocka_unit_test(decode_instance_merges_arrivals_into_the_running_batch),
         cmocka_unit_test(preemption_admits_nothing_new),
         cmocka_unit_test(alternate_turns_interleave_prompt_chunks_and_decodes),
+        cmocka_unit_test(static_batches_wait_for_their_last_request),
+        cmocka_unit_test(hf_profile_serves_one_request_at_a_time),
         cmocka_unit_test(a_lognormal_workload_draws_its_stated_median_and_p90),
         cmocka_unit_test(sharegpt_draws_the_benchmarks_set_for_the_tokenizer),
         cmocka_unit_test(random_workload_draws_the_tools_uniform_lengths),
