@@ -33,6 +33,34 @@ struct ctx {
     bool quiet; /* --quiet: no progress line */
 };
 
+/* Options that contradict static batching (HF generate(): sim_config_static), from
+ * --static-batching or the engine profile: each is an error naming both. */
+static int static_conflicts(struct cli *c, const struct ctx *x)
+{
+    char src[sizeof x->s.eff.engine->id + 64];
+    if (x->static_batching)
+        snprintf(src, sizeof src, "--static-batching");
+    else
+        snprintf(src, sizeof src, "engine '%s' (static batching, as HF generate())", x->s.eff.engine->id);
+    if (x->ppool)
+        return cli_usage_error(c, "option '--prefill-pool': %s serves whole requests in one instance; a disaggregated "
+                                  "deployment needs an engine that batches continuously", src);
+    if (x->have_admit && !x->cfg.admit_no_evict)
+        return cli_usage_error(c, "option '--admission': %s cannot evict a request from a running batch; its "
+                                  "admission is no-evict", src);
+    if (x->have_maxpad)
+        return cli_usage_error(c, "option '--max-paddings': %s pads every prompt of a batch to the longest, "
+                                  "without a cap", src);
+    if (x->sched_steps > 1)
+        return cli_usage_error(c, "option '--scheduler-steps': %s schedules once per batch", src);
+    if (x->cfg.prefix_cache)
+        return cli_usage_error(c, "option '--prefix-cache': %s keeps no cache across requests", src);
+    if (x->sp.method && x->cfg.max_seqs > 1)
+        return cli_usage_error(c, "option '--spec': %s runs speculative (assisted) generation one request at a "
+                                  "time; --max-seqs is %ld (give --max-seqs 1)", src, x->cfg.max_seqs);
+    return 0;
+}
+
 static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
 {
     struct ctx *x = vctx;
@@ -396,7 +424,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
 {
     static const struct cli_opt opts[] = {
         CLI_OPT_MODEL, CLI_OPT_GPU, CLI_OPT_TP, CLI_OPT_LAYOUT, CLI_OPT_DTYPES, CLI_OPT_EFFS, CLI_OPT_MEM,
-        { OPT_MBT, "max-batched-tokens", 0, "N", "token budget of one iteration (default: the engine's, else 2048)", false },
+        { OPT_MBT, "max-batched-tokens", 0, "N", "token budget of one iteration (default: the engine's, else 2048; with static batching it sizes only the activation workspace)", false },
         { OPT_MAXSEQS, "max-seqs", 0, "N", "running sequences at most (default: the engine's, else 256)", false },
         { OPT_MAXPAD, "max-paddings", 0, "N", "pad a prompt iteration's prompts to the longest, at most N padding tokens (vLLM 0.2.1-0.3: 256; 0 packed; default: the engine's)", false },
         { OPT_MAXLEN, "max-model-len", 0, "N", "context limit as vLLM's --max-model-len: a longer prompt is rejected, output stops at it (default none)", false },
@@ -454,7 +482,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
                        "KV use. Every iteration is costed with the same operators and roofline as 'estimate'. With\n"
                        "SLOs: goodput (requests/s within them). An open loop that the server cannot keep up with is\n"
                        "reported as overloaded. Also: prefix caching, speculative decoding, a routed cluster,\n"
-                       "disaggregated prefill/decode. Metrics: docs/metrics.md.");
+                       "disaggregated prefill/decode, static batches (HF generate()). Metrics: docs/metrics.md.");
     if (rc)
         return rc;
     if (!x->s.model || !x->s.gpu)
@@ -570,7 +598,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         const bool no_evict = x->cfg.admit_no_evict, reserve = x->cfg.admit_reserve;
         sim_config_engine(&x->cfg, x->s.eff.engine, g, x->have_mbt, x->have_maxseqs);
         if (x->static_batching)
-            sim_config_static(&x->cfg, x->have_mbt);
+            sim_config_static(&x->cfg);
         if (x->have_admit) {
             x->cfg.admit_no_evict = no_evict;
             x->cfg.admit_reserve = reserve;
@@ -593,11 +621,8 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
             rc = cli_usage_error(c, "option '--spec-k': %d proposals need a budget of %d tokens per step; "
                                     "--max-batched-tokens is %ld", x->cfg.spec.k, x->cfg.spec.k + 1, x->cfg.max_batched_tokens);
     }
-    if (!rc && x->ppool && x->cfg.static_batching)
-        rc = cli_usage_error(c, "option '--prefill-pool': %s batches statically (no continuous batching), "
-                                "one instance serving whole requests; a disaggregated deployment needs an engine "
-                                "that batches continuously",
-                             x->static_batching ? "--static-batching" : "the engine profile");
+    if (!rc && x->cfg.static_batching)
+        rc = static_conflicts(c, x);
     if (!rc && x->ppool) {
         x->cfg.disaggregated = true;
         if (!(rc = parse_pool(c, "prefill-pool", x->ppool, x, &x->cfg.prefill)) &&

@@ -780,6 +780,8 @@ static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, c
     if (ranks > 1)
         cJSON_AddNumberToObject(o, "limits_per_dp_rank", (double)ranks);
     cJSON_AddBoolToObject(o, "chunked_prefill", c->chunked_prefill);
+    if (c->static_batching) /* absent with continuous batching */
+        cJSON_AddBoolToObject(o, "static_batching", true);
     if (c->sched_steps > 1) /* --scheduler-steps: absent without multi-step scheduling */
         cJSON_AddNumberToObject(o, "scheduler_steps", c->sched_steps);
     if (c->setup.eff.engine_id) { /* the engine profile, and the host speed its CPU costs took */

@@ -169,6 +169,12 @@ static void render_launch(const struct plan_input *in, const struct plan_result 
     }
     if (f != TABLE_TEXT && f != TABLE_MD)
         return;
+    if (ls.n == 0) { /* launch_build: an engine that batches statically */
+        sbuf_printf(out, "%sNo launch commands: engine %s batches statically (HF generate()); the serving engines "
+                         "(vLLM, SGLang, TensorRT-LLM) batch continuously and are not what this plan simulated.\n",
+                    f == TABLE_MD ? "\n" : "\n", in->eff.engine ? in->eff.engine->id : "?");
+        return;
+    }
     char la[32];
     if (o->layout[0]) /* the plan's own name: "DPA-8+EP-8", "TP-8+PP-2" */
         snprintf(la, sizeof la, "%s", o->layout);

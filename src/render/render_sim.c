@@ -50,7 +50,9 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
         sbuf_printf(out, "offline, %ld request%s queued at t=0, workload %s", c->requests, PL(c->requests), wl);
     else
         sbuf_printf(out, "trace of %zu request%s", c->ntrace, c->ntrace == 1 ? "" : "s");
-    if (c->max_batched_tokens > 0)
+    if (c->static_batching) /* generate(): no token budget, the batch's size alone */
+        sbuf_printf(out, "; batches of up to %ld request%s, no token budget", c->max_seqs, PL(c->max_seqs));
+    else if (c->max_batched_tokens > 0)
         sbuf_printf(out, "; budget %ld tokens/iteration, %ld sequence%s", c->max_batched_tokens, c->max_seqs,
                     PL(c->max_seqs));
     else

@@ -220,7 +220,9 @@ static void finish_note(char *note)
 void launch_build(const struct plan_input *in, const struct plan_option *o, struct launch_set *out)
 {
     memset(out, 0, sizeof *out);
-    if (!o->feasible)
+    /* the serving engines batch continuously: their commands would not serve the plan of an
+     * engine that batches statically (HF generate()), which has no server of its own here */
+    if (!o->feasible || (in->eff.engine && in->eff.engine->static_batching))
         return;
     const char *model = in->model->hf_id[0] ? in->model->hf_id : in->model->id;
     struct kind {

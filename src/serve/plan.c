@@ -945,12 +945,14 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
             cands[ncands++] = (struct rate_cand){ oi, gi, codes[li], false, 0, 0,
                                                   pools_gpus(in, g, codes[li], lb, 0, 0, NULL) };
         }
-        /* the prefill pool: fewest GPUs over the usable layouts */
+        /* the prefill pool: fewest GPUs over the usable layouts; an engine that batches statically
+         * (HF generate()) serves whole requests and has none */
+        const bool static_eng = in->eff.engine && in->eff.engine->static_batching;
         long best_x = 0;
         int best_code = 0, evals = 0;
         struct rate_eval pev = { 0 };
         for (int li = 0; li < ncodes; li++) {
-            if (!usable[li])
+            if (!usable[li] || static_eng)
                 continue;
             long x = 0;
             struct rate_eval ev;
@@ -970,6 +972,11 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
             o->evaluations = evals;
             if (!usable[li]) {
                 memcpy(o->reason, why[li], sizeof o->reason);
+                continue;
+            }
+            if (static_eng) {
+                snprintf(o->reason, sizeof o->reason, "engine %s batches statically (whole requests in one instance): "
+                         "no disaggregated serving", in->eff.engine->id);
                 continue;
             }
             if (best_x == 0) {
@@ -1230,7 +1237,9 @@ static void rate_observations(const struct plan_input *in, struct plan_result *o
         bool pruned = false;
         for (int i = 0; i < out->noptions; i++)
             pruned |= out->options[i].pruned && out->options[i].disagg != best->disagg;
-        if (pruned)
+        if (!best->disagg && in->eff.engine && in->eff.engine->static_batching) /* plan_rate: none searched */
+            add_obs(out, "No disaggregated layout: engine %s batches statically.", in->eff.engine->id);
+        else if (pruned)
             add_obs(out, "No %s layout was searched to the end: those that might meet the SLOs need %s than "
                          "the answer.", best->disagg ? "aggregated" : "disaggregated", prune_what(in));
         else

@@ -123,10 +123,10 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
     if (!keep_budget && budget > 0)
         c->max_batched_tokens = budget;
     if (en->static_batching)
-        sim_config_static(c, keep_budget);
+        sim_config_static(c);
 }
 
-void sim_config_static(struct sim_config *c, bool keep_budget)
+void sim_config_static(struct sim_config *c)
 {
     c->static_batching = true;
     c->chunked_prefill = false;
@@ -138,9 +138,6 @@ void sim_config_static(struct sim_config *c, bool keep_budget)
      * only where all of it fits */
     c->admit_no_evict = true;
     c->admit_reserve = false;
-    const long ctx = c->max_model_len > 0 ? c->max_model_len : c->setup.model ? c->setup.model->max_context : 0;
-    if (!keep_budget && ctx > 0 && c->max_seqs > 0)
-        c->max_batched_tokens = c->max_seqs > SIM_STATIC_MAX_PADDINGS / ctx ? SIM_STATIC_MAX_PADDINGS : c->max_seqs * ctx;
 }
 
 long sim_rank_factor(const struct sim_config *c, int attn_dp)
@@ -535,7 +532,9 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
     struct engine *e = &r->E[ei];
     struct iter it;
     memset(&it, 0, sizeof it);
-    it.budget = e->budget;
+    /* generate() has no token budget: a static batch takes max_seqs prompts whatever their
+     * length (the configured budget sizes the activation workspace only) */
+    it.budget = c->static_batching ? SIM_STATIC_MAX_PADDINGS : e->budget;
     if (e->rbud) /* each data-parallel rank's own budget */
         for (int k = 0; k < e->sh.attn_dp; k++)
             e->rbud[k] = c->max_batched_tokens;
@@ -723,9 +722,17 @@ static int check_config(const struct sim_config *c, long *nreq, struct llmroof_e
         c->prefix_tokens >= workload_min_prompt(c->workload))
         return llmroof_err_set(err, LLMROOF_EINPUT, "the shared prefix of %ld tokens is not shorter than the shortest prompt (%ld tokens)",
                                c->prefix_tokens, workload_min_prompt(c->workload));
-    if (c->disaggregated && c->static_batching)
-        return llmroof_err_set(err, LLMROOF_EINPUT, "static batching (HuggingFace generate()) serves whole requests in one "
-                                                   "instance: it cannot run a disaggregated prefill/decode deployment");
+    if (c->static_batching) { /* HuggingFace generate()'s batches (sim_config_static) */
+        if (c->disaggregated)
+            return llmroof_err_set(err, LLMROOF_EINPUT, "static batching (HuggingFace generate()) serves whole requests in "
+                                                       "one instance: it cannot run a disaggregated prefill/decode deployment");
+        if (!c->admit_no_evict || c->sched_steps > 1 || c->prefix_cache || c->chunked_prefill || !c->prefill_first)
+            return llmroof_err_set(err, LLMROOF_EINPUT, "static batching admits whole batches without eviction, chunking, "
+                                                       "multi-step scheduling or a prefix cache");
+        if (c->spec.kind != SIM_SPEC_NONE && c->max_seqs > 1)
+            return llmroof_err_set(err, LLMROOF_EINPUT, "static batching runs speculative (assisted) generation one "
+                                                       "request at a time: the sequence limit must be 1");
+    }
     if (c->disaggregated) {
         if (c->prefill.instances < 1 || c->decode.instances < 1)
             return llmroof_err_set(err, LLMROOF_EINPUT, "each pool needs at least one instance");

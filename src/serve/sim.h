@@ -215,9 +215,9 @@ double sim_cpu_step_s(const struct sim_config *c, double gpu_s, double seqs, dou
 long sim_rank_factor(const struct sim_config *c, int attn_dp);
 /* Switches `c` to static batching (sim_config.static_batching) with what it implies: whole
  * prompts first, padded to the longest without a cap, no-evict admission (a batch cannot give
- * back the KV it grows into), and, unless keep_budget, a prompt budget of max_seqs prompts of the
- * served context (generate() has no token budget; the workspace follows it). */
-void sim_config_static(struct sim_config *c, bool keep_budget);
+ * back the KV it grows into). A static batch takes no token budget (generate() has none):
+ * max_batched_tokens only sizes the activation workspace. */
+void sim_config_static(struct sim_config *c);
 /* The same for the instance of c->setup (its layout's attention ranks). */
 long sim_setup_rank_factor(const struct sim_config *c);
 /* The GPUs one instance of `s` spans, tp x pp: the Ray workers of vLLM before v0.2.7

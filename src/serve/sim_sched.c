@@ -331,7 +331,7 @@ static inline bool pad_fits(const struct sim_config *c, const struct engine *e, 
     const double t = (double)chunk;
     const double longest = it->pad_max > t ? it->pad_max : t;
     const double padded = (it->pad_n + 1.0) * longest;
-    return padded <= (double)e->budget && padded - (it->pad_t + t) <= (double)c->max_paddings;
+    return (c->static_batching || padded <= (double)e->budget) && padded - (it->pad_t + t) <= (double)c->max_paddings;
 }
 
 static inline void pad_add(struct iter *it, double t, double past)

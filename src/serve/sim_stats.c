@@ -243,7 +243,9 @@ double sim_instance_capacity_qps(const struct llmroof_setup *s, const struct llm
 static double instance_capacity_qps(const struct runner *r, const struct engine *e, double P, double O)
 {
     const struct sim_config *c = r->c;
-    if (e->spec)
+    /* a static batch runs until its longest request ends, which a mean-length bound does not
+     * see: no bound (the queue test alone judges overload) */
+    if (e->spec || c->static_batching)
         return 0;
     enum sim_capacity_kind kind = e->prefill_only || c->first_token_only ? SIM_CAP_PREFILL
                                   : e->pool == 0                        ? SIM_CAP_AGGREGATED

@@ -396,7 +396,8 @@ static void padded_prompts_cost_the_longest_and_cap_the_padding(void **state)
  *                  (its 40th token at 39) although a slot is free; 40: C, the next batch, prefilled
  *                  when B ends: C's first iteration starts at B's finish.
  *   continuous: the same up to 9, then C's prompt at 10 (the slot A freed).
- * The padded first iteration costs what two 300-token prompts cost. */
+ * The padded first iteration costs what two 300-token prompts cost, and it runs past the token
+ * budget of 512 (generate() has none). */
 static void static_batches_wait_for_their_last_request(void **state)
 {
     (void)state;
@@ -407,8 +408,9 @@ static void static_batches_wait_for_their_last_request(void **state)
     for (int st = 0; st < 2; st++) {
         struct sim_config c = whole_prompt_trace(&cat, t, 3, true);
         c.max_seqs = 2;
+        c.max_batched_tokens = 512; /* A + B packed fit; padded (600) they would not */
         if (st)
-            sim_config_static(&c, false);
+            sim_config_static(&c);
         struct sim_result r, ref;
         run(&c, &r);
         assert_int_equal(r.completed, 3);
@@ -432,8 +434,9 @@ static void static_batches_wait_for_their_last_request(void **state)
             run(&c, &ref);
             assert_float_equal(r.iters[0].dur_s, ref.iters[0].dur_s, 1e-12 * ref.iters[0].dur_s);
             sim_result_free(&ref);
-            /* a budget of max_seqs prompts of the model's context (Llama-2: 4096) */
-            assert_int_equal(c.max_batched_tokens, 2 * 4096);
+            /* generate() has no token budget: the padded 600 tokens ran past the 512 configured,
+             * which sizes only the workspace */
+            assert_int_equal(c.max_batched_tokens, 512);
             assert_true(c.admit_no_evict && !c.chunked_prefill && c.prefill_first);
         } else {
             assert_true(r.reqs[2].first_sched_s < r.reqs[1].finish_s);
@@ -468,6 +471,18 @@ static void hf_profile_serves_one_request_at_a_time(void **state)
     struct llmroof_err err = { 0 };
     assert_int_equal(sim_run(&c, &r, &err), LLMROOF_EINPUT);
     assert_non_null(strstr(err.msg, "static batching"));
+    /* nor evict, chunk, cache prefixes or schedule several steps at once */
+    for (int k = 0; k < 4; k++) {
+        struct sim_config d = trace_config(&cat, t, 2);
+        sim_config_engine(&d, en, d.setup.gpu, false, false);
+        d.admit_no_evict = k != 0;
+        d.chunked_prefill = k == 1;
+        d.prefix_cache = k == 2;
+        d.sched_steps = k == 3 ? 4 : 0;
+        memset(&err, 0, sizeof err);
+        assert_int_equal(sim_run(&d, &r, &err), LLMROOF_EINPUT);
+        assert_non_null(strstr(err.msg, "static batching"));
+    }
     catalog_free(&cat);
 }
 
