@@ -170,9 +170,9 @@ static void render_launch(const struct plan_input *in, const struct plan_result 
     if (f != TABLE_TEXT && f != TABLE_MD)
         return;
     if (ls.n == 0) { /* launch_build: an engine that batches statically */
-        sbuf_printf(out, "%sNo launch commands: engine %s batches statically (HF generate()); the serving engines "
+        sbuf_printf(out, "\nNo launch commands: engine %s batches statically (HF generate()); the serving engines "
                          "(vLLM, SGLang, TensorRT-LLM) batch continuously and are not what this plan simulated.\n",
-                    f == TABLE_MD ? "\n" : "\n", in->eff.engine ? in->eff.engine->id : "?");
+                    in->eff.engine ? in->eff.engine->id : "?");
         return;
     }
     char la[32];
