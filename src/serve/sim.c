@@ -416,8 +416,9 @@ static void advance(struct runner *r, struct engine *e, double now)
      * given for all N steps and the output processor drops the tokens past a sequence's stop
      * (engine/output_processor/multi_step.py truncates them), so a sequence that finishes inside
      * a run keeps its row, its attention and its blocks to the run's end, emitting nothing */
-    const bool hold = c->sched_steps > 1 && e->burst_left > 0 && !spec_on(r, e) && !e->prefill_only &&
-                      !c->first_token_only;
+    const bool hold = (c->sched_steps > 1 && e->burst_left > 0 && !spec_on(r, e) && !e->prefill_only &&
+                       !c->first_token_only) ||
+                      c->static_batching; /* a static batch's finished rows stay to its end */
     for (long i = e->nd; i < e->nrun; i++) {
         struct rstate *rs = &e->run[i];
         if (rs->stage == 2) { /* finished inside the run: its discarded token, then out at the end */
@@ -507,6 +508,15 @@ static void advance(struct runner *r, struct engine *e, double now)
          * one-token request over: the proxy sends it there, and its token comes from there) */
         if ((rs->generated >= rs->output && !(e->prefill_only && c->pd_decode_first_token)) ||
             (c->first_token_only && rs->generated >= 1)) {
+            if (c->static_batching) {
+                /* generate() keeps computing a finished row (its padding tokens) and returns the
+                 * batch together: the row rides out its batch and finishes at its end (below) */
+                rs->stage = 2;
+                if (keep != i)
+                    e->run[keep] = *rs;
+                keep++;
+                continue;
+            }
             finish(r, e, rs, now, hold);
             if (!hold)
                 continue;
@@ -522,6 +532,18 @@ static void advance(struct runner *r, struct engine *e, double now)
         keep++;
     }
     e->nrun = keep;
+    if (c->static_batching && e->nrun > 0) {
+        /* the batch ends when its last row has emitted its last token: every request of it
+         * returns then (generate()'s batch result), and the next batch may start */
+        long live = 0;
+        for (long i = 0; i < e->nrun; i++)
+            live += e->run[i].stage != 2;
+        if (live == 0) {
+            for (long i = 0; i < e->nrun; i++)
+                finish(r, e, &e->run[i], now, false);
+            e->nrun = 0;
+        }
+    }
     if (e->lazy)
         lz_join(r, e);
 }

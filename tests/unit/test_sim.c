@@ -392,10 +392,11 @@ static void padded_prompts_cost_the_longest_and_cap_the_padding(void **state)
 /* Static (request-level) batching, as HuggingFace generate() serves a batch (sim_config_static):
  * A (100 + 10 tokens), B (300 + 40) and C (200 + 5) at t = 0, two sequences at most.
  *   static:     0: A and B prefilled in one iteration, padded to 2 x 300 tokens (A's and B's
- *                  first tokens); 1-9: A and B decode (A's 10th token at 9: done); 10-39: B alone
- *                  (its 40th token at 39) although a slot is free; 40: C, the next batch, prefilled
- *                  when B ends: C's first iteration starts at B's finish.
- *   continuous: the same up to 9, then C's prompt at 10 (the slot A freed).
+ *                  first tokens); 1-9: A and B decode (A's 10th token at 9); 10-39: B and A's
+ *                  padding row (generate() computes a finished row to the batch's end; B's 40th
+ *                  token at 39) although A is done; A and B return together at 39's end; 40: C,
+ *                  the next batch, prefilled then: C's first iteration starts at B's finish.
+ *   continuous: the same up to 9 (A finishes there), then C's prompt at 10 (the slot A freed).
  * The padded first iteration costs what two 300-token prompts cost, and it runs past the token
  * budget of 512 (generate() has none). */
 static void static_batches_wait_for_their_last_request(void **state)
@@ -422,12 +423,14 @@ static void static_batches_wait_for_their_last_request(void **state)
         const int c_at = st ? 40 : 10; /* C's prompt iteration */
         for (int i = 10; i < c_at; i++) {
             assert_int_equal(r.iters[i].prefill_seqs, 0);
-            assert_int_equal(r.iters[i].decode_seqs, 1);
+            assert_int_equal(r.iters[i].decode_seqs, 2); /* B and A's padding row */
         }
         assert_int_equal(r.iters[c_at].prefill_seqs, 1);
         assert_int_equal(r.iters[c_at].prefill_tokens, 200);
         if (st) {
             assert_float_equal(r.reqs[2].first_sched_s, r.reqs[1].finish_s, 0.0);
+            assert_float_equal(r.reqs[0].finish_s, r.reqs[1].finish_s, 0.0); /* one batch result */
+            assert_true(r.reqs[0].first_token_s < r.iters[1].start_s + 1e-12);
             /* padded to the longest: the first iteration costs 2 x 300 tokens */
             c.trace = even;
             c.ntrace = 2;
@@ -440,6 +443,7 @@ static void static_batches_wait_for_their_last_request(void **state)
             assert_true(c.admit_no_evict && !c.chunked_prefill && c.prefill_first);
         } else {
             assert_true(r.reqs[2].first_sched_s < r.reqs[1].finish_s);
+            assert_true(r.reqs[0].finish_s < r.reqs[1].finish_s);
         }
         sim_result_free(&r);
     }
