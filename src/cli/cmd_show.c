@@ -275,6 +275,9 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
                 : "no other architecture runs FlashAttention-2's kernels");
     kvb(t, "fp8_kv_per_query_head", e->fp8_kv_per_query_head,
         "an 8-bit K/V cache on an fa2_archs GPU decodes per query head (no FA2 kernel reads it)");
+    kvb(t, "cuda_core_decode", e->cuda_core_decode,
+        e->cuda_core_decode ? "decode attention: masked-MHA kernel, fp32 on CUDA cores (per query head)"
+                            : "decode attention on the attention kernel's bandwidth and tensor-core rate");
     kvb(t, "fp8_attention", e->fp8_attention, "attention at the fp8 peak with fp8 activations");
     kvb(t, "fp16_accumulate", e->fp16_accumulate, "GEMMs accumulate in fp16");
     kvb(t, "first_token_decode", e->first_token_decode, "TTFT = prefill + one decode step");

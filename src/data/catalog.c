@@ -1130,7 +1130,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
     static const char *const fields[] = { "id", "name", "step_overhead_s", "first_token_s", "compute_scale",
                                           "waiting_served_ratio", "max_waiting_steps", "max_paddings",
                                           "collective_latency_s", "cuda_graphs", "launch_s", "kernel_factor",
-                                          "kv_per_query_head", "fp8_kv_per_query_head", "fp8_attention",
+                                          "kv_per_query_head", "fp8_kv_per_query_head", "cuda_core_decode", "fp8_attention",
                                           "fp16_accumulate", "attention_kernel",
                                           "dequant_min_tokens", "custom_allreduce", "first_token_decode",
                                           "cpu_seq_s", "worker_seq_s", "cpu_overlap", "admission", "max_seqs", "max_batched_tokens",
@@ -1162,6 +1162,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
         (rc = json_get_bool(c, e, "cuda_graphs", false, &g->cuda_graphs)) ||
         (rc = json_get_bool(c, e, "kv_per_query_head", false, &g->kv_per_query_head)) ||
         (rc = json_get_bool(c, e, "fp8_kv_per_query_head", false, &g->fp8_kv_per_query_head)) ||
+        (rc = json_get_bool(c, e, "cuda_core_decode", false, &g->cuda_core_decode)) ||
         /* query heads a decode-attention CTA serves from one K/V read (TurboMind v0.1: 4) */
         (rc = json_get_long(c, e, "kv_heads_per_read", false, 1, 64, &g->kv_heads_per_read, NULL)) ||
         (rc = json_get_bool(c, e, "fp8_attention", false, &g->fp8_attention)) ||

@@ -26,6 +26,22 @@
 #define KERNEL_EAGER_SCORE_BYTES 16.0
 #define KERNEL_EAGER_KERNELS 4.0
 
+/* Decode attention in FasterTransformer's masked multi-head attention and the kernels adapted from
+ * it (engine cuda_core_decode: vLLM's paged attention v1/v2, csrc/attention, "Adapted from
+ * FasterTransformer ... decoder_masked_multihead_attention_template.hpp"; QServe's
+ * decoderMaskedMultiheadAttention, "Inspired by TRT-LLM"; TensorRT-LLM's before XQA) runs one thread
+ * block per sequence and query head and computes q.k and p.v in fp32 on CUDA cores: its time is at
+ * least its 4 d FLOPs per (query head, key) over this share of the GPU's fp32 peak. The share is
+ * the kernel's measured rate where memory does not bound it: vLLM's paged attention v1 at batch
+ * 256, 4096 keys, 56 query / 8 K/V heads, head size 128 on an A100-40GB PCIe (vllm-project/vllm
+ * issue #1880, benchmark_paged_attention.py, 2024-01-23): 7878 us for 256 x 4096 x 56 = 58.7 M
+ * (head, key) pairs, 7.45 G pairs/s x 512 FLOP = 3.81 TFLOP/s of 19.5 = 0.196 (its 8 K/V heads'
+ * 4.3 GB at 545 GB/s, 0.35 of the bandwidth: the repeated per-head reads hit L2; at batch 16 and 64
+ * the rate is 0.17 and 0.15). Other GPUs scale with their fp32 peak. An MHA cache still streams
+ * from memory at the attention bandwidth (512 B per pair at 16 bits, 2.7x the time of this rate on
+ * an A100); a GQA group of 4 or more, or a 4-bit cache, makes the instruction rate the bound. */
+#define KERNEL_MMHA_FP32_SHARE 0.196
+
 /* Fixed GPU time per kernel when the catalog gives none, s: the t0 of the GEMM time fit measured
  * on an H100 SXM5 (3.0 us bf16, 4.0 fp8; decode attention 7.5, RMSNorm 5.5, a graph node 1.0:
  * docs/validation/measured/h100-sxm5-80gb/constants.json), taken for every GPU: launch latency,

@@ -95,6 +95,9 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
         e.kernel_factor = en->kernel_factor > 0 ? en->kernel_factor : 1.0;
         e.fp8_attention = en->fp8_attention;
         e.kv_heads_per_read = en->kv_per_query_head ? 1.0 : (double)en->kv_heads_per_read;
+        /* masked-MHA decode kernels: fp32 dot products on CUDA cores at their measured rate (kernel.h) */
+        if (en->cuda_core_decode && g->has_peak[LLMROOF_FP32])
+            e.attn_decode_peak = g->peak_flops[LLMROOF_FP32] * KERNEL_MMHA_FP32_SHARE;
         e.kv_reads_prefill = en->kv_per_query_head;
         e.varlen_fa2 = arch_listed(en->varlen_fa2_archs, en->n_varlen_fa2_archs, g->arch);
         e.fa2_window = e.varlen_fa2 || arch_listed(en->fa2_archs, en->n_fa2_archs, g->arch);
@@ -315,6 +318,11 @@ static void rl_launch(const struct llmroof_effs *eff, const struct llmroof_oplis
         *attn = 0.0;
 }
 
+double roofline_attn_peak(const struct llmroof_effs *eff, double apeak, double ramp, double new_per_seq)
+{
+    return eff->attn_decode_peak > 0 && new_per_seq <= 1.0 ? eff->attn_decode_peak : apeak * ramp;
+}
+
 double roofline_kv_reads(double heads_per_read, double q_per_kv)
 {
     if (!(heads_per_read > 0) || !(q_per_kv > 1.0))
@@ -433,7 +441,7 @@ static inline void rl_op(const struct roofline_prep *r, const struct llmroof_opl
         c = (k == LLMROOF_OP_ATTN_LOCAL ? ops->attn_local_full_flops : op->flops) * ops->attn_square / r->apeak;
         m = bytes / r->bw;
     } else {
-        c = op->flops / (r->apeak * ramp);
+        c = op->flops / roofline_attn_peak(eff, r->apeak, ramp, ops->new_per_seq);
         m = bytes / (ops->fa2_unfit ? r->abw : r->abw_fa2);
     }
     /* the dequantize kernel, memory-bound and serial (0 / bw is +0: no division without one) */

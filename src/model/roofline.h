@@ -58,6 +58,8 @@ struct llmroof_effs {
     double attn_mem_eff;  /* decode attention: share of peak bandwidth (0 = memory) */
     bool kv8_per_query_head; /* an 8-bit K/V cache decodes reading K/V once per query head (the engine's
                                 fp8_kv_per_query_head on one of its fa2_archs GPUs) */
+    double attn_decode_peak; /* FLOP/s of a decode step's attention on CUDA cores (engine cuda_core_decode:
+                                the fp32 peak x KERNEL_MMHA_FP32_SHARE); 0 = the attention peak */
     double attn_mem_fa2_eff; /* the same in FlashAttention-2's kernels, where the engine runs them on this
                                 GPU (fa2_window) and the attention fits FA2 (no sinks, 16-bit K/V); 0 = none */
     bool attn_eager;      /* prefill: scores in memory (fp32) between unfused kernels, masked pairs computed */
@@ -70,6 +72,10 @@ struct llmroof_effs {
                              launch_s and the engine's overheads; the simulator's per-sequence CPU work
                              takes it too (docs/model.md "Host CPU"; 0 = 1) */
 };
+/* The FLOP/s an attention operator computes at: a decode step's (at most one new token per
+ * sequence) on CUDA cores where the engine's kernel is masked MHA (attn_decode_peak), else the
+ * attention peak `apeak` on prefill's ramp. */
+double roofline_attn_peak(const struct llmroof_effs *eff, double apeak, double ramp, double new_per_seq);
 /* How many times a decode-attention kernel reads each K/V head's cache for a group of q_per_kv
  * query heads when one read serves at most `heads_per_read` of them: kernels instantiate a CTA for
  * 1, 2, 4 or 8 heads, so a read serves h = the largest power of two <= heads_per_read that divides

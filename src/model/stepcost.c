@@ -45,7 +45,7 @@ static double attention_s(const struct llmroof_oplist *o, const struct llmroof_e
     double bytes = op->bytes;
     bytes += roofline_attn_extra_kv_bytes(eff, o->attn_kv_bytes, o->q_per_kv, o->new_per_seq, o->longer_query, false,
                                           false, o->fa2_unfit, o->kv_8bit);
-    const double c = op->flops / (apeak * ramp), m = bytes / abw;
+    const double c = op->flops / roofline_attn_peak(eff, apeak, ramp, o->new_per_seq), m = bytes / abw;
     return op->count * kernel_instance_s(c, m, eff->overlap, op->kernels * kf, eff->kernel_s, 0.0);
 }
 
@@ -106,7 +106,7 @@ double stepcost_attn_s(const struct stepcost_attn *sa, const struct llmroof_effs
         eff->attn_ramp_tokens > 0 && new_per_seq > 1.0 ? keys_per_seq / (keys_per_seq + eff->attn_ramp_tokens) : 1.0;
     bytes += roofline_attn_extra_kv_bytes(eff, kv, q_per_kv, new_per_seq, beside_longer || T > S, false, false,
                                           sa->fa2_unfit, sa->kv_elem_bytes < 2.0);
-    const double c = flops / (sa->apeak * ramp), m = bytes / sa->abw;
+    const double c = flops / roofline_attn_peak(eff, sa->apeak, ramp, new_per_seq), m = bytes / sa->abw;
     return sa->count * kernel_instance_s(c, m, eff->overlap, 1.0 * sa->kf, eff->kernel_s, 0.0);
 }
 
@@ -120,7 +120,7 @@ double stepcost_fast_time(const struct stepcost_fast *f, const struct llmroof_ef
     const double kv = 2.0 * keys * f->kr * f->d * f->kv_elem_bytes;
     double bytes = f->qo_bytes + kv;
     bytes += kv * (roofline_attn_kv_reads(eff, f->q_per_kv, 1.0) - 1.0); /* a decode step */
-    const double c = f->flops_per_pair * pairs / f->apeak, m = bytes / f->abw;
+    const double c = f->flops_per_pair * pairs / roofline_attn_peak(eff, f->apeak, 1.0, 1.0), m = bytes / f->abw;
     return stepcost_total_s(f, f->count * kernel_instance_s(c, m, eff->overlap, f->kernels * f->kf, eff->kernel_s, 0.0));
 }
 

@@ -1191,6 +1191,8 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
         cJSON_AddBoolToObject(o, "kv_per_query_head", e[i].kv_per_query_head);
         if (e[i].fp8_kv_per_query_head)
             cJSON_AddBoolToObject(o, "fp8_kv_per_query_head", true);
+        if (e[i].cuda_core_decode)
+            cJSON_AddBoolToObject(o, "cuda_core_decode", true);
         add_positive(o, "kv_heads_per_read", (double)e[i].kv_heads_per_read);
         add_arch_list(o, "varlen_fa2_archs", e[i].varlen_fa2_archs, e[i].n_varlen_fa2_archs);
         add_arch_list(o, "fa2_archs", e[i].fa2_archs, e[i].n_fa2_archs);

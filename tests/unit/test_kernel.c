@@ -379,6 +379,68 @@ static void fa2_decode_streams_at_its_measured_share(void **state)
     catalog_free(&cat);
 }
 
+/* Masked-MHA decode kernels (engine cuda_core_decode: vLLM's paged attention, QServe's and
+ * TensorRT-LLM's before XQA) compute q.k and p.v in fp32 on CUDA cores, one thread block per
+ * sequence and query head, at KERNEL_MMHA_FP32_SHARE of the fp32 peak (vLLM issue #1880's
+ * measured rate). A GQA decode at large batch becomes bound by that rate; an MHA decode still
+ * streams from memory; a prefill step runs the context kernel on tensor cores. */
+static void masked_mha_decode_is_bounded_by_cuda_cores(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_gpu *a100 = gpu(&cat, "a100-sxm4-80gb");
+    const struct llmroof_engine *qs = shipped_engine(&cat, "qserve"), *v06 = shipped_engine(&cat, "vllm-0.6");
+    assert_true(qs->cuda_core_decode);
+    assert_false(v06->cuda_core_decode);
+    for (const char *const *id = (const char *const[]){ "vllm-0.2", "vllm-0.4", "tensorrt-llm-early", "autoawq", NULL };
+         *id; id++)
+        assert_true(shipped_engine(&cat, *id)->cuda_core_decode);
+    const struct llmroof_effs eq = roofline_effs_engine(a100, qs, NULL), e06 = roofline_effs_engine(a100, v06, NULL);
+    /* 19.5 TFLOP/s fp32 x 0.196 = 3.822 TFLOP/s */
+    assert_rel_close(eq.attn_decode_peak, 19.5e12 * 0.196, 1e-12);
+    assert_rel_close(e06.attn_decode_peak, 0.0, 0);
+
+    /* Llama-3-8B (32 query heads, 8 K/V heads, d 128), 64 decodes at 2048 keys, one layer:
+     * FLOPs 4 x 128 x 32 x 64 x 2048 = 2,147,483,648 at 3.822 TFLOP/s = 561.87 us; the K/V read
+     * once per group, 64 x 2048 x 8 x 128 x 2 x 2 B = 536,870,912 B, at the A100's 0.7176 x 2039
+     * GB/s = 1463.2 GB/s = 366.9 us: the instruction rate bounds it */
+    struct llmroof_batch b = batch_decode(64, 2048);
+    struct llmroof_oplist o;
+    fp16_ops(model(&cat, "llama-3-8b"), 1, &b, &o);
+    const struct llmroof_op *at = &o.op[LLMROOF_OP_ATTENTION];
+    const double pairs = at->flops / (4.0 * 128 * 32);
+    assert_rel_close(pairs, 64.0 * 2048.0, 1e-3); /* the new token's own key aside */
+    struct llmroof_phase pq, p06;
+    roofline_eval(a100, LLMROOF_FP16, &eq, 1, &o, &pq);
+    roofline_eval(a100, LLMROOF_FP16, &e06, 1, &o, &p06);
+    const double cq = pq.op[LLMROOF_OP_ATTENTION].compute_s / at->count;
+    assert_rel_close(cq, at->flops / (19.5e12 * 0.196), 1e-12);
+    assert_rel_close(4.0 * 128 * 32 * 64 * 2048 / (19.5e12 * 0.196), 561.87e-6, 1e-4);
+    assert_true(cq > pq.op[LLMROOF_OP_ATTENTION].memory_s / at->count);
+    assert_int_equal(pq.op[LLMROOF_OP_ATTENTION].bound, LLMROOF_BOUND_COMPUTE);
+    assert_true(pq.op[LLMROOF_OP_ATTENTION].time_s >= pq.op[LLMROOF_OP_ATTENTION].compute_s);
+    /* the GQA-aware kernel of vLLM 0.6 computes on tensor cores (312 TFLOP/s x the attention
+     * efficiency) and streams: memory-bound, the same bytes */
+    assert_rel_close(p06.op[LLMROOF_OP_ATTENTION].compute_s / at->count, at->flops / (312e12 * a100->attn_eff), 1e-12);
+    assert_int_equal(p06.op[LLMROOF_OP_ATTENTION].bound, LLMROOF_BOUND_MEMORY);
+    assert_rel_close(p06.op[LLMROOF_OP_ATTENTION].memory_s, pq.op[LLMROOF_OP_ATTENTION].memory_s, 1e-12);
+
+    /* Llama-2-7B is MHA: each pair's 512 B at 1463.2 GB/s (350 ps) outlasts its 512 FLOP at
+     * 3.822 TFLOP/s (134 ps): the cache still streams from memory */
+    fp16_ops(model(&cat, "llama-2-7b"), 1, &b, &o);
+    roofline_eval(a100, LLMROOF_FP16, &eq, 1, &o, &pq);
+    assert_int_equal(pq.op[LLMROOF_OP_ATTENTION].bound, LLMROOF_BOUND_MEMORY);
+    assert_rel_close(pq.op[LLMROOF_OP_ATTENTION].compute_s / pq.op[LLMROOF_OP_ATTENTION].memory_s,
+                     (512.0 / (19.5e12 * 0.196)) / (512.0 / (0.7175889756944446 * 2039e9)), 2e-2);
+
+    /* a prefill step (2048 new tokens a sequence) runs the context kernel: the attention peak */
+    assert_rel_close(roofline_attn_peak(&eq, 100e12, 0.5, 2048.0), 50e12, 1e-12);
+    assert_rel_close(roofline_attn_peak(&eq, 100e12, 1.0, 1.0), 19.5e12 * 0.196, 1e-12);
+    assert_rel_close(roofline_attn_peak(&e06, 100e12, 1.0, 1.0), 100e12, 1e-12);
+    catalog_free(&cat);
+}
+
 /* Dequantize-then-GEMM: at or above the engine's threshold a weight-only GEMM writes a 16-bit
  * copy of its weights and reads it back; below, the fused kernel reads the packed weights only. */
 static void dequantize_then_gemm_by_hand(void **state)
@@ -700,6 +762,7 @@ int main(void)
         cmocka_unit_test(turbomind_v01_reads_a_group_of_eight_twice),
         cmocka_unit_test(attention_kernel_families_by_hand),
         cmocka_unit_test(fa2_decode_streams_at_its_measured_share),
+        cmocka_unit_test(masked_mha_decode_is_bounded_by_cuda_cores),
         cmocka_unit_test(launches_run_ahead_of_the_gpu_step),
         cmocka_unit_test(dequantize_then_gemm_by_hand),
         cmocka_unit_test(custom_allreduce_only_on_nvlink),
