@@ -14,6 +14,8 @@
 #include "base/dtype.h"
 
 #include <math.h>
+#include <stddef.h>
+#include <string.h>
 
 /* Prefill attention's ramp: a FlashAttention-class kernel over L keys per sequence reaches
  * L / (L + L0) of its long-sequence efficiency (tile fill, the causal diagonal, prologue and
@@ -37,10 +39,26 @@
  * issue #1880, benchmark_paged_attention.py, 2024-01-23): 7878 us for 256 x 4096 x 56 = 58.7 M
  * (head, key) pairs, 7.45 G pairs/s x 512 FLOP = 3.81 TFLOP/s of 19.5 = 0.196 (its 8 K/V heads'
  * 4.3 GB at 545 GB/s, 0.35 of the bandwidth: the repeated per-head reads hit L2; at batch 16 and 64
- * the rate is 0.17 and 0.15). Other GPUs scale with their fp32 peak. An MHA cache still streams
- * from memory at the attention bandwidth (512 B per pair at 16 bits, 2.7x the time of this rate on
- * an A100); a GQA group of 4 or more, or a 4-bit cache, makes the instruction rate the bound. */
+ * the rate is 0.17 and 0.15). At 0.196 of the fp32 FMA rate the kernel is not FMA-bound but
+ * bound by issuing its other instructions (conversions, shuffles, exponentials, address math), so
+ * other GPUs scale with their SM count and clock: the fp32 peak where an SM has 64 FP32 lanes, as
+ * the A100 (6912 CUDA cores on 108 SMs; V100 and T4 alike), half of it where it has 128 (GA10x, Ada,
+ * Hopper, Blackwell: RTX 3090 10496 on 82, L40S 18176 on 142, H100 SXM 16896 on 132) or the peak
+ * counts packed FP32 (CDNA3/4): kernel_fp32_issue_share. An MHA cache still streams from memory at
+ * the attention bandwidth (512 B per pair at 16 bits, 2.7x the time of this rate on an A100); a GQA
+ * group of 4 or more, or a 4-bit cache, makes the instruction rate the bound. */
 #define KERNEL_MMHA_FP32_SHARE 0.196
+/* The share of a GPU's fp32 peak that one instruction per lane per clock on 64 lanes per SM gives:
+ * 1 on Volta (sm70), Turing (sm75) and GA100 (sm80), 0.5 on every later NVIDIA architecture and on
+ * AMD's CDNA (its fp32 peak is packed math). */
+static inline double kernel_fp32_issue_share(const char *arch)
+{
+    static const char *const lanes64[] = { "sm70", "sm72", "sm75", "sm80" };
+    for (size_t i = 0; i < sizeof lanes64 / sizeof lanes64[0]; i++)
+        if (strcmp(arch, lanes64[i]) == 0)
+            return 1.0;
+    return 0.5;
+}
 
 /* Fixed GPU time per kernel when the catalog gives none, s: the t0 of the GEMM time fit measured
  * on an H100 SXM5 (3.0 us bf16, 4.0 fp8; decode attention 7.5, RMSNorm 5.5, a graph node 1.0:

@@ -97,7 +97,7 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
         e.kv_heads_per_read = en->kv_per_query_head ? 1.0 : (double)en->kv_heads_per_read;
         /* masked-MHA decode kernels: fp32 dot products on CUDA cores at their measured rate (kernel.h) */
         if (en->cuda_core_decode && g->has_peak[LLMROOF_FP32])
-            e.attn_decode_peak = g->peak_flops[LLMROOF_FP32] * KERNEL_MMHA_FP32_SHARE;
+            e.attn_decode_peak = g->peak_flops[LLMROOF_FP32] * kernel_fp32_issue_share(g->arch) * KERNEL_MMHA_FP32_SHARE;
         e.kv_reads_prefill = en->kv_per_query_head;
         e.varlen_fa2 = arch_listed(en->varlen_fa2_archs, en->n_varlen_fa2_archs, g->arch);
         e.fa2_window = e.varlen_fa2 || arch_listed(en->fa2_archs, en->n_fa2_archs, g->arch);

@@ -400,6 +400,13 @@ static void masked_mha_decode_is_bounded_by_cuda_cores(void **state)
     /* 19.5 TFLOP/s fp32 x 0.196 = 3.822 TFLOP/s */
     assert_rel_close(eq.attn_decode_peak, 19.5e12 * 0.196, 1e-12);
     assert_rel_close(e06.attn_decode_peak, 0.0, 0);
+    /* issue-bound, the rate follows SMs x clock: the A100's 64 FP32 lanes per SM take the whole fp32
+     * peak, the H100's 128 half of it: 67 x 0.5 x 0.196 = 6.566 TFLOP/s */
+    assert_rel_close(kernel_fp32_issue_share("sm80"), 1.0, 0);
+    assert_rel_close(kernel_fp32_issue_share("sm70"), 1.0, 0);
+    assert_rel_close(kernel_fp32_issue_share("sm89"), 0.5, 0);
+    assert_rel_close(kernel_fp32_issue_share("gfx942"), 0.5, 0);
+    assert_rel_close(roofline_effs_engine(gpu(&cat, "h100"), qs, NULL).attn_decode_peak, 67e12 * 0.5 * 0.196, 1e-12);
 
     /* Llama-3-8B (32 query heads, 8 K/V heads, d 128), 64 decodes at 2048 keys, one layer:
      * FLOPs 4 x 128 x 32 x 64 x 2048 = 2,147,483,648 at 3.822 TFLOP/s = 561.87 us; the K/V read
