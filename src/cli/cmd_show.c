@@ -276,7 +276,7 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
     kvb(t, "fp8_kv_per_query_head", e->fp8_kv_per_query_head,
         "an 8-bit K/V cache on an fa2_archs GPU decodes per query head (no FA2 kernel reads it)");
     kvb(t, "cuda_core_decode", e->cuda_core_decode,
-        e->cuda_core_decode ? "decode attention: masked-MHA kernel, fp32 on CUDA cores (per query head)"
+        e->cuda_core_decode ? "decode attention: masked-MHA kernel, one block per query head, fp32 on CUDA cores"
                             : "decode attention on the attention kernel's bandwidth and tensor-core rate");
     kvb(t, "fp8_attention", e->fp8_attention, "attention at the fp8 peak with fp8 activations");
     kvb(t, "fp16_accumulate", e->fp16_accumulate, "GEMMs accumulate in fp16");

@@ -31,7 +31,8 @@
 /* Decode attention in FasterTransformer's masked multi-head attention and the kernels adapted from
  * it (engine cuda_core_decode: vLLM's paged attention v1/v2, csrc/attention, "Adapted from
  * FasterTransformer ... decoder_masked_multihead_attention_template.hpp"; QServe's
- * decoderMaskedMultiheadAttention, "Inspired by TRT-LLM"; TensorRT-LLM's before XQA) runs one thread
+ * decoderMaskedMultiheadAttention, "Inspired by TRT-LLM"; TensorRT-LLM's before XQA; FasterTransformer's
+ * single_query_attention that AutoAWQ's fused modules call) runs one thread
  * block per sequence and query head and computes q.k and p.v in fp32 on CUDA cores: its time is at
  * least its 4 d FLOPs per (query head, key) over this share of the GPU's fp32 peak. The share is
  * the kernel's measured rate where memory does not bound it: vLLM's paged attention v1 at batch
@@ -41,19 +42,25 @@
  * 4.3 GB at 545 GB/s, 0.35 of the bandwidth: the repeated per-head reads hit L2; at batch 16 and 64
  * the rate is 0.17 and 0.15). At 0.196 of the fp32 FMA rate the kernel is not FMA-bound but
  * bound by issuing its other instructions (conversions, shuffles, exponentials, address math), so
- * other GPUs scale with their SM count and clock: the fp32 peak where an SM has 64 FP32 lanes, as
- * the A100 (6912 CUDA cores on 108 SMs; V100 and T4 alike), half of it where it has 128 (GA10x, Ada,
- * Hopper, Blackwell: RTX 3090 10496 on 82, L40S 18176 on 142, H100 SXM 16896 on 132) or the peak
- * counts packed FP32 (CDNA3/4): kernel_fp32_issue_share. An MHA cache still streams from memory at
- * the attention bandwidth (512 B per pair at 16 bits, 2.7x the time of this rate on an A100); a GQA
- * group of 4 or more, or a 4-bit cache, makes the instruction rate the bound. */
+ * other GPUs are taken to scale with their SM count and clock: the fp32 peak where an SM has 64
+ * FP32 lanes, as the A100 (6912 CUDA cores on 108 SMs; P100, V100 and T4 alike), half of it where
+ * it has 128 (GA10x, Ada, Hopper, Blackwell: RTX 3090 10496 on 82, L40S 18176 on 142, H100 SXM 16896
+ * on 132) or the catalog's peak counts packed FP32 (CDNA3/4: the MI300X's 163.4 TFLOPS):
+ * kernel_fp32_issue_share. That scaling is an assumption (an L2- or latency-bound kernel would scale
+ * about alike); the one measured point is the A100's. An MHA cache still streams from memory at the
+ * attention bandwidth (512 B per pair at 16 bits, 2.6x the time of this rate on an A100); a GQA
+ * group of 4 or more, or a 4-bit cache, makes the instruction rate the bound. Speculative
+ * verification (several query tokens a sequence) is timed as the context kernel, and MLA's absorbed
+ * decode, its own kernel family, keeps the attention peak. */
 #define KERNEL_MMHA_FP32_SHARE 0.196
 /* The share of a GPU's fp32 peak that one instruction per lane per clock on 64 lanes per SM gives:
- * 1 on Volta (sm70), Turing (sm75) and GA100 (sm80), 0.5 on every later NVIDIA architecture and on
- * AMD's CDNA (its fp32 peak is packed math). */
+ * 1 on Pascal GP100 (sm60), Volta (sm70, sm72), Turing (sm75), GA100 (sm80) and CDNA1/2 (gfx908,
+ * gfx90a: their quoted fp32 peak is the unpacked vector rate), 0.5 on the other architectures
+ * (GA10x, Ada, Hopper, Blackwell: 128 FP32 lanes per SM; CDNA3/4: packed FP32 in the peak); a GPU
+ * entry without an `arch` takes 1, the measured A100's. */
 static inline double kernel_fp32_issue_share(const char *arch)
 {
-    static const char *const lanes64[] = { "sm70", "sm72", "sm75", "sm80" };
+    static const char *const lanes64[] = { "", "sm60", "sm70", "sm72", "sm75", "sm80", "gfx908", "gfx90a" };
     for (size_t i = 0; i < sizeof lanes64 / sizeof lanes64[0]; i++)
         if (strcmp(arch, lanes64[i]) == 0)
             return 1.0;

@@ -441,7 +441,9 @@ static inline void rl_op(const struct roofline_prep *r, const struct llmroof_opl
         c = (k == LLMROOF_OP_ATTN_LOCAL ? ops->attn_local_full_flops : op->flops) * ops->attn_square / r->apeak;
         m = bytes / r->bw;
     } else {
-        c = op->flops / roofline_attn_peak(eff, r->apeak, ramp, ops->new_per_seq);
+        /* MLA's absorbed decode attention is its own kernel (FlashMLA, FlashInfer's, Triton's), never a
+         * masked-MHA one: the attention peak */
+        c = op->flops / (ops->mla_absorbed ? r->apeak * ramp : roofline_attn_peak(eff, r->apeak, ramp, ops->new_per_seq));
         m = bytes / (ops->fa2_unfit ? r->abw : r->abw_fa2);
     }
     /* the dequantize kernel, memory-bound and serial (0 / bw is +0: no division without one) */

@@ -59,7 +59,8 @@ struct llmroof_effs {
     bool kv8_per_query_head; /* an 8-bit K/V cache decodes reading K/V once per query head (the engine's
                                 fp8_kv_per_query_head on one of its fa2_archs GPUs) */
     double attn_decode_peak; /* FLOP/s of a decode step's attention on CUDA cores (engine cuda_core_decode:
-                                the fp32 peak x KERNEL_MMHA_FP32_SHARE); 0 = the attention peak */
+                                the fp32 peak x kernel_fp32_issue_share x KERNEL_MMHA_FP32_SHARE);
+                                0 = the attention peak */
     double attn_mem_fa2_eff; /* the same in FlashAttention-2's kernels, where the engine runs them on this
                                 GPU (fa2_window) and the attention fits FA2 (no sinks, 16-bit K/V); 0 = none */
     bool attn_eager;      /* prefill: scores in memory (fp32) between unfused kernels, masked pairs computed */

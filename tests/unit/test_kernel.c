@@ -406,6 +406,9 @@ static void masked_mha_decode_is_bounded_by_cuda_cores(void **state)
     assert_rel_close(kernel_fp32_issue_share("sm70"), 1.0, 0);
     assert_rel_close(kernel_fp32_issue_share("sm89"), 0.5, 0);
     assert_rel_close(kernel_fp32_issue_share("gfx942"), 0.5, 0);
+    assert_rel_close(kernel_fp32_issue_share("sm60"), 1.0, 0);
+    assert_rel_close(kernel_fp32_issue_share("gfx90a"), 1.0, 0);
+    assert_rel_close(kernel_fp32_issue_share(""), 1.0, 0); /* no arch: the measured A100's */
     assert_rel_close(roofline_effs_engine(gpu(&cat, "h100"), qs, NULL).attn_decode_peak, 67e12 * 0.5 * 0.196, 1e-12);
 
     /* Llama-3-8B (32 query heads, 8 K/V heads, d 128), 64 decodes at 2048 keys, one layer:
@@ -427,6 +430,12 @@ static void masked_mha_decode_is_bounded_by_cuda_cores(void **state)
     assert_true(cq > pq.op[LLMROOF_OP_ATTENTION].memory_s / at->count);
     assert_int_equal(pq.op[LLMROOF_OP_ATTENTION].bound, LLMROOF_BOUND_COMPUTE);
     assert_true(pq.op[LLMROOF_OP_ATTENTION].time_s >= pq.op[LLMROOF_OP_ATTENTION].compute_s);
+    /* MLA's absorbed decode is its own kernel family: the attention peak, as without the flag */
+    o.mla_absorbed = true;
+    roofline_eval(a100, LLMROOF_FP16, &eq, 1, &o, &pq);
+    assert_rel_close(pq.op[LLMROOF_OP_ATTENTION].compute_s / at->count, at->flops / (312e12 * a100->attn_eff), 1e-12);
+    o.mla_absorbed = false;
+    roofline_eval(a100, LLMROOF_FP16, &eq, 1, &o, &pq);
     /* the GQA-aware kernel of vLLM 0.6 computes on tensor cores (312 TFLOP/s x the attention
      * efficiency) and streams: memory-bound, the same bytes */
     assert_rel_close(p06.op[LLMROOF_OP_ATTENTION].compute_s / at->count, at->flops / (312e12 * a100->attn_eff), 1e-12);

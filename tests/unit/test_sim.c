@@ -2277,6 +2277,7 @@ static void a_decode_step_retimed_at_another_context_is_exact(void **state)
         { "llama-2-7b", "a100-sxm4-80gb", NULL, 1, true },
         { "llama-3.1-8b", "a100-sxm4-80gb", "tensorrt-llm-early", 1, true },
         { "llama-3.1-8b", "a100-sxm4-80gb", "qserve", 1, true }, /* cuda_core_decode: the fp32 roof */
+        { "llama-3.1-8b", "l40s", "qserve", 1, true },           /* the same at half an Ada's fp32 peak */
         { "llama-3.1-70b", "h100", "vllm", 4, true },
         { "gemma-2-9b", "h100", NULL, 1, false },
         { "deepseek-v2-lite", "h100", NULL, 1, false },
