@@ -290,6 +290,14 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
             sbuf_printf(&c->out, "; host CPU %.2f x the reference's speed (%s)", 1.0 / setup.eff.cpu_scale,
                         x.s.eff.host_cpu_speed > 0 ? "--host-cpu-speed" : g->host_cpu);
         sbuf_append(&c->out, "\n");
+        /* a masked-MHA engine's decode attention computes on CUDA cores (docs/model.md 3a): say at what
+         * rate, or its attention row reads compute-bound at 1 FLOP per byte for no visible reason */
+        if (setup.eff.attn_decode_peak > 0 && !arch_is_mla(m))
+            sbuf_printf(&c->out, "note: engine %s decodes attention with a masked-MHA kernel in fp32 on CUDA cores: "
+                                 "%.2f TFLOP/s (%.3f x the fp32 peak%s)\n",
+                        x.s.eff.engine ? x.s.eff.engine->id : "", setup.eff.attn_decode_peak * 1e-12,
+                        KERNEL_MMHA_FP32_SHARE * kernel_fp32_issue_share(g->arch),
+                        kernel_fp32_issue_share(g->arch) < 1.0 ? ", half for 128 FP32 lanes per SM" : "");
         if (e.first_step_s > 0)
             sbuf_printf(&c->out, "note: engine %s samples the first token from a decode step after the prefill; "
                                  "TTFT includes that step's %.3f ms\n",
