@@ -237,8 +237,8 @@ struct llmroof_engine {
     bool cuda_core_decode;            /* decode attention is FasterTransformer's masked multi-head attention
                                          or a kernel adapted from it (vLLM's paged attention v1/v2, QServe's,
                                          TensorRT-LLM's before XQA, AutoAWQ's single_query_attention): one
-                                         thread block per sequence and query
-                                         head, dot products in fp32 on CUDA cores, bounded by the kernel's
+                                         thread block per sequence and query head, dot products in fp32 on
+                                         CUDA cores, bounded by the kernel's
                                          measured instruction rate (kernel.h KERNEL_MMHA_FP32_SHARE, x
                                          kernel_fp32_issue_share: half on GPUs of 128 FP32 lanes per SM) */
     bool fp8_attention;               /* attention runs at the fp8 peak when the activations are fp8 */
