@@ -457,6 +457,62 @@ static void masked_mha_decode_is_bounded_by_cuda_cores(void **state)
     catalog_free(&cat);
 }
 
+/* Sarathi-Serve forked vLLM 0.1.7 but runs attention through FlashAttention-2's
+ * flash_attn_with_kvcache (its flash_attention_wrapper.py), which maps a group's query heads onto
+ * their K/V head: the sarathi-serve profile reads K/V once per group at decode and at prefill, on
+ * tensor cores, where vllm-0.2 (vLLM's paged attention, xformers with K/V repeated per query head)
+ * reads them once per query head. Yi-34B (56 query, 8 K/V heads of 128) at TP 2 holds 28 query
+ * and 4 K/V heads per GPU, a group of 7. One decode at 1020 keys: K/V per layer
+ * 1020 x 4 x 128 x 2 (K, V) x 2 B = 2,088,960 B; vllm-0.2 moves 6 x that more, 12,533,760 B, over
+ * 60 layers 752,025,600 B. A 512-token chunk over a 1024-token prefix (1536 keys) reads
+ * 1536 x 4 x 128 x 2 x 2 = 3,145,728 B of K/V a layer; per query head 6 x 3,145,728 more. */
+static void sarathi_serve_reads_kv_once_per_group(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_gpu *g = gpu(&cat, "a100-pcie-80gb-nvl");
+    const struct llmroof_engine *sar = shipped_engine(&cat, "sarathi-serve"), *v02 = shipped_engine(&cat, "vllm-0.2");
+    assert_false(sar->kv_per_query_head);
+    assert_false(sar->cuda_core_decode);
+    assert_false(sar->whole_prefill);
+    assert_false(sar->prefill_first);
+    assert_int_equal(sar->max_batched_tokens, 512);
+    assert_int_equal(sar->max_paddings, 0);
+    /* the rest of the engine is vLLM 0.1-0.2's: eager launches, its step and per-sequence CPU */
+    assert_false(sar->cuda_graphs);
+    assert_rel_close(sar->launch_s, v02->launch_s, 0);
+    assert_rel_close(sar->step_overhead_s, v02->step_overhead_s, 0);
+    assert_rel_close(sar->cpu_seq_s, v02->cpu_seq_s, 0);
+    const struct llmroof_effs es = roofline_effs_engine(g, sar, NULL), ev = roofline_effs_engine(g, v02, NULL);
+    assert_rel_close(es.kv_heads_per_read, 0.0, 0);
+    assert_false(es.kv_reads_prefill);
+    assert_rel_close(es.attn_decode_peak, 0.0, 0);
+    assert_rel_close(ev.kv_heads_per_read, 1.0, 0);
+    assert_true(ev.kv_reads_prefill);
+    const struct llmroof_model *yi = model(&cat, "yi-34b-200k");
+    struct llmroof_batch b = batch_decode(1, 1020);
+    struct llmroof_oplist o;
+    fp16_ops(yi, 2, &b, &o);
+    assert_rel_close(o.q_per_kv, 7.0, 1e-12);
+    assert_rel_close(o.attn_kv_bytes, 2088960.0, 1e-3); /* the new token's own key aside */
+    struct llmroof_phase ps, pv;
+    roofline_eval(g, LLMROOF_FP16, &es, 2, &o, &ps);
+    roofline_eval(g, LLMROOF_FP16, &ev, 2, &o, &pv);
+    assert_rel_close(pv.bytes - ps.bytes, 60.0 * 6.0 * o.attn_kv_bytes, 1e-9);
+    assert_rel_close(60.0 * 6.0 * 2088960.0, 752025600.0, 0);
+    /* decode attention on tensor cores (the attention peak) against the masked-MHA CUDA-core rate */
+    assert_true(ps.op[LLMROOF_OP_ATTENTION].compute_s < pv.op[LLMROOF_OP_ATTENTION].compute_s);
+    /* a 512-token chunk over a 1024-token prefix */
+    struct llmroof_batch cb = { 0 };
+    batch_add(&cb, 512.0, 1024.0);
+    fp16_ops(yi, 2, &cb, &o);
+    roofline_eval(g, LLMROOF_FP16, &es, 2, &o, &ps);
+    roofline_eval(g, LLMROOF_FP16, &ev, 2, &o, &pv);
+    assert_rel_close(pv.bytes - ps.bytes, 60.0 * 6.0 * 3145728.0, 1e-3);
+    catalog_free(&cat);
+}
+
 /* Dequantize-then-GEMM: at or above the engine's threshold a weight-only GEMM writes a 16-bit
  * copy of its weights and reads it back; below, the fused kernel reads the packed weights only. */
 static void dequantize_then_gemm_by_hand(void **state)
@@ -779,6 +835,7 @@ int main(void)
         cmocka_unit_test(attention_kernel_families_by_hand),
         cmocka_unit_test(fa2_decode_streams_at_its_measured_share),
         cmocka_unit_test(masked_mha_decode_is_bounded_by_cuda_cores),
+        cmocka_unit_test(sarathi_serve_reads_kv_once_per_group),
         cmocka_unit_test(launches_run_ahead_of_the_gpu_step),
         cmocka_unit_test(dequantize_then_gemm_by_hand),
         cmocka_unit_test(custom_allreduce_only_on_nvlink),
