@@ -1139,7 +1139,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "offline_large_gpu_max_batched_tokens", "budget_min_context",
                                           "chunked_prefill_min_context", "chunked_max_batched_tokens",
                                           "chunked_prefill", "prefill_first", "static_batching", "spec_no_overlap", "pd_decode_first_token", "pd_decode_resample", "tp_step_overhead_s",
-                                          "graph_max_batch", "graph_piecewise", "dp_rank_scheduler", "kv_heads_per_read",
+                                          "graph_max_batch", "graph_piecewise", "dp_rank_scheduler", "kv_heads_per_read", "ray_workers",
                                           "varlen_fa2_archs", "fa2_archs", "source", NULL };
     static const char *const admissions[] = { "optimistic", "no-evict", "reserve", NULL };
     int rc;
@@ -1163,6 +1163,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
         (rc = json_get_bool(c, e, "kv_per_query_head", false, &g->kv_per_query_head)) ||
         (rc = json_get_bool(c, e, "fp8_kv_per_query_head", false, &g->fp8_kv_per_query_head)) ||
         (rc = json_get_bool(c, e, "cuda_core_decode", false, &g->cuda_core_decode)) ||
+        (rc = json_get_bool(c, e, "ray_workers", false, &g->ray_workers)) ||
         /* query heads a decode-attention CTA serves from one K/V read (TurboMind v0.1: 4) */
         (rc = json_get_long(c, e, "kv_heads_per_read", false, 1, 64, &g->kv_heads_per_read, NULL)) ||
         (rc = json_get_bool(c, e, "fp8_attention", false, &g->fp8_attention)) ||

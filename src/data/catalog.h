@@ -204,6 +204,8 @@ struct llmroof_engine {
     double first_token_s;             /* added to every TTFT (tokenisation, admission, first sample), s */
     double tp_step_overhead_s;        /* added to step_overhead_s when TP > 1: the driver's per-step calls
                                          to its tensor-parallel workers (Ray remote tasks), s [0, 20 ms] */
+    bool ray_workers;                 /* every GPU, even at TP 1, is a Ray actor its engine calls each step
+                                         (DistServe's ParaWorker): tp_step_overhead_s at any TP */
     double compute_scale;             /* multiplies the GPU's compute efficiency, [0.7, 1] */
     double collective_latency_s;      /* added to each collective's fixed latency (NCCL via torch vs custom kernels), s */
     bool cuda_graphs;                 /* steps replay a CUDA graph: no CPU launch cost per kernel (all steps,

@@ -84,7 +84,7 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
         /* vLLM <= 0.4's --engine-use-ray puts the engine in a Ray actor that the API server calls
          * once per step (AsyncLLMEngine: engine.step.remote()), the same remote call a TP > 1
          * driver makes to its workers: the profile's tp_step_overhead_s, then at any TP */
-        e.ray_engine = o && o->engine_use_ray;
+        e.ray_engine = (o && o->engine_use_ray) || en->ray_workers;
         e.comm_latency_s = en->collective_latency_s;
         /* launch_s is the eager steps' cost at this host; graphs decide per step which those are (rl_launch) */
         e.launch_s = (en->launch_s > 0 ? en->launch_s : KERNEL_LAUNCH_S_DEFAULT) * e.cpu_scale;

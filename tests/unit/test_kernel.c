@@ -642,6 +642,7 @@ static void engine_fields_outside_their_bounds_are_rejected(void **state)
         { "\"compute_scale\": 1, \"kv_heads_per_read\": 0", "kv_heads_per_read" },  /* below 1 */
         { "\"compute_scale\": 1, \"kv_heads_per_read\": 65", "kv_heads_per_read" }, /* above 64 */
         { "\"compute_scale\": 1, \"kv_per_query_head\": true, \"kv_heads_per_read\": 4", "kv_heads_per_read" },
+        { "\"compute_scale\": 1, \"ray_workers\": 1", "ray_workers" }, /* not a boolean */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         assert_int_equal(add_engine(&cat, bad[i].extra, &err), LLMROOF_EINPUT);
