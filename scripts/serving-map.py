@@ -29,12 +29,13 @@ GPU = {'A100-SXM4-80GB?':'a100-sxm4-80gb','A100-SXM4-80GB':'a100-sxm4-80gb','A10
  'GB200':'gb200-nvl72','GB300':'b300','H800':'h800-sxm5-80gb','H800?':'h800-sxm5-80gb','A100-40GB':'a100-sxm4-40gb','L4':'l4','A10G':'a10g'}
 def engine(fw):
     # the profile of the version a row names (docs/catalog.md "Engines"): vLLM before v0.2.7 ran
-    # eager (vllm-0.2: 2023 releases, the Jan-2024 DistServe baseline, Splitwise's ~0.2.x fork and
-    # Sarathi-Serve, built on vLLM 0.2), 0.3-0.5 CUDA graphs without chunked prefill (vllm-0.4)
+    # eager (vllm-0.2: 2023 releases, the Jan-2024 DistServe baseline, Splitwise's ~0.2.x fork),
+    # 0.3-0.5 CUDA graphs without chunked prefill (vllm-0.4); DistServe's own prototype and
+    # Sarathi-Serve (a vLLM 0.1.7 fork with FlashAttention kernels) have their own profiles
     f = fw.lower()
-    if 'distserve' in f and 'vllm' not in f: return ''
+    if 'distserve' in f and 'vllm' not in f: return 'distserve'
     if 'fastgen' in f: return ''
-    if 'sarathi' in f: return 'vllm-0.2'
+    if 'sarathi' in f: return 'sarathi-serve'
     if 'lmdeploy 0.1' in f: return 'lmdeploy-0.1'
     if 'lmdeploy' in f: return 'lmdeploy'
     if 'tgi' in f: return 'tgi'

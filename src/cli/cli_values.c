@@ -223,6 +223,9 @@ int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s)
     if (s->eff.engine_use_ray && !(s->eff.engine->tp_step_overhead_s > 0))
         fprintf(c->errf, "llmroof: warning: option '--engine-use-ray' has no effect with engine '%s': its profile "
                          "states no per-step remote call (tp_step_overhead_s 0)\n", s->eff.engine->id);
+    else if (s->eff.engine_use_ray && s->eff.engine->ray_workers)
+        fprintf(c->errf, "llmroof: warning: option '--engine-use-ray' has no effect with engine '%s': its profile "
+                         "pays the Ray call every step already (ray_workers)\n", s->eff.engine->id);
     return 0;
 }
 

@@ -284,6 +284,8 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
             sbuf_printf(&c->out, "; engine %s (+%.1f ms to first token)", x.s.eff.engine->id, setup.eff.first_token_s * 1e3);
         if (setup.eff.ray_engine)
             sbuf_append(&c->out, "; engine in a Ray actor (--engine-use-ray)");
+        else if (setup.eff.ray_workers) /* the profile's: its step is a remote call at any TP */
+            sbuf_append(&c->out, "; each GPU a Ray actor called every step (ray_workers)");
         /* the host the engine's CPU work runs at (docs/model.md "Host CPU"), where it is not the
          * reference and that work is in play */
         if (x.s.eff.engine && setup.eff.cpu_scale > 0 && setup.eff.cpu_scale != 1.0)

@@ -202,7 +202,8 @@ struct llmroof_engine {
     char name[LLMROOF_NAME_MAX];      /* display name */
     double step_overhead_s;           /* CPU time per step the GPU waits for (scheduling, sampling), s */
     double first_token_s;             /* added to every TTFT (tokenisation, admission, first sample), s */
-    double tp_step_overhead_s;        /* added to step_overhead_s when TP > 1: the driver's per-step calls
+    double tp_step_overhead_s;        /* added to step_overhead_s when TP > 1 (or at any TP with
+                                         ray_workers or --engine-use-ray): the driver's per-step calls
                                          to its tensor-parallel workers (Ray remote tasks), s [0, 20 ms] */
     bool ray_workers;                 /* every GPU, even at TP 1, is a Ray actor its engine calls each step
                                          (DistServe's ParaWorker): tp_step_overhead_s at any TP */

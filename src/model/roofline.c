@@ -45,7 +45,7 @@ struct llmroof_effs roofline_default_effs(const struct llmroof_gpu *g)
 
 double roofline_step_overhead_s(const struct llmroof_effs *e, int tp)
 {
-    return e->overhead_s + (tp > 1 || e->ray_engine ? e->tp_overhead_s : 0.0);
+    return e->overhead_s + (tp > 1 || e->ray_engine || e->ray_workers ? e->tp_overhead_s : 0.0);
 }
 
 struct llmroof_effs roofline_effs(const struct llmroof_gpu *g, const struct llmroof_eff_override *o)
@@ -84,7 +84,8 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
         /* vLLM <= 0.4's --engine-use-ray puts the engine in a Ray actor that the API server calls
          * once per step (AsyncLLMEngine: engine.step.remote()), the same remote call a TP > 1
          * driver makes to its workers: the profile's tp_step_overhead_s, then at any TP */
-        e.ray_engine = (o && o->engine_use_ray) || en->ray_workers;
+        e.ray_engine = o && o->engine_use_ray;
+        e.ray_workers = en->ray_workers;
         e.comm_latency_s = en->collective_latency_s;
         /* launch_s is the eager steps' cost at this host; graphs decide per step which those are (rl_launch) */
         e.launch_s = (en->launch_s > 0 ? en->launch_s : KERNEL_LAUNCH_S_DEFAULT) * e.cpu_scale;

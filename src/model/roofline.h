@@ -18,9 +18,11 @@ struct llmroof_effs {
     double overhead_s;    /* fixed cost per engine step, s */
     double first_token_s; /* added to every TTFT by the serving engine, s (0 without an engine) */
     double tp_overhead_s; /* added to overhead_s per step when TP > 1 (the engine's driver-to-worker
-                             calls: Ray remote tasks in vLLM before 0.5), s */
+                             calls: Ray remote tasks in vLLM before 0.5), or at any TP below, s */
     bool ray_engine;      /* the engine runs in a Ray actor (vLLM --engine-use-ray): tp_overhead_s is
                              paid every step at any TP */
+    bool ray_workers;     /* the engine's GPUs are Ray actors it calls every step, even at TP 1
+                             (engine field ray_workers, DistServe): tp_overhead_s at any TP */
     double comm_latency_s;/* added to every collective's fixed latency by the engine's all-reduce path, s */
     /* kernel-level terms (llmroof/kernel.h); zero in a hand-built struct means pure roofline */
     double kernel_s;      /* GPU time each kernel adds (launch latency, ramp-up, tail), s */

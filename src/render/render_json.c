@@ -555,6 +555,8 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
         cJSON_AddNumberToObject(ef, "host_cpu_speed", s->eff.cpu_scale > 0 ? 1.0 / s->eff.cpu_scale : 1.0);
         if (s->eff.ray_engine) /* overhead_s then holds the Ray call at any TP */
             cJSON_AddBoolToObject(ef, "engine_use_ray", true);
+        if (s->eff.ray_workers) /* the profile's Ray workers: the same call at any TP */
+            cJSON_AddBoolToObject(ef, "ray_workers", true);
     }
     cJSON_AddBoolToObject(o, "kv_heads_replicated", e->shard.kv_replicated);
     cJSON *ly = add_layout(o, &e->shard);
@@ -789,6 +791,8 @@ static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, c
         cJSON_AddNumberToObject(o, "host_cpu_speed", c->setup.eff.cpu_scale > 0 ? 1.0 / c->setup.eff.cpu_scale : 1.0);
         if (c->setup.eff.ray_engine)
             cJSON_AddBoolToObject(o, "engine_use_ray", true);
+        if (c->setup.eff.ray_workers)
+            cJSON_AddBoolToObject(o, "ray_workers", true);
         if (c->no_api_server) /* --no-api-server: the engine's own API, no server streaming */
             cJSON_AddBoolToObject(o, "no_api_server", true);
     }

@@ -745,7 +745,8 @@ double sim_cpu_step_s(const struct sim_config *c, double gpu_s, double seqs, dou
     /* the profile's costs are the reference host's; this host takes cpu_scale times as long */
     const double n = seqs * (cpu_scale > 0 ? cpu_scale : 1.0);
     double t = add_cpu(gpu_s, c->cpu_output_s * n, c->cpu_output_overlap); /* during the GPU step */
-    const double workers = gpus > 1 ? (double)gpus : 0.0; /* one GPU: the driver's own worker, no call */
+    /* one GPU: the driver's own worker, no call (vLLM); a ray_workers engine calls even that one */
+    const double workers = gpus > 1 || c->setup.eff.ray_workers ? (double)gpus : 0.0;
     t = add_cpu(t, (c->cpu_seq_s + c->worker_seq_s * workers) * n, ov);
     return add_cpu(t, c->api_stream_s * n, c->api_overlap);
 }
