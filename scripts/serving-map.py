@@ -30,11 +30,12 @@ GPU = {'A100-SXM4-80GB?':'a100-sxm4-80gb','A100-SXM4-80GB':'a100-sxm4-80gb','A10
 def engine(fw):
     # the profile of the version a row names (docs/catalog.md "Engines"): vLLM before v0.2.7 ran
     # eager (vllm-0.2: 2023 releases, the Jan-2024 DistServe baseline, Splitwise's ~0.2.x fork),
-    # 0.3-0.5 CUDA graphs without chunked prefill (vllm-0.4); DistServe's own prototype and
-    # Sarathi-Serve (a vLLM 0.1.7 fork with FlashAttention kernels) have their own profiles
+    # 0.3-0.5 CUDA graphs without chunked prefill (vllm-0.4); DistServe's own prototype,
+    # Sarathi-Serve (a vLLM 0.1.7 fork with FlashAttention kernels) and DeepSpeed-FastGen have
+    # their own profiles
     f = fw.lower()
     if 'distserve' in f and 'vllm' not in f: return 'distserve'
-    if 'fastgen' in f: return ''
+    if 'fastgen' in f: return 'deepspeed-fastgen'
     if 'sarathi' in f: return 'sarathi-serve'
     if 'lmdeploy 0.1' in f: return 'lmdeploy-0.1'
     if 'lmdeploy' in f: return 'lmdeploy'

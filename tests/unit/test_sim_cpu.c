@@ -71,6 +71,33 @@ static void api_server_in_its_own_process_bounds_the_step(void **state)
     catalog_free(&cat);
 }
 
+/* DeepSpeed-FastGen as vLLM's benchmark ran it (MII 0.1's pipeline, default sampling): its
+ * TopPLogitProcessor loops over the running rows in Python, four kernels a row (a boolean-mask
+ * index: nonzero's count and select, a gather; an index_put) at the profile's 25 us per
+ * Python-dispatched kernel, beside vLLM 0.2's 17 us of output processing: cpu_output_s 117 us.
+ * 20 ms of GPU time and 150 sequences, nothing overlapped, no API server (in-process pipeline):
+ *   output 150 x 117 us = 17.55 ms: 37.55 ms; scheduling 150 x 32 us = 4.8 ms: 42.35 ms.
+ * Its scheduler: decodes first, prompts cut to the rest of a 768-token budget, 512 sequences. */
+static void fastgen_pays_its_top_p_loop_per_sequence(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_engine *en = shipped_engine(&cat, "deepspeed-fastgen");
+    assert_rel_close(en->cpu_output_s, 17e-6 + 4 * 25e-6, 1e-12);
+    assert_rel_close(en->launch_s, 25e-6, 1e-12);
+    assert_false(en->cuda_graphs);
+    assert_false(en->kv_per_query_head);
+    const struct sim_config c = engine_config(&cat, "deepspeed-fastgen");
+    assert_true(c.chunked_prefill);
+    assert_false(c.prefill_first);
+    assert_int_equal(c.max_batched_tokens, 768);
+    assert_int_equal(c.max_seqs, 512);
+    assert_rel_close(c.api_stream_s, 0.0, 0);
+    assert_rel_close(sim_cpu_step_s(&c, 20e-3, 150, 1.0, 1), 42.35e-3, 1e-9);
+    catalog_free(&cat);
+}
+
 /* A slower host stretches every CPU part (docs/model.md "Host CPU"): the profile's costs are the
  * reference host's, the host takes cpu_scale = 1 / speed times as long. vllm-0.6, 5 ms of GPU,
  * 250 sequences, api_overlap 0, on a host at half the reference speed (cpu_scale 2):
@@ -208,6 +235,7 @@ int main(void)
         cmocka_unit_test(vllm_0_5_step_reproduces_the_posts_split),
         cmocka_unit_test(vllm_0_6_hides_output_processing_and_the_api_server),
         cmocka_unit_test(api_server_in_its_own_process_bounds_the_step),
+        cmocka_unit_test(fastgen_pays_its_top_p_loop_per_sequence),
         cmocka_unit_test(a_slower_host_stretches_the_cpu_parts),
         cmocka_unit_test(scheduling_overlap_alone_is_unchanged),
         cmocka_unit_test(api_server_cost_reaches_the_latencies),
