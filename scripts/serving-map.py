@@ -35,7 +35,10 @@ def engine(fw):
     # their own profiles
     f = fw.lower()
     if 'distserve' in f and 'vllm' not in f: return 'distserve'
-    if 'fastgen' in f: return 'deepspeed-fastgen'
+    # DeepSpeed-FastGen: the profile is MII 0.1's default sampling (a top-p per request) as vLLM's
+    # benchmark ran it; DeepSpeed's own benchmark ('MII alpha' rows) served it with a
+    # temperature-only sampler and 768 sequences, which the profile does not describe: no profile
+    if 'fastgen' in f: return '' if 'mii alpha' in f else 'deepspeed-fastgen'
     if 'sarathi' in f: return 'sarathi-serve'
     if 'lmdeploy 0.1' in f: return 'lmdeploy-0.1'
     if 'lmdeploy' in f: return 'lmdeploy'
