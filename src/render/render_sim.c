@@ -75,8 +75,8 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
                     : c->admit_reserve ? "new-token-ratio (SGLang)"
                                        : "optimistic",
                     c->cpu_seq_s * 1e6, 100.0 * c->cpu_overlap);
-        const int gpus = sim_setup_gpus(s);
-        if (c->worker_seq_s > 0 && (gpus > 1 || s->eff.ray_workers)) /* sim_cpu_step_s: pickled per Ray worker */
+        const int gpus = sim_ray_workers(c, sim_setup_gpus(s));
+        if (c->worker_seq_s > 0 && gpus > 0) /* sim_cpu_step_s: pickled per Ray worker */
             sbuf_printf(out, " + %.3g us pickled for its %d Ray workers (%.3g each)", c->worker_seq_s * gpus * 1e6, gpus,
                         c->worker_seq_s * 1e6);
         if (c->cpu_output_s > 0) /* sim_cpu_step_s: output processing and the API server's streaming */

@@ -209,6 +209,11 @@ struct sim_config {
  * eff.cpu_scale: 1 / host speed, docs/model.md "Host CPU"; 0 = 1) stretches them. */
 double sim_cpu_step_s(const struct sim_config *c, double gpu_s, double seqs, double cpu_scale, int gpus);
 
+/* The Ray workers an instance of `gpus` GPUs calls each step, each pickling the step's sequence
+ * metadata (worker_seq_s): every GPU at TP > 1, none at one GPU (vLLM's driver runs its own
+ * worker), except that a ray_workers engine (DistServe) calls even its one GPU. */
+int sim_ray_workers(const struct sim_config *c, int gpus);
+
 /* How many times the configured budget and sequence limit an instance of `attn_dp` data-parallel
  * attention ranks holds: attn_dp where each rank schedules on its own (dp_rank_scheduler, vLLM
  * V1), else 1 (the limits are the instance's, split over its ranks). */

@@ -739,14 +739,18 @@ static double add_cpu(double t, double cpu, double overlap)
     return cpu > 0 ? t + cpu - overlap * (cpu < t ? cpu : t) : t;
 }
 
+int sim_ray_workers(const struct sim_config *c, int gpus)
+{
+    return gpus > 1 || c->setup.eff.ray_workers ? gpus : 0;
+}
+
 double sim_cpu_step_s(const struct sim_config *c, double gpu_s, double seqs, double cpu_scale, int gpus)
 {
     const double ov = c->spec_no_overlap && c->spec.kind != SIM_SPEC_NONE ? 0.0 : c->cpu_overlap;
     /* the profile's costs are the reference host's; this host takes cpu_scale times as long */
     const double n = seqs * (cpu_scale > 0 ? cpu_scale : 1.0);
     double t = add_cpu(gpu_s, c->cpu_output_s * n, c->cpu_output_overlap); /* during the GPU step */
-    /* one GPU: the driver's own worker, no call (vLLM); a ray_workers engine calls even that one */
-    const double workers = gpus > 1 || c->setup.eff.ray_workers ? (double)gpus : 0.0;
+    const double workers = (double)sim_ray_workers(c, gpus);
     t = add_cpu(t, (c->cpu_seq_s + c->worker_seq_s * workers) * n, ov);
     return add_cpu(t, c->api_stream_s * n, c->api_overlap);
 }
