@@ -603,31 +603,42 @@ static void fp16_accumulate_speeds_gemms_not_flash_attention(void **state)
     catalog_free(&cat);
 }
 
-/* vLLM 0.2's prompts run below llmroof's GEMM rate: the vllm-0.2 profile's compute_scale 0.75
- * (docs/model.md "vLLM by version") comes from vLLM issue #2404, which served Yi-34B at 16 bits on
- * one A100 80GB and measured the first token of a 2649-token prompt at 1.0577 s. Every GEMM's
- * compute term is then 1 / 0.75 of the GPU's own (the profile leaves attention's kernel figures
- * alone), and the estimate lands within 5% of the measurement (1.029 s on an SXM card) where the
- * GPU's rate alone gives 0.783 s, 26% short. */
-static void vllm_0_2_prompts_reach_three_quarters_of_the_gemm_rate(void **state)
+/* vLLM 0.2's prompts run below llmroof's GEMM rate: the vllm-0.2 profile's compute_scale 0.755
+ * (docs/model.md "vLLM by version") is the GEMM rate at which a prompt takes what vLLM issue #2404
+ * measured: Yi-34B at 16 bits on one A100 80GB (card not stated), the first token of a 2649-token
+ * prompt in 1.0577 s; 0.729 on an SXM card, 0.782 on a PCIe one, their mean. By hand, Yi-34B's MLP
+ * (3 matrices of 7168 x 20480, 60 layers) over 2649 tokens is 2 x 2649 x 3 x 7168 x 20480 x 60 =
+ * 1.39985e14 FLOP, at 312 TFLOP/s x 0.769 (the A100 SXM's GEMM efficiency) x 0.755 = 181.15 TFLOP/s:
+ * 0.77276 s. Attention keeps its own kernel figures. The estimate splits the unknown card's error
+ * evenly: -3.3% on an SXM card, +3.4% on a PCIe one; the GPU's rate alone gives 0.783 s, 26% short.
+ * A measured rate whose cause is not attributed stays with the engine measured: Sarathi-Serve
+ * (vLLM 0.1.7's model code, its own prompt attention, packed prompts) and DistServe's prototype
+ * (its own C++ kernels) keep 1. */
+static void vllm_0_2_prompts_run_below_the_gemm_rate(void **state)
 {
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
     const struct llmroof_engine *en = shipped_engine(&cat, "vllm-0.2");
-    assert_rel_close(en->compute_scale, 0.75, 1e-12);
+    assert_rel_close(en->compute_scale, 0.755, 1e-12);
+    assert_rel_close(shipped_engine(&cat, "sarathi-serve")->compute_scale, 1.0, 1e-12);
+    assert_rel_close(shipped_engine(&cat, "distserve")->compute_scale, 1.0, 1e-12);
     struct llmroof_setup s = setup(&cat, "yi-34b-200k", "a100-sxm4-80gb", 1);
     s.eff = roofline_effs_engine(s.gpu, en, NULL);
     const struct llmroof_estimate v = run(&s, 1, 2649, 1);
+    assert_rel_close(v.prefill.op[LLMROOF_OP_FFN].compute_s, 0.77276, 1e-4);
     struct llmroof_engine full = *en;
     full.compute_scale = 1.0;
     s.eff = roofline_effs_engine(s.gpu, &full, NULL);
     const struct llmroof_estimate g = run(&s, 1, 2649, 1);
-    assert_rel_close(v.prefill.op[LLMROOF_OP_QKV_PROJ].compute_s, g.prefill.op[LLMROOF_OP_QKV_PROJ].compute_s / 0.75, 1e-9);
-    assert_rel_close(v.prefill.op[LLMROOF_OP_FFN].compute_s, g.prefill.op[LLMROOF_OP_FFN].compute_s / 0.75, 1e-9);
+    assert_rel_close(v.prefill.op[LLMROOF_OP_QKV_PROJ].compute_s, g.prefill.op[LLMROOF_OP_QKV_PROJ].compute_s / 0.755, 1e-9);
     assert_rel_close(v.prefill.op[LLMROOF_OP_ATTENTION].compute_s, g.prefill.op[LLMROOF_OP_ATTENTION].compute_s, 1e-12);
-    assert_true(fabs(v.ttft_s / 1.0577 - 1.0) < 0.05);
+    assert_true(v.ttft_s / 1.0577 - 1.0 > -0.04 && v.ttft_s / 1.0577 - 1.0 < -0.02);
     assert_true(g.ttft_s / 1.0577 - 1.0 < -0.2);
+    struct llmroof_setup pc = setup(&cat, "yi-34b-200k", "a100-pcie-80gb", 1);
+    pc.eff = roofline_effs_engine(pc.gpu, en, NULL);
+    const struct llmroof_estimate vp = run(&pc, 1, 2649, 1);
+    assert_true(vp.ttft_s / 1.0577 - 1.0 > 0.02 && vp.ttft_s / 1.0577 - 1.0 < 0.04);
     catalog_free(&cat);
 }
 
@@ -847,7 +858,7 @@ int main(void)
         cmocka_unit_test(two_batch_overlap_needs_every_replica_split),
         cmocka_unit_test(eager_attention_scores_the_whole_window),
         cmocka_unit_test(fp16_accumulate_speeds_gemms_not_flash_attention),
-        cmocka_unit_test(vllm_0_2_prompts_reach_three_quarters_of_the_gemm_rate),
+        cmocka_unit_test(vllm_0_2_prompts_run_below_the_gemm_rate),
         cmocka_unit_test(drafter_prefill_joins_ttft),
         cmocka_unit_test(draft_passes_run_on_the_busiest_replica),
         cmocka_unit_test(verification_computes_logits_at_every_position),
