@@ -287,6 +287,9 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
         kvn(t, "dequant_min_tokens", "%.0f", e->dequant_min_tokens, "tokens per step from which weights are dequantized to 16 bits");
     else
         kv(t, "dequant_min_tokens", "-", "weight-only formats dequantized inside the GEMM");
+    if (e->mmq_share > 0)
+        kvn(t, "mmq_share", "%.3f", e->mmq_share,
+            "x the int8 peak: weight-only GEMMs above 8 tokens on int8 tensor cores (llama.cpp MMQ)");
     /* the serving scheduler: what simulate and plan run with this profile */
     kv(t, "admission", e->admit_no_evict ? "no-evict" : e->admit_reserve ? "reserve" : "optimistic",
        e->admit_no_evict  ? "admit when the prompt + max output KV fits"

@@ -253,6 +253,10 @@ struct llmroof_engine {
                                          one decode step */
     double dequant_min_tokens;        /* weight-only formats dequantized to 16 bits for a dense GEMM from
                                          this many tokens per step; 0 = fused (dequantized in the GEMM) */
+    double mmq_share;                 /* llama.cpp's MMQ: above KERNEL_MMVQ_MAX_TOKENS tokens a step the
+                                         weight-only GEMMs run on the int8 tensor cores (activations
+                                         quantized to 8 bits, no 16-bit copy of the weights) at this
+                                         share of the GPU's int8 peak; 0 = none */
     /* serving scheduler (the simulator; docs/catalog.md "Engines"); 0 / false = absent */
     double cpu_seq_s;                 /* CPU seconds per running sequence per iteration, [0, 1 ms] */
     double worker_seq_s;              /* more CPU seconds per running sequence per iteration for each Ray

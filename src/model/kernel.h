@@ -78,6 +78,9 @@ static inline double kernel_fp32_issue_share(const char *arch)
 /* Share of the 16-bit compute efficiency an 8-bit GEMM reaches on its doubled peak when the
  * catalog gives none: H100 SXM maximum achievable matmul 70.9% (fp8) / 80.3% (bf16) = 0.883. */
 #define KERNEL_GEMM_8BIT_DEFAULT 0.883
+/* llama.cpp's quantized matrix products: up to this many tokens (activation columns) a step the
+ * MMVQ vector kernels run, above it MMQ (ggml-cuda mmvq.cuh: MMVQ_MAX_BATCH_SIZE 8). */
+#define KERNEL_MMVQ_MAX_TOKENS 8.0
 
 /* MoE grouped GEMMs at a few tokens per expert stream their expert weights below the dense
  * GEMM's rate: DeepGEMM's masked grouped fp8 GEMM (n 4096, k 7168) at 16-64 tokens per group

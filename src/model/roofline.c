@@ -114,6 +114,10 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
         if (en->fp16_accumulate && g->fp16_acc_ratio > 1)
             e.peak_scale = g->fp16_acc_ratio;
         e.dequant_min_tokens = en->dequant_min_tokens;
+        /* llama.cpp's MMQ runs on the int8 tensor cores; a GPU without them (no int8 peak in the
+         * catalog) keeps the dequantize-then-GEMM path (PR #8075's fallback to cuBLAS) */
+        if (en->mmq_share > 0 && g->has_peak[LLMROOF_INT8])
+            e.mmq_peak = g->peak_flops[LLMROOF_INT8] * en->mmq_share;
         e.custom_allreduce = en->custom_allreduce;
         e.first_token_decode = en->first_token_decode;
         if (en->attention == LLMROOF_ATTN_FLASH2)
@@ -377,9 +381,17 @@ static double rl_bytes(const struct llmroof_effs *eff, const struct llmroof_opli
 
 /* Dequantize-then-GEMM (llmroof/roofline.h): a weight-only GEMM at or above the engine's
  * threshold writes a 16-bit copy of its weights and the dense GEMM reads it back. */
+/* llama.cpp's MMQ (llmroof/roofline.h mmq_peak): above MMVQ's few tokens a weight-only GEMM runs
+ * on the int8 tensor cores from the packed weights, no 16-bit copy. */
+static bool rl_mmq(const struct llmroof_effs *eff, const struct llmroof_oplist *ops)
+{
+    return eff->mmq_peak > 0 && ops->dequant_ratio > 0 && ops->tokens > KERNEL_MMVQ_MAX_TOKENS;
+}
+
 static bool rl_dequant(const struct llmroof_effs *eff, const struct llmroof_oplist *ops)
 {
-    return eff->dequant_min_tokens > 0 && ops->dequant_ratio > 0 && ops->tokens >= eff->dequant_min_tokens;
+    return eff->dequant_min_tokens > 0 && ops->dequant_ratio > 0 && ops->tokens >= eff->dequant_min_tokens &&
+           !rl_mmq(eff, ops);
 }
 
 /* One operator's entry (full: kernel time and bound too, else the linear terms only) into *t;
@@ -426,7 +438,9 @@ static inline void rl_op(const struct roofline_prep *r, const struct llmroof_opl
     double c, m;
     if (!attn) {
         const bool lowp = ops->lowp_ops >> k & 1u;
-        const double pk = lowp ? r->lowp_peak[ops->lowp_dtype] : r->peak;
+        const double pk = lowp                                    ? r->lowp_peak[ops->lowp_dtype]
+                          : op->wbytes > 0 && rl_mmq(eff, ops) ? eff->mmq_peak
+                                                                   : r->peak;
         double f = op->flops;
         /* block-scaled fp8 GEMMs computing in fp8 (on the checkpoint's path, or at fp8 activations):
          * each output element costs KERNEL_BLOCK_FP8_K0 more multiply-adds (kernel.h), the per-tile

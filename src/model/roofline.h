@@ -68,6 +68,8 @@ struct llmroof_effs {
     bool attn_eager;      /* prefill: scores in memory (fp32) between unfused kernels, masked pairs computed */
     bool attn_eager_decode; /* the same at decode (llama.cpp); false: a fused single-query kernel there */
     double dequant_min_tokens; /* weight-only formats dequantized for a dense GEMM from this many tokens (0 = never) */
+    double mmq_peak;      /* llama.cpp's MMQ: the weight-only GEMMs' FLOP/s above KERNEL_MMVQ_MAX_TOKENS
+                             tokens (the engine's share of the GPU's int8 peak); 0 = none */
     bool custom_allreduce; /* the engine all-reduces with its own one-shot/two-shot kernels (NVLink, xGMI) */
     bool first_token_decode; /* the first token comes from a decode step after the prefill (TurboMind) */
     const char *engine_id; /* the engine profile's id, for the output to name; NULL without one */

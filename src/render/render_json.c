@@ -1144,6 +1144,7 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
         add_positive(o, "launch_s", (double)e[i].launch_s);
         add_positive(o, "kernel_factor", (double)e[i].kernel_factor);
         add_positive(o, "dequant_min_tokens", (double)e[i].dequant_min_tokens);
+        add_positive(o, "mmq_share", (double)e[i].mmq_share);
         /* the serving scheduler's fields, written when present */
         add_positive(o, "cpu_seq_s", (double)e[i].cpu_seq_s);
         add_positive(o, "worker_seq_s", (double)e[i].worker_seq_s);

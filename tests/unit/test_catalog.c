@@ -195,11 +195,12 @@ static void suggestions_match_what_a_person_means(void **state)
     n = catalog_suggest_engines(&cat, "TRT", s, 3);
     assert_true(n >= 1);
     assert_string_equal(s[0], "tensorrt-llm");
-    /* "llamacpp" starts both llama.cpp profiles (20+6 each; ties in id order) */
+    /* "llamacpp" starts the three llama.cpp profiles (20+6 each; ties in id order) */
     n = catalog_suggest_engines(&cat, "llamacpp", s, 3);
-    assert_int_equal(n, 2);
+    assert_int_equal(n, 3);
     assert_string_equal(s[0], "llama.cpp-2023-12");
     assert_string_equal(s[1], "llama.cpp-2024-05");
+    assert_string_equal(s[2], "llama.cpp-2024-06");
     /* "vlm": one edit allowed in 3 characters: vllm (1), never calm (2) */
     n = catalog_suggest_engines(&cat, "vlm", s, 3);
     assert_int_equal(n, 1);

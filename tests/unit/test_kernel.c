@@ -518,6 +518,49 @@ static void sarathi_serve_reads_kv_once_per_group(void **state)
     catalog_free(&cat);
 }
 
+/* llama.cpp's MMQ (engine mmq_share, docs/model.md "Weight-only GEMMs"): above MMVQ's 8 tokens a
+ * weight-only GEMM runs on the int8 tensor cores from its packed weights, at the engine's share of
+ * the int8 peak, with no 16-bit copy; at 8 tokens or fewer the vector kernel streams the packed
+ * weights at the 16-bit path's rate; a GPU without an int8 peak keeps dequantize + GEMM. */
+static void mmq_runs_quantized_prompts_on_int8_cores_by_hand(void **state)
+{
+    (void)state;
+    const struct llmroof_gpu g = toy_gpu();
+    struct llmroof_effs e = { .compute = 1.0, .memory = 1.0, .comm = 1.0, .dequant_min_tokens = 33,
+                              .kernel_s = 2e-6, .mmq_peak = 50e12 };
+    struct llmroof_oplist o = { 0 };
+    /* 1e12 FLOP over 0.5 GB of int4 weights (1 GB moved in all), 16-bit copy 4x the packed bytes */
+    o.op[LLMROOF_OP_FFN] = (struct llmroof_op){ 1, 1e12, 1e9, 0, 3, 0.5e9 };
+    o.dequant_ratio = 4.0;
+    o.tokens = 64;
+    struct llmroof_phase p;
+    /* MMQ: 1e12 / 50e12 = 20 ms of compute, 1 GB / 1 TB/s = 1 ms of memory, on the ridge:
+     * 20 * (1 + 0.05^6)^(1/6) ms + 3 kernels * 2 us; no dequantize kernel, 1 GB moved */
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.op[LLMROOF_OP_FFN].time_s, 20e-3 * pow(1.0 + pow(0.05, 6), 1.0 / 6.0) + 6e-6, 1e-12);
+    assert_rel_close(p.op[LLMROOF_OP_FFN].bytes, 1e9, 1e-12);
+    /* 8 tokens: MMVQ at the 16-bit peak, 1e12 / 100e12 = 10 ms, fused (8 < 33): 10 * (1 + 0.1^6)^(1/6) */
+    o.tokens = 8;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.op[LLMROOF_OP_FFN].time_s, 10e-3 * pow(1.0 + pow(0.1, 6), 1.0 / 6.0) + 6e-6, 1e-12);
+    /* no int8 path (mmq_peak 0): 64 tokens dequantize, as dequantize_then_gemm_by_hand: 12.500407 ms */
+    o.tokens = 64;
+    e.mmq_peak = 0;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.op[LLMROOF_OP_FFN].time_s, 10e-3 * pow(1.0 + pow(0.25, 6), 1.0 / 6.0) + 2.5e-3 + 10e-6, 1e-12);
+
+    /* the shipped profile: 0.271 of the RTX 4090's 660.6 int8 TOPS = 179.0 TFLOP/s; the RTX 3090's
+     * catalog entry has no int8 peak, so there llama.cpp-2024-06 dequantizes as before */
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_engine *en = shipped_engine(&cat, "llama.cpp-2024-06");
+    assert_rel_close(en->mmq_share, 0.271, 1e-12);
+    assert_rel_close(roofline_effs_engine(gpu(&cat, "rtx-4090"), en, NULL).mmq_peak, 0.271 * 660.6e12, 1e-9);
+    assert_rel_close(roofline_effs_engine(gpu(&cat, "rtx-3090"), en, NULL).mmq_peak, 0.0, 0);
+    assert_rel_close(shipped_engine(&cat, "llama.cpp-2024-05")->mmq_share, 0.0, 0);
+    catalog_free(&cat);
+}
+
 /* Dequantize-then-GEMM: at or above the engine's threshold a weight-only GEMM writes a 16-bit
  * copy of its weights and reads it back; below, the fused kernel reads the packed weights only. */
 static void dequantize_then_gemm_by_hand(void **state)
@@ -643,6 +686,8 @@ static void engine_fields_outside_their_bounds_are_rejected(void **state)
         { "\"compute_scale\": 1, \"kv_heads_per_read\": 65", "kv_heads_per_read" }, /* above 64 */
         { "\"compute_scale\": 1, \"kv_per_query_head\": true, \"kv_heads_per_read\": 4", "kv_heads_per_read" },
         { "\"compute_scale\": 1, \"ray_workers\": 1", "ray_workers" }, /* not a boolean */
+        { "\"compute_scale\": 1, \"mmq_share\": 0", "mmq_share" },     /* a share above 0 */
+        { "\"compute_scale\": 1, \"mmq_share\": 1.5", "mmq_share" },   /* at most the peak */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         assert_int_equal(add_engine(&cat, bad[i].extra, &err), LLMROOF_EINPUT);
@@ -844,6 +889,7 @@ int main(void)
         cmocka_unit_test(sarathi_serve_reads_kv_once_per_group),
         cmocka_unit_test(launches_run_ahead_of_the_gpu_step),
         cmocka_unit_test(dequantize_then_gemm_by_hand),
+        cmocka_unit_test(mmq_runs_quantized_prompts_on_int8_cores_by_hand),
         cmocka_unit_test(custom_allreduce_only_on_nvlink),
         cmocka_unit_test(engine_fields_outside_their_bounds_are_rejected),
         cmocka_unit_test(grouped_expert_gemms_stream_below_the_dense_rate),
