@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/comm.h"
@@ -114,10 +115,11 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
         if (en->fp16_accumulate && g->fp16_acc_ratio > 1)
             e.peak_scale = g->fp16_acc_ratio;
         e.dequant_min_tokens = en->dequant_min_tokens;
-        /* llama.cpp's MMQ runs on the int8 tensor cores; a GPU without them (no int8 peak in the
-         * catalog) keeps the dequantize-then-GEMM path (PR #8075's fallback to cuBLAS) */
-        if (en->mmq_share > 0 && g->has_peak[LLMROOF_INT8])
-            e.mmq_peak = g->peak_flops[LLMROOF_INT8] * en->mmq_share;
+        /* llama.cpp's MMQ runs on NVIDIA's int8 tensor cores (Turing, sm75, and later: PR #8075's
+         * rule); other GPUs, and entries without an int8 peak, keep dequantize + a 16-bit GEMM */
+        if (en->mmq_share > 0 && g->has_peak[LLMROOF_INT8] && !strncmp(g->arch, "sm", 2) &&
+            strtol(g->arch + 2, NULL, 10) >= 75)
+            e.mmq_share = en->mmq_share;
         e.custom_allreduce = en->custom_allreduce;
         e.first_token_decode = en->first_token_decode;
         if (en->attention == LLMROOF_ATTN_FLASH2)
@@ -218,6 +220,8 @@ void roofline_prepare(const struct llmroof_gpu *g, enum llmroof_dtype act, const
                              : r.peak;
     }
     r.act_fp8 = act == LLMROOF_FP8;
+    /* llama.cpp's MMQ: the engine's share of the int8 peak, at the GPU's (fitted) compute efficiency */
+    r.mmq_peak = eff->mmq_share > 0 ? g->peak_flops[LLMROOF_INT8] * eff->compute * eff->mmq_share : 0.0;
     const enum llmroof_dtype adt = eff->fp8_attention && act == LLMROOF_FP8 ? act : kernel_attention_dtype(g, act);
     /* the fp16-accumulate peak is the GEMMs' (cuBLAS at CUBLAS_COMPUTE_16F): eager attention's
      * batched matmuls take it, FlashAttention-class kernels accumulate in fp32 and do not */
@@ -385,7 +389,7 @@ static double rl_bytes(const struct llmroof_effs *eff, const struct llmroof_opli
  * on the int8 tensor cores from the packed weights, no 16-bit copy. */
 static bool rl_mmq(const struct llmroof_effs *eff, const struct llmroof_oplist *ops)
 {
-    return eff->mmq_peak > 0 && ops->dequant_ratio > 0 && ops->tokens > KERNEL_MMVQ_MAX_TOKENS;
+    return eff->mmq_share > 0 && ops->dequant_ratio > 0 && ops->tokens > KERNEL_MMVQ_MAX_TOKENS;
 }
 
 static bool rl_dequant(const struct llmroof_effs *eff, const struct llmroof_oplist *ops)
@@ -438,9 +442,13 @@ static inline void rl_op(const struct roofline_prep *r, const struct llmroof_opl
     double c, m;
     if (!attn) {
         const bool lowp = ops->lowp_ops >> k & 1u;
-        const double pk = lowp                                    ? r->lowp_peak[ops->lowp_dtype]
-                          : op->wbytes > 0 && rl_mmq(eff, ops) ? eff->mmq_peak
-                                                                   : r->peak;
+        /* llama.cpp's MMQ takes the weight GEMMs, not the scan or indexer work that shares an
+         * operator with weights (linear mixers, DSA's indexer) */
+        const bool mmq = op->wbytes > 0 && k != LLMROOF_OP_LINEAR_MIX && k != LLMROOF_OP_DSA_INDEX && rl_mmq(eff, ops);
+        const double pk = lowp && r->lowp_path[ops->lowp_dtype] ? r->lowp_peak[ops->lowp_dtype]
+                          : mmq                                  ? r->mmq_peak
+                          : lowp                                 ? r->lowp_peak[ops->lowp_dtype]
+                                                                 : r->peak;
         double f = op->flops;
         /* block-scaled fp8 GEMMs computing in fp8 (on the checkpoint's path, or at fp8 activations):
          * each output element costs KERNEL_BLOCK_FP8_K0 more multiply-adds (kernel.h), the per-tile

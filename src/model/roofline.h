@@ -68,8 +68,9 @@ struct llmroof_effs {
     bool attn_eager;      /* prefill: scores in memory (fp32) between unfused kernels, masked pairs computed */
     bool attn_eager_decode; /* the same at decode (llama.cpp); false: a fused single-query kernel there */
     double dequant_min_tokens; /* weight-only formats dequantized for a dense GEMM from this many tokens (0 = never) */
-    double mmq_peak;      /* llama.cpp's MMQ: the weight-only GEMMs' FLOP/s above KERNEL_MMVQ_MAX_TOKENS
-                             tokens (the engine's share of the GPU's int8 peak); 0 = none */
+    double mmq_share;     /* llama.cpp's MMQ: above KERNEL_MMVQ_MAX_TOKENS tokens the weight-only GEMMs
+                             run at this share of the GPU's int8 peak x compute (set only on NVIDIA
+                             Turing or later with an int8 peak); 0 = none */
     bool custom_allreduce; /* the engine all-reduces with its own one-shot/two-shot kernels (NVLink, xGMI) */
     bool first_token_decode; /* the first token comes from a decode step after the prefill (TurboMind) */
     const char *engine_id; /* the engine profile's id, for the output to name; NULL without one */
@@ -190,6 +191,7 @@ struct roofline_prep {
     const struct llmroof_effs *eff; /* the efficiencies (not owned) */
     int tp;                         /* tensor-parallel ranks */
     double peak;                    /* GEMM FLOP/s after efficiencies and the dtype's scale */
+    double mmq_peak;                /* llama.cpp's MMQ GEMMs' FLOP/s (effs mmq_share); 0 = none */
     double lowp_peak[LLMROOF_DTYPE_COUNT]; /* the same for the GEMMs an operator list runs at another
                                        dtype (ops lowp_ops): that dtype's, or `peak` where the GPU
                                        has no path for it */

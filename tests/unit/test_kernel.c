@@ -525,38 +525,48 @@ static void sarathi_serve_reads_kv_once_per_group(void **state)
 static void mmq_runs_quantized_prompts_on_int8_cores_by_hand(void **state)
 {
     (void)state;
-    const struct llmroof_gpu g = toy_gpu();
+    struct llmroof_gpu g = toy_gpu();
+    g.peak_flops[LLMROOF_INT8] = 100e12;
+    g.has_peak[LLMROOF_INT8] = true;
     struct llmroof_effs e = { .compute = 1.0, .memory = 1.0, .comm = 1.0, .dequant_min_tokens = 33,
-                              .kernel_s = 2e-6, .mmq_peak = 50e12 };
+                              .kernel_s = 2e-6, .mmq_share = 0.5 };
     struct llmroof_oplist o = { 0 };
     /* 1e12 FLOP over 0.5 GB of int4 weights (1 GB moved in all), 16-bit copy 4x the packed bytes */
     o.op[LLMROOF_OP_FFN] = (struct llmroof_op){ 1, 1e12, 1e9, 0, 3, 0.5e9 };
     o.dequant_ratio = 4.0;
     o.tokens = 64;
     struct llmroof_phase p;
-    /* MMQ: 1e12 / 50e12 = 20 ms of compute, 1 GB / 1 TB/s = 1 ms of memory, on the ridge:
-     * 20 * (1 + 0.05^6)^(1/6) ms + 3 kernels * 2 us; no dequantize kernel, 1 GB moved */
+    /* MMQ at 0.5 x 100 int8 TOPS x compute 1 = 50 TFLOP/s: 1e12 / 50e12 = 20 ms of compute, 1 GB /
+     * 1 TB/s = 1 ms of memory, on the ridge: 20 * (1 + 0.05^6)^(1/6) ms + 3 kernels * 2 us; no
+     * dequantize kernel, 1 GB moved */
     roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
     assert_rel_close(p.op[LLMROOF_OP_FFN].time_s, 20e-3 * pow(1.0 + pow(0.05, 6), 1.0 / 6.0) + 6e-6, 1e-12);
     assert_rel_close(p.op[LLMROOF_OP_FFN].bytes, 1e9, 1e-12);
+    /* the GPU's compute efficiency scales it as every GEMM's: at 0.8, 25 ms */
+    e.compute = 0.8;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.op[LLMROOF_OP_FFN].time_s, 25e-3 * pow(1.0 + pow(0.04, 6), 1.0 / 6.0) + 6e-6, 1e-12);
+    e.compute = 1.0;
     /* 8 tokens: MMVQ at the 16-bit peak, 1e12 / 100e12 = 10 ms, fused (8 < 33): 10 * (1 + 0.1^6)^(1/6) */
     o.tokens = 8;
     roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
     assert_rel_close(p.op[LLMROOF_OP_FFN].time_s, 10e-3 * pow(1.0 + pow(0.1, 6), 1.0 / 6.0) + 6e-6, 1e-12);
-    /* no int8 path (mmq_peak 0): 64 tokens dequantize, as dequantize_then_gemm_by_hand: 12.500407 ms */
+    /* no MMQ (share 0): 64 tokens dequantize, as dequantize_then_gemm_by_hand: 12.500407 ms */
     o.tokens = 64;
-    e.mmq_peak = 0;
+    e.mmq_share = 0;
     roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
     assert_rel_close(p.op[LLMROOF_OP_FFN].time_s, 10e-3 * pow(1.0 + pow(0.25, 6), 1.0 / 6.0) + 2.5e-3 + 10e-6, 1e-12);
 
-    /* the shipped profile: 0.271 of the RTX 4090's 660.6 int8 TOPS = 179.0 TFLOP/s; the RTX 3090's
-     * catalog entry has no int8 peak, so there llama.cpp-2024-06 dequantizes as before */
+    /* the shipped profile: 0.301 x the RTX 4090's compute 0.9 x 660.6 int8 TOPS = 179.0 TFLOP/s;
+     * NVIDIA Turing or later with an int8 peak only: the RTX 3090's entry has no int8 peak and the
+     * MI300X is not NVIDIA (llama.cpp runs hipBLAS there), so both keep dequantize + GEMM */
     struct llmroof_catalog cat;
     load_shipped(&cat);
     const struct llmroof_engine *en = shipped_engine(&cat, "llama.cpp-2024-06");
-    assert_rel_close(en->mmq_share, 0.271, 1e-12);
-    assert_rel_close(roofline_effs_engine(gpu(&cat, "rtx-4090"), en, NULL).mmq_peak, 0.271 * 660.6e12, 1e-9);
-    assert_rel_close(roofline_effs_engine(gpu(&cat, "rtx-3090"), en, NULL).mmq_peak, 0.0, 0);
+    assert_rel_close(en->mmq_share, 0.301, 1e-12);
+    assert_rel_close(roofline_effs_engine(gpu(&cat, "rtx-4090"), en, NULL).mmq_share, 0.301, 1e-12);
+    assert_rel_close(roofline_effs_engine(gpu(&cat, "rtx-3090"), en, NULL).mmq_share, 0.0, 0);
+    assert_rel_close(roofline_effs_engine(gpu(&cat, "mi300x"), en, NULL).mmq_share, 0.0, 0);
     assert_rel_close(shipped_engine(&cat, "llama.cpp-2024-05")->mmq_share, 0.0, 0);
     catalog_free(&cat);
 }
