@@ -518,6 +518,21 @@ static void sarathi_serve_reads_kv_once_per_group(void **state)
     catalog_free(&cat);
 }
 
+/* The weight-only tests' toy: one MLP of 0.5 GB of int4 weights (1 GB moved in all), its 16-bit
+ * copy 4x the packed bytes, `flops` FLOP over `tokens` tokens; effects of 1, dequantized from 33
+ * tokens, 2 us a kernel. */
+static struct llmroof_oplist toy_int4_mlp(double flops, double tokens)
+{
+    struct llmroof_oplist o = { 0 };
+    o.op[LLMROOF_OP_FFN] = (struct llmroof_op){ 1, flops, 1e9, 0, 3, 0.5e9 };
+    o.dequant_ratio = 4.0;
+    o.tokens = tokens;
+    return o;
+}
+
+static const struct llmroof_effs toy_weight_only_effs = { .compute = 1.0, .memory = 1.0, .comm = 1.0,
+                                                          .dequant_min_tokens = 33, .kernel_s = 2e-6 };
+
 /* llama.cpp's MMQ (engine mmq_share, docs/model.md "Weight-only GEMMs"): above MMVQ's 8 tokens a
  * weight-only GEMM runs on the int8 tensor cores from its packed weights, at the engine's share of
  * the int8 peak, with no 16-bit copy; at 8 tokens or fewer the vector kernel streams the packed
@@ -528,13 +543,9 @@ static void mmq_runs_quantized_prompts_on_int8_cores_by_hand(void **state)
     struct llmroof_gpu g = toy_gpu();
     g.peak_flops[LLMROOF_INT8] = 100e12;
     g.has_peak[LLMROOF_INT8] = true;
-    struct llmroof_effs e = { .compute = 1.0, .memory = 1.0, .comm = 1.0, .dequant_min_tokens = 33,
-                              .kernel_s = 2e-6, .mmq_share = 0.5 };
-    struct llmroof_oplist o = { 0 };
-    /* 1e12 FLOP over 0.5 GB of int4 weights (1 GB moved in all), 16-bit copy 4x the packed bytes */
-    o.op[LLMROOF_OP_FFN] = (struct llmroof_op){ 1, 1e12, 1e9, 0, 3, 0.5e9 };
-    o.dequant_ratio = 4.0;
-    o.tokens = 64;
+    struct llmroof_effs e = toy_weight_only_effs;
+    e.mmq_share = 0.5;
+    struct llmroof_oplist o = toy_int4_mlp(1e12, 64); /* 1e12 FLOP over the toy int4 MLP */
     struct llmroof_phase p;
     /* MMQ at 0.5 x 100 int8 TOPS x compute 1 = 50 TFLOP/s: 1e12 / 50e12 = 20 ms of compute, 1 GB /
      * 1 TB/s = 1 ms of memory, on the ridge: 20 * (1 + 0.05^6)^(1/6) ms + 3 kernels * 2 us; no
@@ -577,13 +588,8 @@ static void dequantize_then_gemm_by_hand(void **state)
 {
     (void)state;
     const struct llmroof_gpu g = toy_gpu();
-    struct llmroof_effs e = { .compute = 1.0, .memory = 1.0, .comm = 1.0, .dequant_min_tokens = 33,
-                              .kernel_s = 2e-6 };
-    struct llmroof_oplist o = { 0 };
-    /* an MLP of 0.5 GB of int4 weights (1 GB moved in all): 16-bit copy = 4x the packed bytes */
-    o.op[LLMROOF_OP_FFN] = (struct llmroof_op){ 1, 0, 1e9, 0, 3, 0.5e9 };
-    o.dequant_ratio = 4.0;
-    o.tokens = 32;
+    const struct llmroof_effs e = toy_weight_only_effs;
+    struct llmroof_oplist o = toy_int4_mlp(0, 32); /* the toy int4 MLP, memory only */
     struct llmroof_phase p;
     /* 32 tokens: fused, 1e9 B / 1 TB/s = 1 ms + 3 kernels * 2 us */
     roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
