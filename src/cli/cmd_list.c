@@ -45,6 +45,7 @@ int cmd_list(struct cli *c, int argc, char **argv)
         table_col(&t, "kernel_factor", 1);
         table_col(&t, "attention_kernel", 0);
         table_col(&t, "dequant_min_tokens", 0);
+        table_col(&t, "mmq_share", 3);
         table_col(&t, "flags", 0);
         for (size_t i = 0; i < c->cat.n_engines; i++) {
             const struct llmroof_engine *e = &c->cat.engines[i];
@@ -77,6 +78,10 @@ int cmd_list(struct cli *c, int argc, char **argv)
                 table_num(&t, e->dequant_min_tokens);
             else
                 table_empty(&t); /* fused: dequantized inside the GEMM */
+            if (e->mmq_share > 0)
+                table_num(&t, e->mmq_share);
+            else
+                table_empty(&t); /* no int8 MMQ path: quantized GEMMs as dequant_min_tokens says */
             /* the profile's true booleans, by their engines.json names */
             char tr[160] = "";
             const struct {

@@ -131,7 +131,14 @@ void val_map_row(const struct llmroof_catalog *cat, const struct llmroof_valmap 
     if (!parse_double(r->value, &c->measured) || !(c->measured > 0))
         UNMAPPED("value '%s' is not a positive number", r->value);
     const char *gid = NULL, *mid = NULL;
-    for (int i = 0; i < map->ngpus; i++)
+    /* "GPU @ framework" first: what one publication's logs show about its own runs (the
+     * variant a name leaves unstated), then the GPU name alone */
+    char gk[2 * VAL_TEXT + 4];
+    snprintf(gk, sizeof gk, "%s @ %s", r->gpu, r->framework);
+    for (int i = 0; i < map->ngpus && !gid; i++)
+        if (strcmp(map->gpus[i].from, gk) == 0)
+            gid = map->gpus[i].to;
+    for (int i = 0; i < map->ngpus && !gid; i++)
         if (strcmp(map->gpus[i].from, r->gpu) == 0)
             gid = map->gpus[i].to;
     /* rows written with catalog ids (bench/gpu/measure.py --gpu) need no mapping */

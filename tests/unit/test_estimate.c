@@ -603,6 +603,36 @@ static void fp16_accumulate_speeds_gemms_not_flash_attention(void **state)
     catalog_free(&cat);
 }
 
+/* llama.cpp asks cuBLAS for an fp16 compute type but its GEMMs measure at the fp32-accumulate rate:
+ * CUBLAS_COMPUTE_32F ran as fast on an RTX 3090 Ti (llama.cpp PR #3816: 7B F16 pp512 4,851 t/s =
+ * 2 x 6.74e9 x 4851 = 65.4 TFLOP/s, 0.82 of its 80 TFLOPS fp32-accumulate peak), so the llama.cpp
+ * profiles leave fp16_accumulate off (docs/model.md "Weight-only GEMMs"). On an RTX 3090, PR #4766's
+ * master (Jan 2024) ran Llama-2-7B F16 pp512 at 4,185 t/s: llmroof's 512-token prompt takes
+ * 114.8 ms, 4,461 t/s (+6.6%); at the fp16-accumulate peak every GEMM's compute halves (QKV: 2 x 512
+ * x 4096 x 12288 x 32 FLOP at 142 instead of 71 TFLOP/s) and the prompt would run at 8,139 t/s
+ * (+94%). ExLlamaV2 (cublasHgemm) keeps the fp16-accumulate peak. */
+static void llama_cpp_gemms_run_at_the_fp32_accumulate_rate(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_setup s = setup(&cat, "llama-2-7b", "rtx-3090", 1);
+    const char *ids[] = { "llama.cpp-2023-12", "llama.cpp-2024-05", "llama.cpp-2024-06" };
+    for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
+        assert_true(roofline_effs_engine(s.gpu, shipped_engine(&cat, ids[i]), NULL).peak_scale <= 1.0); /* 0: unscaled */
+    assert_true(roofline_effs_engine(s.gpu, shipped_engine(&cat, "exllamav2"), NULL).peak_scale > 1.9);
+    s.eff = roofline_effs_engine(s.gpu, shipped_engine(&cat, "llama.cpp-2023-12"), NULL);
+    const struct llmroof_estimate f32 = run(&s, 1, 512, 2);
+    s.eff.peak_scale = 2.0;
+    const struct llmroof_estimate f16 = run(&s, 1, 512, 2);
+    assert_rel_close(f32.prefill.op[LLMROOF_OP_QKV_PROJ].compute_s, 2.0 * f16.prefill.op[LLMROOF_OP_QKV_PROJ].compute_s,
+                     1e-9);
+    const double rate = 512.0 / f32.ttft_s, rate16 = 512.0 / f16.ttft_s;
+    assert_true(rate / 4185.0 - 1.0 > 0.0 && rate / 4185.0 - 1.0 < 0.10);
+    assert_true(rate16 / 4185.0 - 1.0 > 0.8);
+    catalog_free(&cat);
+}
+
 /* vLLM 0.2's prompts run below llmroof's GEMM rate: the vllm-0.2 profile's compute_scale 0.755
  * (docs/model.md "vLLM by version") is the GEMM rate at which a prompt takes what vLLM issue #2404
  * measured: Yi-34B at 16 bits on one A100 80GB (card not stated), the first token of a 2649-token
@@ -858,6 +888,7 @@ int main(void)
         cmocka_unit_test(two_batch_overlap_needs_every_replica_split),
         cmocka_unit_test(eager_attention_scores_the_whole_window),
         cmocka_unit_test(fp16_accumulate_speeds_gemms_not_flash_attention),
+        cmocka_unit_test(llama_cpp_gemms_run_at_the_fp32_accumulate_rate),
         cmocka_unit_test(vllm_0_2_prompts_run_below_the_gemm_rate),
         cmocka_unit_test(drafter_prefill_joins_ttft),
         cmocka_unit_test(draft_passes_run_on_the_busiest_replica),
