@@ -291,9 +291,10 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
         kvn(t, "mmq_share", "%.3f", e->mmq_share,
             "x the int8 peak: weight-only GEMMs above 8 tokens on int8 tensor cores (llama.cpp MMQ)");
     /* the serving scheduler: what simulate and plan run with this profile */
-    kv(t, "admission", e->admit_no_evict ? "no-evict" : e->admit_reserve ? "reserve" : "optimistic",
+    kv(t, "admission", e->admit_no_evict ? "no-evict" : e->admit_reserve ? "reserve" : e->admit_wait ? "wait" : "optimistic",
        e->admit_no_evict  ? "admit when the prompt + max output KV fits"
        : e->admit_reserve ? "admit when prompt + output fit beside the running outputs at the new-token ratio"
+       : e->admit_wait    ? "admit; a sequence short of a KV block waits, a step that runs nothing recomputes all"
                           : "admit, preempt when KV blocks run out");
     kvn(t, "max_seqs", "%.0f", (double)(e->max_seqs > 0 ? e->max_seqs : 256), e->max_seqs > 0 ? "running sequences at most" : "running sequences at most (default)");
     kvn(t, "max_batched_tokens", "%.0f", (double)(e->max_batched_tokens > 0 ? e->max_batched_tokens : 2048),

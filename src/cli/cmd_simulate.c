@@ -112,8 +112,9 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         x->have_admit = true;
         x->cfg.admit_no_evict = strcmp(arg, "no-evict") == 0;
         x->cfg.admit_reserve = strcmp(arg, "reserve") == 0;
-        if (!x->cfg.admit_no_evict && !x->cfg.admit_reserve && strcmp(arg, "optimistic") != 0)
-            return cli_usage_error(c, "option '--admission': '%s' is not optimistic, no-evict or reserve", arg);
+        x->cfg.admit_wait = strcmp(arg, "wait") == 0;
+        if (!x->cfg.admit_no_evict && !x->cfg.admit_reserve && !x->cfg.admit_wait && strcmp(arg, "optimistic") != 0)
+            return cli_usage_error(c, "option '--admission': '%s' is not optimistic, no-evict, reserve or wait", arg);
         return 0;
     case OPT_STATIC: /* request-level batching (HuggingFace generate()): applied after the profile */
         x->static_batching = true;
@@ -428,7 +429,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         { OPT_MAXSEQS, "max-seqs", 0, "N", "running sequences at most (default: the engine's, else 256)", false },
         { OPT_MAXPAD, "max-paddings", 0, "N", "pad a prompt iteration's prompts to the longest, at most N padding tokens (vLLM 0.2.1-0.3: 256; 0 packed; default: the engine's)", false },
         { OPT_MAXLEN, "max-model-len", 0, "N", "context limit as vLLM's --max-model-len: a longer prompt is rejected, output stops at it (default none)", false },
-        { OPT_ADMIT, "admission", 0, "POLICY", "optimistic (preempt when KV runs out, vLLM), no-evict (reserve prompt + output, TensorRT-LLM) or reserve (SGLang's new-token ratio); default: the engine's, else optimistic", false },
+        { OPT_ADMIT, "admission", 0, "POLICY", "optimistic (preempt when KV runs out, vLLM), no-evict (reserve prompt + output, TensorRT-LLM), reserve (SGLang's new-token ratio) or wait (a sequence short of KV waits, a stalled step recomputes all: DeepSpeed-MII 0.1); default: the engine's, else optimistic", false },
         { OPT_QUIET, "quiet", 'q', NULL, "no progress line (shown only on a terminal, after a second)", false },
         { OPT_WARMUP, "warmup", 0, "N", "latency statistics skip the first N requests (while a closed loop's users start, or a queue fills)", false },
         { OPT_BAND, "capacity-band", 0, "PCT", "rerun with the service rate PCT% (1-50) higher and lower; report the TTFT/TPOT/ITL range", false },
@@ -595,13 +596,14 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
     x->cfg.mem = x->s.mem;
     {
         /* the engine profile's scheduler (docs/metrics.md "Engine scheduling"); options given win */
-        const bool no_evict = x->cfg.admit_no_evict, reserve = x->cfg.admit_reserve;
+        const bool no_evict = x->cfg.admit_no_evict, reserve = x->cfg.admit_reserve, wait = x->cfg.admit_wait;
         sim_config_engine(&x->cfg, x->s.eff.engine, g, x->have_mbt, x->have_maxseqs);
         if (x->static_batching)
             sim_config_static(&x->cfg);
         if (x->have_admit) {
             x->cfg.admit_no_evict = no_evict;
             x->cfg.admit_reserve = reserve;
+            x->cfg.admit_wait = wait;
         }
         if (x->have_maxpad)
             x->cfg.max_paddings = x->max_paddings;

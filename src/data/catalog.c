@@ -1141,7 +1141,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "chunked_prefill", "prefill_first", "static_batching", "spec_no_overlap", "pd_decode_first_token", "pd_decode_resample", "tp_step_overhead_s",
                                           "graph_max_batch", "graph_piecewise", "dp_rank_scheduler", "kv_heads_per_read", "ray_workers",
                                           "varlen_fa2_archs", "fa2_archs", "source", NULL };
-    static const char *const admissions[] = { "optimistic", "no-evict", "reserve", NULL };
+    static const char *const admissions[] = { "optimistic", "no-evict", "reserve", "wait", NULL };
     int rc;
     memset(g, 0, sizeof *g);
     if ((rc = json_entry_head(c, e, fields, g->id, sizeof g->id)) || (rc = json_get_string(c, e, "name", true, g->name, sizeof g->name)) ||
@@ -1217,6 +1217,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
         return rc;
     g->admit_no_evict = adm == 1;
     g->admit_reserve = adm == 2;
+    g->admit_wait = adm == 3;
     /* the iteration's shape (docs/catalog.md "Engines"): chunked prefill unless the profile says
      * not (absent: true, the simulator's default), prefill-first scheduling only when it says so */
     bool chunked = true;

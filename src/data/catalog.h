@@ -275,6 +275,9 @@ struct llmroof_engine {
                                          0: the engine's process and GIL, vLLM <= 0.5), [0, 1] */
     bool admit_no_evict;              /* "admission": "no-evict" (reserve prompt + max output KV at
                                          admission) instead of "optimistic" (preempt when blocks run out) */
+    bool admit_wait;                  /* "admission": "wait" (DeepSpeed-MII <= 0.1.3: optimistic, but a
+                                         running sequence short of a KV block waits, and a step that
+                                         runs nothing flushes and recomputes every one; sim.h) */
     bool admit_reserve;               /* "admission": "reserve" (SGLang's PrefillAdder: a new request's
                                          prompt + output must fit the KV left after the running
                                          requests' outputs at the new-token ratio; sim.h) */

@@ -811,6 +811,8 @@ static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, c
     cJSON_AddNumberToObject(o, "max_batch", (double)r->max_batch);
     cJSON_AddNumberToObject(o, "kv_util_mean", r->kv_util_mean);
     cJSON_AddNumberToObject(o, "preemptions", (double)r->preemptions);
+    if (r->kv_resets > 0)
+        cJSON_AddNumberToObject(o, "kv_resets", (double)r->kv_resets);
     cJSON_AddNumberToObject(o, "iterations", (double)r->iterations);
     cJSON_AddNumberToObject(o, "mean_in_system", r->mean_in_system);
     cJSON_AddNumberToObject(o, "kv_capacity_tokens", r->kv_capacity_tokens);
@@ -1158,6 +1160,8 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
             cJSON_AddStringToObject(o, "admission", "no-evict");
         if (e[i].admit_reserve)
             cJSON_AddStringToObject(o, "admission", "reserve");
+        if (e[i].admit_wait)
+            cJSON_AddStringToObject(o, "admission", "wait");
         add_positive(o, "max_seqs", (double)e[i].max_seqs);
         add_positive(o, "max_batched_tokens", (double)e[i].max_batched_tokens);
         add_positive(o, "large_gpu_max_seqs", (double)e[i].large_gpu_max_seqs);

@@ -68,11 +68,12 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
                 (unsigned long long)c->seed);
     if (c->max_model_len > 0)
         sbuf_printf(out, "; context limit %ld tokens", c->max_model_len);
-    if (c->admit_no_evict || c->admit_reserve || c->waiting_served_ratio > 0 || c->cpu_seq_s > 0 || c->cpu_output_s > 0 || c->api_stream_s > 0 ||
+    if (c->admit_no_evict || c->admit_reserve || c->admit_wait || c->waiting_served_ratio > 0 || c->cpu_seq_s > 0 || c->cpu_output_s > 0 || c->api_stream_s > 0 ||
         c->warmup_requests > 0 || c->sched_steps > 1) { /* the engine's scheduler, --warmup, --scheduler-steps */
         sbuf_printf(out, "\nscheduler: %s admission, CPU %.3g us per sequence per iteration (%.0f%% overlapped)",
                     c->admit_no_evict  ? "guaranteed-no-evict"
                     : c->admit_reserve ? "new-token-ratio (SGLang)"
+                    : c->admit_wait    ? "wait-and-flush (DeepSpeed-MII)"
                                        : "optimistic",
                     c->cpu_seq_s * 1e6, 100.0 * c->cpu_overlap);
         const int gpus = sim_ray_workers(c, sim_setup_gpus(s));
@@ -245,6 +246,8 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
     qi(&t, "max_batch", (double)r->max_batch, "sequences");
     q(&t, "kv_util_mean", r->kv_util_mean, "fraction of KV blocks (time-weighted)");
     qi(&t, "preemptions", (double)r->preemptions, "");
+    if (r->kv_resets > 0) /* admission "wait" only: each flush also counts its sequences as preemptions */
+        qi(&t, "kv_resets", (double)r->kv_resets, "steps that flushed every running sequence (admission wait)");
     qi(&t, "iterations", (double)r->iterations, "");
     qi(&t, "seed", (double)r->seed, "");
     q(&t, "busy", r->busy_s, "s");

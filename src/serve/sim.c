@@ -83,6 +83,7 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
     c->pd_decode_resample = en->pd_decode_first_token && en->pd_decode_resample;
     c->admit_no_evict = en->admit_no_evict;
     c->admit_reserve = en->admit_reserve;
+    c->admit_wait = en->admit_wait;
     /* the context the engine serves: --max-model-len, else the model's own (vLLM's max_model_len) */
     const long ctx = c->max_model_len > 0 ? c->max_model_len : c->setup.model ? c->setup.model->max_context : 0;
     /* vLLM 0.5.4-0.6 V0 (arg_utils.py create_engine_config, PR #6666): chunked prefill only above
@@ -138,6 +139,7 @@ void sim_config_static(struct sim_config *c)
      * only where all of it fits */
     c->admit_no_evict = true;
     c->admit_reserve = false;
+    c->admit_wait = false;
 }
 
 long sim_rank_factor(const struct sim_config *c, int attn_dp)
@@ -616,6 +618,16 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
         e->burst_left = c->sched_steps - 1; /* a decode run starts */
     if (c->admit_reserve)
         sim_reserve_update(e, e->st.preemptions > preempted_before, it.decode_seqs > 0, was_idle);
+    if (c->admit_wait && it.nsched == 0 && e->nrun > 0 && e->held_out == 0 && e->held_in == 0) {
+        /* DeepSpeed-MII's "Deadlock detected" (ragged_batching.py schedule_requests): every running
+         * sequence waits for a block none frees, so all are flushed (reset_request_status) and go
+         * back, in order, to recompute prompt + generated tokens; the queue then admits again */
+        while (e->nrun > 0)
+            sim_preempt_last(r, e, e->run[e->nrun - 1].replica);
+        e->st.kv_resets++;
+        if (may_admit)
+            sim_admit_waiting(r, e, &it, e->now);
+    }
     if (it.nsched == 0 && (e->held_out > 0 || e->held_in > 0)) {
         /* the queue's head needs blocks that requests in flight between the pools hold: nothing
          * runs until their K/V moves (sim_unstall) */

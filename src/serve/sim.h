@@ -172,6 +172,14 @@ struct sim_config {
     bool admit_no_evict;             /* admit a request only when the KV of its whole prompt and output
                                         fits, reserved at admission (TensorRT-LLM GUARANTEED_NO_EVICT):
                                         never preempts; false: vLLM's optimistic admission + preemption */
+    bool admit_wait;                 /* DeepSpeed-MII <= 0.1.3's ragged scheduler (ragged_batching.py
+                                        schedule_requests): admission as optimistic (the prompt chunk's
+                                        blocks), but a running sequence whose next token needs a block
+                                        when none is free is skipped and keeps its KV (no preemption);
+                                        a step that schedules nothing while requests wait ("Deadlock
+                                        detected") flushes every running sequence, which recomputes
+                                        its prompt + generated tokens (reset_request_status; MII PR
+                                        #403 of Feb 2024 flushes one instead) */
     bool admit_reserve;              /* SGLang's admission (PrefillAdder, schedule_policy.py): a request
                                         is admitted only while its prompt + min(output, 4096) tokens
                                         fit under the free KV less every running request's
@@ -282,6 +290,7 @@ struct sim_instance {
     int pool;                /* 0 aggregated or prefill, 1 decode */
     long requests;           /* requests it served (prefill side: prompts it prefilled) */
     long iterations, preemptions, max_batch;
+    long kv_resets;          /* admission "wait": steps that flushed every running sequence */
     double busy_s;           /* time in iterations */
     double utilization;      /* busy / run duration */
     double mean_batch;       /* time-weighted sequences per iteration */
@@ -317,6 +326,7 @@ struct sim_result {
     long max_batch;                        /* most sequences in one iteration */
     double kv_util_mean;                   /* time-weighted mean of used / all KV blocks */
     long preemptions;                      /* total preemptions (recompute) */
+    long kv_resets;                        /* admission "wait": steps that flushed every running sequence */
     long iterations;                       /* engine iterations */
     double busy_s;                         /* time spent in iterations */
     double mean_in_system;                 /* time-average requests in the system (Little's L) */

@@ -223,6 +223,8 @@ static void schedule_running(struct runner *r, struct engine *e, struct iter *it
         long need = rs->computed + chunk <= held * e->bs ? 0 : blocks_for(rs->computed + chunk, e->bs) - held;
         if (need > kv_free(e, rep))
             evict_for(r, e, rep, need, -1);
+        if (r->c->admit_wait && need > kv_free(e, rep))
+            continue; /* DeepSpeed-MII: it waits, holding its KV, for a block another frees */
         bool self = false;
         while (need > kv_free(e, rep) && !self)
             self = sim_preempt_last(r, e, rep) == id;

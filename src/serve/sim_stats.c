@@ -513,6 +513,7 @@ int sim_collect_metrics(struct runner *r, struct llmroof_err *err)
         s->utilization = out->duration_s > 0 ? s->busy_s / out->duration_s : 0;
         out->busy_s += s->busy_s;
         out->preemptions += s->preemptions;
+        out->kv_resets += s->kv_resets;
         out->kv_blocks_total += s->kv_blocks_total;
         if (s->max_batch > out->max_batch)
             out->max_batch = s->max_batch;

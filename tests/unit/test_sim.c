@@ -705,6 +705,53 @@ static void no_evict_admission_never_preempts(void **state)
     catalog_free(&cat);
 }
 
+/* DeepSpeed-MII <= 0.1.3's admission ("wait"; ragged_batching.py schedule_requests): the same
+ * memory pressure (64 users of 2048 + 2048 tokens, about 14k tokens of KV on an A10) admits
+ * prompts while their blocks are free and reserves nothing for the outputs, so the running
+ * sequences soon all stand at a block boundary with no block free. A sequence short of a block
+ * waits, holding its KV (no preemption one by one); a step that schedules nothing flushes every
+ * running sequence to recompute its prompt + generated tokens ("Deadlock detected"). Every flush
+ * counts its sequences as preemptions, so preemptions >= resets. The test fails without the
+ * flush (the scheduler would make no progress) and without the wait (no reset). */
+static void wait_admission_stalls_then_flushes_everyone(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w;
+    struct sim_config c = pressure_config(&cat, &w);
+    struct sim_result opt, wt;
+    run(&c, &opt);
+    assert_int_equal(opt.kv_resets, 0);
+    c.admit_wait = true;
+    run(&c, &wt);
+    assert_int_equal(wt.completed, 128);
+    assert_true(wt.kv_resets > 0);
+    assert_true(wt.preemptions >= wt.kv_resets);
+    /* under this much pressure (room for about 3.5 such requests) both thrash; where the cache
+     * holds a few hundred sequences, as in the vLLM blog's FastGen runs (LLaMA-7B, 500 + 1024
+     * tokens, offline, on an A100 80GB), the flushes cost what preempting the youngest does not */
+    struct workload f = { WORKLOAD_FIXED, 500, 1024, NULL, 0 };
+    struct sim_config o = config(&cat, "llama-7b", "a100-sxm4-80gb", 1, &f);
+    o.mode = SIM_OFFLINE;
+    o.requests = 300;
+    struct sim_result fo, fw;
+    run(&o, &fo);
+    o.admit_wait = true;
+    run(&o, &fw);
+    assert_int_equal(fw.completed, 300);
+    assert_true(fw.kv_resets > 0);
+    assert_true(fw.request_per_s < 0.9 * fo.request_per_s);
+    sim_result_free(&fo);
+    sim_result_free(&fw);
+    /* the shipped DeepSpeed-FastGen profile runs it */
+    struct sim_config d = pressure_config(&cat, &w);
+    sim_config_engine(&d, shipped_engine(&cat, "deepspeed-fastgen"), d.setup.gpu, false, false);
+    assert_true(d.admit_wait && !d.admit_no_evict && !d.admit_reserve);
+    sim_result_free(&opt);
+    sim_result_free(&wt);
+    catalog_free(&cat);
+}
+
 /* The engine's CPU work per sequence: one request alone runs 1 sequence per iteration, so with
  * cpu_seq_s 1 ms (at the reference host; the A100's usual host, speed 0.81, takes 1 / 0.81 =
  * 1.2346 ms) and no overlap every iteration costs estimate's step + 1.2346 ms; fully overlapped it
@@ -2804,6 +2851,7 @@ int main(void)
         cmocka_unit_test(max_model_len_refuses_long_prompts_and_caps_output),
         cmocka_unit_test(memory_pressure_preempts_and_still_finishes),
         cmocka_unit_test(no_evict_admission_never_preempts),
+        cmocka_unit_test(wait_admission_stalls_then_flushes_everyone),
         cmocka_unit_test(reserve_admission_holds_back_what_outputs_need),
         cmocka_unit_test(a_stated_rate_above_the_bound_is_overload),
         cmocka_unit_test(reserve_and_bound_edge_cases),
