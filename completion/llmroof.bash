@@ -46,7 +46,7 @@ _llmroof()
         --state-dtype) COMPREPLY=($(compgen -W "fp32 fp16 bf16 fp8" -- "$cur")); return ;;
         --slo-percentile) COMPREPLY=($(compgen -W "p50 p90 p95 p99" -- "$cur")); return ;;
         -e|--engine) COMPREPLY=($(compgen -W "$(_llmroof_ids engines)" -- "$cur")); return ;;
-        --admission) COMPREPLY=($(compgen -W "optimistic no-evict" -- "$cur")); return ;;
+        --admission) COMPREPLY=($(compgen -W "optimistic no-evict reserve wait" -- "$cur")); return ;;
         --by) COMPREPLY=($(compgen -W "metric gpu source model" -- "$cur")); return ;;
         --cv) COMPREPLY=($(compgen -W "source gpu" -- "$cur")); return ;;
         --format) COMPREPLY=($(compgen -W "table md csv json html jsonl" -- "$cur")); return ;;

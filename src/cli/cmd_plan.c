@@ -61,6 +61,12 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     case OPT_MAXSEQS:
         x->in.keep_seqs = true;
         return cli_long(c, "max-seqs", arg, 1, 1000000, &x->in.sim.max_seqs);
+    case OPT_BLOCK: /* the user's KV pool wins over the profile's (sim_config_engine) */
+        x->in.sim.user_block = true;
+        break;
+    case OPT_MEMUTIL:
+        x->in.sim.user_mem_util = true;
+        break;
     case OPT_NOCHUNK: /* vLLM's scheduler without chunking: whole prompts, prompt-only iterations */
         x->in.sim.chunked_prefill = false;
         x->in.sim.prefill_first = true;

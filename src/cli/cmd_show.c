@@ -296,6 +296,10 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
        : e->admit_reserve ? "admit when prompt + output fit beside the running outputs at the new-token ratio"
        : e->admit_wait    ? "admit; a sequence short of a KV block waits, a step that runs nothing recomputes all"
                           : "admit, preempt when KV blocks run out");
+    if (e->kv_block_tokens > 0)
+        kvn(t, "kv_block_tokens", "%.0f", (double)e->kv_block_tokens, "tokens per KV block in simulate (default 16)");
+    if (e->mem_util > 0)
+        kvn(t, "mem_util", "%.2f", e->mem_util, "share of device memory the engine takes in simulate (default 0.90)");
     kvn(t, "max_seqs", "%.0f", (double)(e->max_seqs > 0 ? e->max_seqs : 256), e->max_seqs > 0 ? "running sequences at most" : "running sequences at most (default)");
     kvn(t, "max_batched_tokens", "%.0f", (double)(e->max_batched_tokens > 0 ? e->max_batched_tokens : 2048),
         e->max_batched_tokens > 0 ? "tokens per iteration" : "tokens per iteration (default)");

@@ -207,7 +207,8 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     case OPT_PPOOL: x->ppool = arg; return 0;
     case OPT_DPOOL: x->dpool = arg; return 0;
     case OPT_KVLINK: x->kvlink = arg; return 0;
-    case OPT_BLOCK: x->have_block = true; break;
+    case OPT_BLOCK: x->have_block = x->cfg.user_block = true; break;
+    case OPT_MEMUTIL: x->cfg.user_mem_util = true; break;
     }
     return cli_setup_opt(c, &x->s, id, arg);
 }
@@ -429,7 +430,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         { OPT_MAXSEQS, "max-seqs", 0, "N", "running sequences at most (default: the engine's, else 256)", false },
         { OPT_MAXPAD, "max-paddings", 0, "N", "pad a prompt iteration's prompts to the longest, at most N padding tokens (vLLM 0.2.1-0.3: 256; 0 packed; default: the engine's)", false },
         { OPT_MAXLEN, "max-model-len", 0, "N", "context limit as vLLM's --max-model-len: a longer prompt is rejected, output stops at it (default none)", false },
-        { OPT_ADMIT, "admission", 0, "POLICY", "optimistic (preempt when KV runs out, vLLM), no-evict (reserve prompt + output, TensorRT-LLM), reserve (SGLang's new-token ratio) or wait (a sequence short of KV waits, a stalled step recomputes all: DeepSpeed-MII 0.1); default: the engine's, else optimistic", false },
+        { OPT_ADMIT, "admission", 0, "POLICY", "optimistic (preempt, vLLM), no-evict (reserve prompt + output, TensorRT-LLM), reserve (SGLang's new-token ratio) or wait (wait for KV, a stalled step recomputes all: DeepSpeed-MII 0.1); default: the engine's, else optimistic", false },
         { OPT_QUIET, "quiet", 'q', NULL, "no progress line (shown only on a terminal, after a second)", false },
         { OPT_WARMUP, "warmup", 0, "N", "latency statistics skip the first N requests (while a closed loop's users start, or a queue fills)", false },
         { OPT_BAND, "capacity-band", 0, "PCT", "rerun with the service rate PCT% (1-50) higher and lower; report the TTFT/TPOT/ITL range", false },
@@ -609,7 +610,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
             x->cfg.max_paddings = x->max_paddings;
         sim_config_multi_step(&x->cfg, (int)x->sched_steps); /* after the profile's cpu_seq_s */
     }
-    if (!x->have_block)
+    if (!x->have_block && x->cfg.mem.block_size <= 1) /* neither the option nor the profile's kv_block_tokens */
         x->cfg.mem.block_size = 16;
     x->cfg.record_iterations = x->trace_out != NULL;
     rc = 0;

@@ -275,6 +275,11 @@ struct llmroof_engine {
                                          0: the engine's process and GIL, vLLM <= 0.5), [0, 1] */
     bool admit_no_evict;              /* "admission": "no-evict" (reserve prompt + max output KV at
                                          admission) instead of "optimistic" (preempt when blocks run out) */
+    long kv_block_tokens;             /* the engine's KV block in tokens, [1, 65536]; 0 = simulate's 16
+                                         (DeepSpeed-MII: 64 at head size 128, get_kv_block_size) */
+    double mem_util;                  /* share of device memory the engine takes, [0.5, 1]; 0 = --mem-util's
+                                         0.90 (DeepSpeed-MII: all the free memory but 1 GB, MemoryConfig
+                                         RESERVE: 1 with the 1 GiB reserve) */
     bool admit_wait;                  /* "admission": "wait" (DeepSpeed-MII <= 0.1.3: optimistic, but a
                                          running sequence short of a KV block waits, and a step that
                                          runs nothing flushes and recomputes every one; sim.h) */

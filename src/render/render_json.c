@@ -1163,6 +1163,8 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
         if (e[i].admit_wait)
             cJSON_AddStringToObject(o, "admission", "wait");
         add_positive(o, "max_seqs", (double)e[i].max_seqs);
+        add_positive(o, "kv_block_tokens", (double)e[i].kv_block_tokens);
+        add_positive(o, "mem_util", (double)e[i].mem_util);
         add_positive(o, "max_batched_tokens", (double)e[i].max_batched_tokens);
         add_positive(o, "large_gpu_max_seqs", (double)e[i].large_gpu_max_seqs);
         add_positive(o, "large_gpu_max_batched_tokens", (double)e[i].large_gpu_max_batched_tokens);

@@ -84,6 +84,11 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
     c->admit_no_evict = en->admit_no_evict;
     c->admit_reserve = en->admit_reserve;
     c->admit_wait = en->admit_wait;
+    /* the engine's KV pool (DeepSpeed-MII: 64-token blocks, all the free memory but 1 GB) */
+    if (en->kv_block_tokens > 0 && !c->user_block)
+        c->mem.block_size = en->kv_block_tokens;
+    if (en->mem_util > 0 && !c->user_mem_util)
+        c->mem.mem_util = en->mem_util;
     /* the context the engine serves: --max-model-len, else the model's own (vLLM's max_model_len) */
     const long ctx = c->max_model_len > 0 ? c->max_model_len : c->setup.model ? c->setup.model->max_context : 0;
     /* vLLM 0.5.4-0.6 V0 (arg_utils.py create_engine_config, PR #6666): chunked prefill only above
@@ -622,11 +627,10 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
         /* DeepSpeed-MII's "Deadlock detected" (ragged_batching.py schedule_requests): every running
          * sequence waits for a block none frees, so all are flushed (reset_request_status) and go
          * back, in order, to recompute prompt + generated tokens; the queue then admits again */
-        while (e->nrun > 0)
-            sim_preempt_last(r, e, e->run[e->nrun - 1].replica);
+        sim_flush_all(r, e);
         e->st.kv_resets++;
-        if (may_admit)
-            sim_admit_waiting(r, e, &it, e->now);
+        e->burst_left = 0; /* nothing runs: a multi-step run ends, admission is open */
+        sim_admit_waiting(r, e, &it, e->now);
     }
     if (it.nsched == 0 && (e->held_out > 0 || e->held_in > 0)) {
         /* the queue's head needs blocks that requests in flight between the pools hold: nothing
@@ -694,6 +698,11 @@ static int check_config(const struct sim_config *c, long *nreq, struct llmroof_e
     if (!(c->waiting_served_ratio >= 0 && c->waiting_served_ratio <= 100) || c->max_waiting_steps < 0 ||
         c->max_paddings < 0)
         return llmroof_err_set(err, LLMROOF_EINPUT, "the waiting-served ratio must be in [0, 100] and the maximum wait in steps at least 0");
+    /* MII flushes its one scheduler's sequences; per-replica stalls would need a flush per replica */
+    if (c->admit_wait && c->setup.layout.dp_attn)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "admission 'wait' (DeepSpeed-MII's scheduler) does not combine with "
+                                                    "data-parallel attention: MII has none, and its flush would have to be "
+                                                    "per attention replica");
     if (c->warmup_requests < 0)
         return llmroof_err_set(err, LLMROOF_EINPUT, "--warmup must not be negative");
     switch (c->mode) {

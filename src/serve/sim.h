@@ -172,6 +172,8 @@ struct sim_config {
     bool admit_no_evict;             /* admit a request only when the KV of its whole prompt and output
                                         fits, reserved at admission (TensorRT-LLM GUARANTEED_NO_EVICT):
                                         never preempts; false: vLLM's optimistic admission + preemption */
+    bool user_block, user_mem_util;  /* --block-size / --mem-util given: the engine profile's
+                                        kv_block_tokens / mem_util do not replace them */
     bool admit_wait;                 /* DeepSpeed-MII <= 0.1.3's ragged scheduler (ragged_batching.py
                                         schedule_requests): admission as optimistic (the prompt chunk's
                                         blocks), but a running sequence whose next token needs a block

@@ -457,6 +457,7 @@ void sim_itl_add(struct runner *r, double gap_s, long count);
 /* sim_sched.c */
 void sim_release(struct engine *e, struct rstate *rs);
 long sim_preempt_last(struct runner *r, struct engine *e, int replica);
+void sim_flush_all(struct runner *r, struct engine *e);
 void sim_schedule_running(struct runner *r, struct engine *e, struct iter *it);
 /* The running sequences still in their prompt alone (a chunked prompt of a prefill-first engine,
  * continued before new prompts are admitted: SGLang's chunked request). */

@@ -40,6 +40,8 @@ void sim_release(struct engine *e, struct rstate *rs)
     }
 }
 
+static long preempt_at(struct runner *r, struct engine *e, long at, bool to_front);
+
 /* Preempts the most recently admitted running sequence on `replica` (any sequence without
  * data-parallel attention): its blocks are freed and it goes back to the front of the queue to
  * recompute prompt + generated tokens (vLLM's RECOMPUTE). Another replica's sequence would free
@@ -51,6 +53,27 @@ long sim_preempt_last(struct runner *r, struct engine *e, int replica)
     if (e->rfree)
         while (at > 0 && e->run[at].replica != replica)
             at--;
+    return preempt_at(r, e, at, true);
+}
+
+/* DeepSpeed-MII's "Deadlock detected" reset (admission "wait"; ragged_batching.py
+ * reset_request_status at 041a216): every running sequence is flushed and recomputes prompt +
+ * generated tokens. MII keeps its buffer's order, in which the decoders stand behind the waiting
+ * requests (it re-appends each decoder every step) and a prompt cut by the budget stands in front
+ * (appendleft): so the prompts in progress go back to the front of the queue, in their order, and
+ * the decoders to its back, in theirs. Called only when the step scheduled nothing, so no lazy
+ * decoder is left (they are scheduled whenever they exist). */
+void sim_flush_all(struct runner *r, struct engine *e)
+{
+    for (long at = e->nrun - 1; at >= 0; at--)
+        if (e->run[at].computed < e->run[at].target)
+            preempt_at(r, e, at, true);
+    while (e->nrun > 0)
+        preempt_at(r, e, 0, false);
+}
+
+static long preempt_at(struct runner *r, struct engine *e, long at, bool to_front)
+{
     if (at < e->nd) {
         /* a lazy decoder (the last of them: lazy instances have no replicas), already scheduled
          * with its block of this iteration: its real state, out of the lazy sums */
@@ -73,7 +96,10 @@ long sim_preempt_last(struct runner *r, struct engine *e, int replica)
     vs.target = r->R[v].prompt + vs.generated;
     r->R[v].preemptions++;
     e->st.preemptions++;
-    dq_push_front(&e->waiting, &vs);
+    if (to_front)
+        dq_push_front(&e->waiting, &vs);
+    else
+        dq_push_back(&e->waiting, &vs);
     return v;
 }
 

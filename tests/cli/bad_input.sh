@@ -132,7 +132,10 @@ for c in 'graph_max_batch:"cuda_graphs": false, "graph_max_batch": 256' \
     'varlen_fa2_archs:"varlen_fa2_archs": [80]' \
     'varlen_fa2_archs:"varlen_fa2_archs": ["sm80", "sm86", "sm80"]' \
     'varlen_fa2_archs:"varlen_fa2_archs": ["sm80000000000000000000"]' \
-    'fa2_archs:"fa2_archs": ["sm80", 90]'; do
+    'fa2_archs:"fa2_archs": ["sm80", 90]' \
+    'kv_block_tokens:"kv_block_tokens": 0' \
+    'mem_util:"mem_util": 0.3' \
+    'admission:"admission": "waiting"'; do
     count=$((count + 1))
     field=${c%%:*}
     printf '{"engines":[{"id":"e","name":"E","step_overhead_s":0.001,"first_token_s":0,"compute_scale":1,%s,"source":"s"}]}\n' \

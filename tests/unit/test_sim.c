@@ -705,14 +705,17 @@ static void no_evict_admission_never_preempts(void **state)
     catalog_free(&cat);
 }
 
-/* DeepSpeed-MII <= 0.1.3's admission ("wait"; ragged_batching.py schedule_requests): the same
- * memory pressure (64 users of 2048 + 2048 tokens, about 14k tokens of KV on an A10) admits
- * prompts while their blocks are free and reserves nothing for the outputs, so the running
- * sequences soon all stand at a block boundary with no block free. A sequence short of a block
- * waits, holding its KV (no preemption one by one); a step that schedules nothing flushes every
- * running sequence to recompute its prompt + generated tokens ("Deadlock detected"). Every flush
- * counts its sequences as preemptions, so preemptions >= resets. The test fails without the
- * flush (the scheduler would make no progress) and without the wait (no reset). */
+/* DeepSpeed-MII 0.1's admission ("wait"; ragged_batching.py schedule_requests at 041a216): the same
+ * memory pressure (64 users of 2048 + 2048 tokens; 1000 blocks of 16 = 16,000 tokens of KV on an
+ * A10, room for about 3.9 such requests) admits prompts while their blocks are free and keeps
+ * nothing for the outputs, so the running sequences soon all stand at a block boundary with no
+ * block free. A sequence short of a block waits, holding its KV (no preemption one by one); a step
+ * that schedules nothing flushes every running sequence to recompute its prompt + generated tokens
+ * ("Deadlock detected"). Every flush counts its sequences as preemptions, so preemptions >= resets.
+ * The test fails without the flush (the scheduler would make no progress) and without the wait (no
+ * reset); a multi-step run (--scheduler-steps) flushes and admits too. The shipped
+ * deepspeed-fastgen profile runs it with MII's KV pool: 64-token blocks at head size 128 and all the
+ * free memory but 1 GB (mem_util 1), unless --block-size / --mem-util say otherwise. */
 static void wait_admission_stalls_then_flushes_everyone(void **state)
 {
     struct llmroof_catalog cat;
@@ -727,9 +730,9 @@ static void wait_admission_stalls_then_flushes_everyone(void **state)
     assert_int_equal(wt.completed, 128);
     assert_true(wt.kv_resets > 0);
     assert_true(wt.preemptions >= wt.kv_resets);
-    /* under this much pressure (room for about 3.5 such requests) both thrash; where the cache
-     * holds a few hundred sequences, as in the vLLM blog's FastGen runs (LLaMA-7B, 500 + 1024
-     * tokens, offline, on an A100 80GB), the flushes cost what preempting the youngest does not */
+    /* under this much pressure both thrash; where the cache holds about 78 requests of their
+     * length, as in the vLLM blog's FastGen runs (LLaMA-7B, 500 + 1024 tokens, offline, on an A100
+     * 80GB), the flushes cost what preempting the youngest does not */
     struct workload f = { WORKLOAD_FIXED, 500, 1024, NULL, 0 };
     struct sim_config o = config(&cat, "llama-7b", "a100-sxm4-80gb", 1, &f);
     o.mode = SIM_OFFLINE;
@@ -743,10 +746,25 @@ static void wait_admission_stalls_then_flushes_everyone(void **state)
     assert_true(fw.request_per_s < 0.9 * fo.request_per_s);
     sim_result_free(&fo);
     sim_result_free(&fw);
-    /* the shipped DeepSpeed-FastGen profile runs it */
+    /* a multi-step run stalls the same way: the flush ends the run and admits */
+    c.sched_steps = 8;
+    struct sim_result ms;
+    run(&c, &ms);
+    assert_int_equal(ms.completed, 128);
+    assert_true(ms.kv_resets > 0);
+    sim_result_free(&ms);
+    /* the shipped DeepSpeed-FastGen profile runs it, with MII's KV pool */
     struct sim_config d = pressure_config(&cat, &w);
     sim_config_engine(&d, shipped_engine(&cat, "deepspeed-fastgen"), d.setup.gpu, false, false);
     assert_true(d.admit_wait && !d.admit_no_evict && !d.admit_reserve);
+    assert_int_equal(d.mem.block_size, 64);
+    assert_float_equal(d.mem.mem_util, 1.0, 0.0);
+    struct sim_config u = pressure_config(&cat, &w);
+    u.user_block = u.user_mem_util = true;
+    u.mem.mem_util = 0.8;
+    sim_config_engine(&u, shipped_engine(&cat, "deepspeed-fastgen"), u.setup.gpu, false, false);
+    assert_int_equal(u.mem.block_size, 16);
+    assert_float_equal(u.mem.mem_util, 0.8, 0.0);
     sim_result_free(&opt);
     sim_result_free(&wt);
     catalog_free(&cat);
