@@ -136,8 +136,10 @@ void val_map_row(const struct llmroof_catalog *cat, const struct llmroof_valmap 
     char gk[2 * VAL_TEXT + 4];
     snprintf(gk, sizeof gk, "%s @ %s", r->gpu, r->framework);
     for (int i = 0; i < map->ngpus && !gid; i++)
-        if (strcmp(map->gpus[i].from, gk) == 0)
+        if (strcmp(map->gpus[i].from, gk) == 0) {
             gid = map->gpus[i].to;
+            note(c, "gpu taken as %s from the map's key for this framework", gid);
+        }
     for (int i = 0; i < map->ngpus && !gid; i++)
         if (strcmp(map->gpus[i].from, r->gpu) == 0)
             gid = map->gpus[i].to;

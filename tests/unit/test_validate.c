@@ -86,10 +86,12 @@ static void unmappable_rows_say_why(void **state)
     val_map_row(&cat, &map, &r, &c);
     assert_true(c.mapped);
     assert_string_equal(c.gpu->id, "a100-sxm4-80gb");
+    assert_null(strstr(c.assumptions, "gpu taken as"));
     strcpy(r.framework, "llama.cpp (CUDA, Dec 2023)");
     val_map_row(&cat, &map, &r, &c);
     assert_true(c.mapped);
     assert_string_equal(c.gpu->id, "a100-pcie-80gb");
+    assert_non_null(strstr(c.assumptions, "gpu taken as a100-pcie-80gb from the map's key for this framework"));
     assert_string_equal(c.engine->id, "llama.cpp-2023-12");
     catalog_free(&cat);
 }
