@@ -20,7 +20,7 @@ enum { OPT_QUIET = 200 }; /* apart: other options append to the list above */
 struct ctx {
     struct cli_setup_opts s;
     struct sim_config cfg;
-    bool have_conc, have_reqs, have_think, have_rate, have_block, range, have_inst,
+    bool have_conc, have_reqs, have_think, have_rate, range, have_inst,
         have_router, have_mbt, have_maxseqs, have_admit, have_maxpad, static_batching;
     long max_paddings;                  /* --max-paddings, with have_maxpad */
     long sched_steps;                   /* --scheduler-steps: vLLM's multi-step scheduling, 0 = off */
@@ -207,7 +207,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     case OPT_PPOOL: x->ppool = arg; return 0;
     case OPT_DPOOL: x->dpool = arg; return 0;
     case OPT_KVLINK: x->kvlink = arg; return 0;
-    case OPT_BLOCK: x->have_block = x->cfg.user_block = true; break;
+    case OPT_BLOCK: x->cfg.user_block = true; break;
     case OPT_MEMUTIL: x->cfg.user_mem_util = true; break;
     }
     return cli_setup_opt(c, &x->s, id, arg);
@@ -610,7 +610,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
             x->cfg.max_paddings = x->max_paddings;
         sim_config_multi_step(&x->cfg, (int)x->sched_steps); /* after the profile's cpu_seq_s */
     }
-    if (!x->have_block && x->cfg.mem.block_size <= 1) /* neither the option nor the profile's kv_block_tokens */
+    if (!x->cfg.user_block && x->cfg.mem.block_size <= 1) /* neither the option nor the profile's kv_block_tokens */
         x->cfg.mem.block_size = 16;
     x->cfg.record_iterations = x->trace_out != NULL;
     rc = 0;

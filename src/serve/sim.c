@@ -625,8 +625,9 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
         sim_reserve_update(e, e->st.preemptions > preempted_before, it.decode_seqs > 0, was_idle);
     if (c->admit_wait && it.nsched == 0 && e->nrun > 0 && e->held_out == 0 && e->held_in == 0) {
         /* DeepSpeed-MII's "Deadlock detected" (ragged_batching.py schedule_requests): every running
-         * sequence waits for a block none frees, so all are flushed (reset_request_status) and go
-         * back, in order, to recompute prompt + generated tokens; the queue then admits again */
+         * sequence waits for a block none frees, so all are flushed (reset_request_status) to
+         * recompute prompt + generated tokens, in MII's queue order (sim_flush_all); the queue
+         * then admits again */
         sim_flush_all(r, e);
         e->st.kv_resets++;
         e->burst_left = 0; /* nothing runs: a multi-step run ends, admission is open */
