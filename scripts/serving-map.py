@@ -52,6 +52,10 @@ def engine(fw):
         if minor is not None and minor <= 2 or re.search(r'jun 2023|nov 2023|distserve|splitwise|initial', f):
             return 'vllm-0.2'
         if minor is not None and 3 <= minor <= 5: return 'vllm-0.4'
+        # 0.7 ran the V0 engine unless VLLM_USE_V1=1 (V1 an opt-in alpha until 0.8); 0.8-0.13 ran
+        # V1 with synchronous scheduling (asynchronous by default from 0.14, PR #27614)
+        if minor == 7: return 'vllm-0.6'
+        if minor is not None and 8 <= minor <= 13: return 'vllm-0.8'
         return 'vllm'
     return ''
 import json
@@ -183,6 +187,11 @@ for r in rows:
         m['max_paddings']='0'; notes.append('vLLM 0.1: prompts packed, no padding')
     if not m['model']: skip.append("model '%s' has no catalog entry" % r['model'])
     if not m['gpu']: skip.append("GPU '%s' is not stated or has no catalog entry" % r['gpu'])
+    ver = re.search(r'vllm[^,]*?(?<![\d.])0\.(\d+)(?![\d])', r['framework'].lower())
+    if ver and int(ver.group(1)) == 7:
+        notes.append('vLLM 0.7 runs the V0 engine unless VLLM_USE_V1=1 (V1 was an opt-in alpha until 0.8): the vllm-0.6 profile')
+    if ver and 8 <= int(ver.group(1)) <= 13:
+        notes.append('vLLM 0.8-0.13: V1 with synchronous scheduling (asynchronous by default from 0.14): the vllm-0.8 profile')
     if r['gpu']=='A10G': notes.append('the A10G (AWS G5) as its own entry: 600 GB/s as the A10, half its tensor rate (70 TFLOPS dense)')
     if r['gpu']=='GB300': notes.append("GB300 taken as the B300 (same Blackwell Ultra GPU, 288 GB HBM3e, NVLink 5; the GB300's "
                                        "higher power limit is not modelled, its 72-GPU NVLink domain is idle at 2-4 GPUs)")

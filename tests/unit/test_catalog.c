@@ -181,10 +181,13 @@ static void suggestions_match_what_a_person_means(void **state)
     size_t n = catalog_suggest_engines(&cat, "sglang-0.4", s, 3);
     assert_int_equal(n, 1);
     assert_string_equal(s[0], "sglang");
-    /* "vllmv1": the display name "vLLM (V1 engine, 2025-)" folds to vllmv1engine2025 (prefix) */
+    /* "vllmv1": both V1 profiles' display names fold to it and more (prefix), "vLLM V1 0.8-0.13
+     * (synchronous ...)" to vllmv108013... and "vLLM (V1 engine, 0.14+ ...)" to vllmv1engine014...;
+     * ties in catalog order */
     n = catalog_suggest_engines(&cat, "vllm-v1", s, 3);
-    assert_int_equal(n, 1);
-    assert_string_equal(s[0], "vllm");
+    assert_int_equal(n, 2);
+    assert_string_equal(s[0], "vllm-0.8");
+    assert_string_equal(s[1], "vllm");
     /* "trtllm" spelled out is "tensorrtllm": the folded id of tensorrt-llm (0+1); the early
      * profile is that and "early" (20+5+1); nemo-trtllm holds "trtllm" (80+4) */
     n = catalog_suggest_engines(&cat, "trt-llm", s, 3);

@@ -134,6 +134,48 @@ static void scheduling_overlap_alone_is_unchanged(void **state)
     catalog_free(&cat);
 }
 
+/* vLLM's V1 engine by version (docs/model.md "vLLM by version"): EngineCore schedules, executes and
+ * updates in turn until asynchronous scheduling (opt-in from v0.10, PR #19970; the default from
+ * v0.14, PR #27614), so on vllm-0.8 (v0.8-0.13) the scheduler's 5 us per sequence adds to the step
+ * and on vllm (v0.14 on) runs one step ahead, beside it. MI300X at 3,200 sequences (the AMD
+ * table's Llama-3.1-70B run), a 138 ms GPU step:
+ *   vllm-0.8  138 + 3200 x 5 us = 138 + 16 = 154 ms
+ *   vllm      max(138, 16) = 138 ms; CPU-bound (2 ms GPU): max(2, 16) = 16 ms
+ * (the profile before both: 138 + 16 x 0.5 = 146 ms). Everything else is the same profile. */
+static void vllm_v1_overlaps_its_scheduler_only_from_0_14(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct sim_config sync = engine_config(&cat, "vllm-0.8"), async = engine_config(&cat, "vllm");
+    assert_rel_close(sync.cpu_seq_s, 5e-6, 1e-12);
+    assert_rel_close(sim_cpu_step_s(&sync, 138e-3, 3200, 1.0, 8), 154e-3, 1e-9);
+    assert_rel_close(sim_cpu_step_s(&async, 138e-3, 3200, 1.0, 8), 138e-3, 1e-9);
+    assert_rel_close(sim_cpu_step_s(&async, 2e-3, 3200, 1.0, 8), 16e-3, 1e-9);
+    const struct llmroof_engine *a = shipped_engine(&cat, "vllm"), *b = shipped_engine(&cat, "vllm-0.8");
+    assert_rel_close(a->cpu_seq_s, b->cpu_seq_s, 0);
+    assert_int_equal(a->max_seqs, b->max_seqs);
+    assert_rel_close(a->step_overhead_s, b->step_overhead_s, 0);
+    assert_int_equal(a->graph_max_batch, b->graph_max_batch);
+    catalog_free(&cat);
+}
+
+/* TGI 2.x: generate_token copies the sampled tokens to the host and then loops over the requests
+ * in Python (detokenisation, stop checks, Generation objects) before the router asks for the next
+ * decode, so its output processing (vLLM 0.5.3's 17 us for the same work) is not overlapped.
+ * 30 ms of GPU time and 200 sequences: 30 + 200 x 17 us = 30 + 3.4 = 33.4 ms (30 ms before). */
+static void tgi_processes_outputs_after_the_step(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct sim_config c = engine_config(&cat, "tgi");
+    assert_rel_close(c.cpu_output_s, 17e-6, 1e-12);
+    assert_rel_close(c.cpu_output_overlap, 0.0, 0);
+    assert_rel_close(sim_cpu_step_s(&c, 30e-3, 200, 1.0, 1), 33.4e-3, 1e-9);
+    catalog_free(&cat);
+}
+
 /* One request of `w` alone on Llama-2-7B, fp16, on `tp` A100 SXMs (host speed 0.81), no engine. */
 static struct sim_config lone_request(struct llmroof_catalog *cat, const struct workload *w, int tp)
 {
@@ -238,6 +280,8 @@ int main(void)
         cmocka_unit_test(fastgen_pays_its_top_p_loop_per_sequence),
         cmocka_unit_test(a_slower_host_stretches_the_cpu_parts),
         cmocka_unit_test(scheduling_overlap_alone_is_unchanged),
+        cmocka_unit_test(vllm_v1_overlaps_its_scheduler_only_from_0_14),
+        cmocka_unit_test(tgi_processes_outputs_after_the_step),
         cmocka_unit_test(api_server_cost_reaches_the_latencies),
         cmocka_unit_test(ray_workers_cost_each_sequence_once_per_gpu),
         cmocka_unit_test(worker_cost_follows_the_instance_gpus),
