@@ -27,6 +27,20 @@ GPU = {'A100-SXM4-80GB?':'a100-sxm4-80gb','A100-SXM4-80GB':'a100-sxm4-80gb','A10
  'A100-80GB':'a100-sxm4-80gb','A100-80GB (SXM?)':'a100-sxm4-80gb','A100-PCIe-80GB':'a100-pcie-80gb','H100':'h100-sxm5-80gb',
  'H100-SXM5-80GB (DGX-H100)':'h100-sxm5-80gb','H200':'h200-sxm-141gb','MI300X':'mi300x','B300':'b300','GB200 (NVL72)':'gb200-nvl72',
  'GB200':'gb200-nvl72','GB300':'b300','H800':'h800-sxm5-80gb','H800?':'h800-sxm5-80gb','A100-40GB':'a100-sxm4-40gb','L4':'l4','A10G':'a10g'}
+def vllm_minor(f):
+    # the minor version a vLLM framework string names: 0.2, 0.5.3, 0.14.1; not '>=0.25' read as 0.2,
+    # and a bound ('>=0.8', '<0.8') names no version
+    ver = re.search(r'(?<![\d.<>=])0\.(\d+)(?![\d])', f)
+    return int(ver.group(1)) if ver else None
+ENGINE_NOTES = {
+    'vllm-0.6': (7, 'vLLM 0.7 runs the V0 engine unless VLLM_USE_V1=1 (V1 was an opt-in alpha until 0.8): the vllm-0.6 profile'),
+    'vllm-0.8': (None, 'vLLM V1 before 0.14 (0.8-0.13, or 0.7 with VLLM_USE_V1=1): synchronous scheduling (asynchronous by default from 0.14): the vllm-0.8 profile'),
+}
+def engine_note(fw, profile):
+    # why a row's vLLM version took the profile it did, where the profile's name does not say
+    if profile not in ENGINE_NOTES: return ''
+    minor, note = ENGINE_NOTES[profile]
+    return note if minor is None or vllm_minor(fw.lower()) == minor else ''
 def engine(fw):
     # the profile of the version a row names (docs/catalog.md "Engines"): vLLM before v0.2.7 ran
     # eager (vllm-0.2: 2023 releases, the Jan-2024 DistServe baseline, Splitwise's ~0.2.x fork),
@@ -46,16 +60,18 @@ def engine(fw):
     if 'hf transformers' in f: return 'hf-transformers'
     if 'sglang' in f: return 'sglang'
     if 'vllm' in f:
-        ver = re.search(r'(?<![\d.])0\.(\d+)(?![\d])', f)  # 0.2, 0.5.3, 0.14.1; not '>=0.25' read as 0.2
-        minor = int(ver.group(1)) if ver else None
+        minor = vllm_minor(f)
         if minor == 6 or (minor == 5 and '0.6' in f): return 'vllm-0.6'
         if minor is not None and minor <= 2 or re.search(r'jun 2023|nov 2023|distserve|splitwise|initial', f):
             return 'vllm-0.2'
         if minor is not None and 3 <= minor <= 5: return 'vllm-0.4'
-        # 0.7 ran the V0 engine unless VLLM_USE_V1=1 (V1 an opt-in alpha until 0.8); 0.8-0.13 ran
-        # V1 with synchronous scheduling (asynchronous by default from 0.14, PR #27614)
-        if minor == 7: return 'vllm-0.6'
-        if minor is not None and 8 <= minor <= 13: return 'vllm-0.8'
+        # 0.7 ran the V0 engine unless VLLM_USE_V1=1 (V1 an opt-in alpha until 0.8), as did the
+        # releases of late 2024 (0.6.4-0.6.6); 0.8-0.13 ran V1 with synchronous scheduling unless
+        # --async-scheduling (opt-in from 0.10, PR #19970; the default from 0.14, PR #27614)
+        if minor == 7: return 'vllm-0.8' if 'vllm_use_v1=1' in f else 'vllm-0.6'
+        if minor is None and re.search(r'(sep|oct|nov|dec) 2024', f): return 'vllm-0.6'
+        if minor is not None and 8 <= minor <= 13:
+            return 'vllm' if minor >= 10 and '--async-scheduling' in f else 'vllm-0.8'
         return 'vllm'
     return ''
 import json
@@ -187,11 +203,15 @@ for r in rows:
         m['max_paddings']='0'; notes.append('vLLM 0.1: prompts packed, no padding')
     if not m['model']: skip.append("model '%s' has no catalog entry" % r['model'])
     if not m['gpu']: skip.append("GPU '%s' is not stated or has no catalog entry" % r['gpu'])
-    ver = re.search(r'vllm[^,]*?(?<![\d.])0\.(\d+)(?![\d])', r['framework'].lower())
-    if ver and int(ver.group(1)) == 7:
-        notes.append('vLLM 0.7 runs the V0 engine unless VLLM_USE_V1=1 (V1 was an opt-in alpha until 0.8): the vllm-0.6 profile')
-    if ver and 8 <= int(ver.group(1)) <= 13:
-        notes.append('vLLM 0.8-0.13: V1 with synchronous scheduling (asynchronous by default from 0.14): the vllm-0.8 profile')
+    if engine_note(r['framework'], m['engine']): notes.append(engine_note(r['framework'], m['engine']))
+    # V0 from v0.6.5 (0.6.5, 0.6.6, 0.7, and the releases of December 2024) chunks a context above
+    # 32K at 2048 tokens a step (PR #10544), where vllm-0.6 (v0.6.0-0.6.4) takes 512
+    fl = r['framework'].lower()
+    if (m['engine'] == 'vllm-0.6' and not m['max_batched_tokens']
+            and (vllm_minor(fl) == 7 or re.search(r'0\.6\.[5-9]|dec 2024', fl))
+            and (MAX_CONTEXT.get(m['model']) or 0) > 32768):
+        m['max_batched_tokens'] = '2048'; m['chunked'] = '1'
+        notes.append('chunked prefill at 2048 tokens a step: vLLM V0 from 0.6.5 above 32K of context (PR #10544)')
     if r['gpu']=='A10G': notes.append('the A10G (AWS G5) as its own entry: 600 GB/s as the A10, half its tensor rate (70 TFLOPS dense)')
     if r['gpu']=='GB300': notes.append("GB300 taken as the B300 (same Blackwell Ultra GPU, 288 GB HBM3e, NVLink 5; the GB300's "
                                        "higher power limit is not modelled, its 72-GPU NVLink domain is idle at 2-4 GPUs)")

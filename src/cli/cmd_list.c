@@ -13,6 +13,17 @@ static void peak_cell(struct table *t, const struct llmroof_gpu *g, enum llmroof
         table_empty(t); /* no such compute path: absent, never 0 */
 }
 
+/* An entry's aliases, space-separated into buf; false when it has none */
+static bool join_aliases(char *buf, size_t size, const char (*aliases)[LLMROOF_ID_MAX], int n)
+{
+    buf[0] = '\0';
+    for (int a = 0; a < n; a++) {
+        size_t used = strlen(buf);
+        snprintf(buf + used, size - used, "%s%s", a ? " " : "", aliases[a]);
+    }
+    return n > 0;
+}
+
 int cmd_list(struct cli *c, int argc, char **argv)
 {
     char *pos[2];
@@ -47,6 +58,7 @@ int cmd_list(struct cli *c, int argc, char **argv)
         table_col(&t, "dequant_min_tokens", 0);
         table_col(&t, "mmq_share", 3);
         table_col(&t, "flags", 0);
+        table_col(&t, "aliases", 0);
         for (size_t i = 0; i < c->cat.n_engines; i++) {
             const struct llmroof_engine *e = &c->cat.engines[i];
             table_row(&t);
@@ -102,6 +114,11 @@ int cmd_list(struct cli *c, int argc, char **argv)
                 table_str(&t, tr);
             else
                 table_empty(&t);
+            char al[LLMROOF_ALIASES_MAX * LLMROOF_ID_MAX];
+            if (join_aliases(al, sizeof al, (const char (*)[LLMROOF_ID_MAX])e->aliases, e->n_aliases))
+                table_str(&t, al);
+            else
+                table_empty(&t);
         }
     } else if (gpus) {
         table_init(&t, "");
@@ -119,11 +136,8 @@ int cmd_list(struct cli *c, int argc, char **argv)
         table_col(&t, "aliases", 0);
         for (size_t i = 0; i < c->cat.n_gpus; i++) {
             const struct llmroof_gpu *g = &c->cat.gpus[i];
-            char al[LLMROOF_ALIASES_MAX * LLMROOF_ID_MAX] = "";
-            for (int a = 0; a < g->n_aliases; a++) {
-                size_t used = strlen(al);
-                snprintf(al + used, sizeof al - used, "%s%s", a ? " " : "", g->aliases[a]);
-            }
+            char al[LLMROOF_ALIASES_MAX * LLMROOF_ID_MAX];
+            join_aliases(al, sizeof al, (const char (*)[LLMROOF_ID_MAX])g->aliases, g->n_aliases);
             table_row(&t);
             table_str(&t, g->id);
             table_str(&t, g->name);

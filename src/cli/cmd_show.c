@@ -26,17 +26,23 @@ static void kvn(struct table *t, const char *field, const char *fmt, double v, c
     kv(t, field, buf, unit);
 }
 
-static void show_gpu(struct table *t, const struct llmroof_gpu *g)
+/* An entry's aliases, space-separated (GPUs and engines) */
+static void kv_aliases(struct table *t, const char (*aliases)[LLMROOF_ID_MAX], int n)
 {
-    char buf[512];
-    kv(t, "id", g->id, "");
-    kv(t, "name", g->name, "");
+    char buf[LLMROOF_ALIASES_MAX * LLMROOF_ID_MAX + 1];
     buf[0] = '\0';
-    for (int a = 0; a < g->n_aliases; a++) {
+    for (int a = 0; a < n; a++) {
         size_t used = strlen(buf);
-        snprintf(buf + used, sizeof buf - used, "%s%s", a ? " " : "", g->aliases[a]);
+        snprintf(buf + used, sizeof buf - used, "%s%s", a ? " " : "", aliases[a]);
     }
     kv(t, "aliases", buf, "");
+}
+
+static void show_gpu(struct table *t, const struct llmroof_gpu *g)
+{
+    kv(t, "id", g->id, "");
+    kv(t, "name", g->name, "");
+    kv_aliases(t, (const char (*)[LLMROOF_ID_MAX])g->aliases, g->n_aliases);
     kv(t, "arch", g->arch[0] ? g->arch : "-", g->arch[0] ? "compute architecture" : "not stated");
     kvn(t, "memory_bytes", "%.0f", g->memory_bytes, "B");
     kvn(t, "memory", "%.2f", g->memory_bytes / 1073741824.0, "GiB");
@@ -231,6 +237,7 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
 {
     kv(t, "id", e->id, "");
     kv(t, "name", e->name, "");
+    kv_aliases(t, (const char (*)[LLMROOF_ID_MAX])e->aliases, e->n_aliases);
     kvn(t, "step_overhead", "%.1f", e->step_overhead_s * 1e6, "us of CPU per step the GPU waits for");
     kvn(t, "tp_step_overhead", "%.1f", e->tp_step_overhead_s * 1e6,
         e->ray_workers ? "us more per step at any TP (a Ray call to every worker)" : "us more per step at TP > 1 (driver-to-worker calls)");

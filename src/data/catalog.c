@@ -132,6 +132,30 @@ static int parse_arch_list(struct json_ectx *c, const cJSON *e, const char *fiel
     return LLMROOF_OK;
 }
 
+/* An entry's "aliases": extra names a user may type for it, each a typed name (no controls,
+ * blanks or list commas) shorter than an id; GPUs and engines alike. */
+static int parse_aliases(struct json_ectx *c, const cJSON *e, char (*out)[LLMROOF_ID_MAX], int *n)
+{
+    const cJSON *al = json_item(e, "aliases");
+    if (!al)
+        return LLMROOF_OK;
+    if (!cJSON_IsArray(al))
+        return json_ferr(c, "aliases", "must be an array of strings");
+    for (const cJSON *a = al->child; a; a = a->next) {
+        if (!cJSON_IsString(a) || !a->valuestring || !a->valuestring[0])
+            return json_ferr(c, "aliases", "must be an array of non-empty strings");
+        for (const unsigned char *p = (const unsigned char *)a->valuestring; *p; p++)
+            if (*p < 0x21 || *p == 0x7f || *p == ',') /* names are typed: no controls, blanks, list commas */
+                return json_ferr(c, "aliases", "entries must not contain control characters, spaces or commas");
+        if (*n == LLMROOF_ALIASES_MAX)
+            return json_ferr(c, "aliases", "has more than %d entries", LLMROOF_ALIASES_MAX);
+        if (strlen(a->valuestring) >= LLMROOF_ID_MAX)
+            return json_ferr(c, "aliases", "entry '%s' is too long", a->valuestring);
+        memcpy(out[(*n)++], a->valuestring, strlen(a->valuestring) + 1);
+    }
+    return LLMROOF_OK;
+}
+
 static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
 {
     static const char *const fields[] = {
@@ -162,23 +186,8 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
     if (g->arch[0] && !arch_name_ok(g->arch))
         return arch_err(c, "arch", g->arch);
 
-    const cJSON *al = json_item(e, "aliases");
-    if (al) {
-        if (!cJSON_IsArray(al))
-            return json_ferr(c, "aliases", "must be an array of strings");
-        for (const cJSON *a = al->child; a; a = a->next) {
-            if (!cJSON_IsString(a) || !a->valuestring || !a->valuestring[0])
-                return json_ferr(c, "aliases", "must be an array of non-empty strings");
-            for (const unsigned char *p = (const unsigned char *)a->valuestring; *p; p++)
-                if (*p < 0x21 || *p == 0x7f || *p == ',') /* names are typed: no controls, blanks, list commas */
-                    return json_ferr(c, "aliases", "entries must not contain control characters, spaces or commas");
-            if (g->n_aliases == LLMROOF_ALIASES_MAX)
-                return json_ferr(c, "aliases", "has more than %d entries", LLMROOF_ALIASES_MAX);
-            if (strlen(a->valuestring) >= LLMROOF_ID_MAX)
-                return json_ferr(c, "aliases", "entry '%s' is too long", a->valuestring);
-            memcpy(g->aliases[g->n_aliases++], a->valuestring, strlen(a->valuestring) + 1);
-        }
-    }
+    if ((rc = parse_aliases(c, e, g->aliases, &g->n_aliases)))
+        return rc;
 
     /* Physical ranges (docs/catalog.md): every figure of a real accelerator lies well inside
      * them, and every product the model forms from numbers inside them stays finite. Upper:
@@ -1127,7 +1136,7 @@ int catalog_add_models_text(struct llmroof_catalog *cat, const char *text, size_
 
 static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engine *g)
 {
-    static const char *const fields[] = { "id", "name", "step_overhead_s", "first_token_s", "compute_scale",
+    static const char *const fields[] = { "id", "name", "aliases", "step_overhead_s", "first_token_s", "compute_scale",
                                           "waiting_served_ratio", "max_waiting_steps", "max_paddings",
                                           "collective_latency_s", "cuda_graphs", "launch_s", "kernel_factor",
                                           "kv_per_query_head", "fp8_kv_per_query_head", "cuda_core_decode", "fp8_attention",
@@ -1146,6 +1155,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
     int rc;
     memset(g, 0, sizeof *g);
     if ((rc = json_entry_head(c, e, fields, g->id, sizeof g->id)) || (rc = json_get_string(c, e, "name", true, g->name, sizeof g->name)) ||
+        (rc = parse_aliases(c, e, g->aliases, &g->n_aliases)) ||
         (rc = json_get_string(c, e, "source", true, g->source, sizeof g->source)) ||
         /* physical bounds, docs/model.md "Engine profiles": CPU per step up to 20 ms (vLLM 0.5 spent
          * most of a step on the CPU), first-token overhead up to 200 ms, kernel libraries within 30% of
@@ -1285,8 +1295,29 @@ static int add_engines(struct llmroof_catalog *cat, const char *text, size_t len
 {
     static const struct plain_kind kind = { "engines", sizeof(struct llmroof_engine),
                                             offsetof(struct llmroof_engine, id), parse_engine_entry };
-    return add_plain(&kind, (void **)&cat->engines, &cat->n_engines, &cat->cap_engines, text, len, fname, replace,
-                     pick, err);
+    int rc = add_plain(&kind, (void **)&cat->engines, &cat->n_engines, &cat->cap_engines, text, len, fname, replace,
+                       pick, err);
+    if (rc)
+        return rc;
+    /* ids and aliases are one namespace: an alias naming another profile (or itself twice) would
+     * make a typed name mean two things */
+    for (size_t i = 0; i < cat->n_engines; i++) {
+        const struct llmroof_engine *g = &cat->engines[i];
+        for (int a = 0; a < g->n_aliases; a++) {
+            for (size_t j = 0; j < cat->n_engines; j++) {
+                const struct llmroof_engine *o = &cat->engines[j];
+                if (strcasecmp(o->id, g->aliases[a]) == 0)
+                    return llmroof_err_set(err, LLMROOF_EINPUT, "%s: engine '%s': aliases: '%s' is the id of engine '%s'",
+                                           fname, g->id, g->aliases[a], o->id);
+                for (int b = 0; b < o->n_aliases; b++)
+                    if ((j != i || b != a) && strcasecmp(o->aliases[b], g->aliases[a]) == 0)
+                        return llmroof_err_set(err, LLMROOF_EINPUT,
+                                               "%s: engine '%s': aliases: '%s' is also an alias of engine '%s'", fname,
+                                               g->id, g->aliases[a], o->id);
+            }
+        }
+    }
+    return LLMROOF_OK;
 }
 
 int catalog_add_engines_text(struct llmroof_catalog *cat, const char *text, size_t len, const char *fname,
@@ -1295,12 +1326,39 @@ int catalog_add_engines_text(struct llmroof_catalog *cat, const char *text, size
     return add_engines(cat, text, len, fname, replace, NULL, err);
 }
 
-const struct llmroof_engine *catalog_find_engine(const struct llmroof_catalog *cat, const char *name)
+static const struct llmroof_engine *engine_named(const struct llmroof_catalog *cat, const char *name)
 {
     for (size_t i = 0; i < cat->n_engines; i++)
         if (strcasecmp(cat->engines[i].id, name) == 0)
             return &cat->engines[i];
+    for (size_t i = 0; i < cat->n_engines; i++)
+        for (int a = 0; a < cat->engines[i].n_aliases; a++)
+            if (strcasecmp(cat->engines[i].aliases[a], name) == 0)
+                return &cat->engines[i];
     return NULL;
+}
+
+/* An engine by id, else by one of its aliases (the versions a profile covers: "vllm-0.10"); a
+ * patch release takes its minor version's profile ("vllm-0.9.1" is "vllm-0.9"): the name less one
+ * trailing ".DIGITS" after a "DIGITS.DIGITS" */
+const struct llmroof_engine *catalog_find_engine(const struct llmroof_catalog *cat, const char *name)
+{
+    const struct llmroof_engine *e = engine_named(cat, name);
+    size_t n = strlen(name), k = n;
+    while (!e && k > 0 && isdigit((unsigned char)name[k - 1]))
+        k--;
+    if (e || k == n || k < 4 || name[k - 1] != '.' || !isdigit((unsigned char)name[k - 2]) || k - 1 >= LLMROOF_ID_MAX)
+        return e;
+    /* "vllm-0.9.1": k points past "vllm-0.9." ; the minor must itself be "DIGITS.DIGITS" */
+    size_t m = k - 1;
+    while (m > 0 && isdigit((unsigned char)name[m - 1]))
+        m--;
+    if (m == 0 || m == k - 1 || name[m - 1] != '.')
+        return NULL;
+    char minor[LLMROOF_ID_MAX];
+    memcpy(minor, name, k - 1);
+    minor[k - 1] = '\0';
+    return engine_named(cat, minor);
 }
 
 /* Catalog files are small; 64 MiB bounds memory on a hostile input. */
@@ -1609,7 +1667,9 @@ size_t catalog_suggest_engines(const struct llmroof_catalog *cat, const char *na
     for (size_t i = 0; i < cat->n_engines; i++) {
         const struct llmroof_engine *e = &cat->engines[i];
         SUGGEST_TRY(&sq, e->id, false, e->id);
-        SUGGEST_TRY(&sq, e->name, true, e->id); /* "vLLM (V1 engine, 2025-)" answers vllm-v1 */
+        SUGGEST_TRY(&sq, e->name, true, e->id); /* "vLLM (V1 engine, 0.14+ ...)" answers vllm-v1 */
+        for (int a = 0; a < e->n_aliases; a++)
+            SUGGEST_TRY(&sq, e->aliases[a], false, e->id); /* "vllm-0.9.1" is near "vllm-0.9" */
     }
     return n;
 }

@@ -200,6 +200,8 @@ const char *attn_kernel_name(enum llmroof_attn_kernel k); /* "flash2", as engine
 struct llmroof_engine {
     char id[LLMROOF_ID_MAX];          /* "vllm-0.6" */
     char name[LLMROOF_NAME_MAX];      /* display name */
+    char aliases[LLMROOF_ALIASES_MAX][LLMROOF_ID_MAX]; /* extra lookup names: the versions it covers ("vllm-0.7") */
+    int n_aliases;                    /* entries used in aliases */
     double step_overhead_s;           /* CPU time per step the GPU waits for (scheduling, sampling), s */
     double first_token_s;             /* added to every TTFT (tokenisation, admission, first sample), s */
     double tp_step_overhead_s;        /* added to step_overhead_s when TP > 1 (or at any TP with

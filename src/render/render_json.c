@@ -288,6 +288,16 @@ static cJSON *model_entry(const struct llmroof_model *m, const char *schema)
     return o;
 }
 
+/* An entry's "aliases" array, where it has any (GPUs and engines) */
+static void add_aliases(cJSON *o, const char (*aliases)[LLMROOF_ID_MAX], int n)
+{
+    if (n <= 0)
+        return;
+    cJSON *a = cJSON_AddArrayToObject(o, "aliases");
+    for (int i = 0; i < n; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateString(aliases[i]));
+}
+
 static cJSON *gpu_entry(const struct llmroof_gpu *g, const char *schema)
 {
     cJSON *o = new_doc(schema);
@@ -295,11 +305,7 @@ static cJSON *gpu_entry(const struct llmroof_gpu *g, const char *schema)
         cJSON_AddStringToObject(o, "kind", "gpu");
     cJSON_AddStringToObject(o, "id", g->id);
     cJSON_AddStringToObject(o, "name", g->name);
-    if (g->n_aliases) {
-        cJSON *a = cJSON_AddArrayToObject(o, "aliases");
-        for (int i = 0; i < g->n_aliases; i++)
-            cJSON_AddItemToArray(a, cJSON_CreateString(g->aliases[i]));
-    }
+    add_aliases(o, (const char (*)[LLMROOF_ID_MAX])g->aliases, g->n_aliases);
     cJSON_AddNumberToObject(o, "memory_bytes", g->memory_bytes);
     cJSON_AddNumberToObject(o, "memory_bandwidth_Bps", g->mem_bw_Bps);
     cJSON *pf = cJSON_AddObjectToObject(o, "peak_flops");
@@ -1138,6 +1144,7 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "id", e[i].id);
         cJSON_AddStringToObject(o, "name", e[i].name);
+        add_aliases(o, (const char (*)[LLMROOF_ID_MAX])e[i].aliases, e[i].n_aliases);
         cJSON_AddNumberToObject(o, "step_overhead_s", round(e[i].step_overhead_s * 1e7) / 1e7);
         cJSON_AddNumberToObject(o, "first_token_s", round(e[i].first_token_s * 1e6) / 1e6);
         cJSON_AddNumberToObject(o, "compute_scale", round(e[i].compute_scale * 1e3) / 1e3);

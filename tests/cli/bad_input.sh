@@ -135,7 +135,9 @@ for c in 'graph_max_batch:"cuda_graphs": false, "graph_max_batch": 256' \
     'fa2_archs:"fa2_archs": ["sm80", 90]' \
     'kv_block_tokens:"kv_block_tokens": 0' \
     'mem_util:"mem_util": 0.3' \
-    'admission:"admission": "waiting"'; do
+    'admission:"admission": "waiting"' \
+    'aliases:"aliases": "e-1"' \
+    'aliases:"aliases": ["e 1"]'; do
     count=$((count + 1))
     field=${c%%:*}
     printf '{"engines":[{"id":"e","name":"E","step_overhead_s":0.001,"first_token_s":0,"compute_scale":1,%s,"source":"s"}]}\n' \
@@ -144,6 +146,23 @@ for c in 'graph_max_batch:"cuda_graphs": false, "graph_max_batch": 256' \
     rc=$?
     if [ "$rc" != 2 ] || [ -s "$T/out" ] || ! grep -q "engines.json:1:[0-9]*: 'e': field '$field'" "$T/err"; then
         echo "FAIL engine_$field: exit $rc, stderr: $(cat "$T/err")"
+        fail=$((fail + 1))
+    fi
+done
+# an alias is a typed name of one profile: one that is another profile's id, or another's alias,
+# is refused naming the file, the profile and the name
+S='{"id":"sglang","name":"S","step_overhead_s":0,"first_token_s":0,"compute_scale":1,"source":"s"}'
+V='{"id":"vllm","name":"V","step_overhead_s":0,"first_token_s":0,"compute_scale":1,"source":"s","aliases":["sglang"]}'
+E1='{"id":"e","name":"E","step_overhead_s":0,"first_token_s":0,"compute_scale":1,"source":"s","aliases":["x"]}'
+F1='{"id":"f","name":"F","step_overhead_s":0,"first_token_s":0,"compute_scale":1,"source":"s","aliases":["X"]}'
+for c in "$V,$S|engine 'vllm': aliases: 'sglang' is the id of engine 'sglang'" \
+    "$E1,$F1|engine 'e': aliases: 'x' is also an alias of engine 'f'"; do
+    count=$((count + 1))
+    printf '{"engines":[%s]}\n' "${c%%|*}" >"$T/eng/engines.json"
+    LLMROOF_DATA="$T/eng" "$bin" list engines >"$T/out" 2>"$T/err"
+    rc=$?
+    if [ "$rc" != 2 ] || [ -s "$T/out" ] || ! grep -qF "engines.json: ${c#*|}" "$T/err"; then
+        echo "FAIL engine_alias (${c#*|}): exit $rc, stderr: $(cat "$T/err")"
         fail=$((fail + 1))
     fi
 done

@@ -147,6 +147,33 @@ static void lookup_accepts_aliases_in_any_case(void **state)
     catalog_free(&cat);
 }
 
+/* Engine profiles answer to the versions they cover (their aliases), and a patch release to its
+ * minor version's profile: vLLM 0.7 ran V0 (vllm-0.6), 0.8-0.13 V1 with synchronous scheduling
+ * (vllm-0.8), 0.14 on asynchronous (vllm); "0.9.x" or "1.2.3.4" name none. */
+static void engines_answer_to_the_versions_they_cover(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    struct llmroof_err err = { 0 };
+    load_shipped(&cat);
+    assert_int_equal(catalog_add_engines_file(&cat, LLMROOF_TEST_DATA_DIR "/engines.json", false, &err), 0);
+    assert_non_null(catalog_find_engine(&cat, "vllm-0.7"));
+    assert_string_equal(catalog_find_engine(&cat, "vllm-0.7")->id, "vllm-0.6");
+    assert_string_equal(catalog_find_engine(&cat, "VLLM-0.10")->id, "vllm-0.8");
+    assert_string_equal(catalog_find_engine(&cat, "vllm-0.9.1")->id, "vllm-0.8");
+    assert_string_equal(catalog_find_engine(&cat, "vllm-0.6.3")->id, "vllm-0.6");
+    assert_string_equal(catalog_find_engine(&cat, "vllm-0.14.1")->id, "vllm");
+    assert_string_equal(catalog_find_engine(&cat, "vllm-0.19")->id, "vllm");
+    assert_string_equal(catalog_find_engine(&cat, "vllm-0.3")->id, "vllm-0.4");
+    assert_string_equal(catalog_find_engine(&cat, "llama.cpp-2024-05")->id, "llama.cpp-2024-05");
+    assert_null(catalog_find_engine(&cat, "vllm-0.9.x"));
+    assert_null(catalog_find_engine(&cat, "vllm-1.2.3.4"));
+    assert_null(catalog_find_engine(&cat, "vllm-0.99.1"));
+    assert_null(catalog_find_engine(&cat, ".1"));
+    assert_null(catalog_find_engine(&cat, "9.1"));
+    catalog_free(&cat);
+}
+
 static void suggestions_name_the_nearest_ids(void **state)
 {
     struct llmroof_catalog cat;
@@ -181,13 +208,12 @@ static void suggestions_match_what_a_person_means(void **state)
     size_t n = catalog_suggest_engines(&cat, "sglang-0.4", s, 3);
     assert_int_equal(n, 1);
     assert_string_equal(s[0], "sglang");
-    /* "vllmv1": both V1 profiles' display names fold to it and more (prefix), "vLLM V1 0.8-0.13
-     * (synchronous ...)" to vllmv108013... and "vLLM (V1 engine, 0.14+ ...)" to vllmv1engine014...;
-     * ties in catalog order */
-    n = catalog_suggest_engines(&cat, "vllm-v1", s, 3);
-    assert_int_equal(n, 2);
-    assert_string_equal(s[0], "vllm-0.8");
-    assert_string_equal(s[1], "vllm");
+    /* "vllmv1": the current profile's alias "vllm-v1" itself (0), then the synchronous V1 profile,
+     * whose alias "vllm-v1-sync" and display name "vLLM V1 0.8-0.13 ..." begin with it (prefix) */
+    n = catalog_suggest_engines(&cat, "vllmv1", s, 3);
+    assert_true(n >= 2);
+    assert_string_equal(s[0], "vllm");
+    assert_true(!strcmp(s[1], "vllm-0.8") || (n == 3 && !strcmp(s[2], "vllm-0.8")));
     /* "trtllm" spelled out is "tensorrtllm": the folded id of tensorrt-llm (0+1); the early
      * profile is that and "early" (20+5+1); nemo-trtllm holds "trtllm" (80+4) */
     n = catalog_suggest_engines(&cat, "trt-llm", s, 3);
@@ -1114,6 +1140,7 @@ int main(void)
         cmocka_unit_test(published_benchmark_cards_by_their_datasheets),
         cmocka_unit_test(dense_peaks_come_from_the_reference_sheet),
         cmocka_unit_test(lookup_accepts_aliases_in_any_case),
+        cmocka_unit_test(engines_answer_to_the_versions_they_cover),
         cmocka_unit_test(suggestions_name_the_nearest_ids),
         cmocka_unit_test(suggestions_match_what_a_person_means),
         cmocka_unit_test(valid_gpu_template_loads),

@@ -134,7 +134,7 @@ static void scheduling_overlap_alone_is_unchanged(void **state)
     catalog_free(&cat);
 }
 
-/* vLLM's V1 engine by version (docs/model.md "vLLM by version"): EngineCore schedules, executes and
+/* vLLM's V1 engine by version (docs/model.md "Engine CPU work"): EngineCore schedules, executes and
  * updates in turn until asynchronous scheduling (opt-in from v0.10, PR #19970; the default from
  * v0.14, PR #27614), so on vllm-0.8 (v0.8-0.13) the scheduler's 5 us per sequence adds to the step
  * and on vllm (v0.14 on) runs one step ahead, beside it. MI300X at 3,200 sequences (the AMD
