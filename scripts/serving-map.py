@@ -58,7 +58,13 @@ def engine(fw):
     if 'lmdeploy' in f: return 'lmdeploy'
     if 'tgi' in f: return 'tgi'
     if 'hf transformers' in f: return 'hf-transformers'
-    if 'sglang' in f: return 'sglang'
+    if 'sglang' in f:
+        # before PR #2067 (after v0.3.5.post2, November 2024) SGLang scheduled between GPU steps
+        # and ran FlashInfer 0.1's FA2-class kernels: sglang-0.3
+        v = re.search(r'(?<![\d.<>=])0\.(\d+)(?:\.(\d+))?', f)
+        if v and (int(v.group(1)) < 3 or (int(v.group(1)) == 3 and (v.group(2) is None or int(v.group(2)) <= 5))):
+            return 'sglang-0.3'
+        return 'sglang'
     if 'vllm' in f:
         minor = vllm_minor(f)
         if minor == 6 or (minor == 5 and '0.6' in f): return 'vllm-0.6'

@@ -204,10 +204,13 @@ static void suggestions_match_what_a_person_means(void **state)
     load_shipped(&cat);
     assert_int_equal(catalog_add_engines_file(&cat, LLMROOF_TEST_DATA_DIR "/engines.json", false, &err), 0);
     const char *s[3];
-    /* "sglang04": the id "sglang" and 2 more characters (60+2; two edits, 40, is the same id) */
-    size_t n = catalog_suggest_engines(&cat, "sglang-0.4", s, 3);
-    assert_int_equal(n, 1);
-    assert_string_equal(s[0], "sglang");
+    /* "sglang-0.9": "sglang-0.3" is one edit away (9 for 3) and ranks first, the id "sglang" is its
+     * prefix with 2 more characters; "sglang-0.4" is no suggestion but sglang's own alias */
+    size_t n = catalog_suggest_engines(&cat, "sglang-0.9", s, 3);
+    assert_int_equal(n, 2);
+    assert_string_equal(s[0], "sglang-0.3");
+    assert_string_equal(s[1], "sglang");
+    assert_string_equal(catalog_find_engine(&cat, "sglang-0.4")->id, "sglang");
     /* "vllmv1": the current profile's alias "vllm-v1" itself (0), then the synchronous V1 profile,
      * whose alias "vllm-v1-sync" and display name "vLLM V1 0.8-0.13 ..." begin with it (prefix) */
     n = catalog_suggest_engines(&cat, "vllmv1", s, 3);

@@ -160,6 +160,29 @@ static void vllm_v1_overlaps_its_scheduler_only_from_0_14(void **state)
     catalog_free(&cat);
 }
 
+/* SGLang before its overlap scheduler (PR #2067, November 2024; sglang-0.3) scheduled between
+ * GPU steps, and its FlashInfer 0.1 ran FlashAttention-2-class kernels on Hopper too: 300
+ * sequences at 4 us and a 1 ms GPU step take 1 + 1.2 = 2.2 ms (sglang: max(1, 1.2) = 1.2 ms).
+ * Every other field is the sglang profile's. */
+static void sglang_0_3_schedules_between_steps(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct sim_config old = engine_config(&cat, "sglang-0.3"), now = engine_config(&cat, "sglang");
+    assert_rel_close(sim_cpu_step_s(&old, 1e-3, 300, 1.0, 1), 2.2e-3, 1e-9);
+    assert_rel_close(sim_cpu_step_s(&now, 1e-3, 300, 1.0, 1), 1.2e-3, 1e-9);
+    const struct llmroof_engine *a = shipped_engine(&cat, "sglang-0.3"), *b = shipped_engine(&cat, "sglang");
+    assert_int_equal(a->attention, LLMROOF_ATTN_FLASH2);
+    assert_int_equal(b->attention, LLMROOF_ATTN_FLASH3);
+    assert_rel_close(a->cpu_seq_s, b->cpu_seq_s, 0);
+    assert_int_equal(a->max_seqs, b->max_seqs);
+    assert_int_equal(a->max_batched_tokens, b->max_batched_tokens);
+    assert_int_equal(a->graph_max_batch, b->graph_max_batch);
+    assert_int_equal(a->admit_reserve, b->admit_reserve);
+    catalog_free(&cat);
+}
+
 /* TGI 2.x: generate_token copies the sampled tokens to the host and then loops over the requests
  * in Python (detokenisation, stop checks, Generation objects) before the router asks for the next
  * decode, so its output processing (vLLM 0.5.3's 17 us for the same work) is not overlapped.
@@ -282,6 +305,7 @@ int main(void)
         cmocka_unit_test(scheduling_overlap_alone_is_unchanged),
         cmocka_unit_test(vllm_v1_overlaps_its_scheduler_only_from_0_14),
         cmocka_unit_test(tgi_processes_outputs_after_the_step),
+        cmocka_unit_test(sglang_0_3_schedules_between_steps),
         cmocka_unit_test(api_server_cost_reaches_the_latencies),
         cmocka_unit_test(ray_workers_cost_each_sequence_once_per_gpu),
         cmocka_unit_test(worker_cost_follows_the_instance_gpus),
