@@ -212,10 +212,14 @@ for r in rows:
     if engine_note(r['framework'], m['engine']): notes.append(engine_note(r['framework'], m['engine']))
     # V0 from v0.6.5 (0.6.5, 0.6.6, 0.7, and the releases of December 2024) chunks a context above
     # 32K at 2048 tokens a step (PR #10544), where vllm-0.6 (v0.6.0-0.6.4) takes 512
+    # (not where the row states a KV cache under 32K tokens: vLLM refuses a max_model_len above
+    # what its KV cache holds, so that run served under 32K and did not chunk)
     fl = r['framework'].lower()
+    kvb = re.search(r'(\d+) GPU blocks \(block=(\d+)', r['notes'])
     if (m['engine'] == 'vllm-0.6' and not m['max_batched_tokens']
             and (vllm_minor(fl) == 7 or re.search(r'0\.6\.[5-9]|dec 2024', fl))
-            and (MAX_CONTEXT.get(m['model']) or 0) > 32768):
+            and (MAX_CONTEXT.get(m['model']) or 0) > 32768
+            and not (kvb and int(kvb.group(1)) * int(kvb.group(2)) < 32768)):
         m['max_batched_tokens'] = '2048'; m['chunked'] = '1'
         notes.append('chunked prefill at 2048 tokens a step: vLLM V0 from 0.6.5 above 32K of context (PR #10544)')
     if r['gpu']=='A10G': notes.append('the A10G (AWS G5) as its own entry: 600 GB/s as the A10, half its tensor rate (70 TFLOPS dense)')

@@ -927,7 +927,39 @@ struct plain_kind {
     size_t size;                                              /* bytes of one entry */
     size_t id_offset;                                         /* offsetof(entry, id) */
     int (*parse)(struct json_ectx *c, const cJSON *e, void *out);  /* fills one entry */
+    /* entries with aliases (engines): offsetof their aliases[LLMROOF_ALIASES_MAX][LLMROOF_ID_MAX]
+     * and their int count; ids and aliases are then one namespace, and such files take the
+     * checked load (a few dozen entries) */
+    bool has_aliases;
+    size_t aliases_offset, n_aliases_offset;
 };
+
+/* Entry i's name a: its id (a < 0) or its a-th alias; NULL past its last alias */
+static const char *entry_name(const struct plain_kind *k, const void *base, size_t i, int a)
+{
+    const char *e = (const char *)base + i * k->size;
+    if (a < 0)
+        return e + k->id_offset;
+    if (!k->has_aliases)
+        return NULL;
+    int n;
+    memcpy(&n, e + k->n_aliases_offset, sizeof n);
+    return a < n ? e + k->aliases_offset + (size_t)a * LLMROOF_ID_MAX : NULL;
+}
+
+/* The entry among base[0..n) (skipping `skip`) that already answers to `name` by id or alias;
+ * SIZE_MAX when none */
+static size_t entry_answering(const struct plain_kind *k, const void *base, size_t n, size_t skip, const char *name)
+{
+    for (size_t j = 0; j < n; j++) {
+        if (j == skip)
+            continue;
+        for (int a = -1; entry_name(k, base, j, a); a++)
+            if (strcasecmp(entry_name(k, base, j, a), name) == 0)
+                return j;
+    }
+    return SIZE_MAX;
+}
 
 static const char *entry_id(const struct plain_kind *k, const void *base, size_t i)
 {
@@ -979,12 +1011,14 @@ static size_t id_set_find(struct id_set *t, const struct plain_kind *k, const vo
 static int add_plain_fast(const struct plain_kind *k, void **entries, size_t *n_entries, size_t *cap, const char *text,
                           size_t len, const char *fname, bool replace, const char *pick)
 {
+    if (k->has_aliases)
+        return NOT_HANDLED; /* the checked load keeps ids and aliases one namespace */
     struct json_entries *it = json_entries_open(text, len, k->key);
     if (!it)
         return NOT_HANDLED;
     int rc = NOT_HANDLED;
     /* every id of the file, as entries of LLMROOF_ID_MAX bytes for id_set */
-    static const struct plain_kind id_kind = { "ids", LLMROOF_ID_MAX, 0, NULL };
+    static const struct plain_kind id_kind = { "ids", LLMROOF_ID_MAX, 0, NULL, false, 0, 0 };
     char *ids = NULL;
     size_t n = 0, cap_ids = 0;
     char *keep = NULL; /* the entries to add */
@@ -1081,9 +1115,35 @@ static int add_plain_checked(const struct plain_kind *k, void **entries, size_t 
             rc = json_ferr(&c, "id", "duplicates an entry already in the catalog");
             goto out;
         }
+        /* ids and aliases one namespace: this entry's names against the file's earlier entries,
+         * its own other names, and (unless it replaces them) the catalog's */
+        for (int a = -1; k->has_aliases && entry_name(k, tmp, i, a); a++) {
+            const char *nm = entry_name(k, tmp, i, a);
+            size_t j = entry_answering(k, tmp, i, SIZE_MAX, nm);
+            const char *field = a < 0 ? "id" : "aliases";
+            if (j != SIZE_MAX) {
+                rc = json_ferr(&c, field, "names '%s', already the id or an alias of entry '%s' in this file", nm,
+                               entry_id(k, tmp, j));
+                goto out;
+            }
+            for (int b = a + 1; entry_name(k, tmp, i, b); b++)
+                if (strcasecmp(entry_name(k, tmp, i, b), nm) == 0) {
+                    rc = json_ferr(&c, "aliases", "names '%s' twice", nm);
+                    goto out;
+                }
+            j = entry_answering(k, *entries, *n_entries, SIZE_MAX, nm);
+            if (!replace && j != SIZE_MAX && (a >= 0 || strcasecmp(entry_id(k, *entries, j), nm) != 0)) {
+                rc = json_ferr(&c, field, "names '%s', already the id or an alias of entry '%s' in the catalog", nm,
+                               entry_id(k, *entries, j));
+                goto out;
+            }
+        }
     }
     for (i = 0; i < n; i++) {
-        if (pick && strcasecmp(entry_id(k, tmp, i), pick) != 0)
+        bool picked = !pick;
+        for (int a = -1; !picked && entry_name(k, tmp, i, a); a++)
+            picked = strcasecmp(entry_name(k, tmp, i, a), pick) == 0;
+        if (!picked)
             continue;
         size_t j = id_set_find(&have, k, *entries, entry_id(k, tmp, i), SIZE_MAX);
         if (j == SIZE_MAX) {
@@ -1119,7 +1179,7 @@ static int add_models(struct llmroof_catalog *cat, const char *text, size_t len,
                       const char *pick, struct llmroof_err *err)
 {
     static const struct plain_kind kind = { "models", sizeof(struct llmroof_model),
-                                            offsetof(struct llmroof_model, id), parse_model_entry };
+                                            offsetof(struct llmroof_model, id), parse_model_entry, false, 0, 0 };
     return add_plain(&kind, (void **)&cat->models, &cat->n_models, &cat->cap_models, text, len, fname, replace, pick,
                      err);
 }
@@ -1294,30 +1354,11 @@ static int add_engines(struct llmroof_catalog *cat, const char *text, size_t len
                        const char *pick, struct llmroof_err *err)
 {
     static const struct plain_kind kind = { "engines", sizeof(struct llmroof_engine),
-                                            offsetof(struct llmroof_engine, id), parse_engine_entry };
-    int rc = add_plain(&kind, (void **)&cat->engines, &cat->n_engines, &cat->cap_engines, text, len, fname, replace,
-                       pick, err);
-    if (rc)
-        return rc;
-    /* ids and aliases are one namespace: an alias naming another profile (or itself twice) would
-     * make a typed name mean two things */
-    for (size_t i = 0; i < cat->n_engines; i++) {
-        const struct llmroof_engine *g = &cat->engines[i];
-        for (int a = 0; a < g->n_aliases; a++) {
-            for (size_t j = 0; j < cat->n_engines; j++) {
-                const struct llmroof_engine *o = &cat->engines[j];
-                if (strcasecmp(o->id, g->aliases[a]) == 0)
-                    return llmroof_err_set(err, LLMROOF_EINPUT, "%s: engine '%s': aliases: '%s' is the id of engine '%s'",
-                                           fname, g->id, g->aliases[a], o->id);
-                for (int b = 0; b < o->n_aliases; b++)
-                    if ((j != i || b != a) && strcasecmp(o->aliases[b], g->aliases[a]) == 0)
-                        return llmroof_err_set(err, LLMROOF_EINPUT,
-                                               "%s: engine '%s': aliases: '%s' is also an alias of engine '%s'", fname,
-                                               g->id, g->aliases[a], o->id);
-            }
-        }
-    }
-    return LLMROOF_OK;
+                                            offsetof(struct llmroof_engine, id), parse_engine_entry, true,
+                                            offsetof(struct llmroof_engine, aliases),
+                                            offsetof(struct llmroof_engine, n_aliases) };
+    return add_plain(&kind, (void **)&cat->engines, &cat->n_engines, &cat->cap_engines, text, len, fname, replace,
+                     pick, err);
 }
 
 int catalog_add_engines_text(struct llmroof_catalog *cat, const char *text, size_t len, const char *fname,
@@ -1338,27 +1379,48 @@ static const struct llmroof_engine *engine_named(const struct llmroof_catalog *c
     return NULL;
 }
 
-/* An engine by id, else by one of its aliases (the versions a profile covers: "vllm-0.10"); a
- * patch release takes its minor version's profile ("vllm-0.9.1" is "vllm-0.9"): the name less one
- * trailing ".DIGITS" after a "DIGITS.DIGITS" */
-const struct llmroof_engine *catalog_find_engine(const struct llmroof_catalog *cat, const char *name)
+/* The profile of `name` less one trailing patch version ("vllm-0.9.1" -> "vllm-0.9": the name
+ * ends "DIGITS.DIGITS.DIGITS"); NULL when it does not end so or no profile answers. */
+static const struct llmroof_engine *engine_of_minor(const struct llmroof_catalog *cat, const char *name)
 {
-    const struct llmroof_engine *e = engine_named(cat, name);
     size_t n = strlen(name), k = n;
-    while (!e && k > 0 && isdigit((unsigned char)name[k - 1]))
+    while (k > 0 && isdigit((unsigned char)name[k - 1]))
         k--;
-    if (e || k == n || k < 4 || name[k - 1] != '.' || !isdigit((unsigned char)name[k - 2]) || k - 1 >= LLMROOF_ID_MAX)
-        return e;
-    /* "vllm-0.9.1": k points past "vllm-0.9." ; the minor must itself be "DIGITS.DIGITS" */
-    size_t m = k - 1;
+    if (k == n || k < 2 || name[k - 1] != '.' || k - 1 >= LLMROOF_ID_MAX)
+        return NULL;
+    size_t m = k - 1; /* the minor's digits end here */
     while (m > 0 && isdigit((unsigned char)name[m - 1]))
         m--;
-    if (m == 0 || m == k - 1 || name[m - 1] != '.')
+    if (m == k - 1 || m < 2 || name[m - 1] != '.' || !isdigit((unsigned char)name[m - 2]))
         return NULL;
     char minor[LLMROOF_ID_MAX];
     memcpy(minor, name, k - 1);
     minor[k - 1] = '\0';
     return engine_named(cat, minor);
+}
+
+/* An engine by id, else by one of its aliases (the versions a profile covers: "vllm-0.10"), else
+ * by a version as releases spell it: "vllm-v0.9.1" and "sglang-0.4.10.post1" drop their "v" and
+ * ".postN", and a patch release takes its minor version's profile ("vllm-0.9.1" is "vllm-0.9") */
+const struct llmroof_engine *catalog_find_engine(const struct llmroof_catalog *cat, const char *name)
+{
+    const struct llmroof_engine *e = engine_named(cat, name);
+    size_t n = strlen(name);
+    if (e || n >= LLMROOF_ID_MAX)
+        return e;
+    char v[LLMROOF_ID_MAX];
+    memcpy(v, name, n + 1);
+    /* ".postN": a build of the same release */
+    char *post = strstr(v, ".post");
+    if (post && post[5] && strspn(post + 5, "0123456789") == strlen(post + 5))
+        *post = '\0';
+    /* "-v0.9": the tag's spelling of the version */
+    char *dash = strstr(v, "-v");
+    if (dash && isdigit((unsigned char)dash[2]))
+        memmove(dash + 1, dash + 2, strlen(dash + 2) + 1);
+    if (strcmp(v, name) != 0 && (e = engine_named(cat, v)))
+        return e;
+    return engine_of_minor(cat, v);
 }
 
 /* Catalog files are small; 64 MiB bounds memory on a hostile input. */

@@ -149,22 +149,26 @@ for c in 'graph_max_batch:"cuda_graphs": false, "graph_max_batch": 256' \
         fail=$((fail + 1))
     fi
 done
-# an alias is a typed name of one profile: one that is another profile's id, or another's alias,
-# is refused naming the file, the profile and the name
+# ids and aliases are one namespace: a profile's alias that is another's id, or another's alias,
+# is refused naming the file, the entry and the name, by every command that reads the file (the
+# one-engine load of estimate too, whichever name -e gives)
 S='{"id":"sglang","name":"S","step_overhead_s":0,"first_token_s":0,"compute_scale":1,"source":"s"}'
 V='{"id":"vllm","name":"V","step_overhead_s":0,"first_token_s":0,"compute_scale":1,"source":"s","aliases":["sglang"]}'
 E1='{"id":"e","name":"E","step_overhead_s":0,"first_token_s":0,"compute_scale":1,"source":"s","aliases":["x"]}'
 F1='{"id":"f","name":"F","step_overhead_s":0,"first_token_s":0,"compute_scale":1,"source":"s","aliases":["X"]}'
-for c in "$V,$S|engine 'vllm': aliases: 'sglang' is the id of engine 'sglang'" \
-    "$E1,$F1|engine 'e': aliases: 'x' is also an alias of engine 'f'"; do
-    count=$((count + 1))
+for c in "$V,$S|'sglang': field 'id' names 'sglang', already the id or an alias of entry 'vllm' in this file" \
+    "$E1,$F1|'f': field 'aliases' names 'X', already the id or an alias of entry 'e' in this file"; do
     printf '{"engines":[%s]}\n' "${c%%|*}" >"$T/eng/engines.json"
-    LLMROOF_DATA="$T/eng" "$bin" list engines >"$T/out" 2>"$T/err"
-    rc=$?
-    if [ "$rc" != 2 ] || [ -s "$T/out" ] || ! grep -qF "engines.json: ${c#*|}" "$T/err"; then
-        echo "FAIL engine_alias (${c#*|}): exit $rc, stderr: $(cat "$T/err")"
-        fail=$((fail + 1))
-    fi
+    for cmd in 'list engines' 'estimate -m llama-2-7b -g a100 -e vllm' 'estimate -m llama-2-7b -g a100 -e x'; do
+        count=$((count + 1))
+        # shellcheck disable=SC2086 # the words of $cmd are the arguments
+        LLMROOF_DATA="$T/eng" "$bin" $cmd >"$T/out" 2>"$T/err"
+        rc=$?
+        if [ "$rc" != 2 ] || [ -s "$T/out" ] || ! grep -qF "engines.json:1:" "$T/err" || ! grep -qF "${c#*|}" "$T/err"; then
+            echo "FAIL engine_alias ($cmd: ${c#*|}): exit $rc, stderr: $(cat "$T/err")"
+            fail=$((fail + 1))
+        fi
+    done
 done
 # a data directory without engines.json: commands that name no engine run; those that list,
 # show or use one say the file is missing (not "unknown engine", not an empty list)

@@ -166,6 +166,18 @@ static void engines_answer_to_the_versions_they_cover(void **state)
     assert_string_equal(catalog_find_engine(&cat, "vllm-0.19")->id, "vllm");
     assert_string_equal(catalog_find_engine(&cat, "vllm-0.3")->id, "vllm-0.4");
     assert_string_equal(catalog_find_engine(&cat, "llama.cpp-2024-05")->id, "llama.cpp-2024-05");
+    /* release spellings: a tag's "v", a ".postN" build, a patch release that changed the profile */
+    assert_string_equal(catalog_find_engine(&cat, "vllm-v0.9.1")->id, "vllm-0.8");
+    assert_string_equal(catalog_find_engine(&cat, "sglang-0.4.10.post1")->id, "sglang");
+    assert_string_equal(catalog_find_engine(&cat, "sglang-0.3.5.post2")->id, "sglang-0.3");
+    assert_string_equal(catalog_find_engine(&cat, "sglang-0.3.6")->id, "sglang");
+    assert_string_equal(catalog_find_engine(&cat, "vllm-0.2.6")->id, "vllm-0.2");
+    assert_string_equal(catalog_find_engine(&cat, "vllm-0.2.7")->id, "vllm-0.4");
+    assert_null(catalog_find_engine(&cat, "sglang-0.1"));
+    assert_null(catalog_find_engine(&cat, "a.1.2"));
+    assert_null(catalog_find_engine(&cat, "vllm-.9.1"));
+    assert_null(catalog_find_engine(&cat, "vllm-0.9.postx"));
+    assert_null(catalog_find_engine(&cat, ""));
     assert_null(catalog_find_engine(&cat, "vllm-0.9.x"));
     assert_null(catalog_find_engine(&cat, "vllm-1.2.3.4"));
     assert_null(catalog_find_engine(&cat, "vllm-0.99.1"));

@@ -1,0 +1,1 @@
+estimate -m llama-3.1-8b -g h100 -e vllm-0.10.2 -b 8 -p 512 -o 128
