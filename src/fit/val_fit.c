@@ -154,6 +154,7 @@ struct joint {
     struct llmroof_engine *engines;
     int *gi, *ei; /* per case: index of its GPU / engine copy, -1 for none */
     int only_g, only_e; /* restrict the loss to the rows of one GPU / engine (-1: no restriction) */
+    bool only_prefill;  /* restrict it to the prefill class (an engine's compute_scale) */
     int ngpus;
 };
 
@@ -168,7 +169,8 @@ static double joint_loss(void *v)
         struct val_case *c = &j->cases[i];
         /* serving rows are predicted, not fitted: a simulation per loss evaluation is too slow */
         if (!c->mapped || !j->train[i] || c->serving || (j->only_g >= 0 && j->gi[i] != j->only_g) ||
-            (j->only_e >= 0 && j->ei[i] != j->only_e))
+            (j->only_e >= 0 && j->ei[i] != j->only_e) ||
+            (j->only_prefill && val_metric_class(c->metric) != VAL_CLASS_PREFILL))
             continue;
         if (val_predict(c, &j->gpus[j->gi[i]], j->ei[i] >= 0 ? &j->engines[j->ei[i]] : NULL, NULL) != LLMROOF_OK)
             continue;
@@ -216,7 +218,7 @@ int val_fit_all(struct val_case *cases, size_t n, const bool *train, struct llmr
             goto out;
         }
     }
-    struct joint j = { cases, n, train, gpus, engines, gi, ei, -1, -1, ngpus };
+    struct joint j = { cases, n, train, gpus, engines, gi, ei, -1, -1, false, ngpus };
     *loss_before = joint_loss(&j);
     /* a GPU whose training rows all come from one engine cannot be told apart from that
      * engine: its hardware values stay as catalogued and the engine absorbs the difference */
@@ -239,7 +241,12 @@ int val_fit_all(struct val_case *cases, size_t n, const bool *train, struct llmr
     /* first_token_s is a time added to every first token: only rows that measure the first token
      * (the prefill class) tell it from the per-step time, which an end-to-end time sums with it; an
      * engine without such a row keeps its prior (fitting it to e2e rows alone ran it to a bound
-     * on one fold and near 0 on the next) */
+     * on one fold and near 0 on the next). compute_scale, the engine's kernels' share of the GPU's
+     * compute rate, is fitted on those rows alone: a prefill's time is its compute term, while an
+     * end-to-end or decode time sums it with per-step costs and memory streams and, for "the most
+     * that fits" rows, a batch llmroof had to assume. Fitted on every row, TensorRT-LLM's scale
+     * went to its 0.7 floor on the QServe README's end-to-end rows and its held-out TTFT on an
+     * RTX 4090 read +43% where the prior gives +2% (docs/validation.md, session 29). */
     bool *ttft_rows = calloc((size_t)nengines + 1, sizeof *ttft_rows);
     if (!ttft_rows) {
         free(fit_gpu);
@@ -262,10 +269,13 @@ int val_fit_all(struct val_case *cases, size_t n, const bool *train, struct llmr
         for (int k = 0; k < nengines; k++) {
             j.only_g = -1;
             j.only_e = k;
-            for (int p = 0; p < 4; p++)
-                if ((p != 1 || ttft_rows[k]) &&
+            for (int p = 0; p < 4; p++) {
+                j.only_prefill = p == 2;
+                if (((p != 1 && p != 2) || ttft_rows[k]) &&
                     identifiable(val_eng_param(&engines[k], p), val_eng_lo[p], val_eng_hi[p], joint_loss, &j))
                     scan(val_eng_param(&engines[k], p), val_eng_lo[p], val_eng_hi[p], joint_loss, &j, joint_loss(&j));
+            }
+            j.only_prefill = false;
         }
     }
     j.only_g = j.only_e = -1;
