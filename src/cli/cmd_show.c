@@ -294,6 +294,10 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
         kvn(t, "dequant_min_tokens", "%.0f", e->dequant_min_tokens, "tokens per step from which weights are dequantized to 16 bits");
     else
         kv(t, "dequant_min_tokens", "-", "weight-only formats dequantized inside the GEMM");
+    if (e->prompt_ubatch_tokens > 0)
+        kvn(t, "prompt_ubatch_tokens", "%.0f", e->prompt_ubatch_tokens, "a prompt runs in forward passes of at most this many tokens");
+    else
+        kv(t, "prompt_ubatch_tokens", "-", "a prompt runs in one forward pass");
     if (e->mmq_share > 0)
         kvn(t, "mmq_share", "%.3f", e->mmq_share,
             "x the int8 peak: weight-only GEMMs above 8 tokens on int8 tensor cores (llama.cpp MMQ)");

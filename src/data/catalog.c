@@ -1201,7 +1201,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "collective_latency_s", "cuda_graphs", "launch_s", "kernel_factor",
                                           "kv_per_query_head", "fp8_kv_per_query_head", "cuda_core_decode", "fp8_attention",
                                           "fp16_accumulate", "attention_kernel",
-                                          "dequant_min_tokens", "mmq_share", "custom_allreduce", "first_token_decode",
+                                          "dequant_min_tokens", "prompt_ubatch_tokens", "mmq_share", "custom_allreduce", "first_token_decode",
                                           "cpu_seq_s", "worker_seq_s", "cpu_overlap", "admission", "max_seqs", "max_batched_tokens",
                                           "kv_block_tokens", "mem_util",
                                           "cpu_output_s", "cpu_output_overlap", "api_stream_s", "api_overlap", "kv_watermark",
@@ -1245,6 +1245,8 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
          * to 16 bits and calls a dense GEMM (llama.cpp: above 32 rows; exllamav2: above 32) */
         (rc = json_get_number(c, e, "dequant_min_tokens", "dequant_min_tokens", false, 1, false, 1e6,
                               &g->dequant_min_tokens, NULL)) ||
+        (rc = json_get_number(c, e, "prompt_ubatch_tokens", "prompt_ubatch_tokens", false, 1, false, 1e6,
+                              &g->prompt_ubatch_tokens, NULL)) ||
         /* llama.cpp's MMQ kernels: int8 tensor cores for quantized weights (PR #7676, default from #8075) */
         (rc = json_get_number(c, e, "mmq_share", "mmq_share", false, 0, true, 1, &g->mmq_share, NULL)) ||
         /* the serving scheduler (docs/catalog.md "Engines"): CPU per running sequence up to 1 ms

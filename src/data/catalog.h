@@ -253,6 +253,8 @@ struct llmroof_engine {
     bool first_token_decode;          /* the prefill skips the last prompt token, which a decode step then
                                          processes to sample the first token (TurboMind): TTFT = prefill +
                                          one decode step */
+    double prompt_ubatch_tokens;      /* a prompt is evaluated in forward passes of at most this many
+                                         tokens (llama.cpp's n_ubatch); 0 = the whole prompt in one */
     double dequant_min_tokens;        /* weight-only formats dequantized to 16 bits for a dense GEMM from
                                          this many tokens per step; 0 = fused (dequantized in the GEMM) */
     double mmq_share;                 /* llama.cpp's MMQ: above KERNEL_MMVQ_MAX_TOKENS tokens a step the

@@ -195,33 +195,23 @@ double estimate_sum_max_lines(const double *a, const double *b, int n, double c1
 }
 
 /* ------------------------------------------------------------------------ */
-/* Speculative decoding                                                     */
+/* Prompts in physical batches (llama.cpp's n_ubatch)                       */
 /* ------------------------------------------------------------------------ */
 
-/* A decode step of B sequences that each put `v` new tokens after c - 1 cached ones (the target's
- * verification pass: batch_add's sums, v = 1 is batch_decode(B, c)). */
-static struct llmroof_batch step_batch(double B, double c, double v)
+/* B sequences that each put n new tokens after `past` cached ones (a prompt's later pass). */
+static struct llmroof_batch batch_chunk(double B, double n, double past)
 {
-    if (v <= 1.0)
-        return batch_decode(B, c);
-    const double past = c - 1.0;
     struct llmroof_batch b = { 0 };
-    b.tokens = B * v;
+    b.tokens = B * n;
     b.seqs = B;
-    b.attn_pairs = B * (v * past + v * (v + 1.0) / 2.0);
-    b.kv_read_tokens = B * (past + v);
-    b.extra_logits = B * (v - 1.0); /* the target's logits at every verified position */
-    return batch_mark_few(b, v);
+    b.attn_pairs = B * (n * past + n * (n + 1.0) / 2.0);
+    b.kv_read_tokens = B * (past + n);
+    return batch_mark_few(b, n);
 }
 
-
-/* Adds n passes of p to the drafter's totals (no per-operator entries) and its columns. */
-static void draft_add(struct llmroof_phase *acc, struct estimate_split *sp, const struct llmroof_phase *p, double n)
+/* acc += n x p over the whole-pass totals (FLOPs, bytes, times, bound sums), not the operators. */
+static void phase_totals_add(struct llmroof_phase *acc, const struct llmroof_phase *p, double n)
 {
-    const struct estimate_split x = estimate_phase_split(p);
-    sp->kernel_s += n * x.kernel_s;
-    sp->overlapped_s += n * x.overlapped_s;
-    sp->comm_exposed_s += n * x.comm_exposed_s;
     acc->flops += n * p->flops;
     acc->bytes += n * p->bytes;
     acc->comm_bytes += n * p->comm_bytes;
@@ -235,6 +225,117 @@ static void draft_add(struct llmroof_phase *acc, struct estimate_split *sp, cons
     acc->hidden_s += n * p->hidden_s;
     for (int i = 0; i < 3; i++)
         acc->bound_s[i] += n * p->bound_s[i];
+}
+
+/* dst += w x src: times, bytes and FLOPs add; the bound is the largest sum. The operator list's
+ * per-instance FLOPs, bytes and messages add the same way (its counts are the layers', equal in
+ * every pass), so `estimate --ops` prints the whole prompt's work. */
+static void phase_add(struct llmroof_phase *dst, struct llmroof_oplist *dops, const struct llmroof_phase *src,
+                      const struct llmroof_oplist *sops, double w)
+{
+    for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
+        struct llmroof_optime *d = &dst->op[k];
+        const struct llmroof_optime *t = &src->op[k];
+        d->compute_s += w * t->compute_s;
+        d->memory_s += w * t->memory_s;
+        d->comm_s += w * t->comm_s;
+        d->time_s += w * t->time_s;
+        d->fixed_s += w * t->fixed_s;
+        d->bytes += w * t->bytes;
+        d->comm_bytes += w * t->comm_bytes;
+        d->kernels = t->kernels; /* per instance, the same in every pass */
+        /* as roofline.c labels one pass: collectives comm-bound, else the larger term */
+        d->bound = t->bound == LLMROOF_BOUND_COMM ? LLMROOF_BOUND_COMM
+                 : d->compute_s >= d->memory_s   ? LLMROOF_BOUND_COMPUTE
+                                                 : LLMROOF_BOUND_MEMORY;
+        dops->op[k].flops += w * sops->op[k].flops;
+        dops->op[k].bytes += w * sops->op[k].bytes;
+        dops->op[k].comm_bytes += w * sops->op[k].comm_bytes;
+    }
+    phase_totals_add(dst, src, w);
+    enum llmroof_bound best = LLMROOF_BOUND_COMPUTE;
+    for (int i = 1; i < 3; i++)
+        if (dst->bound_s[i] > dst->bound_s[best])
+            best = (enum llmroof_bound)i;
+    dst->bound = best;
+}
+
+/* One pass of `b`, w times over: the operator list keeps the first pass's counts and fields, its
+ * FLOPs, bytes and messages become sums (zeroed at the first pass, *first). */
+static void add_pass(const struct llmroof_setup *s, const struct roofline_prep *rp, const struct llmroof_shard *sh,
+                     const struct llmroof_batch *b, double w, struct llmroof_oplist *ops, struct llmroof_phase *ph,
+                     bool *first)
+{
+    struct llmroof_oplist o;
+    struct llmroof_phase t;
+    ops_build(s->model, sh, &s->dt, b, &o);
+    roofline_eval_prep(rp, &o, &t);
+    if (*first) {
+        *ops = o;
+        for (int k = 0; k < LLMROOF_OP_COUNT; k++)
+            ops->op[k].flops = ops->op[k].bytes = ops->op[k].comm_bytes = 0.0;
+        *first = false;
+    }
+    phase_add(ph, ops, &t, &o, w);
+}
+
+/* An engine that evaluates at most U prompt tokens per forward pass (llama.cpp: n_ubatch, 512 by
+ * default; before March 2024 n_batch, also 512) runs a batch of B prompts of P tokens in passes:
+ * B P <= U one pass; P < U, floor(U / P) whole prompts a pass; P > U, each prompt alone in
+ * ceil(P / U) passes of U tokens (the last the rest), pass i attending to the i U keys before it
+ * (llama.cpp's KQ is n_kv x n_tokens: eager attention's score matrix shrinks from P x P to about
+ * half of it at P = 8U). llama.cpp packs the end of one prompt with the start of the next; taking
+ * each prompt alone costs at most B - 1 passes' fixed costs more. Every pass reads the weights
+ * and pays the step's fixed costs. Layouts with data-parallel attention or pipeline stages keep
+ * the single pass (no engine with this field runs them). */
+static void prefill_in_passes(const struct llmroof_setup *s, const struct roofline_prep *rp,
+                              const struct llmroof_shard *sh, double B, double P, double U,
+                              struct llmroof_oplist *ops, struct llmroof_phase *ph)
+{
+    memset(ph, 0, sizeof *ph);
+    bool first = true;
+    if (P <= U) {
+        const double per = floor(U / P), full = floor(B / per), rest = B - full * per;
+        if (full > 0) {
+            const struct llmroof_batch b = batch_prefill(per, P);
+            add_pass(s, rp, sh, &b, full, ops, ph, &first);
+        }
+        if (rest > 0) {
+            const struct llmroof_batch b = batch_prefill(rest, P);
+            add_pass(s, rp, sh, &b, 1.0, ops, ph, &first);
+        }
+        return;
+    }
+    for (double past = 0.0; past < P; past += U) {
+        const struct llmroof_batch b = batch_chunk(1.0, P - past < U ? P - past : U, past);
+        add_pass(s, rp, sh, &b, B, ops, ph, &first);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Speculative decoding                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* A decode step of B sequences that each put `v` new tokens after c - 1 cached ones (the target's
+ * verification pass: batch_add's sums, v = 1 is batch_decode(B, c)). */
+static struct llmroof_batch step_batch(double B, double c, double v)
+{
+    if (v <= 1.0)
+        return batch_decode(B, c);
+    struct llmroof_batch b = batch_chunk(B, v, c - 1.0);
+    b.extra_logits = B * (v - 1.0); /* the target's logits at every verified position */
+    return b;
+}
+
+
+/* Adds n passes of p to the drafter's totals (no per-operator entries) and its columns. */
+static void draft_add(struct llmroof_phase *acc, struct estimate_split *sp, const struct llmroof_phase *p, double n)
+{
+    const struct estimate_split x = estimate_phase_split(p);
+    sp->kernel_s += n * x.kernel_s;
+    sp->overlapped_s += n * x.overlapped_s;
+    sp->comm_exposed_s += n * x.comm_exposed_s;
+    phase_totals_add(acc, p, n);
     acc->a2a_overlap = acc->a2a_overlap || p->a2a_overlap;
 }
 
@@ -359,9 +460,14 @@ int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_reques
     const int rep = out->shard.attn_dp > 1 ? out->shard.attn_dp : 1;
     const double Bb = estimate_busiest_seqs(B, rep);
     struct llmroof_batch pb = batch_prefill(B, P), pbb = batch_prefill(Bb, P), pbl = least_share(B, rep, P);
-    estimate_ops_replicas(s->model, &out->shard, &s->dt, &pbb, &pb, &pbl, &out->prefill_ops);
-    roofline_eval_prep(&rp, &out->prefill_ops, &out->prefill);
-    bound_exposed(&out->prefill);
+    const double U = s->eff.prompt_ubatch_tokens;
+    if (U > 0 && Ball * P > U && rep == 1 && nmb == 1) {
+        prefill_in_passes(s, &rp, &out->shard, Ball, P, U, &out->prefill_ops, &out->prefill);
+    } else {
+        estimate_ops_replicas(s->model, &out->shard, &s->dt, &pbb, &pb, &pbl, &out->prefill_ops);
+        roofline_eval_prep(&rp, &out->prefill_ops, &out->prefill);
+        bound_exposed(&out->prefill);
+    }
     if (nmb > 1) {
         const double stage = (out->prefill.time_s - out->prefill.op[LLMROOF_OP_PP_SEND].time_s)
                            * (double)out->shard.stage_layers_max / (double)s->model->layers;

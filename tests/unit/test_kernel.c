@@ -704,6 +704,8 @@ static void engine_fields_outside_their_bounds_are_rejected(void **state)
         { "\"compute_scale\": 1, \"ray_workers\": 1", "ray_workers" }, /* not a boolean */
         { "\"compute_scale\": 1, \"mmq_share\": 0", "mmq_share" },     /* a share above 0 */
         { "\"compute_scale\": 1, \"mmq_share\": 1.5", "mmq_share" },   /* at most the peak */
+        { "\"compute_scale\": 1, \"prompt_ubatch_tokens\": 0", "prompt_ubatch_tokens" }, /* at least 1 token */
+        { "\"compute_scale\": 1, \"prompt_ubatch_tokens\": \"512\"", "prompt_ubatch_tokens" }, /* a number */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         assert_int_equal(add_engine(&cat, bad[i].extra, &err), LLMROOF_EINPUT);
@@ -713,9 +715,11 @@ static void engine_fields_outside_their_bounds_are_rejected(void **state)
     assert_true(cat.engines[0].cuda_graphs);
     assert_int_equal(cat.engines[0].attention, LLMROOF_ATTN_FLASH2); /* absent: FlashAttention-2 class */
     assert_int_equal(add_engine(&cat, "\"compute_scale\": 1, \"attention_kernel\": \"eager\", "
-                                      "\"dequant_min_tokens\": 33", &err), 0);
+                                      "\"dequant_min_tokens\": 33, \"prompt_ubatch_tokens\": 512", &err), 0);
     assert_int_equal(cat.engines[1].attention, LLMROOF_ATTN_EAGER);
     assert_rel_close(cat.engines[1].dequant_min_tokens, 33.0, 1e-12);
+    assert_rel_close(cat.engines[1].prompt_ubatch_tokens, 512.0, 1e-12);
+    assert_true(cat.engines[0].prompt_ubatch_tokens == 0.0); /* absent: one pass */
     catalog_free(&cat);
 }
 
