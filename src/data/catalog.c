@@ -1245,8 +1245,6 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
          * to 16 bits and calls a dense GEMM (llama.cpp: above 32 rows; exllamav2: above 32) */
         (rc = json_get_number(c, e, "dequant_min_tokens", "dequant_min_tokens", false, 1, false, 1e6,
                               &g->dequant_min_tokens, NULL)) ||
-        (rc = json_get_number(c, e, "prompt_ubatch_tokens", "prompt_ubatch_tokens", false, 1, false, 1e6,
-                              &g->prompt_ubatch_tokens, NULL)) ||
         /* llama.cpp's MMQ kernels: int8 tensor cores for quantized weights (PR #7676, default from #8075) */
         (rc = json_get_number(c, e, "mmq_share", "mmq_share", false, 0, true, 1, &g->mmq_share, NULL)) ||
         /* the serving scheduler (docs/catalog.md "Engines"): CPU per running sequence up to 1 ms
@@ -1288,6 +1286,11 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                             NULL)) ||
         (rc = json_get_long(c, e, "chunked_max_batched_tokens", false, 16, 10000000, &g->chunked_max_batched_tokens, NULL)))
         return rc;
+    /* llama.cpp's n_ubatch: a whole number of tokens per forward pass (estimate.c prefill_in_passes) */
+    long ubatch = 0;
+    if ((rc = json_get_long(c, e, "prompt_ubatch_tokens", false, 1, 1000000, &ubatch, NULL)))
+        return rc;
+    g->prompt_ubatch_tokens = (double)ubatch;
     int adm = 0;
     if ((rc = json_get_choice(c, e, "admission", "admission", admissions, 0, &adm)))
         return rc;

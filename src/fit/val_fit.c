@@ -254,7 +254,8 @@ int val_fit_all(struct val_case *cases, size_t n, const bool *train, struct llmr
         goto out;
     }
     for (size_t i = 0; i < n; i++)
-        if (cases[i].mapped && train[i] && ei[i] >= 0 && val_metric_class(cases[i].metric) == VAL_CLASS_PREFILL)
+        if (cases[i].mapped && train[i] && !cases[i].serving && ei[i] >= 0 &&
+            val_metric_class(cases[i].metric) == VAL_CLASS_PREFILL) /* rows the loss reads */
             ttft_rows[ei[i]] = true;
     /* the GPU's own step overhead stays at its catalog value: engines carry the rest */
     for (int round = 0; round < VAL_FIT_ROUNDS; round++) {

@@ -230,9 +230,14 @@ static void phase_totals_add(struct llmroof_phase *acc, const struct llmroof_pha
 /* dst += w x src: times, bytes and FLOPs add; the bound is the largest sum. The operator list's
  * per-instance FLOPs, bytes and messages add the same way (its counts are the layers', equal in
  * every pass), so `estimate --ops` prints the whole prompt's work. */
-static void phase_add(struct llmroof_phase *dst, struct llmroof_oplist *dops, const struct llmroof_phase *src,
-                      const struct llmroof_oplist *sops, double w)
+static void phase_add(struct llmroof_phase *dst, struct llmroof_oplist *dops, struct estimate_split *sp,
+                      const struct llmroof_phase *src, const struct llmroof_oplist *sops, double w)
 {
+    /* the columns per pass: min(compute, memory) of a sum is not the sum of each pass's */
+    const struct estimate_split x = estimate_phase_split(src);
+    sp->kernel_s += w * x.kernel_s;
+    sp->overlapped_s += w * x.overlapped_s;
+    sp->comm_exposed_s += w * x.comm_exposed_s;
     for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
         struct llmroof_optime *d = &dst->op[k];
         const struct llmroof_optime *t = &src->op[k];
@@ -264,7 +269,7 @@ static void phase_add(struct llmroof_phase *dst, struct llmroof_oplist *dops, co
  * FLOPs, bytes and messages become sums (zeroed at the first pass, *first). */
 static void add_pass(const struct llmroof_setup *s, const struct roofline_prep *rp, const struct llmroof_shard *sh,
                      const struct llmroof_batch *b, double w, struct llmroof_oplist *ops, struct llmroof_phase *ph,
-                     bool *first)
+                     struct estimate_split *sp, bool *first)
 {
     struct llmroof_oplist o;
     struct llmroof_phase t;
@@ -276,7 +281,7 @@ static void add_pass(const struct llmroof_setup *s, const struct roofline_prep *
             ops->op[k].flops = ops->op[k].bytes = ops->op[k].comm_bytes = 0.0;
         *first = false;
     }
-    phase_add(ph, ops, &t, &o, w);
+    phase_add(ph, ops, sp, &t, &o, w);
 }
 
 /* An engine that evaluates at most U prompt tokens per forward pass (llama.cpp: n_ubatch, 512 by
@@ -286,29 +291,35 @@ static void add_pass(const struct llmroof_setup *s, const struct roofline_prep *
  * (llama.cpp's KQ is n_kv x n_tokens: eager attention's score matrix shrinks from P x P to about
  * half of it at P = 8U). llama.cpp packs the end of one prompt with the start of the next; taking
  * each prompt alone costs at most B - 1 passes' fixed costs more. Every pass reads the weights
- * and pays the step's fixed costs. Layouts with data-parallel attention or pipeline stages keep
- * the single pass (no engine with this field runs them). */
+ * and pays the step's fixed costs, and charges the LM head once per sequence (llama.cpp computes
+ * logits only where asked, the prompt's last token: at most 2.4 ms a pass for an 8B model on an RTX
+ * 4090, left in). Layouts with data-parallel attention or pipeline stages (llama.cpp's layer split
+ * over GPUs) keep the single pass: their micro-batches are costed elsewhere (the bubble). A draft
+ * model's prefill is one pass too. */
 static void prefill_in_passes(const struct llmroof_setup *s, const struct roofline_prep *rp,
                               const struct llmroof_shard *sh, double B, double P, double U,
-                              struct llmroof_oplist *ops, struct llmroof_phase *ph)
+                              struct llmroof_oplist *ops, struct llmroof_phase *ph, struct estimate_split *sp)
 {
     memset(ph, 0, sizeof *ph);
+    *sp = (struct estimate_split){ 0.0, 0.0, 0.0 };
     bool first = true;
     if (P <= U) {
         const double per = floor(U / P), full = floor(B / per), rest = B - full * per;
         if (full > 0) {
             const struct llmroof_batch b = batch_prefill(per, P);
-            add_pass(s, rp, sh, &b, full, ops, ph, &first);
+            add_pass(s, rp, sh, &b, full, ops, ph, sp, &first);
         }
         if (rest > 0) {
             const struct llmroof_batch b = batch_prefill(rest, P);
-            add_pass(s, rp, sh, &b, 1.0, ops, ph, &first);
+            add_pass(s, rp, sh, &b, 1.0, ops, ph, sp, &first);
         }
         return;
     }
-    for (double past = 0.0; past < P; past += U) {
+    const double n = ceil(P / U); /* U and P are whole numbers (the catalog's check) */
+    for (double i = 0.0; i < n; i++) {
+        const double past = i * U;
         const struct llmroof_batch b = batch_chunk(1.0, P - past < U ? P - past : U, past);
-        add_pass(s, rp, sh, &b, B, ops, ph, &first);
+        add_pass(s, rp, sh, &b, B, ops, ph, sp, &first);
     }
 }
 
@@ -461,12 +472,13 @@ int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_reques
     const double Bb = estimate_busiest_seqs(B, rep);
     struct llmroof_batch pb = batch_prefill(B, P), pbb = batch_prefill(Bb, P), pbl = least_share(B, rep, P);
     const double U = s->eff.prompt_ubatch_tokens;
-    if (U > 0 && Ball * P > U && rep == 1 && nmb == 1) {
-        prefill_in_passes(s, &rp, &out->shard, Ball, P, U, &out->prefill_ops, &out->prefill);
+    if (U > 0 && Ball * P > U && rep == 1 && out->shard.pp <= 1) {
+        prefill_in_passes(s, &rp, &out->shard, Ball, P, U, &out->prefill_ops, &out->prefill, &out->prefill_split);
     } else {
         estimate_ops_replicas(s->model, &out->shard, &s->dt, &pbb, &pb, &pbl, &out->prefill_ops);
         roofline_eval_prep(&rp, &out->prefill_ops, &out->prefill);
         bound_exposed(&out->prefill);
+        out->prefill_split = estimate_phase_split(&out->prefill);
     }
     if (nmb > 1) {
         const double stage = (out->prefill.time_s - out->prefill.op[LLMROOF_OP_PP_SEND].time_s)

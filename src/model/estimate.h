@@ -77,6 +77,8 @@ struct llmroof_estimate {
     struct llmroof_oplist prefill_ops; /* operators of the prefill */
     struct llmroof_oplist decode_ops;  /* operators of the decode step at the mean context */
     struct llmroof_phase prefill;      /* timed prefill */
+    struct estimate_split prefill_split; /* its columns: estimate_phase_split of the one pass, or of each
+                                            of the prompt's passes summed (prompt_ubatch_tokens) */
     struct llmroof_phase decode;       /* mean decode step (zero when output == 1) */
     /* In both phases bound_s[LLMROOF_BOUND_COMM] and bound count only the communication that
      * two-batch overlap leaves exposed (comm-bound time - hidden_s): an all-to-all hidden under

@@ -485,10 +485,11 @@ static void phase_totals_json(cJSON *o, const struct llmroof_phase *p, const str
     cJSON_AddStringToObject(o, "bound", bound_name(p->bound));
 }
 
-static cJSON *phase_json(const struct llmroof_phase *p, const struct llmroof_oplist *ops)
+static cJSON *phase_json(const struct llmroof_phase *p, const struct estimate_split *split,
+                         const struct llmroof_oplist *ops)
 {
     cJSON *o = cJSON_CreateObject();
-    const struct estimate_split sp = estimate_phase_split(p);
+    const struct estimate_split sp = split ? *split : estimate_phase_split(p);
     phase_totals_json(o, p, &sp);
     cJSON *arr = cJSON_AddArrayToObject(o, "ops");
     for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
@@ -585,8 +586,8 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
         add_range(rg, "decode_tok_s", e->decode_tok_s, &bands->tpot, true);
         add_range(rg, "output_tok_s", e->output_tok_s, &bands->e2e, true);
     }
-    cJSON_AddItemToObject(o, "prefill", phase_json(&e->prefill, &e->prefill_ops));
-    cJSON_AddItemToObject(o, "decode", phase_json(&e->decode, &e->decode_ops));
+    cJSON_AddItemToObject(o, "prefill", phase_json(&e->prefill, &e->prefill_split, &e->prefill_ops));
+    cJSON_AddItemToObject(o, "decode", phase_json(&e->decode, NULL, &e->decode_ops));
     if (e->has_spec) {
         /* speculative decoding (docs/metrics.md "estimate with speculative decoding"): `decode` is
          * the target's verification pass, the drafter's passes are here */

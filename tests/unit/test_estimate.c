@@ -609,6 +609,16 @@ static void llama_cpp_prompts_run_in_512_token_passes(void **state)
     const double saved = whole.prefill.op[LLMROOF_OP_ATTENTION].bytes - two.prefill.op[LLMROOF_OP_ATTENTION].bytes;
     assert_true(saved > 4.0e9 && saved < 4.295e9);
     assert_true(two.ttft_s < whole.ttft_s);
+    /* 513 tokens: a compute-bound pass of 512 and a memory-bound one of 1; the columns reconcile
+     * per pass (time = compute + memory - overlapped + kernel + comm + CPU wait + overhead) */
+    s.eff.prompt_ubatch_tokens = 512.0;
+    const struct llmroof_estimate odd = run(&s, 1, 513, 2);
+    const struct estimate_split *sp = &odd.prefill_split;
+    assert_rel_close(odd.prefill.time_s, odd.prefill.compute_s + odd.prefill.memory_s - sp->overlapped_s + sp->kernel_s +
+                                             sp->comm_exposed_s + odd.prefill.cpu_wait_s + odd.prefill.overhead_s,
+                     1e-9);
+    assert_rel_close(odd.prefill.overhead_s, 2.0 * s.eff.overhead_s, 1e-9);
+    s.eff.prompt_ubatch_tokens = 0.0;
     const struct llmroof_estimate g5 = run(&s, 5, 100, 2), g2 = run(&s, 2, 100, 2);
     assert_rel_close(five.prefill.time_s, 2.0 * g5.prefill.time_s + g2.prefill.time_s, 1e-9);
     catalog_free(&cat);

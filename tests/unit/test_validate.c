@@ -319,11 +319,11 @@ static void first_token_s_is_fitted_only_from_first_token_rows(void **state)
  * it with per-step costs and rest on a batch the row may not state (the QServe README's
  * TensorRT-LLM rows ran it to its 0.7 floor and moved an RTX 4090 TTFT prediction by +43%).
  * Synthetic rows of gpt-fast with compute_scale 0.8 on an A100: two TTFT rows at the truth, and
- * three prefill-heavy e2e rows (batch 32 x 1024-token prompts, 16 outputs) measured 1.4x slower
+ * three prefill-heavy e2e rows (16 or 32 prompts of 1,024 or 2,048 tokens, 16 outputs) 1.4x slower
  * than the truth, as a publication with slow steps would be. Fitted on e2e rows alone,
  * compute_scale stays at its prior (1; it went to its 0.7 floor when e2e rows joined its loss).
  * With the TTFT rows it follows them: the e2e rows' slowness goes to the step overhead (its 20 ms
- * bound), which each TTFT row pays once (a 2048-token prefill at 0.8 is about 140 ms, so +14%), and
+ * bound), which each TTFT row pays once (a 2048-token prefill at 0.8 is about 148 ms, so +14%), and
  * compute_scale answers with 0.837, above the truth's 0.8, never the e2e rows' 0.7 (the old
  * rule's answer here). */
 static void compute_scale_is_fitted_only_from_prefill_rows(void **state)
