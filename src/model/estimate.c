@@ -315,9 +315,9 @@ static void prefill_in_passes(const struct llmroof_setup *s, const struct roofli
         }
         return;
     }
-    const double n = ceil(P / U); /* U and P are whole numbers (the catalog's check) */
-    for (double i = 0.0; i < n; i++) {
-        const double past = i * U;
+    const long n = (long)ceil(P / U); /* U and P are whole numbers (the catalog's check) */
+    for (long i = 0; i < n; i++) {
+        const double past = (double)i * U;
         const struct llmroof_batch b = batch_chunk(1.0, P - past < U ? P - past : U, past);
         add_pass(s, rp, sh, &b, B, ops, ph, sp, &first);
     }
