@@ -57,6 +57,7 @@ int cmd_list(struct cli *c, int argc, char **argv)
         table_col(&t, "attention_kernel", 0);
         table_col(&t, "dequant_min_tokens", 0);
         table_col(&t, "mmq_share", 3);
+        table_col(&t, "prompt_ubatch_tokens", 0);
         table_col(&t, "flags", 0);
         table_col(&t, "aliases", 0);
         for (size_t i = 0; i < c->cat.n_engines; i++) {
@@ -94,6 +95,10 @@ int cmd_list(struct cli *c, int argc, char **argv)
                 table_num(&t, e->mmq_share);
             else
                 table_empty(&t); /* no int8 MMQ path: quantized GEMMs as dequant_min_tokens says */
+            if (e->prompt_ubatch_tokens > 0)
+                table_num(&t, e->prompt_ubatch_tokens);
+            else
+                table_empty(&t); /* the whole prompt in one pass */
             /* the profile's true booleans, by their engines.json names */
             char tr[160] = "";
             const struct {
