@@ -294,6 +294,7 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
         kvn(t, "dequant_min_tokens", "%.0f", e->dequant_min_tokens, "tokens per step from which weights are dequantized to 16 bits");
     else
         kv(t, "dequant_min_tokens", "-", "weight-only formats dequantized inside the GEMM");
+    kvb(t, "logits_all_tokens", e->logits_all_tokens, "a prompt's LM head runs over every token, not the last");
     if (e->prompt_ubatch_tokens > 0)
         kvn(t, "prompt_ubatch_tokens", "%.0f", e->prompt_ubatch_tokens, "a prompt runs in forward passes of at most this many tokens");
     else

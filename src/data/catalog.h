@@ -253,6 +253,8 @@ struct llmroof_engine {
     bool first_token_decode;          /* the prefill skips the last prompt token, which a decode step then
                                          processes to sample the first token (TurboMind): TTFT = prefill +
                                          one decode step */
+    bool logits_all_tokens;           /* a prompt's pass projects every token onto the vocabulary
+                                         (llama.cpp before PR #6122, March 2024) */
     double prompt_ubatch_tokens;      /* a prompt is evaluated in forward passes of at most this many
                                          tokens (llama.cpp's n_ubatch); 0 = the whole prompt in one */
     double dequant_min_tokens;        /* weight-only formats dequantized to 16 bits for a dense GEMM from

@@ -265,6 +265,17 @@ static void phase_add(struct llmroof_phase *dst, struct llmroof_oplist *dops, st
     dst->bound = best;
 }
 
+/* B whole prompts of P tokens in one pass, with every token's logits where the engine computes
+ * them (llama.cpp before PR #6122 projected the whole pass onto the vocabulary and kept the last
+ * row: 32,000 x 4,096 x 2 FLOP a token for Llama-2-7B, 1.9% of its forward) */
+static struct llmroof_batch prompt_batch(const struct llmroof_setup *s, double B, double P)
+{
+    struct llmroof_batch b = batch_prefill(B, P);
+    if (s->eff.logits_all_tokens)
+        b.extra_logits = b.tokens - b.seqs;
+    return b;
+}
+
 /* One pass of `b`, w times over: the operator list keeps the first pass's counts and fields, its
  * FLOPs, bytes and messages become sums (zeroed at the first pass, *first). */
 static void add_pass(const struct llmroof_setup *s, const struct roofline_prep *rp, const struct llmroof_shard *sh,
@@ -291,9 +302,8 @@ static void add_pass(const struct llmroof_setup *s, const struct roofline_prep *
  * (llama.cpp's KQ is n_kv x n_tokens: eager attention's score matrix shrinks from P x P to about
  * half of it at P = 8U). llama.cpp packs the end of one prompt with the start of the next; taking
  * each prompt alone costs at most B - 1 passes' fixed costs more. Every pass reads the weights
- * and pays the step's fixed costs, and charges the LM head once per sequence (llama.cpp computes
- * logits only where asked, the prompt's last token: at most 2.4 ms a pass for an 8B model on an RTX
- * 4090, left in). Layouts with data-parallel attention or pipeline stages (llama.cpp's layer split
+ * and pays the step's fixed costs; the LM head runs in the prompt's last pass alone (llama.cpp
+ * computes outputs only where logits are asked since March 2024, PR #6122). Layouts with data-parallel attention or pipeline stages (llama.cpp's layer split
  * over GPUs) keep the single pass: their micro-batches are costed elsewhere (the bubble). A draft
  * model's prefill is one pass too. */
 static void prefill_in_passes(const struct llmroof_setup *s, const struct roofline_prep *rp,
@@ -306,11 +316,11 @@ static void prefill_in_passes(const struct llmroof_setup *s, const struct roofli
     if (P <= U) {
         const double per = floor(U / P), full = floor(B / per), rest = B - full * per;
         if (full > 0) {
-            const struct llmroof_batch b = batch_prefill(per, P);
+            const struct llmroof_batch b = prompt_batch(s, per, P);
             add_pass(s, rp, sh, &b, full, ops, ph, sp, &first);
         }
         if (rest > 0) {
-            const struct llmroof_batch b = batch_prefill(rest, P);
+            const struct llmroof_batch b = prompt_batch(s, rest, P);
             add_pass(s, rp, sh, &b, 1.0, ops, ph, sp, &first);
         }
         return;
@@ -318,7 +328,11 @@ static void prefill_in_passes(const struct llmroof_setup *s, const struct roofli
     const long n = (long)ceil(P / U); /* U and P are whole numbers (the catalog's check) */
     for (long i = 0; i < n; i++) {
         const double past = (double)i * U;
-        const struct llmroof_batch b = batch_chunk(1.0, P - past < U ? P - past : U, past);
+        struct llmroof_batch b = batch_chunk(1.0, P - past < U ? P - past : U, past);
+        if (s->eff.logits_all_tokens)
+            b.extra_logits = b.tokens - b.seqs; /* every token's logits (llama.cpp before PR #6122) */
+        else if (i < n - 1)
+            b.extra_logits = -b.seqs; /* no logits before the prompt's last pass (ops.c: no head) */
         add_pass(s, rp, sh, &b, B, ops, ph, sp, &first);
     }
 }
@@ -470,7 +484,7 @@ int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_reques
     /* data-parallel attention: whole sequences per replica, the busiest sets the step */
     const int rep = out->shard.attn_dp > 1 ? out->shard.attn_dp : 1;
     const double Bb = estimate_busiest_seqs(B, rep);
-    struct llmroof_batch pb = batch_prefill(B, P), pbb = batch_prefill(Bb, P), pbl = least_share(B, rep, P);
+    struct llmroof_batch pb = prompt_batch(s, B, P), pbb = prompt_batch(s, Bb, P), pbl = least_share(B, rep, P);
     const double U = s->eff.prompt_ubatch_tokens;
     if (U > 0 && Ball * P > U && rep == 1 && out->shard.pp <= 1) {
         prefill_in_passes(s, &rp, &out->shard, Ball, P, U, &out->prefill_ops, &out->prefill, &out->prefill_split);

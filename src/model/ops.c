@@ -726,6 +726,13 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
      * the logits of all k + 1 or tree positions) */
     const double Vr = sh->vocab_per_rank;
     op[LLMROOF_OP_LM_HEAD] = (struct llmroof_op){ 1.0, 2.0 * Sl * h * Vr, h * Vr * wl + Sl * h * a + Sl * Vr * a, 0, 3, 0 };
+    if (!(Sl > 0)) {
+        /* a pass that samples nothing (a prompt's pass before its last, llama.cpp computing
+         * outputs only where logits are asked: estimate.c prefill_in_passes) runs no head */
+        op[LLMROOF_OP_LM_HEAD].count = 0.0;
+        op[LLMROOF_OP_FINAL_NORM].count = 0.0;
+        op[LLMROOF_OP_ALL_GATHER].count = 0.0;
+    }
 
     /* weight-only formats (stored narrower than the 16/32-bit activations): what a dequantize-
      * then-GEMM engine writes and reads back per stored byte (llmroof/roofline.h) */

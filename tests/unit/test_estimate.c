@@ -581,8 +581,9 @@ static void eager_attention_scores_the_whole_window(void **state)
 
 /* llama.cpp evaluates a prompt in passes of n_ubatch = 512 tokens (prompt_ubatch_tokens), each
  * pass's KQ scoring its tokens against the keys before them. Llama-3-8B on an RTX 4090, a
- * 1,024-token prompt: the first pass is the 512-token prompt alone, the second 512 new tokens after
- * 512 cached ones, and the prefill is their sum. Eager scores (16 B per query, key and head, 32
+ * 1,024-token prompt: the first pass is the 512-token prompt alone without the LM head (llama.cpp
+ * computes logits only where asked, PR #6122), the second 512 new tokens after 512 cached ones,
+ * and the prefill is their sum. Eager scores (16 B per query, key and head, 32
  * heads, 32 layers): one pass 16 x 32 x 32 x 1024 x 1024 = 17.18 GB, two passes
  * 16 x 32 x 32 x (512 x 512 + 512 x 1024) = 12.88 GB, 4.29 GB less; the attention operator
  * saves 4.03 GB, since the second pass reads the 512 cached keys and values again. Twelve
@@ -598,13 +599,20 @@ static void llama_cpp_prompts_run_in_512_token_passes(void **state)
     const struct llmroof_estimate five = run(&s, 12, 100, 2);
     s.eff.prompt_ubatch_tokens = 0.0;
     const struct llmroof_estimate whole = run(&s, 1, 1024, 2), first = run(&s, 1, 512, 2);
-    struct llmroof_batch b = { 0 };
+    /* the first pass samples nothing: the 512-token prompt less its LM head and final norm */
+    struct llmroof_batch b1 = batch_prefill(1.0, 512.0), b = { 0 };
+    b1.extra_logits = -1.0;
     batch_add(&b, 512.0, 512.0);
-    struct llmroof_oplist o;
-    struct llmroof_phase second;
+    struct llmroof_oplist o1, o;
+    struct llmroof_phase p1, second;
+    ops_build(s.model, &whole.shard, &s.dt, &b1, &o1);
+    roofline_eval(s.gpu, s.dt.act, &s.eff, s.tp, &o1, &p1);
+    assert_true(o1.op[LLMROOF_OP_LM_HEAD].count == 0.0 && p1.op[LLMROOF_OP_LM_HEAD].time_s == 0.0);
+    assert_rel_close(p1.time_s, first.prefill.time_s - first.prefill.op[LLMROOF_OP_LM_HEAD].time_s -
+                                    first.prefill.op[LLMROOF_OP_FINAL_NORM].time_s, 1e-6);
     ops_build(s.model, &whole.shard, &s.dt, &b, &o);
     roofline_eval(s.gpu, s.dt.act, &s.eff, s.tp, &o, &second);
-    assert_rel_close(two.prefill.time_s, first.prefill.time_s + second.time_s, 1e-9);
+    assert_rel_close(two.prefill.time_s, p1.time_s + second.time_s, 1e-9);
     assert_rel_close(two.prefill_ops.op[LLMROOF_OP_QKV_PROJ].flops, whole.prefill_ops.op[LLMROOF_OP_QKV_PROJ].flops, 1e-9);
     const double saved = whole.prefill.op[LLMROOF_OP_ATTENTION].bytes - two.prefill.op[LLMROOF_OP_ATTENTION].bytes;
     assert_true(saved > 4.0e9 && saved < 4.295e9);
@@ -621,6 +629,26 @@ static void llama_cpp_prompts_run_in_512_token_passes(void **state)
     s.eff.prompt_ubatch_tokens = 0.0;
     const struct llmroof_estimate g5 = run(&s, 5, 100, 2), g2 = run(&s, 2, 100, 2);
     assert_rel_close(five.prefill.time_s, 2.0 * g5.prefill.time_s + g2.prefill.time_s, 1e-9);
+    catalog_free(&cat);
+}
+
+/* llama.cpp before March 2024 (PR #6122) projected every token of a prompt's pass onto the
+ * vocabulary and kept the last row: llama.cpp-2023-12's LM head at a 494-token Llama-2-7B prompt
+ * is 2 x 494 x 4096 x 32000 = 129.5 GFLOP, not the last token's 0.262 (with 494 rows written). */
+static void llama_cpp_2023_projects_every_prompt_token(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_setup s = setup(&cat, "llama-2-7b", "a100-pcie-80gb", 1);
+    s.eff = roofline_effs_engine(s.gpu, shipped_engine(&cat, "llama.cpp-2023-12"), NULL);
+    assert_true(s.eff.logits_all_tokens);
+    const struct llmroof_estimate all = run(&s, 1, 494, 2);
+    assert_rel_close(all.prefill_ops.op[LLMROOF_OP_LM_HEAD].flops, 2.0 * 494 * 4096 * 32000, 1e-9);
+    s.eff.logits_all_tokens = false;
+    const struct llmroof_estimate last = run(&s, 1, 494, 2);
+    assert_rel_close(last.prefill_ops.op[LLMROOF_OP_LM_HEAD].flops, 2.0 * 4096 * 32000, 1e-9);
+    assert_true(all.ttft_s > last.ttft_s);
+    assert_rel_close(all.tpot_s, last.tpot_s, 1e-12); /* a decode step samples its one token */
     catalog_free(&cat);
 }
 
@@ -940,6 +968,7 @@ int main(void)
         cmocka_unit_test(verification_computes_logits_at_every_position),
         cmocka_unit_test(spec_decode_without_acceptance_never_helps),
         cmocka_unit_test(llama_cpp_prompts_run_in_512_token_passes),
+        cmocka_unit_test(llama_cpp_2023_projects_every_prompt_token),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -707,6 +707,7 @@ static void engine_fields_outside_their_bounds_are_rejected(void **state)
         { "\"compute_scale\": 1, \"prompt_ubatch_tokens\": 0", "prompt_ubatch_tokens" }, /* at least 1 token */
         { "\"compute_scale\": 1, \"prompt_ubatch_tokens\": \"512\"", "prompt_ubatch_tokens" }, /* a number */
         { "\"compute_scale\": 1, \"prompt_ubatch_tokens\": 1.5", "prompt_ubatch_tokens" }, /* whole tokens */
+        { "\"compute_scale\": 1, \"logits_all_tokens\": 1", "logits_all_tokens" },       /* not a boolean */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         assert_int_equal(add_engine(&cat, bad[i].extra, &err), LLMROOF_EINPUT);

@@ -193,9 +193,9 @@ static void published_measurements_are_met_within_the_targets(void **state)
      * (the issue's targets - decode 10%, prefill 15%, e2e 12% - are not all reached: see there) */
     assert_true(sd.median_abs <= 0.09); /* 7.2% (6.9 before session 29's prefill-only compute_scale
                                            moved the A100's fitted memory share) */
-    assert_true(sp.median_abs <= 0.18); /* 15.9% (20.9 before session 29: an engine's compute_scale
-                                           from its prefill rows alone; 25.4 before session 27's
-                                           fp32-accumulate llama.cpp GEMMs) */
+    assert_true(sp.median_abs <= 0.175); /* 15.5% (20.9 before session 29: an engine's compute_scale
+                                            from its prefill rows alone, llama.cpp's 2023 LM head;
+                                            25.4 before session 27's fp32-accumulate GEMMs) */
     assert_true(se.median_abs <= 0.16); /* 14.3% (15.5 in session 28; 14.3 before it, whose rocm/vllm 0.9.1 rows on
                                            their own synchronous-V1 profile no longer pull the vllm
                                            profile's compute_scale to its floor for vLLM 0.19's rows;
