@@ -98,11 +98,7 @@ static void bound_exposed(struct llmroof_phase *p)
     if (!(p->hidden_s > 0))
         return;
     p->bound_s[LLMROOF_BOUND_COMM] -= p->hidden_s;
-    enum llmroof_bound best = LLMROOF_BOUND_COMPUTE;
-    for (int i = 1; i < 3; i++)
-        if (p->bound_s[i] > p->bound_s[best])
-            best = (enum llmroof_bound)i;
-    p->bound = best;
+    p->bound = roofline_largest_bound(p->bound_s);
 }
 
 /* Sum of a + b*c over integer c in [p, q]. */
@@ -209,9 +205,15 @@ static struct llmroof_batch batch_chunk(double B, double n, double past)
     return batch_mark_few(b, n);
 }
 
-/* acc += n x p over the whole-pass totals (FLOPs, bytes, times, bound sums), not the operators. */
-static void phase_totals_add(struct llmroof_phase *acc, const struct llmroof_phase *p, double n)
+/* Adds n passes of p to a phase's totals (FLOPs, bytes, times, bound sums; no per-operator
+ * entries) and to its columns `sp`, each pass's split taken on its own: the min(compute, memory)
+ * of a sum is not the sum of each pass's (the drafter's passes, a prompt's). */
+static void passes_add(struct llmroof_phase *acc, struct estimate_split *sp, const struct llmroof_phase *p, double n)
 {
+    const struct estimate_split x = estimate_phase_split(p);
+    sp->kernel_s += n * x.kernel_s;
+    sp->overlapped_s += n * x.overlapped_s;
+    sp->comm_exposed_s += n * x.comm_exposed_s;
     acc->flops += n * p->flops;
     acc->bytes += n * p->bytes;
     acc->comm_bytes += n * p->comm_bytes;
@@ -225,6 +227,7 @@ static void phase_totals_add(struct llmroof_phase *acc, const struct llmroof_pha
     acc->hidden_s += n * p->hidden_s;
     for (int i = 0; i < 3; i++)
         acc->bound_s[i] += n * p->bound_s[i];
+    acc->a2a_overlap = acc->a2a_overlap || p->a2a_overlap;
 }
 
 /* dst += w x src: times, bytes and FLOPs add; the bound is the largest sum. The operator list's
@@ -233,11 +236,6 @@ static void phase_totals_add(struct llmroof_phase *acc, const struct llmroof_pha
 static void phase_add(struct llmroof_phase *dst, struct llmroof_oplist *dops, struct estimate_split *sp,
                       const struct llmroof_phase *src, const struct llmroof_oplist *sops, double w)
 {
-    /* the columns per pass: min(compute, memory) of a sum is not the sum of each pass's */
-    const struct estimate_split x = estimate_phase_split(src);
-    sp->kernel_s += w * x.kernel_s;
-    sp->overlapped_s += w * x.overlapped_s;
-    sp->comm_exposed_s += w * x.comm_exposed_s;
     for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
         struct llmroof_optime *d = &dst->op[k];
         const struct llmroof_optime *t = &src->op[k];
@@ -257,12 +255,8 @@ static void phase_add(struct llmroof_phase *dst, struct llmroof_oplist *dops, st
         dops->op[k].bytes += w * sops->op[k].bytes;
         dops->op[k].comm_bytes += w * sops->op[k].comm_bytes;
     }
-    phase_totals_add(dst, src, w);
-    enum llmroof_bound best = LLMROOF_BOUND_COMPUTE;
-    for (int i = 1; i < 3; i++)
-        if (dst->bound_s[i] > dst->bound_s[best])
-            best = (enum llmroof_bound)i;
-    dst->bound = best;
+    passes_add(dst, sp, src, w);
+    dst->bound = roofline_largest_bound(dst->bound_s);
 }
 
 /* B whole prompts of P tokens in one pass, with every token's logits where the engine computes
@@ -303,9 +297,10 @@ static void add_pass(const struct llmroof_setup *s, const struct roofline_prep *
  * half of it at P = 8U). llama.cpp packs the end of one prompt with the start of the next; taking
  * each prompt alone costs at most B - 1 passes' fixed costs more. Every pass reads the weights
  * and pays the step's fixed costs; the LM head runs in the prompt's last pass alone (llama.cpp
- * computes outputs only where logits are asked since March 2024, PR #6122). Layouts with data-parallel attention or pipeline stages (llama.cpp's layer split
- * over GPUs) keep the single pass: their micro-batches are costed elsewhere (the bubble). A draft
- * model's prefill is one pass too. */
+ * computes outputs only where logits are asked since March 2024, PR #6122). Layouts with
+ * data-parallel attention or pipeline stages (llama.cpp's layer split over GPUs) keep the single
+ * pass: their micro-batches are costed elsewhere (the bubble). A draft model's prefill is one
+ * pass too. */
 static void prefill_in_passes(const struct llmroof_setup *s, const struct roofline_prep *rp,
                               const struct llmroof_shard *sh, double B, double P, double U,
                               struct llmroof_oplist *ops, struct llmroof_phase *ph, struct estimate_split *sp)
@@ -353,17 +348,6 @@ static struct llmroof_batch step_batch(double B, double c, double v)
 }
 
 
-/* Adds n passes of p to the drafter's totals (no per-operator entries) and its columns. */
-static void draft_add(struct llmroof_phase *acc, struct estimate_split *sp, const struct llmroof_phase *p, double n)
-{
-    const struct estimate_split x = estimate_phase_split(p);
-    sp->kernel_s += n * x.kernel_s;
-    sp->overlapped_s += n * x.overlapped_s;
-    sp->comm_exposed_s += n * x.comm_exposed_s;
-    phase_totals_add(acc, p, n);
-    acc->a2a_overlap = acc->a2a_overlap || p->a2a_overlap;
-}
-
 /* The drafter's passes of one step over B sequences at context c, as the simulator costs them
  * (serve/sim_sched.c gpu_time): a draft model k passes of one token per sequence (a tree's later
  * passes topk), at the setup's efficiencies; an EAGLE head or MTP module k draft steps
@@ -387,35 +371,31 @@ static int draft_cost(const struct llmroof_setup *s, const struct llmroof_effs *
             return rc;
         ops_build(sp->draft, &dsh, &s->dt, &first, &ops);
         roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &ops, &p);
-        draft_add(out, split, &p, 1.0);
+        passes_add(out, split, &p, 1.0);
         if (sp->steps > 1) {
             ops_build(sp->draft, &dsh, &s->dt, &later, &ops);
             roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &ops, &p);
-            draft_add(out, split, &p, (double)(sp->steps - 1));
+            passes_add(out, split, &p, (double)(sp->steps - 1));
         }
         break;
     }
     case LLMROOF_DRAFTER_HEAD:
         ops_build_draft(s->model, sh, &s->dt, &first, 0, &ops);
         roofline_eval(s->gpu, s->dt.act, heff, s->tp, &ops, &p);
-        draft_add(out, split, &p, 1.0);
+        passes_add(out, split, &p, 1.0);
         if (sp->steps > 1) {
             ops_build_draft(s->model, sh, &s->dt, &later, 0, &ops);
             roofline_eval(s->gpu, s->dt.act, heff, s->tp, &ops, &p);
-            draft_add(out, split, &p, (double)(sp->steps - 1));
+            passes_add(out, split, &p, (double)(sp->steps - 1));
         }
         break;
     case LLMROOF_DRAFTER_MEDUSA:
         ops_build_draft(s->model, sh, &s->dt, &first, sp->steps, &ops);
         roofline_eval(s->gpu, s->dt.act, heff, s->tp, &ops, &p);
-        draft_add(out, split, &p, 1.0);
+        passes_add(out, split, &p, 1.0);
         break;
     }
-    enum llmroof_bound best = LLMROOF_BOUND_COMPUTE;
-    for (int i = 1; i < 3; i++)
-        if (out->bound_s[i] > out->bound_s[best])
-            best = (enum llmroof_bound)i;
-    out->bound = best;
+    out->bound = roofline_largest_bound(out->bound_s);
     return LLMROOF_OK;
 }
 

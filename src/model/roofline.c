@@ -192,11 +192,16 @@ void roofline_total(struct llmroof_phase *p)
     p->bound_s[0] = b[0];
     p->bound_s[1] = b[1];
     p->bound_s[2] = b[2];
+    p->bound = roofline_largest_bound(p->bound_s);
+}
+
+enum llmroof_bound roofline_largest_bound(const double bound_s[3])
+{
     enum llmroof_bound best = LLMROOF_BOUND_COMPUTE;
     for (int i = 1; i < 3; i++)
-        if (b[i] > b[best])
+        if (bound_s[i] > bound_s[best])
             best = (enum llmroof_bound)i;
-    p->bound = best;
+    return best;
 }
 
 void roofline_prepare(const struct llmroof_gpu *g, enum llmroof_dtype act, const struct llmroof_effs *eff, int tp,

@@ -169,6 +169,10 @@ struct llmroof_phase {
     enum llmroof_bound bound; /* category with the largest bound_s */
 };
 
+/* The bound whose summed operator time (bound_s, indexed by enum llmroof_bound) is largest;
+ * compute on a tie. */
+enum llmroof_bound roofline_largest_bound(const double bound_s[3]);
+
 /* Fails (EINPUT) when the GPU has no peak for the compute dtype. */
 int roofline_check(const struct llmroof_gpu *g, enum llmroof_dtype act, struct llmroof_err *err);
 

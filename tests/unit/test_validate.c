@@ -259,6 +259,28 @@ static void calibrate_recovers_known_efficiencies(void **state)
     catalog_free(&cat);
 }
 
+/* A synthetic row: Llama-2-7B fp16 under gpt-fast on an A100 SXM, "measured" as the `truth`
+ * engine predicts it, times `slow`. */
+static void gpt_fast_case(struct llmroof_catalog *cat, const struct llmroof_engine *truth, long b, long p, long o,
+                          enum val_metric k, double slow, struct val_row *row, struct val_case *c)
+{
+    c->row = row;
+    c->mapped = true;
+    c->model = model(cat, "llama-2-7b");
+    c->gpu = gpu(cat, "a100-sxm4-80gb");
+    c->engine = shipped_engine(cat, "gpt-fast");
+    c->tp = 1;
+    c->dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
+    c->batch = b;
+    c->prompt = p;
+    c->output = o;
+    c->metric = k;
+    c->measured = 1;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(val_predict(c, c->gpu, truth, &err), 0);
+    c->measured = c->predicted * slow;
+}
+
 /* first_token_s is fitted only from rows that measure a first token. Synthetic rows of a
  * "truth" engine (gpt-fast with 50 ms per first token) on an A100: with end-to-end rows alone the
  * fit leaves first_token_s at its prior (0 here), since an e2e time sums it with the per-step
@@ -279,24 +301,8 @@ static void first_token_s_is_fitted_only_from_first_token_rows(void **state)
     struct val_row rows[N];
     memset(cases, 0, sizeof cases);
     memset(rows, 0, sizeof rows);
-    for (int i = 0; i < N; i++) {
-        struct val_case *c = &cases[i];
-        c->row = &rows[i];
-        c->mapped = true;
-        c->model = model(&cat, "llama-2-7b");
-        c->gpu = gpu(&cat, "a100-sxm4-80gb");
-        c->engine = shipped_engine(&cat, "gpt-fast");
-        c->tp = 1;
-        c->dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
-        c->batch = spec[i].b;
-        c->prompt = spec[i].p;
-        c->output = spec[i].o;
-        c->metric = spec[i].k;
-        c->measured = 1;
-        struct llmroof_err err = { 0 };
-        assert_int_equal(val_predict(c, c->gpu, &truth, &err), 0);
-        c->measured = c->predicted;
-    }
+    for (int i = 0; i < N; i++)
+        gpt_fast_case(&cat, &truth, spec[i].b, spec[i].p, spec[i].o, spec[i].k, 1.0, &rows[i], &cases[i]);
     bool train[N] = { true, true, true, false, false };
     struct llmroof_gpu g = *gpu(&cat, "a100-sxm4-80gb");
     struct llmroof_engine e = *shipped_engine(&cat, "gpt-fast");
@@ -342,24 +348,8 @@ static void compute_scale_is_fitted_only_from_prefill_rows(void **state)
     struct val_row rows[N];
     memset(cases, 0, sizeof cases);
     memset(rows, 0, sizeof rows);
-    for (int i = 0; i < N; i++) {
-        struct val_case *c = &cases[i];
-        c->row = &rows[i];
-        c->mapped = true;
-        c->model = model(&cat, "llama-2-7b");
-        c->gpu = gpu(&cat, "a100-sxm4-80gb");
-        c->engine = shipped_engine(&cat, "gpt-fast");
-        c->tp = 1;
-        c->dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
-        c->batch = spec[i].b;
-        c->prompt = spec[i].p;
-        c->output = spec[i].o;
-        c->metric = spec[i].k;
-        c->measured = 1;
-        struct llmroof_err err = { 0 };
-        assert_int_equal(val_predict(c, c->gpu, &truth, &err), 0);
-        c->measured = c->predicted * spec[i].slow;
-    }
+    for (int i = 0; i < N; i++)
+        gpt_fast_case(&cat, &truth, spec[i].b, spec[i].p, spec[i].o, spec[i].k, spec[i].slow, &rows[i], &cases[i]);
     bool train[N] = { true, true, true, false, false };
     struct llmroof_gpu g = *gpu(&cat, "a100-sxm4-80gb");
     struct llmroof_engine e = *shipped_engine(&cat, "gpt-fast");
