@@ -393,7 +393,7 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
     table_col(&t, "comm_MB", 3);
     phase_row(&t, "prefill", &e.prefill, &e.prefill_split, hidden_col);
     if (e.decode_steps > 0)
-        phase_row(&t, e.has_spec ? "verify_step_mean" : "decode_step_mean", &e.decode, NULL, hidden_col);
+        phase_row(&t, e.has_spec ? "verify_step_mean" : "decode_step_mean", &e.decode, &e.decode_split, hidden_col);
     if (e.decode_steps > 0 && e.has_spec)
         phase_row(&t, "draft_step_mean", &e.draft, &e.draft_split, hidden_col);
     if (c->format != TABLE_CSV)

@@ -296,9 +296,9 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
         kv(t, "dequant_min_tokens", "-", "weight-only formats dequantized inside the GEMM");
     kvb(t, "logits_all_tokens", e->logits_all_tokens, "a prompt's LM head runs over every token, not the last");
     if (e->prompt_ubatch_tokens > 0)
-        kvn(t, "prompt_ubatch_tokens", "%.0f", e->prompt_ubatch_tokens, "a prompt runs in forward passes of at most this many tokens");
+        kvn(t, "prompt_ubatch_tokens", "%.0f", e->prompt_ubatch_tokens, "a batch runs in forward passes of at most this many tokens");
     else
-        kv(t, "prompt_ubatch_tokens", "-", "a prompt runs in one forward pass");
+        kv(t, "prompt_ubatch_tokens", "-", "a batch runs in one forward pass");
     if (e->mmq_share > 0)
         kvn(t, "mmq_share", "%.3f", e->mmq_share,
             "x the int8 peak: weight-only GEMMs above 8 tokens on int8 tensor cores (llama.cpp MMQ)");

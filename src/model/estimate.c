@@ -399,6 +399,40 @@ static int draft_cost(const struct llmroof_setup *s, const struct llmroof_effs *
     return LLMROOF_OK;
 }
 
+/* The decode step of an engine that evaluates at most U tokens per forward pass (llama.cpp's
+ * n_ubatch; prefill_in_passes for the prompt) over B > U sequences: llama_decode splits the batch
+ * into floor(B / U) passes of U sequences and one of the rest, each reading the weights and paying
+ * the step's fixed costs; in a static batch every sequence is at the same context, so each pass is
+ * a decode step of its own sequences (the simulator's passes_time splits its iterations alike).
+ * `out` holds the request's estimate; its decode phase, operators, columns and step become the
+ * passes' sums. */
+static int decode_in_passes(const struct llmroof_setup *s, const struct llmroof_request *r, double U,
+                            struct llmroof_estimate *out, struct llmroof_err *err)
+{
+    const double full = floor((double)r->batch / U), rest = (double)r->batch - full * U;
+    struct llmroof_estimate part;
+    memset(&out->decode, 0, sizeof out->decode);
+    out->decode_split = (struct estimate_split){ 0.0, 0.0, 0.0 };
+    bool first = true;
+    for (int k = 0; k < 2; k++) {
+        const struct llmroof_request pr = { k == 0 ? (long)U : (long)rest, r->prompt, r->output };
+        if (pr.batch < 1)
+            continue;
+        const int rc = estimate_run(s, &pr, &part, err);
+        if (rc)
+            return rc;
+        if (first) {
+            out->decode_ops = part.decode_ops;
+            for (int j = 0; j < LLMROOF_OP_COUNT; j++)
+                out->decode_ops.op[j].flops = out->decode_ops.op[j].bytes = out->decode_ops.op[j].comm_bytes = 0.0;
+            first = false;
+        }
+        phase_add(&out->decode, &out->decode_ops, &out->decode_split, &part.decode, &part.decode_ops,
+                  k == 0 ? full : 1.0);
+    }
+    return LLMROOF_OK;
+}
+
 static int spec_check(const struct llmroof_spec_decode *sp, struct llmroof_err *err)
 {
     if (sp->steps < 1 || sp->steps > 64)
@@ -616,6 +650,10 @@ int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_reques
         }
         roofline_total(&out->decode);
         bound_exposed(&out->decode);
+        out->decode_split = estimate_phase_split(&out->decode);
+        if (U > 0 && Ball > U && !spec && rep == 1 && out->shard.pp <= 1 &&
+            (rc = decode_in_passes(s, r, U, out, err)))
+            return rc;
         out->step_s = out->decode.time_s;
         if (spec) {
             /* a head's passes run on every attention replica: the busiest's sequences, times the
@@ -630,6 +668,7 @@ int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_reques
     } else {
         memset(&out->decode_ops, 0, sizeof out->decode_ops);
         memset(&out->decode, 0, sizeof out->decode);
+        out->decode_split = (struct estimate_split){ 0.0, 0.0, 0.0 };
     }
     out->e2e_s = out->ttft_s + out->decode_steps * out->tpot_s;
     out->output_tok_s = Ball * O / out->e2e_s;

@@ -80,6 +80,8 @@ struct llmroof_estimate {
     struct estimate_split prefill_split; /* its columns: estimate_phase_split of the one pass, or of each
                                             of the prompt's passes summed (prompt_ubatch_tokens) */
     struct llmroof_phase decode;       /* mean decode step (zero when output == 1) */
+    struct estimate_split decode_split; /* its columns: estimate_phase_split of the step, or of each of
+                                           its passes summed (more sequences than prompt_ubatch_tokens) */
     /* In both phases bound_s[LLMROOF_BOUND_COMM] and bound count only the communication that
      * two-batch overlap leaves exposed (comm-bound time - hidden_s): an all-to-all hidden under
      * the other micro-batch's work does not bound the step. */

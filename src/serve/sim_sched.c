@@ -916,8 +916,78 @@ static struct llmroof_batch busiest_draft(const struct engine *e, const struct l
                                    dec1->few_pairs * f,  dec1->few_keys * f,  dec1->extra_logits * f };
 }
 
+/* b's sums times f (a share of its tokens, at its mean context). */
+static struct llmroof_batch batch_share(const struct llmroof_batch *b, double f)
+{
+    return (struct llmroof_batch){ b->tokens * f,     b->seqs * f,      b->attn_pairs * f,
+                                   b->kv_read_tokens * f, b->few_tokens * f, b->few_seqs * f,
+                                   b->few_pairs * f,  b->few_keys * f,  b->extra_logits * f };
+}
+
+/* An engine that evaluates at most U tokens per forward pass (the profile's prompt_ubatch_tokens:
+ * llama.cpp's n_ubatch, 512; llama_decode splits a larger batch since PR #6017, and before it the
+ * server fed llama_decode n_batch = 512 tokens at a time) runs an iteration of T > U tokens as
+ * ceil(T / U) passes, each reading the weights and paying the step's fixed costs: estimate's rule
+ * for a prompt (estimate.c prefill_in_passes), here for every iteration. The server puts each
+ * generating slot's token before the prompts' tokens, so the decodes fill the first passes. A
+ * pass boundary cuts the token stream without changing what a token attends to: the pass holding
+ * tokens i..j of a prompt chunk attends to the keys before i, so the iteration's attention pairs
+ * and keys are the unsplit ones, spread over its passes. With one prompt chunk in the iteration its
+ * pieces are exact (its length and context from the sums; only its last piece computes logits, the
+ * LM head skipped before it as llama.cpp does since PR #6122); several prompts, and the decodes, go
+ * to the passes in proportion to their tokens (each share at the part's mean context). An engine
+ * that projects every prompt token onto the vocabulary (logits_all_tokens: llama.cpp before
+ * PR #6122) does so in each pass, even one that fits whole. */
+static double passes_time(const struct engine *e, const struct iter *it, double U)
+{
+    const struct llmroof_batch pre = prefill_part(it);
+    const double Td = it->dec.tokens, Tp = pre.tokens, T = Td + Tp;
+    const bool one = it->prefill_seqs == 1;
+    const double ctx = one ? pre.kv_read_tokens - Tp : 0.0; /* the one chunk's keys before it */
+    double t = 0.0;
+    for (double lo = 0.0; lo < T; lo += U) {
+        const double hi = fmin(lo + U, T);
+        const double nd = fmax(0.0, fmin(hi, Td) - lo); /* decodes in this pass */
+        const double np = (hi - lo) - nd;                /* prompt tokens in it */
+        struct iter p;
+        memset(&p, 0, sizeof p);
+        if (nd > 0) {
+            p.dec = batch_share(&it->dec, nd / Td);
+            p.decode_seqs = 1;
+        }
+        struct llmroof_batch q = { 0 };
+        if (np > 0) {
+            if (one) {
+                iter_batch_add(&q, np, ctx + fmax(0.0, lo - Td)); /* after the prompt tokens before this pass */
+                q.extra_logits = hi < T ? -1.0 : pre.extra_logits;
+            } else {
+                q = batch_share(&pre, np / Tp);
+            }
+            if (e->setup.eff.logits_all_tokens)
+                q.extra_logits = q.tokens - q.seqs;
+            p.prefill_seqs = 1;
+        }
+        p.b = batch_share(&p.dec, 1.0);
+        p.b.tokens += q.tokens;
+        p.b.seqs += q.seqs;
+        p.b.attn_pairs += q.attn_pairs;
+        p.b.kv_read_tokens += q.kv_read_tokens;
+        p.b.few_tokens += q.few_tokens;
+        p.b.few_seqs += q.few_seqs;
+        p.b.few_pairs += q.few_pairs;
+        p.b.few_keys += q.few_keys;
+        p.b.extra_logits += q.extra_logits;
+        t += mixed_time(e, &p);
+    }
+    return t;
+}
+
 static double gpu_time(const struct runner *r, const struct engine *e, const struct iter *it)
 {
+    const double U = e->setup.eff.prompt_ubatch_tokens;
+    if (U > 0 && !e->rb && !drafts_prompts(r, e) && e->setup.layout.pp <= 1 &&
+        (it->b.tokens > U || (it->prefill_seqs > 0 && e->setup.eff.logits_all_tokens)))
+        return passes_time(e, it, U);
     if (!e->rb && !spec_on(r, e) && it->prefill_seqs == 0)
         return decode_time(r, e, it);
     if (!e->rb && !drafts_prompts(r, e) && e->attn.ok && r->mixc && !r->mixc->off)

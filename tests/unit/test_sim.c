@@ -113,6 +113,96 @@ static void first_token_from_a_decode_step(void **state)
     catalog_free(&cat);
 }
 
+/* llama.cpp evaluates at most n_ubatch = 512 tokens a forward pass (the profile's
+ * prompt_ubatch_tokens). One 1,300-token prompt alone: the simulator's prefill iteration is three
+ * passes, 512 tokens after 0, 512 after 512 (no LM head in either: no logits asked there) and 276
+ * after 1,024, which is estimate's TTFT; 600 decoding sequences are a pass of 512 and one of 88. */
+static void llama_cpp_iterations_run_in_passes_as_estimate_does(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_engine *en = shipped_engine(&cat, "llama.cpp-2024-06");
+    struct workload w = { WORKLOAD_FIXED, 1300, 64, NULL, 0 };
+    struct sim_config c = engine_config(&cat, "llama-3-8b", "rtx-4090", en, &w);
+    assert_true(c.setup.eff.prompt_ubatch_tokens == 512.0);
+    c.concurrency = 1;
+    c.requests = 1;
+    c.max_batched_tokens = 2048; /* the prompt in one iteration (llama-server's n_batch) */
+    struct sim_result r;
+    run(&c, &r);
+    struct llmroof_request req = { 1, 1300, 64 };
+    struct llmroof_estimate e;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(estimate_run(&c.setup, &req, &e, &err), 0);
+    assert_rel_close(r.ttft.mean, e.ttft_s, 1e-12);
+    assert_rel_close(r.e2e.mean, e.e2e_s, 1e-9);
+    /* the three passes by hand: batch_add's sums, logits only in the last */
+    struct llmroof_shard sh;
+    ops_shard(c.setup.model, 1, &sh, NULL);
+    struct llmroof_batch p1 = { 0 }, p2 = { 0 }, p3 = { 0 }, whole = { 0 };
+    batch_add(&p1, 512, 0);
+    batch_add(&p2, 512, 512);
+    batch_add(&p3, 276, 1024);
+    batch_add(&whole, 1300, 0);
+    p1.extra_logits = p2.extra_logits = -1.0;
+    const double three = sim_step_time(&c.setup, &sh, &p1) + sim_step_time(&c.setup, &sh, &p2) +
+                         sim_step_time(&c.setup, &sh, &p3);
+    assert_rel_close(r.ttft.mean - c.setup.eff.first_token_s, three, 1e-12);
+    /* and not one pass: each pass reads the weights again, while the eager score matrix (keys x
+     * the pass's tokens) shrinks from 1,300 x 1,300 to 512 x 512 + 1,024 x 512 + 1,300 x 276 */
+    assert_true(fabs(three - sim_step_time(&c.setup, &sh, &whole)) > 1e-3 * three);
+    sim_result_free(&r);
+
+    /* decodes: 600 sequences at 13 keys, a pass of 512 and one of 88 in both tools */
+    struct workload w2 = { WORKLOAD_FIXED, 4, 16, NULL, 0 };
+    c.workload = &w2;
+    c.concurrency = 600;
+    c.requests = 600;
+    c.think_min_s = c.think_max_s = 0.0;
+    c.max_seqs = 1024;
+    c.max_batched_tokens = 4096; /* the 600 prompts (2,400 tokens) in the first iteration */
+    c.record_iterations = true;
+    run(&c, &r);
+    const struct llmroof_batch d600 = batch_decode(600, 13), d512 = batch_decode(512, 13), d88 = batch_decode(88, 13);
+    const double split = sim_step_time(&c.setup, &sh, &d512) + sim_step_time(&c.setup, &sh, &d88);
+    /* the prompts, then decode iterations at 5, 6, ... keys: the 9th decode holds 13 */
+    assert_true(r.iterations >= 10);
+    assert_int_equal(r.iters[0].prefill_seqs, 600);
+    assert_int_equal(r.iters[9].decode_seqs, 600);
+    assert_rel_close(r.iters[9].dur_s, split, 1e-12);
+    assert_true(split > sim_step_time(&c.setup, &sh, &d600)); /* the second pass's weights and fixed costs */
+    struct llmroof_request big = { 600, 4, 16 }, b512 = { 512, 4, 16 }, b88 = { 88, 4, 16 };
+    struct llmroof_estimate e600, e512, e88;
+    assert_int_equal(estimate_run(&c.setup, &big, &e600, &err), 0);
+    assert_int_equal(estimate_run(&c.setup, &b512, &e512, &err), 0);
+    assert_int_equal(estimate_run(&c.setup, &b88, &e88, &err), 0);
+    assert_rel_close(e600.tpot_s, e512.tpot_s + e88.tpot_s, 1e-12);
+    assert_rel_close(e600.decode.flops, e512.decode.flops + e88.decode.flops, 1e-12);
+    sim_result_free(&r);
+
+    /* llama.cpp before PR #6122 projects every prompt token onto the vocabulary, in a pass that
+     * fits whole too: 494 tokens, 494 logits rows in both tools (493 more than one) */
+    const struct llmroof_engine *old = shipped_engine(&cat, "llama.cpp-2023-12");
+    struct workload w3 = { WORKLOAD_FIXED, 494, 8, NULL, 0 };
+    struct sim_config c3 = engine_config(&cat, "llama-2-7b", "rtx-4090", old, &w3);
+    assert_true(c3.setup.eff.logits_all_tokens);
+    c3.concurrency = 1;
+    c3.requests = 1;
+    run(&c3, &r);
+    struct llmroof_request q3 = { 1, 494, 8 };
+    assert_int_equal(estimate_run(&c3.setup, &q3, &e, &err), 0);
+    assert_rel_close(r.ttft.mean, e.ttft_s, 1e-12);
+    struct llmroof_shard sh3;
+    ops_shard(c3.setup.model, 1, &sh3, NULL);
+    struct llmroof_batch one = batch_prefill(1, 494), all = one;
+    all.extra_logits = 493.0;
+    assert_rel_close(r.ttft.mean - c3.setup.eff.first_token_s, sim_step_time(&c3.setup, &sh3, &all), 1e-12);
+    assert_true(sim_step_time(&c3.setup, &sh3, &all) > sim_step_time(&c3.setup, &sh3, &one));
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
 static void pure_and_mixed_iterations_cost_what_estimate_says(void **state)
 {
     struct llmroof_catalog cat;
@@ -2839,6 +2929,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(one_request_alone_reproduces_estimate),
+        cmocka_unit_test(llama_cpp_iterations_run_in_passes_as_estimate_does),
         cmocka_unit_test(a_decode_step_retimed_at_another_context_is_exact),
         cmocka_unit_test(varlen_fa2_decodes_beside_a_chunk_read_kv_per_query_head),
         cmocka_unit_test(lazy_decode_matches_the_per_sequence_scheduler),
