@@ -69,8 +69,12 @@ function applyURL() {
       if (!el.name || !q.has(el.name)) continue;
       const v = q.get(el.name);
       if (el.type === 'checkbox') el.checked = v === '1';
-      else if (el.tagName === 'SELECT' && ![...el.options].some((o) => o.value === v)) continue;
-      else el.value = v;
+      else if (el.tagName === 'SELECT') {
+        // an id, or one of its aliases as the CLI takes them (gpu=h100 is h100-sxm5-80gb)
+        const o = [...el.options].find((x) => x.value === v) ||
+          [...el.options].find((x) => (x.dataset.aliases || '').split(/[\s,]+/).includes(v));
+        if (o) el.value = o.value;
+      } else el.value = v;
     }
 }
 
@@ -267,6 +271,7 @@ function fillSelect(sel, items, label) {
   for (const it of items) {
     const o = document.createElement('option');
     o.value = it.id;
+    if (it.aliases) o.dataset.aliases = Array.isArray(it.aliases) ? it.aliases.join(',') : it.aliases;
     o.textContent = label(it);
     sel.appendChild(o);
   }

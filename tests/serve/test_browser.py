@@ -144,9 +144,13 @@ def main():
     failures = []
     br = Browser(exe)
     try:
-        gpu = "h100-sxm5-80gb"
-        br.call("Page.navigate", {"url": url + "?model=llama-3.1-8b&gpu=" + gpu + "&batch=8&prompt=512&output=256"})
+        gpu = "h200-sxm-141gb"
+        # the link names the GPU by its alias, as the CLI's -g h200 does: the page resolves it (the
+        # page's default GPU is the H100, so an alias left unresolved shows here)
+        br.call("Page.navigate", {"url": url + "?model=llama-3.1-8b&gpu=h200&batch=8&prompt=512&output=256"})
         br.wait("document.body && document.body.dataset.ready === 'estimate'")
+        if br.js("document.getElementById('gpu').value") != gpu:
+            failures.append("gpu=h200 in the URL selected %r, not %s" % (br.js("document.getElementById('gpu').value"), gpu))
         check_estimate(br, bin_, "llama-3.1-8b", gpu, failures)
 
         # change the model as a person does: pick it in the <select>, which fires 'change'
