@@ -703,6 +703,7 @@ static void sim_json_serving(cJSON *o, const struct sim_config *c, const struct 
         cJSON_AddNumberToObject(x, "completed_rate_qps", r->sustained_rate_qps);
         cJSON_AddNumberToObject(x, "queue_growth_per_s", r->queue_growth_per_s);
         cJSON_AddNumberToObject(x, "window_lives", r->window_lives);
+        cJSON_AddNumberToObject(x, "window_busy_share", r->window_busy_share);
         cJSON_AddBoolToObject(x, "overloaded", r->overloaded);
     }
     if (r->has_slo) {

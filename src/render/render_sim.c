@@ -257,12 +257,15 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
         q(&t, "offered_rate", r->offered_rate_qps, "requests/s arriving (second half of the arrivals)");
         q(&t, "completed_rate", r->sustained_rate_qps, "requests/s completed over the same window");
         q(&t, "queue_growth", r->queue_growth_per_s, "requests/s added to the system over that window");
+        q(&t, "window_busy", r->window_busy_share, "share of that window the busiest pool computed");
         table_row(&t);
         table_str(&t, "overloaded");
         table_str(&t, r->overloaded ? "yes" : "no");
         table_str(&t, !r->overloaded             ? "the server keeps up"
                       : r->overloaded_by_bound ? "offered above the steady-state service bound (a longer run's queue grows)"
-                                               : "completed < 90% of offered and the queue grows");
+                      : r->may_be_filling      ? "completed < 90% of offered over fewer than 3 request lives: overloaded "
+                                                 "or still filling (see the warning)"
+                                               : "completed < 90% of offered, the queue grows, the server never pauses");
     }
     if (r->has_slo) {
         char unit[96];

@@ -663,6 +663,8 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
     e->wbatch += (double)it.nsched * dt;
     e->wkv += (double)(e->total_blocks - e->free_blocks) / (double)e->total_blocks * dt;
     e->st.busy_s += dt;
+    if (r->win1_s > r->win0_s) /* the part of this iteration inside the overload window */
+        e->win_busy_s += fmax(0.0, fmin(e->now + dt, r->win1_s) - fmax(e->now, r->win0_s));
     if (it.nsched > e->st.max_batch)
         e->st.max_batch = it.nsched;
     e->now += dt;
@@ -1012,6 +1014,19 @@ static void create_arrivals(struct runner *r)
         }
         for (long id = 0; !r->in_order && id < r->nreq; id++)
             sim_push_arrival(r, id, 0);
+    }
+    if (c->mode == SIM_RATE || c->mode == SIM_TRACE) {
+        /* an open loop's arrivals are all known now: the window overload is judged over (the
+         * second half of their span) is too, so each instance can time its work inside it */
+        double a0 = INFINITY, a1 = -INFINITY;
+        for (long i = 0; i < r->created; i++) {
+            a0 = fmin(a0, r->R[i].arrival_s);
+            a1 = fmax(a1, r->R[i].arrival_s);
+        }
+        if (a1 > a0) {
+            r->win0_s = (a0 + a1) / 2;
+            r->win1_s = a1;
+        }
     }
 }
 

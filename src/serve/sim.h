@@ -345,6 +345,8 @@ struct sim_result {
     double capacity_qps;                   /* steady-state service rate bound of the cluster (0: not bounded) */
     double steady_rate_qps;                /* the rate compared with it: the stated rate of a Poisson run,
                                               the window's arrivals of a trace */
+    double window_busy_share;              /* the busiest pool's iteration time in that window over its
+                                              instances x the window: an overloaded server never pauses */
     double window_lives;                   /* the window's length over the mean life (arrival to last token)
                                               of a completed request: below 3, a server still filling its batch
                                               shows the same growing queue as an overloaded one */
@@ -352,8 +354,9 @@ struct sim_result {
                                               growing queue of requests waiting for their first iteration */
     long requests_to_settle;               /* with may_be_filling: the requests whose window spans 3 mean lives
                                               at the drawn rate, 6 x offered x life (window = n / (2 rate)) */
-    bool overloaded;                       /* sustained < 90% of offered and the waiting queue grows,
-                                              or offered > capacity_qps */
+    bool overloaded;                       /* sustained < 90% of offered, the system grows and the busiest
+                                              pool computed through >= 90% of the window, or offered >
+                                              capacity_qps */
     bool overloaded_by_bound;              /* overloaded by offered > capacity_qps alone: the run is too
                                               short to show the queue that would grow */
     /* SLOs (when given) */

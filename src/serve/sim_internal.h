@@ -228,6 +228,8 @@ struct engine {
                                     (memory's kv_bytes_per_token_per_gpu: replicated latents and
                                     KV heads included), what a hand-over moves per receiving GPU */
     long load;                   /* assigned and unfinished requests (least-loaded routing) */
+    double win_busy_s;           /* open loop: its iterations' time within the overload window
+                                    (runner win0_s..win1_s) */
     struct pgroup *pg;           /* prefix cache per group; NULL when caching is off */
     struct llmroof_setup draft;  /* SIM_SPEC_DRAFT: the draft model on the same GPUs */
     struct llmroof_shard dsh;
@@ -342,6 +344,8 @@ struct runner {
     struct llmroof_rng rng;      /* lengths, think times, arrivals, prefix groups */
     struct llmroof_rng spec_rng; /* speculative acceptance: its own stream, so lengths stay the same */
     long created, done;
+    double win0_s, win1_s;       /* open loop: the second half of the arrival window, where overload
+                                    is judged (sim_stats.c overload_metrics); equal: none */
     long rr[2];                  /* round-robin counters per pool */
     long cached_len;             /* prefix tokens the cache can serve: whole blocks only */
     double spec_emitted, spec_steps;

@@ -1079,6 +1079,35 @@ static void a_run_shorter_than_a_request_is_not_overload(void **state)
     catalog_free(&cat);
 }
 
+/* A server that idles is not behind, and a few requests in flight are not a queue. 8 requests
+ * of 512 + 64 tokens at 0.5/s (seed 4) on one H100 run one at a time: each lives about 0.5 s
+ * (64 decode steps of about 7 ms and a prefill), so the server computes some 3 s of the 20 s.
+ * The window's last arrival comes at its very end and cannot finish in it, so 3 of the 4
+ * arrivals complete (75% < 90%) and the system grows by one: judged by completions alone that
+ * was overload. Its busiest pool computed for well under 90% of the window, and one more request
+ * in the system is within 2 sqrt(0 + 1) = 2 of noise. */
+static void an_idle_server_with_a_request_in_flight_is_not_overload(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 512, 64, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, &w);
+    c.mode = SIM_RATE;
+    c.rate_qps = 0.5;
+    c.requests = 8;
+    c.seed = 4;
+    struct sim_result r;
+    run(&c, &r);
+    assert_true(r.window_lives >= 3.0);                           /* not a fill: a long window */
+    assert_true(r.sustained_rate_qps < 0.9 * r.offered_rate_qps); /* the old test's premise */
+    assert_true(r.queue_growth_per_s > 0);                        /* ... and its second */
+    assert_true(r.window_busy_share < 0.5);
+    assert_true(r.busy_s < 0.25 * r.duration_s);
+    assert_false(r.overloaded);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
 /* A Poisson run far below capacity whose window happened to draw more arrivals than the rate:
  * qwen2.5-14b on one H100, chat, 4 requests/s, 250 requests, seed 42. The second half of the
  * arrivals came at 4.83/s (125 arrivals: Poisson noise of about 1/sqrt(125) = 9%) and 4.33/s
@@ -2974,6 +3003,7 @@ int main(void)
         cmocka_unit_test(a_run_shorter_than_a_request_is_not_overload),
         cmocka_unit_test(overload_defeats_the_slo_and_names_a_short_window),
         cmocka_unit_test(a_short_run_beyond_the_service_rate_is_overload),
+        cmocka_unit_test(an_idle_server_with_a_request_in_flight_is_not_overload),
         cmocka_unit_test(poisson_noise_in_the_window_is_not_overload),
         cmocka_unit_test(goodput_counts_requests_within_the_limits),
         cmocka_unit_test(offline_queues_everything_at_time_zero),
