@@ -561,6 +561,7 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
     struct engine *e = &r->E[ei];
     struct iter it;
     memset(&it, 0, sizeof it);
+    it.pc = e->pcbuf;
     /* generate() has no token budget: a static batch takes max_seqs prompts whatever their
      * length (the configured budget sizes the activation workspace only) */
     it.budget = c->static_batching ? SIM_STATIC_MAX_PADDINGS : e->budget;
@@ -903,7 +904,11 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     e->handoff = (struct deque){ NULL, 0, 0, 0, NULL };
     if (c->prefix_cache && c->prefix_tokens > 0 && !(c->disaggregated && pool == 1))
         e->pg = calloc((size_t)c->prefix_groups, sizeof *e->pg);
-    if (!e->run || (c->prefix_cache && c->prefix_tokens > 0 && !(c->disaggregated && pool == 1) && !e->pg))
+    /* an engine that runs its batches in passes keeps each iteration's prompt chunks (one a sequence) */
+    if (s->eff.prompt_ubatch_tokens > 0 || s->eff.logits_all_tokens)
+        e->pcbuf = calloc((size_t)cap, sizeof *e->pcbuf);
+    if (!e->run || (c->prefix_cache && c->prefix_tokens > 0 && !(c->disaggregated && pool == 1) && !e->pg) ||
+        ((s->eff.prompt_ubatch_tokens > 0 || s->eff.logits_all_tokens) && !e->pcbuf))
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %ld requests", nreq);
     /* lazy decode (its comment above): decoders of one token a step that leave only when done */
     e->lazy = !c->per_sequence && !e->spec && !e->rb && !e->pg && !e->prefill_only && !c->prefill_first && !c->first_token_only &&
@@ -919,6 +924,7 @@ static void engines_free(struct runner *r)
         free(r->E[i].lz_cross);
         free(r->E[i].lz_fin);
         free(r->E[i].run);
+        free(r->E[i].pcbuf);
         free(r->E[i].waiting.v);
         free(r->E[i].handoff.v);
         free(r->E[i].pg);

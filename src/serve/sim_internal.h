@@ -228,6 +228,8 @@ struct engine {
                                     (memory's kv_bytes_per_token_per_gpu: replicated latents and
                                     KV heads included), what a hand-over moves per receiving GPU */
     long load;                   /* assigned and unfinished requests (least-loaded routing) */
+    struct pchunk *pcbuf;        /* max_run + 1 prompt chunks (struct iter's pc) where the engine
+                                    runs forward passes (prompt_ubatch_tokens or logits_all_tokens) */
     double win_busy_s;           /* open loop: its iterations' time within the overload window
                                     (runner win0_s..win1_s) */
     struct pgroup *pg;           /* prefix cache per group; NULL when caching is off */
@@ -363,8 +365,19 @@ struct runner {
 };
 
 /* What one iteration holds. */
+/* A prompt chunk of an iteration, for an engine that evaluates its batches in forward passes of
+ * at most prompt_ubatch_tokens (sim_sched.c passes_time): its tokens, the keys before it, and
+ * whether it ends its prompt (the only place llama.cpp asks for logits). */
+struct pchunk {
+    double n, past;
+    bool last;
+};
+
 struct iter {
     struct llmroof_batch b;      /* tokens, sequences, attention pairs, keys read */
+    struct pchunk *pc;           /* the prompt chunks in scheduling order (the engine's buffer), where
+                                    the engine runs passes; NULL: not kept */
+    long npc;
     struct llmroof_batch draft;  /* what the drafter's first pass holds (prefill chunks + one token per decode) */
     struct llmroof_batch dec1;   /* one token per decoding sequence: the drafter's later passes */
     struct llmroof_batch dec;    /* the decoding sequences' own work (attention costed apart from

@@ -267,6 +267,8 @@ static void schedule_running(struct runner *r, struct engine *e, struct iter *it
         rs->blocks += need;
         rs->chunk = chunk;
         add_to_iter(it, e->rb ? &e->rb[rep] : NULL, chunk, rs->computed, prefill, spec_on(r, e));
+        if (it->pc && prefill)
+            it->pc[it->npc++] = (struct pchunk){ (double)chunk, (double)rs->computed, rs->computed + chunk >= rs->target };
         if (e->rbud)
             e->rbud[rep] -= chunk;
         budget = it->budget;
@@ -614,6 +616,8 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
         if (!prefill && rs->decode_sched_s < 0)
             rs->decode_sched_s = now;
         add_to_iter(it, e->rb ? &e->rb[rep] : NULL, chunk, rs->computed, prefill, spec_on(r, e));
+        if (it->pc && prefill)
+            it->pc[it->npc++] = (struct pchunk){ (double)chunk, (double)rs->computed, rs->computed + chunk >= rs->target };
         if (e->rbud)
             e->rbud[rep] -= chunk;
         if (prefill && padded(c))
@@ -929,54 +933,57 @@ static struct llmroof_batch batch_share(const struct llmroof_batch *b, double f)
  * server fed llama_decode n_batch = 512 tokens at a time) runs an iteration of T > U tokens as
  * ceil(T / U) passes, each reading the weights and paying the step's fixed costs: estimate's rule
  * for a prompt (estimate.c prefill_in_passes), here for every iteration. The server puts each
- * generating slot's token before the prompts' tokens, so the decodes fill the first passes. A
- * pass boundary cuts the token stream without changing what a token attends to: the pass holding
- * tokens i..j of a prompt chunk attends to the keys before i, so the iteration's attention pairs
- * and keys are the unsplit ones, spread over its passes. With one prompt chunk in the iteration its
- * pieces are exact (its length and context from the sums; only its last piece computes logits, the
- * LM head skipped before it as llama.cpp does since PR #6122); several prompts, and the decodes, go
- * to the passes in proportion to their tokens (each share at the part's mean context). An engine
- * that projects every prompt token onto the vocabulary (logits_all_tokens: llama.cpp before
- * PR #6122) does so in each pass, even one that fits whole. */
+ * generating slot's token before the prompts' tokens, so the decodes fill the first passes (each
+ * pass's share of them at their mean context), then the prompt chunks in scheduling order, each cut
+ * where a pass ends: the piece of a chunk in a pass attends to the chunk's keys before it, so the
+ * iteration's attention pairs and keys are the unsplit ones, spread over the passes (eager
+ * attention's score matrix, keys x the pass's tokens, shrinks). llama.cpp asks for logits only at
+ * a prompt's last token (PR #6122 skips the others' LM head): a piece that does not end its prompt
+ * has no logits row; an engine that projects every prompt token (logits_all_tokens: llama.cpp before
+ * that PR) has one per token, in a pass that fits whole too. U <= 0: one pass. */
 static double passes_time(const struct engine *e, const struct iter *it, double U)
 {
-    const struct llmroof_batch pre = prefill_part(it);
-    const double Td = it->dec.tokens, Tp = pre.tokens, T = Td + Tp;
-    const bool one = it->prefill_seqs == 1;
-    const double ctx = one ? pre.kv_read_tokens - Tp : 0.0; /* the one chunk's keys before it */
+    const double Td = it->dec.tokens, T = Td + (it->b.tokens - it->dec.tokens);
+    if (!(U > 0))
+        U = T;
+    const bool all_logits = e->setup.eff.logits_all_tokens;
     double t = 0.0;
+    long k = 0;        /* the chunk being cut */
+    double done = 0.0; /* its tokens in earlier passes */
     for (double lo = 0.0; lo < T; lo += U) {
         const double hi = fmin(lo + U, T);
         const double nd = fmax(0.0, fmin(hi, Td) - lo); /* decodes in this pass */
-        const double np = (hi - lo) - nd;                /* prompt tokens in it */
         struct iter p;
         memset(&p, 0, sizeof p);
         if (nd > 0) {
             p.dec = batch_share(&it->dec, nd / Td);
             p.decode_seqs = 1;
         }
-        struct llmroof_batch q = { 0 };
-        if (np > 0) {
-            if (one) {
-                iter_batch_add(&q, np, ctx + fmax(0.0, lo - Td)); /* after the prompt tokens before this pass */
-                q.extra_logits = hi < T ? -1.0 : pre.extra_logits;
-            } else {
-                q = batch_share(&pre, np / Tp);
-            }
-            if (e->setup.eff.logits_all_tokens)
-                q.extra_logits = q.tokens - q.seqs;
+        p.b = p.dec;
+        for (double room = (hi - lo) - nd; room > 0 && k < it->npc;) {
+            const struct pchunk *ch = &it->pc[k];
+            const double piece = fmin(room, ch->n - done);
+            const bool ends = done + piece >= ch->n;
+            struct llmroof_batch q = { 0 };
+            iter_batch_add(&q, piece, ch->past + done);
+            q.extra_logits = all_logits ? q.tokens - 1.0 : ends && ch->last ? 0.0 : -1.0;
+            p.b.tokens += q.tokens;
+            p.b.seqs += q.seqs;
+            p.b.attn_pairs += q.attn_pairs;
+            p.b.kv_read_tokens += q.kv_read_tokens;
+            p.b.few_tokens += q.few_tokens;
+            p.b.few_seqs += q.few_seqs;
+            p.b.few_pairs += q.few_pairs;
+            p.b.few_keys += q.few_keys;
+            p.b.extra_logits += q.extra_logits;
             p.prefill_seqs = 1;
+            room -= piece;
+            done += piece;
+            if (ends) {
+                k++;
+                done = 0.0;
+            }
         }
-        p.b = batch_share(&p.dec, 1.0);
-        p.b.tokens += q.tokens;
-        p.b.seqs += q.seqs;
-        p.b.attn_pairs += q.attn_pairs;
-        p.b.kv_read_tokens += q.kv_read_tokens;
-        p.b.few_tokens += q.few_tokens;
-        p.b.few_seqs += q.few_seqs;
-        p.b.few_pairs += q.few_pairs;
-        p.b.few_keys += q.few_keys;
-        p.b.extra_logits += q.extra_logits;
         t += mixed_time(e, &p);
     }
     return t;
@@ -985,8 +992,8 @@ static double passes_time(const struct engine *e, const struct iter *it, double 
 static double gpu_time(const struct runner *r, const struct engine *e, const struct iter *it)
 {
     const double U = e->setup.eff.prompt_ubatch_tokens;
-    if (U > 0 && !e->rb && !drafts_prompts(r, e) && e->setup.layout.pp <= 1 &&
-        (it->b.tokens > U || (it->prefill_seqs > 0 && e->setup.eff.logits_all_tokens)))
+    if (it->pc && it->npc == it->prefill_seqs && !(it->pad_n > 0) && !e->rb && !drafts_prompts(r, e) && e->setup.layout.pp <= 1 &&
+        ((U > 0 && it->b.tokens > U) || (it->prefill_seqs > 0 && (U > 0 || e->setup.eff.logits_all_tokens))))
         return passes_time(e, it, U);
     if (!e->rb && !spec_on(r, e) && it->prefill_seqs == 0)
         return decode_time(r, e, it);

@@ -137,6 +137,16 @@ static void llama_cpp_iterations_run_in_passes_as_estimate_does(void **state)
     assert_int_equal(estimate_run(&c.setup, &req, &e, &err), 0);
     assert_rel_close(r.ttft.mean, e.ttft_s, 1e-12);
     assert_rel_close(r.e2e.mean, e.e2e_s, 1e-9);
+    /* iterations of 512 or 1,024 tokens cut the prompt where the passes do: the same passes, and
+     * no LM head where no prompt ends (llama.cpp asks for logits at a prompt's last token) */
+    for (long budget = 512; budget <= 1024; budget *= 2) {
+        struct sim_result rb;
+        c.max_batched_tokens = budget;
+        run(&c, &rb);
+        assert_rel_close(rb.ttft.mean, e.ttft_s, 1e-12);
+        sim_result_free(&rb);
+    }
+    c.max_batched_tokens = 2048;
     /* the three passes by hand: batch_add's sums, logits only in the last */
     struct llmroof_shard sh;
     ops_shard(c.setup.model, 1, &sh, NULL);
@@ -169,6 +179,12 @@ static void llama_cpp_iterations_run_in_passes_as_estimate_does(void **state)
     /* the prompts, then decode iterations at 5, 6, ... keys: the 9th decode holds 13 */
     assert_true(r.iterations >= 10);
     assert_int_equal(r.iters[0].prefill_seqs, 600);
+    /* the 600 four-token prompts: 2,400 tokens in passes of 128 prompts (4 x 512) and one of 88,
+     * as estimate packs them */
+    struct llmroof_request p600 = { 600, 4, 16 };
+    struct llmroof_estimate ep;
+    assert_int_equal(estimate_run(&c.setup, &p600, &ep, &err), 0);
+    assert_rel_close(r.iters[0].dur_s, ep.prefill.time_s, 1e-12);
     assert_int_equal(r.iters[9].decode_seqs, 600);
     assert_rel_close(r.iters[9].dur_s, split, 1e-12);
     assert_true(split > sim_step_time(&c.setup, &sh, &d600)); /* the second pass's weights and fixed costs */
