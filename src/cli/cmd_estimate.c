@@ -282,6 +282,17 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
                     roofline_step_overhead_s(&setup.eff, setup.tp) * 1e6);
         if (x.s.eff.engine)
             sbuf_printf(&c->out, "; engine %s (+%.1f ms to first token)", x.s.eff.engine->id, setup.eff.first_token_s * 1e3);
+        /* the engine's per-sequence CPU work each step (roofline_cpu_step_s): what grows with the batch */
+        if (setup.eff.cpu_seq_s + setup.eff.worker_seq_s > 0 || setup.eff.cpu_output_s > 0)
+            sbuf_printf(&c->out, "; CPU per sequence a step: scheduling %.0f us (%.0f%% beside the GPU), output %.0f us "
+                                 "(%.0f%%)",
+                        (setup.eff.cpu_seq_s + setup.eff.worker_seq_s *
+                                                   ((double)setup.tp * (setup.layout.pp > 1 ? setup.layout.pp : 1) > 1 ||
+                                                            setup.eff.ray_workers
+                                                        ? (double)setup.tp * (setup.layout.pp > 1 ? setup.layout.pp : 1)
+                                                        : 0.0)) *
+                            1e6,
+                        100.0 * setup.eff.cpu_overlap, setup.eff.cpu_output_s * 1e6, 100.0 * setup.eff.cpu_output_overlap);
         if (setup.eff.ray_engine)
             sbuf_append(&c->out, "; engine in a Ray actor (--engine-use-ray)");
         else if (setup.eff.ray_workers) /* the profile's: its step is a remote call at any TP */

@@ -516,6 +516,14 @@ int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_reques
     /* the engine's first-token overhead (tokenisation, admission, first sampling) adds to TTFT
      * but occupies no GPU time */
     out->ttft_s = out->prefill.time_s + out->pp_bubble_s + s->eff.first_token_s;
+    /* the engine's CPU work for the step's B sequences beside the prefill's GPU time (scheduling,
+     * the first token's output processing: roofline_cpu_step_s, the simulator's rule), through the
+     * engine's own API (no HTTP server) */
+    const double gpus = (double)s->tp * (out->shard.pp > 1 ? (double)out->shard.pp : 1.0);
+    const double workers = gpus > 1 || s->eff.ray_workers ? gpus : 0.0;
+    out->cpu_prefill_s = roofline_cpu_step_s(&s->eff, out->prefill.time_s, B, workers, false, 0.0, 0.0) -
+                         out->prefill.time_s;
+    out->ttft_s += out->cpu_prefill_s;
     if (s->eff.first_token_decode) {
         /* TurboMind prefills all but the last prompt token and samples the first token from a
          * decode step over it (LlamaBatch::contextDecode/Generate, docs/model.md section 5): one
@@ -663,12 +671,18 @@ int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_reques
                 return rc;
             out->step_s += out->draft.time_s;
         }
+        /* the engine's CPU work per step for its B sequences beside the GPU's (the simulator's
+         * sim_cpu_step_s: one rule); with speculation SGLang schedules between steps */
+        const double gpu_step = out->step_s;
+        out->step_s = roofline_cpu_step_s(&s->eff, gpu_step, B, workers, spec != NULL, 0.0, 0.0);
+        out->cpu_step_s = out->step_s - gpu_step;
         out->tpot_s = out->step_s / out->tokens_per_step;
         out->decode_tok_s = Ball / out->tpot_s;
     } else {
         memset(&out->decode_ops, 0, sizeof out->decode_ops);
         memset(&out->decode, 0, sizeof out->decode);
         out->decode_split = (struct estimate_split){ 0.0, 0.0, 0.0 };
+        out->cpu_step_s = 0.0;
     }
     out->e2e_s = out->ttft_s + out->decode_steps * out->tpot_s;
     out->output_tok_s = Ball * O / out->e2e_s;

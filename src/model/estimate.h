@@ -102,7 +102,11 @@ struct llmroof_estimate {
     struct llmroof_phase draft;        /* the drafter's passes of one step, summed (totals and bound;
                                           no per-operator entries), at the mean context */
     struct estimate_split draft_split; /* their columns (estimate_phase_split of each pass, summed) */
-    double step_s;                     /* one decode step: the target's pass (decode) + the drafter's */
+    double step_s;                     /* one decode step: the target's pass (decode) + the drafter's,
+                                          with the engine's CPU work beside them (cpu_step_s) */
+    double cpu_prefill_s;              /* TTFT added by the engine's per-sequence CPU work for the prefill
+                                          step (roofline_cpu_step_s less the GPU time), else 0 */
+    double cpu_step_s;                 /* the same for each decode step, in step_s */
     double tokens_per_step;            /* tokens per sequence per step: TPOT = step_s / tokens_per_step */
 };
 

@@ -124,6 +124,12 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
             e.mmq_share = en->mmq_share;
         e.custom_allreduce = en->custom_allreduce;
         e.first_token_decode = en->first_token_decode;
+        e.cpu_seq_s = en->cpu_seq_s;
+        e.cpu_overlap = en->cpu_overlap;
+        e.worker_seq_s = en->worker_seq_s;
+        e.cpu_output_s = en->cpu_output_s;
+        e.cpu_output_overlap = en->cpu_output_overlap;
+        e.spec_no_overlap = en->spec_no_overlap;
         if (en->attention == LLMROOF_ATTN_FLASH2)
             e.attn_eff = g->attn_eff;
         else if (en->attention == LLMROOF_ATTN_EAGER || en->attention == LLMROOF_ATTN_EAGER_PREFILL) {
@@ -332,6 +338,28 @@ static void rl_launch(const struct llmroof_effs *eff, const struct llmroof_oplis
     *other = 0.0;
     if (decode)
         *attn = 0.0;
+}
+
+static double add_cpu(double t, double cpu, double overlap)
+{
+    return cpu > 0 ? t + cpu - overlap * (cpu < t ? cpu : t) : t;
+}
+
+double roofline_cpu_step_s(const struct llmroof_effs *eff, double gpu_s, double seqs, double workers, bool spec,
+                           double api_s, double api_overlap)
+{
+    const double ov = spec && eff->spec_no_overlap ? 0.0 : eff->cpu_overlap;
+    const double n = seqs * (eff->cpu_scale > 0 ? eff->cpu_scale : 1.0);
+    return roofline_cpu_combine_s(gpu_s, eff->cpu_output_s * n, eff->cpu_output_overlap,
+                                  (eff->cpu_seq_s + eff->worker_seq_s * workers) * n, ov, api_s * n, api_overlap);
+}
+
+double roofline_cpu_combine_s(double gpu_s, double out_s, double out_overlap, double seq_s, double seq_overlap,
+                              double api_s, double api_overlap)
+{
+    double t = add_cpu(gpu_s, out_s, out_overlap); /* during the GPU step */
+    t = add_cpu(t, seq_s, seq_overlap);
+    return add_cpu(t, api_s, api_overlap);
 }
 
 double roofline_attn_peak(const struct llmroof_effs *eff, double apeak, double ramp, double new_per_seq)

@@ -80,7 +80,28 @@ struct llmroof_effs {
     double cpu_scale;     /* the host's CPU time over the reference host's (1 / host speed), already in
                              launch_s and the engine's overheads; the simulator's per-sequence CPU work
                              takes it too (docs/model.md "Host CPU"; 0 = 1) */
+    /* the engine's CPU work per scheduled sequence and step at the reference host (its profile:
+     * docs/model.md "Engine CPU work"), each with the share of it that overlaps the GPU step;
+     * roofline_cpu_step_s combines them */
+    double cpu_seq_s, cpu_overlap;          /* scheduling and input preparation */
+    double worker_seq_s;                    /* more per GPU called as a Ray worker (vLLM < 0.2.7) */
+    double cpu_output_s, cpu_output_overlap; /* output processing */
+    bool spec_no_overlap;                   /* speculative decoding runs scheduling between steps */
 };
+
+/* A step's time with the engine's CPU work for `seqs` scheduled sequences beside its GPU time
+ * gpu_s: output processing (cpu_output_s each) during the step, then scheduling and input
+ * preparation (cpu_seq_s each, and worker_seq_s per Ray worker of `workers`), then the API
+ * server's streamed chunk (api_s each, an argument: the simulator's HTTP server; 0 through the
+ * engine's own API), each added as t + cpu - overlap x min(t, cpu) with its own overlap; with
+ * `spec` and spec_no_overlap scheduling does not overlap. Every time at the reference host, scaled
+ * by cpu_scale. estimate and the simulator both time a step with it. */
+double roofline_cpu_step_s(const struct llmroof_effs *eff, double gpu_s, double seqs, double workers, bool spec,
+                           double api_s, double api_overlap);
+/* Its arithmetic on the step's three CPU totals, s: ((gpu (+) out) (+) seq) (+) api, where
+ * t (+) cpu = t + cpu - overlap x min(t, cpu). */
+double roofline_cpu_combine_s(double gpu_s, double out_s, double out_overlap, double seq_s, double seq_overlap,
+                              double api_s, double api_overlap);
 /* The FLOP/s an attention operator computes at: a decode step's (at most one new token per
  * sequence) on CUDA cores where the engine's kernel is masked MHA (attn_decode_peak), else the
  * attention peak `apeak` on prefill's ramp. */

@@ -573,6 +573,10 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
     }
     if (e->first_step_s > 0)
         cJSON_AddNumberToObject(o, "first_token_step_s", e->first_step_s);
+    if (e->cpu_prefill_s > 0 || e->cpu_step_s > 0) { /* the engine's per-sequence CPU work */
+        cJSON_AddNumberToObject(o, "cpu_first_token_s", e->cpu_prefill_s);
+        cJSON_AddNumberToObject(o, "cpu_step_s", e->cpu_step_s);
+    }
     cJSON_AddNumberToObject(o, "ttft_s", e->ttft_s);
     cJSON_AddNumberToObject(o, "tpot_s", e->tpot_s);
     cJSON_AddNumberToObject(o, "e2e_s", e->e2e_s);

@@ -766,11 +766,6 @@ static double gpu_time(const struct runner *r, const struct engine *e, const str
  * prompts a token budget splits per iteration). SGLang 0.4 (server_args.py) sets
  * disable_overlap_schedule when a speculative algorithm is on, so part 1 then runs between
  * steps. */
-static double add_cpu(double t, double cpu, double overlap)
-{
-    return cpu > 0 ? t + cpu - overlap * (cpu < t ? cpu : t) : t;
-}
-
 int sim_ray_workers(const struct sim_config *c, int gpus)
 {
     return gpus > 1 || c->setup.eff.ray_workers ? gpus : 0;
@@ -781,10 +776,12 @@ double sim_cpu_step_s(const struct sim_config *c, double gpu_s, double seqs, dou
     const double ov = c->spec_no_overlap && c->spec.kind != SIM_SPEC_NONE ? 0.0 : c->cpu_overlap;
     /* the profile's costs are the reference host's; this host takes cpu_scale times as long */
     const double n = seqs * (cpu_scale > 0 ? cpu_scale : 1.0);
-    double t = add_cpu(gpu_s, c->cpu_output_s * n, c->cpu_output_overlap); /* during the GPU step */
     const double workers = (double)sim_ray_workers(c, gpus);
-    t = add_cpu(t, (c->cpu_seq_s + c->worker_seq_s * workers) * n, ov);
-    return add_cpu(t, c->api_stream_s * n, c->api_overlap);
+    /* estimate's rule (roofline_cpu_step_s) on the configured costs: the simulator's may differ
+     * from the profile's (multi-step scheduling, the API server, a test's) */
+    return roofline_cpu_combine_s(gpu_s, c->cpu_output_s * n, c->cpu_output_overlap,
+                                  (c->cpu_seq_s + c->worker_seq_s * workers) * n, ov, c->api_stream_s * n,
+                                  c->api_overlap);
 }
 
 /* The iteration's GPU time (gpu_time) and the engine's CPU work that grows with the batch

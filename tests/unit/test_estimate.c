@@ -48,7 +48,10 @@ static void eager_launches_overlap_the_gpu_step(void **state)
     s.eff = roofline_effs_engine(s.gpu, en, NULL);
     struct llmroof_estimate e = run(&s, 1, 5, 100);
     assert_rel_close(e.decode.launch_s, 324.0 * 25e-6, 1e-9);
-    assert_rel_close(e.tpot_s, 324.0 * 25e-6 + 3e-3 + 20e-6, 1e-9);
+    /* ... and the profile's per-sequence CPU between steps for its one sequence: scheduling 32 us
+     * and output processing 17 us, neither overlapped (roofline_cpu_step_s): 11.169 ms */
+    assert_rel_close(e.cpu_step_s, 32e-6 + 17e-6, 1e-9);
+    assert_rel_close(e.tpot_s, 324.0 * 25e-6 + 3e-3 + 20e-6 + 49e-6, 1e-9);
     /* the wait is the launch time beyond the operators' GPU time */
     double gpu = 0;
     for (int k = 0; k < LLMROOF_OP_COUNT; k++)
@@ -70,7 +73,7 @@ static void eager_launches_overlap_the_gpu_step(void **state)
     s.eff = roofline_effs_engine(s.gpu, g4, NULL);
     e = run(&s, 1, 5, 100);
     assert_rel_close(e.decode.cpu_wait_s, 0.0, 0);
-    assert_rel_close(e.tpot_s, gpu + 3e-3 + 20e-6, 1e-9);
+    assert_rel_close(e.tpot_s, gpu + 3e-3 + 20e-6 + 49e-6, 1e-9); /* and the sequence's 32 + 17 us */
     catalog_free(&cat);
 }
 
@@ -143,7 +146,11 @@ static void vllm_0_5_cpu_share_matches_its_profile(void **state)
     s.dt = (struct llmroof_dtypes){ LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_BF16 };
     s.eff = roofline_effs_engine(s.gpu, en, NULL);
     struct llmroof_estimate e = run(&s, 217, 202, 179);
-    const double gpu = e.tpot_s - s.eff.overhead_s;
+    /* estimate charges the engine's per-sequence work between steps as the simulator does, through
+     * the engine's own API (no server): 217 x (32 + 17) us = 10.633 ms */
+    assert_rel_close(e.cpu_step_s, 217.0 * (en->cpu_seq_s + en->cpu_output_s), 1e-9);
+    assert_rel_close(e.cpu_step_s, 10.633e-3, 1e-9);
+    const double gpu = e.tpot_s - s.eff.overhead_s - e.cpu_step_s;
     assert_true(gpu > 17.0e-3 && gpu < 18.5e-3);
     const double api = 217.0 * en->api_stream_s;
     const double cpu = en->step_overhead_s + 217.0 * (en->cpu_seq_s + en->cpu_output_s) + api;
