@@ -36,6 +36,27 @@ static const char *const model_ids[] = {
     "hunyuan-a13b", "ling-lite-1.5", "kimi-linear-48b-a3b", "jamba-v0.1"
 };
 
+/* Every PCIe card steps a ring over PCIe, whatever its silicon: the same 2.5 us a hop (issue 23
+ * defect 6: the L20 carried NVLink's 0.6 us, so its decode all-reduce at TP 8 read 1.23 ms
+ * against the L40S's 2.96 on the same bus). */
+static void pcie_cards_share_the_pcie_hop_latency(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    int n = 0;
+    for (size_t i = 0; i < cat.n_gpus; i++) {
+        const struct llmroof_gpu *g = &cat.gpus[i];
+        if (g->link != LLMROOF_LINK_PCIE)
+            continue;
+        assert_rel_close(g->link_hop_latency_s, 2.5e-6, 0);
+        n++;
+    }
+    assert_true(n >= 8); /* l4, l40s, l20, a10, a40, pcie A100/H100s, GeForce cards */
+    assert_rel_close(gpu(&cat, "l20")->link_hop_latency_s, gpu(&cat, "l40s")->link_hop_latency_s, 0);
+    catalog_free(&cat);
+}
+
 /* The cards of published benchmarks, each against its datasheet arithmetic. */
 static void published_benchmark_cards_by_their_datasheets(void **state)
 {
@@ -1152,6 +1173,7 @@ int main(void)
         cmocka_unit_test(fast_reader_hands_every_error_to_the_checked_path),
         cmocka_unit_test(picking_builds_one_entry_and_still_checks_every_one),
         cmocka_unit_test(blackwell_has_fp4_and_nvl72_one_domain),
+        cmocka_unit_test(pcie_cards_share_the_pcie_hop_latency),
         cmocka_unit_test(published_benchmark_cards_by_their_datasheets),
         cmocka_unit_test(dense_peaks_come_from_the_reference_sheet),
         cmocka_unit_test(lookup_accepts_aliases_in_any_case),
