@@ -448,8 +448,20 @@ void ops_set_all_to_all(const struct llmroof_model *m, const struct llmroof_shar
     const double disp = dt->act == LLMROOF_FP8 ? 1.0 + 4.0 / 128.0 : dtype_bytes(dt->act);
     /* the busiest rank's share (ops_build set it for this step: --ep-imbalance, or uniform
      * routing's expected largest) */
-    const double imb = out->ep_busy > 1.0 ? out->ep_busy : 1.0;
-    (void)sh;
+    double imb = out->ep_busy > 1.0 ? out->ep_busy : 1.0;
+    const double n = (double)sh->ep;
+    out->a2a_normal = T > S * 1.0000001;
+    if (out->a2a_normal && n > 1.0 && kk > 0.0 && imb > 1.0) {
+        /* The normal kernels send a token once to each GPU holding any of its k experts, so the
+         * busiest GPU receives each other GPU's token at most once: its k picks land on it with
+         * probability F / n each (F = ep_busy, its share of the assignments over the mean), so
+         * 1 - (1 - F/n)^k of the tokens reach it against 1 - (1 - 1/n)^k at the mean: DeepSeek-V3
+         * at EP 8, F 2: 0.8999 / 0.6564 = 1.371 times the mean, not 2; at F = n every token,
+         * 1 / 0.6564 = 1.52 (the ceiling). The low-latency kernels write each of a token's k
+         * copies to its expert's buffer, so there the receive grows as F. */
+        const double f = imb < n ? imb : n;
+        imb = (1.0 - pow(1.0 - f / n, kk)) / (1.0 - pow(1.0 - 1.0 / n, kk));
+    }
     const double Lm = (double)arch_moe_layers(m);
     out->op[LLMROOF_OP_ALL_TO_ALL] = (struct llmroof_op){ 2.0 * Lm, 0, 0, T * kk * h * (disp + r) / 2.0 * imb, 1, 0 };
     /* a block-fp8 checkpoint's experts compute in fp8 at 16-bit activations (ops_ckpt_lowp_modules):
@@ -458,7 +470,6 @@ void ops_set_all_to_all(const struct llmroof_model *m, const struct llmroof_shar
         out->a2a_lowp_save_bytes = T * kk * h * (disp - (1.0 + 4.0 / 128.0)) / 2.0 * imb;
     out->ep_ranks = sh->ep;
     out->a2a_topk = kk;
-    out->a2a_normal = T > S * 1.0000001;
     out->a2a_overlap = sh->two_batch_overlap;
 }
 

@@ -211,11 +211,25 @@ static void all_to_all_moves_fp8_out_and_bf16_back_scaled_by_the_imbalance(void 
      * 256 * (1 - (1 - 8/256)^96) / 8 = 30.51 (before: 27.59, the mean rank's) */
     assert_rel_close(o.op[LLMROOF_OP_ALL_TO_ALL].comm_bytes, 1042944.0, 1e-12);
     assert_rel_close(o.experts_hit, 256.0 * (1.0 - pow(1.0 - 8.0 / 256.0, 96.0)) / 8.0, 1e-12);
-    /* a prefill step runs the normal kernels */
+    /* a prefill step runs the normal kernels, which send a token once per destination GPU: the
+     * busiest receives 1 - (1 - F/8)^8 of the other GPUs' tokens against 1 - (1 - 1/8)^8 at the
+     * mean. 8 x 512 prompt tokens = 512 per replica; mean message 512 x 8 x 7168 x 1.515625 =
+     * 44,498,944 bytes; at F 1.5: (1 - 0.8125^8) / (1 - 0.875^8) = 0.81008 / 0.65639 = 1.23414
+     * (not 1.5); at F 8 every token: 1 / 0.65639 = 1.52349, the ceiling (not 8) */
     struct llmroof_batch p = batch_prefill(8, 512);
     ops_build(ds, &sh, &fp8, &p, &o);
     assert_true(o.a2a_normal);
     assert_rel_close(o.a2a_topk, 8.0, 0);
+    const double mean = 512.0 * 8 * 7168 * 1.515625, pu = 1.0 - pow(0.875, 8.0);
+    assert_rel_close(o.op[LLMROOF_OP_ALL_TO_ALL].comm_bytes, mean * (1.0 - pow(1.0 - 1.5 / 8.0, 8.0)) / pu, 1e-12);
+    assert_rel_close(o.op[LLMROOF_OP_ALL_TO_ALL].comm_bytes / mean, 1.23414, 1e-5);
+    lay.ep_imbalance = 8.0;
+    assert_int_equal(ops_shard_layout(ds, &lay, &sh, &err), 0);
+    ops_build(ds, &sh, &fp8, &p, &o);
+    assert_rel_close(o.op[LLMROOF_OP_ALL_TO_ALL].comm_bytes / mean, 1.52349, 1e-5);
+    /* decode keeps the linear growth: 8 x 695,296 */
+    ops_build(ds, &sh, &fp8, &b, &o);
+    assert_rel_close(o.op[LLMROOF_OP_ALL_TO_ALL].comm_bytes, 8.0 * 695296.0, 1e-12);
     catalog_free(&cat);
 }
 
