@@ -66,6 +66,18 @@ void estimate_ops_replicas(const struct llmroof_model *m, const struct llmroof_s
     out->op[LLMROOF_OP_FFN] = all.op[LLMROOF_OP_FFN];
     out->gemm_out[LLMROOF_OP_FFN] = all.gemm_out[LLMROOF_OP_FFN];
     out->experts_hit = all.experts_hit;
+    /* ... but the shared experts run on each replica's own tokens (whole on every rank, beside the
+     * routed ones): the busiest replica's T / tp, not the mean's. DeepSeek-V3, one 4096-token
+     * prompt on 8 replicas: 2 x 7168 x 2048 x 3 FLOP x (4096 - 512) tokens more a layer, 18.3 TFLOP
+     * over its 58 MoE layers */
+    double sf, sb, sg;
+    ops_shared_expert_per_token(m, sh, dt, &sf, &sb, &sg);
+    const double extra = (busiest->tokens - total->tokens / rep) / (double)sh->tp;
+    if (sf > 0 && extra > 0) {
+        out->op[LLMROOF_OP_FFN].flops += extra * sf;
+        out->op[LLMROOF_OP_FFN].bytes += extra * sb;
+        out->gemm_out[LLMROOF_OP_FFN] += extra * sg;
+    }
     /* ops_build judged the overlap on the busiest replica; every replica must split in two (a
      * replica with one decoding sequence or none runs one batch, and all meet at each layer) */
     if (out->a2a_overlap && (out->a2a_normal ? least->tokens < 2.0 : least->seqs < 2.0))

@@ -432,6 +432,24 @@ void ops_copy_context(struct llmroof_oplist *dst, const struct llmroof_oplist *s
     dst->op[LLMROOF_OP_DSA_INDEX] = src->op[LLMROOF_OP_DSA_INDEX];
 }
 
+void ops_shared_expert_per_token(const struct llmroof_model *m, const struct llmroof_shard *sh,
+                                 const struct llmroof_dtypes *dt, double *flops, double *bytes, double *gemm_out)
+{
+    *flops = *bytes = *gemm_out = 0.0;
+    if (!(sh->ep > 1 && sh->dp_attn) || m->moe_shared <= 0 || arch_moe_layers(m) <= 0)
+        return;
+    /* ops_build's shared terms at Tm = 1 (EP over data-parallel attention: the MLP whole) */
+    const double h = (double)m->hidden, a = dtype_bytes(dt->act);
+    const double nmat = m->mlp == LLMROOF_MLP_GATED ? 3.0 : 2.0;
+    const double Ish = (double)m->moe_shared * (double)m->moe_intermediate;
+    *flops = 2.0 * h * Ish * nmat;
+    *bytes = (2.0 * h + mlp_inter_elems(m->mlp, Ish)) * a;
+    if (block_fp8(m, dt)) {
+        *bytes += quant_bytes(1.0, h, a) + quant_bytes(1.0, Ish, a);
+        *gemm_out = (nmat - 1.0) * Ish + h;
+    }
+}
+
 /* Dispatch and combine around each MoE layer (DeepEP README): each rank sends its T tokens' k
  * hidden vectors and receives them back weighted. Dispatch carries fp8 with one fp32 scale per
  * 128 values (1 + 4/128 bytes per element) when the experts compute in fp8, else the 16-bit

@@ -323,6 +323,14 @@ void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *
  * as they were, ~1 KB not copied). estimate.c builds its last decode step so. */
 void ops_copy_context(struct llmroof_oplist *dst, const struct llmroof_oplist *src);
 
+/* The shared experts' part of the FFN operator (one MoE layer) per token a rank feeds them, with
+ * expert parallelism over data-parallel attention replicas (each replica runs the whole shared
+ * MLP on its own tokens, T / tp per rank): FLOPs, bytes (activations and, block fp8, the input
+ * and intermediate quantization) and GEMM output elements. Zero in any other layout or without
+ * shared experts. estimate_ops_replicas adds the busiest replica's tokens' share of it. */
+void ops_shared_expert_per_token(const struct llmroof_model *m, const struct llmroof_shard *sh,
+                                 const struct llmroof_dtypes *dt, double *flops, double *bytes, double *gemm_out);
+
 /* Sets op[ALL_TO_ALL], ep_ranks, a2a_topk and a2a_normal for the T tokens (of S sequences) one
  * rank dispatches: its attention replica's tokens over the replica's attention-TP ranks
  * (docs/model.md "Layouts": dtypes per direction, normal vs low-latency). */
