@@ -7,9 +7,26 @@
 #include "model/ckpt.h"
 #include "render/render_json.h"
 
+enum { OPT_MBT = 1, OPT_MAXSEQS };
+
 static int on_opt(struct cli *c, void *ctx, int id, const char *arg)
 {
-    return cli_setup_opt(c, ctx, id, arg);
+    struct cli_setup_opts *s = ctx;
+    long v;
+    int rc;
+    switch (id) {
+    case OPT_MBT: /* the largest forward's tokens size the workspace, as simulate's budget does */
+        if ((rc = cli_long(c, "max-batched-tokens", arg, 1, 10000000, &v)))
+            return rc;
+        s->mem.max_batched_tokens = (double)v;
+        return 0;
+    case OPT_MAXSEQS: /* ... and its sequences the logits buffer */
+        if ((rc = cli_long(c, "max-seqs", arg, 1, 1000000, &v)))
+            return rc;
+        s->mem.max_seqs = (double)v;
+        return 0;
+    default: return cli_setup_opt(c, ctx, id, arg);
+    }
 }
 
 static void row_bytes(struct table *t, const char *name, double b)
@@ -28,6 +45,8 @@ int cmd_memory(struct cli *c, int argc, char **argv)
         { OPT_BATCH, "batch", 'b', "B", "sequences that must fit at once (default 1)", false },
         { OPT_CONTEXT, "context", 'c', "C", "tokens per sequence for max batch (default 2048)", false },
         CLI_OPT_DTYPES, CLI_OPT_MEM,
+        { OPT_MBT, "max-batched-tokens", 0, "N", "tokens of the largest forward, which size the activation workspace: simulate's token budget (default 2048)", false },
+        { OPT_MAXSEQS, "max-seqs", 0, "N", "sequences of the largest forward (logits buffer): simulate's sequence limit (default 256)", false },
     };
     struct cli_setup_opts s;
     cli_setup_defaults(&s);
