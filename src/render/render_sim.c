@@ -265,7 +265,7 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
                       : r->overloaded_by_bound ? "offered above the steady-state service bound (a longer run's queue grows)"
                       : r->may_be_filling      ? "completed < 90% of offered over fewer than 3 request lives: overloaded "
                                                  "or still filling (see the warning)"
-                                               : "completed < 90% of offered, the queue grows, the server never pauses");
+                                               : "completed < 90% of offered and the queue grows");
     }
     if (r->has_slo) {
         char unit[96];

@@ -947,8 +947,9 @@ static double passes_time(const struct engine *e, const struct iter *it, double 
     double t = 0.0;
     long k = 0;        /* the chunk being cut */
     double done = 0.0; /* its tokens in earlier passes */
-    for (double lo = 0.0; lo < T; lo += U) {
-        const double hi = fmin(lo + U, T);
+    const long npass = (long)ceil(T / U); /* T and U whole numbers of tokens */
+    for (long j = 0; j < npass; j++) {
+        const double lo = (double)j * U, hi = fmin(lo + U, T);
         const double nd = fmax(0.0, fmin(hi, Td) - lo); /* decodes in this pass */
         struct iter p;
         memset(&p, 0, sizeof p);

@@ -1124,6 +1124,52 @@ static void an_idle_server_with_a_request_in_flight_is_not_overload(void **state
     catalog_free(&cat);
 }
 
+/* ... while a disaggregated cluster behind on its KV link is overloaded though its pools pause:
+ * Llama-3.1-8B, 8000-token prompts over a 1 GB/s link, one prefill and one decode H100 at 3/s.
+ * A request's K/V is 8000 x 128 KiB = 1.05 GB, 1.05 s over the link: 0.95 requests/s move. The
+ * decode GPU computes 100 steps of about 6.6 ms a request, about 62% of the window. */
+static void a_kv_link_bottleneck_is_overload(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 8000, 100, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, &w);
+    disaggregate(&cat, &c, NULL);
+    c.kv_link_Bps = 1e9;
+    c.mode = SIM_RATE;
+    c.rate_qps = 3;
+    c.requests = 2000;
+    struct sim_result r;
+    run(&c, &r);
+    assert_true(r.window_busy_share < 0.9);
+    assert_true(r.sustained_rate_qps > 0.85 && r.sustained_rate_qps < 1.05); /* the link's 0.95 */
+    assert_true(r.overloaded);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
+/* Near the steady-state bound any growth counts: Qwen2.5-7B on one L4 at 0.5/s of 200 + 2000
+ * tokens, 200 requests. The system grows by 25 over the window (77 -> 102), under the noise
+ * allowance 2 sqrt(179) = 26.8 that a rate far below the bound would get; 20,000 requests complete
+ * 0.43/s, so 0.5/s is overload, as the completions (0.41 of 0.54 arriving) say. */
+static void near_the_bound_any_growth_is_overload(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 200, 2000, NULL, 0 };
+    struct sim_config c = config(&cat, "qwen2.5-7b", "l4", 1, &w);
+    c.mode = SIM_RATE;
+    c.rate_qps = 0.5;
+    c.requests = 200;
+    struct sim_result r;
+    run(&c, &r);
+    assert_true(c.rate_qps >= 0.5 * r.capacity_qps); /* not far below the bound */
+    assert_true(r.sustained_rate_qps < 0.9 * r.offered_rate_qps);
+    assert_true(r.overloaded);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
 /* A Poisson run far below capacity whose window happened to draw more arrivals than the rate:
  * qwen2.5-14b on one H100, chat, 4 requests/s, 250 requests, seed 42. The second half of the
  * arrivals came at 4.83/s (125 arrivals: Poisson noise of about 1/sqrt(125) = 9%) and 4.33/s
@@ -3020,6 +3066,8 @@ int main(void)
         cmocka_unit_test(overload_defeats_the_slo_and_names_a_short_window),
         cmocka_unit_test(a_short_run_beyond_the_service_rate_is_overload),
         cmocka_unit_test(an_idle_server_with_a_request_in_flight_is_not_overload),
+        cmocka_unit_test(a_kv_link_bottleneck_is_overload),
+        cmocka_unit_test(near_the_bound_any_growth_is_overload),
         cmocka_unit_test(poisson_noise_in_the_window_is_not_overload),
         cmocka_unit_test(goodput_counts_requests_within_the_limits),
         cmocka_unit_test(offline_queues_everything_at_time_zero),
