@@ -533,7 +533,7 @@ int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_reques
      * engine's own API (no HTTP server) */
     const double gpus = (double)s->tp * (out->shard.pp > 1 ? (double)out->shard.pp : 1.0);
     const double workers = gpus > 1 || s->eff.ray_workers ? gpus : 0.0;
-    out->cpu_prefill_s = roofline_cpu_step_s(&s->eff, out->prefill.time_s, B, workers, false, 0.0, 0.0) -
+    out->cpu_prefill_s = roofline_cpu_step_s(&s->eff, out->prefill.time_s, B, workers, spec != NULL, 0.0, 0.0) -
                          out->prefill.time_s;
     out->ttft_s += out->cpu_prefill_s;
     if (s->eff.first_token_decode) {
