@@ -58,6 +58,15 @@ static void run(const struct sim_config *c, struct sim_result *r)
     }
 }
 
+/* An open loop: Poisson arrivals at `rate` per second, n requests. */
+static void run_at_rate(struct sim_config *c, double rate, long n, struct sim_result *r)
+{
+    c->mode = SIM_RATE;
+    c->rate_qps = rate;
+    c->requests = n;
+    run(c, r);
+}
+
 static void one_request_alone_reproduces_estimate(void **state)
 {
     struct llmroof_catalog cat;
@@ -1052,11 +1061,8 @@ static void an_open_loop_beyond_capacity_is_reported_overloaded(void **state)
     /* issue 17: llama-3.1-8b on one L4 with long documents at 2 requests/s completes ~0.3/s */
     struct workload w = { WORKLOAD_DOCQA, 0, 0, NULL, 0 };
     struct sim_config c = config(&cat, "llama-3.1-8b", "l4", 1, &w);
-    c.mode = SIM_RATE;
-    c.rate_qps = 2;
-    c.requests = 300;
     struct sim_result r;
-    run(&c, &r);
+    run_at_rate(&c, 2, 300, &r);
     assert_true(r.open_loop);
     assert_true(r.overloaded);
     assert_true(r.sustained_rate_qps < 0.5 * r.offered_rate_qps);
@@ -1083,11 +1089,8 @@ static void a_run_shorter_than_a_request_is_not_overload(void **state)
     load_shipped(&cat);
     struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0 };
     struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, &w);
-    c.mode = SIM_RATE;
-    c.rate_qps = 5;
-    c.requests = 10;
     struct sim_result r;
-    run(&c, &r);
+    run_at_rate(&c, 5, 10, &r);
     assert_true(r.sustained_rate_qps < 0.9 * r.offered_rate_qps); /* the old test's premise */
     assert_false(r.overloaded);
     assert_true(r.capacity_qps > 20.0);
@@ -1108,12 +1111,9 @@ static void an_idle_server_with_a_request_in_flight_is_not_overload(void **state
     load_shipped(&cat);
     struct workload w = { WORKLOAD_FIXED, 512, 64, NULL, 0 };
     struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, &w);
-    c.mode = SIM_RATE;
-    c.rate_qps = 0.5;
-    c.requests = 8;
     c.seed = 4;
     struct sim_result r;
-    run(&c, &r);
+    run_at_rate(&c, 0.5, 8, &r);
     assert_true(r.window_lives >= 3.0);                           /* not a fill: a long window */
     assert_true(r.sustained_rate_qps < 0.9 * r.offered_rate_qps); /* the old test's premise */
     assert_true(r.queue_growth_per_s > 0);                        /* ... and its second */
@@ -1136,11 +1136,8 @@ static void a_kv_link_bottleneck_is_overload(void **state)
     struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, &w);
     disaggregate(&cat, &c, NULL);
     c.kv_link_Bps = 1e9;
-    c.mode = SIM_RATE;
-    c.rate_qps = 3;
-    c.requests = 2000;
     struct sim_result r;
-    run(&c, &r);
+    run_at_rate(&c, 3, 2000, &r);
     assert_true(r.window_busy_share < 0.9);
     assert_true(r.sustained_rate_qps > 0.85 && r.sustained_rate_qps < 1.05); /* the link's 0.95 */
     assert_true(r.overloaded);
@@ -1158,11 +1155,8 @@ static void near_the_bound_any_growth_is_overload(void **state)
     load_shipped(&cat);
     struct workload w = { WORKLOAD_FIXED, 200, 2000, NULL, 0 };
     struct sim_config c = config(&cat, "qwen2.5-7b", "l4", 1, &w);
-    c.mode = SIM_RATE;
-    c.rate_qps = 0.5;
-    c.requests = 200;
     struct sim_result r;
-    run(&c, &r);
+    run_at_rate(&c, 0.5, 200, &r);
     assert_true(c.rate_qps >= 0.5 * r.capacity_qps); /* not far below the bound */
     assert_true(r.sustained_rate_qps < 0.9 * r.offered_rate_qps);
     assert_true(r.overloaded);
@@ -1183,11 +1177,8 @@ static void poisson_noise_in_the_window_is_not_overload(void **state)
     load_shipped(&cat);
     struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0 };
     struct sim_config c = config(&cat, "qwen2.5-14b", "h100", 1, &w);
-    c.mode = SIM_RATE;
-    c.rate_qps = 4;
-    c.requests = 250;
     struct sim_result r;
-    run(&c, &r);
+    run_at_rate(&c, 4, 250, &r);
     assert_true(r.offered_rate_qps > 4.5);                            /* the window drew more */
     assert_true(r.sustained_rate_qps < 0.9 * r.offered_rate_qps);     /* the old test's premise */
     assert_true(r.sustained_rate_qps >= 0.9 * c.rate_qps);            /* 4.33 >= 3.6 */
@@ -1207,11 +1198,8 @@ static void a_short_run_beyond_the_service_rate_is_overload(void **state)
     load_shipped(&cat);
     struct workload w = { WORKLOAD_FIXED, 100, 4000, NULL, 0 };
     struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, &w);
-    c.mode = SIM_RATE;
-    c.rate_qps = 50;
-    c.requests = 1000;
     struct sim_result r;
-    run(&c, &r);
+    run_at_rate(&c, 50, 1000, &r);
     assert_true(r.capacity_qps > 1.5 && r.capacity_qps < 3.5);
     assert_true(r.overloaded);
     assert_true(r.overloaded_by_bound); /* the 20 s of arrivals show no queue yet: the bound says it */
@@ -1236,11 +1224,8 @@ static void short_outputs_keep_the_bound_above_the_sustained_rate(void **state)
     const struct llmroof_engine *en = shipped_engine(&cat, "vllm");
     struct workload w = { WORKLOAD_FIXED, 500, 9, NULL, 0 };
     struct sim_config c = engine_config(&cat, "llama-3.1-8b", "h100", en, &w);
-    c.mode = SIM_RATE;
-    c.rate_qps = 40;
-    c.requests = 800;
     struct sim_result r;
-    run(&c, &r);
+    run_at_rate(&c, 40, 800, &r);
     assert_true(r.sustained_rate_qps >= 0.9 * c.rate_qps); /* it keeps up */
     assert_true(r.capacity_qps > 57.0);
     assert_false(r.overloaded);
@@ -2075,11 +2060,8 @@ static void overload_above_the_bound_is_not_a_fill(void **state)
     assert_int_equal(workload_parse("sharegpt", &w, NULL), 0);
     assert_int_equal(workload_for_model(&w, 128256, 131072, NULL), 0);
     struct sim_config c = engine_config(&cat, "llama-3.1-8b", "h100", shipped_engine(&cat, "vllm"), &w);
-    c.mode = SIM_RATE;
-    c.rate_qps = 90;
-    c.requests = 2000;
     struct sim_result r;
-    run(&c, &r);
+    run_at_rate(&c, 90, 2000, &r);
     assert_true(r.overloaded);
     assert_true(r.offered_rate_qps > r.capacity_qps);
     assert_false(r.may_be_filling);
@@ -2957,11 +2939,8 @@ static void a_stated_rate_above_the_bound_is_overload(void **state)
     load_shipped(&cat);
     struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0 };
     struct sim_config c = config(&cat, "llama-3.1-70b", "h100", 4, &w);
-    c.mode = SIM_RATE;
-    c.rate_qps = 10.0;
-    c.requests = 1000;
     struct sim_result r;
-    run(&c, &r);
+    run_at_rate(&c, 10.0, 1000, &r);
     const double bound = r.capacity_qps;
     sim_result_free(&r);
     assert_true(bound > 10.0);
