@@ -301,18 +301,29 @@ static void add_pass(const struct llmroof_setup *s, const struct roofline_prep *
     phase_add(ph, ops, sp, &t, &o, w);
 }
 
+/* The distinct passes of a packed prompt stream, with how many times each recurs (the stream's
+ * pattern repeats with the prompts: 2048 passes of 256 prompts of 4096 tokens are 8 kinds). */
+#define PASS_KINDS 64
+
+static bool batch_same(const struct llmroof_batch *a, const struct llmroof_batch *b)
+{
+    return a->tokens == b->tokens && a->seqs == b->seqs && a->attn_pairs == b->attn_pairs &&
+           a->kv_read_tokens == b->kv_read_tokens && a->few_tokens == b->few_tokens && a->few_seqs == b->few_seqs &&
+           a->few_pairs == b->few_pairs && a->few_keys == b->few_keys && a->extra_logits == b->extra_logits;
+}
+
 /* An engine that evaluates at most U prompt tokens per forward pass (llama.cpp: n_ubatch, 512 by
- * default; before March 2024 n_batch, also 512) runs a batch of B prompts of P tokens in passes:
- * B P <= U one pass; P < U, floor(U / P) whole prompts a pass; P > U, each prompt alone in
- * ceil(P / U) passes of U tokens (the last the rest), pass i attending to the i U keys before it
- * (llama.cpp's KQ is n_kv x n_tokens: eager attention's score matrix shrinks from P x P to about
- * half of it at P = 8U). llama.cpp packs the end of one prompt with the start of the next; taking
- * each prompt alone costs at most B - 1 passes' fixed costs more. Every pass reads the weights
- * and pays the step's fixed costs; the LM head runs in the prompt's last pass alone (llama.cpp
- * computes outputs only where logits are asked since March 2024, PR #6122). Layouts with
- * data-parallel attention or pipeline stages (llama.cpp's layer split over GPUs) keep the single
- * pass: their micro-batches are costed elsewhere (the bubble). A draft model's prefill is one
- * pass too. */
+ * default; before March 2024 n_batch, also 512) runs B prompts of P tokens as one stream of B P
+ * tokens cut into ceil(B P / U) passes: llama_decode takes a batch's tokens in order (its simple
+ * split), so a pass ends one prompt and starts the next, and the piece of a prompt in a pass
+ * attends to that prompt's keys before it (llama.cpp's KQ is n_kv x n_tokens: eager attention's
+ * score matrix shrinks from P x P to about half of it at P = 8U). Every pass reads the weights and
+ * pays the step's fixed costs; only a piece that ends its prompt has a logits row (llama.cpp
+ * computes outputs only where logits are asked since March 2024, PR #6122), every token one where
+ * the engine projects them all (logits_all_tokens). The simulator's passes_time cuts its
+ * iterations the same way. Layouts with data-parallel attention or pipeline stages (llama.cpp's
+ * layer split over GPUs) keep the single pass: their micro-batches are costed elsewhere (the
+ * bubble). A draft model's prefill is one pass too. */
 static void prefill_in_passes(const struct llmroof_setup *s, const struct roofline_prep *rp,
                               const struct llmroof_shard *sh, double B, double P, double U,
                               struct llmroof_oplist *ops, struct llmroof_phase *ph, struct estimate_split *sp)
@@ -320,28 +331,42 @@ static void prefill_in_passes(const struct llmroof_setup *s, const struct roofli
     memset(ph, 0, sizeof *ph);
     *sp = (struct estimate_split){ 0.0, 0.0, 0.0 };
     bool first = true;
-    if (P <= U) {
-        const double per = floor(U / P), full = floor(B / per), rest = B - full * per;
-        if (full > 0) {
-            const struct llmroof_batch b = prompt_batch(s, per, P);
-            add_pass(s, rp, sh, &b, full, ops, ph, sp, &first);
+    struct llmroof_batch kind[PASS_KINDS];
+    double times[PASS_KINDS];
+    int nk = 0;
+    const double total = B * P;
+    const long npass = (long)ceil(total / U); /* B, P and U are whole numbers (the catalog's check) */
+    for (long j = 0; j < npass; j++) {
+        const double lo = (double)j * U, hi = fmin(lo + U, total);
+        struct llmroof_batch b = { 0 };
+        for (double i = floor(lo / P); i * P < hi; i += 1.0) {
+            const double from = fmax(lo, i * P), to = fmin(hi, (i + 1.0) * P);
+            struct llmroof_batch q = batch_chunk(1.0, to - from, from - i * P);
+            q.extra_logits = s->eff.logits_all_tokens ? q.tokens - 1.0 : to >= (i + 1.0) * P ? 0.0 : -1.0;
+            b.tokens += q.tokens;
+            b.seqs += q.seqs;
+            b.attn_pairs += q.attn_pairs;
+            b.kv_read_tokens += q.kv_read_tokens;
+            b.few_tokens += q.few_tokens;
+            b.few_seqs += q.few_seqs;
+            b.few_pairs += q.few_pairs;
+            b.few_keys += q.few_keys;
+            b.extra_logits += q.extra_logits;
         }
-        if (rest > 0) {
-            const struct llmroof_batch b = prompt_batch(s, rest, P);
-            add_pass(s, rp, sh, &b, 1.0, ops, ph, sp, &first);
+        int k = 0;
+        while (k < nk && !batch_same(&kind[k], &b))
+            k++;
+        if (k < nk) {
+            times[k] += 1.0;
+        } else if (nk < PASS_KINDS) {
+            kind[nk] = b;
+            times[nk++] = 1.0;
+        } else {
+            add_pass(s, rp, sh, &b, 1.0, ops, ph, sp, &first); /* a pattern of more kinds: as it comes */
         }
-        return;
     }
-    const long n = (long)ceil(P / U); /* U and P are whole numbers (the catalog's check) */
-    for (long i = 0; i < n; i++) {
-        const double past = (double)i * U;
-        struct llmroof_batch b = batch_chunk(1.0, P - past < U ? P - past : U, past);
-        if (s->eff.logits_all_tokens)
-            b.extra_logits = b.tokens - b.seqs; /* every token's logits (llama.cpp before PR #6122) */
-        else if (i < n - 1)
-            b.extra_logits = -b.seqs; /* no logits before the prompt's last pass (ops.c: no head) */
-        add_pass(s, rp, sh, &b, B, ops, ph, sp, &first);
-    }
+    for (int k = 0; k < nk; k++)
+        add_pass(s, rp, sh, &kind[k], times[k], ops, ph, sp, &first);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -608,7 +608,9 @@ static void eager_attention_scores_the_whole_window(void **state)
  * heads, 32 layers): one pass 16 x 32 x 32 x 1024 x 1024 = 17.18 GB, two passes
  * 16 x 32 x 32 x (512 x 512 + 512 x 1024) = 12.88 GB, 4.29 GB less; the attention operator
  * saves 4.03 GB, since the second pass reads the 512 cached keys and values again. Twelve
- * 100-token prompts go five to a pass: two passes of 5 and one of 2. */
+ * 100-token prompts are one stream of 1,200 tokens in passes of 512, 512 and 176, llama_decode
+ * taking the tokens in order: five prompts and 12 tokens of the sixth; its other 88, four prompts
+ * and 24 tokens of the eleventh; its other 76 and the twelfth, logits only where a prompt ends. */
 static void llama_cpp_prompts_run_in_512_token_passes(void **state)
 {
     struct llmroof_catalog cat;
@@ -647,9 +649,29 @@ static void llama_cpp_prompts_run_in_512_token_passes(void **state)
                                              sp->comm_exposed_s + odd.prefill.cpu_wait_s + odd.prefill.overhead_s,
                      1e-9);
     assert_rel_close(odd.prefill.overhead_s, 2.0 * s.eff.overhead_s, 1e-9);
-    s.eff.prompt_ubatch_tokens = 0.0;
-    const struct llmroof_estimate g5 = run(&s, 5, 100, 2), g2 = run(&s, 2, 100, 2);
-    assert_rel_close(five.prefill.time_s, 2.0 * g5.prefill.time_s + g2.prefill.time_s, 1e-9);
+    struct llmroof_batch q1 = { 0 }, q2 = { 0 }, q3 = { 0 };
+    for (int i = 0; i < 5; i++)
+        batch_add(&q1, 100.0, 0.0);
+    batch_add(&q1, 12.0, 0.0);
+    q1.extra_logits = -1.0; /* 6 pieces, 5 ends */
+    batch_add(&q2, 88.0, 12.0);
+    for (int i = 0; i < 4; i++)
+        batch_add(&q2, 100.0, 0.0);
+    batch_add(&q2, 24.0, 0.0);
+    q2.extra_logits = -1.0; /* 6 pieces, 5 ends */
+    batch_add(&q3, 76.0, 24.0);
+    batch_add(&q3, 100.0, 0.0); /* 2 pieces, 2 ends */
+    double want = 0.0;
+    const struct llmroof_batch *qs[] = { &q1, &q2, &q3 };
+    for (int i = 0; i < 3; i++) {
+        struct llmroof_oplist oq;
+        struct llmroof_phase pq;
+        ops_build(s.model, &whole.shard, &s.dt, qs[i], &oq);
+        roofline_eval(s.gpu, s.dt.act, &s.eff, s.tp, &oq, &pq);
+        want += pq.time_s;
+    }
+    assert_rel_close(five.prefill.time_s, want, 1e-9);
+    assert_rel_close(five.prefill.overhead_s, 3.0 * s.eff.overhead_s, 1e-9); /* three passes */
     catalog_free(&cat);
 }
 
