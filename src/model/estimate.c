@@ -339,8 +339,9 @@ static void prefill_in_passes(const struct llmroof_setup *s, const struct roofli
     for (long j = 0; j < npass; j++) {
         const double lo = (double)j * U, hi = fmin(lo + U, total);
         struct llmroof_batch b = { 0 };
-        for (double i = floor(lo / P); i * P < hi; i += 1.0) {
-            const double from = fmax(lo, i * P), to = fmin(hi, (i + 1.0) * P);
+        const long i0 = (long)floor(lo / P), i1 = (long)ceil(hi / P); /* the prompts it touches */
+        for (long ip = i0; ip < i1; ip++) {
+            const double i = (double)ip, from = fmax(lo, i * P), to = fmin(hi, (i + 1.0) * P);
             struct llmroof_batch q = batch_chunk(1.0, to - from, from - i * P);
             q.extra_logits = s->eff.logits_all_tokens ? q.tokens - 1.0 : to >= (i + 1.0) * P ? 0.0 : -1.0;
             b.tokens += q.tokens;
