@@ -344,15 +344,7 @@ static void prefill_in_passes(const struct llmroof_setup *s, const struct roofli
             const double i = (double)ip, from = fmax(lo, i * P), to = fmin(hi, (i + 1.0) * P);
             struct llmroof_batch q = batch_chunk(1.0, to - from, from - i * P);
             q.extra_logits = s->eff.logits_all_tokens ? q.tokens - 1.0 : to >= (i + 1.0) * P ? 0.0 : -1.0;
-            b.tokens += q.tokens;
-            b.seqs += q.seqs;
-            b.attn_pairs += q.attn_pairs;
-            b.kv_read_tokens += q.kv_read_tokens;
-            b.few_tokens += q.few_tokens;
-            b.few_seqs += q.few_seqs;
-            b.few_pairs += q.few_pairs;
-            b.few_keys += q.few_keys;
-            b.extra_logits += q.extra_logits;
+            batch_accumulate(&b, &q);
         }
         int k = 0;
         while (k < nk && !batch_same(&kind[k], &b))

@@ -105,6 +105,19 @@ static inline struct llmroof_batch batch_mark_few(struct llmroof_batch b, double
     }
     return b;
 }
+/* dst += src, every sum (an iteration's parts, a pass's pieces: the sums are additive). */
+static inline void batch_accumulate(struct llmroof_batch *dst, const struct llmroof_batch *src)
+{
+    dst->tokens += src->tokens;
+    dst->seqs += src->seqs;
+    dst->attn_pairs += src->attn_pairs;
+    dst->kv_read_tokens += src->kv_read_tokens;
+    dst->few_tokens += src->few_tokens;
+    dst->few_seqs += src->few_seqs;
+    dst->few_pairs += src->few_pairs;
+    dst->few_keys += src->few_keys;
+    dst->extra_logits += src->extra_logits;
+}
 /* B prompts of P tokens from an empty cache. (Inline, as the two below: an estimate builds
  * five batches and a simulated step one; a call returned them through memory.) */
 static inline struct llmroof_batch batch_prefill(double batch, double prompt)

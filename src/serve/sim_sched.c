@@ -965,15 +965,7 @@ static double passes_time(const struct engine *e, const struct iter *it, double 
             struct llmroof_batch q = { 0 };
             iter_batch_add(&q, piece, ch->past + done);
             q.extra_logits = all_logits ? q.tokens - 1.0 : ends && ch->last ? 0.0 : -1.0;
-            p.b.tokens += q.tokens;
-            p.b.seqs += q.seqs;
-            p.b.attn_pairs += q.attn_pairs;
-            p.b.kv_read_tokens += q.kv_read_tokens;
-            p.b.few_tokens += q.few_tokens;
-            p.b.few_seqs += q.few_seqs;
-            p.b.few_pairs += q.few_pairs;
-            p.b.few_keys += q.few_keys;
-            p.b.extra_logits += q.extra_logits;
+            batch_accumulate(&p.b, &q);
             p.prefill_seqs = 1;
             room -= piece;
             done += piece;

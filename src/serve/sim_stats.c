@@ -227,14 +227,7 @@ double sim_instance_capacity_qps(const struct llmroof_setup *s, const struct llm
          * outputs and 500-token prompts, 14,222 tokens' pairs instead of 28 prompts' 500 each,
          * 29 times as many, and a bound below the rate a server sustains) */
         const struct llmroof_batch pre = batch_prefill(B / O, P);
-        b.tokens += pre.tokens;
-        b.seqs += pre.seqs;
-        b.attn_pairs += pre.attn_pairs;
-        b.kv_read_tokens += pre.kv_read_tokens;
-        b.few_tokens += pre.few_tokens;
-        b.few_seqs += pre.few_seqs;
-        b.few_pairs += pre.few_pairs;
-        b.few_keys += pre.few_keys;
+        batch_accumulate(&b, &pre); /* (batch_prefill's extra_logits is 0) */
     }
     double t = sim_step_time(s, sh, &b);
     return t > 0 ? B / (O * t) : 0;
