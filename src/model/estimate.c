@@ -55,11 +55,7 @@ void estimate_ops_replicas(const struct llmroof_model *m, const struct llmroof_s
      * attn_dp makes that mean the busiest replica. The experts alone see every replica's tokens
      * (DeepSeek-V3 report section 3.4: attention DP, MoE EP, the all-to-all between them). */
     const double rep = (double)sh->attn_dp;
-    const struct llmroof_batch scaled = { busiest->tokens * rep,     busiest->seqs * rep,
-                                          busiest->attn_pairs * rep, busiest->kv_read_tokens * rep,
-                                          busiest->few_tokens * rep, busiest->few_seqs * rep,
-                                          busiest->few_pairs * rep,  busiest->few_keys * rep,
-                                          busiest->extra_logits * rep };
+    const struct llmroof_batch scaled = batch_scale(busiest, rep);
     struct llmroof_oplist all;
     ops_build(m, sh, dt, &scaled, out);
     ops_build(m, sh, dt, total, &all);

@@ -105,6 +105,13 @@ static inline struct llmroof_batch batch_mark_few(struct llmroof_batch b, double
     }
     return b;
 }
+/* b's sums times f (a share of its sequences at their mean context, or b repeated f times). */
+static inline struct llmroof_batch batch_scale(const struct llmroof_batch *b, double f)
+{
+    return (struct llmroof_batch){ b->tokens * f,         b->seqs * f,       b->attn_pairs * f,
+                                   b->kv_read_tokens * f, b->few_tokens * f, b->few_seqs * f,
+                                   b->few_pairs * f,      b->few_keys * f,   b->extra_logits * f };
+}
 /* dst += src, every sum (an iteration's parts, a pass's pieces: the sums are additive). */
 static inline void batch_accumulate(struct llmroof_batch *dst, const struct llmroof_batch *src)
 {

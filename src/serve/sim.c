@@ -905,10 +905,11 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     if (c->prefix_cache && c->prefix_tokens > 0 && !(c->disaggregated && pool == 1))
         e->pg = calloc((size_t)c->prefix_groups, sizeof *e->pg);
     /* an engine that runs its batches in passes keeps each iteration's prompt chunks (one a sequence) */
-    if (s->eff.prompt_ubatch_tokens > 0 || s->eff.logits_all_tokens)
+    const bool passes = s->eff.prompt_ubatch_tokens > 0 || s->eff.logits_all_tokens;
+    if (passes)
         e->pcbuf = calloc((size_t)cap, sizeof *e->pcbuf);
     if (!e->run || (c->prefix_cache && c->prefix_tokens > 0 && !(c->disaggregated && pool == 1) && !e->pg) ||
-        ((s->eff.prompt_ubatch_tokens > 0 || s->eff.logits_all_tokens) && !e->pcbuf))
+        (passes && !e->pcbuf))
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %ld requests", nreq);
     /* lazy decode (its comment above): decoders of one token a step that leave only when done */
     e->lazy = !c->per_sequence && !e->spec && !e->rb && !e->pg && !e->prefill_only && !c->prefill_first && !c->first_token_only &&

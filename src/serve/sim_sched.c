@@ -137,6 +137,14 @@ static inline void iter_batch_add(struct llmroof_batch *b, double n, double past
     }
 }
 
+/* Keeps a prompt chunk where the engine runs passes (struct iter's pc): its tokens, the keys before
+ * it, and whether it ends its prompt. */
+static inline void keep_chunk(struct iter *it, const struct rstate *rs, long chunk, bool prefill)
+{
+    if (it->pc && prefill)
+        it->pc[it->npc++] = (struct pchunk){ (double)chunk, (double)rs->computed, rs->computed + chunk >= rs->target };
+}
+
 static inline void add_to_iter(struct iter *it, struct llmroof_batch *rb, long chunk, long past, bool prefill,
                                bool spec)
 {
@@ -267,8 +275,7 @@ static void schedule_running(struct runner *r, struct engine *e, struct iter *it
         rs->blocks += need;
         rs->chunk = chunk;
         add_to_iter(it, e->rb ? &e->rb[rep] : NULL, chunk, rs->computed, prefill, spec_on(r, e));
-        if (it->pc && prefill)
-            it->pc[it->npc++] = (struct pchunk){ (double)chunk, (double)rs->computed, rs->computed + chunk >= rs->target };
+        keep_chunk(it, rs, chunk, prefill);
         if (e->rbud)
             e->rbud[rep] -= chunk;
         budget = it->budget;
@@ -616,8 +623,7 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
         if (!prefill && rs->decode_sched_s < 0)
             rs->decode_sched_s = now;
         add_to_iter(it, e->rb ? &e->rb[rep] : NULL, chunk, rs->computed, prefill, spec_on(r, e));
-        if (it->pc && prefill)
-            it->pc[it->npc++] = (struct pchunk){ (double)chunk, (double)rs->computed, rs->computed + chunk >= rs->target };
+        keep_chunk(it, rs, chunk, prefill);
         if (e->rbud)
             e->rbud[rep] -= chunk;
         if (prefill && padded(c))
@@ -912,17 +918,7 @@ static struct llmroof_batch busiest_draft(const struct engine *e, const struct l
     if (!e->rb || !(dec1->seqs > 0))
         return *dec1;
     const double f = busiest * (double)e->sh.attn_dp / dec1->seqs;
-    return (struct llmroof_batch){ dec1->tokens * f,     dec1->seqs * f,      dec1->attn_pairs * f,
-                                   dec1->kv_read_tokens * f, dec1->few_tokens * f, dec1->few_seqs * f,
-                                   dec1->few_pairs * f,  dec1->few_keys * f,  dec1->extra_logits * f };
-}
-
-/* b's sums times f (a share of its tokens, at its mean context). */
-static struct llmroof_batch batch_share(const struct llmroof_batch *b, double f)
-{
-    return (struct llmroof_batch){ b->tokens * f,     b->seqs * f,      b->attn_pairs * f,
-                                   b->kv_read_tokens * f, b->few_tokens * f, b->few_seqs * f,
-                                   b->few_pairs * f,  b->few_keys * f,  b->extra_logits * f };
+    return batch_scale(dec1, f);
 }
 
 /* An engine that evaluates at most U tokens per forward pass (the profile's prompt_ubatch_tokens:
@@ -940,7 +936,7 @@ static struct llmroof_batch batch_share(const struct llmroof_batch *b, double f)
  * that PR) has one per token, in a pass that fits whole too. U <= 0: one pass. */
 static double passes_time(const struct engine *e, const struct iter *it, double U)
 {
-    const double Td = it->dec.tokens, T = Td + (it->b.tokens - it->dec.tokens);
+    const double Td = it->dec.tokens, T = it->b.tokens;
     if (!(U > 0))
         U = T;
     const bool all_logits = e->setup.eff.logits_all_tokens;
@@ -954,7 +950,7 @@ static double passes_time(const struct engine *e, const struct iter *it, double 
         struct iter p;
         memset(&p, 0, sizeof p);
         if (nd > 0) {
-            p.dec = batch_share(&it->dec, nd / Td);
+            p.dec = batch_scale(&it->dec, nd / Td);
             p.decode_seqs = 1;
         }
         p.b = p.dec;
