@@ -149,6 +149,7 @@ int cmd_memory(struct cli *c, int argc, char **argv)
     table_col(&t, "value", 0);
     table_col(&t, "raw", 0);
     row_bytes(&t, "gpu_memory", mem.gpu_memory_bytes);
+    row_bytes(&t, "visible", mem.visible_bytes);
     row_bytes(&t, "usable", mem.usable_bytes);
     row_bytes(&t, "weights", mem.weights_bytes_per_gpu);
     row_bytes(&t, "workspace", mem.workspace_bytes_per_gpu);

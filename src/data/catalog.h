@@ -14,7 +14,7 @@
 
 #define LLMROOF_ID_MAX 64
 #define LLMROOF_NAME_MAX 128
-#define LLMROOF_SOURCE_MAX 2048
+#define LLMROOF_SOURCE_MAX 3072
 #define LLMROOF_ALIASES_MAX 16
 #define LLMROOF_ARCH_MAX 16  /* "sm120", "gfx942": a letter prefix and digits, at most 15 characters */
 #define LLMROOF_ARCHS_MAX 16 /* architectures an engine rule may list */
@@ -35,6 +35,10 @@ struct llmroof_gpu {
                                                         capability 8.0), AMD's gfx target ("gfx942"); "" = not
                                                         stated (rules keyed by architecture do not apply) */
     double memory_bytes;                             /* device memory, bytes (binary: 80 GB = 80 GiB) */
+    double memory_visible_bytes;                     /* the total the CUDA/ROCm runtime reports (cudaMemGetInfo,
+                                                        torch's total_memory): what engines take --mem-util of;
+                                                        ECC and the driver keep the rest. = memory_bytes when the
+                                                        entry does not give it */
     double mem_bw_Bps;                               /* peak DRAM/HBM bandwidth, bytes/s (decimal) */
     double peak_flops[LLMROOF_DTYPE_COUNT];          /* dense peak, FLOP/s (OP/s for int); valid where has_peak */
     bool has_peak[LLMROOF_DTYPE_COUNT];              /* false: the GPU has no such compute path */

@@ -251,7 +251,12 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
     out->gpus = sh.gpus;
     out->attn_dp = sh.attn_dp;
     out->gpu_memory_bytes = g->memory_bytes;
-    out->usable_bytes = g->memory_bytes * o->mem_util;
+    /* engines size their share from the total the runtime reports (vLLM: mem_get_info's total x
+     * gpu_memory_utilization; SGLang's mem_fraction_static and TensorRT-LLM's
+     * free_gpu_memory_fraction likewise), not the marketed capacity: ECC and the driver keep
+     * about 1% of an HBM part (H100 SXM5: 79.18 of 80 GiB), more of a GDDR one with ECC on */
+    out->visible_bytes = g->memory_visible_bytes > 0 ? g->memory_visible_bytes : g->memory_bytes;
+    out->usable_bytes = out->visible_bytes * o->mem_util;
     out->weights_bytes_per_gpu = memory_weights_layout(m, &sh, dt);
     {
         double tot = 0;

@@ -27,7 +27,8 @@ enum llmroof_fit { LLMROOF_FITS, LLMROOF_FIT_WEIGHTS, LLMROOF_FIT_CONTEXT, LLMRO
 
 struct llmroof_memory {
     double gpu_memory_bytes;          /* device memory */
-    double usable_bytes;              /* gpu_memory * mem_util */
+    double visible_bytes;             /* what the runtime reports of it (catalog memory_visible_bytes) */
+    double usable_bytes;              /* visible * mem_util, as vLLM, SGLang and TensorRT-LLM take it */
     double weights_bytes_per_gpu;     /* this rank's weight shard */
     double weights_bytes_total;       /* all ranks' weights (replicas counted) */
     double workspace_bytes_per_gpu;   /* activation workspace */

@@ -307,6 +307,7 @@ static cJSON *gpu_entry(const struct llmroof_gpu *g, const char *schema)
     cJSON_AddStringToObject(o, "name", g->name);
     add_aliases(o, (const char (*)[LLMROOF_ID_MAX])g->aliases, g->n_aliases);
     cJSON_AddNumberToObject(o, "memory_bytes", g->memory_bytes);
+    cJSON_AddNumberToObject(o, "memory_visible_bytes", g->memory_visible_bytes);
     cJSON_AddNumberToObject(o, "memory_bandwidth_Bps", g->mem_bw_Bps);
     cJSON *pf = cJSON_AddObjectToObject(o, "peak_flops");
     for (int d = 0; d < LLMROOF_DTYPE_COUNT; d++)
@@ -422,6 +423,7 @@ static void add_memory_fields(cJSON *o, const struct llmroof_memory *mem)
                                      : mem->fit == LLMROOF_FIT_BATCH   ? "batch_does_not_fit"
                                                                       : "context_does_not_fit");
     cJSON_AddNumberToObject(o, "gpu_memory_bytes", mem->gpu_memory_bytes);
+    cJSON_AddNumberToObject(o, "visible_bytes_per_gpu", mem->visible_bytes);
     cJSON_AddNumberToObject(o, "usable_bytes_per_gpu", mem->usable_bytes);
     cJSON_AddNumberToObject(o, "weights_bytes_per_gpu", mem->weights_bytes_per_gpu);
     cJSON_AddNumberToObject(o, "workspace_bytes_per_gpu", mem->workspace_bytes_per_gpu);

@@ -57,12 +57,12 @@ class SameAsTheCommandLine(unittest.TestCase):
                                        "--engine", "vllm-0.6", "--range"))
 
     def test_memory_max_batch_of_the_readme(self):
-        # README: llama-13b on 8 x V100-32GB, all memory usable, nothing else resident:
-        # (32 GiB - 3.03 GiB weights) / 100 KiB per token per GPU = 303,760 tokens
-        # = 148 sequences of 2048 tokens.
+        # README: llama-13b on 8 x V100-32GB, all the memory the runtime reports usable, nothing
+        # else resident: (34,089,730,048 - 3,254,691,840 B weights) / 102,400 B per token per GPU
+        # = 301,123 tokens = 147 sequences of 2048 tokens.
         got = llmroof.memory(model="llama-13b", gpu="v100", tp=8, mem_util=1, reserve=0, workspace=0)
-        self.assertEqual(got["max_batch"], 148)
-        self.assertEqual(got["kv_capacity_tokens"], 303760)
+        self.assertEqual(got["max_batch"], 147)
+        self.assertEqual(got["kv_capacity_tokens"], 301123)
         self.assertTrue(got["fits"])
         self.assertEqual(got, cli_json("memory", "-m", "llama-13b", "-g", "v100", "-t", "8", "--mem-util", "1",
                                        "--reserve", "0", "--workspace", "0"))

@@ -131,8 +131,11 @@ static void memory_options_should_translate_like_the_command_line(void **state)
                            &st);
     assert_int_equal(st, 0);
     assert_string_equal(resp, cli);
-    /* README: max batch 148 sequences of 2048 tokens on 8 x V100-32GB (theoretical settings) */
-    assert_non_null(strstr(resp, "148"));
+    /* README: max batch 147 sequences of 2048 tokens on 8 x V100-32GB (theoretical settings):
+     * (34,089,730,048 B the runtime reports - 3,254,691,840 B weights) / 102,400 B a token
+     * = 301,123 tokens; 301,123 / 2048 = 147.03 */
+    assert_non_null(strstr(resp, "\"kv_capacity_tokens\":\t301123,"));
+    assert_non_null(strstr(resp, "\"max_batch\":\t147,"));
     free(cli);
     llmroof_free(resp);
 

@@ -29,7 +29,7 @@ static struct llmroof_memory eval(const struct llmroof_catalog *cat, const char 
     return mem;
 }
 
-static void llama_13b_on_8_v100_holds_148_sequences_of_2048(void **state)
+static void llama_13b_on_8_v100_holds_147_sequences_of_2048(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
@@ -42,14 +42,43 @@ static void llama_13b_on_8_v100_holds_148_sequences_of_2048(void **state)
      * x40 = 1,586,380,800; + final norm 5,120 + embedding 4000*5120 + LM head 4000*5120
      * = 1,627,345,920 params = 3,254,691,840 B */
     assert_rel_close(m.weights_bytes_per_gpu, 3254691840.0, 0);
-    /* capacity = (34,359,738,368 - 3,254,691,840) / 102,400 = 303,760.2 -> 303,760 tokens;
-     * 303,760 / 2048 = 148.3 -> 148 (the studies estimated 116) */
-    assert_rel_close(m.kv_capacity_tokens, 303760.0, 0);
-    assert_rel_close(m.max_batch, 148.0, 0);
+    /* capacity = (34,089,730,048 B the runtime reports of the 32 GiB - 3,254,691,840) / 102,400
+     * = 301,123.4 -> 301,123 tokens; 301,123 / 2048 = 147.03 -> 147 (the studies estimated 116) */
+    assert_rel_close(m.visible_bytes, 34089730048.0, 0);
+    assert_rel_close(m.usable_bytes, 34089730048.0, 0); /* mem_util 1 */
+    assert_rel_close(m.kv_capacity_tokens, 301123.0, 0);
+    assert_rel_close(m.max_batch, 147.0, 0);
     assert_true(m.fits);
-    /* int8 weights: (34,359,738,368 - 1,627,345,920) / 102,400 = 319,652 tokens -> 156 (studies: 122) */
+    /* int8 weights: (34,089,730,048 - 1,627,345,920) / 102,400 = 317,015 tokens -> 154 (studies: 122) */
     m = eval(&cat, "llama-13b", "v100-sxm2-32gb", 8, LLMROOF_INT8, LLMROOF_FP16, 2048, theoretical());
-    assert_rel_close(m.max_batch, 156.0, 0);
+    assert_rel_close(m.max_batch, 154.0, 0);
+    catalog_free(&cat);
+}
+
+/* Engines take --mem-util of the memory the runtime reports, not of the marketed capacity: the
+ * H100 SXM5 reports 85,017,493,504 of its 85,899,345,920 B (catalog memory_visible_bytes). A GPU
+ * entry without the field is taken at its full memory. */
+static void mem_util_is_a_share_of_the_memory_the_runtime_reports(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_mem_opts o = memory_default_opts(); /* 0.90, 1 GiB reserve */
+    struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
+    struct llmroof_gpu g = *gpu(&cat, "h100-sxm5-80gb");
+    struct llmroof_memory a, b;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(memory_eval(model(&cat, "llama-2-7b"), &g, 1, &dt, 2048, &o, &a, &err), 0);
+    /* 0.9 x 85,017,493,504 = 76,515,744,153.6 */
+    assert_rel_close(a.gpu_memory_bytes, 85899345920.0, 0);
+    assert_rel_close(a.visible_bytes, 85017493504.0, 0);
+    assert_rel_close(a.usable_bytes, 76515744153.6, 1e-12);
+    g.memory_visible_bytes = 0; /* not given */
+    assert_int_equal(memory_eval(model(&cat, "llama-2-7b"), &g, 1, &dt, 2048, &o, &b, &err), 0);
+    assert_rel_close(b.usable_bytes, 0.9 * 85899345920.0, 1e-12);
+    /* the 881,852,416 B the runtime does not hand out, less 10%, are 793,667,174 B of KV:
+     * 1,513 tokens of Llama-2-7B's 524,288 B each */
+    assert_rel_close(b.kv_capacity_bytes_per_gpu - a.kv_capacity_bytes_per_gpu, 0.9 * 881852416.0, 1e-9);
     catalog_free(&cat);
 }
 
@@ -61,8 +90,8 @@ static void llama_65b_is_2_5_mib_per_token_and_26_sequences(void **state)
     /* 2 * 80 * 64 * 128 * 2 = 2,621,440 B = 2.5 MiB */
     assert_rel_close(m.kv_bytes_per_token, 2621440.0, 0);
     /* weights/GPU 16,323,723,264 B (65.29B params * 2 / 8 with replicated norms);
-     * (34,359,738,368 - 16,323,723,264) / 327,680 = 55,041 tokens -> 26 sequences */
-    assert_rel_close(m.kv_capacity_tokens, 55041.0, 0);
+     * (34,089,730,048 - 16,323,723,264) / 327,680 = 54,217.2 -> 54,217 tokens -> 26 sequences */
+    assert_rel_close(m.kv_capacity_tokens, 54217.0, 0);
     assert_rel_close(m.max_batch, 26.0, 0);
     catalog_free(&cat);
 }
@@ -124,10 +153,10 @@ static void paged_blocks_round_each_sequence_up(void **state)
     struct llmroof_mem_opts o = theoretical();
     o.block_size = 16;
     struct llmroof_memory m = eval(&cat, "llama-13b", "v100-sxm2-32gb", 8, LLMROOF_FP16, LLMROOF_FP16, 2050, o);
-    /* 2050 tokens -> 129 blocks of 16 = 2064; capacity 303,760 -> 18,985 blocks = 303,760 tokens;
-     * 303,760 / 2064 = 147.2 -> 147 */
+    /* 2050 tokens -> 129 blocks of 16 = 2064; capacity 301,123 -> 18,820 whole blocks = 301,120
+     * tokens; 301,120 / 2064 = 145.9 -> 145 */
     assert_rel_close(m.tokens_per_seq, 2064.0, 0);
-    assert_rel_close(m.max_batch, 147.0, 0);
+    assert_rel_close(m.max_batch, 145.0, 0);
     catalog_free(&cat);
 }
 
@@ -254,7 +283,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(checkpoint_dtype_is_the_default_and_names_itself),
         cmocka_unit_test(a_smaller_weight_dtype_that_fits_is_suggested),
-        cmocka_unit_test(llama_13b_on_8_v100_holds_148_sequences_of_2048),
+        cmocka_unit_test(llama_13b_on_8_v100_holds_147_sequences_of_2048),
+        cmocka_unit_test(mem_util_is_a_share_of_the_memory_the_runtime_reports),
         cmocka_unit_test(llama_65b_is_2_5_mib_per_token_and_26_sequences),
         cmocka_unit_test(gqa_fp8_and_replication),
         cmocka_unit_test(tp1_weights_are_all_parameters_at_the_weight_dtype),
