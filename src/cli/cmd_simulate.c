@@ -309,9 +309,12 @@ static void warn_rejected(struct cli *c, const struct sim_result *r, const char 
         /* a request must fit one instance's pool (a cluster's or both pools' sum holds no request
          * whole): the smallest instance's */
         double cap = r->kv_capacity_tokens;
-        for (int i = 0; i < r->ninst; i++)
-            if ((double)r->inst[i].kv_blocks_total * (double)r->block_size < cap)
-                cap = (double)r->inst[i].kv_blocks_total * (double)r->block_size;
+        for (int i = 0; i < r->ninst; i++) { /* a pipeline lane's share of its instance's */
+            const double own = (double)r->inst[i].kv_blocks_total * (double)r->block_size /
+                               (double)(r->inst[i].lanes > 1 ? r->inst[i].lanes : 1);
+            if (own < cap)
+                cap = own;
+        }
         fprintf(c->errf, "llmroof: warning: %severy request was rejected (%ld of %ld: prompt + output exceed the KV cache "
                         "of %s%.0f tokens",
                 what, r->errors, r->requests, r->ninst > 1 ? "the smallest instance, " : "", cap);

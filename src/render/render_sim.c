@@ -61,6 +61,11 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
     const long ranks = sim_setup_rank_factor(c);
     if (ranks > 1)
         sbuf_printf(out, " per DP rank (x%ld)", ranks);
+    /* pipeline parallelism: micro-batches of different requests in the stages at once (sim.h) */
+    const int lanes = sim_pipeline_lanes(s, c->static_batching, c->disaggregated);
+    if (lanes > 1 && !c->static_batching && c->max_batched_tokens > 0)
+        sbuf_printf(out, " in %d pipeline lanes (each its own token budget, up to %ld sequences and 1/%d of the KV blocks)",
+                    lanes, (c->max_seqs + lanes - 1) / lanes, lanes);
     sbuf_printf(out, ", %s; seed %llu",
                 c->static_batching  ? "static batches (the next starts when the last request ends, prompts padded)"
                 : c->chunked_prefill ? "chunked prefill"
@@ -190,7 +195,8 @@ static double requests_at_mean_len(const struct sim_config *c, const struct sim_
                                                                 : (c->decode.setup.model ? &c->decode.setup : &c->setup);
         const struct llmroof_layout *l = &su->layout; /* layout.c's attn_dp: ep/tp replicas */
         const int reps = l->dp_attn && su->tp > 0 && l->ep > su->tp ? l->ep / su->tp : 1; /* ep is a multiple of tp */
-        const double dp = (double)reps;
+        const double dp = (double)reps * (r->inst[i].lanes > 1 ? r->inst[i].lanes : 1); /* or a pipeline
+                                                                                         lane's share */
         const double replica_tokens = (double)r->inst[i].kv_blocks_total * (double)r->block_size / dp;
         /* 1e-9: a capacity of exactly n mean lengths divides back to n, not n - 1e-16 */
         n += floor(replica_tokens / mean_len + 1e-9) * dp;

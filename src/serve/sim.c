@@ -157,6 +157,13 @@ int sim_setup_gpus(const struct llmroof_setup *s)
     return s->tp * (s->layout.pp > 1 ? s->layout.pp : 1);
 }
 
+int sim_pipeline_lanes(const struct llmroof_setup *s, bool static_batching, bool disaggregated)
+{
+    const struct llmroof_layout *l = &s->layout;
+    const bool dp = l->dp_attn && s->tp > 0 && l->ep > s->tp; /* layout.c's attn_dp > 1 */
+    return l->pp > 1 && !static_batching && !disaggregated && !dp ? l->pp : 1;
+}
+
 long sim_setup_rank_factor(const struct sim_config *c)
 {
     const struct llmroof_layout *l = &c->setup.layout;
@@ -559,6 +566,13 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
 {
     const struct sim_config *c = r->c;
     struct engine *e = &r->E[ei];
+    /* a pipeline lane's iteration enters the first stage when the instance's previous one has
+     * left it: the lane waits (no iteration now; the event loop calls it again at that time, after
+     * the arrivals before it) */
+    if (r->lanes > 1 && e->now < r->lane_free[ei / r->lanes]) {
+        e->now = r->lane_free[ei / r->lanes];
+        return LLMROOF_OK;
+    }
     struct iter it;
     memset(&it, 0, sizeof it);
     it.pc = e->pcbuf;
@@ -657,6 +671,11 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
                                e->st.preemptions - e->progress_preempt, e->tick - e->progress_tick, e->now);
     }
     double dt = sim_iter_cost(r, e, &it);
+    /* the stages hold a lane's micro-batch dt / lanes each (the layers split evenly, docs/model.md
+     * section 10): the next lane's enters the first stage then, while this one moves on; so
+     * lanes iterations of time dt complete every dt when all lanes are busy */
+    if (r->lanes > 1)
+        r->lane_free[ei / r->lanes] = e->now + dt / (double)r->lanes;
     if (c->record_iterations && record_iter(r, e, ei, &it, dt))
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for the iteration trace");
     r->out->iterations++;
@@ -796,7 +815,7 @@ static int check_config(const struct sim_config *c, long *nreq, struct llmroof_e
 /* KV pool of one instance from the memory model (the workspace follows the iteration budget);
  * a draft model's or head's weights come out of it, and a draft model's KV shares it. */
 static int engine_init(const struct sim_config *c, struct engine *e, const struct llmroof_setup *s, int pool, long nreq,
-                       struct llmroof_err *err)
+                       int lanes, struct llmroof_err *err)
 {
     e->setup = *s;
     e->pool = pool;
@@ -821,7 +840,9 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
      * data_parallel_deployment.md) holds the token budget and the sequence limit per rank: the
      * instance schedules the ranks' sum, no rank more than its own (e->rbud) */
     const long per_rank = sim_rank_factor(c, e->sh.attn_dp);
-    e->max_run = c->max_seqs * per_rank;
+    /* pipeline lanes share the instance's sequence limit (vLLM V1's max_num_seqs bounds the running
+     * requests of every micro-batch in flight together), each schedules its own token budget */
+    e->max_run = (c->max_seqs + lanes - 1) / lanes * per_rank;
     e->budget = c->max_batched_tokens * per_rank;
     e->ntr = SIM_RESERVE_INIT_RATIO;
     struct llmroof_mem_opts mo = c->mem;
@@ -871,6 +892,9 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     if (tokens > mem.kv_capacity_tokens)
         tokens = mem.kv_capacity_tokens;
     e->total_blocks = (long)floor(tokens / (double)e->bs);
+    /* a pipeline lane (sim_pipeline_lanes) holds its share of the blocks: vLLM's virtual engines
+     * each schedule with num_gpu_blocks // pipeline_parallel_size (core/scheduler.py, V0) */
+    e->total_blocks /= lanes;
     if (e->total_blocks < 1)
         return llmroof_err_set(err, LLMROOF_EINPUT,
                                "%s does not fit on %d x %s: no memory is left for the KV cache (see 'llmroof memory')",
@@ -945,6 +969,8 @@ static void engines_free(struct runner *r)
     r->fastc = NULL;
     free(r->mixc);
     r->mixc = NULL;
+    free(r->lane_free);
+    r->lane_free = NULL;
 }
 
 /* Phase 2: the instances, one pool or two. */
@@ -952,6 +978,7 @@ static int build_engines(struct runner *r, struct llmroof_err *err)
 {
     const struct sim_config *c = r->c;
     struct llmroof_setup ps = c->setup, ds = c->setup;
+    r->lanes = 1;
     if (c->disaggregated) {
         if (c->prefill.setup.model)
             ps = c->prefill.setup;
@@ -961,13 +988,20 @@ static int build_engines(struct runner *r, struct llmroof_err *err)
         r->ne = c->prefill.instances + c->decode.instances;
     } else {
         r->npre = r->ne = c->instances;
+        /* each instance's pipeline lanes are engines of their own (sim_pipeline_lanes) */
+        r->lanes = sim_pipeline_lanes(&c->setup, c->static_batching, false);
+        if (r->lanes > 1) {
+            r->npre = r->ne = c->instances * r->lanes;
+            if (!(r->lane_free = calloc((size_t)c->instances, sizeof *r->lane_free)))
+                return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d instances", c->instances);
+        }
     }
     r->E = calloc((size_t)r->ne, sizeof *r->E);
     if (!r->E)
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d instances", r->ne);
     for (int i = 0; i < r->ne; i++) {
         int pool = c->disaggregated && i >= r->npre;
-        int rc = engine_init(c, &r->E[i], pool ? &ds : &ps, pool, r->nreq, err);
+        int rc = engine_init(c, &r->E[i], pool ? &ds : &ps, pool, r->nreq, r->lanes, err);
         if (rc)
             return rc;
         r->E[i].waiting.oom = &r->oom;

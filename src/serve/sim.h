@@ -238,6 +238,13 @@ long sim_setup_rank_factor(const struct sim_config *c);
 /* The GPUs one instance of `s` spans, tp x pp: the Ray workers of vLLM before v0.2.7
  * (worker_seq_s, sim_cpu_step_s). */
 int sim_setup_gpus(const struct llmroof_setup *s);
+/* Pipeline lanes of one instance of `s` (docs/metrics.md "Pipeline parallelism"): with --pp N > 1
+ * a continuous-batching engine keeps N micro-batches of different requests in the stages at once
+ * (vLLM's N virtual engines, each its own scheduler, requests and 1/N of the KV blocks; V1's
+ * batch queue of N), so the instance runs N lanes, each an iteration through every stage, whose
+ * iterations enter the first stage one at a time. 1 without pipeline parallelism, with static
+ * batching (generate() runs one batch), disaggregated pools or data-parallel attention. */
+int sim_pipeline_lanes(const struct llmroof_setup *s, bool static_batching, bool disaggregated);
 /* SGLang's admission reserve (sim_config.admit_reserve; python/sglang/global_config.py and
  * schedule_policy.py, v0.4): the new-token ratio starts at SGLANG_INIT_NEW_TOKEN_RATIO 0.7,
  * falls to 0.7 x SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR 0.14 over SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS
@@ -298,6 +305,8 @@ struct sim_instance {
     double mean_batch;       /* time-weighted sequences per iteration */
     double kv_util_mean;     /* time-weighted used / all KV blocks */
     long kv_blocks_total;
+    int lanes;               /* pipeline lanes (sim_pipeline_lanes), each with kv_blocks_total / lanes
+                                blocks of its own: a request must fit one lane's */
 };
 
 struct sim_iter {
@@ -306,7 +315,8 @@ struct sim_iter {
     int decode_seqs;         /* sequences decoding one token */
     long prefill_tokens;     /* prompt tokens processed */
     double kv_util;          /* used KV blocks / all blocks after the iteration */
-    int instance;            /* which instance ran it */
+    int instance;            /* which instance ran it (under --pp, which of the instances' pipeline
+                                lanes: instance x lanes + lane, sim_pipeline_lanes) */
 };
 
 struct sim_stats {

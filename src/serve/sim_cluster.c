@@ -22,6 +22,40 @@ static int least_loaded(const struct runner *r, int lo, int n)
     return best;
 }
 
+/* The requests routed to pipeline-lane instance k and not yet finished (all its lanes'). */
+static long lanes_load(const struct runner *r, int k)
+{
+    long n = 0;
+    for (int j = k * r->lanes; j < (k + 1) * r->lanes; j++)
+        n += r->E[j].load;
+    return n;
+}
+
+/* With pipeline lanes (sim_pipeline_lanes): the router's policy picks the instance, as without,
+ * and the instance gives the request to its lane with the fewest unfinished requests (vLLM V0's
+ * add_request: the virtual engine whose scheduler holds the fewest unfinished sequence groups). */
+static int route_lanes(struct runner *r, long id)
+{
+    const int n = r->ne / r->lanes;
+    int k = 0;
+    if (n > 1) {
+        int least = 0;
+        for (int i = 1; i < n; i++)
+            if (lanes_load(r, i) < lanes_load(r, least))
+                least = i;
+        switch (r->c->router) {
+        case SIM_ROUTE_ROUND_ROBIN: k = (int)(r->rr[0]++ % n); break;
+        case SIM_ROUTE_LEAST_LOADED: k = least; break;
+        case SIM_ROUTE_PREFIX: {
+            const int pref = r->R[id].group < 0 ? least : (int)(r->R[id].group % n);
+            k = lanes_load(r, pref) <= 2 * lanes_load(r, least) + 4 ? pref : least;
+            break;
+        }
+        }
+    }
+    return least_loaded(r, k * r->lanes, r->lanes);
+}
+
 /* Picks the instance of `pool` for request `id`. Prefix affinity sends a group to one instance
  * (group mod N) so its prefix stays cached there, unless that instance holds more than twice
  * the load of the least-loaded one plus 4 requests: then balance wins (cache-aware routers such
@@ -29,6 +63,8 @@ static int least_loaded(const struct runner *r, int lo, int n)
 static int route(struct runner *r, int pool, long id)
 {
     int lo = pool == 0 ? 0 : r->npre, n = pool == 0 ? r->npre : r->ne - r->npre;
+    if (r->lanes > 1)
+        return route_lanes(r, id);
     if (n == 1)
         return lo;
     switch (r->c->router) {

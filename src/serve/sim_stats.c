@@ -365,7 +365,8 @@ static void overload_metrics(struct runner *r)
     double pool_busy[2] = { 0, 0 }, pool_n[2] = { 0, 0 };
     for (int i = 0; i < r->ne; i++) {
         pool_busy[r->E[i].pool] += r->E[i].win_busy_s;
-        pool_n[r->E[i].pool] += 1;
+        pool_n[r->E[i].pool] += 1; /* a busy pipeline lane is in an iteration all the time, its
+                                      first stage for 1 / lanes of it: a busy instance's share is 1 */
     }
     double busy = 0;
     for (int k = 0; k < 2; k++)
@@ -423,8 +424,8 @@ int sim_collect_metrics(struct runner *r, struct llmroof_err *err)
     out->requests = nreq;
     out->block_size = r->E[0].bs;
     out->seed = c->seed;
-    out->ninst = r->ne;
-    out->inst = calloc((size_t)r->ne, sizeof *out->inst);
+    out->ninst = r->lanes > 1 ? r->ne / r->lanes : r->ne; /* an instance's lanes are one instance */
+    out->inst = calloc((size_t)out->ninst, sizeof *out->inst);
     /* one buffer, refilled for each statistic in turn, and a second for the timeline: 16 bytes
      * per request at the end of a run where five arrays and an event timeline took 72 (issue 24) */
     double *v = malloc(sizeof(double) * (size_t)nreq);
@@ -530,14 +531,37 @@ int sim_collect_metrics(struct runner *r, struct llmroof_err *err)
     out->prefix_hit_rate = prompt_tok > 0 ? cached_tok / prompt_tok : 0;
     out->spec_tokens_per_step = r->spec_steps > 0 ? r->spec_emitted / r->spec_steps : 1.0;
 
-    /* the instances, and the whole run as their sums and time-weighted means */
-    double wb = 0, wk = 0, cap_tokens = 0;
-    for (int i = 0; i < r->ne; i++) {
-        struct engine *e = &r->E[i];
-        struct sim_instance *s = &out->inst[i];
-        *s = e->st;
-        s->mean_batch = s->busy_s > 0 ? e->wbatch / s->busy_s : 0;
-        s->kv_util_mean = s->busy_s > 0 ? e->wkv / s->busy_s : 0;
+    /* the instances, and the whole run as their sums and time-weighted means. An instance's
+     * pipeline lanes (sim_pipeline_lanes) are one instance: their counts add up, its busy time is
+     * its first stage's (each lane's iterations over the lanes), its batch and KV use are
+     * weighed by the lanes' iteration times */
+    double wb = 0, wk = 0, wt = 0, cap_tokens = 0;
+    const int lanes = r->lanes > 1 ? r->lanes : 1;
+    for (int k = 0; k < out->ninst; k++) {
+        struct sim_instance *s = &out->inst[k];
+        double ib = 0, ik = 0, it = 0;
+        for (int i = k * lanes; i < (k + 1) * lanes; i++) {
+            const struct engine *e = &r->E[i];
+            if (i == k * lanes) {
+                *s = e->st;
+            } else {
+                s->requests += e->st.requests;
+                s->iterations += e->st.iterations;
+                s->preemptions += e->st.preemptions;
+                s->kv_resets += e->st.kv_resets;
+                s->kv_blocks_total += e->st.kv_blocks_total;
+                if (e->st.max_batch > s->max_batch)
+                    s->max_batch = e->st.max_batch;
+            }
+            ib += e->wbatch;
+            ik += e->wkv;
+            it += e->st.busy_s;
+            cap_tokens += (double)e->total_blocks * (double)e->bs;
+        }
+        s->lanes = lanes;
+        s->busy_s = it / (double)lanes;
+        s->mean_batch = it > 0 ? ib / it : 0;
+        s->kv_util_mean = it > 0 ? ik / it : 0;
         s->utilization = out->duration_s > 0 ? s->busy_s / out->duration_s : 0;
         out->busy_s += s->busy_s;
         out->preemptions += s->preemptions;
@@ -545,12 +569,12 @@ int sim_collect_metrics(struct runner *r, struct llmroof_err *err)
         out->kv_blocks_total += s->kv_blocks_total;
         if (s->max_batch > out->max_batch)
             out->max_batch = s->max_batch;
-        wb += e->wbatch;
-        wk += e->wkv;
-        cap_tokens += (double)e->total_blocks * (double)e->bs;
+        wb += ib;
+        wk += ik;
+        wt += it;
     }
-    out->mean_batch = out->busy_s > 0 ? wb / out->busy_s : 0;
-    out->kv_util_mean = out->busy_s > 0 ? wk / out->busy_s : 0;
+    out->mean_batch = wt > 0 ? wb / wt : 0;
+    out->kv_util_mean = wt > 0 ? wk / wt : 0;
     out->kv_capacity_tokens = cap_tokens;
     out->max_batch_at_mean_len = out->completed ? out->kv_capacity_tokens / (lens / (double)out->completed) : 0;
     out->mean_in_system = out->duration_s > 0 ? area / out->duration_s : 0;
