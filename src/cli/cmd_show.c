@@ -312,7 +312,9 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
     if (e->kv_block_tokens > 0)
         kvn(t, "kv_block_tokens", "%.0f", (double)e->kv_block_tokens, "tokens per KV block in simulate (default 16)");
     if (e->mem_util > 0)
-        kvn(t, "mem_util", "%.2f", e->mem_util, "share of device memory the engine takes in simulate (default 0.90)");
+        kvn(t, "mem_util", "%.2f", e->mem_util,
+            e->kv_of_free_memory ? "the KV cache's share of the memory weights, workspace and reserve leave"
+                                 : "share of device memory the engine takes in simulate (default 0.90)");
     kvn(t, "max_seqs", "%.0f", (double)(e->max_seqs > 0 ? e->max_seqs : 256), e->max_seqs > 0 ? "running sequences at most" : "running sequences at most (default)");
     kvn(t, "max_batched_tokens", "%.0f", (double)(e->max_batched_tokens > 0 ? e->max_batched_tokens : 2048),
         e->max_batched_tokens > 0 ? "tokens per iteration" : "tokens per iteration (default)");

@@ -290,6 +290,10 @@ struct llmroof_engine {
     double mem_util;                  /* share of device memory the engine takes, [0.5, 1]; 0 = --mem-util's
                                          0.90 (DeepSpeed-MII: all the free memory but 1 GB, MemoryConfig
                                          RESERVE: 1 with the 1 GiB reserve) */
+    bool kv_of_free_memory;           /* mem_util is the KV cache's share of the memory left once weights,
+                                         workspace and reserve are in (TensorRT-LLM's
+                                         free_gpu_memory_fraction, LMDeploy's cache_max_entry_count), not
+                                         the share of the device the engine takes in all (vLLM, SGLang) */
     bool admit_wait;                  /* "admission": "wait" (DeepSpeed-MII <= 0.1.3: optimistic, but a
                                          running sequence short of a KV block waits, and a step that
                                          runs nothing flushes and recomputes every one; sim.h) */

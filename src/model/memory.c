@@ -253,10 +253,12 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
     out->gpu_memory_bytes = g->memory_bytes;
     /* engines size their share from the total the runtime reports (vLLM: mem_get_info's total x
      * gpu_memory_utilization; SGLang's mem_fraction_static and TensorRT-LLM's
-     * free_gpu_memory_fraction likewise), not the marketed capacity: ECC and the driver keep
-     * about 1% of an HBM part (H100 SXM5: 79.18 of 80 GiB), more of a GDDR one with ECC on */
+     * free_gpu_memory_fraction of what is free), not the marketed capacity: ECC and the driver
+     * keep about 1% of an HBM part (H100 SXM5: 79.18 of 80 GiB), more of a GDDR one with ECC on.
+     * An engine whose fraction is of the free memory (util_of_free) may use all of it, the KV
+     * cache that share of what the rest leaves (below) */
     out->visible_bytes = g->memory_visible_bytes > 0 ? g->memory_visible_bytes : g->memory_bytes;
-    out->usable_bytes = out->visible_bytes * o->mem_util;
+    out->usable_bytes = o->util_of_free ? out->visible_bytes : out->visible_bytes * o->mem_util;
     out->weights_bytes_per_gpu = memory_weights_layout(m, &sh, dt);
     {
         double tot = 0;
@@ -269,6 +271,12 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
     out->reserve_bytes_per_gpu = o->reserve_bytes;
     out->free_bytes_per_gpu = out->usable_bytes - out->weights_bytes_per_gpu - out->workspace_bytes_per_gpu
                             - out->reserve_bytes_per_gpu;
+    /* TensorRT-LLM sizes its KV pool once the engine is loaded: free_gpu_memory_fraction (0.9) of
+     * the free memory (KvCacheConfig); LMDeploy's cache_max_entry_count (0.8 since v0.2.1) likewise.
+     * Llama-3.1-70B fp8 on one H100: 0.9 x (79.18 - 65.71 - 0.55 - 1) = 10.7 GiB, where vLLM's
+     * 0.9 x 79.18 - 67.26 = 4.0 GiB */
+    if (o->util_of_free && out->free_bytes_per_gpu > 0)
+        out->free_bytes_per_gpu *= o->mem_util;
     out->kv_capacity_bytes_per_gpu = out->free_bytes_per_gpu > 0 ? out->free_bytes_per_gpu : 0;
     out->kv_bytes_per_token = arch_kv_elems_per_token(m) * kvb;
     out->kv_bytes_per_seq_per_gpu = stage_kv_elems(m, &sh, (double)context_len) * kvb;

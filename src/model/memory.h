@@ -10,6 +10,8 @@
 
 struct llmroof_mem_opts {
     double mem_util;            /* fraction of device memory the engine may use, (0,1] */
+    bool util_of_free;          /* mem_util is instead the KV cache's share of what weights, workspace
+                                   and reserve leave (TensorRT-LLM, LMDeploy: engine kv_of_free_memory) */
     double reserve_bytes;       /* runtime, CUDA graphs, NCCL buffers per GPU, bytes */
     bool workspace_set;         /* workspace_bytes given; else derived */
     double workspace_bytes;     /* activation workspace per GPU, bytes */
@@ -28,7 +30,7 @@ enum llmroof_fit { LLMROOF_FITS, LLMROOF_FIT_WEIGHTS, LLMROOF_FIT_CONTEXT, LLMRO
 struct llmroof_memory {
     double gpu_memory_bytes;          /* device memory */
     double visible_bytes;             /* what the runtime reports of it (catalog memory_visible_bytes) */
-    double usable_bytes;              /* visible * mem_util, as vLLM, SGLang and TensorRT-LLM take it */
+    double usable_bytes;              /* visible * mem_util, as vLLM and SGLang take it (util_of_free: visible) */
     double weights_bytes_per_gpu;     /* this rank's weight shard */
     double weights_bytes_total;       /* all ranks' weights (replicas counted) */
     double workspace_bytes_per_gpu;   /* activation workspace */

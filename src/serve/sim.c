@@ -89,6 +89,8 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
         c->mem.block_size = en->kv_block_tokens;
     if (en->mem_util > 0 && !c->user_mem_util)
         c->mem.mem_util = en->mem_util;
+    /* TensorRT-LLM's and LMDeploy's fraction (theirs or --mem-util) is of the free memory */
+    c->mem.util_of_free = en->kv_of_free_memory;
     /* the context the engine serves: --max-model-len, else the model's own (vLLM's max_model_len) */
     const long ctx = c->max_model_len > 0 ? c->max_model_len : c->setup.model ? c->setup.model->max_context : 0;
     /* vLLM 0.5.4-0.6 V0 (arg_utils.py create_engine_config, PR #6666): chunked prefill only above

@@ -82,6 +82,38 @@ static void mem_util_is_a_share_of_the_memory_the_runtime_reports(void **state)
     catalog_free(&cat);
 }
 
+/* TensorRT-LLM and LMDeploy size the KV cache as a share of the memory left once the engine is
+ * loaded (engine kv_of_free_memory), vLLM as the engine's share of the device. Llama-3.1-70B fp8
+ * on one H100 SXM5 (79.18 GiB visible), weights 70,553,706,496 B, workspace W and reserve 1 GiB:
+ *   vLLM:         0.9 x 85,017,493,504 - 70,553,706,496 - W - 1,073,741,824
+ *   TensorRT-LLM: 0.9 x (85,017,493,504 - 70,553,706,496 - W - 1,073,741,824)
+ * the second larger by 0.1 x (70,553,706,496 + W + 1,073,741,824), 7.22 GB with W 592,707,584. */
+static void a_free_memory_fraction_sizes_the_kv_from_what_is_left(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_mem_opts o = memory_default_opts();
+    struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
+    struct llmroof_memory a, b;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(memory_eval(model(&cat, "llama-3.1-70b"), gpu(&cat, "h100-sxm5-80gb"), 1, &dt, 2048, &o, &a, &err), 0);
+    o.util_of_free = true;
+    assert_int_equal(memory_eval(model(&cat, "llama-3.1-70b"), gpu(&cat, "h100-sxm5-80gb"), 1, &dt, 2048, &o, &b, &err), 0);
+    const double W = a.workspace_bytes_per_gpu;
+    assert_rel_close(a.weights_bytes_per_gpu, 70553706496.0, 0);
+    assert_rel_close(a.kv_capacity_bytes_per_gpu, 0.9 * 85017493504.0 - 70553706496.0 - W - 1073741824.0, 1e-12);
+    assert_rel_close(b.kv_capacity_bytes_per_gpu, 0.9 * (85017493504.0 - 70553706496.0 - W - 1073741824.0), 1e-12);
+    assert_rel_close(b.kv_capacity_bytes_per_gpu - a.kv_capacity_bytes_per_gpu,
+                     0.1 * (70553706496.0 + W + 1073741824.0), 1e-9);
+    assert_rel_close(b.usable_bytes, 85017493504.0, 0); /* the engine may use all it sees */
+    /* the shipped profiles that say so */
+    assert_true(shipped_engine(&cat, "tensorrt-llm")->kv_of_free_memory);
+    assert_true(shipped_engine(&cat, "lmdeploy")->kv_of_free_memory);
+    assert_false(shipped_engine(&cat, "vllm")->kv_of_free_memory);
+    catalog_free(&cat);
+}
+
 static void llama_65b_is_2_5_mib_per_token_and_26_sequences(void **state)
 {
     struct llmroof_catalog cat;
@@ -285,6 +317,7 @@ int main(void)
         cmocka_unit_test(a_smaller_weight_dtype_that_fits_is_suggested),
         cmocka_unit_test(llama_13b_on_8_v100_holds_147_sequences_of_2048),
         cmocka_unit_test(mem_util_is_a_share_of_the_memory_the_runtime_reports),
+        cmocka_unit_test(a_free_memory_fraction_sizes_the_kv_from_what_is_left),
         cmocka_unit_test(llama_65b_is_2_5_mib_per_token_and_26_sequences),
         cmocka_unit_test(gqa_fp8_and_replication),
         cmocka_unit_test(tp1_weights_are_all_parameters_at_the_weight_dtype),
