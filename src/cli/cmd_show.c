@@ -46,7 +46,9 @@ static void show_gpu(struct table *t, const struct llmroof_gpu *g)
     kv(t, "arch", g->arch[0] ? g->arch : "-", g->arch[0] ? "compute architecture" : "not stated");
     kvn(t, "memory_bytes", "%.0f", g->memory_bytes, "B");
     kvn(t, "memory", "%.2f", g->memory_bytes / 1073741824.0, "GiB");
-    kvn(t, "memory_visible", "%.2f", g->memory_visible_bytes / 1073741824.0, "GiB the runtime reports");
+    kvn(t, "memory_visible", "%.2f", g->memory_visible_bytes / 1073741824.0,
+        g->memory_visible_bytes < g->memory_bytes ? "GiB the runtime reports"
+                                                  : "GiB the runtime reports (not stated: taken as all of it)");
     kvn(t, "memory_bandwidth", "%.0f", g->mem_bw_Bps / 1e9, "GB/s");
     for (int d = 0; d < LLMROOF_DTYPE_COUNT; d++) {
         char f[48];

@@ -309,6 +309,7 @@ static void warn_rejected(struct cli *c, const struct sim_result *r, const char 
         /* a request must fit one instance's pool (a cluster's or both pools' sum holds no request
          * whole): the smallest instance's */
         double cap = r->kv_capacity_tokens;
+        const bool lanes = r->ninst > 0 && r->inst && r->inst[0].lanes > 1;
         for (int i = 0; i < r->ninst; i++) { /* a pipeline lane's share of its instance's */
             const double own = (double)r->inst[i].kv_blocks_total * (double)r->block_size /
                                (double)(r->inst[i].lanes > 1 ? r->inst[i].lanes : 1);
@@ -317,7 +318,8 @@ static void warn_rejected(struct cli *c, const struct sim_result *r, const char 
         }
         fprintf(c->errf, "llmroof: warning: %severy request was rejected (%ld of %ld: prompt + output exceed the KV cache "
                         "of %s%.0f tokens",
-                what, r->errors, r->requests, r->ninst > 1 ? "the smallest instance, " : "", cap);
+                what, r->errors, r->requests,
+                lanes ? "one pipeline lane, " : r->ninst > 1 ? "the smallest instance, " : "", cap);
         if (max_model_len > 0)
             fprintf(c->errf, ", or the prompt exceeds --max-model-len %ld", max_model_len);
         fprintf(c->errf, "); TTFT, TPOT, ITL and e2e are n/a\n");

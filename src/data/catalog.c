@@ -208,9 +208,19 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
     const cJSON *vb = json_item(e, "memory_visible_bytes");
     if (cJSON_IsNumber(vb) && vb->valuedouble >= 1 && vb->valuedouble != floor(vb->valuedouble))
         return json_ferr(c, "memory_visible_bytes", "must be a whole number of bytes (got %g)", vb->valuedouble);
-    if ((rc = json_get_number(c, e, "memory_visible_bytes", "memory_visible_bytes", false, 0.5 * g->memory_bytes, false,
-                              g->memory_bytes, &g->memory_visible_bytes, &vis_given)))
+    if ((rc = json_get_number(c, e, "memory_visible_bytes", "memory_visible_bytes", false, 1e8, false, 1e13,
+                              &g->memory_visible_bytes, &vis_given)))
         return rc;
+    if (vis_given && g->memory_visible_bytes > g->memory_bytes)
+        return json_ferr(c, "memory_visible_bytes",
+                         "must be at most memory_bytes, %.0f B (%.2f GiB): the runtime reports part of the device's "
+                         "memory, never more (got %.0f B)",
+                         g->memory_bytes, g->memory_bytes / 1073741824.0, g->memory_visible_bytes);
+    if (vis_given && g->memory_visible_bytes < 0.5 * g->memory_bytes)
+        return json_ferr(c, "memory_visible_bytes",
+                         "must be at least half of memory_bytes, %.0f B (%.2f GiB): ECC and the driver keep a few "
+                         "percent, so a smaller figure is a unit slip (got %.0f B)",
+                         0.5 * g->memory_bytes, 0.5 * g->memory_bytes / 1073741824.0, g->memory_visible_bytes);
     if (!vis_given)
         g->memory_visible_bytes = g->memory_bytes;
 

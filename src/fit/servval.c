@@ -717,8 +717,9 @@ static void sim_one_seed(const struct sim_config *sc, long source_requests, stru
  * (Poisson) and its request lengths are one sample, and a short run's mean TPOT moves by a
  * quarter from seed to seed (OPT-13B, vLLM 0.2, 200 requests at 2/s: 49-67 ms over eight
  * seeds). A random run of n requests is therefore repeated with the next seeds until about
- * SRV_REPLICATE_REQUESTS requests have been simulated (at most SRV_REPLICATE_MAX runs), and each
- * statistic is the median over the replications: the error is scored as |predicted / measured
+ * SRV_REPLICATE_REQUESTS requests have been simulated, an odd number of runs (at most
+ * SRV_REPLICATE_MAX, fewer where they would pass the 20 s a row may take), and each statistic is
+ * the median over the replications, the middle run's: the error is scored as |predicted / measured
  * - 1|, and the median of the run-to-run distribution is the prediction with the least expected
  * absolute error (a mean would follow the one seed that tipped a knee-loaded server over). A run
  * with nothing random (fixed lengths, every request queued or a closed loop without think time)
@@ -732,8 +733,12 @@ static int replications(const struct sim_config *sc)
                         (sc->mode == SIM_CLOSED && sc->think_max_s > 0);
     if (!random || sc->requests <= 0)
         return 1;
-    const long r = (SRV_REPLICATE_REQUESTS + sc->requests - 1) / sc->requests;
-    return r < 1 ? 1 : r > SRV_REPLICATE_MAX ? SRV_REPLICATE_MAX : (int)r;
+    long r = (SRV_REPLICATE_REQUESTS + sc->requests - 1) / sc->requests;
+    r += r % 2 == 0; /* odd: a median of two would be their mean */
+    const double one = sim_estimate_wall_s(sc);
+    while (r > 1 && (r > SRV_REPLICATE_MAX || one * (double)r > 20))
+        r -= 2;
+    return r < 1 ? 1 : (int)r;
 }
 
 static int dbl_cmp(const void *a, const void *b)
@@ -771,7 +776,7 @@ static void sim_once(const struct sim_config *sc, long source_requests, struct r
 {
     memset(out, 0, sizeof *out);
     const int reps = replications(sc);
-    if (sim_estimate_wall_s(sc) * reps > 20) {
+    if (sim_estimate_wall_s(sc) > 20) { /* replications() keeps the others within it */
         snprintf(out->reason, sizeof out->reason, "the simulated run would take more than 20 s");
         return;
     }

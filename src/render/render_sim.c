@@ -62,10 +62,12 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
     if (ranks > 1)
         sbuf_printf(out, " per DP rank (x%ld)", ranks);
     /* pipeline parallelism: micro-batches of different requests in the stages at once (sim.h) */
-    const int lanes = sim_pipeline_lanes(s, c->static_batching, c->disaggregated);
-    if (lanes > 1 && !c->static_batching && c->max_batched_tokens > 0)
-        sbuf_printf(out, " in %d pipeline lanes (each its own token budget, up to %ld sequences and 1/%d of the KV blocks)",
-                    lanes, (c->max_seqs + lanes - 1) / lanes, lanes);
+    const int lanes = sim_pipeline_lanes(s, c->max_seqs, c->static_batching, c->disaggregated);
+    if (lanes > 1) {
+        const long most = sim_lane_seqs(c->max_seqs, lanes, 0);
+        sbuf_printf(out, " in %d pipeline lanes (each its own token budget, %s%ld sequence%s and 1/%d of the KV blocks)",
+                    lanes, c->max_seqs % lanes ? "up to " : "", most, PL(most), lanes);
+    }
     sbuf_printf(out, ", %s; seed %llu",
                 c->static_batching  ? "static batches (the next starts when the last request ends, prompts padded)"
                 : c->chunked_prefill ? "chunked prefill"
@@ -353,6 +355,12 @@ void render_sim_chrome_trace(const struct sim_result *r, struct sbuf *out)
 {
     sbuf_append(out, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
     sbuf_append(out, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"args\":{\"name\":\"llmroof engine\"}}");
+    /* --pp: a track per pipeline lane, named by its instance (its iterations overlap another lane's) */
+    const int lanes = r->ninst > 0 && r->inst ? r->inst[0].lanes : 1;
+    for (int i = 0; lanes > 1 && i < r->ninst * lanes; i++)
+        sbuf_printf(out, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"args\":{\"name\":"
+                         "\"instance %d lane %d\"}}",
+                    i + 1, i / lanes + 1, i % lanes + 1);
     for (long i = 0; i < r->iterations && r->iters; i++) {
         const struct sim_iter *it = &r->iters[i];
         sbuf_printf(out, ",\n{\"name\":\"%s\",\"cat\":\"iteration\",\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":%.3f,"

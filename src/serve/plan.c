@@ -462,11 +462,16 @@ static double pool_capacity_qps(const struct plan_input *in, const struct llmroo
     struct llmroof_memory mem;
     if (memory_eval_layout(in->model, g, &lay, &in->dt, 1, &mo, &mem, &e2))
         return 0;
-    /* pipeline lanes (sim_pipeline_lanes) each bound with their share of the KV, as the simulator's */
-    const int lanes = sim_pipeline_lanes(&s, in->eff.engine && in->eff.engine->static_batching, kind != SIM_CAP_AGGREGATED);
-    return (double)lanes * sim_instance_capacity_qps(&s, &sh, mem.kv_capacity_tokens * (double)mem.attn_dp / lanes,
-                                                     ((long)mo.max_seqs + lanes - 1) / lanes, (long)mo.max_batched_tokens,
-                                                     in->mean_prompt, in->mean_output, kind);
+    /* pipeline lanes (sim_pipeline_lanes) each bound with their share of the KV and of the
+     * sequences, as the simulator's */
+    const int lanes = sim_pipeline_lanes(&s, (long)mo.max_seqs, in->eff.engine && in->eff.engine->static_batching,
+                                         kind != SIM_CAP_AGGREGATED);
+    double q = 0;
+    for (int j = 0; j < lanes; j++)
+        q += sim_instance_capacity_qps(&s, &sh, mem.kv_capacity_tokens * (double)mem.attn_dp / lanes,
+                                       sim_lane_seqs((long)mo.max_seqs, lanes, j), (long)mo.max_batched_tokens,
+                                       in->mean_prompt, in->mean_output, kind);
+    return q;
 }
 
 /* Pools of n instances whose bound serves less than 1 / PLAN_BOUND_MARGIN of the rate are

@@ -159,11 +159,17 @@ int sim_setup_gpus(const struct llmroof_setup *s)
     return s->tp * (s->layout.pp > 1 ? s->layout.pp : 1);
 }
 
-int sim_pipeline_lanes(const struct llmroof_setup *s, bool static_batching, bool disaggregated)
+int sim_pipeline_lanes(const struct llmroof_setup *s, long max_seqs, bool static_batching, bool disaggregated)
 {
-    const struct llmroof_layout *l = &s->layout;
-    const bool dp = l->dp_attn && s->tp > 0 && l->ep > s->tp; /* layout.c's attn_dp > 1 */
-    return l->pp > 1 && !static_batching && !disaggregated && !dp ? l->pp : 1;
+    const int pp = s->layout.pp;
+    if (pp <= 1 || static_batching || disaggregated)
+        return 1;
+    return max_seqs < pp ? (int)(max_seqs > 1 ? max_seqs : 1) : pp; /* no lane without a sequence */
+}
+
+long sim_lane_seqs(long max_seqs, int lanes, int lane)
+{
+    return max_seqs / lanes + (lane < max_seqs % lanes);
 }
 
 long sim_setup_rank_factor(const struct sim_config *c)
@@ -571,8 +577,8 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
     /* a pipeline lane's iteration enters the first stage when the instance's previous one has
      * left it: the lane waits (no iteration now; the event loop calls it again at that time, after
      * the arrivals before it) */
-    if (r->lanes > 1 && e->now < r->lane_free[ei / r->lanes]) {
-        e->now = r->lane_free[ei / r->lanes];
+    if (r->lanes > 1 && e->now < r->stage_exit[ei / r->lanes * r->stages]) {
+        e->now = r->stage_exit[ei / r->lanes * r->stages];
         return LLMROOF_OK;
     }
     struct iter it;
@@ -673,12 +679,21 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
                                e->st.preemptions - e->progress_preempt, e->tick - e->progress_tick, e->now);
     }
     double dt = sim_iter_cost(r, e, &it);
-    /* the stages hold a lane's micro-batch dt / lanes each (the layers split evenly, docs/model.md
-     * section 10): the next lane's enters the first stage then, while this one moves on; so
-     * lanes iterations of time dt complete every dt when all lanes are busy */
-    if (r->lanes > 1)
-        r->lane_free[ei / r->lanes] = e->now + dt / (double)r->lanes;
-    if (c->record_iterations && record_iter(r, e, ei, &it, dt))
+    /* a pipeline lane's micro-batch holds each stage for its share of the layers (docs/model.md
+     * section 10: the first L mod N stages one layer more), in order: it enters a stage when it
+     * has left the one before and the instance's previous micro-batch has left this one, so no
+     * micro-batch overtakes another and the next lane's enters the first stage when this one
+     * leaves it. Busy lanes of equal batches complete N iterations of time dt every dt */
+    double span = dt;
+    if (r->lanes > 1) {
+        double *ex = &r->stage_exit[ei / r->lanes * r->stages], t = e->now;
+        for (int s = 0; s < r->stages; s++) {
+            t = fmax(t, ex[s]) + dt * r->stage_frac[s];
+            ex[s] = t;
+        }
+        span = t - e->now; /* its compute dt, and the waits behind the micro-batch before it */
+    }
+    if (c->record_iterations && record_iter(r, e, ei, &it, span))
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for the iteration trace");
     r->out->iterations++;
     e->st.iterations++;
@@ -689,7 +704,7 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
         e->win_busy_s += fmax(0.0, fmin(e->now + dt, r->win1_s) - fmax(e->now, r->win0_s));
     if (it.nsched > e->st.max_batch)
         e->st.max_batch = it.nsched;
-    e->now += dt;
+    e->now += span;
     advance(r, e, e->now);
     e->prev_end_s = e->now;
     e->tick++;
@@ -817,7 +832,7 @@ static int check_config(const struct sim_config *c, long *nreq, struct llmroof_e
 /* KV pool of one instance from the memory model (the workspace follows the iteration budget);
  * a draft model's or head's weights come out of it, and a draft model's KV shares it. */
 static int engine_init(const struct sim_config *c, struct engine *e, const struct llmroof_setup *s, int pool, long nreq,
-                       int lanes, struct llmroof_err *err)
+                       int lanes, int lane, struct llmroof_err *err)
 {
     e->setup = *s;
     e->pool = pool;
@@ -843,13 +858,14 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
      * instance schedules the ranks' sum, no rank more than its own (e->rbud) */
     const long per_rank = sim_rank_factor(c, e->sh.attn_dp);
     /* pipeline lanes share the instance's sequence limit (vLLM V1's max_num_seqs bounds the running
-     * requests of every micro-batch in flight together), each schedules its own token budget */
-    e->max_run = (c->max_seqs + lanes - 1) / lanes * per_rank;
+     * requests of every micro-batch in flight together: 5 over 4 lanes are 2, 1, 1, 1), each
+     * schedules its own token budget */
+    e->max_run = sim_lane_seqs(c->max_seqs, lanes, lane) * per_rank;
     e->budget = c->max_batched_tokens * per_rank;
     e->ntr = SIM_RESERVE_INIT_RATIO;
     struct llmroof_mem_opts mo = c->mem;
     mo.max_batched_tokens = (double)e->budget; /* memory sizes one rank's workspace from its share */
-    mo.max_seqs = (double)e->max_run;
+    mo.max_seqs = (double)(c->max_seqs * per_rank); /* the instance's logits buffer, as `memory` sizes it */
     struct llmroof_memory mem;
     if ((rc = memory_eval_layout(s->model, s->gpu, &lay, &s->dt, 1, &mo, &mem, err)))
         return rc;
@@ -971,8 +987,10 @@ static void engines_free(struct runner *r)
     r->fastc = NULL;
     free(r->mixc);
     r->mixc = NULL;
-    free(r->lane_free);
-    r->lane_free = NULL;
+    free(r->stage_exit);
+    r->stage_exit = NULL;
+    free(r->stage_frac);
+    r->stage_frac = NULL;
 }
 
 /* Phase 2: the instances, one pool or two. */
@@ -990,12 +1008,20 @@ static int build_engines(struct runner *r, struct llmroof_err *err)
         r->ne = c->prefill.instances + c->decode.instances;
     } else {
         r->npre = r->ne = c->instances;
-        /* each instance's pipeline lanes are engines of their own (sim_pipeline_lanes) */
-        r->lanes = sim_pipeline_lanes(&c->setup, c->static_batching, false);
+        /* each instance's pipeline lanes are engines of their own (sim_pipeline_lanes); its stages
+         * hold the layers as layout.c splits them, the first L mod N one layer more */
+        r->lanes = sim_pipeline_lanes(&c->setup, c->max_seqs, c->static_batching, false);
         if (r->lanes > 1) {
+            const int pp = c->setup.layout.pp;
+            const long L = c->setup.model->layers;
+            r->stages = pp;
             r->npre = r->ne = c->instances * r->lanes;
-            if (!(r->lane_free = calloc((size_t)c->instances, sizeof *r->lane_free)))
+            r->stage_exit = calloc((size_t)c->instances * (size_t)pp, sizeof *r->stage_exit);
+            r->stage_frac = malloc((size_t)pp * sizeof *r->stage_frac);
+            if (!r->stage_exit || !r->stage_frac)
                 return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d instances", c->instances);
+            for (int s = 0; s < pp; s++)
+                r->stage_frac[s] = (double)(L / pp + (s < L % pp)) / (double)L;
         }
     }
     r->E = calloc((size_t)r->ne, sizeof *r->E);
@@ -1003,7 +1029,7 @@ static int build_engines(struct runner *r, struct llmroof_err *err)
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d instances", r->ne);
     for (int i = 0; i < r->ne; i++) {
         int pool = c->disaggregated && i >= r->npre;
-        int rc = engine_init(c, &r->E[i], pool ? &ds : &ps, pool, r->nreq, r->lanes, err);
+        int rc = engine_init(c, &r->E[i], pool ? &ds : &ps, pool, r->nreq, r->lanes, i % r->lanes, err);
         if (rc)
             return rc;
         r->E[i].waiting.oom = &r->oom;

@@ -242,9 +242,12 @@ int sim_setup_gpus(const struct llmroof_setup *s);
  * a continuous-batching engine keeps N micro-batches of different requests in the stages at once
  * (vLLM's N virtual engines, each its own scheduler, requests and 1/N of the KV blocks; V1's
  * batch queue of N), so the instance runs N lanes, each an iteration through every stage, whose
- * iterations enter the first stage one at a time. 1 without pipeline parallelism, with static
- * batching (generate() runs one batch), disaggregated pools or data-parallel attention. */
-int sim_pipeline_lanes(const struct llmroof_setup *s, bool static_batching, bool disaggregated);
+ * iterations pass through the stages in order. min(N, max_seqs) lanes (no lane without a
+ * sequence); 1 without pipeline parallelism, with static batching (generate() runs one batch) or
+ * disaggregated pools. */
+int sim_pipeline_lanes(const struct llmroof_setup *s, long max_seqs, bool static_batching, bool disaggregated);
+/* Lane `lane`'s share of an instance's sequence limit: the lanes' add up to it (5 over 4: 2, 1, 1, 1). */
+long sim_lane_seqs(long max_seqs, int lanes, int lane);
 /* SGLang's admission reserve (sim_config.admit_reserve; python/sglang/global_config.py and
  * schedule_policy.py, v0.4): the new-token ratio starts at SGLANG_INIT_NEW_TOKEN_RATIO 0.7,
  * falls to 0.7 x SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR 0.14 over SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS

@@ -32,8 +32,10 @@ static long lanes_load(const struct runner *r, int k)
 }
 
 /* With pipeline lanes (sim_pipeline_lanes): the router's policy picks the instance, as without,
- * and the instance gives the request to its lane with the fewest unfinished requests (vLLM V0's
- * add_request: the virtual engine whose scheduler holds the fewest unfinished sequence groups). */
+ * and the instance gives the request to its lane with the fewest unfinished requests per
+ * sequence slot (vLLM V0's add_request: the virtual engine whose scheduler holds the fewest
+ * unfinished sequence groups; a lane with twice the slots, 2 of 5 over 4 lanes, takes twice the
+ * requests, as one scheduler over all the micro-batches would run them). */
 static int route_lanes(struct runner *r, long id)
 {
     const int n = r->ne / r->lanes;
@@ -53,7 +55,11 @@ static int route_lanes(struct runner *r, long id)
         }
         }
     }
-    return least_loaded(r, k * r->lanes, r->lanes);
+    int best = k * r->lanes;
+    for (int j = best + 1; j < (k + 1) * r->lanes; j++)
+        if (r->E[j].load * r->E[best].max_run < r->E[best].load * r->E[j].max_run)
+            best = j;
+    return best;
 }
 
 /* Picks the instance of `pool` for request `id`. Prefix affinity sends a group to one instance

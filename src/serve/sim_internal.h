@@ -341,7 +341,10 @@ struct runner {
     int ne, npre;                /* engines [0, npre): aggregated or prefill pool; [npre, ne): decode */
     int lanes;                   /* pipeline lanes per instance (sim_pipeline_lanes): engines
                                     [k lanes, (k + 1) lanes) are instance k's lanes; 1: none */
-    double *lane_free;           /* lanes > 1: when each instance's first stage is free again */
+    int stages;                  /* lanes > 1: pipeline stages (--pp) */
+    double *stage_exit;          /* lanes > 1: when instance k's last micro-batch left stage s,
+                                    [k stages + s] */
+    double *stage_frac;          /* lanes > 1: stage s's share of the layers */
     struct heap arrivals;        /* pending arrivals not read in order from R (struct event) */
     bool in_order;               /* new requests arrive in index order: read from R, not the heap */
     long next_new;               /* in_order: the next new request to arrive */

@@ -49,7 +49,7 @@ gpu 8e10 3e18 1e15 3e11 0.7 >"$T/gpu-bw-huge.json"
 gpu 1.5 3e12 1e15 3e11 0.7 >"$T/gpu-mem-frac.json"
 # the memory the runtime reports: more than the device holds, or under half of it (a unit slip)
 gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"memory_bandwidth_Bps"/"memory_visible_bytes":9e10,"memory_bandwidth_Bps"/' >"$T/gpu-visible-over.json"
-gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"memory_bandwidth_Bps"/"memory_visible_bytes":79000,"memory_bandwidth_Bps"/' >"$T/gpu-visible-tiny.json"
+gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"memory_bandwidth_Bps"/"memory_visible_bytes":3e10,"memory_bandwidth_Bps"/' >"$T/gpu-visible-tiny.json"
 # the host CPU (docs/model.md "Host CPU"): a speed out of [0.25, 4], no speed, not an object
 gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"host":{"cpu":"c","cpu_speed":10},"source"/' >"$T/gpu-host-fast.json"
 gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"host":{"cpu":"c"},"source"/' >"$T/gpu-host-nospeed.json"

@@ -145,9 +145,14 @@ static void pipeline_lanes_overlap_micro_batches(void **state)
     struct workload w = { WORKLOAD_FIXED, 512, 1, NULL, 0 };
     struct sim_config c = config(&cat, "llama-2-70b", "a100-sxm4-80gb", 2, &w);
     c.setup.layout.pp = 2;
-    assert_int_equal(sim_pipeline_lanes(&c.setup, false, false), 2);
-    assert_int_equal(sim_pipeline_lanes(&c.setup, true, false), 1); /* generate(): one batch */
-    assert_int_equal(sim_pipeline_lanes(&c.setup, false, true), 1); /* disaggregated pools */
+    assert_int_equal(sim_pipeline_lanes(&c.setup, 256, false, false), 2);
+    assert_int_equal(sim_pipeline_lanes(&c.setup, 1, false, false), 1);   /* no lane without a sequence */
+    assert_int_equal(sim_pipeline_lanes(&c.setup, 256, true, false), 1);  /* generate(): one batch */
+    assert_int_equal(sim_pipeline_lanes(&c.setup, 256, false, true), 1);  /* disaggregated pools */
+    /* the lanes' sequence limits add up to the instance's: 5 over 4 lanes are 2, 1, 1, 1 */
+    assert_int_equal(sim_lane_seqs(5, 4, 0), 2);
+    assert_int_equal(sim_lane_seqs(5, 4, 1), 1);
+    assert_int_equal(sim_lane_seqs(5, 4, 3), 1);
     c.mode = SIM_OFFLINE;
     c.requests = 2;
     struct sim_result r;
@@ -165,6 +170,27 @@ static void pipeline_lanes_overlap_micro_batches(void **state)
     assert_int_equal(r.inst[0].lanes, 2);
     assert_int_equal(r.inst[0].requests, 2);
     sim_result_free(&r);
+
+    /* micro-batches pass the stages in order: a 4,096-token prompt on lane 1 (pass DA) and a
+     * 16-token one on lane 2 (pass DB) arriving together. B enters the first stage when A leaves
+     * it, at DA/2, but the second stage only when A leaves that too, at DA: it finishes at
+     * DA + DB/2, not at DA/2 + DB (overtaking A in the second stage) */
+    {
+        const struct trace_req t[2] = { { 0, 4096, 1 }, { 0, 16, 1 } };
+        struct sim_config ct = c;
+        ct.mode = SIM_TRACE;
+        ct.trace = t;
+        ct.ntrace = 2;
+        ct.max_batched_tokens = 4096;
+        run(&ct, &r);
+        struct llmroof_request qa = { 1, 4096, 1 }, qb = { 1, 16, 1 };
+        struct llmroof_estimate ea, eb1;
+        assert_int_equal(estimate_run(&c.setup, &qa, &ea, &err), 0);
+        assert_int_equal(estimate_run(&c.setup, &qb, &eb1, &err), 0);
+        assert_rel_close(r.reqs[0].first_token_s, ea.ttft_s, 1e-9);
+        assert_rel_close(r.reqs[1].first_token_s, ea.ttft_s + 0.5 * eb1.ttft_s, 1e-9);
+        sim_result_free(&r);
+    }
 
     /* decode: 200 sequences of 128 + 512 tokens, 100 a lane (the instance's 256 sequences, 128 a
      * lane). Each lane's step is a pass of its 100: estimate's TPOT at b = 200, whose micro-batches
