@@ -309,7 +309,7 @@ static void warn_rejected(struct cli *c, const struct sim_result *r, const char 
         /* a request must fit one instance's pool (a cluster's or both pools' sum holds no request
          * whole): the smallest instance's */
         double cap = r->kv_capacity_tokens;
-        const bool lanes = r->ninst > 0 && r->inst && r->inst[0].lanes > 1;
+        const bool lanes = r->ninst > 0 && r->inst[0].lanes > 1;
         for (int i = 0; i < r->ninst; i++) { /* a pipeline lane's share of its instance's */
             const double own = (double)r->inst[i].kv_blocks_total * (double)r->block_size /
                                (double)(r->inst[i].lanes > 1 ? r->inst[i].lanes : 1);
@@ -736,7 +736,11 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
             free(trace);
             return cli_fail(c, &err);
         }
-        sim_result_free(&res[i].result); /* keep the statistics only */
+        /* keep the statistics and the instances' only (the JSON lists them per point) */
+        free(res[i].result.reqs);
+        free(res[i].result.iters);
+        res[i].result.reqs = NULL;
+        res[i].result.iters = NULL;
     }
     if (x->svg) {
         struct sbuf svg;
@@ -783,6 +787,8 @@ int cmd_simulate(struct cli *c, int argc, char **argv)
     struct sim_point *res = calloc(MAX_POINTS, sizeof *res);
     int rc = (x && res) ? simulate_main(c, argc, argv, x, res) : 1;
     free(x);
+    for (int i = 0; res && i < MAX_POINTS; i++) /* a sweep's points keep their instances */
+        sim_result_free(&res[i].result);
     free(res);
     return rc;
 }

@@ -781,6 +781,7 @@ static void sim_once(const struct sim_config *sc, long source_requests, struct r
         return;
     }
     struct run_sums rs[SRV_REPLICATE_MAX];
+    memset(rs, 0, sizeof rs); /* (reps >= 1 fills rs[0]; the analyser cannot see it) */
     struct sim_config one = *sc;
     for (int k = 0; k < reps; k++) {
         one.seed = sc->seed + (uint64_t)k;

@@ -830,7 +830,7 @@ static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, c
     cJSON_AddNumberToObject(o, "iterations", (double)r->iterations);
     cJSON_AddNumberToObject(o, "mean_in_system", r->mean_in_system);
     cJSON_AddNumberToObject(o, "kv_capacity_tokens", r->kv_capacity_tokens);
-    if (r->ninst > 0 && r->inst && r->inst[0].lanes > 1) /* --pp: each lane holds its share (docs/metrics.md) */
+    if (r->ninst > 0 && r->inst[0].lanes > 1) /* --pp: each lane holds its share (docs/metrics.md) */
         cJSON_AddNumberToObject(o, "pipeline_lanes", r->inst[0].lanes);
     cJSON_AddNumberToObject(o, "seed", (double)r->seed);
     sim_json_serving(o, c, r);

@@ -26,6 +26,7 @@
 
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -577,8 +578,8 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
     /* a pipeline lane's iteration enters the first stage when the instance's previous one has
      * left it: the lane waits (no iteration now; the event loop calls it again at that time, after
      * the arrivals before it) */
-    if (r->lanes > 1 && e->now < r->stage_exit[ei / r->lanes * r->stages]) {
-        e->now = r->stage_exit[ei / r->lanes * r->stages];
+    if (r->lanes > 1 && e->now < r->stage_exit[(ptrdiff_t)(ei / r->lanes) * r->stages]) {
+        e->now = r->stage_exit[(ptrdiff_t)(ei / r->lanes) * r->stages];
         return LLMROOF_OK;
     }
     struct iter it;
@@ -686,7 +687,7 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
      * leaves it. Busy lanes of equal batches complete N iterations of time dt every dt */
     double span = dt;
     if (r->lanes > 1) {
-        double *ex = &r->stage_exit[ei / r->lanes * r->stages], t = e->now;
+        double *ex = &r->stage_exit[(ptrdiff_t)(ei / r->lanes) * r->stages], t = e->now;
         for (int s = 0; s < r->stages; s++) {
             t = fmax(t, ex[s]) + dt * r->stage_frac[s];
             ex[s] = t;
@@ -1020,8 +1021,9 @@ static int build_engines(struct runner *r, struct llmroof_err *err)
             r->stage_frac = malloc((size_t)pp * sizeof *r->stage_frac);
             if (!r->stage_exit || !r->stage_frac)
                 return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d instances", c->instances);
+            const long per = L / pp; /* whole layers a stage */
             for (int s = 0; s < pp; s++)
-                r->stage_frac[s] = (double)(L / pp + (s < L % pp)) / (double)L;
+                r->stage_frac[s] = (double)(per + (s < L % pp)) / (double)L;
         }
     }
     r->E = calloc((size_t)r->ne, sizeof *r->E);
