@@ -217,6 +217,7 @@ struct cli_setup_opts {
     struct llmroof_eff_override eff;
     const char *engine_name;       /* --engine, resolved by cli_setup_resolve */
     struct llmroof_mem_opts mem;
+    bool have_mem_util;            /* --mem-util given: an engine profile's does not replace it */
     long context;
     bool have_context;
     struct llmroof_layout layout;  /* --pp, --ep, --dp-attention, --ep-imbalance (tp from --tp) */

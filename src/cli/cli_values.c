@@ -160,7 +160,7 @@ int cli_setup_opt(struct cli *c, struct cli_setup_opts *s, int id, const char *a
         return cli_double(c, "host-cpu-speed", arg, 0.25, 4, false, &s->eff.host_cpu_speed);
     case OPT_ENGINE: s->engine_name = arg; return 0; /* resolved once the catalog is loaded */
     case OPT_ENGINERAY: s->eff.engine_use_ray = true; return 0;
-    case OPT_MEMUTIL: return cli_double(c, "mem-util", arg, 0.01, 1, false, &s->mem.mem_util);
+    case OPT_MEMUTIL: s->have_mem_util = true; return cli_double(c, "mem-util", arg, 0.01, 1, false, &s->mem.mem_util);
     case OPT_RESERVE: return cli_bytes(c, "reserve", arg, &s->mem.reserve_bytes);
     case OPT_WORKSPACE: s->mem.workspace_set = true; return cli_bytes(c, "workspace", arg, &s->mem.workspace_bytes);
     case OPT_BLOCK: return cli_long(c, "block-size", arg, 1, 65536, &s->mem.block_size);

@@ -203,6 +203,13 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
                 x.sp.method);
     struct llmroof_memory mem;
     long ctx_len = x.s.prompt + x.s.output;
+    /* the engine's KV pool rule, as simulate takes it (sim_config_engine): its share of the device,
+     * or TensorRT-LLM's and LMDeploy's share of the free memory */
+    if (x.s.eff.engine) {
+        if (x.s.eff.engine->mem_util > 0 && !x.s.have_mem_util)
+            x.s.mem.mem_util = x.s.eff.engine->mem_util;
+        x.s.mem.util_of_free = x.s.eff.engine->kv_of_free_memory;
+    }
     const struct llmroof_layout lay = cli_layout(&x.s);
     if ((rc = memory_eval_layout(m, g, &lay, &setup.dt, ctx_len, &x.s.mem, &mem, &err)))
         return cli_fail(c, &err);
