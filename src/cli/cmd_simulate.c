@@ -309,10 +309,10 @@ static void warn_rejected(struct cli *c, const struct sim_result *r, const char 
         /* a request must fit one instance's pool (a cluster's or both pools' sum holds no request
          * whole): the smallest instance's */
         double cap = r->kv_capacity_tokens;
-        const bool lanes = r->ninst > 0 && r->inst[0].kv_pools > 1;
+        const bool lanes = r->ninst > 0 && r->inst[0].lanes > 1;
         for (int i = 0; i < r->ninst; i++) { /* a pipeline lane's share of its instance's */
             const double own = (double)r->inst[i].kv_blocks_total * (double)r->block_size /
-                               (double)(r->inst[i].kv_pools > 1 ? r->inst[i].kv_pools : 1);
+                               (double)(r->inst[i].lanes > 1 ? r->inst[i].lanes : 1);
             if (own < cap)
                 cap = own;
         }

@@ -65,13 +65,8 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
     const int lanes = sim_pipeline_lanes(s, c->max_seqs, c->static_batching, c->disaggregated);
     if (lanes > 1) {
         const long most = sim_lane_seqs(c->max_seqs, lanes, 0);
-        const bool split = s->layout.dp_attn && s->tp > 0 && s->layout.ep > s->tp; /* replicas' pools */
-        sbuf_printf(out, " in %d pipeline lanes (each its own token budget and %s%ld sequence%s; ", lanes,
-                    c->max_seqs % lanes ? "up to " : "", most, PL(most));
-        if (split)
-            sbuf_printf(out, "1/%d of the KV blocks each)", lanes);
-        else
-            sbuf_append(out, "one KV pool)");
+        sbuf_printf(out, " in %d pipeline lanes (each its own token budget, %s%ld sequence%s and 1/%d of the KV blocks)",
+                    lanes, c->max_seqs % lanes ? "up to " : "", most, PL(most), lanes);
     }
     sbuf_printf(out, ", %s; seed %llu",
                 c->static_batching  ? "static batches (the next starts when the last request ends, prompts padded)"
@@ -202,8 +197,8 @@ static double requests_at_mean_len(const struct sim_config *c, const struct sim_
                                                                 : (c->decode.setup.model ? &c->decode.setup : &c->setup);
         const struct llmroof_layout *l = &su->layout; /* layout.c's attn_dp: ep/tp replicas */
         const int reps = l->dp_attn && su->tp > 0 && l->ep > su->tp ? l->ep / su->tp : 1; /* ep is a multiple of tp */
-        const double dp = (double)reps * (r->inst[i].kv_pools > 1 ? r->inst[i].kv_pools : 1); /* or a
-                                                                                         pipeline lane's share */
+        const double dp = (double)reps * (r->inst[i].lanes > 1 ? r->inst[i].lanes : 1); /* or a pipeline
+                                                                                         lane's share */
         const double replica_tokens = (double)r->inst[i].kv_blocks_total * (double)r->block_size / dp;
         /* 1e-9: a capacity of exactly n mean lengths divides back to n, not n - 1e-16 */
         n += floor(replica_tokens / mean_len + 1e-9) * dp;

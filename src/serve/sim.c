@@ -242,7 +242,7 @@ static int record_iter(struct runner *r, const struct engine *e, int ei, const s
         r->iter_cap = cap;
     }
     out->iters[out->iterations] = (struct sim_iter){ e->now, dt, it->prefill_seqs, it->decode_seqs, it->prefill_tokens,
-                                                     (double)kv_used(e) / (double)e->total_blocks,
+                                                     (double)(e->total_blocks - e->free_blocks) / (double)e->total_blocks,
                                                      ei };
     return LLMROOF_OK;
 }
@@ -599,7 +599,7 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
     /* the lazy decoders all take their step only where the budget holds them and the blocks they
      * take are free (else the scheduler stops or preempts among them); an instance so old that
      * the offsets could overflow stops being lazy */
-    if (e->nd > 0 && (e->nd > e->budget || e->lz_cross[e->tick % e->bs] > kv_free(e, 0) ||
+    if (e->nd > 0 && (e->nd > e->budget || e->lz_cross[e->tick % e->bs] > e->free_blocks ||
                       e->tick > LZ_MAX_TICK)) {
         lz_unlazy_all(e);
         e->lazy = e->tick <= LZ_MAX_TICK;
@@ -699,7 +699,7 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
     r->out->iterations++;
     e->st.iterations++;
     e->wbatch += (double)it.nsched * dt;
-    e->wkv += (double)kv_used(e) / (double)e->total_blocks * dt;
+    e->wkv += (double)(e->total_blocks - e->free_blocks) / (double)e->total_blocks * dt;
     e->st.busy_s += dt;
     if (r->win1_s > r->win0_s) /* the part of this iteration inside the overload window */
         e->win_busy_s += fmax(0.0, fmin(e->now + dt, r->win1_s) - fmax(e->now, r->win0_s));
@@ -911,12 +911,9 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     if (tokens > mem.kv_capacity_tokens)
         tokens = mem.kv_capacity_tokens;
     e->total_blocks = (long)floor(tokens / (double)e->bs);
-    /* pipeline lanes (sim_pipeline_lanes) share their instance's pool, as vLLM V1's batch queue
-     * schedules every micro-batch from one KV cache (build_engines points them at it); lanes of
-     * data-parallel attention replicas, whose pools are per replica, each hold their share of it,
-     * as V0's virtual engines scheduled with num_gpu_blocks // pipeline_parallel_size */
-    if (e->rb)
-        e->total_blocks /= lanes;
+    /* a pipeline lane (sim_pipeline_lanes) holds its share of the blocks: vLLM's virtual engines
+     * each schedule with num_gpu_blocks // pipeline_parallel_size (core/scheduler.py, V0) */
+    e->total_blocks /= lanes;
     if (e->total_blocks < 1)
         return llmroof_err_set(err, LLMROOF_EINPUT,
                                "%s does not fit on %d x %s: no memory is left for the KV cache (see 'llmroof memory')",
@@ -995,8 +992,6 @@ static void engines_free(struct runner *r)
     r->stage_exit = NULL;
     free(r->stage_frac);
     r->stage_frac = NULL;
-    free(r->lane_pool);
-    r->lane_pool = NULL;
 }
 
 /* Phase 2: the instances, one pool or two. */
@@ -1041,15 +1036,6 @@ static int build_engines(struct runner *r, struct llmroof_err *err)
             return rc;
         r->E[i].waiting.oom = &r->oom;
         r->E[i].handoff.oom = &r->oom;
-    }
-    if (r->lanes > 1 && !r->E[0].rb) { /* one pool an instance, its lanes' (engine_init) */
-        const int n = r->ne / r->lanes;
-        if (!(r->lane_pool = malloc((size_t)n * sizeof *r->lane_pool)))
-            return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d instances", n);
-        for (int i = 0; i < r->ne; i++) {
-            r->lane_pool[i / r->lanes] = r->E[i].total_blocks;
-            r->E[i].shared_free = &r->lane_pool[i / r->lanes];
-        }
     }
     /* the step tables (sim_internal.h); without them every step is built whole */
     if (!c->per_sequence) {

@@ -308,10 +308,8 @@ struct sim_instance {
     double mean_batch;       /* time-weighted sequences per iteration */
     double kv_util_mean;     /* time-weighted used / all KV blocks */
     long kv_blocks_total;
-    int lanes;               /* pipeline lanes (sim_pipeline_lanes) */
-    int kv_pools;            /* pools its kv_blocks_total splits into: 1, its lanes' shared one (vLLM
-                                V1), or each lane its share under data-parallel attention; a request
-                                must fit one pool */
+    int lanes;               /* pipeline lanes (sim_pipeline_lanes), each with kv_blocks_total / lanes
+                                blocks of its own: a request must fit one lane's */
 };
 
 struct sim_iter {

@@ -207,8 +207,6 @@ struct engine {
     bool prefill_only;           /* disaggregated prefill instance: requests leave after their first token */
     bool spec;                   /* speculative decoding runs here (not on a prefill-only instance) */
     long total_blocks, free_blocks, bs;
-    long *shared_free;           /* a pipeline lane's instance pool, which its lanes share (vLLM V1's one
-                                    KV pool under its batch queue): the free blocks; NULL: its own */
     long state_blocks;           /* blocks one sequence's recurrent state takes (and one cached prefix's
                                     state snapshot), 0 without linear/SSM layers */
     struct deque waiting;        /* arrived, not running (preempted ones at the front) */
@@ -347,8 +345,6 @@ struct runner {
     double *stage_exit;          /* lanes > 1: when instance k's last micro-batch left stage s,
                                     [k stages + s] */
     double *stage_frac;          /* lanes > 1: stage s's share of the layers */
-    long *lane_pool;             /* lanes > 1 without replicas: instance k's free KV blocks, which its
-                                    lanes share (engine shared_free); NULL: each lane its own share */
     struct heap arrivals;        /* pending arrivals not read in order from R (struct event) */
     bool in_order;               /* new requests arrive in index order: read from R, not the heap */
     long next_new;               /* in_order: the next new request to arrive */
@@ -410,22 +406,12 @@ static inline long blocks_for(long tokens, long bs)
  * another has room leaves the full one's requests waiting); without replicas, the instance's. */
 static inline long kv_free(const struct engine *e, int replica)
 {
-    return e->shared_free ? *e->shared_free : e->rfree ? e->rfree[replica] : e->free_blocks;
-}
-
-/* Used blocks of the pool the engine draws on (its lanes' together when they share one). */
-static inline long kv_used(const struct engine *e)
-{
-    return e->total_blocks - (e->shared_free ? *e->shared_free : e->free_blocks);
+    return e->rfree ? e->rfree[replica] : e->free_blocks;
 }
 
 /* Takes (n > 0) or returns (n < 0) blocks of `replica`'s pool; free_blocks stays the sum. */
 static inline void kv_take(struct engine *e, int replica, long n)
 {
-    if (e->shared_free) { /* (a shared pool has no replicas: sim.c build_engines) */
-        *e->shared_free -= n;
-        return;
-    }
     e->free_blocks -= n;
     if (e->rfree)
         e->rfree[replica] -= n;

@@ -3,7 +3,6 @@
 #include "serve/sim_internal.h"
 
 #include <math.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -550,19 +549,16 @@ int sim_collect_metrics(struct runner *r, struct llmroof_err *err)
                 s->iterations += e->st.iterations;
                 s->preemptions += e->st.preemptions;
                 s->kv_resets += e->st.kv_resets;
-                if (!e->shared_free) /* lanes sharing their instance's pool count it once */
-                    s->kv_blocks_total += e->st.kv_blocks_total;
+                s->kv_blocks_total += e->st.kv_blocks_total;
                 if (e->st.max_batch > s->max_batch)
                     s->max_batch = e->st.max_batch;
             }
             ib += e->wbatch;
             ik += e->wkv;
             it += e->st.busy_s;
-            if (i == k * lanes || !e->shared_free)
-                cap_tokens += (double)e->total_blocks * (double)e->bs;
+            cap_tokens += (double)e->total_blocks * (double)e->bs;
         }
         s->lanes = lanes;
-        s->kv_pools = r->E[(ptrdiff_t)k * lanes].shared_free ? 1 : lanes;
         s->busy_s = it / (double)lanes;
         s->mean_batch = it > 0 ? ib / it : 0;
         s->kv_util_mean = it > 0 ? ik / it : 0;
