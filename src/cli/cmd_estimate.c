@@ -11,6 +11,7 @@
 #include "model/ckpt.h"
 #include "model/arch.h"
 #include "render/render_json.h"
+#include "serve/sim.h"
 
 enum { OPT_OPS = 1, OPT_RANGE };
 
@@ -203,12 +204,19 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
                 x.sp.method);
     struct llmroof_memory mem;
     long ctx_len = x.s.prompt + x.s.output;
-    /* the engine's KV pool rule, as simulate takes it (sim_config_engine): its share of the device,
-     * or TensorRT-LLM's and LMDeploy's share of the free memory */
+    /* the engine's KV pool as simulate sets it up (sim_config_engine): its share of the device, or
+     * TensorRT-LLM's and LMDeploy's share of the free memory, and the workspace of its token
+     * budget and sequence limit */
     if (x.s.eff.engine) {
-        if (x.s.eff.engine->mem_util > 0 && !x.s.have_mem_util)
-            x.s.mem.mem_util = x.s.eff.engine->mem_util;
-        x.s.mem.util_of_free = x.s.eff.engine->kv_of_free_memory;
+        struct sim_config sc;
+        sim_default_config(&sc);
+        sc.setup = setup;
+        sim_config_engine(&sc, x.s.eff.engine, g, false, false);
+        if (!x.s.have_mem_util)
+            x.s.mem.mem_util = sc.mem.mem_util;
+        x.s.mem.util_of_free = sc.mem.util_of_free;
+        x.s.mem.max_batched_tokens = (double)sc.max_batched_tokens;
+        x.s.mem.max_seqs = (double)sc.max_seqs;
     }
     const struct llmroof_layout lay = cli_layout(&x.s);
     if ((rc = memory_eval_layout(m, g, &lay, &setup.dt, ctx_len, &x.s.mem, &mem, &err)))

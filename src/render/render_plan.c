@@ -232,10 +232,11 @@ void render_plan(const struct plan_input *in, const struct plan_result *r, enum 
         render_engine_line(&in->eff, out);
         sbuf_append(out, "\n");
         if (in->layout.pp > 1 || in->layout.ep > 1)
-            sbuf_printf(out, "layout with every TP: PP %d, EP %d%s; an instance is (EP or TP) x PP GPUs, and a step is "
-                             "one pass through every stage (no micro-batch overlap)\n\n",
+            sbuf_printf(out, "layout with every TP: PP %d, EP %d%s; an instance is (EP or TP) x PP GPUs%s\n\n",
                         in->layout.pp > 0 ? in->layout.pp : 1, in->layout.ep > 0 ? in->layout.ep : 1,
-                        in->layout.dp_attn ? ", data-parallel attention" : "");
+                        in->layout.dp_attn ? ", data-parallel attention" : "",
+                        in->layout.pp > 1 ? ", running PP micro-batches of different requests in its stages at once"
+                                          : "");
         sbuf_printf(out, "(a user is a closed-loop client: it sends a request, waits for the whole answer, pauses %g-%g s "
                          "and sends the next)\n\n",
                     in->sim.think_min_s, in->sim.think_max_s);

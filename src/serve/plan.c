@@ -86,7 +86,8 @@ static struct llmroof_mem_opts mem_opts_for(const struct plan_input *in, const s
 {
     long seqs, toks;
     plan_instance_limits(in, g, attn_dp, &seqs, &toks);
-    struct llmroof_mem_opts mo = in->sim.mem;
+    /* with the engine's KV pool rule (its mem_util, kv_of_free_memory), as the simulated rows */
+    struct llmroof_mem_opts mo = plan_sim_config(in, g).mem;
     mo.max_batched_tokens = (double)toks;
     mo.max_seqs = (double)seqs;
     return mo;
