@@ -513,18 +513,22 @@ int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_reques
     roofline_prepare(s->gpu, s->dt.act, &s->eff, s->tp, &rp);
 
     /* Pipeline parallelism (docs/model.md "Layouts"): the batch splits into n = min(pp, B)
-     * micro-batches of B/n sequences. One micro-batch's pass is the sum of the stages plus the
-     * sends (the operator list of all layers); prefill ends when the last micro-batch leaves the
-     * last stage, n-1 largest-stage times later (the bubble); decode advances every micro-batch
-     * one token per pass, so TPOT is one pass of B/n and throughput B / TPOT. */
+     * micro-batches of whole sequences, the largest ceil(B/n) (the simulator's lanes). One
+     * micro-batch's pass is the sum of the stages plus the sends (the operator list of all
+     * layers); prefill ends when the last micro-batch leaves the last stage, n-1 largest-stage
+     * times later (the bubble); decode advances every micro-batch one token per pass, or per n
+     * passes of the largest stage where the layers do not split evenly (the fullest stage holds
+     * each micro-batch longest), so TPOT is the longer of the two and throughput B / TPOT. */
     const double Ball = (double)r->batch, P = (double)r->prompt, O = (double)r->output;
     const double nmb = out->shard.pp > 1 ? (Ball < out->shard.pp ? Ball : (double)out->shard.pp) : 1.0;
-    const double B = Ball / nmb;
+    const double B = ceil(Ball / nmb);
     out->micro_batches = nmb;
     /* data-parallel attention: whole sequences per replica, the busiest sets the step */
     const int rep = out->shard.attn_dp > 1 ? out->shard.attn_dp : 1;
     const double Bb = estimate_busiest_seqs(B, rep);
-    struct llmroof_batch pb = prompt_batch(s, B, P), pbb = prompt_batch(s, Bb, P), pbl = least_share(B, rep, P);
+    /* the prompts fill the pipeline as they come: their mean micro-batch, B/n, times the passes */
+    const double Bp = Ball / nmb, Bpb = estimate_busiest_seqs(Bp, rep);
+    struct llmroof_batch pb = prompt_batch(s, Bp, P), pbb = prompt_batch(s, Bpb, P), pbl = least_share(Bp, rep, P);
     const double U = s->eff.prompt_ubatch_tokens;
     if (U > 0 && Ball * P > U && rep == 1 && out->shard.pp <= 1) {
         prefill_in_passes(s, &rp, &out->shard, Ball, P, U, &out->prefill_ops, &out->prefill, &out->prefill_split);
@@ -547,7 +551,7 @@ int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_reques
      * engine's own API (no HTTP server) */
     const double gpus = (double)s->tp * (out->shard.pp > 1 ? (double)out->shard.pp : 1.0);
     const double workers = gpus > 1 || s->eff.ray_workers ? gpus : 0.0;
-    out->cpu_prefill_s = roofline_cpu_step_s(&s->eff, out->prefill.time_s, B, workers, spec != NULL, 0.0, 0.0) -
+    out->cpu_prefill_s = roofline_cpu_step_s(&s->eff, out->prefill.time_s, Bp, workers, spec != NULL, 0.0, 0.0) -
                          out->prefill.time_s;
     out->ttft_s += out->cpu_prefill_s;
     if (s->eff.first_token_decode) {
@@ -689,6 +693,12 @@ int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_reques
             (rc = decode_in_passes(s, r, U, out, err)))
             return rc;
         out->step_s = out->decode.time_s;
+        if (nmb > 1) { /* n micro-batches through the fullest stage: 61 layers in 2 stages, 31 + 30 */
+            const double stage = (out->decode.time_s - out->decode.op[LLMROOF_OP_PP_SEND].time_s) *
+                                 (double)out->shard.stage_layers_max / (double)s->model->layers;
+            if (nmb * stage > out->step_s)
+                out->step_s = nmb * stage;
+        }
         if (spec) {
             /* a head's passes run on every attention replica: the busiest's sequences, times the
              * replicas as ops_build_draft takes its mean (B without them) */

@@ -240,6 +240,37 @@ static void pipeline_decode_is_the_sum_of_stages_and_sends(void **state)
     catalog_free(&cat);
 }
 
+/* Micro-batches are whole sequences and pass the fullest stage in turn (the simulator's pipeline
+ * lanes). Llama-3.1-8B's 32 layers in 6 stages are 6, 6, 5, 5, 5, 5: with 6 busy micro-batches
+ * the 6-layer stage holds each for 6/32 of its layers' time, so a token of every micro-batch takes
+ * 6 x 6/32 = 1.125 of a pass (less the sends): TPOT = 1.125 x (pass - sends), above one pass.
+ * B = 3 over 2 stages: micro-batches of 2 and 1, the pipeline's pace that of 2, as at B = 4. */
+static void pipeline_micro_batches_are_whole_and_the_fullest_stage_paces_them(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_gpu *g = gpu(&cat, "a100-sxm4-80gb");
+    struct llmroof_setup s = { model(&cat, "llama-3.1-8b"), g, 1, { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 },
+                               roofline_default_effs(g), { 0 } };
+    s.layout.pp = 6;
+    struct llmroof_request r = { 16, 512, 64 };
+    struct llmroof_estimate e;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(estimate_run(&s, &r, &e, &err), 0);
+    const double pass = e.decode.time_s, sends = e.decode.op[LLMROOF_OP_PP_SEND].time_s;
+    assert_rel_close(e.tpot_s, 6.0 * 6.0 / 32.0 * (pass - sends), 1e-12);
+    assert_true(e.tpot_s > pass);
+    s.layout.pp = 2;
+    struct llmroof_request r3 = { 3, 512, 64 }, r4 = { 4, 512, 64 };
+    struct llmroof_estimate e3, e4;
+    assert_int_equal(estimate_run(&s, &r3, &e3, &err), 0);
+    assert_int_equal(estimate_run(&s, &r4, &e4, &err), 0);
+    assert_rel_close(e3.tpot_s, e4.tpot_s, 1e-12);
+    assert_rel_close(e3.decode_tok_s, 3.0 / e3.tpot_s, 1e-12);
+    catalog_free(&cat);
+}
+
 static void expert_parallel_over_the_tp_group_combines_by_all_reduce(void **state)
 {
     struct llmroof_catalog cat;
@@ -296,6 +327,7 @@ int main(void)
         cmocka_unit_test(expert_parallel_weights_hold_a_share_of_the_experts),
         cmocka_unit_test(network_collectives_by_hand),
         cmocka_unit_test(pipeline_decode_is_the_sum_of_stages_and_sends),
+        cmocka_unit_test(pipeline_micro_batches_are_whole_and_the_fullest_stage_paces_them),
         cmocka_unit_test(expert_parallel_over_the_tp_group_combines_by_all_reduce),
         cmocka_unit_test(windowed_layers_attend_to_the_window_only),
     };
