@@ -303,32 +303,44 @@ static int parse_kv_link(struct cli *c, const char *arg, const struct llmroof_gp
 }
 
 /* A run that served nothing has no latencies: say so, beside the n/a (null) it prints. */
-static void warn_rejected(struct cli *c, const struct sim_result *r, const char *what, long max_model_len)
+static void warn_rejected(struct cli *c, const struct sim_result *r, const char *what, const struct sim_config *cfg)
 {
+    const long max_model_len = cfg->max_model_len;
     if (r->requests > 0 && r->completed == 0) {
-        /* a request must fit one instance's pool (a cluster's or both pools' sum holds no request
-         * whole): the smallest instance's */
+        /* a request must fit one pool (a cluster's or both pools' sum holds no request whole):
+         * the smallest instance's, a pipeline lane's share of it, one data-parallel attention
+         * replica's share of that (render_sim.c requests_at_mean_len counts the same pools) */
         double cap = r->kv_capacity_tokens;
-        const bool lanes = r->ninst > 0 && r->inst[0].lanes > 1;
-        for (int i = 0; i < r->ninst; i++) { /* a pipeline lane's share of its instance's */
-            const double own = (double)r->inst[i].kv_blocks_total * (double)r->block_size /
-                               (double)(r->inst[i].lanes > 1 ? r->inst[i].lanes : 1);
+        bool lanes = false, reps = false;
+        for (int i = 0; i < r->ninst; i++) {
+            const struct llmroof_setup *su = !cfg->disaggregated       ? &cfg->setup
+                                             : r->inst[i].pool == 0 ? (cfg->prefill.setup.model ? &cfg->prefill.setup : &cfg->setup)
+                                                                    : (cfg->decode.setup.model ? &cfg->decode.setup : &cfg->setup);
+            const struct llmroof_layout *l = &su->layout;
+            const int dp = l->dp_attn && su->tp > 0 && l->ep > su->tp ? l->ep / su->tp : 1; /* layout.c's attn_dp */
+            const int n = r->inst[i].lanes > 1 ? r->inst[i].lanes : 1;
+            const double own = (double)r->inst[i].kv_blocks_total * (double)r->block_size / (double)n / (double)dp;
+            lanes = lanes || n > 1;
+            reps = reps || dp > 1;
             if (own < cap)
                 cap = own;
         }
         fprintf(c->errf, "llmroof: warning: %severy request was rejected (%ld of %ld: prompt + output exceed the KV cache "
-                        "of %s%.0f tokens",
+                        "of %s%s%.0f tokens",
                 what, r->errors, r->requests,
-                lanes ? "one pipeline lane, " : r->ninst > 1 ? "the smallest instance, " : "", cap);
+                lanes ? "one pipeline lane" : r->ninst > 1 ? "the smallest instance" : "",
+                reps ? (lanes || r->ninst > 1 ? "'s one attention replica, " : "one attention replica, ")
+                     : (lanes || r->ninst > 1 ? ", " : ""),
+                cap);
         if (max_model_len > 0)
             fprintf(c->errf, ", or the prompt exceeds --max-model-len %ld", max_model_len);
         fprintf(c->errf, "); TTFT, TPOT, ITL and e2e are n/a\n");
     }
 }
 
-static void warn_overload(struct cli *c, const struct sim_result *r, const char *what, long max_model_len)
+static void warn_overload(struct cli *c, const struct sim_result *r, const char *what, const struct sim_config *cfg)
 {
-    warn_rejected(c, r, what, max_model_len);
+    warn_rejected(c, r, what, cfg);
     if (r->overloaded && r->overloaded_by_bound)
         fprintf(c->errf, "llmroof: warning: %soverloaded: %.3f requests/s offered, above the steady-state service bound "
                         "of %.3f: its queue grows without limit, and its latencies with the run's length\n",
@@ -687,7 +699,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
             free(trace);
             return cli_fail(c, &err);
         }
-        warn_overload(c, &r, "", x->cfg.max_model_len);
+        warn_overload(c, &r, "", &x->cfg);
         if (!(rc = write_if(c, x->req_out, render_sim_requests_csv, &r)) &&
             !(rc = write_if(c, x->trace_out, render_sim_chrome_trace, &r))) {
             if (c->format == TABLE_JSON && x->band > 0) {
@@ -727,7 +739,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         if ((rc = sim_run(&cfg, &res[i].result, &err)) == 0) {
             char what[80];
             snprintf(what, sizeof what, "%s = %g: ", x->sweep_name, pts.v[i]);
-            warn_overload(c, &res[i].result, what, x->cfg.max_model_len);
+            warn_overload(c, &res[i].result, what, &x->cfg);
         }
         if (rc) {
             for (int k = 0; k < i; k++)
