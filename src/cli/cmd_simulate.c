@@ -313,11 +313,7 @@ static void warn_rejected(struct cli *c, const struct sim_result *r, const char 
         double cap = r->kv_capacity_tokens;
         bool lanes = false, reps = false;
         for (int i = 0; i < r->ninst; i++) {
-            const struct llmroof_setup *su = !cfg->disaggregated       ? &cfg->setup
-                                             : r->inst[i].pool == 0 ? (cfg->prefill.setup.model ? &cfg->prefill.setup : &cfg->setup)
-                                                                    : (cfg->decode.setup.model ? &cfg->decode.setup : &cfg->setup);
-            const struct llmroof_layout *l = &su->layout;
-            const int dp = l->dp_attn && su->tp > 0 && l->ep > su->tp ? l->ep / su->tp : 1; /* layout.c's attn_dp */
+            const int dp = sim_setup_attn_replicas(sim_pool_setup(cfg, r->inst[i].pool));
             const int n = r->inst[i].lanes > 1 ? r->inst[i].lanes : 1;
             const double own = (double)r->inst[i].kv_blocks_total * (double)r->block_size / (double)n / (double)dp;
             lanes = lanes || n > 1;

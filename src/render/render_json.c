@@ -752,9 +752,7 @@ static void sim_json_serving(cJSON *o, const struct sim_config *c, const struct 
         cJSON *arr = cJSON_AddArrayToObject(o, "instances");
         for (int i = 0; i < r->ninst; i++) {
             const struct sim_instance *s = &r->inst[i];
-            const struct llmroof_setup *su = !c->disaggregated ? &c->setup
-                                             : s->pool == 0    ? (c->prefill.setup.model ? &c->prefill.setup : &c->setup)
-                                                               : (c->decode.setup.model ? &c->decode.setup : &c->setup);
+            const struct llmroof_setup *su = sim_pool_setup(c, s->pool);
             cJSON *x = cJSON_CreateObject();
             cJSON_AddStringToObject(x, "pool", !c->disaggregated ? "aggregated" : s->pool == 0 ? "prefill" : "decode");
             cJSON_AddStringToObject(x, "gpu", su->gpu->id);

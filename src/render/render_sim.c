@@ -192,11 +192,7 @@ static double requests_at_mean_len(const struct sim_config *c, const struct sim_
     const double mean_len = r->kv_capacity_tokens / r->max_batch_at_mean_len; /* sim_stats.c's mean */
     double n = 0;
     for (int i = 0; i < r->ninst; i++) {
-        const struct llmroof_setup *su = !c->disaggregated       ? &c->setup
-                                         : r->inst[i].pool == 0 ? (c->prefill.setup.model ? &c->prefill.setup : &c->setup)
-                                                                : (c->decode.setup.model ? &c->decode.setup : &c->setup);
-        const struct llmroof_layout *l = &su->layout; /* layout.c's attn_dp: ep/tp replicas */
-        const int reps = l->dp_attn && su->tp > 0 && l->ep > su->tp ? l->ep / su->tp : 1; /* ep is a multiple of tp */
+        const int reps = sim_setup_attn_replicas(sim_pool_setup(c, r->inst[i].pool));
         const double dp = (double)reps * (r->inst[i].lanes > 1 ? r->inst[i].lanes : 1); /* or a pipeline
                                                                                          lane's share */
         const double replica_tokens = (double)r->inst[i].kv_blocks_total * (double)r->block_size / dp;
@@ -317,9 +313,7 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
         table_col(&t, "preemptions", 0);
         for (int i = 0; i < r->ninst; i++) {
             const struct sim_instance *s = &r->inst[i];
-            const struct llmroof_setup *su = !c->disaggregated ? &c->setup
-                                             : s->pool == 0    ? (c->prefill.setup.model ? &c->prefill.setup : &c->setup)
-                                                               : (c->decode.setup.model ? &c->decode.setup : &c->setup);
+            const struct llmroof_setup *su = sim_pool_setup(c, s->pool);
             table_row(&t);
             table_num(&t, i);
             table_str(&t, !c->disaggregated ? "aggregated" : s->pool == 0 ? "prefill" : "decode");

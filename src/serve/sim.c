@@ -168,6 +168,20 @@ int sim_pipeline_lanes(const struct llmroof_setup *s, long max_seqs, bool static
     return max_seqs < pp ? (int)(max_seqs > 1 ? max_seqs : 1) : pp; /* no lane without a sequence */
 }
 
+const struct llmroof_setup *sim_pool_setup(const struct sim_config *c, int pool)
+{
+    if (!c->disaggregated)
+        return &c->setup;
+    const struct llmroof_setup *s = pool == 0 ? &c->prefill.setup : &c->decode.setup;
+    return s->model ? s : &c->setup;
+}
+
+int sim_setup_attn_replicas(const struct llmroof_setup *s)
+{
+    const struct llmroof_layout *l = &s->layout;
+    return l->dp_attn && s->tp > 0 && l->ep > s->tp ? l->ep / s->tp : 1; /* ep is a multiple of tp */
+}
+
 long sim_lane_seqs(long max_seqs, int lanes, int lane)
 {
     return max_seqs / lanes + (lane < max_seqs % lanes);

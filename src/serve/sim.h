@@ -246,6 +246,12 @@ int sim_setup_gpus(const struct llmroof_setup *s);
  * sequence); 1 without pipeline parallelism, with static batching (generate() runs one batch) or
  * disaggregated pools. */
 int sim_pipeline_lanes(const struct llmroof_setup *s, long max_seqs, bool static_batching, bool disaggregated);
+/* The setup of an instance of `pool` (0 aggregated or prefill, 1 decode): a disaggregated pool's own,
+ * else the run's. */
+const struct llmroof_setup *sim_pool_setup(const struct sim_config *c, int pool);
+/* Data-parallel attention replicas of an instance of `s` (layout.c's attn_dp: EP / TP with
+ * --dp-attention), each holding its own share of the KV blocks; 1 without. */
+int sim_setup_attn_replicas(const struct llmroof_setup *s);
 /* Lane `lane`'s share of an instance's sequence limit: the lanes' add up to it (5 over 4: 2, 1, 1, 1). */
 long sim_lane_seqs(long max_seqs, int lanes, int lane);
 /* SGLang's admission reserve (sim_config.admit_reserve; python/sglang/global_config.py and
