@@ -217,6 +217,13 @@ let lastPlan = null;
 function renderLaunch(opt) {
   const title = $('launch-title');
   if (!opt || !opt.launch) { title.hidden = true; $('launch').innerHTML = ''; return; }
+  if (!opt.launch.length) { // the plan's engine is not one llmroof writes commands for (docs/planning.md)
+    title.hidden = false;
+    title.textContent = 'Launch commands';
+    $('launch').innerHTML = '<div class="note">None: the plan simulated an engine other than vLLM, SGLang and ' +
+      'TensorRT-LLM (or one that batches statically); their commands would not run what was simulated.</div>';
+    return;
+  }
   title.hidden = false;
   title.textContent = 'Launch commands: ' + (opt.parallelism || 'tp') + ' ' + opt.tp + ' on ' + opt.gpu;
   $('launch').innerHTML = opt.launch.map((c) => `<div class="cmd"><div class="cmdhead">${esc(c.engine)} · ${esc(c.role)} ·

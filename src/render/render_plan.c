@@ -169,9 +169,16 @@ static void render_launch(const struct plan_input *in, const struct plan_result 
     }
     if (f != TABLE_TEXT && f != TABLE_MD)
         return;
-    if (ls.n == 0) { /* launch_build: an engine that batches statically */
+    if (ls.n == 0 && in->eff.engine && in->eff.engine->static_batching) { /* launch_build */
         sbuf_printf(out, "\nNo launch commands: engine %s batches statically (HF generate()); the serving engines "
                          "(vLLM, SGLang, TensorRT-LLM) batch continuously and are not what this plan simulated.\n",
+                    in->eff.engine->id);
+        return;
+    }
+    if (ls.n == 0) { /* launch_engine_family: an engine llmroof writes no command for */
+        sbuf_printf(out, "\nNo launch commands: this plan simulated engine %s; llmroof writes commands for vLLM, "
+                         "SGLang and TensorRT-LLM only, and theirs would not run what was simulated (plan with "
+                         "-e vllm, sglang or tensorrt-llm for one).\n",
                     in->eff.engine ? in->eff.engine->id : "?");
         return;
     }

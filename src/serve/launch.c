@@ -217,6 +217,21 @@ static void finish_note(char *note)
         note[n - 2] = '\0';
 }
 
+int launch_engine_family(const struct llmroof_engine *en)
+{
+    if (!en)
+        return LAUNCH_ALL;
+    /* each profile id names its engine first: vllm, vllm-0.6, sglang-0.3, tensorrt-llm-early,
+     * nemo-trtllm (NeMo's deployment of TensorRT-LLM) */
+    if (strncmp(en->id, "vllm", 4) == 0)
+        return LAUNCH_VLLM;
+    if (strncmp(en->id, "sglang", 6) == 0)
+        return LAUNCH_SGLANG;
+    if (strncmp(en->id, "tensorrt-llm", 12) == 0 || strcmp(en->id, "nemo-trtllm") == 0)
+        return LAUNCH_TRTLLM;
+    return LAUNCH_NONE;
+}
+
 void launch_build(const struct plan_input *in, const struct plan_option *o, struct launch_set *out)
 {
     memset(out, 0, sizeof *out);
@@ -240,8 +255,11 @@ void launch_build(const struct plan_input *in, const struct plan_option *o, stru
         kinds[nk++] = (struct kind){ "serve", o->tp, o->mode, inst };
     }
     static const char *const engines[] = { "vllm", "sglang", "trtllm" };
+    const int only = launch_engine_family(in->eff.engine);
+    if (only == LAUNCH_NONE)
+        return;
     for (int e = 0; e < 3; e++)
-        for (int k = 0; k < nk && out->n < LAUNCH_MAX; k++) {
+        for (int k = 0; k < nk && out->n < LAUNCH_MAX && (only == LAUNCH_ALL || only == e); k++) {
             struct launch_cmd *c = &out->c[out->n++];
             struct shape s = shape_of(in, kinds[k].n, kinds[k].mode);
             c->engine = engines[e];

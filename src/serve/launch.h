@@ -25,6 +25,13 @@ struct launch_set {
     int n;
 };
 
+/* Which commands a plan simulated with engine profile en can honestly print: all three when it
+ * names none (the generic profile), that engine's alone when it is vLLM, SGLang or TensorRT-LLM
+ * at any version (another engine's command would carry limits it was not simulated with, at a
+ * speed it was not simulated at), none for any other engine (LMDeploy, TGI, llama.cpp, ...). */
+enum { LAUNCH_VLLM = 0, LAUNCH_SGLANG = 1, LAUNCH_TRTLLM = 2, LAUNCH_ALL = 3, LAUNCH_NONE = 4 };
+int launch_engine_family(const struct llmroof_engine *en);
+
 /* Commands for option o of a plan made with in. A model without a HuggingFace repository id
  * in the catalog gets its catalog id as MODEL, and a note says so. */
 void launch_build(const struct plan_input *in, const struct plan_option *o, struct launch_set *out);

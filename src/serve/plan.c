@@ -1141,11 +1141,12 @@ static void describe(const struct plan_input *in, const struct plan_option *o, c
     lname(in, o->prefill_tp, o->prefill_mode, a, sizeof a);
     lname(in, o->tp, o->mode, b, sizeof b);
     if (o->disagg)
-        snprintf(buf, n, "disaggregated %ld x %s prefill + %ld x %s decode on %s (%ld:%ld, %ld GPUs)",
+        snprintf(buf, n, "disaggregated %ld x %s prefill + %ld x %s decode on %s (%ld:%ld, %ld GPU%s)",
                  o->prefill_instances, a, o->decode_instances, b, o->gpu->id, o->prefill_instances, o->decode_instances,
-                 o->gpus);
+                 o->gpus, o->gpus == 1 ? "" : "s");
     else
-        snprintf(buf, n, "aggregated %ld x %s on %s (%ld GPUs)", o->instances, b, o->gpu->id, o->gpus);
+        snprintf(buf, n, "aggregated %ld x %s on %s (%ld GPU%s)", o->instances, b, o->gpu->id, o->gpus,
+                 o->gpus == 1 ? "" : "s");
 }
 
 /* Per GPU (or requests/s of goodput per GPU, in rate plans) of an aggregated option; an
@@ -1263,8 +1264,9 @@ static void rate_observations(const struct plan_input *in, struct plan_result *o
                     : best->slo_use < o->slo_use                 ? "headroom to the SLOs"
                                                                  : "simplicity");
         else
-            add_obs(out, "The best %s layout needs %ld more GPUs (%.0f%%): %s.", o->disagg ? "disaggregated" : "aggregated",
-                    o->gpus - best->gpus, 100.0 * (double)(o->gpus - best->gpus) / (double)best->gpus, b);
+            add_obs(out, "The best %s layout needs %ld more GPU%s (%.0f%%): %s.", o->disagg ? "disaggregated" : "aggregated",
+                    o->gpus - best->gpus, o->gpus - best->gpus == 1 ? "" : "s",
+                    100.0 * (double)(o->gpus - best->gpus) / (double)best->gpus, b);
     } else {
         bool pruned = false;
         for (int i = 0; i < out->noptions; i++)

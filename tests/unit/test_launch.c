@@ -218,6 +218,43 @@ static void vllm_notes_an_ep_it_cannot_set(void **state)
     catalog_free(&cat);
 }
 
+/* A plan simulated with one engine's profile prints that engine's command alone: a vLLM line
+ * under -e tensorrt-llm carried TensorRT-LLM's 2,048 sequences and 8,192 tokens, limits and a
+ * speed the vLLM run was never simulated at. An engine llmroof writes no command for gets none. */
+static void an_engine_profile_prints_its_own_command_alone(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    struct llmroof_err err = { 0 };
+    load_shipped(&cat);
+    assert_int_equal(catalog_add_engines_file(&cat, LLMROOF_TEST_DATA_DIR "/engines.json", false, &err), 0);
+    struct plan_input in;
+    setup_in(&in, model(&cat, "llama-3.1-8b"));
+    struct plan_option o = feasible(1, 0);
+    struct launch_set s;
+    static const struct { const char *engine, *only; } cases[] = {
+        { "tensorrt-llm", "trtllm" }, { "tensorrt-llm-early", "trtllm" }, { "nemo-trtllm", "trtllm" },
+        { "vllm", "vllm" },           { "vllm-0.6", "vllm" },             { "sglang-0.3", "sglang" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        in.eff.engine = catalog_find_engine(&cat, cases[i].engine);
+        assert_non_null(in.eff.engine);
+        launch_build(&in, &o, &s);
+        assert_int_equal(s.n, 1);
+        assert_string_equal(s.c[0].engine, cases[i].only);
+    }
+    in.eff.engine = catalog_find_engine(&cat, "tensorrt-llm");
+    launch_build(&in, &o, &s);
+    assert_null(strstr(s.c[0].cmd, "vllm"));
+    in.eff.engine = catalog_find_engine(&cat, "lmdeploy");
+    launch_build(&in, &o, &s);
+    assert_int_equal(s.n, 0);
+    in.eff.engine = NULL; /* the generic profile: all three */
+    launch_build(&in, &o, &s);
+    assert_int_equal(s.n, 3);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -228,6 +265,7 @@ int main(void)
         cmocka_unit_test(disaggregated_plan_gives_prefill_and_decode_pools_with_a_connector),
         cmocka_unit_test(infeasible_row_and_model_without_repo),
         cmocka_unit_test(fp32_state_sets_vllm_mamba_cache_dtype),
+        cmocka_unit_test(an_engine_profile_prints_its_own_command_alone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
