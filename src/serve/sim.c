@@ -529,7 +529,9 @@ static void advance(struct runner *r, struct engine *e, double now)
                 struct pgroup *pg = &e->pg[rs->group];
                 /* recurrent layers cannot resume from per-token blocks: the prefix also keeps a
                  * snapshot of the state at its end (state_blocks more), when there is room */
-                const long tok = r->cached_len / e->bs, snap = e->state_blocks;
+                const long tok = (e->windowed ? (long)floor(arch_kv_tokens_held(e->setup.model, (double)r->cached_len) + 1e-9)
+                                              : r->cached_len) / e->bs,
+                           snap = e->state_blocks;
                 if (snap <= kv_free(e, rs->replica)) {
                     kv_take(e, rs->replica, snap);
                     pg->replica = rs->replica; /* in its replica's pool */
@@ -885,6 +887,7 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     if ((rc = memory_eval_layout(s->model, s->gpu, &lay, &s->dt, 1, &mo, &mem, err)))
         return rc;
     e->bs = mo.block_size > 1 ? mo.block_size : 1;
+    e->windowed = arch_local_layers(s->model) > 0;
     double cap_bytes = mem.kv_capacity_bytes_per_gpu, per_token = mem.kv_bytes_per_token_per_gpu;
     /* data-parallel attention replicas each hold their own sequences: the instance's KV blocks
      * are the replicas' together */
@@ -970,7 +973,7 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %ld requests", nreq);
     /* lazy decode (its comment above): decoders of one token a step that leave only when done */
     e->lazy = !c->per_sequence && !e->spec && !e->rb && !e->pg && !e->prefill_only && !c->prefill_first && !c->first_token_only &&
-              c->sched_steps <= 1 && e->bs <= LZ_MAX_BLOCK;
+              c->sched_steps <= 1 && e->bs <= LZ_MAX_BLOCK && !e->windowed; /* lazy decoders take a block every bs tokens */
     if (e->lazy && !(e->lz_cross = calloc((size_t)e->bs, sizeof *e->lz_cross)))
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %ld requests", nreq);
     return LLMROOF_OK;

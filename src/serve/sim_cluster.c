@@ -208,8 +208,8 @@ void sim_on_arrival(struct runner *r, const struct event *ev)
     /* (a data-parallel attention replica holds a sequence whole: one replica's pool must hold it) */
     /* (with its recurrent state's blocks, which every sequence of a hybrid model takes) */
     const struct engine *last = &r->E[r->ne - 1], *first = &r->E[0];
-    bool fits = blocks_for(q->prompt + q->output - 1, last->bs) + last->state_blocks <= last->replica_blocks &&
-                blocks_for(q->prompt, first->bs) + first->state_blocks <= first->replica_blocks;
+    bool fits = seq_blocks(last, q->prompt + q->output - 1) + last->state_blocks <= last->replica_blocks &&
+                seq_blocks(first, q->prompt) + first->state_blocks <= first->replica_blocks;
     if (!fits || too_long) {
         q->rejected = true;
         q->finish_s = q->arrival_s;
@@ -283,7 +283,7 @@ void sim_start_transfers(struct runner *r, struct engine *d, double now)
         const int rep = r->dres[id].replica;
         /* the blocks its admission there will want: the prompt and the next token, or under
          * guaranteed-no-evict admission every token it will hold (sim_admit_waiting) */
-        const long need = blocks_for(c->admit_no_evict ? q->prompt + q->output - 1 : q->prompt + 1, d->bs) +
+        const long need = seq_blocks(d, c->admit_no_evict ? q->prompt + q->output - 1 : q->prompt + 1) +
                           d->state_blocks;
         if (need > kv_free(d, rep))
             return;

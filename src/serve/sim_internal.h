@@ -6,7 +6,9 @@
 #include "serve/sim.h"
 #include "base/rng.h"
 #include "model/stepcost.h"
+#include "model/arch.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -207,6 +209,8 @@ struct engine {
     bool prefill_only;           /* disaggregated prefill instance: requests leave after their first token */
     bool spec;                   /* speculative decoding runs here (not on a prefill-only instance) */
     long total_blocks, free_blocks, bs;
+    bool windowed;               /* the model has sliding-window or chunked layers: a sequence holds
+                                    their window's blocks only (seq_blocks) */
     long state_blocks;           /* blocks one sequence's recurrent state takes (and one cached prefix's
                                     state snapshot), 0 without linear/SSM layers */
     struct deque waiting;        /* arrived, not running (preempted ones at the front) */
@@ -399,6 +403,21 @@ struct iter {
 static inline long blocks_for(long tokens, long bs)
 {
     return bs > 1 ? (tokens + bs - 1) / bs : tokens; /* engine_init makes bs >= 1 */
+}
+
+/* Blocks a sequence of `tokens` tokens holds. A block is bs tokens of every layer's K/V; where
+ * the model has sliding-window (or chunked) layers those keep only their window, so the sequence
+ * holds arch_kv_tokens_held(tokens) tokens' worth (the mean over the layers, as `memory` counts
+ * one sequence): vLLM frees the blocks that leave a window (V0's sliding-window block table for
+ * Mistral; V1's hybrid KV-cache manager a group per window size), SGLang's SWA pool likewise.
+ * Gemma-3-27B at 8,192 tokens: 10 global layers of 62 hold 8,192, the 52 local ones 1,024 each:
+ * 2,181 tokens' worth. Monotone in tokens, so a growing sequence never gives blocks back. */
+static inline long seq_blocks(const struct engine *e, long tokens)
+{
+    if (!e->windowed)
+        return blocks_for(tokens, e->bs);
+    const double held = arch_kv_tokens_held(e->setup.model, (double)tokens);
+    return blocks_for((long)ceil(held - 1e-9), e->bs); /* 1e-9: a whole count stays whole */
 }
 
 /* KV blocks free to a sequence on `replica`: a data-parallel attention replica holds whole

@@ -254,7 +254,9 @@ static void schedule_running(struct runner *r, struct engine *e, struct iter *it
         }
         /* most steps stay within the blocks held: skip the division then */
         long held = rs->blocks + rs->shared - e->state_blocks; /* token blocks (the state aside) */
-        long need = rs->computed + chunk <= held * e->bs ? 0 : blocks_for(rs->computed + chunk, e->bs) - held;
+        long need = rs->computed + chunk <= held * e->bs ? 0 : seq_blocks(e, rs->computed + chunk) - held;
+        if (need < 0) /* a windowed sequence can hold more than its tokens need (a reservation) */
+            need = 0;
         if (need > kv_free(e, rep))
             evict_for(r, e, rep, need, -1);
         if (r->c->admit_wait && need > kv_free(e, rep))
@@ -575,7 +577,7 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
         if (upto < start + chunk)
             upto = start + chunk;
         /* a disaggregated request arrives holding the blocks its transfer took (sim_start_transfers) */
-        long need = blocks_for(upto, e->bs) - have + e->state_blocks - rs->blocks;
+        long need = seq_blocks(e, upto) - have + e->state_blocks - rs->blocks;
         if (need < 0)
             need = 0;
         /* SGLang's reserve: the prompt and the output must fit beside the running outputs at the

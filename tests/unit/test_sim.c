@@ -904,6 +904,38 @@ static void memory_pressure_preempts_and_still_finishes(void **state)
     catalog_free(&cat);
 }
 
+/* Sliding-window layers hold their window only, in simulate as in memory (review of session 32:
+ * simulate charged every layer the whole context, 2-4x less capacity than `memory` for Gemma,
+ * gpt-oss and Mistral). Gemma-3-27B: 62 layers, every 6th global, the other 52 a 1,024-token
+ * window. A guaranteed-no-evict request of 7,000 + 1,193 tokens reserves 8,191 tokens: the 10
+ * global layers 8,191 each, the 52 local ones 1,024, (10 x 8,191 + 52 x 1,024) / 62 = 135,158 / 62
+ * = 2,179.97 tokens' worth, ceil(2,180 / 16) = 137 blocks, where every layer at 8,191 would be
+ * ceil(8,191 / 16) = 512. So floor(total / 137) run at once, not floor(total / 512). */
+static void sliding_window_layers_hold_their_window_only(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 7000, 1193, NULL, 0 };
+    struct sim_config c = config(&cat, "gemma-3-27b", "h100-sxm5-80gb", 1, &w);
+    c.setup.dt.weight = c.setup.dt.kv = c.setup.dt.act = LLMROOF_BF16;
+    c.concurrency = 64;
+    c.requests = 64;
+    c.think_min_s = c.think_max_s = 0;
+    c.admit_no_evict = true;
+    struct sim_result r;
+    run(&c, &r);
+    assert_int_equal(r.completed, 64);
+    assert_int_equal(r.preemptions, 0);
+    assert_true(r.kv_blocks_total / 137 > r.kv_blocks_total / 512); /* the test can tell them apart */
+    assert_int_equal(r.max_batch, r.kv_blocks_total / 137);
+    /* the header's requests at once: capacity / the mean request's 2,181 tokens' worth
+     * ((10 x 8,193 + 52 x 1,024) / 62 = 2,180.0), as memory counts one sequence */
+    assert_in_range((long)r.max_batch_at_mean_len, r.kv_blocks_total * 16 / 2181, r.kv_blocks_total * 16 / 2180);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
 /* Guaranteed-no-evict admission (TensorRT-LLM's default): the same memory pressure never
  * preempts. Each request reserves prompt + output - 1 = 4095 tokens = ceil(4095 / 16) = 256
  * blocks at admission, so at most floor(total / 256) run at once. */
@@ -3134,6 +3166,7 @@ int main(void)
         cmocka_unit_test(impossible_requests_are_errors_not_hangs),
         cmocka_unit_test(max_model_len_refuses_long_prompts_and_caps_output),
         cmocka_unit_test(memory_pressure_preempts_and_still_finishes),
+        cmocka_unit_test(sliding_window_layers_hold_their_window_only),
         cmocka_unit_test(no_evict_admission_never_preempts),
         cmocka_unit_test(wait_admission_stalls_then_flushes_everyone),
         cmocka_unit_test(reserve_admission_holds_back_what_outputs_need),
