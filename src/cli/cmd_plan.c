@@ -192,6 +192,12 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
     x->in.dt = ckpt_dtypes(x->in.model, cli_dtypes(&x->s), x->s.have_weight);
     x->in.layout = cli_layout(&x->s);
     x->in.eff = x->s.eff;
+    struct llmroof_err lerr = { 0 };
+    /* a layout flag the model cannot take fails every row alike: bad input, not an infeasible plan */
+    if (ops_layout_check_model(x->in.model, &x->in.layout, &lerr)) {
+        workload_free(&wl);
+        return cli_fail(c, &lerr);
+    }
 
     if (c->flags & CLI_PARSE_ONLY) {
         workload_free(&wl);

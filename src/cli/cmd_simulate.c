@@ -349,9 +349,9 @@ static void warn_overload(struct cli *c, const struct sim_result *r, const char 
                         "(%.1f s) %.3f requests/s arrived and %.3f completed (%.3f over the whole run); the system grew by "
                         "%.2f requests/s, but no queue of requests waiting for admission grew, and the window spans %.1f mean "
                         "request lives, fewer than the 3 that tell a filling server from an overloaded one: about %ld "
-                        "--requests or more settle it\n",
+                        "%s or more settle it\n",
                 what, r->window_s, r->offered_rate_qps, r->sustained_rate_qps, r->request_per_s, r->queue_growth_per_s,
-                r->window_lives, r->requests_to_settle);
+                r->window_lives, r->requests_to_settle, cfg->mode == SIM_TRACE ? "requests in the trace" : "--requests");
     else if (r->overloaded) {
         char bound[96] = "";
         if (r->capacity_qps > 0 && r->offered_rate_qps > r->capacity_qps)
@@ -368,9 +368,10 @@ static void warn_overload(struct cli *c, const struct sim_result *r, const char 
          * 50 requests/s of 4000-token outputs on 25 H100s read p90 TPOT 10.7 ms over 30 s of
          * arrivals and 23 ms in a long run) */
         fprintf(c->errf, "llmroof: note: %sthe second half of the arrivals (%.1f s) spans %.1f mean request lives, fewer "
-                        "than 3: the latencies include the batch still filling; about %.0f --requests or more give the "
+                        "than 3: the latencies include the batch still filling; about %.0f %s or more give the "
                         "steady state\n",
-                what, r->window_s, r->window_lives, ceil(6.0 * r->offered_rate_qps * r->window_s / r->window_lives));
+                what, r->window_s, r->window_lives, ceil(6.0 * r->offered_rate_qps * r->window_s / r->window_lives),
+                cfg->mode == SIM_TRACE ? "requests in the trace" : "--requests");
     }
 }
 
@@ -599,6 +600,21 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
                          "%ld: simulated as stated (--max-model-len %ld refuses longer prompts and stops outputs "
                          "there, as vLLM does by default)\n",
                 wname, wl.prompt + wl.output, m->id, m->max_context, m->max_context);
+    if (x->trace && x->cfg.max_model_len <= 0 && m->max_context > 0) {
+        long longest = 0, nlong = 0;
+        for (size_t i = 0; i < x->cfg.ntrace; i++) {
+            const long t = trace[i].prompt + trace[i].output;
+            if (t > m->max_context)
+                nlong++;
+            if (t > longest)
+                longest = t;
+        }
+        if (nlong > 0)
+            fprintf(c->errf, "llmroof: warning: trace '%s' holds %ld request%s of up to %ld tokens, past %s's context of "
+                             "%ld: simulated as stated (--max-model-len %ld refuses longer prompts and stops outputs "
+                             "there, as vLLM does by default)\n",
+                    wname, nlong, nlong == 1 ? "" : "s", longest, m->id, m->max_context, m->max_context);
+    }
     if (!x->trace)
         x->cfg.mode = x->have_rate || (x->sweep_name && strcmp(x->sweep_name, "rate") == 0) ? SIM_RATE : SIM_CLOSED;
     if (x->scenario && strcmp(x->scenario, "offline") == 0)

@@ -13,12 +13,8 @@
 
 #include "model/arch.h"
 
-int ops_shard_layout(const struct llmroof_model *m, const struct llmroof_layout *lay, struct llmroof_shard *out,
-                     struct llmroof_err *err)
+int ops_layout_check_model(const struct llmroof_model *m, const struct llmroof_layout *lay, struct llmroof_err *err)
 {
-    int rc = ops_shard(m, lay->tp, out, err);
-    if (rc)
-        return rc;
     const int pp = lay->pp > 0 ? lay->pp : 1, ep = lay->ep > 0 ? lay->ep : 1;
     /* 0: not given, the busiest rank of uniform routing (ops_build) */
     const double imb = lay->ep_imbalance > 0 ? lay->ep_imbalance : 0.0;
@@ -36,16 +32,6 @@ int ops_shard_layout(const struct llmroof_model *m, const struct llmroof_layout 
         if (m->moe_experts % ep != 0)
             return llmroof_err_set(err, LLMROOF_EINPUT, "--ep %d does not divide the %ld experts of model '%s'", ep,
                                    m->moe_experts, m->id);
-        if (lay->dp_attn) {
-            if (ep % lay->tp != 0)
-                return llmroof_err_set(err, LLMROOF_EINPUT,
-                                       "--dp-attention needs TP %d to divide --ep %d (ep/tp attention replicas)",
-                                       lay->tp, ep);
-        } else if (ep != lay->tp) {
-            return llmroof_err_set(err, LLMROOF_EINPUT,
-                                   "--ep %d differs from TP %d: experts share the attention's TP ranks unless "
-                                   "--dp-attention makes attention data-parallel", ep, lay->tp);
-        }
     } else if (lay->dp_attn) {
         return llmroof_err_set(err, LLMROOF_EINPUT, "--dp-attention needs --ep greater than 1");
     }
@@ -69,6 +55,32 @@ int ops_shard_layout(const struct llmroof_model *m, const struct llmroof_layout 
     if (lay->two_batch_overlap && !(ep > 1 && lay->dp_attn))
         return llmroof_err_set(err, LLMROOF_EINPUT,
                                "--two-batch-overlap needs --ep greater than 1 with --dp-attention (an all-to-all to hide)");
+    return LLMROOF_OK;
+}
+
+int ops_shard_layout(const struct llmroof_model *m, const struct llmroof_layout *lay, struct llmroof_shard *out,
+                     struct llmroof_err *err)
+{
+    int rc = ops_shard(m, lay->tp, out, err);
+    if (rc)
+        return rc;
+    if ((rc = ops_layout_check_model(m, lay, err)))
+        return rc;
+    const int pp = lay->pp > 0 ? lay->pp : 1, ep = lay->ep > 0 ? lay->ep : 1;
+    const double imb = lay->ep_imbalance > 0 ? lay->ep_imbalance : 0.0;
+    /* what depends on TP: how the expert ranks meet the attention's */
+    if (ep > 1) {
+        if (lay->dp_attn) {
+            if (ep % lay->tp != 0)
+                return llmroof_err_set(err, LLMROOF_EINPUT,
+                                       "--dp-attention needs TP %d to divide --ep %d (ep/tp attention replicas)",
+                                       lay->tp, ep);
+        } else if (ep != lay->tp) {
+            return llmroof_err_set(err, LLMROOF_EINPUT,
+                                   "--ep %d differs from TP %d: experts share the attention's TP ranks unless "
+                                   "--dp-attention makes attention data-parallel", ep, lay->tp);
+        }
+    }
     out->pp = pp;
     out->ep = ep;
     out->dp_attn = lay->dp_attn;

@@ -192,6 +192,10 @@ int ops_shard(const struct llmroof_model *m, int tp, struct llmroof_shard *out, 
  * experts, EP against TP and --dp-attention; each message names the constraint. */
 int ops_shard_layout(const struct llmroof_model *m, const struct llmroof_layout *lay, struct llmroof_shard *out,
                      struct llmroof_err *err);
+/* The checks of ops_shard_layout that do not depend on TP (a plan tries several): --pp within the
+ * layers, --ep on a mixture-of-experts model dividing its experts, --dp-attention and
+ * --two-batch-overlap with their --ep, --ep-imbalance within what a rank can carry. */
+int ops_layout_check_model(const struct llmroof_model *m, const struct llmroof_layout *lay, struct llmroof_err *err);
 /* The layout beyond TP as the command headers name it after "TP n": ", PP 1, EP 8, data-parallel
  * attention", or "" for TP alone (src/model/layout.c). Writes at most `size` bytes. */
 void ops_layout_desc(const struct llmroof_shard *sh, char *buf, size_t size);

@@ -1,0 +1,1 @@
+plan -m llama-3.1-8b -q --gpus h100 --ep 2
