@@ -904,6 +904,7 @@ static cJSON *plan_option_json(const struct plan_option *o, bool rate)
         cJSON_AddNumberToObject(x, "instances", (double)o->instances);
         cJSON_AddNumberToObject(x, "goodput_qps", o->goodput_qps);
         cJSON_AddNumberToObject(x, "goodput_per_gpu", o->goodput_per_gpu);
+        cJSON_AddNumberToObject(x, "preemptions_per_request", o->preempt_per_request);
     } else {
         if (o->nodes_per_instance > 1)
             cJSON_AddNumberToObject(x, "instances", (double)o->instances);

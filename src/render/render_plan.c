@@ -29,12 +29,17 @@ static void note_for(const struct plan_result *r, int i, bool rate, char *buf, s
                                                                  : "disaggregated (the simpler layout wins a tie)");
 }
 
-/* An instance beyond a node: the whole nodes each takes, after the note. */
+/* An instance beyond a node: the whole nodes each takes, after the note; then a KV-starved run's
+ * preemptions (each recomputes a prompt: a layout that meets the percentile this way has a tail
+ * past it, and little margin). */
 static void span_note(const struct plan_option *o, char *buf, size_t n)
 {
     size_t len = strlen(buf);
     if (o->nodes_per_instance > 1 && len + 1 < n)
         snprintf(buf + len, n - len, "; an instance spans %d nodes", o->nodes_per_instance);
+    len = strlen(buf);
+    if (o->feasible && o->preempt_per_request >= PLAN_STARVED_PREEMPTIONS && len + 1 < n)
+        snprintf(buf + len, n - len, "; KV-starved: %.2f preemptions per request", o->preempt_per_request);
 }
 
 /* An infeasible row: its 9 figure columns empty but the node its GPU comes in (column `at` of

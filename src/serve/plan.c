@@ -361,6 +361,7 @@ struct rate_eval {
     bool by_bound;         /* pruned without a simulation: the limit is overloaded by the bound */
     long at;               /* instances of the searched pool at this evaluation */
     double ttft_s, tpot_s, goodput_qps;
+    double preempt_per_request; /* preemptions / completed requests */
     enum plan_binding fails;
 };
 
@@ -428,6 +429,7 @@ static int rate_eval(const struct plan_input *in, const struct llmroof_gpu *g, b
     ev->goodput_qps = in->rate_qps * r.within_slo_share;
     ev->overloaded = r.overloaded;
     ev->errors = r.errors > 0;
+    ev->preempt_per_request = r.completed > 0 ? (double)r.preemptions / (double)r.completed : 0;
     bool t1 = ev->ttft_s <= in->ttft_slo_s, t2 = (disagg && y == 0) || ev->tpot_s <= in->tpot_slo_s;
     ev->meets = t1 && t2 && !ev->overloaded && !ev->errors;
     ev->fails = ev->overloaded ? PLAN_BIND_LOAD : !t1 ? PLAN_BIND_TTFT : !t2 ? PLAN_BIND_TPOT : PLAN_BIND_NONE;
@@ -615,6 +617,7 @@ static void rate_fill(const struct plan_input *in, struct plan_option *o, const 
     o->ttft_s = ev->ttft_s;
     o->tpot_s = ev->tpot_s;
     o->goodput_qps = ev->goodput_qps;
+    o->preempt_per_request = ev->preempt_per_request;
     if (o->disagg)
         o->gpus = pools_gpus(in, o->gpu, LAY(o->prefill_tp, o->prefill_mode), o->prefill_instances, LAY(o->tp, o->mode),
                              o->decode_instances, &o->nodes);

@@ -75,6 +75,9 @@ void plan_instance_limits(const struct plan_input *in, const struct llmroof_gpu 
 enum plan_binding { PLAN_BIND_NONE, PLAN_BIND_TTFT, PLAN_BIND_TPOT, PLAN_BIND_CAP, PLAN_BIND_LOAD, PLAN_BIND_SEQS };
 const char *plan_binding_name(enum plan_binding b);
 
+/* A feasible row whose run preempted at least this many times per request is noted as KV-starved. */
+#define PLAN_STARVED_PREEMPTIONS 0.1
+
 struct plan_option {
     const struct llmroof_gpu *gpu;
     int gpu_index;                 /* index into plan_input.gpus */
@@ -91,6 +94,8 @@ struct plan_option {
     long instances;                /* rate plans: instances in all (aggregated: N; disaggregated: X + Y) */
     double goodput_qps;            /* rate plans: requests/s within both SLOs */
     double goodput_per_gpu;        /* goodput / gpus */
+    double preempt_per_request;    /* rate plans: preemptions over completed requests in its run (a
+                                      preempted request recomputes its prompt and context) */
     double slo_use;                /* rate plans: max(TTFT / its SLO, TPOT / its SLO) at the percentile;
                                       lower = more headroom (the tie-break) */
     int gpus_per_node;             /* GPUs in one node of this row's GPU (plan_node_gpus) */
