@@ -133,9 +133,31 @@ double kernel_gemm_dtype_scale(const struct llmroof_gpu *g, enum llmroof_dtype a
  * 2025, H800, M 4096: K 512 590 TFLOP/s, 1536 990, 2048 1025, 7168 1058 and 1304, 16384 1358;
  * rate 1306 TFLOP/s = 1979 x 0.71 x 0.93, this model's per-tensor fp8 GEMM on an H100-class SM):
  * 626, 485, 561, 1680, 11 and 0. Its grouped MoE rows at K 2048 give 390-844. A TP-8 DeepSeek
- * expert's down projection (K 256) runs at 256 / 776 = 0.33 of the rate. The in-repo cuBLAS
- * per-tensor fits gain nothing from such a term (docs/model.md "Mixed-precision checkpoints"). */
+ * expert's down projection (K 256) runs at 256 / 776 = 0.33 of the rate. Per-tensor GEMMs take
+ * the smaller term below (docs/model.md "Mixed-precision checkpoints"). */
 #define KERNEL_BLOCK_FP8_K0 520.0
+
+/* Per-tensor GEMMs lose rate at short K too, less: a GEMM of M x N x K computes as 2 M N (K + K0)
+ * FLOP at the rate that 2 M N (Kref + K0) / (2 M N Kref) times the catalog's would give, so that a
+ * GEMM at K = Kref takes the catalog's rate (its compute efficiency was measured on LLM shapes,
+ * K 4,096-8,192 mostly) and a shorter K less. K0 from the repository's own H100 SXM5 cuBLAS
+ * measurements at M >= 2,048 (docs/validation/measured/h100-sxm5-80gb/gemm.csv, compute-bound:
+ * median share of the dense peak per K): bf16 0.592 at K 768, 0.662 at 1,024, 0.671 at 1,536,
+ * 0.702 at 2,048, 0.714 at 4,096, 0.723 at 8,192, 0.727 at 14,336; fp8 0.364, 0.531, 0.559, 0.574,
+ * 0.641, 0.659, 0.661. Against long-K rates of 0.73 and 0.68 the median of K (rate / measured - 1)
+ * is 100 (bf16) and 270 (fp8). DeepSeek's block-scaled fp8 keeps its own K0 (above). */
+#define KERNEL_GEMM_K0_16BIT 100.0
+#define KERNEL_GEMM_K0_8BIT 270.0
+#define KERNEL_GEMM_KREF 4096.0
+
+/* f FLOPs of GEMMs writing `out` output elements, as the short-K rule charges them (above):
+ * (f + 2 K0 out) / (1 + K0 / Kref); f / (2 out) is their mean K. */
+static inline double kernel_gemm_short_k_flops(double f, double out, bool eight_bit)
+{
+    const double k0 = eight_bit ? KERNEL_GEMM_K0_8BIT : KERNEL_GEMM_K0_16BIT;
+    const double g = (f + 2.0 * k0 * out) / (1.0 + k0 / KERNEL_GEMM_KREF);
+    return g > f ? g : f;
+}
 
 /* The 16-bit dtype attention computes in for activations `act` (bf16 stays bf16, all else fp16
  * where the GPU has it). */

@@ -444,10 +444,9 @@ void ops_shared_expert_per_token(const struct llmroof_model *m, const struct llm
     const double Ish = (double)m->moe_shared * (double)m->moe_intermediate;
     *flops = 2.0 * h * Ish * nmat;
     *bytes = (2.0 * h + mlp_inter_elems(m->mlp, Ish)) * a;
-    if (block_fp8(m, dt)) {
+    *gemm_out = (nmat - 1.0) * Ish + h;
+    if (block_fp8(m, dt))
         *bytes += quant_bytes(1.0, h, a) + quant_bytes(1.0, Ish, a);
-        *gemm_out = (nmat - 1.0) * Ish + h;
-    }
 }
 
 /* Dispatch and combine around each MoE layer (DeepEP README): each rank sends its T tokens' k
@@ -569,8 +568,8 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
         op[LLMROOF_OP_QKV_PROJ] = (struct llmroof_op){ La, 2.0 * T * wts + 4.0 * T * lat,
                                                        wts * wq + T * h * a + T * outw * a + 2.0 * T * lat * a, 0,
                                                        rq > 0 ? 5 : 4, wts * wq };
+        out->gemm_out[LLMROOF_OP_QKV_PROJ] = T * outw;
         if (bq) { /* one quantization of h before q_a|kv_a (or q and kv_a) and one before q_b */
-            out->gemm_out[LLMROOF_OP_QKV_PROJ] = T * outw;
             op[LLMROOF_OP_QKV_PROJ].kernels += 2;
             op[LLMROOF_OP_QKV_PROJ].bytes += quant_bytes(T, h, a) + quant_bytes(T, rq > 0 ? rq : h, a);
         }
@@ -582,6 +581,7 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
         op[LLMROOF_OP_QKV_PROJ] = (struct llmroof_op){
             La, 2.0 * T * h * qkvw,
             h * qkvw * wq + (m->qkv_bias ? qkvw * w : 0.0) + T * h * a + T * qkvw * a, 0, 2, h * qkvw * wq };
+        out->gemm_out[LLMROOF_OP_QKV_PROJ] = T * qkvw;
         /* read the new K/V (activation dtype), write them into the cache (KV dtype) */
         op[LLMROOF_OP_KV_WRITE] = (struct llmroof_op){ La, 0.0, 2.0 * T * Kr * d * (a + k), 0, 1, 0 };
         qo_w = Hq * d;
@@ -596,8 +596,8 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
     }
     op[LLMROOF_OP_O_PROJ] = (struct llmroof_op){
         La, 2.0 * T * qo_w * h, qo_w * h * wo + (m->o_bias ? h * w : 0.0) + T * qo_w * a + T * h * a, 0, 1, qo_w * h * wo };
+    out->gemm_out[LLMROOF_OP_O_PROJ] = T * h;
     if (bq) {
-        out->gemm_out[LLMROOF_OP_O_PROJ] = T * h;
         op[LLMROOF_OP_O_PROJ].kernels += 1;
         op[LLMROOF_OP_O_PROJ].bytes += quant_bytes(T, qo_w, a);
     }
@@ -625,8 +625,8 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
         nmat * h * I * wd + dense_bias + 2.0 * T * h * a + T * mlp_inter_elems(m->mlp, I) * a +
             (bq ? quant_bytes(T, h, a) + quant_bytes(T, I, a) : 0.0),
         0, bq ? 5 : 3, nmat * h * I * wd };
-    if (bq) /* gate_up writes (nmat - 1) I per token, down h */
-        out->gemm_out[Lm > 0 ? LLMROOF_OP_DENSE_FFN : LLMROOF_OP_FFN] = T * ((nmat - 1.0) * I + h);
+    /* gate_up writes (nmat - 1) I per token, down h */
+    out->gemm_out[Lm > 0 ? LLMROOF_OP_DENSE_FFN : LLMROOF_OP_FFN] = T * ((nmat - 1.0) * I + h);
     if (Lm > 0) {
         const double E = (double)m->moe_experts, kk = (double)m->moe_top_k;
         double flops, bytes, hit, wb;
@@ -667,8 +667,7 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
             out->ep_busy = mean > 0 ? asg / mean : 1.0;
             const double Ish = (double)m->moe_shared * (sh->dp_attn ? Ie : Ie / (double)sh->tp);
             flops = 2.0 * asg * h * Ie * nmat + 2.0 * Tm * h * Ish * nmat;
-            if (bq)
-                out->gemm_out[LLMROOF_OP_FFN] = asg * ((nmat - 1.0) * Ie + h) + Tm * ((nmat - 1.0) * Ish + h);
+            out->gemm_out[LLMROOF_OP_FFN] = asg * ((nmat - 1.0) * Ie + h) + Tm * ((nmat - 1.0) * Ish + h);
             wb = hit * Ie * nmat * h * we + Ish * nmat * h * wf;
             bytes = wb + asg * (2.0 * h + mlp_inter_elems(m->mlp, Ie)) * a
                   + (Ish > 0 ? Tm * (2.0 * h + mlp_inter_elems(m->mlp, Ish)) * a : 0.0);
@@ -677,8 +676,7 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
             const double Ish = (double)m->moe_shared * Ie;
             hit = ops_experts_hit(E, kk, T);
             flops = 2.0 * T * kk * h * Ie * nmat + 2.0 * T * h * Ish * nmat;
-            if (bq)
-                out->gemm_out[LLMROOF_OP_FFN] = T * kk * ((nmat - 1.0) * Ie + h) + T * ((nmat - 1.0) * Ish + h);
+            out->gemm_out[LLMROOF_OP_FFN] = T * kk * ((nmat - 1.0) * Ie + h) + T * ((nmat - 1.0) * Ish + h);
             wb = hit * Ie * nmat * h * we + Ish * nmat * h * wf;
             bytes = wb
                   + T * kk * (2.0 * h + mlp_inter_elems(m->mlp, Ie)) * a

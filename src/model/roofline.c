@@ -233,6 +233,7 @@ void roofline_prepare(const struct llmroof_gpu *g, enum llmroof_dtype act, const
                              : r.peak;
     }
     r.act_fp8 = act == LLMROOF_FP8;
+    r.act_8bit = dtype_bytes(act) <= 1.0;
     /* llama.cpp's MMQ: the engine's share of the int8 peak, at the GPU's (fitted) compute efficiency */
     r.mmq_peak = eff->mmq_share > 0 ? g->peak_flops[LLMROOF_INT8] * eff->compute * eff->mmq_share : 0.0;
     const enum llmroof_dtype adt = eff->fp8_attention && act == LLMROOF_FP8 ? act : kernel_attention_dtype(g, act);
@@ -491,6 +492,13 @@ static inline void rl_op(const struct roofline_prep *r, const struct llmroof_opl
         if (ops->block_fp8_ops >> k & 1u &&
             (lowp ? ops->lowp_dtype == LLMROOF_FP8 && r->lowp_path[LLMROOF_FP8] : r->act_fp8))
             f += 2.0 * KERNEL_BLOCK_FP8_K0 * ops->gemm_out[k];
+        else if (!mmq && ops->gemm_out[k] > 0) {
+            /* any other tensor-core GEMM: each output tile's fixed pipeline fill and epilogue, K0
+             * multiply-adds per output element, against the catalog's rate, which holds at the
+             * reference K (kernel.h KERNEL_GEMM_K0_16BIT) */
+            const bool b8 = lowp && r->lowp_path[ops->lowp_dtype] ? dtype_bytes(ops->lowp_dtype) <= 1.0 : r->act_8bit;
+            f = kernel_gemm_short_k_flops(f, ops->gemm_out[k], b8);
+        }
         c = f / pk;
         m = bytes / r->bw;
         if (k == LLMROOF_OP_FFN && ops->expert_wbytes > 0) /* grouped expert GEMMs (kernel.h) */

@@ -225,6 +225,7 @@ struct roofline_prep {
                                        has no path for it */
     bool lowp_path[LLMROOF_DTYPE_COUNT]; /* the GPU has that dtype's path (and it is not the act's) */
     bool act_fp8;                   /* the activation dtype is fp8 (block-fp8 GEMMs compute in it) */
+    bool act_8bit;                  /* the activation dtype is 8 bits or narrower (the GEMMs' short-K cost) */
     double apeak;                   /* attention FLOP/s after efficiencies */
     double bw;                      /* HBM bytes/s after the memory efficiency */
     double abw;                     /* decode attention's HBM bytes/s */
