@@ -649,6 +649,20 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
             x->cfg.max_paddings = x->max_paddings;
         sim_config_multi_step(&x->cfg, (int)x->sched_steps); /* after the profile's cpu_seq_s */
     }
+    if (x->have_mbt && !x->cfg.chunked_prefill && !x->cfg.static_batching) {
+        /* whole prompts above the budget run whole, each alone in its iteration (sim_sched.c):
+         * vLLM refuses such a budget without chunked prefill (it must be at least max_model_len),
+         * TensorRT-LLM a prompt above max_num_tokens; say what the run does instead */
+        long longest = wl.kind == WORKLOAD_FIXED ? wl.prompt : 0;
+        for (size_t i = 0; trace && i < x->cfg.ntrace; i++)
+            if (trace[i].prompt > longest)
+                longest = trace[i].prompt;
+        if (longest > x->cfg.max_batched_tokens)
+            fprintf(c->errf, "llmroof: warning: prompts of up to %ld tokens exceed --max-batched-tokens %ld without "
+                             "chunked prefill: each runs whole, alone in its iteration (vLLM refuses a budget below "
+                             "the model's length without chunking; TensorRT-LLM a longer prompt)\n",
+                    longest, x->cfg.max_batched_tokens);
+    }
     if (!x->cfg.user_block && x->cfg.mem.block_size <= 1) /* neither the option nor the profile's kv_block_tokens */
         x->cfg.mem.block_size = 16;
     x->cfg.record_iterations = x->trace_out != NULL;
