@@ -186,6 +186,15 @@ static void engines_answer_to_the_versions_they_cover(void **state)
     assert_string_equal(catalog_find_engine(&cat, "vllm-0.14.1")->id, "vllm");
     assert_string_equal(catalog_find_engine(&cat, "vllm-0.19")->id, "vllm");
     assert_string_equal(catalog_find_engine(&cat, "vllm-0.3")->id, "vllm-0.4");
+    /* other engines' names and releases (docs/catalog.md "aliases"): XQA from TensorRT-LLM 0.7 */
+    assert_string_equal(catalog_find_engine(&cat, "trtllm")->id, "tensorrt-llm");
+    assert_string_equal(catalog_find_engine(&cat, "tensorrt-llm-0.9.0")->id, "tensorrt-llm");
+    assert_string_equal(catalog_find_engine(&cat, "tensorrt-llm-0.6")->id, "tensorrt-llm-early");
+    assert_null(catalog_find_engine(&cat, "tensorrt-llm-1.0")); /* the PyTorch backend: no profile */
+    assert_string_equal(catalog_find_engine(&cat, "lmdeploy-0.4.2")->id, "lmdeploy");
+    assert_null(catalog_find_engine(&cat, "lmdeploy-0.6")); /* its batch limit by GPU: not this profile */
+    assert_string_equal(catalog_find_engine(&cat, "text-generation-inference")->id, "tgi");
+    assert_string_equal(catalog_find_engine(&cat, "deepspeed-mii")->id, "deepspeed-fastgen");
     assert_string_equal(catalog_find_engine(&cat, "llama.cpp-2024-05")->id, "llama.cpp-2024-05");
     /* release spellings: a tag's "v", a ".postN" build, a patch release that changed the profile */
     assert_string_equal(catalog_find_engine(&cat, "vllm-v0.9.1")->id, "vllm-0.8");
