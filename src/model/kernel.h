@@ -141,13 +141,14 @@ double kernel_gemm_dtype_scale(const struct llmroof_gpu *g, enum llmroof_dtype a
  * FLOP at the rate that 2 M N (Kref + K0) / (2 M N Kref) times the catalog's would give, so that a
  * GEMM at K = Kref takes the catalog's rate (its compute efficiency was measured on LLM shapes,
  * K 4,096-8,192 mostly) and a shorter K less. K0 from the repository's own H100 SXM5 cuBLAS
- * measurements at M >= 2,048 (docs/validation/measured/h100-sxm5-80gb/gemm.csv, compute-bound:
- * median share of the dense peak per K): bf16 0.592 at K 768, 0.662 at 1,024, 0.671 at 1,536,
- * 0.702 at 2,048, 0.714 at 4,096, 0.723 at 8,192, 0.727 at 14,336; fp8 0.364, 0.531, 0.559, 0.574,
- * 0.641, 0.659, 0.661. Against long-K rates of 0.73 and 0.68 the median of K (rate / measured - 1)
- * is 100 (bf16) and 270 (fp8). DeepSeek's block-scaled fp8 keeps its own K0 (above). */
-#define KERNEL_GEMM_K0_16BIT 100.0
-#define KERNEL_GEMM_K0_8BIT 270.0
+ * measurements where they are compute-bound (docs/validation/measured/h100-sxm5-80gb/gemm.csv,
+ * M >= 2,048, the LM head left out: 120 rows a dtype, K 768 to 25,600): the least-squares fit of
+ * share = e K / (K + K0) gives e 0.733, K0 150 at bf16 and e 0.700, K0 450 at fp8 (fitting the
+ * logarithm: 155 and 505). Median shares per K, bf16: 0.592 at 768, 0.662 at 1,024, 0.702 at
+ * 2,048, 0.714 at 4,096, 0.723 at 8,192; fp8: 0.364, 0.531, 0.574, 0.641, 0.659. DeepSeek's
+ * block-scaled fp8 keeps its own K0 (above). */
+#define KERNEL_GEMM_K0_16BIT 150.0
+#define KERNEL_GEMM_K0_8BIT 450.0
 #define KERNEL_GEMM_KREF 4096.0
 
 /* f FLOPs of GEMMs writing `out` output elements, as the short-K rule charges them (above):

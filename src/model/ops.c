@@ -801,6 +801,9 @@ void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *
         op[LLMROOF_OP_ALL_GATHER].count = ag.count > 0 ? (double)medusa_heads : 0.0;
         out->ep_ranks = 0;
         out->expert_wbytes = 0.0;
+        memset(out->gemm_out, 0, sizeof out->gemm_out);
+        out->gemm_out[LLMROOF_OP_FFN] = T * h; /* a head's h x h block: K = h */
+        out->block_fp8_ops = 0;
         return;
     }
     /* one mean decoder layer: every per-layer count over the layers (the embedding's all-reduce
@@ -814,7 +817,8 @@ void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *
         }
         op[k].count /= L;
     }
-    /* EAGLE's fc: the target's feature and the token embedding (2h) projected to h */
+    /* EAGLE's fc: the target's feature and the token embedding (2h) projected to h (K 2h) */
+    out->gemm_out[LLMROOF_OP_QKV_PROJ] += T * h / op[LLMROOF_OP_QKV_PROJ].count;
     op[LLMROOF_OP_QKV_PROJ].flops += 2.0 * T * 2.0 * h * h / op[LLMROOF_OP_QKV_PROJ].count;
     op[LLMROOF_OP_QKV_PROJ].bytes += (2.0 * h * h * w + 3.0 * T * h * a) / op[LLMROOF_OP_QKV_PROJ].count;
 }

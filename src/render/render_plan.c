@@ -181,9 +181,9 @@ static void render_launch(const struct plan_input *in, const struct plan_result 
         return;
     }
     if (ls.n == 0) { /* launch_engine_family: an engine llmroof writes no command for */
-        sbuf_printf(out, "\nNo launch commands: this plan simulated engine %s; llmroof writes commands for vLLM, "
-                         "SGLang and TensorRT-LLM only, and theirs would not run what was simulated (plan with "
-                         "-e vllm, sglang or tensorrt-llm for one).\n",
+        sbuf_printf(out, "\nNo launch commands: this plan simulated engine %s; llmroof writes commands for current "
+                         "vLLM, SGLang and TensorRT-LLM releases only (profiles vllm, vllm-0.8, sglang, tensorrt-llm), "
+                         "and theirs would not run what was simulated.\n",
                     in->eff.engine ? in->eff.engine->id : "?");
         return;
     }

@@ -221,13 +221,15 @@ int launch_engine_family(const struct llmroof_engine *en)
 {
     if (!en)
         return LAUNCH_ALL;
-    /* each profile id names its engine first: vllm, vllm-0.6, sglang-0.3, tensorrt-llm-early,
-     * nemo-trtllm (NeMo's deployment of TensorRT-LLM) */
-    if (strncmp(en->id, "vllm", 4) == 0)
+    /* the profiles of the releases whose flags the commands use (the versions at the top of this
+     * file): vLLM V1 (vllm, vllm-0.8: 0.8 on), SGLang from 0.4 (sglang), TensorRT-LLM's trtllm-serve
+     * (tensorrt-llm, whose late releases have it). An older release's profile (vllm-0.2 to 0.6,
+     * sglang-0.3, tensorrt-llm-early, nemo-trtllm) would get flags it never had. */
+    if (strcmp(en->id, "vllm") == 0 || strcmp(en->id, "vllm-0.8") == 0)
         return LAUNCH_VLLM;
-    if (strncmp(en->id, "sglang", 6) == 0)
+    if (strcmp(en->id, "sglang") == 0)
         return LAUNCH_SGLANG;
-    if (strncmp(en->id, "tensorrt-llm", 12) == 0 || strcmp(en->id, "nemo-trtllm") == 0)
+    if (strcmp(en->id, "tensorrt-llm") == 0)
         return LAUNCH_TRTLLM;
     return LAUNCH_NONE;
 }

@@ -26,9 +26,10 @@ struct launch_set {
 };
 
 /* Which commands a plan simulated with engine profile en can honestly print: all three when it
- * names none (the generic profile), that engine's alone when it is vLLM, SGLang or TensorRT-LLM
- * at any version (another engine's command would carry limits it was not simulated with, at a
- * speed it was not simulated at), none for any other engine (LMDeploy, TGI, llama.cpp, ...). */
+ * names none (the generic profile), that engine's alone when it is the profile of a vLLM, SGLang
+ * or TensorRT-LLM release whose flags the commands use (another engine's command would carry
+ * limits it was not simulated with, at a speed it was not simulated at; an older release's, flags
+ * it never had), none for any other profile (vllm-0.2, LMDeploy, TGI, llama.cpp, ...). */
 enum { LAUNCH_VLLM = 0, LAUNCH_SGLANG = 1, LAUNCH_TRTLLM = 2, LAUNCH_ALL = 3, LAUNCH_NONE = 4 };
 int launch_engine_family(const struct llmroof_engine *en);
 

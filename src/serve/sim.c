@@ -475,6 +475,18 @@ static void advance(struct runner *r, struct engine *e, double now)
         if (rs->chunk > 0) {
             if (rs->computed < rs->target) {
                 rs->computed += rs->chunk;
+                if (e->windowed && rs->chunk > 1) {
+                    /* the chunk's look-back blocks leave the window once it is computed (a
+                     * guaranteed-no-evict request keeps its reservation for the rest) */
+                    const long upto = c->admit_no_evict ? rs->target + (rs->output - rs->generated) - 1 : rs->computed;
+                    const long keep_b = own_blocks(e, upto > rs->computed ? upto : rs->computed, rs->shared,
+                                                   rs->shared ? r->cached_len : 0, 1) +
+                                        e->state_blocks;
+                    if (rs->blocks > keep_b) {
+                        kv_take(e, rs->replica, keep_b - rs->blocks);
+                        rs->blocks = (int)keep_b;
+                    }
+                }
                 /* an engine that samples the first token from a decode step (TurboMind) emits
                  * nothing at the end of the prefill; a prefill-only instance hands over then */
                 if (rs->computed == rs->target && (!e->setup.eff.first_token_decode || e->prefill_only)) {
@@ -888,6 +900,9 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
         return rc;
     e->bs = mo.block_size > 1 ? mo.block_size : 1;
     e->windowed = arch_local_layers(s->model) > 0;
+    e->win_share = e->windowed && !s->model->window_chunked && arch_attn_layers(s->model) > 0
+                       ? (double)arch_local_layers(s->model) / (double)arch_attn_layers(s->model)
+                       : 0.0;
     double cap_bytes = mem.kv_capacity_bytes_per_gpu, per_token = mem.kv_bytes_per_token_per_gpu;
     /* data-parallel attention replicas each hold their own sequences: the instance's KV blocks
      * are the replicas' together */

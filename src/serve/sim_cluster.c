@@ -208,8 +208,10 @@ void sim_on_arrival(struct runner *r, const struct event *ev)
     /* (a data-parallel attention replica holds a sequence whole: one replica's pool must hold it) */
     /* (with its recurrent state's blocks, which every sequence of a hybrid model takes) */
     const struct engine *last = &r->E[r->ne - 1], *first = &r->E[0];
+    /* (a windowed model's prompt holds its last chunk's look-back in every local layer while it runs) */
+    const long pchunk = r->c->chunked_prefill && first->budget < q->prompt ? first->budget : q->prompt;
     bool fits = seq_blocks(last, q->prompt + q->output - 1) + last->state_blocks <= last->replica_blocks &&
-                seq_blocks(first, q->prompt) + first->state_blocks <= first->replica_blocks;
+                seq_blocks_step(first, q->prompt, pchunk) + first->state_blocks <= first->replica_blocks;
     if (!fits || too_long) {
         q->rejected = true;
         q->finish_s = q->arrival_s;

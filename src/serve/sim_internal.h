@@ -211,6 +211,8 @@ struct engine {
     long total_blocks, free_blocks, bs;
     bool windowed;               /* the model has sliding-window or chunked layers: a sequence holds
                                     their window's blocks only (seq_blocks) */
+    double win_share;            /* sliding windows: the local layers' share of a token's K/V (0 for
+                                    chunked ones), which a prefill chunk holds w - 1 + chunk of */
     long state_blocks;           /* blocks one sequence's recurrent state takes (and one cached prefix's
                                     state snapshot), 0 without linear/SSM layers */
     struct deque waiting;        /* arrived, not running (preempted ones at the front) */
@@ -418,6 +420,45 @@ static inline long seq_blocks(const struct engine *e, long tokens)
         return blocks_for(tokens, e->bs);
     const double held = arch_kv_tokens_held(e->setup.model, (double)tokens);
     return blocks_for((long)ceil(held - 1e-9), e->bs); /* 1e-9: a whole count stays whole */
+}
+
+/* seq_blocks while the step computing the last `chunk` of the n tokens runs: vLLM frees a local
+ * layer's blocks that left the window only up to the tokens computed before the step, so the
+ * chunk's queries, which look back w - 1 tokens each, hold min(n, w - 1 + chunk) of them (a whole
+ * prompt: all of it, in every layer); released after the step (sim.c). */
+static inline long seq_blocks_step(const struct engine *e, long n, long chunk)
+{
+    if (!e->windowed || e->win_share <= 0 || chunk <= 1)
+        return seq_blocks(e, n);
+    const double w = (double)e->setup.model->window, x = (double)n;
+    const double in_flight = fmin(x, w - 1.0 + (double)chunk) - fmin(x, w);
+    return blocks_for((long)ceil(arch_kv_tokens_held(e->setup.model, x) + e->win_share * in_flight - 1e-9), e->bs);
+}
+
+/* The blocks a sequence of n tokens holds of its own beside `shared` blocks of a cached prefix of
+ * `cached` tokens (0 and 0 without one), `chunk` of them computed in this step. A windowed
+ * sequence's local layers hold at most a window of its tokens past the prefix, which keeps the
+ * prefix's own (the window slides off the prefix: charging seq_blocks(n) less the prefix's held
+ * blocks left a 6,000-token Mistral prompt on a 5,000-token prefix nothing of its own). */
+static inline long own_blocks(const struct engine *e, long n, long shared, long cached, long chunk)
+{
+    if (!e->windowed || shared == 0)
+        return seq_blocks_step(e, n, chunk) - shared;
+    const double past = (double)(n - cached);
+    double t = arch_kv_tokens_held(e->setup.model, past);
+    if (e->win_share > 0 && chunk > 1)
+        t += e->win_share * (fmin(past, (double)e->setup.model->window - 1.0 + (double)chunk) -
+                             fmin(past, (double)e->setup.model->window));
+    return blocks_for((long)ceil(t - 1e-9), e->bs);
+}
+
+/* KV tokens' worth that `add` more tokens after `from` take: add, or a windowed model's held
+ * difference (SGLang's reservation counts the pool so). */
+static inline double held_delta(const struct engine *e, long from, long add)
+{
+    if (!e->windowed)
+        return (double)add;
+    return arch_kv_tokens_held(e->setup.model, (double)(from + add)) - arch_kv_tokens_held(e->setup.model, (double)from);
 }
 
 /* KV blocks free to a sequence on `replica`: a data-parallel attention replica holds whole

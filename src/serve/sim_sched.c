@@ -254,7 +254,10 @@ static void schedule_running(struct runner *r, struct engine *e, struct iter *it
         }
         /* most steps stay within the blocks held: skip the division then */
         long held = rs->blocks + rs->shared - e->state_blocks; /* token blocks (the state aside) */
-        long need = rs->computed + chunk <= held * e->bs ? 0 : seq_blocks(e, rs->computed + chunk) - held;
+        long need = e->windowed ? own_blocks(e, rs->computed + chunk, rs->shared, rs->shared ? r->cached_len : 0, chunk) -
+                                      (rs->blocks - e->state_blocks)
+                    : rs->computed + chunk <= held * e->bs ? 0
+                                                           : blocks_for(rs->computed + chunk, e->bs) - held;
         if (need < 0) /* a windowed sequence can hold more than its tokens need (a reservation) */
             need = 0;
         if (need > kv_free(e, rep))
@@ -483,7 +486,7 @@ static bool reserve_fits(const struct runner *r, const struct engine *e, const s
         if (e->rfree && x->replica != rep)
             continue;
         running++;
-        reserved += (double)reserve_left(e, x) * (x->adm >= adm0 ? 1.0 : e->ntr);
+        reserved += held_delta(e, x->computed, reserve_left(e, x)) * (x->adm >= adm0 ? 1.0 : e->ntr);
     }
     /* alone on its replica, a request that fits the pool at all runs (the rejection rule turned
      * away the ones that cannot): the strict test would hold an exact fit back for ever */
@@ -496,7 +499,7 @@ static bool reserve_fits(const struct runner *r, const struct engine *e, const s
         for (long g = 0; g < r->c->prefix_groups; g++)
             if (g != own_group && e->pg[g].resident && e->pg[g].refs == 0 && e->pg[g].replica == rep)
                 freeb += e->pg[g].blocks;
-    const double need = (double)(rs->target - start) + (double)reserve_left(e, rs);
+    const double need = held_delta(e, start, rs->target - start + reserve_left(e, rs));
     return need < (double)freeb * (double)e->bs - reserved;
 }
 
@@ -577,7 +580,7 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
         if (upto < start + chunk)
             upto = start + chunk;
         /* a disaggregated request arrives holding the blocks its transfer took (sim_start_transfers) */
-        long need = seq_blocks(e, upto) - have + e->state_blocks - rs->blocks;
+        long need = own_blocks(e, upto, have, hit ? r->cached_len : 0, chunk) + e->state_blocks - rs->blocks;
         if (need < 0)
             need = 0;
         /* SGLang's reserve: the prompt and the output must fit beside the running outputs at the

@@ -127,8 +127,8 @@ static void op_time_is_max_of_compute_and_memory(void **state)
 
 /* Short-K GEMMs (kernel.h KERNEL_GEMM_K0_*): Llama-3.1-70B at TP 8, a 2048-token prompt. Its
  * o_proj multiplies K = 64 x 128 / 8 = 1,024 into h = 8,192 outputs a token: charged
- * (1,024 + 100) / 1,024 / (1 + 100 / 4,096) = 1.097656 / 1.024414 = 1.071497 of its FLOPs at
- * bf16, (1,024 + 270) / 1,024 / (1 + 270 / 4,096) = 1.263672 / 1.065918 = 1.185525 at fp8; its
+ * (1,024 + 150) / 1,024 / (1 + 150 / 4,096) = 1.146484 / 1.036621 = 1.105982 of its FLOPs at
+ * bf16, (1,024 + 450) / 1,024 / (1 + 450 / 4,096) = 1.439453 / 1.109863 = 1.296964 at fp8; its
  * q/k/v projection (K = h = 8,192, above the reference 4,096) exactly its FLOPs. */
 static void short_k_gemms_run_below_the_catalog_rate(void **state)
 {
@@ -142,7 +142,7 @@ static void short_k_gemms_run_below_the_catalog_rate(void **state)
     const struct llmroof_gpu *g = gpu(&cat, "h100-sxm5-80gb");
     const struct llmroof_effs eff = roofline_default_effs(g);
     const enum llmroof_dtype acts[2] = { LLMROOF_BF16, LLMROOF_FP8 };
-    const double o_scale[2] = { 1.071497, 1.185525 };
+    const double o_scale[2] = { 1.105982, 1.296964 };
     for (int i = 0; i < 2; i++) {
         const struct llmroof_dtypes dt = { acts[i], LLMROOF_BF16, acts[i], 0, false, LLMROOF_BF16 };
         struct llmroof_oplist ops;
@@ -534,13 +534,13 @@ static void nvfp4_checkpoint_runs_its_mlps_at_fp4_and_attention_at_bf16(void **s
     /* B300: fp4 dense 13.5 PFLOP/s against bf16 2.25: the MLPs' FLOPs cost 1/6 of the
      * projections' per FLOP; on the H200 (no fp4 path) the same. Then each operator's short-K
      * cost (kernel.h KERNEL_GEMM_K0_*, at its mean K): the MLP's 2 x 9 x 7168 x 2048 x 3 FLOP
-     * per token over 2 x 9 x 11,264 output elements, K 3,909.82: x (3,909.82 + 270) / 3,909.82 /
-     * (1 + 270 / 4096) = 1.002945 at fp4 (8-bit class), x (4,009.82 / 3,909.82) / 1.024414 =
-     * 1.001135 at bf16; the projections' 105,783,296 FLOP per token (2 x 52,887,552 + the latent
-     * norms' 4 x 2048) with 26,688 outputs, at bf16: (105,783,296 + 200 x 26,688) / 1.024414 /
-     * 105,783,296 = 1.025423 */
+     * per token over 2 x 9 x 11,264 output elements, K 3,909.82: x (3,909.82 + 450) / 3,909.82 /
+     * (1 + 450 / 4096) = 1.004714 at fp4 (8-bit class), x (4,059.82 / 3,909.82) / 1.036621 =
+     * 1.001682 at bf16; the projections' 105,783,296 FLOP per token (2 x 52,887,552 + the latent
+     * norms' 4 x 2048) with 26,688 outputs, at bf16: (105,783,296 + 300 x 26,688) / 1.036621 /
+     * 105,783,296 = 113,789,696 / 1.036621 / 105,783,296 = 1.037686 */
     const char *gpus[2] = { "b300", "h200" };
-    const double ratio[2] = { 2.25e15 / 1.35e16 * 1.002945 / 1.025423, 1.001135 / 1.025423 };
+    const double ratio[2] = { 2.25e15 / 1.35e16 * 1.004714 / 1.037686, 1.001682 / 1.037686 };
     for (int i = 0; i < 2; i++) {
         const struct llmroof_gpu *g = gpu(&cat, gpus[i]);
         const struct llmroof_effs eff = roofline_default_effs(g);
@@ -628,10 +628,10 @@ static void block_fp8_checkpoint_runs_its_gemms_and_dispatch_at_fp8_where_the_gp
      * the FFN's short-K cost = 0.609139; the messages, 2 x 58 MoE layers, 116 x (114,688 -
      * 27,776) = 10,081,792 B. A100 (no fp8): weight-only, both as the op list states (ratio 1,
      * 116 x 114,688 = 13,303,808 B), but the FFN's 16-bit short-K cost at its mean K of
-     * 792,723,456 / (2 x 101,376) = 3,909.82: (3,909.82 + 100) / 3,909.82 / (1 + 100 / 4096) =
-     * 1.001135 (the LM head, K 7168, none). */
+     * 792,723,456 / (2 x 101,376) = 3,909.82: (3,909.82 + 150) / 3,909.82 / (1 + 150 / 4096) =
+     * 1.001682 (the LM head, K 7168, none). */
     const char *gpus[2] = { "h100-sxm5-80gb", "a100-sxm4-80gb" };
-    const double ratio[2] = { 989.5 / (1979.0 * 0.93) * (1.0 + 105431040.0 / 792723456.0), 1.001135 },
+    const double ratio[2] = { 989.5 / (1979.0 * 0.93) * (1.0 + 105431040.0 / 792723456.0), 1.001682 },
                  msg[2] = { 10081792.0, 13303808.0 };
     for (int i = 0; i < 2; i++) {
         const struct llmroof_gpu *g = gpu(&cat, gpus[i]);

@@ -936,6 +936,63 @@ static void sliding_window_layers_hold_their_window_only(void **state)
     catalog_free(&cat);
 }
 
+/* A windowed prompt holds its last chunk's look-back while it runs (vLLM frees a window's blocks
+ * only up to the tokens computed before a step): Mistral-7B, every layer a 4,096-token window, on
+ * an A10 whose pool holds 41,376 tokens. A 50,000-token prompt prefilled whole holds all 50,000 in
+ * every layer at once: rejected. In 2,048-token chunks it holds at most 4,095 + 2,048 = 6,143:
+ * served. Its decodes then hold the window, 4,096. */
+static void a_windowed_prompt_holds_its_chunk_while_it_runs(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 50000, 10, NULL, 0 };
+    for (int whole = 0; whole < 2; whole++) {
+        struct sim_config c = config(&cat, "mistral-7b", "a10", 1, &w);
+        c.concurrency = 1;
+        c.requests = 2;
+        c.think_min_s = c.think_max_s = 0;
+        c.chunked_prefill = !whole;
+        struct sim_result r;
+        run(&c, &r);
+        assert_int_equal(r.kv_blocks_total, 2586); /* 41,376 tokens */
+        assert_int_equal(r.completed, whole ? 0 : 2);
+        sim_result_free(&r);
+    }
+    catalog_free(&cat);
+}
+
+/* A cached prefix's window slides off: Mistral-7B (window 4,096 on every layer) with a 5,000-token
+ * shared prefix and 6,000 + 1,000-token requests. The prefix holds 4,096 tokens' worth (256
+ * blocks); each sequence holds its own tokens past the prefix, at most a window: 1,000 at its
+ * first token, 2,000 at its last (63 to 125 blocks). Charging its whole held count less the
+ * prefix's had left it min(7,000, 4,096) - 4,096 = 0 of its own: 200 users all ran at a KV use of
+ * 4%. Now 200 users on the A100's 28,975 blocks run at most (28,975 - 256) / 63 = 455 at once by
+ * the smallest, so all 200, and their own blocks fill 200 x (63..125) of the pool. */
+static void a_shared_prefix_leaves_each_windowed_sequence_its_own_window(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 6000, 1000, NULL, 0 };
+    struct sim_config c = config(&cat, "mistral-7b", "a100-sxm4-80gb", 1, &w);
+    c.concurrency = 200;
+    c.requests = 400;
+    c.think_min_s = c.think_max_s = 0;
+    c.prefix_cache = true;
+    c.prefix_tokens = 5000;
+    c.prefix_groups = 1;
+    struct sim_result r;
+    run(&c, &r);
+    assert_int_equal(r.completed, 400);
+    assert_int_equal(r.kv_blocks_total, 28975);
+    /* the time-weighted use: 200 sequences of 63..125 own blocks + the prefix's 256 lie between
+     * (200 x 63 + 256) / 28,975 = 0.44 and (200 x 125 + 256) / 28,975 = 0.87 while all run */
+    assert_in_range((long)(1000 * r.kv_util_mean), 300, 900);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
 /* Guaranteed-no-evict admission (TensorRT-LLM's default): the same memory pressure never
  * preempts. Each request reserves prompt + output - 1 = 4095 tokens = ceil(4095 / 16) = 256
  * blocks at admission, so at most floor(total / 256) run at once. */
@@ -3167,6 +3224,8 @@ int main(void)
         cmocka_unit_test(max_model_len_refuses_long_prompts_and_caps_output),
         cmocka_unit_test(memory_pressure_preempts_and_still_finishes),
         cmocka_unit_test(sliding_window_layers_hold_their_window_only),
+        cmocka_unit_test(a_windowed_prompt_holds_its_chunk_while_it_runs),
+        cmocka_unit_test(a_shared_prefix_leaves_each_windowed_sequence_its_own_window),
         cmocka_unit_test(no_evict_admission_never_preempts),
         cmocka_unit_test(wait_admission_stalls_then_flushes_everyone),
         cmocka_unit_test(reserve_admission_holds_back_what_outputs_need),
