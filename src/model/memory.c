@@ -187,6 +187,12 @@ static double stage_kv_elems(const struct llmroof_model *m, const struct llmroof
     return best;
 }
 
+double memory_kv_tokens_held(const struct llmroof_model *m, const struct llmroof_shard *sh, double context)
+{
+    const double one = stage_kv_elems(m, sh, 1.0);
+    return one > 0 ? stage_kv_elems(m, sh, context) / one : context;
+}
+
 /* Recurrent state elements one sequence holds on one GPU of the fullest stage (TP splits the heads). */
 static double stage_state_elems(const struct llmroof_model *m, const struct llmroof_shard *sh)
 {

@@ -57,6 +57,11 @@ struct llmroof_memory {
 };
 
 /* Weight bytes on one rank of `sh`. */
+/* Tokens' worth of K/V a sequence of `context` tokens holds on the GPU of the fullest pipeline
+ * stage, in units of one token held by every layer there: `context` without windows; with them
+ * global layers hold it all, local ones their window (Gemma-3-27B at 8,192 tokens, one stage:
+ * 2,180.1). The ratio `memory` divides its capacity by, so `simulate` counts a sequence alike. */
+double memory_kv_tokens_held(const struct llmroof_model *m, const struct llmroof_shard *sh, double context);
 double memory_weights_per_gpu(const struct llmroof_model *m, const struct llmroof_shard *sh, double w_bytes);
 
 /* Weight bytes on the fullest GPU of a layout (largest pipeline stage, with the embedding or

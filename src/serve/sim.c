@@ -541,7 +541,7 @@ static void advance(struct runner *r, struct engine *e, double now)
                 struct pgroup *pg = &e->pg[rs->group];
                 /* recurrent layers cannot resume from per-token blocks: the prefix also keeps a
                  * snapshot of the state at its end (state_blocks more), when there is room */
-                const long tok = (e->windowed ? (long)floor(arch_kv_tokens_held(e->setup.model, (double)r->cached_len) + 1e-9)
+                const long tok = (e->windowed ? (long)floor(memory_kv_tokens_held(e->setup.model, &e->sh, (double)r->cached_len) + 1e-9)
                                               : r->cached_len) / e->bs,
                            snap = e->state_blocks;
                 if (snap <= kv_free(e, rs->replica)) {

@@ -7,6 +7,7 @@
 #include "base/rng.h"
 #include "model/stepcost.h"
 #include "model/arch.h"
+#include "model/memory.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -409,7 +410,7 @@ static inline long blocks_for(long tokens, long bs)
 
 /* Blocks a sequence of `tokens` tokens holds. A block is bs tokens of every layer's K/V; where
  * the model has sliding-window (or chunked) layers those keep only their window, so the sequence
- * holds arch_kv_tokens_held(tokens) tokens' worth (the mean over the layers, as `memory` counts
+ * holds memory_kv_tokens_held(tokens) tokens' worth (the mean over the fullest stage's layers, as `memory` counts
  * one sequence): vLLM frees the blocks that leave a window (V0's sliding-window block table for
  * Mistral; V1's hybrid KV-cache manager a group per window size), SGLang's SWA pool likewise.
  * Gemma-3-27B at 8,192 tokens: 10 global layers of 62 hold 8,192, the 52 local ones 1,024 each:
@@ -418,7 +419,7 @@ static inline long seq_blocks(const struct engine *e, long tokens)
 {
     if (!e->windowed)
         return blocks_for(tokens, e->bs);
-    const double held = arch_kv_tokens_held(e->setup.model, (double)tokens);
+    const double held = memory_kv_tokens_held(e->setup.model, &e->sh, (double)tokens);
     return blocks_for((long)ceil(held - 1e-9), e->bs); /* 1e-9: a whole count stays whole */
 }
 
@@ -432,7 +433,7 @@ static inline long seq_blocks_step(const struct engine *e, long n, long chunk)
         return seq_blocks(e, n);
     const double w = (double)e->setup.model->window, x = (double)n;
     const double in_flight = fmin(x, w - 1.0 + (double)chunk) - fmin(x, w);
-    return blocks_for((long)ceil(arch_kv_tokens_held(e->setup.model, x) + e->win_share * in_flight - 1e-9), e->bs);
+    return blocks_for((long)ceil(memory_kv_tokens_held(e->setup.model, &e->sh, x) + e->win_share * in_flight - 1e-9), e->bs);
 }
 
 /* The blocks a sequence of n tokens holds of its own beside `shared` blocks of a cached prefix of
@@ -445,7 +446,7 @@ static inline long own_blocks(const struct engine *e, long n, long shared, long 
     if (!e->windowed || shared == 0)
         return seq_blocks_step(e, n, chunk) - shared;
     const double past = (double)(n - cached);
-    double t = arch_kv_tokens_held(e->setup.model, past);
+    double t = memory_kv_tokens_held(e->setup.model, &e->sh, past);
     if (e->win_share > 0 && chunk > 1)
         t += e->win_share * (fmin(past, (double)e->setup.model->window - 1.0 + (double)chunk) -
                              fmin(past, (double)e->setup.model->window));
@@ -458,7 +459,8 @@ static inline double held_delta(const struct engine *e, long from, long add)
 {
     if (!e->windowed)
         return (double)add;
-    return arch_kv_tokens_held(e->setup.model, (double)(from + add)) - arch_kv_tokens_held(e->setup.model, (double)from);
+    return memory_kv_tokens_held(e->setup.model, &e->sh, (double)(from + add)) -
+           memory_kv_tokens_held(e->setup.model, &e->sh, (double)from);
 }
 
 /* KV blocks free to a sequence on `replica`: a data-parallel attention replica holds whole

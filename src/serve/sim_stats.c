@@ -220,7 +220,7 @@ double sim_instance_capacity_qps(const struct llmroof_setup *s, const struct llm
         return t > 0 ? budget / (P * t) : 0;
     }
     /* a windowed model's sequence holds its local layers' window only (seq_blocks) */
-    double B = fmax(1.0, fmin((double)max_seqs, floor(kv_tokens / arch_kv_tokens_held(s->model, P + O / 2))));
+    double B = fmax(1.0, fmin((double)max_seqs, floor(kv_tokens / memory_kv_tokens_held(s->model, sh, P + O / 2))));
     b = batch_decode(B, P + O / 2);
     if (kind == SIM_CAP_AGGREGATED) {
         /* the B / O requests that start each step, each its own P-token prompt (one
@@ -579,7 +579,7 @@ int sim_collect_metrics(struct runner *r, struct llmroof_err *err)
     out->kv_capacity_tokens = cap_tokens;
     /* a windowed model's request holds its window's tokens in the local layers (seq_blocks) */
     out->max_batch_at_mean_len =
-        out->completed ? out->kv_capacity_tokens / arch_kv_tokens_held(c->setup.model, lens / (double)out->completed) : 0;
+        out->completed ? out->kv_capacity_tokens / memory_kv_tokens_held(c->setup.model, &r->E[0].sh, lens / (double)out->completed) : 0;
     out->mean_in_system = out->duration_s > 0 ? area / out->duration_s : 0;
     out->open_loop = c->mode == SIM_RATE || c->mode == SIM_TRACE;
     if (out->open_loop)
