@@ -541,7 +541,7 @@ static void advance(struct runner *r, struct engine *e, double now)
                 struct pgroup *pg = &e->pg[rs->group];
                 /* recurrent layers cannot resume from per-token blocks: the prefix also keeps a
                  * snapshot of the state at its end (state_blocks more), when there is room */
-                const long tok = (e->windowed ? (long)floor(memory_kv_tokens_held(e->setup.model, &e->sh, (double)r->cached_len) + 1e-9)
+                const long tok = (e->windowed ? (long)floor(held_tokens(e, (double)r->cached_len) + 1e-9)
                                               : r->cached_len) / e->bs,
                            snap = e->state_blocks;
                 if (snap <= kv_free(e, rs->replica)) {
@@ -939,6 +939,11 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
         if (c->spec.kind != SIM_SPEC_MEDUSA && all > 0)
             per_token += mem.kv_bytes_per_token_per_gpu * arch_kv_elems_per_token_layer(s->model) / all;
     }
+    /* the drafter's share of a token's K/V, which its own rule holds (held_tokens) */
+    e->kv_extra_share = per_token > 0 ? (per_token - mem.kv_bytes_per_token_per_gpu) / per_token : 0.0;
+    e->kv_extra_draft = c->spec.kind == SIM_SPEC_DRAFT;
+    if (e->kv_extra_draft && arch_local_layers(c->spec.draft) > 0)
+        e->windowed = true;
     double tokens = per_token > 0 && cap_bytes > 0 ? floor(cap_bytes / per_token) : 0;
     if (tokens > mem.kv_capacity_tokens)
         tokens = mem.kv_capacity_tokens;

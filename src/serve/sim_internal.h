@@ -214,6 +214,9 @@ struct engine {
                                     their window's blocks only (seq_blocks) */
     double win_share;            /* sliding windows: the local layers' share of a token's K/V (0 for
                                     chunked ones), which a prefill chunk holds w - 1 + chunk of */
+    double kv_extra_share;       /* a drafter's share of a token's K/V in the pool (a draft model, or
+                                    an EAGLE/MTP head's one full-attention layer), 0 without */
+    bool kv_extra_draft;         /* that share is the draft model's (its own windows), else a head's */
     long state_blocks;           /* blocks one sequence's recurrent state takes (and one cached prefix's
                                     state snapshot), 0 without linear/SSM layers */
     struct deque waiting;        /* arrived, not running (preempted ones at the front) */
@@ -408,6 +411,18 @@ static inline long blocks_for(long tokens, long bs)
     return bs > 1 ? (tokens + bs - 1) / bs : tokens; /* engine_init makes bs >= 1 */
 }
 
+/* Tokens' worth a sequence of n tokens holds in the pool: the target's fullest stage
+ * (memory_kv_tokens_held) and, beside it, a drafter's share: a draft model's own held count, an
+ * EAGLE or MTP head's full-attention layer all n. */
+static inline double held_tokens(const struct engine *e, double n)
+{
+    const double t = memory_kv_tokens_held(e->setup.model, &e->sh, n);
+    if (!(e->kv_extra_share > 0))
+        return t;
+    const double x = e->kv_extra_draft ? memory_kv_tokens_held(e->draft.model, &e->dsh, n) : n;
+    return (1.0 - e->kv_extra_share) * t + e->kv_extra_share * x;
+}
+
 /* Blocks a sequence of `tokens` tokens holds. A block is bs tokens of every layer's K/V; where
  * the model has sliding-window (or chunked) layers those keep only their window, so the sequence
  * holds memory_kv_tokens_held(tokens) tokens' worth (the mean over the fullest stage's layers, as `memory` counts
@@ -419,7 +434,7 @@ static inline long seq_blocks(const struct engine *e, long tokens)
 {
     if (!e->windowed)
         return blocks_for(tokens, e->bs);
-    const double held = memory_kv_tokens_held(e->setup.model, &e->sh, (double)tokens);
+    const double held = held_tokens(e, (double)tokens);
     return blocks_for((long)ceil(held - 1e-9), e->bs); /* 1e-9: a whole count stays whole */
 }
 
@@ -433,7 +448,8 @@ static inline long seq_blocks_step(const struct engine *e, long n, long chunk)
         return seq_blocks(e, n);
     const double w = (double)e->setup.model->window, x = (double)n;
     const double in_flight = fmin(x, w - 1.0 + (double)chunk) - fmin(x, w);
-    return blocks_for((long)ceil(memory_kv_tokens_held(e->setup.model, &e->sh, x) + e->win_share * in_flight - 1e-9), e->bs);
+    return blocks_for((long)ceil(held_tokens(e, x) + e->win_share * (1.0 - e->kv_extra_share) * in_flight - 1e-9),
+                      e->bs);
 }
 
 /* The blocks a sequence of n tokens holds of its own beside `shared` blocks of a cached prefix of
@@ -446,9 +462,9 @@ static inline long own_blocks(const struct engine *e, long n, long shared, long 
     if (!e->windowed || shared == 0)
         return seq_blocks_step(e, n, chunk) - shared;
     const double past = (double)(n - cached);
-    double t = memory_kv_tokens_held(e->setup.model, &e->sh, past);
+    double t = held_tokens(e, past);
     if (e->win_share > 0 && chunk > 1)
-        t += e->win_share * (fmin(past, (double)e->setup.model->window - 1.0 + (double)chunk) -
+        t += e->win_share * (1.0 - e->kv_extra_share) * (fmin(past, (double)e->setup.model->window - 1.0 + (double)chunk) -
                              fmin(past, (double)e->setup.model->window));
     return blocks_for((long)ceil(t - 1e-9), e->bs);
 }
@@ -459,8 +475,7 @@ static inline double held_delta(const struct engine *e, long from, long add)
 {
     if (!e->windowed)
         return (double)add;
-    return memory_kv_tokens_held(e->setup.model, &e->sh, (double)(from + add)) -
-           memory_kv_tokens_held(e->setup.model, &e->sh, (double)from);
+    return held_tokens(e, (double)(from + add)) - held_tokens(e, (double)from);
 }
 
 /* KV blocks free to a sequence on `replica`: a data-parallel attention replica holds whole

@@ -579,7 +579,7 @@ int sim_collect_metrics(struct runner *r, struct llmroof_err *err)
     out->kv_capacity_tokens = cap_tokens;
     /* a windowed model's request holds its window's tokens in the local layers (seq_blocks) */
     out->max_batch_at_mean_len =
-        out->completed ? out->kv_capacity_tokens / memory_kv_tokens_held(c->setup.model, &r->E[0].sh, lens / (double)out->completed) : 0;
+        out->completed ? out->kv_capacity_tokens / held_tokens(&r->E[0], lens / (double)out->completed) : 0;
     out->mean_in_system = out->duration_s > 0 ? area / out->duration_s : 0;
     out->open_loop = c->mode == SIM_RATE || c->mode == SIM_TRACE;
     if (out->open_loop)

@@ -993,6 +993,29 @@ static void a_shared_prefix_leaves_each_windowed_sequence_its_own_window(void **
     catalog_free(&cat);
 }
 
+/* An EAGLE head's layer attends fully beside a windowed target (review of session 32): gpt-oss-20b,
+ * 24 layers, every other one a 128-token window, and the head's one layer of the same K/V width:
+ * 1/25 of a token's K/V in the pool. A 30,000 + 100-token request holds the target's
+ * (12 x 30,100 + 12 x 128) / 24 = 15,114 tokens' worth and the head's 30,100:
+ * 15,114 x 24/25 + 30,100 / 25 = 15,713.44 (at the target's ratio alone it was 15,114). */
+static void an_eagle_head_holds_its_whole_context_beside_a_windowed_target(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 30000, 100, NULL, 0 };
+    struct sim_config c = config(&cat, "gpt-oss-20b", "h100-sxm5-80gb", 1, &w);
+    c.mode = SIM_OFFLINE;
+    c.requests = 4;
+    c.spec = (struct sim_spec){ SIM_SPEC_EAGLE, 2, 0.5, NULL, 0, 0 };
+    struct sim_result r;
+    run(&c, &r);
+    assert_int_equal(r.completed, 4);
+    assert_rel_close(r.max_batch_at_mean_len, (double)r.kv_blocks_total * 16.0 / 15713.44, 1e-9);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
 /* Guaranteed-no-evict admission (TensorRT-LLM's default): the same memory pressure never
  * preempts. Each request reserves prompt + output - 1 = 4095 tokens = ceil(4095 / 16) = 256
  * blocks at admission, so at most floor(total / 256) run at once. */
@@ -3226,6 +3249,7 @@ int main(void)
         cmocka_unit_test(sliding_window_layers_hold_their_window_only),
         cmocka_unit_test(a_windowed_prompt_holds_its_chunk_while_it_runs),
         cmocka_unit_test(a_shared_prefix_leaves_each_windowed_sequence_its_own_window),
+        cmocka_unit_test(an_eagle_head_holds_its_whole_context_beside_a_windowed_target),
         cmocka_unit_test(no_evict_admission_never_preempts),
         cmocka_unit_test(wait_admission_stalls_then_flushes_everyone),
         cmocka_unit_test(reserve_admission_holds_back_what_outputs_need),
