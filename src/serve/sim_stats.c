@@ -399,14 +399,19 @@ static void overload_metrics(struct runner *r)
      * has only its drawn arrivals */
     const double steady = r->c->mode == SIM_RATE && r->c->rate_qps > 0 ? r->c->rate_qps : out->offered_rate_qps;
     out->steady_rate_qps = steady;
-    bool beyond_bound = out->capacity_qps > 0 && steady > out->capacity_qps;
-    out->overloaded = queue_grows || beyond_bound;
-    out->overloaded_by_bound = beyond_bound && !queue_grows;
     /* a queue of requests not yet admitted that grows by more than a tenth of the window's arrivals
      * (and more than the one or two arriving just before its end) is overload, however short the
      * window; without one, a window of fewer than 3 lives may be a fill (a transient decays to
      * e^-3 = 5% in three time constants) */
-    bool waiting_grows = (double)(wait_end - wait_mid) > fmax(2.0, 0.1 * (double)arr);
+    const bool waiting_grows = (double)(wait_end - wait_mid) > fmax(2.0, 0.1 * (double)arr);
+    /* (a trace's drawn rate is a steady rate only over a window of a request life or more, or where
+     * its waiting queue grows: two requests half a second apart are a burst of 4/s, not a load
+     * whose queue grows without limit) */
+    const bool stated = r->c->mode == SIM_RATE && r->c->rate_qps > 0;
+    bool beyond_bound =
+        out->capacity_qps > 0 && steady > out->capacity_qps && (stated || win >= life_s || waiting_grows);
+    out->overloaded = queue_grows || beyond_bound;
+    out->overloaded_by_bound = beyond_bound && !queue_grows;
     /* an offered rate above the steady-state bound is overload whatever the window shows: no hedge */
     out->may_be_filling = out->overloaded && !beyond_bound && !waiting_grows && out->window_lives > 0 &&
                           out->window_lives < 3;

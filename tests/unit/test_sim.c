@@ -1016,6 +1016,37 @@ static void an_eagle_head_holds_its_whole_context_beside_a_windowed_target(void 
     catalog_free(&cat);
 }
 
+/* A trace's drawn rate is a steady load only over a window of a request life or more: four
+ * 2,048 + 2,000-token requests within a second (the second half of the arrivals, 0.5 s, holds 1:
+ * 2 requests/s, above Llama-2-7B's steady-state bound on an A100 for such requests) are a burst
+ * whose queue cannot grow without limit; 400 of them 10 ms apart (100/s for 4 s) are overload. */
+static void a_short_trace_is_a_burst_not_an_overload(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct trace_req burst[4] = { { 0.0, 2048, 2000 }, { 0.25, 2048, 2000 }, { 0.5, 2048, 2000 },
+                                        { 1.0, 2048, 2000 } };
+    struct sim_config c = trace_config(&cat, burst, 4);
+    c.record_iterations = false;
+    struct sim_result r;
+    run(&c, &r);
+    assert_true(r.capacity_qps > 0 && r.capacity_qps < r.offered_rate_qps); /* the bound alone would say it */
+    assert_false(r.overloaded);
+    sim_result_free(&r);
+    struct trace_req *many = malloc(400 * sizeof *many);
+    assert_non_null(many);
+    for (int i = 0; i < 400; i++)
+        many[i] = (struct trace_req){ 0.01 * i, 2048, 2000 };
+    c = trace_config(&cat, many, 400);
+    c.record_iterations = false;
+    run(&c, &r);
+    assert_true(r.overloaded);
+    sim_result_free(&r);
+    free(many);
+    catalog_free(&cat);
+}
+
 /* Guaranteed-no-evict admission (TensorRT-LLM's default): the same memory pressure never
  * preempts. Each request reserves prompt + output - 1 = 4095 tokens = ceil(4095 / 16) = 256
  * blocks at admission, so at most floor(total / 256) run at once. */
@@ -3250,6 +3281,7 @@ int main(void)
         cmocka_unit_test(a_windowed_prompt_holds_its_chunk_while_it_runs),
         cmocka_unit_test(a_shared_prefix_leaves_each_windowed_sequence_its_own_window),
         cmocka_unit_test(an_eagle_head_holds_its_whole_context_beside_a_windowed_target),
+        cmocka_unit_test(a_short_trace_is_a_burst_not_an_overload),
         cmocka_unit_test(no_evict_admission_never_preempts),
         cmocka_unit_test(wait_admission_stalls_then_flushes_everyone),
         cmocka_unit_test(reserve_admission_holds_back_what_outputs_need),
