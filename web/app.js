@@ -220,8 +220,9 @@ function renderLaunch(opt) {
   if (!opt.launch.length) { // the plan's engine is not one llmroof writes commands for (docs/planning.md)
     title.hidden = false;
     title.textContent = 'Launch commands';
-    $('launch').innerHTML = '<div class="note">None: the plan simulated an engine other than vLLM, SGLang and ' +
-      'TensorRT-LLM (or one that batches statically); their commands would not run what was simulated.</div>';
+    $('launch').innerHTML = '<div class="note">None: the plan simulated an engine profile llmroof writes no ' +
+      'commands for (it writes them for current vLLM, SGLang and TensorRT-LLM releases); another engine\'s ' +
+      'commands would not run what was simulated.</div>';
     return;
   }
   title.hidden = false;

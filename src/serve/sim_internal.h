@@ -438,18 +438,27 @@ static inline long seq_blocks(const struct engine *e, long tokens)
     return blocks_for((long)ceil(held - 1e-9), e->bs); /* 1e-9: a whole count stays whole */
 }
 
-/* seq_blocks while the step computing the last `chunk` of the n tokens runs: vLLM frees a local
- * layer's blocks that left the window only up to the tokens computed before the step, so the
- * chunk's queries, which look back w - 1 tokens each, hold min(n, w - 1 + chunk) of them (a whole
- * prompt: all of it, in every layer); released after the step (sim.c). */
+/* Tokens' worth a windowed sequence of n tokens holds while the step computing its last `chunk`
+ * runs: vLLM frees a local layer's blocks that left the window only up to the tokens computed
+ * before the step, so the chunk's queries, which look back w - 1 tokens each, hold
+ * min(n, w - 1 + chunk) of them (a whole prompt: all of it, in every layer); released after the
+ * step (sim.c). held_tokens(n) for a decode step. */
+static inline double held_step_tokens(const struct engine *e, double n, long chunk)
+{
+    double t = held_tokens(e, n);
+    if (e->win_share > 0 && chunk > 1) {
+        const double w = (double)e->setup.model->window;
+        t += e->win_share * (1.0 - e->kv_extra_share) * (fmin(n, w - 1.0 + (double)chunk) - fmin(n, w));
+    }
+    return t;
+}
+
+/* seq_blocks while the step computing the last `chunk` of the n tokens runs (held_step_tokens). */
 static inline long seq_blocks_step(const struct engine *e, long n, long chunk)
 {
-    if (!e->windowed || e->win_share <= 0 || chunk <= 1)
-        return seq_blocks(e, n);
-    const double w = (double)e->setup.model->window, x = (double)n;
-    const double in_flight = fmin(x, w - 1.0 + (double)chunk) - fmin(x, w);
-    return blocks_for((long)ceil(held_tokens(e, x) + e->win_share * (1.0 - e->kv_extra_share) * in_flight - 1e-9),
-                      e->bs);
+    if (!e->windowed)
+        return blocks_for(n, e->bs);
+    return blocks_for((long)ceil(held_step_tokens(e, (double)n, chunk) - 1e-9), e->bs);
 }
 
 /* The blocks a sequence of n tokens holds of its own beside `shared` blocks of a cached prefix of
@@ -461,12 +470,7 @@ static inline long own_blocks(const struct engine *e, long n, long shared, long 
 {
     if (!e->windowed || shared == 0)
         return seq_blocks_step(e, n, chunk) - shared;
-    const double past = (double)(n - cached);
-    double t = held_tokens(e, past);
-    if (e->win_share > 0 && chunk > 1)
-        t += e->win_share * (1.0 - e->kv_extra_share) * (fmin(past, (double)e->setup.model->window - 1.0 + (double)chunk) -
-                             fmin(past, (double)e->setup.model->window));
-    return blocks_for((long)ceil(t - 1e-9), e->bs);
+    return blocks_for((long)ceil(held_step_tokens(e, (double)(n - cached), chunk) - 1e-9), e->bs);
 }
 
 /* KV tokens' worth that `add` more tokens after `from` take: add, or a windowed model's held

@@ -188,6 +188,22 @@ def main():
             failures.append("launch command: page %r, CLI %r" % (page_cmd, want))
         print("launch command on the page: " + page_cmd)
 
+        # an engine llmroof writes no command for (LMDeploy): the panel says so, no command shown
+        br.js("document.getElementById('launch').innerHTML = ''")
+        br.js("(() => { const s = document.getElementById('engine'); s.value = 'lmdeploy';"
+              " s.dispatchEvent(new Event('change', { bubbles: true })); })()")
+        br.js("document.querySelector('#plan button').click()")
+        br.wait("document.querySelector('#launch .note') !== null || !document.getElementById('plan-error').hidden")
+        note = br.js("document.querySelector('#launch .note') ? document.querySelector('#launch .note').textContent : ''")
+        if not note.startswith("None: the plan simulated an engine profile llmroof writes no commands for") or br.js("document.querySelectorAll('#launch pre').length"):
+            failures.append("launch panel under -e lmdeploy: %r" % note)
+        br.js("document.getElementById('launch-title').scrollIntoView()")
+        png = br.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": False})["data"]
+        with open(shot.replace(".png", "-no-launch.png"), "wb") as f:
+            f.write(base64.b64decode(png))
+        br.js("(() => { const s = document.getElementById('engine'); s.value = '';"
+              " s.dispatchEvent(new Event('change', { bubbles: true })); })()")
+
         br.js("window.scrollTo(0, 0)")
         png = br.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": False})["data"]
         with open(shot, "wb") as f:
