@@ -232,6 +232,18 @@ function renderLaunch(opt) {
     <pre>${esc(c.command)}</pre>${c.note ? '<div class="note">' + esc(c.note) + '</div>' : ''}</div>`).join('');
 }
 
+// A users plan's binding SLO with the figure that breaks it one user later (next_users).
+function bindingCell(op) {
+  if (!op.next_users) return esc(op.binding);
+  const v = op.binding === 'tpot' ? 'TPOT ' + fmtTime(op.next_tpot_s) : 'TTFT ' + fmtTime(op.next_ttft_s);
+  return esc(op.binding) + ' <span class="muted">(' + op.next_users + ' users: ' + esc(v) + ', over its SLO)</span>';
+}
+// The text table's note: a run whose KV cache forced preemptions (each recomputes a prompt).
+function starved(op) {
+  const p = op.preemptions_per_request;
+  return p >= 0.1 ? '; KV-starved: ' + p.toFixed(2) + ' preemptions per request' : '';
+}
+
 async function updatePlan(ev) {
   if (ev) ev.preventDefault();
   writeURL();
@@ -256,8 +268,8 @@ async function updatePlan(ev) {
       return `<tr data-i="${i}" class="${best ? 'best' : ''} pick"><td>${esc(op.gpu)}</td><td>${esc(lay)}</td>
         <td class="num">${rate ? (op.layout === 'disaggregated' ? op.prefill_instances + '+' + op.decode_instances : op.instances) : fmtInt(op.users_per_instance)}</td>
         <td class="num">${op.gpus}</td><td class="num">${op.nodes}</td><td class="num">${fmtTime(op.ttft_s)}</td>
-        <td class="num">${fmtTime(op.tpot_s)}</td><td>${rate ? fmtRate(op.goodput_per_gpu, 'req/s') : esc(op.binding)}</td>
-        <td>${best ? 'best' : 'feasible'}</td></tr>`;
+        <td class="num">${fmtTime(op.tpot_s)}</td><td>${rate ? fmtRate(op.goodput_per_gpu, 'req/s') : bindingCell(op)}</td>
+        <td>${best ? 'best' : 'feasible'}${starved(op)}</td></tr>`;
     }).join('');
     renderLaunch(d.best);
     $('status').textContent = d.best ? 'plan: ' + d.best.gpus + ' GPUs' : 'plan: nothing feasible';

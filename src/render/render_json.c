@@ -910,6 +910,12 @@ static cJSON *plan_option_json(const struct plan_option *o, bool rate)
             cJSON_AddNumberToObject(x, "instances", (double)o->instances);
         cJSON_AddNumberToObject(x, "users_per_instance", (double)o->users_per_instance);
         cJSON_AddNumberToObject(x, "users_per_node", (double)o->users_per_node);
+        cJSON_AddNumberToObject(x, "preemptions_per_request", o->preempt_per_request);
+        if (o->next_users > 0) { /* the load that fails, beside the answer */
+            cJSON_AddNumberToObject(x, "next_users", (double)o->next_users);
+            cJSON_AddNumberToObject(x, "next_ttft_s", o->next_ttft_s);
+            cJSON_AddNumberToObject(x, "next_tpot_s", o->next_tpot_s);
+        }
     }
     cJSON_AddNumberToObject(x, "nodes", (double)o->nodes);
     cJSON_AddNumberToObject(x, "gpus", (double)o->gpus);

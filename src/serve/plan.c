@@ -93,6 +93,55 @@ static struct llmroof_mem_opts mem_opts_for(const struct plan_input *in, const s
     return mo;
 }
 
+/* (plan.h) Fixed-point passes settle t when the prompts take a small share of a step; otherwise
+ * it is bracketed by doubling and bisected. Passes alone had failed: at 198 users of Llama-65B on
+ * TP-4 A100s the first guess (X = 66 requests/s) has no fixed point, t grew to 1e168 s, and 200
+ * damped passes of the response time never came back, leaving the answer at X ~ 0, a TPOT
+ * without its prompts (71.6 ms where the settled load gives 80). */
+bool plan_step_fixed_point(const struct llmroof_setup *s, const struct llmroof_shard *sh, double B, double ctx,
+                           double rate_tok, double *t_out)
+{
+    struct llmroof_batch b0 = batch_decode(B, ctx);
+    const double t_dec = sim_step_time(s, sh, &b0);
+    double t = t_dec;
+    for (int k = 0; k < 20; k++) {
+        struct llmroof_batch b = batch_decode(B, ctx);
+        batch_add(&b, rate_tok * t, 0);
+        const double tn = sim_step_time(s, sh, &b);
+        if (!isfinite(tn))
+            break;
+        if (fabs(tn - t) <= 1e-9 * tn) {
+            *t_out = tn;
+            return true;
+        }
+        t = tn;
+    }
+    double lo = t_dec, hi = t_dec;
+    for (;;) { /* f(lo) > lo; find hi with f(hi) <= hi */
+        hi *= 2;
+        if (hi > 60.0)
+            return false;
+        struct llmroof_batch b = batch_decode(B, ctx);
+        batch_add(&b, rate_tok * hi, 0);
+        const double f = sim_step_time(s, sh, &b);
+        if (isfinite(f) && f <= hi)
+            break;
+        lo = hi;
+    }
+    for (int k = 0; k < 60 && hi - lo > 1e-9 * hi; k++) {
+        const double mid = 0.5 * (lo + hi);
+        struct llmroof_batch b = batch_decode(B, ctx);
+        batch_add(&b, rate_tok * mid, 0);
+        const double f = sim_step_time(s, sh, &b);
+        if (isfinite(f) && f <= mid)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    *t_out = hi;
+    return true;
+}
+
 /* The --fast model: a closed loop of N users with mean think Z in steady state. With mean
  * response time R, throughput X = N / (Z + R) (interactive response-time law) and the running
  * batch B = X * R (Little). An iteration holds B decode tokens at the mean context plus the
@@ -109,11 +158,17 @@ static void fast_latency(const struct plan_input *in, const struct llmroof_setup
     for (int it = 0; it < 200; it++) {
         double X = (double)users / (Z + R);
         double B = fmax(1.0, fmin(X * R, cap_batch));
-        for (int k = 0; k < 20; k++) { /* the iteration time depends on the prompt tokens it holds */
-            struct llmroof_batch b = batch_decode(B, P + O / 2);
-            batch_add(&b, X * P * t, 0);
-            t = sim_step_time(s, sh, &b);
+        /* the iteration time depends on the prompt tokens it holds, X P t: where the prompts
+         * arriving at rate X need more than the GPU's whole time (X P per token's cost >= 1)
+         * this has no fixed point and t grows geometrically; the closed loop then settles at a
+         * longer response time R, fewer requests a second (X = N / (Z + R)), so R grows until
+         * the prompts fit */
+        double t_fix;
+        if (!plan_step_fixed_point(s, sh, B, P + O / 2, X * P, &t_fix)) {
+            R *= 1.5;
+            continue;
         }
+        t = t_fix;
         /* users beyond the batch cap queue; Little's law gives their wait */
         double wait = X * R > cap_batch ? (X * R - cap_batch) / X : 0.0;
         *ttft = t * (chunks + 0.5) + wait;
@@ -128,8 +183,11 @@ static void fast_latency(const struct plan_input *in, const struct llmroof_setup
 static void lname(const struct plan_input *in, int n, int mode, char *buf, size_t size);
 
 int plan_meets(const struct plan_input *in, const struct llmroof_gpu *g, int tp, long users, bool *meets,
-               double *ttft_s, double *tpot_s, enum plan_binding *fails, struct llmroof_err *err)
+               double *ttft_s, double *tpot_s, enum plan_binding *fails, double *preempt_per_request,
+               struct llmroof_err *err)
 {
+    if (preempt_per_request)
+        *preempt_per_request = 0;
     struct sim_config c = plan_sim_config(in, g);
     bool slots_full = false; /* every sequence slot was taken at this load */
     c.progress = NULL; /* the plan reports its rows, not each simulation */
@@ -166,6 +224,8 @@ int plan_meets(const struct plan_input *in, const struct llmroof_gpu *g, int tp,
         *tpot_s = pick(&r.tpot, in->percentile);
         bool errors = r.errors > 0;
         slots_full = r.max_batch >= instance_max_seqs(in, g, tp); /* the whole instance's slots */
+        if (preempt_per_request && r.completed > 0)
+            *preempt_per_request = (double)r.preemptions / (double)r.completed;
         sim_result_free(&r);
         if (errors) {
             *meets = false;
@@ -188,11 +248,12 @@ static int search_from(const struct plan_input *in, const struct llmroof_gpu *g,
                        struct plan_option *o, struct llmroof_err *err)
 {
     bool ok = false;
-    double ttft = 0, tpot = 0;
+    double ttft = 0, tpot = 0, pre = 0;
     enum plan_binding fail = PLAN_BIND_NONE;
     if (from < 1)
         from = 1;
-    int rc = plan_meets(in, g, tp, from, &ok, &ttft, &tpot, &fail, err);
+    o->next_users = 0;
+    int rc = plan_meets(in, g, tp, from, &ok, &ttft, &tpot, &fail, &pre, err);
     o->evaluations = 1;
     if (rc)
         return rc;
@@ -205,43 +266,56 @@ static int search_from(const struct plan_input *in, const struct llmroof_gpu *g,
         return LLMROOF_OK;
     }
     long lo = from, hi = 2 * from;
-    double lo_ttft = ttft, lo_tpot = tpot;
+    double lo_ttft = ttft, lo_tpot = tpot, lo_pre = pre, hi_ttft = 0, hi_tpot = 0;
     enum plan_binding hi_fail = PLAN_BIND_CAP;
     for (;;) {
         if (hi > PLAN_USER_CAP) {
             hi = PLAN_USER_CAP + 1;
             break;
         }
-        if ((rc = plan_meets(in, g, tp, hi, &ok, &ttft, &tpot, &fail, err)))
+        if ((rc = plan_meets(in, g, tp, hi, &ok, &ttft, &tpot, &fail, &pre, err)))
             return rc;
         o->evaluations++;
         if (!ok) {
             hi_fail = fail;
+            hi_ttft = ttft;
+            hi_tpot = tpot;
             break;
         }
         lo = hi;
         lo_ttft = ttft;
         lo_tpot = tpot;
+        lo_pre = pre;
         hi *= 2;
     }
     while (hi - lo > 1) {
         long mid = lo + (hi - lo) / 2;
-        if ((rc = plan_meets(in, g, tp, mid, &ok, &ttft, &tpot, &fail, err)))
+        if ((rc = plan_meets(in, g, tp, mid, &ok, &ttft, &tpot, &fail, &pre, err)))
             return rc;
         o->evaluations++;
         if (ok) {
             lo = mid;
             lo_ttft = ttft;
             lo_tpot = tpot;
+            lo_pre = pre;
         } else {
             hi = mid;
             hi_fail = fail;
+            hi_ttft = ttft;
+            hi_tpot = tpot;
         }
     }
     o->users_per_instance = lo;
     o->ttft_s = lo_ttft;
     o->tpot_s = lo_tpot;
+    o->preempt_per_request = lo_pre;
     o->binding = hi_fail;
+    /* the failing load beside the answer: what "binds first" means in figures */
+    if (hi_fail != PLAN_BIND_CAP) {
+        o->next_users = hi;
+        o->next_ttft_s = hi_ttft;
+        o->next_tpot_s = hi_tpot;
+    }
     return LLMROOF_OK;
 }
 
@@ -1555,11 +1629,17 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
             snprintf(per, sizeof per, "%s instances of %d nodes each", nb, b->nodes_per_instance);
         else
             snprintf(per, sizeof per, "%d x %s per node", b->instances_per_node, nb);
-        add_obs(out, "%s: best as %s, %ld users per instance, %ld node%s; %s binds first (p%d TTFT %.0f ms, "
-                     "TPOT %.1f ms at that load).",
-                b->gpu->id, per, b->users_per_instance, b->nodes, b->nodes == 1 ? "" : "s",
-                plan_binding_name(b->binding), in->percentile,
-                b->ttft_s * 1e3, b->tpot_s * 1e3);
+        char next[160] = "";
+        if (b->next_users > 0 && (b->binding == PLAN_BIND_TTFT || b->binding == PLAN_BIND_SEQS))
+            snprintf(next, sizeof next, ": at %ld users per instance p%d TTFT is %.0f ms, over its %.0f ms", b->next_users,
+                     in->percentile, b->next_ttft_s * 1e3, in->ttft_slo_s * 1e3);
+        else if (b->next_users > 0 && b->binding == PLAN_BIND_TPOT)
+            snprintf(next, sizeof next, ": at %ld users per instance p%d TPOT is %.1f ms, over its %.1f ms", b->next_users,
+                     in->percentile, b->next_tpot_s * 1e3, in->tpot_slo_s * 1e3);
+        add_obs(out, "%s: best as %s, %ld users per instance, %ld node%s (p%d TTFT %.0f ms, TPOT %.1f ms); %s binds "
+                     "first%s.",
+                b->gpu->id, per, b->users_per_instance, b->nodes, b->nodes == 1 ? "" : "s", in->percentile,
+                b->ttft_s * 1e3, b->tpot_s * 1e3, plan_binding_name(b->binding), next);
         if (b->binding == PLAN_BIND_SEQS) {
             const long seqs = instance_max_seqs(in, b->gpu, LAY(b->tp, b->mode));
             add_obs(out, "%s: the next users wait for one of the instance's %ld sequence slots, not for the GPUs "

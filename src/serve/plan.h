@@ -109,6 +109,9 @@ struct plan_option {
     long users_per_instance, users_per_node, nodes, gpus;
     double ttft_s, tpot_s;         /* at the percentile, at users_per_instance */
     enum plan_binding binding;     /* the SLO that fails one user later */
+    long next_users;               /* users plans: the load that fails (users_per_instance + 1 when
+                                      the search found it; 0 when it did not) */
+    double next_ttft_s, next_tpot_s; /* at the percentile, at next_users */
     bool has_cost;
     double cost_per_hour;          /* USD */
     int evaluations;               /* simulations (or analytic solves) run */
@@ -138,9 +141,18 @@ int plan_rate_aggregated(const struct plan_input *in, int gi, int tp, struct pla
 /* (tp above is a TP width; expert-parallel layouts are searched by plan_run) */
 
 /* Does one instance (model on tp x gpu) meet both SLOs with `users` closed-loop users?
- * Fills the percentile latencies at that load. */
+ * Fills the percentile latencies at that load and, when preempt_per_request is not NULL, the
+ * run's preemptions over its completed requests (0 for --fast, which has no scheduler). */
 int plan_meets(const struct plan_input *in, const struct llmroof_gpu *g, int tp, long users, bool *meets,
-               double *ttft_s, double *tpot_s, enum plan_binding *fails, struct llmroof_err *err);
+               double *ttft_s, double *tpot_s, enum plan_binding *fails, double *preempt_per_request,
+               struct llmroof_err *err);
+
+/* --fast's step time: a decode batch of B sequences at context ctx that also holds the prompt
+ * tokens arriving meanwhile, rate_tok (tokens/s) x t. Sets *t_out to the least t with
+ * step(B, rate_tok t) <= t (step increases with t) and returns true; false when no t up to 60 s
+ * fits: the prompts arriving need more than the GPU's whole time. */
+bool plan_step_fixed_point(const struct llmroof_setup *s, const struct llmroof_shard *sh, double B, double ctx,
+                           double rate_tok, double *t_out);
 
 /* Largest users per instance meeting the SLOs (0 if even one user fails), by exponential
  * bracketing then bisection. */

@@ -187,6 +187,12 @@ def main():
         if page_cmd != want:
             failures.append("launch command: page %r, CLI %r" % (page_cmd, want))
         print("launch command on the page: " + page_cmd)
+        # the best row's binding cell names the load that fails one user later (next_users)
+        cell = br.js("(() => { const r = document.querySelector('#plan-table tr.best');"
+                     " return r ? r.cells[7].textContent : ''; })()")
+        nxt = (plan.get("best") or {}).get("next_users")
+        if not nxt or ("(%d users: " % nxt) not in cell:
+            failures.append("plan binding cell %r does not name the failing load (next_users %r)" % (cell, nxt))
 
         # an engine llmroof writes no command for (LMDeploy): the panel says so, no command shown
         br.js("document.getElementById('launch').innerHTML = ''")

@@ -204,19 +204,31 @@ static void search_equals_a_brute_force_scan(void **state)
         struct llmroof_err err = { 0 };
         assert_int_equal(plan_search(&in, g, 1, &o, &err), 0);
         long scan = 0;
+        double fail_ttft = 0, fail_tpot = 0;
+        enum plan_binding fail_by = PLAN_BIND_NONE;
         for (long u = 1; u <= 512; u++) {
             bool ok;
             double a, b;
             enum plan_binding f;
-            assert_int_equal(plan_meets(&in, g, 1, u, &ok, &a, &b, &f, &err), 0);
-            if (!ok)
+            assert_int_equal(plan_meets(&in, g, 1, u, &ok, &a, &b, &f, NULL, &err), 0);
+            if (!ok) {
+                fail_ttft = a;
+                fail_tpot = b;
+                fail_by = f;
                 break;
+            }
             scan = u;
         }
         print_message("%s: search %ld, scan %ld (%d evaluations)\n", gpus[k], o.users_per_instance, scan, o.evaluations);
         assert_true(scan > 1 && scan < 512);
         assert_int_equal(o.users_per_instance, scan);
         assert_true(o.evaluations < 25);
+        /* the answer carries the load that fails, one user later, and its figures: the same run */
+        assert_int_equal(o.next_users, scan + 1);
+        assert_int_equal(o.binding, fail_by);
+        assert_rel_close(o.next_ttft_s, fail_ttft, 1e-12);
+        assert_rel_close(o.next_tpot_s, fail_tpot, 1e-12);
+        assert_true(fail_by == PLAN_BIND_TPOT ? o.next_tpot_s > in.tpot_slo_s : o.next_ttft_s > in.ttft_slo_s);
     }
     catalog_free(&cat);
 }
@@ -639,6 +651,74 @@ static void plan_takes_the_engine_schedulers_limits_per_gpu(void **state)
     catalog_free(cat);
 }
 
+/* A users plan whose answer preempts (vLLM's optimistic admission on a KV cache of 4.6
+ * sequences: 24 GB A10, Llama-2-7B's 13.5 GB of weights, 3,500-token requests) carries the
+ * run's preemptions per request, which the note calls KV-starved; --fast, with no scheduler,
+ * reports none. */
+static void a_users_plan_reports_its_preemptions(void **state)
+{
+    (void)state;
+    struct llmroof_catalog shipped, *cat = &shipped;
+    load_shipped(cat);
+    static struct workload fixed = { WORKLOAD_FIXED, 2000, 1500, NULL, 0 };
+    struct plan_input in;
+    base(&in, cat, "llama-2-7b");
+    in.sim.workload = &fixed;
+    in.eff.engine = shipped_engine(cat, "vllm-0.6");
+    in.users = 40;
+    in.ttft_slo_s = 120.0;
+    in.tpot_slo_s = 0.2;
+    in.gpus_per_node = 4;
+    in.ngpus = 1;
+    in.gpus[0] = gpu(cat, "a10");
+    in.ntps = 1;
+    in.tps[0] = 1;
+    run(&in, &res);
+    assert_true(res.best >= 0);
+    const struct plan_option *b = &res.options[res.best];
+    print_message("a10: %ld users per instance, %.2f preemptions per request, next %ld\n", b->users_per_instance,
+                  b->preempt_per_request, b->next_users);
+    assert_true(b->preempt_per_request >= PLAN_STARVED_PREEMPTIONS);
+    assert_int_equal(b->next_users, b->users_per_instance + 1);
+    in.fast = true;
+    run(&in, &res);
+    assert_true(res.best >= 0);
+    assert_true(res.options[res.best].preempt_per_request == 0.0);
+    catalog_free(cat);
+}
+
+/* --fast's step with its prompts: t = step(B decodes + rate x t prompt tokens). Where the prompts
+ * take a large share the answer is still the fixed point (checked by evaluating the step at it),
+ * it is longer than the decode-only step, and a prompt rate beyond what the GPU can prefill has
+ * none. Llama-2-7B on one A100, 64 sequences at 1,000 tokens. */
+static void fast_steps_settle_with_their_prompts(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_gpu *g = gpu(&cat, "a100-sxm4-80gb");
+    const struct llmroof_setup s = { model(&cat, "llama-2-7b"), g, 1,
+                                     { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 },
+                                     roofline_default_effs(g), { 0 } };
+    struct llmroof_shard sh;
+    ops_shard(s.model, 1, &sh, NULL);
+    struct llmroof_batch b = batch_decode(64, 1000);
+    const double t_dec = sim_step_time(&s, &sh, &b);
+    /* a prompt token costs about 2 x 6.7 GFLOP = 13.5 GFLOP: at 312 TFLOP/s x 0.7 about 62 us, so
+     * 12,000 prompt tokens a second take about three quarters of the GPU (the passes alone need
+     * hundreds to settle) and 30,000 more than all of it */
+    double t = 0;
+    assert_true(plan_step_fixed_point(&s, &sh, 64, 1000, 12000, &t));
+    batch_add(&b, 12000 * t, 0);
+    const double f = sim_step_time(&s, &sh, &b);
+    print_message("decode-only %.2f ms, with 12,000 prompt tokens/s %.2f ms (step at it %.2f ms)\n", t_dec * 1e3,
+                  t * 1e3, f * 1e3);
+    assert_rel_close(f, t, 1e-6);
+    assert_true(t > 2.0 * t_dec);
+    assert_false(plan_step_fixed_point(&s, &sh, 64, 1000, 30000, &t));
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -657,6 +737,8 @@ int main(void)
         cmocka_unit_test(each_gpu_counts_its_own_nodes),
         cmocka_unit_test(pruning_never_changes_the_answer),
         cmocka_unit_test(plan_takes_the_engine_schedulers_limits_per_gpu),
+        cmocka_unit_test(a_users_plan_reports_its_preemptions),
+        cmocka_unit_test(fast_steps_settle_with_their_prompts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
