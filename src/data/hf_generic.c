@@ -130,6 +130,7 @@ static const struct hf_field fields[] = {
     { "qk_nope_head_dim", HF_READ, "MLA non-rotary q/k head width" },
     { "qk_rope_head_dim", HF_READ, "MLA rotary key width (cached)" },
     { "v_head_dim", HF_READ, "MLA value head width" },
+    { "qk_head_dim", HF_READ, "MLA q/k head width: must be qk_nope_head_dim + qk_rope_head_dim" },
     { "index_topk", HF_READ, "DSA: keys each query attends to" },
     { "index_n_heads", HF_READ, "DSA indexer heads" },
     { "index_head_dim", HF_READ, "DSA indexer head width (cached per token)" },
@@ -201,7 +202,8 @@ static const struct hf_field fields[] = {
     { "eos_token_id", HF_FREE, "" }, { "pad_token_id", HF_FREE, "" }, { "initializer_range", HF_FREE, "" },
     { "rms_norm_eps", HF_FREE, "" }, { "layer_norm_eps", HF_FREE, "" }, { "layer_norm_epsilon", HF_FREE, "" },
     { "norm_eps", HF_FREE, "" }, { "rope_theta", HF_FREE, "" }, { "rope_scaling", HF_FREE, "" },
-    { "rope_parameters", HF_FREE, "" }, { "rope_interleave", HF_FREE, "" }, { "rope_type", HF_FREE, "" },
+    { "rope_parameters", HF_FREE, "" }, { "rope_interleave", HF_FREE, "" },
+    { "indexer_rope_interleave", HF_FREE, "" }, { "rope_type", HF_FREE, "" },
     { "attention_dropout", HF_FREE, "" }, { "hidden_dropout", HF_FREE, "" }, { "embd_pdrop", HF_FREE, "" },
     { "resid_pdrop", HF_FREE, "" }, { "attention_probs_dropout_prob", HF_FREE, "" },
     { "router_aux_loss_coef", HF_FREE, "" }, { "aux_loss_alpha", HF_FREE, "" }, { "output_router_logits", HF_FREE, "" },
@@ -331,6 +333,7 @@ static const struct hf_traits traits[] = {
     { "kimi_linear", T_GDN }, { "jamba", T_MAMBA1 }, { "falcon_h1", T_MAMBA2 | T_PAR_MIX },
     { "nemotron-nas", 0 },
     { "deepseek_v32", 0 },
+    { "glm_moe_dsa", 0 }, /* GLM-5: DeepSeek-V3.2's MLA + DSA with GLM's widths */
     { "mistral3", 0 }, { "ministral", 0 },
     { "exaone4", T_QK_NORM }, { "smollm3", 0 }, { "apertus", T_QK_NORM },
 };
@@ -656,6 +659,12 @@ static int generic_import(const char *fname, const cJSON *root, const cJSON *doc
             (rc = one(fname, doc, "v_head_dim", true, 0, 1, 65536, &m->v_head_dim, err)))
             return rc;
         m->head_dim = m->qk_nope_dim + m->qk_rope_dim;
+        long qk = 0; /* GLM-5 states the sum; a config whose sum disagrees is not one llmroof can read */
+        if ((rc = one(fname, doc, "qk_head_dim", false, m->head_dim, 1, 131072, &qk, err)))
+            return rc;
+        if (qk != m->head_dim)
+            return ERR("%s: field 'qk_head_dim' (%ld) is not qk_nope_head_dim + qk_rope_head_dim (%ld)", fname, qk,
+                       m->head_dim);
     }
     if (get(doc, "index_topk")) {
         if (m->kv_lora_rank <= 0)

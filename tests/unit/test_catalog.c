@@ -33,7 +33,9 @@ static const char *const model_ids[] = {
     "llama-3.1-nemotron-ultra-253b",
     "olmo-2-7b", "phi-4", "phi-3.5-moe", "command-a", "ernie-4.5-21b-a3b",
     "seed-oss-36b", "dots-llm1", "qwen2.5-vl-7b", "qwen3-vl-8b", "mistral-small-3.1-24b",
-    "hunyuan-a13b", "ling-lite-1.5", "kimi-linear-48b-a3b", "jamba-v0.1"
+    "hunyuan-a13b", "ling-lite-1.5", "kimi-linear-48b-a3b", "jamba-v0.1",
+    /* GLM-5: MLA + DeepSeek Sparse Attention at GLM's widths, BF16 and block-fp8 checkpoints */
+    "glm-5", "glm-5-fp8"
 };
 
 /* Every PCIe card steps a ring over PCIe, whatever its silicon: the same 2.5 us a hop (issue 23
@@ -835,6 +837,12 @@ static void import_hf_rejects_unsupported_and_inconsistent_configs(void **state)
     assert_non_null(strstr(err.msg, "field 'layer_types'"));
     assert_int_equal(import("bad-heads.json", "x", &m, &err), LLMROOF_EINPUT);
     assert_non_null(strstr(err.msg, "must be divisible by num_kv_heads"));
+    /* GLM-5 states qk_head_dim, the sum of the non-rotary and rotary widths (192 + 64 = 256): a
+     * config whose sum disagrees has shapes llmroof would read wrong */
+    assert_int_equal(import("glm-5.json", "x", &m, &err), LLMROOF_OK);
+    assert_int_equal(m.head_dim, 256);
+    assert_int_equal(import("bad-glm5-qk-head-dim.json", "x", &m, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "field 'qk_head_dim' (192) is not qk_nope_head_dim + qk_rope_head_dim (256)"));
     assert_int_equal(import("bad-type.json", "x", &m, &err), LLMROOF_EINPUT);
     assert_non_null(strstr(err.msg, "field 'hidden_size' must be a number"));
     assert_int_equal(import("llama-2-7b.json", "Bad Name", &m, &err), LLMROOF_EINPUT);

@@ -56,6 +56,10 @@ static void twenty_one_families_import_with_their_model_card_counts(void **state
         { "nemotron-nano-9b-v2.json", "nvidia/NVIDIA-Nemotron-Nano-9B-v2", 8.89, 0, 0.01 },
         /* deepseek-ai/DeepSeek-V3.2-Exp: 685B with the 14B MTP module, 671B main model */
         { "deepseek-v3.2-exp.json", "deepseek-ai/DeepSeek-V3.2-Exp", 671, 0, 0.01 },
+        /* zai-org/GLM-5: "744B parameters (40B active)" (README); the shapes give 743.9B without the
+         * MTP layer (active not checked: 40B is the round figure, the shapes give 41.8B with the
+         * embedding and LM head) */
+        { "glm-5.json", "zai-org/GLM-5", 744, 0, 0.01 },
         /* zai-org/GLM-4.5: 355B total, 32B active (355B holds the MTP layer: 1%) */
         { "glm-4.5.json", "zai-org/GLM-4.5", 355, 0, 0.01 },
         /* MiniMaxAI/MiniMax-M2: 230B total, 10B active */
