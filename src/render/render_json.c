@@ -872,7 +872,7 @@ char *render_json_sim_sweep(const char *param, const struct sim_point *pts, int 
     return finish(o);
 }
 
-static cJSON *plan_option_json(const struct plan_option *o, bool rate)
+static cJSON *plan_option_json(const struct plan_option *o, bool rate, bool fast)
 {
     cJSON *x = cJSON_CreateObject();
     cJSON_AddStringToObject(x, "gpu", o->gpu->id);
@@ -910,7 +910,10 @@ static cJSON *plan_option_json(const struct plan_option *o, bool rate)
             cJSON_AddNumberToObject(x, "instances", (double)o->instances);
         cJSON_AddNumberToObject(x, "users_per_instance", (double)o->users_per_instance);
         cJSON_AddNumberToObject(x, "users_per_node", (double)o->users_per_node);
-        cJSON_AddNumberToObject(x, "preemptions_per_request", o->preempt_per_request);
+        if (fast) /* the analytic model has no scheduler: not zero, unknown */
+            cJSON_AddNullToObject(x, "preemptions_per_request");
+        else
+            cJSON_AddNumberToObject(x, "preemptions_per_request", o->preempt_per_request);
         if (o->next_users > 0) { /* the load that fails, beside the answer */
             cJSON_AddNumberToObject(x, "next_users", (double)o->next_users);
             cJSON_AddNumberToObject(x, "next_ttft_s", o->next_ttft_s);
@@ -953,7 +956,7 @@ static void add_launch(cJSON *row, const struct plan_input *in, const struct pla
 
 static cJSON *plan_row_json(const struct plan_input *in, const struct plan_option *o)
 {
-    cJSON *row = plan_option_json(o, in->rate_qps > 0);
+    cJSON *row = plan_option_json(o, in->rate_qps > 0, in->fast);
     add_launch(row, in, o);
     return row;
 }
@@ -987,7 +990,7 @@ char *render_json_plan(const struct plan_input *in, const struct plan_result *r)
     cJSON *bpg = cJSON_AddObjectToObject(o, "best_per_gpu");
     for (int g = 0; g < in->ngpus; g++) {
         if (r->best_per_gpu[g] >= 0)
-            cJSON_AddItemToObject(bpg, in->gpus[g]->id, plan_option_json(&r->options[r->best_per_gpu[g]], in->rate_qps > 0));
+            cJSON_AddItemToObject(bpg, in->gpus[g]->id, plan_option_json(&r->options[r->best_per_gpu[g]], in->rate_qps > 0, in->fast));
         else
             cJSON_AddNullToObject(bpg, in->gpus[g]->id);
     }

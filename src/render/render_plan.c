@@ -38,6 +38,10 @@ static void span_note(const struct plan_option *o, char *buf, size_t n)
     if (o->nodes_per_instance > 1 && len + 1 < n)
         snprintf(buf + len, n - len, "; an instance spans %d nodes", o->nodes_per_instance);
     len = strlen(buf);
+    if (o->feasible && o->binding == PLAN_BIND_CAP && len + 1 < n)
+        snprintf(buf + len, n - len, "; still within the SLOs at the search limit: at least %ld users an instance",
+                 o->users_per_instance);
+    len = strlen(buf);
     if (o->feasible && o->preempt_per_request >= PLAN_STARVED_PREEMPTIONS && len + 1 < n)
         snprintf(buf + len, n - len, "; KV-starved: %.2f preemptions per request", o->preempt_per_request);
 }
@@ -215,17 +219,28 @@ static void node_phrase(const struct plan_input *in, char *buf, size_t n)
         snprintf(buf, n, "each GPU's usual node (%s)", "the catalog's gpus_per_node");
 }
 
+/* An SLO as a person states it: "3000 ms", "100 ms", or from 10 s up "1000 s" (not "1e+06 ms"). */
+static void slo_text(double s, char *buf, size_t n)
+{
+    if (s >= 10.0)
+        snprintf(buf, n, "%g s", s);
+    else
+        snprintf(buf, n, "%g ms", s * 1e3);
+}
+
 void render_plan(const struct plan_input *in, const struct plan_result *r, enum table_format f, struct table_sel *sel,
                  struct sbuf *out)
 {
     char col[48], nodes[64];
     node_phrase(in, nodes, sizeof nodes);
     if (in->rate_qps > 0) {
+        char s1[32], s2[32];
+        slo_text(in->ttft_slo_s, s1, sizeof s1);
+        slo_text(in->tpot_slo_s, s2, sizeof s2);
         if (f == TABLE_TEXT || f == TABLE_MD)
-            sbuf_printf(out, "%splan: %s for %g requests/s (open loop, Poisson), p%d TTFT <= %g ms and TPOT <= %g ms, "
+            sbuf_printf(out, "%splan: %s for %g requests/s (open loop, Poisson), p%d TTFT <= %s and TPOT <= %s, "
                              "%s, aggregated and disaggregated layouts, simulated\n",
-                        f == TABLE_MD ? "## " : "", in->model->id, in->rate_qps, in->percentile, in->ttft_slo_s * 1e3,
-                        in->tpot_slo_s * 1e3, nodes);
+                        f == TABLE_MD ? "## " : "", in->model->id, in->rate_qps, in->percentile, s1, s2, nodes);
         if (f == TABLE_TEXT || f == TABLE_MD) {
             render_engine_line(&in->eff, out);
             sbuf_append(out, "\n");
@@ -236,10 +251,14 @@ void render_plan(const struct plan_input *in, const struct plan_result *r, enum 
         return;
     }
     if (f == TABLE_TEXT || f == TABLE_MD) {
-        sbuf_printf(out, "%splan: %s for %ld users, p%d TTFT <= %g ms and TPOT <= %g ms, %s, think %g-%g s, "
+        char st[16], s1[32], s2[32];
+        plan_stat_name(in, st, sizeof st);
+        slo_text(in->ttft_slo_s, s1, sizeof s1);
+        slo_text(in->tpot_slo_s, s2, sizeof s2);
+        sbuf_printf(out, "%splan: %s for %ld users, %s TTFT <= %s and TPOT <= %s, %s, think %g-%g s, "
                          "%s%s\n",
-                    f == TABLE_MD ? "## " : "", in->model->id, in->users, in->percentile, in->ttft_slo_s * 1e3,
-                    in->tpot_slo_s * 1e3, nodes, in->sim.think_min_s, in->sim.think_max_s,
+                    f == TABLE_MD ? "## " : "", in->model->id, in->users, st, s1, s2, nodes, in->sim.think_min_s,
+                    in->sim.think_max_s,
                     in->fast ? "analytic (--fast: means, not percentiles)" : "simulated", "");
         render_engine_line(&in->eff, out);
         sbuf_append(out, "\n");
@@ -268,9 +287,11 @@ void render_plan(const struct plan_input *in, const struct plan_result *r, enum 
     table_col(&t, "nodes", 0);
     table_col(&t, "gpus", 0);
     table_col(&t, "gpus_per_node", 0);
-    snprintf(col, sizeof col, "ttft_p%d_ms", in->percentile);
+    char st[16];
+    plan_stat_name(in, st, sizeof st);
+    snprintf(col, sizeof col, "ttft_%s_ms", st);
     table_col(&t, col, 0);
-    snprintf(col, sizeof col, "tpot_p%d_ms", in->percentile);
+    snprintf(col, sizeof col, "tpot_%s_ms", st);
     table_col(&t, col, 1);
     table_col(&t, "binding", 0);
     table_col(&t, "cost_per_hour", 2);

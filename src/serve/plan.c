@@ -94,46 +94,39 @@ static struct llmroof_mem_opts mem_opts_for(const struct plan_input *in, const s
 }
 
 /* (plan.h) Fixed-point passes settle t when the prompts take a small share of a step; otherwise
- * it is bracketed by doubling and bisected. Passes alone had failed: at 198 users of Llama-65B on
- * TP-4 A100s the first guess (X = 66 requests/s) has no fixed point, t grew to 1e168 s, and 200
- * damped passes of the response time never came back, leaving the answer at X ~ 0, a TPOT
- * without its prompts (71.6 ms where the settled load gives 80). */
+ * it is bisected below the full step, which bounds it. Passes alone, unbounded, had failed: at
+ * 198 users of Llama-65B on TP-4 A100s the first guess (X = 66 requests/s) has no fixed point, t
+ * grew to 1e168 s, and 200 damped passes of the response time never came back, leaving the
+ * answer at X ~ 0, a TPOT without its prompts (71.6 ms where the settled load gives 80). */
 bool plan_step_fixed_point(const struct llmroof_setup *s, const struct llmroof_shard *sh, double B, double ctx,
-                           double rate_tok, double *t_out)
+                           double rate_tok, double cap_tok, double *t_out)
 {
+    struct llmroof_batch bf = batch_decode(B, ctx);
+    batch_add(&bf, cap_tok, 0);
+    const double t_full = sim_step_time(s, sh, &bf);
+    *t_out = t_full;
+    if (!(rate_tok * t_full < cap_tok))
+        return false; /* the prompts arriving fill every step: no step holds them all */
     struct llmroof_batch b0 = batch_decode(B, ctx);
-    const double t_dec = sim_step_time(s, sh, &b0);
-    double t = t_dec;
+    double t = sim_step_time(s, sh, &b0);
     for (int k = 0; k < 20; k++) {
         struct llmroof_batch b = batch_decode(B, ctx);
         batch_add(&b, rate_tok * t, 0);
         const double tn = sim_step_time(s, sh, &b);
-        if (!isfinite(tn))
-            break;
         if (fabs(tn - t) <= 1e-9 * tn) {
             *t_out = tn;
             return true;
         }
         t = tn;
     }
-    double lo = t_dec, hi = t_dec;
-    for (;;) { /* f(lo) > lo; find hi with f(hi) <= hi */
-        hi *= 2;
-        if (hi > 60.0)
-            return false;
-        struct llmroof_batch b = batch_decode(B, ctx);
-        batch_add(&b, rate_tok * hi, 0);
-        const double f = sim_step_time(s, sh, &b);
-        if (isfinite(f) && f <= hi)
-            break;
-        lo = hi;
-    }
+    /* f(t) = step(B, rate t) rises with t; f(t_dec) > t_dec and f(t_full) <= t_full (its
+     * prompts, rate t_full, are fewer than the cap's): the fixed point lies between */
+    double lo = sim_step_time(s, sh, &b0), hi = t_full;
     for (int k = 0; k < 60 && hi - lo > 1e-9 * hi; k++) {
         const double mid = 0.5 * (lo + hi);
         struct llmroof_batch b = batch_decode(B, ctx);
         batch_add(&b, rate_tok * mid, 0);
-        const double f = sim_step_time(s, sh, &b);
-        if (isfinite(f) && f <= mid)
+        if (sim_step_time(s, sh, &b) <= mid)
             hi = mid;
         else
             lo = mid;
@@ -142,42 +135,85 @@ bool plan_step_fixed_point(const struct llmroof_setup *s, const struct llmroof_s
     return true;
 }
 
-/* The --fast model: a closed loop of N users with mean think Z in steady state. With mean
- * response time R, throughput X = N / (Z + R) (interactive response-time law) and the running
- * batch B = X * R (Little). An iteration holds B decode tokens at the mean context plus the
- * prompt tokens arriving meanwhile (X * P * t); its time t comes from the roofline. Then
- * TPOT = t, TTFT = one iteration plus half of one of waiting, R = TTFT + (O - 1) * t.
- * Solved by damped fixed-point iteration. Means stand in for percentiles. */
+/* The --fast model: a closed loop of N users with mean think Z in steady state (the
+ * interactive response-time law, X = N / (Z + R), and Little's law; Lazowska et al.,
+ * "Quantitative System Performance", ch. 5, bottleneck analysis). With mean response time R:
+ * - the sequences in service hold B = X * S, S = TTFT_service + (O - 1) t, capped by --max-seqs
+ *   and the KV cache (cap_batch);
+ * - an iteration holds those B decodes plus the prompt tokens arriving meanwhile, X P t, at most
+ *   the budget's room: a chunked step's budget less its decodes (vLLM and SGLang schedule the
+ *   running decodes first and fill the rest with prompt chunks), a whole-prompt engine's budget;
+ *   its roofline time t (plan_step_fixed_point) is TPOT, TTFT_service = t (prompt chunks + 1/2);
+ * - two resources cap the throughput: the sequence slots, X <= cap / S, and the prompt room,
+ *   X <= room / (P t_full) where the prompts fill every step; a closed loop beyond either
+ *   waits: R = N / X_max - Z, the wait added to TTFT.
+ * Solved by damped fixed-point iteration on R. Means stand in for percentiles. Until session 33
+ * the prompts were not held to the budget: Llama-3.1-70B at 2000-token prompts and a budget of
+ * 256 read 149 users an instance, each step 565 prompt tokens, where the simulation serves 21-36. */
+struct fast_solve {
+    const struct plan_input *in;
+    const struct llmroof_setup *s;
+    const struct llmroof_shard *sh;
+    double N, P, O, Z, cap, budget, chunks;
+    bool chunked;
+};
+
+/* The response time the model gives when users see a response time R (the right side of the
+ * closed loop's equation R = F(R)), with that load's TTFT and TPOT. The sequences in service are
+ * those past any wait, B = X S (Little's law over the service time S), solved with S: the
+ * waiting users hold no decode slot and take no step's room. */
+static double fast_response(const struct fast_solve *f, double R, double *ttft, double *tpot)
+{
+    const double X = f->N / (f->Z + R);
+    double S = R, t = 0, room = f->budget;
+    bool fits = true;
+    for (int k = 0; k < 60; k++) {
+        const double B = fmax(1.0, fmin(X * S, f->cap));
+        room = f->chunked ? fmax(1.0, f->budget - fmin(B, f->budget - 1.0)) : f->budget;
+        fits = plan_step_fixed_point(f->s, f->sh, B, f->P + f->O / 2, X * f->P, room, &t);
+        const double Sn = t * (f->chunks + 0.5) + (f->O - 1) * t;
+        if (fabs(Sn - S) <= 1e-9 * Sn) {
+            S = Sn;
+            break;
+        }
+        S = k < 20 ? Sn : 0.5 * (S + Sn);
+    }
+    double X_max = f->cap / S;
+    if (!fits)
+        X_max = fmin(X_max, room / (f->P * t));
+    const double Rn = f->N / (f->Z + S) > X_max ? f->N / X_max - f->Z : S;
+    *ttft = Rn - (f->O - 1) * t;
+    *tpot = t;
+    return Rn;
+}
+
 static void fast_latency(const struct plan_input *in, const struct llmroof_setup *s, const struct llmroof_shard *sh,
                          long users, double P, double O, double cap_batch, double *ttft, double *tpot)
 {
-    const double Z = (in->sim.think_min_s + in->sim.think_max_s) / 2;
-    /* a prompt runs on one rank: the per-rank budget sets its chunks */
-    const double chunks = ceil(P / (double)plan_sim_config(in, s->gpu).max_batched_tokens);
-    double R = 1.0, t = 0.01;
-    for (int it = 0; it < 200; it++) {
-        double X = (double)users / (Z + R);
-        double B = fmax(1.0, fmin(X * R, cap_batch));
-        /* the iteration time depends on the prompt tokens it holds, X P t: where the prompts
-         * arriving at rate X need more than the GPU's whole time (X P per token's cost >= 1)
-         * this has no fixed point and t grows geometrically; the closed loop then settles at a
-         * longer response time R, fewer requests a second (X = N / (Z + R)), so R grows until
-         * the prompts fit */
-        double t_fix;
-        if (!plan_step_fixed_point(s, sh, B, P + O / 2, X * P, &t_fix)) {
-            R *= 1.5;
-            continue;
-        }
-        t = t_fix;
-        /* users beyond the batch cap queue; Little's law gives their wait */
-        double wait = X * R > cap_batch ? (X * R - cap_batch) / X : 0.0;
-        *ttft = t * (chunks + 0.5) + wait;
-        *tpot = t;
-        double Rn = *ttft + (O - 1) * t;
-        if (fabs(Rn - R) < 1e-9 * R)
-            break;
-        R = 0.5 * R + 0.5 * Rn;
+    const struct sim_config sc = plan_sim_config(in, s->gpu);
+    /* a prompt runs on one rank: the per-rank budget sets its chunks and each step's room */
+    const struct fast_solve f = { in, s, sh, (double)users, P, O, (in->sim.think_min_s + in->sim.think_max_s) / 2,
+                                  cap_batch, (double)sc.max_batched_tokens,
+                                  ceil(P / (double)sc.max_batched_tokens), sc.chunked_prefill };
+    /* F(R) - R is positive at R -> 0 (F >= the service time S > 0) and negative for R large
+     * (the load X = N / (Z + R) vanishes and F tends to S): bisect for the root. Damped passes
+     * had oscillated where the prompts' room binds (Llama-3.1-8B on an L4 at 14 users of code
+     * completions: R swung between 2.1 and 10.4 s for 300 passes) */
+    double lo = 0.0, hi = 1.0;
+    for (int k = 0; k < 60 && fast_response(&f, hi, ttft, tpot) > hi; k++)
+        hi *= 2.0;
+    for (int k = 0; k < 100 && hi - lo > 1e-9 * hi; k++) {
+        const double mid = 0.5 * (lo + hi);
+        if (fast_response(&f, mid, ttft, tpot) > mid)
+            lo = mid;
+        else
+            hi = mid;
     }
+    /* the loop settles at the root R; where a bottleneck binds only beyond it F jumps there (the
+     * prompts' room fills: below R the load waits for it, above it nothing waits), and the
+     * users' response time is the root itself, the wait its part before the first token */
+    fast_response(&f, hi, ttft, tpot);
+    *ttft = fmax(*ttft, hi - (O - 1) * *tpot);
 }
 
 static void lname(const struct plan_input *in, int n, int mode, char *buf, size_t size);
@@ -210,7 +246,10 @@ int plan_meets(const struct plan_input *in, const struct llmroof_gpu *g, int tp,
         double P = in->mean_prompt, O = in->mean_output;
         if (!(P > 0 && O > 0))
             mean_lengths(c.workload, c.seed, &P, &O);
-        double cap = fmin(mo.max_seqs, mem.kv_capacity_tokens / (P + O / 2));
+        /* the sequences the KV cache holds: at their mean length (P + O / 2) where admission is
+         * optimistic; a guaranteed-no-evict engine reserves each request's whole prompt and
+         * output at admission (TensorRT-LLM; sim.h admit_no_evict), so it holds KV / (P + O) */
+        double cap = fmin(mo.max_seqs, mem.kv_capacity_tokens / (c.admit_no_evict ? P + O : P + O / 2));
         if (cap < 1)
             return llmroof_err_set(err, LLMROOF_EINPUT, "%s does not fit on %d x %s", in->model->id, tp, g->id);
         fast_latency(in, &c.setup, &sh, users, P, O, cap, ttft_s, tpot_s);
@@ -317,6 +356,14 @@ static int search_from(const struct plan_input *in, const struct llmroof_gpu *g,
         o->next_tpot_s = hi_tpot;
     }
     return LLMROOF_OK;
+}
+
+void plan_stat_name(const struct plan_input *in, char *buf, size_t size)
+{
+    if (in->fast && !(in->rate_qps > 0))
+        snprintf(buf, size, "mean"); /* --fast compares means, not percentiles (fast_latency) */
+    else
+        snprintf(buf, size, "p%d", in->percentile);
 }
 
 int plan_search(const struct plan_input *in, const struct llmroof_gpu *g, int tp, struct plan_option *o,
@@ -1444,6 +1491,8 @@ static long users_needed(const struct plan_input *in, const struct plan_best *b,
  * (docs/planning.md, "Pruning against the best plan found"). */
 static int plan_users(const struct plan_input *in, struct plan_result *out, struct llmroof_err *err)
 {
+    char st[16];
+    plan_stat_name(in, st, sizeof st);
     int codes[4 * PLAN_MAX_TPS];
     const int ncodes = plan_codes(in, codes);
     struct rate_cand *cands = calloc((size_t)PLAN_MAX_OPTIONS, sizeof *cands);
@@ -1494,23 +1543,25 @@ static int plan_users(const struct plan_input *in, struct plan_result *out, stru
         if ((rc = search_from(in, in->gpus[k->gi], k->code, from, o, err)))
             goto done;
         if (o->pruned) {
-            snprintf(o->reason, sizeof o->reason, "not searched further: %ld users per instance miss the %s SLO (p%d "
+            snprintf(o->reason, sizeof o->reason, "not searched further: %ld users per instance miss the %s SLO (%s "
                      "TTFT %.0f ms, TPOT %.1f ms) and fewer would need %s than the best plan found (%ld GPUs)",
-                     from, o->binding == PLAN_BIND_TPOT ? "TPOT" : "TTFT", in->percentile, o->ttft_s * 1e3,
+                     from, o->binding == PLAN_BIND_TPOT ? "TPOT" : "TTFT", st, o->ttft_s * 1e3,
                      o->tpot_s * 1e3, prune_what(in), best.gpus);
             o->binding = PLAN_BIND_NONE;
             continue;
         }
         if (o->users_per_instance == 0) {
-            snprintf(o->reason, sizeof o->reason, "a single user already misses the %s SLO (p%d TTFT %.0f ms, TPOT %.1f ms)",
-                     o->binding == PLAN_BIND_TPOT ? "TPOT" : "TTFT", in->percentile, o->ttft_s * 1e3, o->tpot_s * 1e3);
+            snprintf(o->reason, sizeof o->reason, "a single user already misses the %s SLO (%s TTFT %.0f ms, TPOT %.1f ms)",
+                     o->binding == PLAN_BIND_TPOT ? "TPOT" : "TTFT", st, o->ttft_s * 1e3, o->tpot_s * 1e3);
             continue;
         }
-        if (o->binding == PLAN_BIND_CAP) {
-            /* issue 14: a search that never found the limit is not an answer */
+        if (o->binding == PLAN_BIND_CAP && in->users > PLAN_USER_CAP) {
+            /* issue 14: a search that never found the limit is not an answer for more users than
+             * it verified; for at most that many, one instance verified to serve them is (review
+             * of session 33: 100 users under SLOs of 1000 s exited 1 with "search limit") */
             snprintf(o->reason, sizeof o->reason, "search limit: one instance still meets the SLOs at %d users "
-                     "(p%d TTFT %.0f ms, TPOT %.1f ms); the load that breaks it was not found",
-                     PLAN_USER_CAP, in->percentile, o->ttft_s * 1e3, o->tpot_s * 1e3);
+                     "(%s TTFT %.0f ms, TPOT %.1f ms); the load that breaks it was not found",
+                     PLAN_USER_CAP, st, o->ttft_s * 1e3, o->tpot_s * 1e3);
             continue;
         }
         users_size(in, o);
@@ -1585,8 +1636,10 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
         rate_observations(in, out);
         return LLMROOF_OK;
     }
+    char st[16];
+    plan_stat_name(in, st, sizeof st);
     if (out->best < 0) {
-        add_obs(out, "No option meets p%d TTFT <= %.0f ms and TPOT <= %.0f ms; see the reasons.", in->percentile,
+        add_obs(out, "No option meets %s TTFT <= %.0f ms and TPOT <= %.0f ms; see the reasons.", st,
                 in->ttft_slo_s * 1e3, in->tpot_slo_s * 1e3);
     } else {
         const struct plan_option *b = &out->options[out->best];
@@ -1631,14 +1684,17 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
             snprintf(per, sizeof per, "%d x %s per node", b->instances_per_node, nb);
         char next[160] = "";
         if (b->next_users > 0 && (b->binding == PLAN_BIND_TTFT || b->binding == PLAN_BIND_SEQS))
-            snprintf(next, sizeof next, ": at %ld users per instance p%d TTFT is %.0f ms, over its %.0f ms", b->next_users,
-                     in->percentile, b->next_ttft_s * 1e3, in->ttft_slo_s * 1e3);
+            snprintf(next, sizeof next, ": at %ld users per instance %s TTFT is %.0f ms, over its %.0f ms", b->next_users,
+                     st, b->next_ttft_s * 1e3, in->ttft_slo_s * 1e3);
         else if (b->next_users > 0 && b->binding == PLAN_BIND_TPOT)
-            snprintf(next, sizeof next, ": at %ld users per instance p%d TPOT is %.1f ms, over its %.1f ms", b->next_users,
-                     in->percentile, b->next_tpot_s * 1e3, in->tpot_slo_s * 1e3);
-        add_obs(out, "%s: best as %s, %ld users per instance, %ld node%s (p%d TTFT %.0f ms, TPOT %.1f ms); %s binds "
+            snprintf(next, sizeof next, ": at %ld users per instance %s TPOT is %.1f ms, over its %.1f ms", b->next_users,
+                     st, b->next_tpot_s * 1e3, in->tpot_slo_s * 1e3);
+        if (b->binding == PLAN_BIND_CAP)
+            snprintf(next, sizeof next, ": the search stopped there, within both SLOs, so one instance serves at "
+                     "least that many");
+        add_obs(out, "%s: best as %s, %ld users per instance, %ld node%s (%s TTFT %.0f ms, TPOT %.1f ms); %s binds "
                      "first%s.",
-                b->gpu->id, per, b->users_per_instance, b->nodes, b->nodes == 1 ? "" : "s", in->percentile,
+                b->gpu->id, per, b->users_per_instance, b->nodes, b->nodes == 1 ? "" : "s", st,
                 b->ttft_s * 1e3, b->tpot_s * 1e3, plan_binding_name(b->binding), next);
         if (b->binding == PLAN_BIND_SEQS) {
             const long seqs = instance_max_seqs(in, b->gpu, LAY(b->tp, b->mode));

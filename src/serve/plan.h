@@ -148,11 +148,16 @@ int plan_meets(const struct plan_input *in, const struct llmroof_gpu *g, int tp,
                struct llmroof_err *err);
 
 /* --fast's step time: a decode batch of B sequences at context ctx that also holds the prompt
- * tokens arriving meanwhile, rate_tok (tokens/s) x t. Sets *t_out to the least t with
- * step(B, rate_tok t) <= t (step increases with t) and returns true; false when no t up to 60 s
- * fits: the prompts arriving need more than the GPU's whole time. */
+ * tokens arriving meanwhile, rate_tok (tokens/s) x t, at most cap_tok of them (the budget's room).
+ * Returns true with *t_out the least t with step(B, rate_tok t) <= t (step increases with t);
+ * false when the prompts arriving fill every step (rate_tok x step(B, cap_tok) >= cap_tok), with
+ * *t_out that full step's time. */
 bool plan_step_fixed_point(const struct llmroof_setup *s, const struct llmroof_shard *sh, double B, double ctx,
-                           double rate_tok, double *t_out);
+                           double rate_tok, double cap_tok, double *t_out);
+
+/* The statistic a plan's latencies are: "p90" (the percentile), or "mean" for --fast users plans,
+ * whose analytic model gives means. */
+void plan_stat_name(const struct plan_input *in, char *buf, size_t size);
 
 /* Largest users per instance meeting the SLOs (0 if even one user fails), by exponential
  * bracketing then bisection. */

@@ -255,7 +255,7 @@ static void studies_scenario_prefers_two_tp4_instances_on_a100(void **state)
     catalog_free(&cat);
 }
 
-static void a_row_at_the_search_limit_is_infeasible_never_best(void **state)
+static void a_row_at_the_search_limit_serves_only_the_users_it_verified(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
@@ -267,12 +267,21 @@ static void a_row_at_the_search_limit_is_infeasible_never_best(void **state)
     in.fast = true;
     in.gpus[in.ngpus++] = gpu(&cat, "h200");
     in.tps[in.ntps++] = 1;
+    in.users = PLAN_USER_CAP + 1; /* more users than the search verified one instance serves */
     run(&in, &res);
     assert_int_equal(res.noptions, 1);
     assert_false(res.options[0].feasible);
     assert_int_equal(res.options[0].binding, PLAN_BIND_CAP);
     assert_non_null(strstr(res.options[0].reason, "search limit"));
     assert_int_equal(res.best, -1);
+    /* at most that many: the one instance verified to serve PLAN_USER_CAP is the answer */
+    in.users = 3000;
+    run(&in, &res);
+    assert_true(res.options[0].feasible);
+    assert_int_equal(res.best, 0);
+    assert_int_equal(res.options[0].binding, PLAN_BIND_CAP);
+    assert_int_equal(res.options[0].users_per_instance, PLAN_USER_CAP);
+    assert_int_equal(res.options[0].gpus, 1);
     catalog_free(&cat);
 }
 
@@ -687,10 +696,11 @@ static void a_users_plan_reports_its_preemptions(void **state)
     catalog_free(cat);
 }
 
-/* --fast's step with its prompts: t = step(B decodes + rate x t prompt tokens). Where the prompts
- * take a large share the answer is still the fixed point (checked by evaluating the step at it),
- * it is longer than the decode-only step, and a prompt rate beyond what the GPU can prefill has
- * none. Llama-2-7B on one A100, 64 sequences at 1,000 tokens. */
+/* --fast's step with its prompts: t = step(B decodes + rate x t prompt tokens), the prompts at
+ * most the budget's room. Where they take a large share the answer is still the fixed point
+ * (checked by evaluating the step at it) and longer than the decode-only step; where the prompts
+ * arriving would fill every step there is none, and the full step is returned. Llama-2-7B on one
+ * A100, 64 sequences at 1,000 tokens. */
 static void fast_steps_settle_with_their_prompts(void **state)
 {
     (void)state;
@@ -706,16 +716,56 @@ static void fast_steps_settle_with_their_prompts(void **state)
     const double t_dec = sim_step_time(&s, &sh, &b);
     /* a prompt token costs about 2 x 6.7 GFLOP = 13.5 GFLOP: at 312 TFLOP/s x 0.7 about 62 us, so
      * 12,000 prompt tokens a second take about three quarters of the GPU (the passes alone need
-     * hundreds to settle) and 30,000 more than all of it */
+     * hundreds to settle; the bisection runs) and 30,000 more than all of it */
     double t = 0;
-    assert_true(plan_step_fixed_point(&s, &sh, 64, 1000, 12000, &t));
+    assert_true(plan_step_fixed_point(&s, &sh, 64, 1000, 12000, 4096, &t));
     batch_add(&b, 12000 * t, 0);
     const double f = sim_step_time(&s, &sh, &b);
     print_message("decode-only %.2f ms, with 12,000 prompt tokens/s %.2f ms (step at it %.2f ms)\n", t_dec * 1e3,
                   t * 1e3, f * 1e3);
     assert_rel_close(f, t, 1e-6);
     assert_true(t > 2.0 * t_dec);
-    assert_false(plan_step_fixed_point(&s, &sh, 64, 1000, 30000, &t));
+    assert_false(plan_step_fixed_point(&s, &sh, 64, 1000, 30000, 4096, &t));
+    /* a budget of 576 leaves 512 tokens of room beside the 64 decodes: 12,000 prompt tokens a
+     * second would need about 1,000 a step, so every step is full, 64 decodes + 512 prompt tokens */
+    assert_false(plan_step_fixed_point(&s, &sh, 64, 1000, 12000, 512, &t));
+    struct llmroof_batch full = batch_decode(64, 1000);
+    batch_add(&full, 512, 0);
+    assert_rel_close(t, sim_step_time(&s, &sh, &full), 1e-12);
+    catalog_free(&cat);
+}
+
+/* --fast holds each step's prompts to the budget: Llama-3.1-70B on TP-8 A100s with 2000-token
+ * prompts and 500-token answers. At a budget of 256 a step of ~60 decodes leaves ~200 tokens of
+ * room, a tenth of a prompt, and the prompts queue: 63 users an instance (mean TTFT at the 3 s
+ * SLO; the simulation's p90 allows about 40), against 155 at a budget of 8192. Before, --fast let
+ * the prompts spill past the budget and answered 149 at every budget from 256 to 8192. */
+static void fast_plans_hold_prompts_to_the_budget(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    static struct workload fixed = { WORKLOAD_FIXED, 2000, 500, NULL, 0 };
+    struct plan_input in;
+    base(&in, &cat, "llama-3.1-70b");
+    in.sim.workload = &fixed;
+    in.users = 1000;
+    in.fast = true;
+    in.ngpus = 1;
+    in.gpus[0] = gpu(&cat, "a100-sxm4-80gb");
+    in.ntps = 1;
+    in.tps[0] = 8;
+    long small = 0, large = 0;
+    for (int k = 0; k < 2; k++) {
+        in.sim.max_batched_tokens = k == 0 ? 256 : 8192;
+        in.keep_budget = true;
+        run(&in, &res);
+        assert_true(res.best >= 0);
+        *(k == 0 ? &small : &large) = res.options[res.best].users_per_instance;
+    }
+    print_message("--fast users per instance: budget 256 %ld, budget 8192 %ld\n", small, large);
+    assert_true(small < 100);
+    assert_true(large > 2 * small);
     catalog_free(&cat);
 }
 
@@ -729,7 +779,7 @@ int main(void)
         cmocka_unit_test(moe_plans_search_pp_and_ep_layouts),
         cmocka_unit_test(search_equals_a_brute_force_scan),
         cmocka_unit_test(studies_scenario_prefers_two_tp4_instances_on_a100),
-        cmocka_unit_test(a_row_at_the_search_limit_is_infeasible_never_best),
+        cmocka_unit_test(a_row_at_the_search_limit_serves_only_the_users_it_verified),
         cmocka_unit_test(rate_plan_answer_meets_the_slos_and_is_minimal),
         cmocka_unit_test(rate_plan_with_impossible_slos_has_no_answer),
         cmocka_unit_test(rate_plan_tries_expert_parallel_layouts_for_moe),
@@ -739,6 +789,7 @@ int main(void)
         cmocka_unit_test(plan_takes_the_engine_schedulers_limits_per_gpu),
         cmocka_unit_test(a_users_plan_reports_its_preemptions),
         cmocka_unit_test(fast_steps_settle_with_their_prompts),
+        cmocka_unit_test(fast_plans_hold_prompts_to_the_budget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
