@@ -93,40 +93,82 @@ static struct llmroof_mem_opts mem_opts_for(const struct plan_input *in, const s
     return mo;
 }
 
+/* One --fast step: B decodes at context ctx and q prompts of P tokens (those arriving during the
+ * step), at most cap_tok prompt tokens on a replica. With data-parallel attention the replicas
+ * meet at every MoE layer and the busiest sets the step (as the simulator's target_time): the q
+ * prompts land on one replica while q <= 1 (it prefills q P tokens on average; linear costs make
+ * the mean step the mean load's), on q replicas up to n, then q / n each; the experts see every
+ * replica's tokens. A prefill-first engine (SGLang, vLLM before 0.6) runs the prompts in a
+ * prompt-only iteration that stalls the decodes: the step is then a cycle, a decode iteration
+ * plus, for q < 1 in a share q of the cycles, one prompt's iteration (q >= 1: all q of them). */
+static double fast_pass(const struct llmroof_setup *s, const struct llmroof_shard *sh, double B, double ctx, double P,
+                        double q, double cap_tok)
+{
+    /* the step's prompt tokens as one sequence (batch_add counts one, so none when there are none) */
+    if (sh->attn_dp <= 1) {
+        struct llmroof_batch b = batch_decode(B, ctx);
+        if (q > 0)
+            batch_add(&b, fmin(q * P, cap_tok), 0);
+        return sim_step_time(s, sh, &b);
+    }
+    const double n = (double)sh->attn_dp;
+    const double busy = fmin(P * fmax(q / n, fmin(q, 1.0)), cap_tok);
+    struct llmroof_batch hot = batch_decode(estimate_busiest_seqs(B, sh->attn_dp), ctx);
+    struct llmroof_batch all = batch_decode(B, ctx);
+    if (q > 0) {
+        batch_add(&hot, busy, 0);
+        batch_add(&all, fmin(q * P, n * cap_tok), 0);
+    }
+    const struct llmroof_batch least = batch_decode(floor(B / n), ctx);
+    struct llmroof_oplist ops;
+    struct llmroof_phase ph;
+    estimate_ops_replicas(s->model, sh, &s->dt, &hot, &all, &least, &ops);
+    roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &ops, &ph);
+    return ph.time_s;
+}
+
+static double fast_step(const struct llmroof_setup *s, const struct llmroof_shard *sh, bool prefill_first, double B,
+                        double ctx, double P, double q, double cap_tok)
+{
+    if (!prefill_first)
+        return fast_pass(s, sh, B, ctx, P, q, cap_tok);
+    const double t_dec = fast_pass(s, sh, B, ctx, P, 0.0, cap_tok);
+    if (!(q > 0))
+        return t_dec;
+    /* the prompt iteration holds prompts only (a batch of no decodes: B = 0) */
+    return t_dec + fmin(q, 1.0) * fast_pass(s, sh, 0.0, ctx, P, fmax(q, 1.0), cap_tok);
+}
+
 /* (plan.h) Fixed-point passes settle t when the prompts take a small share of a step; otherwise
  * it is bisected below the full step, which bounds it. Passes alone, unbounded, had failed: at
  * 198 users of Llama-65B on TP-4 A100s the first guess (X = 66 requests/s) has no fixed point, t
  * grew to 1e168 s, and 200 damped passes of the response time never came back, leaving the
  * answer at X ~ 0, a TPOT without its prompts (71.6 ms where the settled load gives 80). */
-bool plan_step_fixed_point(const struct llmroof_setup *s, const struct llmroof_shard *sh, double B, double ctx,
-                           double rate_tok, double cap_tok, double *t_out)
+bool plan_step_fixed_point(const struct llmroof_setup *s, const struct llmroof_shard *sh, bool prefill_first,
+                           double B, double ctx, double P, double rate_req, double cap_tok, double *t_out)
 {
-    struct llmroof_batch bf = batch_decode(B, ctx);
-    batch_add(&bf, cap_tok, 0);
-    const double t_full = sim_step_time(s, sh, &bf);
+    const double n = sh->attn_dp > 1 ? (double)sh->attn_dp : 1.0;
+    /* every replica prefilling its whole room: the longest step, and the most prompt tokens one holds */
+    const double t_full = fast_step(s, sh, prefill_first, B, ctx, P, n * cap_tok / P, cap_tok);
     *t_out = t_full;
-    if (!(rate_tok * t_full < cap_tok))
+    if (!(rate_req * P * t_full < n * cap_tok))
         return false; /* the prompts arriving fill every step: no step holds them all */
-    struct llmroof_batch b0 = batch_decode(B, ctx);
-    double t = sim_step_time(s, sh, &b0);
+    const double t_dec = fast_step(s, sh, prefill_first, B, ctx, P, 0.0, cap_tok);
+    double t = t_dec;
     for (int k = 0; k < 20; k++) {
-        struct llmroof_batch b = batch_decode(B, ctx);
-        batch_add(&b, rate_tok * t, 0);
-        const double tn = sim_step_time(s, sh, &b);
+        const double tn = fast_step(s, sh, prefill_first, B, ctx, P, rate_req * t, cap_tok);
         if (fabs(tn - t) <= 1e-9 * tn) {
             *t_out = tn;
             return true;
         }
         t = tn;
     }
-    /* f(t) = step(B, rate t) rises with t; f(t_dec) > t_dec and f(t_full) <= t_full (its
-     * prompts, rate t_full, are fewer than the cap's): the fixed point lies between */
-    double lo = sim_step_time(s, sh, &b0), hi = t_full;
+    /* f(t) rises with t; f(t_dec) > t_dec and f(t_full) <= t_full (its prompts are fewer than the
+     * cap's): the fixed point lies between */
+    double lo = t_dec, hi = t_full;
     for (int k = 0; k < 60 && hi - lo > 1e-9 * hi; k++) {
         const double mid = 0.5 * (lo + hi);
-        struct llmroof_batch b = batch_decode(B, ctx);
-        batch_add(&b, rate_tok * mid, 0);
-        if (sim_step_time(s, sh, &b) <= mid)
+        if (fast_step(s, sh, prefill_first, B, ctx, P, rate_req * mid, cap_tok) <= mid)
             hi = mid;
         else
             lo = mid;
@@ -155,7 +197,7 @@ struct fast_solve {
     const struct llmroof_setup *s;
     const struct llmroof_shard *sh;
     double N, P, O, Z, cap, budget, chunks;
-    bool chunked;
+    bool chunked, prefill_first;
 };
 
 /* The response time the model gives when users see a response time R (the right side of the
@@ -167,10 +209,13 @@ static double fast_response(const struct fast_solve *f, double R, double *ttft, 
     const double X = f->N / (f->Z + R);
     double S = R, t = 0, room = f->budget;
     bool fits = true;
+    const double n = f->sh->attn_dp > 1 ? (double)f->sh->attn_dp : 1.0;
     for (int k = 0; k < 60; k++) {
         const double B = fmax(1.0, fmin(X * S, f->cap));
-        room = f->chunked ? fmax(1.0, f->budget - fmin(B, f->budget - 1.0)) : f->budget;
-        fits = plan_step_fixed_point(f->s, f->sh, B, f->P + f->O / 2, X * f->P, room, &t);
+        /* a replica's room: its budget less its own decodes */
+        const double Br = B / n;
+        room = f->chunked && !f->prefill_first ? fmax(1.0, f->budget - fmin(Br, f->budget - 1.0)) : f->budget;
+        fits = plan_step_fixed_point(f->s, f->sh, f->prefill_first, B, f->P + f->O / 2, f->P, X, room, &t);
         const double Sn = t * (f->chunks + 0.5) + (f->O - 1) * t;
         if (fabs(Sn - S) <= 1e-9 * Sn) {
             S = Sn;
@@ -180,7 +225,7 @@ static double fast_response(const struct fast_solve *f, double R, double *ttft, 
     }
     double X_max = f->cap / S;
     if (!fits)
-        X_max = fmin(X_max, room / (f->P * t));
+        X_max = fmin(X_max, n * room / (f->P * t));
     const double Rn = f->N / (f->Z + S) > X_max ? f->N / X_max - f->Z : S;
     *ttft = Rn - (f->O - 1) * t;
     *tpot = t;
@@ -194,7 +239,7 @@ static void fast_latency(const struct plan_input *in, const struct llmroof_setup
     /* a prompt runs on one rank: the per-rank budget sets its chunks and each step's room */
     const struct fast_solve f = { in, s, sh, (double)users, P, O, (in->sim.think_min_s + in->sim.think_max_s) / 2,
                                   cap_batch, (double)sc.max_batched_tokens,
-                                  ceil(P / (double)sc.max_batched_tokens), sc.chunked_prefill };
+                                  ceil(P / (double)sc.max_batched_tokens), sc.chunked_prefill, sc.prefill_first };
     /* F(R) - R is positive at R -> 0 (F >= the service time S > 0) and negative for R large
      * (the load X = N / (Z + R) vanishes and F tends to S): bisect for the root. Damped passes
      * had oscillated where the prompts' room binds (Llama-3.1-8B on an L4 at 14 users of code

@@ -147,13 +147,15 @@ int plan_meets(const struct plan_input *in, const struct llmroof_gpu *g, int tp,
                double *ttft_s, double *tpot_s, enum plan_binding *fails, double *preempt_per_request,
                struct llmroof_err *err);
 
-/* --fast's step time: a decode batch of B sequences at context ctx that also holds the prompt
- * tokens arriving meanwhile, rate_tok (tokens/s) x t, at most cap_tok of them (the budget's room).
- * Returns true with *t_out the least t with step(B, rate_tok t) <= t (step increases with t);
- * false when the prompts arriving fill every step (rate_tok x step(B, cap_tok) >= cap_tok), with
+/* --fast's step time: a decode batch of B sequences at context ctx that also holds the prompts
+ * (P tokens each) arriving at rate_req (requests/s) during the step's t, at most cap_tok prompt
+ * tokens on a replica (the budget's room; with data-parallel attention the busiest replica sets
+ * the step); prefill_first: the prompts run in their own iterations, which stall the decodes, and
+ * t is a decode iteration with its share of them. Returns true with *t_out the least t with
+ * step(t) <= t (step increases with t); false when the prompts arriving fill every step, with
  * *t_out that full step's time. */
-bool plan_step_fixed_point(const struct llmroof_setup *s, const struct llmroof_shard *sh, double B, double ctx,
-                           double rate_tok, double cap_tok, double *t_out);
+bool plan_step_fixed_point(const struct llmroof_setup *s, const struct llmroof_shard *sh, bool prefill_first,
+                           double B, double ctx, double P, double rate_req, double cap_tok, double *t_out);
 
 /* The statistic a plan's latencies are: "p90" (the percentile), or "mean" for --fast users plans,
  * whose analytic model gives means. */

@@ -718,20 +718,30 @@ static void fast_steps_settle_with_their_prompts(void **state)
      * 12,000 prompt tokens a second take about three quarters of the GPU (the passes alone need
      * hundreds to settle; the bisection runs) and 30,000 more than all of it */
     double t = 0;
-    assert_true(plan_step_fixed_point(&s, &sh, 64, 1000, 12000, 4096, &t));
+    assert_true(plan_step_fixed_point(&s, &sh, false, 64, 1000, 1000, 12, 4096, &t));
     batch_add(&b, 12000 * t, 0);
     const double f = sim_step_time(&s, &sh, &b);
     print_message("decode-only %.2f ms, with 12,000 prompt tokens/s %.2f ms (step at it %.2f ms)\n", t_dec * 1e3,
                   t * 1e3, f * 1e3);
     assert_rel_close(f, t, 1e-6);
     assert_true(t > 2.0 * t_dec);
-    assert_false(plan_step_fixed_point(&s, &sh, 64, 1000, 30000, 4096, &t));
+    assert_false(plan_step_fixed_point(&s, &sh, false, 64, 1000, 1000, 30, 4096, &t));
     /* a budget of 576 leaves 512 tokens of room beside the 64 decodes: 12,000 prompt tokens a
      * second would need about 1,000 a step, so every step is full, 64 decodes + 512 prompt tokens */
-    assert_false(plan_step_fixed_point(&s, &sh, 64, 1000, 12000, 512, &t));
+    assert_false(plan_step_fixed_point(&s, &sh, false, 64, 1000, 1000, 12, 512, &t));
     struct llmroof_batch full = batch_decode(64, 1000);
     batch_add(&full, 512, 0);
     assert_rel_close(t, sim_step_time(&s, &sh, &full), 1e-12);
+    /* a prefill-first engine stalls the decodes for each prompt's own iteration: at 2 prompts a
+     * second of 1,000 tokens, t = t_dec + (2 t) t_p with t_p a lone prompt's iteration, so
+     * t = t_dec / (1 - 2 t_p) */
+    struct llmroof_batch lone = { 0 };
+    batch_add(&lone, 1000, 0);
+    const double t_p = sim_step_time(&s, &sh, &lone);
+    assert_true(plan_step_fixed_point(&s, &sh, true, 64, 1000, 1000, 2, 4096, &t));
+    print_message("prefill-first: t_dec %.3f ms, a prompt's iteration %.3f ms, t %.3f ms\n", t_dec * 1e3, t_p * 1e3,
+                  t * 1e3);
+    assert_rel_close(t, t_dec / (1.0 - 2.0 * t_p), 1e-8);
     catalog_free(&cat);
 }
 
