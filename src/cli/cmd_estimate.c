@@ -10,6 +10,7 @@
 #include "model/kernel.h"
 #include "model/ckpt.h"
 #include "model/arch.h"
+#include "model/layers.h"
 #include "render/render_json.h"
 #include "serve/sim.h"
 
@@ -356,12 +357,15 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
                         tree, e.spec.accept, e.spec.verify, e.tokens_per_step, e.step_s * 1e3, e.decode.time_s * 1e3,
                         e.draft.time_s * 1e3, e.tokens_per_step, pre);
         }
-        if (arch_is_mla(m))
+        if (arch_is_mla(m) && m->dsa_top_k > 0)
+            sbuf_printf(&c->out, "note: MLA caches the %ld-wide latent + %ld rope key per layer and the indexer its "
+                                 "%ld-wide fp8 key with scales (%.0f B), replicated on each TP rank; sparse attention "
+                                 "runs absorbed (MQA mode), prefill too\n",
+                        m->kv_lora_rank, m->qk_rope_dim, m->dsa_head_dim, layers_dsa_key_bytes(m));
+        else if (arch_is_mla(m))
             sbuf_printf(&c->out, "note: MLA caches the %ld-wide latent + %ld rope key per layer, replicated on each "
-                                 "TP rank; %s\n",
-                        m->kv_lora_rank, m->qk_rope_dim,
-                        m->dsa_top_k > 0 ? "sparse attention runs absorbed (MQA mode), prefill too"
-                                         : "decode runs absorbed, prefill decompressed");
+                                 "TP rank; decode runs absorbed, prefill decompressed\n",
+                        m->kv_lora_rank, m->qk_rope_dim);
         if (e.shard.kv_replicated && !arch_is_mla(m))
             sbuf_printf(&c->out, "note: %ld KV heads < TP %d: each rank holds a replica of one KV head\n",
                         m->kv_heads, setup.tp);

@@ -82,7 +82,7 @@ int cmd_import_hf(struct cli *c, int argc, char **argv)
     fprintf(c->errf, "llmroof: note: %s: %.3f B parameters (%.3f B without the input embedding), %.3f B active "
             "(%.3f B); KV %.0f B per token and state %.0f B per sequence at 16 bits\n", name, p.total / 1e9,
             (p.total - p.embedding) / 1e9, p.active / 1e9, (p.active - p.embedding) / 1e9,
-            arch_kv_elems_per_token(&m) * 2.0, arch_state_elems_per_seq(&m) * 2.0);
+            arch_kv_bytes_per_token(&m, 2.0), arch_state_elems_per_seq(&m) * 2.0);
     sbuf_append(&c->out, j);
     free(j);
     return 0;

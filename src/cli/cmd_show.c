@@ -190,7 +190,7 @@ static void show_model(struct table *t, const struct llmroof_model *m)
     kvn(t, "params_total_no_embedding", "%.3f", (p.total - p.embedding) / 1e9, "billion without the input embedding");
     kvn(t, "params_active_no_embedding", "%.3f", (p.active - p.embedding) / 1e9, "billion per token (derived)");
     kvn(t, "weight_bytes_fp16", "%.2f", p.total * 2.0 / 1e9, "GB (derived)");
-    kvn(t, "kv_bytes_per_token_fp16", "%.0f", arch_kv_elems_per_token(m) * 2.0, "B (derived)");
+    kvn(t, "kv_bytes_per_token_fp16", "%.0f", arch_kv_bytes_per_token(m, 2.0), "B (derived)");
     if (layers_patterned(m)) {
         /* the letters per layer are in the catalog entry (layer_pattern); the table keeps 100 columns */
         kvn(t, "attention_layers", "%.0f", (double)arch_attn_layers(m), "softmax attention (derived)");

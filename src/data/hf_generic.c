@@ -119,6 +119,7 @@ static const struct hf_field fields[] = {
     { "moe_layer_start_index", HF_READ, "first MoE layer" },
     { "moe_layer_end_index", HF_READ, "last MoE layer" },
     { "moe_layer_freq", HF_READ, "MoE layer step" },
+    { "mlp_layer_types", HF_READ, "dense or sparse (MoE) MLP per layer: dense ones first (GLM-5)" },
     { "moe_layer_interval", HF_READ, "MoE layer step" },
     { "decoder_sparse_step", HF_READ, "MoE layer step" },
     { "mlp_only_layers", HF_READ, "layers with a dense MLP" },
@@ -277,7 +278,7 @@ static bool cost_like(const char *key)
     static const char *const parts[] = { "layer", "head", "hidden", "intermediate", "expert", "num_", "n_",
                                          "_dim", "rank", "window", "pattern", "interval", "topk", "top_k",
                                          "kernel", "state", "vocab", "size", "period", "ffn", "mlp", "attn",
-                                         "attention", "block", "group", "conv", "moe", NULL };
+                                         "attention", "block", "group", "conv", "moe", "index", "cache", NULL };
     for (const char *const *p = parts; *p; p++)
         if (strstr(key, *p))
             return true;
@@ -646,10 +647,50 @@ static int generic_import(const char *fname, const cJSON *root, const cJSON *doc
     }
     if (m->moe_experts > 0 && m->moe_intermediate == 0)
         m->moe_intermediate = m->intermediate;
+    /* DeepSeek's convention (a layer from first_k_dense_replace on is MoE where i % moe_layer_freq
+     * == 0, vLLM's deepseek_v2.py) is not Qwen's (i + 1) % decoder_sparse_step == 0 that the step
+     * above counts: refused other than 1, as the deepseek_v3 importer refuses it */
+    if ((!strcmp(type, "deepseek_v32") || !strcmp(type, "glm_moe_dsa")) && m->moe_layer_step > 1)
+        return ERR("%s: field 'moe_layer_freq' %ld is not modelled (only 1)", fname, m->moe_layer_step);
+    /* transformers' GlmMoeDsaConfig writes mlp_layer_types; read where it is k dense layers then
+     * MoE layers, the pattern first_k_dense_replace states */
+    const cJSON *mlt = get(doc, "mlp_layer_types");
+    if (mlt) {
+        const int n = cJSON_IsArray(mlt) ? cJSON_GetArraySize(mlt) : -1;
+        long k = 0;
+        bool ok = n == (int)m->layers && m->moe_experts > 0;
+        for (int i = 0; ok && i < n; i++) {
+            const cJSON *e = cJSON_GetArrayItem(mlt, i);
+            const bool dense = cJSON_IsString(e) && !strcmp(e->valuestring, "dense");
+            const bool sparse = cJSON_IsString(e) && !strcmp(e->valuestring, "sparse");
+            if (dense && k == i)
+                k++;
+            else if (!sparse)
+                ok = false;
+        }
+        if (!ok || (get(doc, "first_k_dense_replace") && k != m->moe_first_dense))
+            return ERR("%s: field 'mlp_layer_types' must be %ld entries, \"dense\" layers first and \"sparse\" "
+                       "the rest%s", fname, m->layers,
+                       get(doc, "first_k_dense_replace") ? ", as many dense as first_k_dense_replace" : "");
+        m->moe_first_dense = k;
+    }
     if ((rc = hf_int(fname, doc, k_mtp, false, (tr & T_MTP1) ? 1 : 0, 0, 1000, &m->mtp_layers, err)))
         return rc;
 
     /* ---- MLA and DeepSeek Sparse Attention ---- */
+    /* a config of an MLA family without its latent, or with MLA's widths but no latent, would read
+     * as plain multi-head attention with those widths dropped: refused (review of session 33) */
+    if (!get(doc, "kv_lora_rank")) {
+        static const char *const mla_keys[] = { "q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",
+                                                "qk_head_dim", NULL };
+        if (!strcmp(type, "deepseek_v32") || !strcmp(type, "glm_moe_dsa"))
+            return ERR("%s: field 'kv_lora_rank' is missing: model_type %s is multi-head latent attention", fname,
+                       type);
+        for (const char *const *k = mla_keys; *k; k++)
+            if (get(doc, *k) && !cJSON_IsNull(get(doc, *k)))
+                return ERR("%s: field '%s' (multi-head latent attention) needs 'kv_lora_rank', which is missing",
+                           fname, *k);
+    }
     if (get(doc, "kv_lora_rank")) {
         m->kv_heads = m->heads;
         if ((rc = one(fname, doc, "q_lora_rank", false, 0, 0, 1048576, &m->q_lora_rank, err)) ||

@@ -141,9 +141,19 @@ struct llmroof_params arch_params(const struct llmroof_model *m)
 
 double arch_kv_elems_per_token_layer(const struct llmroof_model *m)
 {
-    if (arch_is_mla(m)) /* DSA: plus the indexer's key per token */
-        return (double)m->kv_lora_rank + (double)m->qk_rope_dim + (m->dsa_top_k > 0 ? (double)m->dsa_head_dim : 0.0);
+    if (arch_is_mla(m))
+        return (double)m->kv_lora_rank + (double)m->qk_rope_dim;
     return 2.0 * (double)m->kv_heads * (double)m->head_dim;
+}
+
+double arch_kv_bytes_per_token_layer(const struct llmroof_model *m, double kv_bytes)
+{
+    return arch_kv_elems_per_token_layer(m) * kv_bytes + layers_dsa_key_bytes(m);
+}
+
+double arch_kv_bytes_per_token(const struct llmroof_model *m, double kv_bytes)
+{
+    return (double)arch_attn_layers(m) * arch_kv_bytes_per_token_layer(m, kv_bytes);
 }
 
 double arch_kv_elems_per_token(const struct llmroof_model *m)

@@ -38,9 +38,17 @@ static inline bool arch_is_mla(const struct llmroof_model *m)
 /* Norm vectors per layer (2, 1 with parallel attention, 4 for Gemma-2/3). */
 double arch_norms_per_layer(const struct llmroof_model *m);
 
-/* KV-cache elements per token of one layer: 2 * kv_heads * head_dim, or MLA's
- * kv_lora_rank + qk_rope_head_dim (the latent and the shared rotary key). */
+/* KV-cache elements per token of one layer at the KV dtype: 2 * kv_heads * head_dim, or MLA's
+ * kv_lora_rank + qk_rope_head_dim (the latent and the shared rotary key). A DSA indexer's keys
+ * are bytes beside them (arch_kv_bytes_per_token_layer). */
 double arch_kv_elems_per_token_layer(const struct llmroof_model *m);
+
+/* KV-cache bytes per token of one layer at kv_bytes per element: the elements above, plus a DSA
+ * indexer's fp8 key and scale (layers_dsa_key_bytes), whatever the KV dtype. */
+double arch_kv_bytes_per_token_layer(const struct llmroof_model *m, double kv_bytes);
+
+/* KV-cache bytes per token for the whole model, every attention layer holding it. */
+double arch_kv_bytes_per_token(const struct llmroof_model *m, double kv_bytes);
 
 /* KV-cache elements per token for the whole model, every layer holding it
  * (no window cut): layers * arch_kv_elems_per_token_layer. */

@@ -24,6 +24,8 @@
  * reads and writes every sequence's state once. */
 #include "model/layers.h"
 
+#include <math.h>
+
 #include "model/arch.h"
 
 #include <string.h>
@@ -199,16 +201,27 @@ double layers_dsa_params(const struct llmroof_model *m)
     return rq * Hi * di + h * di + 2.0 * di + h * Hi;
 }
 
-struct llmroof_op layers_dsa_op(const struct llmroof_model *m, double T, double pairs, double keys, double a, double w,
-                                double k)
+double layers_dsa_key_bytes(const struct llmroof_model *m)
+{
+    if (m->dsa_top_k <= 0)
+        return 0;
+    /* the indexer's cache is uint8 whatever the KV dtype: fp8 keys with one fp32 scale per block of
+     * 128 (vLLM's DeepSeek-V3.2 indexer cache, head size index_head_dim + index_head_dim / 128 * 4;
+     * SGLang's DSATokenToKVPool index_k_with_scale_buffer, alike) */
+    const double di = (double)m->dsa_head_dim;
+    return di + ceil(di / 128.0) * 4.0;
+}
+
+struct llmroof_op layers_dsa_op(const struct llmroof_model *m, double T, double pairs, double keys, double a, double w)
 {
     const double h = (double)m->hidden, Hi = (double)m->dsa_heads, di = (double)m->dsa_head_dim;
     const double rq = m->q_lora_rank > 0 ? (double)m->q_lora_rank : h;
     const double wts = rq * Hi * di + h * di + h * Hi;
     /* projections; a ReLU score of di multiply-adds per (query, key) pair and indexer head, weighted
-     * over the heads (DeepSeek-V3.2 report, eq. 1); the indexer cache (one di key per token) read once */
+     * over the heads (DeepSeek-V3.2 report, eq. 1); the indexer cache (one fp8 key and its scale per
+     * token) read once and the new keys written */
     const double flops = 2.0 * T * wts + 2.0 * Hi * di * pairs + 2.0 * Hi * pairs;
-    const double bytes = wts * w + T * (rq + h) * a + T * (Hi * di + di + Hi) * a + keys * di * k + T * di * k;
+    const double bytes = wts * w + T * (rq + h) * a + T * (Hi * di + di + Hi) * a + (keys + T) * layers_dsa_key_bytes(m);
     /* projections, cache write, score + top-k */
     return (struct llmroof_op){ 1.0, flops, bytes, 0, 3, wts * w };
 }

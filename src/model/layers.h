@@ -49,9 +49,11 @@ struct llmroof_op layers_linear_op(const struct llmroof_model *m, const struct l
 
 /* DeepSeek Sparse Attention: indexer parameters of one layer (0 without DSA). */
 double layers_dsa_params(const struct llmroof_model *m);
+/* Bytes the indexer caches per token of one layer, whatever the KV dtype: its key in fp8 and one
+ * fp32 scale per 128 (132 at a key of 128; 0 without DSA). */
+double layers_dsa_key_bytes(const struct llmroof_model *m);
 /* The indexer of one layer: scores every (query, past key) pair, `pairs`, over its own cache
- * of `keys` keys; T new tokens. */
-struct llmroof_op layers_dsa_op(const struct llmroof_model *m, double T, double pairs, double keys, double a, double w,
-                                double k);
+ * of `keys` keys (layers_dsa_key_bytes each); T new tokens. */
+struct llmroof_op layers_dsa_op(const struct llmroof_model *m, double T, double pairs, double keys, double a, double w);
 
 #endif

@@ -6,7 +6,8 @@
  *                  embedding rows on the first stage + V/TP LM-head rows on the last unless
  *                  tied, at the weight dtype (routed experts at the expert dtype when set)
  *   KV/token     = layers * (2 * kv_heads * head_dim, or MLA kv_lora_rank + qk_rope_head_dim)
- *                  * kv_bytes   (whole model, every layer holding every token)
+ *                  * kv_bytes, + a DSA indexer's fp8 key and scale (132 B a layer at a key of 128)
+ *                  (whole model, every layer holding every token)
  *   KV/seq/GPU   = per layer of the stage: global layers context tokens, windowed layers
  *                  min(context, window), each 2 * kv_heads_per_rank * head_dim (MLA: the latent,
  *                  replicated on every TP rank) * kv_bytes
@@ -164,11 +165,12 @@ double memory_weights_per_gpu(const struct llmroof_model *m, const struct llmroo
     return memory_weights_layout(m, sh, &dt);
 }
 
-/* KV elements one sequence of `ctx` tokens holds on one GPU of the fullest stage. */
-static double stage_kv_elems(const struct llmroof_model *m, const struct llmroof_shard *sh, double ctx)
+/* KV bytes one sequence of `ctx` tokens holds on one GPU of the fullest stage, at kvb bytes per
+ * element (a DSA indexer's keys at their own fp8 bytes). */
+static double stage_kv_bytes(const struct llmroof_model *m, const struct llmroof_shard *sh, double ctx, double kvb)
 {
-    const double per_layer = arch_is_mla(m) ? arch_kv_elems_per_token_layer(m)
-                                            : 2.0 * (double)sh->kv_heads_per_rank * (double)m->head_dim;
+    const double per_layer = arch_is_mla(m) ? arch_kv_bytes_per_token_layer(m, kvb)
+                                            : 2.0 * (double)sh->kv_heads_per_rank * (double)m->head_dim * kvb;
     const long L = m->layers, pp = sh->pp > 0 ? sh->pp : 1, base = L / pp, extra = L % pp;
     const double held = m->window > 0 && ctx > (double)m->window ? (double)m->window : ctx;
     double best = 0;
@@ -189,8 +191,9 @@ static double stage_kv_elems(const struct llmroof_model *m, const struct llmroof
 
 double memory_kv_tokens_held(const struct llmroof_model *m, const struct llmroof_shard *sh, double context)
 {
-    const double one = stage_kv_elems(m, sh, 1.0);
-    return one > 0 ? stage_kv_elems(m, sh, context) / one : context;
+    /* a ratio: every attention layer holds the same bytes per token, so any element size serves */
+    const double one = stage_kv_bytes(m, sh, 1.0, 2.0);
+    return one > 0 ? stage_kv_bytes(m, sh, context, 2.0) / one : context;
 }
 
 /* Recurrent state elements one sequence holds on one GPU of the fullest stage (TP splits the heads). */
@@ -284,8 +287,8 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
     if (o->util_of_free && out->free_bytes_per_gpu > 0)
         out->free_bytes_per_gpu *= o->mem_util;
     out->kv_capacity_bytes_per_gpu = out->free_bytes_per_gpu > 0 ? out->free_bytes_per_gpu : 0;
-    out->kv_bytes_per_token = arch_kv_elems_per_token(m) * kvb;
-    out->kv_bytes_per_seq_per_gpu = stage_kv_elems(m, &sh, (double)context_len) * kvb;
+    out->kv_bytes_per_token = arch_kv_bytes_per_token(m, kvb);
+    out->kv_bytes_per_seq_per_gpu = stage_kv_bytes(m, &sh, (double)context_len, kvb);
     out->kv_bytes_per_token_per_gpu = out->kv_bytes_per_seq_per_gpu / (double)context_len;
     out->context_len = context_len;
     /* recurrent layers: one state per sequence, whatever its length (layers.h) */

@@ -338,7 +338,7 @@ static void set_context(const struct llmroof_model *m, const struct llmroof_shar
          * (sum of min(j, k) pairs, at most new * k distinct keys), model/layers.h. The few-query
          * sequences keep their share of the capped pairs and keys (proportional split). */
         const double nn = T / S, past = keys / S - nn > 0 ? keys / S - nn : 0.0, kk = (double)m->dsa_top_k;
-        op[LLMROOF_OP_DSA_INDEX] = layers_dsa_op(m, T, pairs, keys, a, w, k);
+        op[LLMROOF_OP_DSA_INDEX] = layers_dsa_op(m, T, pairs, keys, a, w);
         op[LLMROOF_OP_DSA_INDEX].count = L;
         const double npairs = S * arch_attn_pairs(nn, past, kk, false);
         const double nkeys = S * (nn + past < nn * kk ? nn + past : nn * kk);

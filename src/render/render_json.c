@@ -380,7 +380,7 @@ char *render_json_show_model(const struct llmroof_model *m)
     cJSON_AddNumberToObject(d, "params_embedding", p.embedding);
     cJSON_AddNumberToObject(d, "params_lm_head", p.lm_head);
     cJSON_AddNumberToObject(d, "weight_bytes_fp16", p.total * 2.0);
-    cJSON_AddNumberToObject(d, "kv_bytes_per_token_fp16", arch_kv_elems_per_token(m) * 2.0);
+    cJSON_AddNumberToObject(d, "kv_bytes_per_token_fp16", arch_kv_bytes_per_token(m, 2.0));
     if (arch_state_elems_per_seq(m) > 0) /* recurrent layers only: the other models' documents stay as they were */
         cJSON_AddNumberToObject(d, "state_bytes_per_seq_fp16", arch_state_elems_per_seq(m) * 2.0);
     return finish(o);

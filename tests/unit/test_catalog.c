@@ -843,6 +843,19 @@ static void import_hf_rejects_unsupported_and_inconsistent_configs(void **state)
     assert_int_equal(m.head_dim, 256);
     assert_int_equal(import("bad-glm5-qk-head-dim.json", "x", &m, &err), LLMROOF_EINPUT);
     assert_non_null(strstr(err.msg, "field 'qk_head_dim' (192) is not qk_nope_head_dim + qk_rope_head_dim (256)"));
+    /* GLM-5.2's indexer schedule shares indexers across layers, which llmroof does not model: refused,
+     * not read as every layer's own indexer (it had been a warning) */
+    assert_int_equal(import("bad-glm5-indexer-types.json", "x", &m, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "field 'indexer_types'"));
+    /* an MLA family without its latent had read as plain attention, its MLA widths dropped */
+    assert_int_equal(import("bad-glm5-no-latent.json", "x", &m, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "field 'kv_lora_rank' is missing: model_type glm_moe_dsa"));
+    /* transformers' re-saved GLM-5 config lists its 3 dense layers then 75 MoE ones: the same model */
+    struct llmroof_model g5, g5l;
+    assert_int_equal(import("glm-5.json", "x", &g5, &err), LLMROOF_OK);
+    assert_int_equal(import("glm-5-mlp-layer-types.json", "x", &g5l, &err), LLMROOF_OK);
+    assert_int_equal(g5l.moe_first_dense, 3);
+    assert_rel_close(arch_params(&g5l).total, arch_params(&g5).total, 0);
     assert_int_equal(import("bad-type.json", "x", &m, &err), LLMROOF_EINPUT);
     assert_non_null(strstr(err.msg, "field 'hidden_size' must be a number"));
     assert_int_equal(import("llama-2-7b.json", "Bad Name", &m, &err), LLMROOF_EINPUT);

@@ -396,8 +396,16 @@ static void dsa_decode_attention_stops_growing_past_top_k(void **state)
     const struct llmroof_op *i1 = &o1.op[LLMROOF_OP_DSA_INDEX], *i2 = &o2.op[LLMROOF_OP_DSA_INDEX];
     assert_rel_close(i1->count, 61, 0);
     assert_rel_close(i2->flops - i1->flops, 16512.0 * (100000.0 - 4096.0), 1e-12);
-    /* its cache: 128 elements per token beside the 576 of the latent and rope key */
-    assert_rel_close(arch_kv_elems_per_token(&m), 61.0 * (512 + 64 + 128), 0);
+    /* its cache: the 576 elements of the latent and rope key at the KV dtype, and beside them the
+     * indexer's key as vLLM and SGLang cache it whatever that dtype, 128 fp8 bytes and one fp32
+     * scale: 61 x (576 x 2 + 132) = 78,324 B a token at 16 bits, 61 x (576 + 132) = 43,188 at fp8
+     * (it was charged 128 elements at the KV dtype: 85,888 and 42,944) */
+    assert_rel_close(arch_kv_elems_per_token(&m), 61.0 * (512 + 64), 0);
+    assert_rel_close(layers_dsa_key_bytes(&m), 132.0, 0);
+    assert_rel_close(arch_kv_bytes_per_token(&m, 2.0), 78324.0, 0);
+    assert_rel_close(arch_kv_bytes_per_token(&m, 1.0), 43188.0, 0);
+    /* the indexer reads its cache at those bytes: 100,000 - 4,096 more keys x 132 B a layer */
+    assert_rel_close(i2->bytes - i1->bytes, 132.0 * (100000.0 - 4096.0), 1e-12);
 }
 
 static void memory_counts_the_state_in_the_max_batch(void **state)
