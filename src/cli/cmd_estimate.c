@@ -222,17 +222,32 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
     const struct llmroof_layout lay = cli_layout(&x.s);
     if ((rc = memory_eval_layout(m, g, &lay, &setup.dt, ctx_len, &x.s.mem, &mem, &err)))
         return cli_fail(c, &err);
-    memory_fit_batch(&mem, req.batch);
-    if (spec.draft) {
-        /* the draft model's weights come out of the KV cache (as the simulator's, serve/sim.c) */
-        struct llmroof_memory dm;
-        if ((rc = memory_eval(spec.draft, g, setup.tp, &setup.dt, ctx_len, &x.s.mem, &dm, &err)))
+    if (x.sp.method) {
+        /* the drafter's weights and cache come out of the KV cache, on every GPU, as the simulator
+         * takes them (serve/sim.c): a draft model its own; an EAGLE head or MTP module about one
+         * layer and one attention layer's K/V per token; Medusa's heads about one layer, no cache */
+        struct llmroof_mem_opts mo = x.s.mem;
+        if (spec.draft) {
+            struct llmroof_memory dm;
+            if ((rc = memory_eval(spec.draft, g, setup.tp, &setup.dt, ctx_len, &x.s.mem, &dm, &err)))
+                return cli_fail(c, &err);
+            if (dm.weights_bytes_per_gpu >= mem.kv_capacity_bytes_per_gpu)
+                return cli_usage_error(c, "option '--spec': the draft model %s (%.2f GiB of weights per GPU) does not "
+                                          "fit beside %s on %d x %s: no memory is left for the KV cache; use a smaller "
+                                          "draft",
+                                       spec.draft->id, dm.weights_bytes_per_gpu / 1073741824.0, m->id, setup.tp, g->id);
+            mo.drafter_bytes = dm.weights_bytes_per_gpu;
+            mo.drafter_kv_bytes = dm.kv_bytes_per_token_per_gpu;
+        } else {
+            mo.drafter_bytes = mem.weights_bytes_per_gpu / (double)m->layers;
+            const double layers = (double)arch_attn_layers(m);
+            if (spec.drafter == LLMROOF_DRAFTER_HEAD && layers > 0)
+                mo.drafter_kv_bytes = mem.kv_bytes_per_token_per_gpu / layers;
+        }
+        if ((rc = memory_eval_layout(m, g, &lay, &setup.dt, ctx_len, &mo, &mem, &err)))
             return cli_fail(c, &err);
-        if (dm.weights_bytes_per_gpu >= mem.kv_capacity_bytes_per_gpu * (double)mem.attn_dp)
-            return cli_usage_error(c, "option '--spec': the draft model %s (%.2f GiB of weights per GPU) does not fit "
-                                      "beside %s on %d x %s: no memory is left for the KV cache; use a smaller draft",
-                                   spec.draft->id, dm.weights_bytes_per_gpu / 1073741824.0, m->id, setup.tp, g->id);
     }
+    memory_fit_batch(&mem, req.batch);
 
     enum llmroof_dtype fit_dt;
     if (mem.fit == LLMROOF_FIT_WEIGHTS &&
@@ -432,9 +447,11 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
     table_free(&t);
 
     if (c->format == TABLE_TEXT || c->format == TABLE_MD) {
-        sbuf_printf(&c->out, "\nmemory per GPU at a %ld-token context: weights %s, KV %s per token; ", ctx_len,
-                    cli_fmt_bytes(mem.weights_bytes_per_gpu, b1, sizeof b1),
-                    cli_fmt_bytes(mem.kv_bytes_per_token_per_gpu, b2, sizeof b2));
+        sbuf_printf(&c->out, "\nmemory per GPU at a %ld-token context: weights %s", ctx_len,
+                    cli_fmt_bytes(mem.weights_bytes_per_gpu, b1, sizeof b1));
+        if (mem.drafter_bytes_per_gpu > 0)
+            sbuf_printf(&c->out, " + drafter %s", cli_fmt_bytes(mem.drafter_bytes_per_gpu, b1, sizeof b1));
+        sbuf_printf(&c->out, ", KV %s per token; ", cli_fmt_bytes(mem.kv_bytes_per_token_per_gpu, b2, sizeof b2));
         if (mem.fits)
             sbuf_printf(&c->out, "fits, max batch %.0f at this context\n", mem.max_batch);
         else if (mem.fit == LLMROOF_FIT_WEIGHTS)

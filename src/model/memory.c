@@ -278,8 +278,9 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
     }
     out->workspace_bytes_per_gpu = o->workspace_set ? o->workspace_bytes : default_workspace(m, &sh, dt, o);
     out->reserve_bytes_per_gpu = o->reserve_bytes;
+    out->drafter_bytes_per_gpu = o->drafter_bytes > 0 ? o->drafter_bytes : 0.0;
     out->free_bytes_per_gpu = out->usable_bytes - out->weights_bytes_per_gpu - out->workspace_bytes_per_gpu
-                            - out->reserve_bytes_per_gpu;
+                            - out->reserve_bytes_per_gpu - out->drafter_bytes_per_gpu;
     /* TensorRT-LLM sizes its KV pool once the engine is loaded: free_gpu_memory_fraction (0.9) of
      * the free memory (KvCacheConfig); LMDeploy's cache_max_entry_count (0.8 since v0.2.1) likewise.
      * Llama-3.1-70B fp8 on one H100: 0.9 x (79.18 - 65.71 - 0.55 - 1) = 10.7 GiB, where vLLM's
@@ -288,7 +289,9 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
         out->free_bytes_per_gpu *= o->mem_util;
     out->kv_capacity_bytes_per_gpu = out->free_bytes_per_gpu > 0 ? out->free_bytes_per_gpu : 0;
     out->kv_bytes_per_token = arch_kv_bytes_per_token(m, kvb);
-    out->kv_bytes_per_seq_per_gpu = stage_kv_bytes(m, &sh, (double)context_len, kvb);
+    /* a drafter's cache beside the target's: every token the target holds (serve/sim.c holds it so) */
+    out->kv_bytes_per_seq_per_gpu = stage_kv_bytes(m, &sh, (double)context_len, kvb) +
+                                    (o->drafter_kv_bytes > 0 ? o->drafter_kv_bytes * (double)context_len : 0.0);
     out->kv_bytes_per_token_per_gpu = out->kv_bytes_per_seq_per_gpu / (double)context_len;
     out->context_len = context_len;
     /* recurrent layers: one state per sequence, whatever its length (layers.h) */

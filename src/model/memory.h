@@ -18,6 +18,9 @@ struct llmroof_mem_opts {
     double max_batched_tokens;  /* tokens of the largest forward (derives the workspace) */
     double max_seqs;            /* sequences of the largest forward (logits workspace) */
     long block_size;            /* paged-KV block in tokens; <= 1 means unpaged */
+    double drafter_bytes;       /* a speculative drafter's weights per GPU beside the target's (a draft
+                                   model's, or an EAGLE/MTP head's layer), bytes; 0: none */
+    double drafter_kv_bytes;    /* K/V the drafter caches per token per GPU beside the target's, bytes */
 };
 /* mem_util 0.90, reserve 1 GiB, derived workspace from 2048 tokens and 256 sequences
  * (vLLM's defaults), no paging. */
@@ -32,6 +35,7 @@ struct llmroof_memory {
     double visible_bytes;             /* what the runtime reports of it (catalog memory_visible_bytes) */
     double usable_bytes;              /* visible * mem_util, as vLLM and SGLang take it (util_of_free: visible) */
     double weights_bytes_per_gpu;     /* this rank's weight shard */
+    double drafter_bytes_per_gpu;     /* a speculative drafter's weights beside it (mem_opts) */
     double weights_bytes_total;       /* all ranks' weights (replicas counted) */
     double workspace_bytes_per_gpu;   /* activation workspace */
     double reserve_bytes_per_gpu;     /* runtime reserve */

@@ -428,6 +428,8 @@ static void add_memory_fields(cJSON *o, const struct llmroof_memory *mem)
     cJSON_AddNumberToObject(o, "weights_bytes_per_gpu", mem->weights_bytes_per_gpu);
     cJSON_AddNumberToObject(o, "workspace_bytes_per_gpu", mem->workspace_bytes_per_gpu);
     cJSON_AddNumberToObject(o, "reserve_bytes_per_gpu", mem->reserve_bytes_per_gpu);
+    if (mem->drafter_bytes_per_gpu > 0) /* estimate --spec: the drafter's weights beside the target's */
+        cJSON_AddNumberToObject(o, "drafter_bytes_per_gpu", mem->drafter_bytes_per_gpu);
     cJSON_AddNumberToObject(o, "kv_capacity_bytes_per_gpu", mem->kv_capacity_bytes_per_gpu);
     cJSON_AddNumberToObject(o, "kv_bytes_per_token", mem->kv_bytes_per_token);
     cJSON_AddNumberToObject(o, "kv_bytes_per_token_per_gpu", mem->kv_bytes_per_token_per_gpu);

@@ -921,7 +921,9 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
         struct llmroof_memory dm;
         if ((rc = memory_eval(c->spec.draft, s->gpu, s->tp, &s->dt, 1, &mo, &dm, err)))
             return rc;
-        cap_bytes -= dm.weights_bytes_per_gpu;
+        /* on every GPU: the instance's capacity counts attn_dp replicas' GPUs (review of session 33:
+         * a drafter was taken from one replica's share only) */
+        cap_bytes -= dm.weights_bytes_per_gpu * (double)mem.attn_dp;
         per_token += dm.kv_bytes_per_token_per_gpu;
         if (cap_bytes <= 0) /* the draft is what does not fit: name it, not the target */
             return llmroof_err_set(err, LLMROOF_EINPUT,
@@ -930,7 +932,8 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
                                    c->spec.draft->id, dm.weights_bytes_per_gpu / 1073741824.0, s->model->id, s->tp,
                                    s->gpu->id);
     } else if (c->spec.kind != SIM_SPEC_NONE && !(e->prefill_only && c->spec.kind == SIM_SPEC_MEDUSA)) {
-        cap_bytes -= mem.weights_bytes_per_gpu / (double)s->model->layers; /* the head: about one layer */
+        /* the head: about one layer, on every GPU */
+        cap_bytes -= mem.weights_bytes_per_gpu / (double)s->model->layers * (double)mem.attn_dp;
         /* an EAGLE head and an MTP module are a decoder layer with its own attention: every token
          * the target caches, the head caches too, one full layer's K/V (vLLM's EAGLE and MTP
          * proposers take their layer's blocks from the same KV pool); Medusa's heads are MLPs

@@ -2,6 +2,7 @@
 #include "helpers.h"
 
 #include "serve/sim.h"
+#include "model/arch.h"
 #include "model/stepcost.h"
 
 static struct sim_config config(const struct llmroof_catalog *cat, const char *m, const char *g, int tp,
@@ -1013,6 +1014,52 @@ static void an_eagle_head_holds_its_whole_context_beside_a_windowed_target(void 
     assert_int_equal(r.completed, 4);
     assert_rel_close(r.max_batch_at_mean_len, (double)r.kv_blocks_total * 16.0 / 15713.44, 1e-9);
     sim_result_free(&r);
+    catalog_free(&cat);
+}
+
+/* A drafter's weights sit on every GPU: the simulator's KV pool and estimate's memory line take
+ * them alike. Llama-3.1-8B on one H100 with an EAGLE head: one layer's weights (1/32 of them)
+ * and one layer's K/V per token beside the target's. Qwen3-30B-A3B with data-parallel attention
+ * over 2 GPUs (EP 2): each GPU holds the head, so the instance loses 2 x its bytes; the
+ * simulator had taken them from one replica's share only. */
+static void a_drafter_takes_its_memory_on_every_gpu(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 512, 16, NULL, 0 };
+    static const char *const models[2] = { "llama-3.1-8b", "qwen3-30b-a3b" };
+    for (int k = 0; k < 2; k++) {
+        struct sim_config c = config(&cat, models[k], "h100-sxm5-80gb", 1, &w);
+        if (k == 1) {
+            c.setup.layout.ep = 2;
+            c.setup.layout.dp_attn = true;
+        }
+        c.mode = SIM_OFFLINE;
+        c.requests = 2;
+        c.spec = (struct sim_spec){ SIM_SPEC_EAGLE, 2, 0.5, NULL, 0, 0 };
+        struct sim_result r;
+        run(&c, &r);
+        /* the memory line's figure: the same options, the head's share given */
+        struct llmroof_mem_opts mo = c.mem;
+        mo.max_batched_tokens = (double)c.max_batched_tokens;
+        mo.max_seqs = (double)c.max_seqs;
+        mo.block_size = 16;
+        struct llmroof_layout lay = c.setup.layout;
+        lay.tp = c.setup.tp;
+        struct llmroof_memory base, mem;
+        struct llmroof_err err = { 0 };
+        assert_int_equal(memory_eval_layout(c.setup.model, c.setup.gpu, &lay, &c.setup.dt, 1, &mo, &base, &err), 0);
+        mo.drafter_bytes = base.weights_bytes_per_gpu / (double)c.setup.model->layers;
+        mo.drafter_kv_bytes = base.kv_bytes_per_token_per_gpu / (double)arch_attn_layers(c.setup.model);
+        assert_int_equal(memory_eval_layout(c.setup.model, c.setup.gpu, &lay, &c.setup.dt, 1, &mo, &mem, &err), 0);
+        print_message("%s: simulate %.0f KV tokens, memory with the head %.0f (without %.0f)\n", models[k],
+                      r.kv_capacity_tokens, mem.kv_capacity_tokens, base.kv_capacity_tokens);
+        /* equal but for the replicas' block rounding */
+        assert_true(fabs(r.kv_capacity_tokens - mem.kv_capacity_tokens) <= 16.0 * base.attn_dp);
+        assert_true(mem.kv_capacity_tokens < base.kv_capacity_tokens);
+        sim_result_free(&r);
+    }
     catalog_free(&cat);
 }
 
@@ -3281,6 +3328,7 @@ int main(void)
         cmocka_unit_test(a_windowed_prompt_holds_its_chunk_while_it_runs),
         cmocka_unit_test(a_shared_prefix_leaves_each_windowed_sequence_its_own_window),
         cmocka_unit_test(an_eagle_head_holds_its_whole_context_beside_a_windowed_target),
+        cmocka_unit_test(a_drafter_takes_its_memory_on_every_gpu),
         cmocka_unit_test(a_short_trace_is_a_burst_not_an_overload),
         cmocka_unit_test(no_evict_admission_never_preempts),
         cmocka_unit_test(wait_admission_stalls_then_flushes_everyone),
