@@ -148,7 +148,9 @@ double arch_kv_elems_per_token_layer(const struct llmroof_model *m)
 
 double arch_kv_bytes_per_token_layer(const struct llmroof_model *m, double kv_bytes)
 {
-    return arch_kv_elems_per_token_layer(m) * kv_bytes + layers_dsa_key_bytes(m);
+    if (arch_is_mla(m))
+        return layers_mla_latent_bytes(m, kv_bytes) + layers_dsa_key_bytes(m);
+    return arch_kv_elems_per_token_layer(m) * kv_bytes;
 }
 
 double arch_kv_bytes_per_token(const struct llmroof_model *m, double kv_bytes)

@@ -212,6 +212,17 @@ double layers_dsa_key_bytes(const struct llmroof_model *m)
     return di + ceil(di / 128.0) * 4.0;
 }
 
+double layers_mla_latent_bytes(const struct llmroof_model *m, double kv_bytes)
+{
+    const double r = (double)m->kv_lora_rank, p = (double)m->qk_rope_dim;
+    /* vLLM's FlashMLASparse backend turns an fp8 cache into "fp8_ds_mla", 656 bytes a token (its
+     * get_kv_cache_shape; the layout FlashMLA's sparse kernels read): 512 fp8 values, 4 fp32
+     * scales, 64 bf16 rope values */
+    if (m->dsa_top_k > 0 && kv_bytes < 2.0)
+        return r + ceil(r / 128.0) * 4.0 + 2.0 * p;
+    return (r + p) * kv_bytes;
+}
+
 struct llmroof_op layers_dsa_op(const struct llmroof_model *m, double T, double pairs, double keys, double a, double w)
 {
     const double h = (double)m->hidden, Hi = (double)m->dsa_heads, di = (double)m->dsa_head_dim;

@@ -52,6 +52,10 @@ double layers_dsa_params(const struct llmroof_model *m);
 /* Bytes the indexer caches per token of one layer, whatever the KV dtype: its key in fp8 and one
  * fp32 scale per 128 (132 at a key of 128; 0 without DSA). */
 double layers_dsa_key_bytes(const struct llmroof_model *m);
+/* Bytes of one token's MLA latent and rope key at kv_bytes per element: (r + p) kv_bytes, but an
+ * 8-bit cache of a DSA model is FlashMLA's sparse fp8 layout, the latent in fp8 with one fp32
+ * scale per 128 and the rope key in 16 bits (656 B at r 512, p 64). */
+double layers_mla_latent_bytes(const struct llmroof_model *m, double kv_bytes);
 /* The indexer of one layer: scores every (query, past key) pair, `pairs`, over its own cache
  * of `keys` keys (layers_dsa_key_bytes each); T new tokens. */
 struct llmroof_op layers_dsa_op(const struct llmroof_model *m, double T, double pairs, double keys, double a, double w);

@@ -310,8 +310,13 @@ static inline double per_replica(double x, double rep)
  * windowed layers), the K/V part of its bytes, and MLA's decompressing up-projection.
  * ops_set_context with the layer counts and element sizes ops_build has already derived */
 static void set_context(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_batch *b,
-                        const struct arch_layer_kinds *kinds, double a, double w, double k, struct llmroof_oplist *out)
+                        const struct arch_layer_kinds *kinds, double a, double w, double k_elem, struct llmroof_oplist *out)
 {
+    /* the bytes a cached element reads as: a DSA model's 8-bit latent is FlashMLA's sparse fp8
+     * layout, scales and a 16-bit rope key included (layers_mla_latent_bytes) */
+    const double k = arch_is_mla(m) && m->dsa_top_k > 0
+                         ? layers_mla_latent_bytes(m, k_elem) / ((double)m->kv_lora_rank + (double)m->qk_rope_dim)
+                         : k_elem;
     const double rep = sh->attn_dp > 1 ? (double)sh->attn_dp : 1.0;
     const double T = per_replica(b->tokens, rep), S = per_replica(b->seqs, rep);
     const double d = (double)m->head_dim, L = (double)kinds->attn; /* attention layers */

@@ -398,12 +398,14 @@ static void dsa_decode_attention_stops_growing_past_top_k(void **state)
     assert_rel_close(i2->flops - i1->flops, 16512.0 * (100000.0 - 4096.0), 1e-12);
     /* its cache: the 576 elements of the latent and rope key at the KV dtype, and beside them the
      * indexer's key as vLLM and SGLang cache it whatever that dtype, 128 fp8 bytes and one fp32
-     * scale: 61 x (576 x 2 + 132) = 78,324 B a token at 16 bits, 61 x (576 + 132) = 43,188 at fp8
-     * (it was charged 128 elements at the KV dtype: 85,888 and 42,944) */
+     * scale: 61 x (576 x 2 + 132) = 78,324 B a token at 16 bits; at 8 bits the latent is FlashMLA's
+     * sparse fp8 layout, 512 fp8 + 4 fp32 scales + 64 bf16 rope = 656 B: 61 x (656 + 132) = 48,068
+     * (it was charged 704 elements at the KV dtype: 85,888 and 42,944) */
     assert_rel_close(arch_kv_elems_per_token(&m), 61.0 * (512 + 64), 0);
     assert_rel_close(layers_dsa_key_bytes(&m), 132.0, 0);
+    assert_rel_close(layers_mla_latent_bytes(&m, 1.0), 656.0, 0);
     assert_rel_close(arch_kv_bytes_per_token(&m, 2.0), 78324.0, 0);
-    assert_rel_close(arch_kv_bytes_per_token(&m, 1.0), 43188.0, 0);
+    assert_rel_close(arch_kv_bytes_per_token(&m, 1.0), 48068.0, 0);
     /* the indexer reads its cache at those bytes: 100,000 - 4,096 more keys x 132 B a layer */
     assert_rel_close(i2->bytes - i1->bytes, 132.0 * (100000.0 - 4096.0), 1e-12);
 }
