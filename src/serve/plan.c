@@ -185,15 +185,16 @@ bool plan_step_fixed_point(const struct llmroof_setup *s, const struct llmroof_s
  * - an iteration holds those B decodes plus the prompt tokens arriving meanwhile, X P t, at most
  *   the budget's room: a chunked step's budget less its decodes (vLLM and SGLang schedule the
  *   running decodes first and fill the rest with prompt chunks), a whole-prompt engine's budget;
- *   its roofline time t (plan_step_fixed_point) is TPOT, TTFT_service = t (prompt chunks + 1/2);
+ *   its roofline time t (plan_step_fixed_point; a prefill-first engine's decode iteration with its
+ *   share of prompt iterations, data-parallel attention's busiest replica) is TPOT, TTFT_service
+ *   = t (prompt chunks + 1/2);
  * - two resources cap the throughput: the sequence slots, X <= cap / S, and the prompt room,
- *   X <= room / (P t_full) where the prompts fill every step; a closed loop beyond either
- *   waits: R = N / X_max - Z, the wait added to TTFT.
- * Solved by damped fixed-point iteration on R. Means stand in for percentiles. Until session 33
+ *   X <= replicas x room / (P t_full) where the prompts fill every step; a closed loop beyond
+ *   either waits: R = N / X_max - Z, the wait added to TTFT.
+ * R = F(R) is solved by bisection (fast_latency). Means stand in for percentiles. Until session 33
  * the prompts were not held to the budget: Llama-3.1-70B at 2000-token prompts and a budget of
  * 256 read 149 users an instance, each step 565 prompt tokens, where the simulation serves 21-36. */
 struct fast_solve {
-    const struct plan_input *in;
     const struct llmroof_setup *s;
     const struct llmroof_shard *sh;
     double N, P, O, Z, cap, budget, chunks;
@@ -237,7 +238,7 @@ static void fast_latency(const struct plan_input *in, const struct llmroof_setup
 {
     const struct sim_config sc = plan_sim_config(in, s->gpu);
     /* a prompt runs on one rank: the per-rank budget sets its chunks and each step's room */
-    const struct fast_solve f = { in, s, sh, (double)users, P, O, (in->sim.think_min_s + in->sim.think_max_s) / 2,
+    const struct fast_solve f = { s, sh, (double)users, P, O, (in->sim.think_min_s + in->sim.think_max_s) / 2,
                                   cap_batch, (double)sc.max_batched_tokens,
                                   ceil(P / (double)sc.max_batched_tokens), sc.chunked_prefill, sc.prefill_first };
     /* F(R) - R is positive at R -> 0 (F >= the service time S > 0) and negative for R large
