@@ -226,6 +226,9 @@ static const struct hf_field fields[] = {
     { "num_logits_to_keep", HF_FREE, "" }, { "rope_theta_global", HF_FREE, "" }, { "use_mamba_kernels", HF_FREE, "" },
     { "image_token_id", HF_FREE, "" }, { "video_token_id", HF_FREE, "" }, { "vision_start_token_id", HF_FREE, "" },
     { "vision_end_token_id", HF_FREE, "" }, { "vision_token_id", HF_FREE, "" }, { "image_token_index", HF_FREE, "" },
+    /* token ids and cache settings whose names speak of an index or a cache (cost_like) but of no shape */
+    { "video_token_index", HF_FREE, "" }, { "boi_token_index", HF_FREE, "" }, { "eoi_token_index", HF_FREE, "" },
+    { "cache_implementation", HF_FREE, "" },
     { "projector_hidden_act", HF_FREE, "" }, { "multimodal_projector_bias", HF_FREE, "" },
     { "spatial_merge_size", HF_FREE, "" }, { "vision_feature_layer", HF_FREE, "" }, { "attn_implementation", HF_FREE, "" },
     { "_attn_implementation", HF_FREE, "" }, { "sep_token_id", HF_FREE, "" }, { "cls_token_id", HF_FREE, "" },
