@@ -248,6 +248,9 @@ struct engine {
     double wbatch, wkv;          /* time-weighted sums for the means */
     struct llmroof_batch *rb;    /* data-parallel attention: each replica's share of the iteration
                                     (sh.attn_dp entries, owned); NULL without */
+    bool *rprompt;               /* data-parallel attention under prefill-first scheduling: the
+                                    replicas holding prompt work in the iteration being built
+                                    (sh.attn_dp entries, owned); NULL without */
     long next_replica;           /* data-parallel attention: round-robin dispatch counter */
     long burst_left;             /* multi-step scheduling: decode iterations left in the current run */
     bool decode_turn;            /* sim_config.alternate_turns: the last iteration ran prompt chunks,
@@ -563,6 +566,9 @@ void sim_release(struct engine *e, struct rstate *rs);
 long sim_preempt_last(struct runner *r, struct engine *e, int replica);
 void sim_flush_all(struct runner *r, struct engine *e);
 void sim_schedule_running(struct runner *r, struct engine *e, struct iter *it);
+/* Prefill-first under data-parallel attention: the decodes of the replicas with no prompt work
+ * in the iteration (e->rprompt false), which their own schedulers run beside the others' prompts. */
+void sim_schedule_idle_replicas(struct runner *r, struct engine *e, struct iter *it);
 /* The running sequences still in their prompt alone (a chunked prompt of a prefill-first engine,
  * continued before new prompts are admitted: SGLang's chunked request). */
 void sim_schedule_prompts(struct runner *r, struct engine *e, struct iter *it);

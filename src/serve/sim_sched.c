@@ -192,7 +192,8 @@ static inline long budget_for(const struct engine *e, const struct iter *it, int
  * sequences still in their prompt alone (a prefill-first engine's chunked prompt, continued before
  * new admissions), the decoders left for an iteration without prefill work; with decodes_only the
  * decoders alone, the prompts in progress left for the next prompt iteration (alternate turns). */
-static void schedule_running(struct runner *r, struct engine *e, struct iter *it, bool prompts_only, bool decodes_only)
+static void schedule_running(struct runner *r, struct engine *e, struct iter *it, bool prompts_only, bool decodes_only,
+                             bool idle_replicas_only)
 {
     /* Decode steps of one token within the blocks held (most sequences of most iterations, without
      * speculation or data-parallel attention) take no per-sequence batch arithmetic: their count
@@ -220,6 +221,8 @@ static void schedule_running(struct runner *r, struct engine *e, struct iter *it
             continue; /* a decoder: it waits for an iteration without prefill work */
         if (decodes_only && rs->computed < rs->target)
             continue; /* a prompt in progress: it waits for the next prompt iteration */
+        if (idle_replicas_only && e->rprompt[rs->replica])
+            continue; /* its replica prefills this iteration: its decodes wait */
         if (rs->stage == 2) {
             /* finished inside a multi-step run (advance): its row computes a discarded token in
              * the blocks it holds (vLLM reserved the run's lookahead slots when it scheduled it),
@@ -308,17 +311,24 @@ static void schedule_running(struct runner *r, struct engine *e, struct iter *it
 
 void sim_schedule_running(struct runner *r, struct engine *e, struct iter *it)
 {
-    schedule_running(r, e, it, false, false);
+    schedule_running(r, e, it, false, false, false);
 }
 
 void sim_schedule_prompts(struct runner *r, struct engine *e, struct iter *it)
 {
-    schedule_running(r, e, it, true, false);
+    schedule_running(r, e, it, true, false, false);
 }
 
 void sim_schedule_decodes(struct runner *r, struct engine *e, struct iter *it)
 {
-    schedule_running(r, e, it, false, true);
+    schedule_running(r, e, it, false, true, false);
+}
+
+void sim_schedule_idle_replicas(struct runner *r, struct engine *e, struct iter *it)
+{
+    for (int k = 0; k < e->sh.attn_dp; k++)
+        e->rprompt[k] = e->rb[k].tokens > 0; /* only prompt work is in the iteration yet */
+    schedule_running(r, e, it, false, true, true);
 }
 
 /* TGI 2.x's router (router/src/infer/v3/scheduler.rs batching_task and queue.rs next_batch;

@@ -1063,6 +1063,40 @@ static void a_drafter_takes_its_memory_on_every_gpu(void **state)
     catalog_free(&cat);
 }
 
+/* Data-parallel attention under a prefill-first engine (SGLang): each replica is its own
+ * scheduler, so a replica's prompt iteration stalls its own decodes only, the others decode
+ * beside it and the prompt sets the step. Two 512-token prompts 0.1 s apart on Qwen3-30B-A3B,
+ * DPA 2 x EP 2: the second (replica 1) is prefilled while the first (replica 0) decodes, one
+ * iteration holding 1 prompt and 1 decode; before, that iteration held the prompt alone and the
+ * first request's decode waited. */
+static void a_replica_decodes_beside_another_replicas_prompt(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct trace_req reqs[2] = { { 0.0, 512, 64 }, { 0.1, 512, 64 } };
+    struct sim_config c = trace_config(&cat, reqs, 2);
+    c.setup = config(&cat, "qwen3-30b-a3b", "h100", 1, c.workload).setup;
+    c.setup.layout.ep = 2;
+    c.setup.layout.dp_attn = true;
+    c.prefill_first = true;
+    c.chunked_prefill = true;
+    c.record_iterations = true;
+    struct sim_result r;
+    run(&c, &r);
+    assert_int_equal(r.completed, 2);
+    long mixed = 0, alone = 0;
+    for (long i = 0; i < r.iterations; i++) {
+        mixed += r.iters[i].prefill_seqs == 1 && r.iters[i].decode_seqs == 1;
+        alone += r.iters[i].prefill_seqs > 0 && r.iters[i].decode_seqs == 0;
+    }
+    print_message("iterations: %ld, a prompt beside a decode %ld, prompts alone %ld\n", r.iterations, mixed, alone);
+    assert_int_equal(mixed, 1); /* the second prompt, on replica 1, beside replica 0's decode */
+    assert_int_equal(alone, 1); /* the first prompt, with nothing running */
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
 /* A trace's drawn rate is a steady load only over a window of a request life or more: four
  * 2,048 + 2,000-token requests within a second (the second half of the arrivals, 0.5 s, holds 1:
  * 2 requests/s, above Llama-2-7B's steady-state bound on an A100 for such requests) are a burst
@@ -3329,6 +3363,7 @@ int main(void)
         cmocka_unit_test(a_shared_prefix_leaves_each_windowed_sequence_its_own_window),
         cmocka_unit_test(an_eagle_head_holds_its_whole_context_beside_a_windowed_target),
         cmocka_unit_test(a_drafter_takes_its_memory_on_every_gpu),
+        cmocka_unit_test(a_replica_decodes_beside_another_replicas_prompt),
         cmocka_unit_test(a_short_trace_is_a_burst_not_an_overload),
         cmocka_unit_test(no_evict_admission_never_preempts),
         cmocka_unit_test(wait_admission_stalls_then_flushes_everyone),
