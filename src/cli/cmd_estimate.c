@@ -239,10 +239,7 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
             mo.drafter_bytes = dm.weights_bytes_per_gpu;
             mo.drafter_kv_bytes = dm.kv_bytes_per_token_per_gpu;
         } else {
-            mo.drafter_bytes = mem.weights_bytes_per_gpu / (double)m->layers;
-            const double layers = (double)arch_attn_layers(m);
-            if (spec.drafter == LLMROOF_DRAFTER_HEAD && layers > 0)
-                mo.drafter_kv_bytes = mem.kv_bytes_per_token_per_gpu / layers;
+            memory_head_drafter(m, &mem, spec.drafter == LLMROOF_DRAFTER_HEAD, &mo.drafter_bytes, &mo.drafter_kv_bytes);
         }
         if ((rc = memory_eval_layout(m, g, &lay, &setup.dt, ctx_len, &mo, &mem, &err)))
             return cli_fail(c, &err);

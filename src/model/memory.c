@@ -339,3 +339,11 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
     }
     return LLMROOF_OK;
 }
+
+void memory_head_drafter(const struct llmroof_model *m, const struct llmroof_memory *target, bool caches,
+                         double *bytes_per_gpu, double *kv_bytes_per_token_per_gpu)
+{
+    const double layers = (double)arch_attn_layers(m);
+    *bytes_per_gpu = target->weights_bytes_per_gpu / (double)m->layers;
+    *kv_bytes_per_token_per_gpu = caches && layers > 0 ? target->kv_bytes_per_token_per_gpu / layers : 0.0;
+}

@@ -943,15 +943,15 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
                                    c->spec.draft->id, dm.weights_bytes_per_gpu / 1073741824.0, s->model->id, s->tp,
                                    s->gpu->id);
     } else if (c->spec.kind != SIM_SPEC_NONE && !(e->prefill_only && c->spec.kind == SIM_SPEC_MEDUSA)) {
-        /* the head: about one layer, on every GPU */
-        cap_bytes -= mem.weights_bytes_per_gpu / (double)s->model->layers * (double)mem.attn_dp;
-        /* an EAGLE head and an MTP module are a decoder layer with its own attention: every token
-         * the target caches, the head caches too, one full layer's K/V (vLLM's EAGLE and MTP
-         * proposers take their layer's blocks from the same KV pool); Medusa's heads are MLPs
-         * and cache nothing. Llama-3.1-8B: 131,072 B per token, 4,096 more. */
-        const double all = arch_kv_elems_per_token(s->model);
-        if (c->spec.kind != SIM_SPEC_MEDUSA && all > 0)
-            per_token += mem.kv_bytes_per_token_per_gpu * arch_kv_elems_per_token_layer(s->model) / all;
+        /* the head: about one layer, on every GPU. An EAGLE head and an MTP module are a decoder
+         * layer with its own attention: every token the target caches, the head caches too, one
+         * full layer's K/V (vLLM's EAGLE and MTP proposers take their layer's blocks from the same
+         * KV pool); Medusa's heads are MLPs and cache nothing. Llama-3.1-8B: 131,072 B per token,
+         * 4,096 more (memory_head_drafter, which estimate --spec takes too) */
+        double head_bytes, head_kv;
+        memory_head_drafter(s->model, &mem, c->spec.kind != SIM_SPEC_MEDUSA, &head_bytes, &head_kv);
+        cap_bytes -= head_bytes * (double)mem.attn_dp;
+        per_token += head_kv;
     }
     /* the drafter's share of a token's K/V, which its own rule holds (held_tokens) */
     e->kv_extra_share = per_token > 0 ? (per_token - mem.kv_bytes_per_token_per_gpu) / per_token : 0.0;
