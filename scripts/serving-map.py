@@ -134,7 +134,7 @@ for r in rows:
              wdt='', kvdt='', tp='', ep='', dp_attn='', instances='1', disagg='', workload='', load='', requests='',
              metric='', stat='', divide='1', slo='', spec='', base='', notes='', skip='',
              max_seqs='', max_batched_tokens='', chunked='', sched_steps='', engine_use_ray='',
-             max_paddings='', api_server='')
+             max_paddings='', api_server='', kv_blocks='')
     notes=[]; skip=[]
     fw=r['framework']; met=r['metric']; unit=r['unit']
     # the engine settings the row states (vLLM and TGI flags in its notes)
@@ -150,6 +150,10 @@ for r in rows:
     if mi and 'tgi' in fw.lower() and '--max-batch-prefill-tokens' not in r['notes']:
         m['max_batched_tokens']=str(int(mi.group(1))+50)
         notes.append('prefill budget %d: TGI 2.x defaults it to the stated --max-input-tokens + 50' % (int(mi.group(1))+50))
+    # the KV pool the source's engine logged (vLLM's "# GPU blocks"): the run's memory settings, which
+    # the row may leave unstated, sized it, and simulate --kv-blocks takes it as given
+    kb=re.search(r'KV cache capacity (\d+) GPU blocks', r['notes'])
+    if kb: m['kv_blocks']=kb.group(1); notes.append('KV pool of %s blocks as the source logged it' % kb.group(1))
     if 'chunked prefill off' in r['notes']:
         m['chunked']='0'
         # vLLM's SchedulerConfig without chunked prefill: max_num_batched_tokens = max(max_model_len, 2048)

@@ -192,7 +192,7 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
     if (!g)
         return 2;
 
-    struct llmroof_setup setup = { m, g, (int)x.s.tp, ckpt_dtypes(m, cli_dtypes(&x.s), x.s.have_weight), roofline_effs(g, &x.s.eff),
+    struct llmroof_setup setup = { m, g, (int)x.s.tp, ckpt_dtypes(m, x.s.eff.engine, cli_dtypes(&x.s), x.s.have_weight), roofline_effs(g, &x.s.eff),
                                    cli_layout(&x.s) };
     cli_note_arch(c, g, x.s.eff.engine);
     struct llmroof_request req = { x.s.batch, x.s.prompt, x.s.output };

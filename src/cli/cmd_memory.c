@@ -71,7 +71,7 @@ int cmd_memory(struct cli *c, int argc, char **argv)
     const struct llmroof_gpu *g = cli_gpu(c, s.gpu);
     if (!g)
         return 2;
-    struct llmroof_dtypes dt = ckpt_dtypes(m, cli_dtypes(&s), s.have_weight);
+    struct llmroof_dtypes dt = ckpt_dtypes(m, s.eff.engine, cli_dtypes(&s), s.have_weight);
     struct llmroof_memory mem;
     struct llmroof_err err = { 0 };
     const struct llmroof_layout lay = cli_layout(&s);

@@ -161,7 +161,7 @@ static void show_model(struct table *t, const struct llmroof_model *m)
     enum llmroof_dtype ckpt_w;
     if (!m->ckpt_per_op && ckpt_weight_dtype(m, &ckpt_w) && ckpt_w == LLMROOF_FP8) {
         /* block fp8: W8A8 GEMMs under 16-bit activations (docs/model.md "Mixed-precision checkpoints") */
-        struct llmroof_dtypes own = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16 };
+        struct llmroof_dtypes own = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false };
         enum llmroof_dtype low;
         if (ops_ckpt_lowp_modules(m, &own, &low))
             kv(t, "checkpoint_gemm_compute", dtype_name(low),
@@ -177,7 +177,7 @@ static void show_model(struct table *t, const struct llmroof_model *m)
                 len += w > 0 ? (size_t)w : 0;
             }
         kv(t, "checkpoint_excluded", len ? ex : "-", "bf16 GEMMs");
-        struct llmroof_dtypes own = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16 };
+        struct llmroof_dtypes own = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false };
         enum llmroof_dtype low;
         const unsigned mods = ops_ckpt_lowp_modules(m, &own, &low);
         kv(t, "checkpoint_gemm_compute", mods ? dtype_name(low) : "bf16",
@@ -272,6 +272,9 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
     kvn(t, "kernel_factor", "%.2f", e->kernel_factor > 0 ? e->kernel_factor : 1.0, "kernels launched per fused kernel ops.c declares");
     kv(t, "attention_kernel", attn_kernel_name(e->attention), "");
     kvb(t, "kv_per_query_head", e->kv_per_query_head, "decode attention reads K/V once per query head");
+    kvb(t, "quantized_head", e->quantized_head,
+        e->quantized_head ? "quantized weights include the embedding, LM head and MoE router"
+                          : "below 16-bit weights the embedding, LM head and MoE router stay 16-bit");
     if (e->kv_heads_per_read > 0)
         kvn(t, "kv_heads_per_read", "%.0f", (double)e->kv_heads_per_read, "query heads decode attention serves per K/V read");
     else

@@ -15,7 +15,7 @@ enum { OPT_MBT = 1, OPT_MAXSEQS, OPT_NOCHUNK, OPT_CONC, OPT_REQS, OPT_THINK, OPT
        OPT_SEED, OPT_REQOUT, OPT_TRACEOUT, OPT_SW_MBT, OPT_SW_RATE, OPT_SW_CONC, OPT_SVG, OPT_RANGE, OPT_SCENARIO,
        OPT_TTFT, OPT_TPOT, OPT_PCT, OPT_PCACHE, OPT_PREFIX, OPT_INST, OPT_ROUTER,
        OPT_PPOOL, OPT_DPOOL, OPT_KVLINK, OPT_WARMUP, OPT_BAND, OPT_ADMIT, OPT_MAXLEN, OPT_MAXPAD, OPT_NOAPI, OPT_STATIC,
-       OPT_SCHEDSTEPS };
+       OPT_SCHEDSTEPS, OPT_KVBLOCKS };
 enum { OPT_QUIET = 200 }; /* apart: other options append to the list above */
 
 struct ctx {
@@ -86,6 +86,8 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         x->max_paddings = v;
         x->have_maxpad = true;
         return rc;
+    case OPT_KVBLOCKS: /* vLLM's --num-gpu-blocks-override: the KV pool a run states (its log's "# GPU blocks") */
+        return cli_long(c, "kv-blocks", arg, 1, SIM_KV_BLOCKS_MAX, &x->cfg.kv_blocks);
     case OPT_SCHEDSTEPS: /* vLLM 0.6's --num-scheduler-steps: one scheduling pass per N decode iterations */
         return cli_long(c, "scheduler-steps", arg, 1, 1024, &x->sched_steps);
     case OPT_MAXLEN: /* vLLM's --max-model-len: refuse a longer prompt, stop output at it */
@@ -460,6 +462,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         { OPT_BAND, "capacity-band", 0, "PCT", "rerun with the service rate PCT% (1-50) higher and lower; report the TTFT/TPOT/ITL range", false },
         { OPT_NOCHUNK, "no-chunked-prefill", 0, NULL, "prefill each prompt whole in one iteration", false },
         { OPT_STATIC, "static-batching", 0, NULL, "no continuous batching: a batch of up to --max-seqs requests, prompts padded to the longest, starts when the last one has finished (HF generate(); engine hf-transformers)", false },
+        { OPT_KVBLOCKS, "kv-blocks", 0, "N", "KV blocks of each engine's pool as a run states them (vLLM's log, --num-gpu-blocks-override), instead of sizing them from memory; per attention replica with --dp-attention", false },
         { OPT_SCHEDSTEPS, "scheduler-steps", 0, "N", "multi-step scheduling (vLLM 0.6 --num-scheduler-steps): admit and schedule once per N decode iterations, scheduling CPU / N (default 1)", false },
         { OPT_NOAPI, "no-api-server", 0, NULL, "requests through the engine's own API (vLLM's LLM class, benchmark_throughput), not its HTTP server: no API-server CPU", false },
         { OPT_CONC, "concurrency", 'c', "N", "closed loop: N users (default 20)", false },
@@ -546,6 +549,9 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         return cli_usage_error(c, "option '--shared-prefix' adds prefixes to a generated workload, not to --trace");
     if ((x->ppool != NULL) != (x->dpool != NULL))
         return cli_usage_error(c, "options '--prefill-pool' and '--decode-pool' go together (disaggregated serving)");
+    if (x->cfg.kv_blocks > 0 && x->ppool)
+        return cli_usage_error(c, "option '--kv-blocks' states one engine's KV blocks; the pools of --prefill-pool and "
+                                  "--decode-pool size their own from memory");
     if (x->kvlink && !x->ppool)
         return cli_usage_error(c, "option '--kv-link' is the link between the pools: add --prefill-pool and --decode-pool");
     if (x->ppool && x->have_inst)
@@ -629,7 +635,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         x->cfg.think_min_s = x->cfg.think_max_s = 0;
     }
     x->cfg.workload = &wl;
-    x->cfg.setup = (struct llmroof_setup){ m, g, (int)x->s.tp, ckpt_dtypes(m, cli_dtypes(&x->s), x->s.have_weight),
+    x->cfg.setup = (struct llmroof_setup){ m, g, (int)x->s.tp, ckpt_dtypes(m, x->s.eff.engine, cli_dtypes(&x->s), x->s.have_weight),
                                            roofline_effs(g, &x->s.eff),
                                            cli_layout(&x->s) };
     cli_note_arch(c, g, x->s.eff.engine);

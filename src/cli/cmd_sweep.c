@@ -257,7 +257,7 @@ static int sweep_lists(struct cli *c, struct ctx *x, struct list *mp, struct lis
                                     for (size_t ai = 0; ai < actdts.n; ai++) {
                                         struct llmroof_dtypes dt = { (enum llmroof_dtype)wdts.v[wi],
                                                                      (enum llmroof_dtype)kvdts.v[ki],
-                                                                     (enum llmroof_dtype)actdts.v[ai], 0, false, LLMROOF_FP16 };
+                                                                     (enum llmroof_dtype)actdts.v[ai], 0, false, LLMROOF_FP16, false };
                                         sweep_eval_layout(models.p[mi], gpus.p[gi], (int)tps.v[ti], &lay,
                                                           batches.v[bi], prompts.v[pi], outputs.v[oi], &dt, &row);
                                         if (x->valid_only && !row.valid)

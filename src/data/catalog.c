@@ -1221,7 +1221,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
     static const char *const fields[] = { "id", "name", "aliases", "step_overhead_s", "first_token_s", "compute_scale",
                                           "waiting_served_ratio", "max_waiting_steps", "max_paddings",
                                           "collective_latency_s", "cuda_graphs", "launch_s", "kernel_factor",
-                                          "kv_per_query_head", "fp8_kv_per_query_head", "cuda_core_decode", "fp8_attention",
+                                          "kv_per_query_head", "quantized_head", "fp8_kv_per_query_head", "cuda_core_decode", "fp8_attention",
                                           "fp16_accumulate", "attention_kernel",
                                           "dequant_min_tokens", "prompt_ubatch_tokens", "logits_all_tokens", "mmq_share", "custom_allreduce", "first_token_decode",
                                           "cpu_seq_s", "worker_seq_s", "cpu_overlap", "admission", "max_seqs", "max_batched_tokens",
@@ -1254,6 +1254,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
         (rc = json_get_number(c, e, "kernel_factor", "kernel_factor", false, 1, false, 4, &g->kernel_factor, NULL)) ||
         (rc = json_get_bool(c, e, "cuda_graphs", false, &g->cuda_graphs)) ||
         (rc = json_get_bool(c, e, "kv_per_query_head", false, &g->kv_per_query_head)) ||
+        (rc = json_get_bool(c, e, "quantized_head", false, &g->quantized_head)) ||
         (rc = json_get_bool(c, e, "fp8_kv_per_query_head", false, &g->fp8_kv_per_query_head)) ||
         (rc = json_get_bool(c, e, "cuda_core_decode", false, &g->cuda_core_decode)) ||
         (rc = json_get_bool(c, e, "ray_workers", false, &g->ray_workers)) ||

@@ -227,6 +227,11 @@ struct llmroof_engine {
                                          [0, 50 us]; 0 = 4 us */
     double kernel_factor;             /* kernels launched / the fused count ops.c declares, [1, 4]; 0 = 1 */
     bool kv_per_query_head;           /* decode attention reads K/V once per query head (GQA before XQA) */
+    bool quantized_head;              /* quantized weights include the embedding, the LM head and the MoE
+                                         router (llama.cpp's GGUF types, gpt-fast and torchao, MLC's q4f16_1,
+                                         calm, ExLlamaV2): ops.h llmroof_dtypes.head_quantized; false: they
+                                         stay 16-bit below 16-bit weights, as AWQ, GPTQ, llm-compressor,
+                                         Model Optimizer and vLLM's on-the-fly fp8 keep them */
     long kv_heads_per_read;           /* decode attention serves at most this many query heads of a GQA
                                          group per K/V read, [1, 64]; 0 = the whole group
                                          (roofline_kv_reads; kv_per_query_head is 1) */

@@ -102,6 +102,8 @@ struct srv_case {
                                   benchmark_throughput.py), not its HTTP server (map column api_server 0) */
     long max_paddings;         /* vLLM 0.2-0.3's --max-paddings for padded prompt batches; 0: packed
                                   prompts (vLLM 0.1, before PR #1381); -1: the engine profile's */
+    long kv_blocks;            /* the KV blocks the source logged for its engine (map column kv_blocks,
+                                  simulate --kv-blocks); 0: sized from memory */
     /* the prediction */
     double predicted;
     double err;                /* predicted / measured time - 1 (rates inverted): > 0 = llmroof slower */

@@ -242,7 +242,7 @@ void val_map_row(const struct llmroof_catalog *cat, const struct llmroof_valmap 
                      r->weight_dtype);
         act = LLMROOF_FP16;
     }
-    c->dt = (struct llmroof_dtypes){ wd->dtype, kd->dtype, act, wd->bits, false, LLMROOF_FP16 };
+    c->dt = (struct llmroof_dtypes){ wd->dtype, kd->dtype, act, wd->bits, false, LLMROOF_FP16, false };
     bool a1, a2;
     if (!length_of(map, r->input_len, &c->prompt, &a1))
         UNMAPPED("input_len '%s' is neither a number nor in the length map", r->input_len);
@@ -341,6 +341,7 @@ int val_predict(struct val_case *c, const struct llmroof_gpu *g, const struct ll
 {
     struct llmroof_setup s = { c->model, g ? g : c->gpu, c->tp, c->dt,
                                roofline_effs_engine(g ? g : c->gpu, en ? en : c->engine, NULL), { 0 } };
+    s.dt.head_quantized = (en ? en : c->engine) && (en ? en : c->engine)->quantized_head;
     if (c->serving)
         return predict_serving(c, &s, en ? en : c->engine, err);
     struct llmroof_request req = { c->batch, c->prompt, c->output };

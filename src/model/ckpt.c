@@ -28,9 +28,11 @@ bool ckpt_weight_dtype(const struct llmroof_model *m, enum llmroof_dtype *out)
     return false;
 }
 
-struct llmroof_dtypes ckpt_dtypes(const struct llmroof_model *m, struct llmroof_dtypes given, bool weight_given)
+struct llmroof_dtypes ckpt_dtypes(const struct llmroof_model *m, const struct llmroof_engine *en,
+                                  struct llmroof_dtypes given, bool weight_given)
 {
     enum llmroof_dtype d;
+    given.head_quantized = en && en->quantized_head;
     if (!weight_given && given.weight_bits <= 0 && ckpt_weight_dtype(m, &d))
         given.weight = d;
     /* the state dtype the model's config states (Qwen3.5's mamba_ssm_dtype "float32", which vLLM
@@ -79,7 +81,12 @@ void ckpt_weight_desc(const struct llmroof_model *m, const struct llmroof_dtypes
     } else if (m && m->ckpt_expert_bits > 0 && ops_expert_bytes(m, dt) < ops_weight_bytes(dt))
         snprintf(experts, sizeof experts, ", %s experts", strcmp(m->ckpt_format, "mxfp4") == 0 ? "MXFP4" : m->ckpt_format);
     bool is_own = dt->weight_bits <= 0 && ckpt_weight_dtype(m, &own) && own == dt->weight;
-    snprintf(buf, cap, "%s%s weights%s%s", dtype_name(dt->weight), bits, experts, is_own ? " (the checkpoint's)" : "");
+    /* quantized weights whose embedding and head stay 16-bit (ops_unquantized_bytes): say so, the
+     * weights line is otherwise larger than bits x parameters */
+    const char *kept = "";
+    if (m && !is_own && ops_weight_bytes(dt) < 2.0 && ops_unquantized_bytes(m, dt, false) >= 2.0)
+        kept = m->moe_experts > 0 ? " (embedding, LM head and router 16-bit)" : " (embedding and LM head 16-bit)";
+    snprintf(buf, cap, "%s%s weights%s%s%s", dtype_name(dt->weight), bits, kept, experts, is_own ? " (the checkpoint's)" : "");
 }
 
 bool ckpt_fitting_weight_dtype(const struct llmroof_model *m, const struct llmroof_gpu *g,

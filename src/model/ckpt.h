@@ -15,10 +15,13 @@
 bool ckpt_weight_dtype(const struct llmroof_model *m, enum llmroof_dtype *out);
 
 /* The dtypes a command uses: `given` as parsed, except that the weight dtype becomes the
- * checkpoint's when the user gave neither --weight-dtype nor --weight-bits. */
-struct llmroof_dtypes ckpt_dtypes(const struct llmroof_model *m, struct llmroof_dtypes given, bool weight_given);
+ * checkpoint's when the user gave neither --weight-dtype nor --weight-bits, and that engine en
+ * (NULL: none) decides whether quantized weights include the LM head (head_quantized). */
+struct llmroof_dtypes ckpt_dtypes(const struct llmroof_model *m, const struct llmroof_engine *en,
+                                  struct llmroof_dtypes given, bool weight_given);
 
-/* "fp16 weights", "fp16 (4.5 bits) weights", "fp8 weights (the checkpoint's)",
+/* "fp16 weights", "fp16 (4.5 bits) weights", "int4 weights (embedding and LM head 16-bit)" (below
+ * 16 bits, unless the engine quantizes them too), "fp8 weights (the checkpoint's)",
  * "bf16 weights, MXFP4 experts (the checkpoint's)", "bf16 weights, NVFP4 ffn and dense_ffn (the
  * checkpoint's)": what a header line says of the weights. */
 void ckpt_weight_desc(const struct llmroof_model *m, const struct llmroof_dtypes *dt, char *buf, size_t cap);

@@ -186,7 +186,19 @@ double ops_unquantized_bytes(const struct llmroof_model *m, const struct llmroof
 {
     if (block_fp8(m, dt))
         return 2.0; /* the checkpoint's own bf16 tensors (model.embed_tokens, lm_head, mlp.gate) */
-    return lm_head ? ops_module_weight_bytes(m, dt, LLMROOF_CKPT_LM_HEAD) : ops_weight_bytes(dt);
+    if (lm_head && ops_ckpt_quantized(m, dt, LLMROOF_CKPT_LM_HEAD))
+        return m->ckpt_bits / 8.0; /* a per-operator checkpoint that quantized its head */
+    const double w = ops_weight_bytes(dt);
+    /* The quantizers a 16-bit checkpoint goes through leave the embedding, the LM head and the
+     * MoE gate 16-bit: AutoAWQ and llm-awq quantize the decoder layers' linear modules only (and
+     * list the gate in modules_to_not_convert), GPTQ the same, llm-compressor's FP8 and W4A16
+     * recipes ignore lm_head, Model Optimizer excludes *lm_head*, and vLLM's on-the-fly fp8
+     * (--quantization fp8) replaces LinearBase layers, not ParallelLMHead. The head is read whole
+     * every decode step: Llama-3-8B's 525M-weight head at 16 bits is 1.05 GB beside 3.7 GB of
+     * 4-bit layers. Engines whose own formats quantize it say so (quantized_head). */
+    if (w < 2.0 && !dt->head_quantized)
+        return 2.0;
+    return w;
 }
 
 unsigned ops_ckpt_lowp_modules(const struct llmroof_model *m, const struct llmroof_dtypes *dt,

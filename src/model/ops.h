@@ -207,6 +207,10 @@ struct llmroof_dtypes {
     double weight_bits;        /* effective bits per weight incl. group scales (q4_0: 4.5); 0 = the dtype's */
     bool state_set;            /* the recurrent state has its own dtype (state); otherwise the KV dtype's */
     enum llmroof_dtype state;  /* recurrent (SSM / linear-attention) state, as vLLM's --mamba-ssm-cache-dtype */
+    bool head_quantized;       /* the embedding, the LM head and the MoE router are stored at the weights'
+                                  bytes like every other matrix (the engine's quantized_head: llama.cpp,
+                                  gpt-fast, MLC); false: below 16-bit weights they stay 16-bit
+                                  (ops_unquantized_bytes) */
 };
 
 /* Bytes per recurrent-state element: the state dtype when set, else the KV dtype's. */
@@ -253,10 +257,12 @@ static inline double ops_expert_bytes(const struct llmroof_model *m, const struc
  * Marlin W4A16 / W8A16 fallbacks). */
 unsigned ops_ckpt_lowp_modules(const struct llmroof_model *m, const struct llmroof_dtypes *dt,
                                enum llmroof_dtype *compute);
-/* Bytes per weight of the matrices a checkpoint left unquantized beside its GEMMs: a block-fp8
- * checkpoint served at its fp8 weights (DeepSeek-V3/R1, Kimi-K2) ships the embedding, the MoE
- * router and the LM head in bf16 (2 bytes); otherwise ops_weight_bytes, and for the LM head
- * (lm_head true) its module's bytes (an NVFP4 checkpoint's excluded head). */
+/* Bytes per weight of the embedding and the MoE router (lm_head false) or of the LM head (true),
+ * the matrices quantizers leave out: 16 bits (2 bytes) beside weights narrower than that, unless
+ * dt->head_quantized (the engine's own formats quantize them too) or, for the LM head, a
+ * per-operator checkpoint quantized it (its ckpt_bits); a block-fp8 checkpoint served at its fp8
+ * weights (DeepSeek-V3/R1, Kimi-K2) ships them bf16 whatever the engine. docs/model.md
+ * "Quantized weights: what stays 16-bit". */
 double ops_unquantized_bytes(const struct llmroof_model *m, const struct llmroof_dtypes *dt, bool lm_head);
 /* The operator kinds (bit k: operator k) of those modules in a model: "ffn" the FFN operator (a
  * MoE layer's routed and shared experts, or a dense model's MLP), "dense_ffn" a MoE model's

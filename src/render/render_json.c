@@ -830,6 +830,8 @@ static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, c
     cJSON_AddNumberToObject(o, "iterations", (double)r->iterations);
     cJSON_AddNumberToObject(o, "mean_in_system", r->mean_in_system);
     cJSON_AddNumberToObject(o, "kv_capacity_tokens", r->kv_capacity_tokens);
+    if (c->kv_blocks > 0) /* --kv-blocks: the stated pool, beside what memory would have sized */
+        cJSON_AddNumberToObject(o, "kv_blocks_memory", (double)r->kv_blocks_memory);
     if (r->ninst > 0 && r->inst[0].lanes > 1) /* --pp: each lane holds its share (docs/metrics.md) */
         cJSON_AddNumberToObject(o, "pipeline_lanes", r->inst[0].lanes);
     cJSON_AddNumberToObject(o, "seed", (double)r->seed);
@@ -1234,6 +1236,8 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
         cJSON_AddBoolToObject(o, "custom_allreduce", e[i].custom_allreduce);
         cJSON_AddBoolToObject(o, "first_token_decode", e[i].first_token_decode);
         cJSON_AddBoolToObject(o, "kv_per_query_head", e[i].kv_per_query_head);
+        if (e[i].quantized_head)
+            cJSON_AddBoolToObject(o, "quantized_head", true);
         if (e[i].fp8_kv_per_query_head)
             cJSON_AddBoolToObject(o, "fp8_kv_per_query_head", true);
         if (e[i].cuda_core_decode)

@@ -137,7 +137,7 @@ void render_engine_line(const struct llmroof_eff_override *o, struct sbuf *out)
 
 static void header(const struct llmroof_report *r, struct sbuf *out, const char *prefix)
 {
-    char wdesc[128];
+    char wdesc[224];
     ckpt_weight_desc(r->model, &r->dt, wdesc, sizeof wdesc);
     sbuf_printf(out, "%sllmroof report: %s, batch %ld, prompt %ld, output %ld; %s, %s KV, %s compute\n", prefix,
                 r->model->id, r->req.batch, r->req.prompt, r->req.output, wdesc,

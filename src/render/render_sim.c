@@ -209,9 +209,12 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
     struct table t;
     if (f == TABLE_TEXT || f == TABLE_MD) {
         render_sim_header(c, wl, out);
-        sbuf_printf(out, "\nKV cache: %ld blocks of %ld tokens = %.0f tokens, about %.0f requests of the mean length at "
+        char given[96] = "";
+        if (c->kv_blocks > 0) /* stated, not sized: say what memory would have held */
+            snprintf(given, sizeof given, " (--kv-blocks; memory sizes %ld)", r->kv_blocks_memory);
+        sbuf_printf(out, "\nKV cache: %ld blocks of %ld tokens%s = %.0f tokens, about %.0f requests of the mean length at "
                          "once\n\n",
-                    r->kv_blocks_total, r->block_size, r->kv_capacity_tokens, requests_at_mean_len(c, r));
+                    r->kv_blocks_total, r->block_size, given, r->kv_capacity_tokens, requests_at_mean_len(c, r));
     }
     table_init(&t, "");
     table_col(&t, "latency", 0);

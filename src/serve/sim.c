@@ -782,6 +782,13 @@ static int check_config(const struct sim_config *c, long *nreq, struct llmroof_e
                                                     "per attention replica");
     if (c->warmup_requests < 0)
         return llmroof_err_set(err, LLMROOF_EINPUT, "--warmup must not be negative");
+    if (c->kv_blocks < 0 || c->kv_blocks > SIM_KV_BLOCKS_MAX)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "--kv-blocks must be in [1, %ld] (0: sized from memory)",
+                               (long)SIM_KV_BLOCKS_MAX);
+    /* one stated pool for every engine: pools of other GPUs or layouts would each need their own */
+    if (c->kv_blocks > 0 && c->disaggregated)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "--kv-blocks states one engine's KV blocks; the prefill and decode "
+                                                    "pools of a disaggregated run size their own from memory");
     switch (c->mode) {
     case SIM_CLOSED:
         if (c->concurrency < 1 || c->requests < 1 || c->think_min_s < 0 || c->think_max_s < c->think_min_s)
@@ -962,6 +969,11 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     if (tokens > mem.kv_capacity_tokens)
         tokens = mem.kv_capacity_tokens;
     e->total_blocks = (long)floor(tokens / (double)e->bs);
+    e->mem_blocks = e->total_blocks / lanes;
+    /* a run that states its engine's KV blocks (vLLM logs "# GPU blocks: N"; --num-gpu-blocks-override
+     * sets it) takes them as given, one pool per engine: per data-parallel attention replica */
+    if (c->kv_blocks > 0)
+        e->total_blocks = c->kv_blocks * (e->sh.attn_dp > 1 ? e->sh.attn_dp : 1);
     /* a pipeline lane (sim_pipeline_lanes) holds its share of the blocks: vLLM's virtual engines
      * each schedule with num_gpu_blocks // pipeline_parallel_size (core/scheduler.py, V0) */
     e->total_blocks /= lanes;

@@ -172,6 +172,11 @@ struct sim_config {
     bool admit_no_evict;             /* admit a request only when the KV of its whole prompt and output
                                         fits, reserved at admission (TensorRT-LLM GUARANTEED_NO_EVICT):
                                         never preempts; false: vLLM's optimistic admission + preemption */
+#define SIM_KV_BLOCKS_MAX 1000000000L
+    long kv_blocks;                  /* --kv-blocks: each engine's KV pool holds this many blocks whatever
+                                        memory sizes (vLLM's --num-gpu-blocks-override; with data-parallel
+                                        attention each replica's, as every vLLM DP rank is an engine of
+                                        its own; a pipeline lane takes its share); 0: sized from memory */
     bool user_block, user_mem_util;  /* --block-size / --mem-util given: the engine profile's
                                         kv_block_tokens / mem_util do not replace them */
     bool admit_wait;                 /* DeepSpeed-MII <= 0.1.3's ragged scheduler (ragged_batching.py
@@ -352,6 +357,8 @@ struct sim_result {
     double busy_s;                         /* time spent in iterations */
     double mean_in_system;                 /* time-average requests in the system (Little's L) */
     long kv_blocks_total, block_size;      /* KV pool */
+    long kv_blocks_memory;                 /* with sim_config.kv_blocks: the blocks memory would have
+                                              sized, every instance's together; else kv_blocks_total */
     double kv_capacity_tokens;             /* blocks * block_size */
     double max_batch_at_mean_len;          /* KV ceiling: capacity / mean (prompt + output) of completed requests */
     uint64_t seed;                         /* echoed */

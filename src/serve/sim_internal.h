@@ -210,6 +210,7 @@ struct engine {
     bool prefill_only;           /* disaggregated prefill instance: requests leave after their first token */
     bool spec;                   /* speculative decoding runs here (not on a prefill-only instance) */
     long total_blocks, free_blocks, bs;
+    long mem_blocks;                   /* the blocks memory sizes (total_blocks unless --kv-blocks) */
     bool windowed;               /* the model has sliding-window or chunked layers: a sequence holds
                                     their window's blocks only (seq_blocks) */
     double win_share;            /* sliding windows: the local layers' share of a token's K/V (0 for

@@ -563,6 +563,7 @@ int sim_collect_metrics(struct runner *r, struct llmroof_err *err)
             ik += e->wkv;
             it += e->st.busy_s;
             cap_tokens += (double)e->total_blocks * (double)e->bs;
+            out->kv_blocks_memory += e->mem_blocks;
         }
         s->lanes = lanes;
         s->busy_s = it / (double)lanes;

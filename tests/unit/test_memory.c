@@ -19,7 +19,7 @@ static struct llmroof_mem_opts theoretical(void)
 static struct llmroof_memory eval(const struct llmroof_catalog *cat, const char *m, const char *g, int tp,
                                   enum llmroof_dtype w, enum llmroof_dtype kv, long ctx, struct llmroof_mem_opts o)
 {
-    struct llmroof_dtypes dt = { w, kv, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
+    struct llmroof_dtypes dt = { w, kv, LLMROOF_FP16, 0, false, LLMROOF_FP16, false };
     struct llmroof_memory mem;
     struct llmroof_err err = { 0 };
     if (memory_eval(model(cat, m), gpu(cat, g), tp, &dt, ctx, &o, &mem, &err)) {
@@ -64,7 +64,7 @@ static void mem_util_is_a_share_of_the_memory_the_runtime_reports(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     struct llmroof_mem_opts o = memory_default_opts(); /* 0.90, 1 GiB reserve */
-    struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
+    struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false };
     struct llmroof_gpu g = *gpu(&cat, "h100-sxm5-80gb");
     struct llmroof_memory a, b;
     struct llmroof_err err = { 0 };
@@ -84,28 +84,30 @@ static void mem_util_is_a_share_of_the_memory_the_runtime_reports(void **state)
 
 /* TensorRT-LLM and LMDeploy size the KV cache as a share of the memory left once the engine is
  * loaded (engine kv_of_free_memory), vLLM as the engine's share of the device. Llama-3.1-70B fp8
- * on one H100 SXM5 (79.18 GiB visible), weights 70,553,706,496 B, workspace W and reserve 1 GiB:
- *   vLLM:         0.9 x 85,017,493,504 - 70,553,706,496 - W - 1,073,741,824
- *   TensorRT-LLM: 0.9 x (85,017,493,504 - 70,553,706,496 - W - 1,073,741,824)
- * the second larger by 0.1 x (70,553,706,496 + W + 1,073,741,824), 7.22 GB with W 592,707,584. */
+ * on one H100 SXM5 (79.18 GiB visible), weights 70,553,706,496 B at one byte a parameter plus one
+ * more for each of the bf16 embedding's and LM head's 2 x 128,256 x 8,192 = 2,101,346,304:
+ * 72,655,052,800 B; workspace W and reserve 1 GiB:
+ *   vLLM:         0.9 x 85,017,493,504 - 72,655,052,800 - W - 1,073,741,824
+ *   TensorRT-LLM: 0.9 x (85,017,493,504 - 72,655,052,800 - W - 1,073,741,824)
+ * the second larger by 0.1 x (72,655,052,800 + W + 1,073,741,824), 7.43 GB with W 592,707,584. */
 static void a_free_memory_fraction_sizes_the_kv_from_what_is_left(void **state)
 {
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
     struct llmroof_mem_opts o = memory_default_opts();
-    struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
+    struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false };
     struct llmroof_memory a, b;
     struct llmroof_err err = { 0 };
     assert_int_equal(memory_eval(model(&cat, "llama-3.1-70b"), gpu(&cat, "h100-sxm5-80gb"), 1, &dt, 2048, &o, &a, &err), 0);
     o.util_of_free = true;
     assert_int_equal(memory_eval(model(&cat, "llama-3.1-70b"), gpu(&cat, "h100-sxm5-80gb"), 1, &dt, 2048, &o, &b, &err), 0);
     const double W = a.workspace_bytes_per_gpu;
-    assert_rel_close(a.weights_bytes_per_gpu, 70553706496.0, 0);
-    assert_rel_close(a.kv_capacity_bytes_per_gpu, 0.9 * 85017493504.0 - 70553706496.0 - W - 1073741824.0, 1e-12);
-    assert_rel_close(b.kv_capacity_bytes_per_gpu, 0.9 * (85017493504.0 - 70553706496.0 - W - 1073741824.0), 1e-12);
+    assert_rel_close(a.weights_bytes_per_gpu, 72655052800.0, 0);
+    assert_rel_close(a.kv_capacity_bytes_per_gpu, 0.9 * 85017493504.0 - 72655052800.0 - W - 1073741824.0, 1e-12);
+    assert_rel_close(b.kv_capacity_bytes_per_gpu, 0.9 * (85017493504.0 - 72655052800.0 - W - 1073741824.0), 1e-12);
     assert_rel_close(b.kv_capacity_bytes_per_gpu - a.kv_capacity_bytes_per_gpu,
-                     0.1 * (70553706496.0 + W + 1073741824.0), 1e-9);
+                     0.1 * (72655052800.0 + W + 1073741824.0), 1e-9);
     assert_rel_close(b.usable_bytes, 85017493504.0, 0); /* the engine may use all it sees */
     /* the shipped profiles that say so */
     assert_true(shipped_engine(&cat, "tensorrt-llm")->kv_of_free_memory);
@@ -145,12 +147,13 @@ static void gqa_fp8_and_replication(void **state)
     catalog_free(&cat);
 }
 
+/* An engine whose formats quantize every matrix (quantized_head: llama.cpp, gpt-fast, MLC) */
 static void tp1_weights_are_all_parameters_at_the_weight_dtype(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
     for (size_t i = 0; i < cat.n_models; i++) {
-        struct llmroof_dtypes dt = { LLMROOF_INT4, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
+        struct llmroof_dtypes dt = { LLMROOF_INT4, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, true };
         struct llmroof_memory m;
         struct llmroof_err err = { 0 };
         struct llmroof_mem_opts o = theoretical();
@@ -158,6 +161,41 @@ static void tp1_weights_are_all_parameters_at_the_weight_dtype(void **state)
         /* int4: half a byte per parameter; llama-2-7b: 6,738,415,616 * 0.5 = 3,369,207,808 B */
         assert_rel_close(m.weights_bytes_per_gpu, arch_params(&cat.models[i]).total * 0.5, 1e-12);
     }
+    catalog_free(&cat);
+}
+
+/* AWQ, GPTQ, llm-compressor, Model Optimizer and vLLM's --quantization fp8 leave the embedding and
+ * the LM head 16-bit (ops_unquantized_bytes). Llama-3-8B at int4: its 8,030,261,248 parameters
+ * hold a 128,256 x 4,096 = 525,336,576-weight embedding and a head as large, so
+ *   (8,030,261,248 - 2 x 525,336,576) x 0.5 + 2 x 525,336,576 x 2 = 3,489,794,048 + 2,101,346,304
+ *   = 5,591,140,352 B, against 8,030,261,248 x 0.5 = 4,015,130,624 B with the head quantized too */
+static void quantized_weights_keep_the_embedding_and_head_16_bit(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *m = model(&cat, "llama-3-8b");
+    assert_rel_close(arch_params(m).total, 8030261248.0, 0);
+    struct llmroof_dtypes dt = { LLMROOF_INT4, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false };
+    struct llmroof_memory mem;
+    struct llmroof_err err = { 0 };
+    struct llmroof_mem_opts o = theoretical();
+    assert_int_equal(memory_eval(m, gpu(&cat, "h100"), 1, &dt, 1, &o, &mem, &err), 0);
+    assert_rel_close(mem.weights_bytes_per_gpu, 5591140352.0, 1e-12);
+    dt.head_quantized = true;
+    assert_int_equal(memory_eval(m, gpu(&cat, "h100"), 1, &dt, 1, &o, &mem, &err), 0);
+    assert_rel_close(mem.weights_bytes_per_gpu, 4015130624.0, 1e-12);
+    /* 16-bit weights are unchanged by either rule: 8,030,261,248 x 2 */
+    dt.weight = LLMROOF_FP16;
+    dt.head_quantized = false;
+    assert_int_equal(memory_eval(m, gpu(&cat, "h100"), 1, &dt, 1, &o, &mem, &err), 0);
+    assert_rel_close(mem.weights_bytes_per_gpu, 16060522496.0, 1e-12);
+    /* the command line takes the rule from the engine profile */
+    const struct llmroof_dtypes given = { LLMROOF_INT4, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false };
+    assert_false(ckpt_dtypes(m, shipped_engine(&cat, "vllm"), given, true).head_quantized);
+    assert_false(ckpt_dtypes(m, NULL, given, true).head_quantized);
+    assert_true(ckpt_dtypes(m, shipped_engine(&cat, "llama.cpp-2024-06"), given, true).head_quantized);
+    assert_true(ckpt_dtypes(m, shipped_engine(&cat, "gpt-fast"), given, true).head_quantized);
     catalog_free(&cat);
 }
 
@@ -224,22 +262,22 @@ static void checkpoint_dtype_is_the_default_and_names_itself(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    const struct llmroof_dtypes fp16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
+    const struct llmroof_dtypes fp16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false };
     char buf[128];
     /* DeepSeek-V3: quantization_config fp8 -> fp8 weights by default */
     const struct llmroof_model *ds = model(&cat, "deepseek-v3");
-    struct llmroof_dtypes d = ckpt_dtypes(ds, fp16, false);
+    struct llmroof_dtypes d = ckpt_dtypes(ds, NULL, fp16, false);
     assert_int_equal(d.weight, LLMROOF_FP8);
     assert_int_equal(d.kv, LLMROOF_FP16); /* only the weights follow the checkpoint */
     ckpt_weight_desc(ds, &d, buf, sizeof buf);
     assert_string_equal(buf, "fp8 weights (the checkpoint's)");
-    assert_int_equal(ckpt_dtypes(ds, fp16, true).weight, LLMROOF_FP16); /* --weight-dtype fp16 wins */
+    assert_int_equal(ckpt_dtypes(ds, NULL, fp16, true).weight, LLMROOF_FP16); /* --weight-dtype fp16 wins */
     struct llmroof_dtypes bits = fp16;
     bits.weight_bits = 4.5;
-    assert_int_equal(ckpt_dtypes(ds, bits, false).weight, LLMROOF_FP16); /* --weight-bits wins */
+    assert_int_equal(ckpt_dtypes(ds, NULL, bits, false).weight, LLMROOF_FP16); /* --weight-bits wins */
     /* gpt-oss-120b: MXFP4 experts (4.25 bits), bf16 elsewhere */
     const struct llmroof_model *oss = model(&cat, "gpt-oss-120b");
-    d = ckpt_dtypes(oss, fp16, false);
+    d = ckpt_dtypes(oss, NULL, fp16, false);
     assert_int_equal(d.weight, LLMROOF_BF16);
     ckpt_weight_desc(oss, &d, buf, sizeof buf);
     assert_string_equal(buf, "bf16 weights, MXFP4 experts (the checkpoint's)");
@@ -248,12 +286,16 @@ static void checkpoint_dtype_is_the_default_and_names_itself(void **state)
     struct llmroof_dtypes i4 = fp16;
     i4.weight = LLMROOF_INT4;
     ckpt_weight_desc(oss, &i4, buf, sizeof buf);
-    assert_string_equal(buf, "int4 weights"); /* 4 bits < 4.25: the experts are int4 too */
+    /* 4 bits < 4.25: the experts are int4 too; the embedding, head and router stay 16-bit */
+    assert_string_equal(buf, "int4 weights (embedding, LM head and router 16-bit)");
+    i4.head_quantized = true; /* an engine that quantizes them too (llama.cpp) */
+    ckpt_weight_desc(oss, &i4, buf, sizeof buf);
+    assert_string_equal(buf, "int4 weights");
     /* llama-2-7b: no checkpoint block, nothing changes */
     const struct llmroof_model *l2 = model(&cat, "llama-2-7b");
-    assert_int_equal(ckpt_dtypes(l2, fp16, false).weight, LLMROOF_FP16);
+    assert_int_equal(ckpt_dtypes(l2, NULL, fp16, false).weight, LLMROOF_FP16);
     ckpt_weight_desc(l2, &bits, buf, sizeof buf);
-    assert_string_equal(buf, "fp16 (4.5 bits) weights");
+    assert_string_equal(buf, "fp16 (4.5 bits) weights (embedding and LM head 16-bit)");
     catalog_free(&cat);
 }
 
@@ -264,7 +306,7 @@ static void a_smaller_weight_dtype_that_fits_is_suggested(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    const struct llmroof_dtypes fp16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
+    const struct llmroof_dtypes fp16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false };
     const struct llmroof_layout lay = { 8, 1, 1, false, 1.0, false };
     const struct llmroof_mem_opts o = memory_default_opts();
     enum llmroof_dtype out = LLMROOF_FP32;
@@ -289,7 +331,7 @@ static void dp_attention_sizes_the_workspace_per_replica(void **state)
     load_shipped(&cat);
     const struct llmroof_model *m = model(&cat, "deepseek-v3");
     const struct llmroof_gpu *g = gpu(&cat, "h100");
-    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
+    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false };
     struct llmroof_mem_opts o = memory_default_opts(), o1;
     o.max_batched_tokens = 262144;
     o.max_seqs = 256;
@@ -321,6 +363,7 @@ int main(void)
         cmocka_unit_test(llama_65b_is_2_5_mib_per_token_and_26_sequences),
         cmocka_unit_test(gqa_fp8_and_replication),
         cmocka_unit_test(tp1_weights_are_all_parameters_at_the_weight_dtype),
+        cmocka_unit_test(quantized_weights_keep_the_embedding_and_head_16_bit),
         cmocka_unit_test(a_model_that_does_not_fit_says_so),
         cmocka_unit_test(paged_blocks_round_each_sequence_up),
         cmocka_unit_test(max_batch_never_decreases_with_tp_or_mem_util),

@@ -5,7 +5,7 @@
 
 #include "model/ops.h"
 
-static const struct llmroof_dtypes FP16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
+static const struct llmroof_dtypes FP16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false };
 
 static void build(const struct llmroof_model *m, int tp, struct llmroof_batch b, struct llmroof_oplist *o)
 {
@@ -154,7 +154,7 @@ static void mla_mixed_step_runs_decodes_absorbed_and_the_chunk_decompressed(void
     struct llmroof_shard sh;
     struct llmroof_err err = { 0 };
     assert_int_equal(ops_shard(ds, 8, &sh, &err), 0);
-    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16 };
+    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false };
     struct llmroof_batch b = { 0 };
     for (int i = 0; i < 64; i++)
         batch_add(&b, 1, 4095);
@@ -190,7 +190,7 @@ static void all_to_all_moves_fp8_out_and_bf16_back_scaled_by_the_imbalance(void 
     load_shipped(&cat);
     const struct llmroof_model *ds = model(&cat, "deepseek-v3");
     struct llmroof_err err = { 0 };
-    const struct llmroof_dtypes fp8 = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_FP8, 0, false, LLMROOF_FP16 };
+    const struct llmroof_dtypes fp8 = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_FP8, 0, false, LLMROOF_FP16, false };
     struct llmroof_layout lay = { 1, 1, 8, true, 1.0, false };
     struct llmroof_shard sh;
     assert_int_equal(ops_shard_layout(ds, &lay, &sh, &err), 0);
@@ -346,8 +346,8 @@ static void deepseek_layer_counts_latent_norms_shared_experts_and_fp8_group_quan
 
     /* the checkpoint's fp8 weights (block scales) against fp8 at the same bytes without them
      * (--weight-bits 8: per-tensor, no group quantization) */
-    const struct llmroof_dtypes fp8blk = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
-    const struct llmroof_dtypes fp8pt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 8.0, false, LLMROOF_FP16 };
+    const struct llmroof_dtypes fp8blk = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false };
+    const struct llmroof_dtypes fp8pt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 8.0, false, LLMROOF_FP16, false };
     ops_build(ds, &sh, &fp8blk, &b, &blk);
     ops_build(ds, &sh, &fp8pt, &b, &pt);
     assert_rel_close(pt.op[LLMROOF_OP_QKV_PROJ].kernels, 5.0, 0);
@@ -460,7 +460,7 @@ static void block_fp8_checkpoint_keeps_its_head_and_routers_bf16(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     const struct llmroof_model *ds = model(&cat, "deepseek-v3");
-    const struct llmroof_dtypes fp8blk = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
+    const struct llmroof_dtypes fp8blk = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false };
     struct llmroof_shard sh;
     struct llmroof_err err = { 0 };
     assert_int_equal(ops_shard(ds, 8, &sh, &err), 0);
@@ -471,9 +471,43 @@ static void block_fp8_checkpoint_keeps_its_head_and_routers_bf16(void **state)
     assert_rel_close(o.op[LLMROOF_OP_LM_HEAD].bytes, 231669760.0 + 14336.0 + 32320.0, 1e-12);
     assert_rel_close(o.op[LLMROOF_OP_ROUTER].bytes, 3670016.0 + 14336.0 + 512.0, 1e-12);
     assert_rel_close(ops_unquantized_bytes(ds, &fp8blk, true), 2.0, 0);
-    /* --weight-bits 8 (per-tensor fp8 of a 16-bit checkpoint) quantizes every matrix */
-    const struct llmroof_dtypes fp8pt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 8.0, false, LLMROOF_FP16 };
+    /* --weight-bits 8 (per-tensor fp8 of a 16-bit checkpoint) keeps the head 16-bit as vLLM's
+     * --quantization fp8 does, unless the engine quantizes every matrix (quantized_head) */
+    struct llmroof_dtypes fp8pt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 8.0, false, LLMROOF_FP16, false };
+    assert_rel_close(ops_unquantized_bytes(ds, &fp8pt, true), 2.0, 0);
+    fp8pt.head_quantized = true;
     assert_rel_close(ops_unquantized_bytes(ds, &fp8pt, true), 1.0, 0);
+    assert_rel_close(ops_unquantized_bytes(ds, &fp8pt, false), 1.0, 0);
+    catalog_free(&cat);
+}
+
+/* A decode step reads the whole LM head: Llama-3-8B at int4 weights with the head 16-bit (AWQ,
+ * GPTQ: ops_unquantized_bytes) reads 128,256 x 4,096 x 2 B = 1,050,673,152 B, plus the row in
+ * (4,096 x 2) and the logits out (128,256 x 2 = 256,512): 1,050,937,856 B, against 262,668,288 +
+ * 8,192 + 256,512 = 262,932,992 B at int4 (quantized_head engines). Mixtral's router stays 16-bit
+ * the same way: 4,096 x 8 x 2 B = 65,536 B a layer, + the row in (8,192) + 8 scores (16). */
+static void quantized_weights_read_a_16_bit_head_and_router(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_dtypes i4 = { LLMROOF_INT4, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false };
+    struct llmroof_shard sh;
+    struct llmroof_err err = { 0 };
+    const struct llmroof_model *l3 = model(&cat, "llama-3-8b");
+    assert_int_equal(ops_shard(l3, 1, &sh, &err), 0);
+    const struct llmroof_batch b = batch_decode(1, 1000);
+    struct llmroof_oplist o;
+    ops_build(l3, &sh, &i4, &b, &o);
+    assert_rel_close(o.op[LLMROOF_OP_LM_HEAD].bytes, 1050937856.0, 1e-12);
+    i4.head_quantized = true;
+    ops_build(l3, &sh, &i4, &b, &o);
+    assert_rel_close(o.op[LLMROOF_OP_LM_HEAD].bytes, 262932992.0, 1e-12);
+    i4.head_quantized = false;
+    const struct llmroof_model *mx = model(&cat, "mixtral-8x7b");
+    assert_int_equal(ops_shard(mx, 1, &sh, &err), 0);
+    ops_build(mx, &sh, &i4, &b, &o);
+    assert_rel_close(o.op[LLMROOF_OP_ROUTER].bytes, 65536.0 + 8192.0 + 16.0, 1e-12);
     catalog_free(&cat);
 }
 
@@ -527,6 +561,7 @@ int main(void)
         cmocka_unit_test(dsa_prefill_runs_mla_absorbed),
         cmocka_unit_test(expert_parallel_busiest_rank_of_uniform_routing),
         cmocka_unit_test(block_fp8_checkpoint_keeps_its_head_and_routers_bf16),
+        cmocka_unit_test(quantized_weights_read_a_16_bit_head_and_router),
         cmocka_unit_test(deepseek_layer_counts_latent_norms_shared_experts_and_fp8_group_quant),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

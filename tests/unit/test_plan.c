@@ -18,7 +18,7 @@ static void base(struct plan_input *in, const struct llmroof_catalog *cat, const
     in->tpot_slo_s = 0.1;
     in->percentile = 90;
     in->gpus_per_node = 8;
-    in->dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
+    in->dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false };
 }
 
 static struct plan_result res, res2;
@@ -708,7 +708,7 @@ static void fast_steps_settle_with_their_prompts(void **state)
     load_shipped(&cat);
     const struct llmroof_gpu *g = gpu(&cat, "a100-sxm4-80gb");
     const struct llmroof_setup s = { model(&cat, "llama-2-7b"), g, 1,
-                                     { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 },
+                                     { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false },
                                      roofline_default_effs(g), { 0 } };
     struct llmroof_shard sh;
     ops_shard(s.model, 1, &sh, NULL);

@@ -144,7 +144,7 @@ static void short_k_gemms_run_below_the_catalog_rate(void **state)
     const enum llmroof_dtype acts[2] = { LLMROOF_BF16, LLMROOF_FP8 };
     const double o_scale[2] = { 1.105982, 1.296964 };
     for (int i = 0; i < 2; i++) {
-        const struct llmroof_dtypes dt = { acts[i], LLMROOF_BF16, acts[i], 0, false, LLMROOF_BF16 };
+        const struct llmroof_dtypes dt = { acts[i], LLMROOF_BF16, acts[i], 0, false, LLMROOF_BF16, false };
         struct llmroof_oplist ops;
         ops_build(m, &sh, &dt, &b, &ops);
         /* 2048 tokens x 8192 outputs */
@@ -183,7 +183,7 @@ static void same_silicon_gives_the_same_step_time_at_tp_1(void **state)
     struct llmroof_err err = { 0 };
     const struct llmroof_model *m = model(&cat, "llama-3.1-8b");
     assert_int_equal(ops_shard(m, 1, &sh, &err), 0);
-    const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16 };
+    const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false };
     const char *pairs[][2] = { { "h100", "h800" }, { "a100-sxm4-80gb", "a800" } };
     for (int i = 0; i < 2; i++) {
         const struct llmroof_gpu *a = gpu(&cat, pairs[i][0]), *b = gpu(&cat, pairs[i][1]);
@@ -293,7 +293,7 @@ static void masked_terms_are_the_whole_steps(void **state)
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
+    const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false };
     const char *gpus[] = { "h100-sxm5-80gb", "a100-sxm4-80gb" };
     int checked = 0;
     for (size_t gi = 0; gi < 2; gi++) {
@@ -504,8 +504,8 @@ static void nvfp4_checkpoint_runs_its_mlps_at_fp4_and_attention_at_bf16(void **s
     struct llmroof_catalog cat;
     load_shipped(&cat);
     const struct llmroof_model *m = model(&cat, "deepseek-r1-0528-nvfp4");
-    const struct llmroof_dtypes fp16 = { LLMROOF_FP16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16 };
-    const struct llmroof_dtypes dt = ckpt_dtypes(m, fp16, false);
+    const struct llmroof_dtypes fp16 = { LLMROOF_FP16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false };
+    const struct llmroof_dtypes dt = ckpt_dtypes(m, NULL, fp16, false);
     assert_int_equal(dt.weight, LLMROOF_BF16); /* the excluded matrices' dtype */
     struct llmroof_shard sh;
     assert_int_equal(ops_shard(m, 1, &sh, NULL), 0);
@@ -573,7 +573,7 @@ static void nvfp4_checkpoint_runs_its_mlps_at_fp4_and_attention_at_bf16(void **s
     assert_rel_close(ops.op[LLMROOF_OP_O_PROJ].wbytes, 128.0 * 128 * 7168 * 0.5625, 1e-12);
     /* gpt-oss's MXFP4 experts are weight-only (vLLM's default backends run them W4A16) */
     const struct llmroof_model *oss = model(&cat, "gpt-oss-120b");
-    const struct llmroof_dtypes odt = ckpt_dtypes(oss, fp16, false);
+    const struct llmroof_dtypes odt = ckpt_dtypes(oss, NULL, fp16, false);
     enum llmroof_dtype low;
     assert_int_equal(ops_ckpt_lowp_modules(oss, &odt, &low), 0);
     catalog_free(&cat);
@@ -589,8 +589,8 @@ static void block_fp8_checkpoint_runs_its_gemms_and_dispatch_at_fp8_where_the_gp
     struct llmroof_catalog cat;
     load_shipped(&cat);
     const struct llmroof_model *m = model(&cat, "deepseek-v3");
-    const struct llmroof_dtypes fp16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
-    const struct llmroof_dtypes dt = ckpt_dtypes(m, fp16, false);
+    const struct llmroof_dtypes fp16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false };
+    const struct llmroof_dtypes dt = ckpt_dtypes(m, NULL, fp16, false);
     assert_int_equal(dt.weight, LLMROOF_FP8);
     assert_int_equal(dt.act, LLMROOF_FP16);
     /* EP 8 with data-parallel attention (8 replicas of TP 1), 8 decode sequences: one per replica;

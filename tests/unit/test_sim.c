@@ -10,7 +10,7 @@ static struct sim_config config(const struct llmroof_catalog *cat, const char *m
 {
     struct sim_config c;
     sim_default_config(&c);
-    c.setup = (struct llmroof_setup){ model(cat, m), gpu(cat, g), tp, { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 },
+    c.setup = (struct llmroof_setup){ model(cat, m), gpu(cat, g), tp, { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false },
                                       roofline_default_effs(gpu(cat, g)) , { 0 } };
     c.workload = w;
     return c;
@@ -1022,6 +1022,52 @@ static void an_eagle_head_holds_its_whole_context_beside_a_windowed_target(void 
  * and one layer's K/V per token beside the target's. Qwen3-30B-A3B with data-parallel attention
  * over 2 GPUs (EP 2): each GPU holds the head, so the instance loses 2 x its bytes; the
  * simulator had taken them from one replica's share only. */
+/* --kv-blocks (vLLM's --num-gpu-blocks-override, the "# GPU blocks" a run logs) takes the pool as
+ * stated. 64 blocks of 16 tokens hold 1,024 tokens; a 512 + 16 request needs ceil(528 / 16) = 33
+ * blocks. Optimistic admission takes two 512-token prompts (32 blocks each, all 64), and the first
+ * decode token's 33rd block preempts one of them, where memory's pool runs all 20 at once. With data-parallel
+ * attention every replica is an engine with its own 64 (vLLM's DP ranks): 128 in all. A
+ * disaggregated run's pools size their own. */
+static void a_stated_kv_pool_replaces_the_memory_sized_one(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 512, 16, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-3.1-8b", "h100-sxm5-80gb", 1, &w);
+    c.mode = SIM_OFFLINE;
+    c.requests = 20;
+    struct sim_result sized, given;
+    run(&c, &sized);
+    assert_int_equal(sized.max_batch, 20);
+    assert_int_equal(sized.kv_blocks_memory, sized.kv_blocks_total);
+    c.kv_blocks = 64;
+    run(&c, &given);
+    assert_int_equal(given.kv_blocks_total, 64);
+    assert_rel_close(given.kv_capacity_tokens, 1024.0, 0);
+    assert_int_equal(given.kv_blocks_memory, sized.kv_blocks_total); /* what memory would have held */
+    assert_int_equal(given.max_batch, 2);
+    assert_true(given.preemptions > 0);
+    assert_int_equal(given.completed, 20);
+    sim_result_free(&sized);
+    sim_result_free(&given);
+    struct sim_config d = config(&cat, "qwen3-30b-a3b", "h100-sxm5-80gb", 1, &w);
+    d.setup.layout.ep = 2;
+    d.setup.layout.dp_attn = true;
+    d.mode = SIM_OFFLINE;
+    d.requests = 4;
+    d.kv_blocks = 64;
+    run(&d, &given);
+    assert_int_equal(given.kv_blocks_total, 128);
+    sim_result_free(&given);
+    disaggregate(&cat, &c, NULL);
+    struct llmroof_err err = { 0 };
+    assert_int_equal(sim_run(&c, &given, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "--kv-blocks"));
+    sim_result_free(&given);
+    catalog_free(&cat);
+}
+
 static void a_drafter_takes_its_memory_on_every_gpu(void **state)
 {
     (void)state;
@@ -2843,7 +2889,7 @@ static void a_decode_step_retimed_at_another_context_is_exact(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct llmroof_setup s = { model(&cat, cases[i].m), gpu(&cat, cases[i].g), cases[i].tp,
-                                   { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 },
+                                   { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false },
                                    roofline_default_effs(gpu(&cat, cases[i].g)), { 0 } };
         if (cases[i].engine) {
             const struct llmroof_engine *en = catalog_find_engine(&cat, cases[i].engine);
@@ -2925,7 +2971,7 @@ static void varlen_fa2_decodes_beside_a_chunk_read_kv_per_query_head(void **stat
     const struct llmroof_gpu *a100 = gpu(&cat, "a100-sxm4-80gb"), *h100 = gpu(&cat, "h100");
     assert_string_equal(a100->arch, "sm80");
     assert_string_equal(h100->arch, "sm90");
-    const struct llmroof_dtypes dt16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
+    const struct llmroof_dtypes dt16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false };
     struct llmroof_setup s = { model(&cat, "llama-3.1-8b"), a100, 1, dt16, roofline_effs_engine(a100, en, NULL), { 0 } };
     assert_true(s.eff.varlen_fa2 && s.eff.fa2_window);
     const struct llmroof_effs h_v1 = roofline_effs_engine(h100, en, NULL), a_v06 = roofline_effs_engine(a100, v06, NULL),
@@ -2960,7 +3006,7 @@ static void varlen_fa2_decodes_beside_a_chunk_read_kv_per_query_head(void **stat
     for (int i = 0; i < 32; i++)
         batch_add(&spec, 4, 4092);
     assert_rel_close(FA2_EXTRA(s.model, &sh, &dt16, &spec, &s.eff), 32.0 * 1610612736.0, 1e-12);
-    const struct llmroof_dtypes dt_fp8kv = { LLMROOF_FP16, LLMROOF_FP8, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
+    const struct llmroof_dtypes dt_fp8kv = { LLMROOF_FP16, LLMROOF_FP8, LLMROOF_FP16, 0, false, LLMROOF_FP16, false };
     assert_true(FA2_EXTRA(s.model, &sh, &dt_fp8kv, &mixed, &s.eff) == 0.0);
     assert_true(o.fa2_unfit);
     assert_true(FA2_EXTRA(s.model, &sh, &dt16, &mixed, &a_v06) == 0.0); /* V0: separate calls */
@@ -3363,6 +3409,7 @@ int main(void)
         cmocka_unit_test(a_shared_prefix_leaves_each_windowed_sequence_its_own_window),
         cmocka_unit_test(an_eagle_head_holds_its_whole_context_beside_a_windowed_target),
         cmocka_unit_test(a_drafter_takes_its_memory_on_every_gpu),
+        cmocka_unit_test(a_stated_kv_pool_replaces_the_memory_sized_one),
         cmocka_unit_test(a_replica_decodes_beside_another_replicas_prompt),
         cmocka_unit_test(a_short_trace_is_a_burst_not_an_overload),
         cmocka_unit_test(no_evict_admission_never_preempts),

@@ -236,7 +236,7 @@ static void calibrate_recovers_known_efficiencies(void **state)
         c->model = model(&cat, spec[i].m);
         c->gpu = gpu(&cat, "a100-sxm4-80gb");
         c->tp = spec[i].tp;
-        c->dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
+        c->dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false };
         c->batch = spec[i].b;
         c->prompt = spec[i].p;
         c->output = spec[i].o;
@@ -270,7 +270,7 @@ static void gpt_fast_case(struct llmroof_catalog *cat, const struct llmroof_engi
     c->gpu = gpu(cat, "a100-sxm4-80gb");
     c->engine = shipped_engine(cat, "gpt-fast");
     c->tp = 1;
-    c->dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16 };
+    c->dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false };
     c->batch = b;
     c->prompt = p;
     c->output = o;
@@ -730,6 +730,38 @@ static void serving_rows_take_the_engine_settings_they_state(void **state)
     catalog_free(&cat);
 }
 
+/* The map's kv_blocks column: the KV blocks a source's engine logged (simulate --kv-blocks). 40
+ * blocks of 16 tokens hold one 512 + 128 request exactly (640 tokens) and a second prompt's 32
+ * blocks do not fit beside a first's, so the 64 offline requests run one at a time: mean e2e (ms)
+ * x req/s = 32.5 s x 1000 = 32500, as with max_seqs 1 above. A bad value is a map error naming
+ * the column. */
+static void serving_rows_take_the_kv_blocks_they_state(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_all(&cat);
+    char m[4096];
+    const char *hdr = "id,model,gpu,engine,wdt,kvdt,tp,ep,dp_attn,instances,disagg,workload,load,requests,metric,stat,"
+                      "divide,slo,spec,base,notes,skip,max_seqs,max_batched_tokens,chunked,sched_steps,engine_use_ray,"
+                      "max_paddings,api_server,kv_blocks\n";
+    const char *run = "llama-2-7b,a100-sxm4-80gb,vllm,fp16,fp16,1,,,1,,fixed:512:128,offline,64,";
+    snprintf(m, sizeof m, "%ss1,%sreq_s,mean,,,,,,,,,,,,,,40\ns4,%se2e,mean,,,,,,,,,,,,,,40\n", hdr, run, run);
+    struct srv_case *c = NULL;
+    size_t n = 0;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(srv_load_cases(&cat, srv_rows, strlen(srv_rows), "rows", m, strlen(m), "map", &c, &n, &err), 0);
+    assert_int_equal(c[0].kv_blocks, 40);
+    assert_int_equal(c[1].kv_blocks, 0); /* a row the map does not list */
+    assert_int_equal(srv_predict(c, n, NULL, NULL, 0, NULL, 0, &err), 0);
+    assert_true(c[0].mapped && c[3].mapped);
+    assert_rel_close(c[3].predicted * c[0].predicted, 32500, 1e-6);
+    free(c);
+    snprintf(m, sizeof m, "%ss1,%sreq_s,mean,,,,,,,,,,,,,,0\n", hdr, run);
+    assert_int_not_equal(srv_load_cases(&cat, srv_rows, strlen(srv_rows), "rows", m, strlen(m), "map", &c, &n, &err), 0);
+    assert_non_null(strstr(err.msg, "kv_blocks '0'"));
+    catalog_free(&cat);
+}
+
 /* The map's engine_use_ray column (vLLM --engine-use-ray): every step of the run pays the
  * profile's Ray call at TP 1. 64 requests of 512 + 128 tokens served one at a time (max_seqs 1)
  * by vllm-0.2 on an A100 SXM 80GB take 128 steps each (the prefill's, which samples the first
@@ -854,6 +886,7 @@ int main(void)
         cmocka_unit_test(serving_stats_by_class_and_load),
         cmocka_unit_test(serving_slo_capacity_takes_the_best_goodput_of_the_sweep),
         cmocka_unit_test(serving_rows_take_the_engine_settings_they_state),
+        cmocka_unit_test(serving_rows_take_the_kv_blocks_they_state),
         cmocka_unit_test(serving_rows_in_a_ray_actor_pay_its_call_every_step),
         cmocka_unit_test(serving_scaled_chat_draws_stay_within_the_context),
         cmocka_unit_test(serving_rows_draw_a_dataset_stated_by_its_quantiles),
