@@ -462,7 +462,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         { OPT_BAND, "capacity-band", 0, "PCT", "rerun with the service rate PCT% (1-50) higher and lower; report the TTFT/TPOT/ITL range", false },
         { OPT_NOCHUNK, "no-chunked-prefill", 0, NULL, "prefill each prompt whole in one iteration", false },
         { OPT_STATIC, "static-batching", 0, NULL, "no continuous batching: a batch of up to --max-seqs requests, prompts padded to the longest, starts when the last one has finished (HF generate(); engine hf-transformers)", false },
-        { OPT_KVBLOCKS, "kv-blocks", 0, "N", "KV blocks of each engine's pool as a run states them (vLLM's log, --num-gpu-blocks-override), instead of sizing them from memory; per attention replica with --dp-attention", false },
+        { OPT_KVBLOCKS, "kv-blocks", 0, "N", "KV blocks of each engine's pool as a run states them (vLLM's log, --num-gpu-blocks-override), instead of sizing them from memory (the weights must still fit); per attention replica with --dp-attention, each pipeline lane its share; not with --prefill-pool", false },
         { OPT_SCHEDSTEPS, "scheduler-steps", 0, "N", "multi-step scheduling (vLLM 0.6 --num-scheduler-steps): admit and schedule once per N decode iterations, scheduling CPU / N (default 1)", false },
         { OPT_NOAPI, "no-api-server", 0, NULL, "requests through the engine's own API (vLLM's LLM class, benchmark_throughput), not its HTTP server: no API-server CPU", false },
         { OPT_CONC, "concurrency", 'c', "N", "closed loop: N users (default 20)", false },
@@ -732,6 +732,12 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
             return cli_fail(c, &err);
         }
         warn_overload(c, &r, "", &x->cfg);
+        /* a stated pool that memory could not hold: taken as given, but said (the run's engine
+         * had more memory than llmroof's --mem-util and reserve leave, or the number is a typo) */
+        if (x->cfg.kv_blocks > 0 && r.kv_blocks_total > r.kv_blocks_memory)
+            fprintf(c->errf, "llmroof: warning: --kv-blocks %ld holds %ld blocks in all, more than the %ld that memory sizes at "
+                             "--mem-util %.2f; taken as given\n",
+                    x->cfg.kv_blocks, r.kv_blocks_total, r.kv_blocks_memory, x->cfg.mem.mem_util);
         if (!(rc = write_if(c, x->req_out, render_sim_requests_csv, &r)) &&
             !(rc = write_if(c, x->trace_out, render_sim_chrome_trace, &r))) {
             if (c->format == TABLE_JSON && x->band > 0) {

@@ -447,6 +447,15 @@ static void add_memory_fields(cJSON *o, const struct llmroof_memory *mem)
         cJSON_AddNullToObject(o, "min_tp_fit");
 }
 
+/* Below 16-bit weights: the bytes a weight of the embedding, LM head and MoE router takes, 2 where
+ * they stay 16-bit (ops_unquantized_bytes; docs/model.md "Quantized weights: what stays 16-bit"),
+ * so that weights_bytes_per_gpu reads against the weight dtype */
+static void add_head_bytes(cJSON *o, const struct llmroof_model *m, const struct llmroof_dtypes *dt)
+{
+    if (ops_weight_bytes(dt) < 2.0)
+        cJSON_AddNumberToObject(o, "head_bytes_per_weight", ops_unquantized_bytes(m, dt, true));
+}
+
 char *render_json_memory(const struct llmroof_model *m, const struct llmroof_gpu *g, int tp,
                          const struct llmroof_dtypes *dt, const struct llmroof_memory *mem,
                          const struct llmroof_shard *sh)
@@ -457,6 +466,7 @@ char *render_json_memory(const struct llmroof_model *m, const struct llmroof_gpu
     cJSON_AddNumberToObject(o, "tp", tp);
     const bool layout = add_layout(o, sh) != NULL;
     cJSON_AddStringToObject(o, "weight_dtype", dtype_name(dt->weight));
+    add_head_bytes(o, m, dt);
     cJSON_AddStringToObject(o, "kv_dtype", dtype_name(dt->kv));
     add_memory_fields(o, mem);
     /* min_tp_fit is plain TP's (memory.c: no PP, EP or data-parallel attention), while fits
@@ -539,6 +549,7 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
     cJSON_AddStringToObject(o, "act_dtype", dtype_name(s->dt.act));
     if (s->dt.weight_bits > 0)
         cJSON_AddNumberToObject(o, "weight_bits", s->dt.weight_bits);
+    add_head_bytes(o, s->model, &s->dt);
     if (s->dt.state_set)
         cJSON_AddStringToObject(o, "state_dtype", dtype_name(s->dt.state));
     /* a checkpoint's GEMMs on a path of their own on this GPU (NVFP4, block fp8: ops.h) */
@@ -830,8 +841,12 @@ static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, c
     cJSON_AddNumberToObject(o, "iterations", (double)r->iterations);
     cJSON_AddNumberToObject(o, "mean_in_system", r->mean_in_system);
     cJSON_AddNumberToObject(o, "kv_capacity_tokens", r->kv_capacity_tokens);
-    if (c->kv_blocks > 0) /* --kv-blocks: the stated pool, beside what memory would have sized */
+    if (c->kv_blocks > 0) { /* --kv-blocks: the stated pool, beside what memory would have sized */
+        cJSON_AddNumberToObject(o, "kv_blocks", (double)c->kv_blocks);
+        cJSON_AddNumberToObject(o, "kv_blocks_total", (double)r->kv_blocks_total);
         cJSON_AddNumberToObject(o, "kv_blocks_memory", (double)r->kv_blocks_memory);
+        cJSON_AddNumberToObject(o, "block_size", (double)r->block_size);
+    }
     if (r->ninst > 0 && r->inst[0].lanes > 1) /* --pp: each lane holds its share (docs/metrics.md) */
         cJSON_AddNumberToObject(o, "pipeline_lanes", r->inst[0].lanes);
     cJSON_AddNumberToObject(o, "seed", (double)r->seed);

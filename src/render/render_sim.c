@@ -210,8 +210,11 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
     if (f == TABLE_TEXT || f == TABLE_MD) {
         render_sim_header(c, wl, out);
         char given[96] = "";
-        if (c->kv_blocks > 0) /* stated, not sized: say what memory would have held */
+        if (c->kv_blocks > 0 && r->kv_blocks_total == c->kv_blocks) /* stated, not sized: and what memory holds */
             snprintf(given, sizeof given, " (--kv-blocks; memory sizes %ld)", r->kv_blocks_memory);
+        else if (c->kv_blocks > 0) /* several pools: replicas, instances or lanes */
+            snprintf(given, sizeof given, " (--kv-blocks %ld a pool; memory sizes %ld)", c->kv_blocks,
+                     r->kv_blocks_memory);
         sbuf_printf(out, "\nKV cache: %ld blocks of %ld tokens%s = %.0f tokens, about %.0f requests of the mean length at "
                          "once\n\n",
                     r->kv_blocks_total, r->block_size, given, r->kv_capacity_tokens, requests_at_mean_len(c, r));

@@ -919,6 +919,11 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
                        ? (double)arch_local_layers(s->model) / (double)arch_attn_layers(s->model)
                        : 0.0;
     double cap_bytes = mem.kv_capacity_bytes_per_gpu, per_token = mem.kv_bytes_per_token_per_gpu;
+    /* the target first: a drafter (below) is not what fails when the target's weights do not fit */
+    if (!(cap_bytes > 0))
+        return llmroof_err_set(err, LLMROOF_EINPUT,
+                               "%s does not fit on %d x %s: no memory is left for the KV cache (see 'llmroof memory')",
+                               s->model->id, mem.gpus, s->gpu->id);
     /* data-parallel attention replicas each hold their own sequences: the instance's KV blocks
      * are the replicas' together */
     cap_bytes *= (double)mem.attn_dp;
@@ -968,19 +973,24 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     double tokens = per_token > 0 && cap_bytes > 0 ? floor(cap_bytes / per_token) : 0;
     if (tokens > mem.kv_capacity_tokens)
         tokens = mem.kv_capacity_tokens;
-    e->total_blocks = (long)floor(tokens / (double)e->bs);
-    e->mem_blocks = e->total_blocks / lanes;
-    /* a run that states its engine's KV blocks (vLLM logs "# GPU blocks: N"; --num-gpu-blocks-override
-     * sets it) takes them as given, one pool per engine: per data-parallel attention replica */
-    if (c->kv_blocks > 0)
-        e->total_blocks = c->kv_blocks * (e->sh.attn_dp > 1 ? e->sh.attn_dp : 1);
     /* a pipeline lane (sim_pipeline_lanes) holds its share of the blocks: vLLM's virtual engines
      * each schedule with num_gpu_blocks // pipeline_parallel_size (core/scheduler.py, V0) */
-    e->total_blocks /= lanes;
-    if (e->total_blocks < 1)
+    e->total_blocks = (long)floor(tokens / (double)e->bs) / lanes;
+    if (e->total_blocks < 1) /* whatever --kv-blocks states: the weights must fit */
         return llmroof_err_set(err, LLMROOF_EINPUT,
                                "%s does not fit on %d x %s: no memory is left for the KV cache (see 'llmroof memory')",
                                s->model->id, mem.gpus, s->gpu->id); /* the instance's GPUs (EP, PP included) */
+    e->mem_blocks = e->total_blocks;
+    /* a run that states its engine's KV blocks (vLLM logs "# GPU blocks: N"; --num-gpu-blocks-override
+     * sets it) takes them as given, one pool per engine: per data-parallel attention replica, each
+     * lane its share */
+    if (c->kv_blocks > 0) {
+        if (c->kv_blocks < lanes)
+            return llmroof_err_set(err, LLMROOF_EINPUT,
+                                   "--kv-blocks %ld is fewer than the %d pipeline lanes, each of which holds its share "
+                                   "of the pool (vLLM: num_gpu_blocks // pipeline_parallel_size)", c->kv_blocks, lanes);
+        e->total_blocks = c->kv_blocks / lanes * (e->sh.attn_dp > 1 ? e->sh.attn_dp : 1);
+    }
     e->free_blocks = e->total_blocks;
     /* each data-parallel attention replica's own pool: the instance's blocks are theirs together */
     e->replica_blocks = e->rb ? e->total_blocks / e->sh.attn_dp : e->total_blocks;

@@ -1060,8 +1060,23 @@ static void a_stated_kv_pool_replaces_the_memory_sized_one(void **state)
     run(&d, &given);
     assert_int_equal(given.kv_blocks_total, 128);
     sim_result_free(&given);
-    disaggregate(&cat, &c, NULL);
+    /* the weights must still fit: Llama-3.1-70B's 141 GB of 16-bit weights on one H100 */
+    struct sim_config big = config(&cat, "llama-3.1-70b", "h100-sxm5-80gb", 1, &w);
+    big.mode = SIM_OFFLINE;
+    big.requests = 2;
+    big.kv_blocks = 1000;
     struct llmroof_err err = { 0 };
+    assert_int_equal(sim_run(&big, &given, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "does not fit"));
+    sim_result_free(&given);
+    /* two pipeline lanes take 1 // 2 = 0 blocks each: refused, not a "does not fit" */
+    struct sim_config pp = c;
+    pp.setup.layout.pp = 2;
+    pp.kv_blocks = 1;
+    assert_int_equal(sim_run(&pp, &given, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "pipeline lanes"));
+    sim_result_free(&given);
+    disaggregate(&cat, &c, NULL);
     assert_int_equal(sim_run(&c, &given, &err), LLMROOF_EINPUT);
     assert_non_null(strstr(err.msg, "--kv-blocks"));
     sim_result_free(&given);
