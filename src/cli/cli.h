@@ -241,6 +241,11 @@ int cli_layout_check(struct cli *c, const struct cli_setup_opts *s);
 /* Looks up --engine after the catalog is loaded, after cli_layout_check. Returns 0 or 2 after
  * printing the error. */
 int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s);
+/* The engine's KV pool as simulate sets it up (sim_config_engine) on s->mem: its share of the
+ * device (unless --mem-util was given), TensorRT-LLM's and LMDeploy's share of the free memory,
+ * and the workspace of its token budget and sequence limit (unless keep_mbt / keep_seqs: the
+ * command line stated them). Nothing without an engine. estimate and memory call it. */
+void cli_engine_mem(struct cli_setup_opts *s, const struct llmroof_setup *setup, bool keep_mbt, bool keep_seqs);
 /* A note on stderr when engine `en` keys a rule on GPU architectures and `g` states none. */
 void cli_note_arch(struct cli *c, const struct llmroof_gpu *g, const struct llmroof_engine *en);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/parse.h"
+#include "serve/sim.h"
 
 int cli_long(struct cli *c, const char *opt, const char *arg, long min, long max, long *out)
 {
@@ -198,6 +199,23 @@ int cli_layout_check(struct cli *c, const struct cli_setup_opts *s)
                                "is at most the number of expert-parallel ranks, when it takes every routed token)",
                                s->layout.ep_imbalance, s->layout.ep);
     return 0;
+}
+
+void cli_engine_mem(struct cli_setup_opts *s, const struct llmroof_setup *setup, bool keep_mbt, bool keep_seqs)
+{
+    if (!s->eff.engine)
+        return;
+    struct sim_config sc;
+    sim_default_config(&sc);
+    sc.setup = *setup;
+    sim_config_engine(&sc, s->eff.engine, setup->gpu, false, false);
+    if (!s->have_mem_util)
+        s->mem.mem_util = sc.mem.mem_util;
+    s->mem.util_of_free = sc.mem.util_of_free;
+    if (!keep_mbt)
+        s->mem.max_batched_tokens = (double)sc.max_batched_tokens;
+    if (!keep_seqs)
+        s->mem.max_seqs = (double)sc.max_seqs;
 }
 
 int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s)

@@ -208,17 +208,7 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
     /* the engine's KV pool as simulate sets it up (sim_config_engine): its share of the device, or
      * TensorRT-LLM's and LMDeploy's share of the free memory, and the workspace of its token
      * budget and sequence limit */
-    if (x.s.eff.engine) {
-        struct sim_config sc;
-        sim_default_config(&sc);
-        sc.setup = setup;
-        sim_config_engine(&sc, x.s.eff.engine, g, false, false);
-        if (!x.s.have_mem_util)
-            x.s.mem.mem_util = sc.mem.mem_util;
-        x.s.mem.util_of_free = sc.mem.util_of_free;
-        x.s.mem.max_batched_tokens = (double)sc.max_batched_tokens;
-        x.s.mem.max_seqs = (double)sc.max_seqs;
-    }
+    cli_engine_mem(&x.s, &setup, false, false);
     const struct llmroof_layout lay = cli_layout(&x.s);
     if ((rc = memory_eval_layout(m, g, &lay, &setup.dt, ctx_len, &x.s.mem, &mem, &err)))
         return cli_fail(c, &err);

@@ -9,23 +9,30 @@
 
 enum { OPT_MBT = 1, OPT_MAXSEQS };
 
-static int on_opt(struct cli *c, void *ctx, int id, const char *arg)
+struct ctx {
+    struct cli_setup_opts s;
+    bool have_mbt, have_maxseqs; /* given: the engine's defaults do not replace them */
+};
+
+static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
 {
-    struct cli_setup_opts *s = ctx;
+    struct ctx *x = vctx;
     long v;
     int rc;
     switch (id) {
     case OPT_MBT: /* the largest forward's tokens size the workspace, as simulate's budget does */
         if ((rc = cli_long(c, "max-batched-tokens", arg, 1, 10000000, &v)))
             return rc;
-        s->mem.max_batched_tokens = (double)v;
+        x->s.mem.max_batched_tokens = (double)v;
+        x->have_mbt = true;
         return 0;
     case OPT_MAXSEQS: /* ... and its sequences the logits buffer */
         if ((rc = cli_long(c, "max-seqs", arg, 1, 1000000, &v)))
             return rc;
-        s->mem.max_seqs = (double)v;
+        x->s.mem.max_seqs = (double)v;
+        x->have_maxseqs = true;
         return 0;
-    default: return cli_setup_opt(c, ctx, id, arg);
+    default: return cli_setup_opt(c, &x->s, id, arg);
     }
 }
 
@@ -47,13 +54,15 @@ int cmd_memory(struct cli *c, int argc, char **argv)
         CLI_OPT_DTYPES, CLI_OPT_MEM,
         { OPT_MBT, "max-batched-tokens", 0, "N", "tokens of the largest forward, which size the activation workspace: simulate's token budget (default 2048)", false },
         { OPT_MAXSEQS, "max-seqs", 0, "N", "sequences of the largest forward (logits buffer): simulate's sequence limit (default 256)", false },
+        { OPT_ENGINE, "engine", 'e', "ID", "serving-engine profile: its memory share (TensorRT-LLM's and LMDeploy's of the free memory), token budget and sequence limit, and whether its quantized weights include the LM head (default: none)", false },
     };
+    struct ctx x = { .have_mbt = false };
+    cli_setup_defaults(&x.s);
     struct cli_setup_opts s;
-    cli_setup_defaults(&s);
     char *pos[1];
     int npos = 0;
     c->usage = "llmroof memory -m MODEL -g GPU [-t TP] [--context C] [-b BATCH] [options]";
-    int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, &s, pos, 0, &npos,
+    int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, &x, pos, 0, &npos,
                        "Per-GPU memory: weights, activation workspace, runtime reserve, KV-cache capacity in\n"
                        "bytes and tokens, and the largest batch of C-token sequences that fits; with -b, whether\n"
                        "that batch fits (the same rule as estimate and sweep).\n"
@@ -61,6 +70,7 @@ int cmd_memory(struct cli *c, int argc, char **argv)
                        "For the background studies' theoretical figures use --mem-util 1 --reserve 0 --workspace 0.");
     if (rc)
         return rc;
+    s = x.s;
     if (!s.model || !s.gpu)
         return cli_usage_error(c, "options '--model' and '--gpu' are required");
     if ((rc = cli_catalog_pick(c, s.model, s.gpu, s.engine_name)) || (rc = cli_setup_resolve(c, &s)))
@@ -72,6 +82,11 @@ int cmd_memory(struct cli *c, int argc, char **argv)
     if (!g)
         return 2;
     struct llmroof_dtypes dt = ckpt_dtypes(m, s.eff.engine, cli_dtypes(&s), s.have_weight);
+    /* the engine's KV pool as simulate and estimate set it up (sim_config_engine): its share of the
+     * device, or TensorRT-LLM's and LMDeploy's share of the free memory, and the workspace of its
+     * token budget and sequence limit, where the command line does not state them */
+    const struct llmroof_setup setup = { m, g, (int)s.tp, dt, roofline_effs(g, &s.eff), cli_layout(&s) };
+    cli_engine_mem(&s, &setup, x.have_mbt, x.have_maxseqs);
     struct llmroof_memory mem;
     struct llmroof_err err = { 0 };
     const struct llmroof_layout lay = cli_layout(&s);
@@ -98,7 +113,7 @@ int cmd_memory(struct cli *c, int argc, char **argv)
                 g->gpus_per_node == 1 ? "" : "s", g->id);
 
     if (c->format == TABLE_JSON) {
-        char *j = render_json_memory(m, g, (int)s.tp, &dt, &mem, &sh);
+        char *j = render_json_memory(m, g, (int)s.tp, &dt, &mem, &sh, s.eff.engine);
         if (!j)
             return 1;
         sbuf_append(&c->out, j);
@@ -114,9 +129,13 @@ int cmd_memory(struct cli *c, int argc, char **argv)
         char sdesc[32] = ""; /* the state dtype, when set apart from the KV's */
         if (dt.state_set)
             snprintf(sdesc, sizeof sdesc, ", %s state", dtype_name(dt.state));
-        sbuf_printf(&c->out, "%s on %d x %s (TP %ld%s): %s, %s KV%s, context %ld tokens, mem-util %.2f\n",
+        char edesc[LLMROOF_ID_MAX + 48] = ""; /* the engine whose pool this is */
+        if (s.eff.engine)
+            snprintf(edesc, sizeof edesc, ", engine %s%s", s.eff.engine->id,
+                     s.mem.util_of_free ? " (of the free memory)" : "");
+        sbuf_printf(&c->out, "%s on %d x %s (TP %ld%s): %s, %s KV%s, context %ld tokens, mem-util %.2f%s\n",
                     m->id, mem.gpus, g->id, s.tp, lay_s, wdesc, dtype_name(dt.kv), sdesc, s.context,
-                    s.mem.mem_util);
+                    s.mem.mem_util, edesc);
         if (mem.fit == LLMROOF_FIT_WEIGHTS) {
             sbuf_printf(&c->out, "does NOT fit: needs %s of weights + workspace + reserve per GPU, %s usable",
                         cli_fmt_bytes(mem.weights_bytes_per_gpu + mem.workspace_bytes_per_gpu + mem.reserve_bytes_per_gpu,
