@@ -83,10 +83,16 @@ void ckpt_weight_desc(const struct llmroof_model *m, const struct llmroof_dtypes
     bool is_own = dt->weight_bits <= 0 && ckpt_weight_dtype(m, &own) && own == dt->weight;
     /* quantized weights whose embedding and head stay 16-bit (ops_unquantized_bytes): say so, the
      * weights line is otherwise larger than bits x parameters */
-    const char *kept = "";
-    if (m && !is_own && ops_weight_bytes(dt) < 2.0 && ops_unquantized_bytes(m, dt, false) >= 2.0)
-        kept = m->moe_experts > 0 ? " (embedding, LM head and router 16-bit)" : " (embedding and LM head 16-bit)";
-    snprintf(buf, cap, "%s%s weights%s%s%s", dtype_name(dt->weight), bits, kept, experts, is_own ? " (the checkpoint's)" : "");
+    const bool kept = m && ops_weight_bytes(dt) < 2.0 && ops_unquantized_bytes(m, dt, false) >= 2.0;
+    const char *parts = m && m->moe_experts > 0 ? "embedding, LM head and router" : "embedding and LM head";
+    char note[96] = "", own_note[96] = "";
+    if (kept && is_own) /* a block-fp8 checkpoint ships them bf16 */
+        snprintf(own_note, sizeof own_note, " (the checkpoint's; %s bf16)", parts);
+    else if (is_own)
+        snprintf(own_note, sizeof own_note, " (the checkpoint's)");
+    else if (kept)
+        snprintf(note, sizeof note, " (%s 16-bit)", parts);
+    snprintf(buf, cap, "%s%s weights%s%s%s", dtype_name(dt->weight), bits, note, experts, own_note);
 }
 
 bool ckpt_fitting_weight_dtype(const struct llmroof_model *m, const struct llmroof_gpu *g,

@@ -21,7 +21,8 @@ struct llmroof_dtypes ckpt_dtypes(const struct llmroof_model *m, const struct ll
                                   struct llmroof_dtypes given, bool weight_given);
 
 /* "fp16 weights", "fp16 (4.5 bits) weights", "int4 weights (embedding and LM head 16-bit)" (below
- * 16 bits, unless the engine quantizes them too), "fp8 weights (the checkpoint's)",
+ * 16 bits, unless the engine quantizes them too), "fp8 weights (the checkpoint's; embedding, LM head
+ * and router bf16)" (a block-fp8 checkpoint's own),
  * "bf16 weights, MXFP4 experts (the checkpoint's)", "bf16 weights, NVFP4 ffn and dense_ffn (the
  * checkpoint's)": what a header line says of the weights. */
 void ckpt_weight_desc(const struct llmroof_model *m, const struct llmroof_dtypes *dt, char *buf, size_t cap);

@@ -270,7 +270,8 @@ static void checkpoint_dtype_is_the_default_and_names_itself(void **state)
     assert_int_equal(d.weight, LLMROOF_FP8);
     assert_int_equal(d.kv, LLMROOF_FP16); /* only the weights follow the checkpoint */
     ckpt_weight_desc(ds, &d, buf, sizeof buf);
-    assert_string_equal(buf, "fp8 weights (the checkpoint's)");
+    /* the block-fp8 checkpoint ships its embedding, head and routers bf16: said with it */
+    assert_string_equal(buf, "fp8 weights (the checkpoint's; embedding, LM head and router bf16)");
     assert_int_equal(ckpt_dtypes(ds, NULL, fp16, true).weight, LLMROOF_FP16); /* --weight-dtype fp16 wins */
     struct llmroof_dtypes bits = fp16;
     bits.weight_bits = 4.5;
