@@ -10,6 +10,7 @@
 
 #include "base/parse.h"
 #include "base/rng.h"
+#include "model/ckpt.h"
 #include "serve/sim.h"
 
 const char *srv_class_name(enum srv_class c)
@@ -447,8 +448,8 @@ static void simulate(const struct srv_case *c, const struct llmroof_gpu *g, cons
      * its CPU cost per sequence and overlap, admission policy, sequence limit and token budget */
     /* vLLM's --engine-use-ray (the row's launch flags): the engine's step is a Ray call at any TP */
     const struct llmroof_eff_override ray = { .engine = e, .engine_use_ray = c->engine_use_ray };
-    sc.setup = (struct llmroof_setup){ c->model, g, c->tp, c->dt, roofline_effs_engine(g, e, &ray), { 0 } };
-    sc.setup.dt.head_quantized = e && e->quantized_head;
+    sc.setup = (struct llmroof_setup){ c->model, g, c->tp, ckpt_engine_dtypes(c->dt, e), roofline_effs_engine(g, e, &ray),
+                                       { 0 } };
     sc.no_api_server = c->no_api_server; /* an offline run through the engine's own API (the row's script) */
     sim_config_engine(&sc, e, g, false, false); /* after the setup: a budget may follow the model's context */
     /* what the row states of the engine's settings overrides the profile's defaults */

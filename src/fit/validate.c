@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "model/ckpt.h"
 #include "model/memory.h"
 #include "base/parse.h"
 #include "serve/sim.h"
@@ -339,11 +340,11 @@ static int predict_serving(struct val_case *c, const struct llmroof_setup *s, co
 int val_predict(struct val_case *c, const struct llmroof_gpu *g, const struct llmroof_engine *en,
                 struct llmroof_err *err)
 {
-    struct llmroof_setup s = { c->model, g ? g : c->gpu, c->tp, c->dt,
-                               roofline_effs_engine(g ? g : c->gpu, en ? en : c->engine, NULL), { 0 } };
-    s.dt.head_quantized = (en ? en : c->engine) && (en ? en : c->engine)->quantized_head;
+    const struct llmroof_engine *eng = en ? en : c->engine;
+    struct llmroof_setup s = { c->model, g ? g : c->gpu, c->tp, ckpt_engine_dtypes(c->dt, eng),
+                               roofline_effs_engine(g ? g : c->gpu, eng, NULL), { 0 } };
     if (c->serving)
-        return predict_serving(c, &s, en ? en : c->engine, err);
+        return predict_serving(c, &s, eng, err);
     struct llmroof_request req = { c->batch, c->prompt, c->output };
     struct llmroof_estimate e;
     int rc = estimate_run(&s, &req, &e, err);

@@ -28,11 +28,17 @@ bool ckpt_weight_dtype(const struct llmroof_model *m, enum llmroof_dtype *out)
     return false;
 }
 
+struct llmroof_dtypes ckpt_engine_dtypes(struct llmroof_dtypes dt, const struct llmroof_engine *en)
+{
+    dt.head_quantized = en && en->quantized_head;
+    return dt;
+}
+
 struct llmroof_dtypes ckpt_dtypes(const struct llmroof_model *m, const struct llmroof_engine *en,
                                   struct llmroof_dtypes given, bool weight_given)
 {
     enum llmroof_dtype d;
-    given.head_quantized = en && en->quantized_head;
+    given = ckpt_engine_dtypes(given, en);
     if (!weight_given && given.weight_bits <= 0 && ckpt_weight_dtype(m, &d))
         given.weight = d;
     /* the state dtype the model's config states (Qwen3.5's mamba_ssm_dtype "float32", which vLLM

@@ -14,6 +14,10 @@
  * (the experts stay MXFP4 through ops_expert_bytes). False when the catalog states none. */
 bool ckpt_weight_dtype(const struct llmroof_model *m, enum llmroof_dtype *out);
 
+/* dt with its head rule taken from engine en (NULL: none): head_quantized when the engine's own
+ * formats quantize the embedding, LM head and router (quantized_head) */
+struct llmroof_dtypes ckpt_engine_dtypes(struct llmroof_dtypes dt, const struct llmroof_engine *en);
+
 /* The dtypes a command uses: `given` as parsed, except that the weight dtype becomes the
  * checkpoint's when the user gave neither --weight-dtype nor --weight-bits, and that engine en
  * (NULL: none) decides whether quantized weights include the LM head (head_quantized). */
