@@ -165,7 +165,10 @@ int cmd_check(struct cli *c, int argc, char **argv)
             break;
         }
         rows++;
-        const struct llmroof_layout lay = { base.tp, base.pp, base.ep, base.dp_attn, 1.0, false };
+        /* the row's whole layout: an absent ep_imbalance is the default (uniform routing's busiest
+         * rank, 0), as sweep evaluated it */
+        const struct llmroof_layout lay = { base.tp, base.pp, base.ep, base.dp_attn, base.ep_imbalance,
+                                            base.two_batch_overlap };
         sweep_eval_layout(m, g, base.tp, &lay, base.batch, base.prompt, base.output, &base.dt, &now);
         struct drift_out d = { &c->out, json, ln, &base, 0 };
         if (base.valid != now.valid) {

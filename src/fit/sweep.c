@@ -40,7 +40,7 @@ void sweep_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
                        const struct llmroof_dtypes *dt, struct sweep_row *out)
 {
     memset(out, 0, sizeof *out);
-    struct llmroof_layout ly = { tp, 1, 1, false, 1.0, false };
+    struct llmroof_layout ly = { tp, 1, 1, false, 0, false };
     if (lay) {
         ly = *lay;
         ly.tp = tp;
@@ -48,6 +48,8 @@ void sweep_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
     out->pp = ly.pp > 0 ? ly.pp : 1;
     out->ep = ly.ep > 0 ? ly.ep : 1;
     out->dp_attn = ly.dp_attn;
+    out->ep_imbalance = ly.ep_imbalance;
+    out->two_batch_overlap = ly.two_batch_overlap;
     snprintf(out->model, sizeof out->model, "%s", m->id);
     snprintf(out->gpu, sizeof out->gpu, "%s", g->id);
     out->tp = tp;
@@ -129,7 +131,7 @@ void sweep_csv_header_layout(struct sbuf *out)
         out->len -= 2;
         out->data[out->len] = '\0';
     }
-    sbuf_append(out, ",pp,ep,dp_attention\r\n");
+    sbuf_append(out, ",pp,ep,dp_attention,ep_imbalance,two_batch_overlap\r\n");
 }
 
 static void csv_text(struct sbuf *out, const char *s)
@@ -195,7 +197,10 @@ void sweep_csv_row_layout(const struct sweep_row *r, struct sbuf *out)
     integer(out, r->pp);
     sbuf_append(out, ",");
     integer(out, r->ep);
-    sbuf_append(out, r->dp_attn ? ",true\r\n" : ",false\r\n");
+    sbuf_append(out, r->dp_attn ? ",true," : ",false,");
+    if (r->ep_imbalance > 0)
+        num(out, r->ep_imbalance);
+    sbuf_append(out, r->two_batch_overlap ? ",true\r\n" : ",false\r\n");
 }
 
 static void json_text(struct sbuf *out, const char *s)
@@ -232,6 +237,12 @@ void sweep_jsonl_row(const struct sweep_row *r, struct sbuf *out)
         sbuf_append(out, ",\"ep\":");
         integer(out, r->ep);
         sbuf_append(out, r->dp_attn ? ",\"dp_attention\":true" : ",\"dp_attention\":false");
+        if (r->ep_imbalance > 0) { /* absent: uniform routing's busiest rank, the default */
+            sbuf_append(out, ",\"ep_imbalance\":");
+            num(out, r->ep_imbalance);
+        }
+        if (r->two_batch_overlap)
+            sbuf_append(out, ",\"two_batch_overlap\":true");
     }
     sbuf_append(out, ",\"batch\":");
     integer(out, r->batch);

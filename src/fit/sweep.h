@@ -18,6 +18,8 @@ struct sweep_row {
     int tp;
     int pp, ep;            /* layout beyond TP (1 = none); written only when set (docs/scripting.md) */
     bool dp_attn;          /* --dp-attention */
+    double ep_imbalance;   /* --ep-imbalance; 0 = not given (uniform routing's busiest rank) */
+    bool two_batch_overlap; /* --two-batch-overlap */
     long batch, prompt, output;
     struct llmroof_dtypes dt;
     /* validity */
@@ -51,7 +53,8 @@ void sweep_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
                        const struct llmroof_dtypes *dt, struct sweep_row *out);
 
 void sweep_csv_header(struct sbuf *out);
-/* With a layout, the CSV gains three last columns pp, ep, dp_attention (header and rows). */
+/* With a layout, the CSV gains five last columns pp, ep, dp_attention, ep_imbalance (empty when
+ * not given) and two_batch_overlap (header and rows). */
 void sweep_csv_header_layout(struct sbuf *out);
 void sweep_csv_row_layout(const struct sweep_row *r, struct sbuf *out);
 void sweep_csv_row(const struct sweep_row *r, struct sbuf *out);
