@@ -234,6 +234,27 @@ double sim_instance_capacity_qps(const struct llmroof_setup *s, const struct llm
     return t > 0 ? B / (O * t) : 0;
 }
 
+/* A disaggregated decode instance takes its requests' K/V over its own incoming link, one
+ * transfer at a time (sim_start_transfers): a P-token prompt's bytes on each receiving GPU, or the
+ * sending GPUs' shares where the prefill side has fewer ranks, after the link's setup cost. Its
+ * requests per second can be no more than the transfers that link finishes: DeepSeek-V3's 4096-token
+ * prompt holds 4096 x 70,272 B = 288 MB a GPU, 0.288 s over 1 GB/s, 3.47 requests/s whatever its
+ * GPUs compute. Linear in P (a windowed model's local layers send their window), so the mean
+ * prompt gives the mean transfer. */
+static double link_capacity_qps(const struct runner *r, const struct engine *d, double P)
+{
+    const struct engine *p = NULL;
+    for (int i = 0; i < r->ne && !p; i++)
+        if (r->E[i].pool == 0)
+            p = &r->E[i];
+    if (!p)
+        return 0;
+    const double per_gpu = arch_kv_tokens_held(d->setup.model, P) * d->kv_token_gpu_bytes;
+    const double sent = per_gpu * (double)d->setup.tp / (double)p->setup.tp;
+    const double t = r->c->kv_link_latency_s + fmax(per_gpu, sent) / r->c->kv_link_Bps;
+    return t > 0 ? 1.0 / t : 0;
+}
+
 static double instance_capacity_qps(const struct runner *r, const struct engine *e, double P, double O)
 {
     const struct sim_config *c = r->c;
@@ -244,8 +265,14 @@ static double instance_capacity_qps(const struct runner *r, const struct engine 
     enum sim_capacity_kind kind = e->prefill_only || c->first_token_only ? SIM_CAP_PREFILL
                                   : e->pool == 0                        ? SIM_CAP_AGGREGATED
                                                                         : SIM_CAP_DECODE;
-    return sim_instance_capacity_qps(&e->setup, &e->sh, (double)e->total_blocks * (double)e->bs, e->max_run,
-                                     e->budget, P, O, kind);
+    double q = sim_instance_capacity_qps(&e->setup, &e->sh, (double)e->total_blocks * (double)e->bs, e->max_run,
+                                         e->budget, P, O, kind);
+    if (kind == SIM_CAP_DECODE && q > 0) {
+        const double link = link_capacity_qps(r, e, P);
+        if (link > 0)
+            q = fmin(q, link);
+    }
+    return q;
 }
 
 /* The cluster's bound: the pool that serves the fewest requests per second sets it (0: none).

@@ -1534,6 +1534,33 @@ static void a_kv_link_bottleneck_is_overload(void **state)
     catalog_free(&cat);
 }
 
+/* ... and the steady-state bound counts the link, so a run too short for its queue to show is
+ * judged by it: the same cluster at 1.2/s for 40 requests. The decode instance moves one prompt's
+ * K/V at a time: 8000 x 131,072 B = 1,048,576,000 B a request, 20 us + 1.048576 s over 1 GB/s,
+ * 1 / 1.048596 = 0.95366 requests/s, below the decode GPU's compute bound and the 1.2 offered. */
+static void the_kv_link_bounds_a_decode_pool(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 8000, 100, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, &w);
+    disaggregate(&cat, &c, NULL);
+    c.kv_link_Bps = 1e9;
+    struct sim_result r;
+    run_at_rate(&c, 1.2, 40, &r);
+    assert_float_equal(r.capacity_qps, 1.0 / (20e-6 + 8000.0 * 131072.0 / 1e9), 1e-9);
+    assert_true(r.overloaded);
+    assert_false(r.slo_met);
+    sim_result_free(&r);
+    /* a link 100 times faster moves 95 requests/s: the GPUs set the bound again */
+    c.kv_link_Bps = 100e9;
+    run_at_rate(&c, 1.2, 40, &r);
+    assert_true(r.capacity_qps > 1.5);
+    assert_false(r.overloaded);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
 /* Near the steady-state bound any growth counts: Qwen2.5-7B on one L4 at 0.5/s of 200 + 2000
  * tokens, 200 requests. The system grows by 25 over the window (77 -> 102), under the noise
  * allowance 2 sqrt(179) = 26.8 that a rate far below the bound would get; 20,000 requests complete
@@ -3444,6 +3471,7 @@ int main(void)
         cmocka_unit_test(a_short_run_beyond_the_service_rate_is_overload),
         cmocka_unit_test(an_idle_server_with_a_request_in_flight_is_not_overload),
         cmocka_unit_test(a_kv_link_bottleneck_is_overload),
+        cmocka_unit_test(the_kv_link_bounds_a_decode_pool),
         cmocka_unit_test(near_the_bound_any_growth_is_overload),
         cmocka_unit_test(poisson_noise_in_the_window_is_not_overload),
         cmocka_unit_test(goodput_counts_requests_within_the_limits),
