@@ -216,6 +216,12 @@ void cli_engine_mem(struct cli_setup_opts *s, const struct llmroof_setup *setup,
         s->mem.max_batched_tokens = (double)sc.max_batched_tokens;
     if (!keep_seqs)
         s->mem.max_seqs = (double)sc.max_seqs;
+    /* an engine whose data-parallel attention ranks schedule alone (vLLM V1) holds its budget and
+     * sequence limit, stated or default, per rank: the instance's are the ranks' sum, as simulate
+     * takes them (sim.c, engine_init) */
+    const double f = (double)sim_setup_rank_factor(&sc);
+    s->mem.max_batched_tokens *= f;
+    s->mem.max_seqs *= f;
 }
 
 int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s)

@@ -109,6 +109,18 @@ for b in 1 556 557 2000; do
     check "batch $b: estimate ($e), memory ($m) and sweep ($s) agree on fits" [ "$e" = "$s" -a "$m" = "$s" ]
 done
 
+# memory -e and simulate -e size one KV pool: the same tokens within a block per attention
+# replica, DP attention included (vLLM holds its token budget per rank, SGLang one for all)
+for e in vllm sglang tensorrt-llm; do
+    m=$("$bin" memory -m deepseek-v3 -g h200 -t 1 --ep 8 --dp-attention -e $e --format json 2>/dev/null |
+        tr -d ' \t\n' | grep -o '"kv_capacity_tokens":[0-9]*' | cut -d: -f2)
+    s=$("$bin" simulate -m deepseek-v3 -g h200 -t 1 --ep 8 --dp-attention -e $e --rate 1 -n 5 --format json 2>/dev/null |
+        tr -d ' \t\n' | grep -o '"kv_capacity_tokens":[0-9]*' | head -1 | cut -d: -f2)
+    d=$(( ${m:-0} > ${s:-0} ? ${m:-0} - ${s:-0} : ${s:-0} - ${m:-0} ))
+    check "engine $e: memory ($m) and simulate ($s) KV tokens agree within 8 x 64" \
+        [ -n "$m" -a -n "$s" -a "$d" -le 512 ]
+done
+
 # output files (issue 14): write through to non-regular files, follow symlinks, keep the
 # mode and hard links, and change nothing when the run fails
 "$bin" roofline -m llama-2-7b -g a100 --svg /dev/full >/dev/null 2>"$tmp/err"; rc=$?
