@@ -21,7 +21,7 @@ enum { OPT_QUIET = 200 }; /* apart: other options append to the list above */
 struct ctx {
     struct cli_setup_opts s;
     struct sim_config cfg;
-    bool have_conc, have_reqs, have_think, have_rate, range, have_inst,
+    bool have_conc, have_reqs, have_think, have_rate, range, have_inst, have_pct,
         have_router, have_mbt, have_maxseqs, have_admit, have_maxpad, static_batching;
     long max_paddings;                  /* --max-paddings, with have_maxpad */
     long sched_steps;                   /* --scheduler-steps: vLLM's multi-step scheduling, 0 = off */
@@ -174,6 +174,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         if (!parse_int64(p, 1, 99, &pv) || (pv != 50 && pv != 90 && pv != 95 && pv != 99))
             return cli_usage_error(c, "option '--slo-percentile': '%s' is not one of p50, p90, p95, p99", arg);
         x->cfg.slo_percentile = (int)pv;
+        x->have_pct = true;
         return 0;
     }
     case OPT_PCACHE: x->cfg.prefix_cache = true; return 0;
@@ -552,6 +553,9 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
     if (x->cfg.kv_blocks > 0 && x->ppool)
         return cli_usage_error(c, "option '--kv-blocks' states one engine's KV blocks; the pools of --prefill-pool and "
                                   "--decode-pool size their own from memory");
+    if (x->have_pct && !(x->cfg.ttft_slo_s > 0) && !(x->cfg.tpot_slo_s > 0))
+        return cli_usage_error(c, "option '--slo-percentile' sets the percentile the SLOs are checked at: add "
+                                  "--ttft-slo or --tpot-slo");
     if (x->kvlink && !x->ppool)
         return cli_usage_error(c, "option '--kv-link' is the link between the pools: add --prefill-pool and --decode-pool");
     if (x->ppool && x->have_inst)
