@@ -41,6 +41,10 @@ struct llmroof_effs roofline_default_effs(const struct llmroof_gpu *g)
     e.attn_eff = g->attn_fa3_eff > 0 ? g->attn_fa3_eff : g->attn_eff;
     e.attn_ramp_tokens = KERNEL_ATTN_RAMP_TOKENS;
     e.attn_mem_eff = g->attn_mem_eff;
+    /* and the fastest all-reduce it has: the one-shot/two-shot kernels over NVLink/xGMI peer
+     * memory that TensorRT-LLM, vLLM and SGLang run below NCCL's crossover (section 4); an engine
+     * profile states its own (custom_allreduce) */
+    e.custom_allreduce = true;
     return e;
 }
 
@@ -122,7 +126,7 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
         if (en->mmq_share > 0 && g->has_peak[LLMROOF_INT8] && !strncmp(g->arch, "sm", 2) &&
             strtol(g->arch + 2, NULL, 10) >= 75)
             e.mmq_share = en->mmq_share;
-        e.custom_allreduce = en->custom_allreduce;
+        e.custom_allreduce = en->custom_allreduce; /* the engine's, not the engine-less best */
         e.first_token_decode = en->first_token_decode;
         e.cpu_seq_s = en->cpu_seq_s;
         e.cpu_overlap = en->cpu_overlap;

@@ -369,6 +369,25 @@ static void a40_decode_is_more_communication_bound_than_a100(void **state)
     catalog_free(&cat);
 }
 
+/* Without an engine the estimate is the best an engine could do, so its all-reduce is the custom
+ * kernels' where they beat NCCL (docs/model.md section 4): Llama-3.1-70B at TP 8 on H100s, batch
+ * 64, a decode step's 1 MiB message (64 x 8192 x 2 B). Two-shot: 11 us + 2 x 7/8 x 1,048,576 B /
+ * (450e9 x 0.81 = 364.5e9 B/s) = 11 + 5.0343 = 16.0343 us, 161 a step (two a layer and
+ * the vocabulary-parallel embedding's): 2.5815 ms, where NCCL's LL took 35.92 us a call. */
+static void engine_less_all_reduce_takes_the_custom_kernels(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_setup s = setup(&cat, "llama-3.1-70b", "h100", 8);
+    struct llmroof_estimate e = run(&s, 64, 2048, 256);
+    assert_rel_close(e.decode.op[LLMROOF_OP_ALL_REDUCE].time_s, 161 * 16.0343e-6, 1e-3);
+    /* no faster than an engine that runs the same kernels (TensorRT-LLM adds its step overhead) */
+    s.eff.custom_allreduce = false;
+    struct llmroof_estimate n = run(&s, 64, 2048, 256);
+    assert_true(n.decode.op[LLMROOF_OP_ALL_REDUCE].time_s > 2.0 * e.decode.op[LLMROOF_OP_ALL_REDUCE].time_s);
+    catalog_free(&cat);
+}
+
 /* Sarathi-Serve's testbed: A100 PCIe cards joined in pairs by the NVLink bridge (A100 datasheet:
  * 600 GB/s both directions = 300e9 per direction). yi-34b at TP 2, one 512-token prompt: 121
  * all-reduces of 512 x 7168 x 2 B = 7,340,032 B; a 2-rank ring moves 2(n-1)/n x M = M per GPU.
@@ -383,6 +402,9 @@ static void a100_pcie_pairs_reduce_over_their_nvlink_bridge(void **state)
     load_shipped(&cat);
     struct llmroof_setup br = setup(&cat, "yi-34b-200k", "a100-pcie-80gb-nvl", 2);
     struct llmroof_setup pc = setup(&cat, "yi-34b-200k", "a100-pcie-80gb", 2);
+    /* NCCL's ring, as an engine without a custom all-reduce runs it (Sarathi-Serve's; the
+     * engine-less default takes the custom kernels over the bridge) */
+    br.eff.custom_allreduce = pc.eff.custom_allreduce = false;
     struct llmroof_estimate eb = run(&br, 1, 512, 1), ep = run(&pc, 1, 512, 1);
     assert_rel_close(eb.prefill.op[LLMROOF_OP_ALL_REDUCE].time_s, 121 * 46.57e-6, 1e-3);
     assert_rel_close(ep.prefill.op[LLMROOF_OP_ALL_REDUCE].time_s, 121 * 532.52e-6, 1e-3);
@@ -997,6 +1019,7 @@ int main(void)
         cmocka_unit_test(eager_launches_overlap_the_gpu_step),
         cmocka_unit_test(host_cpu_speed_stretches_the_engines_cpu_time),
         cmocka_unit_test(vllm_0_5_cpu_share_matches_its_profile),
+        cmocka_unit_test(engine_less_all_reduce_takes_the_custom_kernels),
         cmocka_unit_test(a100_pcie_pairs_reduce_over_their_nvlink_bridge),
         cmocka_unit_test(phase_columns_reconcile_with_the_time),
         cmocka_unit_test(hidden_all_to_all_does_not_bound_the_step),
