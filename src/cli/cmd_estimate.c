@@ -215,7 +215,8 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
     if (x.sp.method) {
         /* the drafter's weights and cache come out of the KV cache, on every GPU, as the simulator
          * takes them (serve/sim.c): a draft model its own; an EAGLE head or MTP module about one
-         * layer and one attention layer's K/V per token; Medusa's heads about one layer, no cache */
+         * layer and one attention layer's K/V per token; Medusa's heads their residual blocks and
+         * vocabulary projections (ops_medusa_bytes), no cache */
         struct llmroof_mem_opts mo = x.s.mem;
         if (spec.draft) {
             struct llmroof_memory dm;
@@ -230,6 +231,8 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
             mo.drafter_kv_bytes = dm.kv_bytes_per_token_per_gpu;
         } else {
             memory_head_drafter(m, &mem, spec.drafter == LLMROOF_DRAFTER_HEAD, &mo.drafter_bytes, &mo.drafter_kv_bytes);
+            if (spec.drafter == LLMROOF_DRAFTER_MEDUSA) /* the heads the draft step reads */
+                mo.drafter_bytes = ops_medusa_bytes(m, &e.shard, &setup.dt, spec.steps);
         }
         if ((rc = memory_eval_layout(m, g, &lay, &setup.dt, ctx_len, &mo, &mem, &err)))
             return cli_fail(c, &err);

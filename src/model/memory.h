@@ -93,7 +93,8 @@ static inline void memory_fit_batch(struct llmroof_memory *mem, long batch)
  * about one of the target's layers of weights per GPU, and, when it attends (EAGLE, MTP: a decoder
  * layer of its own; caches false for Medusa's MLP heads), one attention layer's K/V per token per
  * GPU. serve/sim.c and estimate --spec take the drafter so (mem_opts drafter_bytes,
- * drafter_kv_bytes). */
+ * drafter_kv_bytes), Medusa's weights from ops_medusa_bytes instead (each head its own vocabulary
+ * projection: far more than a layer where the vocabulary is large). */
 void memory_head_drafter(const struct llmroof_model *m, const struct llmroof_memory *target, bool caches,
                          double *bytes_per_gpu, double *kv_bytes_per_token_per_gpu);
 

@@ -792,6 +792,13 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
 /* Speculative draft heads                                                  */
 /* ------------------------------------------------------------------------ */
 
+double ops_medusa_bytes(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
+                        int heads)
+{
+    const double h = (double)m->hidden;
+    return (double)heads * (h * h * ops_weight_bytes(dt) + h * sh->vocab_per_rank * ops_unquantized_bytes(m, dt, true));
+}
+
 void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
                      const struct llmroof_batch *b, int medusa_heads, struct llmroof_oplist *out)
 {

@@ -378,6 +378,11 @@ void ops_set_all_to_all(const struct llmroof_model *m, const struct llmroof_shar
  * can be sampled) is roofline_eval's, charged per draft step by the caller. */
 void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
                      const struct llmroof_batch *b, int medusa_heads, struct llmroof_oplist *out);
+/* Weight bytes that `heads` Medusa heads hold on one rank of `sh`, those ops_build_draft reads:
+ * each its h x h residual block and its own projection to the rank's share of the vocabulary, at
+ * the LM head's bytes per weight (ops_unquantized_bytes). */
+double ops_medusa_bytes(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
+                        int heads);
 
 /* Expected distinct experts that `tokens` tokens touch with top-k routing over E
  * experts, assuming uniform independent routing: E * (1 - (1 - k/E)^tokens). */

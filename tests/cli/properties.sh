@@ -121,6 +121,19 @@ for e in vllm sglang tensorrt-llm; do
         [ -n "$m" -a -n "$s" -a "$d" -le 512 ]
 done
 
+# Medusa's heads hold what their draft step reads: 4 x (4096^2 + 4096 x 128,256) x 2 B =
+# 4,336,910,336 B on one H100 (ops_medusa_bytes), in estimate's memory and simulate's KV pool
+d=$("$bin" estimate -m llama-3.1-8b -g h100 --spec medusa --spec-k 4 --spec-accept 0.6 --format json 2>/dev/null |
+    tr -d ' \t\n' | grep -o '"drafter_bytes_per_gpu":[0-9]*' | cut -d: -f2)
+check "estimate --spec medusa holds 4 heads of 4,336,910,336 B ($d)" [ "$d" = 4336910336 ]
+k0=$("$bin" simulate -m llama-3.1-8b -g h100 --rate 1 -n 5 --format json 2>/dev/null |
+    tr -d ' \t\n' | grep -o '"kv_capacity_tokens":[0-9]*' | head -1 | cut -d: -f2)
+k1=$("$bin" simulate -m llama-3.1-8b -g h100 --rate 1 -n 5 --spec medusa --spec-k 4 --spec-accept 0.6 --format json 2>/dev/null |
+    tr -d ' \t\n' | grep -o '"kv_capacity_tokens":[0-9]*' | head -1 | cut -d: -f2)
+# 4,336,910,336 / 131,072 B a token = 33,088 tokens fewer (to a 16-token block)
+dk=$(( ${k0:-0} - ${k1:-0} ))
+check "simulate --spec medusa gives the heads 33,088 KV tokens ($k0 - $k1 = $dk)" [ "$dk" -ge 33072 -a "$dk" -le 33104 ]
+
 # output files (issue 14): write through to non-regular files, follow symlinks, keep the
 # mode and hard links, and change nothing when the run fails
 "$bin" roofline -m llama-2-7b -g a100 --svg /dev/full >/dev/null 2>"$tmp/err"; rc=$?

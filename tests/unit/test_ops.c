@@ -262,6 +262,17 @@ static void draft_steps_pay_the_lm_head(void **state)
     assert_rel_close(o.op[LLMROOF_OP_FFN].flops, 33554432.0, 0);
     assert_rel_close(o.op[LLMROOF_OP_LM_HEAD].count, 4.0, 0);
     assert_rel_close(o.op[LLMROOF_OP_ATTENTION].count, 0.0, 0);
+    /* ... and hold what they read: 4 x (4096^2 x 2 = 33,554,432 + 1,050,673,152) = 4,336,910,336 B,
+     * ten layers' worth, where a layer's share of the weights (16,060,522,496 / 32 = 501,891,328)
+     * was taken before; the draft step's weight bytes are the same */
+    const double heads = ops_medusa_bytes(m, &sh, &FP16, 4);
+    assert_rel_close(heads, 4336910336.0, 1e-12);
+    assert_rel_close(o.op[LLMROOF_OP_FFN].count * o.op[LLMROOF_OP_FFN].wbytes +
+                         o.op[LLMROOF_OP_LM_HEAD].count * 4096.0 * 128256.0 * 2.0,
+                     heads, 1e-12);
+    /* TP 2 splits the projections' vocabulary, not the blocks: 4 x (33,554,432 + 525,336,576) */
+    assert_int_equal(ops_shard(m, 2, &sh, &err), 0);
+    assert_rel_close(ops_medusa_bytes(m, &sh, &FP16, 4), 2235564032.0, 1e-12);
     catalog_free(&cat);
 }
 

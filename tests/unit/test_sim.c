@@ -2365,8 +2365,10 @@ static void replicated_latent_moves_whole_to_every_rank(void **state)
 }
 
 /* An EAGLE head is a decoder layer with its own K/V: per token the pool holds the target's 32
- * layers and the head's one, so it holds 32/33 of the tokens a Medusa run (MLP heads, the same
- * weights set aside) holds, to within one 16-token block. */
+ * layers and the head's one (131,072 + 4,096 B), after the head's weights, a layer's share of the
+ * target's (16,060,522,496 / 32 = 501,891,328 B). Medusa's MLP heads cache nothing and hold what
+ * their step reads, 4 x (4096^2 + 4096 x 128,256) x 2 = 4,336,910,336 B (ops_medusa_bytes):
+ * 33,088 tokens of 131,072 B. Each to within one 16-token block of the run without a drafter. */
 static void eagle_head_caches_its_layer(void **state)
 {
     struct llmroof_catalog cat;
@@ -2377,12 +2379,17 @@ static void eagle_head_caches_its_layer(void **state)
     c.concurrency = 1;
     c.requests = 1;
     c.spec.alpha = 0.5;
-    struct sim_result eagle, medusa;
+    c.spec.k = 4;
+    struct sim_result none, eagle, medusa;
+    run(&c, &none);
     c.spec.kind = SIM_SPEC_MEDUSA;
     run(&c, &medusa);
     c.spec.kind = SIM_SPEC_EAGLE;
     run(&c, &eagle);
-    assert_true(fabs(eagle.kv_capacity_tokens - medusa.kv_capacity_tokens * 32.0 / 33.0) <= 16.0);
+    const double pool = none.kv_capacity_tokens * 131072.0;
+    assert_true(fabs(eagle.kv_capacity_tokens - (pool - 501891328.0) / 135168.0) <= 16.0);
+    assert_true(fabs(medusa.kv_capacity_tokens - (none.kv_capacity_tokens - 33088.0)) <= 16.0);
+    sim_result_free(&none);
     sim_result_free(&eagle);
     sim_result_free(&medusa);
     catalog_free(&cat);
