@@ -203,6 +203,9 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
     if (x.sp.method && e.decode_steps <= 0) /* review19 item 8: said, not dropped in silence */
         fprintf(c->errf, "llmroof: note: --output %ld leaves no decode step, so --spec %s changes nothing\n", x.s.output,
                 x.sp.method);
+    else if (e.decode_steps <= 0) /* a TPOT of 0 would pass any per-token SLO: say it is not one */
+        fprintf(c->errf, "llmroof: note: --output %ld leaves no decode step: tpot and decode_tok_s are 0, not a "
+                         "per-token latency (give --output 2 or more to time decoding)\n", x.s.output);
     struct llmroof_memory mem;
     long ctx_len = x.s.prompt + x.s.output;
     /* the engine's KV pool as simulate sets it up (sim_config_engine): its share of the device, or
