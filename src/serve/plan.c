@@ -1693,8 +1693,8 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
         lname(in, b->tp, b->mode, bn, sizeof bn);
         char as[96];
         if (b->nodes_per_instance > 1)
-            snprintf(as, sizeof as, "%ld x %s instance%s of %d nodes each", b->instances, bn, b->instances == 1 ? "" : "s",
-                     b->nodes_per_instance);
+            snprintf(as, sizeof as, "%ld x %s instance%s of %d nodes%s", b->instances, bn, b->instances == 1 ? "" : "s",
+                     b->nodes_per_instance, b->instances == 1 ? "" : " each");
         else /* instances within a node: the GPUs they take, in nodes of the GPU's size */
             snprintf(as, sizeof as, "%ld x %s instance%s", b->instances, bn, b->instances == 1 ? "" : "s");
         if (out->by_cost)
