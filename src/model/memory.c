@@ -295,7 +295,7 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
     out->kv_bytes_per_token_per_gpu = out->kv_bytes_per_seq_per_gpu / (double)context_len;
     out->context_len = context_len;
     /* recurrent layers: one state per sequence, whatever its length (layers.h) */
-    /* at the state dtype (--state-dtype, default the KV dtype) */
+    /* at the state dtype (--state-dtype, default the model's: ops_state_bytes) */
     const double sb = ops_state_bytes(dt);
     out->state_bytes_per_seq = arch_state_elems_per_seq(m) * sb;
     out->state_bytes_per_seq_per_gpu = stage_state_elems(m, &sh) * sb;

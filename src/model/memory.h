@@ -56,7 +56,7 @@ struct llmroof_memory {
     int gpus;                         /* GPUs of the instance (tp, or ep, times pp) */
     int attn_dp;                      /* attention replicas per stage (--dp-attention), each its own sequences */
     double kv_bytes_per_seq_per_gpu;  /* one sequence of context_len on the fullest GPU (windows applied) */
-    double state_bytes_per_seq;       /* recurrent (linear/SSM) layers' state of one sequence, whole model, at the KV dtype */
+    double state_bytes_per_seq;       /* recurrent (linear/SSM) layers' state of one sequence, whole model, at the state dtype (ops_state_bytes) */
     double state_bytes_per_seq_per_gpu; /* the same on the fullest GPU (TP splits heads, PP layers); 0 = none */
 };
 

@@ -510,8 +510,12 @@ void ops_set_all_to_all(const struct llmroof_model *m, const struct llmroof_shar
 double ops_state_bytes(const struct llmroof_dtypes *dt)
 {
     /* engines keep the SSM / linear-attention state at the model dtype by default and in fp32 on
-     * request (vLLM CacheConfig mamba_cache_dtype / mamba_ssm_cache_dtype, "auto" = the model's) */
-    return dtype_bytes(dt->state_set ? dt->state : dt->kv);
+     * request (vLLM CacheConfig mamba_cache_dtype / mamba_ssm_cache_dtype, "auto" = the model's,
+     * whatever --kv-cache-dtype says: MambaStateDtypeCalculator never reads it), so an 8-bit KV
+     * cache leaves the state 16-bit; the model dtype is the activations' (fp32 ones keep fp32) */
+    if (dt->state_set)
+        return dtype_bytes(dt->state);
+    return dt->act == LLMROOF_FP32 ? 4.0 : 2.0;
 }
 
 void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,

@@ -205,7 +205,7 @@ struct llmroof_dtypes {
     enum llmroof_dtype kv;     /* KV cache */
     enum llmroof_dtype act;    /* activations and the compute peak used */
     double weight_bits;        /* effective bits per weight incl. group scales (q4_0: 4.5); 0 = the dtype's */
-    bool state_set;            /* the recurrent state has its own dtype (state); otherwise the KV dtype's */
+    bool state_set;            /* the recurrent state has its own dtype (state); otherwise the model's 16-bit dtype (ops_state_bytes) */
     enum llmroof_dtype state;  /* recurrent (SSM / linear-attention) state, as vLLM's --mamba-ssm-cache-dtype */
     bool head_quantized;       /* the embedding, the LM head and the MoE router are stored at the weights'
                                   bytes like every other matrix (the engine's quantized_head: llama.cpp,
@@ -213,7 +213,8 @@ struct llmroof_dtypes {
                                   (ops_unquantized_bytes) */
 };
 
-/* Bytes per recurrent-state element: the state dtype when set, else the KV dtype's. */
+/* Bytes per recurrent-state element: the state dtype when set, else the model's 16-bit dtype (4 with
+ * fp32 activations), whatever the KV dtype. */
 double ops_state_bytes(const struct llmroof_dtypes *dt);
 
 /* Bytes per stored weight: weight_bits / 8 when set, else the weight dtype's size. */

@@ -443,6 +443,18 @@ static void memory_counts_the_state_in_the_max_batch(void **state)
     ops_build(&m, &sh, &dt, &b, &o16);
     ops_build(&m, &sh, &dt32, &b, &o32);
     assert_rel_close(o32.op[LLMROOF_OP_LINEAR_MIX].bytes - o16.op[LLMROOF_OP_LINEAR_MIX].bytes, 5390336.0, 1e-12);
+    /* an fp8 KV cache halves the K/V, not the state (vLLM's mamba_cache_dtype "auto" is the model
+     * dtype whatever --kv-cache-dtype says): 72,769,536 B of state beside 8192 x 8192 B of KV a
+     * sequence; on one H100 57,336,819,098 / (67,108,864 + 72,769,536) = 409.9 -> 409 */
+    const struct llmroof_dtypes dt8 = { LLMROOF_BF16, LLMROOF_FP8, LLMROOF_BF16, 0, false, LLMROOF_FP16, false };
+    struct llmroof_memory m8;
+    assert_int_equal(memory_eval(&m, gpu(&cat, "h100"), 1, &dt8, 8192, &o, &m8, NULL), LLMROOF_OK);
+    assert_rel_close(m8.state_bytes_per_seq, 72769536.0, 0);
+    assert_rel_close(m8.kv_bytes_per_token, mem.kv_bytes_per_token / 2.0, 0);
+    assert_rel_close(m8.max_batch, floor(m8.kv_capacity_bytes_per_gpu / (8192.0 * 8192.0 + 72769536.0)), 0);
+    struct llmroof_oplist o8;
+    ops_build(&m, &sh, &dt8, &b, &o8);
+    assert_true(o8.op[LLMROOF_OP_LINEAR_MIX].bytes >= o16.op[LLMROOF_OP_LINEAR_MIX].bytes - 1.0);
     catalog_free(&cat);
 }
 
