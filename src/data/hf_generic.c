@@ -710,6 +710,10 @@ static int generic_import(const char *fname, const cJSON *root, const cJSON *doc
             return ERR("%s: field 'qk_head_dim' (%ld) is not qk_nope_head_dim + qk_rope_head_dim (%ld)", fname, qk,
                        m->head_dim);
     }
+    if (!get(doc, "index_topk") && (!strcmp(type, "deepseek_v32") || !strcmp(type, "glm_moe_dsa")))
+        return ERR("%s: field 'index_topk' is missing: model_type %s is DeepSeek Sparse Attention (index_topk, "
+                   "index_n_heads, index_head_dim); without them it would read as dense MLA",
+                   fname, type);
     if (get(doc, "index_topk")) {
         if (m->kv_lora_rank <= 0)
             return ERR("%s: field 'index_topk' (DeepSeek Sparse Attention) needs MLA (kv_lora_rank)", fname);
@@ -742,6 +746,21 @@ static int generic_import(const char *fname, const cJSON *root, const cJSON *doc
     const cJSON *alp = get(doc, "attn_layer_period");
     const bool want = lt || hop || fai || atl || lac || alp || bc || (tr & T_PAR_MIX) ||
                       (mlo && cJSON_GetArraySize(mlo) > 0);
+    /* a hybrid family whose layer pattern is missing would read as a plain transformer, every
+     * layer attention (review of session 35): refused, naming the field its config class writes */
+    if (!(lt || hop || fai || atl || lac || alp || bc || (tr & T_PAR_MIX))) {
+        const char *need = !strcmp(type, "qwen3_next")                ? "full_attention_interval"
+                           : !strcmp(type, "nemotron_h")              ? "hybrid_override_pattern"
+                           : tr & T_LIGHTNING                         ? "attn_type_list"
+                           : tr & T_MAMBA1                            ? "attn_layer_period"
+                           : !strcmp(type, "kimi_linear")             ? "linear_attn_config"
+                           : !strcmp(type, "granitemoehybrid")        ? "layer_types"
+                                                                      : NULL;
+        if (need)
+            return ERR("%s: field '%s' is missing: model_type %s is a hybrid whose attention and linear / "
+                       "state-space layers it places (without it every layer would read as attention)",
+                       fname, need, type);
+    }
     if (want && L > LLMROOF_PATTERN_MAX)
         return ERR("%s: %ld layers with per-layer kinds: llmroof lists at most %d", fname, L, LLMROOF_PATTERN_MAX);
     long wnd_every = 0;
@@ -822,16 +841,22 @@ static int generic_import(const char *fname, const cJSON *root, const cJSON *doc
         } else if (alp) {
             /* Jamba: attention on i mod period = offset, Mamba-1 elsewhere; MoE on i mod
              * expert_period = expert_offset, dense MLP elsewhere */
-            long ap = 0, ao = 0, ep = 1, eo = 0;
+            long ap = 0, ao = 0;
             if ((rc = one(fname, doc, "attn_layer_period", true, 0, 1, 10000, &ap, err)) ||
-                (rc = one(fname, doc, "attn_layer_offset", false, 0, 0, 10000, &ao, err)) ||
-                (rc = one(fname, doc, "expert_layer_period", false, 1, 1, 10000, &ep, err)) ||
-                (rc = one(fname, doc, "expert_layer_offset", false, 0, 0, 10000, &eo, err)))
+                (rc = one(fname, doc, "attn_layer_offset", false, 4, 0, 10000, &ao, err))) /* JambaConfig's 4 */
                 return rc;
-            for (long i = 0; i < L; i++) {
+            for (long i = 0; i < L; i++)
                 mix[i] = i % ap == ao ? 'A' : 'L';
+        }
+        if (tr & T_MAMBA1) {
+            /* Jamba's experts follow their own period whichever field placed the mixers (its
+             * attn_layer_period or the older layers_block_type list); JambaConfig's defaults 2, 1 */
+            long ep = 2, eo = 1;
+            if ((rc = one(fname, doc, "expert_layer_period", false, 2, 1, 10000, &ep, err)) ||
+                (rc = one(fname, doc, "expert_layer_offset", false, 1, 0, 10000, &eo, err)))
+                return rc;
+            for (long i = 0; i < L; i++)
                 ffn[i] = m->moe_experts > 0 && i % ep == eo ? 'E' : 'D';
-            }
         } else if (lac) {
             const cJSON *fl = cJSON_GetObjectItemCaseSensitive(lac, "full_attn_layers");
             if (!cJSON_IsArray(fl))
@@ -858,8 +883,18 @@ static int generic_import(const char *fname, const cJSON *root, const cJSON *doc
                        "modelled)", fname);
         memcpy(m->mixers, mix, (size_t)L + 1);
         memcpy(m->ffns, ffn, (size_t)L + 1);
-        if (m->window > 0 && !strchr(mix, 'W'))
-            m->window = 0;
+        /* a window the layer pattern places nowhere: Jamba's applies to its attention layers (HF
+         * JambaAttention passes it to every one); elsewhere it is not modelled, and said so */
+        if (m->window > 0 && !strchr(mix, 'W')) {
+            if (!(tr & T_MAMBA1))
+                return ERR("%s: field 'sliding_window' (%ld) is set but model_type %s places no sliding layer in "
+                           "its layer pattern: not modelled (give layer_types with sliding_attention, or no window)",
+                           fname, m->window, type);
+            for (long i = 0; i < L; i++)
+                if (mix[i] == 'A')
+                    mix[i] = 'W';
+            memcpy(m->mixers, mix, (size_t)L + 1);
+        }
         if (strpbrk(mix, "LP")) {
             if (tr & T_MAMBA2 || get(doc, "mamba_num_heads") || get(doc, "mamba_n_heads")) {
                 static const char *const k_mh[] = { "mamba_num_heads", "mamba_n_heads", NULL };

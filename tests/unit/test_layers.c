@@ -458,6 +458,100 @@ static void memory_counts_the_state_in_the_max_batch(void **state)
     catalog_free(&cat);
 }
 
+/* Reads fixture `file` with the member `key` (and its value, up to the next member or the object's
+ * end) taken out, optionally `extra` members added first, and imports it: the error or 0. */
+static int import_without(const char *file, const char *key, const char *extra, struct llmroof_model *m,
+                          struct llmroof_err *err)
+{
+    char path[512], *text, warn[2048];
+    size_t len;
+    snprintf(path, sizeof path, "%s/hf/%s", LLMROOF_TEST_FIXTURES, file);
+    assert_int_equal(catalog_read_file(path, 1 << 20, &text, &len, err), 0);
+    char quoted[128];
+    snprintf(quoted, sizeof quoted, "\"%s\"", key);
+    char *at = strstr(text, quoted);
+    assert_non_null(at);
+    /* the member runs to the comma after its value at depth 0 (arrays and objects skipped) */
+    int depth = 0;
+    char *p = at + strlen(quoted);
+    for (; *p; p++) {
+        if (*p == '[' || *p == '{')
+            depth++;
+        else if (*p == ']' || *p == '}') {
+            if (depth == 0)
+                break;
+            depth--;
+        } else if (*p == ',' && depth == 0) {
+            p++;
+            break;
+        }
+    }
+    memmove(at, p, strlen(p) + 1);
+    char *doc = malloc(strlen(text) + (extra ? strlen(extra) : 0) + 2);
+    assert_non_null(doc);
+    const char *brace = strchr(text, '{');
+    assert_non_null(brace);
+    sprintf(doc, "{%s%s", extra ? extra : "", brace + 1);
+    int rc = catalog_model_from_hf_warn(doc, strlen(doc), file, "x", m, warn, sizeof warn, err);
+    free(doc);
+    free(text);
+    return rc;
+}
+
+/* A hybrid or DSA config without the field that places its layers would read as a plain
+ * transformer (Qwen3-Next at 79.4 B parameters and 98,304 B of KV a token, not 24,576 and its
+ * DeltaNet state; DeepSeek-V3.2 as dense MLA): each is refused naming the field (review of
+ * session 35). Jamba's experts keep their own period whichever field places the mixers, and a
+ * window its pattern places nowhere is refused, except Jamba's, which windows its attention. */
+static void hybrid_configs_without_their_pattern_are_refused(void **state)
+{
+    (void)state;
+    static const char *const cases[][2] = {
+        { "qwen3-next-80b-a3b.json", "full_attention_interval" },
+        { "nemotron-nano-9b-v2.json", "hybrid_override_pattern" },
+        { "minimax-text-01.json", "attn_type_list" },
+        { "jamba-v0.1.json", "attn_layer_period" },
+        { "kimi-linear-48b-a3b.json", "linear_attn_config" },
+        { "granite-4.0-h-tiny.json", "layer_types" },
+        { "deepseek-v3.2-exp.json", "index_topk" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct llmroof_model m;
+        struct llmroof_err err = { 0 };
+        assert_int_equal(import_without(cases[i][0], cases[i][1], NULL, &m, &err), LLMROOF_EINPUT);
+        char want[96];
+        snprintf(want, sizeof want, "field '%s' is missing", cases[i][1]);
+        if (!strstr(err.msg, want)) {
+            print_error("%s: %s\n", cases[i][0], err.msg);
+            fail();
+        }
+    }
+    /* Jamba-v0.1 with the older layers_block_type list instead of its periods: attention at 4 and
+     * 12 of 32 ... as before, and MoE on the odd layers (expert period 2, offset 1 kept), 16 of 32 */
+    struct llmroof_model ref, m;
+    struct llmroof_err err = { 0 };
+    import_ok("jamba-v0.1.json", &ref);
+    char lbt[1024] = "\"layers_block_type\": [";
+    for (int i = 0; i < 32; i++)
+        strcat(lbt, i % 8 == 4 ? "\"attention\"," : "\"mamba\",");
+    lbt[strlen(lbt) - 1] = ']';
+    strcat(lbt, ",");
+    assert_int_equal(import_without("jamba-v0.1.json", "attn_layer_period", lbt, &m, &err), 0);
+    assert_string_equal(m.mixers, ref.mixers);
+    assert_string_equal(m.ffns, ref.ffns);
+    assert_int_equal((int)(strchr(m.ffns, 'E') - m.ffns), 1);
+    /* Qwen3-Next with its window switched on: refused (no layer of its pattern slides) */
+    assert_int_equal(import_without("qwen3-next-80b-a3b.json", "use_sliding_window",
+                                     "\"use_sliding_window\": true, \"sliding_window\": 4096,", &m, &err),
+                     LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "field 'sliding_window' (4096) is set"));
+    /* Jamba with a 4096 window: its 4 attention layers slide */
+    assert_int_equal(import_without("jamba-v0.1.json", "sliding_window", "\"sliding_window\": 4096,", &m, &err), 0);
+    assert_int_equal((int)m.window, 4096);
+    assert_null(strchr(m.mixers, 'A'));
+    assert_int_equal((int)(strchr(m.mixers, 'W') - m.mixers), 4);
+}
+
 static void python_json_and_unknown_fields(void **state)
 {
     (void)state;
@@ -521,6 +615,7 @@ int main(void)
         cmocka_unit_test(gated_deltanet_layer_by_hand),
         cmocka_unit_test(qwen3_next_ships_one_mtp_layer),
         cmocka_unit_test(config_state_dtype_is_the_default),
+        cmocka_unit_test(hybrid_configs_without_their_pattern_are_refused),
         cmocka_unit_test(falcon_h1_parallel_mixers_by_hand),
         cmocka_unit_test(nemotron_nas_block_configs_by_hand),
         cmocka_unit_test(jamba_mamba1_layers_by_hand),
