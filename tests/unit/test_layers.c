@@ -452,6 +452,15 @@ static void memory_counts_the_state_in_the_max_batch(void **state)
     assert_rel_close(m8.state_bytes_per_seq, 72769536.0, 0);
     assert_rel_close(m8.kv_bytes_per_token, mem.kv_bytes_per_token / 2.0, 0);
     assert_rel_close(m8.max_batch, floor(m8.kv_capacity_bytes_per_gpu / (8192.0 * 8192.0 + 72769536.0)), 0);
+    /* Kimi-Linear's KDA state is fp32 by default (vLLM's kda_state_dtype): 20 KDA layers x
+     * (32 x 128 x 128 recurrent + 3 x 4096 x 3 conv = 561,152 elements) x 4 B = 44,892,160 B */
+    struct llmroof_model kimi;
+    import_ok("kimi-linear-48b-a3b.json", &kimi);
+    assert_true(kimi.lin_state_dtype_set && kimi.lin_state_dtype == LLMROOF_FP32);
+    const struct llmroof_dtypes kdt = ckpt_dtypes(&kimi, NULL, dt, true);
+    struct llmroof_memory mk;
+    assert_int_equal(memory_eval(&kimi, gpu(&cat, "h200"), 1, &kdt, 4096, &o, &mk, NULL), LLMROOF_OK);
+    assert_rel_close(mk.state_bytes_per_seq, 44892160.0, 0);
     struct llmroof_oplist o8;
     ops_build(&m, &sh, &dt8, &b, &o8);
     assert_true(o8.op[LLMROOF_OP_LINEAR_MIX].bytes >= o16.op[LLMROOF_OP_LINEAR_MIX].bytes - 1.0);
