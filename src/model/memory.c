@@ -252,6 +252,13 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
         return llmroof_err_set(err, LLMROOF_EINPUT, "tf32 is a compute mode, not a storage dtype for weights or KV cache");
     if (!(o->mem_util > 0 && o->mem_util <= 1))
         return llmroof_err_set(err, LLMROOF_EINPUT, "memory utilisation %g must be in (0, 1]", o->mem_util);
+    /* a DSA model's cache is 16-bit or fp8 in vLLM's fp8_ds_mla layout (layers_mla_latent_bytes):
+     * a narrower dtype would be costed as fp8 while its header said otherwise */
+    if (m->dsa_top_k > 0 && dtype_bytes(dt->kv) < 1.0)
+        return llmroof_err_set(err, LLMROOF_EINPUT,
+                               "--kv-dtype %s: %s's DeepSeek Sparse Attention keeps a 16-bit or fp8 KV cache "
+                               "(vLLM's fp8_ds_mla layout); a narrower one is not modelled",
+                               dtype_name(dt->kv), m->id);
     if (context_len < 1)
         return llmroof_err_set(err, LLMROOF_EINPUT, "context length %ld must be at least 1", context_len);
 
