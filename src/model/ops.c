@@ -67,6 +67,33 @@ int ops_shard(const struct llmroof_model *m, int tp, struct llmroof_shard *out, 
         return llmroof_err_set(err, LLMROOF_EINPUT,
                                "model '%s' has %ld KV heads: TP %d must divide them or be a multiple of them",
                                m->id, m->kv_heads, tp);
+    /* a linear / state-space mixer's heads split across the ranks as attention's do (vLLM's
+     * divide() in each layer: a TP that leaves a fraction of a head is refused there); Mamba-2's
+     * groups too, unless one group is copied to every rank; Mamba-1 splits its d_inner channels */
+    const long lh = m->lin_heads, lk = m->lin_k_heads;
+    switch (m->linear_kind) {
+    case LLMROOF_LINEAR_GDN:
+        if (lh % tp != 0 || lk % tp != 0 || (lk > 0 && lh % lk != 0))
+            return llmroof_err_set(err, LLMROOF_EINPUT,
+                                   "model '%s' has %ld linear-attention value heads and %ld key heads: TP %d must "
+                                   "divide both (and the key heads the value heads)", m->id, lh, lk, tp);
+        break;
+    case LLMROOF_LINEAR_MAMBA2:
+        if (lh % tp != 0 || (lk > 1 && lk % tp != 0))
+            return llmroof_err_set(err, LLMROOF_EINPUT,
+                                   "model '%s' has %ld Mamba-2 heads in %ld groups: TP %d must divide the heads and "
+                                   "the groups (or there is one group)", m->id, lh, lk, tp);
+        break;
+    case LLMROOF_LINEAR_LIGHTNING:
+    case LLMROOF_LINEAR_MAMBA1:
+        if (lh % tp != 0)
+            return llmroof_err_set(err, LLMROOF_EINPUT, "model '%s' has %ld %s, which TP %d does not divide", m->id,
+                                   lh, m->linear_kind == LLMROOF_LINEAR_MAMBA1 ? "Mamba channels" : "linear-attention heads",
+                                   tp);
+        break;
+    case LLMROOF_LINEAR_NONE:
+        break;
+    }
     out->tp = tp;
     out->pp = 1;
     out->ep = 1;

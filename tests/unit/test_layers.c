@@ -554,6 +554,18 @@ static void hybrid_configs_without_their_pattern_are_refused(void **state)
                                      "\"use_sliding_window\": true, \"sliding_window\": 4096,", &m, &err),
                      LLMROOF_EINPUT);
     assert_non_null(strstr(err.msg, "field 'sliding_window' (4096) is set"));
+    /* linear-attention heads TP cannot split are refused, as vLLM's divide() refuses them: Qwen3-Next
+     * with 12 key heads (32 value heads are no multiple of 12), Nemotron-Nano with 3 Mamba-2 groups
+     * at TP 8 (its 40 attention and 128 Mamba heads would split) */
+    struct llmroof_shard sh;
+    assert_int_equal(import_without("qwen3-next-80b-a3b.json", "linear_num_key_heads", "\"linear_num_key_heads\": 12,",
+                                     &m, &err), 0);
+    assert_int_equal(ops_shard(&m, 1, &sh, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "32 linear-attention value heads and 12 key heads"));
+    assert_int_equal(import_without("nemotron-nano-9b-v2.json", "n_groups", "\"n_groups\": 3,", &m, &err), 0);
+    assert_int_equal(ops_shard(&m, 1, &sh, &err), 0);
+    assert_int_equal(ops_shard(&m, 8, &sh, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "128 Mamba-2 heads in 3 groups"));
     /* Jamba with a 4096 window: its 4 attention layers slide */
     assert_int_equal(import_without("jamba-v0.1.json", "sliding_window", "\"sliding_window\": 4096,", &m, &err), 0);
     assert_int_equal((int)m.window, 4096);
