@@ -202,11 +202,16 @@ static void show_model(struct table *t, const struct llmroof_model *m)
     }
     if (m->linear_kind != LLMROOF_LINEAR_NONE) {
         kv(t, "linear_kind", linear_kind_name(m->linear_kind), "");
-        kvn(t, "linear_heads", "%.0f", (double)m->lin_heads, "value heads (Mamba-2: SSM heads)");
-        kvn(t, "linear_key_heads", "%.0f", (double)m->lin_k_heads, "(Mamba-2: groups)");
-        kvn(t, "linear_key_dim", "%.0f", (double)m->lin_k_dim, "state rows per head");
-        kvn(t, "linear_value_dim", "%.0f", (double)m->lin_v_dim, "state columns per head");
-        kvn(t, "state_bytes_per_seq_fp16", "%.0f", arch_state_elems_per_seq(m) * 2.0, "B, whatever the context (derived)");
+        const bool m1 = m->linear_kind == LLMROOF_LINEAR_MAMBA1, m2 = m->linear_kind == LLMROOF_LINEAR_MAMBA2;
+        kvn(t, "linear_heads", "%.0f", (double)m->lin_heads,
+            m1 ? "d_inner channels (Mamba-1)" : m2 ? "SSM heads (Mamba-2)" : "value heads");
+        kvn(t, "linear_key_heads", "%.0f", (double)m->lin_k_heads,
+            m1 ? "dt_rank (Mamba-1)" : m2 ? "groups (Mamba-2)" : "key heads");
+        kvn(t, "linear_key_dim", "%.0f", (double)m->lin_k_dim, m1 ? "state size N per channel" : "state rows per head");
+        kvn(t, "linear_value_dim", "%.0f", (double)m->lin_v_dim, m1 ? "(1: a channel's state is a row)" : "state columns per head");
+        if (m->lin_state_dtype_set)
+            kv(t, "linear_state_dtype", dtype_name(m->lin_state_dtype), "the state's default dtype (--state-dtype overrides)");
+        kvn(t, "state_bytes_per_seq_fp16", "%.0f", arch_state_elems_per_seq(m) * 2.0, "B at 16 bits, whatever the context (derived)");
     }
     if (m->dsa_top_k > 0) {
         kvn(t, "dsa_top_k", "%.0f", (double)m->dsa_top_k, "keys per query");

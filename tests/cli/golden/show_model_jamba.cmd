@@ -1,0 +1,1 @@
+show model jamba-v0.1

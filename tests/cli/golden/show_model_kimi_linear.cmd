@@ -1,0 +1,1 @@
+show model kimi-linear-48b-a3b
