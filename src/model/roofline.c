@@ -485,7 +485,11 @@ static inline void rl_op(const struct roofline_prep *r, const struct llmroof_opl
         /* llama.cpp's MMQ takes the weight GEMMs, not the scan or indexer work that shares an
          * operator with weights (linear mixers, DSA's indexer) */
         const bool mmq = op->wbytes > 0 && k != LLMROOF_OP_LINEAR_MIX && k != LLMROOF_OP_DSA_INDEX && rl_mmq(eff, ops);
-        const double pk = lowp && r->lowp_path[ops->lowp_dtype] ? r->lowp_peak[ops->lowp_dtype]
+        /* DSA's indexer scores fp8 queries against its fp8 key cache (DeepGEMM's fp8_mqa_logits and
+         * fp8_paged_mqa_logits, which vLLM and SGLang call) on the GPUs with an fp8 path */
+        const bool dsa8 = k == LLMROOF_OP_DSA_INDEX && r->lowp_path[LLMROOF_FP8];
+        const double pk = dsa8                                   ? r->lowp_peak[LLMROOF_FP8]
+                          : lowp && r->lowp_path[ops->lowp_dtype] ? r->lowp_peak[ops->lowp_dtype]
                           : mmq                                  ? r->mmq_peak
                           : lowp                                 ? r->lowp_peak[ops->lowp_dtype]
                                                                  : r->peak;
