@@ -322,6 +322,11 @@ static int build_argv(const char *request_json, struct argv_buf *a, struct req_e
     }
     if ((rc = check_text("command", cmd->valuestring, e)))
         goto done;
+    if (cmd->valuestring[0] == '-') { /* "--help", "-h", "--version": usage text, not an answer */
+        rc = req_fail(e, LLMROOF_API_EINPUT, "field 'command' must be a command name (estimate, memory, simulate, "
+                                             "plan, ...), not an option ('%s')", CLI_CLIP(cmd->valuestring));
+        goto done;
+    }
     argv_push(a, dup_str("llmroof"));
     argv_push(a, dup_str(cmd->valuestring));
     bool have_format = false;
@@ -336,6 +341,13 @@ static int build_argv(const char *request_json, struct argv_buf *a, struct req_e
         }
         if (!strcmp(item->string, "format"))
             have_format = true;
+        /* usage text is the command line's: a request gets JSON or an error (review of session 35) */
+        if (!strcmp(item->string, "help") || !strcmp(item->string, "version")) {
+            rc = req_fail(e, LLMROOF_API_EINPUT, "field '%s': usage and version text is the command line's "
+                                                 "(llmroof COMMAND --help), not an answer to a request",
+                          item->string);
+            goto done;
+        }
         if ((rc = add_option(a, item, e)))
             goto done;
     }

@@ -18,6 +18,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
+#include <strings.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -217,11 +218,12 @@ static int check_limits(llmroof_ctx *ctx, const char *cmd, const cJSON *req, con
                                                        : !strncmp(wl->valuestring, "random:", 7) ? 7
                                                                                                  : 0)
                                                      : 0;
+        double prompt = 0;
         if (pre) {
-            /* fixed:P:O, random:P:O[:R]: every output, or the longest, is O tokens */
+            /* fixed:P:O, random:P:O[:R]: every prompt and output, or the longest, is P and O tokens */
             const char *colon = strchr(wl->valuestring + pre, ':');
             char field[32];
-            double o = 0;
+            double o = 0, pp = 0;
             size_t len = colon ? strcspn(colon + 1, ":") : 0;
             if (colon && len > 0 && len < sizeof field) {
                 memcpy(field, colon + 1, len);
@@ -229,9 +231,18 @@ static int check_limits(llmroof_ctx *ctx, const char *cmd, const cJSON *req, con
                 if (parse_double(field, &o) && o > 0)
                     out = o;
             }
+            size_t plen = colon ? (size_t)(colon - (wl->valuestring + pre)) : 0;
+            if (plen > 0 && plen < sizeof field) {
+                memcpy(field, wl->valuestring + pre, plen);
+                field[plen] = '\0';
+                if (parse_double(field, &pp) && pp > 0)
+                    prompt = pp;
+            }
         }
         if (out <= 0)
             out = 2048; /* a named workload's outputs, counted at 2048 tokens each (its tail) */
+        /* a prompt's tokens cost iterations too (a 120,000-token prompt in 16-token chunks is 7,500
+         * of them): counted beside the outputs (review of session 35) */
         int points = 1;
         static const char *const sweeps[] = { "sweep-batched-tokens", "sweep-rate", "sweep-concurrency" };
         for (size_t i = 0; i < sizeof sweeps / sizeof sweeps[0]; i++) {
@@ -248,12 +259,12 @@ static int check_limits(llmroof_ctx *ctx, const char *cmd, const cJSON *req, con
                      lim->max_instances);
             return 400;
         }
-        double tokens = reqs * out * points;
+        double tokens = reqs * (prompt + out) * points;
         if (tokens > lim->max_sim_tokens) {
             snprintf(msg, n,
-                     "llmroof: error: request: %g requests x %g output tokens x %d runs = %.3g tokens to simulate is past "
-                     "this server's limit of %.3g (fewer requests or a shorter workload)",
-                     reqs, out, points, tokens, lim->max_sim_tokens);
+                     "llmroof: error: request: %g requests x %g prompt + output tokens x %d runs = %.3g tokens to simulate "
+                     "is past this server's limit of %.3g (fewer requests or a shorter workload)",
+                     reqs, prompt + out, points, tokens, lim->max_sim_tokens);
             return 400;
         }
     } else if (!strcmp(cmd, "plan")) {
@@ -405,6 +416,61 @@ static void route_api(llmroof_ctx *ctx, const struct server_cfg *cfg, const char
     free(err);
 }
 
+/* "127.0.0.1", "localhost", "::1" or any 127.x.y.z: the name part of a Host value or of an
+ * Origin's authority (len bytes, brackets and port already cut) */
+static bool loopback_name(const char *s, size_t len)
+{
+    if ((len == 9 && !strncasecmp(s, "localhost", 9)) || (len == 3 && !strncmp(s, "::1", 3)))
+        return true;
+    if (len < 4 || strncmp(s, "127.", 4) != 0)
+        return false;
+    for (size_t i = 4; i < len; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || s[i] == '.'))
+            return false;
+    return true;
+}
+
+/* The host of "name:port", "[v6]:port" or "name" is a loopback name */
+static bool loopback_authority(const char *a)
+{
+    if (*a == '[') {
+        const char *e = strchr(a, ']');
+        return e && loopback_name(a + 1, (size_t)(e - a - 1));
+    }
+    const char *colon = strchr(a, ':');
+    return loopback_name(a, colon ? (size_t)(colon - a) : strlen(a));
+}
+
+int server_check_headers(const struct server_cfg *cfg, const char *method, const char *url, const char *host,
+                         const char *origin, const char *content_type, struct server_reply *r)
+{
+    const char *bind = cfg && cfg->host ? cfg->host : "127.0.0.1";
+    const bool b6 = bind[0] == '[';
+    if (loopback_name(bind + b6, strlen(bind) - 2u * b6)) {
+        if (host && !loopback_authority(host)) {
+            reply_error(r, 403, "llmroof: error: request: header 'Host' must name this loopback server "
+                                "(127.0.0.1, localhost or [::1]): another name is how DNS rebinding reaches it");
+            return r->status;
+        }
+        if (origin) {
+            const char *sep = strstr(origin, "://");
+            if (!sep || strncmp(origin, "http", 4) != 0 || !loopback_authority(sep + 3)) {
+                reply_error(r, 403, "llmroof: error: request: header 'Origin' must be a page of this loopback server: "
+                                    "a page of another site may not call its API");
+                return r->status;
+            }
+        }
+    }
+    if (method && !strcmp(method, "POST") && url && !strncmp(url, "/api/", 5) &&
+        !(content_type && !strncasecmp(content_type, "application/json", 16) &&
+          (content_type[16] == '\0' || content_type[16] == ';' || content_type[16] == ' '))) {
+        reply_error(r, 415, "llmroof: error: request: header 'Content-Type' must be application/json (a "
+                            "cross-site form cannot send it without a preflight this server refuses)");
+        return r->status;
+    }
+    return 0;
+}
+
 void server_route(llmroof_ctx *ctx, const struct server_cfg *cfg, const char *method, const char *url,
                   const char *body, size_t len, unsigned flags, struct server_reply *out)
 {
@@ -510,7 +576,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         reply_error(&r, 413, "llmroof: error: request: the body is over 1 MiB");
     } else if (sbuf_failed(&k->body)) {
         reply_error(&r, 500, "llmroof: error: out of memory");
-    } else {
+    } else if (!server_check_headers(st->cfg, method, url, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host"),
+                                     MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin"),
+                                     MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type"), &r)) {
         server_route(st->ctx, st->cfg, method, url, k->body.data ? k->body.data : "", k->body.len, 0, &r);
     }
     enum MHD_Result ok = send_reply(c, &r);

@@ -41,6 +41,15 @@ struct server_reply {
 
 void server_default_limits(struct server_limits *lim);
 
+/* The request's headers against cross-site use (review of session 35): a server bound to a
+ * loopback address answers only requests whose Host names a loopback host (DNS rebinding sends
+ * another name) and whose Origin, when a browser sends one, is a loopback page; a POST to the API
+ * must say Content-Type: application/json, which a cross-site page cannot send without a CORS
+ * preflight that this server never approves. NULL headers are absent. Returns 0 when the request
+ * may proceed, else fills r (403 or 415) and returns its status. */
+int server_check_headers(const struct server_cfg *cfg, const char *method, const char *url, const char *host,
+                         const char *origin, const char *content_type, struct server_reply *r);
+
 /* Routes one request: GET of the page's files, POST /api/v1/<command>. `flags` are the
  * api_ctx_call_flags flags (0 in the server; the fuzz target passes parse-only ones).
  * Never fails: out of memory is a 500 reply. */

@@ -183,6 +183,7 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, 
     struct optscan scan;
     optscan_init(&scan, argc, argv, defs, n, false);
     scan.attached_values = (c->flags & CLI_REQUEST) != 0;
+    scan.exact_names = (c->flags & CLI_REQUEST) != 0;
     *npos = 0;
     for (;;) {
         struct optscan_hit h = optscan_next(&scan);

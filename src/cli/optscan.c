@@ -27,6 +27,8 @@ static int find_long(const struct optscan *s, const char *name, size_t len)
             continue;
         if (n[len] == '\0')
             return i;
+        if (s->exact_names)
+            continue;
         found = i;
         matches++;
     }

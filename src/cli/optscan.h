@@ -25,6 +25,9 @@ struct optscan {
     bool attached_values;            /* a long option's value only as "--name=value", never the next
                                         element (a JSON request's argv: "svg": true must not take
                                         the next option as its file name) */
+    bool exact_names;                /* long options by their whole name only, no unique prefix (a JSON
+                                        request: "sv" must not reach --svg past the server's refusals
+                                        and limits, which name options whole) */
     int ind;                         /* next element of argv to read */
     int sub;                         /* inside a bundle of short options: offset of the next letter; 0: none */
     bool opts_done;                  /* "--" or (stop_at_positional) a positional argument seen */

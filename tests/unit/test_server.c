@@ -93,6 +93,65 @@ static void file_options_and_work_limits_are_400(void **state)
     assert_non_null(strstr(b, "36 layouts"));
 }
 
+/* Over HTTP an option is named whole (review of session 35): "sv" reached --svg past the refusal
+ * of 'svg', and "workl" the workload past the token limit, as the command line's unique prefixes
+ * do; a prompt's tokens count toward the limit beside the outputs */
+static void request_options_are_named_whole(void **state)
+{
+    const char *b;
+    assert_int_equal(route("POST", "/api/v1/roofline", "{\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"sv\":\"x.svg\"}", &b),
+                     400);
+    assert_non_null(strstr(b, "unknown option '--sv="));
+    assert_int_equal(route("POST", "/api/v1/list", "{\"g\":\"/etc/passwd\",\"args\":\"gpus\"}", &b), 400);
+    assert_non_null(strstr(b, "unknown option '--g="));
+    assert_int_equal(route("POST", "/api/v1/simulate",
+                           "{\"model\":\"llama-3.1-8b\",\"gpu\":\"h100\",\"requests\":9700,\"workl\":\"fixed:128:120000\"}", &b),
+                     400);
+    assert_non_null(strstr(b, "unknown option '--workl="));
+    /* 200 requests x (120,000 + 1) tokens = 2.4e7 > 2e7, where the outputs alone were 200 */
+    assert_int_equal(route("POST", "/api/v1/simulate",
+                           "{\"model\":\"llama-3.1-8b\",\"gpu\":\"h100\",\"requests\":200,\"workload\":\"fixed:120000:1\"}", &b),
+                     400);
+    assert_non_null(strstr(b, "120001 prompt + output tokens"));
+    /* usage text is not an answer: 400, not a 200 of plain text under application/json */
+    assert_int_equal(route("POST", "/api/v1/estimate", "{\"help\":true}", &b), 400);
+    assert_non_null(strstr(b, "field 'help'"));
+}
+
+/* A loopback server answers its own pages only: a foreign Host (DNS rebinding) or Origin (another
+ * site's page) is 403, an API POST without Content-Type: application/json (a cross-site form's
+ * text/plain) 415; the page's own requests pass */
+static void cross_site_requests_are_refused(void **state)
+{
+    struct server_reply r = { 0 };
+    const char *api = "/api/v1/estimate", *json = "application/json";
+    assert_int_equal(server_check_headers(&cfg, "POST", api, "127.0.0.1:8080", "http://127.0.0.1:8080", json, &r), 0);
+    assert_int_equal(server_check_headers(&cfg, "POST", api, "localhost:8080", NULL, "application/json; charset=utf-8", &r), 0);
+    assert_int_equal(server_check_headers(&cfg, "POST", api, "[::1]:8080", "http://[::1]:8080", json, &r), 0);
+    assert_int_equal(server_check_headers(&cfg, "GET", "/", NULL, NULL, NULL, &r), 0);
+    assert_int_equal(server_check_headers(&cfg, "POST", api, "evil.example:8080", NULL, json, &r), 403);
+    assert_non_null(strstr(r.body, "header 'Host'"));
+    server_reply_free(&r);
+    assert_int_equal(server_check_headers(&cfg, "POST", api, "127.0.0.1:8080", "http://evil.example", json, &r), 403);
+    assert_non_null(strstr(r.body, "header 'Origin'"));
+    server_reply_free(&r);
+    assert_int_equal(server_check_headers(&cfg, "POST", api, "127.0.0.1:8080", "null", json, &r), 403);
+    server_reply_free(&r);
+    assert_int_equal(server_check_headers(&cfg, "POST", api, "127.0.0.1:8080", NULL, "text/plain", &r), 415);
+    assert_non_null(strstr(r.body, "header 'Content-Type'"));
+    server_reply_free(&r);
+    assert_int_equal(server_check_headers(&cfg, "POST", api, "127.0.0.1:8080", NULL, "application/jsonx", &r), 415);
+    server_reply_free(&r);
+    assert_int_equal(server_check_headers(&cfg, "POST", api, "127.0.0.1:8080", NULL, NULL, &r), 415);
+    server_reply_free(&r);
+    /* bound to every address on purpose (--host 0.0.0.0): any Host and Origin, the JSON rule kept */
+    struct server_cfg open = cfg;
+    open.host = "0.0.0.0";
+    assert_int_equal(server_check_headers(&open, "POST", api, "gpu-box.lan:8080", "http://gpu-box.lan:8080", json, &r), 0);
+    assert_int_equal(server_check_headers(&open, "POST", api, "gpu-box.lan:8080", NULL, "text/plain", &r), 415);
+    server_reply_free(&r);
+}
+
 static void body_over_1_mib_is_413(void **state)
 {
     size_t n = SERVER_MAX_BODY_BYTES + 1;
@@ -130,6 +189,8 @@ int main(void)
         cmocka_unit_test(api_answers_the_cli_json_and_errors_as_json),
         cmocka_unit_test(methods_and_paths),
         cmocka_unit_test(file_options_and_work_limits_are_400),
+        cmocka_unit_test(request_options_are_named_whole),
+        cmocka_unit_test(cross_site_requests_are_refused),
         cmocka_unit_test(body_over_1_mib_is_413),
         cmocka_unit_test(serve_options),
     };
