@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/parse.h"
@@ -510,12 +511,24 @@ void server_route(llmroof_ctx *ctx, const struct server_cfg *cfg, const char *me
 struct server_state {
     llmroof_ctx *ctx;
     const struct server_cfg *cfg;
+    pthread_mutex_t mu; /* guards busy */
+    pthread_cond_t freed; /* a computation ended */
+    int busy;           /* API requests computing now */
+    int max_busy;       /* beyond it a request is answered 503 at once: one per CPU (at least 2) */
 };
 
 struct conn {
-    struct sbuf body; /* the request body so far */
-    bool too_big;     /* over SERVER_MAX_BODY_BYTES: the rest is read and dropped */
+    struct sbuf body;         /* the request body so far */
+    bool too_big;             /* over SERVER_MAX_BODY_BYTES: the rest is read and dropped */
+    struct timespec start;    /* when its first bytes came */
 };
+
+static double since_s(const struct timespec *t0)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - t0->tv_sec) + 1e-9 * (double)(now.tv_nsec - t0->tv_nsec);
+}
 
 static enum MHD_Result send_reply(struct MHD_Connection *c, const struct server_reply *r)
 {
@@ -543,6 +556,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (!(k = calloc(1, sizeof *k)))
             return MHD_NO;
         sbuf_init(&k->body);
+        clock_gettime(CLOCK_MONOTONIC, &k->start);
         *con_cls = k;
         const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
         double clen = 0;
@@ -559,6 +573,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return MHD_YES;
     }
     if (*upload_size) {
+        /* the idle timeout alone lets a byte every few seconds hold the thread for ever: the whole
+         * body must come within --timeout (review of session 35) */
+        if (since_s(&k->start) > (double)st->cfg->timeout_s)
+            return MHD_NO; /* closes the connection */
         if (!k->too_big) {
             if (k->body.len + *upload_size > SERVER_MAX_BODY_BYTES) {
                 k->too_big = true;
@@ -579,7 +597,32 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     } else if (!server_check_headers(st->cfg, method, url, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host"),
                                      MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin"),
                                      MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type"), &r)) {
-        server_route(st->ctx, st->cfg, method, url, k->body.data ? k->body.data : "", k->body.len, 0, &r);
+        /* the API's computations at most one per CPU: more would only slow every one of them (24
+         * simulations at once made an estimate take 0.35 s); the page's files are not counted */
+        const bool api = !strncmp(url, "/api/", 5);
+        bool run = true;
+        if (api) { /* a request waits up to --timeout for a CPU, then is told to retry */
+            struct timespec until;
+            clock_gettime(CLOCK_REALTIME, &until);
+            until.tv_sec += (time_t)st->cfg->timeout_s;
+            pthread_mutex_lock(&st->mu);
+            while (st->busy >= st->max_busy && pthread_cond_timedwait(&st->freed, &st->mu, &until) == 0)
+                ;
+            run = st->busy < st->max_busy;
+            st->busy += run;
+            pthread_mutex_unlock(&st->mu);
+        }
+        if (run)
+            server_route(st->ctx, st->cfg, method, url, k->body.data ? k->body.data : "", k->body.len, 0, &r);
+        else
+            reply_error(&r, 503, "llmroof: error: the server has computed as many requests as it has CPUs for the "
+                                 "whole --timeout; retry");
+        if (api && run) {
+            pthread_mutex_lock(&st->mu);
+            st->busy--;
+            pthread_cond_signal(&st->freed);
+            pthread_mutex_unlock(&st->mu);
+        }
     }
     enum MHD_Result ok = send_reply(c, &r);
     server_reply_free(&r);
@@ -611,7 +654,10 @@ int server_run(llmroof_ctx *ctx, const struct server_cfg *cfg)
     pthread_sigmask(SIG_BLOCK, &stop, &old);
     signal(SIGPIPE, SIG_IGN); /* a client that hangs up must not end the server */
 
-    struct server_state st = { ctx, cfg };
+    struct server_state st = { ctx, cfg, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 2 };
+    const long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    if (ncpu > 2)
+        st.max_busy = ncpu > 1024 ? 1024 : (int)ncpu;
     struct sockaddr_in sa = { 0 };
     sa.sin_family = AF_INET;
     sa.sin_port = htons((uint16_t)cfg->port);
@@ -639,6 +685,17 @@ int server_run(llmroof_ctx *ctx, const struct server_cfg *cfg)
     int sig = 0;
     while (sigwait(&stop, &sig) != 0)
         ;
+    pthread_mutex_lock(&st.mu);
+    const int busy = st.busy;
+    pthread_mutex_unlock(&st.mu);
+    if (busy > 0) {
+        /* libmicrohttpd joins every connection's thread, and a computing one runs to its end (a
+         * long plan held SIGTERM for over a minute): stop at once, its answers abandoned */
+        fprintf(stderr, "llmroof: stopped (%s; %d request%s abandoned)\n", sig == SIGINT ? "SIGINT" : "SIGTERM", busy,
+                busy == 1 ? "" : "s");
+        fflush(stderr);
+        _exit(0);
+    }
     MHD_stop_daemon(d);
     fprintf(stderr, "llmroof: stopped (%s)\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
     pthread_sigmask(SIG_SETMASK, &old, NULL);

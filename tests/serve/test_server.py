@@ -222,6 +222,58 @@ class Server(unittest.TestCase):
         self.assertLess(waited, 10)  # --timeout 2 (with MHD's polling slack)
 
 
+    def test_trickled_body_is_dropped_after_the_timeout(self):
+        # a byte every half second never leaves the connection idle, but the whole body must
+        # come within --timeout (2 s): the server closes it (review of session 35)
+        s = socket.create_connection(("127.0.0.1", self.port))
+        s.sendall(b"POST /api/v1/estimate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                  b"Content-Length: 100\r\n\r\n")
+        t = time.monotonic()
+        closed = False
+        try:
+            for _ in range(40):  # 20 s at most
+                s.sendall(b" ")
+                time.sleep(0.5)
+        except (BrokenPipeError, ConnectionResetError):
+            closed = True
+        waited = time.monotonic() - t
+        s.close()
+        self.assertTrue(closed)
+        self.assertLess(waited, 10)
+
+    def test_cross_site_requests_are_refused(self):
+        body = json.dumps({"model": "llama-2-7b", "gpu": "a100"})
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        c.request("POST", "/api/v1/estimate", body=body,
+                  headers={"Content-Type": "application/json", "Origin": "http://evil.example"})
+        r = c.getresponse()
+        r.read()
+        self.assertEqual(r.status, 403)
+        c.request("POST", "/api/v1/estimate", body=body, headers={"Content-Type": "text/plain"})
+        r = c.getresponse()
+        r.read()
+        self.assertEqual(r.status, 415)
+        c.close()
+
+    def test_sigterm_stops_a_server_that_is_computing(self):
+        # libmicrohttpd would join the computing thread: the server exits at once instead, 0
+        p, port = start("--max-sim-tokens", "1e12")
+        def long_run():
+            try:
+                request(port, "POST", "/api/v1/simulate", json.dumps(
+                    {"model": "llama-3.1-8b", "gpu": "h100", "requests": 20000, "workload": "fixed:128:20000"}),
+                    timeout=600)
+            except OSError:
+                pass  # the server went away mid-answer, as it should
+
+        th = threading.Thread(target=long_run, daemon=True)
+        th.start()
+        time.sleep(1.0)
+        t = time.monotonic()
+        self.assertEqual(stop(p), 0)
+        self.assertLess(time.monotonic() - t, 5)
+
+
 class Memory(unittest.TestCase):
     @unittest.skipIf(os.environ.get("LLMROOF_SANITIZE"), "ASan's quarantine grows the RSS by design")
     def test_rss_flat_after_10000_requests(self):
