@@ -112,11 +112,17 @@ def _take(ptr):
 
 
 def _finite(key, value):
-    """JSON has no NaN or Infinity (json.dumps would write them, the library could only say
-    "invalid JSON at byte N"): name the option and the value here."""
+    """JSON has no NaN or Infinity, and UTF-8 no lone surrogate (json.dumps would write them, the
+    library could only say "invalid JSON at byte N"): name the option and the value here."""
     for v in value if isinstance(value, list) else [value]:
         if isinstance(v, float) and not math.isfinite(v):
             raise LlmroofError("llmroof: error: request: field '%s': %r is not a finite number" % (key, v), 2)
+        if isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError as e:
+                raise LlmroofError("llmroof: error: request: field '%s': %r holds a character UTF-8 cannot carry "
+                                   "(a lone surrogate at index %d)" % (key, v, e.start), 2) from None
 
 
 def _request(command, args, options):
@@ -128,6 +134,7 @@ def _request(command, args, options):
         req[key] = value
     if args:
         req["args"] = [str(a) for a in args]
+        _finite("args", req["args"])
     return json.dumps(req)
 
 
