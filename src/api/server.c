@@ -446,8 +446,8 @@ int server_check_headers(const struct server_cfg *cfg, const char *method, const
                          const char *origin, const char *content_type, struct server_reply *r)
 {
     const char *bind = cfg && cfg->host ? cfg->host : "127.0.0.1";
-    const bool b6 = bind[0] == '[';
-    if (loopback_name(bind + b6, strlen(bind) - 2u * b6)) {
+    const size_t skip = bind[0] == '[' ? 1 : 0, blen = strlen(bind); /* "[::1]": the brackets cut */
+    if (blen > 2 * skip && loopback_name(bind + skip, blen - 2 * skip)) {
         if (host && !loopback_authority(host)) {
             reply_error(r, 403, "llmroof: error: request: header 'Host' must name this loopback server "
                                 "(127.0.0.1, localhost or [::1]): another name is how DNS rebinding reaches it");
