@@ -530,6 +530,31 @@ static double since_s(const struct timespec *t0)
     return (double)(now.tv_sec - t0->tv_sec) + 1e-9 * (double)(now.tv_nsec - t0->tv_nsec);
 }
 
+/* The API's computations at most one per CPU: more would only slow every one of them (24
+ * simulations at once made an estimate take 0.35 s). A request waits up to --timeout for a slot;
+ * false: none came. */
+static bool slot_acquire(struct server_state *st)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += (time_t)st->cfg->timeout_s;
+    pthread_mutex_lock(&st->mu);
+    while (st->busy >= st->max_busy && pthread_cond_timedwait(&st->freed, &st->mu, &until) == 0)
+        ;
+    const bool got = st->busy < st->max_busy;
+    st->busy += got;
+    pthread_mutex_unlock(&st->mu);
+    return got;
+}
+
+static void slot_release(struct server_state *st)
+{
+    pthread_mutex_lock(&st->mu);
+    st->busy--;
+    pthread_cond_signal(&st->freed);
+    pthread_mutex_unlock(&st->mu);
+}
+
 static enum MHD_Result send_reply(struct MHD_Connection *c, const struct server_reply *r)
 {
     struct MHD_Response *resp =
@@ -597,32 +622,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     } else if (!server_check_headers(st->cfg, method, url, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host"),
                                      MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin"),
                                      MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type"), &r)) {
-        /* the API's computations at most one per CPU: more would only slow every one of them (24
-         * simulations at once made an estimate take 0.35 s); the page's files are not counted */
+        /* the page's files take no slot */
         const bool api = !strncmp(url, "/api/", 5);
-        bool run = true;
-        if (api) { /* a request waits up to --timeout for a CPU, then is told to retry */
-            struct timespec until;
-            clock_gettime(CLOCK_REALTIME, &until);
-            until.tv_sec += (time_t)st->cfg->timeout_s;
-            pthread_mutex_lock(&st->mu);
-            while (st->busy >= st->max_busy && pthread_cond_timedwait(&st->freed, &st->mu, &until) == 0)
-                ;
-            run = st->busy < st->max_busy;
-            st->busy += run;
-            pthread_mutex_unlock(&st->mu);
-        }
+        const bool run = !api || slot_acquire(st);
         if (run)
             server_route(st->ctx, st->cfg, method, url, k->body.data ? k->body.data : "", k->body.len, 0, &r);
         else
             reply_error(&r, 503, "llmroof: error: the server has computed as many requests as it has CPUs for the "
                                  "whole --timeout; retry");
-        if (api && run) {
-            pthread_mutex_lock(&st->mu);
-            st->busy--;
-            pthread_cond_signal(&st->freed);
-            pthread_mutex_unlock(&st->mu);
-        }
+        if (api && run)
+            slot_release(st);
     }
     enum MHD_Result ok = send_reply(c, &r);
     server_reply_free(&r);

@@ -233,9 +233,8 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
             mo.drafter_bytes = dm.weights_bytes_per_gpu;
             mo.drafter_kv_bytes = dm.kv_bytes_per_token_per_gpu;
         } else {
-            memory_head_drafter(m, &mem, spec.drafter == LLMROOF_DRAFTER_HEAD, &mo.drafter_bytes, &mo.drafter_kv_bytes);
-            if (spec.drafter == LLMROOF_DRAFTER_MEDUSA) /* the heads the draft step reads */
-                mo.drafter_bytes = ops_medusa_bytes(m, &e.shard, &setup.dt, spec.steps);
+            memory_head_drafter(m, &e.shard, &setup.dt, &mem, spec.drafter == LLMROOF_DRAFTER_MEDUSA ? spec.steps : 0,
+                                &mo.drafter_bytes, &mo.drafter_kv_bytes);
         }
         if ((rc = memory_eval_layout(m, g, &lay, &setup.dt, ctx_len, &mo, &mem, &err)))
             return cli_fail(c, &err);

@@ -347,10 +347,13 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
     return LLMROOF_OK;
 }
 
-void memory_head_drafter(const struct llmroof_model *m, const struct llmroof_memory *target, bool caches,
-                         double *bytes_per_gpu, double *kv_bytes_per_token_per_gpu)
+void memory_head_drafter(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
+                         const struct llmroof_memory *target, int medusa_heads, double *bytes_per_gpu,
+                         double *kv_bytes_per_token_per_gpu)
 {
     const double layers = (double)arch_attn_layers(m);
-    *bytes_per_gpu = target->weights_bytes_per_gpu / (double)m->layers;
-    *kv_bytes_per_token_per_gpu = caches && layers > 0 ? target->kv_bytes_per_token_per_gpu / layers : 0.0;
+    /* Medusa's heads: what their draft step reads (each its own vocabulary projection) */
+    *bytes_per_gpu = medusa_heads > 0 ? ops_medusa_bytes(m, sh, dt, medusa_heads)
+                                      : target->weights_bytes_per_gpu / (double)m->layers;
+    *kv_bytes_per_token_per_gpu = medusa_heads == 0 && layers > 0 ? target->kv_bytes_per_token_per_gpu / layers : 0.0;
 }

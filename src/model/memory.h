@@ -89,14 +89,15 @@ static inline void memory_fit_batch(struct llmroof_memory *mem, long batch)
     }
 }
 
-/* A speculative head's memory beside its target (an EAGLE head, an MTP module or Medusa's heads):
- * about one of the target's layers of weights per GPU, and, when it attends (EAGLE, MTP: a decoder
- * layer of its own; caches false for Medusa's MLP heads), one attention layer's K/V per token per
- * GPU. serve/sim.c and estimate --spec take the drafter so (mem_opts drafter_bytes,
- * drafter_kv_bytes), Medusa's weights from ops_medusa_bytes instead (each head its own vocabulary
- * projection: far more than a layer where the vocabulary is large). */
-void memory_head_drafter(const struct llmroof_model *m, const struct llmroof_memory *target, bool caches,
-                         double *bytes_per_gpu, double *kv_bytes_per_token_per_gpu);
+/* A speculative head's memory beside its target on one rank of `sh`: an EAGLE head or an MTP
+ * module (medusa_heads 0) about one of the target's layers of weights and, as a decoder layer of
+ * its own, one attention layer's K/V per token; Medusa's heads (medusa_heads > 0) what their draft
+ * step reads, ops_medusa_bytes (each its own vocabulary projection: far more than a layer where the
+ * vocabulary is large), and no cache. serve/sim.c and estimate --spec take the drafter so
+ * (mem_opts drafter_bytes, drafter_kv_bytes). */
+void memory_head_drafter(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
+                         const struct llmroof_memory *target, int medusa_heads, double *bytes_per_gpu,
+                         double *kv_bytes_per_token_per_gpu);
 
 int memory_eval(const struct llmroof_model *m, const struct llmroof_gpu *g, int tp,
                 const struct llmroof_dtypes *dt, long context_len, const struct llmroof_mem_opts *o,

@@ -961,9 +961,8 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
          * KV pool); Medusa's heads are MLPs and cache nothing. Llama-3.1-8B: 131,072 B per token,
          * 4,096 more (memory_head_drafter, which estimate --spec takes too) */
         double head_bytes, head_kv;
-        memory_head_drafter(s->model, &mem, c->spec.kind != SIM_SPEC_MEDUSA, &head_bytes, &head_kv);
-        if (c->spec.kind == SIM_SPEC_MEDUSA) /* k heads, each a block and its own vocabulary projection */
-            head_bytes = ops_medusa_bytes(s->model, &e->sh, &s->dt, c->spec.k);
+        memory_head_drafter(s->model, &e->sh, &s->dt, &mem, c->spec.kind == SIM_SPEC_MEDUSA ? c->spec.k : 0, &head_bytes,
+                            &head_kv);
         cap_bytes -= head_bytes * (double)mem.attn_dp;
         per_token += head_kv;
     }
