@@ -8,7 +8,7 @@
  * and the response is, byte for byte, what `llmroof estimate -m llama-2-7b -g a100 -t 1 -b 8
  * --format json` prints on stdout. Errors come back as the CLI's exit status (2 bad input,
  * 1 internal failure) and the message it prints on stderr. Any language with a C FFI can call
- * these six functions; python/llmroof is such a binding (ctypes).
+ * these seven functions; python/llmroof is such a binding (ctypes).
  *
  * Only this header is a stable interface (LLMROOF_API_VERSION changes when it does); the other
  * headers in include/llmroof/ are the library's modules and may change between versions.
@@ -29,6 +29,7 @@ extern "C" {
 #define LLMROOF_API_OK 0     /* success */
 #define LLMROOF_API_EFAIL 1  /* internal failure (out of memory, failed write), or check's drift */
 #define LLMROOF_API_EINPUT 2 /* bad request: unknown command, option or value; bad catalog file */
+#define LLMROOF_API_ESTOPPED 3 /* llmroof_ctx_call_stoppable: the stop callback ended the call */
 
 /* A loaded catalog (GPUs, models, engines), reused by every call made with it. */
 typedef struct llmroof_ctx llmroof_ctx;
@@ -54,6 +55,15 @@ void llmroof_ctx_free(llmroof_ctx *ctx);
  *                  value is not 0, warnings when it is 0; NULL when nothing; may be NULL
  * Returns LLMROOF_API_OK, LLMROOF_API_EFAIL or LLMROOF_API_EINPUT. */
 int llmroof_ctx_call(llmroof_ctx *ctx, const char *request_json, char **response_json, char **error_msg);
+
+/* llmroof_ctx_call that the caller can end early: while a simulate or plan request computes,
+ * the library calls stop(stop_arg) from the calling thread every few milliseconds of work; when
+ * it returns nonzero the call ends at once with LLMROOF_API_ESTOPPED, no response and the error
+ * "llmroof: error: stopped by the caller ...". Use it for a deadline or a client that went
+ * away (llmroof serve does both). Other commands finish in milliseconds and never ask. stop may
+ * be NULL: then this is llmroof_ctx_call. */
+int llmroof_ctx_call_stoppable(llmroof_ctx *ctx, const char *request_json, char **response_json, char **error_msg,
+                               int (*stop)(void *stop_arg), void *stop_arg);
 
 /* llmroof_ctx_call with a context made for this one call (the catalog is read every time). */
 int llmroof_call(const char *request_json, char **response_json, char **error_msg);

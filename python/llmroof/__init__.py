@@ -22,6 +22,8 @@ import ctypes
 import json
 import math
 import os
+import signal
+import threading
 import warnings
 
 __all__ = [
@@ -68,6 +70,11 @@ def _candidates():
     yield _SONAME  # the dynamic loader's search path
 
 
+# int (*stop)(void *): llmroof_ctx_call_stoppable's callback
+_STOP = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)
+_ESTOPPED = 3
+
+
 def _load():
     tried = []
     for path in _candidates():
@@ -89,6 +96,10 @@ def _load():
         lib.llmroof_ctx_call.argtypes = [ctypes.c_void_p, ctypes.c_char_p,
                                          ctypes.POINTER(ctypes.c_void_p),
                                          ctypes.POINTER(ctypes.c_void_p)]
+        lib.llmroof_ctx_call_stoppable.restype = ctypes.c_int
+        lib.llmroof_ctx_call_stoppable.argtypes = [ctypes.c_void_p, ctypes.c_char_p,
+                                                   ctypes.POINTER(ctypes.c_void_p),
+                                                   ctypes.POINTER(ctypes.c_void_p), _STOP, ctypes.c_void_p]
         lib.llmroof_free.restype = None
         lib.llmroof_free.argtypes = [ctypes.c_void_p]
         return lib
@@ -187,8 +198,26 @@ class Context:
             raise ValueError("llmroof: the context is closed")
         req = _request(command, args, options).encode("utf-8")
         out, err = ctypes.c_void_p(), ctypes.c_void_p()
-        rc = _lib.llmroof_ctx_call(self._ctx, req, ctypes.byref(out), ctypes.byref(err))
+        # Ctrl-C ends a long simulate or plan: the library asks stop() every few milliseconds of
+        # work, and a SIGINT taken meanwhile by the handler below (a flag, no exception: one
+        # raised inside a ctypes callback would be lost) makes it answer "stop". Only the main
+        # thread may set a handler; other threads' calls run to their end.
+        interrupted = []
+        main = threading.current_thread() is threading.main_thread()
+        old = signal.getsignal(signal.SIGINT) if main else None
+        if main and old is signal.default_int_handler:
+            signal.signal(signal.SIGINT, lambda signum, frame: interrupted.append(signum))
+        else:
+            main = False
+        try:
+            rc = _lib.llmroof_ctx_call_stoppable(self._ctx, req, ctypes.byref(out), ctypes.byref(err),
+                                                 _STOP(lambda _arg: 1 if interrupted else 0), None)
+        finally:
+            if main:
+                signal.signal(signal.SIGINT, old)
         text, msg = _take(out), _take(err)
+        if interrupted:
+            raise KeyboardInterrupt
         if rc != 0:
             raise LlmroofError((msg or "llmroof: error: status %d" % rc).strip(), rc, text)
         if msg:

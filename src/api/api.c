@@ -402,7 +402,7 @@ static void set_out(char **dst, char *text)
 /* Runs argv with the given catalog (NULL: the command loads its own, as the CLI does) and its
  * stdout and stderr caught in memory. */
 static int run_captured(const char *data_dir, const struct llmroof_catalog *cat, struct argv_buf *a,
-                        char **response_json, char **error_msg, unsigned flags)
+                        char **response_json, char **error_msg, unsigned flags, struct llmroof_stop stop)
 {
     char *obuf = NULL, *ebuf = NULL;
     size_t olen = 0, elen = 0;
@@ -418,7 +418,7 @@ static int run_captured(const char *data_dir, const struct llmroof_catalog *cat,
         set_out(error_msg, dup_str("llmroof: error: out of memory\n"));
         return LLMROOF_API_EFAIL;
     }
-    const struct cli_io io = { of, ef, data_dir, cat };
+    const struct cli_io io = { of, ef, data_dir, cat, stop };
     int rc = cli_run(&io, a->n, a->v, flags | CLI_REQUEST);
     int c1 = fclose(of), c2 = fclose(ef);
     if ((c1 || c2) && rc == 0) {
@@ -484,7 +484,8 @@ llmroof_ctx *llmroof_ctx_new(const char *data_dir, char **error_msg)
         return NULL;
     }
     char def[PATH_MAX];
-    const struct cli_io io = { NULL, ef, data_dir ? data_dir : default_data_dir(def, sizeof def), NULL };
+    const struct cli_io io = { NULL, ef, data_dir ? data_dir : default_data_dir(def, sizeof def), NULL,
+                               { NULL, NULL } };
     int rc = cli_load_catalog(&io, &ctx->cat, ctx->data_dir, sizeof ctx->data_dir);
     fclose(ef);
     if (rc) {
@@ -506,7 +507,13 @@ void llmroof_ctx_free(llmroof_ctx *ctx)
 
 int llmroof_ctx_call(llmroof_ctx *ctx, const char *request_json, char **response_json, char **error_msg)
 {
-    return api_ctx_call_flags(ctx, request_json, response_json, error_msg, 0);
+    return api_ctx_call_stop(ctx, request_json, response_json, error_msg, 0, NULL, NULL);
+}
+
+int llmroof_ctx_call_stoppable(llmroof_ctx *ctx, const char *request_json, char **response_json, char **error_msg,
+                               int (*stop)(void *stop_arg), void *stop_arg)
+{
+    return api_ctx_call_stop(ctx, request_json, response_json, error_msg, 0, stop, stop_arg);
 }
 
 size_t api_ctx_gpu_count(const llmroof_ctx *ctx)
@@ -516,6 +523,12 @@ size_t api_ctx_gpu_count(const llmroof_ctx *ctx)
 
 int api_ctx_call_flags(llmroof_ctx *ctx, const char *request_json, char **response_json, char **error_msg,
                        unsigned flags)
+{
+    return api_ctx_call_stop(ctx, request_json, response_json, error_msg, flags, NULL, NULL);
+}
+
+int api_ctx_call_stop(llmroof_ctx *ctx, const char *request_json, char **response_json, char **error_msg,
+                      unsigned flags, int (*stop)(void *stop_arg), void *stop_arg)
 {
     if (response_json)
         *response_json = NULL;
@@ -533,7 +546,8 @@ int api_ctx_call_flags(llmroof_ctx *ctx, const char *request_json, char **respon
         set_out(error_msg, dup_str(e.msg));
         return rc;
     }
-    rc = run_captured(ctx->data_dir, &ctx->cat, &a, response_json, error_msg, flags);
+    rc = run_captured(ctx->data_dir, &ctx->cat, &a, response_json, error_msg, flags,
+                      (struct llmroof_stop){ stop, stop_arg });
     argv_free(&a);
     return rc;
 }
@@ -549,7 +563,8 @@ int llmroof_call(const char *request_json, char **response_json, char **error_ms
     int rc = build_argv(request_json, &a, &e);
     char def[PATH_MAX];
     if (!rc)
-        rc = run_captured(default_data_dir(def, sizeof def), NULL, &a, response_json, error_msg, 0); /* one CLI run */
+        rc = run_captured(default_data_dir(def, sizeof def), NULL, &a, response_json, error_msg, 0,
+                          (struct llmroof_stop){ NULL, NULL }); /* one CLI run */
     else
         set_out(error_msg, dup_str(e.msg));
     argv_free(&a);

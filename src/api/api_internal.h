@@ -10,6 +10,9 @@
  * CLI_PARSE_ONLY | CLI_NO_STDOUT | CLI_NO_FILES so that no request writes a file or runs long. */
 int api_ctx_call_flags(llmroof_ctx *ctx, const char *request_json, char **response_json, char **error_msg,
                        unsigned flags);
+/* api_ctx_call_flags with llmroof_ctx_call_stoppable's callback (stop may be NULL). */
+int api_ctx_call_stop(llmroof_ctx *ctx, const char *request_json, char **response_json, char **error_msg,
+                      unsigned flags, int (*stop)(void *stop_arg), void *stop_arg);
 
 /* The loaded catalog's GPU count: what `--gpus all` names (the server bounds a plan's work by it). */
 size_t api_ctx_gpu_count(const llmroof_ctx *ctx);

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -76,7 +77,7 @@ void server_reply_free(struct server_reply *r)
 
 void server_default_limits(struct server_limits *lim)
 {
-    *lim = (struct server_limits){ 2e7, 20000, 32, 16, 64 };
+    *lim = (struct server_limits){ 2e7, 20000, 32, 16, 64, 120 };
 }
 
 /* ---- the page's files ----------------------------------------------------------------- */
@@ -311,7 +312,7 @@ static void roofline_svg(llmroof_ctx *ctx, cJSON *req, unsigned flags, struct se
 }
 
 static void route_api(llmroof_ctx *ctx, const struct server_cfg *cfg, const char *cmd, const char *body, size_t len,
-                      unsigned flags, struct server_reply *r)
+                      unsigned flags, const struct llmroof_stop *stop, struct server_reply *r)
 {
     bool svg = !strcmp(cmd, "roofline.svg");
     bool known = svg;
@@ -402,7 +403,7 @@ static void route_api(llmroof_ctx *ctx, const struct server_cfg *cfg, const char
         return;
     }
     char *out = NULL, *err = NULL;
-    int rc = api_ctx_call_flags(ctx, text, &out, &err, flags);
+    int rc = api_ctx_call_stop(ctx, text, &out, &err, flags, stop ? stop->fn : NULL, stop ? stop->arg : NULL);
     free(text);
     if (rc == LLMROOF_API_OK || (rc == LLMROOF_API_EFAIL && out && !strcmp(cmd, "plan"))) {
         /* plan: a table where no row is feasible is still the answer (exit 1 on the CLI) */
@@ -411,7 +412,8 @@ static void route_api(llmroof_ctx *ctx, const struct server_cfg *cfg, const char
         reply_set(r, 200, "application/json", out, out ? strlen(out) : 0);
         out = NULL;
     } else {
-        reply_error(r, rc == LLMROOF_API_EINPUT ? 400 : 500, err ? err : "llmroof: error: the command failed");
+        reply_error(r, rc == LLMROOF_API_EINPUT ? 400 : rc == LLMROOF_API_ESTOPPED ? 503 : 500,
+                    err ? err : "llmroof: error: the command failed");
     }
     free(out);
     free(err);
@@ -473,7 +475,8 @@ int server_check_headers(const struct server_cfg *cfg, const char *method, const
 }
 
 void server_route(llmroof_ctx *ctx, const struct server_cfg *cfg, const char *method, const char *url,
-                  const char *body, size_t len, unsigned flags, struct server_reply *out)
+                  const char *body, size_t len, unsigned flags, const struct llmroof_stop *stop,
+                  struct server_reply *out)
 {
     *out = (struct server_reply){ 0 };
     static const char prefix[] = "/api/v1/";
@@ -490,7 +493,7 @@ void server_route(llmroof_ctx *ctx, const struct server_cfg *cfg, const char *me
             reply_error(out, 404, "llmroof: error: request: no such path");
             return;
         }
-        route_api(ctx, cfg, cmd, body, len, flags, out);
+        route_api(ctx, cfg, cmd, body, len, flags, stop, out);
         return;
     }
     for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++)
@@ -553,6 +556,38 @@ static void slot_release(struct server_state *st)
     st->busy--;
     pthread_cond_signal(&st->freed);
     pthread_mutex_unlock(&st->mu);
+}
+
+/* One computing request's stop callback (llmroof_ctx_call_stoppable): the computation ends when
+ * it has run past --max-compute, or when its client has gone (closed or reset its socket: an
+ * answer nobody reads is not worth a CPU). The socket is looked at every 50 ms at most. */
+struct watch {
+    int fd;                  /* the client's socket; -1: not known */
+    struct timespec start;   /* when the computation began */
+    struct timespec checked; /* when the socket was last looked at */
+    double limit_s;          /* --max-compute */
+    bool over, gone;         /* why it stopped */
+};
+
+static int watch_stop(void *arg)
+{
+    struct watch *w = arg;
+    if (since_s(&w->start) > w->limit_s) {
+        w->over = true;
+        return 1;
+    }
+    if (w->fd >= 0 && since_s(&w->checked) >= 0.05) {
+        clock_gettime(CLOCK_MONOTONIC, &w->checked);
+        /* a peer that closed reads as end of file (0), one that reset as an error other than
+         * "nothing yet"; pipelined bytes (> 0) are a client still there */
+        char b;
+        const ssize_t n = recv(w->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+            w->gone = true;
+            return 1;
+        }
+    }
+    return 0;
 }
 
 static enum MHD_Result send_reply(struct MHD_Connection *c, const struct server_reply *r)
@@ -625,13 +660,30 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         /* the page's files take no slot */
         const bool api = !strncmp(url, "/api/", 5);
         const bool run = !api || slot_acquire(st);
+        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        struct watch w = { ci ? ci->connect_fd : -1, { 0, 0 }, { 0, 0 }, st->cfg->lim.max_compute_s, false, false };
+        clock_gettime(CLOCK_MONOTONIC, &w.start);
+        w.checked = w.start;
+        const struct llmroof_stop stop = { watch_stop, &w };
         if (run)
-            server_route(st->ctx, st->cfg, method, url, k->body.data ? k->body.data : "", k->body.len, 0, &r);
+            server_route(st->ctx, st->cfg, method, url, k->body.data ? k->body.data : "", k->body.len, 0, &stop, &r);
         else
             reply_error(&r, 503, "llmroof: error: the server has computed as many requests as it has CPUs for the "
                                  "whole --timeout; retry");
         if (api && run)
             slot_release(st);
+        if (w.gone) { /* nobody to answer: close */
+            server_reply_free(&r);
+            return MHD_NO;
+        }
+        if (w.over) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "llmroof: error: request: the computation ran past this server's limit of %g s "
+                                      "(--max-compute); ask for less work (fewer requests, GPUs or TP values)",
+                     st->cfg->lim.max_compute_s);
+            server_reply_free(&r);
+            reply_error(&r, 503, msg);
+        }
     }
     enum MHD_Result ok = send_reply(c, &r);
     server_reply_free(&r);
@@ -728,10 +780,11 @@ int server_main(int argc, char **argv)
         llmroof_free(err);
         return 2;
     }
-    struct server_cfg cfg = { o.host, o.port, dir, o.timeout_s, { 0, 0, 0, 0, 0 } };
+    struct server_cfg cfg = { o.host, o.port, dir, o.timeout_s, { 0, 0, 0, 0, 0, 0 } };
     server_default_limits(&cfg.lim);
     cfg.lim.max_sim_tokens = o.max_sim_tokens;
     cfg.lim.max_plan_layouts = o.max_plan_layouts;
+    cfg.lim.max_compute_s = o.max_compute_s;
     rc = server_run(ctx, &cfg);
     llmroof_ctx_free(ctx);
     return rc;

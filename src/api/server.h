@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include "base/stop.h"
 #include "llmroof/api.h"
 
 #define SERVER_MAX_BODY_BYTES ((size_t)1 << 20) /* 1 MiB: larger bodies get 413 */
@@ -19,6 +20,8 @@ struct server_limits {
     int max_plan_layouts;    /* plan: GPUs x TP values searched (default 32) */
     int max_sweep_points;    /* simulate: entries of a --sweep-* list (default 16) */
     long max_instances;      /* simulate: --instances and pool sizes (default 64) */
+    double max_compute_s;    /* simulate, plan: seconds one request may compute; past it 503
+                                (default 120) */
 };
 
 /* What server_run needs. */
@@ -26,7 +29,8 @@ struct server_cfg {
     const char *host;          /* address to bind, "127.0.0.1" by default */
     int port;                  /* TCP port; 0 = any free one (printed) */
     const char *web_dir;       /* the page's files (index.html, app.js, style.css) */
-    unsigned timeout_s;        /* idle connection timeout, seconds (default 10) */
+    unsigned timeout_s;        /* idle connection timeout, and the most a body may take to arrive
+                                  or a request wait for a CPU, seconds (default 10) */
     struct server_limits lim;
 };
 
@@ -51,10 +55,13 @@ int server_check_headers(const struct server_cfg *cfg, const char *method, const
                          const char *origin, const char *content_type, struct server_reply *r);
 
 /* Routes one request: GET of the page's files, POST /api/v1/<command>. `flags` are the
- * api_ctx_call_flags flags (0 in the server; the fuzz target passes parse-only ones).
- * Never fails: out of memory is a 500 reply. */
+ * api_ctx_call_flags flags (0 in the server; the fuzz target passes parse-only ones). stop
+ * (NULL: never) is asked while a simulate or plan computes (llmroof_ctx_call_stoppable); a
+ * stopped computation's reply is 503 with the library's message. Never fails: out of memory is
+ * a 500 reply. */
 void server_route(llmroof_ctx *ctx, const struct server_cfg *cfg, const char *method, const char *url,
-                  const char *body, size_t len, unsigned flags, struct server_reply *out);
+                  const char *body, size_t len, unsigned flags, const struct llmroof_stop *stop,
+                  struct server_reply *out);
 void server_reply_free(struct server_reply *r);
 
 /* Runs the server until SIGINT or SIGTERM (blocked in the calling thread and waited for with

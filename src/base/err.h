@@ -10,7 +10,8 @@
 enum llmroof_errcode {
     LLMROOF_OK = 0,
     LLMROOF_EINTERNAL = 1, /* out of memory, I/O failure: not the user's fault */
-    LLMROOF_EINPUT = 2     /* bad input: file, field, flag or name */
+    LLMROOF_EINPUT = 2,    /* bad input: file, field, flag or name */
+    LLMROOF_ESTOPPED = 3   /* the caller's stop callback ended the computation (base/stop.h) */
 };
 
 struct llmroof_err {

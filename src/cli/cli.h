@@ -11,6 +11,7 @@
 
 #include "data/catalog.h"
 #include "base/err.h"
+#include "base/stop.h"
 #include "model/estimate.h"
 #include "model/memory.h"
 #include "base/sbuf.h"
@@ -44,6 +45,8 @@ struct cli_io {
     const char *data_dir;                     /* catalog directory; NULL = LLMROOF_DATA, then the usual search */
     const struct llmroof_catalog *catalog;    /* already loaded from data_dir, borrowed read-only when the
                                                  command line names no --gpus-file/--models-file; NULL = load */
+    struct llmroof_stop stop;                 /* asked during simulate's and plan's work (base/stop.h);
+                                                 stopped, the command exits LLMROOF_ESTOPPED (3) */
 };
 /* cli_main with explicit streams and catalog. Thread-safe: all state lives in the call (the
  * option scanner of optscan.h keeps its own; the catalog is only read), so separate calls
@@ -70,6 +73,7 @@ struct cli {
     bool cat_loaded;
     bool cat_borrowed;                        /* cat is a shallow copy of shared_cat: not freed */
     const struct llmroof_catalog *shared_cat; /* cli_io.catalog */
+    struct llmroof_stop stop;                 /* cli_io.stop */
     const char *data_dir_arg;                 /* cli_io.data_dir */
     FILE *outf;                               /* where the result goes (stdout) */
     FILE *errf;                               /* where errors and warnings go (stderr); never use stderr directly */

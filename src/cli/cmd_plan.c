@@ -204,6 +204,7 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
         return 0;
     }
     struct llmroof_err err = { 0 };
+    x->in.sim.stop = c->stop;
     struct cli_progress pr;
     if (cli_progress_start(c, &pr, "rows", x->quiet)) {
         x->in.progress = cli_progress_report;

@@ -1,4 +1,4 @@
-/* cmd_serve.c - see cli/cmd_serve.h. Hand-read options (five of them) rather than getopt_long,
+/* cmd_serve.c - see cli/cmd_serve.h. Hand-read options rather than getopt_long,
  * whose optind/optarg are process-wide: the server's threads run commands while this runs. */
 #include "cli/cmd_serve.h"
 
@@ -13,7 +13,7 @@
 
 static const char serve_help[] =
     "usage: llmroof serve [--host ADDR] [--port N] [--web DIR] [--data DIR] [--timeout S]\n"
-    "                     [--max-sim-tokens N] [--max-plan-layouts N]\n"
+    "                     [--max-sim-tokens N] [--max-plan-layouts N] [--max-compute S]\n"
     "\n"
     "An HTTP server with the page (GET /) and the JSON API (POST /api/v1/<command> with the\n"
     "C API's options object; docs/api.md). Stops cleanly on SIGINT or SIGTERM.\n"
@@ -22,9 +22,12 @@ static const char serve_help[] =
     "  --port N                TCP port (default 8080; 0: any free port, printed)\n"
     "  --web DIR               the page's files (default: installed share/llmroof/web, or the source web/)\n"
     "  --data DIR              catalog directory (default: $LLMROOF_DATA, then the usual search)\n"
-    "  --timeout S             close a connection idle for S seconds (default 10)\n"
-    "  --max-sim-tokens N      simulate: most requests x output tokens per request (default 20000000)\n"
-    "  --max-plan-layouts N    plan: most GPUs x TP values searched per request (default 32)\n";
+    "  --timeout S             close a connection idle for S seconds, or whose request takes longer to\n"
+    "                          arrive; a request waits at most S seconds for a free CPU (default 10)\n"
+    "  --max-sim-tokens N      simulate: most requests x (prompt + output) tokens per request (default 20000000)\n"
+    "  --max-plan-layouts N    plan: most GPUs x TP values searched per request (default 32)\n"
+    "  --max-compute S         simulate, plan: stop a request's computation after S seconds, 503 (default 120);\n"
+    "                          one whose client has gone is stopped at once\n";
 
 static int usage(FILE *err, const char *msg, const char *arg)
 {
@@ -34,7 +37,7 @@ static int usage(FILE *err, const char *msg, const char *arg)
 
 int serve_parse(int argc, char **argv, struct serve_opts *o, FILE *out, FILE *err)
 {
-    *o = (struct serve_opts){ "127.0.0.1", 8080, NULL, NULL, 10, 2e7, 32 };
+    *o = (struct serve_opts){ "127.0.0.1", 8080, NULL, NULL, 10, 2e7, 32, 120 };
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -42,7 +45,7 @@ int serve_parse(int argc, char **argv, struct serve_opts *o, FILE *out, FILE *er
             return -1;
         }
         static const char *const names[] = { "--host", "--port", "--web", "--data", "--timeout", "--max-sim-tokens",
-                                             "--max-plan-layouts" };
+                                             "--max-plan-layouts", "--max-compute" };
         int k = -1;
         const char *val = NULL;
         for (int j = 0; j < (int)(sizeof names / sizeof names[0]); j++) {
@@ -80,6 +83,11 @@ int serve_parse(int argc, char **argv, struct serve_opts *o, FILE *out, FILE *er
             if (!parse_double(val, &d) || !(d >= 1 && d <= 1e12))
                 return usage(err, "option '--max-sim-tokens' expects a number 1-1e12, got", val);
             o->max_sim_tokens = d;
+            break;
+        case 7:
+            if (!parse_int64(val, 1, 86400, &v))
+                return usage(err, "option '--max-compute' expects whole seconds 1-86400, got", val);
+            o->max_compute_s = (double)v;
             break;
         default:
             if (!parse_int64(val, 1, 100000, &v))

@@ -13,6 +13,7 @@ struct serve_opts {
     unsigned timeout_s;     /* --timeout: idle connection timeout in seconds (default 10) */
     double max_sim_tokens;  /* --max-sim-tokens: simulate's requests x output tokens (default 2e7) */
     int max_plan_layouts;   /* --max-plan-layouts: plan's GPUs x TP values (default 32) */
+    double max_compute_s;   /* --max-compute: seconds a simulate or plan may compute (default 120) */
 };
 
 /* Parses argv ("serve", options...) with no global state. Prints --help to out (returns -1),

@@ -715,11 +715,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         free(trace);
         return rc;
     }
-    if (c->flags & CLI_PARSE_ONLY) {
-        workload_free(&wl);
-        free(trace);
-        return 0;
-    }
+    x->cfg.stop = c->stop; /* every run below, the sweep's and the capacity band's too */
 
     if (!x->nsweeps) {
         struct sim_result r;

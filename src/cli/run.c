@@ -81,6 +81,7 @@ static void cli_init(struct cli *c, const struct cli_io *io, unsigned flags)
     c->errf = io->err;
     c->data_dir_arg = io->data_dir;
     c->shared_cat = io->catalog;
+    c->stop = io->stop;
     sbuf_init(&c->out);
 }
 
@@ -102,7 +103,7 @@ int cli_load_catalog(const struct cli_io *io, struct llmroof_catalog *cat, char 
 
 int cli_main(int argc, char **argv, unsigned flags)
 {
-    const struct cli_io io = { stdout, stderr, NULL, NULL };
+    const struct cli_io io = { stdout, stderr, NULL, NULL, { NULL, NULL } };
     return cli_run(&io, argc, argv, flags);
 }
 

@@ -1207,6 +1207,10 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
         struct plan_option *o = &out->options[k->oi];
         if (in->progress)
             in->progress(in->progress_ctx, ci, ncands);
+        if (stop_asked(&in->sim.stop)) { /* the simulations ask it too; --fast runs none */
+            rc = llmroof_err_set(err, LLMROOF_ESTOPPED, "stopped by the caller after %d of %d options", ci, ncands);
+            goto done;
+        }
         const long limit = pool_limit(in, &best, k->gi, k->code_p, k->x, k->code);
         if (!could_win(in, &best, k->gi, k->lb_gpus)) {
             /* the fewest instances the capacity bound allows already need more GPUs than the best */
@@ -1579,6 +1583,10 @@ static int plan_users(const struct plan_input *in, struct plan_result *out, stru
         struct plan_option *o = &out->options[k->oi];
         if (in->progress)
             in->progress(in->progress_ctx, ci, ncands);
+        if (stop_asked(&in->sim.stop)) { /* the simulations ask it too; --fast runs none */
+            rc = llmroof_err_set(err, LLMROOF_ESTOPPED, "stopped by the caller after %d of %d options", ci, ncands);
+            goto done;
+        }
         const long from = users_needed(in, &best, o);
         if (from == 0 || from > PLAN_USER_CAP) {
             o->pruned = true;

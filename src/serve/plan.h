@@ -40,7 +40,8 @@ struct plan_input {
     struct sim_config sim;         /* everything but setup, concurrency and requests: workload,
                                       think time, budget, max_seqs, chunking, mem, seed; an engine
                                       profile (eff.engine) sets its scheduler over it per GPU
-                                      (plan_sim_config) */
+                                      (plan_sim_config); its stop ends the whole plan
+                                      (LLMROOF_ESTOPPED) */
     bool keep_budget, keep_seqs;   /* --max-batched-tokens / --max-seqs given: the engine
                                       profile's defaults do not replace them */
     struct llmroof_dtypes dt;

@@ -1282,10 +1282,16 @@ static int event_loop(struct runner *r, struct llmroof_err *err)
     const struct sim_config *c = r->c;
     const long step = r->nreq / 100 > 0 ? r->nreq / 100 : 1;
     long report_at = c->progress ? step : LONG_MAX;
+    unsigned events = 0;
     while (r->done < r->nreq) {
         if (r->done >= report_at) {
             c->progress(c->progress_ctx, r->done, r->nreq);
             report_at = r->done + step;
+        }
+        if (++events % SIM_STOP_EVENTS == 0 && stop_asked(&c->stop)) {
+            rc = llmroof_err_set(err, LLMROOF_ESTOPPED, "stopped by the caller after %ld of %ld requests", r->done,
+                                 r->nreq);
+            break;
         }
         int best = h.n ? h.v[0].i : -1;
         struct event ev;

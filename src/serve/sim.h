@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/stop.h"
 #include "model/estimate.h"
 #include "model/memory.h"
 #include "serve/workload.h"
@@ -55,6 +56,9 @@ struct sim_spec {
  * (Leviathan et al. 2023, equation 1). */
 double sim_spec_tokens_per_step(int k, double alpha);
 
+/* Events of the loop between two questions to sim_config.stop: a few milliseconds of work
+ * (an event costs about a microsecond), so a stop lands quickly and the question costs nothing. */
+#define SIM_STOP_EVENTS 4096u
 #define SIM_SPEC_TREE_MAX_DEPTH 16
 #define SIM_SPEC_TREE_MAX_TOPK 16
 /* A draft tree's acceptance (EAGLE-2's dynamic draft tree, Li et al. 2024, sections 4.1-4.2):
@@ -128,6 +132,10 @@ struct sim_config {
      * when stderr is a terminal) reports it. */
     void (*progress)(void *ctx, long done, long total);
     void *progress_ctx;
+    /* Asked every SIM_STOP_EVENTS events of the loop; when it says stop, sim_run returns
+     * LLMROOF_ESTOPPED and no result (the server ends a computation whose client left or that
+     * ran past its limit). Zero: never asked. */
+    struct llmroof_stop stop;
     /* serving features (docs/metrics.md); all off by default */
     int instances;                   /* aggregated instances behind the router (default 1) */
     enum sim_router router;

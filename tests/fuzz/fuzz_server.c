@@ -42,10 +42,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         body = nl + 1;
         blen = size - 1 - (size_t)(nl + 1 - rest);
     }
-    struct server_cfg cfg = { "127.0.0.1", 0, LLMROOF_FUZZ_DATA, 10, { 0, 0, 0, 0, 0 } };
+    struct server_cfg cfg = { "127.0.0.1", 0, LLMROOF_FUZZ_DATA, 10, { 0, 0, 0, 0, 0, 0 } };
     server_default_limits(&cfg.lim);
     struct server_reply r;
-    server_route(context(), &cfg, method, rest, body, blen, CLI_PARSE_ONLY | CLI_NO_STDOUT | CLI_NO_FILES, &r);
+    server_route(context(), &cfg, method, rest, body, blen, CLI_PARSE_ONLY | CLI_NO_STDOUT | CLI_NO_FILES, NULL, &r);
     FUZZ_CHECK(r.status == 200 || r.status == 400 || r.status == 404 || r.status == 405 || r.status == 413 ||
                r.status == 500);
     FUZZ_CHECK(r.content_type != NULL);

@@ -274,6 +274,55 @@ class Server(unittest.TestCase):
         self.assertLess(time.monotonic() - t, 5)
 
 
+    def test_a_computation_past_max_compute_is_503(self):
+        # a simulation of minutes stops at --max-compute (1 s) with 503 naming the limit
+        p, port = start("--max-sim-tokens", "1e12", "--max-compute", "1")
+        try:
+            t = time.monotonic()
+            st, _, data = request(port, "POST", "/api/v1/simulate", json.dumps(
+                {"model": "llama-3.1-8b", "gpu": "h100", "requests": 20000, "workload": "fixed:128:20000"}))
+            took = time.monotonic() - t
+        finally:
+            self.assertEqual(stop(p), 0)
+        self.assertEqual(st, 503)
+        self.assertIn(b"limit of 1 s (--max-compute)", data)
+        self.assertLess(took, 5)
+
+    def test_a_client_that_leaves_stops_its_computation(self):
+        # the same simulation, its client gone after 0.5 s: the server's CPU goes quiet at once
+        # instead of computing an answer nobody reads for minutes
+        p, port = start("--max-sim-tokens", "1e12")
+
+        def cpu_s():
+            with open("/proc/%d/stat" % p.pid) as f:
+                v = f.read().rsplit(")", 1)[1].split()
+            return (int(v[11]) + int(v[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+        try:
+            body = json.dumps({"model": "llama-3.1-8b", "gpu": "h100", "requests": 20000,
+                               "workload": "fixed:128:20000"}).encode()
+            s = socket.create_connection(("127.0.0.1", port))
+            s.sendall(b"POST /api/v1/simulate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                      b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+            time.sleep(0.5)
+            busy0 = cpu_s()
+            time.sleep(0.5)
+            computing = cpu_s() - busy0  # about 0.5 s: one CPU on the simulation
+            s.close()
+            time.sleep(0.5)  # the server looks at the socket every 50 ms
+            c0 = cpu_s()
+            time.sleep(1.0)
+            after = cpu_s() - c0
+        finally:
+            self.assertEqual(stop(p), 0)
+        print("computing %.2f s of CPU in 0.5 s; %.2f s in the 1 s after the client left" % (computing, after),
+              file=sys.stderr)
+        # relative, as a loaded machine gives the simulation less of a CPU: computing on, the
+        # second window (twice as long) would hold about twice the first's CPU
+        self.assertGreater(computing, 0.02)
+        self.assertLess(after, max(0.02, computing / 4))
+
+
 class Memory(unittest.TestCase):
     @unittest.skipIf(os.environ.get("LLMROOF_SANITIZE"), "ASan's quarantine grows the RSS by design")
     def test_rss_flat_after_10000_requests(self):

@@ -337,6 +337,65 @@ static void warnings_should_come_back_beside_the_result(void **state)
     llmroof_free(msg);
 }
 
+/* A stop callback that asks to stop from its `at`-th question on (never when at < 0). */
+struct stop_count {
+    int calls, at;
+};
+
+static int stop_at(void *arg)
+{
+    struct stop_count *k = arg;
+    k->calls++;
+    return k->at >= 0 && k->calls > k->at;
+}
+
+/* llmroof_ctx_call_stoppable: a callback that never stops changes nothing (the same bytes as
+ * llmroof_ctx_call) and is asked every SIM_STOP_EVENTS (4096) events of a simulation; one that
+ * stops ends simulate and plan with status 3, no response and the library's message; an estimate
+ * never asks it. */
+static void stop_callback_should_end_long_work(void **state)
+{
+    static const char sim[] = "{\"command\":\"simulate\",\"model\":\"llama-3.1-8b\",\"gpu\":\"h100\","
+                              "\"requests\":3000,\"workload\":\"fixed:64:256\",\"rate\":40}";
+    char *plain = NULL, *resp = NULL, *msg = NULL;
+    assert_int_equal(llmroof_ctx_call(ctx_of(state), sim, &plain, NULL), 0);
+    struct stop_count never = { 0, -1 };
+    assert_int_equal(llmroof_ctx_call_stoppable(ctx_of(state), sim, &resp, NULL, stop_at, &never), 0);
+    assert_string_equal(resp, plain);
+    llmroof_free(resp);
+    /* the run is 3,000 arrivals and 10,542 iterations (its JSON's "iterations"): 13,542 events,
+     * floor(13,542 / 4,096) = 3 questions */
+    assert_int_equal(never.calls, 3);
+
+    struct stop_count two = { 0, 1 }; /* stops at its second question */
+    assert_int_equal(llmroof_ctx_call_stoppable(ctx_of(state), sim, &resp, &msg, stop_at, &two), LLMROOF_API_ESTOPPED);
+    assert_null(resp);
+    assert_non_null(msg);
+    assert_non_null(strstr(msg, "llmroof: error: stopped by the caller after "));
+    assert_int_equal(two.calls, 2);
+    llmroof_free(msg);
+    msg = NULL;
+
+    struct stop_count first = { 0, 0 };
+    assert_int_equal(llmroof_ctx_call_stoppable(ctx_of(state),
+                                                "{\"command\":\"plan\",\"model\":\"llama-3.1-8b\",\"gpus\":\"h100\","
+                                                "\"users\":64,\"ttft_slo\":\"2s\",\"tpot_slo\":\"50ms\"}",
+                                                &resp, &msg, stop_at, &first),
+                     LLMROOF_API_ESTOPPED);
+    assert_null(resp);
+    assert_non_null(strstr(msg, "stopped by the caller"));
+    llmroof_free(msg);
+
+    struct stop_count est = { 0, 0 };
+    assert_int_equal(llmroof_ctx_call_stoppable(ctx_of(state),
+                                                "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\"}",
+                                                &resp, NULL, stop_at, &est),
+                     0);
+    assert_int_equal(est.calls, 0);
+    llmroof_free(resp);
+    llmroof_free(plain);
+}
+
 static void context_should_name_a_directory_without_a_catalog(void **state)
 {
     (void)state;
@@ -488,6 +547,7 @@ int main(void)
         cmocka_unit_test(options_should_be_checked_against_their_kind),
         cmocka_unit_test(long_values_should_be_echoed_clipped),
         cmocka_unit_test(warnings_should_come_back_beside_the_result),
+        cmocka_unit_test(stop_callback_should_end_long_work),
         cmocka_unit_test(context_should_name_a_directory_without_a_catalog),
         cmocka_unit_test(repeated_calls_should_agree_and_not_leak),
         cmocka_unit_test(separate_contexts_should_run_at_once_in_threads),

@@ -11,7 +11,7 @@ static struct server_cfg cfg;
 static int setup(void **state)
 {
     ctx = llmroof_ctx_new(LLMROOF_TEST_DATA_DIR, NULL);
-    cfg = (struct server_cfg){ "127.0.0.1", 0, LLMROOF_TEST_WEB_DIR, 10, { 0, 0, 0, 0, 0 } };
+    cfg = (struct server_cfg){ "127.0.0.1", 0, LLMROOF_TEST_WEB_DIR, 10, { 0, 0, 0, 0, 0, 0 } };
     server_default_limits(&cfg.lim);
     return ctx ? 0 : -1;
 }
@@ -27,7 +27,7 @@ static int route(const char *method, const char *url, const char *body, const ch
 {
     static struct server_reply r;
     server_reply_free(&r);
-    server_route(ctx, &cfg, method, url, body, body ? strlen(body) : 0, 0, &r);
+    server_route(ctx, &cfg, method, url, body, body ? strlen(body) : 0, 0, NULL, &r);
     if (out)
         *out = r.body ? r.body : "";
     return r.status;
