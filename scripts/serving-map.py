@@ -56,7 +56,13 @@ def engine(fw):
     if 'sarathi' in f: return 'sarathi-serve'
     if 'lmdeploy 0.1' in f: return 'lmdeploy-0.1'
     if 'lmdeploy' in f: return 'lmdeploy'
-    if 'tgi' in f: return 'tgi'
+    if 'tgi' in f:
+        # before paged attention (TGI PR #516, v0.9.0 of July 2023) its flash models kept the batch's
+        # K/V in one contiguous tensor copied every step: tgi-0.8 (a 0.x version below 0.9, or a date
+        # in the first half of 2023)
+        if re.search(r'(?<![\d.])0\.[0-8](?![\d])', f) or re.search(r'\b(jan|feb|mar|apr|may|jun)[a-z]* 2023', f):
+            return 'tgi-0.8'
+        return 'tgi'
     if 'hf transformers' in f: return 'hf-transformers'
     if 'sglang' in f:
         # before PR #2067 (after v0.3.5.post2, November 2024) SGLang scheduled between GPU steps

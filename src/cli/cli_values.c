@@ -212,6 +212,7 @@ void cli_engine_mem(struct cli_setup_opts *s, const struct llmroof_setup *setup,
     if (!s->have_mem_util)
         s->mem.mem_util = sc.mem.mem_util;
     s->mem.util_of_free = sc.mem.util_of_free;
+    s->mem.kv_copy = sc.mem.kv_copy;
     if (!keep_mbt)
         s->mem.max_batched_tokens = (double)sc.max_batched_tokens;
     if (!keep_seqs)

@@ -129,10 +129,11 @@ int cmd_memory(struct cli *c, int argc, char **argv)
         char sdesc[32] = ""; /* the state dtype, when set apart from the KV's */
         if (dt.state_set)
             snprintf(sdesc, sizeof sdesc, ", %s state", dtype_name(dt.state));
-        char edesc[LLMROOF_ID_MAX + 48] = ""; /* the engine whose pool this is */
+        char edesc[LLMROOF_ID_MAX + 80] = ""; /* the engine whose pool this is */
         if (s.eff.engine)
-            snprintf(edesc, sizeof edesc, ", engine %s%s", s.eff.engine->id,
-                     s.mem.util_of_free ? " (of the free memory)" : "");
+            snprintf(edesc, sizeof edesc, ", engine %s%s%s", s.eff.engine->id,
+                     s.mem.util_of_free ? " (of the free memory)" : "",
+                     s.mem.kv_copy ? " (KV copied every step: half the free memory)" : "");
         sbuf_printf(&c->out, "%s on %d x %s (TP %ld%s): %s, %s KV%s, context %ld tokens, mem-util %.2f%s\n",
                     m->id, mem.gpus, g->id, s.tp, lay_s, wdesc, dtype_name(dt.kv), sdesc, s.context,
                     s.mem.mem_util, edesc);

@@ -306,6 +306,7 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
     else
         kv(t, "dequant_min_tokens", "-", "weight-only formats dequantized inside the GEMM");
     kvb(t, "logits_all_tokens", e->logits_all_tokens, "a prompt's LM head runs over every token, not the last");
+    kvb(t, "kv_copy", e->kv_copy, "one contiguous KV tensor, copied every decode step: half the pool");
     if (e->prompt_ubatch_tokens > 0)
         kvn(t, "prompt_ubatch_tokens", "%.0f", e->prompt_ubatch_tokens, "a batch runs in forward passes of at most this many tokens");
     else

@@ -1223,7 +1223,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "collective_latency_s", "cuda_graphs", "launch_s", "kernel_factor",
                                           "kv_per_query_head", "quantized_head", "fp8_kv_per_query_head", "cuda_core_decode", "fp8_attention",
                                           "fp16_accumulate", "attention_kernel",
-                                          "dequant_min_tokens", "prompt_ubatch_tokens", "logits_all_tokens", "mmq_share", "custom_allreduce", "first_token_decode",
+                                          "dequant_min_tokens", "prompt_ubatch_tokens", "logits_all_tokens", "kv_copy", "mmq_share", "custom_allreduce", "first_token_decode",
                                           "cpu_seq_s", "worker_seq_s", "cpu_overlap", "admission", "max_seqs", "max_batched_tokens",
                                           "kv_block_tokens", "mem_util", "kv_of_free_memory",
                                           "cpu_output_s", "cpu_output_overlap", "api_stream_s", "api_overlap", "kv_watermark",
@@ -1315,7 +1315,8 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
     if ((rc = json_get_long(c, e, "prompt_ubatch_tokens", false, 1, 1000000, &ubatch, NULL)))
         return rc;
     g->prompt_ubatch_tokens = (double)ubatch;
-    if ((rc = json_get_bool(c, e, "logits_all_tokens", false, &g->logits_all_tokens)))
+    if ((rc = json_get_bool(c, e, "logits_all_tokens", false, &g->logits_all_tokens)) ||
+        (rc = json_get_bool(c, e, "kv_copy", false, &g->kv_copy)))
         return rc;
     int adm = 0;
     if ((rc = json_get_choice(c, e, "admission", "admission", admissions, 0, &adm)))

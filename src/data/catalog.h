@@ -264,6 +264,11 @@ struct llmroof_engine {
                                          one decode step */
     bool logits_all_tokens;           /* a prompt's pass projects every token onto the vocabulary
                                          (llama.cpp before PR #6122, March 2024) */
+    bool kv_copy;                     /* the batch's K/V live in one contiguous tensor that every decode
+                                         step of two or more sequences reallocates and copies, and that a
+                                         new batch joining is concatenated into (TGI before paged
+                                         attention, v0.8); the old and new tensors live together, so the
+                                         pool holds half the memory's tokens */
     double prompt_ubatch_tokens;      /* a prompt is evaluated in forward passes of at most this many
                                          tokens (llama.cpp's n_ubatch); 0 = the whole prompt in one */
     double dequant_min_tokens;        /* weight-only formats dequantized to 16 bits for a dense GEMM from

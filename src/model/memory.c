@@ -295,6 +295,11 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
     if (o->util_of_free && out->free_bytes_per_gpu > 0)
         out->free_bytes_per_gpu *= o->mem_util;
     out->kv_capacity_bytes_per_gpu = out->free_bytes_per_gpu > 0 ? out->free_bytes_per_gpu : 0;
+    /* TGI 0.8 (kv_copy) reallocates the batch's contiguous K/V every decode step and copies the old
+     * tensor into the new one, both alive until the copy ends (flash_causal_lm.py generate_token):
+     * the batch's K/V may fill at most half of what is free */
+    if (o->kv_copy)
+        out->kv_capacity_bytes_per_gpu *= 0.5;
     out->kv_bytes_per_token = arch_kv_bytes_per_token(m, kvb);
     /* a drafter's cache beside the target's: every token the target holds (serve/sim.c holds it so) */
     out->kv_bytes_per_seq_per_gpu = stage_kv_bytes(m, &sh, (double)context_len, kvb) +

@@ -21,6 +21,8 @@ struct llmroof_mem_opts {
     double drafter_bytes;       /* a speculative drafter's weights per GPU beside the target's (a draft
                                    model's, or an EAGLE/MTP head's layer), bytes; 0: none */
     double drafter_kv_bytes;    /* K/V the drafter caches per token per GPU beside the target's, bytes */
+    bool kv_copy;               /* the engine copies its contiguous KV tensor every step (engine kv_copy):
+                                   old and new live together, so the pool holds half the tokens */
 };
 /* mem_util 0.90, reserve 1 GiB, derived workspace from 2048 tokens and 256 sequences
  * (vLLM's defaults), no paging. */

@@ -651,3 +651,10 @@ void roofline_terms(const struct llmroof_gpu *g, enum llmroof_dtype act, const s
     roofline_prepare(g, act, eff, tp, &r);
     roofline_terms_prep(&r, ops, ~0u, ref_ops, ref, out);
 }
+
+double roofline_kv_copy_s(const struct llmroof_gpu *g, const struct llmroof_effs *eff, double tokens,
+                          double bytes_per_token)
+{
+    const double bw = g->mem_bw_Bps * (eff->memory > 0 ? eff->memory : g->memory_eff);
+    return tokens > 0 && bytes_per_token > 0 && bw > 0 ? 2.0 * tokens * bytes_per_token / bw : 0.0;
+}

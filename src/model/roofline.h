@@ -89,6 +89,12 @@ struct llmroof_effs {
     bool spec_no_overlap;                   /* speculative decoding runs scheduling between steps */
 };
 
+/* TGI 0.8's contiguous K/V (engine kv_copy): moving `tokens` tokens of K/V, `bytes_per_token` each
+ * on a GPU, from one tensor into a freshly allocated one reads and writes them once:
+ * 2 * tokens * bytes_per_token / (bandwidth * memory_eff). */
+double roofline_kv_copy_s(const struct llmroof_gpu *g, const struct llmroof_effs *eff, double tokens,
+                          double bytes_per_token);
+
 /* A step's time with the engine's CPU work for `seqs` scheduled sequences beside its GPU time
  * gpu_s: output processing (cpu_output_s each) during the step, then scheduling and input
  * preparation (cpu_seq_s each, and worker_seq_s per Ray worker of `workers`), then the API

@@ -1195,6 +1195,8 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
         add_positive(o, "prompt_ubatch_tokens", (double)e[i].prompt_ubatch_tokens);
         if (e[i].logits_all_tokens)
             cJSON_AddBoolToObject(o, "logits_all_tokens", true);
+        if (e[i].kv_copy)
+            cJSON_AddBoolToObject(o, "kv_copy", true);
         add_positive(o, "mmq_share", (double)e[i].mmq_share);
         /* the serving scheduler's fields, written when present */
         add_positive(o, "cpu_seq_s", (double)e[i].cpu_seq_s);

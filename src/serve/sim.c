@@ -85,6 +85,8 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
     c->admit_no_evict = en->admit_no_evict;
     c->admit_reserve = en->admit_reserve;
     c->admit_wait = en->admit_wait;
+    c->kv_copy = en->kv_copy;
+    c->mem.kv_copy = en->kv_copy;
     /* the engine's KV pool (DeepSpeed-MII: 64-token blocks, all the free memory but 1 GB) */
     if (en->kv_block_tokens > 0 && !c->user_block)
         c->mem.block_size = en->kv_block_tokens;

@@ -187,6 +187,10 @@ struct sim_config {
                                         its own; a pipeline lane takes its share); 0: sized from memory */
     bool user_block, user_mem_util;  /* --block-size / --mem-util given: the engine profile's
                                         kv_block_tokens / mem_util do not replace them */
+    bool kv_copy;                    /* engine kv_copy (TGI 0.8): every decode iteration of two or more
+                                        sequences moves the batch's K/V once (read and write), a prompt
+                                        iteration concatenates the new batch's into it likewise
+                                        (sim_kv_copy_s); the pool is halved (mem.kv_copy) */
     bool admit_wait;                 /* DeepSpeed-MII <= 0.1.3's ragged scheduler (ragged_batching.py
                                         schedule_requests): admission as optimistic (the prompt chunk's
                                         blocks), but a running sequence whose next token needs a block

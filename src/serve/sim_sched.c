@@ -807,10 +807,27 @@ double sim_cpu_step_s(const struct sim_config *c, double gpu_s, double seqs, dou
 
 /* The iteration's GPU time (gpu_time) and the engine's CPU work that grows with the batch
  * (sim_cpu_step_s); step_scale stretches the whole iteration (the capacity band). */
+/* TGI 0.8's copies of its contiguous K/V (engine kv_copy; flash_causal_lm.py before paged attention,
+ * TGI PR #516): every decode step of two or more sequences allocates a tensor one slot longer per
+ * sequence and copies the batch's K/V into it ("fairly slow", its own comment says), and a prompt
+ * iteration's batch is concatenated into the running one (FlashCausalLMBatch.concatenate: both
+ * copied). The held tokens are the pool's used blocks. A finished sequence's filter (another copy
+ * of the survivors, about one step in twenty at these lengths) is not charged. */
+static double kv_copy_s(const struct engine *e, const struct iter *it)
+{
+    double tokens = 0;
+    if (it->prefill_seqs == 0 && it->decode_seqs >= 2)
+        tokens = it->b.kv_read_tokens; /* every sequence decodes: its context, the new token included */
+    else if (it->prefill_seqs > 0 && e->nrun > it->prefill_seqs)
+        tokens = (double)(e->total_blocks - e->free_blocks) * (double)e->bs;
+    return roofline_kv_copy_s(e->setup.gpu, &e->setup.eff, tokens, e->kv_token_gpu_bytes);
+}
+
 double sim_iter_cost(const struct runner *r, const struct engine *e, const struct iter *it)
 {
     const struct sim_config *c = r->c;
-    const double t = sim_cpu_step_s(c, gpu_time(r, e, it), (double)it->nsched, e->setup.eff.cpu_scale,
+    const double gpu = gpu_time(r, e, it) + (c->kv_copy ? kv_copy_s(e, it) : 0.0);
+    const double t = sim_cpu_step_s(c, gpu, (double)it->nsched, e->setup.eff.cpu_scale,
                                     sim_setup_gpus(&e->setup));
     return c->step_scale > 0 ? t * c->step_scale : t;
 }

@@ -116,6 +116,34 @@ static void a_free_memory_fraction_sizes_the_kv_from_what_is_left(void **state)
     catalog_free(&cat);
 }
 
+/* TGI 0.8 (engine kv_copy) copies its contiguous K/V into a fresh tensor every decode step, old
+ * and new alive together: the batch's K/V may fill half of what is free. LLaMA-13B fp16 on one
+ * A100 40GB (42,298,834,944 B visible): free = 0.9 x 42,298,834,944 - 26,031,728,640 weights -
+ * W - 1,073,741,824 reserve; with W = 582,221,824 (the profile's 4096-token budget's) that is
+ * 10,381,259,161.6 B, half 5,190,629,580.8 B: floor(/ 819,200 B a token) = 6,336 tokens. */
+static void a_copied_kv_tensor_halves_the_pool(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_mem_opts o = memory_default_opts();
+    o.max_batched_tokens = 4096;
+    struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false };
+    struct llmroof_memory a, b;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(memory_eval(model(&cat, "llama-13b"), gpu(&cat, "a100-sxm4-40gb"), 1, &dt, 2048, &o, &a, &err), 0);
+    o.kv_copy = true;
+    assert_int_equal(memory_eval(model(&cat, "llama-13b"), gpu(&cat, "a100-sxm4-40gb"), 1, &dt, 2048, &o, &b, &err), 0);
+    assert_rel_close(a.workspace_bytes_per_gpu, 582221824.0, 0);
+    assert_rel_close(b.kv_capacity_bytes_per_gpu, 0.5 * a.kv_capacity_bytes_per_gpu, 0);
+    assert_rel_close(b.kv_capacity_bytes_per_gpu, 0.5 * (0.9 * 42298834944.0 - 26031728640.0 - 582221824.0 - 1073741824.0),
+                     1e-12);
+    assert_rel_close(b.kv_capacity_tokens, 6336.0, 0);
+    assert_true(shipped_engine(&cat, "tgi-0.8")->kv_copy);
+    assert_false(shipped_engine(&cat, "tgi")->kv_copy);
+    catalog_free(&cat);
+}
+
 static void llama_65b_is_2_5_mib_per_token_and_26_sequences(void **state)
 {
     struct llmroof_catalog cat;
@@ -361,6 +389,7 @@ int main(void)
         cmocka_unit_test(llama_13b_on_8_v100_holds_147_sequences_of_2048),
         cmocka_unit_test(mem_util_is_a_share_of_the_memory_the_runtime_reports),
         cmocka_unit_test(a_free_memory_fraction_sizes_the_kv_from_what_is_left),
+        cmocka_unit_test(a_copied_kv_tensor_halves_the_pool),
         cmocka_unit_test(llama_65b_is_2_5_mib_per_token_and_26_sequences),
         cmocka_unit_test(gqa_fp8_and_replication),
         cmocka_unit_test(tp1_weights_are_all_parameters_at_the_weight_dtype),

@@ -246,6 +246,45 @@ static void api_server_cost_reaches_the_latencies(void **state)
     catalog_free(&cat);
 }
 
+/* TGI 0.8's contiguous K/V (engine kv_copy): two users of fixed 128:64 requests on Llama-2-7B, one
+ * A100 80GB. Both prompts run in one prompt iteration (nothing was running: no concatenation),
+ * then 63 decode steps in lockstep, step k reading both contexts of 128 + k tokens (the new one
+ * included): T_k = 2 (128 + k), k = 1..63,
+ *   sum T_k = 2 (63 x 128 + 63 x 64 / 2) = 2 (8,064 + 2,016) = 20,160 tokens,
+ * each step copying its T_k tokens' K/V, b = 2 x 32 layers x 4,096 x 2 B = 524,288 B, read and
+ * written once: 2 T_k b / (bandwidth x memory_eff). TPOT grows by that sum over the 63 steps, and
+ * TTFT not at all; the pool holds half the blocks (old and new tensors alive together). */
+static void tgi_0_8_copies_its_kv_every_decode_step(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 128, 64, NULL, 0 };
+    struct sim_config c = lone_request(&cat, &w, 1);
+    c.concurrency = 2;
+    c.requests = 2;
+    c.think_min_s = c.think_max_s = 0; /* both arrive at t = 0 */
+    struct sim_result base, copy;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(sim_run(&c, &base, &err), 0);
+    c.kv_copy = true;
+    c.mem.kv_copy = true;
+    assert_int_equal(sim_run(&c, &copy, &err), 0);
+    const struct llmroof_gpu *g = gpu(&cat, "a100-sxm4-80gb");
+    const double bw = g->mem_bw_Bps * roofline_default_effs(g).memory;
+    assert_rel_close(copy.tpot.mean - base.tpot.mean, 2.0 * 20160 * 524288 / bw / 63, 1e-9);
+    assert_rel_close(copy.ttft.mean, base.ttft.mean, 1e-12);
+    assert_in_range(copy.kv_blocks_total, base.kv_blocks_total / 2 - 1, base.kv_blocks_total / 2);
+    /* the shipped profile carries it into both */
+    const struct sim_config t = engine_config(&cat, "tgi-0.8");
+    assert_true(t.kv_copy);
+    assert_true(t.mem.kv_copy);
+    assert_false(engine_config(&cat, "tgi").kv_copy);
+    sim_result_free(&base);
+    sim_result_free(&copy);
+    catalog_free(&cat);
+}
+
 /* vLLM before PR #2221 (vllm-0.2) ran every GPU of a TP > 1 instance as a Ray worker and pickled
  * each sequence's metadata into every worker's call: worker_seq_s = 37 us per sequence per
  * worker at the reference host. 20 ms of GPU, 64 sequences, 8 GPUs, reference host:
@@ -311,6 +350,7 @@ int main(void)
         cmocka_unit_test(tgi_processes_outputs_after_the_step),
         cmocka_unit_test(sglang_0_3_schedules_between_steps),
         cmocka_unit_test(api_server_cost_reaches_the_latencies),
+        cmocka_unit_test(tgi_0_8_copies_its_kv_every_decode_step),
         cmocka_unit_test(ray_workers_cost_each_sequence_once_per_gpu),
         cmocka_unit_test(worker_cost_follows_the_instance_gpus),
     };
