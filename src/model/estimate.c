@@ -477,6 +477,167 @@ static int spec_check(const struct llmroof_spec_decode *sp, struct llmroof_err *
     return LLMROOF_OK;
 }
 
+/* ------------------------------------------------------------------------ */
+/* The decode's contexts in linear runs                                     */
+/* ------------------------------------------------------------------------ */
+
+/* seg[n..] = the contexts lo..hi counted `times`, in two runs where `cut` (the last context of
+ * the first) falls inside; returns the new count */
+static int seg_add(struct estimate_segment *seg, int n, double lo, double hi, double times, double cut)
+{
+    if (hi < lo)
+        return n;
+    if (cut >= lo && cut < hi) {
+        seg[n++] = (struct estimate_segment){ lo, cut, times };
+        lo = cut + 1.0;
+    }
+    seg[n++] = (struct estimate_segment){ lo, hi, times };
+    return n;
+}
+
+/* The last context before the bend at the end of chunk period p (contexts pW + 1 .. (p + 1) W):
+ * from (p + 1) W + 2 - v on, a step's last positions fall in the next chunk. None (-1) at one new
+ * token per sequence (the bend is the fall itself, at the period's end) or v >= W. */
+static double chunk_band(double W, double v, double p)
+{
+    return v > 1.0 && v < W ? (p + 1.0) * W + 1.0 - v : -1.0;
+}
+
+int estimate_context_segments(const struct llmroof_model *m, int k, double v, bool eager, double c1, double c2,
+                              struct estimate_segment *seg)
+{
+    const bool local = k == LLMROOF_OP_ATTN_LOCAL && m->window > 0 && !eager;
+    if (local && m->window_chunked) {
+        /* chunk periods pW + 1 .. (p + 1) W (arch_attn_keys: keys from the chunk start of the
+         * first new position, c - 1 cached tokens before it) */
+        const double W = (double)m->window, p1 = floor((c1 - 1.0) / W), p2 = floor((c2 - 1.0) / W);
+        if (p1 == p2)
+            return seg_add(seg, 0, c1, c2, 1.0, chunk_band(W, v, p1));
+        int n = seg_add(seg, 0, c1, (p1 + 1.0) * W, 1.0, chunk_band(W, v, p1));
+        const double whole = p2 - p1 - 1.0; /* whole periods between the first and the last */
+        if (whole == 1.0) {
+            n = seg_add(seg, n, (p1 + 1.0) * W + 1.0, (p1 + 2.0) * W, 1.0, chunk_band(W, v, p1 + 1.0));
+        } else if (whole > 1.0) {
+            n = seg_add(seg, n, (p1 + 1.0) * W + 1.0, (p1 + 2.0) * W, 0.5 * whole, chunk_band(W, v, p1 + 1.0));
+            n = seg_add(seg, n, (p2 - 1.0) * W + 1.0, p2 * W, 0.5 * whole, chunk_band(W, v, p2 - 1.0));
+        }
+        return seg_add(seg, n, p2 * W + 1.0, c2, 1.0, chunk_band(W, v, p2));
+    }
+    /* a run ends at each of these contexts (sorted below) */
+    double ends[3];
+    int ne = 0;
+    if (local) {
+        const double W = (double)m->window;
+        ends[ne++] = W + 1.0 - v; /* pairs bend */
+        ends[ne++] = W;           /* keys flat, pairs flat */
+    } else if (k == LLMROOF_OP_ATTENTION && m->dsa_top_k > 0) {
+        const double K = (double)m->dsa_top_k;
+        ends[ne++] = K + 1.0 - v;       /* pairs bend */
+        ends[ne++] = K;                 /* pairs flat */
+        ends[ne++] = v * (K - 1.0) + 1.0; /* keys flat */
+    }
+    for (int i = 1; i < ne; i++)
+        for (int j = i; j > 0 && ends[j] < ends[j - 1]; j--) {
+            const double t = ends[j];
+            ends[j] = ends[j - 1];
+            ends[j - 1] = t;
+        }
+    int n = 0;
+    double lo = c1;
+    for (int i = 0; i < ne; i++)
+        if (ends[i] >= lo && ends[i] < c2) {
+            seg[n++] = (struct estimate_segment){ lo, ends[i], 1.0 };
+            lo = ends[i] + 1.0;
+        }
+    seg[n++] = (struct estimate_segment){ lo, c2, 1.0 };
+    return n;
+}
+
+/* One context operator's sums over the runs of the decode: each run's contexts counted, the
+ * kernel time's envelope summed exactly (as the single run of estimate_run_spec), every linear
+ * term as its run's mean times its steps. */
+struct ctx_sums {
+    double steps;                     /* contexts counted (O - 1) */
+    double time_s, first_s;           /* the summed kernel time; its part on the compute line */
+    double compute_s, memory_s, comm_s, bytes; /* the phase entry's terms */
+    double flops, op_bytes, comm_bytes; /* the operator's, per instance */
+    double kv_bytes;                  /* the list's attn_kv_bytes (global attention's K/V) */
+};
+
+/* The first decode step (context c1) and the last (c2) as estimate_run_spec has built them: the
+ * first's entries whole, the last's context operators and terms. */
+struct ctx_ends {
+    double c1, c2;
+    const struct llmroof_oplist *o1, *o2;
+    const struct llmroof_phase *p1, *p2;
+};
+
+/* The step at context c into *op and *pp: the first or the last where c is theirs, else built in
+ * *o and *p as estimate_run_spec builds the last (the context operators from the last's step-wide
+ * fields, the terms against the first step's entries), a step of Bs sequences (the busiest
+ * replica's times the replicas) of v new tokens each. */
+static void context_at(const struct llmroof_setup *s, const struct llmroof_shard *sh, const struct roofline_prep *dp,
+                       double Bs, double v, const struct ctx_ends *e, double c, struct llmroof_oplist *o,
+                       struct llmroof_phase *p, const struct llmroof_oplist **op, const struct llmroof_phase **pp)
+{
+    if (c == e->c1 || c == e->c2) {
+        *op = c == e->c1 ? e->o1 : e->o2;
+        *pp = c == e->c1 ? e->p1 : e->p2;
+        return;
+    }
+    const struct llmroof_batch b = step_batch(Bs, c, v);
+    ops_copy_context(o, e->o2);
+    ops_set_context(s->model, sh, &s->dt, &b, o);
+    roofline_terms_prep(dp, o, OPS_CONTEXT_MASK, e->o1, e->p1, p);
+    *op = o;
+    *pp = p;
+}
+
+/* The sums of operator k over seg[0, n), each run's steps built at its two ends (context_at). */
+static void context_sums(const struct llmroof_setup *s, const struct llmroof_shard *sh, const struct roofline_prep *dp,
+                         double Bs, double v, int k, const struct estimate_segment *seg, int n,
+                         const struct ctx_ends *ends, struct ctx_sums *out)
+{
+    *out = (struct ctx_sums){ 0 };
+    const double kf = s->eff.kernel_factor > 0 ? s->eff.kernel_factor : 1.0, o = s->eff.overlap;
+    struct llmroof_oplist bl, bh;
+    struct llmroof_phase tbl, tbh;
+    for (int i = 0; i < n; i++) {
+        const double lo = seg[i].lo, hi = seg[i].hi, w = seg[i].times, steps = hi - lo + 1.0;
+        const struct llmroof_oplist *ol, *oe; /* the run's first step and its last */
+        const struct llmroof_phase *pl, *pe;
+        context_at(s, sh, dp, Bs, v, ends, lo, &bl, &tbl, &ol, &pl);
+        oe = ol;
+        pe = pl;
+        if (hi > lo)
+            context_at(s, sh, dp, Bs, v, ends, hi, &bh, &tbh, &oe, &pe);
+        const struct llmroof_optime *tl = &pl->op[k], *th = &pe->op[k];
+        const struct llmroof_op *ql = &ol->op[k], *qh = &oe->op[k];
+        /* a line's sum over the run: its steps times the mean of its ends */
+        const double half = 0.5 * w * steps;
+        out->steps += w * steps;
+        out->compute_s += half * (tl->compute_s + th->compute_s);
+        out->memory_s += half * (tl->memory_s + th->memory_s);
+        out->comm_s += half * (tl->comm_s + th->comm_s);
+        out->bytes += half * (tl->bytes + th->bytes);
+        out->flops += half * (ql->flops + qh->flops);
+        out->op_bytes += half * (ql->bytes + qh->bytes);
+        out->comm_bytes += half * (ql->comm_bytes + qh->comm_bytes);
+        out->kv_bytes += half * (ol->attn_kv_bytes + oe->attn_kv_bytes);
+        if (ql->count <= 0)
+            continue;
+        /* the envelope of estimate_run_spec's two lines over the run */
+        const double F = ql->count * tl->kernels * kf * s->eff.kernel_s;
+        const double bc = hi > lo ? (th->compute_s - tl->compute_s) / (hi - lo) : 0.0;
+        const double bm = hi > lo ? (th->memory_s - tl->memory_s) / (hi - lo) : 0.0;
+        const double ac = tl->compute_s - bc * lo, am = tl->memory_s - bm * lo;
+        double first = 0.0;
+        out->time_s += w * estimate_sum_max_linear(ac + o * am + F, bc + o * bm, am + o * ac + F, bm + o * bc, lo, hi,
+                                                   &first);
+        out->first_s += w * first;
+    }
+}
+
 int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
                  struct llmroof_estimate *out, struct llmroof_err *err)
 {
@@ -624,12 +785,45 @@ int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_reques
         roofline_terms_prep(dp, &o2, OPS_CONTEXT_MASK, dops, dph, &p2);
         const struct llmroof_oplist *const o1 = dops;
         const struct llmroof_phase *const p1 = dph;
-        /* flops, bytes, messages and the compute/memory terms are linear in c: their mean over
-         * the steps is their value at the mean context, the mean of the two ends */
-        dph->flops = 0.5 * (p1->flops + p2.flops);
-        dph->bytes = 0.5 * (p1->bytes + p2.bytes);
-        dph->comm_bytes = 0.5 * (p1->comm_bytes + p2.comm_bytes);
-        dops->attn_kv_bytes = 0.5 * (o1->attn_kv_bytes + o2.attn_kv_bytes);
+        /* Windowed and sparse attention bend in c (estimate_context_segments: a sliding window's
+         * keys stop growing at W, a chunked window's fall back at every multiple of W, DSA's stop
+         * at its top-k): such an operator is summed over its linear runs, each built at both
+         * ends, not interpolated between c1 and c2 (which, across Llama-4's chunk boundary,
+         * charged about twice the local layers' mean reads). Without a kink inside [c1, c2]
+         * nothing more is built. */
+        struct ctx_sums bent[2]; /* global attention's sums, the windowed layers' */
+        bool bends[2] = { false, false };
+        double dflops = 0.0, dbytes = 0.0, dcomm = 0.0; /* the bent operators' change to the means */
+        double kv_mean = 0.5 * (o1->attn_kv_bytes + o2.attn_kv_bytes); /* global attention's K/V */
+        if (s->model->window > 0 || s->model->dsa_top_k > 0) {
+            const bool eager = roofline_attn_eager(&s->eff, V);
+            const struct ctx_ends ends = { c1, c2, o1, &o2, p1, &p2 };
+            for (int j = 0; j < 2; j++) {
+                const int k = j ? LLMROOF_OP_ATTN_LOCAL : LLMROOF_OP_ATTENTION;
+                if (dops->op[k].count <= 0)
+                    continue;
+                struct estimate_segment seg[ESTIMATE_MAX_SEGMENTS];
+                const int n = estimate_context_segments(s->model, k, V, eager, c1, c2, seg);
+                if (n <= 1)
+                    continue;
+                bends[j] = true;
+                context_sums(s, &out->shard, dp, Bb * rep, V, k, seg, n, &ends, &bent[j]);
+                const struct ctx_sums *cs = &bent[j];
+                const double cnt = dops->op[k].count;
+                dflops += cnt * (cs->flops / cs->steps - 0.5 * (o1->op[k].flops + o2.op[k].flops));
+                dbytes += cs->bytes / cs->steps - 0.5 * (p1->op[k].bytes + p2.op[k].bytes);
+                dcomm += cnt * (cs->comm_bytes / cs->steps - 0.5 * (o1->op[k].comm_bytes + o2.op[k].comm_bytes));
+                if (k == LLMROOF_OP_ATTENTION)
+                    kv_mean = cs->kv_bytes / cs->steps;
+            }
+        }
+        /* flops, bytes, messages and the compute/memory terms are linear in c (or in each run of
+         * a bent operator): their mean over the steps is their value at the mean context, the
+         * mean of the two ends, plus what the bent operators' runs change in it */
+        dph->flops = 0.5 * (p1->flops + p2.flops) + dflops;
+        dph->bytes = 0.5 * (p1->bytes + p2.bytes) + dbytes;
+        dph->comm_bytes = 0.5 * (p1->comm_bytes + p2.comm_bytes) + dcomm;
+        dops->attn_kv_bytes = kv_mean;
         const double steps = c2 - c1 + 1.0, kf = s->eff.kernel_factor > 0 ? s->eff.kernel_factor : 1.0;
         const double o = s->eff.overlap;
         /* the operators of OPS_CONTEXT_MASK; the others are the same at both ends: their mean
@@ -647,6 +841,21 @@ int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_reques
             struct llmroof_optime *t = &dph->op[k];
             if (op->count <= 0)
                 continue;
+            /* a bent operator: its runs' sums (ctx_ops lists the two first) */
+            if (j < 2 && bends[j]) {
+                const struct ctx_sums *cs = &bent[j];
+                op->flops = cs->flops / cs->steps;
+                op->bytes = cs->op_bytes / cs->steps;
+                op->comm_bytes = cs->comm_bytes / cs->steps;
+                t->compute_s = cs->compute_s / cs->steps;
+                t->memory_s = cs->memory_s / cs->steps;
+                t->comm_s = cs->comm_s / cs->steps;
+                t->bytes = cs->bytes / cs->steps;
+                t->time_s = cs->time_s / cs->steps;
+                t->fixed_s = t->time_s - (t->compute_s > t->memory_s ? t->compute_s : t->memory_s);
+                t->bound = cs->first_s >= cs->time_s - cs->first_s ? LLMROOF_BOUND_COMPUTE : LLMROOF_BOUND_MEMORY;
+                continue;
+            }
             /* the first step's terms, read before they become the means */
             const double cs1 = t->compute_s, ms1 = t->memory_s;
             op->flops = 0.5 * (op->flops + o2.op[k].flops);

@@ -144,6 +144,35 @@ int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_reques
                       struct llmroof_err *err);
 
 
+/* A run of decode contexts lo..hi (whole numbers) on which an operator's cost is linear in the
+ * context c, counted `times` times over (a whole chunk period stands for several: below). */
+struct estimate_segment {
+    double lo, hi, times;
+};
+#define ESTIMATE_MAX_SEGMENTS 8
+/* The runs of the decode contexts [c1, c2] (c1 <= c2) on which operator k (LLMROOF_OP_*) of model
+ * m is linear in c, each step putting v new tokens per sequence after c - 1 cached ones (v = 1
+ * without speculation), `eager` as roofline_attn_eager says of such a step; returns how many
+ * (at most ESTIMATE_MAX_SEGMENTS) into seg[]. One, [c1, c2] once, where the operator is linear
+ * throughout: global attention, MLA's up-projection, DSA's indexer, and the others wherever no
+ * kink falls inside. The kinks, from ops.c set_context and arch.c arch_attn_keys / pairs_upto:
+ *   sliding window W: keys min(c - 1 + v, v + W - 1), flat from c = W on; pairs sum_j min(c-1+j, W),
+ *     bent over c = W + 1 - v .. W;
+ *   chunked window W: keys c - 1 + v - W floor((c - 1) / W), falling from W + v - 1 to v between
+ *     c = kW and kW + 1; pairs bent over kW + 1 - v .. kW, where the last positions wrap;
+ *   DSA top-k K (attention proper): keys min(c - 1 + v, v K), flat from c = v (K - 1) + 1;
+ *     pairs sum_j min(c - 1 + j, K), bent over K + 1 - v .. K.
+ * With v = 1 every bend is a single kink and the runs are exactly linear; with v > 1 the v - 1
+ * contexts of a bend are one run, interpolated between its ends. Whole chunk periods
+ * [kW + 1, (k + 1) W] all cost the same (keys and pairs repeat), so however many an output spans
+ * there are at most 8 runs: the first whole period and the last, each counted half their number.
+ * That is exact where the two cost the same, as at one new token per sequence; with v > 1 an
+ * engine's prefill ramp (attn_ramp_tokens), read at the global keys, tells them slightly apart,
+ * and their trapezoid stands for the periods between. An eager engine's windowed layers cost a
+ * global layer's (roofline_attn_eager): one run. */
+int estimate_context_segments(const struct llmroof_model *m, int k, double v, bool eager, double c1, double c2,
+                              struct estimate_segment *seg);
+
 /* Sum over integer c in [c1, c2] of max(a1 + b1*c, a2 + b2*c); *first_part receives the
  * part of the sum where the first line is the larger (ties go to the first). */
 double estimate_sum_max_linear(double a1, double b1, double a2, double b2, double c1, double c2,

@@ -308,11 +308,10 @@ static double rl_comm_s(const struct roofline_prep *r, const struct llmroof_opli
     return op->count * one;
 }
 
-/* Eager attention in this step: prefill-type steps (several new tokens per sequence) of an eager
- * engine, decode steps too where it has no fused single-query kernel. */
+/* Eager attention in this step (roofline_attn_eager) */
 static bool rl_eager(const struct llmroof_effs *eff, const struct llmroof_oplist *ops)
 {
-    return eff->attn_eager && (ops->new_per_seq > 1.0 || eff->attn_eager_decode);
+    return roofline_attn_eager(eff, ops->new_per_seq);
 }
 
 /* The CPU launch cost per kernel of this step (docs/model.md "CUDA-graph coverage"): *other for

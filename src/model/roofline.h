@@ -112,6 +112,14 @@ double roofline_cpu_combine_s(double gpu_s, double out_s, double out_overlap, do
  * sequence) on CUDA cores where the engine's kernel is masked MHA (attn_decode_peak), else the
  * attention peak `apeak` on prefill's ramp. */
 double roofline_attn_peak(const struct llmroof_effs *eff, double apeak, double ramp, double new_per_seq);
+/* Eager attention in a step of new_per_seq new tokens per sequence: prefill-type steps (several
+ * new tokens per sequence) of an eager engine, decode steps too where it has no fused single-query
+ * kernel. Its windowed layers then score every cached key (a global layer's square, masked), a cost
+ * linear in the context with no kink at the window (estimate.c's decode sum reads this). */
+static inline bool roofline_attn_eager(const struct llmroof_effs *eff, double new_per_seq)
+{
+    return eff->attn_eager && (new_per_seq > 1.0 || eff->attn_eager_decode);
+}
 /* How many times a decode-attention kernel reads each K/V head's cache for a group of q_per_kv
  * query heads when one read serves at most `heads_per_read` of them: kernels instantiate a CTA for
  * 1, 2, 4 or 8 heads, so a read serves h = the largest power of two <= heads_per_read that divides

@@ -295,6 +295,169 @@ static void sum_max_linear_splits_at_the_crossing(void **state)
     assert_rel_close(fpart, 12.0, 0);
 }
 
+/* The runs of linear cost that estimate_context_segments cuts a decode's contexts into, derived
+ * by hand from arch_attn_keys and pairs_upto (a step of v new tokens after c - 1 cached ones):
+ *  - Llama-4-Scout's chunked local layers (W = 8,192): keys c - 8,192 floor((c - 1) / 8,192), so
+ *    contexts 8,191 .. 8,195 hold 8,191, 8,192 | 1, 2, 3 keys: runs 8,191-8,192 and 8,193-8,195.
+ *    Contexts 101 .. 30,099 (prompt 100, output 30,000): the first period's 101-8,192, two whole
+ *    periods 8,193-16,384 and 16,385-24,576 (each its own run: once each, 2 / 2), the last
+ *    24,577-30,099. Contexts 101 .. 50,000: five whole periods, the first (8,193-16,384) and the
+ *    last (40,961-49,152) counted 5 / 2 = 2.5 times each, the part periods around them.
+ *  - Gemma-2-9B's sliding window (W = 4,096): keys min(c, 4,096), flat from 4,096: 4,001-4,096
+ *    and 4,097-4,299. Verifying v = 4 positions: keys min(c + 3, 4,099) flat from c = 4,096, pairs
+ *    sum_j min(c - 1 + j, 4,096) bent from c = 4,096 + 1 - 4 = 4,093 on: 4,001-4,093, 4,094-4,096,
+ *    4,097-4,299.
+ *  - DeepSeek-V3.2's attention reads min(c, 2,048) keys (top-k 2,048): 2,001-2,048, 2,049-2,299;
+ *    at v = 2 pairs min(c, 2,048) + min(c + 1, 2,048) bend at 2,047 and go flat at 2,048, keys
+ *    min(c + 1, 4,096) at 4,095 = 2 x 2,047 + 1: 2,001-2,047, 2,048, 2,049-4,095, 4,096-4,200. Its
+ *    indexer scores every key: one run.
+ *  - Global attention, and any window an eager engine scores whole: one run. */
+static void decode_contexts_split_at_every_kink(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *scout = model(&cat, "llama-4-scout"), *gemma = model(&cat, "gemma-2-9b");
+    const struct llmroof_model *dsa = model(&cat, "deepseek-v3.2-exp");
+    assert_int_equal(scout->window, 8192);
+    assert_true(scout->window_chunked);
+    assert_int_equal(gemma->window, 4096);
+    assert_false(gemma->window_chunked);
+    assert_int_equal(dsa->dsa_top_k, 2048);
+    static const struct {
+        const char *m;
+        int k;
+        double v, c1, c2;
+        bool eager;
+        int n;
+        struct estimate_segment seg[ESTIMATE_MAX_SEGMENTS];
+    } cases[] = {
+        { "llama-4-scout", LLMROOF_OP_ATTN_LOCAL, 1, 8191, 8195, false, 2, { { 8191, 8192, 1 }, { 8193, 8195, 1 } } },
+        { "llama-4-scout", LLMROOF_OP_ATTN_LOCAL, 1, 101, 30099, false, 4,
+          { { 101, 8192, 1 }, { 8193, 16384, 1 }, { 16385, 24576, 1 }, { 24577, 30099, 1 } } },
+        { "llama-4-scout", LLMROOF_OP_ATTN_LOCAL, 1, 101, 50000, false, 4,
+          { { 101, 8192, 1 }, { 8193, 16384, 2.5 }, { 40961, 49152, 2.5 }, { 49153, 50000, 1 } } },
+        { "llama-4-scout", LLMROOF_OP_ATTN_LOCAL, 1, 8193, 16384, false, 1, { { 8193, 16384, 1 } } },
+        { "llama-4-scout", LLMROOF_OP_ATTN_LOCAL, 1, 8191, 8195, true, 1, { { 8191, 8195, 1 } } },
+        { "llama-4-scout", LLMROOF_OP_ATTENTION, 1, 101, 30099, false, 1, { { 101, 30099, 1 } } },
+        { "gemma-2-9b", LLMROOF_OP_ATTN_LOCAL, 1, 4001, 4299, false, 2, { { 4001, 4096, 1 }, { 4097, 4299, 1 } } },
+        { "gemma-2-9b", LLMROOF_OP_ATTN_LOCAL, 4, 4001, 4299, false, 3,
+          { { 4001, 4093, 1 }, { 4094, 4096, 1 }, { 4097, 4299, 1 } } },
+        { "gemma-2-9b", LLMROOF_OP_ATTN_LOCAL, 1, 4097, 8000, false, 1, { { 4097, 8000, 1 } } },
+        { "deepseek-v3.2-exp", LLMROOF_OP_ATTENTION, 1, 2001, 2299, false, 2, { { 2001, 2048, 1 }, { 2049, 2299, 1 } } },
+        { "deepseek-v3.2-exp", LLMROOF_OP_ATTENTION, 2, 2001, 4200, false, 4,
+          { { 2001, 2047, 1 }, { 2048, 2048, 1 }, { 2049, 4095, 1 }, { 4096, 4200, 1 } } },
+        { "deepseek-v3.2-exp", LLMROOF_OP_DSA_INDEX, 1, 2001, 2299, false, 1, { { 2001, 2299, 1 } } },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct estimate_segment seg[ESTIMATE_MAX_SEGMENTS];
+        const int n = estimate_context_segments(model(&cat, cases[i].m), cases[i].k, cases[i].v, cases[i].eager,
+                                                cases[i].c1, cases[i].c2, seg);
+        if (n != cases[i].n) {
+            print_error("case %zu: %d runs, expected %d\n", i, n, cases[i].n);
+            fail();
+        }
+        for (int j = 0; j < n; j++) {
+            assert_rel_close(seg[j].lo, cases[i].seg[j].lo, 0);
+            assert_rel_close(seg[j].hi, cases[i].seg[j].hi, 0);
+            assert_rel_close(seg[j].times, cases[i].seg[j].times, 0);
+        }
+    }
+    catalog_free(&cat);
+}
+
+/* An output that crosses a chunk boundary (docs/model.md "Sliding-window and chunked attention"):
+ * Llama-4-Scout at TP 1, batch 1, an 8,190-token prompt and 6 output tokens decode at contexts
+ * 8,191 .. 8,195, whose chunked local layers (8,192-token chunks) attend to 8,191, 8,192, 1, 2 and
+ * 3 keys. A local layer (40 query and 8 KV heads of 128, fp16) moves 2 x 40 x 128 x 2 = 20,480
+ * bytes of Q and O a step and 2 x 8 x 128 x 2 = 4,096 of K/V a key, and computes 4 x 128 x 40 =
+ * 20,480 FLOP a key. Mean keys (8,191 + 8,192 + 1 + 2 + 3) / 5 = 16,389 / 5 = 3,277.8:
+ *   bytes 20,480 + 4,096 x 3,277.8 = 13,446,348.8,   FLOP 20,480 x 3,277.8 = 67,129,344.
+ * The two ends alone (8,191 and 3 keys) had said (8,191 + 3) / 2 = 4,097 keys, 16,801,792 bytes
+ * (25% more). Each run's sum is exact: the local layers' time, the step's bytes and its time are
+ * the means of the five single steps (an output of 2 at prompts 8,190 .. 8,194). */
+static void chunked_attention_decode_sums_each_chunk(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_setup s = setup(&cat, "llama-4-scout", "h200", 1);
+    const struct llmroof_estimate e = run(&s, 1, 8190, 6);
+    const struct llmroof_op *loc = &e.decode_ops.op[LLMROOF_OP_ATTN_LOCAL];
+    assert_rel_close(loc->count, 36, 0); /* 48 layers, every 4th global */
+    assert_rel_close(loc->bytes, 20480.0 + 4096.0 * 3277.8, 1e-12);
+    assert_rel_close(loc->flops, 20480.0 * 3277.8, 1e-12);
+    double local_s = 0, bytes = 0, step_s = 0, tpot_s = 0;
+    for (long p = 8190; p <= 8194; p++) {
+        const struct llmroof_estimate one = run(&s, 1, p, 2); /* one decode step, at context p + 1 */
+        local_s += one.decode.op[LLMROOF_OP_ATTN_LOCAL].time_s / 5.0;
+        bytes += one.decode.bytes / 5.0;
+        step_s += one.decode.time_s / 5.0;
+        tpot_s += one.tpot_s / 5.0;
+    }
+    assert_rel_close(e.decode.op[LLMROOF_OP_ATTN_LOCAL].time_s, local_s, 1e-12);
+    assert_rel_close(e.decode.bytes, bytes, 1e-12);
+    assert_rel_close(e.decode.time_s, step_s, 1e-12);
+    assert_rel_close(e.tpot_s, tpot_s, 1e-12);
+    catalog_free(&cat);
+}
+
+/* One request alone: the simulator costs every decode step at its own context, so its mean TPOT
+ * is estimate's to rounding (test_sim.c one_request_alone_reproduces_estimate), windows included:
+ * outputs across Llama-4's chunk boundaries (one; three, two whole periods between), sliding
+ * windows that fill during the output (Gemma-2 and Mistral at 4,096, Gemma-3 at 1,024, gpt-oss at
+ * 128). The end points alone had been off by 1e-4 to 3e-3. DeepSeek-V3.2's top-k of 2,048: one
+ * sequence's step is launch-bound, so 64 of them, with the output crossing 2,048 keys, against
+ * single steps and the step-by-step mean (brute_tpot, the simulator's per-step costing). */
+static void tpot_equals_the_step_by_step_mean_across_window_kinks(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    static const struct { const char *m, *g; int tp; long p, o; } cases[] = {
+        { "llama-4-scout", "h200", 4, 8100, 300 },    { "llama-4-scout", "h200", 4, 100, 30000 },
+        { "llama-4-maverick", "h200", 8, 16000, 1000 }, { "gemma-2-9b", "h100", 1, 4000, 300 },
+        { "gemma-3-27b", "h100", 1, 900, 300 },       { "mistral-7b", "h100", 1, 4000, 1000 },
+        { "gpt-oss-20b", "h100", 1, 50, 300 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct workload w = { WORKLOAD_FIXED, cases[i].p, cases[i].o, NULL, 0 };
+        struct sim_config c;
+        sim_default_config(&c);
+        c.setup = setup(&cat, cases[i].m, cases[i].g, cases[i].tp);
+        c.workload = &w;
+        c.concurrency = 1;
+        c.requests = 1;
+        struct sim_result r;
+        struct llmroof_err err = { 0 };
+        if (sim_run(&c, &r, &err)) {
+            print_error("%s\n", err.msg);
+            fail();
+        }
+        const struct llmroof_estimate e = run(&c.setup, 1, cases[i].p, cases[i].o);
+        assert_rel_close(e.tpot_s, r.tpot.mean, 1e-9);
+        sim_result_free(&r);
+    }
+    /* DeepSeek-V3.2, 64 sequences of 1,900 + 400 tokens: contexts 1,901 .. 2,299, the attention
+     * reading min(c, 2,048) keys, the chord (1,901 + 2,048) / 2 = 1,974.5 against the mean
+     * (148 x 1,974.5 + 251 x 2,048) / 399 = 2,020.7 */
+    struct llmroof_setup s = setup(&cat, "deepseek-v3.2-exp", "b200", 8);
+    const struct llmroof_estimate e = run(&s, 64, 1900, 400);
+    double attn_s = 0, attn_bytes = 0;
+    for (long p = 1900; p <= 2298; p++) {
+        const struct llmroof_estimate one = run(&s, 64, p, 2); /* the step at context p + 1 */
+        attn_s += one.decode.op[LLMROOF_OP_ATTENTION].time_s / 399.0;
+        attn_bytes += one.decode_ops.op[LLMROOF_OP_ATTENTION].bytes / 399.0;
+    }
+    assert_rel_close(e.decode.op[LLMROOF_OP_ATTENTION].time_s, attn_s, 1e-9);
+    assert_rel_close(e.decode_ops.op[LLMROOF_OP_ATTENTION].bytes, attn_bytes, 1e-9);
+    /* the step to 1e-6: the indexer, linear in c, is timed on the GEMM ridge (roofline.c
+     * kernel_gemm_instance_s, a smooth maximum), which the decode sum takes as the plain
+     * maximum of its lines, 1e-7 of the step lower here */
+    assert_rel_close(e.tpot_s, brute_tpot(&s, 64, 1900, 400), 1e-6);
+    catalog_free(&cat);
+}
+
 static void decode_time_never_decreases_with_batch_or_context(void **state)
 {
     struct llmroof_catalog cat;
@@ -1027,6 +1190,9 @@ int main(void)
         cmocka_unit_test(long_prompt_prefill_is_compute_bound),
         cmocka_unit_test(tpot_closed_form_equals_step_by_step_mean),
         cmocka_unit_test(sum_max_linear_splits_at_the_crossing),
+        cmocka_unit_test(decode_contexts_split_at_every_kink),
+        cmocka_unit_test(chunked_attention_decode_sums_each_chunk),
+        cmocka_unit_test(tpot_equals_the_step_by_step_mean_across_window_kinks),
         cmocka_unit_test(decode_time_never_decreases_with_batch_or_context),
         cmocka_unit_test(tp1_has_zero_comm_and_doubling_bandwidth_never_slows),
         cmocka_unit_test(a40_decode_is_more_communication_bound_than_a100),
