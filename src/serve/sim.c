@@ -932,7 +932,8 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     e->kv_token_gpu_bytes = mem.kv_bytes_per_token_per_gpu;
     stepcost_attn_init(&e->attn, s, &e->sh);
     e->attn.ok = e->attn.ok && !c->per_sequence; /* the reference path builds every step whole */
-    if (e->sh.attn_dp > 1 && !(e->rb = calloc((size_t)e->sh.attn_dp, sizeof *e->rb)))
+    if (e->sh.attn_dp > 1 && (!(e->rb = calloc((size_t)e->sh.attn_dp, sizeof *e->rb)) ||
+                              !(e->rdec = calloc((size_t)e->sh.attn_dp, sizeof *e->rdec))))
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d attention replicas", e->sh.attn_dp);
     if (e->rb && c->prefill_first && !c->alternate_turns &&
         !(e->rprompt = calloc((size_t)e->sh.attn_dp, sizeof *e->rprompt)))
@@ -1049,6 +1050,7 @@ static void engines_free(struct runner *r)
         free(r->E[i].handoff.v);
         free(r->E[i].pg);
         free(r->E[i].rb);
+        free(r->E[i].rdec);
         free(r->E[i].rprompt);
         free(r->E[i].rfree);
         free(r->E[i].rblocked);

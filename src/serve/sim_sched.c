@@ -145,8 +145,10 @@ static inline void keep_chunk(struct iter *it, const struct rstate *rs, long chu
         it->pc[it->npc++] = (struct pchunk){ (double)chunk, (double)rs->computed, rs->computed + chunk >= rs->target };
 }
 
-static inline void add_to_iter(struct iter *it, struct llmroof_batch *rb, long chunk, long past, bool prefill,
-                               bool spec)
+/* rb, rd: the sequence's data-parallel attention replica's sums (struct engine's rb[k], rdec[k]), or
+ * NULL without replicas */
+static inline void add_to_iter(struct iter *it, struct llmroof_batch *rb, struct llmroof_batch *rd, long chunk,
+                               long past, bool prefill, bool spec)
 {
     iter_batch_add(&it->b, (double)chunk, (double)past);
     /* a verification pass needs the target's logits at each of its chunk positions, any other
@@ -171,6 +173,10 @@ static inline void add_to_iter(struct iter *it, struct llmroof_batch *rb, long c
         it->decode_seqs++;
         iter_batch_add(&it->dec, (double)chunk, (double)past);
         it->dec.extra_logits += extra;
+        if (rd) {
+            iter_batch_add(rd, (double)chunk, (double)past);
+            rd->extra_logits += extra;
+        }
     }
 }
 
@@ -229,7 +235,7 @@ static void schedule_running(struct runner *r, struct engine *e, struct iter *it
              * so it never takes blocks, nor preempts a live sequence for them */
             it->budget = budget;
             rs->chunk = 1;
-            add_to_iter(it, e->rb ? &e->rb[rs->replica] : NULL, 1, rs->computed, false, false);
+            add_to_iter(it, e->rb ? &e->rb[rs->replica] : NULL, e->rb ? &e->rdec[rs->replica] : NULL, 1, rs->computed, false, false);
             if (e->rbud)
                 e->rbud[rs->replica] -= 1;
             budget = it->budget;
@@ -282,7 +288,7 @@ static void schedule_running(struct runner *r, struct engine *e, struct iter *it
         kv_take(e, rep, need);
         rs->blocks += need;
         rs->chunk = chunk;
-        add_to_iter(it, e->rb ? &e->rb[rep] : NULL, chunk, rs->computed, prefill, spec_on(r, e));
+        add_to_iter(it, e->rb ? &e->rb[rep] : NULL, e->rb ? &e->rdec[rep] : NULL, chunk, rs->computed, prefill, spec_on(r, e));
         keep_chunk(it, rs, chunk, prefill);
         if (e->rbud)
             e->rbud[rep] -= chunk;
@@ -637,7 +643,7 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
             r->R[id].first_sched_s = now;
         if (!prefill && rs->decode_sched_s < 0)
             rs->decode_sched_s = now;
-        add_to_iter(it, e->rb ? &e->rb[rep] : NULL, chunk, rs->computed, prefill, spec_on(r, e));
+        add_to_iter(it, e->rb ? &e->rb[rep] : NULL, e->rb ? &e->rdec[rep] : NULL, chunk, rs->computed, prefill, spec_on(r, e));
         keep_chunk(it, rs, chunk, prefill);
         if (e->rbud)
             e->rbud[rep] -= chunk;
@@ -655,16 +661,50 @@ static inline double attn_s(const struct llmroof_phase *p)
     return p->op[LLMROOF_OP_ATTENTION].time_s + p->op[LLMROOF_OP_ATTN_LOCAL].time_s + p->op[LLMROOF_OP_MLA_KV_UP].time_s;
 }
 
-/* An iteration's prefill part: its batch sums less its decodes' (every sum is an integer count,
- * exact in a double). */
-static inline struct llmroof_batch prefill_part(const struct iter *it)
+/* An iteration's (or a replica's) prefill part: its batch sums `b` less its decodes' `d` (every
+ * sum is an integer count, exact in a double). */
+static inline struct llmroof_batch prefill_part(const struct llmroof_batch *b, const struct llmroof_batch *d)
 {
-    const struct llmroof_batch *b = &it->b, *d = &it->dec;
     return (struct llmroof_batch){ b->tokens - d->tokens,         b->seqs - d->seqs,
                                    b->attn_pairs - d->attn_pairs, b->kv_read_tokens - d->kv_read_tokens,
                                    b->few_tokens - d->few_tokens, b->few_seqs - d->few_seqs,
                                    b->few_pairs - d->few_pairs,   b->few_keys - d->few_keys,
                                    b->extra_logits - d->extra_logits };
+}
+
+/* A pooled step's time with its attention re-timed per part: `all` is the roofline of `ops`, the
+ * operators of a batch whose sequences are the prefill part `pre` and the decode part `dec`
+ * (batches as ops_set_context takes them: with data-parallel attention, a replica's times the
+ * replicas). The attention operators of the pooled batch are replaced by the prefill part's plus
+ * the decode part's, each at its own roofline time (mixed_time). */
+static double split_attention_time(const struct llmroof_setup *s, const struct llmroof_shard *sh,
+                                   const struct llmroof_oplist *ops, const struct llmroof_phase *all,
+                                   const struct llmroof_batch *pre, const struct llmroof_batch *dec)
+{
+    struct llmroof_oplist part;
+    struct llmroof_phase p;
+    /* each part re-times its attention operators alone: the others' counts at 0 (roofline_eval
+     * skips them, and an operator's time depends on no other operator), so the GEMMs are timed
+     * once per iteration, not three times */
+    struct llmroof_oplist base = *ops;
+    for (int k = 0; k < LLMROOF_OP_COUNT; k++)
+        if (k != LLMROOF_OP_ATTENTION && k != LLMROOF_OP_ATTN_LOCAL && k != LLMROOF_OP_MLA_KV_UP)
+            base.op[k].count = 0;
+    double split = 0.0;
+    part = base;
+    ops_set_context(s->model, sh, &s->dt, pre, &part);
+    roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &part, &p);
+    split += attn_s(&p);
+    part = base;
+    ops_set_context(s->model, sh, &s->dt, dec, &part);
+    /* the decodes share the iteration's call with the chunks' queries: an engine whose attention
+     * is one FlashAttention-2 varlen call (eff.varlen_fa2) cannot pack their GQA groups where one
+     * of those is longer than a token (roofline_attn_extra_kv_bytes; a prompt whose cached prefix
+     * leaves one token to compute is not) */
+    part.longer_query = part.longer_query || pre->tokens > pre->seqs;
+    roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &part, &p);
+    split += attn_s(&p);
+    return all->time_s - attn_s(all) + split;
 }
 
 /* One pass over a batch. In a mixed iteration the decode sequences' attention is costed as
@@ -679,48 +719,33 @@ static double mixed_time(const struct engine *e, const struct iter *it)
     const struct llmroof_setup *s = &e->setup;
     if (it->prefill_seqs == 0 || it->decode_seqs == 0)
         return sim_step_time(s, &e->sh, &it->b);
-    struct llmroof_oplist ops, part;
-    struct llmroof_phase all, p;
+    struct llmroof_oplist ops;
+    struct llmroof_phase all;
     ops_build(s->model, &e->sh, &s->dt, &it->b, &ops);
     roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &ops, &all);
     /* the prefill part: everything but the decodes (its few-query sums keep any verification
      * sequences, which MLA then runs absorbed, ops_set_context) */
-    const struct llmroof_batch pre = prefill_part(it);
-    /* each part re-times its attention operators alone: the others' counts at 0 (roofline_eval
-     * skips them, and an operator's time depends on no other operator), so the GEMMs are timed
-     * once per iteration, not three times */
-    struct llmroof_oplist base = ops;
-    for (int k = 0; k < LLMROOF_OP_COUNT; k++)
-        if (k != LLMROOF_OP_ATTENTION && k != LLMROOF_OP_ATTN_LOCAL && k != LLMROOF_OP_MLA_KV_UP)
-            base.op[k].count = 0;
-    double split = 0.0;
-    part = base;
-    ops_set_context(s->model, &e->sh, &s->dt, &pre, &part);
-    roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &part, &p);
-    split += attn_s(&p);
-    part = base;
-    ops_set_context(s->model, &e->sh, &s->dt, &it->dec, &part);
-    /* the decodes share the iteration's call with the chunks' queries: an engine whose attention
-     * is one FlashAttention-2 varlen call (eff.varlen_fa2) cannot pack their GQA groups where one
-     * of those is longer than a token (roofline_attn_extra_kv_bytes; a prompt whose cached prefix
-     * leaves one token to compute is not) */
-    part.longer_query = part.longer_query || pre.tokens > pre.seqs;
-    roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &part, &p);
-    split += attn_s(&p);
-    return all.time_s - attn_s(&all) + split;
+    const struct llmroof_batch pre = prefill_part(&it->b, &it->dec);
+    return split_attention_time(s, &e->sh, &ops, &all, &pre, &it->dec);
 }
 
 /* The target's pass over the iteration. With data-parallel attention each replica runs its own
  * sequences and all meet at every MoE layer, so the busiest replica sets the step
  * (estimate_ops_replicas): the candidates are the replicas with the most new tokens, attention
- * pairs and keys read (the step time grows with each), the slowest of them counts. The
- * per-replica sums are cleared for the next iteration. */
+ * pairs, keys read and decoding sequences' keys read (the step time grows with each; the last
+ * because a replica's decodes are costed apart from its prefill chunks), the slowest of them
+ * counts. A candidate's batch is costed as mixed_time costs an iteration without replicas: where
+ * the replica holds prefill chunks beside decodes, its attention is the prefill part's plus the
+ * decode part's (its attention kernels run on its own sequences alone: one replica's chunk
+ * cannot hide another's decodes, nor its own). The per-replica sums are cleared for the next
+ * iteration. */
 static double target_time(const struct engine *e, const struct iter *it)
 {
     if (!e->rb)
         return mixed_time(e, it);
+    const struct llmroof_setup *s = &e->setup;
     const int n = e->sh.attn_dp;
-    int cand[3] = { 0, 0, 0 }, least = 0;
+    int cand[4] = { 0, 0, 0, 0 }, least = 0;
     for (int k = 1; k < n; k++) {
         if (e->rb[k].seqs < e->rb[least].seqs ||
             (e->rb[k].seqs == e->rb[least].seqs && e->rb[k].tokens < e->rb[least].tokens))
@@ -731,19 +756,34 @@ static double target_time(const struct engine *e, const struct iter *it)
             cand[1] = k;
         if (e->rb[k].kv_read_tokens > e->rb[cand[2]].kv_read_tokens)
             cand[2] = k;
+        if (e->rdec[k].kv_read_tokens > e->rdec[cand[3]].kv_read_tokens)
+            cand[3] = k;
     }
     double t = 0.0;
-    for (int j = 0; j < 3; j++) {
-        if ((j == 1 && cand[1] == cand[0]) || (j == 2 && (cand[2] == cand[0] || cand[2] == cand[1])))
+    for (int j = 0; j < 4; j++) {
+        bool seen = false;
+        for (int i = 0; i < j; i++)
+            seen = seen || cand[i] == cand[j];
+        if (seen)
             continue;
+        const struct llmroof_batch *b = &e->rb[cand[j]], *d = &e->rdec[cand[j]];
         struct llmroof_oplist ops;
         struct llmroof_phase p;
-        estimate_ops_replicas(e->setup.model, &e->sh, &e->setup.dt, &e->rb[cand[j]], &it->b, &e->rb[least], &ops);
-        roofline_eval(e->setup.gpu, e->setup.dt.act, &e->setup.eff, e->setup.tp, &ops, &p);
-        if (p.time_s > t)
-            t = p.time_s;
+        estimate_ops_replicas(s->model, &e->sh, &s->dt, b, &it->b, &e->rb[least], &ops);
+        roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &ops, &p);
+        double tj = p.time_s;
+        if (d->seqs > 0 && b->seqs > d->seqs) {
+            /* ops_set_context costs the mean replica of what it is given: each part times the
+             * replicas, as estimate_ops_replicas scales the busiest replica's batch */
+            const struct llmroof_batch pre = prefill_part(b, d);
+            const struct llmroof_batch pre_n = batch_scale(&pre, (double)n), dec_n = batch_scale(d, (double)n);
+            tj = split_attention_time(s, &e->sh, &ops, &p, &pre_n, &dec_n);
+        }
+        if (tj > t)
+            t = tj;
     }
     memset(e->rb, 0, (size_t)n * sizeof *e->rb);
+    memset(e->rdec, 0, (size_t)n * sizeof *e->rdec);
     return t;
 }
 
@@ -937,7 +977,7 @@ static double chunk_time(const struct runner *r, const struct engine *e, const s
         return all_s;
     /* mixed_time: the pooled attention (a_all; no windowed or MLA operators here) replaced by the
      * prefill part's plus the decode part's */
-    const struct llmroof_batch pre = prefill_part(it);
+    const struct llmroof_batch pre = prefill_part(&it->b, &it->dec);
     const double a_pre = stepcost_attn_s(&e->attn, &s->eff, &pre, false);
     return all_s - a_all + (a_pre + stepcost_attn_s(&e->attn, &s->eff, &it->dec, pre.tokens > pre.seqs));
 }
@@ -1029,7 +1069,7 @@ static double gpu_time(const struct runner *r, const struct engine *e, const str
          * module runs its layer over the chunks' hidden states; a draft model prefills its own
          * cache in its first pass, which the decodes' below covers when there are any (a
          * prefill instance has none, and no draft batch: the chunks are its pass) */
-        const struct llmroof_batch pre = prefill_part(it);
+        const struct llmroof_batch pre = prefill_part(&it->b, &it->dec);
         if (sp->kind == SIM_SPEC_EAGLE || sp->kind == SIM_SPEC_MTP)
             t += draft_step_s(e, &pre, 0);
         else if (sp->kind == SIM_SPEC_DRAFT && !spec_on(r, e))

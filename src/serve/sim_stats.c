@@ -239,9 +239,13 @@ double sim_instance_capacity_qps(const struct llmroof_setup *s, const struct llm
  * sending GPUs' shares where the prefill side has fewer ranks, after the link's setup cost. Its
  * requests per second can be no more than the transfers that link finishes: DeepSeek-V3's 4096-token
  * prompt holds 4096 x 70,272 B = 288 MB a GPU, 0.288 s over 1 GB/s, 3.47 requests/s whatever its
- * GPUs compute. Linear in P (a windowed model's local layers send their window), so the mean
- * prompt gives the mean transfer. */
-static double link_capacity_qps(const struct runner *r, const struct engine *d, double P)
+ * GPUs compute. The bytes are linear in the K/V tokens a prompt leaves (arch_kv_tokens_held), so
+ * the mean transfer is that of H, the mean of the held tokens over the requests' prompts. It is
+ * not held(mean P): a windowed model's local layers send at most their window, which makes held
+ * concave in P (Gemma-2-27B, half its layers windowed at 4,096: prompts of 1,000 and 15,000
+ * tokens hold 1,000 and (15,000 + 4,096) / 2 = 9,548, a mean of 5,274, where held(8,000) =
+ * (8,000 + 4,096) / 2 = 6,048 would overstate the transfer by 15%). */
+static double link_capacity_qps(const struct runner *r, const struct engine *d, double H)
 {
     const struct engine *p = NULL;
     for (int i = 0; i < r->ne && !p; i++)
@@ -249,13 +253,14 @@ static double link_capacity_qps(const struct runner *r, const struct engine *d, 
             p = &r->E[i];
     if (!p)
         return 0;
-    const double per_gpu = arch_kv_tokens_held(d->setup.model, P) * d->kv_token_gpu_bytes;
+    const double per_gpu = H * d->kv_token_gpu_bytes;
     const double sent = per_gpu * (double)d->setup.tp / (double)p->setup.tp;
     const double t = r->c->kv_link_latency_s + fmax(per_gpu, sent) / r->c->kv_link_Bps;
     return t > 0 ? 1.0 / t : 0;
 }
 
-static double instance_capacity_qps(const struct runner *r, const struct engine *e, double P, double O)
+/* H: the mean K/V tokens the requests' prompts hold on the decode side (link_capacity_qps) */
+static double instance_capacity_qps(const struct runner *r, const struct engine *e, double P, double O, double H)
 {
     const struct sim_config *c = r->c;
     /* a static batch runs until its longest request ends, which a mean-length bound does not
@@ -268,11 +273,17 @@ static double instance_capacity_qps(const struct runner *r, const struct engine 
     double q = sim_instance_capacity_qps(&e->setup, &e->sh, (double)e->total_blocks * (double)e->bs, e->max_run,
                                          e->budget, P, O, kind);
     if (kind == SIM_CAP_DECODE && q > 0) {
-        const double link = link_capacity_qps(r, e, P);
+        const double link = link_capacity_qps(r, e, H);
         if (link > 0)
             q = fmin(q, link);
     }
     return q;
+}
+
+/* arch_kv_tokens_held as workload_mean_of_prompt's callback (ctx: the model) */
+static double held_of_prompt(double prompt, const void *ctx)
+{
+    return arch_kv_tokens_held(ctx, prompt);
 }
 
 /* The cluster's bound: the pool that serves the fewest requests per second sets it (0: none).
@@ -281,30 +292,38 @@ static double instance_capacity_qps(const struct runner *r, const struct engine 
 static double cluster_capacity_qps(const struct runner *r, double *life_s)
 {
     *life_s = 0;
-    double P = 0, O = 0;
+    /* the decode pool's model: the K/V its prompts hold (the last engine, the decode pool's, as below) */
+    const struct llmroof_model *dm = r->ne > 0 && r->c->disaggregated ? r->E[r->ne - 1].setup.model : NULL;
+    double P = 0, O = 0, H = 0;
     long n = 0;
     for (long i = 0; i < r->nreq; i++) {
         if (r->R[i].rejected)
             continue;
         P += (double)r->R[i].prompt;
         O += (double)r->R[i].output;
+        if (dm)
+            H += arch_kv_tokens_held(dm, (double)r->R[i].prompt);
         n++;
     }
     if (n == 0)
         return 0;
     P /= (double)n;
     O /= (double)n;
+    H /= (double)n;
     /* an open loop at a stated rate draws from its workload: the steady state is the workload's,
      * so its expected lengths set the bound, not this run's sample of them (which moved the bound
      * of four 1000-request runs of one rate between 22.4 and 23.5 requests/s: planner review D1);
      * a trace or a closed loop keeps its own requests' means. A context limit that caps outputs
      * (max_model_len) keeps the sample's, which saw the cap. */
-    if (r->c->mode == SIM_RATE && r->c->workload && !(r->c->max_model_len > 0) && n == r->nreq)
+    if (r->c->mode == SIM_RATE && r->c->workload && !(r->c->max_model_len > 0) && n == r->nreq) {
         workload_means(r->c->workload, &P, &O); /* (a run that rejected some keeps its sample: the
                                                    rejected lengths are not served) */
+        if (dm)
+            H = workload_mean_of_prompt(r->c->workload, held_of_prompt, dm);
+    }
     double pool[2] = { 0, 0 };
     for (int i = 0; i < r->ne; i++) {
-        double q = instance_capacity_qps(r, &r->E[i], P, O);
+        double q = instance_capacity_qps(r, &r->E[i], P, O, H);
         if (!(q > 0))
             return 0;
         pool[r->E[i].pool] += q;

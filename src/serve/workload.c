@@ -581,6 +581,33 @@ void workload_means(const struct workload *w, double *prompt, double *output)
     *output = so / n;
 }
 
+double workload_mean_of_prompt(const struct workload *w, double (*f)(double prompt, const void *ctx), const void *ctx)
+{
+    if (w->kind == WORKLOAD_FIXED)
+        return f((double)w->prompt, ctx);
+    double s = 0;
+    if (w->kind == WORKLOAD_RANDOM && w->prompt - w->pairs[0] < 1L << 20) {
+        /* uniform over the whole lengths pairs[0]..prompt (workload_sample) */
+        for (long p = w->pairs[0]; p <= w->prompt; p++)
+            s += f((double)p, ctx);
+        return s / (double)(w->prompt - w->pairs[0] + 1);
+    }
+    if (w->kind == WORKLOAD_PAIRS || (w->kind == WORKLOAD_SHAREGPT && w->npairs > 0)) {
+        for (size_t i = 0; i < w->npairs; i++)
+            s += f((double)w->pairs[2 * i], ctx);
+        return s / (double)w->npairs;
+    }
+    struct llmroof_rng r;
+    rng_seed(&r, 0x5eedull); /* workload_means' draws */
+    const int n = 20000;
+    for (int i = 0; i < n; i++) {
+        long a = 0, b = 0;
+        workload_sample(w, &r, &a, &b);
+        s += f((double)a, ctx);
+    }
+    return s / n;
+}
+
 struct trace_ctx {
     struct trace_req *v;
     size_t n, cap, max;

@@ -74,6 +74,12 @@ long workload_min_prompt(const struct workload *w);
 /* Expected prompt and output lengths (exact for fixed and csv; the distributions' means
  * by a fixed-seed sample of 20,000 draws otherwise). */
 void workload_means(const struct workload *w, double *prompt, double *output);
+/* The expected value of f(prompt, ctx) over the workload's prompts: exact for fixed, csv rows and
+ * random (every prompt length of its range, where the range is at most 2^20 lengths), else by
+ * workload_means' fixed-seed sample of 20,000 draws (the same prompts: f the identity gives its
+ * mean prompt). For a quantity that is not linear in the prompt (the K/V a windowed model holds),
+ * whose mean is not its value at the mean prompt. */
+double workload_mean_of_prompt(const struct workload *w, double (*f)(double prompt, const void *ctx), const void *ctx);
 
 struct trace_req {
     double arrival_s;   /* seconds from the start */

@@ -1316,6 +1316,46 @@ static void cpu_work_per_sequence_adds_or_overlaps(void **state)
     catalog_free(&cat);
 }
 
+/* Speculative decoding's gain falls as the batch grows: a decode step of a few sequences reads the
+ * weights for little work, so verifying k + 1 positions a sequence costs about what one does, while
+ * a large batch's step has its own compute and K/V reads, which verification multiplies and the
+ * draft passes add to. EAGLE-3 (Li et al. 2025, arXiv:2503.01840) on SGLang, Llama-3.1-8B on one
+ * H100, MT-Bench: about 1.8x the output throughput at batch 2 and 1.38x at batch 64 (abstract:
+ * "a 1.38x throughput improvement at a batch size of 64"). The simulator under SGLang's profile,
+ * an EAGLE chain of k = 3 at acceptance 0.7 (the expected 2.53 tokens a step), closed loops of 2
+ * and 64 users without pauses (the batch is the users) on 128 + 512-token requests: about 1.78x
+ * and 1.50x. Asserted: both within 1.2-2.2, and the gain at 2 above the gain at 64 by at least
+ * 0.15, so a change that leaves the gain flat (or rising) with the batch fails. */
+static void speculation_gains_less_at_a_larger_batch(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 128, 512, NULL, 0 };
+    const struct llmroof_engine *en = shipped_engine(&cat, "sglang");
+    double gain[2];
+    const long users[2] = { 2, 64 };
+    for (int i = 0; i < 2; i++) {
+        struct sim_config c = engine_config(&cat, "llama-3.1-8b", "h100", en, &w);
+        c.concurrency = users[i];
+        c.requests = 4 * users[i];
+        c.think_min_s = c.think_max_s = 0;
+        struct sim_result base, spec;
+        run(&c, &base);
+        c.spec = (struct sim_spec){ SIM_SPEC_EAGLE, 3, 0.7, NULL, 0, 0 };
+        run(&c, &spec);
+        gain[i] = spec.output_tok_s / base.output_tok_s;
+        print_message("%ld users: %.1f -> %.1f tokens/s, %.3fx\n", users[i], base.output_tok_s, spec.output_tok_s,
+                      gain[i]);
+        sim_result_free(&base);
+        sim_result_free(&spec);
+    }
+    assert_true(gain[0] > 1.2 && gain[0] < 2.2);
+    assert_true(gain[1] > 1.2 && gain[1] < 2.2);
+    assert_true(gain[0] > gain[1] + 0.15);
+    catalog_free(&cat);
+}
+
 /* SGLang runs speculative decoding without its overlap scheduler (spec_no_overlap, SGLang's
  * speculative-decoding docs: the overlapped variant is the opt-in "SpecV2"): the CPU work per
  * sequence, hidden under the GPU step when overlapped (max(step, cpu) = the step), is added to
@@ -1441,6 +1481,72 @@ static void mixed_iterations_cost_decode_attention_per_sequence(void **state)
     catalog_free(&cat);
 }
 
+/* The same rule under data-parallel attention: the busiest replica sets the step, and its mixed
+ * batch is costed as a mixed batch is without replicas, the prefill part's attention and the
+ * decode part's each at its own roofline time (before, the replica's pooled attention let the
+ * chunk's compute hide the decodes' K/V reads). qwen3-30b-a3b on H200s, TP 1: 2 replicas with the
+ * experts over both (EP 2) against one GPU without replicas. Each replica gets 8 prompts of 4,000
+ * tokens (3 outputs), prefilled whole in iteration 0, and a 2,048-token prompt that arrives during
+ * it (round robin: request i on replica i mod 2), so iteration 1 holds on each replica 8 decodes at
+ * 4,000 cached keys beside the whole 2,048-token chunk; the one-GPU run holds the same batch once.
+ * A replica's attention runs on the same heads (TP 1) as the one GPU's, so the mixed step's extra
+ * over the pooled step of the same sequences (sim_step_time) is the same in both:
+ *   dur_dpa - pooled_dpa(both replicas' batch) == dur_one - pooled_one(one replica's batch),
+ * and it is the decodes' K/V reads (8 x 4,000 keys x 48 layers x 4 KV heads x 128 x 2 x 2 bytes
+ * = 3.1 GB, 0.65 ms at 4.8 TB/s) that the pooled form hid: more than 2% of the step. */
+static void a_replica_s_mixed_step_costs_decode_attention_per_sequence(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    enum { NDEC = 8, CTX = 4000, CHUNK = 2048 };
+    struct trace_req reqs[2 * NDEC + 2];
+    for (int i = 0; i < 2 * NDEC; i++)
+        reqs[i] = (struct trace_req){ 0.0, CTX, 3 };
+    reqs[2 * NDEC] = reqs[2 * NDEC + 1] = (struct trace_req){ 1e-6, CHUNK, 2 };
+    struct sim_config c = trace_config(&cat, reqs, 2 * NDEC + 2);
+    c.setup = config(&cat, "qwen3-30b-a3b", "h200", 1, c.workload).setup;
+    c.max_batched_tokens = 2 * NDEC * CTX;
+    struct sim_config one = c;
+    one.ntrace = NDEC + 1; /* replica 0's requests: every other one */
+    struct trace_req rone[NDEC + 1];
+    for (int i = 0; i < NDEC + 1; i++)
+        rone[i] = reqs[2 * i];
+    one.trace = rone;
+    c.setup.layout.ep = 2;
+    c.setup.layout.dp_attn = true;
+    struct sim_result dpa, r1;
+    run(&c, &dpa);
+    run(&one, &r1);
+    /* the replica's batch: 8 decodes (one token after 4,000) and the whole chunk; both replicas' */
+    struct llmroof_batch rep = { 0 }, both = { 0 };
+    for (int i = 0; i < NDEC; i++)
+        batch_add(&rep, 1, CTX);
+    batch_add(&rep, CHUNK, 0);
+    both = batch_scale(&rep, 2.0);
+    struct llmroof_shard sh1, shd;
+    struct llmroof_layout lay = estimate_layout(&c.setup);
+    ops_shard(one.setup.model, 1, &sh1, NULL);
+    assert_int_equal(ops_shard_layout(c.setup.model, &lay, &shd, NULL), 0);
+    assert_int_equal(shd.attn_dp, 2);
+    for (int k = 0; k < 2; k++) {
+        const struct sim_result *r = k ? &r1 : &dpa;
+        assert_int_equal(r->iters[0].prefill_seqs, NDEC * (2 - k));
+        assert_int_equal(r->iters[1].prefill_seqs, 2 - k);
+        assert_int_equal(r->iters[1].decode_seqs, NDEC * (2 - k));
+        assert_int_equal(r->iters[1].prefill_tokens, CHUNK * (2 - k));
+    }
+    const double pooled_dpa = sim_step_time(&c.setup, &shd, &both), pooled_one = sim_step_time(&one.setup, &sh1, &rep);
+    const double extra_dpa = dpa.iters[1].dur_s - pooled_dpa, extra_one = r1.iters[1].dur_s - pooled_one;
+    print_message("DPA step %.4f ms (pooled %.4f), one GPU %.4f ms (pooled %.4f)\n", dpa.iters[1].dur_s * 1e3,
+                  pooled_dpa * 1e3, r1.iters[1].dur_s * 1e3, pooled_one * 1e3);
+    assert_true(extra_one > 0.02 * r1.iters[1].dur_s);
+    assert_rel_close(extra_dpa, extra_one, 1e-9);
+    sim_result_free(&dpa);
+    sim_result_free(&r1);
+    catalog_free(&cat);
+}
+
 /* ---- overload and goodput ---- */
 
 static void an_open_loop_beyond_capacity_is_reported_overloaded(void **state)
@@ -1509,6 +1615,43 @@ static void an_idle_server_with_a_request_in_flight_is_not_overload(void **state
     assert_true(r.window_busy_share < 0.5);
     assert_true(r.busy_s < 0.25 * r.duration_s);
     assert_false(r.overloaded);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
+/* The link's bound takes the mean of the K/V each prompt holds, not the K/V of the mean prompt:
+ * a windowed model's local layers send at most their window, so the held tokens are concave in
+ * the prompt. Gemma-2-27B (46 layers, every other one windowed at 4,096; 16 KV heads of 128 at
+ * 2 bytes: 46 x 16 x 128 x 2 x 2 = 376,832 B a token on one GPU), prompts of 1,000 and 15,000
+ * tokens in equal shares over a 0.5 GB/s link:
+ *   held(1,000) = 1,000, held(15,000) = (23 x 15,000 + 23 x 4,096) / 46 = 9,548: mean 5,274,
+ *   1 / (20 us + 5,274 x 376,832 B / 0.5 GB/s) = 1 / 3.974844 s = 0.251582 requests/s;
+ * before, held(8,000) = (8,000 + 4,096) / 2 = 6,048 tokens: 1 / 4.558180 s = 0.219386, 13% low.
+ * Both a trace (its requests' prompts) and a stated rate over two csv rows (the workload's) say
+ * so. */
+static void the_link_bound_takes_the_mean_of_the_held_kv(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const double want = 1.0 / (20e-6 + 5274.0 * 376832.0 / 0.5e9);
+    const struct trace_req reqs[2] = { { 0.0, 1000, 8 }, { 0.1, 15000, 8 } };
+    struct sim_config c = trace_config(&cat, reqs, 2);
+    c.setup = config(&cat, "gemma-2-27b", "h100", 1, NULL).setup;
+    disaggregate(&cat, &c, NULL);
+    c.kv_link_Bps = 0.5e9;
+    struct sim_result r;
+    run(&c, &r);
+    assert_int_equal(r.completed, 2);
+    assert_rel_close(r.capacity_qps, want, 1e-9);
+    sim_result_free(&r);
+    long pairs[4] = { 1000, 8, 15000, 8 };
+    struct workload w = { WORKLOAD_PAIRS, 0, 0, pairs, 2 };
+    c.workload = &w;
+    c.record_iterations = false;
+    run_at_rate(&c, 0.05, 4, &r);
+    assert_int_equal(r.completed, 4);
+    assert_rel_close(r.capacity_qps, want, 1e-9);
     sim_result_free(&r);
     catalog_free(&cat);
 }
@@ -2794,6 +2937,47 @@ static void random_workload_draws_the_tools_uniform_lengths(void **state)
     assert_int_equal(workload_parse("random:100:50:0.5:1", &w, &err), LLMROOF_EINPUT);
 }
 
+static double identity_of(double x, const void *ctx)
+{
+    (void)ctx;
+    return x;
+}
+
+static double capped_at(double x, const void *ctx)
+{
+    const double cap = *(const double *)ctx;
+    return x < cap ? x : cap;
+}
+
+/* workload_mean_of_prompt: the mean of a function of the prompt over the workload's prompts. The
+ * identity gives workload_means' prompt (exact, or the same 20,000 draws); a cap is not its value
+ * at the mean: random 50..100 (51 lengths) capped at 60 holds 50..60 (11 lengths, 605 in all) and
+ * 60 for the other 40 (2,400): 3,005 / 51 = 58.9216, where min(75, 60) = 60; two csv rows of 1,000
+ * and 15,000 capped at 4,096: (1,000 + 4,096) / 2 = 2,548. */
+static void a_workload_gives_the_mean_of_a_function_of_its_prompts(void **state)
+{
+    (void)state;
+    struct llmroof_err err = { 0 };
+    const char *specs[] = { "fixed:700:10", "random:100:50:0.5", "chat", "docqa", "lognormal:800:3000:100:400" };
+    for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
+        struct workload w;
+        double mp, mo;
+        assert_int_equal(workload_parse(specs[i], &w, &err), 0);
+        workload_means(&w, &mp, &mo);
+        assert_rel_close(workload_mean_of_prompt(&w, identity_of, NULL), mp, 1e-12);
+        workload_free(&w);
+    }
+    struct workload w;
+    double cap = 60.0;
+    assert_int_equal(workload_parse("random:100:50:0.5", &w, &err), 0);
+    assert_rel_close(workload_mean_of_prompt(&w, capped_at, &cap), 3005.0 / 51.0, 1e-12);
+    workload_free(&w);
+    long pairs[4] = { 1000, 8, 15000, 8 };
+    const struct workload rows = { WORKLOAD_PAIRS, 0, 0, pairs, 2 };
+    cap = 4096.0;
+    assert_rel_close(workload_mean_of_prompt(&rows, capped_at, &cap), 2548.0, 1e-12);
+}
+
 /* sharegpt: the benchmarks' ShareGPT set for the model's tokenizer. Drawn for Llama 3's 128,256
  * entries (>= 64K) and a 131,072-token context: 4,000 pairs whose means are 220 and 195 to within
  * 0.5 token (the bisection keeps them under the caps), no prompt above the benchmarks' 1,024 and no
@@ -3422,6 +3606,7 @@ int main(void)
         cmocka_unit_test(a_lognormal_workload_draws_its_stated_median_and_p90),
         cmocka_unit_test(sharegpt_draws_the_benchmarks_set_for_the_tokenizer),
         cmocka_unit_test(random_workload_draws_the_tools_uniform_lengths),
+        cmocka_unit_test(a_workload_gives_the_mean_of_a_function_of_its_prompts),
         cmocka_unit_test(data_parallel_attention_steps_at_the_busiest_replica),
         cmocka_unit_test(first_token_from_a_decode_step),
         cmocka_unit_test(pure_and_mixed_iterations_cost_what_estimate_says),
@@ -3453,8 +3638,10 @@ int main(void)
         cmocka_unit_test(a_stated_rate_above_the_bound_is_overload),
         cmocka_unit_test(reserve_and_bound_edge_cases),
         cmocka_unit_test(mixed_iterations_cost_decode_attention_per_sequence),
+        cmocka_unit_test(a_replica_s_mixed_step_costs_decode_attention_per_sequence),
         cmocka_unit_test(cpu_work_per_sequence_adds_or_overlaps),
         cmocka_unit_test(speculation_turns_the_overlap_off_where_the_engine_does),
+        cmocka_unit_test(speculation_gains_less_at_a_larger_batch),
         cmocka_unit_test(warmup_skips_the_first_requests_in_the_latency_statistics),
         cmocka_unit_test(engine_profile_sets_the_scheduler),
         cmocka_unit_test(an_open_loop_beyond_capacity_is_reported_overloaded),
@@ -3464,6 +3651,7 @@ int main(void)
         cmocka_unit_test(a_short_run_beyond_the_service_rate_is_overload),
         cmocka_unit_test(an_idle_server_with_a_request_in_flight_is_not_overload),
         cmocka_unit_test(a_kv_link_bottleneck_is_overload),
+        cmocka_unit_test(the_link_bound_takes_the_mean_of_the_held_kv),
         cmocka_unit_test(near_the_bound_any_growth_is_overload),
         cmocka_unit_test(poisson_noise_in_the_window_is_not_overload),
         cmocka_unit_test(goodput_counts_requests_within_the_limits),
