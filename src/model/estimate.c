@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <string.h>
+#include "model/memory.h"
 
 struct llmroof_layout estimate_layout(const struct llmroof_setup *s)
 {
@@ -364,6 +365,23 @@ static void prefill_in_passes(const struct llmroof_setup *s, const struct roofli
 
 /* A decode step of B sequences that each put `v` new tokens after c - 1 cached ones (the target's
  * verification pass: batch_add's sums, v = 1 is batch_decode(B, c)). */
+/* TGI 0.8's contiguous K/V (engine kv_copy): every decode step of two or more sequences copies the
+ * batch's K/V into a tensor one slot longer per sequence, B c tokens at context c, read and
+ * written once (roofline_kv_copy_s; the simulator's kv_copy_s). Linear in c: the mean over the
+ * decode is its value at the mean context. Added to the step, as the engine's CPU work is. */
+static int add_kv_copy(const struct llmroof_setup *s, double B, double c_mean, struct llmroof_estimate *out,
+                       struct llmroof_err *err)
+{
+    const struct llmroof_layout lay = estimate_layout(s);
+    const struct llmroof_mem_opts mo = memory_default_opts();
+    struct llmroof_memory mem;
+    const int rc = memory_eval_layout(s->model, s->gpu, &lay, &s->dt, (long)ceil(c_mean), &mo, &mem, err);
+    if (rc)
+        return rc;
+    out->step_s += roofline_kv_copy_s(s->gpu, &s->eff, B * c_mean, mem.kv_bytes_per_token_per_gpu);
+    return LLMROOF_OK;
+}
+
 static struct llmroof_batch step_batch(double B, double c, double v)
 {
     if (v <= 1.0)
@@ -902,6 +920,8 @@ int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_reques
             (rc = decode_in_passes(s, r, U, out, err)))
             return rc;
         out->step_s = out->decode.time_s;
+        if (s->eff.kv_copy && B >= 2 && (rc = add_kv_copy(s, B, 0.5 * (c1 + c2), out, err)))
+            return rc;
         if (nmb > 1) { /* n micro-batches through the fullest stage: 61 layers in 2 stages, 31 + 30 */
             const double stage = (out->decode.time_s - out->decode.op[LLMROOF_OP_PP_SEND].time_s) *
                                  (double)out->shard.stage_layers_max / (double)s->model->layers;
