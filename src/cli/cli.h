@@ -222,6 +222,7 @@ struct cli_setup_opts {
     const char *engine_name;       /* --engine, resolved by cli_setup_resolve */
     struct llmroof_mem_opts mem;
     bool have_mem_util;            /* --mem-util given: an engine profile's does not replace it */
+    bool have_reserve;             /* --reserve given: an engine profile's does not replace it */
     long context;
     bool have_context;
     struct llmroof_layout layout;  /* --pp, --ep, --dp-attention, --ep-imbalance (tp from --tp) */

@@ -162,7 +162,7 @@ int cli_setup_opt(struct cli *c, struct cli_setup_opts *s, int id, const char *a
     case OPT_ENGINE: s->engine_name = arg; return 0; /* resolved once the catalog is loaded */
     case OPT_ENGINERAY: s->eff.engine_use_ray = true; return 0;
     case OPT_MEMUTIL: s->have_mem_util = true; return cli_double(c, "mem-util", arg, 0.01, 1, false, &s->mem.mem_util);
-    case OPT_RESERVE: return cli_bytes(c, "reserve", arg, &s->mem.reserve_bytes);
+    case OPT_RESERVE: s->have_reserve = true; return cli_bytes(c, "reserve", arg, &s->mem.reserve_bytes);
     case OPT_WORKSPACE: s->mem.workspace_set = true; return cli_bytes(c, "workspace", arg, &s->mem.workspace_bytes);
     case OPT_BLOCK: return cli_long(c, "block-size", arg, 1, 65536, &s->mem.block_size);
     case OPT_PP: {
@@ -211,6 +211,8 @@ void cli_engine_mem(struct cli_setup_opts *s, const struct llmroof_setup *setup,
     sim_config_engine(&sc, s->eff.engine, setup->gpu, false, false);
     if (!s->have_mem_util)
         s->mem.mem_util = sc.mem.mem_util;
+    if (!s->have_reserve)
+        s->mem.reserve_bytes = sc.mem.reserve_bytes;
     s->mem.util_of_free = sc.mem.util_of_free;
     s->mem.kv_copy = sc.mem.kv_copy;
     if (!keep_mbt)

@@ -67,6 +67,9 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     case OPT_MEMUTIL:
         x->in.sim.user_mem_util = true;
         break;
+    case OPT_RESERVE:
+        x->in.sim.user_reserve = true;
+        break;
     case OPT_NOCHUNK: /* vLLM's scheduler without chunking: whole prompts, prompt-only iterations */
         x->in.sim.chunked_prefill = false;
         x->in.sim.prefill_first = true;

@@ -326,6 +326,8 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
         kvn(t, "mem_util", "%.2f", e->mem_util,
             e->kv_of_free_memory ? "the KV cache's share of the memory weights, workspace and reserve leave"
                                  : "share of device memory the engine takes in simulate (default 0.90)");
+    if (e->has_reserve)
+        kvn(t, "reserve_bytes", "%.0f", e->reserve_bytes, "memory outside the KV pool beside weights and workspace");
     kvn(t, "max_seqs", "%.0f", (double)(e->max_seqs > 0 ? e->max_seqs : 256), e->max_seqs > 0 ? "running sequences at most" : "running sequences at most (default)");
     kvn(t, "max_batched_tokens", "%.0f", (double)(e->max_batched_tokens > 0 ? e->max_batched_tokens : 2048),
         e->max_batched_tokens > 0 ? "tokens per iteration" : "tokens per iteration (default)");

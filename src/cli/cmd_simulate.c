@@ -213,6 +213,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     case OPT_KVLINK: x->kvlink = arg; return 0;
     case OPT_BLOCK: x->cfg.user_block = true; break;
     case OPT_MEMUTIL: x->cfg.user_mem_util = true; break;
+    case OPT_RESERVE: x->cfg.user_reserve = true; break;
     }
     return cli_setup_opt(c, &x->s, id, arg);
 }

@@ -1225,7 +1225,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "fp16_accumulate", "attention_kernel",
                                           "dequant_min_tokens", "prompt_ubatch_tokens", "logits_all_tokens", "kv_copy", "mmq_share", "custom_allreduce", "first_token_decode",
                                           "cpu_seq_s", "worker_seq_s", "cpu_overlap", "admission", "max_seqs", "max_batched_tokens",
-                                          "kv_block_tokens", "mem_util", "kv_of_free_memory",
+                                          "kv_block_tokens", "mem_util", "reserve_bytes", "kv_of_free_memory",
                                           "cpu_output_s", "cpu_output_overlap", "api_stream_s", "api_overlap", "kv_watermark",
                                           "large_gpu_max_seqs", "large_gpu_max_batched_tokens", "offline_max_batched_tokens",
                                           "offline_large_gpu_max_batched_tokens", "budget_min_context",
@@ -1292,6 +1292,8 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
         /* the engine's KV pool: its block size and the share of device memory it takes */
         (rc = json_get_long(c, e, "kv_block_tokens", false, 1, 65536, &g->kv_block_tokens, NULL)) ||
         (rc = json_get_number(c, e, "mem_util", "mem_util", false, 0.5, false, 1, &g->mem_util, NULL)) ||
+        (rc = json_get_number(c, e, "reserve_bytes", "reserve_bytes", false, 0, false, 1e12, &g->reserve_bytes,
+                              &g->has_reserve)) ||
         (rc = json_get_bool(c, e, "kv_of_free_memory", false, &g->kv_of_free_memory)) ||
         (rc = json_get_long(c, e, "max_batched_tokens", false, 16, 10000000, &g->max_batched_tokens, NULL)) ||
         (rc = json_get_long(c, e, "large_gpu_max_seqs", false, 1, 65536, &g->large_gpu_max_seqs, NULL)) ||

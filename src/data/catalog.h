@@ -297,6 +297,10 @@ struct llmroof_engine {
                                          admission) instead of "optimistic" (preempt when blocks run out) */
     long kv_block_tokens;             /* the engine's KV block in tokens, [1, 65536]; 0 = simulate's 16
                                          (DeepSpeed-MII: 64 at head size 128, get_kv_block_size) */
+    double reserve_bytes;             /* memory outside the KV pool beside weights and workspace (CUDA
+                                         context, NCCL, graphs) as the engine counts it, bytes;
+                                         has_reserve false: --reserve's default (1 GiB) */
+    bool has_reserve;
     double mem_util;                  /* share of device memory the engine takes, [0.5, 1]; 0 = --mem-util's
                                          0.90 (DeepSpeed-MII: all the free memory but 1 GB, MemoryConfig
                                          RESERVE: 1 with the 1 GiB reserve) */

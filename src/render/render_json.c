@@ -1216,6 +1216,8 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
         add_positive(o, "max_seqs", (double)e[i].max_seqs);
         add_positive(o, "kv_block_tokens", (double)e[i].kv_block_tokens);
         add_positive(o, "mem_util", (double)e[i].mem_util);
+        if (e[i].has_reserve)
+            cJSON_AddNumberToObject(o, "reserve_bytes", e[i].reserve_bytes);
         if (e[i].kv_of_free_memory)
             cJSON_AddBoolToObject(o, "kv_of_free_memory", true);
         add_positive(o, "max_batched_tokens", (double)e[i].max_batched_tokens);

@@ -92,6 +92,9 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
         c->mem.block_size = en->kv_block_tokens;
     if (en->mem_util > 0 && !c->user_mem_util)
         c->mem.mem_util = en->mem_util;
+    /* what the engine leaves outside its pool (vLLM before PR #2031: nothing beyond its headroom) */
+    if (en->has_reserve && !c->user_reserve)
+        c->mem.reserve_bytes = en->reserve_bytes;
     /* TensorRT-LLM's and LMDeploy's fraction (theirs or --mem-util) is of the free memory */
     c->mem.util_of_free = en->kv_of_free_memory;
     /* the context the engine serves: --max-model-len, else the model's own (vLLM's max_model_len) */

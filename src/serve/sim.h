@@ -187,6 +187,7 @@ struct sim_config {
                                         its own; a pipeline lane takes its share); 0: sized from memory */
     bool user_block, user_mem_util;  /* --block-size / --mem-util given: the engine profile's
                                         kv_block_tokens / mem_util do not replace them */
+    bool user_reserve;               /* --reserve given: the profile's reserve_bytes does not replace it */
     bool kv_copy;                    /* engine kv_copy (TGI 0.8): every decode iteration of two or more
                                         sequences moves the batch's K/V once (read and write), a prompt
                                         iteration concatenates the new batch's into it likewise

@@ -285,6 +285,26 @@ static void tgi_0_8_copies_its_kv_every_decode_step(void **state)
     catalog_free(&cat);
 }
 
+/* vLLM before PR #2031 (v0.2.5) sized its KV pool as total x gpu_memory_utilization -
+ * torch.cuda.max_memory_allocated(): the CUDA context and the rest outside PyTorch's allocator came
+ * out of the 10% headroom, so vllm-0.2 reserves nothing beside weights and workspace; later
+ * profiles keep --reserve's 1 GiB, and a stated --reserve (user_reserve) wins over the profile. */
+static void vllm_0_2_reserves_nothing_outside_its_headroom(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    assert_rel_close(engine_config(&cat, "vllm-0.2").mem.reserve_bytes, 0.0, 0);
+    assert_rel_close(engine_config(&cat, "vllm-0.6").mem.reserve_bytes, 1073741824.0, 0);
+    struct sim_config c;
+    sim_default_config(&c);
+    c.mem.reserve_bytes = 2e9;
+    c.user_reserve = true;
+    sim_config_engine(&c, shipped_engine(&cat, "vllm-0.2"), gpu(&cat, "h100"), false, false);
+    assert_rel_close(c.mem.reserve_bytes, 2e9, 0);
+    catalog_free(&cat);
+}
+
 /* vLLM before PR #2221 (vllm-0.2) ran every GPU of a TP > 1 instance as a Ray worker and pickled
  * each sequence's metadata into every worker's call: worker_seq_s = 37 us per sequence per
  * worker at the reference host. 20 ms of GPU, 64 sequences, 8 GPUs, reference host:
@@ -351,6 +371,7 @@ int main(void)
         cmocka_unit_test(sglang_0_3_schedules_between_steps),
         cmocka_unit_test(api_server_cost_reaches_the_latencies),
         cmocka_unit_test(tgi_0_8_copies_its_kv_every_decode_step),
+        cmocka_unit_test(vllm_0_2_reserves_nothing_outside_its_headroom),
         cmocka_unit_test(ray_workers_cost_each_sequence_once_per_gpu),
         cmocka_unit_test(worker_cost_follows_the_instance_gpus),
     };
