@@ -896,6 +896,9 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     const struct llmroof_layout lay = estimate_layout(s);
     if ((rc = ops_shard_layout(s->model, &lay, &e->sh, err)))
         return rc;
+    /* MLA's form per sequence: the break-even of its two forms in this engine's modelled time */
+    estimate_mla_few_rule(&e->setup, &e->sh);
+    e->dsh.few = *OPS_FEW_GENERIC; /* a draft model's below */
     /* an engine whose data-parallel attention ranks are engines of their own (vLLM V1: each DP
      * rank a separate "core engine" process with its own scheduler, docs/serving/
      * data_parallel_deployment.md) holds the token budget and the sequence limit per rank: the
@@ -930,7 +933,8 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     e->kv_token_gpu_bytes = mem.kv_bytes_per_token_per_gpu;
     stepcost_attn_init(&e->attn, s, &e->sh);
     e->attn.ok = e->attn.ok && !c->per_sequence; /* the reference path builds every step whole */
-    if (e->sh.attn_dp > 1 && !(e->rb = calloc((size_t)e->sh.attn_dp, sizeof *e->rb)))
+    if (e->sh.attn_dp > 1 && (!(e->rb = calloc((size_t)e->sh.attn_dp, sizeof *e->rb)) ||
+                              !(e->rdec = calloc((size_t)e->sh.attn_dp, sizeof *e->rdec))))
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d attention replicas", e->sh.attn_dp);
     if (e->rb && c->prefill_first && !c->alternate_turns &&
         !(e->rprompt = calloc((size_t)e->sh.attn_dp, sizeof *e->rprompt)))
@@ -941,6 +945,7 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
         e->draft.model = c->spec.draft;
         if ((rc = ops_shard(c->spec.draft, s->tp, &e->dsh, err)))
             return rc;
+        estimate_mla_few_rule(&e->draft, &e->dsh);
         struct llmroof_memory dm;
         if ((rc = memory_eval(c->spec.draft, s->gpu, s->tp, &s->dt, 1, &mo, &dm, err)))
             return rc;
@@ -1047,6 +1052,7 @@ static void engines_free(struct runner *r)
         free(r->E[i].handoff.v);
         free(r->E[i].pg);
         free(r->E[i].rb);
+        free(r->E[i].rdec);
         free(r->E[i].rprompt);
         free(r->E[i].rfree);
         free(r->E[i].rblocked);

@@ -249,6 +249,8 @@ struct engine {
     double wbatch, wkv;          /* time-weighted sums for the means */
     struct llmroof_batch *rb;    /* data-parallel attention: each replica's share of the iteration
                                     (sh.attn_dp entries, owned); NULL without */
+    double *rdec;                /* with rb: each replica's decoding sequences in the iteration (the
+                                    drafter's busiest replica; sh.attn_dp entries, owned) */
     bool *rprompt;               /* data-parallel attention under prefill-first scheduling: the
                                     replicas holding prompt work in the iteration being built
                                     (sh.attn_dp entries, owned); NULL without */
