@@ -126,7 +126,7 @@ int opval_predict(const struct opval_row *r, const struct llmroof_model *m, int 
     else if (r->context > 0 && r->tokens == r->batch)
         b = batch_decode((double)r->batch, (double)r->context);
     else
-        b = batch_prefill((double)r->batch, (double)r->tokens / (double)r->batch); /* exact: parse checks divisibility */
+        b = batch_prefill((double)r->batch, (double)r->tokens / (double)r->batch, &sh.few); /* exact: parse checks divisibility */
     struct llmroof_oplist ops;
     ops_build(m, &sh, &dt, &b, &ops);
     const struct llmroof_op *o = &ops.op[r->op];

@@ -1,6 +1,7 @@
 /* estimate.c - TTFT, TPOT, e2e and throughput of a static batch (see llmroof/estimate.h). */
 #include "model/estimate.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 #include "model/memory.h"
@@ -34,6 +35,113 @@ int estimate_check(const struct llmroof_setup *s, struct llmroof_err *err)
 {
     struct llmroof_shard sh;
     return estimate_check_shard(s, &sh, err);
+}
+
+/* ------------------------------------------------------------------------ */
+/* MLA's break-even                                                         */
+/* ------------------------------------------------------------------------ */
+
+/* What mla_form_s times with: the setup, its shard, the roofline prepared at the per-sequence
+ * efficiencies, and an operator list whose other operators are absent (count 0). */
+struct mla_probe {
+    const struct llmroof_setup *s;
+    const struct llmroof_shard *sh;
+    struct roofline_prep rp;
+    struct llmroof_oplist o;
+};
+
+/* The modelled time of the operators MLA's form changes (attention and mla_kv_up: ops.c's
+ * set_context, the operators that depend on the context) over one sequence of n new tokens after
+ * `past` cached ones, absorbed or decompressed. */
+static double mla_form_s(struct mla_probe *q, double n, double past, bool absorbed)
+{
+    struct llmroof_batch b = { 0 };
+    b.tokens = n;
+    b.seqs = 1.0;
+    b.attn_pairs = n * past + n * (n + 1.0) / 2.0;
+    b.kv_read_tokens = past + n;
+    if (absorbed) {
+        b.few_tokens = b.tokens;
+        b.few_seqs = b.seqs;
+        b.few_pairs = b.attn_pairs;
+        b.few_keys = b.kv_read_tokens;
+    }
+    struct llmroof_phase p;
+    ops_set_context(q->s->model, q->sh, &q->s->dt, &b, &q->o);
+    roofline_eval_prep(&q->rp, &q->o, &p);
+    return p.op[LLMROOF_OP_ATTENTION].time_s + p.op[LLMROOF_OP_MLA_KV_UP].time_s;
+}
+
+/* Absorbed minus decompressed at n new tokens after `past` cached keys. */
+static double mla_form_diff(struct mla_probe *q, double n, double past)
+{
+    return mla_form_s(q, n, past, true) - mla_form_s(q, n, past, false);
+}
+
+/* The new tokens n in [lo, hi] at which the two forms take the same time after `past` cached
+ * keys (absorbed minus decompressed grows with n: 2 r_kv + p > n_qk + p + v per pair), by the
+ * Illinois variant of regula falsi (the difference is linear in n between the kinks where a
+ * term's bound changes: 7 to 9 steps); lo or hi where one form is the cheaper over the range. */
+static double mla_crossing(struct mla_probe *q, double past, double lo, double hi)
+{
+    double flo = mla_form_diff(q, lo, past), fhi = mla_form_diff(q, hi, past);
+    if (!(flo < 0.0))
+        return lo;
+    if (!(fhi > 0.0))
+        return hi;
+    int side = 0;
+    for (int i = 0; i < 100 && hi - lo > 1e-9 * hi; i++) {
+        const double x = (lo * fhi - hi * flo) / (fhi - flo);
+        const double fx = mla_form_diff(q, x, past);
+        if (fx == 0.0)
+            return x;
+        if (fx < 0.0) {
+            lo = x;
+            flo = fx;
+            if (side == -1)
+                fhi /= 2.0;
+            side = -1;
+        } else {
+            hi = x;
+            fhi = fx;
+            if (side == 1)
+                flo /= 2.0;
+            side = 1;
+        }
+    }
+    return 0.5 * (lo + hi);
+}
+
+void estimate_mla_few_rule(const struct llmroof_setup *s, struct llmroof_shard *sh)
+{
+    if (!(sh->few.per_past > 0.0)) /* no MLA choice (ops_few_rule_flops) */
+        return;
+    /* the per-sequence costs alone: the ramp is the rule's, the kernels' fixed cost the step's */
+    struct mla_probe q;
+    q.s = s;
+    q.sh = sh;
+    struct llmroof_effs e = s->eff;
+    e.attn_ramp_tokens = 0.0;
+    e.kernel_s = 0.0;
+    roofline_prepare(s->gpu, s->dt.act, &e, s->tp, &q.rp);
+    /* the list once; each probe rebuilds its context operators (the others are not timed) */
+    const struct llmroof_batch b0 = batch_decode(1.0, 2048.0);
+    ops_build(s->model, sh, &s->dt, &b0, &q.o);
+    for (int k = 0; k < LLMROOF_OP_COUNT; k++)
+        if (!(OPS_CONTEXT_MASK >> k & 1u))
+            q.o.op[k].count = 0.0;
+    /* the line pairs = a P + b n through the crossings at a long and a short context */
+    const double P1 = 1048576.0, P2 = 2048.0, hi = 8192.0;
+    const double n1 = mla_crossing(&q, P1, 1.0, hi), n2 = mla_crossing(&q, P2, 1.0, hi);
+    const double q1 = n1 * P1 + n1 * (n1 + 1.0) / 2.0, q2 = n2 * P2 + n2 * (n2 + 1.0) / 2.0;
+    const double det = P1 * n2 - P2 * n1;
+    double a = q1 / P1, b = 0.0;
+    if (n1 > 1.0 && n1 < hi && n2 > 1.0 && n2 < hi && det > 0.0) {
+        a = (q1 * n2 - q2 * n1) / det;
+        b = (P1 * q2 - P2 * q1) / det;
+    }
+    sh->few = (struct ops_few_rule){ 1.0, a > 0.0 ? a : DBL_MIN, b,
+                                     s->eff.attn_ramp_tokens > 0 ? s->eff.attn_ramp_tokens : 0.0 };
 }
 
 double estimate_busiest_seqs(double batch, int replicas)
@@ -204,14 +312,14 @@ double estimate_sum_max_lines(const double *a, const double *b, int n, double c1
 /* ------------------------------------------------------------------------ */
 
 /* B sequences that each put n new tokens after `past` cached ones (a prompt's later pass). */
-static struct llmroof_batch batch_chunk(double B, double n, double past)
+static struct llmroof_batch batch_chunk(double B, double n, double past, const struct ops_few_rule *few)
 {
     struct llmroof_batch b = { 0 };
     b.tokens = B * n;
     b.seqs = B;
     b.attn_pairs = B * (n * past + n * (n + 1.0) / 2.0);
     b.kv_read_tokens = B * (past + n);
-    return batch_mark_few(b, n);
+    return batch_mark_few(b, n, past, few);
 }
 
 /* Adds n passes of p to a phase's totals (FLOPs, bytes, times, bound sums; no per-operator
@@ -271,9 +379,10 @@ static void phase_add(struct llmroof_phase *dst, struct llmroof_oplist *dops, st
 /* B whole prompts of P tokens in one pass, with every token's logits where the engine computes
  * them (llama.cpp before PR #6122 projected the whole pass onto the vocabulary and kept the last
  * row: 32,000 x 4,096 x 2 FLOP a token for Llama-2-7B, 1.9% of its forward) */
-static struct llmroof_batch prompt_batch(const struct llmroof_setup *s, double B, double P)
+static struct llmroof_batch prompt_batch(const struct llmroof_setup *s, const struct llmroof_shard *sh, double B,
+                                         double P)
 {
-    struct llmroof_batch b = batch_prefill(B, P);
+    struct llmroof_batch b = batch_prefill(B, P, &sh->few);
     if (s->eff.logits_all_tokens)
         b.extra_logits = b.tokens - b.seqs;
     return b;
@@ -339,7 +448,7 @@ static void prefill_in_passes(const struct llmroof_setup *s, const struct roofli
         const long i0 = (long)floor(lo / P), i1 = (long)ceil(hi / P); /* the prompts it touches */
         for (long ip = i0; ip < i1; ip++) {
             const double i = (double)ip, from = fmax(lo, i * P), to = fmin(hi, (i + 1.0) * P);
-            struct llmroof_batch q = batch_chunk(1.0, to - from, from - i * P);
+            struct llmroof_batch q = batch_chunk(1.0, to - from, from - i * P, &sh->few);
             q.extra_logits = s->eff.logits_all_tokens ? q.tokens - 1.0 : to >= (i + 1.0) * P ? 0.0 : -1.0;
             batch_accumulate(&b, &q);
         }
@@ -363,8 +472,6 @@ static void prefill_in_passes(const struct llmroof_setup *s, const struct roofli
 /* Speculative decoding                                                     */
 /* ------------------------------------------------------------------------ */
 
-/* A decode step of B sequences that each put `v` new tokens after c - 1 cached ones (the target's
- * verification pass: batch_add's sums, v = 1 is batch_decode(B, c)). */
 /* TGI 0.8's contiguous K/V (engine kv_copy): every decode step of two or more sequences copies the
  * batch's K/V into a tensor one slot longer per sequence, B c tokens at context c, read and
  * written once (roofline_kv_copy_s; the simulator's kv_copy_s). Linear in c: the mean over the
@@ -382,11 +489,16 @@ static int add_kv_copy(const struct llmroof_setup *s, double B, double c_mean, s
     return LLMROOF_OK;
 }
 
-static struct llmroof_batch step_batch(double B, double c, double v)
+/* A decode step of B sequences that each put `v` new tokens after c - 1 cached ones (the target's
+ * verification pass: batch_add's sums, v = 1 is batch_decode(B, c)). MLA runs it absorbed from
+ * the context its break-even line allows on (ops_few_query: DeepSeek-V3, 4 positions on an H200,
+ * after 19 cached tokens); where the first and last decode steps fall on either side of it,
+ * the mean step between them (linear in the context) is an approximation of a few short steps. */
+static struct llmroof_batch step_batch(double B, double c, double v, const struct ops_few_rule *few)
 {
     if (v <= 1.0)
         return batch_decode(B, c);
-    struct llmroof_batch b = batch_chunk(B, v, c - 1.0);
+    struct llmroof_batch b = batch_chunk(B, v, c - 1.0, few);
     b.extra_logits = B * (v - 1.0); /* the target's logits at every verified position */
     return b;
 }
@@ -603,7 +715,7 @@ static void context_at(const struct llmroof_setup *s, const struct llmroof_shard
         *pp = c == e->c1 ? e->p1 : e->p2;
         return;
     }
-    const struct llmroof_batch b = step_batch(Bs, c, v);
+    const struct llmroof_batch b = step_batch(Bs, c, v, &sh->few);
     ops_copy_context(o, e->o2);
     ops_set_context(s->model, sh, &s->dt, &b, o);
     roofline_terms_prep(dp, o, OPS_CONTEXT_MASK, e->o1, e->p1, p);
@@ -707,9 +819,15 @@ int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_reques
     const double Bb = estimate_busiest_seqs(B, rep);
     /* the prompts fill the pipeline as they come: their mean micro-batch, B/n, times the passes */
     const double Bp = Ball / nmb, Bpb = estimate_busiest_seqs(Bp, rep);
-    struct llmroof_batch pb = prompt_batch(s, Bp, P), pbb = prompt_batch(s, Bpb, P), pbl = least_share(Bp, rep, P);
     const double U = s->eff.prompt_ubatch_tokens;
-    if (U > 0 && Ball * P > U && rep == 1 && out->shard.pp <= 1) {
+    const bool in_passes = U > 0 && Ball * P > U && rep == 1 && out->shard.pp <= 1;
+    /* MLA's choice of form where a pass holds several new tokens after cached ones: the prompt's
+     * later passes, speculative verification (a prompt's first pass and a decode step need none) */
+    if (in_passes || spec)
+        estimate_mla_few_rule(s, &out->shard);
+    struct llmroof_batch pb = prompt_batch(s, &out->shard, Bp, P), pbb = prompt_batch(s, &out->shard, Bpb, P),
+                         pbl = least_share(Bp, rep, P);
+    if (in_passes) {
         prefill_in_passes(s, &rp, &out->shard, Ball, P, U, &out->prefill_ops, &out->prefill, &out->prefill_split);
     } else {
         estimate_ops_replicas(s->model, &out->shard, &s->dt, &pbb, &pb, &pbl, &out->prefill_ops);
@@ -758,7 +876,7 @@ int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_reques
                 return rc;
             ops_build(spec->draft, &dsh, &s->dt, &pb, &dop);
         } else {
-            const struct llmroof_batch pbd = batch_prefill(Bb * (double)rep, P); /* the busiest replica's */
+            const struct llmroof_batch pbd = batch_prefill(Bb * (double)rep, P, &out->shard.few); /* the busiest replica's */
             ops_build_draft(s->model, &out->shard, &s->dt, &pbd, 0, &dop);
         }
         roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &dop, &dph);
@@ -782,7 +900,9 @@ int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_reques
             dp = &rpd;
         }
         const double c1 = P + 1.0, c2 = P + O - 1.0;
-        struct llmroof_batch b1 = step_batch(B, c1, V), b1b = step_batch(Bb, c1, V), b2 = step_batch(Bb * rep, c2, V);
+        const struct ops_few_rule *few = &out->shard.few;
+        struct llmroof_batch b1 = step_batch(B, c1, V, few), b1b = step_batch(Bb, c1, V, few),
+                             b2 = step_batch(Bb * rep, c2, V, few);
         struct llmroof_oplist o2; /* the last step: its context operators and step-wide fields */
         struct llmroof_phase p2;
         /* the first step is built in place and turned into the mean below */

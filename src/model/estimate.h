@@ -128,6 +128,18 @@ void estimate_ops_replicas(const struct llmroof_model *m, const struct llmroof_s
  * replicas idle and the busiest with one). */
 double estimate_busiest_seqs(double batch, int replicas);
 
+/* MLA without DSA: sets sh->few (model/ops.h struct ops_few_rule) to the break-even of its two forms
+ * in the setup's modelled time, the sequences it picks running absorbed and the others
+ * decompressed. Both forms of one sequence of n new tokens after P cached ones are timed by the
+ * setup's roofline (attention and mla_kv_up, without the attention ramp and the kernels' fixed
+ * cost, which the rule's ramp and the step add), and the crossing n found at P = 2^20 (the
+ * long-context limit: per_past) and at P = 2048 (per_new, the new tokens' own terms). DeepSeek-V3
+ * at TP 8 on an H200 (fp8 kv_b at the fp8 peak): about 109 new tokens at long context, against the
+ * 171 of the FLOPs (ops_few_rule_flops). Leaves every other model's rule as ops_shard set it. Once
+ * per setup: the simulator at each engine's start, an estimate where a pass holds several new
+ * tokens after cached ones (prompts in passes, speculative verification). */
+void estimate_mla_few_rule(const struct llmroof_setup *s, struct llmroof_shard *sh);
+
 /* Validates the setup: TP divides heads, dtypes are storage/compute formats the GPU has. */
 int estimate_check(const struct llmroof_setup *s, struct llmroof_err *err);
 

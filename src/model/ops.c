@@ -12,6 +12,7 @@
 #include "model/arch.h"
 #include "model/layers.h"
 
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
@@ -41,18 +42,33 @@ const char *op_name(enum llmroof_opkind k)
     return (k >= 0 && k < LLMROOF_OP_COUNT) ? names[k] : "?";
 }
 
-void batch_add(struct llmroof_batch *b, double new_tokens, double past_tokens)
+void batch_add(struct llmroof_batch *b, double new_tokens, double past_tokens, const struct ops_few_rule *few)
 {
+    const double pairs = new_tokens * past_tokens + new_tokens * (new_tokens + 1.0) / 2.0;
     b->tokens += new_tokens;
     b->seqs += 1.0;
-    b->attn_pairs += new_tokens * past_tokens + new_tokens * (new_tokens + 1.0) / 2.0;
+    b->attn_pairs += pairs;
     b->kv_read_tokens += past_tokens + new_tokens;
-    if (new_tokens <= OPS_FEW_QUERY_TOKENS) {
+    if (ops_few_query(few, new_tokens, past_tokens, pairs)) {
         b->few_tokens += new_tokens;
         b->few_seqs += 1.0;
-        b->few_pairs += new_tokens * past_tokens + new_tokens * (new_tokens + 1.0) / 2.0;
+        b->few_pairs += pairs;
         b->few_keys += past_tokens + new_tokens;
     }
+}
+
+struct ops_few_rule ops_few_rule_flops(const struct llmroof_model *m)
+{
+    if (!arch_is_mla(m) || m->dsa_top_k > 0)
+        return *OPS_FEW_GENERIC;
+    /* attention_op and set_context's FLOPs for one sequence of N new tokens after P cached ones,
+     * per head (x 2 Hq): absorbed (2r + p) pairs + r (n + v) N (W_UK and W_UV per new token),
+     * decompressed (n + p + v) pairs + r (n + v) (P + N) (kv_b per key). Their difference is
+     * (2r - n - v) pairs - r (n + v) P: absorbed costs no more while pairs <= t P. */
+    const double r = (double)m->kv_lora_rank, n = (double)m->qk_nope_dim, v = (double)m->v_head_dim;
+    const double extra_per_pair = 2.0 * r - n - v;
+    const double t = extra_per_pair > 0.0 ? r * (n + v) / extra_per_pair : DBL_MAX;
+    return (struct ops_few_rule){ 1.0, t, 0.0, 0.0 };
 }
 
 int ops_shard(const struct llmroof_model *m, int tp, struct llmroof_shard *out, struct llmroof_err *err)
@@ -114,6 +130,7 @@ int ops_shard(const struct llmroof_model *m, int tp, struct llmroof_shard *out, 
     out->intermediate_per_rank = (double)m->intermediate / tp;
     out->moe_intermediate_per_rank = (double)m->moe_intermediate / tp;
     out->vocab_per_rank = (double)m->vocab / tp;
+    out->few = ops_few_rule_flops(m);
     return LLMROOF_OK;
 }
 
@@ -364,8 +381,10 @@ static void set_context(const struct llmroof_model *m, const struct llmroof_shar
     const bool mla = arch_is_mla(m);
     struct llmroof_op *op = out->op;
 
-    /* MLA: each sequence its own way, as vLLM and SGLang split a step: few-query sequences
-     * (decode, MTP/spec verification) absorbed, prefill chunks decompressed (docs/model.md "MLA").
+    /* MLA: each sequence its own way, as vLLM and SGLang split a step: the few-query sequences
+     * absorbed (decodes, MTP/spec verification, and any chunk at or below the break-even of the
+     * two forms at its context: the shard's ops_few_rule, applied as the batch was summed), the
+     * others decompressed (docs/model.md "MLA").
      * DeepSeek Sparse Attention runs every sequence absorbed, prefill included: the V3.2-Exp
      * report (section 2.1, "Instantiate DSA under MLA") implements DSA in MLA's MQA mode, each
      * latent entry shared by all query heads, as FlashMLA's sparse prefill and decode kernels

@@ -52,9 +52,10 @@ struct llmroof_batch {
     double seqs;            /* sequences in the step; each yields one logits row */
     double attn_pairs;      /* sum of causal (query, key) pairs */
     double kv_read_tokens;  /* sum of keys read per sequence (cached + new) */
-    /* The same four sums over the sequences with at most OPS_FEW_QUERY_TOKENS new tokens
-     * (decode, MTP and speculative verification): MLA runs these absorbed, the others
-     * (prefill chunks) decompressed, each sequence its own way (docs/model.md "MLA"). */
+    /* The same four sums over the few-query sequences, those the model's struct ops_few_rule
+     * picks as each is added (ops_few_query): MLA runs these absorbed and the others (prefill
+     * chunks longer than the break-even) decompressed, each sequence its own way (docs/model.md
+     * "MLA"); other models read them nowhere. */
     double few_tokens;      /* new tokens of the few-query sequences */
     double few_seqs;        /* few-query sequences */
     double few_pairs;       /* their (query, key) pairs */
@@ -83,21 +84,74 @@ static inline struct llmroof_batch ops_batch_widen(const struct llmroof_batch *b
     return x;
 }
 
-/* A sequence with at most this many new tokens in a step is a few-query one: vLLM's MLA backend
- * sends query lengths up to 1 + speculative tokens down its decode (absorbed, FlashMLA) path and
- * longer ones down the prefill (decompressed) path; SGLang runs decode and target verification
- * absorbed and extends decompressed. 16 covers MTP and draft lengths up to 15, and sits far
- * below the FLOP break-even of the two forms (DeepSeek-V3: r_kv(n+v) / ((2r_kv+p) - (n+p+v)) =
- * 512*256/768 = 171 new tokens per sequence), so either reading costs the same. */
+/* The few-query bound of a model without MLA's choice (every model but MLA without DSA): a
+ * sequence with at most this many new tokens in a step (decode, MTP and speculative verification
+ * of drafts up to 15 tokens) is a few-query one. Nothing reads that split for these models: MLA
+ * alone runs its two forms from it (ops.c set_context), and DeepSeek Sparse Attention runs every
+ * sequence absorbed. MLA's own bound is no constant but its break-even (ops_few_rule_flops,
+ * estimate_mla_few_rule). */
 #define OPS_FEW_QUERY_TOKENS 16.0
 
-/* Adds a sequence that processes `new_tokens` after `past_tokens` already cached:
- * pairs += new*past + new*(new+1)/2; keys read += past + new. */
-void batch_add(struct llmroof_batch *b, double new_tokens, double past_tokens);
-/* Marks the whole of b as few-query when each of its sequences has `per_seq` new tokens. */
-static inline struct llmroof_batch batch_mark_few(struct llmroof_batch b, double per_seq)
+/* Which sequences of a step are few-query ones (the batch's few_* sums), a property of the model
+ * on its shard (struct llmroof_shard few). A sequence of n new tokens after `past` cached ones,
+ * with pairs = n past + n (n + 1) / 2 and keys = past + n, is one when
+ *   n <= max_new, or
+ *   per_past > 0, past > 0 and pairs (keys + ramp) <= (per_past past + per_new n) keys.
+ * Without MLA's choice: max_new = OPS_FEW_QUERY_TOKENS, per_past 0. MLA without DSA: max_new 1
+ * (a decode is always absorbed, as every engine runs it) and the break-even line of its two forms:
+ * absorbed costs 2 Hq (2 r_kv + p) FLOP per (query, key) pair and W_UK / W_UV per new token,
+ * decompressed 2 Hq (n_qk + p + v) per pair and kv_b's 2 r_kv Hq (n_qk + v) per key it expands,
+ * so absorbed runs more FLOPs per pair and decompressed more per cached key. FLOPs alone
+ * (ops_few_rule_flops): pairs <= t past, t = r_kv (n_qk + v) / (2 r_kv - n_qk - v) new tokens per
+ * sequence in the long-context limit (DeepSeek-V3: 512 x 256 / 768 = 170.7), equal FLOPs on the
+ * line. The modelled time differs from the FLOPs (decompressed also writes and reads every
+ * expanded K/V, kv_b may run at an 8-bit peak, attention at its own efficiency): the setup's rule
+ * (estimate_mla_few_rule) is the line through the modelled times' crossings, per_new the new
+ * tokens' own terms, and ramp the prefill attention ramp (eff attn_ramp_tokens: a pair costs
+ * (keys + ramp) / keys of the long-context rate). vLLM's V1 MLA backend instead sends every query
+ * longer than 1 + speculative tokens down its prefill (decompressed) path
+ * (reorder_batch_threshold: vllm/v1/attention/backends/mla/common.py, raised to 1 +
+ * num_speculative_tokens by AttentionMetadataBuilder._init_reorder_batch_threshold in
+ * vllm/v1/attention/backend.py; its own header notes that "small and large" is "something we
+ * should probably tune"), so a 17-token chunk after 32K cached keys expands all of them: llmroof
+ * models the cost-minimising choice per sequence instead. */
+struct ops_few_rule {
+    double max_new;  /* new tokens at or below which a sequence is a few-query one, whatever its context */
+    double per_past; /* MLA's break-even line: pairs per cached key on it (0 = no line) */
+    double per_new;  /* ... and per new token (the new keys' and new queries' own terms; may be < 0) */
+    double ramp;     /* attention's ramp keys (eff attn_ramp_tokens), 0 = none */
+};
+
+/* The generic rule (OPS_FEW_QUERY_TOKENS, no line), for batches of a model without MLA's choice. */
+#define OPS_FEW_GENERIC (&(const struct ops_few_rule){ OPS_FEW_QUERY_TOKENS, 0.0, 0.0, 0.0 })
+
+/* Whether a sequence of n new tokens after `past` cached ones, `pairs` its (query, key) pairs, is
+ * a few-query one under rule r (struct ops_few_rule). Inline: the simulator asks it of every
+ * sequence of every step. */
+static inline bool ops_few_query(const struct ops_few_rule *r, double n, double past, double pairs)
 {
-    if (per_seq <= OPS_FEW_QUERY_TOKENS) {
+    if (n <= r->max_new)
+        return true;
+    if (!(r->per_past > 0.0) || !(past > 0.0))
+        return false;
+    const double keys = past + n;
+    return pairs * (keys + r->ramp) <= (r->per_past * past + r->per_new * n) * keys;
+}
+
+/* The FLOP rule of model m (ops_shard's): MLA without DSA its FLOP break-even line, any other
+ * model the generic rule. */
+struct ops_few_rule ops_few_rule_flops(const struct llmroof_model *m);
+
+/* Adds a sequence that processes `new_tokens` after `past_tokens` already cached:
+ * pairs += new*past + new*(new+1)/2; keys read += past + new; the few-query sums too where `few`
+ * says so (ops_few_query). */
+void batch_add(struct llmroof_batch *b, double new_tokens, double past_tokens, const struct ops_few_rule *few);
+/* Marks the whole of b as few-query when each of its sequences, with `per_seq` new tokens after
+ * `past` cached ones, is one under `few`. */
+static inline struct llmroof_batch batch_mark_few(struct llmroof_batch b, double per_seq, double past,
+                                                  const struct ops_few_rule *few)
+{
+    if (ops_few_query(few, per_seq, past, per_seq * past + per_seq * (per_seq + 1.0) / 2.0)) {
         b.few_tokens = b.tokens;
         b.few_seqs = b.seqs;
         b.few_pairs = b.attn_pairs;
@@ -125,18 +179,20 @@ static inline void batch_accumulate(struct llmroof_batch *dst, const struct llmr
     dst->few_keys += src->few_keys;
     dst->extra_logits += src->extra_logits;
 }
-/* B prompts of P tokens from an empty cache. (Inline, as the two below: an estimate builds
- * five batches and a simulated step one; a call returned them through memory.) */
-static inline struct llmroof_batch batch_prefill(double batch, double prompt)
+/* B prompts of P tokens from an empty cache, few-query ones where `few` says so (MLA: a prompt of
+ * one token). (Inline, as the two below: an estimate builds five batches and a simulated step one;
+ * a call returned them through memory.) */
+static inline struct llmroof_batch batch_prefill(double batch, double prompt, const struct ops_few_rule *few)
 {
     struct llmroof_batch b = { 0 };
     b.tokens = batch * prompt;
     b.seqs = batch;
     b.attn_pairs = batch * prompt * (prompt + 1.0) / 2.0;
     b.kv_read_tokens = batch * prompt;
-    return batch_mark_few(b, prompt);
+    return batch_mark_few(b, prompt, 0.0, few);
 }
-/* B decode tokens, each attending to `context` keys (its own included). */
+/* B decode tokens, each attending to `context` keys (its own included): few-query ones under every
+ * rule (max_new >= 1). */
 static inline struct llmroof_batch batch_decode(double batch, double context)
 {
     /* one new token after context-1 cached ones: pairs = (context-1) + 1 = context */
@@ -145,7 +201,11 @@ static inline struct llmroof_batch batch_decode(double batch, double context)
     b.seqs = batch;
     b.attn_pairs = batch * context;
     b.kv_read_tokens = batch * context;
-    return batch_mark_few(b, 1.0);
+    b.few_tokens = b.tokens;
+    b.few_seqs = b.seqs;
+    b.few_pairs = b.attn_pairs;
+    b.few_keys = b.kv_read_tokens;
+    return b;
 }
 
 /* How one model instance is laid out over GPUs (docs/model.md "Layouts"). Zero fields mean
@@ -183,6 +243,9 @@ struct llmroof_shard {
     double intermediate_per_rank;     /* dense MLP width on one rank */
     double moe_intermediate_per_rank; /* one expert's width on one rank */
     double vocab_per_rank;       /* vocabulary rows on one rank */
+    struct ops_few_rule few;     /* which sequences of a step are few-query ones: ops_shard sets the
+                                    model's FLOP rule (ops_few_rule_flops), a setup its modelled-time
+                                    rule (estimate_mla_few_rule) */
 };
 
 /* Checks that TP divides the heads and that KV heads and TP divide one another

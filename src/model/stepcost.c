@@ -82,8 +82,8 @@ void stepcost_attn_init(struct stepcost_attn *sa, const struct llmroof_setup *s,
     sa->fa2_unfit = m->attention_sinks || sa->kv_elem_bytes != 2.0; /* as ops.c's fa2_unfit */
     /* plain attention, one kernel, no replicas: checked on a two-sequence step */
     struct llmroof_batch b = { 0 };
-    batch_add(&b, 1.0, 100.0);
-    batch_add(&b, 100.0, 0.0);
+    batch_add(&b, 1.0, 100.0, &sh->few);
+    batch_add(&b, 100.0, 0.0, &sh->few);
     struct llmroof_oplist ops;
     ops_build(m, sh, &s->dt, &b, &ops);
     sa->ok = sh->attn_dp <= 1 && attn_plain(s, &ops) && ops.op[LLMROOF_OP_ATTENTION].count == sa->count &&

@@ -108,7 +108,7 @@ static double fast_pass(const struct llmroof_setup *s, const struct llmroof_shar
     if (sh->attn_dp <= 1) {
         struct llmroof_batch b = batch_decode(B, ctx);
         if (q > 0)
-            batch_add(&b, fmin(q * P, cap_tok), 0);
+            batch_add(&b, fmin(q * P, cap_tok), 0, &sh->few);
         return sim_step_time(s, sh, &b);
     }
     const double n = (double)sh->attn_dp;
@@ -116,8 +116,8 @@ static double fast_pass(const struct llmroof_setup *s, const struct llmroof_shar
     struct llmroof_batch hot = batch_decode(estimate_busiest_seqs(B, sh->attn_dp), ctx);
     struct llmroof_batch all = batch_decode(B, ctx);
     if (q > 0) {
-        batch_add(&hot, busy, 0);
-        batch_add(&all, fmin(q * P, n * cap_tok), 0);
+        batch_add(&hot, busy, 0, &sh->few);
+        batch_add(&all, fmin(q * P, n * cap_tok), 0, &sh->few);
     }
     const struct llmroof_batch least = batch_decode(floor(B / n), ctx);
     struct llmroof_oplist ops;

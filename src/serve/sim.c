@@ -901,6 +901,9 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     const struct llmroof_layout lay = estimate_layout(s);
     if ((rc = ops_shard_layout(s->model, &lay, &e->sh, err)))
         return rc;
+    /* MLA's form per sequence: the break-even of its two forms in this engine's modelled time */
+    estimate_mla_few_rule(&e->setup, &e->sh);
+    e->dsh.few = *OPS_FEW_GENERIC; /* a draft model's below */
     /* an engine whose data-parallel attention ranks are engines of their own (vLLM V1: each DP
      * rank a separate "core engine" process with its own scheduler, docs/serving/
      * data_parallel_deployment.md) holds the token budget and the sequence limit per rank: the
@@ -947,6 +950,7 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
         e->draft.model = c->spec.draft;
         if ((rc = ops_shard(c->spec.draft, s->tp, &e->dsh, err)))
             return rc;
+        estimate_mla_few_rule(&e->draft, &e->dsh);
         struct llmroof_memory dm;
         if ((rc = memory_eval(c->spec.draft, s->gpu, s->tp, &s->dt, 1, &mo, &dm, err)))
             return rc;

@@ -250,7 +250,8 @@ struct engine {
     struct llmroof_batch *rb;    /* data-parallel attention: each replica's share of the iteration
                                     (sh.attn_dp entries, owned); NULL without */
     struct llmroof_batch *rdec;  /* with rb: each replica's decoding sequences in it (struct iter's dec
-                                    per replica; sh.attn_dp entries, owned) */
+                                    per replica, whose seqs the drafter's busiest replica counts;
+                                    sh.attn_dp entries, owned) */
     bool *rprompt;               /* data-parallel attention under prefill-first scheduling: the
                                     replicas holding prompt work in the iteration being built
                                     (sh.attn_dp entries, owned); NULL without */

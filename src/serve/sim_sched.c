@@ -122,17 +122,19 @@ static inline long next_work(const struct runner *r, const struct engine *e, con
 }
 
 /* batch_add's arithmetic (src/model/ops.c), here so that the per-sequence loop inlines it:
- * this is the simulator's hottest line (bench_sim) */
-static inline void iter_batch_add(struct llmroof_batch *b, double n, double past)
+ * this is the simulator's hottest line (bench_sim). `few` is the model's rule, fitted once at the
+ * engine's start (its shard's: estimate_mla_few_rule) */
+static inline void iter_batch_add(struct llmroof_batch *b, double n, double past, const struct ops_few_rule *few)
 {
+    const double pairs = n * past + n * (n + 1.0) / 2.0;
     b->tokens += n;
     b->seqs += 1.0;
-    b->attn_pairs += n * past + n * (n + 1.0) / 2.0;
+    b->attn_pairs += pairs;
     b->kv_read_tokens += past + n;
-    if (n <= OPS_FEW_QUERY_TOKENS) {
+    if (ops_few_query(few, n, past, pairs)) {
         b->few_tokens += n;
         b->few_seqs += 1.0;
-        b->few_pairs += n * past + n * (n + 1.0) / 2.0;
+        b->few_pairs += pairs;
         b->few_keys += past + n;
     }
 }
@@ -145,24 +147,26 @@ static inline void keep_chunk(struct iter *it, const struct rstate *rs, long chu
         it->pc[it->npc++] = (struct pchunk){ (double)chunk, (double)rs->computed, rs->computed + chunk >= rs->target };
 }
 
-/* rb, rd: the sequence's data-parallel attention replica's sums (struct engine's rb[k], rdec[k]), or
- * NULL without replicas */
-static inline void add_to_iter(struct iter *it, struct llmroof_batch *rb, struct llmroof_batch *rd, long chunk,
-                               long past, bool prefill, bool spec)
+/* Adds a sequence's work to the iteration: with data-parallel attention to its replica `rep`'s
+ * sums too (struct engine's rb[rep], and rdec[rep] for a decoding one). */
+static inline void add_to_iter(struct engine *e, struct iter *it, int rep, long chunk, long past, bool prefill,
+                               bool spec)
 {
-    iter_batch_add(&it->b, (double)chunk, (double)past);
+    const struct ops_few_rule *few = &e->sh.few;
+    iter_batch_add(&it->b, (double)chunk, (double)past, few);
     /* a verification pass needs the target's logits at each of its chunk positions, any other
      * sequence one row (ops.h batch_logits_rows) */
     const double extra = spec && !prefill ? (double)chunk - 1.0 : 0.0;
     it->b.extra_logits += extra;
-    if (rb) {
-        iter_batch_add(rb, (double)chunk, (double)past); /* its data-parallel attention replica */
+    if (e->rb) {
+        struct llmroof_batch *rb = &e->rb[rep];
+        iter_batch_add(rb, (double)chunk, (double)past, few); /* its data-parallel attention replica */
         rb->extra_logits += extra;
     }
     if (spec) {
-        iter_batch_add(&it->draft, prefill ? (double)chunk : 1.0, (double)past);
+        iter_batch_add(&it->draft, prefill ? (double)chunk : 1.0, (double)past, &e->dsh.few);
         if (!prefill)
-            iter_batch_add(&it->dec1, 1.0, (double)past);
+            iter_batch_add(&it->dec1, 1.0, (double)past, few);
     }
     it->budget -= chunk;
     it->nsched++;
@@ -171,10 +175,11 @@ static inline void add_to_iter(struct iter *it, struct llmroof_batch *rb, struct
         it->prefill_tokens += chunk;
     } else {
         it->decode_seqs++;
-        iter_batch_add(&it->dec, (double)chunk, (double)past);
+        iter_batch_add(&it->dec, (double)chunk, (double)past, few);
         it->dec.extra_logits += extra;
-        if (rd) {
-            iter_batch_add(rd, (double)chunk, (double)past);
+        if (e->rb) {
+            struct llmroof_batch *rd = &e->rdec[rep];
+            iter_batch_add(rd, (double)chunk, (double)past, few);
             rd->extra_logits += extra;
         }
     }
@@ -235,7 +240,7 @@ static void schedule_running(struct runner *r, struct engine *e, struct iter *it
              * so it never takes blocks, nor preempts a live sequence for them */
             it->budget = budget;
             rs->chunk = 1;
-            add_to_iter(it, e->rb ? &e->rb[rs->replica] : NULL, e->rb ? &e->rdec[rs->replica] : NULL, 1, rs->computed, false, false);
+            add_to_iter(e, it, rs->replica, 1, rs->computed, false, false);
             if (e->rbud)
                 e->rbud[rs->replica] -= 1;
             budget = it->budget;
@@ -288,7 +293,7 @@ static void schedule_running(struct runner *r, struct engine *e, struct iter *it
         kv_take(e, rep, need);
         rs->blocks += need;
         rs->chunk = chunk;
-        add_to_iter(it, e->rb ? &e->rb[rep] : NULL, e->rb ? &e->rdec[rep] : NULL, chunk, rs->computed, prefill, spec_on(r, e));
+        add_to_iter(e, it, rep, chunk, rs->computed, prefill, spec_on(r, e));
         keep_chunk(it, rs, chunk, prefill);
         if (e->rbud)
             e->rbud[rep] -= chunk;
@@ -643,7 +648,7 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
             r->R[id].first_sched_s = now;
         if (!prefill && rs->decode_sched_s < 0)
             rs->decode_sched_s = now;
-        add_to_iter(it, e->rb ? &e->rb[rep] : NULL, e->rb ? &e->rdec[rep] : NULL, chunk, rs->computed, prefill, spec_on(r, e));
+        add_to_iter(e, it, rep, chunk, rs->computed, prefill, spec_on(r, e));
         keep_chunk(it, rs, chunk, prefill);
         if (e->rbud)
             e->rbud[rep] -= chunk;
@@ -1031,7 +1036,7 @@ static double passes_time(const struct engine *e, const struct iter *it, double 
             const double piece = fmin(room, ch->n - done);
             const bool ends = done + piece >= ch->n;
             struct llmroof_batch q = { 0 };
-            iter_batch_add(&q, piece, ch->past + done);
+            iter_batch_add(&q, piece, ch->past + done, &e->sh.few);
             q.extra_logits = all_logits ? q.tokens - 1.0 : ends && ch->last ? 0.0 : -1.0;
             batch_accumulate(&p.b, &q);
             p.prefill_seqs = 1;
@@ -1057,9 +1062,9 @@ static double gpu_time(const struct runner *r, const struct engine *e, const str
         return decode_time(r, e, it);
     if (!e->rb && !drafts_prompts(r, e) && e->attn.ok && r->mixc && !r->mixc->off)
         return chunk_time(r, e, it);
-    double busiest = 0.0; /* the most few-token (decoding) sequences a replica holds */
+    double busiest = 0.0; /* the most decoding sequences a replica holds */
     for (int k = 0; e->rb && k < e->sh.attn_dp; k++)
-        busiest = fmax(busiest, e->rb[k].few_seqs);
+        busiest = fmax(busiest, e->rdec[k].seqs);
     double t = target_time(e, it); /* clears the replicas' sums */
     const struct sim_spec *sp = &r->c->spec;
     if (!drafts_prompts(r, e))

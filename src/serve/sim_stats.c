@@ -215,7 +215,7 @@ double sim_instance_capacity_qps(const struct llmroof_setup *s, const struct llm
     struct llmroof_batch b = { 0 };
     if (kind == SIM_CAP_PREFILL) {
         double budget = (double)budget_tokens;
-        batch_add(&b, budget, 0);
+        batch_add(&b, budget, 0, &sh->few);
         double t = sim_step_time(s, sh, &b);
         return t > 0 ? budget / (P * t) : 0;
     }
@@ -227,7 +227,7 @@ double sim_instance_capacity_qps(const struct llmroof_setup *s, const struct llm
          * B P / O-token sequence would charge the attention of one long prompt: with 9-token
          * outputs and 500-token prompts, 14,222 tokens' pairs instead of 28 prompts' 500 each,
          * 29 times as many, and a bound below the rate a server sustains) */
-        const struct llmroof_batch pre = batch_prefill(B / O, P);
+        const struct llmroof_batch pre = batch_prefill(B / O, P, &sh->few);
         batch_accumulate(&b, &pre); /* (batch_prefill's extra_logits is 0) */
     }
     double t = sim_step_time(s, sh, &b);

@@ -4,6 +4,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "model/ckpt.h"
+#include "model/kernel.h"
 #include "render/render_json.h"
 #include "serve/sim.h"
 
@@ -187,7 +189,7 @@ static void dp_attention_keeps_a_prompt_on_one_replica(void **state)
      * (18.3 TFLOP over 58 MoE layers; before, the mean's) */
     const double shared_tok = 2.0 * 7168 * 2048 * 3;
     struct llmroof_oplist mean;
-    const struct llmroof_batch one_prompt = batch_prefill(1, 4096);
+    const struct llmroof_batch one_prompt = batch_prefill(1, 4096, OPS_FEW_GENERIC);
     ops_build(s.model, &one.shard, &s.dt, &one_prompt, &mean);
     assert_rel_close(one.prefill_ops.op[LLMROOF_OP_FFN].flops - mean.op[LLMROOF_OP_FFN].flops, 3584.0 * shared_tok, 1e-9);
     assert_rel_close(3584.0 * shared_tok, 315680096256.0, 1e-12);
@@ -850,9 +852,9 @@ static void llama_cpp_prompts_run_in_512_token_passes(void **state)
     s.eff.prompt_ubatch_tokens = 0.0;
     const struct llmroof_estimate whole = run(&s, 1, 1024, 2), first = run(&s, 1, 512, 2);
     /* the first pass samples nothing: the 512-token prompt less its LM head and final norm */
-    struct llmroof_batch b1 = batch_prefill(1.0, 512.0), b = { 0 };
+    struct llmroof_batch b1 = batch_prefill(1.0, 512.0, OPS_FEW_GENERIC), b = { 0 };
     b1.extra_logits = -1.0;
-    batch_add(&b, 512.0, 512.0);
+    batch_add(&b, 512.0, 512.0, OPS_FEW_GENERIC);
     struct llmroof_oplist o1, o;
     struct llmroof_phase p1, second;
     ops_build(s.model, &whole.shard, &s.dt, &b1, &o1);
@@ -878,16 +880,16 @@ static void llama_cpp_prompts_run_in_512_token_passes(void **state)
     assert_rel_close(odd.prefill.overhead_s, 2.0 * s.eff.overhead_s, 1e-9);
     struct llmroof_batch q1 = { 0 }, q2 = { 0 }, q3 = { 0 };
     for (int i = 0; i < 5; i++)
-        batch_add(&q1, 100.0, 0.0);
-    batch_add(&q1, 12.0, 0.0);
+        batch_add(&q1, 100.0, 0.0, OPS_FEW_GENERIC);
+    batch_add(&q1, 12.0, 0.0, OPS_FEW_GENERIC);
     q1.extra_logits = -1.0; /* 6 pieces, 5 ends */
-    batch_add(&q2, 88.0, 12.0);
+    batch_add(&q2, 88.0, 12.0, OPS_FEW_GENERIC);
     for (int i = 0; i < 4; i++)
-        batch_add(&q2, 100.0, 0.0);
-    batch_add(&q2, 24.0, 0.0);
+        batch_add(&q2, 100.0, 0.0, OPS_FEW_GENERIC);
+    batch_add(&q2, 24.0, 0.0, OPS_FEW_GENERIC);
     q2.extra_logits = -1.0; /* 6 pieces, 5 ends */
-    batch_add(&q3, 76.0, 24.0);
-    batch_add(&q3, 100.0, 0.0); /* 2 pieces, 2 ends */
+    batch_add(&q3, 76.0, 24.0, OPS_FEW_GENERIC);
+    batch_add(&q3, 100.0, 0.0, OPS_FEW_GENERIC); /* 2 pieces, 2 ends */
     double want = 0.0;
     const struct llmroof_batch *qs[] = { &q1, &q2, &q3 };
     for (int i = 0; i < 3; i++) {
@@ -1206,6 +1208,102 @@ static void spec_decode_without_acceptance_never_helps(void **state)
     catalog_free(&cat);
 }
 
+/* MLA's form per sequence in the modelled time (estimate_mla_few_rule): the audit's case,
+ * DeepSeek-V3 at TP 8 on an H200 (its fp8 checkpoint: kv_b runs at the fp8 peak), 32 sequences
+ * after 32,768 cached tokens each. The time of attention and mla_kv_up, t(n) for n new tokens per
+ * sequence, must grow with n without a jump: before the rule, 16 -> 17 took it from 56 to 370 ms
+ * (every sequence's 32K keys expanded for 17 queries). */
+static double mla_attn_s(const struct llmroof_setup *s, const struct llmroof_shard *sh, double S, double n, double past,
+                         const struct ops_few_rule *few)
+{
+    struct llmroof_batch b = { 0 };
+    for (int i = 0; i < (int)S; i++)
+        batch_add(&b, n, past, few);
+    struct llmroof_oplist o;
+    struct llmroof_phase p;
+    ops_build(s->model, sh, &s->dt, &b, &o);
+    roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &o, &p);
+    return p.op[LLMROOF_OP_ATTENTION].time_s + p.op[LLMROOF_OP_MLA_KV_UP].time_s;
+}
+
+static void mla_form_follows_the_modelled_break_even(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_setup s = setup(&cat, "deepseek-v3", "h200-sxm-141gb", 8);
+    s.dt = ckpt_dtypes(s.model, NULL, s.dt, false);
+    assert_int_equal(s.dt.weight, LLMROOF_FP8);
+    struct llmroof_shard sh;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(ops_shard(s.model, 8, &sh, &err), 0);
+    estimate_mla_few_rule(&s, &sh);
+    /* the time break-even sits below the FLOP one (171): kv_b at the fp8 peak and the expanded K/V
+     * read at memory speed make decompressing cheaper than its FLOPs say */
+    print_message("rule: per_past %.4f per_new %.4f ramp %g\n", sh.few.per_past, sh.few.per_new, sh.few.ramp);
+    assert_true(sh.few.per_past > 100.0 && sh.few.per_past < 120.0);
+    assert_true(sh.few.max_new == 1.0 && sh.few.ramp == KERNEL_ATTN_RAMP_TOKENS);
+    const double S = 32.0, P = 32768.0;
+    const struct ops_few_rule all = { 1e300, 0.0, 0.0, 0.0 }, none = { 0.0, 0.0, 0.0, 0.0 };
+    /* 17 new tokens: absorbed, a few percent over 16 */
+    struct llmroof_batch b = { 0 };
+    batch_add(&b, 17.0, P, &sh.few);
+    assert_rel_close(b.few_seqs, 1.0, 0);
+    const double t16 = mla_attn_s(&s, &sh, S, 16.0, P, &sh.few), t17 = mla_attn_s(&s, &sh, S, 17.0, P, &sh.few);
+    print_message("t(16) %.3f ms, t(17) %.3f ms (decompressed %.3f)\n", 1e3 * t16, 1e3 * t17,
+                  1e3 * mla_attn_s(&s, &sh, S, 17.0, P, &none));
+    assert_true(t17 > t16 && t17 < 1.07 * t16);
+    /* n = 1..400: non-decreasing, no jump (the cost per new token never rises by more than 5%, and
+     * from 20 on, where a token is under 5% of the work, t itself never by more than 5%), and the
+     * cheaper form at each n within 0.1% (the rule's line against the crossing) */
+    double prev = 0.0;
+    int last_absorbed = 0;
+    for (int n = 1; n <= 400; n++) {
+        const double t = mla_attn_s(&s, &sh, S, (double)n, P, &sh.few);
+        const double ta = mla_attn_s(&s, &sh, S, (double)n, P, &all), td = mla_attn_s(&s, &sh, S, (double)n, P, &none);
+        const double lo = ta < td ? ta : td;
+        if (!(t <= lo * 1.001))
+            print_error("n %d: t %.6g, absorbed %.6g, decompressed %.6g\n", n, t, ta, td);
+        assert_true(t <= lo * 1.001);
+        if (n > 1) {
+            if (!(t >= prev && t * (n - 1) <= 1.05 * prev * n && (n <= 20 || t <= 1.05 * prev)))
+                print_error("n %d: t %.6g after %.6g\n", n, t, prev);
+            assert_true(t >= prev);
+            assert_true(t * (n - 1) <= 1.05 * prev * n);
+            assert_true(n <= 20 || t <= 1.05 * prev);
+        }
+        struct llmroof_batch one = { 0 };
+        batch_add(&one, (double)n, P, &sh.few);
+        if (one.few_seqs > 0)
+            last_absorbed = n;
+        prev = t;
+    }
+    /* absorbed up to the break-even, decompressed above it; where the rule's line meets n the two
+     * forms take the same time (within the kernels' fixed cost, which the rule leaves to the step) */
+    print_message("absorbed up to %d new tokens\n", last_absorbed);
+    assert_true(last_absorbed > 100 && last_absorbed < 120);
+    double lo = last_absorbed, hi = last_absorbed + 1.0;
+    for (int i = 0; i < 60; i++) {
+        const double mid = 0.5 * (lo + hi), pr = mid * P + mid * (mid + 1.0) / 2.0, k = P + mid;
+        if (pr * (k + sh.few.ramp) <= (sh.few.per_past * P + sh.few.per_new * mid) * k)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    const double ta = mla_attn_s(&s, &sh, S, lo, P, &all), td = mla_attn_s(&s, &sh, S, lo, P, &none);
+    print_message("at n = %.4f: absorbed %.4f ms, decompressed %.4f ms\n", lo, 1e3 * ta, 1e3 * td);
+    assert_rel_close(ta, td, 2e-3);
+    /* a mixed step still runs its decodes absorbed and a prefill chunk decompressed: 64 decodes at
+     * 4,096 keys beside a 1,024-token chunk after 4,096 cached tokens */
+    struct llmroof_batch mix = { 0 };
+    for (int i = 0; i < 64; i++)
+        batch_add(&mix, 1.0, 4095.0, &sh.few);
+    batch_add(&mix, 1024.0, 4096.0, &sh.few);
+    assert_rel_close(mix.few_seqs, 64.0, 0);
+    assert_rel_close(mix.few_tokens, 64.0, 0);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1245,6 +1343,7 @@ int main(void)
         cmocka_unit_test(spec_decode_without_acceptance_never_helps),
         cmocka_unit_test(llama_cpp_prompts_run_in_512_token_passes),
         cmocka_unit_test(llama_cpp_2023_projects_every_prompt_token),
+        cmocka_unit_test(mla_form_follows_the_modelled_break_even),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

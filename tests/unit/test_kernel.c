@@ -207,7 +207,7 @@ static void turbomind_v01_reads_a_group_of_eight_twice(void **state)
      * more per layer */
     struct llmroof_batch pb = { 0 };
     for (int i = 0; i < 64; i++)
-        batch_add(&pb, 128.0, 0.0);
+        batch_add(&pb, 128.0, 0.0, OPS_FEW_GENERIC);
     struct llmroof_oplist po;
     fp16_ops(m, 4, &pb, &po);
     struct llmroof_phase q_gqa, q_old, q_rep;
@@ -510,7 +510,7 @@ static void sarathi_serve_reads_kv_once_per_group(void **state)
     assert_true(ps.op[LLMROOF_OP_ATTENTION].compute_s < pv.op[LLMROOF_OP_ATTENTION].compute_s);
     /* a 512-token chunk over a 1024-token prefix */
     struct llmroof_batch cb = { 0 };
-    batch_add(&cb, 512.0, 1024.0);
+    batch_add(&cb, 512.0, 1024.0, OPS_FEW_GENERIC);
     fp16_ops(yi, 2, &cb, &o);
     roofline_eval(g, LLMROOF_FP16, &es, 2, &o, &ps);
     roofline_eval(g, LLMROOF_FP16, &ev, 2, &o, &pv);
@@ -621,7 +621,7 @@ static void dequantize_then_gemm_by_hand(void **state)
     struct llmroof_shard sh;
     assert_int_equal(ops_shard(m, 1, &sh, NULL), 0);
     struct llmroof_dtypes q4 = { LLMROOF_INT4, LLMROOF_FP16, LLMROOF_FP16, 4.5, false, LLMROOF_FP16, false };
-    struct llmroof_batch b = batch_prefill(1, 300);
+    struct llmroof_batch b = batch_prefill(1, 300, OPS_FEW_GENERIC);
     struct llmroof_oplist ob;
     ops_build(m, &sh, &q4, &b, &ob);
     assert_rel_close(ob.dequant_ratio, 2.0 / 0.5625, 1e-12);

@@ -127,7 +127,7 @@ static void two_batch_overlap_needs_two_micro_batches(void **state)
     b = batch_decode(16, 1000);
     ops_build(ds, &sh, &dt, &b, &o);
     assert_true(o.a2a_overlap);
-    b = batch_prefill(1, 512);
+    b = batch_prefill(1, 512, &sh.few);
     ops_build(ds, &sh, &dt, &b, &o);
     assert_true(o.a2a_overlap);
     catalog_free(&cat);
@@ -154,7 +154,7 @@ static void mla_decode_runs_absorbed_over_the_latent(void **state)
     /* absorbed kv_b: 2*1*16*512*256 = 4,194,304 FLOP; weight 512*16*256 = 2,097,152 bytes at fp8 */
     assert_rel_close(o.op[LLMROOF_OP_MLA_KV_UP].flops, 4194304.0, 0);
     /* prefill decompresses: 2 * keys * 512 * 16 * 256 per layer */
-    struct llmroof_batch p = batch_prefill(1, 1024);
+    struct llmroof_batch p = batch_prefill(1, 1024, &sh.few);
     ops_build(ds, &sh, &dt, &p, &o);
     assert_false(o.mla_absorbed);
     assert_rel_close(o.op[LLMROOF_OP_MLA_KV_UP].flops, 2.0 * 1024 * 512 * 16 * 256, 0);

@@ -96,7 +96,7 @@ static void prefill_projection_flops(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     struct llmroof_oplist o;
-    build(model(&cat, "llama-2-7b"), 1, batch_prefill(2, 512), &o);
+    build(model(&cat, "llama-2-7b"), 1, batch_prefill(2, 512, OPS_FEW_GENERIC), &o);
     /* T = 2*512 = 1024 tokens; qkv: 2 * T * 4096 * (32+2*32)*128 = 2*1024*4096*12288 = 103,079,215,104 */
     assert_rel_close(o.op[LLMROOF_OP_QKV_PROJ].flops, 103079215104.0, 0);
     /* attention: causal pairs per sequence 512*513/2 = 131,328; x2 sequences; 4*128*32 per pair
@@ -131,14 +131,14 @@ static void mixed_batch_sums_sequences(void **state)
 {
     /* two prompts of 512 added one by one equal batch_prefill(2, 512) */
     struct llmroof_batch b = { 0 };
-    batch_add(&b, 512, 0);
-    batch_add(&b, 512, 0);
-    struct llmroof_batch p = batch_prefill(2, 512);
+    batch_add(&b, 512, 0, OPS_FEW_GENERIC);
+    batch_add(&b, 512, 0, OPS_FEW_GENERIC);
+    struct llmroof_batch p = batch_prefill(2, 512, OPS_FEW_GENERIC);
     assert_rel_close(b.attn_pairs, p.attn_pairs, 0);
     assert_rel_close(b.tokens, p.tokens, 0);
     /* a decode token after 99 cached tokens attends to 100 keys = batch_decode(1, 100) */
     struct llmroof_batch d = { 0 };
-    batch_add(&d, 1, 99);
+    batch_add(&d, 1, 99, OPS_FEW_GENERIC);
     assert_rel_close(d.attn_pairs, batch_decode(1, 100).attn_pairs, 0);
     assert_rel_close(d.kv_read_tokens, 100, 0);
 }
@@ -157,8 +157,8 @@ static void mla_mixed_step_runs_decodes_absorbed_and_the_chunk_decompressed(void
     const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false };
     struct llmroof_batch b = { 0 };
     for (int i = 0; i < 64; i++)
-        batch_add(&b, 1, 4095);
-    batch_add(&b, 1024, 0);
+        batch_add(&b, 1, 4095, &sh.few);
+    batch_add(&b, 1024, 0, &sh.few);
     assert_rel_close(b.few_seqs, 64.0, 0);
     struct llmroof_oplist o;
     ops_build(ds, &sh, &dt, &b, &o);
@@ -177,6 +177,90 @@ static void mla_mixed_step_runs_decodes_absorbed_and_the_chunk_decompressed(void
     ops_build(ds, &sh, &dt, &d, &o);
     assert_true(o.mla_absorbed);
     assert_rel_close(o.op[LLMROOF_OP_ATTENTION].flops, 9126805504.0, 1e-12);
+    catalog_free(&cat);
+}
+
+/* MLA's form per sequence follows the break-even of its two forms, not a fixed 16 new tokens (the
+ * audit's cliff: 17 new tokens after 32K cached ones decompressed all 32K keys). The shard's rule
+ * is the FLOP one, by hand for DeepSeek-V3 at TP 8 (16 heads per rank; r_kv 512, p 64, n 128,
+ * v 128): per pair absorbed 2*16*(2*512 + 64) = 34,816 FLOP, decompressed 2*16*(128+64+128)
+ * = 10,240; kv_b 2*16*512*256 = 4,194,304 FLOP per new token absorbed, per key decompressed.
+ * Absorbed minus decompressed = 24,576 pairs - 4,194,304 P: equal on pairs = t P, t = 512*256/768
+ * = 170.67. After P = 32,768 cached keys the root of n (P + (n+1)/2) = t P is n = 170.22. */
+static struct llmroof_batch mla_seqs(double n, double past, const struct ops_few_rule *few)
+{
+    struct llmroof_batch b = { 0 };
+    batch_add(&b, n, past, few);
+    return b;
+}
+
+static double mla_ctx_flops(const struct llmroof_model *m, const struct llmroof_shard *sh,
+                            const struct llmroof_dtypes *dt, struct llmroof_batch b, bool *absorbed)
+{
+    struct llmroof_oplist o;
+    ops_build(m, sh, dt, &b, &o);
+    if (absorbed)
+        *absorbed = o.mla_absorbed;
+    return o.op[LLMROOF_OP_ATTENTION].flops + o.op[LLMROOF_OP_MLA_KV_UP].flops;
+}
+
+static void mla_runs_absorbed_up_to_its_break_even(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *ds = model(&cat, "deepseek-v3");
+    struct llmroof_shard sh;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(ops_shard(ds, 8, &sh, &err), 0);
+    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false };
+    assert_rel_close(sh.few.per_past, 512.0 * 256.0 / 768.0, 1e-15);
+    assert_true(sh.few.max_new == 1.0 && sh.few.per_new == 0.0 && sh.few.ramp == 0.0);
+    /* models without MLA's choice keep 16 new tokens (DSA runs every sequence absorbed anyway) */
+    struct llmroof_shard other;
+    assert_int_equal(ops_shard(model(&cat, "llama-2-7b"), 1, &other, &err), 0);
+    assert_true(other.few.max_new == OPS_FEW_QUERY_TOKENS && other.few.per_past == 0.0);
+    assert_int_equal(ops_shard(model(&cat, "deepseek-v3.2-exp"), 8, &other, &err), 0);
+    assert_true(other.few.max_new == OPS_FEW_QUERY_TOKENS && other.few.per_past == 0.0);
+
+    const double P = 32768.0;
+    const struct ops_few_rule all = { 1e300, 0.0, 0.0, 0.0 }, none = { 0.0, 0.0, 0.0, 0.0 };
+    bool ab = false;
+    /* 17 new tokens: absorbed. 557,209 pairs x 34,816 = 19,399,788,544 + kv_b 17 x 4,194,304
+     * = 71,303,168: 19,471,091,712 (decompressed: 5,705,820,160 + 32,785 keys x 4,194,304
+     * = 137,510,256,640, 7.4x more) */
+    struct llmroof_batch b = mla_seqs(17.0, P, &sh.few);
+    assert_rel_close(b.few_seqs, 1.0, 0);
+    assert_rel_close(mla_ctx_flops(ds, &sh, &dt, b, &ab), 19471091712.0, 1e-12);
+    assert_true(ab);
+    assert_rel_close(mla_ctx_flops(ds, &sh, &dt, mla_seqs(17.0, P, &none), NULL), 143216076800.0, 1e-12);
+    /* 170: absorbed, 5,585,095 pairs: 194,450,667,520 + 713,031,680 = 195,163,699,200 (decompressed
+     * 195,343,357,952) */
+    b = mla_seqs(170.0, P, &sh.few);
+    assert_rel_close(b.few_seqs, 1.0, 0);
+    const double at170 = mla_ctx_flops(ds, &sh, &dt, b, &ab);
+    assert_rel_close(at170, 195163699200.0, 1e-12);
+    assert_true(ab);
+    assert_rel_close(mla_ctx_flops(ds, &sh, &dt, mla_seqs(170.0, P, &none), NULL), 195343357952.0, 1e-12);
+    /* 171: decompressed, 5,618,034 pairs: 57,528,668,160 + 32,939 keys x 4,194,304
+     * = 138,156,179,456: 195,684,847,616 (absorbed 196,314,697,728) */
+    b = mla_seqs(171.0, P, &sh.few);
+    assert_rel_close(b.few_seqs, 0.0, 0);
+    const double at171 = mla_ctx_flops(ds, &sh, &dt, b, &ab);
+    assert_rel_close(at171, 195684847616.0, 1e-12);
+    assert_false(ab);
+    assert_rel_close(mla_ctx_flops(ds, &sh, &dt, mla_seqs(171.0, P, &all), NULL), 196314697728.0, 1e-12);
+    /* continuous across it: the step 170 -> 171 (521,148,416) is less than the absorbed form's
+     * own step (1,150,998,528) */
+    assert_rel_close(at171 - at170, 521148416.0, 1e-9);
+    /* at the break-even itself the two forms cost the same */
+    const double nb = -(P + 0.5) + sqrt((P + 0.5) * (P + 0.5) + 2.0 * sh.few.per_past * P);
+    assert_rel_close(nb, 170.22193811816, 1e-12);
+    assert_rel_close(mla_ctx_flops(ds, &sh, &dt, mla_seqs(nb, P, &all), NULL),
+                     mla_ctx_flops(ds, &sh, &dt, mla_seqs(nb, P, &none), NULL), 1e-12);
+    /* a prompt from an empty cache expands no cached key: decompressed whatever its length */
+    assert_rel_close(mla_seqs(8.0, 0.0, &sh.few).few_seqs, 0.0, 0);
+    assert_rel_close(mla_seqs(1.0, 0.0, &sh.few).few_seqs, 1.0, 0); /* a decode always absorbed */
     catalog_free(&cat);
 }
 
@@ -216,7 +300,7 @@ static void all_to_all_moves_fp8_out_and_bf16_back_scaled_by_the_imbalance(void 
      * mean. 8 x 512 prompt tokens = 512 per replica; mean message 512 x 8 x 7168 x 1.515625 =
      * 44,498,944 bytes; at F 1.5: (1 - 0.8125^8) / (1 - 0.875^8) = 0.81008 / 0.65639 = 1.23414
      * (not 1.5); at F 8 every token: 1 / 0.65639 = 1.52349, the ceiling (not 8) */
-    struct llmroof_batch p = batch_prefill(8, 512);
+    struct llmroof_batch p = batch_prefill(8, 512, OPS_FEW_GENERIC);
     ops_build(ds, &sh, &fp8, &p, &o);
     assert_true(o.a2a_normal);
     assert_rel_close(o.a2a_topk, 8.0, 0);
@@ -407,7 +491,7 @@ static void dsa_prefill_runs_mla_absorbed(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     struct llmroof_oplist o;
-    build(model(&cat, "deepseek-v3.2-exp"), 8, batch_prefill(1, 1000), &o);
+    build(model(&cat, "deepseek-v3.2-exp"), 8, batch_prefill(1, 1000, OPS_FEW_GENERIC), &o);
     assert_true(o.mla_absorbed);
     /* pairs: sum over j = 1..1000 of min(j, 2048) = 1000 * 1001 / 2 = 500,500; absorbed
      * 2 * Hq * (2 r_kv + p) = 2 * 16 * (1024 + 64) = 34,816 FLOP per pair -> 17,425,408,000
@@ -416,7 +500,7 @@ static void dsa_prefill_runs_mla_absorbed(void **state)
     /* W_UK and W_UV per new token: 2 * 1000 * 16 * 512 * (128 + 128) = 4,194,304,000 */
     assert_rel_close(o.op[LLMROOF_OP_MLA_KV_UP].flops, 4194304000.0, 1e-12);
     /* DeepSeek-V3 (no DSA) keeps the decompressed prefill */
-    build(model(&cat, "deepseek-v3"), 8, batch_prefill(1, 1000), &o);
+    build(model(&cat, "deepseek-v3"), 8, batch_prefill(1, 1000, OPS_FEW_GENERIC), &o);
     assert_false(o.mla_absorbed);
     assert_rel_close(o.op[LLMROOF_OP_ATTENTION].flops, 10240.0 * 500500.0, 1e-12);
     catalog_free(&cat);
@@ -536,7 +620,7 @@ static void ops_build_writes_every_byte(void **state)
             struct llmroof_shard sh;
             if (ops_shard_layout(m, &lays[l], &sh, NULL))
                 continue;
-            const struct llmroof_batch bs[] = { batch_prefill(4, 300), batch_decode(16, 700) };
+            const struct llmroof_batch bs[] = { batch_prefill(4, 300, OPS_FEW_GENERIC), batch_decode(16, 700) };
             for (size_t j = 0; j < 2; j++) {
                 struct llmroof_oplist z, g;
                 memset(&z, 0, sizeof z);
@@ -558,6 +642,7 @@ int main(void)
         cmocka_unit_test(all_to_all_moves_fp8_out_and_bf16_back_scaled_by_the_imbalance),
         cmocka_unit_test(draft_steps_pay_the_lm_head),
         cmocka_unit_test(mla_mixed_step_runs_decodes_absorbed_and_the_chunk_decompressed),
+        cmocka_unit_test(mla_runs_absorbed_up_to_its_break_even),
         cmocka_unit_test(llama_13b_tp8_all_reduce_bytes_per_layer),
         cmocka_unit_test(tp1_has_no_collectives),
         cmocka_unit_test(llama_2_70b_gqa_decode_reads_8_kv_heads),

@@ -719,7 +719,7 @@ static void fast_steps_settle_with_their_prompts(void **state)
      * hundreds to settle; the bisection runs) and 30,000 more than all of it */
     double t = 0;
     assert_true(plan_step_fixed_point(&s, &sh, false, 64, 1000, 1000, 12, 4096, &t));
-    batch_add(&b, 12000 * t, 0);
+    batch_add(&b, 12000 * t, 0, OPS_FEW_GENERIC);
     const double f = sim_step_time(&s, &sh, &b);
     print_message("decode-only %.2f ms, with 12,000 prompt tokens/s %.2f ms (step at it %.2f ms)\n", t_dec * 1e3,
                   t * 1e3, f * 1e3);
@@ -730,13 +730,13 @@ static void fast_steps_settle_with_their_prompts(void **state)
      * second would need about 1,000 a step, so every step is full, 64 decodes + 512 prompt tokens */
     assert_false(plan_step_fixed_point(&s, &sh, false, 64, 1000, 1000, 12, 512, &t));
     struct llmroof_batch full = batch_decode(64, 1000);
-    batch_add(&full, 512, 0);
+    batch_add(&full, 512, 0, OPS_FEW_GENERIC);
     assert_rel_close(t, sim_step_time(&s, &sh, &full), 1e-12);
     /* a prefill-first engine stalls the decodes for each prompt's own iteration: at 2 prompts a
      * second of 1,000 tokens, t = t_dec + (2 t) t_p with t_p a lone prompt's iteration, so
      * t = t_dec / (1 - 2 t_p) */
     struct llmroof_batch lone = { 0 };
-    batch_add(&lone, 1000, 0);
+    batch_add(&lone, 1000, 0, OPS_FEW_GENERIC);
     const double t_p = sim_step_time(&s, &sh, &lone);
     assert_true(plan_step_fixed_point(&s, &sh, true, 64, 1000, 1000, 2, 4096, &t));
     print_message("prefill-first: t_dec %.3f ms, a prompt's iteration %.3f ms, t %.3f ms\n", t_dec * 1e3, t_p * 1e3,

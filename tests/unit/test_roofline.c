@@ -138,7 +138,7 @@ static void short_k_gemms_run_below_the_catalog_rate(void **state)
     const struct llmroof_model *m = model(&cat, "llama-3.1-70b");
     struct llmroof_shard sh;
     assert_int_equal(ops_shard(m, 8, &sh, NULL), 0);
-    const struct llmroof_batch b = batch_prefill(1, 2048);
+    const struct llmroof_batch b = batch_prefill(1, 2048, OPS_FEW_GENERIC);
     const struct llmroof_gpu *g = gpu(&cat, "h100-sxm5-80gb");
     const struct llmroof_effs eff = roofline_default_effs(g);
     const enum llmroof_dtype acts[2] = { LLMROOF_BF16, LLMROOF_FP8 };
@@ -188,7 +188,7 @@ static void same_silicon_gives_the_same_step_time_at_tp_1(void **state)
     for (int i = 0; i < 2; i++) {
         const struct llmroof_gpu *a = gpu(&cat, pairs[i][0]), *b = gpu(&cat, pairs[i][1]);
         const struct llmroof_effs ea = roofline_default_effs(a), eb = roofline_default_effs(b);
-        struct llmroof_batch bs[2] = { batch_decode(32, 2048), batch_prefill(1, 2048) };
+        struct llmroof_batch bs[2] = { batch_decode(32, 2048), batch_prefill(1, 2048, OPS_FEW_GENERIC) };
         for (int j = 0; j < 2; j++) {
             struct llmroof_oplist o;
             struct llmroof_phase pa, pb;
@@ -441,7 +441,7 @@ static void vllm_v0_graphs_cover_decode_up_to_256(void **state)
     for (int i = 0; i < 3; i++) {
         struct llmroof_batch b = { 0 };
         for (int j = 0; j < (int)seqs[i]; j++)
-            batch_add(&b, news[i], news[i] > 1 ? 0.0 : 1000.0);
+            batch_add(&b, news[i], news[i] > 1 ? 0.0 : 1000.0, OPS_FEW_GENERIC);
         struct llmroof_oplist o;
         struct llmroof_phase p;
         ops_build(s.model, &sh, &s.dt, &b, &o);
@@ -509,7 +509,7 @@ static void nvfp4_checkpoint_runs_its_mlps_at_fp4_and_attention_at_bf16(void **s
     assert_int_equal(dt.weight, LLMROOF_BF16); /* the excluded matrices' dtype */
     struct llmroof_shard sh;
     assert_int_equal(ops_shard(m, 1, &sh, NULL), 0);
-    const struct llmroof_batch b = batch_prefill(1, 2048);
+    const struct llmroof_batch b = batch_prefill(1, 2048, OPS_FEW_GENERIC);
     struct llmroof_oplist ops;
     ops_build(m, &sh, &dt, &b, &ops);
     assert_int_equal(ops.lowp_ops, (1u << LLMROOF_OP_FFN) | (1u << LLMROOF_OP_DENSE_FFN));

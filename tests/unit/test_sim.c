@@ -265,10 +265,10 @@ static void llama_cpp_iterations_run_in_passes_as_estimate_does(void **state)
     struct llmroof_shard sh;
     ops_shard(c.setup.model, 1, &sh, NULL);
     struct llmroof_batch p1 = { 0 }, p2 = { 0 }, p3 = { 0 }, whole = { 0 };
-    batch_add(&p1, 512, 0);
-    batch_add(&p2, 512, 512);
-    batch_add(&p3, 276, 1024);
-    batch_add(&whole, 1300, 0);
+    batch_add(&p1, 512, 0, OPS_FEW_GENERIC);
+    batch_add(&p2, 512, 512, OPS_FEW_GENERIC);
+    batch_add(&p3, 276, 1024, OPS_FEW_GENERIC);
+    batch_add(&whole, 1300, 0, OPS_FEW_GENERIC);
     p1.extra_logits = p2.extra_logits = -1.0;
     const double three = sim_step_time(&c.setup, &sh, &p1) + sim_step_time(&c.setup, &sh, &p2) +
                          sim_step_time(&c.setup, &sh, &p3);
@@ -325,7 +325,7 @@ static void llama_cpp_iterations_run_in_passes_as_estimate_does(void **state)
     assert_rel_close(r.ttft.mean, e.ttft_s, 1e-12);
     struct llmroof_shard sh3;
     ops_shard(c3.setup.model, 1, &sh3, NULL);
-    struct llmroof_batch one = batch_prefill(1, 494), all = one;
+    struct llmroof_batch one = batch_prefill(1, 494, OPS_FEW_GENERIC), all = one;
     all.extra_logits = 493.0;
     assert_rel_close(r.ttft.mean - c3.setup.eff.first_token_s, sim_step_time(&c3.setup, &sh3, &all), 1e-12);
     assert_true(sim_step_time(&c3.setup, &sh3, &all) > sim_step_time(&c3.setup, &sh3, &one));
@@ -344,7 +344,7 @@ static void pure_and_mixed_iterations_cost_what_estimate_says(void **state)
     struct llmroof_estimate e;
     struct llmroof_err err = { 0 };
     assert_int_equal(estimate_run(&c.setup, &req, &e, &err), 0);
-    struct llmroof_batch pre = batch_prefill(16, 512);
+    struct llmroof_batch pre = batch_prefill(16, 512, OPS_FEW_GENERIC);
     assert_rel_close(sim_step_time(&c.setup, &sh, &pre), e.prefill.time_s, 1e-12);
     double sum = 0;
     for (int ctx = 513; ctx <= 575; ctx++) {
@@ -355,11 +355,11 @@ static void pure_and_mixed_iterations_cost_what_estimate_says(void **state)
     /* a mixed iteration (a 256-token chunk after 256 cached, plus 8 decodes at 700) costs
      * more than either part alone and less than both run separately, since weights are read once */
     struct llmroof_batch mix = { 0 }, p = { 0 }, d = { 0 };
-    batch_add(&mix, 256, 256);
-    batch_add(&p, 256, 256);
+    batch_add(&mix, 256, 256, OPS_FEW_GENERIC);
+    batch_add(&p, 256, 256, OPS_FEW_GENERIC);
     for (int i = 0; i < 8; i++) {
-        batch_add(&mix, 1, 699);
-        batch_add(&d, 1, 699);
+        batch_add(&mix, 1, 699, OPS_FEW_GENERIC);
+        batch_add(&d, 1, 699, OPS_FEW_GENERIC);
     }
     double tm = sim_step_time(&c.setup, &sh, &mix), tp = sim_step_time(&c.setup, &sh, &p),
            td = sim_step_time(&c.setup, &sh, &d);
@@ -1521,8 +1521,8 @@ static void a_replica_s_mixed_step_costs_decode_attention_per_sequence(void **st
     /* the replica's batch: 8 decodes (one token after 4,000) and the whole chunk; both replicas' */
     struct llmroof_batch rep = { 0 }, both = { 0 };
     for (int i = 0; i < NDEC; i++)
-        batch_add(&rep, 1, CTX);
-    batch_add(&rep, CHUNK, 0);
+        batch_add(&rep, 1, CTX, OPS_FEW_GENERIC);
+    batch_add(&rep, CHUNK, 0, OPS_FEW_GENERIC);
     both = batch_scale(&rep, 2.0);
     struct llmroof_shard sh1, shd;
     struct llmroof_layout lay = estimate_layout(&c.setup);
@@ -1936,6 +1936,36 @@ static void a_cached_system_prompt_skips_its_prefill(void **state)
     assert_true(on.ttft.p50 < 0.75 * off.ttft.p50);
     sim_result_free(&off);
     sim_result_free(&on);
+    catalog_free(&cat);
+}
+
+/* MLA after a long cached prefix (the audit's cliff): DeepSeek-V3 at TP 8 on an H200 (its fp8
+ * checkpoint), a 32,768-token shared prefix cached, one request at a time. 16 and 17 new tokens
+ * after it cost about the same: both run absorbed (the setup's break-even, about 107 new tokens
+ * there). Before the rule the 17-token chunk ran decompressed, every cached key expanded for 17
+ * queries: p50 TTFT 17.1 -> 27.2 ms. */
+static void mla_chunk_after_a_long_cached_prefix_has_no_cliff(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 32768 + 16, 4, NULL, 0 };
+    struct sim_config c = config(&cat, "deepseek-v3", "h200-sxm-141gb", 8, &w);
+    c.setup.dt.weight = LLMROOF_FP8;
+    c.concurrency = 1;
+    c.requests = 20;
+    c.think_min_s = c.think_max_s = 0;
+    c.prefix_tokens = 32768;
+    c.prefix_cache = true;
+    struct sim_result r16, r17;
+    run(&c, &r16);
+    w.prompt = 32768 + 17;
+    run(&c, &r17);
+    print_message("p50 TTFT: 16 new tokens %.3f ms, 17 new tokens %.3f ms\n", 1e3 * r16.ttft.p50, 1e3 * r17.ttft.p50);
+    assert_true(r17.ttft.p50 > r16.ttft.p50);
+    assert_true(r17.ttft.p50 < 1.05 * r16.ttft.p50);
+    sim_result_free(&r16);
+    sim_result_free(&r17);
     catalog_free(&cat);
 }
 
@@ -3136,7 +3166,7 @@ static void a_decode_step_retimed_at_another_context_is_exact(void **state)
             assert_int_equal(sa.ok, cases[i].fast);
             for (int q = 0; q < 4 && cases[i].fast; q++) {
                 struct llmroof_batch mb = batch_decode(n, 300.0 * q + 1.0);
-                batch_add(&mb, q == 0 ? 1.0 : 500.0 * q, 1000.0 * q);
+                batch_add(&mb, q == 0 ? 1.0 : 500.0 * q, 1000.0 * q, OPS_FEW_GENERIC);
                 struct llmroof_oplist ops;
                 struct llmroof_phase p;
                 ops_build(s.model, &sh, &s.dt, &mb, &ops);
@@ -3216,14 +3246,14 @@ static void varlen_fa2_decodes_beside_a_chunk_read_kv_per_query_head(void **stat
     (ops_build((m_), (sh_), (dt_), (b_), &o), roofline_eval(a100, LLMROOF_FP16, (eon_), 1, &o, &p_on),       \
      roofline_eval(a100, LLMROOF_FP16, &off, 1, &o, &p_off), p_on.bytes - p_off.bytes)
     struct llmroof_batch mixed = dec;
-    batch_add(&mixed, 512, 0);
+    batch_add(&mixed, 512, 0, OPS_FEW_GENERIC);
     assert_rel_close(FA2_EXTRA(s.model, &sh, &dt16, &mixed, &s.eff), 32.0 * 1616904192.0, 1e-12);
     assert_true(o.longer_query);
     assert_true(FA2_EXTRA(s.model, &sh, &dt16, &dec, &s.eff) == 0.0); /* decode-only: packed */
     assert_false(o.longer_query);
     struct llmroof_batch spec = { 0 };
     for (int i = 0; i < 32; i++)
-        batch_add(&spec, 4, 4092);
+        batch_add(&spec, 4, 4092, OPS_FEW_GENERIC);
     assert_rel_close(FA2_EXTRA(s.model, &sh, &dt16, &spec, &s.eff), 32.0 * 1610612736.0, 1e-12);
     const struct llmroof_dtypes dt_fp8kv = { LLMROOF_FP16, LLMROOF_FP8, LLMROOF_FP16, 0, false, LLMROOF_FP16, false };
     assert_true(FA2_EXTRA(s.model, &sh, &dt_fp8kv, &mixed, &s.eff) == 0.0);
@@ -3657,6 +3687,7 @@ int main(void)
         cmocka_unit_test(goodput_counts_requests_within_the_limits),
         cmocka_unit_test(offline_queues_everything_at_time_zero),
         cmocka_unit_test(prefix_cache_without_a_shared_prefix_changes_nothing),
+        cmocka_unit_test(mla_chunk_after_a_long_cached_prefix_has_no_cliff),
         cmocka_unit_test(a_cached_system_prompt_skips_its_prefill),
         cmocka_unit_test(shared_blocks_count_once_in_kv_occupancy),
         cmocka_unit_test(speculation_tokens_per_step_follow_leviathan),
