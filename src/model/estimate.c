@@ -165,9 +165,16 @@ void estimate_ops_replicas(const struct llmroof_model *m, const struct llmroof_s
      * (DeepSeek-V3 report section 3.4: attention DP, MoE EP, the all-to-all between them). */
     const double rep = (double)sh->attn_dp;
     const struct llmroof_batch scaled = batch_scale(busiest, rep);
+    /* Two-batch overlap splits every replica's batch or none (all meet at each MoE layer): the
+     * busiest replica must split, and so must the least loaded (a replica with one decoding
+     * sequence or none runs one batch; vLLM's dual-batch overlap then runs none in micro-batches,
+     * docs/design/dbo.md), the prefill-type test the busiest's (ops_set_all_to_all's a2a_normal).
+     * Both lists below are then built alike: the experts of half of every replica's tokens. */
+    const bool normal = busiest->tokens > busiest->seqs * 1.0000001;
+    const bool two = ops_two_batches(m, sh, &scaled) && (normal ? least->tokens >= 2.0 : least->seqs >= 2.0);
     struct llmroof_oplist all;
-    ops_build(m, sh, dt, &scaled, out);
-    ops_build(m, sh, dt, total, &all);
+    ops_build_split(m, sh, dt, &scaled, two, out);
+    ops_build_split(m, sh, dt, total, two, &all);
     out->op[LLMROOF_OP_FFN] = all.op[LLMROOF_OP_FFN];
     out->gemm_out[LLMROOF_OP_FFN] = all.gemm_out[LLMROOF_OP_FFN];
     out->experts_hit = all.experts_hit;
@@ -177,16 +184,13 @@ void estimate_ops_replicas(const struct llmroof_model *m, const struct llmroof_s
      * over its 58 MoE layers */
     double sf, sb, sg;
     ops_shared_expert_per_token(m, sh, dt, &sf, &sb, &sg);
-    const double extra = (busiest->tokens - total->tokens / rep) / (double)sh->tp;
+    /* (under two-batch overlap each micro-batch's: half of it, in each of twice the instances) */
+    const double extra = (busiest->tokens - total->tokens / rep) / (double)sh->tp / out->micro_batches;
     if (sf > 0 && extra > 0) {
         out->op[LLMROOF_OP_FFN].flops += extra * sf;
         out->op[LLMROOF_OP_FFN].bytes += extra * sb;
         out->gemm_out[LLMROOF_OP_FFN] += extra * sg;
     }
-    /* ops_build judged the overlap on the busiest replica; every replica must split in two (a
-     * replica with one decoding sequence or none runs one batch, and all meet at each layer) */
-    if (out->a2a_overlap && (out->a2a_normal ? least->tokens < 2.0 : least->seqs < 2.0))
-        out->a2a_overlap = false;
 }
 
 /* The least-loaded replica's share of a uniform batch: floor(B / replicas) sequences. */

@@ -118,7 +118,8 @@ struct llmroof_estimate {
  * over the EP ranks). Without data-parallel attention it is ops_build of `total`. Two-batch
  * overlap needs two non-empty micro-batches on every replica, so `least` (the least-loaded
  * replica's sequences and tokens) decides it: a decode step of fewer than 2 sequences there, or a
- * prefill of fewer than 2 tokens, hides nothing. */
+ * prefill of fewer than 2 tokens, runs as one batch and hides nothing; a step that splits is built
+ * as its two micro-batches (ops_build_split), each reading the weights it touches. */
 void estimate_ops_replicas(const struct llmroof_model *m, const struct llmroof_shard *sh,
                            const struct llmroof_dtypes *dt, const struct llmroof_batch *busiest,
                            const struct llmroof_batch *total, const struct llmroof_batch *least,

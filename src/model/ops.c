@@ -478,8 +478,21 @@ void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *
                      const struct llmroof_batch *b, struct llmroof_oplist *out)
 {
     const struct arch_layer_kinds kinds = arch_layer_kinds(m);
-    set_context(m, sh, b, &kinds, dtype_bytes(dt->act), ops_module_weight_bytes(m, dt, LLMROOF_CKPT_MLA_KV_UP),
+    /* a list of two micro-batches (ops_build_split): each one's half of the batch, twice */
+    const double n = out->micro_batches > 1.0 ? out->micro_batches : 1.0;
+    const struct llmroof_batch part = n > 1.0 ? batch_scale(b, 1.0 / n) : *b;
+    /* the counts back to one micro-batch's first, as set_context leaves an operator it does not
+     * rewrite (windowed attention of an empty batch) */
+    if (n > 1.0)
+        for (int k = 0; k < LLMROOF_OP_COUNT; k++)
+            if (OPS_CONTEXT_MASK >> k & 1u)
+                out->op[k].count /= n;
+    set_context(m, sh, &part, &kinds, dtype_bytes(dt->act), ops_module_weight_bytes(m, dt, LLMROOF_CKPT_MLA_KV_UP),
                 dtype_bytes(dt->kv), out);
+    if (n > 1.0)
+        for (int k = 0; k < LLMROOF_OP_COUNT; k++)
+            if (OPS_CONTEXT_MASK >> k & 1u)
+                out->op[k].count *= n;
 }
 
 void ops_copy_context(struct llmroof_oplist *dst, const struct llmroof_oplist *src)
@@ -550,7 +563,7 @@ void ops_set_all_to_all(const struct llmroof_model *m, const struct llmroof_shar
         out->a2a_lowp_save_bytes = T * kk * h * (disp - (1.0 + 4.0 / 128.0)) / 2.0 * imb;
     out->ep_ranks = sh->ep;
     out->a2a_topk = kk;
-    out->a2a_overlap = sh->two_batch_overlap;
+    out->a2a_overlap = false; /* ops_build_split sets it where the step splits in two */
 }
 
 double ops_state_bytes(const struct llmroof_dtypes *dt)
@@ -564,8 +577,53 @@ double ops_state_bytes(const struct llmroof_dtypes *dt)
     return dt->act == LLMROOF_FP32 ? 4.0 : 2.0;
 }
 
+bool ops_two_batches(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_batch *b)
+{
+    if (!(sh->two_batch_overlap && sh->ep > 1 && sh->dp_attn && arch_moe_layers(m) > 0))
+        return false;
+    const double rep = sh->attn_dp > 1 ? (double)sh->attn_dp : 1.0;
+    const double T = per_replica(b->tokens, rep), S = per_replica(b->seqs, rep);
+    /* two non-empty micro-batches: a decode step splits its sequences (at least 2), a prefill
+     * step its tokens; with fewer the engines run one batch (vLLM's dual-batch overlap falls back
+     * when any rank's second micro-batch would be empty, docs/design/dbo.md). The prefill-type
+     * test is ops_set_all_to_all's (a2a_normal) */
+    return T > S * 1.0000001 ? T >= 2.0 : S >= 2.0;
+}
+
 void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
                const struct llmroof_dtypes *dt, const struct llmroof_batch *b, struct llmroof_oplist *out)
+{
+    ops_build_split(m, sh, dt, b, ops_two_batches(m, sh, b), out);
+}
+
+/* Two-batch overlap's split (DeepSeek's profile-data README, "Inference": two micro-batches in
+ * prefill and in decode; SGLang's --enable-two-batch-overlap, vLLM's --enable-dbo): the engine
+ * runs the decoder layers once per micro-batch, one after the other, so each micro-batch's
+ * operators are a whole pass over its half of the batch: every weight it touches is read again
+ * (the dense projections twice, the routed experts its own tokens hit, counted for its half of
+ * the tokens by ops_experts_hit), while the K/V cache is read once in all (each sequence is in
+ * one micro-batch). vLLM's UBatchWrapper runs the model twice, once per micro-batch, and samples
+ * from the merged hidden states (docs/design/dbo.md); SGLang splits the layers after the
+ * leading dense ones (deepseek_v2.py: model_forward_maybe_tbo from first_k_dense_replace) and
+ * also runs the final norm and the LM head once over the merged batch. Here every decoder layer
+ * runs per micro-batch (vLLM's; SGLang runs DeepSeek-V3's 3 dense layers of 61 once) and the
+ * final norm, the LM head and the logits' gather once. The step's all-to-all then hides under
+ * the other micro-batch's operators (roofline_total). */
+static void split_counts(struct llmroof_oplist *out, double n)
+{
+    for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
+        struct llmroof_op *op = &out->op[k];
+        if (k == LLMROOF_OP_FINAL_NORM || k == LLMROOF_OP_LM_HEAD || k == LLMROOF_OP_ALL_GATHER || !(op->count > 0))
+            continue;
+        /* the vocabulary-parallel embedding's all-reduce (the last of the count) runs once, before
+         * the split, at the micro-batch's message here (a few microseconds of latency either way) */
+        op->count = k == LLMROOF_OP_ALL_REDUCE ? n * (op->count - 1.0) + 1.0 : n * op->count;
+    }
+    out->micro_batches = n;
+}
+
+void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
+                     const struct llmroof_batch *b, bool two, struct llmroof_oplist *out)
 {
     /* Not the whole 1 KB list zeroed first (two builds an estimate, one a simulated step): the
      * step-wide fields after the operators are, and the operators that only some models or
@@ -594,7 +652,14 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
     /* With data-parallel attention each of the attn_dp replicas holds 1/attn_dp of the
      * sequences; the operators below are those of one rank (the mean replica). */
     const double rep = sh->attn_dp > 1 ? (double)sh->attn_dp : 1.0;
-    const double Ttot = b->tokens, T = per_replica(b->tokens, rep), S = per_replica(b->seqs, rep);
+    const bool a2a = sh->ep > 1 && sh->dp_attn;
+    /* two-batch overlap: the layers' operators are one micro-batch's, half the batch (split_counts
+     * doubles their counts); the final norm and the LM head see the whole batch */
+    two = two && a2a && arch_moe_layers(m) > 0;
+    const struct llmroof_batch half = batch_scale(b, 0.5);
+    const struct llmroof_batch *const mb = two ? &half : b;
+    const double Ttot = mb->tokens, T = per_replica(mb->tokens, rep), S = per_replica(mb->seqs, rep);
+    const double Tw = per_replica(b->tokens, rep); /* the whole step's tokens on a rank */
     const double Sl = per_replica(batch_logits_rows(b), rep); /* logits rows: S, or every verified position */
     const double h = (double)m->hidden, d = (double)m->head_dim;
     const struct arch_layer_kinds kinds = arch_layer_kinds(m); /* layer kinds */
@@ -604,7 +669,6 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
     const double norm_w = m->norm == LLMROOF_NORM_LAYER ? 2.0 * h : h;
     const double nmat = m->mlp == LLMROOF_MLP_GATED ? 3.0 : 2.0;
     const bool mla = arch_is_mla(m);
-    const bool a2a = sh->ep > 1 && sh->dp_attn;
     const bool bq = block_fp8(m, dt); /* per-token-group fp8 quantization before each GEMM */
     struct llmroof_op *op = out->op;
 
@@ -654,7 +718,7 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
         qo_w = Hq * d;
     }
 
-    set_context(m, sh, b, &kinds, a, ops_module_weight_bytes(m, dt, LLMROOF_CKPT_MLA_KV_UP), k, out);
+    set_context(m, sh, mb, &kinds, a, ops_module_weight_bytes(m, dt, LLMROOF_CKPT_MLA_KV_UP), k, out);
 
     if (Ll > 0) {
         /* recurrent layers: a constant state per sequence instead of a KV cache (layers.c) */
@@ -794,12 +858,8 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
         }
         if (a2a) {
             ops_set_all_to_all(m, sh, dt, Tm, S / (double)sh->tp, out);
-            /* two-batch overlap needs two non-empty micro-batches on each replica: a decode step
-             * splits its sequences (at least 2), a prefill step its tokens; with fewer the engines
-             * run one batch (vLLM's dual-batch overlap falls back when any rank's second
-             * micro-batch would be empty, docs/design/dbo.md), and nothing hides */
-            if (out->a2a_overlap && (out->a2a_normal ? T < 2.0 : S < 2.0))
-                out->a2a_overlap = false;
+            /* the all-to-all hides only between two micro-batches (ops_two_batches) */
+            out->a2a_overlap = two;
         }
     } else {
         op[LLMROOF_OP_FFN] = dense;
@@ -812,7 +872,7 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
         out->stage_gpus = sh->gpus_per_stage;
     }
 
-    op[LLMROOF_OP_FINAL_NORM] = (struct llmroof_op){ 1.0, 4.0 * T * h, 2.0 * T * h * a + norm_w * w, 0, 1, 0 };
+    op[LLMROOF_OP_FINAL_NORM] = (struct llmroof_op){ 1.0, 4.0 * Tw * h, 2.0 * Tw * h * a + norm_w * w, 0, 1, 0 };
 
     /* logits only where the engine samples: the last position of each sequence, and every
      * position a speculative verification pass checks (the target's distribution at each drafted
@@ -836,6 +896,9 @@ void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
     /* a W4A4 checkpoint's quantized GEMMs run at their own tensor-core path (roofline.c) */
     out->lowp_ops = ops_modules_to_ops(ops_ckpt_lowp_modules(m, dt, &out->lowp_dtype));
     out->block_fp8_ops = bq ? ops_modules_to_ops(BLOCK_FP8_MODULES) : 0u;
+    out->micro_batches = 1.0;
+    if (two)
+        split_counts(out, 2.0);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -852,7 +915,9 @@ double ops_medusa_bytes(const struct llmroof_model *m, const struct llmroof_shar
 void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
                      const struct llmroof_batch *b, int medusa_heads, struct llmroof_oplist *out)
 {
-    ops_build(m, sh, dt, b, out);
+    /* one batch: SGLang's draft worker never splits (TboForwardBatchPreparer.prepare returns for
+     * is_draft_worker), so its all-to-all hides under nothing */
+    ops_build_split(m, sh, dt, b, false, out);
     struct llmroof_op *op = out->op;
     const double a = dtype_bytes(dt->act), w = ops_weight_bytes(dt);
     const double h = (double)m->hidden, L = (double)m->layers;

@@ -334,7 +334,8 @@ double ops_unquantized_bytes(const struct llmroof_model *m, const struct llmroof
 unsigned ops_modules_to_ops(unsigned modules);
 
 struct llmroof_op {
-    double count;      /* instances in one forward pass; 0 = absent */
+    double count;      /* instances in one forward pass (under two-batch overlap, both micro-batches'
+                          instances); 0 = absent */
     double flops;      /* per instance, per rank, FLOP */
     double bytes;      /* per instance, per rank, HBM bytes read + written */
     double comm_bytes; /* per instance, collective message size in bytes (0 for local ops) */
@@ -352,7 +353,15 @@ struct llmroof_oplist {
     bool mla_absorbed;                      /* MLA step run with absorbed weights over the latent (decode) */
     int ep_ranks;                           /* all-to-all group (expert parallelism), 0 = none */
     double a2a_topk;                        /* all-to-all: copies of each token (routed experts, top-k) */
-    bool a2a_overlap;                       /* two-batch overlap: the all-to-all hides under compute */
+    bool a2a_overlap;                       /* two-batch overlap: the all-to-all hides under compute
+                                               (set with micro_batches 2) */
+    double micro_batches;                   /* 1, or 2 where two-batch overlap runs the step as two
+                                               micro-batches one after the other through the decoder
+                                               layers (ops_two_batches): every per-layer operator is
+                                               then a micro-batch's (half the tokens and sequences,
+                                               the weights it reads read in full) and its count
+                                               doubled; the final norm, the LM head and the logits'
+                                               gather stay one call over the whole batch */
     bool a2a_normal;                        /* all-to-all by DeepEP's normal kernels (prefill-type step:
                                                once per node over the network, NVLink forwarding);
                                                false: low-latency kernels (decode, one send per GPU) */
@@ -396,14 +405,30 @@ struct llmroof_oplist {
                                                charged where the GPU has that path */
 };
 
-/* Builds the operator list of one step. Pure; never fails once `sh` is valid. */
+/* Builds the operator list of one step. Pure; never fails once `sh` is valid. Under two-batch
+ * overlap (sh->two_batch_overlap) a step that splits (ops_two_batches) is built as its two
+ * micro-batches (struct llmroof_oplist micro_batches). */
 void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,
                const struct llmroof_dtypes *dt, const struct llmroof_batch *b, struct llmroof_oplist *out);
+/* ops_build with the split decided by the caller: `two` runs the step as two micro-batches
+ * (ignored where the layout has no all-to-all), false as one batch whatever the shard says
+ * (estimate_ops_replicas decides for every replica at once; a drafter never splits). */
+void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
+                     const struct llmroof_batch *b, bool two, struct llmroof_oplist *out);
+/* Whether two-batch overlap splits step `b` (the whole step's batch, spread over the shard's
+ * attention replicas) into two micro-batches: the layout asks for it (EP over data-parallel
+ * attention, --two-batch-overlap, a MoE model) and the mean replica has two to split: a
+ * decode-type step 2 sequences, a prefill-type step (more new tokens than sequences) 2 tokens
+ * (SGLang splits a decode batch at half its sequences and a prefill batch at half its tokens,
+ * cutting a prompt in two where whole prompts would not balance: two_batch_overlap.py
+ * compute_split_seq_index, _is_two_chunk_split_enabled). */
+bool ops_two_batches(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_batch *b);
 
 /* Rebuilds in `out` only the operators that depend on the context (attention, windowed
  * attention, the attention K/V bytes, MLA's decompression) for batch `b`, which must have the
  * tokens and sequences of the batch `out` was built for: a decode step at another context
- * costs this instead of a whole ops_build (estimate.c's last step). */
+ * costs this instead of a whole ops_build (estimate.c's last step). A list built as two
+ * micro-batches (out->micro_batches 2) rebuilds them as each micro-batch's half of `b`. */
 void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
                      const struct llmroof_batch *b, struct llmroof_oplist *out);
 

@@ -191,8 +191,9 @@ void roofline_total(struct llmroof_phase *p)
     /* Two-batch overlap (DeepSeek-V3 report §3.4 and its profile-data repository; SGLang's
      * --enable-two-batch-overlap, vLLM's --enable-dbo): the step runs as two micro-batches, each
      * one's dispatch and combine running while the other computes, so the all-to-all costs only
-     * what exceeds the other operators' time. The split's own cost (each micro-batch streams
-     * the weights again) is left out: an optimistic bound. */
+     * what exceeds the other operators' time. The operators are already both micro-batches'
+     * (ops_build_split: each its own pass, reading the weights it touches again), so what hides
+     * is one micro-batch's all-to-all under the other's compute, summed over the two. */
     const double a2a = p->op[LLMROOF_OP_ALL_TO_ALL].time_s, rest = t - a2a;
     p->hidden_s = p->a2a_overlap ? (a2a < rest ? a2a : rest) : 0.0;
     /* the kernels' CPU launches run ahead of the GPU: the step waits only for what they exceed

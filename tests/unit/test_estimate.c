@@ -786,7 +786,10 @@ static void phase_columns_reconcile_with_the_time(void **state)
 /* bound and comm_pct count the exposed communication (review17b item 3): DeepSeek-V3 on 8 H200,
  * attention DP 8 x TP 1 with EP 8, 64 prompts of 1024 tokens. Two-batch overlap hides the whole
  * prefill all-to-all (the other operators take longer), so the prefill that is comm-bound
- * without the overlap is compute-bound with it, though comm_s stays the same. */
+ * without the overlap is compute-bound with it. comm_s is the two micro-batches' all-to-alls:
+ * twice the calls at about half the message each, so a little more than one batch's (each call
+ * pays its latency, and the busiest rank's share of a smaller batch is a little larger): within
+ * 1%. Before the micro-batches were costed as passes of their own it was one batch's exactly. */
 static void hidden_all_to_all_does_not_bound_the_step(void **state)
 {
     struct llmroof_catalog cat;
@@ -798,7 +801,8 @@ static void hidden_all_to_all_does_not_bound_the_step(void **state)
     struct llmroof_estimate plain = run(&s, 64, 1024, 256);
     s.layout.two_batch_overlap = true;
     struct llmroof_estimate tbo = run(&s, 64, 1024, 256);
-    assert_rel_close(tbo.prefill.comm_s, plain.prefill.comm_s, 1e-12);
+    assert_true(tbo.prefill.comm_s >= plain.prefill.comm_s);
+    assert_rel_close(tbo.prefill.comm_s, plain.prefill.comm_s, 1e-2);
     assert_rel_close(tbo.prefill.hidden_s, tbo.prefill.op[LLMROOF_OP_ALL_TO_ALL].time_s, 1e-12);
     assert_rel_close(estimate_phase_split(&tbo.prefill).comm_exposed_s,
                      tbo.prefill.comm_s - tbo.prefill.op[LLMROOF_OP_ALL_TO_ALL].time_s, 1e-9);
@@ -1064,6 +1068,113 @@ static void two_batch_overlap_needs_every_replica_split(void **state)
     assert_true(e16.decode.hidden_s > 0);
     assert_rel_close(e1.prefill.hidden_s, 0.0, 0);
     assert_true(e8.prefill.hidden_s > 0); /* one 1,024-token prompt on every replica splits */
+    catalog_free(&cat);
+}
+
+/* Two-batch overlap runs the step as two micro-batches one after the other through every decoder
+ * layer (DeepSeek's profile-data README: two micro-batches in decode too; vLLM's UBatchWrapper runs
+ * the model once per micro-batch, docs/design/dbo.md), so each micro-batch reads every weight it
+ * touches. DeepSeek-V3 (fp8 weights, 1 byte each) on 8 H200s, EP 8 over 8
+ * attention replicas, 256 decoding sequences at 2,048 keys, routing balanced (--ep-imbalance 1):
+ * two micro-batches of 128 sequences (16 a replica), each a pass of its own.
+ *   routed experts: a micro-batch's 128 tokens x 8 picks hit 256 (1 - (31/32)^128) = 251.60 of
+ *     the 256, 31.450 a rank, each 3 x 7168 x 2048 x 1 B = 44.04 MB: 2 micro-batches x 58
+ *     MoE layers x 31.450 x 44.04 MB = 160.7 GB a step, where one batch of 256 hits
+ *     32 (1 - (31/32)^256) = 31.991 a rank, 81.7 GB;
+ *   K/V: read once (each sequence in one micro-batch): the attention bytes of the step are one
+ *     batch's;
+ *   time: every per-layer operator twice a 128-sequence pass's, the final norm and the LM head
+ *     once over the 256, less the all-to-all hidden under the other operators (min(a2a, rest):
+ *     all 2.31 ms of it here).
+ * Memory-bound, the step is then 63.2 ms against 37.4 ms as one batch (a micro-batch alone:
+ * 33.0 ms); before, 35.8 ms: one batch less its 1.54 ms all-to-all, the weights streamed once. */
+static void two_batch_overlap_decode_reads_the_weights_twice(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *ds = model(&cat, "deepseek-v3");
+    const struct llmroof_gpu *g = gpu(&cat, "h200");
+    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false };
+    struct llmroof_layout lay = { 1, 1, 8, true, 1.0, true };
+    struct llmroof_shard tbo, one;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(ops_shard_layout(ds, &lay, &tbo, &err), 0);
+    lay.two_batch_overlap = false;
+    assert_int_equal(ops_shard_layout(ds, &lay, &one, &err), 0);
+    const struct llmroof_effs eff = roofline_default_effs(g);
+    const struct llmroof_batch whole = batch_decode(256, 2048), half = batch_decode(128, 2048);
+    struct llmroof_oplist ot, oh, ow;
+    struct llmroof_phase pt, ph, pw;
+    ops_build(ds, &tbo, &dt, &whole, &ot); /* the step under two-batch overlap */
+    ops_build(ds, &one, &dt, &half, &oh);  /* one micro-batch, as a pass of its own */
+    ops_build(ds, &one, &dt, &whole, &ow); /* the step as one batch */
+    roofline_eval(g, dt.act, &eff, 1, &ot, &pt);
+    roofline_eval(g, dt.act, &eff, 1, &oh, &ph);
+    roofline_eval(g, dt.act, &eff, 1, &ow, &pw);
+    assert_rel_close(ot.micro_batches, 2.0, 0);
+    assert_true(ot.a2a_overlap);
+    /* the routed experts' weights, read by each micro-batch */
+    const double expert_bytes = 3.0 * 7168.0 * 2048.0;
+    const double hit_half = 32.0 * (1.0 - pow(31.0 / 32.0, 128.0)), hit_whole = 32.0 * (1.0 - pow(31.0 / 32.0, 256.0));
+    assert_rel_close(ot.experts_hit, hit_half, 1e-12);
+    assert_rel_close(ot.op[LLMROOF_OP_FFN].count * ot.expert_wbytes, 2.0 * 58.0 * hit_half * expert_bytes, 1e-9);
+    assert_rel_close(ow.op[LLMROOF_OP_FFN].count * ow.expert_wbytes, 58.0 * hit_whole * expert_bytes, 1e-9);
+    assert_rel_close(ot.op[LLMROOF_OP_FFN].count * ot.expert_wbytes / 1e9, 160.7, 1e-3);
+    /* every projection's weights twice; the K/V once */
+    for (int k = 0; k < LLMROOF_OP_COUNT; k++)
+        if (k != LLMROOF_OP_LM_HEAD && k != LLMROOF_OP_FINAL_NORM && k != LLMROOF_OP_ALL_GATHER)
+            assert_rel_close(ot.op[k].count, 2.0 * oh.op[k].count, 0);
+    assert_rel_close(ot.op[LLMROOF_OP_QKV_PROJ].count * ot.op[LLMROOF_OP_QKV_PROJ].wbytes,
+                     2.0 * ow.op[LLMROOF_OP_QKV_PROJ].count * ow.op[LLMROOF_OP_QKV_PROJ].wbytes, 1e-12);
+    assert_rel_close(ot.op[LLMROOF_OP_ATTENTION].count * ot.op[LLMROOF_OP_ATTENTION].bytes,
+                     ow.op[LLMROOF_OP_ATTENTION].count * ow.op[LLMROOF_OP_ATTENTION].bytes, 1e-12);
+    /* the step: two micro-batch passes (the head once, over the whole batch) less the hidden
+     * all-to-all */
+    double gpu = 0.0;
+    for (int k = 0; k < LLMROOF_OP_COUNT; k++)
+        gpu += k == LLMROOF_OP_LM_HEAD || k == LLMROOF_OP_FINAL_NORM || k == LLMROOF_OP_ALL_GATHER
+                   ? pw.op[k].time_s
+                   : 2.0 * ph.op[k].time_s;
+    const double a2a = 2.0 * ph.op[LLMROOF_OP_ALL_TO_ALL].time_s;
+    const double hidden = a2a < gpu - a2a ? a2a : gpu - a2a;
+    assert_rel_close(pt.hidden_s, hidden, 1e-12);
+    assert_rel_close(pt.hidden_s, a2a, 1e-12);
+    assert_rel_close(pt.time_s - pt.cpu_wait_s - pt.overhead_s, gpu - hidden, 1e-12);
+    print_message("two-batch overlap %.2f ms (hidden %.2f), one batch %.2f ms, a micro-batch %.2f ms\n",
+                  pt.time_s * 1e3, pt.hidden_s * 1e3, pw.time_s * 1e3, ph.time_s * 1e3);
+    assert_int_equal(pt.bound, LLMROOF_BOUND_MEMORY);
+    assert_true(pt.time_s > 1.5 * pw.time_s);
+    assert_rel_close(pt.time_s * 1e3, 63.24, 1e-3);
+    catalog_free(&cat);
+}
+
+/* ... while in a compute-bound prefill the second pass over the weights hides under the GEMMs and
+ * the all-to-all hides under the other micro-batch: DeepSeek-V3 on 8 H200s (EP 8 over 8
+ * replicas), 256 prompts of 2,048 tokens, 32 a replica, the all-to-all 1.04 s of a 5.74 s prefill.
+ * Split, the prefill is 4.70 s: all of the all-to-all hidden, and a few ms more than one batch
+ * less the all-to-all (4.70 s), the second reads of the weights (about 100 GB a GPU, 24 ms at
+ * 4.1 TB/s, under 4.6 s of GEMMs) and the micro-batches' kernels' fixed costs. */
+static void two_batch_overlap_still_wins_a_compute_bound_prefill(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_setup s = setup(&cat, "deepseek-v3", "h200", 1);
+    s.dt.weight = LLMROOF_FP8;
+    s.layout.ep = 8;
+    s.layout.dp_attn = true;
+    struct llmroof_estimate plain = run(&s, 256, 2048, 128);
+    s.layout.two_batch_overlap = true;
+    struct llmroof_estimate tbo = run(&s, 256, 2048, 128);
+    const double a2a = plain.prefill.op[LLMROOF_OP_ALL_TO_ALL].time_s;
+    print_message("prefill %.1f ms, two-batch overlap %.1f ms (hidden %.1f of %.1f)\n", plain.prefill.time_s * 1e3,
+                  tbo.prefill.time_s * 1e3, tbo.prefill.hidden_s * 1e3, a2a * 1e3);
+    assert_int_equal(plain.prefill.bound, LLMROOF_BOUND_COMPUTE);
+    assert_rel_close(tbo.prefill.hidden_s, tbo.prefill.op[LLMROOF_OP_ALL_TO_ALL].time_s, 1e-12);
+    assert_true(a2a > 0.15 * plain.prefill.time_s);
+    assert_true(tbo.ttft_s < plain.ttft_s - 0.9 * a2a); /* it wins nearly the whole all-to-all */
+    assert_true(tbo.prefill.time_s > plain.prefill.time_s - a2a); /* the second pass is not free */
+    assert_true(tbo.prefill.time_s < plain.prefill.time_s - a2a + 0.02 * plain.prefill.time_s);
     catalog_free(&cat);
 }
 
@@ -1333,6 +1444,8 @@ int main(void)
         cmocka_unit_test(hidden_all_to_all_does_not_bound_the_step),
         cmocka_unit_test(spec_decode_tpot_is_step_over_expected_tokens),
         cmocka_unit_test(two_batch_overlap_needs_every_replica_split),
+        cmocka_unit_test(two_batch_overlap_decode_reads_the_weights_twice),
+        cmocka_unit_test(two_batch_overlap_still_wins_a_compute_bound_prefill),
         cmocka_unit_test(eager_attention_scores_the_whole_window),
         cmocka_unit_test(fp16_accumulate_speeds_gemms_not_flash_attention),
         cmocka_unit_test(llama_cpp_gemms_run_at_the_fp32_accumulate_rate),
