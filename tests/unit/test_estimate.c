@@ -16,6 +16,16 @@ static struct llmroof_setup setup(const struct llmroof_catalog *cat, const char 
     return s;
 }
 
+/* DeepSeek-V3 fp8 on 8 H200s: EP 8 over 8 data-parallel attention replicas (TP 1 each). */
+static struct llmroof_setup dsv3_ep8_dpa(const struct llmroof_catalog *cat)
+{
+    struct llmroof_setup s = setup(cat, "deepseek-v3", "h200", 1);
+    s.dt.weight = LLMROOF_FP8;
+    s.layout.ep = 8;
+    s.layout.dp_attn = true;
+    return s;
+}
+
 static struct llmroof_estimate run(const struct llmroof_setup *s, long b, long p, long o)
 {
     struct llmroof_request r = { b, p, o };
@@ -169,10 +179,7 @@ static void dp_attention_keeps_a_prompt_on_one_replica(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct llmroof_setup s = setup(&cat, "deepseek-v3", "h200", 1);
-    s.dt.weight = LLMROOF_FP8;
-    s.layout.ep = 8;
-    s.layout.dp_attn = true;
+    struct llmroof_setup s = dsv3_ep8_dpa(&cat);
     struct llmroof_estimate one = run(&s, 1, 4096, 2);
     /* MLA prefill, decompressed: 2 * Hq * (nope + rope + v) * pairs per layer, Hq 128 on TP 1,
      * 128 + 64 + 128 = 320, pairs 4096 * 4097 / 2 = 8,390,656:
@@ -794,10 +801,7 @@ static void hidden_all_to_all_does_not_bound_the_step(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct llmroof_setup s = setup(&cat, "deepseek-v3", "h200", 1);
-    s.dt.weight = LLMROOF_FP8;
-    s.layout.ep = 8;
-    s.layout.dp_attn = true;
+    struct llmroof_setup s = dsv3_ep8_dpa(&cat);
     struct llmroof_estimate plain = run(&s, 64, 1024, 256);
     s.layout.two_batch_overlap = true;
     struct llmroof_estimate tbo = run(&s, 64, 1024, 256);
@@ -1159,10 +1163,7 @@ static void two_batch_overlap_still_wins_a_compute_bound_prefill(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct llmroof_setup s = setup(&cat, "deepseek-v3", "h200", 1);
-    s.dt.weight = LLMROOF_FP8;
-    s.layout.ep = 8;
-    s.layout.dp_attn = true;
+    struct llmroof_setup s = dsv3_ep8_dpa(&cat);
     struct llmroof_estimate plain = run(&s, 256, 2048, 128);
     s.layout.two_batch_overlap = true;
     struct llmroof_estimate tbo = run(&s, 256, 2048, 128);
@@ -1185,10 +1186,7 @@ static void draft_passes_run_on_the_busiest_replica(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct llmroof_setup s = setup(&cat, "deepseek-v3", "h200", 1);
-    s.dt.weight = LLMROOF_FP8;
-    s.layout.ep = 8;
-    s.layout.dp_attn = true;
+    struct llmroof_setup s = dsv3_ep8_dpa(&cat);
     const double E = sim_spec_tokens_per_step(3, 0.8);
     const struct llmroof_spec_decode mtp = { LLMROOF_DRAFTER_HEAD, "mtp", NULL, 3, 0.8, 0, 4, E };
     struct llmroof_request r1 = { 1, 1024, 64 }, r8 = { 8, 1024, 64 }, r9 = { 9, 1024, 64 };
