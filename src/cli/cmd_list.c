@@ -110,7 +110,8 @@ int cmd_list(struct cli *c, int argc, char **argv)
                        { e->prefill_first, "prefill_first" },       { e->budget_min_context, "budget_min_context" },
                        { e->dp_rank_scheduler, "dp_rank_scheduler" }, { e->static_batching, "static_batching" },
                        { e->cuda_core_decode, "cuda_core_decode" }, { e->ray_workers, "ray_workers" },
-                       { e->logits_all_tokens, "logits_all_tokens" }, { e->quantized_head, "quantized_head" } };
+                       { e->logits_all_tokens, "logits_all_tokens" }, { e->quantized_head, "quantized_head" },
+                       { e->kv_copy, "kv_copy" } };
             for (size_t f = 0; f < sizeof fl / sizeof fl[0]; f++)
                 if (fl[f].on) {
                     size_t n = strlen(tr);

@@ -130,6 +130,16 @@ static int report_main(struct cli *c, int argc, char **argv, struct ctx *x, stru
     x->in.dt = ckpt_dtypes(m, x->s.eff.engine, cli_dtypes(&x->s), x->s.have_weight);
     x->in.eff = x->s.eff;
     x->in.mem = x->s.mem;
+    /* the engine's KV pool as estimate, memory and simulate set it up (cli_engine_mem), per GPU:
+     * its share of the device, its reserve, TGI 0.8's halved pool, its budget's workspace */
+    for (int gi = 0; x->s.eff.engine && gi < x->in.ngpus; gi++) {
+        struct cli_setup_opts so = x->s;
+        const struct llmroof_setup setup = { m, x->in.gpus[gi], x->in.tps[0], x->in.dt, { .compute = 0 },
+                                             x->in.layout };
+        cli_engine_mem(&so, &setup, false, false);
+        x->in.gpu_mem[gi] = so.mem;
+        x->in.has_gpu_mem = true;
+    }
     if (!dtype_is_storage(x->in.dt.weight) || !dtype_is_storage(x->in.dt.kv))
         return cli_usage_error(c, "tf32 is a compute mode, not a storage dtype for weights or KV cache");
 

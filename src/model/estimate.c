@@ -168,10 +168,11 @@ void estimate_ops_replicas(const struct llmroof_model *m, const struct llmroof_s
     /* Two-batch overlap splits every replica's batch or none (all meet at each MoE layer): the
      * busiest replica must split, and so must the least loaded (a replica with one decoding
      * sequence or none runs one batch; vLLM's dual-batch overlap then runs none in micro-batches,
-     * docs/design/dbo.md), the prefill-type test the busiest's (ops_set_all_to_all's a2a_normal).
+     * docs/design/dbo.md), split by sequences where the busiest has no prompt work (decodes or
+     * speculative verification, batch_decodes_only), else by tokens.
      * Both lists below are then built alike: the experts of half of every replica's tokens. */
-    const bool normal = busiest->tokens > busiest->seqs * 1.0000001;
-    const bool two = ops_two_batches(m, sh, &scaled) && (normal ? least->tokens >= 2.0 : least->seqs >= 2.0);
+    const bool by_seqs = batch_decodes_only(busiest);
+    const bool two = ops_two_batches(m, sh, &scaled) && (by_seqs ? least->seqs >= 2.0 : least->tokens >= 2.0);
     struct llmroof_oplist all;
     ops_build_split(m, sh, dt, &scaled, two, out);
     ops_build_split(m, sh, dt, total, two, &all);
@@ -486,7 +487,9 @@ static int add_kv_copy(const struct llmroof_setup *s, double B, double c_mean, s
     const struct llmroof_layout lay = estimate_layout(s);
     const struct llmroof_mem_opts mo = memory_default_opts();
     struct llmroof_memory mem;
-    const int rc = memory_eval_layout(s->model, s->gpu, &lay, &s->dt, (long)ceil(c_mean), &mo, &mem, err);
+    /* a contiguous tensor holds every token of every layer, windows or not: a token's bytes at a
+     * context of one (where no window has dropped anything), as the simulator's kv_copy_s counts */
+    const int rc = memory_eval_layout(s->model, s->gpu, &lay, &s->dt, 1, &mo, &mem, err);
     if (rc)
         return rc;
     out->step_s += roofline_kv_copy_s(s->gpu, &s->eff, B * c_mean, mem.kv_bytes_per_token_per_gpu);

@@ -583,11 +583,11 @@ bool ops_two_batches(const struct llmroof_model *m, const struct llmroof_shard *
         return false;
     const double rep = sh->attn_dp > 1 ? (double)sh->attn_dp : 1.0;
     const double T = per_replica(b->tokens, rep), S = per_replica(b->seqs, rep);
-    /* two non-empty micro-batches: a decode step splits its sequences (at least 2), a prefill
-     * step its tokens; with fewer the engines run one batch (vLLM's dual-batch overlap falls back
-     * when any rank's second micro-batch would be empty, docs/design/dbo.md). The prefill-type
-     * test is ops_set_all_to_all's (a2a_normal) */
-    return T > S * 1.0000001 ? T >= 2.0 : S >= 2.0;
+    /* two non-empty micro-batches: a decode or verification step splits its sequences (at least
+     * 2: a replica verifying one sequence's k + 1 positions runs one batch), a step with prompt
+     * work its tokens; with fewer the engines run one batch (vLLM's dual-batch overlap falls back
+     * when any rank's second micro-batch would be empty, docs/design/dbo.md) */
+    return batch_decodes_only(b) ? S >= 2.0 : T >= 2.0;
 }
 
 void ops_build(const struct llmroof_model *m, const struct llmroof_shard *sh,

@@ -159,6 +159,14 @@ static inline struct llmroof_batch batch_mark_few(struct llmroof_batch b, double
     }
     return b;
 }
+/* A step with no prompt work: every token beyond one a sequence is a verified position (a decode,
+ * or a speculative verification: extra_logits). Two-batch overlap splits such a step by its
+ * sequences (SGLang's target-verify split: (tokens / tokens per sequence) / 2), any other by its
+ * tokens. */
+static inline bool batch_decodes_only(const struct llmroof_batch *b)
+{
+    return b->tokens - b->seqs <= b->extra_logits + 1e-7 * b->tokens;
+}
 /* b's sums times f (a share of its sequences at their mean context, or b repeated f times). */
 static inline struct llmroof_batch batch_scale(const struct llmroof_batch *b, double f)
 {

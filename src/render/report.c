@@ -272,7 +272,8 @@ int report_build(const struct report_input *in, struct llmroof_report *out, stru
                 continue;
             }
             x->gpus = sh.gpus; /* per-GPU figures divide by the layout's GPUs, as estimate's do */
-            int rc = memory_eval_layout(in->model, x->gpu, &lay, &in->dt, ctx, &in->mem, &x->mem, &e2);
+            int rc = memory_eval_layout(in->model, x->gpu, &lay, &in->dt, ctx, in->has_gpu_mem ? &in->gpu_mem[gi] : &in->mem,
+                                        &x->mem, &e2);
             if (rc)
                 return llmroof_err_set(err, rc, "%s", e2.msg);
             x->has_mem = true;

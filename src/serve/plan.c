@@ -101,15 +101,36 @@ static struct llmroof_mem_opts mem_opts_for(const struct plan_input *in, const s
  * replica's tokens. A prefill-first engine (SGLang, vLLM before 0.6) runs the prompts in a
  * prompt-only iteration that stalls the decodes: the step is then a cycle, a decode iteration
  * plus, for q < 1 in a share q of the cycles, one prompt's iteration (q >= 1: all q of them). */
+/* The engine's work beside a --fast step's GPU time, as estimate and the simulator take it: TGI
+ * 0.8's copy of its contiguous K/V (B decodes at context ctx, roofline_kv_copy_s) and the CPU work
+ * per scheduled sequence (roofline_cpu_step_s; the API server's streaming is left out, as
+ * estimate leaves it). */
+static double fast_engine_s(const struct llmroof_setup *s, const struct llmroof_shard *sh, double gpu_s, double B,
+                            double ctx, double seqs)
+{
+    double t = gpu_s;
+    if (s->eff.kv_copy && B >= 2) {
+        const struct llmroof_layout lay = estimate_layout(s);
+        const struct llmroof_mem_opts mo = memory_default_opts();
+        struct llmroof_memory mem;
+        struct llmroof_err e2 = { 0 };
+        if (memory_eval_layout(s->model, s->gpu, &lay, &s->dt, 1, &mo, &mem, &e2) == LLMROOF_OK)
+            t += roofline_kv_copy_s(s->gpu, &s->eff, B * ctx, mem.kv_bytes_per_token_per_gpu);
+    }
+    const double workers = sh->gpus > 1 || s->eff.ray_workers ? (double)sh->gpus : 0.0;
+    return roofline_cpu_step_s(&s->eff, t, seqs, workers, false, 0.0, 0.0);
+}
+
 static double fast_pass(const struct llmroof_setup *s, const struct llmroof_shard *sh, double B, double ctx, double P,
                         double q, double cap_tok)
 {
     /* the step's prompt tokens as one sequence (batch_add counts one, so none when there are none) */
+    const double seqs = B + (q > 0 ? q : 0.0);
     if (sh->attn_dp <= 1) {
         struct llmroof_batch b = batch_decode(B, ctx);
         if (q > 0)
             batch_add(&b, fmin(q * P, cap_tok), 0, &sh->few);
-        return sim_step_time(s, sh, &b);
+        return fast_engine_s(s, sh, sim_step_time(s, sh, &b), B, ctx, seqs);
     }
     const double n = (double)sh->attn_dp;
     const double busy = fmin(P * fmax(q / n, fmin(q, 1.0)), cap_tok);
@@ -124,7 +145,7 @@ static double fast_pass(const struct llmroof_setup *s, const struct llmroof_shar
     struct llmroof_phase ph;
     estimate_ops_replicas(s->model, sh, &s->dt, &hot, &all, &least, &ops);
     roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &ops, &ph);
-    return ph.time_s;
+    return fast_engine_s(s, sh, ph.time_s, B, ctx, seqs);
 }
 
 static double fast_step(const struct llmroof_setup *s, const struct llmroof_shard *sh, bool prefill_first, double B,

@@ -1182,6 +1182,31 @@ static void two_batch_overlap_still_wins_a_compute_bound_prefill(void **state)
 /* A head's draft passes under data-parallel attention run on the busiest replica (review 20 item
  * 5): DeepSeek-V3 MTP on 8 replicas, 1 or 8 sequences, one on the busiest replica either way: the
  * same draft FLOPs (they were an eighth at batch 1). */
+/* Two-batch overlap splits a verification step by its sequences, as a decode (SGLang's target
+ * verify: (tokens / tokens per sequence) / 2 sequences a micro-batch): 8 sequences on 8 replicas,
+ * one each verifying MTP's 4 positions, run as one batch, the step exactly the plain one's (it
+ * had been split by its 4 tokens: 11.14 -> 16.61 ms); 16 sequences, 2 a replica, split. */
+static void two_batch_overlap_splits_verification_by_sequences(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_setup s = dsv3_ep8_dpa(&cat);
+    const double E = sim_spec_tokens_per_step(3, 0.7);
+    const struct llmroof_spec_decode mtp = { LLMROOF_DRAFTER_HEAD, "mtp", NULL, 3, 0.7, 0, 4, E };
+    struct llmroof_request r8 = { 8, 512, 128 }, r16 = { 16, 512, 128 };
+    struct llmroof_estimate p8, t8, p16, t16;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(estimate_run_spec(&s, &r8, &mtp, &p8, &err), 0);
+    assert_int_equal(estimate_run_spec(&s, &r16, &mtp, &p16, &err), 0);
+    s.layout.two_batch_overlap = true;
+    assert_int_equal(estimate_run_spec(&s, &r8, &mtp, &t8, &err), 0);
+    assert_int_equal(estimate_run_spec(&s, &r16, &mtp, &t16, &err), 0);
+    assert_rel_close(t8.tpot_s, p8.tpot_s, 1e-12);
+    assert_rel_close(t8.decode.hidden_s, 0.0, 0);
+    assert_true(t16.decode.hidden_s > 0.0); /* split: one micro-batch's all-to-all under the other */
+    catalog_free(&cat);
+}
+
 static void draft_passes_run_on_the_busiest_replica(void **state)
 {
     struct llmroof_catalog cat;
@@ -1449,6 +1474,7 @@ int main(void)
         cmocka_unit_test(llama_cpp_gemms_run_at_the_fp32_accumulate_rate),
         cmocka_unit_test(vllm_0_2_prompts_run_below_the_gemm_rate),
         cmocka_unit_test(drafter_prefill_joins_ttft),
+        cmocka_unit_test(two_batch_overlap_splits_verification_by_sequences),
         cmocka_unit_test(draft_passes_run_on_the_busiest_replica),
         cmocka_unit_test(verification_computes_logits_at_every_position),
         cmocka_unit_test(spec_decode_without_acceptance_never_helps),

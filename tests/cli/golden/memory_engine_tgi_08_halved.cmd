@@ -1,0 +1,1 @@
+memory -m llama-13b -g a100-sxm4-40gb -e tgi-0.8
