@@ -8,7 +8,7 @@
  * and the response is, byte for byte, what `llmroof estimate -m llama-2-7b -g a100 -t 1 -b 8
  * --format json` prints on stdout. Errors come back as the CLI's exit status (2 bad input,
  * 1 internal failure) and the message it prints on stderr. Any language with a C FFI can call
- * these seven functions; python/llmroof is such a binding (ctypes).
+ * these eight functions; python/llmroof is such a binding (ctypes).
  *
  * Only this header is a stable interface (LLMROOF_API_VERSION changes when it does); the other
  * headers in include/llmroof/ are the library's modules and may change between versions.
@@ -64,6 +64,12 @@ int llmroof_ctx_call(llmroof_ctx *ctx, const char *request_json, char **response
  * be NULL: then this is llmroof_ctx_call. */
 int llmroof_ctx_call_stoppable(llmroof_ctx *ctx, const char *request_json, char **response_json, char **error_msg,
                                int (*stop)(void *stop_arg), void *stop_arg);
+
+/* A ready-made stop for llmroof_ctx_call_stoppable, asked with stop_arg pointing to an int file
+ * descriptor: nonzero once that descriptor is readable (a poll that does not wait). Give it a pipe
+ * that a signal handler writes to (Python's signal.set_wakeup_fd, a self-pipe), an eventfd, or a
+ * client's socket. Reads nothing. */
+int llmroof_stop_when_readable(void *stop_arg);
 
 /* llmroof_ctx_call with a context made for this one call (the catalog is read every time). */
 int llmroof_call(const char *request_json, char **response_json, char **error_msg);

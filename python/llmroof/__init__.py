@@ -70,8 +70,6 @@ def _candidates():
     yield _SONAME  # the dynamic loader's search path
 
 
-# int (*stop)(void *): llmroof_ctx_call_stoppable's callback
-_STOP = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)
 _ESTOPPED = 3
 
 
@@ -99,7 +97,11 @@ def _load():
         lib.llmroof_ctx_call_stoppable.restype = ctypes.c_int
         lib.llmroof_ctx_call_stoppable.argtypes = [ctypes.c_void_p, ctypes.c_char_p,
                                                    ctypes.POINTER(ctypes.c_void_p),
-                                                   ctypes.POINTER(ctypes.c_void_p), _STOP, ctypes.c_void_p]
+                                                   ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p,
+                                                   ctypes.c_void_p]
+        # the library's own stop (C, no GIL): nonzero once the int fd its argument points to is readable
+        lib.llmroof_stop_when_readable.restype = ctypes.c_int
+        lib.llmroof_stop_when_readable.argtypes = [ctypes.c_void_p]
         lib.llmroof_free.restype = None
         lib.llmroof_free.argtypes = [ctypes.c_void_p]
         return lib
@@ -110,6 +112,21 @@ def _load():
 _lib = _load()
 # The C API is thread-safe (include/llmroof/api.h): calls run at once without a lock, and
 # ctypes releases the GIL for the length of each call.
+
+
+def _drain(fd):
+    """The bytes waiting on a non-blocking pipe's read end (signal numbers)."""
+    os.set_blocking(fd, False)
+    chunks = []
+    while True:
+        try:
+            b = os.read(fd, 512)
+        except BlockingIOError:
+            break
+        if not b:
+            break
+        chunks.append(b)
+    return b"".join(chunks)
 
 
 def _take(ptr):
@@ -198,26 +215,48 @@ class Context:
             raise ValueError("llmroof: the context is closed")
         req = _request(command, args, options).encode("utf-8")
         out, err = ctypes.c_void_p(), ctypes.c_void_p()
-        # Ctrl-C ends a long simulate or plan: the library asks stop() every few milliseconds of
-        # work, and a SIGINT taken meanwhile by the handler below (a flag, no exception: one
-        # raised inside a ctypes callback would be lost) makes it answer "stop". Only the main
-        # thread may set a handler; other threads' calls run to their end.
-        interrupted = []
-        main = threading.current_thread() is threading.main_thread()
-        old = signal.getsignal(signal.SIGINT) if main else None
-        if main and old is signal.default_int_handler:
-            signal.signal(signal.SIGINT, lambda signum, frame: interrupted.append(signum))
-        else:
-            main = False
+        # Ctrl-C ends a long simulate, plan or sweep: for the call, Python's signal wakeup fd is a
+        # pipe of ours, to which its C-level signal handler writes a byte whatever the Python-level
+        # handler; the library's own C stop (llmroof_stop_when_readable: no Python, no GIL taken)
+        # ends the computation once the pipe is readable. Back in Python the pending handlers run
+        # (the default raises KeyboardInterrupt, a custom one whatever it raises); where none
+        # raises, the signal was handled and the call runs again. The bytes go on to the wakeup fd
+        # set before (an asyncio loop's). Only the main thread may set the wakeup fd: calls from
+        # other threads take no stop and run to their end.
+        pipe = None
+        if threading.current_thread() is threading.main_thread():
+            try:
+                pipe = os.pipe()
+                os.set_blocking(pipe[1], False)
+                prev_fd = signal.set_wakeup_fd(pipe[1], warn_on_full_buffer=False)
+            except (OSError, ValueError):
+                if pipe:
+                    os.close(pipe[0])
+                    os.close(pipe[1])
+                pipe = None
         try:
-            rc = _lib.llmroof_ctx_call_stoppable(self._ctx, req, ctypes.byref(out), ctypes.byref(err),
-                                                 _STOP(lambda _arg: 1 if interrupted else 0), None)
+            while True:
+                fd = ctypes.c_int(pipe[0] if pipe else -1)
+                stop = ctypes.cast(_lib.llmroof_stop_when_readable, ctypes.c_void_p) if pipe else None
+                rc = _lib.llmroof_ctx_call_stoppable(self._ctx, req, ctypes.byref(out), ctypes.byref(err),
+                                                     stop, ctypes.cast(ctypes.pointer(fd), ctypes.c_void_p))
+                if not (rc == _ESTOPPED and pipe):
+                    break
+                _take(out)
+                _take(err)
+                out, err = ctypes.c_void_p(), ctypes.c_void_p()
+                data = _drain(pipe[0])  # the pending handlers run here, and may raise
+                if prev_fd >= 0 and data:
+                    try:
+                        os.write(prev_fd, data)
+                    except OSError:
+                        pass
         finally:
-            if main:
-                signal.signal(signal.SIGINT, old)
+            if pipe:
+                signal.set_wakeup_fd(prev_fd)
+                os.close(pipe[0])
+                os.close(pipe[1])
         text, msg = _take(out), _take(err)
-        if interrupted:
-            raise KeyboardInterrupt
         if rc != 0:
             raise LlmroofError((msg or "llmroof: error: status %d" % rc).strip(), rc, text)
         if msg:

@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 #include <dlfcn.h> /* dladdr (a GNU extension: _GNU_SOURCE is set by the build) */
 #include <limits.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -427,6 +428,11 @@ static int run_captured(const char *data_dir, const struct llmroof_catalog *cat,
         elen = ebuf ? strlen(ebuf) : 0;
         rc = LLMROOF_API_EFAIL;
     }
+    if (rc == LLMROOF_API_ESTOPPED) { /* a stopped command's partial output (sweep's rows) is no answer */
+        free(obuf);
+        obuf = NULL;
+        olen = 0;
+    }
     set_out(response_json, take_text(obuf, olen));
     set_out(error_msg, take_text(ebuf, elen));
     return rc;
@@ -519,6 +525,14 @@ int llmroof_ctx_call_stoppable(llmroof_ctx *ctx, const char *request_json, char 
 size_t api_ctx_gpu_count(const llmroof_ctx *ctx)
 {
     return ctx->cat.n_gpus;
+}
+
+int llmroof_stop_when_readable(void *stop_arg)
+{
+    if (!stop_arg)
+        return 0;
+    struct pollfd p = { *(const int *)stop_arg, POLLIN, 0 };
+    return poll(&p, 1, 0) > 0 && (p.revents & (POLLIN | POLLHUP | POLLERR)) != 0;
 }
 
 int api_ctx_call_flags(llmroof_ctx *ctx, const char *request_json, char **response_json, char **error_msg,

@@ -560,7 +560,9 @@ static void slot_release(struct server_state *st)
 
 /* One computing request's stop callback (llmroof_ctx_call_stoppable): the computation ends when
  * it has run past --max-compute, or when its client has gone (closed or reset its socket: an
- * answer nobody reads is not worth a CPU). The socket is looked at every 50 ms at most. */
+ * answer nobody reads is not worth a CPU). The socket is looked at every 50 ms at most. A closed
+ * socket and a half-closed one read alike (end of file): a client that shuts down its sending side
+ * and waits gets a 503 saying so. */
 struct watch {
     int fd;                  /* the client's socket; -1: not known */
     struct timespec start;   /* when the computation began */
@@ -672,9 +674,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                                  "whole --timeout; retry");
         if (api && run)
             slot_release(st);
-        if (w.gone) { /* nobody to answer: close */
+        if (w.gone) {
+            /* the peer closed its side: a client that left reads nothing of this, but one that only
+             * half-closed (nc -N, a shutdown(SHUT_WR) after its request) learns why it has no answer */
             server_reply_free(&r);
-            return MHD_NO;
+            reply_error(&r, 503, "llmroof: error: request: the client closed its side of the connection while the "
+                                 "answer was computed: the computation was stopped (keep the connection open)");
         }
         if (w.over) {
             char msg[200];

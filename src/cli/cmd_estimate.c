@@ -316,6 +316,8 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
                                                         : 0.0)) *
                             1e6,
                         100.0 * setup.eff.cpu_overlap, setup.eff.cpu_output_s * 1e6, 100.0 * setup.eff.cpu_output_overlap);
+        if (e.kv_copy_s > 0) /* TGI 0.8: in TPOT, outside the decode phase's operators */
+            sbuf_printf(&c->out, "; contiguous K/V copied every decode step: %.3f ms (kv_copy)", e.kv_copy_s * 1e3);
         if (setup.eff.ray_engine)
             sbuf_append(&c->out, "; engine in a Ray actor (--engine-use-ray)");
         else if (setup.eff.ray_workers) /* the profile's: its step is a remote call at any TP */

@@ -246,6 +246,7 @@ static int sweep_lists(struct cli *c, struct ctx *x, struct list *mp, struct lis
             sweep_csv_header(&c->out);
     }
     struct sweep_row row;
+    unsigned long rows = 0;
     for (size_t mi = 0; mi < models.n; mi++)
         for (size_t gi = 0; gi < gpus.n; gi++)
             for (size_t ti = 0; ti < tps.n; ti++)
@@ -255,6 +256,11 @@ static int sweep_lists(struct cli *c, struct ctx *x, struct list *mp, struct lis
                             for (size_t wi = 0; wi < wdts.n; wi++)
                                 for (size_t ki = 0; ki < kvdts.n; ki++)
                                     for (size_t ai = 0; ai < actdts.n; ai++) {
+                                        /* a caller's stop (llmroof_ctx_call_stoppable), every 64 rows */
+                                        if (++rows % 64 == 0 && stop_asked(&c->stop)) {
+                                            const struct llmroof_err se = { LLMROOF_ESTOPPED, "stopped by the caller" };
+                                            return cli_fail(c, &se);
+                                        }
                                         struct llmroof_dtypes dt = { (enum llmroof_dtype)wdts.v[wi],
                                                                      (enum llmroof_dtype)kvdts.v[ki],
                                                                      (enum llmroof_dtype)actdts.v[ai], 0, false, LLMROOF_FP16, false };

@@ -492,7 +492,8 @@ static int add_kv_copy(const struct llmroof_setup *s, double B, double c_mean, s
     const int rc = memory_eval_layout(s->model, s->gpu, &lay, &s->dt, 1, &mo, &mem, err);
     if (rc)
         return rc;
-    out->step_s += roofline_kv_copy_s(s->gpu, &s->eff, B * c_mean, mem.kv_bytes_per_token_per_gpu);
+    out->kv_copy_s = roofline_kv_copy_s(s->gpu, &s->eff, B * c_mean, mem.kv_bytes_per_token_per_gpu);
+    out->step_s += out->kv_copy_s;
     return LLMROOF_OK;
 }
 
@@ -1047,6 +1048,7 @@ int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_reques
             (rc = decode_in_passes(s, r, U, out, err)))
             return rc;
         out->step_s = out->decode.time_s;
+        out->kv_copy_s = 0.0; /* *out is not cleared as a whole: every field is written */
         if (s->eff.kv_copy && B >= 2 && (rc = add_kv_copy(s, B, 0.5 * (c1 + c2), out, err)))
             return rc;
         if (nmb > 1) { /* n micro-batches through the fullest stage: 61 layers in 2 stages, 31 + 30 */
@@ -1075,6 +1077,7 @@ int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_reques
         memset(&out->decode, 0, sizeof out->decode);
         out->decode_split = (struct estimate_split){ 0.0, 0.0, 0.0 };
         out->cpu_step_s = 0.0;
+        out->kv_copy_s = 0.0;
     }
     out->e2e_s = out->ttft_s + out->decode_steps * out->tpot_s;
     out->output_tok_s = Ball * O / out->e2e_s;

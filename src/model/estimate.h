@@ -107,6 +107,8 @@ struct llmroof_estimate {
     double cpu_prefill_s;              /* TTFT added by the engine's per-sequence CPU work for the prefill
                                           step (roofline_cpu_step_s less the GPU time), else 0 */
     double cpu_step_s;                 /* the same for each decode step, in step_s */
+    double kv_copy_s;                  /* TGI 0.8's copy of the batch's contiguous K/V a decode step at the
+                                          mean context (engine kv_copy), in step_s; 0 without */
     double tokens_per_step;            /* tokens per sequence per step: TPOT = step_s / tokens_per_step */
 };
 

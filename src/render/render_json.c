@@ -594,6 +594,8 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
         cJSON_AddNumberToObject(o, "cpu_first_token_s", e->cpu_prefill_s);
         cJSON_AddNumberToObject(o, "cpu_step_s", e->cpu_step_s);
     }
+    if (e->kv_copy_s > 0) /* TGI 0.8's contiguous K/V copied every decode step */
+        cJSON_AddNumberToObject(o, "kv_copy_step_s", e->kv_copy_s);
     cJSON_AddNumberToObject(o, "ttft_s", e->ttft_s);
     cJSON_AddNumberToObject(o, "tpot_s", e->tpot_s);
     cJSON_AddNumberToObject(o, "e2e_s", e->e2e_s);

@@ -1585,6 +1585,12 @@ static int plan_users(const struct plan_input *in, struct plan_result *out, stru
                 continue;
             long rank = LONG_MAX;
             if (!in->fast && !in->exhaustive && in->ngpus > 1) {
+                /* the analytic ranking takes seconds over many layouts and users: a caller's stop
+                 * is asked before each (review of session 36: 6 s unasked) */
+                if (stop_asked(&in->sim.stop)) {
+                    rc = llmroof_err_set(err, LLMROOF_ESTOPPED, "stopped by the caller while ranking the options");
+                    goto done;
+                }
                 /* the order only: the analytic answer's GPUs (unranked last when it has none) */
                 struct plan_option q = *o;
                 struct llmroof_err e2 = { 0 };

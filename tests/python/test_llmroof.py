@@ -237,5 +237,47 @@ class Interrupt(unittest.TestCase):
         self.assertEqual(restored, "True")
 
 
+    def _run_with_sigint(self, handler_code, requests):
+        # a child that installs `handler_code` as its SIGINT handler, runs a simulation and says
+        # how it ended; SIGINT comes 0.3 s after it starts
+        code = ("import signal, sys, time; sys.path.insert(0, %r); import llmroof\n"
+                "class Stop(Exception): pass\n"
+                "calls = []\n" + handler_code +
+                "print('ready', flush=True)\n"
+                "try:\n"
+                "    r = llmroof.simulate(model='llama-3.1-8b', gpu='h100', requests=%d, workload='fixed:128:20000')\n"
+                "    print('finished', r['completed'] if 'completed' in r else 'ok', len(calls), flush=True)\n"
+                "except Stop:\n"
+                "    print('raised Stop', len(calls), flush=True)\n"
+                "except KeyboardInterrupt:\n"
+                "    print('interrupted', len(calls), flush=True)\n") % (os.path.join(REPO, "python"), requests)
+        p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+        try:
+            self.assertEqual(p.stdout.readline().strip(), "ready")
+            import signal
+            import time
+            time.sleep(0.3)
+            p.send_signal(signal.SIGINT)
+            said = p.stdout.readline().split()
+            self.assertEqual(p.wait(timeout=300), 0)
+        finally:
+            if p.poll() is None:
+                p.kill()
+            p.stdout.close()
+        return said
+
+    def test_a_custom_handler_that_raises_gets_its_exception(self):
+        said = self._run_with_sigint(
+            "def h(s, f):\n    calls.append(s)\n    raise Stop()\nsignal.signal(signal.SIGINT, h)\n", 20000)
+        self.assertEqual(said, ["raised", "Stop", "1"])
+
+    def test_a_custom_handler_that_does_not_raise_lets_the_call_finish(self):
+        # the signal handled (its handler ran once), the computation runs again to its end
+        said = self._run_with_sigint(
+            "def h(s, f):\n    calls.append(s)\nsignal.signal(signal.SIGINT, h)\n", 6000)
+        self.assertEqual(said[0], "finished")
+        self.assertEqual(said[-1], "1")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -288,6 +288,30 @@ class Server(unittest.TestCase):
         self.assertIn(b"limit of 1 s (--max-compute)", data)
         self.assertLess(took, 5)
 
+    def test_a_half_closed_client_is_told_why(self):
+        # a shutdown(SHUT_WR) reads as a departure (end of file): the computation stops, and the
+        # client, still reading, gets a 503 that says so rather than a silent close
+        p, port = start("--max-sim-tokens", "1e12")
+        try:
+            body = json.dumps({"model": "llama-3.1-8b", "gpu": "h100", "requests": 20000,
+                               "workload": "fixed:128:20000"}).encode()
+            s = socket.create_connection(("127.0.0.1", port))
+            s.sendall(b"POST /api/v1/simulate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                      b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+            s.shutdown(socket.SHUT_WR)
+            s.settimeout(30)
+            data = b""
+            while True:
+                b = s.recv(65536)
+                if not b:
+                    break
+                data += b
+            s.close()
+        finally:
+            self.assertEqual(stop(p), 0)
+        self.assertTrue(data.startswith(b"HTTP/1.1 503"), data[:80])
+        self.assertIn(b"closed its side of the connection", data)
+
     def test_a_client_that_leaves_stops_its_computation(self):
         # the same simulation, its client gone once it computes: the server's CPU goes quiet at once
         # instead of computing an answer nobody reads for minutes

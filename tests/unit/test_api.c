@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "llmroof/api.h"
 
@@ -337,6 +338,22 @@ static void warnings_should_come_back_beside_the_result(void **state)
     llmroof_free(msg);
 }
 
+/* llmroof_stop_when_readable: 0 while a pipe is empty, nonzero once a byte waits (read by no one),
+ * 0 for a NULL argument. */
+static void stop_when_readable_follows_the_descriptor(void **state)
+{
+    (void)state;
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    assert_int_equal(llmroof_stop_when_readable(&fds[0]), 0);
+    assert_int_equal(write(fds[1], "x", 1), 1);
+    assert_int_not_equal(llmroof_stop_when_readable(&fds[0]), 0);
+    assert_int_not_equal(llmroof_stop_when_readable(&fds[0]), 0); /* the byte stays */
+    assert_int_equal(llmroof_stop_when_readable(NULL), 0);
+    close(fds[0]);
+    close(fds[1]);
+}
+
 /* A stop callback that asks to stop from its `at`-th question on (never when at < 0). */
 struct stop_count {
     int calls, at;
@@ -384,6 +401,19 @@ static void stop_callback_should_end_long_work(void **state)
                      LLMROOF_API_ESTOPPED);
     assert_null(resp);
     assert_non_null(strstr(msg, "stopped by the caller"));
+    llmroof_free(msg);
+
+    /* sweep asks every 64 rows: 2 x 2 x 4 x 4 x 3 = 192 rows, stopped at the 64th; its rows so far
+     * are no answer */
+    struct stop_count sw = { 0, 0 };
+    assert_int_equal(llmroof_ctx_call_stoppable(ctx_of(state),
+                                                "{\"command\":\"sweep\",\"models\":[\"llama-2-7b\",\"llama-2-13b\"],"
+                                                "\"gpus\":[\"a100\",\"h100\"],\"batch\":[1,8,32,64],"
+                                                "\"tp\":[1],\"prompt\":[128,512,1024,2048],\"output\":[64,128,256],\"format\":\"jsonl\"}",
+                                                &resp, &msg, stop_at, &sw),
+                     LLMROOF_API_ESTOPPED);
+    assert_null(resp);
+    assert_int_equal(sw.calls, 1);
     llmroof_free(msg);
 
     struct stop_count est = { 0, 0 };
@@ -548,6 +578,7 @@ int main(void)
         cmocka_unit_test(long_values_should_be_echoed_clipped),
         cmocka_unit_test(warnings_should_come_back_beside_the_result),
         cmocka_unit_test(stop_callback_should_end_long_work),
+        cmocka_unit_test(stop_when_readable_follows_the_descriptor),
         cmocka_unit_test(context_should_name_a_directory_without_a_catalog),
         cmocka_unit_test(repeated_calls_should_agree_and_not_leak),
         cmocka_unit_test(separate_contexts_should_run_at_once_in_threads),
