@@ -54,6 +54,16 @@ def request(port, method, path, body=None, conn=None, timeout=60):
     return r.status, dict(r.getheaders()), data
 
 
+def send_long_simulation(port):
+    """A socket that has sent a simulation of minutes (its answer not read)."""
+    body = json.dumps({"model": "llama-3.1-8b", "gpu": "h100", "requests": 20000,
+                       "workload": "fixed:128:20000"}).encode()
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(b"POST /api/v1/simulate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+              b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+    return s
+
+
 def rss_kib(pid):
     with open("/proc/%d/status" % pid) as f:
         for line in f:
@@ -293,11 +303,7 @@ class Server(unittest.TestCase):
         # client, still reading, gets a 503 that says so rather than a silent close
         p, port = start("--max-sim-tokens", "1e12")
         try:
-            body = json.dumps({"model": "llama-3.1-8b", "gpu": "h100", "requests": 20000,
-                               "workload": "fixed:128:20000"}).encode()
-            s = socket.create_connection(("127.0.0.1", port))
-            s.sendall(b"POST /api/v1/simulate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                      b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+            s = send_long_simulation(port)
             s.shutdown(socket.SHUT_WR)
             s.settimeout(30)
             data = b""
@@ -323,11 +329,7 @@ class Server(unittest.TestCase):
             return (int(v[11]) + int(v[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
 
         try:
-            body = json.dumps({"model": "llama-3.1-8b", "gpu": "h100", "requests": 20000,
-                               "workload": "fixed:128:20000"}).encode()
-            s = socket.create_connection(("127.0.0.1", port))
-            s.sendall(b"POST /api/v1/simulate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                      b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+            s = send_long_simulation(port)
             # until the simulation has had 0.1 s of a CPU (longer on a loaded machine): its rate
             t0, c0 = time.monotonic(), cpu_s()
             while cpu_s() - c0 < 0.1 and time.monotonic() - t0 < 60:
