@@ -403,6 +403,18 @@ static void stop_callback_should_end_long_work(void **state)
     assert_non_null(strstr(msg, "stopped by the caller"));
     llmroof_free(msg);
 
+    /* a users plan over several GPUs ranks its options analytically first (seconds over many
+     * layouts): asked there too */
+    struct stop_count rank = { 0, 0 };
+    assert_int_equal(llmroof_ctx_call_stoppable(ctx_of(state),
+                                                "{\"command\":\"plan\",\"model\":\"llama-3.1-8b\",\"gpus\":[\"h100\",\"a100\"],"
+                                                "\"users\":64,\"ttft_slo\":\"2s\",\"tpot_slo\":\"50ms\"}",
+                                                &resp, &msg, stop_at, &rank),
+                     LLMROOF_API_ESTOPPED);
+    assert_null(resp);
+    assert_non_null(strstr(msg, "stopped by the caller while ranking the options"));
+    llmroof_free(msg);
+
     /* sweep asks every 64 rows: 2 x 2 x 4 x 4 x 3 = 192 rows, stopped at the 64th; its rows so far
      * are no answer */
     struct stop_count sw = { 0, 0 };
