@@ -481,8 +481,7 @@ static void prefill_in_passes(const struct llmroof_setup *s, const struct roofli
  * batch's K/V into a tensor one slot longer per sequence, B c tokens at context c, read and
  * written once (roofline_kv_copy_s; the simulator's kv_copy_s). Linear in c: the mean over the
  * decode is its value at the mean context. Added to the step, as the engine's CPU work is. */
-static int add_kv_copy(const struct llmroof_setup *s, double B, double c_mean, struct llmroof_estimate *out,
-                       struct llmroof_err *err)
+int estimate_kv_copy_s(const struct llmroof_setup *s, double tokens, double *copy_s, struct llmroof_err *err)
 {
     const struct llmroof_layout lay = estimate_layout(s);
     const struct llmroof_mem_opts mo = memory_default_opts();
@@ -490,11 +489,16 @@ static int add_kv_copy(const struct llmroof_setup *s, double B, double c_mean, s
     /* a contiguous tensor holds every token of every layer, windows or not: a token's bytes at a
      * context of one (where no window has dropped anything), as the simulator's kv_copy_s counts */
     const int rc = memory_eval_layout(s->model, s->gpu, &lay, &s->dt, 1, &mo, &mem, err);
-    if (rc)
-        return rc;
-    out->kv_copy_s = roofline_kv_copy_s(s->gpu, &s->eff, B * c_mean, mem.kv_bytes_per_token_per_gpu);
+    *copy_s = rc ? 0.0 : roofline_kv_copy_s(s->gpu, &s->eff, tokens, mem.kv_bytes_per_token_per_gpu);
+    return rc;
+}
+
+static int add_kv_copy(const struct llmroof_setup *s, double B, double c_mean, struct llmroof_estimate *out,
+                       struct llmroof_err *err)
+{
+    const int rc = estimate_kv_copy_s(s, B * c_mean, &out->kv_copy_s, err);
     out->step_s += out->kv_copy_s;
-    return LLMROOF_OK;
+    return rc;
 }
 
 /* A decode step of B sequences that each put `v` new tokens after c - 1 cached ones (the target's

@@ -131,6 +131,11 @@ void estimate_ops_replicas(const struct llmroof_model *m, const struct llmroof_s
  * replicas idle and the busiest with one). */
 double estimate_busiest_seqs(double batch, int replicas);
 
+/* TGI 0.8's copy of its contiguous K/V (engine kv_copy) holding `tokens` tokens, every layer's:
+ * roofline_kv_copy_s at a token's bytes on the fullest GPU of s's layout. estimate's decode step,
+ * plan --fast's steps; the simulator takes the same bytes from its pool (kv_token_gpu_bytes). */
+int estimate_kv_copy_s(const struct llmroof_setup *s, double tokens, double *copy_s, struct llmroof_err *err);
+
 /* MLA without DSA: sets sh->few (model/ops.h struct ops_few_rule) to the break-even of its two forms
  * in the setup's modelled time, the sequences it picks running absorbed and the others
  * decompressed. Both forms of one sequence of n new tokens after P cached ones are timed by the

@@ -110,12 +110,10 @@ static double fast_engine_s(const struct llmroof_setup *s, const struct llmroof_
 {
     double t = gpu_s;
     if (s->eff.kv_copy && B >= 2) {
-        const struct llmroof_layout lay = estimate_layout(s);
-        const struct llmroof_mem_opts mo = memory_default_opts();
-        struct llmroof_memory mem;
+        double copy_s = 0.0;
         struct llmroof_err e2 = { 0 };
-        if (memory_eval_layout(s->model, s->gpu, &lay, &s->dt, 1, &mo, &mem, &e2) == LLMROOF_OK)
-            t += roofline_kv_copy_s(s->gpu, &s->eff, B * ctx, mem.kv_bytes_per_token_per_gpu);
+        estimate_kv_copy_s(s, B * ctx, &copy_s, &e2); /* a layout that does not build: checked before */
+        t += copy_s;
     }
     const double workers = sh->gpus > 1 || s->eff.ray_workers ? (double)sh->gpus : 0.0;
     return roofline_cpu_step_s(&s->eff, t, seqs, workers, false, 0.0, 0.0);

@@ -366,6 +366,20 @@ static int stop_at(void *arg)
     return k->at >= 0 && k->calls > k->at;
 }
 
+/* Runs req with stop_at answering "stop" from its (at + 1)-th question: the call ends with
+ * LLMROOF_API_ESTOPPED, no response and an error holding `needle`. Returns the questions asked. */
+static int expect_stopped(llmroof_ctx *ctx, const char *req, int at, const char *needle)
+{
+    struct stop_count k = { 0, at };
+    char *resp = NULL, *msg = NULL;
+    assert_int_equal(llmroof_ctx_call_stoppable(ctx, req, &resp, &msg, stop_at, &k), LLMROOF_API_ESTOPPED);
+    assert_null(resp);
+    assert_non_null(msg);
+    assert_non_null(strstr(msg, needle));
+    llmroof_free(msg);
+    return k.calls;
+}
+
 /* llmroof_ctx_call_stoppable: a callback that never stops changes nothing (the same bytes as
  * llmroof_ctx_call) and is asked every SIM_STOP_EVENTS (4096) events of a simulation; one that
  * stops ends simulate and plan with status 3, no response and the library's message; an estimate
@@ -374,7 +388,7 @@ static void stop_callback_should_end_long_work(void **state)
 {
     static const char sim[] = "{\"command\":\"simulate\",\"model\":\"llama-3.1-8b\",\"gpu\":\"h100\","
                               "\"requests\":3000,\"workload\":\"fixed:64:256\",\"rate\":40}";
-    char *plain = NULL, *resp = NULL, *msg = NULL;
+    char *plain = NULL, *resp = NULL;
     assert_int_equal(llmroof_ctx_call(ctx_of(state), sim, &plain, NULL), 0);
     struct stop_count never = { 0, -1 };
     assert_int_equal(llmroof_ctx_call_stoppable(ctx_of(state), sim, &resp, NULL, stop_at, &never), 0);
@@ -384,49 +398,28 @@ static void stop_callback_should_end_long_work(void **state)
      * floor(13,542 / 4,096) = 3 questions */
     assert_int_equal(never.calls, 3);
 
-    struct stop_count two = { 0, 1 }; /* stops at its second question */
-    assert_int_equal(llmroof_ctx_call_stoppable(ctx_of(state), sim, &resp, &msg, stop_at, &two), LLMROOF_API_ESTOPPED);
-    assert_null(resp);
-    assert_non_null(msg);
-    assert_non_null(strstr(msg, "llmroof: error: stopped by the caller after "));
-    assert_int_equal(two.calls, 2);
-    llmroof_free(msg);
-    msg = NULL;
-
-    struct stop_count first = { 0, 0 };
-    assert_int_equal(llmroof_ctx_call_stoppable(ctx_of(state),
-                                                "{\"command\":\"plan\",\"model\":\"llama-3.1-8b\",\"gpus\":\"h100\","
-                                                "\"users\":64,\"ttft_slo\":\"2s\",\"tpot_slo\":\"50ms\"}",
-                                                &resp, &msg, stop_at, &first),
-                     LLMROOF_API_ESTOPPED);
-    assert_null(resp);
-    assert_non_null(strstr(msg, "stopped by the caller"));
-    llmroof_free(msg);
+    /* stops at its second question */
+    assert_int_equal(expect_stopped(ctx_of(state), sim, 1, "llmroof: error: stopped by the caller after "), 2);
+    expect_stopped(ctx_of(state),
+                   "{\"command\":\"plan\",\"model\":\"llama-3.1-8b\",\"gpus\":\"h100\",\"users\":64,"
+                   "\"ttft_slo\":\"2s\",\"tpot_slo\":\"50ms\"}",
+                   0, "stopped by the caller");
 
     /* a users plan over several GPUs ranks its options analytically first (seconds over many
      * layouts): asked there too */
-    struct stop_count rank = { 0, 0 };
-    assert_int_equal(llmroof_ctx_call_stoppable(ctx_of(state),
-                                                "{\"command\":\"plan\",\"model\":\"llama-3.1-8b\",\"gpus\":[\"h100\",\"a100\"],"
-                                                "\"users\":64,\"ttft_slo\":\"2s\",\"tpot_slo\":\"50ms\"}",
-                                                &resp, &msg, stop_at, &rank),
-                     LLMROOF_API_ESTOPPED);
-    assert_null(resp);
-    assert_non_null(strstr(msg, "stopped by the caller while ranking the options"));
-    llmroof_free(msg);
+    expect_stopped(ctx_of(state),
+                   "{\"command\":\"plan\",\"model\":\"llama-3.1-8b\",\"gpus\":[\"h100\",\"a100\"],"
+                   "\"users\":64,\"ttft_slo\":\"2s\",\"tpot_slo\":\"50ms\"}",
+                   0, "stopped by the caller while ranking the options");
 
     /* sweep asks every 64 rows: 2 x 2 x 4 x 4 x 3 = 192 rows, stopped at the 64th; its rows so far
      * are no answer */
-    struct stop_count sw = { 0, 0 };
-    assert_int_equal(llmroof_ctx_call_stoppable(ctx_of(state),
-                                                "{\"command\":\"sweep\",\"models\":[\"llama-2-7b\",\"llama-2-13b\"],"
-                                                "\"gpus\":[\"a100\",\"h100\"],\"batch\":[1,8,32,64],"
-                                                "\"tp\":[1],\"prompt\":[128,512,1024,2048],\"output\":[64,128,256],\"format\":\"jsonl\"}",
-                                                &resp, &msg, stop_at, &sw),
-                     LLMROOF_API_ESTOPPED);
-    assert_null(resp);
-    assert_int_equal(sw.calls, 1);
-    llmroof_free(msg);
+    assert_int_equal(expect_stopped(ctx_of(state),
+                                    "{\"command\":\"sweep\",\"models\":[\"llama-2-7b\",\"llama-2-13b\"],"
+                                    "\"gpus\":[\"a100\",\"h100\"],\"batch\":[1,8,32,64],\"tp\":[1],"
+                                    "\"prompt\":[128,512,1024,2048],\"output\":[64,128,256],\"format\":\"jsonl\"}",
+                                    0, "stopped by the caller"),
+                     1);
 
     struct stop_count est = { 0, 0 };
     assert_int_equal(llmroof_ctx_call_stoppable(ctx_of(state),
