@@ -336,7 +336,7 @@ void table_render_fit(const struct table *t, enum table_format f, size_t max_wid
             idx[n++] = c;
         for (int c = start[p]; c < start[p + 1]; c++)
             idx[n++] = c;
-        char title[sizeof t->title + 32];
+        char title[sizeof t->title + 48]; /* " (part N of M)" with two ints of up to 11 characters */
         snprintf(title, sizeof title, "%s%s(part %d of %d)", t->title, t->title[0] ? " " : "", p + 1, nparts);
         struct table part;
         project(t, title, idx, n, &part);

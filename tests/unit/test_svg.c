@@ -79,7 +79,7 @@ static void wide_table_prints_in_parts_within_the_width(void **state)
     table_init(&t, "wide");
     table_col(&t, "name", 0);
     for (int c = 0; c < 12; c++) {
-        char n[16];
+        char n[24]; /* "column_" and an int of up to 11 characters */
         snprintf(n, sizeof n, "column_%02d", c); /* 9 characters + 2 of separator: 11 per column */
         table_col(&t, n, 1);
     }
