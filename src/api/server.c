@@ -14,6 +14,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -151,6 +152,30 @@ static void key_norm(const char *k, char *buf, size_t n)
     for (char *p = buf; *p; p++)
         if (*p == '_')
             *p = '-';
+}
+
+/* The top-level field that holds a number cJSON parsed to infinity (1e400), itself or inside its
+   list or object; NULL when every number is finite. (JSON has no NaN literal.) */
+static bool has_nonfinite(const cJSON *o)
+{
+    if (cJSON_IsNumber(o))
+        return !isfinite(o->valuedouble);
+    const cJSON *it;
+    cJSON_ArrayForEach(it, o) {
+        if (has_nonfinite(it))
+            return true;
+    }
+    return false;
+}
+
+static const char *nonfinite_field(const cJSON *req)
+{
+    const cJSON *it;
+    cJSON_ArrayForEach(it, req) {
+        if (has_nonfinite(it))
+            return it->string;
+    }
+    return NULL;
 }
 
 /* A number given as a JSON number or a string ("250"); false when absent or not a number. */
@@ -347,9 +372,30 @@ static void route_api(llmroof_ctx *ctx, const struct server_cfg *cfg, const char
         reply_error(r, 400, msg);
         return;
     }
+    size_t tail = end && end >= body && end <= body + len ? (size_t)(end - body) : len;
+    while (tail < len && strchr(" \t\r\n", body[tail]))
+        tail++;
+    if (tail < len) {
+        /* the library refuses text after the document too (api.c: cJSON_ParseWithOpts, NUL required);
+           a second object would otherwise be dropped without a word */
+        cJSON_Delete(req);
+        snprintf(msg, sizeof msg, "llmroof: error: request: invalid JSON at byte %zu: text after the JSON object", tail);
+        reply_error(r, 400, msg);
+        return;
+    }
     if (!cJSON_IsObject(req)) {
         cJSON_Delete(req);
         reply_error(r, 400, "llmroof: error: request: the body must be a JSON object of options");
+        return;
+    }
+    const char *inf_key = nonfinite_field(req);
+    if (inf_key) {
+        /* 1e400 parses to infinity, which cJSON_PrintUnformatted below would write as null, and null
+           means "the default": refuse it here, naming the field, as the library does */
+        snprintf(msg, sizeof msg, "llmroof: error: request: field '%.64s': the number is out of range (expected a finite number)",
+                 inf_key);
+        cJSON_Delete(req);
+        reply_error(r, 400, msg);
         return;
     }
     size_t dup_at = 0;

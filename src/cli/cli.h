@@ -145,8 +145,8 @@ struct cli_opt {
     { OPT_ENGINE, "engine", 'e', "ID", "serving-engine profile (overheads, kernel quality): see 'llmroof list engines'", false }, \
     { OPT_ENGINERAY, "engine-use-ray", 0, NULL, "the engine runs in a Ray actor (vLLM <= 0.4 --engine-use-ray): its per-step remote call at any TP", false }
 #define CLI_OPT_MEM \
-    { OPT_MEMUTIL, "mem-util", 0, "F", "fraction of GPU memory the engine may use (default 0.90)", false }, \
-    { OPT_RESERVE, "reserve", 0, "BYTES", "runtime reserve per GPU, e.g. 1GiB (default 1GiB)", false }, \
+    { OPT_MEMUTIL, "mem-util", 0, "F", "fraction of GPU memory the engine may use (default 0.90, or the engine's mem_util)", false }, \
+    { OPT_RESERVE, "reserve", 0, "BYTES", "runtime reserve per GPU, e.g. 1GiB (default 1GiB, or the engine's reserve_bytes)", false }, \
     { OPT_WORKSPACE, "workspace", 0, "BYTES", "activation workspace per GPU (default derived)", false }, \
     { OPT_BLOCK, "block-size", 0, "N", "paged-KV block size in tokens (default: unpaged)", false }
 

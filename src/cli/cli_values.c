@@ -32,7 +32,7 @@ int cli_double(struct cli *c, const char *opt, const char *arg, double min, doub
 int cli_bytes(struct cli *c, const char *opt, const char *arg, double *out)
 {
     if (!parse_bytes(arg, out))
-        return cli_usage_error(c, "option '--%s': '%s' is not a byte size (e.g. 512MiB, 1.5GiB, 2GB)", opt, CLI_CLIP(arg));
+        return cli_usage_error(c, "option '--%s': '%s' is not a byte size from 0 to 4 EiB (e.g. 512MiB, 1.5GiB, 2GB)", opt, CLI_CLIP(arg));
     return 0;
 }
 
@@ -66,8 +66,8 @@ int cli_duration(struct cli *c, const char *opt, const char *arg, double max_s, 
         return cli_usage_error(c, "option '--%s': '%s' has no unit: write it with one of ns, us, ms, s, min "
                                   "(e.g. %ss or %sms)", opt, CLI_CLIP(arg), arg, arg);
     if (!(parse_duration(arg, &v) || (bare_zero(arg) && (v = 0, true))) || (positive && !(v > 0)) || v > max_s)
-        return cli_usage_error(c, "option '--%s': '%s' is not a %sduration of at most %g s (e.g. 3s, 500ms)", opt, CLI_CLIP(arg),
-                               positive ? "positive " : "", max_s);
+        return cli_usage_error(c, "option '--%s': '%s' is not a duration %s %g s (e.g. 3s, 500ms)", opt, CLI_CLIP(arg),
+                               positive ? "above 0 and at most" : "from 0 to", max_s);
     *out_s = v;
     return 0;
 }

@@ -350,6 +350,16 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
             sbuf_printf(&c->out, "note: %d stages of %s; %.0f micro-batch%s; prefill bubble %.3f ms\n", e.shard.pp, stage_lay,
                         e.micro_batches, e.micro_batches == 1 ? "" : "es", e.pp_bubble_s * 1e3);
         }
+        if (!e.has_spec && e.decode_steps > 0 && e.shard.pp <= 1 && (e.kv_copy_s > 0 || e.cpu_step_s > 0)) {
+            /* TPOT holds more than the decode phase's operators (the table below): name the rest */
+            char kv[80] = "", cpu[80] = "";
+            if (e.kv_copy_s > 0)
+                snprintf(kv, sizeof kv, " + contiguous K/V copy %.3f (kv_copy)", e.kv_copy_s * 1e3);
+            if (e.cpu_step_s > 0)
+                snprintf(cpu, sizeof cpu, " + engine CPU work %.3f the GPU does not hide", e.cpu_step_s * 1e3);
+            sbuf_printf(&c->out, "note: TPOT %.3f ms = decode_step_mean %.3f%s%s\n", e.tpot_s * 1e3, e.decode.time_s * 1e3,
+                        kv, cpu);
+        }
         if (e.has_spec && e.decode_steps > 0) {
             /* the speculative configuration and what a step yields (docs/metrics.md "estimate with
              * speculative decoding") */

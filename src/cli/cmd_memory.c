@@ -66,7 +66,9 @@ int cmd_memory(struct cli *c, int argc, char **argv)
                        "Per-GPU memory: weights, activation workspace, runtime reserve, KV-cache capacity in\n"
                        "bytes and tokens, and the largest batch of C-token sequences that fits; with -b, whether\n"
                        "that batch fits (the same rule as estimate and sweep).\n"
-                       "  usable = memory * mem_util;  capacity = usable - weights - workspace - reserve\n"
+                       "  usable = visible memory * mem_util;  capacity = usable - weights - workspace - reserve\n"
+                       "  (an engine with kv_of_free_memory: capacity = mem_util * (visible - weights - workspace -\n"
+                       "  reserve); with kv_copy, TGI 0.8: half the capacity)\n"
                        "For the background studies' theoretical figures use --mem-util 1 --reserve 0 --workspace 0.");
     if (rc)
         return rc;

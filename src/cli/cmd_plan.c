@@ -36,7 +36,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     case OPT_PRICE: x->price = arg; return 0;
     case OPT_WORKLOAD: x->workload = arg; return 0;
     case OPT_USERS: x->have_users = true; return cli_long(c, "users", arg, 1, 100000000, &x->in.users);
-    case OPT_RATE: return cli_double(c, "rate", arg, 0, 100000, true, &x->in.rate_qps);
+    case OPT_RATE: return cli_double(c, "rate", arg, SIM_MIN_RATE_QPS, 100000, false, &x->in.rate_qps);
     case OPT_TTFT: return cli_duration(c, "ttft-slo", arg, 3600, true, &x->in.ttft_slo_s);
     case OPT_TPOT: return cli_duration(c, "tpot-slo", arg, 60, true, &x->in.tpot_slo_s);
     case OPT_PCT: {

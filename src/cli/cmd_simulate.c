@@ -144,7 +144,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         return cli_think(c, arg, &x->cfg.think_min_s, &x->cfg.think_max_s);
     case OPT_RATE:
         x->have_rate = true;
-        return cli_double(c, "rate", arg, 0, 1e6, true, &x->cfg.rate_qps);
+        return cli_double(c, "rate", arg, SIM_MIN_RATE_QPS, 1e6, false, &x->cfg.rate_qps);
     case OPT_TRACE: x->trace = arg; return 0;
     case OPT_WORKLOAD: x->workload = arg; return 0;
     case OPT_SEED: {
@@ -570,6 +570,10 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         return cli_usage_error(c, "option '--sweep-%s': '%s' is not a list of up to %d positive %s", 
                                strcmp(sweep, "max_batched_tokens") == 0 ? "batched-tokens" : sweep,
                                x->sweep_list, MAX_POINTS, pts.integer ? "whole numbers" : "numbers");
+    for (int i = 0; i < pts.n && strcmp(sweep, "rate") == 0; i++)
+        if (pts.v[i] < SIM_MIN_RATE_QPS)
+            return cli_usage_error(c, "option '--sweep-rate': %g is below the slowest rate, %g requests/s", pts.v[i],
+                                   SIM_MIN_RATE_QPS);
 
     if ((rc = cli_catalog(c)) || (rc = cli_setup_resolve(c, &x->s)))
         return rc;

@@ -300,6 +300,7 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
      * the batch's K/V may fill at most half of what is free */
     if (o->kv_copy)
         out->kv_capacity_bytes_per_gpu *= 0.5;
+    out->kv_copy = o->kv_copy;
     out->kv_bytes_per_token = arch_kv_bytes_per_token(m, kvb);
     /* a drafter's cache beside the target's: every token the target holds (serve/sim.c holds it so) */
     out->kv_bytes_per_seq_per_gpu = stage_kv_bytes(m, &sh, (double)context_len, kvb) +

@@ -42,7 +42,9 @@ struct llmroof_memory {
     double workspace_bytes_per_gpu;   /* activation workspace */
     double reserve_bytes_per_gpu;     /* runtime reserve */
     double free_bytes_per_gpu;        /* usable - weights - workspace - reserve (may be < 0) */
-    double kv_capacity_bytes_per_gpu; /* max(free, 0) */
+    double kv_capacity_bytes_per_gpu; /* max(free, 0), halved where kv_copy */
+    bool kv_copy;                     /* the pool is half of what is free: the engine copies its
+                                         contiguous K/V every step (mem_opts kv_copy, TGI 0.8) */
     double kv_bytes_per_token;        /* whole model: 2*layers*kv_heads*head_dim*kv_bytes */
     double kv_bytes_per_token_per_gpu;/* this rank's share (replicated heads counted) */
     double kv_capacity_tokens;        /* whole tokens the instance holds (whole blocks when paged): one

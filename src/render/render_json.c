@@ -431,6 +431,8 @@ static void add_memory_fields(cJSON *o, const struct llmroof_memory *mem)
     if (mem->drafter_bytes_per_gpu > 0) /* estimate --spec: the drafter's weights beside the target's */
         cJSON_AddNumberToObject(o, "drafter_bytes_per_gpu", mem->drafter_bytes_per_gpu);
     cJSON_AddNumberToObject(o, "kv_capacity_bytes_per_gpu", mem->kv_capacity_bytes_per_gpu);
+    if (mem->kv_copy) /* TGI 0.8: the capacity is half of usable - weights - workspace - reserve */
+        cJSON_AddBoolToObject(o, "kv_pool_halved", true);
     cJSON_AddNumberToObject(o, "kv_bytes_per_token", mem->kv_bytes_per_token);
     cJSON_AddNumberToObject(o, "kv_bytes_per_token_per_gpu", mem->kv_bytes_per_token_per_gpu);
     if (mem->state_bytes_per_seq > 0) { /* recurrent layers only */
@@ -667,7 +669,8 @@ char *render_json_report(const struct llmroof_report *r)
         cJSON_AddStringToObject(j, "status", status[x->status]);
         if (x->reason[0])
             cJSON_AddStringToObject(j, "reason", x->reason);
-        cJSON_AddBoolToObject(j, "fits", x->has_mem && x->mem.fits);
+        /* as status says: the weights, one context and the batch fit (a batch beyond max_batch is no-fit) */
+        cJSON_AddBoolToObject(j, "fits", x->has_mem && x->mem.fits && (double)r->req.batch <= x->mem.max_batch);
         if (!x->has_mem)
             continue;
         cJSON_AddNumberToObject(j, "weights_bytes_per_gpu", x->mem.weights_bytes_per_gpu);

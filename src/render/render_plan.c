@@ -185,9 +185,9 @@ static void render_launch(const struct plan_input *in, const struct plan_result 
         return;
     }
     if (ls.n == 0) { /* launch_engine_family: an engine llmroof writes no command for */
-        sbuf_printf(out, "\nNo launch commands: this plan simulated engine %s; llmroof writes commands for current "
+        sbuf_printf(out, "\nNo launch commands: this plan modelled engine %s; llmroof writes commands for current "
                          "vLLM, SGLang and TensorRT-LLM releases only (profiles vllm, vllm-0.8, sglang, tensorrt-llm), "
-                         "and theirs would not run what was simulated.\n",
+                         "and theirs would not run what was modelled.\n",
                     in->eff.engine ? in->eff.engine->id : "?");
         return;
     }

@@ -1672,7 +1672,7 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
     out->best = -1;
     if (in->ngpus < 1 || in->ngpus > PLAN_MAX_GPUS || in->ntps < 1 || in->ntps > PLAN_MAX_TPS)
         return llmroof_err_set(err, LLMROOF_EINPUT, "a plan needs 1-%d GPUs and 1-%d TP values", PLAN_MAX_GPUS, PLAN_MAX_TPS);
-    if ((in->rate_qps > 0 ? !(in->rate_qps <= 1e6) : in->users < 1) || !(in->ttft_slo_s > 0) || !(in->tpot_slo_s > 0) ||
+    if ((in->rate_qps > 0 ? !(in->rate_qps >= SIM_MIN_RATE_QPS && in->rate_qps <= 1e6) : in->users < 1) || !(in->ttft_slo_s > 0) || !(in->tpot_slo_s > 0) ||
         in->gpus_per_node < 1)
         return llmroof_err_set(err, LLMROOF_EINPUT, "users (or a rate), SLOs and GPUs per node must be positive");
     for (int gi = 0; gi < in->ngpus; gi++)

@@ -801,8 +801,9 @@ static int check_config(const struct sim_config *c, long *nreq, struct llmroof_e
         *nreq = c->requests;
         break;
     case SIM_RATE:
-        if (!(c->rate_qps > 0) || c->requests < 1)
-            return llmroof_err_set(err, LLMROOF_EINPUT, "open loop needs a positive rate and requests >= 1");
+        if (!(c->rate_qps >= SIM_MIN_RATE_QPS) || c->requests < 1)
+            return llmroof_err_set(err, LLMROOF_EINPUT, "open loop needs a rate of at least %g/s and requests >= 1",
+                                   SIM_MIN_RATE_QPS);
         *nreq = c->requests;
         break;
     case SIM_OFFLINE:

@@ -59,6 +59,10 @@ double sim_spec_tokens_per_step(int k, double alpha);
 /* Events of the loop between two questions to sim_config.stop: a few milliseconds of work
  * (an event costs about a microsecond), so a stop lands quickly and the question costs nothing. */
 #define SIM_STOP_EVENTS 4096u
+/* The slowest open-loop rate: one request per 11.6 days. Time is a double in seconds, whose
+ * spacing at an arrival time t is t * 2.2e-16: below about 1e-10 requests/s the spacing passes a
+ * decode step's milliseconds and every latency rounds to 0, so a bound well above that. */
+#define SIM_MIN_RATE_QPS 1e-6
 #define SIM_SPEC_TREE_MAX_DEPTH 16
 #define SIM_SPEC_TREE_MAX_TOPK 16
 /* A draft tree's acceptance (EAGLE-2's dynamic draft tree, Li et al. 2024, sections 4.1-4.2):

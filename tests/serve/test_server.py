@@ -115,6 +115,26 @@ class Server(unittest.TestCase):
             self.assertEqual(st, 400, body)
             self.error(data)
 
+    def test_text_after_the_object_is_400(self):
+        # a second object was dropped without a word, and the run used the defaults (review, session 37)
+        for body in ['{"model":"llama-2-7b","gpu":"a100"} garbage', '{"model":"llama-2-7b","gpu":"a100"}{"batch":8}']:
+            st, _, data = request(self.port, "POST", "/api/v1/estimate", body)
+            self.assertEqual(st, 400, body)
+            self.assertIn("text after the JSON object", self.error(data))
+        st, _, _ = request(self.port, "POST", "/api/v1/estimate", '{"model":"llama-2-7b","gpu":"a100"}\r\n ')
+        self.assertEqual(st, 200)
+
+    def test_a_number_out_of_range_is_400_naming_the_field(self):
+        # 1e400 parses to infinity; re-serialised it became null, "the default", and answered 200
+        for cmd, body, field in [("estimate", '{"model":"llama-2-7b","gpu":"a100","batch":1e400}', "batch"),
+                                 ("estimate", '{"model":"llama-2-7b","gpu":"a100","mem_util":-1e400}', "mem_util"),
+                                 ("simulate", '{"model":"llama-2-7b","gpu":"a100","rate":1e400}', "rate"),
+                                 ("plan", '{"model":"llama-2-7b","gpus":"a100","tp":[1,1e400]}', "tp")]:
+            st, _, data = request(self.port, "POST", "/api/v1/" + cmd, body)
+            self.assertEqual(st, 400, body)
+            self.assertIn(f"field '{field}'", self.error(data))
+            self.assertIn("finite", self.error(data))
+
     def test_body_over_1_mib_is_413(self):
         st, _, data = request(self.port, "POST", "/api/v1/estimate", b" " * (1024 * 1024 + 1))
         self.assertEqual(st, 413)
