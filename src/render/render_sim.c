@@ -215,9 +215,14 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
         else if (c->kv_blocks > 0) /* several pools: replicas, instances or lanes */
             snprintf(given, sizeof given, " (--kv-blocks %ld a pool; memory sizes %ld)", c->kv_blocks,
                      r->kv_blocks_memory);
-        sbuf_printf(out, "\nKV cache: %ld blocks of %ld tokens%s = %.0f tokens, about %.0f requests of the mean length at "
-                         "once\n\n",
-                    r->kv_blocks_total, r->block_size, given, r->kv_capacity_tokens, requests_at_mean_len(c, r));
+        if (c->kv_copy) /* TGI 0.8: one contiguous tensor, no pages; the simulator counts it in blocks all the same */
+            sbuf_printf(out, "\nKV cache: one contiguous tensor of %.0f tokens (half the free memory: copied every step), "
+                             "counted in %ld-token units%s; about %.0f requests of the mean length at once\n\n",
+                        r->kv_capacity_tokens, r->block_size, given, requests_at_mean_len(c, r));
+        else
+            sbuf_printf(out, "\nKV cache: %ld blocks of %ld tokens%s = %.0f tokens, about %.0f requests of the mean length "
+                             "at once\n\n",
+                        r->kv_blocks_total, r->block_size, given, r->kv_capacity_tokens, requests_at_mean_len(c, r));
     }
     table_init(&t, "");
     table_col(&t, "latency", 0);
