@@ -129,6 +129,12 @@ function renderEstimate(e) {
   sharesTable('shares-decode', e.decode.ops);
 }
 
+// After an error nothing of the previous input's answer stays on screen beside it.
+function clearEstimate() {
+  for (const id of ['ttft', 'tpot', 'e2e', 'out_tok', 'bound']) { $(id).textContent = '–'; delete $(id).dataset.raw; }
+  for (const id of ['membar', 'memory', 'shares-prefill', 'shares-decode', 'roofline']) $(id).innerHTML = '';
+}
+
 let estimateSeq = 0;
 async function updateEstimate() {
   const seq = ++estimateSeq;
@@ -147,6 +153,7 @@ async function updateEstimate() {
     $('status').textContent = e.model + ' on ' + e.gpu;
   } catch (err) {
     if (seq !== estimateSeq) return;
+    clearEstimate();
     showError('estimate-error', err);
     $('status').textContent = 'error';
     document.body.dataset.ready = 'error';
@@ -251,7 +258,9 @@ async function updatePlan(ev) {
   const o = { model: s.model, gpus: s.gpus, tp: s.tps, weight_dtype: s.weight_dtype, kv_dtype: s.kv_dtype,
     ttft_slo: s.ttft_slo, tpot_slo: s.tpot_slo, workload: s.workload };
   if (s.engine) o.engine = s.engine;
-  if (s.plankind === 'rate') o.rate = +s.amount; else { o.users = +s.amount; if (s.fast === '1') o.fast = true; }
+  // the text as typed: "abc" as NaN would go out as null, which means "the default" (10,000 users);
+  // as text the server names the option and what it expected
+  if (s.plankind === 'rate') o.rate = s.amount; else { o.users = s.amount; if (s.fast === '1') o.fast = true; }
   $('status').textContent = 'planning…';
   try {
     const d = await api('plan', o);
@@ -274,6 +283,9 @@ async function updatePlan(ev) {
     renderLaunch(d.best);
     $('status').textContent = d.best ? 'plan: ' + d.best.gpus + ' GPUs' : 'plan: nothing feasible';
   } catch (err) {
+    lastPlan = null;
+    $('plan-table').innerHTML = '';
+    renderLaunch(null);
     showError('plan-error', err);
     $('status').textContent = 'error';
   }

@@ -134,7 +134,8 @@ def _take(ptr):
     if not ptr.value:
         return None
     try:
-        return ctypes.string_at(ptr.value).decode("utf-8")
+        # a message may echo bytes of the caller's that are not UTF-8 (a catalog path): shown, not raised
+        return ctypes.string_at(ptr.value).decode("utf-8", errors="replace")
     finally:
         _lib.llmroof_free(ptr.value)
 
@@ -163,7 +164,20 @@ def _request(command, args, options):
     if args:
         req["args"] = [str(a) for a in args]
         _finite("args", req["args"])
-    return json.dumps(req)
+    try:
+        return json.dumps(req)
+    except (TypeError, ValueError) as e:  # bytes, a set, an object: no JSON option value
+        bad = next((k for k, v in req.items() if not _jsonable(v)), "?")
+        raise LlmroofError("llmroof: error: request: field '%s': %s (expected a string, number, boolean or a "
+                           "list of strings or numbers)" % (bad, e), 2) from None
+
+
+def _jsonable(value):
+    try:
+        json.dumps(value)
+        return True
+    except (TypeError, ValueError):
+        return False
 
 
 def _parse(text, fmt):
@@ -186,6 +200,8 @@ class Context:
     def __init__(self, data_dir=None):
         err = ctypes.c_void_p()
         arg = None if data_dir is None else os.fsencode(data_dir)
+        if arg is not None and b"\0" in arg:  # ctypes would cut the path at the NUL and load another
+            raise LlmroofError("llmroof: error: data_dir %r holds a NUL byte" % (data_dir,), 2)
         self._ctx = _lib.llmroof_ctx_new(arg, ctypes.byref(err))
         msg = _take(err)
         if not self._ctx:

@@ -236,10 +236,53 @@ static int add_option(struct argv_buf *a, const cJSON *item, struct req_err *e)
     return rc;
 }
 
+int api_request_flatten(cJSON *req, char *msg, size_t n)
+{
+    cJSON *it = req ? req->child : NULL;
+    while (it) {
+        cJSON *next = it->next;
+        /* "args" stays a list: positional arguments, each its own (build_argv) */
+        if (cJSON_IsArray(it) && cJSON_GetArraySize(it) > 0 && it->string && !repeated_key(it->string) &&
+            strcmp(it->string, "args") != 0) {
+            struct req_err e = { 0 };
+            struct sbuf b;
+            sbuf_init(&b);
+            const cJSON *el;
+            int rc = 0;
+            cJSON_ArrayForEach(el, it) {
+                if (b.len)
+                    sbuf_append(&b, ",");
+                if ((rc = scalar_text(el, it->string, &b, &e)))
+                    break;
+            }
+            cJSON *text = rc || sbuf_failed(&b) ? NULL : cJSON_CreateString(sbuf_str(&b));
+            sbuf_free(&b);
+            if (rc) {
+                snprintf(msg, n, "%s", e.msg);
+                return LLMROOF_API_EINPUT;
+            }
+            /* keys are unique here (the caller refused a repeated one), so the key finds this item */
+            if (!text || !cJSON_ReplaceItemInObjectCaseSensitive(req, it->string, text)) {
+                cJSON_Delete(text);
+                snprintf(msg, n, "llmroof: error: out of memory");
+                return LLMROOF_API_EFAIL;
+            }
+        } else if (cJSON_IsString(it)) {
+            struct req_err e = { 0 };
+            if (check_text(it->string ? it->string : "", it->valuestring, &e)) {
+                snprintf(msg, n, "%s", e.msg);
+                return LLMROOF_API_EINPUT;
+            }
+        }
+        it = next;
+    }
+    return 0;
+}
+
 /* A copy of the request text with each JSON escape "\u0000" read as "\u0001": cJSON would end
  * the string at the NUL ("llama-2-7b\u0000x" would become "llama-2-7b"), while U+0001 survives
  * to check_text, which refuses both. Caller frees; NULL when out of memory. */
-static char *map_nul_escapes(const char *json)
+char *api_map_nul_escapes(const char *json)
 {
     char *t = dup_str(json);
     if (!t)
@@ -299,7 +342,7 @@ static int build_argv(const char *request_json, struct argv_buf *a, struct req_e
 {
     if (!request_json)
         return req_fail(e, LLMROOF_API_EINPUT, "no request (NULL)");
-    char *text = map_nul_escapes(request_json);
+    char *text = api_map_nul_escapes(request_json);
     if (!text)
         return req_fail(e, LLMROOF_API_EFAIL, "out of memory");
     const char *end = NULL;

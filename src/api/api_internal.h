@@ -14,6 +14,19 @@ int api_ctx_call_flags(llmroof_ctx *ctx, const char *request_json, char **respon
 int api_ctx_call_stop(llmroof_ctx *ctx, const char *request_json, char **response_json, char **error_msg,
                       unsigned flags, int (*stop)(void *stop_arg), void *stop_arg);
 
+/* The request's options as build_argv turns them into the command line: each list (but the
+ * repeatable catalog files' and the positional "args") replaced by its comma-joined text ([1, 2] -> "1,2"), every string
+ * checked as an argument (no control character, no longer than an argument can be). The
+ * server's checks of option text (refused files, work limits) then see what will run. Keys
+ * must be unique (the server refuses a repeated one first). 0,
+ * LLMROOF_API_EINPUT with the CLI-style message in msg, or LLMROOF_API_EFAIL (out of memory). */
+struct cJSON;
+int api_request_flatten(struct cJSON *req, char *msg, size_t n);
+/* A copy of NUL-terminated request text with each escape "\u0000" read as "\u0001", so that a NUL
+ * inside a string is refused as a control character rather than cutting the string. Caller frees;
+ * NULL when out of memory. */
+char *api_map_nul_escapes(const char *json);
+
 /* The loaded catalog's GPU count: what `--gpus all` names (the server bounds a plan's work by it). */
 size_t api_ctx_gpu_count(const llmroof_ctx *ctx);
 

@@ -142,7 +142,7 @@ static const struct {
     { "models-file", "reads a file the request names" },
     { "data", "reads a catalog the request names" },
     { "args", "names files (only list and show take positional arguments over HTTP)" },
-    { "format", "is always json over HTTP" },
+    { "format", "is always json" },
     { "command", "comes from the path (/api/v1/<command>)" },
 };
 
@@ -217,11 +217,15 @@ static int list_len(const cJSON *it, int absent, int all)
     if (cJSON_IsArray(it))
         return cJSON_GetArraySize(it);
     if (cJSON_IsString(it)) {
-        if (!strcmp(it->valuestring, "all"))
-            return all;
-        int n = 1;
-        for (const char *p = it->valuestring; *p; p++)
-            n += *p == ',';
+        /* each comma-separated item; "all" counts as every GPU wherever it stands */
+        int n = 0;
+        for (const char *p = it->valuestring;;) {
+            size_t k = strcspn(p, ",");
+            n += k == 3 && !strncmp(p, "all", 3) ? all : 1;
+            if (!p[k])
+                break;
+            p += k + 1;
+        }
         return n;
     }
     return 1;
@@ -364,7 +368,20 @@ static void route_api(llmroof_ctx *ctx, const struct server_cfg *cfg, const char
         return;
     }
     const char *end = NULL;
-    cJSON *req = len ? cJSON_ParseWithLengthOpts(body, len, &end, 0) : cJSON_CreateObject();
+    /* as the library reads a request: an escaped NUL inside a string ("llama-2-7b\u0000x") becomes
+     * U+0001, which api_request_flatten refuses naming the field, where cJSON would cut the string */
+    char *copy = len ? malloc(len + 1) : NULL, *mapped = NULL;
+    if (copy) {
+        memcpy(copy, body, len);
+        copy[len] = '\0';
+        mapped = strlen(copy) == len ? api_map_nul_escapes(copy) : NULL; /* a raw NUL: invalid JSON below */
+    }
+    const char *text_in = mapped ? mapped : body;
+    cJSON *req = len ? cJSON_ParseWithLengthOpts(text_in, len, &end, 0) : cJSON_CreateObject();
+    if (end) /* offsets into the body */
+        end = body + (end - text_in);
+    free(copy);
+    free(mapped);
     char msg[512];
     if (!req) {
         size_t at = end && end >= body && end <= body + len ? (size_t)(end - body) : 0;
@@ -405,6 +422,14 @@ static void route_api(llmroof_ctx *ctx, const struct server_cfg *cfg, const char
         reply_error(r, 400, msg);
         return;
     }
+    /* lists as the command line gets them ([10000000] -> "10000000", ["csv:/etc/passwd"] ->
+     * "csv:/etc/passwd"): the refusals and limits below read option text, and must read what runs */
+    int frc = api_request_flatten(req, msg, sizeof msg);
+    if (frc) {
+        cJSON_Delete(req);
+        reply_error(r, frc == LLMROOF_API_EINPUT ? 400 : 500, msg);
+        return;
+    }
     const cJSON *it;
     cJSON_ArrayForEach(it, req) {
         char k[64];
@@ -418,7 +443,7 @@ static void route_api(llmroof_ctx *ctx, const struct server_cfg *cfg, const char
                 cJSON_Delete(req);
                 return;
             }
-        if (!strcmp(k, "workload") && cJSON_IsString(it) && !strncmp(it->valuestring, "csv:", 4)) {
+        if (!strcmp(k, "workload") && cJSON_IsString(it) && strstr(it->valuestring, "csv:")) {
             reply_error(r, 400, "llmroof: error: request: field 'workload': csv:FILE reads a file the request names: "
                                 "not over HTTP");
             cJSON_Delete(req);

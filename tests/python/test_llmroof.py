@@ -110,6 +110,9 @@ class Errors(unittest.TestCase):
             (dict(model="llama-2-7b", gpu="a100", bogus=1), "unknown option '--bogus=1'"),
             (dict(model="llama-2-7b", gpu="a100", batch={"x": 1}), "field 'batch' must be a string"),
             (dict(model="llama-2-7b", gpu="nope"), "unknown GPU 'nope'"),
+            # values JSON cannot carry: LlmroofError naming the field, not json's TypeError (review, session 37)
+            (dict(model=b"llama-2-7b", gpu="a100"), "field 'model'"),
+            (dict(model="llama-2-7b", gpu="a100", batch={1}), "field 'batch'"),
         ]
         for kw, needle in cases:
             with self.subTest(kw=kw):
@@ -173,6 +176,13 @@ class Errors(unittest.TestCase):
         with self.assertRaises(llmroof.LlmroofError) as cm:
             llmroof.Context("/nonexistent-llmroof-dir")
         self.assertIn("/nonexistent-llmroof-dir", str(cm.exception))
+        # a path that is not UTF-8 is echoed, not raised as UnicodeDecodeError; one with a NUL is refused
+        # (ctypes would cut it at the NUL and load another directory)
+        with self.assertRaises(llmroof.LlmroofError):
+            llmroof.Context(b"/nonexistent-llmroof-\xff")
+        with self.assertRaises(llmroof.LlmroofError) as cm:
+            llmroof.Context("/tmp/\x00x")
+        self.assertIn("NUL", str(cm.exception))
 
 
 class Contexts(unittest.TestCase):

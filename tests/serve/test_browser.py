@@ -210,6 +210,27 @@ def main():
         br.js("(() => { const s = document.getElementById('engine'); s.value = '';"
               " s.dispatchEvent(new Event('change', { bubbles: true })); })()")
 
+        # a plan amount that is not a number: named in the error (as text it went out as null, which
+        # means "the default", and a plan for 10,000 users appeared; review, session 37)
+        br.js("(() => { const f = document.getElementById('plan'); f.amount.value = 'abc';"
+              " f.querySelector('button').click(); })()")
+        br.wait("!document.getElementById('plan-error').hidden")
+        perr = br.js("document.getElementById('plan-error').textContent")
+        if "'--users'" not in perr or "abc" not in perr or br.js("document.getElementById('plan-table').innerHTML"):
+            failures.append("plan amount 'abc': error %r, table %r" % (perr, br.js("document.getElementById('plan-table').innerHTML")[:80]))
+        br.js("(() => { const f = document.getElementById('plan'); f.amount.value = '500'; })()")
+        # an input the model refuses (TP 3 divides none of its heads): the error, and none of the
+        # previous answer's numbers beside it
+        br.js("(() => { const t = document.querySelector('#inputs [name=tp]'); t.value = '3';"
+              " t.dispatchEvent(new Event('change', { bubbles: true })); })()")
+        br.wait("document.body.dataset.ready === 'error'")
+        card, roof = br.js("document.getElementById('ttft').textContent"), br.js("document.getElementById('roofline').innerHTML")
+        if card != "\u2013" or roof or br.js("document.getElementById('estimate-error').hidden"):
+            failures.append("after TP 3's error the page still shows TTFT %r and a roofline of %d characters" % (card, len(roof)))
+        br.js("(() => { const t = document.querySelector('#inputs [name=tp]'); t.value = '1';"
+              " t.dispatchEvent(new Event('change', { bubbles: true })); })()")
+        br.wait("document.body.dataset.ready === 'estimate'")
+
         br.js("window.scrollTo(0, 0)")
         png = br.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": False})["data"]
         with open(shot, "wb") as f:

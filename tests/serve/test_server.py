@@ -135,6 +135,32 @@ class Server(unittest.TestCase):
             self.assertIn(f"field '{field}'", self.error(data))
             self.assertIn("finite", self.error(data))
 
+    def test_a_list_is_checked_as_the_text_it_becomes(self):
+        # the library joins a list into one option ([10000000] -> "10000000"); the refusals and the
+        # work limits read option text, and read a list's too (review, session 37: a one-element list
+        # read a named file, and ran 10 million requests past the 20,000 limit)
+        cases = [("simulate", {"model": "llama-2-7b", "gpu": "a100", "requests": 20, "workload": ["csv:/etc/hostname"]},
+                  "csv:FILE reads a file"),
+                 ("plan", {"model": "llama-2-7b", "gpus": "a100", "users": 8, "workload": ["csv:/etc/hostname"]},
+                  "csv:FILE reads a file"),
+                 ("simulate", {"model": "llama-2-7b", "gpu": "a100", "requests": [10000000], "rate": 1000000,
+                               "workload": "fixed:1:1"}, "field 'requests'"),
+                 ("simulate", {"model": "llama-2-7b", "gpu": "a100", "requests": 10,
+                               "sweep_rate": [",".join(str(i) for i in range(1, 31))]}, "points is past"),
+                 ("simulate", {"model": "llama-2-7b", "gpu": "a100", "instances": [4096]}, "field 'instances'"),
+                 ("plan", {"model": "llama-2-7b", "gpus": ["all"], "tp": ["1,2,4,8"], "users": 8}, "layouts to search"),
+                 ("plan", {"model": "llama-2-7b", "gpus": ["a100", "all"], "tp": [1], "users": 8}, "layouts to search")]
+        for cmd, obj, text in cases:
+            st, _, data = self.post(cmd, obj)
+            self.assertEqual(st, 400, obj)
+            self.assertIn(text, self.error(data), obj)
+
+    def test_a_nul_inside_a_string_is_400_naming_the_field(self):
+        # cJSON ends a string at an escaped NUL: "llama-2-7b\u0000x" ran llama-2-7b
+        st, _, data = request(self.port, "POST", "/api/v1/estimate", '{"model":"llama-2-7b\\u0000x","gpu":"a100"}')
+        self.assertEqual(st, 400)
+        self.assertIn("field 'model'", self.error(data))
+
     def test_body_over_1_mib_is_413(self):
         st, _, data = request(self.port, "POST", "/api/v1/estimate", b" " * (1024 * 1024 + 1))
         self.assertEqual(st, 413)
