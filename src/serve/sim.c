@@ -1396,6 +1396,11 @@ int sim_run(const struct sim_config *c, struct sim_result *out, struct llmroof_e
         rc = llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %ld requests", nreq);
         goto done;
     }
+    /* drawing millions of requests takes seconds, outside the loop's questions: ask once after */
+    if (stop_asked(&c->stop)) {
+        rc = llmroof_err_set(err, LLMROOF_ESTOPPED, "stopped by the caller after 0 of %ld requests", nreq);
+        goto done;
+    }
     if ((rc = event_loop(&r, err)))
         goto done;
     free(r.arrivals.v);
@@ -1412,6 +1417,11 @@ int sim_run(const struct sim_config *c, struct sim_result *out, struct llmroof_e
     r.mixc = NULL;
     if ((rc = sim_collect_metrics(&r, err)))
         goto done;
+    /* so does sorting their latencies: a stop asked meanwhile still ends the call without output */
+    if (stop_asked(&c->stop)) {
+        rc = llmroof_err_set(err, LLMROOF_ESTOPPED, "stopped by the caller after %ld of %ld requests", r.done, nreq);
+        goto done;
+    }
     out->reqs = r.R;
     r.R = NULL;
 done:
