@@ -96,11 +96,12 @@ static char *dup_str(const char *s)
     return d;
 }
 
-/* A JSON number as the command line would write it: whole numbers without a fraction, others
- * with the fewest digits that read back to the same double. */
+/* A JSON number as the command line would write it: whole numbers without a fraction (up to
+ * 2^53, where every whole number is a double: a seed of 10^15 stays "1000000000000000", not
+ * "1e+15"), others with the fewest digits that read back to the same double. */
 static void fmt_number(double v, char *buf, size_t n)
 {
-    if (v > -1e15 && v < 1e15 && v == (double)(long long)v) { /* range first: the cast of 1e300 is undefined */
+    if (v > -9007199254740992.0 && v < 9007199254740992.0 && v == (double)(long long)v) { /* range first: the cast of 1e300 is undefined */
         snprintf(buf, n, "%lld", (long long)v);
         return;
     }

@@ -173,6 +173,18 @@ static void lists_and_positionals_should_reach_the_command(void **state)
     assert_string_equal(resp, cli);
     free(cli);
     llmroof_free(resp);
+
+    /* a whole JSON number up to 2^53 reaches the command line whole: a seed of 10^15 was written
+     * "1e+15", which --seed refuses (review, session 37) */
+    char *msg = NULL;
+    rc = llmroof_ctx_call(ctx_of(state),
+                          "{\"command\":\"simulate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"requests\":8,"
+                          "\"concurrency\":2,\"seed\":1000000000000000}",
+                          &resp, &msg);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(resp, "\"seed\":\t1e+15")); /* cJSON writes the double as 1e+15 */
+    llmroof_free(resp);
+    llmroof_free(msg);
 }
 
 /* A request naming a catalog file loads its own catalog; the context's stays as it was. */
