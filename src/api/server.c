@@ -390,7 +390,7 @@ static void route_api(llmroof_ctx *ctx, const struct server_cfg *cfg, const char
         return;
     }
     size_t tail = end && end >= body && end <= body + len ? (size_t)(end - body) : len;
-    while (tail < len && strchr(" \t\r\n", body[tail]))
+    while (tail < len && body[tail] && strchr(" \t\r\n", body[tail])) /* strchr finds a NUL too */
         tail++;
     if (tail < len) {
         /* the library refuses text after the document too (api.c: cJSON_ParseWithOpts, NUL required);

@@ -121,6 +121,9 @@ class Server(unittest.TestCase):
             st, _, data = request(self.port, "POST", "/api/v1/estimate", body)
             self.assertEqual(st, 400, body)
             self.assertIn("text after the JSON object", self.error(data))
+        # a raw NUL after the object is text too (strchr(" \t\r\n", 0) finds the terminator)
+        st, _, _ = request(self.port, "POST", "/api/v1/estimate", b'{"model":"llama-2-7b","gpu":"a100"}\0x')
+        self.assertEqual(st, 400)
         st, _, _ = request(self.port, "POST", "/api/v1/estimate", '{"model":"llama-2-7b","gpu":"a100"}\r\n ')
         self.assertEqual(st, 200)
 
