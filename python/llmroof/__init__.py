@@ -301,13 +301,21 @@ class Context:
 
 
 _default = None
+# Guards the default context's creation: threads whose first calls race would each load the
+# catalog (one context each, all but one left to the collector). Checked twice, so that once the
+# context exists a call reads it without taking the lock.
+_default_lock = threading.Lock()
 
 
 def _ctx():
     global _default
-    if _default is None:
-        _default = Context()
-    return _default
+    ctx = _default
+    if ctx is None:
+        with _default_lock:
+            if _default is None:
+                _default = Context()
+            ctx = _default
+    return ctx
 
 
 def call(command, *args, **options):

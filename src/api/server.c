@@ -33,6 +33,7 @@
 #include "base/parse.h"
 #include "base/sbuf.h"
 #include "cli/cmd_serve.h"
+#include "serve/workload.h"
 
 /* ---- replies -------------------------------------------------------------------------- */
 
@@ -231,49 +232,61 @@ static int list_len(const cJSON *it, int absent, int all)
     return 1;
 }
 
+/* The prompt + output tokens one simulated request costs, on average: the means of the workload
+ * the run will draw, read by the library's own parser (workload_parse), so that every spec it
+ * accepts is counted as it runs. (A named workload was counted at 2048 output tokens whatever its
+ * stated means: sharegpt:200000:100 passed the limit, and chat was counted at four times its 495.)
+ * The mean rather than a tail bound: the limit stands for the run's time, which grows with the
+ * tokens simulated, and N requests draw about N x the mean (the CLI's own estimate of a run,
+ * sim_work_tokens, counts the same). Memory is bounded apart from it, by --requests (a record
+ * each) and the GPU's KV cache (blocks), not by one long draw. A prompt's tokens count beside the
+ * outputs: they cost iterations too (a 120,000-token prompt in 16-token chunks is 7,500 of them;
+ * review of session 35), and so does a --shared-prefix on top of a named workload's prompt. *spec
+ * is the workload counted; false when the request's workload is not one the run accepts either
+ * (the library refuses it, naming the option). */
+static bool sim_request_tokens(const cJSON *req, double *tokens, const char **spec)
+{
+    const cJSON *wl = opt_item(req, "workload");
+    *spec = !wl ? "chat" /* cmd_simulate.c's default */ : cJSON_IsString(wl) ? wl->valuestring : NULL;
+    struct workload w;
+    struct llmroof_err err = { 0 };
+    if (!*spec || workload_parse(*spec, &w, &err))
+        return false;
+    double prompt = 0, out = 0;
+    workload_means_any_model(&w, &prompt, &out);
+    const bool on_top = workload_prefix_on_top(&w);
+    workload_free(&w);
+    double prefix = 0;
+    const cJSON *sp = opt_item(req, "shared-prefix"); /* TOKENS[:GROUPS] */
+    if (on_top && sp && cJSON_IsNumber(sp)) {
+        prefix = sp->valuedouble;
+    } else if (on_top && sp && cJSON_IsString(sp)) {
+        char field[32];
+        const size_t len = strcspn(sp->valuestring, ":");
+        if (len < sizeof field) {
+            memcpy(field, sp->valuestring, len);
+            field[len] = '\0';
+            if (!parse_double(field, &prefix))
+                prefix = 0;
+        }
+    }
+    *tokens = prompt + out + (prefix > 0 ? prefix : 0);
+    return true;
+}
+
 /* 0, or 400 with the message in msg: the request's work past a limit of lim. */
 static int check_limits(llmroof_ctx *ctx, const char *cmd, const cJSON *req, const struct server_limits *lim,
                         char *msg, size_t n)
 {
     const int all_gpus = (int)api_ctx_gpu_count(ctx);
     if (!strcmp(cmd, "simulate")) {
-        double reqs = 250, out = 0, inst = 1;
+        double reqs = 250, inst = 1; /* cmd_simulate.c's default --requests */
         opt_number(req, "requests", &reqs);
         if (reqs > (double)lim->max_requests) {
             snprintf(msg, n, "llmroof: error: request: field 'requests': %g is past this server's limit of %ld requests",
                      reqs, lim->max_requests);
             return 400;
         }
-        const cJSON *wl = opt_item(req, "workload");
-        const size_t pre = wl && cJSON_IsString(wl) ? (!strncmp(wl->valuestring, "fixed:", 6)    ? 6
-                                                       : !strncmp(wl->valuestring, "random:", 7) ? 7
-                                                                                                 : 0)
-                                                     : 0;
-        double prompt = 0;
-        if (pre) {
-            /* fixed:P:O, random:P:O[:R]: every prompt and output, or the longest, is P and O tokens */
-            const char *colon = strchr(wl->valuestring + pre, ':');
-            char field[32];
-            double o = 0, pp = 0;
-            size_t len = colon ? strcspn(colon + 1, ":") : 0;
-            if (colon && len > 0 && len < sizeof field) {
-                memcpy(field, colon + 1, len);
-                field[len] = '\0';
-                if (parse_double(field, &o) && o > 0)
-                    out = o;
-            }
-            size_t plen = colon ? (size_t)(colon - (wl->valuestring + pre)) : 0;
-            if (plen > 0 && plen < sizeof field) {
-                memcpy(field, wl->valuestring + pre, plen);
-                field[plen] = '\0';
-                if (parse_double(field, &pp) && pp > 0)
-                    prompt = pp;
-            }
-        }
-        if (out <= 0)
-            out = 2048; /* a named workload's outputs, counted at 2048 tokens each (its tail) */
-        /* a prompt's tokens cost iterations too (a 120,000-token prompt in 16-token chunks is 7,500
-         * of them): counted beside the outputs (review of session 35) */
         int points = 1;
         static const char *const sweeps[] = { "sweep-batched-tokens", "sweep-rate", "sweep-concurrency" };
         for (size_t i = 0; i < sizeof sweeps / sizeof sweeps[0]; i++) {
@@ -290,12 +303,25 @@ static int check_limits(llmroof_ctx *ctx, const char *cmd, const cJSON *req, con
                      lim->max_instances);
             return 400;
         }
-        double tokens = reqs * (prompt + out) * points;
-        if (tokens > lim->max_sim_tokens) {
+        double per = 0;
+        const char *spec = NULL;
+        const bool counted = sim_request_tokens(req, &per, &spec);
+        if (counted && !(per >= 0 && isfinite(per))) {
+            /* fail closed: lengths past what a long holds (lognormal:1:1000000000:1:1000000000 draws
+             * some above 10^18) averaged to a negative number, which passed the limit */
             snprintf(msg, n,
-                     "llmroof: error: request: %g requests x %g prompt + output tokens x %d runs = %.3g tokens to simulate "
-                     "is past this server's limit of %.3g (fewer requests or a shorter workload)",
-                     reqs, prompt + out, points, tokens, lim->max_sim_tokens);
+                     "llmroof: error: request: field 'workload': the mean lengths of workload '%.64s' are not a "
+                     "number of tokens this server can count (a P90 far above its median?); past this server's limit "
+                     "of %.3g tokens to simulate",
+                     spec, lim->max_sim_tokens);
+            return 400;
+        }
+        if (counted && reqs * per * points > lim->max_sim_tokens) {
+            snprintf(msg, n,
+                     "llmroof: error: request: fields 'requests' x 'workload': %g requests x %.0f prompt + output tokens "
+                     "(the means of workload '%.64s') x %d run%s = %.3g tokens to simulate is past this server's limit "
+                     "of %.3g (fewer requests or a shorter workload)",
+                     reqs, per, spec, points, points == 1 ? "" : "s", reqs * per * points, lim->max_sim_tokens);
             return 400;
         }
     } else if (!strcmp(cmd, "plan")) {
@@ -545,6 +571,41 @@ int server_check_headers(const struct server_cfg *cfg, const char *method, const
     return 0;
 }
 
+int server_check_framing(unsigned content_lengths, unsigned transfer_encodings, const char *transfer_encoding,
+                         struct server_reply *r)
+{
+    if (content_lengths > 1) {
+        reply_error(r, 400, "llmroof: error: request: header 'Content-Length' is given more than once: send it once "
+                            "(two can disagree on where the body ends)");
+        return r->status;
+    }
+    if (transfer_encodings > 1 || (transfer_encodings && content_lengths)) {
+        reply_error(r, 400, transfer_encodings > 1
+                                ? "llmroof: error: request: header 'Transfer-Encoding' is given more than once: send "
+                                  "it once, as 'chunked'"
+                                : "llmroof: error: request: headers 'Transfer-Encoding' and 'Content-Length' are both "
+                                  "given, which leaves the body's length ambiguous: send one of them");
+        return r->status;
+    }
+    if (transfer_encodings) {
+        /* the value with its optional whitespace (RFC 9110 section 5.5) cut; a list ("gzip, chunked")
+         * names a coding this server cannot decode */
+        const char *v = transfer_encoding ? transfer_encoding : "";
+        v += strspn(v, " \t");
+        size_t n = strlen(v);
+        while (n && (v[n - 1] == ' ' || v[n - 1] == '\t'))
+            n--;
+        if (!(n == 7 && !strncasecmp(v, "chunked", 7))) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "llmroof: error: request: header 'Transfer-Encoding': '%.*s' is not understood "
+                                      "(expected chunked, or a Content-Length instead)", n > 60 ? 60 : (int)n, v);
+            reply_error(r, 501, msg);
+            return r->status;
+        }
+    }
+    return 0;
+}
+
 void server_route(llmroof_ctx *ctx, const struct server_cfg *cfg, const char *method, const char *url,
                   const char *body, size_t len, unsigned flags, const struct llmroof_stop *stop,
                   struct server_reply *out)
@@ -565,6 +626,17 @@ void server_route(llmroof_ctx *ctx, const struct server_cfg *cfg, const char *me
             return;
         }
         route_api(ctx, cfg, cmd, body, len, flags, stop, out);
+        return;
+    }
+    if (!strcmp(url, "/favicon.ico")) {
+        /* a browser asks for it on its own wherever a page names no icon (the page names an inline
+         * one): "no content" rather than 404 noise in its console */
+        if (!get) {
+            out->allow = "GET, HEAD";
+            reply_error(out, 405, "llmroof: error: request: /favicon.ico takes GET");
+            return;
+        }
+        reply_set(out, 204, NULL, NULL, 0);
         return;
     }
     for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++)
@@ -591,11 +663,60 @@ struct server_state {
     int max_busy;       /* beyond it a request is answered 503 at once: one per CPU (at least 2) */
 };
 
+/* One request's state: made by on_uri once its request line has come (libmicrohttpd passes it to
+ * on_request as *con_cls), freed by on_completed. */
 struct conn {
     struct sbuf body;         /* the request body so far */
     bool too_big;             /* over SERVER_MAX_BODY_BYTES: the rest is read and dropped */
-    struct timespec start;    /* when its first bytes came */
+    bool seen;                /* on_request has looked at its headers */
+    size_t uri_bytes;         /* the request target's length, query included */
+    struct timespec start;    /* when its request line came */
 };
+
+static struct conn *conn_new(size_t uri_bytes)
+{
+    struct conn *k = calloc(1, sizeof *k);
+    if (k) {
+        sbuf_init(&k->body);
+        k->uri_bytes = uri_bytes;
+        clock_gettime(CLOCK_MONOTONIC, &k->start);
+    }
+    return k;
+}
+
+/* MHD_OPTION_URI_LOG_CALLBACK: called with the raw request target before libmicrohttpd splits off
+ * its query, the only place its whole length is seen (the handler's url is the path alone); what
+ * it returns is the request's *con_cls, freed by on_completed whatever becomes of the request
+ * (libmicrohttpd's documented use, microhttpd.h). NULL (no memory): on_request makes its own. */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
+{
+    (void)cls;
+    (void)c;
+    return conn_new(strlen(uri));
+}
+
+/* MHD_get_connection_values' iterator: counts the header lines named Content-Length and
+ * Transfer-Encoding (libmicrohttpd keeps each line; MHD_lookup_connection_value sees the first)
+ * and the bytes of all */
+struct framing {
+    unsigned content_lengths, transfer_encodings;
+    const char *transfer_encoding; /* the first Transfer-Encoding's value */
+    size_t header_bytes;           /* every header's name and value */
+};
+
+static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    (void)kind;
+    struct framing *f = cls;
+    f->header_bytes += (key ? strlen(key) : 0) + (value ? strlen(value) : 0);
+    if (key && !strcasecmp(key, "Content-Length")) {
+        f->content_lengths++;
+    } else if (key && !strcasecmp(key, "Transfer-Encoding")) {
+        if (!f->transfer_encodings++)
+            f->transfer_encoding = value;
+    }
+    return MHD_YES;
+}
 
 static double since_s(const struct timespec *t0)
 {
@@ -669,7 +790,8 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, const struct server_
         MHD_create_response_from_buffer(r->len, r->body ? r->body : (void *)"", MHD_RESPMEM_MUST_COPY);
     if (!resp)
         return MHD_NO;
-    MHD_add_response_header(resp, "Content-Type", r->content_type ? r->content_type : "text/plain");
+    if (r->content_type) /* NULL: no body (204) */
+        MHD_add_response_header(resp, "Content-Type", r->content_type);
     MHD_add_response_header(resp, "Cache-Control", "no-store");
     MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
     if (r->allow)
@@ -685,25 +807,40 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     (void)version;
     struct server_state *st = cls;
     struct conn *k = *con_cls;
-    if (!k) {
-        if (!(k = calloc(1, sizeof *k)))
-            return MHD_NO;
-        sbuf_init(&k->body);
-        clock_gettime(CLOCK_MONOTONIC, &k->start);
-        *con_cls = k;
+    if (!k && !(k = *con_cls = conn_new(0)))
+        return MHD_NO;
+    if (!k->seen) {
+        /* the headers have come, the body not yet: a request refused here is answered before its
+         * body is read, and libmicrohttpd then closes the connection (what follows the headers is
+         * not read as another request) */
+        k->seen = true;
+        struct server_reply r = { 0 };
+        struct framing f = { 0, 0, NULL, 0 };
+        MHD_get_connection_values(c, MHD_HEADER_KIND, count_framing, &f);
+        char msg[160];
+        if (server_check_framing(f.content_lengths, f.transfer_encodings, f.transfer_encoding, &r)) {
+            /* r holds the answer */
+        } else if (k->uri_bytes > SERVER_MAX_URI_BYTES) {
+            snprintf(msg, sizeof msg, "llmroof: error: request: the request target (path and query) is %zu bytes, "
+                                      "over this server's limit of %zu", k->uri_bytes, SERVER_MAX_URI_BYTES);
+            reply_error(&r, 414, msg);
+        } else if (f.header_bytes > SERVER_MAX_HEADER_BYTES) {
+            snprintf(msg, sizeof msg, "llmroof: error: request: the headers are %zu bytes (names and values), over "
+                                      "this server's limit of %zu", f.header_bytes, SERVER_MAX_HEADER_BYTES);
+            reply_error(&r, 431, msg);
+        }
         const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
         double clen = 0;
-        if (cl && parse_double(cl, &clen) && clen > SERVER_MAX_BODY_BYTES) {
+        if (!r.status && cl && parse_double(cl, &clen) && clen > SERVER_MAX_BODY_BYTES) {
             k->too_big = true;
-            if (clen > 64.0 * SERVER_MAX_BODY_BYTES) { /* not worth reading: answer now, MHD closes */
-                struct server_reply r = { 0 };
+            if (clen > 64.0 * SERVER_MAX_BODY_BYTES) /* not worth reading: answer now, MHD closes */
                 reply_error(&r, 413, "llmroof: error: request: the body is over 1 MiB");
-                enum MHD_Result ok = send_reply(c, &r);
-                server_reply_free(&r);
-                return ok;
-            }
         }
-        return MHD_YES;
+        if (!r.status)
+            return MHD_YES;
+        enum MHD_Result ok = send_reply(c, &r);
+        server_reply_free(&r);
+        return ok;
     }
     if (*upload_size) {
         /* the idle timeout alone lets a byte every few seconds hold the thread for ever: the whole
@@ -808,7 +945,8 @@ int server_run(llmroof_ctx *ctx, const struct server_cfg *cfg)
         MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, (uint16_t)cfg->port,
         NULL, NULL, on_request, &st, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa, MHD_OPTION_CONNECTION_TIMEOUT,
         (unsigned)cfg->timeout_s, MHD_OPTION_CONNECTION_LIMIT, (unsigned)1024, MHD_OPTION_NOTIFY_COMPLETED, on_completed,
-        &st, MHD_OPTION_END);
+        &st, MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL, MHD_OPTION_CONNECTION_MEMORY_LIMIT, SERVER_CONN_MEMORY_BYTES,
+        MHD_OPTION_END);
     if (!d) {
         fprintf(stderr, "llmroof: error: serve: cannot listen on %s:%d: %s\n", cfg->host, cfg->port, strerror(errno));
         pthread_sigmask(SIG_SETMASK, &old, NULL);

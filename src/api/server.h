@@ -12,6 +12,19 @@
 #include "llmroof/api.h"
 
 #define SERVER_MAX_BODY_BYTES ((size_t)1 << 20) /* 1 MiB: larger bodies get 413 */
+/* 8 KiB: a longer request target (path and query) gets 414 with a JSON body. The page's own URLs
+ * carry its state in a few hundred bytes; 8 KiB is Apache's LimitRequestLine and nginx's buffer. */
+#define SERVER_MAX_URI_BYTES ((size_t)8 << 10)
+/* 32 KiB: request headers longer in all (names and values) get 431 with a JSON body; about what
+ * libmicrohttpd's default memory per connection let through before it was raised (below). */
+#define SERVER_MAX_HEADER_BYTES ((size_t)32 << 10)
+/* libmicrohttpd's memory per connection (MHD_OPTION_CONNECTION_MEMORY_LIMIT, 32 KiB by default):
+ * the request line and headers must fit in it, or libmicrohttpd itself answers 414 or 431 with
+ * its own HTML. 256 KiB lets a request target or headers up to about 250 KB reach the server,
+ * which answers those past SERVER_MAX_URI_BYTES or SERVER_MAX_HEADER_BYTES in JSON. The pool is
+ * mapped, not touched, so a connection costs the bytes it sent (at most 256 MiB for the 1024
+ * connections allowed). */
+#define SERVER_CONN_MEMORY_BYTES ((size_t)256 << 10)
 
 /* Per-request work limits: a request past one gets 400 naming the limit (docs/api.md). */
 struct server_limits {
@@ -54,8 +67,18 @@ void server_default_limits(struct server_limits *lim);
 int server_check_headers(const struct server_cfg *cfg, const char *method, const char *url, const char *host,
                          const char *origin, const char *content_type, struct server_reply *r);
 
-/* Routes one request: GET of the page's files, POST /api/v1/<command>. `flags` are the
- * api_ctx_call_flags flags (0 in the server; the fuzz target passes parse-only ones). stop
+/* The request's framing headers (RFC 9112 section 6): Content-Length given more than once (even
+ * with equal values), Transfer-Encoding given more than once or beside Content-Length, leave the
+ * body's length to the reader's choice, which a proxy in front may make otherwise (request
+ * smuggling): 400 naming the header. A transfer coding other than chunked, which libmicrohttpd
+ * cannot decode (it waited for the connection's end), is 501 (RFC 9112 section 6.1). The counts
+ * are of the header lines; transfer_encoding is the first one's value (NULL: none). Returns 0
+ * when the body's length is plain, else fills r and returns its status. */
+int server_check_framing(unsigned content_lengths, unsigned transfer_encodings, const char *transfer_encoding,
+                         struct server_reply *r);
+
+/* Routes one request: GET of the page's files (GET /favicon.ico: 204, no icon), POST
+ * /api/v1/<command>. `flags` are the api_ctx_call_flags flags (0 in the server; the fuzz target passes parse-only ones). stop
  * (NULL: never) is asked while a simulate or plan computes (llmroof_ctx_call_stoppable); a
  * stopped computation's reply is 503 with the library's message. Never fails: out of memory is
  * a 500 reply. */

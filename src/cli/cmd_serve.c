@@ -24,7 +24,8 @@ static const char serve_help[] =
     "  --data DIR              catalog directory (default: $LLMROOF_DATA, then the usual search)\n"
     "  --timeout S             close a connection idle for S seconds, or whose request takes longer to\n"
     "                          arrive; a request waits at most S seconds for a free CPU (default 10)\n"
-    "  --max-sim-tokens N      simulate: most requests x (prompt + output) tokens per request (default 20000000)\n"
+    "  --max-sim-tokens N      simulate: most requests x (prompt + output) tokens per request, a workload's\n"
+    "                          mean lengths (default 20000000)\n"
     "  --max-plan-layouts N    plan: most GPUs x TP values searched per request (default 32)\n"
     "  --max-compute S         simulate, plan: stop a request's computation after S seconds, 503 (default 120);\n"
     "                          one whose client has gone is stopped at once\n";

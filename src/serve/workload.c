@@ -432,9 +432,10 @@ int workload_parse_pairs(const char *text, size_t len, const char *fname, struct
 
 static long lognormal(struct llmroof_rng *r, double mu, double sigma, long lo, long hi)
 {
-    double v = exp(mu + sigma * rng_normal(r));
-    long x = (long)floor(v + 0.5);
-    return x < lo ? lo : x > hi ? hi : x;
+    /* clamped as a double: a draw past LONG_MAX (lognormal:1:1000000000:..., sigma ~ 16) cannot
+     * be converted to long (undefined behaviour; x86-64 gives LONG_MIN, a negative length) */
+    const double v = floor(exp(mu + sigma * rng_normal(r)) + 0.5);
+    return v < (double)lo ? lo : v > (double)hi ? hi : (long)v;
 }
 
 void workload_sample(const struct workload *w, struct llmroof_rng *r, long *prompt, long *output)
@@ -579,6 +580,19 @@ void workload_means(const struct workload *w, double *prompt, double *output)
     }
     *prompt = sp / n;
     *output = so / n;
+}
+
+void workload_means_any_model(const struct workload *w, double *prompt, double *output)
+{
+    if (w->kind == WORKLOAD_SHAREGPT && w->npairs == 0) {
+        /* scale_to_mean keeps a stated mean wherever the caps allow it, and lowers it where they bind */
+        *prompt = (double)(w->prompt > 0 ? w->prompt
+                                          : SHAREGPT_IN_SMALL > SHAREGPT_IN_LARGE ? SHAREGPT_IN_SMALL : SHAREGPT_IN_LARGE);
+        *output = (double)(w->output > 0 ? w->output
+                                          : SHAREGPT_OUT_SMALL > SHAREGPT_OUT_LARGE ? SHAREGPT_OUT_SMALL : SHAREGPT_OUT_LARGE);
+        return;
+    }
+    workload_means(w, prompt, output);
 }
 
 double workload_mean_of_prompt(const struct workload *w, double (*f)(double prompt, const void *ctx), const void *ctx)

@@ -74,6 +74,12 @@ long workload_min_prompt(const struct workload *w);
 /* Expected prompt and output lengths (exact for fixed and csv; the distributions' means
  * by a fixed-seed sample of 20,000 draws otherwise). */
 void workload_means(const struct workload *w, double *prompt, double *output);
+/* The mean prompt and output lengths a workload runs with on whichever model it is given, for a
+ * limit checked before the model is known (llmroof serve's): workload_means, except for a
+ * sharegpt not yet drawn for a model (workload_for_model), whose means are the stated ones or, when
+ * none is stated, the larger tokenizer's; the model's context and the benchmarks' caps can only
+ * lower them. */
+void workload_means_any_model(const struct workload *w, double *prompt, double *output);
 /* The expected value of f(prompt, ctx) over the workload's prompts: exact for fixed, csv rows and
  * random (every prompt length of its range, where the range is at most 2^20 lengths), else by
  * workload_means' fixed-seed sample of 20,000 draws (the same prompts: f the identity gives its

@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 import unittest
 import warnings
 
@@ -213,6 +214,45 @@ class Contexts(unittest.TestCase):
         self.assertEqual(errors, [])
         self.assertEqual(len(results), 100)
         self.assertTrue(all(r == expect for r in results))
+
+
+    def test_racing_first_calls_make_one_default_context(self):
+        # the default context was made without a lock: threads whose first calls raced each loaded
+        # the catalog. A context slow to make (0.2 s) holds the race open; eight threads start at
+        # once on a module with no default context yet.
+        real, saved, made = llmroof.Context, llmroof._default, []
+
+        class Slow(real):
+            def __init__(self, *args, **kw):
+                made.append(threading.get_ident())
+                time.sleep(0.2)
+                super().__init__(*args, **kw)
+
+        start = threading.Barrier(8)
+        results, errors = [], []
+
+        def work():
+            try:
+                start.wait()
+                results.append(llmroof.estimate(model="llama-2-7b", gpu="a100")["gpu"])
+            except Exception as e:  # pragma: no cover - reported below
+                errors.append(e)
+
+        llmroof.Context, llmroof._default = Slow, None
+        try:
+            threads = [threading.Thread(target=work) for _ in range(8)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            first = llmroof._default
+        finally:
+            llmroof.Context, llmroof._default = real, saved
+        self.assertEqual(errors, [])
+        self.assertEqual(results, ["a100-sxm4-40gb"] * 8)
+        self.assertEqual(len(made), 1, "%d contexts made" % len(made))
+        self.assertIsInstance(first, Slow)
+        first.close()
 
 
 class Interrupt(unittest.TestCase):

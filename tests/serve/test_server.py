@@ -64,6 +64,27 @@ def send_long_simulation(port):
     return s
 
 
+def raw(port, data, timeout=10):
+    """(status, head, body) of the answer to bytes sent as they are, and how many answers came
+    before the server closed the connection."""
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(data)
+    s.settimeout(timeout)
+    got = b""
+    try:
+        while True:
+            b = s.recv(65536)
+            if not b:
+                break
+            got += b
+    except ConnectionResetError:
+        pass
+    s.close()
+    head, _, body = got.partition(b"\r\n\r\n")
+    status = int(head.split(b" ", 2)[1]) if head.startswith(b"HTTP/1.1 ") else None
+    return status, head.decode("latin-1"), body, got.count(b"HTTP/1.1 ")
+
+
 def rss_kib(pid):
     with open("/proc/%d/status" % pid) as f:
         for line in f:
@@ -208,6 +229,101 @@ class Server(unittest.TestCase):
         st, _, data = self.post("plan", {"model": "llama-2-7b", "gpus": "all"})
         self.assertEqual(st, 400)
         self.assertIn("layouts", self.error(data))
+
+    def test_named_workloads_count_their_mean_lengths(self):
+        # a named workload was counted at 2048 output tokens a request whatever its means, so
+        # sharegpt:200000:100 passed (the library refused it only for llama-3.1-8b's context) and
+        # 20,000 chat requests (about 1e7 tokens) were refused as 4.1e7
+        for wl, per in [("sharegpt:200000:100", "250 requests x 200100 prompt + output tokens"),
+                        ("lognormal:100000:150000:100:200", "250 requests x "),
+                        ("random:1:400000:1", "250 requests x 400001 prompt + output tokens")]:
+            st, _, data = self.post("simulate", {"model": "llama-3.1-8b", "gpu": "h100", "workload": wl})
+            self.assertEqual(st, 400, wl)
+            e = self.error(data)
+            self.assertIn("fields 'requests' x 'workload': " + per, e)
+            self.assertIn("(the means of workload '%s')" % wl, e)
+            self.assertIn("past this server's limit of 2e+07", e)
+        # a shared prefix comes on top of a named workload's prompts: 20,000 x (1,000 + 200) = 2.4e7
+        st, _, data = self.post("simulate", {"model": "llama-2-7b", "gpu": "a100", "requests": 20000,
+                                             "workload": "sharegpt:100:100", "shared_prefix": "1000:4"})
+        self.assertEqual(st, 400)
+        self.assertIn("20000 requests x 1200 prompt + output tokens", self.error(data))
+        # small workloads are not over-counted: 20,000 requests of their means are within 2e7
+        for wl in ["sharegpt:100:100", "lognormal:100:200:100:200", "chat", None]:
+            obj = {"model": "llama-2-7b", "gpu": "a100", "requests": 20000}
+            if wl:
+                obj["workload"] = wl
+            st, _, data = self.post("simulate", obj)
+            self.assertEqual(st, 200, (wl, data[:300]))
+            self.assertEqual(json.loads(data)["requests"], 20000)
+
+    def test_framing_headers_that_disagree_are_400(self):
+        # two Content-Length headers were taken as the first; Transfer-Encoding beside Content-Length
+        # as chunked: a proxy in front may read either otherwise (request smuggling)
+        body = b'{"model":"llama-2-7b","gpu":"a100"}'
+        chunked = b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body)
+        head = b"POST /api/v1/estimate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        follow = head + b"Content-Length: %d\r\n\r\n%s" % (len(body), body)  # pipelined after it
+        cases = [(b"Content-Length: %d\r\nContent-Length: 5\r\n" % len(body), body, 400, "header 'Content-Length'"),
+                 (b"Content-Length: %d\r\ncontent-length: %d\r\n" % (len(body), len(body)), body, 400,
+                  "header 'Content-Length' is given more than once"),
+                 (b"Transfer-Encoding: chunked\r\nContent-Length: 5\r\n", chunked, 400,
+                  "headers 'Transfer-Encoding' and 'Content-Length'"),
+                 (b"Content-Length: 5\r\nTransfer-Encoding: chunked\r\n", chunked, 400,
+                  "headers 'Transfer-Encoding' and 'Content-Length'"),
+                 (b"Transfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n", chunked, 400,
+                  "header 'Transfer-Encoding' is given more than once"),
+                 # a coding libmicrohttpd cannot decode waited for the connection's end: 501
+                 (b"Transfer-Encoding: gzip\r\n", body, 501, "header 'Transfer-Encoding': 'gzip' is not understood")]
+        for hdrs, payload, status, text in cases:
+            st, h, data, answers = raw(self.port, head + hdrs + b"\r\n" + payload + follow)
+            self.assertEqual(st, status, hdrs)
+            self.assertIn(text, self.error(data), hdrs)
+            self.assertIn("Connection: close", h)
+            self.assertEqual(answers, 1, hdrs)  # the pipelined request is not read from an ambiguous stream
+        # one of them is the plain case, answered (and the connection kept for the next)
+        for hdrs, payload in [(b"Content-Length: %d\r\n" % len(body), body), (b"Transfer-Encoding: chunked\r\n", chunked)]:
+            st, _, _, answers = raw(self.port, head + hdrs + b"\r\n" + payload + follow.replace(
+                b"Host: 127.0.0.1\r\n", b"Host: 127.0.0.1\r\nConnection: close\r\n"))
+            self.assertEqual((st, answers), (200, 2), hdrs)
+
+    def test_favicon_is_204_and_the_page_names_its_icon(self):
+        # a browser asked for /favicon.ico on every load and got a 404 in its console
+        st, hdr, data = request(self.port, "GET", "/favicon.ico")
+        self.assertEqual((st, data), (204, b""))
+        self.assertNotIn("Content-Type", hdr)
+        self.assertEqual(request(self.port, "HEAD", "/favicon.ico")[0], 204)
+        st, hdr, _ = request(self.port, "POST", "/favicon.ico", "{}")
+        self.assertEqual((st, hdr.get("Allow")), (405, "GET, HEAD"))
+        # the page names an inline icon, so a browser does not ask at all
+        page = request(self.port, "GET", "/")[2].decode()
+        self.assertRegex(page, r'<link rel="icon" href="data:image/svg\+xml,<svg [^"]*</svg>">')
+
+    def test_a_long_request_target_or_header_is_json(self):
+        # libmicrohttpd's own 414 and 431 carried its HTML: the server now reads up to its memory
+        # per connection (256 KiB) and answers past 8 KiB of target or 32 KiB of headers in JSON
+        head = b"Host: 127.0.0.1\r\nConnection: close\r\n"
+        st, h, data, _ = raw(self.port, b"GET /?q=" + b"a" * 100000 + b" HTTP/1.1\r\n" + head + b"\r\n")
+        self.assertEqual(st, 414)
+        self.assertIn("Content-Type: application/json", h)
+        self.assertIn("the request target (path and query) is 100004 bytes, over this server's limit of 8192",
+                      self.error(data))
+        st, h, data, _ = raw(self.port, b"POST /api/v1/" + b"e" * 9000 + b" HTTP/1.1\r\n" + head +
+                             b"Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
+        self.assertEqual(st, 414)
+        self.error(data)
+        st, h, data, _ = raw(self.port, b"GET / HTTP/1.1\r\n" + head + b"X-Big: " + b"b" * 100000 + b"\r\n\r\n")
+        self.assertEqual(st, 431)
+        self.assertIn("the headers are", self.error(data))
+        # the page's own URLs (their state in the query) are far inside the limit
+        st, _, data, _ = raw(self.port, b"GET /?gpu=h200&model=llama-3.1-8b&" + b"x" * 7000 + b" HTTP/1.1\r\n" + head +
+                             b"\r\n")
+        self.assertEqual(st, 200)
+        # what libmicrohttpd parses itself is still its own answer (docs/api.md): a chunk size that
+        # is not hexadecimal is 400 before the server sees the body
+        st, _, _, _ = raw(self.port, b"POST /api/v1/estimate HTTP/1.1\r\n" + head +
+                          b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n")
+        self.assertEqual(st, 400)
 
     def test_page_and_assets(self):
         for path, ctype in [("/", "text/html"), ("/app.js", "text/javascript"), ("/style.css", "text/css")]:

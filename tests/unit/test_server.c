@@ -68,16 +68,23 @@ static void file_options_and_work_limits_are_400(void **state)
     assert_non_null(strstr(b, "field 'requests-out'"));
     assert_int_equal(route("POST", "/api/v1/list", "{\"args\":[\"models\"]}", NULL), 200); /* list takes args */
     assert_int_equal(route("POST", "/api/v1/estimate", "{\"args\":[\"x\"]}", NULL), 400);
-    /* 20000 requests x 2048 tokens (a named workload) = 4.1e7 > 2e7 */
-    assert_int_equal(route("POST", "/api/v1/simulate", "{\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"requests\":20000}", &b),
+    /* a workload counts its mean lengths (the library's parser): 20000 requests x docqa's 3384
+     * prompt + 120 output tokens = 7.0e7 > 2e7 */
+    assert_int_equal(route("POST", "/api/v1/simulate",
+                           "{\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"requests\":20000,\"workload\":\"docqa\"}", &b),
                      400);
     assert_non_null(strstr(b, "limit of 2e+07"));
-    /* random:P:O counts its longest output: 250 x 400,000 = 1e8 > 2e7 (it had counted 2048) */
+    /* a stated mean as stated: 250 x (200,000 + 100) = 5e7 > 2e7 (a named workload had counted 2048) */
+    assert_int_equal(route("POST", "/api/v1/simulate",
+                           "{\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"workload\":\"sharegpt:200000:100\"}", &b),
+                     400);
+    assert_non_null(strstr(b, "250 requests x 200100 prompt + output tokens"));
+    /* random:P:O[:R] counts the middle of its ranges: 250 x (1 + 300,000) = 7.5e7 > 2e7 */
     assert_int_equal(route("POST", "/api/v1/simulate",
                            "{\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"workload\":\"random:1:400000:0.5\"}", &b),
                      400);
     assert_non_null(strstr(b, "limit of 2e+07"));
-    /* 10 x 2048 = 20480 tokens: refused under a limit of 1 */
+    /* 10 x chat's mean of about 495 tokens: refused under a limit of 1 */
     cfg.lim.max_sim_tokens = 1;
     assert_int_equal(route("POST", "/api/v1/simulate", "{\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"requests\":10}", NULL),
                      400);

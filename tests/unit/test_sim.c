@@ -2959,6 +2959,19 @@ static void a_lognormal_workload_draws_its_stated_median_and_p90(void **state)
         assert_true(a >= 1 && b >= 1 && a + b <= 1500);
     }
     workload_free(&w);
+    /* an extreme spread: median 1, P90 10^9 gives sigma = ln(10^9) / 1.2816 = 16.2, so about 0.3%
+     * of draws exceed e^43.7 ~ 9.2e18 = LONG_MAX (z > 2.7); each is clamped to the 10^9 limit as
+     * a double, never converted past LONG_MAX (which gave LONG_MIN, a negative length) */
+    assert_int_equal(workload_parse("lognormal:1:1000000000:1:1000000000", &w, &err), 0);
+    long most = 0;
+    for (int i = 0; i < 20000; i++) {
+        long a, b;
+        workload_sample(&w, &r, &a, &b);
+        assert_true(a >= 1 && a <= 1000000000L && b >= 1 && b <= 1000000000L);
+        most = a > most ? a : most;
+    }
+    assert_int_equal(most, 1000000000L); /* the clamp was reached */
+    workload_free(&w);
     /* a P90 below its median, too few fields, a cap below the medians' sum, a zero */
     assert_int_not_equal(workload_parse("lognormal:1000:900:100:300", &w, &err), 0);
     assert_non_null(strstr(err.msg, "P90 below its median"));
