@@ -229,7 +229,7 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
                 return cli_usage_error(c, "option '--spec': the draft model %s (%.2f GiB of weights per GPU) does not "
                                           "fit beside %s on %d x %s: no memory is left for the KV cache; use a smaller "
                                           "draft",
-                                       spec.draft->id, dm.weights_bytes_per_gpu / 1073741824.0, m->id, setup.tp, g->id);
+                                       spec.draft->id, dm.weights_bytes_per_gpu / 1073741824.0, m->id, mem.gpus, g->id);
             mo.drafter_bytes = dm.weights_bytes_per_gpu;
             mo.drafter_kv_bytes = dm.kv_bytes_per_token_per_gpu;
         } else {
@@ -241,15 +241,17 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
     }
     memory_fit_batch(&mem, req.batch);
 
+    /* the layout's GPUs (memory's: EP, PP), not one replica's TP: DeepSeek-V3 at EP 8 with
+     * data-parallel attention is 8 GPUs (before session 38 the warning said "1 x h800") */
     enum llmroof_dtype fit_dt;
     if (mem.fit == LLMROOF_FIT_WEIGHTS &&
         ckpt_fitting_weight_dtype(m, g, &lay, &setup.dt, ctx_len, &x.s.mem, &fit_dt))
         fprintf(c->errf, "llmroof: warning: %s does not fit on %d x %s in %s weights at a %ld-token context; it fits "
                          "in %s (--weight-dtype %s)\n",
-                m->id, setup.tp, g->id, dtype_name(setup.dt.weight), ctx_len, dtype_name(fit_dt), dtype_name(fit_dt));
+                m->id, mem.gpus, g->id, dtype_name(setup.dt.weight), ctx_len, dtype_name(fit_dt), dtype_name(fit_dt));
     else if (mem.fit == LLMROOF_FIT_WEIGHTS || mem.fit == LLMROOF_FIT_CONTEXT)
         fprintf(c->errf, "llmroof: warning: %s does not fit on %d x %s at a %ld-token context (see 'llmroof memory')\n",
-                m->id, setup.tp, g->id, ctx_len);
+                m->id, mem.gpus, g->id, ctx_len);
     else if (mem.fit == LLMROOF_FIT_BATCH)
         fprintf(c->errf, "llmroof: warning: batch %ld exceeds the KV-cache limit of %.0f sequences at a %ld-token "
                         "context: not servable at once\n", req.batch, mem.max_batch, ctx_len);

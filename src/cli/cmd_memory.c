@@ -151,7 +151,11 @@ int cmd_memory(struct cli *c, int argc, char **argv)
                 sbuf_printf(&c->out, "; smallest TP that fits%s: %d\n", plain, mem.min_tp_fit);
             else
                 sbuf_printf(&c->out, "; no TP up to 64 fits%s\n", plain);
-            if (ckpt_fitting_weight_dtype(m, g, &lay, &dt, s.context, &s.mem, &fit_dt))
+            /* the layout's GPUs where one is asked about (EP, PP): "at TP 1" read as one GPU */
+            if (ckpt_fitting_weight_dtype(m, g, &lay, &dt, s.context, &s.mem, &fit_dt) && lay_s[0])
+                sbuf_printf(&c->out, "fits on these %d GPUs in %s weights (--weight-dtype %s)\n", mem.gpus,
+                            dtype_name(fit_dt), dtype_name(fit_dt));
+            else if (ckpt_fitting_weight_dtype(m, g, &lay, &dt, s.context, &s.mem, &fit_dt))
                 sbuf_printf(&c->out, "fits at TP %ld in %s weights (--weight-dtype %s)\n", s.tp, dtype_name(fit_dt),
                             dtype_name(fit_dt));
         } else if (mem.fit == LLMROOF_FIT_CONTEXT) {

@@ -142,6 +142,10 @@ static void show_model(struct table *t, const struct llmroof_model *m)
         kvn(t, "moe_experts_per_token", "%.0f", (double)m->moe_top_k, "");
         kvn(t, "moe_expert_intermediate", "%.0f", (double)m->moe_intermediate, "");
         kvn(t, "moe_shared_experts", "%.0f", (double)m->moe_shared, "");
+        if (m->moe_groups > 0 && m->moe_topk_groups > 0 && m->moe_topk_groups < m->moe_groups) {
+            kvn(t, "moe_groups", "%.0f", (double)m->moe_groups, "equal expert groups (group-limited routing)");
+            kvn(t, "moe_groups_per_token", "%.0f", (double)m->moe_topk_groups, "groups a token's experts come from");
+        }
         kvn(t, "moe_layers", "%.0f", (double)arch_moe_layers(m), "of num_layers (derived)");
     }
     if (arch_is_mla(m)) {
@@ -347,7 +351,7 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
         e->static_batching ? "a batch starts when the last one has finished (no continuous batching)" : "continuous batching");
     kvb(t, "prefill_first", e->prefill_first, e->prefill_first ? "prompt-only iterations stall the decodes" : "running decodes first");
     kvb(t, "dp_rank_scheduler", e->dp_rank_scheduler,
-        e->dp_rank_scheduler ? "budget and sequence limit per data-parallel attention rank" : "one budget and limit for all ranks");
+        e->dp_rank_scheduler ? "budget and sequence limit per data-parallel attention rank" : "the instance's budget and limit, each rank its share");
     if (e->chunked_prefill_min_context > 0) {
         kvn(t, "chunked_prefill_min_context", "%.0f", (double)e->chunked_prefill_min_context, "tokens of context above which chunking turns on");
         kvn(t, "chunked_max_batched_tokens", "%.0f",

@@ -801,8 +801,11 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         struct sbuf svg;
         char title[256];
         sbuf_init(&svg);
-        snprintf(title, sizeof title, "%s, %d x %s: latency and throughput by %s", m->id, x->cfg.setup.tp, g->id,
-                 x->sweep_name);
+        /* the layout's GPUs (EP, PP), as the header names them, not one replica's TP */
+        const struct llmroof_layout lay = estimate_layout(&x->cfg.setup);
+        struct llmroof_shard sh;
+        const int gpus = ops_shard_layout(m, &lay, &sh, NULL) == LLMROOF_OK ? sh.gpus : x->cfg.setup.tp;
+        snprintf(title, sizeof title, "%s, %d x %s: latency and throughput by %s", m->id, gpus, g->id, x->sweep_name);
         render_sim_curve(title, x->sweep_name, res, pts.n, &x->cfg, &svg);
         rc = sbuf_failed(&svg) ? 1 : cli_write_file(c, x->svg, &svg);
         sbuf_free(&svg);

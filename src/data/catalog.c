@@ -645,6 +645,18 @@ int catalog_check_model(const struct llmroof_model *m, const char *where, struct
                        m->id, m->moe_top_k, m->moe_experts);
         if (m->moe_intermediate < 1)
             return BAD("%s: '%s': moe.expert_intermediate_size must be positive", where, m->id);
+        /* group-limited routing: equal groups, the chosen ones holding at least the k experts */
+        if (m->moe_groups > 0 && m->moe_experts % m->moe_groups != 0)
+            return BAD("%s: '%s': moe.groups (%ld) must divide moe.experts (%ld)", where, m->id, m->moe_groups,
+                       m->moe_experts);
+        if (m->moe_topk_groups > 0 && m->moe_groups <= 0)
+            return BAD("%s: '%s': moe.groups_per_token needs moe.groups", where, m->id);
+        if (m->moe_topk_groups > m->moe_groups)
+            return BAD("%s: '%s': moe.groups_per_token (%ld) must not exceed moe.groups (%ld)", where, m->id,
+                       m->moe_topk_groups, m->moe_groups);
+        if (m->moe_topk_groups > 0 && m->moe_topk_groups * (m->moe_experts / m->moe_groups) < m->moe_top_k)
+            return BAD("%s: '%s': moe.groups_per_token (%ld) groups of %ld experts cannot hold moe.experts_per_token "
+                       "(%ld)", where, m->id, m->moe_topk_groups, m->moe_experts / m->moe_groups, m->moe_top_k);
     }
     return LLMROOF_OK;
 #undef BAD
@@ -795,7 +807,7 @@ static int parse_model(struct json_ectx *c, const cJSON *e, struct llmroof_model
     static const char *const dsa_fields[] = { "top_k", "index_heads", "index_head_dim", NULL };
     static const char *const moe_fields[] = {
         "experts", "experts_per_token", "expert_intermediate_size", "shared_experts", "first_dense_layers",
-        "layer_step", NULL
+        "layer_step", "groups", "groups_per_token", NULL
     };
     static const char *const mla_fields[] = {
         "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", NULL
@@ -875,9 +887,23 @@ static int parse_model(struct json_ectx *c, const cJSON *e, struct llmroof_model
         m->moe_layer_step = 1;
         c->path = "moe.";
         if ((rc = json_get_long(c, moe, "first_dense_layers", false, 0, 10000, &m->moe_first_dense, NULL)) ||
-            (rc = json_get_long(c, moe, "layer_step", false, 1, 10000, &m->moe_layer_step, NULL)))
+            (rc = json_get_long(c, moe, "layer_step", false, 1, 10000, &m->moe_layer_step, NULL)) ||
+            (rc = json_get_long(c, moe, "groups", false, 1, 65536, &m->moe_groups, NULL)) ||
+            (rc = json_get_long(c, moe, "groups_per_token", false, 1, 65536, &m->moe_topk_groups, NULL)))
             return rc;
         c->path = NULL;
+        /* group-limited routing: equal groups, enough experts in the chosen ones for the top-k */
+        if (m->moe_groups > 0 && m->moe_experts % m->moe_groups != 0)
+            return json_ferr(c, "moe.groups", "must divide moe.experts (%ld), not %ld", m->moe_experts, m->moe_groups);
+        if (m->moe_topk_groups > 0 && m->moe_groups <= 0)
+            return json_ferr(c, "moe.groups_per_token", "needs moe.groups");
+        if (m->moe_topk_groups > m->moe_groups)
+            return json_ferr(c, "moe.groups_per_token", "must not exceed moe.groups (%ld), not %ld", m->moe_groups,
+                             m->moe_topk_groups);
+        if (m->moe_topk_groups > 0 && m->moe_topk_groups * (m->moe_experts / m->moe_groups) < m->moe_top_k)
+            return json_ferr(c, "moe.groups_per_token", "must hold moe.experts_per_token (%ld): %ld groups of %ld experts hold %ld",
+                             m->moe_top_k, m->moe_topk_groups, m->moe_experts / m->moe_groups,
+                             m->moe_topk_groups * (m->moe_experts / m->moe_groups));
         if (m->moe_first_dense >= m->layers)
             return json_ferr(c, "moe.first_dense_layers", "must be below num_layers (%ld)", m->layers);
     }

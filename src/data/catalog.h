@@ -126,6 +126,9 @@ struct llmroof_model {
     long moe_shared;                    /* always-on shared experts of moe_intermediate width */
     long moe_first_dense;               /* leading dense layers (first_k_dense_replace), 0 = none */
     long moe_layer_step;                /* layer i >= moe_first_dense is MoE iff (i+1) % step == 0; 1 = all */
+    long moe_groups;                    /* group-limited routing (DeepSeek-V2/V3 n_group): the routed experts in
+                                           this many equal groups, of which a token's experts come from */
+    long moe_topk_groups;               /* ... moe_topk_groups (topk_group); 0 or >= moe_groups = no limit */
     /* MLA, multi-head latent attention (DeepSeek-V2/V3, Kimi-K2); kv_lora_rank 0 = standard attention.
      * With MLA, head_dim holds the q/k head width (qk_nope + qk_rope) and kv_heads == heads. */
     long q_lora_rank;                   /* rank of the query down-projection, 0 = q projected directly */
@@ -336,8 +339,8 @@ struct llmroof_engine {
                                          its first step's (SGLang) */
     bool dp_rank_scheduler;           /* each data-parallel attention rank is its own engine whose
                                          scheduler holds the token budget and the sequence limit
-                                         (vLLM V1's DP "core engines"); false: one budget and limit
-                                         for all ranks together */
+                                         (vLLM V1's DP "core engines"); false: the budget and limit are
+                                         the instance's, each rank scheduling its share (SGLang) */
     bool prefill_first;               /* waiting prompts are admitted first into a prompt-only iteration
                                          that stalls every running decode (vLLM 0.2-0.5's scheduler) */
     bool static_batching;             /* no continuous batching: a batch forms only when the previous one

@@ -102,6 +102,28 @@ int hf_int(const char *fname, const cJSON *doc, const char *const *keys, bool re
     return LLMROOF_OK;
 }
 
+int hf_moe_groups(const char *fname, const cJSON *doc, struct llmroof_model *m, struct llmroof_err *err)
+{
+    static const char *const k_groups[] = { "n_group", NULL };
+    static const char *const k_topk_groups[] = { "topk_group", NULL };
+    long g = 0, tg = 0;
+    int rc;
+    if ((rc = hf_int(fname, doc, k_groups, false, 0, 0, 65536, &g, err)) ||
+        (rc = hf_int(fname, doc, k_topk_groups, false, 0, 0, 65536, &tg, err)))
+        return rc;
+    if (g <= 1 || tg <= 0 || tg >= g)
+        return LLMROOF_OK; /* every group open to every token: the plain top-k */
+    if (m->moe_experts % g != 0)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field 'n_group' (%ld) must divide the %ld routed experts",
+                               fname, g, m->moe_experts);
+    if (tg * (m->moe_experts / g) < m->moe_top_k)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field 'topk_group' (%ld) groups of %ld experts cannot hold "
+                               "the %ld experts per token", fname, tg, m->moe_experts / g, m->moe_top_k);
+    m->moe_groups = g;
+    m->moe_topk_groups = tg;
+    return LLMROOF_OK;
+}
+
 int catalog_model_from_hf(const char *text, size_t len, const char *fname, const char *id,
                           struct llmroof_model *m, struct llmroof_err *err)
 {
@@ -436,6 +458,8 @@ int catalog_model_from_hf_warn(const char *text, size_t len, const char *fname, 
                                      fname, m->moe_layer_step);
                 goto out;
             }
+            if ((rc = hf_moe_groups(fname, doc, m, err)))
+                goto out;
             long mtp = 0;
             if ((rc = hf_int(fname, doc, k_mtp, false, 0, 0, 1000, &mtp, err)))
                 goto out;

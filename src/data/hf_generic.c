@@ -209,7 +209,8 @@ static const struct hf_field fields[] = {
     { "resid_pdrop", HF_FREE, "" }, { "attention_probs_dropout_prob", HF_FREE, "" },
     { "router_aux_loss_coef", HF_FREE, "" }, { "aux_loss_alpha", HF_FREE, "" }, { "output_router_logits", HF_FREE, "" },
     { "norm_topk_prob", HF_FREE, "" }, { "routed_scaling_factor", HF_FREE, "" }, { "scoring_func", HF_FREE, "" },
-    { "topk_method", HF_FREE, "" }, { "n_group", HF_FREE, "" }, { "topk_group", HF_FREE, "" },
+    { "topk_method", HF_FREE, "" }, { "n_group", HF_READ, "expert groups (group-limited routing)" },
+    { "topk_group", HF_READ, "groups a token's experts come from" },
     { "seq_aux", HF_FREE, "" }, { "ep_size", HF_FREE, "" }, { "pretraining_tp", HF_FREE, "" },
     { "router_jitter_noise", HF_FREE, "" }, { "input_jitter_noise", HF_FREE, "" },
     { "moe_router_enable_expert_bias", HF_FREE, "" }, { "router_dtype", HF_FREE, "" },
@@ -635,6 +636,8 @@ static int generic_import(const char *fname, const cJSON *root, const cJSON *doc
                            "represent", fname, "shared_expert_intermediate_size", shared_w, w);
             m->moe_shared = shared_w / w;
         }
+        if ((rc = hf_moe_groups(fname, doc, m, err)))
+            return rc;
     }
     if (bc) {
         m->intermediate = 0;

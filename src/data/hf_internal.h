@@ -16,6 +16,12 @@ void hf_warn(char *warn, size_t cap, const char *fmt, ...);
 int hf_int(const char *fname, const cJSON *doc, const char *const *keys, bool required, long dflt, long lo, long hi,
            long *out, struct llmroof_err *err);
 
+/* Group-limited routing (DeepSeek-V2/V3's n_group and topk_group: a token's experts come from its
+ * topk_group best groups of n_group): into m->moe_groups / moe_topk_groups when it limits (1 <
+ * topk_group < n_group); absent, null or no limit (n_group 1, Kimi-K2, GLM-4.5) leaves both 0.
+ * m->moe_experts and moe_top_k are read already. */
+int hf_moe_groups(const char *fname, const cJSON *doc, struct llmroof_model *m, struct llmroof_err *err);
+
 /* True when hf_generic_import knows `type` (its traits table) */
 bool hf_generic_knows(const char *type);
 /* The field-table importer: every member of the config is looked up in a table of known fields;

@@ -193,8 +193,33 @@ double comm_alltoall_s(const struct llmroof_link_model *intra, const struct llmr
     return net->latency_s + (t_in > t_net ? t_in : t_net);
 }
 
+double comm_moe_fanout(double units, double topk, double groups, double topk_groups)
+{
+    if (!(units > 1.0) || !(topk > 0.0))
+        return units > 0.0 ? (units < 1.0 ? units : 1.0) : 0.0;
+    double pool = units; /* the units the token's experts can sit on */
+    if (groups > 1.0 && topk_groups > 0.0 && topk_groups < groups) {
+        if (units >= groups) {
+            pool = topk_groups * units / groups;
+        } else {
+            /* the chance that none of a unit's groups/units groups is among the chosen: drawn
+             * without replacement, prod over i < topk_groups of (groups - per - i) / (groups - i) */
+            const double per = groups / units;
+            double none = 1.0;
+            for (int i = 0; i < (int)topk_groups && none > 0.0; i++) {
+                const double q = (groups - per - i) / (groups - i);
+                none *= q > 0.0 ? q : 0.0;
+            }
+            pool = units * (1.0 - none);
+        }
+    }
+    if (pool <= 1.0)
+        return pool;
+    return pool * (1.0 - pow(1.0 - 1.0 / pool, topk));
+}
+
 double comm_alltoall_nodes_s(const struct llmroof_link_model *intra, const struct llmroof_link_model *net, int ranks,
-                             int domain, double msg_bytes, double topk)
+                             int domain, double msg_bytes, double topk, double groups, double topk_groups)
 {
     if (ranks <= 1)
         return 0.0;
@@ -205,16 +230,19 @@ double comm_alltoall_nodes_s(const struct llmroof_link_model *intra, const struc
      * a GPU's expert outputs there before the combine sends them back (DeepEP's intranode
      * dispatch and combine, is_token_in_rank): k uniform picks over n GPUs land on n (1 - (1 -
      * 1/n)^k) of them (with-replacement form; DeepSeek-V3 at EP 8, 256 experts: 5.25 of 8, so
-     * 4.59 other GPUs against the k = 8 copies charged before, 4.63 without replacement). The
-     * message keeps k copies per token: the share that moves is that count over k. */
-    const double per_gpu = n * (1.0 - pow(1.0 - 1.0 / n, topk)) / topk;
+     * 4.59 other GPUs against the k = 8 copies charged before, 4.63 without replacement), fewer
+     * under group-limited routing (comm_moe_fanout: 3.60 of 8). The message keeps k copies per
+     * token: the share that moves is that count over k. */
+    const double per_gpu = comm_moe_fanout(n, topk, groups, topk_groups) / topk;
     if (g >= n)
         return comm_alltoall_s(intra, net, ranks, domain, msg_bytes * per_gpu);
-    /* a token's k copies land on (nodes-1) * (1 - (1 - 1/nodes)^k) other nodes on average
-     * (uniform routing); it crosses the network once to each, then NVLink forwards it once to
-     * each destination GPU */
+    /* a token's k copies land on D of the nodes (comm_moe_fanout over nodes: uniform routing
+     * nodes (1 - (1 - 1/nodes)^k); the groups a node holds under group-limited routing, which
+     * DeepSeek-V3 trained as node-limited routing, at most topk_groups nodes), each node alike,
+     * so (nodes - 1) D / nodes of them other than the sender's; it crosses the network once to
+     * each, then NVLink forwards it once to each destination GPU */
     const double nodes = n / g;
-    const double remote = (nodes - 1.0) * (1.0 - pow(1.0 - 1.0 / nodes, topk));
+    const double remote = (nodes - 1.0) * comm_moe_fanout(nodes, topk, groups, topk_groups) / nodes;
     const double t_net = msg_bytes / topk * remote / (net->bw_Bps * net->eff);
     const double t_in = (g - 1.0) / g * xfer_s(intra, msg_bytes * per_gpu);
     return net->latency_s + (t_in > t_net ? t_in : t_net);

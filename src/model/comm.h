@@ -121,7 +121,18 @@ double comm_alltoall_s(const struct llmroof_link_model *intra, const struct llmr
  * (deepseek-ai/DeepEP README: normal kernels forward from RDMA to NVLink; low-latency kernels,
  * comm_alltoall_s, send every copy to its GPU). Inside one domain: comm_alltoall_s of f M. */
 double comm_alltoall_nodes_s(const struct llmroof_link_model *intra, const struct llmroof_link_model *net, int ranks,
-                             int domain, double msg_bytes, double topk);
+                             int domain, double msg_bytes, double topk, double groups, double topk_groups);
+
+/* Expected number of `units` (GPUs, or nodes) a token's `topk` experts land on, the experts laid
+ * out in order over the units (vLLM's and SGLang's expert placement without a load balancer).
+ * Plain top-k (groups <= 1 or topk_groups >= groups): k uniform picks, n (1 - (1 - 1/n)^k).
+ * Group-limited routing (DeepSeek-V2/V3: the k experts come from the token's topk_groups best of
+ * `groups` equal groups): with n >= groups a group spans n / groups units, so the picks fall on a
+ * pool of P = topk_groups n / groups units, P (1 - (1 - 1/P)^k); with n < groups a unit holds
+ * groups / n of them, and U = n (1 - C(groups - groups/n, topk_groups) / C(groups, topk_groups))
+ * units hold a chosen group, U (1 - (1 - 1/U)^k). DeepSeek-V3 at EP 8: 4 (1 - 0.75^8) = 3.60
+ * GPUs, not 5.25. */
+double comm_moe_fanout(double units, double topk, double groups, double topk_groups);
 
 /* `boundaries` pipeline sends of msg_bytes between stages of `stage_gpus` GPUs each: a
  * boundary between two domains goes over the network, the others over the intra link;

@@ -179,6 +179,32 @@ void estimate_ops_replicas(const struct llmroof_model *m, const struct llmroof_s
     out->op[LLMROOF_OP_FFN] = all.op[LLMROOF_OP_FFN];
     out->gemm_out[LLMROOF_OP_FFN] = all.gemm_out[LLMROOF_OP_FFN];
     out->experts_hit = all.experts_hit;
+    /* ... and what describes that operator: the expert weights streamed and the assignments per
+     * expert (the grouped GEMM's bandwidth share, roofline.c), an fp4 expert path's saving, as
+     * `all` counts them; the scaled list's counted `rep` times the busiest replica's tokens */
+    out->expert_wbytes = all.expert_wbytes;
+    out->tokens_per_expert = all.tokens_per_expert;
+    out->lowp_save_bytes = all.lowp_save_bytes;
+    /* The all-to-all's busiest rank either sends the most (its replica's tokens' k copies: the
+     * busiest replica's, at no imbalance) or receives the most (its share of every replica's
+     * copies: the real batch's mean times its routing imbalance, `all`'s message); the larger
+     * sets the call. The scaled list's own message charged the busiest replica's tokens the
+     * imbalance of `rep` such replicas' routing, copies the batch does not send: DeepSeek-V3 at
+     * EP 8, one decoding sequence, 15.01 MB a step where its 8 copies move 8 x 7168 x (1.031 +
+     * 2) / 2 x 2 x 58 = 10.08 MB (E[max Binomial(64, 1/8)] / 8 = 1.49 times too much) */
+    struct llmroof_op *a2a = &out->op[LLMROOF_OP_ALL_TO_ALL];
+    if (a2a->count > 0) {
+        const double f = ops_a2a_receive_factor(m, sh, out->a2a_normal, out->ep_busy);
+        const double send = a2a->comm_bytes / f, recv = all.op[LLMROOF_OP_ALL_TO_ALL].comm_bytes;
+        if (send >= recv) {
+            a2a->comm_bytes = send;
+            out->a2a_lowp_save_bytes /= f;
+        } else {
+            a2a->comm_bytes = recv;
+            out->a2a_lowp_save_bytes = all.a2a_lowp_save_bytes;
+        }
+    }
+    out->ep_busy = all.ep_busy;
     /* ... but the shared experts run on each replica's own tokens (whole on every rank, beside the
      * routed ones): the busiest replica's T / tp, not the mean's. DeepSeek-V3, one 4096-token
      * prompt on 8 replicas: 2 x 7168 x 2048 x 3 FLOP x (4096 - 512) tokens more a layer, 18.3 TFLOP
@@ -533,15 +559,23 @@ static int draft_cost(const struct llmroof_setup *s, const struct llmroof_effs *
     *split = (struct estimate_split){ 0.0, 0.0, 0.0 };
     switch (sp->drafter) {
     case LLMROOF_DRAFTER_MODEL: {
+        /* a draft model is a model of its own on each attention replica's TP ranks (a shard
+         * without replicas): under data-parallel attention each replica drafts its own sequences,
+         * B / replicas of the B given (the busiest's times the replicas, as a head's mean takes
+         * them). Until session 38 the whole B: Qwen3-235B-A22B at EP 8 with a Qwen3-8B draft, 64
+         * sequences, drafted 64 per GPU where the busiest replica holds 8 (22.9 ms a step) */
         struct llmroof_shard dsh;
         int rc = ops_shard(sp->draft, s->tp, &dsh, err);
         if (rc)
             return rc;
-        ops_build(sp->draft, &dsh, &s->dt, &first, &ops);
+        const double own = sh->attn_dp > 1 ? B / (double)sh->attn_dp : B;
+        const struct llmroof_batch dfirst = batch_decode(own, c);
+        const struct llmroof_batch dlater = sp->topk > 1 ? ops_batch_widen(&dfirst, (double)sp->topk) : dfirst;
+        ops_build(sp->draft, &dsh, &s->dt, &dfirst, &ops);
         roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &ops, &p);
         passes_add(out, split, &p, 1.0);
         if (sp->steps > 1) {
-            ops_build(sp->draft, &dsh, &s->dt, &later, &ops);
+            ops_build(sp->draft, &dsh, &s->dt, &dlater, &ops);
             roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &ops, &p);
             passes_add(out, split, &p, (double)(sp->steps - 1));
         }
@@ -883,10 +917,15 @@ int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_reques
         struct llmroof_oplist dop;
         struct llmroof_phase dph;
         if (spec->drafter == LLMROOF_DRAFTER_MODEL) {
+            /* on each attention replica's own TP ranks, over its own prompts: the busiest
+             * replica's (pbb; pb without replicas). Until session 38 the whole batch's:
+             * Qwen3-235B-A22B at EP 8, 64 prompts of 1,024 tokens, a Qwen3-8B draft took 1.36 s
+             * where the busiest replica's 8 prompts take 8,192 x 2 x 8.19e9 FLOP / (989.5 TFLOP/s
+             * x 0.71) = 0.19 s */
             struct llmroof_shard dsh;
             if ((rc = ops_shard(spec->draft, s->tp, &dsh, err)))
                 return rc;
-            ops_build(spec->draft, &dsh, &s->dt, &pb, &dop);
+            ops_build(spec->draft, &dsh, &s->dt, rep > 1 ? &pbb : &pb, &dop);
         } else {
             const struct llmroof_batch pbd = batch_prefill(Bb * (double)rep, P, &out->shard.few); /* the busiest replica's */
             ops_build_draft(s->model, &out->shard, &s->dt, &pbd, 0, &dop);

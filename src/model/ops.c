@@ -533,18 +533,11 @@ void ops_shared_expert_per_token(const struct llmroof_model *m, const struct llm
  * steps run DeepEP's normal kernels (a token crosses the network once per destination node and
  * is forwarded over NVLink), decode steps its low-latency kernels (one RDMA write per expert
  * GPU): a2a_normal and a2a_topk tell comm_alltoall_nodes_s which. */
-void ops_set_all_to_all(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
-                        double T, double S, struct llmroof_oplist *out)
+double ops_a2a_receive_factor(const struct llmroof_model *m, const struct llmroof_shard *sh, bool normal, double ep_busy)
 {
-    const double h = (double)m->hidden, kk = (double)m->moe_top_k;
-    const double r = dt->act == LLMROOF_FP32 || dt->act == LLMROOF_TF32 ? 4.0 : 2.0;
-    const double disp = dt->act == LLMROOF_FP8 ? 1.0 + 4.0 / 128.0 : dtype_bytes(dt->act);
-    /* the busiest rank's share (ops_build set it for this step: --ep-imbalance, or uniform
-     * routing's expected largest) */
-    double imb = out->ep_busy > 1.0 ? out->ep_busy : 1.0;
-    const double n = (double)sh->ep;
-    out->a2a_normal = T > S * 1.0000001;
-    if (out->a2a_normal && n > 1.0 && kk > 0.0 && imb > 1.0) {
+    const double kk = (double)m->moe_top_k, n = (double)sh->ep;
+    double imb = ep_busy > 1.0 ? ep_busy : 1.0;
+    if (normal && n > 1.0 && kk > 0.0 && imb > 1.0) {
         /* The normal kernels send a token once to each GPU holding any of its k experts, so the
          * busiest GPU receives each other GPU's token at most once: its k picks land on it with
          * probability F / n each (F = ep_busy, its share of the assignments over the mean), so
@@ -555,6 +548,19 @@ void ops_set_all_to_all(const struct llmroof_model *m, const struct llmroof_shar
         const double f = imb < n ? imb : n;
         imb = (1.0 - pow(1.0 - f / n, kk)) / (1.0 - pow(1.0 - 1.0 / n, kk));
     }
+    return imb;
+}
+
+void ops_set_all_to_all(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
+                        double T, double S, struct llmroof_oplist *out)
+{
+    const double h = (double)m->hidden, kk = (double)m->moe_top_k;
+    const double r = dt->act == LLMROOF_FP32 || dt->act == LLMROOF_TF32 ? 4.0 : 2.0;
+    const double disp = dt->act == LLMROOF_FP8 ? 1.0 + 4.0 / 128.0 : dtype_bytes(dt->act);
+    out->a2a_normal = T > S * 1.0000001;
+    /* the busiest rank's share (ops_build set it for this step: --ep-imbalance, or uniform
+     * routing's expected largest) */
+    const double imb = ops_a2a_receive_factor(m, sh, out->a2a_normal, out->ep_busy);
     const double Lm = (double)arch_moe_layers(m);
     out->op[LLMROOF_OP_ALL_TO_ALL] = (struct llmroof_op){ 2.0 * Lm, 0, 0, T * kk * h * (disp + r) / 2.0 * imb, 1, 0 };
     /* a block-fp8 checkpoint's experts compute in fp8 at 16-bit activations (ops_ckpt_lowp_modules):
@@ -563,6 +569,8 @@ void ops_set_all_to_all(const struct llmroof_model *m, const struct llmroof_shar
         out->a2a_lowp_save_bytes = T * kk * h * (disp - (1.0 + 4.0 / 128.0)) / 2.0 * imb;
     out->ep_ranks = sh->ep;
     out->a2a_topk = kk;
+    out->a2a_groups = (double)m->moe_groups;
+    out->a2a_topk_groups = (double)m->moe_topk_groups;
     out->a2a_overlap = false; /* ops_build_split sets it where the step splits in two */
 }
 

@@ -361,6 +361,8 @@ struct llmroof_oplist {
     bool mla_absorbed;                      /* MLA step run with absorbed weights over the latent (decode) */
     int ep_ranks;                           /* all-to-all group (expert parallelism), 0 = none */
     double a2a_topk;                        /* all-to-all: copies of each token (routed experts, top-k) */
+    double a2a_groups, a2a_topk_groups;     /* ... and the groups they come from (group-limited routing;
+                                               0 = plain top-k): comm_moe_fanout */
     bool a2a_overlap;                       /* two-batch overlap: the all-to-all hides under compute
                                                (set with micro_batches 2) */
     double micro_batches;                   /* 1, or 2 where two-batch overlap runs the step as two
@@ -457,6 +459,12 @@ void ops_copy_context(struct llmroof_oplist *dst, const struct llmroof_oplist *s
  * shared experts. estimate_ops_replicas adds the busiest replica's tokens' share of it. */
 void ops_shared_expert_per_token(const struct llmroof_model *m, const struct llmroof_shard *sh,
                                  const struct llmroof_dtypes *dt, double *flops, double *bytes, double *gemm_out);
+
+/* How many times the mean rank's all-to-all message the busiest receiver's is, given its share of
+ * the routed assignments over the mean (ep_busy): ep_busy under the low-latency kernels (each of
+ * a token's k copies is written to its expert), less under the normal ones (a token reaches a GPU
+ * once, however many of its experts sit there); 1 without imbalance. ops_set_all_to_all's factor. */
+double ops_a2a_receive_factor(const struct llmroof_model *m, const struct llmroof_shard *sh, bool normal, double ep_busy);
 
 /* Sets op[ALL_TO_ALL], ep_ranks, a2a_topk and a2a_normal for the T tokens (of S sequences) one
  * rank dispatches: its attention replica's tokens over the replica's attention-TP ranks

@@ -296,7 +296,8 @@ static double rl_comm_s(const struct roofline_prep *r, const struct llmroof_opli
     double one;
     if (k == LLMROOF_OP_ALL_TO_ALL) {
         const double msg = op->comm_bytes - rl_a2a_save(r, ops);
-        one = ops->a2a_normal ? comm_alltoall_nodes_s(&r->link, &r->net, ops->ep_ranks, r->dom, msg, ops->a2a_topk)
+        one = ops->a2a_normal ? comm_alltoall_nodes_s(&r->link, &r->net, ops->ep_ranks, r->dom, msg, ops->a2a_topk,
+                                                      ops->a2a_groups, ops->a2a_topk_groups)
                               : comm_alltoall_s(&r->link, &r->net, ops->ep_ranks, r->dom, msg);
     }
     else if (k == LLMROOF_OP_PP_SEND)

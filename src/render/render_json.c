@@ -208,6 +208,10 @@ static cJSON *model_entry(const struct llmroof_model *m, const char *schema)
             cJSON_AddNumberToObject(moe, "first_dense_layers", (double)m->moe_first_dense);
         if (m->moe_layer_step > 1)
             cJSON_AddNumberToObject(moe, "layer_step", (double)m->moe_layer_step);
+        if (m->moe_groups > 0)
+            cJSON_AddNumberToObject(moe, "groups", (double)m->moe_groups);
+        if (m->moe_topk_groups > 0)
+            cJSON_AddNumberToObject(moe, "groups_per_token", (double)m->moe_topk_groups);
     }
     /* issue 16 fields, written only when set so a round trip through --models-file keeps them */
     if (m->kv_lora_rank > 0) {
@@ -813,6 +817,12 @@ static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, c
     const long ranks = sim_setup_rank_factor(c);
     if (ranks > 1)
         cJSON_AddNumberToObject(o, "limits_per_dp_rank", (double)ranks);
+    /* data-parallel attention: each rank's own budget and limit, the share of the two above */
+    const int reps = sim_setup_attn_replicas(&c->setup);
+    if (reps > 1 && c->max_batched_tokens > 0) {
+        cJSON_AddNumberToObject(o, "dp_rank_max_batched_tokens", (double)sim_rank_share(c, reps, c->max_batched_tokens));
+        cJSON_AddNumberToObject(o, "dp_rank_max_seqs", (double)sim_rank_share(c, reps, c->max_seqs));
+    }
     cJSON_AddBoolToObject(o, "chunked_prefill", c->chunked_prefill);
     if (c->static_batching) /* absent with continuous batching */
         cJSON_AddBoolToObject(o, "static_batching", true);

@@ -57,10 +57,17 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
                     PL(c->max_seqs));
     else
         sbuf_printf(out, "; the swept token budgets, %ld sequence%s", c->max_seqs, PL(c->max_seqs));
-    /* an engine whose attention DP ranks schedule on their own holds both limits per rank (sim.c) */
+    /* data-parallel attention: every rank schedules alone (sim.c engine_init). An engine whose
+     * profile states both limits per rank holds them per rank; any other divides the instance's
+     * over its ranks (SGLang: chunked_prefill_size // dp_size), and the share is named */
     const long ranks = sim_setup_rank_factor(c);
+    const int reps = sim_setup_attn_replicas(s);
     if (ranks > 1)
         sbuf_printf(out, " per DP rank (x%ld)", ranks);
+    else if (reps > 1 && !c->static_batching && c->max_batched_tokens > 0)
+        sbuf_printf(out, " (each of %d DP ranks %ld tokens, %ld sequence%s)", reps,
+                    sim_rank_share(c, reps, c->max_batched_tokens), sim_rank_share(c, reps, c->max_seqs),
+                    PL(sim_rank_share(c, reps, c->max_seqs)));
     /* pipeline parallelism: micro-batches of different requests in the stages at once (sim.h) */
     const int lanes = sim_pipeline_lanes(s, c->max_seqs, c->static_batching, c->disaggregated);
     if (lanes > 1) {

@@ -62,13 +62,15 @@ void plan_instance_limits(const struct plan_input *in, const struct llmroof_gpu 
                           long *max_batched_tokens)
 {
     const struct sim_config c = plan_sim_config(in, g);
-    const long f = sim_rank_factor(&c, attn_dp);
-    *max_seqs = c.max_seqs * f;
-    *max_batched_tokens = c.max_batched_tokens * f;
+    /* each attention rank schedules alone with its share (sim.c engine_init): the instance holds
+     * the ranks' shares together */
+    const long n = attn_dp > 1 ? attn_dp : 1;
+    *max_seqs = sim_rank_share(&c, (int)n, c.max_seqs) * n;
+    *max_batched_tokens = sim_rank_share(&c, (int)n, c.max_batched_tokens) * n;
 }
 
-/* The running-sequence limit of a whole instance of layout `code` on g: per rank times the
- * attention ranks for an engine that schedules each rank on its own (sim.c), else the limit. */
+/* The running-sequence limit of a whole instance of layout `code` on g: each attention rank's
+ * share times the ranks (sim.c), the limit without data-parallel attention. */
 static struct llmroof_setup setup_for(const struct plan_input *in, const struct llmroof_gpu *g, int tp);
 static long instance_max_seqs(const struct plan_input *in, const struct llmroof_gpu *g, int code)
 {
@@ -256,10 +258,11 @@ static void fast_latency(const struct plan_input *in, const struct llmroof_setup
                          long users, double P, double O, double cap_batch, double *ttft, double *tpot)
 {
     const struct sim_config sc = plan_sim_config(in, s->gpu);
-    /* a prompt runs on one rank: the per-rank budget sets its chunks and each step's room */
+    /* a prompt runs on one rank: the per-rank budget (each rank's share, sim_rank_share, as the
+     * simulator schedules it) sets its chunks and each step's room */
+    const double rank_tok = (double)sim_rank_share(&sc, sh->attn_dp, sc.max_batched_tokens);
     const struct fast_solve f = { s, sh, (double)users, P, O, (in->sim.think_min_s + in->sim.think_max_s) / 2,
-                                  cap_batch, (double)sc.max_batched_tokens,
-                                  ceil(P / (double)sc.max_batched_tokens), sc.chunked_prefill, sc.prefill_first };
+                                  cap_batch, rank_tok, ceil(P / rank_tok), sc.chunked_prefill, sc.prefill_first };
     /* F(R) - R is positive at R -> 0 (F >= the service time S > 0) and negative for R large
      * (the load X = N / (Z + R) vanishes and F tends to S): bisect for the root. Damped passes
      * had oscillated where the prompts' room binds (Llama-3.1-8B on an L4 at 14 users of code
@@ -316,7 +319,8 @@ int plan_meets(const struct plan_input *in, const struct llmroof_gpu *g, int tp,
          * output at admission (TensorRT-LLM; sim.h admit_no_evict), so it holds KV / (P + O) */
         double cap = fmin(mo.max_seqs, mem.kv_capacity_tokens / (c.admit_no_evict ? P + O : P + O / 2));
         if (cap < 1)
-            return llmroof_err_set(err, LLMROOF_EINPUT, "%s does not fit on %d x %s", in->model->id, tp, g->id);
+            return llmroof_err_set(err, LLMROOF_EINPUT, "%s does not fit on %d x %s", in->model->id, mem.gpus,
+                                   g->id); /* the layout's GPUs (tp is its code, LAY) */
         fast_latency(in, &c.setup, &sh, users, P, O, cap, ttft_s, tpot_s);
         slots_full = (double)users > mo.max_seqs && mo.max_seqs <= mem.kv_capacity_tokens / (P + O / 2);
     } else {

@@ -65,8 +65,9 @@ struct plan_input {
  * on GPUs of 70 GiB or more), as `simulate -e` sets them. setup is left to the caller. */
 struct sim_config plan_sim_config(const struct plan_input *in, const struct llmroof_gpu *g);
 
-/* The token budget and sequence limit of a whole instance of `attn_dp` attention ranks on g
- * (per-rank limits times the ranks for an engine that schedules each rank on its own). */
+/* The token budget and sequence limit of a whole instance of `attn_dp` attention ranks on g:
+ * each rank's share (sim_rank_share: the profile's per-rank limits for an engine that states
+ * them so, else the instance's divided over the ranks) times the ranks. */
 void plan_instance_limits(const struct plan_input *in, const struct llmroof_gpu *g, int attn_dp, long *max_seqs,
                           long *max_batched_tokens);
 

@@ -160,6 +160,14 @@ long sim_rank_factor(const struct sim_config *c, int attn_dp)
     return c->dp_rank_scheduler && attn_dp > 1 ? attn_dp : 1;
 }
 
+long sim_rank_share(const struct sim_config *c, int attn_dp, long limit)
+{
+    if (attn_dp <= 1 || c->dp_rank_scheduler)
+        return limit;
+    const long q = limit / attn_dp;
+    return q > 0 ? q : 1;
+}
+
 int sim_setup_gpus(const struct llmroof_setup *s)
 {
     return s->tp * (s->layout.pp > 1 ? s->layout.pp : 1);
@@ -621,9 +629,9 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
     /* generate() has no token budget: a static batch takes max_seqs prompts whatever their
      * length (the configured budget sizes the activation workspace only) */
     it.budget = c->static_batching ? SIM_STATIC_MAX_PADDINGS : e->budget;
-    if (e->rbud) /* each data-parallel rank's own budget */
+    if (e->rbud) /* each data-parallel attention replica's own budget (a static batch: none) */
         for (int k = 0; k < e->sh.attn_dp; k++)
-            e->rbud[k] = c->max_batched_tokens;
+            e->rbud[k] = c->static_batching ? it.budget : e->rank_budget;
     /* every running sequence's chunk is 0 here: advance() and sim_preempt_last() clear it.
      * Multi-step scheduling (vLLM's --num-scheduler-steps N, v0.6.0: the scheduler runs once per
      * N decode steps to amortise its CPU work) admits waiting requests only between runs: an
@@ -905,20 +913,37 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     /* MLA's form per sequence: the break-even of its two forms in this engine's modelled time */
     estimate_mla_few_rule(&e->setup, &e->sh);
     e->dsh.few = *OPS_FEW_GENERIC; /* a draft model's below */
-    /* an engine whose data-parallel attention ranks are engines of their own (vLLM V1: each DP
-     * rank a separate "core engine" process with its own scheduler, docs/serving/
-     * data_parallel_deployment.md) holds the token budget and the sequence limit per rank: the
-     * instance schedules the ranks' sum, no rank more than its own (e->rbud) */
-    const long per_rank = sim_rank_factor(c, e->sh.attn_dp);
+    /* data-parallel attention: every replica schedules alone, with its own token budget and
+     * sequence limit, and the instance's iteration is the replicas' together (the busiest sets its
+     * time, target_time). An engine whose DP ranks are engines of their own states both per rank
+     * (vLLM V1: each DP rank a separate "core engine" process with its own scheduler, docs/serving/
+     * data_parallel_deployment.md); SGLang states them for the instance and divides them over its
+     * DP ranks (server_args.py: chunked_prefill_size //= dp_size under enable_dp_attention; the
+     * scheduler's max_running_requests // dp_size): sim_rank_share. Until session 38 such an
+     * engine's replicas shared the instance's budget, so one replica's prompt took all of it:
+     * DeepSeek-V3 on 8 H200s, 8,192-token prompts at 2/s, prefilled one 2,048-token chunk of one
+     * replica per iteration and fell behind (1.31 requests/s done, TTFT p50 38.6 s) */
+    const int nrep = e->sh.attn_dp > 1 ? e->sh.attn_dp : 1;
     /* pipeline lanes share the instance's sequence limit (vLLM V1's max_num_seqs bounds the running
      * requests of every micro-batch in flight together: 5 over 4 lanes are 2, 1, 1, 1), each
      * schedules its own token budget */
-    e->max_run = sim_lane_seqs(c->max_seqs, lanes, lane) * per_rank;
-    e->budget = c->max_batched_tokens * per_rank;
+    e->rank_seqs = sim_rank_share(c, nrep, sim_lane_seqs(c->max_seqs, lanes, lane));
+    e->rank_budget = sim_rank_share(c, nrep, c->max_batched_tokens);
+    e->max_run = e->rank_seqs * nrep;
+    e->budget = e->rank_budget * nrep;
+    if (nrep > 1 && e->spec && !c->static_batching) {
+        const long verify = c->spec.tokens > 0 ? c->spec.tokens : c->spec.k + 1L;
+        if (e->rank_budget < verify)
+            return llmroof_err_set(err, LLMROOF_EINPUT,
+                                   "each data-parallel attention replica's token budget (%ld of %ld over %d replicas) "
+                                   "must hold one verification pass of %ld tokens",
+                                   e->rank_budget, c->max_batched_tokens, nrep, verify);
+    }
     e->ntr = SIM_RESERVE_INIT_RATIO;
     struct llmroof_mem_opts mo = c->mem;
     mo.max_batched_tokens = (double)e->budget; /* memory sizes one rank's workspace from its share */
-    mo.max_seqs = (double)(c->max_seqs * per_rank); /* the instance's logits buffer, as `memory` sizes it */
+    mo.max_seqs = (double)(sim_rank_share(c, nrep, c->max_seqs) * nrep); /* the instance's logits buffer, as
+                                                                            `memory` sizes it */
     struct llmroof_memory mem;
     if ((rc = memory_eval_layout(s->model, s->gpu, &lay, &s->dt, 1, &mo, &mem, err)))
         return rc;
@@ -963,8 +988,8 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
             return llmroof_err_set(err, LLMROOF_EINPUT,
                                    "the draft model %s (%.2f GiB of weights per GPU) does not fit beside %s on %d x %s: "
                                    "no memory is left for the KV cache; use a smaller draft",
-                                   c->spec.draft->id, dm.weights_bytes_per_gpu / 1073741824.0, s->model->id, s->tp,
-                                   s->gpu->id);
+                                   c->spec.draft->id, dm.weights_bytes_per_gpu / 1073741824.0, s->model->id, mem.gpus,
+                                   s->gpu->id); /* the instance's GPUs (EP, PP included) */
     } else if (c->spec.kind != SIM_SPEC_NONE && !(e->prefill_only && c->spec.kind == SIM_SPEC_MEDUSA)) {
         /* the head: about one layer, on every GPU. An EAGLE head and an MTP module are a decoder
          * layer with its own attention: every token the target caches, the head caches too, one
@@ -1015,8 +1040,10 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
         e->free_blocks = e->total_blocks;
         for (int k = 0; k < e->sh.attn_dp; k++)
             e->rfree[k] = e->replica_blocks;
-        if (per_rank > 1 && (!(e->rbud = malloc((size_t)e->sh.attn_dp * sizeof *e->rbud)) ||
-                             !(e->rscore = malloc((size_t)e->sh.attn_dp * sizeof *e->rscore))))
+        if (!(e->rbud = malloc((size_t)e->sh.attn_dp * sizeof *e->rbud)) ||
+            !(e->rrun = malloc((size_t)e->sh.attn_dp * sizeof *e->rrun)) ||
+            (e->spec && !(e->rdraft = calloc((size_t)e->sh.attn_dp, sizeof *e->rdraft))) ||
+            (c->dp_rank_scheduler && !(e->rscore = malloc((size_t)e->sh.attn_dp * sizeof *e->rscore))))
             return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d attention replicas", e->sh.attn_dp);
     }
     /* recurrent layers: each sequence's state, in whole blocks of the KV pool (vLLM's hybrid
@@ -1063,6 +1090,8 @@ static void engines_free(struct runner *r)
         free(r->E[i].rfree);
         free(r->E[i].rblocked);
         free(r->E[i].rbud);
+        free(r->E[i].rrun);
+        free(r->E[i].rdraft);
         free(r->E[i].rscore);
     }
     free(r->E);

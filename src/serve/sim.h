@@ -105,8 +105,9 @@ struct sim_config {
                                         one step per output token there; else that step streams the
                                         prefill's token with its own (SGLang) */
     bool dp_rank_scheduler;          /* with data-parallel attention the budget and the sequence limit
-                                        hold per rank (each rank its own engine, vLLM V1) instead of
-                                        for the instance's ranks together */
+                                        are stated per rank (each rank its own engine, vLLM V1) instead
+                                        of for the instance, divided over its ranks (SGLang); every
+                                        rank schedules alone either way (sim_rank_share) */
     bool prefill_first;              /* admit waiting prompts first into a prompt-only iteration that
                                         stalls the running decodes (vLLM 0.2-0.5); false: running
                                         sequences first, admissions with the budget left */
@@ -250,6 +251,14 @@ int sim_ray_workers(const struct sim_config *c, int gpus);
  * attention ranks holds: attn_dp where each rank schedules on its own (dp_rank_scheduler, vLLM
  * V1), else 1 (the limits are the instance's, split over its ranks). */
 long sim_rank_factor(const struct sim_config *c, int attn_dp);
+/* One data-parallel attention rank's share of a configured `limit` (the token budget or the
+ * sequence limit) in an instance of `attn_dp` ranks: every engine schedules each rank alone, each
+ * with its own budget and limit. A profile with dp_rank_scheduler (vLLM V1: each DP rank a core
+ * engine of its own) states them per rank: the limit itself. Any other states them for the
+ * instance and divides them over the ranks, floor(limit / attn_dp), at least 1 (SGLang's
+ * server_args.py under enable_dp_attention: chunked_prefill_size //= dp_size; its scheduler's
+ * max_running_requests // dp_size per DP worker). attn_dp <= 1: the limit. */
+long sim_rank_share(const struct sim_config *c, int attn_dp, long limit);
 /* Switches `c` to static batching (sim_config.static_batching) with what it implies: whole
  * prompts first, padded to the longest without a cap, no-evict admission (a batch cannot give
  * back the KV it grows into). A static batch takes no token budget (generate() has none):

@@ -146,7 +146,7 @@ static int dispatch_replica(struct engine *e)
         return 0;
     if (!e->rscore)
         return (int)(e->next_replica++ % e->sh.attn_dp);
-    long *score = e->rscore; /* allocated with the ranks' budgets (engine_init) */
+    long *score = e->rscore; /* allocated for a dp_rank_scheduler engine (engine_init) */
     const int n = e->sh.attn_dp;
     memset(score, 0, (size_t)n * sizeof *score);
     for (size_t i = 0; i < e->waiting.n; i++)

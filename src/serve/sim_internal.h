@@ -266,12 +266,20 @@ struct engine {
     long replica_blocks;         /* KV blocks of one replica's pool (total_blocks without) */
     unsigned char *rblocked;     /* data-parallel attention: admission scratch, replicas whose head
                                     request waits for blocks (sh.attn_dp entries, owned) */
-    long max_run;                /* running sequences at most: max_seqs, times the replicas when
-                                    each holds its own limit (sim_config.dp_rank_scheduler) */
-    long budget;                 /* tokens one iteration may schedule: max_batched_tokens, times
-                                    the replicas when each holds its own budget */
-    long *rbud;                  /* dp_rank_scheduler: each replica's budget left this iteration
-                                    (sh.attn_dp entries, owned); NULL otherwise */
+    long max_run;                /* running sequences at most: max_seqs, or with data-parallel
+                                    attention rank_seqs times the replicas */
+    long budget;                 /* tokens one iteration may schedule: max_batched_tokens, or with
+                                    data-parallel attention rank_budget times the replicas */
+    long rank_seqs;              /* data-parallel attention: one replica's running sequences at most
+                                    (sim_rank_share of max_seqs); max_run without */
+    long rank_budget;            /* data-parallel attention: one replica's tokens per iteration
+                                    (sim_rank_share of max_batched_tokens); budget without */
+    long *rbud;                  /* data-parallel attention: each replica's budget left this
+                                    iteration (sh.attn_dp entries, owned); NULL without */
+    long *rrun;                  /* data-parallel attention: admission scratch, each replica's
+                                    running sequences (sh.attn_dp entries, owned); NULL without */
+    struct llmroof_batch *rdraft; /* data-parallel attention with speculation: each replica's share
+                                    of struct iter's draft (sh.attn_dp entries, owned); NULL without */
     long *rscore;                /* dp_rank_scheduler: dispatch scratch, each replica's load score
                                     (sh.attn_dp entries, owned); NULL otherwise */
     struct sim_instance st;
@@ -584,6 +592,12 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
  * start when the instance was idle */
 void sim_reserve_update(struct engine *e, bool retracted, bool decoded, bool was_idle);
 double sim_iter_cost(const struct runner *r, const struct engine *e, const struct iter *it);
+/* The GPU time of a steady speculative step of instance e (e->spec): B sequences at context c each
+ * verifying the step's positions, beside the prompt work `pre` (a batch, maybe empty), and the
+ * drafter's passes over them, as gpu_time costs an iteration but at the mean attention replica
+ * (the optimistic side: the capacity bound and a request's shortest life, sim_stats.c). */
+double sim_spec_step_s(const struct runner *r, const struct engine *e, double B, double c,
+                       const struct llmroof_batch *pre);
 
 /* sim_cluster.c */
 void sim_draw_request(struct runner *r, long id);

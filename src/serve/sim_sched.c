@@ -165,6 +165,8 @@ static inline void add_to_iter(struct engine *e, struct iter *it, int rep, long 
     }
     if (spec) {
         iter_batch_add(&it->draft, prefill ? (double)chunk : 1.0, (double)past, &e->dsh.few);
+        if (e->rdraft) /* its replica's drafter takes it (gpu_time: the busiest replica's) */
+            iter_batch_add(&e->rdraft[rep], prefill ? (double)chunk : 1.0, (double)past, &e->dsh.few);
         if (!prefill)
             iter_batch_add(&it->dec1, 1.0, (double)past, few);
     }
@@ -190,8 +192,8 @@ static inline void add_to_iter(struct engine *e, struct iter *it, int rep, long 
 /* ------------------------------------------------------------------------ */
 
 /* The tokens a sequence on `replica` may still take this iteration: the iteration's budget, and
- * with data-parallel ranks that schedule alone (sim_config.dp_rank_scheduler) no more than its
- * rank's own budget left. */
+ * with data-parallel attention no more than its replica's own budget left (every replica
+ * schedules alone: engine.rank_budget, sim_rank_share). */
 static inline long budget_for(const struct engine *e, const struct iter *it, int replica)
 {
     return e->rbud && e->rbud[replica] < it->budget ? e->rbud[replica] : it->budget;
@@ -562,12 +564,26 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
         memset(e->rblocked, 0, (size_t)nrep);
     bool held_only = false; /* the head waits for blocks: only requests holding theirs pass it */
     const long adm0 = e->adm_next; /* requests admitted from here on are this call's */
+    if (e->rrun) { /* each replica's running sequences, against its own limit (rank_seqs) */
+        memset(e->rrun, 0, (size_t)nrep * sizeof *e->rrun);
+        for (long i = 0; i < e->nrun; i++)
+            e->rrun[e->run[i].replica]++;
+    }
     while (pos < e->waiting.n && e->nrun < e->max_run && it->budget > 0) {
         const struct rstate *w = dq_at(&e->waiting, pos);
         const long id = w->id;
         const int rep = w->replica;
         if (((e->rblocked && e->rblocked[rep]) || held_only) && w->blocks == 0) {
             pos++; /* FCFS within its replica: behind a request that waits for blocks */
+            continue;
+        }
+        if (e->rrun && e->rrun[rep] >= e->rank_seqs) {
+            /* its replica holds its own limit of sequences (SGLang: max_running_requests //
+             * dp_size per DP worker; vLLM V1: each DP rank's max_num_seqs); the others go on */
+            if (!e->rblocked[rep] && ++nblocked == nrep)
+                break;
+            e->rblocked[rep] = 1;
+            pos++;
             continue;
         }
         /* work on the copy in the next free slot; it counts once nrun moves past it */
@@ -578,14 +594,19 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
                    r->cached_len > 0 && rs->target > r->cached_len;
         long start = hit ? r->cached_len : rs->computed;
         long have = hit ? e->pg[g].blocks - e->state_blocks : 0; /* the prefix's token blocks */
-        bool prefill;
+        bool prefill = false;
         const long lim = budget_for(e, it, rep);
         long chunk = lim > 0 ? next_work(r, e, rs, start, lim, &prefill) : 0;
-        if (lim <= 0 || (prefill && !c->chunked_prefill && rs->target - start > lim && it->nsched > 0) ||
+        /* a whole prompt above the budget runs where nothing else does: with data-parallel
+         * attention, alone on its replica (each replica schedules its own iteration) */
+        const bool others = e->rb ? e->rb[rep].seqs > 0 : it->nsched > 0;
+        if (lim <= 0 || (prefill && !c->chunked_prefill && rs->target - start > lim && others) ||
             (!prefill && chunk > lim) || (prefill && !pad_fits(c, e, it, chunk))) {
-            /* its rank's budget cannot take it: with ranks that schedule alone the others go on
-             * (FCFS within the rank), else the iteration is full */
-            if (!e->rbud || !e->rblocked || ++nblocked == nrep)
+            /* its replica's budget cannot take it: with data-parallel attention the other
+             * replicas go on (FCFS within the replica), else the iteration is full */
+            if (!e->rbud || !e->rblocked)
+                break;
+            if (!e->rblocked[rep] && ++nblocked == nrep)
                 break;
             e->rblocked[rep] = 1;
             pos++;
@@ -643,6 +664,8 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
         rs->blocks += (int)need;
         rs->chunk = chunk;
         e->nrun++;
+        if (e->rrun)
+            e->rrun[rep]++;
         admitted = true;
         if (r->R[id].first_sched_s < 0)
             r->R[id].first_sched_s = now;
@@ -998,6 +1021,78 @@ static struct llmroof_batch busiest_draft(const struct engine *e, const struct l
     return batch_scale(dec1, f);
 }
 
+/* The busiest replica's pass of a draft model under data-parallel attention. Each replica's
+ * drafter is the draft model on the replica's own TP ranks (e->dsh: a shard without replicas) and
+ * drafts its own sequences; the replicas meet at the target's MoE layers, so the slowest replica's
+ * pass holds them all. `rd` holds each replica's batch (sh.attn_dp entries); the candidates are the
+ * replicas with the most tokens, attention pairs and sequences, the slowest of them counts. Until
+ * session 38 the instance's whole batch was costed on one replica's GPUs: Qwen3-235B-A22B at EP 8
+ * on H200s with a Qwen3-8B draft, 64 sequences, drafted all 64 where each replica holds 8. */
+static double draft_model_busiest_s(const struct engine *e, const struct llmroof_batch *rd)
+{
+    const int n = e->sh.attn_dp;
+    int cand[3] = { 0, 0, 0 };
+    for (int k = 1; k < n; k++) {
+        if (rd[k].tokens > rd[cand[0]].tokens)
+            cand[0] = k;
+        if (rd[k].attn_pairs > rd[cand[1]].attn_pairs)
+            cand[1] = k;
+        if (rd[k].seqs > rd[cand[2]].seqs)
+            cand[2] = k;
+    }
+    double t = 0.0;
+    for (int j = 0; j < 3; j++) {
+        bool seen = false;
+        for (int i = 0; i < j; i++)
+            seen = seen || cand[i] == cand[j];
+        if (!seen && rd[cand[j]].tokens > 0)
+            t = fmax(t, sim_step_time(&e->draft, &e->dsh, &rd[cand[j]]));
+    }
+    return t;
+}
+
+double sim_spec_step_s(const struct runner *r, const struct engine *e, double B, double c,
+                       const struct llmroof_batch *pre)
+{
+    const struct sim_spec *sp = &r->c->spec;
+    const double V = sp->tokens > 0 ? (double)sp->tokens : (double)sp->k + 1.0;
+    /* the target's verification: V positions a sequence after c - 1 cached tokens, its logits at
+     * each (estimate.c step_batch), and the prompt chunks beside them */
+    struct llmroof_batch one = { 0 }, b;
+    iter_batch_add(&one, V, c - 1.0, &e->sh.few);
+    b = batch_scale(&one, B);
+    b.extra_logits = B * (V - 1.0);
+    batch_accumulate(&b, pre);
+    double t = sim_step_time(&e->setup, &e->sh, &b);
+    const struct llmroof_batch dec1 = batch_decode(B, c);
+    const struct llmroof_batch later = sp->tokens > 0 && sp->topk > 1 ? ops_batch_widen(&dec1, (double)sp->topk) : dec1;
+    const double n = e->sh.attn_dp > 1 ? (double)e->sh.attn_dp : 1.0; /* a draft model: one replica's share */
+    switch (sp->kind) {
+    case SIM_SPEC_DRAFT: {
+        struct llmroof_batch first = batch_scale(&dec1, 1.0 / n);
+        const struct llmroof_batch own_pre = batch_scale(pre, 1.0 / n), own_later = batch_scale(&later, 1.0 / n);
+        batch_accumulate(&first, &own_pre);
+        t += sim_step_time(&e->draft, &e->dsh, &first);
+        if (sp->k > 1)
+            t += (double)(sp->k - 1) * sim_step_time(&e->draft, &e->dsh, &own_later);
+        break;
+    }
+    case SIM_SPEC_MTP:
+    case SIM_SPEC_EAGLE:
+        if (pre->tokens > 0)
+            t += draft_step_s(e, pre, 0);
+        t += draft_step_s(e, &dec1, 0);
+        if (sp->k > 1)
+            t += (double)(sp->k - 1) * draft_step_s(e, &later, 0);
+        break;
+    case SIM_SPEC_MEDUSA:
+        t += draft_step_s(e, &dec1, sp->k);
+        break;
+    case SIM_SPEC_NONE: break;
+    }
+    return t;
+}
+
 /* An engine that evaluates at most U tokens per forward pass (the profile's prompt_ubatch_tokens:
  * llama.cpp's n_ubatch, 512; llama_decode splits a larger batch since PR #6017, and before it the
  * server fed llama_decode n_batch = 512 tokens at a time) runs an iteration of T > U tokens as
@@ -1062,25 +1157,51 @@ static double gpu_time(const struct runner *r, const struct engine *e, const str
         return decode_time(r, e, it);
     if (!e->rb && !drafts_prompts(r, e) && e->attn.ok && r->mixc && !r->mixc->off)
         return chunk_time(r, e, it);
-    double busiest = 0.0; /* the most decoding sequences a replica holds */
-    for (int k = 0; e->rb && k < e->sh.attn_dp; k++)
-        busiest = fmax(busiest, e->rdec[k].seqs);
-    double t = target_time(e, it); /* clears the replicas' sums */
     const struct sim_spec *sp = &r->c->spec;
+    /* data-parallel attention: what the busiest replica drafts, read before target_time clears the
+     * replicas' sums. Its decoding sequences; its prompt chunks (a replica's prefill part: an EAGLE
+     * head or MTP module runs its layer over them, as estimate charges the busiest replica's
+     * prompts; until session 38 the mean replica's, an eighth of DeepSeek-V3's one 8,192-token
+     * prompt at EP 8); a draft model's whole first pass (draft_model_busiest_s) */
+    double busiest = 0.0; /* the most decoding sequences a replica holds */
+    struct llmroof_batch pre = { 0 }; /* the prefill part the drafter takes (the busiest replica's) */
+    double draft_first_s = -1.0;      /* a draft model's first pass under data-parallel attention */
+    if (e->rb) {
+        const int n = e->sh.attn_dp;
+        int most = 0;
+        for (int k = 0; k < n; k++) {
+            busiest = fmax(busiest, e->rdec[k].seqs);
+            const struct llmroof_batch pk = prefill_part(&e->rb[k], &e->rdec[k]), pm = prefill_part(&e->rb[most], &e->rdec[most]);
+            if (pk.tokens > pm.tokens || (pk.tokens == pm.tokens && pk.attn_pairs > pm.attn_pairs))
+                most = k;
+        }
+        pre = prefill_part(&e->rb[most], &e->rdec[most]);
+        if (e->rdraft) {
+            if (sp->kind == SIM_SPEC_DRAFT)
+                draft_first_s = draft_model_busiest_s(e, e->rdraft);
+            memset(e->rdraft, 0, (size_t)n * sizeof *e->rdraft);
+        }
+    } else {
+        pre = prefill_part(&it->b, &it->dec);
+    }
+    double t = target_time(e, it); /* clears the replicas' sums */
     if (!drafts_prompts(r, e))
         return t;
+    /* ops_build_draft costs the mean replica of its batch: the busiest replica's prompt chunks times
+     * the replicas make that mean the busiest's (estimate.c: batch_prefill(Bb x rep, P)) */
+    const struct llmroof_batch pre_head = e->rb ? batch_scale(&pre, (double)e->sh.attn_dp) : pre;
     if (it->prefill_seqs > 0) {
         /* the drafter takes the prompts too (estimate's draft_prefill_s): an EAGLE head or MTP
          * module runs its layer over the chunks' hidden states; a draft model prefills its own
          * cache in its first pass, which the decodes' below covers when there are any (a
-         * prefill instance has none, and no draft batch: the chunks are its pass) */
-        const struct llmroof_batch pre = prefill_part(&it->b, &it->dec);
+         * prefill instance has none, and no draft batch: the chunks are its pass). A draft
+         * model's shard has no replicas: the busiest replica's own batch, unscaled */
         if (sp->kind == SIM_SPEC_EAGLE || sp->kind == SIM_SPEC_MTP)
-            t += draft_step_s(e, &pre, 0);
+            t += draft_step_s(e, &pre_head, 0);
         else if (sp->kind == SIM_SPEC_DRAFT && !spec_on(r, e))
             t += sim_step_time(&e->draft, &e->dsh, &pre);
         else if (sp->kind == SIM_SPEC_DRAFT && it->decode_seqs == 0)
-            t += sim_step_time(&e->draft, &e->dsh, &it->draft);
+            t += draft_first_s >= 0 ? draft_first_s : sim_step_time(&e->draft, &e->dsh, &it->draft);
     }
     if (!spec_on(r, e) || it->decode_seqs == 0)
         return t;
@@ -1089,11 +1210,15 @@ static double gpu_time(const struct runner *r, const struct engine *e, const str
      * (SGLang's EAGLE worker: a batch of topk tokens per request per draft step) */
     const struct llmroof_batch later = sp->tokens > 0 && sp->topk > 1 ? ops_batch_widen(&dec1, (double)sp->topk) : dec1;
     switch (sp->kind) {
-    case SIM_SPEC_DRAFT:
-        t += sim_step_time(&e->draft, &e->dsh, &it->draft);
+    case SIM_SPEC_DRAFT: {
+        t += draft_first_s >= 0 ? draft_first_s : sim_step_time(&e->draft, &e->dsh, &it->draft);
+        /* the later passes: the busiest replica's decoding sequences on its own drafter (dec1
+         * holds them times the replicas, for ops_build_draft's mean) */
+        const struct llmroof_batch own = e->rb ? batch_scale(&later, 1.0 / (double)e->sh.attn_dp) : later;
         if (sp->k > 1)
-            t += (double)(sp->k - 1) * sim_step_time(&e->draft, &e->dsh, &later);
+            t += (double)(sp->k - 1) * sim_step_time(&e->draft, &e->dsh, &own);
         break;
+    }
     case SIM_SPEC_MTP:
     case SIM_SPEC_EAGLE:
         t += draft_step_s(e, &dec1, 0);

@@ -205,8 +205,8 @@ static double stat_at(const struct sim_stats *s, int p)
  * tokens that arrive meanwhile (B P / O per iteration, each prompt spread over its request's O
  * steps, costed without past context), so it finishes B / (O t) requests per second. A prefill
  * instance (or a run that ends requests at their first token) prefills full budgets: budget /
- * (P t) prompts per second. Speculative decoding emits more than one token per step: not
- * bounded here (0). */
+ * (P t) prompts per second. Speculative decoding emits more than one token per step: its bound is
+ * the simulator's (sim_stats.c spec_capacity_qps), which needs the run's drafter. */
 double sim_instance_capacity_qps(const struct llmroof_setup *s, const struct llmroof_shard *sh, double kv_tokens,
                                  long max_seqs, long budget_tokens, double P, double O, enum sim_capacity_kind kind)
 {
@@ -259,19 +259,42 @@ static double link_capacity_qps(const struct runner *r, const struct engine *d, 
     return t > 0 ? 1.0 / t : 0;
 }
 
+/* The steady-state bound of a speculating instance (sim_instance_capacity_qps's rule with the
+ * speculative step): B sequences at the mean context each emit E tokens a step (the expected
+ * accepted drafts and the target's token, sim_spec_expected_tokens), so a request takes O / E
+ * steps and B E / O requests finish (and as many prompts arrive, with `prompts`) each step of
+ * time t, the verification and the drafter's passes (sim_spec_step_s): B E / (O t). Before
+ * session 38 speculation had no bound and no request life, so the window test took every
+ * window as long enough: 10 Llama-3.1-8B requests at 5/s with EAGLE read "overloaded" where the
+ * same run without speculation, slower, kept up. */
+static double spec_capacity_qps(const struct runner *r, const struct engine *e, double P, double O, bool prompts)
+{
+    if (!(P > 0) || !(O > 0))
+        return 0;
+    const double E = sim_spec_expected_tokens(&r->c->spec);
+    const double kv = (double)e->total_blocks * (double)e->bs;
+    const double B = fmax(1.0, fmin((double)e->max_run, floor(kv / memory_kv_tokens_held(e->setup.model, &e->sh, P + O / 2))));
+    const struct llmroof_batch none = { 0 };
+    const struct llmroof_batch pre = prompts ? batch_prefill(B * E / O, P, &e->sh.few) : none;
+    const double t = sim_spec_step_s(r, e, B, P + O / 2, &pre);
+    return t > 0 ? B * E / (O * t) : 0;
+}
+
 /* H: the mean K/V tokens the requests' prompts hold on the decode side (link_capacity_qps) */
 static double instance_capacity_qps(const struct runner *r, const struct engine *e, double P, double O, double H)
 {
     const struct sim_config *c = r->c;
     /* a static batch runs until its longest request ends, which a mean-length bound does not
      * see: no bound (the queue test alone judges overload) */
-    if (e->spec || c->static_batching)
+    if (c->static_batching)
         return 0;
     enum sim_capacity_kind kind = e->prefill_only || c->first_token_only ? SIM_CAP_PREFILL
                                   : e->pool == 0                        ? SIM_CAP_AGGREGATED
                                                                         : SIM_CAP_DECODE;
-    double q = sim_instance_capacity_qps(&e->setup, &e->sh, (double)e->total_blocks * (double)e->bs, e->max_run,
-                                         e->budget, P, O, kind);
+    double q = e->spec && kind != SIM_CAP_PREFILL
+                   ? spec_capacity_qps(r, e, P, O, kind == SIM_CAP_AGGREGATED)
+                   : sim_instance_capacity_qps(&e->setup, &e->sh, (double)e->total_blocks * (double)e->bs, e->max_run,
+                                               e->budget, P, O, kind);
     if (kind == SIM_CAP_DECODE && q > 0) {
         const double link = link_capacity_qps(r, e, H);
         if (link > 0)
@@ -321,6 +344,14 @@ static double cluster_capacity_qps(const struct runner *r, double *life_s)
         if (dm)
             H = workload_mean_of_prompt(r->c->workload, held_of_prompt, dm);
     }
+    /* the life first: a run without a bound still has one (speculation had neither before
+     * session 38, so every window passed the window test) */
+    if (!r->c->first_token_only) {
+        const struct engine *d = &r->E[r->ne - 1];
+        const struct llmroof_batch none = { 0 }, one = batch_decode(1, P + O / 2);
+        *life_s = d->spec ? O / sim_spec_expected_tokens(&r->c->spec) * sim_spec_step_s(r, d, 1.0, P + O / 2, &none)
+                          : O * sim_step_time(&d->setup, &d->sh, &one);
+    }
     double pool[2] = { 0, 0 };
     for (int i = 0; i < r->ne; i++) {
         double q = instance_capacity_qps(r, &r->E[i], P, O, H);
@@ -329,11 +360,6 @@ static double cluster_capacity_qps(const struct runner *r, double *life_s)
         pool[r->E[i].pool] += q;
     }
     bool decode_counts = r->c->disaggregated && !r->c->first_token_only;
-    if (!r->c->first_token_only) {
-        const struct engine *d = &r->E[r->ne - 1];
-        struct llmroof_batch one = batch_decode(1, P + O / 2);
-        *life_s = O * sim_step_time(&d->setup, &d->sh, &one);
-    }
     return decode_counts ? fmin(pool[0], pool[1]) : pool[0];
 }
 

@@ -350,6 +350,24 @@ static void warnings_should_come_back_beside_the_result(void **state)
     llmroof_free(msg);
 }
 
+/* A layout's warning names its GPUs: DeepSeek-V3 at EP 8 with data-parallel attention (8 replicas
+ * of TP 1) is 8 H800s; fp8 weights take 94.97 GiB a GPU with the workspace and reserve against 71.26
+ * usable, so it does not fit there. Before session 38 the warning said "1 x h800" (the replica's
+ * TP). */
+static void a_layouts_warning_counts_its_gpus(void **state)
+{
+    char *resp = NULL, *msg = NULL;
+    int rc = llmroof_ctx_call(ctx_of(state),
+                              "{\"command\":\"estimate\",\"model\":\"deepseek-v3\",\"gpu\":\"h800\",\"ep\":8,"
+                              "\"dp_attention\":true}",
+                              &resp, &msg);
+    assert_int_equal(rc, 0);
+    assert_non_null(msg);
+    assert_non_null(strstr(msg, "warning: deepseek-v3 does not fit on 8 x h800-sxm5-80gb in fp8 weights"));
+    llmroof_free(resp);
+    llmroof_free(msg);
+}
+
 /* llmroof_stop_when_readable: 0 while a pipe is empty, nonzero once a byte waits (read by no one),
  * 0 for a NULL argument. */
 static void stop_when_readable_follows_the_descriptor(void **state)
@@ -597,6 +615,7 @@ int main(void)
         cmocka_unit_test(options_should_be_checked_against_their_kind),
         cmocka_unit_test(long_values_should_be_echoed_clipped),
         cmocka_unit_test(warnings_should_come_back_beside_the_result),
+        cmocka_unit_test(a_layouts_warning_counts_its_gpus),
         cmocka_unit_test(stop_callback_should_end_long_work),
         cmocka_unit_test(stop_when_readable_follows_the_descriptor),
         cmocka_unit_test(context_should_name_a_directory_without_a_catalog),

@@ -1141,6 +1141,18 @@ static void nested_fields_are_named_by_their_path(void **state)
         { "\"moe\": {\"experts_per_token\": 2, \"expert_intermediate_size\": 64}", "field 'moe.experts' is missing" },
         { "\"moe\": {\"experts\": 8, \"experts_per_token\": 2, \"expert_intermediate_size\": 64, \"layer_step\": 0}",
           "field 'moe.layer_step' must be an integer" },
+        /* group-limited routing: equal groups, enough experts in the chosen ones for the top-k */
+        { "\"moe\": {\"experts\": 8, \"experts_per_token\": 2, \"expert_intermediate_size\": 64, \"groups\": 3}",
+          "field 'moe.groups' must divide moe.experts (8), not 3" },
+        { "\"moe\": {\"experts\": 8, \"experts_per_token\": 2, \"expert_intermediate_size\": 64, \"groups\": 4, "
+          "\"groups_per_token\": 5}",
+          "field 'moe.groups_per_token' must not exceed moe.groups (4), not 5" },
+        { "\"moe\": {\"experts\": 8, \"experts_per_token\": 4, \"expert_intermediate_size\": 64, \"groups\": 4, "
+          "\"groups_per_token\": 1}",
+          "field 'moe.groups_per_token' must hold moe.experts_per_token (4): 1 groups of 2 experts hold 2" },
+        { "\"moe\": {\"experts\": 8, \"experts_per_token\": 2, \"expert_intermediate_size\": 64, "
+          "\"groups_per_token\": 1}",
+          "field 'moe.groups_per_token' needs moe.groups" },
         { "\"sliding_window\": {\"size\": 32, \"chunked\": 1}", "field 'sliding_window.chunked' must be true or false" },
         { "\"checkpoint\": {\"format\": \"\", \"bits\": 4}", "field 'checkpoint.format' must not be empty" },
         { "\"layer_pattern\": {\"mixers\": \"AA\"}", "field 'layer_pattern.ffns' is missing" },

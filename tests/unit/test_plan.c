@@ -619,7 +619,7 @@ static void pruning_never_changes_the_answer(void **state)
  * generic 256 / 2048 and split them over vLLM's DP ranks). vLLM V1 (data/engines.json):
  * 256 sequences / 2048 tokens, 1024 / 8192 on GPUs of 70 GiB or more but the A100; with
  * dp_rank_scheduler each attention DP rank holds them, so DPA-8 is 8 x 1024 = 8192 sequences
- * and 8 x 8192 = 65536 tokens; SGLang's 2048 / 8192 are the instance's, whatever its ranks. */
+ * and 8 x 8192 = 65536 tokens; SGLang's 2048 / 8192 are the instance's, each rank its share. */
 static void plan_takes_the_engine_schedulers_limits_per_gpu(void **state)
 {
     (void)state;
@@ -657,6 +657,16 @@ static void plan_takes_the_engine_schedulers_limits_per_gpu(void **state)
     plan_instance_limits(&in, h200, 8, &seqs, &toks);
     assert_int_equal(seqs, 256);
     assert_int_equal(toks, 2048);
+    /* ... which each rank schedules its share of, as the simulator does (sim_rank_share: SGLang's
+     * chunked_prefill_size // dp_size): 100 sequences and 1,000 tokens over 8 ranks are 12 and 125
+     * a rank, 96 and 1,000 in all (until session 38 the instance's 100 and 1,000, one budget for
+     * all ranks) */
+    in.sim.max_seqs = 100;
+    in.sim.max_batched_tokens = 1000;
+    in.keep_seqs = in.keep_budget = true;
+    plan_instance_limits(&in, h200, 8, &seqs, &toks);
+    assert_int_equal(seqs, 96);
+    assert_int_equal(toks, 1000);
     catalog_free(cat);
 }
 

@@ -1356,6 +1356,46 @@ static void speculation_gains_less_at_a_larger_batch(void **state)
     catalog_free(&cat);
 }
 
+/* A speculating server has a steady-state bound and a request life like any other (sim_stats.c
+ * spec_capacity_qps): B sequences at the mean context emit E tokens a step each, E = (1 - 0.7^4) /
+ * (1 - 0.7) = 2.533 for EAGLE with k 3 at acceptance 0.7, so a request takes O / E steps. 10
+ * Llama-3.1-8B requests (512 in, 256 out) at 5/s on an H100: without speculation the run keeps up
+ * (its window, 0.8 s, is shorter than a request's life, so completions cannot judge it); with
+ * EAGLE, a faster server, it read "overloaded" until session 38, as speculation had no life (0)
+ * and the completions test took the short window as long enough. The bound is below E times the
+ * plain server's (a speculative step costs more than a plain one and emits E tokens a sequence)
+ * and here about the plain one's (41.3 against 41.5 requests/s: at the bound's 256 sequences the
+ * verification's 1,024 tokens a step are compute-bound, where speculation gains little), and a
+ * rate 3 times the bound is overloaded by the bound alone in a run too short to queue. */
+static void speculation_is_judged_by_its_bound_and_life(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 512, 256, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, &w);
+    struct sim_result plain, spec;
+    run_at_rate(&c, 5.0, 10, &plain);
+    c.spec = (struct sim_spec){ SIM_SPEC_EAGLE, 3, 0.7, NULL, 0, 0 };
+    run_at_rate(&c, 5.0, 10, &spec);
+    const double E = (1.0 - pow(0.7, 4.0)) / 0.3;
+    print_message("plain: bound %.2f requests/s, overloaded %d; EAGLE: bound %.2f, overloaded %d, TPOT %.2f / %.2f ms\n",
+                  plain.capacity_qps, plain.overloaded, spec.capacity_qps, spec.overloaded, plain.tpot.mean * 1e3,
+                  spec.tpot.mean * 1e3);
+    assert_false(plain.overloaded);
+    assert_false(spec.overloaded);
+    assert_true(spec.tpot.mean < plain.tpot.mean);
+    assert_true(plain.capacity_qps > 0);
+    assert_true(spec.capacity_qps > 0.5 * plain.capacity_qps && spec.capacity_qps < E * plain.capacity_qps);
+    const double bound = spec.capacity_qps;
+    sim_result_free(&plain);
+    sim_result_free(&spec);
+    run_at_rate(&c, 3.0 * bound, 10, &spec);
+    assert_true(spec.overloaded);
+    assert_true(spec.overloaded_by_bound);
+    sim_result_free(&spec);
+    catalog_free(&cat);
+}
+
 /* SGLang runs speculative decoding without its overlap scheduler (spec_no_overlap, SGLang's
  * speculative-decoding docs: the overlapped variant is the opt-in "SpecV2"): the CPU work per
  * sequence, hidden under the GPU step when overlapped (max(step, cpu) = the step), is added to
@@ -2748,12 +2788,17 @@ static void two_batch_overlap_steps_as_estimate_says(void **state)
     catalog_free(&cat);
 }
 
-/* Ranks that schedule alone (vLLM V1: each DP rank a core engine with its own scheduler): the
- * budget holds per rank. Two 1,024-token prompts queued at once on 2 replicas of TP 1 (EP 2)
- * with a budget of 1,024 tokens: per rank, the first iteration holds both (replicas 0 and 1,
- * 1,024 tokens each), so both first tokens come after estimate's batch-2 prefill (busiest
- * replica 1 sequence); with one budget for the instance the first iteration holds prompt 0
- * only (1,024 of 1,024 tokens) and prompt 1 waits for the second. */
+/* Every data-parallel attention rank schedules alone, each with its own token budget. Two
+ * 1,024-token prompts queued at once on 2 replicas of TP 1 (EP 2), a budget of 1,024 tokens.
+ * vLLM V1 (dp_rank_scheduler: each DP rank a core engine with its own scheduler) states it per
+ * rank: the first iteration holds both whole prompts (replicas 0 and 1, 1,024 tokens each), so
+ * both first tokens come after estimate's batch-2 prefill (busiest replica 1 sequence). SGLang
+ * states it for the instance and gives each rank its share (server_args.py: chunked_prefill_size
+ * //= dp_size): 512 tokens a rank, so both prompts run 512 + 512 tokens in two iterations side by
+ * side and their first tokens come together, after two iterations (more than 1.5 batch-2
+ * prefills: each iteration reads the weights). Until session 38 the instance's budget was one for
+ * both ranks: prompt 0 took all 1,024 tokens of the first iteration and prompt 1 waited for the
+ * second, one first token an iteration before the other. */
 static void data_parallel_ranks_schedule_alone(void **state)
 {
     struct llmroof_catalog cat;
@@ -2765,19 +2810,28 @@ static void data_parallel_ranks_schedule_alone(void **state)
     c.mode = SIM_OFFLINE;
     c.requests = 2;
     c.max_batched_tokens = 1024;
+    c.record_iterations = true;
     struct llmroof_request r2 = { 2, 1024, 2 };
     struct llmroof_estimate e2;
     struct llmroof_err err = { 0 };
     assert_int_equal(estimate_run(&c.setup, &r2, &e2, &err), 0);
-    struct sim_result pooled, alone;
-    run(&c, &pooled);
+    struct sim_result shared, alone;
+    run(&c, &shared);
     c.dp_rank_scheduler = true;
     run(&c, &alone);
     assert_rel_close(alone.ttft.max, e2.ttft_s, 1e-12);
     assert_rel_close(alone.ttft.mean, e2.ttft_s, 1e-12);
-    assert_true(pooled.ttft.max > 1.5 * e2.ttft_s); /* a second iteration before prompt 1's token */
+    /* the shares: both prompts in each of the first two iterations, 2 x 512 tokens */
+    assert_true(shared.iterations >= 2);
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(shared.iters[k].prefill_seqs, 2);
+        assert_int_equal(shared.iters[k].prefill_tokens, 1024);
+    }
+    assert_rel_close(shared.ttft.max, shared.ttft.mean, 1e-12); /* the two first tokens together */
+    assert_true(shared.ttft.max > 1.5 * e2.ttft_s); /* after a second iteration */
     assert_int_equal(alone.completed, 2);
-    sim_result_free(&pooled);
+    assert_int_equal(shared.completed, 2);
+    sim_result_free(&shared);
     sim_result_free(&alone);
     /* the shipped vllm profile says so, and sim_config_engine passes it on */
     const struct llmroof_engine *en = shipped_engine(&cat, "vllm");
@@ -2785,6 +2839,123 @@ static void data_parallel_ranks_schedule_alone(void **state)
     struct sim_config d = config(&cat, "qwen3-30b-a3b", "h100", 1, &w);
     sim_config_engine(&d, en, d.setup.gpu, false, false);
     assert_true(d.dp_rank_scheduler);
+    /* the shares: an instance's limit over its ranks, floored, at least 1; a per-rank profile's as stated */
+    assert_int_equal(sim_rank_share(&c, 8, 2048), 2048);
+    c.dp_rank_scheduler = false;
+    assert_int_equal(sim_rank_share(&c, 8, 2048), 256);
+    assert_int_equal(sim_rank_share(&c, 8, 8191), 1023);
+    assert_int_equal(sim_rank_share(&c, 8, 4), 1);
+    assert_int_equal(sim_rank_share(&c, 1, 4), 4);
+    catalog_free(&cat);
+}
+
+/* ... and its own share of the sequence limit (SGLang: max_running_requests // dp_size per DP
+ * worker; vLLM V1: each rank's max_num_seqs). Trace at t = 0, round robin over 2 replicas: A and
+ * C (64 in, 200 out) on replica 0, B and D (64 in, 2 out) on replica 1, E (64 in, 4 out) on replica
+ * 0 again; a limit of 4 sequences, 2 a replica. The first iteration admits A to D (E: the instance
+ * is full); B and D finish in two steps, and E, whose replica still holds A and C, waits for them.
+ * Until session 38 the limit was the instance's alone and E joined replica 0 as soon as B and D
+ * left (3 sequences there). */
+static void data_parallel_ranks_hold_their_share_of_the_sequences(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct trace_req t[5] = { { 0.0, 64, 200 }, { 0.0, 64, 2 }, { 0.0, 64, 200 }, { 0.0, 64, 2 }, { 0.0, 64, 4 } };
+    struct sim_config c = config(&cat, "qwen3-30b-a3b", "h100", 1, NULL);
+    c.setup.layout.ep = 2;
+    c.setup.layout.dp_attn = true;
+    c.mode = SIM_TRACE;
+    c.trace = t;
+    c.ntrace = 5;
+    c.max_seqs = 4;
+    struct sim_result r;
+    run(&c, &r);
+    assert_int_equal(r.completed, 5);
+    assert_true(r.reqs[1].finish_s < r.reqs[0].finish_s);
+    assert_true(r.reqs[4].first_sched_s >= fmin(r.reqs[0].finish_s, r.reqs[2].finish_s));
+    sim_result_free(&r);
+    /* a replica's share of the budget must hold one verification pass: 6 tokens over 2 replicas
+     * are 3 each, short of EAGLE's k + 1 = 4 positions (the instance's 6 would hold them) */
+    c.max_batched_tokens = 6;
+    c.spec = (struct sim_spec){ SIM_SPEC_EAGLE, 3, 0.7, NULL, 0, 0 };
+    struct llmroof_err err = { 0 };
+    assert_int_equal(sim_run(&c, &r, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "(3 of 6 over 2 replicas) must hold one verification pass of 4 tokens"));
+    catalog_free(&cat);
+}
+
+/* Under data-parallel attention each replica's drafter drafts its own sequences, in simulate as in
+ * estimate. A draft model is a model of its own on each replica's TP ranks: Qwen3-235B-A22B on 8
+ * H200s (EP 8, 8 replicas of TP 1) with a Qwen3-8B draft, 64 requests of 1,024 + 256 tokens queued
+ * at once, a budget of 65,536 tokens (8,192 a replica): one prefill iteration of 8 prompts a
+ * replica, then steps of 8 sequences a replica. The draft's prefill is the busiest replica's 8
+ * prompts, 8,192 tokens x 2 x 8.19e9 FLOP / (989.5e12 FLOP/s x 0.71) = 0.19 s at most, and TTFT is
+ * estimate's, 0.87 s; until session 38 both charged the whole 64 prompts on one GPU (1.36 s more,
+ * TTFT 2.06 s) and every draft pass the 64 sequences (TPOT 25.1 ms, now 21.8). */
+static void a_draft_model_drafts_each_replicas_own_sequences(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 1024, 256, NULL, 0 };
+    struct sim_config c = config(&cat, "qwen3-235b-a22b", "h200", 1, &w);
+    c.setup.layout.ep = 8;
+    c.setup.layout.dp_attn = true;
+    c.mode = SIM_OFFLINE;
+    c.requests = 64;
+    c.max_batched_tokens = 65536;
+    c.spec = (struct sim_spec){ SIM_SPEC_DRAFT, 3, 0.6, model(&cat, "qwen3-8b"), 0, 0 };
+    struct sim_result r;
+    run(&c, &r);
+    const struct llmroof_spec_decode sd = { LLMROOF_DRAFTER_MODEL, "draft", c.spec.draft, 3, 0.6, 0, 4,
+                                            sim_spec_tokens_per_step(3, 0.6) };
+    struct llmroof_request req = { 64, 1024, 256 };
+    struct llmroof_estimate e;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(estimate_run_spec(&c.setup, &req, &sd, &e, &err), 0);
+    print_message("draft prefill %.1f ms, TTFT simulate %.2f / estimate %.2f ms, TPOT %.3f / %.3f ms\n",
+                  e.draft_prefill_s * 1e3, r.ttft.mean * 1e3, e.ttft_s * 1e3, r.tpot.mean * 1e3, e.tpot_s * 1e3);
+    assert_true(e.draft_prefill_s > 0.1 && e.draft_prefill_s < 0.19);
+    assert_rel_close(r.ttft.mean, e.ttft_s, 1e-9);
+    assert_true(r.ttft.mean < 1.0);
+    assert_rel_close(r.tpot.mean, e.tpot_s, 0.02);
+    assert_int_equal(r.completed, 64);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
+/* ... and an MTP module or EAGLE head runs its layer over the busiest replica's prompt chunks, as
+ * estimate charges it (ops_build_draft costs the mean replica: the busiest's chunks times the
+ * replicas). DeepSeek-V3 fp8 on 8 H200s (EP 8, 8 replicas), one 8,192-token prompt alone (a budget
+ * of 65,536 tokens, 8,192 a replica): MTP adds the same time to TTFT in both, 22.7 ms; until
+ * session 38 simulate took the mean replica's eighth of the prompt (3.5 ms against 23.4). */
+static void a_draft_head_takes_the_busiest_replicas_prompt(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 8192, 4, NULL, 0 };
+    struct sim_config c = config(&cat, "deepseek-v3", "h200", 1, &w);
+    c.setup.dt.weight = LLMROOF_FP8;
+    c.setup.layout.ep = 8;
+    c.setup.layout.dp_attn = true;
+    c.mode = SIM_OFFLINE;
+    c.requests = 1;
+    c.max_batched_tokens = 65536;
+    struct sim_result plain, mtp;
+    run(&c, &plain);
+    c.spec = (struct sim_spec){ SIM_SPEC_MTP, 3, 0.7, NULL, 0, 0 };
+    run(&c, &mtp);
+    const struct llmroof_spec_decode sd = { LLMROOF_DRAFTER_HEAD, "mtp", NULL, 3, 0.7, 0, 4,
+                                            sim_spec_tokens_per_step(3, 0.7) };
+    struct llmroof_request req = { 1, 8192, 4 };
+    struct llmroof_estimate e;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(estimate_run_spec(&c.setup, &req, &sd, &e, &err), 0);
+    print_message("MTP over the prompt: simulate %.3f ms, estimate %.3f ms\n", (mtp.ttft.mean - plain.ttft.mean) * 1e3,
+                  e.draft_prefill_s * 1e3);
+    assert_rel_close(mtp.ttft.mean - plain.ttft.mean, e.draft_prefill_s, 1e-9);
+    assert_rel_close(mtp.ttft.mean, e.ttft_s, 1e-9);
+    sim_result_free(&plain);
+    sim_result_free(&mtp);
     catalog_free(&cat);
 }
 
@@ -3768,7 +3939,11 @@ int main(void)
         cmocka_unit_test(multi_step_keeps_finished_rows_to_the_end_of_the_run),
         cmocka_unit_test(overload_above_the_bound_is_not_a_fill),
         cmocka_unit_test(run_size_estimate_flags_the_44_hour_run),
+        cmocka_unit_test(speculation_is_judged_by_its_bound_and_life),
         cmocka_unit_test(data_parallel_ranks_schedule_alone),
+        cmocka_unit_test(a_draft_model_drafts_each_replicas_own_sequences),
+        cmocka_unit_test(a_draft_head_takes_the_busiest_replicas_prompt),
+        cmocka_unit_test(data_parallel_ranks_hold_their_share_of_the_sequences),
         cmocka_unit_test(data_parallel_ranks_join_by_load),
         cmocka_unit_test(data_parallel_attention_pools_the_replicas_kv),
         cmocka_unit_test(data_parallel_attention_admits_from_each_replicas_own_pool),
