@@ -577,9 +577,10 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
             pos++; /* FCFS within its replica: behind a request that waits for blocks */
             continue;
         }
-        if (e->rrun && e->rrun[rep] >= e->rank_seqs) {
+        if (e->rrun && e->rblocked && e->rrun[rep] >= e->rank_seqs) {
             /* its replica holds its own limit of sequences (SGLang: max_running_requests //
-             * dp_size per DP worker; vLLM V1: each DP rank's max_num_seqs); the others go on */
+             * dp_size per DP worker; vLLM V1: each DP rank's max_num_seqs); the others go on.
+             * rrun and rblocked are allocated together (sim.c) */
             if (!e->rblocked[rep] && ++nblocked == nrep)
                 break;
             e->rblocked[rep] = 1;
