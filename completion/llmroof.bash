@@ -49,10 +49,24 @@ _llmroof()
         --admission) COMPREPLY=($(compgen -W "optimistic no-evict reserve wait" -- "$cur")); return ;;
         --by) COMPREPLY=($(compgen -W "metric gpu source model" -- "$cur")); return ;;
         --cv) COMPREPLY=($(compgen -W "source gpu" -- "$cur")); return ;;
-        --format) COMPREPLY=($(compgen -W "table md csv json html jsonl" -- "$cur")); return ;;
+        --format)
+            # the command's own formats, from its --help ("output format: csv or jsonl (default
+            # csv)"): sweep takes only csv and jsonl, import-hf only json; before a command, all
+            local fmts="table md csv json html jsonl"
+            if [[ -n $cmd ]]; then
+                fmts=$(llmroof "$cmd" --help 2>/dev/null |
+                    sed -n 's/^ *--format FMT *output format: \(.*\) (default.*/\1/p' | sed 's/,//g; s/ or / /')
+            fi
+            COMPREPLY=($(compgen -W "$fmts" -- "$cur")); return ;;
         --table) COMPREPLY=($(compgen -W "$(llmroof "$cmd" --help 2>/dev/null | sed -n 's/.*instead of the first: //p' | tr -d ',')" -- "$cur")); return ;;
-        --gpus-file|--models-file|--svg|--trace|--requests-out|--trace-out|--map|--out|--ops|--uncertainty-out|--fit-gpus|--fit-engines|--serving|--serving-map) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        --workload|-w) COMPREPLY=($(compgen -W "chat docqa code openorca sharegpt fixed: lognormal: csv:" -- "$cur")); compopt -o nospace 2>/dev/null; return ;;
+        --gpus-file|--models-file|--svg|--trace|--requests-out|--trace-out|--map|--out|--uncertainty-out|--fit-gpus|--fit-engines|--serving|--serving-map) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --ops) # validate's --ops takes a file; estimate's and report's is a flag
+            if [[ $cmd == validate ]]; then COMPREPLY=($(compgen -f -- "$cur")); return; fi ;;
+        --workload|-w)
+            if [[ $cur == csv:* ]]; then # csv:FILE: the file after the prefix
+                COMPREPLY=($(compgen -P csv: -f -- "${cur#csv:}")); return
+            fi
+            COMPREPLY=($(compgen -W "chat docqa code openorca sharegpt fixed: random: lognormal: csv:" -- "$cur")); compopt -o nospace 2>/dev/null; return ;;
         --scenario) COMPREPLY=($(compgen -W "offline server" -- "$cur")); return ;;
         --router) COMPREPLY=($(compgen -W "round-robin least-loaded prefix-affinity" -- "$cur")); return ;;
         --spec) COMPREPLY=($(compgen -W "eagle mtp medusa draft:" -- "$cur")); compopt -o nospace 2>/dev/null; return ;;

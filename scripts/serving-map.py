@@ -149,6 +149,10 @@ for r in rows:
     if ms: m['max_seqs']=ms.group(1); notes.append('max sequences %s as stated' % ms.group(1))
     mb=re.search(r'--max-num-batched-tokens (\d+)', r['notes'])
     if mb: m['max_batched_tokens']=mb.group(1); m['chunked']='1'; notes.append('chunked prefill, %s tokens per step as stated' % mb.group(1))
+    # SGLang's --chunked-prefill-size: the prompt tokens of one step (its budget)
+    cp=re.search(r'chunked-prefill(?:-size)? (\d+)', r['notes'])
+    if cp and 'sglang' in fw.lower() and not mb:
+        m['max_batched_tokens']=cp.group(1); notes.append('chunked prefill size %s as stated' % cp.group(1))
     # TGI 2.x's launcher defaults --max-batch-prefill-tokens to --max-input-tokens + 50 (launcher/src/main.rs,
     # "Adding some edge in order to account for potential block_size alignement"): a row that states
     # --max-input-tokens and not the prefill budget ran with that budget, not the profile's default

@@ -9,18 +9,18 @@ const planForm = $('plan');
 
 // ---- numbers with units --------------------------------------------------------------------
 function fmtTime(s) {
-  if (!isFinite(s)) return '–';
+  if (!Number.isFinite(s)) return '–';
   if (s < 1e-3) return (s * 1e6).toFixed(1) + ' µs';
   if (s < 1) return (s * 1e3).toFixed(1) + ' ms';
   return s.toFixed(2) + ' s';
 }
 function fmtBytes(b) {
-  if (!isFinite(b)) return '–';
+  if (!Number.isFinite(b)) return '–';
   const g = b / 1073741824;
   if (g >= 1) return g.toFixed(2) + ' GiB';
   return b >= 1048576 ? (b / 1048576).toFixed(1) + ' MiB' : (b / 1024).toFixed(1) + ' KiB';
 }
-function fmtRate(x, unit) { return isFinite(x) ? (x >= 100 ? x.toFixed(0) : x.toFixed(2)) + ' ' + unit : '–'; }
+function fmtRate(x, unit) { return Number.isFinite(x) ? (x >= 100 ? x.toFixed(0) : x.toFixed(2)) + ' ' + unit : '–'; }
 function fmtInt(x) { return Number(x).toLocaleString('en-US'); }
 function pct(x) { return (100 * x).toFixed(1) + ' %'; }
 function esc(s) {

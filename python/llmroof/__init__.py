@@ -274,7 +274,12 @@ class Context:
                 os.close(pipe[1])
         text, msg = _take(out), _take(err)
         if rc != 0:
-            raise LlmroofError((msg or "llmroof: error: status %d" % rc).strip(), rc, text)
+            # every failure says why on stderr (check's drift names the fields that moved); a
+            # library older than that said nothing for a drift, so say what status 1 means
+            if not msg:
+                msg = "llmroof: error: %s failed with status %d%s" % (
+                    command, rc, " (a drift: the diff is the error's output)" if rc == 1 and text else "")
+            raise LlmroofError(msg.strip(), rc, text)
         if msg:
             for line in msg.splitlines():
                 if line.strip():

@@ -11,10 +11,14 @@
 #include "api/api_internal.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <dlfcn.h> /* dladdr (a GNU extension: _GNU_SOURCE is set by the build) */
 #include <limits.h>
+#include <math.h>
+#include <locale.h> /* newlocale, uselocale: POSIX 2008 */
 #include <poll.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +26,7 @@
 
 #include "cli/cli.h"
 #include "data/catalog.h"
+#include "base/parse.h"
 #include "base/sbuf.h"
 
 struct llmroof_ctx {
@@ -338,11 +343,101 @@ static void non_number_message(const char *text, size_t at, struct req_err *e)
         req_fail(e, LLMROOF_API_EINPUT, "invalid JSON at byte %zu: %s is not a number JSON can hold (expected a finite number)", at, word);
 }
 
+/* ------------------------------------------------------------------------ */
+/* The request's text, before cJSON reads it                                */
+/* ------------------------------------------------------------------------ */
+
+/* A request is an object of options whose values are scalars or lists of scalars: two levels.
+ * Deeper nesting is refused here with its own message, well below cJSON's limit of 1000 (which
+ * said only "invalid JSON at byte N"); an object as an option's value, at the third level, is
+ * left for add_option to name. */
+#define REQ_MAX_DEPTH 16
+
+/* What cJSON would not say: invalid UTF-8 (the server checks the same before its limits), nesting past REQ_MAX_DEPTH, and a number beyond a
+ * double (1e400 read as infinity reached --batch as "inf"; 1e-400 read as 0), each with the
+ * field it sits in and its byte. Malformed JSON passes: cJSON's own error reports it. */
+static int check_request_text(const char *text, struct req_err *e)
+{
+    /* JSON text is UTF-8 (RFC 8259 section 8.1); cJSON copies any bytes through, so
+     * "llama-2-7b\377" reached the catalog lookup and came back in the message as mojibake */
+    size_t bad;
+    if (!parse_utf8_valid(text, strlen(text), &bad))
+        return req_fail(e, LLMROOF_API_EINPUT, "invalid UTF-8 at byte %zu (byte 0x%02x): a request is JSON text, "
+                                               "which is UTF-8",
+                        bad, (unsigned)(unsigned char)text[bad]);
+    char kind[REQ_MAX_DEPTH + 1];           /* '{' or '[' of each open container, 1-based */
+    const char *key[REQ_MAX_DEPTH + 1];     /* each open object's latest key (inside its quotes) */
+    int key_len[REQ_MAX_DEPTH + 1];
+    int depth = 0;
+    bool want_key = false;                  /* the next string is an object's key */
+    for (const char *p = text; *p; p++) {
+        if (*p == '"') {
+            const char *str = ++p;
+            while (*p && *p != '"')
+                p += p[0] == '\\' && p[1] ? 2 : 1;
+            if (want_key) {
+                key[depth] = str;
+                key_len[depth] = (int)(p - str < 64 ? p - str : 64);
+                want_key = false;
+            }
+            if (!*p)
+                break;
+        } else if (*p == '{' || *p == '[') {
+            if (depth == REQ_MAX_DEPTH)
+                return req_fail(e, LLMROOF_API_EINPUT, "JSON nested more than %d levels deep at byte %zu: a request "
+                                                       "is one object of options, each a string, number, boolean or "
+                                                       "list",
+                                REQ_MAX_DEPTH, (size_t)(p - text));
+            kind[++depth] = *p;
+            key[depth] = NULL;
+            key_len[depth] = 0;
+            want_key = *p == '{';
+        } else if (*p == '}' || *p == ']') {
+            depth -= depth > 0;
+            want_key = false;
+        } else if (*p == ',') {
+            want_key = depth > 0 && kind[depth] == '{';
+        } else if (*p == '-' || (*p >= '0' && *p <= '9')) {
+            /* a JSON number: [-] digits [. digits] [e [+-] digits]; strtod of just that text (in
+             * the C locale of the call) */
+            const char *q = p + (*p == '-');
+            if (*q < '0' || *q > '9')
+                continue; /* "-Infinity": non_number_message names it */
+            size_t n = strspn(p, "-+.eE0123456789");
+            char num[64];
+            if (n >= sizeof num) { /* a longer number: its exponent part decides */
+                p += n - 1;
+                continue;
+            }
+            memcpy(num, p, n);
+            num[n] = '\0';
+            errno = 0;
+            char *end;
+            double v = strtod(num, &end);
+            bool nonzero = strpbrk(num, "123456789") && strcspn(num, "123456789") < strcspn(num, "eE");
+            if (end == num + n && (isinf(v) || (v == 0 && nonzero && errno == ERANGE))) {
+                int d = depth;
+                while (d > 0 && kind[d] != '{')
+                    d--; /* a list's element: the list's field */
+                return req_fail(e, LLMROOF_API_EINPUT, "field '%.*s': the number %s is out of range at byte %zu "
+                                                       "(expected a magnitude %s)",
+                                d > 0 && key[d] ? key_len[d] : 1, d > 0 && key[d] ? key[d] : "?", num,
+                                (size_t)(p - text), isinf(v) ? "up to 1.8e308" : "of at least 4.9e-324, or 0");
+            }
+            p += n - 1;
+        }
+    }
+    return 0;
+}
+
 /* Request object -> argv {"llmroof", command, --options..., "--", args...}. */
 static int build_argv(const char *request_json, struct argv_buf *a, struct req_err *e)
 {
     if (!request_json)
         return req_fail(e, LLMROOF_API_EINPUT, "no request (NULL)");
+    int bad = check_request_text(request_json, e);
+    if (bad)
+        return bad;
     char *text = api_map_nul_escapes(request_json);
     if (!text)
         return req_fail(e, LLMROOF_API_EFAIL, "out of memory");
@@ -444,6 +539,43 @@ static void set_out(char **dst, char *text)
         free(text);
 }
 
+/* ------------------------------------------------------------------------ */
+/* The C locale for the length of a call                                    */
+/* ------------------------------------------------------------------------ */
+
+/* The command code parses and prints numbers with strtod and printf, which follow the
+ * calling thread's LC_NUMERIC: in a host program that called setlocale(LC_ALL, "") under
+ * de_DE (Python's locale.setlocale does), a table would print "0,77" and "0.85" would read as
+ * 0. The CLI never sets a locale; a library call cannot set the process's (setlocale is
+ * process-wide and not thread-safe), so each call runs under a per-thread C locale (POSIX
+ * 2008 uselocale) and gives the caller's back afterwards: reentrant, and calls in other
+ * threads keep theirs. */
+struct c_locale {
+    locale_t c;    /* the C locale in force in this thread during the call */
+    locale_t prev; /* the thread's locale before it (maybe LC_GLOBAL_LOCALE), restored after */
+};
+
+/* 0, or -1 when the C locale cannot be made (out of memory): then the call must not run, or
+ * its numbers would follow the caller's locale. */
+static int c_locale_enter(struct c_locale *l)
+{
+    l->c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+    if (!l->c)
+        return -1;
+    l->prev = uselocale(l->c);
+    if (!l->prev) {
+        freelocale(l->c);
+        return -1;
+    }
+    return 0;
+}
+
+static void c_locale_leave(struct c_locale *l)
+{
+    uselocale(l->prev);
+    freelocale(l->c);
+}
+
 /* Runs argv with the given catalog (NULL: the command loads its own, as the CLI does) and its
  * stdout and stderr caught in memory. */
 static int run_captured(const char *data_dir, const struct llmroof_catalog *cat, struct argv_buf *a,
@@ -516,10 +648,25 @@ const char *llmroof_version(void)
     return LLMROOF_VERSION;
 }
 
+static llmroof_ctx *ctx_new(const char *data_dir, char **error_msg);
+
 llmroof_ctx *llmroof_ctx_new(const char *data_dir, char **error_msg)
 {
     if (error_msg)
         *error_msg = NULL;
+    struct c_locale loc;
+    if (c_locale_enter(&loc)) {
+        set_out(error_msg, dup_str("llmroof: error: out of memory (the C locale)\n"));
+        return NULL;
+    }
+    llmroof_ctx *ctx = ctx_new(data_dir, error_msg);
+    c_locale_leave(&loc);
+    return ctx;
+}
+
+/* llmroof_ctx_new's work, under the C locale. */
+static llmroof_ctx *ctx_new(const char *data_dir, char **error_msg)
+{
     llmroof_ctx *ctx = calloc(1, sizeof *ctx);
     if (!ctx) {
         set_out(error_msg, dup_str("llmroof: error: out of memory\n"));
@@ -596,17 +743,21 @@ int api_ctx_call_stop(llmroof_ctx *ctx, const char *request_json, char **respons
         set_out(error_msg, dup_str("llmroof: error: request: no context (NULL)\n"));
         return LLMROOF_API_EINPUT;
     }
+    struct c_locale loc; /* from the request's numbers (fmt_number) to the response's */
+    if (c_locale_enter(&loc)) {
+        set_out(error_msg, dup_str("llmroof: error: out of memory (the C locale)\n"));
+        return LLMROOF_API_EFAIL;
+    }
     struct argv_buf a = { 0 };
     struct req_err e = { 0 };
     int rc = build_argv(request_json, &a, &e);
-    if (rc) {
-        argv_free(&a);
+    if (rc)
         set_out(error_msg, dup_str(e.msg));
-        return rc;
-    }
-    rc = run_captured(ctx->data_dir, &ctx->cat, &a, response_json, error_msg, flags,
-                      (struct llmroof_stop){ stop, stop_arg });
+    else
+        rc = run_captured(ctx->data_dir, &ctx->cat, &a, response_json, error_msg, flags,
+                          (struct llmroof_stop){ stop, stop_arg });
     argv_free(&a);
+    c_locale_leave(&loc);
     return rc;
 }
 
@@ -616,6 +767,11 @@ int llmroof_call(const char *request_json, char **response_json, char **error_ms
         *response_json = NULL;
     if (error_msg)
         *error_msg = NULL;
+    struct c_locale loc; /* as api_ctx_call_stop */
+    if (c_locale_enter(&loc)) {
+        set_out(error_msg, dup_str("llmroof: error: out of memory (the C locale)\n"));
+        return LLMROOF_API_EFAIL;
+    }
     struct argv_buf a = { 0 };
     struct req_err e = { 0 };
     int rc = build_argv(request_json, &a, &e);
@@ -626,6 +782,7 @@ int llmroof_call(const char *request_json, char **response_json, char **error_ms
     else
         set_out(error_msg, dup_str(e.msg));
     argv_free(&a);
+    c_locale_leave(&loc);
     return rc;
 }
 

@@ -209,6 +209,27 @@ static const cJSON *opt_item(const cJSON *req, const char *dash)
     return NULL;
 }
 
+/* The N of a pool option ("prefill_pool": 4 or "4:h100:2", N[:GPU[:TP]], cmd_simulate.c): true
+ * with *v set when the request gives the option and N reads as a number. A value that does not
+ * is left for the library to refuse, naming the option. */
+static bool pool_instances(const cJSON *req, const char *dash, double *v)
+{
+    const cJSON *it = opt_item(req, dash);
+    if (it && cJSON_IsNumber(it)) {
+        *v = it->valuedouble;
+        return true;
+    }
+    if (!it || !cJSON_IsString(it))
+        return false;
+    char field[32];
+    const size_t len = strcspn(it->valuestring, ":");
+    if (len >= sizeof field)
+        return false;
+    memcpy(field, it->valuestring, len);
+    field[len] = '\0';
+    return parse_double(field, v);
+}
+
 /* Entries of a list option: a JSON array's size or a string's comma-separated items; "all"
  * counts as `all` entries (the loaded catalog's GPUs). */
 static int list_len(const cJSON *it, int absent, int all)
@@ -301,6 +322,18 @@ static int check_limits(llmroof_ctx *ctx, const char *cmd, const cJSON *req, con
         if (opt_number(req, "instances", &inst) && inst > (double)lim->max_instances) {
             snprintf(msg, n, "llmroof: error: request: field 'instances': %g is past this server's limit of %ld", inst,
                      lim->max_instances);
+            return 400;
+        }
+        /* a disaggregated run simulates both pools' instances, as many as --instances would (before
+         * session 47 "prefill_pool": "4096:h100" passed the limit of 64 that "instances": 4096 met) */
+        double pool[2] = { 0, 0 };
+        const bool has_pool[2] = { pool_instances(req, "prefill-pool", &pool[0]),
+                                   pool_instances(req, "decode-pool", &pool[1]) };
+        if ((has_pool[0] || has_pool[1]) && pool[0] + pool[1] > (double)lim->max_instances) {
+            snprintf(msg, n,
+                     "llmroof: error: request: fields 'prefill_pool' + 'decode_pool': %g + %g instances is past this "
+                     "server's limit of %ld",
+                     pool[0], pool[1], lim->max_instances);
             return 400;
         }
         double per = 0;

@@ -165,6 +165,14 @@ int cli_usage_error(struct cli *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+struct optscan;
+struct optscan_hit;
+/* "ambiguous option '--mod': it could be '--model' or '--models-file'": the usage error of an
+ * OPTSCAN_AMBIGUOUS element `text`, naming the long options of scan it is a prefix of; 2. */
+int cli_ambiguous_option(struct cli *c, const struct optscan *scan, const char *text);
+/* The usage error of an OPTSCAN_NO_VALUE hit: "option '-m' needs a value", and where an option
+ * stands in the value's place (h->value), "; '-g' after it is an option"; 2. */
+int cli_no_value(struct cli *c, const struct optscan_hit *h);
 /* A value as messages echo it: s itself when short, else its first CLI_CLIP_BYTES bytes (cut
  * at a UTF-8 character boundary) and "..." in buf, so that a 50 MB name is not echoed whole;
  * control bytes (below 0x20, 0x7f) are written as \x1b and C1 controls (U+0080-U+009F) as
@@ -268,6 +276,11 @@ int cli_write_file(struct cli *c, const char *path, const struct sbuf *b);
  * same regular file. Returns 0, or 2 after printing the error. cli_parse calls it for every
  * option c->outputs names. */
 int cli_check_output(struct cli *c, const char *opt, const char *path, int kind);
+/* Checks, while the options are parsed, that `path` (the value of input option --opt, a
+ * catalog file) names a readable regular file: a command that never loads the catalog
+ * (import-hf) must not pass over a mistyped name in silence. Returns 0, or 2 after printing
+ * the error, which names the option and the path. */
+int cli_check_input(struct cli *c, const char *opt, const char *path);
 /* Writes the staged files that are written through (devices such as /dev/full, FIFOs, files
  * with other hard links) before stdout, so a failed write there leaves stdout empty. Returns 0,
  * or 1 after printing the error. */

@@ -335,3 +335,18 @@ int cli_check_output(struct cli *c, const char *opt, const char *path, int kind)
     c->out_paths[c->n_out_paths++] = (struct cli_out_path){ opt, key };
     return 0;
 }
+
+int cli_check_input(struct cli *c, const char *opt, const char *path)
+{
+    if (!*path)
+        return cli_usage_error(c, "option '--%s': an empty file name", opt);
+    /* worded as cli_check_output's: "option '--gpus-file': PATH: cannot read file: WHY" */
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return cli_usage_error(c, "option '--%s': %s: cannot read file: %s", opt, CLI_CLIP(path), strerror(errno));
+    if (!S_ISREG(st.st_mode)) /* a directory or FIFO: the loader reads regular files only (its words) */
+        return cli_usage_error(c, "option '--%s': %s: not a regular file", opt, CLI_CLIP(path));
+    if (access(path, R_OK) != 0)
+        return cli_usage_error(c, "option '--%s': %s: cannot read file: %s", opt, CLI_CLIP(path), strerror(errno));
+    return 0;
+}

@@ -158,6 +158,33 @@ static void print_help(struct cli *c, const struct cli_opt *opts, int nopts, con
     }
 }
 
+int cli_ambiguous_option(struct cli *c, const struct optscan *scan, const char *text)
+{
+    int idx[8];
+    int n = optscan_candidates(scan, text, idx, 8);
+    char list[320] = "";
+    size_t used = 0;
+    for (int i = 0; i < n && i < 8 && used < sizeof list; i++) {
+        int w = snprintf(list + used, sizeof list - used, "%s'--%s'", i == 0 ? "" : i == n - 1 ? " or " : ", ",
+                         scan->defs[idx[i]].name);
+        used += w > 0 ? (size_t)w : 0;
+    }
+    if (n > 8 && used < sizeof list)
+        snprintf(list + used, sizeof list - used, " or %d more", n - 8);
+    const char *eq = strchr(text, '='); /* "--mod=x": the name is "--mod" */
+    size_t len = eq ? (size_t)(eq - text) : strlen(text);
+    return cli_usage_error(c, "ambiguous option '%.*s': it could be %s", len > 64 ? 64 : (int)len, text, list);
+}
+
+int cli_no_value(struct cli *c, const struct optscan_hit *h)
+{
+    /* "-m -g a100": -g is an option, not the model's name (h->value, optscan.h) */
+    if (h->value)
+        return cli_usage_error(c, "option '%s' needs a value; '%s' after it is an option", CLI_CLIP(h->text),
+                               CLI_CLIP(h->value));
+    return cli_usage_error(c, "option '%s' needs a value", CLI_CLIP(h->text));
+}
+
 int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, int nopts,
               cli_opt_fn fn, void *ctx, char **pos, int maxpos, int *npos, const char *description)
 {
@@ -201,16 +228,18 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, 
                 return cli_usage_error(c, "unknown option '-%c'", h.short_name);
             return cli_usage_error(c, "unknown option '%s'", CLI_CLIP(h.text));
         }
+        if (h.kind == OPTSCAN_AMBIGUOUS)
+            return cli_ambiguous_option(c, &scan, h.text);
         if (h.kind == OPTSCAN_NO_VALUE && (c->flags & CLI_REQUEST)) /* "svg": true */
             return cli_usage_error(c, "request: field '%s' takes a value (%s), not true", defs[h.idx].name,
                                    all[h.idx]->arg);
         if (h.kind == OPTSCAN_NO_VALUE)
-            return cli_usage_error(c, "option '%s' needs a value", CLI_CLIP(h.text));
+            return cli_no_value(c, &h);
         if (h.kind == OPTSCAN_FLAG_VALUE && (c->flags & CLI_REQUEST)) /* "dp_attention": "yes" */
             return cli_usage_error(c, "request: field '%s' is a flag: expected true or false, got '%s'",
                                    defs[h.idx].name, CLI_CLIP(h.value));
         if (h.kind == OPTSCAN_FLAG_VALUE)
-            return cli_usage_error(c, "unknown option '%s'", CLI_CLIP(h.text));
+            return cli_usage_error(c, "option '--%s' takes no value (got '%s')", defs[h.idx].name, CLI_CLIP(h.text));
         const struct cli_opt *o = all[h.idx];
         const char *value = h.value;
         if (seen[h.idx]++ && !o->repeatable)
@@ -258,6 +287,9 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, 
             int *cnt = g ? &c->n_gpus_files : &c->n_models_files;
             if (*cnt >= CLI_MAX_FILES)
                 return cli_usage_error(c, "option '--%s' given more than %d times", o->name, CLI_MAX_FILES);
+            int rc = cli_check_input(c, o->name, value);
+            if (rc)
+                return rc;
             (g ? c->gpus_files : c->models_files)[(*cnt)++] = value;
             break;
         }

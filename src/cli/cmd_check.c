@@ -29,12 +29,34 @@ struct drift_out {
     long line;          /* baseline line */
     const struct sweep_row *row;
     int n;              /* fields of this row reported so far */
+    struct sbuf *names; /* the error stream's summary, "line 3: ttft_s, tpot_s; ..." (summary_field) */
+    long listed_rows;   /* rows named in it so far */
 };
+
+/* Rows the error stream's summary names one by one; beyond them it counts. */
+enum { SUMMARY_ROWS = 5 };
+
+/* The drifted field into the one-line summary on the error stream: the library and its Python binding
+ * return the error stream as the error message, so a drift says which fields moved, not only "status 1"
+ * (the diff is the output, which a caller may not read). */
+static void summary_field(struct drift_out *d, const char *field)
+{
+    if (d->listed_rows > SUMMARY_ROWS)
+        return;
+    if (!d->n) {
+        if (++d->listed_rows > SUMMARY_ROWS)
+            return;
+        sbuf_printf(d->names, "%sline %ld: %s", d->names->len ? "; " : "", d->line, field);
+    } else {
+        sbuf_printf(d->names, ", %s", field);
+    }
+}
 
 static void describe(struct sbuf *o, long ln, const struct sweep_row *r);
 
 static void drift_num(struct drift_out *d, const char *field, double a, double b)
 {
+    summary_field(d, field);
     if (d->json) {
         rjdoc_drift(d->json, d->line, d->row, field, true, a, b, NULL, NULL);
     } else {
@@ -50,6 +72,7 @@ static void drift_num(struct drift_out *d, const char *field, double a, double b
 
 static void drift_text(struct drift_out *d, const char *field, const char *a, const char *b, const char *why)
 {
+    summary_field(d, field);
     if (d->json) {
         rjdoc_drift(d->json, d->line, d->row, field, false, 0, 0, a, b);
     } else {
@@ -80,8 +103,9 @@ int cmd_check(struct cli *c, int argc, char **argv)
     int rc = cli_parse(c, argc, argv, opts, 1, on_opt, &rtol, pos, 2, &npos,
                        "Re-evaluates every row of a baseline written by 'llmroof sweep --format jsonl' and\n"
                        "compares each output. Exit 0 when all agree within the tolerance, 1 with a diff of every\n"
-                       "drifted field, 2 when the baseline is malformed (its line is named). --format json\n"
-                       "prints the same verdict and diff as one document for CI (docs/json.md).");
+                       "drifted field (and an error message naming them), 2 when the baseline is malformed\n"
+                       "(its line is named). --format json prints the same verdict and diff as one document\n"
+                       "for CI (docs/json.md).");
     if (rc)
         return rc;
     if (npos != 1)
@@ -125,6 +149,9 @@ int cmd_check(struct cli *c, int argc, char **argv)
         rjdoc_drift(json, 0, NULL, NULL, false, 0, 0, NULL, NULL);
     }
     struct llmroof_err err = { 0 };
+    struct sbuf drifted; /* the drifted fields for the error stream (summary_field) */
+    sbuf_init(&drifted);
+    long listed_rows = 0;
     rc = 0;
     int ch = 0;
     while (ch != EOF) {
@@ -170,7 +197,7 @@ int cmd_check(struct cli *c, int argc, char **argv)
         const struct llmroof_layout lay = { base.tp, base.pp, base.ep, base.dp_attn, base.ep_imbalance,
                                             base.two_batch_overlap };
         sweep_eval_layout(m, g, base.tp, &lay, base.batch, base.prompt, base.output, &base.dt, &now);
-        struct drift_out d = { &c->out, json, ln, &base, 0 };
+        struct drift_out d = { &c->out, json, ln, &base, 0, &drifted, listed_rows };
         if (base.valid != now.valid) {
             drift_text(&d, "valid", base.valid ? "true" : "false", now.valid ? "true" : "false", now.valid ? "" : now.reason);
         } else if (now.valid) {
@@ -193,6 +220,7 @@ int cmd_check(struct cli *c, int argc, char **argv)
             drifted_rows++;
             drifted_fields += d.n;
         }
+        listed_rows = d.listed_rows;
     }
     free(line);
     if (!rc && ferror(f)) {
@@ -200,6 +228,15 @@ int cmd_check(struct cli *c, int argc, char **argv)
         rc = 2;
     }
     fclose(f);
+    if (!rc && rows > 0 && drifted_rows) {
+        /* "llmroof: error: base.jsonl: 2 of 5 rows drifted beyond rtol 0.005 (7 fields): line 1:
+         * ttft_s, tpot_s; line 2: max_batch" - stdout keeps the whole diff */
+        fprintf(c->errf, "llmroof: error: %s: %ld of %ld row%s drifted beyond rtol %g (%ld field%s): %s%s\n", pos[0],
+                drifted_rows, rows, rows == 1 ? "" : "s", rtol, drifted_fields, drifted_fields == 1 ? "" : "s",
+                sbuf_failed(&drifted) ? "" : sbuf_str(&drifted),
+                drifted_rows > SUMMARY_ROWS ? "; ... (the diff on stdout lists every row)" : "");
+    }
+    sbuf_free(&drifted);
     if (rc || rows == 0) {
         rjdoc_free(json);
         if (!rc)

@@ -203,9 +203,9 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
     if (x.sp.method && e.decode_steps <= 0) /* review19 item 8: said, not dropped in silence */
         fprintf(c->errf, "llmroof: note: --output %ld leaves no decode step, so --spec %s changes nothing\n", x.s.output,
                 x.sp.method);
-    else if (e.decode_steps <= 0) /* a TPOT of 0 would pass any per-token SLO: say it is not one */
-        fprintf(c->errf, "llmroof: note: --output %ld leaves no decode step: tpot and decode_tok_s are 0, not a "
-                         "per-token latency (give --output 2 or more to time decoding)\n", x.s.output);
+    else if (e.decode_steps <= 0) /* a TPOT of 0 would pass any per-token SLO: none is printed */
+        fprintf(c->errf, "llmroof: note: --output %ld leaves no decode step: tpot and decode_tok_s are n/a (null in "
+                         "JSON; give --output 2 or more to time decoding)\n", x.s.output);
     struct llmroof_memory mem;
     long ctx_len = x.s.prompt + x.s.output;
     /* the engine's KV pool as simulate sets it up (sim_config_engine): its share of the device, or
@@ -243,12 +243,11 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
 
     /* the layout's GPUs (memory's: EP, PP), not one replica's TP: DeepSeek-V3 at EP 8 with
      * data-parallel attention is 8 GPUs (before session 38 the warning said "1 x h800") */
-    enum llmroof_dtype fit_dt;
-    if (mem.fit == LLMROOF_FIT_WEIGHTS &&
-        ckpt_fitting_weight_dtype(m, g, &lay, &setup.dt, ctx_len, &x.s.mem, &fit_dt))
+    struct ckpt_fit_hint hint; /* in the user's terms: --weight-bits 4.5 is "4.5-bit", not fp16 */
+    if (mem.fit == LLMROOF_FIT_WEIGHTS && ckpt_fit_hint(m, g, &lay, &setup.dt, ctx_len, &x.s.mem, &hint))
         fprintf(c->errf, "llmroof: warning: %s does not fit on %d x %s in %s weights at a %ld-token context; it fits "
-                         "in %s (--weight-dtype %s)\n",
-                m->id, mem.gpus, g->id, dtype_name(setup.dt.weight), ctx_len, dtype_name(fit_dt), dtype_name(fit_dt));
+                         "in %s (%s)\n",
+                m->id, mem.gpus, g->id, hint.asked, ctx_len, hint.fits, hint.flag);
     else if (mem.fit == LLMROOF_FIT_WEIGHTS || mem.fit == LLMROOF_FIT_CONTEXT)
         fprintf(c->errf, "llmroof: warning: %s does not fit on %d x %s at a %ld-token context (see 'llmroof memory')\n",
                 m->id, mem.gpus, g->id, ctx_len);
@@ -402,16 +401,35 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
     }
     table_col(&t, "unit", 0);
     /* a latency band [v*low, v*high]; a rate's band inverts it: [v/high, v/low] */
-    const struct { const char *name; double v; const struct llmroof_band *b; bool rate; const char *unit; } rows[] = {
-        { "ttft", e.ttft_s * 1e3, &u.ttft, false, "ms" },
-        { "tpot", e.tpot_s * 1e3, &u.tpot, false, "ms" },
-        { "e2e", e.e2e_s, &u.e2e, false, "s" },
-        { "decode_tok_s", e.decode_tok_s, &u.tpot, true, "tokens/s" },
-        { "output_tok_s", e.output_tok_s, &u.e2e, true, "tokens/s" },
+    /* decode: with one output token there is no decode step, so no time per output token and no
+     * decode rate: "n/a", as simulate prints a latency nothing measured (a TPOT of 0 would pass
+     * any per-token SLO) */
+    const bool no_decode = e.decode_steps <= 0;
+    const struct {
+        const char *name;
+        double v;
+        const struct llmroof_band *b;
+        bool rate, decode;
+        const char *unit;
+    } rows[] = {
+        { "ttft", e.ttft_s * 1e3, &u.ttft, false, false, "ms" },
+        { "tpot", e.tpot_s * 1e3, &u.tpot, false, true, "ms" },
+        { "e2e", e.e2e_s, &u.e2e, false, false, "s" },
+        { "decode_tok_s", e.decode_tok_s, &u.tpot, true, true, "tokens/s" },
+        { "output_tok_s", e.output_tok_s, &u.e2e, true, false, "tokens/s" },
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         table_row(&t);
         table_str(&t, rows[i].name);
+        if (no_decode && rows[i].decode) {
+            table_str(&t, "n/a");
+            if (x.range) {
+                table_str(&t, "n/a");
+                table_str(&t, "n/a");
+            }
+            table_str(&t, rows[i].unit);
+            continue;
+        }
         table_num(&t, rows[i].v);
         if (x.range && rows[i].b->present) {
             table_num(&t, rows[i].rate ? rows[i].v / rows[i].b->high : rows[i].v * rows[i].b->low);

@@ -5,6 +5,7 @@
 
 #include "cli/cli.h"
 #include "model/arch.h"
+#include "model/ckpt.h"
 #include "render/render_json.h"
 
 enum { OPT_NAME = 1 };
@@ -26,6 +27,10 @@ int cmd_import_hf(struct cli *c, int argc, char **argv)
     char *pos[2];
     int npos = 0;
     c->usage = "llmroof import-hf CONFIG.json|ORG/NAME --name ID";
+    /* a catalog file is JSON: the help's --format line and the check of a given one say so */
+    c->formats = 1u << TABLE_JSON;
+    if (!c->format_set)
+        c->format = TABLE_JSON;
     int rc = cli_parse(c, argc, argv, opts, 1, on_opt, &name, pos, 2, &npos,
                        "Reads a HuggingFace config.json (llama, mistral, mixtral, qwen2, qwen3, qwen3_moe,\n"
                        "deepseek_v2, deepseek_v3, kimi_k2, gemma2, gemma3, gpt_oss, llama4, falcon, gptj, opt,\n"
@@ -39,8 +44,6 @@ int cmd_import_hf(struct cli *c, int argc, char **argv)
         return cli_usage_error(c, "expected one CONFIG.json");
     if (!name)
         return cli_usage_error(c, "option '--name' is required");
-    if (c->format_set && c->format != TABLE_JSON)
-        return cli_usage_error(c, "option '--format': import-hf writes a catalog file, which is JSON only");
     struct llmroof_err err = { 0 };
     char *text;
     size_t len;
@@ -83,6 +86,20 @@ int cmd_import_hf(struct cli *c, int argc, char **argv)
             "(%.3f B); KV %.0f B per token and state %.0f B per sequence at 16 bits\n", name, p.total / 1e9,
             (p.total - p.embedding) / 1e9, p.active / 1e9, (p.active - p.embedding) / 1e9,
             arch_kv_bytes_per_token(&m, 2.0), arch_state_elems_per_seq(&m) * 2.0);
+    /* a checkpoint whose own dtype the commands take (ckpt_weight_dtype): say which, and how to
+     * ask for another */
+    enum llmroof_dtype own;
+    if (ckpt_weight_dtype(&m, &own)) {
+        char what[128];
+        if (m.ckpt_expert_bits > 0) /* gpt-oss: MXFP4 experts, the rest 16-bit */
+            snprintf(what, sizeof what, "%s experts at %g bits per weight, other weights %s", m.ckpt_format,
+                     m.ckpt_expert_bits, dtype_name(own));
+        else
+            snprintf(what, sizeof what, "%s at %.3f bits per weight%s", m.ckpt_format, m.ckpt_bits,
+                     m.ckpt_bits > 8 && m.ckpt_bits < 9 ? " with its block scales" : "");
+        fprintf(c->errf, "llmroof: note: %s: checkpoint %s: commands estimate it so unless --weight-dtype or "
+                         "--weight-bits is given\n", name, what);
+    }
     sbuf_append(&c->out, j);
     free(j);
     return 0;

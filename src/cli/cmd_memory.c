@@ -144,7 +144,6 @@ int cmd_memory(struct cli *c, int argc, char **argv)
                         cli_fmt_bytes(mem.weights_bytes_per_gpu + mem.workspace_bytes_per_gpu + mem.reserve_bytes_per_gpu,
                                       b1, sizeof b1),
                         cli_fmt_bytes(mem.usable_bytes, b2, sizeof b2));
-            enum llmroof_dtype fit_dt;
             /* min_tp_fit is plain TP's (memory.c): say so where a layout was asked about */
             const char *plain = lay_s[0] ? " without PP or EP" : "";
             if (mem.min_tp_fit)
@@ -152,12 +151,11 @@ int cmd_memory(struct cli *c, int argc, char **argv)
             else
                 sbuf_printf(&c->out, "; no TP up to 64 fits%s\n", plain);
             /* the layout's GPUs where one is asked about (EP, PP): "at TP 1" read as one GPU */
-            if (ckpt_fitting_weight_dtype(m, g, &lay, &dt, s.context, &s.mem, &fit_dt) && lay_s[0])
-                sbuf_printf(&c->out, "fits on these %d GPUs in %s weights (--weight-dtype %s)\n", mem.gpus,
-                            dtype_name(fit_dt), dtype_name(fit_dt));
-            else if (ckpt_fitting_weight_dtype(m, g, &lay, &dt, s.context, &s.mem, &fit_dt))
-                sbuf_printf(&c->out, "fits at TP %ld in %s weights (--weight-dtype %s)\n", s.tp, dtype_name(fit_dt),
-                            dtype_name(fit_dt));
+            struct ckpt_fit_hint hint; /* in the user's terms: --weight-bits asks for bits, not a dtype */
+            if (ckpt_fit_hint(m, g, &lay, &dt, s.context, &s.mem, &hint) && lay_s[0])
+                sbuf_printf(&c->out, "fits on these %d GPUs in %s weights (%s)\n", mem.gpus, hint.fits, hint.flag);
+            else if (ckpt_fit_hint(m, g, &lay, &dt, s.context, &s.mem, &hint))
+                sbuf_printf(&c->out, "fits at TP %ld in %s weights (%s)\n", s.tp, hint.fits, hint.flag);
         } else if (mem.fit == LLMROOF_FIT_CONTEXT) {
             sbuf_printf(&c->out, "does NOT fit: the KV cache holds %.0f tokens, less than one %ld-token sequence\n",
                         mem.kv_capacity_tokens_replica, s.context);

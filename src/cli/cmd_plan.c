@@ -106,6 +106,11 @@ static bool add_price(const char *item, void *vctx)
     }
     for (int i = 0; i < x->in.ngpus; i++)
         if (x->in.gpus[i] == g) {
+            if (x->in.has_price[i]) { /* a100=1,a100=2: which did the user mean? */
+                cli_usage_error(x->c, "option '--price': GPU '%s' is priced more than once", name);
+                x->bad = true;
+                return false;
+            }
             x->in.has_price[i] = true;
             x->in.price_per_gpu_hour[i] = usd;
             return true;
@@ -200,6 +205,28 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
     if (ops_layout_check_model(x->in.model, &x->in.layout, &lerr)) {
         workload_free(&wl);
         return cli_fail(c, &lerr);
+    }
+    /* so does a --tp list of which no TP suits the model (its heads, as report checks them): every
+     * row said "TP 3 does not divide ..." and the plan exited 1, "no configuration", which a
+     * script reads as "no hardware is enough". A list with one usable TP plans with it, the
+     * others' rows say why not. */
+    int usable = 0;
+    char why[sizeof lerr.msg] = "";
+    for (int i = 0; i < x->in.ntps; i++) {
+        struct llmroof_shard sh;
+        struct llmroof_layout lay = x->in.layout;
+        lay.tp = x->in.tps[i];
+        struct llmroof_err terr = { 0 };
+        if (ops_shard_layout(x->in.model, &lay, &sh, &terr))
+            snprintf(why, sizeof why, "%s", terr.msg);
+        else
+            usable++;
+    }
+    if (!usable) {
+        workload_free(&wl);
+        fprintf(c->errf, "llmroof: error: option '--tp': no TP in the list suits the model%s: %s\n",
+                (x->in.layout.pp > 1 || x->in.layout.ep > 1 || x->in.layout.dp_attn) ? " and layout" : "", why);
+        return 2;
     }
 
     if (c->flags & CLI_PARSE_ONLY) {

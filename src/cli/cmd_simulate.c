@@ -15,7 +15,7 @@ enum { OPT_MBT = 1, OPT_MAXSEQS, OPT_NOCHUNK, OPT_CONC, OPT_REQS, OPT_THINK, OPT
        OPT_SEED, OPT_REQOUT, OPT_TRACEOUT, OPT_SW_MBT, OPT_SW_RATE, OPT_SW_CONC, OPT_SVG, OPT_RANGE, OPT_SCENARIO,
        OPT_TTFT, OPT_TPOT, OPT_PCT, OPT_PCACHE, OPT_PREFIX, OPT_INST, OPT_ROUTER,
        OPT_PPOOL, OPT_DPOOL, OPT_KVLINK, OPT_WARMUP, OPT_BAND, OPT_ADMIT, OPT_MAXLEN, OPT_MAXPAD, OPT_NOAPI, OPT_STATIC,
-       OPT_SCHEDSTEPS, OPT_KVBLOCKS };
+       OPT_SCHEDSTEPS, OPT_KVBLOCKS, OPT_NOPCACHE };
 enum { OPT_QUIET = 200 }; /* apart: other options append to the list above */
 
 struct ctx {
@@ -23,6 +23,7 @@ struct ctx {
     struct sim_config cfg;
     bool have_conc, have_reqs, have_think, have_rate, range, have_inst, have_pct,
         have_router, have_mbt, have_maxseqs, have_admit, have_maxpad, static_batching;
+    bool have_pcache, no_pcache;        /* --prefix-cache, --no-prefix-cache (over the profile's default) */
     long max_paddings;                  /* --max-paddings, with have_maxpad */
     long sched_steps;                   /* --scheduler-steps: vLLM's multi-step scheduling, 0 = off */
     double band;                        /* --capacity-band: the share the service rate moves, 0 = none */
@@ -54,7 +55,7 @@ static int static_conflicts(struct cli *c, const struct ctx *x)
                                   "without a cap", src);
     if (x->sched_steps > 1)
         return cli_usage_error(c, "option '--scheduler-steps': %s schedules once per batch", src);
-    if (x->cfg.prefix_cache)
+    if (x->have_pcache)
         return cli_usage_error(c, "option '--prefix-cache': %s keeps no cache across requests", src);
     if (x->sp.method && x->cfg.max_seqs > 1)
         return cli_usage_error(c, "option '--spec': %s runs speculative (assisted) generation one request at a "
@@ -177,7 +178,8 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         x->have_pct = true;
         return 0;
     }
-    case OPT_PCACHE: x->cfg.prefix_cache = true; return 0;
+    case OPT_PCACHE: x->cfg.prefix_cache = true; x->have_pcache = true; return 0;
+    case OPT_NOPCACHE: x->no_pcache = true; return 0;
     case OPT_PREFIX: {
         char buf[64];
         snprintf(buf, sizeof buf, "%s", arg);
@@ -486,6 +488,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         { OPT_TPOT, "tpot-slo", 0, "T", "TPOT limit per request for goodput, e.g. 200ms", false },
         { OPT_PCT, "slo-percentile", 0, "pNN", "percentile the SLOs are checked at: p50, p90, p95, p99 (default p99)", false },
         { OPT_PCACHE, "prefix-cache", 0, NULL, "reuse cached KV blocks of shared prefixes (automatic prefix caching)", false },
+        { OPT_NOPCACHE, "no-prefix-cache", 0, NULL, "recompute shared prefixes though the engine caches them by default (vLLM V1, SGLang)", false },
         { OPT_PREFIX, "shared-prefix", 0, "N[:G]", "every prompt starts with one of G shared N-token prefixes (default G 1)", false },
         CLI_OPT_SPEC,
         { OPT_INST, "instances", 0, "N", "N identical instances behind a router (default 1)", false },
@@ -530,8 +533,10 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
     if (x->svg && !x->nsweeps)
         return cli_usage_error(c, "option '--svg' draws a sweep's curve: add --sweep-batched-tokens, --sweep-rate or "
                                   "--sweep-concurrency");
-    if (x->nsweeps && (x->req_out || x->trace_out))
-        return cli_usage_error(c, "options '--requests-out' and '--trace-out' describe one run, not a sweep");
+    if (x->nsweeps && (x->req_out || x->trace_out)) /* name the one given (both when both are) */
+        return cli_usage_error(c, "option%s %s%s%s describe%s one run, not a sweep", x->req_out && x->trace_out ? "s" : "",
+                               x->req_out ? "'--requests-out'" : "", x->req_out && x->trace_out ? " and " : "",
+                               x->trace_out ? "'--trace-out'" : "", x->req_out && x->trace_out ? "" : "s");
     if (x->sweep_name && strcmp(x->sweep_name, "rate") == 0 && (x->have_conc || x->trace))
         return cli_usage_error(c, "option '--sweep-rate' is an open-loop sweep: drop --concurrency/--trace");
     if (x->sweep_name && strcmp(x->sweep_name, "concurrency") == 0 && (x->have_rate || x->trace))
@@ -545,6 +550,8 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         return cli_usage_error(c, "option '--scenario server' is MLPerf's Poisson arrivals: add --rate QPS");
     if ((rc = cli_spec_check(c, &x->sp)))
         return rc;
+    if (x->have_pcache && x->no_pcache)
+        return cli_usage_error(c, "options '--prefix-cache' and '--no-prefix-cache' conflict: give one");
     if (x->cfg.prefix_cache && x->trace)
         return cli_usage_error(c, "option '--prefix-cache' works on a generated workload's shared prefix, not on --trace");
     if (x->cfg.prefix_tokens > 0 && x->trace)
@@ -662,6 +669,8 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         }
         if (x->have_maxpad)
             x->cfg.max_paddings = x->max_paddings;
+        if (x->no_pcache || x->cfg.static_batching) /* static batching keeps no cache across requests */
+            x->cfg.prefix_cache = x->have_pcache && !x->no_pcache;
         sim_config_multi_step(&x->cfg, (int)x->sched_steps); /* after the profile's cpu_seq_s */
     }
     if (x->have_mbt && !x->cfg.chunked_prefill && !x->cfg.static_batching) {

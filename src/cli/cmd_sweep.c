@@ -176,9 +176,12 @@ int cmd_sweep(struct cli *c, int argc, char **argv)
     c->usage = "llmroof sweep [--models all|LIST] [--gpus all|LIST] [--tp LIST] [--batch LIST] [--prompt LIST] "
                "[--output LIST] [dtype lists] [--valid-only] [--format csv|jsonl]";
     c->formats = (1u << TABLE_CSV) | (1u << TABLE_JSONL);
-    c->format = TABLE_CSV;
-    if (c->format_set && !(c->formats & (1u << c->format)))
+    /* CSV unless a --format before the command chose jsonl ('llmroof --format jsonl sweep' printed
+     * CSV); a format sweep does not print there leaves the default */
+    if (!c->format_set || !(c->formats & (1u << c->format))) {
+        c->format = TABLE_CSV;
         c->format_set = false;
+    }
     int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, &x, pos, 0, &npos,
                        "Streams one row per combination (models x GPUs x TP x batch x prompt x output x weight,\n"
                        "KV and compute dtypes, in that nesting order) with every input and the key outputs.\n"

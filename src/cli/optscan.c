@@ -1,6 +1,7 @@
 /* optscan.c - the re-entrant option scanner of optscan.h. */
 #include "cli/optscan.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -16,8 +17,10 @@ void optscan_init(struct optscan *s, int argc, char **argv, const struct optscan
     s->ind = 1;
 }
 
+static int find_short(const struct optscan *s, int ch);
+
 /* The long option "name" (len bytes) names: an exact match, else the one option it is a
- * prefix of (getopt_long accepts "--mod" for "--model"); -1 when none or ambiguous. */
+ * prefix of (getopt_long accepts "--mode" for "--model"); -1 when none, -2 when ambiguous. */
 static int find_long(const struct optscan *s, const char *name, size_t len)
 {
     int found = -1, matches = 0;
@@ -32,7 +35,35 @@ static int find_long(const struct optscan *s, const char *name, size_t len)
         found = i;
         matches++;
     }
-    return matches == 1 ? found : -1;
+    return matches == 1 ? found : matches > 1 ? -2 : -1;
+}
+
+int optscan_candidates(const struct optscan *s, const char *text, int *out, int max)
+{
+    const char *name = text + (text[0] == '-' && text[1] == '-' ? 2 : 0);
+    const char *eq = strchr(name, '=');
+    size_t len = eq ? (size_t)(eq - name) : strlen(name);
+    int n = 0;
+    for (int i = 0; i < s->ndefs; i++)
+        if (s->defs[i].name && strncmp(s->defs[i].name, name, len) == 0) {
+            if (n < max)
+                out[n] = i;
+            n++;
+        }
+    return n;
+}
+
+/* Whether element el, about to be read as the value of the option before it, is an option
+ * instead: "--gpu" (any "--NAME"), or "-g" with a letter that is a short option here. A value
+ * that merely starts with '-' ("-1", a negative number) is a value; "--" alone stays one too.
+ * "-m -g a100" read "-g" as the model and then refused "a100" as an unexpected argument. */
+static bool looks_like_option(const struct optscan *s, const char *el)
+{
+    if (el[0] != '-' || el[1] == '\0')
+        return false;
+    if (el[1] == '-')
+        return el[2] != '\0';
+    return find_short(s, (unsigned char)el[1]) >= 0;
 }
 
 static int find_short(const struct optscan *s, int ch)
@@ -70,10 +101,11 @@ static struct optscan_hit next_short(struct optscan *s)
     s->ind++;
     if (!last) {
         h.value = rest;
-    } else if (s->ind < s->argc) {
+    } else if (s->ind < s->argc && !looks_like_option(s, s->argv[s->ind])) {
         h.value = s->argv[s->ind++]; /* "-m llama" */
     } else {
         h.kind = OPTSCAN_NO_VALUE;
+        h.value = s->ind < s->argc ? s->argv[s->ind] : NULL; /* the option in the value's place */
     }
     return h;
 }
@@ -110,8 +142,8 @@ struct optscan_hit optscan_next(struct optscan *s)
     const char *eq = strchr(name, '=');
     size_t len = eq ? (size_t)(eq - name) : strlen(name);
     int idx = find_long(s, name, len);
-    if (idx < 0) { /* unknown or ambiguous */
-        h.kind = OPTSCAN_UNKNOWN;
+    if (idx < 0) {
+        h.kind = idx == -2 ? OPTSCAN_AMBIGUOUS : OPTSCAN_UNKNOWN;
         return h;
     }
     if (eq && !s->defs[idx].has_arg) {
@@ -124,11 +156,13 @@ struct optscan_hit optscan_next(struct optscan *s)
     h.idx = idx;
     if (!s->defs[idx].has_arg)
         return h;
-    if (eq)
+    if (eq) {
         h.value = eq + 1; /* "--model=llama" */
-    else if (s->ind < s->argc && !s->attached_values)
+    } else if (s->ind < s->argc && !s->attached_values && !looks_like_option(s, s->argv[s->ind])) {
         h.value = s->argv[s->ind++]; /* "--model llama" */
-    else
+    } else {
         h.kind = OPTSCAN_NO_VALUE;
+        h.value = s->ind < s->argc && !s->attached_values ? s->argv[s->ind] : NULL;
+    }
     return h;
 }

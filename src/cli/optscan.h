@@ -38,8 +38,11 @@ enum optscan_kind {
     OPTSCAN_OPTION,     /* defs[idx], value in .value (NULL for a flag) */
     OPTSCAN_POSITIONAL, /* .value is a positional argument */
     OPTSCAN_UNKNOWN,    /* .text is the unknown option (short_name: the unknown letter, else 0) */
-    OPTSCAN_NO_VALUE,   /* .text names an option that needs a value and has none */
+    OPTSCAN_NO_VALUE,   /* .text names an option (defs[idx]) that needs a value and has none; .value
+                           is the next element when that is an option, left unread ("-m -g a100":
+                           '-g'), else NULL (the option ends the line) */
     OPTSCAN_FLAG_VALUE, /* defs[idx] is a flag given a value ("--help=x"): .value */
+    OPTSCAN_AMBIGUOUS,  /* .text is a prefix of several long names ("--mod"): optscan_candidates */
 };
 
 struct optscan_hit {
@@ -57,5 +60,8 @@ void optscan_init(struct optscan *s, int argc, char **argv, const struct optscan
  * stop_at_positional, after the first OPTSCAN_POSITIONAL) s->ind is the index of the first
  * argument not consumed. */
 struct optscan_hit optscan_next(struct optscan *s);
+/* The long options the element `text` ("--mod", "--mod=x") is a prefix of: up to max indices
+ * into s->defs in out, in the order of defs; returns how many there are in all. */
+int optscan_candidates(const struct optscan *s, const char *text, int *out, int max);
 
 #endif

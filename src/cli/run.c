@@ -129,7 +129,15 @@ int cli_run(const struct cli_io *io, int argc, char **argv, unsigned flags)
         if (h.kind == OPTSCAN_END)
             break;
         if (h.kind == OPTSCAN_NO_VALUE) {
-            rc = cli_usage_error(&c, "option '%s' needs a value", CLI_CLIP(h.text));
+            rc = cli_no_value(&c, &h);
+            goto done;
+        }
+        if (h.kind == OPTSCAN_AMBIGUOUS) {
+            rc = cli_ambiguous_option(&c, &scan, h.text);
+            goto done;
+        }
+        if (h.kind == OPTSCAN_FLAG_VALUE) {
+            rc = cli_usage_error(&c, "option '--%s' takes no value (got '%s')", defs[h.idx].name, CLI_CLIP(h.text));
             goto done;
         }
         if (h.kind != OPTSCAN_OPTION) {
@@ -156,6 +164,8 @@ int cli_run(const struct cli_io *io, int argc, char **argv, unsigned flags)
                 rc = cli_usage_error(&c, "too many catalog files");
                 goto done;
             }
+            if ((rc = cli_check_input(&c, g ? "gpus-file" : "models-file", h.value)))
+                goto done;
             (g ? c.gpus_files : c.models_files)[(*cnt)++] = h.value;
             break;
         }

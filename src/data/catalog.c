@@ -1242,6 +1242,86 @@ int catalog_add_models_text(struct llmroof_catalog *cat, const char *text, size_
 /* Engines                                                                  */
 /* ------------------------------------------------------------------------ */
 
+/* "gpu_memory_tiers": the engine's defaults by the GPU's memory (struct llmroof_mem_tier). Each
+ * band is an object with from_MiB and/or below_MiB (MiB as nvidia-smi reports memory, SGLang's
+ * unit: up to 16 TiB) and at least one of max_batched_tokens, graph_max_batch, graph_max_batch_tp4
+ * within the bounds of the profile's own fields; the graph limits need "cuda_graphs": true, and
+ * bands may not overlap (a GPU takes one band's defaults). */
+static int parse_mem_tiers(struct json_ectx *c, const cJSON *e, struct llmroof_engine *g)
+{
+    static const char *const tier_fields[] = { "from_MiB", "below_MiB", "max_batched_tokens", "graph_max_batch",
+                                               "graph_max_batch_tp4", NULL };
+    const cJSON *va = json_item(e, "gpu_memory_tiers");
+    g->n_mem_tiers = 0;
+    if (!va)
+        return LLMROOF_OK;
+    if (!cJSON_IsArray(va) || !va->child)
+        return json_ferr(c, "gpu_memory_tiers", "must be a non-empty array of objects, each a band of GPU memory "
+                                                "(from_MiB and/or below_MiB) and the defaults on such GPUs");
+    for (const cJSON *t = va->child; t; t = t->next) {
+        const int i = g->n_mem_tiers;
+        if (i == LLMROOF_MEM_TIERS_MAX)
+            return json_ferr(c, "gpu_memory_tiers", "has more than %d bands", LLMROOF_MEM_TIERS_MAX);
+        char band[32], path[40]; /* "gpu_memory_tiers[1]", and the prefix of its members' names */
+        snprintf(band, sizeof band, "gpu_memory_tiers[%d]", i);
+        snprintf(path, sizeof path, "%s.", band);
+        if (!cJSON_IsObject(t))
+            return json_ferr(c, band, "must be an object: a band of GPU memory (from_MiB and/or below_MiB) and the "
+                                      "defaults on such GPUs");
+        struct llmroof_mem_tier *m = &g->mem_tiers[i];
+        bool has_from = false, has_below = false, has_mbt = false, has_gmb = false, has_gmb4 = false;
+        c->path = path; /* messages name the members "gpu_memory_tiers[1].below_MiB"; reset below */
+        int rc = json_check_known(c, t, path, tier_fields);
+        if (!rc)
+            rc = json_get_number(c, t, "from_MiB", "from_MiB", false, 0, true, 16777216, &m->from_MiB, &has_from);
+        if (!rc)
+            rc = json_get_number(c, t, "below_MiB", "below_MiB", false, 0, true, 16777216, &m->below_MiB, &has_below);
+        if (!rc)
+            rc = json_get_long(c, t, "max_batched_tokens", false, 16, 10000000, &m->max_batched_tokens, &has_mbt);
+        if (!rc)
+            rc = json_get_long(c, t, "graph_max_batch", false, 1, 65536, &m->graph_max_batch, &has_gmb);
+        if (!rc)
+            rc = json_get_long(c, t, "graph_max_batch_tp4", false, 1, 65536, &m->graph_max_batch_tp4, &has_gmb4);
+        c->path = NULL; /* path is this loop's: no message may read it later */
+        if (rc)
+            return rc;
+        if (!has_from && !has_below)
+            return json_ferr(c, band, "needs from_MiB or below_MiB (the band of GPU memory, in MiB)");
+        if (has_from && has_below && !(m->from_MiB < m->below_MiB))
+            return json_ferr(c, band, "has below_MiB %g not above from_MiB %g: the band is empty", m->below_MiB,
+                             m->from_MiB);
+        if (!has_mbt && !has_gmb && !has_gmb4)
+            return json_ferr(c, band, "needs max_batched_tokens, graph_max_batch or graph_max_batch_tp4 (what the "
+                                      "band changes)");
+        if ((has_gmb || has_gmb4) && (!g->cuda_graphs || g->graph_piecewise))
+            return json_ferr(c, band, "states graph_max_batch%s, which needs \"cuda_graphs\": true without "
+                                      "\"graph_piecewise\" (a decode batch's sequences)", has_gmb ? "" : "_tp4");
+        /* [lo, hi), an open side 0 .. infinity: two bands overlap when each starts below the other's end */
+        const double lo = m->from_MiB, hi = has_below ? m->below_MiB : INFINITY;
+        for (int k = 0; k < i; k++) {
+            const struct llmroof_mem_tier *o = &g->mem_tiers[k];
+            const double olo = o->from_MiB, ohi = o->below_MiB > 0 ? o->below_MiB : INFINITY;
+            if (lo < ohi && olo < hi)
+                return json_ferr(c, band, "overlaps gpu_memory_tiers[%d]: a GPU's memory must fall in one band", k);
+        }
+        g->n_mem_tiers++;
+    }
+    return LLMROOF_OK;
+}
+
+const struct llmroof_mem_tier *catalog_engine_tier(const struct llmroof_engine *en, double memory_bytes)
+{
+    if (!en)
+        return NULL;
+    const double mib = memory_bytes / 1048576.0;
+    for (int i = 0; i < en->n_mem_tiers; i++) {
+        const struct llmroof_mem_tier *m = &en->mem_tiers[i];
+        if (mib >= m->from_MiB && (!(m->below_MiB > 0) || mib < m->below_MiB))
+            return m;
+    }
+    return NULL;
+}
+
 static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engine *g)
 {
     static const char *const fields[] = { "id", "name", "aliases", "step_overhead_s", "first_token_s", "compute_scale",
@@ -1257,6 +1337,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "offline_large_gpu_max_batched_tokens", "budget_min_context",
                                           "chunked_prefill_min_context", "chunked_max_batched_tokens",
                                           "chunked_prefill", "prefill_first", "static_batching", "spec_no_overlap", "pd_decode_first_token", "pd_decode_resample", "tp_step_overhead_s",
+                                          "prefix_cache", "gpu_memory_tiers",
                                           "graph_max_batch", "graph_piecewise", "dp_rank_scheduler", "kv_heads_per_read", "ray_workers",
                                           "varlen_fa2_archs", "fa2_archs", "source", NULL };
     static const char *const admissions[] = { "optimistic", "no-evict", "reserve", "wait", NULL };
@@ -1362,7 +1443,11 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
         (rc = json_get_bool(c, e, "spec_no_overlap", false, &g->spec_no_overlap)) ||
         (rc = json_get_bool(c, e, "pd_decode_first_token", false, &g->pd_decode_first_token)) ||
         (rc = json_get_bool(c, e, "pd_decode_resample", false, &g->pd_decode_resample)) ||
-        (rc = json_get_bool(c, e, "budget_min_context", false, &g->budget_min_context)))
+        (rc = json_get_bool(c, e, "budget_min_context", false, &g->budget_min_context)) ||
+        /* automatic prefix caching on by default (vLLM V1, SGLang's radix cache) */
+        (rc = json_get_bool(c, e, "prefix_cache", false, &g->prefix_cache)))
+        return rc;
+    if ((rc = parse_mem_tiers(c, e, g)))
         return rc;
     g->whole_prefill = !chunked;
     /* TGI's router batching rule (router/src/infer/v3/scheduler.rs, batching_task; docs/metrics.md

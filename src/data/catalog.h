@@ -204,6 +204,20 @@ const char *catalog_ckpt_module_name(int i);
 enum llmroof_attn_kernel { LLMROOF_ATTN_FLASH2, LLMROOF_ATTN_FLASH3, LLMROOF_ATTN_EAGER, LLMROOF_ATTN_EAGER_PREFILL };
 const char *attn_kernel_name(enum llmroof_attn_kernel k); /* "flash2", as engines.json spells it */
 
+/* One band of GPU memory for which an engine states other defaults than its profile's
+ * (SGLang's server_args.py sets chunked_prefill_size and cuda_graph_max_bs from the GPU's memory
+ * as nvidia-smi reports it, in MiB). A GPU falls in a band when from_MiB <= its memory < below_MiB;
+ * a bound given as 0 is open. Bands do not overlap; a GPU in none takes the profile's fields. */
+#define LLMROOF_MEM_TIERS_MAX 8
+struct llmroof_mem_tier {
+    double from_MiB;                  /* lower bound of the band, inclusive, MiB; 0 = none */
+    double below_MiB;                 /* upper bound, exclusive, MiB; 0 = none */
+    long max_batched_tokens;          /* the token budget on such a GPU; 0 = the profile's */
+    long graph_max_batch;             /* the largest decode batch a CUDA graph replays there at TP < 4;
+                                         0 = the profile's graph_max_batch */
+    long graph_max_batch_tp4;         /* the same at TP >= 4; 0 = graph_max_batch of the band */
+};
+
 struct llmroof_engine {
     char id[LLMROOF_ID_MAX];          /* "vllm-0.6" */
     char name[LLMROOF_NAME_MAX];      /* display name */
@@ -330,13 +344,20 @@ struct llmroof_engine {
     bool whole_prefill;               /* "chunked_prefill": false - prompts are prefilled whole, never
                                          split across iterations (vLLM before 0.6's default) */
     bool spec_no_overlap;             /* speculative decoding turns the CPU overlap off (SGLang 0.4) */
+    struct llmroof_mem_tier mem_tiers[LLMROOF_MEM_TIERS_MAX]; /* "gpu_memory_tiers": defaults by the
+                                         GPU's memory (catalog_engine_tier) */
+    int n_mem_tiers;                  /* entries used in mem_tiers */
+    bool prefix_cache;                /* automatic prefix caching is on by default (vLLM V1's
+                                         enable_prefix_caching, SGLang's radix cache): a run with a
+                                         shared prefix reuses its cached blocks unless told not to */
     bool pd_decode_first_token;       /* disaggregated serving: the client's first token comes from the
                                          decode instance (a proxy streams its tokens: vLLM, SGLang), not
                                          from the prefill instance */
     bool pd_decode_resample;          /* with pd_decode_first_token: the decode instance samples the first
                                          token again (vLLM's proxy drops the prefill's), so it runs one
-                                         step per output token; else it streams the prefill's token with
-                                         its first step's (SGLang) */
+                                         step per output token; else it streams the prefill's token as
+                                         the request joins its running batch, before that step (SGLang's
+                                         prebuilt batch, no forward) */
     bool dp_rank_scheduler;           /* each data-parallel attention rank is its own engine whose
                                          scheduler holds the token budget and the sequence limit
                                          (vLLM V1's DP "core engines"); false: the budget and limit are
@@ -398,6 +419,9 @@ int catalog_add_engines_text(struct llmroof_catalog *cat, const char *text, size
                              bool replace, struct llmroof_err *err);
 int catalog_add_engines_file(struct llmroof_catalog *cat, const char *path, bool replace, struct llmroof_err *err);
 const struct llmroof_engine *catalog_find_engine(const struct llmroof_catalog *cat, const char *name);
+/* The band of en's "gpu_memory_tiers" that a GPU of memory_bytes falls in, or NULL (none, or no
+ * engine): the engine's defaults on that GPU are the band's fields where it states them. */
+const struct llmroof_mem_tier *catalog_engine_tier(const struct llmroof_engine *en, double memory_bytes);
 
 /* catalog_add_*_file that add only the entry `pick` names (as catalog_find_* finds it: id, or a
  * GPU's alias, case-insensitive), or none when no entry has that name ("" picks none). Every

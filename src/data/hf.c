@@ -552,10 +552,11 @@ quant:;
             if (bs && cJSON_IsArray(bs) && cJSON_GetArraySize(bs) == 2 && cJSON_IsNumber(bs->child) &&
                 cJSON_IsNumber(bs->child->next) && bs->child->valuedouble >= 1 && bs->child->next->valuedouble >= 1)
                 bits += 32.0 / (bs->child->valuedouble * bs->child->next->valuedouble);
+            /* no warning: the entry's checkpoint field makes every command estimate it in fp8
+             * (ckpt_weight_dtype) unless --weight-dtype or --weight-bits says otherwise; import-hf
+             * notes the format (before session 47 this said "estimate it with --weight-dtype fp8") */
             snprintf(m->ckpt_format, sizeof m->ckpt_format, "%s", "fp8");
             m->ckpt_bits = bits;
-            hf_warn(warn, warn_cap, "%s: checkpoint is fp8 (%.3f bits per weight with its block scales): estimate "
-                    "it with --weight-dtype fp8", fname, bits);
         } else if (!strcmp(method, "mxfp4")) {
             /* gpt-oss: the routed experts in MXFP4 (e2m1 + one e8m0 scale per 32 = 4.25 bits), the
              * modules_to_not_convert (attention, router, embeddings, head) in bf16 */

@@ -4,6 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "model/arch.h"
+#include "model/layers.h"
+
 bool ckpt_weight_dtype(const struct llmroof_model *m, enum llmroof_dtype *out)
 {
     if (!m || !m->ckpt_format[0] || m->ckpt_bits <= 0)
@@ -50,6 +53,20 @@ struct llmroof_dtypes ckpt_dtypes(const struct llmroof_model *m, const struct ll
     return given;
 }
 
+/* The LLMROOF_CKPT_* modules model m has: the checkpoint's format covers every module by name
+ * (BLOCK_FP8_MODULES lists MLA's kv_b and a MoE model's dense MLP layers), but a header must
+ * name only the GEMMs that run: a dense model has neither mla_kv_up nor dense_ffn (its MLP is
+ * ffn), a MoE model has dense_ffn only with dense layers (first_k_dense_replace, a layer step). */
+static unsigned present_modules(const struct llmroof_model *m)
+{
+    unsigned mods = (1u << LLMROOF_CKPT_MODULES) - 1u;
+    if (!arch_is_mla(m))
+        mods &= ~(unsigned)LLMROOF_CKPT_MLA_KV_UP;
+    if (m->moe_experts <= 0 || layers_count(m, 0, m->layers).dense <= 0)
+        mods &= ~(unsigned)LLMROOF_CKPT_DENSE_FFN;
+    return mods;
+}
+
 /* "a, b and c" of the modules in `mods` (LLMROOF_CKPT_* bits) */
 static void module_list(unsigned mods, char *buf, size_t cap)
 {
@@ -78,6 +95,8 @@ void ckpt_weight_desc(const struct llmroof_model *m, const struct llmroof_dtypes
     for (int i = 0; m && m->ckpt_per_op && i < LLMROOF_CKPT_MODULES; i++)
         if (ops_ckpt_quantized(m, dt, 1u << i))
             quant |= 1u << i;
+    if (quant)
+        quant &= present_modules(m);
     /* experts stored below the other weights (ops_expert_bytes): name their format */
     if (quant) {
         char mods[80];
@@ -124,11 +143,46 @@ bool ckpt_fitting_weight_dtype(const struct llmroof_model *m, const struct llmro
     return false;
 }
 
+bool ckpt_fit_hint(const struct llmroof_model *m, const struct llmroof_gpu *g, const struct llmroof_layout *lay,
+                   const struct llmroof_dtypes *dt, long context_len, const struct llmroof_mem_opts *o,
+                   struct ckpt_fit_hint *out)
+{
+    if (dt->weight_bits <= 0) {
+        enum llmroof_dtype fit;
+        if (!ckpt_fitting_weight_dtype(m, g, lay, dt, context_len, o, &fit))
+            return false;
+        snprintf(out->asked, sizeof out->asked, "%s", dtype_name(dt->weight));
+        snprintf(out->fits, sizeof out->fits, "%s", dtype_name(fit));
+        snprintf(out->flag, sizeof out->flag, "--weight-dtype %s", dtype_name(fit));
+        return true;
+    }
+    /* --weight-bits B: the widths of fp8 and int4, as bits of the same dtype (scales included,
+     * as B includes them) */
+    static const double cand_bits[] = { 8, 4 };
+    for (size_t i = 0; i < sizeof cand_bits / sizeof cand_bits[0]; i++) {
+        if (cand_bits[i] >= dt->weight_bits)
+            continue;
+        struct llmroof_dtypes d = *dt;
+        d.weight_bits = cand_bits[i];
+        struct llmroof_memory mem;
+        struct llmroof_err err = { 0 };
+        if (memory_eval_layout(m, g, lay, &d, context_len, o, &mem, &err) != LLMROOF_OK)
+            return false;
+        if (mem.fit != LLMROOF_FIT_WEIGHTS && mem.fit != LLMROOF_FIT_CONTEXT) {
+            snprintf(out->asked, sizeof out->asked, "%g-bit", dt->weight_bits);
+            snprintf(out->fits, sizeof out->fits, "%g-bit", cand_bits[i]);
+            snprintf(out->flag, sizeof out->flag, "--weight-bits %g", cand_bits[i]);
+            return true;
+        }
+    }
+    return false;
+}
+
 void ckpt_compute_desc(const struct llmroof_model *m, const struct llmroof_gpu *g, const struct llmroof_dtypes *dt,
                        char *buf, size_t cap)
 {
     enum llmroof_dtype low;
-    const unsigned mods = m ? ops_ckpt_lowp_modules(m, dt, &low) : 0;
+    const unsigned mods = m ? ops_ckpt_lowp_modules(m, dt, &low) & present_modules(m) : 0;
     /* the same test as roofline_prepare's: the GPU has the path, and it is not the activations' */
     if (!mods || low == dt->act) {
         snprintf(buf, cap, "%s compute", dtype_name(dt->act));

@@ -44,4 +44,20 @@ bool ckpt_fitting_weight_dtype(const struct llmroof_model *m, const struct llmro
                                const struct llmroof_layout *lay, const struct llmroof_dtypes *dt, long context_len,
                                const struct llmroof_mem_opts *o, enum llmroof_dtype *out);
 
+/* The fit suggestion of estimate's warning and memory's header, in the terms the user gave
+ * the weights in: with --weight-dtype (or none) a smaller dtype, as ckpt_fitting_weight_dtype;
+ * with --weight-bits, which overrides any dtype's width, a smaller bit count (fp8's 8, int4's
+ * 4), since "--weight-dtype int4" beside "--weight-bits 4.5" would leave 4.5 bits. */
+struct ckpt_fit_hint {
+    char asked[32]; /* the weights asked for: "fp16", "4.5-bit" */
+    char fits[32];  /* the weights that fit: "int4", "4-bit" */
+    char flag[48];  /* the option that asks for them: "--weight-dtype int4", "--weight-bits 4" */
+};
+
+/* True with *out filled when the weights do not fit on this layout and smaller ones (with one
+ * sequence) do; false when none does (or on an error). */
+bool ckpt_fit_hint(const struct llmroof_model *m, const struct llmroof_gpu *g, const struct llmroof_layout *lay,
+                   const struct llmroof_dtypes *dt, long context_len, const struct llmroof_mem_opts *o,
+                   struct ckpt_fit_hint *out);
+
 #endif

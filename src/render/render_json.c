@@ -602,17 +602,32 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
     }
     if (e->kv_copy_s > 0) /* TGI 0.8's contiguous K/V copied every decode step */
         cJSON_AddNumberToObject(o, "kv_copy_step_s", e->kv_copy_s);
+    /* one output token leaves no decode step: no time per output token and no decode rate, so
+     * null, never 0 (which would pass any TPOT SLO), as simulate's latencies nothing measured */
+    const bool no_decode = e->decode_steps <= 0;
     cJSON_AddNumberToObject(o, "ttft_s", e->ttft_s);
-    cJSON_AddNumberToObject(o, "tpot_s", e->tpot_s);
+    if (no_decode)
+        cJSON_AddNullToObject(o, "tpot_s");
+    else
+        cJSON_AddNumberToObject(o, "tpot_s", e->tpot_s);
     cJSON_AddNumberToObject(o, "e2e_s", e->e2e_s);
-    cJSON_AddNumberToObject(o, "decode_tok_s", e->decode_tok_s);
+    if (no_decode)
+        cJSON_AddNullToObject(o, "decode_tok_s");
+    else
+        cJSON_AddNumberToObject(o, "decode_tok_s", e->decode_tok_s);
     cJSON_AddNumberToObject(o, "output_tok_s", e->output_tok_s);
     if (bands) {
         cJSON *rg = cJSON_AddObjectToObject(o, "range");
         add_range(rg, "ttft_s", e->ttft_s, &bands->ttft, false);
-        add_range(rg, "tpot_s", e->tpot_s, &bands->tpot, false);
+        if (no_decode && bands->tpot.present)
+            cJSON_AddNullToObject(rg, "tpot_s");
+        else
+            add_range(rg, "tpot_s", e->tpot_s, &bands->tpot, false);
         add_range(rg, "e2e_s", e->e2e_s, &bands->e2e, false);
-        add_range(rg, "decode_tok_s", e->decode_tok_s, &bands->tpot, true);
+        if (no_decode && bands->tpot.present)
+            cJSON_AddNullToObject(rg, "decode_tok_s");
+        else
+            add_range(rg, "decode_tok_s", e->decode_tok_s, &bands->tpot, true);
         add_range(rg, "output_tok_s", e->output_tok_s, &bands->e2e, true);
     }
     cJSON_AddItemToObject(o, "prefill", phase_json(&e->prefill, &e->prefill_split, &e->prefill_ops));
@@ -1264,6 +1279,21 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
             cJSON_AddBoolToObject(o, "pd_decode_first_token", true);
         if (e[i].pd_decode_first_token && e[i].pd_decode_resample)
             cJSON_AddBoolToObject(o, "pd_decode_resample", true);
+        if (e[i].prefix_cache)
+            cJSON_AddBoolToObject(o, "prefix_cache", true);
+        if (e[i].n_mem_tiers > 0) {
+            cJSON *tiers = cJSON_AddArrayToObject(o, "gpu_memory_tiers");
+            for (int k = 0; k < e[i].n_mem_tiers; k++) {
+                const struct llmroof_mem_tier *t = &e[i].mem_tiers[k];
+                cJSON *b = cJSON_CreateObject();
+                add_positive(b, "from_MiB", t->from_MiB);
+                add_positive(b, "below_MiB", t->below_MiB);
+                add_positive(b, "max_batched_tokens", (double)t->max_batched_tokens);
+                add_positive(b, "graph_max_batch", (double)t->graph_max_batch);
+                add_positive(b, "graph_max_batch_tp4", (double)t->graph_max_batch_tp4);
+                cJSON_AddItemToArray(tiers, b);
+            }
+        }
         cJSON_AddStringToObject(o, "attention_kernel", attn_kernel_name(e[i].attention));
         cJSON_AddBoolToObject(o, "cuda_graphs", e[i].cuda_graphs);
         add_positive(o, "graph_max_batch", (double)e[i].graph_max_batch);

@@ -188,17 +188,20 @@ void render_sim(const struct sim_config *c, const struct sim_result *r, const ch
     render_sim_bands(c, r, wl, NULL, f, sel, out);
 }
 
-/* The KV line's requests of the mean length at once, floored as memory floors its max batch:
- * whole requests per attention replica (a request's KV lives in one replica's GPUs), times the
- * replicas, summed over the instances, so that simulate and memory --context (the mean length)
- * print one figure for one capacity (review17b item 9: 558 against memory's 557). */
-static double requests_at_mean_len(const struct sim_config *c, const struct sim_result *r)
+/* The KV line's requests of the mean length at once (of one pool, or of every instance: pool -1),
+ * floored as memory floors its max batch: whole requests per attention replica (a request's KV
+ * lives in one replica's GPUs), times the replicas, summed over the instances, so that simulate
+ * and memory --context (the mean length) print one figure for one capacity (review17b item 9: 558
+ * against memory's 557). */
+static double requests_at_mean_len(const struct sim_config *c, const struct sim_result *r, int pool)
 {
     if (!(r->max_batch_at_mean_len > 0) || r->ninst < 1 || !r->inst)
         return 0;
     const double mean_len = r->kv_capacity_tokens / r->max_batch_at_mean_len; /* sim_stats.c's mean */
     double n = 0;
     for (int i = 0; i < r->ninst; i++) {
+        if (pool >= 0 && r->inst[i].pool != pool)
+            continue;
         const int reps = sim_setup_attn_replicas(sim_pool_setup(c, r->inst[i].pool));
         const double dp = (double)reps * (r->inst[i].lanes > 1 ? r->inst[i].lanes : 1); /* or a pipeline
                                                                                          lane's share */
@@ -225,11 +228,23 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
         if (c->kv_copy) /* TGI 0.8: one contiguous tensor, no pages; the simulator counts it in blocks all the same */
             sbuf_printf(out, "\nKV cache: one contiguous tensor of %.0f tokens (half the free memory: copied every step), "
                              "counted in %ld-token units%s; about %.0f requests of the mean length at once\n\n",
-                        r->kv_capacity_tokens, r->block_size, given, requests_at_mean_len(c, r));
-        else
+                        r->kv_capacity_tokens, r->block_size, given, requests_at_mean_len(c, r, -1));
+        else if (c->disaggregated) {
+            /* the decode pool holds the requests while they decode, so its capacity is the one a
+             * reader compares with the batch; the prefill pool's holds a prompt only until its K/V
+             * has moved (until session 39 the line added the two, 1,350,720 tokens for one prefill
+             * and two decode H100s of which 900,480 hold the decodes) */
+            long blocks[2] = { 0, 0 };
+            for (int i = 0; i < r->ninst && r->inst; i++)
+                blocks[r->inst[i].pool == 1] += r->inst[i].kv_blocks_total;
+            sbuf_printf(out, "\nKV cache: decode pool %ld blocks of %ld tokens = %ld tokens, about %.0f requests of the "
+                             "mean length at once; prefill pool %ld blocks = %ld tokens\n\n",
+                        blocks[1], r->block_size, blocks[1] * r->block_size, requests_at_mean_len(c, r, 1), blocks[0],
+                        blocks[0] * r->block_size);
+        } else
             sbuf_printf(out, "\nKV cache: %ld blocks of %ld tokens%s = %.0f tokens, about %.0f requests of the mean length "
                              "at once\n\n",
-                        r->kv_blocks_total, r->block_size, given, r->kv_capacity_tokens, requests_at_mean_len(c, r));
+                        r->kv_blocks_total, r->block_size, given, r->kv_capacity_tokens, requests_at_mean_len(c, r, -1));
     }
     table_init(&t, "");
     table_col(&t, "latency", 0);
@@ -285,9 +300,9 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
         table_str(&t, r->overloaded ? "yes" : "no");
         table_str(&t, !r->overloaded             ? "the server keeps up"
                       : r->overloaded_by_bound ? "offered above the steady-state service bound (a longer run's queue grows)"
-                      : r->may_be_filling      ? "completed < 90% of offered over fewer than 3 request lives: overloaded "
+                      : r->may_be_filling      ? "completions lag arrivals over fewer than 3 request lives: overloaded "
                                                  "or still filling (see the warning)"
-                                               : "completed < 90% of offered and the queue grows");
+                                               : "completions lag arrivals, or the admission queue grows");
     }
     if (r->has_slo) {
         char unit[96];

@@ -80,6 +80,13 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
     c->api_stream_s = c->no_api_server ? 0.0 : en->api_stream_s;
     c->api_overlap = en->api_overlap;
     c->spec_no_overlap = en->spec_no_overlap;
+    /* automatic prefix caching on by default (vLLM V1: CacheConfig.enable_prefix_caching, on from
+     * v0.8; SGLang: the radix cache unless --disable-radix-cache): a run whose prompts share a
+     * prefix reuses its blocks. Turned on only where the run shares one, since the cache models
+     * shared prefixes alone (a run without one has nothing to hit); --prefix-cache, parsed before,
+     * stays on whatever the profile says. Static batching keeps no cache (sim_config_static) */
+    if (en->prefix_cache && c->prefix_tokens > 0 && !en->static_batching)
+        c->prefix_cache = true;
     c->pd_decode_first_token = en->pd_decode_first_token;
     c->pd_decode_resample = en->pd_decode_first_token && en->pd_decode_resample;
     c->admit_no_evict = en->admit_no_evict;
@@ -118,6 +125,18 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
     const bool large = g && g->memory_bytes >= 70.0 * 1073741824.0 && strncmp(g->id, "a100", 4) != 0;
     long seqs = large && en->large_gpu_max_seqs > 0 ? en->large_gpu_max_seqs : en->max_seqs;
     long budget = large && en->large_gpu_max_batched_tokens > 0 ? en->large_gpu_max_batched_tokens : en->max_batched_tokens;
+    /* defaults by the GPU's memory band (engine gpu_memory_tiers: SGLang's server_args.py sets
+     * chunked_prefill_size, the prefill budget, and cuda_graph_max_bs from the memory nvidia-smi
+     * reports, 2048 tokens and 8 sequences on 24 GB cards). The graph limit is the engine's on
+     * this GPU at this TP; it replaces the profile's in the setup's efficiencies (roofline_effs) */
+    const struct llmroof_mem_tier *tier = g ? catalog_engine_tier(en, g->memory_bytes) : NULL;
+    if (tier && tier->max_batched_tokens > 0)
+        budget = tier->max_batched_tokens;
+    if (tier && en->cuda_graphs && c->setup.gpu == g) {
+        const long gm = c->setup.tp >= 4 && tier->graph_max_batch_tp4 > 0 ? tier->graph_max_batch_tp4 : tier->graph_max_batch;
+        if (gm > 0)
+            c->setup.eff.graph_max = (double)gm;
+    }
     /* a run through the engine's own API (vLLM's LLM class, UsageContext.LLM_CLASS) takes its own
      * defaults where the profile states them (EngineArgs.get_batch_defaults) */
     if (c->no_api_server) {
@@ -453,7 +472,7 @@ static void lz_join(struct runner *r, struct engine *e)
 /* Emitted tokens and cache bookkeeping after the iteration; finished requests leave, and a
  * prefill instance hands requests over once their first token is out. The lazy decoders first
  * (lz_finish), then the others as they come. */
-static void advance(struct runner *r, struct engine *e, double now)
+static void advance(struct runner *r, struct engine *e, double start, double now)
 {
     const struct sim_config *c = r->c;
     if (e->nd > 0) {
@@ -516,14 +535,21 @@ static void advance(struct runner *r, struct engine *e, double now)
                  * record, which is otherwise the only per-step load outside run[] (issue 24) */
                 if (rs->generated == 0 && q->first_token_s < 0)
                     q->first_token_s = now;
-                /* the decode instance streams the client's first token; an engine whose proxy
-                 * dropped the prefill's (vLLM) samples it again here, so this step's first token
-                 * is not a new one (sim.h pd_decode_resample) */
+                /* the decode instance streams the client's first token. An engine whose proxy
+                 * dropped the prefill's (vLLM) samples it again in this step, so this step's
+                 * first token is not a new one (sim.h pd_decode_resample) and comes at its end.
+                 * SGLang's decode server streams the token the prefill sent when the request
+                 * joins the running batch: its prebuilt pass runs no forward and streams at once
+                 * (disaggregation/decode.py get_new_prebuilt_batch, the scheduler's
+                 * process_batch_result_prebuilt -> stream_output), between the decode step
+                 * before and this one, which then emits the second token */
                 long again = 0;
                 if (rs->first_pending) {
-                    q->first_token_s = now;
                     rs->first_pending = 0;
                     again = c->pd_decode_resample;
+                    q->first_token_s = again ? now : start;
+                    if (!again && id >= c->warmup_requests)
+                        sim_itl_add(r, now - start, 1); /* the second token, one step after the first */
                 } else if (rs->generated > 0 && id >= c->warmup_requests) {
                     sim_itl_add(r, now - rs->last_emit_s, 1); /* this step's tokens: one chunk */
                 }
@@ -755,7 +781,7 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
     if (it.nsched > e->st.max_batch)
         e->st.max_batch = it.nsched;
     e->now += span;
-    advance(r, e, e->now);
+    advance(r, e, e->now - span, e->now);
     e->prev_end_s = e->now;
     e->tick++;
     if (e->handoff.n) /* blocks this step freed may start transfers to it */

@@ -102,8 +102,9 @@ struct sim_config {
                                         prefill instance's (DistServe) */
     bool pd_decode_resample;         /* with pd_decode_first_token: the decode instance's first step
                                         samples the first token again (engine pd_decode_resample: vLLM),
-                                        one step per output token there; else that step streams the
-                                        prefill's token with its own (SGLang) */
+                                        one step per output token there; else the decode server
+                                        streams the prefill's token as the request joins its running
+                                        batch, before that step (SGLang's prebuilt batch) */
     bool dp_rank_scheduler;          /* with data-parallel attention the budget and the sequence limit
                                         are stated per rank (each rank its own engine, vLLM V1) instead
                                         of for the instance, divided over its ranks (SGLang); every
@@ -406,9 +407,10 @@ struct sim_result {
                                               growing queue of requests waiting for their first iteration */
     long requests_to_settle;               /* with may_be_filling: the requests whose window spans 3 mean lives
                                               at the drawn rate, 6 x offered x life (window = n / (2 rate)) */
-    bool overloaded;                       /* sustained < 90% of offered, the system grows and the busiest
-                                              pool computed through >= 90% of the window, or offered >
-                                              capacity_qps */
+    bool overloaded;                       /* completions lag arrivals (by 10%, or beyond their noise where
+                                              requests wait throughout) while the system grows, the admission
+                                              queue grows beyond its noise, or offered > capacity_qps
+                                              (sim_stats.c, docs/metrics.md "Overload and goodput") */
     bool overloaded_by_bound;              /* overloaded by offered > capacity_qps alone: the run is too
                                               short to show the queue that would grow */
     /* SLOs (when given) */
@@ -438,8 +440,11 @@ int sim_run(const struct sim_config *c, struct sim_result *out, struct llmroof_e
 
 /* The steady-state service rate of one instance in requests per second, an optimistic bound
  * (docs/metrics.md, "Overload and goodput"), for mean prompt P and output O tokens, kv_tokens of
- * KV cache, the sequence limit and the token budget. The simulator calls a run overloaded when
- * its offered rate exceeds its pools' sum; the planner skips cluster sizes below it. */
+ * KV cache, the sequence limit and the token budget, with the engine's CPU work per sequence. At
+ * mean lengths alone it is higher than the simulator's own bound, which takes the decodes' mean
+ * context from the workload's spread of lengths (sim_stats.c); the simulator calls a run
+ * overloaded when its offered rate exceeds its pools' sum, and the planner skips cluster sizes
+ * below this one with a margin. */
 enum sim_capacity_kind {
     SIM_CAP_AGGREGATED, /* decodes at the most sequences it holds, with the prompts arriving meanwhile */
     SIM_CAP_PREFILL,    /* prefill-only: whole token budgets of prompt tokens */

@@ -827,6 +827,20 @@ static double draft_step_s(const struct engine *e, const struct llmroof_batch *b
     return p.time_s;
 }
 
+/* A draft head's passes over the decoding sequences: an EAGLE head or MTP module runs k steps of
+ * its layer, the first over one token a sequence (dec1), the later ones over the tree's expanded
+ * nodes (later); Medusa's k heads run once, beside each other (ops_build_draft) */
+static double head_drafts_s(const struct engine *e, const struct sim_spec *sp, const struct llmroof_batch *dec1,
+                            const struct llmroof_batch *later)
+{
+    if (sp->kind == SIM_SPEC_MEDUSA)
+        return draft_step_s(e, dec1, sp->k);
+    double t = draft_step_s(e, dec1, 0);
+    if (sp->k > 1)
+        t += (double)(sp->k - 1) * draft_step_s(e, later, 0);
+    return t;
+}
+
 /* The cost of an iteration: the target's pass over everything it holds (sim_step_time), plus
  * the drafter's passes when speculating. A draft model runs k passes, the first over the same
  * prefill chunks (it keeps its own KV cache) and one token per decoding sequence; an EAGLE or
@@ -1080,14 +1094,10 @@ double sim_spec_step_s(const struct runner *r, const struct engine *e, double B,
     }
     case SIM_SPEC_MTP:
     case SIM_SPEC_EAGLE:
-        if (pre->tokens > 0)
-            t += draft_step_s(e, pre, 0);
-        t += draft_step_s(e, &dec1, 0);
-        if (sp->k > 1)
-            t += (double)(sp->k - 1) * draft_step_s(e, &later, 0);
-        break;
     case SIM_SPEC_MEDUSA:
-        t += draft_step_s(e, &dec1, sp->k);
+        if (sp->kind != SIM_SPEC_MEDUSA && pre->tokens > 0)
+            t += draft_step_s(e, pre, 0);
+        t += head_drafts_s(e, sp, &dec1, &later);
         break;
     case SIM_SPEC_NONE: break;
     }
@@ -1222,12 +1232,8 @@ static double gpu_time(const struct runner *r, const struct engine *e, const str
     }
     case SIM_SPEC_MTP:
     case SIM_SPEC_EAGLE:
-        t += draft_step_s(e, &dec1, 0);
-        if (sp->k > 1)
-            t += (double)(sp->k - 1) * draft_step_s(e, &later, 0);
-        break;
     case SIM_SPEC_MEDUSA:
-        t += draft_step_s(e, &dec1, sp->k);
+        t += head_drafts_s(e, sp, &dec1, &later);
         break;
     case SIM_SPEC_NONE: break;
     }

@@ -117,7 +117,7 @@ if [ "$(id -u)" != 0 ]; then
     chmod 000 "$T/locked.json"
     "$bin" list gpus --gpus-file "$T/locked.json" >"$T/out" 2>"$T/err"
     rc=$?
-    if [ "$rc" != 2 ] || [ -s "$T/out" ] || ! grep -qF "locked.json: cannot open file: Permission denied" "$T/err"; then
+    if [ "$rc" != 2 ] || [ -s "$T/out" ] || ! grep -qF "option '--gpus-file': $T/locked.json: cannot read file: Permission denied" "$T/err"; then
         echo "FAIL file_unreadable: exit $rc, stderr: $(cat "$T/err")"
         fail=$((fail + 1))
     fi

@@ -58,6 +58,14 @@ offers "llmroof simulate --workload log" lognormal:
 offers "llmroof estimate --weight-dtype fp" fp4
 offers "llmroof validate --serving-" --serving-map
 offers "llmroof plan -e sg" sglang
+offers "llmroof simulate --workload ra" random:
+offers "llmroof plan -w " random:
+offers "llmroof sweep --format " jsonl
+offers "llmroof check --format " json
+offers "llmroof import-hf --format " json
+offers "llmroof --format " table
+offers "llmroof simulate --workload csv:$src/tests/data/trace." "csv:$src/tests/data/trace.csv"
+offers "llmroof validate --ops $src/tests/data/trace." "$src/tests/data/trace.csv"
 lacks() { # lacks "WORDS..." UNWANTED: the completion of the last word must not offer it
     local line=$1 bad=$2
     read -r -a COMP_WORDS <<<"$line"
@@ -75,4 +83,11 @@ lacks "llmroof list --" --engine
 lacks "llmroof roofline --" --ops
 lacks "llmroof validate --" --range
 lacks "llmroof memory --" --host-cpu-speed
+# --format: only what the command prints (sweep refused table, check csv, import-hf all but json)
+lacks "llmroof sweep --format " table
+lacks "llmroof check --format " csv
+lacks "llmroof import-hf --format " table
+lacks "llmroof estimate --format " jsonl
+# estimate's --ops is a flag: no file names after it
+lacks "llmroof estimate --ops $src/tests/data/trace." "$src/tests/data/trace.csv"
 exit $fail

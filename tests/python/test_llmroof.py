@@ -173,6 +173,16 @@ class Errors(unittest.TestCase):
         self.assertTrue(any(issubclass(x.category, llmroof.LlmroofWarning) and "4608 tokens" in str(x.message)
                             for x in w), [str(x.message) for x in w])
 
+    def test_a_drift_says_which_fields_moved(self):
+        # check's drift is status 1 with the diff as output, and its message names the rows and
+        # fields (tests/cli/golden/check_drift_message.err: line 1 moved in ttft_s and 5 more)
+        with self.assertRaises(llmroof.LlmroofError) as cm:
+            llmroof.call("check", os.path.join(REPO, "tests", "data", "baseline-drift.jsonl"))
+        self.assertEqual(cm.exception.status, 1)
+        self.assertIn("2 of 3 rows drifted", cm.exception.message)
+        self.assertIn("line 1: ttft_s", cm.exception.message)
+        self.assertTrue(cm.exception.output)
+
     def test_context_with_a_bad_directory(self):
         with self.assertRaises(llmroof.LlmroofError) as cm:
             llmroof.Context("/nonexistent-llmroof-dir")

@@ -172,6 +172,12 @@ class Server(unittest.TestCase):
                  ("simulate", {"model": "llama-2-7b", "gpu": "a100", "requests": 10,
                                "sweep_rate": [",".join(str(i) for i in range(1, 31))]}, "points is past"),
                  ("simulate", {"model": "llama-2-7b", "gpu": "a100", "instances": [4096]}, "field 'instances'"),
+                 # a disaggregated run's instances are its pools' (the default limit is 64): 40 + 40
+                 # is past it though each pool alone is not
+                 ("simulate", {"model": "llama-2-7b", "gpu": "a100", "prefill_pool": "40:a100:1", "decode_pool": 40},
+                  "'prefill_pool' + 'decode_pool': 40 + 40 instances is past this server's limit of 64"),
+                 ("simulate", {"model": "llama-2-7b", "gpu": "a100", "prefill_pool": ["4096"], "decode_pool": "1"},
+                  "4096 + 1 instances"),
                  ("plan", {"model": "llama-2-7b", "gpus": ["all"], "tp": ["1,2,4,8"], "users": 8}, "layouts to search"),
                  ("plan", {"model": "llama-2-7b", "gpus": ["a100", "all"], "tp": [1], "users": 8}, "layouts to search")]
         for cmd, obj, text in cases:

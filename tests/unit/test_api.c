@@ -4,6 +4,7 @@
 #include "helpers.h"
 
 #include <cjson/cJSON.h>
+#include <locale.h>
 #include <pthread.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -253,6 +254,25 @@ static void bad_values_and_options_should_fail_with_status_2(void **state)
           "option '--batch': '1e+300' is not a whole number" },
         { "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"batch\":2.5}",
           "option '--batch': '2.5' is not a whole number" },
+        /* a number past a double: strtod reads 1e400 as infinity, which reached --batch as 'inf';
+         * 1e-400 as 0. Byte 64 is where the number starts (the 64 bytes before it counted by hand:
+         * {"command":"estimate", 22 + "model":"llama-2-7b", 21 + "gpu":"a100", 13 + "batch": 8) */
+        { "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"batch\":1e400}",
+          "request: field 'batch': the number 1e400 is out of range at byte 64 (expected a magnitude up to 1.8e308)" },
+        { "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"batch\":-1e-400}",
+          "request: field 'batch': the number -1e-400 is out of range" },
+        { "{\"command\":\"sweep\",\"tp\":[1,2e999]}", "request: field 'tp': the number 2e999 is out of range" },
+        /* JSON text is UTF-8: a 0xff byte in a string (byte 41, the 11th of the model's name) and
+         * an encoded surrogate U+D800 (ED A0 80) are refused, not passed on as the model's name */
+        { "{\"command\":\"estimate\",\"model\":\"llama-2-7b\xff\",\"gpu\":\"a100\"}",
+          "request: invalid UTF-8 at byte 41 (byte 0xff)" },
+        { "{\"command\":\"estimate\",\"model\":\"llama-2-7b\xed\xa0\x80\",\"gpu\":\"a100\"}",
+          "request: invalid UTF-8 at byte 41 (byte 0xed)" },
+        /* nesting: the object is level 1 and the '[' at bytes 26, 27, ... levels 2, 3, ...: the one
+         * at byte 41 is level 17, past the limit of 16 (cJSON's own limit of 1000 said only
+         * "invalid JSON at byte 1025") */
+        { "{\"command\":\"estimate\",\"x\":[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]}",
+          "request: JSON nested more than 16 levels deep at byte 41" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         expect_refused(state, cases[i].req, cases[i].needle);
@@ -479,6 +499,94 @@ static void context_should_name_a_directory_without_a_catalog(void **state)
 }
 
 /* ------------------------------------------------------------------------ */
+/* The host's locale                                                        */
+/* ------------------------------------------------------------------------ */
+
+/* A locale whose decimal point is a comma, or (locale_t)0 where none is installed. glibc names
+ * it "de_DE.UTF-8" or "de_DE.utf8"; scripts/deps.sh --test makes de_DE.UTF-8 with localedef. */
+static locale_t comma_locale(void)
+{
+    static const char *const names[] = { "de_DE.UTF-8", "de_DE.utf8", "de_DE", "fr_FR.UTF-8", "fr_FR.utf8",
+                                         "nl_NL.UTF-8", "es_ES.UTF-8", "it_IT.UTF-8", "ru_RU.UTF-8" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        locale_t l = newlocale(LC_NUMERIC_MASK, names[i], (locale_t)0);
+        if (!l)
+            continue;
+        locale_t prev = uselocale(l);
+        bool comma = strcmp(localeconv()->decimal_point, ",") == 0;
+        uselocale(prev);
+        if (comma)
+            return l;
+        freelocale(l);
+    }
+    return (locale_t)0;
+}
+
+/* A host program that called setlocale(LC_ALL, "") under LC_NUMERIC=de_DE (Python's
+ * locale.setlocale does) gets the C locale's numbers all the same: "mem_util": 0.85 reaches
+ * --mem-util as "0.85", which strtod under de_DE reads as 0 with ".85" left over (a refusal),
+ * and a table's 0.85 would print "0,85". Each call runs under a per-thread C locale (api.c)
+ * and gives the caller's back afterwards. */
+static void calls_should_not_depend_on_the_callers_locale(void **state)
+{
+    locale_t de = comma_locale();
+    if (!de) {
+        printf("note: no locale with a decimal comma is installed (localedef -i de_DE -f UTF-8 de_DE.UTF-8): "
+               "calls_should_not_depend_on_the_callers_locale checks nothing\n");
+        return;
+    }
+    const char *reqs[] = {
+        "{\"command\":\"memory\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"mem_util\":0.85}",
+        "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"batch\":8,\"compute_eff\":0.55}",
+        "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"batch\":8,\"format\":\"table\"}",
+    };
+    char *under_c[3] = { NULL, NULL, NULL };
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(llmroof_ctx_call(ctx_of(state), reqs[i], &under_c[i], NULL), 0);
+    locale_t prev = uselocale(de);
+    char probe[16];
+    snprintf(probe, sizeof probe, "%.2f", 0.85);
+    assert_string_equal(probe, "0,85"); /* the caller's locale is in force in this thread */
+    llmroof_ctx *ctx = llmroof_ctx_new(LLMROOF_TEST_DATA_DIR, NULL); /* the catalog's numbers too */
+    assert_non_null(ctx);
+    for (int i = 0; i < 3; i++) {
+        char *resp = NULL, *msg = NULL;
+        int rc = llmroof_ctx_call(ctx, reqs[i], &resp, &msg);
+        if (rc != 0 || !resp || strcmp(resp, under_c[i]) != 0) {
+            print_error("request %s under a comma locale: rc %d, %s%s\n", reqs[i], rc, msg ? msg : "",
+                        resp ? resp : "(no response)");
+            fail();
+        }
+        llmroof_free(resp);
+        llmroof_free(msg);
+    }
+    /* and the one-shot call, which loads its own catalog */
+    char *resp = NULL;
+    assert_int_equal(llmroof_call(reqs[0], &resp, NULL), 0);
+    assert_string_equal(resp, under_c[0]);
+    llmroof_free(resp);
+    /* the caller's locale is back after each call */
+    assert_true(uselocale((locale_t)0) == de);
+    snprintf(probe, sizeof probe, "%.2f", 0.85);
+    assert_string_equal(probe, "0,85");
+    llmroof_ctx_free(ctx);
+    uselocale(prev);
+    freelocale(de);
+    /* the JSON holds dot decimals: usable = visible x mem_util = 42,298,834,944 B x 0.85
+     * = 35,954,009,702.4 B, and it reads back as that number */
+    cJSON *j = cJSON_Parse(under_c[0]);
+    assert_non_null(j);
+    const cJSON *usable = cJSON_GetObjectItemCaseSensitive(j, "usable_bytes_per_gpu");
+    assert_non_null(usable);
+    assert_rel_close(usable->valuedouble, 35954009702.4, 1e-12);
+    assert_non_null(strstr(under_c[0], "35954009702.4"));
+    assert_non_null(strstr(under_c[2], "compute 0.77, memory 0.72")); /* the table's decimals */
+    cJSON_Delete(j);
+    for (int i = 0; i < 3; i++)
+        llmroof_free(under_c[i]);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Repeated calls                                                           */
 /* ------------------------------------------------------------------------ */
 
@@ -619,6 +727,7 @@ int main(void)
         cmocka_unit_test(stop_callback_should_end_long_work),
         cmocka_unit_test(stop_when_readable_follows_the_descriptor),
         cmocka_unit_test(context_should_name_a_directory_without_a_catalog),
+        cmocka_unit_test(calls_should_not_depend_on_the_callers_locale),
         cmocka_unit_test(repeated_calls_should_agree_and_not_leak),
         cmocka_unit_test(separate_contexts_should_run_at_once_in_threads),
     };

@@ -420,6 +420,73 @@ static void gpu_validation_names_file_line_entry_and_field(void **state)
                                       "0.7", &err), 0);
 }
 
+/* An engine's "gpu_memory_tiers" (SGLang's defaults by GPU memory) and "prefix_cache": each bad
+ * band is refused with a message naming the file, the entry, the band or member, and what was
+ * expected; a good pair of bands loads and the lookup finds each band. */
+static void engine_memory_tiers_and_prefix_cache_are_checked(void **state)
+{
+    (void)state;
+    static const char *const bad[][2] = {
+        { "\"prefix_cache\": 1", "field 'prefix_cache' must be true or false" },
+        { "\"gpu_memory_tiers\": {}", "'gpu_memory_tiers' must be a non-empty array" },
+        { "\"gpu_memory_tiers\": []", "'gpu_memory_tiers' must be a non-empty array" },
+        { "\"gpu_memory_tiers\": [3]", "'gpu_memory_tiers[0]' must be an object" },
+        { "\"gpu_memory_tiers\": [{\"max_batched_tokens\": 2048}]", "'gpu_memory_tiers[0]' needs from_MiB or below_MiB" },
+        { "\"gpu_memory_tiers\": [{\"below_MiB\": 25000}]", "'gpu_memory_tiers[0]' needs max_batched_tokens" },
+        { "\"gpu_memory_tiers\": [{\"below_MiB\": 0, \"max_batched_tokens\": 2048}]",
+          "'gpu_memory_tiers[0].below_MiB' must be" },
+        { "\"gpu_memory_tiers\": [{\"below_MiB\": 25000, \"max_batched_tokens\": 8}]",
+          "'gpu_memory_tiers[0].max_batched_tokens' must be" },
+        { "\"gpu_memory_tiers\": [{\"below_MiB\": 25000, \"max_batched_token\": 2048}]",
+          "gpu_memory_tiers[0].max_batched_token" },
+        { "\"gpu_memory_tiers\": [{\"from_MiB\": 40000, \"below_MiB\": 30000, \"max_batched_tokens\": 2048}]",
+          "'gpu_memory_tiers[0]' has below_MiB 30000 not above from_MiB 40000" },
+        { "\"gpu_memory_tiers\": [{\"below_MiB\": 35840, \"max_batched_tokens\": 2048}, "
+          "{\"from_MiB\": 30000, \"max_batched_tokens\": 16384}]",
+          "'gpu_memory_tiers[1]' overlaps gpu_memory_tiers[0]" },
+        /* a graph limit without graphs (this entry has none) */
+        { "\"gpu_memory_tiers\": [{\"below_MiB\": 25000, \"graph_max_batch\": 8}]",
+          "'gpu_memory_tiers[0]' states graph_max_batch, which needs \"cuda_graphs\": true" },
+    };
+    char text[768];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct llmroof_catalog cat;
+        struct llmroof_err err = { 0 };
+        catalog_init(&cat);
+        snprintf(text, sizeof text,
+                 "{\"engines\":[{\"id\":\"e\",\"name\":\"e\",\"step_overhead_s\":0,\"first_token_s\":0,"
+                 "\"compute_scale\":1,%s,\"source\":\"s\"}]}", bad[i][0]);
+        assert_int_not_equal(catalog_add_engines_text(&cat, text, strlen(text), "e.json", false, &err), 0);
+        if (!strstr(err.msg, bad[i][1]) || !strstr(err.msg, "e.json") || !strstr(err.msg, "'e'")) {
+            print_error("'%s' (with the file and the entry) not in: %s\n", bad[i][1], err.msg);
+            fail();
+        }
+        catalog_free(&cat);
+    }
+    /* two bands with graphs: 24 GiB falls in the first, 192 GiB in the second, 80 GiB in none */
+    struct llmroof_catalog cat;
+    struct llmroof_err err = { 0 };
+    catalog_init(&cat);
+    snprintf(text, sizeof text,
+             "{\"engines\":[{\"id\":\"e\",\"name\":\"e\",\"step_overhead_s\":0,\"first_token_s\":0,"
+             "\"compute_scale\":1,\"cuda_graphs\":true,\"graph_max_batch\":160,\"prefix_cache\":true,"
+             "\"gpu_memory_tiers\":[{\"below_MiB\":35840,\"max_batched_tokens\":2048,\"graph_max_batch\":8,"
+             "\"graph_max_batch_tp4\":80},{\"from_MiB\":163840,\"max_batched_tokens\":16384}],\"source\":\"s\"}]}");
+    assert_int_equal(catalog_add_engines_text(&cat, text, strlen(text), "e.json", false, &err), 0);
+    const struct llmroof_engine *en = catalog_find_engine(&cat, "e");
+    assert_non_null(en);
+    assert_true(en->prefix_cache);
+    assert_int_equal(en->n_mem_tiers, 2);
+    const struct llmroof_mem_tier *t = catalog_engine_tier(en, 24.0 * 1073741824); /* 24,576 MiB */
+    assert_non_null(t);
+    assert_int_equal(t->max_batched_tokens, 2048);
+    assert_int_equal(t->graph_max_batch, 8);
+    assert_int_equal(t->graph_max_batch_tp4, 80);
+    assert_int_equal(catalog_engine_tier(en, 192.0 * 1073741824)->max_batched_tokens, 16384);
+    assert_null(catalog_engine_tier(en, 80.0 * 1073741824));
+    catalog_free(&cat);
+}
+
 /* The serving-scheduler fields of an engine profile load within their bounds and name the field
  * otherwise (docs/catalog.md "Engines"). */
 static void engine_scheduler_fields_are_bounded(void **state)
@@ -1236,6 +1303,7 @@ int main(void)
         cmocka_unit_test(import_hf_warns_about_what_it_does_not_model),
         cmocka_unit_test(hf_cache_lookup_finds_the_snapshot_or_says_where_it_looked),
         cmocka_unit_test(engine_scheduler_fields_are_bounded),
+        cmocka_unit_test(engine_memory_tiers_and_prefix_cache_are_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

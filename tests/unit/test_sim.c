@@ -2356,10 +2356,13 @@ static void disaggregated_request_pays_the_kv_transfer(void **state)
 }
 
 /* Where the client's first token comes from (issue 23 review of the P/D path): vLLM's and SGLang's
- * proxies stream the decode instance's tokens, so TTFT holds the transfer and the decode
- * instance's first step (pd_decode_first_token); the last token comes when it did, after the
- * transfer (e2e = the aggregated e2e + the transfer). The step at context 1,000 is about the
- * aggregated server's mean TPOT (contexts 1,000..1,098): within 2%. */
+ * proxies stream the decode instance's tokens (pd_decode_first_token), so TTFT holds the transfer;
+ * the last token comes when it did, after the transfer (e2e = the aggregated e2e + the transfer).
+ * SGLang's decode server streams the token the prefill sent as the request joins its running batch
+ * (the prebuilt pass, no forward): an idle decode instance sends it when the K/V lands, TTFT =
+ * the aggregated TTFT + the transfer exactly. vLLM's samples it again in a decode step
+ * (pd_decode_resample): one step later, about the aggregated server's mean TPOT at context 1,000
+ * (its contexts run 1,000..1,098): within 2%. */
 static void first_token_from_the_decode_instance(void **state)
 {
     struct llmroof_catalog cat;
@@ -2375,32 +2378,32 @@ static void first_token_from_the_decode_instance(void **state)
     run(&c, &dis);
     const double xfer = 20e-6 + 1000 * 524288.0 / 50e9; /* 10.50576 ms, as above */
     assert_rel_close(dis.kv_transfer.mean, xfer, 1e-9);
+    /* SGLang: no decode step before the first token */
+    assert_rel_close(dis.ttft.mean, agg.ttft.mean + xfer, 1e-9);
     {
-        /* a one-token request goes over too: the proxy sends it to the decode instance */
+        /* a one-token request goes over too (the proxy sends it to the decode instance), and its
+         * token streams there as the others' do */
         struct workload one = { WORKLOAD_FIXED, 1000, 1, NULL, 0 };
         struct sim_config c1 = c;
         c1.workload = &one;
         struct sim_result o;
         run(&c1, &o);
-        assert_true(o.ttft.mean > agg.ttft.mean + xfer);
+        assert_rel_close(o.ttft.mean, agg.ttft.mean + xfer, 1e-9);
         sim_result_free(&o);
     }
-    const double step = dis.ttft.mean - agg.ttft.mean - xfer; /* the decode instance's first step */
-    assert_rel_close(step, agg.tpot.mean, 0.02);
     assert_rel_close(dis.e2e.mean - agg.e2e.mean, xfer, 1e-9);
-    /* SGLang's decode server streams the prefill's token with its first step's: one chunk of two,
-     * then one a step: 99 decode steps, 98 gaps (the client's ITL), and (e2e - TTFT) / 99 spreads
-     * 98 steps over 99 tokens. vLLM's (pd_decode_resample) samples the first token again: 100 steps,
-     * 99 gaps of one step each, the last token one step later than SGLang's */
-    assert_int_equal(dis.itl.n, 98);
-    assert_rel_close(dis.itl.mean * 98, dis.tpot.mean * 99, 1e-9);
+    /* then one token a step: 99 decode steps for tokens 2..100, 99 gaps of one step each (the
+     * client's ITL), the first the first step itself, so the mean gap is the TPOT */
+    assert_int_equal(dis.itl.n, 99);
+    assert_rel_close(dis.itl.mean, dis.tpot.mean, 1e-9);
     struct sim_result re;
     c.pd_decode_resample = true;
     run(&c, &re);
-    assert_int_equal(re.itl.n, 99);
+    const double step = re.ttft.mean - agg.ttft.mean - xfer; /* vLLM: the decode instance's first step */
+    assert_rel_close(step, agg.tpot.mean, 0.02);
+    assert_int_equal(re.itl.n, 99); /* 100 steps, 99 gaps of one step */
     assert_rel_close(re.itl.mean, re.tpot.mean, 1e-9);
-    assert_rel_close(re.ttft.mean, dis.ttft.mean, 1e-12); /* the same first step */
-    /* one step more: the 100th at context 1,099, about the mean step */
+    /* one step more than SGLang's: the 100th token at context 1,099, about the mean step */
     assert_rel_close(re.e2e.mean - dis.e2e.mean, re.itl.mean, 0.02);
     sim_result_free(&re);
     sim_result_free(&agg);
@@ -2428,7 +2431,9 @@ static void decode_instance_merges_arrivals_into_the_running_batch(void **state)
     struct sim_result r;
     run(&c, &r);
     assert_int_equal(r.completed, 2);
-    assert_int_equal(r.itl.n, 2 * 98);
+    /* each request's first token streams as it joins (SGLang's prebuilt pass), then 99 steps:
+     * 99 gaps of one step each */
+    assert_int_equal(r.itl.n, 2 * 99);
     long both = 0;
     for (long i = 0; i < r.iterations; i++)
         both += r.iters[i].instance == 1 && r.iters[i].decode_seqs == 2;

@@ -197,6 +197,91 @@ static void vllm_llm_class_takes_the_offline_budgets(void **state)
     catalog_free(&cat);
 }
 
+/* SGLang's defaults by GPU memory (server_args.py, 0.4.6-0.5.2: chunked_prefill_size 2048 and
+ * cuda_graph_max_bs 8, 80 at TP >= 4, below 35 GiB; 16384 tokens from 160 GiB; cuda_graph_runner
+ * captures to 256 above 96 GiB and to 512 above 180,000 MiB): the profile's gpu_memory_tiers.
+ * An L4 (24 GiB = 24,576 MiB < 35,840) gets 2048 tokens and graphs to 8 sequences at TP 1, 80 at
+ * TP 4; an H100 (81,920 MiB) the profile's 8192 and 160; an H200 (144,384 MiB > 98,304) 8192 and
+ * 256; an MI300X (196,608 MiB >= 163,840) 16384 and 512. SGLang 0.2-0.3.5 predates the bands
+ * (PR #2044): 8192 on the L4 too. A budget the user gave stays. */
+static void sglang_defaults_follow_the_gpus_memory(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_engine *en = shipped_engine(&cat, "sglang");
+    const char *gpus[4] = { "l4", "h100", "h200-sxm-141gb", "mi300x" };
+    const long budget[4] = { 2048, 8192, 8192, 16384 }, graph[4] = { 8, 160, 256, 512 }, graph4[4] = { 80, 160, 256, 512 };
+    for (int k = 0; k < 4; k++)
+        for (int tp = 1; tp <= 4; tp += 3) {
+            struct sim_config c;
+            sim_default_config(&c);
+            c.setup.model = model(&cat, "llama-3.1-8b");
+            c.setup.gpu = gpu(&cat, gpus[k]);
+            c.setup.tp = tp;
+            c.setup.eff = roofline_effs_engine(c.setup.gpu, en, NULL);
+            assert_rel_close(c.setup.eff.graph_max, 160.0, 0); /* the profile's, before the bands */
+            sim_config_engine(&c, en, c.setup.gpu, false, false);
+            assert_int_equal(c.max_batched_tokens, budget[k]);
+            assert_rel_close(c.setup.eff.graph_max, (double)(tp >= 4 ? graph4[k] : graph[k]), 0);
+        }
+    /* a stated budget (--max-batched-tokens) stays on a small GPU */
+    struct sim_config u;
+    sim_default_config(&u);
+    u.setup.model = model(&cat, "llama-3.1-8b");
+    u.setup.gpu = gpu(&cat, "l4");
+    u.max_batched_tokens = 4096;
+    sim_config_engine(&u, en, u.setup.gpu, true, false);
+    assert_int_equal(u.max_batched_tokens, 4096);
+    /* SGLang 0.2-0.3.5: one budget on every GPU */
+    struct sim_config o;
+    sim_default_config(&o);
+    o.setup.model = model(&cat, "llama-3.1-8b");
+    o.setup.gpu = gpu(&cat, "l4");
+    sim_config_engine(&o, shipped_engine(&cat, "sglang-0.3"), o.setup.gpu, false, false);
+    assert_int_equal(o.max_batched_tokens, 8192);
+    /* the band lookup itself: bounds in MiB, the lower inclusive, the upper exclusive */
+    assert_non_null(catalog_engine_tier(en, 35839.0 * 1048576));
+    assert_null(catalog_engine_tier(en, 35840.0 * 1048576));   /* 35 GiB: the profile's own */
+    assert_null(catalog_engine_tier(en, 98304.0 * 1048576));   /* 96 GiB is not above 96 GiB */
+    assert_int_equal(catalog_engine_tier(en, 163840.0 * 1048576)->max_batched_tokens, 16384);
+    assert_null(catalog_engine_tier(NULL, 1e9));
+    catalog_free(&cat);
+}
+
+/* Automatic prefix caching is on by default in vLLM V1 (0.8 on) and SGLang (the radix cache), off
+ * in vLLM 0.6 and before: a run with a shared prefix caches it under those profiles without
+ * --prefix-cache; a run without one has nothing to cache and leaves the flag off (so its summary
+ * says nothing of a cache); static batching (HF generate()) never caches. */
+static void prefix_caching_is_on_by_default_in_vllm_v1_and_sglang(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const char *ids[6] = { "vllm", "vllm-0.8", "sglang", "sglang-0.3", "vllm-0.6", "hf-transformers" };
+    const bool on[6] = { true, true, true, true, false, false };
+    for (int k = 0; k < 6; k++)
+        for (long prefix = 0; prefix <= 512; prefix += 512) {
+            struct sim_config c;
+            sim_default_config(&c);
+            c.setup.model = model(&cat, "llama-3.1-8b");
+            c.setup.gpu = gpu(&cat, "h100");
+            c.prefix_tokens = prefix;
+            sim_config_engine(&c, shipped_engine(&cat, ids[k]), c.setup.gpu, false, false);
+            assert_int_equal(c.prefix_cache, on[k] && prefix > 0);
+        }
+    /* --prefix-cache (set before the profile) stays on under a profile without caching */
+    struct sim_config u;
+    sim_default_config(&u);
+    u.setup.model = model(&cat, "llama-3.1-8b");
+    u.setup.gpu = gpu(&cat, "h100");
+    u.prefix_tokens = 512;
+    u.prefix_cache = true;
+    sim_config_engine(&u, shipped_engine(&cat, "vllm-0.6"), u.setup.gpu, false, false);
+    assert_true(u.prefix_cache);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -209,6 +294,8 @@ int main(void)
         cmocka_unit_test(lmdeploy_passes_hold_8192_prompt_tokens),
         cmocka_unit_test(no_api_server_drops_the_streaming_cost),
         cmocka_unit_test(vllm_llm_class_takes_the_offline_budgets),
+        cmocka_unit_test(sglang_defaults_follow_the_gpus_memory),
+        cmocka_unit_test(prefix_caching_is_on_by_default_in_vllm_v1_and_sglang),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,1 @@
+estimate -m llama-2-7b -g a100 -o 1 --range

@@ -1,0 +1,1 @@
+import-hf tests/cli/golden/dense-fp8.config.json --name qwen3-8b-fp8

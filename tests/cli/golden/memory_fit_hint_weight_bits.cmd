@@ -1,0 +1,1 @@
+memory -m llama-2-70b -g a100 --weight-bits 4.5

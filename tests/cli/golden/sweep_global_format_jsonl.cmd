@@ -1,0 +1,1 @@
+--format jsonl sweep --models llama-2-7b --gpus a100 --tp 1 --batch 1 --prompt 128 --output 16
