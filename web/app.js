@@ -41,9 +41,28 @@ async function api(command, options, asText) {
   return asText ? text : JSON.parse(text);
 }
 
+// The server's message names a request option as the command line's flag ("option '--tp'"); on
+// the page it names the field the user typed into, by its label (the panel's own fields first,
+// then the setup's; data-flag where a field feeds an option of another name), and the command
+// line's advice ("try 'llmroof estimate --help'") goes.
+function fieldLabel(flag, panel) {
+  for (const scope of [panel, document]) {
+    if (!scope) continue;
+    const el = scope.querySelector(`[data-flag~="${flag}"]`) || scope.querySelector(`[name="${flag.replace(/-/g, '_')}"]`);
+    const label = el && el.closest('label');
+    if (label) return label.firstChild.textContent.trim() || label.textContent.trim();
+  }
+  return null;
+}
+
+function pageTerms(msg, panel) {
+  return msg.replace(/^llmroof: error: /, '').replace(/\s*try 'llmroof [^']*'\s*$/, '')
+    .replace(/option '--([a-z0-9-]+)'/g, (m, flag) => { const f = fieldLabel(flag, panel); return f ? `field '${f}'` : m; });
+}
+
 function showError(id, err) {
   const el = $(id);
-  if (err) { el.textContent = String(err.message || err).replace(/^llmroof: error: /, ''); el.hidden = false; }
+  if (err) { el.textContent = pageTerms(String(err.message || err), el.closest('section')); el.hidden = false; }
   else { el.hidden = true; el.textContent = ''; }
 }
 
