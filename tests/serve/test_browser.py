@@ -220,6 +220,10 @@ def main():
         if "field 'Amount'" not in perr or "abc" not in perr or "--help" in perr or \
                 br.js("document.getElementById('plan-table').innerHTML"):
             failures.append("plan amount 'abc': error %r, table %r" % (perr, br.js("document.getElementById('plan-table').innerHTML")[:80]))
+        br.js("document.getElementById('plan-error').scrollIntoView()")
+        png = br.call("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": False})["data"]
+        with open(shot.replace(".png", "-plan-error.png"), "wb") as f:
+            f.write(base64.b64decode(png))
         br.js("(() => { const f = document.getElementById('plan'); f.amount.value = '500'; })()")
         # an input the model refuses (TP 3 divides none of its heads): the error, and none of the
         # previous answer's numbers beside it
