@@ -381,6 +381,9 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
     if (e->pd_decode_first_token)
         kvb(t, "pd_decode_resample", e->pd_decode_resample,
             "disaggregated: the decode instance samples the first token again, one step per output token");
+    if (e->pd_decode_prealloc) /* (said where set: the other profiles' P/D is unchanged by it) */
+        kvb(t, "pd_decode_prealloc", e->pd_decode_prealloc,
+        "disaggregated: the decode instance takes a request's KV on arrival, before its prefill runs");
 }
 
 int cmd_show(struct cli *c, int argc, char **argv)

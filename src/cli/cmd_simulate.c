@@ -275,6 +275,9 @@ static int parse_pool(struct cli *c, const char *opt, const char *arg, const str
     p->setup.gpu = g;
     p->setup.tp = (int)t;
     p->setup.eff = roofline_effs(g, &x->s.eff);
+    /* the engine as it sets itself up on the pool's GPU: its graph limit at the pool's TP and,
+     * unless --max-batched-tokens was given, its budget there (SGLang's defaults by GPU memory) */
+    sim_pool_engine(&x->cfg, p, x->s.eff.engine, x->have_mbt);
     cli_note_arch(c, g, x->s.eff.engine);
     return 0;
 }
@@ -781,8 +784,10 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
 
     for (int i = 0; i < pts.n; i++) {
         struct sim_config cfg = x->cfg;
-        if (strcmp(sweep, "max_batched_tokens") == 0)
+        if (strcmp(sweep, "max_batched_tokens") == 0) {
             cfg.max_batched_tokens = (long)pts.v[i];
+            cfg.prefill.max_batched_tokens = cfg.decode.max_batched_tokens = 0; /* the swept one, every pool's */
+        }
         else if (strcmp(sweep, "rate") == 0)
             cfg.rate_qps = pts.v[i];
         else

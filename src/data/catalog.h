@@ -358,6 +358,10 @@ struct llmroof_engine {
                                          step per output token; else it streams the prefill's token as
                                          the request joins its running batch, before that step (SGLang's
                                          prebuilt batch, no forward) */
+    bool pd_decode_prealloc;          /* disaggregated serving: the decode instance takes a request's
+                                         prompt KV when the request arrives, and the prefill runs only
+                                         once it is held (SGLang's decode PreallocQueue); false: the
+                                         decode instance's blocks are taken when the prefill ends */
     bool dp_rank_scheduler;           /* each data-parallel attention rank is its own engine whose
                                          scheduler holds the token budget and the sequence limit
                                          (vLLM V1's DP "core engines"); false: the budget and limit are

@@ -554,10 +554,14 @@ static void simulate(const struct srv_case *c, const struct llmroof_gpu *g, cons
     }
     if (c->disagg) {
         sc.disaggregated = true;
-        sc.prefill = (struct sim_pool){ sc.setup, c->pre_n };
+        sc.prefill = (struct sim_pool){ sc.setup, c->pre_n, 0 };
         sc.prefill.setup.tp = c->pre_tp;
-        sc.decode = (struct sim_pool){ sc.setup, c->dec_n };
+        sc.decode = (struct sim_pool){ sc.setup, c->dec_n, 0 };
         sc.decode.setup.tp = c->dec_tp;
+        /* each pool's graph limit at its own TP (SGLang's cuda_graph_max_bs below 35 GiB); both pools
+         * are on g, whose budget (or the row's) is the run's */
+        sim_pool_engine(&sc, &sc.prefill, e, true);
+        sim_pool_engine(&sc, &sc.decode, e, true);
     }
     if (c->spec_kind) {
         sc.spec = (struct sim_spec){ (enum sim_spec_kind)c->spec_kind, c->spec_k, c->spec_alpha, NULL, 0, 0 };

@@ -158,6 +158,27 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
     return e;
 }
 
+double roofline_graph_max(const struct llmroof_engine *en, const struct llmroof_gpu *g, int tp)
+{
+    if (!en || !en->cuda_graphs)
+        return 0.0;
+    /* SGLang's server_args.py (0.4.6-0.5.2) sets cuda_graph_max_bs from the memory nvidia-smi
+     * reports and, on GPUs below 35 GiB, from the TP size too (8 sequences below TP 4, 80 from
+     * it); cuda_graph_runner.py raises it on the largest GPUs: the band of gpu_memory_tiers that
+     * holds this GPU, else the profile's own limit */
+    const struct llmroof_mem_tier *t = g ? catalog_engine_tier(en, g->memory_bytes) : NULL;
+    const long gm = !t ? 0 : tp >= 4 && t->graph_max_batch_tp4 > 0 ? t->graph_max_batch_tp4 : t->graph_max_batch;
+    return gm > 0 ? (double)gm : (double)en->graph_max_batch;
+}
+
+struct llmroof_effs roofline_effs_tp(const struct llmroof_gpu *g, const struct llmroof_eff_override *o, int tp)
+{
+    struct llmroof_effs e = roofline_effs(g, o);
+    if (o && o->engine && o->engine->cuda_graphs)
+        e.graph_max = roofline_graph_max(o->engine, g, tp);
+    return e;
+}
+
 int roofline_check(const struct llmroof_gpu *g, enum llmroof_dtype act, struct llmroof_err *err)
 {
     if (!g->has_peak[act])

@@ -170,6 +170,16 @@ struct llmroof_eff_override {
 struct llmroof_effs roofline_effs(const struct llmroof_gpu *g, const struct llmroof_eff_override *o);
 struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const struct llmroof_engine *e,
                                          const struct llmroof_eff_override *o);
+/* The largest decode batch engine en replays from a CUDA graph on GPU g at TP tp (struct
+ * llmroof_effs graph_max): the band of its gpu_memory_tiers that holds g's memory where that band
+ * states one (SGLang's cuda_graph_max_bs by GPU memory and TP), else the profile's graph_max_batch;
+ * 0 (every step) without graphs or a limit. */
+double roofline_graph_max(const struct llmroof_engine *en, const struct llmroof_gpu *g, int tp);
+/* roofline_effs for an instance of tp GPUs: the engine's graph limit on this GPU at this TP
+ * (roofline_graph_max) in place of the profile's, as the engine sets it up there. estimate,
+ * simulate's instances and pools and plan take their efficiencies from here, so they replay the
+ * same steps from graphs. */
+struct llmroof_effs roofline_effs_tp(const struct llmroof_gpu *g, const struct llmroof_eff_override *o, int tp);
 
 struct llmroof_optime {
     double compute_s;  /* count * flops / (peak * eff) */

@@ -121,6 +121,12 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
                     c->prefill.instances, c->prefill.instances == 1 ? "" : "s", layout_gpus(p, lay_s, sizeof lay_s),
                     p->gpu->id, c->decode.instances, c->decode.instances == 1 ? "" : "s",
                     layout_gpus(d, lay_s, sizeof lay_s), d->gpu->id, c->kv_link_Bps / 1e9, sim_router_name(c->router));
+        /* a pool whose GPU gives the engine another default budget (sim_pool_engine) says so */
+        if (c->max_batched_tokens > 0 && (c->prefill.max_batched_tokens > 0 || c->decode.max_batched_tokens > 0))
+            sbuf_printf(out, "; budget %ld tokens/iteration on the prefill pool, %ld on the decode pool",
+                        sim_pool_budget(c, 0), sim_pool_budget(c, 1));
+        if (c->pd_decode_prealloc)
+            sbuf_append(out, "; decode KV taken on arrival, before the prefill");
     } else if (c->instances > 1) {
         sbuf_printf(out, "\ncluster: %d instances, router %s", c->instances, sim_router_name(c->router));
     }

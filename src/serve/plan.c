@@ -488,7 +488,9 @@ static struct llmroof_setup setup_for(const struct plan_input *in, const struct 
         lay.pp = mode == 3 ? 2 : 1;
     }
     lay.tp = mode == 2 ? 1 : n;
-    return (struct llmroof_setup){ in->model, g, lay.tp, in->dt, roofline_effs(g, &in->eff), lay };
+    /* the engine's graph limit on this GPU at this TP (SGLang's cuda_graph_max_bs by GPU memory),
+     * as simulate sets up its instances */
+    return (struct llmroof_setup){ in->model, g, lay.tp, in->dt, roofline_effs_tp(g, &in->eff, lay.tp), lay };
 }
 
 /* GPUs of one instance of layout `code`: for the plan's own layout (ep when ep > 1, else tp) x pp;
@@ -571,8 +573,9 @@ static int rate_eval(const struct plan_input *in, const struct llmroof_gpu *g, b
     c.slo_percentile = in->percentile;
     if (disagg) {
         c.disaggregated = true;
-        c.prefill = (struct sim_pool){ setup_for(in, g, tp_p), (int)x };
-        c.decode = (struct sim_pool){ setup_for(in, g, tp_d), y > 0 ? (int)y : 1 };
+        /* (both pools on g: the run's budget is theirs) */
+        c.prefill = (struct sim_pool){ setup_for(in, g, tp_p), (int)x, 0 };
+        c.decode = (struct sim_pool){ setup_for(in, g, tp_d), y > 0 ? (int)y : 1, 0 };
         c.first_token_only = y == 0;
     } else {
         c.instances = (int)x;

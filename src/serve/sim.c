@@ -65,6 +65,80 @@ void sim_config_multi_step(struct sim_config *c, int steps)
     c->sched_steps = steps;
 }
 
+/* The engine's default token budget on GPU g (sim_config_engine), where long_chunked says that the
+ * served context ctx is above the profile's chunked_prefill_min_context with chunking on. */
+static long engine_budget(const struct sim_config *c, const struct llmroof_engine *en, const struct llmroof_gpu *g,
+                          bool long_chunked, long ctx)
+{
+    /* vLLM (EngineArgs.get_batch_defaults, since about 0.9): GPUs of 70 GiB or more, except the
+     * A100 (PR #17885: a larger budget lowered its throughput), get the larger defaults */
+    const bool large = g && g->memory_bytes >= 70.0 * 1073741824.0 && strncmp(g->id, "a100", 4) != 0;
+    long budget = large && en->large_gpu_max_batched_tokens > 0 ? en->large_gpu_max_batched_tokens : en->max_batched_tokens;
+    /* defaults by the GPU's memory band (engine gpu_memory_tiers: SGLang's server_args.py sets
+     * chunked_prefill_size, the prefill budget, from the memory nvidia-smi reports, 2048 tokens on
+     * 24 GB cards) */
+    const struct llmroof_mem_tier *tier = g ? catalog_engine_tier(en, g->memory_bytes) : NULL;
+    if (tier && tier->max_batched_tokens > 0)
+        budget = tier->max_batched_tokens;
+    /* a run through the engine's own API (vLLM's LLM class, UsageContext.LLM_CLASS) takes its own
+     * defaults where the profile states them (EngineArgs.get_batch_defaults) */
+    if (c->no_api_server) {
+        const long off = large && en->offline_large_gpu_max_batched_tokens > 0 ? en->offline_large_gpu_max_batched_tokens
+                                                                              : en->offline_max_batched_tokens;
+        if (off > 0)
+            budget = off;
+    }
+    /* vLLM 0.2-0.5 (SchedulerConfig): max_num_batched_tokens defaults to max(max_model_len, 2048),
+     * so that a whole prompt of the longest context fits one iteration */
+    if (long_chunked && en->chunked_max_batched_tokens > 0)
+        budget = en->chunked_max_batched_tokens;
+    if (en->budget_min_context && !long_chunked && ctx > budget)
+        budget = ctx;
+    return budget;
+}
+
+/* The context the engine serves: --max-model-len, else the model's own (vLLM's max_model_len). */
+static long served_context(const struct sim_config *c)
+{
+    return c->max_model_len > 0 ? c->max_model_len : c->setup.model ? c->setup.model->max_context : 0;
+}
+
+/* vLLM 0.5.4-0.6 V0 (arg_utils.py create_engine_config, PR #6666): chunked prefill only above 32K
+ * of context, with SchedulerConfig's chunked budget. Unchanged by sim_config_engine, which leaves
+ * chunking on in that case and may turn it off only in the other. */
+static bool long_context_chunked(const struct sim_config *c, const struct llmroof_engine *en)
+{
+    return en->chunked_prefill_min_context > 0 && served_context(c) > en->chunked_prefill_min_context &&
+           c->chunked_prefill;
+}
+
+long sim_engine_budget(const struct sim_config *c, const struct llmroof_engine *en, const struct llmroof_gpu *g)
+{
+    if (!en)
+        return c->max_batched_tokens;
+    return engine_budget(c, en, g, long_context_chunked(c, en), served_context(c));
+}
+
+void sim_pool_engine(const struct sim_config *c, struct sim_pool *p, const struct llmroof_engine *en, bool keep_budget)
+{
+    if (!en || !p->setup.gpu)
+        return;
+    if (en->cuda_graphs)
+        p->setup.eff.graph_max = roofline_graph_max(en, p->setup.gpu, p->setup.tp);
+    if (keep_budget)
+        return;
+    const long b = sim_engine_budget(c, en, p->setup.gpu);
+    p->max_batched_tokens = b > 0 && b != c->max_batched_tokens ? b : 0;
+}
+
+long sim_pool_budget(const struct sim_config *c, int pool)
+{
+    if (!c->disaggregated)
+        return c->max_batched_tokens;
+    const long b = pool == 0 ? c->prefill.max_batched_tokens : c->decode.max_batched_tokens;
+    return b > 0 ? b : c->max_batched_tokens;
+}
+
 void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, const struct llmroof_gpu *g,
                        bool keep_budget, bool keep_seqs)
 {
@@ -89,6 +163,7 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
         c->prefix_cache = true;
     c->pd_decode_first_token = en->pd_decode_first_token;
     c->pd_decode_resample = en->pd_decode_first_token && en->pd_decode_resample;
+    c->pd_decode_prealloc = en->pd_decode_prealloc;
     c->admit_no_evict = en->admit_no_evict;
     c->admit_reserve = en->admit_reserve;
     c->admit_wait = en->admit_wait;
@@ -105,13 +180,12 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
     /* TensorRT-LLM's and LMDeploy's fraction (theirs or --mem-util) is of the free memory */
     c->mem.util_of_free = en->kv_of_free_memory;
     /* the context the engine serves: --max-model-len, else the model's own (vLLM's max_model_len) */
-    const long ctx = c->max_model_len > 0 ? c->max_model_len : c->setup.model ? c->setup.model->max_context : 0;
+    const long ctx = served_context(c);
     /* vLLM 0.5.4-0.6 V0 (arg_utils.py create_engine_config, PR #6666): chunked prefill only above
      * 32K of context, with SchedulerConfig's chunked budget; at or below it the whole-prefill,
      * prefill-first scheduler with max(max_model_len, 2048) tokens (the profile's other fields), as
      * also when chunking was switched off before (--no-chunked-prefill) */
-    const bool long_chunked = en->chunked_prefill_min_context > 0 && ctx > en->chunked_prefill_min_context &&
-                              c->chunked_prefill;
+    const bool long_chunked = long_context_chunked(c, en);
     if (en->whole_prefill && !long_chunked)
         c->chunked_prefill = false;
     if (en->prefill_first && !long_chunked)
@@ -124,33 +198,12 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
      * A100 (PR #17885: a larger budget lowered its throughput), get the larger defaults */
     const bool large = g && g->memory_bytes >= 70.0 * 1073741824.0 && strncmp(g->id, "a100", 4) != 0;
     long seqs = large && en->large_gpu_max_seqs > 0 ? en->large_gpu_max_seqs : en->max_seqs;
-    long budget = large && en->large_gpu_max_batched_tokens > 0 ? en->large_gpu_max_batched_tokens : en->max_batched_tokens;
-    /* defaults by the GPU's memory band (engine gpu_memory_tiers: SGLang's server_args.py sets
-     * chunked_prefill_size, the prefill budget, and cuda_graph_max_bs from the memory nvidia-smi
-     * reports, 2048 tokens and 8 sequences on 24 GB cards). The graph limit is the engine's on
-     * this GPU at this TP; it replaces the profile's in the setup's efficiencies (roofline_effs) */
-    const struct llmroof_mem_tier *tier = g ? catalog_engine_tier(en, g->memory_bytes) : NULL;
-    if (tier && tier->max_batched_tokens > 0)
-        budget = tier->max_batched_tokens;
-    if (tier && en->cuda_graphs && c->setup.gpu == g) {
-        const long gm = c->setup.tp >= 4 && tier->graph_max_batch_tp4 > 0 ? tier->graph_max_batch_tp4 : tier->graph_max_batch;
-        if (gm > 0)
-            c->setup.eff.graph_max = (double)gm;
-    }
-    /* a run through the engine's own API (vLLM's LLM class, UsageContext.LLM_CLASS) takes its own
-     * defaults where the profile states them (EngineArgs.get_batch_defaults) */
-    if (c->no_api_server) {
-        const long off = large && en->offline_large_gpu_max_batched_tokens > 0 ? en->offline_large_gpu_max_batched_tokens
-                                                                              : en->offline_max_batched_tokens;
-        if (off > 0)
-            budget = off;
-    }
-    /* vLLM 0.2-0.5 (SchedulerConfig): max_num_batched_tokens defaults to max(max_model_len, 2048),
-     * so that a whole prompt of the longest context fits one iteration */
-    if (long_chunked && en->chunked_max_batched_tokens > 0)
-        budget = en->chunked_max_batched_tokens;
-    if (en->budget_min_context && !long_chunked && ctx > budget)
-        budget = ctx;
+    const long budget = engine_budget(c, en, g, long_chunked, ctx);
+    /* the graph limit is the engine's on this GPU at this TP (roofline_graph_max: SGLang's
+     * cuda_graph_max_bs by GPU memory); it replaces the profile's in the setup's efficiencies, for
+     * a caller that built them with roofline_effs */
+    if (g && en->cuda_graphs && c->setup.gpu == g && catalog_engine_tier(en, g->memory_bytes))
+        c->setup.eff.graph_max = roofline_graph_max(en, g, c->setup.tp);
     if (!keep_seqs && seqs > 0)
         c->max_seqs = seqs;
     if (!keep_budget && budget > 0)
@@ -877,9 +930,10 @@ static int check_config(const struct sim_config *c, long *nreq, struct llmroof_e
                                        1 + sp->topk + (sp->k - 1) * sp->topk * sp->topk, SIM_SPEC_TREE_MAX_DEPTH, sp->tokens);
         }
         const long verify = sp->tokens > 0 ? sp->tokens : sp->k + 1L;
-        if (c->max_batched_tokens < verify)
+        /* (a disaggregated run verifies on its decode pool, at that pool's budget) */
+        if (sim_pool_budget(c, 1) < verify)
             return llmroof_err_set(err, LLMROOF_EINPUT, "the token budget (%ld) must hold one verification pass of %ld tokens",
-                                   c->max_batched_tokens, verify);
+                                   sim_pool_budget(c, 1), verify);
     }
     if (c->prefix_tokens < 0 || (c->prefix_tokens > 0 && (c->prefix_groups < 1 || c->prefix_groups > 100000)))
         return llmroof_err_set(err, LLMROOF_EINPUT, "a shared prefix needs 1 to 100000 groups");
@@ -954,7 +1008,8 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
      * requests of every micro-batch in flight together: 5 over 4 lanes are 2, 1, 1, 1), each
      * schedules its own token budget */
     e->rank_seqs = sim_rank_share(c, nrep, sim_lane_seqs(c->max_seqs, lanes, lane));
-    e->rank_budget = sim_rank_share(c, nrep, c->max_batched_tokens);
+    const long budget = sim_pool_budget(c, pool); /* a disaggregated pool's GPU may give it its own */
+    e->rank_budget = sim_rank_share(c, nrep, budget);
     e->max_run = e->rank_seqs * nrep;
     e->budget = e->rank_budget * nrep;
     if (nrep > 1 && e->spec && !c->static_batching) {
@@ -963,7 +1018,7 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
             return llmroof_err_set(err, LLMROOF_EINPUT,
                                    "each data-parallel attention replica's token budget (%ld of %ld over %d replicas) "
                                    "must hold one verification pass of %ld tokens",
-                                   e->rank_budget, c->max_batched_tokens, nrep, verify);
+                                   e->rank_budget, budget, nrep, verify);
     }
     e->ntr = SIM_RESERVE_INIT_RATIO;
     struct llmroof_mem_opts mo = c->mem;
@@ -1534,7 +1589,7 @@ double sim_estimate_wall_s(const struct sim_config *c)
     double batch = (double)c->max_seqs;
     if (c->mode == SIM_CLOSED && (double)c->concurrency < batch)
         batch = (double)c->concurrency;
-    double iters = fmax(o / fmax(batch, 1.0), p / fmax((double)c->max_batched_tokens, 1.0));
+    double iters = fmax(o / fmax(batch, 1.0), p / fmax((double)sim_pool_budget(c, 0), 1.0));
     return iters * SIM_ITER_COST_S;
 }
 

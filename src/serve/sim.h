@@ -87,6 +87,9 @@ double sim_spec_expected_tokens(const struct sim_spec *sp);
 struct sim_pool {
     struct llmroof_setup setup;     /* GPU, TP, dtypes, efficiencies; model NULL: the config's setup */
     int instances;                  /* >= 1 */
+    long max_batched_tokens;        /* the pool's token budget of one iteration, where its GPU gives
+                                       the engine another default than the run's GPU (sim_pool_engine);
+                                       0: the config's max_batched_tokens */
 };
 
 struct sim_config {
@@ -105,6 +108,12 @@ struct sim_config {
                                         one step per output token there; else the decode server
                                         streams the prefill's token as the request joins its running
                                         batch, before that step (SGLang's prebuilt batch) */
+    bool pd_decode_prealloc;         /* disaggregated: a request takes its prompt's blocks at its decode
+                                        instance on arrival, first come first served, and its prefill
+                                        starts only once they are held (engine pd_decode_prealloc:
+                                        SGLang's decode PreallocQueue, the prefill's bootstrap queue);
+                                        else the decode instance is chosen and its blocks taken when
+                                        the prefill ends (vLLM's NixlConnector, DistServe) */
     bool dp_rank_scheduler;          /* with data-parallel attention the budget and the sequence limit
                                         are stated per rank (each rank its own engine, vLLM V1) instead
                                         of for the instance, divided over its ranks (SGLang); every
@@ -306,6 +315,19 @@ long sim_lane_seqs(long max_seqs, int lanes, int lane);
  * engine chunks with its chunked budget instead, vLLM 0.5.4-0.6). en NULL: no change. */
 void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, const struct llmroof_gpu *g,
                        bool keep_budget, bool keep_seqs);
+/* The token budget sim_config_engine gives engine en on GPU g in run c (its large-GPU and
+ * memory-band defaults, the offline and long-context budgets); c->max_batched_tokens when en is
+ * NULL. */
+long sim_engine_budget(const struct sim_config *c, const struct llmroof_engine *en, const struct llmroof_gpu *g);
+/* A disaggregated pool set up as engine en sets itself up on the pool's GPU, after
+ * sim_config_engine: its graph limit at the pool's TP (roofline_graph_max: SGLang's
+ * cuda_graph_max_bs by GPU memory) and, unless `keep_budget` (a stated --max-batched-tokens), its
+ * token budget where the pool's GPU gives another than the run's GPU (SGLang's chunked_prefill_size
+ * by GPU memory, vLLM's larger defaults on large GPUs). en NULL: no change. */
+void sim_pool_engine(const struct sim_config *c, struct sim_pool *p, const struct llmroof_engine *en, bool keep_budget);
+/* The token budget of an instance of `pool` (0 aggregated or prefill, 1 decode): a disaggregated
+ * pool's own where it states one, else the run's. */
+long sim_pool_budget(const struct sim_config *c, int pool);
 /* vLLM's multi-step scheduling (--num-scheduler-steps N, v0.6.0-0.6.x V0): the scheduler and the
  * input preparation run once per run of N decode iterations, so their CPU work per iteration
  * (cpu_seq_s, set by sim_config_engine first) is 1/N (vLLM's v0.6.0 performance post), and

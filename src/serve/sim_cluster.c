@@ -13,6 +13,8 @@
 /* Routing, arrivals and departures                                         */
 /* ------------------------------------------------------------------------ */
 
+static void start_transfer(struct runner *r, struct engine *d, const struct rstate *h, double now);
+
 static int least_loaded(const struct runner *r, int lo, int n)
 {
     int best = lo;
@@ -132,6 +134,14 @@ static void wake(struct engine *e, double t)
         e->now = t;
 }
 
+/* Whether a request takes its blocks at its decode instance on arrival, before its prefill
+ * (sim_config.pd_decode_prealloc: SGLang), rather than when its prefill ends. Not where requests
+ * end at their first token (the planner's prefill pool alone): they never reach a decode instance. */
+static bool prealloc_on(const struct sim_config *c)
+{
+    return c->disaggregated && c->pd_decode_prealloc && !c->first_token_only;
+}
+
 /* The data-parallel attention replica of instance `e` that a request joins: SGLang's data-parallel
  * controller sends each request to one replica's scheduler on arrival, in turn (load_balance_method
  * "round_robin", python/sglang/srt/managers/data_parallel_controller.py), whatever that replica's
@@ -189,6 +199,17 @@ void sim_on_arrival(struct runner *r, const struct event *ev)
         dq_push_back(&d->waiting, rs);
         return;
     }
+    if (rs->stage == 3) {
+        /* its decode instance holds its blocks now (sim_start_transfers): the prefill instance
+         * may run it (SGLang's prefill bootstrap queue hands it to the waiting queue once the
+         * decode side has sent its KV indices, KVPoll.WaitingForInput) */
+        struct engine *p = &r->E[q->prefill_instance];
+        rs->stage = 0;
+        wake(p, ev->t);
+        sim_unstall(p, ev->t);
+        dq_push_back(&p->waiting, rs);
+        return;
+    }
     q->first_sched_s = -1;
     q->first_token_s = -1;
     q->kv_ready_s = -1;
@@ -229,17 +250,38 @@ void sim_on_arrival(struct runner *r, const struct event *ev)
     e->load++;
     e->st.requests++;
     rs->replica = (short)dispatch_replica(e);
+    if (prealloc_on(r->c)) {
+        /* SGLang's router sends the request to a prefill and a decode server together (its PD
+         * mode picks the pair on arrival); the decode server's DecodePreallocQueue
+         * (disaggregation/decode.py pop_preallocated) takes the prompt's KV, first come first
+         * served, stopping at the first request that does not fit, and the prefill server's
+         * PrefillBootstrapQueue (disaggregation/prefill.py pop_bootstrapped) lets a request into
+         * its waiting queue only once that is done. So the request waits here, in its decode
+         * instance's queue, and joins the prefill instance when its blocks are held (stage 3) */
+        int di = route(r, 1, id);
+        struct engine *d = &r->E[di];
+        d->load++;
+        d->st.requests++;
+        q->instance = di;
+        r->dres[id] = (struct dres){ 0, (short)dispatch_replica(d) };
+        dq_push_back(&d->handoff, rs);
+        sim_start_transfers(r, d, ev->t);
+        return;
+    }
     wake(e, ev->t);
     sim_unstall(e, ev->t);
     dq_push_back(&e->waiting, rs);
 }
 
-/* A prefill instance has finished request `id`'s prompt at `now`. The request waits at its decode
- * instance for KV blocks there (the handoff queue, first come first served); the prefill instance
- * keeps the blocks it holds until the K/V has left (vLLM's NixlConnector frees the prefill's blocks
- * once the decode side has read them, SGLang's prefill frees them when the transfer completes, and
- * its decode server pre-allocates the request's KV before the transfer starts; DistServe's decode
- * instance pulls the K/V when it has room). An engine whose client streams from the decode instance
+/* A prefill instance has finished request `id`'s prompt at `now`. The request is routed to a decode
+ * instance and waits there for KV blocks (the handoff queue, first come first served): vLLM's proxy
+ * sends the request to its decode instance only with the prefill's response, whose scheduler then
+ * allocates the blocks and its NixlConnector reads the K/V into them (get_num_new_matched_tokens,
+ * update_state_after_alloc); DistServe's decode instance pulls the K/V when it has room. Under
+ * pre-allocation (SGLang) the decode instance and its blocks were taken on arrival, and the
+ * transfer starts at once. The prefill instance keeps the blocks it holds until the K/V has left
+ * (NixlConnector frees the prefill's blocks once the decode side has read them, SGLang's prefill
+ * when the transfer completes). An engine whose client streams from the decode instance
  * (pd_decode_first_token: vLLM's and SGLang's proxies) delivers the first token at the end of the
  * decode instance's first step for the request (SGLang's decode server streams the prefill's token
  * then, with that step's own; vLLM's samples it again there, so it runs one step per output token:
@@ -251,6 +293,17 @@ void sim_hand_over(struct runner *r, struct engine *p, struct rstate *rs, double
     struct sim_request *q = &r->R[id];
     p->load--;
     p->held_out += rs->blocks;
+    if (prealloc_on(c)) {
+        /* its decode instance was chosen, and its blocks there taken, before the prefill: the
+         * K/V goes to them now (SGLang's prefill sends to the KV indices the decode side sent) */
+        q->prefill_done_s = now;
+        if (c->pd_decode_first_token) {
+            q->first_token_s = -1;
+            rs->first_pending = 1;
+        }
+        start_transfer(r, &r->E[q->instance], rs, now);
+        return;
+    }
     int di = route(r, 1, id);
     struct engine *d = &r->E[di];
     d->load++;
@@ -265,12 +318,37 @@ void sim_hand_over(struct runner *r, struct engine *p, struct rstate *rs, double
     dq_push_back(&d->handoff, rs); /* the caller starts what its pool has room for */
 }
 
-/* Starts the transfers of decode instance `d`'s handoff queue, in order, while its pool has the
- * blocks of the head's prompt and first token (after any request its own queue holds first: a
- * preempted sequence is readmitted before new K/V is taken). The K/V moves one transfer at a time
- * over the instance's incoming link. Each receiving GPU gets its own share, the bytes one token
- * holds on it (an MLA latent or a KV head that TP replicates arrives whole at every rank), and each
- * sending GPU sends its receivers' shares: the slower side sets the time. */
+/* Starts the transfer of request h's prompt K/V (h: its state at the prefill instance, whose
+ * blocks go back when the K/V has left) to decode instance `d`, which holds its blocks. The K/V
+ * moves one transfer at a time over the instance's incoming link. Each receiving GPU gets its own
+ * share, the bytes one token holds on it (an MLA latent or a KV head that TP replicates arrives
+ * whole at every rank), and each sending GPU sends its receivers' shares: the slower side sets the
+ * time. */
+static void start_transfer(struct runner *r, struct engine *d, const struct rstate *h, double now)
+{
+    const struct sim_config *c = r->c;
+    long id = h->id;
+    struct sim_request *q = &r->R[id];
+    const struct engine *p = &r->E[q->prefill_instance];
+    /* local (sliding-window) layers send only their window (arch_kv_tokens_held) */
+    const double per_gpu = arch_kv_tokens_held(d->setup.model, (double)q->prompt) * d->kv_token_gpu_bytes;
+    const double sent = per_gpu * (double)d->setup.tp / (double)p->setup.tp;
+    double start = now > d->link_free_s ? now : d->link_free_s;
+    double dur = c->kv_link_latency_s + fmax(per_gpu, sent) / c->kv_link_Bps;
+    d->link_free_s = start + dur;
+    q->kv_ready_s = start + dur;
+    struct rstate s = *h;
+    s.stage = 1;
+    heap_push(&r->arrivals, (struct event){ q->kv_ready_s, id, s });
+}
+
+/* Takes decode instance `d`'s blocks for the requests of its handoff queue, in order, while its
+ * pool has the blocks of the head's prompt and first token (after any request its own queue holds
+ * first: a preempted sequence is readmitted before new K/V is taken). Without pre-allocation the
+ * queue holds prefilled requests, whose transfers start as their blocks are taken; with it
+ * (sim_config.pd_decode_prealloc) requests not yet prefilled, which then join their prefill
+ * instance (stage 3; SGLang's decode server resumes its retracted requests before it
+ * pre-allocates, Scheduler event loop: resume_retracted_reqs, then pop_preallocated). */
 void sim_start_transfers(struct runner *r, struct engine *d, double now)
 {
     const struct sim_config *c = r->c;
@@ -278,6 +356,7 @@ void sim_start_transfers(struct runner *r, struct engine *d, double now)
     for (size_t pos = 0; pos < d->waiting.n; pos++)
         if (dq_at(&d->waiting, pos)->blocks == 0)
             return;
+    const bool pre = prealloc_on(c);
     while (d->handoff.n) {
         const struct rstate *h = dq_at(&d->handoff, 0);
         long id = h->id;
@@ -292,17 +371,13 @@ void sim_start_transfers(struct runner *r, struct engine *d, double now)
         kv_take(d, rep, need);
         d->held_in += need;
         r->dres[id].blocks = (int)need;
-        const struct engine *p = &r->E[q->prefill_instance];
-        /* local (sliding-window) layers send only their window (arch_kv_tokens_held) */
-        const double per_gpu = arch_kv_tokens_held(d->setup.model, (double)q->prompt) * d->kv_token_gpu_bytes;
-        const double sent = per_gpu * (double)d->setup.tp / (double)p->setup.tp;
-        double start = now > d->link_free_s ? now : d->link_free_s;
-        double dur = c->kv_link_latency_s + fmax(per_gpu, sent) / c->kv_link_Bps;
-        d->link_free_s = start + dur;
-        q->kv_ready_s = start + dur;
-        struct rstate s = *h; /* the prefill's state: its blocks go back when the K/V has left */
-        s.stage = 1;
+        if (pre) {
+            struct rstate s = *h;
+            s.stage = 3;
+            heap_push(&r->arrivals, (struct event){ now, id, s });
+        } else {
+            start_transfer(r, d, h, now);
+        }
         dq_pop_front(&d->handoff);
-        heap_push(&r->arrivals, (struct event){ q->kv_ready_s, id, s });
     }
 }

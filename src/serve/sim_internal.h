@@ -37,7 +37,9 @@ struct rstate {
     int output;     /* the request's output length (a copy: the hot loops stay in this array) */
     int group;      /* its prefix group (a copy), -1: none */
     short stage;    /* 0: new arrival; 1: KV arrived at a decode instance; 2: finished inside a
-                       multi-step run, its row kept to the run's end (advance) */
+                       multi-step run, its row kept to the run's end (advance); 3: its blocks
+                       pre-allocated at its decode instance, it joins its prefill instance
+                       (sim_config.pd_decode_prealloc) */
     short replica;  /* data-parallel attention: the replica holding it (0 without) */
     short lazy;     /* in run[0, nd), advanced lazily: LZ_BLOCKS or LZ_HELD; else 0 (struct engine) */
     short first_pending; /* disaggregated, pd_decode_first_token: the client's first token comes at
@@ -223,7 +225,9 @@ struct engine {
     struct deque waiting;        /* arrived, not running (preempted ones at the front) */
     struct deque handoff;        /* decode instance: prefilled requests waiting for its KV blocks
                                     before their transfer starts (their prefill state: the prefill
-                                    instance holds their blocks meanwhile) */
+                                    instance holds their blocks meanwhile); with pre-allocation
+                                    (sim_config.pd_decode_prealloc) arrived requests waiting for
+                                    them before their prefill */
     struct rstate *run;          /* running, in admission order: their live state */
     long nrun;
     double now;                  /* end of its last iteration, or when it last became busy */
@@ -232,7 +236,8 @@ struct engine {
     double link_free_s;          /* decode instance: when its incoming KV link is free */
     long held_out;               /* prefill instance: blocks its handed-over requests hold until their
                                     K/V has left */
-    long held_in;                /* decode instance: blocks set aside for K/V in flight to it */
+    long held_in;                /* decode instance: blocks set aside for K/V in flight to it (with
+                                    pre-allocation, from before the prefill) */
     bool stalled;                /* nothing runs and the queue's head waits for blocks that requests
                                     in flight hold: no step until an arrival or a release */
     double kv_token_gpu_bytes;   /* K/V bytes one token holds on each GPU of a sequence's replica

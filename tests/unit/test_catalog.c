@@ -420,14 +420,35 @@ static void gpu_validation_names_file_line_entry_and_field(void **state)
                                       "0.7", &err), 0);
 }
 
-/* An engine's "gpu_memory_tiers" (SGLang's defaults by GPU memory) and "prefix_cache": each bad
+/* An engine's "gpu_memory_tiers" (SGLang's defaults by GPU memory), "prefix_cache" and
+ * "pd_decode_prealloc" (SGLang's decode-side pre-allocation before the prefill): each bad
  * band is refused with a message naming the file, the entry, the band or member, and what was
  * expected; a good pair of bands loads and the lookup finds each band. */
+/* An engine entry with `fields` beside the required ones is refused, its message naming `named`
+ * (and, with `located`, the file and the entry). */
+static void expect_engine_refused(const char *fields, const char *named, bool located)
+{
+    char text[768];
+    struct llmroof_catalog cat;
+    struct llmroof_err err = { 0 };
+    catalog_init(&cat);
+    snprintf(text, sizeof text,
+             "{\"engines\":[{\"id\":\"e\",\"name\":\"e\",\"step_overhead_s\":0,\"first_token_s\":0,"
+             "\"compute_scale\":1,%s,\"source\":\"s\"}]}", fields);
+    assert_int_not_equal(catalog_add_engines_text(&cat, text, strlen(text), "e.json", false, &err), 0);
+    if (!strstr(err.msg, named) || (located && (!strstr(err.msg, "e.json") || !strstr(err.msg, "'e'")))) {
+        print_error("'%s'%s not in: %s\n", named, located ? " (with the file and the entry)" : "", err.msg);
+        fail();
+    }
+    catalog_free(&cat);
+}
+
 static void engine_memory_tiers_and_prefix_cache_are_checked(void **state)
 {
     (void)state;
     static const char *const bad[][2] = {
         { "\"prefix_cache\": 1", "field 'prefix_cache' must be true or false" },
+        { "\"pd_decode_prealloc\": \"yes\"", "field 'pd_decode_prealloc' must be true or false" },
         { "\"gpu_memory_tiers\": {}", "'gpu_memory_tiers' must be a non-empty array" },
         { "\"gpu_memory_tiers\": []", "'gpu_memory_tiers' must be a non-empty array" },
         { "\"gpu_memory_tiers\": [3]", "'gpu_memory_tiers[0]' must be an object" },
@@ -448,21 +469,9 @@ static void engine_memory_tiers_and_prefix_cache_are_checked(void **state)
         { "\"gpu_memory_tiers\": [{\"below_MiB\": 25000, \"graph_max_batch\": 8}]",
           "'gpu_memory_tiers[0]' states graph_max_batch, which needs \"cuda_graphs\": true" },
     };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        expect_engine_refused(bad[i][0], bad[i][1], true);
     char text[768];
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        struct llmroof_catalog cat;
-        struct llmroof_err err = { 0 };
-        catalog_init(&cat);
-        snprintf(text, sizeof text,
-                 "{\"engines\":[{\"id\":\"e\",\"name\":\"e\",\"step_overhead_s\":0,\"first_token_s\":0,"
-                 "\"compute_scale\":1,%s,\"source\":\"s\"}]}", bad[i][0]);
-        assert_int_not_equal(catalog_add_engines_text(&cat, text, strlen(text), "e.json", false, &err), 0);
-        if (!strstr(err.msg, bad[i][1]) || !strstr(err.msg, "e.json") || !strstr(err.msg, "'e'")) {
-            print_error("'%s' (with the file and the entry) not in: %s\n", bad[i][1], err.msg);
-            fail();
-        }
-        catalog_free(&cat);
-    }
     /* two bands with graphs: 24 GiB falls in the first, 192 GiB in the second, 80 GiB in none */
     struct llmroof_catalog cat;
     struct llmroof_err err = { 0 };
@@ -520,21 +529,9 @@ static void engine_scheduler_fields_are_bounded(void **state)
         { "\"max_waiting_steps\": -1", "max_waiting_steps" },
         { "\"max_waiting_steps\": 2.5", "max_waiting_steps" },
     };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        expect_engine_refused(bad[i][0], bad[i][1], false);
     char text[512];
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        struct llmroof_catalog cat;
-        struct llmroof_err err = { 0 };
-        catalog_init(&cat);
-        snprintf(text, sizeof text,
-                 "{\"engines\":[{\"id\":\"e\",\"name\":\"e\",\"step_overhead_s\":0,\"first_token_s\":0,"
-                 "\"compute_scale\":1,%s,\"source\":\"s\"}]}", bad[i][0]);
-        assert_int_not_equal(catalog_add_engines_text(&cat, text, strlen(text), "e.json", false, &err), 0);
-        if (!strstr(err.msg, bad[i][1])) {
-            print_error("'%s' not named in: %s\n", bad[i][1], err.msg);
-            fail();
-        }
-        catalog_free(&cat);
-    }
     struct llmroof_catalog cat;
     struct llmroof_err err = { 0 };
     catalog_init(&cat);

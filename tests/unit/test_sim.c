@@ -2502,6 +2502,104 @@ static void decode_blocks_are_taken_before_the_transfer(void **state)
     catalog_free(&cat);
 }
 
+/* SGLang's decode server takes a request's KV when the request arrives, and its prefill server
+ * runs the request only then (disaggregation/decode.py DecodePreallocQueue.pop_preallocated, first
+ * come first served; prefill.py PrefillBootstrapQueue.pop_bootstrapped waits for
+ * KVPoll.WaitingForInput): sim_config.pd_decode_prealloc. The decode pool of
+ * decode_blocks_are_taken_before_the_transfer holds one 10,000 + 400-token request of Llama-2-7B
+ * (one A10: about 16,000 tokens of KV), and two arrive at t = 0. Without pre-allocation (vLLM,
+ * DistServe) the second is prefilled behind the first, its prefill starting before the first's
+ * ends (the 2048-token budget takes its first 240 tokens beside the first's last 1,808), and waits
+ * after it for the decode blocks. With it the second waits before its prefill until the first
+ * leaves the decode instance: its prefill starts at that finish exactly, runs alone as the first's
+ * did (the same span), and its K/V crosses at once: 20 us + 10,000 x 524,288 B / 50 GB/s =
+ * 104.8776 ms from its prefill's end. So its TTFT (the prefill instance's first token here) is the
+ * first's finish + one prefill span, the whole prefill later than without. */
+static void decode_prealloc_holds_the_prefill_until_decode_blocks_are_free(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 10000, 400, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, &w);
+    c.mode = SIM_OFFLINE;
+    c.requests = 2;
+    disaggregate(&cat, &c, "a10");
+    struct sim_result after, pre;
+    run(&c, &after);
+    c.pd_decode_prealloc = true;
+    run(&c, &pre);
+    const struct sim_request *a = after.reqs, *p = pre.reqs;
+    /* without: the second's prefill starts during the first's (0.542 s < 0.697 s), ends at
+     * 1.366 s, and its K/V waits for the first's finish (16.636 s) */
+    assert_true(a[1].first_sched_s < a[0].prefill_done_s);
+    assert_true(a[1].kv_ready_s > a[0].finish_s);
+    /* with: the first runs at once (0 to 0.682 s, K/V at 0.787 s); the second's prefill starts
+     * when the first's last decode step ends (16.621 s), its blocks freed */
+    assert_rel_close(p[0].first_sched_s, 0.0, 0);
+    assert_rel_close(p[1].first_sched_s, p[0].finish_s, 1e-12);
+    const double span = p[0].prefill_done_s - p[0].first_sched_s; /* 0.682 s alone */
+    assert_rel_close(p[1].prefill_done_s - p[1].first_sched_s, span, 1e-9);
+    /* no wait for blocks after the prefill: each K/V crosses in 104.8776 ms */
+    const double xfer = 20e-6 + 10000 * 524288.0 / 50e9;
+    assert_rel_close(p[0].kv_ready_s - p[0].prefill_done_s, xfer, 1e-9);
+    assert_rel_close(p[1].kv_ready_s - p[1].prefill_done_s, xfer, 1e-9);
+    /* TTFT of the second: 16.621 + 0.682 = 17.303 s, against 1.366 s without */
+    assert_rel_close(p[1].first_token_s - p[1].arrival_s, p[0].finish_s + span, 1e-9);
+    assert_true(p[1].first_token_s - p[1].arrival_s > a[1].first_token_s - a[1].arrival_s + 15.0);
+    /* the prefill instance no longer holds the second's K/V while it waits */
+    assert_true(pre.inst[0].kv_util_mean < after.inst[0].kv_util_mean);
+    /* SGLang's profiles pre-allocate; vLLM's (its proxy sends a request to the decode instance with
+     * the prefill's response, whose scheduler then allocates: NixlConnector) and DistServe's not */
+    assert_true(engine_config(&cat, "llama-2-7b", "h100", shipped_engine(&cat, "sglang"), &w).pd_decode_prealloc);
+    assert_true(engine_config(&cat, "llama-2-7b", "h100", shipped_engine(&cat, "sglang-0.3"), &w).pd_decode_prealloc);
+    assert_false(engine_config(&cat, "llama-2-7b", "h100", shipped_engine(&cat, "vllm"), &w).pd_decode_prealloc);
+    assert_false(engine_config(&cat, "llama-2-7b", "h100", shipped_engine(&cat, "distserve"), &w).pd_decode_prealloc);
+    sim_result_free(&after);
+    sim_result_free(&pre);
+    catalog_free(&cat);
+}
+
+/* Where the decode pool has room, pre-allocation changes no request's times: each request's blocks
+ * are free on arrival, its prefill starts as it would have, and the decode instance it was given
+ * on arrival is the one its prefill's end would have chosen (round-robin over two decode
+ * instances, one prefill instance serving in arrival order). Llama-2-7B on A100s, 1000 + 100
+ * tokens at 4 requests/s, the client's tokens from the decode instance (SGLang): every request's
+ * first scheduling, first token, K/V arrival and finish as without. Only the decode pool holds the
+ * blocks longer, from arrival instead of from the prefill's end, so its mean KV use rises. */
+static void decode_prealloc_changes_nothing_where_the_decode_pool_has_room(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 1000, 100, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, &w);
+    disaggregate(&cat, &c, NULL);
+    c.decode.instances = 2;
+    c.pd_decode_first_token = true;
+    c.mode = SIM_RATE;
+    c.rate_qps = 4;
+    c.requests = 200;
+    struct sim_result after, pre;
+    run(&c, &after);
+    c.pd_decode_prealloc = true;
+    run(&c, &pre);
+    assert_int_equal(pre.completed, 200);
+    for (long i = 0; i < 200; i++) {
+        const struct sim_request *a = &after.reqs[i], *p = &pre.reqs[i];
+        assert_int_equal(p->instance, a->instance);
+        assert_rel_close(p->first_sched_s, a->first_sched_s, 1e-12);
+        assert_rel_close(p->first_token_s, a->first_token_s, 1e-12);
+        assert_rel_close(p->kv_ready_s, a->kv_ready_s, 1e-12);
+        assert_rel_close(p->finish_s, a->finish_s, 1e-12);
+    }
+    assert_rel_close(pre.ttft.p99, after.ttft.p99, 1e-12);
+    assert_rel_close(pre.tpot.mean, after.tpot.mean, 1e-12);
+    assert_true(pre.inst[1].kv_util_mean > after.inst[1].kv_util_mean);
+    assert_rel_close(pre.inst[0].kv_util_mean, after.inst[0].kv_util_mean, 1e-12);
+    sim_result_free(&after);
+    sim_result_free(&pre);
+    catalog_free(&cat);
+}
+
 /* A decode pool short of blocks (review 20b): Llama-2-7B prefilled on an H100 and decoded on one
  * A10 (about 16,000 tokens of KV) under the docqa workload's long prompts. A sequence the decode
  * instance preempts recomputes there; requests whose K/V has arrived hold their blocks and run
@@ -3938,6 +4036,8 @@ int main(void)
         cmocka_unit_test(decode_blocks_are_taken_before_the_transfer),
         cmocka_unit_test(replicated_latent_moves_whole_to_every_rank),
         cmocka_unit_test(decode_pool_short_of_blocks_finishes),
+        cmocka_unit_test(decode_prealloc_holds_the_prefill_until_decode_blocks_are_free),
+        cmocka_unit_test(decode_prealloc_changes_nothing_where_the_decode_pool_has_room),
         cmocka_unit_test(prefill_pool_runs_the_drafter_over_prompts),
         cmocka_unit_test(eagle_head_caches_its_layer),
         cmocka_unit_test(warmup_counts_the_same_requests_above_and_below),

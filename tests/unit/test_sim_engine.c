@@ -282,6 +282,115 @@ static void prefix_caching_is_on_by_default_in_vllm_v1_and_sglang(void **state)
     catalog_free(&cat);
 }
 
+
+/* The graph limit by GPU memory reaches what sim_config_engine does not set up (review of session
+ * 40): estimate's efficiencies (roofline_effs_tp) and a disaggregated pool's (sim_pool_engine),
+ * each at its own GPU and TP, and a pool on another GPU than the run's takes that GPU's budget.
+ * SGLang: an L4 (24,576 MiB < 35,840) 8 sequences at TP 1, 80 at TP 4, a budget of 2048 tokens; an
+ * H100 (81,920 MiB) the profile's 160 and 8192; an H200 (144,384 MiB > 98,304) 256. vLLM V1 has no
+ * bands, but its larger defaults on GPUs of 70 GiB or more other than the A100 (8192 tokens against
+ * 2048) hold for a pool on an H100 beside an A100 run. A stated budget stays. */
+static void pools_and_estimate_take_the_gpus_graph_limit_and_budget(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_engine *sg = shipped_engine(&cat, "sglang"), *vl = shipped_engine(&cat, "vllm");
+    const struct llmroof_eff_override o = { .engine = sg };
+    assert_rel_close(roofline_effs_tp(gpu(&cat, "l4"), &o, 1).graph_max, 8.0, 0);
+    assert_rel_close(roofline_effs_tp(gpu(&cat, "l4"), &o, 4).graph_max, 80.0, 0);
+    assert_rel_close(roofline_effs_tp(gpu(&cat, "h100"), &o, 1).graph_max, 160.0, 0);
+    assert_rel_close(roofline_effs_tp(gpu(&cat, "h200-sxm-141gb"), &o, 8).graph_max, 256.0, 0);
+    /* (roofline_effs, which knows no TP, keeps the profile's 160 on the L4) */
+    assert_rel_close(roofline_effs(gpu(&cat, "l4"), &o).graph_max, 160.0, 0);
+    /* a run on an H100 with its decode pool on an L4: 8 sequences, 2048 tokens there; the prefill
+     * pool on the H100 keeps the run's 8192 (0: the run's) */
+    struct sim_config c;
+    sim_default_config(&c);
+    c.setup.model = model(&cat, "llama-3.1-8b");
+    c.setup.gpu = gpu(&cat, "h100");
+    c.setup.tp = 1;
+    c.setup.eff = roofline_effs(c.setup.gpu, &o);
+    sim_config_engine(&c, sg, c.setup.gpu, false, false);
+    c.disaggregated = true;
+    c.prefill = (struct sim_pool){ c.setup, 1, 0 };
+    c.decode = (struct sim_pool){ c.setup, 1, 0 };
+    c.decode.setup.gpu = gpu(&cat, "l4");
+    c.decode.setup.eff = roofline_effs(c.decode.setup.gpu, &o);
+    sim_pool_engine(&c, &c.prefill, sg, false);
+    sim_pool_engine(&c, &c.decode, sg, false);
+    assert_int_equal(c.max_batched_tokens, 8192);
+    assert_int_equal(sim_pool_budget(&c, 0), 8192);
+    assert_int_equal(c.prefill.max_batched_tokens, 0);
+    assert_int_equal(sim_pool_budget(&c, 1), 2048);
+    assert_rel_close(c.decode.setup.eff.graph_max, 8.0, 0);
+    assert_rel_close(c.prefill.setup.eff.graph_max, 160.0, 0);
+    /* --max-batched-tokens 4096 given: every pool keeps it */
+    struct sim_config k = c;
+    k.max_batched_tokens = 4096;
+    k.decode.max_batched_tokens = 0;
+    sim_pool_engine(&k, &k.decode, sg, true);
+    assert_int_equal(sim_pool_budget(&k, 1), 4096);
+    /* vLLM: an A100 run (2048) with its decode pool on an H100 (8192) */
+    struct sim_config v;
+    sim_default_config(&v);
+    v.setup.model = model(&cat, "llama-3.1-8b");
+    v.setup.gpu = gpu(&cat, "a100-sxm4-80gb");
+    v.setup.tp = 1;
+    sim_config_engine(&v, vl, v.setup.gpu, false, false);
+    v.disaggregated = true;
+    v.decode = (struct sim_pool){ v.setup, 1, 0 };
+    v.decode.setup.gpu = gpu(&cat, "h100");
+    sim_pool_engine(&v, &v.decode, vl, false);
+    assert_int_equal(v.max_batched_tokens, 2048);
+    assert_int_equal(sim_pool_budget(&v, 1), 8192);
+    catalog_free(&cat);
+}
+
+/* estimate and simulate replay the same decode steps from graphs (review of session 40: estimate
+ * kept the profile's 160 sequences where simulate took the GPU's band). Llama-3.2-1B under SGLang
+ * on one H200, 200 requests of 512 + 64 tokens decoding together: 200 > 160, so estimate ran its
+ * decode steps eager, every kernel paying the profile's 25 us launch, which at this model's
+ * ~1.5-2.5 ms GPU steps the launches exceed (its TPOT 4.42 ms), while simulate's steps of 200
+ * sequences replay the H200's graphs up to 256 (2.51 ms). Now estimate's TPOT is simulate's
+ * median decode step within 1% (the simulated steps' contexts run 512..575 around estimate's
+ * mean), and under 0.7 of the eager estimate (2.51 / 4.42 = 0.57). */
+static void estimate_and_simulate_replay_the_same_steps(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_engine *sg = shipped_engine(&cat, "sglang");
+    const struct llmroof_eff_override o = { .engine = sg };
+    const struct llmroof_gpu *g = gpu(&cat, "h200-sxm-141gb");
+    const struct llmroof_model *m = model(&cat, "llama-3.2-1b");
+    struct llmroof_setup s = { m, g, 1, { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false },
+                               roofline_effs_tp(g, &o, 1), { 0 } };
+    struct llmroof_request req = { 200, 512, 64 };
+    struct llmroof_estimate est, eager;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(estimate_run(&s, &req, &est, &err), 0);
+    struct llmroof_setup old = s;
+    old.eff = roofline_effs(g, &o); /* the profile's limit, as estimate had it */
+    assert_int_equal(estimate_run(&old, &req, &eager, &err), 0);
+    struct workload w = { WORKLOAD_FIXED, 512, 64, NULL, 0 };
+    struct sim_config c;
+    sim_default_config(&c);
+    c.setup = s;
+    c.setup.eff = roofline_effs(g, &o);
+    c.workload = &w;
+    c.mode = SIM_OFFLINE;
+    c.requests = 200;
+    sim_config_engine(&c, sg, g, false, false);
+    struct sim_result r;
+    assert_int_equal(sim_run(&c, &r, &err), 0);
+    assert_int_equal(r.max_batch, 200);
+    assert_rel_close(est.tpot_s, r.itl.p50, 0.01);
+    assert_true(est.tpot_s < 0.7 * eager.tpot_s);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -296,6 +405,8 @@ int main(void)
         cmocka_unit_test(vllm_llm_class_takes_the_offline_budgets),
         cmocka_unit_test(sglang_defaults_follow_the_gpus_memory),
         cmocka_unit_test(prefix_caching_is_on_by_default_in_vllm_v1_and_sglang),
+        cmocka_unit_test(pools_and_estimate_take_the_gpus_graph_limit_and_budget),
+        cmocka_unit_test(estimate_and_simulate_replay_the_same_steps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
