@@ -24,7 +24,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     struct ctx *x = vctx;
     switch (id) {
     case OPT_OUT: x->out = arg; return 0;
-    case OPT_MAP: x->map = arg; return 0;
+    case OPT_MAP: x->map = arg; return cli_check_input(c, "map", arg);
     case OPT_HOLDOUT: x->holdout = true; return 0;
     }
     return cli_setup_opt(c, &x->s, id, arg);

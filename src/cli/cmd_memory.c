@@ -87,7 +87,7 @@ int cmd_memory(struct cli *c, int argc, char **argv)
     /* the engine's KV pool as simulate and estimate set it up (sim_config_engine): its share of the
      * device, or TensorRT-LLM's and LMDeploy's share of the free memory, and the workspace of its
      * token budget and sequence limit, where the command line does not state them */
-    const struct llmroof_setup setup = { m, g, (int)s.tp, dt, roofline_effs(g, &s.eff), cli_layout(&s) };
+    const struct llmroof_setup setup = { m, g, (int)s.tp, dt, roofline_effs_tp(g, &s.eff, (int)s.tp), cli_layout(&s) };
     cli_engine_mem(&s, &setup, x.have_mbt, x.have_maxseqs);
     struct llmroof_memory mem;
     struct llmroof_err err = { 0 };

@@ -56,7 +56,7 @@ int cmd_roofline(struct cli *c, int argc, char **argv)
     if (!m || !g)
         return 2;
     struct llmroof_setup s = { m, g, (int)x.s.tp, ckpt_dtypes(m, x.s.eff.engine, cli_dtypes(&x.s), x.s.have_weight),
-                               roofline_effs(g, &x.s.eff), cli_layout(&x.s) };
+                               roofline_effs_tp(g, &x.s.eff, (int)x.s.tp), cli_layout(&x.s) };
     struct llmroof_request req = { x.s.batch, x.s.prompt, x.s.output };
     struct llmroof_estimate e;
     struct llmroof_err err = { 0 };

@@ -146,7 +146,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     case OPT_RATE:
         x->have_rate = true;
         return cli_double(c, "rate", arg, SIM_MIN_RATE_QPS, 1e6, false, &x->cfg.rate_qps);
-    case OPT_TRACE: x->trace = arg; return 0;
+    case OPT_TRACE: x->trace = arg; return cli_check_input(c, "trace", arg);
     case OPT_WORKLOAD: x->workload = arg; return 0;
     case OPT_SEED: {
         int64_t sd;

@@ -70,15 +70,15 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         if (!val_group_parse(arg, &x->by))
             return cli_usage_error(c, "option '--by': '%s' is not one of metric, gpu, source, model", arg);
         return 0;
-    case OPT_MAP: x->map = arg; return 0;
+    case OPT_MAP: x->map = arg; return cli_check_input(c, "map", arg);
     case OPT_SVG: x->svg = arg; return 0;
     case OPT_UNC: x->unc = arg; return 0;
     case OPT_MAXDEC: return cli_double(c, "max-decode-error", arg, 0, 10, true, &x->max_dec);
     case OPT_MAXPRE: return cli_double(c, "max-prefill-error", arg, 0, 10, true, &x->max_pre);
     case OPT_MAXE2E: return cli_double(c, "max-e2e-error", arg, 0, 10, true, &x->max_e2e);
     case OPT_MAXSRV: return cli_double(c, "max-serving-error", arg, 0, 10, true, &x->max_srv);
-    case OPT_SERVING: x->serving = arg; return 0;
-    case OPT_SERVING_MAP: x->serving_map = arg; return 0;
+    case OPT_SERVING: x->serving = arg; return cli_check_input(c, "serving", arg);
+    case OPT_SERVING_MAP: x->serving_map = arg; return cli_check_input(c, "serving-map", arg);
     case OPT_MAXSRVCLS: return parse_class_limits(c, arg, x->max_srv_cls);
     case OPT_FIT: x->fit = true; return 0;
     case OPT_FIT_ALL: x->fit = x->fit_all = true; return 0;

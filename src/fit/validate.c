@@ -343,6 +343,10 @@ int val_predict(struct val_case *c, const struct llmroof_gpu *g, const struct ll
     const struct llmroof_engine *eng = en ? en : c->engine;
     struct llmroof_setup s = { c->model, g ? g : c->gpu, c->tp, ckpt_engine_dtypes(c->dt, eng),
                                roofline_effs_engine(g ? g : c->gpu, eng, NULL), { 0 } };
+    /* the engine's CUDA-graph limit on this GPU at this TP (SGLang's memory tiers), as estimate
+     * and simulate set it up */
+    if (eng && eng->cuda_graphs)
+        s.eff.graph_max = roofline_graph_max(eng, s.gpu, c->tp);
     if (c->serving)
         return predict_serving(c, &s, eng, err);
     struct llmroof_request req = { c->batch, c->prompt, c->output };

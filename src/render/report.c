@@ -260,7 +260,7 @@ int report_build(const struct report_input *in, struct llmroof_report *out, stru
             struct report_row *x = &out->rows[out->nrows++];
             x->gpu = in->gpus[gi];
             x->tp = in->tps[ti];
-            struct llmroof_setup s = { in->model, x->gpu, x->tp, in->dt, roofline_effs(x->gpu, &in->eff), in->layout };
+            struct llmroof_setup s = { in->model, x->gpu, x->tp, in->dt, roofline_effs_tp(x->gpu, &in->eff, x->tp), in->layout };
             struct llmroof_layout lay = in->layout;
             lay.tp = x->tp;
             struct llmroof_err e2 = { 0 };

@@ -14,6 +14,13 @@ trap 'rm -rf "$tmp"' EXIT
 cd "$src" || exit 1
 export LLMROOF_DATA="$src/data"
 
+# one setup, one answer: report's TPOT is estimate's, with the engine's CUDA-graph limit on this
+# GPU (SGLang graphs batches to 256 above 96 GiB, not its profile's 160: batch 200 replays one)
+est=$("$bin" estimate -m llama-3.2-1b -g h200 -e sglang -b 200 --format csv | awk -F, '$1 == "tpot" { print $2 }')
+rep=$("$bin" report -m llama-3.2-1b --gpus h200 -e sglang -b 200 --tp 1 --format csv | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "tpot_ms") c = i } NR == 2 { print $c }')
+check "report's TPOT is estimate's under SGLang's memory tiers ($rep vs $est ms)" \
+    awk -v a="$rep" -v b="$est" 'BEGIN { exit !(a > 0 && (a - b) * (a - b) < 1e-4) }'
+
 # a failed write to stdout is an error (exit 1) with a message
 "$bin" list models >/dev/full 2>"$tmp/err"; rc=$?
 check "write to /dev/full exits 1" [ "$rc" = 1 ]
