@@ -308,6 +308,14 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
                     roofline_step_overhead_s(&setup.eff, setup.tp) * 1e6);
         if (x.s.eff.engine)
             sbuf_printf(&c->out, "; engine %s (+%.1f ms to first token)", x.s.eff.engine->id, setup.eff.first_token_s * 1e3);
+        /* the CUDA-graph limit in force (roofline_graph_max: the engine's, or its GPU-memory band's):
+         * one sequence past it the decode runs eager and TPOT steps up (SGLang on an H100: batch
+         * 160 2.2 ms, 161 4.4 ms), which the reader cannot explain without the limit */
+        if (setup.eff.graphs && setup.eff.graph_max > 0) {
+            const bool tok = setup.eff.graph_piecewise; /* vLLM V1: any step's tokens, not sequences */
+            sbuf_printf(&c->out, "; CUDA graphs up to %s%.0f%s%s", tok ? "" : "batch ", setup.eff.graph_max,
+                        tok ? " tokens" : "", (double)req.batch > setup.eff.graph_max ? " (this batch's decode runs eager)" : "");
+        }
         /* the engine's per-sequence CPU work each step (roofline_cpu_step_s): what grows with the batch */
         if (setup.eff.cpu_seq_s + setup.eff.worker_seq_s > 0 || setup.eff.cpu_output_s > 0)
             sbuf_printf(&c->out, "; CPU per sequence a step: scheduling %.0f us (%.0f%% beside the GPU), output %.0f us "

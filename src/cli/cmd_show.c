@@ -384,6 +384,29 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
     if (e->pd_decode_prealloc) /* (said where set: the other profiles' P/D is unchanged by it) */
         kvb(t, "pd_decode_prealloc", e->pd_decode_prealloc,
         "disaggregated: the decode instance takes a request's KV on arrival, before its prefill runs");
+    /* the JSON has these two; the table left them out, so `show engine sglang` hid why its budget
+     * and graph limit differ by GPU */
+    kvb(t, "prefix_cache", e->prefix_cache, "automatic prefix caching on by default (a shared prefix is reused)");
+    for (int i = 0; i < e->n_mem_tiers; i++) {
+        const struct llmroof_mem_tier *m = &e->mem_tiers[i];
+        char field[48], band[64], val[160];
+        snprintf(field, sizeof field, "gpu_memory_tiers[%d]", i);
+        if (m->from_MiB > 0 && m->below_MiB > 0)
+            snprintf(band, sizeof band, "%.0f-%.0f MiB", m->from_MiB, m->below_MiB);
+        else if (m->below_MiB > 0)
+            snprintf(band, sizeof band, "below %.0f MiB", m->below_MiB);
+        else
+            snprintf(band, sizeof band, "from %.0f MiB", m->from_MiB);
+        int n = snprintf(val, sizeof val, "%s", band);
+        if (m->max_batched_tokens > 0 && n < (int)sizeof val)
+            n += snprintf(val + n, sizeof val - (size_t)n, ": budget %ld tokens", m->max_batched_tokens);
+        if (m->graph_max_batch > 0 && n < (int)sizeof val)
+            n += snprintf(val + n, sizeof val - (size_t)n, "%s graphs to %ld", m->max_batched_tokens > 0 ? "," : ":",
+                          m->graph_max_batch);
+        if (m->graph_max_batch_tp4 > 0 && n < (int)sizeof val)
+            snprintf(val + n, sizeof val - (size_t)n, " (%ld at TP >= 4)", m->graph_max_batch_tp4);
+        kv(t, field, val, "defaults on a GPU of this memory (as nvidia-smi reports it)");
+    }
 }
 
 int cmd_show(struct cli *c, int argc, char **argv)

@@ -7,6 +7,8 @@
 #include "cli/cli.h"
 #include "cli/cli_spec.h"
 #include "model/ckpt.h"
+#include "model/estimate.h"
+#include "model/ops.h"
 #include "base/parse.h"
 #include "render/render_json.h"
 #include "render/render_sim.h"
@@ -267,14 +269,28 @@ static int parse_pool(struct cli *c, const char *opt, const char *arg, const str
     if (!parse_int64(buf, 1, 4096, &n) || (tp && !parse_int64(tp, 1, 64, &t)) || (gpu && !*gpu))
         return cli_usage_error(c, "option '--%s': '%s' is not N[:GPU[:TP]] with N in [1, 4096] instances (e.g. 2:h100:4)",
                                opt, arg);
-    const struct llmroof_gpu *g = gpu ? cli_gpu(c, gpu) : x->cfg.setup.gpu;
-    if (!g)
-        return 2;
+    /* errors name the option: "unknown GPU" or "TP 3 does not divide" alone leave the reader to
+     * guess which of -g, --prefill-pool and --decode-pool said it */
+    const struct llmroof_gpu *g = gpu ? catalog_find_gpu(&c->cat, gpu) : x->cfg.setup.gpu;
+    if (!g) {
+        const char *sug[3];
+        const size_t ns = catalog_suggest_gpus(&c->cat, gpu, sug, 3);
+        return cli_usage_error(c, "option '--%s': unknown GPU '%s' (see 'llmroof list gpus')%s%s%s%s%s%s%s", opt,
+                               CLI_CLIP(gpu), ns ? "; did you mean " : "", ns ? sug[0] : "", ns > 1 ? ", " : "",
+                               ns > 1 ? sug[1] : "", ns > 2 ? ", " : "", ns > 2 ? sug[2] : "", ns ? "?" : "");
+    }
     p->instances = (int)n;
     p->setup = x->cfg.setup;
     p->setup.gpu = g;
     p->setup.tp = (int)t;
     p->setup.eff = roofline_effs(g, &x->s.eff);
+    {
+        struct llmroof_err err = { 0 };
+        struct llmroof_shard sh;
+        const struct llmroof_layout lay = estimate_layout(&p->setup);
+        if (ops_shard_layout(p->setup.model, &lay, &sh, &err) != LLMROOF_OK)
+            return cli_usage_error(c, "option '--%s': %s", opt, err.msg);
+    }
     /* the engine as it sets itself up on the pool's GPU: its graph limit at the pool's TP and,
      * unless --max-batched-tokens was given, its budget there (SGLang's defaults by GPU memory) */
     sim_pool_engine(&x->cfg, p, x->s.eff.engine, x->have_mbt);
@@ -557,6 +573,8 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         return cli_usage_error(c, "options '--prefix-cache' and '--no-prefix-cache' conflict: give one");
     if (x->cfg.prefix_cache && x->trace)
         return cli_usage_error(c, "option '--prefix-cache' works on a generated workload's shared prefix, not on --trace");
+    if (x->no_pcache && x->trace) /* as --prefix-cache: a trace carries no shared prefix to cache */
+        return cli_usage_error(c, "option '--no-prefix-cache' works on a generated workload's shared prefix, not on --trace");
     if (x->cfg.prefix_tokens > 0 && x->trace)
         return cli_usage_error(c, "option '--shared-prefix' adds prefixes to a generated workload, not to --trace");
     if ((x->ppool != NULL) != (x->dpool != NULL))
@@ -674,7 +692,32 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
             x->cfg.max_paddings = x->max_paddings;
         if (x->no_pcache || x->cfg.static_batching) /* static batching keeps no cache across requests */
             x->cfg.prefix_cache = x->have_pcache && !x->no_pcache;
+        /* why the cache is on or off, for the header and JSON (sim_config_engine set the engine's
+         * reason); --static-batching with --prefix-cache is refused below (static_conflicts) */
+        if (x->cfg.static_batching) /* the reason the cache is off, --no-prefix-cache or not */
+            x->cfg.pcache_source = SIM_PCACHE_STATIC;
+        else if (x->have_pcache || x->no_pcache)
+            x->cfg.pcache_source = SIM_PCACHE_OPTION;
         sim_config_multi_step(&x->cfg, (int)x->sched_steps); /* after the profile's cpu_seq_s */
+    }
+    /* --no-prefix-cache where there was no cache to turn off: the run is the same without it,
+     * which the user may not expect (a flag that silently does nothing hides a misreading of the
+     * engine or the workload); said, not refused, as --prefix-cache without --shared-prefix is
+     * run and noted in the header */
+    if (x->no_pcache) {
+        const char *en = x->s.eff.engine ? x->s.eff.engine->id : NULL;
+        if (x->static_batching)
+            fprintf(c->errf, "llmroof: warning: --no-prefix-cache changes nothing: --static-batching keeps no cache "
+                             "across requests\n");
+        else if (x->cfg.static_batching)
+            fprintf(c->errf, "llmroof: warning: --no-prefix-cache changes nothing: engine '%s' batches statically "
+                             "(as HF generate()) and keeps no cache across requests\n", en ? en : "?");
+        else if (!x->s.eff.engine || !x->s.eff.engine->prefix_cache)
+            fprintf(c->errf, "llmroof: warning: --no-prefix-cache changes nothing: %s%s%s does not cache prefixes by "
+                             "default\n", en ? "engine '" : "the run", en ? en : "", en ? "'" : "");
+        else if (x->cfg.prefix_tokens <= 0)
+            fprintf(c->errf, "llmroof: warning: --no-prefix-cache changes nothing: the workload shares no prefix "
+                             "(--shared-prefix N adds one)\n");
     }
     if (x->have_mbt && !x->cfg.chunked_prefill && !x->cfg.static_batching) {
         /* whole prompts above the budget run whole, each alone in its iteration (sim_sched.c):

@@ -261,9 +261,19 @@ int json_get_number(struct json_ectx *c, const cJSON *obj, const char *key, cons
     if (!cJSON_IsNumber(v))
         return json_ferr(c, field, "must be a number");
     double x = v->valuedouble;
-    if (!isfinite(x) || (lo_open ? x <= lo : x < lo) || x > hi)
-        return json_ferr(c, field, "must be a number %s %g and at most %g (got %g)",
-                    lo_open ? "above" : "of at least", lo, hi, x);
+    if (!isfinite(x) || (lo_open ? x <= lo : x < lo) || x > hi) {
+        /* a bound %g would round (16777216 as 1.67772e+07, not the limit) prints in full; one it
+         * keeps exact (1e+09) stays short */
+        char lo_s[32], hi_s[32];
+        snprintf(lo_s, sizeof lo_s, "%g", lo);
+        if (strtod(lo_s, NULL) != lo)
+            snprintf(lo_s, sizeof lo_s, "%.17g", lo);
+        snprintf(hi_s, sizeof hi_s, "%g", hi);
+        if (strtod(hi_s, NULL) != hi)
+            snprintf(hi_s, sizeof hi_s, "%.17g", hi);
+        return json_ferr(c, field, "must be a number %s %s and at most %s (got %g)",
+                    lo_open ? "above" : "of at least", lo_s, hi_s, x);
+    }
     *out = x;
     return LLMROOF_OK;
 }

@@ -750,6 +750,9 @@ static void sim_json_serving(cJSON *o, const struct sim_config *c, const struct 
         cJSON_AddNumberToObject(x, "window_lives", r->window_lives);
         cJSON_AddNumberToObject(x, "window_busy_share", r->window_busy_share);
         cJSON_AddBoolToObject(x, "overloaded", r->overloaded);
+        cJSON_AddNumberToObject(x, "waiting_mean", r->window_waiting_mean);
+        cJSON_AddNumberToObject(x, "served_mean", r->window_served_mean);
+        cJSON_AddBoolToObject(x, "at_capacity", r->at_capacity);
     }
     if (r->has_slo) {
         cJSON *x = cJSON_AddObjectToObject(o, "slo");
@@ -768,6 +771,12 @@ static void sim_json_serving(cJSON *o, const struct sim_config *c, const struct 
         cJSON_AddNumberToObject(x, "tokens", (double)c->prefix_tokens);
         cJSON_AddNumberToObject(x, "groups", (double)c->prefix_groups);
         cJSON_AddBoolToObject(x, "cache", c->prefix_cache);
+        /* why (sim.h pcache_source), as the text header says it (docs/json.md) */
+        cJSON_AddStringToObject(x, "cache_source", c->pcache_source == SIM_PCACHE_OPTION   ? "option"
+                                                   : c->pcache_source == SIM_PCACHE_STATIC ? "static"
+                                                   : c->pcache_source == SIM_PCACHE_ENGINE && c->prefix_cache
+                                                       ? "engine"
+                                                       : "off-default");
         cJSON_AddNumberToObject(x, "hit_rate", r->prefix_hit_rate);
     }
     if (c->spec.kind != SIM_SPEC_NONE) {
@@ -787,6 +796,9 @@ static void sim_json_serving(cJSON *o, const struct sim_config *c, const struct 
             cJSON_AddNumberToObject(o, "kv_link_Bps", c->kv_link_Bps);
             add_stats(o, "kv_transfer_s", &r->kv_transfer);
             add_stats(o, "decode_queue_s", &r->decode_queue);
+            /* the wait for decode blocks before the prefill, with pre-allocation only (SGLang) */
+            if (r->has_prealloc_wait)
+                add_stats(o, "prealloc_wait_s", &r->prealloc_wait);
         }
         cJSON *arr = cJSON_AddArrayToObject(o, "instances");
         for (int i = 0; i < r->ninst; i++) {

@@ -22,6 +22,36 @@ static int layout_gpus(const struct llmroof_setup *s, char *desc, size_t size)
     return sh.gpus;
 }
 
+/* The GPU-memory band of an engine's default (gpu_memory_tiers) as a reader sees it: "below 35
+ * GiB", "from 160 GiB", "96-160 GiB" (the bands are whole GiB but for a 1 MiB edge). */
+static void tier_band(const struct llmroof_mem_tier *t, char *buf, size_t n)
+{
+    if (t->from_MiB > 0 && t->below_MiB > 0)
+        snprintf(buf, n, "%.0f-%.0f GiB", t->from_MiB / 1024, t->below_MiB / 1024);
+    else if (t->below_MiB > 0)
+        snprintf(buf, n, "below %.0f GiB", t->below_MiB / 1024);
+    else
+        snprintf(buf, n, "from %.0f GiB", t->from_MiB / 1024);
+}
+
+/* Why the prefix cache is on or off (sim.h pcache_source): a bare "off" reads the same for a flag,
+ * an engine that never caches and a static batch, which the user acts on differently. */
+static const char *pcache_reason(const struct sim_config *c, char *buf, size_t n)
+{
+    const char *en = c->pcache_engine ? c->pcache_engine->id : NULL;
+    if (c->pcache_source == SIM_PCACHE_OPTION)
+        return c->prefix_cache ? "on (--prefix-cache)" : "off (--no-prefix-cache)";
+    if (c->pcache_source == SIM_PCACHE_STATIC && !c->prefix_cache)
+        return "off (static batching keeps no cache)";
+    if (c->pcache_source == SIM_PCACHE_ENGINE && c->prefix_cache && en)
+        snprintf(buf, n, "on (engine default: '%s' caches prefixes)", en);
+    else if (!c->prefix_cache && en)
+        snprintf(buf, n, "off (engine '%s' does not cache by default; --prefix-cache turns it on)", en);
+    else /* a caller that set no reason (no engine profile) */
+        snprintf(buf, n, "%s", c->prefix_cache ? "on" : "off (--prefix-cache turns it on)");
+    return buf;
+}
+
 void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *out)
 {
     const struct llmroof_setup *s = &c->setup;
@@ -52,9 +82,19 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
         sbuf_printf(out, "trace of %zu request%s", c->ntrace, c->ntrace == 1 ? "" : "s");
     if (c->static_batching) /* generate(): no token budget, the batch's size alone */
         sbuf_printf(out, "; batches of up to %ld request%s, no token budget", c->max_seqs, PL(c->max_seqs));
-    else if (c->max_batched_tokens > 0)
-        sbuf_printf(out, "; budget %ld tokens/iteration, %ld sequence%s", c->max_batched_tokens, c->max_seqs,
+    else if (c->max_batched_tokens > 0) {
+        /* a budget from the GPU's memory band (SGLang's chunked_prefill_size by memory) is named,
+         * since the same engine on another GPU runs another budget */
+        const struct llmroof_mem_tier *tier =
+            c->pcache_engine && s->gpu ? catalog_engine_tier(c->pcache_engine, s->gpu->memory_bytes) : NULL;
+        char band[64] = "", why[96] = "";
+        if (tier && tier->max_batched_tokens > 0 && tier->max_batched_tokens == c->max_batched_tokens) {
+            tier_band(tier, band, sizeof band);
+            snprintf(why, sizeof why, " (%s's default %s)", c->pcache_engine->id, band);
+        }
+        sbuf_printf(out, "; budget %ld tokens/iteration%s, %ld sequence%s", c->max_batched_tokens, why, c->max_seqs,
                     PL(c->max_seqs));
+    }
     else
         sbuf_printf(out, "; the swept token budgets, %ld sequence%s", c->max_seqs, PL(c->max_seqs));
     /* data-parallel attention: every rank schedules alone (sim.c engine_init). An engine whose
@@ -75,11 +115,17 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
         sbuf_printf(out, " in %d pipeline lanes (each its own token budget, %s%ld sequence%s and 1/%d of the KV blocks)",
                     lanes, c->max_seqs % lanes ? "up to " : "", most, PL(most), lanes);
     }
-    sbuf_printf(out, ", %s; seed %llu",
+    /* the CUDA-graph limit in force: a batch one past it runs eager, a step in TPOT the header
+     * must explain (SGLang on an H100: 160 sequences replay, 161 do not) */
+    char graphs[64] = "";
+    if (s->eff.graphs && s->eff.graph_max > 0)
+        snprintf(graphs, sizeof graphs, ", CUDA graphs up to %s%.0f%s", s->eff.graph_piecewise ? "" : "batch ",
+                 s->eff.graph_max, s->eff.graph_piecewise ? " tokens" : "");
+    sbuf_printf(out, ", %s%s; seed %llu",
                 c->static_batching  ? "static batches (the next starts when the last request ends, prompts padded)"
                 : c->chunked_prefill ? "chunked prefill"
                                      : "whole prefills",
-                (unsigned long long)c->seed);
+                graphs, (unsigned long long)c->seed);
     if (c->max_model_len > 0)
         sbuf_printf(out, "; context limit %ld tokens", c->max_model_len);
     if (c->admit_no_evict || c->admit_reserve || c->admit_wait || c->waiting_served_ratio > 0 || c->cpu_seq_s > 0 || c->cpu_output_s > 0 || c->api_stream_s > 0 ||
@@ -130,11 +176,12 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
     } else if (c->instances > 1) {
         sbuf_printf(out, "\ncluster: %d instances, router %s", c->instances, sim_router_name(c->router));
     }
+    char pc[112];
     if (c->prefix_tokens > 0)
         sbuf_printf(out, "\nshared prefix: %ld tokens in %ld group%s, prefix cache %s", c->prefix_tokens, c->prefix_groups,
-                    c->prefix_groups == 1 ? "" : "s", c->prefix_cache ? "on" : "off");
+                    c->prefix_groups == 1 ? "" : "s", pcache_reason(c, pc, sizeof pc));
     else if (c->prefix_cache)
-        sbuf_append(out, "\nprefix cache on (the workload shares no prefix)");
+        sbuf_printf(out, "\nprefix cache %s; the workload shares no prefix", pcache_reason(c, pc, sizeof pc));
     if (c->spec.kind != SIM_SPEC_NONE) {
         char tree[48] = ""; /* a draft tree's shape (--spec-tree TOPK:TOKENS) */
         if (c->spec.tokens > 0)
@@ -233,8 +280,9 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
                      r->kv_blocks_memory);
         if (c->kv_copy) /* TGI 0.8: one contiguous tensor, no pages; the simulator counts it in blocks all the same */
             sbuf_printf(out, "\nKV cache: one contiguous tensor of %.0f tokens (half the free memory: copied every step), "
-                             "counted in %ld-token units%s; about %.0f requests of the mean length at once\n\n",
-                        r->kv_capacity_tokens, r->block_size, given, requests_at_mean_len(c, r, -1));
+                             "counted in %ld-token units%s; about %.0f request%s of the mean length at once\n\n",
+                        r->kv_capacity_tokens, r->block_size, given, requests_at_mean_len(c, r, -1),
+                        PL(requests_at_mean_len(c, r, -1)));
         else if (c->disaggregated) {
             /* the decode pool holds the requests while they decode, so its capacity is the one a
              * reader compares with the batch; the prefill pool's holds a prompt only until its K/V
@@ -243,14 +291,15 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
             long blocks[2] = { 0, 0 };
             for (int i = 0; i < r->ninst && r->inst; i++)
                 blocks[r->inst[i].pool == 1] += r->inst[i].kv_blocks_total;
-            sbuf_printf(out, "\nKV cache: decode pool %ld blocks of %ld tokens = %ld tokens, about %.0f requests of the "
+            sbuf_printf(out, "\nKV cache: decode pool %ld blocks of %ld tokens = %ld tokens, about %.0f request%s of the "
                              "mean length at once; prefill pool %ld blocks = %ld tokens\n\n",
-                        blocks[1], r->block_size, blocks[1] * r->block_size, requests_at_mean_len(c, r, 1), blocks[0],
-                        blocks[0] * r->block_size);
+                        blocks[1], r->block_size, blocks[1] * r->block_size, requests_at_mean_len(c, r, 1),
+                        PL(requests_at_mean_len(c, r, 1)), blocks[0], blocks[0] * r->block_size);
         } else
-            sbuf_printf(out, "\nKV cache: %ld blocks of %ld tokens%s = %.0f tokens, about %.0f requests of the mean length "
+            sbuf_printf(out, "\nKV cache: %ld blocks of %ld tokens%s = %.0f tokens, about %.0f request%s of the mean length "
                              "at once\n\n",
-                        r->kv_blocks_total, r->block_size, given, r->kv_capacity_tokens, requests_at_mean_len(c, r, -1));
+                        r->kv_blocks_total, r->block_size, given, r->kv_capacity_tokens, requests_at_mean_len(c, r, -1),
+                        PL(requests_at_mean_len(c, r, -1)));
     }
     table_init(&t, "");
     table_col(&t, "latency", 0);
@@ -302,13 +351,20 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
         q(&t, "queue_growth", r->queue_growth_per_s, "requests/s added to the system over that window");
         q(&t, "window_busy", r->window_busy_share, "share of that window the busiest pool computed");
         table_row(&t);
+        /* a run within its arrivals' noise of the ceiling is neither keeping up nor shown overloaded:
+         * say so rather than "keeps up" (sim_result.at_capacity) */
+        char at_cap[200];
+        snprintf(at_cap, sizeof at_cap,
+                 "%.0f wait for admission: within %.1f%% of the ceiling, too close to call",
+                 r->window_waiting_mean, 100.0 / (1.0 + r->window_waiting_mean));
         table_str(&t, "overloaded");
-        table_str(&t, r->overloaded ? "yes" : "no");
-        table_str(&t, !r->overloaded             ? "the server keeps up"
-                      : r->overloaded_by_bound ? "offered above the steady-state service bound (a longer run's queue grows)"
-                      : r->may_be_filling      ? "completions lag arrivals over fewer than 3 request lives: overloaded "
-                                                 "or still filling (see the warning)"
-                                               : "completions lag arrivals, or the admission queue grows");
+        table_str(&t, r->overloaded ? "yes" : r->at_capacity ? "at capacity" : "no");
+        table_str(&t, !r->overloaded                 ? (r->at_capacity ? at_cap : "the server keeps up")
+                      : r->overloaded_by_bound       ? "offered above the steady-state service bound (a longer run's queue grows)"
+                      : r->may_be_filling            ? "completions lag arrivals over fewer than 3 request lives: overloaded "
+                                                       "or still filling (see the warning)"
+                      : r->overloaded_by_completions ? "completions lag arrivals beyond their noise while the system grows"
+                                                     : "the admission queue grows: more wait in the window's second half than its first");
     }
     if (r->has_slo) {
         char unit[96];
@@ -328,10 +384,19 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
     if (c->spec.kind != SIM_SPEC_NONE)
         q(&t, "spec_tokens_per_step", r->spec_tokens_per_step, "tokens emitted per sequence per decode step");
     if (c->disaggregated) {
-        q(&t, "kv_transfer_mean", r->kv_transfer.mean * 1e3, "ms from prefill end to KV at the decode pool (its blocks, then the link)");
+        /* with pre-allocation the blocks were taken before the prefill (prealloc_wait below) */
+        q(&t, "kv_transfer_mean", r->kv_transfer.mean * 1e3,
+          r->has_prealloc_wait ? "ms from prefill end to KV at the decode pool (the link alone: its blocks came first)"
+                               : "ms from prefill end to KV at the decode pool (its blocks, then the link)");
         q(&t, "kv_transfer_p99", r->kv_transfer.p99 * 1e3, "ms");
         q(&t, "decode_queue_mean", r->decode_queue.mean * 1e3, "ms from KV arrival to the first decode step");
         q(&t, "decode_queue_p99", r->decode_queue.p99 * 1e3, "ms");
+        if (r->has_prealloc_wait) {
+            q(&t, "prealloc_wait_mean", r->prealloc_wait.mean * 1e3,
+              "ms from arrival to decode blocks taken, before the prefill (in TTFT)");
+            q(&t, "prealloc_wait_p90", r->prealloc_wait.p90 * 1e3, "ms");
+            q(&t, "prealloc_wait_p99", r->prealloc_wait.p99 * 1e3, "ms");
+        }
     }
     if (table_sel_wants(sel, f, "quantities"))
         table_render_fit(&t, f, 100, 1, out);

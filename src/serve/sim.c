@@ -161,6 +161,11 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
      * stays on whatever the profile says. Static batching keeps no cache (sim_config_static) */
     if (en->prefix_cache && c->prefix_tokens > 0 && !en->static_batching)
         c->prefix_cache = true;
+    /* the reason, unless an option decided it (the caller sets SIM_PCACHE_OPTION after this) */
+    c->pcache_engine = en;
+    c->pcache_source = en->static_batching ? SIM_PCACHE_STATIC
+                       : en->prefix_cache  ? SIM_PCACHE_ENGINE
+                                           : SIM_PCACHE_OFF_DEFAULT;
     c->pd_decode_first_token = en->pd_decode_first_token;
     c->pd_decode_resample = en->pd_decode_first_token && en->pd_decode_resample;
     c->pd_decode_prealloc = en->pd_decode_prealloc;

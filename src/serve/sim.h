@@ -159,6 +159,17 @@ struct sim_config {
     double kv_link_Bps;              /* per GPU pair, prefill -> decode (disaggregated) */
     double kv_link_latency_s;        /* fixed cost of one KV transfer */
     bool prefix_cache;               /* reuse cached prefix blocks (vLLM automatic prefix caching) */
+    /* where prefix_cache came from, so that the header and JSON say why it is on or off (a
+     * reader of "prefix cache off" cannot tell a flag from an engine default); pcache_engine is
+     * the profile that decided it, which sim_config_engine applied (NULL: none; the header also
+     * names its memory band's defaults from it) */
+    enum sim_pcache_source {
+        SIM_PCACHE_OFF_DEFAULT = 0,  /* off: the engine (or no engine) does not cache by default */
+        SIM_PCACHE_ENGINE,           /* the engine's default (vLLM V1, SGLang) */
+        SIM_PCACHE_OPTION,           /* --prefix-cache or --no-prefix-cache */
+        SIM_PCACHE_STATIC            /* static batching keeps no cache across requests */
+    } pcache_source;
+    const struct llmroof_engine *pcache_engine;
     long prefix_tokens;              /* shared prefix at the start of every prompt (0: none) */
     long prefix_groups;              /* distinct prefixes, drawn uniformly (default 1) */
     long max_model_len;              /* context limit as vLLM's --max-model-len: a longer prompt is
@@ -433,6 +444,15 @@ struct sim_result {
                                               requests wait throughout) while the system grows, the admission
                                               queue grows beyond its noise, or offered > capacity_qps
                                               (sim_stats.c, docs/metrics.md "Overload and goodput") */
+    double window_waiting_mean;            /* requests waiting for their first iteration, time-averaged over
+                                              the window (Little's L_q = lambda x their mean wait) */
+    double window_served_mean;             /* requests admitted and not yet finished, time-averaged over the
+                                              window (L_s = lambda x their mean service after admission) */
+    bool at_capacity;                      /* not overloaded, but the waiting queue puts the server within
+                                              the window's arrival noise of its ceiling: 1 / (1 + waiting)
+                                              < 2 / sqrt(window arrivals) (sim_stats.c) */
+    bool overloaded_by_completions;        /* overloaded, and the completions lag arrivals */
+    bool overloaded_by_waiting;            /* overloaded by the admission queue's growth (completions not lagging) */
     bool overloaded_by_bound;              /* overloaded by offered > capacity_qps alone: the run is too
                                               short to show the queue that would grow */
     /* SLOs (when given) */
@@ -449,6 +469,10 @@ struct sim_result {
     /* disaggregated */
     struct sim_stats kv_transfer;          /* seconds from prefill end to KV at decode, incl. link queue */
     struct sim_stats decode_queue;         /* seconds from KV arrival to first decode step */
+    bool has_prealloc_wait;                /* pre-allocation on (sim_config.pd_decode_prealloc, a request's
+                                              decode blocks taken before its prefill) */
+    struct sim_stats prealloc_wait;        /* with it: seconds from arrival to those blocks taken, the wait
+                                              before the prefill may start (in TTFT) */
     struct sim_instance *inst;             /* owned: one per instance (prefill pool first) */
     int ninst;
     struct sim_request *reqs;              /* owned, `requests` entries in arrival order of creation */

@@ -263,7 +263,7 @@ void sim_on_arrival(struct runner *r, const struct event *ev)
         d->load++;
         d->st.requests++;
         q->instance = di;
-        r->dres[id] = (struct dres){ 0, (short)dispatch_replica(d) };
+        r->dres[id] = (struct dres){ 0, (short)dispatch_replica(d), 0 };
         dq_push_back(&d->handoff, rs);
         sim_start_transfers(r, d, ev->t);
         return;
@@ -314,7 +314,7 @@ void sim_hand_over(struct runner *r, struct engine *p, struct rstate *rs, double
         q->first_token_s = -1;
         rs->first_pending = 1;
     }
-    r->dres[id] = (struct dres){ 0, (short)dispatch_replica(d) };
+    r->dres[id] = (struct dres){ 0, (short)dispatch_replica(d), 0 };
     dq_push_back(&d->handoff, rs); /* the caller starts what its pool has room for */
 }
 
@@ -372,6 +372,8 @@ void sim_start_transfers(struct runner *r, struct engine *d, double now)
         d->held_in += need;
         r->dres[id].blocks = (int)need;
         if (pre) {
+            /* the wait no other figure holds: TTFT's queueing counts it, kv_transfer comes after */
+            r->dres[id].prealloc_wait_s = now - q->arrival_s;
             struct rstate s = *h;
             s.stage = 3;
             heap_push(&r->arrivals, (struct event){ now, id, s });

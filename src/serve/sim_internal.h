@@ -365,6 +365,9 @@ struct runner {
     struct dres {                /* disaggregated: the decode blocks reserved for each request in */
         int blocks;              /* flight (sim_start_transfers) and the replica holding them */
         short replica;
+        double prealloc_wait_s;  /* with pre-allocation (sim_config.pd_decode_prealloc): arrival to its
+                                    decode blocks taken, the wait before its prefill may run, which
+                                    no other figure shows (the sim_result's prealloc_wait) */
     } *dres;
     long nreq;
     struct engine *E;

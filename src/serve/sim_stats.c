@@ -566,7 +566,7 @@ static void overload_metrics(struct runner *r)
     /* the requests waiting (arrived, not yet in any iteration), time-averaged over the window's
      * first and second halves: the sum of each waiting interval's overlap with the half */
     const double quarter = mid + win / 2;
-    double waited[2] = { 0, 0 };
+    double waited[2] = { 0, 0 }, served = 0;
     for (long i = 0; i < r->nreq; i++) {
         double a = r->R[i].arrival_s, f = r->R[i].finish_s;
         in_mid += (a <= mid) - (f <= mid);
@@ -579,12 +579,17 @@ static void overload_metrics(struct runner *r)
         const double s0 = r->R[i].first_sched_s < 0 ? INFINITY : r->R[i].first_sched_s;
         waited[0] += fmax(0.0, fmin(s0, quarter) - fmax(a, mid));
         waited[1] += fmax(0.0, fmin(s0, a1) - fmax(a, quarter));
+        /* admitted to finished (to the end where it never finishes) */
+        if (isfinite(s0))
+            served += fmax(0.0, fmin(isfinite(f) ? f : INFINITY, a1) - fmax(s0, mid));
         if (isfinite(f) && f >= a) {
             life_sum += f - a;
             done++;
         }
     }
     const double wait_first = waited[0] / (win / 2), wait_second = waited[1] / (win / 2);
+    out->window_waiting_mean = (waited[0] + waited[1]) / win;
+    out->window_served_mean = served / win;
     /* A server that admits every arrival at once fills for about one request life: its batch, each
      * step and each life grow until completions match arrivals (Little's law, L = lambda W, with W
      * growing with the batch), and meanwhile the count in the system rises though nothing waits.
@@ -695,6 +700,30 @@ static void overload_metrics(struct runner *r)
     bool beyond_bound =
         out->capacity_qps > 0 && steady > out->capacity_qps && (stated || win >= life_s || waiting_grows);
     out->overloaded = queue_grows || beyond_bound;
+    /* which test fired, for the table's reason (the bound's has overloaded_by_bound) */
+    out->overloaded_by_completions = completions_lag;
+    out->overloaded_by_waiting = !completions_lag && queue_grows;
+    /* At capacity: not judged overloaded, yet within the run's resolution of the ceiling. A server
+     * with room admits every arrival at its next iteration, so its admission queue holds about
+     * lambda x half an iteration (0.2-0.4 requests for chat on one H100 at 40-48/s). Past that,
+     * the batch is full and arrivals wait for departures: a B-slot server is then M/M/B in heavy
+     * traffic (Halfin-Whitt), where every arrival waits and the queue holds L_q = rho / (1 - rho)
+     * requests, so the server is 1 - rho = 1 / (1 + L_q) below its ceiling (with less variable
+     * service, Kingman's (c_a^2 + c_s^2) / 2 < 1, the same queue means closer still). The window's
+     * n arrivals measure the rate only to 1 / sqrt(n) (a standard deviation), so where
+     * 1 / (1 + L_q) < 2 / sqrt(n) the run cannot tell the server below its ceiling from one above
+     * it, whichever way its overload tests fell. 30,000 chat requests at 52/s (one H100's ceiling
+     * is ~51.4) over a window of ~15,000 arrivals (2 / sqrt = 1.6%): L_q 108-396 for seeds 1-4,
+     * 0.6-1.0% below at most, where the completions test called two of them overloaded and two
+     * not; at 48/s L_q is 0.3-0.4 (n 30,000) or 0.3-1.2 (n 3,000, 1,500 in the window: a
+     * threshold of 18.4). The reading needs a queue that stands, a request or more waiting on
+     * average (below that arrivals mostly do not wait, and a 4-request run, whose 2 window arrivals
+     * allow 1 / (1 + L_q) < 1.4, would be at capacity with none waiting), and a window of a request's
+     * life or more, as the completions test (shorter, a burst's queue is not a rate's). A static
+     * batch's queue is a sawtooth of one batch whatever the load. */
+    const double lq = out->window_waiting_mean, n_win = (double)arr;
+    out->at_capacity = !out->overloaded && !r->c->static_batching && lq >= 1.0 && win >= life_s && n_win > 0 &&
+                       1.0 / (1.0 + lq) < 2.0 / sqrt(n_win);
     /* the bound names the overload where the completions do not show it (a waiting queue may:
      * fixed:100:4000 at 50/s fills an H100's 256 sequences in 5 s, and the rest wait) */
     out->overloaded_by_bound = beyond_bound && !completions_lag;
@@ -780,6 +809,16 @@ int sim_collect_metrics(struct runner *r, struct llmroof_err *err)
         if (!r->R[i].rejected && r->R[i].kv_ready_s >= 0 && i >= c->warmup_requests)
             v[n++] = r->dsched && r->dsched[i] >= 0 ? r->dsched[i] - r->R[i].kv_ready_s : 0;
     out->decode_queue = stats_of(v, n);
+    /* SGLang's decode pool takes a request's blocks before its prefill: a decode pool that falls
+     * behind holds requests there, a wait that TTFT includes and neither kv_transfer (the link
+     * alone, after the prefill) nor decode_queue shows (Llama-2-7B, 6,000-token prompts decoding
+     * on an A10 that holds one: ~17 s at TTFT p90, decode_queue 0, kv_transfer 63 ms) */
+    out->has_prealloc_wait = c->disaggregated && c->pd_decode_prealloc && !c->first_token_only;
+    n = 0;
+    for (long i = 0; out->has_prealloc_wait && i < nreq; i++)
+        if (!r->R[i].rejected && i >= c->warmup_requests)
+            v[n++] = r->dres[i].prealloc_wait_s;
+    out->prealloc_wait = stats_of(v, n);
     /* Little's L: time-average of the number of requests in the system, integrated over the
      * timeline of arrival and finish events (independent of the per-request e2e sums): both
      * times sorted apart and merged, arrivals before finishes at the same instant. Arrivals

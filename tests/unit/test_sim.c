@@ -2548,6 +2548,15 @@ static void decode_prealloc_holds_the_prefill_until_decode_blocks_are_free(void 
     assert_true(p[1].first_token_s - p[1].arrival_s > a[1].first_token_s - a[1].arrival_s + 15.0);
     /* the prefill instance no longer holds the second's K/V while it waits */
     assert_true(pre.inst[0].kv_util_mean < after.inst[0].kv_util_mean);
+    /* that wait, 16.621 s before the prefill, is a figure of its own (before, only TTFT held it):
+     * the first's blocks are taken on arrival (0 s), the second's at the first's finish, so the
+     * mean is (0 + 16.621) / 2 = 8.31 s; kv_transfer is the link alone, 104.8776 ms for both */
+    assert_false(after.has_prealloc_wait);
+    assert_true(pre.has_prealloc_wait);
+    assert_int_equal(pre.prealloc_wait.n, 2);
+    assert_rel_close(pre.prealloc_wait.max, p[0].finish_s - p[1].arrival_s, 1e-12);
+    assert_rel_close(pre.prealloc_wait.mean, (0.0 + p[0].finish_s) / 2, 1e-12);
+    assert_rel_close(pre.kv_transfer.mean, xfer, 1e-9);
     /* SGLang's profiles pre-allocate; vLLM's (its proxy sends a request to the decode instance with
      * the prefill's response, whose scheduler then allocates: NixlConnector) and DistServe's not */
     assert_true(engine_config(&cat, "llama-2-7b", "h100", shipped_engine(&cat, "sglang"), &w).pd_decode_prealloc);

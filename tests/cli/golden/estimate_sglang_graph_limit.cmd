@@ -1,0 +1,1 @@
+estimate -m llama-2-7b -g h100 -e sglang -b 161
