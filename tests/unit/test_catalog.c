@@ -420,10 +420,6 @@ static void gpu_validation_names_file_line_entry_and_field(void **state)
                                       "0.7", &err), 0);
 }
 
-/* An engine's "gpu_memory_tiers" (SGLang's defaults by GPU memory), "prefix_cache" and
- * "pd_decode_prealloc" (SGLang's decode-side pre-allocation before the prefill): each bad
- * band is refused with a message naming the file, the entry, the band or member, and what was
- * expected; a good pair of bands loads and the lookup finds each band. */
 /* An engine entry with `fields` beside the required ones is refused, its message naming `named`
  * (and, with `located`, the file and the entry). */
 static void expect_engine_refused(const char *fields, const char *named, bool located)
@@ -443,6 +439,10 @@ static void expect_engine_refused(const char *fields, const char *named, bool lo
     catalog_free(&cat);
 }
 
+/* An engine's "gpu_memory_tiers" (SGLang's defaults by GPU memory), "prefix_cache" and
+ * "pd_decode_prealloc" (SGLang's decode-side pre-allocation before the prefill): each bad
+ * band is refused with a message naming the file, the entry, the band or member, and what was
+ * expected; a good pair of bands loads and the lookup finds each band. */
 static void engine_memory_tiers_and_prefix_cache_are_checked(void **state)
 {
     (void)state;
