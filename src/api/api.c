@@ -404,25 +404,24 @@ static int check_request_text(const char *text, struct req_err *e)
             if (*q < '0' || *q > '9')
                 continue; /* "-Infinity": non_number_message names it */
             size_t n = strspn(p, "-+.eE0123456789");
-            char num[64];
-            if (n >= sizeof num) { /* a longer number: its exponent part decides */
-                p += n - 1;
-                continue;
-            }
-            memcpy(num, p, n);
-            num[n] = '\0';
+            /* strtod on the text in place: it stops where the number does (a JSON number ends at
+             * a delimiter), so a number of any length is read; the message quotes its first 40
+             * characters */
             errno = 0;
             char *end;
-            double v = strtod(num, &end);
-            bool nonzero = strpbrk(num, "123456789") && strcspn(num, "123456789") < strcspn(num, "eE");
-            if (end == num + n && (isinf(v) || (v == 0 && nonzero && errno == ERANGE))) {
+            double v = strtod(p, &end);
+            const size_t digits_end = strcspn(p, "eE") < n ? strcspn(p, "eE") : n;
+            const size_t first_nonzero = strcspn(p, "123456789");
+            bool nonzero = first_nonzero < digits_end;
+            if (end == p + n && (isinf(v) || (v == 0 && nonzero && errno == ERANGE))) {
                 int d = depth;
                 while (d > 0 && kind[d] != '{')
                     d--; /* a list's element: the list's field */
-                return req_fail(e, LLMROOF_API_EINPUT, "field '%.*s': the number %s is out of range at byte %zu "
+                return req_fail(e, LLMROOF_API_EINPUT, "field '%.*s': the number %.*s%s is out of range at byte %zu "
                                                        "(expected a magnitude %s)",
-                                d > 0 && key[d] ? key_len[d] : 1, d > 0 && key[d] ? key[d] : "?", num,
-                                (size_t)(p - text), isinf(v) ? "up to 1.8e308" : "of at least 4.9e-324, or 0");
+                                d > 0 && key[d] ? key_len[d] : 1, d > 0 && key[d] ? key[d] : "?",
+                                (int)(n < 40 ? n : 40), p, n > 40 ? "..." : "", (size_t)(p - text),
+                                isinf(v) ? "up to 1.8e308" : "of at least 4.9e-324, or 0");
             }
             p += n - 1;
         }

@@ -225,6 +225,10 @@ static void unknown_model_should_fail_with_the_cli_message(void **state)
     llmroof_free(msg);
 }
 
+/* 100 zeros, for a number written out past a double's range */
+#define Z10 "0000000000"
+#define Z100 Z10 Z10 Z10 Z10 Z10 Z10 Z10 Z10 Z10 Z10
+
 static void bad_values_and_options_should_fail_with_status_2(void **state)
 {
     static const struct {
@@ -262,6 +266,10 @@ static void bad_values_and_options_should_fail_with_status_2(void **state)
         { "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"batch\":-1e-400}",
           "request: field 'batch': the number -1e-400 is out of range" },
         { "{\"command\":\"sweep\",\"tp\":[1,2e999]}", "request: field 'tp': the number 2e999 is out of range" },
+        /* ... and one past a double in digits alone, 10^400 written out (401 characters: longer
+         * than any copy a check might make; quoted by its first 40) */
+        { "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"batch\":1" Z100 Z100 Z100 Z100 "}",
+          "request: field 'batch': the number 1000000000000000000000000000000000000000... is out of range at byte 64" },
         /* JSON text is UTF-8: a 0xff byte in a string (byte 41, the 11th of the model's name) and
          * an encoded surrogate U+D800 (ED A0 80) are refused, not passed on as the model's name */
         { "{\"command\":\"estimate\",\"model\":\"llama-2-7b\xff\",\"gpu\":\"a100\"}",
