@@ -218,6 +218,12 @@ int cli_duration(struct cli *c, const char *opt, const char *arg, double max_s, 
 int cli_double(struct cli *c, const char *opt, const char *arg, double min, double max, bool min_open, double *out);
 int cli_bytes(struct cli *c, const char *opt, const char *arg, double *out);
 int cli_dtype(struct cli *c, const char *opt, const char *arg, enum llmroof_dtype *out);
+/* --kv-link of simulate and plan: nvlink, ib, pcie or a bandwidth in GB/s, into *bps. nvlink
+ * needs NVLink on each of gpus[0..ngpus) (else a usage error naming the first without it), sets
+ * *nvlink (when not NULL) and *bps to gpus[0]'s link: a caller planning several GPUs takes each
+ * one's own. */
+int cli_kv_link(struct cli *c, const char *arg, const struct llmroof_gpu *const *gpus, int ngpus, double *bps,
+                bool *nvlink);
 
 /* Shared model/GPU/dtype/efficiency options of estimate, memory and report. */
 struct cli_setup_opts {

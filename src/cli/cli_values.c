@@ -72,6 +72,42 @@ int cli_duration(struct cli *c, const char *opt, const char *arg, double max_s, 
     return 0;
 }
 
+/* --kv-link: nvlink (each prefill GPU's own link from the catalog), ib (400 Gb/s NDR, 50 GB/s
+ * per GPU), pcie (PCIe 4.0 x16, 32 GB/s per direction) or a bandwidth in GB/s. */
+#define KV_LINK_MIN_GBPS 0.1 /* 0.1 GB/s = 800 Mb/s, below gigabit Ethernet (0.125 GB/s): the slowest link served */
+int cli_kv_link(struct cli *c, const char *arg, const struct llmroof_gpu *const *gpus, int ngpus, double *bps,
+                bool *nvlink)
+{
+    double v;
+    if (nvlink)
+        *nvlink = false;
+    if (strcmp(arg, "nvlink") == 0) {
+        for (int i = 0; i < ngpus; i++)
+            if (gpus[i]->link != LLMROOF_LINK_NVLINK)
+                return cli_usage_error(c, "option '--kv-link': %s has no NVLink (its link is %s); use ib, pcie or a "
+                                          "GB/s figure%s",
+                                       gpus[i]->id, link_name(gpus[i]->link), ngpus > 1 ? ", or leave it out of --gpus" : "");
+        *bps = ngpus > 0 ? gpus[0]->link_bw_Bps : 0;
+        if (nvlink)
+            *nvlink = true;
+    } else if (strcmp(arg, "ib") == 0) {
+        *bps = 50e9;
+    } else if (strcmp(arg, "pcie") == 0) {
+        *bps = 32e9;
+    } else if (parse_double(arg, &v) && v >= KV_LINK_MIN_GBPS && v <= 100000) {
+        *bps = v * 1e9;
+    } else if (parse_double(arg, &v) && v < KV_LINK_MIN_GBPS) {
+        /* a near-zero link makes every hand-over take years of simulated time (1e-9 GB/s:
+         * 4.8e9 s): a typo, not a network */
+        return cli_usage_error(c, "option '--kv-link': %s GB/s is below the floor of %g GB/s (1 Gb/s Ethernet carries "
+                                  "0.125 GB/s); give a bandwidth in [%g, 100000] GB/s, or nvlink, ib or pcie",
+                               CLI_CLIP(arg), KV_LINK_MIN_GBPS, KV_LINK_MIN_GBPS);
+    } else {
+        return cli_usage_error(c, "option '--kv-link': '%s' is not nvlink, ib, pcie or a bandwidth in GB/s", arg);
+    }
+    return 0;
+}
+
 int cli_think(struct cli *c, const char *arg, double *lo_s, double *hi_s)
 {
     char lo[64], *dash;
@@ -218,8 +254,11 @@ void cli_engine_mem(struct cli_setup_opts *s, const struct llmroof_setup *setup,
     sim_default_config(&sc);
     sc.setup = *setup;
     sim_config_engine(&sc, s->eff.engine, setup->gpu, false, false);
-    if (!s->have_mem_util)
+    if (!s->have_mem_util) {
         s->mem.mem_util = sc.mem.mem_util;
+        s->mem.util_engine = sc.mem.util_engine;
+    }
+    s->mem.util_static = sc.mem.util_static;
     if (!s->have_reserve)
         s->mem.reserve_bytes = sc.mem.reserve_bytes;
     s->mem.util_of_free = sc.mem.util_of_free;

@@ -1,4 +1,5 @@
 /* cmd_memory.c - `llmroof memory`: per-GPU memory breakdown, KV capacity, max batch. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,7 +69,8 @@ int cmd_memory(struct cli *c, int argc, char **argv)
                        "that batch fits (the same rule as estimate and sweep).\n"
                        "  usable = visible memory * mem_util;  capacity = usable - weights - workspace - reserve\n"
                        "  (an engine with kv_of_free_memory: capacity = mem_util * (visible - weights - workspace -\n"
-                       "  reserve); with kv_copy, TGI 0.8: half the capacity)\n"
+                       "  reserve); with kv_copy, TGI 0.8: half the capacity; with mem_static, SGLang: capacity =\n"
+                       "  usable - weights, its default fraction by the GPU's memory and the instance's GPUs)\n"
                        "For the background studies' theoretical figures use --mem-util 1 --reserve 0 --workspace 0.");
     if (rc)
         return rc;
@@ -131,14 +133,17 @@ int cmd_memory(struct cli *c, int argc, char **argv)
         char sdesc[32] = ""; /* the state dtype, when set apart from the KV's */
         if (dt.state_set)
             snprintf(sdesc, sizeof sdesc, ", %s state", dtype_name(dt.state));
-        char edesc[LLMROOF_ID_MAX + 80] = ""; /* the engine whose pool this is */
+        char edesc[LLMROOF_ID_MAX + 128] = ""; /* the engine whose pool this is */
         if (s.eff.engine)
-            snprintf(edesc, sizeof edesc, ", engine %s%s%s", s.eff.engine->id,
+            snprintf(edesc, sizeof edesc, ", engine %s%s%s%s", s.eff.engine->id,
                      s.mem.util_of_free ? " (of the free memory)" : "",
+                     s.mem.util_static ? " (weights and KV only: mem_fraction_static)" : "",
                      s.mem.kv_copy ? " (KV copied every step: half the free memory)" : "");
-        sbuf_printf(&c->out, "%s on %d x %s (TP %ld%s): %s, %s KV%s, context %ld tokens, mem-util %.2f%s\n",
-                    m->id, mem.gpus, g->id, s.tp, lay_s, wdesc, dtype_name(dt.kv), sdesc, s.context,
-                    s.mem.mem_util, edesc);
+        /* SGLang's default fraction has 3 places (0.831 at TP 8 on an H100) */
+        const bool third = fabs(mem.mem_util * 100.0 - round(mem.mem_util * 100.0)) > 1e-6;
+        sbuf_printf(&c->out, "%s on %d x %s (TP %ld%s): %s, %s KV%s, context %ld tokens, mem-util %.*f%s\n",
+                    m->id, mem.gpus, g->id, s.tp, lay_s, wdesc, dtype_name(dt.kv), sdesc, s.context, third ? 3 : 2,
+                    mem.mem_util, edesc);
         if (mem.fit == LLMROOF_FIT_WEIGHTS) {
             sbuf_printf(&c->out, "does NOT fit: needs %s of weights + workspace + reserve per GPU, %s usable",
                         cli_fmt_bytes(mem.weights_bytes_per_gpu + mem.workspace_bytes_per_gpu + mem.reserve_bytes_per_gpu,

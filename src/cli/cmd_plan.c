@@ -12,13 +12,13 @@
 #include "render/render_plan.h"
 
 enum { OPT_GPUS = 1, OPT_TPS, OPT_USERS, OPT_TTFT, OPT_TPOT, OPT_PCT, OPT_WORKLOAD, OPT_THINK, OPT_GPN, OPT_PRICE,
-       OPT_FAST, OPT_MBT, OPT_MAXSEQS, OPT_NOCHUNK, OPT_SEED, OPT_RATE };
+       OPT_FAST, OPT_MBT, OPT_MAXSEQS, OPT_NOCHUNK, OPT_SEED, OPT_RATE, OPT_KVLINK };
 enum { OPT_QUIET = 200 }; /* apart: other options append to the list above */
 
 struct ctx {
     struct cli *c;
     struct cli_setup_opts s;
-    const char *gpus, *tps, *price, *workload;
+    const char *gpus, *tps, *price, *workload, *kvlink;
     struct plan_input in;
     bool bad;
     bool have_seed, have_users, have_think;
@@ -34,6 +34,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     case OPT_GPUS: x->gpus = arg; return 0;
     case OPT_TPS: x->tps = arg; return 0;
     case OPT_PRICE: x->price = arg; return 0;
+    case OPT_KVLINK: x->kvlink = arg; return 0;
     case OPT_WORKLOAD: x->workload = arg; return 0;
     case OPT_USERS: x->have_users = true; return cli_long(c, "users", arg, 1, 100000000, &x->in.users);
     case OPT_RATE: return cli_double(c, "rate", arg, SIM_MIN_RATE_QPS, 100000, false, &x->in.rate_qps);
@@ -133,6 +134,7 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
         { OPT_PCT, "slo-percentile", 0, "pNN", "percentile the SLOs apply to: p50, p90, p95, p99 (default p90)", false },
         { OPT_WORKLOAD, "workload", 'w', "SPEC", "fixed:P:O, random:P:O[:R], chat, docqa, code, openorca, sharegpt[:P:O], lognormal:PM:P90:OM:O90[:MAX] or csv:FILE (default chat)", false },
         { OPT_THINK, "think", 0, "LO-HI", "users' pause between requests (default 1s-3s)", false },
+        { OPT_KVLINK, "kv-link", 0, "LINK", "disaggregated layouts' prefill-to-decode KV link: nvlink (each GPU's), ib, pcie or GB/s (default ib)", false },
         { OPT_GPN, "gpus-per-node", 0, "N", "GPUs in one node, for every GPU (default: each GPU's catalog gpus_per_node)", false },
         { OPT_PRICE, "price", 0, "LIST", "GPU=USD per GPU-hour, comma-separated, e.g. a100=1.8,a40=0.9", false },
         { OPT_FAST, "fast", 0, NULL, "analytic steady state instead of simulation (means, for sweeps)", false },
@@ -188,6 +190,11 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
         return rc;
     if ((rc = cli_tp_list(c, x->tps ? x->tps : "1,2,4,8", x->in.tps, PLAN_MAX_TPS, &x->in.ntps)))
         return rc;
+    if (x->kvlink && !(x->in.rate_qps > 0))
+        return cli_usage_error(c, "option '--kv-link' sets the disaggregated layouts' link, which only --rate plans compare");
+    if (x->kvlink && (rc = cli_kv_link(c, x->kvlink, x->in.gpus, x->in.ngpus, &x->in.sim.kv_link_Bps, &x->in.kv_link_nvlink)))
+        return rc;
+    x->in.kv_link = x->kvlink ? x->kvlink : "ib";
     if (x->price && !parse_list(x->price, add_price, x))
         return x->bad ? 2 : cli_usage_error(c, "option '--price': expected GPU=USD pairs separated by commas");
     struct workload wl = { 0 };

@@ -332,6 +332,20 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
                                  : "share of device memory the engine takes in simulate (default 0.90)");
     if (e->has_reserve)
         kvn(t, "reserve_bytes", "%.0f", e->reserve_bytes, "memory outside the KV pool beside weights and workspace");
+    kvb(t, "mem_static", e->mem_static,
+        "mem_util covers weights and the KV pool only (SGLang's mem_fraction_static): no workspace or reserve beside");
+    for (int i = 0; i < e->n_util_by_tp; i++) {
+        char field[48];
+        snprintf(field, sizeof field, "mem_util_by_tp[%d]", i);
+        char why[64];
+        snprintf(why, sizeof why, "the default fraction from %d GPUs an instance", e->util_by_tp[i].from_tp);
+        kvn(t, field, "%.2f", e->util_by_tp[i].mem_util, why);
+    }
+    if (e->mem_reserve_spec_MiB > 0)
+        kvn(t, "mem_reserve_spec_MiB", "%.0f", e->mem_reserve_spec_MiB, "MiB more of a band's reserve under speculation");
+    if (e->mem_reserve_dp_attention_MiB > 0)
+        kvn(t, "mem_reserve_dp_attention_MiB", "%.0f", e->mem_reserve_dp_attention_MiB,
+            "MiB more of a band's reserve with data-parallel attention");
     kvn(t, "max_seqs", "%.0f", (double)(e->max_seqs > 0 ? e->max_seqs : 256), e->max_seqs > 0 ? "running sequences at most" : "running sequences at most (default)");
     kvn(t, "max_batched_tokens", "%.0f", (double)(e->max_batched_tokens > 0 ? e->max_batched_tokens : 2048),
         e->max_batched_tokens > 0 ? "tokens per iteration" : "tokens per iteration (default)");
@@ -404,7 +418,10 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
             n += snprintf(val + n, sizeof val - (size_t)n, "%s graphs to %ld", m->max_batched_tokens > 0 ? "," : ":",
                           m->graph_max_batch);
         if (m->graph_max_batch_tp4 > 0 && n < (int)sizeof val)
-            snprintf(val + n, sizeof val - (size_t)n, " (%ld at TP >= 4)", m->graph_max_batch_tp4);
+            n += snprintf(val + n, sizeof val - (size_t)n, " (%ld at TP >= 4)", m->graph_max_batch_tp4);
+        if (m->mem_reserve_MiB > 0 && n < (int)sizeof val)
+            snprintf(val + n, sizeof val - (size_t)n, "%s reserve %.6g MiB + %.6g a GPU", n > (int)strlen(band) ? "," : ":",
+                     m->mem_reserve_MiB, m->mem_reserve_per_gpu_MiB);
         kv(t, field, val, "defaults on a GPU of this memory (as nvidia-smi reports it)");
     }
 }

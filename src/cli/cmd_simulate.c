@@ -298,35 +298,6 @@ static int parse_pool(struct cli *c, const char *opt, const char *arg, const str
     return 0;
 }
 
-/* --kv-link: nvlink (the prefill GPU's own link from the catalog), ib (400 Gb/s NDR, 50 GB/s per
- * GPU), pcie (PCIe 4.0 x16, 32 GB/s per direction) or a bandwidth in GB/s. */
-#define KV_LINK_MIN_GBPS 0.1 /* 0.1 GB/s = 800 Mb/s, below gigabit Ethernet (0.125 GB/s): the slowest link served */
-static int parse_kv_link(struct cli *c, const char *arg, const struct llmroof_gpu *g, double *bps)
-{
-    double v;
-    if (strcmp(arg, "nvlink") == 0) {
-        if (g->link != LLMROOF_LINK_NVLINK)
-            return cli_usage_error(c, "option '--kv-link': %s has no NVLink (its link is %s); use ib, pcie or a GB/s figure",
-                                   g->id, link_name(g->link));
-        *bps = g->link_bw_Bps;
-    } else if (strcmp(arg, "ib") == 0) {
-        *bps = 50e9;
-    } else if (strcmp(arg, "pcie") == 0) {
-        *bps = 32e9;
-    } else if (parse_double(arg, &v) && v >= KV_LINK_MIN_GBPS && v <= 100000) {
-        *bps = v * 1e9;
-    } else if (parse_double(arg, &v) && v < KV_LINK_MIN_GBPS) {
-        /* a near-zero link makes every hand-over take years of simulated time (1e-9 GB/s:
-         * 4.8e9 s): a typo, not a network */
-        return cli_usage_error(c, "option '--kv-link': %s GB/s is below the floor of %g GB/s (1 Gb/s Ethernet carries "
-                                  "0.125 GB/s); give a bandwidth in [%g, 100000] GB/s, or nvlink, ib or pcie",
-                               CLI_CLIP(arg), KV_LINK_MIN_GBPS, KV_LINK_MIN_GBPS);
-    } else {
-        return cli_usage_error(c, "option '--kv-link': '%s' is not nvlink, ib, pcie or a bandwidth in GB/s", arg);
-    }
-    return 0;
-}
-
 /* A run that served nothing has no latencies: say so, beside the n/a (null) it prints. */
 static void warn_rejected(struct cli *c, const struct sim_result *r, const char *what, const struct sim_config *cfg)
 {
@@ -753,7 +724,8 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         x->cfg.disaggregated = true;
         if (!(rc = parse_pool(c, "prefill-pool", x->ppool, x, &x->cfg.prefill)) &&
             !(rc = parse_pool(c, "decode-pool", x->dpool, x, &x->cfg.decode)) && x->kvlink)
-            rc = parse_kv_link(c, x->kvlink, x->cfg.prefill.setup.gpu, &x->cfg.kv_link_Bps);
+            rc = cli_kv_link(c, x->kvlink, (const struct llmroof_gpu *[]){ x->cfg.prefill.setup.gpu }, 1,
+                             &x->cfg.kv_link_Bps, NULL);
     }
     if (!rc && x->cfg.warmup_requests > 0 &&
         x->cfg.warmup_requests >= (x->cfg.mode == SIM_TRACE ? (long)x->cfg.ntrace : x->cfg.requests))

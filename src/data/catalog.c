@@ -1250,7 +1250,8 @@ int catalog_add_models_text(struct llmroof_catalog *cat, const char *text, size_
 static int parse_mem_tiers(struct json_ectx *c, const cJSON *e, struct llmroof_engine *g)
 {
     static const char *const tier_fields[] = { "from_MiB", "below_MiB", "max_batched_tokens", "graph_max_batch",
-                                               "graph_max_batch_tp4", NULL };
+                                               "graph_max_batch_tp4", "mem_reserve_MiB", "mem_reserve_per_gpu_MiB",
+                                               NULL };
     const cJSON *va = json_item(e, "gpu_memory_tiers");
     g->n_mem_tiers = 0;
     if (!va)
@@ -1269,7 +1270,8 @@ static int parse_mem_tiers(struct json_ectx *c, const cJSON *e, struct llmroof_e
             return json_ferr(c, band, "must be an object: a band of GPU memory (from_MiB and/or below_MiB) and the "
                                       "defaults on such GPUs");
         struct llmroof_mem_tier *m = &g->mem_tiers[i];
-        bool has_from = false, has_below = false, has_mbt = false, has_gmb = false, has_gmb4 = false;
+        bool has_from = false, has_below = false, has_mbt = false, has_gmb = false, has_gmb4 = false, has_res = false,
+             has_res_gpu = false;
         c->path = path; /* messages name the members "gpu_memory_tiers[1].below_MiB"; reset below */
         int rc = json_check_known(c, t, path, tier_fields);
         if (!rc)
@@ -1282,6 +1284,12 @@ static int parse_mem_tiers(struct json_ectx *c, const cJSON *e, struct llmroof_e
             rc = json_get_long(c, t, "graph_max_batch", false, 1, 65536, &m->graph_max_batch, &has_gmb);
         if (!rc)
             rc = json_get_long(c, t, "graph_max_batch_tp4", false, 1, 65536, &m->graph_max_batch_tp4, &has_gmb4);
+        if (!rc)
+            rc = json_get_number(c, t, "mem_reserve_MiB", "mem_reserve_MiB", false, 0, true, 16777216, &m->mem_reserve_MiB,
+                                 &has_res);
+        if (!rc)
+            rc = json_get_number(c, t, "mem_reserve_per_gpu_MiB", "mem_reserve_per_gpu_MiB", false, 0, false, 65536,
+                                 &m->mem_reserve_per_gpu_MiB, &has_res_gpu);
         c->path = NULL; /* path is this loop's: no message may read it later */
         if (rc)
             return rc;
@@ -1290,9 +1298,14 @@ static int parse_mem_tiers(struct json_ectx *c, const cJSON *e, struct llmroof_e
         if (has_from && has_below && !(m->from_MiB < m->below_MiB))
             return json_ferr(c, band, "has below_MiB %g not above from_MiB %g: the band is empty", m->below_MiB,
                              m->from_MiB);
-        if (!has_mbt && !has_gmb && !has_gmb4)
-            return json_ferr(c, band, "needs max_batched_tokens, graph_max_batch or graph_max_batch_tp4 (what the "
-                                      "band changes)");
+        if (!has_mbt && !has_gmb && !has_gmb4 && !has_res)
+            return json_ferr(c, band, "needs max_batched_tokens, graph_max_batch, graph_max_batch_tp4 or "
+                                      "mem_reserve_MiB (what the band changes)");
+        if (has_res_gpu && !has_res)
+            return json_ferr(c, band, "states mem_reserve_per_gpu_MiB without mem_reserve_MiB (the reserve it adds to)");
+        if (has_res && has_below && !(m->mem_reserve_MiB < m->below_MiB))
+            return json_ferr(c, band, "has mem_reserve_MiB %g not below below_MiB %g: no memory would be left",
+                             m->mem_reserve_MiB, m->below_MiB);
         if ((has_gmb || has_gmb4) && (!g->cuda_graphs || g->graph_piecewise))
             return json_ferr(c, band, "states graph_max_batch%s, which needs \"cuda_graphs\": true without "
                                       "\"graph_piecewise\" (a decode batch's sequences)", has_gmb ? "" : "_tp4");
@@ -1322,6 +1335,88 @@ const struct llmroof_mem_tier *catalog_engine_tier(const struct llmroof_engine *
     return NULL;
 }
 
+bool catalog_engine_mem_util_varies(const struct llmroof_engine *en)
+{
+    if (!en)
+        return false;
+    if (en->n_util_by_tp > 0)
+        return true;
+    for (int i = 0; i < en->n_mem_tiers; i++)
+        if (en->mem_tiers[i].mem_reserve_MiB > 0)
+            return true;
+    return false;
+}
+
+double catalog_engine_mem_util(const struct llmroof_engine *en, const struct llmroof_gpu *g, int gpus, bool spec,
+                               bool dp_attention)
+{
+    if (!en)
+        return 0;
+    const struct llmroof_mem_tier *t = g ? catalog_engine_tier(en, g->memory_bytes) : NULL;
+    if (t && t->mem_reserve_MiB > 0) {
+        /* SGLang 0.4.7-0.5.2 (server_args.py, PR #7054): reserved_mem by the memory nvidia-smi
+         * reports, for activations and CUDA-graph buffers; mem_fraction_static = round((gpu_mem -
+         * reserved_mem) / gpu_mem, 3). H100 (81,920 MiB here) at TP 1: (9.5 + 1/2) GiB = 10,240 MiB,
+         * 0.875 */
+        const double mib = g->memory_bytes / 1048576.0;
+        const double r = t->mem_reserve_MiB + t->mem_reserve_per_gpu_MiB * (double)(gpus > 0 ? gpus : 1) +
+                         (spec ? en->mem_reserve_spec_MiB : 0.0) + (dp_attention ? en->mem_reserve_dp_attention_MiB : 0.0);
+        const double f = round((mib - r) / mib * 1000.0) / 1000.0;
+        return f >= 0.001 ? f : 0.001; /* a reserve past the memory leaves nothing: memory says it does not fit */
+    }
+    double u = en->mem_util;
+    int best = 0;
+    for (int i = 0; i < en->n_util_by_tp; i++)
+        if (en->util_by_tp[i].from_tp <= gpus && en->util_by_tp[i].from_tp > best) {
+            best = en->util_by_tp[i].from_tp;
+            u = en->util_by_tp[i].mem_util;
+        }
+    return u;
+}
+
+/* "mem_util_by_tp": [{"from_tp": N, "mem_util": F}, ...], the default fraction for instances of
+ * at least N GPUs (SGLang <= 0.4.6: 0.87 from TP 2, 0.85 from 4, 0.81 from 8, 0.79 from 16). */
+static int parse_util_by_tp(struct json_ectx *c, const cJSON *e, struct llmroof_engine *g)
+{
+    static const char *const fields[] = { "from_tp", "mem_util", NULL };
+    const cJSON *va = json_item(e, "mem_util_by_tp");
+    g->n_util_by_tp = 0;
+    if (!va)
+        return LLMROOF_OK;
+    if (!cJSON_IsArray(va) || !va->child)
+        return json_ferr(c, "mem_util_by_tp", "must be a non-empty array of objects {\"from_tp\": N, \"mem_util\": F}");
+    for (const cJSON *t = va->child; t; t = t->next) {
+        const int i = g->n_util_by_tp;
+        if (i == LLMROOF_MEM_TIERS_MAX)
+            return json_ferr(c, "mem_util_by_tp", "has more than %d entries", LLMROOF_MEM_TIERS_MAX);
+        char item[32], path[40];
+        snprintf(item, sizeof item, "mem_util_by_tp[%d]", i);
+        snprintf(path, sizeof path, "%s.", item);
+        if (!cJSON_IsObject(t))
+            return json_ferr(c, item, "must be an object {\"from_tp\": N, \"mem_util\": F}");
+        long from = 0;
+        bool has_from = false, has_util = false;
+        c->path = path;
+        int rc = json_check_known(c, t, path, fields);
+        if (!rc)
+            rc = json_get_long(c, t, "from_tp", false, 1, 65536, &from, &has_from);
+        if (!rc)
+            rc = json_get_number(c, t, "mem_util", "mem_util", false, 0.05, false, 1, &g->util_by_tp[i].mem_util,
+                                 &has_util);
+        c->path = NULL;
+        if (rc)
+            return rc;
+        if (!has_from || !has_util)
+            return json_ferr(c, item, "needs both from_tp (GPUs of the instance) and mem_util (the fraction)");
+        for (int k = 0; k < i; k++)
+            if (g->util_by_tp[k].from_tp == (int)from)
+                return json_ferr(c, item, "repeats from_tp %ld of mem_util_by_tp[%d]", from, k);
+        g->util_by_tp[i].from_tp = (int)from;
+        g->n_util_by_tp++;
+    }
+    return LLMROOF_OK;
+}
+
 static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engine *g)
 {
     static const char *const fields[] = { "id", "name", "aliases", "step_overhead_s", "first_token_s", "compute_scale",
@@ -1332,6 +1427,8 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "dequant_min_tokens", "prompt_ubatch_tokens", "logits_all_tokens", "kv_copy", "mmq_share", "custom_allreduce", "first_token_decode",
                                           "cpu_seq_s", "worker_seq_s", "cpu_overlap", "admission", "max_seqs", "max_batched_tokens",
                                           "kv_block_tokens", "mem_util", "reserve_bytes", "kv_of_free_memory",
+                                          "mem_static", "mem_reserve_spec_MiB", "mem_reserve_dp_attention_MiB",
+                                          "mem_util_by_tp",
                                           "cpu_output_s", "cpu_output_overlap", "api_stream_s", "api_overlap", "kv_watermark",
                                           "large_gpu_max_seqs", "large_gpu_max_batched_tokens", "offline_max_batched_tokens",
                                           "offline_large_gpu_max_batched_tokens", "budget_min_context",
@@ -1402,6 +1499,13 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
         (rc = json_get_number(c, e, "reserve_bytes", "reserve_bytes", false, 0, false, 1e12, &g->reserve_bytes,
                               &g->has_reserve)) ||
         (rc = json_get_bool(c, e, "kv_of_free_memory", false, &g->kv_of_free_memory)) ||
+        /* SGLang's mem_fraction_static: the fraction holds weights and the KV pool only */
+        (rc = json_get_bool(c, e, "mem_static", false, &g->mem_static)) ||
+        (rc = json_get_number(c, e, "mem_reserve_spec_MiB", "mem_reserve_spec_MiB", false, 0, false, 1048576,
+                              &g->mem_reserve_spec_MiB, NULL)) ||
+        (rc = json_get_number(c, e, "mem_reserve_dp_attention_MiB", "mem_reserve_dp_attention_MiB", false, 0, false,
+                              1048576, &g->mem_reserve_dp_attention_MiB, NULL)) ||
+        (rc = parse_util_by_tp(c, e, g)) ||
         (rc = json_get_long(c, e, "max_batched_tokens", false, 16, 10000000, &g->max_batched_tokens, NULL)) ||
         (rc = json_get_long(c, e, "large_gpu_max_seqs", false, 1, 65536, &g->large_gpu_max_seqs, NULL)) ||
         (rc = json_get_long(c, e, "large_gpu_max_batched_tokens", false, 16, 10000000, &g->large_gpu_max_batched_tokens,
@@ -1449,6 +1553,9 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
         /* automatic prefix caching on by default (vLLM V1, SGLang's radix cache) */
         (rc = json_get_bool(c, e, "prefix_cache", false, &g->prefix_cache)))
         return rc;
+    if (g->mem_static && g->kv_of_free_memory)
+        return json_ferr(c, "mem_static", "conflicts with kv_of_free_memory: the fraction is either of the device "
+                                          "(weights and KV pool) or of what is free once loaded, not both");
     if ((rc = parse_mem_tiers(c, e, g)))
         return rc;
     g->whole_prefill = !chunked;

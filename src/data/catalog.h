@@ -216,6 +216,10 @@ struct llmroof_mem_tier {
     long graph_max_batch;             /* the largest decode batch a CUDA graph replays there at TP < 4;
                                          0 = the profile's graph_max_batch */
     long graph_max_batch_tp4;         /* the same at TP >= 4; 0 = graph_max_batch of the band */
+    double mem_reserve_MiB;           /* > 0: the engine's default memory fraction on such a GPU is
+                                         (memory - reserve - per GPU x tp x pp) / memory, rounded to 3
+                                         places (SGLang's mem_fraction_static, server_args.py) */
+    double mem_reserve_per_gpu_MiB;   /* the reserve's part per GPU of the instance (tp x pp) */
 };
 
 struct llmroof_engine {
@@ -321,6 +325,17 @@ struct llmroof_engine {
     double mem_util;                  /* share of device memory the engine takes, [0.5, 1]; 0 = --mem-util's
                                          0.90 (DeepSpeed-MII: all the free memory but 1 GB, MemoryConfig
                                          RESERVE: 1 with the 1 GiB reserve) */
+    bool mem_static;                  /* mem_util (or the default the bands and mem_util_by_tp give, or
+                                         --mem-util) covers weights and the KV pool only, as SGLang's
+                                         mem_fraction_static: the pool is visible memory x the fraction
+                                         - weights; activations, CUDA graphs and buffers live in the rest */
+    double mem_reserve_spec_MiB;      /* added to a band's mem_reserve_MiB under speculative decoding */
+    double mem_reserve_dp_attention_MiB; /* added to it with data-parallel attention */
+    int n_util_by_tp;                 /* entries used in util_by_tp */
+    struct {
+        int from_tp;                  /* instances of at least this many GPUs (tp x pp) */
+        double mem_util;              /* take this default fraction */
+    } util_by_tp[LLMROOF_MEM_TIERS_MAX]; /* "mem_util_by_tp": SGLang <= 0.4.6's fraction by TP size */
     bool kv_of_free_memory;           /* mem_util is the KV cache's share of the memory left once weights,
                                          workspace and reserve are in (TensorRT-LLM's
                                          free_gpu_memory_fraction, LMDeploy's cache_max_entry_count), not
@@ -426,6 +441,16 @@ const struct llmroof_engine *catalog_find_engine(const struct llmroof_catalog *c
 /* The band of en's "gpu_memory_tiers" that a GPU of memory_bytes falls in, or NULL (none, or no
  * engine): the engine's defaults on that GPU are the band's fields where it states them. */
 const struct llmroof_mem_tier *catalog_engine_tier(const struct llmroof_engine *en, double memory_bytes);
+
+/* The engine's default share of g's memory for an instance of `gpus` GPUs (tp x pp): its band's
+ * reserve rule (mem_reserve_MiB, plus mem_reserve_spec_MiB with speculation and
+ * mem_reserve_dp_attention_MiB with data-parallel attention), else mem_util_by_tp's entry for the
+ * largest from_tp <= gpus, else mem_util; 0 when the profile states none (--mem-util's 0.90). */
+double catalog_engine_mem_util(const struct llmroof_engine *en, const struct llmroof_gpu *g, int gpus, bool spec,
+                               bool dp_attention);
+/* Whether the engine's default share depends on the GPU or the instance (bands with a reserve, or
+ * mem_util_by_tp): memory evaluations then ask catalog_engine_mem_util for each layout. */
+bool catalog_engine_mem_util_varies(const struct llmroof_engine *en);
 
 /* catalog_add_*_file that add only the entry `pick` names (as catalog_find_* finds it: id, or a
  * GPU's alias, case-insensitive), or none when no entry has that name ("" picks none). Every

@@ -274,7 +274,17 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
      * An engine whose fraction is of the free memory (util_of_free) may use all of it, the KV
      * cache that share of what the rest leaves (below) */
     out->visible_bytes = g->memory_visible_bytes > 0 ? g->memory_visible_bytes : g->memory_bytes;
-    out->usable_bytes = o->util_of_free ? out->visible_bytes : out->visible_bytes * o->mem_util;
+    /* SGLang's default mem_fraction_static follows the GPU's memory band and the instance's
+     * world size (tp x pp), which only the layout knows: catalog_engine_mem_util */
+    double util = o->mem_util;
+    if (o->util_engine) {
+        const double u = catalog_engine_mem_util(o->util_engine, g, sh.gpus, o->speculative,
+                                                 sh.attn_dp > 1);
+        if (u > 0)
+            util = u;
+    }
+    out->mem_util = util;
+    out->usable_bytes = o->util_of_free ? out->visible_bytes : out->visible_bytes * util;
     out->weights_bytes_per_gpu = memory_weights_layout(m, &sh, dt);
     {
         double tot = 0;
@@ -283,8 +293,12 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
                                  ops_unquantized_bytes(m, dt, true), s) * sh.gpus_per_stage;
         out->weights_bytes_total = tot;
     }
-    out->workspace_bytes_per_gpu = o->workspace_set ? o->workspace_bytes : default_workspace(m, &sh, dt, o);
-    out->reserve_bytes_per_gpu = o->reserve_bytes;
+    /* SGLang's static fraction leaves activations, graphs and the runtime outside it
+     * (model_runner.py profile_max_num_token: rest = available - total x (1 - fraction)) */
+    out->workspace_bytes_per_gpu = o->util_static ? 0.0
+                                   : o->workspace_set ? o->workspace_bytes
+                                                      : default_workspace(m, &sh, dt, o);
+    out->reserve_bytes_per_gpu = o->util_static ? 0.0 : o->reserve_bytes;
     out->drafter_bytes_per_gpu = o->drafter_bytes > 0 ? o->drafter_bytes : 0.0;
     out->free_bytes_per_gpu = out->usable_bytes - out->weights_bytes_per_gpu - out->workspace_bytes_per_gpu
                             - out->reserve_bytes_per_gpu - out->drafter_bytes_per_gpu;

@@ -23,6 +23,13 @@ struct llmroof_mem_opts {
     double drafter_kv_bytes;    /* K/V the drafter caches per token per GPU beside the target's, bytes */
     bool kv_copy;               /* the engine copies its contiguous KV tensor every step (engine kv_copy):
                                    old and new live together, so the pool holds half the tokens */
+    bool util_static;           /* mem_util covers weights and the KV pool only (SGLang's
+                                   mem_fraction_static, engine mem_static): capacity = visible x
+                                   mem_util - weights - drafter; the workspace, CUDA graphs and the
+                                   runtime live in the rest, so neither is subtracted */
+    const struct llmroof_engine *util_engine; /* non-NULL: the fraction is this engine's default for
+                                   the GPU and layout (catalog_engine_mem_util), not mem_util */
+    bool speculative;           /* a speculative method runs (util_engine's spec reserve) */
 };
 /* mem_util 0.90, reserve 1 GiB, derived workspace from 2048 tokens and 256 sequences
  * (vLLM's defaults), no paging. */
@@ -35,6 +42,7 @@ enum llmroof_fit { LLMROOF_FITS, LLMROOF_FIT_WEIGHTS, LLMROOF_FIT_CONTEXT, LLMRO
 struct llmroof_memory {
     double gpu_memory_bytes;          /* device memory */
     double visible_bytes;             /* what the runtime reports of it (catalog memory_visible_bytes) */
+    double mem_util;                  /* the fraction taken: mem_opts', or util_engine's for this layout */
     double usable_bytes;              /* visible * mem_util, as vLLM and SGLang take it (util_of_free: visible) */
     double weights_bytes_per_gpu;     /* this rank's weight shard */
     double drafter_bytes_per_gpu;     /* a speculative drafter's weights beside it (mem_opts) */

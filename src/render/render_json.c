@@ -428,6 +428,7 @@ static void add_memory_fields(cJSON *o, const struct llmroof_memory *mem)
                                                                       : "context_does_not_fit");
     cJSON_AddNumberToObject(o, "gpu_memory_bytes", mem->gpu_memory_bytes);
     cJSON_AddNumberToObject(o, "visible_bytes_per_gpu", mem->visible_bytes);
+    cJSON_AddNumberToObject(o, "mem_util", mem->mem_util);
     cJSON_AddNumberToObject(o, "usable_bytes_per_gpu", mem->usable_bytes);
     cJSON_AddNumberToObject(o, "weights_bytes_per_gpu", mem->weights_bytes_per_gpu);
     cJSON_AddNumberToObject(o, "workspace_bytes_per_gpu", mem->workspace_bytes_per_gpu);
@@ -1020,6 +1021,8 @@ static void add_launch(cJSON *row, const struct plan_input *in, const struct pla
 static cJSON *plan_row_json(const struct plan_input *in, const struct plan_option *o)
 {
     cJSON *row = plan_option_json(o, in->rate_qps > 0, in->fast);
+    if (o->disagg && o->gpu)
+        cJSON_AddNumberToObject(row, "kv_link_Bps", plan_kv_link_Bps(in, o->gpu));
     add_launch(row, in, o);
     return row;
 }
@@ -1035,6 +1038,8 @@ char *render_json_plan(const struct plan_input *in, const struct plan_result *r)
     cJSON_AddNumberToObject(o, "ttft_slo_s", in->ttft_slo_s);
     cJSON_AddNumberToObject(o, "tpot_slo_s", in->tpot_slo_s);
     cJSON_AddNumberToObject(o, "percentile", in->percentile);
+    if (in->rate_qps > 0) /* disaggregated rows carry their link's bandwidth */
+        cJSON_AddStringToObject(o, "kv_link", in->kv_link ? in->kv_link : "ib");
     /* the node size every row shares (--gpus-per-node, or the GPUs' common catalog value); each
      * option carries its own */
     const int gpn = plan_shared_node_gpus(in);
@@ -1262,6 +1267,19 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
             cJSON_AddNumberToObject(o, "reserve_bytes", e[i].reserve_bytes);
         if (e[i].kv_of_free_memory)
             cJSON_AddBoolToObject(o, "kv_of_free_memory", true);
+        if (e[i].mem_static)
+            cJSON_AddBoolToObject(o, "mem_static", true);
+        add_positive(o, "mem_reserve_spec_MiB", e[i].mem_reserve_spec_MiB);
+        add_positive(o, "mem_reserve_dp_attention_MiB", e[i].mem_reserve_dp_attention_MiB);
+        if (e[i].n_util_by_tp > 0) {
+            cJSON *ut = cJSON_AddArrayToObject(o, "mem_util_by_tp");
+            for (int k = 0; k < e[i].n_util_by_tp; k++) {
+                cJSON *b = cJSON_CreateObject();
+                cJSON_AddNumberToObject(b, "from_tp", e[i].util_by_tp[k].from_tp);
+                cJSON_AddNumberToObject(b, "mem_util", e[i].util_by_tp[k].mem_util);
+                cJSON_AddItemToArray(ut, b);
+            }
+        }
         add_positive(o, "max_batched_tokens", (double)e[i].max_batched_tokens);
         add_positive(o, "large_gpu_max_seqs", (double)e[i].large_gpu_max_seqs);
         add_positive(o, "large_gpu_max_batched_tokens", (double)e[i].large_gpu_max_batched_tokens);
@@ -1305,6 +1323,8 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
                 add_positive(b, "max_batched_tokens", (double)t->max_batched_tokens);
                 add_positive(b, "graph_max_batch", (double)t->graph_max_batch);
                 add_positive(b, "graph_max_batch_tp4", (double)t->graph_max_batch_tp4);
+                add_positive(b, "mem_reserve_MiB", t->mem_reserve_MiB);
+                add_positive(b, "mem_reserve_per_gpu_MiB", t->mem_reserve_per_gpu_MiB);
                 cJSON_AddItemToArray(tiers, b);
             }
         }

@@ -228,19 +228,33 @@ static void slo_text(double s, char *buf, size_t n)
         snprintf(buf, n, "%g ms", s * 1e3);
 }
 
+/* "ib, 50 GB/s", "nvlink, each GPU's", "20 GB/s": what a disaggregated hand-over crosses */
+static const char *kv_link_phrase(const struct plan_input *in, char *buf, size_t n)
+{
+    const char *k = in->kv_link ? in->kv_link : "ib";
+    if (in->kv_link_nvlink)
+        snprintf(buf, n, "each GPU's NVLink");
+    else if (strcmp(k, "ib") == 0 || strcmp(k, "pcie") == 0)
+        snprintf(buf, n, "%s, %.0f GB/s per GPU", k, in->sim.kv_link_Bps / 1e9);
+    else
+        snprintf(buf, n, "%.3g GB/s per GPU", in->sim.kv_link_Bps / 1e9);
+    return buf;
+}
+
 void render_plan(const struct plan_input *in, const struct plan_result *r, enum table_format f, struct table_sel *sel,
                  struct sbuf *out)
 {
     char col[48], nodes[64];
     node_phrase(in, nodes, sizeof nodes);
     if (in->rate_qps > 0) {
-        char s1[32], s2[32];
+        char s1[32], s2[32], kl[48];
         slo_text(in->ttft_slo_s, s1, sizeof s1);
         slo_text(in->tpot_slo_s, s2, sizeof s2);
         if (f == TABLE_TEXT || f == TABLE_MD)
             sbuf_printf(out, "%splan: %s for %g requests/s (open loop, Poisson), p%d TTFT <= %s and TPOT <= %s, "
-                             "%s, aggregated and disaggregated layouts, simulated\n",
-                        f == TABLE_MD ? "## " : "", in->model->id, in->rate_qps, in->percentile, s1, s2, nodes);
+                             "%s, aggregated and disaggregated layouts (KV link %s), simulated\n",
+                        f == TABLE_MD ? "## " : "", in->model->id, in->rate_qps, in->percentile, s1, s2, nodes,
+                        kv_link_phrase(in, kl, sizeof kl));
         if (f == TABLE_TEXT || f == TABLE_MD) {
             render_engine_line(&in->eff, out);
             sbuf_append(out, "\n");

@@ -58,6 +58,11 @@ struct sim_config plan_sim_config(const struct plan_input *in, const struct llmr
     return c;
 }
 
+double plan_kv_link_Bps(const struct plan_input *in, const struct llmroof_gpu *g)
+{
+    return in->kv_link_nvlink ? g->link_bw_Bps : in->sim.kv_link_Bps;
+}
+
 void plan_instance_limits(const struct plan_input *in, const struct llmroof_gpu *g, int attn_dp, long *max_seqs,
                           long *max_batched_tokens)
 {
@@ -573,6 +578,7 @@ static int rate_eval(const struct plan_input *in, const struct llmroof_gpu *g, b
     c.slo_percentile = in->percentile;
     if (disagg) {
         c.disaggregated = true;
+        c.kv_link_Bps = plan_kv_link_Bps(in, g);
         /* (both pools on g: the run's budget is theirs) */
         c.prefill = (struct sim_pool){ setup_for(in, g, tp_p), (int)x, 0 };
         c.decode = (struct sim_pool){ setup_for(in, g, tp_d), y > 0 ? (int)y : 1, 0 };

@@ -44,6 +44,9 @@ struct plan_input {
                                       (LLMROOF_ESTOPPED) */
     bool keep_budget, keep_seqs;   /* --max-batched-tokens / --max-seqs given: the engine
                                       profile's defaults do not replace them */
+    bool kv_link_nvlink;           /* --kv-link nvlink: each GPU's own NVLink carries the
+                                      disaggregated hand-over; else sim.kv_link_Bps (IB by default) */
+    const char *kv_link;           /* the link as given: nvlink, ib, pcie or GB/s (NULL: ib) */
     struct llmroof_dtypes dt;
     struct llmroof_eff_override eff;
     bool fast;                     /* analytic steady state instead of simulation */
@@ -64,6 +67,9 @@ struct plan_input {
  * scheduler, budget and sequence limit for that GPU (sim_config_engine: vLLM's larger defaults
  * on GPUs of 70 GiB or more), as `simulate -e` sets them. setup is left to the caller. */
 struct sim_config plan_sim_config(const struct plan_input *in, const struct llmroof_gpu *g);
+
+/* The prefill-to-decode KV link of a disaggregated layout on g, bytes/s per GPU. */
+double plan_kv_link_Bps(const struct plan_input *in, const struct llmroof_gpu *g);
 
 /* The token budget and sequence limit of a whole instance of `attn_dp` attention ranks on g:
  * each rank's share (sim_rank_share: the profile's per-rank limits for an engine that states

@@ -179,6 +179,10 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
         c->mem.block_size = en->kv_block_tokens;
     if (en->mem_util > 0 && !c->user_mem_util)
         c->mem.mem_util = en->mem_util;
+    /* SGLang: the fraction holds weights and the KV pool only, and its default follows the GPU's
+     * memory and the instance's GPUs (memory_eval_layout asks the profile per layout) */
+    c->mem.util_static = en->mem_static;
+    c->mem.util_engine = !c->user_mem_util && catalog_engine_mem_util_varies(en) ? en : NULL;
     /* what the engine leaves outside its pool (vLLM before PR #2031: nothing beyond its headroom) */
     if (en->has_reserve && !c->user_reserve)
         c->mem.reserve_bytes = en->reserve_bytes;
@@ -1028,6 +1032,7 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     e->ntr = SIM_RESERVE_INIT_RATIO;
     struct llmroof_mem_opts mo = c->mem;
     mo.max_batched_tokens = (double)e->budget; /* memory sizes one rank's workspace from its share */
+    mo.speculative = c->spec.kind != SIM_SPEC_NONE; /* SGLang reserves more beside a drafter */
     mo.max_seqs = (double)(sim_rank_share(c, nrep, c->max_seqs) * nrep); /* the instance's logits buffer, as
                                                                             `memory` sizes it */
     struct llmroof_memory mem;

@@ -343,6 +343,46 @@ static void rate_plan_answer_meets_the_slos_and_is_minimal(void **state)
     catalog_free(&cat);
 }
 
+/* The disaggregated rows hand the KV over the plan's link (--kv-link), not always IB. Llama-3.1-70B
+ * at TP 4 caches 80 layers x 8 KV heads x 128 x 2 (K, V) x 2 bytes = 327,680 bytes a token, so
+ * an 8000-token prompt sends 2.62 GB, 655 MB per GPU: 1.46 ms over an H100's NVLink (450 GB/s),
+ * 1.31 s over a 0.5 GB/s link. At 2 requests/s the slow link is busy 2 x 1.31 / 2 prefill pools =
+ * 131% unless more decode pools share the hand-overs, so the same plan needs more GPUs. */
+static void disaggregated_rows_take_the_plans_kv_link(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    static struct workload fixed = { WORKLOAD_FIXED, 8000, 300, NULL, 0 };
+    struct plan_input in;
+    base(&in, &cat, "llama-3.1-70b");
+    in.sim.workload = &fixed;
+    in.rate_qps = 2;
+    in.ttft_slo_s = 3.0;
+    in.tpot_slo_s = 0.06;
+    in.gpus[in.ngpus++] = gpu(&cat, "h100-sxm5-80gb");
+    in.tps[in.ntps++] = 4;
+    in.kv_link_nvlink = true;
+    assert_float_equal(plan_kv_link_Bps(&in, in.gpus[0]), 450e9, 1);
+    run(&in, &res);
+    in.kv_link_nvlink = false;
+    in.sim.kv_link_Bps = 0.5e9;
+    assert_float_equal(plan_kv_link_Bps(&in, in.gpus[0]), 0.5e9, 1);
+    run(&in, &res2);
+    const struct plan_option *fast = NULL, *slow = NULL;
+    for (int i = 0; i < res.noptions; i++)
+        if (res.options[i].disagg)
+            fast = &res.options[i];
+    for (int i = 0; i < res2.noptions; i++)
+        if (res2.options[i].disagg)
+            slow = &res2.options[i];
+    assert_non_null(fast);
+    assert_non_null(slow);
+    assert_true(fast->feasible);
+    assert_true(!slow->feasible || slow->gpus > fast->gpus);
+    catalog_free(&cat);
+}
+
 /* One H100 serves Llama-3.1-8B chat at 51.4 requests/s at most: 30,000-request runs at every rate
  * from 55 to 60 complete 51.4/s. A plan for 55/s therefore needs two TP-1 instances. Until session 39
  * it took one: its 30 s run completed 51-53/s of about 55, within the completions' 10% margin,
@@ -865,6 +905,7 @@ int main(void)
         cmocka_unit_test(a_row_at_the_search_limit_serves_only_the_users_it_verified),
         cmocka_unit_test(rate_plan_answer_meets_the_slos_and_is_minimal),
         cmocka_unit_test(a_rate_past_one_instances_ceiling_takes_two),
+        cmocka_unit_test(disaggregated_rows_take_the_plans_kv_link),
         cmocka_unit_test(rate_plan_with_impossible_slos_has_no_answer),
         cmocka_unit_test(rate_plan_tries_expert_parallel_layouts_for_moe),
         cmocka_unit_test(instances_beyond_a_node_take_whole_nodes),

@@ -242,10 +242,64 @@ static void sglang_defaults_follow_the_gpus_memory(void **state)
     assert_int_equal(o.max_batched_tokens, 8192);
     /* the band lookup itself: bounds in MiB, the lower inclusive, the upper exclusive */
     assert_non_null(catalog_engine_tier(en, 35839.0 * 1048576));
-    assert_null(catalog_engine_tier(en, 35840.0 * 1048576));   /* 35 GiB: the profile's own */
-    assert_null(catalog_engine_tier(en, 98304.0 * 1048576));   /* 96 GiB is not above 96 GiB */
+    /* 35 GiB and 96 GiB: the bands of SGLang's memory reserve alone, the profile's budget and graphs */
+    assert_int_equal(catalog_engine_tier(en, 35840.0 * 1048576)->max_batched_tokens, 0);
+    assert_int_equal(catalog_engine_tier(en, 35840.0 * 1048576)->graph_max_batch, 0);
+    assert_int_equal(catalog_engine_tier(en, 98304.0 * 1048576)->graph_max_batch, 0); /* 96 GiB is not above 96 */
     assert_int_equal(catalog_engine_tier(en, 163840.0 * 1048576)->max_batched_tokens, 16384);
     assert_null(catalog_engine_tier(NULL, 1e9));
+    catalog_free(&cat);
+}
+
+/* SGLang's KV pool: mem_fraction_static holds weights and the pool only (model_runner.py
+ * profile_max_num_token), its default round((memory - reserve) / memory, 3) by the memory
+ * nvidia-smi reports (server_args.py, PR #7054). Llama-3.1-70B fp16 on 8 H100s (81,920 MiB):
+ * reserve 9.5 GiB + 0.5 GiB x 8 = 13,824 MiB, fraction (81,920 - 13,824) / 81,920 = 0.83125 -> 0.831;
+ * pool 0.831 x 85,017,493,504 (visible) - 17,640,734,720 (weights) = 53,008,802,381.8 B, no workspace
+ * nor reserve beside. With DP attention 4 GiB more: (81,920 - 17,920) / 81,920 = 0.78125 -> 0.781.
+ * On an MI300X (192 GiB, 196,608 MiB) 32 GiB: (196,608 - 32,768) / 196,608 = 0.8333 -> 0.833 at any TP.
+ * SGLang 0.3 by the TP size: 0.85 at TP 4. --mem-util (user_mem_util) replaces the default, still
+ * of weights and pool only. */
+static void sglang_pool_is_its_static_fraction_less_the_weights(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_engine *en = shipped_engine(&cat, "sglang");
+    const struct llmroof_gpu *h100 = gpu(&cat, "h100-sxm5-80gb"), *mi = gpu(&cat, "mi300x");
+    assert_float_equal(catalog_engine_mem_util(en, h100, 8, false, false), 0.831, 1e-12);
+    assert_float_equal(catalog_engine_mem_util(en, h100, 8, false, true), 0.781, 1e-12);
+    assert_float_equal(catalog_engine_mem_util(en, h100, 1, false, false), 0.875, 1e-12); /* (81920-10240)/81920 */
+    assert_float_equal(catalog_engine_mem_util(en, h100, 1, true, false), 0.850, 1e-12);  /* 2 GiB more: 12,288 */
+    assert_float_equal(catalog_engine_mem_util(en, mi, 8, false, false), 0.833, 1e-12);
+    const struct llmroof_engine *e03 = shipped_engine(&cat, "sglang-0.3");
+    assert_float_equal(catalog_engine_mem_util(e03, h100, 1, false, false), 0.88, 1e-12);
+    assert_float_equal(catalog_engine_mem_util(e03, h100, 4, false, false), 0.85, 1e-12);
+    assert_float_equal(catalog_engine_mem_util(e03, h100, 12, false, false), 0.81, 1e-12);
+    assert_float_equal(catalog_engine_mem_util(shipped_engine(&cat, "vllm"), h100, 8, false, false), 0, 0);
+
+    struct sim_config c;
+    sim_default_config(&c);
+    c.setup.model = model(&cat, "llama-3.1-70b");
+    c.setup.gpu = h100;
+    sim_config_engine(&c, en, h100, false, false);
+    const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false };
+    struct llmroof_memory m;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(memory_eval(c.setup.model, h100, 8, &dt, 2048, &c.mem, &m, &err), 0);
+    assert_float_equal(m.mem_util, 0.831, 1e-12);
+    assert_float_equal(m.workspace_bytes_per_gpu, 0, 0);
+    assert_float_equal(m.reserve_bytes_per_gpu, 0, 0);
+    assert_float_equal(m.kv_capacity_bytes_per_gpu, 0.831 * 85017493504.0 - 17640734720.0, 1);
+    /* a stated fraction replaces the default and keeps its meaning */
+    struct sim_config u;
+    sim_default_config(&u);
+    u.setup = c.setup;
+    u.user_mem_util = true;
+    u.mem.mem_util = 0.7;
+    sim_config_engine(&u, en, h100, false, false);
+    assert_int_equal(memory_eval(u.setup.model, h100, 8, &dt, 2048, &u.mem, &m, &err), 0);
+    assert_float_equal(m.kv_capacity_bytes_per_gpu, 0.7 * 85017493504.0 - 17640734720.0, 1);
     catalog_free(&cat);
 }
 
@@ -404,6 +458,7 @@ int main(void)
         cmocka_unit_test(no_api_server_drops_the_streaming_cost),
         cmocka_unit_test(vllm_llm_class_takes_the_offline_budgets),
         cmocka_unit_test(sglang_defaults_follow_the_gpus_memory),
+        cmocka_unit_test(sglang_pool_is_its_static_fraction_less_the_weights),
         cmocka_unit_test(prefix_caching_is_on_by_default_in_vllm_v1_and_sglang),
         cmocka_unit_test(pools_and_estimate_take_the_gpus_graph_limit_and_budget),
         cmocka_unit_test(estimate_and_simulate_replay_the_same_steps),
