@@ -398,6 +398,8 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
     if (e->pd_decode_prealloc) /* (said where set: the other profiles' P/D is unchanged by it) */
         kvb(t, "pd_decode_prealloc", e->pd_decode_prealloc,
         "disaggregated: the decode instance takes a request's KV on arrival, before its prefill runs");
+    kvb(t, "pd_kv_full_window", e->pd_kv_full_window,
+        "disaggregated: pools hold and send every layer's whole context, windowed ones too");
     /* the JSON has these two; the table left them out, so `show engine sglang` hid why its budget
      * and graph limit differ by GPU */
     kvb(t, "prefix_cache", e->prefix_cache, "automatic prefix caching on by default (a shared prefix is reused)");

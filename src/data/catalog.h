@@ -373,6 +373,10 @@ struct llmroof_engine {
                                          step per output token; else it streams the prefill's token as
                                          the request joins its running batch, before that step (SGLang's
                                          prebuilt batch, no forward) */
+    bool pd_kv_full_window;           /* disaggregated serving: both pools hold and send every layer's
+                                         whole context, windowed layers too (vLLM 0.10-0.22: a KV
+                                         connector turns the hybrid KV cache manager off; 0.8-0.9 had
+                                         none); false: windowed layers keep and send their window */
     bool pd_decode_prealloc;          /* disaggregated serving: the decode instance takes a request's
                                          prompt KV when the request arrives, and the prefill runs only
                                          once it is held (SGLang's decode PreallocQueue); false: the

@@ -1311,6 +1311,8 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
             cJSON_AddBoolToObject(o, "pd_decode_resample", true);
         if (e[i].pd_decode_prealloc)
             cJSON_AddBoolToObject(o, "pd_decode_prealloc", true);
+        if (e[i].pd_kv_full_window)
+            cJSON_AddBoolToObject(o, "pd_kv_full_window", true);
         if (e[i].prefix_cache)
             cJSON_AddBoolToObject(o, "prefix_cache", true);
         if (e[i].n_mem_tiers > 0) {

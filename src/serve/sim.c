@@ -169,6 +169,7 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
     c->pd_decode_first_token = en->pd_decode_first_token;
     c->pd_decode_resample = en->pd_decode_first_token && en->pd_decode_resample;
     c->pd_decode_prealloc = en->pd_decode_prealloc;
+    c->pd_kv_full_window = en->pd_kv_full_window;
     c->admit_no_evict = en->admit_no_evict;
     c->admit_reserve = en->admit_reserve;
     c->admit_wait = en->admit_wait;
@@ -1039,7 +1040,11 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     if ((rc = memory_eval_layout(s->model, s->gpu, &lay, &s->dt, 1, &mo, &mem, err)))
         return rc;
     e->bs = mo.block_size > 1 ? mo.block_size : 1;
-    e->windowed = arch_local_layers(s->model) > 0;
+    /* a pool whose engine's KV connector turns the window-aware allocator off (vLLM 0.10-0.22:
+     * VllmConfig disables the hybrid KV cache manager under a kv_transfer_config) holds and sends
+     * every layer's whole context */
+    e->full_kv = c->disaggregated && c->pd_kv_full_window;
+    e->windowed = !e->full_kv && arch_local_layers(s->model) > 0;
     e->win_share = e->windowed && !s->model->window_chunked && arch_attn_layers(s->model) > 0
                        ? (double)arch_local_layers(s->model) / (double)arch_attn_layers(s->model)
                        : 0.0;
@@ -1096,7 +1101,7 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     /* the drafter's share of a token's K/V, which its own rule holds (held_tokens) */
     e->kv_extra_share = per_token > 0 ? (per_token - mem.kv_bytes_per_token_per_gpu) / per_token : 0.0;
     e->kv_extra_draft = c->spec.kind == SIM_SPEC_DRAFT;
-    if (e->kv_extra_draft && arch_local_layers(c->spec.draft) > 0)
+    if (e->kv_extra_draft && arch_local_layers(c->spec.draft) > 0 && !e->full_kv)
         e->windowed = true;
     double tokens = per_token > 0 && cap_bytes > 0 ? floor(cap_bytes / per_token) : 0;
     if (tokens > mem.kv_capacity_tokens)

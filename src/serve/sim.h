@@ -156,6 +156,9 @@ struct sim_config {
     enum sim_router router;
     bool disaggregated;              /* prefill pool -> KV transfer -> decode pool */
     struct sim_pool prefill, decode; /* disaggregated pools */
+    bool pd_kv_full_window;          /* disaggregated: the pools hold and send every layer's whole
+                                        context, sliding-window layers too (engine pd_kv_full_window:
+                                        vLLM's KV connectors turn the hybrid KV cache manager off) */
     double kv_link_Bps;              /* per GPU pair, prefill -> decode (disaggregated) */
     double kv_link_latency_s;        /* fixed cost of one KV transfer */
     bool prefix_cache;               /* reuse cached prefix blocks (vLLM automatic prefix caching) */

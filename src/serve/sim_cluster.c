@@ -330,8 +330,10 @@ static void start_transfer(struct runner *r, struct engine *d, const struct rsta
     long id = h->id;
     struct sim_request *q = &r->R[id];
     const struct engine *p = &r->E[q->prefill_instance];
-    /* local (sliding-window) layers send only their window (arch_kv_tokens_held) */
-    const double per_gpu = arch_kv_tokens_held(d->setup.model, (double)q->prompt) * d->kv_token_gpu_bytes;
+    /* local (sliding-window) layers send only their window (arch_kv_tokens_held), unless the
+     * engine's connector holds every layer's whole context (engine full_kv) */
+    const double held = d->full_kv ? (double)q->prompt : arch_kv_tokens_held(d->setup.model, (double)q->prompt);
+    const double per_gpu = held * d->kv_token_gpu_bytes;
     const double sent = per_gpu * (double)d->setup.tp / (double)p->setup.tp;
     double start = now > d->link_free_s ? now : d->link_free_s;
     double dur = c->kv_link_latency_s + fmax(per_gpu, sent) / c->kv_link_Bps;

@@ -215,6 +215,9 @@ struct engine {
     long mem_blocks;                   /* the blocks memory sizes (total_blocks unless --kv-blocks) */
     bool windowed;               /* the model has sliding-window or chunked layers: a sequence holds
                                     their window's blocks only (seq_blocks) */
+    bool full_kv;                /* every layer holds a sequence's whole context, windowed ones too:
+                                    a disaggregated pool of an engine whose KV connector turns the
+                                    window-aware allocator off (sim_config.pd_kv_full_window) */
     double win_share;            /* sliding windows: the local layers' share of a token's K/V (0 for
                                     chunked ones), which a prefill chunk holds w - 1 + chunk of */
     double kv_extra_share;       /* a drafter's share of a token's K/V in the pool (a draft model, or
@@ -439,10 +442,10 @@ static inline long blocks_for(long tokens, long bs)
  * EAGLE or MTP head's full-attention layer all n. */
 static inline double held_tokens(const struct engine *e, double n)
 {
-    const double t = memory_kv_tokens_held(e->setup.model, &e->sh, n);
+    const double t = e->full_kv ? n : memory_kv_tokens_held(e->setup.model, &e->sh, n);
     if (!(e->kv_extra_share > 0))
         return t;
-    const double x = e->kv_extra_draft ? memory_kv_tokens_held(e->draft.model, &e->dsh, n) : n;
+    const double x = e->kv_extra_draft && !e->full_kv ? memory_kv_tokens_held(e->draft.model, &e->dsh, n) : n;
     return (1.0 - e->kv_extra_share) * t + e->kv_extra_share * x;
 }
 

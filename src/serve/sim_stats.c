@@ -443,7 +443,7 @@ static void len_add(struct len_sums *a, const struct engine *d, bool linear, dou
     a->O += o;
     a->w += o;
     a->ctx += o * mid;
-    a->held += o * (linear ? mid : memory_kv_tokens_held(d->setup.model, &d->sh, mid));
+    a->held += o * (linear || d->full_kv ? mid : memory_kv_tokens_held(d->setup.model, &d->sh, mid));
 }
 
 /* The workload's sums at a stated rate: exact for fixed lengths and csv rows, else workload_means'
@@ -479,7 +479,7 @@ static double cluster_capacity_qps(const struct runner *r, double *life_s)
     const struct llmroof_model *dm = r->ne > 0 && r->c->disaggregated ? r->E[r->ne - 1].setup.model : NULL;
     const struct engine *d = &r->E[r->ne - 1];
     const double far = 1e9; /* no window reaches it: held(far) = far only without windowed layers */
-    const bool linear = fabs(memory_kv_tokens_held(d->setup.model, &d->sh, far) - far) <= 1e-9 * far;
+    const bool linear = d->full_kv || fabs(memory_kv_tokens_held(d->setup.model, &d->sh, far) - far) <= 1e-9 * far;
     struct len_sums a = { 0 };
     double H = 0;
     for (long i = 0; i < r->nreq; i++) {
@@ -487,7 +487,7 @@ static double cluster_capacity_qps(const struct runner *r, double *life_s)
             continue;
         len_add(&a, d, linear, (double)r->R[i].prompt, (double)r->R[i].output);
         if (dm)
-            H += arch_kv_tokens_held(dm, (double)r->R[i].prompt);
+            H += d->full_kv ? (double)r->R[i].prompt : arch_kv_tokens_held(dm, (double)r->R[i].prompt);
     }
     if (a.n == 0)
         return 0;

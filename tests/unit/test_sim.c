@@ -1730,6 +1730,39 @@ static void a_kv_link_bottleneck_is_overload(void **state)
     catalog_free(&cat);
 }
 
+/* vLLM 0.10-0.22 turns the hybrid KV cache manager off under a KV connector (0.8-0.9 had none):
+ * disaggregated pools hold and send every layer's whole context, sliding-window layers too
+ * (engine pd_kv_full_window, the vllm-0.8 profile); the vllm profile (0.14+, NixlConnector with the
+ * hybrid manager from 0.23) keeps windows. Gemma-2-27B at TP 2: 46 layers, 23 of them windowed at
+ * 4,096, 188,416 B of K/V a token on each GPU. One 8000-token prompt over 100 GB/s: full, 20 us +
+ * 8000 x 188,416 / 1e11 = 15.093 ms; windowed, (23 x 8000 + 23 x 4096) / 46 = 6,048 tokens' worth,
+ * 20 us + 6048 x 188,416 / 1e11 = 11.415 ms. */
+static void vllm_connectors_send_every_layers_whole_context(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 8000, 100, NULL, 0 };
+    const char *engines[2] = { "vllm-0.8", "vllm" };
+    const double held[2] = { 8000.0, 6048.0 };
+    for (int k = 0; k < 2; k++) {
+        struct sim_config c = config(&cat, "gemma-2-27b", "h100", 2, &w);
+        sim_config_engine(&c, shipped_engine(&cat, engines[k]), c.setup.gpu, false, false);
+        assert_int_equal(c.pd_kv_full_window, k == 0);
+        disaggregate(&cat, &c, NULL);
+        c.mode = SIM_CLOSED;
+        c.concurrency = 1;
+        c.requests = 1;
+        c.kv_link_Bps = 100e9;
+        c.kv_link_latency_s = 20e-6;
+        struct sim_result r;
+        run(&c, &r);
+        assert_rel_close(r.kv_transfer.mean, 20e-6 + held[k] * 188416.0 / 100e9, 1e-9);
+        sim_result_free(&r);
+    }
+    catalog_free(&cat);
+}
+
 /* Near the steady-state bound any growth counts: Qwen2.5-7B on one L4 at 0.5/s of 200 + 2000
  * tokens, 200 requests. The system grows by 25 over the window (77 -> 102), under the noise
  * allowance 2 sqrt(179) = 26.8 that a rate far below the bound would get; 20,000 requests complete
@@ -4022,6 +4055,7 @@ int main(void)
         cmocka_unit_test(a_short_run_beyond_the_service_rate_is_overload),
         cmocka_unit_test(an_idle_server_with_a_request_in_flight_is_not_overload),
         cmocka_unit_test(a_kv_link_bottleneck_is_overload),
+        cmocka_unit_test(vllm_connectors_send_every_layers_whole_context),
         cmocka_unit_test(the_link_bound_takes_the_mean_of_the_held_kv),
         cmocka_unit_test(near_the_bound_any_growth_is_overload),
         cmocka_unit_test(poisson_noise_in_the_window_is_not_overload),
