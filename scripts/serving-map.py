@@ -140,11 +140,22 @@ for r in rows:
              wdt='', kvdt='', tp='', ep='', dp_attn='', instances='1', disagg='', workload='', load='', requests='',
              metric='', stat='', divide='1', slo='', spec='', base='', notes='', skip='',
              max_seqs='', max_batched_tokens='', chunked='', sched_steps='', engine_use_ray='',
-             max_paddings='', api_server='', kv_blocks='')
+             max_paddings='', api_server='', kv_blocks='', max_concurrent='')
     notes=[]; skip=[]
     fw=r['framework']; met=r['metric']; unit=r['unit']
     # the engine settings the row states (vLLM and TGI flags in its notes)
-    # (TGI's --max-concurrent-requests bounds the router's requests, queued ones included: not a batch size)
+    # TGI's --max-concurrent-requests bounds the router's requests, queued ones included (not a batch
+    # size): one more is refused with HTTP 429 (router/src/infer/mod.rs); the profile's default is 128
+    mc=re.search(r'--max-concurrent-requests (\d+)', r['notes'])
+    if mc and 'tgi' in fw.lower():
+        m['max_concurrent']=mc.group(1); notes.append('at most %s requests in flight as stated' % mc.group(1))
+    elif 'tgi' in fw.lower() and 'tuned cfg' in fw and 'vllm-serving-amd' in r['source']:
+        # the post's TGI "tuned cfg" rows state --max-concurrent-requests 1024 for 405B; its 70B rows
+        # name the same tuned configuration without repeating the flags
+        m['max_concurrent']='1024'; notes.append('at most 1024 requests in flight: the tuned configuration the 405B rows state')
+    elif 'tgi' in fw.lower() and '2023/06/20/vllm' in r['source']:
+        # vLLM's own harness launched TGI with --max-concurrent-requests 5000 (benchmarks/launch_tgi_server.sh)
+        m['max_concurrent']='5000'; notes.append("at most 5000 requests in flight: vLLM's benchmarks/launch_tgi_server.sh")
     ms=re.search(r'--max-num-seqs (\d+)', r['notes'])
     if ms: m['max_seqs']=ms.group(1); notes.append('max sequences %s as stated' % ms.group(1))
     mb=re.search(r'--max-num-batched-tokens (\d+)', r['notes'])

@@ -219,11 +219,12 @@ int cli_double(struct cli *c, const char *opt, const char *arg, double min, doub
 int cli_bytes(struct cli *c, const char *opt, const char *arg, double *out);
 int cli_dtype(struct cli *c, const char *opt, const char *arg, enum llmroof_dtype *out);
 /* --kv-link of simulate and plan: nvlink, ib, pcie or a bandwidth in GB/s, into *bps. nvlink
- * needs NVLink on each of gpus[0..ngpus) (else a usage error naming the first without it), sets
+ * needs NVLink on each of gpus[0..ngpus) (else a usage error naming the first without it, and,
+ * from_list, the --gpus list that holds it), sets
  * *nvlink (when not NULL) and *bps to gpus[0]'s link: a caller planning several GPUs takes each
  * one's own. */
-int cli_kv_link(struct cli *c, const char *arg, const struct llmroof_gpu *const *gpus, int ngpus, double *bps,
-                bool *nvlink);
+int cli_kv_link(struct cli *c, const char *arg, const struct llmroof_gpu *const *gpus, int ngpus, bool from_list,
+                double *bps, bool *nvlink);
 
 /* Shared model/GPU/dtype/efficiency options of estimate, memory and report. */
 struct cli_setup_opts {
@@ -260,6 +261,8 @@ int cli_layout_check(struct cli *c, const struct cli_setup_opts *s);
 /* Looks up --engine after the catalog is loaded, after cli_layout_check. Returns 0 or 2 after
  * printing the error. */
 int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s);
+/* A note on stderr where an engine's static fraction (SGLang) makes --reserve or --workspace moot. */
+void cli_note_static_mem(struct cli *c, const struct cli_setup_opts *s);
 /* The engine's KV pool as simulate sets it up (sim_config_engine) on s->mem: its share of the
  * device (unless --mem-util was given), TensorRT-LLM's and LMDeploy's share of the free memory,
  * and the workspace of its token budget and sequence limit (unless keep_mbt / keep_seqs: the

@@ -75,8 +75,8 @@ int cli_duration(struct cli *c, const char *opt, const char *arg, double max_s, 
 /* --kv-link: nvlink (each prefill GPU's own link from the catalog), ib (400 Gb/s NDR, 50 GB/s
  * per GPU), pcie (PCIe 4.0 x16, 32 GB/s per direction) or a bandwidth in GB/s. */
 #define KV_LINK_MIN_GBPS 0.1 /* 0.1 GB/s = 800 Mb/s, below gigabit Ethernet (0.125 GB/s): the slowest link served */
-int cli_kv_link(struct cli *c, const char *arg, const struct llmroof_gpu *const *gpus, int ngpus, double *bps,
-                bool *nvlink)
+int cli_kv_link(struct cli *c, const char *arg, const struct llmroof_gpu *const *gpus, int ngpus, bool from_list,
+                double *bps, bool *nvlink)
 {
     double v;
     if (nvlink)
@@ -86,7 +86,8 @@ int cli_kv_link(struct cli *c, const char *arg, const struct llmroof_gpu *const 
             if (gpus[i]->link != LLMROOF_LINK_NVLINK)
                 return cli_usage_error(c, "option '--kv-link': %s has no NVLink (its link is %s); use ib, pcie or a "
                                           "GB/s figure%s",
-                                       gpus[i]->id, link_name(gpus[i]->link), ngpus > 1 ? ", or leave it out of --gpus" : "");
+                                       gpus[i]->id, link_name(gpus[i]->link),
+                                       from_list ? ", or a --gpus list of NVLink GPUs (the default list has PCIe cards)" : "");
         *bps = ngpus > 0 ? gpus[0]->link_bw_Bps : 0;
         if (nvlink)
             *nvlink = true;
@@ -102,6 +103,9 @@ int cli_kv_link(struct cli *c, const char *arg, const struct llmroof_gpu *const 
         return cli_usage_error(c, "option '--kv-link': %s GB/s is below the floor of %g GB/s (1 Gb/s Ethernet carries "
                                   "0.125 GB/s); give a bandwidth in [%g, 100000] GB/s, or nvlink, ib or pcie",
                                CLI_CLIP(arg), KV_LINK_MIN_GBPS, KV_LINK_MIN_GBPS);
+    } else if (parse_double(arg, &v) && v > 100000) {
+        return cli_usage_error(c, "option '--kv-link': %s GB/s is above the ceiling of 100000 GB/s; give a bandwidth "
+                                  "in [%g, 100000] GB/s, or nvlink, ib or pcie", CLI_CLIP(arg), KV_LINK_MIN_GBPS);
     } else {
         return cli_usage_error(c, "option '--kv-link': '%s' is not nvlink, ib, pcie or a bandwidth in GB/s", arg);
     }
@@ -244,6 +248,15 @@ int cli_layout_check(struct cli *c, const struct cli_setup_opts *s)
                                "is at most the number of expert-parallel ranks, when it takes every routed token)",
                                s->layout.ep_imbalance, s->layout.ep);
     return 0;
+}
+
+void cli_note_static_mem(struct cli *c, const struct cli_setup_opts *s)
+{
+    if (s->mem.util_static && (s->have_reserve || s->mem.workspace_set))
+        fprintf(c->errf, "llmroof: note: engine %s's fraction (mem_fraction_static) holds the weights and the KV cache "
+                         "only; activations, CUDA graphs and buffers live outside it, so --reserve and --workspace "
+                         "change nothing (--mem-util sets the fraction)\n",
+                s->eff.engine ? s->eff.engine->id : "?");
 }
 
 void cli_engine_mem(struct cli_setup_opts *s, const struct llmroof_setup *setup, bool keep_mbt, bool keep_seqs)

@@ -214,6 +214,7 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
      * TensorRT-LLM's and LMDeploy's share of the free memory, and the workspace of its token
      * budget and sequence limit */
     cli_engine_mem(&x.s, &setup, false, false);
+    cli_note_static_mem(c, &x.s);
     const struct llmroof_layout lay = cli_layout(&x.s);
     if ((rc = memory_eval_layout(m, g, &lay, &setup.dt, ctx_len, &x.s.mem, &mem, &err)))
         return cli_fail(c, &err);
@@ -223,6 +224,7 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
          * layer and one attention layer's K/V per token; Medusa's heads their residual blocks and
          * vocabulary projections (ops_medusa_bytes), no cache */
         struct llmroof_mem_opts mo = x.s.mem;
+        mo.speculative = true; /* SGLang reserves more beside a drafter, as simulate takes it */
         if (spec.draft) {
             struct llmroof_memory dm;
             if ((rc = memory_eval(spec.draft, g, setup.tp, &setup.dt, ctx_len, &x.s.mem, &dm, &err)))

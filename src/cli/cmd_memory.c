@@ -91,6 +91,7 @@ int cmd_memory(struct cli *c, int argc, char **argv)
      * token budget and sequence limit, where the command line does not state them */
     const struct llmroof_setup setup = { m, g, (int)s.tp, dt, roofline_effs_tp(g, &s.eff, (int)s.tp), cli_layout(&s) };
     cli_engine_mem(&s, &setup, x.have_mbt, x.have_maxseqs);
+    cli_note_static_mem(c, &s);
     struct llmroof_memory mem;
     struct llmroof_err err = { 0 };
     const struct llmroof_layout lay = cli_layout(&s);

@@ -329,6 +329,7 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
     if (e->mem_util > 0)
         kvn(t, "mem_util", "%.2f", e->mem_util,
             e->kv_of_free_memory ? "the KV cache's share of the memory weights, workspace and reserve leave"
+            : e->mem_static      ? "weights and KV's share of the device where no band's reserve or mem_util_by_tp applies"
                                  : "share of device memory the engine takes in simulate (default 0.90)");
     if (e->has_reserve)
         kvn(t, "reserve_bytes", "%.0f", e->reserve_bytes, "memory outside the KV pool beside weights and workspace");
@@ -398,6 +399,9 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
     if (e->pd_decode_prealloc) /* (said where set: the other profiles' P/D is unchanged by it) */
         kvb(t, "pd_decode_prealloc", e->pd_decode_prealloc,
         "disaggregated: the decode instance takes a request's KV on arrival, before its prefill runs");
+    if (e->max_concurrent_requests > 0)
+        kvn(t, "max_concurrent_requests", "%.0f", (double)e->max_concurrent_requests,
+            "requests in flight per instance, queued and running; one more is refused (HTTP 429)");
     kvb(t, "pd_kv_full_window", e->pd_kv_full_window,
         "disaggregated: pools hold and send every layer's whole context, windowed ones too");
     /* the JSON has these two; the table left them out, so `show engine sglang` hid why its budget

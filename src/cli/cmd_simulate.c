@@ -17,7 +17,7 @@ enum { OPT_MBT = 1, OPT_MAXSEQS, OPT_NOCHUNK, OPT_CONC, OPT_REQS, OPT_THINK, OPT
        OPT_SEED, OPT_REQOUT, OPT_TRACEOUT, OPT_SW_MBT, OPT_SW_RATE, OPT_SW_CONC, OPT_SVG, OPT_RANGE, OPT_SCENARIO,
        OPT_TTFT, OPT_TPOT, OPT_PCT, OPT_PCACHE, OPT_PREFIX, OPT_INST, OPT_ROUTER,
        OPT_PPOOL, OPT_DPOOL, OPT_KVLINK, OPT_WARMUP, OPT_BAND, OPT_ADMIT, OPT_MAXLEN, OPT_MAXPAD, OPT_NOAPI, OPT_STATIC,
-       OPT_SCHEDSTEPS, OPT_KVBLOCKS, OPT_NOPCACHE };
+       OPT_SCHEDSTEPS, OPT_KVBLOCKS, OPT_NOPCACHE, OPT_MAXCONC };
 enum { OPT_QUIET = 200 }; /* apart: other options append to the list above */
 
 struct ctx {
@@ -93,6 +93,11 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         return cli_long(c, "kv-blocks", arg, 1, SIM_KV_BLOCKS_MAX, &x->cfg.kv_blocks);
     case OPT_SCHEDSTEPS: /* vLLM 0.6's --num-scheduler-steps: one scheduling pass per N decode iterations */
         return cli_long(c, "scheduler-steps", arg, 1, 1024, &x->sched_steps);
+    case OPT_MAXCONC: /* TGI's --max-concurrent-requests: refuse (429) beyond it */
+        rc = cli_long(c, "max-concurrent-requests", arg, 1, 10000000, &v);
+        x->cfg.max_concurrent = v;
+        x->cfg.user_max_concurrent = true;
+        return rc;
     case OPT_MAXLEN: /* vLLM's --max-model-len: refuse a longer prompt, stop output at it */
         rc = cli_long(c, "max-model-len", arg, 1, 100000000, &v);
         x->cfg.max_model_len = v;
@@ -298,6 +303,30 @@ static int parse_pool(struct cli *c, const char *opt, const char *arg, const str
     return 0;
 }
 
+/* --kv-link of the pools: nvlink needs both pools' GPUs to be one NVLink GPU, and a prefill and a
+ * decode instance to fit one NVLink domain together (the catalog's domain_gpus, else the node):
+ * a TP-8 pair on 8-GPU HGX nodes hands over across the network, an H100 to an L4 over no NVLink */
+static int kv_link_pools(struct cli *c, struct ctx *x)
+{
+    const struct llmroof_gpu *gp = x->cfg.prefill.setup.gpu, *gd = x->cfg.decode.setup.gpu;
+    bool nv = false;
+    int rc = cli_kv_link(c, x->kvlink, (const struct llmroof_gpu *[]){ gp, gd }, 2, false, &x->cfg.kv_link_Bps, &nv);
+    if (rc || !nv)
+        return rc;
+    if (gp != gd)
+        return cli_usage_error(c, "option '--kv-link': nvlink joins GPUs of one kind in one NVLink domain; the "
+                                  "prefill pool runs on %s and the decode pool on %s: use ib, pcie or a GB/s figure",
+                               gp->id, gd->id);
+    const int dom = gp->domain_gpus > 0 ? gp->domain_gpus : gp->gpus_per_node;
+    const int pair = sim_setup_gpus(&x->cfg.prefill.setup) + sim_setup_gpus(&x->cfg.decode.setup);
+    if (pair > dom)
+        return cli_usage_error(c, "option '--kv-link': a prefill and a decode instance take %d GPUs, more than the %d "
+                                  "of one NVLink domain of %s: their hand-over crosses the network; use ib or a GB/s "
+                                  "figure",
+                               pair, dom, gp->id);
+    return 0;
+}
+
 /* A run that served nothing has no latencies: say so, beside the n/a (null) it prints. */
 static void warn_rejected(struct cli *c, const struct sim_result *r, const char *what, const struct sim_config *cfg)
 {
@@ -333,6 +362,16 @@ static void warn_rejected(struct cli *c, const struct sim_result *r, const char 
 static void warn_overload(struct cli *c, const struct sim_result *r, const char *what, const struct sim_config *cfg)
 {
     warn_rejected(c, r, what, cfg);
+    if (r->refused_busy > 0) {
+        /* a concurrency limit bounds the queue: the run refuses what it cannot hold, so its
+         * latencies stay bounded and its completions, not its queue, show the overload */
+        fprintf(c->errf, "llmroof: warning: %s%ld of %ld requests (%.1f%%) were refused at the limit of %ld in flight per "
+                        "instance (--max-concurrent-requests: HTTP 429, 'Model is overloaded'); %.3f requests/s completed, "
+                        "and the latencies are the admitted requests'\n",
+                what, r->refused_busy, r->requests, 100.0 * (double)r->refused_busy / (double)(r->requests > 0 ? r->requests : 1),
+                cfg->max_concurrent, r->request_per_s);
+        return;
+    }
     if (r->overloaded && r->overloaded_by_bound)
         fprintf(c->errf, "llmroof: warning: %soverloaded: %.3f requests/s offered, above the steady-state service bound "
                         "of %.3f: its queue grows without limit, and its latencies with the run's length\n",
@@ -449,6 +488,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         { OPT_MBT, "max-batched-tokens", 0, "N", "token budget of one iteration (default: the engine's, else 2048; with static batching it sizes only the activation workspace)", false },
         { OPT_MAXSEQS, "max-seqs", 0, "N", "running sequences at most (default: the engine's, else 256)", false },
         { OPT_MAXPAD, "max-paddings", 0, "N", "pad a prompt iteration's prompts to the longest, at most N padding tokens (vLLM 0.2.1-0.3: 256; 0 packed; default: the engine's)", false },
+        { OPT_MAXCONC, "max-concurrent-requests", 0, "N", "requests an instance holds at once, queued and running; one more is refused, HTTP 429 (TGI's flag; default the engine's: tgi 128, else none)", false },
         { OPT_MAXLEN, "max-model-len", 0, "N", "context limit as vLLM's --max-model-len: a longer prompt is rejected, output stops at it (default none)", false },
         { OPT_ADMIT, "admission", 0, "POLICY", "optimistic (preempt, vLLM), no-evict (reserve prompt + output, TensorRT-LLM), reserve (SGLang's new-token ratio) or wait (wait for KV, a stalled step recomputes all: DeepSpeed-MII 0.1); default: the engine's, else optimistic", false },
         { OPT_QUIET, "quiet", 'q', NULL, "no progress line (shown only on a terminal, after a second)", false },
@@ -724,8 +764,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         x->cfg.disaggregated = true;
         if (!(rc = parse_pool(c, "prefill-pool", x->ppool, x, &x->cfg.prefill)) &&
             !(rc = parse_pool(c, "decode-pool", x->dpool, x, &x->cfg.decode)) && x->kvlink)
-            rc = cli_kv_link(c, x->kvlink, (const struct llmroof_gpu *[]){ x->cfg.prefill.setup.gpu }, 1,
-                             &x->cfg.kv_link_Bps, NULL);
+            rc = kv_link_pools(c, x);
     }
     if (!rc && x->cfg.warmup_requests > 0 &&
         x->cfg.warmup_requests >= (x->cfg.mode == SIM_TRACE ? (long)x->cfg.ntrace : x->cfg.requests))

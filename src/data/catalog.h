@@ -373,6 +373,9 @@ struct llmroof_engine {
                                          step per output token; else it streams the prefill's token as
                                          the request joins its running batch, before that step (SGLang's
                                          prebuilt batch, no forward) */
+    long max_concurrent_requests;     /* requests one instance takes at once, queued and running; one
+                                         more is refused (TGI's --max-concurrent-requests, 128: HTTP
+                                         429); 0 = no limit */
     bool pd_kv_full_window;           /* disaggregated serving: both pools hold and send every layer's
                                          whole context, windowed layers too (vLLM 0.10-0.22: a KV
                                          connector turns the hybrid KV cache manager off; 0.8-0.9 had

@@ -70,7 +70,7 @@ enum { R_ID, R_METRIC, R_VALUE, R_SOURCE, R_FRAMEWORK, R_NREQ, R_NCOLS };
 enum { M_ID, M_MODEL, M_GPU, M_ENGINE, M_WDT, M_KVDT, M_TP, M_EP, M_DPA, M_INST, M_DISAGG, M_WORKLOAD, M_LOAD, M_REQ,
        M_METRIC, M_STAT, M_DIVIDE, M_SLO, M_SPEC, M_BASE, M_NOTE, M_SKIP, M_NREQUIRED,
        /* optional: the engine settings a row states */
-       M_MAXSEQS = M_NREQUIRED, M_BUDGET, M_CHUNKED, M_STEPS, M_RAY, M_PAD, M_API, M_KVBLOCKS, M_NCOLS };
+       M_MAXSEQS = M_NREQUIRED, M_BUDGET, M_CHUNKED, M_STEPS, M_RAY, M_PAD, M_API, M_KVBLOCKS, M_MAXCONC, M_NCOLS };
 
 struct read_ctx {
     const char *fname;
@@ -351,20 +351,21 @@ static int map_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, st
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: an slo_pct, goodput_req_s or slo-capacity row needs its slo",
                                x->fname, line);
     /* the engine settings the row states, each optional */
-    const char *opt[8] = { col[M_MAXSEQS] >= 0 ? f[col[M_MAXSEQS]] : "", col[M_BUDGET] >= 0 ? f[col[M_BUDGET]] : "",
+    const char *opt[9] = { col[M_MAXSEQS] >= 0 ? f[col[M_MAXSEQS]] : "", col[M_BUDGET] >= 0 ? f[col[M_BUDGET]] : "",
                            col[M_CHUNKED] >= 0 ? f[col[M_CHUNKED]] : "", col[M_STEPS] >= 0 ? f[col[M_STEPS]] : "",
                            col[M_RAY] >= 0 ? f[col[M_RAY]] : "", col[M_PAD] >= 0 ? f[col[M_PAD]] : "",
-                           col[M_API] >= 0 ? f[col[M_API]] : "", col[M_KVBLOCKS] >= 0 ? f[col[M_KVBLOCKS]] : "" };
+                           col[M_API] >= 0 ? f[col[M_API]] : "", col[M_KVBLOCKS] >= 0 ? f[col[M_KVBLOCKS]] : "",
+                           col[M_MAXCONC] >= 0 ? f[col[M_MAXCONC]] : "" };
     long ch = -1, st = 0, ray = 0, api = 1;
     if (!whole(opt[0], 1, 1000000, 0, &c->max_seqs) || !whole(opt[1], 1, 100000000, 0, &c->max_batched_tokens) ||
         !whole(opt[2], 0, 2, -1, &ch) || !whole(opt[3], 1, 1024, 0, &st) || !whole(opt[4], 0, 1, 0, &ray) ||
         !whole(opt[5], 0, 1000000, -1, &c->max_paddings) || !whole(opt[6], 0, 1, 1, &api) ||
-        !whole(opt[7], 1, SIM_KV_BLOCKS_MAX, 0, &c->kv_blocks))
+        !whole(opt[7], 1, SIM_KV_BLOCKS_MAX, 0, &c->kv_blocks) || !whole(opt[8], 1, 10000000, 0, &c->max_concurrent))
         return llmroof_err_set(err, LLMROOF_EINPUT,
                                "%s:%ld: max_seqs '%s', max_batched_tokens '%s', chunked '%s' (0, 1 or 2), sched_steps '%s', "
-                               "engine_use_ray '%s' (0 or 1), max_paddings '%s', api_server '%s' (0 or 1) or kv_blocks '%s' "
-                               "is not a whole number in range", x->fname, line, opt[0], opt[1], opt[2], opt[3], opt[4], opt[5],
-                               opt[6], opt[7]);
+                               "engine_use_ray '%s' (0 or 1), max_paddings '%s', api_server '%s' (0 or 1), kv_blocks '%s' "
+                               "or max_concurrent '%s' is not a whole number in range", x->fname, line, opt[0], opt[1], opt[2],
+                               opt[3], opt[4], opt[5], opt[6], opt[7], opt[8]);
     if (ray && !c->engine)
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: engine_use_ray needs the row's engine", x->fname, line);
     c->engine_use_ray = ray == 1;
@@ -386,7 +387,8 @@ int srv_load_cases(const struct llmroof_catalog *cat, const char *rows_text, siz
                                                  "instances", "disagg", "workload", "load", "requests", "metric",
                                                  "stat", "divide", "slo", "spec", "base", "notes", "skip",
                                                  "max_seqs", "max_batched_tokens", "chunked", "sched_steps",
-                                                 "engine_use_ray", "max_paddings", "api_server", "kv_blocks" };
+                                                 "engine_use_ray", "max_paddings", "api_server", "kv_blocks",
+                                                 "max_concurrent" };
     struct read_ctx x = { rows_name, NULL, 0, 0, cat };
     *out = NULL;
     *n = 0;
@@ -433,7 +435,7 @@ static bool same_run(const struct srv_case *a, const struct srv_case *b)
            a->base_engine == b->base_engine && a->max_seqs == b->max_seqs &&
            a->max_batched_tokens == b->max_batched_tokens && a->chunked == b->chunked && a->sched_steps == b->sched_steps &&
            a->engine_use_ray == b->engine_use_ray && a->max_paddings == b->max_paddings &&
-           a->no_api_server == b->no_api_server && a->kv_blocks == b->kv_blocks;
+           a->no_api_server == b->no_api_server && a->kv_blocks == b->kv_blocks && a->max_concurrent == b->max_concurrent;
 }
 
 static void sim_once(const struct sim_config *sc, long source_requests, struct run_sums *out);
@@ -460,6 +462,10 @@ static void simulate(const struct srv_case *c, const struct llmroof_gpu *g, cons
     if (c->max_paddings >= 0) /* the row's vLLM release predates (or postdates) padded prompt batches */
         sc.max_paddings = c->max_paddings;
     sc.kv_blocks = c->kv_blocks; /* the KV pool the source's engine logged */
+    if (c->max_concurrent > 0) { /* TGI's --max-concurrent-requests as the row states it */
+        sc.max_concurrent = c->max_concurrent;
+        sc.user_max_concurrent = true;
+    }
     if (c->chunked >= 0) {
         /* 1: chunks beside the decodes (vLLM's chunked prefill, Sarathi-Serve); 0: whole prompts
          * first, in iterations of their own (vLLM without chunking); 2: chunked prompts in
@@ -885,6 +891,7 @@ int srv_predict(struct srv_case *cases, size_t n, const bool *keep, const struct
                 b.engine_use_ray = false;
                 b.max_paddings = -1;
                 b.kv_blocks = 0;
+                b.max_concurrent = 0;
             }
             else
                 b.spec_kind = 0;

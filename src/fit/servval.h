@@ -104,6 +104,8 @@ struct srv_case {
                                   prompts (vLLM 0.1, before PR #1381); -1: the engine profile's */
     long kv_blocks;            /* the KV blocks the source logged for its engine (map column kv_blocks,
                                   simulate --kv-blocks); 0: sized from memory */
+    long max_concurrent;       /* TGI's --max-concurrent-requests as the row states it (map column
+                                  max_concurrent); 0: the engine profile's */
     /* the prediction */
     double predicted;
     double err;                /* predicted / measured time - 1 (rates inverted): > 0 = llmroof slower */

@@ -278,8 +278,9 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
      * world size (tp x pp), which only the layout knows: catalog_engine_mem_util */
     double util = o->mem_util;
     if (o->util_engine) {
+        /* (SGLang keys the DP-attention reserve on the flag, whatever the replicas) */
         const double u = catalog_engine_mem_util(o->util_engine, g, sh.gpus, o->speculative,
-                                                 sh.attn_dp > 1);
+                                                 sh.attn_dp > 1 || lay->dp_attn);
         if (u > 0)
             util = u;
     }
@@ -352,14 +353,23 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
         out->fit = LLMROOF_FITS;
     out->fits = out->fit == LLMROOF_FITS;
 
-    /* smallest TP whose weights, workspace and reserve fit (same options, no PP/EP) */
+    /* smallest TP whose weights, workspace and reserve fit (same options, no PP/EP); an engine
+     * whose default fraction follows the instance's GPUs (SGLang) takes it at each TP, and a
+     * static fraction (weights and KV only) leaves the workspace and reserve outside */
     out->min_tp_fit = 0;
     for (int t = 1; t <= 64; t *= 2) {
         struct llmroof_shard s2;
         if (ops_shard(m, t, &s2, NULL) != LLMROOF_OK)
             continue;
-        double ws = o->workspace_set ? o->workspace_bytes : default_workspace(m, &s2, dt, o);
-        if (memory_weights_layout(m, &s2, dt) + ws + o->reserve_bytes < out->usable_bytes) {
+        double usable = out->usable_bytes;
+        if (o->util_engine && !o->util_of_free) {
+            const double u = catalog_engine_mem_util(o->util_engine, g, t, o->speculative, false);
+            if (u > 0)
+                usable = out->visible_bytes * u;
+        }
+        const double ws = o->util_static ? 0.0 : o->workspace_set ? o->workspace_bytes : default_workspace(m, &s2, dt, o);
+        const double rs = o->util_static ? 0.0 : o->reserve_bytes;
+        if (memory_weights_layout(m, &s2, dt) + ws + rs < usable) {
             out->min_tp_fit = t;
             break;
         }

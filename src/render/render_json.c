@@ -869,6 +869,7 @@ static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, c
     cJSON_AddNumberToObject(o, "requests", (double)r->requests);
     cJSON_AddNumberToObject(o, "completed", (double)r->completed);
     cJSON_AddNumberToObject(o, "errors", (double)r->errors);
+    cJSON_AddNumberToObject(o, "refused_busy", (double)r->refused_busy);
     cJSON_AddNumberToObject(o, "error_rate", r->error_rate);
     cJSON_AddNumberToObject(o, "duration_s", r->duration_s);
     add_stats(o, "ttft_s", &r->ttft);
@@ -1021,8 +1022,8 @@ static void add_launch(cJSON *row, const struct plan_input *in, const struct pla
 static cJSON *plan_row_json(const struct plan_input *in, const struct plan_option *o)
 {
     cJSON *row = plan_option_json(o, in->rate_qps > 0, in->fast);
-    if (o->disagg && o->gpu)
-        cJSON_AddNumberToObject(row, "kv_link_Bps", plan_kv_link_Bps(in, o->gpu));
+    if (o->disagg && o->kv_link_Bps > 0)
+        cJSON_AddNumberToObject(row, "kv_link_Bps", o->kv_link_Bps);
     add_launch(row, in, o);
     return row;
 }
@@ -1313,6 +1314,7 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
             cJSON_AddBoolToObject(o, "pd_decode_prealloc", true);
         if (e[i].pd_kv_full_window)
             cJSON_AddBoolToObject(o, "pd_kv_full_window", true);
+        add_positive(o, "max_concurrent_requests", (double)e[i].max_concurrent_requests);
         if (e[i].prefix_cache)
             cJSON_AddBoolToObject(o, "prefix_cache", true);
         if (e[i].n_mem_tiers > 0) {

@@ -228,16 +228,17 @@ static void slo_text(double s, char *buf, size_t n)
         snprintf(buf, n, "%g ms", s * 1e3);
 }
 
-/* "ib, 50 GB/s", "nvlink, each GPU's", "20 GB/s": what a disaggregated hand-over crosses */
+/* "ib, 50 GB/s per GPU pair", "each GPU's NVLink ...", "20 GB/s per GPU pair": what a disaggregated
+ * hand-over crosses */
 static const char *kv_link_phrase(const struct plan_input *in, char *buf, size_t n)
 {
     const char *k = in->kv_link ? in->kv_link : "ib";
     if (in->kv_link_nvlink)
-        snprintf(buf, n, "each GPU's NVLink");
+        snprintf(buf, n, "each GPU's NVLink within a domain, ib beyond");
     else if (strcmp(k, "ib") == 0 || strcmp(k, "pcie") == 0)
-        snprintf(buf, n, "%s, %.0f GB/s per GPU", k, in->sim.kv_link_Bps / 1e9);
+        snprintf(buf, n, "%s, %.0f GB/s per GPU pair", k, in->sim.kv_link_Bps / 1e9);
     else
-        snprintf(buf, n, "%.3g GB/s per GPU", in->sim.kv_link_Bps / 1e9);
+        snprintf(buf, n, "%.3g GB/s per GPU pair", in->sim.kv_link_Bps / 1e9);
     return buf;
 }
 
@@ -247,7 +248,7 @@ void render_plan(const struct plan_input *in, const struct plan_result *r, enum 
     char col[48], nodes[64];
     node_phrase(in, nodes, sizeof nodes);
     if (in->rate_qps > 0) {
-        char s1[32], s2[32], kl[48];
+        char s1[32], s2[32], kl[64];
         slo_text(in->ttft_slo_s, s1, sizeof s1);
         slo_text(in->tpot_slo_s, s2, sizeof s2);
         if (f == TABLE_TEXT || f == TABLE_MD)

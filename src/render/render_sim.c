@@ -115,6 +115,10 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
         sbuf_printf(out, " in %d pipeline lanes (each its own token budget, %s%ld sequence%s and 1/%d of the KV blocks)",
                     lanes, c->max_seqs % lanes ? "up to " : "", most, PL(most), lanes);
     }
+    /* TGI's router refuses a request beyond its permits (--max-concurrent-requests) */
+    if (c->max_concurrent > 0)
+        sbuf_printf(out, ", at most %ld request%s in flight (more refused, HTTP 429)", c->max_concurrent,
+                    PL(c->max_concurrent));
     /* the CUDA-graph limit in force: a batch one past it runs eager, a step in TPOT the header
      * must explain (SGLang on an H100: 160 sequences replay, 161 do not) */
     char graphs[64] = "";
@@ -328,8 +332,16 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
     qi(&t, "requests", (double)r->requests, "");
     qi(&t, "completed", (double)r->completed, "");
     qi(&t, "errors", (double)r->errors,
-       c->max_model_len > 0 ? "rejected: prompt + output exceed the KV cache, or the prompt exceeds the context limit"
-                            : "rejected: prompt + output exceed the KV cache");
+       r->refused_busy > 0 && r->refused_busy == r->errors ? "refused at the concurrency limit (below)"
+       : r->refused_busy > 0 ? "rejected: prompt + output exceed the KV cache or the context limit, or refused (below)"
+       : c->max_model_len > 0 ? "rejected: prompt + output exceed the KV cache, or the prompt exceeds the context limit"
+                              : "rejected: prompt + output exceed the KV cache");
+    if (r->refused_busy > 0) { /* TGI's 429s: the limit, not the request, refused them */
+        char why[160];
+        snprintf(why, sizeof why, "of the errors: refused at an instance holding %ld requests (--max-concurrent-requests, "
+                                  "HTTP 429)", c->max_concurrent);
+        qi(&t, "refused_busy", (double)r->refused_busy, why);
+    }
     q(&t, "error_rate", r->error_rate, "");
     q(&t, "duration", r->duration_s, "s");
     q(&t, "output_tok_s", r->output_tok_s, "tokens/s");

@@ -58,9 +58,14 @@ struct sim_config plan_sim_config(const struct plan_input *in, const struct llmr
     return c;
 }
 
-double plan_kv_link_Bps(const struct plan_input *in, const struct llmroof_gpu *g)
+double plan_kv_link_Bps(const struct plan_input *in, const struct llmroof_gpu *g, int tp_p, int tp_d)
 {
-    return in->kv_link_nvlink ? g->link_bw_Bps : in->sim.kv_link_Bps;
+    if (!in->kv_link_nvlink)
+        return in->sim.kv_link_Bps;
+    /* a prefill and a decode instance in one NVLink domain hand over on it; a pair that cannot
+     * share one (2 x TP 8 on 8-GPU HGX nodes) crosses the network: 400 Gb/s NDR per GPU */
+    const int dom = g->domain_gpus > 0 ? g->domain_gpus : plan_node_gpus(in, g);
+    return tp_p + tp_d <= dom ? g->link_bw_Bps : 50e9;
 }
 
 void plan_instance_limits(const struct plan_input *in, const struct llmroof_gpu *g, int attn_dp, long *max_seqs,
@@ -578,10 +583,10 @@ static int rate_eval(const struct plan_input *in, const struct llmroof_gpu *g, b
     c.slo_percentile = in->percentile;
     if (disagg) {
         c.disaggregated = true;
-        c.kv_link_Bps = plan_kv_link_Bps(in, g);
         /* (both pools on g: the run's budget is theirs) */
         c.prefill = (struct sim_pool){ setup_for(in, g, tp_p), (int)x, 0 };
         c.decode = (struct sim_pool){ setup_for(in, g, tp_d), y > 0 ? (int)y : 1, 0 };
+        c.kv_link_Bps = plan_kv_link_Bps(in, g, sim_setup_gpus(&c.prefill.setup), sim_setup_gpus(&c.decode.setup));
         c.first_token_only = y == 0;
     } else {
         c.instances = (int)x;
@@ -980,6 +985,10 @@ static int plan_rate_disagg(const struct plan_input *in, int gi, int tp_p, long 
     if (rc)
         return rc;
     o->disagg = true;
+    {
+        const struct llmroof_setup sp = setup_for(in, g, tp_p), sd = setup_for(in, g, tp_d);
+        o->kv_link_Bps = plan_kv_link_Bps(in, g, sim_setup_gpus(&sp), sim_setup_gpus(&sd));
+    }
     o->prefill_tp = lay_n(tp_p);
     o->prefill_mode = lay_mode(tp_p);
     o->prefill_instances = x;

@@ -68,8 +68,10 @@ struct plan_input {
  * on GPUs of 70 GiB or more), as `simulate -e` sets them. setup is left to the caller. */
 struct sim_config plan_sim_config(const struct plan_input *in, const struct llmroof_gpu *g);
 
-/* The prefill-to-decode KV link of a disaggregated layout on g, bytes/s per GPU. */
-double plan_kv_link_Bps(const struct plan_input *in, const struct llmroof_gpu *g);
+/* The prefill-to-decode KV link of a disaggregated layout on g whose prefill and decode instances
+ * take tp_p and tp_d GPUs, bytes/s per GPU pair: with --kv-link nvlink g's NVLink where the pair
+ * fits one NVLink domain (the catalog's domain_gpus, else the node), else InfiniBand's 50 GB/s. */
+double plan_kv_link_Bps(const struct plan_input *in, const struct llmroof_gpu *g, int tp_p, int tp_d);
 
 /* The token budget and sequence limit of a whole instance of `attn_dp` attention ranks on g:
  * each rank's share (sim_rank_share: the profile's per-rank limits for an engine that states
@@ -99,6 +101,7 @@ struct plan_option {
     char layout[32];               /* the (decode) layout's name: "TP-4", "DPA-8+EP-8", "TP-4+PP-2" */
     char prefill_layout[32];       /* disaggregated: the prefill pool's layout name */
     long prefill_instances, decode_instances; /* disaggregated pool sizes */
+    double kv_link_Bps;            /* disaggregated: the hand-over's link per GPU pair (plan_kv_link_Bps) */
     long instances;                /* rate plans: instances in all (aggregated: N; disaggregated: X + Y) */
     double goodput_qps;            /* rate plans: requests/s within both SLOs */
     double goodput_per_gpu;        /* goodput / gpus */

@@ -177,6 +177,10 @@ struct sim_config {
     long prefix_groups;              /* distinct prefixes, drawn uniformly (default 1) */
     long max_model_len;              /* context limit as vLLM's --max-model-len: a longer prompt is
                                       * rejected, output stops at it (0: none) */
+    long max_concurrent;             /* requests an instance holds at once, queued and running: one
+                                      * more is refused at arrival (TGI's --max-concurrent-requests,
+                                      * 128 by default: HTTP 429 "Model is overloaded"); 0: none */
+    bool user_max_concurrent;        /* --max-concurrent-requests given: the profile's does not replace it */
     struct sim_spec spec;            /* speculative decoding */
     double ttft_slo_s, tpot_slo_s;   /* per-request limits for goodput; 0 = no limit */
     int slo_percentile;              /* percentile the limits apply to (MLPerf: 99) */
@@ -361,7 +365,9 @@ struct sim_request {
     double finish_s;         /* end of the iteration that emitted its last token */
     long prompt, output;     /* lengths in tokens */
     int preemptions;         /* times it was preempted and recomputed */
-    bool rejected;           /* can never fit the KV cache or max_model_len: an error */
+    bool rejected;           /* can never fit the KV cache or max_model_len, or arrived at an
+                                instance holding max_concurrent requests: an error */
+    bool refused_busy;       /* rejected for max_concurrent (HTTP 429), not for its length */
     long cached_tokens;      /* prompt tokens served from the prefix cache at first admission */
     long group;              /* prefix group (-1: none) */
     int instance;            /* aggregated: its instance; disaggregated: its decode instance */
@@ -403,6 +409,8 @@ struct sim_stats {
 
 struct sim_result {
     long requests, completed, errors;      /* errors = rejected requests */
+    long refused_busy;                     /* of the errors, those refused at an instance holding
+                                              max_concurrent requests (TGI's 429s) */
     double error_rate;                     /* errors / requests */
     double duration_s;                     /* first arrival to last finish */
     struct sim_stats ttft, tpot, e2e;      /* over completed requests (TPOT: output >= 2) */

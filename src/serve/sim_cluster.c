@@ -243,6 +243,18 @@ void sim_on_arrival(struct runner *r, const struct event *ev)
     }
     int i = route(r, 0, id);
     struct engine *e = &r->E[i];
+    /* TGI's router takes a permit per request (limit_concurrent_requests.try_acquire_owned,
+     * router/src/infer/mod.rs) and answers 429 "Model is overloaded" when --max-concurrent-requests
+     * (128) are in flight, queued or running: refused at once, not queued */
+    if (r->c->max_concurrent > 0 && e->load >= r->c->max_concurrent) {
+        q->rejected = true;
+        q->refused_busy = true;
+        q->finish_s = q->arrival_s;
+        q->instance = -1;
+        r->done++;
+        sim_user_next(r, rs->user, q->arrival_s);
+        return;
+    }
     if (r->c->disaggregated)
         q->prefill_instance = i;
     else

@@ -572,7 +572,9 @@ static void overload_metrics(struct runner *r)
         in_mid += (a <= mid) - (f <= mid);
         in_end += (a <= a1) - (f <= a1);
         arr += a > mid && a <= a1;
-        fin += f > mid && f <= a1;
+        /* (a request refused at the concurrency limit, a 429, completed nothing: a length no
+         * instance can hold is the workload's defect, counted as it leaves) */
+        fin += f > mid && f <= a1 && !r->R[i].refused_busy;
         if (r->R[i].rejected)
             continue;
         /* (first_sched_s < 0: never scheduled, waiting to the end) */
@@ -767,6 +769,7 @@ int sim_collect_metrics(struct runner *r, struct llmroof_err *err)
             t1 = q->finish_s;
         if (q->rejected) {
             out->errors++;
+            out->refused_busy += q->refused_busy;
             continue;
         }
         out->completed++;

@@ -363,11 +363,13 @@ static void disaggregated_rows_take_the_plans_kv_link(void **state)
     in.gpus[in.ngpus++] = gpu(&cat, "h100-sxm5-80gb");
     in.tps[in.ntps++] = 4;
     in.kv_link_nvlink = true;
-    assert_float_equal(plan_kv_link_Bps(&in, in.gpus[0]), 450e9, 1);
+    assert_float_equal(plan_kv_link_Bps(&in, in.gpus[0], 4, 4), 450e9, 1);
+    /* two TP-8 instances cannot share an 8-GPU NVLink domain: the pair crosses InfiniBand */
+    assert_float_equal(plan_kv_link_Bps(&in, in.gpus[0], 8, 8), 50e9, 1);
     run(&in, &res);
     in.kv_link_nvlink = false;
     in.sim.kv_link_Bps = 0.5e9;
-    assert_float_equal(plan_kv_link_Bps(&in, in.gpus[0]), 0.5e9, 1);
+    assert_float_equal(plan_kv_link_Bps(&in, in.gpus[0], 4, 4), 0.5e9, 1);
     run(&in, &res2);
     const struct plan_option *fast = NULL, *slow = NULL;
     for (int i = 0; i < res.noptions; i++)
@@ -379,6 +381,8 @@ static void disaggregated_rows_take_the_plans_kv_link(void **state)
     assert_non_null(fast);
     assert_non_null(slow);
     assert_true(fast->feasible);
+    assert_float_equal(fast->kv_link_Bps, 450e9, 1);
+    assert_float_equal(slow->kv_link_Bps, 0.5e9, 1);
     assert_true(!slow->feasible || slow->gpus > fast->gpus);
     catalog_free(&cat);
 }

@@ -1763,6 +1763,47 @@ static void vllm_connectors_send_every_layers_whole_context(void **state)
     catalog_free(&cat);
 }
 
+/* TGI's router refuses (HTTP 429) a request that arrives with --max-concurrent-requests in flight,
+ * queued or running (engine max_concurrent_requests, 128). An offline burst of 300 requests all
+ * arriving at t = 0 leaves 128 admitted and 300 - 128 = 172 refused at once, each an error that
+ * took no GPU time; the 128 complete. With the limit at 300 nothing is refused. In a closed loop of
+ * 8 users who think 10 ms (a request lives far longer: 50 decode steps), 4 permits are always
+ * taken: the other users are refused and retry, and the batch never holds more than 4. */
+static void tgi_refuses_past_its_concurrency_limit(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 200, 50, NULL, 0 };
+    struct sim_config c = engine_config(&cat, "llama-3.1-8b", "h100", shipped_engine(&cat, "tgi"), &w);
+    assert_int_equal(c.max_concurrent, 128);
+    c.mode = SIM_OFFLINE;
+    c.requests = 300;
+    struct sim_result r;
+    run(&c, &r);
+    assert_int_equal(r.refused_busy, 172);
+    assert_int_equal(r.errors, 172);
+    assert_int_equal(r.completed, 128);
+    assert_true(r.max_batch <= 128);
+    sim_result_free(&r);
+    c.max_concurrent = 300;
+    run(&c, &r);
+    assert_int_equal(r.errors, 0);
+    assert_int_equal(r.completed, 300);
+    sim_result_free(&r);
+    c.mode = SIM_CLOSED;
+    c.concurrency = 8;
+    c.requests = 60;
+    c.think_min_s = c.think_max_s = 0.01;
+    c.max_concurrent = 4;
+    run(&c, &r);
+    assert_true(r.refused_busy >= 4);
+    assert_int_equal(r.completed + r.errors, 60);
+    assert_true(r.max_batch <= 4);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
 /* Near the steady-state bound any growth counts: Qwen2.5-7B on one L4 at 0.5/s of 200 + 2000
  * tokens, 200 requests. The system grows by 25 over the window (77 -> 102), under the noise
  * allowance 2 sqrt(179) = 26.8 that a rate far below the bound would get; 20,000 requests complete
@@ -4056,6 +4097,7 @@ int main(void)
         cmocka_unit_test(an_idle_server_with_a_request_in_flight_is_not_overload),
         cmocka_unit_test(a_kv_link_bottleneck_is_overload),
         cmocka_unit_test(vllm_connectors_send_every_layers_whole_context),
+        cmocka_unit_test(tgi_refuses_past_its_concurrency_limit),
         cmocka_unit_test(the_link_bound_takes_the_mean_of_the_held_kv),
         cmocka_unit_test(near_the_bound_any_growth_is_overload),
         cmocka_unit_test(poisson_noise_in_the_window_is_not_overload),
