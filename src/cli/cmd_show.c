@@ -399,6 +399,9 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
     if (e->pd_decode_prealloc) /* (said where set: the other profiles' P/D is unchanged by it) */
         kvb(t, "pd_decode_prealloc", e->pd_decode_prealloc,
         "disaggregated: the decode instance takes a request's KV on arrival, before its prefill runs");
+    if (e->pd_decode_reserve_tokens > 0)
+        kvn(t, "pd_decode_reserve_tokens", "%.0f", (double)e->pd_decode_reserve_tokens,
+            "disaggregated: KV tokens kept free per request the decode server holds before it takes another");
     if (e->max_concurrent_requests > 0)
         kvn(t, "max_concurrent_requests", "%.0f", (double)e->max_concurrent_requests,
             "requests in flight per instance, queued and running; one more is refused (HTTP 429)");

@@ -376,6 +376,9 @@ struct llmroof_engine {
     long max_concurrent_requests;     /* requests one instance takes at once, queued and running; one
                                          more is refused (TGI's --max-concurrent-requests, 128: HTTP
                                          429); 0 = no limit */
+    long pd_decode_reserve_tokens;    /* with pd_decode_prealloc: KV tokens the decode server keeps
+                                         free for each request it holds before it pre-allocates another
+                                         (SGLang's num_reserved_decode_tokens, 512); 0 = none */
     bool pd_kv_full_window;           /* disaggregated serving: both pools hold and send every layer's
                                          whole context, windowed layers too (vLLM 0.10-0.22: a KV
                                          connector turns the hybrid KV cache manager off; 0.8-0.9 had

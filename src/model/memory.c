@@ -278,9 +278,9 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
      * world size (tp x pp), which only the layout knows: catalog_engine_mem_util */
     double util = o->mem_util;
     if (o->util_engine) {
-        /* (SGLang keys the DP-attention reserve on the flag, whatever the replicas) */
-        const double u = catalog_engine_mem_util(o->util_engine, g, sh.gpus, o->speculative,
-                                                 sh.attn_dp > 1 || lay->dp_attn);
+        /* (the DP-attention reserve where attention runs in replicas: one replica, -t 8 --ep 8
+         * --dp-attention, is SGLang's TP attention with a DeepEP all-to-all, no --enable-dp-attention) */
+        const double u = catalog_engine_mem_util(o->util_engine, g, sh.gpus, o->speculative, sh.attn_dp > 1);
         if (u > 0)
             util = u;
     }

@@ -937,24 +937,35 @@ char *render_json_sim_sweep(const char *param, const struct sim_point *pts, int 
     return finish(o);
 }
 
-static cJSON *plan_option_json(const struct plan_option *o, bool rate, bool fast)
+/* A row's parallelism: the searched mode's name, or for mode 0 the plan's own layout as its flags
+ * give it (--ep, --dp-attention, --pp): "tp" there hid an expert-parallel instance */
+static const char *parallelism_name(const struct plan_input *in, int mode, char *buf, size_t n)
+{
+    static const char *const modes[4] = { "tp", "tp+ep", "dp-attention+ep", "tp+pp" };
+    if (mode > 0 && mode <= 3)
+        return modes[mode];
+    const struct llmroof_layout *l = &in->layout;
+    snprintf(buf, n, "%s%s", l->dp_attn ? "dp-attention+ep" : l->ep > 1 ? "tp+ep" : "tp", l->pp > 1 ? "+pp" : "");
+    return buf;
+}
+
+static cJSON *plan_option_json(const struct plan_input *in, const struct plan_option *o, bool rate, bool fast)
 {
     cJSON *x = cJSON_CreateObject();
+    char pb[32], pb2[32];
     cJSON_AddStringToObject(x, "gpu", o->gpu->id);
     cJSON_AddNumberToObject(x, "tp", o->tp);
     cJSON_AddNumberToObject(x, "gpus_per_node", o->gpus_per_node);
     cJSON_AddNumberToObject(x, "instances_per_node", o->instances_per_node);
     if (o->nodes_per_instance > 1) /* an instance beyond a node: the whole nodes it takes */
         cJSON_AddNumberToObject(x, "nodes_per_instance", o->nodes_per_instance);
-    static const char *const modes[4] = { "tp", "tp+ep", "dp-attention+ep", "tp+pp" };
     if (!rate && o->mode > 0 && o->mode <= 3) /* users plans: only the searched layouts beyond TP */
-        cJSON_AddStringToObject(x, "parallelism", modes[o->mode]);
+        cJSON_AddStringToObject(x, "parallelism", parallelism_name(in, o->mode, pb, sizeof pb));
     if (rate) {
         cJSON_AddStringToObject(x, "layout", o->disagg ? "disaggregated" : "aggregated");
-        cJSON_AddStringToObject(x, "parallelism", modes[o->mode >= 0 && o->mode <= 3 ? o->mode : 0]);
+        cJSON_AddStringToObject(x, "parallelism", parallelism_name(in, o->mode, pb, sizeof pb));
         if (o->disagg) {
-            cJSON_AddStringToObject(x, "prefill_parallelism",
-                                    modes[o->prefill_mode >= 0 && o->prefill_mode <= 3 ? o->prefill_mode : 0]);
+            cJSON_AddStringToObject(x, "prefill_parallelism", parallelism_name(in, o->prefill_mode, pb2, sizeof pb2));
             cJSON_AddNumberToObject(x, "prefill_tp", o->prefill_tp);
             cJSON_AddNumberToObject(x, "prefill_instances", (double)o->prefill_instances);
             cJSON_AddNumberToObject(x, "decode_instances", (double)o->decode_instances);
@@ -1021,7 +1032,7 @@ static void add_launch(cJSON *row, const struct plan_input *in, const struct pla
 
 static cJSON *plan_row_json(const struct plan_input *in, const struct plan_option *o)
 {
-    cJSON *row = plan_option_json(o, in->rate_qps > 0, in->fast);
+    cJSON *row = plan_option_json(in, o, in->rate_qps > 0, in->fast);
     if (o->disagg && o->kv_link_Bps > 0)
         cJSON_AddNumberToObject(row, "kv_link_Bps", o->kv_link_Bps);
     add_launch(row, in, o);
@@ -1059,7 +1070,7 @@ char *render_json_plan(const struct plan_input *in, const struct plan_result *r)
     cJSON *bpg = cJSON_AddObjectToObject(o, "best_per_gpu");
     for (int g = 0; g < in->ngpus; g++) {
         if (r->best_per_gpu[g] >= 0)
-            cJSON_AddItemToObject(bpg, in->gpus[g]->id, plan_option_json(&r->options[r->best_per_gpu[g]], in->rate_qps > 0, in->fast));
+            cJSON_AddItemToObject(bpg, in->gpus[g]->id, plan_option_json(in, &r->options[r->best_per_gpu[g]], in->rate_qps > 0, in->fast));
         else
             cJSON_AddNullToObject(bpg, in->gpus[g]->id);
     }
@@ -1315,6 +1326,7 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
         if (e[i].pd_kv_full_window)
             cJSON_AddBoolToObject(o, "pd_kv_full_window", true);
         add_positive(o, "max_concurrent_requests", (double)e[i].max_concurrent_requests);
+        add_positive(o, "pd_decode_reserve_tokens", (double)e[i].pd_decode_reserve_tokens);
         if (e[i].prefix_cache)
             cJSON_AddBoolToObject(o, "prefix_cache", true);
         if (e[i].n_mem_tiers > 0) {

@@ -170,6 +170,7 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
     c->pd_decode_resample = en->pd_decode_first_token && en->pd_decode_resample;
     c->pd_decode_prealloc = en->pd_decode_prealloc;
     c->pd_kv_full_window = en->pd_kv_full_window;
+    c->pd_decode_reserve_tokens = en->pd_decode_reserve_tokens;
     if (!c->user_max_concurrent)
         c->max_concurrent = en->max_concurrent_requests;
     c->admit_no_evict = en->admit_no_evict;

@@ -156,6 +156,9 @@ struct sim_config {
     enum sim_router router;
     bool disaggregated;              /* prefill pool -> KV transfer -> decode pool */
     struct sim_pool prefill, decode; /* disaggregated pools */
+    long pd_decode_reserve_tokens;   /* pre-allocation (pd_decode_prealloc): KV tokens kept free per
+                                        request the decode instance holds, its own included (SGLang's
+                                        num_reserved_decode_tokens, 512); 0: none */
     bool pd_kv_full_window;          /* disaggregated: the pools hold and send every layer's whole
                                         context, sliding-window layers too (engine pd_kv_full_window:
                                         vLLM's KV connectors turn the hybrid KV cache manager off) */

@@ -380,7 +380,21 @@ void sim_start_transfers(struct runner *r, struct engine *d, double now)
          * guaranteed-no-evict admission every token it will hold (sim_admit_waiting) */
         const long need = seq_blocks(d, c->admit_no_evict ? q->prompt + q->output - 1 : q->prompt + 1) +
                           d->state_blocks;
-        if (need > kv_free(d, rep))
+        /* SGLang's DecodePreallocQueue keeps num_reserved_decode_tokens (512) free for each request
+         * the decode server already holds, running, receiving or waiting to run, and admits only
+         * where the prompt's and its own reserve fit beside them (decode.py _allocatable_tokens:
+         * available - 512 x held, at least a single request's need; pop_preallocated: required +
+         * 512 <= allocatable). The held requests: those routed here less those still queued for
+         * blocks, shared evenly by the attention replicas (the single-request floor, a request's
+         * own room to finish, is not modelled) */
+        long reserve = 0;
+        if (pre && c->pd_decode_reserve_tokens > 0) {
+            const long held = d->load - (long)d->handoff.n;
+            const long reps = d->sh.attn_dp > 1 ? d->sh.attn_dp : 1;
+            const long per = blocks_for(c->pd_decode_reserve_tokens, d->bs);
+            reserve = per + per * ((held > 0 ? held : 0) + reps - 1) / reps;
+        }
+        if (need + reserve > kv_free(d, rep))
             return;
         kv_take(d, rep, need);
         d->held_in += need;

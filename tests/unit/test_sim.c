@@ -1804,6 +1804,47 @@ static void tgi_refuses_past_its_concurrency_limit(void **state)
     catalog_free(&cat);
 }
 
+/* SGLang's decode server keeps num_reserved_decode_tokens (512) free for each request it holds,
+ * its own included, before it pre-allocates another (engine pd_decode_reserve_tokens). Llama-2-7B on
+ * A10s, a decode pool of F blocks of 16, 20 requests of 2000 + 500 tokens arriving at once: a
+ * request's prompt and first token take ceil(2001 / 16) = 126 blocks and the reserve 512 / 16 = 32
+ * per request. Without the reserve the k-th (from 0) is taken while 126 (k + 1) <= F: floor(F / 126)
+ * start their prefill before any request finishes. With it, while 126 k + 126 + 32 + 32 k <= F:
+ * floor(F / 158). The rest wait for a finish. */
+static void sglang_decode_keeps_tokens_free_per_held_request(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 2000, 500, NULL, 0 };
+    for (int k = 0; k < 2; k++) {
+        struct sim_config c = engine_config(&cat, "llama-2-7b", "a10", shipped_engine(&cat, "sglang"), &w);
+        assert_int_equal(c.pd_decode_reserve_tokens, 512);
+        if (k == 0)
+            c.pd_decode_reserve_tokens = 0;
+        disaggregate(&cat, &c, NULL);
+        c.mode = SIM_OFFLINE;
+        c.requests = 20;
+        struct sim_result r;
+        run(&c, &r);
+        double first_finish = INFINITY;
+        for (long i = 0; i < r.requests; i++)
+            if (r.reqs[i].finish_s < first_finish)
+                first_finish = r.reqs[i].finish_s;
+        long early = 0;
+        for (long i = 0; i < r.requests; i++)
+            early += r.reqs[i].first_sched_s >= 0 && r.reqs[i].first_sched_s < first_finish;
+        long F = 0;
+        for (int i = 0; i < r.ninst; i++)
+            if (r.inst[i].pool == 1)
+                F = r.inst[i].kv_blocks_total;
+        assert_true(F > 158 * 3 && F < 126 * 20); /* a pool that holds a few, not all */
+        assert_int_equal(early, k == 0 ? F / 126 : F / 158);
+        sim_result_free(&r);
+    }
+    catalog_free(&cat);
+}
+
 /* Near the steady-state bound any growth counts: Qwen2.5-7B on one L4 at 0.5/s of 200 + 2000
  * tokens, 200 requests. The system grows by 25 over the window (77 -> 102), under the noise
  * allowance 2 sqrt(179) = 26.8 that a rate far below the bound would get; 20,000 requests complete
@@ -4098,6 +4139,7 @@ int main(void)
         cmocka_unit_test(a_kv_link_bottleneck_is_overload),
         cmocka_unit_test(vllm_connectors_send_every_layers_whole_context),
         cmocka_unit_test(tgi_refuses_past_its_concurrency_limit),
+        cmocka_unit_test(sglang_decode_keeps_tokens_free_per_held_request),
         cmocka_unit_test(the_link_bound_takes_the_mean_of_the_held_kv),
         cmocka_unit_test(near_the_bound_any_growth_is_overload),
         cmocka_unit_test(poisson_noise_in_the_window_is_not_overload),
