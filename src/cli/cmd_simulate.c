@@ -760,6 +760,12 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
     }
     if (!rc && x->cfg.static_batching)
         rc = static_conflicts(c, x);
+    /* an engine without disaggregated serving (TGI, vLLM before 0.6) runs no pools */
+    if (!rc && x->ppool && !x->cfg.static_batching && x->s.eff.engine && !x->s.eff.engine->disaggregation)
+        rc = cli_usage_error(c, "option '--prefill-pool': engine '%s' serves no disaggregated prefill and decode pools "
+                                "(its profile's \"disaggregation\"); pick one that does (vllm, vllm-0.8, vllm-0.6, "
+                                "sglang, tensorrt-llm, distserve) or drop -e",
+                             x->s.eff.engine->id);
     if (!rc && x->ppool) {
         x->cfg.disaggregated = true;
         if (!(rc = parse_pool(c, "prefill-pool", x->ppool, x, &x->cfg.prefill)) &&

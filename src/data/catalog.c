@@ -1433,7 +1433,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "large_gpu_max_seqs", "large_gpu_max_batched_tokens", "offline_max_batched_tokens",
                                           "offline_large_gpu_max_batched_tokens", "budget_min_context",
                                           "chunked_prefill_min_context", "chunked_max_batched_tokens",
-                                          "chunked_prefill", "prefill_first", "static_batching", "spec_no_overlap", "pd_decode_first_token", "pd_decode_resample", "pd_decode_prealloc", "pd_kv_full_window", "max_concurrent_requests", "pd_decode_reserve_tokens", "tp_step_overhead_s",
+                                          "chunked_prefill", "prefill_first", "static_batching", "spec_no_overlap", "pd_decode_first_token", "pd_decode_resample", "pd_decode_prealloc", "pd_kv_full_window", "max_concurrent_requests", "pd_decode_reserve_tokens", "disaggregation", "tp_step_overhead_s",
                                           "prefix_cache", "gpu_memory_tiers",
                                           "graph_max_batch", "graph_piecewise", "dp_rank_scheduler", "kv_heads_per_read", "ray_workers",
                                           "varlen_fa2_archs", "fa2_archs", "source", NULL };
@@ -1552,6 +1552,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
         (rc = json_get_bool(c, e, "pd_kv_full_window", false, &g->pd_kv_full_window)) ||
         (rc = json_get_long(c, e, "max_concurrent_requests", false, 1, 10000000, &g->max_concurrent_requests, NULL)) ||
         (rc = json_get_long(c, e, "pd_decode_reserve_tokens", false, 1, 1000000, &g->pd_decode_reserve_tokens, NULL)) ||
+        (rc = json_get_bool(c, e, "disaggregation", false, &g->disaggregation)) ||
         (rc = json_get_bool(c, e, "budget_min_context", false, &g->budget_min_context)) ||
         /* automatic prefix caching on by default (vLLM V1, SGLang's radix cache) */
         (rc = json_get_bool(c, e, "prefix_cache", false, &g->prefix_cache)))

@@ -1327,6 +1327,8 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
             cJSON_AddBoolToObject(o, "pd_kv_full_window", true);
         add_positive(o, "max_concurrent_requests", (double)e[i].max_concurrent_requests);
         add_positive(o, "pd_decode_reserve_tokens", (double)e[i].pd_decode_reserve_tokens);
+        if (e[i].disaggregation)
+            cJSON_AddBoolToObject(o, "disaggregation", true);
         if (e[i].prefix_cache)
             cJSON_AddBoolToObject(o, "prefix_cache", true);
         if (e[i].n_mem_tiers > 0) {

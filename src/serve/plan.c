@@ -1191,11 +1191,14 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
         /* the prefill pool: fewest GPUs over the usable layouts; an engine that batches statically
          * (HF generate()) serves whole requests and has none */
         const bool static_eng = in->eff.engine && in->eff.engine->static_batching;
+        /* an engine that runs no prefill and decode pools (TGI, vLLM before 0.6, LMDeploy 0.1-0.5)
+         * has no disaggregated layout either */
+        const bool no_pd = in->eff.engine && !in->eff.engine->static_batching && !in->eff.engine->disaggregation;
         long best_x = 0;
         int best_code = 0, evals = 0;
         struct rate_eval pev = { 0 };
         for (int li = 0; li < ncodes; li++) {
-            if (!usable[li] || static_eng)
+            if (!usable[li] || static_eng || no_pd)
                 continue;
             long x = 0;
             struct rate_eval ev;
@@ -1220,6 +1223,11 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
             if (static_eng) {
                 snprintf(o->reason, sizeof o->reason, "engine %s batches statically (whole requests in one instance): "
                          "no disaggregated serving", in->eff.engine->id);
+                continue;
+            }
+            if (no_pd) {
+                snprintf(o->reason, sizeof o->reason, "engine %s serves no disaggregated prefill and decode pools",
+                         in->eff.engine->id);
                 continue;
             }
             if (best_x == 0) {
@@ -1488,6 +1496,8 @@ static void rate_observations(const struct plan_input *in, struct plan_result *o
             pruned |= out->options[i].pruned && out->options[i].disagg != best->disagg;
         if (!best->disagg && in->eff.engine && in->eff.engine->static_batching) /* plan_rate: none searched */
             add_obs(out, "No disaggregated layout: engine %s batches statically.", in->eff.engine->id);
+        else if (!best->disagg && in->eff.engine && !in->eff.engine->disaggregation)
+            add_obs(out, "No disaggregated layout: engine %s serves no prefill and decode pools.", in->eff.engine->id);
         else if (pruned)
             add_obs(out, "No %s layout was searched to the end: those that might meet the SLOs need %s than "
                          "the answer.", best->disagg ? "aggregated" : "disaggregated", prune_what(in));

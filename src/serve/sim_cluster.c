@@ -134,6 +134,18 @@ static void wake(struct engine *e, double t)
         e->now = t;
 }
 
+/* A request that ends at its arrival, an error: one no instance can hold (its length), or, busy,
+ * one an instance at its concurrency limit refuses (TGI's 429). Its user, if any, moves on. */
+static void refuse(struct runner *r, struct sim_request *q, const struct rstate *rs, bool busy)
+{
+    q->rejected = true;
+    q->refused_busy = busy;
+    q->finish_s = q->arrival_s;
+    q->instance = -1;
+    r->done++;
+    sim_user_next(r, rs->user, q->arrival_s);
+}
+
 /* Whether a request takes its blocks at its decode instance on arrival, before its prefill
  * (sim_config.pd_decode_prealloc: SGLang), rather than when its prefill ends. Not where requests
  * end at their first token (the planner's prefill pool alone): they never reach a decode instance. */
@@ -234,11 +246,7 @@ void sim_on_arrival(struct runner *r, const struct event *ev)
     bool fits = seq_blocks(last, q->prompt + q->output - 1) + last->state_blocks <= last->replica_blocks &&
                 seq_blocks_step(first, q->prompt, pchunk) + first->state_blocks <= first->replica_blocks;
     if (!fits || too_long) {
-        q->rejected = true;
-        q->finish_s = q->arrival_s;
-        q->instance = -1;
-        r->done++;
-        sim_user_next(r, rs->user, q->arrival_s);
+        refuse(r, q, rs, false);
         return;
     }
     int i = route(r, 0, id);
@@ -247,12 +255,7 @@ void sim_on_arrival(struct runner *r, const struct event *ev)
      * router/src/infer/mod.rs) and answers 429 "Model is overloaded" when --max-concurrent-requests
      * (128) are in flight, queued or running: refused at once, not queued */
     if (r->c->max_concurrent > 0 && e->load >= r->c->max_concurrent) {
-        q->rejected = true;
-        q->refused_busy = true;
-        q->finish_s = q->arrival_s;
-        q->instance = -1;
-        r->done++;
-        sim_user_next(r, rs->user, q->arrival_s);
+        refuse(r, q, rs, true);
         return;
     }
     if (r->c->disaggregated)
