@@ -367,9 +367,11 @@ static void warn_overload(struct cli *c, const struct sim_result *r, const char 
          * latencies stay bounded and its completions, not its queue, show the overload */
         fprintf(c->errf, "llmroof: warning: %s%ld of %ld requests (%.1f%%) were refused at the limit of %ld in flight per "
                         "instance (--max-concurrent-requests: HTTP 429, 'Model is overloaded'); %.3f requests/s completed, "
-                        "and the latencies are the admitted requests'\n",
+                        "and the latencies are the admitted requests'%s\n",
                 what, r->refused_busy, r->requests, 100.0 * (double)r->refused_busy / (double)(r->requests > 0 ? r->requests : 1),
-                cfg->max_concurrent, r->request_per_s);
+                cfg->max_concurrent, r->request_per_s,
+                cfg->mode == SIM_OFFLINE || (cfg->mode == SIM_CLOSED && cfg->concurrency > cfg->max_concurrent)
+                    ? "; a larger --max-concurrent-requests holds them (TGI's flag)" : "");
         return;
     }
     if (r->overloaded && r->overloaded_by_bound)
@@ -488,7 +490,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         { OPT_MBT, "max-batched-tokens", 0, "N", "token budget of one iteration (default: the engine's, else 2048; with static batching it sizes only the activation workspace)", false },
         { OPT_MAXSEQS, "max-seqs", 0, "N", "running sequences at most (default: the engine's, else 256)", false },
         { OPT_MAXPAD, "max-paddings", 0, "N", "pad a prompt iteration's prompts to the longest, at most N padding tokens (vLLM 0.2.1-0.3: 256; 0 packed; default: the engine's)", false },
-        { OPT_MAXCONC, "max-concurrent-requests", 0, "N", "requests an instance holds at once, queued and running; one more is refused, HTTP 429 (TGI's flag; default the engine's: tgi 128, else none)", false },
+        { OPT_MAXCONC, "max-concurrent-requests", 0, "N", "requests an instance holds at once, queued and running; one more is refused, HTTP 429 (TGI's flag; default the engine's: tgi and tgi-0.8 128, else none)", false },
         { OPT_MAXLEN, "max-model-len", 0, "N", "context limit as vLLM's --max-model-len: a longer prompt is rejected, output stops at it (default none)", false },
         { OPT_ADMIT, "admission", 0, "POLICY", "optimistic (preempt, vLLM), no-evict (reserve prompt + output, TensorRT-LLM), reserve (SGLang's new-token ratio) or wait (wait for KV, a stalled step recomputes all: DeepSpeed-MII 0.1); default: the engine's, else optimistic", false },
         { OPT_QUIET, "quiet", 'q', NULL, "no progress line (shown only on a terminal, after a second)", false },
@@ -760,6 +762,10 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
     }
     if (!rc && x->cfg.static_batching)
         rc = static_conflicts(c, x);
+    /* the concurrency limit is TGI's router's, in front of one aggregated instance */
+    if (!rc && x->ppool && x->cfg.user_max_concurrent)
+        rc = cli_usage_error(c, "option '--max-concurrent-requests' bounds an aggregated instance's router (TGI's); a "
+                                "disaggregated run (--prefill-pool) has none");
     /* an engine without disaggregated serving (TGI, vLLM before 0.6) runs no pools */
     if (!rc && x->ppool && !x->cfg.static_batching && x->s.eff.engine && !x->s.eff.engine->disaggregation)
         rc = cli_usage_error(c, "option '--prefill-pool': engine '%s' serves no disaggregated prefill and decode pools "

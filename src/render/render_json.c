@@ -959,7 +959,8 @@ static cJSON *plan_option_json(const struct plan_input *in, const struct plan_op
     cJSON_AddNumberToObject(x, "instances_per_node", o->instances_per_node);
     if (o->nodes_per_instance > 1) /* an instance beyond a node: the whole nodes it takes */
         cJSON_AddNumberToObject(x, "nodes_per_instance", o->nodes_per_instance);
-    if (!rate && o->mode > 0 && o->mode <= 3) /* users plans: only the searched layouts beyond TP */
+    /* users plans: the searched layouts beyond TP, and the plan's own --ep/--dp-attention/--pp */
+    if (!rate && ((o->mode > 0 && o->mode <= 3) || (o->mode == 0 && (in->layout.ep > 1 || in->layout.pp > 1))))
         cJSON_AddStringToObject(x, "parallelism", parallelism_name(in, o->mode, pb, sizeof pb));
     if (rate) {
         cJSON_AddStringToObject(x, "layout", o->disagg ? "disaggregated" : "aggregated");

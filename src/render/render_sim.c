@@ -373,6 +373,7 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
         table_str(&t, r->overloaded ? "yes" : r->at_capacity ? "at capacity" : "no");
         table_str(&t, !r->overloaded                 ? (r->at_capacity ? at_cap : "the server keeps up")
                       /* (each reason within the table's 100 columns, so it stays beside its value) */
+                      : r->overloaded_by_refusals    ? "requests refused at --max-concurrent-requests (HTTP 429)"
                       : r->overloaded_by_bound       ? "offered above the steady-state bound: a longer run's queue grows"
                       : r->may_be_filling            ? "overloaded or still filling (under 3 request lives; see the warning)"
                       : r->overloaded_by_completions ? "completions lag arrivals beyond their noise while the system grows"

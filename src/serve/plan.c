@@ -17,6 +17,7 @@ const char *plan_binding_name(enum plan_binding b)
     case PLAN_BIND_CAP: return "search-limit";
     case PLAN_BIND_LOAD: return "overload";
     case PLAN_BIND_SEQS: return "max-seqs";
+    case PLAN_BIND_REFUSED: return "max-concurrent-requests";
     }
     return "?";
 }
@@ -340,14 +341,15 @@ int plan_meets(const struct plan_input *in, const struct llmroof_gpu *g, int tp,
             return rc;
         *ttft_s = pick(&r.ttft, in->percentile);
         *tpot_s = pick(&r.tpot, in->percentile);
-        bool errors = r.errors > 0;
+        bool errors = r.errors > 0, refused = r.refused_busy > 0;
         slots_full = r.max_batch >= instance_max_seqs(in, g, tp); /* the whole instance's slots */
         if (preempt_per_request && r.completed > 0)
             *preempt_per_request = (double)r.preemptions / (double)r.completed;
         sim_result_free(&r);
         if (errors) {
             *meets = false;
-            *fails = PLAN_BIND_TTFT;
+            /* a refusal is the router's limit (TGI's --max-concurrent-requests), not a slow first token */
+            *fails = refused ? PLAN_BIND_REFUSED : PLAN_BIND_TTFT;
             return LLMROOF_OK;
         }
     }
@@ -1800,6 +1802,9 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
         else if (b->next_users > 0 && b->binding == PLAN_BIND_TPOT)
             snprintf(next, sizeof next, ": at %ld users per instance %s TPOT is %.1f ms, over its %.1f ms", b->next_users,
                      st, b->next_tpot_s * 1e3, in->tpot_slo_s * 1e3);
+        if (b->next_users > 0 && b->binding == PLAN_BIND_REFUSED)
+            snprintf(next, sizeof next, ": at %ld users per instance the engine refuses requests past its concurrency "
+                     "limit (TGI's --max-concurrent-requests, HTTP 429)", b->next_users);
         if (b->binding == PLAN_BIND_CAP)
             snprintf(next, sizeof next, ": the search stopped there, within both SLOs, so one instance serves at "
                      "least that many");

@@ -1046,7 +1046,10 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     /* a pool whose engine's KV connector turns the window-aware allocator off (vLLM 0.10-0.22:
      * VllmConfig disables the hybrid KV cache manager under a kv_transfer_config) holds and sends
      * every layer's whole context */
-    e->full_kv = c->disaggregated && c->pd_kv_full_window;
+    e->full_kv = c->disaggregated && c->pd_kv_full_window && arch_local_layers(s->model) < arch_attn_layers(s->model);
+    /* (a model whose every layer is windowed, Mistral-7B v0.1, keeps one sliding-window KV spec
+     * without the hybrid manager: vLLM's unify_hybrid_kv_cache_specs returns early when all layers
+     * share a type) */
     e->windowed = !e->full_kv && arch_local_layers(s->model) > 0;
     e->win_share = e->windowed && !s->model->window_chunked && arch_attn_layers(s->model) > 0
                        ? (double)arch_local_layers(s->model) / (double)arch_attn_layers(s->model)

@@ -465,6 +465,7 @@ struct sim_result {
     bool at_capacity;                      /* not overloaded, but the waiting queue puts the server within
                                               the window's arrival noise of its ceiling: 1 / (1 + waiting)
                                               < 2 / sqrt(window arrivals) (sim_stats.c) */
+    bool overloaded_by_refusals;           /* overloaded only by requests refused at the concurrency limit */
     bool overloaded_by_completions;        /* overloaded, and the completions lag arrivals */
     bool overloaded_by_waiting;            /* overloaded by the admission queue's growth (completions not lagging) */
     bool overloaded_by_bound;              /* overloaded by offered > capacity_qps alone: the run is too

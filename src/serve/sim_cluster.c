@@ -245,6 +245,10 @@ void sim_on_arrival(struct runner *r, const struct event *ev)
     const long pchunk = r->c->chunked_prefill && first->budget < q->prompt ? first->budget : q->prompt;
     bool fits = seq_blocks(last, q->prompt + q->output - 1) + last->state_blocks <= last->replica_blocks &&
                 seq_blocks_step(first, q->prompt, pchunk) + first->state_blocks <= first->replica_blocks;
+    /* (SGLang's decode server takes a prompt only with its own reserve beside it, however empty) */
+    if (fits && prealloc_on(r->c) && r->c->pd_decode_reserve_tokens > 0)
+        fits = seq_blocks(last, q->prompt + 1) + last->state_blocks + blocks_for(r->c->pd_decode_reserve_tokens, last->bs) <=
+               last->replica_blocks;
     if (!fits || too_long) {
         refuse(r, q, rs, false);
         return;
@@ -253,8 +257,9 @@ void sim_on_arrival(struct runner *r, const struct event *ev)
     struct engine *e = &r->E[i];
     /* TGI's router takes a permit per request (limit_concurrent_requests.try_acquire_owned,
      * router/src/infer/mod.rs) and answers 429 "Model is overloaded" when --max-concurrent-requests
-     * (128) are in flight, queued or running: refused at once, not queued */
-    if (r->c->max_concurrent > 0 && e->load >= r->c->max_concurrent) {
+     * (128) are in flight, queued or running: refused at once, not queued (an instance's pipeline
+     * lanes hold them together) */
+    if (r->c->max_concurrent > 0 && (r->lanes > 1 ? lanes_load(r, i / r->lanes) : e->load) >= r->c->max_concurrent) {
         refuse(r, q, rs, true);
         return;
     }

@@ -567,6 +567,7 @@ static void overload_metrics(struct runner *r)
      * first and second halves: the sum of each waiting interval's overlap with the half */
     const double quarter = mid + win / 2;
     double waited[2] = { 0, 0 }, served = 0;
+    long refused_win = 0; /* arrivals in the window refused at the concurrency limit (TGI's 429s) */
     for (long i = 0; i < r->nreq; i++) {
         double a = r->R[i].arrival_s, f = r->R[i].finish_s;
         in_mid += (a <= mid) - (f <= mid);
@@ -575,6 +576,7 @@ static void overload_metrics(struct runner *r)
         /* (a request refused at the concurrency limit, a 429, completed nothing: a length no
          * instance can hold is the workload's defect, counted as it leaves) */
         fin += f > mid && f <= a1 && !r->R[i].refused_busy;
+        refused_win += a > mid && a <= a1 && r->R[i].refused_busy;
         if (r->R[i].rejected)
             continue;
         /* (first_sched_s < 0: never scheduled, waiting to the end) */
@@ -701,8 +703,13 @@ static void overload_metrics(struct runner *r)
     const bool stated = r->c->mode == SIM_RATE && r->c->rate_qps > 0;
     bool beyond_bound =
         out->capacity_qps > 0 && steady > out->capacity_qps && (stated || win >= life_s || waiting_grows);
-    out->overloaded = queue_grows || beyond_bound;
+    /* a server behind a concurrency limit (TGI's --max-concurrent-requests) cannot grow a queue:
+     * it refuses what it cannot hold, and a refusal in the window is the offered load it does not
+     * serve (3 instances at 100/s refused 13% of it while the system stayed at the limit) */
+    const bool refuses = refused_win > 0;
+    out->overloaded = queue_grows || beyond_bound || refuses;
     /* which test fired, for the table's reason (the bound's has overloaded_by_bound) */
+    out->overloaded_by_refusals = refuses && !queue_grows && !beyond_bound;
     out->overloaded_by_completions = completions_lag;
     out->overloaded_by_waiting = !completions_lag && queue_grows;
     /* At capacity: not judged overloaded, yet within the run's resolution of the ceiling. A server
@@ -732,7 +739,7 @@ static void overload_metrics(struct runner *r)
     /* an offered rate above the steady-state bound is overload whatever the window shows: no hedge;
      * without a growing queue of waiting requests, a window of fewer than 3 lives may be a fill (a
      * transient decays to e^-3 = 5% in three time constants) */
-    out->may_be_filling = out->overloaded && !beyond_bound && !waiting_grows && out->window_lives > 0 &&
+    out->may_be_filling = out->overloaded && !beyond_bound && !waiting_grows && !refuses && out->window_lives > 0 &&
                           out->window_lives < 3;
     /* the run that would settle it: its window, n / (2 x rate) at the rate drawn, spans 3 mean lives
      * (a life measured in this run, an underestimate while the server fills: a floor, not a promise) */

@@ -1760,6 +1760,21 @@ static void vllm_connectors_send_every_layers_whole_context(void **state)
         assert_rel_close(r.kv_transfer.mean, 20e-6 + held[k] * 188416.0 / 100e9, 1e-9);
         sim_result_free(&r);
     }
+    /* a model whose every layer is windowed keeps one sliding-window spec without the hybrid
+     * manager (vLLM's unify_hybrid_kv_cache_specs): Mistral-7B sends 4,096 tokens' worth, 131,072 B
+     * a token at TP 1, under vllm-0.8 too: 20 us + 4096 x 131,072 / 1e11 = 5.389 ms */
+    struct sim_config m = config(&cat, "mistral-7b", "h100", 1, &w);
+    sim_config_engine(&m, shipped_engine(&cat, "vllm-0.8"), m.setup.gpu, false, false);
+    disaggregate(&cat, &m, NULL);
+    m.mode = SIM_CLOSED;
+    m.concurrency = 1;
+    m.requests = 1;
+    m.kv_link_Bps = 100e9;
+    m.kv_link_latency_s = 20e-6;
+    struct sim_result r;
+    run(&m, &r);
+    assert_rel_close(r.kv_transfer.mean, 20e-6 + 4096.0 * 131072.0 / 100e9, 1e-9);
+    sim_result_free(&r);
     catalog_free(&cat);
 }
 
@@ -1800,6 +1815,16 @@ static void tgi_refuses_past_its_concurrency_limit(void **state)
     assert_true(r.refused_busy >= 4);
     assert_int_equal(r.completed + r.errors, 60);
     assert_true(r.max_batch <= 4);
+    sim_result_free(&r);
+    /* an open loop the limit refuses is overloaded though its queue cannot grow past the limit */
+    c.mode = SIM_RATE;
+    c.rate_qps = 40;
+    c.requests = 400;
+    c.max_concurrent = 8;
+    run(&c, &r);
+    assert_true(r.refused_busy > 0);
+    assert_true(r.overloaded);
+    assert_false(r.may_be_filling);
     sim_result_free(&r);
     catalog_free(&cat);
 }
