@@ -220,7 +220,7 @@ int cli_bytes(struct cli *c, const char *opt, const char *arg, double *out);
 int cli_dtype(struct cli *c, const char *opt, const char *arg, enum llmroof_dtype *out);
 /* --kv-link of simulate and plan: nvlink, ib, pcie or a bandwidth in GB/s, into *bps. nvlink
  * needs NVLink on each of gpus[0..ngpus) (else a usage error naming the first without it, and,
- * from_list, the --gpus list that holds it), sets
+ * from_list, the default --gpus list that holds it), sets
  * *nvlink (when not NULL) and *bps to gpus[0]'s link: a caller planning several GPUs takes each
  * one's own. */
 int cli_kv_link(struct cli *c, const char *arg, const struct llmroof_gpu *const *gpus, int ngpus, bool from_list,

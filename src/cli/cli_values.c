@@ -87,7 +87,8 @@ int cli_kv_link(struct cli *c, const char *arg, const struct llmroof_gpu *const 
                 return cli_usage_error(c, "option '--kv-link': %s has no NVLink (its link is %s); use ib, pcie or a "
                                           "GB/s figure%s",
                                        gpus[i]->id, link_name(gpus[i]->link),
-                                       from_list ? ", or a --gpus list of NVLink GPUs (the default list has PCIe cards)" : "");
+                                       from_list ? ", or a --gpus list of NVLink GPUs (the default list has PCIe cards)"
+                                       : ngpus > 1 ? ", or leave it out of the GPUs planned" : "");
         *bps = ngpus > 0 ? gpus[0]->link_bw_Bps : 0;
         if (nvlink)
             *nvlink = true;

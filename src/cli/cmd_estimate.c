@@ -216,6 +216,7 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
     cli_engine_mem(&x.s, &setup, false, false);
     cli_note_static_mem(c, &x.s);
     const struct llmroof_layout lay = cli_layout(&x.s);
+    x.s.mem.speculative = x.sp.method != 0; /* SGLang reserves more beside a drafter: the fit checks below see it */
     if ((rc = memory_eval_layout(m, g, &lay, &setup.dt, ctx_len, &x.s.mem, &mem, &err)))
         return cli_fail(c, &err);
     if (x.sp.method) {
@@ -224,7 +225,6 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
          * layer and one attention layer's K/V per token; Medusa's heads their residual blocks and
          * vocabulary projections (ops_medusa_bytes), no cache */
         struct llmroof_mem_opts mo = x.s.mem;
-        mo.speculative = true; /* SGLang reserves more beside a drafter, as simulate takes it */
         if (spec.draft) {
             struct llmroof_memory dm;
             if ((rc = memory_eval(spec.draft, g, setup.tp, &setup.dt, ctx_len, &x.s.mem, &dm, &err)))

@@ -192,7 +192,7 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
         return rc;
     if (x->kvlink && !(x->in.rate_qps > 0))
         return cli_usage_error(c, "option '--kv-link' sets the disaggregated layouts' link, which only --rate plans compare");
-    if (x->kvlink && (rc = cli_kv_link(c, x->kvlink, x->in.gpus, x->in.ngpus, true, &x->in.sim.kv_link_Bps,
+    if (x->kvlink && (rc = cli_kv_link(c, x->kvlink, x->in.gpus, x->in.ngpus, x->gpus == NULL, &x->in.sim.kv_link_Bps,
                                     &x->in.kv_link_nvlink)))
         return rc;
     x->in.kv_link = x->kvlink ? x->kvlink : "ib";

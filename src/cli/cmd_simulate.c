@@ -370,7 +370,8 @@ static void warn_overload(struct cli *c, const struct sim_result *r, const char 
                         "and the latencies are the admitted requests'%s\n",
                 what, r->refused_busy, r->requests, 100.0 * (double)r->refused_busy / (double)(r->requests > 0 ? r->requests : 1),
                 cfg->max_concurrent, r->request_per_s,
-                cfg->mode == SIM_OFFLINE || (cfg->mode == SIM_CLOSED && cfg->concurrency > cfg->max_concurrent)
+                cfg->mode == SIM_OFFLINE ||
+                        (cfg->mode == SIM_CLOSED && cfg->concurrency > cfg->max_concurrent * (cfg->instances > 0 ? cfg->instances : 1))
                     ? "; a larger --max-concurrent-requests holds them (TGI's flag)" : "");
         return;
     }
@@ -694,6 +695,9 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         /* the engine profile's scheduler (docs/metrics.md "Engine scheduling"); options given win */
         const bool no_evict = x->cfg.admit_no_evict, reserve = x->cfg.admit_reserve, wait = x->cfg.admit_wait;
         sim_config_engine(&x->cfg, x->s.eff.engine, g, x->have_mbt, x->have_maxseqs);
+        struct cli_setup_opts seen = x->s; /* what the engine's pool rule makes of --reserve/--workspace */
+        seen.mem.util_static = x->cfg.mem.util_static;
+        cli_note_static_mem(c, &seen);
         if (x->static_batching)
             sim_config_static(&x->cfg);
         if (x->have_admit) {

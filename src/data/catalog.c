@@ -1440,6 +1440,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
     static const char *const admissions[] = { "optimistic", "no-evict", "reserve", "wait", NULL };
     int rc;
     memset(g, 0, sizeof *g);
+    g->disaggregation = true; /* an engine serves P/D pools unless its profile says it does not */
     if ((rc = json_entry_head(c, e, fields, g->id, sizeof g->id)) || (rc = json_get_string(c, e, "name", true, g->name, sizeof g->name)) ||
         (rc = parse_aliases(c, e, g->aliases, &g->n_aliases)) ||
         (rc = json_get_string(c, e, "source", true, g->source, sizeof g->source)) ||
@@ -1565,6 +1566,11 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "(weights and KV pool) or of what is free once loaded, not both");
     if ((rc = parse_mem_tiers(c, e, g)))
         return rc;
+    if ((g->n_util_by_tp > 0 || catalog_engine_mem_util_varies(g)) && !g->mem_static)
+        return json_ferr(c, g->n_util_by_tp > 0 ? "mem_util_by_tp" : "gpu_memory_tiers",
+                         "%s a default fraction that follows the GPU or the instance, which only \"mem_static\": "
+                         "true (SGLang's mem_fraction_static) takes",
+                         g->n_util_by_tp > 0 ? "states" : "states mem_reserve_MiB:");
     g->whole_prefill = !chunked;
     /* TGI's router batching rule (router/src/infer/v3/scheduler.rs, batching_task; docs/metrics.md
      * "Engine scheduling"): a ratio of running sequences up to 100, a wait up to a million steps */

@@ -373,10 +373,11 @@ struct llmroof_engine {
                                          step per output token; else it streams the prefill's token as
                                          the request joins its running batch, before that step (SGLang's
                                          prebuilt batch, no forward) */
-    bool disaggregation;              /* the engine serves disaggregated prefill and decode pools (vLLM
-                                         0.6+ through a KV connector, SGLang 0.4+, TensorRT-LLM's
-                                         trtllm-serve disaggregated, DistServe); false: simulate refuses
-                                         --prefill-pool and plan searches no such layout */
+    bool disaggregation;              /* the engine serves disaggregated prefill and decode pools (true
+                                         unless the profile says false: vLLM 0.6+ through a KV connector,
+                                         SGLang 0.4+, TensorRT-LLM's trtllm-serve disaggregated,
+                                         DistServe); false: simulate refuses --prefill-pool and plan
+                                         searches no such layout */
     long max_concurrent_requests;     /* requests one instance takes at once, queued and running; one
                                          more is refused (TGI's --max-concurrent-requests, 128: HTTP
                                          429); 0 = no limit */

@@ -840,6 +840,8 @@ static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, c
     cJSON_AddNumberToObject(o, "max_batched_tokens", (double)c->max_batched_tokens);
     if (c->max_model_len > 0) /* --max-model-len: absent when there is no limit */
         cJSON_AddNumberToObject(o, "max_model_len", (double)c->max_model_len);
+    if (c->max_concurrent > 0) /* TGI's --max-concurrent-requests: absent when there is no limit */
+        cJSON_AddNumberToObject(o, "max_concurrent_requests", (double)c->max_concurrent);
     cJSON_AddNumberToObject(o, "max_seqs", (double)c->max_seqs);
     /* the two limits above hold per attention DP rank for an engine whose ranks schedule apart */
     const long ranks = sim_setup_rank_factor(c);
@@ -1328,8 +1330,8 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
             cJSON_AddBoolToObject(o, "pd_kv_full_window", true);
         add_positive(o, "max_concurrent_requests", (double)e[i].max_concurrent_requests);
         add_positive(o, "pd_decode_reserve_tokens", (double)e[i].pd_decode_reserve_tokens);
-        if (e[i].disaggregation)
-            cJSON_AddBoolToObject(o, "disaggregation", true);
+        if (!e[i].disaggregation) /* (the default is true) */
+            cJSON_AddBoolToObject(o, "disaggregation", false);
         if (e[i].prefix_cache)
             cJSON_AddBoolToObject(o, "prefix_cache", true);
         if (e[i].n_mem_tiers > 0) {

@@ -22,6 +22,12 @@ const char *plan_binding_name(enum plan_binding b)
     return "?";
 }
 
+/* What a users search missed, for its reasons: an SLO, or the engine's concurrency limit */
+static const char *binding_miss(enum plan_binding b)
+{
+    return b == PLAN_BIND_TPOT ? "TPOT SLO" : b == PLAN_BIND_REFUSED ? "engine's concurrency limit" : "TTFT SLO";
+}
+
 static double pick(const struct sim_stats *s, int p)
 {
     return p == 50 ? s->p50 : p == 90 ? s->p90 : p == 95 ? s->p95 : s->p99;
@@ -66,7 +72,7 @@ double plan_kv_link_Bps(const struct plan_input *in, const struct llmroof_gpu *g
     /* a prefill and a decode instance in one NVLink domain hand over on it; a pair that cannot
      * share one (2 x TP 8 on 8-GPU HGX nodes) crosses the network: 400 Gb/s NDR per GPU */
     const int dom = g->domain_gpus > 0 ? g->domain_gpus : plan_node_gpus(in, g);
-    return tp_p + tp_d <= dom ? g->link_bw_Bps : 50e9;
+    return tp_p + tp_d <= dom ? g->link_bw_Bps : g->net_bw_Bps > 0 ? g->net_bw_Bps : 50e9;
 }
 
 void plan_instance_limits(const struct plan_input *in, const struct llmroof_gpu *g, int attn_dp, long *max_seqs,
@@ -333,6 +339,13 @@ int plan_meets(const struct plan_input *in, const struct llmroof_gpu *g, int tp,
             return llmroof_err_set(err, LLMROOF_EINPUT, "%s does not fit on %d x %s", in->model->id, mem.gpus,
                                    g->id); /* the layout's GPUs (tp is its code, LAY) */
         fast_latency(in, &c.setup, &sh, users, P, O, cap, ttft_s, tpot_s);
+        /* users beyond the engine's concurrency limit (TGI's 128) are refused, as the simulated
+         * plan finds: the analytic one cannot count on them */
+        if (c.max_concurrent > 0 && users > c.max_concurrent) {
+            *meets = false;
+            *fails = PLAN_BIND_REFUSED;
+            return LLMROOF_OK;
+        }
         slots_full = (double)users > mo.max_seqs && mo.max_seqs <= mem.kv_capacity_tokens / (P + O / 2);
     } else {
         struct sim_result r;
@@ -1656,16 +1669,15 @@ static int plan_users(const struct plan_input *in, struct plan_result *out, stru
         if ((rc = search_from(in, in->gpus[k->gi], k->code, from, o, err)))
             goto done;
         if (o->pruned) {
-            snprintf(o->reason, sizeof o->reason, "not searched further: %ld users per instance miss the %s SLO (%s "
+            snprintf(o->reason, sizeof o->reason, "not searched further: %ld users per instance miss the %s (%s "
                      "TTFT %.0f ms, TPOT %.1f ms) and fewer would need %s than the best plan found (%ld GPUs)",
-                     from, o->binding == PLAN_BIND_TPOT ? "TPOT" : "TTFT", st, o->ttft_s * 1e3,
-                     o->tpot_s * 1e3, prune_what(in), best.gpus);
+                     from, binding_miss(o->binding), st, o->ttft_s * 1e3, o->tpot_s * 1e3, prune_what(in), best.gpus);
             o->binding = PLAN_BIND_NONE;
             continue;
         }
         if (o->users_per_instance == 0) {
-            snprintf(o->reason, sizeof o->reason, "a single user already misses the %s SLO (%s TTFT %.0f ms, TPOT %.1f ms)",
-                     o->binding == PLAN_BIND_TPOT ? "TPOT" : "TTFT", st, o->ttft_s * 1e3, o->tpot_s * 1e3);
+            snprintf(o->reason, sizeof o->reason, "a single user already misses the %s (%s TTFT %.0f ms, TPOT %.1f ms)",
+                     binding_miss(o->binding), st, o->ttft_s * 1e3, o->tpot_s * 1e3);
             continue;
         }
         if (o->binding == PLAN_BIND_CAP && in->users > PLAN_USER_CAP) {

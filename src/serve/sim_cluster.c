@@ -246,8 +246,9 @@ void sim_on_arrival(struct runner *r, const struct event *ev)
     bool fits = seq_blocks(last, q->prompt + q->output - 1) + last->state_blocks <= last->replica_blocks &&
                 seq_blocks_step(first, q->prompt, pchunk) + first->state_blocks <= first->replica_blocks;
     /* (SGLang's decode server takes a prompt only with its own reserve beside it, however empty) */
-    if (fits && prealloc_on(r->c) && r->c->pd_decode_reserve_tokens > 0)
-        fits = seq_blocks(last, q->prompt + 1) + last->state_blocks + blocks_for(r->c->pd_decode_reserve_tokens, last->bs) <=
+    if (fits && prealloc_on(r->c) && r->c->pd_decode_reserve_tokens > 0) /* (what sim_start_transfers takes) */
+        fits = seq_blocks(last, r->c->admit_no_evict ? q->prompt + q->output - 1 : q->prompt + 1) + last->state_blocks +
+                   blocks_for(r->c->pd_decode_reserve_tokens, last->bs) <=
                last->replica_blocks;
     if (!fits || too_long) {
         refuse(r, q, rs, false);

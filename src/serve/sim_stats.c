@@ -508,8 +508,8 @@ static double cluster_capacity_qps(const struct runner *r, double *life_s)
         P += on_top;
         a = (struct len_sums){ 0 };
         len_add_workload(&a, r->c->workload, on_top, d, linear);
-        if (dm)
-            H = workload_mean_of_prompt(r->c->workload, held_of_prompt, dm);
+        if (dm) /* (every layer's whole prompt where the pool holds full context: P, the mean) */
+            H = d->full_kv ? P : workload_mean_of_prompt(r->c->workload, held_of_prompt, dm);
     }
     if (!(a.w > 0))
         return 0;

@@ -781,6 +781,34 @@ static void a_users_plan_reports_its_preemptions(void **state)
     catalog_free(cat);
 }
 
+/* TGI refuses a request past 128 in flight (engine max_concurrent_requests): a --fast users plan
+ * cannot count on more users per instance than that, as the simulated one finds; short, light
+ * requests (32 + 16 tokens of Llama-3.1-8B on an H100) would otherwise serve hundreds. */
+static void fast_users_plans_stop_at_the_concurrency_limit(void **state)
+{
+    (void)state;
+    struct llmroof_catalog shipped, *cat = &shipped;
+    load_shipped(cat);
+    static struct workload fixed = { WORKLOAD_FIXED, 32, 16, NULL, 0 };
+    struct plan_input in;
+    base(&in, cat, "llama-3.1-8b");
+    in.sim.workload = &fixed;
+    in.sim.think_min_s = in.sim.think_max_s = 0;
+    in.eff.engine = shipped_engine(cat, "tgi");
+    in.users = 2000;
+    in.fast = true;
+    in.ngpus = 1;
+    in.gpus[0] = gpu(cat, "h100-sxm5-80gb");
+    in.ntps = 1;
+    in.tps[0] = 1;
+    run(&in, &res);
+    assert_true(res.best >= 0);
+    const struct plan_option *b = &res.options[res.best];
+    assert_true(b->users_per_instance <= 128);
+    assert_int_equal(b->binding, PLAN_BIND_REFUSED);
+    catalog_free(cat);
+}
+
 /* --fast steps carry the engine's work beside the GPU's, as estimate does: the CPU per scheduled
  * sequence (roofline_cpu_step_s) and TGI 0.8's copy of its contiguous K/V. DeepSpeed-FastGen, 64
  * decodes at 1,000 tokens of Llama-2-7B on an A100 80GB (its host at 0.81 of the reference: 1 /
@@ -910,6 +938,7 @@ int main(void)
         cmocka_unit_test(rate_plan_answer_meets_the_slos_and_is_minimal),
         cmocka_unit_test(a_rate_past_one_instances_ceiling_takes_two),
         cmocka_unit_test(disaggregated_rows_take_the_plans_kv_link),
+        cmocka_unit_test(fast_users_plans_stop_at_the_concurrency_limit),
         cmocka_unit_test(rate_plan_with_impossible_slos_has_no_answer),
         cmocka_unit_test(rate_plan_tries_expert_parallel_layouts_for_moe),
         cmocka_unit_test(instances_beyond_a_node_take_whole_nodes),

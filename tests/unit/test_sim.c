@@ -1760,6 +1760,20 @@ static void vllm_connectors_send_every_layers_whole_context(void **state)
         assert_rel_close(r.kv_transfer.mean, 20e-6 + held[k] * 188416.0 / 100e9, 1e-9);
         sim_result_free(&r);
     }
+    /* at a stated rate the link bound takes the workload's prompts as the pool holds them: a whole
+     * 8000 tokens under vllm-0.8, 1 / (20 us + 8000 x 188,416 / 1e9) = 0.6634 requests/s over 1 GB/s,
+     * where windows would allow 1 / (20 us + 6048 x 188,416 / 1e9) = 0.8775 */
+    {
+        struct sim_config c = config(&cat, "gemma-2-27b", "h100", 2, &w);
+        sim_config_engine(&c, shipped_engine(&cat, "vllm-0.8"), c.setup.gpu, false, false);
+        disaggregate(&cat, &c, NULL);
+        c.kv_link_Bps = 1e9;
+        c.kv_link_latency_s = 20e-6;
+        struct sim_result r;
+        run_at_rate(&c, 0.5, 40, &r);
+        assert_float_equal(r.capacity_qps, 1.0 / (20e-6 + 8000.0 * 188416.0 / 1e9), 1e-9);
+        sim_result_free(&r);
+    }
     /* a model whose every layer is windowed keeps one sliding-window spec without the hybrid
      * manager (vLLM's unify_hybrid_kv_cache_specs): Mistral-7B sends 4,096 tokens' worth, 131,072 B
      * a token at TP 1, under vllm-0.8 too: 20 us + 4096 x 131,072 / 1e11 = 5.389 ms */
