@@ -1730,6 +1730,25 @@ static void a_kv_link_bottleneck_is_overload(void **state)
     catalog_free(&cat);
 }
 
+/* The mean KV hand-over of one request of model m at TP tp on H100s, P/D 1+1 under engine `en`,
+ * over a 100 GB/s link with 20 us of setup: what a prompt's K/V costs to send. */
+static double one_transfer_s(struct llmroof_catalog *cat, const char *m, int tp, const char *en, const struct workload *w)
+{
+    struct sim_config c = config(cat, m, "h100", tp, w);
+    sim_config_engine(&c, shipped_engine(cat, en), c.setup.gpu, false, false);
+    disaggregate(cat, &c, NULL);
+    c.mode = SIM_CLOSED;
+    c.concurrency = 1;
+    c.requests = 1;
+    c.kv_link_Bps = 100e9;
+    c.kv_link_latency_s = 20e-6;
+    struct sim_result r;
+    run(&c, &r);
+    const double t = r.kv_transfer.mean;
+    sim_result_free(&r);
+    return t;
+}
+
 /* vLLM 0.10-0.22 turns the hybrid KV cache manager off under a KV connector (0.8-0.9 had none):
  * disaggregated pools hold and send every layer's whole context, sliding-window layers too
  * (engine pd_kv_full_window, the vllm-0.8 profile); the vllm profile (0.14+, NixlConnector with the
@@ -1745,21 +1764,10 @@ static void vllm_connectors_send_every_layers_whole_context(void **state)
     struct workload w = { WORKLOAD_FIXED, 8000, 100, NULL, 0 };
     const char *engines[2] = { "vllm-0.8", "vllm" };
     const double held[2] = { 8000.0, 6048.0 };
-    for (int k = 0; k < 2; k++) {
-        struct sim_config c = config(&cat, "gemma-2-27b", "h100", 2, &w);
-        sim_config_engine(&c, shipped_engine(&cat, engines[k]), c.setup.gpu, false, false);
-        assert_int_equal(c.pd_kv_full_window, k == 0);
-        disaggregate(&cat, &c, NULL);
-        c.mode = SIM_CLOSED;
-        c.concurrency = 1;
-        c.requests = 1;
-        c.kv_link_Bps = 100e9;
-        c.kv_link_latency_s = 20e-6;
-        struct sim_result r;
-        run(&c, &r);
-        assert_rel_close(r.kv_transfer.mean, 20e-6 + held[k] * 188416.0 / 100e9, 1e-9);
-        sim_result_free(&r);
-    }
+    assert_true(shipped_engine(&cat, "vllm-0.8")->pd_kv_full_window && !shipped_engine(&cat, "vllm")->pd_kv_full_window);
+    for (int k = 0; k < 2; k++)
+        assert_rel_close(one_transfer_s(&cat, "gemma-2-27b", 2, engines[k], &w),
+                         20e-6 + held[k] * 188416.0 / 100e9, 1e-9);
     /* at a stated rate the link bound takes the workload's prompts as the pool holds them: a whole
      * 8000 tokens under vllm-0.8, 1 / (20 us + 8000 x 188,416 / 1e9) = 0.6634 requests/s over 1 GB/s,
      * where windows would allow 1 / (20 us + 6048 x 188,416 / 1e9) = 0.8775 */
@@ -1777,18 +1785,7 @@ static void vllm_connectors_send_every_layers_whole_context(void **state)
     /* a model whose every layer is windowed keeps one sliding-window spec without the hybrid
      * manager (vLLM's unify_hybrid_kv_cache_specs): Mistral-7B sends 4,096 tokens' worth, 131,072 B
      * a token at TP 1, under vllm-0.8 too: 20 us + 4096 x 131,072 / 1e11 = 5.389 ms */
-    struct sim_config m = config(&cat, "mistral-7b", "h100", 1, &w);
-    sim_config_engine(&m, shipped_engine(&cat, "vllm-0.8"), m.setup.gpu, false, false);
-    disaggregate(&cat, &m, NULL);
-    m.mode = SIM_CLOSED;
-    m.concurrency = 1;
-    m.requests = 1;
-    m.kv_link_Bps = 100e9;
-    m.kv_link_latency_s = 20e-6;
-    struct sim_result r;
-    run(&m, &r);
-    assert_rel_close(r.kv_transfer.mean, 20e-6 + 4096.0 * 131072.0 / 100e9, 1e-9);
-    sim_result_free(&r);
+    assert_rel_close(one_transfer_s(&cat, "mistral-7b", 1, "vllm-0.8", &w), 20e-6 + 4096.0 * 131072.0 / 100e9, 1e-9);
     catalog_free(&cat);
 }
 
