@@ -496,6 +496,37 @@ static void engine_memory_tiers_and_prefix_cache_are_checked(void **state)
     catalog_free(&cat);
 }
 
+/* The fields of session 40 (SGLang's static memory fraction and decode reserve, TGI's concurrency
+ * limit, P/D support): each bad value is refused naming the file, the entry and the field, and
+ * each combination the engines cannot have (a fraction both static and of the free memory; a
+ * default that follows the GPU without a static fraction; a reserve without pre-allocation). */
+static void engine_memory_fraction_and_serving_limits_are_checked(void **state)
+{
+    (void)state;
+    static const char *const bad[][2] = {
+        { "\"mem_static\": true, \"kv_of_free_memory\": true", "'mem_static' conflicts with kv_of_free_memory" },
+        { "\"mem_util_by_tp\": [{\"from_tp\": 2, \"mem_util\": 0.8}]", "which only \"mem_static\"" },
+        { "\"mem_static\": true, \"mem_util_by_tp\": []", "'mem_util_by_tp' must be a non-empty array" },
+        { "\"mem_static\": true, \"mem_util_by_tp\": [{\"from_tp\": 2}]", "'mem_util_by_tp[0]' needs both" },
+        { "\"mem_static\": true, \"mem_util_by_tp\": [{\"from_tp\": 2, \"mem_util\": 0.8}, "
+          "{\"from_tp\": 2, \"mem_util\": 0.7}]",
+          "'mem_util_by_tp[1]' repeats from_tp 2" },
+        { "\"mem_static\": true, \"mem_util_by_tp\": [{\"from_tp\": 2, \"mem_util\": 1.5}]", "mem_util" },
+        { "\"gpu_memory_tiers\": [{\"below_MiB\": 25000, \"mem_reserve_MiB\": 2000}]", "which only \"mem_static\"" },
+        { "\"mem_static\": true, \"gpu_memory_tiers\": [{\"below_MiB\": 25000, \"mem_reserve_MiB\": 30000}]",
+          "'gpu_memory_tiers[0]' has mem_reserve_MiB 30000 not below below_MiB 25000" },
+        { "\"gpu_memory_tiers\": [{\"below_MiB\": 25000, \"max_batched_tokens\": 2048, \"mem_reserve_per_gpu_MiB\": 5}]",
+          "states mem_reserve_per_gpu_MiB without mem_reserve_MiB" },
+        { "\"pd_decode_reserve_tokens\": 512", "'pd_decode_reserve_tokens' needs \"pd_decode_prealloc\": true" },
+        { "\"pd_decode_prealloc\": true, \"pd_decode_reserve_tokens\": 0", "pd_decode_reserve_tokens" },
+        { "\"max_concurrent_requests\": 0", "max_concurrent_requests" },
+        { "\"disaggregation\": 1", "field 'disaggregation' must be true or false" },
+        { "\"pd_kv_full_window\": \"yes\"", "field 'pd_kv_full_window' must be true or false" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        expect_engine_refused(bad[i][0], bad[i][1], true);
+}
+
 /* The serving-scheduler fields of an engine profile load within their bounds and name the field
  * otherwise (docs/catalog.md "Engines"). */
 static void engine_scheduler_fields_are_bounded(void **state)
@@ -1301,6 +1332,7 @@ int main(void)
         cmocka_unit_test(hf_cache_lookup_finds_the_snapshot_or_says_where_it_looked),
         cmocka_unit_test(engine_scheduler_fields_are_bounded),
         cmocka_unit_test(engine_memory_tiers_and_prefix_cache_are_checked),
+        cmocka_unit_test(engine_memory_fraction_and_serving_limits_are_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
