@@ -165,7 +165,7 @@ static void show_model(struct table *t, const struct llmroof_model *m)
     enum llmroof_dtype ckpt_w;
     if (!m->ckpt_per_op && ckpt_weight_dtype(m, &ckpt_w) && ckpt_w == LLMROOF_FP8) {
         /* block fp8: W8A8 GEMMs under 16-bit activations (docs/model.md "Mixed-precision checkpoints") */
-        struct llmroof_dtypes own = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false };
+        struct llmroof_dtypes own = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
         enum llmroof_dtype low;
         if (ops_ckpt_lowp_modules(m, &own, &low))
             kv(t, "checkpoint_gemm_compute", dtype_name(low),
@@ -181,7 +181,7 @@ static void show_model(struct table *t, const struct llmroof_model *m)
                 len += w > 0 ? (size_t)w : 0;
             }
         kv(t, "checkpoint_excluded", len ? ex : "-", "bf16 GEMMs");
-        struct llmroof_dtypes own = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false };
+        struct llmroof_dtypes own = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
         enum llmroof_dtype low;
         const unsigned mods = ops_ckpt_lowp_modules(m, &own, &low);
         kv(t, "checkpoint_gemm_compute", mods ? dtype_name(low) : "bf16",
@@ -280,6 +280,10 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
                           : "us per kernel launch in a step no graph replays (default), at the reference host");
     kvn(t, "kernel_factor", "%.2f", e->kernel_factor > 0 ? e->kernel_factor : 1.0, "kernels launched per fused kernel ops.c declares");
     kv(t, "attention_kernel", attn_kernel_name(e->attention), "");
+    kv(t, "act_quant", act_quant_name(e->act_quant),
+       e->act_quant == LLMROOF_ACT_QUANT_FUSED      ? "8-bit GEMM inputs written by the kernels that produce them"
+       : e->act_quant == LLMROOF_ACT_QUANT_NORM_ACT ? "8-bit GEMM inputs written by the norm and SiLU kernels; after attention and in the MoE op a kernel of its own"
+                                                    : "a quantization kernel of its own before each 8-bit GEMM");
     kvb(t, "kv_per_query_head", e->kv_per_query_head, "decode attention reads K/V once per query head");
     kvb(t, "quantized_head", e->quantized_head,
         e->quantized_head ? "quantized weights include the embedding, LM head and MoE router"

@@ -27,6 +27,7 @@
 /* In enum order; NULL-terminated for json_get_choice. */
 static const char *const link_names[] = { "nvlink", "pcie", "xgmi", NULL };
 static const char *const attn_kernel_names[] = { "flash2", "flash3", "eager", "eager-prefill", NULL };
+static const char *const act_quant_names[] = { "separate", "norm-act", "fused", NULL };
 
 const char *link_name(enum llmroof_link k)
 {
@@ -48,6 +49,11 @@ const char *linear_kind_name(enum llmroof_linear k)
 const char *attn_kernel_name(enum llmroof_attn_kernel k)
 {
     return k >= LLMROOF_ATTN_FLASH2 && k <= LLMROOF_ATTN_EAGER_PREFILL ? attn_kernel_names[k] : "?";
+}
+
+const char *act_quant_name(enum llmroof_act_quant q)
+{
+    return q >= LLMROOF_ACT_QUANT_SEPARATE && q <= LLMROOF_ACT_QUANT_FUSED ? act_quant_names[q] : "?";
 }
 
 void catalog_init(struct llmroof_catalog *cat)
@@ -1423,7 +1429,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "waiting_served_ratio", "max_waiting_steps", "max_paddings",
                                           "collective_latency_s", "cuda_graphs", "launch_s", "kernel_factor",
                                           "kv_per_query_head", "quantized_head", "fp8_kv_per_query_head", "cuda_core_decode", "fp8_attention",
-                                          "fp16_accumulate", "attention_kernel",
+                                          "fp16_accumulate", "attention_kernel", "act_quant",
                                           "dequant_min_tokens", "prompt_ubatch_tokens", "logits_all_tokens", "kv_copy", "mmq_share", "custom_allreduce", "first_token_decode",
                                           "cpu_seq_s", "worker_seq_s", "cpu_overlap", "admission", "max_seqs", "max_batched_tokens",
                                           "kv_block_tokens", "mem_util", "reserve_bytes", "kv_of_free_memory",
@@ -1609,6 +1615,11 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                               &fam)))
         return rc;
     g->attention = (enum llmroof_attn_kernel)fam;
+    /* absent: a quantization kernel of its own before each 8-bit GEMM */
+    int aq = LLMROOF_ACT_QUANT_SEPARATE;
+    if ((rc = json_get_choice(c, e, "act_quant", "act_quant", act_quant_names, LLMROOF_ACT_QUANT_SEPARATE, &aq)))
+        return rc;
+    g->act_quant = (enum llmroof_act_quant)aq;
     return LLMROOF_OK;
 }
 

@@ -203,6 +203,13 @@ const char *catalog_ckpt_module_name(int i);
  * eager at prefill only with a fused single-query kernel at decode (AutoAWQ's fused modules). */
 enum llmroof_attn_kernel { LLMROOF_ATTN_FLASH2, LLMROOF_ATTN_FLASH3, LLMROOF_ATTN_EAGER, LLMROOF_ATTN_EAGER_PREFILL };
 const char *attn_kernel_name(enum llmroof_attn_kernel k); /* "flash2", as engines.json spells it */
+/* Where a W8A8 engine quantizes the 16-bit activations each 8-bit GEMM reads (engine "act_quant"):
+ * SEPARATE, a kernel of its own before every such GEMM (vLLM to 0.9's scaled_fp8_quant, SGLang);
+ * NORM_ACT, folded into the RMSNorm and SiLU-and-mul kernels that produce the QKV, gate_up and down
+ * inputs, the attention output's still separate (vLLM 0.10+: Inductor fuses its QuantFP8 op);
+ * FUSED, every producer writes 8-bit itself (TensorRT-LLM: attention, SwiGLU and norm emit fp8). */
+enum llmroof_act_quant { LLMROOF_ACT_QUANT_SEPARATE, LLMROOF_ACT_QUANT_NORM_ACT, LLMROOF_ACT_QUANT_FUSED };
+const char *act_quant_name(enum llmroof_act_quant q); /* "separate", as engines.json spells it */
 
 /* One band of GPU memory for which an engine states other defaults than its profile's
  * (SGLang's server_args.py sets chunked_prefill_size and cuda_graph_max_bs from the GPU's memory
@@ -279,6 +286,7 @@ struct llmroof_engine {
     bool fp8_attention;               /* attention runs at the fp8 peak when the activations are fp8 */
     bool fp16_accumulate;             /* GEMMs accumulate in fp16 (the GeForce fp16-accumulate peak) */
     enum llmroof_attn_kernel attention; /* attention kernel family (flash2 unless the profile says) */
+    enum llmroof_act_quant act_quant; /* where 8-bit GEMM inputs are quantized (separate unless the profile says) */
     bool custom_allreduce;            /* all-reduce by the engine's one-shot/two-shot kernels on NVLink/xGMI */
     bool first_token_decode;          /* the prefill skips the last prompt token, which a decode step then
                                          processes to sample the first token (TurboMind): TTFT = prefill +

@@ -34,6 +34,7 @@ bool ckpt_weight_dtype(const struct llmroof_model *m, enum llmroof_dtype *out)
 struct llmroof_dtypes ckpt_engine_dtypes(struct llmroof_dtypes dt, const struct llmroof_engine *en)
 {
     dt.head_quantized = en && en->quantized_head;
+    dt.act_quant = en ? en->act_quant : LLMROOF_ACT_QUANT_SEPARATE;
     return dt;
 }
 

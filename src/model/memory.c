@@ -161,7 +161,7 @@ double memory_weights_layout(const struct llmroof_model *m, const struct llmroof
 
 double memory_weights_per_gpu(const struct llmroof_model *m, const struct llmroof_shard *sh, double w)
 {
-    struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, w * 8.0, false, LLMROOF_FP16, false };
+    struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, w * 8.0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
     return memory_weights_layout(m, sh, &dt);
 }
 

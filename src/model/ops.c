@@ -303,6 +303,48 @@ static double mlp_inter_elems(enum llmroof_mlp kind, double width)
     return kind == LLMROOF_MLP_GATED ? 6.0 * width : 4.0 * width;
 }
 
+/* Bytes per element of the activations between kernels. An 8-bit (or narrower) compute dtype is
+ * what the GEMMs read, not what flows between them: W8A8 engines quantize each GEMM's input and
+ * keep the residual stream, the norms, attention's Q/K/V and output and the MLP's intermediate
+ * 16-bit (vLLM's apply_fp8_linear: scaled_fp8_quant of the bf16 input, then cutlass_scaled_mm,
+ * whose output is bf16; SGLang's fp8_utils.py the same; TensorRT-LLM's FP8 recipe swaps only the
+ * linear layers). */
+static double stream_bytes(const struct llmroof_dtypes *dt)
+{
+    const double a = dtype_bytes(dt->act);
+    return a < 2.0 ? 2.0 : a;
+}
+
+/* Whether a GEMM's 8-bit input (q8: per-tensor or per-token W8A8, not a block-fp8 checkpoint's
+ * own path) is quantized by a kernel of its own, which reads the 16-bit activations and writes
+ * the 8-bit copy, rather than by the kernel that produced it (engine act_quant, catalog.h).
+ * `opaque`: the producer is a custom operator a compiler cannot fuse into (attention before the
+ * O projection; the fused-MoE op, which quantizes its own input and intermediate: vLLM's
+ * moe_kernel_quantize_input). */
+static bool quant_own(const struct llmroof_dtypes *dt, bool q8, bool opaque)
+{
+    if (!q8)
+        return false;
+    return dt->act_quant == LLMROOF_ACT_QUANT_SEPARATE || (opaque && dt->act_quant == LLMROOF_ACT_QUANT_NORM_ACT);
+}
+
+/* HBM traffic of one per-tensor or per-token quantization kernel over `rows` x `width` 16-bit
+ * activations: read at a, write at ag (vLLM's static scaled_fp8_quant and its dynamic per-token
+ * kernel are one pass each; a per-token scale is 4 bytes a row, left out) */
+static inline double quant8_bytes(double rows, double width, double a, double ag)
+{
+    return rows * width * (a + ag);
+}
+
+/* An MLP's activation traffic for one token of hidden h through width `width`: gate_up reads its
+ * input (at ag, an 8-bit GEMM's input, else a) and down writes h at a, beside mlp_inter_elems'
+ * intermediate at a, of which down reads the last width at ag; `fused`: the activation kernel
+ * writes that 8-bit copy itself (engine act_quant) instead of a 16-bit one. */
+static double mlp_act_bytes(enum llmroof_mlp kind, double h, double width, double a, double ag, bool fused)
+{
+    return h * (ag + a) + mlp_inter_elems(kind, width) * a - width * (a - ag) * (fused ? 2.0 : 1.0);
+}
+
 /* Attention of one kind of layer: `pairs` (query, key) pairs and `keys` keys read, per rank.
  * Standard: 4*d FLOP per pair and head; Q, O and the K/V of each key once.
  * MLA absorbed (decode, FlashMLA): scores over the latent and rope key, 2*(r_kv + p) per
@@ -515,14 +557,17 @@ void ops_shared_expert_per_token(const struct llmroof_model *m, const struct llm
     if (!(sh->ep > 1 && sh->dp_attn) || m->moe_shared <= 0 || arch_moe_layers(m) <= 0)
         return;
     /* ops_build's shared terms at Tm = 1 (EP over data-parallel attention: the MLP whole) */
-    const double h = (double)m->hidden, a = dtype_bytes(dt->act);
+    const double h = (double)m->hidden, a = stream_bytes(dt), ag = dtype_bytes(dt->act);
     const double nmat = m->mlp == LLMROOF_MLP_GATED ? 3.0 : 2.0;
     const double Ish = (double)m->moe_shared * (double)m->moe_intermediate;
+    const bool bq = block_fp8(m, dt), q8 = ag < a && !bq;
     *flops = 2.0 * h * Ish * nmat;
-    *bytes = (2.0 * h + mlp_inter_elems(m->mlp, Ish)) * a;
+    *bytes = mlp_act_bytes(m->mlp, h, Ish, a, ag, q8 && !quant_own(dt, q8, false));
     *gemm_out = (nmat - 1.0) * Ish + h;
-    if (block_fp8(m, dt))
+    if (bq)
         *bytes += quant_bytes(1.0, h, a) + quant_bytes(1.0, Ish, a);
+    else if (quant_own(dt, q8, false))
+        *bytes += quant8_bytes(1.0, h, a, ag) + quant8_bytes(1.0, Ish, a, ag);
 }
 
 /* Dispatch and combine around each MoE layer (DeepEP README): each rank sends its T tokens' k
@@ -649,7 +694,8 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
         o[LLMROOF_OP_ALL_TO_ALL] = o[LLMROOF_OP_PP_SEND] = o[LLMROOF_OP_LINEAR_MIX] = none;
         o[LLMROOF_OP_DSA_INDEX] = none;
     }
-    const double a = dtype_bytes(dt->act), w = ops_weight_bytes(dt), k = dtype_bytes(dt->kv);
+    /* a: the activations between kernels; ag: what an 8-bit GEMM reads (stream_bytes) */
+    const double a = stream_bytes(dt), ag = dtype_bytes(dt->act), w = ops_weight_bytes(dt), k = dtype_bytes(dt->kv);
     const double we = ops_expert_bytes(m, dt);
     /* per-operator weight bytes: a per-operator checkpoint (NVFP4 DeepSeek-R1) stores some GEMMs
      * narrower than the others (docs/model.md "Mixed-precision checkpoints"); otherwise each is w */
@@ -678,6 +724,10 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
     const double nmat = m->mlp == LLMROOF_MLP_GATED ? 3.0 : 2.0;
     const bool mla = arch_is_mla(m);
     const bool bq = block_fp8(m, dt); /* per-token-group fp8 quantization before each GEMM */
+    /* W8A8 at per-tensor or per-token scales: 8-bit GEMM inputs quantized from the 16-bit stream,
+     * by kernels of their own or by the kernels that produce them (quant_own) */
+    const bool q8 = ag < a && !bq;
+    const bool qn = quant_own(dt, q8, false), qo = quant_own(dt, q8, true); /* after a norm or SiLU; after an opaque op */
     struct llmroof_op *op = out->op;
 
     /* Kernels per instance (the last field) in an engine that fuses the residual add into the
@@ -690,6 +740,12 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
     const double r = dt->act == LLMROOF_FP32 || dt->act == LLMROOF_TF32 ? 4.0 : 2.0;
     /* RMSNorm/LayerNorm: ~4 FLOP per element (square, sum, scale, weight); read x, write y. */
     op[LLMROOF_OP_NORM] = (struct llmroof_op){ L * arch_norms_per_layer(m), 4.0 * T * h, 2.0 * T * h * a + norm_w * w, 0, 1, 0 };
+    if (q8 && !qn) {
+        /* the norms before the QKV and gate_up GEMMs write their 8-bit copy (of a layer's
+         * arch_norms_per_layer, at most two feed a GEMM: Gemma's post-norms feed the residual) */
+        const double npl = (double)arch_norms_per_layer(m), nq = npl < 2.0 ? npl : 2.0;
+        op[LLMROOF_OP_NORM].bytes -= nq / npl * T * h * (a - ag);
+    }
 
     double qo_w; /* query width entering attention (o_proj input width below) */
     if (mla) {
@@ -705,12 +761,15 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
          * without q compression q and kv_a are two GEMMs beside kv_a's norm and RoPE (4) */
         const double lat = (rq > 0 ? rq : 0.0) + rkv;
         op[LLMROOF_OP_QKV_PROJ] = (struct llmroof_op){ La, 2.0 * T * wts + 4.0 * T * lat,
-                                                       wts * wq + T * h * a + T * outw * a + 2.0 * T * lat * a, 0,
+                                                       wts * wq + T * h * ag + T * outw * a + 2.0 * T * lat * a, 0,
                                                        rq > 0 ? 5 : 4, wts * wq };
         out->gemm_out[LLMROOF_OP_QKV_PROJ] = T * outw;
         if (bq) { /* one quantization of h before q_a|kv_a (or q and kv_a) and one before q_b */
             op[LLMROOF_OP_QKV_PROJ].kernels += 2;
             op[LLMROOF_OP_QKV_PROJ].bytes += quant_bytes(T, h, a) + quant_bytes(T, rq > 0 ? rq : h, a);
+        } else if (qn) { /* the same two, per tensor or per token */
+            op[LLMROOF_OP_QKV_PROJ].kernels += 2;
+            op[LLMROOF_OP_QKV_PROJ].bytes += quant8_bytes(T, h, a, ag) + quant8_bytes(T, rq > 0 ? rq : h, a, ag);
         }
         /* the cache holds the latent and the rope key: (r_kv + p) per token, replicated per TP rank */
         op[LLMROOF_OP_KV_WRITE] = (struct llmroof_op){ La, 0.0, T * (rkv + p) * (a + k), 0, 1, 0 };
@@ -719,8 +778,12 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
         const double qkvw = (Hq * (m->attn_gate ? 2.0 : 1.0) + 2.0 * Kr) * d; /* a gate doubles q */
         op[LLMROOF_OP_QKV_PROJ] = (struct llmroof_op){
             La, 2.0 * T * h * qkvw,
-            h * qkvw * wq + (m->qkv_bias ? qkvw * w : 0.0) + T * h * a + T * qkvw * a, 0, 2, h * qkvw * wq };
+            h * qkvw * wq + (m->qkv_bias ? qkvw * w : 0.0) + T * h * ag + T * qkvw * a, 0, 2, h * qkvw * wq };
         out->gemm_out[LLMROOF_OP_QKV_PROJ] = T * qkvw;
+        if (qn) {
+            op[LLMROOF_OP_QKV_PROJ].kernels += 1;
+            op[LLMROOF_OP_QKV_PROJ].bytes += quant8_bytes(T, h, a, ag);
+        }
         /* read the new K/V (activation dtype), write them into the cache (KV dtype) */
         op[LLMROOF_OP_KV_WRITE] = (struct llmroof_op){ La, 0.0, 2.0 * T * Kr * d * (a + k), 0, 1, 0 };
         qo_w = Hq * d;
@@ -734,11 +797,14 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
         op[LLMROOF_OP_LINEAR_MIX].count = Ll;
     }
     op[LLMROOF_OP_O_PROJ] = (struct llmroof_op){
-        La, 2.0 * T * qo_w * h, qo_w * h * wo + (m->o_bias ? h * w : 0.0) + T * qo_w * a + T * h * a, 0, 1, qo_w * h * wo };
+        La, 2.0 * T * qo_w * h, qo_w * h * wo + (m->o_bias ? h * w : 0.0) + T * qo_w * ag + T * h * a, 0, 1, qo_w * h * wo };
     out->gemm_out[LLMROOF_OP_O_PROJ] = T * h;
     if (bq) {
         op[LLMROOF_OP_O_PROJ].kernels += 1;
         op[LLMROOF_OP_O_PROJ].bytes += quant_bytes(T, qo_w, a);
+    } else if (qo) {
+        op[LLMROOF_OP_O_PROJ].kernels += 1;
+        op[LLMROOF_OP_O_PROJ].bytes += quant8_bytes(T, qo_w, a, ag);
     }
 
     if (sh->tp > 1) {
@@ -761,9 +827,10 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
     /* block fp8: the MLP input and the activated intermediate quantized before their GEMMs */
     const struct llmroof_op dense = {
         1.0, 2.0 * T * h * I * nmat,
-        nmat * h * I * wd + dense_bias + 2.0 * T * h * a + T * mlp_inter_elems(m->mlp, I) * a +
-            (bq ? quant_bytes(T, h, a) + quant_bytes(T, I, a) : 0.0),
-        0, bq ? 5 : 3, nmat * h * I * wd };
+        nmat * h * I * wd + dense_bias + T * mlp_act_bytes(m->mlp, h, I, a, ag, q8 && !qn) +
+            (bq ? quant_bytes(T, h, a) + quant_bytes(T, I, a) : 0.0) +
+            (qn ? quant8_bytes(T, h, a, ag) + quant8_bytes(T, I, a, ag) : 0.0),
+        0, bq || qn ? 5 : 3, nmat * h * I * wd };
     /* gate_up writes (nmat - 1) I per token, down h */
     out->gemm_out[Lm > 0 ? LLMROOF_OP_DENSE_FFN : LLMROOF_OP_FFN] = T * ((nmat - 1.0) * I + h);
     if (Lm > 0) {
@@ -808,8 +875,8 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
             flops = 2.0 * asg * h * Ie * nmat + 2.0 * Tm * h * Ish * nmat;
             out->gemm_out[LLMROOF_OP_FFN] = asg * ((nmat - 1.0) * Ie + h) + Tm * ((nmat - 1.0) * Ish + h);
             wb = hit * Ie * nmat * h * we + Ish * nmat * h * wf;
-            bytes = wb + asg * (2.0 * h + mlp_inter_elems(m->mlp, Ie)) * a
-                  + (Ish > 0 ? Tm * (2.0 * h + mlp_inter_elems(m->mlp, Ish)) * a : 0.0);
+            bytes = wb + asg * mlp_act_bytes(m->mlp, h, Ie, a, ag, q8 && !qo)
+                  + (Ish > 0 ? Tm * mlp_act_bytes(m->mlp, h, Ish, a, ag, q8 && !qn) : 0.0);
         } else {
             const double Ie = sh->moe_intermediate_per_rank;
             const double Ish = (double)m->moe_shared * Ie;
@@ -818,8 +885,8 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
             out->gemm_out[LLMROOF_OP_FFN] = T * kk * ((nmat - 1.0) * Ie + h) + T * ((nmat - 1.0) * Ish + h);
             wb = hit * Ie * nmat * h * we + Ish * nmat * h * wf;
             bytes = wb
-                  + T * kk * (2.0 * h + mlp_inter_elems(m->mlp, Ie)) * a
-                  + (Ish > 0 ? T * (2.0 * h + mlp_inter_elems(m->mlp, Ish)) * a : 0.0);
+                  + T * kk * mlp_act_bytes(m->mlp, h, Ie, a, ag, q8 && !qo)
+                  + (Ish > 0 ? T * mlp_act_bytes(m->mlp, h, Ish, a, ag, q8 && !qn) : 0.0);
         }
         out->experts_hit = hit;
         out->expert_wbytes = hit * (sh->ep > 1 ? (double)m->moe_intermediate : sh->moe_intermediate_per_rank) * nmat * h * we;
@@ -843,6 +910,21 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
             if (Ish > 0) {
                 fk += 2.0;
                 bytes += quant_bytes(Tm, h, a) + quant_bytes(Tm, Ish, a);
+            }
+        } else if (q8) {
+            /* per tensor or per token: the fused-MoE op quantizes its input and intermediate itself
+             * unless the engine's producers emit 8-bit (act_quant fused); the shared MLP as a dense one */
+            const double rows = sh->ep > 1 ? Ttot * kk / (double)sh->ep * out->ep_busy : T * kk;
+            const double Ier = sh->ep > 1 ? (double)m->moe_intermediate : sh->moe_intermediate_per_rank;
+            const double Ish = (double)m->moe_shared * (sh->ep > 1 && sh->dp_attn ? (double)m->moe_intermediate
+                                                                                    : sh->moe_intermediate_per_rank);
+            if (qo) {
+                fk += 2.0;
+                bytes += quant8_bytes(Tm, h, a, ag) + quant8_bytes(rows, Ier, a, ag);
+            }
+            if (Ish > 0 && qn) {
+                fk += 2.0;
+                bytes += quant8_bytes(Tm, h, a, ag) + quant8_bytes(Tm, Ish, a, ag);
             }
         }
         op[LLMROOF_OP_FFN] = (struct llmroof_op){ Lm, flops, bytes, 0, fk, wb };

@@ -282,6 +282,8 @@ struct llmroof_dtypes {
                                   bytes like every other matrix (the engine's quantized_head: llama.cpp,
                                   gpt-fast, MLC); false: below 16-bit weights they stay 16-bit
                                   (ops_unquantized_bytes) */
+    enum llmroof_act_quant act_quant; /* with 8-bit activations, where the engine quantizes each GEMM's
+                                         16-bit input (its act_quant; ops.c act_quant_kernels) */
 };
 
 /* Bytes per recurrent-state element: the state dtype when set, else the model's 16-bit dtype (4 with

@@ -1350,6 +1350,7 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
             }
         }
         cJSON_AddStringToObject(o, "attention_kernel", attn_kernel_name(e[i].attention));
+        cJSON_AddStringToObject(o, "act_quant", act_quant_name(e[i].act_quant));
         cJSON_AddBoolToObject(o, "cuda_graphs", e[i].cuda_graphs);
         add_positive(o, "graph_max_batch", (double)e[i].graph_max_batch);
         if (e[i].graph_piecewise)

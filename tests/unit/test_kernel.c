@@ -99,7 +99,7 @@ static void collectives_carry_the_16bit_residual(void **state)
     assert_int_equal(ops_shard(m, 2, &sh, NULL), 0);
     struct llmroof_batch b = batch_decode(8, 100);
     struct llmroof_oplist o16, o8;
-    struct llmroof_dtypes d16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false }, d8 = { LLMROOF_FP8, LLMROOF_FP8, LLMROOF_FP8, 0, false, LLMROOF_FP16, false };
+    struct llmroof_dtypes d16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE }, d8 = { LLMROOF_FP8, LLMROOF_FP8, LLMROOF_FP8, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
     ops_build(m, &sh, &d16, &b, &o16);
     ops_build(m, &sh, &d8, &b, &o8);
     /* all-reduce message: 8 tokens * 4096 hidden * 2 bytes = 65,536 B, for fp8 GEMMs too */
@@ -119,7 +119,7 @@ static void fp16_ops(const struct llmroof_model *m, int tp, const struct llmroof
 {
     struct llmroof_shard sh;
     assert_int_equal(ops_shard(m, tp, &sh, NULL), 0);
-    const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false };
+    const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
     ops_build(m, &sh, &dt, b, o);
 }
 
@@ -620,7 +620,7 @@ static void dequantize_then_gemm_by_hand(void **state)
     assert_non_null(m);
     struct llmroof_shard sh;
     assert_int_equal(ops_shard(m, 1, &sh, NULL), 0);
-    struct llmroof_dtypes q4 = { LLMROOF_INT4, LLMROOF_FP16, LLMROOF_FP16, 4.5, false, LLMROOF_FP16, false };
+    struct llmroof_dtypes q4 = { LLMROOF_INT4, LLMROOF_FP16, LLMROOF_FP16, 4.5, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
     struct llmroof_batch b = batch_prefill(1, 300, OPS_FEW_GENERIC);
     struct llmroof_oplist ob;
     ops_build(m, &sh, &q4, &b, &ob);
@@ -654,7 +654,7 @@ static void custom_allreduce_only_on_nvlink(void **state)
     nccl.custom_allreduce = false;
     struct llmroof_shard sh;
     assert_int_equal(ops_shard(m, 8, &sh, NULL), 0);
-    struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false };
+    struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
     struct llmroof_batch b = batch_decode(1, 1000);
     struct llmroof_oplist o;
     ops_build(m, &sh, &dt, &b, &o);
@@ -738,7 +738,7 @@ static void grouped_expert_gemms_stream_below_the_dense_rate(void **state)
     struct llmroof_shard sh;
     struct llmroof_err err = { 0 };
     assert_int_equal(ops_shard(m, 1, &sh, &err), 0);
-    const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false };
+    const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
     const struct llmroof_effs e = roofline_default_effs(g);
     const double bw = 3350e9 * 0.85;
     struct llmroof_oplist o;
@@ -779,7 +779,7 @@ static void rocm_gpus_carry_their_measured_kernel_cost(void **state)
     assert_rel_close(kernel_fixed_s(gpu(&cat, "mi355x")), 5e-6, 0);
     assert_rel_close(kernel_fixed_s(gpu(&cat, "h100-sxm5-80gb")), 3e-6, 0);
     struct llmroof_setup s = { model(&cat, "llama-3.1-70b"), gpu(&cat, "mi300x"), 8,
-                               { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_BF16, false }, { .compute = 0 }, { 0 } };
+                               { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_BF16, false, LLMROOF_ACT_QUANT_SEPARATE }, { .compute = 0 }, { 0 } };
     s.eff = roofline_effs(s.gpu, NULL);
     struct llmroof_request r = { 1, 128, 2 };
     struct llmroof_estimate e;

@@ -194,7 +194,7 @@ static void falcon_h1_parallel_mixers_by_hand(void **state)
     /* a decode step runs both: the attention operators and the linear mixer on all 32 layers */
     struct llmroof_shard sh;
     assert_int_equal(ops_shard(&m, 1, &sh, NULL), LLMROOF_OK);
-    const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false };
+    const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
     struct llmroof_batch b = batch_decode(1, 1000);
     struct llmroof_oplist o;
     ops_build(&m, &sh, &dt, &b, &o);
@@ -231,7 +231,7 @@ static void nemotron_nas_block_configs_by_hand(void **state)
     /* the dense operator at the mean width: 80 layers x 2*T*8192*3*20,531.2 FLOP = the sum */
     struct llmroof_shard sh;
     assert_int_equal(ops_shard(&m, 1, &sh, NULL), LLMROOF_OK);
-    const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false };
+    const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
     struct llmroof_batch b = batch_decode(1, 1000);
     struct llmroof_oplist o;
     ops_build(&m, &sh, &dt, &b, &o);
@@ -312,7 +312,7 @@ static void config_state_dtype_is_the_default(void **state)
                      LLMROOF_OK);
     assert_true(m.lin_state_dtype_set);
     assert_int_equal(m.lin_state_dtype, LLMROOF_FP32);
-    const struct llmroof_dtypes none = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false };
+    const struct llmroof_dtypes none = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
     struct llmroof_dtypes d = ckpt_dtypes(&m, NULL, none, false);
     assert_true(d.state_set);
     assert_int_equal(d.state, LLMROOF_FP32);
@@ -321,7 +321,7 @@ static void config_state_dtype_is_the_default(void **state)
     assert_rel_close(layers_state_elems_per_seq(&m), 14592.0, 0);
     assert_rel_close(layers_state_elems_per_seq(&m) * ops_state_bytes(&d), 58368.0, 0);
     assert_rel_close(layers_state_elems_per_seq(&m) * ops_state_bytes(&none), 29184.0, 0);
-    const struct llmroof_dtypes given = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, true, LLMROOF_BF16, false };
+    const struct llmroof_dtypes given = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, true, LLMROOF_BF16, false, LLMROOF_ACT_QUANT_SEPARATE };
     d = ckpt_dtypes(&m, NULL, given, false);
     assert_int_equal(d.state, LLMROOF_BF16); /* --state-dtype bf16 wins */
     /* an attention-only model: the field is ignored */
@@ -345,7 +345,7 @@ static void hybrid_decode_is_flat_in_context_for_its_linear_layers(void **state)
     import_ok("qwen3-next-80b-a3b.json", &m);
     struct llmroof_shard sh;
     assert_int_equal(ops_shard(&m, 1, &sh, NULL), LLMROOF_OK);
-    const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false };
+    const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
     struct llmroof_batch b1 = batch_decode(1, 1000), b2 = batch_decode(1, 101000);
     struct llmroof_oplist o1, o2;
     ops_build(&m, &sh, &dt, &b1, &o1);
@@ -378,7 +378,7 @@ static void dsa_decode_attention_stops_growing_past_top_k(void **state)
     assert_int_equal(m.dsa_top_k, 2048);
     struct llmroof_shard sh;
     assert_int_equal(ops_shard(&m, 8, &sh, NULL), LLMROOF_OK);
-    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_FP8, LLMROOF_BF16, 0, false, LLMROOF_FP16, false };
+    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_FP8, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
     struct llmroof_batch b0 = batch_decode(1, 1024), b1 = batch_decode(1, 4096), b2 = batch_decode(1, 100000);
     struct llmroof_oplist o0, o1, o2;
     ops_build(&m, &sh, &dt, &b0, &o0);
@@ -417,7 +417,7 @@ static void memory_counts_the_state_in_the_max_batch(void **state)
     load_shipped(&cat);
     struct llmroof_model m;
     import_ok("nemotron-nano-9b-v2.json", &m);
-    const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false };
+    const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
     struct llmroof_mem_opts o = memory_default_opts();
     struct llmroof_memory mem;
     assert_int_equal(memory_eval(&m, gpu(&cat, "h100"), 1, &dt, 8192, &o, &mem, NULL), LLMROOF_OK);
@@ -427,7 +427,7 @@ static void memory_counts_the_state_in_the_max_batch(void **state)
     /* the state in fp32 (--state-dtype fp32, vLLM --mamba-cache-dtype float32): 36,384,768 x 4 B =
      * 145,539,072 B per sequence, the KV unchanged; max batch = capacity / (8192 x 16,384 +
      * 145,539,072): 58,130,486,272 / 279,756,800 = 207.8 -> 207 (324 at 16 bits, 2048 tokens) */
-    const struct llmroof_dtypes dt32 = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, true, LLMROOF_FP32, false };
+    const struct llmroof_dtypes dt32 = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, true, LLMROOF_FP32, false, LLMROOF_ACT_QUANT_SEPARATE };
     struct llmroof_memory m32;
     assert_int_equal(memory_eval(&m, gpu(&cat, "h100"), 1, &dt32, 8192, &o, &m32, NULL), LLMROOF_OK);
     assert_rel_close(m32.state_bytes_per_seq, 145539072.0, 0);
@@ -446,7 +446,7 @@ static void memory_counts_the_state_in_the_max_batch(void **state)
     /* an fp8 KV cache halves the K/V, not the state (vLLM's mamba_cache_dtype "auto" is the model
      * dtype whatever --kv-cache-dtype says): 72,769,536 B of state beside 8192 x 8192 B of KV a
      * sequence; on one H100 57,336,819,098 / (67,108,864 + 72,769,536) = 409.9 -> 409 */
-    const struct llmroof_dtypes dt8 = { LLMROOF_BF16, LLMROOF_FP8, LLMROOF_BF16, 0, false, LLMROOF_FP16, false };
+    const struct llmroof_dtypes dt8 = { LLMROOF_BF16, LLMROOF_FP8, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
     struct llmroof_memory m8;
     assert_int_equal(memory_eval(&m, gpu(&cat, "h100"), 1, &dt8, 8192, &o, &m8, NULL), LLMROOF_OK);
     assert_rel_close(m8.state_bytes_per_seq, 72769536.0, 0);

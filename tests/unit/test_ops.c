@@ -5,7 +5,7 @@
 
 #include "model/ops.h"
 
-static const struct llmroof_dtypes FP16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false };
+static const struct llmroof_dtypes FP16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
 
 static void build(const struct llmroof_model *m, int tp, struct llmroof_batch b, struct llmroof_oplist *o)
 {
@@ -154,7 +154,7 @@ static void mla_mixed_step_runs_decodes_absorbed_and_the_chunk_decompressed(void
     struct llmroof_shard sh;
     struct llmroof_err err = { 0 };
     assert_int_equal(ops_shard(ds, 8, &sh, &err), 0);
-    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false };
+    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
     struct llmroof_batch b = { 0 };
     for (int i = 0; i < 64; i++)
         batch_add(&b, 1, 4095, &sh.few);
@@ -213,7 +213,7 @@ static void mla_runs_absorbed_up_to_its_break_even(void **state)
     struct llmroof_shard sh;
     struct llmroof_err err = { 0 };
     assert_int_equal(ops_shard(ds, 8, &sh, &err), 0);
-    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false };
+    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
     assert_rel_close(sh.few.per_past, 512.0 * 256.0 / 768.0, 1e-15);
     assert_true(sh.few.max_new == 1.0 && sh.few.per_new == 0.0 && sh.few.ramp == 0.0);
     /* models without MLA's choice keep 16 new tokens (DSA runs every sequence absorbed anyway) */
@@ -274,7 +274,7 @@ static void all_to_all_moves_fp8_out_and_bf16_back_scaled_by_the_imbalance(void 
     load_shipped(&cat);
     const struct llmroof_model *ds = model(&cat, "deepseek-v3");
     struct llmroof_err err = { 0 };
-    const struct llmroof_dtypes fp8 = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_FP8, 0, false, LLMROOF_FP16, false };
+    const struct llmroof_dtypes fp8 = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_FP8, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
     struct llmroof_layout lay = { 1, 1, 8, true, 1.0, false };
     struct llmroof_shard sh;
     assert_int_equal(ops_shard_layout(ds, &lay, &sh, &err), 0);
@@ -416,6 +416,59 @@ static void context_rebuild_matches_a_whole_build(void **state)
 /* The kernels a DeepSeek decoder layer launches: the latent norms and the shared-expert MLP
  * always; with the block-scaled fp8 checkpoint's weights, one per-token-group quantization
  * kernel before each GEMM (ops.c block_fp8). DeepSeek-V3, TP 8, one decode token. */
+/* W8A8 at per-tensor scales (--act-dtype fp8): the GEMMs read 8-bit inputs while the norms,
+ * attention and the MLP's intermediate stay 16-bit; where the 8-bit copies are made follows the
+ * engine's act_quant (ops.c stream_bytes, quant_own). Llama-2-7B (h 4096, MLP 11008, 32 heads of
+ * 128, two norms a layer), TP 1, 8 decode tokens. */
+static void w8a8_quantizes_each_gemm_input_where_the_engine_does(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *m = model(&cat, "llama-2-7b");
+    struct llmroof_shard sh;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(ops_shard(m, 1, &sh, &err), 0);
+    const struct llmroof_batch b = batch_decode(8, 1000);
+    struct llmroof_dtypes sep = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP8, 0, false, LLMROOF_FP16, false,
+                                  LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_dtypes na = sep, fu = sep, w8a16 = sep;
+    na.act_quant = LLMROOF_ACT_QUANT_NORM_ACT;
+    fu.act_quant = LLMROOF_ACT_QUANT_FUSED;
+    w8a16.act = LLMROOF_FP16;
+    struct llmroof_oplist s, n, f, h;
+    ops_build(m, &sh, &sep, &b, &s);
+    ops_build(m, &sh, &na, &b, &n);
+    ops_build(m, &sh, &fu, &b, &f);
+    ops_build(m, &sh, &w8a16, &b, &h);
+    /* kernels: a quantization before QKV (2 + 1), O (1 + 1), gate_up and down (3 + 2) when
+     * separate; only O's when the norm and SiLU kernels write the 8-bit copy; none when fused */
+    assert_rel_close(s.op[LLMROOF_OP_QKV_PROJ].kernels, 3.0, 0);
+    assert_rel_close(s.op[LLMROOF_OP_O_PROJ].kernels, 2.0, 0);
+    assert_rel_close(s.op[LLMROOF_OP_FFN].kernels, 5.0, 0);
+    assert_rel_close(n.op[LLMROOF_OP_QKV_PROJ].kernels, 2.0, 0);
+    assert_rel_close(n.op[LLMROOF_OP_O_PROJ].kernels, 2.0, 0);
+    assert_rel_close(n.op[LLMROOF_OP_FFN].kernels, 3.0, 0);
+    assert_rel_close(f.op[LLMROOF_OP_O_PROJ].kernels, 1.0, 0);
+    /* a quantization reads 2 B and writes 1 B an element: QKV's input 8 * 4096 * 3 = 98,304 B,
+     * O's the same; the MLP's input and intermediate (4096 + 11008) * 8 * 3 = 362,496 B, and
+     * fused, the SiLU kernel writes its 11008 * 8 at 1 B not 2: 88,064 B less, 450,560 in all */
+    assert_rel_close(s.op[LLMROOF_OP_QKV_PROJ].bytes - f.op[LLMROOF_OP_QKV_PROJ].bytes, 98304.0, 1e-12);
+    assert_rel_close(s.op[LLMROOF_OP_O_PROJ].bytes - f.op[LLMROOF_OP_O_PROJ].bytes, 98304.0, 1e-12);
+    assert_rel_close(n.op[LLMROOF_OP_O_PROJ].bytes, s.op[LLMROOF_OP_O_PROJ].bytes, 0);
+    assert_rel_close(s.op[LLMROOF_OP_FFN].bytes - f.op[LLMROOF_OP_FFN].bytes, 450560.0, 1e-12);
+    /* a fused norm writes its 8 * 4096 outputs at 1 B: 32,768 B less per norm */
+    assert_rel_close(s.op[LLMROOF_OP_NORM].bytes - f.op[LLMROOF_OP_NORM].bytes, 32768.0, 1e-12);
+    assert_rel_close(n.op[LLMROOF_OP_NORM].bytes, f.op[LLMROOF_OP_NORM].bytes, 0);
+    /* the stream stays 16-bit: the norms, the K/V written and the attention as at 16-bit
+     * activations; the QKV GEMM reads its input at 1 B (8 * 4096 less than 16-bit) beside its quantization */
+    assert_rel_close(s.op[LLMROOF_OP_NORM].bytes, h.op[LLMROOF_OP_NORM].bytes, 0);
+    assert_rel_close(s.op[LLMROOF_OP_KV_WRITE].bytes, h.op[LLMROOF_OP_KV_WRITE].bytes, 0);
+    assert_rel_close(s.op[LLMROOF_OP_ATTENTION].bytes, h.op[LLMROOF_OP_ATTENTION].bytes, 0);
+    assert_rel_close(f.op[LLMROOF_OP_QKV_PROJ].bytes, h.op[LLMROOF_OP_QKV_PROJ].bytes - 32768.0, 1e-12);
+    catalog_free(&cat);
+}
+
 static void deepseek_layer_counts_latent_norms_shared_experts_and_fp8_group_quant(void **state)
 {
     (void)state;
@@ -441,8 +494,8 @@ static void deepseek_layer_counts_latent_norms_shared_experts_and_fp8_group_quan
 
     /* the checkpoint's fp8 weights (block scales) against fp8 at the same bytes without them
      * (--weight-bits 8: per-tensor, no group quantization) */
-    const struct llmroof_dtypes fp8blk = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false };
-    const struct llmroof_dtypes fp8pt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 8.0, false, LLMROOF_FP16, false };
+    const struct llmroof_dtypes fp8blk = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes fp8pt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 8.0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
     ops_build(ds, &sh, &fp8blk, &b, &blk);
     ops_build(ds, &sh, &fp8pt, &b, &pt);
     assert_rel_close(pt.op[LLMROOF_OP_QKV_PROJ].kernels, 5.0, 0);
@@ -555,7 +608,7 @@ static void block_fp8_checkpoint_keeps_its_head_and_routers_bf16(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     const struct llmroof_model *ds = model(&cat, "deepseek-v3");
-    const struct llmroof_dtypes fp8blk = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false };
+    const struct llmroof_dtypes fp8blk = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
     struct llmroof_shard sh;
     struct llmroof_err err = { 0 };
     assert_int_equal(ops_shard(ds, 8, &sh, &err), 0);
@@ -568,7 +621,7 @@ static void block_fp8_checkpoint_keeps_its_head_and_routers_bf16(void **state)
     assert_rel_close(ops_unquantized_bytes(ds, &fp8blk, true), 2.0, 0);
     /* --weight-bits 8 (per-tensor fp8 of a 16-bit checkpoint) keeps the head 16-bit as vLLM's
      * --quantization fp8 does, unless the engine quantizes every matrix (quantized_head) */
-    struct llmroof_dtypes fp8pt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 8.0, false, LLMROOF_FP16, false };
+    struct llmroof_dtypes fp8pt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 8.0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
     assert_rel_close(ops_unquantized_bytes(ds, &fp8pt, true), 2.0, 0);
     fp8pt.head_quantized = true;
     assert_rel_close(ops_unquantized_bytes(ds, &fp8pt, true), 1.0, 0);
@@ -586,7 +639,7 @@ static void quantized_weights_read_a_16_bit_head_and_router(void **state)
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct llmroof_dtypes i4 = { LLMROOF_INT4, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false };
+    struct llmroof_dtypes i4 = { LLMROOF_INT4, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
     struct llmroof_shard sh;
     struct llmroof_err err = { 0 };
     const struct llmroof_model *l3 = model(&cat, "llama-3-8b");
@@ -659,6 +712,7 @@ int main(void)
         cmocka_unit_test(block_fp8_checkpoint_keeps_its_head_and_routers_bf16),
         cmocka_unit_test(quantized_weights_read_a_16_bit_head_and_router),
         cmocka_unit_test(deepseek_layer_counts_latent_norms_shared_experts_and_fp8_group_quant),
+        cmocka_unit_test(w8a8_quantizes_each_gemm_input_where_the_engine_does),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
