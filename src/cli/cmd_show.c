@@ -369,6 +369,9 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
     kvb(t, "static_batching", e->static_batching,
         e->static_batching ? "a batch starts when the last one has finished (no continuous batching)" : "continuous batching");
     kvb(t, "prefill_first", e->prefill_first, e->prefill_first ? "prompt-only iterations stall the decodes" : "running decodes first");
+    kvb(t, "prompt_within_budget", e->prompt_within_budget,
+        e->prompt_within_budget ? "without chunked prefill a prompt above the token budget is refused"
+                                : "without chunked prefill a prompt above the token budget runs alone");
     kvb(t, "dp_rank_scheduler", e->dp_rank_scheduler,
         e->dp_rank_scheduler ? "budget and sequence limit per data-parallel attention rank" : "the instance's budget and limit, each rank its share");
     if (e->chunked_prefill_min_context > 0) {

@@ -355,7 +355,18 @@ static void warn_rejected(struct cli *c, const struct sim_result *r, const char 
                 cap);
         if (max_model_len > 0)
             fprintf(c->errf, ", or the prompt exceeds --max-model-len %ld", max_model_len);
+        if (cfg->prompt_within_budget && !cfg->chunked_prefill)
+            fprintf(c->errf, ", or the prompt exceeds the %ld-token budget, which the engine without chunked prefill "
+                             "refuses", cfg->max_batched_tokens);
         fprintf(c->errf, "); TTFT, TPOT, ITL and e2e are n/a\n");
+    } else if (r->errors > r->refused_busy && cfg->prompt_within_budget && !cfg->chunked_prefill) {
+        /* some served: the engine refuses a prompt above its budget, a rule the user may not expect */
+        const long n = r->errors - r->refused_busy;
+        fprintf(c->errf,
+                "llmroof: warning: %s%ld of %ld requests (%.1f%%) were rejected: without chunked prefill the engine "
+                "refuses a prompt above its %ld-token budget (TensorRT-LLM's max_num_tokens), as it refuses one whose "
+                "KV cannot fit; a larger --max-batched-tokens holds them; the latencies are the served requests'\n",
+                what, n, r->requests, 100.0 * (double)n / (double)r->requests, cfg->max_batched_tokens);
     }
 }
 

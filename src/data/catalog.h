@@ -400,6 +400,9 @@ struct llmroof_engine {
                                          prompt KV when the request arrives, and the prefill runs only
                                          once it is held (SGLang's decode PreallocQueue); false: the
                                          decode instance's blocks are taken when the prefill ends */
+    bool prompt_within_budget;        /* without chunked prefill a prompt longer than the token budget is
+                                         refused (TensorRT-LLM: maxInputLen = min(maxSequenceLen - 1,
+                                         maxNumTokens), LlmRequest::validate) rather than run alone */
     bool dp_rank_scheduler;           /* each data-parallel attention rank is its own engine whose
                                          scheduler holds the token budget and the sequence limit
                                          (vLLM V1's DP "core engines"); false: the budget and limit are

@@ -1315,6 +1315,8 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
             cJSON_AddBoolToObject(o, "static_batching", true);
         if (e[i].dp_rank_scheduler)
             cJSON_AddBoolToObject(o, "dp_rank_scheduler", true);
+        if (e[i].prompt_within_budget)
+            cJSON_AddBoolToObject(o, "prompt_within_budget", true);
         add_positive(o, "waiting_served_ratio", (double)e[i].waiting_served_ratio);
         add_positive(o, "max_waiting_steps", (double)e[i].max_waiting_steps);
         add_positive(o, "max_paddings", (double)e[i].max_paddings);

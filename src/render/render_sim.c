@@ -334,6 +334,8 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
     qi(&t, "errors", (double)r->errors,
        r->refused_busy > 0 && r->refused_busy == r->errors ? "refused at the concurrency limit (below)"
        : r->refused_busy > 0 ? "rejected: prompt + output exceed the KV cache or the context limit, or refused (below)"
+       : c->prompt_within_budget && !c->chunked_prefill
+           ? "rejected: prompt + output exceed the KV cache, or the prompt exceeds the token budget (no chunked prefill)"
        : c->max_model_len > 0 ? "rejected: prompt + output exceed the KV cache, or the prompt exceeds the context limit"
                               : "rejected: prompt + output exceed the KV cache");
     if (r->refused_busy > 0) { /* TGI's 429s: the limit, not the request, refused them */

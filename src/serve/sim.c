@@ -204,6 +204,7 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
     if (en->prefill_first && !long_chunked)
         c->prefill_first = true;
     c->dp_rank_scheduler = en->dp_rank_scheduler;
+    c->prompt_within_budget = en->prompt_within_budget;
     c->waiting_served_ratio = en->waiting_served_ratio;
     c->max_waiting_steps = en->max_waiting_steps;
     c->max_paddings = long_chunked ? 0 : en->max_paddings;

@@ -114,6 +114,8 @@ struct sim_config {
                                         SGLang's decode PreallocQueue, the prefill's bootstrap queue);
                                         else the decode instance is chosen and its blocks taken when
                                         the prefill ends (vLLM's NixlConnector, DistServe) */
+    bool prompt_within_budget;       /* without chunked prefill, a prompt above one rank's token budget
+                                        is refused on arrival (engine prompt_within_budget) */
     bool dp_rank_scheduler;          /* with data-parallel attention the budget and the sequence limit
                                         are stated per rank (each rank its own engine, vLLM V1) instead
                                         of for the instance, divided over its ranks (SGLang); every

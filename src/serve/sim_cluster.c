@@ -250,6 +250,11 @@ void sim_on_arrival(struct runner *r, const struct event *ev)
         fits = seq_blocks(last, r->c->admit_no_evict ? q->prompt + q->output - 1 : q->prompt + 1) + last->state_blocks +
                    blocks_for(r->c->pd_decode_reserve_tokens, last->bs) <=
                last->replica_blocks;
+    /* TensorRT-LLM without chunked context takes no prompt above one rank's max_num_tokens: its
+     * request fails on dequeue with "Prompt length exceeds maximum input length" (executorImpl.cpp
+     * fetchNewRequests, LlmRequest::validate), where another engine would run it alone */
+    if (r->c->prompt_within_budget && !r->c->chunked_prefill && q->prompt > first->rank_budget)
+        too_long = true;
     if (!fits || too_long) {
         refuse(r, q, rs, false);
         return;

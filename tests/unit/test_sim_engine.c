@@ -445,6 +445,50 @@ static void estimate_and_simulate_replay_the_same_steps(void **state)
     catalog_free(&cat);
 }
 
+/* TensorRT-LLM without chunked context refuses a prompt above max_num_tokens (8,192 in its
+ * profile) on arrival, where the others run it alone: offline, 4 prompts of 9,000 tokens are
+ * rejected and 4 of 8,000 served (8,000 <= 8,192); the same 9,000-token prompts under vLLM 0.6
+ * with whole prefills (its budget at least the 131,072-token context) all run. */
+static void tensorrt_llm_refuses_a_prompt_above_its_budget(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const long lens[2] = { 9000, 8000 };
+    for (int i = 0; i < 2; i++) {
+        struct sim_config c = engine_config(&cat, "tensorrt-llm", "llama-3.1-8b", 0, false);
+        assert_true(c.prompt_within_budget);
+        assert_false(c.chunked_prefill);
+        assert_int_equal(c.max_batched_tokens, 8192);
+        struct workload w = { WORKLOAD_FIXED, lens[i], 16, NULL, 0 };
+        c.workload = &w;
+        c.mode = SIM_OFFLINE;
+        c.requests = 4;
+        struct sim_result r;
+        struct llmroof_err err = { 0 };
+        c.setup.tp = 1;
+        c.setup.eff = roofline_default_effs(c.setup.gpu);
+        assert_int_equal(sim_run(&c, &r, &err), 0);
+        assert_int_equal(r.errors, i == 0 ? 4 : 0);
+        assert_int_equal(r.completed, i == 0 ? 0 : 4);
+        sim_result_free(&r);
+    }
+    struct sim_config v = engine_config(&cat, "vllm-0.6", "llama-3.1-8b", 0, true);
+    assert_false(v.prompt_within_budget);
+    struct workload w = { WORKLOAD_FIXED, 9000, 16, NULL, 0 };
+    v.workload = &w;
+    v.mode = SIM_OFFLINE;
+    v.requests = 4;
+    v.setup.tp = 1;
+    v.setup.eff = roofline_default_effs(v.setup.gpu);
+    struct sim_result r;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(sim_run(&v, &r, &err), 0);
+    assert_int_equal(r.completed, 4);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -462,6 +506,7 @@ int main(void)
         cmocka_unit_test(prefix_caching_is_on_by_default_in_vllm_v1_and_sglang),
         cmocka_unit_test(pools_and_estimate_take_the_gpus_graph_limit_and_budget),
         cmocka_unit_test(estimate_and_simulate_replay_the_same_steps),
+        cmocka_unit_test(tensorrt_llm_refuses_a_prompt_above_its_budget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
