@@ -889,6 +889,15 @@ static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, c
     cJSON_AddNumberToObject(o, "iterations", (double)r->iterations);
     cJSON_AddNumberToObject(o, "mean_in_system", r->mean_in_system);
     cJSON_AddNumberToObject(o, "kv_capacity_tokens", r->kv_capacity_tokens);
+    if (c->disaggregated) {
+        /* each pool's own, as the text's KV line: the decode pool's is the one that holds the
+         * decoding requests (kv_capacity_tokens adds the two) */
+        long blocks[2] = { 0, 0 };
+        for (int i = 0; i < r->ninst && r->inst; i++)
+            blocks[r->inst[i].pool == 1] += r->inst[i].kv_blocks_total;
+        cJSON_AddNumberToObject(o, "kv_capacity_tokens_decode", (double)blocks[1] * (double)r->block_size);
+        cJSON_AddNumberToObject(o, "kv_capacity_tokens_prefill", (double)blocks[0] * (double)r->block_size);
+    }
     if (c->kv_blocks > 0) { /* --kv-blocks: the stated pool, beside what memory would have sized */
         cJSON_AddNumberToObject(o, "kv_blocks", (double)c->kv_blocks);
         cJSON_AddNumberToObject(o, "kv_blocks_total", (double)r->kv_blocks_total);
