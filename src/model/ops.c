@@ -287,12 +287,20 @@ unsigned ops_modules_to_ops(unsigned modules)
 }
 
 
-/* HBM traffic of one such quantization kernel over `rows` x `width` activations: reads the 16-bit
- * input, writes one fp8 byte per element and one fp32 scale per 128 (the GEMM's own read stays
- * charged at the activation dtype: an upper bound by 1 byte per element). */
+/* HBM traffic of one per-tensor or per-token quantization kernel over `rows` x `width` 16-bit
+ * activations: read at a, write at ag (vLLM's static scaled_fp8_quant and its dynamic per-token
+ * kernel are one pass each; a per-token scale is 4 bytes a row, left out) */
+static inline double quant8_bytes(double rows, double width, double a, double ag)
+{
+    return rows * width * (a + ag);
+}
+
+/* The block-fp8 kernel (per_token_group_quant_fp8): reads the 16-bit input, writes one fp8 byte an
+ * element and one fp32 scale per 128 (the GEMM's own read stays charged at the activation dtype:
+ * an upper bound by 1 byte per element) */
 static inline double quant_bytes(double rows, double width, double a)
 {
-    return rows * width * (a + 1.0 + 4.0 / 128.0);
+    return quant8_bytes(rows, width, a, 1.0 + 4.0 / 128.0);
 }
 
 /* HBM traffic of the MLP's intermediate activations per token of width `width`:
@@ -328,13 +336,6 @@ static bool quant_own(const struct llmroof_dtypes *dt, bool q8, bool opaque)
     return dt->act_quant == LLMROOF_ACT_QUANT_SEPARATE || (opaque && dt->act_quant == LLMROOF_ACT_QUANT_NORM_ACT);
 }
 
-/* HBM traffic of one per-tensor or per-token quantization kernel over `rows` x `width` 16-bit
- * activations: read at a, write at ag (vLLM's static scaled_fp8_quant and its dynamic per-token
- * kernel are one pass each; a per-token scale is 4 bytes a row, left out) */
-static inline double quant8_bytes(double rows, double width, double a, double ag)
-{
-    return rows * width * (a + ag);
-}
 
 /* An MLP's activation traffic for one token of hidden h through width `width`: gate_up reads its
  * input (at ag, an 8-bit GEMM's input, else a) and down writes h at a, beside mlp_inter_elems'
@@ -899,33 +900,25 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
          * routed experts quantize their input and their intermediate (T*k rows, or the busiest
          * rank's assignments), the shared MLP its own input and intermediate (+2 each). */
         double fk = 5.0 + (m->moe_shared > 0 ? 3.0 : 0.0);
-        if (bq) {
-            const double rows = sh->ep > 1 ? Ttot * kk / (double)sh->ep * out->ep_busy : T * kk;
-            const double Ier = sh->ep > 1 ? (double)m->moe_intermediate : sh->moe_intermediate_per_rank;
-            /* the shared MLP's width on this rank, as above: whole with data-parallel attention */
-            const double Ish = (double)m->moe_shared * (sh->ep > 1 && sh->dp_attn ? (double)m->moe_intermediate
-                                                                                    : sh->moe_intermediate_per_rank);
+        /* the routed rows this rank computes (T k, or the busiest rank's assignments) and their
+         * width; the shared MLP's width on this rank, as above: whole with data-parallel attention */
+        const double rows = sh->ep > 1 ? Ttot * kk / (double)sh->ep * out->ep_busy : T * kk;
+        const double Ier = sh->ep > 1 ? (double)m->moe_intermediate : sh->moe_intermediate_per_rank;
+        const double Ishr = (double)m->moe_shared * (sh->ep > 1 && sh->dp_attn ? (double)m->moe_intermediate
+                                                                                 : sh->moe_intermediate_per_rank);
+        /* quantization kernels of their own: block fp8 before both; per tensor or per token the
+         * fused-MoE op quantizes its input and intermediate itself unless the engine's producers
+         * emit 8-bit (quant_own opaque), the shared MLP as a dense one. Bytes written an element:
+         * fp8 with a scale per 128, or the GEMM's 8-bit input alone */
+        const bool qr = bq || qo, qs = bq || qn;
+        const double qw = bq ? 1.0 + 4.0 / 128.0 : ag;
+        if (qr) {
             fk += 2.0;
-            bytes += quant_bytes(Tm, h, a) + quant_bytes(rows, Ier, a);
-            if (Ish > 0) {
-                fk += 2.0;
-                bytes += quant_bytes(Tm, h, a) + quant_bytes(Tm, Ish, a);
-            }
-        } else if (q8) {
-            /* per tensor or per token: the fused-MoE op quantizes its input and intermediate itself
-             * unless the engine's producers emit 8-bit (act_quant fused); the shared MLP as a dense one */
-            const double rows = sh->ep > 1 ? Ttot * kk / (double)sh->ep * out->ep_busy : T * kk;
-            const double Ier = sh->ep > 1 ? (double)m->moe_intermediate : sh->moe_intermediate_per_rank;
-            const double Ish = (double)m->moe_shared * (sh->ep > 1 && sh->dp_attn ? (double)m->moe_intermediate
-                                                                                    : sh->moe_intermediate_per_rank);
-            if (qo) {
-                fk += 2.0;
-                bytes += quant8_bytes(Tm, h, a, ag) + quant8_bytes(rows, Ier, a, ag);
-            }
-            if (Ish > 0 && qn) {
-                fk += 2.0;
-                bytes += quant8_bytes(Tm, h, a, ag) + quant8_bytes(Tm, Ish, a, ag);
-            }
+            bytes += quant8_bytes(Tm, h, a, qw) + quant8_bytes(rows, Ier, a, qw);
+        }
+        if (Ishr > 0 && qs) {
+            fk += 2.0;
+            bytes += quant8_bytes(Tm, h, a, qw) + quant8_bytes(Tm, Ishr, a, qw);
         }
         op[LLMROOF_OP_FFN] = (struct llmroof_op){ Lm, flops, bytes, 0, fk, wb };
         enum llmroof_dtype low;
@@ -937,8 +930,6 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
              * The shared expert and dense MLPs keep 16-bit activations (their per-token
              * quantization kernels about cancel the narrower reads) */
             const double q = dtype_bytes(low);
-            const double rows = sh->ep > 1 ? Ttot * kk / (double)sh->ep * out->ep_busy : T * kk;
-            const double Ier = sh->ep > 1 ? (double)m->moe_intermediate : sh->moe_intermediate_per_rank;
             const double save = rows * (h + 2.0 * Ier) * (a - q) - Tm * h * (a + q);
             out->lowp_save_bytes = save > 0 ? save : 0.0;
         }
