@@ -344,6 +344,46 @@ void sim_hand_over(struct runner *r, struct engine *p, struct rstate *rs, double
     dq_push_back(&d->handoff, rs); /* the caller starts what its pool has room for */
 }
 
+/* The earliest time at or after `now` that decode instance d's incoming link is free for `dur`
+ * seconds, taken. Instances run their steps whole, in the order the steps start, so a prefill
+ * instance whose step ends earlier may hand over after one whose longer step ends later: its
+ * transfer, due first, takes the link's idle gap before the other's rather than queueing behind a
+ * transfer that has not started yet (one link, one transfer at a time, as before). When all
+ * SIM_LINK_SPANS are held, two neighbours merge (below). */
+static double link_reserve(struct engine *d, double now, double dur)
+{
+    double t = now;
+    int i = 0;
+    for (; i < d->nlink; i++) {
+        if (d->link_span[i][1] <= t)
+            continue; /* ended before t */
+        if (d->link_span[i][0] >= t + dur)
+            break; /* the gap before span i holds it */
+        t = d->link_span[i][1];
+    }
+    /* [t, t + dur) goes at i: after every span ending by t, before span i */
+    if (d->nlink == SIM_LINK_SPANS) {
+        /* full: the two neighbours with the shortest gap between them become one span, gap
+         * included, so a transfer queued far ahead is never forgotten (the link is never taken
+         * twice) and only that idle gap is lost */
+        int j = -1;
+        for (int k = 0; k + 1 < d->nlink; k++)
+            if (k != i - 1 && /* not the gap the new span takes */
+                (j < 0 || d->link_span[k + 1][0] - d->link_span[k][1] < d->link_span[j + 1][0] - d->link_span[j][1]))
+                j = k;
+        d->link_span[j][1] = d->link_span[j + 1][1];
+        memmove(d->link_span[j + 1], d->link_span[j + 2], sizeof d->link_span[0] * (size_t)(d->nlink - j - 2));
+        d->nlink--;
+        if (i > j)
+            i--;
+    }
+    memmove(d->link_span[i + 1], d->link_span[i], sizeof d->link_span[0] * (size_t)(d->nlink - i));
+    d->link_span[i][0] = t;
+    d->link_span[i][1] = t + dur;
+    d->nlink++;
+    return t;
+}
+
 /* Starts the transfer of request h's prompt K/V (h: its state at the prefill instance, whose
  * blocks go back when the K/V has left) to decode instance `d`, which holds its blocks. The K/V
  * moves one transfer at a time over the instance's incoming link. Each receiving GPU gets its own
@@ -361,9 +401,8 @@ static void start_transfer(struct runner *r, struct engine *d, const struct rsta
     const double held = d->full_kv ? (double)q->prompt : arch_kv_tokens_held(d->setup.model, (double)q->prompt);
     const double per_gpu = held * d->kv_token_gpu_bytes;
     const double sent = per_gpu * (double)d->setup.tp / (double)p->setup.tp;
-    double start = now > d->link_free_s ? now : d->link_free_s;
-    double dur = c->kv_link_latency_s + fmax(per_gpu, sent) / c->kv_link_Bps;
-    d->link_free_s = start + dur;
+    const double dur = c->kv_link_latency_s + fmax(per_gpu, sent) / c->kv_link_Bps;
+    const double start = link_reserve(d, now, dur);
     q->kv_ready_s = start + dur;
     struct rstate s = *h;
     s.stage = 1;

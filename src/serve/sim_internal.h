@@ -236,7 +236,11 @@ struct engine {
     double now;                  /* end of its last iteration, or when it last became busy */
     double prev_end_s;           /* end of its last iteration (what a lazy decoder last emitted at) */
     double ntr;                  /* SGLang's new-token ratio (sim_config.admit_reserve), per instance */
-    double link_free_s;          /* decode instance: when its incoming KV link is free */
+    /* decode instance: the spans its incoming KV link is busy, [start, end) in order and disjoint,
+     * the latest SIM_LINK_SPANS of them (link_reserve) */
+#define SIM_LINK_SPANS 32
+    double link_span[SIM_LINK_SPANS][2];
+    int nlink;
     long held_out;               /* prefill instance: blocks its handed-over requests hold until their
                                     K/V has left */
     long held_in;                /* decode instance: blocks set aside for K/V in flight to it (with
