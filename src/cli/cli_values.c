@@ -309,6 +309,11 @@ int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s)
         return rc;
     if (!(s->eff.engine = cli_engine(c, s->engine_name)))
         return 2;
+    if (s->layout.dp_attn && !s->eff.engine->dp_attention)
+        return cli_usage_error(c, "option '--dp-attention': engine '%s' runs no data-parallel attention (its profile's "
+                                  "\"dp_attention\"); pick one that does (sglang, vllm, vllm-0.8, tensorrt-llm, lmdeploy) "
+                                  "or leave the option out",
+                               s->eff.engine->id);
     if (s->eff.engine_use_ray && !(s->eff.engine->tp_step_overhead_s > 0))
         fprintf(c->errf, "llmroof: warning: option '--engine-use-ray' has no effect with engine '%s': its profile "
                          "states no per-step remote call (tp_step_overhead_s 0)\n", s->eff.engine->id);

@@ -1441,12 +1441,13 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "chunked_prefill_min_context", "chunked_max_batched_tokens",
                                           "chunked_prefill", "prefill_first", "static_batching", "spec_no_overlap", "pd_decode_first_token", "pd_decode_resample", "pd_decode_prealloc", "pd_kv_full_window", "max_concurrent_requests", "pd_decode_reserve_tokens", "disaggregation", "tp_step_overhead_s",
                                           "prefix_cache", "gpu_memory_tiers",
-                                          "graph_max_batch", "graph_piecewise", "dp_rank_scheduler", "prompt_within_budget", "kv_heads_per_read", "ray_workers",
+                                          "graph_max_batch", "graph_piecewise", "dp_rank_scheduler", "prompt_within_budget", "dp_attention", "kv_heads_per_read", "ray_workers",
                                           "varlen_fa2_archs", "fa2_archs", "source", NULL };
     static const char *const admissions[] = { "optimistic", "no-evict", "reserve", "wait", NULL };
     int rc;
     memset(g, 0, sizeof *g);
     g->disaggregation = true; /* an engine serves P/D pools unless its profile says it does not */
+    g->dp_attention = true;   /* and runs data-parallel attention likewise */
     if ((rc = json_entry_head(c, e, fields, g->id, sizeof g->id)) || (rc = json_get_string(c, e, "name", true, g->name, sizeof g->name)) ||
         (rc = parse_aliases(c, e, g->aliases, &g->n_aliases)) ||
         (rc = json_get_string(c, e, "source", true, g->source, sizeof g->source)) ||
@@ -1552,6 +1553,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
         (rc = json_get_bool(c, e, "static_batching", false, &g->static_batching)) ||
         (rc = json_get_bool(c, e, "dp_rank_scheduler", false, &g->dp_rank_scheduler)) ||
         (rc = json_get_bool(c, e, "prompt_within_budget", false, &g->prompt_within_budget)) ||
+        (rc = json_get_bool(c, e, "dp_attention", false, &g->dp_attention)) ||
         (rc = json_get_bool(c, e, "spec_no_overlap", false, &g->spec_no_overlap)) ||
         (rc = json_get_bool(c, e, "pd_decode_first_token", false, &g->pd_decode_first_token)) ||
         (rc = json_get_bool(c, e, "pd_decode_resample", false, &g->pd_decode_resample)) ||

@@ -400,6 +400,9 @@ struct llmroof_engine {
                                          prompt KV when the request arrives, and the prefill runs only
                                          once it is held (SGLang's decode PreallocQueue); false: the
                                          decode instance's blocks are taken when the prefill ends */
+    bool dp_attention;                /* runs data-parallel attention beside expert parallelism
+                                         (--dp-attention; default true: SGLang 0.4+, vLLM V1,
+                                         TensorRT-LLM's enable_attention_dp); false: it does not */
     bool prompt_within_budget;        /* without chunked prefill a prompt longer than the token budget is
                                          refused (TensorRT-LLM: maxInputLen = min(maxSequenceLen - 1,
                                          maxNumTokens), LlmRequest::validate) rather than run alone */

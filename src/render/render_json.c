@@ -1343,6 +1343,8 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
         add_positive(o, "pd_decode_reserve_tokens", (double)e[i].pd_decode_reserve_tokens);
         if (!e[i].disaggregation) /* (the default is true) */
             cJSON_AddBoolToObject(o, "disaggregation", false);
+        if (!e[i].dp_attention)
+            cJSON_AddBoolToObject(o, "dp_attention", false);
         if (e[i].prefix_cache)
             cJSON_AddBoolToObject(o, "prefix_cache", true);
         if (e[i].n_mem_tiers > 0) {

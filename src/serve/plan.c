@@ -1086,7 +1086,9 @@ static int plan_codes(const struct plan_input *in, int *codes)
         codes[ncodes++] = LAY(in->tps[ti], 0);
         if (search && in->tps[ti] > 1) {
             codes[ncodes++] = LAY(in->tps[ti], 1);
-            codes[ncodes++] = LAY(in->tps[ti], 2);
+            /* data-parallel attention only where the engine runs it */
+            if (!in->eff.engine || in->eff.engine->dp_attention)
+                codes[ncodes++] = LAY(in->tps[ti], 2);
         }
         if (search && in->model->layers % 2 == 0)
             codes[ncodes++] = LAY(in->tps[ti], 3);
