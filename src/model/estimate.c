@@ -13,6 +13,17 @@ struct llmroof_layout estimate_layout(const struct llmroof_setup *s)
     return l;
 }
 
+/* The busiest pipeline stage's share of a pass (memory_stage_shares; layout.c holds pp <= 1024). */
+static double stage_share_max(const struct llmroof_setup *s, const struct llmroof_shard *sh)
+{
+    double share[1024], most = 0.0;
+    const int pp = sh->pp > 1 ? sh->pp : 1;
+    memory_stage_shares(s->model, sh, &s->dt, share);
+    for (int i = 0; i < pp; i++)
+        most = share[i] > most ? share[i] : most;
+    return most;
+}
+
 /* estimate_check, leaving the layout's shard in *sh (estimate_run needs it: one build, not two) */
 static int estimate_check_shard(const struct llmroof_setup *s, struct llmroof_shard *sh, struct llmroof_err *err)
 {
@@ -882,8 +893,8 @@ int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_reques
         out->prefill_split = estimate_phase_split(&out->prefill);
     }
     if (nmb > 1) {
-        const double stage = (out->prefill.time_s - out->prefill.op[LLMROOF_OP_PP_SEND].time_s)
-                           * (double)out->shard.stage_layers_max / (double)s->model->layers;
+        const double stage = (out->prefill.time_s - out->prefill.op[LLMROOF_OP_PP_SEND].time_s) *
+                             stage_share_max(s, &out->shard);
         out->pp_bubble_s = (nmb - 1.0) * stage;
     }
     /* the engine's first-token overhead (tokenisation, admission, first sampling) adds to TTFT
@@ -1094,9 +1105,9 @@ int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_reques
         out->kv_copy_s = 0.0; /* *out is not cleared as a whole: every field is written */
         if (s->eff.kv_copy && B >= 2 && (rc = add_kv_copy(s, B, 0.5 * (c1 + c2), out, err)))
             return rc;
-        if (nmb > 1) { /* n micro-batches through the fullest stage: 61 layers in 2 stages, 31 + 30 */
+        if (nmb > 1) { /* n micro-batches through the busiest stage (memory_stage_shares) */
             const double stage = (out->decode.time_s - out->decode.op[LLMROOF_OP_PP_SEND].time_s) *
-                                 (double)out->shard.stage_layers_max / (double)s->model->layers;
+                                 stage_share_max(s, &out->shard);
             if (nmb * stage > out->step_s)
                 out->step_s = nmb * stage;
         }

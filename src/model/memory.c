@@ -159,6 +159,23 @@ double memory_weights_layout(const struct llmroof_model *m, const struct llmroof
     return best;
 }
 
+void memory_stage_shares(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
+                         double *share)
+{
+    const double w = ops_weight_bytes(dt), we = ops_expert_bytes(m, dt);
+    const double wu = ops_unquantized_bytes(m, dt, false), wl = ops_unquantized_bytes(m, dt, true);
+    const int pp = sh->pp > 0 ? sh->pp : 1;
+    /* the first stage's embedding is looked up, a row a token, not read: not its work */
+    const double embed = (sh->vocab_per_rank + (double)m->learned_pos) * (double)m->hidden * wu;
+    double tot = 0;
+    for (int s = 0; s < pp; s++) {
+        share[s] = stage_weights(m, sh, w, we, wu, wl, s) - (s == 0 ? embed : 0.0);
+        tot += share[s];
+    }
+    for (int s = 0; s < pp; s++)
+        share[s] = tot > 0 ? share[s] / tot : 1.0 / (double)pp;
+}
+
 double memory_weights_per_gpu(const struct llmroof_model *m, const struct llmroof_shard *sh, double w)
 {
     struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, w * 8.0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };

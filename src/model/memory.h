@@ -85,6 +85,15 @@ double memory_weights_per_gpu(const struct llmroof_model *m, const struct llmroo
 double memory_weights_layout(const struct llmroof_model *m, const struct llmroof_shard *sh,
                              const struct llmroof_dtypes *dt);
 
+/* Each pipeline stage's share of the work of a pass, share[0..pp): its share of the weights a
+ * pass reads on one of its GPUs (a decode step streams them; a prompt's FLOPs are 2 a weight a
+ * token), the last stage's LM head included and the first stage's embedding, looked up a row a
+ * token, not. Layers whose widths differ (NAS, hybrids) or a large head make the stages uneven where
+ * their layer counts are not (Nemotron-Ultra-253B at PP 4: the last 40 layers hold 39% of the
+ * weights). The attention's context terms are taken to split the same way. */
+void memory_stage_shares(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
+                         double *share);
+
 /* memory_eval for a whole layout (TP x PP x EP, data-parallel attention): per-GPU figures
  * are those of the fullest GPU; max_batch counts the instance's sequences (all replicas). */
 int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *g, const struct llmroof_layout *lay,

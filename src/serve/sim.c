@@ -1229,20 +1229,24 @@ static int build_engines(struct runner *r, struct llmroof_err *err)
     } else {
         r->npre = r->ne = c->instances;
         /* each instance's pipeline lanes are engines of their own (sim_pipeline_lanes); its stages
-         * hold the layers as layout.c splits them, the first L mod N one layer more */
+         * hold the layers as layout.c splits them and take their share of a pass's work */
         r->lanes = sim_pipeline_lanes(&c->setup, c->max_seqs, c->static_batching, false);
         if (r->lanes > 1) {
             const int pp = c->setup.layout.pp;
-            const long L = c->setup.model->layers;
             r->stages = pp;
             r->npre = r->ne = c->instances * r->lanes;
             r->stage_exit = calloc((size_t)c->instances * (size_t)pp, sizeof *r->stage_exit);
             r->stage_frac = malloc((size_t)pp * sizeof *r->stage_frac);
             if (!r->stage_exit || !r->stage_frac)
                 return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d instances", c->instances);
-            const long per = L / pp; /* whole layers a stage */
-            for (int s = 0; s < pp; s++)
-                r->stage_frac[s] = (double)(per + (s < L % pp)) / (double)L;
+            /* each stage's share of a pass: its share of the weights a pass reads (memory.h) */
+            struct llmroof_shard sh;
+            struct llmroof_layout lay = c->setup.layout;
+            lay.tp = c->setup.tp;
+            int rc = ops_shard_layout(c->setup.model, &lay, &sh, err);
+            if (rc)
+                return rc;
+            memory_stage_shares(c->setup.model, &sh, &c->setup.dt, r->stage_frac);
         }
     }
     r->E = calloc((size_t)r->ne, sizeof *r->E);

@@ -240,10 +240,16 @@ static void pipeline_decode_is_the_sum_of_stages_and_sends(void **state)
     catalog_free(&cat);
 }
 
-/* Micro-batches are whole sequences and pass the fullest stage in turn (the simulator's pipeline
- * lanes). Llama-3.1-8B's 32 layers in 6 stages are 6, 6, 5, 5, 5, 5: with 6 busy micro-batches
- * the 6-layer stage holds each for 6/32 of its layers' time, so a token of every micro-batch takes
- * 6 x 6/32 = 1.125 of a pass (less the sends): TPOT = 1.125 x (pass - sends), above one pass.
+/* Micro-batches are whole sequences and pass the busiest stage in turn (the simulator's pipeline
+ * lanes). Llama-3.1-8B's 32 layers in 6 stages are 6, 6, 5, 5, 5, 5; a stage's share of a pass is
+ * its share of the weights it reads (memory_stage_shares). A layer holds 218,112,000 weights
+ * (q 16,777,216 + k, v 4,194,304 each + o 16,777,216 + MLP 3 x 58,720,256 + norms 8,192):
+ * 436,224,000 B at fp16; the LM head 128,256 x 4096 x 2 = 1,050,673,152 B and the final norm
+ * 8,192 B sit on the last stage, the embedding (looked up, not read) on the first. The pass reads
+ * 32 x 436,224,000 + 1,050,681,344 = 15,009,849,344 B, the last stage 5 x 436,224,000 +
+ * 1,050,681,344 = 3,231,801,344 B (0.2153), more than a 6-layer stage's 2,617,344,000 (0.1744):
+ * with 6 busy micro-batches a token of each takes 6 x 0.2153 = 1.2919 of a pass (less the
+ * sends), above one pass (by layer count alone, 6 x 6/32 = 1.125).
  * B = 3 over 2 stages: micro-batches of 2 and 1, the pipeline's pace that of 2, as at B = 4. */
 static void pipeline_micro_batches_are_whole_and_the_fullest_stage_paces_them(void **state)
 {
@@ -259,7 +265,7 @@ static void pipeline_micro_batches_are_whole_and_the_fullest_stage_paces_them(vo
     struct llmroof_err err = { 0 };
     assert_int_equal(estimate_run(&s, &r, &e, &err), 0);
     const double pass = e.decode.time_s, sends = e.decode.op[LLMROOF_OP_PP_SEND].time_s;
-    assert_rel_close(e.tpot_s, 6.0 * 6.0 / 32.0 * (pass - sends), 1e-12);
+    assert_rel_close(e.tpot_s, 6.0 * 3231801344.0 / 15009849344.0 * (pass - sends), 1e-12);
     assert_true(e.tpot_s > pass);
     s.layout.pp = 2;
     struct llmroof_request r3 = { 3, 512, 64 }, r4 = { 4, 512, 64 };
@@ -268,6 +274,42 @@ static void pipeline_micro_batches_are_whole_and_the_fullest_stage_paces_them(vo
     assert_int_equal(estimate_run(&s, &r4, &e4, &err), 0);
     assert_rel_close(e3.tpot_s, e4.tpot_s, 1e-12);
     assert_rel_close(e3.decode_tok_s, 3.0 / e3.tpot_s, 1e-12);
+    catalog_free(&cat);
+}
+
+/* A NAS model's stages differ where their layer counts do not: Nemotron-Ultra-253B's 162 layers in
+ * 4 stages are 41, 41, 40, 40, but the last 40 hold its widest MLPs (ffn widths up to 425,984 a
+ * layer) and the LM head: about 39% of the weights a pass reads, not 40/162 = 24.7% (the review's
+ * per-stage sums 47.3, 59.5, 44.9 and 97.6 B decoder weights). The busiest stage paces 4
+ * micro-batches: TPOT = 4 x its share x (pass - sends), about 55 ms at fp8 on 2 H200s a stage
+ * where the layer count gave 35. */
+static void uneven_stages_pace_the_pipeline_by_their_weights(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_gpu *g = gpu(&cat, "h200");
+    struct llmroof_setup s = { model(&cat, "llama-3.1-nemotron-ultra-253b"), g, 2,
+                               { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false,
+                                 LLMROOF_ACT_QUANT_SEPARATE },
+                               roofline_default_effs(g), { 0 } };
+    s.layout.pp = 4;
+    struct llmroof_layout lay = s.layout;
+    lay.tp = 2;
+    struct llmroof_shard sh;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(ops_shard_layout(s.model, &lay, &sh, &err), 0);
+    double share[4];
+    memory_stage_shares(s.model, &sh, &s.dt, share);
+    assert_rel_close(share[0] + share[1] + share[2] + share[3], 1.0, 1e-12);
+    assert_true(share[3] > 0.37 && share[3] < 0.41);
+    assert_true(share[3] > share[0] && share[3] > share[1] && share[3] > share[2]);
+    struct llmroof_request r = { 4, 1024, 64 };
+    struct llmroof_estimate e;
+    assert_int_equal(estimate_run(&s, &r, &e, &err), 0);
+    const double pass = e.decode.time_s, sends = e.decode.op[LLMROOF_OP_PP_SEND].time_s;
+    assert_rel_close(e.tpot_s, 4.0 * share[3] * (pass - sends), 1e-12);
+    assert_true(e.tpot_s > 0.050 && e.tpot_s < 0.060);
     catalog_free(&cat);
 }
 
@@ -328,6 +370,7 @@ int main(void)
         cmocka_unit_test(network_collectives_by_hand),
         cmocka_unit_test(pipeline_decode_is_the_sum_of_stages_and_sends),
         cmocka_unit_test(pipeline_micro_batches_are_whole_and_the_fullest_stage_paces_them),
+        cmocka_unit_test(uneven_stages_pace_the_pipeline_by_their_weights),
         cmocka_unit_test(expert_parallel_over_the_tp_group_combines_by_all_reduce),
         cmocka_unit_test(windowed_layers_attend_to_the_window_only),
     };
