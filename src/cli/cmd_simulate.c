@@ -926,7 +926,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
                 render_sim_header(&hc, wname, &c->out);
                 sbuf_printf(&c->out, "\nsweep of %s:\n\n", x->sweep_name);
             }
-            render_sim_sweep(x->sweep_name, res, pts.n, c->format, &c->out);
+            render_sim_sweep(x->sweep_name, res, pts.n, &x->cfg, c->format, &c->out);
         }
     }
     workload_free(&wl);

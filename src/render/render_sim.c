@@ -488,12 +488,16 @@ void render_sim_chrome_trace(const struct sim_result *r, struct sbuf *out)
     sbuf_append(out, "\n]}\n");
 }
 
-void render_sim_sweep(const char *param, const struct sim_point *pts, int n, enum table_format f, struct sbuf *out)
+void render_sim_sweep(const char *param, const struct sim_point *pts, int n, const struct sim_config *c,
+                      enum table_format f, struct sbuf *out)
 {
     struct table t;
-    bool whole = true;
-    for (int i = 0; i < n; i++)
+    bool whole = true, open = false;
+    const bool slo = c->ttft_slo_s > 0;
+    for (int i = 0; i < n; i++) {
         whole &= pts[i].param == floor(pts[i].param);
+        open |= pts[i].result.open_loop;
+    }
     table_init(&t, "");
     table_col(&t, param, whole ? 0 : 3);
     table_col(&t, "output_tok_s", 1);
@@ -507,6 +511,12 @@ void render_sim_sweep(const char *param, const struct sim_point *pts, int n, enu
     table_col(&t, "mean_batch", 1);
     table_col(&t, "preemptions", 0);
     table_col(&t, "errors", 0);
+    if (open) /* what the run's warning says on stderr, kept with its row */
+        table_col(&t, "overloaded", 0);
+    if (slo) {
+        table_col(&t, "goodput_rps", 3);
+        table_col(&t, "slo_met", 0);
+    }
     for (int i = 0; i < n; i++) {
         const struct sim_result *r = &pts[i].result;
         table_row(&t);
@@ -522,6 +532,12 @@ void render_sim_sweep(const char *param, const struct sim_point *pts, int n, enu
         table_num(&t, r->mean_batch);
         table_num(&t, (double)r->preemptions);
         table_num(&t, (double)r->errors);
+        if (open)
+            table_str(&t, r->overloaded ? "yes" : "no");
+        if (slo) {
+            table_num(&t, r->goodput_qps);
+            table_str(&t, r->slo_met ? "yes" : "no");
+        }
     }
     table_render_fit(&t, f, 100, 1, out);
     table_free(&t);

@@ -25,9 +25,10 @@ struct sim_point {
     double param;               /* the swept value */
     struct sim_result result;   /* its run (reqs may be freed) */
 };
-/* One row per point of a sweep of `param_name`. */
-void render_sim_sweep(const char *param_name, const struct sim_point *pts, int n, enum table_format f,
-                      struct sbuf *out);
+/* One row per point of a sweep of `param_name`; an open loop's rows say whether the server kept
+ * up, and with SLOs in c (ttft_slo_s) each row's goodput and verdict. */
+void render_sim_sweep(const char *param_name, const struct sim_point *pts, int n, const struct sim_config *c,
+                      enum table_format f, struct sbuf *out);
 /* Two panels over the swept setting (x, named on its axis): TTFT and TPOT at p50 and at the SLO
  * percentile of c (ms, log scale, with the SLO limits of c as dashed lines when set), and output
  * throughput (tokens/s). Round tick values; no point labels to pile up. */
