@@ -869,11 +869,11 @@ static void rate_reason(const struct plan_input *in, struct plan_option *o, cons
         if (ev->by_bound)
             snprintf(o->reason, sizeof o->reason,
                      "not simulated: by the capacity bound it needs more than %ld %s instances, more GPUs than the "
-                     "best plan found (%ld)", ev->at, pool, best_gpus);
+                     "best plan found by then (%ld)", ev->at, pool, best_gpus);
         else
             snprintf(o->reason, sizeof o->reason,
                      "not searched further: %ld %s instance%s miss%s (%s; p%d TTFT %.0f ms, TPOT %.1f ms) and more "
-                     "would need %s than the best plan found (%ld GPUs)", ev->at, pool, ev->at == 1 ? "" : "s",
+                     "would need %s than the best plan found by then (%ld GPUs)", ev->at, pool, ev->at == 1 ? "" : "s",
                      ev->at == 1 ? "es" : "",
                      ev->fails == PLAN_BIND_LOAD ? "overloaded" : ev->fails == PLAN_BIND_TPOT ? "TPOT" : "TTFT",
                      in->percentile, ev->ttft_s * 1e3, ev->tpot_s * 1e3, prune_what(in), best_gpus);
@@ -1288,7 +1288,7 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
             }
             o->pruned = true;
             snprintf(o->reason, sizeof o->reason,
-                     "not simulated: its capacity bound needs at least %ld GPUs: %s than the best plan found "
+                     "not simulated: its capacity bound needs at least %ld GPUs: %s than the best plan found by then "
                      "(%ld GPUs)", k->lb_gpus, prune_what(in), best.gpus);
             continue;
         }
@@ -1665,14 +1665,14 @@ static int plan_users(const struct plan_input *in, struct plan_result *out, stru
         if (from == 0 || from > PLAN_USER_CAP) {
             o->pruned = true;
             snprintf(o->reason, sizeof o->reason, "not simulated: any count of its instances needs %s than the best "
-                     "plan found (%ld GPUs)", prune_what(in), best.gpus);
+                     "plan found by then (%ld GPUs)", prune_what(in), best.gpus);
             continue;
         }
         if ((rc = search_from(in, in->gpus[k->gi], k->code, from, o, err)))
             goto done;
         if (o->pruned) {
             snprintf(o->reason, sizeof o->reason, "not searched further: %ld users per instance miss the %s (%s "
-                     "TTFT %.0f ms, TPOT %.1f ms) and fewer would need %s than the best plan found (%ld GPUs)",
+                     "TTFT %.0f ms, TPOT %.1f ms) and fewer would need %s than the best plan found by then (%ld GPUs)",
                      from, binding_miss(o->binding), st, o->ttft_s * 1e3, o->tpot_s * 1e3, prune_what(in), best.gpus);
             o->binding = PLAN_BIND_NONE;
             continue;
