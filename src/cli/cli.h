@@ -253,6 +253,9 @@ enum {
 };
 int cli_setup_opt(struct cli *c, struct cli_setup_opts *s, int id, const char *arg);
 struct llmroof_dtypes cli_dtypes(const struct cli_setup_opts *s);
+/* The dtypes a command runs model m with: ckpt_dtypes of cli_dtypes and the engine, and a warning
+ * (the state dtype dropped) where --state-dtype names a state m does not have. */
+struct llmroof_dtypes cli_model_dtypes(struct cli *c, const struct llmroof_model *m, const struct cli_setup_opts *s);
 /* The layout of the options (TP from --tp). */
 struct llmroof_layout cli_layout(const struct cli_setup_opts *s);
 /* Layout options that apply to no layout at all (--ep-imbalance without --ep).

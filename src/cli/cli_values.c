@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/parse.h"
+#include "model/ckpt.h"
 #include "serve/sim.h"
 
 int cli_long(struct cli *c, const char *opt, const char *arg, long min, long max, long *out)
@@ -294,6 +295,16 @@ int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s)
     int lrc = cli_layout_check(c, s);
     if (lrc)
         return lrc;
+    if (s->have_weight && s->weight_bits > 0) {
+        /* the effective bits of a stated format hold its values and their scales: at least the
+         * dtype's width (q4_0 is int4 at 4.5), short of twice it (which is the next format) */
+        const double bits = dtype_bytes(s->weight) * 8.0;
+        if (s->weight_bits < bits || s->weight_bits >= 2.0 * bits)
+            return cli_usage_error(c, "options '--weight-dtype %s' and '--weight-bits %g' disagree: a %g-bit format "
+                                      "takes %g to under %g bits a weight with its scales (e.g. int4 with 4.5 for "
+                                      "q4_0); give the dtype that holds them, or --weight-bits alone",
+                                   dtype_name(s->weight), s->weight_bits, bits, bits, 2.0 * bits);
+    }
     if (!s->engine_name && s->eff.engine_use_ray)
         return cli_usage_error(c, "option '--engine-use-ray' needs --engine: the Ray call's cost is the engine "
                                "profile's tp_step_overhead_s");
@@ -321,6 +332,17 @@ int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s)
         fprintf(c->errf, "llmroof: warning: option '--engine-use-ray' has no effect with engine '%s': its profile "
                          "pays the Ray call every step already (ray_workers)\n", s->eff.engine->id);
     return 0;
+}
+
+struct llmroof_dtypes cli_model_dtypes(struct cli *c, const struct llmroof_model *m, const struct cli_setup_opts *s)
+{
+    struct llmroof_dtypes d = cli_dtypes(s);
+    if (s->have_state && m && m->linear_kind == LLMROOF_LINEAR_NONE) {
+        fprintf(c->errf, "llmroof: warning: option '--state-dtype' has no effect: model '%s' has no recurrent "
+                         "(linear-attention or state-space) layers, so no state to store\n", m->id);
+        d.state_set = false;
+    }
+    return ckpt_dtypes(m, s->eff.engine, d, s->have_weight);
 }
 
 void cli_note_arch(struct cli *c, const struct llmroof_gpu *g, const struct llmroof_engine *en)

@@ -127,7 +127,7 @@ static int report_main(struct cli *c, int argc, char **argv, struct ctx *x, stru
     }
     x->in.model = m;
     x->in.req = (struct llmroof_request){ x->s.batch, x->s.prompt, x->s.output };
-    x->in.dt = ckpt_dtypes(m, x->s.eff.engine, cli_dtypes(&x->s), x->s.have_weight);
+    x->in.dt = cli_model_dtypes(c, m, &x->s);
     x->in.eff = x->s.eff;
     x->in.mem = x->s.mem;
     /* the engine's KV pool as estimate, memory and simulate set it up (cli_engine_mem), per GPU:
