@@ -126,8 +126,12 @@ int cli_think(struct cli *c, const char *arg, double *lo_s, double *hi_s)
         return cli_usage_error(c, "option '--think': '%s' needs a unit on each duration: ns, us, ms, s or min "
                                   "(e.g. 1s-3s, 500ms, 0)", CLI_CLIP(arg));
     if (!(parse_duration(lo, lo_s) || (bare_zero(lo) && (*lo_s = 0, true))) ||
-        !(parse_duration(hi, hi_s) || (bare_zero(hi) && (*hi_s = 0, true))) || *hi_s < *lo_s || *hi_s > 86400)
-        return cli_usage_error(c, "option '--think': '%s' is not a duration or range LO-HI (e.g. 1s-3s, 500ms, 0)", CLI_CLIP(arg));
+        !(parse_duration(hi, hi_s) || (bare_zero(hi) && (*hi_s = 0, true))) || *hi_s > 86400)
+        return cli_usage_error(c, "option '--think': '%s' is not a duration or range LO-HI of at most a day (e.g. "
+                                  "1s-3s, 500ms, 0)", CLI_CLIP(arg));
+    if (*hi_s < *lo_s)
+        return cli_usage_error(c, "option '--think': '%s' has its low end above its high one: give LO-HI with LO <= HI "
+                                  "(e.g. 1s-3s)", CLI_CLIP(arg));
     return 0;
 }
 

@@ -196,6 +196,9 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
                                     &x->in.kv_link_nvlink)))
         return rc;
     x->in.kv_link = x->kvlink ? x->kvlink : "ib";
+    if (x->kvlink && x->s.eff.engine && !x->s.eff.engine->disaggregation)
+        fprintf(c->errf, "llmroof: warning: option '--kv-link' has no effect: engine '%s' serves no disaggregated prefill "
+                         "and decode pools, so the plan compares none\n", x->s.eff.engine->id);
     if (x->price && !parse_list(x->price, add_price, x))
         return x->bad ? 2 : cli_usage_error(c, "option '--price': expected GPU=USD pairs separated by commas");
     struct workload wl = { 0 };

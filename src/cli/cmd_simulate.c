@@ -400,7 +400,8 @@ static void warn_overload(struct cli *c, const struct sim_result *r, const char 
                         "request lives, fewer than the 3 that tell a filling server from an overloaded one: about %ld "
                         "%s or more settle it\n",
                 what, r->window_s, r->offered_rate_qps, r->sustained_rate_qps, r->request_per_s, r->queue_growth_per_s,
-                r->window_lives, r->requests_to_settle, cfg->mode == SIM_TRACE ? "requests in the trace" : "--requests");
+                floor(r->window_lives * 10.0) / 10.0, r->requests_to_settle,
+                cfg->mode == SIM_TRACE ? "requests in the trace" : "--requests");
     else if (r->overloaded) {
         char bound[96] = "";
         if (r->capacity_qps > 0 && r->offered_rate_qps > r->capacity_qps)
@@ -419,7 +420,8 @@ static void warn_overload(struct cli *c, const struct sim_result *r, const char 
         fprintf(c->errf, "llmroof: note: %sthe second half of the arrivals (%.1f s) spans %.1f mean request lives, fewer "
                         "than 3: the latencies include the batch still filling; about %.0f %s or more give the "
                         "steady state\n",
-                what, r->window_s, r->window_lives, ceil(6.0 * r->offered_rate_qps * r->window_s / r->window_lives),
+                what, r->window_s, floor(r->window_lives * 10.0) / 10.0, /* 2.97 reads 2.9, not 3.0 */
+                ceil(6.0 * r->offered_rate_qps * r->window_s / r->window_lives),
                 cfg->mode == SIM_TRACE ? "requests in the trace" : "--requests");
     }
 }
