@@ -382,11 +382,14 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
                                                      : "admission queue grows: more wait in the second half than the first");
     }
     if (r->has_slo) {
-        char unit[96];
+        char unit[160];
         q(&t, "goodput", r->goodput_qps, "requests/s within every SLO");
         q(&t, "within_slo", r->within_slo_share, "share of requests within every SLO");
         if (r->open_loop && r->overloaded)
             snprintf(unit, sizeof unit, "the run is overloaded: its percentiles grow with its length");
+        else if (!r->slo_met && r->errors > 0)
+            snprintf(unit, sizeof unit, "needs TTFT and TPOT at p%d within the limits and no errors: %ld were %s",
+                     c->slo_percentile, r->errors, r->refused_busy == r->errors ? "refused (HTTP 429)" : "rejected");
         else
             snprintf(unit, sizeof unit, "TTFT and TPOT at p%d within the limits, no errors", c->slo_percentile);
         table_row(&t);
