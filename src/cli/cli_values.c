@@ -3,6 +3,7 @@
  * estimate, memory and report share. */
 #include "cli/cli.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -302,7 +303,8 @@ int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s)
     if (s->have_weight && s->weight_bits > 0) {
         /* the effective bits of a stated format hold its values and their scales: at least the
          * dtype's width (q4_0 is int4 at 4.5), short of twice it (which is the next format) */
-        const double bits = dtype_bytes(s->weight) * 8.0;
+        /* the element's width: fp4's dtype size holds NVFP4's scales (4.5 bits), MXFP4 is 4.25 */
+        const double bits = floor(dtype_bytes(s->weight) * 8.0);
         if (s->weight_bits < bits || s->weight_bits >= 2.0 * bits)
             return cli_usage_error(c, "options '--weight-dtype %s' and '--weight-bits %g' disagree: a %g-bit format "
                                       "takes %g to under %g bits a weight with its scales (e.g. int4 with 4.5 for "
@@ -324,11 +326,18 @@ int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s)
         return rc;
     if (!(s->eff.engine = cli_engine(c, s->engine_name)))
         return 2;
-    if (s->layout.dp_attn && !s->eff.engine->dp_attention)
+    if (s->layout.dp_attn && !s->eff.engine->dp_attention) {
+        /* name the loaded engines that do: the catalog's, a user's file included */
+        char ok[256] = "";
+        for (size_t i = 0; i < c->cat.n_engines; i++)
+            if (c->cat.engines[i].dp_attention) {
+                const size_t n = strlen(ok);
+                snprintf(ok + n, sizeof ok - n, "%s%s", n ? ", " : "", c->cat.engines[i].id);
+            }
         return cli_usage_error(c, "option '--dp-attention': engine '%s' runs no data-parallel attention (its profile's "
-                                  "\"dp_attention\"); pick one that does (sglang, vllm, vllm-0.8, tensorrt-llm, lmdeploy) "
-                                  "or leave the option out",
-                               s->eff.engine->id);
+                                  "\"dp_attention\"); %s%s%sor leave the option out",
+                               s->eff.engine->id, ok[0] ? "pick one that does (" : "", ok, ok[0] ? ") " : "");
+    }
     if (s->eff.engine_use_ray && !(s->eff.engine->tp_step_overhead_s > 0))
         fprintf(c->errf, "llmroof: warning: option '--engine-use-ray' has no effect with engine '%s': its profile "
                          "states no per-step remote call (tp_step_overhead_s 0)\n", s->eff.engine->id);

@@ -757,7 +757,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         for (size_t i = 0; trace && i < x->cfg.ntrace; i++)
             if (trace[i].prompt > longest)
                 longest = trace[i].prompt;
-        if (longest > x->cfg.max_batched_tokens)
+        if (longest > x->cfg.max_batched_tokens && !x->cfg.prompt_within_budget) /* (else warn_rejected says it) */
             fprintf(c->errf, "llmroof: warning: prompts of up to %ld tokens exceed --max-batched-tokens %ld without "
                              "chunked prefill: each runs whole, alone in its iteration (vLLM refuses a budget below "
                              "the model's length without chunking; TensorRT-LLM a longer prompt)\n",

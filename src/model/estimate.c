@@ -13,12 +13,13 @@ struct llmroof_layout estimate_layout(const struct llmroof_setup *s)
     return l;
 }
 
-/* The busiest pipeline stage's share of a pass (memory_stage_shares; layout.c holds pp <= 1024). */
-static double stage_share_max(const struct llmroof_setup *s, const struct llmroof_shard *sh)
+/* The busiest pipeline stage's share of a pass, of a decode step with the LM head, of a prompt
+ * without it (memory_stage_shares; layout.c holds pp <= 1024). */
+static double stage_share_max(const struct llmroof_setup *s, const struct llmroof_shard *sh, bool head)
 {
     double share[1024], most = 0.0;
     const int pp = sh->pp > 1 ? sh->pp : 1;
-    memory_stage_shares(s->model, sh, &s->dt, share);
+    memory_stage_shares(s->model, sh, &s->dt, head, share);
     for (int i = 0; i < pp; i++)
         most = share[i] > most ? share[i] : most;
     return most;
@@ -894,7 +895,7 @@ int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_reques
     }
     if (nmb > 1) {
         const double stage = (out->prefill.time_s - out->prefill.op[LLMROOF_OP_PP_SEND].time_s) *
-                             stage_share_max(s, &out->shard);
+                             stage_share_max(s, &out->shard, false);
         out->pp_bubble_s = (nmb - 1.0) * stage;
     }
     /* the engine's first-token overhead (tokenisation, admission, first sampling) adds to TTFT
@@ -1107,7 +1108,7 @@ int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_reques
             return rc;
         if (nmb > 1) { /* n micro-batches through the busiest stage (memory_stage_shares) */
             const double stage = (out->decode.time_s - out->decode.op[LLMROOF_OP_PP_SEND].time_s) *
-                                 stage_share_max(s, &out->shard);
+                                 stage_share_max(s, &out->shard, true);
             if (nmb * stage > out->step_s)
                 out->step_s = nmb * stage;
         }

@@ -160,16 +160,19 @@ double memory_weights_layout(const struct llmroof_model *m, const struct llmroof
 }
 
 void memory_stage_shares(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
-                         double *share)
+                         bool head, double *share)
 {
     const double w = ops_weight_bytes(dt), we = ops_expert_bytes(m, dt);
     const double wu = ops_unquantized_bytes(m, dt, false), wl = ops_unquantized_bytes(m, dt, true);
     const int pp = sh->pp > 0 ? sh->pp : 1;
     /* the first stage's embedding is looked up, a row a token, not read: not its work */
     const double embed = (sh->vocab_per_rank + (double)m->learned_pos) * (double)m->hidden * wu;
+    /* the LM head (and final norm) on the last stage, which a prompt runs on its last token only */
+    const double hw = (double)m->hidden, norm_w = m->norm == LLMROOF_NORM_LAYER ? 2.0 * hw : hw;
+    const double lm = norm_w * w + (!m->tied_embeddings || pp > 1 ? sh->vocab_per_rank * hw * wl : 0.0);
     double tot = 0;
     for (int s = 0; s < pp; s++) {
-        share[s] = stage_weights(m, sh, w, we, wu, wl, s) - (s == 0 ? embed : 0.0);
+        share[s] = stage_weights(m, sh, w, we, wu, wl, s) - (s == 0 ? embed : 0.0) - (s == pp - 1 && !head ? lm : 0.0);
         tot += share[s];
     }
     for (int s = 0; s < pp; s++)
@@ -237,7 +240,7 @@ static double stage_state_elems(const struct llmroof_model *m, const struct llmr
 static double default_workspace(const struct llmroof_model *m, const struct llmroof_shard *sh,
                                 const struct llmroof_dtypes *dt, const struct llmroof_mem_opts *o)
 {
-    const double a = dtype_bytes(dt->act), h = (double)m->hidden, d = (double)m->head_dim;
+    const double a = ops_stream_bytes(dt), h = (double)m->hidden, d = (double)m->head_dim;
     double inter = m->moe_experts > 0 ? (double)m->moe_top_k * sh->moe_intermediate_per_rank
                                       : sh->intermediate_per_rank;
     double nw = m->mlp == LLMROOF_MLP_GATED ? 3.0 : 2.0;

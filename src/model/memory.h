@@ -87,12 +87,13 @@ double memory_weights_layout(const struct llmroof_model *m, const struct llmroof
 
 /* Each pipeline stage's share of the work of a pass, share[0..pp): its share of the weights a
  * pass reads on one of its GPUs (a decode step streams them; a prompt's FLOPs are 2 a weight a
- * token), the last stage's LM head included and the first stage's embedding, looked up a row a
- * token, not. Layers whose widths differ (NAS, hybrids) or a large head make the stages uneven where
+ * token). The first stage's embedding, looked up a row a token, is not work; the last stage's LM
+ * head is with `head` (a decode step reads it whole), not without (a prompt runs it on its last
+ * token alone). Layers whose widths differ (NAS, hybrids) or a large head make the stages uneven where
  * their layer counts are not (Nemotron-Ultra-253B at PP 4: the last 40 layers hold 39% of the
  * weights). The attention's context terms are taken to split the same way. */
 void memory_stage_shares(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
-                         double *share);
+                         bool head, double *share);
 
 /* memory_eval for a whole layout (TP x PP x EP, data-parallel attention): per-GPU figures
  * are those of the fullest GPU; max_batch counts the instance's sequences (all replicas). */

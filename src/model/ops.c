@@ -311,13 +311,7 @@ static double mlp_inter_elems(enum llmroof_mlp kind, double width)
     return kind == LLMROOF_MLP_GATED ? 6.0 * width : 4.0 * width;
 }
 
-/* Bytes per element of the activations between kernels. An 8-bit (or narrower) compute dtype is
- * what the GEMMs read, not what flows between them: W8A8 engines quantize each GEMM's input and
- * keep the residual stream, the norms, attention's Q/K/V and output and the MLP's intermediate
- * 16-bit (vLLM's apply_fp8_linear: scaled_fp8_quant of the bf16 input, then cutlass_scaled_mm,
- * whose output is bf16; SGLang's fp8_utils.py the same; TensorRT-LLM's FP8 recipe swaps only the
- * linear layers). */
-static double stream_bytes(const struct llmroof_dtypes *dt)
+double ops_stream_bytes(const struct llmroof_dtypes *dt)
 {
     const double a = dtype_bytes(dt->act);
     return a < 2.0 ? 2.0 : a;
@@ -530,7 +524,7 @@ void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *
         for (int k = 0; k < LLMROOF_OP_COUNT; k++)
             if (OPS_CONTEXT_MASK >> k & 1u)
                 out->op[k].count /= n;
-    set_context(m, sh, &part, &kinds, dtype_bytes(dt->act), ops_module_weight_bytes(m, dt, LLMROOF_CKPT_MLA_KV_UP),
+    set_context(m, sh, &part, &kinds, ops_stream_bytes(dt), ops_module_weight_bytes(m, dt, LLMROOF_CKPT_MLA_KV_UP),
                 dtype_bytes(dt->kv), out);
     if (n > 1.0)
         for (int k = 0; k < LLMROOF_OP_COUNT; k++)
@@ -558,7 +552,7 @@ void ops_shared_expert_per_token(const struct llmroof_model *m, const struct llm
     if (!(sh->ep > 1 && sh->dp_attn) || m->moe_shared <= 0 || arch_moe_layers(m) <= 0)
         return;
     /* ops_build's shared terms at Tm = 1 (EP over data-parallel attention: the MLP whole) */
-    const double h = (double)m->hidden, a = stream_bytes(dt), ag = dtype_bytes(dt->act);
+    const double h = (double)m->hidden, a = ops_stream_bytes(dt), ag = dtype_bytes(dt->act);
     const double nmat = m->mlp == LLMROOF_MLP_GATED ? 3.0 : 2.0;
     const double Ish = (double)m->moe_shared * (double)m->moe_intermediate;
     const bool bq = block_fp8(m, dt), q8 = ag < a && !bq;
@@ -696,7 +690,7 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
         o[LLMROOF_OP_DSA_INDEX] = none;
     }
     /* a: the activations between kernels; ag: what an 8-bit GEMM reads (stream_bytes) */
-    const double a = stream_bytes(dt), ag = dtype_bytes(dt->act), w = ops_weight_bytes(dt), k = dtype_bytes(dt->kv);
+    const double a = ops_stream_bytes(dt), ag = dtype_bytes(dt->act), w = ops_weight_bytes(dt), k = dtype_bytes(dt->kv);
     const double we = ops_expert_bytes(m, dt);
     /* per-operator weight bytes: a per-operator checkpoint (NVFP4 DeepSeek-R1) stores some GEMMs
      * narrower than the others (docs/model.md "Mixed-precision checkpoints"); otherwise each is w */
@@ -743,8 +737,11 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
     op[LLMROOF_OP_NORM] = (struct llmroof_op){ L * arch_norms_per_layer(m), 4.0 * T * h, 2.0 * T * h * a + norm_w * w, 0, 1, 0 };
     if (q8 && !qn) {
         /* the norms before the QKV and gate_up GEMMs write their 8-bit copy (of a layer's
-         * arch_norms_per_layer, at most two feed a GEMM: Gemma's post-norms feed the residual) */
-        const double npl = (double)arch_norms_per_layer(m), nq = npl < 2.0 ? npl : 2.0;
+         * arch_norms_per_layer, at most two feed a GEMM: Gemma's post-norms feed the residual); a
+         * MoE layer's second norm feeds the 16-bit router and the MoE op, which quantizes its own
+         * input, so only a dense layer's counts */
+        const double npl = (double)arch_norms_per_layer(m), feed = 1.0 + (L - Lm) / L;
+        const double nq = npl < feed ? npl : feed;
         op[LLMROOF_OP_NORM].bytes -= nq / npl * T * h * (a - ag);
     }
 
@@ -1000,7 +997,7 @@ void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *
      * is_draft_worker), so its all-to-all hides under nothing */
     ops_build_split(m, sh, dt, b, false, out);
     struct llmroof_op *op = out->op;
-    const double a = dtype_bytes(dt->act), w = ops_weight_bytes(dt);
+    const double a = ops_stream_bytes(dt), w = ops_weight_bytes(dt);
     const double h = (double)m->hidden, L = (double)m->layers;
     const double rep = sh->attn_dp > 1 ? (double)sh->attn_dp : 1.0;
     const double T = b->tokens / rep;

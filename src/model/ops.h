@@ -286,6 +286,14 @@ struct llmroof_dtypes {
                                          16-bit input (its act_quant; ops.c act_quant_kernels) */
 };
 
+/* Bytes per element of the activations between kernels. An 8-bit (or narrower) compute dtype is
+ * what the GEMMs read, not what flows between them: W8A8 engines quantize each GEMM's input and
+ * keep the residual stream, the norms, attention's Q/K/V and output and the MLP's intermediate
+ * 16-bit (vLLM's apply_fp8_linear: scaled_fp8_quant of the bf16 input, then cutlass_scaled_mm,
+ * whose output is bf16; SGLang's fp8_utils.py the same; TensorRT-LLM's FP8 recipe swaps only the
+ * linear layers). docs/model.md "8-bit activations". */
+double ops_stream_bytes(const struct llmroof_dtypes *dt);
+
 /* Bytes per recurrent-state element: the state dtype when set, else the model's 16-bit dtype (4 with
  * fp32 activations), whatever the KV dtype. */
 double ops_state_bytes(const struct llmroof_dtypes *dt);

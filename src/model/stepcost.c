@@ -77,7 +77,7 @@ void stepcost_attn_init(struct stepcost_attn *sa, const struct llmroof_setup *s,
     sa->d = (double)m->head_dim;
     sa->hq = (double)sh->heads_per_rank;
     sa->kr = (double)sh->kv_heads_per_rank;
-    sa->a = dtype_bytes(s->dt.act);
+    sa->a = ops_stream_bytes(&s->dt); /* as ops.c's attention: 16-bit Q and O */
     sa->kv_elem_bytes = dtype_bytes(s->dt.kv);
     sa->fa2_unfit = m->attention_sinks || sa->kv_elem_bytes != 2.0; /* as ops.c's fa2_unfit */
     /* plain attention, one kernel, no replicas: checked on a two-sequence step */
@@ -164,7 +164,7 @@ double stepcost_build(struct stepcost *sc, const struct llmroof_setup *s, const 
     /* ops.c's ops_set_context and attention_op for plain attention, the factors in its order */
     const struct llmroof_model *m = s->model;
     const struct llmroof_op *op = &sc->part.op[LLMROOF_OP_ATTENTION];
-    const double a = dtype_bytes(s->dt.act), Hq = (double)sh->heads_per_rank;
+    const double a = ops_stream_bytes(&s->dt), Hq = (double)sh->heads_per_rank;
     f->rep = sh->attn_dp > 1 ? (double)sh->attn_dp : 1.0;
     f->d = (double)m->head_dim;
     f->kr = (double)sh->kv_heads_per_rank;

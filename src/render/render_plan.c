@@ -251,11 +251,18 @@ void render_plan(const struct plan_input *in, const struct plan_result *r, enum 
         char s1[32], s2[32], kl[64];
         slo_text(in->ttft_slo_s, s1, sizeof s1);
         slo_text(in->tpot_slo_s, s2, sizeof s2);
-        if (f == TABLE_TEXT || f == TABLE_MD)
+        /* an engine without P/D pools compares the aggregated layouts alone (plan.c) */
+        const bool pd = !in->eff.engine || (!in->eff.engine->static_batching && in->eff.engine->disaggregation);
+        if ((f == TABLE_TEXT || f == TABLE_MD) && pd)
             sbuf_printf(out, "%splan: %s for %g requests/s (open loop, Poisson), p%d TTFT <= %s and TPOT <= %s, "
                              "%s, aggregated and disaggregated layouts (KV link %s), simulated\n",
                         f == TABLE_MD ? "## " : "", in->model->id, in->rate_qps, in->percentile, s1, s2, nodes,
                         kv_link_phrase(in, kl, sizeof kl));
+        else if (f == TABLE_TEXT || f == TABLE_MD)
+            sbuf_printf(out, "%splan: %s for %g requests/s (open loop, Poisson), p%d TTFT <= %s and TPOT <= %s, "
+                             "%s, aggregated layouts (engine %s serves no disaggregated pools), simulated\n",
+                        f == TABLE_MD ? "## " : "", in->model->id, in->rate_qps, in->percentile, s1, s2, nodes,
+                        in->eff.engine->id);
         if (f == TABLE_TEXT || f == TABLE_MD) {
             render_engine_line(&in->eff, out);
             sbuf_append(out, "\n");

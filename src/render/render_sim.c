@@ -496,7 +496,7 @@ void render_sim_sweep(const char *param, const struct sim_point *pts, int n, con
 {
     struct table t;
     bool whole = true, open = false;
-    const bool slo = c->ttft_slo_s > 0;
+    const bool slo = c->ttft_slo_s > 0 || c->tpot_slo_s > 0;
     for (int i = 0; i < n; i++) {
         whole &= pts[i].param == floor(pts[i].param);
         open |= pts[i].result.open_loop;

@@ -822,16 +822,18 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
                                e->st.preemptions - e->progress_preempt, e->tick - e->progress_tick, e->now);
     }
     double dt = sim_iter_cost(r, e, &it);
-    /* a pipeline lane's micro-batch holds each stage for its share of the layers (docs/model.md
-     * section 10: the first L mod N stages one layer more), in order: it enters a stage when it
-     * has left the one before and the instance's previous micro-batch has left this one, so no
-     * micro-batch overtakes another and the next lane's enters the first stage when this one
-     * leaves it. Busy lanes of equal batches complete N iterations of time dt every dt */
+    /* a pipeline lane's micro-batch holds each stage for its share of the pass (docs/model.md
+     * section 10: its share of the weights read, the LM head's only in a decode-only step), in
+     * order: it enters a stage when it has left the one before and the instance's previous
+     * micro-batch has left this one, so no micro-batch overtakes another and the next lane's
+     * enters the first stage when this one leaves it. Busy lanes of equal batches complete N
+     * iterations of time dt every dt */
     double span = dt;
     if (r->lanes > 1) {
         double *ex = &r->stage_exit[(ptrdiff_t)(ei / r->lanes) * r->stages], t = e->now;
+        const double *frac = r->stage_frac + (it.prefill_tokens > 0 ? r->stages : 0);
         for (int s = 0; s < r->stages; s++) {
-            t = fmax(t, ex[s]) + dt * r->stage_frac[s];
+            t = fmax(t, ex[s]) + dt * frac[s];
             ex[s] = t;
         }
         span = t - e->now; /* its compute dt, and the waits behind the micro-batch before it */
@@ -1236,7 +1238,7 @@ static int build_engines(struct runner *r, struct llmroof_err *err)
             r->stages = pp;
             r->npre = r->ne = c->instances * r->lanes;
             r->stage_exit = calloc((size_t)c->instances * (size_t)pp, sizeof *r->stage_exit);
-            r->stage_frac = malloc((size_t)pp * sizeof *r->stage_frac);
+            r->stage_frac = malloc((size_t)pp * 2 * sizeof *r->stage_frac);
             if (!r->stage_exit || !r->stage_frac)
                 return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d instances", c->instances);
             /* each stage's share of a pass: its share of the weights a pass reads (memory.h) */
@@ -1246,7 +1248,8 @@ static int build_engines(struct runner *r, struct llmroof_err *err)
             int rc = ops_shard_layout(c->setup.model, &lay, &sh, err);
             if (rc)
                 return rc;
-            memory_stage_shares(c->setup.model, &sh, &c->setup.dt, r->stage_frac);
+            memory_stage_shares(c->setup.model, &sh, &c->setup.dt, true, r->stage_frac);
+            memory_stage_shares(c->setup.model, &sh, &c->setup.dt, false, r->stage_frac + pp);
         }
     }
     r->E = calloc((size_t)r->ne, sizeof *r->E);

@@ -384,7 +384,9 @@ struct runner {
     int stages;                  /* lanes > 1: pipeline stages (--pp) */
     double *stage_exit;          /* lanes > 1: when instance k's last micro-batch left stage s,
                                     [k stages + s] */
-    double *stage_frac;          /* lanes > 1: stage s's share of the layers */
+    double *stage_frac;          /* lanes > 1: stage s's share of a decode-only iteration ([0, pp)) and of
+                                    one with prompt tokens ([pp, 2 pp), the LM head not counted:
+                                    memory_stage_shares) */
     struct heap arrivals;        /* pending arrivals not read in order from R (struct event) */
     bool in_order;               /* new requests arrive in index order: read from R, not the heap */
     long next_new;               /* in_order: the next new request to arrive */
