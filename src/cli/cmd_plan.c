@@ -205,6 +205,21 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
     if ((rc = cli_workload(c, x->workload ? x->workload : "chat", x->in.model, &wl)))
         return rc;
     x->in.sim.workload = &wl;
+    /* an engine that refuses a prompt above its budget without chunked prefill (TensorRT-LLM:
+     * prompt_within_budget) would reject every request of a fixed workload longer than it: every
+     * row would fail, which reads as "no hardware is enough"; it is the workload that cannot run */
+    const struct llmroof_engine *en = x->s.eff.engine;
+    if (en && en->prompt_within_budget && en->whole_prefill && wl.kind == WORKLOAD_FIXED) {
+        const long budget = x->in.keep_budget ? x->in.sim.max_batched_tokens : en->max_batched_tokens;
+        if (budget > 0 && wl.prompt > budget) {
+            workload_free(&wl);
+            return cli_usage_error(c, "option '--workload': engine '%s' refuses a prompt above its %ld-token budget "
+                                      "without chunked prefill (its profile's \"prompt_within_budget\"), so every "
+                                      "%ld-token prompt would be rejected; a --max-batched-tokens of at least %ld "
+                                      "takes them",
+                                   en->id, budget, wl.prompt, wl.prompt);
+        }
+    }
     x->in.sim.mem = x->s.mem;
     if (x->in.sim.mem.block_size <= 1)
         x->in.sim.mem.block_size = 16;

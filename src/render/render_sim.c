@@ -526,12 +526,16 @@ void render_sim_sweep(const char *param, const struct sim_point *pts, int n, con
         table_num(&t, pts[i].param);
         table_num(&t, r->output_tok_s);
         table_num(&t, r->request_per_s);
-        table_num(&t, r->ttft.p50 * 1e3);
-        table_num(&t, r->ttft.p99 * 1e3);
-        table_num(&t, r->tpot.p50 * 1e3);
-        table_num(&t, r->tpot.p99 * 1e3);
-        table_num(&t, r->itl.p99 * 1e3);
-        table_num(&t, r->e2e.p50);
+        /* a point that completed nothing (every request rejected) has no latency, not 0 */
+        const double lat[6] = { r->ttft.p50 * 1e3, r->ttft.p99 * 1e3, r->tpot.p50 * 1e3,
+                                r->tpot.p99 * 1e3, r->itl.p99 * 1e3,  r->e2e.p50 };
+        const long ns[6] = { r->ttft.n, r->ttft.n, r->tpot.n, r->tpot.n, r->itl.n, r->e2e.n };
+        for (int k = 0; k < 6; k++) {
+            if (ns[k] > 0)
+                table_num(&t, lat[k]);
+            else
+                table_str(&t, "n/a");
+        }
         table_num(&t, r->mean_batch);
         table_num(&t, (double)r->preemptions);
         table_num(&t, (double)r->errors);
