@@ -1758,6 +1758,7 @@ static void a_later_handover_takes_the_links_idle_gap(void **state)
     assert_int_equal(r.completed, 400);
     assert_true(r.kv_transfer.max <= 20e-6 + 4000.0 * 131072.0 / 1e14 + 1e-12);
     sim_result_free(&r);
+    workload_free(&w);
     catalog_free(&cat);
 }
 
