@@ -893,7 +893,7 @@ static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, c
         /* each pool's own, as the text's KV line: the decode pool's is the one that holds the
          * decoding requests (kv_capacity_tokens adds the two) */
         long blocks[2] = { 0, 0 };
-        for (int i = 0; i < r->ninst && r->inst; i++)
+        for (int i = 0; i < r->ninst; i++)
             blocks[r->inst[i].pool == 1] += r->inst[i].kv_blocks_total;
         cJSON_AddNumberToObject(o, "kv_capacity_tokens_decode", (double)blocks[1] * (double)r->block_size);
         cJSON_AddNumberToObject(o, "kv_capacity_tokens_prefill", (double)blocks[0] * (double)r->block_size);

@@ -366,10 +366,10 @@ static double link_reserve(struct engine *d, double now, double dur)
         /* full: the two neighbours with the shortest gap between them become one span, gap
          * included, so a transfer queued far ahead is never forgotten (the link is never taken
          * twice) and only that idle gap is lost */
-        int j = -1;
-        for (int k = 0; k + 1 < d->nlink; k++)
+        int j = i == 1 ? 1 : 0; /* the first gap, or the second where the new span takes the first */
+        for (int k = j + 1; k + 1 < d->nlink; k++)
             if (k != i - 1 && /* not the gap the new span takes */
-                (j < 0 || d->link_span[k + 1][0] - d->link_span[k][1] < d->link_span[j + 1][0] - d->link_span[j][1]))
+                d->link_span[k + 1][0] - d->link_span[k][1] < d->link_span[j + 1][0] - d->link_span[j][1])
                 j = k;
         d->link_span[j][1] = d->link_span[j + 1][1];
         memmove(d->link_span[j + 1], d->link_span[j + 2], sizeof d->link_span[0] * (size_t)(d->nlink - j - 2));
