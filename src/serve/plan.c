@@ -18,8 +18,32 @@ const char *plan_binding_name(enum plan_binding b)
     case PLAN_BIND_LOAD: return "overload";
     case PLAN_BIND_SEQS: return "max-seqs";
     case PLAN_BIND_REFUSED: return "max-concurrent-requests";
+    case PLAN_BIND_REJECTED: return "rejected";
     }
     return "?";
+}
+
+/* Why the engine rejects some of the workload's requests whatever the count of instances, for a
+ * row's reason: a prompt above the token budget of an engine that refuses one without chunked
+ * prefill (TensorRT-LLM), or a request longer than an instance's KV cache or --max-model-len
+ * (sim.c's rejections, which no instance count changes). share: the run's rejected share, < 0 when
+ * not known. */
+static void rejected_reason(const struct plan_input *in, const struct llmroof_gpu *g, double share, char *buf,
+                            size_t size)
+{
+    const struct sim_config c = plan_sim_config(in, g);
+    char part[48] = "some of ";
+    if (share > 0)
+        snprintf(part, sizeof part, "%.1f%% of ", 100.0 * share);
+    if (c.prompt_within_budget && !c.chunked_prefill)
+        snprintf(buf, size, "misses at any size: the engine rejects %sthe workload's requests, those whose prompt is "
+                            "above its %ld-token budget, which it refuses without chunked prefill, or whose prompt + "
+                            "output exceed an instance's KV cache; a larger --max-batched-tokens holds the first",
+                 part, c.max_batched_tokens);
+    else
+        snprintf(buf, size, "misses at any size: the engine rejects %sthe workload's requests, those whose prompt + "
+                            "output exceed an instance's KV cache%s",
+                 part, c.max_model_len > 0 ? " or whose prompt exceeds --max-model-len" : "");
 }
 
 /* What a users search missed, for its reasons: an SLO, or the engine's concurrency limit */
@@ -362,7 +386,7 @@ int plan_meets(const struct plan_input *in, const struct llmroof_gpu *g, int tp,
         if (errors) {
             *meets = false;
             /* a refusal is the router's limit (TGI's --max-concurrent-requests), not a slow first token */
-            *fails = refused ? PLAN_BIND_REFUSED : PLAN_BIND_TTFT;
+            *fails = refused ? PLAN_BIND_REFUSED : PLAN_BIND_REJECTED;
             return LLMROOF_OK;
         }
     }
@@ -579,12 +603,16 @@ struct rate_eval {
     long at;               /* instances of the searched pool at this evaluation */
     double ttft_s, tpot_s, goodput_qps;
     double preempt_per_request; /* preemptions / completed requests */
+    double rejected_share;      /* requests rejected for their length / requests */
     enum plan_binding fails;
 };
 
 static int rate_eval(const struct plan_input *in, const struct llmroof_gpu *g, bool disagg, int tp_p, long x, int tp_d,
                      long y, struct rate_eval *ev, struct llmroof_err *err)
 {
+    /* every field set here: smallest_pool's reasons read them all (a review found pruned and
+     * by_bound left from the stack) */
+    *ev = (struct rate_eval){ 0 };
     struct sim_config c = plan_sim_config(in, g);
     c.progress = NULL; /* the plan reports its rows, not each simulation */
     c.mode = SIM_RATE;
@@ -649,9 +677,19 @@ static int rate_eval(const struct plan_input *in, const struct llmroof_gpu *g, b
     ev->overloaded = r.overloaded;
     ev->errors = r.errors > 0;
     ev->preempt_per_request = r.completed > 0 ? (double)r.preemptions / (double)r.completed : 0;
+    const long rejected = r.errors - r.refused_busy;
+    ev->rejected_share = r.requests > 0 ? (double)rejected / (double)r.requests : 0;
     bool t1 = ev->ttft_s <= in->ttft_slo_s, t2 = (disagg && y == 0) || ev->tpot_s <= in->tpot_slo_s;
     ev->meets = t1 && t2 && !ev->overloaded && !ev->errors;
-    ev->fails = ev->overloaded ? PLAN_BIND_LOAD : !t1 ? PLAN_BIND_TTFT : !t2 ? PLAN_BIND_TPOT : PLAN_BIND_NONE;
+    /* a request rejected for its length is rejected at any count of instances (a TTFT miss had
+     * been reported where TensorRT-LLM refused 3% of docqa's prompts above its budget); a
+     * concurrency limit's refusals are the load's */
+    ev->fails = rejected > 0          ? PLAN_BIND_REJECTED
+                : ev->overloaded      ? PLAN_BIND_LOAD
+                : r.refused_busy > 0  ? PLAN_BIND_REFUSED
+                : !t1                 ? PLAN_BIND_TTFT
+                : !t2                 ? PLAN_BIND_TPOT
+                                      : PLAN_BIND_NONE;
     sim_result_free(&r);
     return LLMROOF_OK;
 }
@@ -748,7 +786,10 @@ static int smallest_pool(const struct plan_input *in, const struct llmroof_gpu *
         (*evals)++;
         e.at = limit;
         if (!e.meets) {
-            e.pruned = true;
+            if (e.fails == PLAN_BIND_REJECTED)
+                e.floor = true; /* rejected at any count: not the limit's doing */
+            else
+                e.pruned = true;
             *n = 0;
             *ev = e;
             return LLMROOF_OK;
@@ -772,6 +813,13 @@ static int smallest_pool(const struct plan_input *in, const struct llmroof_gpu *
             if (e.meets) {
                 best = e;
                 break;
+            }
+            /* requests rejected for their length are rejected by any count of instances */
+            if (e.fails == PLAN_BIND_REJECTED) {
+                e.floor = true;
+                *n = 0;
+                *ev = e;
+                return LLMROOF_OK;
             }
             /* a pool that keeps up and whose failing latency no longer falls when it doubles has hit
              * the layout's floor (one sequence's step, or one prompt's prefill): more will not help */
@@ -857,10 +905,23 @@ static const char *prune_what(const struct plan_input *in)
     return "more GPUs";
 }
 
+/* The rate search's name for what an evaluation missed */
+static const char *rate_miss(enum plan_binding b)
+{
+    return b == PLAN_BIND_LOAD      ? "overloaded"
+           : b == PLAN_BIND_TPOT    ? "TPOT"
+           : b == PLAN_BIND_REFUSED ? "requests refused at the engine's concurrency limit"
+                                    : "TTFT";
+}
+
 static void rate_reason(const struct plan_input *in, struct plan_option *o, const char *pool, const struct rate_eval *ev,
                         long best_gpus)
 {
     o->binding = ev->fails;
+    if (ev->fails == PLAN_BIND_REJECTED) {
+        rejected_reason(in, o->gpu, ev->rejected_share, o->reason, sizeof o->reason);
+        return;
+    }
     if (ev->pruned) {
         o->pruned = true;
         /* the search stopped where more instances would need more GPUs (or cost more) than the
@@ -874,9 +935,7 @@ static void rate_reason(const struct plan_input *in, struct plan_option *o, cons
             snprintf(o->reason, sizeof o->reason,
                      "not searched further: %ld %s instance%s miss%s (%s; p%d TTFT %.0f ms, TPOT %.1f ms) and more "
                      "would need %s than the best plan found by then (%ld GPUs)", ev->at, pool, ev->at == 1 ? "" : "s",
-                     ev->at == 1 ? "es" : "",
-                     ev->fails == PLAN_BIND_LOAD ? "overloaded" : ev->fails == PLAN_BIND_TPOT ? "TPOT" : "TTFT",
-                     in->percentile, ev->ttft_s * 1e3, ev->tpot_s * 1e3, prune_what(in), best_gpus);
+                     ev->at == 1 ? "es" : "", rate_miss(ev->fails), in->percentile, ev->ttft_s * 1e3, ev->tpot_s * 1e3, prune_what(in), best_gpus);
     } else if (ev->floor)
         snprintf(o->reason, sizeof o->reason,
                  "misses the %s SLO at any size: with %ld %s instances, not overloaded, p%d TTFT %.0f ms and TPOT %.1f ms "
@@ -886,8 +945,7 @@ static void rate_reason(const struct plan_input *in, struct plan_option *o, cons
     else
         snprintf(o->reason, sizeof o->reason,
                  "search limit: even %d %s instances miss (%s; p%d TTFT %.0f ms, TPOT %.1f ms)", PLAN_INSTANCE_CAP, pool,
-                 ev->fails == PLAN_BIND_LOAD ? "overloaded" : ev->fails == PLAN_BIND_TPOT ? "TPOT" : "TTFT",
-                 in->percentile, ev->ttft_s * 1e3, ev->tpot_s * 1e3);
+                 rate_miss(ev->fails), in->percentile, ev->ttft_s * 1e3, ev->tpot_s * 1e3);
 }
 
 /* The best plan found so far, against which the rate planner prunes (docs/planning.md, "Pruning
@@ -1213,7 +1271,10 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
         const bool no_pd = in->eff.engine && !in->eff.engine->static_batching && !in->eff.engine->disaggregation;
         long best_x = 0;
         int best_code = 0, evals = 0;
-        struct rate_eval pev = { 0 };
+        /* where no prefill pool meets: the searched layout that came closest (its first token
+         * soonest), or one whose requests the engine rejects, for the rows' reason */
+        struct rate_eval miss = { 0 };
+        int miss_code = 0;
         for (int li = 0; li < ncodes; li++) {
             if (!usable[li] || static_eng || no_pd)
                 continue;
@@ -1225,7 +1286,11 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
             if (x > 0 && (best_x == 0 || x * inst_gpus(in, codes[li]) < best_x * inst_gpus(in, best_code))) {
                 best_x = x;
                 best_code = codes[li];
-                pev = ev;
+            }
+            if (x == 0 && miss.fails != PLAN_BIND_REJECTED &&
+                (miss_code == 0 || ev.fails == PLAN_BIND_REJECTED || ev.ttft_s < miss.ttft_s)) {
+                miss = ev;
+                miss_code = codes[li];
             }
         }
         for (int li = 0; li < ncodes; li++) {
@@ -1248,8 +1313,16 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
                 continue;
             }
             if (best_x == 0) {
-                snprintf(o->reason, sizeof o->reason, "no prefill pool of up to %d instances meets p%d TTFT <= %.0f ms "
-                         "(%.0f ms)", PLAN_INSTANCE_CAP, in->percentile, in->ttft_slo_s * 1e3, pev.ttft_s * 1e3);
+                char ml[32];
+                lname(in, lay_n(miss_code), lay_mode(miss_code), ml, sizeof ml);
+                if (miss.fails == PLAN_BIND_REJECTED)
+                    rejected_reason(in, g, miss.rejected_share, o->reason, sizeof o->reason);
+                else
+                    snprintf(o->reason, sizeof o->reason, "no prefill pool of up to %d instances meets p%d TTFT <= %.0f "
+                             "ms (closest: %ld x %s prefill instances, %s, p%d TTFT %.0f ms)", PLAN_INSTANCE_CAP,
+                             in->percentile, in->ttft_slo_s * 1e3, miss.at, ml,
+                             miss.overloaded ? "overloaded" : miss.floor ? "no longer falling" : "at the search limit",
+                             in->percentile, miss.ttft_s * 1e3);
                 continue;
             }
             if (floor_s[li] > in->tpot_slo_s) {
@@ -1670,6 +1743,11 @@ static int plan_users(const struct plan_input *in, struct plan_result *out, stru
         }
         if ((rc = search_from(in, in->gpus[k->gi], k->code, from, o, err)))
             goto done;
+        if (o->binding == PLAN_BIND_REJECTED && (o->pruned || o->users_per_instance == 0)) {
+            rejected_reason(in, in->gpus[k->gi], -1.0, o->reason, sizeof o->reason);
+            o->pruned = false;
+            continue;
+        }
         if (o->pruned) {
             snprintf(o->reason, sizeof o->reason, "not searched further: %ld users per instance miss the %s (%s "
                      "TTFT %.0f ms, TPOT %.1f ms) and fewer would need %s than the best plan found by then (%ld GPUs)",

@@ -83,7 +83,8 @@ void plan_instance_limits(const struct plan_input *in, const struct llmroof_gpu 
  * taken and TPOT has room: requests queue for a slot, not for the GPU), the search's user cap, or
  * overload */
 enum plan_binding { PLAN_BIND_NONE, PLAN_BIND_TTFT, PLAN_BIND_TPOT, PLAN_BIND_CAP, PLAN_BIND_LOAD, PLAN_BIND_SEQS,
-                    PLAN_BIND_REFUSED /* the engine's concurrency limit refused requests (TGI's 429s) */ };
+                    PLAN_BIND_REFUSED, /* the engine's concurrency limit refused requests (TGI's 429s) */
+                    PLAN_BIND_REJECTED /* the engine rejected requests for their length, at any size */ };
 const char *plan_binding_name(enum plan_binding b);
 
 /* A feasible row whose run preempted at least this many times per request is noted as KV-starved. */

@@ -437,6 +437,43 @@ static void rate_plan_with_impossible_slos_has_no_answer(void **state)
     catalog_free(&cat);
 }
 
+/* Requests the engine rejects for their length are rejected by any count of instances: the row
+ * says so, with the share and the budget, rather than a TTFT miss (a review: TensorRT-LLM
+ * refuses docqa's prompts above its 8192-token budget without chunked context, 2.1% of them, and
+ * the rows read "search limit: even 256 instances miss (TTFT ...)" or, from fields rate_eval left
+ * unset, "not simulated: by the capacity bound ...", changing between runs). The users search
+ * gives the same reason. */
+static void rejected_prompts_miss_at_any_size(void **state)
+{
+    (void)state;
+    static struct workload docqa = { WORKLOAD_DOCQA, 0, 0, NULL, 0 };
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct plan_input in;
+    base(&in, &cat, "llama-3.1-8b");
+    in.sim.workload = &docqa;
+    in.eff.engine = shipped_engine(&cat, "tensorrt-llm");
+    assert_true(in.eff.engine->prompt_within_budget);
+    in.gpus[in.ngpus++] = gpu(&cat, "h100");
+    in.tps[in.ntps++] = 1;
+    for (int users = 0; users < 2; users++) {
+        in.rate_qps = users ? 0 : 2;
+        in.users = users ? 50 : 0;
+        run(&in, &res);
+        assert_int_equal(res.best, -1);
+        assert_true(res.noptions >= 1);
+        for (int i = 0; i < res.noptions; i++) {
+            const struct plan_option *o = &res.options[i];
+            assert_false(o->feasible);
+            assert_false(o->pruned);
+            assert_non_null(strstr(o->reason, "misses at any size: the engine rejects "));
+            assert_non_null(strstr(o->reason, "above its 8192-token budget"));
+            assert_null(strstr(o->reason, "TTFT"));
+        }
+    }
+    catalog_free(&cat);
+}
+
 static void rate_plan_tries_expert_parallel_layouts_for_moe(void **state)
 {
     struct llmroof_catalog cat;
@@ -940,6 +977,7 @@ int main(void)
         cmocka_unit_test(disaggregated_rows_take_the_plans_kv_link),
         cmocka_unit_test(fast_users_plans_stop_at_the_concurrency_limit),
         cmocka_unit_test(rate_plan_with_impossible_slos_has_no_answer),
+        cmocka_unit_test(rejected_prompts_miss_at_any_size),
         cmocka_unit_test(rate_plan_tries_expert_parallel_layouts_for_moe),
         cmocka_unit_test(instances_beyond_a_node_take_whole_nodes),
         cmocka_unit_test(each_gpu_counts_its_own_nodes),

@@ -1,0 +1,1 @@
+plan -m llama-3.1-8b --gpus h100 -e tensorrt-llm --rate 2 -w docqa --tp 1 -q
