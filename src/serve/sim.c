@@ -1023,8 +1023,19 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     /* pipeline lanes share the instance's sequence limit (vLLM V1's max_num_seqs bounds the running
      * requests of every micro-batch in flight together: 5 over 4 lanes are 2, 1, 1, 1), each
      * schedules its own token budget */
-    e->rank_seqs = sim_rank_share(c, nrep, sim_lane_seqs(c->max_seqs, lanes, lane));
+    const long lane_seqs = sim_lane_seqs(c->max_seqs, lanes, lane);
     const long budget = sim_pool_budget(c, pool); /* a disaggregated pool's GPU may give it its own */
+    /* an engine that divides the instance's limits over its replicas gives a replica none below
+     * one each (SGLang's max_running_requests // dp_size is 0): refused, not raised to one each,
+     * which had run 4 sequences under --max-seqs 2 (a review) */
+    if (nrep > 1 && !c->dp_rank_scheduler && (lane_seqs < nrep || budget < nrep))
+        return llmroof_err_set(err, LLMROOF_EINPUT,
+                               "the %s (--%s) of %ld is below the %d data-parallel attention replicas the engine "
+                               "divides it over, leaving a replica none: give at least %d",
+                               lane_seqs < nrep ? "sequence limit" : "token budget",
+                               lane_seqs < nrep ? "max-seqs" : "max-batched-tokens",
+                               lane_seqs < nrep ? c->max_seqs : budget, nrep, lanes > 1 && lane_seqs < nrep ? nrep * lanes : nrep);
+    e->rank_seqs = sim_rank_share(c, nrep, lane_seqs);
     e->rank_budget = sim_rank_share(c, nrep, budget);
     e->max_run = e->rank_seqs * nrep;
     e->budget = e->rank_budget * nrep;
