@@ -101,10 +101,13 @@ int cli_spec_resolve(struct cli *c, struct cli_spec_opts *o, const struct llmroo
                                   "%ld; a draft's tokens must be the target's (same tokenizer)", d->id, d->vocab, m->id,
                                m->vocab);
     const int ksteps = sp->k, ktop = sp->topk;
-    if (o->have_tree && (ksteps > SIM_SPEC_TREE_MAX_DEPTH || sp->tokens > 1 + ktop + (ksteps - 1) * ktop * ktop))
-        return cli_usage_error(c, "option '--spec-tree': a tree of %d steps (--spec-k, at most %d) with topk %d holds at "
-                                  "most %d tokens to verify (1 + topk + (steps - 1) x topk^2); got %d",
-                               ksteps, SIM_SPEC_TREE_MAX_DEPTH, ktop, 1 + ktop + (ksteps - 1) * ktop * ktop, sp->tokens);
+    if (o->have_tree && ksteps > SIM_SPEC_TREE_MAX_DEPTH)
+        return cli_usage_error(c, "option '--spec-tree': a draft tree is at most %d steps deep, and --spec-k asks %d",
+                               SIM_SPEC_TREE_MAX_DEPTH, ksteps);
+    if (o->have_tree && sp->tokens > 1 + ktop + (ksteps - 1) * ktop * ktop)
+        return cli_usage_error(c, "option '--spec-tree': a tree of %d steps (--spec-k) with topk %d holds at most %d "
+                                  "tokens to verify (1 + topk + (steps - 1) x topk^2); got %d",
+                               ksteps, ktop, 1 + ktop + (ksteps - 1) * ktop * ktop, sp->tokens);
     return 0;
 }
 

@@ -68,8 +68,10 @@ int cli_duration(struct cli *c, const char *opt, const char *arg, double max_s, 
         return cli_usage_error(c, "option '--%s': '%s' has no unit: write it with one of ns, us, ms, s, min "
                                   "(e.g. %ss or %sms)", opt, CLI_CLIP(arg), arg, arg);
     if (!(parse_duration(arg, &v) || (bare_zero(arg) && (v = 0, true))) || (positive && !(v > 0)) || v > max_s)
-        return cli_usage_error(c, "option '--%s': '%s' is not a duration %s %g s (e.g. 3s, 500ms)", opt, CLI_CLIP(arg),
-                               positive ? "above 0 and at most" : "from 0 to", max_s);
+        /* (examples within the range: '3s' had been offered for --overhead, which stops at 1 s) */
+        return cli_usage_error(c, "option '--%s': '%s' is not a duration %s %g s (e.g. %s)", opt, CLI_CLIP(arg),
+                               positive ? "above 0 and at most" : "from 0 to", max_s,
+                               max_s >= 3 ? "3s, 500ms" : max_s >= 0.5 ? "500ms, 200us" : "200us, 50us");
     *out_s = v;
     return 0;
 }

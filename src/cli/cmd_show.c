@@ -306,7 +306,7 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
     kvb(t, "cuda_core_decode", e->cuda_core_decode,
         e->cuda_core_decode ? "decode attention: masked-MHA kernel, one block per query head, fp32 on CUDA cores"
                             : "decode attention on the attention kernel's bandwidth and tensor-core rate");
-    kvb(t, "fp8_attention", e->fp8_attention, "attention at the fp8 peak with fp8 activations");
+    kvb(t, "fp8_attention", e->fp8_attention, "attention at the fp8 peak with fp8 activations and an 8-bit K/V cache");
     kvb(t, "fp16_accumulate", e->fp16_accumulate, "GEMMs accumulate in fp16");
     kvb(t, "first_token_decode", e->first_token_decode, "TTFT = prefill + one decode step");
     if (e->dequant_min_tokens > 0)

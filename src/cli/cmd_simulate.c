@@ -310,7 +310,9 @@ static int kv_link_pools(struct cli *c, struct ctx *x)
 {
     const struct llmroof_gpu *gp = x->cfg.prefill.setup.gpu, *gd = x->cfg.decode.setup.gpu;
     bool nv = false;
-    int rc = cli_kv_link(c, x->kvlink, (const struct llmroof_gpu *[]){ gp, gd }, 2, false, &x->cfg.kv_link_Bps, &nv);
+    /* the prefill GPU's link; a decode GPU of another kind is refused below, whatever its link
+     * (a list of two had borrowed plan's "leave it out of the GPUs planned", a review found) */
+    int rc = cli_kv_link(c, x->kvlink, (const struct llmroof_gpu *[]){ gp }, 1, false, &x->cfg.kv_link_Bps, &nv);
     if (rc || !nv)
         return rc;
     if (gp != gd)

@@ -1879,12 +1879,60 @@ static int fold_score(const char *q, size_t lq, const char *c, size_t lc, bool n
     return -1;
 }
 
-/* The query as folded, plus (for engines) the form with a family's short name spelled out. */
+/* The query as folded, plus (for engines) the form with a family's short name spelled out, and
+ * the query as typed, lowercased, whose words (runs of ASCII letters and digits) a candidate may
+ * hold all of. */
 struct suggest_query {
     char q[2][SUGGEST_FOLD_MAX + 1];
     size_t lq[2];
     int n;
+    char raw[SUGGEST_FOLD_MAX + 1];
+    int words;
 };
+
+/* The next word of s from *p (a run of ASCII letters and digits), lowercased into w; false at
+ * the end. */
+static bool ascii_alnum(char ch)
+{
+    return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
+}
+
+static bool next_word(const char *s, size_t *p, char *w, size_t size)
+{
+    size_t i = *p, n = 0;
+    while (s[i] && !ascii_alnum(s[i]))
+        i++;
+    if (!s[i])
+        return false;
+    while (s[i] && ascii_alnum(s[i])) {
+        if (n + 1 < size)
+            w[n++] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] - 'A' + 'a' : s[i]);
+        i++;
+    }
+    w[n] = '\0';
+    *p = i;
+    return true;
+}
+
+/* Every word of the query is a word of cand: "a100-80gb" names a100-sxm4-80gb and a100-pcie-80gb,
+ * which the folded distances missed for a100-sxm4-40gb, one digit away ("a10080gb" against
+ * "a10040gb"): the words carry the meaning, a memory size among them (a review). */
+static bool words_within(const struct suggest_query *sq, const char *cand)
+{
+    if (sq->words < 2)
+        return false;
+    char w[SUGGEST_FOLD_MAX + 1], v[SUGGEST_FOLD_MAX + 1];
+    size_t p = 0;
+    while (next_word(sq->raw, &p, w, sizeof w)) {
+        bool found = false;
+        size_t r = 0;
+        while (!found && next_word(cand, &r, v, sizeof v))
+            found = strcmp(w, v) == 0;
+        if (!found)
+            return false;
+    }
+    return true;
+}
 
 /* Short forms people type for an engine whose ids spell the name out: "trt" for TensorRT
  * (TensorRT-LLM's own tools are trtllm-build and trtllm-serve). Replaces the folded query's
@@ -1902,6 +1950,11 @@ static bool suggest_query_init(struct suggest_query *sq, const char *name, bool 
     if (sq->lq[0] == SIZE_MAX || sq->lq[0] == 0)
         return false;
     sq->n = 1;
+    snprintf(sq->raw, sizeof sq->raw, "%s", name);
+    sq->words = 0;
+    char w[SUGGEST_FOLD_MAX + 1];
+    for (size_t p = 0; next_word(sq->raw, &p, w, sizeof w);)
+        sq->words++;
     for (size_t i = 0; engines && i < sizeof engine_short_names / sizeof engine_short_names[0]; i++) {
         size_t ls = strlen(engine_short_names[i].shortname), lf = strlen(engine_short_names[i].full);
         if (strncmp(sq->q[0], engine_short_names[i].shortname, ls) == 0 &&
@@ -1924,7 +1977,10 @@ static int suggest_score(const struct suggest_query *sq, const char *cand, bool 
     size_t lc = fold_name(cand, c);
     if (lc == SIZE_MAX)
         return -1;
-    int best = -1;
+    /* all the query's words in an id or alias: before a one-edit neighbour (10); not in a display
+     * name or repository, whose longer spellings hold the words of their variants too
+     * ("meta-llama/Llama-2-7b-chat-hf" holds every word of Llama-2-7B's repository) */
+    int best = !name_like && words_within(sq, cand) ? 5 : -1;
     for (int i = 0; i < sq->n; i++) {
         int s = fold_score(sq->q[i], sq->lq[i], c, lc, name_like);
         if (s >= 0) {

@@ -268,6 +268,10 @@ void roofline_prepare(const struct llmroof_gpu *g, enum llmroof_dtype act, const
      * batched matmuls take it, FlashAttention-class kernels accumulate in fp32 and do not */
     r.apeak = g->peak_flops[adt] * (eff->attn_eff > 0 ? eff->attn_eff : eff->compute) *
               (eff->peak_scale > 1 && adt == LLMROOF_FP16 && eff->attn_eager ? eff->peak_scale : 1.0);
+    const enum llmroof_dtype a16 = kernel_attention_dtype(g, act);
+    r.apeak16 = adt == a16 ? r.apeak
+                           : g->peak_flops[a16] * (eff->attn_eff > 0 ? eff->attn_eff : eff->compute) *
+                                 (eff->peak_scale > 1 && a16 == LLMROOF_FP16 && eff->attn_eager ? eff->peak_scale : 1.0);
     r.bw = g->mem_bw_Bps * eff->memory;
     r.abw = g->mem_bw_Bps * (eff->attn_mem_eff > 0 ? eff->attn_mem_eff : eff->memory);
     r.abw_fa2 = eff->attn_mem_fa2_eff > 0 ? g->mem_bw_Bps * eff->attn_mem_fa2_eff : r.abw;
@@ -333,6 +337,15 @@ static double rl_comm_s(const struct roofline_prep *r, const struct llmroof_opli
 }
 
 /* Eager attention in this step (roofline_attn_eager) */
+/* The attention peak of a pass: an engine's fp8 attention (TensorRT-LLM's fp8 context FMHA and
+ * XQA) reads Q, K and V in fp8, so it runs only with an 8-bit K/V cache (the profile's "fp8 context
+ * and generation attention with fp8 KV"); with a 16-bit cache attention stays at 16 bits (a review:
+ * --act-dtype fp8 --kv-dtype fp16 had halved a 70B prefill's attention time). */
+static inline double rl_apeak(const struct roofline_prep *r, const struct llmroof_oplist *ops)
+{
+    return ops->kv_8bit ? r->apeak : r->apeak16;
+}
+
 static bool rl_eager(const struct llmroof_effs *eff, const struct llmroof_oplist *ops)
 {
     return roofline_attn_eager(eff, ops->new_per_seq);
@@ -535,12 +548,13 @@ static inline void rl_op(const struct roofline_prep *r, const struct llmroof_opl
         if (k == LLMROOF_OP_FFN && ops->expert_wbytes > 0) /* grouped expert GEMMs (kernel.h) */
             m += ops->expert_wbytes * (1.0 / kernel_grouped_bw_share(ops->tokens_per_expert) - 1.0) / r->bw;
     } else if (eager) {
-        c = (k == LLMROOF_OP_ATTN_LOCAL ? ops->attn_local_full_flops : op->flops) * ops->attn_square / r->apeak;
+        c = (k == LLMROOF_OP_ATTN_LOCAL ? ops->attn_local_full_flops : op->flops) * ops->attn_square / rl_apeak(r, ops);
         m = bytes / r->bw;
     } else {
         /* MLA's absorbed decode attention is its own kernel (FlashMLA, FlashInfer's, Triton's), never a
          * masked-MHA one: the attention peak */
-        c = op->flops / (ops->mla_absorbed ? r->apeak * ramp : roofline_attn_peak(eff, r->apeak, ramp, ops->new_per_seq));
+        const double apeak = rl_apeak(r, ops);
+        c = op->flops / (ops->mla_absorbed ? apeak * ramp : roofline_attn_peak(eff, apeak, ramp, ops->new_per_seq));
         m = bytes / (ops->fa2_unfit ? r->abw : r->abw_fa2);
     }
     /* the dequantize kernel, memory-bound and serial (0 / bw is +0: no division without one) */

@@ -251,7 +251,9 @@ struct roofline_prep {
     bool lowp_path[LLMROOF_DTYPE_COUNT]; /* the GPU has that dtype's path (and it is not the act's) */
     bool act_fp8;                   /* the activation dtype is fp8 (block-fp8 GEMMs compute in it) */
     bool act_8bit;                  /* the activation dtype is 8 bits or narrower (the GEMMs' short-K cost) */
-    double apeak;                   /* attention FLOP/s after efficiencies */
+    double apeak;                   /* attention FLOP/s after efficiencies (an fp8 path: with an
+                                       8-bit K/V cache only, rl_apeak) */
+    double apeak16;                 /* the same at the 16-bit attention dtype */
     double bw;                      /* HBM bytes/s after the memory efficiency */
     double abw;                     /* decode attention's HBM bytes/s */
     double abw_fa2;                 /* the same in FlashAttention-2's kernels (effs attn_mem_fa2_eff), else abw */

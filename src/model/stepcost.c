@@ -18,7 +18,10 @@ static void attn_rates(const struct llmroof_setup *s, double *apeak, double *abw
     const struct llmroof_effs *eff = &s->eff;
     const struct llmroof_gpu *g = s->gpu;
     const enum llmroof_dtype act = s->dt.act;
-    const enum llmroof_dtype adt = eff->fp8_attention && act == LLMROOF_FP8 ? act : kernel_attention_dtype(g, act);
+    /* (fp8 attention with an 8-bit K/V cache only, as roofline.c's rl_apeak) */
+    const enum llmroof_dtype adt = eff->fp8_attention && act == LLMROOF_FP8 && dtype_bytes(s->dt.kv) <= 1.0
+                                       ? act
+                                       : kernel_attention_dtype(g, act);
     /* the fp16-accumulate peak: eager attention's batched GEMMs only (roofline.c) */
     *apeak = g->peak_flops[adt] * (eff->attn_eff > 0 ? eff->attn_eff : eff->compute) *
              (eff->peak_scale > 1 && adt == LLMROOF_FP16 && eff->attn_eager ? eff->peak_scale : 1.0);

@@ -73,6 +73,16 @@ for cmd in "" list show import-hf estimate memory report roofline simulate plan 
         fi
     done
 done
+# serve's options too, where its executable was built (it needs libmicrohttpd): --max-compute had
+# been left out of the man page (a review)
+if "$bin" serve --help >"$tmp/serve-help.txt" 2>&1; then
+    for opt in $(grep -o -- '--[a-z][a-z0-9-]*' "$tmp/serve-help.txt" | sort -u); do
+        esc=$(printf '%s' "$opt" | sed 's/-/\\\\-/g')
+        if ! grep -q -- "$esc" docs/llmroof.1; then
+            echo "FAIL: option $opt of 'serve' is not in docs/llmroof.1"; fail=1
+        fi
+    done
+fi
 echo "ok: man page covers every long option"
 
 # sweep: byte-identical across runs; check passes on a fresh baseline and fails on a 1% change

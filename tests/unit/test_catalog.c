@@ -234,6 +234,14 @@ static void suggestions_name_the_nearest_ids(void **state)
     assert_string_equal(s[0], "mixtral-8x7b");
     n = catalog_suggest_gpus(&cat, "zzzzzzzzzz", s, 3);
     assert_int_equal(n, 0);
+    /* every word of "a100-80gb" is a word of the three 80 GB A100 ids (score 5), ahead of the
+     * 40 GB card one folded edit away ("a10080gb" against its alias-free "a10040gb" is 1: 10) and
+     * of "a10", a prefix of the folded query; ties go by id */
+    n = catalog_suggest_gpus(&cat, "a100-80gb", s, 3);
+    assert_int_equal(n, 3);
+    assert_string_equal(s[0], "a100-pcie-80gb");
+    assert_string_equal(s[1], "a100-pcie-80gb-nvl");
+    assert_string_equal(s[2], "a100-sxm4-80gb");
     catalog_free(&cat);
 }
 

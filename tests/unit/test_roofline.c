@@ -530,6 +530,43 @@ static void engine_use_ray_pays_the_remote_call_at_tp_1(void **state)
     catalog_free(&cat);
 }
 
+/* TensorRT-LLM's fp8 attention (context FMHA and XQA) reads Q, K and V in fp8: at fp8
+ * activations it runs at the fp8 peak with an fp8 K/V cache, and at 16 bits with a 16-bit one (a
+ * review found --kv-dtype fp16 charged at the fp8 peak). Llama-2-7B prefill of 2048 tokens on an
+ * H100 (989.5 / 1979 TFLOP/s dense): attention's compute term halves with the 8-bit cache, the
+ * same FLOPs over twice the peak; the GEMMs are unchanged by the cache's dtype. */
+static void fp8_attention_needs_an_fp8_kv_cache(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_engine *en = shipped_engine(&cat, "tensorrt-llm");
+    assert_true(en->fp8_attention);
+    const struct llmroof_gpu *g = gpu(&cat, "h100-sxm5-80gb");
+    const struct llmroof_model *m = model(&cat, "llama-2-7b");
+    const struct llmroof_effs eff = roofline_effs_engine(g, en, NULL);
+    struct llmroof_shard sh;
+    assert_int_equal(ops_shard(m, 1, &sh, NULL), 0);
+    const struct llmroof_batch b = batch_prefill(1, 2048, OPS_FEW_GENERIC);
+    double attn_c[2], qkv_c[2];
+    for (int i = 0; i < 2; i++) {
+        const struct llmroof_dtypes dt = { LLMROOF_FP8, i ? LLMROOF_FP8 : LLMROOF_FP16, LLMROOF_FP8, 0, false,
+                                           LLMROOF_FP16, false, LLMROOF_ACT_QUANT_FUSED };
+        struct llmroof_oplist ops;
+        ops_build(m, &sh, &dt, &b, &ops);
+        assert_int_equal(ops.kv_8bit, i == 1);
+        struct llmroof_phase p;
+        roofline_eval(g, LLMROOF_FP8, &eff, 1, &ops, &p);
+        attn_c[i] = p.op[LLMROOF_OP_ATTENTION].compute_s;
+        qkv_c[i] = p.op[LLMROOF_OP_QKV_PROJ].compute_s;
+    }
+    assert_true(attn_c[0] > 0);
+    /* 1979 / 989.5 = 2 (same attention efficiency, same FLOPs) */
+    assert_rel_close(attn_c[0] / attn_c[1], 1979.0 / 989.5, 1e-3);
+    assert_rel_close(qkv_c[0], qkv_c[1], 1e-12);
+    catalog_free(&cat);
+}
+
 /* NVIDIA's NVFP4 DeepSeek-R1-0528 (catalog "excluded": qkv_proj, mla_kv_up, o_proj, lm_head):
  * its MLPs are stored at 4.5 bits and run fp4 x fp4 where the GPU has an fp4 peak, the excluded
  * GEMMs stay bf16 (docs/model.md "Mixed-precision checkpoints"). */
@@ -723,6 +760,7 @@ int main(void)
         cmocka_unit_test(two_batch_overlap_hides_the_all_to_all_under_compute),
         cmocka_unit_test(added_gpus_carry_the_sourced_overhead_and_efficiencies),
         cmocka_unit_test(masked_terms_are_the_whole_steps),
+        cmocka_unit_test(fp8_attention_needs_an_fp8_kv_cache),
         cmocka_unit_test(nvfp4_checkpoint_runs_its_mlps_at_fp4_and_attention_at_bf16),
         cmocka_unit_test(block_fp8_checkpoint_runs_its_gemms_and_dispatch_at_fp8_where_the_gpu_has_the_path),
         cmocka_unit_test(graph_coverage_decides_the_launch_wait),
