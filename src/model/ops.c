@@ -331,6 +331,17 @@ static bool quant_own(const struct llmroof_dtypes *dt, bool q8, bool opaque)
 }
 
 
+/* The bytes of an attention output element: the stream's, or the GEMM's 8-bit input where the
+ * engine's attention writes the O projection's quantized input itself (act_quant fused: TensorRT-
+ * LLM's FP8 recipe, attention_output_orig_quant_scale); a block-fp8 checkpoint quantizes it in a
+ * kernel of its own (per_token_group_quant_fp8), as norm-act and separate engines do. */
+double ops_attn_out_bytes(const struct llmroof_model *m, const struct llmroof_dtypes *dt)
+{
+    const double a = ops_stream_bytes(dt), ag = dtype_bytes(dt->act);
+    const bool q8 = ag < a && !block_fp8(m, dt);
+    return q8 && !quant_own(dt, q8, true) ? ag : a;
+}
+
 /* An MLP's activation traffic for one token of hidden h through width `width`: gate_up reads its
  * input (at ag, an 8-bit GEMM's input, else a) and down writes h at a, beside mlp_inter_elems'
  * intermediate at a, of which down reads the last width at ag; `fused`: the activation kernel
@@ -341,12 +352,13 @@ static double mlp_act_bytes(enum llmroof_mlp kind, double h, double width, doubl
 }
 
 /* Attention of one kind of layer: `pairs` (query, key) pairs and `keys` keys read, per rank.
- * Standard: 4*d FLOP per pair and head; Q, O and the K/V of each key once.
+ * Standard: 4*d FLOP per pair and head; Q (at a), O (at ao: ops_attn_out_bytes) and the K/V of each
+ * key once.
  * MLA absorbed (decode, FlashMLA): scores over the latent and rope key, 2*(r_kv + p) per
  *   pair and head, output in the latent, 2*r_kv; one latent row of (r_kv + p) per key,
  *   shared by the heads. MLA decompressed (prefill): K of n+p and V of v per head. */
 static inline void attention_op(const struct llmroof_model *m, double Hq, double Kr, double T, double pairs, double keys,
-                                double a, double k, bool absorbed, double count, struct llmroof_op *o)
+                                double a, double ao, double k, bool absorbed, double count, struct llmroof_op *o)
 {
     /* written field by field into the list (a struct returned by value went through the stack and
      * back with wider loads than its stores, a store-forwarding stall on every step built) */
@@ -368,7 +380,7 @@ static inline void attention_op(const struct llmroof_model *m, double Hq, double
         return;
     }
     o->flops = 4.0 * d * Hq * pairs;
-    o->bytes = 2.0 * T * Hq * d * a + 2.0 * keys * Kr * d * k;
+    o->bytes = T * Hq * d * (a + ao) + 2.0 * keys * Kr * d * k;
 }
 
 /* MLA attention of a mixed step: the few-query sequences absorbed, the others decompressed,
@@ -380,10 +392,10 @@ static void mla_attention_mixed(const struct llmroof_model *m, double Hq, double
     struct llmroof_op o = { 0 };
     const double rT = T - fT > 0 ? T - fT : 0.0;
     if (fT > 0)
-        attention_op(m, Hq, 0, fT, fpairs, fkeys, a, k, true, count, &o);
+        attention_op(m, Hq, 0, fT, fpairs, fkeys, a, a, k, true, count, &o);
     if (rT > 0) {
         struct llmroof_op d;
-        attention_op(m, Hq, 0, rT, pairs - fpairs, keys - fkeys, a, k, false, count, &d);
+        attention_op(m, Hq, 0, rT, pairs - fpairs, keys - fkeys, a, a, k, false, count, &d);
         o.count = count;
         o.flops += d.flops;
         o.bytes += d.bytes;
@@ -403,7 +415,8 @@ static inline double per_replica(double x, double rep)
  * windowed layers), the K/V part of its bytes, and MLA's decompressing up-projection.
  * ops_set_context with the layer counts and element sizes ops_build has already derived */
 static void set_context(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_batch *b,
-                        const struct arch_layer_kinds *kinds, double a, double w, double k_elem, struct llmroof_oplist *out)
+                        const struct arch_layer_kinds *kinds, double a, double ao, double w, double k_elem,
+                        struct llmroof_oplist *out)
 {
     /* the bytes a cached element reads as: a DSA model's 8-bit latent is FlashMLA's sparse fp8
      * layout, scales and a 16-bit rope key included (layers_mla_latent_bytes) */
@@ -452,7 +465,7 @@ static void set_context(const struct llmroof_model *m, const struct llmroof_shar
     if (mla)
         mla_attention_mixed(m, Hq, T, pairs, keys, fT, fp, fk, a, k, Lglob, &op[LLMROOF_OP_ATTENTION]);
     else
-        attention_op(m, Hq, Kr, T, pairs, keys, a, k, false, Lglob, &op[LLMROOF_OP_ATTENTION]);
+        attention_op(m, Hq, Kr, T, pairs, keys, a, ao, k, false, Lglob, &op[LLMROOF_OP_ATTENTION]);
     /* K/V reads once per KV head (GQA-aware kernels: FlashAttention-2, XQA, FlashInfer); the
      * K/V part and the group size are kept so that roofline.c can charge engines whose kernels
      * loop over query heads (masked MHA before TensorRT-LLM's XQA, HF's repeat_kv) Hq/Kr reads */
@@ -476,12 +489,12 @@ static void set_context(const struct llmroof_model *m, const struct llmroof_shar
         const double wnd = (double)m->window;
         const double lp = S * arch_attn_pairs(nn, past, wnd, m->window_chunked);
         const double lk = S * arch_attn_keys(nn, past, wnd, m->window_chunked);
-        attention_op(m, Hq, Kr, T, lp, lk, a, k, absorbed, Lloc, &op[LLMROOF_OP_ATTN_LOCAL]);
+        attention_op(m, Hq, Kr, T, lp, lk, a, ao, k, absorbed, Lloc, &op[LLMROOF_OP_ATTN_LOCAL]);
         out->attn_local_kv_bytes = mla ? 0.0 : 2.0 * lk * Kr * d * k;
         /* eager attention (llama.cpp's ggml graph, HF's eager path) scores every cached key and
          * masks those outside the window: a windowed layer costs it a global layer's square */
         struct llmroof_op full;
-        attention_op(m, Hq, Kr, T, pairs, keys, a, k, absorbed, Lloc, &full);
+        attention_op(m, Hq, Kr, T, pairs, keys, a, ao, k, absorbed, Lloc, &full);
         out->attn_local_full_flops = full.flops;
         out->attn_local_full_bytes = full.bytes;
     } else {
@@ -524,8 +537,8 @@ void ops_set_context(const struct llmroof_model *m, const struct llmroof_shard *
         for (int k = 0; k < LLMROOF_OP_COUNT; k++)
             if (OPS_CONTEXT_MASK >> k & 1u)
                 out->op[k].count /= n;
-    set_context(m, sh, &part, &kinds, ops_stream_bytes(dt), ops_module_weight_bytes(m, dt, LLMROOF_CKPT_MLA_KV_UP),
-                dtype_bytes(dt->kv), out);
+    set_context(m, sh, &part, &kinds, ops_stream_bytes(dt), ops_attn_out_bytes(m, dt),
+                ops_module_weight_bytes(m, dt, LLMROOF_CKPT_MLA_KV_UP), dtype_bytes(dt->kv), out);
     if (n > 1.0)
         for (int k = 0; k < LLMROOF_OP_COUNT; k++)
             if (OPS_CONTEXT_MASK >> k & 1u)
@@ -787,7 +800,8 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
         qo_w = Hq * d;
     }
 
-    set_context(m, sh, mb, &kinds, a, ops_module_weight_bytes(m, dt, LLMROOF_CKPT_MLA_KV_UP), k, out);
+    set_context(m, sh, mb, &kinds, a, ops_attn_out_bytes(m, dt), ops_module_weight_bytes(m, dt, LLMROOF_CKPT_MLA_KV_UP), k,
+                out);
 
     if (Ll > 0) {
         /* recurrent layers: a constant state per sequence instead of a KV cache (layers.c) */

@@ -293,6 +293,9 @@ struct llmroof_dtypes {
  * whose output is bf16; SGLang's fp8_utils.py the same; TensorRT-LLM's FP8 recipe swaps only the
  * linear layers). docs/model.md "8-bit activations". */
 double ops_stream_bytes(const struct llmroof_dtypes *dt);
+/* Bytes of an attention output element: ops_stream_bytes, or the 8-bit GEMM input where the
+ * engine's attention writes the O projection's quantized input itself (act_quant fused). */
+double ops_attn_out_bytes(const struct llmroof_model *m, const struct llmroof_dtypes *dt);
 
 /* Bytes per recurrent-state element: the state dtype when set, else the model's 16-bit dtype (4 with
  * fp32 activations), whatever the KV dtype. */

@@ -80,7 +80,8 @@ void stepcost_attn_init(struct stepcost_attn *sa, const struct llmroof_setup *s,
     sa->d = (double)m->head_dim;
     sa->hq = (double)sh->heads_per_rank;
     sa->kr = (double)sh->kv_heads_per_rank;
-    sa->a = ops_stream_bytes(&s->dt); /* as ops.c's attention: 16-bit Q and O */
+    sa->a = ops_stream_bytes(&s->dt); /* as ops.c's attention: 16-bit Q, O at ao */
+    sa->ao = ops_attn_out_bytes(m, &s->dt);
     sa->kv_elem_bytes = dtype_bytes(s->dt.kv);
     sa->fa2_unfit = m->attention_sinks || sa->kv_elem_bytes != 2.0; /* as ops.c's fa2_unfit */
     /* plain attention, one kernel, no replicas: checked on a two-sequence step */
@@ -100,7 +101,7 @@ double stepcost_attn_s(const struct stepcost_attn *sa, const struct llmroof_effs
     const double T = b->tokens, S = b->seqs, pairs = b->attn_pairs, keys = b->kv_read_tokens;
     const double flops = 4.0 * sa->d * sa->hq * pairs;
     const double kv = 2.0 * keys * sa->kr * sa->d * sa->kv_elem_bytes;
-    double bytes = 2.0 * T * sa->hq * sa->d * sa->a + kv;
+    double bytes = T * sa->hq * sa->d * (sa->a + sa->ao) + kv;
     const double q_per_kv = sa->kr > 0 ? sa->hq / sa->kr : 1.0;
     const double new_per_seq = S > 0 ? T / S : 0.0, keys_per_seq = S > 0 ? keys / S : 0.0;
     /* roofline.c: prefill-type steps (several new tokens per sequence) run attention on the ramp;
@@ -175,7 +176,7 @@ double stepcost_build(struct stepcost *sc, const struct llmroof_setup *s, const 
     f->count = op->count;
     f->kernels = op->kernels;
     f->flops_per_pair = 4.0 * f->d * Hq;
-    f->qo_bytes = 2.0 * (b->tokens / f->rep) * Hq * f->d * a;
+    f->qo_bytes = (b->tokens / f->rep) * Hq * f->d * (a + ops_attn_out_bytes(m, &s->dt));
     f->q_per_kv = sc->part.q_per_kv;
     stepcost_sums(f, &sc->whole);
     const double pairs = b->attn_pairs / f->rep, keys = b->kv_read_tokens / f->rep;

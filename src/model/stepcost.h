@@ -71,8 +71,9 @@ double stepcost_time(struct stepcost *sc, const struct llmroof_setup *s, const s
 struct stepcost_attn {
     bool ok;
     double apeak, abw, kf;             /* as in struct stepcost */
-    double count, d, hq, kr, a, kv_elem_bytes; /* layers, head dim, query and KV heads per rank,
-                                          activation and KV element bytes */
+    double count, d, hq, kr, a, ao, kv_elem_bytes; /* layers, head dim, query and KV heads per rank,
+                                          activation, attention output (ops_attn_out_bytes) and KV
+                                          element bytes */
     bool fa2_unfit;                    /* FlashAttention-2 cannot run it (ops.h fa2_unfit) */
 };
 void stepcost_attn_init(struct stepcost_attn *sa, const struct llmroof_setup *s, const struct llmroof_shard *sh);

@@ -3647,22 +3647,28 @@ static void a_decode_step_retimed_at_another_context_is_exact(void **state)
     load_shipped(&cat);
     struct llmroof_err eerr = { 0 };
     assert_int_equal(catalog_add_engines_file(&cat, LLMROOF_TEST_DATA_DIR "/engines.json", false, &eerr), 0);
-    const struct { const char *m, *g, *engine; int tp; bool fast; } cases[] = {
-        { "llama-2-7b", "a100-sxm4-80gb", NULL, 1, true },
-        { "llama-3.1-8b", "a100-sxm4-80gb", "tensorrt-llm-early", 1, true },
-        { "llama-3.1-8b", "a100-sxm4-80gb", "qserve", 1, true }, /* cuda_core_decode: the fp32 roof */
-        { "llama-3.1-8b", "l40s", "qserve", 1, true },           /* the same at half an Ada's fp32 peak */
-        { "llama-3.1-70b", "h100", "vllm", 4, true },
-        { "gemma-2-9b", "h100", NULL, 1, false },
-        { "deepseek-v2-lite", "h100", NULL, 1, false },
-        { "llama-2-7b", "a100-sxm4-80gb", "hf-transformers", 1, true },
-        { "llama-2-7b", "a100-sxm4-80gb", "llama.cpp-2024-05", 1, false },
-        { "llama-3.1-8b", "a100-sxm4-80gb", "autoawq", 1, false },
+    const struct { const char *m, *g, *engine; int tp; bool fast; bool w8a8; } cases[] = {
+        { "llama-2-7b", "a100-sxm4-80gb", NULL, 1, true, false },
+        /* W8A8 with TensorRT-LLM's fused quantization: attention writes the O projection's 8-bit
+         * input (ops_attn_out_bytes), in the shortcut as in ops_build */
+        { "llama-3.1-8b", "h100", "tensorrt-llm", 1, true, true },
+        { "llama-3.1-8b", "a100-sxm4-80gb", "tensorrt-llm-early", 1, true, false },
+        { "llama-3.1-8b", "a100-sxm4-80gb", "qserve", 1, true, false }, /* cuda_core_decode: the fp32 roof */
+        { "llama-3.1-8b", "l40s", "qserve", 1, true, false },           /* the same at half an Ada's fp32 peak */
+        { "llama-3.1-70b", "h100", "vllm", 4, true, false },
+        { "gemma-2-9b", "h100", NULL, 1, false, false },
+        { "deepseek-v2-lite", "h100", NULL, 1, false, false },
+        { "llama-2-7b", "a100-sxm4-80gb", "hf-transformers", 1, true, false },
+        { "llama-2-7b", "a100-sxm4-80gb", "llama.cpp-2024-05", 1, false, false },
+        { "llama-3.1-8b", "a100-sxm4-80gb", "autoawq", 1, false, false },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct llmroof_setup s = { model(&cat, cases[i].m), gpu(&cat, cases[i].g), cases[i].tp,
                                    { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE },
                                    roofline_default_effs(gpu(&cat, cases[i].g)), { 0 } };
+        if (cases[i].w8a8)
+            s.dt = (struct llmroof_dtypes){ LLMROOF_FP8, LLMROOF_FP8, LLMROOF_FP8, 0, false, LLMROOF_FP16, false,
+                                            LLMROOF_ACT_QUANT_FUSED };
         if (cases[i].engine) {
             const struct llmroof_engine *en = catalog_find_engine(&cat, cases[i].engine);
             assert_non_null(en);
