@@ -574,6 +574,29 @@ static bool loopback_authority(const char *a)
     return loopback_name(a, colon ? (size_t)(colon - a) : strlen(a));
 }
 
+/* The port of "name:port", "[v6]:port" or "name" (len bytes; "80", http's, without one) */
+static void authority_port(const char *a, size_t len, char *port, size_t size)
+{
+    const char *end = a + len, *p = a;
+    if (*a == '[') {
+        const char *e = memchr(a, ']', len);
+        p = e ? e + 1 : end;
+    }
+    const char *colon = memchr(p, ':', (size_t)(end - p));
+    if (colon && colon + 1 < end)
+        snprintf(port, size, "%.*s", (int)(end - colon - 1), colon + 1);
+    else
+        snprintf(port, size, "80");
+}
+
+/* An Origin's authority: after "scheme://", up to a '/' if any */
+static size_t origin_authority(const char *after, const char **a)
+{
+    *a = after;
+    const char *slash = strchr(after, '/');
+    return slash ? (size_t)(slash - after) : strlen(after);
+}
+
 int server_check_headers(const struct server_cfg *cfg, const char *method, const char *url, const char *host,
                          const char *origin, const char *content_type, struct server_reply *r)
 {
@@ -591,6 +614,20 @@ int server_check_headers(const struct server_cfg *cfg, const char *method, const
                 reply_error(r, 403, "llmroof: error: request: header 'Origin' must be a page of this loopback server: "
                                     "a page of another site may not call its API");
                 return r->status;
+            }
+            /* and of this server, not another on the same host: its port is the Host's (a page
+             * of another local web app, 127.0.0.1:9999, had passed; a review) */
+            if (host) {
+                const char *oa;
+                const size_t olen = origin_authority(sep + 3, &oa);
+                char op[16], hp[16];
+                authority_port(oa, olen, op, sizeof op);
+                authority_port(host, strlen(host), hp, sizeof hp);
+                if (strcmp(op, hp) != 0) {
+                    reply_error(r, 403, "llmroof: error: request: header 'Origin' must be a page of this loopback "
+                                        "server, on its port: a page of another local server may not call its API");
+                    return r->status;
+                }
             }
         }
     }

@@ -135,7 +135,7 @@ struct cli_opt {
     { OPT_KVDT, "kv-dtype", 0, "D", "KV-cache storage dtype (default fp16)", false }, \
     { OPT_ACTDT, "act-dtype", 0, "D", "activation/compute dtype whose peak is used (default fp16)", false }, \
     { OPT_WBITS, "weight-bits", 0, "B", "effective bits per weight incl. scales, e.g. 4.5 for q4_0 (default: dtype)", false }, \
-    { OPT_STATEDT, "state-dtype", 0, "D", "SSM / linear-attention state dtype, e.g. fp32 (default the model's 16-bit dtype, not the KV dtype)", false }
+    { OPT_STATEDT, "state-dtype", 0, "D", "SSM / linear-attention state dtype, e.g. fp32 (default the model's stated state dtype, else its 16-bit dtype; not the KV dtype)", false }
 #define CLI_OPT_EFFS \
     { OPT_CE, "compute-eff", 0, "F", "fraction of peak FLOP/s achieved (default: catalog)", false }, \
     { OPT_ME, "memory-eff", 0, "F", "fraction of peak bandwidth achieved (default: catalog)", false }, \

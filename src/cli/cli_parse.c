@@ -226,6 +226,13 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, 
         if (h.kind == OPTSCAN_UNKNOWN) {
             if (h.short_name)
                 return cli_usage_error(c, "unknown option '-%c'", h.short_name);
+            /* a request's field, named as the request names it: 'bogus', not '--bogus=1' (a review) */
+            if (c->flags & CLI_REQUEST && !strncmp(h.text, "--", 2)) {
+                const char *k = h.text + 2, *eq = strchr(k, '=');
+                const int klen = eq ? (int)(eq - k) : (int)strlen(k);
+                return cli_usage_error(c, "unknown field '%.*s' (not an option of this command; see llmroof %s "
+                                          "--help)", klen < 64 ? klen : 64, k, c->cmd ? c->cmd : "COMMAND");
+            }
             return cli_usage_error(c, "unknown option '%s'", CLI_CLIP(h.text));
         }
         if (h.kind == OPTSCAN_AMBIGUOUS)

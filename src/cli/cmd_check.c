@@ -207,8 +207,12 @@ int cmd_check(struct cli *c, int argc, char **argv)
                  * exactly, so --rtol 0 passes on a baseline it just wrote */
                 double bs = sweep_stored_value(b);
                 double scale = fabs(a) > fabs(bs) ? fabs(a) : fabs(bs);
-                if (fabs(a - bs) > rtol * scale)
-                    drift_num(&d, sweep_num_field_names[i], a, b);
+                if (fabs(a - bs) > rtol * scale) {
+                    if (!strcmp(sweep_num_field_names[i], "fits")) /* a boolean, printed as one */
+                        drift_text(&d, "fits", a != 0 ? "true" : "false", b != 0 ? "true" : "false", "");
+                    else
+                        drift_num(&d, sweep_num_field_names[i], a, b);
+                }
             }
             const char *names[2] = { "prefill_bound", "decode_bound" };
             enum llmroof_bound bb[2] = { base.prefill_bound, base.decode_bound }, nb[2] = { now.prefill_bound, now.decode_bound };

@@ -97,6 +97,12 @@ static int report_main(struct cli *c, int argc, char **argv, struct ctx *x, stru
         return rc;
     if ((rc = cli_catalog(c)) || (rc = cli_setup_resolve(c, &x->s)))
         return rc;
+    /* the report compares decode (TPOT, decode throughput, its bound) across configurations: one
+     * output token has none, and its observations had ranked zeros (a review) */
+    if (x->s.output < 2)
+        return cli_usage_error(c, "option '--output': an output of 1 token leaves no decode step to compare (TPOT, "
+                                  "decode throughput and bound); give 2 or more ('estimate -o 1' times a prompt "
+                                  "alone)");
     const struct llmroof_model *m = cli_model(c, x->s.model ? x->s.model : "internlm-20b");
     if (!m)
         return 2;

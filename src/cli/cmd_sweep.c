@@ -236,6 +236,13 @@ static int sweep_lists(struct cli *c, struct ctx *x, struct list *mp, struct lis
         (rc = fill(x, &kvdts, "kv-dtype", x->arg[OPT_KVDTS], "fp16", add_dtype, 0, 0)) ||
         (rc = fill(x, &actdts, "act-dtype", x->arg[OPT_ACTDTS], "fp16", add_dtype, 0, 0)))
         return rc;
+    /* one output token is the prefill's: no decode step, so no TPOT, decode rate or decode bound,
+     * which a row would carry as zeros a baseline then guards (a review) */
+    for (size_t oi = 0; oi < outputs.n; oi++)
+        if (outputs.v[oi] < 2)
+            return cli_usage_error(c, "option '--output': an output of 1 token leaves no decode step, so a row would "
+                                      "have no TPOT, decode rate or decode bound; give 2 or more ('estimate -o 1' "
+                                      "times a prompt alone)");
 
     if (c->flags & CLI_PARSE_ONLY)
         return 0;

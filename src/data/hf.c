@@ -86,8 +86,14 @@ int hf_int(const char *fname, const cJSON *doc, const char *const *keys, bool re
             if (x && !cJSON_IsNull(x))
                 return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s' must be a number", fname, *k);
         }
-        if (required)
+        if (required) {
+            /* null, or Python-JSON NaN (read as null): there, not missing (a review) */
+            for (const char *const *k = keys; *k; k++)
+                if (cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(doc, *k)))
+                    return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s' is null or NaN; expected an integer "
+                                           "in [%ld, %ld]", fname, *k, lo, hi);
             return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s' is missing", fname, keys[0]);
+        }
         /* a derived default obeys the loader's bounds too (head_dim = 8 / 64 would be 0) */
         if (dflt < lo || dflt > hi)
             return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s' is absent and its default %ld is outside [%ld, %ld]",
@@ -439,12 +445,25 @@ int catalog_model_from_hf_warn(const char *text, size_t len, const char *fname, 
         if (fam == HF_QWEN3_MOE) {
             if ((rc = hf_int(fname, doc, k_step_qw, false, 1, 1, 10000, &m->moe_layer_step, err)))
                 goto out;
+            /* HF Qwen3MoE: a layer is dense when listed in mlp_only_layers, else MoE where
+             * (i + 1) % decoder_sparse_step == 0; a leading block 0..n-1 is the catalog's
+             * moe_first_dense (a review found [0] and [0,1,2] refused though the message offered
+             * a leading block) */
             const cJSON *mlo = hf_get(doc, "mlp_only_layers");
-            if (mlo && (!cJSON_IsArray(mlo) || cJSON_GetArraySize(mlo) > 0)) {
-                rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: field 'mlp_only_layers' lists dense layers, which "
-                                     "llmroof cannot place (only a leading block and a layer step)", fname);
+            if (mlo && !cJSON_IsArray(mlo)) {
+                rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: field 'mlp_only_layers' must be a list of layer "
+                                     "numbers", fname);
                 goto out;
             }
+            long lead = 0;
+            for (const cJSON *t = mlo ? mlo->child : NULL; t; t = t->next, lead++)
+                if (!cJSON_IsNumber(t) || t->valuedouble != (double)lead) {
+                    rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: field 'mlp_only_layers' lists dense layers other "
+                                         "than a leading block 0, 1, ..., n-1 (entry %ld), which llmroof cannot "
+                                         "place (only a leading block and a layer step)", fname, lead);
+                    goto out;
+                }
+            m->moe_first_dense = lead;
         }
         if (fam == HF_DEEPSEEK) {
             if ((rc = hf_int(fname, doc, k_shared, false, 0, 0, 65536, &m->moe_shared, err)) ||
@@ -476,8 +495,9 @@ int catalog_model_from_hf_warn(const char *text, size_t len, const char *fname, 
                 goto out;
         }
         if (m->moe_first_dense >= m->layers) {
-            rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: field 'first_k_dense_replace' %ld leaves no MoE layer of %ld",
-                                 fname, m->moe_first_dense, m->layers);
+            rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s' %ld leaves no MoE layer of %ld", fname,
+                                 fam == HF_QWEN3_MOE ? "mlp_only_layers" : "first_k_dense_replace", m->moe_first_dense,
+                                 m->layers);
             goto out;
         }
     }

@@ -172,6 +172,9 @@ int baseline_parse_row(const char *line, size_t len, const char *fname, long ln,
         (rc = num_field(o, "weights_bytes_per_gpu", 0, BIG, &r->weights_bytes_per_gpu, fname, ln, err)) ||
         (rc = num_field(o, "kv_bytes_per_token_per_gpu", 0, BIG, &r->kv_bytes_per_token_per_gpu, fname, ln, err)) ||
         (rc = num_field(o, "max_batch", 0, BIG, &r->max_batch, fname, ln, err)) ||
+        /* sequences: a whole number, as sweep writes it (173.4 had passed within rtol; a review) */
+        (r->max_batch != floor(r->max_batch) &&
+         (rc = BAD("%s:%ld: field 'max_batch' must be a whole number of sequences", fname, ln))) ||
         (rc = num_field(o, "ttft_s", 0, BIG, &r->ttft_s, fname, ln, err)) ||
         (rc = num_field(o, "tpot_s", 0, BIG, &r->tpot_s, fname, ln, err)) ||
         (rc = num_field(o, "e2e_s", 0, BIG, &r->e2e_s, fname, ln, err)) ||

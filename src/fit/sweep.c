@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/ckpt.h"
+
 const char *const sweep_num_field_names[SWEEP_NUM_FIELDS] = {
     "weights_bytes_per_gpu", "kv_bytes_per_token_per_gpu", "max_batch", "ttft_s", "tpot_s", "e2e_s",
     "decode_tok_s", "output_tok_s", "prefill_comm_share", "decode_comm_share", "fits"
@@ -56,9 +58,13 @@ void sweep_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
     out->batch = batch;
     out->prompt = prompt;
     out->output = output;
-    out->dt = *dt;
+    /* the model's own state dtype, as estimate and memory take it by default (Kimi-Linear's fp32:
+     * a review found sweep and check at 16 bits, 594 sequences where memory said 472) */
+    const struct llmroof_dtypes d = ckpt_state_dtype(m, *dt);
+    out->dt = d;
+    dt = &out->dt;
 
-    struct llmroof_setup s = { m, g, tp, *dt, roofline_default_effs(g), ly };
+    struct llmroof_setup s = { m, g, tp, d, roofline_default_effs(g), ly };
     struct llmroof_request req = { batch, prompt, output };
     struct llmroof_estimate e;
     struct llmroof_err err = { 0 };

@@ -1,6 +1,7 @@
 /* ckpt.c - see model/ckpt.h */
 #include "model/ckpt.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -45,6 +46,11 @@ struct llmroof_dtypes ckpt_dtypes(const struct llmroof_model *m, const struct ll
     given = ckpt_engine_dtypes(given, en);
     if (!weight_given && given.weight_bits <= 0 && ckpt_weight_dtype(m, &d))
         given.weight = d;
+    return ckpt_state_dtype(m, given);
+}
+
+struct llmroof_dtypes ckpt_state_dtype(const struct llmroof_model *m, struct llmroof_dtypes given)
+{
     /* the state dtype the model's config states (Qwen3.5's mamba_ssm_dtype "float32", which vLLM
      * takes when --mamba-ssm-cache-dtype is auto), unless --state-dtype names one */
     if (m && !given.state_set && m->lin_state_dtype_set && m->linear_kind != LLMROOF_LINEAR_NONE) {
@@ -118,6 +124,13 @@ void ckpt_weight_desc(const struct llmroof_model *m, const struct llmroof_dtypes
         snprintf(own_note, sizeof own_note, " (the checkpoint's)");
     else if (kept)
         snprintf(note, sizeof note, " (%s 16-bit)", parts);
+    /* --weight-bits alone: the default 16-bit dtype does not hold 4.5 bits a weight, so the line
+     * names the bits only ("fp16 (4.5 bits)" had read as a 16-bit format; a review) */
+    const double wbits = floor(dtype_bytes(dt->weight) * 8.0);
+    if (dt->weight_bits > 0 && (dt->weight_bits < wbits || dt->weight_bits >= 2.0 * wbits)) {
+        snprintf(buf, cap, "%g-bit weights%s%s%s", dt->weight_bits, note, experts, own_note);
+        return;
+    }
     snprintf(buf, cap, "%s%s weights%s%s%s", dtype_name(dt->weight), bits, note, experts, own_note);
 }
 

@@ -24,6 +24,11 @@ struct llmroof_dtypes ckpt_engine_dtypes(struct llmroof_dtypes dt, const struct 
 struct llmroof_dtypes ckpt_dtypes(const struct llmroof_model *m, const struct llmroof_engine *en,
                                   struct llmroof_dtypes given, bool weight_given);
 
+/* `given` with the recurrent state at the model's stated dtype (its catalog linear.state_dtype)
+ * where no --state-dtype set one: what ckpt_dtypes applies, and sweep, which takes its other
+ * dtypes as listed. */
+struct llmroof_dtypes ckpt_state_dtype(const struct llmroof_model *m, struct llmroof_dtypes given);
+
 /* "fp16 weights", "fp16 (4.5 bits) weights", "int4 weights (embedding and LM head 16-bit)" (below
  * 16 bits, unless the engine quantizes them too), "fp8 weights (the checkpoint's; embedding, LM head
  * and router bf16)" (a block-fp8 checkpoint's own),

@@ -86,9 +86,9 @@ sed '1s/^{/{"tie_word_embeddings":"yes",/' tests/data/hf/gemma-3-27b.json >"$T/h
 printf '{"models":[],"models":[]}\n' >"$T/dup-top.json"
 gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"name":"t"/"name":"t","name":"u"/' >"$T/dup-gpu.json"
 printf '{"model_type":"llama","hidden_size":4096,"hidden_size":8,"num_hidden_layers":2,"num_attention_heads":32,"intermediate_size":16,"vocab_size":100,"max_position_embeddings":128}' >"$T/hf-dup.json"
-"$bin" sweep --models llama-2-7b --gpus a100 -t 1 -b 1 -p 1 -o 1 --format jsonl | sed 's/"tp":1,/"tp":1,"tp":2,/' >"$T/dup-base.jsonl"
-"$bin" sweep --models deepseek-v3 --gpus h200 -t 8 --ep 8 -b 1 -p 1 -o 1 --format jsonl | sed 's/"dp_attention":false,/"dp_attention":false,"ep_imbalance":0.5,/' >"$T/imb-base.jsonl"
-"$bin" sweep --models llama-2-7b --gpus a100 -t 1 -b 1,2 -p 1 -o 1 --format jsonl >"$T/nul-base.jsonl"
+"$bin" sweep --models llama-2-7b --gpus a100 -t 1 -b 1 -p 1 -o 2 --format jsonl | sed 's/"tp":1,/"tp":1,"tp":2,/' >"$T/dup-base.jsonl"
+"$bin" sweep --models deepseek-v3 --gpus h200 -t 8 --ep 8 -b 1 -p 1 -o 2 --format jsonl | sed 's/"dp_attention":false,/"dp_attention":false,"ep_imbalance":0.5,/' >"$T/imb-base.jsonl"
+"$bin" sweep --models llama-2-7b --gpus a100 -t 1 -b 1,2 -p 1 -o 2 --format jsonl >"$T/nul-base.jsonl"
 printf '\000' | dd of="$T/nul-base.jsonl" bs=1 seek=10 conv=notrunc 2>/dev/null
 
 fail=0 count=0

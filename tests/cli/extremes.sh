@@ -54,9 +54,9 @@ for g in l4 h200; do
     done
 done
 check sweep --models llama-3.1-405b,qwen2.5-1.5b,mixtral-8x7b --gpus l4,h200,v100 --tp 1,8 --batch 1,4096 \
-    --prompt 1,1000000 --output 1,1000000 --weight-dtype fp16,int4 --format jsonl
+    --prompt 1,1000000 --output 2,1000000 --weight-dtype fp16,int4 --format jsonl
 check report -m llama-3.1-405b --gpus l4,h200 --tp 1,8 -b 4096 -p 1000000 -o 1000000 --format json
-check report -m qwen2.5-1.5b --gpus l4,h200 --tp 1,2 -b 1 -p 1 -o 1 --format json
+check report -m qwen2.5-1.5b --gpus l4,h200 --tp 1,2 -b 1 -p 1 -o 2 --format json
 check simulate -m qwen2.5-1.5b -g h200 -w fixed:1:1 -c 1 -n 5 --format json
 check simulate -m qwen2.5-1.5b -g l4 -w fixed:100000:2 -c 4 -n 4 --format json
 check simulate -m llama-3.1-405b -g l4 -w fixed:1:1 -n 5 --format json
@@ -104,20 +104,20 @@ for m in model-min model-max qwen2.5-1.5b; do
         check $F plan -m $m --gpus $g --users 1 --fast --format json
     done
     check $F report -m $m --gpus gpu-min,gpu-max --tp 1 -b 1000000 -p 1000000000 -o 1000000000 --format json
-    check $F report -m $m --gpus gpu-min,gpu-max --tp 1 -b 1 -p 1 -o 1 --format html
+    check $F report -m $m --gpus gpu-min,gpu-max --tp 1 -b 1 -p 1 -o 2 --format html
 done
 check $F show gpu gpu-min --format json
 check $F show gpu gpu-max --format json
 # sweep at the extremes: every JSONL line is valid JSON (check reads it back) with finite numbers
 check $F sweep --models model-min,model-max,qwen2.5-1.5b --gpus gpu-min,gpu-max --tp 1,1024 --batch 1,1000000 \
-    --prompt 1,1000000000 --output 1,1000000000 --format jsonl
+    --prompt 1,1000000000 --output 2,1000000000 --format jsonl
 cp "$T/out" "$T/sweep.jsonl"
 runs=$((runs + 1))
 if ! "$bin" $F check "$T/sweep.jsonl" >"$T/out" 2>"$T/err"; then
     echo "FAIL: check does not read back the extreme sweep's JSONL"; head -3 "$T/err"; fail=$((fail + 1))
 fi
 check $F sweep --models model-min,model-max --gpus gpu-min,gpu-max --tp 1,1024 --batch 1,1000000 \
-    --prompt 1,1000000000 --output 1,1000000000 --format csv
+    --prompt 1,1000000000 --output 2,1000000000 --format csv
 # charts at the extremes: no nan/inf in any SVG attribute
 for m in model-min model-max; do
     for g in gpu-min gpu-max; do

@@ -189,7 +189,7 @@ check "no temporary files are left behind after failures" [ -z "$(ls "$tmp" | gr
 # sweep emits every model of a catalog past the old 256-entry list limit (300 added here)
 awk 'BEGIN { printf "{\"models\":["; for (i = 0; i < 300; i++) printf "%s{\"id\":\"m%d\",\"name\":\"n\",\"hidden_size\":4096,\"num_layers\":32,\"num_heads\":32,\"num_kv_heads\":8,\"intermediate_size\":14336,\"vocab_size\":128256,\"max_context\":8192,\"tie_embeddings\":false,\"mlp\":\"gated\",\"norm\":\"rmsnorm\",\"source\":\"t\"}", i ? "," : "", i; print "]}" }' >"$tmp/m300.json"
 nm=$("$bin" --models-file "$tmp/m300.json" list models --format csv | tail -n +2 | wc -l)
-nr=$("$bin" --models-file "$tmp/m300.json" sweep --gpus a100 -t 1 -b 1 -p 1 -o 1 | tail -n +2 | wc -l)
+nr=$("$bin" --models-file "$tmp/m300.json" sweep --gpus a100 -t 1 -b 1 -p 1 -o 2 | tail -n +2 | wc -l)
 check "sweep --models all gives one row per model ($nm models, $nr rows)" [ "$nm" = "$nr" -a "$nm" -gt 300 ]
 
 # a trace whose first data row follows a byte order mark or a '+' is read whole, not headless

@@ -108,7 +108,7 @@ class Errors(unittest.TestCase):
     def test_bad_values_and_options_raise(self):
         cases = [
             (dict(model="llama-2-7b", gpu="a100", tp=0), "'--tp'"),
-            (dict(model="llama-2-7b", gpu="a100", bogus=1), "unknown option '--bogus=1'"),
+            (dict(model="llama-2-7b", gpu="a100", bogus=1), "unknown field 'bogus'"),
             (dict(model="llama-2-7b", gpu="a100", batch={"x": 1}), "field 'batch' must be a string"),
             (dict(model="llama-2-7b", gpu="nope"), "unknown GPU 'nope'"),
             # values JSON cannot carry: LlmroofError naming the field, not json's TypeError (review, session 37)
@@ -138,7 +138,7 @@ class Errors(unittest.TestCase):
                 ("estimate", dict(base, batch=float("nan")), "field 'batch': nan is not a finite number"),
                 ("estimate", dict(base, batch=[1, float("inf")]), "field 'batch': inf is not a finite number"),
                 ("estimate", dict(base, model="llama\ud800"), "field 'model': 'llama\\ud800' holds a character UTF-8 cannot carry"),
-                ("estimate", dict(base, mod="llama-2-7b"), "unknown option '--mod=llama-2-7b'"),
+                ("estimate", dict(base, mod="llama-2-7b"), "unknown field 'mod'"),
                 ("estimate", dict(base, help=True), "field 'help'"),
                 ("estimate", dict(base, model="llama-2-7b\u0000x"),
                  "field 'model': the value 'llama-2-7b' is followed by a NUL or control character at byte 10"),

@@ -235,10 +235,10 @@ static void bad_values_and_options_should_fail_with_status_2(void **state)
         const char *req, *needle;
     } cases[] = {
         { "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"tp\":0}", "'--tp'" },
-        { "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"bogus\":1}", "unknown option '--bogus=1'" },
+        { "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"bogus\":1}", "unknown field 'bogus'" },
         { "{\"command\":\"estimat\"}", "unknown command 'estimat'" },
         /* a shortened option name is not taken (the command line's unique prefix): "mod" is not --model */
-        { "{\"command\":\"estimate\",\"mod\":\"llama-2-7b\",\"gpu\":\"a100\"}", "unknown option '--mod=llama-2-7b'" },
+        { "{\"command\":\"estimate\",\"mod\":\"llama-2-7b\",\"gpu\":\"a100\"}", "unknown field 'mod'" },
         /* usage and version text are not answers */
         { "{\"command\":\"--help\"}", "field 'command' must be a command name" },
         { "{\"command\":\"estimate\",\"help\":true}", "field 'help'" },

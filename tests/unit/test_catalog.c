@@ -877,6 +877,42 @@ static void import_hf_matches_curated_entries(void **state)
     catalog_free(&cat);
 }
 
+/* Qwen3-MoE's mlp_only_layers as a leading block is the catalog's moe_first_dense; other lists
+ * are refused naming the entry that breaks the block (a review found [0] refused, the message
+ * offering the leading block it then refused). */
+static void import_hf_takes_qwen3_moe_leading_dense_layers(void **state)
+{
+    (void)state;
+    char path[512], *text;
+    size_t len;
+    struct llmroof_err err = { 0 };
+    snprintf(path, sizeof path, "%s/hf/qwen3-30b-a3b.json", LLMROOF_TEST_FIXTURES);
+    assert_int_equal(catalog_read_file(path, 1 << 20, &text, &len, &err), 0);
+    char *at = strstr(text, "\"mlp_only_layers\": []");
+    assert_non_null(at);
+    static const struct { const char *list; long first; const char *msg; } cases[] = {
+        { "[]", 0, NULL }, { "[0]", 1, NULL }, { "[0, 1, 2]", 3, NULL },
+        { "[1]", -1, "(entry 0)" }, { "[0, 2]", -1, "(entry 1)" }, { "3", -1, "must be a list" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char doc[8192];
+        snprintf(doc, sizeof doc, "%.*s\"mlp_only_layers\": %s%s", (int)(at - text), text, cases[i].list,
+                 at + strlen("\"mlp_only_layers\": []"));
+        struct llmroof_model m;
+        memset(&err, 0, sizeof err);
+        const int rc = catalog_model_from_hf(doc, strlen(doc), "q.json", "q", &m, &err);
+        if (cases[i].msg) {
+            assert_int_equal(rc, LLMROOF_EINPUT);
+            assert_non_null(strstr(err.msg, "mlp_only_layers"));
+            assert_non_null(strstr(err.msg, cases[i].msg));
+        } else {
+            assert_int_equal(rc, 0);
+            assert_int_equal(m.moe_first_dense, cases[i].first);
+        }
+    }
+    free(text);
+}
+
 static void import_hf_warns_about_what_it_does_not_model(void **state)
 {
     char path[512], *text, warn[1024];
@@ -1336,6 +1372,7 @@ int main(void)
         cmocka_unit_test(model_validation_rejects_bad_heads_types_and_enums),
         cmocka_unit_test(import_hf_matches_curated_entries),
         cmocka_unit_test(import_hf_rejects_unsupported_and_inconsistent_configs),
+        cmocka_unit_test(import_hf_takes_qwen3_moe_leading_dense_layers),
         cmocka_unit_test(import_hf_warns_about_what_it_does_not_model),
         cmocka_unit_test(hf_cache_lookup_finds_the_snapshot_or_says_where_it_looked),
         cmocka_unit_test(engine_scheduler_fields_are_bounded),

@@ -324,7 +324,12 @@ static void checkpoint_dtype_is_the_default_and_names_itself(void **state)
     const struct llmroof_model *l2 = model(&cat, "llama-2-7b");
     assert_int_equal(ckpt_dtypes(l2, NULL, fp16, false).weight, LLMROOF_FP16);
     ckpt_weight_desc(l2, &bits, buf, sizeof buf);
-    assert_string_equal(buf, "fp16 (4.5 bits) weights (embedding and LM head 16-bit)");
+    /* --weight-bits 4.5 alone: fp16 holds 16 to under 32 bits, so the bits alone are named */
+    assert_string_equal(buf, "4.5-bit weights (embedding and LM head 16-bit)");
+    struct llmroof_dtypes b4 = bits;
+    b4.weight = LLMROOF_INT4;
+    ckpt_weight_desc(l2, &b4, buf, sizeof buf);
+    assert_string_equal(buf, "int4 (4.5 bits) weights (embedding and LM head 16-bit)");
     catalog_free(&cat);
 }
 

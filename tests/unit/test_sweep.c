@@ -83,6 +83,41 @@ static void invalid_rows_carry_reasons(void **state)
     catalog_free(&cat);
 }
 
+/* A model whose recurrent state the catalog keeps in fp32 (Kimi-Linear's linear.state_dtype) is
+ * swept with it, as estimate and memory take it by default: the row's max batch is memory's
+ * (a review found sweep at a 16-bit state, 594 sequences where memory said 472). */
+static void sweep_takes_the_models_state_dtype(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *m = model(&cat, "kimi-linear-48b-a3b");
+    const struct llmroof_gpu *g = gpu(&cat, "h100");
+    assert_true(m->lin_state_dtype_set);
+    assert_int_equal(m->lin_state_dtype, LLMROOF_FP32);
+    struct sweep_row r;
+    sweep_eval(m, g, 2, 1, 1000, 3000, &FP16, &r);
+    assert_true(r.valid);
+    assert_true(r.dt.state_set);
+    assert_int_equal(r.dt.state, LLMROOF_FP32);
+    struct llmroof_dtypes d32 = FP16;
+    d32.state_set = true;
+    d32.state = LLMROOF_FP32;
+    const struct llmroof_layout lay = { 2, 1, 1, false, 0, false };
+    struct llmroof_mem_opts mo = memory_default_opts();
+    struct llmroof_memory mem;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(memory_eval_layout(m, g, &lay, &d32, 4000, &mo, &mem, &err), 0);
+    assert_true(r.max_batch == mem.max_batch);
+    /* at a 16-bit state the cache holds more sequences: the two differ */
+    struct llmroof_dtypes d16 = FP16;
+    d16.state_set = true;
+    struct llmroof_memory m16;
+    assert_int_equal(memory_eval_layout(m, g, &lay, &d16, 4000, &mo, &m16, &err), 0);
+    assert_true(m16.max_batch > mem.max_batch);
+    catalog_free(&cat);
+}
+
 static void baseline_reader_rejects_bad_rows_with_their_line(void **state)
 {
     struct sweep_row r;
@@ -110,6 +145,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(csv_and_jsonl_carry_the_same_values),
         cmocka_unit_test(invalid_rows_carry_reasons),
+        cmocka_unit_test(sweep_takes_the_models_state_dtype),
         cmocka_unit_test(baseline_reader_rejects_bad_rows_with_their_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

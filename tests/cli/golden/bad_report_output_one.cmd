@@ -1,0 +1,1 @@
+report -m llama-3.1-8b -o 1
