@@ -46,7 +46,8 @@ async function api(command, options, asText) {
 // then the setup's; data-flag where a field feeds an option of another name), and the command
 // line's advice ("try 'llmroof estimate --help'") goes.
 function fieldLabel(flag, panel) {
-  for (const scope of [panel, document]) {
+  // the panel's own fields, then the setup's (its TP before the plan's "TP values"), then any
+  for (const scope of [panel, setupForm, document]) {
     if (!scope) continue;
     const el = scope.querySelector(`[data-flag~="${flag}"]`) || scope.querySelector(`[name="${flag.replace(/-/g, '_')}"]`);
     const label = el && el.closest('label');
@@ -57,7 +58,10 @@ function fieldLabel(flag, panel) {
 
 function pageTerms(msg, panel) {
   return msg.replace(/^llmroof: error: /, '').replace(/\s*try 'llmroof [^']*'\s*$/, '')
-    .replace(/option '--([a-z0-9-]+)'/g, (m, flag) => { const f = fieldLabel(flag, panel); return f ? `field '${f}'` : m; });
+    .replace(/option '--([a-z0-9-]+)'/g, (m, flag) => { const f = fieldLabel(flag, panel); return f ? `field '${f}'` : m; })
+    // a request's own field names ("fields 'gpus' x 'tp'") and a bare flag ("--ep 4") by their labels
+    .replace(/'([a-z][a-z0-9_]*)'/g, (m, key) => { const f = fieldLabel(key.replace(/_/g, '-'), panel); return f ? `'${f}'` : m; })
+    .replace(/--([a-z][a-z0-9-]*)/g, (m, flag) => fieldLabel(flag, panel) || m);
 }
 
 function showError(id, err) {
@@ -98,13 +102,19 @@ function applyURL() {
 }
 
 // ---- the setup's options object (the C API's names) ----------------------------------------
+// A number field as typed: its value, or the text itself where it is none ("" or "abc"), which the
+// server refuses quoting it (an empty Prompt had gone out as 0)
+function numOrText(v) { return v.trim() !== '' && Number.isFinite(+v) ? +v : v; }
+
 function setupOptions(forRoofline) {
   const s = readState();
-  const o = { model: s.model, gpu: s.gpu, tp: +s.tp, batch: +s.batch, prompt: +s.prompt, output: +s.output,
-    weight_dtype: s.weight_dtype, kv_dtype: s.kv_dtype };
+  const o = { model: s.model, gpu: s.gpu, tp: numOrText(s.tp), batch: numOrText(s.batch), prompt: numOrText(s.prompt),
+    output: numOrText(s.output), kv_dtype: s.kv_dtype };
+  // "checkpoint's": the command's default, the checkpoint's own dtype (DeepSeek-V3's fp8), else fp16
+  if (s.weight_dtype) o.weight_dtype = s.weight_dtype;
   void forRoofline; // roofline takes the same options as estimate
-  if (+s.pp > 1) o.pp = +s.pp;
-  if (+s.ep > 0) o.ep = +s.ep;
+  if (s.pp.trim() !== '' && +s.pp !== 1) o.pp = numOrText(s.pp);
+  if (s.ep.trim() !== '' && +s.ep !== 0) o.ep = numOrText(s.ep);
   if (s.dp_attention === '1') o.dp_attention = true;
   if (s.engine) o.engine = s.engine;
   return o;
@@ -127,6 +137,20 @@ function renderEstimate(e) {
   set('out_tok', fmtRate(e.output_tok_s, 'tok/s'), e.output_tok_s);
   set('bound', e.decode.bound, e.decode.bound);
   const m = e.memory;
+  // a setup that cannot run: said above the cards, which are struck through (their times assume
+  // it ran; the raw "weights_do_not_fit" had been the only sign)
+  const why = {
+    weights_do_not_fit: `the weights need ${fmtBytes(m.weights_bytes_per_gpu)} per GPU, more than the ` +
+      `${fmtBytes(m.usable_bytes_per_gpu)} usable of ${fmtBytes(m.gpu_memory_bytes)}: more GPUs (TP, PP) or narrower weights`,
+    context_does_not_fit: `one sequence of ${fmtInt(m.context_len)} tokens does not fit the KV cache ` +
+      `(${fmtInt(m.kv_capacity_tokens)} tokens)`,
+    batch_does_not_fit: `the KV cache holds ${fmtInt(m.max_batch)} sequences of ${fmtInt(m.context_len)} tokens, ` +
+      `fewer than the batch`,
+  }[m.fit];
+  const warn = $('fit-warning');
+  warn.hidden = m.fits;
+  warn.textContent = m.fits ? '' : 'Does not fit: ' + (why || m.fit) + '. The times below assume it ran.';
+  document.querySelector('#estimate-panel .cards').classList.toggle('nofit', !m.fits);
   const used = m.weights_bytes_per_gpu + m.workspace_bytes_per_gpu + m.reserve_bytes_per_gpu;
   const total = m.gpu_memory_bytes;
   const w = (x) => Math.max(0, Math.min(100, (100 * x) / total)).toFixed(1) + '%';
@@ -141,7 +165,7 @@ function renderEstimate(e) {
     ['KV cache capacity', fmtBytes(m.kv_capacity_bytes_per_gpu) + ' = ' + fmtInt(m.kv_capacity_tokens) + ' tokens'],
     ['KV per token', fmtBytes(m.kv_bytes_per_token_per_gpu) + ' per GPU'],
     ['max batch at this context', fmtInt(m.max_batch) + ' sequences (' + fmtInt(m.context_len) + ' tokens each)'],
-    ['fits', m.fits ? 'yes' : 'no: ' + m.fit],
+    ['fits', m.fits ? 'yes' : 'no (see above)'],
   ].map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('');
   $('memory').dataset.used = used;
   sharesTable('shares-prefill', e.prefill.ops);
@@ -151,6 +175,7 @@ function renderEstimate(e) {
 // After an error nothing of the previous input's answer stays on screen beside it.
 function clearEstimate() {
   for (const id of ['ttft', 'tpot', 'e2e', 'out_tok', 'bound']) { $(id).textContent = '–'; delete $(id).dataset.raw; }
+  $('fit-warning').hidden = true;
   for (const id of ['membar', 'memory', 'shares-prefill', 'shares-decode', 'roofline']) $(id).innerHTML = '';
 }
 
@@ -168,6 +193,8 @@ async function updateEstimate() {
     showError('estimate-error', null);
     renderEstimate(e);
     $('roofline').innerHTML = svg.replace(/^<\?xml[^>]*>\s*/, '');
+    const rs = $('roofline').querySelector('svg');
+    if (rs) { rs.setAttribute('role', 'img'); rs.setAttribute('aria-label', 'roofline of ' + e.model + ' on ' + e.gpu); }
     document.body.dataset.ready = 'estimate';
     $('status').textContent = e.model + ' on ' + e.gpu;
   } catch (err) {
@@ -188,8 +215,18 @@ function curveSVG(points, kind) {
   const Y1 = (y) => H - B - ((H - T - B) * y) / y1max;
   const Y2 = (y) => H - B - ((H - T - B) * y) / y2max;
   const path = (ys, Y) => points.map((p, i) => (i ? 'L' : 'M') + X(p.x).toFixed(1) + ',' + Y(ys[i]).toFixed(1)).join(' ');
-  const dots = (ys, Y, cls) => points.map((p, i) => `<circle class="${cls}" cx="${X(p.x).toFixed(1)}" cy="${Y(ys[i]).toFixed(1)}" r="3.5"><title>${
-    p.x} → ${cls === 'lat' ? ys[i].toFixed(1) + ' ms' : ys[i].toFixed(0) + ' tok/s'}</title></circle>`).join('');
+  // an overloaded point is hollow: its latency grows with the run, not a point of the curve
+  const dots = (ys, Y, cls) => points.map((p, i) => `<circle class="${cls}" cx="${X(p.x).toFixed(1)}" cy="${Y(ys[i]).toFixed(1)}" r="3.5"${
+    p.over ? ' style="fill:#fff"' : ''}><title>${p.x} → ${cls === 'lat' ? ys[i].toFixed(1) + ' ms' : ys[i].toFixed(0) + ' tok/s'}${
+    p.over ? ' (overloaded)' : ''}</title></circle>`).join('');
+  // three inner ticks an axis, beside its ends
+  let ticks = '';
+  for (let k = 1; k < 4; k++) {
+    const f = k / 4, yy = (H - B) - (H - T - B) * f, xx = L + (W - L - R) * f;
+    ticks += `<text x="${L - 6}" y="${yy + 4}" text-anchor="end">${(y1max * f).toFixed(y1max < 10 ? 1 : 0)}</text>` +
+      `<text x="${W - R + 6}" y="${yy + 4}">${(y2max * f).toFixed(0)}</text>` +
+      `<text x="${xx}" y="${H - B + 14}" text-anchor="middle">${+(xmax * f).toFixed(2)}</text>`;
+  }
   return `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="latency and throughput against load">
     <line x1="${L}" y1="${H - B}" x2="${W - R}" y2="${H - B}" class="axis"/>
     <line x1="${L}" y1="${T}" x2="${L}" y2="${H - B}" class="axis"/>
@@ -201,7 +238,7 @@ function curveSVG(points, kind) {
     <text x="${W - R + 6}" y="${T + 4}">${(y2max).toFixed(0)}</text>
     <text x="${W - R}" y="${H - B + 14}" text-anchor="end">${xmax}</text>
     <text x="${L}" y="${H - B + 14}" text-anchor="middle">0</text>
-    <text x="${L - 6}" y="${H - B}" text-anchor="end">0</text><text x="${W - R + 6}" y="${H - B}">0</text>
+    <text x="${L - 6}" y="${H - B}" text-anchor="end">0</text><text x="${W - R + 6}" y="${H - B}">0</text>${ticks}
     <path d="${path(y1, Y1)}" class="lat"/><path d="${path(y2, Y2)}" class="tok"/>
     ${dots(y1, Y1, 'lat')}${dots(y2, Y2, 'tok')}</svg>`;
 }
@@ -221,16 +258,25 @@ async function updateServing(ev) {
   try {
     const d = await api('simulate', o);
     showError('serving-error', null);
-    const pts = d.points.map((p) => ({ x: p[s.loadkind], tpot: p.tpot_s.p99, tok: p.output_tok_s, p }));
+    const pts = d.points.map((p) => ({ x: p[s.loadkind], tpot: p.tpot_s.p99, tok: p.output_tok_s, p,
+      over: !!(p.load && p.load.overloaded) }));
     $('curve').innerHTML = curveSVG(pts, s.loadkind);
     const head = `<tr><th>${s.loadkind === 'rate' ? 'rate' : 'users'}</th><th>p99 TTFT</th><th>p99 TPOT</th>
       <th>output</th><th>requests/s</th><th>mean batch</th><th>goodput</th><th>within SLOs</th><th>overloaded</th></tr>`;
-    $('serving-table').innerHTML = head + pts.map(({ x, p }) => `<tr><td>${x}${s.loadkind === 'rate' ? ' req/s' : ''}</td>
+    $('serving-table').innerHTML = head + pts.map(({ x, p, over }) => `<tr><td>${x}${s.loadkind === 'rate' ? ' req/s' : ''}</td>
       <td class="num">${fmtTime(p.ttft_s.p99)}</td><td class="num">${fmtTime(p.tpot_s.p99)}</td>
       <td class="num">${fmtRate(p.output_tok_s, 'tok/s')}</td><td class="num">${fmtRate(p.request_per_s, 'req/s')}</td>
       <td class="num">${p.mean_batch.toFixed(1)}</td>
-      <td class="num">${p.slo ? fmtRate(p.slo.goodput_qps, 'req/s') : '–'}</td>
-      <td class="num">${p.slo ? pct(p.slo.within_share) : '–'}</td><td>${p.load && p.load.overloaded ? 'yes' : 'no'}</td></tr>`).join('');
+      <td class="num${over ? ' over' : ''}">${p.slo ? (over ? '–' : fmtRate(p.slo.goodput_qps, 'req/s')) : '–'}</td>
+      <td class="num${over ? ' over' : ''}">${p.slo ? (over ? '–' : pct(p.slo.within_share)) : '–'}</td>
+      <td class="${over ? 'over' : ''}">${over ? 'yes' : 'no'}</td></tr>`).join('');
+    // the CLI's verdict: an overloaded point's latencies grow with the run, so its SLO shares say
+    // nothing (slo_met no); the page had shown 100 % within SLOs beside "overloaded yes"
+    const nover = pts.filter((q) => q.over).length;
+    $('serving-note').hidden = !nover;
+    $('serving-note').textContent = nover ? `${nover} point${nover === 1 ? ' is' : 's are'} overloaded (red, hollow on the ` +
+      'curve): the server completes less than arrives, its queue and latencies grow with the run, and no SLO is met there.' : '';
+    setStale('serving', false);
     $('status').textContent = 'simulated ' + pts.length + ' points';
   } catch (err) {
     showError('serving-error', err);
@@ -274,8 +320,9 @@ async function updatePlan(ev) {
   if (ev) ev.preventDefault();
   writeURL();
   const s = readState();
-  const o = { model: s.model, gpus: s.gpus, tp: s.tps, weight_dtype: s.weight_dtype, kv_dtype: s.kv_dtype,
+  const o = { model: s.model, gpus: s.gpus, tp: s.tps, kv_dtype: s.kv_dtype,
     ttft_slo: s.ttft_slo, tpot_slo: s.tpot_slo, workload: s.workload };
+  if (s.weight_dtype) o.weight_dtype = s.weight_dtype;
   if (s.engine) o.engine = s.engine;
   // the text as typed: "abc" as NaN would go out as null, which means "the default" (10,000 users);
   // as text the server names the option and what it expected
@@ -293,13 +340,15 @@ async function updatePlan(ev) {
         op.layout === d.best.layout;
       const lay = (op.layout === 'disaggregated' ? 'P ' + op.prefill_tp + ' / D ' : '') + (op.parallelism || 'tp') + ' ' + op.tp;
       if (!op.feasible) return `<tr class="infeasible"><td>${esc(op.gpu)}</td><td>${esc(lay)}</td><td colspan="6"></td><td>${esc(op.reason)}</td></tr>`;
-      return `<tr data-i="${i}" class="${best ? 'best' : ''} pick"><td>${esc(op.gpu)}</td><td>${esc(lay)}</td>
+      return `<tr data-i="${i}" class="${best ? 'best' : ''} pick" tabindex="0" role="button"
+        aria-label="launch commands for ${esc(lay)} on ${esc(op.gpu)}"><td>${esc(op.gpu)}</td><td>${esc(lay)}</td>
         <td class="num">${rate ? (op.layout === 'disaggregated' ? op.prefill_instances + '+' + op.decode_instances : op.instances) : fmtInt(op.users_per_instance)}</td>
         <td class="num">${op.gpus}</td><td class="num">${op.nodes}</td><td class="num">${fmtTime(op.ttft_s)}</td>
         <td class="num">${fmtTime(op.tpot_s)}</td><td>${rate ? fmtRate(op.goodput_per_gpu, 'req/s') : bindingCell(op)}</td>
         <td>${best ? 'best' : 'feasible'}${starved(op)}</td></tr>`;
     }).join('');
     renderLaunch(d.best);
+    setStale('plan', false);
     $('status').textContent = d.best ? 'plan: ' + d.best.gpus + ' GPUs' : 'plan: nothing feasible';
   } catch (err) {
     lastPlan = null;
@@ -309,13 +358,33 @@ async function updatePlan(ev) {
     $('status').textContent = 'error';
   }
 }
-$('plan-table').addEventListener('click', (ev) => {
-  const tr = ev.target.closest('tr.pick');
+function pickRow(tr) {
   if (!tr || !lastPlan) return;
   for (const r of $('plan-table').querySelectorAll('tr.chosen')) r.classList.remove('chosen');
   tr.classList.add('chosen');
   renderLaunch(lastPlan.options[+tr.dataset.i]);
+}
+$('plan-table').addEventListener('click', (ev) => pickRow(ev.target.closest('tr.pick')));
+// the keyboard's way to the same commands (rows take focus: tabindex 0, role button)
+$('plan-table').addEventListener('keydown', (ev) => {
+  if (ev.key !== 'Enter' && ev.key !== ' ') return;
+  const tr = ev.target.closest('tr.pick');
+  if (tr) { ev.preventDefault(); pickRow(tr); }
 });
+
+// ---- results of an earlier setup -----------------------------------------------------------
+// A serving curve or plan stays on screen after the setup changes, marked as the previous
+// setup's until it runs again (it had gone on showing the other model's numbers and commands)
+function setStale(which, on) {
+  const out = $(which + '-out'), note = $(which + '-stale');
+  const has = which === 'serving' ? $('serving-table').innerHTML !== '' : $('plan-table').innerHTML !== '';
+  out.classList.toggle('stale', on && has);
+  note.hidden = !(on && has);
+}
+function slosText() {
+  const s = readState();
+  $('plan-slos').textContent = `${s.workload}, TTFT ≤ ${s.ttft_slo}, TPOT ≤ ${s.tpot_slo}`;
+}
 
 // ---- start ---------------------------------------------------------------------------------
 function fillSelect(sel, items, label) {
@@ -329,13 +398,19 @@ function fillSelect(sel, items, label) {
 }
 
 let timer = 0;
-function later() { clearTimeout(timer); timer = setTimeout(updateEstimate, 150); }
+function later() {
+  setStale('serving', true);
+  setStale('plan', true);
+  clearTimeout(timer);
+  timer = setTimeout(updateEstimate, 150);
+}
 
 async function boot() {
   const run = new URLSearchParams(location.search).get('run') === '1'; // read before writeURL rewrites it
   const [lm, lg, le] = await Promise.all(['models', 'gpus', 'engines'].map((w) => api('list', { args: [w] })));
   fillSelect($('model'), lm.models, (m) => m.id + ' (' + m.params_B.toFixed(1) + ' B' + (m.moe ? ', MoE' : '') + ')');
-  fillSelect($('gpu'), lg.gpus, (g) => g.id + ' (' + g.memory_GiB + ' GiB, ' + g.bandwidth_GBps + ' GB/s)');
+  fillSelect($('gpu'), lg.gpus, (g) => g.id + ' · ' + g.memory_GiB + ' GiB');
+  for (const [i, g] of lg.gpus.entries()) $('gpu').options[i].title = g.memory_GiB + ' GiB, ' + g.bandwidth_GBps + ' GB/s';
   fillSelect($('engine'), le.engines, (e) => e.id);
   $('model').value = 'llama-3.1-8b';
   $('gpu').value = 'h100-sxm5-80gb';
@@ -343,6 +418,9 @@ async function boot() {
   setupForm.addEventListener('input', later);
   setupForm.addEventListener('change', later);
   servingForm.addEventListener('submit', updateServing);
+  // the plan runs on the serving panel's workload and SLOs: shown in its heading, stale on change
+  servingForm.addEventListener('input', () => { slosText(); setStale('serving', true); setStale('plan', true); });
+  slosText();
   planForm.addEventListener('submit', updatePlan);
   await updateEstimate();
   if (run) { await updateServing(); await updatePlan(); }
