@@ -225,6 +225,21 @@ def main():
         with open(shot.replace(".png", "-plan-error.png"), "wb") as f:
             f.write(base64.b64decode(png))
         br.js("(() => { const f = document.getElementById('plan'); f.amount.value = '500'; })()")
+        # a setup change marks the serving and plan results as the previous setup's (they had gone
+        # on showing the other model's numbers and commands); an error names the setup's field
+        # ('TP'), not the plan's 'TP values'
+        br.js("(() => { const t = document.querySelector('#inputs [name=batch]'); t.value = '9';"
+              " t.dispatchEvent(new Event('input', { bubbles: true })); })()")
+        # (the plan's table is empty here, after its 'abc' error: nothing of it to mark)
+        if br.js("document.getElementById('serving-stale').hidden") or not br.js("document.getElementById('plan-stale').hidden"):
+            failures.append("after a setup change the serving results are not marked as the previous setup's, or an "
+                            "empty plan is")
+        br.js("(() => { const t = document.querySelector('#inputs [name=tp]'); t.value = '-1';"
+              " t.dispatchEvent(new Event('change', { bubbles: true })); })()")
+        br.wait("document.body.dataset.ready === 'error'")
+        terr = br.js("document.getElementById('estimate-error').textContent")
+        if not terr.startswith("field 'TP': '-1'"):
+            failures.append("TP -1: error %r does not name the setup's field 'TP'" % terr)
         # an input the model refuses (TP 3 divides none of its heads): the error, and none of the
         # previous answer's numbers beside it
         br.js("(() => { const t = document.querySelector('#inputs [name=tp]'); t.value = '3';"
