@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/parse.h"
+#include "model/arch.h"
 
 void cli_spec_defaults(struct cli_spec_opts *o)
 {
@@ -84,8 +85,14 @@ int cli_spec_resolve(struct cli *c, struct cli_spec_opts *o, const struct llmroo
             return cli_usage_error(c, "option '--spec': 'draft:' names no draft model (expected draft:MODEL, a catalog "
                                       "model id)");
         sp->kind = SIM_SPEC_DRAFT;
-        if (!(sp->draft = cli_model(c, o->method + 6)))
-            return 2;
+        /* the option named, as every other --spec error (a bare "unknown model" had not said which) */
+        if (!(sp->draft = catalog_find_model(&c->cat, o->method + 6))) {
+            const char *sug[3];
+            const size_t ns = catalog_suggest_models(&c->cat, o->method + 6, sug, 3);
+            return cli_usage_error(c, "option '--spec': unknown draft model '%s' (see 'llmroof list models')%s%s%s%s%s",
+                                   CLI_CLIP(o->method + 6), ns ? "; did you mean " : "", ns ? sug[0] : "",
+                                   ns > 1 ? ", " : "", ns > 1 ? sug[1] : "", ns ? "?" : "");
+        }
     } else if (sp->kind == SIM_SPEC_NONE) {
         return cli_usage_error(c, "option '--spec': '%s' is not eagle, mtp, medusa or draft:MODEL", o->method);
     }
@@ -96,6 +103,12 @@ int cli_spec_resolve(struct cli *c, struct cli_spec_opts *o, const struct llmroo
     if (d && (d == m || strcmp(d->id, m->id) == 0))
         return cli_usage_error(c, "option '--spec': the draft '%s' is the target model itself; a draft is a smaller "
                                   "model that shares its vocabulary", d->id);
+    /* a draft proposes tokens for a larger target to verify: one as large or larger saves nothing
+     * (the 8B target itself was refused, a 70B draft for it accepted; a review) */
+    if (d && arch_params(d).total >= arch_params(m).total)
+        return cli_usage_error(c, "option '--spec': the draft '%s' (%.1f B parameters) is not smaller than the target "
+                                  "'%s' (%.1f B); a draft is a smaller model that shares its vocabulary",
+                               d->id, arch_params(d).total / 1e9, m->id, arch_params(m).total / 1e9);
     if (d && d->vocab != m->vocab)
         return cli_usage_error(c, "option '--spec': the draft '%s' has a vocabulary of %ld tokens and the target '%s' "
                                   "%ld; a draft's tokens must be the target's (same tokenizer)", d->id, d->vocab, m->id,

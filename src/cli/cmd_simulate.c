@@ -587,6 +587,9 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
                                x->trace_out ? "'--trace-out'" : "", x->req_out && x->trace_out ? "" : "s");
     if (x->sweep_name && strcmp(x->sweep_name, "rate") == 0 && (x->have_conc || x->trace))
         return cli_usage_error(c, "option '--sweep-rate' is an open-loop sweep: drop --concurrency/--trace");
+    /* the sweep sets each run's rate: a --rate beside it was dropped silently (a review) */
+    if (x->sweep_name && strcmp(x->sweep_name, "rate") == 0 && x->have_rate)
+        return cli_usage_error(c, "option '--sweep-rate' sets each run's rate: drop --rate");
     if (x->sweep_name && strcmp(x->sweep_name, "concurrency") == 0 && (x->have_rate || x->trace))
         return cli_usage_error(c, "option '--sweep-concurrency' is a closed-loop sweep: drop --rate/--trace");
     if (x->scenario && strcmp(x->scenario, "offline") == 0 &&
