@@ -404,8 +404,10 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
     if (c->disaggregated) {
         /* with pre-allocation the blocks were taken before the prefill (prealloc_wait below) */
         q(&t, "kv_transfer_mean", r->kv_transfer.mean * 1e3,
-          r->has_prealloc_wait ? "ms from prefill end to KV at the decode pool (the link alone: its blocks came first)"
-                               : "ms from prefill end to KV at the decode pool (its blocks, then the link)");
+          /* (short enough that the quantity table keeps its units beside its values in 100
+           * columns; a review found them split into a second part) */
+          r->has_prealloc_wait ? "ms, prefill end to KV at the decode pool (link alone)"
+                               : "ms, prefill end to KV at the decode pool (blocks, link)");
         q(&t, "kv_transfer_p99", r->kv_transfer.p99 * 1e3, "ms");
         q(&t, "decode_queue_mean", r->decode_queue.mean * 1e3, "ms from KV arrival to the first decode step");
         q(&t, "decode_queue_p99", r->decode_queue.p99 * 1e3, "ms");
@@ -467,16 +469,39 @@ void render_sim_requests_csv(const struct sim_result *r, struct sbuf *out)
     }
 }
 
+/* The name of track i (an instance, or under --pp one of its lanes): "instance 2", "instance 1
+ * lane 3", or in a disaggregated run "prefill instance 1" / "decode instance 2", numbered in its
+ * pool. */
+static void track_name(const struct sim_result *r, int i, int lanes, bool disagg, char *buf, size_t n)
+{
+    const int inst = i / lanes;
+    int k = 1; /* its number in its pool */
+    for (int j = 0; j < inst; j++)
+        k += r->inst[j].pool == r->inst[inst].pool;
+    int w = snprintf(buf, n, "%s%sinstance %d", disagg ? (r->inst[inst].pool == 0 ? "prefill" : "decode") : "",
+                     disagg ? " " : "", k);
+    if (lanes > 1 && w > 0 && (size_t)w < n)
+        snprintf(buf + w, n - (size_t)w, " lane %d", i % lanes + 1);
+}
+
 void render_sim_chrome_trace(const struct sim_result *r, struct sbuf *out)
 {
     sbuf_append(out, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n");
     sbuf_append(out, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,\"args\":{\"name\":\"llmroof engine\"}}");
-    /* --pp: a track per pipeline lane, named by its instance (its iterations overlap another lane's) */
+    /* a track per instance (and per pipeline lane under --pp), each named, with a batch counter of
+     * its own: one counter for all had jumped between the instances' batches, and unnamed tracks
+     * had hidden which pool of a disaggregated run was which (a review) */
     const int lanes = r->ninst > 0 && r->inst ? r->inst[0].lanes : 1;
-    for (int i = 0; lanes > 1 && i < r->ninst * lanes; i++)
-        sbuf_printf(out, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"args\":{\"name\":"
-                         "\"instance %d lane %d\"}}",
-                    i + 1, i / lanes + 1, i % lanes + 1);
+    const int tracks = r->inst ? r->ninst * lanes : 1;
+    bool disagg = false;
+    for (int i = 0; r->inst && i < r->ninst; i++)
+        disagg |= r->inst[i].pool == 1;
+    char name[64];
+    for (int i = 0; tracks > 1 && i < tracks; i++) {
+        track_name(r, i, lanes, disagg, name, sizeof name);
+        sbuf_printf(out, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"args\":{\"name\":\"%s\"}}",
+                    i + 1, name);
+    }
     for (long i = 0; i < r->iterations && r->iters; i++) {
         const struct sim_iter *it = &r->iters[i];
         sbuf_printf(out, ",\n{\"name\":\"%s\",\"cat\":\"iteration\",\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":%.3f,"
@@ -485,8 +510,14 @@ void render_sim_chrome_trace(const struct sim_result *r, struct sbuf *out)
                     it->prefill_seqs && it->decode_seqs ? "mixed" : it->prefill_seqs ? "prefill" : "decode",
                     it->instance + 1, it->start_s * 1e6, it->dur_s * 1e6, it->prefill_seqs, it->prefill_tokens, it->decode_seqs,
                     it->kv_util);
-        sbuf_printf(out, ",\n{\"name\":\"batch\",\"ph\":\"C\",\"pid\":1,\"ts\":%.3f,\"args\":{\"sequences\":%d}}",
-                    it->start_s * 1e6, it->prefill_seqs + it->decode_seqs);
+        if (tracks > 1 && it->instance >= 0 && it->instance < tracks) {
+            track_name(r, it->instance, lanes, disagg, name, sizeof name);
+            sbuf_printf(out, ",\n{\"name\":\"batch: %s\",\"ph\":\"C\",\"pid\":1,\"ts\":%.3f,\"args\":{\"sequences\":%d}}",
+                        name, it->start_s * 1e6, it->prefill_seqs + it->decode_seqs);
+        } else {
+            sbuf_printf(out, ",\n{\"name\":\"batch\",\"ph\":\"C\",\"pid\":1,\"ts\":%.3f,\"args\":{\"sequences\":%d}}",
+                        it->start_s * 1e6, it->prefill_seqs + it->decode_seqs);
+        }
     }
     sbuf_append(out, "\n]}\n");
 }

@@ -108,6 +108,12 @@ check "sweep CSV and JSONL have the same rows" cmp -s "$tmp/n1" "$tmp/n2"
 check "simulate output does not depend on file outputs, and repeats byte for byte" cmp -s "$tmp/s1" "$tmp/s2"
 check "requests-out has a header and 40 rows" [ "$(wc -l <"$tmp/req.csv")" = 41 ]
 check "trace-out is a Chrome trace" grep -q '"traceEvents"' "$tmp/trace.json"
+# a disaggregated run's trace names each instance's track by its pool, and each has its own batch
+# counter (one counter had jumped between the instances' batches)
+"$bin" simulate -m llama-2-7b -g a100 --rate 5 -n 30 -q --prefill-pool 1 --decode-pool 2 \
+    --trace-out "$tmp/td.json" >/dev/null 2>&1
+check "a disaggregated trace names the prefill instance's track" grep -q '"name":"prefill instance 1"' "$tmp/td.json"
+check "a disaggregated trace has a batch counter per decode instance" grep -q '"name":"batch: decode instance 2"' "$tmp/td.json"
 "$bin" simulate -m llama-2-7b -g a100 --requests 40 --concurrency 8 --seed 43 | tail -n +2 >"$tmp/s3"
 tail -n +2 "$tmp/s1" >"$tmp/s1b" # the header echoes the seed: compare the results only
 differs() { ! cmp -s "$1" "$2"; }
