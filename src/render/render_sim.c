@@ -712,8 +712,12 @@ void render_sim_curve(const char *title, const char *param, const struct sim_poi
             double y = k == 0 ? r->ttft.p50 : k == 1 ? at_pct(&r->ttft, pct) : k == 2 ? r->tpot.p50 : at_pct(&r->tpot, pct);
             if (!(y > 0) || !isfinite(y))
                 continue;
-            sbuf_printf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>%s = %g: %s %.2f ms</title>"
-                             "</circle>\n", PX(pts[i].param), PY(y * 1e3), colors[k], param, pts[i].param, names[k], y * 1e3);
+            /* an overloaded run's point is hollow: its latencies grow with the run's length, not a
+             * point of the curve (a review found them drawn as healthy ones) */
+            const bool over = r->overloaded;
+            sbuf_printf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\" stroke=\"%s\"><title>%s = %g: %s %.2f ms%s"
+                             "</title></circle>\n", PX(pts[i].param), PY(y * 1e3), over ? "4" : "3", over ? "#ffffff" : colors[k],
+                        colors[k], param, pts[i].param, names[k], y * 1e3, over ? " (overloaded)" : "");
         }
     }
     /* throughput */
@@ -721,10 +725,15 @@ void render_sim_curve(const char *title, const char *param, const struct sim_poi
     for (int i = 0; i < n; i++)
         sbuf_printf(out, "%s%.1f,%.1f", i ? " " : "", PX(pts[i].param), PT(pts[i].result.output_tok_s));
     sbuf_append(out, "\"/>\n");
-    for (int i = 0; i < n; i++)
-        sbuf_printf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#009E73\"><title>%s = %g: %.0f output tokens/s, "
-                         "%.3f requests/s</title></circle>\n", PX(pts[i].param), PT(pts[i].result.output_tok_s), param,
-                    pts[i].param, pts[i].result.output_tok_s, pts[i].result.request_per_s);
+    bool any_over = false;
+    for (int i = 0; i < n; i++) {
+        const bool over = pts[i].result.overloaded;
+        any_over |= over;
+        sbuf_printf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\" stroke=\"#009E73\"><title>%s = %g: %.0f "
+                         "output tokens/s, %.3f requests/s%s</title></circle>\n", PX(pts[i].param),
+                    PT(pts[i].result.output_tok_s), over ? "4" : "3", over ? "#ffffff" : "#009E73", param, pts[i].param,
+                    pts[i].result.output_tok_s, pts[i].result.request_per_s, over ? " (overloaded)" : "");
+    }
     /* legend under the latency panel's axis title */
     for (int k = 0; k < 4; k++) {
         int lx = left + k * 150, ly = top + lat_h + 56;
@@ -733,8 +742,9 @@ void render_sim_curve(const char *title, const char *param, const struct sim_poi
                     dash[k][0] ? " stroke-dasharray=\"" : "", dash[k], dash[k][0] ? "\"" : "", lx + 28, ly, names[k]);
     }
     sbuf_printf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\" fill=\"#555555\">latency percentiles over the completed "
-                     "requests of each run%s</text>\n", left, H - 12,
-                slo_ms[0] > 0 || slo_ms[1] > 0 ? "; long-dashed horizontal lines: the SLO limits" : "");
+                     "requests of each run%s%s</text>\n", left, H - 12,
+                slo_ms[0] > 0 || slo_ms[1] > 0 ? "; long-dashed horizontal lines: the SLO limits" : "",
+                any_over ? "; hollow points: overloaded runs" : "");
     sbuf_append(out, "</svg>\n");
 #undef PX
 #undef PY
