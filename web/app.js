@@ -148,8 +148,13 @@ function renderEstimate(e) {
       `fewer than the batch`,
   }[m.fit];
   const warn = $('fit-warning');
-  warn.hidden = m.fits;
-  warn.textContent = m.fits ? '' : 'Does not fit: ' + (why || m.fit) + '. The times below assume it ran.';
+  const msgs = [];
+  if (!m.fits) msgs.push('Does not fit: ' + (why || m.fit) + '. The times below assume it ran.');
+  if (e.within_max_context === false)
+    msgs.push(`Prompt + output (${fmtInt(e.prompt_len + e.output_len)} tokens) exceed ${e.model}'s context of ` +
+      `${fmtInt(e.max_context)} tokens: an engine refuses such a request.`);
+  warn.hidden = !msgs.length;
+  warn.textContent = msgs.join(' ');
   document.querySelector('#estimate-panel .cards').classList.toggle('nofit', !m.fits);
   const used = m.weights_bytes_per_gpu + m.workspace_bytes_per_gpu + m.reserve_bytes_per_gpu;
   const total = m.gpu_memory_bytes;

@@ -553,6 +553,10 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
     cJSON_AddNumberToObject(o, "batch", (double)r->batch);
     cJSON_AddNumberToObject(o, "prompt_len", (double)r->prompt);
     cJSON_AddNumberToObject(o, "output_len", (double)r->output);
+    /* the text output's warning, for a caller that reads JSON alone (the page had shown a prompt
+     * past the model's context as valid; a review) */
+    cJSON_AddNumberToObject(o, "max_context", (double)s->model->max_context);
+    cJSON_AddBoolToObject(o, "within_max_context", r->prompt + r->output <= s->model->max_context);
     cJSON_AddStringToObject(o, "weight_dtype", dtype_name(s->dt.weight));
     cJSON_AddStringToObject(o, "kv_dtype", dtype_name(s->dt.kv));
     cJSON_AddStringToObject(o, "act_dtype", dtype_name(s->dt.act));
