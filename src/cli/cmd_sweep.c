@@ -9,7 +9,7 @@
 #include "fit/sweep.h"
 
 enum { OPT_MODELS = 1, OPT_GPUS, OPT_TPS, OPT_BATCHES, OPT_PROMPTS, OPT_OUTPUTS, OPT_WDTS, OPT_KVDTS, OPT_ACTDTS,
-       OPT_VALID_ONLY };
+       OPT_STATEDTS, OPT_VALID_ONLY };
 
 /* Numeric and dtype lists hold at most SWEEP_MAX_LIST values (an error beyond); model and
  * GPU lists hold the whole catalog ("all", or an explicit list, which cannot be longer
@@ -103,6 +103,22 @@ static bool add_dtype(const char *item, void *vctx)
     return true;
 }
 
+/* a recurrent state's storage dtype (as --state-dtype of estimate: fp32, 16-bit or fp8) */
+static bool add_state_dtype(const char *item, void *vctx)
+{
+    struct ctx *x = vctx;
+    if (!add_dtype(item, vctx))
+        return false;
+    const long d = x->cur->v[x->cur->n - 1];
+    if (d != LLMROOF_FP32 && d != LLMROOF_FP16 && d != LLMROOF_BF16 && d != LLMROOF_FP8) {
+        cli_usage_error(x->c, "option '--state-dtype': '%s' is not a state storage dtype (expected fp32, fp16, bf16 or "
+                              "fp8)", CLI_CLIP(item));
+        x->bad = true;
+        return false;
+    }
+    return true;
+}
+
 static bool add_gpu(const char *item, void *vctx)
 {
     struct ctx *x = vctx;
@@ -162,6 +178,7 @@ int cmd_sweep(struct cli *c, int argc, char **argv)
         { OPT_WDTS, "weight-dtype", 0, "LIST", "weight dtypes (default fp16)", false },
         { OPT_KVDTS, "kv-dtype", 0, "LIST", "KV-cache dtypes (default fp16)", false },
         { OPT_ACTDTS, "act-dtype", 0, "LIST", "compute dtypes (default fp16)", false },
+        { OPT_STATEDTS, "state-dtype", 0, "LIST", "recurrent-state dtypes of hybrid models: fp32 fp16 bf16 fp8 (default each model's own)", false },
         { OPT_VALID_ONLY, "valid-only", 0, NULL, "leave out combinations that cannot be estimated", false },
         CLI_OPT_LAYOUT,
     };
@@ -210,7 +227,7 @@ int cmd_sweep(struct cli *c, int argc, char **argv)
 static int sweep_lists(struct cli *c, struct ctx *x, struct list *mp, struct list *gp)
 {
     struct list tps = { 0 }, batches = { 0 }, prompts = { 0 }, outputs = { 0 }, wdts = { 0 }, kvdts = { 0 },
-                actdts = { 0 };
+                actdts = { 0 }, statedts = { 0 };
     struct list models = *mp, gpus = *gp;
     int rc;
     /* "all" expands to the catalog, in catalog order */
@@ -236,6 +253,9 @@ static int sweep_lists(struct cli *c, struct ctx *x, struct list *mp, struct lis
         (rc = fill(x, &kvdts, "kv-dtype", x->arg[OPT_KVDTS], "fp16", add_dtype, 0, 0)) ||
         (rc = fill(x, &actdts, "act-dtype", x->arg[OPT_ACTDTS], "fp16", add_dtype, 0, 0)))
         return rc;
+    const bool states = x->arg[OPT_STATEDTS] != NULL;
+    if (states && (rc = fill(x, &statedts, "state-dtype", x->arg[OPT_STATEDTS], NULL, add_state_dtype, 0, 0)))
+        return rc;
     /* one output token is the prefill's: no decode step, so no TPOT, decode rate or decode bound,
      * which a row would carry as zeros a baseline then guards (a review) */
     for (size_t oi = 0; oi < outputs.n; oi++)
@@ -254,6 +274,8 @@ static int sweep_lists(struct cli *c, struct ctx *x, struct list *mp, struct lis
             sweep_csv_header_layout(&c->out);
         else
             sweep_csv_header(&c->out);
+        if (states) /* the last column, after the layout's */
+            sweep_csv_append_state_header(&c->out);
     }
     struct sweep_row row;
     unsigned long rows = 0;
@@ -265,7 +287,8 @@ static int sweep_lists(struct cli *c, struct ctx *x, struct list *mp, struct lis
                         for (size_t oi = 0; oi < outputs.n; oi++)
                             for (size_t wi = 0; wi < wdts.n; wi++)
                                 for (size_t ki = 0; ki < kvdts.n; ki++)
-                                    for (size_t ai = 0; ai < actdts.n; ai++) {
+                                    for (size_t ai = 0; ai < actdts.n; ai++)
+                                    for (size_t si = 0; si < (states ? statedts.n : 1); si++) {
                                         /* a caller's stop (llmroof_ctx_call_stoppable), every 64 rows */
                                         if (++rows % 64 == 0 && stop_asked(&c->stop)) {
                                             const struct llmroof_err se = { LLMROOF_ESTOPPED, "stopped by the caller" };
@@ -273,7 +296,9 @@ static int sweep_lists(struct cli *c, struct ctx *x, struct list *mp, struct lis
                                         }
                                         struct llmroof_dtypes dt = { (enum llmroof_dtype)wdts.v[wi],
                                                                      (enum llmroof_dtype)kvdts.v[ki],
-                                                                     (enum llmroof_dtype)actdts.v[ai], 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+                                                                     (enum llmroof_dtype)actdts.v[ai], 0, states,
+                                                                     states ? (enum llmroof_dtype)statedts.v[si] : LLMROOF_FP16,
+                                                                     false, LLMROOF_ACT_QUANT_SEPARATE };
                                         sweep_eval_layout(models.p[mi], gpus.p[gi], (int)tps.v[ti], &lay,
                                                           batches.v[bi], prompts.v[pi], outputs.v[oi], &dt, &row);
                                         if (x->valid_only && !row.valid)
@@ -284,6 +309,8 @@ static int sweep_lists(struct cli *c, struct ctx *x, struct list *mp, struct lis
                                             sweep_csv_row_layout(&row, &c->out);
                                         else
                                             sweep_csv_row(&row, &c->out);
+                                        if (!jsonl && states)
+                                            sweep_csv_append_state(&row, &c->out);
                                         if ((rc = cli_flush(c, 1u << 16)))
                                             return rc;
                                     }

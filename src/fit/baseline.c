@@ -86,7 +86,7 @@ int baseline_parse_row(const char *line, size_t len, const char *fname, long ln,
         "model", "gpu", "tp", "batch", "prompt_len", "output_len", "weight_dtype", "kv_dtype", "act_dtype",
         "valid", "reason", "fits", "weights_bytes_per_gpu", "kv_bytes_per_token_per_gpu", "max_batch", "ttft_s",
         "tpot_s", "e2e_s", "decode_tok_s", "output_tok_s", "prefill_bound", "decode_bound", "prefill_comm_share",
-        "decode_comm_share", "schema", "pp", "ep", "dp_attention", "ep_imbalance", "two_batch_overlap", NULL
+        "decode_comm_share", "schema", "pp", "ep", "dp_attention", "ep_imbalance", "two_batch_overlap", "state_dtype", NULL
     };
     memset(r, 0, sizeof *r);
     size_t bad;
@@ -147,8 +147,20 @@ int baseline_parse_row(const char *line, size_t len, const char *fname, long ln,
         (rc = dtype_field(o, "weight_dtype", &r->dt.weight, fname, ln, err)) ||
         (rc = dtype_field(o, "kv_dtype", &r->dt.kv, fname, ln, err)) ||
         (rc = dtype_field(o, "act_dtype", &r->dt.act, fname, ln, err)) ||
+        /* sweep --state-dtype: the row's state dtype; absent, the model's own */
+        (cJSON_GetObjectItemCaseSensitive(o, "state_dtype") &&
+         (rc = dtype_field(o, "state_dtype", &r->dt.state, fname, ln, err))) ||
         (rc = bool_field(o, "valid", &r->valid, fname, ln, err)))
         goto out;
+    if (cJSON_GetObjectItemCaseSensitive(o, "state_dtype")) {
+        if (r->dt.state != LLMROOF_FP32 && r->dt.state != LLMROOF_FP16 && r->dt.state != LLMROOF_BF16 &&
+            r->dt.state != LLMROOF_FP8) {
+            rc = BAD("%s:%ld: field 'state_dtype' must be fp32, fp16, bf16 or fp8", fname, ln);
+            goto out;
+        }
+        r->dt.state_set = true;
+        r->state_given = true;
+    }
     r->tp = (int)tp;
     /* layout beyond TP, present only in rows of a sweep with --pp/--ep (ep_imbalance only when given) */
     long pp = 1, ep = 1;

@@ -59,7 +59,9 @@ void sweep_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
     out->prompt = prompt;
     out->output = output;
     /* the model's own state dtype, as estimate and memory take it by default (Kimi-Linear's fp32:
-     * a review found sweep and check at 16 bits, 594 sequences where memory said 472) */
+     * a review found sweep and check at 16 bits, 594 sequences where memory said 472), unless
+     * --state-dtype named one */
+    out->state_given = dt->state_set;
     const struct llmroof_dtypes d = ckpt_state_dtype(m, *dt);
     out->dt = d;
     dt = &out->dt;
@@ -138,6 +140,29 @@ void sweep_csv_header_layout(struct sbuf *out)
         out->data[out->len] = '\0';
     }
     sbuf_append(out, ",pp,ep,dp_attention,ep_imbalance,two_batch_overlap\r\n");
+}
+
+/* drop a header's or row's \r\n: columns follow */
+static void csv_unterminate(struct sbuf *out)
+{
+    if (out->data && out->len >= 2) {
+        out->len -= 2;
+        out->data[out->len] = '\0';
+    }
+}
+
+void sweep_csv_append_state_header(struct sbuf *out)
+{
+    csv_unterminate(out);
+    sbuf_append(out, ",state_dtype\r\n");
+}
+
+void sweep_csv_append_state(const struct sweep_row *r, struct sbuf *out)
+{
+    csv_unterminate(out);
+    sbuf_append(out, ",");
+    sbuf_append(out, r->state_given ? dtype_name(r->dt.state) : "");
+    sbuf_append(out, "\r\n");
 }
 
 static void csv_text(struct sbuf *out, const char *s)
@@ -262,6 +287,10 @@ void sweep_jsonl_row(const struct sweep_row *r, struct sbuf *out)
     sbuf_append(out, dtype_name(r->dt.kv));
     sbuf_append(out, "\",\"act_dtype\":\"");
     sbuf_append(out, dtype_name(r->dt.act));
+    if (r->state_given) { /* (the quote the next field opens with closes it) */
+        sbuf_append(out, "\",\"state_dtype\":\"");
+        sbuf_append(out, dtype_name(r->dt.state));
+    }
     if (!r->valid) {
         sbuf_append(out, "\",\"valid\":false,\"reason\":");
         json_text(out, r->reason);

@@ -22,6 +22,8 @@ struct sweep_row {
     bool two_batch_overlap; /* --two-batch-overlap */
     long batch, prompt, output;
     struct llmroof_dtypes dt;
+    bool state_given;      /* --state-dtype named dt.state: written as state_dtype (CSV: the last
+                              column, JSONL: after act_dtype); otherwise the model's own */
     /* validity */
     bool valid;            /* estimated; false: see reason */
     char reason[520];      /* why not, "" when valid */
@@ -56,6 +58,9 @@ void sweep_csv_header(struct sbuf *out);
 /* With a layout, the CSV gains five last columns pp, ep, dp_attention, ep_imbalance (empty when
  * not given) and two_batch_overlap (header and rows). */
 void sweep_csv_header_layout(struct sbuf *out);
+/* The state_dtype column after a header or row just written (sweep --state-dtype). */
+void sweep_csv_append_state_header(struct sbuf *out);
+void sweep_csv_append_state(const struct sweep_row *r, struct sbuf *out);
 void sweep_csv_row_layout(const struct sweep_row *r, struct sbuf *out);
 void sweep_csv_row(const struct sweep_row *r, struct sbuf *out);
 /* The schema every JSON Lines row names first (docs/json.md). */

@@ -115,6 +115,21 @@ static void sweep_takes_the_models_state_dtype(void **state)
     struct llmroof_memory m16;
     assert_int_equal(memory_eval_layout(m, g, &lay, &d16, 4000, &mo, &m16, &err), 0);
     assert_true(m16.max_batch > mem.max_batch);
+    /* --state-dtype fp16 named: the row says so and holds memory's 16-bit figure; it survives the
+     * JSON Lines round trip that check reads */
+    struct sweep_row r16, back;
+    sweep_eval(m, g, 2, 1, 1000, 3000, &d16, &r16);
+    assert_true(r16.state_given);
+    assert_false(r.state_given);
+    assert_true(r16.max_batch == m16.max_batch);
+    struct sbuf js;
+    sbuf_init(&js);
+    sweep_jsonl_row(&r16, &js);
+    assert_non_null(strstr(sbuf_str(&js), "\"act_dtype\":\"fp16\",\"state_dtype\":\"fp16\",\"valid\""));
+    assert_int_equal(baseline_parse_row(sbuf_str(&js), js.len - 1, "t", 1, &back, &err), 0);
+    assert_true(back.state_given && back.dt.state_set);
+    assert_int_equal(back.dt.state, LLMROOF_FP16);
+    sbuf_free(&js);
     catalog_free(&cat);
 }
 
