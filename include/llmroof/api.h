@@ -27,7 +27,9 @@ extern "C" {
 
 /* Return values of llmroof_call and llmroof_ctx_call: the CLI's exit statuses. */
 #define LLMROOF_API_OK 0     /* success */
-#define LLMROOF_API_EFAIL 1  /* internal failure (out of memory, failed write), or check's drift */
+#define LLMROOF_API_EFAIL 1  /* internal failure (out of memory, failed write: no response), or a negative
+                                answer with its response (check's drift, an infeasible plan, a failed
+                                validate gate) */
 #define LLMROOF_API_EINPUT 2 /* bad request: unknown command, option or value; bad catalog file */
 #define LLMROOF_API_ESTOPPED 3 /* llmroof_ctx_call_stoppable: the stop callback ended the call */
 

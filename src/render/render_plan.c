@@ -21,9 +21,10 @@ static void note_for(const struct plan_result *r, int i, bool rate, char *buf, s
     else if (o->gpus > b->gpus)
         snprintf(buf, n, "feasible, %ld more GPU%s than the best", o->gpus - b->gpus, o->gpus - b->gpus == 1 ? "" : "s");
     else
-        snprintf(buf, n, "feasible, as many GPUs as the best but %s",
-                 r->by_cost                                      ? "costlier"
-                 : !rate                                         ? "fewer users per node"
+        /* (at equal cost too: a row that cost more was said above; "costlier" had been written of
+         * rows at the best's very cost, a review found) */
+        snprintf(buf, n, "feasible, as many GPUs as the best%s but %s", r->by_cost ? " at its cost" : "",
+                 !rate                                           ? "fewer users per node"
                  : o->goodput_per_gpu < b->goodput_per_gpu       ? "less goodput per GPU"
                  : o->slo_use > b->slo_use                       ? "less headroom to the SLOs"
                                                                  : "disaggregated (the simpler layout wins a tie)");

@@ -916,6 +916,17 @@ static const char *prune_what(const struct plan_input *in)
     return "more GPUs";
 }
 
+/* The bound a pruned row lost to, for its reason: the fewest GPUs found, and where prices may
+ * decide, the lowest cost found (a reason had named only "9 GPUs" where a cost had pruned it). */
+static const char *bound_text(long gpus, bool has_cost, double cost, char *buf, size_t n)
+{
+    if (has_cost)
+        snprintf(buf, n, "%ld GPUs, $%.2f per hour", gpus, cost);
+    else
+        snprintf(buf, n, "%ld GPUs", gpus);
+    return buf;
+}
+
 /* The rate search's name for what an evaluation missed */
 static const char *rate_miss(enum plan_binding b)
 {
@@ -1373,7 +1384,7 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
             o->pruned = true;
             snprintf(o->reason, sizeof o->reason,
                      "not simulated: its capacity bound needs at least %ld GPUs: %s than the best plan found by then "
-                     "(%ld GPUs)", k->lb_gpus, prune_what(in), best.gpus);
+                     "(%s)", k->lb_gpus, prune_what(in), bound_text(best.gpus, best.has_cost, best.cost, (char[64]){ 0 }, 64));
             continue;
         }
         if (k->disagg)
@@ -1580,13 +1591,18 @@ static void rate_observations(const struct plan_input *in, struct plan_result *o
     if (other >= 0) {
         const struct plan_option *o = &out->options[other];
         describe(in, o, b, sizeof b);
-        if (o->gpus == best->gpus)
-            add_obs(out, "The best %s layout needs as many GPUs: %s; %s wins on %s.", o->disagg ? "disaggregated" : "aggregated",
-                    b, best->disagg ? "disaggregated" : "aggregated",
-                    out->by_cost                                 ? "cost"
-                    : best->goodput_per_gpu > o->goodput_per_gpu ? "goodput per GPU"
-                    : best->slo_use < o->slo_use                 ? "headroom to the SLOs"
-                                                                 : "simplicity");
+        /* priced, the comparison is in dollars (GPU counts across GPU types had read "-2 more
+         * GPUs (-20%)", and equal costs "wins on cost"; a review) */
+        if (out->by_cost && o->cost_per_hour > best->cost_per_hour)
+            add_obs(out, "The best %s layout costs $%.2f per hour more (%.0f%%): %s.", o->disagg ? "disaggregated" : "aggregated",
+                    o->cost_per_hour - best->cost_per_hour,
+                    100.0 * (o->cost_per_hour - best->cost_per_hour) / best->cost_per_hour, b);
+        else if (o->gpus == best->gpus)
+            add_obs(out, "The best %s layout needs as many GPUs%s: %s; %s wins on %s.", o->disagg ? "disaggregated" : "aggregated",
+                    out->by_cost ? " at the same cost" : "", b, best->disagg ? "disaggregated" : "aggregated",
+                    best->goodput_per_gpu > o->goodput_per_gpu ? "goodput per GPU"
+                    : best->slo_use < o->slo_use               ? "headroom to the SLOs"
+                                                               : "simplicity");
         else
             add_obs(out, "The best %s layout needs %ld more GPU%s (%.0f%%): %s.", o->disagg ? "disaggregated" : "aggregated",
                     o->gpus - best->gpus, o->gpus - best->gpus == 1 ? "" : "s",
@@ -1612,7 +1628,8 @@ static void rate_observations(const struct plan_input *in, struct plan_result *o
             pruned |= out->options[i].gpu_index == gi && out->options[i].pruned;
         if (bi < 0 && pruned) {
             add_obs(out, "%s: no layout searched to the end; those that might serve need %s than the answer "
-                         "(%ld GPUs).", in->gpus[gi]->id, prune_what(in), best->gpus);
+                         "(%s).", in->gpus[gi]->id, prune_what(in),
+                    bound_text(best->gpus, best->has_cost, best->cost_per_hour, (char[64]){ 0 }, 64));
             continue;
         }
         if (bi < 0) {
@@ -1749,7 +1766,7 @@ static int plan_users(const struct plan_input *in, struct plan_result *out, stru
         if (from == 0 || from > PLAN_USER_CAP) {
             o->pruned = true;
             snprintf(o->reason, sizeof o->reason, "not simulated: any count of its instances needs %s than the best "
-                     "plan found by then (%ld GPUs)", prune_what(in), best.gpus);
+                     "plan found by then (%s)", prune_what(in), bound_text(best.gpus, best.has_cost, best.cost, (char[64]){ 0 }, 64));
             continue;
         }
         if ((rc = search_from(in, in->gpus[k->gi], k->code, from, o, err)))
@@ -1761,8 +1778,9 @@ static int plan_users(const struct plan_input *in, struct plan_result *out, stru
         }
         if (o->pruned) {
             snprintf(o->reason, sizeof o->reason, "not searched further: %ld users per instance miss the %s (%s "
-                     "TTFT %.0f ms, TPOT %.1f ms) and fewer would need %s than the best plan found by then (%ld GPUs)",
-                     from, binding_miss(o->binding), st, o->ttft_s * 1e3, o->tpot_s * 1e3, prune_what(in), best.gpus);
+                     "TTFT %.0f ms, TPOT %.1f ms) and fewer would need %s than the best plan found by then (%s)",
+                     from, binding_miss(o->binding), st, o->ttft_s * 1e3, o->tpot_s * 1e3, prune_what(in),
+                     bound_text(best.gpus, best.has_cost, best.cost, (char[64]){ 0 }, 64));
             o->binding = PLAN_BIND_NONE;
             continue;
         }
@@ -1882,8 +1900,10 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
         for (int i = 0; i < out->noptions; i++)
             pruned |= out->options[i].gpu_index == gi && out->options[i].pruned;
         if (bi < 0 && pruned && out->best >= 0) {
+            const struct plan_option *ob = &out->options[out->best];
             add_obs(out, "%s: no layout searched to the end; those that might serve need %s than the answer "
-                         "(%ld GPUs).", in->gpus[gi]->id, prune_what(in), out->options[out->best].gpus);
+                         "(%s).", in->gpus[gi]->id, prune_what(in),
+                    bound_text(ob->gpus, ob->has_cost, ob->cost_per_hour, (char[64]){ 0 }, 64));
             continue;
         }
         if (bi < 0) {
