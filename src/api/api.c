@@ -200,7 +200,8 @@ static int add_option(struct argv_buf *a, const cJSON *item, struct req_err *e)
 {
     const char *key = item->string;
     if (!valid_key(key))
-        return req_fail(e, LLMROOF_API_EINPUT, "field '%s' is not an option name (letters, digits, '-' and '_')", CLI_CLIP(key));
+        return req_fail(e, LLMROOF_API_EINPUT, "field '%s' is not an option name (letters, digits, '-' and '_', "
+                                               "starting with a letter or digit: \"tp\", not \"--tp\")", CLI_CLIP(key));
     if (cJSON_IsFalse(item) || cJSON_IsNull(item))
         return 0;
     if (cJSON_IsTrue(item)) {
