@@ -56,3 +56,8 @@ bool dtype_is_storage(enum llmroof_dtype d)
 {
     return d != LLMROOF_TF32 && d >= 0 && d < LLMROOF_DTYPE_COUNT;
 }
+
+bool dtype_is_state(enum llmroof_dtype d)
+{
+    return d == LLMROOF_FP32 || d == LLMROOF_FP16 || d == LLMROOF_BF16 || d == LLMROOF_FP8;
+}

@@ -31,4 +31,7 @@ double dtype_bytes(enum llmroof_dtype d);
 /* True when d can be a storage format for weights or KV cache (not tf32). */
 bool dtype_is_storage(enum llmroof_dtype d);
 
+/* True when d can store a recurrent (SSM / linear-attention) state: fp32, fp16, bf16 or fp8. */
+bool dtype_is_state(enum llmroof_dtype d);
+
 #endif

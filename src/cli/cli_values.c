@@ -203,7 +203,7 @@ int cli_setup_opt(struct cli *c, struct cli_setup_opts *s, int id, const char *a
         if (rc)
             return rc;
         /* a stored state: fp32 (vLLM --mamba-cache-dtype float32), 16-bit, or fp8 */
-        if (s->state != LLMROOF_FP32 && s->state != LLMROOF_FP16 && s->state != LLMROOF_BF16 && s->state != LLMROOF_FP8)
+        if (!dtype_is_state(s->state))
             return cli_usage_error(c, "option '--state-dtype': '%s' is not a state storage dtype (expected fp32, fp16, "
                                    "bf16 or fp8)", CLI_CLIP(arg));
         s->have_state = true;

@@ -110,7 +110,7 @@ static bool add_state_dtype(const char *item, void *vctx)
     if (!add_dtype(item, vctx))
         return false;
     const long d = x->cur->v[x->cur->n - 1];
-    if (d != LLMROOF_FP32 && d != LLMROOF_FP16 && d != LLMROOF_BF16 && d != LLMROOF_FP8) {
+    if (!dtype_is_state((enum llmroof_dtype)d)) {
         cli_usage_error(x->c, "option '--state-dtype': '%s' is not a state storage dtype (expected fp32, fp16, bf16 or "
                               "fp8)", CLI_CLIP(item));
         x->bad = true;

@@ -153,8 +153,7 @@ int baseline_parse_row(const char *line, size_t len, const char *fname, long ln,
         (rc = bool_field(o, "valid", &r->valid, fname, ln, err)))
         goto out;
     if (cJSON_GetObjectItemCaseSensitive(o, "state_dtype")) {
-        if (r->dt.state != LLMROOF_FP32 && r->dt.state != LLMROOF_FP16 && r->dt.state != LLMROOF_BF16 &&
-            r->dt.state != LLMROOF_FP8) {
+        if (!dtype_is_state(r->dt.state)) {
             rc = BAD("%s:%ld: field 'state_dtype' must be fp32, fp16, bf16 or fp8", fname, ln);
             goto out;
         }

@@ -125,6 +125,15 @@ static void integer(struct sbuf *out, long v)
     sbuf_appendn(out, buf, (size_t)n);
 }
 
+/* drop a header's or row's \r\n: columns follow */
+static void csv_unterminate(struct sbuf *out)
+{
+    if (out->data && out->len >= 2) {
+        out->len -= 2;
+        out->data[out->len] = '\0';
+    }
+}
+
 void sweep_csv_header(struct sbuf *out)
 {
     sbuf_append(out, "model,gpu,tp,batch,prompt_len,output_len,weight_dtype,kv_dtype,act_dtype,valid,reason,fits,"
@@ -135,20 +144,8 @@ void sweep_csv_header(struct sbuf *out)
 void sweep_csv_header_layout(struct sbuf *out)
 {
     sweep_csv_header(out);
-    if (out->data && out->len >= 2) { /* drop the \r\n: the layout columns follow */
-        out->len -= 2;
-        out->data[out->len] = '\0';
-    }
+    csv_unterminate(out); /* the layout columns follow */
     sbuf_append(out, ",pp,ep,dp_attention,ep_imbalance,two_batch_overlap\r\n");
-}
-
-/* drop a header's or row's \r\n: columns follow */
-static void csv_unterminate(struct sbuf *out)
-{
-    if (out->data && out->len >= 2) {
-        out->len -= 2;
-        out->data[out->len] = '\0';
-    }
 }
 
 void sweep_csv_append_state_header(struct sbuf *out)
@@ -220,10 +217,7 @@ void sweep_csv_row(const struct sweep_row *r, struct sbuf *out)
 void sweep_csv_row_layout(const struct sweep_row *r, struct sbuf *out)
 {
     sweep_csv_row(r, out);
-    if (out->data && out->len >= 2) { /* the row's \r\n moves after the layout columns */
-        out->len -= 2;
-        out->data[out->len] = '\0';
-    }
+    csv_unterminate(out); /* the row's \r\n moves after the layout columns */
     sbuf_append(out, ",");
     integer(out, r->pp);
     sbuf_append(out, ",");
