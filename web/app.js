@@ -135,7 +135,9 @@ function renderEstimate(e) {
   set('tpot', fmtTime(e.tpot_s), e.tpot_s);
   set('e2e', fmtTime(e.e2e_s), e.e2e_s);
   set('out_tok', fmtRate(e.output_tok_s, 'tok/s'), e.output_tok_s);
-  set('bound', e.decode.bound, e.decode.bound);
+  // output 1 has no decode step (decode is null): the prefill's bound is the request's
+  const bound = e.decode ? e.decode.bound : e.prefill.bound;
+  set('bound', bound, bound);
   const m = e.memory;
   // a setup that cannot run: said above the cards, which are struck through (their times assume
   // it ran; the raw "weights_do_not_fit" had been the only sign)
@@ -174,7 +176,7 @@ function renderEstimate(e) {
   ].map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('');
   $('memory').dataset.used = used;
   sharesTable('shares-prefill', e.prefill.ops);
-  sharesTable('shares-decode', e.decode.ops);
+  sharesTable('shares-decode', e.decode ? e.decode.ops : []);
 }
 
 // After an error nothing of the previous input's answer stays on screen beside it.

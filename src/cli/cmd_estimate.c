@@ -104,6 +104,10 @@ static void ops_rows(struct table *t, const char *phase, const struct llmroof_op
         table_num(t, p->time_s > 0 ? 100.0 * p->op[k].time_s / p->time_s : 0.0);
         table_str(t, bound_name(p->op[k].bound));
     }
+    /* two-batch overlap: the all-to-all time the other micro-batch's operators hide, taken back so
+     * that the shares add to 100% (the all_to_all row keeps its own time; the phase does not) */
+    if (p->a2a_overlap && p->hidden_s > 0)
+        time_row(t, phase, "all_to_all_hidden", -p->hidden_s, p->time_s);
     /* an eager engine's kernel launches beyond the step's GPU time: the GPU waits for them */
     if (p->cpu_wait_s > 0)
         time_row(t, phase, "cpu_launch_wait", p->cpu_wait_s, p->time_s);

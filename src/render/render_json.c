@@ -636,7 +636,11 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
         add_range(rg, "output_tok_s", e->output_tok_s, &bands->e2e, true);
     }
     cJSON_AddItemToObject(o, "prefill", phase_json(&e->prefill, &e->prefill_split, &e->prefill_ops));
-    cJSON_AddItemToObject(o, "decode", phase_json(&e->decode, &e->decode_split, &e->decode_ops));
+    /* no decode step (output 1): null, as tpot_s is, not a phase of zeros that reads as free */
+    if (no_decode)
+        cJSON_AddNullToObject(o, "decode");
+    else
+        cJSON_AddItemToObject(o, "decode", phase_json(&e->decode, &e->decode_split, &e->decode_ops));
     if (e->has_spec) {
         /* speculative decoding (docs/metrics.md "estimate with speculative decoding"): `decode` is
          * the target's verification pass, the drafter's passes are here */

@@ -255,6 +255,9 @@ static double requests_at_mean_len(const struct sim_config *c, const struct sim_
     if (!(r->max_batch_at_mean_len > 0) || r->ninst < 1 || !r->inst)
         return 0;
     const double mean_len = r->kv_capacity_tokens / r->max_batch_at_mean_len; /* sim_stats.c's mean */
+    /* a request holds whole blocks, as memory counts a sequence: ceil(128 + 4 = 132 / 16) = 9 blocks, so
+     * 28,140 blocks hold 3,126 requests, not 28,140 x 16 / 132 = 3,410 (1e-9: a whole count stays whole) */
+    const double per_request = ceil(mean_len / (double)r->block_size - 1e-9);
     double n = 0;
     for (int i = 0; i < r->ninst; i++) {
         if (pool >= 0 && r->inst[i].pool != pool)
@@ -262,9 +265,8 @@ static double requests_at_mean_len(const struct sim_config *c, const struct sim_
         const int reps = sim_setup_attn_replicas(sim_pool_setup(c, r->inst[i].pool));
         const double dp = (double)reps * (r->inst[i].lanes > 1 ? r->inst[i].lanes : 1); /* or a pipeline
                                                                                          lane's share */
-        const double replica_tokens = (double)r->inst[i].kv_blocks_total * (double)r->block_size / dp;
-        /* 1e-9: a capacity of exactly n mean lengths divides back to n, not n - 1e-16 */
-        n += floor(replica_tokens / mean_len + 1e-9) * dp;
+        const double replica_blocks = floor((double)r->inst[i].kv_blocks_total / dp + 1e-9);
+        n += floor(replica_blocks / per_request + 1e-9) * dp;
     }
     return n;
 }
@@ -295,15 +297,15 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
             long blocks[2] = { 0, 0 };
             for (int i = 0; i < r->ninst && r->inst; i++)
                 blocks[r->inst[i].pool == 1] += r->inst[i].kv_blocks_total;
-            sbuf_printf(out, "\nKV cache: decode pool %ld blocks of %ld tokens = %ld tokens, about %.0f request%s of the "
-                             "mean length at once; prefill pool %ld blocks = %ld tokens\n\n",
-                        blocks[1], r->block_size, blocks[1] * r->block_size, requests_at_mean_len(c, r, 1),
-                        PL(requests_at_mean_len(c, r, 1)), blocks[0], blocks[0] * r->block_size);
+            sbuf_printf(out, "\nKV cache: decode pool %ld block%s of %ld tokens = %ld tokens, about %.0f request%s of the "
+                             "mean length at once; prefill pool %ld block%s = %ld tokens\n\n",
+                        blocks[1], PL(blocks[1]), r->block_size, blocks[1] * r->block_size, requests_at_mean_len(c, r, 1),
+                        PL(requests_at_mean_len(c, r, 1)), blocks[0], PL(blocks[0]), blocks[0] * r->block_size);
         } else
-            sbuf_printf(out, "\nKV cache: %ld blocks of %ld tokens%s = %.0f tokens, about %.0f request%s of the mean length "
-                             "at once\n\n",
-                        r->kv_blocks_total, r->block_size, given, r->kv_capacity_tokens, requests_at_mean_len(c, r, -1),
-                        PL(requests_at_mean_len(c, r, -1)));
+            sbuf_printf(out, "\nKV cache: %ld block%s of %ld tokens%s = %.0f tokens, about %.0f request%s of the mean "
+                             "length at once\n\n",
+                        r->kv_blocks_total, PL(r->kv_blocks_total), r->block_size, given, r->kv_capacity_tokens,
+                        requests_at_mean_len(c, r, -1), PL(requests_at_mean_len(c, r, -1)));
     }
     table_init(&t, "");
     table_col(&t, "latency", 0);

@@ -74,6 +74,19 @@ static long pool_for(long users)
 }
 
 /* Mean lengths of the workload, by sampling (fixed seed, so plans are reproducible). */
+/* Decimals (from `min`, at most 3) at which a value over its limit prints above it: a TTFT of
+ * 3000.379 ms over a 3000 ms SLO reads "3000.4", not "3000 ms, over its 3000 ms". */
+static int over_decimals(double value, double limit, int min)
+{
+    int d = min;
+    double scale = pow(10.0, d);
+    while (d < 3 && round(value * scale) <= round(limit * scale)) {
+        d++;
+        scale *= 10.0;
+    }
+    return d;
+}
+
 static void mean_lengths(const struct workload *w, uint64_t seed, double *p, double *o)
 {
     struct llmroof_rng r;
@@ -1919,12 +1932,15 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
         else
             snprintf(per, sizeof per, "%d x %s per node", b->instances_per_node, nb);
         char next[160] = "";
-        if (b->next_users > 0 && (b->binding == PLAN_BIND_TTFT || b->binding == PLAN_BIND_SEQS))
-            snprintf(next, sizeof next, ": at %ld users per instance %s TTFT is %.0f ms, over its %.0f ms", b->next_users,
-                     st, b->next_ttft_s * 1e3, in->ttft_slo_s * 1e3);
-        else if (b->next_users > 0 && b->binding == PLAN_BIND_TPOT)
-            snprintf(next, sizeof next, ": at %ld users per instance %s TPOT is %.1f ms, over its %.1f ms", b->next_users,
-                     st, b->next_tpot_s * 1e3, in->tpot_slo_s * 1e3);
+        if (b->next_users > 0 && (b->binding == PLAN_BIND_TTFT || b->binding == PLAN_BIND_SEQS)) {
+            const int d = over_decimals(b->next_ttft_s * 1e3, in->ttft_slo_s * 1e3, 0);
+            snprintf(next, sizeof next, ": at %ld users per instance %s TTFT is %.*f ms, over its %.0f ms", b->next_users,
+                     st, d, b->next_ttft_s * 1e3, in->ttft_slo_s * 1e3);
+        } else if (b->next_users > 0 && b->binding == PLAN_BIND_TPOT) {
+            const int d = over_decimals(b->next_tpot_s * 1e3, in->tpot_slo_s * 1e3, 1);
+            snprintf(next, sizeof next, ": at %ld users per instance %s TPOT is %.*f ms, over its %.1f ms", b->next_users,
+                     st, d, b->next_tpot_s * 1e3, in->tpot_slo_s * 1e3);
+        }
         if (b->next_users > 0 && b->binding == PLAN_BIND_REFUSED)
             snprintf(next, sizeof next, ": at %ld users per instance the engine refuses requests past its concurrency "
                      "limit (TGI's --max-concurrent-requests, HTTP 429)", b->next_users);

@@ -21,6 +21,19 @@ rep=$("$bin" report -m llama-3.2-1b --gpus h200 -e sglang -b 200 --tp 1 --format
 check "report's TPOT is estimate's under SGLang's memory tiers ($rep vs $est ms)" \
     awk -v a="$rep" -v b="$est" 'BEGIN { exit !(a > 0 && (a - b) * (a - b) < 1e-4) }'
 
+# simulate's KV line and memory count one capacity alike: whole 16-token blocks a request, so at
+# 132 tokens (9 blocks) and 2,001 (126) both give one max batch (the line had divided tokens by the
+# length: 3,410 and 225 where memory said 3,126 and 223)
+for len in 128:4 1000:1001; do
+    ctx=$(echo "$len" | awk -F: '{ print $1 + $2 }')
+    sreq=$("$bin" simulate -m llama-3.1-8b -g h100 --workload "fixed:$len" --rate 0.01 -n 2 2>/dev/null |
+        sed -n 's/.*about \([0-9]*\) requests of the mean length.*/\1/p')
+    mreq=$("$bin" memory -m llama-3.1-8b -g h100 --context "$ctx" --block-size 16 |
+        sed -n 's/.*max batch \([0-9]*\) sequences.*/\1/p')
+    check "simulate's requests at once are memory's max batch at $ctx tokens ($sreq vs $mreq)" \
+        [ -n "$sreq" -a "$sreq" = "$mreq" ]
+done
+
 # a failed write to stdout is an error (exit 1) with a message
 "$bin" list models >/dev/full 2>"$tmp/err"; rc=$?
 check "write to /dev/full exits 1" [ "$rc" = 1 ]

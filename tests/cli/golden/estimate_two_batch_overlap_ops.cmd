@@ -1,0 +1,1 @@
+estimate -m deepseek-v3 -g h200 -t 1 --ep 8 --dp-attention -b 256 -p 2048 -o 4 --two-batch-overlap --ops --format csv --table ops

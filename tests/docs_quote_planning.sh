@@ -1,0 +1,53 @@
+#!/bin/sh
+# The plans docs/planning.md tabulates are what `llmroof plan` prints now: a change to the model
+# that moves them must update the page with it (session 43's review found every table stale:
+# A100 TP 2 at 155 users where plan printed 148, V100's Llama-2-70B at 133 users where it printed
+# 229).
+#   sh tests/docs_quote_planning.sh BIN
+set -u
+bin=$1
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" || exit 1
+export LLMROOF_DATA="$root/data" LC_ALL=C
+doc=docs/planning.md
+fail=0
+want() { # want LINE: the page holds LINE exactly
+    grep -qF -- "$1" "$doc" || { echo "FAIL: $doc lacks: $1"; fail=1; }
+}
+# users per instance (column 4 of the options table) for one GPU and TP planned alone
+users() { "$bin" plan -m "$1" --gpus "$2" --tp "$3" $4 --format csv --table options 2>/dev/null | awk -F, 'NR == 2 { print $4 }'; }
+
+# "Users per instance for the default llama-13b plan, simulated / --fast"
+for g in a30 a40 v100-sxm2-32gb a100-sxm4-40gb; do
+    row="| $g |"
+    for t in 1 2 4 8; do
+        s=$(users llama-13b "$g" "$t" "") f=$(users llama-13b "$g" "$t" --fast)
+        if [ -z "$s" ]; then row="$row — |"; else row="$row $s / $f |"; fi
+    done
+    want "$row"
+done
+
+# "The studies' llama-13b scenario": the A100 rows of the default plan
+opts=$("$bin" plan -m llama-13b --format csv --table options 2>/dev/null)
+for t in 2 4; do
+    line=$(printf '%s\n' "$opts" | awk -F, -v t="$t" '$1 == "a100-sxm4-40gb" && $2 == t { print $3, $4, $5, $6 }')
+    set -- $line
+    if [ "$t" = 4 ]; then want "| **a100-sxm4-40gb** | **4** | **$1** | **$2** | **$3** | **$4** |"
+    else want "| a100-sxm4-40gb | 2 | $1 | $2 | $3 | $4 |"; fi
+done
+
+# the other scenarios: each GPU's best layout, users per instance and nodes
+best() { # best MODEL GPU -> "USERS NODES"
+    "$bin" plan -m "$1" --gpus "$2" 2>/dev/null |
+        sed -n "s/^- $2: best as .*, \([0-9]*\) users per instance, \([0-9]*\) nodes\{0,1\} .*/\1 \2/p"
+}
+for m in llama-65b llama-2-70b; do
+    set -- $(best "$m" a100-sxm4-40gb)
+    row="| $m | a100-sxm4-40gb, 1 × TP-8 | $1 | $2 | "
+    set -- $(best "$m" v100-sxm2-32gb); row="${row}v100 TP 8: $1 users, $2 nodes; "
+    set -- $(best "$m" a40); row="${row}a40 TP 8: $1 users, $2 nodes; "
+    set -- $(best "$m" a30); row="${row}a30 TP 8: $1 users, $2 nodes |"
+    want "$row"
+done
+[ $fail = 0 ] && echo "ok: docs/planning.md quotes plan's answers"
+exit $fail
