@@ -961,9 +961,9 @@ static void fp16_accumulate_speeds_gemms_not_flash_attention(void **state)
  * 2 x 6.74e9 x 4851 = 65.4 TFLOP/s, 0.82 of its 80 TFLOPS fp32-accumulate peak), so the llama.cpp
  * profiles leave fp16_accumulate off (docs/model.md "Weight-only GEMMs"). On an RTX 3090, PR #4766's
  * master (Jan 2024) ran Llama-2-7B F16 pp512 at 4,185 t/s: llmroof's 512-token prompt takes
- * 114.8 ms, 4,461 t/s (+6.6%); at the fp16-accumulate peak every GEMM's compute halves (QKV: 2 x 512
- * x 4096 x 12288 x 32 FLOP at 142 instead of 71 TFLOP/s) and the prompt would run at 8,139 t/s
- * (+94%). ExLlamaV2 (cublasHgemm) keeps the fp16-accumulate peak. */
+ * 116.5 ms, 4,393 t/s (+5.0%); at the fp16-accumulate peak every GEMM's compute halves (QKV: 2 x 512
+ * x 4096 x 12288 x 32 FLOP at 142 instead of 71 TFLOP/s) and the prompt would run at 8,046 t/s
+ * (+92%). ExLlamaV2 (cublasHgemm) keeps the fp16-accumulate peak. */
 static void llama_cpp_gemms_run_at_the_fp32_accumulate_rate(void **state)
 {
     (void)state;
