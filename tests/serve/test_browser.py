@@ -170,6 +170,21 @@ def main():
             failures.append("reloading %s gave TTFT %s, not %s" % (link, br.js("document.getElementById('ttft').dataset.raw"),
                                                                   ttft))
 
+        # one output token: no decode step, so the estimate's decode phase is null; the page shows
+        # no TPOT, the prefill's bound and no decode shares (it read e.decode.bound, which threw)
+        br.js("document.body.dataset.ready = 'stale'")
+        br.call("Page.navigate", {"url": url + "?model=llama-3.1-8b&gpu=h100&batch=1&prompt=512&output=1"})
+        br.wait("document.body && document.body.dataset.ready === 'estimate'")
+        one = cli_json(bin_, "estimate", "-m", "llama-3.1-8b", "-g", "h100-sxm5-80gb", "-t", "1", "-b", "1", "-p", "512",
+                       "-o", "1", "--weight-dtype", "fp16", "--kv-dtype", "fp16")
+        shown = (br.js("document.getElementById('tpot').textContent"), br.js("document.getElementById('bound').textContent"),
+                 br.js("document.getElementById('shares-decode').innerHTML"))
+        if one["decode"] is not None or shown != ("–", one["prefill"]["bound"], ""):
+            failures.append("output 1: page TPOT/bound/decode shares %r, CLI decode %r" % (shown, one["decode"]))
+        br.call("Page.navigate", {"url": link})
+        br.wait("document.body && document.body.dataset.ready === 'estimate' &&"
+                " document.getElementById('model').value === 'qwen2.5-14b'")
+
         # serving and plan panels
         br.js("document.querySelector('#serving button').click()")
         br.wait("document.querySelectorAll('#serving-table tr').length > 1 ||"
