@@ -22,6 +22,7 @@ struct rjdoc; /* llmroof/render_json.h */
 
 #define CLI_MAX_FILES 32
 #define CLI_MAX_OUTPUTS 16 /* output-file options of one command line */
+#define CLI_SEED_MAX ((int64_t)1 << 53) /* --seed: the largest whole number a JSON number (a double) holds exactly */
 #define CLI_HELP (-1) /* returned by cli_parse when --help was printed */
 
 /* Flags of cli_main. The normal binary passes 0; the fuzz harness passes all three so

@@ -94,6 +94,9 @@ int cmd_memory(struct cli *c, int argc, char **argv)
     cli_note_static_mem(c, &s);
     struct llmroof_memory mem;
     struct llmroof_err err = { 0 };
+    /* an engine that runs nowhere on this GPU (cuda_only on an AMD one) has no KV pool to size */
+    if (s.eff.engine && estimate_engine_runs(s.eff.engine->id, s.eff.engine->cuda_only, g, &err))
+        return cli_fail(c, &err);
     const struct llmroof_layout lay = cli_layout(&s);
     if ((rc = memory_eval_layout(m, g, &lay, &dt, s.context, &s.mem, &mem, &err)))
         return cli_fail(c, &err);

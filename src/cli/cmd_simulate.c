@@ -157,8 +157,11 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     case OPT_WORKLOAD: x->workload = arg; return 0;
     case OPT_SEED: {
         int64_t sd;
-        if (!parse_int64(arg, 0, INT64_MAX, &sd))
-            return cli_usage_error(c, "option '--seed': '%s' is not a whole number >= 0", arg);
+        /* at most 2^53: JSON output carries the seed as a number, exact up to there (a larger
+         * seed printed as 9.00719925474099e+15 would not reproduce its run) */
+        if (!parse_int64(arg, 0, CLI_SEED_MAX, &sd))
+            return cli_usage_error(c, "option '--seed': '%s' is not a whole number from 0 to 2^53 (%lld)", arg,
+                                   (long long)CLI_SEED_MAX);
         x->cfg.seed = (uint64_t)sd;
         return 0;
     }

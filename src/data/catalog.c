@@ -1353,6 +1353,11 @@ bool catalog_engine_mem_util_varies(const struct llmroof_engine *en)
     return false;
 }
 
+bool catalog_engine_runs_on(const struct llmroof_engine *en, const struct llmroof_gpu *g)
+{
+    return !(en && g && en->cuda_only && strncmp(g->arch, "gfx", 3) == 0);
+}
+
 double catalog_engine_mem_util(const struct llmroof_engine *en, const struct llmroof_gpu *g, int gpus, bool spec,
                                bool dp_attention)
 {
@@ -1441,7 +1446,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "chunked_prefill_min_context", "chunked_max_batched_tokens",
                                           "chunked_prefill", "prefill_first", "static_batching", "spec_no_overlap", "pd_decode_first_token", "pd_decode_resample", "pd_decode_prealloc", "pd_kv_full_window", "max_concurrent_requests", "pd_decode_reserve_tokens", "disaggregation", "tp_step_overhead_s",
                                           "prefix_cache", "gpu_memory_tiers",
-                                          "graph_max_batch", "graph_piecewise", "dp_rank_scheduler", "prompt_within_budget", "dp_attention", "kv_heads_per_read", "ray_workers",
+                                          "graph_max_batch", "graph_piecewise", "dp_rank_scheduler", "prompt_within_budget", "dp_attention", "cuda_only", "kv_heads_per_read", "ray_workers",
                                           "varlen_fa2_archs", "fa2_archs", "source", NULL };
     static const char *const admissions[] = { "optimistic", "no-evict", "reserve", "wait", NULL };
     int rc;
@@ -1553,6 +1558,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
         (rc = json_get_bool(c, e, "static_batching", false, &g->static_batching)) ||
         (rc = json_get_bool(c, e, "dp_rank_scheduler", false, &g->dp_rank_scheduler)) ||
         (rc = json_get_bool(c, e, "prompt_within_budget", false, &g->prompt_within_budget)) ||
+        (rc = json_get_bool(c, e, "cuda_only", false, &g->cuda_only)) ||
         (rc = json_get_bool(c, e, "dp_attention", false, &g->dp_attention)) ||
         (rc = json_get_bool(c, e, "spec_no_overlap", false, &g->spec_no_overlap)) ||
         (rc = json_get_bool(c, e, "pd_decode_first_token", false, &g->pd_decode_first_token)) ||

@@ -400,6 +400,8 @@ struct llmroof_engine {
                                          prompt KV when the request arrives, and the prefill runs only
                                          once it is held (SGLang's decode PreallocQueue); false: the
                                          decode instance's blocks are taken when the prefill ends */
+    bool cuda_only;                   /* its kernels are CUDA's alone (TensorRT-LLM, TurboMind, QServe, ...): it
+                                         runs on no AMD GPU (an entry whose arch is a gfx target) */
     bool dp_attention;                /* runs data-parallel attention beside expert parallelism
                                          (--dp-attention; default true: SGLang 0.4+, vLLM V1,
                                          TensorRT-LLM's enable_attention_dp); false: it does not */
@@ -480,6 +482,8 @@ double catalog_engine_mem_util(const struct llmroof_engine *en, const struct llm
 /* Whether the engine's default share depends on the GPU or the instance (bands with a reserve, or
  * mem_util_by_tp): memory evaluations then ask catalog_engine_mem_util for each layout. */
 bool catalog_engine_mem_util_varies(const struct llmroof_engine *en);
+/* Whether engine `en` runs on GPU `g`: false for a CUDA-only engine on an AMD GPU (arch "gfx..."). */
+bool catalog_engine_runs_on(const struct llmroof_engine *en, const struct llmroof_gpu *g);
 
 /* catalog_add_*_file that add only the entry `pick` names (as catalog_find_* finds it: id, or a
  * GPU's alias, case-insensitive), or none when no entry has that name ("" picks none). Every

@@ -40,7 +40,20 @@ static int estimate_check_shard(const struct llmroof_setup *s, struct llmroof_sh
         !(s->eff.comm > 0 && s->eff.comm <= 1) || !(s->eff.overhead_s >= 0 && s->eff.overhead_s <= 1) ||
         !(s->eff.first_token_s >= 0 && s->eff.first_token_s <= 60))
         return llmroof_err_set(err, LLMROOF_EINPUT, "efficiencies must be in (0, 1] and the overheads in [0, 1] s (first token: [0, 60] s)");
-    return roofline_check(s->gpu, s->dt.act, err);
+    rc = estimate_engine_runs(s->eff.engine_id, s->eff.cuda_only, s->gpu, err);
+    return rc ? rc : roofline_check(s->gpu, s->dt.act, err);
+}
+
+int estimate_engine_runs(const char *engine_id, bool cuda_only, const struct llmroof_gpu *g, struct llmroof_err *err)
+{
+    /* a CUDA-only engine (TensorRT-LLM, TurboMind, QServe, ...) on an AMD GPU runs nowhere */
+    if (cuda_only && strncmp(g->arch, "gfx", 3) == 0)
+        return llmroof_err_set(err, LLMROOF_EINPUT,
+                               "engine '%s' runs on NVIDIA GPUs only (its kernels are CUDA's: the profile's "
+                               "\"cuda_only\"), and '%s' is an AMD GPU (%s); vllm, sglang, tgi, llama.cpp and "
+                               "mlc-llm run on ROCm",
+                               engine_id ? engine_id : "?", g->id, g->arch);
+    return 0;
 }
 
 int estimate_check(const struct llmroof_setup *s, struct llmroof_err *err)

@@ -150,6 +150,9 @@ void estimate_mla_few_rule(const struct llmroof_setup *s, struct llmroof_shard *
 
 /* Validates the setup: TP divides heads, dtypes are storage/compute formats the GPU has. */
 int estimate_check(const struct llmroof_setup *s, struct llmroof_err *err);
+/* 0 when the engine (its id and cuda_only flag; NULL id: no engine) runs on GPU g, else
+ * LLMROOF_EINPUT naming both: a CUDA-only engine on an AMD GPU (arch "gfx..."). */
+int estimate_engine_runs(const char *engine_id, bool cuda_only, const struct llmroof_gpu *g, struct llmroof_err *err);
 
 /* Fills *out with the estimate of request r on setup s; on failure returns the error code with
  * err set, and *out is unspecified. */

@@ -82,6 +82,7 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
     }
     if (en) {
         e.engine_id = en->id;
+        e.cuda_only = en->cuda_only;
         e.compute *= en->compute_scale;
         e.overhead_s += en->step_overhead_s * e.cpu_scale;
         e.first_token_s = en->first_token_s;

@@ -78,6 +78,8 @@ struct llmroof_effs {
     bool custom_allreduce; /* the engine all-reduces with its own one-shot/two-shot kernels (NVLink, xGMI) */
     bool first_token_decode; /* the first token comes from a decode step after the prefill (TurboMind) */
     const char *engine_id; /* the engine profile's id, for the output to name; NULL without one */
+    bool cuda_only;       /* the engine's kernels are CUDA's alone (engine cuda_only): estimate_check refuses
+                             it on an AMD GPU */
     double cpu_scale;     /* the host's CPU time over the reference host's (1 / host speed), already in
                              launch_s and the engine's overheads; the simulator's per-sequence CPU work
                              takes it too (docs/model.md "Host CPU"; 0 = 1) */

@@ -914,7 +914,11 @@ static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, c
     }
     if (r->ninst > 0 && r->inst[0].lanes > 1) /* --pp: each lane holds its share (docs/metrics.md) */
         cJSON_AddNumberToObject(o, "pipeline_lanes", r->inst[0].lanes);
-    cJSON_AddNumberToObject(o, "seed", (double)r->seed);
+    /* the seed as its digits: cJSON prints numbers with 15 significant digits where they compare
+     * equal within its epsilon, so 9007199254740992 read "9.00719925474099e+15" */
+    char seed[24];
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)r->seed);
+    cJSON_AddRawToObject(o, "seed", seed);
     sim_json_serving(o, c, r);
     return o;
 }
@@ -1078,7 +1082,9 @@ char *render_json_plan(const struct plan_input *in, const struct plan_result *r)
     if (gpn > 0)
         cJSON_AddNumberToObject(o, "gpus_per_node", gpn);
     cJSON_AddBoolToObject(o, "fast", in->fast);
-    cJSON_AddNumberToObject(o, "seed", (double)in->sim.seed);
+    char seed[24]; /* as simulate's: its digits */
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)in->sim.seed);
+    cJSON_AddRawToObject(o, "seed", seed);
     cJSON *arr = cJSON_AddArrayToObject(o, "options");
     for (int i = 0; i < r->noptions; i++)
         cJSON_AddItemToArray(arr, plan_row_json(in, &r->options[i]));
@@ -1353,6 +1359,8 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
             cJSON_AddBoolToObject(o, "disaggregation", false);
         if (!e[i].dp_attention)
             cJSON_AddBoolToObject(o, "dp_attention", false);
+        if (e[i].cuda_only)
+            cJSON_AddBoolToObject(o, "cuda_only", true);
         if (e[i].prefix_cache)
             cJSON_AddBoolToObject(o, "prefix_cache", true);
         if (e[i].n_mem_tiers > 0) {

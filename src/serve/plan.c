@@ -1919,6 +1919,11 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
                     bound_text(ob->gpus, ob->has_cost, ob->cost_per_hour, (char[64]){ 0 }, 64));
             continue;
         }
+        if (bi < 0 && !catalog_engine_runs_on(in->eff.engine, in->gpus[gi])) {
+            add_obs(out, "%s: engine '%s' does not run on it (CUDA only; an AMD GPU).", in->gpus[gi]->id,
+                    in->eff.engine->id);
+            continue;
+        }
         if (bi < 0) {
             add_obs(out, "%s cannot serve this model under these SLOs at any TP tried.", in->gpus[gi]->id);
             continue;

@@ -1,0 +1,1 @@
+estimate -m llama-3.1-8b -g mi300x -e tensorrt-llm

@@ -1,0 +1,1 @@
+memory -m llama-3.1-8b -g mi300x -e lmdeploy
