@@ -711,6 +711,11 @@ char *render_json_report(const struct llmroof_report *r)
         cJSON_AddNumberToObject(j, "tpot_s", e->tpot_s);
         cJSON_AddNumberToObject(j, "e2e_s", e->e2e_s);
         cJSON_AddNumberToObject(j, "decode_tok_s", e->decode_tok_s);
+        if (r->has_bands) { /* --range: as the table's low-high columns, estimate's [low, high] */
+            cJSON *rg = cJSON_AddObjectToObject(j, "range");
+            add_range(rg, "ttft_s", e->ttft_s, &r->bands.ttft, false);
+            add_range(rg, "tpot_s", e->tpot_s, &r->bands.tpot, false);
+        }
         cJSON_AddStringToObject(j, "prefill_bound", bound_name(e->prefill.bound));
         cJSON_AddStringToObject(j, "decode_bound", bound_name(e->decode.bound));
         cJSON_AddNumberToObject(j, "prefill_comm_share", e->prefill.time_s > 0 ? e->prefill.comm_s / e->prefill.time_s : 0);
@@ -926,6 +931,33 @@ static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, c
 char *render_json_sim(const struct sim_config *c, const struct sim_result *r, const char *wl)
 {
     return finish(sim_json(c, r, wl, "llmroof.simulate/1"));
+}
+
+/* A latency statistic scaled by a band's factor (the --range rows of the table, low and high). */
+static void add_stats_scaled(cJSON *o, const char *key, const struct sim_stats *s, double f)
+{
+    struct sim_stats x = *s;
+    x.mean *= f, x.p50 *= f, x.p90 *= f, x.p95 *= f, x.p99 *= f, x.max *= f;
+    add_stats(o, key, &x);
+}
+
+char *render_json_sim_range(const struct sim_config *c, const struct sim_result *r, const char *wl,
+                            const struct llmroof_uncertainty *u)
+{
+    cJSON *o = sim_json(c, r, wl, "llmroof.simulate/1");
+    /* --range: each latency's statistics times the validation residuals' low and high factors, as
+     * the table's "low"/"high" rows (docs/validation.md); a metric without a band is left out */
+    cJSON *rg = cJSON_AddObjectToObject(o, "range");
+    const struct { const char *key; const struct sim_stats *s; const struct llmroof_band *b; } m[] = {
+        { "ttft_s", &r->ttft, &u->ttft }, { "tpot_s", &r->tpot, &u->tpot }, { "e2e_s", &r->e2e, &u->e2e } };
+    for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
+        if (!m[i].b->present)
+            continue;
+        cJSON *x = cJSON_AddObjectToObject(rg, m[i].key);
+        add_stats_scaled(x, "low", m[i].s, m[i].b->low);
+        add_stats_scaled(x, "high", m[i].s, m[i].b->high);
+    }
+    return finish(o);
 }
 
 char *render_json_sim_band(const struct sim_config *c, const struct sim_result *r, const char *wl, double band,

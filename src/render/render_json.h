@@ -57,6 +57,10 @@ char *render_json_memory(const struct llmroof_model *m, const struct llmroof_gpu
 
 /* `simulate --format json`: one run, or a sweep (pts, n) when param is not NULL. */
 char *render_json_sim(const struct sim_config *c, const struct sim_result *r, const char *workload_name);
+/* render_json_sim with --range: a "range" object of each latency's statistics at the band's low
+ * and high factors */
+char *render_json_sim_range(const struct sim_config *c, const struct sim_result *r, const char *workload_name,
+                            const struct llmroof_uncertainty *u);
 /* The same document with "capacity_band": the runs at the service rate `band` lower (`lo`, iteration
  * times / (1 - band)) and higher (`hi`, / (1 + band)): their TTFT/TPOT statistics, throughput and
  * overload flag (simulate --capacity-band). */

@@ -1,0 +1,1 @@
+simulate -q -m llama-3.1-8b -g h100 -n 20 --range --sweep-rate 1,2

@@ -1,0 +1,1 @@
+simulate -q -m gpt-j-6b -g h100 -n 40 -r 5 -w docqa --format csv --table quantities

@@ -1,0 +1,1 @@
+simulate -q -m llama-3.1-8b -g h100 -n 20 -r 2 -w fixed:256:32 --range --format json
