@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <stdint.h>
@@ -28,7 +29,10 @@ static bool leading_number(const char *s, double *out, const char **end)
     errno = 0;
     char *e = NULL;
     double v = strtod(s, &e);
-    if (e == s || errno == ERANGE || !isfinite(v))
+    /* ERANGE on underflow is a number all the same: "5e-324" (a subnormal) or "1e-400" (read as 0)
+     * lie within every range that holds 0 or the tiny value, and had been refused with a message
+     * that named the range they are in; overflow (inf) stays refused */
+    if (e == s || !isfinite(v) || (errno == ERANGE && fabs(v) > DBL_MIN))
         return false;
     *out = v;
     *end = e;

@@ -562,9 +562,20 @@ quant:;
     const cJSON *qc = hf_get(doc, "quantization_config");
     if (!qc)
         qc = hf_get(root, "quantization_config");
-    if (qc) {
+    if (qc && !cJSON_IsNull(qc)) {
+        /* an object with a quant_method string, as transformers writes it (a 7 here had read as an
+         * unmodelled method "") */
+        if (!cJSON_IsObject(qc)) {
+            rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: field 'quantization_config' must be an object", fname);
+            goto out;
+        }
         const cJSON *qm = cJSON_GetObjectItemCaseSensitive(qc, "quant_method");
-        const char *method = qm && cJSON_IsString(qm) && qm->valuestring ? qm->valuestring : "";
+        if (qm && !(cJSON_IsString(qm) && qm->valuestring)) {
+            rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: field 'quantization_config.quant_method' must be a string",
+                                 fname);
+            goto out;
+        }
+        const char *method = qm ? qm->valuestring : "";
         if (!strcmp(method, "fp8")) {
             /* e4m3 weights, one fp32 scale per weight_block_size block (DeepSeek: 128 x 128) */
             double bits = 8.0;
@@ -583,6 +594,9 @@ quant:;
             snprintf(m->ckpt_format, sizeof m->ckpt_format, "%s", "mxfp4");
             m->ckpt_bits = 16.0;
             m->ckpt_expert_bits = 4.25;
+        } else if (!qm) {
+            hf_warn(warn, warn_cap, "%s: quantization_config names no quant_method: choose --weight-dtype / "
+                    "--weight-bits to match the checkpoint", fname);
         } else {
             hf_warn(warn, warn_cap, "%s: quantization_config quant_method \"%s\" is not modelled: choose "
                     "--weight-dtype / --weight-bits to match it", fname, method);

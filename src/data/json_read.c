@@ -329,7 +329,7 @@ bool json_valid_id(const char *s)
  * \\u0000 itself (a C string cannot hold it), and numbers with a leading zero ("040") or no
  * digit after '.' or the exponent ("40.", "1e"), which strtod reads as 40 and 1. Returns the
  * offset of the first, with *why, or SIZE_MAX. */
-static size_t json_lexical_error(const char *t, size_t n, const char **why)
+size_t json_lexical_error(const char *t, size_t n, const char **why)
 {
     bool in_string = false;
     for (size_t i = 0; i < n; i++) {

@@ -68,6 +68,11 @@ int json_entry_head(struct json_ectx *c, const cJSON *e, const char *const *fiel
 /* Lowercase letters, digits, '-', '.', '_'; not empty. */
 bool json_valid_id(const char *s);
 /* The whole document (UTF-8, depth, no trailing text); NULL after setting err. Caller frees. */
+/* What cJSON accepts but RFC 8259 does not: a \\u escape without four hex digits, the escape
+ * \\u0000 (a C string cannot hold it: cJSON would cut "llama-7b\\u0000x" to "llama-7b"), a number
+ * with a leading zero or no digit after '.' or the exponent. The offset of the first, with *why,
+ * or SIZE_MAX. */
+size_t json_lexical_error(const char *t, size_t n, const char **why);
 cJSON *json_parse(const char *text, size_t len, const char *fname, struct llmroof_err *err);
 /* json_parse, and the document must be an object; NULL after setting err. Caller frees. */
 cJSON *json_parse_object(const char *text, size_t len, const char *fname, struct llmroof_err *err);

@@ -8,6 +8,7 @@
 
 #include "base/dtype.h"
 #include "base/parse.h"
+#include "data/json_read.h"
 
 #define BAD(...) llmroof_err_set(err, LLMROOF_EINPUT, __VA_ARGS__)
 
@@ -92,6 +93,10 @@ int baseline_parse_row(const char *line, size_t len, const char *fname, long ln,
     size_t bad;
     if (!parse_utf8_valid(line, len, &bad))
         return BAD("%s:%ld:%zu: not valid UTF-8", fname, ln, bad + 1);
+    /* what cJSON would take but a C string cannot hold: "llama-7b\u0000x" had read as llama-7b */
+    const char *why = NULL;
+    if ((bad = json_lexical_error(line, len, &why)) != SIZE_MAX)
+        return BAD("%s:%ld:%zu: %s", fname, ln, bad + 1, why);
     /* a sweep row is flat: any nesting is wrong, deep nesting only costs cJSON time */
     if ((bad = parse_json_too_deep(line, len, 1)) != SIZE_MAX)
         return BAD("%s:%ld:%zu: nested value (a sweep row is a flat JSON object)", fname, ln, bad + 1);

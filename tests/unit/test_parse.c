@@ -15,6 +15,12 @@ static void numbers(void **state)
     assert_false(parse_double("nan", &v));
     assert_false(parse_double("inf", &v));
     assert_false(parse_double("1e999", &v));
+    /* underflow is a number: a subnormal as itself, below it 0 (both had been refused, with a
+     * message naming a range they lie in) */
+    assert_true(parse_double("5e-324", &v));
+    assert_true(v > 0 && v < 1e-320);
+    assert_true(parse_double("1e-400", &v));
+    assert_true(v == 0.0);
     assert_false(parse_double("0x10", &v));
     assert_false(parse_double(" 1", &v));
     assert_false(parse_double("1x", &v));

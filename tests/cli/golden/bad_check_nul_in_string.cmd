@@ -1,0 +1,1 @@
+check tests/cli/golden/baseline-nul.jsonl

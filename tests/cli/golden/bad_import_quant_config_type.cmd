@@ -1,0 +1,1 @@
+import-hf tests/data/hf/bad-quant-config.json --name x
