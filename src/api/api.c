@@ -104,7 +104,7 @@ static char *dup_str(const char *s)
 /* A JSON number as the command line would write it: whole numbers without a fraction (up to
  * 2^53, where every whole number is a double: a seed of 10^15 stays "1000000000000000", not
  * "1e+15"), others with the fewest digits that read back to the same double. */
-static void fmt_number(double v, char *buf, size_t n)
+void api_number_text(double v, char *buf, size_t n)
 {
     if (v > -9007199254740992.0 && v < 9007199254740992.0 && v == (double)(long long)v) { /* range first: the cast of 1e300 is undefined */
         snprintf(buf, n, "%lld", (long long)v);
@@ -148,7 +148,7 @@ static int scalar_text(const cJSON *v, const char *key, struct sbuf *b, struct r
         sbuf_append(b, v->valuestring);
     } else if (cJSON_IsNumber(v)) {
         char num[64];
-        fmt_number(v->valuedouble, num, sizeof num);
+        api_number_text(v->valuedouble, num, sizeof num);
         sbuf_append(b, num);
     } else {
         return req_fail(e, LLMROOF_API_EINPUT, "field '%s': a list holds strings or numbers", key);
@@ -424,10 +424,31 @@ static int check_request_text(const char *text, struct req_err *e)
                                 (int)(n < 40 ? n : 40), p, n > 40 ? "..." : "", (size_t)(p - text),
                                 isinf(v) ? "up to 1.8e308" : "of at least 4.9e-324, or 0");
             }
+            /* a whole number of 2^53 or more is not a double exactly: 9007199254740993 reads as
+             * ...992, so a seed would run as another seed than asked (the CLI refuses from 2^53) */
+            const bool whole = strcspn(p, ".eE") >= n;
+            if (end == p + n && whole && isfinite(v) && fabs(v) >= 9007199254740992.0) {
+                int d = depth;
+                while (d > 0 && kind[d] != '{')
+                    d--;
+                return req_fail(e, LLMROOF_API_EINPUT, "field '%.*s': the whole number %.*s%s at byte %zu is 2^53 "
+                                                       "or more, which a JSON number does not hold exactly",
+                                d > 0 && key[d] ? key_len[d] : 1, d > 0 && key[d] ? key[d] : "?",
+                                (int)(n < 40 ? n : 40), p, n > 40 ? "..." : "", (size_t)(p - text));
+            }
             p += n - 1;
         }
     }
     return 0;
+}
+
+int api_check_numbers(const char *text, char *msg, size_t n)
+{
+    struct req_err e = { 0 };
+    int rc = check_request_text(text, &e);
+    if (rc)
+        snprintf(msg, n, "%s", e.msg);
+    return rc;
 }
 
 /* Request object -> argv {"llmroof", command, --options..., "--", args...}. */

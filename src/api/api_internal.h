@@ -22,6 +22,12 @@ int api_ctx_call_stop(llmroof_ctx *ctx, const char *request_json, char **respons
  * LLMROOF_API_EINPUT with the CLI-style message in msg, or LLMROOF_API_EFAIL (out of memory). */
 struct cJSON;
 int api_request_flatten(struct cJSON *req, char *msg, size_t n);
+/* A JSON number as the command line would write it: whole numbers below 2^53 as their digits,
+ * others with the fewest digits (15 to 17) that read back to the same double. */
+void api_number_text(double v, char *buf, size_t n);
+/* The request text's numbers as the library reads them: 0, or LLMROOF_API_EINPUT with the message
+ * (a number out of range, a whole number of 2^53 or more) in msg, naming the field and byte. */
+int api_check_numbers(const char *text, char *msg, size_t n);
 /* A copy of NUL-terminated request text with each escape "\u0000" read as "\u0001", so that a NUL
  * inside a string is refused as a control character rather than cutting the string. Caller frees;
  * NULL when out of memory. */

@@ -436,12 +436,20 @@ static void route_api(llmroof_ctx *ctx, const struct server_cfg *cfg, const char
         mapped = strlen(copy) == len ? api_map_nul_escapes(copy) : NULL; /* a raw NUL: invalid JSON below */
     }
     const char *text_in = mapped ? mapped : body;
+    char msg[512];
+    /* the body's numbers as written (the library sees them only after the reprint below): a seed
+     * of 9007199254740993 is refused as such, not as the ...992 a double makes of it */
+    if (mapped && api_check_numbers(mapped, msg, sizeof msg)) {
+        free(copy);
+        free(mapped);
+        reply_error(r, 400, msg);
+        return;
+    }
     cJSON *req = len ? cJSON_ParseWithLengthOpts(text_in, len, &end, 0) : cJSON_CreateObject();
     if (end) /* offsets into the body */
         end = body + (end - text_in);
     free(copy);
     free(mapped);
-    char msg[512];
     if (!req) {
         size_t at = end && end >= body && end <= body + len ? (size_t)(end - body) : 0;
         snprintf(msg, sizeof msg, "llmroof: error: request: invalid JSON at byte %zu", at);
@@ -525,6 +533,23 @@ static void route_api(llmroof_ctx *ctx, const struct server_cfg *cfg, const char
         roofline_svg(ctx, req, flags, r);
         cJSON_Delete(req);
         return;
+    }
+    /* numbers as their exact text: cJSON prints 15 significant digits where they compare equal
+     * within its epsilon, so a seed of 5000000000000001 had gone on as 5e+15 */
+    for (cJSON *nv = req->child, *next; nv; nv = next) {
+        next = nv->next;
+        if (!cJSON_IsNumber(nv))
+            continue;
+        char num[64];
+        api_number_text(nv->valuedouble, num, sizeof num);
+        cJSON *raw = cJSON_CreateRaw(num);
+        /* keys are unique here (a repeated one was refused above), so the key finds this item */
+        if (!raw || !cJSON_ReplaceItemInObjectCaseSensitive(req, nv->string, raw)) {
+            cJSON_Delete(raw);
+            cJSON_Delete(req);
+            reply_error(r, 500, "llmroof: error: out of memory");
+            return;
+        }
     }
     char *text = cJSON_PrintUnformatted(req);
     cJSON_Delete(req);

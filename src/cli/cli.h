@@ -22,7 +22,7 @@ struct rjdoc; /* llmroof/render_json.h */
 
 #define CLI_MAX_FILES 32
 #define CLI_MAX_OUTPUTS 16 /* output-file options of one command line */
-#define CLI_SEED_MAX ((int64_t)1 << 53) /* --seed: the largest whole number a JSON number (a double) holds exactly */
+#define CLI_SEED_MAX (((int64_t)1 << 53) - 1) /* --seed: below 2^53, where every whole number is a double (JSON) */
 #define CLI_HELP (-1) /* returned by cli_parse when --help was printed */
 
 /* Flags of cli_main. The normal binary passes 0; the fuzz harness passes all three so
@@ -322,6 +322,11 @@ int cli_think(struct cli *c, const char *arg, double *lo_s, double *hi_s);
  * csv:FILE (read here), drawn for model m where the workload depends on it (sharegpt: NULL leaves
  * it undrawn). Returns 0 or an exit status. */
 int cli_workload(struct cli *c, const char *spec, const struct llmroof_model *m, struct workload *out);
+/* Warns on c->errf when a drawn workload (chat, docqa, code, lognormal, sharegpt, ...) puts 1% or
+ * more of 10,000 draws past model m's context (plan and simulate's sweeps; one simulate run counts
+ * its own requests). */
+void cli_warn_drawn_past_context(struct cli *c, const struct workload *w, const char *wname,
+                                 const struct llmroof_model *m, bool plan);
 
 /* Loads <data dir>/validation-map.json (or `path`). Returns 0 or an exit status. */
 int cli_valmap(struct cli *c, const char *path, struct llmroof_valmap *out);

@@ -10,6 +10,7 @@
 
 #include "base/parse.h"
 #include "model/ckpt.h"
+#include "base/rng.h"
 #include "serve/sim.h"
 
 int cli_long(struct cli *c, const char *opt, const char *arg, long min, long max, long *out)
@@ -136,6 +137,33 @@ int cli_think(struct cli *c, const char *arg, double *lo_s, double *hi_s)
         return cli_usage_error(c, "option '--think': '%s' has its low end above its high one: give LO-HI with LO <= HI "
                                   "(e.g. 1s-3s)", CLI_CLIP(arg));
     return 0;
+}
+
+void cli_warn_drawn_past_context(struct cli *c, const struct workload *w, const char *wname,
+                                 const struct llmroof_model *m, bool plan)
+{
+    if (!m || m->max_context <= 0 || w->kind == WORKLOAD_FIXED || w->kind == WORKLOAD_RANDOM)
+        return; /* stated lengths: warned of where they are parsed */
+    struct llmroof_rng r;
+    rng_seed(&r, 42);
+    const long n = 10000;
+    long past = 0;
+    for (long i = 0; i < n; i++) {
+        long p, o;
+        workload_sample(w, &r, &p, &o);
+        past += p + o > m->max_context;
+    }
+    /* at 1% or more, as simulate's own count (chat's tail puts 1 of 3,000 past Llama-2's 4,096) */
+    if (100 * past >= n && plan)
+        fprintf(c->errf, "llmroof: warning: workload '%s' draws about %.0f%% of its requests past %s's context of "
+                         "%ld tokens: planned as drawn, where an engine at its default context refuses such "
+                         "prompts\n",
+                wname, 100.0 * (double)past / (double)n, m->id, m->max_context);
+    else if (100 * past >= n)
+        fprintf(c->errf, "llmroof: warning: workload '%s' draws about %.0f%% of its requests past %s's context of "
+                         "%ld tokens: simulated as drawn (--max-model-len %ld refuses longer prompts and stops "
+                         "outputs there, as vLLM does by default)\n",
+                wname, 100.0 * (double)past / (double)n, m->id, m->max_context, m->max_context);
 }
 
 int cli_workload(struct cli *c, const char *spec, const struct llmroof_model *m, struct workload *out)

@@ -80,7 +80,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         /* at most 2^53: JSON output carries the seed as a number, exact up to there (a larger
          * seed printed as 9.00719925474099e+15 would not reproduce its run) */
         if (!parse_int64(arg, 0, CLI_SEED_MAX, &sd))
-            return cli_usage_error(c, "option '--seed': '%s' is not a whole number from 0 to 2^53 (%lld)", arg,
+            return cli_usage_error(c, "option '--seed': '%s' is not a whole number from 0 to 2^53 - 1 (%lld)", arg,
                                    (long long)CLI_SEED_MAX);
         x->in.sim.seed = (uint64_t)sd;
         x->have_seed = true;
@@ -144,7 +144,7 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
         { OPT_MBT, "max-batched-tokens", 0, "N", "token budget of one iteration (default: the engine's for each GPU, else 2048)", false },
         { OPT_MAXSEQS, "max-seqs", 0, "N", "running sequences at most (default: the engine's for each GPU, else 256)", false },
         { OPT_NOCHUNK, "no-chunked-prefill", 0, NULL, "engine prefills prompts whole", false },
-        { OPT_SEED, "seed", 0, "N", "random seed of the simulations (default 42)", false },
+        { OPT_SEED, "seed", 0, "N", "random seed of the simulations, 0 to 2^53 - 1 (default 42)", false },
         { OPT_QUIET, "quiet", 'q', NULL, "no progress line (shown only on a terminal, after a second)", false },
         CLI_OPT_LAYOUT, CLI_OPT_DTYPES, CLI_OPT_EFFS, CLI_OPT_MEM,
     };
@@ -193,6 +193,18 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
         return rc;
     if ((rc = cli_tp_list(c, x->tps ? x->tps : "1,2,4,8", x->in.tps, PLAN_MAX_TPS, &x->in.ntps)))
         return rc;
+    /* a CUDA-only engine and only AMD GPUs: nothing to plan, which is the input's, not the
+     * hardware's failing (exit 1 had said "no configuration meets the SLOs") */
+    if (x->s.eff.engine && x->s.eff.engine->cuda_only) {
+        int runs = 0;
+        for (int i = 0; i < x->in.ngpus; i++)
+            runs += catalog_engine_runs_on(x->s.eff.engine, x->in.gpus[i]);
+        if (!runs)
+            return cli_usage_error(c, "options '--engine %s' and '--gpus': the engine runs on NVIDIA GPUs only (its "
+                                      "profile's \"cuda_only\"), and every GPU given is an AMD one; vllm, sglang, "
+                                      "tgi, llama.cpp-2024-06 and mlc-llm run on ROCm",
+                                   x->s.eff.engine->id);
+    }
     if (x->kvlink && !(x->in.rate_qps > 0))
         return cli_usage_error(c, "option '--kv-link' sets the disaggregated layouts' link, which only --rate plans compare");
     if (x->kvlink && (rc = cli_kv_link(c, x->kvlink, x->in.gpus, x->in.ngpus, x->gpus == NULL, &x->in.sim.kv_link_Bps,
@@ -208,6 +220,8 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
     if ((rc = cli_workload(c, x->workload ? x->workload : "chat", x->in.model, &wl)))
         return rc;
     x->in.sim.workload = &wl;
+    /* docqa on GPT-J: most requests past its 2,048 tokens, which the plan had served unsaid */
+    cli_warn_drawn_past_context(c, &wl, x->workload ? x->workload : "chat", x->in.model, true);
     /* an engine that refuses a prompt above its budget without chunked prefill (TensorRT-LLM:
      * prompt_within_budget) would reject every request of a fixed workload longer than it: every
      * row would fail, which reads as "no hardware is enough"; it is the workload that cannot run */

@@ -160,7 +160,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         /* at most 2^53: JSON output carries the seed as a number, exact up to there (a larger
          * seed printed as 9.00719925474099e+15 would not reproduce its run) */
         if (!parse_int64(arg, 0, CLI_SEED_MAX, &sd))
-            return cli_usage_error(c, "option '--seed': '%s' is not a whole number from 0 to 2^53 (%lld)", arg,
+            return cli_usage_error(c, "option '--seed': '%s' is not a whole number from 0 to 2^53 - 1 (%lld)", arg,
                                    (long long)CLI_SEED_MAX);
         x->cfg.seed = (uint64_t)sd;
         return 0;
@@ -528,7 +528,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         { OPT_RATE, "rate", 'r', "QPS", "open loop: Poisson arrivals per second", false },
         { OPT_TRACE, "trace", 0, "FILE", "open loop: CSV of arrival_s,prompt_len,output_len", false },
         { OPT_WORKLOAD, "workload", 'w', "SPEC", "fixed:P:O, random:P:O[:R], chat, docqa, code, openorca, sharegpt[:P:O], lognormal:PM:P90:OM:O90[:MAX] or csv:FILE (default chat)", false },
-        { OPT_SEED, "seed", 0, "N", "random seed (default 42)", false },
+        { OPT_SEED, "seed", 0, "N", "random seed, 0 to 2^53 - 1 (default 42)", false },
         { OPT_REQOUT, "requests-out", 0, "FILE", "write each request's timestamps as CSV", false },
         { OPT_TRACEOUT, "trace-out", 0, "FILE", "write a Chrome trace of the iterations (JSON)", false },
         { OPT_SW_MBT, "sweep-batched-tokens", 0, "LIST", "one run per token budget (throughput-latency curve)", false },
@@ -902,6 +902,9 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         return rc;
     }
 
+    /* a sweep's points draw alike: one warning for all, from the workload's own draws */
+    if (!x->trace && x->cfg.max_model_len <= 0)
+        cli_warn_drawn_past_context(c, &wl, wname, m, false);
     for (int i = 0; i < pts.n; i++) {
         struct sim_config cfg = x->cfg;
         if (strcmp(sweep, "max_batched_tokens") == 0) {

@@ -570,6 +570,8 @@ quant:;
             goto out;
         }
         const cJSON *qm = cJSON_GetObjectItemCaseSensitive(qc, "quant_method");
+        if (qm && cJSON_IsNull(qm)) /* null: none stated, as quantization_config null is */
+            qm = NULL;
         if (qm && !(cJSON_IsString(qm) && qm->valuestring)) {
             rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: field 'quantization_config.quant_method' must be a string",
                                  fname);
@@ -580,9 +582,20 @@ quant:;
             /* e4m3 weights, one fp32 scale per weight_block_size block (DeepSeek: 128 x 128) */
             double bits = 8.0;
             const cJSON *bs = cJSON_GetObjectItemCaseSensitive(qc, "weight_block_size");
-            if (bs && cJSON_IsArray(bs) && cJSON_GetArraySize(bs) == 2 && cJSON_IsNumber(bs->child) &&
-                cJSON_IsNumber(bs->child->next) && bs->child->valuedouble >= 1 && bs->child->next->valuedouble >= 1)
-                bits += 32.0 / (bs->child->valuedouble * bs->child->next->valuedouble);
+            if (bs && !cJSON_IsNull(bs)) {
+                /* [rows, columns] of one scale's block, whole numbers of at least 1 ("x", [128] or
+                 * [-128, 128] had given plain 8-bit weights without a word) */
+                const cJSON *b0 = cJSON_IsArray(bs) && cJSON_GetArraySize(bs) == 2 ? bs->child : NULL;
+                const cJSON *b1 = b0 ? b0->next : NULL;
+                if (!b0 || !cJSON_IsNumber(b0) || !cJSON_IsNumber(b1) || !(b0->valuedouble >= 1) ||
+                    !(b1->valuedouble >= 1) || b0->valuedouble != floor(b0->valuedouble) ||
+                    b1->valuedouble != floor(b1->valuedouble) || b0->valuedouble > 65536 || b1->valuedouble > 65536) {
+                    rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: field 'quantization_config.weight_block_size' must "
+                                         "be two whole numbers from 1 to 65536 (e.g. [128, 128])", fname);
+                    goto out;
+                }
+                bits += 32.0 / (b0->valuedouble * b1->valuedouble);
+            }
             /* no warning: the entry's checkpoint field makes every command estimate it in fp8
              * (ckpt_weight_dtype) unless --weight-dtype or --weight-bits says otherwise; import-hf
              * notes the format (before session 47 this said "estimate it with --weight-dtype fp8") */

@@ -50,7 +50,7 @@ int estimate_engine_runs(const char *engine_id, bool cuda_only, const struct llm
     if (cuda_only && strncmp(g->arch, "gfx", 3) == 0)
         return llmroof_err_set(err, LLMROOF_EINPUT,
                                "engine '%s' runs on NVIDIA GPUs only (its kernels are CUDA's: the profile's "
-                               "\"cuda_only\"), and '%s' is an AMD GPU (%s); vllm, sglang, tgi, llama.cpp and "
+                               "\"cuda_only\"), and '%s' is an AMD GPU (%s); vllm, sglang, tgi, llama.cpp-2024-06 and "
                                "mlc-llm run on ROCm",
                                engine_id ? engine_id : "?", g->id, g->arch);
     return 0;

@@ -628,12 +628,13 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
             cJSON_AddNullToObject(rg, "tpot_s");
         else
             add_range(rg, "tpot_s", e->tpot_s, &bands->tpot, false);
-        add_range(rg, "e2e_s", e->e2e_s, &bands->e2e, false);
+        /* one output token: e2e is the TTFT, and takes its band (as estimate's table) */
+        add_range(rg, "e2e_s", e->e2e_s, no_decode ? &bands->ttft : &bands->e2e, false);
         if (no_decode && bands->tpot.present)
             cJSON_AddNullToObject(rg, "decode_tok_s");
         else
             add_range(rg, "decode_tok_s", e->decode_tok_s, &bands->tpot, true);
-        add_range(rg, "output_tok_s", e->output_tok_s, &bands->e2e, true);
+        add_range(rg, "output_tok_s", e->output_tok_s, no_decode ? &bands->ttft : &bands->e2e, true);
     }
     cJSON_AddItemToObject(o, "prefill", phase_json(&e->prefill, &e->prefill_split, &e->prefill_ops));
     /* no decode step (output 1): null, as tpot_s is, not a phase of zeros that reads as free */
@@ -668,7 +669,7 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
 
 char *render_json_report(const struct llmroof_report *r)
 {
-    static const char *const status[] = { "ok", "no-fit", "bad-tp", "no-dtype" };
+    static const char *const status[] = { "ok", "no-fit", "bad-tp", "no-dtype", "no-engine" };
     cJSON *o = new_doc("llmroof.report/1");
     cJSON_AddStringToObject(o, "model", r->model->id);
     cJSON_AddNumberToObject(o, "batch", (double)r->req.batch);
@@ -718,8 +719,8 @@ char *render_json_report(const struct llmroof_report *r)
         }
         cJSON_AddStringToObject(j, "prefill_bound", bound_name(e->prefill.bound));
         cJSON_AddStringToObject(j, "decode_bound", bound_name(e->decode.bound));
-        cJSON_AddNumberToObject(j, "prefill_comm_share", e->prefill.time_s > 0 ? e->prefill.comm_s / e->prefill.time_s : 0);
-        cJSON_AddNumberToObject(j, "decode_comm_share", e->decode.time_s > 0 ? e->decode.comm_s / e->decode.time_s : 0);
+        cJSON_AddNumberToObject(j, "prefill_comm_share", report_comm_share(&e->prefill));
+        cJSON_AddNumberToObject(j, "decode_comm_share", report_comm_share(&e->decode));
         if (x->has_scaling)
             cJSON_AddNumberToObject(j, "tp_scaling_eff", x->tp_scaling_eff);
         for (int k = 0; k < 2; k++) {

@@ -15,6 +15,7 @@ const char *report_status_name(enum report_status s)
     case REPORT_NO_FIT: return "no-fit";
     case REPORT_BAD_TP: return "bad-tp";
     case REPORT_BAD_DTYPE: return "no-dtype";
+    case REPORT_NO_ENGINE: return "no-engine";
     }
     return "?";
 }

@@ -60,6 +60,10 @@ static void shares(const struct llmroof_phase *p, double *out)
     for (int k = 0; k < LLMROOF_OP_COUNT; k++)
         out[cat_of((enum llmroof_opkind)k)] += p->op[k].time_s / p->time_s;
     out[REPORT_OVERHEAD] += (p->overhead_s + p->cpu_wait_s) / p->time_s; /* the CPU launch wait too */
+    /* two-batch overlap: the all-to-all the other micro-batch hides lengthens nothing (estimate's
+     * all_to_all_hidden row), so the shares add to 1 (they had read 115% for a DeepSeek prefill) */
+    if (p->a2a_overlap && p->hidden_s > 0)
+        out[cat_of(LLMROOF_OP_ALL_TO_ALL)] -= p->hidden_s / p->time_s;
 }
 
 static void add_obs(struct llmroof_report *r, const char *fmt, ...)
@@ -77,9 +81,12 @@ static void add_obs(struct llmroof_report *r, const char *fmt, ...)
     va_end(ap);
 }
 
-static double comm_share(const struct llmroof_phase *p)
+double report_comm_share(const struct llmroof_phase *p)
 {
-    return p->time_s > 0 ? p->comm_s / p->time_s : 0.0;
+    /* the communication that lengthens the phase: less what two-batch overlap hides, as estimate's
+     * comm_pct counts it */
+    const double c = p->comm_s - (p->a2a_overlap ? p->hidden_s : 0.0);
+    return p->time_s > 0 && c > 0 ? c / p->time_s : 0.0;
 }
 
 /* Appends "name (x%)" items to buf, comma-separated. */
@@ -158,12 +165,12 @@ static void observe(struct llmroof_report *r)
         if (!x->has_est)
             continue;
         char item[96];
-        if (comm_share(&x->est.decode) > REPORT_COMM_HEAVY) {
-            snprintf(item, sizeof item, "%s TP %d (%.0f%%)", x->gpu->id, x->tp, 100 * comm_share(&x->est.decode));
+        if (report_comm_share(&x->est.decode) > REPORT_COMM_HEAVY) {
+            snprintf(item, sizeof item, "%s TP %d (%.0f%%)", x->gpu->id, x->tp, 100 * report_comm_share(&x->est.decode));
             list_append(dec, sizeof dec, item);
         }
-        if (comm_share(&x->est.prefill) > REPORT_COMM_HEAVY) {
-            snprintf(item, sizeof item, "%s TP %d (%.0f%%)", x->gpu->id, x->tp, 100 * comm_share(&x->est.prefill));
+        if (report_comm_share(&x->est.prefill) > REPORT_COMM_HEAVY) {
+            snprintf(item, sizeof item, "%s TP %d (%.0f%%)", x->gpu->id, x->tp, 100 * report_comm_share(&x->est.prefill));
             list_append(pre, sizeof pre, item);
         }
     }
@@ -272,6 +279,12 @@ int report_build(const struct report_input *in, struct llmroof_report *out, stru
                 continue;
             }
             x->gpus = sh.gpus; /* per-GPU figures divide by the layout's GPUs, as estimate's do */
+            /* a CUDA-only engine on an AMD GPU: that row only (the whole report had stopped) */
+            if (estimate_engine_runs(s.eff.engine_id, s.eff.cuda_only, x->gpu, &e2) != LLMROOF_OK) {
+                x->status = REPORT_NO_ENGINE;
+                snprintf(x->reason, sizeof x->reason, "%s", e2.msg);
+                continue;
+            }
             int rc = memory_eval_layout(in->model, x->gpu, &lay, &in->dt, ctx, in->has_gpu_mem ? &in->gpu_mem[gi] : &in->mem,
                                         &x->mem, &e2);
             if (rc)

@@ -30,7 +30,8 @@ enum report_status {
     REPORT_OK,        /* estimated, fits */
     REPORT_NO_FIT,    /* estimated, but the weights or one sequence do not fit */
     REPORT_BAD_TP,    /* TP does not divide the heads, or the layout does not suit this TP: not estimated */
-    REPORT_BAD_DTYPE  /* the GPU lacks the compute dtype: not estimated */
+    REPORT_BAD_DTYPE, /* the GPU lacks the compute dtype: not estimated */
+    REPORT_NO_ENGINE  /* the engine does not run on the GPU (CUDA-only on an AMD one): not estimated */
 };
 
 struct report_row {
@@ -88,6 +89,10 @@ struct llmroof_report {
 /* Thresholds of the observations, documented in docs/report.md. */
 #define REPORT_SCALING_POOR 0.60  /* TP scaling efficiency below this: adding GPUs stops paying */
 #define REPORT_COMM_HEAVY 0.30    /* communication share above this: communication-dominated */
+
+/* The share of a phase spent communicating where it lengthens the phase: comm_s less the all-to-all
+ * that two-batch overlap hides, over time_s (0 for an empty phase). */
+double report_comm_share(const struct llmroof_phase *p);
 
 int report_build(const struct report_input *in, struct llmroof_report *out, struct llmroof_err *err);
 

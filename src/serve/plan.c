@@ -74,16 +74,19 @@ static long pool_for(long users)
 }
 
 /* Mean lengths of the workload, by sampling (fixed seed, so plans are reproducible). */
-/* Decimals (from `min`, at most 3) at which a value over its limit prints above it: a TTFT of
- * 3000.379 ms over a 3000 ms SLO reads "3000.4", not "3000 ms, over its 3000 ms". */
-static int over_decimals(double value, double limit, int min)
+/* Decimals for a value over its limit (ms): *dl, from `min` to 3, at which the limit prints as
+ * given (an SLO of 3031.6 ms reads 3031.6, not 3032), and the returned count, from *dl to 3, at
+ * which the value prints above it (a TTFT of 3000.379 ms over 3000 reads "3000.4", not "3000 ms,
+ * over its 3000 ms"). */
+static int over_decimals(double value, double limit, int min, int *dl)
 {
-    int d = min;
-    double scale = pow(10.0, d);
-    while (d < 3 && round(value * scale) <= round(limit * scale)) {
+    int l = min;
+    while (l < 3 && fabs(round(limit * pow(10.0, l)) - limit * pow(10.0, l)) > 1e-6)
+        l++;
+    *dl = l;
+    int d = l;
+    while (d < 3 && round(value * pow(10.0, d)) <= round(limit * pow(10.0, d)))
         d++;
-        scale *= 10.0;
-    }
     return d;
 }
 
@@ -1645,6 +1648,11 @@ static void rate_observations(const struct plan_input *in, struct plan_result *o
                     bound_text(best->gpus, best->has_cost, best->cost_per_hour, (char[64]){ 0 }, 64));
             continue;
         }
+        if (bi < 0 && !catalog_engine_runs_on(in->eff.engine, in->gpus[gi])) {
+            add_obs(out, "%s: engine '%s' does not run on it (CUDA only; an AMD GPU).", in->gpus[gi]->id,
+                    in->eff.engine->id);
+            continue;
+        }
         if (bi < 0) {
             add_obs(out, "%s cannot serve this rate under these SLOs in any layout tried.", in->gpus[gi]->id);
             continue;
@@ -1938,13 +1946,15 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
             snprintf(per, sizeof per, "%d x %s per node", b->instances_per_node, nb);
         char next[160] = "";
         if (b->next_users > 0 && (b->binding == PLAN_BIND_TTFT || b->binding == PLAN_BIND_SEQS)) {
-            const int d = over_decimals(b->next_ttft_s * 1e3, in->ttft_slo_s * 1e3, 0);
-            snprintf(next, sizeof next, ": at %ld users per instance %s TTFT is %.*f ms, over its %.0f ms", b->next_users,
-                     st, d, b->next_ttft_s * 1e3, in->ttft_slo_s * 1e3);
+            int dl;
+            const int d = over_decimals(b->next_ttft_s * 1e3, in->ttft_slo_s * 1e3, 0, &dl);
+            snprintf(next, sizeof next, ": at %ld users per instance %s TTFT is %.*f ms, over its %.*f ms", b->next_users,
+                     st, d, b->next_ttft_s * 1e3, dl, in->ttft_slo_s * 1e3);
         } else if (b->next_users > 0 && b->binding == PLAN_BIND_TPOT) {
-            const int d = over_decimals(b->next_tpot_s * 1e3, in->tpot_slo_s * 1e3, 1);
-            snprintf(next, sizeof next, ": at %ld users per instance %s TPOT is %.*f ms, over its %.1f ms", b->next_users,
-                     st, d, b->next_tpot_s * 1e3, in->tpot_slo_s * 1e3);
+            int dl;
+            const int d = over_decimals(b->next_tpot_s * 1e3, in->tpot_slo_s * 1e3, 1, &dl);
+            snprintf(next, sizeof next, ": at %ld users per instance %s TPOT is %.*f ms, over its %.*f ms", b->next_users,
+                     st, d, b->next_tpot_s * 1e3, dl, in->tpot_slo_s * 1e3);
         }
         if (b->next_users > 0 && b->binding == PLAN_BIND_REFUSED)
             snprintf(next, sizeof next, ": at %ld users per instance the engine refuses requests past its concurrency "

@@ -34,12 +34,12 @@ for len in 128:4 1000:1001; do
         [ -n "$sreq" -a "$sreq" = "$mreq" ]
 done
 
-# a seed reads back as given: JSON carries its digits (cJSON's %.15g had printed 2^53 as
-# 9.00719925474099e+15), and one past 2^53, beyond what a JSON number holds, is refused
-js=$("$bin" simulate -m llama-3.1-8b -g h100 -n 3 -r 3 --seed 9007199254740992 --format json 2>/dev/null | grep '"seed"')
-check "simulate's JSON seed is 9007199254740992 as given ($js)" sh -c "printf '%s' '$js' | grep -q ':[[:space:]]*9007199254740992,'"
-"$bin" simulate -m llama-3.1-8b -g h100 -n 3 -r 3 --seed 9007199254740993 >"$tmp/out" 2>"$tmp/err"; rc=$?
-check "a seed past 2^53 is refused (exit 2, nothing on stdout)" [ "$rc" = 2 -a ! -s "$tmp/out" ]
+# a seed reads back as given: JSON carries its digits (cJSON's %.15g had printed 2^53 - 1 as
+# 9.00719925474099e+15), and 2^53, from where a JSON number is not exact, is refused
+js=$("$bin" simulate -m llama-3.1-8b -g h100 -n 3 -r 3 --seed 9007199254740991 --format json 2>/dev/null | grep '"seed"')
+check "simulate's JSON seed is 9007199254740991 as given ($js)" sh -c "printf '%s' '$js' | grep -q ':[[:space:]]*9007199254740991,'"
+"$bin" simulate -m llama-3.1-8b -g h100 -n 3 -r 3 --seed 9007199254740992 >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "a seed of 2^53 is refused (exit 2, nothing on stdout)" [ "$rc" = 2 -a ! -s "$tmp/out" ]
 
 # a failed write to stdout is an error (exit 1) with a message
 "$bin" list models >/dev/full 2>"$tmp/err"; rc=$?

@@ -46,6 +46,22 @@ static void api_answers_the_cli_json_and_errors_as_json(void **state)
     assert_int_equal(route("POST", "/api/v1/estimate", "[]", NULL), 400);
 }
 
+/* A number reaches the command as written: cJSON's reprint had carried 15 significant digits (a
+ * seed of 5000000000000001 ran as 5e+15), and a whole number of 2^53 or more, which a double does
+ * not hold, is refused naming the field and its digits (9007199254740993 had run as ...992). */
+static void numbers_reach_the_command_exactly(void **state)
+{
+    const char *b;
+    assert_int_equal(route("POST", "/api/v1/simulate",
+                           "{\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"requests\":4,\"concurrency\":2,"
+                           "\"seed\":5000000000000001}", &b), 200);
+    assert_non_null(strstr(b, "\"seed\":\t5000000000000001\n"));
+    assert_int_equal(route("POST", "/api/v1/simulate",
+                           "{\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"requests\":4,\"concurrency\":2,"
+                           "\"seed\":9007199254740993}", &b), 400);
+    assert_non_null(strstr(b, "field 'seed': the whole number 9007199254740993 at byte"));
+}
+
 static void methods_and_paths(void **state)
 {
     assert_int_equal(route("GET", "/api/v1/estimate", NULL, NULL), 405);
@@ -206,6 +222,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(api_answers_the_cli_json_and_errors_as_json),
         cmocka_unit_test(methods_and_paths),
+        cmocka_unit_test(numbers_reach_the_command_exactly),
         cmocka_unit_test(file_options_and_work_limits_are_400),
         cmocka_unit_test(request_options_are_named_whole),
         cmocka_unit_test(cross_site_requests_are_refused),

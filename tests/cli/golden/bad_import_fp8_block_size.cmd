@@ -1,0 +1,1 @@
+import-hf tests/data/hf/bad-fp8-block.json --name x

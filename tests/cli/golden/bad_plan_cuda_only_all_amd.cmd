@@ -1,0 +1,1 @@
+plan -m llama-3.1-8b --gpus mi300x -u 100 -e lmdeploy

@@ -1,0 +1,1 @@
+plan -m gpt-j-6b --gpus h100 -t 1 -u 50 -w docqa --fast

@@ -1,0 +1,1 @@
+plan -m llama-3.1-8b --gpus l40s -t 1 -u 200 --fast --ttft-slo 3031.6ms

@@ -1,0 +1,1 @@
+plan -m llama-3.1-8b --gpus mi300x,h100 -t 1 --rate 20 -e tensorrt-llm

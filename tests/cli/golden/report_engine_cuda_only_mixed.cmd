@@ -1,0 +1,1 @@
+report -m llama-3.1-8b --gpus h100,mi300x -t 1 -e tensorrt-llm --format json

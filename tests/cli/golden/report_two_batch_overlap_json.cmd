@@ -1,0 +1,1 @@
+report -m deepseek-v3 --gpus h200 -t 1 --ep 8 --dp-attention -b 256 -p 2048 -o 4 --two-batch-overlap --format json
