@@ -424,15 +424,16 @@ static int check_request_text(const char *text, struct req_err *e)
                                 (int)(n < 40 ? n : 40), p, n > 40 ? "..." : "", (size_t)(p - text),
                                 isinf(v) ? "up to 1.8e308" : "of at least 4.9e-324, or 0");
             }
-            /* a whole number of 2^53 or more is not a double exactly: 9007199254740993 reads as
+            /* from 2^53 in magnitude a double holds no whole number exactly: 9007199254740993 reads as
              * ...992, so a seed would run as another seed than asked (the CLI refuses from 2^53) */
-            const bool whole = strcspn(p, ".eE") >= n;
-            if (end == p + n && whole && isfinite(v) && fabs(v) >= 9007199254740992.0) {
+            /* written out in digits (an exponent, "1e300", goes on to the option's own check) */
+            if (end == p + n && strcspn(p, "eE") >= n && isfinite(v) && fabs(v) >= 9007199254740992.0) {
                 int d = depth;
                 while (d > 0 && kind[d] != '{')
                     d--;
-                return req_fail(e, LLMROOF_API_EINPUT, "field '%.*s': the whole number %.*s%s at byte %zu is 2^53 "
-                                                       "or more, which a JSON number does not hold exactly",
+                return req_fail(e, LLMROOF_API_EINPUT, "field '%.*s': the number %.*s%s at byte %zu is 2^53 or "
+                                                       "more in magnitude, where a JSON number holds no whole "
+                                                       "number exactly",
                                 d > 0 && key[d] ? key_len[d] : 1, d > 0 && key[d] ? key[d] : "?",
                                 (int)(n < 40 ? n : 40), p, n > 40 ? "..." : "", (size_t)(p - text));
             }

@@ -325,6 +325,10 @@ int cli_workload(struct cli *c, const char *spec, const struct llmroof_model *m,
 /* Warns on c->errf when a drawn workload (chat, docqa, code, lognormal, sharegpt, ...) puts 1% or
  * more of 10,000 draws past model m's context (plan and simulate's sweeps; one simulate run counts
  * its own requests). */
+/* 0, or a usage error (exit 2) naming --engine and --gpus when a CUDA-only engine runs on none of
+ * the n GPUs (all AMD): plan and report, whose other rows would say it one by one. */
+int cli_engine_runs_on_any(struct cli *c, const struct llmroof_engine *en, const struct llmroof_gpu *const *gpus,
+                           int n);
 void cli_warn_drawn_past_context(struct cli *c, const struct workload *w, const char *wname,
                                  const struct llmroof_model *m, bool plan);
 

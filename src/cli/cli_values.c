@@ -139,6 +139,20 @@ int cli_think(struct cli *c, const char *arg, double *lo_s, double *hi_s)
     return 0;
 }
 
+int cli_engine_runs_on_any(struct cli *c, const struct llmroof_engine *en, const struct llmroof_gpu *const *gpus,
+                           int n)
+{
+    if (!en || !en->cuda_only)
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (catalog_engine_runs_on(en, gpus[i]))
+            return 0;
+    return cli_usage_error(c, "options '--engine %s' and '--gpus': the engine runs on NVIDIA GPUs only (its profile's "
+                              "\"cuda_only\"), and every GPU given is an AMD one; vllm, sglang, tgi, llama.cpp-2024-06 "
+                              "and mlc-llm run on ROCm",
+                           en->id);
+}
+
 void cli_warn_drawn_past_context(struct cli *c, const struct workload *w, const char *wname,
                                  const struct llmroof_model *m, bool plan)
 {
@@ -156,8 +170,8 @@ void cli_warn_drawn_past_context(struct cli *c, const struct workload *w, const 
     /* at 1% or more, as simulate's own count (chat's tail puts 1 of 3,000 past Llama-2's 4,096) */
     if (100 * past >= n && plan)
         fprintf(c->errf, "llmroof: warning: workload '%s' draws about %.0f%% of its requests past %s's context of "
-                         "%ld tokens: planned as drawn, where an engine at its default context refuses such "
-                         "prompts\n",
+                         "%ld tokens: planned as drawn, where an engine at the model's context refuses the prompts "
+                         "past it and stops the outputs there\n",
                 wname, 100.0 * (double)past / (double)n, m->id, m->max_context);
     else if (100 * past >= n)
         fprintf(c->errf, "llmroof: warning: workload '%s' draws about %.0f%% of its requests past %s's context of "

@@ -195,16 +195,8 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
         return rc;
     /* a CUDA-only engine and only AMD GPUs: nothing to plan, which is the input's, not the
      * hardware's failing (exit 1 had said "no configuration meets the SLOs") */
-    if (x->s.eff.engine && x->s.eff.engine->cuda_only) {
-        int runs = 0;
-        for (int i = 0; i < x->in.ngpus; i++)
-            runs += catalog_engine_runs_on(x->s.eff.engine, x->in.gpus[i]);
-        if (!runs)
-            return cli_usage_error(c, "options '--engine %s' and '--gpus': the engine runs on NVIDIA GPUs only (its "
-                                      "profile's \"cuda_only\"), and every GPU given is an AMD one; vllm, sglang, "
-                                      "tgi, llama.cpp-2024-06 and mlc-llm run on ROCm",
-                                   x->s.eff.engine->id);
-    }
+    if ((rc = cli_engine_runs_on_any(c, x->s.eff.engine, x->in.gpus, x->in.ngpus)))
+        return rc;
     if (x->kvlink && !(x->in.rate_qps > 0))
         return cli_usage_error(c, "option '--kv-link' sets the disaggregated layouts' link, which only --rate plans compare");
     if (x->kvlink && (rc = cli_kv_link(c, x->kvlink, x->in.gpus, x->in.ngpus, x->gpus == NULL, &x->in.sim.kv_link_Bps,

@@ -107,7 +107,9 @@ static int report_main(struct cli *c, int argc, char **argv, struct ctx *x, stru
     if (!m)
         return 2;
     if ((rc = cli_gpu_list(c, x->gpus ? x->gpus : "a40,a100,v100", x->in.gpus, REPORT_MAX_GPUS, &x->in.ngpus)) ||
-        (rc = cli_tp_list(c, x->tps ? x->tps : "2,4,8", x->in.tps, REPORT_MAX_TPS, &x->in.ntps)))
+        (rc = cli_tp_list(c, x->tps ? x->tps : "2,4,8", x->in.tps, REPORT_MAX_TPS, &x->in.ntps)) ||
+        /* a report of no-engine rows alone compares nothing (plan refuses it too) */
+        (rc = cli_engine_runs_on_any(c, x->s.eff.engine, x->in.gpus, x->in.ngpus)))
         return rc;
     /* a TP the model's heads rule out stays in the report as a marked bad-tp row, as every
      * other configuration that cannot run does; only a list with no usable TP is an error */

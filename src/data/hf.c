@@ -587,11 +587,15 @@ quant:;
                  * [-128, 128] had given plain 8-bit weights without a word) */
                 const cJSON *b0 = cJSON_IsArray(bs) && cJSON_GetArraySize(bs) == 2 ? bs->child : NULL;
                 const cJSON *b1 = b0 ? b0->next : NULL;
+                /* a block of at least 2 weights: one fp32 scale a weight would make 40 bits, past a
+                 * checkpoint's 32 */
                 if (!b0 || !cJSON_IsNumber(b0) || !cJSON_IsNumber(b1) || !(b0->valuedouble >= 1) ||
                     !(b1->valuedouble >= 1) || b0->valuedouble != floor(b0->valuedouble) ||
-                    b1->valuedouble != floor(b1->valuedouble) || b0->valuedouble > 65536 || b1->valuedouble > 65536) {
+                    b1->valuedouble != floor(b1->valuedouble) || b0->valuedouble > 65536 || b1->valuedouble > 65536 ||
+                    b0->valuedouble * b1->valuedouble < 2) {
                     rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: field 'quantization_config.weight_block_size' must "
-                                         "be two whole numbers from 1 to 65536 (e.g. [128, 128])", fname);
+                                         "be two whole numbers from 1 to 65536 of at least 2 weights together (e.g. "
+                                         "[128, 128])", fname);
                     goto out;
                 }
                 bits += 32.0 / (b0->valuedouble * b1->valuedouble);

@@ -93,8 +93,8 @@ void sweep_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
     out->output_tok_s = e.output_tok_s;
     out->prefill_bound = e.prefill.bound;
     out->decode_bound = e.decode.bound;
-    out->prefill_comm_share = e.prefill.time_s > 0 ? e.prefill.comm_s / e.prefill.time_s : 0;
-    out->decode_comm_share = e.decode.time_s > 0 ? e.decode.comm_s / e.decode.time_s : 0;
+    out->prefill_comm_share = estimate_comm_share(&e.prefill);
+    out->decode_comm_share = estimate_comm_share(&e.decode);
 }
 
 /* Whole numbers (bytes, batch) print exactly; others with 10 significant digits, far finer

@@ -44,6 +44,12 @@ static int estimate_check_shard(const struct llmroof_setup *s, struct llmroof_sh
     return rc ? rc : roofline_check(s->gpu, s->dt.act, err);
 }
 
+double estimate_comm_share(const struct llmroof_phase *p)
+{
+    const double c = p->comm_s - (p->a2a_overlap ? p->hidden_s : 0.0);
+    return p->time_s > 0 && c > 0 ? c / p->time_s : 0.0;
+}
+
 int estimate_engine_runs(const char *engine_id, bool cuda_only, const struct llmroof_gpu *g, struct llmroof_err *err)
 {
     /* a CUDA-only engine (TensorRT-LLM, TurboMind, QServe, ...) on an AMD GPU runs nowhere */

@@ -150,6 +150,10 @@ void estimate_mla_few_rule(const struct llmroof_setup *s, struct llmroof_shard *
 
 /* Validates the setup: TP divides heads, dtypes are storage/compute formats the GPU has. */
 int estimate_check(const struct llmroof_setup *s, struct llmroof_err *err);
+/* The share of a phase spent communicating where it lengthens the phase: comm_s less the all-to-all
+ * that two-batch overlap hides, over time_s (0 for an empty phase): estimate's comm_pct, report's
+ * and sweep's comm shares. */
+double estimate_comm_share(const struct llmroof_phase *p);
 /* 0 when the engine (its id and cuda_only flag; NULL id: no engine) runs on GPU g, else
  * LLMROOF_EINPUT naming both: a CUDA-only engine on an AMD GPU (arch "gfx..."). */
 int estimate_engine_runs(const char *engine_id, bool cuda_only, const struct llmroof_gpu *g, struct llmroof_err *err);

@@ -719,8 +719,8 @@ char *render_json_report(const struct llmroof_report *r)
         }
         cJSON_AddStringToObject(j, "prefill_bound", bound_name(e->prefill.bound));
         cJSON_AddStringToObject(j, "decode_bound", bound_name(e->decode.bound));
-        cJSON_AddNumberToObject(j, "prefill_comm_share", report_comm_share(&e->prefill));
-        cJSON_AddNumberToObject(j, "decode_comm_share", report_comm_share(&e->decode));
+        cJSON_AddNumberToObject(j, "prefill_comm_share", estimate_comm_share(&e->prefill));
+        cJSON_AddNumberToObject(j, "decode_comm_share", estimate_comm_share(&e->decode));
         if (x->has_scaling)
             cJSON_AddNumberToObject(j, "tp_scaling_eff", x->tp_scaling_eff);
         for (int k = 0; k < 2; k++) {

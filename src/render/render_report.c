@@ -85,8 +85,8 @@ void report_table_configs(const struct llmroof_report *r, struct table *t)
             table_num(t, e->decode_tok_s / x->gpus);
             table_str(t, bound_name(e->prefill.bound));
             table_str(t, bound_name(e->decode.bound));
-            table_num(t, e->prefill.time_s > 0 ? 100 * e->prefill.comm_s / e->prefill.time_s : 0);
-            table_num(t, e->decode.time_s > 0 ? 100 * e->decode.comm_s / e->decode.time_s : 0);
+            table_num(t, 100 * estimate_comm_share(&e->prefill));
+            table_num(t, 100 * estimate_comm_share(&e->decode));
             if (x->has_scaling)
                 table_num(t, 100 * x->tp_scaling_eff);
             else

@@ -81,13 +81,6 @@ static void add_obs(struct llmroof_report *r, const char *fmt, ...)
     va_end(ap);
 }
 
-double report_comm_share(const struct llmroof_phase *p)
-{
-    /* the communication that lengthens the phase: less what two-batch overlap hides, as estimate's
-     * comm_pct counts it */
-    const double c = p->comm_s - (p->a2a_overlap ? p->hidden_s : 0.0);
-    return p->time_s > 0 && c > 0 ? c / p->time_s : 0.0;
-}
 
 /* Appends "name (x%)" items to buf, comma-separated. */
 static void list_append(char *buf, size_t cap, const char *item)
@@ -165,12 +158,12 @@ static void observe(struct llmroof_report *r)
         if (!x->has_est)
             continue;
         char item[96];
-        if (report_comm_share(&x->est.decode) > REPORT_COMM_HEAVY) {
-            snprintf(item, sizeof item, "%s TP %d (%.0f%%)", x->gpu->id, x->tp, 100 * report_comm_share(&x->est.decode));
+        if (estimate_comm_share(&x->est.decode) > REPORT_COMM_HEAVY) {
+            snprintf(item, sizeof item, "%s TP %d (%.0f%%)", x->gpu->id, x->tp, 100 * estimate_comm_share(&x->est.decode));
             list_append(dec, sizeof dec, item);
         }
-        if (report_comm_share(&x->est.prefill) > REPORT_COMM_HEAVY) {
-            snprintf(item, sizeof item, "%s TP %d (%.0f%%)", x->gpu->id, x->tp, 100 * report_comm_share(&x->est.prefill));
+        if (estimate_comm_share(&x->est.prefill) > REPORT_COMM_HEAVY) {
+            snprintf(item, sizeof item, "%s TP %d (%.0f%%)", x->gpu->id, x->tp, 100 * estimate_comm_share(&x->est.prefill));
             list_append(pre, sizeof pre, item);
         }
     }

@@ -90,9 +90,6 @@ struct llmroof_report {
 #define REPORT_SCALING_POOR 0.60  /* TP scaling efficiency below this: adding GPUs stops paying */
 #define REPORT_COMM_HEAVY 0.30    /* communication share above this: communication-dominated */
 
-/* The share of a phase spent communicating where it lengthens the phase: comm_s less the all-to-all
- * that two-batch overlap hides, over time_s (0 for an empty phase). */
-double report_comm_share(const struct llmroof_phase *p);
 
 int report_build(const struct report_input *in, struct llmroof_report *out, struct llmroof_err *err);
 

@@ -1001,7 +1001,7 @@ static void tpot_floor_miss(const struct plan_input *in, struct plan_option *o, 
 {
     o->binding = PLAN_BIND_TPOT;
     snprintf(o->reason, sizeof o->reason,
-             "misses the TPOT SLO at any size: one sequence's decode step alone takes %.1f ms (> %.0f ms)",
+             "misses the TPOT SLO at any size: one sequence's decode step alone takes %.1f ms (> %.8g ms)",
              floor_s * 1e3, in->tpot_slo_s * 1e3);
 }
 
@@ -1223,7 +1223,7 @@ static int option_figures(const struct plan_input *in, int code, long batch, str
     struct llmroof_estimate e;
     if ((rc = estimate_run(&s, &req, &e, err)))
         return rc;
-    o->decode_comm_share = e.decode.time_s > 0 ? e.decode.comm_s / e.decode.time_s : 0.0;
+    o->decode_comm_share = estimate_comm_share(&e.decode);
     return LLMROOF_OK;
 }
 
@@ -1356,7 +1356,7 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
                 if (miss.fails == PLAN_BIND_REJECTED)
                     rejected_reason(in, g, miss.rejected_share, o->reason, sizeof o->reason);
                 else
-                    snprintf(o->reason, sizeof o->reason, "no prefill pool of up to %d instances meets p%d TTFT <= %.0f "
+                    snprintf(o->reason, sizeof o->reason, "no prefill pool of up to %d instances meets p%d TTFT <= %.8g "
                              "ms (closest: %ld x %s prefill instances, %s, p%d TTFT %.0f ms)", PLAN_INSTANCE_CAP,
                              in->percentile, in->ttft_slo_s * 1e3, miss.at, ml,
                              miss.overloaded ? "overloaded" : miss.floor ? "no longer falling" : "at the search limit",
@@ -1587,13 +1587,13 @@ static void rate_observations(const struct plan_input *in, struct plan_result *o
 {
     char a[200], b[200];
     if (out->best < 0) {
-        add_obs(out, "No layout serves %g requests/s with p%d TTFT <= %.0f ms and TPOT <= %.0f ms; see the reasons.",
+        add_obs(out, "No layout serves %g requests/s with p%d TTFT <= %.8g ms and TPOT <= %.8g ms; see the reasons.",
                 in->rate_qps, in->percentile, in->ttft_slo_s * 1e3, in->tpot_slo_s * 1e3);
         return;
     }
     const struct plan_option *best = &out->options[out->best];
     describe(in, best, a, sizeof a);
-    add_obs(out, "%s: %s serves %g requests/s with p%d TTFT %.0f ms (<= %.0f) and TPOT %.1f ms (<= %.0f); goodput "
+    add_obs(out, "%s: %s serves %g requests/s with p%d TTFT %.0f ms (<= %.8g) and TPOT %.1f ms (<= %.8g); goodput "
                  "%.2f requests/s within both SLOs, %.3f per GPU.",
             out->by_cost ? "Cheapest" : "Fewest GPUs", a, in->rate_qps, in->percentile, best->ttft_s * 1e3,
             in->ttft_slo_s * 1e3, best->tpot_s * 1e3, in->tpot_slo_s * 1e3, best->goodput_qps, best->goodput_per_gpu);
@@ -1894,7 +1894,7 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
     char st[16];
     plan_stat_name(in, st, sizeof st);
     if (out->best < 0) {
-        add_obs(out, "No option meets %s TTFT <= %.0f ms and TPOT <= %.0f ms; see the reasons.", st,
+        add_obs(out, "No option meets %s TTFT <= %.8g ms and TPOT <= %.8g ms; see the reasons.", st,
                 in->ttft_slo_s * 1e3, in->tpot_slo_s * 1e3);
     } else {
         const struct plan_option *b = &out->options[out->best];
@@ -1948,13 +1948,13 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
         if (b->next_users > 0 && (b->binding == PLAN_BIND_TTFT || b->binding == PLAN_BIND_SEQS)) {
             int dl;
             const int d = over_decimals(b->next_ttft_s * 1e3, in->ttft_slo_s * 1e3, 0, &dl);
-            snprintf(next, sizeof next, ": at %ld users per instance %s TTFT is %.*f ms, over its %.*f ms", b->next_users,
-                     st, d, b->next_ttft_s * 1e3, dl, in->ttft_slo_s * 1e3);
+            snprintf(next, sizeof next, ": at %ld users per instance %s TTFT is %.*f ms, over its %.8g ms", b->next_users,
+                     st, d, b->next_ttft_s * 1e3, in->ttft_slo_s * 1e3);
         } else if (b->next_users > 0 && b->binding == PLAN_BIND_TPOT) {
             int dl;
             const int d = over_decimals(b->next_tpot_s * 1e3, in->tpot_slo_s * 1e3, 1, &dl);
-            snprintf(next, sizeof next, ": at %ld users per instance %s TPOT is %.*f ms, over its %.*f ms", b->next_users,
-                     st, d, b->next_tpot_s * 1e3, dl, in->tpot_slo_s * 1e3);
+            snprintf(next, sizeof next, ": at %ld users per instance %s TPOT is %.*f ms, over its %.8g ms", b->next_users,
+                     st, d, b->next_tpot_s * 1e3, in->tpot_slo_s * 1e3);
         }
         if (b->next_users > 0 && b->binding == PLAN_BIND_REFUSED)
             snprintf(next, sizeof next, ": at %ld users per instance the engine refuses requests past its concurrency "

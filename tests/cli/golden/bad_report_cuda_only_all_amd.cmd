@@ -1,0 +1,1 @@
+report -m llama-3.1-8b --gpus mi300x,mi325x -t 1 -e tgi-0.8
