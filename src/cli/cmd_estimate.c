@@ -421,6 +421,7 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
      * decode rate: "n/a", as simulate prints a latency nothing measured (a TPOT of 0 would pass
      * any per-token SLO) */
     const bool no_decode = e.decode_steps <= 0;
+    const struct llmroof_band eb = catalog_e2e_band(&u, e.ttft_s, e.e2e_s, no_decode);
     const struct {
         const char *name;
         double v;
@@ -430,11 +431,11 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
     } rows[] = {
         { "ttft", e.ttft_s * 1e3, &u.ttft, false, false, "ms" },
         { "tpot", e.tpot_s * 1e3, &u.tpot, false, true, "ms" },
-        /* with one output token e2e is the TTFT: its band too (the e2e band's high end had fallen
-         * below the TTFT's) */
-        { "e2e", e.e2e_s, no_decode ? &u.ttft : &u.e2e, false, false, "s" },
+        /* e2e covers its parts' bands (catalog_e2e_band): with a short output the e2e band's top
+         * had fallen below the TTFT's */
+        { "e2e", e.e2e_s, &eb, false, false, "s" },
         { "decode_tok_s", e.decode_tok_s, &u.tpot, true, true, "tokens/s" },
-        { "output_tok_s", e.output_tok_s, no_decode ? &u.ttft : &u.e2e, true, false, "tokens/s" },
+        { "output_tok_s", e.output_tok_s, &eb, true, false, "tokens/s" },
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         table_row(&t);

@@ -587,6 +587,11 @@ struct llmroof_uncertainty {
 
 int catalog_load_uncertainty(const char *text, size_t len, const char *fname, struct llmroof_uncertainty *out,
                              struct llmroof_err *err);
+/* The band of an end-to-end latency e2e_s of which ttft_s is the first token: the e2e rows' band,
+ * widened to cover TTFT's band plus the decode's (e2e - ttft) at TPOT's, so that a short output's
+ * e2e band is never narrower than its TTFT's; with no decode step (one output token) TTFT's band.
+ * Absent where the e2e band is. */
+struct llmroof_band catalog_e2e_band(const struct llmroof_uncertainty *u, double ttft_s, double e2e_s, bool no_decode);
 
 /* Reads a whole file (regular files only, at most max_bytes). Caller frees *out. */
 int catalog_read_file(const char *path, size_t max_bytes, char **out, size_t *out_len,

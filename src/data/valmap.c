@@ -168,6 +168,23 @@ static int band(const cJSON *doc, const char *key, const char *fname, struct llm
     return LLMROOF_OK;
 }
 
+struct llmroof_band catalog_e2e_band(const struct llmroof_uncertainty *u, double ttft_s, double e2e_s, bool no_decode)
+{
+    if (no_decode)
+        return u->ttft;
+    struct llmroof_band b = u->e2e;
+    if (!b.present || !u->ttft.present || !u->tpot.present || !(e2e_s > 0))
+        return b;
+    /* the parts' bands summed: TTFT at its factors, the rest of the request at TPOT's (e2e 18 ms
+     * of which TTFT 12: the e2e band's top, 0.027 s, had sat below TTFT's 34.5 ms) */
+    const double dec = e2e_s > ttft_s ? e2e_s - ttft_s : 0.0;
+    const double lo = (ttft_s * u->ttft.low + dec * u->tpot.low) / e2e_s;
+    const double hi = (ttft_s * u->ttft.high + dec * u->tpot.high) / e2e_s;
+    b.low = lo < b.low ? lo : b.low;
+    b.high = hi > b.high ? hi : b.high;
+    return b;
+}
+
 int catalog_load_uncertainty(const char *text, size_t len, const char *fname, struct llmroof_uncertainty *u,
                              struct llmroof_err *err)
 {

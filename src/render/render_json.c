@@ -628,13 +628,14 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
             cJSON_AddNullToObject(rg, "tpot_s");
         else
             add_range(rg, "tpot_s", e->tpot_s, &bands->tpot, false);
-        /* one output token: e2e is the TTFT, and takes its band (as estimate's table) */
-        add_range(rg, "e2e_s", e->e2e_s, no_decode ? &bands->ttft : &bands->e2e, false);
+        /* e2e covers its parts' bands, as estimate's table (catalog_e2e_band) */
+        const struct llmroof_band eb = catalog_e2e_band(bands, e->ttft_s, e->e2e_s, no_decode);
+        add_range(rg, "e2e_s", e->e2e_s, &eb, false);
         if (no_decode && bands->tpot.present)
             cJSON_AddNullToObject(rg, "decode_tok_s");
         else
             add_range(rg, "decode_tok_s", e->decode_tok_s, &bands->tpot, true);
-        add_range(rg, "output_tok_s", e->output_tok_s, no_decode ? &bands->ttft : &bands->e2e, true);
+        add_range(rg, "output_tok_s", e->output_tok_s, &eb, true);
     }
     cJSON_AddItemToObject(o, "prefill", phase_json(&e->prefill, &e->prefill_split, &e->prefill_ops));
     /* no decode step (output 1): null, as tpot_s is, not a phase of zeros that reads as free */
