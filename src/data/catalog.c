@@ -1353,9 +1353,14 @@ bool catalog_engine_mem_util_varies(const struct llmroof_engine *en)
     return false;
 }
 
+bool catalog_gpu_is_amd(const struct llmroof_gpu *g)
+{
+    return strncmp(g->arch, "gfx", 3) == 0;
+}
+
 bool catalog_engine_runs_on(const struct llmroof_engine *en, const struct llmroof_gpu *g)
 {
-    return !(en && g && en->cuda_only && strncmp(g->arch, "gfx", 3) == 0);
+    return !(en && g && en->cuda_only && catalog_gpu_is_amd(g));
 }
 
 double catalog_engine_mem_util(const struct llmroof_engine *en, const struct llmroof_gpu *g, int gpus, bool spec,

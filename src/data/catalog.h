@@ -482,7 +482,9 @@ double catalog_engine_mem_util(const struct llmroof_engine *en, const struct llm
 /* Whether the engine's default share depends on the GPU or the instance (bands with a reserve, or
  * mem_util_by_tp): memory evaluations then ask catalog_engine_mem_util for each layout. */
 bool catalog_engine_mem_util_varies(const struct llmroof_engine *en);
-/* Whether engine `en` runs on GPU `g`: false for a CUDA-only engine on an AMD GPU (arch "gfx..."). */
+/* Whether g is an AMD GPU: its arch a gfx target ("gfx942"); an entry without arch is not. */
+bool catalog_gpu_is_amd(const struct llmroof_gpu *g);
+/* Whether engine `en` runs on GPU `g`: false for a CUDA-only engine on an AMD GPU. */
 bool catalog_engine_runs_on(const struct llmroof_engine *en, const struct llmroof_gpu *g);
 
 /* catalog_add_*_file that add only the entry `pick` names (as catalog_find_* finds it: id, or a

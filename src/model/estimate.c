@@ -53,7 +53,7 @@ double estimate_comm_share(const struct llmroof_phase *p)
 int estimate_engine_runs(const char *engine_id, bool cuda_only, const struct llmroof_gpu *g, struct llmroof_err *err)
 {
     /* a CUDA-only engine (TensorRT-LLM, TurboMind, QServe, ...) on an AMD GPU runs nowhere */
-    if (cuda_only && strncmp(g->arch, "gfx", 3) == 0)
+    if (cuda_only && catalog_gpu_is_amd(g))
         return llmroof_err_set(err, LLMROOF_EINPUT,
                                "engine '%s' runs on NVIDIA GPUs only (its kernels are CUDA's: the profile's "
                                "\"cuda_only\"), and '%s' is an AMD GPU (%s); vllm, sglang, tgi, llama.cpp-2024-06 and "

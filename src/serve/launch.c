@@ -261,7 +261,7 @@ void launch_build(const struct plan_input *in, const struct plan_option *o, stru
     if (only == LAUNCH_NONE)
         return;
     /* TensorRT-LLM builds for NVIDIA GPUs alone: no trtllm-serve line for an AMD GPU (arch gfx...) */
-    const int ne = o->gpu && strncmp(o->gpu->arch, "gfx", 3) == 0 ? 2 : 3;
+    const int ne = o->gpu && catalog_gpu_is_amd(o->gpu) ? 2 : 3;
     for (int e = 0; e < ne; e++)
         for (int k = 0; k < nk && out->n < LAUNCH_MAX && (only == LAUNCH_ALL || only == e); k++) {
             struct launch_cmd *c = &out->c[out->n++];

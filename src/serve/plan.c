@@ -1582,6 +1582,16 @@ static void layout_observations(const struct plan_input *in, struct plan_result 
     }
 }
 
+/* A GPU the engine does not run on (CUDA only; an AMD GPU): said as such in its observation, where
+ * "cannot serve under these SLOs" would blame the hardware. True when it was. */
+static bool obs_engine_absent(const struct plan_input *in, struct plan_result *out, int gi)
+{
+    if (catalog_engine_runs_on(in->eff.engine, in->gpus[gi]))
+        return false;
+    add_obs(out, "%s: engine '%s' does not run on it (CUDA only; an AMD GPU).", in->gpus[gi]->id, in->eff.engine->id);
+    return true;
+}
+
 /* Rate plans' observations: the answer, the best of the other kind of layout, each GPU's best. */
 static void rate_observations(const struct plan_input *in, struct plan_result *out)
 {
@@ -1648,11 +1658,8 @@ static void rate_observations(const struct plan_input *in, struct plan_result *o
                     bound_text(best->gpus, best->has_cost, best->cost_per_hour, (char[64]){ 0 }, 64));
             continue;
         }
-        if (bi < 0 && !catalog_engine_runs_on(in->eff.engine, in->gpus[gi])) {
-            add_obs(out, "%s: engine '%s' does not run on it (CUDA only; an AMD GPU).", in->gpus[gi]->id,
-                    in->eff.engine->id);
+        if (bi < 0 && obs_engine_absent(in, out, gi))
             continue;
-        }
         if (bi < 0) {
             add_obs(out, "%s cannot serve this rate under these SLOs in any layout tried.", in->gpus[gi]->id);
             continue;
@@ -1927,11 +1934,8 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
                     bound_text(ob->gpus, ob->has_cost, ob->cost_per_hour, (char[64]){ 0 }, 64));
             continue;
         }
-        if (bi < 0 && !catalog_engine_runs_on(in->eff.engine, in->gpus[gi])) {
-            add_obs(out, "%s: engine '%s' does not run on it (CUDA only; an AMD GPU).", in->gpus[gi]->id,
-                    in->eff.engine->id);
+        if (bi < 0 && obs_engine_absent(in, out, gi))
             continue;
-        }
         if (bi < 0) {
             add_obs(out, "%s cannot serve this model under these SLOs at any TP tried.", in->gpus[gi]->id);
             continue;
