@@ -437,6 +437,23 @@ static int check_request_text(const char *text, struct req_err *e)
                                 d > 0 && key[d] ? key_len[d] : 1, d > 0 && key[d] ? key[d] : "?",
                                 (int)(n < 40 ? n : 40), p, n > 40 ? "..." : "", (size_t)(p - text));
             }
+            /* from 2^52 a double's neighbours are whole numbers or further apart: the fraction of
+             * 4503599627370497.5 is lost (it read as ...498), so a count would run as another value
+             * than written; a fraction of zeros (4503599627370496.0) is the whole number */
+            const char *dot = memchr(p, '.', digits_end);
+            bool fraction = false;
+            for (const char *f = dot ? dot + 1 : p + digits_end; f < p + digits_end; f++)
+                fraction |= *f >= '1' && *f <= '9';
+            if (end == p + n && fraction && isfinite(v) && fabs(v) >= 4503599627370496.0) {
+                int d = depth;
+                while (d > 0 && kind[d] != '{')
+                    d--;
+                return req_fail(e, LLMROOF_API_EINPUT, "field '%.*s': the number %.*s%s at byte %zu has a fraction "
+                                                       "that a JSON number of 2^52 or more in magnitude does not "
+                                                       "hold",
+                                d > 0 && key[d] ? key_len[d] : 1, d > 0 && key[d] ? key[d] : "?",
+                                (int)(n < 40 ? n : 40), p, n > 40 ? "..." : "", (size_t)(p - text));
+            }
             p += n - 1;
         }
     }

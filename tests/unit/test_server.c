@@ -66,6 +66,16 @@ static void numbers_reach_the_command_exactly(void **state)
                            "{\"model\": \"llama-2-7b\", \"gpu\": \"a100\", \"requests\": 4, \"concurrency\": 2, "
                            "\"seed\": 9007199254740992.0}", &b), 400);
     assert_non_null(strstr(b, "field 'seed': the number 9007199254740992.0 at byte 80"));
+    /* from 2^52 a double has no fraction: 4503599627370497.5 had run as 4503599627370498; a
+     * fraction of zeros is the whole number and runs */
+    assert_int_equal(route("POST", "/api/v1/simulate",
+                           "{\"model\": \"llama-2-7b\", \"gpu\": \"a100\", \"requests\": 4, \"concurrency\": 2, "
+                           "\"seed\": 4503599627370497.5}", &b), 400);
+    assert_non_null(strstr(b, "field 'seed': the number 4503599627370497.5 at byte 80 has a fraction"));
+    assert_int_equal(route("POST", "/api/v1/simulate",
+                           "{\"model\": \"llama-2-7b\", \"gpu\": \"a100\", \"requests\": 4, \"concurrency\": 2, "
+                           "\"seed\": 4503599627370497.000}", &b), 200);
+    assert_non_null(strstr(b, "\"seed\":\t4503599627370497\n"));
 }
 
 static void methods_and_paths(void **state)
