@@ -50,17 +50,32 @@ int cli_spec_opt(struct cli *c, struct cli_spec_opts *o, int id, const char *arg
         o->spec.tokens = (int)tt;
         return 0;
     }
+    case OPT_SPECV: {
+        long v;
+        o->have_vocab = true;
+        int rc = cli_long(c, "spec-draft-vocab", arg, 1, 100000000, &v);
+        o->spec.draft_vocab = v;
+        return rc;
+    }
     }
     return 1;
 }
 
 int cli_spec_check(struct cli *c, const struct cli_spec_opts *o)
 {
-    if ((o->have_k || o->have_accept || o->have_tree) && !o->method)
+    if ((o->have_k || o->have_accept || o->have_tree || o->have_vocab) && !o->method)
         /* name the option given (the first of them), not the whole family */
-        return cli_usage_error(c, "option '%s' describes speculative decoding: add --spec METHOD (eagle, mtp, medusa or "
-                                  "draft:MODEL)",
-                               o->have_k ? "--spec-k" : o->have_accept ? "--spec-accept" : "--spec-tree");
+        return cli_usage_error(c, "option '%s' describes speculative decoding: add --spec METHOD (eagle, eagle3, mtp, "
+                                  "medusa or draft:MODEL)",
+                               o->have_k        ? "--spec-k"
+                               : o->have_accept ? "--spec-accept"
+                               : o->have_tree   ? "--spec-tree"
+                                                : "--spec-draft-vocab");
+    if (o->have_vocab && strcmp(o->method, "eagle3") != 0)
+        return cli_usage_error(c, "option '--spec-draft-vocab' sizes an EAGLE-3 head's own vocabulary: it needs --spec "
+                                  "eagle3, not '%s' (EAGLE, MTP and Medusa heads draft over the model's vocabulary; a "
+                                  "draft model has its own)",
+                               CLI_CLIP(o->method));
     if (o->method && !o->have_accept)
         return cli_usage_error(c, "option '--spec' needs the acceptance rate: add --spec-accept A (in [0, 1))");
     return 0;
@@ -74,7 +89,8 @@ bool cli_spec_needs_catalog(const struct cli_spec_opts *o)
 int cli_spec_resolve(struct cli *c, struct cli_spec_opts *o, const struct llmroof_model *m)
 {
     static const struct { const char *name; enum sim_spec_kind kind; } kinds[] = {
-        { "eagle", SIM_SPEC_EAGLE }, { "mtp", SIM_SPEC_MTP }, { "medusa", SIM_SPEC_MEDUSA } };
+        { "eagle", SIM_SPEC_EAGLE }, { "eagle3", SIM_SPEC_EAGLE3 }, { "mtp", SIM_SPEC_MTP },
+        { "medusa", SIM_SPEC_MEDUSA } };
     struct sim_spec *sp = &o->spec;
     sp->kind = SIM_SPEC_NONE;
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
@@ -94,12 +110,23 @@ int cli_spec_resolve(struct cli *c, struct cli_spec_opts *o, const struct llmroo
                                    ns > 1 ? ", " : "", ns > 1 ? sug[1] : "", ns ? "?" : "");
         }
     } else if (sp->kind == SIM_SPEC_NONE) {
-        return cli_usage_error(c, "option '--spec': '%s' is not eagle, mtp, medusa or draft:MODEL", o->method);
+        return cli_usage_error(c, "option '--spec': '%s' is not eagle, eagle3, mtp, medusa or draft:MODEL", o->method);
+    }
+    if (sp->kind == SIM_SPEC_EAGLE3) {
+        if (!o->have_vocab)
+            sp->draft_vocab = SIM_SPEC_EAGLE3_VOCAB;
+        /* the head maps its tokens onto the target's (d2t): it cannot draft more than those */
+        if (o->have_vocab && sp->draft_vocab > m->vocab)
+            return cli_usage_error(c, "option '--spec-draft-vocab': %ld tokens is more than %s's vocabulary of %ld; an "
+                                      "EAGLE-3 head drafts over a subset of the model's tokens",
+                                   sp->draft_vocab, m->id, m->vocab);
+        if (sp->draft_vocab > m->vocab)
+            sp->draft_vocab = m->vocab; /* a model of fewer than 32,000 tokens: the head over all */
     }
     const struct llmroof_model *d = sp->draft;
     if (sp->kind == SIM_SPEC_MTP && m->mtp_layers < 1)
         return cli_usage_error(c, "option '--spec': mtp drafts with the model's multi-token-prediction layers, and %s "
-                                  "has none (catalog field mtp_layers); use eagle, medusa or draft:MODEL", m->id);
+                                  "has none (catalog field mtp_layers); use eagle, eagle3, medusa or draft:MODEL", m->id);
     if (d && (d == m || strcmp(d->id, m->id) == 0))
         return cli_usage_error(c, "option '--spec': the draft '%s' is the target model itself; a draft is a smaller "
                                   "model that shares its vocabulary", d->id);
@@ -140,5 +167,6 @@ struct llmroof_spec_decode cli_spec_decode(const struct cli_spec_opts *o)
     d.verify = tree ? sp->tokens : sp->k + 1;
     /* the simulator's expected acceptance: its mean tokens per step over a long run */
     d.tokens_per_step = sim_spec_expected_tokens(sp);
+    d.eagle3_vocab = sp->kind == SIM_SPEC_EAGLE3 ? sp->draft_vocab : 0;
     return d;
 }

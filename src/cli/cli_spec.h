@@ -11,16 +11,17 @@
 
 /* Option ids, apart from the commands' own (small) and the setup options' (CLI_SETUP_BASE). */
 #define CLI_SPEC_BASE 900
-enum { OPT_SPEC = CLI_SPEC_BASE, OPT_SPECK, OPT_SPECA, OPT_SPECT };
+enum { OPT_SPEC = CLI_SPEC_BASE, OPT_SPECK, OPT_SPECA, OPT_SPECT, OPT_SPECV };
 #define CLI_OPT_SPEC \
-    { OPT_SPEC, "spec", 0, "METHOD", "speculative decoding: eagle, mtp, medusa or draft:MODEL", false }, \
+    { OPT_SPEC, "spec", 0, "METHOD", "speculative decoding: eagle, eagle3, mtp, medusa or draft:MODEL", false }, \
     { OPT_SPECK, "spec-k", 0, "K", "tokens proposed per step (default 3)", false }, \
     { OPT_SPECA, "spec-accept", 0, "A", "per-token acceptance rate in [0, 1) (required with --spec)", false }, \
-    { OPT_SPECT, "spec-tree", 0, "TOPK:TOKENS", "a draft tree of --spec-k steps: TOPK candidates per node, TOKENS verified per step", false }
+    { OPT_SPECT, "spec-tree", 0, "TOPK:TOKENS", "a draft tree of --spec-k steps: TOPK candidates per node, TOKENS verified per step", false }, \
+    { OPT_SPECV, "spec-draft-vocab", 0, "V", "eagle3: the draft head's vocabulary, its draft_vocab_size (default 32000, at most the model's)", false }
 
 struct cli_spec_opts {
     const char *method;                    /* --spec, NULL: none */
-    bool have_k, have_accept, have_tree;   /* which of the other options were given */
+    bool have_k, have_accept, have_tree, have_vocab; /* which of the other options were given */
     struct sim_spec spec;                  /* k, alpha, topk, tokens as given; kind and draft after
                                               cli_spec_resolve */
 };

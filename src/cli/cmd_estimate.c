@@ -242,7 +242,7 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
             mo.drafter_kv_bytes = dm.kv_bytes_per_token_per_gpu;
         } else {
             memory_head_drafter(m, &e.shard, &setup.dt, &mem, spec.drafter == LLMROOF_DRAFTER_MEDUSA ? spec.steps : 0,
-                                &mo.drafter_bytes, &mo.drafter_kv_bytes);
+                                spec.eagle3_vocab, &mo.drafter_bytes, &mo.drafter_kv_bytes);
         }
         if ((rc = memory_eval_layout(m, g, &lay, &setup.dt, ctx_len, &mo, &mem, &err)))
             return cli_fail(c, &err);
@@ -386,6 +386,8 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
                          e.draft_prefill_s * 1e3);
             if (e.spec.topk > 0)
                 snprintf(tree, sizeof tree, ", tree topk %d", e.spec.topk);
+            else if (e.spec.eagle3_vocab > 0)
+                snprintf(tree, sizeof tree, ", draft vocabulary %ld", e.spec.eagle3_vocab);
             sbuf_printf(&c->out, "note: speculative decoding %s%s%s, k %d%s, acceptance %.2f: each step verifies %d "
                                  "tokens per sequence and yields %.3f on average; step %.3f ms (verification %.3f + "
                                  "draft %.3f), TPOT = step / %.3f%s\n",

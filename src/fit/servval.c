@@ -308,9 +308,9 @@ static int map_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, st
         c->slo_tpot_s = t[1] / 1e3;
     }
     if (f[col[M_SPEC]][0]) {
-        /* "KIND:K:ALPHA": mtp, eagle or medusa, K proposals per step, per-token acceptance ALPHA */
-        static const char *const kinds[] = { "mtp", "eagle", "medusa" };
-        static const int spec_kinds[] = { SIM_SPEC_MTP, SIM_SPEC_EAGLE, SIM_SPEC_MEDUSA };
+        /* "KIND:K:ALPHA": mtp, eagle, eagle3 or medusa, K proposals per step, per-token acceptance ALPHA */
+        static const char *const kinds[] = { "mtp", "eagle", "eagle3", "medusa" };
+        static const int spec_kinds[] = { SIM_SPEC_MTP, SIM_SPEC_EAGLE, SIM_SPEC_EAGLE3, SIM_SPEC_MEDUSA };
         char kind[16] = "";
         int kk;
         const char *sp = f[col[M_SPEC]], *colon = strchr(sp, ':');
@@ -322,11 +322,11 @@ static int map_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, st
             !(ka[1] >= 0 && ka[1] < 1))
             return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: spec '%s' is not KIND:K:ALPHA", x->fname, line,
                                    f[col[M_SPEC]]);
-        for (kk = 0; kk < 3 && strcmp(kind, kinds[kk]) != 0; kk++)
+        for (kk = 0; kk < 4 && strcmp(kind, kinds[kk]) != 0; kk++)
             ;
-        if (kk == 3)
-            return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: spec kind '%s' is not mtp, eagle or medusa", x->fname,
-                                   line, kind);
+        if (kk == 4)
+            return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: spec kind '%s' is not mtp, eagle, eagle3 or medusa",
+                                   x->fname, line, kind);
         c->spec_kind = spec_kinds[kk];
         c->spec_k = (int)k16;
         c->spec_alpha = ka[1];
@@ -570,7 +570,8 @@ static void simulate(const struct srv_case *c, const struct llmroof_gpu *g, cons
         sim_pool_engine(&sc, &sc.decode, e, true);
     }
     if (c->spec_kind) {
-        sc.spec = (struct sim_spec){ (enum sim_spec_kind)c->spec_kind, c->spec_k, c->spec_alpha, NULL, 0, 0 };
+        sc.spec = (struct sim_spec){ (enum sim_spec_kind)c->spec_kind, c->spec_k, c->spec_alpha, NULL, 0, 0,
+                                     c->spec_kind == SIM_SPEC_EAGLE3 ? SIM_SPEC_EAGLE3_VOCAB : 0 };
         if (sc.max_batched_tokens < c->spec_k + 1L)
             sc.max_batched_tokens = c->spec_k + 1L;
     }

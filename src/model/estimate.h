@@ -70,6 +70,9 @@ struct llmroof_spec_decode {
     int verify;                        /* positions verified per sequence, the target's own included:
                                           steps + 1 for a chain, the tree's tokens; [2, 4096] */
     double tokens_per_step;            /* expected tokens emitted per sequence and step, [1, verify] */
+    long eagle3_vocab;                 /* LLMROOF_DRAFTER_HEAD: an EAGLE-3 head's vocabulary (its
+                                          draft_vocab_size; ops_head_shape), 0: EAGLE's or an MTP
+                                          module's shape */
 };
 
 struct llmroof_estimate {

@@ -398,12 +398,13 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
 }
 
 void memory_head_drafter(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
-                         const struct llmroof_memory *target, int medusa_heads, double *bytes_per_gpu,
-                         double *kv_bytes_per_token_per_gpu)
+                         const struct llmroof_memory *target, int medusa_heads, long eagle3_vocab,
+                         double *bytes_per_gpu, double *kv_bytes_per_token_per_gpu)
 {
     const double layers = (double)arch_attn_layers(m);
     /* Medusa's heads: what their draft step reads (each its own vocabulary projection) */
     *bytes_per_gpu = medusa_heads > 0 ? ops_medusa_bytes(m, sh, dt, medusa_heads)
-                                      : target->weights_bytes_per_gpu / (double)m->layers;
+                                      : target->weights_bytes_per_gpu / (double)m->layers +
+                                            ops_eagle3_extra_bytes(m, sh, dt, eagle3_vocab);
     *kv_bytes_per_token_per_gpu = medusa_heads == 0 && layers > 0 ? target->kv_bytes_per_token_per_gpu / layers : 0.0;
 }

@@ -115,11 +115,12 @@ static inline void memory_fit_batch(struct llmroof_memory *mem, long batch)
  * module (medusa_heads 0) about one of the target's layers of weights and, as a decoder layer of
  * its own, one attention layer's K/V per token; Medusa's heads (medusa_heads > 0) what their draft
  * step reads, ops_medusa_bytes (each its own vocabulary projection: far more than a layer where the
- * vocabulary is large), and no cache. serve/sim.c and estimate --spec take the drafter so
+ * vocabulary is large), and no cache; an EAGLE-3 head (eagle3_vocab > 0) its further inputs, fusing
+ * width and own LM head more (ops_eagle3_extra_bytes). serve/sim.c and estimate --spec take the drafter so
  * (mem_opts drafter_bytes, drafter_kv_bytes). */
 void memory_head_drafter(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
-                         const struct llmroof_memory *target, int medusa_heads, double *bytes_per_gpu,
-                         double *kv_bytes_per_token_per_gpu);
+                         const struct llmroof_memory *target, int medusa_heads, long eagle3_vocab,
+                         double *bytes_per_gpu, double *kv_bytes_per_token_per_gpu);
 
 int memory_eval(const struct llmroof_model *m, const struct llmroof_gpu *g, int tp,
                 const struct llmroof_dtypes *dt, long context_len, const struct llmroof_mem_opts *o,

@@ -1004,8 +1004,38 @@ double ops_medusa_bytes(const struct llmroof_model *m, const struct llmroof_shar
     return (double)heads * (h * h * ops_weight_bytes(dt) + h * sh->vocab_per_rank * ops_unquantized_bytes(m, dt, true));
 }
 
+struct ops_head ops_head_shape(const struct llmroof_model *m, long eagle3_vocab, bool first)
+{
+    if (eagle3_vocab <= 0)
+        return (struct ops_head){ 2.0, 1.0, (double)m->vocab };
+    const double v = (double)eagle3_vocab < (double)m->vocab ? (double)eagle3_vocab : (double)m->vocab;
+    return (struct ops_head){ first ? 3.0 : 0.0, 2.0, v };
+}
+
+/* the q/k/v output width of one rank of the head's layer: a Llama layer with the target's heads
+ * (EAGLE-3's drafts are LlamaForCausalLMEagle3 layers, whatever the target's attention) */
+static double head_qkv_width(const struct llmroof_model *m, const struct llmroof_shard *sh)
+{
+    return ((double)sh->heads_per_rank * (m->attn_gate ? 2.0 : 1.0) + 2.0 * (double)sh->kv_heads_per_rank) *
+           (double)m->head_dim;
+}
+
+double ops_eagle3_extra_bytes(const struct llmroof_model *m, const struct llmroof_shard *sh,
+                              const struct llmroof_dtypes *dt, long eagle3_vocab)
+{
+    if (eagle3_vocab <= 0)
+        return 0.0;
+    const struct ops_head hd = ops_head_shape(m, eagle3_vocab, true);
+    const double h = (double)m->hidden, w = ops_weight_bytes(dt);
+    /* the mean layer stands for a decoder layer and EAGLE's 2h -> h projection: add the q/k/v
+     * projection's second h of inputs, the projection's third h and the head's own LM head */
+    return h * head_qkv_width(m, sh) * w + h * h * w +
+           h * (hd.vocab / (double)sh->tp) * ops_unquantized_bytes(m, dt, true);
+}
+
 void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
-                     const struct llmroof_batch *b, int medusa_heads, struct llmroof_oplist *out)
+                     const struct llmroof_batch *b, int medusa_heads, const struct ops_head *head,
+                     struct llmroof_oplist *out)
 {
     /* one batch: SGLang's draft worker never splits (TboForwardBatchPreparer.prepare returns for
      * is_draft_worker), so its all-to-all hides under nothing */
@@ -1048,8 +1078,33 @@ void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *
         }
         op[k].count /= L;
     }
-    /* EAGLE's fc: the target's feature and the token embedding (2h) projected to h (K 2h) */
-    out->gemm_out[LLMROOF_OP_QKV_PROJ] += T * h / op[LLMROOF_OP_QKV_PROJ].count;
-    op[LLMROOF_OP_QKV_PROJ].flops += 2.0 * T * 2.0 * h * h / op[LLMROOF_OP_QKV_PROJ].count;
-    op[LLMROOF_OP_QKV_PROJ].bytes += (2.0 * h * h * w + 3.0 * T * h * a) / op[LLMROOF_OP_QKV_PROJ].count;
+    const struct ops_head hd = head ? *head : ops_head_shape(m, 0, true);
+    struct llmroof_op *qkv = &op[LLMROOF_OP_QKV_PROJ];
+    const double n = qkv->count; /* the head has one of each: per instance, over the mean layer's count */
+    if (hd.fc_in > 0) {
+        /* EAGLE's fc: the target's feature and the token embedding (2h; EAGLE-3's three target
+         * layers, 3h) projected to h (K fc_in x h): reads the inputs, writes h */
+        out->gemm_out[LLMROOF_OP_QKV_PROJ] += T * h / n;
+        qkv->flops += 2.0 * T * hd.fc_in * h * h / n;
+        qkv->bytes += (hd.fc_in * h * h * w + (hd.fc_in + 1.0) * T * h * a) / n;
+    }
+    if (hd.attn_in > 1.0) {
+        /* EAGLE-3: the embedding beside the hidden state into q/k/v (K (attn_in) h): the
+         * projection's further inputs, weights and activations */
+        const double more = (hd.attn_in - 1.0) * h, qw = head_qkv_width(m, sh);
+        qkv->flops += 2.0 * T * more * qw / n;
+        qkv->bytes += (more * qw * w + T * more * a) / n;
+        qkv->wbytes += more * qw * w / n;
+    }
+    const double f = m->vocab > 0 ? hd.vocab / (double)m->vocab : 1.0;
+    if (f < 1.0) {
+        /* a head over its own, smaller vocabulary: the weights and the logits shrink with it, the
+         * hidden rows it reads do not (Sl h a of h Vr w + Sl h a + Sl Vr a; flops 2 Sl h Vr) */
+        struct llmroof_op *lm = &op[LLMROOF_OP_LM_HEAD];
+        const double rows = sh->vocab_per_rank > 0 ? lm->flops * a / (2.0 * sh->vocab_per_rank) : 0.0;
+        lm->flops *= f;
+        lm->bytes = rows + f * (lm->bytes - rows);
+        lm->wbytes *= f;
+        op[LLMROOF_OP_ALL_GATHER].comm_bytes *= f;
+    }
 }

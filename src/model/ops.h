@@ -494,8 +494,33 @@ void ops_set_all_to_all(const struct llmroof_model *m, const struct llmroof_shar
  * residual block (h x h, SiLU) and its own projection to the vocabulary (Cai et al. 2024, §2.1.1),
  * all in one step. The step's overhead (launches, synchronisation before the next draft token
  * can be sampled) is roofline_eval's, charged per draft step by the caller. */
+/* The shape of a draft head's pass where it is not the target's plain layer. EAGLE-1/2 (and an
+ * MTP module, whose eh_proj is the same projection) fuse the target's feature with the token
+ * embedding (2h -> h) at every pass and draft over the target's vocabulary with its LM head.
+ * EAGLE-3 (Li et al. 2025, "EAGLE-3: Scaling up Inference Acceleration of Large Language Models
+ * via Training-Time Test"; SGLang's llama_eagle3.py, vLLM's llama_eagle3.py) fuses three of the
+ * target's layers (3h -> h) only at the pass that starts from the target's features, feeds the
+ * embedding beside the hidden state into its attention (q/k/v projections of 2h inputs), and
+ * drafts over its own, smaller vocabulary (config draft_vocab_size, 32,000 in the released
+ * drafts, mapped back to the target's ids by a d2t table) with its own LM head. */
+struct ops_head {
+    double fc_in;   /* hidden widths into the fusing projection to h: 2, 3 (EAGLE-3's first pass), 0 none */
+    double attn_in; /* hidden widths into the layer's q/k/v projection: 1, EAGLE-3 2 */
+    double vocab;   /* the head's vocabulary: the target's, EAGLE-3's draft_vocab_size */
+};
+/* EAGLE's and an MTP module's pass (eagle3_vocab 0), or EAGLE-3's first (from the target's
+ * features) or later pass over a vocabulary of eagle3_vocab tokens (at most the target's). */
+struct ops_head ops_head_shape(const struct llmroof_model *m, long eagle3_vocab, bool first);
+/* head NULL: EAGLE's shape, ops_head_shape(m, 0, true). */
 void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
-                     const struct llmroof_batch *b, int medusa_heads, struct llmroof_oplist *out);
+                     const struct llmroof_batch *b, int medusa_heads, const struct ops_head *head,
+                     struct llmroof_oplist *out);
+/* The weight bytes an EAGLE-3 head holds on one rank of `sh` beyond the target's mean layer (which
+ * stands for EAGLE's layer and fusing projection): the q/k/v projection's second h of inputs (TP
+ * sharded as the target's), the third h of its fusing projection (replicated: a plain Linear in
+ * SGLang and vLLM) and its own LM head over eagle3_vocab tokens (vocabulary-parallel). */
+double ops_eagle3_extra_bytes(const struct llmroof_model *m, const struct llmroof_shard *sh,
+                              const struct llmroof_dtypes *dt, long eagle3_vocab);
 /* Weight bytes that `heads` Medusa heads hold on one rank of `sh`, those ops_build_draft reads:
  * each its h x h residual block and its own projection to the rank's share of the vocabulary, at
  * the LM head's bytes per weight (ops_unquantized_bytes). */

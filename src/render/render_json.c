@@ -655,6 +655,8 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
         cJSON_AddNumberToObject(so, "acceptance", sp->accept);
         if (sp->topk > 0)
             cJSON_AddNumberToObject(so, "tree_topk", sp->topk);
+        if (sp->eagle3_vocab > 0)
+            cJSON_AddNumberToObject(so, "draft_vocab", (double)sp->eagle3_vocab);
         cJSON_AddNumberToObject(so, "verify_tokens", sp->verify);
         cJSON_AddNumberToObject(so, "tokens_per_step", e->tokens_per_step);
         cJSON_AddNumberToObject(so, "step_s", e->step_s);
@@ -801,6 +803,8 @@ static void sim_json_serving(cJSON *o, const struct sim_config *c, const struct 
         if (c->spec.draft && c->spec.kind == SIM_SPEC_DRAFT)
             cJSON_AddStringToObject(x, "draft", c->spec.draft->id);
         cJSON_AddNumberToObject(x, "k", c->spec.k);
+        if (c->spec.kind == SIM_SPEC_EAGLE3)
+            cJSON_AddNumberToObject(x, "draft_vocab", (double)c->spec.draft_vocab);
         cJSON_AddNumberToObject(x, "acceptance", c->spec.alpha);
         /* a draft tree's expectation is the tree's (the chain formula understated a 4:16 tree's 4.0 as 2.9) */
         cJSON_AddNumberToObject(x, "expected_tokens_per_step", sim_spec_expected_tokens(&c->spec));

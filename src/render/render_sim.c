@@ -190,6 +190,8 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
         char tree[48] = ""; /* a draft tree's shape (--spec-tree TOPK:TOKENS) */
         if (c->spec.tokens > 0)
             snprintf(tree, sizeof tree, ", tree %d:%d", c->spec.topk, c->spec.tokens);
+        if (c->spec.kind == SIM_SPEC_EAGLE3)
+            snprintf(tree + strlen(tree), sizeof tree - strlen(tree), ", draft vocabulary %ld", c->spec.draft_vocab);
         sbuf_printf(out, "\nspeculative decoding: %s%s%s, k %d%s, acceptance %g: expected %.3f tokens per step",
                     sim_spec_name(c->spec.kind), c->spec.kind == SIM_SPEC_DRAFT ? " " : "",
                     c->spec.kind == SIM_SPEC_DRAFT ? c->spec.draft->id : "", c->spec.k, tree, c->spec.alpha,

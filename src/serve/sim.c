@@ -310,6 +310,7 @@ const char *sim_spec_name(enum sim_spec_kind k)
     case SIM_SPEC_MTP: return "mtp";
     case SIM_SPEC_EAGLE: return "eagle";
     case SIM_SPEC_MEDUSA: return "medusa";
+    case SIM_SPEC_EAGLE3: return "eagle3";
     }
     return "?";
 }
@@ -1113,8 +1114,8 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
          * KV pool); Medusa's heads are MLPs and cache nothing. Llama-3.1-8B: 131,072 B per token,
          * 4,096 more (memory_head_drafter, which estimate --spec takes too) */
         double head_bytes, head_kv;
-        memory_head_drafter(s->model, &e->sh, &s->dt, &mem, c->spec.kind == SIM_SPEC_MEDUSA ? c->spec.k : 0, &head_bytes,
-                            &head_kv);
+        memory_head_drafter(s->model, &e->sh, &s->dt, &mem, c->spec.kind == SIM_SPEC_MEDUSA ? c->spec.k : 0,
+                            c->spec.kind == SIM_SPEC_EAGLE3 ? c->spec.draft_vocab : 0, &head_bytes, &head_kv);
         cap_bytes -= head_bytes * (double)mem.attn_dp;
         per_token += head_kv;
     }

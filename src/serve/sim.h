@@ -37,7 +37,9 @@ enum sim_spec_kind {
     SIM_SPEC_DRAFT,  /* a separate draft model from the catalog, on the same GPUs */
     SIM_SPEC_MTP,    /* multi-token-prediction module (DeepSeek-V3): one extra layer per draft token */
     SIM_SPEC_EAGLE,  /* EAGLE head (Li et al. 2024): one decoder layer per draft token */
-    SIM_SPEC_MEDUSA  /* Medusa heads (Cai et al. 2024): all k proposals in one layer-sized pass */
+    SIM_SPEC_MEDUSA, /* Medusa heads (Cai et al. 2024): all k proposals in one layer-sized pass */
+    SIM_SPEC_EAGLE3  /* EAGLE-3 head (Li et al. 2025): as EAGLE, with three target layers fused at its
+                        first pass and its own vocabulary (draft_vocab, ops_head_shape) */
 };
 const char *sim_spec_name(enum sim_spec_kind k);
 
@@ -50,7 +52,12 @@ struct sim_spec {
                                        (SGLang --speculative-eagle-topk); 0 or 1 with tokens 0: a chain */
     int tokens;                     /* draft tree: positions verified per sequence and step, the target's
                                        own included (SGLang --speculative-num-draft-tokens); 0: a chain of k + 1 */
+    long draft_vocab;               /* SIM_SPEC_EAGLE3: the head's vocabulary (draft_vocab_size, at most the
+                                       target's; SIM_SPEC_EAGLE3_VOCAB by default) */
 };
+/* The draft vocabulary of the EAGLE-3 drafts the EAGLE-3 authors released and SpecForge trains
+ * (config.json draft_vocab_size: yuhuili/EAGLE3-LLaMA3.1-Instruct-8B; SpecForge's configs) */
+#define SIM_SPEC_EAGLE3_VOCAB 32000L
 
 /* Expected tokens emitted per verification step: (1 - alpha^(k+1)) / (1 - alpha)
  * (Leviathan et al. 2023, equation 1). */

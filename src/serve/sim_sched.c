@@ -818,11 +818,14 @@ static double target_time(const struct engine *e, const struct iter *it)
 
 /* One draft step of a head on the target (ops_build_draft): a layer, the LM head, and the step's
  * launch and synchronisation overhead. */
-static double draft_step_s(const struct engine *e, const struct llmroof_batch *b, int medusa_heads)
+static double draft_step_s(const struct engine *e, const struct sim_spec *sp, const struct llmroof_batch *b,
+                           int medusa_heads, bool first)
 {
     struct llmroof_oplist ops;
     struct llmroof_phase p;
-    ops_build_draft(e->setup.model, &e->sh, &e->setup.dt, b, medusa_heads, &ops);
+    const struct ops_head hd =
+        ops_head_shape(e->setup.model, sp->kind == SIM_SPEC_EAGLE3 ? sp->draft_vocab : 0, first);
+    ops_build_draft(e->setup.model, &e->sh, &e->setup.dt, b, medusa_heads, &hd, &ops);
     roofline_eval(e->setup.gpu, e->setup.dt.act, &e->setup.eff, e->setup.tp, &ops, &p);
     return p.time_s;
 }
@@ -834,10 +837,10 @@ static double head_drafts_s(const struct engine *e, const struct sim_spec *sp, c
                             const struct llmroof_batch *later)
 {
     if (sp->kind == SIM_SPEC_MEDUSA)
-        return draft_step_s(e, dec1, sp->k);
-    double t = draft_step_s(e, dec1, 0);
+        return draft_step_s(e, sp, dec1, sp->k, true);
+    double t = draft_step_s(e, sp, dec1, 0, true);
     if (sp->k > 1)
-        t += (double)(sp->k - 1) * draft_step_s(e, later, 0);
+        t += (double)(sp->k - 1) * draft_step_s(e, sp, later, 0, false);
     return t;
 }
 
@@ -1094,9 +1097,10 @@ double sim_spec_step_s(const struct runner *r, const struct engine *e, double B,
     }
     case SIM_SPEC_MTP:
     case SIM_SPEC_EAGLE:
+    case SIM_SPEC_EAGLE3:
     case SIM_SPEC_MEDUSA:
         if (sp->kind != SIM_SPEC_MEDUSA && pre->tokens > 0)
-            t += draft_step_s(e, pre, 0);
+            t += draft_step_s(e, sp, pre, 0, true);
         t += head_drafts_s(e, sp, &dec1, &later);
         break;
     case SIM_SPEC_NONE: break;
@@ -1207,8 +1211,8 @@ static double gpu_time(const struct runner *r, const struct engine *e, const str
          * cache in its first pass, which the decodes' below covers when there are any (a
          * prefill instance has none, and no draft batch: the chunks are its pass). A draft
          * model's shard has no replicas: the busiest replica's own batch, unscaled */
-        if (sp->kind == SIM_SPEC_EAGLE || sp->kind == SIM_SPEC_MTP)
-            t += draft_step_s(e, &pre_head, 0);
+        if (sp->kind == SIM_SPEC_EAGLE || sp->kind == SIM_SPEC_EAGLE3 || sp->kind == SIM_SPEC_MTP)
+            t += draft_step_s(e, sp, &pre_head, 0, true);
         else if (sp->kind == SIM_SPEC_DRAFT && !spec_on(r, e))
             t += sim_step_time(&e->draft, &e->dsh, &pre);
         else if (sp->kind == SIM_SPEC_DRAFT && it->decode_seqs == 0)
@@ -1232,6 +1236,7 @@ static double gpu_time(const struct runner *r, const struct engine *e, const str
     }
     case SIM_SPEC_MTP:
     case SIM_SPEC_EAGLE:
+    case SIM_SPEC_EAGLE3:
     case SIM_SPEC_MEDUSA:
         t += head_drafts_s(e, sp, &dec1, &later);
         break;

@@ -330,7 +330,7 @@ static void draft_steps_pay_the_lm_head(void **state)
     assert_int_equal(ops_shard(m, 1, &sh, &err), 0);
     struct llmroof_batch b = batch_decode(1, 1000);
     struct llmroof_oplist o;
-    ops_build_draft(m, &sh, &FP16, &b, 0, &o);
+    ops_build_draft(m, &sh, &FP16, &b, 0, NULL, &o);
     assert_rel_close(o.op[LLMROOF_OP_FFN].count, 1.0, 0);
     assert_rel_close(o.op[LLMROOF_OP_LM_HEAD].count, 1.0, 0);
     /* LM head: 4096 x 128,256 x 2 = 1,050,673,152 weight bytes + the hidden row 8,192 + the
@@ -341,7 +341,7 @@ static void draft_steps_pay_the_lm_head(void **state)
      * + 67,108,864 + 3 x 4096 x 2 (24,576) = 117,485,568 */
     assert_rel_close(o.op[LLMROOF_OP_QKV_PROJ].bytes, 117485568.0, 1e-12);
     /* Medusa, 4 heads: 4 residual blocks of 2 x 4096^2 = 33,554,432 FLOP and 4 LM heads */
-    ops_build_draft(m, &sh, &FP16, &b, 4, &o);
+    ops_build_draft(m, &sh, &FP16, &b, 4, NULL, &o);
     assert_rel_close(o.op[LLMROOF_OP_FFN].count, 4.0, 0);
     assert_rel_close(o.op[LLMROOF_OP_FFN].flops, 33554432.0, 0);
     assert_rel_close(o.op[LLMROOF_OP_LM_HEAD].count, 4.0, 0);
@@ -357,6 +357,48 @@ static void draft_steps_pay_the_lm_head(void **state)
     /* TP 2 splits the projections' vocabulary, not the blocks: 4 x (33,554,432 + 525,336,576) */
     assert_int_equal(ops_shard(m, 2, &sh, &err), 0);
     assert_rel_close(ops_medusa_bytes(m, &sh, &FP16, 4), 2235564032.0, 1e-12);
+    catalog_free(&cat);
+}
+
+/* An EAGLE-3 head (SGLang's and vLLM's llama_eagle3.py, the released drafts' config.json): its
+ * first draft pass fuses three of the target's layers (3h -> h), every pass feeds the embedding
+ * beside the hidden state into q/k/v (K 2h), and its own LM head covers draft_vocab_size 32,000
+ * tokens. Llama-3.1-8B at TP 1, fp16, one decoding sequence; EAGLE's numbers in the test above. */
+static void an_eagle3_head_drafts_over_its_own_vocabulary(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *m = model(&cat, "llama-3.1-8b");
+    struct llmroof_shard sh;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(ops_shard(m, 1, &sh, &err), 0);
+    struct llmroof_batch b = batch_decode(1, 1000);
+    struct llmroof_oplist o;
+    const struct ops_head first = ops_head_shape(m, 32000, true), later = ops_head_shape(m, 32000, false);
+    assert_rel_close(first.fc_in, 3.0, 0);
+    assert_rel_close(later.fc_in, 0.0, 0);
+    assert_rel_close(later.attn_in, 2.0, 0);
+    ops_build_draft(m, &sh, &FP16, &b, 0, &first, &o);
+    /* LM head over 32,000 tokens: 4096 x 32,000 x 2 = 262,144,000 weight bytes + the hidden row
+     * 8,192 + the logits 64,000 = 262,216,192 (the target's head: 1,050,937,856) */
+    assert_rel_close(o.op[LLMROOF_OP_LM_HEAD].bytes, 262216192.0, 1e-12);
+    assert_rel_close(o.op[LLMROOF_OP_LM_HEAD].flops, 2.0 * 4096.0 * 32000.0, 1e-12);
+    /* QKV, first pass: the layer's 50,331,648 + 8,192 + 12,288; the fc 3 x 4096^2 x 2 =
+     * 100,663,296 + its 3 inputs and 1 output, 4 x 8,192 = 32,768; the second h of q/k/v inputs
+     * 4096 x 6144 x 2 = 50,331,648 + 8,192: 201,388,032 */
+    assert_rel_close(o.op[LLMROOF_OP_QKV_PROJ].bytes, 201388032.0, 1e-12);
+    /* FLOPs: 2 x 4096 x 6144 (q/k/v) + 2 x 3 x 4096^2 (fc) + 2 x 4096 x 6144 (second input) =
+     * 50,331,648 + 100,663,296 + 50,331,648 = 201,326,592 */
+    assert_rel_close(o.op[LLMROOF_OP_QKV_PROJ].flops, 201326592.0, 1e-12);
+    /* a later pass: no fc, 50,331,648 + 8,192 + 12,288 + 50,339,840 = 100,692,... */
+    ops_build_draft(m, &sh, &FP16, &b, 0, &later, &o);
+    assert_rel_close(o.op[LLMROOF_OP_QKV_PROJ].bytes, 50331648.0 + 8192.0 + 12288.0 + 50331648.0 + 8192.0, 1e-12);
+    /* memory beyond the target's mean layer: the second input 50,331,648 + the fc's third h
+     * 33,554,432 + its own head 262,144,000 = 346,030,080 B */
+    assert_rel_close(ops_eagle3_extra_bytes(m, &sh, &FP16, 32000), 346030080.0, 1e-12);
+    assert_rel_close(ops_eagle3_extra_bytes(m, &sh, &FP16, 0), 0.0, 0);
+    /* a vocabulary larger than the model's is the model's (ops_head_shape caps it) */
+    assert_rel_close(ops_head_shape(m, 1000000, true).vocab, 128256.0, 0);
     catalog_free(&cat);
 }
 
@@ -704,6 +746,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(all_to_all_moves_fp8_out_and_bf16_back_scaled_by_the_imbalance),
         cmocka_unit_test(draft_steps_pay_the_lm_head),
+        cmocka_unit_test(an_eagle3_head_drafts_over_its_own_vocabulary),
         cmocka_unit_test(mla_mixed_step_runs_decodes_absorbed_and_the_chunk_decompressed),
         cmocka_unit_test(mla_runs_absorbed_up_to_its_break_even),
         cmocka_unit_test(llama_13b_tp8_all_reduce_bytes_per_layer),

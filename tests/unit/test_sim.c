@@ -1012,7 +1012,7 @@ static void an_eagle_head_holds_its_whole_context_beside_a_windowed_target(void 
     struct sim_config c = config(&cat, "gpt-oss-20b", "h100-sxm5-80gb", 1, &w);
     c.mode = SIM_OFFLINE;
     c.requests = 4;
-    c.spec = (struct sim_spec){ SIM_SPEC_EAGLE, 2, 0.5, NULL, 0, 0 };
+    c.spec = (struct sim_spec){ SIM_SPEC_EAGLE, 2, 0.5, NULL, 0, 0, 0 };
     struct sim_result r;
     run(&c, &r);
     assert_int_equal(r.completed, 4);
@@ -1102,7 +1102,7 @@ static void a_drafter_takes_its_memory_on_every_gpu(void **state)
         }
         c.mode = SIM_OFFLINE;
         c.requests = 2;
-        c.spec = (struct sim_spec){ SIM_SPEC_EAGLE, 2, 0.5, NULL, 0, 0 };
+        c.spec = (struct sim_spec){ SIM_SPEC_EAGLE, 2, 0.5, NULL, 0, 0, 0 };
         struct sim_result r;
         run(&c, &r);
         /* the memory line's figure: the same options, the head's share given */
@@ -1346,7 +1346,7 @@ static void speculation_gains_less_at_a_larger_batch(void **state)
         c.think_min_s = c.think_max_s = 0;
         struct sim_result base, spec;
         run(&c, &base);
-        c.spec = (struct sim_spec){ SIM_SPEC_EAGLE, 3, 0.7, NULL, 0, 0 };
+        c.spec = (struct sim_spec){ SIM_SPEC_EAGLE, 3, 0.7, NULL, 0, 0, 0 };
         run(&c, &spec);
         gain[i] = spec.output_tok_s / base.output_tok_s;
         print_message("%ld users: %.1f -> %.1f tokens/s, %.3fx\n", users[i], base.output_tok_s, spec.output_tok_s,
@@ -1379,7 +1379,7 @@ static void speculation_is_judged_by_its_bound_and_life(void **state)
     struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, &w);
     struct sim_result plain, spec;
     run_at_rate(&c, 5.0, 10, &plain);
-    c.spec = (struct sim_spec){ SIM_SPEC_EAGLE, 3, 0.7, NULL, 0, 0 };
+    c.spec = (struct sim_spec){ SIM_SPEC_EAGLE, 3, 0.7, NULL, 0, 0, 0 };
     run_at_rate(&c, 5.0, 10, &spec);
     const double E = (1.0 - pow(0.7, 4.0)) / 0.3;
     print_message("plain: bound %.2f requests/s, overloaded %d; EAGLE: bound %.2f, overloaded %d, TPOT %.2f / %.2f ms\n",
@@ -2307,7 +2307,7 @@ static void a_draft_tree_verifies_its_tokens_and_emits_its_acceptance(void **sta
     c.concurrency = 1;
     c.requests = 2;
     c.record_iterations = true;
-    c.spec = (struct sim_spec){ SIM_SPEC_EAGLE, 2, 0.5, NULL, 0, 0 };
+    c.spec = (struct sim_spec){ SIM_SPEC_EAGLE, 2, 0.5, NULL, 0, 0, 0 };
     struct sim_result chain, tree;
     run(&c, &chain);
     c.spec.topk = 2;
@@ -3172,7 +3172,7 @@ static void data_parallel_ranks_hold_their_share_of_the_sequences(void **state)
     /* a replica's share of the budget must hold one verification pass: 6 tokens over 2 replicas
      * are 3 each, short of EAGLE's k + 1 = 4 positions (the instance's 6 would hold them) */
     c.max_batched_tokens = 6;
-    c.spec = (struct sim_spec){ SIM_SPEC_EAGLE, 3, 0.7, NULL, 0, 0 };
+    c.spec = (struct sim_spec){ SIM_SPEC_EAGLE, 3, 0.7, NULL, 0, 0, 0 };
     struct llmroof_err err = { 0 };
     assert_int_equal(sim_run(&c, &r, &err), LLMROOF_EINPUT);
     assert_non_null(strstr(err.msg, "(3 of 6 over 2 replicas) must hold one verification pass of 4 tokens"));
@@ -3198,11 +3198,11 @@ static void a_draft_model_drafts_each_replicas_own_sequences(void **state)
     c.mode = SIM_OFFLINE;
     c.requests = 64;
     c.max_batched_tokens = 65536;
-    c.spec = (struct sim_spec){ SIM_SPEC_DRAFT, 3, 0.6, model(&cat, "qwen3-8b"), 0, 0 };
+    c.spec = (struct sim_spec){ SIM_SPEC_DRAFT, 3, 0.6, model(&cat, "qwen3-8b"), 0, 0, 0 };
     struct sim_result r;
     run(&c, &r);
     const struct llmroof_spec_decode sd = { LLMROOF_DRAFTER_MODEL, "draft", c.spec.draft, 3, 0.6, 0, 4,
-                                            sim_spec_tokens_per_step(3, 0.6) };
+                                            sim_spec_tokens_per_step(3, 0.6), 0 };
     struct llmroof_request req = { 64, 1024, 256 };
     struct llmroof_estimate e;
     struct llmroof_err err = { 0 };
@@ -3237,10 +3237,10 @@ static void a_draft_head_takes_the_busiest_replicas_prompt(void **state)
     c.max_batched_tokens = 65536;
     struct sim_result plain, mtp;
     run(&c, &plain);
-    c.spec = (struct sim_spec){ SIM_SPEC_MTP, 3, 0.7, NULL, 0, 0 };
+    c.spec = (struct sim_spec){ SIM_SPEC_MTP, 3, 0.7, NULL, 0, 0, 0 };
     run(&c, &mtp);
     const struct llmroof_spec_decode sd = { LLMROOF_DRAFTER_HEAD, "mtp", NULL, 3, 0.7, 0, 4,
-                                            sim_spec_tokens_per_step(3, 0.7) };
+                                            sim_spec_tokens_per_step(3, 0.7), 0 };
     struct llmroof_request req = { 1, 8192, 4 };
     struct llmroof_estimate e;
     struct llmroof_err err = { 0 };
