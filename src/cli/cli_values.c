@@ -156,8 +156,19 @@ int cli_engine_runs_on_any(struct cli *c, const struct llmroof_engine *en, const
 void cli_warn_drawn_past_context(struct cli *c, const struct workload *w, const char *wname,
                                  const struct llmroof_model *m, bool plan)
 {
-    if (!m || m->max_context <= 0 || w->kind == WORKLOAD_FIXED || w->kind == WORKLOAD_RANDOM)
-        return; /* stated lengths: warned of where they are parsed */
+    if (!m || m->max_context <= 0)
+        return;
+    if (w->kind == WORKLOAD_FIXED || w->kind == WORKLOAD_RANDOM) {
+        /* stated lengths: simulate warns where it parses them; plan here (fixed:200000:100 on
+         * Llama-3.1-8B had planned an instance, and printed launch commands whose engine at its
+         * default --max-model-len rejects every one of those requests, without a word) */
+        if (plan && w->prompt + w->output > m->max_context)
+            fprintf(c->errf, "llmroof: warning: workload '%s' holds requests of up to %ld tokens, past %s's context "
+                             "of %ld: planned as stated, where an engine at the model's context (vLLM's default "
+                             "--max-model-len) refuses the prompts past it and stops the outputs there\n",
+                    wname, w->prompt + w->output, m->id, m->max_context);
+        return;
+    }
     struct llmroof_rng r;
     rng_seed(&r, 42);
     const long n = 10000;
