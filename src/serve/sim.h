@@ -419,6 +419,9 @@ struct sim_stats {
     long n;                                /* samples */
 };
 
+/* The statistic at percentile p: 50, 90, 95, 99, else the maximum. */
+double sim_stats_at(const struct sim_stats *s, int p);
+
 struct sim_result {
     long requests, completed, errors;      /* errors = rejected requests */
     long refused_busy;                     /* of the errors, those refused at an instance holding

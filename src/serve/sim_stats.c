@@ -194,7 +194,7 @@ static struct sim_stats itl_stats(const struct runner *r)
     return s;
 }
 
-static double stat_at(const struct sim_stats *s, int p)
+double sim_stats_at(const struct sim_stats *s, int p)
 {
     return p == 50 ? s->p50 : p == 90 ? s->p90 : p == 95 ? s->p95 : p == 99 ? s->p99 : s->max;
 }
@@ -956,8 +956,8 @@ int sim_collect_metrics(struct runner *r, struct llmroof_err *err)
         /* an overloaded run's percentiles grow with its length: they cannot meet an SLO (MLPerf's
          * server scenario likewise requires the offered rate to be sustained) */
         out->slo_met = out->errors == 0 && !(out->open_loop && out->overloaded) &&
-                       (!(c->ttft_slo_s > 0) || stat_at(&out->ttft, p) <= c->ttft_slo_s) &&
-                       (!(c->tpot_slo_s > 0) || stat_at(&out->tpot, p) <= c->tpot_slo_s);
+                       (!(c->ttft_slo_s > 0) || sim_stats_at(&out->ttft, p) <= c->ttft_slo_s) &&
+                       (!(c->tpot_slo_s > 0) || sim_stats_at(&out->tpot, p) <= c->tpot_slo_s);
     }
     return LLMROOF_OK;
 }
