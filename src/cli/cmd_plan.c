@@ -275,6 +275,12 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
         x->in.progress = cli_progress_report;
         x->in.progress_ctx = &pr;
     }
+    /* fp8 on an A100, bf16 on a V100: every row would give the GPU's reason and the plan exit 1,
+     * read as "no hardware is enough"; it is the input (exit 2, nothing on stdout) */
+    if (plan_check_gpus(&x->in, &err)) {
+        workload_free(&wl);
+        return cli_fail(c, &err);
+    }
     rc = plan_run(&x->in, r, &err);
     if (rc) {
         workload_free(&wl);

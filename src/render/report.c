@@ -297,8 +297,10 @@ int report_build(const struct report_input *in, struct llmroof_report *out, stru
                 x->status = REPORT_NO_FIT;
                 if (x->mem.fit == LLMROOF_FIT_WEIGHTS)
                     snprintf(x->reason, sizeof x->reason,
-                             "weights (%.1f GiB per GPU) with workspace and reserve exceed the %.1f GiB usable",
-                             x->mem.weights_bytes_per_gpu / 1073741824.0, x->mem.usable_bytes / 1073741824.0);
+                             "weights with workspace and reserve (%.1f GiB per GPU) exceed the %.1f GiB usable",
+                             (x->mem.weights_bytes_per_gpu + x->mem.workspace_bytes_per_gpu +
+                              x->mem.reserve_bytes_per_gpu) / 1073741824.0,
+                             x->mem.usable_bytes / 1073741824.0);
                 else
                     snprintf(x->reason, sizeof x->reason, "the KV cache cannot hold one %ld-token sequence", ctx);
             } else if ((double)in->req.batch > x->mem.max_batch) {

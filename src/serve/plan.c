@@ -1148,9 +1148,45 @@ static int layout_check(const struct plan_input *in, const struct llmroof_gpu *g
     if (rc)
         return rc;
     if (mem.fit == LLMROOF_FIT_WEIGHTS || mem.kv_capacity_tokens < 1)
+        /* the sum the words name, as memory's "needs ... of weights + workspace + reserve": the
+         * weights alone had read "15.0 GiB per GPU with workspace and reserve, 71.3 GiB usable"
+         * under --reserve 100GiB */
         snprintf(reason, n, "the weights do not fit: %.1f GiB per GPU with workspace and reserve, %.1f GiB usable",
-                 mem.weights_bytes_per_gpu / 1073741824.0, mem.usable_bytes / 1073741824.0);
+                 (mem.weights_bytes_per_gpu + mem.workspace_bytes_per_gpu + mem.reserve_bytes_per_gpu) / 1073741824.0,
+                 mem.usable_bytes / 1073741824.0);
     return LLMROOF_OK;
+}
+
+int plan_check_gpus(const struct plan_input *in, struct llmroof_err *err)
+{
+    /* the plain TP-1 row of each GPU, the layout flags aside: those are checked as flags */
+    struct plan_input one = *in;
+    memset(&one.layout, 0, sizeof one.layout);
+    char first[sizeof err->msg] = "";
+    for (int i = 0; i < in->ngpus; i++) {
+        const struct llmroof_setup s = setup_for(&one, in->gpus[i], LAY(1, 0));
+        struct llmroof_err e = { 0 };
+        if (!estimate_check(&s, &e)) {
+            /* a reserve (--reserve, per GPU) past what the GPU's pool may use leaves nothing at
+             * any TP: "the weights do not fit" on every row had exited 1 */
+            const struct llmroof_layout lay = estimate_layout(&s);
+            const struct llmroof_mem_opts mo = mem_opts_for(&one, in->gpus[i], 1);
+            struct llmroof_memory mem;
+            if (!in->sim.user_reserve || memory_eval_layout(in->model, in->gpus[i], &lay, &in->dt, 1, &mo, &mem, &e) ||
+                mem.reserve_bytes_per_gpu < mem.usable_bytes)
+                return LLMROOF_OK; /* a default reserve past a small GPU: that GPU is too small (exit 1) */
+            snprintf(e.msg, sizeof e.msg, "option '--reserve': %.1f GiB per GPU is not below the %.1f GiB that %s's "
+                                          "pool may use at this memory utilization; nothing is left for weights at "
+                                          "any TP",
+                     mem.reserve_bytes_per_gpu / 1073741824.0, mem.usable_bytes / 1073741824.0, in->gpus[i]->id);
+        }
+        if (i == 0)
+            snprintf(first, sizeof first, "%s", e.msg);
+    }
+    if (in->ngpus > 1)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s; and none of the other %d GPUs given runs it either",
+                               first, in->ngpus - 1);
+    return llmroof_err_set(err, LLMROOF_EINPUT, "%s", first);
 }
 
 static struct plan_option *new_option(struct plan_result *out, const struct plan_input *in, int gi, int code)

@@ -181,6 +181,13 @@ int plan_search(const struct plan_input *in, const struct llmroof_gpu *g, int tp
 
 int plan_run(const struct plan_input *in, struct plan_result *out, struct llmroof_err *err);
 
+/* LLMROOF_EINPUT when the model and dtypes run on none of the GPUs at one GPU of plain TP
+ * (estimate_check: no compute path for the activation dtype, bf16 on a V100, ...; or a --reserve
+ * past what the pool may use): every row would
+ * say the same, which reads as "no hardware is enough" (exit 1) where the input is at fault. The
+ * message is the first GPU's, with how many share it. */
+int plan_check_gpus(const struct plan_input *in, struct llmroof_err *err);
+
 /* GPUs in one node of GPU g: in->gpus_per_node with in->node_set, else the catalog's usual server. */
 int plan_node_gpus(const struct plan_input *in, const struct llmroof_gpu *g);
 /* The node size every planned GPU shares (--gpus-per-node, or their common catalog value); 0 when
