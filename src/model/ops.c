@@ -10,6 +10,7 @@
 #include "model/ops.h"
 
 #include "model/arch.h"
+#include "model/comm.h"
 #include "model/layers.h"
 
 #include <float.h>
@@ -592,14 +593,24 @@ double ops_a2a_receive_factor(const struct llmroof_model *m, const struct llmroo
     double imb = ep_busy > 1.0 ? ep_busy : 1.0;
     if (normal && n > 1.0 && kk > 0.0 && imb > 1.0) {
         /* The normal kernels send a token once to each GPU holding any of its k experts, so the
-         * busiest GPU receives each other GPU's token at most once: its k picks land on it with
-         * probability F / n each (F = ep_busy, its share of the assignments over the mean), so
-         * 1 - (1 - F/n)^k of the tokens reach it against 1 - (1 - 1/n)^k at the mean: DeepSeek-V3
-         * at EP 8, F 2: 0.8999 / 0.6564 = 1.371 times the mean, not 2; at F = n every token,
-         * 1 / 0.6564 = 1.52 (the ceiling). The low-latency kernels write each of a token's k
-         * copies to its expert's buffer, so there the receive grows as F. */
+         * busiest GPU receives each other GPU's token at most once. At the mean a token reaches
+         * P = fanout / n of the GPUs (comm_moe_fanout, the same count the collective charges:
+         * 1 - (1 - 1/n)^k under uniform routing, fewer under group-limited routing, which packs a
+         * token's experts into topk_groups groups). The busiest GPU (F = ep_busy, its share of
+         * the assignments over the mean) is reached by 1 - (1 - F/n)^k' of the tokens, with k'
+         * the independent picks that give P at F = 1 (k' = ln(1 - P) / ln(1 - 1/n): k itself
+         * under uniform routing), so every token at F = n: the ceiling is 1 / P. DeepSeek-V3 at
+         * EP 8 (4 of 8 groups): P = 3.5995 / 8 = 0.44994, k' = 4.476; F 2 gives 1.609 times the
+         * mean, F 8 gives 2.2225. Until session 44 the uniform form (k 8, P 0.6564) multiplied the
+         * grouped mean: 1.52 at F 8, where the busiest GPU then received 0.68 of the tokens, not
+         * all. The low-latency kernels write each of a token's k copies to its expert's buffer,
+         * so there the receive grows as F. */
         const double f = imb < n ? imb : n;
-        imb = (1.0 - pow(1.0 - f / n, kk)) / (1.0 - pow(1.0 - 1.0 / n, kk));
+        const double P = comm_moe_fanout(n, kk, (double)m->moe_groups, (double)m->moe_topk_groups) / n;
+        if (!(P < 1.0))
+            return 1.0; /* every token reaches every GPU already */
+        const double keff = log(1.0 - P) / log(1.0 - 1.0 / n);
+        imb = (1.0 - pow(1.0 - f / n, keff)) / P;
     }
     return imb;
 }

@@ -795,8 +795,10 @@ static void phase_columns_reconcile_with_the_time(void **state)
  * prefill all-to-all (the other operators take longer), so the prefill that is comm-bound
  * without the overlap is compute-bound with it. comm_s is the two micro-batches' all-to-alls:
  * twice the calls at about half the message each, so a little more than one batch's (each call
- * pays its latency, and the busiest rank's share of a smaller batch is a little larger): within
- * 1%. Before the micro-batches were costed as passes of their own it was one batch's exactly. */
+ * pays its latency, and the busiest rank's share of a smaller batch is a little larger): 1.01%
+ * more since the receive factor follows the group-limited fan-out (session 44; 0.9% before),
+ * within 2%. Before the micro-batches were costed as passes of their own it was one batch's
+ * exactly. */
 static void hidden_all_to_all_does_not_bound_the_step(void **state)
 {
     struct llmroof_catalog cat;
@@ -806,7 +808,7 @@ static void hidden_all_to_all_does_not_bound_the_step(void **state)
     s.layout.two_batch_overlap = true;
     struct llmroof_estimate tbo = run(&s, 64, 1024, 256);
     assert_true(tbo.prefill.comm_s >= plain.prefill.comm_s);
-    assert_rel_close(tbo.prefill.comm_s, plain.prefill.comm_s, 1e-2);
+    assert_rel_close(tbo.prefill.comm_s, plain.prefill.comm_s, 2e-2);
     assert_rel_close(tbo.prefill.hidden_s, tbo.prefill.op[LLMROOF_OP_ALL_TO_ALL].time_s, 1e-12);
     assert_rel_close(estimate_phase_split(&tbo.prefill).comm_exposed_s,
                      tbo.prefill.comm_s - tbo.prefill.op[LLMROOF_OP_ALL_TO_ALL].time_s, 1e-9);
