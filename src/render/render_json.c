@@ -845,8 +845,13 @@ static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, c
     static const char *const modes[] = { "closed", "rate", "trace", "offline" };
     cJSON *o = new_doc(schema);
     cJSON_AddStringToObject(o, "model", c->setup.model->id);
-    cJSON_AddStringToObject(o, "gpu", c->setup.gpu->id);
-    cJSON_AddNumberToObject(o, "tp", c->setup.tp);
+    if (c->disaggregated) { /* the pools' own GPUs and TPs are in instances[] */
+        cJSON_AddNullToObject(o, "gpu");
+        cJSON_AddNullToObject(o, "tp");
+    } else {
+        cJSON_AddStringToObject(o, "gpu", c->setup.gpu->id);
+        cJSON_AddNumberToObject(o, "tp", c->setup.tp);
+    }
     {
         /* the layout the run served (pools of a disaggregated run share it at their own TP) */
         const struct llmroof_layout lay = estimate_layout(&c->setup);

@@ -56,8 +56,12 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
 {
     const struct llmroof_setup *s = &c->setup;
     char lay_s[96];
-    sbuf_printf(out, "%s on %d x %s (TP %d%s): ", s->model->id, layout_gpus(s, lay_s, sizeof lay_s), s->gpu->id,
-                s->tp, lay_s);
+    if (c->disaggregated) /* the pools, on the next line, are what ran: -g and -t set neither ("on 1 x h100 (TP 1)"
+                           * had headed a 70B run of TP-2 and TP-4 pools that TP 1 cannot hold) */
+        sbuf_printf(out, "%s on disaggregated prefill and decode pools: ", s->model->id);
+    else
+        sbuf_printf(out, "%s on %d x %s (TP %d%s): ", s->model->id, layout_gpus(s, lay_s, sizeof lay_s), s->gpu->id,
+                    s->tp, lay_s);
     /* a sweep's header leaves its swept setting at 0 (cmd_simulate.c): the rows give it */
     char users[48], rate[48];
     if (c->concurrency > 0)
