@@ -936,10 +936,12 @@ static const char *prune_what(const struct plan_input *in)
  * decide, the lowest cost found (a reason had named only "9 GPUs" where a cost had pruned it). */
 static const char *bound_text(long gpus, bool has_cost, double cost, char *buf, size_t n)
 {
+    /* two bounds, each the best of its own kind, perhaps of different plans: "22 GPUs, $126.00
+     * per hour" had read as one plan that no row was (22 B200s cost $132, 36 H200s $126) */
     if (has_cost)
-        snprintf(buf, n, "%ld GPUs, $%.2f per hour", gpus, cost);
+        snprintf(buf, n, "fewest %ld GPU%s; cheapest $%.2f per hour", gpus, gpus == 1 ? "" : "s", cost);
     else
-        snprintf(buf, n, "%ld GPUs", gpus);
+        snprintf(buf, n, "%ld GPU%s", gpus, gpus == 1 ? "" : "s");
     return buf;
 }
 
@@ -972,8 +974,9 @@ static void rate_reason(const struct plan_input *in, struct plan_option *o, cons
         else
             snprintf(o->reason, sizeof o->reason,
                      "not searched further: %ld %s instance%s miss%s (%s; p%d TTFT %.0f ms, TPOT %.1f ms) and more "
-                     "would need %s than the best plan found by then (%ld GPUs)", ev->at, pool, ev->at == 1 ? "" : "s",
-                     ev->at == 1 ? "es" : "", rate_miss(ev->fails), in->percentile, ev->ttft_s * 1e3, ev->tpot_s * 1e3, prune_what(in), best_gpus);
+                     "would need %s than the best plan found by then (%ld GPU%s)", ev->at, pool, ev->at == 1 ? "" : "s",
+                     ev->at == 1 ? "es" : "", rate_miss(ev->fails), in->percentile, ev->ttft_s * 1e3, ev->tpot_s * 1e3, prune_what(in), best_gpus,
+                     best_gpus == 1 ? "" : "s");
     } else if (ev->floor)
         snprintf(o->reason, sizeof o->reason,
                  "misses the %s SLO at any size: with %ld %s instances, not overloaded, p%d TTFT %.0f ms and TPOT %.1f ms "
@@ -1392,11 +1395,18 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
                 if (miss.fails == PLAN_BIND_REJECTED)
                     rejected_reason(in, g, miss.rejected_share, o->reason, sizeof o->reason);
                 else
-                    snprintf(o->reason, sizeof o->reason, "no prefill pool of up to %d instances meets p%d TTFT <= %.8g "
-                             "ms (closest: %ld x %s prefill instances, %s, p%d TTFT %.0f ms)", PLAN_INSTANCE_CAP,
-                             in->percentile, in->ttft_slo_s * 1e3, miss.at, ml,
-                             miss.overloaded ? "overloaded" : miss.floor ? "no longer falling" : "at the search limit",
-                             in->percentile, miss.ttft_s * 1e3);
+                    /* a TTFT that stopped falling ends the search before the cap: "of up to 256
+                     * instances" had headed a search that stopped at 2 */
+                    if (miss.floor && !miss.overloaded)
+                        snprintf(o->reason, sizeof o->reason, "no prefill pool meets p%d TTFT <= %.8g ms: at %ld x %s "
+                                 "prefill instances p%d TTFT is %.0f ms and no longer falls with more",
+                                 in->percentile, in->ttft_slo_s * 1e3, miss.at, ml, in->percentile, miss.ttft_s * 1e3);
+                    else
+                        snprintf(o->reason, sizeof o->reason, "no prefill pool of up to %d instances meets p%d TTFT <= "
+                                 "%.8g ms (closest: %ld x %s prefill instances, %s, p%d TTFT %.0f ms)", PLAN_INSTANCE_CAP,
+                                 in->percentile, in->ttft_slo_s * 1e3, miss.at, ml,
+                                 miss.overloaded ? "overloaded" : "at the search limit", in->percentile,
+                                 miss.ttft_s * 1e3);
                 continue;
             }
             if (floor_s[li] > in->tpot_slo_s) {
@@ -1536,6 +1546,17 @@ static void describe(const struct plan_input *in, const struct plan_option *o, c
                  o->gpus == 1 ? "" : "s");
 }
 
+/* v with `decimals` places, or two significant digits where those places would print a nonzero
+ * value as zero (--rate 0.000001: "goodput 0.00 requests/s" read as none) */
+static const char *fixed_or_sig(char *buf, size_t n, double v, int decimals)
+{
+    if (v != 0.0 && fabs(v) < 0.5 * pow(10.0, -decimals))
+        snprintf(buf, n, "%.2g", v);
+    else
+        snprintf(buf, n, "%.*f", decimals, v);
+    return buf;
+}
+
 /* Per GPU (or requests/s of goodput per GPU, in rate plans) of an aggregated option; an
  * instance beyond a node counts the GPUs of its whole nodes. */
 static double per_gpu(const struct plan_input *in, const struct plan_option *o)
@@ -1639,10 +1660,12 @@ static void rate_observations(const struct plan_input *in, struct plan_result *o
     }
     const struct plan_option *best = &out->options[out->best];
     describe(in, best, a, sizeof a);
+    char g1[32], g2[32];
     add_obs(out, "%s: %s serves %g requests/s with p%d TTFT %.0f ms (<= %.8g) and TPOT %.1f ms (<= %.8g); goodput "
-                 "%.2f requests/s within both SLOs, %.3f per GPU.",
+                 "%s requests/s within both SLOs, %s per GPU.",
             out->by_cost ? "Cheapest" : "Fewest GPUs", a, in->rate_qps, in->percentile, best->ttft_s * 1e3,
-            in->ttft_slo_s * 1e3, best->tpot_s * 1e3, in->tpot_slo_s * 1e3, best->goodput_qps, best->goodput_per_gpu);
+            in->ttft_slo_s * 1e3, best->tpot_s * 1e3, in->tpot_slo_s * 1e3, fixed_or_sig(g1, sizeof g1, best->goodput_qps, 2),
+            fixed_or_sig(g2, sizeof g2, best->goodput_per_gpu, 3));
     /* the other kind of layout, for the comparison the choice rests on */
     int other = -1;
     for (int i = 0; i < out->noptions; i++) {
@@ -1701,8 +1724,9 @@ static void rate_observations(const struct plan_input *in, struct plan_result *o
             continue;
         }
         describe(in, &out->options[bi], a, sizeof a);
-        add_obs(out, "%s: best as %s, %.3f requests/s of goodput per GPU.", in->gpus[gi]->id, a,
-                out->options[bi].goodput_per_gpu);
+        char g[32];
+        add_obs(out, "%s: best as %s, %s requests/s of goodput per GPU.", in->gpus[gi]->id, a,
+                fixed_or_sig(g, sizeof g, out->options[bi].goodput_per_gpu, 3));
     }
     if (in->rate_qps > 0)
         add_obs(out, "Each layout is the smallest pool(s) whose simulated run at %g requests/s (Poisson, %ld requests, "
