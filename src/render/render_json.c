@@ -1073,6 +1073,10 @@ static cJSON *plan_option_json(const struct plan_input *in, const struct plan_op
     else
         cJSON_AddNullToObject(x, "cost_per_hour");
     cJSON_AddNumberToObject(x, "evaluations", o->evaluations);
+    if (o->feasible && o->sim_requests > 0) { /* rate plans: the run behind ttft_s and tpot_s */
+        cJSON_AddNumberToObject(x, "sim_requests", (double)o->sim_requests);
+        cJSON_AddNumberToObject(x, "sim_warmup_requests", (double)o->sim_warmup);
+    }
     return x;
 }
 

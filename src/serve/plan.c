@@ -632,6 +632,7 @@ struct rate_eval {
     double preempt_per_request; /* preemptions / completed requests */
     double rejected_share;      /* requests rejected for their length / requests */
     enum plan_binding fails;
+    long requests, warmup;      /* the simulated run whose figures these are (after any rerun) */
 };
 
 static int rate_eval(const struct plan_input *in, const struct llmroof_gpu *g, bool disagg, int tp_p, long x, int tp_d,
@@ -696,6 +697,8 @@ static int rate_eval(const struct plan_input *in, const struct llmroof_gpu *g, b
         if ((rc = sim_run(&c, &r, err)))
             return rc;
     }
+    ev->requests = c.requests;
+    ev->warmup = c.warmup_requests;
     ev->ttft_s = pick(&r.ttft, in->percentile);
     ev->tpot_s = pick(&r.tpot, in->percentile);
     /* goodput as the share of the offered rate served within the SLOs: completions / duration
@@ -912,6 +915,8 @@ static void rate_fill(const struct plan_input *in, struct plan_option *o, const 
     o->tpot_s = ev->tpot_s;
     o->goodput_qps = ev->goodput_qps;
     o->preempt_per_request = ev->preempt_per_request;
+    o->sim_requests = ev->requests;
+    o->sim_warmup = ev->warmup;
     if (o->disagg)
         o->gpus = pools_gpus(in, o->gpu, LAY(o->prefill_tp, o->prefill_mode), o->prefill_instances, LAY(o->tp, o->mode),
                              o->decode_instances, &o->nodes);
@@ -1730,9 +1735,11 @@ static void rate_observations(const struct plan_input *in, struct plan_result *o
     }
     if (in->rate_qps > 0)
         add_obs(out, "Each layout is the smallest pool(s) whose simulated run at %g requests/s (Poisson, %ld requests, "
-                     "longer where so short a run could not tell a filling server from an overloaded one; least-loaded "
-                     "router) meets both SLOs without overload; disaggregated layouts size the prefill pool "
-                     "alone for TTFT, then the decode pool behind it.",
+                     "longer where so short a run could not tell a filling server from an overloaded one, then without "
+                     "the first requests' latencies while the batch fills: each row's run is JSON's sim_requests and "
+                     "sim_warmup_requests, simulate's --requests and --warmup; least-loaded router) meets both SLOs "
+                     "without overload; disaggregated layouts size the prefill pool alone for TTFT, then the decode "
+                     "pool behind it.",
                 in->rate_qps, rate_pool(in->rate_qps));
     int npruned = 0;
     for (int i = 0; i < out->noptions; i++)

@@ -128,6 +128,9 @@ struct plan_option {
     bool has_cost;
     double cost_per_hour;          /* USD */
     int evaluations;               /* simulations (or analytic solves) run */
+    long sim_requests, sim_warmup; /* rate plans' feasible rows: the requests of the run whose
+                                      latencies they report, and those its statistics skip
+                                      (simulate --requests, --warmup reproduce it) */
     /* feasible aggregated options: what explains users (goodput) per GPU across layouts */
     double weights_bytes_per_gpu;  /* fullest GPU of one instance */
     double kv_tokens_per_gpu;      /* KV-cache tokens one instance holds, per GPU of it */

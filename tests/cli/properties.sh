@@ -241,4 +241,24 @@ if cmake --install "$builddir" --prefix "$tmp/inst" >/dev/null 2>&1; then
 else
     echo "FAIL: cmake --install"; fail=1
 fi
+
+# a rate plan's row is reproducible: simulate with its pools, --requests sim_requests and --warmup
+# sim_warmup_requests gives its p90 TTFT and TPOT to the digit (the plan had printed figures of a
+# lengthened run with a warm-up that neither the table nor the JSON named)
+"$bin" plan -m llama-3.1-8b --gpus h100 --tp 1 --rate 40 --ttft-slo 1s --tpot-slo 30ms -w fixed:512:256 \
+    --format json >"$tmp/plan.json" 2>/dev/null
+set -- $(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+o = [o for o in d["options"] if o.get("feasible") and o["layout"] == "aggregated"][0]
+print(o["instances"], o["tp"], o["sim_requests"], o["sim_warmup_requests"], repr(o["ttft_s"]), repr(o["tpot_s"]))
+' "$tmp/plan.json")
+"$bin" simulate -m llama-3.1-8b -g h100 -t "$2" --instances "$1" --router least-loaded --rate 40 \
+    -w fixed:512:256 --requests "$3" --warmup "$4" --format json >"$tmp/sim.json" 2>/dev/null
+check "a rate plan's row is simulate's run at its sim_requests and sim_warmup_requests ($3, $4)" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(not (d["ttft_s"]["p90"] == float(sys.argv[2]) and d["tpot_s"]["p90"] == float(sys.argv[3]) and int(sys.argv[4]) > 0))
+' "$tmp/sim.json" "$5" "$6" "$4"
+
 exit $fail
