@@ -361,6 +361,22 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
     out->kv_capacity_tokens = cap * (double)sh.attn_dp;
     out->tokens_per_seq = per_seq;
     out->max_batch = floor(cap / per_seq) * (double)sh.attn_dp;
+    if (o->block_size > 1 && arch_local_layers(m) > 0 && !(out->state_bytes_per_seq_per_gpu > 0)) {
+        /* windowed layers: a block is block_size tokens of every layer's K/V (and a drafter's),
+         * and a sequence holds the whole blocks of its held tokens' worth, as the simulator
+         * allocates them (serve/sim_internal.h seq_blocks): gpt-oss-120b on an H100 at 2,000
+         * tokens holds (2,000 + 128) / 2 = 1,064 tokens' worth, 67 blocks of 8,358: 124
+         * sequences, where rounding the context (125 blocks) before the layers' mean gave 125
+         * beside simulate's 124 */
+        const double bs = (double)o->block_size;
+        const double full = stage_kv_bytes(m, &sh, 1.0, kvb) + (o->drafter_kv_bytes > 0 ? o->drafter_kv_bytes : 0.0);
+        if (full > 0) {
+            const double blocks = floor(out->kv_capacity_bytes_per_gpu / (full * bs) + 1e-9);
+            const double held = out->kv_bytes_per_seq_per_gpu / full;
+            const double per_blocks = ceil(held / bs - 1e-9);
+            out->max_batch = per_blocks > 0 ? floor(blocks / per_blocks) * (double)sh.attn_dp : 0.0;
+        }
+    }
     if (out->state_bytes_per_seq_per_gpu > 0) /* each sequence holds its state beside its KV */
         out->max_batch = floor(out->kv_capacity_bytes_per_gpu /
                                (per_seq * out->kv_bytes_per_token_per_gpu + out->state_bytes_per_seq_per_gpu)) *
