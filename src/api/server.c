@@ -179,6 +179,37 @@ static const char *nonfinite_field(const cJSON *req)
     return NULL;
 }
 
+/* Values in the tree under o (o itself not counted); the count stops once past `most` */
+static int count_values(const cJSON *o, int most)
+{
+    int n = 0;
+    for (const cJSON *it = o->child; it && n <= most; it = it->next)
+        n += 1 + count_values(it, most - n - 1);
+    return n;
+}
+
+/* True with the message in msg when the request object holds more than SERVER_MAX_FIELDS
+ * top-level fields or SERVER_MAX_VALUES values in all: refused before any per-field work, which
+ * had been quadratic in places (75,000 fields of "kN":1 cost 10 s of CPU before their 400). A
+ * command takes at most 74 options (simulate), and a list option a few dozen entries. */
+static bool too_many_values(const cJSON *req, char *msg, size_t n)
+{
+    int fields = 0;
+    for (const cJSON *f = req->child; f && fields <= SERVER_MAX_FIELDS; f = f->next)
+        fields++;
+    if (fields > SERVER_MAX_FIELDS) {
+        snprintf(msg, n, "llmroof: error: request: the body has more than %d fields, past this server's limit (a "
+                         "command takes at most a few dozen options)", SERVER_MAX_FIELDS);
+        return true;
+    }
+    if (count_values(req, SERVER_MAX_VALUES) > SERVER_MAX_VALUES) {
+        snprintf(msg, n, "llmroof: error: request: the body holds more than %d values (fields and list entries), "
+                         "past this server's limit", SERVER_MAX_VALUES);
+        return true;
+    }
+    return false;
+}
+
 /* A number given as a JSON number or a string ("250"); false when absent or not a number. */
 static bool opt_number(const cJSON *req, const char *dash, double *v)
 {
@@ -437,18 +468,25 @@ static void route_api(llmroof_ctx *ctx, const struct server_cfg *cfg, const char
     }
     const char *text_in = mapped ? mapped : body;
     char msg[512];
-    /* the body's numbers as written (the library sees them only after the reprint below): a seed
-     * of 9007199254740993 is refused as such, not as the ...992 a double makes of it */
-    if (mapped && api_check_numbers(mapped, msg, sizeof msg)) {
-        free(copy);
-        free(mapped);
-        reply_error(r, 400, msg);
-        return;
-    }
     cJSON *req = len ? cJSON_ParseWithLengthOpts(text_in, len, &end, 0) : cJSON_CreateObject();
     if (end) /* offsets into the body */
         end = body + (end - text_in);
     free(copy);
+    const bool crowded = req && cJSON_IsObject(req) && too_many_values(req, msg, sizeof msg);
+    if (!req || !cJSON_IsObject(req) || crowded) {
+        free(mapped);
+        mapped = NULL;
+    }
+    /* the body's numbers as written (the library sees them only after the reprint below): a seed
+     * of 9007199254740993 is refused as such, not as the ...992 a double makes of it. After the
+     * parse and the counts above: the library's scan of a number looks ahead in the text, and on a
+     * body of 300,000 numbers cost 5 s (counted first, such a body is 400 in milliseconds) */
+    if (mapped && api_check_numbers(mapped, msg, sizeof msg)) {
+        free(mapped);
+        cJSON_Delete(req);
+        reply_error(r, 400, msg);
+        return;
+    }
     free(mapped);
     if (!req) {
         size_t at = end && end >= body && end <= body + len ? (size_t)(end - body) : 0;
@@ -470,6 +508,11 @@ static void route_api(llmroof_ctx *ctx, const struct server_cfg *cfg, const char
     if (!cJSON_IsObject(req)) {
         cJSON_Delete(req);
         reply_error(r, 400, "llmroof: error: request: the body must be a JSON object of options");
+        return;
+    }
+    if (crowded) { /* msg holds the limit */
+        cJSON_Delete(req);
+        reply_error(r, 400, msg);
         return;
     }
     const char *inf_key = nonfinite_field(req);
@@ -543,8 +586,14 @@ static void route_api(llmroof_ctx *ctx, const struct server_cfg *cfg, const char
         char num[64];
         api_number_text(nv->valuedouble, num, sizeof num);
         cJSON *raw = cJSON_CreateRaw(num);
-        /* keys are unique here (a repeated one was refused above), so the key finds this item */
-        if (!raw || !cJSON_ReplaceItemInObjectCaseSensitive(req, nv->string, raw)) {
+        /* replaced where it stands, its key moved over: replacing by key searched the object from
+         * its start for each number, quadratic in the fields (75,000 numbers took 10 s) */
+        if (raw) {
+            raw->string = nv->string;
+            raw->type |= nv->type & cJSON_StringIsConst;
+            nv->string = NULL;
+        }
+        if (!raw || !cJSON_ReplaceItemViaPointer(req, nv, raw)) {
             cJSON_Delete(raw);
             cJSON_Delete(req);
             reply_error(r, 500, "llmroof: error: out of memory");
@@ -701,6 +750,30 @@ int server_check_framing(unsigned content_lengths, unsigned transfer_encodings, 
     return 0;
 }
 
+int server_check_host_origin(const char *version, unsigned hosts, unsigned origins, struct server_reply *r)
+{
+    /* the loopback checks (server_check_headers) read the first Host and Origin: a second one
+     * would pass unread, and a proxy in front may act on the other */
+    if (hosts > 1) {
+        reply_error(r, 400, "llmroof: error: request: header 'Host' is given more than once: send it once "
+                            "(RFC 9112 section 3.2)");
+        return r->status;
+    }
+    if (origins > 1) {
+        reply_error(r, 400, "llmroof: error: request: header 'Origin' is given more than once: send it once "
+                            "(RFC 6454 section 7.3)");
+        return r->status;
+    }
+    /* HTTP/1.0 had no Host; from 1.1 on it is required (RFC 9112 section 3.2: "MUST respond with
+     * a 400") */
+    if (!hosts && version && strcmp(version, "HTTP/1.0") != 0 && strcmp(version, "HTTP/0.9") != 0) {
+        reply_error(r, 400, "llmroof: error: request: header 'Host' is missing: an HTTP/1.1 request must send it "
+                            "(RFC 9112 section 3.2)");
+        return r->status;
+    }
+    return 0;
+}
+
 void server_route(llmroof_ctx *ctx, const struct server_cfg *cfg, const char *method, const char *url,
                   const char *body, size_t len, unsigned flags, const struct llmroof_stop *stop,
                   struct server_reply *out)
@@ -790,11 +863,12 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
     return conn_new(strlen(uri));
 }
 
-/* MHD_get_connection_values' iterator: counts the header lines named Content-Length and
- * Transfer-Encoding (libmicrohttpd keeps each line; MHD_lookup_connection_value sees the first)
- * and the bytes of all */
+/* MHD_get_connection_values' iterator: counts the header lines named Content-Length,
+ * Transfer-Encoding, Host and Origin (libmicrohttpd keeps each line; MHD_lookup_connection_value
+ * sees the first) and the bytes of all */
 struct framing {
     unsigned content_lengths, transfer_encodings;
+    unsigned hosts, origins;       /* Host and Origin lines: the checks read the first alone */
     const char *transfer_encoding; /* the first Transfer-Encoding's value */
     size_t header_bytes;           /* every header's name and value */
 };
@@ -809,6 +883,10 @@ static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const c
     } else if (key && !strcasecmp(key, "Transfer-Encoding")) {
         if (!f->transfer_encodings++)
             f->transfer_encoding = value;
+    } else if (key && !strcasecmp(key, "Host")) {
+        f->hosts++;
+    } else if (key && !strcasecmp(key, "Origin")) {
+        f->origins++;
     }
     return MHD_YES;
 }
@@ -899,7 +977,6 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, const struct server_
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                                   const char *version, const char *upload, size_t *upload_size, void **con_cls)
 {
-    (void)version;
     struct server_state *st = cls;
     struct conn *k = *con_cls;
     if (!k && !(k = *con_cls = conn_new(0)))
@@ -910,10 +987,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
          * not read as another request) */
         k->seen = true;
         struct server_reply r = { 0 };
-        struct framing f = { 0, 0, NULL, 0 };
+        struct framing f = { 0, 0, 0, 0, NULL, 0 };
         MHD_get_connection_values(c, MHD_HEADER_KIND, count_framing, &f);
         char msg[160];
-        if (server_check_framing(f.content_lengths, f.transfer_encodings, f.transfer_encoding, &r)) {
+        if (server_check_framing(f.content_lengths, f.transfer_encodings, f.transfer_encoding, &r) ||
+            server_check_host_origin(version, f.hosts, f.origins, &r)) {
             /* r holds the answer */
         } else if (k->uri_bytes > SERVER_MAX_URI_BYTES) {
             snprintf(msg, sizeof msg, "llmroof: error: request: the request target (path and query) is %zu bytes, "

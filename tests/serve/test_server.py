@@ -295,6 +295,24 @@ class Server(unittest.TestCase):
                 b"Host: 127.0.0.1\r\n", b"Host: 127.0.0.1\r\nConnection: close\r\n"))
             self.assertEqual((st, answers), (200, 2), hdrs)
 
+    def test_host_and_origin_once_and_host_required(self):
+        # the loopback checks read the first Host and Origin: "Host: 127.0.0.1" then "Host:
+        # evil.example" had been answered 200; so had an HTTP/1.1 request without Host
+        body = b'{"model":"llama-2-7b","gpu":"a100"}'
+        tail = b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
+        line = b"POST /api/v1/estimate HTTP/1.1\r\n"
+        cases = [(line + b"Host: 127.0.0.1\r\nHost: evil.example\r\n", 400, "header 'Host' is given more than once"),
+                 (line, 400, "header 'Host' is missing"),
+                 (line + b"Host: 127.0.0.1\r\nOrigin: http://127.0.0.1:%d\r\nOrigin: http://evil.example\r\n"
+                  % self.port, 400, "header 'Origin' is given more than once")]
+        for head, status, text in cases:
+            st, _, data, _ = raw(self.port, head + tail)
+            self.assertEqual(st, status, head)
+            self.assertIn(text, self.error(data), head)
+        # HTTP/1.0 has no Host to send: answered
+        st, _, _, _ = raw(self.port, b"POST /api/v1/estimate HTTP/1.0\r\n" + tail)
+        self.assertEqual(st, 200)
+
     def test_favicon_is_204_and_the_page_names_its_icon(self):
         # a browser asked for /favicon.ico on every load and got a 404 in its console
         st, hdr, data = request(self.port, "GET", "/favicon.ico")
