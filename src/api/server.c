@@ -19,12 +19,14 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <strings.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -829,7 +831,72 @@ struct server_state {
     pthread_cond_t freed; /* a computation ended */
     int busy;           /* API requests computing now */
     int max_busy;       /* beyond it a request is answered 503 at once: one per CPU (at least 2) */
+    pthread_mutex_t log_mu;     /* guards the three below: libmicrohttpd logs from any thread */
+    struct timespec log_window; /* when the current window of SERVER_LOG_WINDOW_S began */
+    unsigned log_lines;         /* lines printed in that window */
+    unsigned long log_dropped;  /* lines not printed since the last one printed */
 };
+
+/* libmicrohttpd's messages, at most SERVER_LOG_LINES_PER_WINDOW lines per SERVER_LOG_WINDOW_S:
+ * it logs a line for each connection it refuses ("Server reached connection limit"), so a flood
+ * of connections would flood stderr as well (the select() mode had written one line per refused
+ * connection). The next line printed says how many were left out. */
+#define SERVER_LOG_WINDOW_S 10
+#define SERVER_LOG_LINES_PER_WINDOW 5
+
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    struct server_state *st = cls;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    pthread_mutex_lock(&st->log_mu);
+    if (now.tv_sec - st->log_window.tv_sec >= SERVER_LOG_WINDOW_S) {
+        st->log_window = now;
+        st->log_lines = 0;
+    }
+    const bool print = st->log_lines < SERVER_LOG_LINES_PER_WINDOW;
+    unsigned long dropped = 0;
+    if (print) {
+        st->log_lines++;
+        dropped = st->log_dropped;
+        st->log_dropped = 0;
+    } else {
+        st->log_dropped++;
+    }
+    pthread_mutex_unlock(&st->log_mu);
+    if (!print)
+        return;
+    char line[512];
+    vsnprintf(line, sizeof line, fmt, ap);
+    size_t n = strlen(line);
+    while (n && line[n - 1] == '\n')
+        line[--n] = '\0';
+    if (dropped)
+        fprintf(stderr, "llmroof: serve: %s (and %lu similar messages not shown)\n", line, dropped);
+    else
+        fprintf(stderr, "llmroof: serve: %s\n", line);
+    fflush(stderr);
+}
+
+/* How many connections at once: SERVER_MAX_CONNECTIONS, or fewer where the process may open fewer
+ * files (each connection is a descriptor; SERVER_FD_RESERVE are kept for the listening socket,
+ * the page's files and a chart's temporary file). The soft limit on open files is raised to the
+ * hard one first: it is often 1024, which would cap the connections at about 1,000. */
+static unsigned connection_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return 1024 - SERVER_FD_RESERVE;
+    if (rl.rlim_cur < rl.rlim_max) {
+        struct rlimit up = rl;
+        up.rlim_cur = rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &up) == 0)
+            rl = up;
+    }
+    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= (rlim_t)SERVER_MAX_CONNECTIONS + SERVER_FD_RESERVE)
+        return SERVER_MAX_CONNECTIONS;
+    return rl.rlim_cur > (rlim_t)2 * SERVER_FD_RESERVE ? (unsigned)(rl.rlim_cur - SERVER_FD_RESERVE) : SERVER_FD_RESERVE;
+}
 
 /* One request's state: made by on_uri once its request line has come (libmicrohttpd passes it to
  * on_request as *con_cls), freed by on_completed. */
@@ -1101,7 +1168,9 @@ int server_run(llmroof_ctx *ctx, const struct server_cfg *cfg)
     pthread_sigmask(SIG_BLOCK, &stop, &old);
     signal(SIGPIPE, SIG_IGN); /* a client that hangs up must not end the server */
 
-    struct server_state st = { ctx, cfg, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 2 };
+    struct server_state st = { ctx, cfg, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 2,
+                               PTHREAD_MUTEX_INITIALIZER, { 0, 0 }, 0, 0 };
+    clock_gettime(CLOCK_MONOTONIC, &st.log_window);
     const long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     if (ncpu > 2)
         st.max_busy = ncpu > 1024 ? 1024 : (int)ncpu;
@@ -1114,10 +1183,16 @@ int server_run(llmroof_ctx *ctx, const struct server_cfg *cfg)
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         return 2;
     }
+    /* poll(), not select(): select() takes no descriptor of FD_SETSIZE (1024) or more, and
+     * libmicrohttpd refused every connection past about 1,020 open ones, logging a line for each
+     * (epoll is not offered with a thread per connection). Past the connection limit a new
+     * connection is closed at once, and the others go on being served. */
+    const unsigned max_conns = connection_limit();
     struct MHD_Daemon *d = MHD_start_daemon(
-        MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, (uint16_t)cfg->port,
-        NULL, NULL, on_request, &st, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa, MHD_OPTION_CONNECTION_TIMEOUT,
-        (unsigned)cfg->timeout_s, MHD_OPTION_CONNECTION_LIMIT, (unsigned)1024, MHD_OPTION_NOTIFY_COMPLETED, on_completed,
+        MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ERROR_LOG,
+        (uint16_t)cfg->port, NULL, NULL, on_request, &st, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, &st,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned)cfg->timeout_s, MHD_OPTION_CONNECTION_LIMIT, max_conns, MHD_OPTION_NOTIFY_COMPLETED, on_completed,
         &st, MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL, MHD_OPTION_CONNECTION_MEMORY_LIMIT, SERVER_CONN_MEMORY_BYTES,
         MHD_OPTION_END);
     if (!d) {
