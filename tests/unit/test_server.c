@@ -273,6 +273,20 @@ static void host_and_origin_are_given_once(void **state)
     server_reply_free(&r);
 }
 
+/* An unknown field's message gives its advice once: it ends "see llmroof estimate --help)" and
+ * the command line's usage line below it had repeated "try 'llmroof estimate --help'". A message
+ * without the advice keeps its try line. */
+static void an_unknown_field_names_its_help_once(void **state)
+{
+    const char *b;
+    assert_int_equal(route("POST", "/api/v1/estimate", "{\"bogus\":1}", &b), 400);
+    assert_string_equal(b, "{\"error\":\"llmroof: error: unknown field 'bogus' (not an option of this command; see "
+                           "llmroof estimate --help)\"}");
+    assert_int_equal(route("POST", "/api/v1/estimate", "{\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"tp\":\"abc\"}", &b),
+                     400);
+    assert_non_null(strstr(b, "not a whole number in [1, 1024]\\ntry 'llmroof estimate --help'\"}"));
+}
+
 static void serve_options(void **state)
 {
     struct serve_opts o;
@@ -305,6 +319,7 @@ int main(void)
         cmocka_unit_test(body_over_1_mib_is_413),
         cmocka_unit_test(a_body_of_thousands_of_fields_is_400_naming_the_limit),
         cmocka_unit_test(host_and_origin_are_given_once),
+        cmocka_unit_test(an_unknown_field_names_its_help_once),
         cmocka_unit_test(serve_options),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
