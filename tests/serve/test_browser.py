@@ -149,7 +149,8 @@ def check_links(br, bin_, url, failures):
         if query.startswith("?workload"):
             # a serving field: the estimate runs, the simulation says it
             br.js("document.querySelector('#serving button').click()")
-            br.wait("!document.getElementById('serving-error').hidden")
+            br.wait("!document.getElementById('serving-error').hidden ||"
+                    " document.querySelectorAll('#serving-table tr').length > 1")
             err = br.js("document.getElementById('serving-error').textContent")
         elif br.js("document.getElementById('ttft').textContent") != "\u2013":
             failures.append("%s: the page shows a TTFT of %s for another setup" % (query, br.js(
@@ -197,7 +198,8 @@ def check_messages_and_url(br, url, failures):
     # an empty Requests field is said to be empty (it had gone out as 0: "'0' is not a whole number")
     br.js("(() => { const f = document.getElementById('serving'); f.requests.value = '';"
           " f.querySelector('button').click(); })()")
-    br.wait("!document.getElementById('serving-error').hidden")
+    br.wait("!document.getElementById('serving-error').hidden || document.getElementById('status').textContent"
+            " === 'error'")
     err = br.js("document.getElementById('serving-error').textContent")
     if "field 'Requests' is empty" not in err:
         failures.append("empty Requests: %r" % err)
