@@ -8,11 +8,17 @@ const servingForm = $('serving');
 const planForm = $('plan');
 
 // ---- numbers with units --------------------------------------------------------------------
+// Seconds up to a minute, then minutes, hours and days; past 1,000 days seconds in scientific
+// notation ("1.6e14 s"): a 10^9-token request had printed "163879838705929.50 s" across the cards.
 function fmtTime(s) {
   if (!Number.isFinite(s)) return '–';
   if (s < 1e-3) return (s * 1e6).toFixed(1) + ' µs';
   if (s < 1) return (s * 1e3).toFixed(1) + ' ms';
-  return s.toFixed(2) + ' s';
+  if (s < 60) return s.toFixed(2) + ' s';
+  if (s < 3600) return (s / 60).toFixed(1) + ' min';
+  if (s < 86400) return (s / 3600).toFixed(1) + ' h';
+  if (s < 1000 * 86400) return (s / 86400).toFixed(1) + ' days';
+  return s.toExponential(1).replace('e+', 'e') + ' s';
 }
 function fmtBytes(b) {
   if (!Number.isFinite(b)) return '–';
@@ -60,7 +66,8 @@ function pageTerms(msg, panel) {
   return msg.replace(/^llmroof: error: /, '').replace(/\s*try 'llmroof [^']*'\s*$/, '')
     .replace(/option '--([a-z0-9-]+)'/g, (m, flag) => { const f = fieldLabel(flag, panel); return f ? `field '${f}'` : m; })
     // a request's own field names ("fields 'gpus' x 'tp'") and a bare flag ("--ep 4") by their labels
-    .replace(/'([a-z][a-z0-9_]*)'/g, (m, key) => { const f = fieldLabel(key.replace(/_/g, '-'), panel); return f ? `'${f}'` : m; })
+    // (hyphens too: 'sweep-rate' is the Points field)
+    .replace(/'([a-z][a-z0-9_-]*)'/g, (m, key) => { const f = fieldLabel(key.replace(/_/g, '-'), panel); return f ? `'${f}'` : m; })
     .replace(/--([a-z][a-z0-9-]*)/g, (m, flag) => fieldLabel(flag, panel) || m);
 }
 
@@ -81,9 +88,22 @@ function readState() {
     }
   return st;
 }
+// A select's value in the link that names none of its options: name -> the value as written. Its
+// select shows no choice, nothing is computed from it, and the link keeps it, until a choice is
+// made there (the page had shown the default model's numbers as if asked, and rewritten the link).
+const linkUnknown = {};
 function writeURL() {
   const q = new URLSearchParams(readState());
+  for (const [name, v] of Object.entries(linkUnknown)) q.set(name, v);
   history.replaceState(null, '', '?' + q.toString());
+}
+// The option a link's value names, as the CLI resolves a name: its id or one of its aliases, in
+// any case (-g H200 and -g h200 are h200-sxm-141gb; --kv-dtype FP8 is fp8)
+function findOption(sel, v) {
+  const low = v.toLowerCase();
+  return [...sel.options].find((x) => x.value !== '' && x.value.toLowerCase() === low) ||
+    [...sel.options].find((x) => (x.dataset.aliases || '').toLowerCase().split(/[\s,]+/).includes(low)) ||
+    (v === '' ? [...sel.options].find((x) => x.value === '') : undefined);
 }
 function applyURL() {
   const q = new URLSearchParams(location.search);
@@ -93,12 +113,30 @@ function applyURL() {
       const v = q.get(el.name);
       if (el.type === 'checkbox') el.checked = v === '1';
       else if (el.tagName === 'SELECT') {
-        // an id, or one of its aliases as the CLI takes them (gpu=h100 is h100-sxm5-80gb)
-        const o = [...el.options].find((x) => x.value === v) ||
-          [...el.options].find((x) => (x.dataset.aliases || '').split(/[\s,]+/).includes(v));
+        const o = findOption(el, v);
         if (o) el.value = o.value;
+        else { linkUnknown[el.name] = v; el.selectedIndex = -1; }
       } else el.value = v;
     }
+}
+// The link's unknown values among these fields, as one message; null when none
+function linkProblem(names) {
+  const bad = names.filter((n) => n in linkUnknown);
+  if (!bad.length) return null;
+  return new Error(bad.map((n) => `unknown ${n} '${linkUnknown[n]}' in the link`).join('; ') +
+    ': pick one in its list (nothing is computed for a value the catalog does not hold)');
+}
+// A number field left empty, by its label: said before asking the server (an empty Requests had
+// gone out as 0, "'0' is not a whole number")
+function emptyProblem(form, names) {
+  for (const n of names) {
+    const el = form.elements[n];
+    if (el && el.value.trim() === '') {
+      const label = el.closest('label');
+      return new Error(`field '${label ? label.firstChild.textContent.trim() : n}' is empty: it needs a value`);
+    }
+  }
+  return null;
 }
 
 // ---- the setup's options object (the C API's names) ----------------------------------------
@@ -165,18 +203,71 @@ function renderEstimate(e) {
     `<span class="w" style="width:${w(m.weights_bytes_per_gpu)}" title="weights"></span>` +
     `<span class="o" style="width:${w(m.workspace_bytes_per_gpu + m.reserve_bytes_per_gpu)}" title="workspace and reserve"></span>` +
     `<span class="kvb" style="width:${w(Math.max(0, m.kv_capacity_bytes_per_gpu))}" title="KV cache"></span>`;
-  $('memory').innerHTML = [
+  // a hybrid or state-space model (Mamba layers) also holds a fixed state per sequence, whatever its
+  // length: the cache holds fewer sequences than its KV tokens alone suggest (granite-4.0-h-tiny on
+  // an A10 had shown 748,673 tokens beside 133 sequences of 2,048 without a word why)
+  const state = m.state_bytes_per_seq_per_gpu || 0;
+  const seqBytes = m.context_len * m.kv_bytes_per_token_per_gpu + state;
+  const rows = [
     ['GPU memory', fmtBytes(total)],
     ['weights', fmtBytes(m.weights_bytes_per_gpu)],
     ['workspace + reserve', fmtBytes(m.workspace_bytes_per_gpu + m.reserve_bytes_per_gpu)],
-    ['KV cache capacity', fmtBytes(m.kv_capacity_bytes_per_gpu) + ' = ' + fmtInt(m.kv_capacity_tokens) + ' tokens'],
+    ['KV cache capacity', fmtBytes(m.kv_capacity_bytes_per_gpu) + ' = ' + fmtInt(m.kv_capacity_tokens) + ' tokens' +
+      (state > 0 ? ' of KV alone' : '')],
     ['KV per token', fmtBytes(m.kv_bytes_per_token_per_gpu) + ' per GPU'],
-    ['max batch at this context', fmtInt(m.max_batch) + ' sequences (' + fmtInt(m.context_len) + ' tokens each)'],
-    ['fits', m.fits ? 'yes' : 'no (see above)'],
-  ].map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('');
+  ];
+  if (state > 0) rows.push(['state per sequence', fmtBytes(state) + ' per GPU (recurrent layers; any length)']);
+  rows.push(['max batch at this context', fmtInt(m.max_batch) + ' sequences (' + fmtInt(m.context_len) + ' tokens each' +
+      (state > 0 ? ': ' + fmtBytes(m.context_len * m.kv_bytes_per_token_per_gpu) + ' KV + ' + fmtBytes(state) +
+        ' state = ' + fmtBytes(seqBytes) + ' a sequence' : '') + ')'],
+    ['fits', m.fits ? 'yes' : 'no (see above)']);
+  $('memory').innerHTML = rows.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('');
   $('memory').dataset.used = used;
   sharesTable('shares-prefill', e.prefill.ops);
   sharesTable('shares-decode', e.decode ? e.decode.ops : []);
+}
+
+// Roofs of equal height (an H100's int8 and fp8, bf16 and fp16) are drawn one over the other, so
+// only the last drawn shows, while each kept a label of its own colour: the int8 label sat beside
+// a gold fp8 line. Such roofs get one label, "fp8 / int8 1405 TFLOP/s", in the visible line's colour.
+function mergeRoofLabels(svg) {
+  const groups = new Map();
+  for (const ln of svg.querySelectorAll('line[stroke-width="2"]')) {
+    const t = ln.nextElementSibling;
+    if (ln.getAttribute('y1') !== ln.getAttribute('y2') || !t || t.tagName !== 'text' ||
+        t.getAttribute('fill') !== ln.getAttribute('stroke')) continue;
+    const y = ln.getAttribute('y1');
+    if (!groups.has(y)) groups.set(y, []);
+    groups.get(y).push(t);
+  }
+  for (const labels of groups.values()) {
+    if (labels.length < 2) continue;
+    const shown = labels[labels.length - 1]; // drawn last: its line is the one seen
+    const parts = labels.map((t) => t.textContent.split(' '));
+    const names = parts.map((p) => p[0]).reverse();
+    labels[0].textContent = names.join(' / ') + ' ' + parts[parts.length - 1].slice(1).join(' ');
+    labels[0].setAttribute('fill', shown.getAttribute('fill'));
+    for (const t of labels.slice(1)) t.remove();
+  }
+}
+// The chart's height to its content: the library's SVG is 760 high whatever its operator list,
+// which left some 130 px empty under a short one
+function fitHeight(svg) {
+  const vb = (svg.getAttribute('viewBox') || '').split(/\s+/).map(Number);
+  if (vb.length !== 4) return;
+  let bottom = 0;
+  for (const el of svg.children) {
+    if (el.tagName === 'rect' && +el.getAttribute('width') === vb[2] && +el.getAttribute('height') === vb[3]) continue;
+    if (typeof el.getBBox !== 'function') continue;
+    const b = el.getBBox();
+    if (b.width || b.height) bottom = Math.max(bottom, b.y + b.height);
+  }
+  if (bottom <= 0 || bottom + 12 >= vb[3]) return;
+  const h = Math.ceil(bottom + 12);
+  svg.setAttribute('viewBox', `${vb[0]} ${vb[1]} ${vb[2]} ${h}`);
+  svg.setAttribute('height', h);
+  const bg = svg.querySelector('rect');
+  if (bg) bg.setAttribute('height', h);
 }
 
 // After an error nothing of the previous input's answer stays on screen beside it.
@@ -192,6 +283,9 @@ async function updateEstimate() {
   writeURL();
   $('status').textContent = 'computing…';
   try {
+    const bad = linkProblem(['model', 'gpu', 'engine', 'weight_dtype', 'kv_dtype']) ||
+      emptyProblem(setupForm, ['tp', 'batch', 'prompt', 'output']);
+    if (bad) throw bad;
     const [e, svg] = await Promise.all([
       api('estimate', setupOptions(false)),
       api('roofline.svg', setupOptions(true), true).catch((err) => '<p class="error">' + esc(err.message) + '</p>'),
@@ -201,7 +295,11 @@ async function updateEstimate() {
     renderEstimate(e);
     $('roofline').innerHTML = svg.replace(/^<\?xml[^>]*>\s*/, '');
     const rs = $('roofline').querySelector('svg');
-    if (rs) { rs.setAttribute('role', 'img'); rs.setAttribute('aria-label', 'roofline of ' + e.model + ' on ' + e.gpu); }
+    if (rs) {
+      rs.setAttribute('role', 'img'); rs.setAttribute('aria-label', 'roofline of ' + e.model + ' on ' + e.gpu);
+      mergeRoofLabels(rs);
+      fitHeight(rs);
+    }
     document.body.dataset.ready = 'estimate';
     $('status').textContent = e.model + ' on ' + e.gpu;
   } catch (err) {
@@ -253,11 +351,14 @@ function curveSVG(points, kind) {
 async function updateServing(ev) {
   if (ev) ev.preventDefault();
   writeURL();
+  const bad = linkProblem(['model', 'gpu', 'engine', 'weight_dtype', 'kv_dtype', 'workload', 'loadkind']) ||
+    emptyProblem(servingForm, ['points', 'requests']) || emptyProblem(setupForm, ['tp']);
+  if (bad) { showError('serving-error', bad); $('status').textContent = 'error'; return; }
   const s = readState();
   const o = setupOptions(false);
   delete o.batch; delete o.prompt; delete o.output;
   o.workload = s.workload;
-  o.requests = +s.requests;
+  o.requests = numOrText(s.requests);
   o['sweep_' + s.loadkind] = s.points;
   if (s.ttft_slo) o.ttft_slo = s.ttft_slo;
   if (s.tpot_slo) o.tpot_slo = s.tpot_slo;
@@ -326,6 +427,12 @@ function starved(op) {
 async function updatePlan(ev) {
   if (ev) ev.preventDefault();
   writeURL();
+  const bad = linkProblem(['model', 'engine', 'weight_dtype', 'kv_dtype', 'workload', 'plankind']) ||
+    emptyProblem(planForm, ['gpus', 'tps', 'amount']) || emptyProblem(servingForm, ['ttft_slo', 'tpot_slo']);
+  if (bad) {
+    lastPlan = null; $('plan-table').innerHTML = ''; renderLaunch(null);
+    showError('plan-error', bad); $('status').textContent = 'error'; return;
+  }
   const s = readState();
   const o = { model: s.model, gpus: s.gpus, tp: s.tps, kv_dtype: s.kv_dtype,
     ttft_slo: s.ttft_slo, tpot_slo: s.tpot_slo, workload: s.workload };
@@ -415,18 +522,27 @@ function later() {
 async function boot() {
   const run = new URLSearchParams(location.search).get('run') === '1'; // read before writeURL rewrites it
   const [lm, lg, le] = await Promise.all(['models', 'gpus', 'engines'].map((w) => api('list', { args: [w] })));
-  fillSelect($('model'), lm.models, (m) => m.id + ' (' + m.params_B.toFixed(1) + ' B' + (m.moe ? ', MoE' : '') + ')');
+  fillSelect($('model'), lm.models, (m) => m.id + ' (' + (m.moe ? 'MoE, ' : '') + m.params_B.toFixed(m.params_B >= 100 ? 0 : 1) + ' B)');
+  for (const [i, m] of lm.models.entries())
+    $('model').options[i].title = m.id + ': ' + m.params_B.toFixed(1) + ' B parameters' + (m.moe ? ', MoE ' + m.moe : '');
   fillSelect($('gpu'), lg.gpus, (g) => g.id + ' · ' + g.memory_GiB + ' GiB');
   for (const [i, g] of lg.gpus.entries()) $('gpu').options[i].title = g.memory_GiB + ' GiB, ' + g.bandwidth_GBps + ' GB/s';
   fillSelect($('engine'), le.engines, (e) => e.id);
   $('model').value = 'llama-3.1-8b';
   $('gpu').value = 'h100-sxm5-80gb';
   applyURL();
+  // a choice made in a select the link named wrongly replaces the link's value
+  for (const f of forms) f.addEventListener('change', (ev) => { delete linkUnknown[ev.target.name]; }, true);
   setupForm.addEventListener('input', later);
   setupForm.addEventListener('change', later);
   servingForm.addEventListener('submit', updateServing);
-  // the plan runs on the serving panel's workload and SLOs: shown in its heading, stale on change
-  servingForm.addEventListener('input', () => { slosText(); setStale('serving', true); setStale('plan', true); });
+  // the plan runs on the serving panel's workload and SLOs: shown in its heading, stale on change;
+  // the link follows every field as it changes (it had waited for Simulate or Plan)
+  const onServing = () => { slosText(); setStale('serving', true); setStale('plan', true); writeURL(); };
+  servingForm.addEventListener('input', onServing);
+  servingForm.addEventListener('change', onServing);
+  planForm.addEventListener('input', writeURL);
+  planForm.addEventListener('change', writeURL);
   slosText();
   planForm.addEventListener('submit', updatePlan);
   await updateEstimate();

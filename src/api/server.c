@@ -19,12 +19,14 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <strings.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -45,12 +47,33 @@ static void reply_set(struct server_reply *r, int status, const char *ctype, cha
     r->len = len;
 }
 
+/* The length of msg without a last line "try 'llmroof CMD --help'" whose advice the message
+ * already gives: the library's unknown-field message ends "(not an option of this command; see
+ * llmroof estimate --help)" and the CLI's usage line repeats it below, so every such answer said
+ * it twice. n: msg's length, trailing newlines cut. */
+static size_t without_repeated_hint(const char *msg, size_t n)
+{
+    static const char try_[] = "\ntry '";
+    const char *line = NULL;
+    for (const char *p = msg; (p = strstr(p, try_)) != NULL && p < msg + n; p++)
+        line = p;
+    if (!line || msg[n - 1] != '\'')
+        return n;
+    const char *advice = line + sizeof try_ - 1; /* "llmroof CMD --help'" */
+    const size_t alen = (size_t)(msg + n - 1 - advice);
+    for (const char *p = msg; p + alen <= line; p++)
+        if (!strncmp(p, advice, alen) && p > msg && p[-1] == ' ')
+            return (size_t)(line - msg);
+    return n;
+}
+
 /* {"error": msg} with msg's trailing newline dropped. */
 static void reply_error(struct server_reply *r, int status, const char *msg)
 {
     size_t n = strlen(msg);
     while (n && msg[n - 1] == '\n')
         n--;
+    n = without_repeated_hint(msg, n);
     char *m = malloc(n + 1);
     cJSON *o = cJSON_CreateObject();
     char *text = NULL;
@@ -177,6 +200,37 @@ static const char *nonfinite_field(const cJSON *req)
             return it->string;
     }
     return NULL;
+}
+
+/* Values in the tree under o (o itself not counted); the count stops once past `most` */
+static int count_values(const cJSON *o, int most)
+{
+    int n = 0;
+    for (const cJSON *it = o->child; it && n <= most; it = it->next)
+        n += 1 + count_values(it, most - n - 1);
+    return n;
+}
+
+/* True with the message in msg when the request object holds more than SERVER_MAX_FIELDS
+ * top-level fields or SERVER_MAX_VALUES values in all: refused before any per-field work, which
+ * had been quadratic in places (75,000 fields of "kN":1 cost 10 s of CPU before their 400). A
+ * command takes at most 74 options (simulate), and a list option a few dozen entries. */
+static bool too_many_values(const cJSON *req, char *msg, size_t n)
+{
+    int fields = 0;
+    for (const cJSON *f = req->child; f && fields <= SERVER_MAX_FIELDS; f = f->next)
+        fields++;
+    if (fields > SERVER_MAX_FIELDS) {
+        snprintf(msg, n, "llmroof: error: request: the body has more than %d fields, past this server's limit (a "
+                         "command takes at most a few dozen options)", SERVER_MAX_FIELDS);
+        return true;
+    }
+    if (count_values(req, SERVER_MAX_VALUES) > SERVER_MAX_VALUES) {
+        snprintf(msg, n, "llmroof: error: request: the body holds more than %d values (fields and list entries), "
+                         "past this server's limit", SERVER_MAX_VALUES);
+        return true;
+    }
+    return false;
 }
 
 /* A number given as a JSON number or a string ("250"); false when absent or not a number. */
@@ -437,18 +491,25 @@ static void route_api(llmroof_ctx *ctx, const struct server_cfg *cfg, const char
     }
     const char *text_in = mapped ? mapped : body;
     char msg[512];
-    /* the body's numbers as written (the library sees them only after the reprint below): a seed
-     * of 9007199254740993 is refused as such, not as the ...992 a double makes of it */
-    if (mapped && api_check_numbers(mapped, msg, sizeof msg)) {
-        free(copy);
-        free(mapped);
-        reply_error(r, 400, msg);
-        return;
-    }
     cJSON *req = len ? cJSON_ParseWithLengthOpts(text_in, len, &end, 0) : cJSON_CreateObject();
     if (end) /* offsets into the body */
         end = body + (end - text_in);
     free(copy);
+    const bool crowded = req && cJSON_IsObject(req) && too_many_values(req, msg, sizeof msg);
+    if (!req || !cJSON_IsObject(req) || crowded) {
+        free(mapped);
+        mapped = NULL;
+    }
+    /* the body's numbers as written (the library sees them only after the reprint below): a seed
+     * of 9007199254740993 is refused as such, not as the ...992 a double makes of it. After the
+     * parse and the counts above: the library's scan of a number looks ahead in the text, and on a
+     * body of 300,000 numbers cost 5 s (counted first, such a body is 400 in milliseconds) */
+    if (mapped && api_check_numbers(mapped, msg, sizeof msg)) {
+        free(mapped);
+        cJSON_Delete(req);
+        reply_error(r, 400, msg);
+        return;
+    }
     free(mapped);
     if (!req) {
         size_t at = end && end >= body && end <= body + len ? (size_t)(end - body) : 0;
@@ -470,6 +531,11 @@ static void route_api(llmroof_ctx *ctx, const struct server_cfg *cfg, const char
     if (!cJSON_IsObject(req)) {
         cJSON_Delete(req);
         reply_error(r, 400, "llmroof: error: request: the body must be a JSON object of options");
+        return;
+    }
+    if (crowded) { /* msg holds the limit */
+        cJSON_Delete(req);
+        reply_error(r, 400, msg);
         return;
     }
     const char *inf_key = nonfinite_field(req);
@@ -543,8 +609,14 @@ static void route_api(llmroof_ctx *ctx, const struct server_cfg *cfg, const char
         char num[64];
         api_number_text(nv->valuedouble, num, sizeof num);
         cJSON *raw = cJSON_CreateRaw(num);
-        /* keys are unique here (a repeated one was refused above), so the key finds this item */
-        if (!raw || !cJSON_ReplaceItemInObjectCaseSensitive(req, nv->string, raw)) {
+        /* replaced where it stands, its key moved over: replacing by key searched the object from
+         * its start for each number, quadratic in the fields (75,000 numbers took 10 s) */
+        if (raw) {
+            raw->string = nv->string;
+            raw->type |= nv->type & cJSON_StringIsConst;
+            nv->string = NULL;
+        }
+        if (!raw || !cJSON_ReplaceItemViaPointer(req, nv, raw)) {
             cJSON_Delete(raw);
             cJSON_Delete(req);
             reply_error(r, 500, "llmroof: error: out of memory");
@@ -701,6 +773,30 @@ int server_check_framing(unsigned content_lengths, unsigned transfer_encodings, 
     return 0;
 }
 
+int server_check_host_origin(const char *version, unsigned hosts, unsigned origins, struct server_reply *r)
+{
+    /* the loopback checks (server_check_headers) read the first Host and Origin: a second one
+     * would pass unread, and a proxy in front may act on the other */
+    if (hosts > 1) {
+        reply_error(r, 400, "llmroof: error: request: header 'Host' is given more than once: send it once "
+                            "(RFC 9112 section 3.2)");
+        return r->status;
+    }
+    if (origins > 1) {
+        reply_error(r, 400, "llmroof: error: request: header 'Origin' is given more than once: send it once "
+                            "(RFC 6454 section 7.3)");
+        return r->status;
+    }
+    /* HTTP/1.0 had no Host; from 1.1 on it is required (RFC 9112 section 3.2: "MUST respond with
+     * a 400") */
+    if (!hosts && version && strcmp(version, "HTTP/1.0") != 0 && strcmp(version, "HTTP/0.9") != 0) {
+        reply_error(r, 400, "llmroof: error: request: header 'Host' is missing: an HTTP/1.1 request must send it "
+                            "(RFC 9112 section 3.2)");
+        return r->status;
+    }
+    return 0;
+}
+
 void server_route(llmroof_ctx *ctx, const struct server_cfg *cfg, const char *method, const char *url,
                   const char *body, size_t len, unsigned flags, const struct llmroof_stop *stop,
                   struct server_reply *out)
@@ -756,7 +852,72 @@ struct server_state {
     pthread_cond_t freed; /* a computation ended */
     int busy;           /* API requests computing now */
     int max_busy;       /* beyond it a request is answered 503 at once: one per CPU (at least 2) */
+    pthread_mutex_t log_mu;     /* guards the three below: libmicrohttpd logs from any thread */
+    struct timespec log_window; /* when the current window of SERVER_LOG_WINDOW_S began */
+    unsigned log_lines;         /* lines printed in that window */
+    unsigned long log_dropped;  /* lines not printed since the last one printed */
 };
+
+/* libmicrohttpd's messages, at most SERVER_LOG_LINES_PER_WINDOW lines per SERVER_LOG_WINDOW_S:
+ * it logs a line for each connection it refuses ("Server reached connection limit"), so a flood
+ * of connections would flood stderr as well (the select() mode had written one line per refused
+ * connection). The next line printed says how many were left out. */
+#define SERVER_LOG_WINDOW_S 10
+#define SERVER_LOG_LINES_PER_WINDOW 5
+
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    struct server_state *st = cls;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    pthread_mutex_lock(&st->log_mu);
+    if (now.tv_sec - st->log_window.tv_sec >= SERVER_LOG_WINDOW_S) {
+        st->log_window = now;
+        st->log_lines = 0;
+    }
+    const bool print = st->log_lines < SERVER_LOG_LINES_PER_WINDOW;
+    unsigned long dropped = 0;
+    if (print) {
+        st->log_lines++;
+        dropped = st->log_dropped;
+        st->log_dropped = 0;
+    } else {
+        st->log_dropped++;
+    }
+    pthread_mutex_unlock(&st->log_mu);
+    if (!print)
+        return;
+    char line[512];
+    vsnprintf(line, sizeof line, fmt, ap);
+    size_t n = strlen(line);
+    while (n && line[n - 1] == '\n')
+        line[--n] = '\0';
+    if (dropped)
+        fprintf(stderr, "llmroof: serve: %s (and %lu similar messages not shown)\n", line, dropped);
+    else
+        fprintf(stderr, "llmroof: serve: %s\n", line);
+    fflush(stderr);
+}
+
+/* How many connections at once: SERVER_MAX_CONNECTIONS, or fewer where the process may open fewer
+ * files (each connection is a descriptor; SERVER_FD_RESERVE are kept for the listening socket,
+ * the page's files and a chart's temporary file). The soft limit on open files is raised to the
+ * hard one first: it is often 1024, which would cap the connections at about 1,000. */
+static unsigned connection_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return 1024 - SERVER_FD_RESERVE;
+    if (rl.rlim_cur < rl.rlim_max) {
+        struct rlimit up = rl;
+        up.rlim_cur = rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &up) == 0)
+            rl = up;
+    }
+    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= (rlim_t)SERVER_MAX_CONNECTIONS + SERVER_FD_RESERVE)
+        return SERVER_MAX_CONNECTIONS;
+    return rl.rlim_cur > (rlim_t)2 * SERVER_FD_RESERVE ? (unsigned)(rl.rlim_cur - SERVER_FD_RESERVE) : SERVER_FD_RESERVE;
+}
 
 /* One request's state: made by on_uri once its request line has come (libmicrohttpd passes it to
  * on_request as *con_cls), freed by on_completed. */
@@ -790,11 +951,12 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
     return conn_new(strlen(uri));
 }
 
-/* MHD_get_connection_values' iterator: counts the header lines named Content-Length and
- * Transfer-Encoding (libmicrohttpd keeps each line; MHD_lookup_connection_value sees the first)
- * and the bytes of all */
+/* MHD_get_connection_values' iterator: counts the header lines named Content-Length,
+ * Transfer-Encoding, Host and Origin (libmicrohttpd keeps each line; MHD_lookup_connection_value
+ * sees the first) and the bytes of all */
 struct framing {
     unsigned content_lengths, transfer_encodings;
+    unsigned hosts, origins;       /* Host and Origin lines: the checks read the first alone */
     const char *transfer_encoding; /* the first Transfer-Encoding's value */
     size_t header_bytes;           /* every header's name and value */
 };
@@ -809,6 +971,10 @@ static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const c
     } else if (key && !strcasecmp(key, "Transfer-Encoding")) {
         if (!f->transfer_encodings++)
             f->transfer_encoding = value;
+    } else if (key && !strcasecmp(key, "Host")) {
+        f->hosts++;
+    } else if (key && !strcasecmp(key, "Origin")) {
+        f->origins++;
     }
     return MHD_YES;
 }
@@ -899,7 +1065,6 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, const struct server_
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                                   const char *version, const char *upload, size_t *upload_size, void **con_cls)
 {
-    (void)version;
     struct server_state *st = cls;
     struct conn *k = *con_cls;
     if (!k && !(k = *con_cls = conn_new(0)))
@@ -910,10 +1075,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
          * not read as another request) */
         k->seen = true;
         struct server_reply r = { 0 };
-        struct framing f = { 0, 0, NULL, 0 };
+        struct framing f = { 0, 0, 0, 0, NULL, 0 };
         MHD_get_connection_values(c, MHD_HEADER_KIND, count_framing, &f);
         char msg[160];
-        if (server_check_framing(f.content_lengths, f.transfer_encodings, f.transfer_encoding, &r)) {
+        if (server_check_framing(f.content_lengths, f.transfer_encodings, f.transfer_encoding, &r) ||
+            server_check_host_origin(version, f.hosts, f.origins, &r)) {
             /* r holds the answer */
         } else if (k->uri_bytes > SERVER_MAX_URI_BYTES) {
             snprintf(msg, sizeof msg, "llmroof: error: request: the request target (path and query) is %zu bytes, "
@@ -1023,7 +1189,9 @@ int server_run(llmroof_ctx *ctx, const struct server_cfg *cfg)
     pthread_sigmask(SIG_BLOCK, &stop, &old);
     signal(SIGPIPE, SIG_IGN); /* a client that hangs up must not end the server */
 
-    struct server_state st = { ctx, cfg, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 2 };
+    struct server_state st = { ctx, cfg, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 2,
+                               PTHREAD_MUTEX_INITIALIZER, { 0, 0 }, 0, 0 };
+    clock_gettime(CLOCK_MONOTONIC, &st.log_window);
     const long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     if (ncpu > 2)
         st.max_busy = ncpu > 1024 ? 1024 : (int)ncpu;
@@ -1036,10 +1204,16 @@ int server_run(llmroof_ctx *ctx, const struct server_cfg *cfg)
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         return 2;
     }
+    /* poll(), not select(): select() takes no descriptor of FD_SETSIZE (1024) or more, and
+     * libmicrohttpd refused every connection past about 1,020 open ones, logging a line for each
+     * (epoll is not offered with a thread per connection). Past the connection limit a new
+     * connection is closed at once, and the others go on being served. */
+    const unsigned max_conns = connection_limit();
     struct MHD_Daemon *d = MHD_start_daemon(
-        MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG, (uint16_t)cfg->port,
-        NULL, NULL, on_request, &st, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa, MHD_OPTION_CONNECTION_TIMEOUT,
-        (unsigned)cfg->timeout_s, MHD_OPTION_CONNECTION_LIMIT, (unsigned)1024, MHD_OPTION_NOTIFY_COMPLETED, on_completed,
+        MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ERROR_LOG,
+        (uint16_t)cfg->port, NULL, NULL, on_request, &st, MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, &st,
+        MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa, MHD_OPTION_CONNECTION_TIMEOUT,
+        (unsigned)cfg->timeout_s, MHD_OPTION_CONNECTION_LIMIT, max_conns, MHD_OPTION_NOTIFY_COMPLETED, on_completed,
         &st, MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL, MHD_OPTION_CONNECTION_MEMORY_LIMIT, SERVER_CONN_MEMORY_BYTES,
         MHD_OPTION_END);
     if (!d) {

@@ -22,9 +22,24 @@
  * the request line and headers must fit in it, or libmicrohttpd itself answers 414 or 431 with
  * its own HTML. 256 KiB lets a request target or headers up to about 250 KB reach the server,
  * which answers those past SERVER_MAX_URI_BYTES or SERVER_MAX_HEADER_BYTES in JSON. The pool is
- * mapped, not touched, so a connection costs the bytes it sent (at most 256 MiB for the 1024
+ * mapped, not touched, so a connection costs the bytes it sent (at most 1 GiB for the 4096
  * connections allowed). */
 #define SERVER_CONN_MEMORY_BYTES ((size_t)256 << 10)
+/* Connections at once (MHD_OPTION_CONNECTION_LIMIT); past it a new connection is closed at once.
+ * Each is a thread (libmicrohttpd's thread per connection) and a descriptor; fewer where the
+ * process may open fewer files (server.c, connection_limit). An idle one is closed after
+ * --timeout, so idle connections hold the server full only while a client keeps opening them. */
+#define SERVER_MAX_CONNECTIONS 4096u
+/* Descriptors kept back from the connections: the listening socket, the standard streams, the
+ * page's files, a chart's temporary file. */
+#define SERVER_FD_RESERVE 64u
+
+/* Top-level fields of a request body: more is 400 before any per-field work. The largest command
+ * (simulate) takes 74 options, each once; a body of thousands of fields is no request. */
+#define SERVER_MAX_FIELDS 256
+/* Values in all (fields, list entries, anything nested): more is 400 likewise. A list option holds
+ * a few dozen entries (16 sweep points, the catalog's 36 GPUs). */
+#define SERVER_MAX_VALUES 4096
 
 /* Per-request work limits: a request past one gets 400 naming the limit (docs/api.md). */
 struct server_limits {
@@ -76,6 +91,13 @@ int server_check_headers(const struct server_cfg *cfg, const char *method, const
  * when the body's length is plain, else fills r and returns its status. */
 int server_check_framing(unsigned content_lengths, unsigned transfer_encodings, const char *transfer_encoding,
                          struct server_reply *r);
+
+/* Host and Origin given once each (RFC 9112 section 3.2, RFC 6454 section 7.3): the loopback
+ * checks above read the first of each, so a second would pass unread; and Host present in an
+ * HTTP/1.1 request (version as libmicrohttpd gives it, "HTTP/1.1"; HTTP/1.0 may omit it). The
+ * counts are of the header lines. Returns 0 when they are fine, else fills r (400) and returns
+ * its status. */
+int server_check_host_origin(const char *version, unsigned hosts, unsigned origins, struct server_reply *r);
 
 /* Routes one request: GET of the page's files (GET /favicon.ico: 204, no icon), POST
  * /api/v1/<command>. `flags` are the api_ctx_call_flags flags (0 in the server; the fuzz target passes parse-only ones). stop

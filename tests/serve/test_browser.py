@@ -112,7 +112,123 @@ def fmt_time(s):
         return "%.1f µs" % (s * 1e6)
     if s < 1:
         return "%.1f ms" % (s * 1e3)
-    return "%.2f s" % s
+    if s < 60:
+        return "%.2f s" % s
+    if s < 3600:
+        return "%.1f min" % (s / 60)
+    if s < 86400:
+        return "%.1f h" % (s / 3600)
+    if s < 1000 * 86400:
+        return "%.1f days" % (s / 86400)
+    return ("%.1e s" % s).replace("e+", "e")
+
+
+def load(br, url):
+    """Navigates and waits for the page's first answer (an estimate or an error)."""
+    if br.js("!!document.body"):
+        br.js("document.body.dataset.ready = 'stale'")
+    br.call("Page.navigate", {"url": url})
+    br.wait("document.body && ['estimate', 'error'].includes(document.body.dataset.ready) &&"
+            " document.body.dataset.done === '1'")
+
+
+def check_links(br, bin_, url, failures):
+    """A link's ids resolved as the CLI resolves them; one that names nothing said, not replaced."""
+    load(br, url + "?gpu=H200&model=Llama-3.1-70B&kv_dtype=FP8&batch=8&prompt=512&output=256")
+    got = br.js("[...['model', 'gpu'].map((i) => document.getElementById(i).value),"
+                " document.querySelector('[name=kv_dtype]').value]")
+    if got != ["llama-3.1-70b", "h200-sxm-141gb", "fp8"]:
+        failures.append("gpu=H200&model=Llama-3.1-70B&kv_dtype=FP8 selected %r" % got)
+    for query, text in (("?gpu=bogus&model=llama-3.1-8b", "unknown gpu 'bogus' in the link"),
+                        ("?model=Nope-1B", "unknown model 'Nope-1B' in the link"),
+                        ("?kv_dtype=fp9", "unknown kv_dtype 'fp9' in the link"),
+                        ("?workload=chatty", "unknown workload 'chatty' in the link")):
+        load(br, url + query)
+        err = br.js("document.getElementById('estimate-error').hidden ? '' :"
+                    " document.getElementById('estimate-error').textContent")
+        if query.startswith("?workload"):
+            # a serving field: the estimate runs, the simulation says it
+            br.js("document.querySelector('#serving button').click()")
+            br.wait("!document.getElementById('serving-error').hidden ||"
+                    " document.querySelectorAll('#serving-table tr').length > 1")
+            err = br.js("document.getElementById('serving-error').textContent")
+        elif br.js("document.getElementById('ttft').textContent") != "\u2013":
+            failures.append("%s: the page shows a TTFT of %s for another setup" % (query, br.js(
+                "document.getElementById('ttft').textContent")))
+        if text not in err:
+            failures.append("%s: error %r does not say %r" % (query, err, text))
+        if not all(kv in br.js("decodeURIComponent(location.search.slice(1))").split("&") for kv in
+                   query[1:].split("&")):
+            failures.append("%s: the link was rewritten to %s" % (query, br.js("location.search")))
+
+
+def check_long_times_and_state(br, bin_, url, failures):
+    # 10^9-token requests: times past 1,000 days in scientific notation, inside their cards
+    load(br, url + "?model=granite-4.0-h-tiny&gpu=a10&batch=1000000&prompt=1000000000&output=1000000000")
+    e = cli_json(bin_, "estimate", "-m", "granite-4.0-h-tiny", "-g", "a10", "-b", "1000000", "-p", "1000000000",
+                 "-o", "1000000000", "--kv-dtype", "fp16")
+    for el, key in (("ttft", "ttft_s"), ("e2e", "e2e_s")):
+        text = br.js("document.getElementById('%s').textContent" % el)
+        if text != fmt_time(e[key]) or not re.fullmatch(r"\d\.\de\d+ s", text):
+            failures.append("%s of %r s shows %r" % (el, e[key], text))
+    spill = br.js("[...document.querySelectorAll('.card')].filter((c) => c.scrollWidth > c.clientWidth ||"
+                  " c.querySelector('.v').getBoundingClientRect().right > c.getBoundingClientRect().right)"
+                  ".map((c) => c.textContent)")
+    if spill:
+        failures.append("card text past its card: %r" % spill)
+    # a hybrid model's state per sequence, and the max batch that it explains
+    load(br, url + "?model=granite-4.0-h-tiny&gpu=a10&batch=8&prompt=1024&output=1024")
+    mem = br.js("document.getElementById('memory').textContent")
+    want = "133 sequences (2,048 tokens each: 16.0 MiB KV + 27.7 MiB state = 43.7 MiB a sequence)"
+    if "state per sequence27.7 MiB per GPU" not in mem or want not in mem:
+        failures.append("memory panel of granite-4.0-h-tiny: %r" % mem)
+
+
+def check_messages_and_url(br, url, failures):
+    load(br, url + "?model=llama-3.1-8b&gpu=h100&batch=8")
+    # the serving fields go into the link as they change, before Simulate (README: the URL
+    # carries the whole state)
+    br.js("(() => { const s = document.querySelector('#serving [name=workload]'); s.value = 'code';"
+          " s.dispatchEvent(new Event('change', { bubbles: true }));"
+          " const t = document.querySelector('#serving [name=ttft_slo]'); t.value = '3s';"
+          " t.dispatchEvent(new Event('input', { bubbles: true })); })()")
+    q = br.js("location.search")
+    if "workload=code" not in q or "ttft_slo=3s" not in q:
+        failures.append("the link after changing Workload and TTFT SLO: %s" % q)
+    # an empty Requests field is said to be empty (it had gone out as 0: "'0' is not a whole number")
+    br.js("(() => { const f = document.getElementById('serving'); f.requests.value = '';"
+          " f.querySelector('button').click(); })()")
+    br.wait("!document.getElementById('serving-error').hidden || document.getElementById('status').textContent"
+            " === 'error'")
+    err = br.js("document.getElementById('serving-error').textContent")
+    if "field 'Requests' is empty" not in err:
+        failures.append("empty Requests: %r" % err)
+    # the server's 'sweep-rate' is the page's Points field
+    br.js("(() => { const f = document.getElementById('serving'); f.requests.value = '20';"
+          " f.points.value = Array.from({length: 20}, (_, i) => i + 1).join(',');"
+          " document.getElementById('serving-error').hidden = true; f.querySelector('button').click(); })()")
+    br.wait("!document.getElementById('serving-error').hidden")
+    err = br.js("document.getElementById('serving-error').textContent")
+    if "field 'Points'" not in err or "sweep" in err:
+        failures.append("20 points: %r does not name the Points field" % err)
+
+
+def check_roofline_and_labels(br, url, failures):
+    load(br, url + "?model=llama-3.1-8b&gpu=h100&batch=8")
+    svg = br.js("(() => { const s = document.querySelector('#roofline svg');"
+                " return [s.viewBox.baseVal.height, [...s.querySelectorAll('text')].map((t) => t.textContent)]; })()")
+    height, texts = svg
+    if height >= 760:
+        failures.append("roofline chart still %s high" % height)
+    if not any(t.startswith("fp8 / int8 ") for t in texts) or any(t.startswith("int8 ") for t in texts):
+        failures.append("roof labels of the H100: %r" % [t for t in texts if "TFLOP/s" in t])
+    # every model's label fits its select (the MoE mark had been cut off)
+    cut = br.js("(() => { const s = document.getElementById('model'), c = document.createElement('canvas').getContext('2d');"
+                " c.font = getComputedStyle(s).font; const room = s.clientWidth - 24;"
+                " return [...s.options].filter((o) => c.measureText(o.textContent).width > room)"
+                ".map((o) => o.textContent + ' ' + c.measureText(o.textContent).width + ' > ' + room); })()")
+    if cut:
+        failures.append("model labels wider than their select: %r" % cut)
 
 
 def check_estimate(br, bin_, model, gpu, failures):
@@ -272,6 +388,11 @@ def main():
         with open(shot, "wb") as f:
             f.write(base64.b64decode(png))
         print("screenshot: " + shot)
+
+        check_links(br, bin_, url, failures)
+        check_long_times_and_state(br, bin_, url, failures)
+        check_roofline_and_labels(br, url, failures)
+        check_messages_and_url(br, url, failures)
     finally:
         br.close()
         server.send_signal(signal.SIGTERM)

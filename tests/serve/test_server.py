@@ -93,6 +93,58 @@ def rss_kib(pid):
     raise AssertionError("no VmRSS")
 
 
+def raise_nofile(want):
+    """Raises this process's soft limit on open files towards want (the server inherits it);
+    the limit reached."""
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = want if hard == resource.RLIM_INFINITY else min(want, hard)
+    if soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+class Connections(unittest.TestCase):
+    def test_idle_connections_past_fd_setsize_do_not_lock_others_out(self):
+        # libmicrohttpd in select() mode refused every connection whose descriptor reached
+        # FD_SETSIZE (1024), logging a line for each: about 1,020 idle connections locked
+        # everyone out. In poll() mode 1,100 idle connections leave room for a request; past the
+        # server's connection limit (4096) a connection is closed at once, a few lines logged.
+        if raise_nofile(4400) < 1300:
+            self.skipTest("the limit on open files is under 1300")
+        p, port = start("--timeout", "5")
+        socks = []
+        try:
+            for _ in range(1100):
+                socks.append(socket.create_connection(("127.0.0.1", port)))
+            st, _, data = self.probe(port)
+            self.assertEqual(st, 200, data)
+            if raise_nofile(4400) >= 4400:
+                for _ in range(4096 - 1100 + 20):
+                    socks.append(socket.create_connection(("127.0.0.1", port)))
+                with self.assertRaises((ConnectionError, http.client.RemoteDisconnected)):
+                    self.probe(port)
+                for s in socks[:100]:
+                    s.close()
+                del socks[:100]
+                time.sleep(0.3)
+                st, _, _ = self.probe(port)
+                self.assertEqual(st, 200)
+        finally:
+            for s in socks:
+                s.close()
+            p.send_signal(signal.SIGTERM)
+            _, err = p.communicate(timeout=20)
+        self.assertEqual(p.returncode, 0)
+        self.assertNotIn("FD_SETSIZE", err)
+        lines = [l for l in err.splitlines() if "connection limit" in l]
+        self.assertLessEqual(len(lines), 5, err[-2000:])
+
+    @staticmethod
+    def probe(port):
+        return request(port, "POST", "/api/v1/estimate", json.dumps({"model": "llama-2-7b", "gpu": "a100"}), timeout=10)
+
+
 class Server(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -294,6 +346,24 @@ class Server(unittest.TestCase):
             st, _, _, answers = raw(self.port, head + hdrs + b"\r\n" + payload + follow.replace(
                 b"Host: 127.0.0.1\r\n", b"Host: 127.0.0.1\r\nConnection: close\r\n"))
             self.assertEqual((st, answers), (200, 2), hdrs)
+
+    def test_host_and_origin_once_and_host_required(self):
+        # the loopback checks read the first Host and Origin: "Host: 127.0.0.1" then "Host:
+        # evil.example" had been answered 200; so had an HTTP/1.1 request without Host
+        body = b'{"model":"llama-2-7b","gpu":"a100"}'
+        tail = b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
+        line = b"POST /api/v1/estimate HTTP/1.1\r\n"
+        cases = [(line + b"Host: 127.0.0.1\r\nHost: evil.example\r\n", 400, "header 'Host' is given more than once"),
+                 (line, 400, "header 'Host' is missing"),
+                 (line + b"Host: 127.0.0.1\r\nOrigin: http://127.0.0.1:%d\r\nOrigin: http://evil.example\r\n"
+                  % self.port, 400, "header 'Origin' is given more than once")]
+        for head, status, text in cases:
+            st, _, data, _ = raw(self.port, head + tail)
+            self.assertEqual(st, status, head)
+            self.assertIn(text, self.error(data), head)
+        # HTTP/1.0 has no Host to send: answered
+        st, _, _, _ = raw(self.port, b"POST /api/v1/estimate HTTP/1.0\r\n" + tail)
+        self.assertEqual(st, 200)
 
     def test_favicon_is_204_and_the_page_names_its_icon(self):
         # a browser asked for /favicon.ico on every load and got a 404 in its console
