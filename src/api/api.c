@@ -268,12 +268,16 @@ int api_request_flatten(cJSON *req, char *msg, size_t n)
                 snprintf(msg, n, "%s", e.msg);
                 return LLMROOF_API_EINPUT;
             }
-            /* keys are unique here (the caller refused a repeated one), so the key finds this item */
-            if (!text || !cJSON_ReplaceItemInObjectCaseSensitive(req, it->string, text)) {
-                cJSON_Delete(text);
+            if (!text) {
                 snprintf(msg, n, "llmroof: error: out of memory");
                 return LLMROOF_API_EFAIL;
             }
+            /* replaced where it stands, its key moved over (a search by key for each list had
+             * made a request of many lists quadratic) */
+            text->string = it->string;
+            text->type |= it->type & cJSON_StringIsConst;
+            it->string = NULL;
+            cJSON_ReplaceItemViaPointer(req, it, text);
         } else if (cJSON_IsString(it)) {
             struct req_err e = { 0 };
             if (check_text(it->string ? it->string : "", it->valuestring, &e)) {
@@ -411,8 +415,16 @@ static int check_request_text(const char *text, struct req_err *e)
             errno = 0;
             char *end;
             double v = strtod(p, &end);
-            const size_t digits_end = strcspn(p, "eE") < n ? strcspn(p, "eE") : n;
-            const size_t first_nonzero = strcspn(p, "123456789");
+            /* scans bounded by the number's own n characters: strcspn over the rest of the text
+             * had made a body of many numbers quadratic */
+            size_t digits_end = 0, first_nonzero = n;
+            while (digits_end < n && p[digits_end] != 'e' && p[digits_end] != 'E')
+                digits_end++;
+            for (size_t i = 0; i < digits_end; i++)
+                if (p[i] >= '1' && p[i] <= '9') {
+                    first_nonzero = i;
+                    break;
+                }
             bool nonzero = first_nonzero < digits_end;
             if (end == p + n && (isinf(v) || (v == 0 && nonzero && errno == ERANGE))) {
                 int d = depth;
@@ -427,7 +439,7 @@ static int check_request_text(const char *text, struct req_err *e)
             /* from 2^53 in magnitude a double holds no whole number exactly: 9007199254740993 reads as
              * ...992, so a seed would run as another seed than asked (the CLI refuses from 2^53) */
             /* written out in digits (an exponent, "1e300", goes on to the option's own check) */
-            if (end == p + n && strcspn(p, "eE") >= n && isfinite(v) && fabs(v) >= 9007199254740992.0) {
+            if (end == p + n && digits_end >= n && isfinite(v) && fabs(v) >= 9007199254740992.0) {
                 int d = depth;
                 while (d > 0 && kind[d] != '{')
                     d--;

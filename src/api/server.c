@@ -47,33 +47,12 @@ static void reply_set(struct server_reply *r, int status, const char *ctype, cha
     r->len = len;
 }
 
-/* The length of msg without a last line "try 'llmroof CMD --help'" whose advice the message
- * already gives: the library's unknown-field message ends "(not an option of this command; see
- * llmroof estimate --help)" and the CLI's usage line repeats it below, so every such answer said
- * it twice. n: msg's length, trailing newlines cut. */
-static size_t without_repeated_hint(const char *msg, size_t n)
-{
-    static const char try_[] = "\ntry '";
-    const char *line = NULL;
-    for (const char *p = msg; (p = strstr(p, try_)) != NULL && p < msg + n; p++)
-        line = p;
-    if (!line || msg[n - 1] != '\'')
-        return n;
-    const char *advice = line + sizeof try_ - 1; /* "llmroof CMD --help'" */
-    const size_t alen = (size_t)(msg + n - 1 - advice);
-    for (const char *p = msg; p + alen <= line; p++)
-        if (!strncmp(p, advice, alen) && p > msg && p[-1] == ' ')
-            return (size_t)(line - msg);
-    return n;
-}
-
 /* {"error": msg} with msg's trailing newline dropped. */
 static void reply_error(struct server_reply *r, int status, const char *msg)
 {
     size_t n = strlen(msg);
     while (n && msg[n - 1] == '\n')
         n--;
-    n = without_repeated_hint(msg, n);
     char *m = malloc(n + 1);
     cJSON *o = cJSON_CreateObject();
     char *text = NULL;

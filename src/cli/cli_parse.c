@@ -230,8 +230,10 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, 
             if (c->flags & CLI_REQUEST && !strncmp(h.text, "--", 2)) {
                 const char *k = h.text + 2, *eq = strchr(k, '=');
                 const int klen = eq ? (int)(eq - k) : (int)strlen(k);
-                return cli_usage_error(c, "unknown field '%.*s' (not an option of this command; see llmroof %s "
-                                          "--help)", klen < 64 ? klen : 64, k, c->cmd ? c->cmd : "COMMAND");
+                /* the help once: cli_usage_error's "try 'llmroof CMD --help'" line follows (a
+                 * "; see llmroof CMD --help" here had said it twice in every such answer) */
+                return cli_usage_error(c, "unknown field '%.*s' (not an option of this command)", klen < 64 ? klen : 64,
+                                       k);
             }
             return cli_usage_error(c, "unknown option '%s'", CLI_CLIP(h.text));
         }
