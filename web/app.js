@@ -227,49 +227,6 @@ function renderEstimate(e) {
   sharesTable('shares-decode', e.decode ? e.decode.ops : []);
 }
 
-// Roofs of equal height (an H100's int8 and fp8, bf16 and fp16) are drawn one over the other, so
-// only the last drawn shows, while each kept a label of its own colour: the int8 label sat beside
-// a gold fp8 line. Such roofs get one label, "fp8 / int8 1405 TFLOP/s", in the visible line's colour.
-function mergeRoofLabels(svg) {
-  const groups = new Map();
-  for (const ln of svg.querySelectorAll('line[stroke-width="2"]')) {
-    const t = ln.nextElementSibling;
-    if (ln.getAttribute('y1') !== ln.getAttribute('y2') || !t || t.tagName !== 'text' ||
-        t.getAttribute('fill') !== ln.getAttribute('stroke')) continue;
-    const y = ln.getAttribute('y1');
-    if (!groups.has(y)) groups.set(y, []);
-    groups.get(y).push(t);
-  }
-  for (const labels of groups.values()) {
-    if (labels.length < 2) continue;
-    const shown = labels[labels.length - 1]; // drawn last: its line is the one seen
-    const parts = labels.map((t) => t.textContent.split(' '));
-    const names = parts.map((p) => p[0]).reverse();
-    labels[0].textContent = names.join(' / ') + ' ' + parts[parts.length - 1].slice(1).join(' ');
-    labels[0].setAttribute('fill', shown.getAttribute('fill'));
-    for (const t of labels.slice(1)) t.remove();
-  }
-}
-// The chart's height to its content: the library's SVG is 760 high whatever its operator list,
-// which left some 130 px empty under a short one
-function fitHeight(svg) {
-  const vb = (svg.getAttribute('viewBox') || '').split(/\s+/).map(Number);
-  if (vb.length !== 4) return;
-  let bottom = 0;
-  for (const el of svg.children) {
-    if (el.tagName === 'rect' && +el.getAttribute('width') === vb[2] && +el.getAttribute('height') === vb[3]) continue;
-    if (typeof el.getBBox !== 'function') continue;
-    const b = el.getBBox();
-    if (b.width || b.height) bottom = Math.max(bottom, b.y + b.height);
-  }
-  if (bottom <= 0 || bottom + 12 >= vb[3]) return;
-  const h = Math.ceil(bottom + 12);
-  svg.setAttribute('viewBox', `${vb[0]} ${vb[1]} ${vb[2]} ${h}`);
-  svg.setAttribute('height', h);
-  const bg = svg.querySelector('rect');
-  if (bg) bg.setAttribute('height', h);
-}
-
 // After an error nothing of the previous input's answer stays on screen beside it.
 function clearEstimate() {
   for (const id of ['ttft', 'tpot', 'e2e', 'out_tok', 'bound']) { $(id).textContent = '–'; delete $(id).dataset.raw; }
@@ -297,8 +254,6 @@ async function updateEstimate() {
     const rs = $('roofline').querySelector('svg');
     if (rs) {
       rs.setAttribute('role', 'img'); rs.setAttribute('aria-label', 'roofline of ' + e.model + ' on ' + e.gpu);
-      mergeRoofLabels(rs);
-      fitHeight(rs);
     }
     document.body.dataset.ready = 'estimate';
     $('status').textContent = e.model + ' on ' + e.gpu;

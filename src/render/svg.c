@@ -373,9 +373,7 @@ void svg_grouped_bars(struct sbuf *out, const char *title, const char *const *gr
 void svg_roofline(struct sbuf *out, const char *title, const struct llmroof_gpu *g, double memory_eff,
                   double compute_eff, const struct svg_point *pts, size_t npts, bool standalone)
 {
-    size_t nlab = npts < 64 ? npts : 64; /* numbered list rows under the plot: at most 2 per row */
     const int W = 800, left = 80, right = 150, top = 40, ph = 440;
-    const int H = top + ph + 60 + (int)nlab * 15 + 10; /* room for a one-column list */
     const int pw = W - left - right;
     /* axes: intensity 1e-1 .. 1e4 FLOP/B, performance spanning the GPU's range */
     double xmin = -1, xmax = 4;
@@ -395,6 +393,43 @@ void svg_roofline(struct sbuf *out, const char *title, const struct llmroof_gpu 
     }
 #define X(v) (left + pw * (log10(v) - xmin) / (xmax - xmin))
 #define Y(v) (top + ph * (1.0 - (log10(v) - ymin) / (ymax - ymin)))
+    /* labels: a number beside each point (points of one phase closer than 10 px share one),
+     * moved until its box clears every number placed before, and a numbered list under the
+     * plot naming the operators: long names never pile up near the ridge */
+    struct lab { double x, y; char text[160]; int group; double ai; } labs[64] = { { 0 } };
+    size_t nl = 0;
+    bool used[64] = { false };
+    for (size_t i = 0; i < npts && i < 64; i++) {
+        if (used[i] || !(pts[i].intensity > 0) || !(pts[i].flops_per_s > 0) || nl == 64)
+            continue;
+        struct lab *L = &labs[nl++];
+        L->x = X(pts[i].intensity);
+        L->y = Y(pts[i].flops_per_s);
+        L->group = pts[i].group;
+        L->ai = pts[i].intensity;
+        snprintf(L->text, sizeof L->text, "%s", pts[i].label);
+        for (size_t j = i + 1; j < npts && j < 64; j++) {
+            if (used[j] || pts[j].group != pts[i].group || !(pts[j].intensity > 0) || !(pts[j].flops_per_s > 0))
+                continue;
+            if (fabs(X(pts[j].intensity) - L->x) < 10 && fabs(Y(pts[j].flops_per_s) - L->y) < 10) {
+                size_t n = strlen(L->text);
+                snprintf(L->text + n, sizeof L->text - n, ", %s", pts[j].label);
+                used[j] = true;
+            }
+        }
+    }
+    /* the list in two columns when the longest entry allows (estimated at 0.6 em per character) */
+    double colw = 0;
+    char ai[32];
+    for (size_t i = 0; i < nl; i++) {
+        size_t chars = strlen(labs[i].text) + strlen(value_text(labs[i].ai, ai, sizeof ai)) + 24;
+        colw = fmax(colw, 0.6 * 11 * (double)chars);
+    }
+    int ncol = left + 2 * colw + 16 <= W - 10 ? 2 : 1;
+    /* the height the list takes: its last row's baseline and a descender (a height for one
+     * column of every point had left some 130 px empty under a short list, two to a row) */
+    const int rows = (int)((nl + (size_t)ncol - 1) / (size_t)ncol);
+    const int H = rows > 0 ? top + ph + 52 + (rows - 1) * 15 + 12 : top + ph + 48;
     open_svg(out, W, H, standalone, title);
     /* grid and decade labels */
     for (int k = 0; k <= (int)lround(xmax - xmin); k++) {
@@ -422,6 +457,21 @@ void svg_roofline(struct sbuf *out, const char *title, const struct llmroof_gpu 
     for (int d = LLMROOF_DTYPE_COUNT - 1; d >= 0; d--) {
         if (!g->has_peak[d])
             continue;
+        /* dtypes of one peak share one roof and one label ("fp8 / int8 1405 TFLOP/s"): drawn one
+         * over the other, only the last line showed, beside a label of another colour */
+        bool drawn = false;
+        for (int e = d + 1; e < LLMROOF_DTYPE_COUNT && !drawn; e++)
+            drawn = g->has_peak[e] && g->peak_flops[e] == g->peak_flops[d];
+        if (drawn)
+            continue;
+        char names[96] = "";
+        bool has_fp16 = false;
+        for (int e = 0; e <= d; e++) /* in the dtypes' order: "fp16 / bf16", "fp8 / int8" */
+            if (g->has_peak[e] && g->peak_flops[e] == g->peak_flops[d]) {
+                const size_t len = strlen(names);
+                snprintf(names + len, sizeof names - len, "%s%s", len ? " / " : "", dtype_name((enum llmroof_dtype)e));
+                has_fp16 |= e == LLMROOF_FP16;
+            }
         double peak = g->peak_flops[d] * compute_eff;
         double ridge = peak / bw;
         double x0 = pow(10, xmin), x1 = pow(10, xmax);
@@ -436,8 +486,8 @@ void svg_roofline(struct sbuf *out, const char *title, const struct llmroof_gpu 
             ly = label_y_prev + 14; /* keep labels apart */
         label_y_prev = ly;
         sbuf_printf(out, "<text x=\"%d\" y=\"%.1f\" fill=\"%s\">%s %.0f TFLOP/s</text>\n", left + pw + 6, ly,
-                    palette[ci % NPAL], dtype_name((enum llmroof_dtype)d), peak / 1e12);
-        if (d == LLMROOF_FP16) {
+                    palette[ci % NPAL], names, peak / 1e12);
+        if (has_fp16) {
             /* ridge point: marked on the ceiling, labelled at the foot of a dashed drop line
              * where no operator point sits */
             sbuf_printf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"none\" stroke=\"#000000\"/>\n", X(ridge), y);
@@ -473,31 +523,6 @@ void svg_roofline(struct sbuf *out, const char *title, const struct llmroof_gpu 
         sbuf_printf(out, ": %.1f FLOP/B, %.3g FLOP/s</title></%s>\n", pts[i].intensity, pts[i].flops_per_s,
                     pts[i].group == 0 ? "circle" : "rect");
     }
-    /* labels: a number beside each point (points of one phase closer than 10 px share one),
-     * moved until its box clears every number placed before, and a numbered list under the
-     * plot naming the operators: long names never pile up near the ridge */
-    struct lab { double x, y; char text[160]; int group; double ai; } labs[64] = { { 0 } };
-    size_t nl = 0;
-    bool used[64] = { false };
-    for (size_t i = 0; i < npts && i < 64; i++) {
-        if (used[i] || !(pts[i].intensity > 0) || !(pts[i].flops_per_s > 0) || nl == 64)
-            continue;
-        struct lab *L = &labs[nl++];
-        L->x = X(pts[i].intensity);
-        L->y = Y(pts[i].flops_per_s);
-        L->group = pts[i].group;
-        L->ai = pts[i].intensity;
-        snprintf(L->text, sizeof L->text, "%s", pts[i].label);
-        for (size_t j = i + 1; j < npts && j < 64; j++) {
-            if (used[j] || pts[j].group != pts[i].group || !(pts[j].intensity > 0) || !(pts[j].flops_per_s > 0))
-                continue;
-            if (fabs(X(pts[j].intensity) - L->x) < 10 && fabs(Y(pts[j].flops_per_s) - L->y) < 10) {
-                size_t n = strlen(L->text);
-                snprintf(L->text + n, sizeof L->text - n, ", %s", pts[j].label);
-                used[j] = true;
-            }
-        }
-    }
     struct svg_labeler placed = { .n = 0 };
     for (size_t i = 0; i < nl; i++) { /* the points themselves are obstacles too */
         placed.x[placed.n] = labs[i].x - 5;
@@ -513,14 +538,6 @@ void svg_roofline(struct sbuf *out, const char *title, const struct llmroof_gpu 
         sbuf_printf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" font-weight=\"bold\" fill=\"%s\">%s</text>\n",
                     lx, ly, labs[i].group == 0 ? "#0072B2" : "#D55E00", num);
     }
-    /* the list in two columns when the longest entry allows (estimated at 0.6 em per character) */
-    double colw = 0;
-    char ai[32];
-    for (size_t i = 0; i < nl; i++) {
-        size_t chars = strlen(labs[i].text) + strlen(value_text(labs[i].ai, ai, sizeof ai)) + 24;
-        colw = fmax(colw, 0.6 * 11 * (double)chars);
-    }
-    int ncol = left + 2 * colw + 16 <= W - 10 ? 2 : 1;
     for (size_t i = 0; i < nl; i++) {
         int col = (int)(i % (size_t)ncol), row = (int)(i / (size_t)ncol);
         int lx = left + (int)(col * (colw + 16)), ly = top + ph + 52 + row * 15;

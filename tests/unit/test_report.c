@@ -316,6 +316,15 @@ static void charts_are_well_formed_xml(void **state)
         fail();
     }
     assert_non_null(strstr(sbuf_str(&b), "ffn &lt;&amp;&gt;"));
+    /* an H100's fp8 and int8 peaks are one: one roof, one label (the int8 label had sat beside a
+     * gold fp8 line, drawn over its own), and fp16 / bf16 likewise; 0.65 x 1979 = 1286 */
+    assert_non_null(strstr(sbuf_str(&b), ">fp8 / int8 1286 TFLOP/s</text>"));
+    assert_non_null(strstr(sbuf_str(&b), ">fp16 / bf16 643 TFLOP/s</text>"));
+    assert_null(strstr(sbuf_str(&b), ">int8 "));
+    /* the height its list takes: 2 entries, one row of two columns: 40 + 440 + 52 + 12 = 544
+     * (a height for one column of every point, 560, and 760 for an estimate's list, had left the
+     * page's chart empty at its foot) */
+    assert_non_null(strstr(sbuf_str(&b), "height=\"544\" viewBox=\"0 0 800 544\""));
     sbuf_free(&b);
     /* the checker itself rejects broken documents */
     assert_false(xml_well_formed("<svg><g></svg>", why, sizeof why));
