@@ -6,13 +6,11 @@ Usage: python3 scripts/serve-screenshot.py BIN OUT.png
 """
 import base64
 import os
-import re
 import signal
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "serve"))
-from test_browser import Browser, chromium_path  # noqa: E402
+from test_browser import Browser, chromium_path, start_server  # noqa: E402
 
 
 def main():
@@ -21,15 +19,12 @@ def main():
     if not exe:
         print("chromium is not installed (sh scripts/deps.sh --test installs it)")
         return 1
-    server = subprocess.Popen([bin_, "serve", "--port", "0"], stderr=subprocess.PIPE, text=True)
-    m = re.search(r"(http://127\.0\.0\.1:\d+/)", server.stderr.readline())
-    if not m:
-        server.kill()
-        print("no URL from llmroof serve")
+    server, url = start_server(bin_)
+    if not url:
         return 1
     br = Browser(exe, width=1440, height=2520)
     try:
-        br.call("Page.navigate", {"url": m.group(1) + "?model=qwen2.5-14b&gpu=h100&batch=8&prompt=512&output=256"})
+        br.call("Page.navigate", {"url": url + "?model=qwen2.5-14b&gpu=h100&batch=8&prompt=512&output=256"})
         br.wait("document.body && document.body.dataset.ready === 'estimate'")
         br.js("document.querySelector('#serving button').click()")
         br.wait("document.querySelectorAll('#serving-table tr').length > 1")

@@ -426,29 +426,25 @@ static int check_request_text(const char *text, struct req_err *e)
                     break;
                 }
             bool nonzero = first_nonzero < digits_end;
-            if (end == p + n && (isinf(v) || (v == 0 && nonzero && errno == ERANGE))) {
-                int d = depth;
-                while (d > 0 && kind[d] != '{')
-                    d--; /* a list's element: the list's field */
+            /* the field a number sits in (a list's element: the list's field), for the messages */
+            int d = depth;
+            while (d > 0 && kind[d] != '{')
+                d--;
+            const int klen = d > 0 && key[d] ? key_len[d] : 1, shown = (int)(n < 40 ? n : 40);
+            const char *k = d > 0 && key[d] ? key[d] : "?", *more = n > 40 ? "..." : "";
+            const size_t at = (size_t)(p - text);
+            if (end == p + n && (isinf(v) || (v == 0 && nonzero && errno == ERANGE)))
                 return req_fail(e, LLMROOF_API_EINPUT, "field '%.*s': the number %.*s%s is out of range at byte %zu "
                                                        "(expected a magnitude %s)",
-                                d > 0 && key[d] ? key_len[d] : 1, d > 0 && key[d] ? key[d] : "?",
-                                (int)(n < 40 ? n : 40), p, n > 40 ? "..." : "", (size_t)(p - text),
-                                isinf(v) ? "up to 1.8e308" : "of at least 4.9e-324, or 0");
-            }
+                                klen, k, shown, p, more, at, isinf(v) ? "up to 1.8e308" : "of at least 4.9e-324, or 0");
             /* from 2^53 in magnitude a double holds no whole number exactly: 9007199254740993 reads as
-             * ...992, so a seed would run as another seed than asked (the CLI refuses from 2^53) */
-            /* written out in digits (an exponent, "1e300", goes on to the option's own check) */
-            if (end == p + n && digits_end >= n && isfinite(v) && fabs(v) >= 9007199254740992.0) {
-                int d = depth;
-                while (d > 0 && kind[d] != '{')
-                    d--;
+             * ...992, so a seed would run as another seed than asked (the CLI refuses from 2^53);
+             * written out in digits (an exponent, "1e300", goes on to the option's own check) */
+            if (end == p + n && digits_end >= n && isfinite(v) && fabs(v) >= 9007199254740992.0)
                 return req_fail(e, LLMROOF_API_EINPUT, "field '%.*s': the number %.*s%s at byte %zu is 2^53 or "
                                                        "more in magnitude, where a JSON number holds no whole "
                                                        "number exactly",
-                                d > 0 && key[d] ? key_len[d] : 1, d > 0 && key[d] ? key[d] : "?",
-                                (int)(n < 40 ? n : 40), p, n > 40 ? "..." : "", (size_t)(p - text));
-            }
+                                klen, k, shown, p, more, at);
             /* from 2^52 a double's neighbours are whole numbers or further apart: the fraction of
              * 4503599627370497.5 is lost (it read as ...498), so a count would run as another value
              * than written; a fraction of zeros (4503599627370496.0) is the whole number */
@@ -456,16 +452,11 @@ static int check_request_text(const char *text, struct req_err *e)
             bool fraction = false;
             for (const char *f = dot ? dot + 1 : p + digits_end; f < p + digits_end; f++)
                 fraction |= *f >= '1' && *f <= '9';
-            if (end == p + n && fraction && isfinite(v) && fabs(v) >= 4503599627370496.0) {
-                int d = depth;
-                while (d > 0 && kind[d] != '{')
-                    d--;
+            if (end == p + n && fraction && isfinite(v) && fabs(v) >= 4503599627370496.0)
                 return req_fail(e, LLMROOF_API_EINPUT, "field '%.*s': the number %.*s%s at byte %zu has a fraction "
                                                        "that a JSON number of 2^52 or more in magnitude does not "
                                                        "hold",
-                                d > 0 && key[d] ? key_len[d] : 1, d > 0 && key[d] ? key[d] : "?",
-                                (int)(n < 40 ? n : 40), p, n > 40 ? "..." : "", (size_t)(p - text));
-            }
+                                klen, k, shown, p, more, at);
             p += n - 1;
         }
     }

@@ -243,20 +243,27 @@ def check_estimate(br, bin_, model, gpu, failures):
           br.js("document.getElementById('tpot').textContent"), fmt_time(e["ttft_s"]), fmt_time(e["tpot_s"])))
 
 
-def main():
-    bin_, shot = sys.argv[1], sys.argv[2]
-    exe = chromium_path()
-    if not exe:
-        print("SKIP: chromium is not installed (sh scripts/deps.sh --test installs it)")
-        return 77
+def start_server(bin_):
+    """`llmroof serve` on a free port: (the process, its URL), or (None, None) after saying why."""
     server = subprocess.Popen([bin_, "serve", "--port", "0"], stderr=subprocess.PIPE, text=True)
     line = server.stderr.readline()
     m = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
     if not m:
         server.kill()
         print("FAIL: no URL from llmroof serve: " + line)
+        return None, None
+    return server, m.group(1)
+
+
+def main():
+    bin_, shot = sys.argv[1], sys.argv[2]
+    exe = chromium_path()
+    if not exe:
+        print("SKIP: chromium is not installed (sh scripts/deps.sh --test installs it)")
+        return 77
+    server, url = start_server(bin_)
+    if not url:
         return 1
-    url = m.group(1)
     failures = []
     br = Browser(exe)
     try:
