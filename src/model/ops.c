@@ -597,20 +597,25 @@ double ops_a2a_receive_factor(const struct llmroof_model *m, const struct llmroo
          * P = fanout / n of the GPUs (comm_moe_fanout, the same count the collective charges:
          * 1 - (1 - 1/n)^k under uniform routing, fewer under group-limited routing, which packs a
          * token's experts into topk_groups groups). The busiest GPU (F = ep_busy, its share of
-         * the assignments over the mean) is reached by 1 - (1 - F/n)^k' of the tokens, with k'
-         * the independent picks that give P at F = 1 (k' = ln(1 - P) / ln(1 - 1/n): k itself
-         * under uniform routing), so every token at F = n: the ceiling is 1 / P. DeepSeek-V3 at
+         * the assignments over the mean) is reached by 1 - (1 - F/Fmax)^k' of the tokens, with k'
+         * the independent picks that give P at F = 1 (k' = ln(1 - P) / ln(1 - 1/Fmax): k itself
+         * under uniform routing where Fmax = n), so every token at Fmax: the ceiling is 1 / P. DeepSeek-V3 at
          * EP 8 (4 of 8 groups): P = 3.5995 / 8 = 0.44994, k' = 4.476; F 2 gives 1.609 times the
          * mean, F 8 gives 2.2225. Until session 44 the uniform form (k 8, P 0.6564) multiplied the
          * grouped mean: 1.52 at F 8, where the busiest GPU then received 0.68 of the tokens, not
          * all. The low-latency kernels write each of a token's k copies to its expert's buffer,
          * so there the receive grows as F. */
-        const double f = imb < n ? imb : n;
+        /* F reaches its most, min(n, E/k) (layout.c: the busiest rank then holds every token's
+         * picks it can), when every token reaches the busiest GPU: the curve runs over F / Fmax,
+         * so Mixtral at EP 8 (one expert a GPU, top 2: Fmax 4) reaches 1 / P = 4.27 at F 4,
+         * where over F / n it stopped at 3.20 */
+        const double E = (double)m->moe_experts, fmax = kk > 0 && E / kk < n ? E / kk : n;
+        const double f = imb < fmax ? imb : fmax;
         const double P = comm_moe_fanout(n, kk, (double)m->moe_groups, (double)m->moe_topk_groups) / n;
-        if (!(P < 1.0))
+        if (!(P < 1.0) || !(fmax > 1.0))
             return 1.0; /* every token reaches every GPU already */
-        const double keff = log(1.0 - P) / log(1.0 - 1.0 / n);
-        imb = (1.0 - pow(1.0 - f / n, keff)) / P;
+        const double keff = log(1.0 - P) / log(1.0 - 1.0 / fmax);
+        imb = (1.0 - pow(1.0 - f / fmax, keff)) / P;
     }
     return imb;
 }

@@ -324,6 +324,14 @@ static void all_to_all_moves_fp8_out_and_bf16_back_scaled_by_the_imbalance(void 
         struct llmroof_shard qs;
         assert_int_equal(ops_shard_layout(qw, &ql, &qs, &err), 0);
         assert_rel_close(ops_a2a_receive_factor(qw, &qs, true, 2.0), 1.37096, 1e-5);
+        /* one expert a GPU under top 2 (Mixtral at EP 8): F is at most E/k = 4, where every token
+         * reaches the busiest GPU, 1 / P = 1 / (1 - 0.875^2) = 4.26667 (the curve over F / n had
+         * stopped at 3.20); at F 2, k' = ln(0.765625) / ln(0.75) = 0.928326:
+         * (1 - 0.5^0.928326) / 0.234375 = 2.02467 */
+        const struct llmroof_model *mx = model(&cat, "mixtral-8x7b");
+        assert_int_equal(ops_shard_layout(mx, &ql, &qs, &err), 0);
+        assert_rel_close(ops_a2a_receive_factor(mx, &qs, true, 4.0), 4.26667, 1e-5);
+        assert_rel_close(ops_a2a_receive_factor(mx, &qs, true, 2.0), 2.02467, 1e-5);
     }
     /* decode keeps the linear growth: 8 x 695,296 */
     ops_build(ds, &sh, &fp8, &b, &o);
