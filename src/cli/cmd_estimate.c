@@ -386,8 +386,8 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
                          e.draft_prefill_s * 1e3);
             if (e.spec.topk > 0)
                 snprintf(tree, sizeof tree, ", tree topk %d", e.spec.topk);
-            else if (e.spec.eagle3_vocab > 0)
-                snprintf(tree, sizeof tree, ", draft vocabulary %ld", e.spec.eagle3_vocab);
+            if (e.spec.eagle3_vocab > 0)
+                snprintf(tree + strlen(tree), sizeof tree - strlen(tree), ", draft vocabulary %ld", e.spec.eagle3_vocab);
             sbuf_printf(&c->out, "note: speculative decoding %s%s%s, k %d%s, acceptance %.2f: each step verifies %d "
                                  "tokens per sequence and yields %.3f on average; step %.3f ms (verification %.3f + "
                                  "draft %.3f), TPOT = step / %.3f%s\n",

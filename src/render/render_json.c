@@ -783,6 +783,13 @@ static void sim_json_serving(cJSON *o, const struct sim_config *c, const struct 
         cJSON_AddNumberToObject(x, "within_share", r->within_slo_share);
         cJSON_AddNumberToObject(x, "goodput_qps", r->goodput_qps);
         cJSON_AddBoolToObject(x, "met", r->slo_met);
+        /* what was missed, as the table's note names it */
+        static const char *const what[] = { "ttft", "tpot", "errors", "overloaded" };
+        cJSON *ms = cJSON_AddArrayToObject(x, "missed");
+        const unsigned miss = sim_slo_missed(c, r);
+        for (int i = 0; i < 4; i++)
+            if (miss >> i & 1u)
+                cJSON_AddItemToArray(ms, cJSON_CreateString(what[i]));
     }
     if (c->prefix_tokens > 0) {
         cJSON *x = cJSON_AddObjectToObject(o, "prefix");

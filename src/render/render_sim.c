@@ -393,24 +393,24 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
         char unit[160];
         q(&t, "goodput", r->goodput_qps, "requests/s within every SLO");
         q(&t, "within_slo", r->within_slo_share, "share of requests within every SLO");
-        if (r->open_loop && r->overloaded)
+        const unsigned miss = sim_slo_missed(c, r);
+        if (miss & SIM_MISS_OVERLOAD)
             snprintf(unit, sizeof unit, "the run is overloaded: its percentiles grow with its length");
-        else if (!r->slo_met && r->errors > 0)
-            snprintf(unit, sizeof unit, "needs TTFT and TPOT at p%d within the limits and no errors: %ld were %s",
-                     c->slo_percentile, r->errors, r->refused_busy == r->errors ? "refused (HTTP 429)" : "rejected");
-        else if (!r->slo_met) {
-            /* name the limit missed: "TTFT and TPOT at p99 within the limits" beside "no" had read
-             * as met (p99 TTFT 29.77 ms against --ttft-slo 10ms) */
+        else if (miss) {
+            /* name every limit missed: "TTFT and TPOT at p99 within the limits" beside "no" had
+             * read as met (p99 TTFT 29.77 ms against --ttft-slo 10ms) */
             const int p = c->slo_percentile ? c->slo_percentile : 99;
             const double tt = sim_stats_at(&r->ttft, p), tp = sim_stats_at(&r->tpot, p);
-            const bool ttft_over = c->ttft_slo_s > 0 && tt > c->ttft_slo_s;
-            const bool tpot_over = c->tpot_slo_s > 0 && tp > c->tpot_slo_s;
-            char a[64] = "", b[64] = "";
-            if (ttft_over)
+            char a[64] = "", b[64] = "", e[64] = "";
+            if (miss & SIM_MISS_TTFT)
                 snprintf(a, sizeof a, "p%d TTFT %.4g ms > %.8g ms", p, tt * 1e3, c->ttft_slo_s * 1e3);
-            if (tpot_over)
-                snprintf(b, sizeof b, "p%d TPOT %.4g ms > %.8g ms", p, tp * 1e3, c->tpot_slo_s * 1e3);
-            snprintf(unit, sizeof unit, "%s%s%s", a, ttft_over && tpot_over ? ", " : "", b);
+            if (miss & SIM_MISS_TPOT)
+                snprintf(b, sizeof b, "%sp%d TPOT %.4g ms > %.8g ms", a[0] ? ", " : "", p, tp * 1e3,
+                         c->tpot_slo_s * 1e3);
+            if (miss & SIM_MISS_ERRORS)
+                snprintf(e, sizeof e, "%s%ld request%s %s", a[0] || b[0] ? ", " : "", r->errors, PL(r->errors),
+                         r->refused_busy == r->errors ? "refused (HTTP 429)" : "rejected");
+            snprintf(unit, sizeof unit, "%s%s%s", a, b, e);
         } else
             snprintf(unit, sizeof unit, "TTFT and TPOT at p%d within the limits, no errors", c->slo_percentile);
         table_row(&t);

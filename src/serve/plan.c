@@ -959,9 +959,20 @@ static const char *rate_miss(enum plan_binding b)
                                     : "TTFT";
 }
 
+/* The best plan found so far, against which the rate planner prunes (docs/planning.md, "Pruning
+ * against the best plan found"). */
+struct plan_best {
+    long gpus;       /* fewest GPUs of a feasible option; 0: none yet */
+    bool has_cost;   /* a feasible priced option was found */
+    double cost;     /* the lowest cost per hour among them */
+    bool any_price;  /* some GPU of the plan is priced: the answer may go by cost */
+};
+
 static void rate_reason(const struct plan_input *in, struct plan_option *o, const char *pool, const struct rate_eval *ev,
-                        long best_gpus)
+                        const struct plan_best *best)
 {
+    char bound[64]; /* both bounds where prices may decide, as every pruning note gives them */
+    bound_text(best ? best->gpus : 0, best && best->has_cost, best ? best->cost : 0.0, bound, sizeof bound);
     o->binding = ev->fails;
     if (ev->fails == PLAN_BIND_REJECTED) {
         rejected_reason(in, o->gpu, ev->rejected_share, o->reason, sizeof o->reason);
@@ -974,14 +985,14 @@ static void rate_reason(const struct plan_input *in, struct plan_option *o, cons
         o->binding = PLAN_BIND_NONE;
         if (ev->by_bound)
             snprintf(o->reason, sizeof o->reason,
-                     "not simulated: by the capacity bound it needs more than %ld %s instances, more GPUs than the "
-                     "best plan found by then (%ld)", ev->at, pool, best_gpus);
+                     "not simulated: by the capacity bound it needs more than %ld %s instances, %s than the best "
+                     "plan found by then (%s)", ev->at, pool, prune_what(in), bound);
         else
             snprintf(o->reason, sizeof o->reason,
                      "not searched further: %ld %s instance%s miss%s (%s; p%d TTFT %.0f ms, TPOT %.1f ms) and more "
-                     "would need %s than the best plan found by then (%ld GPU%s)", ev->at, pool, ev->at == 1 ? "" : "s",
-                     ev->at == 1 ? "es" : "", rate_miss(ev->fails), in->percentile, ev->ttft_s * 1e3, ev->tpot_s * 1e3, prune_what(in), best_gpus,
-                     best_gpus == 1 ? "" : "s");
+                     "would need %s than the best plan found by then (%s)", ev->at, pool, ev->at == 1 ? "" : "s",
+                     ev->at == 1 ? "es" : "", rate_miss(ev->fails), in->percentile, ev->ttft_s * 1e3, ev->tpot_s * 1e3,
+                     prune_what(in), bound);
     } else if (ev->floor)
         snprintf(o->reason, sizeof o->reason,
                  "misses the %s SLO at any size: with %ld %s instances, not overloaded, p%d TTFT %.0f ms and TPOT %.1f ms "
@@ -993,15 +1004,6 @@ static void rate_reason(const struct plan_input *in, struct plan_option *o, cons
                  "search limit: even %d %s instances miss (%s; p%d TTFT %.0f ms, TPOT %.1f ms)", PLAN_INSTANCE_CAP, pool,
                  rate_miss(ev->fails), in->percentile, ev->ttft_s * 1e3, ev->tpot_s * 1e3);
 }
-
-/* The best plan found so far, against which the rate planner prunes (docs/planning.md, "Pruning
- * against the best plan found"). */
-struct plan_best {
-    long gpus;       /* fewest GPUs of a feasible option; 0: none yet */
-    bool has_cost;   /* a feasible priced option was found */
-    double cost;     /* the lowest cost per hour among them */
-    bool any_price;  /* some GPU of the plan is priced: the answer may go by cost */
-};
 
 /* An option whose TPOT floor (one sequence's decode step) is above the SLO: no size helps, and it
  * is not simulated (docs/planning.md, "Bounds before simulating"). */
@@ -1069,7 +1071,7 @@ static long pool_limit(const struct plan_input *in, const struct plan_best *b, i
     return n;
 }
 
-static int rate_aggregated(const struct plan_input *in, int gi, int tp, long limit, long best_gpus,
+static int rate_aggregated(const struct plan_input *in, int gi, int tp, long limit, const struct plan_best *best,
                            struct plan_option *o, struct llmroof_err *err)
 {
     const struct llmroof_gpu *g = in->gpus[gi];
@@ -1079,7 +1081,7 @@ static int rate_aggregated(const struct plan_input *in, int gi, int tp, long lim
     if (rc)
         return rc;
     if (n == 0) {
-        rate_reason(in, o, "aggregated", &ev, best_gpus);
+        rate_reason(in, o, "aggregated", &ev, best);
         return LLMROOF_OK;
     }
     o->instances = n;
@@ -1089,13 +1091,13 @@ static int rate_aggregated(const struct plan_input *in, int gi, int tp, long lim
 
 int plan_rate_aggregated(const struct plan_input *in, int gi, int tp, struct plan_option *o, struct llmroof_err *err)
 {
-    return rate_aggregated(in, gi, tp, PLAN_INSTANCE_CAP, 0, o, err);
+    return rate_aggregated(in, gi, tp, PLAN_INSTANCE_CAP, NULL, o, err);
 }
 
 /* The prefill pool is sized alone (TTFT ends at the first token, whatever the decode side
  * does); the decode pool is then sized behind it with the whole request measured. */
 static int plan_rate_disagg(const struct plan_input *in, int gi, int tp_p, long x, int tp_d, long limit,
-                            long best_gpus, struct plan_option *o, struct llmroof_err *err)
+                            const struct plan_best *best, struct plan_option *o, struct llmroof_err *err)
 {
     const struct llmroof_gpu *g = in->gpus[gi];
     struct rate_eval ev;
@@ -1113,7 +1115,7 @@ static int plan_rate_disagg(const struct plan_input *in, int gi, int tp_p, long 
     o->prefill_instances = x;
     lname(in, o->prefill_tp, o->prefill_mode, o->prefill_layout, sizeof o->prefill_layout);
     if (y == 0) {
-        rate_reason(in, o, "decode", &ev, best_gpus);
+        rate_reason(in, o, "decode", &ev, best);
         return LLMROOF_OK;
     }
     o->decode_instances = y;
@@ -1192,8 +1194,8 @@ int plan_check_gpus(const struct plan_input *in, struct llmroof_err *err)
             snprintf(first, sizeof first, "%s", e.msg);
     }
     if (in->ngpus > 1)
-        return llmroof_err_set(err, LLMROOF_EINPUT, "%s; and none of the other %d GPUs given runs it either",
-                               first, in->ngpus - 1);
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s; and none of the other %d GPU%s given runs it either",
+                               first, in->ngpus - 1, in->ngpus == 2 ? "" : "s");
     return llmroof_err_set(err, LLMROOF_EINPUT, "%s", first);
 }
 
@@ -1455,9 +1457,9 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
             continue;
         }
         if (k->disagg)
-            rc = plan_rate_disagg(in, k->gi, k->code_p, k->x, k->code, limit, best.gpus, o, err);
+            rc = plan_rate_disagg(in, k->gi, k->code_p, k->x, k->code, limit, &best, o, err);
         else
-            rc = rate_aggregated(in, k->gi, k->code, limit, best.gpus, o, err);
+            rc = rate_aggregated(in, k->gi, k->code, limit, &best, o, err);
         if (rc)
             goto done;
         if (o->feasible && !k->disagg && (rc = option_figures(in, k->code, 0, o, err)))
@@ -1736,10 +1738,9 @@ static void rate_observations(const struct plan_input *in, struct plan_result *o
     if (in->rate_qps > 0)
         add_obs(out, "Each layout is the smallest pool(s) whose simulated run at %g requests/s (Poisson, %ld requests, "
                      "longer where so short a run could not tell a filling server from an overloaded one, then without "
-                     "the first requests' latencies while the batch fills: each row's run is JSON's sim_requests and "
-                     "sim_warmup_requests, simulate's --requests and --warmup; least-loaded router) meets both SLOs "
-                     "without overload; disaggregated layouts size the prefill pool alone for TTFT, then the decode "
-                     "pool behind it.",
+                     "the first requests' latencies while the batch fills: a row's JSON sim_requests and "
+                     "sim_warmup_requests; least-loaded router) meets both SLOs without overload; disaggregated "
+                     "layouts size the prefill pool alone for TTFT, then the decode pool behind it.",
                 in->rate_qps, rate_pool(in->rate_qps));
     int npruned = 0;
     for (int i = 0; i < out->noptions; i++)

@@ -143,7 +143,7 @@ struct plan_result {
     int best;                      /* index of the best option, -1 if none is feasible */
     int best_per_gpu[PLAN_MAX_GPUS]; /* index per input GPU, -1 if none */
     bool by_cost;                  /* best chosen by cost (every feasible option priced) */
-    char obs[PLAN_MAX_OBS][400];
+    char obs[PLAN_MAX_OBS][640]; /* the longest, the rate plan's method, is about 480 characters */
     int nobs;
 };
 

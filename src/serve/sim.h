@@ -422,6 +422,13 @@ struct sim_stats {
 /* The statistic at percentile p: 50, 90, 95, 99, else the maximum. */
 double sim_stats_at(const struct sim_stats *s, int p);
 
+/* What a run with SLOs missed, the bits of sim_result.slo_met's rule: the TTFT or TPOT limit at
+ * the SLO percentile, rejected or refused requests, an open loop's overload; 0 when met. */
+enum { SIM_MISS_TTFT = 1, SIM_MISS_TPOT = 2, SIM_MISS_ERRORS = 4, SIM_MISS_OVERLOAD = 8 };
+struct sim_config;
+struct sim_result;
+unsigned sim_slo_missed(const struct sim_config *c, const struct sim_result *r);
+
 struct sim_result {
     long requests, completed, errors;      /* errors = rejected requests */
     long refused_busy;                     /* of the errors, those refused at an instance holding

@@ -952,12 +952,24 @@ int sim_collect_metrics(struct runner *r, struct llmroof_err *err)
         out->goodput_qps = out->duration_s > 0 && done_counted > 0
                                ? (double)within / (double)done_counted * (double)out->completed / out->duration_s
                                : 0;
-        int p = c->slo_percentile ? c->slo_percentile : 99;
         /* an overloaded run's percentiles grow with its length: they cannot meet an SLO (MLPerf's
          * server scenario likewise requires the offered rate to be sustained) */
-        out->slo_met = out->errors == 0 && !(out->open_loop && out->overloaded) &&
-                       (!(c->ttft_slo_s > 0) || sim_stats_at(&out->ttft, p) <= c->ttft_slo_s) &&
-                       (!(c->tpot_slo_s > 0) || sim_stats_at(&out->tpot, p) <= c->tpot_slo_s);
+        out->slo_met = sim_slo_missed(c, out) == 0;
     }
     return LLMROOF_OK;
+}
+
+unsigned sim_slo_missed(const struct sim_config *c, const struct sim_result *r)
+{
+    const int p = c->slo_percentile ? c->slo_percentile : 99;
+    unsigned m = 0;
+    if (c->ttft_slo_s > 0 && !(sim_stats_at(&r->ttft, p) <= c->ttft_slo_s))
+        m |= SIM_MISS_TTFT;
+    if (c->tpot_slo_s > 0 && !(sim_stats_at(&r->tpot, p) <= c->tpot_slo_s))
+        m |= SIM_MISS_TPOT;
+    if (r->errors > 0)
+        m |= SIM_MISS_ERRORS;
+    if (r->open_loop && r->overloaded)
+        m |= SIM_MISS_OVERLOAD;
+    return m;
 }
