@@ -1169,6 +1169,7 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
                           ? (long)ceil(mem.state_bytes_per_seq_per_gpu / (mem.kv_bytes_per_token_per_gpu * (double)e->bs))
                           : 0;
     e->st.kv_blocks_total = e->total_blocks;
+    e->st.state_blocks = e->state_blocks;
     e->st.pool = pool;
     long cap = (e->max_run < nreq ? e->max_run : nreq) + 1;
     e->run = calloc((size_t)cap, sizeof *e->run);

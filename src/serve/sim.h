@@ -400,6 +400,8 @@ struct sim_instance {
     double mean_batch;       /* time-weighted sequences per iteration */
     double kv_util_mean;     /* time-weighted used / all KV blocks */
     long kv_blocks_total;
+    long state_blocks;       /* blocks of the KV pool each sequence's recurrent state takes (hybrid
+                                models), beside its K/V; 0 without recurrent layers */
     int lanes;               /* pipeline lanes (sim_pipeline_lanes), each with kv_blocks_total / lanes
                                 blocks of its own: a request must fit one lane's */
 };
