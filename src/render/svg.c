@@ -373,8 +373,31 @@ void svg_grouped_bars(struct sbuf *out, const char *title, const char *const *gr
 void svg_roofline(struct sbuf *out, const char *title, const struct llmroof_gpu *g, double memory_eff,
                   double compute_eff, const struct svg_point *pts, size_t npts, bool standalone)
 {
-    const int W = 800, left = 80, right = 150, top = 40, ph = 440;
-    const int pw = W - left - right;
+    const int left = 80, top = 40, ph = 440, pw = 570;
+    /* the roofs' labels, one per peak ("fp8 / int8 / int4 440 TFLOP/s" on an L40S): the right
+     * margin takes the longest (a fixed 150 px had cut such labels at the edge) */
+    char roof_names[LLMROOF_DTYPE_COUNT][96];
+    double label_w = 0;
+    for (int d = LLMROOF_DTYPE_COUNT - 1; d >= 0; d--) {
+        roof_names[d][0] = '\0';
+        if (!g->has_peak[d])
+            continue;
+        bool drawn = false; /* a higher dtype of this peak names the roof */
+        for (int e = d + 1; e < LLMROOF_DTYPE_COUNT && !drawn; e++)
+            drawn = g->has_peak[e] && g->peak_flops[e] == g->peak_flops[d];
+        if (drawn)
+            continue;
+        for (int e = 0; e <= d; e++) /* in the dtypes' order: "fp16 / bf16", "fp8 / int8" */
+            if (g->has_peak[e] && g->peak_flops[e] == g->peak_flops[d]) {
+                const size_t len = strlen(roof_names[d]);
+                snprintf(roof_names[d] + len, sizeof roof_names[d] - len, "%s%s", len ? " / " : "",
+                         dtype_name((enum llmroof_dtype)e));
+            }
+        char lab[128];
+        snprintf(lab, sizeof lab, "%s %.0f TFLOP/s", roof_names[d], g->peak_flops[d] * compute_eff / 1e12);
+        label_w = fmax(label_w, svg_text_width(lab, 12));
+    }
+    const int right = (int)fmax(150.0, ceil(6.0 + label_w + 10.0)), W = left + pw + right;
     /* axes: intensity 1e-1 .. 1e4 FLOP/B, performance spanning the GPU's range */
     double xmin = -1, xmax = 4;
     double peak_max = 0;
@@ -459,19 +482,10 @@ void svg_roofline(struct sbuf *out, const char *title, const struct llmroof_gpu 
             continue;
         /* dtypes of one peak share one roof and one label ("fp8 / int8 1405 TFLOP/s"): drawn one
          * over the other, only the last line showed, beside a label of another colour */
-        bool drawn = false;
-        for (int e = d + 1; e < LLMROOF_DTYPE_COUNT && !drawn; e++)
-            drawn = g->has_peak[e] && g->peak_flops[e] == g->peak_flops[d];
-        if (drawn)
+        if (!roof_names[d][0])
             continue;
-        char names[96] = "";
-        bool has_fp16 = false;
-        for (int e = 0; e <= d; e++) /* in the dtypes' order: "fp16 / bf16", "fp8 / int8" */
-            if (g->has_peak[e] && g->peak_flops[e] == g->peak_flops[d]) {
-                const size_t len = strlen(names);
-                snprintf(names + len, sizeof names - len, "%s%s", len ? " / " : "", dtype_name((enum llmroof_dtype)e));
-                has_fp16 |= e == LLMROOF_FP16;
-            }
+        const char *names = roof_names[d];
+        const bool has_fp16 = g->has_peak[LLMROOF_FP16] && g->peak_flops[LLMROOF_FP16] == g->peak_flops[d];
         double peak = g->peak_flops[d] * compute_eff;
         double ridge = peak / bw;
         double x0 = pow(10, xmin), x1 = pow(10, xmax);

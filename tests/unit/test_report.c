@@ -323,8 +323,10 @@ static void charts_are_well_formed_xml(void **state)
     assert_null(strstr(sbuf_str(&b), ">int8 "));
     /* the height its list takes: 2 entries, one row of two columns: 40 + 440 + 52 + 12 = 544
      * (a height for one column of every point, 560, and 760 for an estimate's list, had left the
-     * page's chart empty at its foot) */
-    assert_non_null(strstr(sbuf_str(&b), "height=\"544\" viewBox=\"0 0 800 544\""));
+     * page's chart empty at its foot); the width its longest roof label takes: 23 characters at
+     * 0.6 x 12 px = 165.6, so 80 + 570 + ceil(6 + 165.6 + 10) = 832 (800 had cut 24-character
+     * labels such as a B200's "fp16 / bf16 1544 TFLOP/s" at the edge) */
+    assert_non_null(strstr(sbuf_str(&b), "width=\"832\" height=\"544\" viewBox=\"0 0 832 544\""));
     sbuf_free(&b);
     /* the checker itself rejects broken documents */
     assert_false(xml_well_formed("<svg><g></svg>", why, sizeof why));
