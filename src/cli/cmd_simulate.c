@@ -260,23 +260,62 @@ static int write_if(struct cli *c, const char *path, void (*fn)(const struct sim
     return rc;
 }
 
-/* --prefill-pool / --decode-pool N[:GPU[:TP]]: N instances of the model on TP x GPU (the
- * command's -g and -t where left out). */
+/* A pool's own layout, "ep8+dpa+pp2" (each part at most once): expert-parallel ranks, data-parallel
+ * attention, pipeline stages. Returns false on anything else. */
+static bool parse_pool_layout(char *s, struct llmroof_layout *lay)
+{
+    bool ep = false, pp = false, dpa = false;
+    for (char *tok = s, *next; tok; tok = next) {
+        next = strchr(tok, '+');
+        if (next)
+            *next++ = '\0';
+        int64_t v;
+        if (!strncmp(tok, "ep", 2) && !ep && parse_int64(tok + 2, 1, 1024, &v)) {
+            lay->ep = (int)v;
+            ep = true;
+        } else if (!strncmp(tok, "pp", 2) && !pp && parse_int64(tok + 2, 1, 1024, &v)) {
+            lay->pp = (int)v;
+            pp = true;
+        } else if (!strcmp(tok, "dpa") && !dpa) {
+            lay->dp_attn = dpa = true;
+        } else {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* --prefill-pool / --decode-pool N[:GPU[:TP[:LAYOUT]]]: N instances of the model on TP x GPU (the
+ * command's -g and -t where left out), in the command's --ep/--pp/--dp-attention or the pool's own
+ * LAYOUT (ep8+dpa, pp2: plan's disaggregated rows pair pools of different layouts, "P TP-4 /
+ * D TP-4+EP-4", which one --ep for both pools could not state). */
 static int parse_pool(struct cli *c, const char *opt, const char *arg, const struct ctx *x, struct sim_pool *p)
 {
     char buf[160];
     snprintf(buf, sizeof buf, "%s", arg);
-    char *gpu = strchr(buf, ':'), *tp = NULL;
+    char *gpu = strchr(buf, ':'), *tp = NULL, *lay_s = NULL;
     if (gpu) {
         *gpu++ = '\0';
         tp = strchr(gpu, ':');
-        if (tp)
+        if (tp) {
             *tp++ = '\0';
+            lay_s = strchr(tp, ':');
+            if (lay_s)
+                *lay_s++ = '\0';
+        }
     }
     int64_t n, t = x->cfg.setup.tp;
-    if (!parse_int64(buf, 1, 4096, &n) || (tp && !parse_int64(tp, 1, 64, &t)) || (gpu && !*gpu))
-        return cli_usage_error(c, "option '--%s': '%s' is not N[:GPU[:TP]] with N in [1, 4096] instances (e.g. 2:h100:4)",
+    struct llmroof_layout own = { 0 };
+    own.ep_imbalance = x->cfg.setup.layout.ep_imbalance;
+    own.two_batch_overlap = x->cfg.setup.layout.two_batch_overlap;
+    if (!parse_int64(buf, 1, 4096, &n) || (tp && !parse_int64(tp, 1, 64, &t)) || (gpu && !*gpu) ||
+        (lay_s && !parse_pool_layout(lay_s, &own)))
+        return cli_usage_error(c, "option '--%s': '%s' is not N[:GPU[:TP[:LAYOUT]]] with N in [1, 4096] instances and "
+                                  "LAYOUT of epN, ppN and dpa joined by '+' (e.g. 2:h100:4, 1:h200:1:ep8+dpa)",
                                opt, arg);
+    if (lay_s && own.dp_attn && x->s.eff.engine && !x->s.eff.engine->dp_attention)
+        return cli_usage_error(c, "option '--%s': engine '%s' runs no data-parallel attention (its profile's "
+                                  "\"dp_attention\"): drop dpa", opt, x->s.eff.engine->id);
     /* errors name the option: "unknown GPU" or "TP 3 does not divide" alone leave the reader to
      * guess which of -g, --prefill-pool and --decode-pool said it */
     const struct llmroof_gpu *g = gpu ? catalog_find_gpu(&c->cat, gpu) : x->cfg.setup.gpu;
@@ -291,6 +330,8 @@ static int parse_pool(struct cli *c, const char *opt, const char *arg, const str
     p->setup = x->cfg.setup;
     p->setup.gpu = g;
     p->setup.tp = (int)t;
+    if (lay_s)
+        p->setup.layout = own;
     p->setup.eff = roofline_effs(g, &x->s.eff);
     {
         struct llmroof_err err = { 0 };
@@ -546,8 +587,8 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         CLI_OPT_SPEC,
         { OPT_INST, "instances", 0, "N", "N identical instances behind a router (default 1)", false },
         { OPT_ROUTER, "router", 0, "NAME", "round-robin (default), least-loaded or prefix-affinity", false },
-        { OPT_PPOOL, "prefill-pool", 0, "N[:GPU[:TP]]", "disaggregated: N prefill instances (default GPU and TP: -g, -t)", false },
-        { OPT_DPOOL, "decode-pool", 0, "N[:GPU[:TP]]", "disaggregated: N decode instances", false },
+        { OPT_PPOOL, "prefill-pool", 0, "N[:GPU[:TP[:LAYOUT]]]", "disaggregated: N prefill instances (default GPU and TP: -g, -t; LAYOUT its own epN+dpa+ppN, default --ep/--pp/--dp-attention)", false },
+        { OPT_DPOOL, "decode-pool", 0, "N[:GPU[:TP[:LAYOUT]]]", "disaggregated: N decode instances (as --prefill-pool)", false },
         { OPT_KVLINK, "kv-link", 0, "LINK", "prefill-to-decode KV link: nvlink, ib, pcie or GB/s (default ib)", false },
     };
     cli_setup_defaults(&x->s);

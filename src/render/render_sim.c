@@ -170,11 +170,14 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
     if (c->disaggregated) {
         const struct llmroof_setup *p = c->prefill.setup.model ? &c->prefill.setup : s;
         const struct llmroof_setup *d = c->decode.setup.model ? &c->decode.setup : s;
-        sbuf_printf(out, "\ndisaggregated: %d prefill instance%s of %d x %s, %d decode instance%s of %d x %s, KV link "
-                         "%.0f GB/s per GPU pair, router %s",
-                    c->prefill.instances, c->prefill.instances == 1 ? "" : "s", layout_gpus(p, lay_s, sizeof lay_s),
-                    p->gpu->id, c->decode.instances, c->decode.instances == 1 ? "" : "s",
-                    layout_gpus(d, lay_s, sizeof lay_s), d->gpu->id, c->kv_link_Bps / 1e9, sim_router_name(c->router));
+        /* each pool with its own TP and layout (--prefill-pool N:GPU:TP:LAYOUT) */
+        char lay_d[96];
+        const int gp = layout_gpus(p, lay_s, sizeof lay_s), gd = layout_gpus(d, lay_d, sizeof lay_d);
+        sbuf_printf(out, "\ndisaggregated: %d prefill instance%s of %d x %s (TP %d%s), %d decode instance%s of %d x %s "
+                         "(TP %d%s), KV link %.0f GB/s per GPU pair, router %s",
+                    c->prefill.instances, c->prefill.instances == 1 ? "" : "s", gp, p->gpu->id, p->tp, lay_s,
+                    c->decode.instances, c->decode.instances == 1 ? "" : "s", gd, d->gpu->id, d->tp, lay_d,
+                    c->kv_link_Bps / 1e9, sim_router_name(c->router));
         /* a pool whose GPU gives the engine another default budget (sim_pool_engine) says so */
         if (c->max_batched_tokens > 0 && (c->prefill.max_batched_tokens > 0 || c->decode.max_batched_tokens > 0))
             sbuf_printf(out, "; budget %ld tokens/iteration on the prefill pool, %ld on the decode pool",

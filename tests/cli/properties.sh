@@ -269,4 +269,35 @@ d = json.load(open(sys.argv[1]))
 sys.exit(not (d["ttft_s"]["p90"] == float(sys.argv[2]) and d["tpot_s"]["p90"] == float(sys.argv[3]) and int(sys.argv[4]) > 0))
 ' "$tmp/sim.json" "$5" "$6" "$4"
 
+
+# ... and a disaggregated row whose pools differ in layout (P TP-2 / D TP-2+EP-2, DPA-2+EP-2, TP-2
+# x PP-2), each pool given its own in --prefill-pool/--decode-pool N:GPU:TP:LAYOUT (one --ep had
+# applied to both pools, so such rows could not be rerun)
+"$bin" plan -q -m qwen3-30b-a3b --gpus h100 --tp 2 --rate 5 --ttft-slo 2s --tpot-slo 50ms -w fixed:2000:200 \
+    --format json >"$tmp/planp.json" 2>/dev/null
+python3 -c '
+import json, sys
+lay = {"tp": "", "tp+ep": ":ep{n}", "dp-attention+ep": ":ep{n}+dpa", "tp+pp": ":pp2"}
+def pool(n, tp, par):
+    t = 1 if par == "dp-attention+ep" else tp
+    return "%d:h100:%d%s" % (n, t, lay[par].format(n=tp))
+for o in json.load(open(sys.argv[1]))["options"]:
+    if o.get("feasible") and o["layout"] == "disaggregated":
+        print(pool(o["prefill_instances"], o["prefill_tp"], o.get("prefill_parallelism", "tp")),
+              pool(o["decode_instances"], o["tp"], o.get("parallelism", "tp")), o["sim_requests"],
+              o["sim_warmup_requests"], repr(o["ttft_s"]), repr(o["tpot_s"]))
+' "$tmp/planp.json" >"$tmp/rows"
+nrows=0
+while read -r pp dp n w tt tp; do
+    nrows=$((nrows + 1))
+    "$bin" simulate -m qwen3-30b-a3b -g h100 --rate 5 -w fixed:2000:200 --requests "$n" --warmup "$w" \
+        --router least-loaded --prefill-pool "$pp" --decode-pool "$dp" --format json >"$tmp/simp.json" 2>/dev/null
+    check "a disaggregated plan row ($pp / $dp) is simulate's run with those pools" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(not (d["ttft_s"]["p90"] == float(sys.argv[2]) and d["tpot_s"]["p90"] == float(sys.argv[3])))
+' "$tmp/simp.json" "$tt" "$tp"
+done <"$tmp/rows"
+check "the plan had disaggregated rows of several layouts to rerun ($nrows)" [ "$nrows" -ge 3 ]
+
 exit $fail
