@@ -835,6 +835,15 @@ static void sim_json_serving(cJSON *o, const struct sim_config *c, const struct 
             cJSON_AddStringToObject(x, "pool", !c->disaggregated ? "aggregated" : s->pool == 0 ? "prefill" : "decode");
             cJSON_AddStringToObject(x, "gpu", su->gpu->id);
             cJSON_AddNumberToObject(x, "tp", su->tp);
+            /* the instance's GPUs and, beyond TP, its own layout (a pool's --prefill-pool
+             * N:GPU:TP:ep8+dpa: 8 GPUs at TP 1, which tp alone had read as one) */
+            cJSON_AddNumberToObject(x, "gpus", sim_setup_gpus(su));
+            {
+                const struct llmroof_layout lay = estimate_layout(su);
+                struct llmroof_shard sh;
+                if (ops_shard_layout(su->model, &lay, &sh, NULL) == LLMROOF_OK)
+                    add_layout(x, &sh);
+            }
             cJSON_AddNumberToObject(x, "requests", (double)s->requests);
             cJSON_AddNumberToObject(x, "utilization", s->utilization);
             cJSON_AddNumberToObject(x, "mean_batch", s->mean_batch);
@@ -859,8 +868,9 @@ static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, c
         cJSON_AddStringToObject(o, "gpu", c->setup.gpu->id);
         cJSON_AddNumberToObject(o, "tp", c->setup.tp);
     }
-    {
-        /* the layout the run served (pools of a disaggregated run share it at their own TP) */
+    if (!c->disaggregated) {
+        /* the layout the run served (a disaggregated run's pools each have their own, in
+         * instances[]: the command's --ep and --pp had been printed for pools that ran others) */
         const struct llmroof_layout lay = estimate_layout(&c->setup);
         struct llmroof_shard sh;
         if (ops_shard_layout(c->setup.model, &lay, &sh, NULL) == LLMROOF_OK)

@@ -401,7 +401,7 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
         q(&t, "goodput", r->goodput_qps, "requests/s within every SLO");
         q(&t, "within_slo", r->within_slo_share, "share of requests within every SLO");
         const unsigned miss = sim_slo_missed(c, r);
-        if (miss & SIM_MISS_OVERLOAD)
+        if (miss == SIM_MISS_OVERLOAD)
             snprintf(unit, sizeof unit, "the run is overloaded: its percentiles grow with its length");
         else if (miss) {
             /* name every limit missed: "TTFT and TPOT at p99 within the limits" beside "no" had
@@ -417,7 +417,9 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
             if (miss & SIM_MISS_ERRORS)
                 snprintf(e, sizeof e, "%s%ld request%s %s", a[0] || b[0] ? ", " : "", r->errors, PL(r->errors),
                          r->refused_busy == r->errors ? "refused (HTTP 429)" : "rejected");
-            snprintf(unit, sizeof unit, "%s%s%s", a, b, e);
+            /* overloaded beside other misses: said first, the others after it (the overload alone had
+             * been named, its TTFT, TPOT and refusals left out) */
+            snprintf(unit, sizeof unit, "%s%s%s%s", miss & SIM_MISS_OVERLOAD ? "overloaded; " : "", a, b, e);
         } else
             snprintf(unit, sizeof unit, "TTFT and TPOT at p%d within the limits, no errors", c->slo_percentile);
         table_row(&t);
@@ -457,6 +459,7 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
         table_col(&t, "pool", 0);
         table_col(&t, "gpu", 0);
         table_col(&t, "tp", 0);
+        table_col(&t, "gpus", 0); /* an ep8+dpa pool's 8 at TP 1 */
         table_col(&t, "requests", 0);
         table_col(&t, "utilization", 3);
         table_col(&t, "mean_batch", 1);
@@ -471,6 +474,7 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
             table_str(&t, !c->disaggregated ? "aggregated" : s->pool == 0 ? "prefill" : "decode");
             table_str(&t, su->gpu->id);
             table_num(&t, su->tp);
+            table_num(&t, sim_setup_gpus(su));
             table_num(&t, (double)s->requests);
             table_num(&t, s->utilization);
             table_num(&t, s->mean_batch);

@@ -397,7 +397,9 @@ void svg_roofline(struct sbuf *out, const char *title, const struct llmroof_gpu 
         snprintf(lab, sizeof lab, "%s %.0f TFLOP/s", roof_names[d], g->peak_flops[d] * compute_eff / 1e12);
         label_w = fmax(label_w, svg_text_width(lab, 12));
     }
-    const int right = (int)fmax(150.0, ceil(6.0 + label_w + 10.0)), W = left + pw + right;
+    /* and the whole title (bold 15 px from x 10: a long model id on a V100 at TP 8 had been cut) */
+    const int right = (int)fmax(150.0, ceil(6.0 + label_w + 10.0));
+    const int W = (int)fmax((double)(left + pw + right), ceil(10.0 + svg_text_width(title, 15) + 10.0));
     /* axes: intensity 1e-1 .. 1e4 FLOP/B, performance spanning the GPU's range */
     double xmin = -1, xmax = 4;
     double peak_max = 0;

@@ -256,7 +256,10 @@ long sim_rank_share(const struct sim_config *c, int attn_dp, long limit)
 
 int sim_setup_gpus(const struct llmroof_setup *s)
 {
-    return s->tp * (s->layout.pp > 1 ? s->layout.pp : 1);
+    /* EP beyond TP is data-parallel attention's replicas, each on GPUs of its own: an ep8+dpa
+     * instance at TP 1 is 8 GPUs (counted as 1, it had passed --kv-link nvlink's domain check) */
+    const int ranks = s->layout.ep > s->tp ? s->layout.ep : s->tp;
+    return ranks * (s->layout.pp > 1 ? s->layout.pp : 1);
 }
 
 int sim_pipeline_lanes(const struct llmroof_setup *s, long max_seqs, bool static_batching, bool disaggregated)
@@ -1165,8 +1168,10 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     }
     /* recurrent layers: each sequence's state, in whole blocks of the KV pool (vLLM's hybrid
      * allocator also gives the state pages of the KV pool) */
-    e->state_blocks = mem.state_bytes_per_seq_per_gpu > 0 && mem.kv_bytes_per_token_per_gpu > 0
-                          ? (long)ceil(mem.state_bytes_per_seq_per_gpu / (mem.kv_bytes_per_token_per_gpu * (double)e->bs))
+    /* (a block's bytes: per_token, a drafter's K/V included, as the blocks were counted above;
+     * the target's alone had given Nemotron-Nano under EAGLE 278 state blocks, not 223) */
+    e->state_blocks = mem.state_bytes_per_seq_per_gpu > 0 && per_token > 0
+                          ? (long)ceil(mem.state_bytes_per_seq_per_gpu / (per_token * (double)e->bs))
                           : 0;
     e->st.kv_blocks_total = e->total_blocks;
     e->st.state_blocks = e->state_blocks;
