@@ -338,7 +338,8 @@ static int parse_pool(struct cli *c, const char *opt, const char *arg, const str
         struct llmroof_shard sh;
         const struct llmroof_layout lay = estimate_layout(&p->setup);
         if (ops_shard_layout(p->setup.model, &lay, &sh, &err) != LLMROOF_OK)
-            return cli_usage_error(c, "option '--%s': %s", opt, err.msg);
+            return cli_usage_error(c, "option '--%s': %s%s", opt, err.msg,
+                                   lay_s ? " (the pool's epN, ppN and dpa stand for those flags)" : "");
     }
     /* the engine as it sets itself up on the pool's GPU: its graph limit at the pool's TP and,
      * unless --max-batched-tokens was given, its budget there (SGLang's defaults by GPU memory) */

@@ -1074,10 +1074,12 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
                        : 0.0;
     double cap_bytes = mem.kv_capacity_bytes_per_gpu, per_token = mem.kv_bytes_per_token_per_gpu;
     /* the target first: a drafter (below) is not what fails when the target's weights do not fit */
+    /* a disaggregated run says which pool (the message had named neither) */
+    const char *which = !c->disaggregated ? "" : pool == 0 ? "the prefill pool: " : "the decode pool: ";
     if (!(cap_bytes > 0))
         return llmroof_err_set(err, LLMROOF_EINPUT,
-                               "%s does not fit on %d x %s: no memory is left for the KV cache (see 'llmroof memory')",
-                               s->model->id, mem.gpus, s->gpu->id);
+                               "%s%s does not fit on %d x %s: no memory is left for the KV cache (see 'llmroof memory')",
+                               which, s->model->id, mem.gpus, s->gpu->id);
     /* data-parallel attention replicas each hold their own sequences: the instance's KV blocks
      * are the replicas' together */
     cap_bytes *= (double)mem.attn_dp;
@@ -1135,8 +1137,8 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     e->total_blocks = (long)floor(tokens / (double)e->bs) / lanes;
     if (e->total_blocks < 1) /* whatever --kv-blocks states: the weights must fit */
         return llmroof_err_set(err, LLMROOF_EINPUT,
-                               "%s does not fit on %d x %s: no memory is left for the KV cache (see 'llmroof memory')",
-                               s->model->id, mem.gpus, s->gpu->id); /* the instance's GPUs (EP, PP included) */
+                               "%s%s does not fit on %d x %s: no memory is left for the KV cache (see 'llmroof memory')",
+                               which, s->model->id, mem.gpus, s->gpu->id); /* the instance's GPUs (EP, PP included) */
     e->mem_blocks = e->total_blocks;
     /* a run that states its engine's KV blocks (vLLM logs "# GPU blocks: N"; --num-gpu-blocks-override
      * sets it) takes them as given, one pool per engine: per data-parallel attention replica, each
