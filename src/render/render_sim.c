@@ -170,9 +170,23 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
     if (c->disaggregated) {
         const struct llmroof_setup *p = c->prefill.setup.model ? &c->prefill.setup : s;
         const struct llmroof_setup *d = c->decode.setup.model ? &c->decode.setup : s;
-        /* each pool with its own TP and layout (--prefill-pool N:GPU:TP:LAYOUT) */
+        /* each pool with its own TP and layout (--prefill-pool N:GPU:TP:LAYOUT), and a pool of
+         * data-parallel attention ranks with its ranks' limits (the run's line above gives the
+         * command's layout's, which such a pool need not have) */
         char lay_d[96];
         const int gp = layout_gpus(p, lay_s, sizeof lay_s), gd = layout_gpus(d, lay_d, sizeof lay_d);
+        for (int k = 0; k < 2; k++) {
+            const struct llmroof_setup *ps = k == 0 ? p : d;
+            char *ls = k == 0 ? lay_s : lay_d;
+            const int pr = sim_setup_attn_replicas(ps);
+            const size_t len = strlen(ls);
+            if (pr > 1 && sim_rank_factor(c, pr) > 1)
+                snprintf(ls + len, sizeof lay_s - len, "; limits per DP rank, x%d", pr);
+            else if (pr > 1 && c->max_batched_tokens > 0)
+                snprintf(ls + len, sizeof lay_s - len, "; each DP rank %ld tokens, %ld sequence%s",
+                         sim_rank_share(c, pr, sim_pool_budget(c, k)), sim_rank_share(c, pr, c->max_seqs),
+                         PL(sim_rank_share(c, pr, c->max_seqs)));
+        }
         sbuf_printf(out, "\ndisaggregated: %d prefill instance%s of %d x %s (TP %d%s), %d decode instance%s of %d x %s "
                          "(TP %d%s), KV link %.0f GB/s per GPU pair, router %s",
                     c->prefill.instances, c->prefill.instances == 1 ? "" : "s", gp, p->gpu->id, p->tp, lay_s,
