@@ -844,6 +844,14 @@ static void sim_json_serving(cJSON *o, const struct sim_config *c, const struct 
                 if (ops_shard_layout(su->model, &lay, &sh, NULL) == LLMROOF_OK)
                     add_layout(x, &sh);
             }
+            /* a pool of data-parallel attention ranks: each rank's own budget and limit (the
+             * run-wide dp_rank_* are the command's layout's) */
+            const int pr = sim_setup_attn_replicas(su);
+            if (c->disaggregated && pr > 1 && c->max_batched_tokens > 0) {
+                cJSON_AddNumberToObject(x, "dp_rank_max_batched_tokens",
+                                        (double)sim_rank_share(c, pr, sim_pool_budget(c, s->pool)));
+                cJSON_AddNumberToObject(x, "dp_rank_max_seqs", (double)sim_rank_share(c, pr, c->max_seqs));
+            }
             cJSON_AddNumberToObject(x, "requests", (double)s->requests);
             cJSON_AddNumberToObject(x, "utilization", s->utilization);
             cJSON_AddNumberToObject(x, "mean_batch", s->mean_batch);
