@@ -431,5 +431,12 @@ void memory_head_drafter(const struct llmroof_model *m, const struct llmroof_sha
     *bytes_per_gpu = medusa_heads > 0 ? ops_medusa_bytes(m, sh, dt, medusa_heads)
                                       : target->weights_bytes_per_gpu / (double)m->layers +
                                             ops_eagle3_extra_bytes(m, sh, dt, eagle3_vocab);
-    *kv_bytes_per_token_per_gpu = medusa_heads == 0 && layers > 0 ? target->kv_bytes_per_token_per_gpu / layers : 0.0;
+    /* one full-attention layer's K/V per token: for a windowed model the target's per-token
+     * figure at its context is the layers' held mean (memory_kv_tokens_held), which would give
+     * the head a window's share (gpt-oss-120b at 2,048 tokens: 1,088 B where its layer holds
+     * 2,048 B a token, so estimate's max batch said 97 beside simulate's 94) */
+    const double ctx = (double)target->context_len;
+    const double held = ctx > 0 ? memory_kv_tokens_held(m, sh, ctx) : 0.0;
+    const double full = held > 0 ? target->kv_bytes_per_token_per_gpu * ctx / held : target->kv_bytes_per_token_per_gpu;
+    *kv_bytes_per_token_per_gpu = medusa_heads == 0 && layers > 0 ? full / layers : 0.0;
 }

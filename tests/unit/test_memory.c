@@ -4,6 +4,7 @@
 #include "model/arch.h"
 #include "model/ckpt.h"
 #include "model/memory.h"
+#include "model/ops.h"
 
 /* The studies' "theoretical" assumptions: all memory usable, nothing else resident. */
 static struct llmroof_mem_opts theoretical(void)
@@ -386,6 +387,28 @@ static void dp_attention_sizes_the_workspace_per_replica(void **state)
     catalog_free(&cat);
 }
 
+/* An EAGLE head is one full-attention layer: it caches every token whatever the target's windows.
+ * gpt-oss-120b (36 layers, half of them windowed at 128; 8 K/V heads of 64 at 16 bits: 2,048 B a
+ * layer a token) at 2,048 tokens: the target's per-token figure is its layers' held mean,
+ * (18 x 2,048 + 18 x 128) / 36 / 2,048 x 73,728 = 39,168 B, and a 36th of it (1,088 B) had been
+ * taken for the head, a window's share; the head holds 73,728 / 36 = 2,048 B a token. */
+static void an_eagle_head_caches_a_full_layer_beside_windowed_layers(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_memory mem = eval(&cat, "gpt-oss-120b", "h100", 1, LLMROOF_FP16, LLMROOF_FP16, 2048, theoretical());
+    assert_rel_close(mem.kv_bytes_per_token_per_gpu, 39168.0, 1e-12);
+    struct llmroof_shard sh;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(ops_shard(model(&cat, "gpt-oss-120b"), 1, &sh, &err), 0);
+    const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false,
+                                       LLMROOF_ACT_QUANT_SEPARATE };
+    double head_bytes, head_kv;
+    memory_head_drafter(model(&cat, "gpt-oss-120b"), &sh, &dt, &mem, 0, 0, &head_bytes, &head_kv);
+    assert_rel_close(head_kv, 2048.0, 1e-12);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -403,6 +426,7 @@ int main(void)
         cmocka_unit_test(paged_blocks_round_each_sequence_up),
         cmocka_unit_test(max_batch_never_decreases_with_tp_or_mem_util),
         cmocka_unit_test(dp_attention_sizes_the_workspace_per_replica),
+        cmocka_unit_test(an_eagle_head_caches_a_full_layer_beside_windowed_layers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
