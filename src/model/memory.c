@@ -185,28 +185,86 @@ double memory_weights_per_gpu(const struct llmroof_model *m, const struct llmroo
     return memory_weights_layout(m, sh, &dt);
 }
 
+/* One layer's K/V bytes a token at kvb bytes an element. */
+static double kv_layer_bytes(const struct llmroof_model *m, const struct llmroof_shard *sh, double kvb)
+{
+    return arch_is_mla(m) ? arch_kv_bytes_per_token_layer(m, kvb)
+                          : 2.0 * (double)sh->kv_heads_per_rank * (double)m->head_dim * kvb;
+}
+
+/* Stage s's global (*g) and local (*l) attention layers. */
+static void stage_layers(const struct llmroof_model *m, const struct llmroof_shard *sh, long s, double *g, double *l)
+{
+    const long L = m->layers, pp = sh->pp > 0 ? sh->pp : 1, base = L / pp, extra = L % pp;
+    const long start = s * base + (s < extra ? s : extra), n = base + (s < extra ? 1 : 0);
+    *g = global_layers_below(m, start + n) - global_layers_below(m, start);
+    *l = (double)n - *g;
+    if (layers_patterned(m)) { /* recurrent and mixer-less layers hold no KV */
+        const struct llmroof_layer_counts c = layers_count(m, start, n);
+        *g = c.full;
+        *l = c.local;
+    }
+}
+
 /* KV bytes one sequence of `ctx` tokens holds on one GPU of the fullest stage, at kvb bytes per
- * element (a DSA indexer's keys at their own fp8 bytes). */
+ * element (a DSA indexer's keys at their own fp8 bytes). memory_held_tokens computes the same
+ * from the stages' counts kept once. */
 static double stage_kv_bytes(const struct llmroof_model *m, const struct llmroof_shard *sh, double ctx, double kvb)
 {
-    const double per_layer = arch_is_mla(m) ? arch_kv_bytes_per_token_layer(m, kvb)
-                                            : 2.0 * (double)sh->kv_heads_per_rank * (double)m->head_dim * kvb;
-    const long L = m->layers, pp = sh->pp > 0 ? sh->pp : 1, base = L / pp, extra = L % pp;
+    const double per_layer = kv_layer_bytes(m, sh, kvb);
+    const long pp = sh->pp > 0 ? sh->pp : 1;
     const double held = m->window > 0 && ctx > (double)m->window ? (double)m->window : ctx;
     double best = 0;
     for (long s = 0; s < pp; s++) {
-        const long start = s * base + (s < extra ? s : extra), n = base + (s < extra ? 1 : 0);
-        double g = global_layers_below(m, start + n) - global_layers_below(m, start), l = (double)n - g;
-        if (layers_patterned(m)) { /* recurrent and mixer-less layers hold no KV */
-            const struct llmroof_layer_counts c = layers_count(m, start, n);
-            g = c.full;
-            l = c.local;
-        }
+        double g, l;
+        stage_layers(m, sh, s, &g, &l);
         const double e = (g * ctx + l * held) * per_layer;
         if (e > best)
             best = e;
     }
     return best;
+}
+
+/* memory_held's fullest stage at ctx tokens, as stage_kv_bytes computes it */
+static double held_bytes(const struct memory_held *h, double ctx)
+{
+    const double held = h->window > 0 && ctx > h->window ? h->window : ctx;
+    double best = 0;
+    for (int s = 0; s < h->n; s++) {
+        const double e = (h->g[s] * ctx + h->l[s] * held) * h->per_layer;
+        if (e > best)
+            best = e;
+    }
+    return best;
+}
+
+int memory_held_prepare(const struct llmroof_model *m, const struct llmroof_shard *sh, struct memory_held *h)
+{
+    memset(h, 0, sizeof *h);
+    h->window = m->window > 0 ? (double)m->window : 0;
+    h->per_layer = kv_layer_bytes(m, sh, 2.0);
+    const long pp = sh->pp > 0 ? sh->pp : 1;
+    for (long s = 0; s < pp; s++) {
+        double g, l;
+        stage_layers(m, sh, s, &g, &l);
+        int j = 0; /* alike stages count once: the fullest is the same */
+        while (j < h->n && !(h->g[j] == g && h->l[j] == l))
+            j++;
+        if (j < h->n)
+            continue;
+        if (h->n == MEMORY_HELD_MAX)
+            return -1;
+        h->g[h->n] = g;
+        h->l[h->n] = l;
+        h->n++;
+    }
+    h->one = held_bytes(h, 1.0);
+    return 0;
+}
+
+double memory_held_tokens(const struct memory_held *h, double context)
+{
+    return h->one > 0 ? held_bytes(h, context) / h->one : context;
 }
 
 double memory_kv_tokens_held(const struct llmroof_model *m, const struct llmroof_shard *sh, double context)

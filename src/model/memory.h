@@ -78,6 +78,18 @@ struct llmroof_memory {
  * global layers hold it all, local ones their window (Gemma-3-27B at 8,192 tokens, one stage:
  * 2,180.1). The ratio `memory` divides its capacity by, so `simulate` counts a sequence alike. */
 double memory_kv_tokens_held(const struct llmroof_model *m, const struct llmroof_shard *sh, double context);
+
+/* memory_kv_tokens_held with each pipeline stage's layer counts taken once (the simulator asks it
+ * for every running sequence of every iteration): the same arithmetic, so the same bits. Up to
+ * MEMORY_HELD_MAX distinct stages (ones with equal counts are one); prepare returns -1 beyond. */
+#define MEMORY_HELD_MAX 8
+struct memory_held {
+    int n;                                          /* distinct stages */
+    double g[MEMORY_HELD_MAX], l[MEMORY_HELD_MAX];  /* their global and local attention layers */
+    double per_layer, window, one;                  /* a layer's bytes a token; the window (0 none); one token's held bytes */
+};
+int memory_held_prepare(const struct llmroof_model *m, const struct llmroof_shard *sh, struct memory_held *h);
+double memory_held_tokens(const struct memory_held *h, double context);
 double memory_weights_per_gpu(const struct llmroof_model *m, const struct llmroof_shard *sh, double w_bytes);
 
 /* Weight bytes on the fullest GPU of a layout (largest pipeline stage, with the embedding or

@@ -403,45 +403,139 @@ static bool lz_less(struct lz_event a, struct lz_event b)
     return a.tick < b.tick || (a.tick == b.tick && a.adm < b.adm);
 }
 
-static void lz_push(struct runner *r, struct engine *e, struct lz_event ev)
+/* A push onto min-heap v of *n events (lz_fin or lz_win) */
+static void lz_push(struct runner *r, struct lz_event **v, size_t *n, size_t *cap, struct lz_event ev)
 {
-    if (e->lz_n == e->lz_cap) {
-        size_t cap = e->lz_cap ? 2 * e->lz_cap : 64;
-        struct lz_event *v = realloc(e->lz_fin, cap * sizeof *v);
-        if (!v) {
+    if (*n == *cap) {
+        size_t nc = *cap ? 2 * *cap : 64;
+        struct lz_event *nv = realloc(*v, nc * sizeof *nv);
+        if (!nv) {
             r->oom = true;
             return;
         }
-        e->lz_fin = v;
-        e->lz_cap = cap;
+        *v = nv;
+        *cap = nc;
     }
-    size_t i = e->lz_n++;
-    while (i > 0 && lz_less(ev, e->lz_fin[(i - 1) / 2])) {
-        e->lz_fin[i] = e->lz_fin[(i - 1) / 2];
+    struct lz_event *h = *v;
+    size_t i = (*n)++;
+    while (i > 0 && lz_less(ev, h[(i - 1) / 2])) {
+        h[i] = h[(i - 1) / 2];
         i = (i - 1) / 2;
     }
-    e->lz_fin[i] = ev;
+    h[i] = ev;
 }
 
-static struct lz_event lz_pop(struct engine *e)
+static struct lz_event lz_pop(struct lz_event *h, size_t *np)
 {
-    struct lz_event top = e->lz_fin[0], x = e->lz_fin[--e->lz_n];
-    size_t i = 0, n = e->lz_n;
+    struct lz_event top = h[0], x = h[--*np];
+    size_t i = 0, n = *np;
     for (;;) {
         size_t l = 2 * i + 1, m = i;
         struct lz_event best = x;
-        if (l < n && lz_less(e->lz_fin[l], best))
-            m = l, best = e->lz_fin[l];
-        if (l + 1 < n && lz_less(e->lz_fin[l + 1], best))
+        if (l < n && lz_less(h[l], best))
+            m = l, best = h[l];
+        if (l + 1 < n && lz_less(h[l + 1], best))
             m = l + 1;
         if (m == i)
             break;
-        e->lz_fin[i] = e->lz_fin[m];
+        h[i] = h[m];
         i = m;
     }
     if (n > 0)
-        e->lz_fin[i] = x;
+        h[i] = x;
     return top;
+}
+
+/* The slot of lazy decoder `adm` in run[0, nd) (sorted by admission number), or -1 where none is
+ * (it left, or stopped being lazy) */
+static long lz_slot(const struct engine *e, long adm)
+{
+    long lo = 0, hi = e->nd;
+    while (lo < hi) {
+        long mid = lo + (hi - lo) / 2;
+        if (e->run[mid].adm < adm)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < e->nd && e->run[lo].adm == adm && e->run[lo].id >= 0 ? lo : -1;
+}
+
+/* The first iteration in [from, its last] in which LZ_WIN decoder rs (stored offsets) takes a
+ * block, -1 for none: its step in iteration t computes token computed + t + 1, whose blocks
+ * own_blocks gives (monotone in the tokens, and at most one more a token). A guess from the held
+ * tokens' slope lands on it in the steady state (gpt-oss: a block every 2 x 16 tokens); a
+ * bisection finds it where the slope changes (the window's edge). */
+static long lzw_next(const struct engine *e, const struct rstate *rs, long from)
+{
+    const long have = rs->blocks - e->state_blocks, off = rs->computed;
+    const long last = rs->output - 1L - rs->generated; /* generated + t + 1 = output */
+#define LZW_NEED(t) own_blocks(e, off + (t) + 1L, 0, 0, 1)
+    if (from > last || LZW_NEED(last) <= have)
+        return -1;
+    long lo = from, hi = last; /* the answer is in [lo, hi]: NEED(hi) > have */
+    const double h0 = held_tokens(e, (double)(off + from + 1L)), slope = held_tokens(e, (double)(off + from + 2L)) - h0;
+    if (slope > 0) {
+        const double g = (double)from + floor(((double)(have * e->bs) - h0) / slope);
+        if (g > (double)from && g < (double)last) {
+            long t = (long)g;
+            if (LZW_NEED(t) > have) {
+                if (LZW_NEED(t - 1) <= have)
+                    return t;
+                hi = t - 1;
+            } else {
+                if (LZW_NEED(t + 1) > have)
+                    return t + 1;
+                lo = t + 2;
+            }
+        }
+    }
+    while (lo < hi) {
+        long mid = lo + (hi - lo) / 2;
+        if (LZW_NEED(mid) > have)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+#undef LZW_NEED
+    return lo;
+}
+
+/* This iteration's LZ_WIN decoders that take a block, into lzw_due (the stale entries dropped):
+ * their count, which engine_step checks against the free blocks before any is taken. */
+static long lzw_collect(struct runner *r, struct engine *e)
+{
+    e->lzw_ndue = 0;
+    while (e->lzw_n && e->lz_win[0].tick <= e->tick) {
+        const struct lz_event ev = lz_pop(e->lz_win, &e->lzw_n);
+        if (lz_slot(e, ev.adm) < 0)
+            continue;
+        if (e->lzw_ndue == e->lzw_due_cap) {
+            long cap = e->lzw_due_cap ? 2 * e->lzw_due_cap : 64;
+            long *v = realloc(e->lzw_due, (size_t)cap * sizeof *v);
+            if (!v) {
+                r->oom = true;
+                return 0;
+            }
+            e->lzw_due = v;
+            e->lzw_due_cap = cap;
+        }
+        e->lzw_due[e->lzw_ndue++] = ev.adm;
+    }
+    return e->lzw_ndue;
+}
+
+void sim_lzw_take(struct runner *r, struct engine *e)
+{
+    for (long k = 0; k < e->lzw_ndue; k++) {
+        struct rstate *rs = &e->run[lz_slot(e, e->lzw_due[k])];
+        kv_take(e, 0, 1);
+        rs->blocks++;
+        const long t = lzw_next(e, rs, e->tick + 1);
+        if (t >= 0)
+            lz_push(r, &e->lz_win, &e->lzw_n, &e->lzw_cap, (struct lz_event){ t, rs->adm });
+    }
+    e->lzw_ndue = 0;
 }
 
 /* Every lazy decoder back to its real state at the start of iteration `tick`: each emitted its
@@ -457,6 +551,8 @@ static void lz_unlazy_all(struct engine *e)
     e->lz_sum = 0;
     memset(e->lz_cross, 0, (size_t)e->bs * sizeof *e->lz_cross);
     e->lz_n = 0;
+    e->lzw_n = 0;
+    e->lzw_ndue = 0;
 }
 
 /* The lazy decoders whose last step was this iteration's leave, in admission order (the order
@@ -466,17 +562,9 @@ static void lz_finish(struct runner *r, struct engine *e, double now)
     const long T = e->tick;
     long first = e->nrun;
     while (e->lz_n && e->lz_fin[0].tick <= T) {
-        const struct lz_event ev = lz_pop(e);
-        /* its slot: run[0, nd) is sorted by admission number */
-        long lo = 0, hi = e->nd;
-        while (lo < hi) {
-            long mid = lo + (hi - lo) / 2;
-            if (e->run[mid].adm < ev.adm)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (ev.tick < T || lo == e->nd || e->run[lo].adm != ev.adm || e->run[lo].id < 0)
+        const struct lz_event ev = lz_pop(e->lz_fin, &e->lz_n);
+        const long lo = lz_slot(e, ev.adm);
+        if (ev.tick < T || lo < 0)
             continue; /* stale: it stopped being lazy, or left */
         struct rstate *rs = &e->run[lo];
         if (rs->generated + T + 1 < rs->output)
@@ -521,13 +609,15 @@ static void lz_join(struct runner *r, struct engine *e)
             return;
         const long held = rs->blocks - e->state_blocks, left = rs->output - rs->generated;
         short kind;
-        if (held == blocks_for(rs->computed, e->bs))
+        if (!e->windowed && held == blocks_for(rs->computed, e->bs))
             kind = LZ_BLOCKS;
         else if (rs->computed + left <= held * e->bs)
             kind = LZ_HELD;
+        else if (e->windowed && !rs->shared)
+            kind = LZ_WIN; /* (a prefix's sharer returned above) */
         else
             return;
-        lz_push(r, e, (struct lz_event){ T0 + left - 1, rs->adm });
+        lz_push(r, &e->lz_fin, &e->lz_n, &e->lz_cap, (struct lz_event){ T0 + left - 1, rs->adm });
         rs->lazy = kind;
         if (rs->id < r->c->warmup_requests)
             e->lz_warm++;
@@ -536,6 +626,11 @@ static void lz_join(struct runner *r, struct engine *e)
         e->lz_sum += rs->computed;
         if (kind == LZ_BLOCKS)
             e->lz_cross[lz_class(e, rs->computed)]++;
+        if (kind == LZ_WIN) {
+            const long t = lzw_next(e, rs, T0);
+            if (t >= 0)
+                lz_push(r, &e->lz_win, &e->lzw_n, &e->lzw_cap, (struct lz_event){ t, rs->adm });
+        }
         e->nd++;
     }
 }
@@ -737,7 +832,10 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
     /* the lazy decoders all take their step only where the budget holds them and the blocks they
      * take are free (else the scheduler stops or preempts among them); an instance so old that
      * the offsets could overflow stops being lazy */
-    if (e->nd > 0 && (e->nd > e->budget || e->lz_cross[e->tick % e->bs] > e->free_blocks ||
+    const long win_due = e->nd > 0 && e->lzw_n ? lzw_collect(r, e) : 0;
+    if (r->oom)
+        return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for the lazy decoders");
+    if (e->nd > 0 && (e->nd > e->budget || e->lz_cross[e->tick % e->bs] + win_due > e->free_blocks ||
                       e->tick > LZ_MAX_TICK)) {
         lz_unlazy_all(e);
         e->lazy = e->tick <= LZ_MAX_TICK;
@@ -1072,6 +1170,8 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     e->win_share = e->windowed && !s->model->window_chunked && arch_attn_layers(s->model) > 0
                        ? (double)arch_local_layers(s->model) / (double)arch_attn_layers(s->model)
                        : 0.0;
+    /* held_tokens asks for every running sequence of every iteration: the stages' counts once */
+    e->held_ok = e->windowed && memory_held_prepare(s->model, &e->sh, &e->held) == 0;
     double cap_bytes = mem.kv_capacity_bytes_per_gpu, per_token = mem.kv_bytes_per_token_per_gpu;
     /* the target first: a drafter (below) is not what fails when the target's weights do not fit */
     /* a disaggregated run says which pool (the message had named neither) */
@@ -1099,6 +1199,7 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
         if ((rc = ops_shard(c->spec.draft, s->tp, &e->dsh, err)))
             return rc;
         estimate_mla_few_rule(&e->draft, &e->dsh);
+        e->dheld_ok = memory_held_prepare(c->spec.draft, &e->dsh, &e->dheld) == 0;
         struct llmroof_memory dm;
         if ((rc = memory_eval(c->spec.draft, s->gpu, s->tp, &s->dt, 1, &mo, &dm, err)))
             return rc;
@@ -1193,7 +1294,7 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %ld requests", nreq);
     /* lazy decode (its comment above): decoders of one token a step that leave only when done */
     e->lazy = !c->per_sequence && !e->spec && !e->rb && !e->pg && !e->prefill_only && !c->prefill_first && !c->first_token_only &&
-              c->sched_steps <= 1 && e->bs <= LZ_MAX_BLOCK && !e->windowed; /* lazy decoders take a block every bs tokens */
+              c->sched_steps <= 1 && e->bs <= LZ_MAX_BLOCK;
     if (e->lazy && !(e->lz_cross = calloc((size_t)e->bs, sizeof *e->lz_cross)))
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %ld requests", nreq);
     return LLMROOF_OK;
@@ -1204,6 +1305,8 @@ static void engines_free(struct runner *r)
     for (int i = 0; r->E && i < r->ne; i++) {
         free(r->E[i].lz_cross);
         free(r->E[i].lz_fin);
+        free(r->E[i].lz_win);
+        free(r->E[i].lzw_due);
         free(r->E[i].run);
         free(r->E[i].pcbuf);
         free(r->E[i].waiting.v);

@@ -53,9 +53,13 @@ struct rstate {
 /* A lazily advanced decoder's blocks: LZ_BLOCKS holds exactly the blocks its tokens fill (it takes
  * one whenever its context reaches a multiple of the block size); LZ_HELD holds more, enough for
  * every step to its end (guaranteed-no-evict admission), and takes none. */
-enum { LZ_BLOCKS = 1, LZ_HELD = 2 };
+/* LZ_WIN (a windowed model's, whose local layers stop growing at their window) takes one when
+ * its held tokens' blocks grow (seq_blocks): iterations it keeps in a heap (struct engine lz_win),
+ * the next found when it takes one (sim.c lzw_next). */
+enum { LZ_BLOCKS = 1, LZ_HELD = 2, LZ_WIN = 3 };
 
-/* A lazy decoder's last step: the iteration (tick) in which it emits its last token. */
+/* A lazy decoder's last step: the iteration (tick) in which it emits its last token; or an
+ * LZ_WIN decoder's next step that takes a block. */
 struct lz_event {
     long tick;
     long adm;
@@ -208,6 +212,8 @@ struct pgroup {
 struct engine {
     struct llmroof_setup setup;  /* model on tp x gpu */
     struct llmroof_shard sh;
+    struct memory_held held, dheld; /* the target's and a draft model's stages, for held_tokens */
+    bool held_ok, dheld_ok;         /* prepared (a windowed target; a draft model) */
     int pool;                    /* 0: aggregated or prefill, 1: decode */
     bool prefill_only;           /* disaggregated prefill instance: requests leave after their first token */
     bool spec;                   /* speculative decoding runs here (not on a prefill-only instance) */
@@ -309,6 +315,11 @@ struct engine {
     long *lz_cross;              /* [bs]: LZ_BLOCKS decoders that take a block when tick % bs is the index */
     struct lz_event *lz_fin;     /* min-heap of last steps by (tick, adm) */
     size_t lz_n, lz_cap;
+    struct lz_event *lz_win;     /* min-heap of LZ_WIN decoders' next block by (tick, adm); an
+                                    entry of one that left is stale, skipped when due */
+    size_t lzw_n, lzw_cap;
+    long *lzw_due;               /* this iteration's LZ_WIN decoders that take a block (adm) */
+    long lzw_ndue, lzw_due_cap;
     long adm_next;               /* the next admission number */
     long progress_tick, progress_done, progress_preempt; /* livelock guard (engine_step): the last
                                     iteration that decoded, finished a request or preempted nothing */
@@ -448,10 +459,14 @@ static inline long blocks_for(long tokens, long bs)
  * EAGLE or MTP head's full-attention layer all n. */
 static inline double held_tokens(const struct engine *e, double n)
 {
-    const double t = e->full_kv ? n : memory_kv_tokens_held(e->setup.model, &e->sh, n);
+    const double t = e->full_kv  ? n
+                     : e->held_ok ? memory_held_tokens(&e->held, n)
+                                  : memory_kv_tokens_held(e->setup.model, &e->sh, n);
     if (!(e->kv_extra_share > 0))
         return t;
-    const double x = e->kv_extra_draft && !e->full_kv ? memory_kv_tokens_held(e->draft.model, &e->dsh, n) : n;
+    const double x = !e->kv_extra_draft || e->full_kv ? n
+                     : e->dheld_ok                    ? memory_held_tokens(&e->dheld, n)
+                                                      : memory_kv_tokens_held(e->draft.model, &e->dsh, n);
     return (1.0 - e->kv_extra_share) * t + e->kv_extra_share * x;
 }
 
@@ -589,6 +604,9 @@ static inline void lz_forget(struct engine *e, const struct rstate *rs)
 
 /* sim_stats.c: `count` inter-token gaps of gap_s each (a no-op when the histogram is absent) */
 void sim_itl_add(struct runner *r, double gap_s, long count);
+
+/* sim.c: this iteration's LZ_WIN decoders take their blocks (engine_step found them free) */
+void sim_lzw_take(struct runner *r, struct engine *e);
 
 /* sim_sched.c */
 void sim_release(struct engine *e, struct rstate *rs);

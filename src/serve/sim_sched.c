@@ -225,6 +225,7 @@ static void schedule_running(struct runner *r, struct engine *e, struct iter *it
         dk = (long)(e->lz_sum + (long long)e->nd * (T + 1));
         budget -= e->nd;
         kv_take(e, 0, e->lz_cross[T % blk]);
+        sim_lzw_take(r, e); /* and the windowed ones whose held tokens need one more */
     }
     for (long i = e->nd; i < e->nrun; i++) {
         struct rstate *rs = &e->run[i];
@@ -248,7 +249,11 @@ static void schedule_running(struct runner *r, struct engine *e, struct iter *it
             budget = it->budget;
             continue;
         }
-        if (quick && rs->computed >= rs->target && rs->computed < (rs->blocks + rs->shared - state_blocks) * blk) {
+        /* a windowed sequence's next token may need no block though its tokens pass its blocks':
+         * the slow path's own_blocks test below, for a decode step of one token without a prefix */
+        if (quick && rs->computed >= rs->target &&
+            (e->windowed ? rs->shared == 0 && own_blocks(e, rs->computed + 1L, 0, 0, 1) <= rs->blocks - state_blocks
+                         : rs->computed < (rs->blocks + rs->shared - state_blocks) * blk)) {
             rs->chunk = 1;
             dn++;
             dk += rs->computed + 1;

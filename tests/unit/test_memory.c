@@ -409,6 +409,39 @@ static void an_eagle_head_caches_a_full_layer_beside_windowed_layers(void **stat
     catalog_free(&cat);
 }
 
+/* The simulator's prepared count (memory_held_tokens: the stages' layer counts taken once) gives
+ * the direct count's bits, windowed or not, with pipeline stages that differ, for patterned
+ * hybrids too; and the hand figures: Gemma-3-27B on one stage at 8,192 tokens holds
+ * (10 x 8,192 + 52 x 1,024) / 62 = 2,180.13 tokens' worth, gpt-oss-120b at 2,048
+ * (18 x 2,048 + 18 x 128) / 36 = 1,088. */
+static void prepared_held_tokens_match_the_direct_count(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    static const char *const ids[] = { "gemma-3-27b", "gpt-oss-120b", "mistral-7b", "llama-3.1-8b", "qwen3-next-80b-a3b",
+                                       "gemma-2-9b", "llama-4-scout" };
+    static const double ctx[] = { 1, 2, 100, 127, 128, 129, 1023, 1024, 1025, 4096, 8192, 100000.5 };
+    for (size_t i = 0; i < sizeof ids / sizeof *ids; i++)
+        for (int pp = 1; pp <= 5; pp++) {
+            const struct llmroof_model *m = model(&cat, ids[i]);
+            struct llmroof_shard sh;
+            struct llmroof_err err = { 0 };
+            const struct llmroof_layout lay = { 1, pp, 0, false, 0, false };
+            assert_int_equal(ops_shard_layout(m, &lay, &sh, &err), 0);
+            struct memory_held h;
+            assert_int_equal(memory_held_prepare(m, &sh, &h), 0);
+            assert_true(h.n >= 1 && h.n <= pp);
+            for (size_t j = 0; j < sizeof ctx / sizeof *ctx; j++)
+                assert_true(memory_held_tokens(&h, ctx[j]) == memory_kv_tokens_held(m, &sh, ctx[j]));
+            if (pp == 1 && i == 0)
+                assert_rel_close(memory_held_tokens(&h, 8192), (10.0 * 8192 + 52.0 * 1024) / 62.0, 1e-12);
+            if (pp == 1 && i == 1)
+                assert_rel_close(memory_held_tokens(&h, 2048), 1088.0, 1e-12);
+        }
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -427,6 +460,7 @@ int main(void)
         cmocka_unit_test(max_batch_never_decreases_with_tp_or_mem_util),
         cmocka_unit_test(dp_attention_sizes_the_workspace_per_replica),
         cmocka_unit_test(an_eagle_head_caches_a_full_layer_beside_windowed_layers),
+        cmocka_unit_test(prepared_held_tokens_match_the_direct_count),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

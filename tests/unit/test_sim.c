@@ -3934,11 +3934,17 @@ static void lazy_decode_matches_the_per_sequence_scheduler(void **state)
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload chat = { WORKLOAD_CHAT, 0, 0, NULL, 0 }, big = { WORKLOAD_FIXED, 2048, 2048, NULL, 0 };
-    for (int k = 0; k < 11; k++) {
-        struct sim_config c = config(&cat, k == 9 ? "llama-3.1-8b" : k == 10 ? "mistral-7b" : "llama-2-7b",
-                                     k == 0 || k == 4 || k == 5 || k >= 7 ? "a100-sxm4-80gb" : "a10", 1,
-                                     k == 1 || k == 2 ? &big : &chat);
+    struct workload chat = { WORKLOAD_CHAT, 0, 0, NULL, 0 }, big = { WORKLOAD_FIXED, 2048, 2048, NULL, 0 },
+                    edge = { WORKLOAD_FIXED, 3000, 2000, NULL, 0 }, past = { WORKLOAD_FIXED, 3000, 3000, NULL, 0 };
+    static const char *const models[] = { [9] = "llama-3.1-8b", [10] = "mistral-7b", [11] = "gemma-3-27b",
+                                          [12] = "gemma-3-27b",  [13] = "gemma-2-9b", [14] = "mistral-7b" };
+    for (int k = 0; k < 15; k++) {
+        struct sim_config c = config(&cat, models[k] ? models[k] : "llama-2-7b",
+                                     k == 0 || k == 4 || k == 5 || (k >= 7 && k != 14) ? "a100-sxm4-80gb" : "a10", 1,
+                                     k == 1 || k == 2 || k == 11 || k == 12 ? &big
+                                     : k == 13                              ? &edge
+                                     : k == 14                              ? &past
+                                                                            : &chat);
         c.mode = SIM_RATE;
         c.rate_qps = 10;
         c.requests = 1500;
@@ -3978,6 +3984,23 @@ static void lazy_decode_matches_the_per_sequence_scheduler(void **state)
             c.setup.eff.graph_max = k == 7 ? 16 : 64;
             c.setup.eff.graph_piecewise = k == 8;
             break;
+        case 11: /* windowed decoders (LZ_WIN): Gemma-3-27B's 52 local layers of 62 hold 1,024
+                  * tokens, so past its window a sequence takes a block every 16 x 62 / 10 = 99.2
+                  * tokens; 64 users of 2048 + 2048 tokens overfill the A100: preemptions */
+        case 12: /* the same, guaranteed-no-evict */
+        case 14: /* Mistral-7B v0.1, every layer windowed: past 4,096 tokens a sequence takes no
+                  * block; 64 users of 3000 + 3000 tokens on an A10 */
+            c.mode = SIM_CLOSED;
+            c.concurrency = 64;
+            c.requests = 128;
+            c.think_min_s = c.think_max_s = 0;
+            c.admit_no_evict = k == 12;
+            break;
+        case 13: /* Gemma-2-9B's window of 4,096 reached mid-decode: a block every 16 tokens, then
+                  * every 32 (its layers alternate local and global) */
+            c.rate_qps = 2;
+            c.requests = 200;
+            break;
         case 9:  /* GQA decodes beside chunks in one FlashAttention-2 varlen call (vLLM V1 on an A100) */
         case 10: /* and a sliding-window model (its steps through mixed_time) */
             c.setup.eff.varlen_fa2 = c.setup.eff.fa2_window = true;
@@ -3987,7 +4010,7 @@ static void lazy_decode_matches_the_per_sequence_scheduler(void **state)
         run(&c, &lazy);
         c.per_sequence = true;
         run(&c, &each);
-        if (k == 1 || k == 3 || k == 6)
+        if (k == 1 || k == 3 || k == 6 || k == 11 || k == 14)
             assert_true(each.preemptions > 0);
         assert_int_equal(lazy.iterations, each.iterations);
         assert_int_equal(lazy.preemptions, each.preemptions);
