@@ -3951,11 +3951,17 @@ static void lazy_decode_matches_the_per_sequence_scheduler(void **state)
         switch (k) {
         case 1: /* 64 users of 2048 + 2048 tokens overfill the A10: preemptions */
         case 2: /* the same, guaranteed-no-evict */
+        case 11: /* windowed decoders (LZ_WIN): Gemma-3-27B's 52 local layers of 62 hold 1,024
+                  * tokens, so past its window a sequence takes a block every 16 x 62 / 10 = 99.2
+                  * tokens; 64 users of 2048 + 2048 tokens overfill the A100: preemptions */
+        case 12: /* the same, guaranteed-no-evict */
+        case 14: /* Mistral-7B v0.1, every layer windowed: past 4,096 tokens a sequence takes no
+                  * block; 64 users of 3000 + 3000 tokens on an A10 */
             c.mode = SIM_CLOSED;
             c.concurrency = 64;
             c.requests = 128;
             c.think_min_s = c.think_max_s = 0;
-            c.admit_no_evict = k == 2;
+            c.admit_no_evict = k == 2 || k == 12;
             break;
         case 3: /* closed loop of chat users on the A10: preemptions and users coming back */
             c.mode = SIM_CLOSED;
@@ -3983,18 +3989,6 @@ static void lazy_decode_matches_the_per_sequence_scheduler(void **state)
             c.setup.eff.graphs = true;
             c.setup.eff.graph_max = k == 7 ? 16 : 64;
             c.setup.eff.graph_piecewise = k == 8;
-            break;
-        case 11: /* windowed decoders (LZ_WIN): Gemma-3-27B's 52 local layers of 62 hold 1,024
-                  * tokens, so past its window a sequence takes a block every 16 x 62 / 10 = 99.2
-                  * tokens; 64 users of 2048 + 2048 tokens overfill the A100: preemptions */
-        case 12: /* the same, guaranteed-no-evict */
-        case 14: /* Mistral-7B v0.1, every layer windowed: past 4,096 tokens a sequence takes no
-                  * block; 64 users of 3000 + 3000 tokens on an A10 */
-            c.mode = SIM_CLOSED;
-            c.concurrency = 64;
-            c.requests = 128;
-            c.think_min_s = c.think_max_s = 0;
-            c.admit_no_evict = k == 12;
             break;
         case 13: /* Gemma-2-9B's window of 4,096 reached mid-decode: a block every 16 tokens, then
                   * every 32 (its layers alternate local and global) */
