@@ -301,6 +301,10 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
     kv(t, "fa2_archs", archs[0] ? archs : "-",
        archs[0] ? "FlashAttention-2 kernels: windowed layers read K/V per query head"
                 : "no other architecture runs FlashAttention-2's kernels");
+    arch_list(archs, sizeof archs, e->moe_triton_archs, e->n_moe_triton_archs);
+    kv(t, "moe_triton_archs", archs[0] ? archs : "-",
+       archs[0] ? "8- and 16-bit MoE experts in Triton's fused-MoE kernel: dense streaming, 0.72 of the dense compute"
+                : "MoE experts in other grouped kernels (the grouped streaming share)");
     kvb(t, "fp8_kv_per_query_head", e->fp8_kv_per_query_head,
         "an 8-bit K/V cache on an fa2_archs GPU decodes per query head (no FA2 kernel reads it)");
     kvb(t, "cuda_core_decode", e->cuda_core_decode,

@@ -273,6 +273,11 @@ struct llmroof_engine {
                                          attention kernels are FlashAttention-2's (vLLM V0's FLASH_ATTN
                                          backend): a sliding-window layer reads K/V per query head */
     int n_fa2_archs;                  /* entries used in fa2_archs */
+    char moe_triton_archs[LLMROOF_ARCHS_MAX][LLMROOF_ARCH_MAX]; /* GPU architectures on which the engine
+                                         runs 8- and 16-bit MoE experts through its Triton fused-MoE kernel
+                                         (vLLM's fused_moe, SGLang's fused_moe_triton): kernel.h
+                                         KERNEL_TRITON_MOE_COMPUTE_SHARE */
+    int n_moe_triton_archs;           /* entries used in moe_triton_archs */
     bool fp8_kv_per_query_head;       /* on an fa2_archs GPU an 8-bit K/V cache, which FlashAttention-2
                                          cannot read, sends decode to a kernel that reads K/V once per
                                          query head (vLLM 0.6: XFormers' backend, vLLM's paged attention) */

@@ -97,6 +97,22 @@ static inline double kernel_fp32_issue_share(const char *arch)
  * validation set run Triton/DeepGEMM MoE kernels; 1.0 made every held-out class equal or worse. */
 #define KERNEL_GROUPED_GEMM_BW_SHARE 0.64
 #define KERNEL_GROUPED_GEMM_FULL_TOKENS 16.0
+/* Triton's fused-MoE kernel (vLLM's fused_moe, SGLang's fused_moe_triton, with the tuned
+ * configurations they ship) times the whole expert MLP (both grouped GEMMs, the activation and the
+ * weighted sum) in the engines' own benchmark_moe scripts, published in their pull requests:
+ * - at 16 to 1,024 tokens its expert weights stream at the dense GEMM's rate, not at the grouped
+ *   share above: Mixtral-8x7B at TP 2 on an H100 (E 8, N 7168, K 4096, bf16; vllm-project/vllm
+ *   PR #24700) 483 us at 64 tokens (16 a hit expert) for 1.41 GB of weights, 2.9 TB/s; Gemma 4's
+ *   MoE on an H200 (E 128, N 704, K 2816; PR #44818), E 64 N 1408 on an A100 (PR #40542) and
+ *   Qwen3-30B-A3B fp8 on an L40S (PR #53710) within 0.85-1.08 of llmroof's dense streaming;
+ * - from about 1,024 tokens on, where they compute, they reach less than the dense GEMM: Mixtral
+ *   482 TFLOP/s at 1,536 tokens (0.49 of the H100's bf16 peak), Gemma 4 328 at 4,096 (0.33 of
+ *   the H200's), the A100 shape 161 (0.52), 0.55-0.83 of this model's dense rate. 0.72, the
+ *   median, is the share: its grid gathers each tile's rows through the sorted token ids (no
+ *   TMA copy, no warp specialisation), where cuBLAS's and CUTLASS's dense kernels stream whole tiles.
+ * Left: experts under about 2 MB (E 512 at N 128-256 in block fp8 on an H20, PR #45142) take
+ * 1.2-1.7x longer than this, a cost per expert that no published table sizes across GPUs. */
+#define KERNEL_TRITON_MOE_COMPUTE_SHARE 0.72
 static inline double kernel_grouped_bw_share(double tokens_per_expert)
 {
     if (!(tokens_per_expert > 1.0))

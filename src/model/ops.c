@@ -901,6 +901,7 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
             out->ep_busy = mean > 0 ? asg / mean : 1.0;
             const double Ish = (double)m->moe_shared * (sh->dp_attn ? Ie : Ie / (double)sh->tp);
             flops = 2.0 * asg * h * Ie * nmat + 2.0 * Tm * h * Ish * nmat;
+            out->expert_flops = 2.0 * asg * h * Ie * nmat;
             out->gemm_out[LLMROOF_OP_FFN] = asg * ((nmat - 1.0) * Ie + h) + Tm * ((nmat - 1.0) * Ish + h);
             wb = hit * Ie * nmat * h * we + Ish * nmat * h * wf;
             bytes = wb + asg * mlp_act_bytes(m->mlp, h, Ie, a, ag, q8 && !qo)
@@ -910,6 +911,7 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
             const double Ish = (double)m->moe_shared * Ie;
             hit = ops_experts_hit(E, kk, T);
             flops = 2.0 * T * kk * h * Ie * nmat + 2.0 * T * h * Ish * nmat;
+            out->expert_flops = 2.0 * T * kk * h * Ie * nmat;
             out->gemm_out[LLMROOF_OP_FFN] = T * kk * ((nmat - 1.0) * Ie + h) + T * ((nmat - 1.0) * Ish + h);
             wb = hit * Ie * nmat * h * we + Ish * nmat * h * wf;
             bytes = wb
@@ -917,6 +919,9 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
                   + (Ish > 0 ? T * mlp_act_bytes(m->mlp, h, Ish, a, ag, q8 && !qn) : 0.0);
         }
         out->experts_hit = hit;
+        /* fp4 and int4 experts go to other kernels (FlashInfer's and CUTLASS's fp4 MoE, Marlin), and
+         * data-parallel attention's DeepEP dispatch to DeepGEMM's grouped GEMMs */
+        out->expert_triton_ok = we >= 1.0 && !sh->dp_attn;
         out->expert_wbytes = hit * (sh->ep > 1 ? (double)m->moe_intermediate : sh->moe_intermediate_per_rank) * nmat * h * we;
         out->tokens_per_expert = hit > 0 ? (sh->ep > 1 ? Ttot * kk / (double)sh->ep * out->ep_busy : T * kk) / hit : 0.0;
         /* permute, grouped gate_up, activation, grouped down, un-permute and weighted sum (5);
@@ -1078,6 +1083,7 @@ void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *
         op[LLMROOF_OP_ALL_GATHER].count = ag.count > 0 ? (double)medusa_heads : 0.0;
         out->ep_ranks = 0;
         out->expert_wbytes = 0.0;
+        out->expert_flops = 0.0;
         memset(out->gemm_out, 0, sizeof out->gemm_out);
         out->gemm_out[LLMROOF_OP_FFN] = T * h; /* a head's h x h block: K = h */
         out->block_fp8_ops = 0;

@@ -369,6 +369,9 @@ struct llmroof_oplist {
     double experts_hit;                     /* MoE: expected distinct experts per layer (this rank's under EP), else 0 */
     double expert_wbytes;                   /* MoE: routed experts' weight bytes inside op[FFN].bytes, per instance */
     double tokens_per_expert;               /* MoE: routed assignments per expert hit on the (busiest) rank */
+    double expert_flops;                    /* MoE: the routed experts' GEMM FLOPs inside op[FFN].flops, per instance */
+    bool expert_triton_ok;                  /* MoE: a Triton fused-MoE kernel may run the experts (8- or 16-bit
+                                               weights, no data-parallel attention's DeepEP path) */
     double ep_busy;                         /* EP: the busiest rank's routed assignments over the mean
                                                (--ep-imbalance, or uniform routing's expected largest) */
     bool mla_absorbed;                      /* MLA step run with absorbed weights over the latent (decode) */

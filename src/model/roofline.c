@@ -108,6 +108,7 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
         e.kv_reads_prefill = en->kv_per_query_head;
         e.varlen_fa2 = arch_listed(en->varlen_fa2_archs, en->n_varlen_fa2_archs, g->arch);
         e.fa2_window = e.varlen_fa2 || arch_listed(en->fa2_archs, en->n_fa2_archs, g->arch);
+        e.moe_triton = arch_listed(en->moe_triton_archs, en->n_moe_triton_archs, g->arch);
         /* an engine that runs FlashAttention-2's kernels on this GPU decodes at FA2's measured
          * streaming share (H100 SXM5: 2792 of 3350 GB/s, FA2's split-KV decode, against 3110 for
          * cuDNN's and FA3-class kernels; docs/model.md "Attention kernels") */
@@ -544,9 +545,14 @@ static inline void rl_op(const struct roofline_prep *r, const struct llmroof_opl
             const bool b8 = lowp && r->lowp_path[ops->lowp_dtype] ? dtype_bytes(ops->lowp_dtype) <= 1.0 : r->act_8bit;
             f = kernel_gemm_short_k_flops(f, ops->gemm_out[k], b8);
         }
+        /* a Triton fused-MoE kernel's expert GEMMs compute below the dense GEMM's rate and stream
+         * their weights at it; other grouped kernels at the grouped share (kernel.h) */
+        const bool triton = k == LLMROOF_OP_FFN && eff->moe_triton && ops->expert_triton_ok;
+        if (triton && ops->expert_flops > 0 && op->flops > 0)
+            f *= 1.0 + ops->expert_flops / op->flops * (1.0 / KERNEL_TRITON_MOE_COMPUTE_SHARE - 1.0);
         c = f / pk;
         m = bytes / r->bw;
-        if (k == LLMROOF_OP_FFN && ops->expert_wbytes > 0) /* grouped expert GEMMs (kernel.h) */
+        if (k == LLMROOF_OP_FFN && ops->expert_wbytes > 0 && !triton) /* grouped expert GEMMs (kernel.h) */
             m += ops->expert_wbytes * (1.0 / kernel_grouped_bw_share(ops->tokens_per_expert) - 1.0) / r->bw;
     } else if (eager) {
         c = (k == LLMROOF_OP_ATTN_LOCAL ? ops->attn_local_full_flops : op->flops) * ops->attn_square / rl_apeak(r, ops);

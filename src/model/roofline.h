@@ -51,6 +51,10 @@ struct llmroof_effs {
                                  call per layer over the step (its varlen_fa2_archs names the GPU's
                                  arch): a decode beside a longer query reads its K/V once per query
                                  head (roofline_attn_extra_kv_bytes) */
+    bool moe_triton;          /* the engine runs 8- and 16-bit MoE experts on this GPU through a Triton
+                                 fused-MoE kernel (its moe_triton_archs names the GPU's arch): they
+                                 stream at the dense rate and compute at KERNEL_TRITON_MOE_COMPUTE_SHARE
+                                 of it (kernel.h) */
     bool fa2_window;          /* the engine's attention kernels are FlashAttention-2's on this GPU
                                  (fa2_archs or varlen_fa2_archs): a sliding-window layer reads K/V
                                  once per query head at every step */

@@ -1468,6 +1468,7 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
         add_positive(o, "kv_heads_per_read", (double)e[i].kv_heads_per_read);
         add_arch_list(o, "varlen_fa2_archs", e[i].varlen_fa2_archs, e[i].n_varlen_fa2_archs);
         add_arch_list(o, "fa2_archs", e[i].fa2_archs, e[i].n_fa2_archs);
+        add_arch_list(o, "moe_triton_archs", e[i].moe_triton_archs, e[i].n_moe_triton_archs);
         cJSON_AddBoolToObject(o, "fp8_attention", e[i].fp8_attention);
         cJSON_AddBoolToObject(o, "fp16_accumulate", e[i].fp16_accumulate);
         cJSON_AddStringToObject(o, "source", e[i].source);

@@ -762,6 +762,64 @@ static void grouped_expert_gemms_stream_below_the_dense_rate(void **state)
     catalog_free(&cat);
 }
 
+/* An engine whose moe_triton_archs names the GPU (vLLM, SGLang: Triton's fused-MoE kernel) streams
+ * 8- and 16-bit expert weights at the dense rate and computes its expert GEMMs at 0.72 of the
+ * dense GEMM's rate (kernel.h KERNEL_TRITON_MOE_COMPUTE_SHARE, from the engines' benchmark_moe
+ * tables). Mixtral-8x7B at 64 tokens, TP 1, fp16, on an H100:
+ *   memory: the op's bytes / (3350 GB/s x 0.85), without the grouped share's 0.5625 more;
+ *   compute: every FFN FLOP is a routed expert's (no shared expert), so the compute term is the
+ *   dense one x 1 / 0.72 = 1.3889.
+ * fp4 experts (FlashInfer's and CUTLASS's fp4 MoE) and data-parallel attention (DeepEP's DeepGEMM
+ * path) keep the grouped share; so does an engine without the field (TensorRT-LLM's CUTLASS MoE). */
+static void triton_fused_moe_streams_at_the_dense_rate_and_computes_below_it(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *m = model(&cat, "mixtral-8x7b");
+    const struct llmroof_gpu *g = gpu(&cat, "h100");
+    struct llmroof_shard sh;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(ops_shard(m, 1, &sh, &err), 0);
+    const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_effs plain = roofline_default_effs(g);
+    struct llmroof_effs triton = plain;
+    triton.moe_triton = true;
+    const double bw = 3350e9 * 0.85;
+    struct llmroof_oplist o;
+    struct llmroof_phase p0, p1;
+    struct llmroof_batch b64 = batch_decode(64, 512);
+    ops_build(m, &sh, &dt, &b64, &o);
+    assert_true(o.expert_triton_ok);
+    assert_rel_close(o.expert_flops, o.op[LLMROOF_OP_FFN].flops, 1e-12); /* Mixtral: no shared expert */
+    roofline_eval(g, LLMROOF_FP16, &plain, 1, &o, &p0);
+    roofline_eval(g, LLMROOF_FP16, &triton, 1, &o, &p1);
+    assert_rel_close(p1.op[LLMROOF_OP_FFN].memory_s, 32.0 * o.op[LLMROOF_OP_FFN].bytes / bw, 1e-12);
+    assert_rel_close(p0.op[LLMROOF_OP_FFN].memory_s, 32.0 * (o.op[LLMROOF_OP_FFN].bytes + o.expert_wbytes * 0.5625) / bw,
+                     1e-12);
+    assert_rel_close(p1.op[LLMROOF_OP_FFN].compute_s, p0.op[LLMROOF_OP_FFN].compute_s / 0.72, 1e-12);
+    assert_true(p1.op[LLMROOF_OP_FFN].time_s < p0.op[LLMROOF_OP_FFN].time_s); /* at 64 tokens: streaming */
+    /* the other operators do not move */
+    assert_true(p1.op[LLMROOF_OP_QKV_PROJ].time_s == p0.op[LLMROOF_OP_QKV_PROJ].time_s);
+    /* at 4,096 tokens the expert GEMMs compute: slower than the dense rate's */
+    struct llmroof_batch big = batch_prefill(1, 4096, OPS_FEW_GENERIC);
+    ops_build(m, &sh, &dt, &big, &o);
+    roofline_eval(g, LLMROOF_FP16, &plain, 1, &o, &p0);
+    roofline_eval(g, LLMROOF_FP16, &triton, 1, &o, &p1);
+    assert_true(p1.op[LLMROOF_OP_FFN].time_s > 1.3 * p0.op[LLMROOF_OP_FFN].time_s);
+    /* fp4 experts run other kernels: not Triton's */
+    const struct llmroof_dtypes dt4 = { LLMROOF_FP4, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    ops_build(m, &sh, &dt4, &b64, &o);
+    assert_false(o.expert_triton_ok);
+    /* the engines: vLLM's and SGLang's profiles list the CUDA architectures, TensorRT-LLM's none */
+    struct llmroof_effs ev = roofline_effs_engine(g, shipped_engine(&cat, "vllm"), NULL);
+    assert_true(ev.moe_triton);
+    assert_true(roofline_effs_engine(g, shipped_engine(&cat, "sglang"), NULL).moe_triton);
+    assert_false(roofline_effs_engine(g, shipped_engine(&cat, "tensorrt-llm"), NULL).moe_triton);
+    assert_false(roofline_effs_engine(gpu(&cat, "mi300x"), shipped_engine(&cat, "vllm"), NULL).moe_triton); /* ROCm */
+    catalog_free(&cat);
+}
+
 /* The ROCm GPUs carry their own fixed cost per kernel (gpus.json efficiency.kernel_s): 5 us on
  * the MI300X (vLLM's one-row RMSNorm 5.5 us and SwiGLU 3.8 us; hipBLASLt's fp8 GEMMs at M = 1
  * 5.3-6.0 us above streaming their weights), the same on the MI325X (same gfx942 silicon) and
@@ -924,6 +982,7 @@ int main(void)
         cmocka_unit_test(custom_allreduce_only_on_nvlink),
         cmocka_unit_test(engine_fields_outside_their_bounds_are_rejected),
         cmocka_unit_test(grouped_expert_gemms_stream_below_the_dense_rate),
+        cmocka_unit_test(triton_fused_moe_streams_at_the_dense_rate_and_computes_below_it),
         cmocka_unit_test(rocm_gpus_carry_their_measured_kernel_cost),
         cmocka_unit_test(mi300x_8bit_gemms_follow_hipblaslt),
         cmocka_unit_test(best_case_priors_carry_the_measured_share),
