@@ -36,5 +36,11 @@ want="held-out median error $(med 'class decode')% for decode, $(med 'class pref
 tr '\n' ' ' <README.md | sed 's/  */ /g' | grep -qF -- "$want" || { echo "FAIL: README.md does not say: $want"; fail=1; }
 want="end to end and $(med 'load serving')% for those 14 serving rows"
 tr '\n' ' ' <README.md | sed 's/  */ /g' | grep -qF -- "$want" || { echo "FAIL: README.md does not say: $want"; fail=1; }
+# README's serving sentence: the serving rows' classes (data/serving.csv, held out by publication)
+serv=$("$bin" validate --cv source -q --format csv --table serving-summary | tr -d '\r') || {
+    echo "FAIL: validate --cv source (serving) failed"; exit 1; }
+smed() { printf '%s\n' "$serv" | awk -F, -v g="$1" '$1 == g { print $3 }'; }
+want="$(smed 'class throughput')% on throughput, $(smed 'class ttft')% on TTFT, $(smed 'class tpot')% on TPOT and inter-token latency, $(smed 'class e2e')% end to end"
+tr '\n' ' ' <README.md | sed 's/  */ /g' | grep -qF -- "$want" || { echo "FAIL: README.md does not say: $want"; fail=1; }
 [ $fail = 0 ] && echo "ok: docs/validation.md and README.md quote validate --cv source"
 exit $fail

@@ -113,6 +113,19 @@ static inline double kernel_fp32_issue_share(const char *arch)
  * Left: experts under about 2 MB (E 512 at N 128-256 in block fp8 on an H20, PR #45142) take
  * 1.2-1.7x longer than this, a cost per expert that no published table sizes across GPUs. */
 #define KERNEL_TRITON_MOE_COMPUTE_SHARE 0.72
+
+/* Blackwell's grouped fp4 MoE kernels (TensorRT-LLM-gen's NVFP4 MoE, which FlashInfer carries and
+ * vLLM, SGLang and TensorRT-LLM call) compute their expert GEMMs far below the dense fp4 GEMM's
+ * rate. FlashInfer's benchmark of a DeepSeek EP 8 shard on a B300 (flashinfer-ai/flashinfer PR
+ * #5301, the corrected NVFP4 table: 32 local experts, N 2048, K 7168, routing, activation
+ * quantization and the final combine included) takes 622.6 us at 16,384 tokens (512 an expert),
+ * its most compute-bound point, and 25.7 us at 1 token (the fixed part): 1.443 TFLOP in 596.9 us,
+ * 2.418 PFLOP/s. This model's dense fp4 rate at that shape is 13.5 PFLOP/s x 0.695 (compute) x
+ * 0.948 (8-bit share) = 8.895 PFLOP/s, 8.762 with the short-K terms of K 7168 and 2048 (164.7 us
+ * a layer), so the share is 2.418 / 8.762 = 0.28. Below about 512 tokens the kernel streams its
+ * weights and the share does not bind; its 1,024-4,096-token plateau (294-312 us) has no cause in
+ * the table and is left. */
+#define KERNEL_FP4_MOE_COMPUTE_SHARE 0.28
 static inline double kernel_grouped_bw_share(double tokens_per_expert)
 {
     if (!(tokens_per_expert > 1.0))

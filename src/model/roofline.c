@@ -262,6 +262,10 @@ void roofline_prepare(const struct llmroof_gpu *g, enum llmroof_dtype act, const
                              : r.peak;
     }
     r.act_fp8 = act == LLMROOF_FP8;
+    r.act_fp4 = act == LLMROOF_FP4 && g->has_peak[LLMROOF_FP4];
+    /* the table behind the share is a B300's; TensorRT-LLM-gen's MoE kernels are built for sm100
+     * and sm103, GeForce Blackwell (sm120) runs other ones */
+    r.fp4_moe = !strcmp(g->arch, "sm100") || !strcmp(g->arch, "sm103");
     r.act_8bit = dtype_bytes(act) <= 1.0;
     /* llama.cpp's MMQ: the engine's share of the int8 peak, at the GPU's (fitted) compute efficiency */
     r.mmq_peak = eff->mmq_share > 0 ? g->peak_flops[LLMROOF_INT8] * eff->compute * eff->mmq_share : 0.0;
@@ -550,6 +554,12 @@ static inline void rl_op(const struct roofline_prep *r, const struct llmroof_opl
         const bool triton = k == LLMROOF_OP_FFN && eff->moe_triton && ops->expert_triton_ok;
         if (triton && ops->expert_flops > 0 && op->flops > 0)
             f *= 1.0 + ops->expert_flops / op->flops * (1.0 / KERNEL_TRITON_MOE_COMPUTE_SHARE - 1.0);
+        /* fp4 experts computing at fp4 on datacenter Blackwell (its grouped fp4 MoE kernels, any
+         * engine) likewise */
+        else if (k == LLMROOF_OP_FFN && r->fp4_moe &&
+                 (lowp ? ops->lowp_dtype == LLMROOF_FP4 && r->lowp_path[LLMROOF_FP4] : r->act_fp4) &&
+                 ops->expert_flops > 0 && op->flops > 0)
+            f *= 1.0 + ops->expert_flops / op->flops * (1.0 / KERNEL_FP4_MOE_COMPUTE_SHARE - 1.0);
         c = f / pk;
         m = bytes / r->bw;
         if (k == LLMROOF_OP_FFN && ops->expert_wbytes > 0 && !triton) /* grouped expert GEMMs (kernel.h) */

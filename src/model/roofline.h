@@ -256,6 +256,9 @@ struct roofline_prep {
                                        has no path for it */
     bool lowp_path[LLMROOF_DTYPE_COUNT]; /* the GPU has that dtype's path (and it is not the act's) */
     bool act_fp8;                   /* the activation dtype is fp8 (block-fp8 GEMMs compute in it) */
+    bool act_fp4;                   /* the activation dtype is fp4 and the GPU computes it */
+    bool fp4_moe;                   /* a datacenter Blackwell GPU (sm100, sm103): fp4 experts run the
+                                       grouped fp4 MoE kernels (kernel.h KERNEL_FP4_MOE_COMPUTE_SHARE) */
     bool act_8bit;                  /* the activation dtype is 8 bits or narrower (the GEMMs' short-K cost) */
     double apeak;                   /* attention FLOP/s after efficiencies (an fp8 path: with an
                                        8-bit K/V cache only, rl_apeak) */

@@ -820,6 +820,54 @@ static void triton_fused_moe_streams_at_the_dense_rate_and_computes_below_it(voi
     catalog_free(&cat);
 }
 
+/* fp4 experts computing at fp4 on a GPU with an fp4 path (Blackwell's grouped NVFP4 MoE kernels)
+ * compute their GEMMs at 0.28 of the dense fp4 rate (kernel.h KERNEL_FP4_MOE_COMPUTE_SHARE, from
+ * FlashInfer's B300 table). A DeepSeek EP 8 shard as FlashInfer benchmarked it: 32 experts of
+ * N 2048 and K 7168 (Mixtral's gating, one expert a token: each token one of the shard's
+ * assignments), 16,384 tokens: 16,384 x 3 x 2 x 7168 x 2048 = 1.443 TFLOP a layer. At the dense
+ * rate, 13.5 PFLOP/s x 0.695 x 0.948 = 8.895 PFLOP/s: 162.2 us, 164.7 with the short-K terms (the
+ * table's 596.9 us less its fixed part, 2.418 PFLOP/s, is 0.28 of 8.762); with the share, 588 us. */
+static void fp4_moe_experts_compute_below_the_dense_fp4_rate(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_model m = *model(&cat, "mixtral-8x7b");
+    m.hidden = 7168;
+    m.moe_experts = 32;
+    m.moe_top_k = 1;
+    m.moe_intermediate = 2048;
+    m.intermediate = 2048;
+    const struct llmroof_gpu *g = gpu(&cat, "b300");
+    struct llmroof_shard sh;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(ops_shard(&m, 1, &sh, &err), 0);
+    const struct llmroof_dtypes dt = { LLMROOF_FP4, LLMROOF_FP16, LLMROOF_FP4, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_effs e = roofline_default_effs(g);
+    struct llmroof_oplist o;
+    struct llmroof_phase p1, p0;
+    struct llmroof_batch b = batch_prefill(1, 16384, OPS_FEW_GENERIC);
+    ops_build(&m, &sh, &dt, &b, &o);
+    assert_rel_close(o.expert_flops, 16384.0 * 3 * 2 * 7168 * 2048, 1e-12);  /* 1.443e12 */
+    assert_rel_close(o.op[LLMROOF_OP_FFN].flops, o.expert_flops, 1e-12); /* no shared expert */
+    roofline_eval(g, LLMROOF_FP4, &e, 1, &o, &p1);
+    struct llmroof_oplist dense = o;
+    dense.expert_flops = 0; /* the same operator as a dense GEMM */
+    roofline_eval(g, LLMROOF_FP4, &e, 1, &dense, &p0);
+    const double per_layer = p0.op[LLMROOF_OP_FFN].compute_s / (double)m.layers;
+    assert_true(per_layer > 162.2e-6 && per_layer < 162.2e-6 * 1.03); /* 164.7 us */
+    assert_rel_close(p1.op[LLMROOF_OP_FFN].compute_s, p0.op[LLMROOF_OP_FFN].compute_s / 0.28, 1e-12);
+    /* fp4 weights computing at 16 bits (W4A16, Marlin-style): not the fp4 MoE kernels, no share */
+    const struct llmroof_dtypes w4a16 = { LLMROOF_FP4, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    ops_build(&m, &sh, &w4a16, &b, &o);
+    dense = o;
+    dense.expert_flops = 0;
+    roofline_eval(g, LLMROOF_FP16, &e, 1, &o, &p1);
+    roofline_eval(g, LLMROOF_FP16, &e, 1, &dense, &p0);
+    assert_rel_close(p1.op[LLMROOF_OP_FFN].compute_s, p0.op[LLMROOF_OP_FFN].compute_s, 1e-12);
+    catalog_free(&cat);
+}
+
 /* The ROCm GPUs carry their own fixed cost per kernel (gpus.json efficiency.kernel_s): 5 us on
  * the MI300X (vLLM's one-row RMSNorm 5.5 us and SwiGLU 3.8 us; hipBLASLt's fp8 GEMMs at M = 1
  * 5.3-6.0 us above streaming their weights), the same on the MI325X (same gfx942 silicon) and
@@ -983,6 +1031,7 @@ int main(void)
         cmocka_unit_test(engine_fields_outside_their_bounds_are_rejected),
         cmocka_unit_test(grouped_expert_gemms_stream_below_the_dense_rate),
         cmocka_unit_test(triton_fused_moe_streams_at_the_dense_rate_and_computes_below_it),
+        cmocka_unit_test(fp4_moe_experts_compute_below_the_dense_fp4_rate),
         cmocka_unit_test(rocm_gpus_carry_their_measured_kernel_cost),
         cmocka_unit_test(mi300x_8bit_gemms_follow_hipblaslt),
         cmocka_unit_test(best_case_priors_carry_the_measured_share),

@@ -610,9 +610,12 @@ static void nvfp4_checkpoint_runs_its_mlps_at_fp4_and_attention_at_bf16(void **s
      * (1 + 450 / 4096) = 1.004714 at fp4 (8-bit class), x (4,059.82 / 3,909.82) / 1.036621 =
      * 1.001682 at bf16; the projections' 105,783,296 FLOP per token (2 x 52,887,552 + the latent
      * norms' 4 x 2048) with 26,688 outputs, at bf16: (105,783,296 + 300 x 26,688) / 1.036621 /
-     * 105,783,296 = 113,789,696 / 1.036621 / 105,783,296 = 1.037686 */
+     * 105,783,296 = 113,789,696 / 1.036621 / 105,783,296 = 1.037686. On the B300 the routed
+     * experts, 8 of the MLP's 9 experts' FLOPs, compute at fp4 in the grouped MoE kernels' share
+     * (kernel.h KERNEL_FP4_MOE_COMPUTE_SHARE 0.28): x (1 + 8/9 x (1/0.28 - 1)) = 3.285714 */
     const char *gpus[2] = { "b300", "h200" };
-    const double ratio[2] = { 2.25e15 / 1.35e16 * 1.004714 / 1.037686, 1.001682 / 1.037686 };
+    const double ratio[2] = { 2.25e15 / 1.35e16 * 1.004714 / 1.037686 * (1.0 + 8.0 / 9.0 * (1.0 / 0.28 - 1.0)),
+                              1.001682 / 1.037686 };
     for (int i = 0; i < 2; i++) {
         const struct llmroof_gpu *g = gpu(&cat, gpus[i]);
         const struct llmroof_effs eff = roofline_default_effs(g);
