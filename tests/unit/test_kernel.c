@@ -727,7 +727,16 @@ static void engine_fields_outside_their_bounds_are_rejected(void **state)
 
 /* Issue 23, section 2: MoE grouped GEMMs at a few tokens per expert stream the expert weights at
  * 0.64 of the dense rate from 16 tokens per expert (DeepGEMM's masked grouped GEMM, kernel.h), one
- * token per expert at the dense rate. Mixtral-8x7B, TP 1, fp16. */
+ * token per expert at the dense rate. Mixtral-8x7B, TP 1, fp16.
+ * An engine whose moe_triton_archs names the GPU (vLLM, SGLang: Triton's fused-MoE kernel) streams
+ * 8- and 16-bit expert weights at the dense rate and computes its expert GEMMs at 0.72 of the
+ * dense GEMM's rate (kernel.h KERNEL_TRITON_MOE_COMPUTE_SHARE, from the engines' benchmark_moe
+ * tables). At 64 tokens on an H100:
+ *   memory: the op's bytes / (3350 GB/s x 0.85), without the grouped share's 0.5625 more;
+ *   compute: every FFN FLOP is a routed expert's (no shared expert), so the compute term is the
+ *   dense one x 1 / 0.72 = 1.3889.
+ * fp4 experts (FlashInfer's and CUTLASS's fp4 MoE) and data-parallel attention (DeepEP's DeepGEMM
+ * path) keep the grouped share; so does an engine without the field (TensorRT-LLM's CUTLASS MoE). */
 static void grouped_expert_gemms_stream_below_the_dense_rate(void **state)
 {
     (void)state;
@@ -739,10 +748,10 @@ static void grouped_expert_gemms_stream_below_the_dense_rate(void **state)
     struct llmroof_err err = { 0 };
     assert_int_equal(ops_shard(m, 1, &sh, &err), 0);
     const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
-    const struct llmroof_effs e = roofline_default_effs(g);
+    const struct llmroof_effs e = roofline_default_effs(g), plain = e;
     const double bw = 3350e9 * 0.85;
     struct llmroof_oplist o;
-    struct llmroof_phase p;
+    struct llmroof_phase p, p0, p1;
     /* one token: 2 experts hit, 1 token each: the dense rate */
     struct llmroof_batch b1 = batch_decode(1, 512);
     ops_build(m, &sh, &dt, &b1, &o);
@@ -759,37 +768,9 @@ static void grouped_expert_gemms_stream_below_the_dense_rate(void **state)
     assert_rel_close(p.op[LLMROOF_OP_FFN].memory_s, want, 1e-12);
     /* 8.5 tokens per expert: halfway, 1 - 0.36 x 7.5/15 = 0.82 */
     assert_rel_close(kernel_grouped_bw_share(8.5), 0.82, 1e-12);
-    catalog_free(&cat);
-}
-
-/* An engine whose moe_triton_archs names the GPU (vLLM, SGLang: Triton's fused-MoE kernel) streams
- * 8- and 16-bit expert weights at the dense rate and computes its expert GEMMs at 0.72 of the
- * dense GEMM's rate (kernel.h KERNEL_TRITON_MOE_COMPUTE_SHARE, from the engines' benchmark_moe
- * tables). Mixtral-8x7B at 64 tokens, TP 1, fp16, on an H100:
- *   memory: the op's bytes / (3350 GB/s x 0.85), without the grouped share's 0.5625 more;
- *   compute: every FFN FLOP is a routed expert's (no shared expert), so the compute term is the
- *   dense one x 1 / 0.72 = 1.3889.
- * fp4 experts (FlashInfer's and CUTLASS's fp4 MoE) and data-parallel attention (DeepEP's DeepGEMM
- * path) keep the grouped share; so does an engine without the field (TensorRT-LLM's CUTLASS MoE). */
-static void triton_fused_moe_streams_at_the_dense_rate_and_computes_below_it(void **state)
-{
-    (void)state;
-    struct llmroof_catalog cat;
-    load_shipped(&cat);
-    const struct llmroof_model *m = model(&cat, "mixtral-8x7b");
-    const struct llmroof_gpu *g = gpu(&cat, "h100");
-    struct llmroof_shard sh;
-    struct llmroof_err err = { 0 };
-    assert_int_equal(ops_shard(m, 1, &sh, &err), 0);
-    const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
-    const struct llmroof_effs plain = roofline_default_effs(g);
+    /* Triton's fused-MoE kernel, at the same 64 tokens */
     struct llmroof_effs triton = plain;
     triton.moe_triton = true;
-    const double bw = 3350e9 * 0.85;
-    struct llmroof_oplist o;
-    struct llmroof_phase p0, p1;
-    struct llmroof_batch b64 = batch_decode(64, 512);
-    ops_build(m, &sh, &dt, &b64, &o);
     assert_true(o.expert_triton_ok);
     assert_rel_close(o.expert_flops, o.op[LLMROOF_OP_FFN].flops, 1e-12); /* Mixtral: no shared expert */
     roofline_eval(g, LLMROOF_FP16, &plain, 1, &o, &p0);
@@ -1030,7 +1011,6 @@ int main(void)
         cmocka_unit_test(custom_allreduce_only_on_nvlink),
         cmocka_unit_test(engine_fields_outside_their_bounds_are_rejected),
         cmocka_unit_test(grouped_expert_gemms_stream_below_the_dense_rate),
-        cmocka_unit_test(triton_fused_moe_streams_at_the_dense_rate_and_computes_below_it),
         cmocka_unit_test(fp4_moe_experts_compute_below_the_dense_fp4_rate),
         cmocka_unit_test(rocm_gpus_carry_their_measured_kernel_cost),
         cmocka_unit_test(mi300x_8bit_gemms_follow_hipblaslt),
