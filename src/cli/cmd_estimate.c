@@ -404,6 +404,20 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
             sbuf_printf(&c->out, "note: MLA caches the %ld-wide latent + %ld rope key per layer, replicated on each "
                                  "TP rank; decode runs absorbed, prefill decompressed\n",
                         m->kv_lora_rank, m->qk_rope_dim);
+        /* the routed experts' kernel, whose rates set the MLP's time (docs/model.md "Grouped
+         * expert GEMMs") */
+        switch (roofline_moe_kernel(g, setup.dt.act, &setup.eff, &e.prefill_ops)) {
+        case LLMROOF_MOE_TRITON:
+            sbuf_append(&c->out, "note: MoE experts in Triton's fused-MoE kernel (the engine's moe_triton_archs): weights "
+                                 "stream at the dense rate, expert GEMMs compute at 0.72 of it\n");
+            break;
+        case LLMROOF_MOE_FP4:
+            sbuf_append(&c->out, "note: fp4 MoE experts in Blackwell's grouped fp4 kernels: expert GEMMs compute at 0.28 "
+                                 "of the dense fp4 rate, weights stream at the grouped share\n");
+            break;
+        default: /* a grouped GEMM, the model's default, or no experts: no note */
+            break;
+        }
         if (e.shard.kv_replicated && !arch_is_mla(m))
             sbuf_printf(&c->out, "note: %ld KV heads < TP %d: each rank holds a replica of one KV head\n",
                         m->kv_heads, setup.tp);

@@ -482,6 +482,30 @@ static bool rl_dequant(const struct llmroof_effs *eff, const struct llmroof_opli
 
 /* One operator's entry (full: kernel time and bound too, else the linear terms only) into *t;
  * adds its CPU launches, FLOPs, bytes and message bytes to the pass's sums. */
+/* Which kernel runs an operator list's routed experts (an FFN with expert weights): Triton's
+ * fused-MoE kernel where the engine lists the GPU (moe_triton_archs) and the experts are 8- or
+ * 16-bit without DeepEP's path; datacenter Blackwell's grouped fp4 MoE kernels where the experts
+ * compute at fp4; else a grouped GEMM at the grouped streaming share. kernel.h gives each's rates. */
+static enum llmroof_moe_kernel rl_moe_kernel(const struct roofline_prep *r, const struct llmroof_oplist *ops)
+{
+    if (!(ops->expert_wbytes > 0))
+        return LLMROOF_MOE_NONE;
+    if (r->eff->moe_triton && ops->expert_triton_ok)
+        return LLMROOF_MOE_TRITON;
+    const bool lowp = ops->lowp_ops >> LLMROOF_OP_FFN & 1u;
+    if (r->fp4_moe && (lowp ? ops->lowp_dtype == LLMROOF_FP4 && r->lowp_path[LLMROOF_FP4] : r->act_fp4))
+        return LLMROOF_MOE_FP4;
+    return LLMROOF_MOE_GROUPED;
+}
+
+enum llmroof_moe_kernel roofline_moe_kernel(const struct llmroof_gpu *g, enum llmroof_dtype act,
+                                            const struct llmroof_effs *eff, const struct llmroof_oplist *ops)
+{
+    struct roofline_prep r;
+    roofline_prepare(g, act, eff, 1, &r);
+    return rl_moe_kernel(&r, ops);
+}
+
 static inline void rl_op(const struct roofline_prep *r, const struct llmroof_oplist *ops, int k, bool dequant,
                          double ramp, double launch_s, const struct llmroof_oplist *ref_ops,
                          const struct llmroof_phase *ref, bool full, struct llmroof_optime *t, double sums[4])
@@ -549,20 +573,17 @@ static inline void rl_op(const struct roofline_prep *r, const struct llmroof_opl
             const bool b8 = lowp && r->lowp_path[ops->lowp_dtype] ? dtype_bytes(ops->lowp_dtype) <= 1.0 : r->act_8bit;
             f = kernel_gemm_short_k_flops(f, ops->gemm_out[k], b8);
         }
-        /* a Triton fused-MoE kernel's expert GEMMs compute below the dense GEMM's rate and stream
-         * their weights at it; other grouped kernels at the grouped share (kernel.h) */
-        const bool triton = k == LLMROOF_OP_FFN && eff->moe_triton && ops->expert_triton_ok;
-        if (triton && ops->expert_flops > 0 && op->flops > 0)
-            f *= 1.0 + ops->expert_flops / op->flops * (1.0 / KERNEL_TRITON_MOE_COMPUTE_SHARE - 1.0);
-        /* fp4 experts computing at fp4 on datacenter Blackwell (its grouped fp4 MoE kernels, any
-         * engine) likewise */
-        else if (k == LLMROOF_OP_FFN && r->fp4_moe &&
-                 (lowp ? ops->lowp_dtype == LLMROOF_FP4 && r->lowp_path[LLMROOF_FP4] : r->act_fp4) &&
-                 ops->expert_flops > 0 && op->flops > 0)
-            f *= 1.0 + ops->expert_flops / op->flops * (1.0 / KERNEL_FP4_MOE_COMPUTE_SHARE - 1.0);
+        /* the routed experts' kernel (rl_moe_kernel): its compute share of the dense GEMM's rate, and
+         * the grouped streaming share where it has one (kernel.h) */
+        const enum llmroof_moe_kernel mk = k == LLMROOF_OP_FFN ? rl_moe_kernel(r, ops) : LLMROOF_MOE_NONE;
+        const double share = mk == LLMROOF_MOE_TRITON ? KERNEL_TRITON_MOE_COMPUTE_SHARE
+                             : mk == LLMROOF_MOE_FP4  ? KERNEL_FP4_MOE_COMPUTE_SHARE
+                                                      : 1.0;
+        if (share < 1.0 && ops->expert_flops > 0 && op->flops > 0)
+            f *= 1.0 + ops->expert_flops / op->flops * (1.0 / share - 1.0);
         c = f / pk;
         m = bytes / r->bw;
-        if (k == LLMROOF_OP_FFN && ops->expert_wbytes > 0 && !triton) /* grouped expert GEMMs (kernel.h) */
+        if (mk != LLMROOF_MOE_NONE && mk != LLMROOF_MOE_TRITON) /* grouped expert GEMMs (kernel.h) */
             m += ops->expert_wbytes * (1.0 / kernel_grouped_bw_share(ops->tokens_per_expert) - 1.0) / r->bw;
     } else if (eager) {
         c = (k == LLMROOF_OP_ATTN_LOCAL ? ops->attn_local_full_flops : op->flops) * ops->attn_square / rl_apeak(r, ops);

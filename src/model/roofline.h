@@ -221,6 +221,16 @@ struct llmroof_phase {
     enum llmroof_bound bound; /* category with the largest bound_s */
 };
 
+/* The kernel that runs a step's routed experts (docs/model.md "Grouped expert GEMMs") */
+enum llmroof_moe_kernel {
+    LLMROOF_MOE_NONE,    /* no routed experts */
+    LLMROOF_MOE_GROUPED, /* a grouped GEMM: weights at the grouped streaming share (kernel.h) */
+    LLMROOF_MOE_TRITON,  /* Triton's fused-MoE kernel: dense streaming, 0.72 of the dense compute */
+    LLMROOF_MOE_FP4      /* datacenter Blackwell's grouped fp4 kernels: 0.28 of the dense fp4 compute */
+};
+enum llmroof_moe_kernel roofline_moe_kernel(const struct llmroof_gpu *g, enum llmroof_dtype act,
+                                            const struct llmroof_effs *eff, const struct llmroof_oplist *ops);
+
 /* The bound whose summed operator time (bound_s, indexed by enum llmroof_bound) is largest;
  * compute on a tie. */
 enum llmroof_bound roofline_largest_bound(const double bound_s[3]);
