@@ -492,8 +492,11 @@ static enum llmroof_moe_kernel rl_moe_kernel(const struct roofline_prep *r, cons
         return LLMROOF_MOE_NONE;
     if (r->eff->moe_triton && ops->expert_triton_ok)
         return LLMROOF_MOE_TRITON;
-    const bool lowp = ops->lowp_ops >> LLMROOF_OP_FFN & 1u;
-    if (r->fp4_moe && (lowp ? ops->lowp_dtype == LLMROOF_FP4 && r->lowp_path[LLMROOF_FP4] : r->act_fp4))
+    /* the experts compute at their checkpoint's dtype where it has its own path (rl_op's peak),
+     * else at the activations': an NVFP4 checkpoint at --act-dtype fp4 has no separate fp4 path
+     * (it is the activations' own) and still computes at fp4 */
+    const bool own = ops->lowp_ops >> LLMROOF_OP_FFN & 1u && r->lowp_path[ops->lowp_dtype];
+    if (r->fp4_moe && (own ? ops->lowp_dtype == LLMROOF_FP4 : r->act_fp4))
         return LLMROOF_MOE_FP4;
     return LLMROOF_MOE_GROUPED;
 }

@@ -849,6 +849,46 @@ static void fp4_moe_experts_compute_below_the_dense_fp4_rate(void **state)
     catalog_free(&cat);
 }
 
+/* An NVFP4 checkpoint's experts compute at fp4 whether the activations are 16-bit (the
+ * checkpoint's own fp4 path) or fp4 themselves (--act-dtype fp4: no separate path, the
+ * activations' peak is the fp4 one): both run Blackwell's grouped fp4 MoE kernels on sm100. Before
+ * the fix the second fell to the grouped GEMM and its prefill came out 1.5x faster than the first.
+ * On an H200 (no fp4 path) the experts compute at 16 bits: the grouped GEMM. */
+static void nvfp4_checkpoint_experts_at_fp4_activations_run_the_fp4_moe_kernel(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *m = model(&cat, "deepseek-r1-0528-nvfp4");
+    struct llmroof_shard sh;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(ops_shard(m, 8, &sh, &err), 0);
+    const struct llmroof_batch b = batch_prefill(8, 1024, OPS_FEW_GENERIC);
+    static const enum llmroof_dtype acts[] = { LLMROOF_FP16, LLMROOF_FP4 };
+    for (int i = 0; i < 2; i++) {
+        const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_FP16, acts[i], 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+        struct llmroof_oplist o;
+        ops_build(m, &sh, &dt, &b, &o);
+        assert_true(o.lowp_ops >> LLMROOF_OP_FFN & 1u);
+        assert_int_equal(o.lowp_dtype, LLMROOF_FP4);
+        const struct llmroof_gpu *g = gpu(&cat, "b200");
+        const struct llmroof_effs e = roofline_default_effs(g);
+        assert_int_equal(roofline_moe_kernel(g, acts[i], &e, &o), LLMROOF_MOE_FP4);
+        /* and the roofline charges it: the FFN's compute at 1/0.28 of the same list without the rule */
+        struct llmroof_oplist dense = o;
+        dense.expert_flops = 0;
+        struct llmroof_phase p1, p0;
+        roofline_eval(g, acts[i], &e, 8, &o, &p1);
+        roofline_eval(g, acts[i], &e, 8, &dense, &p0);
+        assert_true(p1.op[LLMROOF_OP_FFN].compute_s > 2.0 * p0.op[LLMROOF_OP_FFN].compute_s);
+        const struct llmroof_gpu *h = gpu(&cat, "h200");
+        const struct llmroof_effs eh = roofline_default_effs(h);
+        if (acts[i] == LLMROOF_FP16)
+            assert_int_equal(roofline_moe_kernel(h, acts[i], &eh, &o), LLMROOF_MOE_GROUPED);
+    }
+    catalog_free(&cat);
+}
+
 /* The ROCm GPUs carry their own fixed cost per kernel (gpus.json efficiency.kernel_s): 5 us on
  * the MI300X (vLLM's one-row RMSNorm 5.5 us and SwiGLU 3.8 us; hipBLASLt's fp8 GEMMs at M = 1
  * 5.3-6.0 us above streaming their weights), the same on the MI325X (same gfx942 silicon) and
@@ -1012,6 +1052,7 @@ int main(void)
         cmocka_unit_test(engine_fields_outside_their_bounds_are_rejected),
         cmocka_unit_test(grouped_expert_gemms_stream_below_the_dense_rate),
         cmocka_unit_test(fp4_moe_experts_compute_below_the_dense_fp4_rate),
+        cmocka_unit_test(nvfp4_checkpoint_experts_at_fp4_activations_run_the_fp4_moe_kernel),
         cmocka_unit_test(rocm_gpus_carry_their_measured_kernel_cost),
         cmocka_unit_test(mi300x_8bit_gemms_follow_hipblaslt),
         cmocka_unit_test(best_case_priors_carry_the_measured_share),
