@@ -514,7 +514,10 @@ static bool reserve_fits(const struct runner *r, const struct engine *e, const s
         if (e->rfree && x->replica != rep)
             continue;
         running++;
-        reserved += held_delta(e, x->computed, reserve_left(e, x)) * (x->adm >= adm0 ? 1.0 : e->ntr);
+        /* a lazy decoder's context is its stored offset + the tick (reserve_left): a windowed
+         * model's held_delta depends on where the tokens start */
+        const long from = (long)x->computed + (x->lazy ? e->tick : 0);
+        reserved += held_delta(e, from, reserve_left(e, x)) * (x->adm >= adm0 ? 1.0 : e->ntr);
     }
     /* alone on its replica, a request that fits the pool at all runs (the rejection rule turned
      * away the ones that cannot): the strict test would hold an exact fit back for ever */

@@ -3937,12 +3937,13 @@ static void lazy_decode_matches_the_per_sequence_scheduler(void **state)
     struct workload chat = { WORKLOAD_CHAT, 0, 0, NULL, 0 }, big = { WORKLOAD_FIXED, 2048, 2048, NULL, 0 },
                     edge = { WORKLOAD_FIXED, 3000, 2000, NULL, 0 }, past = { WORKLOAD_FIXED, 3000, 3000, NULL, 0 };
     static const char *const models[] = { [9] = "llama-3.1-8b", [10] = "mistral-7b", [11] = "gemma-3-27b",
-                                          [12] = "gemma-3-27b",  [13] = "gemma-2-9b", [14] = "mistral-7b" };
-    for (int k = 0; k < 15; k++) {
+                                          [12] = "gemma-3-27b",  [13] = "gemma-2-9b", [14] = "mistral-7b",
+                                          [15] = "gemma-3-27b",  [16] = "gemma-2-9b" };
+    for (int k = 0; k < 17; k++) {
         struct sim_config c = config(&cat, models[k] ? models[k] : "llama-2-7b",
                                      k == 0 || k == 4 || k == 5 || (k >= 7 && k != 14) ? "a100-sxm4-80gb" : "a10", 1,
-                                     k == 1 || k == 2 || k == 11 || k == 12 ? &big
-                                     : k == 13                              ? &edge
+                                     k == 1 || k == 2 || k == 11 || k == 12 || k == 15 ? &big
+                                     : k == 13 || k == 16                              ? &edge
                                      : k == 14                              ? &past
                                                                             : &chat);
         c.mode = SIM_RATE;
@@ -3955,6 +3956,8 @@ static void lazy_decode_matches_the_per_sequence_scheduler(void **state)
                   * tokens, so past its window a sequence takes a block every 16 x 62 / 10 = 99.2
                   * tokens; 64 users of 2048 + 2048 tokens overfill the A100: preemptions */
         case 12: /* the same, guaranteed-no-evict */
+        case 15: /* the same, SGLang's admission reserve: it sums the running decoders' held
+                  * tokens from their contexts on (a lazy one's: its offset + the tick) */
         case 14: /* Mistral-7B v0.1, every layer windowed: past 4,096 tokens a sequence takes no
                   * block; 64 users of 3000 + 3000 tokens on an A10 */
             c.mode = SIM_CLOSED;
@@ -3962,6 +3965,7 @@ static void lazy_decode_matches_the_per_sequence_scheduler(void **state)
             c.requests = 128;
             c.think_min_s = c.think_max_s = 0;
             c.admit_no_evict = k == 2 || k == 12;
+            c.admit_reserve = k == 15;
             break;
         case 3: /* closed loop of chat users on the A10: preemptions and users coming back */
             c.mode = SIM_CLOSED;
@@ -3994,6 +3998,13 @@ static void lazy_decode_matches_the_per_sequence_scheduler(void **state)
                   * every 32 (its layers alternate local and global) */
             c.rate_qps = 2;
             c.requests = 200;
+            break;
+        case 16: /* Gemma-2-9B past its window on the A10 under SGLang's admission reserve */
+            c.mode = SIM_CLOSED;
+            c.concurrency = 32;
+            c.requests = 96;
+            c.think_min_s = c.think_max_s = 0;
+            c.admit_reserve = true;
             break;
         case 9:  /* GQA decodes beside chunks in one FlashAttention-2 varlen call (vLLM V1 on an A100) */
         case 10: /* and a sliding-window model (its steps through mixed_time) */
