@@ -110,8 +110,9 @@ static inline double kernel_fp32_issue_share(const char *arch)
  *   the H200's), the A100 shape 161 (0.52), 0.55-0.83 of this model's dense rate. 0.72, the
  *   median, is the share: its grid gathers each tile's rows through the sorted token ids (no
  *   TMA copy, no warp specialisation), where cuBLAS's and CUTLASS's dense kernels stream whole tiles.
- * Left: experts under about 2 MB (E 512 at N 128-256 in block fp8 on an H20, PR #45142) take
- * 1.2-1.7x longer than this, a cost per expert that no published table sizes across GPUs. */
+ * Left: experts under about 2 MB (E 512 at N 128-256 in block fp8 on an H20, PR #45142, and an
+ * H200, PR #36559) take 1.2-1.8x longer than this (2.7x at one H20 point), a cost per expert
+ * that no published table sizes across GPUs. */
 #define KERNEL_TRITON_MOE_COMPUTE_SHARE 0.72
 
 /* Blackwell's grouped fp4 MoE kernels (TensorRT-LLM-gen's NVFP4 MoE, which FlashInfer carries and
