@@ -922,6 +922,9 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
         /* fp4 and int4 experts go to other kernels (FlashInfer's and CUTLASS's fp4 MoE, Marlin), and
          * data-parallel attention's DeepEP dispatch to DeepGEMM's grouped GEMMs */
         out->expert_triton_ok = we >= 1.0 && !sh->dp_attn;
+        enum llmroof_dtype ckc;
+        out->expert_fp8 = we < 2.0 && (dt->weight == LLMROOF_FP8 || ((ops_ckpt_lowp_modules(m, dt, &ckc) & LLMROOF_CKPT_FFN) &&
+                                                                     ckc == LLMROOF_FP8));
         out->expert_wbytes = hit * (sh->ep > 1 ? (double)m->moe_intermediate : sh->moe_intermediate_per_rank) * nmat * h * we;
         out->tokens_per_expert = hit > 0 ? (sh->ep > 1 ? Ttot * kk / (double)sh->ep * out->ep_busy : T * kk) / hit : 0.0;
         /* permute, grouped gate_up, activation, grouped down, un-permute and weighted sum (5);

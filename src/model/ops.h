@@ -372,6 +372,8 @@ struct llmroof_oplist {
     double expert_flops;                    /* MoE: the routed experts' GEMM FLOPs inside op[FFN].flops, per instance */
     bool expert_triton_ok;                  /* MoE: a Triton fused-MoE kernel may run the experts (8- or 16-bit
                                                weights, no data-parallel attention's DeepEP path) */
+    bool expert_fp8;                        /* MoE: the experts are fp8 (a GPU without fp8 tensor cores runs
+                                               them in Marlin's weight-only kernel, not Triton's) */
     double ep_busy;                         /* EP: the busiest rank's routed assignments over the mean
                                                (--ep-imbalance, or uniform routing's expected largest) */
     bool mla_absorbed;                      /* MLA step run with absorbed weights over the latent (decode) */

@@ -490,7 +490,8 @@ static enum llmroof_moe_kernel rl_moe_kernel(const struct roofline_prep *r, cons
 {
     if (!(ops->expert_wbytes > 0))
         return LLMROOF_MOE_NONE;
-    if (r->eff->moe_triton && ops->expert_triton_ok)
+    /* vLLM's fp8 experts on a GPU without fp8 tensor cores (A100, A10) run Marlin's W8A16 MoE */
+    if (r->eff->moe_triton && ops->expert_triton_ok && (!ops->expert_fp8 || r->gpu->has_peak[LLMROOF_FP8]))
         return LLMROOF_MOE_TRITON;
     /* the experts compute at their checkpoint's dtype where it has its own path (rl_op's peak),
      * else at the activations': an NVFP4 checkpoint at --act-dtype fp4 has no separate fp4 path

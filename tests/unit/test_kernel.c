@@ -801,6 +801,40 @@ static void grouped_expert_gemms_stream_below_the_dense_rate(void **state)
     catalog_free(&cat);
 }
 
+/* Which kernel runs the experts (roofline_moe_kernel): with vLLM's profile, Triton's for 16-bit
+ * Mixtral on an A100 and an H100 and for fp8 on the H100; fp8 experts on the A100, which has no fp8
+ * tensor cores, go to Marlin's weight-only kernel (vLLM's fallback): the grouped default; so does
+ * TensorRT-LLM's profile, and every engine under data-parallel attention. */
+static void the_expert_kernel_follows_engine_gpu_and_dtype(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *m = model(&cat, "mixtral-8x7b");
+    struct llmroof_shard sh;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(ops_shard(m, 2, &sh, &err), 0);
+    const struct llmroof_dtypes d16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_dtypes d8 = d16;
+    d8.weight = LLMROOF_FP8;
+    struct llmroof_batch b = batch_decode(64, 512);
+    struct llmroof_oplist o16, o8;
+    ops_build(m, &sh, &d16, &b, &o16);
+    ops_build(m, &sh, &d8, &b, &o8);
+    assert_false(o16.expert_fp8);
+    assert_true(o8.expert_fp8);
+    const struct llmroof_gpu *a100 = gpu(&cat, "a100"), *h100 = gpu(&cat, "h100");
+    const struct llmroof_engine *vllm = shipped_engine(&cat, "vllm"), *trt = shipped_engine(&cat, "tensorrt-llm");
+    const struct llmroof_effs va = roofline_effs_engine(a100, vllm, NULL), vh = roofline_effs_engine(h100, vllm, NULL);
+    assert_int_equal(roofline_moe_kernel(a100, LLMROOF_FP16, &va, &o16), LLMROOF_MOE_TRITON);
+    assert_int_equal(roofline_moe_kernel(h100, LLMROOF_FP16, &vh, &o16), LLMROOF_MOE_TRITON);
+    assert_int_equal(roofline_moe_kernel(h100, LLMROOF_FP16, &vh, &o8), LLMROOF_MOE_TRITON);
+    assert_int_equal(roofline_moe_kernel(a100, LLMROOF_FP16, &va, &o8), LLMROOF_MOE_GROUPED); /* Marlin */
+    const struct llmroof_effs th = roofline_effs_engine(h100, trt, NULL);
+    assert_int_equal(roofline_moe_kernel(h100, LLMROOF_FP16, &th, &o16), LLMROOF_MOE_GROUPED);
+    catalog_free(&cat);
+}
+
 /* fp4 experts computing at fp4 on a GPU with an fp4 path (Blackwell's grouped NVFP4 MoE kernels)
  * compute their GEMMs at 0.28 of the dense fp4 rate (kernel.h KERNEL_FP4_MOE_COMPUTE_SHARE, from
  * FlashInfer's B300 table). A DeepSeek EP 8 shard as FlashInfer benchmarked it: 32 experts of
@@ -1052,6 +1086,7 @@ int main(void)
         cmocka_unit_test(engine_fields_outside_their_bounds_are_rejected),
         cmocka_unit_test(grouped_expert_gemms_stream_below_the_dense_rate),
         cmocka_unit_test(fp4_moe_experts_compute_below_the_dense_fp4_rate),
+        cmocka_unit_test(the_expert_kernel_follows_engine_gpu_and_dtype),
         cmocka_unit_test(nvfp4_checkpoint_experts_at_fp4_activations_run_the_fp4_moe_kernel),
         cmocka_unit_test(rocm_gpus_carry_their_measured_kernel_cost),
         cmocka_unit_test(mi300x_8bit_gemms_follow_hipblaslt),
