@@ -708,6 +708,8 @@ static void engine_fields_outside_their_bounds_are_rejected(void **state)
         { "\"compute_scale\": 1, \"prompt_ubatch_tokens\": \"512\"", "prompt_ubatch_tokens" }, /* a number */
         { "\"compute_scale\": 1, \"prompt_ubatch_tokens\": 1.5", "prompt_ubatch_tokens" }, /* whole tokens */
         { "\"compute_scale\": 1, \"logits_all_tokens\": 1", "logits_all_tokens" },       /* not a boolean */
+        { "\"compute_scale\": 1, \"moe_triton_archs\": \"sm90\"", "moe_triton_archs" },   /* not a list */
+        { "\"compute_scale\": 1, \"moe_triton_archs\": [\"sm 90\"]", "moe_triton_archs" }, /* not an arch name */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         assert_int_equal(add_engine(&cat, bad[i].extra, &err), LLMROOF_EINPUT);
