@@ -140,7 +140,7 @@ for r in rows:
              wdt='', kvdt='', tp='', ep='', dp_attn='', instances='1', disagg='', workload='', load='', requests='',
              metric='', stat='', divide='1', slo='', spec='', base='', notes='', skip='',
              max_seqs='', max_batched_tokens='', chunked='', sched_steps='', engine_use_ray='',
-             max_paddings='', api_server='', kv_blocks='', max_concurrent='')
+             max_paddings='', api_server='', kv_blocks='', max_concurrent='', arrivals='')
     notes=[]; skip=[]
     fw=r['framework']; met=r['metric']; unit=r['unit']
     # the engine settings the row states (vLLM and TGI flags in its notes)
@@ -216,6 +216,14 @@ for r in rows:
         m['max_seqs']='1024'; m['max_batched_tokens']='65536'; m['chunked']='0'; m['engine_use_ray']='1'
         notes.append("the artifact's vLLM launch flags: engine in a Ray actor, 1024 sequences, 65536 tokens per step, "
                      "whole prefills")
+    # DistServe's benchmark client (evaluation/2-benchmark-serving/2-benchmark-serving.py,
+    # benchmark_serving) draws one Poisson process and scales each run's first num_prompts
+    # timestamps to [0, num_prompts / request_rate]: the last request arrives at exactly N / rate
+    # (the alignment runs' records span 100.00 s at every rate), the rows' vLLM baseline and
+    # DistServe alike
+    if ('LLMServe/DistServe' in r['source'] or 'arXiv:2401.09670' in r['source']) and r['load'].startswith('rate:'):
+        m['arrivals']='fixed-span'
+        notes.append("the benchmark client's arrivals: Poisson gaps scaled to span N / rate exactly")
     # LMDeploy's A100 request-throughput runs (docs/en/benchmark/a100_fp16.md names the scripts):
     # benchmark-7b.sh and benchmark_70b.sh set config.ini's max_batch_size to 128 (7B) and 256
     # (70B) and max_context_token_num to 4, which LlamaTritonModel multiplies by session_len

@@ -16,7 +16,7 @@
 enum { OPT_MBT = 1, OPT_MAXSEQS, OPT_NOCHUNK, OPT_CONC, OPT_REQS, OPT_THINK, OPT_RATE, OPT_TRACE, OPT_WORKLOAD,
        OPT_SEED, OPT_REQOUT, OPT_TRACEOUT, OPT_SW_MBT, OPT_SW_RATE, OPT_SW_CONC, OPT_SVG, OPT_RANGE, OPT_SCENARIO,
        OPT_TTFT, OPT_TPOT, OPT_PCT, OPT_PCACHE, OPT_PREFIX, OPT_INST, OPT_ROUTER,
-       OPT_PPOOL, OPT_DPOOL, OPT_KVLINK, OPT_WARMUP, OPT_BAND, OPT_ADMIT, OPT_MAXLEN, OPT_MAXPAD, OPT_NOAPI, OPT_STATIC,
+       OPT_PPOOL, OPT_DPOOL, OPT_KVLINK, OPT_WARMUP, OPT_BAND, OPT_ADMIT, OPT_MAXLEN, OPT_MAXPAD, OPT_NOAPI, OPT_STATIC, OPT_SPAN,
        OPT_SCHEDSTEPS, OPT_KVBLOCKS, OPT_NOPCACHE, OPT_MAXCONC };
 enum { OPT_QUIET = 200 }; /* apart: other options append to the list above */
 
@@ -150,6 +150,9 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     case OPT_THINK:
         x->have_think = true;
         return cli_think(c, arg, &x->cfg.think_min_s, &x->cfg.think_max_s);
+    case OPT_SPAN: /* DistServe's client: the Poisson gaps scaled to span requests / rate */
+        x->cfg.span_fixed = true;
+        return 0;
     case OPT_RATE:
         x->have_rate = true;
         return cli_double(c, "rate", arg, SIM_MIN_RATE_QPS, 1e6, false, &x->cfg.rate_qps);
@@ -568,6 +571,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         { OPT_REQS, "requests", 'n', "R", "requests in the pool (default 250)", false },
         { OPT_THINK, "think", 0, "LO-HI", "closed loop: uniform pause between requests (default 1s-3s)", false },
         { OPT_RATE, "rate", 'r', "QPS", "open loop: Poisson arrivals per second", false },
+        { OPT_SPAN, "fixed-span", 0, NULL, "open loop: the Poisson gaps scaled so that the first request arrives at 0 and the last at requests / rate (DistServe's benchmark client)", false },
         { OPT_TRACE, "trace", 0, "FILE", "open loop: CSV of arrival_s,prompt_len,output_len", false },
         { OPT_WORKLOAD, "workload", 'w', "SPEC", "fixed:P:O, random:P:O[:R], chat, docqa, code, openorca, sharegpt[:P:O], lognormal:PM:P90:OM:O90[:MAX] or csv:FILE (default chat)", false },
         { OPT_SEED, "seed", 0, "N", "random seed, 0 to 2^53 - 1 (default 42)", false },
@@ -646,6 +650,8 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
     if (x->scenario && strcmp(x->scenario, "server") == 0 && !x->have_rate &&
         !(x->sweep_name && strcmp(x->sweep_name, "rate") == 0))
         return cli_usage_error(c, "option '--scenario server' is MLPerf's Poisson arrivals: add --rate QPS");
+    if (x->cfg.span_fixed && !x->have_rate && !(x->sweep_name && strcmp(x->sweep_name, "rate") == 0))
+        return cli_usage_error(c, "option '--fixed-span' scales a Poisson run's arrivals: add --rate QPS or --sweep-rate");
     if ((rc = cli_spec_check(c, &x->sp)))
         return rc;
     if (x->have_pcache && x->no_pcache)

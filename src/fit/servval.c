@@ -70,7 +70,7 @@ enum { R_ID, R_METRIC, R_VALUE, R_SOURCE, R_FRAMEWORK, R_NREQ, R_NCOLS };
 enum { M_ID, M_MODEL, M_GPU, M_ENGINE, M_WDT, M_KVDT, M_TP, M_EP, M_DPA, M_INST, M_DISAGG, M_WORKLOAD, M_LOAD, M_REQ,
        M_METRIC, M_STAT, M_DIVIDE, M_SLO, M_SPEC, M_BASE, M_NOTE, M_SKIP, M_NREQUIRED,
        /* optional: the engine settings a row states */
-       M_MAXSEQS = M_NREQUIRED, M_BUDGET, M_CHUNKED, M_STEPS, M_RAY, M_PAD, M_API, M_KVBLOCKS, M_MAXCONC, M_NCOLS };
+       M_MAXSEQS = M_NREQUIRED, M_BUDGET, M_CHUNKED, M_STEPS, M_RAY, M_PAD, M_API, M_KVBLOCKS, M_MAXCONC, M_ARRIVALS, M_NCOLS };
 
 struct read_ctx {
     const char *fname;
@@ -370,6 +370,15 @@ static int map_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, st
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: engine_use_ray needs the row's engine", x->fname, line);
     c->engine_use_ray = ray == 1;
     c->no_api_server = api == 0;
+    /* how a rate row's client spaced its arrivals: plain Poisson, or DistServe's scaled span */
+    const char *arr = col[M_ARRIVALS] >= 0 ? f[col[M_ARRIVALS]] : "";
+    if (arr[0] && strcmp(arr, "poisson") != 0 && strcmp(arr, "fixed-span") != 0)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: arrivals '%s' is not poisson or fixed-span", x->fname,
+                               line, arr);
+    c->span_fixed = strcmp(arr, "fixed-span") == 0;
+    if (c->span_fixed && c->load != SRV_LOAD_RATE)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: arrivals fixed-span scales a rate:R load's arrivals, not "
+                               "this row's load", x->fname, line);
     c->chunked = (int)ch;
     c->sched_steps = (int)st;
     c->reason[0] = '\0';
@@ -388,7 +397,7 @@ int srv_load_cases(const struct llmroof_catalog *cat, const char *rows_text, siz
                                                  "stat", "divide", "slo", "spec", "base", "notes", "skip",
                                                  "max_seqs", "max_batched_tokens", "chunked", "sched_steps",
                                                  "engine_use_ray", "max_paddings", "api_server", "kv_blocks",
-                                                 "max_concurrent" };
+                                                 "max_concurrent", "arrivals" };
     struct read_ctx x = { rows_name, NULL, 0, 0, cat };
     *out = NULL;
     *n = 0;
@@ -435,7 +444,8 @@ static bool same_run(const struct srv_case *a, const struct srv_case *b)
            a->base_engine == b->base_engine && a->max_seqs == b->max_seqs &&
            a->max_batched_tokens == b->max_batched_tokens && a->chunked == b->chunked && a->sched_steps == b->sched_steps &&
            a->engine_use_ray == b->engine_use_ray && a->max_paddings == b->max_paddings &&
-           a->no_api_server == b->no_api_server && a->kv_blocks == b->kv_blocks && a->max_concurrent == b->max_concurrent;
+           a->no_api_server == b->no_api_server && a->kv_blocks == b->kv_blocks && a->max_concurrent == b->max_concurrent &&
+           a->span_fixed == b->span_fixed;
 }
 
 static void sim_once(const struct sim_config *sc, long source_requests, struct run_sums *out);
@@ -543,6 +553,7 @@ static void simulate(const struct srv_case *c, const struct llmroof_gpu *g, cons
     case SRV_LOAD_RATE:
         sc.mode = SIM_RATE;
         sc.rate_qps = c->load_value;
+        sc.span_fixed = c->span_fixed;
         break;
     case SRV_LOAD_SLO_CAPACITY:
         /* closed loops without think time, users set per run below */

@@ -106,6 +106,9 @@ struct srv_case {
                                   simulate --kv-blocks); 0: sized from memory */
     long max_concurrent;       /* TGI's --max-concurrent-requests as the row states it (map column
                                   max_concurrent); 0: the engine profile's */
+    bool span_fixed;           /* map column arrivals = fixed-span: a rate row's Poisson arrivals scaled
+                                  to span exactly requests / rate, as the row's benchmark client
+                                  (DistServe's) sends them (simulate --fixed-span) */
     /* the prediction */
     double predicted;
     double err;                /* predicted / measured time - 1 (rates inverted): > 0 = llmroof slower */

@@ -885,6 +885,8 @@ static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, c
             add_layout(o, &sh);
     }
     cJSON_AddStringToObject(o, "mode", modes[c->mode]);
+    if (c->span_fixed) /* --fixed-span: absent for a plain Poisson run */
+        cJSON_AddBoolToObject(o, "fixed_span", true);
     cJSON_AddStringToObject(o, "workload", wl);
     cJSON_AddNumberToObject(o, "max_batched_tokens", (double)c->max_batched_tokens);
     if (c->max_model_len > 0) /* --max-model-len: absent when there is no limit */

@@ -78,9 +78,16 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
     else if (c->mode == SIM_CLOSED)
         sbuf_printf(out, "closed loop, %s, %ld request%s, think %g-%g s, workload %s", users, c->requests,
                     PL(c->requests), c->think_min_s, c->think_max_s, wl);
-    else if (c->mode == SIM_RATE)
-        sbuf_printf(out, "open loop, Poisson %s, %ld request%s, workload %s", rate, c->requests, PL(c->requests), wl);
-    else if (c->mode == SIM_OFFLINE)
+    else if (c->mode == SIM_RATE) {
+        /* --fixed-span: the arrivals' span, requests / rate (a sweep's rates each have their own) */
+        char span[64] = "";
+        if (c->span_fixed && c->rate_qps > 0)
+            snprintf(span, sizeof span, " over exactly %g s", (double)c->requests / c->rate_qps);
+        else if (c->span_fixed)
+            snprintf(span, sizeof span, " over exactly requests / rate");
+        sbuf_printf(out, "open loop, Poisson %s%s, %ld request%s, workload %s", rate, span, c->requests,
+                    PL(c->requests), wl);
+    } else if (c->mode == SIM_OFFLINE)
         sbuf_printf(out, "offline, %ld request%s queued at t=0, workload %s", c->requests, PL(c->requests), wl);
     else
         sbuf_printf(out, "trace of %zu request%s", c->ntrace, c->ntrace == 1 ? "" : "s");

@@ -999,6 +999,9 @@ static int check_config(const struct sim_config *c, long *nreq, struct llmroof_e
     if (c->kv_blocks > 0 && c->disaggregated)
         return llmroof_err_set(err, LLMROOF_EINPUT, "--kv-blocks states one engine's KV blocks; the prefill and decode "
                                                     "pools of a disaggregated run size their own from memory");
+    if (c->span_fixed && c->mode != SIM_RATE)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "--fixed-span scales a Poisson run's arrivals: it needs an open "
+                                                    "loop at a rate (--rate or --sweep-rate)");
     switch (c->mode) {
     case SIM_CLOSED:
         if (c->concurrency < 1 || c->requests < 1 || c->think_min_s < 0 || c->think_max_s < c->think_min_s)
@@ -1413,6 +1416,13 @@ static void create_arrivals(struct runner *r)
             t += rng_exponential(&r->rng, c->rate_qps);
             sim_draw_request(r, r->created);
             r->R[r->created].arrival_s = t;
+        }
+        if (c->span_fixed && r->nreq > 1) {
+            /* DistServe's client (evaluation/2-benchmark-serving: "Scale timestamps to [0,
+             * num_prompts/request_rate]"): the gaps keep their proportions, the span is exact */
+            const double t0 = r->R[0].arrival_s, k = ((double)r->nreq / c->rate_qps) / (t - t0);
+            for (long i = 0; i < r->nreq; i++)
+                r->R[i].arrival_s = (r->R[i].arrival_s - t0) * k;
         }
         r->in_order = true; /* times grow with the index */
     } else if (c->mode == SIM_OFFLINE) {

@@ -146,6 +146,10 @@ struct sim_config {
     long requests;                   /* SIM_CLOSED, SIM_RATE: requests in the pool */
     double think_min_s, think_max_s; /* SIM_CLOSED: uniform pause between a user's requests */
     double rate_qps;                 /* SIM_RATE: mean arrivals per second */
+    bool span_fixed;                 /* SIM_RATE: the drawn gaps scaled so that the first request
+                                        arrives at 0 and the last at requests / rate_qps, as DistServe's
+                                        benchmark client does (--fixed-span); else a plain Poisson
+                                        process, whose span varies by about 1/sqrt(requests) */
     const struct trace_req *trace;   /* SIM_TRACE: sorted by arrival */
     size_t ntrace;
     const struct workload *workload; /* lengths for SIM_CLOSED and SIM_RATE */

@@ -395,6 +395,38 @@ static void same_seed_same_result(void **state)
     catalog_free(&cat);
 }
 
+/* --fixed-span (DistServe's client): the same Poisson draws, each gap scaled by one factor so that
+ * the first request arrives at 0 and the last at requests / rate. 300 requests at 5/s: 60 s. A
+ * closed loop has no rate to scale: refused. */
+static void a_fixed_span_scales_the_poisson_gaps(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-2-7b", "a100", 1, &w);
+    struct sim_result a, b;
+    run_at_rate(&c, 5.0, 300, &a);
+    c.span_fixed = true;
+    run_at_rate(&c, 5.0, 300, &b);
+    const double a0 = a.reqs[0].arrival_s, k = 60.0 / (a.reqs[299].arrival_s - a0);
+    assert_true(a0 > 0 && fabs(a.reqs[299].arrival_s - 60.0) > 1e-6); /* a plain draw misses 60 s */
+    assert_float_equal(b.reqs[0].arrival_s, 0.0, 0.0);
+    assert_rel_close(b.reqs[299].arrival_s, 60.0, 1e-12);
+    for (long i = 1; i < 300; i += 37) {
+        assert_rel_close(b.reqs[i].arrival_s, (a.reqs[i].arrival_s - a0) * k, 1e-12);
+        assert_int_equal(b.reqs[i].prompt, a.reqs[i].prompt); /* the same lengths drawn */
+    }
+    sim_result_free(&a);
+    sim_result_free(&b);
+    c.mode = SIM_CLOSED;
+    c.concurrency = 4;
+    struct sim_result r;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(sim_run(&c, &r, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "--fixed-span"));
+    catalog_free(&cat);
+}
+
 static void throughput_rises_with_concurrency_then_saturates(void **state)
 {
     struct llmroof_catalog cat;
@@ -4199,6 +4231,7 @@ int main(void)
         cmocka_unit_test(first_token_from_a_decode_step),
         cmocka_unit_test(pure_and_mixed_iterations_cost_what_estimate_says),
         cmocka_unit_test(same_seed_same_result),
+        cmocka_unit_test(a_fixed_span_scales_the_poisson_gaps),
         cmocka_unit_test(throughput_rises_with_concurrency_then_saturates),
         cmocka_unit_test(studies_setup_runs_far_below_the_kv_ceiling),
         cmocka_unit_test(littles_law_holds_open_loop),

@@ -799,6 +799,45 @@ static void serving_rows_in_a_ray_actor_pay_its_call_every_step(void **state)
     catalog_free(&cat);
 }
 
+/* The map's arrivals column: fixed-span runs a rate row's Poisson arrivals scaled to span exactly
+ * requests / rate (DistServe's client). 10 requests of 16 + 2 tokens at 0.5/s: the first arrives
+ * at 0, the last at 10 / 0.5 = 20 s and finishes within 0.2 s (two steps of llama-2-7b on an A100
+ * at one sequence, tens of ms each), so every replication's throughput lies in (10 / 20.2, 10 / 20]
+ * req/s (0.4995 here); a plain Poisson draw's last arrival, 20 s +- 6.3, would rarely land there on
+ * all of them. Another value, or fixed-span on a
+ * load that is not rate:R, is a map error naming the column. */
+static void serving_rows_take_the_arrival_span_their_client_sent(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_all(&cat);
+    char m[4096];
+    const char *hdr = "id,model,gpu,engine,wdt,kvdt,tp,ep,dp_attn,instances,disagg,workload,load,requests,metric,stat,"
+                      "divide,slo,spec,base,notes,skip,max_seqs,max_batched_tokens,chunked,sched_steps,engine_use_ray,"
+                      "max_paddings,api_server,kv_blocks,max_concurrent,arrivals\n";
+    const char *run = "llama-2-7b,a100-sxm4-80gb,vllm,fp16,fp16,1,,,1,,fixed:16:2,";
+    snprintf(m, sizeof m, "%ss1,%srate:0.5,10,req_s,mean,,,,,,,,,,,,,,,,fixed-span\ns4,%srate:0.5,10,ttft,mean,,,,,,,,,,,,,,,,\n", hdr,
+             run, run);
+    struct srv_case *c = NULL;
+    size_t n = 0;
+    struct llmroof_err err = { 0 };
+    if (srv_load_cases(&cat, srv_rows, strlen(srv_rows), "rows", m, strlen(m), "map", &c, &n, &err))
+        fail_msg("%s", err.msg);
+    assert_true(c[0].span_fixed);
+    assert_false(c[3].span_fixed);
+    assert_int_equal(srv_predict(c, n, NULL, NULL, 0, NULL, 0, &err), 0);
+    assert_true(c[0].mapped);
+    assert_true(c[0].predicted > 10.0 / 20.2 && c[0].predicted <= 10.0 / 20.0);
+    free(c);
+    snprintf(m, sizeof m, "%ss1,%srate:0.5,10,req_s,mean,,,,,,,,,,,,,,,,uniform\n", hdr, run);
+    assert_int_not_equal(srv_load_cases(&cat, srv_rows, strlen(srv_rows), "rows", m, strlen(m), "map", &c, &n, &err), 0);
+    assert_non_null(strstr(err.msg, "arrivals 'uniform'"));
+    snprintf(m, sizeof m, "%ss1,%soffline,10,req_s,mean,,,,,,,,,,,,,,,,fixed-span\n", hdr, run);
+    assert_int_not_equal(srv_load_cases(&cat, srv_rows, strlen(srv_rows), "rows", m, strlen(m), "map", &c, &n, &err), 0);
+    assert_non_null(strstr(err.msg, "arrivals fixed-span"));
+    catalog_free(&cat);
+}
+
 /* a dataset stated by its medians and P90s (lognormal:PM:P90:OM:O90[:MAX]) */
 static void serving_rows_draw_a_dataset_stated_by_its_quantiles(void **state)
 {
@@ -888,6 +927,7 @@ int main(void)
         cmocka_unit_test(serving_rows_take_the_engine_settings_they_state),
         cmocka_unit_test(serving_rows_take_the_kv_blocks_they_state),
         cmocka_unit_test(serving_rows_in_a_ray_actor_pay_its_call_every_step),
+        cmocka_unit_test(serving_rows_take_the_arrival_span_their_client_sent),
         cmocka_unit_test(serving_scaled_chat_draws_stay_within_the_context),
         cmocka_unit_test(serving_rows_draw_a_dataset_stated_by_its_quantiles),
     };
