@@ -254,6 +254,9 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
     kvn(t, "tp_step_overhead", "%.1f", e->tp_step_overhead_s * 1e6,
         e->ray_workers ? "us more per step at any TP (a Ray call to every worker)" : "us more per step at TP > 1 (driver-to-worker calls)");
     kvb(t, "ray_workers", e->ray_workers, "every GPU a Ray actor called each step, even at TP 1");
+    if (e->ray_output_token_s > 0)
+        kvn(t, "ray_output_token", "%.1f", e->ray_output_token_s * 1e9,
+            "ns of CPU per context token of each scheduled sequence a step, with --engine-use-ray");
     kvn(t, "first_token", "%.1f", e->first_token_s * 1e6, "us added to every TTFT");
     kvn(t, "compute_scale", "%.3f", e->compute_scale, "x the GPU's compute efficiency");
     kvn(t, "collective_latency", "%.2f", e->collective_latency_s * 1e6, "us added to each collective");

@@ -1451,7 +1451,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "chunked_prefill_min_context", "chunked_max_batched_tokens",
                                           "chunked_prefill", "prefill_first", "static_batching", "spec_no_overlap", "pd_decode_first_token", "pd_decode_resample", "pd_decode_prealloc", "pd_kv_full_window", "max_concurrent_requests", "pd_decode_reserve_tokens", "disaggregation", "tp_step_overhead_s",
                                           "prefix_cache", "gpu_memory_tiers",
-                                          "graph_max_batch", "graph_piecewise", "dp_rank_scheduler", "prompt_within_budget", "dp_attention", "cuda_only", "kv_heads_per_read", "ray_workers",
+                                          "graph_max_batch", "graph_piecewise", "dp_rank_scheduler", "prompt_within_budget", "dp_attention", "cuda_only", "kv_heads_per_read", "ray_workers", "ray_output_token_s",
                                           "varlen_fa2_archs", "fa2_archs", "moe_triton_archs", "source", NULL };
     static const char *const admissions[] = { "optimistic", "no-evict", "reserve", "wait", NULL };
     int rc;
@@ -1469,6 +1469,8 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
         (rc = json_get_number(c, e, "first_token_s", "first_token_s", true, 0, false, 0.2, &g->first_token_s, NULL)) ||
         (rc = json_get_number(c, e, "tp_step_overhead_s", "tp_step_overhead_s", false, 0, false, 0.02,
                               &g->tp_step_overhead_s, NULL)) ||
+        (rc = json_get_number(c, e, "ray_output_token_s", "ray_output_token_s", false, 0, false, 1e-6,
+                              &g->ray_output_token_s, NULL)) ||
         (rc = json_get_number(c, e, "compute_scale", "compute_scale", true, 0.7, false, 1, &g->compute_scale, NULL)) ||
         (rc = json_get_number(c, e, "collective_latency_s", "collective_latency_s", false, 0, false, 50e-6,
                          &g->collective_latency_s, NULL)) ||

@@ -241,6 +241,10 @@ struct llmroof_engine {
                                          to its tensor-parallel workers (Ray remote tasks), s [0, 20 ms] */
     bool ray_workers;                 /* every GPU, even at TP 1, is a Ray actor its engine calls each step
                                          (DistServe's ParaWorker): tp_step_overhead_s at any TP */
+    double ray_output_token_s;        /* with the engine in a Ray actor (--engine-use-ray), CPU time per token
+                                         of every scheduled sequence's prompt and output so far, each step: its
+                                         whole RequestOutput pickled in the actor and unpickled in the API
+                                         server (bench/ray_output_pickle.py), s [0, 1 us] */
     double compute_scale;             /* multiplies the GPU's compute efficiency, [0.7, 1] */
     double collective_latency_s;      /* added to each collective's fixed latency (NCCL via torch vs custom kernels), s */
     bool cuda_graphs;                 /* steps replay a CUDA graph: no CPU launch cost per kernel (all steps,

@@ -930,7 +930,7 @@ int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_reques
      * engine's own API (no HTTP server) */
     const double gpus = (double)s->tp * (out->shard.pp > 1 ? (double)out->shard.pp : 1.0);
     const double workers = gpus > 1 || s->eff.ray_workers ? gpus : 0.0;
-    out->cpu_prefill_s = roofline_cpu_step_s(&s->eff, out->prefill.time_s, Bp, workers, spec != NULL, 0.0, 0.0) -
+    out->cpu_prefill_s = roofline_cpu_step_s(&s->eff, out->prefill.time_s, Bp, workers, spec != NULL, 0.0, 0.0, Bp * P) -
                          out->prefill.time_s;
     out->ttft_s += out->cpu_prefill_s;
     if (s->eff.first_token_decode) {
@@ -1148,7 +1148,8 @@ int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_reques
         /* the engine's CPU work per step for its B sequences beside the GPU's (the simulator's
          * sim_cpu_step_s: one rule); with speculation SGLang schedules between steps */
         const double gpu_step = out->step_s;
-        out->step_s = roofline_cpu_step_s(&s->eff, gpu_step, B, workers, spec != NULL, 0.0, 0.0);
+        /* (with the engine in a Ray actor, each sequence's prompt and output so far: its mean context) */
+        out->step_s = roofline_cpu_step_s(&s->eff, gpu_step, B, workers, spec != NULL, 0.0, 0.0, B * 0.5 * (c1 + c2));
         out->cpu_step_s = out->step_s - gpu_step;
         out->tpot_s = out->step_s / out->tokens_per_step;
         out->decode_tok_s = Ball / out->tpot_s;

@@ -91,6 +91,7 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
          * once per step (AsyncLLMEngine: engine.step.remote()), the same remote call a TP > 1
          * driver makes to its workers: the profile's tp_step_overhead_s, then at any TP */
         e.ray_engine = o && o->engine_use_ray;
+        e.ray_token_s = e.ray_engine ? en->ray_output_token_s : 0.0;
         e.ray_workers = en->ray_workers;
         e.comm_latency_s = en->collective_latency_s;
         /* launch_s is the eager steps' cost at this host; graphs decide per step which those are (rl_launch) */
@@ -393,12 +394,13 @@ static double add_cpu(double t, double cpu, double overlap)
 }
 
 double roofline_cpu_step_s(const struct llmroof_effs *eff, double gpu_s, double seqs, double workers, bool spec,
-                           double api_s, double api_overlap)
+                           double api_s, double api_overlap, double tokens)
 {
     const double ov = spec && eff->spec_no_overlap ? 0.0 : eff->cpu_overlap;
-    const double n = seqs * (eff->cpu_scale > 0 ? eff->cpu_scale : 1.0);
+    const double scale = eff->cpu_scale > 0 ? eff->cpu_scale : 1.0, n = seqs * scale;
     return roofline_cpu_combine_s(gpu_s, eff->cpu_output_s * n, eff->cpu_output_overlap,
-                                  (eff->cpu_seq_s + eff->worker_seq_s * workers) * n, ov, api_s * n, api_overlap);
+                                  (eff->cpu_seq_s + eff->worker_seq_s * workers) * n, ov, api_s * n, api_overlap) +
+           eff->ray_token_s * tokens * scale;
 }
 
 double roofline_cpu_combine_s(double gpu_s, double out_s, double out_overlap, double seq_s, double seq_overlap,

@@ -93,6 +93,9 @@ struct llmroof_effs {
     double cpu_seq_s, cpu_overlap;          /* scheduling and input preparation */
     double worker_seq_s;                    /* more per GPU called as a Ray worker (vLLM < 0.2.7) */
     double cpu_output_s, cpu_output_overlap; /* output processing */
+    double ray_token_s;                     /* the engine in a Ray actor (ray_engine): its RequestOutputs
+                                               carried to the API server, per context token of each
+                                               scheduled sequence (engine ray_output_token_s), serial */
     bool spec_no_overlap;                   /* speculative decoding runs scheduling between steps */
 };
 
@@ -107,10 +110,13 @@ double roofline_kv_copy_s(const struct llmroof_gpu *g, const struct llmroof_effs
  * preparation (cpu_seq_s each, and worker_seq_s per Ray worker of `workers`), then the API
  * server's streamed chunk (api_s each, an argument: the simulator's HTTP server; 0 through the
  * engine's own API), each added as t + cpu - overlap x min(t, cpu) with its own overlap; with
- * `spec` and spec_no_overlap scheduling does not overlap. Every time at the reference host, scaled
- * by cpu_scale. estimate and the simulator both time a step with it. */
+ * `spec` and spec_no_overlap scheduling does not overlap; then, with the engine in a Ray actor,
+ * ray_token_s for each of the `tokens` context tokens (prompt and output so far) of the scheduled
+ * sequences, added whole (the actor pickles after its step and the server unpickles before it
+ * calls the next). Every time at the reference host, scaled by cpu_scale. estimate and the
+ * simulator both time a step with it. */
 double roofline_cpu_step_s(const struct llmroof_effs *eff, double gpu_s, double seqs, double workers, bool spec,
-                           double api_s, double api_overlap);
+                           double api_s, double api_overlap, double tokens);
 /* Its arithmetic on the step's three CPU totals, s: ((gpu (+) out) (+) seq) (+) api, where
  * t (+) cpu = t + cpu - overlap x min(t, cpu). */
 double roofline_cpu_combine_s(double gpu_s, double out_s, double out_overlap, double seq_s, double seq_overlap,

@@ -1398,6 +1398,7 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
         add_positive(o, "offline_max_batched_tokens", (double)e[i].offline_max_batched_tokens);
         add_positive(o, "offline_large_gpu_max_batched_tokens", (double)e[i].offline_large_gpu_max_batched_tokens);
         add_positive(o, "tp_step_overhead_s", (double)e[i].tp_step_overhead_s);
+        add_positive(o, "ray_output_token_s", (double)e[i].ray_output_token_s);
         if (e[i].ray_workers)
             cJSON_AddBoolToObject(o, "ray_workers", true);
         add_positive(o, "chunked_prefill_min_context", (double)e[i].chunked_prefill_min_context);

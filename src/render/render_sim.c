@@ -162,6 +162,8 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
                         c->api_overlap >= 1 ? "own process" : c->api_overlap > 0 ? "partly overlapped" : "in the engine's process");
         else if (c->no_api_server)
             sbuf_printf(out, ", no API server (the engine's own API)");
+        if (s->eff.ray_token_s > 0) /* sim_cpu_step_s: the Ray actor's outputs to the API server */
+            sbuf_printf(out, ", Ray actor's outputs %.3g ns per context token", s->eff.ray_token_s * 1e9);
         /* the costs above are the reference host's (docs/model.md "Host CPU") */
         if (s->eff.cpu_scale > 0 && s->eff.cpu_scale != 1.0 && (c->cpu_seq_s > 0 || c->cpu_output_s > 0 || c->api_stream_s > 0))
             sbuf_printf(out, "; x%.2f on this host", s->eff.cpu_scale);

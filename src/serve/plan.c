@@ -184,7 +184,7 @@ static double fast_engine_s(const struct llmroof_setup *s, const struct llmroof_
         t += copy_s;
     }
     const double workers = sh->gpus > 1 || s->eff.ray_workers ? (double)sh->gpus : 0.0;
-    return roofline_cpu_step_s(&s->eff, t, seqs, workers, false, 0.0, 0.0);
+    return roofline_cpu_step_s(&s->eff, t, seqs, workers, false, 0.0, 0.0, B * ctx);
 }
 
 static double fast_pass(const struct llmroof_setup *s, const struct llmroof_shard *sh, double B, double ctx, double P,

@@ -284,7 +284,7 @@ struct sim_config {
  * overlapped with what runs before it by its own share (docs/metrics.md "The engine's CPU work").
  * The profile's per-sequence costs are the reference host's; cpu_scale (the setup's
  * eff.cpu_scale: 1 / host speed, docs/model.md "Host CPU"; 0 = 1) stretches them. */
-double sim_cpu_step_s(const struct sim_config *c, double gpu_s, double seqs, double cpu_scale, int gpus);
+double sim_cpu_step_s(const struct sim_config *c, double gpu_s, double seqs, double cpu_scale, int gpus, double tokens);
 
 /* The Ray workers an instance of `gpus` GPUs calls each step, each pickling the step's sequence
  * metadata (worker_seq_s): every GPU at TP > 1, none at one GPU (vLLM's driver runs its own

@@ -886,7 +886,7 @@ int sim_ray_workers(const struct sim_config *c, int gpus)
     return gpus > 1 || c->setup.eff.ray_workers ? gpus : 0;
 }
 
-double sim_cpu_step_s(const struct sim_config *c, double gpu_s, double seqs, double cpu_scale, int gpus)
+double sim_cpu_step_s(const struct sim_config *c, double gpu_s, double seqs, double cpu_scale, int gpus, double tokens)
 {
     const double ov = c->spec_no_overlap && c->spec.kind != SIM_SPEC_NONE ? 0.0 : c->cpu_overlap;
     /* the profile's costs are the reference host's; this host takes cpu_scale times as long */
@@ -894,9 +894,13 @@ double sim_cpu_step_s(const struct sim_config *c, double gpu_s, double seqs, dou
     const double workers = (double)sim_ray_workers(c, gpus);
     /* estimate's rule (roofline_cpu_step_s) on the configured costs: the simulator's may differ
      * from the profile's (multi-step scheduling, the API server, a test's) */
+    /* with the engine in a Ray actor (--engine-use-ray) its RequestOutputs, every scheduled
+     * sequence's prompt and output so far (`tokens`, the step's keys read), cross to the API
+     * server between two steps (roofline_cpu_step_s) */
     return roofline_cpu_combine_s(gpu_s, c->cpu_output_s * n, c->cpu_output_overlap,
                                   (c->cpu_seq_s + c->worker_seq_s * workers) * n, ov, c->api_stream_s * n,
-                                  c->api_overlap);
+                                  c->api_overlap) +
+           c->setup.eff.ray_token_s * tokens * (cpu_scale > 0 ? cpu_scale : 1.0);
 }
 
 /* The iteration's GPU time (gpu_time) and the engine's CPU work that grows with the batch
@@ -922,7 +926,7 @@ double sim_iter_cost(const struct runner *r, const struct engine *e, const struc
     const struct sim_config *c = r->c;
     const double gpu = gpu_time(r, e, it) + (c->kv_copy ? kv_copy_s(e, it) : 0.0);
     const double t = sim_cpu_step_s(c, gpu, (double)it->nsched, e->setup.eff.cpu_scale,
-                                    sim_setup_gpus(&e->setup));
+                                    sim_setup_gpus(&e->setup), it->b.kv_read_tokens);
     return c->step_scale > 0 ? t * c->step_scale : t;
 }
 

@@ -230,7 +230,7 @@ struct cap_engine {
 static double cap_step_s(const struct cap_engine *x, const struct llmroof_batch *b, double seqs, double copy_tokens)
 {
     const double gpu = sim_step_time(x->s, x->sh, b) + x->copy_s_per_token * copy_tokens;
-    const double t = sim_cpu_step_s(x->c, gpu, seqs, x->s->eff.cpu_scale, sim_setup_gpus(x->s));
+    const double t = sim_cpu_step_s(x->c, gpu, seqs, x->s->eff.cpu_scale, sim_setup_gpus(x->s), b->kv_read_tokens);
     return x->c->step_scale > 0 ? t * x->c->step_scale : t;
 }
 

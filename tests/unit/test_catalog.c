@@ -555,6 +555,8 @@ static void engine_scheduler_fields_are_bounded(void **state)
         { "\"prefill_first\": \"yes\"", "prefill_first" },
         { "\"budget_min_context\": 1", "budget_min_context" },
         { "\"tp_step_overhead_s\": 0.05", "tp_step_overhead_s" },
+        { "\"ray_output_token_s\": 2e-6", "ray_output_token_s" },
+        { "\"ray_output_token_s\": -1e-9", "ray_output_token_s" },
         /* the CPU parts (2 ms of API work per chunk, an overlap of 1.5; docs/model.md "Engine CPU work") */
         { "\"cpu_output_s\": 0.002", "cpu_output_s" },
         { "\"cpu_output_overlap\": 1.5", "cpu_output_overlap" },

@@ -27,7 +27,7 @@ static void vllm_0_5_step_reproduces_the_posts_split(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     const struct sim_config c = engine_config(&cat, "vllm-0.4");
-    const double t = sim_cpu_step_s(&c, 20.84e-3, 217, 1.0, 1);
+    const double t = sim_cpu_step_s(&c, 20.84e-3, 217, 1.0, 1, 0.0);
     assert_rel_close(t, 46.88e-3, 1e-9);
     assert_rel_close(17.82e-3 / t, 0.380, 0.005);
     assert_rel_close(217 * 71e-6 / t, 0.329, 0.005);
@@ -48,9 +48,9 @@ static void vllm_0_6_hides_output_processing_and_the_api_server(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     struct sim_config c = engine_config(&cat, "vllm-0.6");
-    assert_rel_close(sim_cpu_step_s(&c, 20e-3, 200, 1.0, 1), 26.4e-3, 1e-9);
+    assert_rel_close(sim_cpu_step_s(&c, 20e-3, 200, 1.0, 1, 0.0), 26.4e-3, 1e-9);
     c.cpu_seq_s /= 10;
-    assert_rel_close(sim_cpu_step_s(&c, 20e-3, 200, 1.0, 1), 20.64e-3, 1e-9);
+    assert_rel_close(sim_cpu_step_s(&c, 20e-3, 200, 1.0, 1, 0.0), 20.64e-3, 1e-9);
     catalog_free(&cat);
 }
 
@@ -65,9 +65,9 @@ static void api_server_in_its_own_process_bounds_the_step(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     struct sim_config c = engine_config(&cat, "vllm-0.6");
-    assert_rel_close(sim_cpu_step_s(&c, 5e-3, 250, 1.0, 1), 17.75e-3, 1e-9);
+    assert_rel_close(sim_cpu_step_s(&c, 5e-3, 250, 1.0, 1, 0.0), 17.75e-3, 1e-9);
     c.api_overlap = 0;
-    assert_rel_close(sim_cpu_step_s(&c, 5e-3, 250, 1.0, 1), 30.75e-3, 1e-9);
+    assert_rel_close(sim_cpu_step_s(&c, 5e-3, 250, 1.0, 1, 0.0), 30.75e-3, 1e-9);
     catalog_free(&cat);
 }
 
@@ -98,7 +98,7 @@ static void fastgen_pays_its_top_p_loop_per_sequence(void **state)
     assert_int_equal(c.max_batched_tokens, 768);
     assert_int_equal(c.max_seqs, 512);
     assert_rel_close(c.api_stream_s, 0.0, 0);
-    assert_rel_close(sim_cpu_step_s(&c, 20e-3, 150, 1.0, 1), 72.11e-3, 1e-9);
+    assert_rel_close(sim_cpu_step_s(&c, 20e-3, 150, 1.0, 1, 0.0), 72.11e-3, 1e-9);
     catalog_free(&cat);
 }
 
@@ -116,9 +116,9 @@ static void a_slower_host_stretches_the_cpu_parts(void **state)
     load_shipped(&cat);
     struct sim_config c = engine_config(&cat, "vllm-0.6");
     c.api_overlap = 0;
-    assert_rel_close(sim_cpu_step_s(&c, 5e-3, 250, 2.0, 1), 60e-3, 1e-9);
-    assert_rel_close(sim_cpu_step_s(&c, 5e-3, 0, 2.0, 1), 5e-3, 1e-12);
-    assert_rel_close(sim_cpu_step_s(&c, 5e-3, 250, 0.0, 1), 30.75e-3, 1e-9);
+    assert_rel_close(sim_cpu_step_s(&c, 5e-3, 250, 2.0, 1, 0.0), 60e-3, 1e-9);
+    assert_rel_close(sim_cpu_step_s(&c, 5e-3, 0, 2.0, 1, 0.0), 5e-3, 1e-12);
+    assert_rel_close(sim_cpu_step_s(&c, 5e-3, 250, 0.0, 1, 0.0), 30.75e-3, 1e-9);
     catalog_free(&cat);
 }
 
@@ -132,9 +132,9 @@ static void scheduling_overlap_alone_is_unchanged(void **state)
     load_shipped(&cat);
     struct sim_config c = engine_config(&cat, "sglang");
     assert_rel_close(c.cpu_output_s + c.api_stream_s, 0, 0);
-    assert_rel_close(sim_cpu_step_s(&c, 1e-3, 300, 1.0, 1), 1.2e-3, 1e-9);
+    assert_rel_close(sim_cpu_step_s(&c, 1e-3, 300, 1.0, 1, 0.0), 1.2e-3, 1e-9);
     c.spec.kind = SIM_SPEC_EAGLE;
-    assert_rel_close(sim_cpu_step_s(&c, 1e-3, 300, 1.0, 1), 2.2e-3, 1e-9);
+    assert_rel_close(sim_cpu_step_s(&c, 1e-3, 300, 1.0, 1, 0.0), 2.2e-3, 1e-9);
     catalog_free(&cat);
 }
 
@@ -153,9 +153,9 @@ static void vllm_v1_overlaps_its_scheduler_only_from_0_14(void **state)
     load_shipped(&cat);
     const struct sim_config sync = engine_config(&cat, "vllm-0.8"), async = engine_config(&cat, "vllm");
     assert_rel_close(sync.cpu_seq_s, 5e-6, 1e-12);
-    assert_rel_close(sim_cpu_step_s(&sync, 138e-3, 3200, 1.0, 8), 154e-3, 1e-9);
-    assert_rel_close(sim_cpu_step_s(&async, 138e-3, 3200, 1.0, 8), 138e-3, 1e-9);
-    assert_rel_close(sim_cpu_step_s(&async, 2e-3, 3200, 1.0, 8), 16e-3, 1e-9);
+    assert_rel_close(sim_cpu_step_s(&sync, 138e-3, 3200, 1.0, 8, 0.0), 154e-3, 1e-9);
+    assert_rel_close(sim_cpu_step_s(&async, 138e-3, 3200, 1.0, 8, 0.0), 138e-3, 1e-9);
+    assert_rel_close(sim_cpu_step_s(&async, 2e-3, 3200, 1.0, 8, 0.0), 16e-3, 1e-9);
     const struct llmroof_engine *a = shipped_engine(&cat, "vllm"), *b = shipped_engine(&cat, "vllm-0.8");
     assert_rel_close(a->cpu_seq_s, b->cpu_seq_s, 0);
     assert_int_equal(a->max_seqs, b->max_seqs);
@@ -174,8 +174,8 @@ static void sglang_0_3_schedules_between_steps(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     const struct sim_config old = engine_config(&cat, "sglang-0.3"), now = engine_config(&cat, "sglang");
-    assert_rel_close(sim_cpu_step_s(&old, 1e-3, 300, 1.0, 1), 2.2e-3, 1e-9);
-    assert_rel_close(sim_cpu_step_s(&now, 1e-3, 300, 1.0, 1), 1.2e-3, 1e-9);
+    assert_rel_close(sim_cpu_step_s(&old, 1e-3, 300, 1.0, 1, 0.0), 2.2e-3, 1e-9);
+    assert_rel_close(sim_cpu_step_s(&now, 1e-3, 300, 1.0, 1, 0.0), 1.2e-3, 1e-9);
     const struct llmroof_engine *a = shipped_engine(&cat, "sglang-0.3"), *b = shipped_engine(&cat, "sglang");
     assert_int_equal(a->attention, LLMROOF_ATTN_FLASH2);
     assert_int_equal(b->attention, LLMROOF_ATTN_FLASH3);
@@ -199,7 +199,7 @@ static void tgi_processes_outputs_after_the_step(void **state)
     const struct sim_config c = engine_config(&cat, "tgi");
     assert_rel_close(c.cpu_output_s, 17e-6, 1e-12);
     assert_rel_close(c.cpu_output_overlap, 0.0, 0);
-    assert_rel_close(sim_cpu_step_s(&c, 30e-3, 200, 1.0, 1), 33.4e-3, 1e-9);
+    assert_rel_close(sim_cpu_step_s(&c, 30e-3, 200, 1.0, 1, 0.0), 33.4e-3, 1e-9);
     catalog_free(&cat);
 }
 
@@ -320,15 +320,15 @@ static void ray_workers_cost_each_sequence_once_per_gpu(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     const struct sim_config c = engine_config(&cat, "vllm-0.2");
-    assert_rel_close(sim_cpu_step_s(&c, 20e-3, 64, 1.0, 8), 46.624e-3, 1e-9);
-    assert_rel_close(sim_cpu_step_s(&c, 20e-3, 64, 1.0, 1), 27.680e-3, 1e-9);
+    assert_rel_close(sim_cpu_step_s(&c, 20e-3, 64, 1.0, 8, 0.0), 46.624e-3, 1e-9);
+    assert_rel_close(sim_cpu_step_s(&c, 20e-3, 64, 1.0, 1, 0.0), 27.680e-3, 1e-9);
     const double a100 = 1.0 / 0.81;
-    const double per_seq = (sim_cpu_step_s(&c, 20e-3, 64, a100, 8) - sim_cpu_step_s(&c, 20e-3, 64, a100, 1)) / 64;
+    const double per_seq = (sim_cpu_step_s(&c, 20e-3, 64, a100, 8, 0.0) - sim_cpu_step_s(&c, 20e-3, 64, a100, 1, 0.0)) / 64;
     assert_rel_close(per_seq, (1 / 2.48 - 1 / 3.48) / 317, 0.005);
     /* engines that broadcast the metadata over NCCL, or run workers in their own processes, pay
      * nothing per worker */
     const struct sim_config v = engine_config(&cat, "vllm-0.4");
-    assert_rel_close(sim_cpu_step_s(&v, 20e-3, 64, 1.0, 8), sim_cpu_step_s(&v, 20e-3, 64, 1.0, 1), 1e-12);
+    assert_rel_close(sim_cpu_step_s(&v, 20e-3, 64, 1.0, 8, 0.0), sim_cpu_step_s(&v, 20e-3, 64, 1.0, 1, 0.0), 1e-12);
     catalog_free(&cat);
 }
 
@@ -357,6 +357,50 @@ static void worker_cost_follows_the_instance_gpus(void **state)
     catalog_free(&cat);
 }
 
+/* vLLM 0.2 with --engine-use-ray: the actor's step returns every scheduled sequence's whole
+ * RequestOutput (prompt and output so far), pickled there and unpickled in the API server, 35 ns
+ * a context token at the reference host (engine ray_output_token_s; bench/ray_output_pickle.py).
+ * 20 ms of GPU, 60 sequences of 900 tokens: 54,000 x 35 ns = 1.89 ms more, added whole (both
+ * ends are between two steps); on an A100's host (0.81) 1.89 / 0.81 = 2.3333 ms. Without the flag
+ * the engine's outputs never leave its process: nothing. Through the simulator one request alone
+ * (Llama-2-7B, 128 + 64 tokens, A100 SXM) at 1 us a token: its prompt step reads 128 keys (TTFT
+ * + 128 / 0.81 us = 158.02 us) and its 63 decode steps 129 ... 191, mean 160 (TPOT + 197.53 us). */
+static void a_ray_actor_engine_carries_its_outputs_every_step(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_engine *en = shipped_engine(&cat, "vllm-0.2");
+    struct sim_config c = engine_config(&cat, "vllm-0.2");
+    const struct llmroof_eff_override ray = { .engine = en, .engine_use_ray = true }, plain = { .engine = en };
+    c.setup.eff = roofline_effs_engine(gpu(&cat, "h100"), en, &ray);
+    assert_rel_close(c.setup.eff.ray_token_s, 35e-9, 1e-12);
+    const double base = sim_cpu_step_s(&c, 20e-3, 60, 1.0, 1, 0.0);
+    assert_rel_close(sim_cpu_step_s(&c, 20e-3, 60, 1.0, 1, 54000.0) - base, 1.89e-3, 1e-9);
+    assert_rel_close(sim_cpu_step_s(&c, 20e-3, 60, 1.0 / 0.81, 1, 54000.0) - sim_cpu_step_s(&c, 20e-3, 60, 1.0 / 0.81, 1, 0.0),
+                     2.3333333e-3, 1e-7);
+    /* estimate's rule is the same: the A100's effs carry its host's 1 / 0.81 */
+    const struct llmroof_effs a100 = roofline_effs_engine(gpu(&cat, "a100-sxm4-80gb"), en, &ray);
+    assert_rel_close(roofline_cpu_step_s(&a100, 20e-3, 60, 0, false, 0, 0, 54000.0) -
+                         roofline_cpu_step_s(&a100, 20e-3, 60, 0, false, 0, 0, 0.0),
+                     2.3333333e-3, 1e-7);
+    c.setup.eff = roofline_effs_engine(gpu(&cat, "h100"), en, &plain);
+    assert_float_equal(c.setup.eff.ray_token_s, 0.0, 0.0);
+    assert_rel_close(sim_cpu_step_s(&c, 20e-3, 60, 1.0, 1, 54000.0), base, 0);
+    struct workload w = { WORKLOAD_FIXED, 128, 64, NULL, 0 };
+    struct sim_config one = lone_request(&cat, &w, 1);
+    struct sim_result r0, r1;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(sim_run(&one, &r0, &err), 0);
+    one.setup.eff.ray_token_s = 1e-6;
+    assert_int_equal(sim_run(&one, &r1, &err), 0);
+    assert_rel_close(r1.ttft.mean - r0.ttft.mean, 128e-6 / 0.81, 1e-6);
+    assert_rel_close(r1.tpot.mean - r0.tpot.mean, 160e-6 / 0.81, 1e-6);
+    sim_result_free(&r0);
+    sim_result_free(&r1);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -374,6 +418,7 @@ int main(void)
         cmocka_unit_test(vllm_0_2_reserves_nothing_outside_its_headroom),
         cmocka_unit_test(ray_workers_cost_each_sequence_once_per_gpu),
         cmocka_unit_test(worker_cost_follows_the_instance_gpus),
+        cmocka_unit_test(a_ray_actor_engine_carries_its_outputs_every_step),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
