@@ -2,7 +2,7 @@
 # bench_table.sh - the figures of issue 24's table (docs/performance.md): wall and user CPU
 # seconds and peak memory of each command, the median of N runs (default 3).
 #   LLMROOF_DATA=data bench/bench_table.sh BUILD/llmroof [N] [ROW...]
-# ROW: sim1m sim10m cluster plan70b plan8x22b plan8x7b simwin planwin estimate start (default: all but sim10m).
+# ROW: sim1m sim10m cluster plan70b plan8x22b plan8x7b simwin planwin planfast planusers estimate start (default: all but sim10m).
 # simwin and planwin: a sliding-window model (gpt-oss-20b: lazy windowed decoders, docs/performance.md).
 # start is `llmroof --version`: the process start alone (the shared libraries it loads).
 # The simulate rows also print the peak bytes per request (peak / requests).
@@ -11,7 +11,7 @@ set -eu
 bin=$1
 n=${2:-3}
 shift $(( $# >= 2 ? 2 : 1 ))
-rows=${*:-"sim1m cluster plan70b plan8x22b plan8x7b simwin planwin estimate"}
+rows=${*:-"sim1m cluster plan70b plan8x22b plan8x7b simwin planwin planfast planusers estimate"}
 cmd_of() {
     case $1 in
     sim1m) echo "simulate -m llama-2-7b -g a100-sxm4-80gb -w chat --rate 10 -n 1000000" ;;
@@ -22,6 +22,8 @@ cmd_of() {
     plan8x7b) echo "plan -m mixtral-8x7b --gpus h100,h200,mi300x" ;;
     simwin) echo "simulate -m gpt-oss-20b -g h100 --rate 40 -n 100000" ;;
     planwin) echo "plan -m gpt-oss-20b --gpus h100 --users 20000 --ttft-slo 2s --tpot-slo 50ms" ;;
+    planfast) echo "plan -m llama-3.1-70b --gpus all --fast" ;;
+    planusers) echo "plan -m llama-3.1-8b --gpus all --users 200" ;;
     estimate) echo "estimate -m llama-2-7b -g a100" ;;
     start) echo "--version" ;;
     esac

@@ -214,16 +214,85 @@ static double fast_pass(const struct llmroof_setup *s, const struct llmroof_shar
     return fast_engine_s(s, sh, ph.time_s, B, ctx, seqs);
 }
 
-static double fast_step(const struct llmroof_setup *s, const struct llmroof_shard *sh, bool prefill_first, double B,
-                        double ctx, double P, double q, double cap_tok)
+/* The root of a function h that falls through 0 on [lo, hi], h(lo) > 0 >= h(hi) (hlo_known false:
+ * h(lo) is not evaluated, only known positive: bisection until a point above the root is), to
+ * rtol: Brent's method (Brent, "Algorithms for Minimization without Derivatives", 1973, ch. 4:
+ * inverse quadratic or secant steps kept inside the bracket, a bisection where they would not
+ * shrink it fast enough), stopping where the bracket is rtol x hi wide or h(x) <= 0 lies within
+ * rtol x of 0 (h's own rounding, the inner solves' 1e-9, would otherwise keep an end from closing
+ * in). Returns the end where h <= 0, as the bisection it replaces returned hi: where h is smooth a
+ * few evaluations instead of one per halving (about 30 for 1e-9); where it jumps (the prompts'
+ * room filling) about as many as the bisection. */
+static double falling_root(double (*h)(void *, double), void *ctx, double lo, double hlo, bool hlo_known, double hi,
+                           double hhi, double rtol, int maxit)
 {
-    if (!prefill_first)
-        return fast_pass(s, sh, B, ctx, P, q, cap_tok);
-    const double t_dec = fast_pass(s, sh, B, ctx, P, 0.0, cap_tok);
-    if (!(q > 0))
-        return t_dec;
-    /* the prompt iteration holds prompts only (a batch of no decodes: B = 0) */
-    return t_dec + fmin(q, 1.0) * fast_pass(s, sh, 0.0, ctx, P, fmax(q, 1.0), cap_tok);
+    int k = 0;
+    for (; !hlo_known && k < maxit && hi - lo > rtol * hi; k++) {
+        const double x = 0.5 * (lo + hi), hx = h(ctx, x);
+        if (hx > 0) {
+            lo = x;
+            hlo = hx;
+            hlo_known = true;
+        } else {
+            hi = x;
+            hhi = hx;
+        }
+    }
+    if (!hlo_known)
+        return hi;
+    /* b the latest estimate, c the end across the root from b, a the previous b; np the least
+     * point seen where h <= 0 (h falls: the nearest above the root) */
+    double a = lo, fa = hlo, b = hi, fb = hhi, c = a, fc = fa, d = b - a, e = d, np = hi;
+    for (; k < maxit; k++) {
+        if ((fb > 0) == (fc > 0)) { /* b and c on one side: c back across from b */
+            c = a;
+            fc = fa;
+            d = e = b - a;
+        }
+        if (fabs(fc) < fabs(fb)) { /* b the better of the two */
+            a = b;
+            b = c;
+            c = a;
+            fa = fb;
+            fb = fc;
+            fc = fa;
+        }
+        const double tol = 0.5 * rtol * fabs(b), xm = 0.5 * (c - b);
+        if (fabs(xm) <= tol || (fb <= 0 && fabs(fb) <= rtol * fabs(b)))
+            break;
+        if (fabs(e) >= tol && fabs(fa) > fabs(fb)) {
+            double p, q, sab = fb / fa;
+            if (a == c) { /* secant */
+                p = 2.0 * xm * sab;
+                q = 1.0 - sab;
+            } else { /* inverse quadratic interpolation */
+                const double qa = fa / fc, r = fb / fc;
+                p = sab * (2.0 * xm * qa * (qa - r) - (b - a) * (r - 1.0));
+                q = (qa - 1.0) * (r - 1.0) * (sab - 1.0);
+            }
+            if (p > 0)
+                q = -q;
+            else
+                p = -p;
+            if (2.0 * p < fmin(3.0 * xm * q - fabs(tol * q), fabs(e * q))) {
+                e = d;
+                d = p / q;
+            } else {
+                d = xm;
+                e = d;
+            }
+        } else {
+            d = xm;
+            e = d;
+        }
+        a = b;
+        fa = fb;
+        b += fabs(d) > tol ? d : copysign(tol, xm);
+        fb = h(ctx, b);
+        if (fb <= 0 && b < np)
+            np = b;
+    }
+    return fb <= 0 ? b : np;
 }
 
 /* (plan.h) Fixed-point passes settle t when the prompts take a small share of a step; otherwise
@@ -231,19 +300,45 @@ static double fast_step(const struct llmroof_setup *s, const struct llmroof_shar
  * 198 users of Llama-65B on TP-4 A100s the first guess (X = 66 requests/s) has no fixed point, t
  * grew to 1e168 s, and 200 damped passes of the response time never came back, leaving the
  * answer at X ~ 0, a TPOT without its prompts (71.6 ms where the settled load gives 80). */
+/* One plan_step_fixed_point solve. Its step f(t) at the prompts arriving in t (q of them): the
+ * pass over the B decodes and q prompts, or for a prefill-first engine the decode iteration plus,
+ * for q < 1 in a share q of the cycles, one prompt iteration (q >= 1: all q prompts in it), whose
+ * decode pass (no prompts) is taken once a solve */
+struct fp_solve {
+    const struct llmroof_setup *s;
+    const struct llmroof_shard *sh;
+    bool prefill_first;
+    double B, ctx, P, rate_req, cap_tok;
+    double t_dec; /* fast_pass of the B decodes alone */
+};
+/* f at q prompts */
+static double fp_step(const struct fp_solve *fp, double q)
+{
+    if (!fp->prefill_first)
+        return q > 0 ? fast_pass(fp->s, fp->sh, fp->B, fp->ctx, fp->P, q, fp->cap_tok) : fp->t_dec;
+    if (!(q > 0))
+        return fp->t_dec;
+    /* the prompt iteration holds prompts only (a batch of no decodes: B = 0) */
+    return fp->t_dec + fmin(q, 1.0) * fast_pass(fp->s, fp->sh, 0.0, fp->ctx, fp->P, fmax(q, 1.0), fp->cap_tok);
+}
+
 bool plan_step_fixed_point(const struct llmroof_setup *s, const struct llmroof_shard *sh, bool prefill_first,
                            double B, double ctx, double P, double rate_req, double cap_tok, double *t_out)
 {
     const double n = sh->attn_dp > 1 ? (double)sh->attn_dp : 1.0;
+    struct fp_solve fp = { s, sh, prefill_first, B, ctx, P, rate_req, cap_tok, fast_pass(s, sh, B, ctx, P, 0.0, cap_tok) };
     /* every replica prefilling its whole room: the longest step, and the most prompt tokens one holds */
-    const double t_full = fast_step(s, sh, prefill_first, B, ctx, P, n * cap_tok / P, cap_tok);
+    const double t_full = fp_step(&fp, n * cap_tok / P);
     *t_out = t_full;
     if (!(rate_req * P * t_full < n * cap_tok))
         return false; /* the prompts arriving fill every step: no step holds them all */
-    const double t_dec = fast_step(s, sh, prefill_first, B, ctx, P, 0.0, cap_tok);
+    /* passes t = f(t) from the decode-only step rise to the least fixed point: f rises with t, but
+     * f(t) - t need not fall (the roofline's thresholds, CUDA-graph sizes among them, make f jump),
+     * so a root finder on [t_dec, t_full] could settle on a later one */
+    const double t_dec = fp.t_dec;
     double t = t_dec;
     for (int k = 0; k < 20; k++) {
-        const double tn = fast_step(s, sh, prefill_first, B, ctx, P, rate_req * t, cap_tok);
+        const double tn = fp_step(&fp, rate_req * t);
         if (fabs(tn - t) <= 1e-9 * tn) {
             *t_out = tn;
             return true;
@@ -255,7 +350,7 @@ bool plan_step_fixed_point(const struct llmroof_setup *s, const struct llmroof_s
     double lo = t_dec, hi = t_full;
     for (int k = 0; k < 60 && hi - lo > 1e-9 * hi; k++) {
         const double mid = 0.5 * (lo + hi);
-        if (fast_step(s, sh, prefill_first, B, ctx, P, rate_req * mid, cap_tok) <= mid)
+        if (fp_step(&fp, rate_req * mid) <= mid)
             hi = mid;
         else
             lo = mid;
@@ -320,6 +415,17 @@ static double fast_response(const struct fast_solve *f, double R, double *ttft, 
     return Rn;
 }
 
+/* F(R) - R for falling_root (fast_latency) */
+struct fast_gap {
+    const struct fast_solve *f;
+    double ttft, tpot;
+};
+static double fast_gap_s(void *ctx, double R)
+{
+    struct fast_gap *g = ctx;
+    return fast_response(g->f, R, &g->ttft, &g->tpot) - R;
+}
+
 static void fast_latency(const struct plan_input *in, const struct llmroof_setup *s, const struct llmroof_shard *sh,
                          long users, double P, double O, double cap_batch, double *ttft, double *tpot)
 {
@@ -330,19 +436,21 @@ static void fast_latency(const struct plan_input *in, const struct llmroof_setup
     const struct fast_solve f = { s, sh, (double)users, P, O, (in->sim.think_min_s + in->sim.think_max_s) / 2,
                                   cap_batch, rank_tok, ceil(P / rank_tok), sc.chunked_prefill, sc.prefill_first };
     /* F(R) - R is positive at R -> 0 (F >= the service time S > 0) and negative for R large
-     * (the load X = N / (Z + R) vanishes and F tends to S): bisect for the root. Damped passes
-     * had oscillated where the prompts' room binds (Llama-3.1-8B on an L4 at 14 users of code
-     * completions: R swung between 2.1 and 10.4 s for 300 passes) */
-    double lo = 0.0, hi = 1.0;
-    for (int k = 0; k < 60 && fast_response(&f, hi, ttft, tpot) > hi; k++)
+     * (the load X = N / (Z + R) vanishes and F tends to S): a bracketed root (falling_root). Damped
+     * passes had oscillated where the prompts' room binds (Llama-3.1-8B on an L4 at 14 users of code
+     * completions: R swung between 2.1 and 10.4 s for 300 passes); a bisection alone took 37
+     * evaluations of F a solve (plan -m llama-3.1-70b --gpus all --fast: 51,946 of them) */
+    struct fast_gap g = { &f, 0, 0 };
+    double lo = 0.0, hlo = 0.0, hi = 1.0, hhi = fast_gap_s(&g, hi);
+    bool hlo_known = false;
+    for (int k = 0; k < 60 && hhi > 0; k++) {
+        lo = hi;
+        hlo = hhi;
+        hlo_known = true;
         hi *= 2.0;
-    for (int k = 0; k < 100 && hi - lo > 1e-9 * hi; k++) {
-        const double mid = 0.5 * (lo + hi);
-        if (fast_response(&f, mid, ttft, tpot) > mid)
-            lo = mid;
-        else
-            hi = mid;
+        hhi = fast_gap_s(&g, hi);
     }
+    hi = falling_root(fast_gap_s, &g, lo, hlo, hlo_known, hi, hhi, 1e-9, 200);
     /* the loop settles at the root R; where a bottleneck binds only beyond it F jumps there (the
      * prompts' room fills: below R the load waits for it, above it nothing waits), and the
      * users' response time is the root itself, the wait its part before the first token */
