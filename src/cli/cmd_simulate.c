@@ -652,6 +652,8 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         return cli_usage_error(c, "option '--scenario server' is MLPerf's Poisson arrivals: add --rate QPS");
     if (x->cfg.span_fixed && !x->have_rate && !(x->sweep_name && strcmp(x->sweep_name, "rate") == 0))
         return cli_usage_error(c, "option '--fixed-span' scales a Poisson run's arrivals: add --rate QPS or --sweep-rate");
+    if (x->cfg.span_fixed && x->cfg.requests < 2) /* as sim.c refuses it: no gap to scale */
+        return cli_usage_error(c, "option '--fixed-span' scales the gaps between arrivals: it needs --requests 2 or more");
     if ((rc = cli_spec_check(c, &x->sp)))
         return rc;
     if (x->have_pcache && x->no_pcache)

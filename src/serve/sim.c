@@ -1002,6 +1002,11 @@ static int check_config(const struct sim_config *c, long *nreq, struct llmroof_e
     if (c->span_fixed && c->mode != SIM_RATE)
         return llmroof_err_set(err, LLMROOF_EINPUT, "--fixed-span scales a Poisson run's arrivals: it needs an open "
                                                     "loop at a rate (--rate or --sweep-rate)");
+    /* one request has no gap to scale: it cannot arrive both first at 0 and last at 1 / rate
+     * (DistServe's client divides by its zero span), and left unscaled it kept a Poisson draw */
+    if (c->span_fixed && c->requests < 2)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "--fixed-span scales the gaps between arrivals: it needs "
+                                                    "--requests 2 or more");
     switch (c->mode) {
     case SIM_CLOSED:
         if (c->concurrency < 1 || c->requests < 1 || c->think_min_s < 0 || c->think_max_s < c->think_min_s)
