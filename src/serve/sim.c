@@ -1424,10 +1424,16 @@ static void create_arrivals(struct runner *r)
         }
         if (c->span_fixed && r->nreq > 1) {
             /* DistServe's client (evaluation/2-benchmark-serving: "Scale timestamps to [0,
-             * num_prompts/request_rate]"): the gaps keep their proportions, the span is exact */
-            const double t0 = r->R[0].arrival_s, k = ((double)r->nreq / c->rate_qps) / (t - t0);
-            for (long i = 0; i < r->nreq; i++)
-                r->R[i].arrival_s = (r->R[i].arrival_s - t0) * k;
+             * num_prompts/request_rate]"): the gaps keep their proportions, the span is exact.
+             * drawn * (span / drawn) rounds an ulp off span in about 8% of runs, so the last
+             * is set to it and none may pass it (in_order below); a drawn span of 0 (every gap
+             * drawn 0, or below an ulp: never seen) would scale 0 by infinity, NaN, and leaves
+             * all but the last at 0 instead */
+            const double t0 = r->R[0].arrival_s, drawn = t - t0, span = (double)r->nreq / c->rate_qps;
+            const double k = drawn > 0 ? span / drawn : 0;
+            for (long i = 0; i < r->nreq - 1; i++)
+                r->R[i].arrival_s = fmin((r->R[i].arrival_s - t0) * k, span);
+            r->R[r->nreq - 1].arrival_s = span;
         }
         r->in_order = true; /* times grow with the index */
     } else if (c->mode == SIM_OFFLINE) {
