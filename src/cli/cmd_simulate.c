@@ -650,8 +650,16 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
     if (x->scenario && strcmp(x->scenario, "server") == 0 && !x->have_rate &&
         !(x->sweep_name && strcmp(x->sweep_name, "rate") == 0))
         return cli_usage_error(c, "option '--scenario server' is MLPerf's Poisson arrivals: add --rate QPS");
+    /* where the run has arrivals of its own, "add --rate" would only lead to the next conflict */
+    const bool offline = x->scenario && strcmp(x->scenario, "offline") == 0;
+    const bool closed = x->have_conc || x->have_think || (x->sweep_name && strcmp(x->sweep_name, "concurrency") == 0);
+    if (x->cfg.span_fixed && (x->trace || offline || closed))
+        return cli_usage_error(c, "option '--fixed-span' scales a Poisson run's arrivals (--rate or --sweep-rate), not "
+                               "those of %s", x->trace ? "--trace" : offline ? "--scenario offline" : "a closed loop");
     if (x->cfg.span_fixed && !x->have_rate && !(x->sweep_name && strcmp(x->sweep_name, "rate") == 0))
         return cli_usage_error(c, "option '--fixed-span' scales a Poisson run's arrivals: add --rate QPS or --sweep-rate");
+    if (x->cfg.span_fixed && x->cfg.requests < 2) /* as sim.c refuses it: no gap to scale */
+        return cli_usage_error(c, "option '--fixed-span' scales the gaps between arrivals: it needs --requests 2 or more");
     if ((rc = cli_spec_check(c, &x->sp)))
         return rc;
     if (x->have_pcache && x->no_pcache)

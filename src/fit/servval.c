@@ -378,7 +378,11 @@ static int map_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, st
     c->span_fixed = strcmp(arr, "fixed-span") == 0;
     if (c->span_fixed && c->load != SRV_LOAD_RATE)
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: arrivals fixed-span scales a rate:R load's arrivals, not "
-                               "this row's load", x->fname, line);
+                               "load '%s'", x->fname, line, f[col[M_LOAD]]);
+    /* as simulate --fixed-span: one request has no gap to scale */
+    if (c->span_fixed && c->requests < 2)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: arrivals fixed-span scales the gaps between arrivals: it "
+                               "needs requests 2 or more", x->fname, line);
     c->chunked = (int)ch;
     c->sched_steps = (int)st;
     c->reason[0] = '\0';

@@ -1002,6 +1002,11 @@ static int check_config(const struct sim_config *c, long *nreq, struct llmroof_e
     if (c->span_fixed && c->mode != SIM_RATE)
         return llmroof_err_set(err, LLMROOF_EINPUT, "--fixed-span scales a Poisson run's arrivals: it needs an open "
                                                     "loop at a rate (--rate or --sweep-rate)");
+    /* one request has no gap to scale: it cannot arrive both first at 0 and last at 1 / rate
+     * (DistServe's client divides by its zero span), and left unscaled it kept a Poisson draw */
+    if (c->span_fixed && c->requests < 2)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "--fixed-span scales the gaps between arrivals: it needs "
+                                                    "--requests 2 or more");
     switch (c->mode) {
     case SIM_CLOSED:
         if (c->concurrency < 1 || c->requests < 1 || c->think_min_s < 0 || c->think_max_s < c->think_min_s)
@@ -1419,10 +1424,16 @@ static void create_arrivals(struct runner *r)
         }
         if (c->span_fixed && r->nreq > 1) {
             /* DistServe's client (evaluation/2-benchmark-serving: "Scale timestamps to [0,
-             * num_prompts/request_rate]"): the gaps keep their proportions, the span is exact */
-            const double t0 = r->R[0].arrival_s, k = ((double)r->nreq / c->rate_qps) / (t - t0);
-            for (long i = 0; i < r->nreq; i++)
-                r->R[i].arrival_s = (r->R[i].arrival_s - t0) * k;
+             * num_prompts/request_rate]"): the gaps keep their proportions, the span is exact.
+             * drawn * (span / drawn) rounds an ulp off span in about 8% of runs, so the last
+             * is set to it and none may pass it (in_order below); a drawn span of 0 (every gap
+             * drawn 0, or below an ulp: never seen) would scale 0 by infinity, NaN, and leaves
+             * all but the last at 0 instead */
+            const double t0 = r->R[0].arrival_s, drawn = t - t0, span = (double)r->nreq / c->rate_qps;
+            const double k = drawn > 0 ? span / drawn : 0;
+            for (long i = 0; i < r->nreq - 1; i++)
+                r->R[i].arrival_s = fmin((r->R[i].arrival_s - t0) * k, span);
+            r->R[r->nreq - 1].arrival_s = span;
         }
         r->in_order = true; /* times grow with the index */
     } else if (c->mode == SIM_OFFLINE) {

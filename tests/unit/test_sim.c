@@ -427,6 +427,59 @@ static void a_fixed_span_scales_the_poisson_gaps(void **state)
     catalog_free(&cat);
 }
 
+/* --fixed-span with one request: there is no gap to scale, and the one arrival cannot be both the
+ * first at 0 and the last at 1 / rate (DistServe's client divides by the zero span). Refused,
+ * naming the options, rather than left at its unscaled Poisson draw (a review: it arrived at
+ * 0.044 s, neither of the times --help promises). */
+static void a_fixed_span_needs_two_requests(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 64, 8, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-2-7b", "a100", 1, &w);
+    c.mode = SIM_RATE;
+    c.rate_qps = 2.0;
+    c.requests = 1;
+    c.span_fixed = true;
+    struct sim_result r;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(sim_run(&c, &r, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "--fixed-span"));
+    assert_non_null(strstr(err.msg, "--requests"));
+    c.requests = 2; /* two: the first at 0, the second at 2 / 2 = 1 s */
+    run(&c, &r);
+    assert_float_equal(r.reqs[0].arrival_s, 0.0, 0.0);
+    assert_rel_close(r.reqs[1].arrival_s, 1.0, 1e-12);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
+/* --fixed-span's last arrival is requests / rate to the bit, as --help and docs/metrics.md say
+ * ("exactly"): scaling the drawn span by (requests / rate) / drawn rounded it one ulp off on 31 of
+ * these 400 runs (a review), and no arrival may pass it (the run takes the arrivals in index
+ * order). */
+static void a_fixed_span_ends_at_requests_over_rate_exactly(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 16, 2, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-2-7b", "a100", 1, &w);
+    c.span_fixed = true;
+    for (uint64_t seed = 1; seed <= 400; seed++) {
+        struct sim_result r;
+        const long n = 2 + (long)(seed % 9);
+        const double rate = 0.37 + (double)seed / 7.0;
+        c.seed = seed;
+        run_at_rate(&c, rate, n, &r);
+        assert_float_equal(r.reqs[0].arrival_s, 0.0, 0.0);
+        assert_true(r.reqs[n - 1].arrival_s == (double)n / rate);
+        for (long i = 1; i < n; i++)
+            assert_true(r.reqs[i].arrival_s >= r.reqs[i - 1].arrival_s);
+        sim_result_free(&r);
+    }
+    catalog_free(&cat);
+}
+
 static void throughput_rises_with_concurrency_then_saturates(void **state)
 {
     struct llmroof_catalog cat;
@@ -4232,6 +4285,8 @@ int main(void)
         cmocka_unit_test(pure_and_mixed_iterations_cost_what_estimate_says),
         cmocka_unit_test(same_seed_same_result),
         cmocka_unit_test(a_fixed_span_scales_the_poisson_gaps),
+        cmocka_unit_test(a_fixed_span_needs_two_requests),
+        cmocka_unit_test(a_fixed_span_ends_at_requests_over_rate_exactly),
         cmocka_unit_test(throughput_rises_with_concurrency_then_saturates),
         cmocka_unit_test(studies_setup_runs_far_below_the_kv_ceiling),
         cmocka_unit_test(littles_law_holds_open_loop),

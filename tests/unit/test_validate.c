@@ -806,8 +806,8 @@ static void serving_rows_in_a_ray_actor_pay_its_call_every_step(void **state)
  * at 0, the last at 10 / 0.5 = 20 s and finishes within 0.2 s (two steps of llama-2-7b on an A100
  * at one sequence, tens of ms each), so every replication's throughput lies in (10 / 20.2, 10 / 20]
  * req/s (0.4995 here); a plain Poisson draw's last arrival, 20 s +- 6.3, would rarely land there on
- * all of them. Another value, or fixed-span on a
- * load that is not rate:R, is a map error naming the column. */
+ * all of them. Another value, fixed-span on a load that is not rate:R (named) or on a single
+ * request (no gap to scale), is a map error naming the column. */
 static void serving_rows_take_the_arrival_span_their_client_sent(void **state)
 {
     (void)state;
@@ -837,6 +837,11 @@ static void serving_rows_take_the_arrival_span_their_client_sent(void **state)
     snprintf(m, sizeof m, "%ss1,%soffline,10,req_s,mean,,,,,,,,,,,,,,,,fixed-span\n", hdr, run);
     assert_int_not_equal(srv_load_cases(&cat, srv_rows, strlen(srv_rows), "rows", m, strlen(m), "map", &c, &n, &err), 0);
     assert_non_null(strstr(err.msg, "arrivals fixed-span"));
+    assert_non_null(strstr(err.msg, "not load 'offline'")); /* the row's load named */
+    snprintf(m, sizeof m, "%ss1,%srate:0.5,1,req_s,mean,,,,,,,,,,,,,,,,fixed-span\n", hdr, run);
+    assert_int_not_equal(srv_load_cases(&cat, srv_rows, strlen(srv_rows), "rows", m, strlen(m), "map", &c, &n, &err), 0);
+    assert_non_null(strstr(err.msg, "map:2: arrivals fixed-span"));
+    assert_non_null(strstr(err.msg, "requests 2 or more"));
     catalog_free(&cat);
 }
 
