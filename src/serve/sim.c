@@ -508,7 +508,8 @@ static long lzw_collect(struct runner *r, struct engine *e)
     e->lzw_ndue = 0;
     while (e->lzw_n && e->lz_win[0].tick <= e->tick) {
         const struct lz_event ev = lz_pop(e->lz_win, &e->lzw_n);
-        if (lz_slot(e, ev.adm) < 0)
+        const long slot = lz_slot(e, ev.adm);
+        if (slot < 0)
             continue;
         if (e->lzw_ndue == e->lzw_due_cap) {
             long cap = e->lzw_due_cap ? 2 * e->lzw_due_cap : 64;
@@ -520,7 +521,7 @@ static long lzw_collect(struct runner *r, struct engine *e)
             e->lzw_due = v;
             e->lzw_due_cap = cap;
         }
-        e->lzw_due[e->lzw_ndue++] = ev.adm;
+        e->lzw_due[e->lzw_ndue++] = slot;
     }
     return e->lzw_ndue;
 }
@@ -528,7 +529,7 @@ static long lzw_collect(struct runner *r, struct engine *e)
 void sim_lzw_take(struct runner *r, struct engine *e)
 {
     for (long k = 0; k < e->lzw_ndue; k++) {
-        struct rstate *rs = &e->run[lz_slot(e, e->lzw_due[k])];
+        struct rstate *rs = &e->run[e->lzw_due[k]]; /* run[0, nd) keeps its order until the iteration ends */
         kv_take(e, 0, 1);
         rs->blocks++;
         const long t = lzw_next(e, rs, e->tick + 1);

@@ -318,7 +318,8 @@ struct engine {
     struct lz_event *lz_win;     /* min-heap of LZ_WIN decoders' next block by (tick, adm); an
                                     entry of one that left is stale, skipped when due */
     size_t lzw_n, lzw_cap;
-    long *lzw_due;               /* this iteration's LZ_WIN decoders that take a block (adm) */
+    long *lzw_due;               /* this iteration's LZ_WIN decoders that take a block (their slots in
+                                    run[], which nothing moves between lzw_collect and sim_lzw_take) */
     long lzw_ndue, lzw_due_cap;
     long adm_next;               /* the next admission number */
     long progress_tick, progress_done, progress_preempt; /* livelock guard (engine_step): the last
