@@ -214,87 +214,6 @@ static double fast_pass(const struct llmroof_setup *s, const struct llmroof_shar
     return fast_engine_s(s, sh, ph.time_s, B, ctx, seqs);
 }
 
-/* The root of a function h that falls through 0 on [lo, hi], h(lo) > 0 >= h(hi) (hlo_known false:
- * h(lo) is not evaluated, only known positive: bisection until a point above the root is), to
- * rtol: Brent's method (Brent, "Algorithms for Minimization without Derivatives", 1973, ch. 4:
- * inverse quadratic or secant steps kept inside the bracket, a bisection where they would not
- * shrink it fast enough), stopping where the bracket is rtol x hi wide or h(x) <= 0 lies within
- * rtol x of 0 (h's own rounding, the inner solves' 1e-9, would otherwise keep an end from closing
- * in). Returns the end where h <= 0, as the bisection it replaces returned hi: where h is smooth a
- * few evaluations instead of one per halving (about 30 for 1e-9); where it jumps (the prompts'
- * room filling) about as many as the bisection. */
-static double falling_root(double (*h)(void *, double), void *ctx, double lo, double hlo, bool hlo_known, double hi,
-                           double hhi, double rtol, int maxit)
-{
-    int k = 0;
-    for (; !hlo_known && k < maxit && hi - lo > rtol * hi; k++) {
-        const double x = 0.5 * (lo + hi), hx = h(ctx, x);
-        if (hx > 0) {
-            lo = x;
-            hlo = hx;
-            hlo_known = true;
-        } else {
-            hi = x;
-            hhi = hx;
-        }
-    }
-    if (!hlo_known)
-        return hi;
-    /* b the latest estimate, c the end across the root from b, a the previous b; np the least
-     * point seen where h <= 0 (h falls: the nearest above the root) */
-    double a = lo, fa = hlo, b = hi, fb = hhi, c = a, fc = fa, d = b - a, e = d, np = hi;
-    for (; k < maxit; k++) {
-        if ((fb > 0) == (fc > 0)) { /* b and c on one side: c back across from b */
-            c = a;
-            fc = fa;
-            d = e = b - a;
-        }
-        if (fabs(fc) < fabs(fb)) { /* b the better of the two */
-            a = b;
-            b = c;
-            c = a;
-            fa = fb;
-            fb = fc;
-            fc = fa;
-        }
-        const double tol = 0.5 * rtol * fabs(b), xm = 0.5 * (c - b);
-        if (fabs(xm) <= tol || (fb <= 0 && fabs(fb) <= rtol * fabs(b)))
-            break;
-        if (fabs(e) >= tol && fabs(fa) > fabs(fb)) {
-            double p, q, sab = fb / fa;
-            if (a == c) { /* secant */
-                p = 2.0 * xm * sab;
-                q = 1.0 - sab;
-            } else { /* inverse quadratic interpolation */
-                const double qa = fa / fc, r = fb / fc;
-                p = sab * (2.0 * xm * qa * (qa - r) - (b - a) * (r - 1.0));
-                q = (qa - 1.0) * (r - 1.0) * (sab - 1.0);
-            }
-            if (p > 0)
-                q = -q;
-            else
-                p = -p;
-            if (2.0 * p < fmin(3.0 * xm * q - fabs(tol * q), fabs(e * q))) {
-                e = d;
-                d = p / q;
-            } else {
-                d = xm;
-                e = d;
-            }
-        } else {
-            d = xm;
-            e = d;
-        }
-        a = b;
-        fa = fb;
-        b += fabs(d) > tol ? d : copysign(tol, xm);
-        fb = h(ctx, b);
-        if (fb <= 0 && b < np)
-            np = b;
-    }
-    return fb <= 0 ? b : np;
-}
-
 /* (plan.h) Fixed-point passes settle t when the prompts take a small share of a step; otherwise
  * it is bisected below the full step, which bounds it. Passes alone, unbounded, had failed: at
  * 198 users of Llama-65B on TP-4 A100s the first guess (X = 66 requests/s) has no fixed point, t
@@ -415,17 +334,6 @@ static double fast_response(const struct fast_solve *f, double R, double *ttft, 
     return Rn;
 }
 
-/* F(R) - R for falling_root (fast_latency) */
-struct fast_gap {
-    const struct fast_solve *f;
-    double ttft, tpot;
-};
-static double fast_gap_s(void *ctx, double R)
-{
-    struct fast_gap *g = ctx;
-    return fast_response(g->f, R, &g->ttft, &g->tpot) - R;
-}
-
 static void fast_latency(const struct plan_input *in, const struct llmroof_setup *s, const struct llmroof_shard *sh,
                          long users, double P, double O, double cap_batch, double *ttft, double *tpot)
 {
@@ -436,21 +344,26 @@ static void fast_latency(const struct plan_input *in, const struct llmroof_setup
     const struct fast_solve f = { s, sh, (double)users, P, O, (in->sim.think_min_s + in->sim.think_max_s) / 2,
                                   cap_batch, rank_tok, ceil(P / rank_tok), sc.chunked_prefill, sc.prefill_first };
     /* F(R) - R is positive at R -> 0 (F >= the service time S > 0) and negative for R large
-     * (the load X = N / (Z + R) vanishes and F tends to S): a bracketed root (falling_root). Damped
-     * passes had oscillated where the prompts' room binds (Llama-3.1-8B on an L4 at 14 users of code
-     * completions: R swung between 2.1 and 10.4 s for 300 passes); a bisection alone took 37
-     * evaluations of F a solve (plan -m llama-3.1-70b --gpus all --fast: 51,946 of them) */
-    struct fast_gap g = { &f, 0, 0 };
-    double lo = 0.0, hlo = 0.0, hi = 1.0, hhi = fast_gap_s(&g, hi);
-    bool hlo_known = false;
-    for (int k = 0; k < 60 && hhi > 0; k++) {
-        lo = hi;
-        hlo = hhi;
-        hlo_known = true;
+     * (the load X = N / (Z + R) vanishes and F tends to S): bisect for the root. Damped passes
+     * had oscillated where the prompts' room binds (Llama-3.1-8B on an L4 at 14 users of code
+     * completions: R swung between 2.1 and 10.4 s for 300 passes). F need not fall: it jumps
+     * up as well as down (Granite-4.0-H-Tiny on an L4 as DPA-2+EP-2 under vLLM at 305 users: the
+     * step rises by 0.3 ms as the load falls past R = 33.883 s), so F(R) - R can cross 0 more than
+     * once, and which crossing a root finder settles on depends on the points it tries. The
+     * bisection's midpoints choose the one plan has always printed; Brent's method (session 46,
+     * 11 evaluations instead of 37) chose others there: R 33.968 against 33.865 s, TPOT 100.2
+     * against 99.9 ms, 304 users an instance against 305 (test_plan.c
+     * fast_plans_keep_the_bisections_root) */
+    double lo = 0.0, hi = 1.0;
+    for (int k = 0; k < 60 && fast_response(&f, hi, ttft, tpot) > hi; k++)
         hi *= 2.0;
-        hhi = fast_gap_s(&g, hi);
+    for (int k = 0; k < 100 && hi - lo > 1e-9 * hi; k++) {
+        const double mid = 0.5 * (lo + hi);
+        if (fast_response(&f, mid, ttft, tpot) > mid)
+            lo = mid;
+        else
+            hi = mid;
     }
-    hi = falling_root(fast_gap_s, &g, lo, hlo, hlo_known, hi, hhi, 1e-9, 200);
     /* the loop settles at the root R; where a bottleneck binds only beyond it F jumps there (the
      * prompts' room fills: below R the load waits for it, above it nothing waits), and the
      * users' response time is the root itself, the wait its part before the first token */

@@ -992,6 +992,42 @@ static void fast_plans_hold_prompts_to_the_budget(void **state)
     catalog_free(&cat);
 }
 
+/* --fast solves the closed loop R = F(R) by bisection, and F need not fall with R: the roofline's
+ * thresholds make it jump up as well as down, so F(R) - R can cross 0 more than once and each
+ * root finder settles on the crossing its own points lead to. Granite-4.0-H-Tiny on an L4 as
+ * DPA-2+EP-2 under vLLM at 305 users crosses at R = 33.865 s (TPOT 99.9 ms) and again at 33.968 s
+ * (TPOT 100.2 ms; past R = 33.883 s the step rises by 0.3 ms as the load falls, F by 0.107 s): the bisection answers the first,
+ * 305 users an instance within the 100 ms SLO, as plan printed before session 46. Brent's method
+ * (session 46) answered the second, 304 users: a printed number moved, which a faster solve of the
+ * same model must not do. */
+static void fast_plans_keep_the_bisections_root(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct plan_input in;
+    base(&in, &cat, "granite-4.0-h-tiny");
+    in.eff.engine = shipped_engine(&cat, "vllm");
+    in.users = 10000;
+    in.fast = true;
+    in.ngpus = 1;
+    in.gpus[0] = gpu(&cat, "l4");
+    in.ntps = 1;
+    in.tps[0] = 2;
+    run(&in, &res);
+    const struct plan_option *o = NULL;
+    for (int i = 0; i < res.noptions; i++)
+        if (!strcmp(res.options[i].layout, "DPA-2+EP-2"))
+            o = &res.options[i];
+    assert_non_null(o);
+    print_message("DPA-2+EP-2: %ld users an instance, TPOT %.4f ms; at %ld, %.4f ms\n", o->users_per_instance,
+                  o->tpot_s * 1e3, o->next_users, o->next_tpot_s * 1e3);
+    assert_true(o->feasible);
+    assert_int_equal(o->users_per_instance, 305);
+    assert_true(o->tpot_s < 0.1);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1019,6 +1055,7 @@ int main(void)
         cmocka_unit_test(fast_steps_carry_the_engines_cpu_and_kv_copy),
         cmocka_unit_test(fast_steps_settle_with_their_prompts),
         cmocka_unit_test(fast_plans_hold_prompts_to_the_budget),
+        cmocka_unit_test(fast_plans_keep_the_bisections_root),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
