@@ -214,11 +214,6 @@ static double fast_pass(const struct llmroof_setup *s, const struct llmroof_shar
     return fast_engine_s(s, sh, ph.time_s, B, ctx, seqs);
 }
 
-/* (plan.h) Fixed-point passes settle t when the prompts take a small share of a step; otherwise
- * it is bisected below the full step, which bounds it. Passes alone, unbounded, had failed: at
- * 198 users of Llama-65B on TP-4 A100s the first guess (X = 66 requests/s) has no fixed point, t
- * grew to 1e168 s, and 200 damped passes of the response time never came back, leaving the
- * answer at X ~ 0, a TPOT without its prompts (71.6 ms where the settled load gives 80). */
 /* One plan_step_fixed_point solve. Its step f(t) at the prompts arriving in t (q of them): the
  * pass over the B decodes and q prompts, or for a prefill-first engine the decode iteration plus,
  * for q < 1 in a share q of the cycles, one prompt iteration (q >= 1: all q prompts in it), whose
@@ -227,7 +222,7 @@ struct fp_solve {
     const struct llmroof_setup *s;
     const struct llmroof_shard *sh;
     bool prefill_first;
-    double B, ctx, P, rate_req, cap_tok;
+    double B, ctx, P, cap_tok;
     double t_dec; /* fast_pass of the B decodes alone */
 };
 /* f at q prompts */
@@ -241,11 +236,16 @@ static double fp_step(const struct fp_solve *fp, double q)
     return fp->t_dec + fmin(q, 1.0) * fast_pass(fp->s, fp->sh, 0.0, fp->ctx, fp->P, fmax(q, 1.0), fp->cap_tok);
 }
 
+/* (plan.h) Fixed-point passes settle t when the prompts take a small share of a step; otherwise
+ * it is bisected below the full step, which bounds it. Passes alone, unbounded, had failed: at
+ * 198 users of Llama-65B on TP-4 A100s the first guess (X = 66 requests/s) has no fixed point, t
+ * grew to 1e168 s, and 200 damped passes of the response time never came back, leaving the
+ * answer at X ~ 0, a TPOT without its prompts (71.6 ms where the settled load gives 80). */
 bool plan_step_fixed_point(const struct llmroof_setup *s, const struct llmroof_shard *sh, bool prefill_first,
                            double B, double ctx, double P, double rate_req, double cap_tok, double *t_out)
 {
     const double n = sh->attn_dp > 1 ? (double)sh->attn_dp : 1.0;
-    struct fp_solve fp = { s, sh, prefill_first, B, ctx, P, rate_req, cap_tok, fast_pass(s, sh, B, ctx, P, 0.0, cap_tok) };
+    struct fp_solve fp = { s, sh, prefill_first, B, ctx, P, cap_tok, fast_pass(s, sh, B, ctx, P, 0.0, cap_tok) };
     /* every replica prefilling its whole room: the longest step, and the most prompt tokens one holds */
     const double t_full = fp_step(&fp, n * cap_tok / P);
     *t_out = t_full;
