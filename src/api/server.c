@@ -391,6 +391,14 @@ static int check_limits(llmroof_ctx *ctx, const char *cmd, const cJSON *req, con
             return 400;
         }
     } else if (!strcmp(cmd, "plan")) {
+        /* the server runs requests side by side, each on the thread that took it: a request's
+         * own threads (plan --jobs) would multiply what --max-compute bounds */
+        const cJSON *jobs = opt_item(req, "jobs");
+        if (jobs && !(cJSON_IsNumber(jobs) && jobs->valuedouble == 1)) {
+            snprintf(msg, n, "llmroof: error: request: field 'jobs': this server runs each request on one thread "
+                             "(leave 'jobs' out, or give 1)");
+            return 400;
+        }
         int layouts = list_len(opt_item(req, "gpus"), 4, all_gpus) * list_len(opt_item(req, "tp"), 4, all_gpus);
         if (layouts > lim->max_plan_layouts) {
             snprintf(msg, n,

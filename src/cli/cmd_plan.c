@@ -6,13 +6,14 @@
 
 #include "cli/cli.h"
 #include "model/ckpt.h"
+#include "base/par.h"
 #include "base/parse.h"
 #include "serve/plan.h"
 #include "render/render_json.h"
 #include "render/render_plan.h"
 
 enum { OPT_GPUS = 1, OPT_TPS, OPT_USERS, OPT_TTFT, OPT_TPOT, OPT_PCT, OPT_WORKLOAD, OPT_THINK, OPT_GPN, OPT_PRICE,
-       OPT_FAST, OPT_MBT, OPT_MAXSEQS, OPT_NOCHUNK, OPT_SEED, OPT_RATE, OPT_KVLINK };
+       OPT_FAST, OPT_MBT, OPT_MAXSEQS, OPT_NOCHUNK, OPT_SEED, OPT_RATE, OPT_KVLINK, OPT_JOBS };
 enum { OPT_QUIET = 200 }; /* apart: other options append to the list above */
 
 struct ctx {
@@ -21,7 +22,7 @@ struct ctx {
     const char *gpus, *tps, *price, *workload, *kvlink;
     struct plan_input in;
     bool bad;
-    bool have_seed, have_users, have_think;
+    bool have_seed, have_users, have_think, have_jobs;
     bool quiet; /* --quiet: no progress line */
 };
 
@@ -55,6 +56,12 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         x->in.node_set = true;
         return rc;
     case OPT_FAST: x->in.fast = true; return 0;
+    case OPT_JOBS:
+        x->have_jobs = true;
+        if ((rc = cli_long(c, "jobs", arg, 1, PAR_MAX_THREADS, &v)))
+            return rc;
+        x->in.threads = (int)v;
+        return 0;
     case OPT_QUIET: x->quiet = true; return 0;
     case OPT_MBT:
         x->in.keep_budget = true;
@@ -141,6 +148,7 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
         { OPT_GPN, "gpus-per-node", 0, "N", "GPUs in one node, for every GPU (default: each GPU's catalog gpus_per_node)", false },
         { OPT_PRICE, "price", 0, "LIST", "GPU=USD per GPU-hour, comma-separated, e.g. a100=1.8,a40=0.9", false },
         { OPT_FAST, "fast", 0, NULL, "analytic steady state instead of simulation (means, for sweeps)", false },
+        { OPT_JOBS, "jobs", 'j', "N", "threads for the analytic solves, 1-64 (default: the processors online; API requests 1); the plan is the same at any N", false },
         { OPT_MBT, "max-batched-tokens", 0, "N", "token budget of one iteration (default: the engine's for each GPU, else 2048)", false },
         { OPT_MAXSEQS, "max-seqs", 0, "N", "running sequences at most (default: the engine's for each GPU, else 256)", false },
         { OPT_NOCHUNK, "no-chunked-prefill", 0, NULL, "engine prefills prompts whole", false },
@@ -185,6 +193,10 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
         return cli_usage_error(c, "option '--rate' plans for an open loop: drop --users and --think");
     if (x->in.rate_qps > 0 && x->in.fast)
         return cli_usage_error(c, "option '--fast' is the closed-loop analytic model: drop it with --rate");
+    /* the command line uses the machine's processors; a library request (the JSON API, the
+     * server) one thread unless it asks: its caller owns the process */
+    if (!x->have_jobs)
+        x->in.threads = c->flags & CLI_REQUEST ? 1 : par_cpus();
     if ((rc = cli_catalog(c)) || (rc = cli_setup_resolve(c, &x->s)))
         return rc;
     if (!(x->in.model = cli_model(c, x->s.model)))

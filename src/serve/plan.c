@@ -1,5 +1,6 @@
 /* plan.c - capacity planner (see llmroof/plan.h). */
 #include "serve/plan.h"
+#include "base/par.h"
 
 #include <limits.h>
 #include <math.h>
@@ -1822,9 +1823,59 @@ static long users_needed(const struct plan_input *in, const struct plan_best *b,
     return per > 0 ? (in->users + per - 1) / per : 0;
 }
 
+/* Users plans' analytic solves, one task per row on par_for's threads: the ranking's answer (the
+ * GPUs of the analytic plan, the row's rank) or, under --fast, the row's own search from one user.
+ * Each writes only its row's slots, so the plan is the same at any thread count; neither calls
+ * the caller's stop or progress, which par_for's tick asks on the caller's thread. */
+struct users_solve {
+    const struct plan_input *in, *quick;
+    struct plan_result *out;
+    struct rate_cand *cands;
+    bool ranking;
+    int *rc;                 /* --fast: each row's search status, by its index in out->options */
+    struct llmroof_err *err; /* and its message */
+    bool *ran;               /* the task ran (par_for skips the rest once the caller stops) */
+};
+
+static void users_solve_one(void *ctx, int ci)
+{
+    const struct users_solve *u = ctx;
+    struct rate_cand *k = &u->cands[ci];
+    struct plan_option *o = &u->out->options[k->oi];
+    if (u->ranking) {
+        /* the order only: the analytic answer's GPUs (unranked last when it has none) */
+        struct plan_option q = *o;
+        struct llmroof_err e2 = { 0 };
+        if (plan_search(u->quick, u->in->gpus[k->gi], k->code, &q, &e2) == 0 && q.users_per_instance > 0 &&
+            q.binding != PLAN_BIND_CAP) {
+            users_size(u->in, &q);
+            k->lb_gpus = q.gpus;
+        }
+    } else {
+        u->rc[k->oi] = search_from(u->in, u->in->gpus[k->gi], k->code, 1, o, &u->err[k->oi]);
+    }
+    u->ran[k->oi] = true;
+}
+
+/* par_for's tick: the caller's progress (--fast rows) and stop, on the caller's thread */
+struct users_tick {
+    const struct plan_input *in;
+    bool progress;
+};
+
+static int users_tick(void *ctx, int done, int n)
+{
+    const struct users_tick *t = ctx;
+    if (t->progress && t->in->progress)
+        t->in->progress(t->in->progress_ctx, done, n);
+    return stop_asked(&t->in->sim.stop);
+}
+
 /* Users plans: every GPU x layout, searched in the order of the nodes the analytic model (--fast)
  * gives it, each from the users per instance it needs to beat the best found so far
- * (docs/planning.md, "Pruning against the best plan found"). */
+ * (docs/planning.md, "Pruning against the best plan found"). The analytic solves run on
+ * in->threads threads (the ranking, or every row under --fast); the simulated searches, each
+ * pruned against the best found before it, one after another. */
 static int plan_users(const struct plan_input *in, struct plan_result *out, struct llmroof_err *err)
 {
     char st[16];
@@ -1832,9 +1883,14 @@ static int plan_users(const struct plan_input *in, struct plan_result *out, stru
     int codes[4 * PLAN_MAX_TPS];
     const int ncodes = plan_codes(in, codes);
     struct rate_cand *cands = calloc((size_t)PLAN_MAX_OPTIONS, sizeof *cands);
-    if (!cands)
-        return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory");
+    int *rcs = calloc((size_t)PLAN_MAX_OPTIONS, sizeof *rcs);
+    bool *ran = calloc((size_t)PLAN_MAX_OPTIONS, sizeof *ran);
+    struct llmroof_err *errs = in->fast ? calloc((size_t)PLAN_MAX_OPTIONS, sizeof *errs) : NULL;
     int ncands = 0, rc = LLMROOF_OK;
+    if (!cands || !rcs || !ran || (in->fast && !errs)) {
+        rc = llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory");
+        goto done;
+    }
     struct plan_input quick = *in;
     quick.fast = true;
     /* the analytic solves read the workload's mean lengths: sampled once here, not per solve */
@@ -1848,25 +1904,23 @@ static int plan_users(const struct plan_input *in, struct plan_result *out, stru
                 goto done;
             if (o->reason[0])
                 continue;
-            long rank = LONG_MAX;
-            if (!in->fast && !in->exhaustive && in->ngpus > 1) {
-                /* the analytic ranking takes seconds over many layouts and users: a caller's stop
-                 * is asked before each (review of session 36: 6 s unasked) */
-                if (stop_asked(&in->sim.stop)) {
-                    rc = llmroof_err_set(err, LLMROOF_ESTOPPED, "stopped by the caller while ranking the options");
-                    goto done;
-                }
-                /* the order only: the analytic answer's GPUs (unranked last when it has none) */
-                struct plan_option q = *o;
-                struct llmroof_err e2 = { 0 };
-                if (plan_search(&quick, in->gpus[gi], codes[li], &q, &e2) == 0 && q.users_per_instance > 0 &&
-                    q.binding != PLAN_BIND_CAP) {
-                    users_size(in, &q);
-                    rank = q.gpus;
-                }
-            }
-            cands[ncands++] = (struct rate_cand){ oi, gi, codes[li], false, 0, 0, rank };
+            cands[ncands++] = (struct rate_cand){ oi, gi, codes[li], false, 0, 0, LONG_MAX };
         }
+    }
+    /* the analytic ranking takes seconds over many layouts and users: a caller's stop is asked
+     * after each row (review of session 36: 6 s unasked) */
+    const bool ranking = !in->fast && !in->exhaustive && in->ngpus > 1;
+    if (ranking || in->fast) {
+        const struct users_solve u = { in, &quick, out, cands, ranking, rcs, errs, ran };
+        const struct users_tick t = { in, in->fast };
+        par_for(ncands, in->threads, users_solve_one, (void *)&u, users_tick, (void *)&t);
+        for (int ci = 0; ci < ncands; ci++)
+            if (!ran[cands[ci].oi]) {
+                rc = ranking ? llmroof_err_set(err, LLMROOF_ESTOPPED, "stopped by the caller while ranking the options")
+                             : llmroof_err_set(err, LLMROOF_ESTOPPED, "stopped by the caller after %d of %d options",
+                                               ci, ncands);
+                goto done;
+            }
     }
     qsort(cands, (size_t)ncands, sizeof *cands, cand_cmp);
     struct plan_best best = best_start(in);
@@ -1886,7 +1940,12 @@ static int plan_users(const struct plan_input *in, struct plan_result *out, stru
                      "plan found by then (%s)", prune_what(in), bound_text(best.gpus, best.has_cost, best.cost, (char[64]){ 0 }, 64));
             continue;
         }
-        if ((rc = search_from(in, in->gpus[k->gi], k->code, from, o, err)))
+        if (in->fast) { /* searched already, from one user (users_needed) */
+            if ((rc = rcs[k->oi])) {
+                *err = errs[k->oi];
+                goto done;
+            }
+        } else if ((rc = search_from(in, in->gpus[k->gi], k->code, from, o, err)))
             goto done;
         if (o->binding == PLAN_BIND_REJECTED && (o->pruned || o->users_per_instance == 0)) {
             rejected_reason(in, in->gpus[k->gi], -1.0, o->reason, sizeof o->reason);
@@ -1931,6 +1990,9 @@ static int plan_users(const struct plan_input *in, struct plan_result *out, stru
         in->progress(in->progress_ctx, ncands, ncands);
 done:
     free(cands);
+    free(rcs);
+    free(ran);
+    free(errs);
     return rc;
 }
 

@@ -233,7 +233,11 @@ class Server(unittest.TestCase):
                  ("simulate", {"model": "llama-2-7b", "gpu": "a100", "prefill_pool": ["4096"], "decode_pool": "1"},
                   "4096 + 1 instances"),
                  ("plan", {"model": "llama-2-7b", "gpus": ["all"], "tp": ["1,2,4,8"], "users": 8}, "layouts to search"),
-                 ("plan", {"model": "llama-2-7b", "gpus": ["a100", "all"], "tp": [1], "users": 8}, "layouts to search")]
+                 ("plan", {"model": "llama-2-7b", "gpus": ["a100", "all"], "tp": [1], "users": 8}, "layouts to search"),
+                 # a request's own threads would multiply what --max-compute bounds
+                 ("plan", {"model": "llama-2-7b", "gpus": "a100", "users": 8, "fast": True, "jobs": 8},
+                  "field 'jobs': this server runs each request on one thread"),
+                 ("plan", {"model": "llama-2-7b", "gpus": "a100", "users": 8, "fast": True, "jobs": "8"}, "field 'jobs'")]
         for cmd, obj, text in cases:
             st, _, data = self.post(cmd, obj)
             self.assertEqual(st, 400, obj)

@@ -1028,6 +1028,51 @@ static void fast_plans_keep_the_bisections_root(void **state)
     catalog_free(&cat);
 }
 
+/* The analytic solves of a users plan run on in.threads threads (base/par.h), each writing only
+ * its own row: the plan, its ranking's order (and so what the simulated search prunes) and every
+ * row's figures and reasons are the same on one thread and on four. */
+static void a_users_plan_is_the_same_on_any_thread_count(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct plan_input in;
+    base(&in, &cat, "llama-3.1-8b");
+    in.gpus[in.ngpus++] = gpu(&cat, "a10");
+    in.gpus[in.ngpus++] = gpu(&cat, "l4");
+    in.gpus[in.ngpus++] = gpu(&cat, "a100-sxm4-80gb");
+    in.gpus[in.ngpus++] = gpu(&cat, "h100");
+    in.tps[in.ntps++] = 1;
+    in.tps[in.ntps++] = 2;
+    for (int fast = 1; fast >= 0; fast--) {
+        in.fast = fast;
+        in.threads = 1;
+        run(&in, &res);
+        in.threads = 4;
+        run(&in, &res2);
+        assert_true(res.best >= 0);
+        assert_int_equal(res.best, res2.best);
+        assert_int_equal(res.noptions, res2.noptions);
+        int pruned = 0;
+        for (int i = 0; i < res.noptions; i++) {
+            const struct plan_option *a = &res.options[i], *b = &res2.options[i];
+            assert_int_equal(a->feasible, b->feasible);
+            assert_int_equal(a->pruned, b->pruned);
+            assert_int_equal(a->users_per_instance, b->users_per_instance);
+            assert_int_equal(a->gpus, b->gpus);
+            assert_int_equal(a->binding, b->binding);
+            assert_int_equal(a->evaluations, b->evaluations);
+            assert_true(a->ttft_s == b->ttft_s && a->tpot_s == b->tpot_s);
+            assert_string_equal(a->reason, b->reason);
+            pruned += a->pruned;
+        }
+        /* the simulated plan pruned rows by the ranking's order: a changed order would show */
+        if (!fast)
+            assert_true(pruned > 0);
+    }
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1056,6 +1101,7 @@ int main(void)
         cmocka_unit_test(fast_steps_settle_with_their_prompts),
         cmocka_unit_test(fast_plans_hold_prompts_to_the_budget),
         cmocka_unit_test(fast_plans_keep_the_bisections_root),
+        cmocka_unit_test(a_users_plan_is_the_same_on_any_thread_count),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,74 @@
+/* par.c - par_for (par.h): a shared counter hands out task indices; each thread takes the next
+ * until none are left or the run is ended. The counter and the finished count are C11 atomics,
+ * the only state the threads share; everything else a task touches is its own slot. */
+#include "base/par.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdatomic.h>
+#include <unistd.h>
+
+struct par_run {
+    int n;
+    void (*fn)(void *ctx, int i);
+    void *ctx;
+    atomic_int next;  /* the next task index to hand out */
+    atomic_int done;  /* tasks finished */
+    atomic_bool halt; /* the caller's tick asked to end: hand out no more */
+};
+
+/* One task from the counter, or -1 when none is left or the run was ended. */
+static int take(struct par_run *r)
+{
+    if (atomic_load(&r->halt))
+        return -1;
+    const int i = atomic_fetch_add(&r->next, 1);
+    return i < r->n ? i : -1;
+}
+
+static void *worker(void *arg)
+{
+    struct par_run *r = arg;
+    for (int i; (i = take(r)) >= 0;) {
+        r->fn(r->ctx, i);
+        atomic_fetch_add(&r->done, 1);
+    }
+    return NULL;
+}
+
+int par_cpus(void)
+{
+    const long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > PAR_MAX_THREADS ? PAR_MAX_THREADS : (int)n;
+}
+
+int par_for(int n, int threads, void (*fn)(void *ctx, int i), void *ctx, int (*tick)(void *tctx, int done, int n),
+            void *tctx)
+{
+    if (n <= 0)
+        return 0;
+    if (threads > n)
+        threads = n;
+    if (threads > PAR_MAX_THREADS)
+        threads = PAR_MAX_THREADS;
+    struct par_run r = { .n = n, .fn = fn, .ctx = ctx };
+    atomic_init(&r.next, 0);
+    atomic_init(&r.done, 0);
+    atomic_init(&r.halt, false);
+    pthread_t tid[PAR_MAX_THREADS];
+    int started = 0;
+    for (int t = 1; t < threads; t++) { /* the caller is the first */
+        if (pthread_create(&tid[started], NULL, worker, &r) != 0)
+            break; /* the threads started, and the caller, run the rest */
+        started++;
+    }
+    for (int i; (i = take(&r)) >= 0;) {
+        fn(ctx, i);
+        const int d = atomic_fetch_add(&r.done, 1) + 1;
+        if (tick && tick(tctx, d, n))
+            atomic_store(&r.halt, true);
+    }
+    for (int t = 0; t < started; t++)
+        pthread_join(tid[t], NULL);
+    return atomic_load(&r.done);
+}

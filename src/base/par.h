@@ -1,0 +1,25 @@
+/* par.h - independent tasks on several threads, with results that do not depend on how many.
+ *
+ * par_for runs fn(ctx, i) once for every i in [0, n) on up to `threads` threads, the caller's
+ * among them, and returns when all have run. Each task writes only its own slot of the caller's
+ * arrays, so the results are the same, bit for bit, whatever the thread count or the order the
+ * tasks ran in; whatever the caller does with them afterwards (errors reported in index order,
+ * a best option chosen) it does on its own thread. Callbacks a caller was given (progress, stop)
+ * are called only on the caller's thread: `tick`, when given, after each task the caller ran,
+ * with the count finished so far; returning nonzero ends the run early (tasks not yet started
+ * are skipped, and par_for returns how many ran). Threads are POSIX threads; where one cannot
+ * be started the others, and the caller, take its share. No state outlives the call. */
+#ifndef LLMROOF_PAR_H
+#define LLMROOF_PAR_H
+
+/* The most threads a command starts (docs/performance.md, "Threads"). */
+#define PAR_MAX_THREADS 64
+
+/* Runs fn(ctx, i) for i in [0, n); returns the number of tasks that ran (n unless tick ended it). */
+int par_for(int n, int threads, void (*fn)(void *ctx, int i), void *ctx, int (*tick)(void *tctx, int done, int n),
+            void *tctx);
+
+/* The processors online, 1 where the system does not say (sysconf). */
+int par_cpus(void);
+
+#endif
