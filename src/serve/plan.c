@@ -1927,7 +1927,9 @@ static int plan_users(const struct plan_input *in, struct plan_result *out, stru
     for (int ci = 0; ci < ncands; ci++) {
         const struct rate_cand *k = &cands[ci];
         struct plan_option *o = &out->options[k->oi];
-        if (in->progress)
+        /* --fast rows were reported as par_for solved them (users_tick): this loop only sizes
+         * them, and reporting it from 0 again had run the progress line twice */
+        if (in->progress && !in->fast)
             in->progress(in->progress_ctx, ci, ncands);
         if (stop_asked(&in->sim.stop)) { /* the simulations ask it too; --fast runs none */
             rc = llmroof_err_set(err, LLMROOF_ESTOPPED, "stopped by the caller after %d of %d options", ci, ncands);

@@ -2,6 +2,7 @@
 #include "helpers.h"
 
 #include <limits.h>
+#include <pthread.h>
 
 #include "serve/plan.h"
 
@@ -1073,6 +1074,63 @@ static void a_users_plan_is_the_same_on_any_thread_count(void **state)
     catalog_free(&cat);
 }
 
+/* Progress of a --fast users plan: par_for's tick reports the rows as they are solved; the loop
+ * that then sizes them must not report them again from 0 (session 47's review: "1 of 85" ... "84
+ * of 85", then "0 of 85" ... "84 of 85" on the terminal, at any --jobs). The reports never go
+ * back, end with the whole count, and come, like the stop questions, on the caller's thread. */
+struct progress_log {
+    long last, total, calls, back;
+    pthread_t caller;
+    bool other_thread;
+};
+
+static void log_progress(void *ctx, long done, long total)
+{
+    struct progress_log *p = ctx;
+    p->other_thread |= !pthread_equal(pthread_self(), p->caller);
+    if (done < p->last)
+        p->back++;
+    p->last = done;
+    p->total = total;
+    p->calls++;
+}
+
+static int never_stop(void *arg)
+{
+    struct progress_log *p = arg;
+    p->other_thread |= !pthread_equal(pthread_self(), p->caller);
+    return 0;
+}
+
+static void fast_plan_progress_only_moves_forward(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct plan_input in;
+    base(&in, &cat, "llama-3.1-8b");
+    in.fast = true;
+    in.gpus[in.ngpus++] = gpu(&cat, "a10");
+    in.gpus[in.ngpus++] = gpu(&cat, "l4");
+    in.gpus[in.ngpus++] = gpu(&cat, "h100");
+    in.tps[in.ntps++] = 1;
+    in.tps[in.ntps++] = 2;
+    for (int threads = 1; threads <= 4; threads += 3) {
+        struct progress_log p = { .caller = pthread_self() };
+        in.threads = threads;
+        in.progress = log_progress;
+        in.progress_ctx = &p;
+        in.sim.stop = (struct llmroof_stop){ never_stop, &p };
+        run(&in, &res);
+        assert_true(p.calls > 0);
+        assert_int_equal(p.back, 0);
+        assert_true(p.total > 0);
+        assert_int_equal(p.last, p.total);
+        assert_false(p.other_thread);
+    }
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1102,6 +1160,7 @@ int main(void)
         cmocka_unit_test(fast_plans_hold_prompts_to_the_budget),
         cmocka_unit_test(fast_plans_keep_the_bisections_root),
         cmocka_unit_test(a_users_plan_is_the_same_on_any_thread_count),
+        cmocka_unit_test(fast_plan_progress_only_moves_forward),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
