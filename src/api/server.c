@@ -394,7 +394,13 @@ static int check_limits(llmroof_ctx *ctx, const char *cmd, const cJSON *req, con
         /* the server runs requests side by side, each on the thread that took it: a request's
          * own threads (plan --jobs) would multiply what --max-compute bounds */
         const cJSON *jobs = opt_item(req, "jobs");
-        if (jobs && !(cJSON_IsNumber(jobs) && jobs->valuedouble == 1)) {
+        /* taken: what the library reads as one thread (a number, or text as --jobs reads it; a
+         * list is text by now, api_request_flatten) or as no option at all (false, null) */
+        int64_t one = 0;
+        const bool one_thread = !jobs || cJSON_IsNull(jobs) || cJSON_IsFalse(jobs) ||
+                                (cJSON_IsNumber(jobs) && jobs->valuedouble == 1) ||
+                                (cJSON_IsString(jobs) && parse_int64(jobs->valuestring, 1, 1, &one));
+        if (!one_thread) {
             snprintf(msg, n, "llmroof: error: request: field 'jobs': this server runs each request on one thread "
                              "(leave 'jobs' out, or give 1)");
             return 400;

@@ -177,6 +177,23 @@ class Server(unittest.TestCase):
         best = json.loads(data)["best"]
         self.assertTrue(best["launch"][0]["command"].startswith("vllm serve meta-llama/Llama-2-7b"))
 
+    def test_plan_jobs_that_mean_one_thread_are_taken(self):
+        # the server refuses 'jobs' other than 1 (a request's own threads would multiply what
+        # --max-compute bounds), but what the API reads as one thread or as no option is taken
+        # (docs/api.md: "1" is --jobs=1, a list its text, false and null the default; review of
+        # session 47: all four were 400 "leave 'jobs' out, or give 1"), each the same answer
+        req = {"model": "llama-2-7b", "gpus": "a100", "tp": "1,2", "users": 50, "fast": True}
+        st, _, plain = self.post("plan", req)
+        self.assertEqual(st, 200)
+        for jobs in (1, 1.0, "1", [1], ["1"], None, False):
+            st, _, data = self.post("plan", dict(req, jobs=jobs))
+            self.assertEqual(st, 200, (jobs, data))
+            self.assertEqual(data, plain, jobs)
+        for jobs in (2, "2", [2], True, "one", 0.5):
+            st, _, data = self.post("plan", dict(req, jobs=jobs))
+            self.assertEqual(st, 400, jobs)
+            self.assertIn("field 'jobs'", self.error(data), jobs)
+
     def test_bad_input_is_400_with_the_cli_message(self):
         st, _, data = self.post("estimate", {"model": "no-such-model", "gpu": "a100"})
         self.assertEqual(st, 400)
