@@ -473,6 +473,13 @@ static void stop_callback_should_end_long_work(void **state)
                    "\"users\":64,\"ttft_slo\":\"2s\",\"tpot_slo\":\"50ms\"}",
                    0, "stopped by the caller while ranking the options");
 
+    /* a --fast plan on four threads (par_for): the stop is asked on the caller's thread after
+     * each row it solved, the rows not started are skipped, and the call returns no answer */
+    expect_stopped(ctx_of(state),
+                   "{\"command\":\"plan\",\"model\":\"llama-3.1-8b\",\"gpus\":[\"h100\",\"a100\",\"l4\",\"a10\"],"
+                   "\"users\":64,\"fast\":true,\"jobs\":4}",
+                   0, "stopped by the caller after ");
+
     /* sweep asks every 64 rows: 2 x 2 x 4 x 4 x 3 = 192 rows, stopped at the 64th; its rows so far
      * are no answer */
     assert_int_equal(expect_stopped(ctx_of(state),
