@@ -19,7 +19,8 @@
 int par_for(int n, int threads, void (*fn)(void *ctx, int i), void *ctx, int (*tick)(void *tctx, int done, int n),
             void *tctx);
 
-/* The processors online, 1 where the system does not say (sysconf). */
+/* The processors this process may run on: those online (sysconf), fewer where its CPU affinity
+ * says so (Linux: taskset, a container's cpuset), 1 where the system does not say. */
 int par_cpus(void);
 
 #endif

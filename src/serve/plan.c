@@ -1860,14 +1860,15 @@ static void users_solve_one(void *ctx, int ci)
 /* par_for's tick: the caller's progress (--fast rows) and stop, on the caller's thread */
 struct users_tick {
     const struct plan_input *in;
-    bool progress;
+    long total; /* the progress scale: the rows, or twice them where the ranking comes first */
 };
 
 static int users_tick(void *ctx, int done, int n)
 {
+    (void)n;
     const struct users_tick *t = ctx;
-    if (t->progress && t->in->progress)
-        t->in->progress(t->in->progress_ctx, done, n);
+    if (t->in->progress)
+        t->in->progress(t->in->progress_ctx, done, t->total);
     return stop_asked(&t->in->sim.stop);
 }
 
@@ -1912,7 +1913,9 @@ static int plan_users(const struct plan_input *in, struct plan_result *out, stru
     const bool ranking = !in->fast && !in->exhaustive && in->ngpus > 1;
     if (ranking || in->fast) {
         const struct users_solve u = { in, &quick, out, cands, ranking, rcs, errs, ran };
-        const struct users_tick t = { in, in->fast };
+        /* progress: a ranking is the first half of the scale, its rows' simulations the second
+         * (a plan over every GPU ranks for seconds: the line had stayed silent through it) */
+        const struct users_tick t = { in, ranking ? 2L * ncands : ncands };
         par_for(ncands, in->threads, users_solve_one, (void *)&u, users_tick, (void *)&t);
         for (int ci = 0; ci < ncands; ci++)
             if (!ran[cands[ci].oi]) {
@@ -1928,9 +1931,10 @@ static int plan_users(const struct plan_input *in, struct plan_result *out, stru
         const struct rate_cand *k = &cands[ci];
         struct plan_option *o = &out->options[k->oi];
         /* --fast rows were reported as par_for solved them (users_tick): this loop only sizes
-         * them, and reporting it from 0 again had run the progress line twice */
+         * them, and reporting it from 0 again had run the progress line twice; after a ranking
+         * the simulations take the scale's second half */
         if (in->progress && !in->fast)
-            in->progress(in->progress_ctx, ci, ncands);
+            in->progress(in->progress_ctx, ranking ? ncands + ci : ci, ranking ? 2L * ncands : ncands);
         if (stop_asked(&in->sim.stop)) { /* the simulations ask it too; --fast runs none */
             rc = llmroof_err_set(err, LLMROOF_ESTOPPED, "stopped by the caller after %d of %d options", ci, ncands);
             goto done;
@@ -1989,7 +1993,7 @@ static int plan_users(const struct plan_input *in, struct plan_result *out, stru
         best_update(in, &best, o);
     }
     if (in->progress)
-        in->progress(in->progress_ctx, ncands, ncands);
+        in->progress(in->progress_ctx, ranking ? 2L * ncands : ncands, ranking ? 2L * ncands : ncands);
 done:
     free(cands);
     free(rcs);

@@ -1102,7 +1102,7 @@ static int never_stop(void *arg)
     return 0;
 }
 
-static void fast_plan_progress_only_moves_forward(void **state)
+static void plan_progress_only_moves_forward(void **state)
 {
     (void)state;
     struct llmroof_catalog cat;
@@ -1126,6 +1126,30 @@ static void fast_plan_progress_only_moves_forward(void **state)
         assert_int_equal(p.back, 0);
         assert_true(p.total > 0);
         assert_int_equal(p.last, p.total);
+        assert_false(p.other_thread);
+    }
+    /* a simulated plan over several GPUs ranks its rows first: that ranking is the scale's first
+     * half, reported as it goes (the line had stayed silent through it), the simulations the
+     * second; forward only, on the caller's thread */
+    in.fast = false;
+    in.ngpus = 2;
+    in.ntps = 1;
+    for (int threads = 1; threads <= 4; threads += 3) {
+        struct progress_log p = { .caller = pthread_self() };
+        in.threads = threads;
+        in.progress = log_progress;
+        in.progress_ctx = &p;
+        in.sim.stop = (struct llmroof_stop){ never_stop, &p };
+        run(&in, &res);
+        assert_int_equal(p.back, 0);
+        assert_int_equal(p.total, 4); /* a10 and l4 at TP 1: two rows ranked, then two searched */
+        assert_int_equal(p.last, p.total);
+        /* one thread: a report per ranked row, per searched row and the end; more threads: the
+         * ranked rows the caller solved itself, perhaps none */
+        if (threads == 1)
+            assert_int_equal(p.calls, 5);
+        else
+            assert_true(p.calls >= 3);
         assert_false(p.other_thread);
     }
     catalog_free(&cat);
@@ -1160,7 +1184,7 @@ int main(void)
         cmocka_unit_test(fast_plans_hold_prompts_to_the_budget),
         cmocka_unit_test(fast_plans_keep_the_bisections_root),
         cmocka_unit_test(a_users_plan_is_the_same_on_any_thread_count),
-        cmocka_unit_test(fast_plan_progress_only_moves_forward),
+        cmocka_unit_test(plan_progress_only_moves_forward),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
