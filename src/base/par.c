@@ -1,11 +1,9 @@
 /* par.c - par_for (par.h): a shared counter hands out task indices; each thread takes the next
  * until none are left or the run is ended. The counter and the finished count are C11 atomics,
  * the only state the threads share; everything else a task touches is its own slot. */
-/* sched_getaffinity (Linux, glibc): the processors this process may run on, which a container
- * or taskset narrows below what sysconf counts */
-#if defined(__linux__) && !defined(_GNU_SOURCE)
-#define _GNU_SOURCE
-#endif
+/* sched_getaffinity (Linux, glibc; CMakeLists.txt compiles this file with _GNU_SOURCE): the
+ * processors this process may run on, which a container or taskset narrows below what sysconf
+ * counts */
 #include "base/par.h"
 
 #include <pthread.h>
@@ -45,7 +43,7 @@ static void *worker(void *arg)
 int par_cpus(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
-#if defined(__linux__)
+#if defined(__linux__) && defined(_GNU_SOURCE)
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0 && CPU_COUNT(&set) < n)
         n = CPU_COUNT(&set);
