@@ -172,6 +172,30 @@ static void vllm_0_5_cpu_share_matches_its_profile(void **state)
     catalog_free(&cat);
 }
 
+/* QServe's offline benchmark (the qserve profile): between two decode passes its Python engine
+ * turns the sampled ids into a list and appends each sequence's token to the sequence and its
+ * logical KV blocks, 1.9 us a sequence at the reference host (bench/qserve_step_python.py). A
+ * static batch of 256 on an A100, whose usual host runs at 0.81 of the reference:
+ * 256 x 1.9 us / 0.81 = 600.5 us a step, synchronous (none of it beside the GPU). */
+static void qserve_steps_carry_their_python_per_sequence(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_err err = { 0 };
+    assert_int_equal(catalog_add_engines_file(&cat, LLMROOF_TEST_DATA_DIR "/engines.json", false, &err), 0);
+    const struct llmroof_engine *en = catalog_find_engine(&cat, "qserve");
+    assert_non_null(en);
+    assert_rel_close(en->cpu_output_s, 1.9e-6, 1e-12);
+    assert_rel_close(en->cpu_output_overlap, 0, 0);
+    struct llmroof_setup s = setup(&cat, "llama-3-8b", "a100-sxm4-80gb", 1);
+    s.eff = roofline_effs_engine(s.gpu, en, NULL);
+    struct llmroof_estimate e = run(&s, 256, 1024, 512);
+    assert_rel_close(e.cpu_step_s, 256 * 1.9e-6 / 0.81, 1e-9);
+    assert_rel_close(e.cpu_step_s, 600.5e-6, 1e-3);
+    catalog_free(&cat);
+}
+
 /* Data-parallel attention (issue 23, defect 2): a replica holds whole sequences. One 4096-token
  * prompt of DeepSeek-V3 on EP 8 with 8 attention replicas of TP 1 is attended by one replica in
  * full, as on a single TP-1 instance, not 1/8 of it on each. */
@@ -1531,6 +1555,7 @@ int main(void)
         cmocka_unit_test(eager_launches_overlap_the_gpu_step),
         cmocka_unit_test(host_cpu_speed_stretches_the_engines_cpu_time),
         cmocka_unit_test(vllm_0_5_cpu_share_matches_its_profile),
+        cmocka_unit_test(qserve_steps_carry_their_python_per_sequence),
         cmocka_unit_test(dsa_indexer_runs_at_the_fp8_rate),
         cmocka_unit_test(engine_less_all_reduce_takes_the_custom_kernels),
         cmocka_unit_test(a100_pcie_pairs_reduce_over_their_nvlink_bridge),
