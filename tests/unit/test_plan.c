@@ -1102,6 +1102,21 @@ static int never_stop(void *arg)
     return 0;
 }
 
+/* One run of the plan on `threads` threads with its progress and stop logged. */
+static struct progress_log logged_run(struct plan_input *in, int threads)
+{
+    struct progress_log p = { .caller = pthread_self() };
+    in->threads = threads;
+    in->progress = log_progress;
+    in->progress_ctx = &p;
+    in->sim.stop = (struct llmroof_stop){ never_stop, &p };
+    run(in, &res);
+    in->progress = NULL; /* p is this function's: nothing may report to it once it returns */
+    in->progress_ctx = NULL;
+    in->sim.stop = (struct llmroof_stop){ NULL, NULL };
+    return p;
+}
+
 static void plan_progress_only_moves_forward(void **state)
 {
     (void)state;
@@ -1116,12 +1131,7 @@ static void plan_progress_only_moves_forward(void **state)
     in.tps[in.ntps++] = 1;
     in.tps[in.ntps++] = 2;
     for (int threads = 1; threads <= 4; threads += 3) {
-        struct progress_log p = { .caller = pthread_self() };
-        in.threads = threads;
-        in.progress = log_progress;
-        in.progress_ctx = &p;
-        in.sim.stop = (struct llmroof_stop){ never_stop, &p };
-        run(&in, &res);
+        const struct progress_log p = logged_run(&in, threads);
         assert_true(p.calls > 0);
         assert_int_equal(p.back, 0);
         assert_true(p.total > 0);
@@ -1135,12 +1145,7 @@ static void plan_progress_only_moves_forward(void **state)
     in.ngpus = 2;
     in.ntps = 1;
     for (int threads = 1; threads <= 4; threads += 3) {
-        struct progress_log p = { .caller = pthread_self() };
-        in.threads = threads;
-        in.progress = log_progress;
-        in.progress_ctx = &p;
-        in.sim.stop = (struct llmroof_stop){ never_stop, &p };
-        run(&in, &res);
+        const struct progress_log p = logged_run(&in, threads);
         assert_int_equal(p.back, 0);
         assert_int_equal(p.total, 4); /* a10 and l4 at TP 1: two rows ranked, then two searched */
         assert_int_equal(p.last, p.total);
