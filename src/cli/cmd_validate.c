@@ -9,13 +9,14 @@
 #include <cjson/cJSON.h>
 
 #include "cli/cli.h"
+#include "base/par.h"
 #include "fit/servval.h"
 #include "fit/opval.h"
 #include "render/render_json.h"
 #include "render/render_validate.h"
 
 enum { OPT_BY = 1, OPT_MAP, OPT_SVG, OPT_UNC, OPT_MAXDEC, OPT_MAXPRE, OPT_FIT, OPT_FIT_ALL, OPT_FIT_GPUS, OPT_FIT_ENGINES,
-       OPT_OPS, OPT_OUT, OPT_CV, OPT_MAXE2E, OPT_MAXSRV, OPT_SERVING, OPT_SERVING_MAP, OPT_MAXSRVCLS };
+       OPT_OPS, OPT_OUT, OPT_CV, OPT_MAXE2E, OPT_MAXSRV, OPT_SERVING, OPT_SERVING_MAP, OPT_MAXSRVCLS, OPT_JOBS };
 enum { OPT_QUIET = 200 }; /* apart: other options append to the list above */
 
 struct ctx {
@@ -33,6 +34,7 @@ struct ctx {
     const char *serving_map;       /* --serving-map FILE */
     double max_srv_cls[SRV_CLASS_COUNT]; /* --max-serving-class-error CLASS=F,... (0: not asked) */
     bool quiet;                    /* --quiet: no progress line for --cv */
+    int threads;                   /* --jobs: threads for --cv's folds (0: the default) */
 };
 
 /* "throughput=0.4,ttft=0.7": a limit per serving class */
@@ -87,6 +89,12 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     case OPT_OPS: x->ops = arg; return 0;
     case OPT_OUT: x->out = arg; return 0;
     case OPT_QUIET: x->quiet = true; return 0;
+    case OPT_JOBS: {
+        long v;
+        int rc = cli_long(c, "jobs", arg, 1, PAR_MAX_THREADS, &v);
+        x->threads = (int)v;
+        return rc;
+    }
     case OPT_CV:
         if (strcmp(arg, "source") == 0)
             x->cv = VAL_CV_SOURCE;
@@ -680,7 +688,8 @@ static int serving_report(struct cli *c, struct ctx *x, const char *file, const 
     free(mtext);
     int folds = 0, rc = 0;
     bool held_out = x->cv == VAL_CV_SOURCE;
-    if (held_out ? srv_cross_validate(cases, n, st, nst, &folds, &err)
+    const int threads = x->threads > 0 ? x->threads : c->flags & CLI_REQUEST ? 1 : par_cpus();
+    if (held_out ? srv_cross_validate(cases, n, st, nst, &folds, threads, &err)
                  : srv_predict(cases, n, NULL, NULL, 0, NULL, 0, &err)) {
         free(cases);
         return cli_fail(c, &err);
@@ -846,6 +855,7 @@ int cmd_validate(struct cli *c, int argc, char **argv)
         { OPT_OUT, "out", 0, "FILE", "with --ops: write the GPU entry with the measured asymptotes as efficiencies", false },
         { OPT_CV, "cv", 0, "BY", "cross-validate: leave one source (publication) or gpu out, refit, predict it", false },
         { OPT_QUIET, "quiet", 'q', NULL, "no progress line for --cv (shown only on a terminal, after a second)", false },
+        { OPT_JOBS, "jobs", 'j', "N", "threads for --cv's folds, 1-64 (default: the processors this process may run on; API requests 1); the report is the same at any N", false },
         { OPT_SERVING, "serving", 0, "FILE", "serving rows to simulate (default without FILE.csv: serving.csv beside the catalog)", false },
         { OPT_SERVING_MAP, "serving-map", 0, "FILE", "how each serving row is set up (default: serving-map.csv beside the catalog)", false },
         { OPT_MAXSRVCLS, "max-serving-class-error", 0, "LIST", "exit 1 if a serving class's median |error| exceeds its limit: throughput=F,ttft=F,...", false },
@@ -926,7 +936,10 @@ int cmd_validate(struct cli *c, int argc, char **argv)
         rep = calloc(1, sizeof *rep);
         struct cli_progress pr;
         bool show = cli_progress_start(c, &pr, "folds", x.quiet);
-        if (!rep || val_cross_validate_progress(cases, n, x.cv, rep, show ? cli_progress_report : NULL, &pr, &err)) {
+        /* the command line uses the machine's processors, a library request one thread */
+        const int threads = x.threads > 0 ? x.threads : c->flags & CLI_REQUEST ? 1 : par_cpus();
+        if (!rep || val_cross_validate_progress(cases, n, x.cv, rep, show ? cli_progress_report : NULL, &pr, threads,
+                                                &err)) {
             free(rows);
             free(cases);
             free(rep);

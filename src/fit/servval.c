@@ -1,5 +1,6 @@
 /* servval.c - serving rows against the simulator (see fit/servval.h; method: docs/validation.md) */
 #include "fit/servval.h"
+#include "base/par.h"
 
 #include <errno.h>
 #include <math.h>
@@ -873,7 +874,7 @@ int srv_predict(struct srv_case *cases, size_t n, const bool *keep, const struct
     for (size_t i = 0; i < n; i++) {
         struct srv_case *c = &cases[i];
         run_of[i] = -1;
-        if (!c->mapped || (keep && !keep[i]))
+        if ((keep && !keep[i]) || !c->mapped) /* the mask first: another fold may be writing row i */
             continue;
         for (size_t j = 0; j < i && run_of[i] < 0; j++)
             if (run_of[j] >= 0 && same_run(c, &cases[j]))
@@ -951,25 +952,66 @@ static void source_key(const struct srv_case *c, char *out, size_t cap)
 
 #define SRV_CV_MAX 64
 
-int srv_cross_validate(struct srv_case *cases, size_t n, struct val_case *st, size_t nst, int *folds,
-                       struct llmroof_err *err)
+/* One serving fold, run by par_for: the static rows' fit without the publication (its own copy of
+ * them: val_fit_all re-predicts its training rows in place), then the publication's serving rows
+ * simulated with it (keep), each row written by its own fold alone. */
+struct srv_fold {
+    bool *train; /* static rows it fits on */
+    bool *keep;  /* serving rows it predicts */
+    int rc;
+    struct llmroof_err err;
+};
+
+struct srv_cv_run {
+    struct srv_case *cases;
+    size_t n;
+    const struct val_case *st;
+    size_t nst;
+    const struct llmroof_gpu *g0;
+    const struct llmroof_engine *e0;
+    int ng, ne;
+    struct srv_fold *folds;
+};
+
+static void srv_fold_run(void *ctx, int f)
 {
-    int rc = LLMROOF_OK, ng = 0, ne = 0;
+    const struct srv_cv_run *r = ctx;
+    struct srv_fold *o = &r->folds[f];
+    struct val_case *st = malloc(sizeof *st * (r->nst ? r->nst : 1));
+    struct llmroof_gpu *gf = calloc(SRV_CV_MAX, sizeof *gf);
+    struct llmroof_engine *ef = calloc(SRV_CV_MAX, sizeof *ef);
+    if (!st || !gf || !ef) {
+        o->rc = llmroof_err_set(&o->err, LLMROOF_EINTERNAL, "out of memory");
+        goto out;
+    }
+    memcpy(st, r->st, sizeof *st * r->nst);
+    memcpy(gf, r->g0, sizeof *gf * (size_t)(r->ng ? r->ng : 1));
+    memcpy(ef, r->e0, sizeof *ef * (size_t)(r->ne ? r->ne : 1));
+    double l0, l1;
+    if ((o->rc = val_fit_all(st, r->nst, o->train, gf, r->ng, ef, r->ne, &l0, &l1, &o->err)))
+        goto out;
+    o->rc = srv_predict(r->cases, r->n, o->keep, gf, r->ng, ef, r->ne, &o->err);
+out:
+    free(st);
+    free(gf);
+    free(ef);
+}
+
+int srv_cross_validate(struct srv_case *cases, size_t n, struct val_case *st, size_t nst, int *folds,
+                       int threads, struct llmroof_err *err)
+{
+    int rc = LLMROOF_OK, ng = 0, ne = 0, nf = 0;
     *folds = 0;
-    struct llmroof_gpu *g0 = calloc(SRV_CV_MAX, sizeof *g0), *gf = calloc(SRV_CV_MAX, sizeof *gf);
-    struct llmroof_engine *e0 = calloc(SRV_CV_MAX, sizeof *e0), *ef = calloc(SRV_CV_MAX, sizeof *ef);
-    bool *train = calloc(nst ? nst : 1, sizeof *train), *keep = calloc(n ? n : 1, sizeof *keep);
+    struct llmroof_gpu *g0 = calloc(SRV_CV_MAX, sizeof *g0);
+    struct llmroof_engine *e0 = calloc(SRV_CV_MAX, sizeof *e0);
     bool *done = calloc(n ? n : 1, sizeof *done);
-    double *sp = calloc(nst ? nst : 1, sizeof *sp), *se = calloc(nst ? nst : 1, sizeof *se);
     char (*skey)[VAL_TEXT] = calloc(nst ? nst : 1, sizeof *skey);
-    if (!g0 || !gf || !e0 || !ef || !train || !keep || !done || !sp || !se || !skey) {
+    struct srv_fold *fl = calloc(n ? n : 1, sizeof *fl); /* at most a fold per serving row */
+    if (!g0 || !e0 || !done || !skey || !fl) {
         rc = llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory");
         goto out;
     }
-    /* the fit re-predicts the static rows: their values (perhaps held out already) come back */
     for (size_t i = 0; i < nst; i++) {
-        sp[i] = st[i].predicted;
-        se[i] = st[i].err;
         if (!st[i].mapped)
             continue;
         val_source_key(st[i].row, skey[i], sizeof skey[i]);
@@ -984,62 +1026,70 @@ int srv_cross_validate(struct srv_case *cases, size_t n, struct val_case *st, si
         if (!have && ne < SRV_CV_MAX)
             e0[ne++] = *st[i].engine;
     }
-    /* one fold per publication; publications without static rows share the fit on all of them */
+    /* one fold per publication; publications without static rows share the fit on all of them.
+     * The folds are laid out first, in the order of their first serving row, then run on
+     * `threads` threads (base/par.h): the rows are the same at any count */
     bool have_all = false;
-    for (size_t i = 0; i < n && rc == LLMROOF_OK; i++) {
+    for (size_t i = 0; i < n; i++) {
         if (!cases[i].mapped || done[i])
             continue;
         char key[VAL_TEXT], k2[VAL_TEXT];
         source_key(&cases[i], key, sizeof key);
+        bool *train = calloc(nst ? nst : 1, sizeof *train), *keep = calloc(n ? n : 1, sizeof *keep);
+        if (!train || !keep) {
+            free(train);
+            free(keep);
+            rc = llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory");
+            goto out;
+        }
         bool shares = false;
         for (size_t j = 0; j < nst; j++) {
             train[j] = st[j].mapped && strcmp(skey[j], key) != 0;
             shares |= st[j].mapped && !train[j];
         }
         for (size_t j = 0; j < n; j++) {
-            keep[j] = false;
             if (!cases[j].mapped || done[j])
                 continue;
+            source_key(&cases[j], k2, sizeof k2);
             if (shares) {
-                source_key(&cases[j], k2, sizeof k2);
                 keep[j] = strcmp(k2, key) == 0;
             } else {
                 /* every publication without static rows: the same training set */
-                source_key(&cases[j], k2, sizeof k2);
                 bool sh = false;
                 for (size_t m = 0; m < nst && !sh; m++)
                     sh = st[m].mapped && strcmp(skey[m], k2) == 0;
                 keep[j] = !sh;
             }
         }
-        if (!shares && have_all)
+        if (!shares && have_all) {
+            free(train);
+            free(keep);
             continue;
+        }
         have_all |= !shares;
-        memcpy(gf, g0, sizeof *gf * (size_t)(ng ? ng : 1));
-        memcpy(ef, e0, sizeof *ef * (size_t)(ne ? ne : 1));
-        double l0, l1;
-        if ((rc = val_fit_all(st, nst, train, gf, ng, ef, ne, &l0, &l1, err)))
-            break;
-        if ((rc = srv_predict(cases, n, keep, gf, ng, ef, ne, err)))
-            break;
         for (size_t j = 0; j < n; j++)
             done[j] |= keep[j];
+        fl[nf++] = (struct srv_fold){ train, keep, LLMROOF_OK, { 0 } };
+    }
+    const struct srv_cv_run run = { cases, n, st, nst, g0, e0, ng, ne, fl };
+    par_for(nf, threads, srv_fold_run, (void *)&run, NULL, NULL);
+    for (int f = 0; f < nf; f++) {
+        if (fl[f].rc) { /* the first failing fold's error, as one thread meets it */
+            rc = fl[f].rc;
+            *err = fl[f].err;
+            break;
+        }
         (*folds)++;
     }
-    for (size_t i = 0; i < nst; i++) {
-        st[i].predicted = sp[i];
-        st[i].err = se[i];
-    }
 out:
+    for (int f = 0; f < nf; f++) {
+        free(fl[f].train);
+        free(fl[f].keep);
+    }
+    free(fl);
     free(g0);
-    free(gf);
     free(e0);
-    free(ef);
-    free(train);
-    free(keep);
     free(done);
-    free(sp);
-    free(se);
     free(skey);
     return rc;
 }

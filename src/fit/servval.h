@@ -142,9 +142,11 @@ int srv_predict(struct srv_case *cases, size_t n, const bool *keep, const struct
  * start from the catalog and are fitted (val_fit_all) on the static cases of every *other*
  * publication; that publication's serving rows are then predicted with them. The static rows are
  * never fitted to serving rows, so a serving row's held-out prediction differs from its in-sample
- * one only through the static rows its own publication contributed. */
+ * one only through the static rows its own publication contributed. The folds run on `threads`
+ * threads (base/par.h; 0 or 1: the caller's alone), each on its own copy of the static rows and
+ * writing only its own serving rows: the rows are the same at any count. */
 int srv_cross_validate(struct srv_case *cases, size_t n, struct val_case *stat, size_t nstat, int *folds,
-                       struct llmroof_err *err);
+                       int threads, struct llmroof_err *err);
 
 /* median, p90 and bias of err over mapped cases of a class (cls < 0: all) and load (load < 0: all) */
 struct val_stats srv_stats(const struct srv_case *cases, size_t n, int cls, int load);

@@ -151,10 +151,12 @@ struct val_cv_report {
 };
 int val_cross_validate(struct val_case *cases, size_t n, enum val_cv_by by, struct val_cv_report *out,
                        struct llmroof_err *err);
-/* The same, calling progress(ctx, folds done, folds) before each fold and once at the end
- * (issue 24: the command line shows it on a terminal); progress may be NULL. */
+/* The same, calling progress(ctx, folds done, folds) at the start, as folds finish and once at
+ * the end (issue 24: the command line shows it on a terminal), on the caller's thread; progress
+ * may be NULL. The folds run on `threads` threads (base/par.h; 0 or 1: the caller's alone), each
+ * fitting its own copy of the cases: the report is the same at any count. */
 int val_cross_validate_progress(struct val_case *cases, size_t n, enum val_cv_by by, struct val_cv_report *out,
                                 void (*progress)(void *ctx, long done, long total), void *progress_ctx,
-                                struct llmroof_err *err);
+                                int threads, struct llmroof_err *err);
 
 #endif

@@ -202,6 +202,21 @@ static void published_measurements_are_met_within_the_targets(void **state)
                                            10.2 before session 27: QServe's throughput rows follow the
                                            overlap share every GPU shares, which llama.cpp's prompts had
                                            pulled up) */
+    /* the folds on three threads, each fitting its own copy of the rows (session 47): every
+     * held-out value and the bounds report are the same to the bit as on one thread */
+    struct val_case *again = malloc(n * sizeof *again);
+    for (size_t i = 0; i < n; i++) {
+        val_map_row(&cat, &map, &rows[i], &again[i]);
+        if (again[i].mapped)
+            assert_int_equal(val_predict(&again[i], NULL, NULL, &err), 0);
+    }
+    struct val_cv_report rep3;
+    assert_int_equal(val_cross_validate_progress(again, n, VAL_CV_SOURCE, &rep3, NULL, NULL, 3, &err), 0);
+    assert_int_equal(rep3.folds, rep.folds);
+    assert_string_equal(rep3.bounds, rep.bounds);
+    for (size_t i = 0; i < n; i++)
+        assert_true(again[i].predicted == cases[i].predicted && again[i].err == cases[i].err);
+    free(again);
     free(cases);
     free(rows);
     catalog_free(&cat);
