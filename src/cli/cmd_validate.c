@@ -690,7 +690,7 @@ static int serving_report(struct cli *c, struct ctx *x, const char *file, const 
     bool held_out = x->cv == VAL_CV_SOURCE;
     const int threads = x->threads > 0 ? x->threads : c->flags & CLI_REQUEST ? 1 : par_cpus();
     if (held_out ? srv_cross_validate(cases, n, st, nst, &folds, threads, &err)
-                 : srv_predict(cases, n, NULL, NULL, 0, NULL, 0, &err)) {
+                 : srv_predict_jobs(cases, n, NULL, NULL, 0, NULL, 0, threads, &err)) {
         free(cases);
         return cli_fail(c, &err);
     }

@@ -861,18 +861,89 @@ static double metric_of(const struct srv_case *c, const struct run_sums *r, cons
     return 0;
 }
 
+/* The simulations of srv_predict_jobs, one task per run on par_for's threads: each writes only
+ * its own slot of runs (a setup's run) or bases (a row's baseline). */
+struct srv_sims {
+    const struct srv_case *cases;
+    const struct llmroof_gpu *gpus;
+    const struct llmroof_engine *engines;
+    int ngpus, nengines;
+    const size_t *todo; /* row indices */
+    struct run_sums *out; /* by row index */
+    bool base;          /* the rows' baselines, not their own runs */
+};
+
+/* the row's setup with the fitted GPU and engine of the same ids, where the caller has them */
+static void srv_fitted(const struct srv_sims *s, const struct srv_case *c, const struct llmroof_gpu **g,
+                       const struct llmroof_engine **e)
+{
+    *g = c->gpu;
+    *e = c->engine;
+    for (int k = 0; k < s->ngpus; k++)
+        if (strcmp(s->gpus[k].id, c->gpu->id) == 0)
+            *g = &s->gpus[k];
+    for (int k = 0; k < s->nengines && *e; k++)
+        if (strcmp(s->engines[k].id, (*e)->id) == 0)
+            *e = &s->engines[k];
+}
+
+static void srv_sim_one(void *ctx, int t)
+{
+    const struct srv_sims *s = ctx;
+    const size_t i = s->todo[t];
+    const struct srv_case *c = &s->cases[i];
+    const struct llmroof_gpu *g;
+    const struct llmroof_engine *e;
+    if (!s->base) {
+        srv_fitted(s, c, &g, &e);
+        simulate(c, g, e, &s->out[i]);
+        return;
+    }
+    /* the baseline: the same setup with the base engine, or without speculation */
+    struct srv_case b = *c;
+    b.has_base = false;
+    if (c->base_engine) {
+        /* the settings the row states are the feature run's (vLLM 0.6's multi-step scheduling,
+         * say), not the baseline engine's: it runs with its own defaults */
+        b.engine = c->base_engine;
+        b.max_seqs = 0;
+        b.max_batched_tokens = 0;
+        b.chunked = -1;
+        b.sched_steps = 0;
+        b.engine_use_ray = false;
+        b.max_paddings = -1;
+        b.kv_blocks = 0;
+        b.max_concurrent = 0;
+    } else {
+        b.spec_kind = 0;
+    }
+    srv_fitted(s, &b, &g, &e);
+    simulate(&b, g, e, &s->out[i]);
+}
+
 int srv_predict(struct srv_case *cases, size_t n, const bool *keep, const struct llmroof_gpu *gpus, int ngpus,
                 const struct llmroof_engine *engines, int nengines, struct llmroof_err *err)
 {
-    struct run_sums *runs = calloc(n ? n : 1, sizeof *runs);
+    return srv_predict_jobs(cases, n, keep, gpus, ngpus, engines, nengines, 1, err);
+}
+
+int srv_predict_jobs(struct srv_case *cases, size_t n, const bool *keep, const struct llmroof_gpu *gpus, int ngpus,
+                     const struct llmroof_engine *engines, int nengines, int threads, struct llmroof_err *err)
+{
+    struct run_sums *runs = calloc(n ? n : 1, sizeof *runs), *bases = calloc(n ? n : 1, sizeof *bases);
     long *run_of = calloc(n ? n : 1, sizeof *run_of);
-    if (!runs || !run_of) {
+    size_t *todo = calloc(n ? n : 1, sizeof *todo);
+    if (!runs || !bases || !run_of || !todo) {
         free(runs);
+        free(bases);
         free(run_of);
+        free(todo);
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory");
     }
+    /* the runs: rows of one setup share the first one's (same_run), laid out before any runs */
+    size_t nt = 0;
     for (size_t i = 0; i < n; i++) {
-        struct srv_case *c = &cases[i];
+        const struct srv_case *c = &cases[i];
         run_of[i] = -1;
         if ((keep && !keep[i]) || !c->mapped) /* the mask first: another fold may be writing row i */
             continue;
@@ -880,60 +951,40 @@ int srv_predict(struct srv_case *cases, size_t n, const bool *keep, const struct
             if (run_of[j] >= 0 && same_run(c, &cases[j]))
                 run_of[i] = run_of[j];
         if (run_of[i] < 0) {
-            const struct llmroof_gpu *g = c->gpu;
-            const struct llmroof_engine *e = c->engine;
-            for (int k = 0; k < ngpus; k++)
-                if (strcmp(gpus[k].id, c->gpu->id) == 0)
-                    g = &gpus[k];
-            for (int k = 0; k < nengines && e; k++)
-                if (strcmp(engines[k].id, e->id) == 0)
-                    e = &engines[k];
-            simulate(c, g, e, &runs[i]);
             run_of[i] = (long)i;
+            todo[nt++] = i;
         }
+    }
+    struct srv_sims sims = { cases, gpus, engines, ngpus, nengines, todo, runs, false };
+    par_for((int)nt, threads, srv_sim_one, &sims, NULL, NULL);
+    /* the baselines of the rows whose own run succeeded, each its own simulation */
+    nt = 0;
+    for (size_t i = 0; i < n; i++)
+        if (run_of[i] >= 0 && cases[i].has_base && runs[run_of[i]].ok)
+            todo[nt++] = i;
+    sims.out = bases;
+    sims.base = true;
+    par_for((int)nt, threads, srv_sim_one, &sims, NULL, NULL);
+    for (size_t i = 0; i < n; i++) {
+        if (run_of[i] < 0)
+            continue;
+        struct srv_case *c = &cases[i];
         const struct run_sums *r = &runs[run_of[i]];
-        struct run_sums base = { .ok = true };
-        if (r->ok && c->has_base) {
-            /* the baseline: the same setup with the base engine, or without speculation */
-            struct srv_case b = *c;
-            b.has_base = false;
-            if (c->base_engine) {
-                /* the settings the row states are the feature run's (vLLM 0.6's multi-step
-                 * scheduling, say), not the baseline engine's: it runs with its own defaults */
-                b.engine = c->base_engine;
-                b.max_seqs = 0;
-                b.max_batched_tokens = 0;
-                b.chunked = -1;
-                b.sched_steps = 0;
-                b.engine_use_ray = false;
-                b.max_paddings = -1;
-                b.kv_blocks = 0;
-                b.max_concurrent = 0;
-            }
-            else
-                b.spec_kind = 0;
-            const struct llmroof_gpu *g = b.gpu;
-            const struct llmroof_engine *e = b.engine;
-            for (int k = 0; k < ngpus; k++)
-                if (strcmp(gpus[k].id, b.gpu->id) == 0)
-                    g = &gpus[k];
-            for (int k = 0; k < nengines && e; k++)
-                if (strcmp(engines[k].id, e->id) == 0)
-                    e = &engines[k];
-            simulate(&b, g, e, &base);
-        }
-        double p = r->ok && base.ok ? metric_of(c, r, &base) : 0;
+        const struct run_sums *base = c->has_base && r->ok ? &bases[i] : &(struct run_sums){ .ok = true };
+        double p = r->ok && base->ok ? metric_of(c, r, base) : 0;
         if (!(p > 0) || !isfinite(p)) {
             c->mapped = false;
             snprintf(c->reason, sizeof c->reason, "%s",
-                     !r->ok ? r->reason : !base.ok ? base.reason : "the simulated metric is zero");
+                     !r->ok ? r->reason : !base->ok ? base->reason : "the simulated metric is zero");
             continue;
         }
         c->predicted = p;
         c->err = is_rate(c->metric) ? c->measured / p - 1 : p / c->measured - 1;
     }
     free(runs);
+    free(bases);
     free(run_of);
+    free(todo);
     return LLMROOF_OK;
 }
 
@@ -971,6 +1022,7 @@ struct srv_cv_run {
     const struct llmroof_engine *e0;
     int ng, ne;
     struct srv_fold *folds;
+    int sim_threads; /* threads for a fold's simulations: all of them when there is one fold */
 };
 
 static void srv_fold_run(void *ctx, int f)
@@ -990,7 +1042,7 @@ static void srv_fold_run(void *ctx, int f)
     double l0, l1;
     if ((o->rc = val_fit_all(st, r->nst, o->train, gf, r->ng, ef, r->ne, &l0, &l1, &o->err)))
         goto out;
-    o->rc = srv_predict(r->cases, r->n, o->keep, gf, r->ng, ef, r->ne, &o->err);
+    o->rc = srv_predict_jobs(r->cases, r->n, o->keep, gf, r->ng, ef, r->ne, r->sim_threads, &o->err);
 out:
     free(st);
     free(gf);
@@ -1071,8 +1123,10 @@ int srv_cross_validate(struct srv_case *cases, size_t n, struct val_case *st, si
             done[j] |= keep[j];
         fl[nf++] = (struct srv_fold){ train, keep, LLMROOF_OK, { 0 } };
     }
-    const struct srv_cv_run run = { cases, n, st, nst, g0, e0, ng, ne, fl };
-    par_for(nf, threads, srv_fold_run, (void *)&run, NULL, NULL);
+    /* one fold (the shipped data: no serving publication has static rows of its own) spreads its
+     * simulations over the threads; several folds take a thread each */
+    const struct srv_cv_run run = { cases, n, st, nst, g0, e0, ng, ne, fl, nf == 1 ? threads : 1 };
+    par_for(nf, nf == 1 ? 1 : threads, srv_fold_run, (void *)&run, NULL, NULL);
     for (int f = 0; f < nf; f++) {
         if (fl[f].rc) { /* the first failing fold's error, as one thread meets it */
             rc = fl[f].rc;

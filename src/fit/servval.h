@@ -137,6 +137,11 @@ int srv_load_cases(const struct llmroof_catalog *cat, const char *rows_text, siz
  * keep[i] false (keep may be NULL) leaves case i alone. */
 int srv_predict(struct srv_case *cases, size_t n, const bool *keep, const struct llmroof_gpu *gpus, int ngpus,
                 const struct llmroof_engine *engines, int nengines, struct llmroof_err *err);
+/* srv_predict with its simulations (one per distinct setup, then the rows' baselines) on `threads`
+ * threads (base/par.h; 0 or 1: the caller's alone); each writes only its own run, and the rows
+ * are then filled in order, so the result is the same at any count. */
+int srv_predict_jobs(struct srv_case *cases, size_t n, const bool *keep, const struct llmroof_gpu *gpus, int ngpus,
+                     const struct llmroof_engine *engines, int nengines, int threads, struct llmroof_err *err);
 
 /* Holds out each publication of the serving rows in turn: every GPU's and engine's parameters
  * start from the catalog and are fitted (val_fit_all) on the static cases of every *other*

@@ -558,6 +558,15 @@ static void serving_closed_loop_burst_weighs_as_published(void **state)
     assert_rel_close(c[2].predicted, c[0].predicted, 1e-12);
     assert_true(c[1].predicted < 0.9 * c[0].predicted);
     assert_rel_close(c[3].predicted, c[4].predicted, 1e-12);
+    /* the simulations on three threads (srv_predict_jobs, session 47): one per distinct setup, the
+     * rows filled in order afterwards; every row the same to the bit as on one thread */
+    struct srv_case *c3 = NULL;
+    size_t n3 = 0;
+    assert_int_equal(srv_load_cases(&cat, rows, strlen(rows), "rows", m, strlen(m), "map", &c3, &n3, &err), 0);
+    assert_int_equal(srv_predict_jobs(c3, n3, NULL, NULL, 0, NULL, 0, 3, &err), 0);
+    for (size_t i = 0; i < n; i++)
+        assert_true(c3[i].mapped == c[i].mapped && c3[i].predicted == c[i].predicted && c3[i].err == c[i].err);
+    free(c3);
     /* the share within a TTFT limit between the burst's and the rest's: the burst misses it, so
      * weighed as published (3000) the share is larger than as simulated (64) */
     char slo[64];
