@@ -211,6 +211,12 @@ int cli_engine_catalog(struct cli *c);
 int cli_gpu_list(struct cli *c, const char *list, const struct llmroof_gpu **out, int max, int *n);
 int cli_tp_list(struct cli *c, const char *list, int *out, int max, int *n);
 
+/* --jobs N: threads, 1 to PAR_MAX_THREADS (base/par.h); returns 2 on bad input. */
+int cli_jobs(struct cli *c, const char *arg, int *out);
+/* The threads a command runs: --jobs as given (> 0), else the command line's processors
+ * (par_cpus) and a library request's one thread (CLI_REQUEST: its caller owns the process). */
+int cli_threads(const struct cli *c, int given);
+
 /* Value parsers that print "option '--x': ..." and return 2 on bad input. */
 int cli_long(struct cli *c, const char *opt, const char *arg, long min, long max, long *out);
 /* A duration with its unit (ns, us, ms, s, min; a bare 0 only where !positive) in (0 or

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/par.h"
 #include "base/parse.h"
 #include "model/ckpt.h"
 #include "base/rng.h"
@@ -434,4 +435,19 @@ struct llmroof_layout cli_layout(const struct cli_setup_opts *s)
     struct llmroof_layout l = s->layout;
     l.tp = (int)s->tp;
     return l;
+}
+
+int cli_jobs(struct cli *c, const char *arg, int *out)
+{
+    long v = 0;
+    const int rc = cli_long(c, "jobs", arg, 1, PAR_MAX_THREADS, &v);
+    *out = (int)v;
+    return rc;
+}
+
+int cli_threads(const struct cli *c, int given)
+{
+    if (given > 0)
+        return given;
+    return c->flags & CLI_REQUEST ? 1 : par_cpus();
 }

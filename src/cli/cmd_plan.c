@@ -6,7 +6,6 @@
 
 #include "cli/cli.h"
 #include "model/ckpt.h"
-#include "base/par.h"
 #include "base/parse.h"
 #include "serve/plan.h"
 #include "render/render_json.h"
@@ -22,7 +21,7 @@ struct ctx {
     const char *gpus, *tps, *price, *workload, *kvlink;
     struct plan_input in;
     bool bad;
-    bool have_seed, have_users, have_think, have_jobs;
+    bool have_seed, have_users, have_think;
     bool quiet; /* --quiet: no progress line */
 };
 
@@ -56,12 +55,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         x->in.node_set = true;
         return rc;
     case OPT_FAST: x->in.fast = true; return 0;
-    case OPT_JOBS:
-        x->have_jobs = true;
-        if ((rc = cli_long(c, "jobs", arg, 1, PAR_MAX_THREADS, &v)))
-            return rc;
-        x->in.threads = (int)v;
-        return 0;
+    case OPT_JOBS: return cli_jobs(c, arg, &x->in.threads);
     case OPT_QUIET: x->quiet = true; return 0;
     case OPT_MBT:
         x->in.keep_budget = true;
@@ -193,10 +187,7 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
         return cli_usage_error(c, "option '--rate' plans for an open loop: drop --users and --think");
     if (x->in.rate_qps > 0 && x->in.fast)
         return cli_usage_error(c, "option '--fast' is the closed-loop analytic model: drop it with --rate");
-    /* the command line uses the machine's processors; a library request (the JSON API, the
-     * server) one thread unless it asks: its caller owns the process */
-    if (!x->have_jobs)
-        x->in.threads = c->flags & CLI_REQUEST ? 1 : par_cpus();
+    x->in.threads = cli_threads(c, x->in.threads); /* --jobs, else the processors (a request: 1) */
     if ((rc = cli_catalog(c)) || (rc = cli_setup_resolve(c, &x->s)))
         return rc;
     if (!(x->in.model = cli_model(c, x->s.model)))

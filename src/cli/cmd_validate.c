@@ -9,7 +9,6 @@
 #include <cjson/cJSON.h>
 
 #include "cli/cli.h"
-#include "base/par.h"
 #include "fit/servval.h"
 #include "fit/opval.h"
 #include "render/render_json.h"
@@ -89,12 +88,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     case OPT_OPS: x->ops = arg; return 0;
     case OPT_OUT: x->out = arg; return 0;
     case OPT_QUIET: x->quiet = true; return 0;
-    case OPT_JOBS: {
-        long v;
-        int rc = cli_long(c, "jobs", arg, 1, PAR_MAX_THREADS, &v);
-        x->threads = (int)v;
-        return rc;
-    }
+    case OPT_JOBS: return cli_jobs(c, arg, &x->threads);
     case OPT_CV:
         if (strcmp(arg, "source") == 0)
             x->cv = VAL_CV_SOURCE;
@@ -688,7 +682,7 @@ static int serving_report(struct cli *c, struct ctx *x, const char *file, const 
     free(mtext);
     int folds = 0, rc = 0;
     bool held_out = x->cv == VAL_CV_SOURCE;
-    const int threads = x->threads > 0 ? x->threads : c->flags & CLI_REQUEST ? 1 : par_cpus();
+    const int threads = cli_threads(c, x->threads);
     if (held_out ? srv_cross_validate(cases, n, st, nst, &folds, threads, &err)
                  : srv_predict_jobs(cases, n, NULL, NULL, 0, NULL, 0, threads, &err)) {
         free(cases);
@@ -936,8 +930,7 @@ int cmd_validate(struct cli *c, int argc, char **argv)
         rep = calloc(1, sizeof *rep);
         struct cli_progress pr;
         bool show = cli_progress_start(c, &pr, "folds", x.quiet);
-        /* the command line uses the machine's processors, a library request one thread */
-        const int threads = x.threads > 0 ? x.threads : c->flags & CLI_REQUEST ? 1 : par_cpus();
+        const int threads = cli_threads(c, x.threads); /* --jobs, else the processors (a request: 1) */
         if (!rep || val_cross_validate_progress(cases, n, x.cv, rep, show ? cli_progress_report : NULL, &pr, threads,
                                                 &err)) {
             free(rows);
