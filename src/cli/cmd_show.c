@@ -77,6 +77,10 @@ static void show_gpu(struct table *t, const struct llmroof_gpu *g)
     kvn(t, "compute_eff", "%.3f", g->compute_eff, "GEMMs, of the dense 16-bit peak");
     kvn(t, "gemm_8bit", "%.3f", kernel_gemm_dtype_scale(g, LLMROOF_FP8),
         g->gemm_8bit_eff > 0 ? "8-bit GEMMs: a share of compute_eff" : "8-bit GEMMs: a share of compute_eff (default)");
+    if (g->fp16_acc_ratio > 1)
+        kvn(t, "gemm_fp16_accumulate", "%.3f", kernel_fp16acc_peak_scale(g) / g->fp16_acc_ratio,
+            g->gemm_fp16acc_eff > 0 ? "fp16-accumulate GEMMs: a share of compute_eff on their faster peak"
+                                    : "fp16-accumulate GEMMs: a share of compute_eff on their faster peak (default)");
     kvn(t, "memory_eff", "%.3f", g->memory_eff, "");
     kvn(t, "comm_eff", "%.3f", g->comm_eff, "");
     kvn(t, "kernel_s", "%.1f", kernel_fixed_s(g) * 1e6,

@@ -176,6 +176,7 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
                                              "custom_allreduce_latency_s", "simple_step_latency_s",
                                              "ll128_bandwidth_share", NULL };
     static const char *const eff_fields[] = { "compute", "memory", "comm", "kernel_s", "gemm_8bit", "fp16_accumulate_ratio",
+                                              "gemm_fp16_accumulate",
                                               "overlap", "attention", "attention_fa3", "attention_memory",
                                               "attention_memory_fa2", NULL };
     int rc;
@@ -325,6 +326,9 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
         (rc = json_get_number(c, ef, "overlap", "efficiency.overlap", false, 0, false, 0.5, &g->overlap, NULL)) ||
         (rc = json_get_number(c, ef, "fp16_accumulate_ratio", "efficiency.fp16_accumulate_ratio", false, 1, false, 2,
                               &g->fp16_acc_ratio, NULL)) ||
+        /* as 8-bit GEMMs, at least half of the 16-bit share of their doubled peak */
+        (rc = json_get_number(c, ef, "gemm_fp16_accumulate", "efficiency.gemm_fp16_accumulate", false, 0.5, false, 1,
+                              &g->gemm_fp16acc_eff, NULL)) ||
         /* attention kernels: FlashAttention-2 reaches 35% of an H100 and up to 73% of an A100, FA3
          * 75% of an H100 (docs/model.md "Attention kernels"); decode attention streams K/V at up to
          * the full bandwidth (FlashInfer: "close to 100%") */

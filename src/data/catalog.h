@@ -66,6 +66,8 @@ struct llmroof_gpu {
                                                         does not hide under the longer one, [0, 0.5] */
     double fp16_acc_ratio;                           /* fp16-accumulate tensor peak / fp16 peak (GeForce: 2), 1 or more;
                                                         0 = 1 */
+    double gemm_fp16acc_eff;                         /* share of the compute efficiency fp16-accumulate GEMMs
+                                                        reach on that doubled peak, [0.5,1]; 0 = kernel.c default */
     double attn_eff;                                 /* FlashAttention-2-class prefill attention: share of the 16-bit
                                                         peak at long sequences, (0,1]; 0 = compute_eff */
     double attn_fa3_eff;                             /* same for FlashAttention-3-class kernels (Hopper); 0 = attn_eff */

@@ -13,6 +13,13 @@ double kernel_gemm_dtype_scale(const struct llmroof_gpu *g, enum llmroof_dtype a
     return 1.0;
 }
 
+double kernel_fp16acc_peak_scale(const struct llmroof_gpu *g)
+{
+    if (!(g->fp16_acc_ratio > 1))
+        return 1.0;
+    return g->fp16_acc_ratio * (g->gemm_fp16acc_eff > 0 ? g->gemm_fp16acc_eff : KERNEL_GEMM_FP16ACC_DEFAULT);
+}
+
 enum llmroof_dtype kernel_attention_dtype(const struct llmroof_gpu *g, enum llmroof_dtype act)
 {
     if (act == LLMROOF_BF16 && g->has_peak[LLMROOF_BF16])

@@ -78,6 +78,12 @@ static inline double kernel_fp32_issue_share(const char *arch)
 /* Share of the 16-bit compute efficiency an 8-bit GEMM reaches on its doubled peak when the
  * catalog gives none: H100 SXM maximum achievable matmul 70.9% (fp8) / 80.3% (bf16) = 0.883. */
 #define KERNEL_GEMM_8BIT_DEFAULT 0.883
+/* Share of the 16-bit compute efficiency an fp16-accumulate GEMM reaches on its doubled GeForce
+ * peak when the catalog gives none: cuBLAS on an RTX 4090 at M = N = K = 4096, clocks locked,
+ * cublasGemmEx with fp16 accumulation 264.2 TFLOP/s = 80.0% of 330.3, with fp32 accumulation
+ * 153.6 = 93.0% of 165.2 (spatters.ca, "Improving FP16/16 matmul accuracy with two-stage
+ * accumulation", 2025): 0.800 / 0.930 = 0.860, the doubled peak giving 1.72x, not 2x. */
+#define KERNEL_GEMM_FP16ACC_DEFAULT 0.860
 /* llama.cpp's quantized matrix products: up to this many tokens (activation columns) a step the
  * MMVQ vector kernels run, above it MMQ (ggml-cuda mmvq.cuh: MMVQ_MAX_BATCH_SIZE 8). */
 #define KERNEL_MMVQ_MAX_TOKENS 8.0
@@ -155,6 +161,12 @@ double kernel_fixed_s(const struct llmroof_gpu *g);
 /* Share of the 16-bit compute efficiency that GEMMs computing in `act` reach: 1 for 16/32-bit,
  * the GPU's gemm_8bit for fp8, int8 and int4 compute. */
 double kernel_gemm_dtype_scale(const struct llmroof_gpu *g, enum llmroof_dtype act);
+
+/* The fp16 peak multiplier of GEMMs that accumulate in fp16 (engine fp16_accumulate) on g: the
+ * catalog's fp16_accumulate_ratio (GeForce: 2) times the share of the compute efficiency such
+ * GEMMs reach on that doubled peak (gemm_fp16_accumulate, or the default); 1 where the GPU has no
+ * faster fp16-accumulate path. */
+double kernel_fp16acc_peak_scale(const struct llmroof_gpu *g);
 
 /* Block-scaled fp8 GEMMs (DeepSeek-V3's format: one scale per 128 of K, promoted on the CUDA cores
  * every 128 of K on Hopper) reach the per-tensor fp8 rate at long K but lose it at short K: a

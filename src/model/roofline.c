@@ -119,8 +119,9 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
          * attention, one thread block per query head (the fa2_archs GPUs: CUDA; ROCm runs its own
          * GQA-aware kernel) */
         e.kv8_per_query_head = en->fp8_kv_per_query_head && arch_listed(en->fa2_archs, en->n_fa2_archs, g->arch);
+        /* GeForce fp16 accumulation: the doubled peak at the share such GEMMs reach of it (kernel.h) */
         if (en->fp16_accumulate && g->fp16_acc_ratio > 1)
-            e.peak_scale = g->fp16_acc_ratio;
+            e.peak_scale = kernel_fp16acc_peak_scale(g);
         e.dequant_min_tokens = en->dequant_min_tokens;
         e.prompt_ubatch_tokens = en->prompt_ubatch_tokens;
         e.logits_all_tokens = en->logits_all_tokens;

@@ -342,7 +342,8 @@ static cJSON *gpu_entry(const struct llmroof_gpu *g, const char *schema)
         const char *key;
         double v;
     } opt[] = { { "kernel_s", g->kernel_s },          { "gemm_8bit", g->gemm_8bit_eff },
-                { "fp16_accumulate_ratio", g->fp16_acc_ratio }, { "overlap", g->overlap },
+                { "fp16_accumulate_ratio", g->fp16_acc_ratio }, { "gemm_fp16_accumulate", g->gemm_fp16acc_eff },
+                { "overlap", g->overlap },
                 { "attention", g->attn_eff },        { "attention_fa3", g->attn_fa3_eff },
                 { "attention_memory", g->attn_mem_eff }, { "attention_memory_fa2", g->attn_mem_fa2_eff } };
     for (size_t i = 0; i < sizeof opt / sizeof opt[0]; i++)

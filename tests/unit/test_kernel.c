@@ -59,6 +59,15 @@ static void dtype_scales_and_attention_dtype(void **state)
     assert_rel_close(kernel_fixed_s(&g), KERNEL_FIXED_S_DEFAULT, 1e-12);
     g.kernel_s = 3e-6;
     assert_rel_close(kernel_fixed_s(&g), 3e-6, 1e-12);
+    /* GeForce fp16 accumulation: no faster path, no scale; the doubled peak at the measured share
+     * (RTX 4090, cuBLAS at 4096^3: 264.2 / 330.3 = 0.800 with fp16 accumulation, 153.6 / 165.2 =
+     * 0.930 with fp32: 0.800 / 0.930 = 0.860, so 2 x 0.860 = 1.72 the fp32-accumulate rate) */
+    assert_rel_close(kernel_fp16acc_peak_scale(&g), 1.0, 0);
+    g.fp16_acc_ratio = 2.0;
+    assert_rel_close(KERNEL_GEMM_FP16ACC_DEFAULT, (264.2 / 330.3) / (153.6 / 165.2), 2e-3);
+    assert_rel_close(kernel_fp16acc_peak_scale(&g), 1.72, 1e-12);
+    g.gemm_fp16acc_eff = 0.9; /* an entry's own figure wins */
+    assert_rel_close(kernel_fp16acc_peak_scale(&g), 1.8, 1e-12);
 }
 
 static void upper_envelope_sum_is_exact(void **state)
