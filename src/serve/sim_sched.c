@@ -656,11 +656,12 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
          * token still to come (the last one's K/V is never written: - 1, the rule that rejects
          * requests that never fit), so the running set never needs more and is never preempted.
          * A model with recurrent layers also takes its per-sequence state's blocks. */
-        long upto = c->admit_no_evict ? rs->target + (rs->output - rs->generated) - 1 : start + chunk;
-        if (upto < start + chunk)
-            upto = start + chunk;
+        const long cached = hit ? r->cached_len : 0;
+        const long own = c->admit_no_evict
+                             ? no_evict_blocks(e, rs, start, chunk, have, cached, c->chunked_prefill ? e->budget : 0)
+                             : own_blocks(e, start + chunk, have, cached, chunk);
         /* a disaggregated request arrives holding the blocks its transfer took (sim_start_transfers) */
-        long need = own_blocks(e, upto, have, hit ? r->cached_len : 0, chunk) + e->state_blocks - rs->blocks;
+        long need = own + e->state_blocks - rs->blocks;
         if (need < 0)
             need = 0;
         /* SGLang's reserve: the prompt and the output must fit beside the running outputs at the

@@ -2304,6 +2304,54 @@ static void a_recurrent_prefix_snapshot_never_stalls_a_lone_request(void **state
     catalog_free(&cat);
 }
 
+/* Guaranteed-no-evict admission on a sliding-window model reserves the request's peak, not its
+ * last context with its first prompt chunk's look-back. gpt-oss-20b: 24 layers, 12 of them a
+ * 128-token window, so n tokens hold (n + min(n, 128)) / 2 tokens' worth, and a step computing the
+ * last c of them half of min(n, 127 + c) - min(n, 128) more in the local layers.
+ * (a) One 1,539 + 130-token request: the prompt's step holds (1,539 + 128) / 2 + (1,539 - 128) / 2
+ * = 1,539 (97 blocks of 16), the last token's context 1,668 holds (1,668 + 128) / 2 = 898 (57).
+ * The rejection rule admits pools from 97 blocks; the reservation was 898 + (1,666 - 128) / 2 =
+ * 1,667 tokens, 105 blocks, so pools of 97-104 ran nothing ("scheduler made no progress").
+ * (b) Mistral-7B (window 4,096 on every layer), docqa prompts in 512-token chunks, 64 users in
+ * 3,000 blocks: after a first chunk the reservation fell to the last token's context, and a later
+ * chunk's look-back preempted (2 preemptions where the policy allows none). */
+static void no_evict_admission_reserves_a_windowed_requests_peak(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 1539, 130, NULL, 0 };
+    struct sim_config c = config(&cat, "gpt-oss-20b", "a100-sxm4-80gb", 1, &w);
+    c.mode = SIM_OFFLINE;
+    c.requests = 1;
+    c.admit_no_evict = true;
+    struct sim_result r;
+    c.kv_blocks = 96;
+    run(&c, &r);
+    assert_int_equal(r.errors, 1); /* below the peak: rejected */
+    sim_result_free(&r);
+    for (long kb = 97; kb <= 105; kb++) {
+        c.kv_blocks = kb;
+        run(&c, &r);
+        assert_int_equal(r.completed, 1);
+        sim_result_free(&r);
+    }
+    struct workload d;
+    assert_int_equal(workload_parse("docqa", &d, NULL), 0);
+    struct sim_config m = config(&cat, "mistral-7b", "h100-sxm5-80gb", 1, &d);
+    m.admit_no_evict = true;
+    m.concurrency = 64;
+    m.requests = 300;
+    m.think_min_s = m.think_max_s = 0;
+    m.max_batched_tokens = 512;
+    m.kv_blocks = 3000;
+    run(&m, &r);
+    assert_int_equal(r.completed, 300);
+    assert_int_equal(r.preemptions, 0);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
 /* MLA after a long cached prefix (the audit's cliff): DeepSeek-V3 at TP 8 on an H200 (its fp8
  * checkpoint), a 32,768-token shared prefix cached, one request at a time. 16 and 17 new tokens
  * after it cost about the same: both run absorbed (the setup's break-even, about 107 new tokens
@@ -4396,6 +4444,7 @@ int main(void)
         cmocka_unit_test(mla_chunk_after_a_long_cached_prefix_has_no_cliff),
         cmocka_unit_test(a_cached_system_prompt_skips_its_prefill),
         cmocka_unit_test(a_recurrent_prefix_snapshot_never_stalls_a_lone_request),
+        cmocka_unit_test(no_evict_admission_reserves_a_windowed_requests_peak),
         cmocka_unit_test(shared_blocks_count_once_in_kv_occupancy),
         cmocka_unit_test(speculation_tokens_per_step_follow_leviathan),
         cmocka_unit_test(speculation_emits_the_expected_tokens_and_never_helps_at_alpha_zero),
