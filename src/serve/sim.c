@@ -677,10 +677,12 @@ static void advance(struct runner *r, struct engine *e, double start, double now
                 if (e->windowed && rs->chunk > 1) {
                     /* the chunk's look-back blocks leave the window once it is computed (a
                      * guaranteed-no-evict request keeps its reservation for the rest) */
-                    const long upto = c->admit_no_evict ? rs->target + (rs->output - rs->generated) - 1 : rs->computed;
-                    const long keep_b = own_blocks(e, upto > rs->computed ? upto : rs->computed, rs->shared,
-                                                   rs->shared ? r->cached_len : 0, 1) +
-                                        e->state_blocks;
+                    const long cached = rs->shared ? r->cached_len : 0;
+                    const long keep_b =
+                        (c->admit_no_evict ? no_evict_blocks(e, rs, rs->computed, 0, rs->shared, cached,
+                                                             c->chunked_prefill ? e->budget : 0)
+                                           : own_blocks(e, rs->computed, rs->shared, cached, 1)) +
+                        e->state_blocks;
                     if (rs->blocks > keep_b) {
                         kv_take(e, rs->replica, keep_b - rs->blocks);
                         rs->blocks = (int)keep_b;

@@ -521,6 +521,38 @@ static inline long own_blocks(const struct engine *e, long n, long shared, long 
     return blocks_for((long)ceil(held_step_tokens(e, (double)(n - cached), chunk) - 1e-9), e->bs);
 }
 
+/* Guaranteed-no-evict's reservation (sim_config.admit_no_evict) for a sequence whose next step
+ * computes `chunk` tokens from `start`: the most blocks of its own it holds for the rest of its
+ * life, so that it never takes another. Its last output token's context (the last one's K/V is never
+ * written: - 1), and while prompt is left its last prompt chunk's look-back (a windowed model's
+ * chunks hold min(n, w - 1 + chunk) of their tokens in every local layer: held_step_tokens; at
+ * most a budget's worth with chunked prefill, `budget` 0 without). The rule that rejects requests
+ * no instance can hold counts the same two (sim_cluster.c). Until both were taken apart, the last
+ * context took the first chunk's look-back: gpt-oss-20b's 1,539 + 130 tokens reserved
+ * ceil(1,667 / 16) = 105 blocks where its peak is the prompt's ceil(1,539 / 16) = 97, so a pool of
+ * 97-104 blocks ran nothing ("scheduler made no progress"), and after a prompt's first chunk the
+ * reservation fell to the last token's, so a later chunk's look-back preempted. Without windows:
+ * blocks_for(the last context), as before. */
+static inline long no_evict_blocks(const struct engine *e, const struct rstate *rs, long start, long chunk, long shared,
+                                   long cached, long budget)
+{
+    long last = rs->target + (rs->output - rs->generated) - 1;
+    if (last < start + chunk)
+        last = start + chunk;
+    long peak = own_blocks(e, last, shared, cached, 1);
+    if (e->windowed && start < rs->target) {
+        long pc = rs->target - start;
+        if (budget > 0 && pc > budget)
+            pc = budget;
+        if (pc < chunk)
+            pc = chunk;
+        const long p = own_blocks(e, rs->target, shared, cached, pc);
+        if (p > peak)
+            peak = p;
+    }
+    return peak;
+}
+
 /* KV tokens' worth that `add` more tokens after `from` take: add, or a windowed model's held
  * difference (SGLang's reservation counts the pool so). */
 static inline double held_delta(const struct engine *e, long from, long add)

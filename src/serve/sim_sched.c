@@ -191,6 +191,50 @@ static inline void add_to_iter(struct engine *e, struct iter *it, int rep, long 
 /* Scheduling one iteration                                                 */
 /* ------------------------------------------------------------------------ */
 
+/* Sequences running on replica `rep` (all of them without data-parallel attention). */
+static long running_on(const struct engine *e, int rep)
+{
+    if (!e->rfree)
+        return e->nrun;
+    long n = 0;
+    for (long i = 0; i < e->nrun; i++)
+        n += e->run[i].replica == rep;
+    return n;
+}
+
+/* Blocks sequence rs needs beyond those it holds to compute `chunk` more tokens. */
+static inline long step_need(const struct runner *r, const struct engine *e, const struct rstate *rs, long chunk)
+{
+    const long held = rs->blocks + rs->shared - e->state_blocks; /* token blocks (the state aside) */
+    const long need = e->windowed ? own_blocks(e, rs->computed + chunk, rs->shared, rs->shared ? r->cached_len : 0, chunk) -
+                                        (rs->blocks - e->state_blocks)
+                      : rs->computed + chunk <= held * e->bs ? 0
+                                                             : blocks_for(rs->computed + chunk, e->bs) - held;
+    return need < 0 ? 0 : need; /* a windowed sequence can hold more than its tokens need (a reservation) */
+}
+
+/* A sequence alone on its replica that shares its group's cached prefix, on a model with
+ * recurrent layers: the prefix holds a snapshot of the state at its end (state_blocks) beside the
+ * sequence's own state, more than the rejection rule counted, and nothing else will free a block.
+ * The snapshot is evicted (the prefix leaves the cache) and its token blocks become the sequence's
+ * own: it goes on instead of preempting itself, which left an iteration with nothing to run
+ * ("scheduler made no progress"). Returns whether it freed blocks. */
+static bool unshare_alone(struct engine *e, struct rstate *rs, int rep)
+{
+    if (rs->shared == 0 || e->state_blocks == 0 || !e->pg || running_on(e, rep) != 1)
+        return false;
+    struct pgroup *p = &e->pg[rs->group];
+    if (!p->resident || p->refs != 1)
+        return false;
+    kv_take(e, rep, -(p->blocks - rs->shared)); /* the snapshot; the token blocks stay held */
+    rs->blocks += rs->shared;
+    rs->shared = 0;
+    p->blocks = 0;
+    p->refs = 0;
+    p->resident = false;
+    return true;
+}
+
 /* The tokens a sequence on `replica` may still take this iteration: the iteration's budget, and
  * with data-parallel attention no more than its replica's own budget left (every replica
  * schedules alone: engine.rank_budget, sim_rank_share). */
@@ -273,16 +317,11 @@ static void schedule_running(struct runner *r, struct engine *e, struct iter *it
                 continue;
             break; /* a speculative step needs its k + 1 positions */
         }
-        /* most steps stay within the blocks held: skip the division then */
-        long held = rs->blocks + rs->shared - e->state_blocks; /* token blocks (the state aside) */
-        long need = e->windowed ? own_blocks(e, rs->computed + chunk, rs->shared, rs->shared ? r->cached_len : 0, chunk) -
-                                      (rs->blocks - e->state_blocks)
-                    : rs->computed + chunk <= held * e->bs ? 0
-                                                           : blocks_for(rs->computed + chunk, e->bs) - held;
-        if (need < 0) /* a windowed sequence can hold more than its tokens need (a reservation) */
-            need = 0;
+        long need = step_need(r, e, rs, chunk);
         if (need > kv_free(e, rep))
             evict_for(r, e, rep, need, -1);
+        if (need > kv_free(e, rep) && unshare_alone(e, rs, rep))
+            need = step_need(r, e, rs, chunk);
         if (r->c->admit_wait && need > kv_free(e, rep))
             continue; /* DeepSpeed-MII: it waits, holding its KV, for a block another frees */
         bool self = false;
@@ -473,17 +512,6 @@ static void arrived_first(struct deque *d)
     }
 }
 
-/* Sequences running on replica `rep` (all of them without data-parallel attention). */
-static long running_on(const struct engine *e, int rep)
-{
-    if (!e->rfree)
-        return e->nrun;
-    long n = 0;
-    for (long i = 0; i < e->nrun; i++)
-        n += e->run[i].replica == rep;
-    return n;
-}
-
 /* SGLang's admission reserve (sim_config.admit_reserve) ----------------------------------------- */
 
 /* Output tokens request x may still emit, as SGLang counts them: min(max_new_tokens - generated,
@@ -601,6 +629,7 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
         long g = rs->group;
         bool hit = e->pg && g >= 0 && e->pg[g].resident && e->pg[g].replica == rep && rs->computed == 0 &&
                    r->cached_len > 0 && rs->target > r->cached_len;
+    retry:;
         long start = hit ? r->cached_len : rs->computed;
         long have = hit ? e->pg[g].blocks - e->state_blocks : 0; /* the prefix's token blocks */
         bool prefill = false;
@@ -627,11 +656,12 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
          * token still to come (the last one's K/V is never written: - 1, the rule that rejects
          * requests that never fit), so the running set never needs more and is never preempted.
          * A model with recurrent layers also takes its per-sequence state's blocks. */
-        long upto = c->admit_no_evict ? rs->target + (rs->output - rs->generated) - 1 : start + chunk;
-        if (upto < start + chunk)
-            upto = start + chunk;
+        const long cached = hit ? r->cached_len : 0;
+        const long own = c->admit_no_evict
+                             ? no_evict_blocks(e, rs, start, chunk, have, cached, c->chunked_prefill ? e->budget : 0)
+                             : own_blocks(e, start + chunk, have, cached, chunk);
         /* a disaggregated request arrives holding the blocks its transfer took (sim_start_transfers) */
-        long need = own_blocks(e, upto, have, hit ? r->cached_len : 0, chunk) + e->state_blocks - rs->blocks;
+        long need = own + e->state_blocks - rs->blocks;
         if (need < 0)
             need = 0;
         /* SGLang's reserve: the prompt and the output must fit beside the running outputs at the
@@ -644,6 +674,18 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
                             : 0;
         if (need + wm > kv_free(e, rep) && reserve_ok)
             evict_for(r, e, rep, need + wm, hit ? g : -1);
+        if (hit && need + wm > kv_free(e, rep) && e->pg[g].refs == 0 && running_on(e, rep) == 0) {
+            /* a hit on a model with recurrent layers takes its own state beside the prefix's
+             * snapshot (state_blocks twice): alone on its replica, with every other cached prefix
+             * gone, it can still fail to fit where recomputing the prefix fits. Nothing running
+             * will free a block, so it would wait for ever: the prefix is evicted instead (it is
+             * unreferenced) and the request computes it again */
+            kv_take(e, rep, -e->pg[g].blocks);
+            e->pg[g].blocks = 0;
+            e->pg[g].resident = false;
+            hit = false;
+            goto retry;
+        }
         if (need + wm > kv_free(e, rep) || !reserve_ok) {
             /* the head waits for blocks; nobody on its replica overtakes it, but a disaggregated
              * request whose transfer took its blocks (sim_start_transfers) holds them already:

@@ -2247,6 +2247,111 @@ static void a_cached_system_prompt_skips_its_prefill(void **state)
     catalog_free(&cat);
 }
 
+/* A cached prefix of a model with recurrent layers keeps a snapshot of the state at its end
+ * (state_blocks) beside each sequence's own state: Qwen3-Next-80B-A3B at TP 4 on H200s holds
+ * 9,879,552 B of state a sequence on each GPU, 16 x 12,288 B = 196,608 B a block: ceil(50.25) =
+ * 51 blocks; the 32-token prefix is 2 token blocks + 51 = 53 in the cache.
+ * (a) One 100 + 300-token request in a pool of 120 blocks (--kv-blocks): it fits alone,
+ * ceil(399 / 16) = 25 + 51 = 76 <= 120. Its prefill (7 + 51 = 58 blocks) leaves 62 >= 51 free,
+ * so the prefix passes to the cache; past 288 tokens its 19 token blocks + 51 + the snapshot's
+ * 51 make 121 > 120 (127 at its end). Alone, it preempted itself and the iteration ran nothing: "scheduler made
+ * no progress" for every pool of 109-126 blocks. Now the snapshot leaves the cache and the
+ * request runs as it does in 130 blocks (0 preemptions, the same e2e).
+ * (b) Guaranteed-no-evict admission, one request at a time alternating 40 + 2 and 100 + 900
+ * tokens: the short one leaves the prefix cached (3 + 51 = 54 blocks, 66 free); the long one
+ * needs ceil(999 / 16) = 63 - 2 shared + 51 = 112 > 120 - 53 = 67 free as a hit, with nothing
+ * running to free a block: it waited for ever. Now the unreferenced prefix is evicted and it
+ * computes it again (63 + 51 = 114 <= 120). */
+static void a_recurrent_prefix_snapshot_never_stalls_a_lone_request(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 100, 300, NULL, 0 };
+    struct sim_config c = config(&cat, "qwen3-next-80b-a3b", "h200-sxm-141gb", 4, &w);
+    c.mode = SIM_OFFLINE;
+    c.requests = 1;
+    c.prefix_tokens = 32;
+    c.prefix_cache = true;
+    c.kv_blocks = 130;
+    struct sim_result roomy, tight;
+    run(&c, &roomy);
+    assert_int_equal(roomy.completed, 1);
+    assert_int_equal(roomy.preemptions, 0);
+    for (long kb = 109; kb <= 126; kb++) {
+        c.kv_blocks = kb;
+        run(&c, &tight);
+        assert_int_equal(tight.completed, 1);
+        assert_int_equal(tight.preemptions, 0);
+        assert_rel_close(tight.e2e.mean, roomy.e2e.mean, 1e-12);
+        sim_result_free(&tight);
+    }
+    sim_result_free(&roomy);
+    long pairs[4] = { 40, 2, 100, 900 };
+    struct workload wp = { WORKLOAD_PAIRS, 0, 0, pairs, 2 };
+    c.workload = &wp;
+    c.mode = SIM_CLOSED;
+    c.concurrency = 1;
+    c.think_min_s = c.think_max_s = 0;
+    c.requests = 10;
+    c.kv_blocks = 120;
+    c.admit_no_evict = true;
+    run(&c, &tight);
+    assert_int_equal(tight.completed, 10);
+    assert_int_equal(tight.preemptions, 0);
+    assert_true(tight.prefix_hit_rate > 0);
+    sim_result_free(&tight);
+    catalog_free(&cat);
+}
+
+/* Guaranteed-no-evict admission on a sliding-window model reserves the request's peak, not its
+ * last context with its first prompt chunk's look-back. gpt-oss-20b: 24 layers, 12 of them a
+ * 128-token window, so n tokens hold (n + min(n, 128)) / 2 tokens' worth, and a step computing the
+ * last c of them half of min(n, 127 + c) - min(n, 128) more in the local layers.
+ * (a) One 1,539 + 130-token request: the prompt's step holds (1,539 + 128) / 2 + (1,539 - 128) / 2
+ * = 1,539 (97 blocks of 16), the last token's context 1,668 holds (1,668 + 128) / 2 = 898 (57).
+ * The rejection rule admits pools from 97 blocks; the reservation was 898 + (1,666 - 128) / 2 =
+ * 1,667 tokens, 105 blocks, so pools of 97-104 ran nothing ("scheduler made no progress").
+ * (b) Mistral-7B (window 4,096 on every layer), docqa prompts in 512-token chunks, 64 users in
+ * 3,000 blocks: after a first chunk the reservation fell to the last token's context, and a later
+ * chunk's look-back preempted (2 preemptions where the policy allows none). */
+static void no_evict_admission_reserves_a_windowed_requests_peak(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 1539, 130, NULL, 0 };
+    struct sim_config c = config(&cat, "gpt-oss-20b", "a100-sxm4-80gb", 1, &w);
+    c.mode = SIM_OFFLINE;
+    c.requests = 1;
+    c.admit_no_evict = true;
+    struct sim_result r;
+    c.kv_blocks = 96;
+    run(&c, &r);
+    assert_int_equal(r.errors, 1); /* below the peak: rejected */
+    sim_result_free(&r);
+    for (long kb = 97; kb <= 105; kb++) {
+        c.kv_blocks = kb;
+        run(&c, &r);
+        assert_int_equal(r.completed, 1);
+        sim_result_free(&r);
+    }
+    struct workload d;
+    assert_int_equal(workload_parse("docqa", &d, NULL), 0);
+    struct sim_config m = config(&cat, "mistral-7b", "h100-sxm5-80gb", 1, &d);
+    m.admit_no_evict = true;
+    m.concurrency = 64;
+    m.requests = 300;
+    m.think_min_s = m.think_max_s = 0;
+    m.max_batched_tokens = 512;
+    m.kv_blocks = 3000;
+    run(&m, &r);
+    assert_int_equal(r.completed, 300);
+    assert_int_equal(r.preemptions, 0);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
 /* MLA after a long cached prefix (the audit's cliff): DeepSeek-V3 at TP 8 on an H200 (its fp8
  * checkpoint), a 32,768-token shared prefix cached, one request at a time. 16 and 17 new tokens
  * after it cost about the same: both run absorbed (the setup's break-even, about 107 new tokens
@@ -4338,6 +4443,8 @@ int main(void)
         cmocka_unit_test(prefix_cache_without_a_shared_prefix_changes_nothing),
         cmocka_unit_test(mla_chunk_after_a_long_cached_prefix_has_no_cliff),
         cmocka_unit_test(a_cached_system_prompt_skips_its_prefill),
+        cmocka_unit_test(a_recurrent_prefix_snapshot_never_stalls_a_lone_request),
+        cmocka_unit_test(no_evict_admission_reserves_a_windowed_requests_peak),
         cmocka_unit_test(shared_blocks_count_once_in_kv_occupancy),
         cmocka_unit_test(speculation_tokens_per_step_follow_leviathan),
         cmocka_unit_test(speculation_emits_the_expected_tokens_and_never_helps_at_alpha_zero),
