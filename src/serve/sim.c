@@ -1652,6 +1652,7 @@ int sim_run(const struct sim_config *c, struct sim_result *out, struct llmroof_e
     r.nreq = nreq;
     rng_seed(&r.rng, c->seed);
     rng_seed(&r.spec_rng, c->seed ^ 0x5bec0de5ull);
+    rng_seed(&r.prefix_rng, c->seed ^ 0x9f3e51c7ull);
     /* P(at least m drafts accepted): alpha^m along a chain, the tree's sum at depth m for a tree */
     r.accept_tail[0] = 1;
     if (c->spec.kind != SIM_SPEC_NONE && c->spec.tokens > 0) {

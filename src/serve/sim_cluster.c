@@ -98,7 +98,7 @@ void sim_draw_request(struct runner *r, long id)
     workload_sample(c->workload, &r->rng, &q->prompt, &q->output);
     q->group = -1;
     if (c->prefix_tokens > 0) {
-        long g = (long)(rng_uniform(&r->rng) * (double)c->prefix_groups);
+        long g = (long)(rng_uniform(&r->prefix_rng) * (double)c->prefix_groups);
         q->group = g < c->prefix_groups ? g : c->prefix_groups - 1;
         if (workload_prefix_on_top(c->workload))
             q->prompt += c->prefix_tokens;

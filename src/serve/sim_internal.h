@@ -403,8 +403,10 @@ struct runner {
     bool in_order;               /* new requests arrive in index order: read from R, not the heap */
     long next_new;               /* in_order: the next new request to arrive */
     bool oom;                    /* a queue or the heap could not grow */
-    struct llmroof_rng rng;      /* lengths, think times, arrivals, prefix groups */
-    struct llmroof_rng spec_rng; /* speculative acceptance: its own stream, so lengths stay the same */
+    struct llmroof_rng rng;        /* lengths, think times, arrivals */
+    struct llmroof_rng spec_rng;   /* speculative acceptance: its own stream, so lengths stay the same */
+    struct llmroof_rng prefix_rng; /* prefix groups: its own stream, so a shared prefix leaves arrivals
+                                      and lengths as they were without one */
     long created, done;
     double win0_s, win1_s;       /* open loop: the second half of the arrival window, where overload
                                     is judged (sim_stats.c overload_metrics); equal: none */

@@ -2247,6 +2247,43 @@ static void a_cached_system_prompt_skips_its_prefill(void **state)
     catalog_free(&cat);
 }
 
+/* A shared prefix draws its groups from a stream of its own (review, session 48): with caching off,
+ * a run with --shared-prefix had other arrivals and prompt lengths than the same run without one
+ * (Poisson rate 10, fixed 1024 + 128: duration 41.67 -> 40.06 s), so an A/B of the prefix itself
+ * compared two workloads. Now the arrivals and lengths are the same draw to the bit, with one
+ * group or eight, and the groups still spread over all eight. */
+static void a_shared_prefix_leaves_arrivals_and_lengths_alone(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-3.1-8b", "h100-sxm5-80gb", 1, &w);
+    c.mode = SIM_RATE;
+    c.rate_qps = 10;
+    c.requests = 400;
+    struct sim_result plain, shared;
+    run(&c, &plain);
+    c.prefix_tokens = 64;
+    c.prefix_groups = 8;
+    run(&c, &shared);
+    int seen[8] = { 0 };
+    for (long i = 0; i < c.requests; i++) {
+        assert_true(shared.reqs[i].arrival_s == plain.reqs[i].arrival_s);
+        assert_int_equal(shared.reqs[i].output, plain.reqs[i].output);
+        /* the chat distribution draws the user's part, the prefix sits on top of it */
+        assert_int_equal(shared.reqs[i].prompt, plain.reqs[i].prompt + 64);
+        assert_int_equal(plain.reqs[i].group, -1);
+        assert_true(shared.reqs[i].group >= 0 && shared.reqs[i].group < 8);
+        seen[shared.reqs[i].group] = 1;
+    }
+    for (int g = 0; g < 8; g++)
+        assert_true(seen[g]);
+    sim_result_free(&plain);
+    sim_result_free(&shared);
+    catalog_free(&cat);
+}
+
 /* A cached prefix of a model with recurrent layers keeps a snapshot of the state at its end
  * (state_blocks) beside each sequence's own state: Qwen3-Next-80B-A3B at TP 4 on H200s holds
  * 9,879,552 B of state a sequence on each GPU, 16 x 12,288 B = 196,608 B a block: ceil(50.25) =
@@ -4444,6 +4481,7 @@ int main(void)
         cmocka_unit_test(mla_chunk_after_a_long_cached_prefix_has_no_cliff),
         cmocka_unit_test(a_cached_system_prompt_skips_its_prefill),
         cmocka_unit_test(a_recurrent_prefix_snapshot_never_stalls_a_lone_request),
+        cmocka_unit_test(a_shared_prefix_leaves_arrivals_and_lengths_alone),
         cmocka_unit_test(no_evict_admission_reserves_a_windowed_requests_peak),
         cmocka_unit_test(shared_blocks_count_once_in_kv_occupancy),
         cmocka_unit_test(speculation_tokens_per_step_follow_leviathan),
