@@ -37,16 +37,16 @@ for t in 2 4; do
 done
 
 # the other scenarios: each GPU's best layout, users per instance and nodes
-best() { # best MODEL GPU -> "USERS NODES"
+best() { # best MODEL GPU -> "TP USERS NODES" (the layout is the plan's, not the page's guess)
     "$bin" plan -m "$1" --gpus "$2" 2>/dev/null |
-        sed -n "s/^- $2: best as .*, \([0-9]*\) users per instance, \([0-9]*\) nodes\{0,1\} .*/\1 \2/p"
+        sed -n "s/^- $2: best as [0-9]* x TP-\([0-9]*\) per node, \([0-9]*\) users per instance, \([0-9]*\) nodes\{0,1\} .*/\1 \2 \3/p"
 }
 for m in llama-65b llama-2-70b; do
     set -- $(best "$m" a100-sxm4-40gb)
-    row="| $m | a100-sxm4-40gb, 1 × TP-8 | $1 | $2 | "
-    set -- $(best "$m" v100-sxm2-32gb); row="${row}v100 TP 8: $1 users, $2 nodes; "
-    set -- $(best "$m" a40); row="${row}a40 TP 8: $1 users, $2 nodes; "
-    set -- $(best "$m" a30); row="${row}a30 TP 8: $1 users, $2 nodes |"
+    row="| $m | a100-sxm4-40gb, 1 × TP-$1 | $2 | $3 | "
+    set -- $(best "$m" v100-sxm2-32gb); row="${row}v100 TP $1: $2 users, $3 nodes; "
+    set -- $(best "$m" a40); row="${row}a40 TP $1: $2 users, $3 nodes; "
+    set -- $(best "$m" a30); row="${row}a30 TP $1: $2 users, $3 nodes |"
     want "$row"
 done
 [ $fail = 0 ] && echo "ok: docs/planning.md quotes plan's answers"
