@@ -1702,6 +1702,46 @@ static bool obs_engine_absent(const struct plan_input *in, struct plan_result *o
     return true;
 }
 
+/* Where no option is feasible and every row of a GPU failed on its weights: the smallest plain TP
+ * beyond the list (up to 64) that holds them, instances beyond a node included, so that the
+ * answer names the way out (docs/planning.md). `plan -m deepseek-v3 --gpus h100` had said only
+ * "No layout serves ...; see the reasons", every row "the weights do not fit", where TP 16 (two
+ * nodes) serves; memory says "smallest TP that fits: 16". */
+static void weights_hints(const struct plan_input *in, struct plan_result *out)
+{
+    static const char nofit[] = "the weights do not fit";
+    int max_tp = 1;
+    for (int ti = 0; ti < in->ntps; ti++)
+        max_tp = in->tps[ti] > max_tp ? in->tps[ti] : max_tp;
+    for (int gi = 0; gi < in->ngpus; gi++) {
+        bool any = false, all = true;
+        for (int i = 0; i < out->noptions && all; i++) {
+            const struct plan_option *o = &out->options[i];
+            if (o->gpu_index != gi)
+                continue;
+            any = true;
+            all = !o->feasible && strncmp(o->reason, nofit, sizeof nofit - 1) == 0;
+        }
+        if (!any || !all)
+            continue;
+        const struct llmroof_gpu *g = in->gpus[gi];
+        for (int t = 2 * max_tp; t <= 64; t *= 2) {
+            char reason[sizeof out->options[0].reason];
+            struct llmroof_err e2 = { 0 };
+            if (layout_check(in, g, LAY(t, 0), reason, sizeof reason, &e2) || reason[0])
+                continue;
+            const int gpn = plan_node_gpus(in, g);
+            const int span = node_span(in, g, inst_gpus(in, LAY(t, 0)));
+            char nodes[48] = "";
+            if (span > 1)
+                snprintf(nodes, sizeof nodes, ", an instance of %d nodes of %d", span, gpn);
+            add_obs(out, "%s: the weights fit no layout of --tp up to %d; TP %d holds them%s: add it to --tp.", g->id,
+                    max_tp, t, nodes);
+            break;
+        }
+    }
+}
+
 /* Rate plans' observations: the answer, the best of the other kind of layout, each GPU's best. */
 static void rate_observations(const struct plan_input *in, struct plan_result *out)
 {
@@ -1709,6 +1749,7 @@ static void rate_observations(const struct plan_input *in, struct plan_result *o
     if (out->best < 0) {
         add_obs(out, "No layout serves %g requests/s with p%d TTFT <= %.8g ms and TPOT <= %.8g ms; see the reasons.",
                 in->rate_qps, in->percentile, in->ttft_slo_s * 1e3, in->tpot_slo_s * 1e3);
+        weights_hints(in, out);
         return;
     }
     const struct plan_option *best = &out->options[out->best];
@@ -2084,6 +2125,7 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
     if (out->best < 0) {
         add_obs(out, "No option meets %s TTFT <= %.8g ms and TPOT <= %.8g ms; see the reasons.", st,
                 in->ttft_slo_s * 1e3, in->tpot_slo_s * 1e3);
+        weights_hints(in, out);
     } else {
         const struct plan_option *b = &out->options[out->best];
         char bn[32];
