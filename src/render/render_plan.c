@@ -20,7 +20,8 @@ static void note_for(const struct plan_result *r, int i, bool rate, char *buf, s
         snprintf(buf, n, "feasible, $%.2f per hour more than the best", o->cost_per_hour - b->cost_per_hour);
     else if (o->gpus > b->gpus)
         snprintf(buf, n, "feasible, %ld more GPU%s than the best", o->gpus - b->gpus, o->gpus - b->gpus == 1 ? "" : "s");
-    else
+    else if ((!rate && o->users_per_node < b->users_per_node) || (rate && o->goodput_per_gpu < b->goodput_per_gpu) ||
+             (rate && o->slo_use > b->slo_use) || (o->disagg && !b->disagg))
         /* (at equal cost too: a row that cost more was said above; "costlier" had been written of
          * rows at the best's very cost, a review found) */
         snprintf(buf, n, "feasible, as many GPUs as the best%s but %s", r->by_cost ? " at its cost" : "",
@@ -28,6 +29,12 @@ static void note_for(const struct plan_result *r, int i, bool rate, char *buf, s
                  : o->goodput_per_gpu < b->goodput_per_gpu       ? "less goodput per GPU"
                  : o->slo_use > b->slo_use                       ? "less headroom to the SLOs"
                                                                  : "disaggregated (the simpler layout wins a tie)");
+    else
+        /* every figure better() compares is the best's: the row listed first won. "fewer users per
+         * node" had been said of TP-2+EP-2 at the best TP-2's very 1508 users per node, and "but
+         * disaggregated" of a disaggregated row tied with a disaggregated best (review) */
+        snprintf(buf, n, "feasible, tied with the best (as many GPUs%s, %s): the row listed first wins",
+                 r->by_cost ? " at its cost" : "", rate ? "goodput per GPU and headroom" : "users per node");
 }
 
 /* An instance beyond a node: the whole nodes each takes, after the note; then a KV-starved run's

@@ -98,7 +98,7 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
          * since the same engine on another GPU runs another budget */
         const struct llmroof_mem_tier *tier =
             c->pcache_engine && s->gpu ? catalog_engine_tier(c->pcache_engine, s->gpu->memory_bytes) : NULL;
-        char band[64] = "", why[96] = "";
+        char band[64] = "", why[160] = ""; /* an engine id (64) and a band (64): gcc -O0 checks it */
         if (tier && tier->max_batched_tokens > 0 && tier->max_batched_tokens == c->max_batched_tokens) {
             tier_band(tier, band, sizeof band);
             snprintf(why, sizeof why, " (%s's default %s)", c->pcache_engine->id, band);
@@ -420,7 +420,7 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
                                                      : "admission queue grows: more wait in the second half than the first");
     }
     if (r->has_slo) {
-        char unit[160];
+        char unit[224]; /* "overloaded; " and three 64-byte parts: gcc -O0 checks the bound (format-truncation) */
         q(&t, "goodput", r->goodput_qps, "requests/s within every SLO");
         q(&t, "within_slo", r->within_slo_share, "share of requests within every SLO");
         const unsigned miss = sim_slo_missed(c, r);

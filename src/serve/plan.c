@@ -1116,17 +1116,41 @@ int plan_rate_aggregated(const struct plan_input *in, int gi, int tp, struct pla
     return rate_aggregated(in, gi, tp, PLAN_INSTANCE_CAP, NULL, o, err);
 }
 
+/* More prefill instances a disaggregated row tries, one at a time, where its decode search misses
+ * TTFT behind a decode pool that keeps up (plan_rate_disagg) */
+#define PLAN_PREFILL_MORE 4
+
 /* The prefill pool is sized alone (TTFT ends at the first token, whatever the decode side
- * does); the decode pool is then sized behind it with the whole request measured. */
+ * does); the decode pool is then sized behind it with the whole request measured. That run is
+ * longer than the prefill pool's own (its requests live to their last token, and a window of
+ * three lives takes more of them), and a prefill pool sized at its knee by a 30 s run of first
+ * tokens queues more over it: where the decode search then misses TTFT with its pool keeping up
+ * (its TTFT stopped falling, or the most instances that could win miss it), more decode instances
+ * cannot help and one more prefill instance is tried, up to PLAN_PREFILL_MORE while the TTFT
+ * falls and the row could still win. Qwen3-235B-A22B on A100-80GB at 50 requests/s of
+ * 2000-token prompts had taken 5 DPA-8+EP-8 prefill instances (p90 TTFT 1.55 s alone, 2.5 s in
+ * the whole run), called every TP-8 decode row "misses the TTFT SLO at any size" and answered
+ * 32 x TP-8 aggregated (256 GPUs), where 6 prefill + 18 TP-8 decode instances (192 GPUs) meet. */
 static int plan_rate_disagg(const struct plan_input *in, int gi, int tp_p, long x, int tp_d, long limit,
                             const struct plan_best *best, struct plan_option *o, struct llmroof_err *err)
 {
     const struct llmroof_gpu *g = in->gpus[gi];
     struct rate_eval ev;
     long y = 0;
-    int rc = smallest_pool(in, g, true, tp_p, x, tp_d, true, limit, &y, &ev, &o->evaluations, err);
-    if (rc)
-        return rc;
+    int rc;
+    for (int more = 0;; more++) {
+        const double prev_ttft = more > 0 ? ev.ttft_s : 0;
+        if ((rc = smallest_pool(in, g, true, tp_p, x, tp_d, true, limit, &y, &ev, &o->evaluations, err)))
+            return rc;
+        if (y > 0 || more == PLAN_PREFILL_MORE || ev.fails != PLAN_BIND_TTFT || ev.overloaded || ev.by_bound ||
+            ev.errors || (more > 0 && !(ev.ttft_s < 0.98 * prev_ttft)))
+            break;
+        const long next = pool_limit(in, best, gi, tp_p, x + 1, tp_d);
+        if (next < 1)
+            break;
+        x++;
+        limit = next;
+    }
     o->disagg = true;
     {
         const struct llmroof_setup sp = setup_for(in, g, tp_p), sd = setup_for(in, g, tp_d);
@@ -1678,6 +1702,46 @@ static bool obs_engine_absent(const struct plan_input *in, struct plan_result *o
     return true;
 }
 
+/* Where no option is feasible and every row of a GPU failed on its weights: the smallest plain TP
+ * beyond the list (up to 64) that holds them, instances beyond a node included, so that the
+ * answer names the way out (docs/planning.md). `plan -m deepseek-v3 --gpus h100` had said only
+ * "No layout serves ...; see the reasons", every row "the weights do not fit", where TP 16 (two
+ * nodes) serves; memory says "smallest TP that fits: 16". */
+static void weights_hints(const struct plan_input *in, struct plan_result *out)
+{
+    static const char nofit[] = "the weights do not fit";
+    int max_tp = 1;
+    for (int ti = 0; ti < in->ntps; ti++)
+        max_tp = in->tps[ti] > max_tp ? in->tps[ti] : max_tp;
+    for (int gi = 0; gi < in->ngpus; gi++) {
+        bool any = false, all = true;
+        for (int i = 0; i < out->noptions && all; i++) {
+            const struct plan_option *o = &out->options[i];
+            if (o->gpu_index != gi)
+                continue;
+            any = true;
+            all = !o->feasible && strncmp(o->reason, nofit, sizeof nofit - 1) == 0;
+        }
+        if (!any || !all)
+            continue;
+        const struct llmroof_gpu *g = in->gpus[gi];
+        for (int t = 2 * max_tp; t <= 64; t *= 2) {
+            char reason[sizeof out->options[0].reason];
+            struct llmroof_err e2 = { 0 };
+            if (layout_check(in, g, LAY(t, 0), reason, sizeof reason, &e2) || reason[0])
+                continue;
+            const int gpn = plan_node_gpus(in, g);
+            const int span = node_span(in, g, inst_gpus(in, LAY(t, 0)));
+            char nodes[48] = "";
+            if (span > 1)
+                snprintf(nodes, sizeof nodes, ", an instance of %d nodes of %d", span, gpn);
+            add_obs(out, "%s: the weights fit no layout of --tp up to %d; TP %d holds them%s: add it to --tp.", g->id,
+                    max_tp, t, nodes);
+            break;
+        }
+    }
+}
+
 /* Rate plans' observations: the answer, the best of the other kind of layout, each GPU's best. */
 static void rate_observations(const struct plan_input *in, struct plan_result *out)
 {
@@ -1685,6 +1749,7 @@ static void rate_observations(const struct plan_input *in, struct plan_result *o
     if (out->best < 0) {
         add_obs(out, "No layout serves %g requests/s with p%d TTFT <= %.8g ms and TPOT <= %.8g ms; see the reasons.",
                 in->rate_qps, in->percentile, in->ttft_slo_s * 1e3, in->tpot_slo_s * 1e3);
+        weights_hints(in, out);
         return;
     }
     const struct plan_option *best = &out->options[out->best];
@@ -2060,6 +2125,7 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
     if (out->best < 0) {
         add_obs(out, "No option meets %s TTFT <= %.8g ms and TPOT <= %.8g ms; see the reasons.", st,
                 in->ttft_slo_s * 1e3, in->tpot_slo_s * 1e3);
+        weights_hints(in, out);
     } else {
         const struct plan_option *b = &out->options[out->best];
         char bn[32];
