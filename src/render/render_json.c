@@ -1171,7 +1171,8 @@ char *render_json_plan(const struct plan_input *in, const struct plan_result *r)
     cJSON *bpg = cJSON_AddObjectToObject(o, "best_per_gpu");
     for (int g = 0; g < in->ngpus; g++) {
         if (r->best_per_gpu[g] >= 0)
-            cJSON_AddItemToObject(bpg, in->gpus[g]->id, plan_option_json(in, &r->options[r->best_per_gpu[g]], in->rate_qps > 0, in->fast));
+            /* the same row as "best" and "options" give it: its link and launch commands too */
+            cJSON_AddItemToObject(bpg, in->gpus[g]->id, plan_row_json(in, &r->options[r->best_per_gpu[g]]));
         else
             cJSON_AddNullToObject(bpg, in->gpus[g]->id);
     }
