@@ -40,6 +40,30 @@ static void *worker(void *arg)
     return NULL;
 }
 
+static int par_stop_fn(void *arg)
+{
+    return par_stop_asked(arg);
+}
+
+void par_stop_init(struct par_stop *p, struct llmroof_stop caller)
+{
+    p->caller = caller;
+    p->owner = pthread_self();
+    atomic_init(&p->stopped, false);
+}
+
+struct llmroof_stop par_stop_shared(struct par_stop *p)
+{
+    return (struct llmroof_stop){ p->caller.fn ? par_stop_fn : NULL, p };
+}
+
+bool par_stop_asked(struct par_stop *p)
+{
+    if (!atomic_load(&p->stopped) && pthread_equal(pthread_self(), p->owner) && stop_asked(&p->caller))
+        atomic_store(&p->stopped, true);
+    return atomic_load(&p->stopped);
+}
+
 int par_cpus(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);

@@ -12,12 +12,37 @@
 #ifndef LLMROOF_PAR_H
 #define LLMROOF_PAR_H
 
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "base/stop.h"
+
 /* The most threads a command starts (docs/performance.md, "Threads"). */
 #define PAR_MAX_THREADS 64
 
 /* Runs fn(ctx, i) for i in [0, n); returns the number of tasks that ran (n unless tick ended it). */
 int par_for(int n, int threads, void (*fn)(void *ctx, int i), void *ctx, int (*tick)(void *tctx, int done, int n),
             void *tctx);
+
+/* A caller's stop shared with par_for's tasks (a plan's simulations ask theirs every few
+ * thousand events): the caller's callback is asked only on the thread that set this up, the
+ * caller's, as par.h promises; once it says stop, a flag every task reads says so too. Tasks on
+ * other threads read the flag alone, so they see a stop when the caller's thread next asks (its
+ * own tasks' asks, or par_for's tick). Lives while the tasks run; no state outlives it. */
+struct par_stop {
+    struct llmroof_stop caller; /* the caller's (fn NULL: never asked) */
+    pthread_t owner;            /* the caller's thread */
+    atomic_bool stopped;
+};
+
+/* Sets p up on the caller's thread. */
+void par_stop_init(struct par_stop *p, struct llmroof_stop caller);
+/* The stop to hand the tasks: asks the caller's on the caller's thread, else reads the flag
+ * (fn NULL where the caller gave none). */
+struct llmroof_stop par_stop_shared(struct par_stop *p);
+/* Whether a stop was asked (for a tick: on the caller's thread it asks the caller's callback). */
+bool par_stop_asked(struct par_stop *p);
 
 /* The processors this process may run on: those online (sysconf), fewer where its CPU affinity
  * says so (Linux: taskset, a container's cpuset), 1 where the system does not say. */

@@ -1358,6 +1358,92 @@ static int cand_cmp(const void *a, const void *b)
  * with its reason; the searches then run in the order of the fewest GPUs their capacity bound
  * allows, each limited to the instances that could still beat the best plan found so far
  * (docs/planning.md, "Pruning against the best plan found"). */
+/* Rate plans of one GPU, or --exhaustive: no row is pruned against another (could_win and
+ * pool_limit let every row search to PLAN_INSTANCE_CAP), so each row's search is its own task on
+ * par_for's threads, writing only its row; the plan is the same at any thread count. The caller's
+ * stop reaches the simulations through par_stop (asked on the caller's thread alone), its
+ * progress through the tick. */
+struct rate_solve {
+    const struct plan_input *in; /* the caller's, its stop shared (par_stop_shared) */
+    struct plan_result *out;
+    const struct rate_cand *cands;
+    int *rc;                 /* each task's status, by its index in cands */
+    struct llmroof_err *err; /* and its message */
+    bool *ran;
+};
+
+static void rate_solve_one(void *ctx, int ci)
+{
+    const struct rate_solve *r = ctx;
+    const struct rate_cand *k = &r->cands[ci];
+    struct plan_option *o = &r->out->options[k->oi];
+    const struct plan_best none = best_start(r->in); /* read only by the pruning this mode skips */
+    int rc = k->disagg ? plan_rate_disagg(r->in, k->gi, k->code_p, k->x, k->code, PLAN_INSTANCE_CAP, &none, o,
+                                          &r->err[ci])
+                       : rate_aggregated(r->in, k->gi, k->code, PLAN_INSTANCE_CAP, &none, o, &r->err[ci]);
+    if (rc == LLMROOF_OK && o->feasible && !k->disagg)
+        rc = option_figures(r->in, k->code, 0, o, &r->err[ci]);
+    r->rc[ci] = rc;
+    r->ran[ci] = true;
+}
+
+struct rate_tick {
+    const struct plan_input *in;
+    struct par_stop *stop;
+};
+
+static int rate_tick(void *ctx, int done, int n)
+{
+    const struct rate_tick *t = ctx;
+    if (t->in->progress)
+        t->in->progress(t->in->progress_ctx, done, n);
+    return par_stop_asked(t->stop);
+}
+
+static int rate_rows_parallel(const struct plan_input *in, struct plan_result *out, const struct rate_cand *cands,
+                              int n, struct llmroof_err *err)
+{
+    const size_t m = n > 0 ? (size_t)n : 1;
+    int *rcs = calloc(m, sizeof *rcs);
+    bool *ran = calloc(m, sizeof *ran);
+    struct llmroof_err *errs = calloc(m, sizeof *errs);
+    int rc = LLMROOF_OK;
+    if (!rcs || !ran || !errs) {
+        rc = llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory");
+        goto done;
+    }
+    struct par_stop stop;
+    par_stop_init(&stop, in->sim.stop);
+    struct plan_input shared = *in;
+    shared.sim.stop = par_stop_shared(&stop);
+    const struct rate_solve r = { &shared, out, cands, rcs, errs, ran };
+    struct rate_tick t = { in, &stop };
+    if (in->progress)
+        in->progress(in->progress_ctx, 0, n);
+    par_for(n, in->threads, rate_solve_one, (void *)&r, rate_tick, &t);
+    /* errors in the rows' order, as the serial search met them; a stop ends the plan */
+    int finished = 0;
+    for (int ci = 0; ci < n; ci++) {
+        if (!ran[ci] || rcs[ci] == LLMROOF_ESTOPPED) {
+            rc = llmroof_err_set(err, LLMROOF_ESTOPPED, "stopped by the caller after %d of %d options", finished, n);
+            goto done;
+        }
+        if (rcs[ci]) {
+            *err = errs[ci];
+            rc = rcs[ci];
+            goto done;
+        }
+        finished++;
+    }
+    if (in->progress)
+        in->progress(in->progress_ctx, n, n);
+done:
+    free(rcs);
+    free(ran);
+    free(errs);
+    return rc;
+}
+
 static int plan_rate(const struct plan_input *in, struct plan_result *out, struct llmroof_err *err)
 {
     int rc;
@@ -1477,6 +1563,10 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
     }
     /* the searches, most promising first */
     qsort(cands, (size_t)ncands, sizeof *cands, cand_cmp);
+    if (in->exhaustive || in->ngpus < 2) { /* nothing pruned: every row on the threads */
+        rc = rate_rows_parallel(in, out, cands, ncands, err);
+        goto done;
+    }
     struct plan_best best = best_start(in);
     for (int ci = 0; ci < ncands; ci++) {
         const struct rate_cand *k = &cands[ci];

@@ -1160,6 +1160,75 @@ static void plan_progress_only_moves_forward(void **state)
     catalog_free(&cat);
 }
 
+/* A stop that says yes from its fourth question on, logging the threads that ask. */
+struct stop_after {
+    pthread_t caller;
+    int after, calls;
+    bool other_thread;
+};
+
+static int stop_after_n(void *arg)
+{
+    struct stop_after *s = arg;
+    s->other_thread |= !pthread_equal(pthread_self(), s->caller);
+    return ++s->calls > s->after;
+}
+
+/* A rate plan of one GPU prunes no row against another (could_win), so its rows' simulated
+ * searches run on par_for's threads (session 48: a 45 s plan of Qwen3-235B on A100s took 24 s on
+ * two processors): every row the same at one thread and four, bit for bit, the progress forward to
+ * the whole count, and the caller's progress and stop called on its thread alone (the stop reaches
+ * the other threads' simulations through par_stop's flag). */
+static void a_one_gpu_rate_plan_is_the_same_on_any_thread_count(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct plan_input in;
+    base(&in, &cat, "llama-3.1-8b");
+    in.rate_qps = 30;
+    in.ttft_slo_s = 0.5;
+    in.tpot_slo_s = 0.02;
+    in.gpus[in.ngpus++] = gpu(&cat, "a100-sxm4-80gb");
+    in.tps[in.ntps++] = 1;
+    in.tps[in.ntps++] = 2;
+    const struct progress_log p1 = logged_run(&in, 1);
+    res2 = res;
+    const struct progress_log p4 = logged_run(&in, 4);
+    assert_int_equal(res.noptions, 4); /* aggregated and disaggregated at TP 1 and 2 */
+    assert_int_equal(res.best, res2.best);
+    int feasible = 0;
+    for (int i = 0; i < res.noptions; i++) {
+        const struct plan_option *a = &res.options[i], *b = &res2.options[i];
+        assert_int_equal(a->feasible, b->feasible);
+        assert_int_equal(a->instances, b->instances);
+        assert_int_equal(a->prefill_instances, b->prefill_instances);
+        assert_int_equal(a->gpus, b->gpus);
+        assert_int_equal(a->evaluations, b->evaluations);
+        assert_true(a->ttft_s == b->ttft_s && a->tpot_s == b->tpot_s && a->goodput_qps == b->goodput_qps);
+        assert_string_equal(a->reason, b->reason);
+        feasible += a->feasible;
+    }
+    assert_true(feasible >= 2);
+    const struct progress_log *ps[2] = { &p1, &p4 };
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(ps[k]->back, 0);
+        assert_int_equal(ps[k]->total, 4);
+        assert_int_equal(ps[k]->last, 4);
+        assert_false(ps[k]->other_thread);
+    }
+    /* a caller's stop, asked on its thread alone, ends the threaded plan: ESTOPPED, no answer */
+    struct stop_after s = { .caller = pthread_self(), .after = 3 };
+    in.threads = 4;
+    in.sim.stop = (struct llmroof_stop){ stop_after_n, &s };
+    struct llmroof_err err = { 0 };
+    assert_int_equal(plan_run(&in, &res, &err), LLMROOF_ESTOPPED);
+    assert_non_null(strstr(err.msg, "stopped by the caller"));
+    assert_true(s.calls > 3);
+    assert_false(s.other_thread);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1190,6 +1259,7 @@ int main(void)
         cmocka_unit_test(fast_plans_keep_the_bisections_root),
         cmocka_unit_test(a_users_plan_is_the_same_on_any_thread_count),
         cmocka_unit_test(plan_progress_only_moves_forward),
+        cmocka_unit_test(a_one_gpu_rate_plan_is_the_same_on_any_thread_count),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
