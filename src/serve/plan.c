@@ -1135,7 +1135,7 @@ static int plan_rate_disagg(const struct plan_input *in, int gi, int tp_p, long 
                             const struct plan_best *best, struct plan_option *o, struct llmroof_err *err)
 {
     const struct llmroof_gpu *g = in->gpus[gi];
-    struct rate_eval ev;
+    struct rate_eval ev = { 0 }; /* read as the last pass's from the second pass on */
     long y = 0;
     int rc;
     for (int more = 0;; more++) {
