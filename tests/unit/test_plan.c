@@ -24,6 +24,19 @@ static void base(struct plan_input *in, const struct llmroof_catalog *cat, const
 
 static struct plan_result res, res2;
 
+/* A rate plan of one GPU: Llama-3.1-8B at 30 requests/s on A100s at TP 1 and 2, aggregated and
+ * disaggregated, under a 0.5 s TTFT and 20 ms TPOT. */
+static void rate_8b_on_a100(struct plan_input *in, const struct llmroof_catalog *cat)
+{
+    base(in, cat, "llama-3.1-8b");
+    in->rate_qps = 30;
+    in->ttft_slo_s = 0.5;
+    in->tpot_slo_s = 0.02;
+    in->gpus[in->ngpus++] = gpu(cat, "a100-sxm4-80gb");
+    in->tps[in->ntps++] = 1;
+    in->tps[in->ntps++] = 2;
+}
+
 static void run(const struct plan_input *in, struct plan_result *r)
 {
     struct llmroof_err err = { 0 };
@@ -291,13 +304,7 @@ static void rate_plan_answer_meets_the_slos_and_is_minimal(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     struct plan_input in;
-    base(&in, &cat, "llama-3.1-8b");
-    in.rate_qps = 30;
-    in.ttft_slo_s = 0.5;
-    in.tpot_slo_s = 0.02;
-    in.gpus[in.ngpus++] = gpu(&cat, "a100-sxm4-80gb");
-    in.tps[in.ntps++] = 1;
-    in.tps[in.ntps++] = 2;
+    rate_8b_on_a100(&in, &cat);
     run(&in, &res);
     /* aggregated and disaggregated rows for every TP */
     assert_int_equal(res.noptions, 4);
@@ -1185,13 +1192,7 @@ static void a_one_gpu_rate_plan_is_the_same_on_any_thread_count(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     struct plan_input in;
-    base(&in, &cat, "llama-3.1-8b");
-    in.rate_qps = 30;
-    in.ttft_slo_s = 0.5;
-    in.tpot_slo_s = 0.02;
-    in.gpus[in.ngpus++] = gpu(&cat, "a100-sxm4-80gb");
-    in.tps[in.ntps++] = 1;
-    in.tps[in.ntps++] = 2;
+    rate_8b_on_a100(&in, &cat);
     const struct progress_log p1 = logged_run(&in, 1);
     res2 = res;
     const struct progress_log p4 = logged_run(&in, 4);
