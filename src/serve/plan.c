@@ -2012,10 +2012,12 @@ static void users_solve_one(void *ctx, int ci)
     u->ran[k->oi] = true;
 }
 
-/* par_for's tick: the caller's progress (--fast rows) and stop, on the caller's thread */
+/* par_for's tick: the caller's progress (rows solved on the threads) and stop, on the caller's
+ * thread */
 struct users_tick {
     const struct plan_input *in;
     long total; /* the progress scale: the rows, or twice them where the ranking comes first */
+    struct par_stop *stop;
 };
 
 static int users_tick(void *ctx, int done, int n)
@@ -2024,7 +2026,7 @@ static int users_tick(void *ctx, int done, int n)
     const struct users_tick *t = ctx;
     if (t->in->progress)
         t->in->progress(t->in->progress_ctx, done, t->total);
-    return stop_asked(&t->in->sim.stop);
+    return par_stop_asked(t->stop);
 }
 
 /* Users plans: every GPU x layout, searched in the order of the nodes the analytic model (--fast)
@@ -2041,9 +2043,12 @@ static int plan_users(const struct plan_input *in, struct plan_result *out, stru
     struct rate_cand *cands = calloc((size_t)PLAN_MAX_OPTIONS, sizeof *cands);
     int *rcs = calloc((size_t)PLAN_MAX_OPTIONS, sizeof *rcs);
     bool *ran = calloc((size_t)PLAN_MAX_OPTIONS, sizeof *ran);
-    struct llmroof_err *errs = in->fast ? calloc((size_t)PLAN_MAX_OPTIONS, sizeof *errs) : NULL;
+    /* a plan of one GPU (or exhaustive) prunes no row against another: every row's simulated
+     * search from one user is its own task on the threads, as --fast's solves are */
+    const bool single = !in->fast && (in->exhaustive || in->ngpus < 2);
+    struct llmroof_err *errs = in->fast || single ? calloc((size_t)PLAN_MAX_OPTIONS, sizeof *errs) : NULL;
     int ncands = 0, rc = LLMROOF_OK;
-    if (!cands || !rcs || !ran || (in->fast && !errs)) {
+    if (!cands || !rcs || !ran || ((in->fast || single) && !errs)) {
         rc = llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory");
         goto done;
     }
@@ -2066,12 +2071,18 @@ static int plan_users(const struct plan_input *in, struct plan_result *out, stru
     /* the analytic ranking takes seconds over many layouts and users: a caller's stop is asked
      * after each row (review of session 36: 6 s unasked) */
     const bool ranking = !in->fast && !in->exhaustive && in->ngpus > 1;
-    if (ranking || in->fast) {
-        const struct users_solve u = { in, &quick, out, cands, ranking, rcs, errs, ran };
+    if (ranking || in->fast || single) {
+        /* the simulations of a one-GPU plan's rows ask the caller's stop through par_stop: on the
+         * caller's thread alone */
+        struct par_stop stop;
+        par_stop_init(&stop, in->sim.stop);
+        struct plan_input shared = *in;
+        shared.sim.stop = par_stop_shared(&stop);
+        const struct users_solve u = { &shared, &quick, out, cands, ranking, rcs, errs, ran };
         /* progress: a ranking is the first half of the scale, its rows' simulations the second
          * (a plan over every GPU ranks for seconds: the line had stayed silent through it) */
-        const struct users_tick t = { in, ranking ? 2L * ncands : ncands };
-        par_for(ncands, in->threads, users_solve_one, (void *)&u, users_tick, (void *)&t);
+        struct users_tick t = { in, ranking ? 2L * ncands : ncands, &stop };
+        par_for(ncands, in->threads, users_solve_one, (void *)&u, users_tick, &t);
         for (int ci = 0; ci < ncands; ci++)
             if (!ran[cands[ci].oi]) {
                 rc = ranking ? llmroof_err_set(err, LLMROOF_ESTOPPED, "stopped by the caller while ranking the options")
@@ -2088,7 +2099,7 @@ static int plan_users(const struct plan_input *in, struct plan_result *out, stru
         /* --fast rows were reported as par_for solved them (users_tick): this loop only sizes
          * them, and reporting it from 0 again had run the progress line twice; after a ranking
          * the simulations take the scale's second half */
-        if (in->progress && !in->fast)
+        if (in->progress && !in->fast && !single)
             in->progress(in->progress_ctx, ranking ? ncands + ci : ci, ranking ? 2L * ncands : ncands);
         if (stop_asked(&in->sim.stop)) { /* the simulations ask it too; --fast runs none */
             rc = llmroof_err_set(err, LLMROOF_ESTOPPED, "stopped by the caller after %d of %d options", ci, ncands);
@@ -2101,7 +2112,7 @@ static int plan_users(const struct plan_input *in, struct plan_result *out, stru
                      "plan found by then (%s)", prune_what(in), bound_text(best.gpus, best.has_cost, best.cost, (char[64]){ 0 }, 64));
             continue;
         }
-        if (in->fast) { /* searched already, from one user (users_needed) */
+        if (in->fast || single) { /* searched already on the threads, from one user (users_needed) */
             if ((rc = rcs[k->oi])) {
                 *err = errs[k->oi];
                 goto done;

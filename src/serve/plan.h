@@ -55,8 +55,8 @@ struct plan_input {
     void (*progress)(void *ctx, long done, long total);
     void *progress_ctx;
     int threads;                   /* users plans: threads for the analytic solves (the ranking, and
-                                      every row under --fast); rate plans of one GPU (or exhaustive):
-                                      the rows' simulated searches; base/par.h; 0 or 1: the caller's
+                                      every row under --fast); plans of one GPU (or exhaustive rate
+                                      plans): the rows' simulated searches; base/par.h; 0 or 1: the caller's
                                       alone. The plan is the same at any count */
     bool exhaustive;               /* rate plans: search every option to the end, none pruned against
                                       the best found (docs/planning.md) */

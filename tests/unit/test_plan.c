@@ -1036,6 +1036,47 @@ static void fast_plans_keep_the_bisections_root(void **state)
     catalog_free(&cat);
 }
 
+/* A plan's progress reports and stop questions, logged: the last report, its scale, how many, how
+ * many went back, and whether any came from a thread other than the caller's. */
+struct progress_log {
+    long last, total, calls, back;
+    pthread_t caller;
+    bool other_thread;
+};
+
+static void log_progress(void *ctx, long done, long total)
+{
+    struct progress_log *p = ctx;
+    p->other_thread |= !pthread_equal(pthread_self(), p->caller);
+    if (done < p->last)
+        p->back++;
+    p->last = done;
+    p->total = total;
+    p->calls++;
+}
+
+static int never_stop(void *arg)
+{
+    struct progress_log *p = arg;
+    p->other_thread |= !pthread_equal(pthread_self(), p->caller);
+    return 0;
+}
+
+/* One run of the plan on `threads` threads with its progress and stop logged. */
+static struct progress_log logged_run(struct plan_input *in, int threads)
+{
+    struct progress_log p = { .caller = pthread_self() };
+    in->threads = threads;
+    in->progress = log_progress;
+    in->progress_ctx = &p;
+    in->sim.stop = (struct llmroof_stop){ never_stop, &p };
+    run(in, &res);
+    in->progress = NULL; /* p is this function's: nothing may report to it once it returns */
+    in->progress_ctx = NULL;
+    in->sim.stop = (struct llmroof_stop){ NULL, NULL };
+    return p;
+}
+
 /* The analytic solves of a users plan run on in.threads threads (base/par.h), each writing only
  * its own row: the plan, its ranking's order (and so what the simulated search prunes) and every
  * row's figures and reasons are the same on one thread and on four. */
@@ -1078,6 +1119,30 @@ static void a_users_plan_is_the_same_on_any_thread_count(void **state)
         if (!fast)
             assert_true(pruned > 0);
     }
+    /* a plan of one GPU prunes nothing: its rows' simulated searches run on the threads (session
+     * 48), each row the same as on one thread, and the progress and stop on the caller's thread */
+    in.ngpus = 1; /* the a10 */
+    in.fast = false;
+    const struct progress_log p1 = logged_run(&in, 1);
+    res2 = res;
+    const struct progress_log p4 = logged_run(&in, 4);
+    assert_int_equal(res.best, res2.best);
+    int feasible = 0;
+    for (int i = 0; i < res.noptions; i++) {
+        const struct plan_option *a = &res.options[i], *b = &res2.options[i];
+        assert_int_equal(a->feasible, b->feasible);
+        assert_false(a->pruned);
+        assert_int_equal(a->users_per_instance, b->users_per_instance);
+        assert_int_equal(a->evaluations, b->evaluations);
+        assert_true(a->ttft_s == b->ttft_s && a->tpot_s == b->tpot_s);
+        assert_string_equal(a->reason, b->reason);
+        feasible += a->feasible;
+    }
+    assert_true(feasible > 0);
+    assert_int_equal(p1.back, 0);
+    assert_int_equal(p4.back, 0);
+    assert_int_equal(p4.last, p4.total);
+    assert_false(p1.other_thread || p4.other_thread);
     catalog_free(&cat);
 }
 
@@ -1085,45 +1150,6 @@ static void a_users_plan_is_the_same_on_any_thread_count(void **state)
  * that then sizes them must not report them again from 0 (session 47's review: "1 of 85" ... "84
  * of 85", then "0 of 85" ... "84 of 85" on the terminal, at any --jobs). The reports never go
  * back, end with the whole count, and come, like the stop questions, on the caller's thread. */
-struct progress_log {
-    long last, total, calls, back;
-    pthread_t caller;
-    bool other_thread;
-};
-
-static void log_progress(void *ctx, long done, long total)
-{
-    struct progress_log *p = ctx;
-    p->other_thread |= !pthread_equal(pthread_self(), p->caller);
-    if (done < p->last)
-        p->back++;
-    p->last = done;
-    p->total = total;
-    p->calls++;
-}
-
-static int never_stop(void *arg)
-{
-    struct progress_log *p = arg;
-    p->other_thread |= !pthread_equal(pthread_self(), p->caller);
-    return 0;
-}
-
-/* One run of the plan on `threads` threads with its progress and stop logged. */
-static struct progress_log logged_run(struct plan_input *in, int threads)
-{
-    struct progress_log p = { .caller = pthread_self() };
-    in->threads = threads;
-    in->progress = log_progress;
-    in->progress_ctx = &p;
-    in->sim.stop = (struct llmroof_stop){ never_stop, &p };
-    run(in, &res);
-    in->progress = NULL; /* p is this function's: nothing may report to it once it returns */
-    in->progress_ctx = NULL;
-    in->sim.stop = (struct llmroof_stop){ NULL, NULL };
-    return p;
-}
-
 static void plan_progress_only_moves_forward(void **state)
 {
     (void)state;
