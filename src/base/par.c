@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <stdbool.h>
 #include <stdatomic.h>
+#include <time.h>
 #include <unistd.h>
 
 struct par_run {
@@ -19,6 +20,7 @@ struct par_run {
     atomic_int next;  /* the next task index to hand out */
     atomic_int done;  /* tasks finished */
     atomic_bool halt; /* the caller's tick asked to end: hand out no more */
+    atomic_int exited; /* the other threads that have returned */
 };
 
 /* One task from the counter, or -1 when none is left or the run was ended. */
@@ -37,6 +39,7 @@ static void *worker(void *arg)
         r->fn(r->ctx, i);
         atomic_fetch_add(&r->done, 1);
     }
+    atomic_fetch_add(&r->exited, 1);
     return NULL;
 }
 
@@ -88,6 +91,7 @@ int par_for(int n, int threads, void (*fn)(void *ctx, int i), void *ctx, int (*t
     atomic_init(&r.next, 0);
     atomic_init(&r.done, 0);
     atomic_init(&r.halt, false);
+    atomic_init(&r.exited, 0);
     pthread_t tid[PAR_MAX_THREADS];
     int started = 0;
     for (int t = 1; t < threads; t++) { /* the caller is the first */
@@ -100,6 +104,18 @@ int par_for(int n, int threads, void (*fn)(void *ctx, int i), void *ctx, int (*t
         const int d = atomic_fetch_add(&r.done, 1) + 1;
         if (tick && tick(tctx, d, n))
             atomic_store(&r.halt, true);
+    }
+    /* no task left to take: the caller goes on ticking every millisecond until the other threads
+     * end, so that a stop said meanwhile reaches their tasks (par_stop) at once. A plan's stop had
+     * gone unasked while the caller waited: a deadline 4 s before a two-thread rate plan's end let
+     * the plan run on and answer (review) */
+    if (tick) {
+        const struct timespec pause = { 0, 1000000 };
+        while (!atomic_load(&r.halt) && atomic_load(&r.exited) < started) {
+            nanosleep(&pause, NULL);
+            if (tick(tctx, atomic_load(&r.done), n))
+                atomic_store(&r.halt, true);
+        }
     }
     for (int t = 0; t < started; t++)
         pthread_join(tid[t], NULL);

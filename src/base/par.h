@@ -21,7 +21,11 @@
 /* The most threads a command starts (docs/performance.md, "Threads"). */
 #define PAR_MAX_THREADS 64
 
-/* Runs fn(ctx, i) for i in [0, n); returns the number of tasks that ran (n unless tick ended it). */
+/* Runs fn(ctx, i) for i in [0, n); returns the number of tasks that ran (n unless tick ended it).
+ * tick (NULL: none) is called on the caller's thread alone with the tasks finished so far: after
+ * each task the caller runs, and, once none is left to take, every millisecond until the other
+ * threads end (done may then repeat, and be 0 where they took every task); nonzero ends the run:
+ * no task is handed out after it. */
 int par_for(int n, int threads, void (*fn)(void *ctx, int i), void *ctx, int (*tick)(void *tctx, int done, int n),
             void *tctx);
 

@@ -120,13 +120,15 @@ out:
 struct cv_tick {
     void (*progress)(void *ctx, long done, long total);
     void *ctx;
+    int reported; /* the folds reported done (par_for ticks every millisecond while it waits) */
 };
 
 static int cv_tick(void *ctx, int done, int n)
 {
-    const struct cv_tick *t = ctx;
-    if (t->progress)
+    struct cv_tick *t = ctx;
+    if (t->progress && done > t->reported)
         t->progress(t->ctx, done, n);
+    t->reported = done > t->reported ? done : t->reported;
     return 0;
 }
 
@@ -172,7 +174,7 @@ int val_cross_validate_progress(struct val_case *cases, size_t n, enum val_cv_by
      * fold order, as one thread would have met them (the first failing fold's error, the last
      * fold's side of a bound) */
     const struct cv_run run = { cases, n, keys, ck, g0, e0, ng, ne, hp, he, folds };
-    const struct cv_tick tick = { progress, progress_ctx };
+    struct cv_tick tick = { progress, progress_ctx, 0 };
     if (progress && nk > 0)
         progress(progress_ctx, 0, nk);
     par_for(nk, threads, cv_fold_run, (void *)&run, cv_tick, (void *)&tick);

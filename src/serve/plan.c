@@ -1390,13 +1390,15 @@ static void rate_solve_one(void *ctx, int ci)
 struct rate_tick {
     const struct plan_input *in;
     struct par_stop *stop;
+    int reported; /* the rows reported done (par_for ticks every millisecond while it waits) */
 };
 
 static int rate_tick(void *ctx, int done, int n)
 {
-    const struct rate_tick *t = ctx;
-    if (t->in->progress)
+    struct rate_tick *t = ctx;
+    if (t->in->progress && done > t->reported)
         t->in->progress(t->in->progress_ctx, done, n);
+    t->reported = done > t->reported ? done : t->reported;
     return par_stop_asked(t->stop);
 }
 
@@ -1417,7 +1419,7 @@ static int rate_rows_parallel(const struct plan_input *in, struct plan_result *o
     struct plan_input shared = *in;
     shared.sim.stop = par_stop_shared(&stop);
     const struct rate_solve r = { &shared, out, cands, rcs, errs, ran };
-    struct rate_tick t = { in, &stop };
+    struct rate_tick t = { in, &stop, 0 };
     if (in->progress)
         in->progress(in->progress_ctx, 0, n);
     par_for(n, in->threads, rate_solve_one, (void *)&r, rate_tick, &t);
@@ -2018,14 +2020,16 @@ struct users_tick {
     const struct plan_input *in;
     long total; /* the progress scale: the rows, or twice them where the ranking comes first */
     struct par_stop *stop;
+    int reported; /* the rows reported done (par_for ticks every millisecond while it waits) */
 };
 
 static int users_tick(void *ctx, int done, int n)
 {
     (void)n;
-    const struct users_tick *t = ctx;
-    if (t->in->progress)
+    struct users_tick *t = ctx;
+    if (t->in->progress && done > t->reported)
         t->in->progress(t->in->progress_ctx, done, t->total);
+    t->reported = done > t->reported ? done : t->reported;
     return par_stop_asked(t->stop);
 }
 
@@ -2081,7 +2085,7 @@ static int plan_users(const struct plan_input *in, struct plan_result *out, stru
         const struct users_solve u = { &shared, &quick, out, cands, ranking, rcs, errs, ran };
         /* progress: a ranking is the first half of the scale, its rows' simulations the second
          * (a plan over every GPU ranks for seconds: the line had stayed silent through it) */
-        struct users_tick t = { in, ranking ? 2L * ncands : ncands, &stop };
+        struct users_tick t = { in, ranking ? 2L * ncands : ncands, &stop, -1 };
         par_for(ncands, in->threads, users_solve_one, (void *)&u, users_tick, &t);
         for (int ci = 0; ci < ncands; ci++)
             if (!ran[cands[ci].oi]) {

@@ -2,7 +2,9 @@
  * a run early; the threads really run at once. */
 #include "helpers.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
+#include <string.h>
 #include <time.h>
 
 #include "base/par.h"
@@ -95,12 +97,76 @@ static void the_threads_run_at_once(void **state)
     assert_int_equal(m.met, 1);
 }
 
+/* A stop said while the caller has no task left must reach the other threads' tasks: task A
+ * (on the caller's thread) ends at once; task B (on the other) waits, reading the shared stop,
+ * for the stop the caller's callback says only at its second question. The first question is
+ * the tick after task A; the second comes only from the caller's ticks while it waits (par_for
+ * had joined the threads without asking: a plan's stop went unheard until its slowest row
+ * ended). */
+struct tail {
+    struct par_stop stop;
+    pthread_t caller;
+    atomic_int started;
+    int asked;
+    atomic_int saw; /* task B saw the stop */
+};
+
+static int stop_at_second_question(void *arg)
+{
+    struct tail *t = arg;
+    return ++t->asked >= 2;
+}
+
+static void wait_for_stop_off_caller(void *ctx, int i)
+{
+    (void)i;
+    struct tail *t = ctx;
+    const struct timespec pause = { 0, 1000000 }; /* 1 ms */
+    atomic_fetch_add(&t->started, 1);
+    for (int k = 0; k < 20000 && atomic_load(&t->started) < 2; k++) /* both tasks on their threads */
+        nanosleep(&pause, NULL);
+    if (pthread_equal(pthread_self(), t->caller))
+        return;
+    const struct llmroof_stop s = par_stop_shared(&t->stop);
+    for (int k = 0; k < 20000; k++) { /* up to 20 s (valgrind) */
+        if (stop_asked(&s)) {
+            atomic_store(&t->saw, 1);
+            return;
+        }
+        nanosleep(&pause, NULL);
+    }
+}
+
+static int tick_stop(void *ctx, int done, int n)
+{
+    (void)done;
+    (void)n;
+    struct tail *t = ctx;
+    return par_stop_asked(&t->stop);
+}
+
+static void a_stop_reaches_the_other_threads_after_the_callers_last_task(void **state)
+{
+    (void)state;
+    static struct tail t;
+    memset(&t, 0, sizeof t);
+    t.caller = pthread_self();
+    atomic_init(&t.started, 0);
+    atomic_init(&t.saw, 0);
+    par_stop_init(&t.stop, (struct llmroof_stop){ stop_at_second_question, &t });
+    assert_int_equal(par_for(2, 2, wait_for_stop_off_caller, &t, tick_stop, &t), 2);
+    assert_int_equal(atomic_load(&t.started), 2);
+    assert_int_equal(atomic_load(&t.saw), 1);
+    assert_true(t.asked >= 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_task_runs_once_at_any_thread_count),
         cmocka_unit_test(the_callers_tick_ends_the_run),
         cmocka_unit_test(the_threads_run_at_once),
+        cmocka_unit_test(a_stop_reaches_the_other_threads_after_the_callers_last_task),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
