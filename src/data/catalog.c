@@ -340,6 +340,12 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
         (rc = json_get_number(c, ef, "attention_memory_fa2", "efficiency.attention_memory_fa2", false, 0.05, false, 1,
                               &g->attn_mem_fa2_eff, NULL)))
         return rc;
+    /* the share applies to the faster fp16-accumulate peak alone: on a GPU without one it would be
+     * ignored (kernel_fp16acc_peak_scale) */
+    if (g->gemm_fp16acc_eff > 0 && !(g->fp16_acc_ratio > 1))
+        return json_ferr(c, "efficiency.gemm_fp16_accumulate",
+                         "needs efficiency.fp16_accumulate_ratio above 1 (the share is of that faster fp16-accumulate "
+                         "peak)");
     if ((rc = json_get_number(c, e, "step_overhead_s", "step_overhead_s", true, 0, false, 1, &g->step_overhead_s, NULL)))
         return rc;
     long gpn = 0;

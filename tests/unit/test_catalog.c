@@ -414,6 +414,9 @@ static void gpu_validation_names_file_line_entry_and_field(void **state)
     /* fp16-accumulate GEMMs, as 8-bit ones, reach at least half the 16-bit share of their faster peak */
     expect_gpu_error("\"memory_bytes\": 1e10,", "", "\"nvlink\"", "0.7, \"gemm_fp16_accumulate\": 0.3",
                      "field 'efficiency.gemm_fp16_accumulate' must be a number of at least 0.5");
+    /* ... and only where such a faster peak exists: elsewhere the share would be ignored */
+    expect_gpu_error("\"memory_bytes\": 1e10,", "", "\"nvlink\"", "0.7, \"gemm_fp16_accumulate\": 0.9",
+                     "field 'efficiency.gemm_fp16_accumulate' needs efficiency.fp16_accumulate_ratio above 1");
     expect_gpu_error("\"memory_bytes\": 1e10,", "", "\"xgmi\", \"mesh_links\": 0", "0.7",
                      "field 'interconnect.mesh_links' must be a number of at least 1");
     expect_gpu_error("\"memory_bytes\": 1e10,", "", "\"nvlink\", \"nvls_bandwidth_Bps\": 1e15", "0.7",
