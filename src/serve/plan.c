@@ -1387,17 +1387,21 @@ static void rate_solve_one(void *ctx, int ci)
     r->ran[ci] = true;
 }
 
-struct rate_tick {
+/* par_for's tick for a plan's rows (rate and users plans): the caller's progress, when it moves,
+ * and stop, on the caller's thread */
+struct plan_tick {
     const struct plan_input *in;
+    long total; /* the progress scale: the rows, or twice them where a users plan's ranking comes first */
     struct par_stop *stop;
     int reported; /* the rows reported done (par_for ticks every millisecond while it waits) */
 };
 
-static int rate_tick(void *ctx, int done, int n)
+static int plan_tick(void *ctx, int done, int n)
 {
-    struct rate_tick *t = ctx;
+    (void)n;
+    struct plan_tick *t = ctx;
     if (t->in->progress && done > t->reported)
-        t->in->progress(t->in->progress_ctx, done, n);
+        t->in->progress(t->in->progress_ctx, done, t->total);
     t->reported = done > t->reported ? done : t->reported;
     return par_stop_asked(t->stop);
 }
@@ -1419,10 +1423,10 @@ static int rate_rows_parallel(const struct plan_input *in, struct plan_result *o
     struct plan_input shared = *in;
     shared.sim.stop = par_stop_shared(&stop);
     const struct rate_solve r = { &shared, out, cands, rcs, errs, ran };
-    struct rate_tick t = { in, &stop, 0 };
+    struct plan_tick t = { in, n, &stop, 0 }; /* 0 of n reported above */
     if (in->progress)
         in->progress(in->progress_ctx, 0, n);
-    par_for(n, in->threads, rate_solve_one, (void *)&r, rate_tick, &t);
+    par_for(n, in->threads, rate_solve_one, (void *)&r, plan_tick, &t);
     /* errors in the rows' order, as the serial search met them; a stop ends the plan */
     int finished = 0;
     for (int ci = 0; ci < n; ci++) {
@@ -2014,24 +2018,6 @@ static void users_solve_one(void *ctx, int ci)
     u->ran[k->oi] = true;
 }
 
-/* par_for's tick: the caller's progress (rows solved on the threads) and stop, on the caller's
- * thread */
-struct users_tick {
-    const struct plan_input *in;
-    long total; /* the progress scale: the rows, or twice them where the ranking comes first */
-    struct par_stop *stop;
-    int reported; /* the rows reported done (par_for ticks every millisecond while it waits) */
-};
-
-static int users_tick(void *ctx, int done, int n)
-{
-    (void)n;
-    struct users_tick *t = ctx;
-    if (t->in->progress && done > t->reported)
-        t->in->progress(t->in->progress_ctx, done, t->total);
-    t->reported = done > t->reported ? done : t->reported;
-    return par_stop_asked(t->stop);
-}
 
 /* Users plans: every GPU x layout, searched in the order of the nodes the analytic model (--fast)
  * gives it, each from the users per instance it needs to beat the best found so far
@@ -2085,8 +2071,8 @@ static int plan_users(const struct plan_input *in, struct plan_result *out, stru
         const struct users_solve u = { &shared, &quick, out, cands, ranking, rcs, errs, ran };
         /* progress: a ranking is the first half of the scale, its rows' simulations the second
          * (a plan over every GPU ranks for seconds: the line had stayed silent through it) */
-        struct users_tick t = { in, ranking ? 2L * ncands : ncands, &stop, -1 };
-        par_for(ncands, in->threads, users_solve_one, (void *)&u, users_tick, &t);
+        struct plan_tick t = { in, ranking ? 2L * ncands : ncands, &stop, -1 };
+        par_for(ncands, in->threads, users_solve_one, (void *)&u, plan_tick, &t);
         for (int ci = 0; ci < ncands; ci++)
             if (!ran[cands[ci].oi]) {
                 rc = ranking ? llmroof_err_set(err, LLMROOF_ESTOPPED, "stopped by the caller while ranking the options")
@@ -2100,7 +2086,7 @@ static int plan_users(const struct plan_input *in, struct plan_result *out, stru
     for (int ci = 0; ci < ncands; ci++) {
         const struct rate_cand *k = &cands[ci];
         struct plan_option *o = &out->options[k->oi];
-        /* --fast rows were reported as par_for solved them (users_tick): this loop only sizes
+        /* --fast rows were reported as par_for solved them (plan_tick): this loop only sizes
          * them, and reporting it from 0 again had run the progress line twice; after a ranking
          * the simulations take the scale's second half */
         if (in->progress && !in->fast && !single)
