@@ -140,7 +140,7 @@ for r in rows:
              wdt='', kvdt='', tp='', ep='', dp_attn='', instances='1', disagg='', workload='', load='', requests='',
              metric='', stat='', divide='1', slo='', spec='', base='', notes='', skip='',
              max_seqs='', max_batched_tokens='', chunked='', sched_steps='', engine_use_ray='',
-             max_paddings='', api_server='', kv_blocks='', max_concurrent='', arrivals='')
+             max_paddings='', api_server='', kv_blocks='', max_concurrent='', arrivals='', moe_tp='')
     notes=[]; skip=[]
     fw=r['framework']; met=r['metric']; unit=r['unit']
     # the engine settings the row states (vLLM and TGI flags in its notes)
@@ -473,6 +473,17 @@ for r in rows:
         m['base']='engine:vllm-0.4'; m['engine']='vllm-0.6'
         m['metric']='speedup_tput' if r['load']=='offline' else 'speedup_tpot'
         notes.append('baseline: vLLM 0.5.3 as the vllm-0.4 profile')
+    # SGLang 0.4's DP attention against TP 8 (the post's reproduce commands differ in
+    # --enable-dp-attention alone): 8 attention replicas of TP 1 over experts split 8 ways by
+    # width (all-gather before each MLP, scatter after), --moe-tp 8 --dp-attention
+    if r['id']=='b088':
+        skip=[s for s in skip if not s.startswith('speedup')]
+        m.update(tp='1', dp_attn='1', moe_tp='8', base='tp:8', metric='speedup_tput', requests='10000')
+        notes=['DeepSeek-Coder-V2 has DeepSeek-V2\'s shapes; --tp 8 --enable-dp-attention: 8 attention replicas '
+               'of TP 1, the MoE split by width over all 8 (moe_tp 8), against --tp 8 alone, both '
+               '--mem-fraction-static 0.78 and --disable-radix-cache; 10,000 prompts of 1/512 at once (range ratio 1); '
+               'the chart labels the baseline v0.3 but the commands differ only in the flag, so both runs take '
+               'the sglang profile']
     if 'decode nodes' in r['notes'] and met=='decode_tok_s_per_gpu':
         skip.insert(0,'the decode nodes of a P/D deployment: decode-only throughput needs the prefill side, not stated')
     if r['id']=='b055': skip.insert(0,'the decode pool of a P/D deployment: decode-only throughput needs the prefill side, not stated')
@@ -483,9 +494,6 @@ for r in rows:
         'b006': 'async output processing on vs off: a profile field (cpu_overlap), not a map setting; workload, load not stated',
         'draft': 'draft/n-gram speculation vs none: llmroof has both runs, but no acceptance rate nor dataset lengths stated',
         'b102': 'MTP vs none on 4 prefill + 12 decode nodes: acceptance at 2 draft tokens and the P/D load split not stated',
-        # SGLang 0.4's DP attention kept the experts TP-sharded (all-gather before the MoE layer,
-        # scatter after); llmroof's --dp-attention pairs attention replicas with expert parallelism
-        'b088': 'DP attention over TP-sharded experts (SGLang 0.4) vs TP 8: llmroof pairs --dp-attention with --ep only',
     }
     if met=='speedup' and r['id'] not in ('b001','b002','b003','b004'):
         key = ('eagle3' if 'EAGLE-3' in fw else r['id'] if r['id'] in SPEEDUP_WHY else

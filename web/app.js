@@ -154,6 +154,7 @@ function setupOptions(forRoofline) {
   if (s.pp.trim() !== '' && +s.pp !== 1) o.pp = numOrText(s.pp);
   if (s.ep.trim() !== '' && +s.ep !== 0) o.ep = numOrText(s.ep);
   if (s.dp_attention === '1') o.dp_attention = true;
+  if (s.moe_tp !== undefined && s.moe_tp.trim() !== '' && +s.moe_tp !== 0) o.moe_tp = numOrText(s.moe_tp);
   if (s.engine) o.engine = s.engine;
   return o;
 }

@@ -125,7 +125,8 @@ struct cli_opt {
 #define CLI_OPT_LAYOUT \
     { OPT_PP, "pp", 0, "N", "pipeline-parallel stages of consecutive layers (default 1)", false }, \
     { OPT_EP, "ep", 0, "N", "expert-parallel GPUs for MoE layers: equal to TP, or with --dp-attention a multiple of it", false }, \
-    { OPT_DPATTN, "dp-attention", 0, NULL, "attention data-parallel over ep/tp replicas, tokens routed by all-to-all", false }, \
+    { OPT_DPATTN, "dp-attention", 0, NULL, "attention data-parallel over ep/tp (or moe-tp/tp) replicas, tokens routed by all-to-all (or gathered)", false }, \
+    { OPT_MOETP, "moe-tp", 0, "N", "with --dp-attention: MoE and dense MLPs split by width over N GPUs, every replica's tokens gathered (vLLM DP without EP, SGLang 0.4)", false }, \
     { OPT_EPIMB, "ep-imbalance", 0, "F", "busiest expert rank's tokens over the mean, 1 to min(--ep, experts / top-k) (default: uniform routing's busiest)", false }, \
     { OPT_TBO, "two-batch-overlap", 0, NULL, "two micro-batches hide the all-to-all under compute (off by default, as in SGLang and vLLM)", false }
 #define CLI_OPT_BATCH { OPT_BATCH, "batch", 'b', "B", "sequences served together (default 1)", false }
@@ -256,7 +257,7 @@ enum {
     OPT_MODEL = CLI_SETUP_BASE, OPT_GPU, OPT_TP, OPT_BATCH, OPT_PROMPT, OPT_OUTPUT,
     OPT_WDT, OPT_KVDT, OPT_ACTDT, OPT_CE, OPT_ME, OPT_CME, OPT_OVH, OPT_HOSTCPU,
     OPT_MEMUTIL, OPT_RESERVE, OPT_WORKSPACE, OPT_BLOCK, OPT_CONTEXT, OPT_WBITS, OPT_ENGINE,
-    OPT_PP, OPT_EP, OPT_DPATTN, OPT_EPIMB, OPT_TBO, OPT_STATEDT, OPT_ENGINERAY
+    OPT_PP, OPT_EP, OPT_DPATTN, OPT_EPIMB, OPT_TBO, OPT_STATEDT, OPT_ENGINERAY, OPT_MOETP
 };
 int cli_setup_opt(struct cli *c, struct cli_setup_opts *s, int id, const char *arg);
 struct llmroof_dtypes cli_dtypes(const struct cli_setup_opts *s);

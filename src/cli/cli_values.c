@@ -290,6 +290,12 @@ int cli_setup_opt(struct cli *c, struct cli_setup_opts *s, int id, const char *a
         return rc;
     }
     case OPT_DPATTN: s->layout.dp_attn = true; return 0;
+    case OPT_MOETP: {
+        long v = 1;
+        int rc = cli_long(c, "moe-tp", arg, 1, 4096, &v);
+        s->layout.moe_tp = (int)v;
+        return rc;
+    }
     case OPT_TBO: s->layout.two_batch_overlap = true; return 0;
     case OPT_EPIMB: return cli_double(c, "ep-imbalance", arg, 1, 64, false, &s->layout.ep_imbalance);
     }

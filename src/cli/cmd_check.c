@@ -194,8 +194,9 @@ int cmd_check(struct cli *c, int argc, char **argv)
         rows++;
         /* the row's whole layout: an absent ep_imbalance is the default (uniform routing's busiest
          * rank, 0), as sweep evaluated it */
-        const struct llmroof_layout lay = { base.tp, base.pp, base.ep, base.dp_attn, base.ep_imbalance,
-                                            base.two_batch_overlap };
+        const struct llmroof_layout lay = { .tp = base.tp, .pp = base.pp, .ep = base.ep, .dp_attn = base.dp_attn,
+                                            .ep_imbalance = base.ep_imbalance,
+                                            .two_batch_overlap = base.two_batch_overlap, .moe_tp = base.moe_tp };
         sweep_eval_layout(m, g, base.tp, &lay, base.batch, base.prompt, base.output, &base.dt, &now);
         struct drift_out d = { &c->out, json, ln, &base, 0, &drifted, listed_rows };
         if (base.valid != now.valid) {

@@ -263,7 +263,7 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
     if (!usable) {
         workload_free(&wl);
         fprintf(c->errf, "llmroof: error: option '--tp': no TP in the list suits the model%s: %s\n",
-                (x->in.layout.pp > 1 || x->in.layout.ep > 1 || x->in.layout.dp_attn) ? " and layout" : "", why);
+                (x->in.layout.pp > 1 || x->in.layout.ep > 1 || x->in.layout.dp_attn || x->in.layout.moe_tp > 1) ? " and layout" : "", why);
         return 2;
     }
 

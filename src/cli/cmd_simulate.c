@@ -264,10 +264,10 @@ static int write_if(struct cli *c, const char *path, void (*fn)(const struct sim
 }
 
 /* A pool's own layout, "ep8+dpa+pp2" (each part at most once): expert-parallel ranks, data-parallel
- * attention, pipeline stages. Returns false on anything else. */
+ * attention, pipeline stages, MoE TP ranks ("moetp8+dpa"). Returns false on anything else. */
 static bool parse_pool_layout(char *s, struct llmroof_layout *lay)
 {
-    bool ep = false, pp = false, dpa = false;
+    bool ep = false, pp = false, dpa = false, mtp = false;
     for (char *tok = s, *next; tok; tok = next) {
         next = strchr(tok, '+');
         if (next)
@@ -281,6 +281,9 @@ static bool parse_pool_layout(char *s, struct llmroof_layout *lay)
             pp = true;
         } else if (!strcmp(tok, "dpa") && !dpa) {
             lay->dp_attn = dpa = true;
+        } else if (!strncmp(tok, "moetp", 5) && !mtp && parse_int64(tok + 5, 1, 1024, &v)) {
+            lay->moe_tp = (int)v;
+            mtp = true;
         } else {
             return false;
         }
@@ -314,7 +317,7 @@ static int parse_pool(struct cli *c, const char *opt, const char *arg, const str
     if (!parse_int64(buf, 1, 4096, &n) || (tp && !parse_int64(tp, 1, 64, &t)) || (gpu && !*gpu) ||
         (lay_s && !parse_pool_layout(lay_s, &own)))
         return cli_usage_error(c, "option '--%s': '%s' is not N[:GPU[:TP[:LAYOUT]]] with N in [1, 4096] instances and "
-                                  "LAYOUT of epN, ppN and dpa joined by '+' (e.g. 2:h100:4, 1:h200:1:ep8+dpa)",
+                                  "LAYOUT of epN, ppN, moetpN and dpa joined by '+' (e.g. 2:h100:4, 1:h200:1:ep8+dpa)",
                                opt, arg);
     if (lay_s && own.dp_attn && x->s.eff.engine && !x->s.eff.engine->dp_attention)
         return cli_usage_error(c, "option '--%s': engine '%s' runs no data-parallel attention (its profile's "
@@ -342,7 +345,7 @@ static int parse_pool(struct cli *c, const char *opt, const char *arg, const str
         const struct llmroof_layout lay = estimate_layout(&p->setup);
         if (ops_shard_layout(p->setup.model, &lay, &sh, &err) != LLMROOF_OK)
             return cli_usage_error(c, "option '--%s': %s%s", opt, err.msg,
-                                   lay_s ? " (the pool's epN, ppN and dpa stand for those flags)" : "");
+                                   lay_s ? " (the pool's epN, ppN, moetpN and dpa stand for those flags)" : "");
     }
     /* the engine as it sets itself up on the pool's GPU: its graph limit at the pool's TP and,
      * unless --max-batched-tokens was given, its budget there (SGLang's defaults by GPU memory) */

@@ -268,7 +268,7 @@ static int sweep_lists(struct cli *c, struct ctx *x, struct list *mp, struct lis
         return 0;
     bool jsonl = c->format == TABLE_JSONL;
     const struct llmroof_layout lay = cli_layout(&x->s);
-    const bool layout = lay.pp > 1 || lay.ep > 1 || lay.dp_attn;
+    const bool layout = lay.pp > 1 || lay.ep > 1 || lay.dp_attn || lay.moe_tp > 1;
     if (!jsonl) {
         if (layout)
             sweep_csv_header_layout(&c->out);

@@ -87,7 +87,7 @@ int baseline_parse_row(const char *line, size_t len, const char *fname, long ln,
         "model", "gpu", "tp", "batch", "prompt_len", "output_len", "weight_dtype", "kv_dtype", "act_dtype",
         "valid", "reason", "fits", "weights_bytes_per_gpu", "kv_bytes_per_token_per_gpu", "max_batch", "ttft_s",
         "tpot_s", "e2e_s", "decode_tok_s", "output_tok_s", "prefill_bound", "decode_bound", "prefill_comm_share",
-        "decode_comm_share", "schema", "pp", "ep", "dp_attention", "ep_imbalance", "two_batch_overlap", "state_dtype", NULL
+        "decode_comm_share", "schema", "pp", "ep", "dp_attention", "ep_imbalance", "two_batch_overlap", "moe_tp", "state_dtype", NULL
     };
     memset(r, 0, sizeof *r);
     size_t bad;
@@ -167,7 +167,7 @@ int baseline_parse_row(const char *line, size_t len, const char *fname, long ln,
     }
     r->tp = (int)tp;
     /* layout beyond TP, present only in rows of a sweep with --pp/--ep (ep_imbalance only when given) */
-    long pp = 1, ep = 1;
+    long pp = 1, ep = 1, moe_tp = 1;
     if ((cJSON_GetObjectItemCaseSensitive(o, "pp") && (rc = int_field(o, "pp", 1, 1024, &pp, fname, ln, err))) ||
         (cJSON_GetObjectItemCaseSensitive(o, "ep") && (rc = int_field(o, "ep", 1, 4096, &ep, fname, ln, err))) ||
         (cJSON_GetObjectItemCaseSensitive(o, "dp_attention") &&
@@ -175,8 +175,10 @@ int baseline_parse_row(const char *line, size_t len, const char *fname, long ln,
         (cJSON_GetObjectItemCaseSensitive(o, "ep_imbalance") &&
          (rc = num_field(o, "ep_imbalance", 1, 64, &r->ep_imbalance, fname, ln, err))) ||
         (cJSON_GetObjectItemCaseSensitive(o, "two_batch_overlap") &&
-         (rc = bool_field(o, "two_batch_overlap", &r->two_batch_overlap, fname, ln, err))))
+         (rc = bool_field(o, "two_batch_overlap", &r->two_batch_overlap, fname, ln, err))) ||
+        (cJSON_GetObjectItemCaseSensitive(o, "moe_tp") && (rc = int_field(o, "moe_tp", 1, 4096, &moe_tp, fname, ln, err))))
         goto out;
+    r->moe_tp = (int)moe_tp;
     r->pp = (int)pp;
     r->ep = (int)ep;
     if (!r->valid) {

@@ -71,7 +71,8 @@ enum { R_ID, R_METRIC, R_VALUE, R_SOURCE, R_FRAMEWORK, R_NREQ, R_NCOLS };
 enum { M_ID, M_MODEL, M_GPU, M_ENGINE, M_WDT, M_KVDT, M_TP, M_EP, M_DPA, M_INST, M_DISAGG, M_WORKLOAD, M_LOAD, M_REQ,
        M_METRIC, M_STAT, M_DIVIDE, M_SLO, M_SPEC, M_BASE, M_NOTE, M_SKIP, M_NREQUIRED,
        /* optional: the engine settings a row states */
-       M_MAXSEQS = M_NREQUIRED, M_BUDGET, M_CHUNKED, M_STEPS, M_RAY, M_PAD, M_API, M_KVBLOCKS, M_MAXCONC, M_ARRIVALS, M_NCOLS };
+       M_MAXSEQS = M_NREQUIRED, M_BUDGET, M_CHUNKED, M_STEPS, M_RAY, M_PAD, M_API, M_KVBLOCKS, M_MAXCONC, M_ARRIVALS, M_MOETP,
+       M_NCOLS };
 
 struct read_ctx {
     const char *fname;
@@ -332,16 +333,29 @@ static int map_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, st
         c->spec_k = (int)k16;
         c->spec_alpha = ka[1];
     }
+    /* the baseline of a speedup row: engine:ID, tp:N (TP N alone) or nospec (with a spec),
+     * the first two joinable by '+' (engine:sglang-0.3+tp:8: another version at another layout) */
     const char *base = f[col[M_BASE]];
     if (base[0]) {
         c->has_base = true;
-        if (strncmp(base, "engine:", 7) == 0) {
-            if (!(c->base_engine = catalog_find_engine(x->cat, base + 7)))
-                return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: base engine '%s' is not in the catalog", x->fname,
-                                       line, base + 7);
-        } else if (strcmp(base, "nospec") != 0 || !c->spec_kind) {
-            return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: base '%s' is not engine:ID or nospec (with a spec)",
-                                   x->fname, line, base);
+        char bb[96];
+        snprintf(bb, sizeof bb, "%s", base);
+        for (char *tok = bb, *next; tok; tok = next) {
+            next = strchr(tok, '+');
+            if (next)
+                *next++ = '\0';
+            long bt;
+            if (strncmp(tok, "engine:", 7) == 0 && !c->base_engine) {
+                if (!(c->base_engine = catalog_find_engine(x->cat, tok + 7)))
+                    return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: base engine '%s' is not in the catalog",
+                                           x->fname, line, tok + 7);
+            } else if (strncmp(tok, "tp:", 3) == 0 && !c->base_tp && whole(tok + 3, 1, 1024, 0, &bt) && bt > 0) {
+                c->base_tp = (int)bt;
+            } else if (strcmp(tok, "nospec") != 0 || !c->spec_kind || tok != bb || next) {
+                return llmroof_err_set(err, LLMROOF_EINPUT,
+                                       "%s:%ld: base '%s' is not engine:ID and/or tp:N joined by '+', or nospec (with "
+                                       "a spec)", x->fname, line, base);
+            }
         }
     }
     if ((srv_metric_class(c->metric) == SRV_CLASS_SPEEDUP) != c->has_base)
@@ -377,6 +391,15 @@ static int map_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, st
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: arrivals '%s' is not poisson or fixed-span", x->fname,
                                line, arr);
     c->span_fixed = strcmp(arr, "fixed-span") == 0;
+    /* --moe-tp: data-parallel attention over experts split by width */
+    const char *mt = col[M_MOETP] >= 0 ? f[col[M_MOETP]] : "";
+    long mtv = 1;
+    if (mt[0] && !whole(mt, 1, 1024, 1, &mtv))
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: moe_tp '%s'", x->fname, line, mt);
+    c->moe_tp = (int)mtv;
+    if (c->moe_tp > 1 && (!c->dp_attn || c->ep > 1))
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: moe_tp %d needs dp_attn 1 and no ep", x->fname, line,
+                               c->moe_tp);
     if (c->span_fixed && c->load != SRV_LOAD_RATE)
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: arrivals fixed-span scales a rate:R load's arrivals, not "
                                "load '%s'", x->fname, line, f[col[M_LOAD]]);
@@ -402,7 +425,7 @@ int srv_load_cases(const struct llmroof_catalog *cat, const char *rows_text, siz
                                                  "stat", "divide", "slo", "spec", "base", "notes", "skip",
                                                  "max_seqs", "max_batched_tokens", "chunked", "sched_steps",
                                                  "engine_use_ray", "max_paddings", "api_server", "kv_blocks",
-                                                 "max_concurrent", "arrivals" };
+                                                 "max_concurrent", "arrivals", "moe_tp" };
     struct read_ctx x = { rows_name, NULL, 0, 0, cat };
     *out = NULL;
     *n = 0;
@@ -439,6 +462,7 @@ static bool same_run(const struct srv_case *a, const struct srv_case *b)
 {
     return a->model == b->model && a->gpu == b->gpu && a->engine == b->engine && a->dt.weight == b->dt.weight &&
            a->dt.kv == b->dt.kv && a->tp == b->tp && a->ep == b->ep && a->dp_attn == b->dp_attn &&
+           a->moe_tp == b->moe_tp && a->base_tp == b->base_tp &&
            a->instances == b->instances && a->disagg == b->disagg && a->pre_n == b->pre_n && a->pre_tp == b->pre_tp &&
            a->dec_n == b->dec_n && a->dec_tp == b->dec_tp && a->chat == b->chat && a->scaled_chat == b->scaled_chat &&
            a->quantiles == b->quantiles && a->prompt_p90 == b->prompt_p90 && a->output_p90 == b->output_p90 &&
@@ -494,6 +518,9 @@ static void simulate(const struct srv_case *c, const struct llmroof_gpu *g, cons
     if (c->ep > 1) {
         sc.setup.layout.ep = c->ep;
         sc.setup.layout.dp_attn = c->dp_attn;
+    } else if (c->moe_tp > 1) {
+        sc.setup.layout.moe_tp = c->moe_tp;
+        sc.setup.layout.dp_attn = true;
     }
     struct workload w = { WORKLOAD_FIXED, c->prompt, c->output, NULL, 0 };
     struct llmroof_err err = { 0 };
@@ -914,8 +941,14 @@ static void srv_sim_one(void *ctx, int t)
         b.max_paddings = -1;
         b.kv_blocks = 0;
         b.max_concurrent = 0;
-    } else {
+    } else if (!c->base_tp) {
         b.spec_kind = 0;
+    }
+    if (c->base_tp > 0) { /* the baseline's own layout: TP alone */
+        b.tp = c->base_tp;
+        b.ep = 1;
+        b.dp_attn = false;
+        b.moe_tp = 1;
     }
     srv_fitted(s, &b, &g, &e);
     simulate(&b, g, e, &s->out[i]);

@@ -66,6 +66,8 @@ struct srv_case {
     struct llmroof_dtypes dt;
     int tp, ep, instances;     /* ep > 1: expert parallel (tp 1); instances: replicas behind a router */
     bool dp_attn;
+    int moe_tp;                /* > 1: with dp_attn, the experts split by width over moe_tp GPUs (map column
+                                  moe_tp; --moe-tp), tp the attention's per replica */
     bool disagg;               /* one prefill pool and one decode pool */
     int pre_n, pre_tp, dec_n, dec_tp;
     bool scaled_chat;          /* sharegpt: at the prompt/output means (0: the tokenizer's) */
@@ -81,6 +83,7 @@ struct srv_case {
     double spec_alpha;
     bool has_base;             /* speedup rows: the baseline is this setup with base_engine, or without spec */
     const struct llmroof_engine *base_engine;
+    int base_tp;               /* > 0: the baseline runs TP base_tp alone (no EP, DP attention, MoE TP) */
     enum srv_load load;
     double load_value;         /* batch, users or requests per second (slo-capacity: the most users) */
     double load_lo;            /* slo-capacity: the fewest users of the sweep */

@@ -42,7 +42,7 @@ void sweep_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
                        const struct llmroof_dtypes *dt, struct sweep_row *out)
 {
     memset(out, 0, sizeof *out);
-    struct llmroof_layout ly = { tp, 1, 1, false, 0, false };
+    struct llmroof_layout ly = { .tp = tp, .pp = 1, .ep = 1 };
     if (lay) {
         ly = *lay;
         ly.tp = tp;
@@ -52,6 +52,7 @@ void sweep_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
     out->dp_attn = ly.dp_attn;
     out->ep_imbalance = ly.ep_imbalance;
     out->two_batch_overlap = ly.two_batch_overlap;
+    out->moe_tp = ly.moe_tp > 1 ? ly.moe_tp : 1;
     snprintf(out->model, sizeof out->model, "%s", m->id);
     snprintf(out->gpu, sizeof out->gpu, "%s", g->id);
     out->tp = tp;
@@ -145,7 +146,7 @@ void sweep_csv_header_layout(struct sbuf *out)
 {
     sweep_csv_header(out);
     csv_unterminate(out); /* the layout columns follow */
-    sbuf_append(out, ",pp,ep,dp_attention,ep_imbalance,two_batch_overlap\r\n");
+    sbuf_append(out, ",pp,ep,dp_attention,ep_imbalance,two_batch_overlap,moe_tp\r\n");
 }
 
 void sweep_csv_append_state_header(struct sbuf *out)
@@ -225,7 +226,9 @@ void sweep_csv_row_layout(const struct sweep_row *r, struct sbuf *out)
     sbuf_append(out, r->dp_attn ? ",true," : ",false,");
     if (r->ep_imbalance > 0)
         num(out, r->ep_imbalance);
-    sbuf_append(out, r->two_batch_overlap ? ",true\r\n" : ",false\r\n");
+    sbuf_append(out, r->two_batch_overlap ? ",true," : ",false,");
+    integer(out, r->moe_tp > 1 ? r->moe_tp : 1);
+    sbuf_append(out, "\r\n");
 }
 
 static void json_text(struct sbuf *out, const char *s)
@@ -255,7 +258,7 @@ void sweep_jsonl_row(const struct sweep_row *r, struct sbuf *out)
     json_text(out, r->gpu);
     sbuf_append(out, ",\"tp\":");
     integer(out, r->tp);
-    if (r->pp > 1 || r->ep > 1 || r->dp_attn) {
+    if (r->pp > 1 || r->ep > 1 || r->dp_attn || r->moe_tp > 1) {
         /* a layout beyond TP: the row says which, so check can evaluate it again */
         sbuf_append(out, ",\"pp\":");
         integer(out, r->pp);
@@ -268,6 +271,10 @@ void sweep_jsonl_row(const struct sweep_row *r, struct sbuf *out)
         }
         if (r->two_batch_overlap)
             sbuf_append(out, ",\"two_batch_overlap\":true");
+        if (r->moe_tp > 1) {
+            sbuf_append(out, ",\"moe_tp\":");
+            integer(out, r->moe_tp);
+        }
     }
     sbuf_append(out, ",\"batch\":");
     integer(out, r->batch);

@@ -20,6 +20,7 @@ struct sweep_row {
     bool dp_attn;          /* --dp-attention */
     double ep_imbalance;   /* --ep-imbalance; 0 = not given (uniform routing's busiest rank) */
     bool two_batch_overlap; /* --two-batch-overlap */
+    int moe_tp;            /* --moe-tp (1 = none) */
     long batch, prompt, output;
     struct llmroof_dtypes dt;
     bool state_given;      /* --state-dtype named dt.state: written as state_dtype (CSV: the last

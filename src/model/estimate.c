@@ -209,6 +209,14 @@ void estimate_ops_replicas(const struct llmroof_model *m, const struct llmroof_s
     ops_build_split(m, sh, dt, total, two, &all);
     out->op[LLMROOF_OP_FFN] = all.op[LLMROOF_OP_FFN];
     out->gemm_out[LLMROOF_OP_FFN] = all.gemm_out[LLMROOF_OP_FFN];
+    if (sh->mlp_gather) {
+        /* --moe-tp: the router and the dense layers' MLP run on the gathered tokens too (the
+         * gather itself at the busiest replica's size on every replica: vLLM pads each DP rank's
+         * batch to the largest, num_tokens_across_dp, the scaled list's message) */
+        out->op[LLMROOF_OP_ROUTER] = all.op[LLMROOF_OP_ROUTER];
+        out->op[LLMROOF_OP_DENSE_FFN] = all.op[LLMROOF_OP_DENSE_FFN];
+        out->gemm_out[LLMROOF_OP_DENSE_FFN] = all.gemm_out[LLMROOF_OP_DENSE_FFN];
+    }
     out->experts_hit = all.experts_hit;
     /* ... and what describes that operator: the expert weights streamed and the assignments per
      * expert (the grouped GEMM's bandwidth share, roofline.c), an fp4 expert path's saving, as

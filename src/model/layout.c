@@ -1,11 +1,14 @@
 /* layout.c - tensor, pipeline and expert parallelism of one model instance (see llmroof/ops.h
  * struct llmroof_layout and docs/model.md "Layouts").
  *
- *   GPUs per stage  = ep when ep > 1, else tp;   GPUs = GPUs per stage * pp
+ *   GPUs per stage  = ep when ep > 1, moe_tp when moe_tp > 1, else tp;   GPUs = GPUs per stage * pp
  *   stage layers    = ceil(L / pp) for the largest stage, floor(L / pp) for the smallest
  *                     (Megatron and vLLM split consecutive layers as evenly as they can)
  *   experts per rank = E / ep (whole experts; EP does not also split an expert's width)
- *   attention replicas = ep / tp with --dp-attention (each with its own sequences and KV) */
+ *   attention replicas = ep / tp (or moe_tp / tp) with --dp-attention (each with its own
+ *                     sequences and KV)
+ *   expert width per rank = moe_intermediate / moe_tp under --moe-tp (every expert on every GPU,
+ *                     as under TP alone, fed every replica's tokens) */
 #include "model/ops.h"
 
 #include <stdio.h>
@@ -32,8 +35,25 @@ int ops_layout_check_model(const struct llmroof_model *m, const struct llmroof_l
         if (m->moe_experts % ep != 0)
             return llmroof_err_set(err, LLMROOF_EINPUT, "--ep %d does not divide the %ld experts of model '%s'", ep,
                                    m->moe_experts, m->id);
-    } else if (lay->dp_attn) {
-        return llmroof_err_set(err, LLMROOF_EINPUT, "--dp-attention needs --ep greater than 1");
+    } else if (lay->dp_attn && !(lay->moe_tp > 1)) {
+        return llmroof_err_set(err, LLMROOF_EINPUT,
+                               "--dp-attention needs --ep greater than 1 (experts split by expert) or --moe-tp greater "
+                               "than 1 (every expert split by width)");
+    }
+    if (lay->moe_tp > 1) {
+        if (lay->moe_tp > 4096)
+            return llmroof_err_set(err, LLMROOF_EINPUT, "--moe-tp %d: at most 4096 GPUs", lay->moe_tp);
+        if (ep > 1)
+            return llmroof_err_set(err, LLMROOF_EINPUT,
+                                   "--moe-tp %d with --ep %d: the experts are split either by expert (--ep) or by width "
+                                   "(--moe-tp), not both", lay->moe_tp, ep);
+        if (!lay->dp_attn)
+            return llmroof_err_set(err, LLMROOF_EINPUT,
+                                   "--moe-tp %d needs --dp-attention: without it the MLPs are already split over -t's GPUs",
+                                   lay->moe_tp);
+        if (m->moe_experts <= 0)
+            return llmroof_err_set(err, LLMROOF_EINPUT,
+                                   "--moe-tp %d needs a mixture-of-experts model; '%s' is dense", lay->moe_tp, m->id);
     }
     /* under TP alone every GPU holds a slice of every expert: no rank is busier than another */
     if (imb > 1.0 && ep <= 1)
@@ -69,6 +89,11 @@ int ops_shard_layout(const struct llmroof_model *m, const struct llmroof_layout 
     const int pp = lay->pp > 0 ? lay->pp : 1, ep = lay->ep > 0 ? lay->ep : 1;
     const double imb = lay->ep_imbalance > 0 ? lay->ep_imbalance : 0.0;
     /* what depends on TP: how the expert ranks meet the attention's */
+    const int mtp = lay->moe_tp > 1 ? lay->moe_tp : 0;
+    if (mtp > 0 && mtp % lay->tp != 0)
+        return llmroof_err_set(err, LLMROOF_EINPUT,
+                               "--dp-attention needs TP %d to divide --moe-tp %d (moe-tp/tp attention replicas)",
+                               lay->tp, mtp);
     if (ep > 1) {
         if (lay->dp_attn) {
             if (ep % lay->tp != 0)
@@ -84,8 +109,14 @@ int ops_shard_layout(const struct llmroof_model *m, const struct llmroof_layout 
     out->pp = pp;
     out->ep = ep;
     out->dp_attn = lay->dp_attn;
-    out->attn_dp = lay->dp_attn ? ep / lay->tp : 1;
-    out->gpus_per_stage = ep > 1 ? ep : lay->tp;
+    out->gpus_per_stage = ep > 1 ? ep : mtp > 0 ? mtp : lay->tp;
+    out->attn_dp = lay->dp_attn ? out->gpus_per_stage / lay->tp : 1;
+    out->moe_tp = ep > 1 ? 1 : mtp > 0 ? mtp : lay->tp;
+    out->mlp_gather = mtp > 0;
+    if (mtp > 0) { /* every expert, and the dense MLPs, split by width over the stage */
+        out->intermediate_per_rank = (double)m->intermediate / mtp;
+        out->moe_intermediate_per_rank = (double)m->moe_intermediate / mtp;
+    }
     out->gpus = out->gpus_per_stage * pp;
     out->stage_layers_max = (m->layers + pp - 1) / pp;
     out->stage_layers_min = m->layers / pp;
@@ -94,12 +125,25 @@ int ops_shard_layout(const struct llmroof_model *m, const struct llmroof_layout 
     return LLMROOF_OK;
 }
 
+int ops_layout_stage_gpus(const struct llmroof_layout *l, int tp)
+{
+    const int g = l->ep > 1 ? l->ep : l->moe_tp > 1 ? l->moe_tp : 1;
+    return g > tp ? g : tp;
+}
+
+int ops_layout_attn_dp(const struct llmroof_layout *l, int tp)
+{
+    return l->dp_attn && tp > 0 ? ops_layout_stage_gpus(l, tp) / tp : 1;
+}
+
 void ops_layout_desc(const struct llmroof_shard *sh, char *buf, size_t size)
 {
     if (size == 0)
         return;
     buf[0] = '\0';
-    if (sh->pp > 1 || sh->ep > 1) /* estimate, memory and simulate name a layout beyond TP alike */
+    if (sh->mlp_gather) /* estimate, memory and simulate name a layout beyond TP alike */
+        snprintf(buf, size, ", PP %d, MoE TP %d, data-parallel attention", sh->pp, sh->moe_tp);
+    else if (sh->pp > 1 || sh->ep > 1)
         snprintf(buf, size, ", PP %d, EP %d%s%s", sh->pp, sh->ep, sh->dp_attn ? ", data-parallel attention" : "",
                  sh->two_batch_overlap ? ", two-batch overlap" : "");
 }

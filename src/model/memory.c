@@ -307,6 +307,13 @@ static double default_workspace(const struct llmroof_model *m, const struct llmr
      * replicas, each GPU forwarding its replica's share (SGLang sizes DP-attention buffers per DP
      * rank), so a GPU's workspace follows budget / attn_dp, not the whole instance's budget */
     const double rep = sh->attn_dp > 1 ? (double)sh->attn_dp : 1.0;
+    if (sh->mlp_gather) {
+        /* --moe-tp: the MLPs run on every replica's tokens, gathered (h each) with their
+         * intermediate, on every GPU; attention and the logits on the replica's share */
+        const double mlp = nw * inter + h;
+        return ceil(o->max_batched_tokens / rep) * (per_token - nw * inter) * a + o->max_batched_tokens * mlp * a +
+               ceil(o->max_seqs / rep) * (double)m->vocab * 4.0;
+    }
     return ceil(o->max_batched_tokens / rep) * per_token * a + ceil(o->max_seqs / rep) * (double)m->vocab * 4.0;
 }
 
@@ -314,7 +321,7 @@ int memory_eval(const struct llmroof_model *m, const struct llmroof_gpu *g, int 
                 const struct llmroof_dtypes *dt, long context_len, const struct llmroof_mem_opts *o,
                 struct llmroof_memory *out, struct llmroof_err *err)
 {
-    const struct llmroof_layout lay = { tp, 1, 1, false, 1.0, false };
+    const struct llmroof_layout lay = { .tp = tp, .pp = 1, .ep = 1, .ep_imbalance = 1.0 };
     return memory_eval_layout(m, g, &lay, dt, context_len, o, out, err);
 }
 

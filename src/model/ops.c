@@ -21,7 +21,8 @@
 static const char *const names[LLMROOF_OP_COUNT] = {
     "norm", "qkv_proj", "kv_write", "attention", "o_proj", "all_reduce",
     "router", "ffn", "final_norm", "lm_head", "all_gather",
-    "attention_local", "mla_kv_up", "dense_ffn", "all_to_all", "pp_send", "linear_mix", "dsa_indexer"
+    "attention_local", "mla_kv_up", "dense_ffn", "all_to_all", "pp_send", "linear_mix", "dsa_indexer",
+    "mlp_gather"
 };
 
 /* memset(p, 0, n) in pieces of at most 64 bytes: gcc 12 inlines a constant memset of 96 bytes
@@ -115,6 +116,8 @@ int ops_shard(const struct llmroof_model *m, int tp, struct llmroof_shard *out, 
     out->pp = 1;
     out->ep = 1;
     out->attn_dp = 1;
+    out->moe_tp = tp;
+    out->mlp_gather = false;
     out->gpus_per_stage = tp;
     out->gpus = tp;
     out->stage_layers_max = out->stage_layers_min = m->layers;
@@ -708,7 +711,7 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
      * must be listed here unless it is set on every path (the assertion counts them; the unit
      * test ops_build_writes_every_byte builds over garbage and compares). */
     _Static_assert(offsetof(struct llmroof_oplist, op) == 0, "op[] must lead struct llmroof_oplist");
-    _Static_assert(LLMROOF_OP_COUNT == 18, "a new operator kind: list it below unless ops_build always sets it");
+    _Static_assert(LLMROOF_OP_COUNT == 19, "a new operator kind: list it below unless ops_build always sets it");
     zero_bytes((char *)out + sizeof out->op, sizeof *out - sizeof out->op);
     {
         struct llmroof_op *const o = out->op;
@@ -716,7 +719,7 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
         o[LLMROOF_OP_ALL_REDUCE] = o[LLMROOF_OP_ROUTER] = o[LLMROOF_OP_ALL_GATHER] = none;
         o[LLMROOF_OP_ATTN_LOCAL] = o[LLMROOF_OP_MLA_KV_UP] = o[LLMROOF_OP_DENSE_FFN] = none;
         o[LLMROOF_OP_ALL_TO_ALL] = o[LLMROOF_OP_PP_SEND] = o[LLMROOF_OP_LINEAR_MIX] = none;
-        o[LLMROOF_OP_DSA_INDEX] = none;
+        o[LLMROOF_OP_DSA_INDEX] = o[LLMROOF_OP_MLP_GATHER] = none;
     }
     /* a: the activations between kernels; ag: what an 8-bit GEMM reads (stream_bytes) */
     const double a = ops_stream_bytes(dt), ag = dtype_bytes(dt->act), w = ops_weight_bytes(dt), k = dtype_bytes(dt->kv);
@@ -731,6 +734,9 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
      * sequences; the operators below are those of one rank (the mean replica). */
     const double rep = sh->attn_dp > 1 ? (double)sh->attn_dp : 1.0;
     const bool a2a = sh->ep > 1 && sh->dp_attn;
+    /* --moe-tp: every MLP (experts, shared experts, dense layers) runs on the whole stage's tokens,
+     * all-gathered from the replicas before it and reduce-scattered back after it */
+    const bool gather = sh->mlp_gather;
     /* two-batch overlap: the layers' operators are one micro-batch's, half the batch (split_counts
      * doubles their counts); the final norm and the LM head see the whole batch */
     two = two && a2a && arch_moe_layers(m) > 0;
@@ -838,8 +844,9 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
     if (sh->tp > 1) {
         /* one after attention and one after each MLP that TP shards or EP combines over the TP
          * group (one per layer when both run in parallel off one norm), plus one after the
-         * vocabulary-parallel embedding; MoE layers behind an all-to-all need none after the MLP */
-        double n_ar = m->parallel_attn ? L : La + Ll + Ld + (a2a ? 0.0 : Lm);
+         * vocabulary-parallel embedding; MoE layers behind an all-to-all need none after the MLP,
+         * nor any MLP whose reduce-scatter returns each replica its tokens (--moe-tp) */
+        double n_ar = m->parallel_attn ? L : La + Ll + (gather ? 0.0 : Ld + (a2a ? 0.0 : Lm));
         op[LLMROOF_OP_ALL_REDUCE] = (struct llmroof_op){ n_ar + 1.0, 0, 0, T * h * r, 1, 0 };
         /* gather the Sl rows of V' logits from every rank: message = Sl * V elements */
         op[LLMROOF_OP_ALL_GATHER] = (struct llmroof_op){ 1.0, 0, 0, Sl * (double)m->vocab * r, 1, 0 };
@@ -852,15 +859,17 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
     const double dense_bias = m->mlp_bias ? ((nmat - 1.0) * I + h) * w : 0.0;
     /* the dense MLP's matrices: a MoE model's dense layers, or a dense model's MLP */
     const double wd = Lm > 0 ? ops_module_weight_bytes(m, dt, LLMROOF_CKPT_DENSE_FFN) : wf;
+    /* the dense MLP's tokens on a rank: its replica's, or the whole stage's (--moe-tp) */
+    const double Td = gather ? Ttot : T;
     /* block fp8: the MLP input and the activated intermediate quantized before their GEMMs */
     const struct llmroof_op dense = {
-        1.0, 2.0 * T * h * I * nmat,
-        nmat * h * I * wd + dense_bias + T * mlp_act_bytes(m->mlp, h, I, a, ag, q8 && !qn) +
-            (bq ? quant_bytes(T, h, a) + quant_bytes(T, I, a) : 0.0) +
-            (qn ? quant8_bytes(T, h, a, ag) + quant8_bytes(T, I, a, ag) : 0.0),
+        1.0, 2.0 * Td * h * I * nmat,
+        nmat * h * I * wd + dense_bias + Td * mlp_act_bytes(m->mlp, h, I, a, ag, q8 && !qn) +
+            (bq ? quant_bytes(Td, h, a) + quant_bytes(Td, I, a) : 0.0) +
+            (qn ? quant8_bytes(Td, h, a, ag) + quant8_bytes(Td, I, a, ag) : 0.0),
         0, bq || qn ? 5 : 3, nmat * h * I * wd };
     /* gate_up writes (nmat - 1) I per token, down h */
-    out->gemm_out[Lm > 0 ? LLMROOF_OP_DENSE_FFN : LLMROOF_OP_FFN] = T * ((nmat - 1.0) * I + h);
+    out->gemm_out[Lm > 0 ? LLMROOF_OP_DENSE_FFN : LLMROOF_OP_FFN] = Td * ((nmat - 1.0) * I + h);
     if (Lm > 0) {
         const double E = (double)m->moe_experts, kk = (double)m->moe_top_k;
         double flops, bytes, hit, wb;
@@ -869,8 +878,10 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
          * dispatch, and gather them back after the combine (SGLang's LayerCommunicator: the MoE
          * input SCATTERED over the attention-TP group with DeepEP; vLLM's sequence-parallel MoE
          * likewise), so each rank routes, dispatches and runs the shared expert on T / tp; a rank
-         * holding all T would send every token tp times. Without the all-to-all, all T. */
-        const double Tm = a2a ? T / (double)sh->tp : T;
+         * holding all T would send every token tp times. Without the all-to-all, all T; under
+         * --moe-tp every replica's, gathered (SGLang 0.4's DP attention: all_gather, then the
+         * TP-sharded MoE over the gathered tokens). */
+        const double Tm = a2a ? T / (double)sh->tp : gather ? Ttot : T;
         op[LLMROOF_OP_ROUTER] = (struct llmroof_op){ Lm, 2.0 * Tm * h * E, h * E * wr + Tm * h * a + Tm * E * a, 0, 2, 0 };
         if (sh->ep > 1) {
             /* EP: E/ep whole experts per rank; the instance's Ttot*k assignments spread over the
@@ -907,26 +918,28 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
             bytes = wb + asg * mlp_act_bytes(m->mlp, h, Ie, a, ag, q8 && !qo)
                   + (Ish > 0 ? Tm * mlp_act_bytes(m->mlp, h, Ish, a, ag, q8 && !qn) : 0.0);
         } else {
+            /* TP (or --moe-tp): every expert on every rank at 1/moe_tp of its width, over the
+             * rank's Tm tokens (its replica's, or the gathered stage's) */
             const double Ie = sh->moe_intermediate_per_rank;
             const double Ish = (double)m->moe_shared * Ie;
-            hit = ops_experts_hit(E, kk, T);
-            flops = 2.0 * T * kk * h * Ie * nmat + 2.0 * T * h * Ish * nmat;
-            out->expert_flops = 2.0 * T * kk * h * Ie * nmat;
-            out->gemm_out[LLMROOF_OP_FFN] = T * kk * ((nmat - 1.0) * Ie + h) + T * ((nmat - 1.0) * Ish + h);
+            hit = ops_experts_hit(E, kk, Tm);
+            flops = 2.0 * Tm * kk * h * Ie * nmat + 2.0 * Tm * h * Ish * nmat;
+            out->expert_flops = 2.0 * Tm * kk * h * Ie * nmat;
+            out->gemm_out[LLMROOF_OP_FFN] = Tm * kk * ((nmat - 1.0) * Ie + h) + Tm * ((nmat - 1.0) * Ish + h);
             wb = hit * Ie * nmat * h * we + Ish * nmat * h * wf;
             bytes = wb
-                  + T * kk * mlp_act_bytes(m->mlp, h, Ie, a, ag, q8 && !qo)
-                  + (Ish > 0 ? T * mlp_act_bytes(m->mlp, h, Ish, a, ag, q8 && !qn) : 0.0);
+                  + Tm * kk * mlp_act_bytes(m->mlp, h, Ie, a, ag, q8 && !qo)
+                  + (Ish > 0 ? Tm * mlp_act_bytes(m->mlp, h, Ish, a, ag, q8 && !qn) : 0.0);
         }
         out->experts_hit = hit;
         /* fp4 and int4 experts go to other kernels (FlashInfer's and CUTLASS's fp4 MoE, Marlin), and
          * data-parallel attention's DeepEP dispatch to DeepGEMM's grouped GEMMs */
-        out->expert_triton_ok = we >= 1.0 && !sh->dp_attn;
+        out->expert_triton_ok = we >= 1.0 && !a2a;
         enum llmroof_dtype ckc;
         out->expert_fp8 = we < 2.0 && (dt->weight == LLMROOF_FP8 || ((ops_ckpt_lowp_modules(m, dt, &ckc) & LLMROOF_CKPT_FFN) &&
                                                                      ckc == LLMROOF_FP8));
         out->expert_wbytes = hit * (sh->ep > 1 ? (double)m->moe_intermediate : sh->moe_intermediate_per_rank) * nmat * h * we;
-        out->tokens_per_expert = hit > 0 ? (sh->ep > 1 ? Ttot * kk / (double)sh->ep * out->ep_busy : T * kk) / hit : 0.0;
+        out->tokens_per_expert = hit > 0 ? (sh->ep > 1 ? Ttot * kk / (double)sh->ep * out->ep_busy : Tm * kk) / hit : 0.0;
         /* permute, grouped gate_up, activation, grouped down, un-permute and weighted sum (5);
          * shared experts run as a dense MLP of their own beside them: gate_up GEMM, activation,
          * down GEMM (+3; vLLM's DeepseekV2MoE shared_experts MLP; SGLang fuses a DeepSeek
@@ -937,7 +950,7 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
         double fk = 5.0 + (m->moe_shared > 0 ? 3.0 : 0.0);
         /* the routed rows this rank computes (T k, or the busiest rank's assignments) and their
          * width; the shared MLP's width on this rank, as above: whole with data-parallel attention */
-        const double rows = sh->ep > 1 ? Ttot * kk / (double)sh->ep * out->ep_busy : T * kk;
+        const double rows = sh->ep > 1 ? Ttot * kk / (double)sh->ep * out->ep_busy : Tm * kk;
         const double Ier = sh->ep > 1 ? (double)m->moe_intermediate : sh->moe_intermediate_per_rank;
         const double Ishr = (double)m->moe_shared * (sh->ep > 1 && sh->dp_attn ? (double)m->moe_intermediate
                                                                                  : sh->moe_intermediate_per_rank);
@@ -971,6 +984,16 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
         if (Ld > 0) {
             op[LLMROOF_OP_DENSE_FFN] = dense;
             op[LLMROOF_OP_DENSE_FFN].count = Ld;
+        }
+        if (gather) {
+            /* before each MLP, dense or MoE, an all-gather of every replica's tokens (T h at the
+             * residual's r bytes each, Ttot in all) over the stage's moe_tp GPUs, and after it a
+             * reduce-scatter of the partial sums back to their replicas: two ring collectives of
+             * the gathered message (rl_comm_s). SGLang 0.4 reduced with an all-reduce and kept
+             * its slice (twice a reduce-scatter's bytes); vLLM's DP MoE all-gathers and
+             * reduce-scatters (its allgather_reducescatter backend). */
+            op[LLMROOF_OP_MLP_GATHER] = (struct llmroof_op){ Lm + Ld, 0, 0, Ttot * h * r, 2, 0 };
+            out->mlp_ranks = sh->moe_tp;
         }
         if (a2a) {
             ops_set_all_to_all(m, sh, dt, Tm, S / (double)sh->tp, out);

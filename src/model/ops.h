@@ -34,6 +34,7 @@ enum llmroof_opkind {
     LLMROOF_OP_PP_SEND,    /* pipeline parallelism: activations sent to the next stage (per boundary) */
     LLMROOF_OP_LINEAR_MIX, /* recurrent mixer of linear-attention / SSM layers (projections, scan, state) */
     LLMROOF_OP_DSA_INDEX,  /* DeepSeek Sparse Attention's indexer: scores every past key, picks top-k */
+    LLMROOF_OP_MLP_GATHER, /* --moe-tp: every replica's tokens all-gathered before each MLP, reduce-scattered after */
     LLMROOF_OP_COUNT
 };
 
@@ -43,7 +44,7 @@ const char *op_name(enum llmroof_opkind k);      /* "qkv_proj" */
 static inline bool op_is_collective(enum llmroof_opkind k)
 {
     return k == LLMROOF_OP_ALL_REDUCE || k == LLMROOF_OP_ALL_GATHER || k == LLMROOF_OP_ALL_TO_ALL ||
-           k == LLMROOF_OP_PP_SEND;
+           k == LLMROOF_OP_PP_SEND || k == LLMROOF_OP_MLP_GATHER;
 }
 
 /* What one step processes; sums over its sequences. */
@@ -217,27 +218,37 @@ static inline struct llmroof_batch batch_decode(double batch, double context)
 }
 
 /* How one model instance is laid out over GPUs (docs/model.md "Layouts"). Zero fields mean
- * the default: pp 1, ep 1, imbalance 1. GPUs per pipeline stage: ep when ep > 1, else tp;
- * with ep > 1, either ep == tp (attention TP, experts EP over the same ranks, combined by the
- * TP all-reduce) or dp_attn (attention TP over tp ranks, ep/tp attention replicas each with its
- * own sequences and KV, tokens routed by all-to-all: the DeepSeek serving layout). */
+ * the default: pp 1, ep 1, imbalance 1. GPUs per pipeline stage: ep when ep > 1, moe_tp when
+ * moe_tp > 1, else tp; with ep > 1, either ep == tp (attention TP, experts EP over the same
+ * ranks, combined by the TP all-reduce) or dp_attn (attention TP over tp ranks, ep/tp attention
+ * replicas each with its own sequences and KV, tokens routed by all-to-all: the DeepSeek serving
+ * layout); with moe_tp > 1 and dp_attn, moe_tp/tp attention replicas whose tokens every MLP sees
+ * whole, each expert split moe_tp ways (SGLang 0.4's DP attention, vLLM's DP without EP). */
 struct llmroof_layout {
     int tp;                 /* tensor-parallel ranks of attention (and of the MLP without EP) */
     int pp;                 /* pipeline stages of consecutive layers; 0 = 1 */
     int ep;                 /* expert-parallel ranks (MoE); 0 = 1 */
-    bool dp_attn;           /* attention data-parallel over ep/tp replicas */
+    bool dp_attn;           /* attention data-parallel over ep/tp (or moe_tp/tp) replicas */
     double ep_imbalance;    /* busiest rank's routed tokens / the mean (>= 1, --ep-imbalance); 0 = not
                                given: the busiest rank of uniform routing (ops_binomial_expected_max) */
     bool two_batch_overlap; /* two micro-batches hide the all-to-all under the other's compute
                                (DeepSeek/SGLang two-batch overlap, vLLM dual-batch overlap) */
+    int moe_tp;             /* with dp_attn and no EP: the GPUs every expert's (and dense MLP's) width is
+                               split over, fed every replica's tokens by an all-gather before each MLP
+                               and a reduce-scatter after (vLLM's data parallelism of a MoE model without
+                               --enable-expert-parallel, SGLang 0.4's --enable-dp-attention); 0 = none */
 };
 
 struct llmroof_shard {
     int tp;                      /* tensor-parallel ranks */
     int pp;                      /* pipeline stages (1 = none) */
     int ep;                      /* expert-parallel ranks (1 = none) */
-    bool dp_attn;                /* attention data-parallel (all-to-all around the experts) */
-    int attn_dp;                 /* attention replicas in a stage: ep/tp with dp_attn, else 1 */
+    bool dp_attn;                /* attention data-parallel (all-to-all around the experts, or the
+                                    MLP gather of moe_tp) */
+    int attn_dp;                 /* attention replicas in a stage: gpus_per_stage/tp with dp_attn, else 1 */
+    int moe_tp;                  /* ranks every expert's and dense MLP's width is split over: tp without
+                                    EP, 1 with it, the layout's moe_tp under --moe-tp */
+    bool mlp_gather;             /* --moe-tp: each MLP runs on every replica's tokens, gathered */
     int gpus_per_stage;          /* GPUs of one pipeline stage */
     int gpus;                    /* GPUs of the instance: gpus_per_stage * pp */
     long stage_layers_max;       /* layers of the largest stage: ceil(layers / pp) */
@@ -267,6 +278,11 @@ int ops_shard_layout(const struct llmroof_model *m, const struct llmroof_layout 
  * layers, --ep on a mixture-of-experts model dividing its experts, --dp-attention and
  * --two-batch-overlap with their --ep, --ep-imbalance within what a rank can carry. */
 int ops_layout_check_model(const struct llmroof_model *m, const struct llmroof_layout *lay, struct llmroof_err *err);
+/* GPUs of one pipeline stage of layout `l` at attention TP `tp` (ep, moe_tp or tp: the largest
+ * group), and the attention replicas among them with --dp-attention (that over tp, else 1); the
+ * rule ops_shard_layout fills the shard by, for callers holding a layout alone. */
+int ops_layout_stage_gpus(const struct llmroof_layout *l, int tp);
+int ops_layout_attn_dp(const struct llmroof_layout *l, int tp);
 /* The layout beyond TP as the command headers name it after "TP n": ", PP 1, EP 8, data-parallel
  * attention", or "" for TP alone (src/model/layout.c). Writes at most `size` bytes. */
 void ops_layout_desc(const struct llmroof_shard *sh, char *buf, size_t size);
@@ -394,6 +410,7 @@ struct llmroof_oplist {
                                                once per node over the network, NVLink forwarding);
                                                false: low-latency kernels (decode, one send per GPU) */
     int stage_gpus;                         /* GPUs per pipeline stage (pp_send placement), 0 = no PP */
+    int mlp_ranks;                          /* op[MLP_GATHER]'s group (--moe-tp), 0 = none */
     double attn_kv_bytes;                   /* the K/V-cache reads inside op[ATTENTION].bytes, per instance */
     double attn_local_kv_bytes;             /* the same for op[ATTN_LOCAL] (windowed layers), per instance */
     bool local_sliding;                     /* op[ATTN_LOCAL]'s layers slide a window (FlashAttention's

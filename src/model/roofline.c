@@ -311,7 +311,7 @@ void roofline_prepare(const struct llmroof_gpu *g, enum llmroof_dtype act, const
 static bool rl_collective(int k)
 {
     return k == LLMROOF_OP_ALL_REDUCE || k == LLMROOF_OP_ALL_GATHER || k == LLMROOF_OP_ALL_TO_ALL ||
-           k == LLMROOF_OP_PP_SEND; /* op_is_collective, inline on this hot path */
+           k == LLMROOF_OP_PP_SEND || k == LLMROOF_OP_MLP_GATHER; /* op_is_collective, inline on this hot path */
 }
 
 /* Time of all `count` calls of collective op k. */
@@ -335,6 +335,13 @@ static double rl_comm_s(const struct roofline_prep *r, const struct llmroof_opli
     }
     else if (k == LLMROOF_OP_PP_SEND)
         one = comm_pp_sends_s(&r->link, &r->net, r->dom, ops->stage_gpus, op->count, op->comm_bytes) / op->count;
+    else if (k == LLMROOF_OP_MLP_GATHER) {
+        /* an all-gather of the gathered message over the MLP's ranks, and a reduce-scatter back
+         * (the same ring steps and bytes: (n-1)/n of it each way, nccl-tests PERFORMANCE.md) */
+        const int n = ops->mlp_ranks;
+        one = 2.0 * (n > r->dom && r->gpu->net_bw_Bps > 0 ? comm_allgather_hier_s(&r->link, &r->net, n, r->dom, op->comm_bytes)
+                                                            : comm_allgather_s(&r->link, n, op->comm_bytes));
+    }
     else if (tp > r->dom && r->gpu->net_bw_Bps > 0)
         one = k == LLMROOF_OP_ALL_REDUCE ? comm_allreduce_hier_s(&r->link, &r->net, tp, r->dom, op->comm_bytes)
                                          : comm_allgather_hier_s(&r->link, &r->net, tp, r->dom, op->comm_bytes);

@@ -407,7 +407,7 @@ char *render_json_show_gpu(const struct llmroof_gpu *g)
  * the layout is TP alone; estimate adds its pipeline fields to it. */
 static cJSON *add_layout(cJSON *o, const struct llmroof_shard *sh)
 {
-    if (!sh || !(sh->pp > 1 || sh->ep > 1))
+    if (!sh || !(sh->pp > 1 || sh->ep > 1 || sh->mlp_gather))
         return NULL;
     cJSON *ly = cJSON_AddObjectToObject(o, "layout");
     cJSON_AddNumberToObject(ly, "pp", sh->pp);
@@ -416,6 +416,8 @@ static cJSON *add_layout(cJSON *o, const struct llmroof_shard *sh)
     cJSON_AddNumberToObject(ly, "ep_imbalance", sh->ep_imbalance);
     cJSON_AddBoolToObject(ly, "two_batch_overlap", sh->two_batch_overlap);
     cJSON_AddNumberToObject(ly, "gpus", sh->gpus);
+    if (sh->mlp_gather) /* --moe-tp only, so the other layouts' documents keep their shape */
+        cJSON_AddNumberToObject(ly, "moe_tp", sh->moe_tp);
     return ly;
 }
 
@@ -689,6 +691,8 @@ char *render_json_report(const struct llmroof_report *r)
         cJSON_AddNumberToObject(ly, "ep", r->layout.ep > 0 ? r->layout.ep : 1);
         cJSON_AddBoolToObject(ly, "dp_attention", r->layout.dp_attn);
         cJSON_AddNumberToObject(ly, "ep_imbalance", r->layout.ep_imbalance > 0 ? r->layout.ep_imbalance : 0.0);
+        if (r->layout.moe_tp > 1)
+            cJSON_AddNumberToObject(ly, "moe_tp", r->layout.moe_tp);
     }
     cJSON *rows = cJSON_AddArrayToObject(o, "rows");
     for (int i = 0; i < r->nrows; i++) {
@@ -1039,7 +1043,12 @@ static const char *parallelism_name(const struct plan_input *in, int mode, char 
     if (mode > 0 && mode <= 3)
         return modes[mode];
     const struct llmroof_layout *l = &in->layout;
-    snprintf(buf, n, "%s%s", l->dp_attn ? "dp-attention+ep" : l->ep > 1 ? "tp+ep" : "tp", l->pp > 1 ? "+pp" : "");
+    snprintf(buf, n, "%s%s",
+             l->dp_attn && l->moe_tp > 1 ? "dp-attention+moe-tp"
+             : l->dp_attn                ? "dp-attention+ep"
+             : l->ep > 1                 ? "tp+ep"
+                                         : "tp",
+             l->pp > 1 ? "+pp" : "");
     return buf;
 }
 
@@ -1054,7 +1063,8 @@ static cJSON *plan_option_json(const struct plan_input *in, const struct plan_op
     if (o->nodes_per_instance > 1) /* an instance beyond a node: the whole nodes it takes */
         cJSON_AddNumberToObject(x, "nodes_per_instance", o->nodes_per_instance);
     /* users plans: the searched layouts beyond TP, and the plan's own --ep/--dp-attention/--pp */
-    if (!rate && ((o->mode > 0 && o->mode <= 3) || (o->mode == 0 && (in->layout.ep > 1 || in->layout.pp > 1))))
+    if (!rate && ((o->mode > 0 && o->mode <= 3) ||
+                  (o->mode == 0 && (in->layout.ep > 1 || in->layout.pp > 1 || in->layout.moe_tp > 1))))
         cJSON_AddStringToObject(x, "parallelism", parallelism_name(in, o->mode, pb, sizeof pb));
     if (rate) {
         cJSON_AddStringToObject(x, "layout", o->disagg ? "disaggregated" : "aggregated");

@@ -292,7 +292,13 @@ void render_plan(const struct plan_input *in, const struct plan_result *r, enum 
                     in->fast ? "analytic (--fast: means, not percentiles)" : "simulated", "");
         render_engine_line(&in->eff, out);
         sbuf_append(out, "\n");
-        if (in->layout.pp > 1 || in->layout.ep > 1)
+        if (in->layout.moe_tp > 1)
+            sbuf_printf(out, "layout with every TP: PP %d, MoE TP %d, data-parallel attention; an instance is MoE TP x PP "
+                             "GPUs%s\n\n",
+                        in->layout.pp > 0 ? in->layout.pp : 1, in->layout.moe_tp,
+                        in->layout.pp > 1 ? ", running PP micro-batches of different requests in its stages at once"
+                                          : "");
+        else if (in->layout.pp > 1 || in->layout.ep > 1)
             sbuf_printf(out, "layout with every TP: PP %d, EP %d%s; an instance is (EP or TP) x PP GPUs%s\n\n",
                         in->layout.pp > 0 ? in->layout.pp : 1, in->layout.ep > 0 ? in->layout.ep : 1,
                         in->layout.dp_attn ? ", data-parallel attention" : "",

@@ -146,8 +146,12 @@ static void header(const struct llmroof_report *r, struct sbuf *out, const char 
     render_engine_line(&r->eff, out);
     if (r->has_layout) {
         const struct llmroof_layout *l = &r->layout;
-        sbuf_printf(out, "layout with every TP: PP %d, EP %d%s", l->pp > 0 ? l->pp : 1,
-                    l->ep > 0 ? l->ep : 1, l->dp_attn ? ", data-parallel attention" : "");
+        if (l->moe_tp > 1)
+            sbuf_printf(out, "layout with every TP: PP %d, MoE TP %d, data-parallel attention", l->pp > 0 ? l->pp : 1,
+                        l->moe_tp);
+        else
+            sbuf_printf(out, "layout with every TP: PP %d, EP %d%s", l->pp > 0 ? l->pp : 1,
+                        l->ep > 0 ? l->ep : 1, l->dp_attn ? ", data-parallel attention" : "");
         if (l->ep_imbalance > 1)
             sbuf_printf(out, ", EP imbalance %g", l->ep_imbalance);
         sbuf_append(out, "; per-GPU figures divide by the layout's GPUs\n");

@@ -8,7 +8,7 @@
 static const char *const cat_names[REPORT_CAT_COUNT] = {
     "qkv_proj", "attention", "kv_write", "o_proj", "ffn", "router", "norm", "all_reduce", "all_to_all",
     "pp_send", "lm_head",
-    "all_gather", "overhead"
+    "all_gather", "mlp_gather", "overhead"
 };
 
 const char *report_cat_name(enum report_cat c)
@@ -37,6 +37,7 @@ static enum report_cat cat_of(enum llmroof_opkind k)
     case LLMROOF_OP_DENSE_FFN: return REPORT_FFN;
     case LLMROOF_OP_LM_HEAD: return REPORT_LM_HEAD;
     case LLMROOF_OP_ALL_GATHER: return REPORT_ALL_GATHER;
+    case LLMROOF_OP_MLP_GATHER: return REPORT_MLP_GATHER; /* --moe-tp's gather and scatter */
     case LLMROOF_OP_COUNT: break;
     }
     return REPORT_OVERHEAD;
@@ -48,6 +49,7 @@ bool report_cat_shown(const struct llmroof_report *r, enum report_cat c)
     case REPORT_ROUTER: return r->moe;
     case REPORT_ALL_TO_ALL: return r->layout.ep > 1;
     case REPORT_PP_SEND: return r->layout.pp > 1;
+    case REPORT_MLP_GATHER: return r->layout.moe_tp > 1;
     default: return c >= 0 && c < REPORT_CAT_COUNT;
     }
 }
@@ -169,7 +171,8 @@ static void observe(struct llmroof_report *r)
     }
     if (dec[0])
         add_obs(r, "Communication-dominated decode (all-reduce%s above %.0f%% of TPOT): %s.",
-                r->layout.ep > 1 && r->layout.pp > 1 ? ", all-gather, all-to-all and pipeline sends"
+                r->layout.moe_tp > 1                ? ", all-gather, the MLPs' gather and scatter"
+                : r->layout.ep > 1 && r->layout.pp > 1 ? ", all-gather, all-to-all and pipeline sends"
                 : r->layout.ep > 1                  ? ", all-gather and all-to-all"
                 : r->layout.pp > 1                  ? ", all-gather and pipeline sends"
                                                     : " and all-gather",
@@ -253,7 +256,8 @@ int report_build(const struct report_input *in, struct llmroof_report *out, stru
     out->eff = in->eff;
     out->moe = in->model->moe_experts > 0;
     out->layout = in->layout;
-    out->has_layout = in->layout.pp > 1 || in->layout.ep > 1 || in->layout.dp_attn || in->layout.ep_imbalance > 1;
+    out->has_layout = in->layout.pp > 1 || in->layout.ep > 1 || in->layout.dp_attn || in->layout.ep_imbalance > 1 ||
+                      in->layout.moe_tp > 1;
     const long ctx = in->req.prompt + in->req.output;
     for (int gi = 0; gi < in->ngpus; gi++) {
         for (int ti = 0; ti < in->ntps; ti++) {

@@ -62,6 +62,10 @@ static struct shape shape_of(const struct plan_input *in, int n, int mode)
         s.ep = ep;
         if (in->layout.dp_attn && ep > n && n > 0)
             s.dp = ep / n;
+        /* --moe-tp: the replicas alone, experts split by width over all of them (vLLM's DP
+         * without --enable-expert-parallel, SGLang's --dp with --enable-dp-attention, no --ep-size) */
+        if (in->layout.dp_attn && in->layout.moe_tp > n && n > 0)
+            s.dp = in->layout.moe_tp / n;
     }
     s.gpus = (int)shape_width(s) * s.pp;
     return s;

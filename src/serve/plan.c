@@ -600,7 +600,7 @@ static int inst_gpus(const struct plan_input *in, int code)
     if (lay_mode(code) != 0)
         return lay_n(code);
     const int pp = in->layout.pp > 0 ? in->layout.pp : 1;
-    return (in->layout.ep > 1 ? in->layout.ep : lay_n(code)) * pp;
+    return ops_layout_stage_gpus(&in->layout, lay_n(code)) * pp;
 }
 
 /* GPUs in one node of GPU g: --gpus-per-node where given, else the catalog's usual server for that
@@ -1268,7 +1268,7 @@ static struct plan_option *new_option(struct plan_result *out, const struct plan
 static int plan_codes(const struct plan_input *in, int *codes)
 {
     int ncodes = 0;
-    const bool own = in->layout.ep > 1 || in->layout.pp > 1 || in->layout.dp_attn;
+    const bool own = in->layout.ep > 1 || in->layout.pp > 1 || in->layout.dp_attn || in->layout.moe_tp > 1;
     const bool search = in->model->moe_experts > 0 && !own;
     for (int ti = 0; ti < in->ntps; ti++) {
         codes[ncodes++] = LAY(in->tps[ti], 0);
@@ -1666,14 +1666,16 @@ void plan_layout_name(int n, int mode, char *buf, size_t size)
 static void lname(const struct plan_input *in, int n, int mode, char *buf, size_t size)
 {
     const struct llmroof_layout *l = &in->layout;
-    if (mode != 0 || !(l->ep > 1 || l->pp > 1 || l->dp_attn)) {
+    if (mode != 0 || !(l->ep > 1 || l->pp > 1 || l->dp_attn || l->moe_tp > 1)) {
         plan_layout_name(n, mode, buf, size);
         return;
     }
     char pp[16] = "";
     if (l->pp > 1)
         snprintf(pp, sizeof pp, "+PP-%d", l->pp);
-    if (l->dp_attn)
+    if (l->dp_attn && l->moe_tp > 1 && n > 0)
+        snprintf(buf, size, "DPA-%d+MoETP-%d%s", l->moe_tp / n, l->moe_tp, pp);
+    else if (l->dp_attn)
         snprintf(buf, size, "DPA-%d+EP-%d%s", l->ep > 1 ? l->ep : n, l->ep > 1 ? l->ep : n, pp);
     else if (l->ep > 1)
         snprintf(buf, size, "TP-%d+EP-%d%s", n, l->ep, pp);

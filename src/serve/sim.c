@@ -258,8 +258,7 @@ int sim_setup_gpus(const struct llmroof_setup *s)
 {
     /* EP beyond TP is data-parallel attention's replicas, each on GPUs of its own: an ep8+dpa
      * instance at TP 1 is 8 GPUs (counted as 1, it had passed --kv-link nvlink's domain check) */
-    const int ranks = s->layout.ep > s->tp ? s->layout.ep : s->tp;
-    return ranks * (s->layout.pp > 1 ? s->layout.pp : 1);
+    return ops_layout_stage_gpus(&s->layout, s->tp) * (s->layout.pp > 1 ? s->layout.pp : 1);
 }
 
 int sim_pipeline_lanes(const struct llmroof_setup *s, long max_seqs, bool static_batching, bool disaggregated)
@@ -280,8 +279,7 @@ const struct llmroof_setup *sim_pool_setup(const struct sim_config *c, int pool)
 
 int sim_setup_attn_replicas(const struct llmroof_setup *s)
 {
-    const struct llmroof_layout *l = &s->layout;
-    return l->dp_attn && s->tp > 0 && l->ep > s->tp ? l->ep / s->tp : 1; /* ep is a multiple of tp */
+    return ops_layout_attn_dp(&s->layout, s->tp); /* the stage's GPUs are a multiple of tp */
 }
 
 long sim_lane_seqs(long max_seqs, int lanes, int lane)
@@ -291,8 +289,7 @@ long sim_lane_seqs(long max_seqs, int lanes, int lane)
 
 long sim_setup_rank_factor(const struct sim_config *c)
 {
-    const struct llmroof_layout *l = &c->setup.layout;
-    return sim_rank_factor(c, l->dp_attn && c->setup.tp > 0 ? l->ep / c->setup.tp : 1); /* layout.c's attn_dp */
+    return sim_rank_factor(c, ops_layout_attn_dp(&c->setup.layout, c->setup.tp));
 }
 
 const char *sim_router_name(enum sim_router r)

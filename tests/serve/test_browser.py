@@ -243,6 +243,18 @@ def check_estimate(br, bin_, model, gpu, failures):
           br.js("document.getElementById('tpot').textContent"), fmt_time(e["ttft_s"]), fmt_time(e["tpot_s"])))
 
 
+def check_moe_tp(br, bin_, url, failures):
+    """The layout fields reach the estimate: DP attention over experts split 8 ways by width."""
+    load(br, url + "?model=deepseek-v2&gpu=h100&tp=1&moe_tp=8&dp_attention=1&batch=64&prompt=512&output=256"
+         "&weight_dtype=fp8&kv_dtype=fp16")
+    e = cli_json(bin_, "estimate", "-m", "deepseek-v2", "-g", "h100", "-t", "1", "--moe-tp", "8", "--dp-attention",
+                 "-b", "64", "-p", "512", "-o", "256", "--weight-dtype", "fp8", "--kv-dtype", "fp16")
+    text = br.js("document.getElementById('tpot').textContent")
+    if text != fmt_time(e["tpot_s"]):
+        failures.append("moe_tp=8&dp_attention=1: page TPOT %r, the CLI's %r" % (text, fmt_time(e["tpot_s"])))
+    print("deepseek-v2 at DP attention + MoE TP 8: page TPOT %s; CLI %s" % (text, fmt_time(e["tpot_s"])))
+
+
 def start_server(bin_):
     """`llmroof serve` on a free port: (the process, its URL), or (None, None) after saying why."""
     server = subprocess.Popen([bin_, "serve", "--port", "0"], stderr=subprocess.PIPE, text=True)
@@ -398,6 +410,7 @@ def main():
 
         check_links(br, bin_, url, failures)
         check_long_times_and_state(br, bin_, url, failures)
+        check_moe_tp(br, bin_, url, failures)
         check_roofline_and_labels(br, url, failures)
         check_messages_and_url(br, url, failures)
     finally:

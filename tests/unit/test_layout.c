@@ -10,7 +10,7 @@
 static int shard(const struct llmroof_model *m, int tp, int pp, int ep, bool dp, struct llmroof_shard *sh,
                  struct llmroof_err *err)
 {
-    struct llmroof_layout l = { tp, pp, ep, dp, 1.0, false };
+    struct llmroof_layout l = { tp, pp, ep, dp, 1.0, false, 0 };
     return ops_shard_layout(m, &l, sh, err);
 }
 
@@ -34,7 +34,7 @@ static void layouts_that_do_not_divide_are_refused_with_the_constraint(void **st
     assert_int_equal(shard(ds, 1, 62, 1, false, &sh, &err), LLMROOF_EINPUT);
     assert_non_null(strstr(err.msg, "61 layers"));
     /* an EP imbalance with no expert parallelism: TP 8 alone has no busiest expert rank */
-    struct llmroof_layout imb = { 8, 1, 1, false, 2.0, false };
+    struct llmroof_layout imb = { 8, 1, 1, false, 2.0, false, 0 };
     assert_int_equal(ops_shard_layout(ds, &imb, &sh, &err), LLMROOF_EINPUT);
     assert_non_null(strstr(err.msg, "--ep-imbalance 2 needs --ep greater than 1"));
     imb.ep = 8; /* with EP 8 over the TP group it stands */
@@ -117,7 +117,7 @@ static void two_batch_overlap_needs_two_micro_batches(void **state)
     const struct llmroof_model *ds = model(&cat, "deepseek-v3");
     struct llmroof_err err = { 0 };
     const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
-    struct llmroof_layout lay = { 1, 1, 8, true, 1.0, true };
+    struct llmroof_layout lay = { 1, 1, 8, true, 1.0, true, 0 };
     struct llmroof_shard sh;
     assert_int_equal(ops_shard_layout(ds, &lay, &sh, &err), 0);
     struct llmroof_oplist o;
@@ -170,13 +170,13 @@ static void mla_cache_does_not_shrink_with_tp(void **state)
     struct llmroof_mem_opts o = memory_default_opts();
     struct llmroof_memory m1, m8;
     struct llmroof_err err = { 0 };
-    struct llmroof_layout l8 = { 8, 1, 1, false, 1.0, false };
+    struct llmroof_layout l8 = { 8, 1, 1, false, 1.0, false, 0 };
     assert_int_equal(memory_eval_layout(ds, gpu(&cat, "h200"), &l8, &dt, 1000, &o, &m8, &err), 0);
     /* 70,272 bytes per token on every rank: 61 * 576 * 2 */
     assert_rel_close(m8.kv_bytes_per_token, 70272.0, 0);
     assert_rel_close(m8.kv_bytes_per_token_per_gpu, 70272.0, 0);
     /* PP 2: the fuller stage holds 31 layers: 31 * 576 * 2 = 35,712 */
-    struct llmroof_layout l2 = { 8, 2, 1, false, 1.0, false };
+    struct llmroof_layout l2 = { 8, 2, 1, false, 1.0, false, 0 };
     assert_int_equal(memory_eval_layout(ds, gpu(&cat, "h200"), &l2, &dt, 1000, &o, &m1, &err), 0);
     assert_rel_close(m1.kv_bytes_per_token_per_gpu, 35712.0, 0);
     assert_true(m1.weights_bytes_per_gpu < 0.56 * m8.weights_bytes_per_gpu);
@@ -341,6 +341,84 @@ static void expert_parallel_over_the_tp_group_combines_by_all_reduce(void **stat
     catalog_free(&cat);
 }
 
+/* --moe-tp 8 --dp-attention (SGLang 0.4's DP attention, vLLM's DP without EP): 8 attention
+ * replicas of TP 1, every expert and dense MLP split 8 ways by width, fed every replica's tokens */
+static void experts_split_by_width_under_dp_attention_see_every_replica_s_tokens(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *v2 = model(&cat, "deepseek-v2");
+    struct llmroof_shard sh, tp8;
+    struct llmroof_err err = { 0 };
+    struct llmroof_layout l = { .tp = 1, .pp = 1, .ep = 1, .dp_attn = true, .moe_tp = 8 };
+    assert_int_equal(ops_shard_layout(v2, &l, &sh, &err), LLMROOF_OK);
+    assert_int_equal(sh.gpus, 8);
+    assert_int_equal(sh.attn_dp, 8);
+    assert_int_equal(sh.moe_tp, 8);
+    assert_true(sh.mlp_gather);
+    assert_int_equal(sh.heads_per_rank, 128);                 /* attention whole on its replica */
+    assert_rel_close(sh.moe_intermediate_per_rank, 192, 0);   /* 1,536 / 8 */
+    assert_rel_close(sh.intermediate_per_rank, 1536, 0);      /* 12,288 / 8 */
+    assert_int_equal(ops_layout_stage_gpus(&l, 1), 8);
+    assert_int_equal(ops_layout_attn_dp(&l, 1), 8);
+
+    struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_batch b = batch_decode(64, 1000); /* 8 sequences a replica */
+    struct llmroof_oplist o;
+    ops_build(v2, &sh, &dt, &b, &o);
+    assert_rel_close(o.tokens, 8, 0); /* attention: the replica's */
+    /* the MLPs: all 64 tokens. Router 2 x 64 x 5,120 x 160 = 104,857,600 FLOP in each of 59 MoE layers */
+    assert_rel_close(o.op[LLMROOF_OP_ROUTER].flops, 104857600.0, 1e-12);
+    assert_rel_close(o.op[LLMROOF_OP_ROUTER].count, 59, 0);
+    /* 6 routed + 2 shared experts a token at 192 wide: 2 x 64 x 5,120 x 192 x 3 x 8 = 3,019,898,880 */
+    assert_rel_close(o.op[LLMROOF_OP_FFN].flops, 3019898880.0, 1e-12);
+    /* experts hit by 64 tokens' 6 picks of 160: 160 (1 - (154/160)^64) */
+    assert_rel_close(o.experts_hit, 160.0 * (1.0 - pow(154.0 / 160.0, 64)), 1e-12);
+    /* the first layer's dense MLP at 1,536 wide: 2 x 64 x 5,120 x 1,536 x 3 = 3,019,898,880 */
+    assert_rel_close(o.op[LLMROOF_OP_DENSE_FFN].flops, 3019898880.0, 1e-12);
+    /* one gather and scatter per MLP layer (59 + 1) of 64 x 5,120 x 2 B = 655,360 B; no
+     * all-to-all, no all-reduce (TP 1 a replica) */
+    assert_rel_close(o.op[LLMROOF_OP_MLP_GATHER].count, 60, 0);
+    assert_rel_close(o.op[LLMROOF_OP_MLP_GATHER].comm_bytes, 655360.0, 0);
+    assert_int_equal(o.mlp_ranks, 8);
+    assert_rel_close(o.op[LLMROOF_OP_ALL_TO_ALL].count, 0, 0);
+    assert_rel_close(o.op[LLMROOF_OP_ALL_REDUCE].count, 0, 0);
+
+    /* replicas of unequal load (one with 2 decodes, seven with 1: 9 in all): the MLPs run on the
+     * 9 real tokens (router 2 x 9 x 5,120 x 160), the gather at the busiest replica's size on every
+     * replica (vLLM pads each DP rank to the largest: 8 x 2 x 5,120 x 2 B = 163,840 B) */
+    const struct llmroof_batch busy = batch_decode(2, 1000), all9 = batch_decode(9, 1000), one = batch_decode(1, 1000);
+    estimate_ops_replicas(v2, &sh, &dt, &busy, &all9, &one, &o);
+    assert_rel_close(o.op[LLMROOF_OP_ROUTER].flops, 2.0 * 9 * 5120 * 160, 1e-12);
+    assert_rel_close(o.op[LLMROOF_OP_DENSE_FFN].flops, 2.0 * 9 * 5120 * 1536 * 3, 1e-12);
+    assert_rel_close(o.op[LLMROOF_OP_MLP_GATHER].comm_bytes, 163840.0, 0);
+    assert_rel_close(o.tokens, 2, 0); /* attention: the busiest replica's */
+
+    /* weights on a GPU against TP 8: the MLPs alike (both split 8 ways), the attention's sharded
+     * matrices whole (q_b 1,536 x 128 x 192 + kv_b 512 x 128 x 256 + o 128 x 128 x 5,120 =
+     * 138,412,032 a layer, 7/8 of it more, x 60 layers at 1 B = 7,266,631,680) and the 16-bit
+     * embedding and head whole (2 x 102,400 x 5,120 x 2 B x 7/8 = 1,835,008,000): 9,101,639,680 B */
+    assert_int_equal(ops_shard_layout(v2, &(struct llmroof_layout){ .tp = 8, .pp = 1, .ep = 1 }, &tp8, &err), LLMROOF_OK);
+    assert_rel_close(memory_weights_layout(v2, &sh, &dt) - memory_weights_layout(v2, &tp8, &dt), 9101639680.0, 1e-9);
+
+    /* refused, naming the constraint */
+    l.ep = 8;
+    assert_int_equal(ops_shard_layout(v2, &l, &sh, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "not both"));
+    l.ep = 1;
+    l.dp_attn = false;
+    assert_int_equal(ops_shard_layout(v2, &l, &sh, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "--moe-tp 8 needs --dp-attention"));
+    l.dp_attn = true;
+    l.tp = 16;
+    assert_int_equal(ops_shard_layout(v2, &l, &sh, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "TP 16 to divide --moe-tp 8"));
+    l.tp = 1;
+    assert_int_equal(ops_shard_layout(model(&cat, "llama-2-7b"), &l, &sh, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "dense"));
+    catalog_free(&cat);
+}
+
 static void windowed_layers_attend_to_the_window_only(void **state)
 {
     struct llmroof_catalog cat;
@@ -378,6 +456,7 @@ int main(void)
         cmocka_unit_test(uneven_stages_pace_the_pipeline_by_their_weights),
         cmocka_unit_test(expert_parallel_over_the_tp_group_combines_by_all_reduce),
         cmocka_unit_test(windowed_layers_attend_to_the_window_only),
+        cmocka_unit_test(experts_split_by_width_under_dp_attention_see_every_replica_s_tokens),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
