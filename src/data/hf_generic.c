@@ -124,6 +124,9 @@ static const struct hf_field fields[] = {
     { "decoder_sparse_step", HF_READ, "MoE layer step" },
     { "mlp_only_layers", HF_READ, "layers with a dense MLP" },
     { "num_nextn_predict_layers", HF_READ, "multi-token-prediction modules (speculative decoding)" },
+    { "mtp_num_hidden_layers", HF_READ, "multi-token-prediction modules (Qwen3.5)" },
+    { "mtp_use_dedicated_embeddings", HF_FREE, "Qwen3.5: the MTP module's own embedding (its weights are not counted)" },
+    { "attn_output_gate", HF_READ, "attention output gate (Qwen3.5; its type's default where absent)" },
     { "mtp_num_hidden_layers", HF_READ, "multi-token-prediction modules (speculative decoding)" },
     /* MLA and sparse attention */
     { "q_lora_rank", HF_READ, "MLA query rank" },
@@ -320,6 +323,10 @@ struct hf_traits {
 
 static const struct hf_traits traits[] = {
     { "qwen3_next", T_QK_NORM | T_GATE | T_GDN | T_MTP1 },
+    /* Qwen3.5: Qwen3-Next's hybrid (gated DeltaNet 3 : 1 gated attention) in a multimodal config's
+     * text_config, with layer_types, attn_output_gate and mtp_num_hidden_layers stated */
+    { "qwen3_5_moe", T_QK_NORM | T_GATE | T_GDN }, { "qwen3_5_moe_text", T_QK_NORM | T_GATE | T_GDN },
+    { "qwen3_5", T_QK_NORM | T_GATE | T_GDN }, { "qwen3_5_text", T_QK_NORM | T_GATE | T_GDN },
     { "qwen3_vl", T_QK_NORM }, { "qwen3_vl_text", T_QK_NORM },
     { "qwen3_vl_moe", T_QK_NORM }, { "qwen3_vl_moe_text", T_QK_NORM },
     { "qwen2_5_vl", T_QKV_BIAS }, { "qwen2_5_vl_text", T_QKV_BIAS }, { "qwen2_vl", T_QKV_BIAS },
@@ -595,7 +602,7 @@ static int generic_import(const char *fname, const cJSON *root, const cJSON *doc
     m->mlp_bias = flag(doc, "mlp_bias", false) || flag(doc, "use_bias", false);
     m->qk_norm = (tr & T_QK_NORM) || flag(doc, "use_qk_norm", false) || flag(doc, "qk_layernorm", false) ||
                  flag(doc, "use_qk_layernorm", false);
-    m->attn_gate = (tr & T_GATE) != 0;
+    m->attn_gate = flag(doc, "attn_output_gate", (tr & T_GATE) != 0);
     m->parallel_attn = (tr & T_PARALLEL) != 0;
     if (tr & T_ONE_NORM)
         m->norms_per_layer = 1;
@@ -752,7 +759,7 @@ static int generic_import(const char *fname, const cJSON *root, const cJSON *doc
     /* a hybrid family whose layer pattern is missing would read as a plain transformer, every
      * layer attention (review of session 35): refused, naming the field its config class writes */
     if (!(lt || hop || fai || atl || lac || alp || bc || (tr & T_PAR_MIX))) {
-        const char *need = !strcmp(type, "qwen3_next")                ? "full_attention_interval"
+        const char *need = !strcmp(type, "qwen3_next") || !strncmp(type, "qwen3_5", 7) ? "full_attention_interval"
                            : !strcmp(type, "nemotron_h")              ? "hybrid_override_pattern"
                            : tr & T_LIGHTNING                         ? "attn_type_list"
                            : tr & T_MAMBA1                            ? "attn_layer_period"

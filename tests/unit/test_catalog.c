@@ -28,7 +28,10 @@ static const char *const model_ids[] = {
     "qwen3-30b-a3b", "qwen3-235b-a22b", "gpt-oss-20b", "gpt-oss-120b", "gemma-2-9b", "gemma-2-27b", "gemma-3-27b",
     "llama-4-scout", "llama-4-maverick", "llama-3.2-1b", "llama-3.2-3b", "mixtral-8x22b",
     /* issue 25: hybrid linear attention, state-space layers, sparse attention */
-    "qwen3-next-80b-a3b", "nemotron-nano-9b-v2", "deepseek-v3.2-exp", "deepseek-v3.2-nvfp4", "glm-4.5", "minimax-m2", "minimax-text-01",
+    "qwen3-next-80b-a3b",
+    /* Qwen3.5: Qwen3-Next's hybrid at 397B and 122B (session 49) */
+    "qwen3.5-397b-a17b", "qwen3.5-122b-a10b",
+    "nemotron-nano-9b-v2", "deepseek-v3.2-exp", "deepseek-v3.2-nvfp4", "glm-4.5", "minimax-m2", "minimax-text-01",
     "granite-4.0-h-tiny", "falcon-h1-3b", "llama-3.3-nemotron-super-49b",
     "llama-3.1-nemotron-ultra-253b",
     "olmo-2-7b", "phi-4", "phi-3.5-moe", "command-a", "ernie-4.5-21b-a3b",

@@ -52,6 +52,12 @@ static void twenty_one_families_import_with_their_model_card_counts(void **state
          * not checked: the card's 3B is the name's round figure, the shapes give 3.9B with the
          * embedding and LM head) */
         { "qwen3-next-80b-a3b.json", "Qwen/Qwen3-Next-80B-A3B-Instruct", 80, 0, 0.01 },
+        /* Qwen/Qwen3.5-397B-A17B: "397B in total, 17B activated" (active not checked: the shapes
+         * give 17.35B with the embedding and LM head against the name's round 17B) */
+        { "qwen3.5-397b-a17b.json", "Qwen/Qwen3.5-397B-A17B", 397, 0, 0.01 },
+        /* Qwen/Qwen3.5-122B-A10B: 122,111,526,912 from the shapes (the count a public training
+         * proxy of the model states) against the card's 122B */
+        { "qwen3.5-122b-a10b.json", "Qwen/Qwen3.5-122B-A10B", 122, 0, 0.01 },
         /* nvidia/NVIDIA-Nemotron-Nano-9B-v2: 8.89B (the Hub's safetensors count) */
         { "nemotron-nano-9b-v2.json", "nvidia/NVIDIA-Nemotron-Nano-9B-v2", 8.89, 0, 0.01 },
         /* deepseek-ai/DeepSeek-V3.2-Exp: 685B with the 14B MTP module, 671B main model */
@@ -247,6 +253,67 @@ static void nemotron_nas_block_configs_by_hand(void **state)
     assert_int_equal(catalog_model_from_hf_warn(bad, sizeof bad - 1, "bad.json", "x", &m, warn, sizeof warn, &err),
                      LLMROOF_EINPUT);
     assert_non_null(strstr(err.msg, "'block_configs' must list num_hidden_layers (2)"));
+}
+
+/* Qwen3.5 (qwen3_5_moe): the multimodal config's text_config imports as the catalog's entries, its
+ * own attn_output_gate and mtp_num_hidden_layers read (no type default assumed for them); every
+ * cost field and the parameter count agree with the shipped entry */
+static void qwen3_5_imports_as_its_catalog_entries(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    static const char *const pairs[][2] = { { "qwen3.5-397b-a17b.json", "qwen3.5-397b-a17b" },
+                                            { "qwen3.5-122b-a10b.json", "qwen3.5-122b-a10b" } };
+    for (int i = 0; i < 2; i++) {
+        struct llmroof_model m;
+        import_ok(pairs[i][0], &m);
+        const struct llmroof_model *c = model(&cat, pairs[i][1]);
+        assert_int_equal(m.hidden, c->hidden);
+        assert_int_equal(m.layers, c->layers);
+        assert_int_equal(m.heads, c->heads);
+        assert_int_equal(m.kv_heads, c->kv_heads);
+        assert_int_equal(m.head_dim, c->head_dim);
+        assert_int_equal(m.moe_experts, c->moe_experts);
+        assert_int_equal(m.moe_top_k, c->moe_top_k);
+        assert_int_equal(m.moe_intermediate, c->moe_intermediate);
+        assert_int_equal(m.moe_shared, c->moe_shared);
+        assert_int_equal(m.vocab, c->vocab);
+        assert_true(m.attn_gate && c->attn_gate);
+        assert_true(m.qk_norm && c->qk_norm);
+        assert_int_equal(m.mtp_layers, 1);
+        assert_int_equal(arch_linear_layers(&m), arch_linear_layers(c));
+        assert_int_equal(arch_attn_layers(&m), m.layers / 4);
+        assert_rel_close(layers_linear_params(&m), layers_linear_params(c), 0);
+        assert_rel_close(arch_params(&m).total, arch_params(c).total, 0);
+    }
+    /* the 122B's shapes: 122,111,526,912 parameters in the public proxy's count, less the
+     * shared-expert gate llmroof leaves out (a 1 x 3072 projection a layer: 48 x 3,072 = 147,456) */
+    assert_rel_close(arch_params(model(&cat, "qwen3.5-122b-a10b")).total, 122111526912.0 - 147456.0, 0);
+    /* a config that says attn_output_gate false is taken at its word */
+    struct llmroof_model m;
+    struct llmroof_err err = { 0 };
+    char path[512], warn[2048], *text;
+    size_t len;
+    snprintf(path, sizeof path, "%s/hf/%s", LLMROOF_TEST_FIXTURES, "qwen3.5-122b-a10b.json");
+    assert_int_equal(catalog_read_file(path, 1 << 20, &text, &len, &err), 0);
+    char *at = strstr(text, "\"attn_output_gate\": true");
+    assert_non_null(at);
+    memcpy(at + strlen("\"attn_output_gate\": "), "null", 4);
+    assert_int_equal(catalog_model_from_hf_warn(text, len, "q.json", "q", &m, warn, sizeof warn, &err), LLMROOF_OK);
+    assert_true(m.attn_gate); /* null: the type's default, the gate */
+    memcpy(at + strlen("\"attn_output_gate\": "), "true", 4);
+    char *f = malloc(len + 2);
+    assert_non_null(f);
+    const size_t pre = (size_t)(at - text) + strlen("\"attn_output_gate\": ");
+    memcpy(f, text, pre);
+    memcpy(f + pre, "false", 5);
+    memcpy(f + pre + 5, text + pre + 4, len - pre - 4);
+    assert_int_equal(catalog_model_from_hf_warn(f, len + 1, "q.json", "q", &m, warn, sizeof warn, &err), LLMROOF_OK);
+    free(f);
+    assert_false(m.attn_gate);
+    free(text);
+    catalog_free(&cat);
 }
 
 static void gated_deltanet_layer_by_hand(void **state)
@@ -632,6 +699,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(twenty_one_families_import_with_their_model_card_counts),
+        cmocka_unit_test(qwen3_5_imports_as_its_catalog_entries),
         cmocka_unit_test(nemotron_h_mamba2_layer_by_hand),
         cmocka_unit_test(gated_deltanet_layer_by_hand),
         cmocka_unit_test(qwen3_next_ships_one_mtp_layer),
