@@ -17,12 +17,13 @@
 /* Reads one record starting at *pos; fields are copied into f[i] (truncated to VAL_TEXT - 1
  * bytes; bit i of *over is set when field i was cut, so a reader can refuse what it uses). */
 int val_csv_record(const char *t, size_t len, size_t *pos, long *line, char f[][VAL_TEXT], int *nf,
-                      uint32_t *over, const char *fname, struct llmroof_err *err)
+                      uint64_t *over, const char *fname, struct llmroof_err *err)
 {
     size_t i = *pos;
     int n = 0;
     size_t k = 0;
     bool quoted = false, started = false;
+    _Static_assert(VAL_MAX_FIELDS <= 64, "*over holds one bit a field");
     *over = 0;
     if (n < VAL_MAX_FIELDS)
         f[0][0] = '\0';
@@ -34,7 +35,7 @@ int val_csv_record(const char *t, size_t len, size_t *pos, long *line, char f[][
                     if (k + 1 < VAL_TEXT)
                         f[n][k++] = '"';
                     else
-                        *over |= 1u << n;
+                        *over |= (uint64_t)1 << n;
                     i += 2;
                     continue;
                 }
@@ -47,7 +48,7 @@ int val_csv_record(const char *t, size_t len, size_t *pos, long *line, char f[][
             if (k + 1 < VAL_TEXT)
                 f[n][k++] = ch;
             else
-                *over |= 1u << n;
+                *over |= (uint64_t)1 << n;
             i++;
             continue;
         }
@@ -80,7 +81,7 @@ int val_csv_record(const char *t, size_t len, size_t *pos, long *line, char f[][
         if (k + 1 < VAL_TEXT)
             f[n][k++] = ch;
         else
-            *over |= 1u << n;
+            *over |= (uint64_t)1 << n;
         i++;
     }
     if (quoted)
@@ -125,7 +126,7 @@ int val_csv_read(const char *text, size_t len, const char *fname, const char *co
         pos = 3; /* a UTF-8 byte order mark before the header (spreadsheet exports) */
     long line = 1;
     int nf = 0, col[VAL_MAX_FIELDS], maxcol = 0;
-    uint32_t over = 0;
+    uint64_t over = 0;
     int rc = val_csv_record(text, len, &pos, &line, f, &nf, &over, fname, err);
     for (int k = 0; rc == 0 && k < ncols; k++) {
         col[k] = -1;

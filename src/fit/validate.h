@@ -42,9 +42,9 @@ void val_source_key(const struct val_row *r, char *out, size_t cap);
  * VAL_MAX_FIELDS fields, each truncated to VAL_TEXT - 1 bytes (bit i of *over set when field i
  * was cut: val_csv_read refuses a cut column it reads); *line counts lines for messages.
  * Shared by every CSV reader of measurements (this module, opval.c). */
-#define VAL_MAX_FIELDS 40
+#define VAL_MAX_FIELDS 40 /* at most 64: *over holds a bit a field */
 int val_csv_record(const char *t, size_t len, size_t *pos, long *line, char f[][VAL_TEXT], int *nf,
-                   uint32_t *over, const char *fname, struct llmroof_err *err);
+                   uint64_t *over, const char *fname, struct llmroof_err *err);
 
 /* Reads a CSV with a header line (UTF-8 checked): finds the columns `names` - the first
  * `nrequired` must be present, the others give col[k] = -1 when absent - and calls `row` for
