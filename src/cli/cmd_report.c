@@ -84,7 +84,7 @@ static int report_main(struct cli *c, int argc, char **argv, struct ctx *x, stru
     int npos = 0;
     static const char *const tables[] = { "configs", "prefill_shares", "decode_shares", "observations", NULL };
     c->tables = tables;
-    c->usage = "llmroof report [-m MODEL] [--gpus LIST] [--tp LIST] [--pp N] [--ep N [--dp-attention]] [-b B] [-p P] [-o O] [options] [--svg-dir DIR]";
+    c->usage = "llmroof report [-m MODEL] [--gpus LIST] [--tp LIST] [--pp N] [--ep N [--dp-attention]] [--moe-tp N --dp-attention] [-b B] [-p P] [-o O] [options] [--svg-dir DIR]";
     c->formats = CLI_FORMATS_DEFAULT | (1u << TABLE_HTML);
     static const char *const outputs[] = { "svg-dir/", NULL }; /* checked before the work */
     c->outputs = outputs;

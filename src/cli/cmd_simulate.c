@@ -595,7 +595,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         CLI_OPT_SPEC,
         { OPT_INST, "instances", 0, "N", "N identical instances behind a router (default 1)", false },
         { OPT_ROUTER, "router", 0, "NAME", "round-robin (default), least-loaded or prefix-affinity", false },
-        { OPT_PPOOL, "prefill-pool", 0, "N[:GPU[:TP[:LAYOUT]]]", "disaggregated: N prefill instances (default GPU and TP: -g, -t; LAYOUT its own epN+dpa+ppN, default --ep/--pp/--dp-attention)", false },
+        { OPT_PPOOL, "prefill-pool", 0, "N[:GPU[:TP[:LAYOUT]]]", "disaggregated: N prefill instances (default GPU and TP: -g, -t; LAYOUT its own epN+dpa+ppN or moetpN+dpa, default --ep/--pp/--dp-attention/--moe-tp)", false },
         { OPT_DPOOL, "decode-pool", 0, "N[:GPU[:TP[:LAYOUT]]]", "disaggregated: N decode instances (as --prefill-pool)", false },
         { OPT_KVLINK, "kv-link", 0, "LINK", "prefill-to-decode KV link: nvlink, ib, pcie or GB/s (default ib)", false },
     };

@@ -54,6 +54,17 @@ int ops_layout_check_model(const struct llmroof_model *m, const struct llmroof_l
         if (m->moe_experts <= 0)
             return llmroof_err_set(err, LLMROOF_EINPUT,
                                    "--moe-tp %d needs a mixture-of-experts model; '%s' is dense", lay->moe_tp, m->id);
+        /* each rank holds an equal slice of every expert's width and of the dense MLP's (vLLM's
+         * divide(), SGLang's intermediate_size_per_partition): a fraction of a column is no layout */
+        if (m->moe_intermediate % lay->moe_tp != 0)
+            return llmroof_err_set(err, LLMROOF_EINPUT,
+                                   "--moe-tp %d does not divide the %ld-wide experts of model '%s' (each GPU holds "
+                                   "an equal slice of every expert's width)", lay->moe_tp, m->moe_intermediate, m->id);
+        if (arch_dense_layers(m) > 0 && m->intermediate % lay->moe_tp != 0)
+            return llmroof_err_set(err, LLMROOF_EINPUT,
+                                   "--moe-tp %d does not divide the %ld-wide dense MLP of model '%s' (its dense layers "
+                                   "split by width over the same GPUs as the experts)", lay->moe_tp, m->intermediate,
+                                   m->id);
     }
     /* under TP alone every GPU holds a slice of every expert: no rank is busier than another */
     if (imb > 1.0 && ep <= 1)

@@ -416,6 +416,26 @@ static void experts_split_by_width_under_dp_attention_see_every_replica_s_tokens
     l.tp = 1;
     assert_int_equal(ops_shard_layout(model(&cat, "llama-2-7b"), &l, &sh, &err), LLMROOF_EINPUT);
     assert_non_null(strstr(err.msg, "dense"));
+    /* a width the ranks cannot split evenly (engines split it evenly: vLLM's divide(), SGLang's
+     * intermediate_size_per_partition): Mixtral's 14,336-wide experts over 6 (2,389.33 a rank),
+     * Qwen3-30B-A3B's 768 over 1,024 (0.75 a rank), DeepSeek-V3's 2,048 over 3; and the dense
+     * layers' MLP: DeepSeek-V2-Lite's experts (1,408) split 128 ways (11), its first layer's dense
+     * 10,944 not (85.5) */
+    l.moe_tp = 6;
+    assert_int_equal(ops_shard_layout(model(&cat, "mixtral-8x7b"), &l, &sh, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "--moe-tp 6 does not divide"));
+    assert_non_null(strstr(err.msg, "14336"));
+    l.moe_tp = 1024;
+    assert_int_equal(ops_shard_layout(model(&cat, "qwen3-30b-a3b"), &l, &sh, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "768"));
+    l.moe_tp = 3;
+    assert_int_equal(ops_shard_layout(model(&cat, "deepseek-v3"), &l, &sh, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "2048"));
+    l.moe_tp = 128;
+    assert_int_equal(ops_shard_layout(model(&cat, "deepseek-v2-lite"), &l, &sh, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "10944"));
+    l.moe_tp = 12;
+    assert_int_equal(ops_shard_layout(v2, &l, &sh, &err), LLMROOF_OK); /* 1,536 / 12 and 12,288 / 12 */
     catalog_free(&cat);
 }
 
