@@ -267,6 +267,10 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
         fprintf(c->errf, "llmroof: note: %d GPUs, one per node of %s: every collective, all-to-all and stage send "
                         "crosses the %s network (%.0f GB/s per GPU)\n",
                 e.shard.gpus, g->id, g->net_kind, g->net_bw_Bps / 1e9);
+    else if (e.shard.gpus > dom && e.shard.mlp_gather) /* --moe-tp: no all-to-all, the MLPs' gather */
+        fprintf(c->errf, "llmroof: note: %d GPUs exceed the %d-GPU %s domain of %s: the MLPs' gather and scatter "
+                        "beyond it are hierarchical and stage sends cross the %s network (%.0f GB/s per GPU)\n",
+                e.shard.gpus, dom, link_name(g->link), g->id, g->net_kind, g->net_bw_Bps / 1e9);
     else if (e.shard.gpus > dom)
         fprintf(c->errf, "llmroof: note: %d GPUs exceed the %d-GPU %s domain of %s: TP collectives beyond it are "
                         "hierarchical and all-to-all and stage sends cross the %s network (%.0f GB/s per GPU)\n",
