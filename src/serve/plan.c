@@ -1675,8 +1675,10 @@ static void lname(const struct plan_input *in, int n, int mode, char *buf, size_
         snprintf(pp, sizeof pp, "+PP-%d", l->pp);
     if (l->dp_attn && l->moe_tp > 1 && n > 0)
         snprintf(buf, size, "DPA-%d+MoETP-%d%s", l->moe_tp / n, l->moe_tp, pp);
+    else if (l->dp_attn && l->ep > 1 && n > 0) /* EP / TP attention replicas, as MoETP's name counts them */
+        snprintf(buf, size, "DPA-%d+EP-%d%s", l->ep / n, l->ep, pp);
     else if (l->dp_attn)
-        snprintf(buf, size, "DPA-%d+EP-%d%s", l->ep > 1 ? l->ep : n, l->ep > 1 ? l->ep : n, pp);
+        snprintf(buf, size, "DPA-%d+EP-%d%s", n, n, pp);
     else if (l->ep > 1)
         snprintf(buf, size, "TP-%d+EP-%d%s", n, l->ep, pp);
     else
