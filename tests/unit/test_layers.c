@@ -286,6 +286,21 @@ static void qwen3_5_imports_as_its_catalog_entries(void **state)
         assert_int_equal(arch_attn_layers(&m), m.layers / 4);
         assert_rel_close(layers_linear_params(&m), layers_linear_params(c), 0);
         assert_rel_close(arch_params(&m).total, arch_params(c).total, 0);
+        /* the config keeps the recurrent state in fp32 (mamba_ssm_dtype "float32", which vLLM's
+         * Qwen3_5 config hook takes for the SSM cache): the import and the entry both say so */
+        assert_true(m.lin_state_dtype_set && m.lin_state_dtype == LLMROOF_FP32);
+        assert_true(c->lin_state_dtype_set && c->lin_state_dtype == LLMROOF_FP32);
+    }
+    /* by hand at TP 1: 45 DeltaNet layers x (64 x 128 x 128 + 3 x (2 x 16 x 128 + 64 x 128))
+     * = 45 x 1,085,440 elements, 4 bytes each = 195,379,200 B a sequence (97,689,600 at 16 bits) */
+    {
+        const struct llmroof_dtypes dt16 = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+        const struct llmroof_model *q = model(&cat, "qwen3.5-397b-a17b");
+        const struct llmroof_dtypes qdt = ckpt_dtypes(q, NULL, dt16, true);
+        struct llmroof_mem_opts mo = memory_default_opts();
+        struct llmroof_memory mem;
+        assert_int_equal(memory_eval(q, gpu(&cat, "h200"), 8, &qdt, 4096, &mo, &mem, NULL), LLMROOF_OK);
+        assert_rel_close(mem.state_bytes_per_seq, 195379200.0, 0);
     }
     /* the 122B's shapes: 122,111,526,912 parameters in the public proxy's count, less the
      * shared-expert gate llmroof leaves out (a 1 x 3072 projection a layer: 48 x 3,072 = 147,456) */

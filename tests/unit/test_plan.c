@@ -647,6 +647,14 @@ static void instances_beyond_a_node_take_whole_nodes(void **state)
     /* nodes = 2 x ceil(users / users per instance), GPUs = 8 x nodes */
     assert_int_equal(o->nodes, 2 * ((in.users + o->users_per_instance - 1) / o->users_per_instance));
     assert_int_equal(o->gpus, 8 * o->nodes);
+    /* the name counts the attention replicas, EP / TP of them, as DPA-n+MoETP-m does: TP 2
+     * within EP 16 is 8 replicas (it said DPA-16+EP-16, the name of 16 replicas of TP 1) */
+    in.tps[0] = 2;
+    run(&in, &res);
+    assert_string_equal(res.options[0].layout, "DPA-8+EP-16");
+    in.tps[0] = 1;
+    run(&in, &res);
+    o = &res.options[0];
     /* rate plans: an aggregated pool of N 16-GPU instances takes 2N nodes and 16N GPUs; a
      * disaggregated 1+1 of them 4 nodes, 32 GPUs (searched to the end: pruned against the
      * aggregated answer, the disaggregated rows would not be) */
