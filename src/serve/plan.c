@@ -303,6 +303,24 @@ struct fast_solve {
     bool chunked, prefill_first;
 };
 
+/* A prompt's time in service to its first token: t (chunks + 1/2), the mean step t for each of its
+ * chunks and half a step's wait, but no less than the steps that carry its own chunks take: each
+ * holds the chunk beside the B decodes (a prefill-first engine's prompt-only iterations hold the
+ * chunk alone, the decodes stalled), plus the half-step wait. The mean step counts the arriving
+ * prompts' mean share of a step, at a light load a sliver of one prompt: Llama-3.1-70B on 8 H200s,
+ * one user of 24,500-token prompts in 2,048-token chunks, had read 12.5 decode steps (~0.2 s) where
+ * its 12 chunks take 1.0 s (estimate's TTFT at batch 1: 1.04 s). */
+static double fast_ttft_service(const struct fast_solve *f, double B, double room, double t)
+{
+    const double mean = t * (f->chunks + 0.5);
+    const double c = fmin(f->P, room), k = ceil(f->P / c), last = f->P - (k - 1.0) * c;
+    const double Bo = f->prefill_first ? 0.0 : B;
+    const double full = fast_pass(f->s, f->sh, Bo, f->P + f->O / 2, c, 1.0, room);
+    const double tail = last == c ? full : fast_pass(f->s, f->sh, Bo, f->P + f->O / 2, last, 1.0, room);
+    const double own = (k - 1.0) * full + tail + 0.5 * t;
+    return own > mean ? own : mean;
+}
+
 /* The response time the model gives when users see a response time R (the right side of the
  * closed loop's equation R = F(R)), with that load's TTFT and TPOT. The sequences in service are
  * those past any wait, B = X S (Little's law over the service time S), solved with S: the
@@ -319,7 +337,7 @@ static double fast_response(const struct fast_solve *f, double R, double *ttft, 
         const double Br = B / n;
         room = f->chunked && !f->prefill_first ? fmax(1.0, f->budget - fmin(Br, f->budget - 1.0)) : f->budget;
         fits = plan_step_fixed_point(f->s, f->sh, f->prefill_first, B, f->P + f->O / 2, f->P, X, room, &t);
-        const double Sn = t * (f->chunks + 0.5) + (f->O - 1) * t;
+        const double Sn = fast_ttft_service(f, B, room, t) + (f->O - 1) * t;
         if (fabs(Sn - S) <= 1e-9 * Sn) {
             S = Sn;
             break;
