@@ -440,6 +440,8 @@ struct llmroof_layout cli_layout(const struct cli_setup_opts *s)
 {
     struct llmroof_layout l = s->layout;
     l.tp = (int)s->tp;
+    /* the engine's rule for --moe-tp's shared experts and dense layers, as estimate_layout takes it */
+    l.shared_local = l.moe_tp > 1 && s->eff.engine && s->eff.engine->moe_tp_shared_local;
     return l;
 }
 

@@ -425,6 +425,9 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
             "requests in flight per instance, queued and running; one more is refused (HTTP 429)");
     kvb(t, "disaggregation", e->disaggregation, "serves disaggregated prefill and decode pools (--prefill-pool)");
     kvb(t, "dp_attention", e->dp_attention, "runs data-parallel attention beside expert parallelism (--dp-attention)");
+    kvb(t, "moe_tp_shared_local", e->moe_tp_shared_local,
+        e->moe_tp_shared_local ? "--moe-tp: shared experts and dense layers on each replica's tokens"
+                               : "--moe-tp: shared experts and dense layers gathered with the routed experts");
     kvb(t, "cuda_only", e->cuda_only, e->cuda_only ? "CUDA kernels only: runs on no AMD GPU" : "runs on NVIDIA and AMD GPUs");
     kvb(t, "pd_kv_full_window", e->pd_kv_full_window,
         "disaggregated: pools hold and send every layer's whole context, windowed ones too");

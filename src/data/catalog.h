@@ -413,6 +413,11 @@ struct llmroof_engine {
                                          decode instance's blocks are taken when the prefill ends */
     bool cuda_only;                   /* its kernels are CUDA's alone (TensorRT-LLM, TurboMind, QServe, ...): it
                                          runs on no AMD GPU (an entry whose arch is a gfx target) */
+    bool moe_tp_shared_local;         /* under --moe-tp, the shared experts and dense MLP layers run on each
+                                         attention replica's own tokens, split over its attention TP alone
+                                         (vLLM V1's data parallelism: only the routed experts form the DP x TP
+                                         group, SharedFusedMoE runs the shared experts on the rank's tokens);
+                                         false: gathered and split with the routed experts (SGLang) */
     bool dp_attention;                /* runs data-parallel attention beside expert parallelism
                                          (--dp-attention; default true: SGLang 0.4+, vLLM V1,
                                          TensorRT-LLM's enable_attention_dp); false: it does not */

@@ -10,6 +10,7 @@ struct llmroof_layout estimate_layout(const struct llmroof_setup *s)
 {
     struct llmroof_layout l = s->layout;
     l.tp = s->tp;
+    l.shared_local = l.moe_tp > 1 && s->eff.moe_tp_shared_local; /* the engine's rule (catalog.h) */
     return l;
 }
 
@@ -209,7 +210,7 @@ void estimate_ops_replicas(const struct llmroof_model *m, const struct llmroof_s
     ops_build_split(m, sh, dt, total, two, &all);
     out->op[LLMROOF_OP_FFN] = all.op[LLMROOF_OP_FFN];
     out->gemm_out[LLMROOF_OP_FFN] = all.gemm_out[LLMROOF_OP_FFN];
-    if (sh->mlp_gather) {
+    if (sh->mlp_gather && !sh->mlp_shared_local) {
         /* --moe-tp: the router and the dense layers' MLP run on the gathered tokens too (the
          * gather itself at the busiest replica's size on every replica: vLLM pads each DP rank's
          * batch to the largest, num_tokens_across_dp, the scaled list's message) */

@@ -124,9 +124,14 @@ int ops_shard_layout(const struct llmroof_model *m, const struct llmroof_layout 
     out->attn_dp = lay->dp_attn ? out->gpus_per_stage / lay->tp : 1;
     out->moe_tp = ep > 1 ? 1 : mtp > 0 ? mtp : lay->tp;
     out->mlp_gather = mtp > 0;
-    if (mtp > 0) { /* every expert, and the dense MLPs, split by width over the stage */
-        out->intermediate_per_rank = (double)m->intermediate / mtp;
+    out->mlp_shared_local = mtp > 0 && lay->shared_local;
+    if (mtp > 0) { /* every routed expert split by width over the stage; the shared experts and the
+                      dense MLPs too, or with shared_local over the replica's attention TP alone */
         out->moe_intermediate_per_rank = (double)m->moe_intermediate / mtp;
+        if (!lay->shared_local) {
+            out->intermediate_per_rank = (double)m->intermediate / mtp;
+            out->shared_intermediate_per_rank = out->moe_intermediate_per_rank;
+        }
     }
     out->gpus = out->gpus_per_stage * pp;
     out->stage_layers_max = (m->layers + pp - 1) / pp;

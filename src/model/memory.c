@@ -100,7 +100,7 @@ static void layer_weights(const struct llmroof_model *m, const struct llmroof_sh
         } else {
             Ie = sh->moe_intermediate_per_rank;
             local = E;
-            shared = (double)m->moe_shared * Ie;
+            shared = (double)m->moe_shared * sh->shared_intermediate_per_rank;
         }
         *moe_e = local * (nmat * h * Ie + (m->mlp_bias ? (nmat - 1.0) * Ie + h : 0.0));
         *moe_w = nmat * h * shared + h * E;                   /* shared experts + router */

@@ -118,6 +118,7 @@ int ops_shard(const struct llmroof_model *m, int tp, struct llmroof_shard *out, 
     out->attn_dp = 1;
     out->moe_tp = tp;
     out->mlp_gather = false;
+    out->mlp_shared_local = false;
     out->gpus_per_stage = tp;
     out->gpus = tp;
     out->stage_layers_max = out->stage_layers_min = m->layers;
@@ -133,6 +134,7 @@ int ops_shard(const struct llmroof_model *m, int tp, struct llmroof_shard *out, 
     }
     out->intermediate_per_rank = (double)m->intermediate / tp;
     out->moe_intermediate_per_rank = (double)m->moe_intermediate / tp;
+    out->shared_intermediate_per_rank = out->moe_intermediate_per_rank;
     out->vocab_per_rank = (double)m->vocab / tp;
     out->few = ops_few_rule_flops(m);
     return LLMROOF_OK;
@@ -566,8 +568,11 @@ void ops_shared_expert_per_token(const struct llmroof_model *m, const struct llm
                                  const struct llmroof_dtypes *dt, double *flops, double *bytes, double *gemm_out)
 {
     *flops = *bytes = *gemm_out = 0.0;
-    if (!(sh->ep > 1 && sh->dp_attn) || m->moe_shared <= 0 || arch_moe_layers(m) <= 0)
+    if (!((sh->ep > 1 && sh->dp_attn) || sh->mlp_shared_local) || m->moe_shared <= 0 || arch_moe_layers(m) <= 0)
         return;
+    /* (with shared experts local to a replica under --moe-tp each rank of its attention TP runs all
+     * its tokens at 1/tp of the width: the same FLOPs and nearly the same bytes as T/tp at the
+     * whole width, which estimate_ops_replicas charges) */
     /* ops_build's shared terms at Tm = 1 (EP over data-parallel attention: the MLP whole) */
     const double h = (double)m->hidden, a = ops_stream_bytes(dt), ag = dtype_bytes(dt->act);
     const double nmat = m->mlp == LLMROOF_MLP_GATED ? 3.0 : 2.0;
@@ -737,6 +742,10 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
     /* --moe-tp: every MLP (experts, shared experts, dense layers) runs on the whole stage's tokens,
      * all-gathered from the replicas before it and reduce-scattered back after it */
     const bool gather = sh->mlp_gather;
+    /* ... the routed experts alone where the engine keeps the shared experts and the dense layers
+     * on each replica's own tokens (vLLM: SharedFusedMoE runs them on the rank's hidden states,
+     * all-reduced over its attention TP; DeepseekV2MLP is TP over that group) */
+    const bool local = sh->mlp_shared_local;
     /* two-batch overlap: the layers' operators are one micro-batch's, half the batch (split_counts
      * doubles their counts); the final norm and the LM head see the whole batch */
     two = two && a2a && arch_moe_layers(m) > 0;
@@ -846,7 +855,7 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
          * group (one per layer when both run in parallel off one norm), plus one after the
          * vocabulary-parallel embedding; MoE layers behind an all-to-all need none after the MLP,
          * nor any MLP whose reduce-scatter returns each replica its tokens (--moe-tp) */
-        double n_ar = m->parallel_attn ? L : La + Ll + (gather ? 0.0 : Ld + (a2a ? 0.0 : Lm));
+        double n_ar = m->parallel_attn ? L : La + Ll + (gather && !local ? 0.0 : Ld + (a2a ? 0.0 : Lm));
         op[LLMROOF_OP_ALL_REDUCE] = (struct llmroof_op){ n_ar + 1.0, 0, 0, T * h * r, 1, 0 };
         /* gather the Sl rows of V' logits from every rank: message = Sl * V elements */
         op[LLMROOF_OP_ALL_GATHER] = (struct llmroof_op){ 1.0, 0, 0, Sl * (double)m->vocab * r, 1, 0 };
@@ -860,7 +869,7 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
     /* the dense MLP's matrices: a MoE model's dense layers, or a dense model's MLP */
     const double wd = Lm > 0 ? ops_module_weight_bytes(m, dt, LLMROOF_CKPT_DENSE_FFN) : wf;
     /* the dense MLP's tokens on a rank: its replica's, or the whole stage's (--moe-tp) */
-    const double Td = gather ? Ttot : T;
+    const double Td = gather && !local ? Ttot : T;
     /* block fp8: the MLP input and the activated intermediate quantized before their GEMMs */
     const struct llmroof_op dense = {
         1.0, 2.0 * Td * h * I * nmat,
@@ -882,7 +891,10 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
          * --moe-tp every replica's, gathered (SGLang 0.4's DP attention: all_gather, then the
          * TP-sharded MoE over the gathered tokens). */
         const double Tm = a2a ? T / (double)sh->tp : gather ? Ttot : T;
-        op[LLMROOF_OP_ROUTER] = (struct llmroof_op){ Lm, 2.0 * Tm * h * E, h * E * wr + Tm * h * a + Tm * E * a, 0, 2, 0 };
+        /* the router and the shared experts: the gathered tokens, or with local shared experts
+         * the replica's own (vLLM routes before the dispatch) */
+        const double Tr = local ? T : Tm;
+        op[LLMROOF_OP_ROUTER] = (struct llmroof_op){ Lm, 2.0 * Tr * h * E, h * E * wr + Tr * h * a + Tr * E * a, 0, 2, 0 };
         if (sh->ep > 1) {
             /* EP: E/ep whole experts per rank; the instance's Ttot*k assignments spread over the
              * ranks, the busiest holding ep_imbalance times the mean, and so touching the experts
@@ -921,15 +933,15 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
             /* TP (or --moe-tp): every expert on every rank at 1/moe_tp of its width, over the
              * rank's Tm tokens (its replica's, or the gathered stage's) */
             const double Ie = sh->moe_intermediate_per_rank;
-            const double Ish = (double)m->moe_shared * Ie;
+            const double Ish = (double)m->moe_shared * sh->shared_intermediate_per_rank;
             hit = ops_experts_hit(E, kk, Tm);
-            flops = 2.0 * Tm * kk * h * Ie * nmat + 2.0 * Tm * h * Ish * nmat;
+            flops = 2.0 * Tm * kk * h * Ie * nmat + 2.0 * Tr * h * Ish * nmat;
             out->expert_flops = 2.0 * Tm * kk * h * Ie * nmat;
-            out->gemm_out[LLMROOF_OP_FFN] = Tm * kk * ((nmat - 1.0) * Ie + h) + Tm * ((nmat - 1.0) * Ish + h);
+            out->gemm_out[LLMROOF_OP_FFN] = Tm * kk * ((nmat - 1.0) * Ie + h) + Tr * ((nmat - 1.0) * Ish + h);
             wb = hit * Ie * nmat * h * we + Ish * nmat * h * wf;
             bytes = wb
                   + Tm * kk * mlp_act_bytes(m->mlp, h, Ie, a, ag, q8 && !qo)
-                  + (Ish > 0 ? Tm * mlp_act_bytes(m->mlp, h, Ish, a, ag, q8 && !qn) : 0.0);
+                  + (Ish > 0 ? Tr * mlp_act_bytes(m->mlp, h, Ish, a, ag, q8 && !qn) : 0.0);
         }
         out->experts_hit = hit;
         /* fp4 and int4 experts go to other kernels (FlashInfer's and CUTLASS's fp4 MoE, Marlin), and
@@ -953,7 +965,8 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
         const double rows = sh->ep > 1 ? Ttot * kk / (double)sh->ep * out->ep_busy : Tm * kk;
         const double Ier = sh->ep > 1 ? (double)m->moe_intermediate : sh->moe_intermediate_per_rank;
         const double Ishr = (double)m->moe_shared * (sh->ep > 1 && sh->dp_attn ? (double)m->moe_intermediate
-                                                                                 : sh->moe_intermediate_per_rank);
+                                                     : sh->ep > 1                ? sh->moe_intermediate_per_rank
+                                                                                 : sh->shared_intermediate_per_rank);
         /* quantization kernels of their own: block fp8 before both; per tensor or per token the
          * fused-MoE op quantizes its input and intermediate itself unless the engine's producers
          * emit 8-bit (quant_own opaque), the shared MLP as a dense one. Bytes written an element:
@@ -966,7 +979,7 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
         }
         if (Ishr > 0 && qs) {
             fk += 2.0;
-            bytes += quant8_bytes(Tm, h, a, qw) + quant8_bytes(Tm, Ishr, a, qw);
+            bytes += quant8_bytes(Tr, h, a, qw) + quant8_bytes(Tr, Ishr, a, qw);
         }
         op[LLMROOF_OP_FFN] = (struct llmroof_op){ Lm, flops, bytes, 0, fk, wb };
         enum llmroof_dtype low;
@@ -992,7 +1005,7 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
              * the gathered message (rl_comm_s). SGLang 0.4 reduced with an all-reduce and kept
              * its slice (twice a reduce-scatter's bytes); vLLM's DP MoE all-gathers and
              * reduce-scatters (its allgather_reducescatter backend). */
-            op[LLMROOF_OP_MLP_GATHER] = (struct llmroof_op){ Lm + Ld, 0, 0, Ttot * h * r, 2, 0 };
+            op[LLMROOF_OP_MLP_GATHER] = (struct llmroof_op){ Lm + (local ? 0.0 : Ld), 0, 0, Ttot * h * r, 2, 0 };
             out->mlp_ranks = sh->moe_tp;
         }
         if (a2a) {

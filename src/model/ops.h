@@ -237,6 +237,9 @@ struct llmroof_layout {
                                split over, fed every replica's tokens by an all-gather before each MLP
                                and a reduce-scatter after (vLLM's data parallelism of a MoE model without
                                --enable-expert-parallel, SGLang 0.4's --enable-dp-attention); 0 = none */
+    bool shared_local;      /* with moe_tp: the shared experts and dense MLP layers stay on each replica's
+                               tokens, split over its attention TP (the engine's moe_tp_shared_local:
+                               vLLM); false: gathered with the routed experts (SGLang) */
 };
 
 struct llmroof_shard {
@@ -248,7 +251,11 @@ struct llmroof_shard {
     int attn_dp;                 /* attention replicas in a stage: gpus_per_stage/tp with dp_attn, else 1 */
     int moe_tp;                  /* ranks every expert's and dense MLP's width is split over: tp without
                                     EP, 1 with it, the layout's moe_tp under --moe-tp */
-    bool mlp_gather;             /* --moe-tp: each MLP runs on every replica's tokens, gathered */
+    bool mlp_gather;             /* --moe-tp: the routed experts run on every replica's tokens, gathered */
+    bool mlp_shared_local;       /* ... and the shared experts and dense layers on the replica's own
+                                    (layout shared_local), else gathered with them */
+    double shared_intermediate_per_rank; /* one shared expert's width on one rank: the routed experts'
+                                    per-rank width, or with mlp_shared_local the replica TP's share */
     int gpus_per_stage;          /* GPUs of one pipeline stage */
     int gpus;                    /* GPUs of the instance: gpus_per_stage * pp */
     long stage_layers_max;       /* layers of the largest stage: ceil(layers / pp) */

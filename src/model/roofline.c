@@ -126,6 +126,7 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
         e.prompt_ubatch_tokens = en->prompt_ubatch_tokens;
         e.logits_all_tokens = en->logits_all_tokens;
         e.kv_copy = en->kv_copy;
+        e.moe_tp_shared_local = en->moe_tp_shared_local;
         /* llama.cpp's MMQ runs on NVIDIA's int8 tensor cores (Turing, sm75, and later: PR #8075's
          * rule); other GPUs, and entries without an int8 peak, keep dequantize + a 16-bit GEMM */
         if (en->mmq_share > 0 && g->has_peak[LLMROOF_INT8] && !strncmp(g->arch, "sm", 2) &&

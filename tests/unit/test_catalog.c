@@ -190,6 +190,11 @@ static void engines_answer_to_the_versions_they_cover(void **state)
     assert_string_equal(catalog_find_engine(&cat, "vllm-0.6.3")->id, "vllm-0.6");
     assert_string_equal(catalog_find_engine(&cat, "vllm-0.14.1")->id, "vllm");
     assert_string_equal(catalog_find_engine(&cat, "vllm-0.19")->id, "vllm");
+    /* vLLM V1 keeps a MoE model's shared experts and dense layers per data-parallel rank under
+     * --moe-tp (the routed experts alone form the DP x TP group); SGLang gathers them */
+    for (size_t i = 0; i < cat.n_engines; i++)
+        assert_int_equal(cat.engines[i].moe_tp_shared_local,
+                         !strcmp(cat.engines[i].id, "vllm") || !strcmp(cat.engines[i].id, "vllm-0.8"));
     assert_string_equal(catalog_find_engine(&cat, "vllm-0.3")->id, "vllm-0.4");
     /* other engines' names and releases (docs/catalog.md "aliases"): XQA from TensorRT-LLM 0.7 */
     assert_string_equal(catalog_find_engine(&cat, "trtllm")->id, "tensorrt-llm");

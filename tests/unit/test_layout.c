@@ -10,7 +10,7 @@
 static int shard(const struct llmroof_model *m, int tp, int pp, int ep, bool dp, struct llmroof_shard *sh,
                  struct llmroof_err *err)
 {
-    struct llmroof_layout l = { tp, pp, ep, dp, 1.0, false, 0 };
+    struct llmroof_layout l = { tp, pp, ep, dp, 1.0, false, 0, false };
     return ops_shard_layout(m, &l, sh, err);
 }
 
@@ -34,7 +34,7 @@ static void layouts_that_do_not_divide_are_refused_with_the_constraint(void **st
     assert_int_equal(shard(ds, 1, 62, 1, false, &sh, &err), LLMROOF_EINPUT);
     assert_non_null(strstr(err.msg, "61 layers"));
     /* an EP imbalance with no expert parallelism: TP 8 alone has no busiest expert rank */
-    struct llmroof_layout imb = { 8, 1, 1, false, 2.0, false, 0 };
+    struct llmroof_layout imb = { 8, 1, 1, false, 2.0, false, 0, false };
     assert_int_equal(ops_shard_layout(ds, &imb, &sh, &err), LLMROOF_EINPUT);
     assert_non_null(strstr(err.msg, "--ep-imbalance 2 needs --ep greater than 1"));
     imb.ep = 8; /* with EP 8 over the TP group it stands */
@@ -117,7 +117,7 @@ static void two_batch_overlap_needs_two_micro_batches(void **state)
     const struct llmroof_model *ds = model(&cat, "deepseek-v3");
     struct llmroof_err err = { 0 };
     const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
-    struct llmroof_layout lay = { 1, 1, 8, true, 1.0, true, 0 };
+    struct llmroof_layout lay = { 1, 1, 8, true, 1.0, true, 0, false };
     struct llmroof_shard sh;
     assert_int_equal(ops_shard_layout(ds, &lay, &sh, &err), 0);
     struct llmroof_oplist o;
@@ -170,13 +170,13 @@ static void mla_cache_does_not_shrink_with_tp(void **state)
     struct llmroof_mem_opts o = memory_default_opts();
     struct llmroof_memory m1, m8;
     struct llmroof_err err = { 0 };
-    struct llmroof_layout l8 = { 8, 1, 1, false, 1.0, false, 0 };
+    struct llmroof_layout l8 = { 8, 1, 1, false, 1.0, false, 0, false };
     assert_int_equal(memory_eval_layout(ds, gpu(&cat, "h200"), &l8, &dt, 1000, &o, &m8, &err), 0);
     /* 70,272 bytes per token on every rank: 61 * 576 * 2 */
     assert_rel_close(m8.kv_bytes_per_token, 70272.0, 0);
     assert_rel_close(m8.kv_bytes_per_token_per_gpu, 70272.0, 0);
     /* PP 2: the fuller stage holds 31 layers: 31 * 576 * 2 = 35,712 */
-    struct llmroof_layout l2 = { 8, 2, 1, false, 1.0, false, 0 };
+    struct llmroof_layout l2 = { 8, 2, 1, false, 1.0, false, 0, false };
     assert_int_equal(memory_eval_layout(ds, gpu(&cat, "h200"), &l2, &dt, 1000, &o, &m1, &err), 0);
     assert_rel_close(m1.kv_bytes_per_token_per_gpu, 35712.0, 0);
     assert_true(m1.weights_bytes_per_gpu < 0.56 * m8.weights_bytes_per_gpu);
@@ -400,6 +400,36 @@ static void experts_split_by_width_under_dp_attention_see_every_replica_s_tokens
      * embedding and head whole (2 x 102,400 x 5,120 x 2 B x 7/8 = 1,835,008,000): 9,101,639,680 B */
     assert_int_equal(ops_shard_layout(v2, &(struct llmroof_layout){ .tp = 8, .pp = 1, .ep = 1 }, &tp8, &err), LLMROOF_OK);
     assert_rel_close(memory_weights_layout(v2, &sh, &dt) - memory_weights_layout(v2, &tp8, &dt), 9101639680.0, 1e-9);
+
+    /* an engine that keeps the shared experts and the dense layers on each replica (vLLM V1's
+     * moe_tp_shared_local): only the routed experts gather. The router runs on the replica's 8
+     * tokens (2 x 8 x 5,120 x 160 = 13,107,200 FLOP a layer); the FLOPs of the MLPs stay (the
+     * routed 2 x 64 x 6 x 5,120 x 192 x 3 = 2,264,924,160 + the shared 2 x 8 x 5,120 x 3,072 x 3 =
+     * 754,974,720; the dense 2 x 8 x 5,120 x 12,288 x 3 = 3,019,898,880); 59 gathers, no dense one;
+     * weights 2,601,123,840 B more a GPU: the shared experts (2 x 1,536 x 3 x 5,120 x 59 =
+     * 2,783,969,280) and the dense layer (3 x 5,120 x 12,288 = 188,743,680) whole, not an eighth:
+     * 7/8 of 2,972,712,960 at 1 B */
+    struct llmroof_shard shl;
+    l.shared_local = true;
+    assert_int_equal(ops_shard_layout(v2, &l, &shl, &err), LLMROOF_OK);
+    assert_true(shl.mlp_shared_local);
+    assert_rel_close(shl.moe_intermediate_per_rank, 192, 0);
+    assert_rel_close(shl.shared_intermediate_per_rank, 1536, 0);
+    assert_rel_close(shl.intermediate_per_rank, 12288, 0);
+    ops_build(v2, &shl, &dt, &b, &o);
+    assert_rel_close(o.op[LLMROOF_OP_ROUTER].flops, 13107200.0, 1e-12);
+    assert_rel_close(o.op[LLMROOF_OP_FFN].flops, 2264924160.0 + 754974720.0, 1e-12);
+    assert_rel_close(o.op[LLMROOF_OP_DENSE_FFN].flops, 3019898880.0, 1e-12);
+    assert_rel_close(o.op[LLMROOF_OP_MLP_GATHER].count, 59, 0);
+    assert_rel_close(memory_weights_layout(v2, &shl, &dt) - memory_weights_layout(v2, &sh, &dt), 2601123840.0, 1e-9);
+    l.shared_local = false;
+    /* the engine sets it: estimate_layout from the setup's efficiencies */
+    struct llmroof_setup su = { .model = v2, .tp = 1, .layout = { .tp = 1, .pp = 1, .ep = 1, .dp_attn = true, .moe_tp = 8 } };
+    assert_false(estimate_layout(&su).shared_local);
+    su.eff.moe_tp_shared_local = true;
+    assert_true(estimate_layout(&su).shared_local);
+    su.layout.moe_tp = 0; /* no --moe-tp: nothing to keep local */
+    assert_false(estimate_layout(&su).shared_local);
 
     /* refused, naming the constraint */
     l.ep = 8;
