@@ -82,10 +82,13 @@ int cmd_import_hf(struct cli *c, int argc, char **argv)
     }
     /* what model cards quote, both ways (cards differ on counting the input embedding) */
     const struct llmroof_params p = arch_params(&m);
+    /* the state at the dtype the config states for it (Qwen3.5's mamba_ssm_dtype float32), else 16 bits */
+    const double sb = m.lin_state_dtype_set ? dtype_bytes(m.lin_state_dtype) : 2.0;
     fprintf(c->errf, "llmroof: note: %s: %.3f B parameters (%.3f B without the input embedding), %.3f B active "
-            "(%.3f B); KV %.0f B per token and state %.0f B per sequence at 16 bits\n", name, p.total / 1e9,
+            "(%.3f B); KV %.0f B per token at 16 bits and state %.0f B per sequence at %s\n", name, p.total / 1e9,
             (p.total - p.embedding) / 1e9, p.active / 1e9, (p.active - p.embedding) / 1e9,
-            arch_kv_bytes_per_token(&m, 2.0), arch_state_elems_per_seq(&m) * 2.0);
+            arch_kv_bytes_per_token(&m, 2.0), arch_state_elems_per_seq(&m) * sb,
+            m.lin_state_dtype_set ? dtype_name(m.lin_state_dtype) : "16 bits");
     /* a checkpoint whose own dtype the commands take (ckpt_weight_dtype): say which, and how to
      * ask for another */
     enum llmroof_dtype own;
