@@ -491,10 +491,16 @@ void memory_head_drafter(const struct llmroof_model *m, const struct llmroof_sha
                          const struct llmroof_memory *target, int medusa_heads, long eagle3_vocab,
                          double *bytes_per_gpu, double *kv_bytes_per_token_per_gpu)
 {
-    const double layers = (double)arch_attn_layers(m);
+    /* the attention layers of the stage whose K/V per token the target's figure is (the fullest:
+     * all of them without PP; under PP the last stage, which holds the head, may hold fewer, and
+     * dividing its K/V by every layer had charged the head's layer 273 B a token where it holds
+     * 512: Qwen3-Next-style MTP at TP 4 x PP 2, a reviewer's finding) */
+    const double per_layer = kv_layer_bytes(m, sh, 2.0);
+    const double layers = per_layer > 0 ? stage_kv_bytes(m, sh, 1.0, 2.0) / per_layer : (double)arch_attn_layers(m);
     /* Medusa's heads: what their draft step reads (each its own vocabulary projection) */
     *bytes_per_gpu = medusa_heads > 0 ? ops_medusa_bytes(m, sh, dt, medusa_heads)
-                                      : target->weights_bytes_per_gpu / (double)m->layers +
+                                      : target->weights_bytes_per_gpu /
+                                                (double)(sh->pp > 1 ? sh->stage_layers_max : m->layers) +
                                             ops_eagle3_extra_bytes(m, sh, dt, eagle3_vocab);
     /* one full-attention layer's K/V per token: for a windowed model the target's per-token
      * figure at its context is the layers' held mean (memory_kv_tokens_held), which would give

@@ -409,6 +409,33 @@ static void an_eagle_head_caches_a_full_layer_beside_windowed_layers(void **stat
     catalog_free(&cat);
 }
 
+/* Under PP the fullest stage's K/V per token is its own attention layers', not the model's: the
+ * head's one layer is that over the stage's count. Qwen3-Next at TP 4 x PP 2: 12 attention
+ * layers, 6 a stage; a layer's K/V on a GPU 1 replicated KV head x 256 x 2 (K, V) x 2 B = 1,024 B
+ * a token, the stage 6,144 B; the head's layer 1,024 B (dividing by all 12 had read 512) */
+static void an_mtp_head_under_pp_caches_one_layer_of_its_stage(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *m = model(&cat, "qwen3-next-80b-a3b");
+    const struct llmroof_layout lay = { .tp = 4, .pp = 2, .ep = 1 };
+    struct llmroof_shard sh;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(ops_shard_layout(m, &lay, &sh, &err), 0);
+    const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false,
+                                       LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_memory mem;
+    const struct llmroof_mem_opts o = theoretical();
+    assert_int_equal(memory_eval_layout(m, gpu(&cat, "h200"), &lay, &dt, 2048, &o, &mem, &err), 0);
+    assert_rel_close(mem.kv_bytes_per_token_per_gpu, 6144.0, 1e-12);
+    double head_bytes, head_kv;
+    memory_head_drafter(m, &sh, &dt, &mem, 0, 0, &head_bytes, &head_kv);
+    assert_rel_close(head_kv, 1024.0, 1e-12);
+    /* its weights: one layer of the stage's 24, not of the model's 48 */
+    assert_rel_close(head_bytes, mem.weights_bytes_per_gpu / 24.0, 1e-12);
+    catalog_free(&cat);
+}
+
 /* The simulator's prepared count (memory_held_tokens: the stages' layer counts taken once) gives
  * the direct count's bits, windowed or not, with pipeline stages that differ, for patterned
  * hybrids too; and the hand figures: Gemma-3-27B on one stage at 8,192 tokens holds
@@ -460,6 +487,7 @@ int main(void)
         cmocka_unit_test(max_batch_never_decreases_with_tp_or_mem_util),
         cmocka_unit_test(dp_attention_sizes_the_workspace_per_replica),
         cmocka_unit_test(an_eagle_head_caches_a_full_layer_beside_windowed_layers),
+        cmocka_unit_test(an_mtp_head_under_pp_caches_one_layer_of_its_stage),
         cmocka_unit_test(prepared_held_tokens_match_the_direct_count),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
