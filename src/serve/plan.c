@@ -189,14 +189,14 @@ static double fast_engine_s(const struct llmroof_setup *s, const struct llmroof_
 }
 
 static double fast_pass(const struct llmroof_setup *s, const struct llmroof_shard *sh, double B, double ctx, double P,
-                        double q, double cap_tok)
+                        double q, double cap_tok, double past)
 {
     /* the step's prompt tokens as one sequence (batch_add counts one, so none when there are none) */
     const double seqs = B + (q > 0 ? q : 0.0);
     if (sh->attn_dp <= 1) {
         struct llmroof_batch b = batch_decode(B, ctx);
         if (q > 0)
-            batch_add(&b, fmin(q * P, cap_tok), 0, &sh->few);
+            batch_add(&b, fmin(q * P, cap_tok), past, &sh->few);
         return fast_engine_s(s, sh, sim_step_time(s, sh, &b), B, ctx, seqs);
     }
     const double n = (double)sh->attn_dp;
@@ -204,8 +204,8 @@ static double fast_pass(const struct llmroof_setup *s, const struct llmroof_shar
     struct llmroof_batch hot = batch_decode(estimate_busiest_seqs(B, sh->attn_dp), ctx);
     struct llmroof_batch all = batch_decode(B, ctx);
     if (q > 0) {
-        batch_add(&hot, busy, 0, &sh->few);
-        batch_add(&all, fmin(q * P, n * cap_tok), 0, &sh->few);
+        batch_add(&hot, busy, past, &sh->few);
+        batch_add(&all, fmin(q * P, n * cap_tok), past, &sh->few);
     }
     const struct llmroof_batch least = batch_decode(floor(B / n), ctx);
     struct llmroof_oplist ops;
@@ -230,11 +230,11 @@ struct fp_solve {
 static double fp_step(const struct fp_solve *fp, double q)
 {
     if (!fp->prefill_first)
-        return q > 0 ? fast_pass(fp->s, fp->sh, fp->B, fp->ctx, fp->P, q, fp->cap_tok) : fp->t_dec;
+        return q > 0 ? fast_pass(fp->s, fp->sh, fp->B, fp->ctx, fp->P, q, fp->cap_tok, 0.0) : fp->t_dec;
     if (!(q > 0))
         return fp->t_dec;
     /* the prompt iteration holds prompts only (a batch of no decodes: B = 0) */
-    return fp->t_dec + fmin(q, 1.0) * fast_pass(fp->s, fp->sh, 0.0, fp->ctx, fp->P, fmax(q, 1.0), fp->cap_tok);
+    return fp->t_dec + fmin(q, 1.0) * fast_pass(fp->s, fp->sh, 0.0, fp->ctx, fp->P, fmax(q, 1.0), fp->cap_tok, 0.0);
 }
 
 /* (plan.h) Fixed-point passes settle t when the prompts take a small share of a step; otherwise
@@ -246,7 +246,7 @@ bool plan_step_fixed_point(const struct llmroof_setup *s, const struct llmroof_s
                            double B, double ctx, double P, double rate_req, double cap_tok, double *t_out)
 {
     const double n = sh->attn_dp > 1 ? (double)sh->attn_dp : 1.0;
-    struct fp_solve fp = { s, sh, prefill_first, B, ctx, P, cap_tok, fast_pass(s, sh, B, ctx, P, 0.0, cap_tok) };
+    struct fp_solve fp = { s, sh, prefill_first, B, ctx, P, cap_tok, fast_pass(s, sh, B, ctx, P, 0.0, cap_tok, 0.0) };
     /* every replica prefilling its whole room: the longest step, and the most prompt tokens one holds */
     const double t_full = fp_step(&fp, n * cap_tok / P);
     *t_out = t_full;
@@ -313,10 +313,15 @@ struct fast_solve {
 static double fast_ttft_service(const struct fast_solve *f, double B, double room, double t)
 {
     const double mean = t * (f->chunks + 0.5);
-    const double c = fmin(f->P, room), k = ceil(f->P / c), last = f->P - (k - 1.0) * c;
-    const double Bo = f->prefill_first ? 0.0 : B;
-    const double full = fast_pass(f->s, f->sh, Bo, f->P + f->O / 2, c, 1.0, room);
-    const double tail = last == c ? full : fast_pass(f->s, f->sh, Bo, f->P + f->O / 2, last, 1.0, room);
+    /* an engine without chunked prefill runs the prompt whole in one pass, alone where it is above
+     * the budget (sim_sched.c: "a whole prompt above the budget runs where nothing else does") */
+    const double c = f->chunked ? fmin(f->P, room) : f->P, k = ceil(f->P / c), last = f->P - (k - 1.0) * c;
+    const double Bo = f->prefill_first || (!f->chunked && f->P > f->budget) ? 0.0 : B;
+    /* chunk i attends to the i c tokens cached before it: the full chunks at their mean past
+     * ((k - 2) c / 2; attention's pairs and K/V reads are linear in it), the last after (k - 1) c */
+    const double ctx = f->P + f->O / 2;
+    const double full = k > 1.0 ? fast_pass(f->s, f->sh, Bo, ctx, c, 1.0, c, 0.5 * (k - 2.0) * c) : 0.0;
+    const double tail = fast_pass(f->s, f->sh, Bo, ctx, last, 1.0, c, (k - 1.0) * c);
     const double own = (k - 1.0) * full + tail + 0.5 * t;
     return own > mean ? own : mean;
 }
