@@ -265,8 +265,9 @@ int report_build(const struct report_input *in, struct llmroof_report *out, stru
             x->gpu = in->gpus[gi];
             x->tp = in->tps[ti];
             struct llmroof_setup s = { in->model, x->gpu, x->tp, in->dt, roofline_effs_tp(x->gpu, &in->eff, x->tp), in->layout };
-            struct llmroof_layout lay = in->layout;
-            lay.tp = x->tp;
+            /* the setup's layout: with the engine's rule for --moe-tp's shared experts and dense
+             * layers (moe_tp_shared_local), as memory and estimate take it */
+            struct llmroof_layout lay = estimate_layout(&s);
             struct llmroof_err e2 = { 0 };
             struct llmroof_shard sh;
             x->gpus = x->tp;

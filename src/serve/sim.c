@@ -1374,8 +1374,7 @@ static int build_engines(struct runner *r, struct llmroof_err *err)
                 return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d instances", c->instances);
             /* each stage's share of a pass: its share of the weights a pass reads (memory.h) */
             struct llmroof_shard sh;
-            struct llmroof_layout lay = c->setup.layout;
-            lay.tp = c->setup.tp;
+            const struct llmroof_layout lay = estimate_layout(&c->setup); /* the engine's --moe-tp rule too */
             int rc = ops_shard_layout(c->setup.model, &lay, &sh, err);
             if (rc)
                 return rc;
