@@ -138,16 +138,19 @@ static int report_main(struct cli *c, int argc, char **argv, struct ctx *x, stru
     x->in.dt = cli_model_dtypes(c, m, &x->s);
     x->in.eff = x->s.eff;
     x->in.mem = x->s.mem;
-    /* the engine's KV pool as estimate, memory and simulate set it up (cli_engine_mem), per GPU:
-     * its share of the device, its reserve, TGI 0.8's halved pool, its budget's workspace */
-    for (int gi = 0; x->s.eff.engine && gi < x->in.ngpus; gi++) {
-        struct cli_setup_opts so = x->s;
-        const struct llmroof_setup setup = { m, x->in.gpus[gi], x->in.tps[0], x->in.dt, { .compute = 0 },
-                                             x->in.layout };
-        cli_engine_mem(&so, &setup, false, false);
-        x->in.gpu_mem[gi] = so.mem;
-        x->in.has_gpu_mem = true;
-    }
+    /* the engine's KV pool as estimate, memory and simulate set it up (cli_engine_mem), per GPU and
+     * TP: its share of the device, its reserve, TGI 0.8's halved pool, its budget's workspace, each
+     * of which may depend on the TP (a row had taken the list's first TP's: DeepSeek-V2 at TP 2 with
+     * EP 8 and DP attention under vllm, 2,708 sequences alone and 2,668 listed after TP 1) */
+    for (int gi = 0; x->s.eff.engine && gi < x->in.ngpus; gi++)
+        for (int ti = 0; ti < x->in.ntps; ti++) {
+            struct cli_setup_opts so = x->s;
+            const struct llmroof_setup setup = { m, x->in.gpus[gi], x->in.tps[ti], x->in.dt, { .compute = 0 },
+                                                 x->in.layout };
+            cli_engine_mem(&so, &setup, false, false);
+            x->in.gpu_mem[gi][ti] = so.mem;
+            x->in.has_gpu_mem = true;
+        }
     if (!dtype_is_storage(x->in.dt.weight) || !dtype_is_storage(x->in.dt.kv))
         return cli_usage_error(c, "tf32 is a compute mode, not a storage dtype for weights or KV cache");
 

@@ -283,7 +283,7 @@ int report_build(const struct report_input *in, struct llmroof_report *out, stru
                 snprintf(x->reason, sizeof x->reason, "%s", e2.msg);
                 continue;
             }
-            int rc = memory_eval_layout(in->model, x->gpu, &lay, &in->dt, ctx, in->has_gpu_mem ? &in->gpu_mem[gi] : &in->mem,
+            int rc = memory_eval_layout(in->model, x->gpu, &lay, &in->dt, ctx, in->has_gpu_mem ? &in->gpu_mem[gi][ti] : &in->mem,
                                         &x->mem, &e2);
             if (rc)
                 return llmroof_err_set(err, rc, "%s", e2.msg);

@@ -63,9 +63,9 @@ struct report_input {
     struct llmroof_dtypes dt;
     struct llmroof_eff_override eff;  /* applied to every GPU's catalog defaults */
     struct llmroof_mem_opts mem;
-    struct llmroof_mem_opts gpu_mem[REPORT_MAX_GPUS]; /* per GPU: mem with the engine profile's pool
-                                       * rules on it (its mem_util, reserve, halved pool, budget); used
-                                       * where has_gpu_mem */
+    struct llmroof_mem_opts gpu_mem[REPORT_MAX_GPUS][REPORT_MAX_TPS]; /* per GPU and TP of the lists:
+                                       * mem with the engine profile's pool rules on it (its mem_util,
+                                       * reserve, halved pool, budget, by TP); used where has_gpu_mem */
     bool has_gpu_mem;
     struct llmroof_layout layout;     /* --pp/--ep/--dp-attention applied with every TP (its tp unused);
                                        * all zero = TP only */
