@@ -439,9 +439,7 @@ struct llmroof_dtypes cli_dtypes(const struct cli_setup_opts *s)
 struct llmroof_layout cli_layout(const struct cli_setup_opts *s)
 {
     struct llmroof_layout l = s->layout;
-    l.tp = (int)s->tp;
-    /* the engine's rule for --moe-tp's shared experts and dense layers, as estimate_layout takes it */
-    l.shared_local = l.moe_tp > 1 && s->eff.engine && s->eff.engine->moe_tp_shared_local;
+    l.tp = (int)s->tp; /* the engine's rules on it: estimate_layout of the command's setup */
     return l;
 }
 

@@ -219,7 +219,7 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
      * budget and sequence limit */
     cli_engine_mem(&x.s, &setup, false, false);
     cli_note_static_mem(c, &x.s);
-    const struct llmroof_layout lay = cli_layout(&x.s);
+    const struct llmroof_layout lay = estimate_layout(&setup); /* with the engine's --moe-tp rule */
     x.s.mem.speculative = x.sp.method != 0; /* SGLang reserves more beside a drafter: the fit checks below see it */
     if ((rc = memory_eval_layout(m, g, &lay, &setup.dt, ctx_len, &x.s.mem, &mem, &err)))
         return cli_fail(c, &err);

@@ -97,7 +97,7 @@ int cmd_memory(struct cli *c, int argc, char **argv)
     /* an engine that runs nowhere on this GPU (cuda_only on an AMD one) has no KV pool to size */
     if (s.eff.engine && estimate_engine_runs(s.eff.engine->id, s.eff.engine->cuda_only, g, &err))
         return cli_fail(c, &err);
-    const struct llmroof_layout lay = cli_layout(&s);
+    const struct llmroof_layout lay = estimate_layout(&setup); /* with the engine's --moe-tp rule */
     if ((rc = memory_eval_layout(m, g, &lay, &dt, s.context, &s.mem, &mem, &err)))
         return cli_fail(c, &err);
     struct llmroof_shard sh; /* the layout memory_eval_layout accepted: for the header and JSON */
