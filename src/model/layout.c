@@ -120,7 +120,7 @@ int ops_shard_layout(const struct llmroof_model *m, const struct llmroof_layout 
     out->pp = pp;
     out->ep = ep;
     out->dp_attn = lay->dp_attn;
-    out->gpus_per_stage = ep > 1 ? ep : mtp > 0 ? mtp : lay->tp;
+    out->gpus_per_stage = ops_layout_stage_gpus(lay, lay->tp); /* ep or moe_tp, which tp divides, else tp */
     out->attn_dp = lay->dp_attn ? out->gpus_per_stage / lay->tp : 1;
     out->moe_tp = ep > 1 ? 1 : mtp > 0 ? mtp : lay->tp;
     out->mlp_gather = mtp > 0;
