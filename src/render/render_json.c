@@ -1039,8 +1039,8 @@ char *render_json_sim_sweep(const char *param, const struct sim_point *pts, int 
  * give it (--ep, --dp-attention, --pp): "tp" there hid an expert-parallel instance */
 static const char *parallelism_name(const struct plan_input *in, int mode, char *buf, size_t n)
 {
-    static const char *const modes[4] = { "tp", "tp+ep", "dp-attention+ep", "tp+pp" };
-    if (mode > 0 && mode <= 3)
+    static const char *const modes[PLAN_MODES] = { "tp", "tp+ep", "dp-attention+ep", "tp+pp", "dp-attention+moe-tp" };
+    if (mode > 0 && mode < PLAN_MODES)
         return modes[mode];
     const struct llmroof_layout *l = &in->layout;
     snprintf(buf, n, "%s%s",
@@ -1063,7 +1063,7 @@ static cJSON *plan_option_json(const struct plan_input *in, const struct plan_op
     if (o->nodes_per_instance > 1) /* an instance beyond a node: the whole nodes it takes */
         cJSON_AddNumberToObject(x, "nodes_per_instance", o->nodes_per_instance);
     /* users plans: the searched layouts beyond TP, and the plan's own --ep/--dp-attention/--pp */
-    if (!rate && ((o->mode > 0 && o->mode <= 3) ||
+    if (!rate && ((o->mode > 0 && o->mode < PLAN_MODES) ||
                   (o->mode == 0 && (in->layout.ep > 1 || in->layout.pp > 1 || in->layout.moe_tp > 1))))
         cJSON_AddStringToObject(x, "parallelism", parallelism_name(in, o->mode, pb, sizeof pb));
     if (rate) {

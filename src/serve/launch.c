@@ -43,7 +43,8 @@ static long shape_width(struct shape s)
 }
 
 /* plan.h's modes: 0 TP (or the plan's own --pp/--ep/--dp-attention layout), 1 TP + EP over
- * the same ranks, 2 data-parallel attention + EP (n counts the GPUs), 3 TP + PP 2. */
+ * the same ranks, 2 data-parallel attention + EP (n counts the GPUs), 3 TP + PP 2, 4
+ * data-parallel attention with the experts split by width over the n GPUs (no EP flag). */
 static struct shape shape_of(const struct plan_input *in, int n, int mode)
 {
     struct shape s = { n, 1, 1, 1, n };
@@ -52,6 +53,9 @@ static struct shape shape_of(const struct plan_input *in, int n, int mode)
     } else if (mode == 2) {
         s.tp = 1;
         s.ep = n;
+        s.dp = n;
+    } else if (mode == 4) {
+        s.tp = 1;
         s.dp = n;
     } else if (mode == 3) {
         s.pp = 2;

@@ -1,6 +1,7 @@
 /* plan.c - capacity planner (see llmroof/plan.h). */
 #include "serve/plan.h"
 #include "base/par.h"
+#include "model/arch.h"
 
 #include <limits.h>
 #include <math.h>
@@ -581,11 +582,13 @@ static long rate_pool(double rate)
     return r < 1000 ? 1000 : r > 4000 ? 4000 : (long)r;
 }
 
-/* Plans search layouts per n of the TP list in four modes (docs/planning.md): TP n; for MoE
- * models also TP n with the experts expert-parallel over the same n ranks, data-parallel
- * attention (n replicas of TP 1) with experts over n ranks (the DeepSeek serving layout), and
- * TP n x PP 2 (2n GPUs, consecutive halves of the layers). Inside this file a layout travels
- * as one int, n | mode << 16. */
+/* Plans search layouts per n of the TP list in five modes (docs/planning.md): TP n; for MoE
+ * models also TP n with the experts expert-parallel over the same n ranks (1), data-parallel
+ * attention (n replicas of TP 1) with experts over n ranks (2, the DeepSeek serving layout),
+ * TP n x PP 2 (3: 2n GPUs, consecutive halves of the layers), and data-parallel attention with
+ * every expert split by width over the n GPUs (4: vLLM's --data-parallel-size without
+ * --enable-expert-parallel, SGLang's --enable-dp-attention without --ep-size). Inside this
+ * file a layout travels as one int, n | mode << 16. */
 #define LAY(n, mode) ((n) | ((mode) << 16))
 static int lay_n(int code)
 {
@@ -597,18 +600,19 @@ static int lay_mode(int code)
 }
 
 /* Mode 0 is the plan's own layout (--pp/--ep/--dp-attention applied with every TP, or TP only);
- * modes 1 and 2 are tried for MoE models only when no layout was given. */
+ * modes 1 to 4 are tried for MoE models only when no layout was given. */
 static struct llmroof_setup setup_for(const struct plan_input *in, const struct llmroof_gpu *g, int code)
 {
     int n = lay_n(code), mode = lay_mode(code);
     struct llmroof_layout lay = in->layout;
     if (mode >= 1) {
         memset(&lay, 0, sizeof lay);
-        lay.ep = mode == 3 ? 1 : n;
-        lay.dp_attn = mode == 2;
+        lay.ep = mode == 3 || mode == 4 ? 1 : n;
+        lay.dp_attn = mode == 2 || mode == 4;
+        lay.moe_tp = mode == 4 ? n : 0;
         lay.pp = mode == 3 ? 2 : 1;
     }
-    lay.tp = mode == 2 ? 1 : n;
+    lay.tp = mode == 2 || mode == 4 ? 1 : n;
     /* the engine's graph limit on this GPU at this TP (SGLang's cuda_graph_max_bs by GPU memory),
      * as simulate sets up its instances */
     return (struct llmroof_setup){ in->model, g, lay.tp, in->dt, roofline_effs_tp(g, &in->eff, lay.tp), lay };
@@ -1285,9 +1289,18 @@ static struct plan_option *new_option(struct plan_result *out, const struct plan
     return o;
 }
 
+/* Whether n GPUs split every expert's width, and the dense MLP's where the model has dense
+ * layers, into equal slices: the layouts --moe-tp accepts. */
+static bool moe_tp_divides(const struct llmroof_model *m, int n)
+{
+    return n > 1 && m->moe_intermediate > 0 && m->moe_intermediate % n == 0 &&
+           (arch_dense_layers(m) == 0 || m->intermediate % n == 0);
+}
+
 /* The layouts a plan searches: every n of the TP list as given (mode 0); for an MoE model
- * without a layout of its own also TP+EP and DP-attention+EP over n ranks, and TP n x PP 2
- * where the layers split into two equal stages. Returns the count. */
+ * without a layout of its own also TP+EP, DP-attention+EP and DP-attention with the experts
+ * split by width over n ranks, and TP n x PP 2 where the layers split into two equal stages.
+ * Returns the count. */
 static int plan_codes(const struct plan_input *in, int *codes)
 {
     int ncodes = 0;
@@ -1298,8 +1311,13 @@ static int plan_codes(const struct plan_input *in, int *codes)
         if (search && in->tps[ti] > 1) {
             codes[ncodes++] = LAY(in->tps[ti], 1);
             /* data-parallel attention only where the engine runs it */
-            if (!in->eff.engine || in->eff.engine->dp_attention)
+            if (!in->eff.engine || in->eff.engine->dp_attention) {
                 codes[ncodes++] = LAY(in->tps[ti], 2);
+                /* the experts split by width: only where n divides every MLP's width, as
+                 * --moe-tp requires (ops_shard_layout) */
+                if (moe_tp_divides(in->model, in->tps[ti]))
+                    codes[ncodes++] = LAY(in->tps[ti], 4);
+            }
         }
         if (search && in->model->layers % 2 == 0)
             codes[ncodes++] = LAY(in->tps[ti], 3);
@@ -1477,7 +1495,7 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
 {
     int rc;
     /* the layouts: every n of the TP list, and for MoE models the searched forms */
-    int codes[4 * PLAN_MAX_TPS];
+    int codes[PLAN_MODES * PLAN_MAX_TPS];
     const int ncodes = plan_codes(in, codes);
     static const int max_cands = PLAN_MAX_OPTIONS;
     struct rate_cand *cands = calloc((size_t)max_cands, sizeof *cands);
@@ -1486,9 +1504,9 @@ static int plan_rate(const struct plan_input *in, struct plan_result *out, struc
     int ncands = 0;
     for (int gi = 0; gi < in->ngpus; gi++) {
         const struct llmroof_gpu *g = in->gpus[gi];
-        bool usable[4 * PLAN_MAX_TPS] = { false };
-        double floor_s[4 * PLAN_MAX_TPS] = { 0 };
-        char why[4 * PLAN_MAX_TPS][sizeof out->options[0].reason];
+        bool usable[PLAN_MODES * PLAN_MAX_TPS] = { false };
+        double floor_s[PLAN_MODES * PLAN_MAX_TPS] = { 0 };
+        char why[PLAN_MODES * PLAN_MAX_TPS][sizeof out->options[0].reason];
         for (int li = 0; li < ncodes; li++) {
             const int oi = out->noptions;
             struct plan_option *o = new_option(out, in, gi, codes[li]);
@@ -1679,6 +1697,8 @@ void plan_layout_name(int n, int mode, char *buf, size_t size)
         snprintf(buf, size, "TP-%d+EP-%d", n, n);
     else if (mode == 2)
         snprintf(buf, size, "DPA-%d+EP-%d", n, n);
+    else if (mode == 4)
+        snprintf(buf, size, "DPA-%d+MoETP-%d", n, n);
     else
         snprintf(buf, size, "TP-%d", n);
 }
@@ -1765,17 +1785,20 @@ static void layout_observations(const struct plan_input *in, struct plan_result 
         return;
     const char *unit = in->rate_qps > 0 ? "requests/s of goodput" : "users";
     for (int gi = 0; gi < in->ngpus; gi++) {
-        int best[4] = { -1, -1, -1, -1 };
+        int best[PLAN_MODES] = { -1, -1, -1, -1, -1 };
         for (int i = 0; i < out->noptions; i++) {
             const struct plan_option *o = &out->options[i];
-            if (o->gpu_index != gi || !o->feasible || o->disagg || o->mode < 0 || o->mode > 3)
+            if (o->gpu_index != gi || !o->feasible || o->disagg || o->mode < 0 || o->mode >= PLAN_MODES)
                 continue;
             if (best[o->mode] < 0 || ahead(in, o, &out->options[best[o->mode]], out->by_cost))
                 best[o->mode] = i;
         }
         char list[400] = "", item[96], name[32];
         int top = -1;
-        for (int m = 0; m < 4; m++) {
+        /* in the rows' order (plan_codes: the DP-attention forms side by side, PP last) */
+        static const int row_order[PLAN_MODES] = { 0, 1, 2, 4, 3 };
+        for (int mi = 0; mi < PLAN_MODES; mi++) {
+            const int m = row_order[mi];
             if (best[m] < 0)
                 continue;
             const struct plan_option *o = &out->options[best[m]];
@@ -2055,7 +2078,7 @@ static int plan_users(const struct plan_input *in, struct plan_result *out, stru
 {
     char st[16];
     plan_stat_name(in, st, sizeof st);
-    int codes[4 * PLAN_MAX_TPS];
+    int codes[PLAN_MODES * PLAN_MAX_TPS];
     const int ncodes = plan_codes(in, codes);
     struct rate_cand *cands = calloc((size_t)PLAN_MAX_OPTIONS, sizeof *cands);
     int *rcs = calloc((size_t)PLAN_MAX_OPTIONS, sizeof *rcs);

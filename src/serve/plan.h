@@ -14,7 +14,9 @@
 
 #define PLAN_MAX_GPUS 64
 #define PLAN_MAX_TPS 16
-#define PLAN_MAX_OPTIONS (8 * PLAN_MAX_GPUS * PLAN_MAX_TPS) /* aggregated and disaggregated, 4 layouts per n */
+/* the layouts a plan searches per n of its TP list (plan_option.mode) */
+#define PLAN_MODES 5
+#define PLAN_MAX_OPTIONS (2 * PLAN_MODES * PLAN_MAX_GPUS * PLAN_MAX_TPS) /* aggregated and disaggregated, every layout per n */
 #define PLAN_INSTANCE_CAP 256 /* instances of one pool the rate search never exceeds */
 #define PLAN_MAX_OBS 48
 #define PLAN_USER_CAP 100000 /* users per instance the search never exceeds */
@@ -101,7 +103,9 @@ struct plan_option {
     bool disagg;                   /* rate plans: a prefill pool and a decode pool */
     int mode;                      /* 0 TP (or the plan's own layout); searched for MoE models
                                       without one: 1 TP + EP over the same ranks, 2 data-parallel
-                                      attention + EP (tp then counts the GPUs), 3 TP + PP 2 */
+                                      attention + EP (tp then counts the GPUs), 3 TP + PP 2,
+                                      4 data-parallel attention + experts split by width over
+                                      the tp GPUs (--moe-tp) */
     int prefill_tp;                /* disaggregated: the prefill pool's GPUs per instance */
     int prefill_mode;              /* disaggregated: the prefill pool's mode */
     char layout[32];               /* the (decode) layout's name: "TP-4", "DPA-8+EP-8", "TP-4+PP-2" */
@@ -151,7 +155,8 @@ struct plan_result {
     int nobs;
 };
 
-/* "TP-4", "TP-4+EP-4", "DPA-4+EP-4" or "TP-4+PP-2": a plan's layout in mode 0, 1, 2 or 3. */
+/* "TP-4", "TP-4+EP-4", "DPA-4+EP-4", "TP-4+PP-2" or "DPA-4+MoETP-4": a plan's layout in mode
+ * 0, 1, 2, 3 or 4. */
 void plan_layout_name(int n, int mode, char *buf, size_t size);
 
 /* Rate plans: the smallest cluster of `tp` x `g` instances (or, disaggregated, of prefill and

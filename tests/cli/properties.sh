@@ -271,15 +271,16 @@ sys.exit(not (d["ttft_s"]["p90"] == float(sys.argv[2]) and d["tpot_s"]["p90"] ==
 
 
 # ... and a disaggregated row whose pools differ in layout (P TP-2 / D TP-2+EP-2, DPA-2+EP-2, TP-2
-# x PP-2), each pool given its own in --prefill-pool/--decode-pool N:GPU:TP:LAYOUT (one --ep had
+# x PP-2, DPA-2+MoETP-2), each pool given its own in --prefill-pool/--decode-pool N:GPU:TP:LAYOUT (one --ep had
 # applied to both pools, so such rows could not be rerun)
 "$bin" plan -q -m qwen3-30b-a3b --gpus h100 --tp 2 --rate 5 --ttft-slo 2s --tpot-slo 50ms -w fixed:2000:200 \
     --format json >"$tmp/planp.json" 2>/dev/null
 python3 -c '
 import json, sys
-lay = {"tp": "", "tp+ep": ":ep{n}", "dp-attention+ep": ":ep{n}+dpa", "tp+pp": ":pp2"}
+lay = {"tp": "", "tp+ep": ":ep{n}", "dp-attention+ep": ":ep{n}+dpa", "tp+pp": ":pp2",
+       "dp-attention+moe-tp": ":moetp{n}+dpa"}
 def pool(n, tp, par):
-    t = 1 if par == "dp-attention+ep" else tp
+    t = 1 if par.startswith("dp-attention") else tp
     return "%d:h100:%d%s" % (n, t, lay[par].format(n=tp))
 for o in json.load(open(sys.argv[1]))["options"]:
     if o.get("feasible") and o["layout"] == "disaggregated":

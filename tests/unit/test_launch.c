@@ -79,6 +79,19 @@ static void dp_attention_splits_vllm_limits_and_notes_trtllm_yaml(void **state)
     assert_null(strstr(t->cmd, "attention")); /* no such flag: left out */
     assert_non_null(strstr(t->note, "enable_attention_dp"));
     assert_int_equal(t->gpus_per_instance, 4);
+    /* DPA-4+MoETP-4 (mode 4): the same replicas, every expert split by width over the 4 GPUs:
+     * vLLM's data parallelism without --enable-expert-parallel, SGLang's without --ep-size */
+    o = feasible(4, 4);
+    launch_build(&in, &o, &s);
+    v = find(&s, "vllm", "serve");
+    assert_string_equal(v->cmd, "vllm serve Qwen/Qwen3-235B-A22B --tensor-parallel-size 1 --data-parallel-size 4 "
+                                "--max-num-seqs 64 --max-num-batched-tokens 512");
+    g = find(&s, "sglang", "serve");
+    assert_non_null(strstr(g->cmd, " --tp 4 --dp 4 --enable-dp-attention --max-running-requests "));
+    assert_null(strstr(g->cmd, "--ep-size"));
+    t = find(&s, "trtllm", "serve");
+    assert_non_null(strstr(t->cmd, " --tp_size 4 --max_batch_size "));
+    assert_int_equal(t->gpus_per_instance, 4);
     catalog_free(&cat);
 }
 

@@ -120,8 +120,9 @@ static void a_faster_gpu_of_the_same_memory_never_needs_more_nodes(void **state)
     catalog_free(&cat);
 }
 
-/* An MoE model without a layout of its own: per TP n the plan also tries TP+EP, DP-attention+EP
- * (n > 1) and TP n x PP 2 (layers even); each searched option's instances per node count its
+/* An MoE model without a layout of its own: per TP n the plan also tries TP+EP, DP-attention+EP,
+ * DP-attention with the experts split by width (n > 1; n divides their width: Mixtral's 14,336
+ * = 2^11 x 7 at 2 and 4, not at 3) and TP n x PP 2 (layers even); each searched option's instances per node count its
  * GPUs (2n for PP 2, n otherwise), the best is the fewest GPUs over every kind, and the
  * observations name the layout kinds and the figures behind the winner. A dense model, or a
  * given --ep, keeps the plain TP list. */
@@ -136,9 +137,9 @@ static void moe_plans_search_pp_and_ep_layouts(void **state)
     in.tps[in.ntps++] = 2;
     in.tps[in.ntps++] = 4;
     run(&in, &res);
-    /* per n: TP, TP+EP, DPA+EP, TP+PP (mixtral has 32 layers) = 4 options x 2 TPs */
-    assert_int_equal(res.noptions, 8);
-    int kinds[4] = { 0 };
+    /* per n: TP, TP+EP, DPA+EP, TP+PP (mixtral has 32 layers), DPA+MoETP = 5 options x 2 TPs */
+    assert_int_equal(res.noptions, 10);
+    int kinds[PLAN_MODES] = { 0 };
     for (int i = 0; i < res.noptions; i++) {
         const struct plan_option *o = &res.options[i];
         kinds[o->mode]++;
@@ -149,17 +150,26 @@ static void moe_plans_search_pp_and_ep_layouts(void **state)
             assert_true(res.options[res.best].gpus <= o->gpus);
         }
     }
-    for (int m = 0; m < 4; m++)
+    for (int m = 0; m < PLAN_MODES; m++)
         assert_int_equal(kinds[m], 2);
     bool named = false;
     for (int i = 0; i < res.nobs; i++)
         named |= strstr(res.obs[i], "per GPU by kind of layout") && strstr(res.obs[i], "+PP-2") &&
-                 strstr(res.obs[i], "DPA-") && strstr(res.obs[i], "+EP-");
+                 strstr(res.obs[i], "DPA-") && strstr(res.obs[i], "+EP-") && strstr(res.obs[i], "+MoETP-");
     assert_true(named);
     bool why = false;
     for (int i = 0; i < res.nobs; i++)
         why |= strstr(res.obs[i], "GiB of weights per GPU") && strstr(res.obs[i], "KV-cache tokens per GPU");
     assert_true(why);
+    /* n = 3 does not divide Mixtral's 14,336-wide experts: no DPA-3+MoETP-3 (--moe-tp 3 is refused) */
+    in.ntps = 0;
+    in.tps[in.ntps++] = 3;
+    run(&in, &res);
+    for (int i = 0; i < res.noptions; i++)
+        assert_int_not_equal(res.options[i].mode, 4);
+    assert_true(res.noptions >= 3);
+    in.tps[0] = 2;
+    in.ntps = 1;
     in.layout.ep = 2; /* a layout of its own: no search */
     in.ntps = 1;
     run(&in, &res);
@@ -494,9 +504,10 @@ static void rate_plan_tries_expert_parallel_layouts_for_moe(void **state)
     in.gpus[in.ngpus++] = gpu(&cat, "h100");
     in.tps[in.ntps++] = 2;
     run(&in, &res);
-    /* n = 2 in four modes (TP, TP+EP, DP-attention+EP, TP x PP 2), aggregated and disaggregated */
-    assert_int_equal(res.noptions, 8);
-    int seen[4] = { 0, 0, 0, 0 };
+    /* n = 2 in five modes (TP, TP+EP, DP-attention+EP, TP x PP 2, DP-attention+MoE TP),
+     * aggregated and disaggregated */
+    assert_int_equal(res.noptions, 10);
+    int seen[PLAN_MODES] = { 0 };
     for (int i = 0; i < res.noptions; i++) {
         const struct plan_option *o = &res.options[i];
         seen[o->mode]++;
@@ -507,9 +518,12 @@ static void rate_plan_tries_expert_parallel_layouts_for_moe(void **state)
     assert_int_equal(seen[1], 2);
     assert_int_equal(seen[2], 2);
     assert_int_equal(seen[3], 2);
+    assert_int_equal(seen[4], 2);
     char name[32];
     plan_layout_name(4, 2, name, sizeof name);
     assert_string_equal(name, "DPA-4+EP-4");
+    plan_layout_name(4, 4, name, sizeof name);
+    assert_string_equal(name, "DPA-4+MoETP-4");
     /* a dense model gets TP layouts only */
     base(&in, &cat, "llama-3.1-8b");
     in.rate_qps = 10;
