@@ -1229,7 +1229,7 @@ static int stop_after_n(void *arg)
     return ++s->calls > s->after;
 }
 
-/* A rate plan of one GPU prunes no row against another (could_win), so its rows' simulated
+/* A rate plan of one GPU prunes no row against another (plan_could_win), so its rows' simulated
  * searches run on par_for's threads (session 48: a 45 s plan of Qwen3-235B on A100s took 24 s on
  * two processors): every row the same at one thread and four, bit for bit, the progress forward to
  * the whole count, and the caller's progress and stop called on its thread alone (the stop reaches

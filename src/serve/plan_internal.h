@@ -1,0 +1,107 @@
+/* plan_internal.h - what the planner's files share (plan.c, plan_layout.c, plan_fast.c,
+ * plan_rate.c, plan_obs.c); not installed, not for callers outside src/serve/plan*.c.
+ * Each function's comment is at its definition. */
+#ifndef LLMROOF_PLAN_INTERNAL_H
+#define LLMROOF_PLAN_INTERNAL_H
+
+#include "serve/plan.h"
+#include "base/par.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Plans search layouts per n of the TP list in five modes (docs/planning.md): TP n; for MoE
+ * models also TP n with the experts expert-parallel over the same n ranks (1), data-parallel
+ * attention (n replicas of TP 1) with experts over n ranks (2, the DeepSeek serving layout),
+ * TP n x PP 2 (3: 2n GPUs, consecutive halves of the layers), and data-parallel attention with
+ * every expert split by width over the n GPUs (4: vLLM's --data-parallel-size without
+ * --enable-expert-parallel, SGLang's --enable-dp-attention without --ep-size). Inside the
+ * planner a layout travels as one int, n | mode << 16. */
+#define LAY(n, mode) ((n) | ((mode) << 16))
+static inline int lay_n(int code)
+{
+    return code & 0xffff;
+}
+static inline int lay_mode(int code)
+{
+    return code >> 16;
+}
+
+/* The best plan found so far, against which the rate planner prunes (docs/planning.md, "Pruning
+ * against the best plan found"). */
+struct plan_best {
+    long gpus;       /* fewest GPUs of a feasible option; 0: none yet */
+    bool has_cost;   /* a feasible priced option was found */
+    double cost;     /* the lowest cost per hour among them */
+    bool any_price;  /* some GPU of the plan is priced: the answer may go by cost */
+};
+
+/* One option of a plan still to search, and the fewest GPUs its capacity bound allows. */
+struct rate_cand {
+    int oi;         /* its row in out->options */
+    int gi, code;   /* GPU, (decode) layout */
+    bool disagg;
+    int code_p;     /* disaggregated: the prefill pool's layout and instances */
+    long x;
+    long lb_gpus;   /* GPUs of the fewest instances the capacity bound does not rule out */
+};
+
+/* par_for's tick for a plan's rows (rate and users plans): the caller's progress, when it moves,
+ * and stop, on the caller's thread */
+struct plan_tick {
+    const struct plan_input *in;
+    long total; /* the progress scale: the rows, or twice them where a users plan's ranking comes first */
+    struct par_stop *stop;
+    int reported; /* the rows reported done (par_for ticks every millisecond while it waits) */
+};
+
+/* plan.c: the search, the best so far, reasons */
+double plan_pick(const struct sim_stats *s, int p);
+int plan_tick(void *ctx, int done, int n);
+void plan_rejected_reason(const struct plan_input *in, const struct llmroof_gpu *g, double share, char *buf,
+                          size_t size);
+const char *plan_prune_what(const struct plan_input *in);
+const char *plan_bound_text(long gpus, bool has_cost, double cost, char *buf, size_t n);
+struct plan_best plan_best_start(const struct plan_input *in);
+bool plan_could_win(const struct plan_input *in, const struct plan_best *b, int gi, long gpus);
+void plan_best_update(const struct plan_input *in, struct plan_best *b, const struct plan_option *o);
+
+/* plan_layout.c: layouts, an instance's setup and size */
+struct llmroof_setup plan_setup_for(const struct plan_input *in, const struct llmroof_gpu *g, int code);
+int plan_inst_gpus(const struct plan_input *in, int code);
+int plan_node_span(const struct plan_input *in, const struct llmroof_gpu *g, int ig);
+long plan_pools_gpus(const struct plan_input *in, const struct llmroof_gpu *g, int code_a, long a, int code_b, long b,
+                     long *nodes_out);
+long plan_instance_max_seqs(const struct plan_input *in, const struct llmroof_gpu *g, int code);
+struct llmroof_mem_opts plan_mem_opts(const struct plan_input *in, const struct llmroof_gpu *g, int attn_dp);
+void plan_mean_lengths(const struct workload *w, uint64_t seed, double *p, double *o);
+int plan_layout_check(const struct plan_input *in, const struct llmroof_gpu *g, int code, char *reason, size_t n,
+                      struct llmroof_err *err);
+struct plan_option *plan_new_option(struct plan_result *out, const struct plan_input *in, int gi, int code);
+int plan_codes(const struct plan_input *in, int *codes);
+int plan_option_figures(const struct plan_input *in, int code, long batch, struct plan_option *o,
+                        struct llmroof_err *err);
+double plan_tpot_floor_s(const struct plan_input *in, const struct llmroof_gpu *g, int code);
+void plan_layout_label(const struct plan_input *in, int n, int mode, char *buf, size_t size);
+void plan_describe(const struct plan_input *in, const struct plan_option *o, char *buf, size_t n);
+
+/* plan_fast.c: the analytic model */
+void plan_fast_latency(const struct plan_input *in, const struct llmroof_setup *s, const struct llmroof_shard *sh,
+                       long users, double P, double O, double cap_batch, double *ttft, double *tpot);
+
+/* plan_rate.c: rate plans */
+long plan_rate_pool(double rate);
+bool plan_pool_shard(const struct plan_input *in, const struct llmroof_gpu *g, int code, struct llmroof_setup *s,
+                     struct llmroof_layout *lay, struct llmroof_shard *sh, struct llmroof_err *e);
+int plan_cand_cmp(const void *a, const void *b);
+int plan_rate(const struct plan_input *in, struct plan_result *out, struct llmroof_err *err);
+
+/* plan_obs.c: observations */
+void plan_obs_add(struct plan_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool plan_better(const struct plan_option *a, const struct plan_option *b, bool by_cost);
+void plan_layout_observations(const struct plan_input *in, struct plan_result *out);
+bool plan_obs_engine_absent(const struct plan_input *in, struct plan_result *out, int gi);
+void plan_weights_hints(const struct plan_input *in, struct plan_result *out);
+void plan_rate_observations(const struct plan_input *in, struct plan_result *out);
+
+#endif

@@ -1,0 +1,278 @@
+/* plan_obs.c - a plan's observations: why the answer, what binds, how the kinds of layout
+ * compare per GPU (docs/planning.md). */
+#include "serve/plan_internal.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+void plan_obs_add(struct plan_result *r, const char *fmt, ...)
+{
+    if (r->nobs >= PLAN_MAX_OBS)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->obs[r->nobs++], sizeof r->obs[0], fmt, ap);
+    va_end(ap);
+}
+
+/* Is a better than b? Fewer GPUs (or lower cost when by_cost), then more users per node (rate
+ * plans: more goodput per GPU), then the simpler (aggregated) layout. */
+bool plan_better(const struct plan_option *a, const struct plan_option *b, bool by_cost)
+{
+    if (by_cost && a->cost_per_hour != b->cost_per_hour)
+        return a->cost_per_hour < b->cost_per_hour;
+    if (a->gpus != b->gpus)
+        return a->gpus < b->gpus;
+    if (a->users_per_node != b->users_per_node)
+        return a->users_per_node > b->users_per_node;
+    if (a->goodput_per_gpu != b->goodput_per_gpu)
+        return a->goodput_per_gpu > b->goodput_per_gpu;
+    if (a->slo_use != b->slo_use)
+        return a->slo_use < b->slo_use;
+    return !a->disagg && b->disagg;
+}
+
+/* v with `decimals` places, or two significant digits where those places would print a nonzero
+ * value as zero (--rate 0.000001: "goodput 0.00 requests/s" read as none) */
+static const char *fixed_or_sig(char *buf, size_t n, double v, int decimals)
+{
+    if (v != 0.0 && fabs(v) < 0.5 * pow(10.0, -decimals))
+        snprintf(buf, n, "%.2g", v);
+    else
+        snprintf(buf, n, "%.*f", decimals, v);
+    return buf;
+}
+
+/* Per GPU (or requests/s of goodput per GPU, in rate plans) of an aggregated option; an
+ * instance beyond a node counts the GPUs of its whole nodes. */
+static double per_gpu(const struct plan_input *in, const struct plan_option *o)
+{
+    if (in->rate_qps > 0)
+        return o->goodput_per_gpu;
+    if (o->nodes_per_instance > 1)
+        return (double)o->users_per_instance / ((double)o->nodes_per_instance * o->gpus_per_node);
+    return (double)o->users_per_node / (double)o->gpus_per_node;
+}
+
+/* More per GPU; on a tie, the planner's own order (plan_better()), so the answer and this agree. */
+static bool ahead(const struct plan_input *in, const struct plan_option *a, const struct plan_option *b, bool by_cost)
+{
+    if (per_gpu(in, a) != per_gpu(in, b))
+        return per_gpu(in, a) > per_gpu(in, b);
+    return plan_better(a, b, by_cost);
+}
+
+/* When the plan searched layouts beyond TP (an MoE model without --pp/--ep): per GPU, the best
+ * aggregated option of each kind of layout, which serves the most per GPU, and why, in the
+ * figures that decide it: weights per GPU, the KV-cache tokens they leave per GPU, and the
+ * communication share of a decode step (docs/planning.md). */
+void plan_layout_observations(const struct plan_input *in, struct plan_result *out)
+{
+    bool searched = false;
+    for (int i = 0; i < out->noptions; i++)
+        searched |= out->options[i].mode != 0;
+    if (!searched)
+        return;
+    const char *unit = in->rate_qps > 0 ? "requests/s of goodput" : "users";
+    for (int gi = 0; gi < in->ngpus; gi++) {
+        int best[PLAN_MODES] = { -1, -1, -1, -1, -1 };
+        for (int i = 0; i < out->noptions; i++) {
+            const struct plan_option *o = &out->options[i];
+            if (o->gpu_index != gi || !o->feasible || o->disagg || o->mode < 0 || o->mode >= PLAN_MODES)
+                continue;
+            if (best[o->mode] < 0 || ahead(in, o, &out->options[best[o->mode]], out->by_cost))
+                best[o->mode] = i;
+        }
+        char list[400] = "", item[96], name[32];
+        int top = -1;
+        /* in the rows' order (plan_codes: the DP-attention forms side by side, PP last) */
+        static const int row_order[PLAN_MODES] = { 0, 1, 2, 4, 3 };
+        for (int mi = 0; mi < PLAN_MODES; mi++) {
+            const int m = row_order[mi];
+            if (best[m] < 0)
+                continue;
+            const struct plan_option *o = &out->options[best[m]];
+            plan_layout_label(in, o->tp, o->mode, name, sizeof name);
+            snprintf(item, sizeof item, "%s%s %.*f", list[0] ? ", " : "", name, in->rate_qps > 0 ? 3 : 1, per_gpu(in, o));
+            size_t n = strlen(list);
+            snprintf(list + n, sizeof list - n, "%s", item);
+            if (top < 0 || ahead(in, o, &out->options[top], out->by_cost))
+                top = best[m];
+        }
+        if (top < 0)
+            continue;
+        plan_obs_add(out, "%s, %s per GPU by kind of layout (best of each): %s.", in->gpus[gi]->id, unit, list);
+        const struct plan_option *t = &out->options[top];
+        plan_layout_label(in, t->tp, t->mode, name, sizeof name);
+        const struct plan_option *r = best[0] >= 0 && best[0] != top ? &out->options[best[0]] : NULL;
+        if (!r) {
+            plan_obs_add(out, "%s: %s serves the most %s per GPU: %.1f GiB of weights per GPU leave %.0f KV-cache tokens "
+                              "per GPU; communication is %.0f%% of a decode step.",
+                         in->gpus[gi]->id, name, unit, t->weights_bytes_per_gpu / 1073741824.0, t->kv_tokens_per_gpu,
+                         100 * t->decode_comm_share);
+            continue;
+        }
+        char rn[32];
+        plan_layout_label(in, r->tp, r->mode, rn, sizeof rn);
+        char ratio[96];
+        if (per_gpu(in, t) == per_gpu(in, r))
+            snprintf(ratio, sizeof ratio, "as many %s per GPU as", unit);
+        else
+            snprintf(ratio, sizeof ratio, "%.3fx the %s per GPU of", per_gpu(in, t) / per_gpu(in, r), unit);
+        plan_obs_add(out, "%s: %s serves %s the best TP layout %s: %.1f against %.1f GiB of weights "
+                          "per GPU leave %.0f against %.0f KV-cache tokens per GPU, and communication is %.0f%% against "
+                          "%.0f%% of a decode step.",
+                     in->gpus[gi]->id, name, ratio, rn,
+                     t->weights_bytes_per_gpu / 1073741824.0, r->weights_bytes_per_gpu / 1073741824.0, t->kv_tokens_per_gpu,
+                     r->kv_tokens_per_gpu, 100 * t->decode_comm_share, 100 * r->decode_comm_share);
+    }
+}
+
+/* A GPU the engine does not run on (CUDA only; an AMD GPU): said as such in its observation, where
+ * "cannot serve under these SLOs" would blame the hardware. True when it was. */
+bool plan_obs_engine_absent(const struct plan_input *in, struct plan_result *out, int gi)
+{
+    if (catalog_engine_runs_on(in->eff.engine, in->gpus[gi]))
+        return false;
+    plan_obs_add(out, "%s: engine '%s' does not run on it (CUDA only; an AMD GPU).", in->gpus[gi]->id, in->eff.engine->id);
+    return true;
+}
+
+/* Where no option is feasible and every row of a GPU failed on its weights: the smallest plain TP
+ * beyond the list (up to 64) that holds them, instances beyond a node included, so that the
+ * answer names the way out (docs/planning.md). `plan -m deepseek-v3 --gpus h100` had said only
+ * "No layout serves ...; see the reasons", every row "the weights do not fit", where TP 16 (two
+ * nodes) serves; memory says "smallest TP that fits: 16". */
+void plan_weights_hints(const struct plan_input *in, struct plan_result *out)
+{
+    static const char nofit[] = "the weights do not fit";
+    int max_tp = 1;
+    for (int ti = 0; ti < in->ntps; ti++)
+        max_tp = in->tps[ti] > max_tp ? in->tps[ti] : max_tp;
+    for (int gi = 0; gi < in->ngpus; gi++) {
+        bool any = false, all = true;
+        for (int i = 0; i < out->noptions && all; i++) {
+            const struct plan_option *o = &out->options[i];
+            if (o->gpu_index != gi)
+                continue;
+            any = true;
+            all = !o->feasible && strncmp(o->reason, nofit, sizeof nofit - 1) == 0;
+        }
+        if (!any || !all)
+            continue;
+        const struct llmroof_gpu *g = in->gpus[gi];
+        for (int t = 2 * max_tp; t <= 64; t *= 2) {
+            char reason[sizeof out->options[0].reason];
+            struct llmroof_err e2 = { 0 };
+            if (plan_layout_check(in, g, LAY(t, 0), reason, sizeof reason, &e2) || reason[0])
+                continue;
+            const int gpn = plan_node_gpus(in, g);
+            const int span = plan_node_span(in, g, plan_inst_gpus(in, LAY(t, 0)));
+            char nodes[48] = "";
+            if (span > 1)
+                snprintf(nodes, sizeof nodes, ", an instance of %d nodes of %d", span, gpn);
+            plan_obs_add(out, "%s: the weights fit no layout of --tp up to %d; TP %d holds them%s: add it to --tp.", g->id,
+                         max_tp, t, nodes);
+            break;
+        }
+    }
+}
+
+/* Rate plans' observations: the answer, the best of the other kind of layout, each GPU's best. */
+void plan_rate_observations(const struct plan_input *in, struct plan_result *out)
+{
+    char a[200], b[200];
+    if (out->best < 0) {
+        plan_obs_add(out, "No layout serves %g requests/s with p%d TTFT <= %.8g ms and TPOT <= %.8g ms; see the reasons.",
+                     in->rate_qps, in->percentile, in->ttft_slo_s * 1e3, in->tpot_slo_s * 1e3);
+        plan_weights_hints(in, out);
+        return;
+    }
+    const struct plan_option *best = &out->options[out->best];
+    plan_describe(in, best, a, sizeof a);
+    char g1[32], g2[32];
+    plan_obs_add(out, "%s: %s serves %g requests/s with p%d TTFT %.0f ms (<= %.8g) and TPOT %.1f ms (<= %.8g); goodput "
+                      "%s requests/s within both SLOs, %s per GPU.",
+                 out->by_cost ? "Cheapest" : "Fewest GPUs", a, in->rate_qps, in->percentile, best->ttft_s * 1e3,
+                 in->ttft_slo_s * 1e3, best->tpot_s * 1e3, in->tpot_slo_s * 1e3, fixed_or_sig(g1, sizeof g1, best->goodput_qps, 2),
+                 fixed_or_sig(g2, sizeof g2, best->goodput_per_gpu, 3));
+    /* the other kind of layout, for the comparison the choice rests on */
+    int other = -1;
+    for (int i = 0; i < out->noptions; i++) {
+        const struct plan_option *o = &out->options[i];
+        if (o->feasible && o->disagg != best->disagg && (other < 0 || plan_better(o, &out->options[other], out->by_cost)))
+            other = i;
+    }
+    if (other >= 0) {
+        const struct plan_option *o = &out->options[other];
+        plan_describe(in, o, b, sizeof b);
+        /* priced, the comparison is in dollars (GPU counts across GPU types had read "-2 more
+         * GPUs (-20%)", and equal costs "wins on cost"; a review) */
+        if (out->by_cost && o->cost_per_hour > best->cost_per_hour)
+            plan_obs_add(out, "The best %s layout costs $%.2f per hour more (%.0f%%): %s.", o->disagg ? "disaggregated" : "aggregated",
+                         o->cost_per_hour - best->cost_per_hour,
+                         100.0 * (o->cost_per_hour - best->cost_per_hour) / best->cost_per_hour, b);
+        else if (o->gpus == best->gpus)
+            plan_obs_add(out, "The best %s layout needs as many GPUs%s: %s; %s wins on %s.", o->disagg ? "disaggregated" : "aggregated",
+                         out->by_cost ? " at the same cost" : "", b, best->disagg ? "disaggregated" : "aggregated",
+                         best->goodput_per_gpu > o->goodput_per_gpu ? "goodput per GPU"
+                         : best->slo_use < o->slo_use               ? "headroom to the SLOs"
+                                                                    : "simplicity");
+        else
+            plan_obs_add(out, "The best %s layout needs %ld more GPU%s (%.0f%%): %s.", o->disagg ? "disaggregated" : "aggregated",
+                         o->gpus - best->gpus, o->gpus - best->gpus == 1 ? "" : "s",
+                         100.0 * (double)(o->gpus - best->gpus) / (double)best->gpus, b);
+    } else {
+        bool pruned = false;
+        for (int i = 0; i < out->noptions; i++)
+            pruned |= out->options[i].pruned && out->options[i].disagg != best->disagg;
+        if (!best->disagg && in->eff.engine && in->eff.engine->static_batching) /* plan_rate: none searched */
+            plan_obs_add(out, "No disaggregated layout: engine %s batches statically.", in->eff.engine->id);
+        else if (!best->disagg && in->eff.engine && !in->eff.engine->disaggregation)
+            plan_obs_add(out, "No disaggregated layout: engine %s serves no prefill and decode pools.", in->eff.engine->id);
+        else if (pruned)
+            plan_obs_add(out, "No %s layout was searched to the end: those that might meet the SLOs need %s than "
+                              "the answer.", best->disagg ? "aggregated" : "disaggregated", plan_prune_what(in));
+        else
+            plan_obs_add(out, "No %s layout meets the SLOs at this rate.", best->disagg ? "aggregated" : "disaggregated");
+    }
+    for (int gi = 0; gi < in->ngpus; gi++) {
+        int bi = out->best_per_gpu[gi];
+        bool pruned = false;
+        for (int i = 0; i < out->noptions; i++)
+            pruned |= out->options[i].gpu_index == gi && out->options[i].pruned;
+        if (bi < 0 && pruned) {
+            plan_obs_add(out, "%s: no layout searched to the end; those that might serve need %s than the answer "
+                              "(%s).", in->gpus[gi]->id, plan_prune_what(in),
+                         plan_bound_text(best->gpus, best->has_cost, best->cost_per_hour, (char[64]){ 0 }, 64));
+            continue;
+        }
+        if (bi < 0 && plan_obs_engine_absent(in, out, gi))
+            continue;
+        if (bi < 0) {
+            plan_obs_add(out, "%s cannot serve this rate under these SLOs in any layout tried.", in->gpus[gi]->id);
+            continue;
+        }
+        plan_describe(in, &out->options[bi], a, sizeof a);
+        char g[32];
+        plan_obs_add(out, "%s: best as %s, %s requests/s of goodput per GPU.", in->gpus[gi]->id, a,
+                     fixed_or_sig(g, sizeof g, out->options[bi].goodput_per_gpu, 3));
+    }
+    if (in->rate_qps > 0)
+        plan_obs_add(out, "Each layout is the smallest pool(s) whose simulated run at %g requests/s (Poisson, %ld requests, "
+                          "longer where so short a run could not tell a filling server from an overloaded one, then without "
+                          "the first requests' latencies while the batch fills: a row's JSON sim_requests and "
+                          "sim_warmup_requests; least-loaded router) meets both SLOs without overload; disaggregated "
+                          "layouts size the prefill pool alone for TTFT, then the decode pool behind it.",
+                     in->rate_qps, plan_rate_pool(in->rate_qps));
+    int npruned = 0;
+    for (int i = 0; i < out->noptions; i++)
+        npruned += out->options[i].pruned;
+    if (npruned)
+        plan_obs_add(out, "%d layout%s not searched to the end: more instances would need %s than the best plan "
+                          "found, so %s could not have won (docs/planning.md, \"Pruning against the best plan found\").",
+                     npruned, npruned == 1 ? " was" : "s were", plan_prune_what(in), npruned == 1 ? "it" : "they");
+    plan_layout_observations(in, out);
+}

@@ -1,0 +1,714 @@
+/* plan_rate.c - rate plans: the fewest aggregated instances, or the smallest prefill and decode
+ * pools, that meet the SLOs at an open-loop request rate (docs/planning.md). */
+#include "serve/plan_internal.h"
+#include "base/par.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Requests simulated at a rate: 30 s of arrivals, at least 1000 and at most 4000, enough for
+ * stable p90/p99 tails and the overload check's window. */
+/* The longest rerun of an evaluation the simulator judged overloaded over too short a window
+ * (fewer than 3 request lives): 100,000 requests, enough for 200 requests/s of 4000-token outputs,
+ * each living 48 s (57,600; at the 16,000 before, the fill read as overload and the plan bought 50%
+ * more GPUs than long runs need) */
+#define PLAN_SETTLE_MAX 100000L
+
+long plan_rate_pool(double rate)
+{
+    double r = 30.0 * rate;
+    return r < 1000 ? 1000 : r > 4000 ? 4000 : (long)r;
+}
+
+/* The pools of one evaluation: aggregated N x tp, or X prefill (tp_p) + Y decode (tp_d);
+ * Y = 0 sizes the prefill pool alone (requests end at their first token). */
+struct rate_eval {
+    bool meets, overloaded, errors;
+    bool floor;            /* smallest_pool gave up: more instances stopped helping */
+    bool pruned;           /* smallest_pool stopped at its limit: more instances could not have won */
+    bool by_bound;         /* pruned without a simulation: the limit is overloaded by the bound */
+    long at;               /* instances of the searched pool at this evaluation */
+    double ttft_s, tpot_s, goodput_qps;
+    double preempt_per_request; /* preemptions / completed requests */
+    double rejected_share;      /* requests rejected for their length / requests */
+    enum plan_binding fails;
+    long requests, warmup;      /* the simulated run whose figures these are (after any rerun) */
+};
+
+static int rate_eval(const struct plan_input *in, const struct llmroof_gpu *g, bool disagg, int tp_p, long x, int tp_d,
+                     long y, struct rate_eval *ev, struct llmroof_err *err)
+{
+    /* every field set here: smallest_pool's reasons read them all (a review found pruned and
+     * by_bound left from the stack) */
+    *ev = (struct rate_eval){ 0 };
+    struct sim_config c = plan_sim_config(in, g);
+    c.progress = NULL; /* the plan reports its rows, not each simulation */
+    c.mode = SIM_RATE;
+    c.rate_qps = in->rate_qps;
+    c.requests = plan_rate_pool(in->rate_qps);
+    c.record_iterations = false;
+    c.router = SIM_ROUTE_LEAST_LOADED;
+    c.setup = plan_setup_for(in, g, tp_p);
+    c.ttft_slo_s = in->ttft_slo_s;
+    c.tpot_slo_s = y == 0 && disagg ? 0 : in->tpot_slo_s;
+    c.slo_percentile = in->percentile;
+    if (disagg) {
+        c.disaggregated = true;
+        /* (both pools on g: the run's budget is theirs) */
+        c.prefill = (struct sim_pool){ plan_setup_for(in, g, tp_p), (int)x, 0 };
+        c.decode = (struct sim_pool){ plan_setup_for(in, g, tp_d), y > 0 ? (int)y : 1, 0 };
+        c.kv_link_Bps = plan_kv_link_Bps(in, g, sim_setup_gpus(&c.prefill.setup), sim_setup_gpus(&c.decode.setup));
+        c.first_token_only = y == 0;
+    } else {
+        c.instances = (int)x;
+    }
+    struct sim_result r;
+    int rc = sim_run(&c, &r, err);
+    if (rc)
+        return rc;
+    for (int again = 0; again < 2; again++) {
+        /* A window of fewer than 3 request lives holds a transient: the batch is still filling, so
+         * each step is shorter than in the steady state, and an overloaded server and a filling one
+         * look the same. Rerun until the window spans 3 lives of the run before (6 x rate x life
+         * requests, a life measured while filling: short, hence twice at most), at most
+         * PLAN_SETTLE_MAX requests, so the plan neither buys instances for a transient (planner
+         * review D2: 5 instances at 60 requests/s where 3 meet the SLOs in long runs) nor takes a
+         * filling server's latencies for the steady state's (50 requests/s of 4000-token outputs:
+         * each lives 40 s, longer than the 30 s of arrivals, and 25 H100s read a p90 TPOT of
+         * 10.7 ms that a long run puts at 23 ms) */
+        if (!(r.window_lives > 0 && r.window_lives < 3))
+            break;
+        /* an overload the bound or a growing queue of waiting requests shows stands however long
+         * the run: only a verdict a fill could explain, or a kept-up run's latencies, need more */
+        if (r.overloaded && !r.may_be_filling)
+            break;
+        const double life_s = r.window_s / r.window_lives;
+        const double want = ceil(6.0 * in->rate_qps * life_s);
+        if (!(want > (double)c.requests) || c.requests >= PLAN_SETTLE_MAX)
+            break;
+        c.requests = want < (double)PLAN_SETTLE_MAX ? (long)want : PLAN_SETTLE_MAX;
+        /* and the latencies leave out the requests that arrive in the first life, while the batch
+         * fills (its steps shorter than the steady state's: 24 TP-8 70B instances at 20/s of
+         * 8000-token outputs read p90 TPOT 29.9 ms with them, above 30 in 60,000-request runs) */
+        const double fill = ceil(in->rate_qps * life_s);
+        const long half = c.requests / 2; /* at most half the run left out */
+        c.warmup_requests = fill < (double)half ? (long)fill : half;
+        sim_result_free(&r);
+        if ((rc = sim_run(&c, &r, err)))
+            return rc;
+    }
+    ev->requests = c.requests;
+    ev->warmup = c.warmup_requests;
+    ev->ttft_s = plan_pick(&r.ttft, in->percentile);
+    ev->tpot_s = plan_pick(&r.tpot, in->percentile);
+    /* goodput as the share of the offered rate served within the SLOs: completions / duration
+     * would count the drain after the last arrival against the cluster */
+    ev->goodput_qps = in->rate_qps * r.within_slo_share;
+    ev->overloaded = r.overloaded;
+    ev->errors = r.errors > 0;
+    ev->preempt_per_request = r.completed > 0 ? (double)r.preemptions / (double)r.completed : 0;
+    const long rejected = r.errors - r.refused_busy;
+    ev->rejected_share = r.requests > 0 ? (double)rejected / (double)r.requests : 0;
+    bool t1 = ev->ttft_s <= in->ttft_slo_s, t2 = (disagg && y == 0) || ev->tpot_s <= in->tpot_slo_s;
+    ev->meets = t1 && t2 && !ev->overloaded && !ev->errors;
+    /* a request rejected for its length is rejected at any count of instances (a TTFT miss had
+     * been reported where TensorRT-LLM refused 3% of docqa's prompts above its budget); a
+     * concurrency limit's refusals are the load's */
+    ev->fails = rejected > 0          ? PLAN_BIND_REJECTED
+                : ev->overloaded      ? PLAN_BIND_LOAD
+                : r.refused_busy > 0  ? PLAN_BIND_REFUSED
+                : !t1                 ? PLAN_BIND_TTFT
+                : !t2                 ? PLAN_BIND_TPOT
+                                      : PLAN_BIND_NONE;
+    sim_result_free(&r);
+    return LLMROOF_OK;
+}
+
+/* The setup, layout and shard of layout `code`, shared by the pool bounds below: false when no
+ * bound applies (speculative decoding emits several tokens per step) or the layout does not shard. */
+bool plan_pool_shard(const struct plan_input *in, const struct llmroof_gpu *g, int code,
+                     struct llmroof_setup *s, struct llmroof_layout *lay, struct llmroof_shard *sh,
+                     struct llmroof_err *e)
+{
+    if (in->sim.spec.kind != SIM_SPEC_NONE)
+        return false;
+    *s = plan_setup_for(in, g, code);
+    *lay = estimate_layout(s);
+    return ops_shard_layout(in->model, lay, sh, e) == 0;
+}
+
+/* The searched pool's steady-state service rate per instance (sim_instance_capacity_qps), 0 when
+ * it cannot be bounded (speculative decoding, a layout that does not build). */
+static double pool_capacity_qps(const struct plan_input *in, const struct llmroof_gpu *g, int code,
+                                enum sim_capacity_kind kind)
+{
+    struct llmroof_setup s;
+    struct llmroof_layout lay;
+    struct llmroof_shard sh;
+    struct llmroof_err e2 = { 0 };
+    if (!plan_pool_shard(in, g, code, &s, &lay, &sh, &e2) || estimate_check(&s, &e2))
+        return 0;
+    struct llmroof_mem_opts mo = plan_mem_opts(in, g, sh.attn_dp);
+    struct llmroof_memory mem;
+    if (memory_eval_layout(in->model, g, &lay, &in->dt, 1, &mo, &mem, &e2))
+        return 0;
+    /* pipeline lanes (sim_pipeline_lanes) each bound with their share of the KV and of the
+     * sequences, as the simulator's */
+    const int lanes = sim_pipeline_lanes(&s, (long)mo.max_seqs, in->eff.engine && in->eff.engine->static_batching,
+                                         kind != SIM_CAP_AGGREGATED);
+    double q = 0;
+    for (int j = 0; j < lanes; j++)
+        q += sim_instance_capacity_qps(&s, &sh, mem.kv_capacity_tokens * (double)mem.attn_dp / lanes,
+                                       sim_lane_seqs((long)mo.max_seqs, lanes, j), (long)mo.max_batched_tokens,
+                                       in->mean_prompt, in->mean_output, kind);
+    return q;
+}
+
+/* Pools of n instances whose bound serves less than 1 / PLAN_BOUND_MARGIN of the rate are
+ * overloaded in any run (the simulator compares the offered rate with the same bound); they are
+ * not simulated. The margin covers the Poisson noise of the measured offered rate (a few % over
+ * 500+ arrivals) and the sampled mean lengths against a run's own (docs/planning.md). */
+#define PLAN_BOUND_MARGIN 1.5
+
+/* The largest count of the searched pool that the capacity bound rules out (0: none). */
+static long pool_ruled_out(const struct plan_input *in, const struct llmroof_gpu *g, bool disagg, int code,
+                           bool search_decode)
+{
+    const double cap = pool_capacity_qps(in, g, code,
+                                         !disagg ? SIM_CAP_AGGREGATED : search_decode ? SIM_CAP_DECODE : SIM_CAP_PREFILL);
+    if (!(cap > 0))
+        return 0;
+    const double n = floor(in->rate_qps / (PLAN_BOUND_MARGIN * cap));
+    return n >= PLAN_INSTANCE_CAP ? PLAN_INSTANCE_CAP : (long)n;
+}
+
+/* Smallest count n in [1, limit] of the searched pool that meets (limit <= PLAN_INSTANCE_CAP:
+ * the most instances that could still beat the best plan found so far). Counts the capacity
+ * bound rules out are not simulated. Without a limit: doubling, then bisection; with one,
+ * bisection between the bounds, the limit first (meeting is monotone in the count up to
+ * simulation noise). 0 when even the limit misses (ev->pruned when the limit is below
+ * PLAN_INSTANCE_CAP); *ev holds the evaluation at the answer (or at the limit). */
+static int smallest_pool(const struct plan_input *in, const struct llmroof_gpu *g, bool disagg, int tp_p, long x,
+                         int tp_d, bool search_decode, long limit, long *n, struct rate_eval *ev, int *evals,
+                         struct llmroof_err *err)
+{
+    long lo = 0, hi = 1;
+    struct rate_eval e, best = { 0 }, prev = { 0 };
+    int rc;
+    /* the largest count the bound rules out */
+    const long ruled_out = pool_ruled_out(in, g, disagg, search_decode ? tp_d : tp_p, search_decode);
+    if (limit < PLAN_INSTANCE_CAP) {
+        memset(&e, 0, sizeof e);
+        e.pruned = true;
+        e.at = limit;
+        if (limit <= ruled_out) {
+            /* even the most instances that could win are overloaded by the bound */
+            e.overloaded = true;
+            e.by_bound = true;
+            e.fails = PLAN_BIND_LOAD;
+            *n = 0;
+            *ev = e;
+            return LLMROOF_OK;
+        }
+        long px = search_decode ? x : limit, py = search_decode ? limit : 0;
+        if ((rc = rate_eval(in, g, disagg, tp_p, disagg ? px : limit, tp_d, disagg ? py : 0, &e, err)))
+            return rc;
+        (*evals)++;
+        e.at = limit;
+        if (!e.meets) {
+            if (e.fails == PLAN_BIND_REJECTED)
+                e.floor = true; /* rejected at any count: not the limit's doing */
+            else
+                e.pruned = true;
+            *n = 0;
+            *ev = e;
+            return LLMROOF_OK;
+        }
+        best = e;
+        lo = ruled_out;
+        hi = limit;
+    } else {
+        for (;;) {
+            long px = search_decode ? x : hi, py = search_decode ? hi : 0;
+            if (hi <= ruled_out && hi < PLAN_INSTANCE_CAP) {
+                memset(&e, 0, sizeof e);
+                e.overloaded = true;
+                e.fails = PLAN_BIND_LOAD;
+            } else {
+                if ((rc = rate_eval(in, g, disagg, tp_p, disagg ? px : hi, tp_d, disagg ? py : 0, &e, err)))
+                    return rc;
+                (*evals)++;
+            }
+            e.at = hi;
+            if (e.meets) {
+                best = e;
+                break;
+            }
+            /* requests rejected for their length are rejected by any count of instances */
+            if (e.fails == PLAN_BIND_REJECTED) {
+                e.floor = true;
+                *n = 0;
+                *ev = e;
+                return LLMROOF_OK;
+            }
+            /* a pool that keeps up and whose failing latency no longer falls when it doubles has hit
+             * the layout's floor (one sequence's step, or one prompt's prefill): more will not help */
+            if (lo > 0 && !e.overloaded && !prev.overloaded && !e.errors && e.fails == prev.fails &&
+                (e.fails == PLAN_BIND_TPOT ? e.tpot_s >= 0.98 * prev.tpot_s : e.ttft_s >= 0.98 * prev.ttft_s)) {
+                e.floor = true;
+                *n = 0;
+                *ev = e;
+                return LLMROOF_OK;
+            }
+            prev = e;
+            lo = hi;
+            if (hi == PLAN_INSTANCE_CAP) {
+                *n = 0;
+                *ev = e;
+                return LLMROOF_OK;
+            }
+            hi = hi * 2 > PLAN_INSTANCE_CAP ? PLAN_INSTANCE_CAP : hi * 2;
+        }
+    }
+    while (hi - lo > 1) {
+        long mid = lo + (hi - lo) / 2;
+        long px = search_decode ? x : mid, py = search_decode ? mid : 0;
+        if (mid <= ruled_out) {
+            lo = mid;
+            continue;
+        }
+        if ((rc = rate_eval(in, g, disagg, tp_p, disagg ? px : mid, tp_d, disagg ? py : 0, &e, err)))
+            return rc;
+        (*evals)++;
+        if (e.meets) {
+            hi = mid;
+            best = e;
+        } else {
+            lo = mid;
+        }
+    }
+    *n = hi;
+    *ev = best;
+    return LLMROOF_OK;
+}
+
+static void rate_fill(const struct plan_input *in, struct plan_option *o, const struct rate_eval *ev)
+{
+    o->feasible = true;
+    o->ttft_s = ev->ttft_s;
+    o->tpot_s = ev->tpot_s;
+    o->goodput_qps = ev->goodput_qps;
+    o->preempt_per_request = ev->preempt_per_request;
+    o->sim_requests = ev->requests;
+    o->sim_warmup = ev->warmup;
+    if (o->disagg)
+        o->gpus = plan_pools_gpus(in, o->gpu, LAY(o->prefill_tp, o->prefill_mode), o->prefill_instances, LAY(o->tp, o->mode),
+                                  o->decode_instances, &o->nodes);
+    else
+        o->gpus = plan_pools_gpus(in, o->gpu, LAY(o->tp, o->mode), o->instances, 0, 0, &o->nodes);
+    o->goodput_per_gpu = o->gpus ? o->goodput_qps / (double)o->gpus : 0;
+    o->slo_use = fmax(ev->ttft_s / in->ttft_slo_s, ev->tpot_s / in->tpot_slo_s);
+    o->binding = PLAN_BIND_NONE;
+}
+
+/* The rate search's name for what an evaluation missed */
+static const char *rate_miss(enum plan_binding b)
+{
+    return b == PLAN_BIND_LOAD      ? "overloaded"
+           : b == PLAN_BIND_TPOT    ? "TPOT"
+           : b == PLAN_BIND_REFUSED ? "requests refused at the engine's concurrency limit"
+                                    : "TTFT";
+}
+
+static void rate_reason(const struct plan_input *in, struct plan_option *o, const char *pool, const struct rate_eval *ev,
+                        const struct plan_best *best)
+{
+    char bound[64]; /* both bounds where prices may decide, as every pruning note gives them */
+    plan_bound_text(best ? best->gpus : 0, best && best->has_cost, best ? best->cost : 0.0, bound, sizeof bound);
+    o->binding = ev->fails;
+    if (ev->fails == PLAN_BIND_REJECTED) {
+        plan_rejected_reason(in, o->gpu, ev->rejected_share, o->reason, sizeof o->reason);
+        return;
+    }
+    if (ev->pruned) {
+        o->pruned = true;
+        /* the search stopped where more instances would need more GPUs (or cost more) than the
+         * best plan found: whatever count meets, the option could not have won */
+        o->binding = PLAN_BIND_NONE;
+        if (ev->by_bound)
+            snprintf(o->reason, sizeof o->reason,
+                     "not simulated: by the capacity bound it needs more than %ld %s instances, %s than the best "
+                     "plan found by then (%s)", ev->at, pool, plan_prune_what(in), bound);
+        else
+            snprintf(o->reason, sizeof o->reason,
+                     "not searched further: %ld %s instance%s miss%s (%s; p%d TTFT %.0f ms, TPOT %.1f ms) and more "
+                     "would need %s than the best plan found by then (%s)", ev->at, pool, ev->at == 1 ? "" : "s",
+                     ev->at == 1 ? "es" : "", rate_miss(ev->fails), in->percentile, ev->ttft_s * 1e3, ev->tpot_s * 1e3,
+                     plan_prune_what(in), bound);
+    } else if (ev->floor)
+        snprintf(o->reason, sizeof o->reason,
+                 "misses the %s SLO at any size: with %ld %s instances, not overloaded, p%d TTFT %.0f ms and TPOT %.1f ms "
+                 "stopped falling",
+                 ev->fails == PLAN_BIND_TPOT ? "TPOT" : "TTFT", ev->at, pool, in->percentile, ev->ttft_s * 1e3,
+                 ev->tpot_s * 1e3);
+    else
+        snprintf(o->reason, sizeof o->reason,
+                 "search limit: even %d %s instances miss (%s; p%d TTFT %.0f ms, TPOT %.1f ms)", PLAN_INSTANCE_CAP, pool,
+                 rate_miss(ev->fails), in->percentile, ev->ttft_s * 1e3, ev->tpot_s * 1e3);
+}
+
+/* An option whose TPOT floor (one sequence's decode step) is above the SLO: no size helps, and it
+ * is not simulated (docs/planning.md, "Bounds before simulating"). */
+static void tpot_floor_miss(const struct plan_input *in, struct plan_option *o, double floor_s)
+{
+    o->binding = PLAN_BIND_TPOT;
+    snprintf(o->reason, sizeof o->reason,
+             "misses the TPOT SLO at any size: one sequence's decode step alone takes %.1f ms (> %.8g ms)",
+             floor_s * 1e3, in->tpot_slo_s * 1e3);
+}
+
+/* The most instances of the searched pool (aggregated code_d, or decode pool code_d behind x
+ * prefill instances of code_p) that could still win; PLAN_INSTANCE_CAP without a best. */
+static long pool_limit(const struct plan_input *in, const struct plan_best *b, int gi, int code_p, long x, int code_d)
+{
+    if (in->exhaustive || in->ngpus < 2 || b->gpus == 0)
+        return PLAN_INSTANCE_CAP;
+    long n = 0;
+    while (n < PLAN_INSTANCE_CAP &&
+           plan_could_win(in, b, gi,
+                          x > 0 ? plan_pools_gpus(in, in->gpus[gi], code_p, x, code_d, n + 1, NULL)
+                                : plan_pools_gpus(in, in->gpus[gi], code_d, n + 1, 0, 0, NULL)))
+        n++;
+    return n;
+}
+
+static int rate_aggregated(const struct plan_input *in, int gi, int tp, long limit, const struct plan_best *best,
+                           struct plan_option *o, struct llmroof_err *err)
+{
+    const struct llmroof_gpu *g = in->gpus[gi];
+    struct rate_eval ev;
+    long n = 0;
+    int rc = smallest_pool(in, g, false, tp, 0, tp, false, limit, &n, &ev, &o->evaluations, err);
+    if (rc)
+        return rc;
+    if (n == 0) {
+        rate_reason(in, o, "aggregated", &ev, best);
+        return LLMROOF_OK;
+    }
+    o->instances = n;
+    rate_fill(in, o, &ev);
+    return LLMROOF_OK;
+}
+
+int plan_rate_aggregated(const struct plan_input *in, int gi, int tp, struct plan_option *o, struct llmroof_err *err)
+{
+    return rate_aggregated(in, gi, tp, PLAN_INSTANCE_CAP, NULL, o, err);
+}
+
+/* More prefill instances a disaggregated row tries, one at a time, where its decode search misses
+ * TTFT behind a decode pool that keeps up (plan_rate_disagg) */
+#define PLAN_PREFILL_MORE 4
+
+/* The prefill pool is sized alone (TTFT ends at the first token, whatever the decode side
+ * does); the decode pool is then sized behind it with the whole request measured. That run is
+ * longer than the prefill pool's own (its requests live to their last token, and a window of
+ * three lives takes more of them), and a prefill pool sized at its knee by a 30 s run of first
+ * tokens queues more over it: where the decode search then misses TTFT with its pool keeping up
+ * (its TTFT stopped falling, or the most instances that could win miss it), more decode instances
+ * cannot help and one more prefill instance is tried, up to PLAN_PREFILL_MORE while the TTFT
+ * falls and the row could still win. Qwen3-235B-A22B on A100-80GB at 50 requests/s of
+ * 2000-token prompts had taken 5 DPA-8+EP-8 prefill instances (p90 TTFT 1.55 s alone, 2.5 s in
+ * the whole run), called every TP-8 decode row "misses the TTFT SLO at any size" and answered
+ * 32 x TP-8 aggregated (256 GPUs), where 6 prefill + 18 TP-8 decode instances (192 GPUs) meet. */
+static int plan_rate_disagg(const struct plan_input *in, int gi, int tp_p, long x, int tp_d, long limit,
+                            const struct plan_best *best, struct plan_option *o, struct llmroof_err *err)
+{
+    const struct llmroof_gpu *g = in->gpus[gi];
+    struct rate_eval ev = { 0 }; /* read as the last pass's from the second pass on */
+    long y = 0;
+    int rc;
+    for (int more = 0;; more++) {
+        const double prev_ttft = more > 0 ? ev.ttft_s : 0;
+        if ((rc = smallest_pool(in, g, true, tp_p, x, tp_d, true, limit, &y, &ev, &o->evaluations, err)))
+            return rc;
+        if (y > 0 || more == PLAN_PREFILL_MORE || ev.fails != PLAN_BIND_TTFT || ev.overloaded || ev.by_bound ||
+            ev.errors || (more > 0 && !(ev.ttft_s < 0.98 * prev_ttft)))
+            break;
+        const long next = pool_limit(in, best, gi, tp_p, x + 1, tp_d);
+        if (next < 1)
+            break;
+        x++;
+        limit = next;
+    }
+    o->disagg = true;
+    {
+        const struct llmroof_setup sp = plan_setup_for(in, g, tp_p), sd = plan_setup_for(in, g, tp_d);
+        o->kv_link_Bps = plan_kv_link_Bps(in, g, sim_setup_gpus(&sp), sim_setup_gpus(&sd));
+    }
+    o->prefill_tp = lay_n(tp_p);
+    o->prefill_mode = lay_mode(tp_p);
+    o->prefill_instances = x;
+    plan_layout_label(in, o->prefill_tp, o->prefill_mode, o->prefill_layout, sizeof o->prefill_layout);
+    if (y == 0) {
+        rate_reason(in, o, "decode", &ev, best);
+        return LLMROOF_OK;
+    }
+    o->decode_instances = y;
+    o->instances = x + y;
+    rate_fill(in, o, &ev);
+    return LLMROOF_OK;
+}
+
+int plan_cand_cmp(const void *a, const void *b)
+{
+    const struct rate_cand *p = a, *q = b;
+    if (p->lb_gpus != q->lb_gpus)
+        return p->lb_gpus < q->lb_gpus ? -1 : 1;
+    return p->oi < q->oi ? -1 : p->oi > q->oi;
+}
+
+/* Rate plans: every aggregated GPU x TP, then per GPU a disaggregated layout per decode TP behind
+ * the prefill pool of fewest GPUs. The rows are laid out in that order first, each unusable one
+ * with its reason; the searches then run in the order of the fewest GPUs their capacity bound
+ * allows, each limited to the instances that could still beat the best plan found so far
+ * (docs/planning.md, "Pruning against the best plan found"). */
+/* Rate plans of one GPU, or --exhaustive: no row is pruned against another (plan_could_win and
+ * pool_limit let every row search to PLAN_INSTANCE_CAP), so each row's search is its own task on
+ * par_for's threads, writing only its row; the plan is the same at any thread count. The caller's
+ * stop reaches the simulations through par_stop (asked on the caller's thread alone), its
+ * progress through the tick. */
+struct rate_solve {
+    const struct plan_input *in; /* the caller's, its stop shared (par_stop_shared) */
+    struct plan_result *out;
+    const struct rate_cand *cands;
+    int *rc;                 /* each task's status, by its index in cands */
+    struct llmroof_err *err; /* and its message */
+    bool *ran;
+};
+
+static void rate_solve_one(void *ctx, int ci)
+{
+    const struct rate_solve *r = ctx;
+    const struct rate_cand *k = &r->cands[ci];
+    struct plan_option *o = &r->out->options[k->oi];
+    const struct plan_best none = plan_best_start(r->in); /* read only by the pruning this mode skips */
+    int rc = k->disagg ? plan_rate_disagg(r->in, k->gi, k->code_p, k->x, k->code, PLAN_INSTANCE_CAP, &none, o,
+                                          &r->err[ci])
+                       : rate_aggregated(r->in, k->gi, k->code, PLAN_INSTANCE_CAP, &none, o, &r->err[ci]);
+    if (rc == LLMROOF_OK && o->feasible && !k->disagg)
+        rc = plan_option_figures(r->in, k->code, 0, o, &r->err[ci]);
+    r->rc[ci] = rc;
+    r->ran[ci] = true;
+}
+
+static int rate_rows_parallel(const struct plan_input *in, struct plan_result *out, const struct rate_cand *cands,
+                              int n, struct llmroof_err *err)
+{
+    const size_t m = n > 0 ? (size_t)n : 1;
+    int *rcs = calloc(m, sizeof *rcs);
+    bool *ran = calloc(m, sizeof *ran);
+    struct llmroof_err *errs = calloc(m, sizeof *errs);
+    int rc = LLMROOF_OK;
+    if (!rcs || !ran || !errs) {
+        rc = llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory");
+        goto done;
+    }
+    struct par_stop stop;
+    par_stop_init(&stop, in->sim.stop);
+    struct plan_input shared = *in;
+    shared.sim.stop = par_stop_shared(&stop);
+    const struct rate_solve r = { &shared, out, cands, rcs, errs, ran };
+    struct plan_tick t = { in, n, &stop, 0 }; /* 0 of n reported above */
+    if (in->progress)
+        in->progress(in->progress_ctx, 0, n);
+    par_for(n, in->threads, rate_solve_one, (void *)&r, plan_tick, &t);
+    /* errors in the rows' order, as the serial search met them; a stop ends the plan */
+    int finished = 0;
+    for (int ci = 0; ci < n; ci++) {
+        if (!ran[ci] || rcs[ci] == LLMROOF_ESTOPPED) {
+            rc = llmroof_err_set(err, LLMROOF_ESTOPPED, "stopped by the caller after %d of %d options", finished, n);
+            goto done;
+        }
+        if (rcs[ci]) {
+            *err = errs[ci];
+            rc = rcs[ci];
+            goto done;
+        }
+        finished++;
+    }
+    if (in->progress)
+        in->progress(in->progress_ctx, n, n);
+done:
+    free(rcs);
+    free(ran);
+    free(errs);
+    return rc;
+}
+
+int plan_rate(const struct plan_input *in, struct plan_result *out, struct llmroof_err *err)
+{
+    int rc;
+    /* the layouts: every n of the TP list, and for MoE models the searched forms */
+    int codes[PLAN_MODES * PLAN_MAX_TPS];
+    const int ncodes = plan_codes(in, codes);
+    static const int max_cands = PLAN_MAX_OPTIONS;
+    struct rate_cand *cands = calloc((size_t)max_cands, sizeof *cands);
+    if (!cands)
+        return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory");
+    int ncands = 0;
+    for (int gi = 0; gi < in->ngpus; gi++) {
+        const struct llmroof_gpu *g = in->gpus[gi];
+        bool usable[PLAN_MODES * PLAN_MAX_TPS] = { false };
+        double floor_s[PLAN_MODES * PLAN_MAX_TPS] = { 0 };
+        char why[PLAN_MODES * PLAN_MAX_TPS][sizeof out->options[0].reason];
+        for (int li = 0; li < ncodes; li++) {
+            const int oi = out->noptions;
+            struct plan_option *o = plan_new_option(out, in, gi, codes[li]);
+            if ((rc = plan_layout_check(in, g, codes[li], o->reason, sizeof o->reason, err)))
+                goto done;
+            memcpy(why[li], o->reason, sizeof why[li]);
+            if (o->reason[0])
+                continue;
+            usable[li] = true;
+            floor_s[li] = plan_tpot_floor_s(in, g, codes[li]);
+            if (floor_s[li] > in->tpot_slo_s) {
+                /* no count can help: not simulated (docs/planning.md, "Bounds before simulating") */
+                tpot_floor_miss(in, o, floor_s[li]);
+                continue;
+            }
+            const long lb = pool_ruled_out(in, g, false, codes[li], false) + 1;
+            cands[ncands++] = (struct rate_cand){ oi, gi, codes[li], false, 0, 0,
+                                                  plan_pools_gpus(in, g, codes[li], lb, 0, 0, NULL) };
+        }
+        /* the prefill pool: fewest GPUs over the usable layouts; an engine that batches statically
+         * (HF generate()) serves whole requests and has none */
+        const bool static_eng = in->eff.engine && in->eff.engine->static_batching;
+        /* an engine that runs no prefill and decode pools (TGI, vLLM before 0.6, LMDeploy 0.1-0.5)
+         * has no disaggregated layout either */
+        const bool no_pd = in->eff.engine && !in->eff.engine->static_batching && !in->eff.engine->disaggregation;
+        long best_x = 0;
+        int best_code = 0, evals = 0;
+        /* where no prefill pool meets: the searched layout that came closest (its first token
+         * soonest), or one whose requests the engine rejects, for the rows' reason */
+        struct rate_eval miss = { 0 };
+        int miss_code = 0;
+        for (int li = 0; li < ncodes; li++) {
+            if (!usable[li] || static_eng || no_pd)
+                continue;
+            long x = 0;
+            struct rate_eval ev;
+            if ((rc = smallest_pool(in, g, true, codes[li], 0, codes[li], false, PLAN_INSTANCE_CAP, &x, &ev, &evals,
+                                    err)))
+                goto done;
+            if (x > 0 && (best_x == 0 || x * plan_inst_gpus(in, codes[li]) < best_x * plan_inst_gpus(in, best_code))) {
+                best_x = x;
+                best_code = codes[li];
+            }
+            if (x == 0 && miss.fails != PLAN_BIND_REJECTED &&
+                (miss_code == 0 || ev.fails == PLAN_BIND_REJECTED || ev.ttft_s < miss.ttft_s)) {
+                miss = ev;
+                miss_code = codes[li];
+            }
+        }
+        for (int li = 0; li < ncodes; li++) {
+            const int oi = out->noptions;
+            struct plan_option *o = plan_new_option(out, in, gi, codes[li]);
+            o->disagg = true;
+            o->evaluations = evals;
+            if (!usable[li]) {
+                memcpy(o->reason, why[li], sizeof o->reason);
+                continue;
+            }
+            if (static_eng) {
+                snprintf(o->reason, sizeof o->reason, "engine %s batches statically (whole requests in one instance): "
+                         "no disaggregated serving", in->eff.engine->id);
+                continue;
+            }
+            if (no_pd) {
+                snprintf(o->reason, sizeof o->reason, "engine %s serves no disaggregated prefill and decode pools",
+                         in->eff.engine->id);
+                continue;
+            }
+            if (best_x == 0) {
+                char ml[32];
+                plan_layout_label(in, lay_n(miss_code), lay_mode(miss_code), ml, sizeof ml);
+                if (miss.fails == PLAN_BIND_REJECTED)
+                    plan_rejected_reason(in, g, miss.rejected_share, o->reason, sizeof o->reason);
+                else
+                    /* a TTFT that stopped falling ends the search before the cap: "of up to 256
+                     * instances" had headed a search that stopped at 2 */
+                    if (miss.floor && !miss.overloaded)
+                        snprintf(o->reason, sizeof o->reason, "no prefill pool meets p%d TTFT <= %.8g ms: at %ld x %s "
+                                 "prefill instances p%d TTFT is %.0f ms and no longer falls with more",
+                                 in->percentile, in->ttft_slo_s * 1e3, miss.at, ml, in->percentile, miss.ttft_s * 1e3);
+                    else
+                        snprintf(o->reason, sizeof o->reason, "no prefill pool of up to %d instances meets p%d TTFT <= "
+                                 "%.8g ms (closest: %ld x %s prefill instances, %s, p%d TTFT %.0f ms)", PLAN_INSTANCE_CAP,
+                                 in->percentile, in->ttft_slo_s * 1e3, miss.at, ml,
+                                 miss.overloaded ? "overloaded" : "at the search limit", in->percentile,
+                                 miss.ttft_s * 1e3);
+                continue;
+            }
+            if (floor_s[li] > in->tpot_slo_s) {
+                o->prefill_tp = lay_n(best_code);
+                o->prefill_mode = lay_mode(best_code);
+                o->prefill_instances = best_x;
+                plan_layout_label(in, o->prefill_tp, o->prefill_mode, o->prefill_layout, sizeof o->prefill_layout);
+                tpot_floor_miss(in, o, floor_s[li]);
+                continue;
+            }
+            const long lb = pool_ruled_out(in, g, true, codes[li], true) + 1;
+            cands[ncands++] = (struct rate_cand){ oi, gi, codes[li], true, best_code, best_x,
+                                                  plan_pools_gpus(in, g, best_code, best_x, codes[li], lb, NULL) };
+        }
+    }
+    /* the searches, most promising first */
+    qsort(cands, (size_t)ncands, sizeof *cands, plan_cand_cmp);
+    if (in->exhaustive || in->ngpus < 2) { /* nothing pruned: every row on the threads */
+        rc = rate_rows_parallel(in, out, cands, ncands, err);
+        goto done;
+    }
+    struct plan_best best = plan_best_start(in);
+    for (int ci = 0; ci < ncands; ci++) {
+        const struct rate_cand *k = &cands[ci];
+        struct plan_option *o = &out->options[k->oi];
+        if (in->progress)
+            in->progress(in->progress_ctx, ci, ncands);
+        if (stop_asked(&in->sim.stop)) { /* the simulations ask it too; --fast runs none */
+            rc = llmroof_err_set(err, LLMROOF_ESTOPPED, "stopped by the caller after %d of %d options", ci, ncands);
+            goto done;
+        }
+        const long limit = pool_limit(in, &best, k->gi, k->code_p, k->x, k->code);
+        if (!plan_could_win(in, &best, k->gi, k->lb_gpus)) {
+            /* the fewest instances the capacity bound allows already need more GPUs than the best */
+            if (k->disagg) {
+                o->prefill_tp = lay_n(k->code_p);
+                o->prefill_mode = lay_mode(k->code_p);
+                o->prefill_instances = k->x;
+                plan_layout_label(in, o->prefill_tp, o->prefill_mode, o->prefill_layout, sizeof o->prefill_layout);
+            }
+            o->pruned = true;
+            snprintf(o->reason, sizeof o->reason,
+                     "not simulated: its capacity bound needs at least %ld GPUs: %s than the best plan found by then "
+                     "(%s)", k->lb_gpus, plan_prune_what(in), plan_bound_text(best.gpus, best.has_cost, best.cost, (char[64]){ 0 }, 64));
+            continue;
+        }
+        if (k->disagg)
+            rc = plan_rate_disagg(in, k->gi, k->code_p, k->x, k->code, limit, &best, o, err);
+        else
+            rc = rate_aggregated(in, k->gi, k->code, limit, &best, o, err);
+        if (rc)
+            goto done;
+        if (o->feasible && !k->disagg && (rc = plan_option_figures(in, k->code, 0, o, err)))
+            goto done;
+        plan_best_update(in, &best, o);
+    }
+    if (in->progress)
+        in->progress(in->progress_ctx, ncands, ncands);
+    rc = LLMROOF_OK;
+done:
+    free(cands);
+    return rc;
+}
