@@ -168,5 +168,6 @@ struct llmroof_spec_decode cli_spec_decode(const struct cli_spec_opts *o)
     /* the simulator's expected acceptance: its mean tokens per step over a long run */
     d.tokens_per_step = sim_spec_expected_tokens(sp);
     d.eagle3_vocab = sp->kind == SIM_SPEC_EAGLE3 ? sp->draft_vocab : 0;
+    d.eagle = sp->kind == SIM_SPEC_EAGLE || sp->kind == SIM_SPEC_EAGLE3;
     return d;
 }

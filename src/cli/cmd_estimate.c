@@ -242,7 +242,7 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
             mo.drafter_kv_bytes = dm.kv_bytes_per_token_per_gpu;
         } else {
             memory_head_drafter(m, &e.shard, &setup.dt, &mem, spec.drafter == LLMROOF_DRAFTER_MEDUSA ? spec.steps : 0,
-                                spec.eagle3_vocab, &mo.drafter_bytes, &mo.drafter_kv_bytes);
+                                spec.eagle3_vocab, spec.eagle, &mo.drafter_bytes, &mo.drafter_kv_bytes);
         }
         if ((rc = memory_eval_layout(m, g, &lay, &setup.dt, ctx_len, &mo, &mem, &err)))
             return cli_fail(c, &err);

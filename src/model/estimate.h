@@ -73,6 +73,9 @@ struct llmroof_spec_decode {
     long eagle3_vocab;                 /* LLMROOF_DRAFTER_HEAD: an EAGLE-3 head's vocabulary (its
                                           draft_vocab_size; ops_head_shape), 0: EAGLE's or an MTP
                                           module's shape */
+    bool eagle;                        /* LLMROOF_DRAFTER_HEAD: an EAGLE-family head, a dense decoder
+                                          layer of its own (on a MoE target, ops_eagle_mlp_width);
+                                          false: an MTP module, one of the target's layers */
 };
 
 struct llmroof_estimate {

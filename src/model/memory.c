@@ -487,8 +487,27 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
     return LLMROOF_OK;
 }
 
+/* The MLP weights of the mean layer on one rank of `sh` (stage_weights' MLP terms over every
+ * layer: the dense layers' MLPs, the MoE layers' shared part, experts and router), the part of
+ * target weights / layers an EAGLE head of a MoE target does not hold. */
+static double mean_mlp_bytes(const struct llmroof_model *m, const struct llmroof_shard *sh,
+                             const struct llmroof_dtypes *dt)
+{
+    const double w = ops_weight_bytes(dt), we = ops_expert_bytes(m, dt), wu = ops_unquantized_bytes(m, dt, false);
+    double attn, dense, moe_w, moe_e;
+    layer_weights(m, sh, &attn, &dense, &moe_w, &moe_e);
+    const double L = (double)m->layers, router = m->moe_experts > 0 ? (double)m->hidden * (double)m->moe_experts * (wu - w) : 0.0;
+    double nm = moe_layers_below(m, m->layers), nd = L - nm;
+    if (layers_patterned(m)) { /* per layer kind, as stage_weights counts them (NAS widths included) */
+        const struct llmroof_layer_counts c = layers_count(m, 0, m->layers);
+        nm = c.moe;
+        nd = c.dense * layers_dense_width(m, 0, m->layers) / (double)m->intermediate;
+    }
+    return (nd * dense * w + nm * (moe_w * w + moe_e * we + router)) / L;
+}
+
 void memory_head_drafter(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
-                         const struct llmroof_memory *target, int medusa_heads, long eagle3_vocab,
+                         const struct llmroof_memory *target, int medusa_heads, long eagle3_vocab, bool eagle,
                          double *bytes_per_gpu, double *kv_bytes_per_token_per_gpu)
 {
     /* the attention layers of the stage whose K/V per token the target's figure is (the fullest:
@@ -502,6 +521,11 @@ void memory_head_drafter(const struct llmroof_model *m, const struct llmroof_sha
                                       : target->weights_bytes_per_gpu /
                                                 (double)(sh->pp > 1 ? sh->stage_layers_max : m->layers) +
                                             ops_eagle3_extra_bytes(m, sh, dt, eagle3_vocab);
+    if (medusa_heads == 0 && eagle && m->moe_experts > 0) {
+        /* the mean layer's MLP share (its experts, router, shared experts and the dense layers'
+         * MLPs over every layer) out, the head's own dense MLP in */
+        *bytes_per_gpu += ops_eagle_mlp_bytes(m, sh, dt) - mean_mlp_bytes(m, sh, dt);
+    }
     /* one full-attention layer's K/V per token: for a windowed model the target's per-token
      * figure at its context is the layers' held mean (memory_kv_tokens_held), which would give
      * the head a window's share (gpt-oss-120b at 2,048 tokens: 1,088 B where its layer holds

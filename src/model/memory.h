@@ -128,10 +128,12 @@ static inline void memory_fit_batch(struct llmroof_memory *mem, long batch)
  * its own, one attention layer's K/V per token; Medusa's heads (medusa_heads > 0) what their draft
  * step reads, ops_medusa_bytes (each its own vocabulary projection: far more than a layer where the
  * vocabulary is large), and no cache; an EAGLE-3 head (eagle3_vocab > 0) its further inputs, fusing
- * width and own LM head more (ops_eagle3_extra_bytes). serve/sim.c and estimate --spec take the drafter so
- * (mem_opts drafter_bytes, drafter_kv_bytes). */
+ * width and own LM head more (ops_eagle3_extra_bytes). An EAGLE head (eagle) of a mixture-of-experts
+ * target holds a dense MLP of its own (ops_eagle_mlp_bytes) in place of the mean layer's share of
+ * the experts. serve/sim.c and estimate --spec take the drafter so (mem_opts drafter_bytes,
+ * drafter_kv_bytes). */
 void memory_head_drafter(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
-                         const struct llmroof_memory *target, int medusa_heads, long eagle3_vocab,
+                         const struct llmroof_memory *target, int medusa_heads, long eagle3_vocab, bool eagle,
                          double *bytes_per_gpu, double *kv_bytes_per_token_per_gpu);
 
 int memory_eval(const struct llmroof_model *m, const struct llmroof_gpu *g, int tp,

@@ -1064,12 +1064,34 @@ double ops_medusa_bytes(const struct llmroof_model *m, const struct llmroof_shar
     return (double)heads * (h * h * ops_weight_bytes(dt) + h * sh->vocab_per_rank * ops_unquantized_bytes(m, dt, true));
 }
 
-struct ops_head ops_head_shape(const struct llmroof_model *m, long eagle3_vocab, bool first)
+struct ops_head ops_head_shape(const struct llmroof_model *m, long eagle3_vocab, bool first, bool eagle)
 {
+    const double mw = eagle ? ops_eagle_mlp_width(m) : 0.0;
     if (eagle3_vocab <= 0)
-        return (struct ops_head){ 2.0, 1.0, (double)m->vocab };
+        return (struct ops_head){ 2.0, 1.0, (double)m->vocab, mw };
     const double v = (double)eagle3_vocab < (double)m->vocab ? (double)eagle3_vocab : (double)m->vocab;
-    return (struct ops_head){ first ? 3.0 : 0.0, 2.0, v };
+    return (struct ops_head){ first ? 3.0 : 0.0, 2.0, v, mw };
+}
+
+double ops_eagle_mlp_width(const struct llmroof_model *m)
+{
+    if (m->moe_experts <= 0)
+        return 0.0;
+    return (double)(m->moe_top_k + m->moe_shared) * (double)m->moe_intermediate;
+}
+
+/* the head's MLP width on one rank: split over the attention-TP group (its layer's TP) */
+static double eagle_mlp_per_rank(const struct llmroof_model *m, const struct llmroof_shard *sh)
+{
+    const double tp = sh->tp > 0 ? (double)sh->tp : 1.0;
+    return ops_eagle_mlp_width(m) / tp;
+}
+
+double ops_eagle_mlp_bytes(const struct llmroof_model *m, const struct llmroof_shard *sh,
+                           const struct llmroof_dtypes *dt)
+{
+    const double nmat = m->mlp == LLMROOF_MLP_GATED ? 3.0 : 2.0;
+    return nmat * (double)m->hidden * eagle_mlp_per_rank(m, sh) * ops_weight_bytes(dt);
 }
 
 /* the q/k/v output width of one rank of the head's layer: a Llama layer with the target's heads
@@ -1085,7 +1107,7 @@ double ops_eagle3_extra_bytes(const struct llmroof_model *m, const struct llmroo
 {
     if (eagle3_vocab <= 0)
         return 0.0;
-    const struct ops_head hd = ops_head_shape(m, eagle3_vocab, true);
+    const struct ops_head hd = ops_head_shape(m, eagle3_vocab, true, true);
     const double h = (double)m->hidden, w = ops_weight_bytes(dt);
     /* the mean layer stands for a decoder layer and EAGLE's 2h -> h projection: add the q/k/v
      * projection's second h of inputs, the projection's third h and the head's own LM head */
@@ -1139,7 +1161,7 @@ void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *
         }
         op[k].count /= L;
     }
-    const struct ops_head hd = head ? *head : ops_head_shape(m, 0, true);
+    const struct ops_head hd = head ? *head : ops_head_shape(m, 0, true, true);
     struct llmroof_op *qkv = &op[LLMROOF_OP_QKV_PROJ];
     const double n = qkv->count; /* the head has one of each: per instance, over the mean layer's count */
     if (hd.fc_in > 0) {
@@ -1156,6 +1178,26 @@ void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *
         qkv->flops += 2.0 * T * more * qw / n;
         qkv->bytes += (more * qw * w + T * more * a) / n;
         qkv->wbytes += more * qw * w / n;
+    }
+    if (hd.mlp_width > 0) {
+        /* an EAGLE head on a MoE target: its layer's MLP is a dense one of its own, not the
+         * target's experts (ops_eagle_mlp_width): no router, no expert dispatch or gather, one
+         * dense SwiGLU split over the attention-TP group, and after it the TP all-reduce a dense
+         * layer has (one after attention, one after the MLP, one for the embedding) */
+        const double nmat = m->mlp == LLMROOF_MLP_GATED ? 3.0 : 2.0, I = eagle_mlp_per_rank(m, sh);
+        op[LLMROOF_OP_FFN] = op[LLMROOF_OP_ROUTER] = op[LLMROOF_OP_ALL_TO_ALL] = op[LLMROOF_OP_MLP_GATHER] =
+            (struct llmroof_op){ 0 };
+        op[LLMROOF_OP_DENSE_FFN] = (struct llmroof_op){ n, 2.0 * T * h * I * nmat / n,
+                                                        (nmat * h * I * w + T * mlp_act_bytes(m->mlp, h, I, a, a, false)) / n,
+                                                        0, 3, nmat * h * I * w / n };
+        out->gemm_out[LLMROOF_OP_FFN] = 0.0;
+        out->gemm_out[LLMROOF_OP_DENSE_FFN] = T * ((nmat - 1.0) * I + h) / n;
+        out->ep_ranks = 0;
+        out->expert_wbytes = out->expert_flops = out->lowp_save_bytes = 0.0;
+        out->tokens_per_expert = out->experts_hit = 0.0;
+        out->block_fp8_ops &= ~((1u << LLMROOF_OP_FFN) | (1u << LLMROOF_OP_DENSE_FFN));
+        if (sh->tp > 1)
+            op[LLMROOF_OP_ALL_REDUCE].count = 3.0;
     }
     const double f = m->vocab > 0 ? hd.vocab / (double)m->vocab : 1.0;
     if (f < 1.0) {

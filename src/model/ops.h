@@ -533,14 +533,29 @@ void ops_set_all_to_all(const struct llmroof_model *m, const struct llmroof_shar
  * drafts over its own, smaller vocabulary (config draft_vocab_size, 32,000 in the released
  * drafts, mapped back to the target's ids by a d2t table) with its own LM head. */
 struct ops_head {
-    double fc_in;   /* hidden widths into the fusing projection to h: 2, 3 (EAGLE-3's first pass), 0 none */
-    double attn_in; /* hidden widths into the layer's q/k/v projection: 1, EAGLE-3 2 */
-    double vocab;   /* the head's vocabulary: the target's, EAGLE-3's draft_vocab_size */
+    double fc_in;     /* hidden widths into the fusing projection to h: 2, 3 (EAGLE-3's first pass), 0 none */
+    double attn_in;   /* hidden widths into the layer's q/k/v projection: 1, EAGLE-3 2 */
+    double vocab;     /* the head's vocabulary: the target's, EAGLE-3's draft_vocab_size */
+    double mlp_width; /* an EAGLE head's own dense MLP on a mixture-of-experts target, its width
+                         (ops_eagle_mlp_width); 0: the target's mean layer's MLP (an MTP module,
+                         which is a layer of its target, or any head of a dense target) */
 };
 /* EAGLE's and an MTP module's pass (eagle3_vocab 0), or EAGLE-3's first (from the target's
- * features) or later pass over a vocabulary of eagle3_vocab tokens (at most the target's). */
-struct ops_head ops_head_shape(const struct llmroof_model *m, long eagle3_vocab, bool first);
-/* head NULL: EAGLE's shape, ops_head_shape(m, 0, true). */
+ * features) or later pass over a vocabulary of eagle3_vocab tokens (at most the target's).
+ * eagle: an EAGLE-family head (EAGLE-1/2/3), whose layer is a dense Llama decoder layer of its
+ * own; false: an MTP module, one of the target's own layers (DeepSeek-V3's is a MoE layer). */
+struct ops_head ops_head_shape(const struct llmroof_model *m, long eagle3_vocab, bool first, bool eagle);
+/* The MLP width of an EAGLE head drafting for a mixture-of-experts target: a dense SwiGLU as wide
+ * as the experts one token runs, (top-k + shared) x the expert width. The released heads are dense
+ * LlamaDecoderLayers (EAGLE-3's LlamaForCausalLMEagle3): Kimi-K2's (AQ-MedAI/Kimi-K2-Instruct-eagle3)
+ * is 18,432 wide, this rule's (8 + 1) x 2,048; SpecForge's configs for gpt-oss-120b (17,280 against
+ * 4 x 2,880 = 11,520) and DeepSeek-V3 (40,960 against 18,432) are wider. 0 for a dense model. */
+double ops_eagle_mlp_width(const struct llmroof_model *m);
+/* The weight bytes of that dense MLP on one rank of `sh` (split over the attention-TP group, as
+ * the head's layer; whole on each data-parallel attention replica), at the target's weight bytes. */
+double ops_eagle_mlp_bytes(const struct llmroof_model *m, const struct llmroof_shard *sh,
+                           const struct llmroof_dtypes *dt);
+/* head NULL: EAGLE's shape, ops_head_shape(m, 0, true, true). */
 void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
                      const struct llmroof_batch *b, int medusa_heads, const struct ops_head *head,
                      struct llmroof_oplist *out);

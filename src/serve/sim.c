@@ -1229,7 +1229,8 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
          * 4,096 more (memory_head_drafter, which estimate --spec takes too) */
         double head_bytes, head_kv;
         memory_head_drafter(s->model, &e->sh, &s->dt, &mem, c->spec.kind == SIM_SPEC_MEDUSA ? c->spec.k : 0,
-                            c->spec.kind == SIM_SPEC_EAGLE3 ? c->spec.draft_vocab : 0, &head_bytes, &head_kv);
+                            c->spec.kind == SIM_SPEC_EAGLE3 ? c->spec.draft_vocab : 0,
+                            c->spec.kind == SIM_SPEC_EAGLE || c->spec.kind == SIM_SPEC_EAGLE3, &head_bytes, &head_kv);
         cap_bytes -= head_bytes * (double)mem.attn_dp;
         per_token += head_kv;
     }

@@ -873,8 +873,8 @@ static double draft_step_s(const struct engine *e, const struct sim_spec *sp, co
 {
     struct llmroof_oplist ops;
     struct llmroof_phase p;
-    const struct ops_head hd =
-        ops_head_shape(e->setup.model, sp->kind == SIM_SPEC_EAGLE3 ? sp->draft_vocab : 0, first);
+    const struct ops_head hd = ops_head_shape(e->setup.model, sp->kind == SIM_SPEC_EAGLE3 ? sp->draft_vocab : 0, first,
+                                              sp->kind == SIM_SPEC_EAGLE || sp->kind == SIM_SPEC_EAGLE3);
     ops_build_draft(e->setup.model, &e->sh, &e->setup.dt, b, medusa_heads, &hd, &ops);
     roofline_eval(e->setup.gpu, e->setup.dt.act, &e->setup.eff, e->setup.tp, &ops, &p);
     return p.time_s;

@@ -1108,9 +1108,9 @@ static void drafter_prefill_joins_ttft(void **state)
     struct llmroof_setup s = setup(&cat, "llama-3.1-70b", "h100", 4);
     struct llmroof_setup d = setup(&cat, "llama-3.1-8b", "h100", 4);
     const double E = sim_spec_tokens_per_step(3, 0.7);
-    const struct llmroof_spec_decode draft = { LLMROOF_DRAFTER_MODEL, "draft", model(&cat, "llama-3.1-8b"), 3, 0.7, 0, 4, E, 0 },
-                                     eagle = { LLMROOF_DRAFTER_HEAD, "eagle", NULL, 3, 0.7, 0, 4, E, 0 },
-                                     medusa = { LLMROOF_DRAFTER_MEDUSA, "medusa", NULL, 3, 0.7, 0, 4, E, 0 };
+    const struct llmroof_spec_decode draft = { LLMROOF_DRAFTER_MODEL, "draft", model(&cat, "llama-3.1-8b"), 3, 0.7, 0, 4, E, 0, false },
+                                     eagle = { LLMROOF_DRAFTER_HEAD, "eagle", NULL, 3, 0.7, 0, 4, E, 0, true },
+                                     medusa = { LLMROOF_DRAFTER_MEDUSA, "medusa", NULL, 3, 0.7, 0, 4, E, 0, false };
     struct llmroof_request r = { 1, 4096, 128 };
     struct llmroof_estimate plain = run(&s, 1, 4096, 128), alone = run(&d, 1, 4096, 128), e;
     struct llmroof_err err = { 0 };
@@ -1265,7 +1265,7 @@ static void two_batch_overlap_splits_verification_by_sequences(void **state)
     load_shipped(&cat);
     struct llmroof_setup s = dsv3_ep8_dpa(&cat);
     const double E = sim_spec_tokens_per_step(3, 0.7);
-    const struct llmroof_spec_decode mtp = { LLMROOF_DRAFTER_HEAD, "mtp", NULL, 3, 0.7, 0, 4, E, 0 };
+    const struct llmroof_spec_decode mtp = { LLMROOF_DRAFTER_HEAD, "mtp", NULL, 3, 0.7, 0, 4, E, 0, false };
     struct llmroof_request r8 = { 8, 512, 128 }, r16 = { 16, 512, 128 };
     struct llmroof_estimate p8, t8, p16, t16;
     struct llmroof_err err = { 0 };
@@ -1316,7 +1316,7 @@ static void draft_passes_run_on_the_busiest_replica(void **state)
     load_shipped(&cat);
     struct llmroof_setup s = dsv3_ep8_dpa(&cat);
     const double E = sim_spec_tokens_per_step(3, 0.8);
-    const struct llmroof_spec_decode mtp = { LLMROOF_DRAFTER_HEAD, "mtp", NULL, 3, 0.8, 0, 4, E, 0 };
+    const struct llmroof_spec_decode mtp = { LLMROOF_DRAFTER_HEAD, "mtp", NULL, 3, 0.8, 0, 4, E, 0, false };
     struct llmroof_request r1 = { 1, 1024, 64 }, r8 = { 8, 1024, 64 }, r9 = { 9, 1024, 64 };
     struct llmroof_estimate e1, e8, e9;
     struct llmroof_err err = { 0 };
@@ -1344,7 +1344,7 @@ static void a_draft_model_drafts_its_replicas_sequences(void **state)
     s.layout.ep = 8;
     s.layout.dp_attn = true;
     const struct llmroof_model *dm = model(&cat, "qwen3-8b");
-    const struct llmroof_spec_decode sd = { LLMROOF_DRAFTER_MODEL, "draft", dm, 3, 0.6, 0, 4, sim_spec_tokens_per_step(3, 0.6), 0 };
+    const struct llmroof_spec_decode sd = { LLMROOF_DRAFTER_MODEL, "draft", dm, 3, 0.6, 0, 4, sim_spec_tokens_per_step(3, 0.6), 0, false };
     struct llmroof_request r = { 64, 1024, 256 };
     struct llmroof_estimate e;
     struct llmroof_err err = { 0 };
@@ -1389,7 +1389,7 @@ static void spec_decode_tpot_is_step_over_expected_tokens(void **state)
     s.eff = (struct llmroof_effs){ .compute = 0.70, .memory = 0.80, .comm = 0.78, .overhead_s = 0.0002 };
     const double E = sim_spec_tokens_per_step(3, 0.7);
     assert_rel_close(E, 2.533, 1e-12);
-    const struct llmroof_spec_decode eagle = { LLMROOF_DRAFTER_HEAD, "eagle", NULL, 3, 0.7, 0, 4, E, 0 };
+    const struct llmroof_spec_decode eagle = { LLMROOF_DRAFTER_HEAD, "eagle", NULL, 3, 0.7, 0, 4, E, 0, true };
     struct llmroof_request r = { 1, 512, 1536 };
     struct llmroof_estimate e;
     struct llmroof_err err = { 0 };
@@ -1424,7 +1424,7 @@ static void verification_computes_logits_at_every_position(void **state)
     load_shipped(&cat);
     struct llmroof_setup s = setup(&cat, "llama-3.1-8b", "h100", 1);
     const struct llmroof_spec_decode eagle = { LLMROOF_DRAFTER_HEAD, "eagle", NULL, 3, 0.7, 0, 4,
-                                               sim_spec_tokens_per_step(3, 0.7), 0 };
+                                               sim_spec_tokens_per_step(3, 0.7), 0, true };
     struct llmroof_request r = { 8, 1024, 256 };
     struct llmroof_estimate e;
     struct llmroof_err err = { 0 };
@@ -1454,10 +1454,10 @@ static void spec_decode_without_acceptance_never_helps(void **state)
     struct llmroof_request r = { 8, 1024, 256 };
     struct llmroof_err err = { 0 };
     const struct llmroof_spec_decode cases[] = {
-        { LLMROOF_DRAFTER_HEAD, "eagle", NULL, 3, 0.0, 0, 4, 1.0, 0 },
-        { LLMROOF_DRAFTER_MEDUSA, "medusa", NULL, 3, 0.0, 0, 4, 1.0, 0 },
-        { LLMROOF_DRAFTER_MODEL, "draft", model(&cat, "llama-3.2-1b"), 3, 0.0, 0, 4, 1.0, 0 },
-        { LLMROOF_DRAFTER_HEAD, "eagle", NULL, 3, 0.0, 4, 16, 1.0, 0 },
+        { LLMROOF_DRAFTER_HEAD, "eagle", NULL, 3, 0.0, 0, 4, 1.0, 0, true },
+        { LLMROOF_DRAFTER_MEDUSA, "medusa", NULL, 3, 0.0, 0, 4, 1.0, 0, false },
+        { LLMROOF_DRAFTER_MODEL, "draft", model(&cat, "llama-3.2-1b"), 3, 0.0, 0, 4, 1.0, 0, false },
+        { LLMROOF_DRAFTER_HEAD, "eagle", NULL, 3, 0.0, 4, 16, 1.0, 0, true },
     };
     double draft_s[4];
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -404,8 +404,34 @@ static void an_eagle_head_caches_a_full_layer_beside_windowed_layers(void **stat
     const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false,
                                        LLMROOF_ACT_QUANT_SEPARATE };
     double head_bytes, head_kv;
-    memory_head_drafter(model(&cat, "gpt-oss-120b"), &sh, &dt, &mem, 0, 0, &head_bytes, &head_kv);
+    memory_head_drafter(model(&cat, "gpt-oss-120b"), &sh, &dt, &mem, 0, 0, true, &head_bytes, &head_kv);
     assert_rel_close(head_kv, 2048.0, 1e-12);
+    catalog_free(&cat);
+}
+
+/* An EAGLE head of a MoE target holds a dense MLP of its own, not a layer's share of the experts;
+ * an MTP module is one of the target's layers. Qwen3-30B-A3B at TP 1, fp16: the mean layer's
+ * experts 128 x 3 x 2,048 x 768 x 2 B = 1,207,959,552 B and router 2,048 x 128 x 2 B = 524,288 B
+ * (all 48 layers MoE), the head's SwiGLU (8 + 0) x 768 = 6,144 wide: 3 x 2,048 x 6,144 x 2 B =
+ * 75,497,472 B; its K/V per token is one layer's either way (4 KV heads x 128 x 2 x 2 B = 2,048). */
+static void an_eagle_head_of_a_moe_target_holds_a_dense_mlp(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *m = model(&cat, "qwen3-30b-a3b");
+    const struct llmroof_memory mem = eval(&cat, "qwen3-30b-a3b", "h100", 1, LLMROOF_FP16, LLMROOF_FP16, 2048, theoretical());
+    struct llmroof_shard sh;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(ops_shard(m, 1, &sh, &err), 0);
+    const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false,
+                                       LLMROOF_ACT_QUANT_SEPARATE };
+    double eagle_bytes, eagle_kv, mtp_bytes, mtp_kv;
+    memory_head_drafter(m, &sh, &dt, &mem, 0, 0, true, &eagle_bytes, &eagle_kv);
+    memory_head_drafter(m, &sh, &dt, &mem, 0, 0, false, &mtp_bytes, &mtp_kv);
+    assert_rel_close(mtp_bytes, mem.weights_bytes_per_gpu / 48.0, 1e-12);
+    assert_rel_close(eagle_bytes, mem.weights_bytes_per_gpu / 48.0 - 1207959552.0 - 524288.0 + 75497472.0, 1e-12);
+    assert_rel_close(eagle_kv, 2048.0, 1e-12);
+    assert_rel_close(mtp_kv, 2048.0, 1e-12);
     catalog_free(&cat);
 }
 
@@ -429,7 +455,7 @@ static void an_mtp_head_under_pp_caches_one_layer_of_its_stage(void **state)
     assert_int_equal(memory_eval_layout(m, gpu(&cat, "h200"), &lay, &dt, 2048, &o, &mem, &err), 0);
     assert_rel_close(mem.kv_bytes_per_token_per_gpu, 6144.0, 1e-12);
     double head_bytes, head_kv;
-    memory_head_drafter(m, &sh, &dt, &mem, 0, 0, &head_bytes, &head_kv);
+    memory_head_drafter(m, &sh, &dt, &mem, 0, 0, false, &head_bytes, &head_kv);
     assert_rel_close(head_kv, 1024.0, 1e-12);
     /* its weights: one layer of the stage's 24, not of the model's 48 */
     assert_rel_close(head_bytes, mem.weights_bytes_per_gpu / 24.0, 1e-12);
@@ -488,6 +514,7 @@ int main(void)
         cmocka_unit_test(dp_attention_sizes_the_workspace_per_replica),
         cmocka_unit_test(an_eagle_head_caches_a_full_layer_beside_windowed_layers),
         cmocka_unit_test(an_mtp_head_under_pp_caches_one_layer_of_its_stage),
+        cmocka_unit_test(an_eagle_head_of_a_moe_target_holds_a_dense_mlp),
         cmocka_unit_test(prepared_held_tokens_match_the_direct_count),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -396,7 +396,7 @@ static void an_eagle3_head_drafts_over_its_own_vocabulary(void **state)
     assert_int_equal(ops_shard(m, 1, &sh, &err), 0);
     struct llmroof_batch b = batch_decode(1, 1000);
     struct llmroof_oplist o;
-    const struct ops_head first = ops_head_shape(m, 32000, true), later = ops_head_shape(m, 32000, false);
+    const struct ops_head first = ops_head_shape(m, 32000, true, true), later = ops_head_shape(m, 32000, false, true);
     assert_rel_close(first.fc_in, 3.0, 0);
     assert_rel_close(later.fc_in, 0.0, 0);
     assert_rel_close(later.attn_in, 2.0, 0);
@@ -420,7 +420,46 @@ static void an_eagle3_head_drafts_over_its_own_vocabulary(void **state)
     assert_rel_close(ops_eagle3_extra_bytes(m, &sh, &FP16, 32000), 346030080.0, 1e-12);
     assert_rel_close(ops_eagle3_extra_bytes(m, &sh, &FP16, 0), 0.0, 0);
     /* a vocabulary larger than the model's is the model's (ops_head_shape caps it) */
-    assert_rel_close(ops_head_shape(m, 1000000, true).vocab, 128256.0, 0);
+    assert_rel_close(ops_head_shape(m, 1000000, true, true).vocab, 128256.0, 0);
+    catalog_free(&cat);
+}
+
+/* An EAGLE head drafting for a MoE target is a dense decoder layer (the released heads are
+ * LlamaDecoderLayers); an MTP module is a layer of its target. Qwen3-30B-A3B at TP 2, fp16, 4
+ * decoding sequences: EAGLE's MLP is a SwiGLU of (8 top-k + 0 shared) x 768 = 6,144, 3,072 a rank:
+ * FLOPs 2 x 4 x 2,048 x 3,072 x 3 = 150,994,944; bytes 3 x 2,048 x 3,072 x 2 = 37,748,736 of weights
+ * + 4 tokens x (2,048 x 2 in + 2,048 x 2 out + the intermediate's 6 x 3,072 x 2: gate/up written
+ * and read, the activated half written and read, mlp_act_bytes) = 4 x 45,056 = 180,224:
+ * 37,928,960; no router, no experts; three all-reduces (attention, MLP, embedding). The MTP
+ * module keeps the target's routed experts. */
+static void an_eagle_head_of_a_moe_target_is_a_dense_layer(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *m = model(&cat, "qwen3-30b-a3b");
+    struct llmroof_shard sh;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(ops_shard(m, 2, &sh, &err), 0);
+    struct llmroof_batch b = batch_decode(4, 1000);
+    struct llmroof_oplist o;
+    const struct ops_head eagle = ops_head_shape(m, 0, true, true), mtp = ops_head_shape(m, 0, true, false);
+    assert_rel_close(eagle.mlp_width, 6144.0, 0);
+    assert_rel_close(mtp.mlp_width, 0.0, 0);
+    ops_build_draft(m, &sh, &FP16, &b, 0, &eagle, &o);
+    const struct llmroof_op *d = &o.op[LLMROOF_OP_DENSE_FFN];
+    assert_rel_close(d->count * d->flops, 150994944.0, 1e-12);
+    assert_rel_close(d->count * d->bytes, 37928960.0, 1e-12);
+    assert_rel_close(d->count * d->wbytes, 37748736.0, 1e-12);
+    assert_rel_close(o.op[LLMROOF_OP_FFN].count, 0.0, 0);
+    assert_rel_close(o.op[LLMROOF_OP_ROUTER].count, 0.0, 0);
+    assert_rel_close(o.expert_wbytes, 0.0, 0);
+    assert_rel_close(o.op[LLMROOF_OP_ALL_REDUCE].count, 3.0, 0);
+    assert_rel_close(ops_eagle_mlp_bytes(m, &sh, &FP16), 37748736.0, 1e-12);
+    ops_build_draft(m, &sh, &FP16, &b, 0, &mtp, &o);
+    assert_true(o.op[LLMROOF_OP_FFN].count > 0 && o.expert_wbytes > 0);
+    assert_rel_close(o.op[LLMROOF_OP_DENSE_FFN].count, 0.0, 0);
+    /* a dense target's EAGLE head is its own layer's shape, as before */
+    assert_rel_close(ops_head_shape(model(&cat, "llama-3.1-8b"), 0, true, true).mlp_width, 0.0, 0);
     catalog_free(&cat);
 }
 
@@ -769,6 +808,7 @@ int main(void)
         cmocka_unit_test(all_to_all_moves_fp8_out_and_bf16_back_scaled_by_the_imbalance),
         cmocka_unit_test(draft_steps_pay_the_lm_head),
         cmocka_unit_test(an_eagle3_head_drafts_over_its_own_vocabulary),
+        cmocka_unit_test(an_eagle_head_of_a_moe_target_is_a_dense_layer),
         cmocka_unit_test(mla_mixed_step_runs_decodes_absorbed_and_the_chunk_decompressed),
         cmocka_unit_test(mla_runs_absorbed_up_to_its_break_even),
         cmocka_unit_test(llama_13b_tp8_all_reduce_bytes_per_layer),

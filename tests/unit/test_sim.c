@@ -1201,6 +1201,12 @@ static void a_drafter_takes_its_memory_on_every_gpu(void **state)
         struct llmroof_err err = { 0 };
         assert_int_equal(memory_eval_layout(c.setup.model, c.setup.gpu, &lay, &c.setup.dt, 1, &mo, &base, &err), 0);
         mo.drafter_bytes = base.weights_bytes_per_gpu / (double)c.setup.model->layers;
+        /* Qwen3-30B-A3B's EAGLE head is a dense layer of its own: out of the mean layer its 64 local
+         * experts (EP 2) x 3 x 2,048 x 768 x 2 B = 603,979,776 B and the router 2,048 x 128 x 2 B =
+         * 524,288 B (every layer MoE), in a SwiGLU of (8 + 0) x 768 = 6,144: 3 x 2,048 x 6,144 x 2 B =
+         * 75,497,472 B */
+        if (k == 1)
+            mo.drafter_bytes += 75497472.0 - 603979776.0 - 524288.0;
         mo.drafter_kv_bytes = base.kv_bytes_per_token_per_gpu / (double)arch_attn_layers(c.setup.model);
         assert_int_equal(memory_eval_layout(c.setup.model, c.setup.gpu, &lay, &c.setup.dt, 1, &mo, &mem, &err), 0);
         print_message("%s: simulate %.0f KV tokens, memory with the head %.0f (without %.0f)\n", models[k],
@@ -3429,7 +3435,7 @@ static void a_draft_model_drafts_each_replicas_own_sequences(void **state)
     struct sim_result r;
     run(&c, &r);
     const struct llmroof_spec_decode sd = { LLMROOF_DRAFTER_MODEL, "draft", c.spec.draft, 3, 0.6, 0, 4,
-                                            sim_spec_tokens_per_step(3, 0.6), 0 };
+                                            sim_spec_tokens_per_step(3, 0.6), 0, false };
     struct llmroof_request req = { 64, 1024, 256 };
     struct llmroof_estimate e;
     struct llmroof_err err = { 0 };
@@ -3467,7 +3473,7 @@ static void a_draft_head_takes_the_busiest_replicas_prompt(void **state)
     c.spec = (struct sim_spec){ SIM_SPEC_MTP, 3, 0.7, NULL, 0, 0, 0 };
     run(&c, &mtp);
     const struct llmroof_spec_decode sd = { LLMROOF_DRAFTER_HEAD, "mtp", NULL, 3, 0.7, 0, 4,
-                                            sim_spec_tokens_per_step(3, 0.7), 0 };
+                                            sim_spec_tokens_per_step(3, 0.7), 0, false };
     struct llmroof_request req = { 1, 8192, 4 };
     struct llmroof_estimate e;
     struct llmroof_err err = { 0 };
