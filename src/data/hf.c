@@ -423,7 +423,7 @@ int catalog_model_from_hf_warn(const char *text, size_t len, const char *fname, 
         m->tied_embeddings = hf_bool(doc, "tie_word_embeddings", true);
         m->qkv_bias = m->o_bias = m->mlp_bias = hf_bool(doc, "enable_bias", true);
         m->learned_pos = m->max_context + 2; /* OPT's learned positions carry a 2-row offset */
-        if (m->learned_pos > 1000000000) { /* the loader's bound on learned_pos (catalog.c) */
+        if (m->learned_pos > 1000000000) { /* the loader's bound on learned_pos (catalog_model.c) */
             rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: max_position_embeddings %ld + 2 learned positions exceeds "
                                  "the catalog's limit of 1000000000", fname, m->max_context);
             goto out;

@@ -322,7 +322,7 @@ static cJSON *gpu_entry(const struct llmroof_gpu *g, const char *schema)
     cJSON_AddNumberToObject(ic, "bandwidth_Bps", g->link_bw_Bps);
     cJSON_AddNumberToObject(ic, "latency_s", g->link_latency_s);
     cJSON_AddNumberToObject(ic, "hop_latency_s", g->link_hop_latency_s);
-    /* the optional fields the loader reads (catalog.c parse_gpu), when set: a written entry
+    /* the optional fields the loader reads (catalog_gpu.c parse_gpu), when set: a written entry
      * loads back as the same GPU (test_catalog's round trip) */
     if (g->nvls_bw_Bps > 0)
         cJSON_AddNumberToObject(ic, "nvls_bandwidth_Bps", g->nvls_bw_Bps);

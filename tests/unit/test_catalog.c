@@ -255,7 +255,7 @@ static void suggestions_name_the_nearest_ids(void **state)
 
 /* Suggestions as a person means the name: folded (letters and digits, lowercased), a version
  * or suffix added, a name cut short, "trt" for TensorRT; and none for an input too far from
- * every name. Scores (catalog.c fold_score): 0 same folded name, 10 one edit, 20+k a prefix
+ * every name. Scores (catalog_suggest.c fold_score): 0 same folded name, 10 one edit, 20+k a prefix
  * k characters short, 40 two edits, 60+k a name followed by k more characters. */
 static void suggestions_match_what_a_person_means(void **state)
 {

@@ -1,0 +1,330 @@
+/* catalog_suggest.c - "did you mean": the catalog's ids nearest a mistyped name, by folded
+ * edit distance, substrings and words (docs/catalog.md). */
+#include "data/catalog_internal.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------------ */
+/* Lookup and suggestions                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* Suggestions compare names the way a person reads them: "Llama_3.1_8B", "llama3.1-8b" and
+ * "llama-3.1-8b" are one name. A name is folded to its letters and digits, lowercased (bytes
+ * of UTF-8 sequences kept); a folded name longer than SUGGEST_FOLD_MAX bytes is suggested
+ * nothing (no catalog name is that long, and a 300-byte paste is not a typo). */
+#define SUGGEST_FOLD_MAX 128
+
+/* Folds s into out (SUGGEST_FOLD_MAX + 1 bytes); returns its length, or SIZE_MAX when too long. */
+static size_t fold_name(const char *s, char *out)
+{
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        bool ascii_alnum = (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z');
+        if (*p < 0x80 && !ascii_alnum)
+            continue;
+        if (n == SUGGEST_FOLD_MAX)
+            return SIZE_MAX;
+        out[n++] = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
+    }
+    out[n] = '\0';
+    return n;
+}
+
+/* Optimal string alignment distance (Levenshtein plus adjacent transpositions, "lamma" ->
+ * "llama" is 1 as a person counts it; Damerau, CACM 7(3) 1964) of folded a and b, each at
+ * most SUGGEST_FOLD_MAX bytes. */
+static int osa_distance(const char *a, size_t la, const char *b, size_t lb)
+{
+    int rows[3][SUGGEST_FOLD_MAX + 1];
+    int *pp = rows[0], *prev = rows[1], *cur = rows[2];
+    for (size_t j = 0; j <= lb; j++)
+        prev[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        cur[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int v = prev[j - 1] + (a[i - 1] != b[j - 1]);
+            if (prev[j] + 1 < v)
+                v = prev[j] + 1;
+            if (cur[j - 1] + 1 < v)
+                v = cur[j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && pp[j - 2] + 1 < v)
+                v = pp[j - 2] + 1;
+            cur[j] = v;
+        }
+        int *t = pp;
+        pp = prev;
+        prev = cur;
+        cur = t;
+    }
+    return prev[lb];
+}
+
+static bool has_substring(const char *hay, size_t lh, const char *needle, size_t ln)
+{
+    for (size_t i = 0; ln && i + ln <= lh; i++)
+        if (memcmp(hay + i, needle, ln) == 0)
+            return true;
+    return false;
+}
+
+/* Score of folded candidate c for folded query q, lower is better, < 0 no match. The tiers,
+ * each a band of 20 ordered by how many characters differ:
+ *   0       the same name once folded (TensorRT_LLM for tensorrt-llm)
+ *   10      one edit (a typo: vlm for vllm, h100x for h100)
+ *   20..39  q starts c: a name cut short (H100-SXM for h100-sxm5-80gb, llamacpp)
+ *   40, 50  two or three edits, allowed from 8 and 12 folded characters on
+ *   60..79  c starts q, c at least a third of q: a version or suffix added (sglang-0.4,
+ *           qwen3-8b-instruct)
+ *   80..99  q inside c, q at least 3 characters (4090 for rtx-4090)
+ *   100..119 c inside q, c at least 4 characters and half of q (meta-llama-3-8b)
+ * The edit allowance is a quarter of the query, 1 to 3: one edit in "vlm" is "vllm", two
+ * would also be "calm". name_like: c is a display name or repository, not a typed id: the
+ * same name, a cut-short one, or one with a suffix (of 6 characters or more: Qwen/Qwen3-8B
+ * in Qwen/Qwen3-8B-Instruct) count; an id's typos are not a display name's. */
+static int fold_score(const char *q, size_t lq, const char *c, size_t lc, bool name_like)
+{
+    if (lq == 0 || lc == 0)
+        return -1;
+    if (lq == lc && memcmp(q, c, lq) == 0)
+        return 0;
+    size_t limit = lq / 4;
+    limit = limit < 1 ? 1 : limit > 3 ? 3 : limit;
+    size_t gap = lq > lc ? lq - lc : lc - lq;
+    int d = name_like || gap > limit ? -1 : osa_distance(q, lq, c, lc);
+#define BAND(base, k) ((base) + (int)((k) < 19 ? (k) : 19))
+    if (d == 1)
+        return 10;
+    if (lq >= (name_like ? 3u : 2u) && lq < lc && memcmp(q, c, lq) == 0)
+        return BAND(20, lc - lq);
+    if (d >= 2 && (size_t)d <= limit)
+        return d == 2 ? 40 : 50;
+    if (lc >= (name_like ? 6u : 3u) && lc < lq && lq <= 3 * lc && memcmp(q, c, lc) == 0)
+        return BAND(60, lq - lc);
+    if (name_like)
+        return -1;
+    if (lq >= 3 && lq < lc && has_substring(c, lc, q, lq))
+        return BAND(80, lc - lq);
+    if (lc >= 4 && lc < lq && 2 * lc >= lq && has_substring(q, lq, c, lc))
+        return BAND(100, lq - lc);
+#undef BAND
+    return -1;
+}
+
+/* The query as folded, plus (for engines) the form with a family's short name spelled out, and
+ * the query as typed, lowercased, whose words (runs of ASCII letters and digits) a candidate may
+ * hold all of. */
+struct suggest_query {
+    char q[2][SUGGEST_FOLD_MAX + 1];
+    size_t lq[2];
+    int n;
+    char raw[SUGGEST_FOLD_MAX + 1];
+    int words;
+};
+
+/* The next word of s from *p (a run of ASCII letters and digits), lowercased into w; false at
+ * the end. */
+static bool ascii_alnum(char ch)
+{
+    return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
+}
+
+static bool next_word(const char *s, size_t *p, char *w, size_t size)
+{
+    size_t i = *p, n = 0;
+    while (s[i] && !ascii_alnum(s[i]))
+        i++;
+    if (!s[i])
+        return false;
+    while (s[i] && ascii_alnum(s[i])) {
+        if (n + 1 < size)
+            w[n++] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] - 'A' + 'a' : s[i]);
+        i++;
+    }
+    w[n] = '\0';
+    *p = i;
+    return true;
+}
+
+/* Every word of the query is a word of cand: "a100-80gb" names a100-sxm4-80gb and a100-pcie-80gb,
+ * which the folded distances missed for a100-sxm4-40gb, one digit away ("a10080gb" against
+ * "a10040gb"): the words carry the meaning, a memory size among them (a review). */
+static bool words_within(const struct suggest_query *sq, const char *cand)
+{
+    if (sq->words < 2)
+        return false;
+    char w[SUGGEST_FOLD_MAX + 1], v[SUGGEST_FOLD_MAX + 1];
+    size_t p = 0;
+    while (next_word(sq->raw, &p, w, sizeof w)) {
+        bool found = false;
+        size_t r = 0;
+        while (!found && next_word(cand, &r, v, sizeof v))
+            found = strcmp(w, v) == 0;
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
+/* Short forms people type for an engine whose ids spell the name out: "trt" for TensorRT
+ * (TensorRT-LLM's own tools are trtllm-build and trtllm-serve). Replaces the folded query's
+ * start; the catalog's engine ids cannot say this by themselves. */
+static const struct {
+    const char *shortname, *full;
+} engine_short_names[] = {
+    { "trt", "tensorrt" },
+};
+
+static bool suggest_query_init(struct suggest_query *sq, const char *name, bool engines)
+{
+    sq->n = 0;
+    sq->lq[0] = fold_name(name, sq->q[0]);
+    if (sq->lq[0] == SIZE_MAX || sq->lq[0] == 0)
+        return false;
+    sq->n = 1;
+    snprintf(sq->raw, sizeof sq->raw, "%s", name);
+    sq->words = 0;
+    char w[SUGGEST_FOLD_MAX + 1];
+    for (size_t p = 0; next_word(sq->raw, &p, w, sizeof w);)
+        sq->words++;
+    for (size_t i = 0; engines && i < sizeof engine_short_names / sizeof engine_short_names[0]; i++) {
+        size_t ls = strlen(engine_short_names[i].shortname), lf = strlen(engine_short_names[i].full);
+        if (strncmp(sq->q[0], engine_short_names[i].shortname, ls) == 0 &&
+            strncmp(sq->q[0], engine_short_names[i].full, lf) != 0 && sq->lq[0] - ls + lf <= SUGGEST_FOLD_MAX) {
+            memcpy(sq->q[1], engine_short_names[i].full, lf);
+            memcpy(sq->q[1] + lf, sq->q[0] + ls, sq->lq[0] - ls + 1);
+            sq->lq[1] = sq->lq[0] - ls + lf;
+            sq->n = 2;
+            break;
+        }
+    }
+    return true;
+}
+
+/* Best score of candidate name cand for the query; an expanded short name costs 1, a display
+ * name or repository 2. */
+static int suggest_score(const struct suggest_query *sq, const char *cand, bool name_like)
+{
+    char c[SUGGEST_FOLD_MAX + 1];
+    size_t lc = fold_name(cand, c);
+    if (lc == SIZE_MAX)
+        return -1;
+    /* all the query's words in an id or alias: before a one-edit neighbour (10); not in a display
+     * name or repository, whose longer spellings hold the words of their variants too
+     * ("meta-llama/Llama-2-7b-chat-hf" holds every word of Llama-2-7B's repository) */
+    int best = !name_like && words_within(sq, cand) ? 5 : -1;
+    for (int i = 0; i < sq->n; i++) {
+        int s = fold_score(sq->q[i], sq->lq[i], c, lc, name_like);
+        if (s >= 0) {
+            s += i + (name_like ? 2 : 0);
+            if (best < 0 || s < best)
+                best = s;
+        }
+    }
+    return best;
+}
+
+static void insert_best(const char **out, int *scores, size_t *n, size_t max, const char *id, int score)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp(out[i], id) == 0) {
+            if (score < scores[i])
+                scores[i] = score;
+            else
+                return;
+            /* re-sort below */
+            for (size_t a = i; a > 0 && (scores[a] < scores[a - 1]); a--) {
+                const char *t = out[a]; out[a] = out[a - 1]; out[a - 1] = t;
+                int s = scores[a]; scores[a] = scores[a - 1]; scores[a - 1] = s;
+            }
+            return;
+        }
+    size_t pos = *n;
+    while (pos > 0 && (scores[pos - 1] > score || (scores[pos - 1] == score && strcmp(out[pos - 1], id) > 0)))
+        pos--;
+    if (pos >= max)
+        return;
+    size_t last = *n < max ? *n : max - 1;
+    for (size_t i = last; i > pos; i--) {
+        out[i] = out[i - 1];
+        scores[i] = scores[i - 1];
+    }
+    out[pos] = id;
+    scores[pos] = score;
+    if (*n < max)
+        (*n)++;
+}
+
+/* One candidate name of entry id: scored and kept among the best max. */
+#define SUGGEST_TRY(sq, cand, name_like, id)                                                                           \
+    do {                                                                                                               \
+        int s_ = suggest_score((sq), (cand), (name_like));                                                             \
+        if (s_ >= 0)                                                                                                   \
+            insert_best(out, scores, &n, max, (id), s_);                                                               \
+    } while (0)
+
+/* The query, and max capped at the 16 scores the callers keep; false: nothing to suggest. */
+static bool suggest_begin(struct suggest_query *sq, const char *name, bool engine, size_t *max)
+{
+    if (*max > 16)
+        *max = 16;
+    return *max > 0 && suggest_query_init(sq, name, engine);
+}
+
+size_t catalog_suggest_gpus(const struct llmroof_catalog *cat, const char *name, const char **out, size_t max)
+{
+    int scores[16];
+    size_t n = 0;
+    struct suggest_query sq;
+    if (!suggest_begin(&sq, name, false, &max))
+        return 0;
+    for (size_t i = 0; i < cat->n_gpus; i++) {
+        const struct llmroof_gpu *g = &cat->gpus[i];
+        SUGGEST_TRY(&sq, g->id, false, g->id);
+        for (int a = 0; a < g->n_aliases; a++)
+            SUGGEST_TRY(&sq, g->aliases[a], false, g->id);
+        SUGGEST_TRY(&sq, g->name, true, g->id);
+    }
+    return n;
+}
+
+size_t catalog_suggest_engines(const struct llmroof_catalog *cat, const char *name, const char **out, size_t max)
+{
+    int scores[16];
+    size_t n = 0;
+    struct suggest_query sq;
+    if (!suggest_begin(&sq, name, true, &max))
+        return 0;
+    for (size_t i = 0; i < cat->n_engines; i++) {
+        const struct llmroof_engine *e = &cat->engines[i];
+        SUGGEST_TRY(&sq, e->id, false, e->id);
+        SUGGEST_TRY(&sq, e->name, true, e->id); /* "vLLM (V1 engine, 0.14+ ...)" answers vllm-v1 */
+        for (int a = 0; a < e->n_aliases; a++)
+            SUGGEST_TRY(&sq, e->aliases[a], false, e->id); /* "vllm-0.9.1" is near "vllm-0.9" */
+    }
+    return n;
+}
+
+size_t catalog_suggest_models(const struct llmroof_catalog *cat, const char *name, const char **out, size_t max)
+{
+    int scores[16];
+    size_t n = 0;
+    struct suggest_query sq;
+    if (!suggest_begin(&sq, name, false, &max))
+        return 0;
+    for (size_t i = 0; i < cat->n_models; i++) {
+        const struct llmroof_model *m = &cat->models[i];
+        SUGGEST_TRY(&sq, m->id, false, m->id);
+        SUGGEST_TRY(&sq, m->name, true, m->id);
+        if (m->hf_id[0]) { /* "meta-llama/Llama-2-7b-hf", whole or after the owner */
+            const char *slash = strchr(m->hf_id, '/');
+            SUGGEST_TRY(&sq, m->hf_id, true, m->id);
+            if (slash)
+                SUGGEST_TRY(&sq, slash + 1, true, m->id);
+        }
+    }
+    return n;
+}
+#undef SUGGEST_TRY
