@@ -1,0 +1,14 @@
+/* render_json_internal.h - what the JSON renderers share (render_json.c, render_json_catalog.c,
+ * render_json_serve.c); not installed. Each function's comment is at its definition. */
+#ifndef LLMROOF_RENDER_JSON_INTERNAL_H
+#define LLMROOF_RENDER_JSON_INTERNAL_H
+
+#include "render/render_json.h"
+
+#include <cjson/cJSON.h>
+
+char *rj_finish(cJSON *root);
+cJSON *rj_new_doc(const char *schema);
+cJSON *rj_add_layout(cJSON *o, const struct llmroof_shard *sh);
+
+#endif
