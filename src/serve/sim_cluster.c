@@ -384,6 +384,22 @@ static double link_reserve(struct engine *d, double now, double dur)
     return t;
 }
 
+/* A sequence's K/V lies on its replica's TP ranks in every pipeline stage: d's receiving GPUs each
+ * take per_gpu = held x d->kv_token_gpu_bytes (memory's kv_bytes_per_token_per_gpu, which divides
+ * the layers over the stages and keeps what TP replicates: an MLA latent, a KV head below TP), and
+ * p's sending GPUs share what all of them take. Formerly the sides counted their TP ranks
+ * alone, so a pipelined pool's stages were missed: Llama-3.1-70B's 2,000-token prompt (327,680 B a
+ * token) from TP 4 x PP 2 to TP 8 moved 163.84 MB a GPU, 3.297 ms over 50 GB/s, where each of the 8
+ * senders holds 81.92 MB, and the same prompt from TP 4 to TP 4 x PP 2 took 1.658 ms where each of
+ * the 4 senders holds 163.84 MB. */
+double sim_handover_gpu_bytes(const struct engine *p, const struct engine *d, double held)
+{
+    const double per_gpu = held * d->kv_token_gpu_bytes;
+    const double recv_gpus = (double)d->setup.tp * (double)(d->sh.pp > 1 ? d->sh.pp : 1);
+    const double send_gpus = (double)p->setup.tp * (double)(p->sh.pp > 1 ? p->sh.pp : 1);
+    return fmax(per_gpu, per_gpu * recv_gpus / send_gpus);
+}
+
 /* Starts the transfer of request h's prompt K/V (h: its state at the prefill instance, whose
  * blocks go back when the K/V has left) to decode instance `d`, which holds its blocks. The K/V
  * moves one transfer at a time over the instance's incoming link. Each receiving GPU gets its own
@@ -399,9 +415,7 @@ static void start_transfer(struct runner *r, struct engine *d, const struct rsta
     /* local (sliding-window) layers send only their window (arch_kv_tokens_held), unless the
      * engine's connector holds every layer's whole context (engine full_kv) */
     const double held = d->full_kv ? (double)q->prompt : arch_kv_tokens_held(d->setup.model, (double)q->prompt);
-    const double per_gpu = held * d->kv_token_gpu_bytes;
-    const double sent = per_gpu * (double)d->setup.tp / (double)p->setup.tp;
-    const double dur = c->kv_link_latency_s + fmax(per_gpu, sent) / c->kv_link_Bps;
+    const double dur = c->kv_link_latency_s + sim_handover_gpu_bytes(p, d, held) / c->kv_link_Bps;
     const double start = link_reserve(d, now, dur);
     q->kv_ready_s = start + dur;
     struct rstate s = *h;

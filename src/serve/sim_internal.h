@@ -676,6 +676,10 @@ void sim_user_next(struct runner *r, long user, double t);
 void sim_on_arrival(struct runner *r, const struct event *ev);
 void sim_hand_over(struct runner *r, struct engine *p, struct rstate *rs, double now);
 void sim_start_transfers(struct runner *r, struct engine *d, double now);
+/* The bytes the busiest GPU of a hand-over from prefill instance p to decode instance d moves for a
+ * prompt whose K/V holds `held` tokens (arch_kv_tokens_held): each receiving GPU's share, or each
+ * sending GPU's where the prefill side has fewer GPUs per sequence (TP x PP, both sides). */
+double sim_handover_gpu_bytes(const struct engine *p, const struct engine *d, double held);
 
 /* An arrival or a release at `t` may let a stalled instance admit again. */
 static inline void sim_unstall(struct engine *e, double t)

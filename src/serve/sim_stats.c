@@ -342,7 +342,7 @@ double sim_instance_capacity_qps(const struct llmroof_setup *s, const struct llm
 
 /* A disaggregated decode instance takes its requests' K/V over its own incoming link, one
  * transfer at a time (sim_start_transfers): a P-token prompt's bytes on each receiving GPU, or the
- * sending GPUs' shares where the prefill side has fewer ranks, after the link's setup cost. Its
+ * sending GPUs' shares where the prefill side has fewer GPUs a sequence (sim_handover_gpu_bytes), after the link's setup cost. Its
  * requests per second can be no more than the transfers that link finishes: DeepSeek-V3's 4096-token
  * prompt holds 4096 x 70,272 B = 288 MB a GPU, 0.288 s over 1 GB/s, 3.47 requests/s whatever its
  * GPUs compute. The bytes are linear in the K/V tokens a prompt leaves (arch_kv_tokens_held), so
@@ -359,9 +359,7 @@ static double link_capacity_qps(const struct runner *r, const struct engine *d, 
             p = &r->E[i];
     if (!p)
         return 0;
-    const double per_gpu = H * d->kv_token_gpu_bytes;
-    const double sent = per_gpu * (double)d->setup.tp / (double)p->setup.tp;
-    const double t = r->c->kv_link_latency_s + fmax(per_gpu, sent) / r->c->kv_link_Bps;
+    const double t = r->c->kv_link_latency_s + sim_handover_gpu_bytes(p, d, H) / r->c->kv_link_Bps;
     return t > 0 ? 1.0 / t : 0;
 }
 

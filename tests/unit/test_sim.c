@@ -2765,6 +2765,48 @@ static void disaggregated_request_pays_the_kv_transfer(void **state)
     catalog_free(&cat);
 }
 
+/* A sequence's K/V lies on its replica's TP ranks in every pipeline stage, on both sides of a
+ * hand-over (sim_handover_gpu_bytes): the sending side's GPUs per sequence are TP x PP, not TP. */
+static void kv_transfer_counts_the_pipeline_stages(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 1000, 20, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, &w);
+    c.concurrency = 1;
+    c.requests = 1;
+    disaggregate(&cat, &c, NULL);
+    c.kv_link_Bps = 50e9;
+    c.kv_link_latency_s = 20e-6;
+    struct sim_result res;
+    /* llama-2-7b: 524,288 B of K/V a token (32 layers x 32 heads x 128 x 2 x 2 B), 1000 tokens */
+    {
+        /* TP 1 -> TP 1 x PP 2: each decode GPU takes 16 layers, 262.144 MB, but the one prefill
+         * GPU sends both stages' 524.288 MB: 20 us + 524.288 MB / 50 GB/s = 10.50576 ms (the
+         * receiver's 5.26288 ms before the stages were counted) */
+        struct sim_config d = c;
+        d.decode.setup = c.setup;
+        d.decode.setup.layout.pp = 2;
+        run(&d, &res);
+        assert_rel_close(res.kv_transfer.mean, 20e-6 + 1000 * 524288.0 / 50e9, 1e-9);
+        sim_result_free(&res);
+    }
+    {
+        /* TP 1 x PP 2 -> TP 2: 2 senders of 16 layers and 2 receivers of 16 heads each, 262.144 MB
+         * apiece: 20 us + 262.144 MB / 50 GB/s = 5.26288 ms (10.50576 ms, the two receivers' shares
+         * from one sender, before) */
+        struct sim_config d = c;
+        d.prefill.setup = c.setup;
+        d.prefill.setup.layout.pp = 2;
+        d.decode.setup = c.setup;
+        d.decode.setup.tp = 2;
+        run(&d, &res);
+        assert_rel_close(res.kv_transfer.mean, 20e-6 + 1000 * 262144.0 / 50e9, 1e-9);
+        sim_result_free(&res);
+    }
+    catalog_free(&cat);
+}
+
 /* Where the client's first token comes from (issue 23 review of the P/D path): vLLM's and SGLang's
  * proxies stream the decode instance's tokens (pd_decode_first_token), so TTFT holds the transfer;
  * the last token comes when it did, after the transfer (e2e = the aggregated e2e + the transfer).
@@ -4494,6 +4536,7 @@ int main(void)
         cmocka_unit_test(one_instance_cluster_is_the_single_server),
         cmocka_unit_test(n_instances_serve_n_times_the_rate),
         cmocka_unit_test(disaggregated_request_pays_the_kv_transfer),
+        cmocka_unit_test(kv_transfer_counts_the_pipeline_stages),
         cmocka_unit_test(first_token_from_the_decode_instance),
         cmocka_unit_test(decode_blocks_are_taken_before_the_transfer),
         cmocka_unit_test(replicated_latent_moves_whole_to_every_rank),
