@@ -741,9 +741,9 @@ static void advance(struct runner *r, struct engine *e, double start, double now
             }
             rs->chunk = 0;
             /* the first sequence to compute a prefix's full blocks leaves them in the cache */
-            if (e->pg && rs->group >= 0 && r->cached_len > 0 && rs->shared == 0 && !e->pg[rs->group].resident &&
-                rs->computed >= r->cached_len) {
-                struct pgroup *pg = &e->pg[rs->group];
+            if (e->pg && rs->group >= 0 && r->cached_len > 0 && rs->shared == 0 &&
+                !pg_at(e, rs->replica, rs->group)->resident && rs->computed >= r->cached_len) {
+                struct pgroup *pg = pg_at(e, rs->replica, rs->group); /* in its replica's pool */
                 /* recurrent layers cannot resume from per-token blocks: the prefix also keeps a
                  * snapshot of the state at its end (state_blocks more), when there is room */
                 const long tok = (e->windowed ? (long)floor(held_tokens(e, (double)r->cached_len) + 1e-9)
@@ -751,7 +751,6 @@ static void advance(struct runner *r, struct engine *e, double start, double now
                            snap = e->state_blocks;
                 if (snap <= kv_free(e, rs->replica)) {
                     kv_take(e, rs->replica, snap);
-                    pg->replica = rs->replica; /* in its replica's pool */
                     pg->blocks = tok + snap;
                     pg->refs = 1;
                     pg->resident = true;
@@ -1291,8 +1290,10 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     e->run = calloc((size_t)cap, sizeof *e->run);
     e->waiting = (struct deque){ NULL, 0, 0, 0, NULL }; /* grows with the queue; build_engines sets oom */
     e->handoff = (struct deque){ NULL, 0, 0, 0, NULL };
-    if (c->prefix_cache && c->prefix_tokens > 0 && !(c->disaggregated && pool == 1))
-        e->pg = calloc((size_t)c->prefix_groups, sizeof *e->pg);
+    if (c->prefix_cache && c->prefix_tokens > 0 && !(c->disaggregated && pool == 1)) {
+        e->pg_groups = c->prefix_groups;
+        e->pg = calloc((size_t)(e->sh.attn_dp > 1 ? e->sh.attn_dp : 1) * (size_t)c->prefix_groups, sizeof *e->pg);
+    }
     /* an engine that runs its batches in passes keeps each iteration's prompt chunks (one a sequence) */
     const bool passes = s->eff.prompt_ubatch_tokens > 0 || s->eff.logits_all_tokens;
     if (passes)

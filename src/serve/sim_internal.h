@@ -200,12 +200,12 @@ static inline void dq_remove_at(struct deque *d, size_t pos)
     dq_pop_front(d);
 }
 
-/* A shared prefix's cached blocks on one instance. */
+/* A shared prefix's cached blocks in one KV pool: an instance's, or with data-parallel attention
+ * one replica's (each replica keeps its own prefix cache: engine.pg, pg_at). */
 struct pgroup {
     long blocks;   /* full blocks of the prefix held by the cache */
     long refs;     /* running sequences using them */
     bool resident;
-    int replica;   /* data-parallel attention: the replica whose KV pool holds them (0 without) */
 };
 
 /* One serving instance: its own KV pool, queue, running set and clock. */
@@ -261,7 +261,9 @@ struct engine {
                                     runs forward passes (prompt_ubatch_tokens or logits_all_tokens) */
     double win_busy_s;           /* open loop: its iterations' time within the overload window
                                     (runner win0_s..win1_s) */
-    struct pgroup *pg;           /* prefix cache per group; NULL when caching is off */
+    struct pgroup *pg;           /* prefix cache per replica and group, sh.attn_dp x pg_groups (pg_at);
+                                    NULL when caching is off */
+    long pg_groups;              /* prefix groups of each replica's cache (sim_config.prefix_groups) */
     struct llmroof_setup draft;  /* SIM_SPEC_DRAFT: the draft model on the same GPUs */
     struct llmroof_shard dsh;
     double wbatch, wkv;          /* time-weighted sums for the means */
@@ -567,6 +569,14 @@ static inline double held_delta(const struct engine *e, long from, long add)
 /* KV blocks free to a sequence on `replica`: a data-parallel attention replica holds whole
  * sequences in its own GPU's pool, so only its own free blocks count (one replica full while
  * another has room leaves the full one's requests waiting); without replicas, the instance's. */
+/* Group g's cached prefix in replica rep's pool (rep 0 without data-parallel attention). Every
+ * replica caches on its own: SGLang's DP workers are schedulers with a radix cache each, vLLM's DP
+ * ranks engines with a prefix cache each. */
+static inline struct pgroup *pg_at(const struct engine *e, int rep, long g)
+{
+    return &e->pg[(long)rep * e->pg_groups + g];
+}
+
 static inline long kv_free(const struct engine *e, int replica)
 {
     return e->rfree ? e->rfree[replica] : e->free_blocks;

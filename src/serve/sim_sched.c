@@ -20,8 +20,8 @@ static void evict_for(const struct runner *r, struct engine *e, int replica, lon
     if (!e->pg)
         return;
     for (long g = 0; g < r->c->prefix_groups && kv_free(e, replica) < need; g++) {
-        struct pgroup *p = &e->pg[g];
-        if (p->resident && p->refs == 0 && g != keep && p->replica == replica) {
+        struct pgroup *p = pg_at(e, replica, g);
+        if (p->resident && p->refs == 0 && g != keep) {
             kv_take(e, replica, -p->blocks);
             p->blocks = 0;
             p->resident = false;
@@ -35,7 +35,7 @@ void sim_release(struct engine *e, struct rstate *rs)
     kv_take(e, rs->replica, -rs->blocks);
     rs->blocks = 0;
     if (rs->shared && e->pg) {
-        e->pg[rs->group].refs--;
+        pg_at(e, rs->replica, rs->group)->refs--;
         rs->shared = 0;
     }
 }
@@ -223,7 +223,7 @@ static bool unshare_alone(struct engine *e, struct rstate *rs, int rep)
 {
     if (rs->shared == 0 || e->state_blocks == 0 || !e->pg || running_on(e, rep) != 1)
         return false;
-    struct pgroup *p = &e->pg[rs->group];
+    struct pgroup *p = pg_at(e, rep, rs->group);
     if (!p->resident || p->refs != 1)
         return false;
     kv_take(e, rep, -(p->blocks - rs->shared)); /* the snapshot; the token blocks stay held */
@@ -556,8 +556,8 @@ static bool reserve_fits(const struct runner *r, const struct engine *e, const s
      * already leaves out (SGLang locks the prefix, then checks again) */
     if (e->pg)
         for (long g = 0; g < r->c->prefix_groups; g++)
-            if (g != own_group && e->pg[g].resident && e->pg[g].refs == 0 && e->pg[g].replica == rep)
-                freeb += e->pg[g].blocks;
+            if (g != own_group && pg_at(e, rep, g)->resident && pg_at(e, rep, g)->refs == 0)
+                freeb += pg_at(e, rep, g)->blocks;
     const double need = held_delta(e, start, rs->target - start + reserve_left(e, rs));
     return need < (double)freeb * (double)e->bs - reserved;
 }
@@ -627,11 +627,12 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
         struct rstate *rs = &e->run[e->nrun];
         *rs = *w;
         long g = rs->group;
-        bool hit = e->pg && g >= 0 && e->pg[g].resident && e->pg[g].replica == rep && rs->computed == 0 &&
+        struct pgroup *pg = e->pg && g >= 0 ? pg_at(e, rep, g) : NULL; /* its replica's cache */
+        bool hit = pg && pg->resident && rs->computed == 0 &&
                    r->cached_len > 0 && rs->target > r->cached_len;
     retry:;
         long start = hit ? r->cached_len : rs->computed;
-        long have = hit ? e->pg[g].blocks - e->state_blocks : 0; /* the prefix's token blocks */
+        long have = hit ? pg->blocks - e->state_blocks : 0; /* the prefix's token blocks */
         bool prefill = false;
         const long lim = budget_for(e, it, rep);
         long chunk = lim > 0 ? next_work(r, e, rs, start, lim, &prefill) : 0;
@@ -674,15 +675,15 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
                             : 0;
         if (need + wm > kv_free(e, rep) && reserve_ok)
             evict_for(r, e, rep, need + wm, hit ? g : -1);
-        if (hit && need + wm > kv_free(e, rep) && e->pg[g].refs == 0 && running_on(e, rep) == 0) {
+        if (hit && need + wm > kv_free(e, rep) && pg->refs == 0 && running_on(e, rep) == 0) {
             /* a hit on a model with recurrent layers takes its own state beside the prefix's
              * snapshot (state_blocks twice): alone on its replica, with every other cached prefix
              * gone, it can still fail to fit where recomputing the prefix fits. Nothing running
              * will free a block, so it would wait for ever: the prefix is evicted instead (it is
              * unreferenced) and the request computes it again */
-            kv_take(e, rep, -e->pg[g].blocks);
-            e->pg[g].blocks = 0;
-            e->pg[g].resident = false;
+            kv_take(e, rep, -pg->blocks);
+            pg->blocks = 0;
+            pg->resident = false;
             hit = false;
             goto retry;
         }
@@ -705,7 +706,7 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
         rs->adm = e->adm_next++;
         rs->lazy = 0;
         if (hit) {
-            e->pg[g].refs++;
+            pg->refs++;
             rs->shared = have;
             rs->computed = start;
             if (r->R[id].first_sched_s < 0)
