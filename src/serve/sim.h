@@ -285,6 +285,12 @@ struct sim_config {
  * The profile's per-sequence costs are the reference host's; cpu_scale (the setup's
  * eff.cpu_scale: 1 / host speed, docs/model.md "Host CPU"; 0 = 1) stretches them. */
 double sim_cpu_step_s(const struct sim_config *c, double gpu_s, double seqs, double cpu_scale, int gpus, double tokens);
+/* The same where the engine's schedulers hold fewer sequences than the API server streams:
+ * data-parallel attention, whose replicas each schedule their own beside the others (SGLang's DP
+ * workers, vLLM's DP engine cores), so scheduling and output processing take `engine_seqs`, the
+ * busiest replica's, and the API server all `seqs`. */
+double sim_cpu_step_rep_s(const struct sim_config *c, double gpu_s, double engine_seqs, double seqs, double cpu_scale,
+                          int gpus, double tokens);
 
 /* The Ray workers an instance of `gpus` GPUs calls each step, each pickling the step's sequence
  * metadata (worker_seq_s): every GPU at TP > 1, none at one GPU (vLLM's driver runs its own

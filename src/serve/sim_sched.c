@@ -931,17 +931,24 @@ int sim_ray_workers(const struct sim_config *c, int gpus)
 
 double sim_cpu_step_s(const struct sim_config *c, double gpu_s, double seqs, double cpu_scale, int gpus, double tokens)
 {
+    return sim_cpu_step_rep_s(c, gpu_s, seqs, seqs, cpu_scale, gpus, tokens);
+}
+
+double sim_cpu_step_rep_s(const struct sim_config *c, double gpu_s, double engine_seqs, double seqs, double cpu_scale,
+                          int gpus, double tokens)
+{
     const double ov = c->spec_no_overlap && c->spec.kind != SIM_SPEC_NONE ? 0.0 : c->cpu_overlap;
     /* the profile's costs are the reference host's; this host takes cpu_scale times as long */
     const double n = seqs * (cpu_scale > 0 ? cpu_scale : 1.0);
+    const double ne = engine_seqs * (cpu_scale > 0 ? cpu_scale : 1.0); /* the busiest scheduler's */
     const double workers = (double)sim_ray_workers(c, gpus);
     /* estimate's rule (roofline_cpu_step_s) on the configured costs: the simulator's may differ
      * from the profile's (multi-step scheduling, the API server, a test's) */
     /* with the engine in a Ray actor (--engine-use-ray) its RequestOutputs, every scheduled
      * sequence's prompt and output so far (`tokens`, the step's keys read), cross to the API
      * server between two steps (roofline_cpu_step_s) */
-    return roofline_cpu_combine_s(gpu_s, c->cpu_output_s * n, c->cpu_output_overlap,
-                                  (c->cpu_seq_s + c->worker_seq_s * workers) * n, ov, c->api_stream_s * n,
+    return roofline_cpu_combine_s(gpu_s, c->cpu_output_s * ne, c->cpu_output_overlap,
+                                  (c->cpu_seq_s + c->worker_seq_s * workers) * ne, ov, c->api_stream_s * n,
                                   c->api_overlap) +
            c->setup.eff.ray_token_s * tokens * (cpu_scale > 0 ? cpu_scale : 1.0);
 }
@@ -967,9 +974,19 @@ static double kv_copy_s(const struct engine *e, const struct iter *it)
 double sim_iter_cost(const struct runner *r, const struct engine *e, const struct iter *it)
 {
     const struct sim_config *c = r->c;
+    /* data-parallel attention: every replica schedules its own sequences in a process of its own
+     * (SGLang's DP workers, vLLM's DP engine cores), beside the others, so the busiest replica's
+     * scheduling and output processing set the step; the API server takes every sequence's.
+     * (Counted before gpu_time, which clears the replicas' sums for the next iteration.) */
+    double busiest = (double)it->nsched;
+    if (e->rb) {
+        busiest = 0;
+        for (int k = 0; k < e->sh.attn_dp; k++)
+            busiest = fmax(busiest, e->rb[k].seqs);
+    }
     const double gpu = gpu_time(r, e, it) + (c->kv_copy ? kv_copy_s(e, it) : 0.0);
-    const double t = sim_cpu_step_s(c, gpu, (double)it->nsched, e->setup.eff.cpu_scale,
-                                    sim_setup_gpus(&e->setup), it->b.kv_read_tokens);
+    const double t = sim_cpu_step_rep_s(c, gpu, busiest, (double)it->nsched, e->setup.eff.cpu_scale,
+                                        sim_setup_gpus(&e->setup), it->b.kv_read_tokens);
     return c->step_scale > 0 ? t * c->step_scale : t;
 }
 

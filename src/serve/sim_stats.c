@@ -230,7 +230,11 @@ struct cap_engine {
 static double cap_step_s(const struct cap_engine *x, const struct llmroof_batch *b, double seqs, double copy_tokens)
 {
     const double gpu = sim_step_time(x->s, x->sh, b) + x->copy_s_per_token * copy_tokens;
-    const double t = sim_cpu_step_s(x->c, gpu, seqs, x->s->eff.cpu_scale, sim_setup_gpus(x->s), b->kv_read_tokens);
+    /* data-parallel attention replicas schedule beside each other (sim_iter_cost): the mean
+     * replica's share, the bound's optimistic side */
+    const double rep = x->sh->attn_dp > 1 ? (double)x->sh->attn_dp : 1.0;
+    const double t = sim_cpu_step_rep_s(x->c, gpu, seqs / rep, seqs, x->s->eff.cpu_scale, sim_setup_gpus(x->s),
+                                        b->kv_read_tokens);
     return x->c->step_scale > 0 ? t * x->c->step_scale : t;
 }
 

@@ -2279,6 +2279,37 @@ static void each_attention_replica_caches_the_prefix(void **state)
     catalog_free(&cat);
 }
 
+/* Each data-parallel attention replica schedules its own sequences in a process of its own
+ * (SGLang's DP workers, vLLM's DP engine cores), beside the others: an iteration's per-sequence
+ * CPU work is the busiest replica's (sim_iter_cost, as estimate's). Qwen3-30B-A3B at TP 1, EP 2
+ * over 2 replicas, 4 users of 100 + 50 tokens sent at once, round-robin: 2 a replica, one prompt
+ * iteration, then 49 decode steps of the same 4 sequences. At 5 us a sequence, not overlapped, a
+ * step costs 2 x 5 = 10 us more than without the CPU work (4 x 5 = 20 us before this fix), and
+ * TPOT = (e2e - TTFT) / 49 is that step: the difference is 10 us exactly. */
+static void attention_replicas_schedule_beside_each_other(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 100, 50, NULL, 0 };
+    struct sim_config c = config(&cat, "qwen3-30b-a3b", "h100", 1, &w);
+    c.setup.layout.ep = 2;
+    c.setup.layout.dp_attn = true;
+    c.concurrency = 4;
+    c.requests = 4;
+    c.think_min_s = c.think_max_s = 0;
+    c.cpu_overlap = 0;
+    c.cpu_seq_s = 0;
+    struct sim_result base, cpu;
+    run(&c, &base);
+    c.cpu_seq_s = 5e-6;
+    run(&c, &cpu);
+    assert_rel_close(cpu.tpot.mean - base.tpot.mean, 2 * 5e-6, 1e-6);
+    sim_result_free(&base);
+    sim_result_free(&cpu);
+    catalog_free(&cat);
+}
+
 /* A shared prefix draws its groups from a stream of its own (review, session 48): with caching off,
  * a run with --shared-prefix had other arrivals and prompt lengths than the same run without one
  * (Poisson rate 10, fixed 1024 + 128: duration 41.67 -> 40.06 s), so an A/B of the prefix itself
@@ -4555,6 +4586,7 @@ int main(void)
         cmocka_unit_test(mla_chunk_after_a_long_cached_prefix_has_no_cliff),
         cmocka_unit_test(a_cached_system_prompt_skips_its_prefill),
         cmocka_unit_test(each_attention_replica_caches_the_prefix),
+        cmocka_unit_test(attention_replicas_schedule_beside_each_other),
         cmocka_unit_test(a_recurrent_prefix_snapshot_never_stalls_a_lone_request),
         cmocka_unit_test(a_shared_prefix_leaves_arrivals_and_lengths_alone),
         cmocka_unit_test(no_evict_admission_reserves_a_windowed_requests_peak),
