@@ -1283,6 +1283,7 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     e->state_blocks = mem.state_bytes_per_seq_per_gpu > 0 && per_token > 0
                           ? (long)ceil(mem.state_bytes_per_seq_per_gpu / (per_token * (double)e->bs))
                           : 0;
+    e->state_gpu_bytes = mem.state_bytes_per_seq_per_gpu > 0 ? mem.state_bytes_per_seq_per_gpu : 0.0;
     e->st.kv_blocks_total = e->total_blocks;
     e->st.state_blocks = e->state_blocks;
     e->st.pool = pool;

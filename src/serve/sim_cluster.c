@@ -385,8 +385,9 @@ static double link_reserve(struct engine *d, double now, double dur)
 }
 
 /* A sequence's K/V lies on its replica's TP ranks in every pipeline stage: d's receiving GPUs each
- * take per_gpu = held x d->kv_token_gpu_bytes (memory's kv_bytes_per_token_per_gpu, which divides
- * the layers over the stages and keeps what TP replicates: an MLA latent, a KV head below TP), and
+ * take per_gpu = held x d->kv_token_gpu_bytes + d->state_gpu_bytes, the K/V and any recurrent
+ * state (memory's kv_bytes_per_token_per_gpu and state_bytes_per_seq_per_gpu, which divide
+ * the layers over the stages and keep what TP replicates: an MLA latent, a KV head below TP), and
  * p's sending GPUs share what all of them take. Formerly the sides counted their TP ranks
  * alone, so a pipelined pool's stages were missed: Llama-3.1-70B's 2,000-token prompt (327,680 B a
  * token) from TP 4 x PP 2 to TP 8 moved 163.84 MB a GPU, 3.297 ms over 50 GB/s, where each of the 8
@@ -394,7 +395,9 @@ static double link_reserve(struct engine *d, double now, double dur)
  * the 4 senders holds 163.84 MB. */
 double sim_handover_gpu_bytes(const struct engine *p, const struct engine *d, double held)
 {
-    const double per_gpu = held * d->kv_token_gpu_bytes;
+    /* (a model with recurrent layers hands its state over too: the decode side cannot resume
+     * the sequence without it, whatever the prompt's length) */
+    const double per_gpu = held * d->kv_token_gpu_bytes + d->state_gpu_bytes;
     const double recv_gpus = (double)d->setup.tp * (double)(d->sh.pp > 1 ? d->sh.pp : 1);
     const double send_gpus = (double)p->setup.tp * (double)(p->sh.pp > 1 ? p->sh.pp : 1);
     return fmax(per_gpu, per_gpu * recv_gpus / send_gpus);

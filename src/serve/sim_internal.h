@@ -256,6 +256,9 @@ struct engine {
     double kv_token_gpu_bytes;   /* K/V bytes one token holds on each GPU of a sequence's replica
                                     (memory's kv_bytes_per_token_per_gpu: replicated latents and
                                     KV heads included), what a hand-over moves per receiving GPU */
+    double state_gpu_bytes;      /* a sequence's recurrent state (linear-attention, SSM, short-conv
+                                    layers) on each GPU of its replica (memory's
+                                    state_bytes_per_seq_per_gpu), which a hand-over moves with its K/V */
     long load;                   /* assigned and unfinished requests (least-loaded routing) */
     struct pchunk *pcbuf;        /* max_run + 1 prompt chunks (struct iter's pc) where the engine
                                     runs forward passes (prompt_ubatch_tokens or logits_all_tokens) */

@@ -2870,6 +2870,31 @@ static void kv_transfer_counts_the_pipeline_stages(void **state)
     catalog_free(&cat);
 }
 
+/* A model with recurrent layers hands its per-sequence state over with its K/V: the decode
+ * instance cannot continue the sequence without it. Qwen3-Next-80B-A3B at TP 2 (bf16): 12 full
+ * attention layers x 2 KV heads x 256 x 2 (K, V) x 2 B / 2 ranks = 12,288 B a token a GPU; 36 Gated
+ * DeltaNet layers of 32 x 128 x 128 recurrent + 3 x 8,192 conv elements = 548,864, x 36 x 2 B / 2
+ * = 19,759,104 B a sequence a GPU. 1000 tokens over 50 GB/s: 20 us + (12.288 MB + 19.759 MB) /
+ * 50 GB/s = 660.94 us, where the K/V alone gave 265.76 us. */
+static void kv_transfer_carries_the_recurrent_state(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 1000, 10, NULL, 0 };
+    struct sim_config c = config(&cat, "qwen3-next-80b-a3b", "h200", 2, &w);
+    c.concurrency = 1;
+    c.requests = 1;
+    disaggregate(&cat, &c, NULL);
+    c.kv_link_Bps = 50e9;
+    c.kv_link_latency_s = 20e-6;
+    struct sim_result res;
+    run(&c, &res);
+    assert_rel_close(res.kv_transfer.mean, 20e-6 + (1000 * 12288.0 + 19759104.0) / 50e9, 1e-9);
+    sim_result_free(&res);
+    catalog_free(&cat);
+}
+
 /* Where the client's first token comes from (issue 23 review of the P/D path): vLLM's and SGLang's
  * proxies stream the decode instance's tokens (pd_decode_first_token), so TTFT holds the transfer;
  * the last token comes when it did, after the transfer (e2e = the aggregated e2e + the transfer).
@@ -4602,6 +4627,7 @@ int main(void)
         cmocka_unit_test(n_instances_serve_n_times_the_rate),
         cmocka_unit_test(disaggregated_request_pays_the_kv_transfer),
         cmocka_unit_test(kv_transfer_counts_the_pipeline_stages),
+        cmocka_unit_test(kv_transfer_carries_the_recurrent_state),
         cmocka_unit_test(first_token_from_the_decode_instance),
         cmocka_unit_test(decode_blocks_are_taken_before_the_transfer),
         cmocka_unit_test(replicated_latent_moves_whole_to_every_rank),
