@@ -1094,6 +1094,27 @@ static int check_config(const struct sim_config *c, long *nreq, struct llmroof_e
 
 /* KV pool of one instance from the memory model (the workspace follows the iteration budget);
  * a draft model's or head's weights come out of it, and a draft model's KV shares it. */
+/* An instance whose memory leaves no KV cache, with what took it: a huge --max-batched-tokens
+ * sizes a workspace that leaves nothing (DeepSeek-V3 on 8 H200s at 200,000 tokens: 51 GiB a GPU),
+ * which "does not fit" alone had blamed on the model. */
+static int no_kv_cache(struct llmroof_err *err, const char *which, const struct llmroof_setup *s,
+                       const struct llmroof_memory *mem)
+{
+    const double gib = 1073741824.0;
+    const double used = mem->weights_bytes_per_gpu + mem->drafter_bytes_per_gpu + mem->reserve_bytes_per_gpu;
+    /* the workspace alone tips it over: a smaller token budget leaves room */
+    const bool ws = mem->workspace_bytes_per_gpu > 0 && used < mem->usable_bytes &&
+                    used + mem->workspace_bytes_per_gpu >= mem->usable_bytes;
+    const char *hint = ws ? "; the workspace grows with the token budget: a smaller --max-batched-tokens leaves room" : "";
+    return llmroof_err_set(err, LLMROOF_EINPUT,
+                           "%s%s does not fit on %d x %s: no memory is left for the KV cache (weights %.2f GiB, "
+                           "activation workspace %.2f GiB, reserve %.2f GiB per GPU of %.2f GiB usable%s; see 'llmroof memory')",
+                           which, s->model->id, mem->gpus, s->gpu->id,
+                           (mem->weights_bytes_per_gpu + mem->drafter_bytes_per_gpu) / gib,
+                           mem->workspace_bytes_per_gpu / gib, mem->reserve_bytes_per_gpu / gib, mem->usable_bytes / gib,
+                           hint);
+}
+
 static int engine_init(const struct sim_config *c, struct engine *e, const struct llmroof_setup *s, int pool, long nreq,
                        int lanes, int lane, struct llmroof_err *err)
 {
@@ -1184,9 +1205,7 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     /* a disaggregated run says which pool (the message had named neither) */
     const char *which = !c->disaggregated ? "" : pool == 0 ? "the prefill pool: " : "the decode pool: ";
     if (!(cap_bytes > 0))
-        return llmroof_err_set(err, LLMROOF_EINPUT,
-                               "%s%s does not fit on %d x %s: no memory is left for the KV cache (see 'llmroof memory')",
-                               which, s->model->id, mem.gpus, s->gpu->id);
+        return no_kv_cache(err, which, s, &mem);
     /* data-parallel attention replicas each hold their own sequences: the instance's KV blocks
      * are the replicas' together */
     cap_bytes *= (double)mem.attn_dp;
@@ -1244,9 +1263,7 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
      * each schedule with num_gpu_blocks // pipeline_parallel_size (core/scheduler.py, V0) */
     e->total_blocks = (long)floor(tokens / (double)e->bs) / lanes;
     if (e->total_blocks < 1) /* whatever --kv-blocks states: the weights must fit */
-        return llmroof_err_set(err, LLMROOF_EINPUT,
-                               "%s%s does not fit on %d x %s: no memory is left for the KV cache (see 'llmroof memory')",
-                               which, s->model->id, mem.gpus, s->gpu->id); /* the instance's GPUs (EP, PP included) */
+        return no_kv_cache(err, which, s, &mem); /* the instance's GPUs (EP, PP included) */
     e->mem_blocks = e->total_blocks;
     /* a run that states its engine's KV blocks (vLLM logs "# GPU blocks: N"; --num-gpu-blocks-override
      * sets it) takes them as given, one pool per engine: per data-parallel attention replica, each
