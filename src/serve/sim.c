@@ -1215,6 +1215,10 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     if (e->sh.attn_dp > 1 && (!(e->rb = calloc((size_t)e->sh.attn_dp, sizeof *e->rb)) ||
                               !(e->rdec = calloc((size_t)e->sh.attn_dp, sizeof *e->rdec))))
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d attention replicas", e->sh.attn_dp);
+    /* a decode instance's incoming KV links, one a replica */
+    if (c->disaggregated && pool == 1 &&
+        !(e->links = calloc((size_t)(e->sh.attn_dp > 1 ? e->sh.attn_dp : 1), sizeof *e->links)))
+        return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d attention replicas", e->sh.attn_dp);
     if (e->rb && c->prefill_first && !c->alternate_turns &&
         !(e->rprompt = calloc((size_t)e->sh.attn_dp, sizeof *e->rprompt)))
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d attention replicas", e->sh.attn_dp);
@@ -1339,6 +1343,7 @@ static void engines_free(struct runner *r)
         free(r->E[i].waiting.v);
         free(r->E[i].handoff.v);
         free(r->E[i].pg);
+        free(r->E[i].links);
         free(r->E[i].rb);
         free(r->E[i].rdec);
         free(r->E[i].rprompt);

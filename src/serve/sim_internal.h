@@ -208,6 +208,14 @@ struct pgroup {
     bool resident;
 };
 
+/* The spans an incoming KV link is busy, [start, end) in order and disjoint, the latest
+ * SIM_LINK_SPANS of them (link_reserve). */
+#define SIM_LINK_SPANS 32
+struct kv_link {
+    double span[SIM_LINK_SPANS][2];
+    int n;
+};
+
 /* One serving instance: its own KV pool, queue, running set and clock. */
 struct engine {
     struct llmroof_setup setup;  /* model on tp x gpu */
@@ -242,11 +250,10 @@ struct engine {
     double now;                  /* end of its last iteration, or when it last became busy */
     double prev_end_s;           /* end of its last iteration (what a lazy decoder last emitted at) */
     double ntr;                  /* SGLang's new-token ratio (sim_config.admit_reserve), per instance */
-    /* decode instance: the spans its incoming KV link is busy, [start, end) in order and disjoint,
-     * the latest SIM_LINK_SPANS of them (link_reserve) */
-#define SIM_LINK_SPANS 32
-    double link_span[SIM_LINK_SPANS][2];
-    int nlink;
+    /* decode instance: each attention replica's incoming KV link (sh.attn_dp of them, owned; one
+     * without data-parallel attention): a replica's GPUs receive over their own NICs, beside the
+     * other replicas' (link_reserve) */
+    struct kv_link *links;
     long held_out;               /* prefill instance: blocks its handed-over requests hold until their
                                     K/V has left */
     long held_in;                /* decode instance: blocks set aside for K/V in flight to it (with

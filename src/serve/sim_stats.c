@@ -345,7 +345,8 @@ double sim_instance_capacity_qps(const struct llmroof_setup *s, const struct llm
 }
 
 /* A disaggregated decode instance takes its requests' K/V over its own incoming link, one
- * transfer at a time (sim_start_transfers): a P-token prompt's bytes on each receiving GPU, or the
+ * transfer at a time, or with data-parallel attention one at a time on each replica's link
+ * (start_transfer): a P-token prompt's bytes on each receiving GPU, or the
  * sending GPUs' shares where the prefill side has fewer GPUs a sequence (sim_handover_gpu_bytes), after the link's setup cost. Its
  * requests per second can be no more than the transfers that link finishes: DeepSeek-V3's 4096-token
  * prompt holds 4096 x 70,272 B = 288 MB a GPU, 0.288 s over 1 GB/s, 3.47 requests/s whatever its
@@ -364,7 +365,9 @@ static double link_capacity_qps(const struct runner *r, const struct engine *d, 
     if (!p)
         return 0;
     const double t = r->c->kv_link_latency_s + sim_handover_gpu_bytes(p, d, H) / r->c->kv_link_Bps;
-    return t > 0 ? 1.0 / t : 0;
+    /* each attention replica takes its transfers over its own GPUs' links (start_transfer) */
+    const double links = d->sh.attn_dp > 1 ? (double)d->sh.attn_dp : 1.0;
+    return t > 0 ? links / t : 0;
 }
 
 /* The steady-state bound of a speculating instance (sim_instance_capacity_qps's rule with the
