@@ -1177,7 +1177,8 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
                                    "must hold one verification pass of %ld tokens",
                                    e->rank_budget, budget, nrep, verify);
     }
-    e->ntr = SIM_RESERVE_INIT_RATIO;
+    e->ntr_init = SIM_RESERVE_INIT_RATIO * (nrep > 1 ? SIM_RESERVE_DP_CONSERVATIVENESS : 1.0);
+    e->ntr = e->ntr_init;
     struct llmroof_mem_opts mo = c->mem;
     mo.max_batched_tokens = (double)e->budget; /* memory sizes one rank's workspace from its share */
     mo.speculative = c->spec.kind != SIM_SPEC_NONE; /* SGLang reserves more beside a drafter */

@@ -342,6 +342,10 @@ long sim_lane_seqs(long max_seqs, int lanes, int lane);
  * tokens per running request; outputs count at most CLIP_MAX_NEW_TOKENS_ESTIMATION 4096 tokens. */
 #define SIM_RESERVE_INIT_RATIO 0.7
 #define SIM_RESERVE_MIN_FACTOR 0.14
+/* With data-parallel attention SGLang multiplies --schedule-conservativeness by 0.3 (server_args.py,
+ * _handle_data_parallelism, 0.3 through 0.5), and the scheduler's starting ratio is the 0.7 times
+ * it: 0.21, falling to 0.21 x 0.14 = 0.0294 over the 600 decode iterations. */
+#define SIM_RESERVE_DP_CONSERVATIVENESS 0.3
 #define SIM_RESERVE_DECAY_STEPS 600.0
 #define SIM_RESERVE_RETRACT_STEPS 20.0
 #define SIM_RESERVE_CLIP 4096L

@@ -250,6 +250,8 @@ struct engine {
     double now;                  /* end of its last iteration, or when it last became busy */
     double prev_end_s;           /* end of its last iteration (what a lazy decoder last emitted at) */
     double ntr;                  /* SGLang's new-token ratio (sim_config.admit_reserve), per instance */
+    double ntr_init;             /* its starting ratio: SIM_RESERVE_INIT_RATIO, times
+                                    SIM_RESERVE_DP_CONSERVATIVENESS with data-parallel attention */
     /* decode instance: each attention replica's incoming KV link (sh.attn_dp of them, owned; one
      * without data-parallel attention): a replica's GPUs receive over their own NICs, beside the
      * other replicas' (link_reserve) */

@@ -564,7 +564,7 @@ static bool reserve_fits(const struct runner *r, const struct engine *e, const s
 
 void sim_reserve_update(struct engine *e, bool retracted, bool decoded, bool was_idle)
 {
-    const double init = SIM_RESERVE_INIT_RATIO, lo = init * SIM_RESERVE_MIN_FACTOR;
+    const double init = e->ntr_init, lo = init * SIM_RESERVE_MIN_FACTOR;
     if (retracted) {
         /* ScheduleBatch.retract_decode: (generated + 20 per request) / (max_new_tokens + 1) over
          * the requests still running, at most 1 */

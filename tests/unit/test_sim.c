@@ -4523,6 +4523,44 @@ static void a_stated_rate_above_the_bound_is_overload(void **state)
     catalog_free(&cat);
 }
 
+/* SGLang multiplies --schedule-conservativeness by 0.3 under data-parallel attention, so each
+ * replica's new-token ratio starts at 0.21 and falls to 0.0294 (SIM_RESERVE_DP_CONSERVATIVENESS):
+ * it sets aside less for the running outputs and admits sooner. A pool of 188 blocks of 16 = 3,008
+ * tokens a replica; A (16 + 2,900 tokens) runs from 0 s, B (16 + 2,000) comes at 1 s to the same
+ * pool (round-robin: X, a short request, takes replica 1 between them). After about 250 decode
+ * steps A holds ~270 tokens and has ~2,650 to go; B needs 2,016 beside what A's outputs reserve:
+ *   one replica, ratio 0.7 - 250 x (0.7 - 0.098) / 600 = 0.45: 3,008 - 270 - 0.45 x 2,650 = 1,546
+ *     < 2,016, B waits while the ratio decays, until about 2.15 s (~535 steps: 0.7 - 535 x 0.001 =
+ *     0.163; 3,008 - 551 - 0.163 x 2,365 = 2,071 > 2,016);
+ *   two replicas, 0.21 - 250 x (0.21 - 0.0294) / 600 = 0.135: 3,008 - 270 - 358 = 2,380 > 2,016,
+ *     B starts at once.
+ * (Before the factor both took 0.7 and B waited under data-parallel attention too.) */
+static void sglang_dp_attention_schedules_less_conservatively(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct trace_req t[3] = { { 0.0, 16, 2900 }, { 0.0, 16, 10 }, { 1.0, 16, 2000 } };
+    struct sim_config c = config(&cat, "qwen3-30b-a3b", "h100", 1, NULL);
+    c.mode = SIM_TRACE;
+    c.trace = t;
+    c.ntrace = 3;
+    c.admit_reserve = true;
+    c.kv_blocks = 188;
+    struct sim_result one, dpa;
+    run(&c, &one);
+    c.setup.layout.ep = 2;
+    c.setup.layout.dp_attn = true;
+    run(&c, &dpa);
+    assert_int_equal(one.completed, 3);
+    assert_int_equal(dpa.completed, 3);
+    assert_true(one.reqs[2].first_sched_s > 2.0);
+    assert_true(dpa.reqs[2].first_sched_s < 1.01);
+    sim_result_free(&one);
+    sim_result_free(&dpa);
+    catalog_free(&cat);
+}
+
 /* Review of the reserve and bound changes: a request that exactly fills the KV pool (prompt +
  * output - 1 = its tokens: the rejection rule lets it in) runs alone under the reserve instead of
  * waiting for ever (it had ended the run with "scheduler made no progress"); and a rate run whose
@@ -4660,6 +4698,7 @@ int main(void)
         cmocka_unit_test(kv_transfer_counts_the_pipeline_stages),
         cmocka_unit_test(kv_transfer_carries_the_recurrent_state),
         cmocka_unit_test(attention_replicas_take_transfers_side_by_side),
+        cmocka_unit_test(sglang_dp_attention_schedules_less_conservatively),
         cmocka_unit_test(first_token_from_the_decode_instance),
         cmocka_unit_test(decode_blocks_are_taken_before_the_transfer),
         cmocka_unit_test(replicated_latent_moves_whole_to_every_rank),
