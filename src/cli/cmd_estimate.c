@@ -323,8 +323,14 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
          * 160 2.2 ms, 161 4.4 ms), which the reader cannot explain without the limit */
         if (setup.eff.graphs && setup.eff.graph_max > 0) {
             const bool tok = setup.eff.graph_piecewise; /* vLLM V1: any step's tokens, not sequences */
+            /* the decode step the limit applies to, as roofline's rl_launch sizes it: one pipeline
+             * micro-batch of ceil(B / n) (a step of B past the limit can replay its graphs at PP 2),
+             * and with data-parallel attention the busiest replica's times the replicas */
+            double step = ceil((double)req.batch / (e.micro_batches > 1 ? e.micro_batches : 1.0) - 1e-9);
+            if (e.shard.attn_dp > 1)
+                step = estimate_busiest_seqs(step, e.shard.attn_dp) * (double)e.shard.attn_dp;
             sbuf_printf(&c->out, "; CUDA graphs up to %s%.0f%s%s", tok ? "" : "batch ", setup.eff.graph_max,
-                        tok ? " tokens" : "", (double)req.batch > setup.eff.graph_max ? " (this batch's decode runs eager)" : "");
+                        tok ? " tokens" : "", step > setup.eff.graph_max ? " (this batch's decode runs eager)" : "");
         }
         /* the engine's per-sequence CPU work each step (roofline_cpu_step_s): what grows with the batch */
         if (setup.eff.cpu_seq_s + setup.eff.worker_seq_s > 0 || setup.eff.cpu_output_s > 0)

@@ -159,6 +159,15 @@ int cmd_memory(struct cli *c, int argc, char **argv)
                 sbuf_printf(&c->out, "; smallest TP that fits%s: %d\n", plain, mem.min_tp_fit);
             else
                 sbuf_printf(&c->out, "; no TP up to 64 fits%s\n", plain);
+            /* SGLang's default fraction sets aside memory per GPU of the instance (its
+             * mem_fraction_static of (memory - reserve) / memory, the reserve growing with TP x PP):
+             * past some size it leaves nothing, which the weights' shard is not to blame for
+             * (DeepSeek-V3 at EP 256 on H200s: 0.001 of the memory, 143 MiB, beside 20 GiB) */
+            const double need = mem.weights_bytes_per_gpu + mem.workspace_bytes_per_gpu + mem.reserve_bytes_per_gpu;
+            if (s.mem.util_engine && mem.mem_util < 0.5 && need < 0.9 * mem.visible_bytes)
+                sbuf_printf(&c->out, "the engine's default memory fraction at %d GPUs is %.3f; --mem-util 0.9 (SGLang's "
+                                     "--mem-fraction-static) leaves room\n",
+                            mem.gpus, mem.mem_util);
             /* the layout's GPUs where one is asked about (EP, PP): "at TP 1" read as one GPU */
             struct ckpt_fit_hint hint; /* in the user's terms: --weight-bits asks for bits, not a dtype */
             if (ckpt_fit_hint(m, g, &lay, &dt, s.context, &s.mem, &hint) && lay_s[0])

@@ -818,6 +818,18 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
             fprintf(c->errf, "llmroof: warning: --no-prefix-cache changes nothing: the workload shares no prefix "
                              "(--shared-prefix N adds one)\n");
     }
+    /* --no-api-server where the profile charges no API server and keeps no offline defaults
+     * (vLLM's LLM-class token budget): the run is the same without it, said as for --engine-use-ray */
+    if (x->cfg.no_api_server) {
+        const struct llmroof_engine *en = x->s.eff.engine;
+        if (!en)
+            fprintf(c->errf, "llmroof: warning: option '--no-api-server' has no effect without --engine: no API "
+                             "server is costed\n");
+        else if (!(en->api_stream_s > 0) && en->offline_max_batched_tokens <= 0 &&
+                 en->offline_large_gpu_max_batched_tokens <= 0)
+            fprintf(c->errf, "llmroof: warning: option '--no-api-server' has no effect with engine '%s': its profile "
+                             "charges no API-server work (api_stream_s 0) and keeps no offline defaults\n", en->id);
+    }
     if (x->have_mbt && !x->cfg.chunked_prefill && !x->cfg.static_batching) {
         /* whole prompts above the budget run whole, each alone in its iteration (sim_sched.c):
          * vLLM refuses such a budget without chunked prefill (it must be at least max_model_len),

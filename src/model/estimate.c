@@ -936,10 +936,12 @@ int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_reques
     out->ttft_s = out->prefill.time_s + out->pp_bubble_s + s->eff.first_token_s;
     /* the engine's CPU work for the step's B sequences beside the prefill's GPU time (scheduling,
      * the first token's output processing: roofline_cpu_step_s, the simulator's rule), through the
-     * engine's own API (no HTTP server) */
+     * engine's own API (no HTTP server). With data-parallel attention each replica is a scheduler
+     * of its own (SGLang's DP workers, vLLM's DP engine cores), running beside the others: the
+     * busiest replica's sequences set it */
     const double gpus = (double)s->tp * (out->shard.pp > 1 ? (double)out->shard.pp : 1.0);
     const double workers = gpus > 1 || s->eff.ray_workers ? gpus : 0.0;
-    out->cpu_prefill_s = roofline_cpu_step_s(&s->eff, out->prefill.time_s, Bp, workers, spec != NULL, 0.0, 0.0, Bp * P) -
+    out->cpu_prefill_s = roofline_cpu_step_s(&s->eff, out->prefill.time_s, Bpb, workers, spec != NULL, 0.0, 0.0, Bpb * P) -
                          out->prefill.time_s;
     out->ttft_s += out->cpu_prefill_s;
     if (s->eff.first_token_decode) {
@@ -1155,10 +1157,11 @@ int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_reques
             out->step_s += out->draft.time_s;
         }
         /* the engine's CPU work per step for its B sequences beside the GPU's (the simulator's
-         * sim_cpu_step_s: one rule); with speculation SGLang schedules between steps */
+         * sim_cpu_step_s: one rule), the busiest replica's Bb with data-parallel attention (each
+         * replica schedules its own, as above); with speculation SGLang schedules between steps */
         const double gpu_step = out->step_s;
         /* (with the engine in a Ray actor, each sequence's prompt and output so far: its mean context) */
-        out->step_s = roofline_cpu_step_s(&s->eff, gpu_step, B, workers, spec != NULL, 0.0, 0.0, B * 0.5 * (c1 + c2));
+        out->step_s = roofline_cpu_step_s(&s->eff, gpu_step, Bb, workers, spec != NULL, 0.0, 0.0, Bb * 0.5 * (c1 + c2));
         out->cpu_step_s = out->step_s - gpu_step;
         out->tpot_s = out->step_s / out->tokens_per_step;
         out->decode_tok_s = Ball / out->tpot_s;

@@ -741,9 +741,9 @@ static void advance(struct runner *r, struct engine *e, double start, double now
             }
             rs->chunk = 0;
             /* the first sequence to compute a prefix's full blocks leaves them in the cache */
-            if (e->pg && rs->group >= 0 && r->cached_len > 0 && rs->shared == 0 && !e->pg[rs->group].resident &&
-                rs->computed >= r->cached_len) {
-                struct pgroup *pg = &e->pg[rs->group];
+            if (e->pg && rs->group >= 0 && r->cached_len > 0 && rs->shared == 0 &&
+                !pg_at(e, rs->replica, rs->group)->resident && rs->computed >= r->cached_len) {
+                struct pgroup *pg = pg_at(e, rs->replica, rs->group); /* in its replica's pool */
                 /* recurrent layers cannot resume from per-token blocks: the prefix also keeps a
                  * snapshot of the state at its end (state_blocks more), when there is room */
                 const long tok = (e->windowed ? (long)floor(held_tokens(e, (double)r->cached_len) + 1e-9)
@@ -751,7 +751,6 @@ static void advance(struct runner *r, struct engine *e, double start, double now
                            snap = e->state_blocks;
                 if (snap <= kv_free(e, rs->replica)) {
                     kv_take(e, rs->replica, snap);
-                    pg->replica = rs->replica; /* in its replica's pool */
                     pg->blocks = tok + snap;
                     pg->refs = 1;
                     pg->resident = true;
@@ -1095,6 +1094,27 @@ static int check_config(const struct sim_config *c, long *nreq, struct llmroof_e
 
 /* KV pool of one instance from the memory model (the workspace follows the iteration budget);
  * a draft model's or head's weights come out of it, and a draft model's KV shares it. */
+/* An instance whose memory leaves no KV cache, with what took it: a huge --max-batched-tokens
+ * sizes a workspace that leaves nothing (DeepSeek-V3 on 8 H200s at 200,000 tokens: 51 GiB a GPU),
+ * which "does not fit" alone had blamed on the model. */
+static int no_kv_cache(struct llmroof_err *err, const char *which, const struct llmroof_setup *s,
+                       const struct llmroof_memory *mem)
+{
+    const double gib = 1073741824.0;
+    const double used = mem->weights_bytes_per_gpu + mem->drafter_bytes_per_gpu + mem->reserve_bytes_per_gpu;
+    /* the workspace alone tips it over: a smaller token budget leaves room */
+    const bool ws = mem->workspace_bytes_per_gpu > 0 && used < mem->usable_bytes &&
+                    used + mem->workspace_bytes_per_gpu >= mem->usable_bytes;
+    const char *hint = ws ? "; the workspace grows with the token budget: a smaller --max-batched-tokens leaves room" : "";
+    return llmroof_err_set(err, LLMROOF_EINPUT,
+                           "%s%s does not fit on %d x %s: no memory is left for the KV cache (weights %.2f GiB, "
+                           "activation workspace %.2f GiB, reserve %.2f GiB per GPU of %.2f GiB usable%s; see 'llmroof memory')",
+                           which, s->model->id, mem->gpus, s->gpu->id,
+                           (mem->weights_bytes_per_gpu + mem->drafter_bytes_per_gpu) / gib,
+                           mem->workspace_bytes_per_gpu / gib, mem->reserve_bytes_per_gpu / gib, mem->usable_bytes / gib,
+                           hint);
+}
+
 static int engine_init(const struct sim_config *c, struct engine *e, const struct llmroof_setup *s, int pool, long nreq,
                        int lanes, int lane, struct llmroof_err *err)
 {
@@ -1157,7 +1177,8 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
                                    "must hold one verification pass of %ld tokens",
                                    e->rank_budget, budget, nrep, verify);
     }
-    e->ntr = SIM_RESERVE_INIT_RATIO;
+    e->ntr_init = SIM_RESERVE_INIT_RATIO * (nrep > 1 ? SIM_RESERVE_DP_CONSERVATIVENESS : 1.0);
+    e->ntr = e->ntr_init;
     struct llmroof_mem_opts mo = c->mem;
     mo.max_batched_tokens = (double)e->budget; /* memory sizes one rank's workspace from its share */
     mo.speculative = c->spec.kind != SIM_SPEC_NONE; /* SGLang reserves more beside a drafter */
@@ -1185,9 +1206,7 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     /* a disaggregated run says which pool (the message had named neither) */
     const char *which = !c->disaggregated ? "" : pool == 0 ? "the prefill pool: " : "the decode pool: ";
     if (!(cap_bytes > 0))
-        return llmroof_err_set(err, LLMROOF_EINPUT,
-                               "%s%s does not fit on %d x %s: no memory is left for the KV cache (see 'llmroof memory')",
-                               which, s->model->id, mem.gpus, s->gpu->id);
+        return no_kv_cache(err, which, s, &mem);
     /* data-parallel attention replicas each hold their own sequences: the instance's KV blocks
      * are the replicas' together */
     cap_bytes *= (double)mem.attn_dp;
@@ -1196,6 +1215,10 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     e->attn.ok = e->attn.ok && !c->per_sequence; /* the reference path builds every step whole */
     if (e->sh.attn_dp > 1 && (!(e->rb = calloc((size_t)e->sh.attn_dp, sizeof *e->rb)) ||
                               !(e->rdec = calloc((size_t)e->sh.attn_dp, sizeof *e->rdec))))
+        return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d attention replicas", e->sh.attn_dp);
+    /* a decode instance's incoming KV links, one a replica */
+    if (c->disaggregated && pool == 1 &&
+        !(e->links = calloc((size_t)(e->sh.attn_dp > 1 ? e->sh.attn_dp : 1), sizeof *e->links)))
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d attention replicas", e->sh.attn_dp);
     if (e->rb && c->prefill_first && !c->alternate_turns &&
         !(e->rprompt = calloc((size_t)e->sh.attn_dp, sizeof *e->rprompt)))
@@ -1246,9 +1269,7 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
      * each schedule with num_gpu_blocks // pipeline_parallel_size (core/scheduler.py, V0) */
     e->total_blocks = (long)floor(tokens / (double)e->bs) / lanes;
     if (e->total_blocks < 1) /* whatever --kv-blocks states: the weights must fit */
-        return llmroof_err_set(err, LLMROOF_EINPUT,
-                               "%s%s does not fit on %d x %s: no memory is left for the KV cache (see 'llmroof memory')",
-                               which, s->model->id, mem.gpus, s->gpu->id); /* the instance's GPUs (EP, PP included) */
+        return no_kv_cache(err, which, s, &mem); /* the instance's GPUs (EP, PP included) */
     e->mem_blocks = e->total_blocks;
     /* a run that states its engine's KV blocks (vLLM logs "# GPU blocks: N"; --num-gpu-blocks-override
      * sets it) takes them as given, one pool per engine: per data-parallel attention replica, each
@@ -1285,6 +1306,7 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     e->state_blocks = mem.state_bytes_per_seq_per_gpu > 0 && per_token > 0
                           ? (long)ceil(mem.state_bytes_per_seq_per_gpu / (per_token * (double)e->bs))
                           : 0;
+    e->state_gpu_bytes = mem.state_bytes_per_seq_per_gpu > 0 ? mem.state_bytes_per_seq_per_gpu : 0.0;
     e->st.kv_blocks_total = e->total_blocks;
     e->st.state_blocks = e->state_blocks;
     e->st.pool = pool;
@@ -1292,8 +1314,10 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     e->run = calloc((size_t)cap, sizeof *e->run);
     e->waiting = (struct deque){ NULL, 0, 0, 0, NULL }; /* grows with the queue; build_engines sets oom */
     e->handoff = (struct deque){ NULL, 0, 0, 0, NULL };
-    if (c->prefix_cache && c->prefix_tokens > 0 && !(c->disaggregated && pool == 1))
-        e->pg = calloc((size_t)c->prefix_groups, sizeof *e->pg);
+    if (c->prefix_cache && c->prefix_tokens > 0 && !(c->disaggregated && pool == 1)) {
+        e->pg_groups = c->prefix_groups;
+        e->pg = calloc((size_t)(e->sh.attn_dp > 1 ? e->sh.attn_dp : 1) * (size_t)c->prefix_groups, sizeof *e->pg);
+    }
     /* an engine that runs its batches in passes keeps each iteration's prompt chunks (one a sequence) */
     const bool passes = s->eff.prompt_ubatch_tokens > 0 || s->eff.logits_all_tokens;
     if (passes)
@@ -1321,6 +1345,7 @@ static void engines_free(struct runner *r)
         free(r->E[i].waiting.v);
         free(r->E[i].handoff.v);
         free(r->E[i].pg);
+        free(r->E[i].links);
         free(r->E[i].rb);
         free(r->E[i].rdec);
         free(r->E[i].rprompt);

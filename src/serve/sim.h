@@ -285,6 +285,12 @@ struct sim_config {
  * The profile's per-sequence costs are the reference host's; cpu_scale (the setup's
  * eff.cpu_scale: 1 / host speed, docs/model.md "Host CPU"; 0 = 1) stretches them. */
 double sim_cpu_step_s(const struct sim_config *c, double gpu_s, double seqs, double cpu_scale, int gpus, double tokens);
+/* The same where the engine's schedulers hold fewer sequences than the API server streams:
+ * data-parallel attention, whose replicas each schedule their own beside the others (SGLang's DP
+ * workers, vLLM's DP engine cores), so scheduling and output processing take `engine_seqs`, the
+ * busiest replica's, and the API server all `seqs`. */
+double sim_cpu_step_rep_s(const struct sim_config *c, double gpu_s, double engine_seqs, double seqs, double cpu_scale,
+                          int gpus, double tokens);
 
 /* The Ray workers an instance of `gpus` GPUs calls each step, each pickling the step's sequence
  * metadata (worker_seq_s): every GPU at TP > 1, none at one GPU (vLLM's driver runs its own
@@ -336,6 +342,10 @@ long sim_lane_seqs(long max_seqs, int lanes, int lane);
  * tokens per running request; outputs count at most CLIP_MAX_NEW_TOKENS_ESTIMATION 4096 tokens. */
 #define SIM_RESERVE_INIT_RATIO 0.7
 #define SIM_RESERVE_MIN_FACTOR 0.14
+/* With data-parallel attention SGLang multiplies --schedule-conservativeness by 0.3 (server_args.py,
+ * _handle_data_parallelism, 0.3 through 0.5), and the scheduler's starting ratio is the 0.7 times
+ * it: 0.21, falling to 0.21 x 0.14 = 0.0294 over the 600 decode iterations. */
+#define SIM_RESERVE_DP_CONSERVATIVENESS 0.3
 #define SIM_RESERVE_DECAY_STEPS 600.0
 #define SIM_RESERVE_RETRACT_STEPS 20.0
 #define SIM_RESERVE_CLIP 4096L

@@ -344,49 +344,68 @@ void sim_hand_over(struct runner *r, struct engine *p, struct rstate *rs, double
     dq_push_back(&d->handoff, rs); /* the caller starts what its pool has room for */
 }
 
-/* The earliest time at or after `now` that decode instance d's incoming link is free for `dur`
+/* The earliest time at or after `now` that incoming link l (a decode replica's) is free for `dur`
  * seconds, taken. Instances run their steps whole, in the order the steps start, so a prefill
  * instance whose step ends earlier may hand over after one whose longer step ends later: its
  * transfer, due first, takes the link's idle gap before the other's rather than queueing behind a
  * transfer that has not started yet (one link, one transfer at a time, as before). When all
  * SIM_LINK_SPANS are held, two neighbours merge (below). */
-static double link_reserve(struct engine *d, double now, double dur)
+static double link_reserve(struct kv_link *l, double now, double dur)
 {
     double t = now;
     int i = 0;
-    for (; i < d->nlink; i++) {
-        if (d->link_span[i][1] <= t)
+    for (; i < l->n; i++) {
+        if (l->span[i][1] <= t)
             continue; /* ended before t */
-        if (d->link_span[i][0] >= t + dur)
+        if (l->span[i][0] >= t + dur)
             break; /* the gap before span i holds it */
-        t = d->link_span[i][1];
+        t = l->span[i][1];
     }
     /* [t, t + dur) goes at i: after every span ending by t, before span i */
-    if (d->nlink == SIM_LINK_SPANS) {
+    if (l->n == SIM_LINK_SPANS) {
         /* full: the two neighbours with the shortest gap between them become one span, gap
          * included, so a transfer queued far ahead is never forgotten (the link is never taken
          * twice) and only that idle gap is lost */
         int j = i == 1 ? 1 : 0; /* the first gap, or the second where the new span takes the first */
-        for (int k = j + 1; k + 1 < d->nlink; k++)
+        for (int k = j + 1; k + 1 < l->n; k++)
             if (k != i - 1 && /* not the gap the new span takes */
-                d->link_span[k + 1][0] - d->link_span[k][1] < d->link_span[j + 1][0] - d->link_span[j][1])
+                l->span[k + 1][0] - l->span[k][1] < l->span[j + 1][0] - l->span[j][1])
                 j = k;
-        d->link_span[j][1] = d->link_span[j + 1][1];
-        memmove(d->link_span[j + 1], d->link_span[j + 2], sizeof d->link_span[0] * (size_t)(d->nlink - j - 2));
-        d->nlink--;
+        l->span[j][1] = l->span[j + 1][1];
+        memmove(l->span[j + 1], l->span[j + 2], sizeof l->span[0] * (size_t)(l->n - j - 2));
+        l->n--;
         if (i > j)
             i--;
     }
-    memmove(d->link_span[i + 1], d->link_span[i], sizeof d->link_span[0] * (size_t)(d->nlink - i));
-    d->link_span[i][0] = t;
-    d->link_span[i][1] = t + dur;
-    d->nlink++;
+    memmove(l->span[i + 1], l->span[i], sizeof l->span[0] * (size_t)(l->n - i));
+    l->span[i][0] = t;
+    l->span[i][1] = t + dur;
+    l->n++;
     return t;
+}
+
+/* A sequence's K/V lies on its replica's TP ranks in every pipeline stage: d's receiving GPUs each
+ * take per_gpu = held x d->kv_token_gpu_bytes + d->state_gpu_bytes, the K/V and any recurrent
+ * state (memory's kv_bytes_per_token_per_gpu and state_bytes_per_seq_per_gpu, which divide
+ * the layers over the stages and keep what TP replicates: an MLA latent, a KV head below TP), and
+ * p's sending GPUs share what all of them take. Formerly the sides counted their TP ranks
+ * alone, so a pipelined pool's stages were missed: Llama-3.1-70B's 2,000-token prompt (327,680 B a
+ * token) from TP 4 x PP 2 to TP 8 moved 163.84 MB a GPU, 3.297 ms over 50 GB/s, where each of the 8
+ * senders holds 81.92 MB, and the same prompt from TP 4 to TP 4 x PP 2 took 1.658 ms where each of
+ * the 4 senders holds 163.84 MB. */
+double sim_handover_gpu_bytes(const struct engine *p, const struct engine *d, double held)
+{
+    /* (a model with recurrent layers hands its state over too: the decode side cannot resume
+     * the sequence without it, whatever the prompt's length) */
+    const double per_gpu = held * d->kv_token_gpu_bytes + d->state_gpu_bytes;
+    const double recv_gpus = (double)d->setup.tp * (double)(d->sh.pp > 1 ? d->sh.pp : 1);
+    const double send_gpus = (double)p->setup.tp * (double)(p->sh.pp > 1 ? p->sh.pp : 1);
+    return fmax(per_gpu, per_gpu * recv_gpus / send_gpus);
 }
 
 /* Starts the transfer of request h's prompt K/V (h: its state at the prefill instance, whose
  * blocks go back when the K/V has left) to decode instance `d`, which holds its blocks. The K/V
- * moves one transfer at a time over the instance's incoming link. Each receiving GPU gets its own
+ * moves one transfer at a time over its replica's incoming link. Each receiving GPU gets its own
  * share, the bytes one token holds on it (an MLA latent or a KV head that TP replicates arrives
  * whole at every rank), and each sending GPU sends its receivers' shares: the slower side sets the
  * time. */
@@ -399,10 +418,11 @@ static void start_transfer(struct runner *r, struct engine *d, const struct rsta
     /* local (sliding-window) layers send only their window (arch_kv_tokens_held), unless the
      * engine's connector holds every layer's whole context (engine full_kv) */
     const double held = d->full_kv ? (double)q->prompt : arch_kv_tokens_held(d->setup.model, (double)q->prompt);
-    const double per_gpu = held * d->kv_token_gpu_bytes;
-    const double sent = per_gpu * (double)d->setup.tp / (double)p->setup.tp;
-    const double dur = c->kv_link_latency_s + fmax(per_gpu, sent) / c->kv_link_Bps;
-    const double start = link_reserve(d, now, dur);
+    const double dur = c->kv_link_latency_s + sim_handover_gpu_bytes(p, d, held) / c->kv_link_Bps;
+    /* over the link of the replica that holds its blocks: with data-parallel attention each
+     * replica's GPUs take their transfers beside the other replicas' (a DGX H100's GPUs each have
+     * their own 400 Gb/s NIC) */
+    const double start = link_reserve(&d->links[r->dres[id].replica], now, dur);
     q->kv_ready_s = start + dur;
     struct rstate s = *h;
     s.stage = 1;

@@ -200,12 +200,20 @@ static inline void dq_remove_at(struct deque *d, size_t pos)
     dq_pop_front(d);
 }
 
-/* A shared prefix's cached blocks on one instance. */
+/* A shared prefix's cached blocks in one KV pool: an instance's, or with data-parallel attention
+ * one replica's (each replica keeps its own prefix cache: engine.pg, pg_at). */
 struct pgroup {
     long blocks;   /* full blocks of the prefix held by the cache */
     long refs;     /* running sequences using them */
     bool resident;
-    int replica;   /* data-parallel attention: the replica whose KV pool holds them (0 without) */
+};
+
+/* The spans an incoming KV link is busy, [start, end) in order and disjoint, the latest
+ * SIM_LINK_SPANS of them (link_reserve). */
+#define SIM_LINK_SPANS 32
+struct kv_link {
+    double span[SIM_LINK_SPANS][2];
+    int n;
 };
 
 /* One serving instance: its own KV pool, queue, running set and clock. */
@@ -242,11 +250,12 @@ struct engine {
     double now;                  /* end of its last iteration, or when it last became busy */
     double prev_end_s;           /* end of its last iteration (what a lazy decoder last emitted at) */
     double ntr;                  /* SGLang's new-token ratio (sim_config.admit_reserve), per instance */
-    /* decode instance: the spans its incoming KV link is busy, [start, end) in order and disjoint,
-     * the latest SIM_LINK_SPANS of them (link_reserve) */
-#define SIM_LINK_SPANS 32
-    double link_span[SIM_LINK_SPANS][2];
-    int nlink;
+    double ntr_init;             /* its starting ratio: SIM_RESERVE_INIT_RATIO, times
+                                    SIM_RESERVE_DP_CONSERVATIVENESS with data-parallel attention */
+    /* decode instance: each attention replica's incoming KV link (sh.attn_dp of them, owned; one
+     * without data-parallel attention): a replica's GPUs receive over their own NICs, beside the
+     * other replicas' (link_reserve) */
+    struct kv_link *links;
     long held_out;               /* prefill instance: blocks its handed-over requests hold until their
                                     K/V has left */
     long held_in;                /* decode instance: blocks set aside for K/V in flight to it (with
@@ -256,12 +265,17 @@ struct engine {
     double kv_token_gpu_bytes;   /* K/V bytes one token holds on each GPU of a sequence's replica
                                     (memory's kv_bytes_per_token_per_gpu: replicated latents and
                                     KV heads included), what a hand-over moves per receiving GPU */
+    double state_gpu_bytes;      /* a sequence's recurrent state (linear-attention, SSM, short-conv
+                                    layers) on each GPU of its replica (memory's
+                                    state_bytes_per_seq_per_gpu), which a hand-over moves with its K/V */
     long load;                   /* assigned and unfinished requests (least-loaded routing) */
     struct pchunk *pcbuf;        /* max_run + 1 prompt chunks (struct iter's pc) where the engine
                                     runs forward passes (prompt_ubatch_tokens or logits_all_tokens) */
     double win_busy_s;           /* open loop: its iterations' time within the overload window
                                     (runner win0_s..win1_s) */
-    struct pgroup *pg;           /* prefix cache per group; NULL when caching is off */
+    struct pgroup *pg;           /* prefix cache per replica and group, sh.attn_dp x pg_groups (pg_at);
+                                    NULL when caching is off */
+    long pg_groups;              /* prefix groups of each replica's cache (sim_config.prefix_groups) */
     struct llmroof_setup draft;  /* SIM_SPEC_DRAFT: the draft model on the same GPUs */
     struct llmroof_shard dsh;
     double wbatch, wkv;          /* time-weighted sums for the means */
@@ -567,6 +581,14 @@ static inline double held_delta(const struct engine *e, long from, long add)
 /* KV blocks free to a sequence on `replica`: a data-parallel attention replica holds whole
  * sequences in its own GPU's pool, so only its own free blocks count (one replica full while
  * another has room leaves the full one's requests waiting); without replicas, the instance's. */
+/* Group g's cached prefix in replica rep's pool (rep 0 without data-parallel attention). Every
+ * replica caches on its own: SGLang's DP workers are schedulers with a radix cache each, vLLM's DP
+ * ranks engines with a prefix cache each. */
+static inline struct pgroup *pg_at(const struct engine *e, int rep, long g)
+{
+    return &e->pg[(long)rep * e->pg_groups + g];
+}
+
 static inline long kv_free(const struct engine *e, int replica)
 {
     return e->rfree ? e->rfree[replica] : e->free_blocks;
@@ -676,6 +698,10 @@ void sim_user_next(struct runner *r, long user, double t);
 void sim_on_arrival(struct runner *r, const struct event *ev);
 void sim_hand_over(struct runner *r, struct engine *p, struct rstate *rs, double now);
 void sim_start_transfers(struct runner *r, struct engine *d, double now);
+/* The bytes the busiest GPU of a hand-over from prefill instance p to decode instance d moves for a
+ * prompt whose K/V holds `held` tokens (arch_kv_tokens_held): each receiving GPU's share, or each
+ * sending GPU's where the prefill side has fewer GPUs per sequence (TP x PP, both sides). */
+double sim_handover_gpu_bytes(const struct engine *p, const struct engine *d, double held);
 
 /* An arrival or a release at `t` may let a stalled instance admit again. */
 static inline void sim_unstall(struct engine *e, double t)

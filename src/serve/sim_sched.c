@@ -20,8 +20,8 @@ static void evict_for(const struct runner *r, struct engine *e, int replica, lon
     if (!e->pg)
         return;
     for (long g = 0; g < r->c->prefix_groups && kv_free(e, replica) < need; g++) {
-        struct pgroup *p = &e->pg[g];
-        if (p->resident && p->refs == 0 && g != keep && p->replica == replica) {
+        struct pgroup *p = pg_at(e, replica, g);
+        if (p->resident && p->refs == 0 && g != keep) {
             kv_take(e, replica, -p->blocks);
             p->blocks = 0;
             p->resident = false;
@@ -35,7 +35,7 @@ void sim_release(struct engine *e, struct rstate *rs)
     kv_take(e, rs->replica, -rs->blocks);
     rs->blocks = 0;
     if (rs->shared && e->pg) {
-        e->pg[rs->group].refs--;
+        pg_at(e, rs->replica, rs->group)->refs--;
         rs->shared = 0;
     }
 }
@@ -223,7 +223,7 @@ static bool unshare_alone(struct engine *e, struct rstate *rs, int rep)
 {
     if (rs->shared == 0 || e->state_blocks == 0 || !e->pg || running_on(e, rep) != 1)
         return false;
-    struct pgroup *p = &e->pg[rs->group];
+    struct pgroup *p = pg_at(e, rep, rs->group);
     if (!p->resident || p->refs != 1)
         return false;
     kv_take(e, rep, -(p->blocks - rs->shared)); /* the snapshot; the token blocks stay held */
@@ -556,15 +556,15 @@ static bool reserve_fits(const struct runner *r, const struct engine *e, const s
      * already leaves out (SGLang locks the prefix, then checks again) */
     if (e->pg)
         for (long g = 0; g < r->c->prefix_groups; g++)
-            if (g != own_group && e->pg[g].resident && e->pg[g].refs == 0 && e->pg[g].replica == rep)
-                freeb += e->pg[g].blocks;
+            if (g != own_group && pg_at(e, rep, g)->resident && pg_at(e, rep, g)->refs == 0)
+                freeb += pg_at(e, rep, g)->blocks;
     const double need = held_delta(e, start, rs->target - start + reserve_left(e, rs));
     return need < (double)freeb * (double)e->bs - reserved;
 }
 
 void sim_reserve_update(struct engine *e, bool retracted, bool decoded, bool was_idle)
 {
-    const double init = SIM_RESERVE_INIT_RATIO, lo = init * SIM_RESERVE_MIN_FACTOR;
+    const double init = e->ntr_init, lo = init * SIM_RESERVE_MIN_FACTOR;
     if (retracted) {
         /* ScheduleBatch.retract_decode: (generated + 20 per request) / (max_new_tokens + 1) over
          * the requests still running, at most 1 */
@@ -627,11 +627,12 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
         struct rstate *rs = &e->run[e->nrun];
         *rs = *w;
         long g = rs->group;
-        bool hit = e->pg && g >= 0 && e->pg[g].resident && e->pg[g].replica == rep && rs->computed == 0 &&
+        struct pgroup *pg = e->pg && g >= 0 ? pg_at(e, rep, g) : NULL; /* its replica's cache */
+        bool hit = pg && pg->resident && rs->computed == 0 &&
                    r->cached_len > 0 && rs->target > r->cached_len;
     retry:;
         long start = hit ? r->cached_len : rs->computed;
-        long have = hit ? e->pg[g].blocks - e->state_blocks : 0; /* the prefix's token blocks */
+        long have = hit ? pg->blocks - e->state_blocks : 0; /* the prefix's token blocks */
         bool prefill = false;
         const long lim = budget_for(e, it, rep);
         long chunk = lim > 0 ? next_work(r, e, rs, start, lim, &prefill) : 0;
@@ -674,15 +675,15 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
                             : 0;
         if (need + wm > kv_free(e, rep) && reserve_ok)
             evict_for(r, e, rep, need + wm, hit ? g : -1);
-        if (hit && need + wm > kv_free(e, rep) && e->pg[g].refs == 0 && running_on(e, rep) == 0) {
+        if (hit && need + wm > kv_free(e, rep) && pg->refs == 0 && running_on(e, rep) == 0) {
             /* a hit on a model with recurrent layers takes its own state beside the prefix's
              * snapshot (state_blocks twice): alone on its replica, with every other cached prefix
              * gone, it can still fail to fit where recomputing the prefix fits. Nothing running
              * will free a block, so it would wait for ever: the prefix is evicted instead (it is
              * unreferenced) and the request computes it again */
-            kv_take(e, rep, -e->pg[g].blocks);
-            e->pg[g].blocks = 0;
-            e->pg[g].resident = false;
+            kv_take(e, rep, -pg->blocks);
+            pg->blocks = 0;
+            pg->resident = false;
             hit = false;
             goto retry;
         }
@@ -705,7 +706,7 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
         rs->adm = e->adm_next++;
         rs->lazy = 0;
         if (hit) {
-            e->pg[g].refs++;
+            pg->refs++;
             rs->shared = have;
             rs->computed = start;
             if (r->R[id].first_sched_s < 0)
@@ -930,17 +931,24 @@ int sim_ray_workers(const struct sim_config *c, int gpus)
 
 double sim_cpu_step_s(const struct sim_config *c, double gpu_s, double seqs, double cpu_scale, int gpus, double tokens)
 {
+    return sim_cpu_step_rep_s(c, gpu_s, seqs, seqs, cpu_scale, gpus, tokens);
+}
+
+double sim_cpu_step_rep_s(const struct sim_config *c, double gpu_s, double engine_seqs, double seqs, double cpu_scale,
+                          int gpus, double tokens)
+{
     const double ov = c->spec_no_overlap && c->spec.kind != SIM_SPEC_NONE ? 0.0 : c->cpu_overlap;
     /* the profile's costs are the reference host's; this host takes cpu_scale times as long */
     const double n = seqs * (cpu_scale > 0 ? cpu_scale : 1.0);
+    const double ne = engine_seqs * (cpu_scale > 0 ? cpu_scale : 1.0); /* the busiest scheduler's */
     const double workers = (double)sim_ray_workers(c, gpus);
     /* estimate's rule (roofline_cpu_step_s) on the configured costs: the simulator's may differ
      * from the profile's (multi-step scheduling, the API server, a test's) */
     /* with the engine in a Ray actor (--engine-use-ray) its RequestOutputs, every scheduled
      * sequence's prompt and output so far (`tokens`, the step's keys read), cross to the API
      * server between two steps (roofline_cpu_step_s) */
-    return roofline_cpu_combine_s(gpu_s, c->cpu_output_s * n, c->cpu_output_overlap,
-                                  (c->cpu_seq_s + c->worker_seq_s * workers) * n, ov, c->api_stream_s * n,
+    return roofline_cpu_combine_s(gpu_s, c->cpu_output_s * ne, c->cpu_output_overlap,
+                                  (c->cpu_seq_s + c->worker_seq_s * workers) * ne, ov, c->api_stream_s * n,
                                   c->api_overlap) +
            c->setup.eff.ray_token_s * tokens * (cpu_scale > 0 ? cpu_scale : 1.0);
 }
@@ -966,9 +974,19 @@ static double kv_copy_s(const struct engine *e, const struct iter *it)
 double sim_iter_cost(const struct runner *r, const struct engine *e, const struct iter *it)
 {
     const struct sim_config *c = r->c;
+    /* data-parallel attention: every replica schedules its own sequences in a process of its own
+     * (SGLang's DP workers, vLLM's DP engine cores), beside the others, so the busiest replica's
+     * scheduling and output processing set the step; the API server takes every sequence's.
+     * (Counted before gpu_time, which clears the replicas' sums for the next iteration.) */
+    double busiest = (double)it->nsched;
+    if (e->rb) {
+        busiest = 0;
+        for (int k = 0; k < e->sh.attn_dp; k++)
+            busiest = fmax(busiest, e->rb[k].seqs);
+    }
     const double gpu = gpu_time(r, e, it) + (c->kv_copy ? kv_copy_s(e, it) : 0.0);
-    const double t = sim_cpu_step_s(c, gpu, (double)it->nsched, e->setup.eff.cpu_scale,
-                                    sim_setup_gpus(&e->setup), it->b.kv_read_tokens);
+    const double t = sim_cpu_step_rep_s(c, gpu, busiest, (double)it->nsched, e->setup.eff.cpu_scale,
+                                        sim_setup_gpus(&e->setup), it->b.kv_read_tokens);
     return c->step_scale > 0 ? t * c->step_scale : t;
 }
 

@@ -230,7 +230,11 @@ struct cap_engine {
 static double cap_step_s(const struct cap_engine *x, const struct llmroof_batch *b, double seqs, double copy_tokens)
 {
     const double gpu = sim_step_time(x->s, x->sh, b) + x->copy_s_per_token * copy_tokens;
-    const double t = sim_cpu_step_s(x->c, gpu, seqs, x->s->eff.cpu_scale, sim_setup_gpus(x->s), b->kv_read_tokens);
+    /* data-parallel attention replicas schedule beside each other (sim_iter_cost): the mean
+     * replica's share, the bound's optimistic side */
+    const double rep = x->sh->attn_dp > 1 ? (double)x->sh->attn_dp : 1.0;
+    const double t = sim_cpu_step_rep_s(x->c, gpu, seqs / rep, seqs, x->s->eff.cpu_scale, sim_setup_gpus(x->s),
+                                        b->kv_read_tokens);
     return x->c->step_scale > 0 ? t * x->c->step_scale : t;
 }
 
@@ -341,8 +345,9 @@ double sim_instance_capacity_qps(const struct llmroof_setup *s, const struct llm
 }
 
 /* A disaggregated decode instance takes its requests' K/V over its own incoming link, one
- * transfer at a time (sim_start_transfers): a P-token prompt's bytes on each receiving GPU, or the
- * sending GPUs' shares where the prefill side has fewer ranks, after the link's setup cost. Its
+ * transfer at a time, or with data-parallel attention one at a time on each replica's link
+ * (start_transfer): a P-token prompt's bytes on each receiving GPU, or the
+ * sending GPUs' shares where the prefill side has fewer GPUs a sequence (sim_handover_gpu_bytes), after the link's setup cost. Its
  * requests per second can be no more than the transfers that link finishes: DeepSeek-V3's 4096-token
  * prompt holds 4096 x 70,272 B = 288 MB a GPU, 0.288 s over 1 GB/s, 3.47 requests/s whatever its
  * GPUs compute. The bytes are linear in the K/V tokens a prompt leaves (arch_kv_tokens_held), so
@@ -359,10 +364,10 @@ static double link_capacity_qps(const struct runner *r, const struct engine *d, 
             p = &r->E[i];
     if (!p)
         return 0;
-    const double per_gpu = H * d->kv_token_gpu_bytes;
-    const double sent = per_gpu * (double)d->setup.tp / (double)p->setup.tp;
-    const double t = r->c->kv_link_latency_s + fmax(per_gpu, sent) / r->c->kv_link_Bps;
-    return t > 0 ? 1.0 / t : 0;
+    const double t = r->c->kv_link_latency_s + sim_handover_gpu_bytes(p, d, H) / r->c->kv_link_Bps;
+    /* each attention replica takes its transfers over its own GPUs' links (start_transfer) */
+    const double links = d->sh.attn_dp > 1 ? (double)d->sh.attn_dp : 1.0;
+    return t > 0 ? links / t : 0;
 }
 
 /* The steady-state bound of a speculating instance (sim_instance_capacity_qps's rule with the

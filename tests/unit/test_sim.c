@@ -2253,6 +2253,69 @@ static void a_cached_system_prompt_skips_its_prefill(void **state)
     catalog_free(&cat);
 }
 
+/* Every data-parallel attention replica keeps its own prefix cache (SGLang's DP workers each hold
+ * a radix cache, vLLM's DP ranks a prefix cache each). Until this fix a group's cached prefix lived
+ * in one replica only, the first to compute it, and every other replica recomputed it for ever:
+ * DeepSeek-V3 on 8 x H200 under SGLang's round-robin dispatch, 64 prompts of 4,000 tokens sharing
+ * 3,000, hit 0.082 of the prompt tokens where each replica misses only once. */
+static void each_attention_replica_caches_the_prefix(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    /* Qwen3-30B-A3B at TP 1, EP 2 over 2 replicas, one request at a time, round-robin to the
+     * replicas (no dp_rank_scheduler): requests 0 and 1 compute the 512-token prefix on replicas 0
+     * and 1, the other 18 start at token 512 on their own replica's copy (32 whole blocks of 16):
+     * hit rate = 18 x 512 / (20 x 1024) = 0.45 (one replica's cache alone: 9 x 512 / 20,480 = 0.225) */
+    struct workload w = { WORKLOAD_FIXED, 1024, 16, NULL, 0 };
+    struct sim_config c = config(&cat, "qwen3-30b-a3b", "h100", 1, &w);
+    c.setup.layout.ep = 2;
+    c.setup.layout.dp_attn = true;
+    c.concurrency = 1;
+    c.requests = 20;
+    c.prefix_tokens = 512;
+    c.prefix_cache = true;
+    struct sim_result r;
+    run(&c, &r);
+    assert_rel_close(r.prefix_hit_rate, 0.45, 1e-12);
+    assert_int_equal(r.reqs[0].cached_tokens, 0);
+    assert_int_equal(r.reqs[1].cached_tokens, 0);
+    assert_int_equal(r.reqs[3].cached_tokens, 512);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
+/* Each data-parallel attention replica schedules its own sequences in a process of its own
+ * (SGLang's DP workers, vLLM's DP engine cores), beside the others: an iteration's per-sequence
+ * CPU work is the busiest replica's (sim_iter_cost, as estimate's). Qwen3-30B-A3B at TP 1, EP 2
+ * over 2 replicas, 4 users of 100 + 50 tokens sent at once, round-robin: 2 a replica, one prompt
+ * iteration, then 49 decode steps of the same 4 sequences. At 5 us a sequence, not overlapped, a
+ * step costs 2 x 5 = 10 us more than without the CPU work (4 x 5 = 20 us before this fix), and
+ * TPOT = (e2e - TTFT) / 49 is that step: the difference is 10 us exactly. */
+static void attention_replicas_schedule_beside_each_other(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 100, 50, NULL, 0 };
+    struct sim_config c = config(&cat, "qwen3-30b-a3b", "h100", 1, &w);
+    c.setup.layout.ep = 2;
+    c.setup.layout.dp_attn = true;
+    c.concurrency = 4;
+    c.requests = 4;
+    c.think_min_s = c.think_max_s = 0;
+    c.cpu_overlap = 0;
+    c.cpu_seq_s = 0;
+    struct sim_result base, cpu;
+    run(&c, &base);
+    c.cpu_seq_s = 5e-6;
+    run(&c, &cpu);
+    assert_rel_close(cpu.tpot.mean - base.tpot.mean, 2 * 5e-6, 1e-6);
+    sim_result_free(&base);
+    sim_result_free(&cpu);
+    catalog_free(&cat);
+}
+
 /* A shared prefix draws its groups from a stream of its own (review, session 48): with caching off,
  * a run with --shared-prefix had other arrivals and prompt lengths than the same run without one
  * (Poisson rate 10, fixed 1024 + 128: duration 41.67 -> 40.06 s), so an A/B of the prefix itself
@@ -2768,6 +2831,104 @@ static void disaggregated_request_pays_the_kv_transfer(void **state)
     assert_int_equal(dis.inst[1].pool, 1);
     sim_result_free(&agg);
     sim_result_free(&dis);
+    catalog_free(&cat);
+}
+
+/* A sequence's K/V lies on its replica's TP ranks in every pipeline stage, on both sides of a
+ * hand-over (sim_handover_gpu_bytes): the sending side's GPUs per sequence are TP x PP, not TP. */
+static void kv_transfer_counts_the_pipeline_stages(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 1000, 20, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, &w);
+    c.concurrency = 1;
+    c.requests = 1;
+    disaggregate(&cat, &c, NULL);
+    c.kv_link_Bps = 50e9;
+    c.kv_link_latency_s = 20e-6;
+    struct sim_result res;
+    /* llama-2-7b: 524,288 B of K/V a token (32 layers x 32 heads x 128 x 2 x 2 B), 1000 tokens */
+    {
+        /* TP 1 -> TP 1 x PP 2: each decode GPU takes 16 layers, 262.144 MB, but the one prefill
+         * GPU sends both stages' 524.288 MB: 20 us + 524.288 MB / 50 GB/s = 10.50576 ms (the
+         * receiver's 5.26288 ms before the stages were counted) */
+        struct sim_config d = c;
+        d.decode.setup = c.setup;
+        d.decode.setup.layout.pp = 2;
+        run(&d, &res);
+        assert_rel_close(res.kv_transfer.mean, 20e-6 + 1000 * 524288.0 / 50e9, 1e-9);
+        sim_result_free(&res);
+    }
+    {
+        /* TP 1 x PP 2 -> TP 2: 2 senders of 16 layers and 2 receivers of 16 heads each, 262.144 MB
+         * apiece: 20 us + 262.144 MB / 50 GB/s = 5.26288 ms (10.50576 ms, the two receivers' shares
+         * from one sender, before) */
+        struct sim_config d = c;
+        d.prefill.setup = c.setup;
+        d.prefill.setup.layout.pp = 2;
+        d.decode.setup = c.setup;
+        d.decode.setup.tp = 2;
+        run(&d, &res);
+        assert_rel_close(res.kv_transfer.mean, 20e-6 + 1000 * 262144.0 / 50e9, 1e-9);
+        sim_result_free(&res);
+    }
+    catalog_free(&cat);
+}
+
+/* A model with recurrent layers hands its per-sequence state over with its K/V: the decode
+ * instance cannot continue the sequence without it. Qwen3-Next-80B-A3B at TP 2 (bf16): 12 full
+ * attention layers x 2 KV heads x 256 x 2 (K, V) x 2 B / 2 ranks = 12,288 B a token a GPU; 36 Gated
+ * DeltaNet layers of 32 x 128 x 128 recurrent + 3 x 8,192 conv elements = 548,864, x 36 x 2 B / 2
+ * = 19,759,104 B a sequence a GPU. 1000 tokens over 50 GB/s: 20 us + (12.288 MB + 19.759 MB) /
+ * 50 GB/s = 660.94 us, where the K/V alone gave 265.76 us. */
+static void kv_transfer_carries_the_recurrent_state(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 1000, 10, NULL, 0 };
+    struct sim_config c = config(&cat, "qwen3-next-80b-a3b", "h200", 2, &w);
+    c.concurrency = 1;
+    c.requests = 1;
+    disaggregate(&cat, &c, NULL);
+    c.kv_link_Bps = 50e9;
+    c.kv_link_latency_s = 20e-6;
+    struct sim_result res;
+    run(&c, &res);
+    assert_rel_close(res.kv_transfer.mean, 20e-6 + (1000 * 12288.0 + 19759104.0) / 50e9, 1e-9);
+    sim_result_free(&res);
+    catalog_free(&cat);
+}
+
+/* A decode instance of data-parallel attention replicas takes each replica's transfers over that
+ * replica's GPUs' own links, beside the other replicas': two prompts handed over at once to
+ * replicas 0 and 1 (round-robin) cross together. Qwen3-30B-A3B, 1000-token prompts: 48 layers x
+ * 4 KV heads x 128 x 2 x 2 B = 98,304 B a token, 98.304 MB a transfer, over 1 GB/s 20 us +
+ * 98.304 ms each; through one link for the instance the second had waited for the first: a mean of
+ * 1.5 transfers, 147.5 ms. */
+static void attention_replicas_take_transfers_side_by_side(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct trace_req t[2] = { { 0.0, 1000, 20 }, { 0.0, 1000, 20 } };
+    struct sim_config c = config(&cat, "qwen3-30b-a3b", "h100", 1, NULL);
+    c.mode = SIM_TRACE;
+    c.trace = t;
+    c.ntrace = 2;
+    disaggregate(&cat, &c, NULL);
+    c.decode.setup = c.setup;
+    c.decode.setup.layout.ep = 2;
+    c.decode.setup.layout.dp_attn = true;
+    c.kv_link_Bps = 1e9;
+    c.kv_link_latency_s = 20e-6;
+    struct sim_result res;
+    run(&c, &res);
+    const double one = 20e-6 + 1000 * 98304.0 / 1e9;
+    assert_rel_close(res.kv_transfer.mean, one, 1e-9);
+    assert_rel_close(res.kv_transfer.max, one, 1e-9);
+    sim_result_free(&res);
     catalog_free(&cat);
 }
 
@@ -4368,6 +4529,44 @@ static void a_stated_rate_above_the_bound_is_overload(void **state)
     catalog_free(&cat);
 }
 
+/* SGLang multiplies --schedule-conservativeness by 0.3 under data-parallel attention, so each
+ * replica's new-token ratio starts at 0.21 and falls to 0.0294 (SIM_RESERVE_DP_CONSERVATIVENESS):
+ * it sets aside less for the running outputs and admits sooner. A pool of 188 blocks of 16 = 3,008
+ * tokens a replica; A (16 + 2,900 tokens) runs from 0 s, B (16 + 2,000) comes at 1 s to the same
+ * pool (round-robin: X, a short request, takes replica 1 between them). After about 250 decode
+ * steps A holds ~270 tokens and has ~2,650 to go; B needs 2,016 beside what A's outputs reserve:
+ *   one replica, ratio 0.7 - 250 x (0.7 - 0.098) / 600 = 0.45: 3,008 - 270 - 0.45 x 2,650 = 1,546
+ *     < 2,016, B waits while the ratio decays, until about 2.15 s (~535 steps: 0.7 - 535 x 0.001 =
+ *     0.163; 3,008 - 551 - 0.163 x 2,365 = 2,071 > 2,016);
+ *   two replicas, 0.21 - 250 x (0.21 - 0.0294) / 600 = 0.135: 3,008 - 270 - 358 = 2,380 > 2,016,
+ *     B starts at once.
+ * (Before the factor both took 0.7 and B waited under data-parallel attention too.) */
+static void sglang_dp_attention_schedules_less_conservatively(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct trace_req t[3] = { { 0.0, 16, 2900 }, { 0.0, 16, 10 }, { 1.0, 16, 2000 } };
+    struct sim_config c = config(&cat, "qwen3-30b-a3b", "h100", 1, NULL);
+    c.mode = SIM_TRACE;
+    c.trace = t;
+    c.ntrace = 3;
+    c.admit_reserve = true;
+    c.kv_blocks = 188;
+    struct sim_result one, dpa;
+    run(&c, &one);
+    c.setup.layout.ep = 2;
+    c.setup.layout.dp_attn = true;
+    run(&c, &dpa);
+    assert_int_equal(one.completed, 3);
+    assert_int_equal(dpa.completed, 3);
+    assert_true(one.reqs[2].first_sched_s > 2.0);
+    assert_true(dpa.reqs[2].first_sched_s < 1.01);
+    sim_result_free(&one);
+    sim_result_free(&dpa);
+    catalog_free(&cat);
+}
+
 /* Review of the reserve and bound changes: a request that exactly fills the KV pool (prompt +
  * output - 1 = its tokens: the rejection rule lets it in) runs alone under the reserve instead of
  * waiting for ever (it had ended the run with "scheduler made no progress"); and a rate run whose
@@ -4486,6 +4685,8 @@ int main(void)
         cmocka_unit_test(prefix_cache_without_a_shared_prefix_changes_nothing),
         cmocka_unit_test(mla_chunk_after_a_long_cached_prefix_has_no_cliff),
         cmocka_unit_test(a_cached_system_prompt_skips_its_prefill),
+        cmocka_unit_test(each_attention_replica_caches_the_prefix),
+        cmocka_unit_test(attention_replicas_schedule_beside_each_other),
         cmocka_unit_test(a_recurrent_prefix_snapshot_never_stalls_a_lone_request),
         cmocka_unit_test(a_shared_prefix_leaves_arrivals_and_lengths_alone),
         cmocka_unit_test(no_evict_admission_reserves_a_windowed_requests_peak),
@@ -4500,6 +4701,10 @@ int main(void)
         cmocka_unit_test(one_instance_cluster_is_the_single_server),
         cmocka_unit_test(n_instances_serve_n_times_the_rate),
         cmocka_unit_test(disaggregated_request_pays_the_kv_transfer),
+        cmocka_unit_test(kv_transfer_counts_the_pipeline_stages),
+        cmocka_unit_test(kv_transfer_carries_the_recurrent_state),
+        cmocka_unit_test(attention_replicas_take_transfers_side_by_side),
+        cmocka_unit_test(sglang_dp_attention_schedules_less_conservatively),
         cmocka_unit_test(first_token_from_the_decode_instance),
         cmocka_unit_test(decode_blocks_are_taken_before_the_transfer),
         cmocka_unit_test(replicated_latent_moves_whole_to_every_rank),
