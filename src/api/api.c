@@ -518,10 +518,12 @@ static int build_argv(const char *request_json, struct argv_buf *a, struct req_e
         if (!strcmp(item->string, "command"))
             continue;
         if (!strcmp(item->string, "args")) {
-            args = item;
+            args = cJSON_IsNull(item) ? NULL : item; /* null: no positional argument, as null is no option */
             continue;
         }
-        if (!strcmp(item->string, "format"))
+        /* a format of false or null is no option (add_option): the default json stays, where it
+         * had counted as given and the response was the table text */
+        if (!strcmp(item->string, "format") && !cJSON_IsFalse(item) && !cJSON_IsNull(item))
             have_format = true;
         /* usage text is the command line's: a request gets JSON or an error (review of session 35) */
         if (!strcmp(item->string, "help") || !strcmp(item->string, "version")) {
