@@ -77,6 +77,11 @@ static const cJSON *hf_get(const cJSON *doc, const char *key)
 int hf_int(const char *fname, const cJSON *doc, const char *const *keys, bool required, long dflt,
                   long lo, long hi, long *out, struct llmroof_err *err)
 {
+    /* a field of a nested object is named by its path: a multimodal config's language model sits
+     * in text_config ("field 'text_config.max_position_embeddings' is missing"), Kimi's linear
+     * attention in linear_attn_config; a member's cJSON item carries its own key, the root none.
+     * Unnamed, a field missing from text_config but present at the root read as a contradiction. */
+    const char *in = doc && doc->string ? doc->string : "", *dot = *in ? "." : "";
     double v;
     const char *which = keys[0];
     if (!hf_num(doc, keys, &v, &which)) {
@@ -84,26 +89,26 @@ int hf_int(const char *fname, const cJSON *doc, const char *const *keys, bool re
         for (const char *const *k = keys; *k; k++) {
             const cJSON *x = cJSON_GetObjectItemCaseSensitive(doc, *k);
             if (x && !cJSON_IsNull(x))
-                return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s' must be a number", fname, *k);
+                return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s%s%s' must be a number", fname, in, dot, *k);
         }
         if (required) {
             /* null, or Python-JSON NaN (read as null): there, not missing (a review) */
             for (const char *const *k = keys; *k; k++)
                 if (cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(doc, *k)))
-                    return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s' is null or NaN; expected an integer "
-                                           "in [%ld, %ld]", fname, *k, lo, hi);
-            return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s' is missing", fname, keys[0]);
+                    return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s%s%s' is null or NaN; expected an integer "
+                                           "in [%ld, %ld]", fname, in, dot, *k, lo, hi);
+            return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s%s%s' is missing", fname, in, dot, keys[0]);
         }
         /* a derived default obeys the loader's bounds too (head_dim = 8 / 64 would be 0) */
         if (dflt < lo || dflt > hi)
-            return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s' is absent and its default %ld is outside [%ld, %ld]",
-                                   fname, keys[0], dflt, lo, hi);
+            return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s%s%s' is absent and its default %ld is outside [%ld, %ld]",
+                                   fname, in, dot, keys[0], dflt, lo, hi);
         *out = dflt;
         return LLMROOF_OK;
     }
     if (!isfinite(v) || v != floor(v) || v < (double)lo || v > (double)hi)
-        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s' must be an integer in [%ld, %ld]", fname,
-                               which, lo, hi);
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s%s%s' must be an integer in [%ld, %ld]", fname,
+                               in, dot, which, lo, hi);
     *out = (long)v;
     return LLMROOF_OK;
 }
