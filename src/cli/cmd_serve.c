@@ -3,6 +3,7 @@
 #include "cli/cmd_serve.h"
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,14 +40,15 @@ static int usage(FILE *err, const char *msg, const char *arg)
 int serve_parse(int argc, char **argv, struct serve_opts *o, FILE *out, FILE *err)
 {
     *o = (struct serve_opts){ "127.0.0.1", 8080, NULL, NULL, 10, 2e7, 32, 120 };
+    static const char *const names[] = { "--host", "--port", "--web", "--data", "--timeout", "--max-sim-tokens",
+                                         "--max-plan-layouts", "--max-compute" };
+    bool seen[sizeof names / sizeof names[0]] = { false }; /* given: once at most, as every command's options */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(serve_help, out);
             return -1;
         }
-        static const char *const names[] = { "--host", "--port", "--web", "--data", "--timeout", "--max-sim-tokens",
-                                             "--max-plan-layouts", "--max-compute" };
         int k = -1;
         const char *val = NULL;
         for (int j = 0; j < (int)(sizeof names / sizeof names[0]); j++) {
@@ -58,7 +60,14 @@ int serve_parse(int argc, char **argv, struct serve_opts *o, FILE *out, FILE *er
             }
         }
         if (k < 0)
-            return usage(err, "unknown option", a);
+            return usage(err, a[0] == '-' ? "unknown option" : "unexpected argument (serve takes options only)", a);
+        /* a second value had silently replaced the first (--port 8080 --port 8081 served on 8081) */
+        if (seen[k]) {
+            fprintf(err, "llmroof: error: serve: option '%s' given more than once\ntry 'llmroof serve --help'\n",
+                    names[k]);
+            return 2;
+        }
+        seen[k] = true;
         if (!val) {
             if (i + 1 >= argc)
                 return usage(err, "option needs a value", names[k]);
