@@ -1247,7 +1247,7 @@ int server_main(int argc, char **argv)
         return rc < 0 ? 0 : rc;
     char web[PATH_MAX];
     const char *dir = serve_web_dir(&o, web, sizeof web, stderr);
-    if (!dir)
+    if (!dir || serve_check_data_dir(&o, stderr))
         return 2;
     char *err = NULL;
     llmroof_ctx *ctx = llmroof_ctx_new(o.data_dir, &err);

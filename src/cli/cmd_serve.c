@@ -117,6 +117,24 @@ static bool has_index(const char *dir)
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+int serve_check_data_dir(const struct serve_opts *o, FILE *err)
+{
+    if (!o->data_dir)
+        return 0;
+    static const char *const files[] = { "gpus.json", "models.json" };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char p[PATH_MAX + 16];
+        struct stat st;
+        snprintf(p, sizeof p, "%s/%s", o->data_dir, files[i]);
+        if (stat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
+            fprintf(err, "llmroof: error: serve: option '--data': '%s' holds no %s (a catalog directory holds "
+                         "gpus.json and models.json)\ntry 'llmroof serve --help'\n", o->data_dir, files[i]);
+            return 2;
+        }
+    }
+    return 0;
+}
+
 const char *serve_web_dir(const struct serve_opts *o, char *buf, size_t n, FILE *err)
 {
     if (o->web_dir) {
