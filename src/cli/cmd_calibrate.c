@@ -61,6 +61,8 @@ int cmd_calibrate(struct cli *c, int argc, char **argv)
         return rc;
     if (npos != 1)
         return cli_usage_error(c, "expected one FILE.csv");
+    if (!*pos[0]) /* it had read as the file '' ("llmroof: error: : cannot read file") */
+        return cli_usage_error(c, "expected one FILE.csv, got an empty file name");
     if (!x.s.gpu)
         return cli_usage_error(c, "option '--gpu' is required");
     if ((rc = cli_catalog(c)))

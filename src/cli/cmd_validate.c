@@ -894,6 +894,8 @@ int cmd_validate(struct cli *c, int argc, char **argv)
                                   "'--ops'");
     if (npos > 1)
         return cli_usage_error(c, "expected one FILE.csv");
+    if (npos == 1 && !*pos[0]) /* it had read as the file '' ("llmroof: error: : cannot read file") */
+        return cli_usage_error(c, "expected one FILE.csv, got an empty file name");
     char deffile[PATH_MAX + 32];
     if (npos == 0) {
         /* the published set installed with the catalog (data/measurements.csv) */
