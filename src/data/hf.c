@@ -187,6 +187,42 @@ static void hf_identity(struct llmroof_model *m, const char *id, const cJSON *ro
     snprintf(m->source, sizeof m->source, "imported from HuggingFace config %s (model_type %s)", fname, type);
 }
 
+/* What is not a decoder-only LLM, said as such before any field is read: an encoder-decoder
+ * (is_encoder_decoder: true; T5, BART, Whisper) or a masked-language encoder (BERT, RoBERTa,
+ * ModernBERT: architectures names only *ForMaskedLM heads). Their fields had passed for a
+ * decoder's (a ModernBERT-like config of known fields imported as a causal LLM) or failed on the
+ * first unknown one ("field 'hidden_dropout_prob' ... would change the cost"), which did not say
+ * why. A decoder's classification or reward head (Qwen2ForSequenceClassification) still imports. */
+static int hf_not_decoder(const char *fname, const cJSON *root, const cJSON *doc, struct llmroof_err *err)
+{
+    for (const cJSON *o = doc;; o = root) {
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "is_encoder_decoder")))
+            return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s%sis_encoder_decoder' is true: an encoder-decoder "
+                                   "model, which llmroof does not model (import-hf reads decoder-only LLMs)", fname,
+                                   o->string ? o->string : "", o->string ? "." : "");
+        if (o == root)
+            break;
+    }
+    const cJSON *arch = cJSON_GetObjectItemCaseSensitive(root, "architectures"), *a;
+    if (!cJSON_IsArray(arch))
+        return LLMROOF_OK;
+    const char *masked = NULL;
+    cJSON_ArrayForEach(a, arch) {
+        if (!cJSON_IsString(a))
+            continue;
+        size_t n = strlen(a->valuestring), k = strlen("ForMaskedLM");
+        if (n > k && !strcmp(a->valuestring + n - k, "ForMaskedLM"))
+            masked = masked ? masked : a->valuestring;
+        else
+            return LLMROOF_OK; /* a head of any other kind: judged by the fields */
+    }
+    if (masked)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field 'architectures' names '%.64s', a masked-language "
+                               "(encoder-only) model, which llmroof does not model (import-hf reads decoder-only LLMs)",
+                               fname, masked);
+    return LLMROOF_OK;
+}
+
 int catalog_model_from_hf_warn(const char *text, size_t len, const char *fname, const char *id,
                                struct llmroof_model *m, char *warn, size_t warn_cap, struct llmroof_err *err)
 {
@@ -250,6 +286,10 @@ int catalog_model_from_hf_warn(const char *text, size_t len, const char *fname, 
             hf_warn(warn, warn_cap, "%s: 'vision_config' (the image encoder) is not modelled: only text_config is", fname);
     }
 
+    if ((rc = hf_not_decoder(fname, root, doc, err))) {
+        cJSON_Delete(root);
+        return rc;
+    }
     const cJSON *mt = cJSON_GetObjectItemCaseSensitive(doc, "model_type");
     if (!(mt && cJSON_IsString(mt)) && doc != root)
         mt = cJSON_GetObjectItemCaseSensitive(root, "model_type");

@@ -71,6 +71,9 @@ sed 's/"attention_sinks": true/"attention_sinks": "yes"/' data/models.json >"$T/
 printf '{"model_type":"llama","hidden_size":8,"num_hidden_layers":2,"num_attention_heads":64,"head_dim":null,"intermediate_size":16,"vocab_size":100,"max_position_embeddings":128}' >"$T/hf-headdim-null.json"
 printf '{"model_type":"opt","hidden_size":768,"num_hidden_layers":12,"num_attention_heads":12,"ffn_dim":3072,"vocab_size":50272,"max_position_embeddings":1000000000}' >"$T/hf-opt-pos.json"
 printf '{"model_type":"llama","hidden_size":4096,"num_hidden_layers":2,"num_attention_heads":32,"intermediate_size":16,"vocab_size":100,"max_position_embeddings":128,"tie_word_embeddings":"yes"}' >"$T/hf-tie-yes.json"
+# not a decoder-only LLM: an encoder-decoder (T5) and a masked-language encoder (BERT)
+printf '{"architectures":["T5ForConditionalGeneration"],"d_ff":2048,"d_kv":64,"d_model":512,"is_encoder_decoder":true,"model_type":"t5","num_heads":8,"num_layers":6,"vocab_size":32128}' >"$T/hf-t5.json"
+printf '{"architectures":["BertForMaskedLM"],"hidden_size":768,"intermediate_size":3072,"max_position_embeddings":512,"model_type":"bert","num_attention_heads":12,"num_hidden_layers":12,"vocab_size":30522}' >"$T/hf-bert.json"
 # a multimodal config whose text_config lacks a field the root has: the message names the path
 printf '{"model_type":"llava","max_position_embeddings":4096,"text_config":{"model_type":"llama","hidden_size":4096,"num_hidden_layers":32,"num_attention_heads":32,"intermediate_size":11008,"vocab_size":32000}}' >"$T/hf-text-config-ctx.json"
 printf '{"model_type":"llava","text_config":{"model_type":"llama","hidden_size":4096,"num_hidden_layers":32,"num_attention_heads":32,"intermediate_size":11008.5,"vocab_size":32000,"max_position_embeddings":4096}}' >"$T/hf-text-config-frac.json"
