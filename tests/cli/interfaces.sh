@@ -104,4 +104,13 @@ check "every key a catalog source cites is defined in docs/sources.md${missing:+
 bad=$(grep -ho '"source": *"[^"]*"' data/*.json | grep -e '\.\./' | head -3)
 check "no catalog source cites a path outside the repository${bad:+ (not: $bad)}" [ -z "$bad" ]
 
+# llmroof serve reads its options before it runs llmroof-serve: --help and a usage error need no
+# server binary (a copy of llmroof alone, with no llmroof-serve beside it or on PATH, had said
+# "cannot run llmroof-serve", exit 1, to both)
+mkdir "$tmp/alone" && cp "$bin" "$tmp/alone/llmroof"
+PATH=/usr/bin:/bin "$tmp/alone/llmroof" serve --help >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "serve --help without llmroof-serve prints the help, exit 0" sh -c "[ $rc = 0 ] && grep -q '^usage: llmroof serve' '$tmp/out' && [ ! -s '$tmp/err' ]"
+PATH=/usr/bin:/bin "$tmp/alone/llmroof" serve --port 99999 >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "serve --port 99999 without llmroof-serve is a usage error, exit 2" sh -c "[ $rc = 2 ] && [ ! -s '$tmp/out' ] && grep -q \"option '--port' expects a port number\" '$tmp/err'"
+
 exit $fail
