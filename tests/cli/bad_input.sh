@@ -84,6 +84,9 @@ gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"name":"t"/"name":"t","aliases":["a\\nb"]/'
 # trace and workload CSVs without a header: a first row starting with a sign or a space is
 # data (checked), never a header (dropped)
 printf -- '-1,10,10\n0.5,10,10\n' >"$T/trace-neg-first.csv"
+# a header naming the columns in another order: the rows are read by position
+printf 'arrival_s,output_len,prompt_len\n0,10,20\n' >"$T/trace-swapped-header.csv"
+printf 'output_len,prompt_len\n10,20\n' >"$T/pairs-swapped-header.csv"
 printf -- '0.5,10,10\n-0,10,10\n' >"$T/trace-neg-zero.csv"
 printf ' 0.5,10,10\n1,10,10\n' >"$T/trace-space-first.csv"
 printf -- '-5,10\n10,10\n' >"$T/pairs-neg-first.csv"
