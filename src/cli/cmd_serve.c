@@ -2,6 +2,7 @@
  * whose optind/optarg are process-wide: the server's threads run commands while this runs. */
 #include "cli/cmd_serve.h"
 
+#include <arpa/inet.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -76,7 +77,18 @@ int serve_parse(int argc, char **argv, struct serve_opts *o, FILE *out, FILE *er
         int64_t v = 0;
         double d = 0;
         switch (k) {
-        case 0: o->host = val; break;
+        case 0: {
+            /* checked here, with the other options: it had been refused only once the catalog and
+             * page were found, in the server, without the line that points to --help */
+            struct in_addr addr;
+            if (inet_pton(AF_INET, val, &addr) != 1) {
+                fprintf(err, "llmroof: error: serve: option '--host': '%s' is not an IPv4 address (e.g. 127.0.0.1, "
+                             "0.0.0.0)\ntry 'llmroof serve --help'\n", val);
+                return 2;
+            }
+            o->host = val;
+            break;
+        }
         case 1:
             if (!parse_int64(val, 0, 65535, &v))
                 return usage(err, "option '--port' expects a port number 0-65535, got", val);
