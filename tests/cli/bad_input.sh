@@ -99,6 +99,8 @@ printf '{"model_type":"llama","hidden_size":4096,"hidden_size":8,"num_hidden_lay
 "$bin" sweep --models deepseek-v3 --gpus h200 -t 8 --ep 8 -b 1 -p 1 -o 2 --format jsonl | sed 's/"dp_attention":false,/"dp_attention":false,"ep_imbalance":0.5,/' >"$T/imb-base.jsonl"
 "$bin" sweep --models llama-2-7b --gpus a100 -t 1 -b 1,2 -p 1 -o 2 --format jsonl >"$T/nul-base.jsonl"
 printf '\000' | dd of="$T/nul-base.jsonl" bs=1 seek=10 conv=notrunc 2>/dev/null
+# a sweep written as CSV (sweep's default format) given to check
+"$bin" sweep --models llama-2-7b --gpus a100 -t 1 -b 1 -p 1 -o 2 --format csv >"$T/csv-base.jsonl"
 
 fail=0 count=0
 tab=$(printf '\t')
