@@ -293,6 +293,16 @@ int catalog_model_from_hf_warn(const char *text, size_t len, const char *fname, 
     const cJSON *mt = cJSON_GetObjectItemCaseSensitive(doc, "model_type");
     if (!(mt && cJSON_IsString(mt)) && doc != root)
         mt = cJSON_GetObjectItemCaseSensitive(root, "model_type");
+    if (!mt && (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "models")) ||
+                cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "gpus")))) {
+        /* llmroof's own catalog, not a HuggingFace config ("field 'model_type' is missing" did not say) */
+        llmroof_err_set(err, LLMROOF_EINPUT, "%s: an llmroof catalog file (a top-level '%s' list), not a HuggingFace "
+                        "config.json: pass it with --%s-file", fname,
+                        cJSON_GetObjectItemCaseSensitive(root, "models") ? "models" : "gpus",
+                        cJSON_GetObjectItemCaseSensitive(root, "models") ? "models" : "gpus");
+        cJSON_Delete(root);
+        return LLMROOF_EINPUT;
+    }
     if (!mt || !cJSON_IsString(mt) || !mt->valuestring) { /* say what it is, not 'is ""' */
         llmroof_err_set(err, LLMROOF_EINPUT, "%s: field 'model_type' %s%s", fname,
                         !mt ? "is missing" : "must be a string, got ",
