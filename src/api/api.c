@@ -491,7 +491,17 @@ static int build_argv(const char *request_json, struct argv_buf *a, struct req_e
         free(text);
         return e->code;
     }
+    /* a key given twice: cJSON keeps both, and which one counted depended on the field
+     * ("args" twice ran the second list, "command" twice the first command, "batch": 2 beside
+     * "batch": null the 2); the server refuses it too */
+    size_t dup_at = 0;
+    const int dup = parse_json_dup_key(text, strlen(text), &dup_at);
     free(text);
+    if (dup) {
+        cJSON_Delete(req);
+        return dup < 0 ? req_fail(e, LLMROOF_API_EFAIL, "out of memory")
+                       : req_fail(e, LLMROOF_API_EINPUT, "a key is given twice (byte %zu)", dup_at);
+    }
     int rc = 0;
     if (!cJSON_IsObject(req)) {
         rc = req_fail(e, LLMROOF_API_EINPUT, "the request must be a JSON object");

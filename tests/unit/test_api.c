@@ -215,6 +215,18 @@ static void a_null_format_should_keep_the_json_default(void **state)
     free(cli);
 }
 
+/* A key given twice is refused, whichever it is: "args" twice had run the second list, "command"
+ * twice the first command, and "batch": 2 beside "batch": null the 2 (the server refused them). */
+static void a_key_given_twice_should_be_refused(void **state)
+{
+    expect_refused(state, "{\"command\":\"show\",\"args\":[\"model\",\"llama-2-7b\"],\"args\":[\"gpu\",\"a100\"]}",
+                   "request: a key is given twice (byte 48)");
+    expect_refused(state, "{\"command\":\"estimate\",\"command\":\"memory\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\"}",
+                   "request: a key is given twice (byte 22)");
+    expect_refused(state, "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"batch\":2,\"batch\":null}",
+                   "request: a key is given twice");
+}
+
 /* A request naming a catalog file loads its own catalog; the context's stays as it was. */
 static void catalog_files_should_extend_the_catalog_for_one_call(void **state)
 {
@@ -760,6 +772,7 @@ int main(void)
         cmocka_unit_test(memory_options_should_translate_like_the_command_line),
         cmocka_unit_test(lists_and_positionals_should_reach_the_command),
         cmocka_unit_test(a_null_format_should_keep_the_json_default),
+        cmocka_unit_test(a_key_given_twice_should_be_refused),
         cmocka_unit_test(catalog_files_should_extend_the_catalog_for_one_call),
         cmocka_unit_test(unknown_model_should_fail_with_the_cli_message),
         cmocka_unit_test(bad_values_and_options_should_fail_with_status_2),
