@@ -158,7 +158,11 @@ int cmd_calibrate(struct cli *c, int argc, char **argv)
         table_row(&t);
         table_str(&t, "held_out_median_abs_error_pct");
         table_empty(&t);
-        table_num(&t, 100 * test.median_abs);
+        /* no held-out row (a GPU with one row): no error to state, not 0.000% (JSON null) */
+        if (test.n > 0)
+            table_num(&t, 100 * test.median_abs);
+        else
+            table_empty(&t);
         char buf[64];
         snprintf(buf, sizeof buf, "%ld held-out rows", test.n);
         table_str(&t, buf);
