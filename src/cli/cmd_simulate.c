@@ -899,6 +899,14 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         free(trace);
         return rc;
     }
+    /* --range's bands are read before the run, as every input is: a missing or bad
+     * uncertainty.json had been found only after the whole simulation */
+    struct llmroof_uncertainty bands;
+    if (x->range && (rc = cli_uncertainty(c, &bands))) {
+        workload_free(&wl);
+        free(trace);
+        return rc;
+    }
     x->cfg.stop = c->stop; /* every run below, the sweep's and the capacity band's too */
 
     if (!x->nsweeps) {
@@ -945,22 +953,17 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
             if (c->format == TABLE_JSON && x->band > 0) {
                 rc = capacity_band(c, x, &r, wname, &err);
             } else if (c->format == TABLE_JSON) {
-                struct llmroof_uncertainty u;
-                char *j = NULL;
-                if (x->range && (rc = cli_uncertainty(c, &u)) == 0)
-                    j = render_json_sim_range(&x->cfg, &r, wname, &u);
-                else if (!x->range)
-                    j = render_json_sim(&x->cfg, &r, wname);
+                char *j = x->range ? render_json_sim_range(&x->cfg, &r, wname, &bands)
+                                   : render_json_sim(&x->cfg, &r, wname);
                 if (j)
                     sbuf_append(&c->out, j);
                 else if (!rc)
                     rc = 1;
                 free(j);
             } else {
-                struct llmroof_uncertainty u;
-                if (x->range && (rc = cli_uncertainty(c, &u)) == 0)
-                    render_sim_bands(&x->cfg, &r, wname, &u, c->format, &c->sel, &c->out);
-                else if (!x->range)
+                if (x->range)
+                    render_sim_bands(&x->cfg, &r, wname, &bands, c->format, &c->sel, &c->out);
+                else
                     render_sim(&x->cfg, &r, wname, c->format, &c->sel, &c->out);
                 if (!rc && x->band > 0)
                     rc = capacity_band(c, x, &r, wname, &err);

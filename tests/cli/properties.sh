@@ -144,6 +144,13 @@ check "requests-out says refused for a request turned away busy" sh -c "tr -d '\
 "$bin" simulate -m llama-2-7b -g a100 --rate 2 -n 3 -q --workload fixed:100000:10 \
     --requests-out "$tmp/long.csv" >/dev/null 2>&1
 check "requests-out says rejected for a request too long for the KV cache" sh -c "tr -d '\r' <'$tmp/long.csv' | grep -c ',rejected\$' | grep -qx 3"
+# --range's uncertainty.json is read before the run, as every input is: a data directory without
+# it fails at once (the run's own warning had come first, after the whole simulation)
+mkdir "$tmp/nounc" && cp data/gpus.json data/models.json "$tmp/nounc/"
+LLMROOF_DATA="$tmp/nounc" "$bin" simulate -m llama-2-7b -g a100 --rate 2 -n 3 -q --workload fixed:100000:10 --range \
+    >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "simulate --range without uncertainty.json exits 2 before the run" \
+    sh -c "[ $rc = 2 ] && [ ! -s '$tmp/out' ] && grep -q 'uncertainty.json: cannot read file' '$tmp/err' && ! grep -q 'every request was rejected' '$tmp/err'"
 # a disaggregated run's trace names each instance's track by its pool, and each has its own batch
 # counter (one counter had jumped between the instances' batches)
 "$bin" simulate -m llama-2-7b -g a100 --rate 5 -n 30 -q --prefill-pool 1 --decode-pool 2 \
