@@ -744,20 +744,31 @@ int catalog_hf_resolve(const char *arg, const char *hf_home, const char *home, c
         if (!hex)
             rev[0] = '\0';
     }
+    /* the revision refs/main names; when its snapshot holds no config.json (pruned, or only
+     * other files fetched for it), the last snapshot in name order that holds one: the message
+     * below says snapshots/ * /config.json was looked for, and one there had been passed over */
+    char path[4900];
+    if (rev[0]) {
+        snprintf(path, sizeof path, "%s/%s/config.json", snaps, rev);
+        if (!(stat(path, &st) == 0 && S_ISREG(st.st_mode)))
+            rev[0] = '\0';
+    }
     if (!rev[0]) {
         DIR *d = opendir(snaps);
         if (d) {
             const struct dirent *e;
             while ((e = readdir(d)) != NULL) {
                 size_t nl = strlen(e->d_name);
-                if (e->d_name[0] != '.' && nl < sizeof rev && strcmp(e->d_name, rev) > 0)
+                if (e->d_name[0] == '.' || nl >= sizeof rev || strcmp(e->d_name, rev) <= 0)
+                    continue;
+                snprintf(path, sizeof path, "%s/%s/config.json", snaps, e->d_name);
+                if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
                     memcpy(rev, e->d_name, nl + 1);
             }
             closedir(d);
         }
     }
     if (rev[0]) {
-        char path[4900];
         snprintf(path, sizeof path, "%s/%s/config.json", snaps, rev);
         if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
             if (strlen(path) >= cap)
