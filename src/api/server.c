@@ -561,7 +561,10 @@ static void route_api(llmroof_ctx *ctx, const struct server_cfg *cfg, const char
         char k[64];
         key_norm(it->string, k, sizeof k);
         bool catalog_args = !strcmp(k, "args") && (!strcmp(cmd, "list") || !strcmp(cmd, "show"));
-        for (size_t i = 0; i < sizeof refused / sizeof refused[0] && !catalog_args; i++)
+        /* false and null are no option (the library gives them none), so they name no file and
+         * change no format: "format": null had been refused as if it asked for another format */
+        const bool nothing = cJSON_IsNull(it) || cJSON_IsFalse(it);
+        for (size_t i = 0; i < sizeof refused / sizeof refused[0] && !catalog_args && !nothing; i++)
             if (!strcmp(k, refused[i].key)) {
                 snprintf(msg, sizeof msg, "llmroof: error: request: field '%s' %s: not over HTTP", refused[i].key,
                          refused[i].why);
