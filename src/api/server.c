@@ -562,8 +562,9 @@ static void route_api(llmroof_ctx *ctx, const struct server_cfg *cfg, const char
         key_norm(it->string, k, sizeof k);
         bool catalog_args = !strcmp(k, "args") && (!strcmp(cmd, "list") || !strcmp(cmd, "show"));
         /* false and null are no option (the library gives them none), so they name no file and
-         * change no format: "format": null had been refused as if it asked for another format */
-        const bool nothing = cJSON_IsNull(it) || cJSON_IsFalse(it);
+         * change no format: "format": null had been refused as if it asked for another format
+         * ("command" is no option: the path names it, whatever its value) */
+        const bool nothing = (cJSON_IsNull(it) || cJSON_IsFalse(it)) && strcmp(k, "command") != 0;
         for (size_t i = 0; i < sizeof refused / sizeof refused[0] && !catalog_args && !nothing; i++)
             if (!strcmp(k, refused[i].key)) {
                 snprintf(msg, sizeof msg, "llmroof: error: request: field '%s' %s: not over HTTP", refused[i].key,

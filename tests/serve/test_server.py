@@ -306,6 +306,10 @@ class Server(unittest.TestCase):
         st, _, data = self.post("list", {"args": "gpus", "format": None})
         self.assertEqual(st, 200)
         self.assertEqual(json.loads(data)["schema"], "llmroof.list/1")
+        # "command" is no option: refused whatever its value, naming it
+        st, _, data = self.post("estimate", {"model": "llama-2-7b", "gpu": "a100", "command": None})
+        self.assertEqual(st, 400)
+        self.assertIn("field 'command' comes from the path", self.error(data))
 
     def test_roofline_svg_comes_back_in_the_response(self):
         st, hdr, data = self.post("roofline.svg", {"model": "llama-2-7b", "gpu": "a100"})
