@@ -289,7 +289,9 @@ class Context:
     def call(self, command, *args, **options):
         """Runs one command; returns its JSON as Python objects (a list of rows for
         ``format="jsonl"``, the text for other formats)."""
-        fmt = options.get("format", "json")
+        fmt = options.get("format")
+        if fmt is None or fmt is False:  # no option: the request's default, json (docs/api.md)
+            fmt = "json"
         return _parse(self.call_text(command, *args, **options), fmt)
 
     def estimate(self, **kw):
@@ -372,5 +374,6 @@ def show(kind, name, **kw):
 
 def sweep(**kw):
     """Every combination of the given lists, one dict per row (``llmroof sweep``, JSON Lines)."""
-    kw.setdefault("format", "jsonl")
+    if kw.get("format") is None or kw.get("format") is False:
+        kw["format"] = "jsonl"
     return call("sweep", **kw)

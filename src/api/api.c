@@ -491,7 +491,17 @@ static int build_argv(const char *request_json, struct argv_buf *a, struct req_e
         free(text);
         return e->code;
     }
+    /* a key given twice: cJSON keeps both, and which one counted depended on the field
+     * ("args" twice ran the second list, "command" twice the first command, "batch": 2 beside
+     * "batch": null the 2); the server refuses it too */
+    size_t dup_at = 0;
+    const int dup = parse_json_dup_key(text, strlen(text), &dup_at);
     free(text);
+    if (dup) {
+        cJSON_Delete(req);
+        return dup < 0 ? req_fail(e, LLMROOF_API_EFAIL, "out of memory")
+                       : req_fail(e, LLMROOF_API_EINPUT, "a key is given twice (byte %zu)", dup_at);
+    }
     int rc = 0;
     if (!cJSON_IsObject(req)) {
         rc = req_fail(e, LLMROOF_API_EINPUT, "the request must be a JSON object");
@@ -518,10 +528,12 @@ static int build_argv(const char *request_json, struct argv_buf *a, struct req_e
         if (!strcmp(item->string, "command"))
             continue;
         if (!strcmp(item->string, "args")) {
-            args = item;
+            args = cJSON_IsNull(item) ? NULL : item; /* null: no positional argument, as null is no option */
             continue;
         }
-        if (!strcmp(item->string, "format"))
+        /* a format of false or null is no option (add_option): the default json stays, where it
+         * had counted as given and the response was the table text */
+        if (!strcmp(item->string, "format") && !cJSON_IsFalse(item) && !cJSON_IsNull(item))
             have_format = true;
         /* usage text is the command line's: a request gets JSON or an error (review of session 35) */
         if (!strcmp(item->string, "help") || !strcmp(item->string, "version")) {

@@ -15,12 +15,20 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/cmd_serve.h"
 
 #define SERVE_EXE "llmroof-serve"
 
-/* Runs llmroof-serve with argv ("serve", options...); returns only when it cannot be run. */
-static int run_server(char **argv)
+/* Runs llmroof-serve with argv ("serve", options...); returns only when it cannot be run, or
+ * when the options are read here already: --help (0) or a usage error (2) needs no server, and
+ * had failed with "cannot run llmroof-serve", exit 1, where that binary was missing. The server
+ * reads them again, with the same code (serve_parse), and checks what needs its files. */
+static int run_server(int argc, char **argv)
 {
+    struct serve_opts o;
+    int rc = serve_parse(argc, argv, &o, stdout, stderr);
+    if (rc)
+        return rc < 0 ? 0 : rc;
     char path[PATH_MAX];
     argv[0] = SERVE_EXE;
     ssize_t len = readlink("/proc/self/exe", path, sizeof path - 1); /* Linux: this binary's path */
@@ -41,7 +49,7 @@ static int run_server(char **argv)
 
 int main(int argc, char **argv)
 {
-    int rc = argc > 1 && !strcmp(argv[1], "serve") ? run_server(argv + 1) : cli_main(argc, argv, 0);
+    int rc = argc > 1 && !strcmp(argv[1], "serve") ? run_server(argc - 1, argv + 1) : cli_main(argc, argv, 0);
     if (fclose(stdout) != 0 && rc == 0) {
         if (errno == EPIPE) {
             rc = CLI_EXIT_PIPE; /* the reader went away: end quietly, as SIGPIPE would */

@@ -561,7 +561,11 @@ static void route_api(llmroof_ctx *ctx, const struct server_cfg *cfg, const char
         char k[64];
         key_norm(it->string, k, sizeof k);
         bool catalog_args = !strcmp(k, "args") && (!strcmp(cmd, "list") || !strcmp(cmd, "show"));
-        for (size_t i = 0; i < sizeof refused / sizeof refused[0] && !catalog_args; i++)
+        /* false and null are no option (the library gives them none), so they name no file and
+         * change no format: "format": null had been refused as if it asked for another format
+         * ("command" is no option: the path names it, whatever its value) */
+        const bool nothing = (cJSON_IsNull(it) || cJSON_IsFalse(it)) && strcmp(k, "command") != 0;
+        for (size_t i = 0; i < sizeof refused / sizeof refused[0] && !catalog_args && !nothing; i++)
             if (!strcmp(k, refused[i].key)) {
                 snprintf(msg, sizeof msg, "llmroof: error: request: field '%s' %s: not over HTTP", refused[i].key,
                          refused[i].why);
@@ -1247,7 +1251,7 @@ int server_main(int argc, char **argv)
         return rc < 0 ? 0 : rc;
     char web[PATH_MAX];
     const char *dir = serve_web_dir(&o, web, sizeof web, stderr);
-    if (!dir)
+    if (!dir || serve_check_data_dir(&o, stderr))
         return 2;
     char *err = NULL;
     llmroof_ctx *ctx = llmroof_ctx_new(o.data_dir, &err);

@@ -89,6 +89,10 @@ struct cli {
                                                  cli_parse, which checks each given (cli_check_output) */
     struct cli_file *files;                   /* output files staged by cli_write_file */
     size_t n_files, cap_files;
+    char **made_dirs;                         /* directories this run created for its outputs (--svg-dir's
+                                                 mkdir -p), outermost first, each owned: removed again when
+                                                 the run fails (cli_files_discard), kept when it succeeds */
+    int n_made_dirs;
     struct cli_out_path {
         const char *opt;                      /* the option naming it, for messages */
         char *key;                            /* the file it names: realpath of an existing one, else of
@@ -296,6 +300,11 @@ int cli_write_file(struct cli *c, const char *path, const struct sbuf *b);
  * same regular file. Returns 0, or 2 after printing the error. cli_parse calls it for every
  * option c->outputs names. */
 int cli_check_output(struct cli *c, const char *opt, const char *path, int kind);
+
+/* Records that this run created directory `path` for its outputs, so that a failed run removes
+ * it again (it is empty then: the staged files beside it are removed first). 0, or 1 out of
+ * memory (said on c->errf). */
+int cli_made_dir(struct cli *c, const char *path);
 /* Checks, while the options are parsed, that `path` (the value of input option --opt, a
  * catalog file) names a readable regular file: a command that never loads the catalog
  * (import-hf) must not pass over a mistyped name in silence. Returns 0, or 2 after printing

@@ -249,6 +249,10 @@ static bool gpu_item(const char *item, void *vctx)
         cli_usage_error(x->c, "option '--gpus': more than %d GPUs", x->max);
         return false;
     }
+    if (!strcmp(item, "all")) { /* the whole catalog stands alone ("unknown GPU 'all'" had said otherwise) */
+        cli_usage_error(x->c, "option '--gpus': 'all' stands for the whole catalog, alone: give all or a list of ids");
+        return false;
+    }
     const struct llmroof_gpu *g = cli_gpu(x->c, item);
     if (!g)
         return false;

@@ -191,6 +191,34 @@ int cli_files_commit_through(struct cli *c)
     return 0;
 }
 
+int cli_made_dir(struct cli *c, const char *path)
+{
+    char *d = strdup(path);
+    char **v = d ? realloc(c->made_dirs, sizeof *v * (size_t)(c->n_made_dirs + 1)) : NULL;
+    if (!v) {
+        free(d);
+        fprintf(c->errf, "llmroof: error: out of memory\n");
+        return 1;
+    }
+    c->made_dirs = v;
+    c->made_dirs[c->n_made_dirs++] = d;
+    return 0;
+}
+
+/* Forgets the directories made (remove: rmdir them first, innermost first; one that is not
+ * empty stays). */
+static void made_dirs_free(struct cli *c, bool remove)
+{
+    for (int i = c->n_made_dirs - 1; i >= 0; i--) {
+        if (remove)
+            (void)rmdir(c->made_dirs[i]);
+        free(c->made_dirs[i]);
+    }
+    free(c->made_dirs);
+    c->made_dirs = NULL;
+    c->n_made_dirs = 0;
+}
+
 int cli_files_commit(struct cli *c)
 {
     int rc = 0;
@@ -214,6 +242,8 @@ int cli_files_commit(struct cli *c)
     free(c->files);
     c->files = NULL;
     c->n_files = c->cap_files = 0;
+    if (!rc)
+        made_dirs_free(c, false); /* the run succeeded: its directories stay */
     return rc;
 }
 
@@ -232,6 +262,9 @@ void cli_files_discard(struct cli *c)
     free(c->files);
     c->files = NULL;
     c->n_files = c->cap_files = 0;
+    /* after the staged files: a directory this failed run created is empty again, and goes
+     * (report --svg-dir new/dir > /dev/full had left new/dir behind) */
+    made_dirs_free(c, true);
 }
 
 /* ------------------------------------------------------------------------ */

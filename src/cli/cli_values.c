@@ -119,14 +119,9 @@ int cli_kv_link(struct cli *c, const char *arg, const struct llmroof_gpu *const 
     return 0;
 }
 
-int cli_think(struct cli *c, const char *arg, double *lo_s, double *hi_s)
+/* cli_think's checks of the two ends lo and hi of arg. */
+static int think_range(struct cli *c, const char *arg, const char *lo, const char *hi, double *lo_s, double *hi_s)
 {
-    char lo[64], *dash;
-    snprintf(lo, sizeof lo, "%s", arg);
-    dash = strchr(lo, '-');
-    if (dash)
-        *dash = '\0';
-    const char *hi = dash ? dash + 1 : lo;
     if ((!has_unit(lo) && !bare_zero(lo)) || (!has_unit(hi) && !bare_zero(hi)))
         return cli_usage_error(c, "option '--think': '%s' needs a unit on each duration: ns, us, ms, s or min "
                                   "(e.g. 1s-3s, 500ms, 0)", CLI_CLIP(arg));
@@ -138,6 +133,28 @@ int cli_think(struct cli *c, const char *arg, double *lo_s, double *hi_s)
         return cli_usage_error(c, "option '--think': '%s' has its low end above its high one: give LO-HI with LO <= HI "
                                   "(e.g. 1s-3s)", CLI_CLIP(arg));
     return 0;
+}
+
+int cli_think(struct cli *c, const char *arg, double *lo_s, double *hi_s)
+{
+    /* LO-HI splits at the first '-' that is no exponent's sign ("1e-3s-2s": 1 ms to 2 s) and no
+     * leading sign (the negative "-1s" is refused as one duration); it had split "1e-5s" into
+     * "1e" and "5s". A copy of arg's own length: a 64-byte buffer had cut longer values. */
+    const char *dash = NULL;
+    for (const char *p = arg[0] ? arg + 1 : arg; *p && !dash; p++)
+        if (*p == '-' && p[-1] != 'e' && p[-1] != 'E')
+            dash = p;
+    char *lo = strdup(arg);
+    if (!lo) {
+        fprintf(c->errf, "llmroof: error: out of memory\n");
+        return 1;
+    }
+    if (dash)
+        lo[dash - arg] = '\0';
+    const char *hi = dash ? lo + (dash - arg) + 1 : lo;
+    int rc = think_range(c, arg, lo, hi, lo_s, hi_s);
+    free(lo);
+    return rc;
 }
 
 int cli_engine_runs_on_any(struct cli *c, const struct llmroof_engine *en, const struct llmroof_gpu *const *gpus,

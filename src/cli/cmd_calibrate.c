@@ -61,6 +61,8 @@ int cmd_calibrate(struct cli *c, int argc, char **argv)
         return rc;
     if (npos != 1)
         return cli_usage_error(c, "expected one FILE.csv");
+    if (!*pos[0]) /* it had read as the file '' ("llmroof: error: : cannot read file") */
+        return cli_usage_error(c, "expected one FILE.csv, got an empty file name");
     if (!x.s.gpu)
         return cli_usage_error(c, "option '--gpu' is required");
     if ((rc = cli_catalog(c)))
@@ -156,7 +158,11 @@ int cmd_calibrate(struct cli *c, int argc, char **argv)
         table_row(&t);
         table_str(&t, "held_out_median_abs_error_pct");
         table_empty(&t);
-        table_num(&t, 100 * test.median_abs);
+        /* no held-out row (a GPU with one row): no error to state, not 0.000% (JSON null) */
+        if (test.n > 0)
+            table_num(&t, 100 * test.median_abs);
+        else
+            table_empty(&t);
         char buf[64];
         snprintf(buf, sizeof buf, "%ld held-out rows", test.n);
         table_str(&t, buf);

@@ -110,6 +110,8 @@ int cmd_check(struct cli *c, int argc, char **argv)
         return rc;
     if (npos != 1)
         return cli_usage_error(c, "expected one BASELINE.jsonl");
+    if (!*pos[0]) /* it had read as the file '' ("llmroof: error: : cannot open file") */
+        return cli_usage_error(c, "expected one BASELINE.jsonl, got an empty file name");
     if ((rc = cli_catalog(c)))
         return rc;
     /* a baseline is read line by line (it may be large), so check here what

@@ -41,7 +41,9 @@ int cmd_import_hf(struct cli *c, int argc, char **argv)
     if (rc)
         return rc;
     if (npos != 1)
-        return cli_usage_error(c, "expected one CONFIG.json");
+        return cli_usage_error(c, "expected one CONFIG.json or ORG/NAME");
+    if (!*pos[0]) /* it had read as the file '' ("llmroof: error: : cannot read file") */
+        return cli_usage_error(c, "expected one CONFIG.json or ORG/NAME, got an empty argument");
     if (!name)
         return cli_usage_error(c, "option '--name' is required");
     struct llmroof_err err = { 0 };

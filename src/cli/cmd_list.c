@@ -34,6 +34,8 @@ int cmd_list(struct cli *c, int argc, char **argv)
                        "has no such compute path. Engines are serving-framework profiles for --engine.");
     if (rc)
         return rc;
+    if (npos > 1) /* named, as every command names an extra argument ("expected 'gpus', ..." had not) */
+        return cli_usage_error(c, "unexpected argument '%s' (list takes one: gpus, models or engines)", CLI_CLIP(pos[1]));
     if (npos != 1)
         return cli_usage_error(c, "expected 'gpus', 'models' or 'engines'");
     bool gpus = strcmp(pos[0], "gpus") == 0, engines = strcmp(pos[0], "engines") == 0;

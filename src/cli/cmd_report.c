@@ -50,7 +50,10 @@ static int make_dir(struct cli *c, const char *dir)
         if (!end && *s != '/')
             continue;
         *s = '\0';
-        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+        if (mkdir(p, 0777) == 0) {
+            if (cli_made_dir(c, p)) /* a failed run removes it again */
+                return 1;
+        } else if (errno != EEXIST) {
             fprintf(c->errf, "llmroof: error: %s: cannot create directory: %s\n", p, strerror(errno));
             return 1;
         }

@@ -2,7 +2,9 @@
  * whose optind/optarg are process-wide: the server's threads run commands while this runs. */
 #include "cli/cmd_serve.h"
 
+#include <arpa/inet.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,14 +41,15 @@ static int usage(FILE *err, const char *msg, const char *arg)
 int serve_parse(int argc, char **argv, struct serve_opts *o, FILE *out, FILE *err)
 {
     *o = (struct serve_opts){ "127.0.0.1", 8080, NULL, NULL, 10, 2e7, 32, 120 };
+    static const char *const names[] = { "--host", "--port", "--web", "--data", "--timeout", "--max-sim-tokens",
+                                         "--max-plan-layouts", "--max-compute" };
+    bool seen[sizeof names / sizeof names[0]] = { false }; /* given: once at most, as every command's options */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(serve_help, out);
             return -1;
         }
-        static const char *const names[] = { "--host", "--port", "--web", "--data", "--timeout", "--max-sim-tokens",
-                                             "--max-plan-layouts", "--max-compute" };
         int k = -1;
         const char *val = NULL;
         for (int j = 0; j < (int)(sizeof names / sizeof names[0]); j++) {
@@ -58,7 +61,14 @@ int serve_parse(int argc, char **argv, struct serve_opts *o, FILE *out, FILE *er
             }
         }
         if (k < 0)
-            return usage(err, "unknown option", a);
+            return usage(err, a[0] == '-' ? "unknown option" : "unexpected argument (serve takes options only)", a);
+        /* a second value had silently replaced the first (--port 8080 --port 8081 served on 8081) */
+        if (seen[k]) {
+            fprintf(err, "llmroof: error: serve: option '%s' given more than once\ntry 'llmroof serve --help'\n",
+                    names[k]);
+            return 2;
+        }
+        seen[k] = true;
         if (!val) {
             if (i + 1 >= argc)
                 return usage(err, "option needs a value", names[k]);
@@ -67,7 +77,18 @@ int serve_parse(int argc, char **argv, struct serve_opts *o, FILE *out, FILE *er
         int64_t v = 0;
         double d = 0;
         switch (k) {
-        case 0: o->host = val; break;
+        case 0: {
+            /* checked here, with the other options: it had been refused only once the catalog and
+             * page were found, in the server, without the line that points to --help */
+            struct in_addr addr;
+            if (inet_pton(AF_INET, val, &addr) != 1) {
+                fprintf(err, "llmroof: error: serve: option '--host': '%s' is not an IPv4 address (e.g. 127.0.0.1, "
+                             "0.0.0.0)\ntry 'llmroof serve --help'\n", val);
+                return 2;
+            }
+            o->host = val;
+            break;
+        }
         case 1:
             if (!parse_int64(val, 0, 65535, &v))
                 return usage(err, "option '--port' expects a port number 0-65535, got", val);
@@ -106,6 +127,24 @@ static bool has_index(const char *dir)
     struct stat st;
     snprintf(p, sizeof p, "%s/index.html", dir);
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int serve_check_data_dir(const struct serve_opts *o, FILE *err)
+{
+    if (!o->data_dir)
+        return 0;
+    static const char *const files[] = { "gpus.json", "models.json" };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        char p[PATH_MAX + 16];
+        struct stat st;
+        snprintf(p, sizeof p, "%s/%s", o->data_dir, files[i]);
+        if (stat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
+            fprintf(err, "llmroof: error: serve: option '--data': '%s' holds no %s (a catalog directory holds "
+                         "gpus.json and models.json)\ntry 'llmroof serve --help'\n", o->data_dir, files[i]);
+            return 2;
+        }
+    }
+    return 0;
 }
 
 const char *serve_web_dir(const struct serve_opts *o, char *buf, size_t n, FILE *err)

@@ -20,6 +20,10 @@ struct serve_opts {
  * a usage error to err (returns 2); 0 on success. */
 int serve_parse(int argc, char **argv, struct serve_opts *o, FILE *out, FILE *err);
 
+/* 0 when o->data_dir is unset or holds gpus.json and models.json; else 2 with a message on err
+ * naming the option (the catalog loader's own message named neither it nor serve). */
+int serve_check_data_dir(const struct serve_opts *o, FILE *err);
+
 /* The page's directory into buf: o->web_dir, else $LLMROOF_WEB, else <exe>/../share/llmroof/web
  * (installed), else the source tree's web/, else the install prefix's. NULL (and a message on
  * err) when none holds index.html. */

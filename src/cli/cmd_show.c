@@ -470,6 +470,8 @@ int cmd_show(struct cli *c, int argc, char **argv)
                        "engine, the scheduler values the simulator takes where the profile names none).");
     if (rc)
         return rc;
+    if (npos > 2) /* named, as every command names an extra argument */
+        return cli_usage_error(c, "unexpected argument '%s' (show takes a kind and a NAME)", CLI_CLIP(pos[2]));
     if (npos != 2)
         return cli_usage_error(c, "expected 'gpu NAME', 'model NAME' or 'engine NAME'");
     const int kind = strcmp(pos[0], "gpu") == 0 ? 0 : strcmp(pos[0], "model") == 0 ? 1 : strcmp(pos[0], "engine") == 0 ? 2 : -1;

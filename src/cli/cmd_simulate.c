@@ -235,9 +235,10 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
 
 #define MAX_POINTS 64
 struct list_ctx {
-    double v[MAX_POINTS];
-    int n;
-    bool integer;
+    double v[MAX_POINTS]; /* the points read so far */
+    int n;                /* how many */
+    bool integer;         /* whole numbers only (token budgets, users) */
+    char repeat[128];     /* a value listed a second time ("" while none) */
 };
 
 static bool add_point(const char *item, void *vctx)
@@ -246,6 +247,13 @@ static bool add_point(const char *item, void *vctx)
     double d;
     if (l->n == MAX_POINTS || !parse_double(item, &d) || !(d > 0) || d > 1e7 || (l->integer && d != (long)d))
         return false;
+    /* one rule for every list option (cmd_sweep.c, plan's and report's --gpus and --tp): a repeated
+     * value is an error, not a second run printed as a duplicate row ("--sweep-rate 1,1") */
+    for (int i = 0; i < l->n; i++)
+        if (l->v[i] == d) {
+            snprintf(l->repeat, sizeof l->repeat, "%s", item);
+            return false;
+        }
     l->v[l->n++] = d;
     return true;
 }
@@ -689,11 +697,14 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
     if (x->have_router && !x->ppool && !x->have_inst)
         return cli_usage_error(c, "option '--router' spreads requests over instances: add --instances N or the pools");
     const char *sweep = x->sweep_name ? x->sweep_name : ""; /* set together with sweep_list */
-    struct list_ctx pts = { { 0 }, 0, x->sweep_name && strcmp(sweep, "rate") != 0 };
+    struct list_ctx pts = { { 0 }, 0, x->sweep_name && strcmp(sweep, "rate") != 0, "" };
+    const char *sweep_opt = strcmp(sweep, "max_batched_tokens") == 0 ? "batched-tokens" : sweep;
     if (x->sweep_list && !parse_list(x->sweep_list, add_point, &pts))
-        return cli_usage_error(c, "option '--sweep-%s': '%s' is not a list of up to %d positive %s", 
-                               strcmp(sweep, "max_batched_tokens") == 0 ? "batched-tokens" : sweep,
-                               x->sweep_list, MAX_POINTS, pts.integer ? "whole numbers" : "numbers");
+        return pts.repeat[0]
+                   ? cli_usage_error(c, "option '--sweep-%s': '%s' repeats a value already listed (each value once)",
+                                     sweep_opt, CLI_CLIP(pts.repeat))
+                   : cli_usage_error(c, "option '--sweep-%s': '%s' is not a list of up to %d positive %s", sweep_opt,
+                                     x->sweep_list, MAX_POINTS, pts.integer ? "whole numbers" : "numbers");
     for (int i = 0; i < pts.n && strcmp(sweep, "rate") == 0; i++)
         if (pts.v[i] < SIM_MIN_RATE_QPS)
             return cli_usage_error(c, "option '--sweep-rate': %g is below the slowest rate, %g requests/s", pts.v[i],
@@ -900,6 +911,14 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         free(trace);
         return rc;
     }
+    /* --range's bands are read before the run, as every input is: a missing or bad
+     * uncertainty.json had been found only after the whole simulation */
+    struct llmroof_uncertainty bands;
+    if (x->range && (rc = cli_uncertainty(c, &bands))) {
+        workload_free(&wl);
+        free(trace);
+        return rc;
+    }
     x->cfg.stop = c->stop; /* every run below, the sweep's and the capacity band's too */
 
     if (!x->nsweeps) {
@@ -946,22 +965,17 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
             if (c->format == TABLE_JSON && x->band > 0) {
                 rc = capacity_band(c, x, &r, wname, &err);
             } else if (c->format == TABLE_JSON) {
-                struct llmroof_uncertainty u;
-                char *j = NULL;
-                if (x->range && (rc = cli_uncertainty(c, &u)) == 0)
-                    j = render_json_sim_range(&x->cfg, &r, wname, &u);
-                else if (!x->range)
-                    j = render_json_sim(&x->cfg, &r, wname);
+                char *j = x->range ? render_json_sim_range(&x->cfg, &r, wname, &bands)
+                                   : render_json_sim(&x->cfg, &r, wname);
                 if (j)
                     sbuf_append(&c->out, j);
                 else if (!rc)
                     rc = 1;
                 free(j);
             } else {
-                struct llmroof_uncertainty u;
-                if (x->range && (rc = cli_uncertainty(c, &u)) == 0)
-                    render_sim_bands(&x->cfg, &r, wname, &u, c->format, &c->sel, &c->out);
-                else if (!x->range)
+                if (x->range)
+                    render_sim_bands(&x->cfg, &r, wname, &bands, c->format, &c->sel, &c->out);
+                else
                     render_sim(&x->cfg, &r, wname, c->format, &c->sel, &c->out);
                 if (!rc && x->band > 0)
                     rc = capacity_band(c, x, &r, wname, &err);

@@ -124,6 +124,12 @@ static bool add_gpu(const char *item, void *vctx)
     struct ctx *x = vctx;
     if (full(x))
         return false;
+    if (!strcmp(item, "all")) { /* the whole catalog stands alone ("unknown gpu 'all'" had said otherwise) */
+        cli_usage_error(x->c, "option '--%s': 'all' stands for the whole catalog, alone: give all or a list of ids",
+                        x->cur->flag);
+        x->bad = true;
+        return false;
+    }
     const struct llmroof_gpu *g = cli_gpu(x->c, item);
     if (!g) {
         x->bad = true;
@@ -140,6 +146,12 @@ static bool add_model(const char *item, void *vctx)
     struct ctx *x = vctx;
     if (full(x))
         return false;
+    if (!strcmp(item, "all")) { /* the whole catalog stands alone ("unknown model 'all'" had said otherwise) */
+        cli_usage_error(x->c, "option '--%s': 'all' stands for the whole catalog, alone: give all or a list of ids",
+                        x->cur->flag);
+        x->bad = true;
+        return false;
+    }
     const struct llmroof_model *m = cli_model(x->c, item);
     if (!m) {
         x->bad = true;

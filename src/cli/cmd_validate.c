@@ -8,6 +8,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "base/parse.h"
 #include "cli/cli.h"
 #include "fit/servval.h"
 #include "fit/opval.h"
@@ -36,31 +37,53 @@ struct ctx {
     int threads;                   /* --jobs: threads for --cv's folds (0: the default) */
 };
 
-/* "throughput=0.4,ttft=0.7": a limit per serving class */
+/* One CLASS=F item of --max-serving-class-error (parse_list's callback). */
+struct class_limits {
+    double *lim;      /* per class; 0: not asked */
+    int bad;          /* 0, 1: not CLASS=F, 2: a class given twice */
+    char item[128];   /* the item that failed */
+};
+
+static bool add_class_limit(const char *item, void *vctx)
+{
+    struct class_limits *x = vctx;
+    snprintf(x->item, sizeof x->item, "%s", item);
+    const char *eq = strchr(item, '=');
+    int k = SRV_CLASS_COUNT;
+    for (int i = 0; eq && i < SRV_CLASS_COUNT; i++) {
+        const char *name = srv_class_name((enum srv_class)i);
+        if (strlen(name) == (size_t)(eq - item) && !strncmp(item, name, (size_t)(eq - item)))
+            k = i;
+    }
+    double v = 0;
+    /* parse_double as every number option: no hex float, no leading blank, no nan or inf */
+    if (k == SRV_CLASS_COUNT || !parse_double(eq + 1, &v) || !(v > 0) || v > 10) {
+        x->bad = 1;
+        return false;
+    }
+    if (x->lim[k] > 0) { /* one rule for every list: a value once (a second limit had replaced the first) */
+        x->bad = 2;
+        return false;
+    }
+    x->lim[k] = v;
+    return true;
+}
+
+/* "throughput=0.4,ttft=0.7": a limit per serving class; each class once, no empty item (strtok_r
+ * had skipped "throughput=0.1,,ttft=0.2"'s empty one, as no other list option does) */
 static int parse_class_limits(struct cli *c, const char *arg, double *lim)
 {
-    char buf[256];
-    if (strlen(arg) >= sizeof buf)
-        return cli_usage_error(c, "option '--max-serving-class-error': '%.40s...' is too long", arg);
-    snprintf(buf, sizeof buf, "%s", arg);
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        char whole[256];
-        snprintf(whole, sizeof whole, "%s", tok);
-        char *eq = strchr(tok, '=');
-        int k = 0;
-        if (eq) {
-            *eq = '\0';
-            for (k = 0; k < SRV_CLASS_COUNT && strcmp(tok, srv_class_name((enum srv_class)k)) != 0; k++)
-                ;
-        }
-        char *end = NULL;
-        double v = eq ? strtod(eq + 1, &end) : 0;
-        if (!eq || k == SRV_CLASS_COUNT || !end || *end || end == eq + 1 || !(v > 0) || v > 10)
-            return cli_usage_error(c, "option '--max-serving-class-error': '%s' is not CLASS=F with CLASS one of "
-                                      "throughput, ttft, tpot, e2e, speedup, slo and F in (0, 10]", whole);
-        lim[k] = v;
-    }
-    return 0;
+    struct class_limits x = { lim, 0, "" };
+    if (parse_list(arg, add_class_limit, &x))
+        return 0;
+    if (x.bad == 2)
+        return cli_usage_error(c, "option '--max-serving-class-error': '%s' names a class already listed (each class "
+                                  "once)", CLI_CLIP(x.item));
+    if (x.bad == 1)
+        return cli_usage_error(c, "option '--max-serving-class-error': '%s' is not CLASS=F with CLASS one of "
+                                  "throughput, ttft, tpot, e2e, speedup, slo and F in (0, 10]", CLI_CLIP(x.item));
+    return cli_usage_error(c, "option '--max-serving-class-error': '%s' is not a comma-separated list of CLASS=F "
+                              "(an empty or overlong item)", CLI_CLIP(arg));
 }
 
 static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
@@ -894,6 +917,8 @@ int cmd_validate(struct cli *c, int argc, char **argv)
                                   "'--ops'");
     if (npos > 1)
         return cli_usage_error(c, "expected one FILE.csv");
+    if (npos == 1 && !*pos[0]) /* it had read as the file '' ("llmroof: error: : cannot read file") */
+        return cli_usage_error(c, "expected one FILE.csv, got an empty file name");
     char deffile[PATH_MAX + 32];
     if (npos == 0) {
         /* the published set installed with the catalog (data/measurements.csv) */

@@ -77,6 +77,11 @@ static const cJSON *hf_get(const cJSON *doc, const char *key)
 int hf_int(const char *fname, const cJSON *doc, const char *const *keys, bool required, long dflt,
                   long lo, long hi, long *out, struct llmroof_err *err)
 {
+    /* a field of a nested object is named by its path: a multimodal config's language model sits
+     * in text_config ("field 'text_config.max_position_embeddings' is missing"), Kimi's linear
+     * attention in linear_attn_config; a member's cJSON item carries its own key, the root none.
+     * Unnamed, a field missing from text_config but present at the root read as a contradiction. */
+    const char *in = doc && doc->string ? doc->string : "", *dot = *in ? "." : "";
     double v;
     const char *which = keys[0];
     if (!hf_num(doc, keys, &v, &which)) {
@@ -84,26 +89,26 @@ int hf_int(const char *fname, const cJSON *doc, const char *const *keys, bool re
         for (const char *const *k = keys; *k; k++) {
             const cJSON *x = cJSON_GetObjectItemCaseSensitive(doc, *k);
             if (x && !cJSON_IsNull(x))
-                return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s' must be a number", fname, *k);
+                return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s%s%s' must be a number", fname, in, dot, *k);
         }
         if (required) {
             /* null, or Python-JSON NaN (read as null): there, not missing (a review) */
             for (const char *const *k = keys; *k; k++)
                 if (cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(doc, *k)))
-                    return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s' is null or NaN; expected an integer "
-                                           "in [%ld, %ld]", fname, *k, lo, hi);
-            return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s' is missing", fname, keys[0]);
+                    return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s%s%s' is null or NaN; expected an integer "
+                                           "in [%ld, %ld]", fname, in, dot, *k, lo, hi);
+            return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s%s%s' is missing", fname, in, dot, keys[0]);
         }
         /* a derived default obeys the loader's bounds too (head_dim = 8 / 64 would be 0) */
         if (dflt < lo || dflt > hi)
-            return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s' is absent and its default %ld is outside [%ld, %ld]",
-                                   fname, keys[0], dflt, lo, hi);
+            return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s%s%s' is absent and its default %ld is outside [%ld, %ld]",
+                                   fname, in, dot, keys[0], dflt, lo, hi);
         *out = dflt;
         return LLMROOF_OK;
     }
     if (!isfinite(v) || v != floor(v) || v < (double)lo || v > (double)hi)
-        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s' must be an integer in [%ld, %ld]", fname,
-                               which, lo, hi);
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s%s%s' must be an integer in [%ld, %ld]", fname,
+                               in, dot, which, lo, hi);
     *out = (long)v;
     return LLMROOF_OK;
 }
@@ -182,6 +187,42 @@ static void hf_identity(struct llmroof_model *m, const char *id, const cJSON *ro
     snprintf(m->source, sizeof m->source, "imported from HuggingFace config %s (model_type %s)", fname, type);
 }
 
+/* What is not a decoder-only LLM, said as such before any field is read: an encoder-decoder
+ * (is_encoder_decoder: true; T5, BART, Whisper) or a masked-language encoder (BERT, RoBERTa,
+ * ModernBERT: architectures names only *ForMaskedLM heads). Their fields had passed for a
+ * decoder's (a ModernBERT-like config of known fields imported as a causal LLM) or failed on the
+ * first unknown one ("field 'hidden_dropout_prob' ... would change the cost"), which did not say
+ * why. A decoder's classification or reward head (Qwen2ForSequenceClassification) still imports. */
+static int hf_not_decoder(const char *fname, const cJSON *root, const cJSON *doc, struct llmroof_err *err)
+{
+    for (const cJSON *o = doc;; o = root) {
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "is_encoder_decoder")))
+            return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s%sis_encoder_decoder' is true: an encoder-decoder "
+                                   "model, which llmroof does not model (import-hf reads decoder-only LLMs)", fname,
+                                   o->string ? o->string : "", o->string ? "." : "");
+        if (o == root)
+            break;
+    }
+    const cJSON *arch = cJSON_GetObjectItemCaseSensitive(root, "architectures"), *a;
+    if (!cJSON_IsArray(arch))
+        return LLMROOF_OK;
+    const char *masked = NULL;
+    cJSON_ArrayForEach(a, arch) {
+        if (!cJSON_IsString(a))
+            continue;
+        size_t n = strlen(a->valuestring), k = strlen("ForMaskedLM");
+        if (n > k && !strcmp(a->valuestring + n - k, "ForMaskedLM"))
+            masked = masked ? masked : a->valuestring;
+        else
+            return LLMROOF_OK; /* a head of any other kind: judged by the fields */
+    }
+    if (masked)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field 'architectures' names '%.64s', a masked-language "
+                               "(encoder-only) model, which llmroof does not model (import-hf reads decoder-only LLMs)",
+                               fname, masked);
+    return LLMROOF_OK;
+}
+
 int catalog_model_from_hf_warn(const char *text, size_t len, const char *fname, const char *id,
                                struct llmroof_model *m, char *warn, size_t warn_cap, struct llmroof_err *err)
 {
@@ -245,9 +286,23 @@ int catalog_model_from_hf_warn(const char *text, size_t len, const char *fname, 
             hf_warn(warn, warn_cap, "%s: 'vision_config' (the image encoder) is not modelled: only text_config is", fname);
     }
 
+    if ((rc = hf_not_decoder(fname, root, doc, err))) {
+        cJSON_Delete(root);
+        return rc;
+    }
     const cJSON *mt = cJSON_GetObjectItemCaseSensitive(doc, "model_type");
     if (!(mt && cJSON_IsString(mt)) && doc != root)
         mt = cJSON_GetObjectItemCaseSensitive(root, "model_type");
+    if (!mt && (cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "models")) ||
+                cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "gpus")))) {
+        /* llmroof's own catalog, not a HuggingFace config ("field 'model_type' is missing" did not say) */
+        llmroof_err_set(err, LLMROOF_EINPUT, "%s: an llmroof catalog file (a top-level '%s' list), not a HuggingFace "
+                        "config.json: pass it with --%s-file", fname,
+                        cJSON_GetObjectItemCaseSensitive(root, "models") ? "models" : "gpus",
+                        cJSON_GetObjectItemCaseSensitive(root, "models") ? "models" : "gpus");
+        cJSON_Delete(root);
+        return LLMROOF_EINPUT;
+    }
     if (!mt || !cJSON_IsString(mt) || !mt->valuestring) { /* say what it is, not 'is ""' */
         llmroof_err_set(err, LLMROOF_EINPUT, "%s: field 'model_type' %s%s", fname,
                         !mt ? "is missing" : "must be a string, got ",
@@ -689,20 +744,31 @@ int catalog_hf_resolve(const char *arg, const char *hf_home, const char *home, c
         if (!hex)
             rev[0] = '\0';
     }
+    /* the revision refs/main names; when its snapshot holds no config.json (pruned, or only
+     * other files fetched for it), the last snapshot in name order that holds one: the message
+     * below says snapshots/ * /config.json was looked for, and one there had been passed over */
+    char path[4900];
+    if (rev[0]) {
+        snprintf(path, sizeof path, "%s/%s/config.json", snaps, rev);
+        if (!(stat(path, &st) == 0 && S_ISREG(st.st_mode)))
+            rev[0] = '\0';
+    }
     if (!rev[0]) {
         DIR *d = opendir(snaps);
         if (d) {
             const struct dirent *e;
             while ((e = readdir(d)) != NULL) {
                 size_t nl = strlen(e->d_name);
-                if (e->d_name[0] != '.' && nl < sizeof rev && strcmp(e->d_name, rev) > 0)
+                if (e->d_name[0] == '.' || nl >= sizeof rev || strcmp(e->d_name, rev) <= 0)
+                    continue;
+                snprintf(path, sizeof path, "%s/%s/config.json", snaps, e->d_name);
+                if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
                     memcpy(rev, e->d_name, nl + 1);
             }
             closedir(d);
         }
     }
     if (rev[0]) {
-        char path[4900];
         snprintf(path, sizeof path, "%s/%s/config.json", snaps, rev);
         if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
             if (strlen(path) >= cap)

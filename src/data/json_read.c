@@ -512,8 +512,22 @@ int json_parse_array_doc(const char *text, size_t len, const char *fname, const 
             int line = 1, col = 1;
             if (at != SIZE_MAX)
                 json_linecol(text, at, &line, &col);
-            llmroof_err_set(err, LLMROOF_EINPUT, "%s:%d:%d: top-level field '%s' is not known (expected only '%s')",
-                            fname, line, col, bad, key);
+            /* a HuggingFace config.json (model_type) or the other catalog file (gpus/models/engines)
+             * passed where this one belongs: say which file it is, not only which field */
+            const bool hf = cJSON_GetObjectItemCaseSensitive(doc->root, "model_type") != NULL;
+            const char *other = NULL;
+            static const char *const keys[] = { "gpus", "models", "engines" };
+            for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+                if (strcmp(keys[k], key) != 0 && cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc->root, keys[k])))
+                    other = keys[k];
+            char hint[160] = "";
+            if (hf && !strcmp(key, "models"))
+                snprintf(hint, sizeof hint, ": a HuggingFace config.json? turn it into a catalog file with "
+                                            "'llmroof import-hf FILE --name ID'");
+            else if (other)
+                snprintf(hint, sizeof hint, ": this is a catalog of %s, not of %s", other, key);
+            llmroof_err_set(err, LLMROOF_EINPUT, "%s:%d:%d: top-level field '%s' is not known (expected only '%s')%s",
+                            fname, line, col, bad, key, hint);
             json_doc_free(doc);
             return LLMROOF_EINPUT;
         }

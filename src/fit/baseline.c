@@ -102,8 +102,18 @@ int baseline_parse_row(const char *line, size_t len, const char *fname, long ln,
         return BAD("%s:%ld:%zu: nested value (a sweep row is a flat JSON object)", fname, ln, bad + 1);
     const char *end = NULL;
     cJSON *o = cJSON_ParseWithLengthOpts(line, len, &end, false);
-    if (!o)
+    if (!o) {
+        /* a line that is not JSON from its first byte: most likely a sweep written as CSV (the
+         * default --format), which "malformed JSON" did not say */
+        size_t first = 0;
+        while (first < len && (line[first] == ' ' || line[first] == '\t'))
+            first++;
+        if (first < len && line[first] != '{' && line[first] != '[')
+            return BAD("%s:%ld:%zu: malformed JSON: a baseline is JSON Lines, one sweep row per line "
+                       "('llmroof sweep ... --format jsonl'; this line starts with '%c')", fname, ln, first + 1,
+                       (line[first] >= 0x20 && line[first] < 0x7f) ? line[first] : '?');
         return BAD("%s:%ld:%ld: malformed JSON", fname, ln, end && end >= line ? (long)(end - line) + 1 : 1L);
+    }
     int rc = LLMROOF_OK;
     /* cJSON stops after the value; anything but whitespace after it is a second value */
     size_t off = end && end >= line ? (size_t)(end - line) : len;

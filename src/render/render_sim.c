@@ -516,8 +516,11 @@ void render_sim_requests_csv(const struct sim_result *r, struct sbuf *out)
     sbuf_append(out, "id,arrival_s,first_scheduled_s,first_token_s,finish_s,prompt_len,output_len,preemptions,status\r\n");
     for (long i = 0; i < r->requests; i++) {
         const struct sim_request *q = &r->reqs[i];
+        /* refused: turned away at an instance holding --max-concurrent-requests (HTTP 429), which the
+         * summary counts apart (refused_busy); rejected: too long for the KV cache or the context */
         if (q->rejected)
-            sbuf_printf(out, "%ld,%.6f,,,%.6f,%ld,%ld,0,rejected\r\n", i, q->arrival_s, q->finish_s, q->prompt, q->output);
+            sbuf_printf(out, "%ld,%.6f,,,%.6f,%ld,%ld,0,%s\r\n", i, q->arrival_s, q->finish_s, q->prompt, q->output,
+                        q->refused_busy ? "refused" : "rejected");
         else
             sbuf_printf(out, "%ld,%.6f,%.6f,%.6f,%.6f,%ld,%ld,%d,completed\r\n", i, q->arrival_s, q->first_sched_s,
                         q->first_token_s, q->finish_s, q->prompt, q->output, q->preemptions);

@@ -162,6 +162,34 @@ static void csv_field(struct sbuf *out, const char *s)
     }
 }
 
+/* A cell's text in Markdown: a '|' would end the cell (GFM tables), so it is written "\|": a
+ * catalog name "My | GPU" had split its row into one more column than the header. */
+static size_t cell_len(const char *s, enum table_format f)
+{
+    size_t n = strlen(s);
+    if (f == TABLE_MD)
+        for (const char *p = s; (p = strchr(p, '|')) != NULL; p++)
+            n++;
+    return n;
+}
+
+static void cell_append(struct sbuf *out, const char *s, enum table_format f)
+{
+    if (f != TABLE_MD) {
+        sbuf_append(out, s);
+        return;
+    }
+    for (const char *p = s; *p;) {
+        size_t k = strcspn(p, "|");
+        sbuf_appendn(out, p, k);
+        p += k;
+        if (*p == '|') {
+            sbuf_append(out, "\\|");
+            p++;
+        }
+    }
+}
+
 void table_render(const struct table *t, enum table_format f, struct sbuf *out)
 {
     char buf[64];
@@ -189,12 +217,12 @@ void table_render(const struct table *t, enum table_format f, struct sbuf *out)
     size_t width[TABLE_MAX_COLS] = { 0 };
     bool num[TABLE_MAX_COLS] = { false };
     for (int c = 0; c < t->ncols; c++) {
-        width[c] = strlen(t->col[c]);
+        width[c] = cell_len(t->col[c], f);
         num[c] = col_numeric(t, c);
         if (f == TABLE_MD && width[c] < 3)
             width[c] = 3;
         for (size_t r = 0; r < t->nrows; r++) {
-            size_t w = strlen(table_cell_text(t, r, c, buf));
+            size_t w = cell_len(table_cell_text(t, r, c, buf), f);
             if (w > width[c])
                 width[c] = w;
         }
@@ -221,11 +249,11 @@ void table_render(const struct table *t, enum table_format f, struct sbuf *out)
                 continue;
             }
             const char *s = r == 0 ? t->col[c] : table_cell_text(t, r - 2, c, buf);
-            size_t pad = width[c] - strlen(s);
+            size_t pad = width[c] - cell_len(s, f);
             bool last = c == t->ncols - 1;
             if (num[c])
                 sbuf_pad(out, ' ', pad);
-            sbuf_append(out, s);
+            cell_append(out, s, f);
             if (!num[c] && (!last || f == TABLE_MD))
                 sbuf_pad(out, ' ', pad);
         }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/parse.h"
 
@@ -331,11 +332,38 @@ void workload_free(struct workload *w)
     w->npairs = 0;
 }
 
+/* A header whose columns are the expected ones in another order is an error: the rows are
+ * read by position, so "prompt_len,output_len,arrival_s" had its header dropped and its rows
+ * read as arrival 10 s, prompt 10, output 0 ("prompt_len and output_len must be whole numbers"
+ * on line 2, or a silently wrong run where the values fit). Names are compared without blanks
+ * and quotes, in any case; a header of other names is taken as it stands (by position). */
+static int csv_header_order(const char *const *f, const size_t *fl, int nf, const char *const *names,
+                            const char *fname, struct llmroof_err *err)
+{
+    for (int k = 0; k < nf; k++) {
+        const char *a = f[k], *b = f[k] + fl[k];
+        while (a < b && (*a == ' ' || *a == '"'))
+            a++;
+        while (b > a && (b[-1] == ' ' || b[-1] == '"'))
+            b--;
+        for (int j = 0; names[j]; j++)
+            if (j != k && strlen(names[j]) == (size_t)(b - a) && !strncasecmp(a, names[j], (size_t)(b - a))) {
+                char order[128] = "";
+                for (int i = 0; names[i]; i++)
+                    snprintf(order + strlen(order), sizeof order - strlen(order), "%s%s", i ? "," : "", names[i]);
+                return llmroof_err_set(err, LLMROOF_EINPUT, "%s:1: the header puts column '%s' in place %d; the "
+                                       "columns are read by position, in the order %s", fname, names[j], k + 1, order);
+            }
+    }
+    return LLMROOF_OK;
+}
+
 /* Splits CSV text into lines and fields; calls fn per data row with its fields. A UTF-8 byte
  * order mark before the first line is skipped. The first line is a header when its first
  * field starts with a letter, '_' or '"' (a column name); a row starting with a digit, '.',
- * a sign or a space is data, so it is checked (and a bad one is an error), never dropped. */
-static int csv_rows(const char *text, size_t len, const char *fname, int nfields,
+ * a sign or a space is data, so it is checked (and a bad one is an error), never dropped. A
+ * header naming the expected columns (names, NULL-terminated) out of order is an error. */
+static int csv_rows(const char *text, size_t len, const char *fname, int nfields, const char *const *names,
                      int (*fn)(void *ctx, const char *const *f, const size_t *flen, long line, struct llmroof_err *err),
                      void *ctx, struct llmroof_err *err)
 {
@@ -373,8 +401,12 @@ static int csv_rows(const char *text, size_t len, const char *fname, int nfields
         }
         if (line == 1 && fl[0] > 0 &&
             ((f[0][0] >= 'a' && f[0][0] <= 'z') || (f[0][0] >= 'A' && f[0][0] <= 'Z') || f[0][0] == '_' ||
-             f[0][0] == '"'))
+             f[0][0] == '"')) {
+            int hrc = csv_header_order(f, fl, nf, names, fname, err);
+            if (hrc)
+                return hrc;
             continue; /* header */
+        }
         if (nf != nfields)
             return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: expected %d comma-separated fields, found %d", fname,
                                    line, nfields, nf);
@@ -422,7 +454,8 @@ int workload_parse_pairs(const char *text, size_t len, const char *fname, struct
     memset(w, 0, sizeof *w);
     w->kind = WORKLOAD_PAIRS;
     struct pairs_ctx c = { w, 0, fname };
-    int rc = csv_rows(text, len, fname, 2, add_pair, &c, err);
+    static const char *const names[] = { "prompt_len", "output_len", NULL };
+    int rc = csv_rows(text, len, fname, 2, names, add_pair, &c, err);
     if (!rc && w->npairs == 0)
         rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: no (prompt_len, output_len) rows", fname);
     if (rc)
@@ -675,7 +708,8 @@ int workload_parse_trace(const char *text, size_t len, const char *fname, size_t
                          size_t *n, struct llmroof_err *err)
 {
     struct trace_ctx c = { NULL, 0, 0, max_rows, fname };
-    int rc = csv_rows(text, len, fname, 3, add_trace, &c, err);
+    static const char *const names[] = { "arrival_s", "prompt_len", "output_len", NULL };
+    int rc = csv_rows(text, len, fname, 3, names, add_trace, &c, err);
     if (!rc && c.n == 0)
         rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: no requests (rows of arrival_s,prompt_len,output_len)", fname);
     if (rc) {

@@ -71,6 +71,12 @@ sed 's/"attention_sinks": true/"attention_sinks": "yes"/' data/models.json >"$T/
 printf '{"model_type":"llama","hidden_size":8,"num_hidden_layers":2,"num_attention_heads":64,"head_dim":null,"intermediate_size":16,"vocab_size":100,"max_position_embeddings":128}' >"$T/hf-headdim-null.json"
 printf '{"model_type":"opt","hidden_size":768,"num_hidden_layers":12,"num_attention_heads":12,"ffn_dim":3072,"vocab_size":50272,"max_position_embeddings":1000000000}' >"$T/hf-opt-pos.json"
 printf '{"model_type":"llama","hidden_size":4096,"num_hidden_layers":2,"num_attention_heads":32,"intermediate_size":16,"vocab_size":100,"max_position_embeddings":128,"tie_word_embeddings":"yes"}' >"$T/hf-tie-yes.json"
+# not a decoder-only LLM: an encoder-decoder (T5) and a masked-language encoder (BERT)
+printf '{"architectures":["T5ForConditionalGeneration"],"d_ff":2048,"d_kv":64,"d_model":512,"is_encoder_decoder":true,"model_type":"t5","num_heads":8,"num_layers":6,"vocab_size":32128}' >"$T/hf-t5.json"
+printf '{"architectures":["BertForMaskedLM"],"hidden_size":768,"intermediate_size":3072,"max_position_embeddings":512,"model_type":"bert","num_attention_heads":12,"num_hidden_layers":12,"vocab_size":30522}' >"$T/hf-bert.json"
+# a multimodal config whose text_config lacks a field the root has: the message names the path
+printf '{"model_type":"llava","max_position_embeddings":4096,"text_config":{"model_type":"llama","hidden_size":4096,"num_hidden_layers":32,"num_attention_heads":32,"intermediate_size":11008,"vocab_size":32000}}' >"$T/hf-text-config-ctx.json"
+printf '{"model_type":"llava","text_config":{"model_type":"llama","hidden_size":4096,"num_hidden_layers":32,"num_attention_heads":32,"intermediate_size":11008.5,"vocab_size":32000,"max_position_embeddings":4096}}' >"$T/hf-text-config-frac.json"
 
 # control characters in names: JSON escapes that decode to ESC and to a newline
 gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"name":"t"/"name":"x\\u001b[2Jy"/' >"$T/ctl-name.json"
@@ -78,6 +84,9 @@ gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"name":"t"/"name":"t","aliases":["a\\nb"]/'
 # trace and workload CSVs without a header: a first row starting with a sign or a space is
 # data (checked), never a header (dropped)
 printf -- '-1,10,10\n0.5,10,10\n' >"$T/trace-neg-first.csv"
+# a header naming the columns in another order: the rows are read by position
+printf 'arrival_s,output_len,prompt_len\n0,10,20\n' >"$T/trace-swapped-header.csv"
+printf 'output_len,prompt_len\n10,20\n' >"$T/pairs-swapped-header.csv"
 printf -- '0.5,10,10\n-0,10,10\n' >"$T/trace-neg-zero.csv"
 printf ' 0.5,10,10\n1,10,10\n' >"$T/trace-space-first.csv"
 printf -- '-5,10\n10,10\n' >"$T/pairs-neg-first.csv"
@@ -90,6 +99,8 @@ printf '{"model_type":"llama","hidden_size":4096,"hidden_size":8,"num_hidden_lay
 "$bin" sweep --models deepseek-v3 --gpus h200 -t 8 --ep 8 -b 1 -p 1 -o 2 --format jsonl | sed 's/"dp_attention":false,/"dp_attention":false,"ep_imbalance":0.5,/' >"$T/imb-base.jsonl"
 "$bin" sweep --models llama-2-7b --gpus a100 -t 1 -b 1,2 -p 1 -o 2 --format jsonl >"$T/nul-base.jsonl"
 printf '\000' | dd of="$T/nul-base.jsonl" bs=1 seek=10 conv=notrunc 2>/dev/null
+# a sweep written as CSV (sweep's default format) given to check
+"$bin" sweep --models llama-2-7b --gpus a100 -t 1 -b 1 -p 1 -o 2 --format csv >"$T/csv-base.jsonl"
 
 fail=0 count=0
 tab=$(printf '\t')

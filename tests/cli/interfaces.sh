@@ -64,6 +64,14 @@ check "report --svg-dir creates a missing directory" sh -c "[ $rc = 0 ] && [ -f 
 "$bin" report --svg-dir "$tmp/plainfile/x" >"$tmp/out" 2>"$tmp/err"; rc=$?
 check "report --svg-dir under a file is refused before the work (exit 2) with a message, nothing on stdout" \
     sh -c "[ $rc = 2 ] && [ ! -s '$tmp/out' ] && grep -q 'cannot create directory' '$tmp/err'"
+# a failed run leaves no new file, nor the directories it made for them (docs/reliability.md):
+# a stdout that cannot be written had left the new, empty $tmp/gone/deep behind
+"$bin" report --svg-dir "$tmp/gone/deep" >/dev/full 2>"$tmp/err"; rc=$?
+check "report --svg-dir that fails on stdout exits 1 and removes the directories it made" \
+    sh -c "[ $rc = 1 ] && [ ! -e '$tmp/gone' ] && grep -q 'cannot write to stdout' '$tmp/err'"
+mkdir "$tmp/kept"
+"$bin" report --svg-dir "$tmp/kept/new" >/dev/full 2>/dev/null
+check "... but not a directory that was there before" sh -c "[ -d '$tmp/kept' ] && [ ! -e '$tmp/kept/new' ]"
 
 # --gpus all, as sweep has it
 n=$("$bin" list gpus --format csv | tail -n +2 | wc -l)
@@ -95,5 +103,14 @@ check "every key a catalog source cites is defined in docs/sources.md${missing:+
 # no source points outside the repository (a relative path such as ../shared/... that no clone has)
 bad=$(grep -ho '"source": *"[^"]*"' data/*.json | grep -e '\.\./' | head -3)
 check "no catalog source cites a path outside the repository${bad:+ (not: $bad)}" [ -z "$bad" ]
+
+# llmroof serve reads its options before it runs llmroof-serve: --help and a usage error need no
+# server binary (a copy of llmroof alone, with no llmroof-serve beside it or on PATH, had said
+# "cannot run llmroof-serve", exit 1, to both)
+mkdir "$tmp/alone" && cp "$bin" "$tmp/alone/llmroof"
+PATH=/usr/bin:/bin "$tmp/alone/llmroof" serve --help >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "serve --help without llmroof-serve prints the help, exit 0" sh -c "[ $rc = 0 ] && grep -q '^usage: llmroof serve' '$tmp/out' && [ ! -s '$tmp/err' ]"
+PATH=/usr/bin:/bin "$tmp/alone/llmroof" serve --port 99999 >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "serve --port 99999 without llmroof-serve is a usage error, exit 2" sh -c "[ $rc = 2 ] && [ ! -s '$tmp/out' ] && grep -q \"option '--port' expects a port number\" '$tmp/err'"
 
 exit $fail

@@ -136,6 +136,21 @@ check "sweep CSV and JSONL have the same rows" cmp -s "$tmp/n1" "$tmp/n2"
 check "simulate output does not depend on file outputs, and repeats byte for byte" cmp -s "$tmp/s1" "$tmp/s2"
 check "requests-out has a header and 40 rows" [ "$(wc -l <"$tmp/req.csv")" = 41 ]
 check "trace-out is a Chrome trace" grep -q '"traceEvents"' "$tmp/trace.json"
+# a request turned away at --max-concurrent-requests (HTTP 429, counted as refused_busy) is
+# "refused", one too long for the KV cache "rejected": both had read "rejected"
+"$bin" simulate -m llama-2-7b -g a100 --rate 2 -n 3 -q --max-concurrent-requests 1 --workload fixed:1000:1000 \
+    --requests-out "$tmp/busy.csv" >/dev/null 2>&1
+check "requests-out says refused for a request turned away busy" sh -c "tr -d '\r' <'$tmp/busy.csv' | grep -c ',refused\$' | grep -qx 2"
+"$bin" simulate -m llama-2-7b -g a100 --rate 2 -n 3 -q --workload fixed:100000:10 \
+    --requests-out "$tmp/long.csv" >/dev/null 2>&1
+check "requests-out says rejected for a request too long for the KV cache" sh -c "tr -d '\r' <'$tmp/long.csv' | grep -c ',rejected\$' | grep -qx 3"
+# --range's uncertainty.json is read before the run, as every input is: a data directory without
+# it fails at once (the run's own warning had come first, after the whole simulation)
+mkdir "$tmp/nounc" && cp data/gpus.json data/models.json "$tmp/nounc/"
+LLMROOF_DATA="$tmp/nounc" "$bin" simulate -m llama-2-7b -g a100 --rate 2 -n 3 -q --workload fixed:100000:10 --range \
+    >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "simulate --range without uncertainty.json exits 2 before the run" \
+    sh -c "[ $rc = 2 ] && [ ! -s '$tmp/out' ] && grep -q 'uncertainty.json: cannot read file' '$tmp/err' && ! grep -q 'every request was rejected' '$tmp/err'"
 # a disaggregated run's trace names each instance's track by its pool, and each has its own batch
 # counter (one counter had jumped between the instances' batches)
 "$bin" simulate -m llama-2-7b -g a100 --rate 5 -n 30 -q --prefill-pool 1 --decode-pool 2 \

@@ -88,6 +88,14 @@ class SameAsTheCommandLine(unittest.TestCase):
         self.assertEqual(len(rows), 4)  # 1 model x 2 GPUs x 2 TP
         self.assertEqual({r["tp"] for r in rows}, {1, 2})
 
+    def test_a_format_of_none_is_the_default(self):
+        # format=None is no option: the JSON (for sweep the JSON Lines rows), not the table text
+        want = cli_json("estimate", "-m", "llama-2-7b", "-g", "a100")
+        self.assertEqual(llmroof.estimate(model="llama-2-7b", gpu="a100", format=None), want)
+        self.assertEqual(llmroof.estimate(model="llama-2-7b", gpu="a100", format=False), want)
+        rows = llmroof.sweep(models="llama-2-7b", gpus="a100", tp=1, batch=8, prompt=512, output=128, format=None)
+        self.assertEqual(len(rows), 1)
+
     def test_list_is_reachable_through_call(self):
         got = llmroof.call("list", "gpus")
         self.assertEqual(got, cli_json("list", "gpus"))

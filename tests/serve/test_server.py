@@ -295,6 +295,22 @@ class Server(unittest.TestCase):
         st, _, data = self.post("simulate", {"model": "llama-2-7b", "gpu": "a100", "workload": "csv:/etc/passwd"})
         self.assertEqual(st, 400)
 
+    def test_null_or_false_file_options_are_no_options(self):
+        # false and null give no option (docs/api.md), so they name no file and ask no other
+        # format: "format": null had been refused as "always json"
+        want = self.post("estimate", {"model": "llama-2-7b", "gpu": "a100"})
+        for key in ["format", "svg", "gpus_file", "trace_out"]:
+            for v in [None, False]:
+                st, _, data = self.post("estimate", {"model": "llama-2-7b", "gpu": "a100", key: v})
+                self.assertEqual((st, data), (200, want[2]), (key, v))
+        st, _, data = self.post("list", {"args": "gpus", "format": None})
+        self.assertEqual(st, 200)
+        self.assertEqual(json.loads(data)["schema"], "llmroof.list/1")
+        # "command" is no option: refused whatever its value, naming it
+        st, _, data = self.post("estimate", {"model": "llama-2-7b", "gpu": "a100", "command": None})
+        self.assertEqual(st, 400)
+        self.assertIn("field 'command' comes from the path", self.error(data))
+
     def test_roofline_svg_comes_back_in_the_response(self):
         st, hdr, data = self.post("roofline.svg", {"model": "llama-2-7b", "gpu": "a100"})
         self.assertEqual((st, hdr["Content-Type"]), (200, "image/svg+xml"))

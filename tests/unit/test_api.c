@@ -188,6 +188,45 @@ static void lists_and_positionals_should_reach_the_command(void **state)
     llmroof_free(msg);
 }
 
+/* "format": null or false is no option (docs/api.md: "false, null: nothing"), so the format
+ * stays the request's default, json: it had counted as given and the response was the table
+ * text (Python's estimate(format=None) returned a str). "args": null is no positional argument. */
+static void a_null_format_should_keep_the_json_default(void **state)
+{
+    int st;
+    char *cli = cli_stdout("estimate -m llama-2-7b -g a100 --format json", &st);
+    assert_int_equal(st, 0);
+    static const char *const reqs[] = {
+        "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"format\":null}",
+        "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"format\":false}",
+        "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"args\":null}",
+    };
+    for (size_t i = 0; i < sizeof reqs / sizeof reqs[0]; i++) {
+        char *resp = NULL, *msg = NULL;
+        int rc = llmroof_ctx_call(ctx_of(state), reqs[i], &resp, &msg);
+        if (rc != 0 || !resp || strcmp(resp, cli) != 0) {
+            print_error("request %s: rc %d, response %.80s, message %s\n", reqs[i], rc, resp ? resp : "(none)",
+                        msg ? msg : "(none)");
+            fail();
+        }
+        llmroof_free(resp);
+        llmroof_free(msg);
+    }
+    free(cli);
+}
+
+/* A key given twice is refused, whichever it is: "args" twice had run the second list, "command"
+ * twice the first command, and "batch": 2 beside "batch": null the 2 (the server refused them). */
+static void a_key_given_twice_should_be_refused(void **state)
+{
+    expect_refused(state, "{\"command\":\"show\",\"args\":[\"model\",\"llama-2-7b\"],\"args\":[\"gpu\",\"a100\"]}",
+                   "request: a key is given twice (byte 48)");
+    expect_refused(state, "{\"command\":\"estimate\",\"command\":\"memory\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\"}",
+                   "request: a key is given twice (byte 22)");
+    expect_refused(state, "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"batch\":2,\"batch\":null}",
+                   "request: a key is given twice");
+}
+
 /* A request naming a catalog file loads its own catalog; the context's stays as it was. */
 static void catalog_files_should_extend_the_catalog_for_one_call(void **state)
 {
@@ -732,6 +771,8 @@ int main(void)
         cmocka_unit_test(estimate_should_equal_the_cli_json),
         cmocka_unit_test(memory_options_should_translate_like_the_command_line),
         cmocka_unit_test(lists_and_positionals_should_reach_the_command),
+        cmocka_unit_test(a_null_format_should_keep_the_json_default),
+        cmocka_unit_test(a_key_given_twice_should_be_refused),
         cmocka_unit_test(catalog_files_should_extend_the_catalog_for_one_call),
         cmocka_unit_test(unknown_model_should_fail_with_the_cli_message),
         cmocka_unit_test(bad_values_and_options_should_fail_with_status_2),

@@ -969,6 +969,13 @@ static void hf_cache_lookup_finds_the_snapshot_or_says_where_it_looked(void **st
     fclose(f);
     assert_int_equal(catalog_hf_resolve("Org/Model", root, NULL, out, sizeof out, &err), 0);
     assert_string_equal(out, file);
+    /* refs/main names a snapshot without config.json (pruned): the snapshot that holds one is
+     * taken, not "not in the HuggingFace cache (looked for snapshots/ * /config.json)" */
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/hub/models--Org--Model/refs' '%s/hub/models--Org--Model/snapshots/def456' && "
+                              "echo def456 > '%s/hub/models--Org--Model/refs/main'", root, root, root);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(catalog_hf_resolve("Org/Model", root, NULL, out, sizeof out, &err), 0);
+    assert_string_equal(out, file);
     /* not cached: the message names the directory looked in */
     assert_int_equal(catalog_hf_resolve("Org/Other", root, NULL, out, sizeof out, &err), LLMROOF_EINPUT);
     assert_non_null(strstr(err.msg, "models--Org--Other/snapshots"));

@@ -1,0 +1,1 @@
+calibrate tests/data/validation/one-row.csv -g a100-sxm4-80gb --holdout --format json
