@@ -15,9 +15,10 @@
 /* The engine's work beside a --fast step's GPU time, as estimate and the simulator take it: TGI
  * 0.8's copy of its contiguous K/V (B decodes at context ctx, roofline_kv_copy_s) and the CPU work
  * per scheduled sequence (roofline_cpu_step_s; the API server's streaming is left out, as
- * estimate leaves it). */
+ * estimate leaves it): cpu_seqs the sequences one scheduler holds (with data-parallel attention
+ * the busiest replica's), cpu_tokens their context tokens (what a Ray actor's engine carries). */
 static double fast_engine_s(const struct llmroof_setup *s, const struct llmroof_shard *sh, double gpu_s, double B,
-                            double ctx, double seqs)
+                            double ctx, double cpu_seqs, double cpu_tokens)
 {
     double t = gpu_s;
     if (s->eff.kv_copy && B >= 2) {
@@ -27,7 +28,7 @@ static double fast_engine_s(const struct llmroof_setup *s, const struct llmroof_
         t += copy_s;
     }
     const double workers = sh->gpus > 1 || s->eff.ray_workers ? (double)sh->gpus : 0.0;
-    return roofline_cpu_step_s(&s->eff, t, seqs, workers, false, 0.0, 0.0, B * ctx);
+    return roofline_cpu_step_s(&s->eff, t, cpu_seqs, workers, false, 0.0, 0.0, cpu_tokens);
 }
 
 static double fast_pass(const struct llmroof_setup *s, const struct llmroof_shard *sh, double B, double ctx, double P,
@@ -39,7 +40,7 @@ static double fast_pass(const struct llmroof_setup *s, const struct llmroof_shar
         struct llmroof_batch b = batch_decode(B, ctx);
         if (q > 0)
             batch_add(&b, fmin(q * P, cap_tok), past, &sh->few);
-        return fast_engine_s(s, sh, sim_step_time(s, sh, &b), B, ctx, seqs);
+        return fast_engine_s(s, sh, sim_step_time(s, sh, &b), B, ctx, seqs, B * ctx);
     }
     const double n = (double)sh->attn_dp;
     const double busy = fmin(P * fmax(q / n, fmin(q, 1.0)), cap_tok);
@@ -54,7 +55,11 @@ static double fast_pass(const struct llmroof_setup *s, const struct llmroof_shar
     struct llmroof_phase ph;
     estimate_ops_replicas(s->model, sh, &s->dt, &hot, &all, &least, &ops);
     roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &ops, &ph);
-    return fast_engine_s(s, sh, ph.time_s, B, ctx, seqs);
+    /* each replica schedules its own sequences beside the others (estimate's and the simulator's
+     * rule): the busiest replica's decodes and its share of the prompts set the CPU's work */
+    const double busy_dec = estimate_busiest_seqs(B, sh->attn_dp);
+    const double busy_seqs = busy_dec + (q > 0 ? fmax(q / n, fmin(q, 1.0)) : 0.0);
+    return fast_engine_s(s, sh, ph.time_s, B, ctx, busy_seqs, busy_dec * ctx);
 }
 
 /* One plan_step_fixed_point solve. Its step f(t) at the prompts arriving in t (q of them): the
