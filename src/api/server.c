@@ -369,6 +369,11 @@ static int check_limits(llmroof_ctx *ctx, const char *cmd, const cJSON *req, con
                      pool[0], pool[1], lim->max_instances);
             return 400;
         }
+        /* --capacity-band reruns the whole simulation at the band's low and high service rate:
+         * three runs for each point (a review: the limit had counted one) */
+        const cJSON *band = opt_item(req, "capacity-band");
+        if (band && !cJSON_IsNull(band) && !cJSON_IsFalse(band))
+            points *= 3;
         double per = 0;
         const char *spec = NULL;
         const bool counted = sim_request_tokens(req, &per, &spec);

@@ -353,6 +353,15 @@ class Server(unittest.TestCase):
             st, _, data = self.post("simulate", obj)
             self.assertEqual(st, 200, (wl, data[:300]))
             self.assertEqual(json.loads(data)["requests"], 20000)
+        # --capacity-band reruns the simulation at the band's low and high service rate: three runs,
+        # 20,000 x 400 x 3 = 2.4e7 tokens past 2e7 (one run, 8e6, had been counted); without it one
+        obj = {"model": "llama-2-7b", "gpu": "a100", "requests": 20000, "workload": "sharegpt:200:200"}
+        st, _, data = self.post("simulate", dict(obj, capacity_band=10))
+        self.assertEqual(st, 400)
+        self.assertIn("20000 requests x 400 prompt + output tokens (the means of workload 'sharegpt:200:200') x 3 runs",
+                      self.error(data))
+        st, _, data = self.post("simulate", dict(obj, capacity_band=None))
+        self.assertEqual(st, 200, data[:300])
 
     def test_framing_headers_that_disagree_are_400(self):
         # two Content-Length headers were taken as the first; Transfer-Encoding beside Content-Length
