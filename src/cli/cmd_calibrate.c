@@ -82,6 +82,11 @@ int cmd_calibrate(struct cli *c, int argc, char **argv)
     }
     /* with --holdout, odd rows of this GPU are set aside */
     bool *held = calloc(n ? n : 1, sizeof *held);
+    if (!held) {
+        free(rows);
+        free(cases);
+        return cli_fail(c, &(struct llmroof_err){ LLMROOF_EINTERNAL, "out of memory" });
+    }
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (cases[i].mapped && cases[i].gpu == g && x.holdout && (k++ % 2 == 1)) {
@@ -115,6 +120,12 @@ int cmd_calibrate(struct cli *c, int argc, char **argv)
     }
     /* errors before the fit, on the training rows, for the table */
     struct val_case *before = malloc(sizeof *before * (n ? n : 1));
+    if (!before) {
+        free(held);
+        free(rows);
+        free(cases);
+        return cli_fail(c, &(struct llmroof_err){ LLMROOF_EINTERNAL, "out of memory" });
+    }
     memcpy(before, cases, sizeof *before * n);
     for (size_t i = 0; i < n; i++) {
         before[i].mapped = cases[i].gpu == g && !held[i] && rows && before[i].model;
