@@ -187,6 +187,35 @@ static void hf_identity(struct llmroof_model *m, const char *id, const cJSON *ro
     snprintf(m->source, sizeof m->source, "imported from HuggingFace config %s (model_type %s)", fname, type);
 }
 
+/* The context a YaRN-scaled config serves where its max_position_embeddings states the context
+ * before scaling: Qwen2.5's and Qwen3's model cards enable YaRN by adding `rope_scaling` {"type":
+ * "yarn", "factor": 4, "original_max_position_embeddings": 32768} to a config whose
+ * max_position_embeddings is 32,768, and vLLM then serves factor x original = 131,072
+ * (config.py _get_and_verify_max_len). Configs that state the scaled context already
+ * (DeepSeek-V3's 163,840 = 40 x 4,096, gpt-oss's 131,072 over an original of 4,096) are left as
+ * stated, and so are other rope types (linear, dynamic, llama3, longrope: their configs state the
+ * context they serve). `rope_parameters` is transformers 5's name for the object. At most 1e9. */
+static void hf_rope_context(const cJSON *doc, long *ctx)
+{
+    const cJSON *rs = cJSON_GetObjectItemCaseSensitive(doc, "rope_scaling");
+    if (!cJSON_IsObject(rs))
+        rs = cJSON_GetObjectItemCaseSensitive(doc, "rope_parameters");
+    if (!cJSON_IsObject(rs))
+        return;
+    const cJSON *ty = cJSON_GetObjectItemCaseSensitive(rs, "rope_type");
+    if (!cJSON_IsString(ty))
+        ty = cJSON_GetObjectItemCaseSensitive(rs, "type");
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(rs, "factor");
+    const cJSON *orig = cJSON_GetObjectItemCaseSensitive(rs, "original_max_position_embeddings");
+    if (!cJSON_IsString(ty) || strcmp(ty->valuestring, "yarn") != 0 || !cJSON_IsNumber(f) ||
+        !(f->valuedouble > 1.0) || !(f->valuedouble <= 1e6) || !cJSON_IsNumber(orig) || !(orig->valuedouble >= 1) ||
+        (double)*ctx > orig->valuedouble)
+        return;
+    const double scaled = floor(floor(orig->valuedouble) * f->valuedouble);
+    if (scaled > (double)*ctx && scaled <= 1e9)
+        *ctx = (long)scaled;
+}
+
 /* What is not a decoder-only LLM, said as such before any field is read: an encoder-decoder
  * (is_encoder_decoder: true; T5, BART, Whisper) or a masked-language encoder (BERT, RoBERTa,
  * ModernBERT: architectures names only *ForMaskedLM heads). Their fields had passed for a
@@ -417,6 +446,7 @@ int catalog_model_from_hf_warn(const char *text, size_t len, const char *fname, 
     /* Falcon configs have no max_position_embeddings key; FalconConfig's default is 2048. */
     if ((rc = hf_int(fname, doc, k_ctx, fam != HF_FALCON, 2048, 1, 1000000000, &m->max_context, err)))
         goto out;
+    hf_rope_context(doc, &m->max_context);
 
     switch (fam) {
     case HF_LLAMA:

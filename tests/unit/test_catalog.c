@@ -986,6 +986,40 @@ static void hf_cache_lookup_finds_the_snapshot_or_says_where_it_looked(void **st
     assert_int_equal(system(cmd), 0);
 }
 
+/* YaRN as Qwen's model cards enable it: rope_scaling {yarn, factor 4, original 32,768} on a config
+ * of max_position_embeddings 32,768 serves 4 x 32,768 = 131,072 (vLLM's max_model_len); a config
+ * that states its scaled context (gpt-oss: 131,072 over an original 4,096) keeps it, and other
+ * rope types (linear: Gemma 3's factor 8) state what they serve. */
+static void import_hf_extends_the_context_by_yarn(void **state)
+{
+    (void)state;
+    char path[512], *text;
+    size_t len;
+    struct llmroof_err err = { 0 };
+    snprintf(path, sizeof path, "%s/hf/qwen2.5-1.5b.json", LLMROOF_TEST_FIXTURES);
+    assert_int_equal(catalog_read_file(path, 1 << 20, &text, &len, &err), 0);
+    char *at = strstr(text, "\"max_position_embeddings\": 32768,");
+    assert_non_null(at);
+    static const struct { const char *field; long ctx; } cases[] = {
+        { "", 32768 },
+        { "\"rope_scaling\": {\"type\": \"yarn\", \"factor\": 4.0, \"original_max_position_embeddings\": 32768},", 131072 },
+        { "\"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 4.0, \"original_max_position_embeddings\": 32768},", 131072 },
+        { "\"rope_parameters\": {\"rope_type\": \"yarn\", \"factor\": 2, \"original_max_position_embeddings\": 32768},", 65536 },
+        { "\"rope_scaling\": {\"type\": \"yarn\", \"factor\": 32.0, \"original_max_position_embeddings\": 4096},", 32768 },
+        { "\"rope_scaling\": {\"rope_type\": \"linear\", \"factor\": 8.0},", 32768 },
+        { "\"rope_scaling\": {\"type\": \"yarn\", \"factor\": \"4\", \"original_max_position_embeddings\": 32768},", 32768 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char doc[8192];
+        snprintf(doc, sizeof doc, "%.*s%s%s", (int)(at - text), text, cases[i].field, at);
+        struct llmroof_model m;
+        memset(&err, 0, sizeof err);
+        assert_int_equal(catalog_model_from_hf(doc, strlen(doc), "q.json", "q", &m, &err), 0);
+        assert_int_equal(m.max_context, cases[i].ctx);
+    }
+    free(text);
+}
+
 static void import_hf_rejects_unsupported_and_inconsistent_configs(void **state)
 {
     struct llmroof_model m;
@@ -1394,6 +1428,7 @@ int main(void)
         cmocka_unit_test(user_file_replaces_same_id),
         cmocka_unit_test(model_validation_rejects_bad_heads_types_and_enums),
         cmocka_unit_test(import_hf_matches_curated_entries),
+        cmocka_unit_test(import_hf_extends_the_context_by_yarn),
         cmocka_unit_test(import_hf_rejects_unsupported_and_inconsistent_configs),
         cmocka_unit_test(import_hf_takes_qwen3_moe_leading_dense_layers),
         cmocka_unit_test(import_hf_warns_about_what_it_does_not_model),
