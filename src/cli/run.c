@@ -46,6 +46,53 @@ static const struct command commands[] = {
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
+/* Edit distance of a and b (insertions, deletions, substitutions and adjacent transpositions:
+ * optimal string alignment), both at most 32 characters; 99 beyond. */
+static int osa_distance(const char *a, const char *b)
+{
+    const size_t la = strlen(a), lb = strlen(b);
+    if (la > 32 || lb > 32)
+        return 99;
+    int d[33][33];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = (int)i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = (int)j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            int v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < v)
+                v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v)
+                v = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+        }
+    return d[la][lb];
+}
+
+/* The command a mistyped name most likely meant: the one within two edits (the first nearest),
+ * or the only one it begins ("sim" for simulate); NULL when none or several. */
+static const char *nearest_command(const char *name)
+{
+    const char *best = NULL, *prefix = NULL;
+    int bd = 3, nprefix = 0;
+    const size_t ln = strlen(name);
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        const int dd = osa_distance(name, commands[i].name);
+        if (dd < bd) {
+            bd = dd;
+            best = commands[i].name;
+        }
+        if (ln >= 2 && strncmp(commands[i].name, name, ln) == 0) {
+            prefix = commands[i].name;
+            nprefix++;
+        }
+    }
+    return best ? best : nprefix == 1 ? prefix : NULL;
+}
+
 static void usage(FILE *f)
 {
     fputs("usage: llmroof [--gpus-file F] [--models-file F] [--format FMT] COMMAND [ARGS]\n\n"
@@ -193,7 +240,11 @@ int cli_run(const struct cli_io *io, int argc, char **argv, unsigned flags)
         if (strcmp(commands[i].name, name) == 0)
             cmd = &commands[i];
     if (!cmd) {
-        rc = cli_usage_error(&c, "unknown command '%s'", CLI_CLIP(name));
+        const char *near = nearest_command(name);
+        if (near)
+            rc = cli_usage_error(&c, "unknown command '%s' (did you mean '%s'?)", CLI_CLIP(name), near);
+        else
+            rc = cli_usage_error(&c, "unknown command '%s'", CLI_CLIP(name));
         goto done;
     }
     c.cmd = cmd->name;
