@@ -428,6 +428,9 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
     kvb(t, "moe_tp_shared_local", e->moe_tp_shared_local,
         e->moe_tp_shared_local ? "--moe-tp: shared experts and dense layers on each replica's tokens"
                                : "--moe-tp: shared experts and dense layers gathered with the routed experts");
+    kvb(t, "dp_lm_head_split", e->dp_lm_head_split,
+        e->dp_lm_head_split ? "--dp-attention: the LM head split over every GPU of the stage"
+                            : "--dp-attention: each replica's own LM head");
     kvb(t, "cuda_only", e->cuda_only, e->cuda_only ? "CUDA kernels only: runs on no AMD GPU" : "runs on NVIDIA and AMD GPUs");
     kvb(t, "pd_kv_full_window", e->pd_kv_full_window,
         "disaggregated: pools hold and send every layer's whole context, windowed ones too");

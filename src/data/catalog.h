@@ -418,6 +418,11 @@ struct llmroof_engine {
                                          (vLLM V1's data parallelism: only the routed experts form the DP x TP
                                          group, SharedFusedMoE runs the shared experts on the rank's tokens);
                                          false: gathered and split with the routed experts (SGLang) */
+    bool dp_lm_head_split;            /* with data-parallel attention the LM head is vocabulary-parallel over
+                                         every GPU of the stage, each replica's last hidden states gathered to
+                                         it and the logits gathered back (SGLang without --enable-dp-lm-head:
+                                         ParallelLMHead(use_attn_tp_group=False)); false: each replica's own
+                                         head over its attention TP (vLLM's DP ranks) */
     bool dp_attention;                /* runs data-parallel attention beside expert parallelism
                                          (--dp-attention; default true: SGLang 0.4+, vLLM V1,
                                          TensorRT-LLM's enable_attention_dp); false: it does not */

@@ -11,6 +11,7 @@ struct llmroof_layout estimate_layout(const struct llmroof_setup *s)
     struct llmroof_layout l = s->layout;
     l.tp = s->tp;
     l.shared_local = l.moe_tp > 1 && s->eff.moe_tp_shared_local; /* the engine's rule (catalog.h) */
+    l.lm_head_split = l.dp_attn && s->eff.dp_lm_head_split;       /* likewise */
     return l;
 }
 
@@ -217,6 +218,13 @@ void estimate_ops_replicas(const struct llmroof_model *m, const struct llmroof_s
         out->op[LLMROOF_OP_ROUTER] = all.op[LLMROOF_OP_ROUTER];
         out->op[LLMROOF_OP_DENSE_FFN] = all.op[LLMROOF_OP_DENSE_FFN];
         out->gemm_out[LLMROOF_OP_DENSE_FFN] = all.gemm_out[LLMROOF_OP_DENSE_FFN];
+    }
+    if (sh->lm_ranks > 0) {
+        /* the LM head split over the stage (SGLang, shard lm_ranks): every replica's logits rows on
+         * each GPU, and their gathers, as the whole batch's list counts them */
+        out->op[LLMROOF_OP_LM_HEAD] = all.op[LLMROOF_OP_LM_HEAD];
+        out->op[LLMROOF_OP_ALL_GATHER] = all.op[LLMROOF_OP_ALL_GATHER];
+        out->gemm_out[LLMROOF_OP_LM_HEAD] = all.gemm_out[LLMROOF_OP_LM_HEAD];
     }
     out->experts_hit = all.experts_hit;
     /* ... and what describes that operator: the expert weights streamed and the assignments per

@@ -133,6 +133,14 @@ int ops_shard_layout(const struct llmroof_model *m, const struct llmroof_layout 
             out->shared_intermediate_per_rank = out->moe_intermediate_per_rank;
         }
     }
+    /* SGLang's LM head under data-parallel attention (without --enable-dp-lm-head) is split over
+     * every GPU of the stage: each replica's last hidden states all-gathered to it, the logits
+     * all-gathered back (LogitsProcessor's dp_gather, then tensor_model_parallel_all_gather); a
+     * tied head is the embedding, whole on each replica */
+    if (lay->lm_head_split && out->attn_dp > 1 && !m->tied_embeddings) {
+        out->lm_vocab_per_rank = (double)m->vocab / out->gpus_per_stage;
+        out->lm_ranks = out->gpus_per_stage;
+    }
     out->gpus = out->gpus_per_stage * pp;
     out->stage_layers_max = (m->layers + pp - 1) / pp;
     out->stage_layers_min = m->layers / pp;

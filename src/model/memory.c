@@ -140,7 +140,7 @@ static double stage_weights(const struct llmroof_model *m, const struct llmroof_
     if (s == pp - 1) {
         bytes += norm_w * w;                                  /* final norm */
         if (!m->tied_embeddings || pp > 1)                    /* a tied head is copied to the last stage */
-            bytes += sh->vocab_per_rank * h * wl;
+            bytes += sh->lm_vocab_per_rank * h * wl;
     }
     return bytes;
 }
@@ -169,7 +169,7 @@ void memory_stage_shares(const struct llmroof_model *m, const struct llmroof_sha
     const double embed = (sh->vocab_per_rank + (double)m->learned_pos) * (double)m->hidden * wu;
     /* the LM head (and final norm) on the last stage, which a prompt runs on its last token only */
     const double hw = (double)m->hidden, norm_w = m->norm == LLMROOF_NORM_LAYER ? 2.0 * hw : hw;
-    const double lm = norm_w * w + (!m->tied_embeddings || pp > 1 ? sh->vocab_per_rank * hw * wl : 0.0);
+    const double lm = norm_w * w + (!m->tied_embeddings || pp > 1 ? sh->lm_vocab_per_rank * hw * wl : 0.0);
     double tot = 0;
     for (int s = 0; s < pp; s++) {
         share[s] = stage_weights(m, sh, w, we, wu, wl, s) - (s == 0 ? embed : 0.0) - (s == pp - 1 && !head ? lm : 0.0);

@@ -136,6 +136,7 @@ int ops_shard(const struct llmroof_model *m, int tp, struct llmroof_shard *out, 
     out->moe_intermediate_per_rank = (double)m->moe_intermediate / tp;
     out->shared_intermediate_per_rank = out->moe_intermediate_per_rank;
     out->vocab_per_rank = (double)m->vocab / tp;
+    out->lm_vocab_per_rank = out->vocab_per_rank;
     out->few = ops_few_rule_flops(m);
     return LLMROOF_OK;
 }
@@ -1030,8 +1031,18 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
      * position a speculative verification pass checks (the target's distribution at each drafted
      * token decides its acceptance: Leviathan et al. 2023; vLLM's and SGLang's verifiers compute
      * the logits of all k + 1 or tree positions) */
-    const double Vr = sh->vocab_per_rank;
-    op[LLMROOF_OP_LM_HEAD] = (struct llmroof_op){ 1.0, 2.0 * Sl * h * Vr, h * Vr * wl + Sl * h * a + Sl * Vr * a, 0, 3, 0 };
+    const double Vr = sh->lm_vocab_per_rank;
+    /* a head split over the stage's GPUs (shard lm_ranks: SGLang's under data-parallel attention)
+     * computes every replica's logits rows at its vocabulary slice: the rows are the stage's, all
+     * gathered to each GPU (T h at a bytes) and the logits gathered back (T V at r), two all-gathers
+     * over lm_ranks GPUs: count 2 of their mean message (the ring's time is linear in the bytes) */
+    const double Sh = sh->lm_ranks > 0 ? Sl * (double)rep : Sl;
+    op[LLMROOF_OP_LM_HEAD] = (struct llmroof_op){ 1.0, 2.0 * Sh * h * Vr, h * Vr * wl + Sh * h * a + Sh * Vr * a, 0, 3, 0 };
+    out->lm_ranks = 0;
+    if (sh->lm_ranks > 1) {
+        op[LLMROOF_OP_ALL_GATHER] = (struct llmroof_op){ 2.0, 0, 0, 0.5 * (Sh * h * a + Sh * (double)m->vocab * r), 1, 0 };
+        out->lm_ranks = sh->lm_ranks;
+    }
     if (!(Sl > 0)) {
         /* a pass that samples nothing (a prompt's pass before its last, llama.cpp computing
          * outputs only where logits are asked: estimate.c prefill_in_passes) runs no head */
@@ -1142,6 +1153,10 @@ void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *
         op[LLMROOF_OP_LM_HEAD].count = (double)medusa_heads;
         op[LLMROOF_OP_ALL_GATHER] = ag;
         op[LLMROOF_OP_ALL_GATHER].count = ag.count > 0 ? (double)medusa_heads : 0.0;
+        if (out->lm_ranks > 0) { /* the heads' own projections: each replica's, over its attention TP */
+            op[LLMROOF_OP_ALL_GATHER] = (struct llmroof_op){ 0 };
+            out->lm_ranks = 0;
+        }
         out->ep_ranks = 0;
         out->expert_wbytes = 0.0;
         out->expert_flops = 0.0;
@@ -1204,7 +1219,7 @@ void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *
         /* a head over its own, smaller vocabulary: the weights and the logits shrink with it, the
          * hidden rows it reads do not (Sl h a of h Vr w + Sl h a + Sl Vr a; flops 2 Sl h Vr) */
         struct llmroof_op *lm = &op[LLMROOF_OP_LM_HEAD];
-        const double rows = sh->vocab_per_rank > 0 ? lm->flops * a / (2.0 * sh->vocab_per_rank) : 0.0;
+        const double rows = sh->lm_vocab_per_rank > 0 ? lm->flops * a / (2.0 * sh->lm_vocab_per_rank) : 0.0;
         lm->flops *= f;
         lm->bytes = rows + f * (lm->bytes - rows);
         lm->wbytes *= f;

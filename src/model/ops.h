@@ -240,6 +240,8 @@ struct llmroof_layout {
     bool shared_local;      /* with moe_tp: the shared experts and dense MLP layers stay on each replica's
                                tokens, split over its attention TP (the engine's moe_tp_shared_local:
                                vLLM); false: gathered with the routed experts (SGLang) */
+    bool lm_head_split;     /* with dp_attn: the LM head vocabulary-parallel over the stage's GPUs (the
+                               engine's dp_lm_head_split: SGLang); false: each replica's own */
 };
 
 struct llmroof_shard {
@@ -268,7 +270,11 @@ struct llmroof_shard {
     bool kv_replicated;          /* KV heads < TP: each KV head is copied on TP/KV ranks */
     double intermediate_per_rank;     /* dense MLP width on one rank */
     double moe_intermediate_per_rank; /* one expert's width on one rank */
-    double vocab_per_rank;       /* vocabulary rows on one rank */
+    double vocab_per_rank;       /* vocabulary rows on one rank (the embedding's) */
+    double lm_vocab_per_rank;    /* the LM head's vocabulary rows on one rank: vocab_per_rank, or with
+                                    layout lm_head_split (and untied embeddings) vocab / gpus_per_stage */
+    int lm_ranks;                /* the LM head's group when it spans the replicas (lm_head_split): the
+                                    stage's GPUs; 0 = the attention TP group */
     struct ops_few_rule few;     /* which sequences of a step are few-query ones: ops_shard sets the
                                     model's FLOP rule (ops_few_rule_flops), a setup its modelled-time
                                     rule (estimate_mla_few_rule) */
@@ -418,6 +424,8 @@ struct llmroof_oplist {
                                                false: low-latency kernels (decode, one send per GPU) */
     int stage_gpus;                         /* GPUs per pipeline stage (pp_send placement), 0 = no PP */
     int mlp_ranks;                          /* op[MLP_GATHER]'s group (--moe-tp), 0 = none */
+    int lm_ranks;                           /* op[ALL_GATHER]'s group where the LM head spans the replicas
+                                               (shard lm_ranks), 0 = the attention TP group */
     double attn_kv_bytes;                   /* the K/V-cache reads inside op[ATTENTION].bytes, per instance */
     double attn_local_kv_bytes;             /* the same for op[ATTN_LOCAL] (windowed layers), per instance */
     bool local_sliding;                     /* op[ATTN_LOCAL]'s layers slide a window (FlashAttention's

@@ -127,6 +127,7 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
         e.logits_all_tokens = en->logits_all_tokens;
         e.kv_copy = en->kv_copy;
         e.moe_tp_shared_local = en->moe_tp_shared_local;
+        e.dp_lm_head_split = en->dp_lm_head_split;
         /* llama.cpp's MMQ runs on NVIDIA's int8 tensor cores (Turing, sm75, and later: PR #8075's
          * rule); other GPUs, and entries without an int8 peak, keep dequantize + a 16-bit GEMM */
         if (en->mmq_share > 0 && g->has_peak[LLMROOF_INT8] && !strncmp(g->arch, "sm", 2) &&
@@ -342,6 +343,12 @@ static double rl_comm_s(const struct roofline_prep *r, const struct llmroof_opli
         const int n = ops->mlp_ranks;
         one = 2.0 * (n > r->dom && r->gpu->net_bw_Bps > 0 ? comm_allgather_hier_s(&r->link, &r->net, n, r->dom, op->comm_bytes)
                                                             : comm_allgather_s(&r->link, n, op->comm_bytes));
+    }
+    else if (k == LLMROOF_OP_ALL_GATHER && ops->lm_ranks > 1) {
+        /* the LM head split over the stage's GPUs (ops.h lm_ranks): its gathers span the replicas */
+        const int n = ops->lm_ranks;
+        one = n > r->dom && r->gpu->net_bw_Bps > 0 ? comm_allgather_hier_s(&r->link, &r->net, n, r->dom, op->comm_bytes)
+                                                   : comm_allgather_s(&r->link, n, op->comm_bytes);
     }
     else if (tp > r->dom && r->gpu->net_bw_Bps > 0)
         one = k == LLMROOF_OP_ALL_REDUCE ? comm_allreduce_hier_s(&r->link, &r->net, tp, r->dom, op->comm_bytes)

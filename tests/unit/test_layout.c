@@ -10,7 +10,7 @@
 static int shard(const struct llmroof_model *m, int tp, int pp, int ep, bool dp, struct llmroof_shard *sh,
                  struct llmroof_err *err)
 {
-    struct llmroof_layout l = { tp, pp, ep, dp, 1.0, false, 0, false };
+    struct llmroof_layout l = { tp, pp, ep, dp, 1.0, false, 0, false, false };
     return ops_shard_layout(m, &l, sh, err);
 }
 
@@ -34,7 +34,7 @@ static void layouts_that_do_not_divide_are_refused_with_the_constraint(void **st
     assert_int_equal(shard(ds, 1, 62, 1, false, &sh, &err), LLMROOF_EINPUT);
     assert_non_null(strstr(err.msg, "61 layers"));
     /* an EP imbalance with no expert parallelism: TP 8 alone has no busiest expert rank */
-    struct llmroof_layout imb = { 8, 1, 1, false, 2.0, false, 0, false };
+    struct llmroof_layout imb = { 8, 1, 1, false, 2.0, false, 0, false, false };
     assert_int_equal(ops_shard_layout(ds, &imb, &sh, &err), LLMROOF_EINPUT);
     assert_non_null(strstr(err.msg, "--ep-imbalance 2 needs --ep greater than 1"));
     imb.ep = 8; /* with EP 8 over the TP group it stands */
@@ -117,7 +117,7 @@ static void two_batch_overlap_needs_two_micro_batches(void **state)
     const struct llmroof_model *ds = model(&cat, "deepseek-v3");
     struct llmroof_err err = { 0 };
     const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
-    struct llmroof_layout lay = { 1, 1, 8, true, 1.0, true, 0, false };
+    struct llmroof_layout lay = { 1, 1, 8, true, 1.0, true, 0, false, false };
     struct llmroof_shard sh;
     assert_int_equal(ops_shard_layout(ds, &lay, &sh, &err), 0);
     struct llmroof_oplist o;
@@ -170,13 +170,13 @@ static void mla_cache_does_not_shrink_with_tp(void **state)
     struct llmroof_mem_opts o = memory_default_opts();
     struct llmroof_memory m1, m8;
     struct llmroof_err err = { 0 };
-    struct llmroof_layout l8 = { 8, 1, 1, false, 1.0, false, 0, false };
+    struct llmroof_layout l8 = { 8, 1, 1, false, 1.0, false, 0, false, false };
     assert_int_equal(memory_eval_layout(ds, gpu(&cat, "h200"), &l8, &dt, 1000, &o, &m8, &err), 0);
     /* 70,272 bytes per token on every rank: 61 * 576 * 2 */
     assert_rel_close(m8.kv_bytes_per_token, 70272.0, 0);
     assert_rel_close(m8.kv_bytes_per_token_per_gpu, 70272.0, 0);
     /* PP 2: the fuller stage holds 31 layers: 31 * 576 * 2 = 35,712 */
-    struct llmroof_layout l2 = { 8, 2, 1, false, 1.0, false, 0, false };
+    struct llmroof_layout l2 = { 8, 2, 1, false, 1.0, false, 0, false, false };
     assert_int_equal(memory_eval_layout(ds, gpu(&cat, "h200"), &l2, &dt, 1000, &o, &m1, &err), 0);
     assert_rel_close(m1.kv_bytes_per_token_per_gpu, 35712.0, 0);
     assert_true(m1.weights_bytes_per_gpu < 0.56 * m8.weights_bytes_per_gpu);
@@ -490,6 +490,54 @@ static void windowed_layers_attend_to_the_window_only(void **state)
     catalog_free(&cat);
 }
 
+/* SGLang's LM head under data-parallel attention (engine dp_lm_head_split, without
+ * --enable-dp-lm-head) is vocabulary-parallel over every GPU of the stage: DeepSeek-V3 fp8 on 8
+ * GPUs at -t 1 --ep 8 --dp-attention holds 129,280 / 8 = 16,160 rows a GPU, 7,168 x 16,160 x 2 B =
+ * 231,669,760 B of bf16 head where each replica's own held 1,853,358,080 (1,621,688,320 B less
+ * weights a GPU). A decode step of 64 sequences (8 a replica) computes every replica's 64 rows at
+ * the slice: 2 x 64 x 7,168 x 16,160 = 14,826,864,640 FLOPs (the same as 8 rows of the whole head),
+ * reading 231,669,760 + 64 x 7,168 x 2 (rows) + 64 x 16,160 x 2 (logits) = 234,655,744 B; two
+ * all-gathers over the 8 GPUs, the rows (917,504 B) and the logits (64 x 129,280 x 2 = 16,547,840
+ * B), counted as 2 of their mean 8,732,672 B. A tied head is the replicated embedding: whole. */
+static void sglang_splits_the_lm_head_over_the_replicas(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *ds = model(&cat, "deepseek-v3");
+    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false,
+                                       LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_layout l = { .tp = 1, .pp = 1, .ep = 8, .dp_attn = true, .lm_head_split = true };
+    struct llmroof_shard split, own;
+    assert_int_equal(ops_shard_layout(ds, &l, &split, NULL), 0);
+    assert_rel_close(split.lm_vocab_per_rank, 16160.0, 0);
+    assert_int_equal(split.lm_ranks, 8);
+    assert_rel_close(split.vocab_per_rank, 129280.0, 0); /* the embedding stays whole */
+    l.lm_head_split = false;
+    assert_int_equal(ops_shard_layout(ds, &l, &own, NULL), 0);
+    assert_rel_close(memory_weights_layout(ds, &own, &dt) - memory_weights_layout(ds, &split, &dt), 1621688320.0, 1e-12);
+    struct llmroof_batch b = batch_decode(64, 1000);
+    struct llmroof_oplist o;
+    ops_build(ds, &split, &dt, &b, &o);
+    assert_rel_close(o.op[LLMROOF_OP_LM_HEAD].flops, 14826864640.0, 1e-12);
+    assert_rel_close(o.op[LLMROOF_OP_LM_HEAD].bytes, 234655744.0, 1e-12);
+    assert_rel_close(o.op[LLMROOF_OP_ALL_GATHER].count, 2.0, 0);
+    assert_rel_close(o.op[LLMROOF_OP_ALL_GATHER].comm_bytes, 8732672.0, 1e-12);
+    assert_int_equal(o.lm_ranks, 8);
+    ops_build(ds, &own, &dt, &b, &o);
+    assert_rel_close(o.op[LLMROOF_OP_LM_HEAD].flops, 14826864640.0, 1e-12); /* 8 rows x 129,280 */
+    assert_rel_close(o.op[LLMROOF_OP_ALL_GATHER].count, 0.0, 0);
+    assert_int_equal(o.lm_ranks, 0);
+    /* a tied head is the embedding, whole on each replica */
+    struct llmroof_model tied = *ds;
+    tied.tied_embeddings = true;
+    l.lm_head_split = true;
+    assert_int_equal(ops_shard_layout(&tied, &l, &split, NULL), 0);
+    assert_rel_close(split.lm_vocab_per_rank, 129280.0, 0);
+    assert_int_equal(split.lm_ranks, 0);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -507,6 +555,7 @@ int main(void)
         cmocka_unit_test(expert_parallel_over_the_tp_group_combines_by_all_reduce),
         cmocka_unit_test(windowed_layers_attend_to_the_window_only),
         cmocka_unit_test(experts_split_by_width_under_dp_attention_see_every_replica_s_tokens),
+        cmocka_unit_test(sglang_splits_the_lm_head_over_the_replicas),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -275,7 +275,7 @@ static void all_to_all_moves_fp8_out_and_bf16_back_scaled_by_the_imbalance(void 
     const struct llmroof_model *ds = model(&cat, "deepseek-v3");
     struct llmroof_err err = { 0 };
     const struct llmroof_dtypes fp8 = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_FP8, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
-    struct llmroof_layout lay = { 1, 1, 8, true, 1.0, false, 0, false };
+    struct llmroof_layout lay = { 1, 1, 8, true, 1.0, false, 0, false, false };
     struct llmroof_shard sh;
     assert_int_equal(ops_shard_layout(ds, &lay, &sh, &err), 0);
     struct llmroof_batch b = batch_decode(64, 1000);
@@ -632,7 +632,7 @@ static void deepseek_layer_counts_latent_norms_shared_experts_and_fp8_group_quan
      * Binomial(64, 1/8) counts, sum over j of 1 - F(j)^8 = 11.912274 (mean 8), of the whole
      * 2048-wide experts; the shared expert whole (2048):
      * (7168 + 11.912274 * 2048 + 7168 + 2048) * 3.03125 = 123,615.4 B */
-    const struct llmroof_layout lay = { 1, 0, 8, true, 0, false, 0, false };
+    const struct llmroof_layout lay = { 1, 0, 8, true, 0, false, 0, false, false };
     struct llmroof_shard esh;
     assert_int_equal(ops_shard_layout(ds, &lay, &esh, &err), 0);
     const struct llmroof_batch b8 = batch_decode(8, 1000);
@@ -695,7 +695,7 @@ static void expert_parallel_busiest_rank_of_uniform_routing(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     const struct llmroof_model *mx = model(&cat, "mixtral-8x7b");
-    const struct llmroof_layout lay = { 8, 0, 8, false, 0, false, 0, false };
+    const struct llmroof_layout lay = { 8, 0, 8, false, 0, false, 0, false, false };
     struct llmroof_shard sh;
     struct llmroof_err err = { 0 };
     assert_int_equal(ops_shard_layout(mx, &lay, &sh, &err), 0);
@@ -705,7 +705,7 @@ static void expert_parallel_busiest_rank_of_uniform_routing(void **state)
     assert_rel_close(o.experts_hit, 1.0 - pow(0.75, 8.0), 1e-12);
     assert_rel_close(o.expert_wbytes, (1.0 - pow(0.75, 8.0)) * 352321536.0, 1e-12);
     /* a stated --ep-imbalance is taken as given: 1 is the mean rank, a quarter of an expert */
-    const struct llmroof_layout given = { 8, 0, 8, false, 1.0, false, 0, false };
+    const struct llmroof_layout given = { 8, 0, 8, false, 1.0, false, 0, false, false };
     assert_int_equal(ops_shard_layout(mx, &given, &sh, &err), 0);
     ops_build(mx, &sh, &FP16, &b, &o);
     assert_rel_close(o.expert_wbytes, 0.25 * 352321536.0, 1e-12);
@@ -780,8 +780,8 @@ static void ops_build_writes_every_byte(void **state)
     int built = 0;
     for (size_t i = 0; i < cat.n_models; i++) {
         const struct llmroof_model *m = &cat.models[i];
-        const struct llmroof_layout lays[] = { { 1, 0, 0, false, 0, false, 0, false }, { 8, 0, 0, false, 0, false, 0, false },
-                                               { 1, 2, 0, false, 0, false, 0, false }, { 1, 0, 8, true, 1.3, true, 0, false } };
+        const struct llmroof_layout lays[] = { { 1, 0, 0, false, 0, false, 0, false, false }, { 8, 0, 0, false, 0, false, 0, false, false },
+                                               { 1, 2, 0, false, 0, false, 0, false, false }, { 1, 0, 8, true, 1.3, true, 0, false, false } };
         for (size_t l = 0; l < sizeof lays / sizeof lays[0]; l++) {
             struct llmroof_shard sh;
             if (ops_shard_layout(m, &lays[l], &sh, NULL))
