@@ -229,6 +229,9 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
          * layer and one attention layer's K/V per token; Medusa's heads their residual blocks and
          * vocabulary projections (ops_medusa_bytes), no cache */
         struct llmroof_mem_opts mo = x.s.mem;
+        /* a model with recurrent layers keeps a state per draft position beside each sequence's own
+         * (serve/sim.h sim_spec_state_copies: the verified positions less its own) */
+        mo.spec_states = spec.verify > 1 ? (double)(spec.verify - 1) : 0.0;
         if (spec.draft) {
             struct llmroof_memory dm;
             if ((rc = memory_eval(spec.draft, g, setup.tp, &setup.dt, ctx_len, &x.s.mem, &dm, &err)))

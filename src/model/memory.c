@@ -442,17 +442,19 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
             out->max_batch = per_blocks > 0 ? floor(blocks / per_blocks) * (double)sh.attn_dp : 0.0;
         }
     }
+    /* a sequence's states: its own, and under speculative decoding one per draft position */
+    const double seq_state = out->state_bytes_per_seq_per_gpu * (1.0 + (o->spec_states > 0 ? o->spec_states : 0.0));
     if (out->state_bytes_per_seq_per_gpu > 0 && o->block_size > 1 && out->kv_bytes_per_token_per_gpu > 0) {
         /* each sequence holds its state beside its KV, in whole blocks of the pool as the simulator
          * gives them (serve/sim.c state_blocks; vLLM's hybrid allocator pages the state too):
          * Jamba at TP 2 on H100s, 1,000 tokens: 63 + 33 blocks a sequence, 1,854, where the state's
          * bytes unrounded gave 1,869 beside simulate's 1,854 */
         const double bs = (double)o->block_size;
-        const double state_blocks = ceil(out->state_bytes_per_seq_per_gpu / (out->kv_bytes_per_token_per_gpu * bs));
+        const double state_blocks = ceil(seq_state / (out->kv_bytes_per_token_per_gpu * bs));
         out->max_batch = floor((cap / bs) / (per_seq / bs + state_blocks) + 1e-9) * (double)sh.attn_dp;
     } else if (out->state_bytes_per_seq_per_gpu > 0) { /* each sequence holds its state beside its KV */
         out->max_batch = floor(out->kv_capacity_bytes_per_gpu /
-                               (per_seq * out->kv_bytes_per_token_per_gpu + out->state_bytes_per_seq_per_gpu)) *
+                               (per_seq * out->kv_bytes_per_token_per_gpu + seq_state)) *
                          (double)sh.attn_dp;
     }
     if (out->free_bytes_per_gpu <= 0)

@@ -21,6 +21,8 @@ struct llmroof_mem_opts {
     double drafter_bytes;       /* a speculative drafter's weights per GPU beside the target's (a draft
                                    model's, or an EAGLE/MTP head's layer), bytes; 0: none */
     double drafter_kv_bytes;    /* K/V the drafter caches per token per GPU beside the target's, bytes */
+    double spec_states;         /* recurrent states a sequence holds beside its own under speculative
+                                   decoding (serve/sim.h sim_spec_state_copies), 0 without */
     bool kv_copy;               /* the engine copies its contiguous KV tensor every step (engine kv_copy):
                                    old and new live together, so the pool holds half the tokens */
     bool util_static;           /* mem_util covers weights and the KV pool only (SGLang's

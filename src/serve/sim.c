@@ -748,7 +748,7 @@ static void advance(struct runner *r, struct engine *e, double start, double now
                  * snapshot of the state at its end (state_blocks more), when there is room */
                 const long tok = (e->windowed ? (long)floor(held_tokens(e, (double)r->cached_len) + 1e-9)
                                               : r->cached_len) / e->bs,
-                           snap = e->state_blocks;
+                           snap = e->snap_blocks;
                 if (snap <= kv_free(e, rs->replica)) {
                     kv_take(e, rs->replica, snap);
                     pg->blocks = tok + snap;
@@ -1182,6 +1182,8 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     struct llmroof_mem_opts mo = c->mem;
     mo.max_batched_tokens = (double)e->budget; /* memory sizes one rank's workspace from its share */
     mo.speculative = c->spec.kind != SIM_SPEC_NONE; /* SGLang reserves more beside a drafter */
+    /* a recurrent state per draft position beside each decoding sequence's own (state_blocks below) */
+    mo.spec_states = c->disaggregated && pool == 0 ? 0.0 : sim_spec_state_copies(&c->spec);
     mo.max_seqs = (double)(sim_rank_share(c, nrep, c->max_seqs) * nrep); /* the instance's logits buffer, as
                                                                             `memory` sizes it */
     struct llmroof_memory mem;
@@ -1303,8 +1305,15 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
      * allocator also gives the state pages of the KV pool) */
     /* (a block's bytes: per_token, a drafter's K/V included, as the blocks were counted above;
      * the target's alone had given Nemotron-Nano under EAGLE 278 state blocks, not 223) */
+    e->snap_blocks = mem.state_bytes_per_seq_per_gpu > 0 && per_token > 0
+                         ? (long)ceil(mem.state_bytes_per_seq_per_gpu / (per_token * (double)e->bs))
+                         : 0;
+    /* speculative decoding keeps a state per draft position the verification may roll back to
+     * (sim_spec_state_copies), beside the sequence's own: a decoding instance's sequences hold
+     * them all; a prefill instance of a disaggregated run verifies nothing */
+    const double copies = e->prefill_only ? 0.0 : sim_spec_state_copies(&c->spec);
     e->state_blocks = mem.state_bytes_per_seq_per_gpu > 0 && per_token > 0
-                          ? (long)ceil(mem.state_bytes_per_seq_per_gpu / (per_token * (double)e->bs))
+                          ? (long)ceil(mem.state_bytes_per_seq_per_gpu * (1.0 + copies) / (per_token * (double)e->bs))
                           : 0;
     e->state_gpu_bytes = mem.state_bytes_per_seq_per_gpu > 0 ? mem.state_bytes_per_seq_per_gpu : 0.0;
     e->st.kv_blocks_total = e->total_blocks;

@@ -59,6 +59,14 @@ struct sim_spec {
  * (config.json draft_vocab_size: yuhuili/EAGLE3-LLaMA3.1-Instruct-8B; SpecForge's configs) */
 #define SIM_SPEC_EAGLE3_VOCAB 32000L
 
+/* The recurrent states a sequence of a model with linear/SSM layers holds beside its own under
+ * speculative decoding: one per draft position its verification may roll back to, the verified
+ * positions less its own (a chain's k, a tree's tokens - 1); 0 without speculation. vLLM's
+ * MambaSpec takes num_speculative_tokens more state blocks a request (v1 mamba spec decoding);
+ * SGLang's MambaPool an intermediate_ssm_state_cache of speculative_num_draft_tokens states (one
+ * more, and the conv windows, which this count leaves out). */
+double sim_spec_state_copies(const struct sim_spec *sp);
+
 /* Expected tokens emitted per verification step: (1 - alpha^(k+1)) / (1 - alpha)
  * (Leviathan et al. 2023, equation 1). */
 double sim_spec_tokens_per_step(int k, double alpha);

@@ -237,8 +237,10 @@ struct engine {
     double kv_extra_share;       /* a drafter's share of a token's K/V in the pool (a draft model, or
                                     an EAGLE/MTP head's one full-attention layer), 0 without */
     bool kv_extra_draft;         /* that share is the draft model's (its own windows), else a head's */
-    long state_blocks;           /* blocks one sequence's recurrent state takes (and one cached prefix's
-                                    state snapshot), 0 without linear/SSM layers */
+    long state_blocks;           /* blocks one sequence's recurrent state takes, with a speculative run's
+                                    states per draft position (sim_spec_state_copies), 0 without
+                                    linear/SSM layers */
+    long snap_blocks;            /* blocks one state takes: a cached prefix's snapshot of it */
     struct deque waiting;        /* arrived, not running (preempted ones at the front) */
     struct deque handoff;        /* decode instance: prefilled requests waiting for its KV blocks
                                     before their transfer starts (their prefill state: the prefill

@@ -632,7 +632,7 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
                    r->cached_len > 0 && rs->target > r->cached_len;
     retry:;
         long start = hit ? r->cached_len : rs->computed;
-        long have = hit ? pg->blocks - e->state_blocks : 0; /* the prefix's token blocks */
+        long have = hit ? pg->blocks - e->snap_blocks : 0; /* the prefix's token blocks */
         bool prefill = false;
         const long lim = budget_for(e, it, rep);
         long chunk = lim > 0 ? next_work(r, e, rs, start, lim, &prefill) : 0;

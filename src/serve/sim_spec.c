@@ -6,6 +6,13 @@
 #include <math.h>
 #include <stdlib.h>
 
+double sim_spec_state_copies(const struct sim_spec *sp)
+{
+    if (sp->kind == SIM_SPEC_NONE)
+        return 0.0;
+    return sp->tokens > 0 ? (double)(sp->tokens - 1) : (double)sp->k;
+}
+
 double sim_spec_tokens_per_step(int k, double alpha)
 {
     /* expected accepted drafts + the target's own token: sum_{i=0..k} alpha^i */

@@ -435,6 +435,36 @@ static void an_eagle_head_of_a_moe_target_holds_a_dense_mlp(void **state)
     catalog_free(&cat);
 }
 
+/* Under speculative decoding a sequence of a hybrid model holds a recurrent state per draft
+ * position beside its own (mem_opts spec_states, as the simulator takes it). Qwen3-Next-80B-A3B
+ * at TP 4 on an H200, 2,048 tokens, blocks of 16: 9,879,552 B of state a GPU; at 12,288 B a token
+ * one state is ceil(9,879,552 / 196,608 = 50.25) = 51 blocks, four (k = 3) 39,518,208 / 196,608 =
+ * 201 exactly; a sequence 128 token blocks + those: max batch floor(blocks / (128 + 51)) against
+ * floor(blocks / (128 + 201)). */
+static void speculation_keeps_a_recurrent_state_per_draft_position(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *m = model(&cat, "qwen3-next-80b-a3b");
+    const struct llmroof_layout lay = { .tp = 4, .pp = 1, .ep = 1 };
+    const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false,
+                                       LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_mem_opts o = theoretical();
+    o.block_size = 16;
+    struct llmroof_memory one, four;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(memory_eval_layout(m, gpu(&cat, "h200"), &lay, &dt, 2048, &o, &one, &err), 0);
+    o.spec_states = 3;
+    assert_int_equal(memory_eval_layout(m, gpu(&cat, "h200"), &lay, &dt, 2048, &o, &four, &err), 0);
+    assert_rel_close(one.state_bytes_per_seq_per_gpu, 9879552.0, 1e-12);
+    assert_rel_close(four.state_bytes_per_seq_per_gpu, 9879552.0, 1e-12); /* one state's figure */
+    assert_rel_close(one.kv_bytes_per_token_per_gpu, 12288.0, 1e-12);
+    const double blocks = one.kv_capacity_tokens_replica / 16.0;
+    assert_rel_close(one.max_batch, floor(blocks / (128.0 + 51.0)), 1e-12);
+    assert_rel_close(four.max_batch, floor(blocks / (128.0 + 201.0)), 1e-12);
+    catalog_free(&cat);
+}
+
 /* Under PP the fullest stage's K/V per token is its own attention layers', not the model's: the
  * head's one layer is that over the stage's count. Qwen3-Next at TP 4 x PP 2: 12 attention
  * layers, 6 a stage; a layer's K/V on a GPU 1 replicated KV head x 256 x 2 (K, V) x 2 B = 1,024 B
@@ -515,6 +545,7 @@ int main(void)
         cmocka_unit_test(an_eagle_head_caches_a_full_layer_beside_windowed_layers),
         cmocka_unit_test(an_mtp_head_under_pp_caches_one_layer_of_its_stage),
         cmocka_unit_test(an_eagle_head_of_a_moe_target_holds_a_dense_mlp),
+        cmocka_unit_test(speculation_keeps_a_recurrent_state_per_draft_position),
         cmocka_unit_test(prepared_held_tokens_match_the_direct_count),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

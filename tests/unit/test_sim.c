@@ -2368,6 +2368,36 @@ static void a_shared_prefix_leaves_arrivals_and_lengths_alone(void **state)
  * needs ceil(999 / 16) = 63 - 2 shared + 51 = 112 > 120 - 53 = 67 free as a hit, with nothing
  * running to free a block: it waited for ever. Now the unreferenced prefix is evicted and it
  * computes it again (63 + 51 = 114 <= 120). */
+/* Under speculative decoding a sequence of a model with recurrent layers holds a state per draft
+ * position beside its own (sim_spec_state_copies: vLLM's MambaSpec num_speculative_blocks, SGLang's
+ * intermediate_ssm_state_cache). Qwen3-Next-80B-A3B at TP 4 on H200s: 9,879,552 B of state a GPU;
+ * with the MTP head's layer a token is 12,288 + 1,024 = 13,312 B, a block 16 x 13,312 = 212,992 B.
+ * Without speculation (12,288 B a token, 196,608 a block) ceil(50.25) = 51 blocks; MTP k = 1:
+ * 2 states, ceil(19,759,104 / 212,992 = 92.77) = 93; k = 3: 4 states, ceil(39,518,208 / 212,992 =
+ * 185.55) = 186 (47 before this rule, one state). A cached prefix keeps one state's snapshot. */
+static void speculation_keeps_a_recurrent_state_per_draft_position(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 100, 20, NULL, 0 };
+    struct sim_config c = config(&cat, "qwen3-next-80b-a3b", "h200-sxm-141gb", 4, &w);
+    c.mode = SIM_OFFLINE;
+    c.requests = 2;
+    static const struct { int k; long blocks; } cases[] = { { 0, 51 }, { 1, 93 }, { 3, 186 } };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        c.spec = cases[i].k ? (struct sim_spec){ SIM_SPEC_MTP, cases[i].k, 0.7, NULL, 0, 0, 0 }
+                            : (struct sim_spec){ SIM_SPEC_NONE, 0, 0.0, NULL, 0, 0, 0 };
+        struct sim_result r;
+        run(&c, &r);
+        assert_int_equal(r.completed, 2);
+        assert_int_equal(r.inst[0].state_blocks, cases[i].blocks);
+        sim_result_free(&r);
+    }
+    assert_rel_close(sim_spec_state_copies(&(struct sim_spec){ SIM_SPEC_EAGLE, 4, 0.7, NULL, 4, 16, 0 }), 15.0, 0);
+    catalog_free(&cat);
+}
+
 static void a_recurrent_prefix_snapshot_never_stalls_a_lone_request(void **state)
 {
     (void)state;
@@ -4688,6 +4718,7 @@ int main(void)
         cmocka_unit_test(each_attention_replica_caches_the_prefix),
         cmocka_unit_test(attention_replicas_schedule_beside_each_other),
         cmocka_unit_test(a_recurrent_prefix_snapshot_never_stalls_a_lone_request),
+        cmocka_unit_test(speculation_keeps_a_recurrent_state_per_draft_position),
         cmocka_unit_test(a_shared_prefix_leaves_arrivals_and_lengths_alone),
         cmocka_unit_test(no_evict_admission_reserves_a_windowed_requests_peak),
         cmocka_unit_test(shared_blocks_count_once_in_kv_occupancy),
