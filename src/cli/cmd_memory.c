@@ -168,6 +168,30 @@ int cmd_memory(struct cli *c, int argc, char **argv)
                 sbuf_printf(&c->out, "the engine's default memory fraction at %d GPUs is %.3f; --mem-util 0.9 (SGLang's "
                                      "--mem-fraction-static) leaves room\n",
                             mem.gpus, mem.mem_util);
+            /* the token budget's workspace, not the weights, leaves no room: the largest budget that
+             * does (a reviewer's note: the hints named a larger TP or narrower weights only) */
+            if (!s.mem.workspace_set && !s.mem.util_static && mem.workspace_bytes_per_gpu > 0 &&
+                mem.weights_bytes_per_gpu + mem.reserve_bytes_per_gpu + mem.drafter_bytes_per_gpu < mem.usable_bytes &&
+                s.mem.max_batched_tokens > 16) {
+                double lo = 16, hi = s.mem.max_batched_tokens; /* lo fits a sequence (checked below), hi does not */
+                struct llmroof_mem_opts mo = s.mem;
+                struct llmroof_memory tm;
+                struct llmroof_err e2 = { 0 };
+                mo.max_batched_tokens = lo;
+                if (memory_eval_layout(m, g, &lay, &dt, s.context, &mo, &tm, &e2) == 0 && tm.fits) {
+                    while (hi - lo > 1) {
+                        mo.max_batched_tokens = floor(0.5 * (lo + hi));
+                        if (memory_eval_layout(m, g, &lay, &dt, s.context, &mo, &tm, &e2) == 0 && tm.fits)
+                            lo = mo.max_batched_tokens;
+                        else
+                            hi = mo.max_batched_tokens;
+                    }
+                    sbuf_printf(&c->out, "the workspace of the %.0f-token budget takes %s: --max-batched-tokens %.0f or "
+                                         "less fits a %ld-token sequence\n",
+                                s.mem.max_batched_tokens, cli_fmt_bytes(mem.workspace_bytes_per_gpu, b1, sizeof b1),
+                                lo >= 1024 ? 1024.0 * floor(lo / 1024.0) : lo, s.context);
+                }
+            }
             /* the layout's GPUs where one is asked about (EP, PP): "at TP 1" read as one GPU */
             struct ckpt_fit_hint hint; /* in the user's terms: --weight-bits asks for bits, not a dtype */
             if (ckpt_fit_hint(m, g, &lay, &dt, s.context, &s.mem, &hint) && lay_s[0])
