@@ -1122,14 +1122,29 @@ double ops_eagle3_extra_bytes(const struct llmroof_model *m, const struct llmroo
     const double h = (double)m->hidden, w = ops_weight_bytes(dt);
     /* the mean layer stands for a decoder layer and EAGLE's 2h -> h projection: add the q/k/v
      * projection's second h of inputs, the projection's third h and the head's own LM head */
-    return h * head_qkv_width(m, sh) * w + h * h * w +
-           h * (hd.vocab / (double)sh->tp) * ops_unquantized_bytes(m, dt, true);
+    /* its head vocabulary-parallel as the target's (shard lm_vocab_per_rank: over the attention
+     * TP, or over the stage where SGLang splits the head under data-parallel attention), as
+     * ops_build_draft reads it */
+    const double lm_share = m->vocab > 0 ? sh->lm_vocab_per_rank / (double)m->vocab : 1.0 / (double)sh->tp;
+    return h * head_qkv_width(m, sh) * w + h * h * w + h * hd.vocab * lm_share * ops_unquantized_bytes(m, dt, true);
 }
 
 void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
                      const struct llmroof_batch *b, int medusa_heads, const struct ops_head *head,
                      struct llmroof_oplist *out)
 {
+    if (medusa_heads > 0 && sh->lm_ranks > 0) {
+        /* Medusa's heads are projections of their own on each replica, over its attention TP
+         * (ops_medusa_bytes holds them so): the target's head split over the stage (lm_ranks)
+         * is not theirs. Built on it, a head had read V / stage-GPUs rows for every replica's
+         * logits where memory held V / TP a GPU (Qwen3-30B-A3B, SGLang, -t 1 --ep 4
+         * --dp-attention, 4 heads, 64 sequences: a draft step read 0.68 GB of the 2.52 GB held) */
+        struct llmroof_shard own = *sh;
+        own.lm_ranks = 0;
+        own.lm_vocab_per_rank = own.vocab_per_rank;
+        ops_build_draft(m, &own, dt, b, medusa_heads, head, out);
+        return;
+    }
     /* one batch: SGLang's draft worker never splits (TboForwardBatchPreparer.prepare returns for
      * is_draft_worker), so its all-to-all hides under nothing */
     ops_build_split(m, sh, dt, b, false, out);
@@ -1153,10 +1168,6 @@ void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *
         op[LLMROOF_OP_LM_HEAD].count = (double)medusa_heads;
         op[LLMROOF_OP_ALL_GATHER] = ag;
         op[LLMROOF_OP_ALL_GATHER].count = ag.count > 0 ? (double)medusa_heads : 0.0;
-        if (out->lm_ranks > 0) { /* the heads' own projections: each replica's, over its attention TP */
-            op[LLMROOF_OP_ALL_GATHER] = (struct llmroof_op){ 0 };
-            out->lm_ranks = 0;
-        }
         out->ep_ranks = 0;
         out->expert_wbytes = 0.0;
         out->expert_flops = 0.0;
@@ -1223,6 +1234,13 @@ void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *
         lm->flops *= f;
         lm->bytes = rows + f * (lm->bytes - rows);
         lm->wbytes *= f;
-        op[LLMROOF_OP_ALL_GATHER].comm_bytes *= f;
+        /* the logits gathered shrink with it; under a head split over the stage (lm_ranks) the
+         * hidden rows gathered to it do not: its message is the mean of the rows' gather (Sh h a,
+         * = rows) and the logits' (Sh V r) */
+        struct llmroof_op *ag = &op[LLMROOF_OP_ALL_GATHER];
+        if (out->lm_ranks > 0)
+            ag->comm_bytes = 0.5 * rows + f * (ag->comm_bytes - 0.5 * rows);
+        else
+            ag->comm_bytes *= f;
     }
 }

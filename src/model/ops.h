@@ -570,7 +570,8 @@ void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *
 /* The weight bytes an EAGLE-3 head holds on one rank of `sh` beyond the target's mean layer (which
  * stands for EAGLE's layer and fusing projection): the q/k/v projection's second h of inputs (TP
  * sharded as the target's), the third h of its fusing projection (replicated: a plain Linear in
- * SGLang and vLLM) and its own LM head over eagle3_vocab tokens (vocabulary-parallel). */
+ * SGLang and vLLM) and its own LM head over eagle3_vocab tokens (vocabulary-parallel as the
+ * target's: shard lm_vocab_per_rank). */
 double ops_eagle3_extra_bytes(const struct llmroof_model *m, const struct llmroof_shard *sh,
                               const struct llmroof_dtypes *dt, long eagle3_vocab);
 /* Weight bytes that `heads` Medusa heads hold on one rank of `sh`, those ops_build_draft reads:

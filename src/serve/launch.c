@@ -204,10 +204,18 @@ static void trtllm(const struct plan_input *in, const struct limits *lim, const 
         add(b, bn, " --pp_size %ld", (long)s.pp);
     if (s.ep > 1)
         add(b, bn, " --ep_size %ld", (long)s.ep);
-    add(b, bn, " --max_batch_size %ld", lim->seqs);
-    add(b, bn, " --max_num_tokens %ld", lim->tokens);
-    if (s.dp > 1)
+    /* under attention DP each rank's PyExecutor schedules alone, holding max_batch_size and
+     * max_num_tokens itself (_torch/pyexecutor/_util.py, the profile's dp_rank_scheduler): the
+     * flags are one rank's, as vLLM's. The instance's sums had been printed: DeepSeek-V3 at
+     * DPA-16 under -e tensorrt-llm said --max_batch_size 32768 --max_num_tokens 131072 where the
+     * plan had simulated 2,048 and 8,192 a rank. */
+    add(b, bn, " --max_batch_size %ld", lim->rank_seqs);
+    add(b, bn, " --max_num_tokens %ld", lim->rank_tokens);
+    if (s.dp > 1) {
         add(nt, nn, "attention data parallelism is 'enable_attention_dp: true' in a --config YAML file (no flag); ");
+        add(nt, nn, "--max_batch_size and --max_num_tokens are per attention data-parallel rank (the instance's %ld "
+                    "sequences and %ld tokens over %ld ranks); ", lim->seqs, lim->tokens, (long)s.dp);
+    }
     if (in->dt.kv != LLMROOF_FP16 && in->dt.kv != LLMROOF_BF16)
         add(nt, nn, "the KV-cache dtype (%s) is 'kv_cache_config: {dtype: ...}' in a --config YAML file (no flag); ",
             dtype_name(in->dt.kv));

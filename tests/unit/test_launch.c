@@ -75,9 +75,14 @@ static void dp_attention_splits_vllm_limits_and_notes_trtllm_yaml(void **state)
     const struct launch_cmd *g = find(&s, "sglang", "serve");
     assert_non_null(strstr(g->cmd, " --tp 4 --dp 4 --enable-dp-attention --ep-size 4 "));
     const struct launch_cmd *t = find(&s, "trtllm", "serve");
-    assert_non_null(strstr(t->cmd, " --tp_size 4 --ep_size 4 "));
+    /* TensorRT-LLM's limits are per attention-DP rank too (each rank's PyExecutor schedules
+     * alone): 64 and 512, not the instance's 256 and 2048 */
+    assert_string_equal(t->cmd, "trtllm-serve Qwen/Qwen3-235B-A22B --tp_size 4 --ep_size 4 --max_batch_size 64 "
+                                "--max_num_tokens 512");
     assert_null(strstr(t->cmd, "attention")); /* no such flag: left out */
     assert_non_null(strstr(t->note, "enable_attention_dp"));
+    assert_non_null(strstr(t->note, "per attention data-parallel rank (the instance's 256 sequences and 2048 tokens "
+                                    "over 4 ranks)"));
     assert_int_equal(t->gpus_per_instance, 4);
     /* DPA-4+MoETP-4 (mode 4): the same replicas, every expert split by width over the 4 GPUs:
      * vLLM's data parallelism without --enable-expert-parallel, SGLang's without --ep-size */
@@ -90,8 +95,24 @@ static void dp_attention_splits_vllm_limits_and_notes_trtllm_yaml(void **state)
     assert_non_null(strstr(g->cmd, " --tp 4 --dp 4 --enable-dp-attention --max-running-requests "));
     assert_null(strstr(g->cmd, "--ep-size"));
     t = find(&s, "trtllm", "serve");
-    assert_non_null(strstr(t->cmd, " --tp_size 4 --max_batch_size "));
+    assert_string_equal(t->cmd, "trtllm-serve Qwen/Qwen3-235B-A22B --tp_size 4 --max_batch_size 64 --max_num_tokens 512");
     assert_int_equal(t->gpus_per_instance, 4);
+    /* under the tensorrt-llm profile (dp_rank_scheduler: each rank holds the profile's 2,048
+     * sequences and 8,192 tokens) a rank's flags are the profile's, the instance 4 times them */
+    struct llmroof_err err = { 0 };
+    assert_int_equal(catalog_add_engines_file(&cat, LLMROOF_TEST_DATA_DIR "/engines.json", false, &err), 0);
+    in.eff.engine = catalog_find_engine(&cat, "tensorrt-llm");
+    assert_non_null(in.eff.engine);
+    launch_build(&in, &o, &s);
+    t = find(&s, "trtllm", "serve");
+    assert_string_equal(t->cmd, "trtllm-serve Qwen/Qwen3-235B-A22B --tp_size 4 --max_batch_size 2048 --max_num_tokens 8192");
+    assert_non_null(strstr(t->note, "(the instance's 8192 sequences and 32768 tokens over 4 ranks)"));
+    /* without attention DP the rank is the instance: TP-4 keeps 2,048 and 8,192 */
+    o = feasible(4, 0);
+    launch_build(&in, &o, &s);
+    t = find(&s, "trtllm", "serve");
+    assert_string_equal(t->cmd, "trtllm-serve Qwen/Qwen3-235B-A22B --tp_size 4 --max_batch_size 2048 --max_num_tokens 8192");
+    assert_null(strstr(t->note, "per attention"));
     catalog_free(&cat);
 }
 

@@ -538,6 +538,56 @@ static void sglang_splits_the_lm_head_over_the_replicas(void **state)
     catalog_free(&cat);
 }
 
+/* The drafters beside SGLang's split head (Qwen3-30B-A3B, h 2,048, V 151,936 untied, fp16, at
+ * -t 1 --ep 4 --dp-attention: 4 replicas, the head's 37,984 rows a GPU; 64 decoding sequences,
+ * 16 a replica):
+ * - Medusa's heads are each replica's own (ops_medusa_bytes holds 4 x (2,048^2 x 2 + 2,048 x
+ *   151,936 x 2) = 4 x 630,718,464 = 2,522,873,856 B): a head reads 2,048 x 151,936 x 2 =
+ *   622,329,856 + its 16 rows 65,536 + their logits 16 x 151,936 x 2 = 4,861,952: 627,257,344 B
+ *   for 2 x 16 x 2,048 x 151,936 = 9,957,277,696 FLOP, and gathers nothing at TP 1. (It had read
+ *   the split head's 160,706,560 B for all 64 rows.)
+ * - an EAGLE-3 head (32,000 tokens, f = 32,000 / 151,936) splits its own head as the target's:
+ *   memory 2,048 x 5,120 x 2 (q/k/v's second input: (32 + 2 x 4) x 128 wide) = 20,971,520 +
+ *   2,048^2 x 2 = 8,388,608 + 2,048 x 32,000 / 4 x 2 = 32,768,000: 62,128,128 B (it had held
+ *   the whole 131,072,000: 160,432,128), the 32,768,000 its LM head reads; the gathers carry the
+ *   64 rows whole and the logits at f: message 0.5 x (64 x 2,048 x 2 + 64 x 32,000 x 2) =
+ *   131,072 + 2,048,000 = 2,179,072 (f x the whole message had been 2,075,520). */
+static void drafters_beside_sglangs_split_head(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *m = model(&cat, "qwen3-30b-a3b");
+    const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false,
+                                       LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_layout l = { .tp = 1, .pp = 1, .ep = 4, .dp_attn = true, .lm_head_split = true };
+    struct llmroof_shard sh;
+    assert_int_equal(ops_shard_layout(m, &l, &sh, NULL), 0);
+    assert_rel_close(sh.lm_vocab_per_rank, 37984.0, 0);
+    const struct llmroof_batch b = batch_decode(64, 1000);
+    struct llmroof_oplist o;
+    ops_build_draft(m, &sh, &dt, &b, 4, NULL, &o);
+    assert_rel_close(o.op[LLMROOF_OP_LM_HEAD].count, 4.0, 0);
+    assert_rel_close(o.op[LLMROOF_OP_LM_HEAD].bytes, 627257344.0, 1e-12);
+    assert_rel_close(o.op[LLMROOF_OP_LM_HEAD].flops, 9957277696.0, 1e-12);
+    assert_rel_close(o.op[LLMROOF_OP_ALL_GATHER].count, 0.0, 0);
+    assert_int_equal(o.lm_ranks, 0);
+    assert_rel_close(ops_medusa_bytes(m, &sh, &dt, 4), 2522873856.0, 1e-12);
+    assert_rel_close(o.op[LLMROOF_OP_FFN].count * o.op[LLMROOF_OP_FFN].wbytes +
+                         o.op[LLMROOF_OP_LM_HEAD].count * 2048.0 * 151936.0 * 2.0,
+                     ops_medusa_bytes(m, &sh, &dt, 4), 1e-12);
+    assert_rel_close(ops_eagle3_extra_bytes(m, &sh, &dt, 32000), 62128128.0, 1e-12);
+    const struct ops_head e3 = ops_head_shape(m, 32000, false, true);
+    ops_build_draft(m, &sh, &dt, &b, 0, &e3, &o);
+    assert_int_equal(o.lm_ranks, 4);
+    assert_rel_close(o.op[LLMROOF_OP_ALL_GATHER].count, 2.0, 0);
+    assert_rel_close(o.op[LLMROOF_OP_ALL_GATHER].comm_bytes, 2179072.0, 1e-12);
+    /* the head's weights read, 32,768,000 of its 34,054,144 B (+ the rows 262,144 and the
+     * logits 64 x 8,000 x 2 = 1,024,000), are those memory holds */
+    assert_rel_close(o.op[LLMROOF_OP_LM_HEAD].bytes, 34054144.0, 1e-12);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -556,6 +606,7 @@ int main(void)
         cmocka_unit_test(windowed_layers_attend_to_the_window_only),
         cmocka_unit_test(experts_split_by_width_under_dp_attention_see_every_replica_s_tokens),
         cmocka_unit_test(sglang_splits_the_lm_head_over_the_replicas),
+        cmocka_unit_test(drafters_beside_sglangs_split_head),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
