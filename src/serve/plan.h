@@ -143,6 +143,7 @@ struct plan_option {
     double weights_bytes_per_gpu;  /* fullest GPU of one instance */
     double kv_tokens_per_gpu;      /* KV-cache tokens one instance holds, per GPU of it */
     double decode_comm_share;      /* communication / decode step at the instance's batch */
+    bool attn_dp;                  /* its attention runs in data-parallel replicas */
 };
 
 struct plan_result {

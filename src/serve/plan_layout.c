@@ -323,6 +323,7 @@ int plan_option_figures(const struct plan_input *in, int code, long batch, struc
     if ((rc = estimate_run(&s, &req, &e, err)))
         return rc;
     o->decode_comm_share = estimate_comm_share(&e.decode);
+    o->attn_dp = sh.attn_dp > 1;
     return LLMROOF_OK;
 }
 

@@ -121,12 +121,27 @@ void plan_layout_observations(const struct plan_input *in, struct plan_result *o
             snprintf(ratio, sizeof ratio, "as many %s per GPU as", unit);
         else
             snprintf(ratio, sizeof ratio, "%.3fx the %s per GPU of", per_gpu(in, t) / per_gpu(in, r), unit);
+        /* where none of a decode step's figures favours the winner (more weights, fewer KV tokens,
+         * more communication), they are not the reason, and the observation says so (a review:
+         * DPA-2+MoETP-2 beat TP-2 under SGLang on figures that all favoured TP-2). Under a
+         * prefill-first engine with data-parallel attention the reason is the scheduling: a
+         * prompt's iteration stalls only its own replica's decodes (the simulator's replicas, and
+         * SGLang's DP workers, each schedule their own) */
+        char why[240] = "";
+        const bool pf = plan_sim_config(in, t->gpu).prefill_first;
+        if (per_gpu(in, t) > per_gpu(in, r) && t->weights_bytes_per_gpu >= r->weights_bytes_per_gpu &&
+            t->kv_tokens_per_gpu <= r->kv_tokens_per_gpu && t->decode_comm_share >= r->decode_comm_share)
+            snprintf(why, sizeof why, " These do not favour it%s.",
+                     pf && t->attn_dp && !r->attn_dp
+                         ? "; its scheduling does: under this prefill-first engine a prompt's iteration stalls only "
+                           "its own attention replica's decodes"
+                         : "; the simulated steps of its load do (TTFT and TPOT in the rows)");
         plan_obs_add(out, "%s: %s serves %s the best TP layout %s: %.1f against %.1f GiB of weights "
                           "per GPU leave %.0f against %.0f KV-cache tokens per GPU, and communication is %.0f%% against "
-                          "%.0f%% of a decode step.",
+                          "%.0f%% of a decode step.%s",
                      in->gpus[gi]->id, name, ratio, rn,
                      t->weights_bytes_per_gpu / 1073741824.0, r->weights_bytes_per_gpu / 1073741824.0, t->kv_tokens_per_gpu,
-                     r->kv_tokens_per_gpu, 100 * t->decode_comm_share, 100 * r->decode_comm_share);
+                     r->kv_tokens_per_gpu, 100 * t->decode_comm_share, 100 * r->decode_comm_share, why);
     }
 }
 
