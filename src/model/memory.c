@@ -307,14 +307,17 @@ static double default_workspace(const struct llmroof_model *m, const struct llmr
      * replicas, each GPU forwarding its replica's share (SGLang sizes DP-attention buffers per DP
      * rank), so a GPU's workspace follows budget / attn_dp, not the whole instance's budget */
     const double rep = sh->attn_dp > 1 ? (double)sh->attn_dp : 1.0;
+    /* the logits buffer (fp32): the replica's rows, or with the LM head split over the stage
+     * (shard lm_ranks: SGLang) every replica's, gathered whole to each GPU */
+    const double logits = (sh->lm_ranks > 0 ? o->max_seqs : ceil(o->max_seqs / rep)) * (double)m->vocab * 4.0;
     if (sh->mlp_gather) {
         /* --moe-tp: the MLPs run on every replica's tokens, gathered (h each) with their
          * intermediate, on every GPU; attention and the logits on the replica's share */
         const double mlp = nw * inter + h;
         return ceil(o->max_batched_tokens / rep) * (per_token - nw * inter) * a + o->max_batched_tokens * mlp * a +
-               ceil(o->max_seqs / rep) * (double)m->vocab * 4.0;
+               logits;
     }
-    return ceil(o->max_batched_tokens / rep) * per_token * a + ceil(o->max_seqs / rep) * (double)m->vocab * 4.0;
+    return ceil(o->max_batched_tokens / rep) * per_token * a + logits;
 }
 
 int memory_eval(const struct llmroof_model *m, const struct llmroof_gpu *g, int tp,

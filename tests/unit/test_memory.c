@@ -465,6 +465,29 @@ static void speculation_keeps_a_recurrent_state_per_draft_position(void **state)
     catalog_free(&cat);
 }
 
+/* With the LM head split over the stage (SGLang under data-parallel attention) every GPU gathers
+ * every replica's logits rows: the workspace's fp32 logits buffer holds the instance's max_seqs,
+ * not a replica's share. DeepSeek-V3 at -t 1 --ep 8 --dp-attention, 256 sequences: (256 - 32) x
+ * 129,280 x 4 B = 115,834,880 B more a GPU. */
+static void a_split_lm_head_buffers_every_replicas_logits(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *m = model(&cat, "deepseek-v3");
+    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false,
+                                       LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_layout lay = { .tp = 1, .pp = 1, .ep = 8, .dp_attn = true };
+    struct llmroof_mem_opts o = memory_default_opts();
+    o.max_seqs = 256;
+    struct llmroof_memory own, split;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(memory_eval_layout(m, gpu(&cat, "h200"), &lay, &dt, 2048, &o, &own, &err), 0);
+    lay.lm_head_split = true;
+    assert_int_equal(memory_eval_layout(m, gpu(&cat, "h200"), &lay, &dt, 2048, &o, &split, &err), 0);
+    assert_rel_close(split.workspace_bytes_per_gpu - own.workspace_bytes_per_gpu, 115834880.0, 1e-12);
+    catalog_free(&cat);
+}
+
 /* Under PP the fullest stage's K/V per token is its own attention layers', not the model's: the
  * head's one layer is that over the stage's count. Qwen3-Next at TP 4 x PP 2: 12 attention
  * layers, 6 a stage; a layer's K/V on a GPU 1 replicated KV head x 256 x 2 (K, V) x 2 B = 1,024 B
@@ -546,6 +569,7 @@ int main(void)
         cmocka_unit_test(an_mtp_head_under_pp_caches_one_layer_of_its_stage),
         cmocka_unit_test(an_eagle_head_of_a_moe_target_holds_a_dense_mlp),
         cmocka_unit_test(speculation_keeps_a_recurrent_state_per_draft_position),
+        cmocka_unit_test(a_split_lm_head_buffers_every_replicas_logits),
         cmocka_unit_test(prepared_held_tokens_match_the_direct_count),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
