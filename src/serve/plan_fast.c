@@ -27,7 +27,9 @@ static double fast_engine_s(const struct llmroof_setup *s, const struct llmroof_
         estimate_kv_copy_s(s, B * ctx, &copy_s, &e2); /* a layout that does not build: checked before */
         t += copy_s;
     }
-    const double workers = sh->gpus > 1 || s->eff.ray_workers ? (double)sh->gpus : 0.0;
+    /* the workers one scheduler drives: with data-parallel attention its replica's (sim_worker_gpus) */
+    const double g = sh->attn_dp > 1 ? (double)(sh->tp * (sh->pp > 1 ? sh->pp : 1)) : (double)sh->gpus;
+    const double workers = g > 1 || s->eff.ray_workers ? g : 0.0;
     return roofline_cpu_step_s(&s->eff, t, cpu_seqs, workers, false, 0.0, 0.0, cpu_tokens);
 }
 

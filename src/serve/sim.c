@@ -261,6 +261,11 @@ int sim_setup_gpus(const struct llmroof_setup *s)
     return ops_layout_stage_gpus(&s->layout, s->tp) * (s->layout.pp > 1 ? s->layout.pp : 1);
 }
 
+int sim_worker_gpus(const struct llmroof_setup *s)
+{
+    return s->layout.dp_attn ? s->tp * (s->layout.pp > 1 ? s->layout.pp : 1) : sim_setup_gpus(s);
+}
+
 int sim_pipeline_lanes(const struct llmroof_setup *s, long max_seqs, bool static_batching, bool disaggregated)
 {
     const int pp = s->layout.pp;

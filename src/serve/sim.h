@@ -327,6 +327,10 @@ long sim_setup_rank_factor(const struct sim_config *c);
 /* The GPUs one instance of `s` spans, tp x pp: the Ray workers of vLLM before v0.2.7
  * (worker_seq_s, sim_cpu_step_s). */
 int sim_setup_gpus(const struct llmroof_setup *s);
+/* The GPUs one scheduler drives, whose workers its per-worker CPU work counts: with data-parallel
+ * attention a replica's (TP x PP: each replica is an engine of its own, SGLang's DP workers, vLLM's
+ * DP engine cores, as estimate counts them), else the instance's (sim_setup_gpus). */
+int sim_worker_gpus(const struct llmroof_setup *s);
 /* Pipeline lanes of one instance of `s` (docs/metrics.md "Pipeline parallelism"): with --pp N > 1
  * a continuous-batching engine keeps N micro-batches of different requests in the stages at once
  * (vLLM's N virtual engines, each its own scheduler, requests and 1/N of the KV blocks; V1's

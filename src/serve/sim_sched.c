@@ -986,7 +986,7 @@ double sim_iter_cost(const struct runner *r, const struct engine *e, const struc
     }
     const double gpu = gpu_time(r, e, it) + (c->kv_copy ? kv_copy_s(e, it) : 0.0);
     const double t = sim_cpu_step_rep_s(c, gpu, busiest, (double)it->nsched, e->setup.eff.cpu_scale,
-                                        sim_setup_gpus(&e->setup), it->b.kv_read_tokens);
+                                        sim_worker_gpus(&e->setup), it->b.kv_read_tokens);
     return c->step_scale > 0 ? t * c->step_scale : t;
 }
 

@@ -233,7 +233,7 @@ static double cap_step_s(const struct cap_engine *x, const struct llmroof_batch 
     /* data-parallel attention replicas schedule beside each other (sim_iter_cost): the mean
      * replica's share, the bound's optimistic side */
     const double rep = x->sh->attn_dp > 1 ? (double)x->sh->attn_dp : 1.0;
-    const double t = sim_cpu_step_rep_s(x->c, gpu, seqs / rep, seqs, x->s->eff.cpu_scale, sim_setup_gpus(x->s),
+    const double t = sim_cpu_step_rep_s(x->c, gpu, seqs / rep, seqs, x->s->eff.cpu_scale, sim_worker_gpus(x->s),
                                         b->kv_read_tokens);
     return x->c->step_scale > 0 ? t * x->c->step_scale : t;
 }

@@ -963,6 +963,12 @@ static void fast_steps_charge_the_busiest_replicas_cpu(void **state)
     s.eff.cpu_overlap = 0.0;
     assert_true(plan_step_fixed_point(&s, &sh, false, 1024, 1000, 1000, 0, 4096, &t1));
     assert_rel_close(t1 - t0, 128 * 5e-6, 1e-9);
+    /* a worker's cost per sequence counts the replica's GPUs (TP 1 x PP 1: one, no workers to
+     * drive), not the stage's 8 (sim_worker_gpus): 8 x 1 us x 128 had been added */
+    s.eff.worker_seq_s = 1e-6;
+    double t2 = 0;
+    assert_true(plan_step_fixed_point(&s, &sh, false, 1024, 1000, 1000, 0, 4096, &t2));
+    assert_rel_close(t2, t1, 1e-12);
     catalog_free(&cat);
 }
 

@@ -2292,6 +2292,30 @@ static void each_attention_replica_caches_the_prefix(void **state)
  * iteration, then 49 decode steps of the same 4 sequences. At 5 us a sequence, not overlapped, a
  * step costs 2 x 5 = 10 us more than without the CPU work (4 x 5 = 20 us before this fix), and
  * TPOT = (e2e - TTFT) / 49 is that step: the difference is 10 us exactly. */
+/* The GPUs one scheduler drives (its per-worker CPU work): with data-parallel attention a
+ * replica's TP x PP, else the instance's. */
+static void a_scheduler_drives_its_replicas_gpus(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_setup s = { model(&cat, "deepseek-v3"), gpu(&cat, "h200"), 1,
+                               { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE },
+                               roofline_default_effs(gpu(&cat, "h200")), { 0 } };
+    s.layout = (struct llmroof_layout){ .tp = 1, .pp = 1, .ep = 8, .dp_attn = true };
+    assert_int_equal(sim_setup_gpus(&s), 8);
+    assert_int_equal(sim_worker_gpus(&s), 1);
+    s.tp = 2;
+    s.layout.tp = 2;
+    s.layout.pp = 2;
+    assert_int_equal(sim_setup_gpus(&s), 16);
+    assert_int_equal(sim_worker_gpus(&s), 4);
+    s.layout = (struct llmroof_layout){ .tp = 8, .pp = 1, .ep = 8 };
+    s.tp = 8;
+    assert_int_equal(sim_worker_gpus(&s), 8);
+    catalog_free(&cat);
+}
+
 static void attention_replicas_schedule_beside_each_other(void **state)
 {
     (void)state;
@@ -4717,6 +4741,7 @@ int main(void)
         cmocka_unit_test(a_cached_system_prompt_skips_its_prefill),
         cmocka_unit_test(each_attention_replica_caches_the_prefix),
         cmocka_unit_test(attention_replicas_schedule_beside_each_other),
+        cmocka_unit_test(a_scheduler_drives_its_replicas_gpus),
         cmocka_unit_test(a_recurrent_prefix_snapshot_never_stalls_a_lone_request),
         cmocka_unit_test(speculation_keeps_a_recurrent_state_per_draft_position),
         cmocka_unit_test(a_shared_prefix_leaves_arrivals_and_lengths_alone),
