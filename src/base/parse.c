@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <stdint.h>
@@ -311,4 +312,32 @@ bool parse_list(const char *s, bool (*fn)(const char *item, void *ctx), void *ct
             return true;
         p = comma + 1;
     }
+}
+
+int parse_osa_distance(const char *a, size_t la, const char *b, size_t lb)
+{
+    if (la > PARSE_OSA_MAX || lb > PARSE_OSA_MAX)
+        return INT_MAX;
+    int rows[3][PARSE_OSA_MAX + 1];
+    int *pp = rows[0], *prev = rows[1], *cur = rows[2];
+    for (size_t j = 0; j <= lb; j++)
+        prev[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        cur[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int v = prev[j - 1] + (a[i - 1] != b[j - 1]);
+            if (prev[j] + 1 < v)
+                v = prev[j] + 1;
+            if (cur[j - 1] + 1 < v)
+                v = cur[j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && pp[j - 2] + 1 < v)
+                v = pp[j - 2] + 1;
+            cur[j] = v;
+        }
+        int *t = pp;
+        pp = prev;
+        prev = cur;
+        cur = t;
+    }
+    return prev[lb];
 }

@@ -44,4 +44,12 @@ int parse_json_dup_key(const char *s, size_t n, size_t *at);
  * item longer than 127 bytes, or when fn returns false. */
 bool parse_list(const char *s, bool (*fn)(const char *item, void *ctx), void *ctx);
 
+/* The most bytes parse_osa_distance compares on either side */
+#define PARSE_OSA_MAX 128
+/* Optimal string alignment distance of a (la bytes) and b (lb bytes): Levenshtein plus adjacent
+ * transpositions, so "llaam" -> "llama" is 1 as a person counts it, where Levenshtein says 2
+ * (Damerau, CACM 7(3) 1964).
+ * INT_MAX when either is longer than PARSE_OSA_MAX bytes. */
+int parse_osa_distance(const char *a, size_t la, const char *b, size_t lb);
+
 #endif

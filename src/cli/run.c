@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/parse.h"
 #include "cli/cli.h"
 #include "cli/optscan.h"
 #include "render/render_json.h"
@@ -46,32 +47,6 @@ static const struct command commands[] = {
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
-/* Edit distance of a and b (insertions, deletions, substitutions and adjacent transpositions:
- * optimal string alignment), both at most 32 characters; 99 beyond. */
-static int osa_distance(const char *a, const char *b)
-{
-    const size_t la = strlen(a), lb = strlen(b);
-    if (la > 32 || lb > 32)
-        return 99;
-    int d[33][33];
-    for (size_t i = 0; i <= la; i++)
-        d[i][0] = (int)i;
-    for (size_t j = 0; j <= lb; j++)
-        d[0][j] = (int)j;
-    for (size_t i = 1; i <= la; i++)
-        for (size_t j = 1; j <= lb; j++) {
-            int v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-            if (d[i - 1][j] + 1 < v)
-                v = d[i - 1][j] + 1;
-            if (d[i][j - 1] + 1 < v)
-                v = d[i][j - 1] + 1;
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
-                v = d[i - 2][j - 2] + 1;
-            d[i][j] = v;
-        }
-    return d[la][lb];
-}
-
 /* The command a mistyped name most likely meant: the one within two edits (the first nearest),
  * or the only one it begins ("sim" for simulate); NULL when none or several. */
 static const char *nearest_command(const char *name)
@@ -80,7 +55,7 @@ static const char *nearest_command(const char *name)
     int bd = 3, nprefix = 0;
     const size_t ln = strlen(name);
     for (size_t i = 0; i < NCOMMANDS; i++) {
-        const int dd = osa_distance(name, commands[i].name);
+        const int dd = parse_osa_distance(name, strlen(name), commands[i].name, strlen(commands[i].name));
         if (dd < bd) {
             bd = dd;
             best = commands[i].name;

@@ -1,6 +1,7 @@
 /* catalog_suggest.c - "did you mean": the catalog's ids nearest a mistyped name, by folded
  * edit distance, substrings and words (docs/catalog.md). */
 #include "data/catalog_internal.h"
+#include "base/parse.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -15,7 +16,7 @@
  * "llama-3.1-8b" are one name. A name is folded to its letters and digits, lowercased (bytes
  * of UTF-8 sequences kept); a folded name longer than SUGGEST_FOLD_MAX bytes is suggested
  * nothing (no catalog name is that long, and a 300-byte paste is not a typo). */
-#define SUGGEST_FOLD_MAX 128
+#define SUGGEST_FOLD_MAX PARSE_OSA_MAX /* a folded name is always one parse_osa_distance compares */
 
 /* Folds s into out (SUGGEST_FOLD_MAX + 1 bytes); returns its length, or SIZE_MAX when too long. */
 static size_t fold_name(const char *s, char *out)
@@ -31,35 +32,6 @@ static size_t fold_name(const char *s, char *out)
     }
     out[n] = '\0';
     return n;
-}
-
-/* Optimal string alignment distance (Levenshtein plus adjacent transpositions, "lamma" ->
- * "llama" is 1 as a person counts it; Damerau, CACM 7(3) 1964) of folded a and b, each at
- * most SUGGEST_FOLD_MAX bytes. */
-static int osa_distance(const char *a, size_t la, const char *b, size_t lb)
-{
-    int rows[3][SUGGEST_FOLD_MAX + 1];
-    int *pp = rows[0], *prev = rows[1], *cur = rows[2];
-    for (size_t j = 0; j <= lb; j++)
-        prev[j] = (int)j;
-    for (size_t i = 1; i <= la; i++) {
-        cur[0] = (int)i;
-        for (size_t j = 1; j <= lb; j++) {
-            int v = prev[j - 1] + (a[i - 1] != b[j - 1]);
-            if (prev[j] + 1 < v)
-                v = prev[j] + 1;
-            if (cur[j - 1] + 1 < v)
-                v = cur[j - 1] + 1;
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && pp[j - 2] + 1 < v)
-                v = pp[j - 2] + 1;
-            cur[j] = v;
-        }
-        int *t = pp;
-        pp = prev;
-        prev = cur;
-        cur = t;
-    }
-    return prev[lb];
 }
 
 static bool has_substring(const char *hay, size_t lh, const char *needle, size_t ln)
@@ -93,7 +65,7 @@ static int fold_score(const char *q, size_t lq, const char *c, size_t lc, bool n
     size_t limit = lq / 4;
     limit = limit < 1 ? 1 : limit > 3 ? 3 : limit;
     size_t gap = lq > lc ? lq - lc : lc - lq;
-    int d = name_like || gap > limit ? -1 : osa_distance(q, lq, c, lc);
+    int d = name_like || gap > limit ? -1 : parse_osa_distance(q, lq, c, lc);
 #define BAND(base, k) ((base) + (int)((k) < 19 ? (k) : 19))
     if (d == 1)
         return 10;

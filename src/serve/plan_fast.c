@@ -17,7 +17,7 @@
  * per scheduled sequence (roofline_cpu_step_s; the API server's streaming is left out, as
  * estimate leaves it): cpu_seqs the sequences one scheduler holds (with data-parallel attention
  * the busiest replica's), cpu_tokens their context tokens (what a Ray actor's engine carries). */
-static double fast_engine_s(const struct llmroof_setup *s, const struct llmroof_shard *sh, double gpu_s, double B,
+static double fast_engine_s(const struct llmroof_setup *s, double gpu_s, double B,
                             double ctx, double cpu_seqs, double cpu_tokens)
 {
     double t = gpu_s;
@@ -27,8 +27,8 @@ static double fast_engine_s(const struct llmroof_setup *s, const struct llmroof_
         estimate_kv_copy_s(s, B * ctx, &copy_s, &e2); /* a layout that does not build: checked before */
         t += copy_s;
     }
-    /* the workers one scheduler drives: with data-parallel attention its replica's (sim_worker_gpus) */
-    const double g = sh->attn_dp > 1 ? (double)(sh->tp * (sh->pp > 1 ? sh->pp : 1)) : (double)sh->gpus;
+    /* the workers one scheduler drives: with data-parallel attention its replica's */
+    const double g = (double)sim_worker_gpus(s);
     const double workers = g > 1 || s->eff.ray_workers ? g : 0.0;
     return roofline_cpu_step_s(&s->eff, t, cpu_seqs, workers, false, 0.0, 0.0, cpu_tokens);
 }
@@ -42,7 +42,7 @@ static double fast_pass(const struct llmroof_setup *s, const struct llmroof_shar
         struct llmroof_batch b = batch_decode(B, ctx);
         if (q > 0)
             batch_add(&b, fmin(q * P, cap_tok), past, &sh->few);
-        return fast_engine_s(s, sh, sim_step_time(s, sh, &b), B, ctx, seqs, B * ctx);
+        return fast_engine_s(s, sim_step_time(s, sh, &b), B, ctx, seqs, B * ctx);
     }
     const double n = (double)sh->attn_dp;
     const double busy = fmin(P * fmax(q / n, fmin(q, 1.0)), cap_tok);
@@ -61,7 +61,7 @@ static double fast_pass(const struct llmroof_setup *s, const struct llmroof_shar
      * rule): the busiest replica's decodes and its share of the prompts set the CPU's work */
     const double busy_dec = estimate_busiest_seqs(B, sh->attn_dp);
     const double busy_seqs = busy_dec + (q > 0 ? fmax(q / n, fmin(q, 1.0)) : 0.0);
-    return fast_engine_s(s, sh, ph.time_s, B, ctx, busy_seqs, busy_dec * ctx);
+    return fast_engine_s(s, ph.time_s, B, ctx, busy_seqs, busy_dec * ctx);
 }
 
 /* One plan_step_fixed_point solve. Its step f(t) at the prompts arriving in t (q of them): the

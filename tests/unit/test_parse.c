@@ -3,6 +3,8 @@
 
 #include "base/parse.h"
 
+#include <limits.h>
+
 static void numbers(void **state)
 {
     double v;
@@ -140,6 +142,25 @@ static void duplicate_keys_are_found_per_object_with_their_offset(void **state)
     assert_int_equal(dup_at("{\"k\":1,\"j\":[{\"k\":2}],\"k\":3}"), 21);
 }
 
+/* Optimal string alignment distance, edits as a person counts them: "lamma" -> "llama" two
+ * substitutions (a/l, m/a), "estimat" -> "estimate" one insertion, "abc" -> "" three deletions,
+ * "llaam" -> "llama", "ab" -> "ba" and "plna" -> "plan" one transposition each (Levenshtein says
+ * 2); past PARSE_OSA_MAX, INT_MAX. */
+static void osa_distance_counts_edits_as_a_person_does(void **state)
+{
+    (void)state;
+    assert_int_equal(parse_osa_distance("lamma", 5, "llama", 5), 2);
+    assert_int_equal(parse_osa_distance("llaam", 5, "llama", 5), 1);
+    assert_int_equal(parse_osa_distance("estimat", 7, "estimate", 8), 1);
+    assert_int_equal(parse_osa_distance("abc", 3, "", 0), 3);
+    assert_int_equal(parse_osa_distance("ab", 2, "ba", 2), 1);
+    assert_int_equal(parse_osa_distance("plna", 4, "plan", 4), 1);
+    char longer[PARSE_OSA_MAX + 2];
+    memset(longer, 'a', sizeof longer - 1);
+    longer[sizeof longer - 1] = '\0';
+    assert_int_equal(parse_osa_distance(longer, PARSE_OSA_MAX + 1, "a", 1), INT_MAX);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -148,6 +169,7 @@ int main(void)
         cmocka_unit_test(lists),
         cmocka_unit_test(utf8),
         cmocka_unit_test(duplicate_keys_are_found_per_object_with_their_offset),
+        cmocka_unit_test(osa_distance_counts_edits_as_a_person_does),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
