@@ -26,7 +26,7 @@ MODEL = {'OPT-13B':'opt-13b','OPT-13B?':'opt-13b','Yi-34B':'yi-34b-200k','Yi-34B
 GPU = {'A100-SXM4-80GB?':'a100-sxm4-80gb','A100-SXM4-80GB':'a100-sxm4-80gb','A100-SXM4-80GB (DGX-A100)':'a100-sxm4-80gb',
  'A100-80GB':'a100-sxm4-80gb','A100-80GB (SXM?)':'a100-sxm4-80gb','A100-PCIe-80GB':'a100-pcie-80gb','H100':'h100-sxm5-80gb',
  'H100-SXM5-80GB (DGX-H100)':'h100-sxm5-80gb','H200':'h200-sxm-141gb','MI300X':'mi300x','B300':'b300','GB200 (NVL72)':'gb200-nvl72',
- 'GB200':'gb200-nvl72','GB300':'b300','H800':'h800-sxm5-80gb','H800?':'h800-sxm5-80gb','A100-40GB':'a100-sxm4-40gb','L4':'l4','A10G':'a10g'}
+ 'GB200':'gb200-nvl72','GB300':'gb300-nvl72','H800':'h800-sxm5-80gb','H800?':'h800-sxm5-80gb','A100-40GB':'a100-sxm4-40gb','L4':'l4','A10G':'a10g'}
 def vllm_minor(f):
     # the minor version a vLLM framework string names: 0.2, 0.5.3, 0.14.1; not '>=0.25' read as 0.2,
     # and a bound ('>=0.8', '<0.8') names no version
@@ -256,8 +256,8 @@ for r in rows:
         m['max_batched_tokens'] = '2048'; m['chunked'] = '1'
         notes.append('chunked prefill at 2048 tokens a step: vLLM V0 from 0.6.5 above 32K of context (PR #10544)')
     if r['gpu']=='A10G': notes.append('the A10G (AWS G5) as its own entry: 600 GB/s as the A10, half its tensor rate (70 TFLOPS dense)')
-    if r['gpu']=='GB300': notes.append("GB300 taken as the B300 (same Blackwell Ultra GPU, 288 GB HBM3e, NVLink 5; the GB300's "
-                                       "higher power limit is not modelled, its 72-GPU NVLink domain is idle at 2-4 GPUs)")
+    if r['gpu']=='GB300': notes.append("the GB300 entry (the B300's silicon at the superchip's 1.4 kW: 2.5 PF bf16 and 5 PF "
+                                       "fp8 dense against 2.25 and 4.5; its 72-GPU NVLink domain idle at 2-4 GPUs)")
     if r['model']=='DeepSeek-V3.2': notes.append('DeepSeek-V3.2 as the V3.2-Exp entry (same architecture)')
     # A100 PCIe cards joined in pairs by the NVLink bridge (Sarathi-Serve's Azure NC96ads v4): the
     # bridged entry, whose collectives run over NVLink within a pair

@@ -12,7 +12,7 @@
 static const char *const gpu_ids[] = {
     "v100-sxm2-16gb", "v100-sxm2-32gb", "v100-pcie-32gb", "a100-sxm4-40gb", "a100-sxm4-80gb", "a100-pcie-40gb",
     "a100-pcie-80gb", "a100-pcie-80gb-nvl", "a40", "a30", "a10", "l4", "l40s", "rtx-4090", "rtx-3090", "h100-sxm5-80gb",
-    "h100-pcie-80gb", "h200-sxm-141gb", "mi300x", "b200", "b300", "gb200-nvl72", "h20", "h800-sxm5-80gb",
+    "h100-pcie-80gb", "h200-sxm-141gb", "mi300x", "b200", "b300", "gb200-nvl72", "gb300-nvl72", "h20", "h800-sxm5-80gb",
     "a800-sxm4-80gb", "mi325x", "mi355x", "l20", "rtx-5090",
     /* issue 23: the cards of the published serving and static benchmarks */
     "a10g", "rtx-a6000", "rtx-6000-ada", "l40", "h100-nvl", "gh200-96gb", "gh200-144gb",
@@ -112,6 +112,20 @@ static void blackwell_has_fp4_and_nvl72_one_domain(void **state)
     /* GB200 NVL72: 4 GPUs per compute tray, 72 on one NVLink domain */
     assert_int_equal(gpu(&cat, "gb200")->gpus_per_node, 4);
     assert_int_equal(gpu(&cat, "gb200")->domain_gpus, 72);
+    /* GB300 NVL72: the B300's silicon (288 GiB, 8 TB/s) at the superchip's power, rack figures / 72:
+     * 1.1 EF FP4 -> 15 PF, 360 PF FP8 -> 5 PF, 180 PF BF16 -> 2.5 PF a GPU (the HGX B300: 13.5,
+     * 4.5, 2.25); one NVLink domain of 72 as the GB200's. Achieved bf16: the B300's MAMF 1769.0
+     * TFLOPS x (GB200 1822.0 / B200 1745.0) = 1847.1 of 2500 = 0.7388, x 0.884 = 0.653 */
+    const struct llmroof_gpu *g3 = gpu(&cat, "gb300");
+    assert_string_equal(g3->id, "gb300-nvl72");
+    assert_rel_close(g3->peak_flops[LLMROOF_FP4], 15e15, 0);
+    assert_rel_close(g3->peak_flops[LLMROOF_FP8], 5e15, 0);
+    assert_rel_close(g3->peak_flops[LLMROOF_BF16], 2.5e15, 0);
+    assert_rel_close(g3->memory_bytes, gpu(&cat, "b300")->memory_bytes, 0);
+    assert_rel_close(g3->mem_bw_Bps, gpu(&cat, "b300")->mem_bw_Bps, 0);
+    assert_rel_close(g3->compute_eff, 1769.0 * (1822.0 / 1745.0) / 2500.0 * 0.884, 0.002);
+    assert_int_equal(g3->domain_gpus, 72);
+    assert_int_equal(g3->gpus_per_node, 4);
     /* default network: IB NDR 400 Gb/s for NVLink GPUs, 100 GbE for PCIe cards; domain = node */
     assert_rel_close(gpu(&cat, "h100")->net_bw_Bps, 50e9, 0);
     assert_int_equal(gpu(&cat, "h100")->domain_gpus, 8);
