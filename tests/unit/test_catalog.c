@@ -38,7 +38,13 @@ static const char *const model_ids[] = {
     "seed-oss-36b", "dots-llm1", "qwen2.5-vl-7b", "qwen3-vl-8b", "mistral-small-3.1-24b",
     "hunyuan-a13b", "ling-lite-1.5", "kimi-linear-48b-a3b", "jamba-v0.1",
     /* GLM-5: MLA + DeepSeek Sparse Attention at GLM's widths, BF16 and block-fp8 checkpoints */
-    "glm-5", "glm-5-fp8"
+    "glm-5", "glm-5-fp8",
+    /* models that published inference benchmarks name (MLPerf, TensorRT-LLM, NIM, vLLM, llmperf,
+     * MLC/exllama tables), each from its config.json: docs/sources.md "benchmark addendum" */
+    "llama-3.3-70b", "deepseek-r1-distill-llama-70b", "deepseek-r1-distill-qwen-32b", "falcon-180b",
+    "mistral-nemo-12b", "mistral-large-2", "qwen2-72b", "qwen2.5-32b", "qwen2.5-3b",
+    "qwen3-0.6b", "qwen3-1.7b", "qwen3-4b", "qwen3-14b", "gemma-7b", "gemma-2-2b", "phi-3-mini",
+    "phi-3-medium", "nemotron-4-340b", "dbrx", "qwen3-coder-480b-a35b"
 };
 
 /* Every PCIe card steps a ring over PCIe, whatever its silicon: the same 2.5 us a hop (issue 23
