@@ -348,6 +348,10 @@ static const struct hf_traits traits[] = {
     { "glm_moe_dsa", 0 }, /* GLM-5: DeepSeek-V3.2's MLA + DSA with GLM's widths */
     { "mistral3", 0 }, { "ministral", 0 },
     { "exaone4", T_QK_NORM }, { "smollm3", 0 }, { "apertus", T_QK_NORM },
+    /* Gemma 1: its configs carry no tie_word_embeddings key and GemmaConfig defaults it to true
+     * (the report's 8.54 B for Gemma-7B counts the 786.8 M embedding once); read untied, the
+     * head added a second 256,000 x 3,072 matrix, 9.32 B */
+    { "gemma", T_TIED },
 };
 
 static unsigned traits_of(const char *type)

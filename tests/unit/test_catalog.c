@@ -897,6 +897,8 @@ static void import_hf_matches_curated_entries(void **state)
         { "qwen3-30b-a3b.json", "qwen3-30b-a3b" }, { "gemma-2-9b.json", "gemma-2-9b" },
         { "gemma-3-27b.json", "gemma-3-27b" }, { "gpt-oss-120b.json", "gpt-oss-120b" },
         { "llama-4-scout.json", "llama-4-scout" },
+        /* Gemma 1 (model_type gemma) ties its head by GemmaConfig's default, the key absent */
+        { "gemma-7b.json", "gemma-7b" },
     };
     struct llmroof_catalog cat;
     load_shipped(&cat);
