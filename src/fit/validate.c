@@ -272,7 +272,9 @@ void val_map_row(const struct llmroof_catalog *cat, const struct llmroof_valmap 
         struct llmroof_memory mem;
         if (memory_eval(c->model, c->gpu, c->tp, &c->dt, c->prompt + c->output, &mo, &mem, &e2) || !mem.fits ||
             mem.max_batch < 1)
-            UNMAPPED("batch '%s' is the most that fits, and %s does not fit on %d x %s", r->batch, c->model->id, c->tp,
+            /* the stated batch text is left out: QServe's ('? (max batch fitting memory; not
+             * stated)') would push the unmapped table past 100 columns */
+            UNMAPPED("the batch is the most that fits, and %s does not fit on %d x %s", c->model->id, c->tp,
                      c->gpu->id);
         c->batch = (long)floor(mem.max_batch);
         if (c->batch > 1024)
