@@ -44,7 +44,10 @@ static const char *const model_ids[] = {
     "llama-3.3-70b", "deepseek-r1-distill-llama-70b", "deepseek-r1-distill-qwen-32b", "falcon-180b",
     "mistral-nemo-12b", "mistral-large-2", "qwen2-72b", "qwen2.5-32b", "qwen2.5-3b",
     "qwen3-0.6b", "qwen3-1.7b", "qwen3-4b", "qwen3-14b", "gemma-7b", "gemma-2-2b", "phi-3-mini",
-    "phi-3-medium", "nemotron-4-340b", "dbrx", "qwen3-coder-480b-a35b"
+    "phi-3-medium", "nemotron-4-340b", "dbrx", "qwen3-coder-480b-a35b",
+    /* the models published rows name that had no entry (session 51: AutoAWQ's RTX 4090 table,
+     * QServe's L40S / A100 tables), each from its config.json: docs/sources.md "benchmark addendum" */
+    "codellama-34b", "deepseek-coder-33b", "tinyllama-1.1b", "falcon-7b", "mpt-7b", "yi-34b", "qwen1.5-72b"
 };
 
 /* Every PCIe card steps a ring over PCIe, whatever its silicon: the same 2.5 us a hop (issue 23
