@@ -61,6 +61,9 @@ struct cli {
     unsigned flags;                           /* CLI_* flags of cli_main */
     const char *cmd;                          /* subcommand name, for messages */
     const char *usage;                        /* one-line usage of the subcommand */
+    const char *positionals;                  /* the positional arguments the command takes, for the
+                                                 message on one more ("list takes one: gpus, models or
+                                                 engines"); NULL: none; set before cli_parse */
     enum table_format format;                 /* --format */
     bool format_set;                          /* --format given */
     unsigned formats;                         /* formats the command renders: bits 1 << TABLE_*; 0 = the usual four */
@@ -161,7 +164,9 @@ typedef int (*cli_opt_fn)(struct cli *c, void *ctx, int id, const char *arg);
 
 /* Parses argv (argv[0] is the command name) against `opts` plus the common options
  * (--format, --gpus-file, --models-file, --help). Positional arguments are stored in
- * pos[0..*npos). Returns 0, CLI_HELP, or an exit status (2) after printing the error. */
+ * pos[0..*npos); one past maxpos (the most the command takes) is a usage error naming it
+ * (with c->positionals), with --help too. Returns 0, CLI_HELP, or an exit status (2) after
+ * printing the error. */
 int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, int nopts,
               cli_opt_fn fn, void *ctx, char **pos, int maxpos, int *npos, const char *description);
 

@@ -46,12 +46,13 @@ int cmd_calibrate(struct cli *c, int argc, char **argv)
     struct ctx x;
     memset(&x, 0, sizeof x);
     cli_setup_defaults(&x.s);
-    char *pos[2];
+    char *pos[1];
     int npos = 0;
     c->usage = "llmroof calibrate FILE.csv -g GPU [--out gpu.json] [--holdout]";
     static const char *const outputs[] = { "out", NULL }; /* checked before the work */
     c->outputs = outputs;
-    int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, &x, pos, 2, &npos,
+    c->positionals = "calibrate takes one FILE.csv";
+    int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, &x, pos, 1, &npos,
                        "Fits the compute, memory and communication efficiencies and the per-step overhead of one\n"
                        "GPU to the rows of FILE.csv measured on it (mean |log(predicted / measured)|, within\n"
                        "physical bounds), prints the values and the error before and after, and with --out\n"

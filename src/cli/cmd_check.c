@@ -96,11 +96,12 @@ int cmd_check(struct cli *c, int argc, char **argv)
         { OPT_RTOL, "rtol", 0, "F", "relative tolerance of numeric fields (default 0.005)", false },
     };
     double rtol = 0.005;
-    char *pos[2];
+    char *pos[1];
     int npos = 0;
     c->usage = "llmroof check BASELINE.jsonl [--rtol F]";
     c->formats = (1u << TABLE_TEXT) | (1u << TABLE_JSON);
-    int rc = cli_parse(c, argc, argv, opts, 1, on_opt, &rtol, pos, 2, &npos,
+    c->positionals = "check takes one BASELINE.jsonl";
+    int rc = cli_parse(c, argc, argv, opts, 1, on_opt, &rtol, pos, 1, &npos,
                        "Re-evaluates every row of a baseline written by 'llmroof sweep --format jsonl' and\n"
                        "compares each output. Exit 0 when all agree within the tolerance, 1 with a diff of every\n"
                        "drifted field (and an error message naming them), 2 when the baseline is malformed\n"

@@ -24,14 +24,15 @@ int cmd_import_hf(struct cli *c, int argc, char **argv)
         { OPT_NAME, "name", 'n', "ID", "catalog id of the new entry (required)", false },
     };
     const char *name = NULL;
-    char *pos[2];
+    char *pos[1];
     int npos = 0;
     c->usage = "llmroof import-hf CONFIG.json|ORG/NAME --name ID";
     /* a catalog file is JSON: the help's --format line and the check of a given one say so */
     c->formats = 1u << TABLE_JSON;
     if (!c->format_set)
         c->format = TABLE_JSON;
-    int rc = cli_parse(c, argc, argv, opts, 1, on_opt, &name, pos, 2, &npos,
+    c->positionals = "import-hf takes one CONFIG.json or ORG/NAME";
+    int rc = cli_parse(c, argc, argv, opts, 1, on_opt, &name, pos, 1, &npos,
                        "Reads a HuggingFace config.json (llama, mistral, mixtral, qwen2, qwen3, qwen3_moe,\n"
                        "deepseek_v2, deepseek_v3, kimi_k2, gemma2, gemma3, gpt_oss, llama4, falcon, gptj, opt,\n"
                        "internlm; the text_config of multimodal configs), or a repository id ORG/NAME from the\n"

@@ -886,7 +886,7 @@ int cmd_validate(struct cli *c, int argc, char **argv)
     memset(&x, 0, sizeof x);
     x.by = VAL_BY_METRIC;
     cli_setup_defaults(&x.s);
-    char *pos[2];
+    char *pos[1];
     int npos = 0;
     static const char *const tables[] = { "rows", "summary", "unmapped", "kernels", "operators", "errors", "gpus",
                                           "engines", "crossval", "serving", "serving-summary", "serving-skipped", NULL };
@@ -895,7 +895,8 @@ int cmd_validate(struct cli *c, int argc, char **argv)
                "       llmroof validate --ops OPS.csv -g GPU [-m MODEL] [-t TP]";
     static const char *const outputs[] = { "svg", "uncertainty-out", "fit-gpus", "fit-engines", "out", NULL }; /* checked before the work */
     c->outputs = outputs;
-    int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, &x, pos, 2, &npos,
+    c->positionals = "validate takes one FILE.csv, or none for the published set";
+    int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, &x, pos, 1, &npos,
                        "Maps each row of a measurements CSV (the ../shared/validation format) to the catalog,\n"
                        "predicts its metric with the same inputs and prints predicted, measured and the error\n"
                        "(predicted / measured - 1), then the median and p90 |error| and the bias, overall, per\n"
@@ -915,8 +916,6 @@ int cmd_validate(struct cli *c, int argc, char **argv)
     if (x.s.gpu || x.s.model || x.have_tp || x.s.eff.has_compute || x.s.eff.has_memory || x.out)
         return cli_usage_error(c, "options '--gpu', '--model', '--tp', '--compute-eff', '--memory-eff' and '--out' go with "
                                   "'--ops'");
-    if (npos > 1)
-        return cli_usage_error(c, "expected one FILE.csv");
     if (npos == 1 && !*pos[0]) /* it had read as the file '' ("llmroof: error: : cannot read file") */
         return cli_usage_error(c, "expected one FILE.csv, got an empty file name");
     char deffile[PATH_MAX + 32];
