@@ -157,7 +157,9 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         x->have_rate = true;
         return cli_double(c, "rate", arg, SIM_MIN_RATE_QPS, 1e6, false, &x->cfg.rate_qps);
     case OPT_TRACE: x->trace = arg; return cli_check_input(c, "trace", arg);
-    case OPT_WORKLOAD: x->workload = arg; return 0;
+    case OPT_WORKLOAD:
+        x->workload = arg; /* csv:- reads standard input (cli_workload): claimed now */
+        return strncmp(arg, "csv:", 4) ? 0 : cli_check_stdin(c, "option '--workload'", arg + 4);
     case OPT_SEED: {
         int64_t sd;
         /* at most 2^53: JSON output carries the seed as a number, exact up to there (a larger
@@ -730,15 +732,15 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
     if (x->trace) {
         char *text;
         size_t len;
-        if ((rc = catalog_read_file(x->trace, (size_t)1 << 30, &text, &len, &err)))
+        if ((rc = cli_read_input(c, "option '--trace'", x->trace, (size_t)1 << 30, &text, &len, &err)))
             return cli_fail(c, &err);
-        rc = workload_parse_trace(text, len, x->trace, 10000000, &trace, &x->cfg.ntrace, &err);
+        rc = workload_parse_trace(text, len, cli_input_name(x->trace), 10000000, &trace, &x->cfg.ntrace, &err);
         free(text);
         if (rc)
             return cli_fail(c, &err);
         x->cfg.mode = SIM_TRACE;
         x->cfg.trace = trace;
-        wname = x->trace;
+        wname = cli_input_name(x->trace);
     } else if ((rc = cli_workload(c, wname, m, &wl))) {
         return rc;
     }

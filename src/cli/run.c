@@ -123,6 +123,7 @@ static void cli_init(struct cli *c, const struct cli_io *io, unsigned flags)
     c->data_dir_arg = io->data_dir;
     c->shared_cat = io->catalog;
     c->stop = io->stop;
+    c->inf = io->in;
     sbuf_init(&c->out);
 }
 
@@ -144,7 +145,7 @@ int cli_load_catalog(const struct cli_io *io, struct llmroof_catalog *cat, char 
 
 int cli_main(int argc, char **argv, unsigned flags)
 {
-    const struct cli_io io = { stdout, stderr, NULL, NULL, { NULL, NULL } };
+    const struct cli_io io = { stdout, stderr, NULL, NULL, { NULL, NULL }, stdin };
     return cli_run(&io, argc, argv, flags);
 }
 
@@ -284,6 +285,7 @@ int cli_run(const struct cli_io *io, int argc, char **argv, unsigned flags)
 done:
     cli_files_discard(&c); /* a failed run leaves no new or replaced file */
     rjdoc_free(c.json);
+    free(c.stdin_text);
     sbuf_free(&c.out);
     if (!c.cat_borrowed)
         catalog_free(&c.cat); /* also after a partial load: c is zeroed, so free(NULL) is fine */

@@ -247,6 +247,29 @@ static void catalog_files_should_extend_the_catalog_for_one_call(void **state)
     llmroof_free(msg);
 }
 
+/* An input named '-' is standard input on the command line; a library request has none of its
+ * own (the host program's is not the request's, and reading it would wait on the host's
+ * terminal), so it is refused naming the option or argument, before anything is read. An
+ * output '-' is refused on both. */
+static void dash_inputs_and_outputs_should_be_refused(void **state)
+{
+    expect_refused(state, "{\"command\":\"list\",\"args\":\"gpus\",\"gpus_file\":[\"-\"]}",
+                   "option '--gpus-file': '-' reads standard input, which a library request does not have");
+    expect_refused(state,
+                   "{\"command\":\"simulate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"trace\":\"-\"}",
+                   "option '--trace': '-' reads standard input, which a library request does not have");
+    expect_refused(state,
+                   "{\"command\":\"simulate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"rate\":1,"
+                   "\"requests\":4,\"workload\":\"csv:-\"}",
+                   "option '--workload': '-' reads standard input, which a library request does not have");
+    expect_refused(state, "{\"command\":\"import-hf\",\"args\":\"-\",\"name\":\"x\"}",
+                   "CONFIG.json: '-' reads standard input, which a library request does not have");
+    expect_refused(state, "{\"command\":\"check\",\"args\":\"-\"}",
+                   "BASELINE.jsonl: '-' reads standard input, which a library request does not have");
+    expect_refused(state, "{\"command\":\"roofline\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"svg\":\"-\"}",
+                   "option '--svg': '-' would be standard output, which holds the command's result");
+}
+
 /* ------------------------------------------------------------------------ */
 /* Errors: the CLI's status and message                                     */
 /* ------------------------------------------------------------------------ */
@@ -774,6 +797,7 @@ int main(void)
         cmocka_unit_test(a_null_format_should_keep_the_json_default),
         cmocka_unit_test(a_key_given_twice_should_be_refused),
         cmocka_unit_test(catalog_files_should_extend_the_catalog_for_one_call),
+        cmocka_unit_test(dash_inputs_and_outputs_should_be_refused),
         cmocka_unit_test(unknown_model_should_fail_with_the_cli_message),
         cmocka_unit_test(bad_values_and_options_should_fail_with_status_2),
         cmocka_unit_test(options_should_be_checked_against_their_kind),
