@@ -986,6 +986,63 @@ static void hf_cache_lookup_finds_the_snapshot_or_says_where_it_looked(void **st
     assert_int_equal(system(cmd), 0);
 }
 
+/* A repository id is one directory name in the cache, "models--ORG--NAME", of at most 255 bytes
+ * (NAME_MAX): an id of 246 bytes (8 + 246 + 1 = 255, the slash written "--") is looked up whole;
+ * one byte more is refused naming the id and the limits, where a 512-byte buffer had cut a long
+ * id and looked, and said it looked, in a directory the id does not name. A $HF_HOME past the
+ * 4096 bytes of a path is refused as well, not cut. */
+static void hf_cache_lookup_refuses_ids_and_paths_it_would_cut(void **state)
+{
+    (void)state;
+    char out[4096];
+    struct llmroof_err err = { 0 };
+    char root[] = "/tmp/llmroof-hfcache-XXXXXX";
+    assert_non_null(mkdtemp(root));
+    /* "Org/" and 242 'n': 246 bytes */
+    char id[400];
+    snprintf(id, sizeof id, "Org/%0242d", 0);
+    for (char *p = id + 4; *p; p++)
+        *p = 'n';
+    assert_int_equal(strlen(id), 246);
+    char dir[1024], file[1100], cmd[1200];
+    snprintf(dir, sizeof dir, "%s/hub/models--Org--%s/snapshots/abc123", root, id + 4);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(file, sizeof file, "%s/config.json", dir);
+    FILE *f = fopen(file, "w");
+    assert_non_null(f);
+    fputs("{}", f);
+    fclose(f);
+    assert_int_equal(catalog_hf_resolve(id, root, NULL, out, sizeof out, &err), 0);
+    assert_string_equal(out, file);
+    /* 247 bytes: refused, naming the id (its first 64 bytes), its length and the limits */
+    strcat(id, "n");
+    memset(&err, 0, sizeof err);
+    assert_int_equal(catalog_hf_resolve(id, root, NULL, out, sizeof out, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "repository id 'Org/nnnn"));
+    assert_non_null(strstr(err.msg, "is 247 bytes long: the HuggingFace cache holds ids of at most 246 bytes"));
+    /* 600 bytes (the old buffer's cut at 509): the same */
+    char longid[700];
+    snprintf(longid, sizeof longid, "Org/%0596d", 0);
+    memset(&err, 0, sizeof err);
+    assert_int_equal(catalog_hf_resolve(longid, root, NULL, out, sizeof out, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "is 600 bytes long"));
+    assert_null(strstr(err.msg, "looked for"));
+    /* $HF_HOME of 4093 bytes: with "/hub" past a path's 4096 bytes */
+    char *home = malloc(4094);
+    assert_non_null(home);
+    memset(home, 'h', 4093);
+    home[0] = '/';
+    home[4093] = '\0';
+    memset(&err, 0, sizeof err);
+    assert_int_equal(catalog_hf_resolve("Org/Model", home, NULL, out, sizeof out, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "'Org/Model': its path in the HuggingFace cache under $HF_HOME is longer than "
+                                    "the 4096 bytes"));
+    free(home);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    assert_int_equal(system(cmd), 0);
+}
+
 /* YaRN as Qwen's model cards enable it: rope_scaling {yarn, factor 4, original 32,768} on a config
  * of max_position_embeddings 32,768 serves 4 x 32,768 = 131,072 (vLLM's max_model_len); a config
  * that states its scaled context (gpt-oss: 131,072 over an original 4,096) keeps it, and other
@@ -1433,6 +1490,7 @@ int main(void)
         cmocka_unit_test(import_hf_takes_qwen3_moe_leading_dense_layers),
         cmocka_unit_test(import_hf_warns_about_what_it_does_not_model),
         cmocka_unit_test(hf_cache_lookup_finds_the_snapshot_or_says_where_it_looked),
+        cmocka_unit_test(hf_cache_lookup_refuses_ids_and_paths_it_would_cut),
         cmocka_unit_test(engine_scheduler_fields_are_bounded),
         cmocka_unit_test(engine_memory_tiers_and_prefix_cache_are_checked),
         cmocka_unit_test(engine_memory_fraction_and_serving_limits_are_checked),
