@@ -398,6 +398,10 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
     if (e->max_paddings > 0)
         kvn(t, "max_paddings", "%.0f", (double)e->max_paddings,
             "padding tokens a prompt iteration may hold (prompts padded to the longest)");
+    kvb(t, "max_paddings_option", e->max_paddings_option,
+        "takes vLLM 0.2.1-0.3's --max-paddings (simulate --max-paddings)");
+    kvb(t, "multi_step_scheduling", e->multi_step_scheduling,
+        "takes vLLM 0.6-0.10's --num-scheduler-steps (simulate --scheduler-steps)");
     kvn(t, "cpu_seq", "%.1f", e->cpu_seq_s * 1e6, "us of scheduling per running sequence per iteration");
     if (e->worker_seq_s > 0)
         kvn(t, "worker_seq", "%.1f", e->worker_seq_s * 1e6, "us more per sequence per Ray worker (multi-GPU instances)");
