@@ -649,7 +649,8 @@ static int run_captured(const char *data_dir, const struct llmroof_catalog *cat,
         set_out(error_msg, dup_str("llmroof: error: out of memory\n"));
         return LLMROOF_API_EFAIL;
     }
-    const struct cli_io io = { of, ef, data_dir, cat, stop };
+    /* no standard input: the host program's is not the request's, so an input '-' is refused */
+    const struct cli_io io = { of, ef, data_dir, cat, stop, NULL };
     int rc = cli_run(&io, a->n, a->v, flags | CLI_REQUEST);
     int c1 = fclose(of), c2 = fclose(ef);
     if ((c1 || c2) && rc == 0) {
@@ -736,7 +737,7 @@ static llmroof_ctx *ctx_new(const char *data_dir, char **error_msg)
     }
     char def[PATH_MAX];
     const struct cli_io io = { NULL, ef, data_dir ? data_dir : default_data_dir(def, sizeof def), NULL,
-                               { NULL, NULL } };
+                               { NULL, NULL }, NULL };
     int rc = cli_load_catalog(&io, &ctx->cat, ctx->data_dir, sizeof ctx->data_dir);
     fclose(ef);
     if (rc) {

@@ -48,6 +48,8 @@ struct cli_io {
                                                  command line names no --gpus-file/--models-file; NULL = load */
     struct llmroof_stop stop;                 /* asked during simulate's and plan's work (base/stop.h);
                                                  stopped, the command exits LLMROOF_ESTOPPED (3) */
+    FILE *in;                                 /* what an input named '-' reads (stdin); NULL: '-' is refused
+                                                 (a library request has no standard input of its own) */
 };
 /* cli_main with explicit streams and catalog. Thread-safe: all state lives in the call (the
  * option scanner of optscan.h keeps its own; the catalog is only read), so separate calls
@@ -61,6 +63,9 @@ struct cli {
     unsigned flags;                           /* CLI_* flags of cli_main */
     const char *cmd;                          /* subcommand name, for messages */
     const char *usage;                        /* one-line usage of the subcommand */
+    const char *positionals;                  /* the positional arguments the command takes, for the
+                                                 message on one more ("list takes one: gpus, models or
+                                                 engines"); NULL: none; set before cli_parse */
     enum table_format format;                 /* --format */
     bool format_set;                          /* --format given */
     unsigned formats;                         /* formats the command renders: bits 1 << TABLE_*; 0 = the usual four */
@@ -78,6 +83,13 @@ struct cli {
     const char *data_dir_arg;                 /* cli_io.data_dir */
     FILE *outf;                               /* where the result goes (stdout) */
     FILE *errf;                               /* where errors and warnings go (stderr); never use stderr directly */
+    FILE *inf;                                /* cli_io.in: what an input named '-' reads; NULL: refused */
+    const char *stdin_arg;                    /* the argument '-' that claimed standard input (its argv
+                                                 element: one argument, read once) */
+    char stdin_what[96];                      /* its option, for messages ("option '--trace'") */
+    char *stdin_text;                         /* standard input as read (owned), for a second read of
+                                                 the same argument; NULL until read */
+    size_t stdin_len;
     struct sbuf out;                          /* the result, written by main on success */
     const char *const *tables;                /* names of the tables the command prints (NULL-terminated; the
                                                  first is CSV's default): enables --table; NULL: one table */
@@ -161,7 +173,9 @@ typedef int (*cli_opt_fn)(struct cli *c, void *ctx, int id, const char *arg);
 
 /* Parses argv (argv[0] is the command name) against `opts` plus the common options
  * (--format, --gpus-file, --models-file, --help). Positional arguments are stored in
- * pos[0..*npos). Returns 0, CLI_HELP, or an exit status (2) after printing the error. */
+ * pos[0..*npos); one past maxpos (the most the command takes) is a usage error naming it
+ * (with c->positionals), with --help too. Returns 0, CLI_HELP, or an exit status (2) after
+ * printing the error. */
 int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, int nopts,
               cli_opt_fn fn, void *ctx, char **pos, int maxpos, int *npos, const char *description);
 
@@ -294,7 +308,9 @@ void cli_note_arch(struct cli *c, const struct llmroof_gpu *g, const struct llmr
  * name, so every link sees the new content. Returns 0; 2 after printing the error when the
  * path cannot name a file (a directory, a missing directory); 1 when writing fails. */
 int cli_write_file(struct cli *c, const char *path, const struct sbuf *b);
-/* Checks, before the work, that `path` (the value of option --opt) can be written: a file
+/* Checks, before the work, that `path` (the value of option --opt) can be written: not "-" (an
+ * output '-' would be standard output, which holds the command's result: refused, where it had
+ * written a file named '-'); a file
  * (kind CLI_OUT_FILE) is not a directory and sits in an existing, writable directory; a
  * directory (CLI_OUT_DIR) exists and is writable; no two outputs of the command line name the
  * same regular file. Returns 0, or 2 after printing the error. cli_parse calls it for every
@@ -306,10 +322,29 @@ int cli_check_output(struct cli *c, const char *opt, const char *path, int kind)
  * memory (said on c->errf). */
 int cli_made_dir(struct cli *c, const char *path);
 /* Checks, while the options are parsed, that `path` (the value of input option --opt, a
- * catalog file) names a readable regular file: a command that never loads the catalog
- * (import-hf) must not pass over a mistyped name in silence. Returns 0, or 2 after printing
- * the error, which names the option and the path. */
+ * catalog file) names a readable regular file, or is "-" with a standard input to claim
+ * (cli_stdin_claim): a command that never loads the catalog (import-hf) must not pass over a
+ * mistyped name in silence. Returns 0, or 2 after printing the error, which names the option
+ * and the path. */
 int cli_check_input(struct cli *c, const char *opt, const char *path);
+/* Inputs named '-' (docs/llmroof.1 COMMAND OPTIONS): standard input, read whole, by one argument of the
+ * command line. `what` names the argument for messages ("option '--trace'", "FILE.csv"); `arg`
+ * is the argument's own text (its argv element), so that the same argument read again (a
+ * workload drawn once per model) gets the same text, and a second argument '-' is refused.
+ * cli_read_input reads `path` as catalog_read_file does (a regular file of at most max_bytes,
+ * *out owned by the caller), "-" from c->inf; 0, or an LLMROOF_E* code with err filled. */
+int cli_read_input(struct cli *c, const char *what, const char *path, size_t max_bytes, char **out, size_t *len,
+                   struct llmroof_err *err);
+/* Claims standard input for argument `arg` ("-"): 0, or LLMROOF_EINPUT with err filled where
+ * there is none (a library request) or another argument claimed it. */
+int cli_stdin_claim(struct cli *c, const char *what, const char *arg, struct llmroof_err *err);
+/* cli_stdin_claim while the options are read, where input argument `arg` is "-" (else
+ * nothing): a second '-' is refused before either is read, not after the first has read an
+ * empty or another's text. 0, or 2 after printing the error. */
+int cli_check_stdin(struct cli *c, const char *what, const char *arg);
+/* The name an input goes by in messages and results: "<stdin>" for "-", else the path. */
+const char *cli_input_name(const char *path);
+
 /* Writes the staged files that are written through (devices such as /dev/full, FIFOs, files
  * with other hard links) before stdout, so a failed write there leaves stdout empty. Returns 0,
  * or 1 after printing the error. */

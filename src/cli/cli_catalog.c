@@ -67,6 +67,23 @@ static int find_data_dir(struct cli *c, char *out, size_t n)
     return 1;
 }
 
+/* A --gpus-file or --models-file (its text added by add), "-" read from standard input. */
+static int add_user_file(struct cli *c, const char *opt, const char *path,
+                         int (*add)(struct llmroof_catalog *, const char *, size_t, const char *, bool,
+                                    struct llmroof_err *))
+{
+    struct llmroof_err err = { 0 };
+    char what[64], *text;
+    size_t len;
+    snprintf(what, sizeof what, "option '--%s'", opt);
+    /* 64 MiB, the catalog reader's limit (CATALOG_MAX_BYTES) */
+    if (cli_read_input(c, what, path, (size_t)64 << 20, &text, &len, &err))
+        return cli_fail(c, &err);
+    int rc = add(&c->cat, text, len, cli_input_name(path), true, &err);
+    free(text);
+    return rc ? cli_fail(c, &err) : 0;
+}
+
 /* The shipped catalog (and the user's files), every entry, or with pick non-NULL only the
  * entries pick names (see catalog_add_*_file_pick; shipped files only). */
 static int load_catalog(struct cli *c, const char *const *pick)
@@ -89,11 +106,11 @@ static int load_catalog(struct cli *c, const char *const *pick)
     if (stat(path, &st) == 0 && (rc = catalog_add_engines_file_pick(&c->cat, path, false, pick ? pick[2] : NULL, &err)))
         return cli_fail(c, &err);
     for (int i = 0; i < c->n_gpus_files; i++)
-        if ((rc = catalog_add_gpus_file(&c->cat, c->gpus_files[i], true, &err)))
-            return cli_fail(c, &err);
+        if ((rc = add_user_file(c, "gpus-file", c->gpus_files[i], catalog_add_gpus_text)))
+            return rc;
     for (int i = 0; i < c->n_models_files; i++)
-        if ((rc = catalog_add_models_file(&c->cat, c->models_files[i], true, &err)))
-            return cli_fail(c, &err);
+        if ((rc = add_user_file(c, "models-file", c->models_files[i], catalog_add_models_text)))
+            return rc;
     c->cat_loaded = true;
     return 0;
 }
@@ -144,9 +161,9 @@ int cli_valmap(struct cli *c, const char *path, struct llmroof_valmap *out)
     struct llmroof_err err = { 0 };
     char *text;
     size_t len;
-    if (catalog_read_file(path, (size_t)16 << 20, &text, &len, &err))
+    if (cli_read_input(c, "option '--map'", path, (size_t)16 << 20, &text, &len, &err))
         return cli_fail(c, &err);
-    rc = catalog_load_valmap(text, len, path, out, &err);
+    rc = catalog_load_valmap(text, len, cli_input_name(path), out, &err);
     free(text);
     return rc ? cli_fail(c, &err) : 0;
 }

@@ -317,6 +317,12 @@ int cli_check_output(struct cli *c, const char *opt, const char *path, int kind)
 {
     if (!*path)
         return cli_usage_error(c, "option '--%s': an empty file name", opt);
+    /* '-' is standard input where a command reads (cli_read_input); as an output it would be
+     * standard output, which every command fills with its result: refused, where it had
+     * written a file named '-' */
+    if (!strcmp(path, "-"))
+        return cli_usage_error(c, "option '--%s': '-' would be standard output, which holds the command's result: name "
+                                  "a %s (./- for one named '-')", opt, kind == CLI_OUT_DIR ? "directory" : "file");
     if (kind == CLI_OUT_DIR)
         return check_output_dir(c, opt, path);
     struct stat st;
@@ -373,6 +379,11 @@ int cli_check_input(struct cli *c, const char *opt, const char *path)
 {
     if (!*path)
         return cli_usage_error(c, "option '--%s': an empty file name", opt);
+    if (!strcmp(path, "-")) {
+        char what[80];
+        snprintf(what, sizeof what, "option '--%s'", opt);
+        return cli_check_stdin(c, what, path);
+    }
     /* worded as cli_check_output's: "option '--gpus-file': PATH: cannot read file: WHY" */
     struct stat st;
     if (stat(path, &st) != 0)
@@ -382,4 +393,100 @@ int cli_check_input(struct cli *c, const char *opt, const char *path)
     if (access(path, R_OK) != 0)
         return cli_usage_error(c, "option '--%s': %s: cannot read file: %s", opt, CLI_CLIP(path), strerror(errno));
     return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Inputs: '-' is standard input, read once                                  */
+/* ------------------------------------------------------------------------ */
+
+const char *cli_input_name(const char *path)
+{
+    return strcmp(path, "-") ? path : "<stdin>";
+}
+
+int cli_stdin_claim(struct cli *c, const char *what, const char *arg, struct llmroof_err *err)
+{
+    if (!c->inf)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: '-' reads standard input, which a library request does not "
+                               "have: name a file (./- for one named '-')", what);
+    if (c->stdin_arg && c->stdin_arg != arg) /* two arguments '-': the second would read nothing */
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: '-' reads standard input, which %s reads already: one input "
+                               "at most can be '-' (./- for a file named '-')", what, c->stdin_what);
+    if (!c->stdin_arg) {
+        c->stdin_arg = arg;
+        snprintf(c->stdin_what, sizeof c->stdin_what, "%s", what); /* what may be the caller's buffer */
+    }
+    return LLMROOF_OK;
+}
+
+int cli_check_stdin(struct cli *c, const char *what, const char *arg)
+{
+    struct llmroof_err err = { 0 };
+    if (strcmp(arg, "-") != 0 || !cli_stdin_claim(c, what, arg, &err))
+        return 0;
+    return cli_usage_error(c, "%s", err.msg);
+}
+
+/* Standard input whole into c->stdin_text (once), at most max_bytes. */
+static int read_stdin(struct cli *c, const char *what, size_t max_bytes, struct llmroof_err *err)
+{
+    size_t cap = 65536, n = 0;
+    char *buf = malloc(cap);
+    if (!buf)
+        return llmroof_err_set(err, LLMROOF_EINTERNAL, "%s: standard input: out of memory", what);
+    for (;;) {
+        if (n == cap - 1) {
+            if (n > max_bytes)
+                break;
+            size_t ncap = cap * 2;
+            char *nb = realloc(buf, ncap);
+            if (!nb) {
+                free(buf);
+                return llmroof_err_set(err, LLMROOF_EINTERNAL, "%s: standard input: out of memory", what);
+            }
+            buf = nb;
+            cap = ncap;
+        }
+        size_t got = fread(buf + n, 1, cap - 1 - n, c->inf);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    if (n > max_bytes) {
+        free(buf);
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: standard input is larger than the %zu-byte limit", what,
+                               max_bytes);
+    }
+    if (ferror(c->inf)) {
+        int e = errno;
+        free(buf);
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: standard input: read error: %s", what, strerror(e ? e : EIO));
+    }
+    buf[n] = '\0';
+    c->stdin_text = buf;
+    c->stdin_len = n;
+    return LLMROOF_OK;
+}
+
+int cli_read_input(struct cli *c, const char *what, const char *path, size_t max_bytes, char **out, size_t *len,
+                   struct llmroof_err *err)
+{
+    if (strcmp(path, "-") != 0)
+        return catalog_read_file(path, max_bytes, out, len, err);
+    *out = NULL;
+    *len = 0;
+    int rc = cli_stdin_claim(c, what, path, err);
+    if (rc)
+        return rc;
+    if (!c->stdin_text && (rc = read_stdin(c, what, max_bytes, err)))
+        return rc;
+    if (c->stdin_len > max_bytes)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: standard input is larger than the %zu-byte limit", what,
+                               max_bytes);
+    /* a copy: the caller frees its text, and the same argument may be read again */
+    if (!(*out = malloc(c->stdin_len + 1)))
+        return llmroof_err_set(err, LLMROOF_EINTERNAL, "%s: standard input: out of memory", what);
+    memcpy(*out, c->stdin_text, c->stdin_len + 1);
+    *len = c->stdin_len;
+    return LLMROOF_OK;
 }

@@ -185,6 +185,15 @@ int cli_no_value(struct cli *c, const struct optscan_hit *h)
     return cli_usage_error(c, "option '%s' needs a value", CLI_CLIP(h->text));
 }
 
+/* The usage error of a positional argument past those the command takes, with what it takes
+ * (c->positionals) where it takes any. */
+static int extra_argument(struct cli *c, const char *arg)
+{
+    if (c->positionals)
+        return cli_usage_error(c, "unexpected argument '%s' (%s)", CLI_CLIP(arg), c->positionals);
+    return cli_usage_error(c, "unexpected argument '%s'", CLI_CLIP(arg));
+}
+
 int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, int nopts,
               cli_opt_fn fn, void *ctx, char **pos, int maxpos, int *npos, const char *description)
 {
@@ -263,6 +272,17 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, 
         }
         switch (o->id) {
         case COMMON_HELP:
+            /* help wins over the options after it (they are not read), not over an argument the
+             * command does not take: "estimate --help extra" had printed the help and exited 0 */
+            for (struct optscan_hit r = optscan_next(&scan); r.kind != OPTSCAN_END; r = optscan_next(&scan))
+                if (r.kind == OPTSCAN_POSITIONAL && !extra) {
+                    if (*npos < maxpos)
+                        pos[(*npos)++] = (char *)r.value;
+                    else
+                        extra = r.value;
+                }
+            if (extra)
+                return extra_argument(c, extra);
             print_help(c, opts, nopts, description);
             return CLI_HELP;
         case COMMON_FORMAT:
@@ -336,6 +356,6 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, 
             return cli_usage_error(c, "option '--table': unknown table '%s' (expected %s)", CLI_CLIP(c->sel.pick), list);
     }
     if (extra)
-        return cli_usage_error(c, "unexpected argument '%s'", CLI_CLIP(extra));
+        return extra_argument(c, extra);
     return 0;
 }

@@ -219,14 +219,14 @@ int cli_workload(struct cli *c, const char *spec, const struct llmroof_model *m,
                                       "prompt_len,output_len rows)");
         char *text;
         size_t len;
-        if (catalog_read_file(spec + 4, (size_t)1 << 30, &text, &len, &err)) {
+        if (cli_read_input(c, "option '--workload'", spec + 4, (size_t)1 << 30, &text, &len, &err)) {
             /* name the option as well as the file: "--workload csv:x" is where the path came from */
             char why[sizeof err.msg];
             memcpy(why, err.msg, sizeof why);
             llmroof_err_set(&err, err.code, "option '--workload': %s", why);
             return cli_fail(c, &err);
         }
-        int rc = workload_parse_pairs(text, len, spec + 4, out, &err);
+        int rc = workload_parse_pairs(text, len, cli_input_name(spec + 4), out, &err);
         free(text);
         return rc ? cli_fail(c, &err) : 0;
     }

@@ -46,12 +46,13 @@ int cmd_calibrate(struct cli *c, int argc, char **argv)
     struct ctx x;
     memset(&x, 0, sizeof x);
     cli_setup_defaults(&x.s);
-    char *pos[2];
+    char *pos[1];
     int npos = 0;
     c->usage = "llmroof calibrate FILE.csv -g GPU [--out gpu.json] [--holdout]";
     static const char *const outputs[] = { "out", NULL }; /* checked before the work */
     c->outputs = outputs;
-    int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, &x, pos, 2, &npos,
+    c->positionals = "calibrate takes one FILE.csv";
+    int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, &x, pos, 1, &npos,
                        "Fits the compute, memory and communication efficiencies and the per-step overhead of one\n"
                        "GPU to the rows of FILE.csv measured on it (mean |log(predicted / measured)|, within\n"
                        "physical bounds), prints the values and the error before and after, and with --out\n"
@@ -63,6 +64,8 @@ int cmd_calibrate(struct cli *c, int argc, char **argv)
         return cli_usage_error(c, "expected one FILE.csv");
     if (!*pos[0]) /* it had read as the file '' ("llmroof: error: : cannot read file") */
         return cli_usage_error(c, "expected one FILE.csv, got an empty file name");
+    if ((rc = cli_check_stdin(c, "FILE.csv", pos[0])))
+        return rc;
     if (!x.s.gpu)
         return cli_usage_error(c, "option '--gpu' is required");
     if ((rc = cli_catalog(c)))
@@ -73,6 +76,7 @@ int cmd_calibrate(struct cli *c, int argc, char **argv)
     struct val_row *rows = NULL;
     struct val_case *cases = NULL;
     size_t n = 0;
+    const char *file = cli_input_name(pos[0]); /* "<stdin>" for '-', in results and messages */
     if ((rc = cli_validation_cases(c, pos[0], x.map, &rows, &cases, &n)))
         return rc;
     if (c->flags & CLI_PARSE_ONLY) {
@@ -140,7 +144,7 @@ int cmd_calibrate(struct cli *c, int argc, char **argv)
     double av[4] = { fit.after.compute, fit.after.memory, fit.after.comm, fit.after.overhead_s * 1e6 };
     bool fitted[4] = { fit.fitted_compute, fit.fitted_memory, fit.fitted_comm, fit.fitted_overhead };
     if (c->format == TABLE_TEXT || c->format == TABLE_MD)
-        sbuf_printf(&c->out, "calibrate %s on %s: %ld row%s%s\n\n", g->id, pos[0], fit.n, fit.n == 1 ? "" : "s",
+        sbuf_printf(&c->out, "calibrate %s on %s: %ld row%s%s\n\n", g->id, file, fit.n, fit.n == 1 ? "" : "s",
                     x.holdout ? " used for fitting (every other row held out)" : "");
     struct table t;
     table_init(&t, "");
@@ -183,7 +187,7 @@ int cmd_calibrate(struct cli *c, int argc, char **argv)
     if (x.out) {
         char note[512];
         snprintf(note, sizeof note, "efficiencies and overhead fitted by llmroof calibrate to %ld rows of %s "
-                                    "(median error %.1f%% -> %.1f%%)", fit.n, pos[0], 100 * pre.median_abs,
+                                    "(median error %.1f%% -> %.1f%%)", fit.n, file, 100 * pre.median_abs,
                  100 * train.median_abs);
         char *j = render_json_gpu_doc(g, &fit.after, note);
         struct sbuf b = { j, j ? strlen(j) : 0, j ? strlen(j) + 1 : 0, j == NULL };

@@ -96,11 +96,12 @@ int cmd_check(struct cli *c, int argc, char **argv)
         { OPT_RTOL, "rtol", 0, "F", "relative tolerance of numeric fields (default 0.005)", false },
     };
     double rtol = 0.005;
-    char *pos[2];
+    char *pos[1];
     int npos = 0;
     c->usage = "llmroof check BASELINE.jsonl [--rtol F]";
     c->formats = (1u << TABLE_TEXT) | (1u << TABLE_JSON);
-    int rc = cli_parse(c, argc, argv, opts, 1, on_opt, &rtol, pos, 2, &npos,
+    c->positionals = "check takes one BASELINE.jsonl";
+    int rc = cli_parse(c, argc, argv, opts, 1, on_opt, &rtol, pos, 1, &npos,
                        "Re-evaluates every row of a baseline written by 'llmroof sweep --format jsonl' and\n"
                        "compares each output. Exit 0 when all agree within the tolerance, 1 with a diff of every\n"
                        "drifted field (and an error message naming them), 2 when the baseline is malformed\n"
@@ -112,29 +113,43 @@ int cmd_check(struct cli *c, int argc, char **argv)
         return cli_usage_error(c, "expected one BASELINE.jsonl");
     if (!*pos[0]) /* it had read as the file '' ("llmroof: error: : cannot open file") */
         return cli_usage_error(c, "expected one BASELINE.jsonl, got an empty file name");
+    if ((rc = cli_check_stdin(c, "BASELINE.jsonl", pos[0])))
+        return rc;
     if ((rc = cli_catalog(c)))
         return rc;
-    /* a baseline is read line by line (it may be large), so check here what
-     * catalog_read_file checks for whole-file readers: a regular, readable file */
-    struct stat st;
-    if (stat(pos[0], &st) != 0) {
-        fprintf(c->errf, "llmroof: error: %s: cannot open file: %s\n", pos[0], strerror(errno));
-        return 2;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        fprintf(c->errf, "llmroof: error: %s: not a regular file\n", pos[0]);
-        return 2;
-    }
-    FILE *f = fopen(pos[0], "rb");
-    if (!f) {
-        fprintf(c->errf, "llmroof: error: %s: cannot open file: %s\n", pos[0], strerror(errno));
-        return 2;
+    /* '-': the baseline on standard input ('llmroof sweep ... --format jsonl | llmroof check -'),
+     * read line by line as a file is, and not closed here */
+    const bool from_stdin = !strcmp(pos[0], "-");
+    const char *bname = cli_input_name(pos[0]);
+    FILE *f = NULL;
+    if (from_stdin) {
+        struct llmroof_err serr = { 0 };
+        if (cli_stdin_claim(c, "BASELINE.jsonl", pos[0], &serr))
+            return cli_fail(c, &serr);
+        f = c->inf;
+    } else {
+        /* a baseline is read line by line (it may be large), so check here what
+         * catalog_read_file checks for whole-file readers: a regular, readable file */
+        struct stat st;
+        if (stat(pos[0], &st) != 0) {
+            fprintf(c->errf, "llmroof: error: %s: cannot open file: %s\n", pos[0], strerror(errno));
+            return 2;
+        }
+        if (!S_ISREG(st.st_mode)) {
+            fprintf(c->errf, "llmroof: error: %s: not a regular file\n", pos[0]);
+            return 2;
+        }
+        if (!(f = fopen(pos[0], "rb"))) {
+            fprintf(c->errf, "llmroof: error: %s: cannot open file: %s\n", pos[0], strerror(errno));
+            return 2;
+        }
     }
     /* lines are read into a fixed buffer: a huge line is an error, never a huge allocation */
     enum { MAX_LINE = 65536 };
     char *line = malloc(MAX_LINE + 2);
     if (!line) {
-        fclose(f);
+        if (!from_stdin)
+            fclose(f);
         return 1;
     }
     size_t len;
@@ -143,10 +158,11 @@ int cmd_check(struct cli *c, int argc, char **argv)
     if (c->format == TABLE_JSON) {
         if (!(json = rjdoc_new("llmroof.check/1"))) {
             free(line);
-            fclose(f);
+            if (!from_stdin)
+                fclose(f);
             return 1;
         }
-        rjdoc_str(json, "baseline", pos[0]);
+        rjdoc_str(json, "baseline", bname);
         rjdoc_num(json, "rtol", rtol);
         rjdoc_drift(json, 0, NULL, NULL, false, 0, 0, NULL, NULL);
     }
@@ -165,13 +181,13 @@ int cmd_check(struct cli *c, int argc, char **argv)
             break;
         ln++;
         if (len > MAX_LINE) {
-            fprintf(c->errf, "llmroof: error: %s:%ld: line longer than %d bytes\n", pos[0], ln, MAX_LINE);
+            fprintf(c->errf, "llmroof: error: %s:%ld: line longer than %d bytes\n", bname, ln, MAX_LINE);
             rc = 2;
             break;
         }
         const char *nul = memchr(line, '\0', len);
         if (nul) {
-            fprintf(c->errf, "llmroof: error: %s:%ld:%ld: NUL byte inside the line\n", pos[0], ln, (long)(nul - line) + 1);
+            fprintf(c->errf, "llmroof: error: %s:%ld:%ld: NUL byte inside the line\n", bname, ln, (long)(nul - line) + 1);
             rc = 2;
             break;
         }
@@ -181,14 +197,14 @@ int cmd_check(struct cli *c, int argc, char **argv)
         if (len == 0)
             continue;
         struct sweep_row base, now;
-        if (baseline_parse_row(line, len, pos[0], ln, &base, &err)) {
+        if (baseline_parse_row(line, len, bname, ln, &base, &err)) {
             rc = cli_fail(c, &err);
             break;
         }
         const struct llmroof_model *m = catalog_find_model(&c->cat, base.model);
         const struct llmroof_gpu *g = catalog_find_gpu(&c->cat, base.gpu);
         if (!m || !g) {
-            fprintf(c->errf, "llmroof: error: %s:%ld: unknown %s '%s'\n", pos[0], ln, m ? "GPU" : "model",
+            fprintf(c->errf, "llmroof: error: %s:%ld: unknown %s '%s'\n", bname, ln, m ? "GPU" : "model",
                     CLI_CLIP(m ? base.gpu : base.model));
             rc = 2;
             break;
@@ -231,14 +247,15 @@ int cmd_check(struct cli *c, int argc, char **argv)
     }
     free(line);
     if (!rc && ferror(f)) {
-        fprintf(c->errf, "llmroof: error: %s: read error\n", pos[0]);
+        fprintf(c->errf, "llmroof: error: %s: read error\n", bname);
         rc = 2;
     }
-    fclose(f);
+    if (!from_stdin)
+        fclose(f);
     if (!rc && rows > 0 && drifted_rows) {
         /* "llmroof: error: base.jsonl: 2 of 5 rows drifted beyond rtol 0.005 (7 fields): line 1:
          * ttft_s, tpot_s; line 2: max_batch" - stdout keeps the whole diff */
-        fprintf(c->errf, "llmroof: error: %s: %ld of %ld row%s drifted beyond rtol %g (%ld field%s): %s%s\n", pos[0],
+        fprintf(c->errf, "llmroof: error: %s: %ld of %ld row%s drifted beyond rtol %g (%ld field%s): %s%s\n", bname,
                 drifted_rows, rows, rows == 1 ? "" : "s", rtol, drifted_fields, drifted_fields == 1 ? "" : "s",
                 sbuf_failed(&drifted) ? "" : sbuf_str(&drifted),
                 drifted_rows > SUMMARY_ROWS ? "; ... (the diff on stdout lists every row)" : "");
@@ -247,7 +264,7 @@ int cmd_check(struct cli *c, int argc, char **argv)
     if (rc || rows == 0) {
         rjdoc_free(json);
         if (!rc)
-            fprintf(c->errf, "llmroof: error: %s: no rows\n", pos[0]);
+            fprintf(c->errf, "llmroof: error: %s: no rows\n", bname);
         return rc ? rc : 2;
     }
     if (json) {

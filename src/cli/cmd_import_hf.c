@@ -24,14 +24,15 @@ int cmd_import_hf(struct cli *c, int argc, char **argv)
         { OPT_NAME, "name", 'n', "ID", "catalog id of the new entry (required)", false },
     };
     const char *name = NULL;
-    char *pos[2];
+    char *pos[1];
     int npos = 0;
     c->usage = "llmroof import-hf CONFIG.json|ORG/NAME --name ID";
     /* a catalog file is JSON: the help's --format line and the check of a given one say so */
     c->formats = 1u << TABLE_JSON;
     if (!c->format_set)
         c->format = TABLE_JSON;
-    int rc = cli_parse(c, argc, argv, opts, 1, on_opt, &name, pos, 2, &npos,
+    c->positionals = "import-hf takes one CONFIG.json or ORG/NAME";
+    int rc = cli_parse(c, argc, argv, opts, 1, on_opt, &name, pos, 1, &npos,
                        "Reads a HuggingFace config.json (llama, mistral, mixtral, qwen2, qwen3, qwen3_moe,\n"
                        "deepseek_v2, deepseek_v3, kimi_k2, gemma2, gemma3, gpt_oss, llama4, falcon, gptj, opt,\n"
                        "internlm; the text_config of multimodal configs), or a repository id ORG/NAME from the\n"
@@ -44,19 +45,25 @@ int cmd_import_hf(struct cli *c, int argc, char **argv)
         return cli_usage_error(c, "expected one CONFIG.json or ORG/NAME");
     if (!*pos[0]) /* it had read as the file '' ("llmroof: error: : cannot read file") */
         return cli_usage_error(c, "expected one CONFIG.json or ORG/NAME, got an empty argument");
+    if ((rc = cli_check_stdin(c, "CONFIG.json", pos[0])))
+        return rc;
     if (!name)
         return cli_usage_error(c, "option '--name' is required");
     struct llmroof_err err = { 0 };
     char *text;
     size_t len;
     char path[4096];
-    if ((rc = catalog_hf_resolve(pos[0], getenv("HF_HOME"), getenv("HOME"), path, sizeof path, &err)))
-        return cli_fail(c, &err);
-    if ((rc = catalog_read_file(path, (size_t)16 * 1024 * 1024, &text, &len, &err)))
+    const char *file = pos[0]; /* '-': the config on standard input, never a repository id */
+    if (strcmp(file, "-") != 0) {
+        if ((rc = catalog_hf_resolve(pos[0], getenv("HF_HOME"), getenv("HOME"), path, sizeof path, &err)))
+            return cli_fail(c, &err);
+        file = path;
+    }
+    if ((rc = cli_read_input(c, "CONFIG.json", file, (size_t)16 * 1024 * 1024, &text, &len, &err)))
         return cli_fail(c, &err);
     struct llmroof_model m;
     char warn[2048];
-    rc = catalog_model_from_hf_warn(text, len, path, name, &m, warn, sizeof warn, &err);
+    rc = catalog_model_from_hf_warn(text, len, cli_input_name(file), name, &m, warn, sizeof warn, &err);
     free(text);
     if (rc)
         return cli_fail(c, &err);
@@ -75,7 +82,7 @@ int cmd_import_hf(struct cli *c, int argc, char **argv)
     struct llmroof_catalog check;
     catalog_init(&check);
     char where[4200];
-    snprintf(where, sizeof where, "%s (imported entry)", pos[0]);
+    snprintf(where, sizeof where, "%s (imported entry)", cli_input_name(pos[0]));
     rc = catalog_add_models_text(&check, j, strlen(j), where, false, &err);
     catalog_free(&check);
     if (rc) {

@@ -26,16 +26,15 @@ static bool join_aliases(char *buf, size_t size, const char (*aliases)[LLMROOF_I
 
 int cmd_list(struct cli *c, int argc, char **argv)
 {
-    char *pos[2];
+    char *pos[1];
     int npos = 0;
     c->usage = "llmroof list gpus|models|engines [--format FMT]";
-    int rc = cli_parse(c, argc, argv, NULL, 0, NULL, NULL, pos, 2, &npos,
+    c->positionals = "list takes one: gpus, models or engines";
+    int rc = cli_parse(c, argc, argv, NULL, 0, NULL, NULL, pos, 1, &npos,
                        "Lists the catalog. Peaks are dense TFLOP/s (TOP/s for int); an empty cell means the GPU\n"
                        "has no such compute path. Engines are serving-framework profiles for --engine.");
     if (rc)
         return rc;
-    if (npos > 1) /* named, as every command names an extra argument ("expected 'gpus', ..." had not) */
-        return cli_usage_error(c, "unexpected argument '%s' (list takes one: gpus, models or engines)", CLI_CLIP(pos[1]));
     if (npos != 1)
         return cli_usage_error(c, "expected 'gpus', 'models' or 'engines'");
     bool gpus = strcmp(pos[0], "gpus") == 0, engines = strcmp(pos[0], "engines") == 0;

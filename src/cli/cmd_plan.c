@@ -35,7 +35,9 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     case OPT_TPS: x->tps = arg; return 0;
     case OPT_PRICE: x->price = arg; return 0;
     case OPT_KVLINK: x->kvlink = arg; return 0;
-    case OPT_WORKLOAD: x->workload = arg; return 0;
+    case OPT_WORKLOAD:
+        x->workload = arg; /* csv:- reads standard input (cli_workload): claimed now */
+        return strncmp(arg, "csv:", 4) ? 0 : cli_check_stdin(c, "option '--workload'", arg + 4);
     case OPT_USERS: x->have_users = true; return cli_long(c, "users", arg, 1, 100000000, &x->in.users);
     case OPT_RATE: return cli_double(c, "rate", arg, SIM_MIN_RATE_QPS, 100000, false, &x->in.rate_qps);
     case OPT_TTFT: return cli_duration(c, "ttft-slo", arg, 3600, true, &x->in.ttft_slo_s);

@@ -47,6 +47,17 @@ int serve_parse(int argc, char **argv, struct serve_opts *o, FILE *out, FILE *er
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            /* help wins over the options after it (not read), not over an argument serve does
+             * not take: "serve --help 8080" had printed the help and exited 0 */
+            for (int j = i + 1; j < argc; j++) {
+                bool takes_value = false;
+                for (int q = 0; q < (int)(sizeof names / sizeof names[0]); q++)
+                    takes_value |= !strcmp(argv[j], names[q]); /* "--port 8080": 8080 is its value */
+                if (takes_value)
+                    j++;
+                else if (argv[j][0] != '-')
+                    return usage(err, "unexpected argument (serve takes options only)", argv[j]);
+            }
             fputs(serve_help, out);
             return -1;
         }

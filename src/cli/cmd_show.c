@@ -398,6 +398,10 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
     if (e->max_paddings > 0)
         kvn(t, "max_paddings", "%.0f", (double)e->max_paddings,
             "padding tokens a prompt iteration may hold (prompts padded to the longest)");
+    kvb(t, "max_paddings_option", e->max_paddings_option,
+        "takes vLLM 0.2.1-0.3's --max-paddings (simulate --max-paddings)");
+    kvb(t, "multi_step_scheduling", e->multi_step_scheduling,
+        "takes vLLM 0.6-0.10's --num-scheduler-steps (simulate --scheduler-steps)");
     kvn(t, "cpu_seq", "%.1f", e->cpu_seq_s * 1e6, "us of scheduling per running sequence per iteration");
     if (e->worker_seq_s > 0)
         kvn(t, "worker_seq", "%.1f", e->worker_seq_s * 1e6, "us more per sequence per Ray worker (multi-GPU instances)");
@@ -464,17 +468,16 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
 
 int cmd_show(struct cli *c, int argc, char **argv)
 {
-    char *pos[3];
+    char *pos[2];
     int npos = 0;
     c->usage = "llmroof show gpu|model|engine NAME [--format FMT]";
-    int rc = cli_parse(c, argc, argv, NULL, 0, NULL, NULL, pos, 3, &npos,
+    c->positionals = "show takes a kind and a NAME";
+    int rc = cli_parse(c, argc, argv, NULL, 0, NULL, NULL, pos, 2, &npos,
                        "Shows every catalog field of one GPU, model or engine profile and the figures derived\n"
                        "from them (parameter count, fp16 weight bytes, KV bytes per token, ridge points; for an\n"
                        "engine, the scheduler values the simulator takes where the profile names none).");
     if (rc)
         return rc;
-    if (npos > 2) /* named, as every command names an extra argument */
-        return cli_usage_error(c, "unexpected argument '%s' (show takes a kind and a NAME)", CLI_CLIP(pos[2]));
     if (npos != 2)
         return cli_usage_error(c, "expected 'gpu NAME', 'model NAME' or 'engine NAME'");
     const int kind = strcmp(pos[0], "gpu") == 0 ? 0 : strcmp(pos[0], "model") == 0 ? 1 : strcmp(pos[0], "engine") == 0 ? 2 : -1;

@@ -65,6 +65,31 @@ static int static_conflicts(struct cli *c, const struct ctx *x)
     return 0;
 }
 
+/* Options named after one engine's flag, refused with a profile whose engine never had it (its
+ * "max_paddings_option", "multi_step_scheduling"; docs/catalog.md): vLLM 0.2.1-0.3's --max-paddings
+ * and vLLM 0.6-0.10's V0 --num-scheduler-steps had been run with vLLM V1, SGLang or TensorRT-LLM
+ * profiles, whose engines have neither. Without -e both run. Each is an error naming the option,
+ * the engine and the loaded profiles that take it. */
+static int engine_flag_conflicts(struct cli *c, const struct ctx *x)
+{
+    const struct llmroof_engine *en = x->s.eff.engine;
+    const bool pad = x->have_maxpad && !en->max_paddings_option;
+    if (!pad && !(x->sched_steps > 0 && !en->multi_step_scheduling))
+        return 0;
+    char ok[256] = "";
+    for (size_t i = 0; i < c->cat.n_engines; i++)
+        if (pad ? c->cat.engines[i].max_paddings_option : c->cat.engines[i].multi_step_scheduling) {
+            const size_t n = strlen(ok);
+            snprintf(ok + n, sizeof ok - n, "%s%s", n ? ", " : "", c->cat.engines[i].id);
+        }
+    return cli_usage_error(c, "option '--%s': engine '%s' has no %s (its profile's \"%s\": %s); %s%s%sor drop -e",
+                           pad ? "max-paddings" : "scheduler-steps", en->id,
+                           pad ? "--max-paddings" : "--num-scheduler-steps",
+                           pad ? "max_paddings_option" : "multi_step_scheduling",
+                           pad ? "vLLM 0.2.1-0.3 only" : "vLLM 0.6-0.10's V0 engine only",
+                           ok[0] ? "pick one that has (" : "", ok, ok[0] ? ") " : "");
+}
+
 static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
 {
     struct ctx *x = vctx;
@@ -157,7 +182,9 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         x->have_rate = true;
         return cli_double(c, "rate", arg, SIM_MIN_RATE_QPS, 1e6, false, &x->cfg.rate_qps);
     case OPT_TRACE: x->trace = arg; return cli_check_input(c, "trace", arg);
-    case OPT_WORKLOAD: x->workload = arg; return 0;
+    case OPT_WORKLOAD:
+        x->workload = arg; /* csv:- reads standard input (cli_workload): claimed now */
+        return strncmp(arg, "csv:", 4) ? 0 : cli_check_stdin(c, "option '--workload'", arg + 4);
     case OPT_SEED: {
         int64_t sd;
         /* at most 2^53: JSON output carries the seed as a number, exact up to there (a larger
@@ -730,15 +757,15 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
     if (x->trace) {
         char *text;
         size_t len;
-        if ((rc = catalog_read_file(x->trace, (size_t)1 << 30, &text, &len, &err)))
+        if ((rc = cli_read_input(c, "option '--trace'", x->trace, (size_t)1 << 30, &text, &len, &err)))
             return cli_fail(c, &err);
-        rc = workload_parse_trace(text, len, x->trace, 10000000, &trace, &x->cfg.ntrace, &err);
+        rc = workload_parse_trace(text, len, cli_input_name(x->trace), 10000000, &trace, &x->cfg.ntrace, &err);
         free(text);
         if (rc)
             return cli_fail(c, &err);
         x->cfg.mode = SIM_TRACE;
         x->cfg.trace = trace;
-        wname = x->trace;
+        wname = cli_input_name(x->trace);
     } else if ((rc = cli_workload(c, wname, m, &wl))) {
         return rc;
     }
@@ -871,6 +898,8 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
     }
     if (!rc && x->cfg.static_batching)
         rc = static_conflicts(c, x);
+    if (!rc && x->s.eff.engine)
+        rc = engine_flag_conflicts(c, x);
     /* the concurrency limit is TGI's router's, in front of one aggregated instance */
     if (!rc && x->ppool && x->cfg.user_max_concurrent)
         rc = cli_usage_error(c, "option '--max-concurrent-requests' bounds an aggregated instance's router (TGI's); a "

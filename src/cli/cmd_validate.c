@@ -108,7 +108,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     case OPT_FIT_ALL: x->fit = x->fit_all = true; return 0;
     case OPT_FIT_GPUS: x->fit_gpus = arg; return 0;
     case OPT_FIT_ENGINES: x->fit_engines = arg; return 0;
-    case OPT_OPS: x->ops = arg; return 0;
+    case OPT_OPS: x->ops = arg; return cli_check_stdin(c, "option '--ops'", arg);
     case OPT_OUT: x->out = arg; return 0;
     case OPT_QUIET: x->quiet = true; return 0;
     case OPT_JOBS: return cli_jobs(c, arg, &x->threads);
@@ -173,9 +173,9 @@ static int validate_ops(struct cli *c, struct ctx *x)
     char *text;
     size_t len, n;
     struct opval_row *rows;
-    if (catalog_read_file(x->ops, (size_t)256 << 20, &text, &len, &err))
+    if (cli_read_input(c, "option '--ops'", x->ops, (size_t)256 << 20, &text, &len, &err))
         return cli_fail(c, &err);
-    rc = opval_parse_csv(text, len, x->ops, &rows, &n, &err);
+    rc = opval_parse_csv(text, len, cli_input_name(x->ops), &rows, &n, &err);
     free(text);
     if (rc)
         return cli_fail(c, &err);
@@ -192,16 +192,16 @@ static int validate_ops(struct cli *c, struct ctx *x)
     for (size_t i = 0; i < n && rc == 0; i++) {
         const struct llmroof_model *m = dm;
         if (rows[i].model[0] && !(m = catalog_find_model(&c->cat, rows[i].model))) {
-            fprintf(c->errf, "llmroof: error: %s:%ld: unknown model '%s' (see 'llmroof list models')\n", x->ops,
-                    rows[i].line, CLI_CLIP(rows[i].model));
+            fprintf(c->errf, "llmroof: error: %s:%ld: unknown model '%s' (see 'llmroof list models')\n",
+                    cli_input_name(x->ops), rows[i].line, CLI_CLIP(rows[i].model));
             rc = 2;
         } else if (!m) {
-            fprintf(c->errf, "llmroof: error: %s:%ld: no model: give a 'model' column or '--model'\n", x->ops,
-                    rows[i].line);
+            fprintf(c->errf, "llmroof: error: %s:%ld: no model: give a 'model' column or '--model'\n",
+                    cli_input_name(x->ops), rows[i].line);
             rc = 2;
         } else {
             int tp = rows[i].tp ? rows[i].tp : (int)x->s.tp;
-            if (opval_predict(&rows[i], m, tp, g, &eff, x->ops, &pred[i], &err))
+            if (opval_predict(&rows[i], m, tp, g, &eff, cli_input_name(x->ops), &pred[i], &err))
                 rc = cli_fail(c, &err);
         }
     }
@@ -330,11 +330,11 @@ int cli_validation_cases(struct cli *c, const char *file, const char *map_path, 
     struct llmroof_err err = { 0 };
     char *text;
     size_t len;
-    if (catalog_read_file(file, (size_t)256 << 20, &text, &len, &err)) {
+    if (cli_read_input(c, "FILE.csv", file, (size_t)256 << 20, &text, &len, &err)) {
         free(map);
         return cli_fail(c, &err);
     }
-    rc = val_parse_csv(text, len, file, rows, n, &err);
+    rc = val_parse_csv(text, len, cli_input_name(file), rows, n, &err);
     free(text);
     if (rc) {
         free(map);
@@ -694,9 +694,10 @@ static int serving_report(struct cli *c, struct ctx *x, const char *file, const 
     char *text = NULL, *mtext = NULL;
     size_t len = 0, mlen = 0, n = 0;
     struct srv_case *cases = NULL;
-    if (catalog_read_file(file, (size_t)64 << 20, &text, &len, &err) ||
-        catalog_read_file(map_file, (size_t)64 << 20, &mtext, &mlen, &err) ||
-        srv_load_cases(&c->cat, text, len, file, mtext, mlen, map_file, &cases, &n, &err)) {
+    if (cli_read_input(c, "option '--serving'", file, (size_t)64 << 20, &text, &len, &err) ||
+        cli_read_input(c, "option '--serving-map'", map_file, (size_t)64 << 20, &mtext, &mlen, &err) ||
+        srv_load_cases(&c->cat, text, len, cli_input_name(file), mtext, mlen, cli_input_name(map_file), &cases, &n,
+                       &err)) {
         free(text);
         free(mtext);
         return cli_fail(c, &err);
@@ -886,7 +887,7 @@ int cmd_validate(struct cli *c, int argc, char **argv)
     memset(&x, 0, sizeof x);
     x.by = VAL_BY_METRIC;
     cli_setup_defaults(&x.s);
-    char *pos[2];
+    char *pos[1];
     int npos = 0;
     static const char *const tables[] = { "rows", "summary", "unmapped", "kernels", "operators", "errors", "gpus",
                                           "engines", "crossval", "serving", "serving-summary", "serving-skipped", NULL };
@@ -895,7 +896,8 @@ int cmd_validate(struct cli *c, int argc, char **argv)
                "       llmroof validate --ops OPS.csv -g GPU [-m MODEL] [-t TP]";
     static const char *const outputs[] = { "svg", "uncertainty-out", "fit-gpus", "fit-engines", "out", NULL }; /* checked before the work */
     c->outputs = outputs;
-    int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, &x, pos, 2, &npos,
+    c->positionals = "validate takes one FILE.csv, or none for the published set";
+    int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, &x, pos, 1, &npos,
                        "Maps each row of a measurements CSV (the ../shared/validation format) to the catalog,\n"
                        "predicts its metric with the same inputs and prints predicted, measured and the error\n"
                        "(predicted / measured - 1), then the median and p90 |error| and the bias, overall, per\n"
@@ -915,10 +917,10 @@ int cmd_validate(struct cli *c, int argc, char **argv)
     if (x.s.gpu || x.s.model || x.have_tp || x.s.eff.has_compute || x.s.eff.has_memory || x.out)
         return cli_usage_error(c, "options '--gpu', '--model', '--tp', '--compute-eff', '--memory-eff' and '--out' go with "
                                   "'--ops'");
-    if (npos > 1)
-        return cli_usage_error(c, "expected one FILE.csv");
     if (npos == 1 && !*pos[0]) /* it had read as the file '' ("llmroof: error: : cannot read file") */
         return cli_usage_error(c, "expected one FILE.csv, got an empty file name");
+    if (npos == 1 && (rc = cli_check_stdin(c, "FILE.csv", pos[0])))
+        return rc;
     char deffile[PATH_MAX + 32];
     if (npos == 0) {
         /* the published set installed with the catalog (data/measurements.csv) */
@@ -930,6 +932,7 @@ int cmd_validate(struct cli *c, int argc, char **argv)
     struct val_row *rows = NULL;
     struct val_case *cases = NULL;
     size_t n = 0;
+    const char *file = cli_input_name(pos[0]); /* "<stdin>" for '-', in results and messages */
     if ((rc = cli_validation_cases(c, pos[0], x.map, &rows, &cases, &n)))
         return rc;
     if (c->flags & CLI_PARSE_ONLY) {
@@ -939,7 +942,7 @@ int cmd_validate(struct cli *c, int argc, char **argv)
     }
     if (x.fit) {
         c->json_schema = "llmroof.validate-fit/1";
-        rc = fit_report(c, pos[0], cases, n, x.fit_all, x.fit_gpus, x.fit_engines);
+        rc = fit_report(c, file, cases, n, x.fit_all, x.fit_gpus, x.fit_engines);
         free(rows);
         free(cases);
         return rc;
@@ -975,14 +978,14 @@ int cmd_validate(struct cli *c, int argc, char **argv)
         struct llmroof_uncertainty u;
         val_bands(cases, n, &u);
         const char *cv = x.cv == VAL_CV_SOURCE ? "source" : x.cv == VAL_CV_GPU ? "gpu" : NULL;
-        char *j = render_json_uncertainty(pos[0], cv, &u);
+        char *j = render_json_uncertainty(file, cv, &u);
         struct sbuf b = { j, j ? strlen(j) : 0, j ? strlen(j) + 1 : 0, j == NULL };
         rc = j ? cli_write_file(c, x.unc, &b) : 1;
         free(j);
     }
     if (!rc && rep && c->format != TABLE_JSON) {
         /* JSON: the rows carry the held-out predictions; the summary tables are text, md, csv */
-        cv_summary(c, pos[0], cases, n, x.cv, rep);
+        cv_summary(c, file, cases, n, x.cv, rep);
         if (cli_prose(c))
             sbuf_append(&c->out, "\n");
     }
@@ -1013,15 +1016,15 @@ int cmd_validate(struct cli *c, int argc, char **argv)
     if (!rc && sfile) {
         snprintf(srvmap, sizeof srvmap, "%s/serving-map.csv", c->data_dir);
         if (c->format != TABLE_JSON)
-            render_validate(pos[0], cases, n, x.by, x.cv != VAL_CV_NONE, c->format, &c->sel, &c->out);
+            render_validate(file, cases, n, x.by, x.cv != VAL_CV_NONE, c->format, &c->sel, &c->out);
         rc = serving_report(c, &x, sfile, x.serving_map ? x.serving_map : srvmap, cases, n, &srv_json, &srv_gate);
         if (rc)
             goto out;
     } else if (!rc && c->format != TABLE_JSON) {
-        render_validate(pos[0], cases, n, x.by, x.cv != VAL_CV_NONE, c->format, &c->sel, &c->out);
+        render_validate(file, cases, n, x.by, x.cv != VAL_CV_NONE, c->format, &c->sel, &c->out);
     }
     if (!rc && c->format == TABLE_JSON) {
-        char *j = render_json_validate(pos[0], cases, n, x.by);
+        char *j = render_json_validate(file, cases, n, x.by);
         cJSON *doc = j && srv_json ? cJSON_Parse(j) : NULL;
         if (doc) {
             cJSON_AddItemToObject(doc, "serving", srv_json);
@@ -1048,10 +1051,10 @@ int cmd_validate(struct cli *c, int argc, char **argv)
     }
     if (!rc && (x.max_dec > 0 || x.max_pre > 0 || x.max_e2e > 0 || x.max_srv > 0)) {
         enum val_class dec = VAL_CLASS_DECODE, pre = VAL_CLASS_PREFILL, e2e = VAL_CLASS_E2E;
-        rc |= gate(c, pos[0], "decode", val_stats_of(cases, n, in_class, &dec), x.max_dec);
-        rc |= gate(c, pos[0], "prefill", val_stats_of(cases, n, in_class, &pre), x.max_pre);
-        rc |= gate(c, pos[0], "e2e", val_stats_of(cases, n, in_class, &e2e), x.max_e2e);
-        rc |= gate(c, pos[0], "serving", val_stats_of(cases, n, is_serving, NULL), x.max_srv);
+        rc |= gate(c, file, "decode", val_stats_of(cases, n, in_class, &dec), x.max_dec);
+        rc |= gate(c, file, "prefill", val_stats_of(cases, n, in_class, &pre), x.max_pre);
+        rc |= gate(c, file, "e2e", val_stats_of(cases, n, in_class, &e2e), x.max_e2e);
+        rc |= gate(c, file, "serving", val_stats_of(cases, n, is_serving, NULL), x.max_srv);
         c->out_on_failure = rc == 1;
     }
 out:

@@ -85,6 +85,25 @@ static void usage(FILE *f)
           "Run 'llmroof COMMAND --help' for a command's options; see llmroof(1).\n", f);
 }
 
+/* --help and --version before the command take no argument: "llmroof --version extra" had
+ * printed the version and exited 0, passing over the word it was given. The options after them
+ * are not read (they win over any option, as in GNU programs); a positional argument, or one
+ * after "--", is a usage error naming it, and where it names a command the message points to
+ * that command's --help. Returns 0, or 2 after printing the error. */
+static int no_command_after(struct cli *c, struct optscan *scan, const char *opt)
+{
+    while (optscan_next(scan).kind != OPTSCAN_END)
+        ;
+    if (scan->ind >= scan->argc)
+        return 0;
+    const char *arg = scan->argv[scan->ind];
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (strcmp(commands[i].name, arg) == 0)
+            return cli_usage_error(c, "unexpected argument '%s' after '%s' (for a command's help: llmroof %s --help)",
+                                   CLI_CLIP(arg), opt, commands[i].name);
+    return cli_usage_error(c, "unexpected argument '%s' after '%s'", CLI_CLIP(arg), opt);
+}
+
 static int write_out(struct cli *c, const struct sbuf *b)
 {
     size_t n = b->len;
@@ -104,6 +123,7 @@ static void cli_init(struct cli *c, const struct cli_io *io, unsigned flags)
     c->data_dir_arg = io->data_dir;
     c->shared_cat = io->catalog;
     c->stop = io->stop;
+    c->inf = io->in;
     sbuf_init(&c->out);
 }
 
@@ -125,7 +145,7 @@ int cli_load_catalog(const struct cli_io *io, struct llmroof_catalog *cat, char 
 
 int cli_main(int argc, char **argv, unsigned flags)
 {
-    const struct cli_io io = { stdout, stderr, NULL, NULL, { NULL, NULL } };
+    const struct cli_io io = { stdout, stderr, NULL, NULL, { NULL, NULL }, stdin };
     return cli_run(&io, argc, argv, flags);
 }
 
@@ -192,13 +212,15 @@ int cli_run(const struct cli_io *io, int argc, char **argv, unsigned flags)
             break;
         }
         case G_HELP:
-            if (!(flags & CLI_NO_STDOUT))
-                usage(c.outf);
-            rc = write_out(&c, &c.out);
-            goto done;
         default: /* G_VERSION */
-            if (!(flags & CLI_NO_STDOUT))
-                fprintf(c.outf, "llmroof %s\n", LLMROOF_VERSION);
+            if ((rc = no_command_after(&c, &scan, h.idx == G_HELP ? "--help" : "--version")))
+                goto done;
+            if (!(flags & CLI_NO_STDOUT)) {
+                if (h.idx == G_HELP)
+                    usage(c.outf);
+                else
+                    fprintf(c.outf, "llmroof %s\n", LLMROOF_VERSION);
+            }
             rc = write_out(&c, &c.out);
             goto done;
         }
@@ -263,6 +285,7 @@ int cli_run(const struct cli_io *io, int argc, char **argv, unsigned flags)
 done:
     cli_files_discard(&c); /* a failed run leaves no new or replaced file */
     rjdoc_free(c.json);
+    free(c.stdin_text);
     sbuf_free(&c.out);
     if (!c.cat_borrowed)
         catalog_free(&c.cat); /* also after a partial load: c is zeroed, so free(NULL) is fine */

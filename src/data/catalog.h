@@ -455,6 +455,13 @@ struct llmroof_engine {
                                          counts prompts x longest, and a prompt joins only while the
                                          padding stays within this many tokens (--max-paddings, 256);
                                          [0, 1e6], 0 = prompts packed without padding */
+    bool max_paddings_option;         /* the engine's versions include one that takes --max-paddings
+                                         (vLLM v0.2.1, PR #1381, to v0.3.x): simulate --max-paddings is
+                                         refused with a profile without it (default false) */
+    bool multi_step_scheduling;       /* the engine takes --num-scheduler-steps (vLLM V0 from v0.6.0,
+                                         PR #7000, removed in v0.10.1, PRs #22138 and #22779; never in
+                                         V1): simulate --scheduler-steps is refused with a profile
+                                         without it (default false) */
     char source[LLMROOF_SOURCE_MAX];  /* where the figures come from */
 };
 

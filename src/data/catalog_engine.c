@@ -219,6 +219,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
 {
     static const char *const fields[] = { "id", "name", "aliases", "step_overhead_s", "first_token_s", "compute_scale",
                                           "waiting_served_ratio", "max_waiting_steps", "max_paddings",
+                                          "max_paddings_option", "multi_step_scheduling",
                                           "collective_latency_s", "cuda_graphs", "launch_s", "kernel_factor",
                                           "kv_per_query_head", "quantized_head", "fp8_kv_per_query_head", "cuda_core_decode", "fp8_attention",
                                           "fp16_accumulate", "attention_kernel", "act_quant",
@@ -388,6 +389,17 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
      * docs/model.md "vLLM by version"): up to a million tokens of padding */
     if ((rc = json_get_long(c, e, "max_paddings", false, 0, 1000000, &g->max_paddings, NULL)))
         return rc;
+    /* the scheduler flags of one engine's versions that simulate takes by their name: vLLM
+     * 0.2.1-0.3's --max-paddings and 0.6-0.10's --num-scheduler-steps; absent, the engine never had
+     * them (a profile that pads prompt batches has the first) and simulate refuses them with its
+     * profile (docs/catalog.md) */
+    g->max_paddings_option = g->max_paddings > 0;
+    if ((rc = json_get_bool(c, e, "max_paddings_option", false, &g->max_paddings_option)) ||
+        (rc = json_get_bool(c, e, "multi_step_scheduling", false, &g->multi_step_scheduling)))
+        return rc;
+    if (g->max_paddings > 0 && !g->max_paddings_option)
+        return json_ferr(c, "max_paddings_option", "is false, but \"max_paddings\" %ld pads prompt batches under the "
+                                                   "cap --max-paddings sets", g->max_paddings);
     /* which steps replay a CUDA graph (docs/model.md "CUDA-graph coverage"): the largest one
      * captured, up to the 65536 sequences the engines' flags accept (vLLM V0 256, SGLang 160,
      * vLLM V1 512 tokens); only an engine with graphs has one */

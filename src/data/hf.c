@@ -726,6 +726,24 @@ static bool hf_is_repo_id(const char *s)
     return s[0] != '.' && slash[1] != '.';
 }
 
+/* The cache names a repository's directory "models--ORG--NAME" (huggingface_hub's
+ * repo_folder_name: "models" and the id's parts joined by "--"): one directory entry, so at most
+ * NAME_MAX (255) bytes on Linux file systems, and an id whose name would be longer cannot be in
+ * the cache. "models--" (8 bytes) and the slash's second '-' leave 246 bytes for the id. */
+#define HF_CACHE_ENTRY_MAX 255
+#define HF_REPO_ID_MAX (HF_CACHE_ENTRY_MAX - 9)
+/* Paths inside the cache: PATH_MAX on Linux, the longest path open() and stat() take. */
+#define HF_PATH_MAX 4096
+
+/* Whether snaps/rev/config.json is a regular file (rev at most 127 bytes). */
+static bool hf_snapshot_has_config(const char *snaps, const char *rev)
+{
+    char path[HF_PATH_MAX + 160];
+    struct stat st;
+    int w = snprintf(path, sizeof path, "%s/%s/config.json", snaps, rev);
+    return w > 0 && (size_t)w < sizeof path && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 int catalog_hf_resolve(const char *arg, const char *hf_home, const char *home, char *out, size_t cap,
                        struct llmroof_err *err)
 {
@@ -737,18 +755,31 @@ int catalog_hf_resolve(const char *arg, const char *hf_home, const char *home, c
         snprintf(out, cap, "%s", arg);
         return LLMROOF_OK;
     }
-    char hub[4096];
-    if (hf_home && hf_home[0])
-        snprintf(hub, sizeof hub, "%s/hub", hf_home);
-    else if (home && home[0])
-        snprintf(hub, sizeof hub, "%s/.cache/huggingface/hub", home);
-    else
+    /* a longer id had been cut to 509 bytes of its directory's name without a word, and the
+     * lookup (and its message) went to a directory the id does not name */
+    const size_t idlen = strlen(arg);
+    if (idlen > HF_REPO_ID_MAX)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "repository id '%.64s...' is %zu bytes long: the HuggingFace cache "
+                               "holds ids of at most %d bytes (its directory models--ORG--NAME is one name of at "
+                               "most %d bytes)", arg, idlen, HF_REPO_ID_MAX, HF_CACHE_ENTRY_MAX);
+    char hub[HF_PATH_MAX];
+    int w;
+    const char *base;
+    if (hf_home && hf_home[0]) {
+        base = "HF_HOME";
+        w = snprintf(hub, sizeof hub, "%s/hub", hf_home);
+    } else if (home && home[0]) {
+        base = "HOME";
+        w = snprintf(hub, sizeof hub, "%s/.cache/huggingface/hub", home);
+    } else {
         return llmroof_err_set(err, LLMROOF_EINPUT, "'%s' is not a file, and neither HF_HOME nor HOME is set to find "
                                "the HuggingFace cache", arg);
-    char repo[512];
+    }
+    char repo[HF_CACHE_ENTRY_MAX + 1];
     size_t n = 0;
-    n += (size_t)snprintf(repo, sizeof repo, "models--");
-    for (const char *p = arg; *p && n + 3 < sizeof repo; p++) {
+    memcpy(repo, "models--", 8);
+    n = 8;
+    for (const char *p = arg; *p; p++) {
         if (*p == '/') {
             repo[n++] = '-';
             repo[n++] = '-';          /* the cache spells "org/name" as "org--name" */
@@ -756,13 +787,16 @@ int catalog_hf_resolve(const char *arg, const char *hf_home, const char *home, c
             repo[n++] = *p;
         }
     }
-    repo[n] = '\0';
-    char snaps[4700];
-    snprintf(snaps, sizeof snaps, "%s/%s/snapshots", hub, repo);
+    repo[n] = '\0';                  /* n <= 8 + HF_REPO_ID_MAX + 1 = HF_CACHE_ENTRY_MAX */
+    /* the cache's paths, each checked: a long $HF_HOME or $HOME had been cut as silently */
+    char snaps[HF_PATH_MAX], refp[HF_PATH_MAX];
+    if (w < 0 || (size_t)w >= sizeof hub ||
+        (w = snprintf(snaps, sizeof snaps, "%s/%s/snapshots", hub, repo)) < 0 || (size_t)w >= sizeof snaps ||
+        (w = snprintf(refp, sizeof refp, "%s/%s/refs/main", hub, repo)) < 0 || (size_t)w >= sizeof refp)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "'%s': its path in the HuggingFace cache under $%s is longer than "
+                               "the %d bytes a path may have", arg, base, HF_PATH_MAX);
     /* the revision refs/main names, else the last snapshot in name order */
     char rev[128] = "";
-    char refp[4800];
-    snprintf(refp, sizeof refp, "%s/%s/refs/main", hub, repo);
     FILE *f = fopen(refp, "r");
     if (f) {
         if (fgets(rev, sizeof rev, f))
@@ -777,12 +811,8 @@ int catalog_hf_resolve(const char *arg, const char *hf_home, const char *home, c
     /* the revision refs/main names; when its snapshot holds no config.json (pruned, or only
      * other files fetched for it), the last snapshot in name order that holds one: the message
      * below says snapshots/ * /config.json was looked for, and one there had been passed over */
-    char path[4900];
-    if (rev[0]) {
-        snprintf(path, sizeof path, "%s/%s/config.json", snaps, rev);
-        if (!(stat(path, &st) == 0 && S_ISREG(st.st_mode)))
-            rev[0] = '\0';
-    }
+    if (rev[0] && !hf_snapshot_has_config(snaps, rev))
+        rev[0] = '\0';
     if (!rev[0]) {
         DIR *d = opendir(snaps);
         if (d) {
@@ -791,21 +821,17 @@ int catalog_hf_resolve(const char *arg, const char *hf_home, const char *home, c
                 size_t nl = strlen(e->d_name);
                 if (e->d_name[0] == '.' || nl >= sizeof rev || strcmp(e->d_name, rev) <= 0)
                     continue;
-                snprintf(path, sizeof path, "%s/%s/config.json", snaps, e->d_name);
-                if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+                if (hf_snapshot_has_config(snaps, e->d_name))
                     memcpy(rev, e->d_name, nl + 1);
             }
             closedir(d);
         }
     }
-    if (rev[0]) {
-        snprintf(path, sizeof path, "%s/%s/config.json", snaps, rev);
-        if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-            if (strlen(path) >= cap)
-                return llmroof_err_set(err, LLMROOF_EINPUT, "path '%s' is too long", path);
-            snprintf(out, cap, "%s", path);
-            return LLMROOF_OK;
-        }
+    if (rev[0] && hf_snapshot_has_config(snaps, rev)) {
+        w = snprintf(out, cap, "%s/%s/config.json", snaps, rev);
+        if (w < 0 || (size_t)w >= cap)
+            return llmroof_err_set(err, LLMROOF_EINPUT, "path '%s/%s/config.json' is too long", snaps, rev);
+        return LLMROOF_OK;
     }
     return llmroof_err_set(err, LLMROOF_EINPUT,
                            "'%s' is not a file and is not in the HuggingFace cache (looked for %s/*/config.json); "

@@ -342,6 +342,14 @@ static int map_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, st
                                opt[3], opt[4], opt[5], opt[6], opt[7], opt[8]);
     if (ray && !c->engine)
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: engine_use_ray needs the row's engine", x->fname, line);
+    /* simulate's rule for the flags of one engine's versions (its profile's max_paddings_option,
+     * multi_step_scheduling): a row's engine that never had the flag cannot have run with it */
+    if (c->engine && st > 0 && !c->engine->multi_step_scheduling)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: sched_steps %ld: engine '%s' has no --num-scheduler-steps "
+                               "(its profile's \"multi_step_scheduling\")", x->fname, line, st, c->engine->id);
+    if (c->engine && c->max_paddings >= 0 && !c->engine->max_paddings_option)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: max_paddings %ld: engine '%s' has no --max-paddings (its "
+                               "profile's \"max_paddings_option\")", x->fname, line, c->max_paddings, c->engine->id);
     c->engine_use_ray = ray == 1;
     c->no_api_server = api == 0;
     /* how a rate row's client spaced its arrivals: plain Poisson, or DistServe's scaled span */

@@ -359,6 +359,10 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
         add_positive(o, "waiting_served_ratio", (double)e[i].waiting_served_ratio);
         add_positive(o, "max_waiting_steps", (double)e[i].max_waiting_steps);
         add_positive(o, "max_paddings", (double)e[i].max_paddings);
+        if (e[i].max_paddings_option)
+            cJSON_AddBoolToObject(o, "max_paddings_option", true);
+        if (e[i].multi_step_scheduling)
+            cJSON_AddBoolToObject(o, "multi_step_scheduling", true);
         if (e[i].spec_no_overlap)
             cJSON_AddBoolToObject(o, "spec_no_overlap", true);
         if (e[i].pd_decode_first_token)

@@ -177,7 +177,7 @@ static int run_case(const char *dir, const char *name)
         free(cmd);
         return 1;
     }
-    const struct cli_io io = { out, err, NULL, NULL, { NULL, NULL } };
+    const struct cli_io io = { out, err, NULL, NULL, { NULL, NULL }, NULL }; /* no case reads '-' */
     const int rc = cli_run(&io, words + 1, argv, 0);
     size_t out_len = 0, err_len = 0, want_len = 0;
     char *got = stream_text(out, &out_len), *msg = stream_text(err, &err_len);

@@ -1,5 +1,5 @@
 /* fuzz_cli.c - the whole command line, every command. The input is split at newlines
- * into argv (at most 24 arguments) and run through cli_main with CLI_PARSE_ONLY |
+ * into argv (at most 24 arguments) and run as cli_main runs it (no stdin) with CLI_PARSE_ONLY |
  * CLI_NO_STDOUT | CLI_NO_FILES: option parsing, value parsing, catalog lookups, the
  * checks of every command and the fast commands (list, show, estimate, memory,
  * roofline, import-hf) run in full; slow ones (report, simulate, plan, sweep, validate,
@@ -36,7 +36,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         p = nl + 1;
     }
     argv[argc] = NULL;
-    int rc = cli_main(argc, argv, CLI_PARSE_ONLY | CLI_NO_STDOUT | CLI_NO_FILES);
+    /* cli_main's streams with no standard input: an input named '-' is refused (cli_read_input),
+     * where reading the fuzzer's own stdin would wait on it */
+    const struct cli_io io = { stdout, stderr, NULL, NULL, { NULL, NULL }, NULL };
+    int rc = cli_run(&io, argc, argv, CLI_PARSE_ONLY | CLI_NO_STDOUT | CLI_NO_FILES);
     /* every exit status is documented: 0 success, 1 internal failure or drift, 2 bad input */
     FUZZ_CHECK(rc == 0 || rc == 1 || rc == 2);
     free(buf);

@@ -247,6 +247,52 @@ static void catalog_files_should_extend_the_catalog_for_one_call(void **state)
     llmroof_free(msg);
 }
 
+/* An input named '-' is standard input on the command line; a library request has none of its
+ * own (the host program's is not the request's, and reading it would wait on the host's
+ * terminal), so it is refused naming the option or argument, before anything is read. An
+ * output '-' is refused on both. */
+static void dash_inputs_and_outputs_should_be_refused(void **state)
+{
+    expect_refused(state, "{\"command\":\"list\",\"args\":\"gpus\",\"gpus_file\":[\"-\"]}",
+                   "option '--gpus-file': '-' reads standard input, which a library request does not have");
+    expect_refused(state,
+                   "{\"command\":\"simulate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"trace\":\"-\"}",
+                   "option '--trace': '-' reads standard input, which a library request does not have");
+    expect_refused(state,
+                   "{\"command\":\"simulate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"rate\":1,"
+                   "\"requests\":4,\"workload\":\"csv:-\"}",
+                   "option '--workload': '-' reads standard input, which a library request does not have");
+    expect_refused(state, "{\"command\":\"import-hf\",\"args\":\"-\",\"name\":\"x\"}",
+                   "CONFIG.json: '-' reads standard input, which a library request does not have");
+    expect_refused(state, "{\"command\":\"check\",\"args\":\"-\"}",
+                   "BASELINE.jsonl: '-' reads standard input, which a library request does not have");
+    expect_refused(state, "{\"command\":\"roofline\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"svg\":\"-\"}",
+                   "option '--svg': '-' would be standard output, which holds the command's result");
+}
+
+/* simulate's rule for one engine's flags holds for a request: vLLM V1 never had
+ * --num-scheduler-steps, SGLang never --max-paddings (status 2, naming the option and the engine). */
+static void engine_flags_follow_the_profile_as_on_the_command_line(void **state)
+{
+    expect_refused(state,
+                   "{\"command\":\"simulate\",\"model\":\"llama-3.1-8b\",\"gpu\":\"h100\",\"engine\":\"vllm\","
+                   "\"rate\":1,\"requests\":5,\"scheduler_steps\":8}",
+                   "option '--scheduler-steps': engine 'vllm' has no --num-scheduler-steps");
+    expect_refused(state,
+                   "{\"command\":\"simulate\",\"model\":\"llama-3.1-8b\",\"gpu\":\"h100\",\"engine\":\"sglang\","
+                   "\"rate\":1,\"requests\":5,\"max_paddings\":256}",
+                   "option '--max-paddings': engine 'sglang' has no --max-paddings");
+    char *resp = NULL, *msg = NULL;
+    assert_int_equal(llmroof_ctx_call(ctx_of(state),
+                                      "{\"command\":\"simulate\",\"model\":\"llama-3.1-8b\",\"gpu\":\"h100\","
+                                      "\"engine\":\"vllm-0.6\",\"rate\":1,\"requests\":5,\"scheduler_steps\":8}",
+                                      &resp, &msg),
+                     0);
+    assert_non_null(strstr(resp, "\"scheduler_steps\":\t8"));
+    llmroof_free(resp);
+    llmroof_free(msg);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Errors: the CLI's status and message                                     */
 /* ------------------------------------------------------------------------ */
@@ -774,6 +820,8 @@ int main(void)
         cmocka_unit_test(a_null_format_should_keep_the_json_default),
         cmocka_unit_test(a_key_given_twice_should_be_refused),
         cmocka_unit_test(catalog_files_should_extend_the_catalog_for_one_call),
+        cmocka_unit_test(dash_inputs_and_outputs_should_be_refused),
+        cmocka_unit_test(engine_flags_follow_the_profile_as_on_the_command_line),
         cmocka_unit_test(unknown_model_should_fail_with_the_cli_message),
         cmocka_unit_test(bad_values_and_options_should_fail_with_status_2),
         cmocka_unit_test(options_should_be_checked_against_their_kind),

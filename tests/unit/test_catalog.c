@@ -641,6 +641,52 @@ static void engine_scheduler_fields_are_bounded(void **state)
     catalog_free(&cat);
 }
 
+/* The flags of one engine's versions that simulate takes by name: "max_paddings_option" (vLLM
+ * 0.2.1-0.3's --max-paddings) and "multi_step_scheduling" (vLLM 0.6-0.10's V0
+ * --num-scheduler-steps). Absent, false (a profile that pads prompt batches, max_paddings > 0,
+ * takes the first unless it says false, which contradicts it: refused); not a boolean: refused.
+ * The shipped profiles: vllm-0.2 and vllm-0.4 (0.3.x) take --max-paddings, vllm-0.6 alone
+ * --num-scheduler-steps; vLLM V1 (vllm-0.8, vllm), SGLang and TensorRT-LLM neither. */
+static void engine_flags_of_one_version_are_the_profiles(void **state)
+{
+    (void)state;
+    expect_engine_refused("\"multi_step_scheduling\": 1", "multi_step_scheduling", true);
+    expect_engine_refused("\"max_paddings_option\": \"yes\"", "max_paddings_option", true);
+    expect_engine_refused("\"max_paddings\": 256, \"max_paddings_option\": false", "max_paddings_option", true);
+    char text[512];
+    struct llmroof_catalog cat;
+    struct llmroof_err err = { 0 };
+    catalog_init(&cat);
+    snprintf(text, sizeof text,
+             "{\"engines\":[{\"id\":\"a\",\"name\":\"a\",\"step_overhead_s\":0,\"first_token_s\":0,"
+             "\"compute_scale\":1,\"source\":\"s\"},{\"id\":\"b\",\"name\":\"b\",\"step_overhead_s\":0,"
+             "\"first_token_s\":0,\"compute_scale\":1,\"max_paddings\":16,\"source\":\"s\"}]}");
+    assert_int_equal(catalog_add_engines_text(&cat, text, strlen(text), "e.json", false, &err), 0);
+    assert_false(cat.engines[0].max_paddings_option);
+    assert_false(cat.engines[0].multi_step_scheduling);
+    assert_true(cat.engines[1].max_paddings_option); /* implied by its padding */
+    assert_false(cat.engines[1].multi_step_scheduling);
+    catalog_free(&cat);
+    catalog_init(&cat);
+    assert_int_equal(catalog_add_engines_file(&cat, LLMROOF_TEST_DATA_DIR "/engines.json", false, &err), 0);
+    static const struct {
+        const char *id;
+        bool pad, steps;
+    } want[] = { { "vllm-0.2", true, false }, { "vllm-0.4", true, false }, { "vllm-0.6", false, true },
+                 { "vllm-0.8", false, false }, { "vllm", false, false }, { "sglang", false, false },
+                 { "tensorrt-llm", false, false }, { "sarathi-serve", false, false } };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const struct llmroof_engine *e = catalog_find_engine(&cat, want[i].id);
+        assert_non_null(e);
+        if (e->max_paddings_option != want[i].pad || e->multi_step_scheduling != want[i].steps) {
+            print_error("%s: max_paddings_option %d, multi_step_scheduling %d\n", want[i].id, e->max_paddings_option,
+                        e->multi_step_scheduling);
+            fail();
+        }
+    }
+    catalog_free(&cat);
+}
+
 /* TGI 2.x's scheduler (launcher docs: --max-batch-prefill-tokens 4096 by default; the router runs a
  * waiting prefill batch before decoding resumes; prompts not chunked before 3.0): the shipped
  * profile says so, rather than the chunked 8192-token default that left its rows 34-38% fast. */
@@ -1007,6 +1053,63 @@ static void hf_cache_lookup_finds_the_snapshot_or_says_where_it_looked(void **st
     /* a plain path is itself */
     assert_int_equal(catalog_hf_resolve("config.json", root, NULL, out, sizeof out, &err), 0);
     assert_string_equal(out, "config.json");
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* A repository id is one directory name in the cache, "models--ORG--NAME", of at most 255 bytes
+ * (NAME_MAX): an id of 246 bytes (8 + 246 + 1 = 255, the slash written "--") is looked up whole;
+ * one byte more is refused naming the id and the limits, where a 512-byte buffer had cut a long
+ * id and looked, and said it looked, in a directory the id does not name. A $HF_HOME past the
+ * 4096 bytes of a path is refused as well, not cut. */
+static void hf_cache_lookup_refuses_ids_and_paths_it_would_cut(void **state)
+{
+    (void)state;
+    char out[4096];
+    struct llmroof_err err = { 0 };
+    char root[] = "/tmp/llmroof-hfcache-XXXXXX";
+    assert_non_null(mkdtemp(root));
+    /* "Org/" and 242 'n': 246 bytes */
+    char id[400];
+    snprintf(id, sizeof id, "Org/%0242d", 0);
+    for (char *p = id + 4; *p; p++)
+        *p = 'n';
+    assert_int_equal(strlen(id), 246);
+    char dir[1024], file[1100], cmd[1200];
+    snprintf(dir, sizeof dir, "%s/hub/models--Org--%s/snapshots/abc123", root, id + 4);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(file, sizeof file, "%s/config.json", dir);
+    FILE *f = fopen(file, "w");
+    assert_non_null(f);
+    fputs("{}", f);
+    fclose(f);
+    assert_int_equal(catalog_hf_resolve(id, root, NULL, out, sizeof out, &err), 0);
+    assert_string_equal(out, file);
+    /* 247 bytes: refused, naming the id (its first 64 bytes), its length and the limits */
+    strcat(id, "n");
+    memset(&err, 0, sizeof err);
+    assert_int_equal(catalog_hf_resolve(id, root, NULL, out, sizeof out, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "repository id 'Org/nnnn"));
+    assert_non_null(strstr(err.msg, "is 247 bytes long: the HuggingFace cache holds ids of at most 246 bytes"));
+    /* 600 bytes (the old buffer's cut at 509): the same */
+    char longid[700];
+    snprintf(longid, sizeof longid, "Org/%0596d", 0);
+    memset(&err, 0, sizeof err);
+    assert_int_equal(catalog_hf_resolve(longid, root, NULL, out, sizeof out, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "is 600 bytes long"));
+    assert_null(strstr(err.msg, "looked for"));
+    /* $HF_HOME of 4093 bytes: with "/hub" past a path's 4096 bytes */
+    char *home = malloc(4094);
+    assert_non_null(home);
+    memset(home, 'h', 4093);
+    home[0] = '/';
+    home[4093] = '\0';
+    memset(&err, 0, sizeof err);
+    assert_int_equal(catalog_hf_resolve("Org/Model", home, NULL, out, sizeof out, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "'Org/Model': its path in the HuggingFace cache under $HF_HOME is longer than "
+                                    "the 4096 bytes"));
+    free(home);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
     assert_int_equal(system(cmd), 0);
 }
@@ -1458,7 +1561,9 @@ int main(void)
         cmocka_unit_test(import_hf_takes_qwen3_moe_leading_dense_layers),
         cmocka_unit_test(import_hf_warns_about_what_it_does_not_model),
         cmocka_unit_test(hf_cache_lookup_finds_the_snapshot_or_says_where_it_looked),
+        cmocka_unit_test(hf_cache_lookup_refuses_ids_and_paths_it_would_cut),
         cmocka_unit_test(engine_scheduler_fields_are_bounded),
+        cmocka_unit_test(engine_flags_of_one_version_are_the_profiles),
         cmocka_unit_test(engine_memory_tiers_and_prefix_cache_are_checked),
         cmocka_unit_test(engine_memory_fraction_and_serving_limits_are_checked),
     };

@@ -136,6 +136,23 @@ static void file_options_and_work_limits_are_400(void **state)
 /* Over HTTP an option is named whole (review of session 35): "sv" reached --svg past the refusal
  * of 'svg', and "workl" the workload past the token limit, as the command line's unique prefixes
  * do; a prompt's tokens count toward the limit beside the outputs */
+/* simulate's rule for one engine's flags, over HTTP: 400 naming the option and the engine. */
+static void engine_flags_an_engine_never_had_are_400(void **state)
+{
+    (void)state;
+    const char *b;
+    assert_int_equal(route("POST", "/api/v1/simulate",
+                           "{\"model\":\"llama-3.1-8b\",\"gpu\":\"h100\",\"engine\":\"vllm-0.8\",\"rate\":1,"
+                           "\"requests\":5,\"scheduler_steps\":4}", &b),
+                     400);
+    assert_non_null(strstr(b, "option '--scheduler-steps': engine 'vllm-0.8' has no --num-scheduler-steps"));
+    assert_int_equal(route("POST", "/api/v1/simulate",
+                           "{\"model\":\"llama-3.1-8b\",\"gpu\":\"h100\",\"engine\":\"tensorrt-llm\",\"rate\":1,"
+                           "\"requests\":5,\"max_paddings\":0}", &b),
+                     400);
+    assert_non_null(strstr(b, "option '--max-paddings': engine 'tensorrt-llm' has no --max-paddings"));
+}
+
 static void request_options_are_named_whole(void **state)
 {
     const char *b;
@@ -314,6 +331,7 @@ int main(void)
         cmocka_unit_test(methods_and_paths),
         cmocka_unit_test(numbers_reach_the_command_exactly),
         cmocka_unit_test(file_options_and_work_limits_are_400),
+        cmocka_unit_test(engine_flags_an_engine_never_had_are_400),
         cmocka_unit_test(request_options_are_named_whole),
         cmocka_unit_test(cross_site_requests_are_refused),
         cmocka_unit_test(body_over_1_mib_is_413),

@@ -790,6 +790,49 @@ static void serving_rows_take_the_kv_blocks_they_state(void **state)
     catalog_free(&cat);
 }
 
+/* The map's sched_steps and max_paddings columns follow simulate's rule: a row may state them
+ * only for an engine whose profile takes the flag (multi_step_scheduling: vllm-0.6;
+ * max_paddings_option: vllm-0.2, vllm-0.4), else the map is refused naming the row, the column
+ * and the engine (vLLM V1 never had --num-scheduler-steps, nor SGLang --max-paddings); a row
+ * without an engine takes both, as simulate without -e. */
+static void serving_rows_state_only_the_flags_their_engine_has(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_all(&cat);
+    char m[4096];
+    const char *hdr = "id,model,gpu,engine,wdt,kvdt,tp,ep,dp_attn,instances,disagg,workload,load,requests,metric,stat,"
+                      "divide,slo,spec,base,notes,skip,max_seqs,max_batched_tokens,chunked,sched_steps,engine_use_ray,"
+                      "max_paddings\n";
+    static const struct {
+        const char *engine, *steps, *pad, *refused; /* refused: the message's text, NULL: mapped */
+    } cases[] = {
+        { "vllm-0.6", "8", "", NULL },
+        { "vllm-0.2", "", "256", NULL },
+        { "vllm-0.4", "", "0", NULL },
+        { "", "8", "256", NULL },
+        { "vllm", "8", "", "map:2: sched_steps 8: engine 'vllm' has no --num-scheduler-steps" },
+        { "vllm-0.8", "4", "", "map:2: sched_steps 4: engine 'vllm-0.8' has no --num-scheduler-steps" },
+        { "sglang", "", "0", "map:2: max_paddings 0: engine 'sglang' has no --max-paddings" },
+        { "vllm-0.6", "", "256", "map:2: max_paddings 256: engine 'vllm-0.6' has no --max-paddings" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        snprintf(m, sizeof m, "%ss1,llama-2-7b,a100-sxm4-80gb,%s,fp16,fp16,1,,,1,,fixed:512:128,offline,64,req_s,mean,"
+                              ",,,,,,,,,%s,,%s\n", hdr, cases[i].engine, cases[i].steps, cases[i].pad);
+        struct srv_case *c = NULL;
+        size_t n = 0;
+        struct llmroof_err err = { 0 };
+        const int rc = srv_load_cases(&cat, srv_rows, strlen(srv_rows), "rows", m, strlen(m), "map", &c, &n, &err);
+        if (cases[i].refused ? rc == 0 || !strstr(err.msg, cases[i].refused) : rc != 0) {
+            print_error("engine '%s' sched_steps '%s' max_paddings '%s': rc %d, '%s'\n", cases[i].engine,
+                        cases[i].steps, cases[i].pad, rc, err.msg);
+            fail();
+        }
+        free(c);
+    }
+    catalog_free(&cat);
+}
+
 /* The map's engine_use_ray column (vLLM --engine-use-ray): every step of the run pays the
  * profile's Ray call at TP 1, and the actor's outputs at 35 ns a context token. 64 requests of
  * 512 + 128 tokens served one at a time (max_seqs 1) by vllm-0.2 on an A100 SXM 80GB take 128
@@ -961,6 +1004,7 @@ int main(void)
         cmocka_unit_test(serving_slo_capacity_takes_the_best_goodput_of_the_sweep),
         cmocka_unit_test(serving_rows_take_the_engine_settings_they_state),
         cmocka_unit_test(serving_rows_take_the_kv_blocks_they_state),
+        cmocka_unit_test(serving_rows_state_only_the_flags_their_engine_has),
         cmocka_unit_test(serving_rows_in_a_ray_actor_pay_its_call_every_step),
         cmocka_unit_test(serving_rows_take_the_arrival_span_their_client_sent),
         cmocka_unit_test(serving_scaled_chat_draws_stay_within_the_context),
