@@ -1272,10 +1272,18 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     double tokens = per_token > 0 && cap_bytes > 0 ? floor(cap_bytes / per_token) : 0;
     if (tokens > mem.kv_capacity_tokens)
         tokens = mem.kv_capacity_tokens;
-    /* a pipeline lane (sim_pipeline_lanes) holds its share of the blocks: vLLM's virtual engines
-     * each schedule with num_gpu_blocks // pipeline_parallel_size (core/scheduler.py, V0) */
-    e->total_blocks = (long)floor(tokens / (double)e->bs) / lanes;
-    if (e->total_blocks < 1) /* whatever --kv-blocks states: the weights must fit */
+    /* a pipeline lane (sim_pipeline_lanes) holds its share of each replica's blocks, the first
+     * B mod lanes lanes one more (sim_lane_seqs' rule): every stage holds its own layers' K/V of
+     * every sequence in flight, whatever its micro-batch, so the lanes together hold the B blocks
+     * of the tightest stage that `memory` reports (vLLM V1: one KV cache manager of num_blocks, the
+     * minimum over the workers, for the batches in flight; V0's virtual engines each took
+     * num_gpu_blocks // pipeline_parallel_size, up to pp - 1 blocks fewer in all). Until now each
+     * lane took B // lanes: Qwen3-32B at TP 2 x PP 2 on L40Ss under vllm held 2 x 12,012 = 24,024
+     * blocks where `memory` reports 24,025 (test pipeline_lanes_hold_the_tightest_stages_blocks) */
+    const long reps = e->sh.attn_dp > 1 ? e->sh.attn_dp : 1;
+    const long rep_blocks = (long)floor(tokens / (double)e->bs) / reps; /* one replica's: memory's */
+    e->total_blocks = sim_lane_seqs(rep_blocks, lanes, lane) * reps;
+    if (rep_blocks < lanes) /* whatever --kv-blocks states: the weights must fit */
         return no_kv_cache(err, which, s, &mem); /* the instance's GPUs (EP, PP included) */
     e->mem_blocks = e->total_blocks;
     /* a run that states its engine's KV blocks (vLLM logs "# GPU blocks: N"; --num-gpu-blocks-override
@@ -1285,8 +1293,8 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
         if (c->kv_blocks < lanes)
             return llmroof_err_set(err, LLMROOF_EINPUT,
                                    "--kv-blocks %ld is fewer than the %d pipeline lanes, each of which holds its share "
-                                   "of the pool (vLLM: num_gpu_blocks // pipeline_parallel_size)", c->kv_blocks, lanes);
-        e->total_blocks = c->kv_blocks / lanes * (e->sh.attn_dp > 1 ? e->sh.attn_dp : 1);
+                                   "of the pool", c->kv_blocks, lanes);
+        e->total_blocks = sim_lane_seqs(c->kv_blocks, lanes, lane) * reps;
     }
     e->free_blocks = e->total_blocks;
     /* each data-parallel attention replica's own pool: the instance's blocks are theirs together */
