@@ -52,13 +52,22 @@ struct llmroof_memory {
     double workspace_bytes_per_gpu;   /* activation workspace */
     double reserve_bytes_per_gpu;     /* runtime reserve */
     double free_bytes_per_gpu;        /* usable - weights - workspace - reserve (may be < 0) */
-    double kv_capacity_bytes_per_gpu; /* max(free, 0), halved where kv_copy */
+    double kv_capacity_bytes_per_gpu; /* the KV pool of a GPU of kv_stage: max(usable - that stage's
+                                         weights - workspace - reserve - drafter, 0), halved where
+                                         kv_copy (= max(free, 0) where kv_stage is the fullest) */
+    int kv_stage;                     /* the pipeline stage whose pool holds the fewest tokens of every
+                                         layer, which sets every stage's count (0 without PP) */
+    double kv_stage_weights_bytes_per_gpu; /* its weights on one GPU (= weights_bytes_per_gpu but
+                                         where another stage holds more weights) */
+    double kv_stage_bytes_per_token_per_gpu; /* its K/V per token on one GPU, as kv_bytes_per_token_per_gpu
+                                         (the fullest stage's) counts it; capacity = pool / this */
     bool kv_copy;                     /* the pool is half of what is free: the engine copies its
                                          contiguous K/V every step (mem_opts kv_copy, TGI 0.8) */
     double kv_bytes_per_token;        /* whole model: 2*layers*kv_heads*head_dim*kv_bytes */
     double kv_bytes_per_token_per_gpu;/* this rank's share (replicated heads counted) */
     double kv_capacity_tokens;        /* whole tokens the instance holds (whole blocks when paged): one
-                                         replica's times attn_dp, the one rule memory, simulate and plan use */
+                                         replica's times attn_dp, the one rule memory, simulate and plan use;
+                                         under PP the tightest stage's (kv_stage) */
     double kv_capacity_tokens_replica;/* whole tokens one attention replica holds (= the above without
                                          --dp-attention); a sequence lives in one replica, so it must fit here */
     long context_len;                 /* tokens per sequence asked about */
@@ -73,6 +82,15 @@ struct llmroof_memory {
     double state_bytes_per_seq;       /* recurrent (linear/SSM) layers' state of one sequence, whole model, at the state dtype (ops_state_bytes) */
     double state_bytes_per_seq_per_gpu; /* the same on the fullest GPU (TP splits heads, PP layers); 0 = none */
 };
+
+/* Whether the stage that sets a layout's KV blocks (kv_stage) holds other weights or other K/V per
+ * token than the fullest GPU's figures say (under PP, where they come from different stages):
+ * then its own figures are what its capacity divides. */
+static inline bool memory_kv_stage_differs(const struct llmroof_memory *mem)
+{
+    return mem->kv_stage_weights_bytes_per_gpu != mem->weights_bytes_per_gpu ||
+           mem->kv_stage_bytes_per_token_per_gpu != mem->kv_bytes_per_token_per_gpu;
+}
 
 /* Weight bytes on one rank of `sh`. */
 /* Tokens' worth of K/V a sequence of `context` tokens holds on the GPU of the fullest pipeline

@@ -1208,7 +1208,9 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
                        : 0.0;
     /* held_tokens asks for every running sequence of every iteration: the stages' counts once */
     e->held_ok = e->windowed && memory_held_prepare(s->model, &e->sh, &e->held) == 0;
-    double cap_bytes = mem.kv_capacity_bytes_per_gpu, per_token = mem.kv_bytes_per_token_per_gpu;
+    /* the pool and K/V per token of the stage whose pool sets the blocks (memory's kv_stage: under PP
+     * the tightest, which need not be the fullest) */
+    double cap_bytes = mem.kv_capacity_bytes_per_gpu, per_token = mem.kv_stage_bytes_per_token_per_gpu;
     /* the target first: a drafter (below) is not what fails when the target's weights do not fit */
     /* a disaggregated run says which pool (the message had named neither) */
     const char *which = !c->disaggregated ? "" : pool == 0 ? "the prefill pool: " : "the decode pool: ";
@@ -1265,7 +1267,7 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
         per_token += head_kv;
     }
     /* the drafter's share of a token's K/V, which its own rule holds (held_tokens) */
-    e->kv_extra_share = per_token > 0 ? (per_token - mem.kv_bytes_per_token_per_gpu) / per_token : 0.0;
+    e->kv_extra_share = per_token > 0 ? (per_token - mem.kv_stage_bytes_per_token_per_gpu) / per_token : 0.0;
     e->kv_extra_draft = c->spec.kind == SIM_SPEC_DRAFT;
     if (e->kv_extra_draft && arch_local_layers(c->spec.draft) > 0 && !e->full_kv)
         e->windowed = true;

@@ -515,6 +515,52 @@ static void an_mtp_head_under_pp_caches_one_layer_of_its_stage(void **state)
     catalog_free(&cat);
 }
 
+/* Under PP each stage's GPUs hold their own weights and their own layers' K/V of every sequence,
+ * and the engine gives every stage the fewest blocks any holds (vLLM: the minimum over its
+ * workers). DeepSeek-V3 at fp16, TP 8 x PP 2 on H200s, all of the 150,109,880,320 B the runtime
+ * reports, no workspace or reserve. A GPU's share of an MLA layer's attention is 36,651,008
+ * weights (q_a 7,168 x 1,536 + its norm, q_b 1,536 x 16 heads x 192, kv_a 7,168 x 576 + its norm
+ * 512, kv_b 512 x 16 x 256, o 16 x 128 x 7,168, two 7,168 norms), a dense MLP 49,545,216, a MoE
+ * layer's experts, shared expert and router 1,416,626,176; the vocabulary 129,280 / 8 = 16,160 rows
+ * of 7,168.
+ *   stage 0: the embedding 115,834,880 + 31 attentions + 3 dense MLPs + 28 MoE layers
+ *            = 41,066,184,704 weights = 82,132,369,408 B; pool 67,977,510,912 B;
+ *            K/V 31 x (512 + 64) x 2 B = 35,712 B a token: 1,903,492 tokens
+ *   stage 1: 30 MoE layers + the head 115,834,880 + the final norm 7,168
+ *            = 43,714,157,568 weights = 87,428,315,136 B; pool 62,681,565,184 B;
+ *            K/V 30 x 1,152 = 34,560 B a token: 1,813,702 tokens (the tightest)
+ * The figure of stage 1's weights over stage 0's K/V, the fullest of each, had given
+ * 62,681,565,184 / 35,712 = 1,755,196 tokens, 3.3% fewer than either stage holds; at 2,048 tokens a
+ * sequence 857 where 885 fit. */
+static void the_tightest_pipeline_stage_sets_the_kv_blocks(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_layout lay = { .tp = 8, .pp = 2, .ep = 1 };
+    const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false,
+                                       LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_mem_opts o = theoretical();
+    struct llmroof_memory mem;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(memory_eval_layout(model(&cat, "deepseek-v3"), gpu(&cat, "h200"), &lay, &dt, 2048, &o, &mem, &err), 0);
+    assert_rel_close(mem.weights_bytes_per_gpu, 87428315136.0, 0);   /* the fullest GPU's weights: stage 1 */
+    assert_rel_close(mem.kv_bytes_per_token_per_gpu, 35712.0, 0);     /* the fullest GPU's K/V: stage 0 */
+    assert_int_equal(mem.kv_stage, 1);
+    assert_rel_close(mem.kv_stage_weights_bytes_per_gpu, 87428315136.0, 0);
+    assert_rel_close(mem.kv_stage_bytes_per_token_per_gpu, 34560.0, 0);
+    assert_rel_close(mem.kv_capacity_bytes_per_gpu, 62681565184.0, 0);
+    assert_rel_close(mem.kv_capacity_tokens, 1813702.0, 0);
+    assert_rel_close(mem.max_batch, 885.0, 0);
+    assert_true(memory_kv_stage_differs(&mem));
+    /* without PP the one stage is the fullest in both */
+    const struct llmroof_layout one = { .tp = 8, .pp = 1, .ep = 1 };
+    assert_int_equal(memory_eval_layout(model(&cat, "deepseek-v3"), gpu(&cat, "h200"), &one, &dt, 2048, &o, &mem, &err), 0);
+    assert_int_equal(mem.kv_stage, 0);
+    assert_false(memory_kv_stage_differs(&mem));
+    catalog_free(&cat);
+}
+
 /* The simulator's prepared count (memory_held_tokens: the stages' layer counts taken once) gives
  * the direct count's bits, windowed or not, with pipeline stages that differ, for patterned
  * hybrids too; and the hand figures: Gemma-3-27B on one stage at 8,192 tokens holds
@@ -571,6 +617,7 @@ int main(void)
         cmocka_unit_test(speculation_keeps_a_recurrent_state_per_draft_position),
         cmocka_unit_test(a_split_lm_head_buffers_every_replicas_logits),
         cmocka_unit_test(prepared_held_tokens_match_the_direct_count),
+        cmocka_unit_test(the_tightest_pipeline_stage_sets_the_kv_blocks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
