@@ -312,19 +312,31 @@ static double default_workspace(const struct llmroof_model *m, const struct llmr
     double per_token = 2.0 * h + ((double)sh->heads_per_rank + 2.0 * (double)sh->kv_heads_per_rank) * d + nw * inter;
     /* data-parallel attention: the instance's token budget and sequences spread over attn_dp
      * replicas, each GPU forwarding its replica's share (SGLang sizes DP-attention buffers per DP
-     * rank), so a GPU's workspace follows budget / attn_dp, not the whole instance's budget */
-    const double rep = sh->attn_dp > 1 ? (double)sh->attn_dp : 1.0;
+     * rank), so a GPU's workspace follows its rank's share of the budget (memory_rank_share, the
+     * share the simulator schedules), not the whole instance's budget */
+    const int rep = sh->attn_dp > 1 ? sh->attn_dp : 1;
+    const double rank_tokens = memory_rank_share(o->max_batched_tokens, rep);
+    const double rank_seqs = memory_rank_share(o->max_seqs, rep);
     /* the logits buffer (fp32): the replica's rows, or with the LM head split over the stage
      * (shard lm_ranks: SGLang) every replica's, gathered whole to each GPU */
-    const double logits = (sh->lm_ranks > 0 ? o->max_seqs : ceil(o->max_seqs / rep)) * (double)m->vocab * 4.0;
+    const double logits = (sh->lm_ranks > 0 ? rank_seqs * rep : rank_seqs) * (double)m->vocab * 4.0;
     if (sh->mlp_gather) {
         /* --moe-tp: the MLPs run on every replica's tokens, gathered (h each) with their
          * intermediate, on every GPU; attention and the logits on the replica's share */
         const double mlp = nw * inter + h;
-        return ceil(o->max_batched_tokens / rep) * (per_token - nw * inter) * a + o->max_batched_tokens * mlp * a +
-               logits;
+        return rank_tokens * (per_token - nw * inter) * a + rank_tokens * rep * mlp * a + logits;
     }
-    return ceil(o->max_batched_tokens / rep) * per_token * a + logits;
+    return rank_tokens * per_token * a + logits;
+}
+
+double memory_rank_share(double limit, int ranks)
+{
+    if (ranks <= 1)
+        return limit;
+    /* whole tokens and sequences: floor, as SGLang divides them (chunked_prefill_size //= dp_size,
+     * max_running_requests // dp_size); a rank holds at least one */
+    const double q = floor(limit / (double)ranks);
+    return q >= 1.0 ? q : 1.0;
 }
 
 int memory_eval(const struct llmroof_model *m, const struct llmroof_gpu *g, int tp,

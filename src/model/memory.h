@@ -83,6 +83,15 @@ struct llmroof_memory {
     double state_bytes_per_seq_per_gpu; /* the same on the fullest GPU (TP splits heads, PP layers); 0 = none */
 };
 
+/* One data-parallel attention rank's share of an instance's token budget or sequence limit split
+ * over `ranks`: floor(limit / ranks), at least 1 (SGLang's server_args.py under
+ * enable_dp_attention: chunked_prefill_size //= dp_size, max_running_requests // dp_size), the limit
+ * itself for ranks <= 1. The one rule for a split limit: the workspace each GPU sizes here, the
+ * simulator's per-rank scheduling (sim_rank_share), plan's instance limits. An engine whose ranks
+ * each state their own (dp_rank_scheduler: vLLM V1) is passed ranks x its limit, which divides
+ * exactly. */
+double memory_rank_share(double limit, int ranks);
+
 /* Whether the stage that sets a layout's KV blocks (kv_stage) holds other weights or other K/V per
  * token than the fullest GPU's figures say (under PP, where they come from different stages):
  * then its own figures are what its capacity divides. */

@@ -250,8 +250,7 @@ long sim_rank_share(const struct sim_config *c, int attn_dp, long limit)
 {
     if (attn_dp <= 1 || c->dp_rank_scheduler)
         return limit;
-    const long q = limit / attn_dp;
-    return q > 0 ? q : 1;
+    return (long)memory_rank_share((double)limit, attn_dp); /* floor, at least 1: memory's workspace's */
 }
 
 int sim_setup_gpus(const struct llmroof_setup *s)

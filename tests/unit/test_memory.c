@@ -561,6 +561,42 @@ static void the_tightest_pipeline_stage_sets_the_kv_blocks(void **state)
     catalog_free(&cat);
 }
 
+/* With data-parallel attention an instance's token budget and sequence limit split over its ranks
+ * as whole tokens and sequences, floor(limit / ranks), at least 1 (memory_rank_share: SGLang's
+ * rule, and the default without an engine profile), and each GPU's workspace is its rank's share,
+ * the one the simulator schedules. DeepSeek-V3 at -t 1 --ep 8 --dp-attention: 20 sequences are 2
+ * a rank (16 in all), as 16 are, so the workspace is the same; 8 are 1 a rank, one fp32 logits row
+ * of 129,280 x 4 = 517,120 B fewer. The rank's share had been ceil(20 / 8) = 3 rows, 517,120 B
+ * more than the simulator's 2, so memory's KV capacity differed from simulate's (a reviewer's
+ * note): at --max-batched-tokens 2000 3,772,544 tokens against 3,772,672. */
+static void a_rank_sizes_its_workspace_from_its_whole_share(void **state)
+{
+    (void)state;
+    assert_rel_close(memory_rank_share(20, 8), 2.0, 0);
+    assert_rel_close(memory_rank_share(2050, 8), 256.0, 0);
+    assert_rel_close(memory_rank_share(4, 8), 1.0, 0);      /* at least one */
+    assert_rel_close(memory_rank_share(7, 1), 7.0, 0);      /* no split */
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *m = model(&cat, "deepseek-v3");
+    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false,
+                                       LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_layout lay = { .tp = 1, .pp = 1, .ep = 8, .dp_attn = true };
+    struct llmroof_mem_opts o = memory_default_opts();
+    o.max_batched_tokens = 2000;
+    struct llmroof_memory m20, m16, m8;
+    struct llmroof_err err = { 0 };
+    o.max_seqs = 20;
+    assert_int_equal(memory_eval_layout(m, gpu(&cat, "h200"), &lay, &dt, 2048, &o, &m20, &err), 0);
+    o.max_seqs = 16;
+    assert_int_equal(memory_eval_layout(m, gpu(&cat, "h200"), &lay, &dt, 2048, &o, &m16, &err), 0);
+    o.max_seqs = 8;
+    assert_int_equal(memory_eval_layout(m, gpu(&cat, "h200"), &lay, &dt, 2048, &o, &m8, &err), 0);
+    assert_rel_close(m20.workspace_bytes_per_gpu, m16.workspace_bytes_per_gpu, 0);
+    assert_rel_close(m16.workspace_bytes_per_gpu - m8.workspace_bytes_per_gpu, 517120.0, 1e-12);
+    catalog_free(&cat);
+}
+
 /* The simulator's prepared count (memory_held_tokens: the stages' layer counts taken once) gives
  * the direct count's bits, windowed or not, with pipeline stages that differ, for patterned
  * hybrids too; and the hand figures: Gemma-3-27B on one stage at 8,192 tokens holds
@@ -618,6 +654,7 @@ int main(void)
         cmocka_unit_test(a_split_lm_head_buffers_every_replicas_logits),
         cmocka_unit_test(prepared_held_tokens_match_the_direct_count),
         cmocka_unit_test(the_tightest_pipeline_stage_sets_the_kv_blocks),
+        cmocka_unit_test(a_rank_sizes_its_workspace_from_its_whole_share),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
