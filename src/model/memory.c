@@ -329,6 +329,15 @@ static double default_workspace(const struct llmroof_model *m, const struct llmr
     return rank_tokens * per_token * a + logits;
 }
 
+double memory_spec_states(double draft_positions, bool per_token)
+{
+    /* SGLang reserves speculative_num_draft_tokens states a running request: a chain's k drafts and
+     * the target's own token (k + 1), a tree's tokens; vLLM one block per speculative token, k */
+    if (!(draft_positions > 0))
+        return 0.0;
+    return draft_positions + (per_token ? 1.0 : 0.0);
+}
+
 double memory_rank_share(double limit, int ranks)
 {
     if (ranks <= 1)
@@ -507,8 +516,10 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
             out->max_batch = per_blocks > 0 ? floor(blocks / per_blocks) * (double)sh.attn_dp : 0.0;
         }
     }
-    /* a sequence's states: its own, and under speculative decoding one per draft position */
-    const double seq_state = out->state_bytes_per_seq_per_gpu * (1.0 + (o->spec_states > 0 ? o->spec_states : 0.0));
+    /* a sequence's states: its own, and under speculative decoding one per draft position, or one per
+     * verified token (memory_spec_states), each with its convolution window (layers_state_elems) */
+    out->state_copies = out->state_bytes_per_seq_per_gpu > 0 ? memory_spec_states(o->spec_states, o->spec_state_per_token) : 0.0;
+    const double seq_state = out->state_bytes_per_seq_per_gpu * (1.0 + out->state_copies);
     if (out->state_bytes_per_seq_per_gpu > 0 && o->block_size > 1 && out->kv_stage_bytes_per_token_per_gpu > 0) {
         /* each sequence holds its state beside its KV, in whole blocks of the pool as the simulator
          * gives them (serve/sim.c state_blocks; vLLM's hybrid allocator pages the state too):

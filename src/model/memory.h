@@ -21,8 +21,12 @@ struct llmroof_mem_opts {
     double drafter_bytes;       /* a speculative drafter's weights per GPU beside the target's (a draft
                                    model's, or an EAGLE/MTP head's layer), bytes; 0: none */
     double drafter_kv_bytes;    /* K/V the drafter caches per token per GPU beside the target's, bytes */
-    double spec_states;         /* recurrent states a sequence holds beside its own under speculative
-                                   decoding (serve/sim.h sim_spec_state_copies), 0 without */
+    double spec_states;         /* draft positions a sequence's verification may roll back to under
+                                   speculative decoding (serve/sim.h sim_spec_state_copies: k, a tree's
+                                   tokens - 1), 0 without: a recurrent state each beside its own
+                                   (memory_spec_states) */
+    bool spec_state_per_token;  /* and one more, a state for every verified token (engine
+                                   spec_state_per_token: SGLang) */
     bool kv_copy;               /* the engine copies its contiguous KV tensor every step (engine kv_copy):
                                    old and new live together, so the pool holds half the tokens */
     bool util_static;           /* mem_util covers weights and the KV pool only (SGLang's
@@ -81,7 +85,18 @@ struct llmroof_memory {
     double kv_bytes_per_seq_per_gpu;  /* one sequence of context_len on the fullest GPU (windows applied) */
     double state_bytes_per_seq;       /* recurrent (linear/SSM) layers' state of one sequence, whole model, at the state dtype (ops_state_bytes) */
     double state_bytes_per_seq_per_gpu; /* the same on the fullest GPU (TP splits heads, PP layers); 0 = none */
+    double state_copies;              /* states a sequence holds beside its own under speculative decoding
+                                         (memory_spec_states of mem_opts spec_states), 0 without */
 };
+
+/* The recurrent states a sequence of a hybrid model holds beside its own under speculative decoding
+ * whose verification may roll back to `draft_positions` positions (k for a chain, a tree's tokens -
+ * 1; 0 without): one each (vLLM's MambaSpec, num_speculative_blocks = num_speculative_tokens), or
+ * with `per_token` one for every token of the verification pass, one more (SGLang: its MambaPool
+ * holds speculative_num_draft_tokens intermediate states a running request, conv windows included,
+ * and model_runner_kv_cache_mixin.py handle_max_mamba_cache takes mamba_cache_per_req x
+ * max_running_requests x speculative_num_draft_tokens out of the KV pool's memory). */
+double memory_spec_states(double draft_positions, bool per_token);
 
 /* One data-parallel attention rank's share of an instance's token budget or sequence limit split
  * over `ranks`: floor(limit / ranks), at least 1 (SGLang's server_args.py under

@@ -178,6 +178,7 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
     c->admit_wait = en->admit_wait;
     c->kv_copy = en->kv_copy;
     c->mem.kv_copy = en->kv_copy;
+    c->mem.spec_state_per_token = en->spec_state_per_token; /* SGLang: a state per verified token */
     /* the engine's KV pool (DeepSpeed-MII: 64-token blocks, all the free memory but 1 GB) */
     if (en->kv_block_tokens > 0 && !c->user_block)
         c->mem.block_size = en->kv_block_tokens;
@@ -1323,9 +1324,10 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
                          ? (long)ceil(mem.state_bytes_per_seq_per_gpu / (per_token * (double)e->bs))
                          : 0;
     /* speculative decoding keeps a state per draft position the verification may roll back to
-     * (sim_spec_state_copies), beside the sequence's own: a decoding instance's sequences hold
-     * them all; a prefill instance of a disaggregated run verifies nothing */
-    const double copies = e->prefill_only ? 0.0 : sim_spec_state_copies(&c->spec);
+     * (sim_spec_state_copies), or per verified token (engine spec_state_per_token), beside the
+     * sequence's own, as memory counts them (memory_spec_states): a decoding instance's sequences
+     * hold them all; a prefill instance of a disaggregated run verifies nothing (mo.spec_states 0) */
+    const double copies = mem.state_copies;
     e->state_blocks = mem.state_bytes_per_seq_per_gpu > 0 && per_token > 0
                           ? (long)ceil(mem.state_bytes_per_seq_per_gpu * (1.0 + copies) / (per_token * (double)e->bs))
                           : 0;

@@ -63,8 +63,8 @@ struct sim_spec {
  * speculative decoding: one per draft position its verification may roll back to, the verified
  * positions less its own (a chain's k, a tree's tokens - 1); 0 without speculation. vLLM's
  * MambaSpec takes num_speculative_tokens more state blocks a request (v1 mamba spec decoding);
- * SGLang's MambaPool an intermediate_ssm_state_cache of speculative_num_draft_tokens states (one
- * more, and the conv windows, which this count leaves out). */
+ * SGLang's MambaPool an intermediate_ssm_state_cache of speculative_num_draft_tokens states, one
+ * more, which memory_spec_states adds for an engine with spec_state_per_token. */
 double sim_spec_state_copies(const struct sim_spec *sp);
 
 /* Expected tokens emitted per verification step: (1 - alpha^(k+1)) / (1 - alpha)

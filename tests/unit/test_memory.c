@@ -440,7 +440,11 @@ static void an_eagle_head_of_a_moe_target_holds_a_dense_mlp(void **state)
  * at TP 4 on an H200, 2,048 tokens, blocks of 16: 9,879,552 B of state a GPU; at 12,288 B a token
  * one state is ceil(9,879,552 / 196,608 = 50.25) = 51 blocks, four (k = 3) 39,518,208 / 196,608 =
  * 201 exactly; a sequence 128 token blocks + those: max batch floor(blocks / (128 + 51)) against
- * floor(blocks / (128 + 201)). */
+ * floor(blocks / (128 + 201)). Each state holds its layers' convolution windows: 36 gated-DeltaNet
+ * layers x (32 heads x 128 x 128 + 3 x 8,192 conv channels) / 4 GPUs x 2 B = 9,879,552 B, of which
+ * 442,368 the windows. SGLang keeps a state for every verified token (engine spec_state_per_token:
+ * speculative_num_draft_tokens = k + 1 intermediate states and conv windows a running request),
+ * one more: five, 49,397,760 / 196,608 = 251.25 -> 252 blocks, floor(blocks / (128 + 252)). */
 static void speculation_keeps_a_recurrent_state_per_draft_position(void **state)
 {
     struct llmroof_catalog cat;
@@ -462,6 +466,17 @@ static void speculation_keeps_a_recurrent_state_per_draft_position(void **state)
     const double blocks = one.kv_capacity_tokens_replica / 16.0;
     assert_rel_close(one.max_batch, floor(blocks / (128.0 + 51.0)), 1e-12);
     assert_rel_close(four.max_batch, floor(blocks / (128.0 + 201.0)), 1e-12);
+    assert_rel_close(four.state_copies, 3.0, 0);
+    o.spec_state_per_token = true;
+    struct llmroof_memory five;
+    assert_int_equal(memory_eval_layout(m, gpu(&cat, "h200"), &lay, &dt, 2048, &o, &five, &err), 0);
+    assert_rel_close(five.state_copies, 4.0, 0);
+    assert_rel_close(five.max_batch, floor(blocks / (128.0 + 252.0)), 1e-12);
+    /* the rule: k draft positions, or k + 1 verified tokens; nothing without speculation */
+    assert_rel_close(memory_spec_states(3, false), 3.0, 0);
+    assert_rel_close(memory_spec_states(3, true), 4.0, 0);
+    assert_rel_close(memory_spec_states(15, true), 16.0, 0); /* a tree of 16 tokens */
+    assert_rel_close(memory_spec_states(0, true), 0.0, 0);
     catalog_free(&cat);
 }
 
