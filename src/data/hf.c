@@ -791,8 +791,9 @@ int catalog_hf_resolve(const char *arg, const char *hf_home, const char *home, c
                 size_t nl = strlen(e->d_name);
                 if (e->d_name[0] == '.' || nl >= sizeof rev || strcmp(e->d_name, rev) <= 0)
                     continue;
-                snprintf(path, sizeof path, "%s/%s/config.json", snaps, e->d_name);
-                if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+                /* (a name past rev's size was skipped above; a path that would not fit is no candidate) */
+                const int pn = snprintf(path, sizeof path, "%s/%s/config.json", snaps, e->d_name);
+                if (pn > 0 && (size_t)pn < sizeof path && stat(path, &st) == 0 && S_ISREG(st.st_mode))
                     memcpy(rev, e->d_name, nl + 1);
             }
             closedir(d);
