@@ -362,6 +362,7 @@ void cli_engine_mem(struct cli_setup_opts *s, const struct llmroof_setup *setup,
         s->mem.reserve_bytes = sc.mem.reserve_bytes;
     s->mem.util_of_free = sc.mem.util_of_free;
     s->mem.kv_copy = sc.mem.kv_copy;
+    s->mem.spec_state_per_token = sc.mem.spec_state_per_token;
     if (!keep_mbt)
         s->mem.max_batched_tokens = (double)sc.max_batched_tokens;
     if (!keep_seqs)

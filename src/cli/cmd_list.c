@@ -113,7 +113,7 @@ int cmd_list(struct cli *c, int argc, char **argv)
                        { e->cuda_core_decode, "cuda_core_decode" }, { e->ray_workers, "ray_workers" },
                        { e->logits_all_tokens, "logits_all_tokens" }, { e->quantized_head, "quantized_head" },
                        { e->kv_copy, "kv_copy" },                 { e->moe_tp_shared_local, "moe_tp_shared_local" },
-                       { e->dp_lm_head_split, "dp_lm_head_split" } };
+                       { e->dp_lm_head_split, "dp_lm_head_split" }, { e->spec_state_per_token, "spec_state_per_token" } };
             for (size_t f = 0; f < sizeof fl / sizeof fl[0]; f++)
                 if (fl[f].on) {
                     size_t n = strlen(tr);

@@ -223,6 +223,13 @@ int cmd_memory(struct cli *c, int argc, char **argv)
     row_bytes(&t, "kv_capacity", mem.kv_capacity_bytes_per_gpu);
     row_bytes(&t, "kv_per_token", mem.kv_bytes_per_token);
     row_bytes(&t, "kv_per_token_per_gpu", mem.kv_bytes_per_token_per_gpu);
+    if (memory_kv_stage_differs(&mem)) {
+        /* under PP the stage whose pool sets the blocks, where it is not the fullest: kv_capacity is
+         * its pool, capacity its pool over its K/V per token (docs/model.md section 7) */
+        table_row(&t); table_str(&t, "kv_stage"); table_str(&t, ""); table_num(&t, (double)mem.kv_stage);
+        row_bytes(&t, "kv_stage_weights", mem.kv_stage_weights_bytes_per_gpu);
+        row_bytes(&t, "kv_stage_per_token_per_gpu", mem.kv_stage_bytes_per_token_per_gpu);
+    }
     if (mem.state_bytes_per_seq > 0) { /* recurrent layers (docs/model.md "Layer kinds") */
         row_bytes(&t, "state_per_seq", mem.state_bytes_per_seq);
         row_bytes(&t, "state_per_seq_per_gpu", mem.state_bytes_per_seq_per_gpu);

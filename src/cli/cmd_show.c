@@ -435,6 +435,9 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
     kvb(t, "dp_lm_head_split", e->dp_lm_head_split,
         e->dp_lm_head_split ? "--dp-attention: the LM head split over every GPU of the stage"
                             : "--dp-attention: each replica's own LM head");
+    kvb(t, "spec_state_per_token", e->spec_state_per_token,
+        e->spec_state_per_token ? "speculation: a recurrent state for every verified token (draft positions + 1)"
+                                : "speculation: a recurrent state per draft position");
     kvb(t, "cuda_only", e->cuda_only, e->cuda_only ? "CUDA kernels only: runs on no AMD GPU" : "runs on NVIDIA and AMD GPUs");
     kvb(t, "pd_kv_full_window", e->pd_kv_full_window,
         "disaggregated: pools hold and send every layer's whole context, windowed ones too");

@@ -423,6 +423,12 @@ struct llmroof_engine {
                                          it and the logits gathered back (SGLang without --enable-dp-lm-head:
                                          ParallelLMHead(use_attn_tp_group=False)); false: each replica's own
                                          head over its attention TP (vLLM's DP ranks) */
+    bool spec_state_per_token;        /* under speculative decoding a sequence of a model with recurrent
+                                         layers keeps a state for every token of a verification pass,
+                                         the draft positions' and one more (SGLang's MambaPool:
+                                         intermediate_ssm_state_cache and intermediate_conv_window_cache
+                                         of speculative_num_draft_tokens each); false: one per draft
+                                         position (vLLM's MambaSpec num_speculative_blocks) */
     bool dp_attention;                /* runs data-parallel attention beside expert parallelism
                                          (--dp-attention; default true: SGLang 0.4+, vLLM V1,
                                          TensorRT-LLM's enable_attention_dp); false: it does not */

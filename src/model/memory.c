@@ -13,7 +13,8 @@
  *                  replicated on every TP rank) * kv_bytes
  *   KV/token/GPU = KV/seq/GPU / context (the mean over the sequence)
  *   usable       = memory * mem_util
- *   capacity     = (usable - weights - workspace - reserve) / KV per token per GPU
+ *   capacity     = (usable - weights - workspace - reserve) / KV per token per GPU, each stage's
+ *                  own weights and K/V under PP, the fewest tokens of any stage (kv_stage)
  *   max batch    = floor(capacity / tokens per sequence) * attention replicas
  * int4 counts half a byte per weight; group scales enter through --weight-bits. */
 #include "model/memory.h"
@@ -206,19 +207,25 @@ static void stage_layers(const struct llmroof_model *m, const struct llmroof_sha
     }
 }
 
-/* KV bytes one sequence of `ctx` tokens holds on one GPU of the fullest stage, at kvb bytes per
- * element (a DSA indexer's keys at their own fp8 bytes). memory_held_tokens computes the same
- * from the stages' counts kept once. */
+/* KV bytes one sequence of `ctx` tokens holds on one GPU of stage s, at kvb bytes per element
+ * (a DSA indexer's keys at their own fp8 bytes) */
+static double one_stage_kv_bytes(const struct llmroof_model *m, const struct llmroof_shard *sh, long s, double ctx,
+                                 double kvb)
+{
+    const double held = m->window > 0 && ctx > (double)m->window ? (double)m->window : ctx;
+    double g, l;
+    stage_layers(m, sh, s, &g, &l);
+    return (g * ctx + l * held) * kv_layer_bytes(m, sh, kvb);
+}
+
+/* The same on one GPU of the fullest stage. memory_held_tokens computes it from the stages'
+ * counts kept once. */
 static double stage_kv_bytes(const struct llmroof_model *m, const struct llmroof_shard *sh, double ctx, double kvb)
 {
-    const double per_layer = kv_layer_bytes(m, sh, kvb);
     const long pp = sh->pp > 0 ? sh->pp : 1;
-    const double held = m->window > 0 && ctx > (double)m->window ? (double)m->window : ctx;
     double best = 0;
     for (long s = 0; s < pp; s++) {
-        double g, l;
-        stage_layers(m, sh, s, &g, &l);
-        const double e = (g * ctx + l * held) * per_layer;
+        const double e = one_stage_kv_bytes(m, sh, s, ctx, kvb);
         if (e > best)
             best = e;
     }
@@ -305,19 +312,40 @@ static double default_workspace(const struct llmroof_model *m, const struct llmr
     double per_token = 2.0 * h + ((double)sh->heads_per_rank + 2.0 * (double)sh->kv_heads_per_rank) * d + nw * inter;
     /* data-parallel attention: the instance's token budget and sequences spread over attn_dp
      * replicas, each GPU forwarding its replica's share (SGLang sizes DP-attention buffers per DP
-     * rank), so a GPU's workspace follows budget / attn_dp, not the whole instance's budget */
-    const double rep = sh->attn_dp > 1 ? (double)sh->attn_dp : 1.0;
+     * rank), so a GPU's workspace follows its rank's share of the budget (memory_rank_share, the
+     * share the simulator schedules), not the whole instance's budget */
+    const int rep = sh->attn_dp > 1 ? sh->attn_dp : 1;
+    const double rank_tokens = memory_rank_share(o->max_batched_tokens, rep);
+    const double rank_seqs = memory_rank_share(o->max_seqs, rep);
     /* the logits buffer (fp32): the replica's rows, or with the LM head split over the stage
      * (shard lm_ranks: SGLang) every replica's, gathered whole to each GPU */
-    const double logits = (sh->lm_ranks > 0 ? o->max_seqs : ceil(o->max_seqs / rep)) * (double)m->vocab * 4.0;
+    const double logits = (sh->lm_ranks > 0 ? rank_seqs * rep : rank_seqs) * (double)m->vocab * 4.0;
     if (sh->mlp_gather) {
         /* --moe-tp: the MLPs run on every replica's tokens, gathered (h each) with their
          * intermediate, on every GPU; attention and the logits on the replica's share */
         const double mlp = nw * inter + h;
-        return ceil(o->max_batched_tokens / rep) * (per_token - nw * inter) * a + o->max_batched_tokens * mlp * a +
-               logits;
+        return rank_tokens * (per_token - nw * inter) * a + rank_tokens * rep * mlp * a + logits;
     }
-    return ceil(o->max_batched_tokens / rep) * per_token * a + logits;
+    return rank_tokens * per_token * a + logits;
+}
+
+double memory_spec_states(double draft_positions, bool per_token)
+{
+    /* SGLang reserves speculative_num_draft_tokens states a running request: a chain's k drafts and
+     * the target's own token (k + 1), a tree's tokens; vLLM one block per speculative token, k */
+    if (!(draft_positions > 0))
+        return 0.0;
+    return draft_positions + (per_token ? 1.0 : 0.0);
+}
+
+double memory_rank_share(double limit, int ranks)
+{
+    if (ranks <= 1)
+        return limit;
+    /* whole tokens and sequences: floor, as SGLang divides them (chunked_prefill_size //= dp_size,
+     * max_running_requests // dp_size); a rank holds at least one */
+    const double q = floor(limit / (double)ranks);
+    return q >= 1.0 ? q : 1.0;
 }
 
 int memory_eval(const struct llmroof_model *m, const struct llmroof_gpu *g, int tp,
@@ -397,26 +425,66 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
      * 0.9 x 79.18 - 67.26 = 4.0 GiB */
     if (o->util_of_free && out->free_bytes_per_gpu > 0)
         out->free_bytes_per_gpu *= o->mem_util;
-    out->kv_capacity_bytes_per_gpu = out->free_bytes_per_gpu > 0 ? out->free_bytes_per_gpu : 0;
-    /* TGI 0.8 (kv_copy) reallocates the batch's contiguous K/V every decode step and copies the old
-     * tensor into the new one, both alive until the copy ends (flash_causal_lm.py generate_token):
-     * the batch's K/V may fill at most half of what is free */
-    if (o->kv_copy)
-        out->kv_capacity_bytes_per_gpu *= 0.5;
     out->kv_copy = o->kv_copy;
     out->kv_bytes_per_token = arch_kv_bytes_per_token(m, kvb);
     /* a drafter's cache beside the target's: every token the target holds (serve/sim.c holds it so) */
-    out->kv_bytes_per_seq_per_gpu = stage_kv_bytes(m, &sh, (double)context_len, kvb) +
-                                    (o->drafter_kv_bytes > 0 ? o->drafter_kv_bytes * (double)context_len : 0.0);
+    const double dkv = o->drafter_kv_bytes > 0 ? o->drafter_kv_bytes : 0.0;
+    out->kv_bytes_per_seq_per_gpu = stage_kv_bytes(m, &sh, (double)context_len, kvb) + dkv * (double)context_len;
     out->kv_bytes_per_token_per_gpu = out->kv_bytes_per_seq_per_gpu / (double)context_len;
     out->context_len = context_len;
+    /* Each pipeline stage's GPUs hold its own weights and its own layers' K/V of every sequence in
+     * flight, so each stage's pool holds pool_s / block_s blocks, and the engine gives every stage
+     * the fewest of them (vLLM: each worker profiles its own memory and layers, then every rank takes
+     * the minimum, v1/core/kv_cache_utils.py get_kv_cache_configs; TensorRT-LLM and SGLang likewise
+     * size one pool of token slots for all ranks). The stage that sets the count, kv_stage, need be
+     * neither the one of the most weights nor of the most K/V: DeepSeek-V3 at PP 2 has 31 layers
+     * (3 dense) on the first stage, 30 MoE layers and the LM head on the second, and the figure of
+     * the one's weights over the other's K/V had counted 3.3% fewer blocks than either holds. The
+     * stages are compared by whole tokens of every layer (a block's worth, whatever the context) */
+    const long npp = sh.pp > 0 ? sh.pp : 1;
+    const double w_e = ops_expert_bytes(m, dt), w_u = ops_unquantized_bytes(m, dt, false), w_l = ops_unquantized_bytes(m, dt, true);
+    double best = 0, stage_w = out->weights_bytes_per_gpu, stage_pool = -1, stage_full = 0;
+    int bind = -1;
+    for (long s = 0; s < npp; s++) {
+        const double ws_s = stage_weights(m, &sh, w, w_e, w_u, w_l, (int)s);
+        double fr = out->usable_bytes - ws_s - out->workspace_bytes_per_gpu - out->reserve_bytes_per_gpu -
+                    out->drafter_bytes_per_gpu;
+        /* TensorRT-LLM sizes its KV pool once the engine is loaded (util_of_free, as above) */
+        if (o->util_of_free && fr > 0)
+            fr *= o->mem_util;
+        double pool = fr > 0 ? fr : 0;
+        /* TGI 0.8 (kv_copy) reallocates the batch's contiguous K/V every decode step and copies the
+         * old tensor into the new one, both alive until the copy ends (flash_causal_lm.py
+         * generate_token): the batch's K/V may fill at most half of what is free */
+        if (o->kv_copy)
+            pool *= 0.5;
+        const double full = one_stage_kv_bytes(m, &sh, s, 1.0, kvb) + dkv;
+        if (stage_pool < 0 && ws_s == out->weights_bytes_per_gpu)
+            stage_pool = pool; /* the fullest stage's: the figure where no stage holds K/V */
+        if (!(full > 0)) /* recurrent layers only: no K/V blocks here */
+            continue;
+        if (bind < 0 || pool / full < best) {
+            bind = (int)s;
+            best = pool / full;
+            stage_w = ws_s;
+            stage_pool = pool;
+            stage_full = full;
+        }
+    }
+    out->kv_stage = bind > 0 ? bind : 0;
+    out->kv_stage_weights_bytes_per_gpu = stage_w;
+    out->kv_capacity_bytes_per_gpu = stage_pool > 0 ? stage_pool : 0;
+    out->kv_stage_bytes_per_token_per_gpu =
+        bind >= 0 ? (one_stage_kv_bytes(m, &sh, bind, (double)context_len, kvb) + dkv * (double)context_len) /
+                        (double)context_len
+                  : out->kv_bytes_per_token_per_gpu;
     /* recurrent layers: one state per sequence, whatever its length (layers.h) */
     /* at the state dtype (--state-dtype, default the model's: ops_state_bytes) */
     const double sb = ops_state_bytes(dt);
     out->state_bytes_per_seq = arch_state_elems_per_seq(m) * sb;
     out->state_bytes_per_seq_per_gpu = stage_state_elems(m, &sh) * sb;
 
-    double cap = floor(out->kv_capacity_bytes_per_gpu / out->kv_bytes_per_token_per_gpu);
+    double cap = floor(out->kv_capacity_bytes_per_gpu / out->kv_stage_bytes_per_token_per_gpu);
     double per_seq = (double)context_len;
     if (o->block_size > 1) {
         double bs = (double)o->block_size;
@@ -437,27 +505,32 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
          * sequences, where rounding the context (125 blocks) before the layers' mean gave 125
          * beside simulate's 124 */
         const double bs = (double)o->block_size;
-        const double full = stage_kv_bytes(m, &sh, 1.0, kvb) + (o->drafter_kv_bytes > 0 ? o->drafter_kv_bytes : 0.0);
+        const double full = stage_full; /* the stage that sets the blocks (kv_stage) */
         if (full > 0) {
             const double blocks = floor(out->kv_capacity_bytes_per_gpu / (full * bs) + 1e-9);
-            const double held = out->kv_bytes_per_seq_per_gpu / full;
+            /* the tokens' worth a sequence holds, as the simulator counts them: the fullest stage's
+             * share held of the target's layers (memory_kv_tokens_held), every token of a drafter's */
+            const double held = ((full - dkv) * memory_kv_tokens_held(m, &sh, (double)context_len) +
+                                 dkv * (double)context_len) / full;
             const double per_blocks = ceil(held / bs - 1e-9);
             out->max_batch = per_blocks > 0 ? floor(blocks / per_blocks) * (double)sh.attn_dp : 0.0;
         }
     }
-    /* a sequence's states: its own, and under speculative decoding one per draft position */
-    const double seq_state = out->state_bytes_per_seq_per_gpu * (1.0 + (o->spec_states > 0 ? o->spec_states : 0.0));
-    if (out->state_bytes_per_seq_per_gpu > 0 && o->block_size > 1 && out->kv_bytes_per_token_per_gpu > 0) {
+    /* a sequence's states: its own, and under speculative decoding one per draft position, or one per
+     * verified token (memory_spec_states), each with its convolution window (layers_state_elems) */
+    out->state_copies = out->state_bytes_per_seq_per_gpu > 0 ? memory_spec_states(o->spec_states, o->spec_state_per_token) : 0.0;
+    const double seq_state = out->state_bytes_per_seq_per_gpu * (1.0 + out->state_copies);
+    if (out->state_bytes_per_seq_per_gpu > 0 && o->block_size > 1 && out->kv_stage_bytes_per_token_per_gpu > 0) {
         /* each sequence holds its state beside its KV, in whole blocks of the pool as the simulator
          * gives them (serve/sim.c state_blocks; vLLM's hybrid allocator pages the state too):
          * Jamba at TP 2 on H100s, 1,000 tokens: 63 + 33 blocks a sequence, 1,854, where the state's
          * bytes unrounded gave 1,869 beside simulate's 1,854 */
         const double bs = (double)o->block_size;
-        const double state_blocks = ceil(seq_state / (out->kv_bytes_per_token_per_gpu * bs));
+        const double state_blocks = ceil(seq_state / (out->kv_stage_bytes_per_token_per_gpu * bs));
         out->max_batch = floor((cap / bs) / (per_seq / bs + state_blocks) + 1e-9) * (double)sh.attn_dp;
     } else if (out->state_bytes_per_seq_per_gpu > 0) { /* each sequence holds its state beside its KV */
         out->max_batch = floor(out->kv_capacity_bytes_per_gpu /
-                               (per_seq * out->kv_bytes_per_token_per_gpu + seq_state)) *
+                               (per_seq * out->kv_stage_bytes_per_token_per_gpu + seq_state)) *
                          (double)sh.attn_dp;
     }
     if (out->free_bytes_per_gpu <= 0)

@@ -21,8 +21,12 @@ struct llmroof_mem_opts {
     double drafter_bytes;       /* a speculative drafter's weights per GPU beside the target's (a draft
                                    model's, or an EAGLE/MTP head's layer), bytes; 0: none */
     double drafter_kv_bytes;    /* K/V the drafter caches per token per GPU beside the target's, bytes */
-    double spec_states;         /* recurrent states a sequence holds beside its own under speculative
-                                   decoding (serve/sim.h sim_spec_state_copies), 0 without */
+    double spec_states;         /* draft positions a sequence's verification may roll back to under
+                                   speculative decoding (serve/sim.h sim_spec_state_copies: k, a tree's
+                                   tokens - 1), 0 without: a recurrent state each beside its own
+                                   (memory_spec_states) */
+    bool spec_state_per_token;  /* and one more, a state for every verified token (engine
+                                   spec_state_per_token: SGLang) */
     bool kv_copy;               /* the engine copies its contiguous KV tensor every step (engine kv_copy):
                                    old and new live together, so the pool holds half the tokens */
     bool util_static;           /* mem_util covers weights and the KV pool only (SGLang's
@@ -52,13 +56,22 @@ struct llmroof_memory {
     double workspace_bytes_per_gpu;   /* activation workspace */
     double reserve_bytes_per_gpu;     /* runtime reserve */
     double free_bytes_per_gpu;        /* usable - weights - workspace - reserve (may be < 0) */
-    double kv_capacity_bytes_per_gpu; /* max(free, 0), halved where kv_copy */
+    double kv_capacity_bytes_per_gpu; /* the KV pool of a GPU of kv_stage: max(usable - that stage's
+                                         weights - workspace - reserve - drafter, 0), halved where
+                                         kv_copy (= max(free, 0) where kv_stage is the fullest) */
+    int kv_stage;                     /* the pipeline stage whose pool holds the fewest tokens of every
+                                         layer, which sets every stage's count (0 without PP) */
+    double kv_stage_weights_bytes_per_gpu; /* its weights on one GPU (= weights_bytes_per_gpu but
+                                         where another stage holds more weights) */
+    double kv_stage_bytes_per_token_per_gpu; /* its K/V per token on one GPU, as kv_bytes_per_token_per_gpu
+                                         (the fullest stage's) counts it; capacity = pool / this */
     bool kv_copy;                     /* the pool is half of what is free: the engine copies its
                                          contiguous K/V every step (mem_opts kv_copy, TGI 0.8) */
     double kv_bytes_per_token;        /* whole model: 2*layers*kv_heads*head_dim*kv_bytes */
     double kv_bytes_per_token_per_gpu;/* this rank's share (replicated heads counted) */
     double kv_capacity_tokens;        /* whole tokens the instance holds (whole blocks when paged): one
-                                         replica's times attn_dp, the one rule memory, simulate and plan use */
+                                         replica's times attn_dp, the one rule memory, simulate and plan use;
+                                         under PP the tightest stage's (kv_stage) */
     double kv_capacity_tokens_replica;/* whole tokens one attention replica holds (= the above without
                                          --dp-attention); a sequence lives in one replica, so it must fit here */
     long context_len;                 /* tokens per sequence asked about */
@@ -72,7 +85,36 @@ struct llmroof_memory {
     double kv_bytes_per_seq_per_gpu;  /* one sequence of context_len on the fullest GPU (windows applied) */
     double state_bytes_per_seq;       /* recurrent (linear/SSM) layers' state of one sequence, whole model, at the state dtype (ops_state_bytes) */
     double state_bytes_per_seq_per_gpu; /* the same on the fullest GPU (TP splits heads, PP layers); 0 = none */
+    double state_copies;              /* states a sequence holds beside its own under speculative decoding
+                                         (memory_spec_states of mem_opts spec_states), 0 without */
 };
+
+/* The recurrent states a sequence of a hybrid model holds beside its own under speculative decoding
+ * whose verification may roll back to `draft_positions` positions (k for a chain, a tree's tokens -
+ * 1; 0 without): one each (vLLM's MambaSpec, num_speculative_blocks = num_speculative_tokens), or
+ * with `per_token` one for every token of the verification pass, one more (SGLang: its MambaPool
+ * holds speculative_num_draft_tokens intermediate states a running request, conv windows included,
+ * and model_runner_kv_cache_mixin.py handle_max_mamba_cache takes mamba_cache_per_req x
+ * max_running_requests x speculative_num_draft_tokens out of the KV pool's memory). */
+double memory_spec_states(double draft_positions, bool per_token);
+
+/* One data-parallel attention rank's share of an instance's token budget or sequence limit split
+ * over `ranks`: floor(limit / ranks), at least 1 (SGLang's server_args.py under
+ * enable_dp_attention: chunked_prefill_size //= dp_size, max_running_requests // dp_size), the limit
+ * itself for ranks <= 1. The one rule for a split limit: the workspace each GPU sizes here, the
+ * simulator's per-rank scheduling (sim_rank_share), plan's instance limits. An engine whose ranks
+ * each state their own (dp_rank_scheduler: vLLM V1) is passed ranks x its limit, which divides
+ * exactly. */
+double memory_rank_share(double limit, int ranks);
+
+/* Whether the stage that sets a layout's KV blocks (kv_stage) holds other weights or other K/V per
+ * token than the fullest GPU's figures say (under PP, where they come from different stages):
+ * then its own figures are what its capacity divides. */
+static inline bool memory_kv_stage_differs(const struct llmroof_memory *mem)
+{
+    return mem->kv_stage_weights_bytes_per_gpu != mem->weights_bytes_per_gpu ||
+           mem->kv_stage_bytes_per_token_per_gpu != mem->kv_bytes_per_token_per_gpu;
+}
 
 /* Weight bytes on one rank of `sh`. */
 /* Tokens' worth of K/V a sequence of `context` tokens holds on the GPU of the fullest pipeline

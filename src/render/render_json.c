@@ -212,6 +212,11 @@ static void add_memory_fields(cJSON *o, const struct llmroof_memory *mem)
         cJSON_AddBoolToObject(o, "kv_pool_halved", true);
     cJSON_AddNumberToObject(o, "kv_bytes_per_token", mem->kv_bytes_per_token);
     cJSON_AddNumberToObject(o, "kv_bytes_per_token_per_gpu", mem->kv_bytes_per_token_per_gpu);
+    if (memory_kv_stage_differs(mem)) { /* under PP, the stage that sets the blocks where not the fullest */
+        cJSON_AddNumberToObject(o, "kv_stage", mem->kv_stage);
+        cJSON_AddNumberToObject(o, "kv_stage_weights_bytes_per_gpu", mem->kv_stage_weights_bytes_per_gpu);
+        cJSON_AddNumberToObject(o, "kv_stage_bytes_per_token_per_gpu", mem->kv_stage_bytes_per_token_per_gpu);
+    }
     if (mem->state_bytes_per_seq > 0) { /* recurrent layers only */
         cJSON_AddNumberToObject(o, "state_bytes_per_seq", mem->state_bytes_per_seq);
         cJSON_AddNumberToObject(o, "state_bytes_per_seq_per_gpu", mem->state_bytes_per_seq_per_gpu);

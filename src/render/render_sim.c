@@ -299,10 +299,12 @@ static double requests_at_mean_len(const struct sim_config *c, const struct sim_
          * the K/V alone gave 2,855 against memory's 1,869 */
         const double per_request = kv_blocks + (double)r->inst[i].state_blocks;
         const int reps = sim_setup_attn_replicas(sim_pool_setup(c, r->inst[i].pool));
-        const double dp = (double)reps * (r->inst[i].lanes > 1 ? r->inst[i].lanes : 1); /* or a pipeline
-                                                                                         lane's share */
-        const double replica_blocks = floor((double)r->inst[i].kv_blocks_total / dp + 1e-9);
-        n += floor(replica_blocks / per_request + 1e-9) * dp;
+        /* a replica's blocks, all its pipeline lanes' together: every stage holds its own layers'
+         * K/V of every sequence in flight, as memory counts its max batch (the lanes' shares, each
+         * floored, had read up to lanes - 1 fewer: Qwen3-Next at TP 2 x PP 2, 5,620 against
+         * memory's 5,621) */
+        const double replica_blocks = floor((double)r->inst[i].kv_blocks_total / (double)reps + 1e-9);
+        n += floor(replica_blocks / per_request + 1e-9) * (double)reps;
     }
     return n;
 }

@@ -178,6 +178,7 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
     c->admit_wait = en->admit_wait;
     c->kv_copy = en->kv_copy;
     c->mem.kv_copy = en->kv_copy;
+    c->mem.spec_state_per_token = en->spec_state_per_token; /* SGLang: a state per verified token */
     /* the engine's KV pool (DeepSpeed-MII: 64-token blocks, all the free memory but 1 GB) */
     if (en->kv_block_tokens > 0 && !c->user_block)
         c->mem.block_size = en->kv_block_tokens;
@@ -250,8 +251,7 @@ long sim_rank_share(const struct sim_config *c, int attn_dp, long limit)
 {
     if (attn_dp <= 1 || c->dp_rank_scheduler)
         return limit;
-    const long q = limit / attn_dp;
-    return q > 0 ? q : 1;
+    return (long)memory_rank_share((double)limit, attn_dp); /* floor, at least 1: memory's workspace's */
 }
 
 int sim_setup_gpus(const struct llmroof_setup *s)
@@ -1208,7 +1208,9 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
                        : 0.0;
     /* held_tokens asks for every running sequence of every iteration: the stages' counts once */
     e->held_ok = e->windowed && memory_held_prepare(s->model, &e->sh, &e->held) == 0;
-    double cap_bytes = mem.kv_capacity_bytes_per_gpu, per_token = mem.kv_bytes_per_token_per_gpu;
+    /* the pool and K/V per token of the stage whose pool sets the blocks (memory's kv_stage: under PP
+     * the tightest, which need not be the fullest) */
+    double cap_bytes = mem.kv_capacity_bytes_per_gpu, per_token = mem.kv_stage_bytes_per_token_per_gpu;
     /* the target first: a drafter (below) is not what fails when the target's weights do not fit */
     /* a disaggregated run says which pool (the message had named neither) */
     const char *which = !c->disaggregated ? "" : pool == 0 ? "the prefill pool: " : "the decode pool: ";
@@ -1265,17 +1267,25 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
         per_token += head_kv;
     }
     /* the drafter's share of a token's K/V, which its own rule holds (held_tokens) */
-    e->kv_extra_share = per_token > 0 ? (per_token - mem.kv_bytes_per_token_per_gpu) / per_token : 0.0;
+    e->kv_extra_share = per_token > 0 ? (per_token - mem.kv_stage_bytes_per_token_per_gpu) / per_token : 0.0;
     e->kv_extra_draft = c->spec.kind == SIM_SPEC_DRAFT;
     if (e->kv_extra_draft && arch_local_layers(c->spec.draft) > 0 && !e->full_kv)
         e->windowed = true;
     double tokens = per_token > 0 && cap_bytes > 0 ? floor(cap_bytes / per_token) : 0;
     if (tokens > mem.kv_capacity_tokens)
         tokens = mem.kv_capacity_tokens;
-    /* a pipeline lane (sim_pipeline_lanes) holds its share of the blocks: vLLM's virtual engines
-     * each schedule with num_gpu_blocks // pipeline_parallel_size (core/scheduler.py, V0) */
-    e->total_blocks = (long)floor(tokens / (double)e->bs) / lanes;
-    if (e->total_blocks < 1) /* whatever --kv-blocks states: the weights must fit */
+    /* a pipeline lane (sim_pipeline_lanes) holds its share of each replica's blocks, the first
+     * B mod lanes lanes one more (sim_lane_seqs' rule): every stage holds its own layers' K/V of
+     * every sequence in flight, whatever its micro-batch, so the lanes together hold the B blocks
+     * of the tightest stage that `memory` reports (vLLM V1: one KV cache manager of num_blocks, the
+     * minimum over the workers, for the batches in flight; V0's virtual engines each took
+     * num_gpu_blocks // pipeline_parallel_size, up to pp - 1 blocks fewer in all). Until now each
+     * lane took B // lanes: Qwen3-32B at TP 2 x PP 2 on L40Ss under vllm held 2 x 12,012 = 24,024
+     * blocks where `memory` reports 24,025 (test pipeline_lanes_hold_the_tightest_stages_blocks) */
+    const long reps = e->sh.attn_dp > 1 ? e->sh.attn_dp : 1;
+    const long rep_blocks = (long)floor(tokens / (double)e->bs) / reps; /* one replica's: memory's */
+    e->total_blocks = sim_lane_seqs(rep_blocks, lanes, lane) * reps;
+    if (rep_blocks < lanes) /* whatever --kv-blocks states: the weights must fit */
         return no_kv_cache(err, which, s, &mem); /* the instance's GPUs (EP, PP included) */
     e->mem_blocks = e->total_blocks;
     /* a run that states its engine's KV blocks (vLLM logs "# GPU blocks: N"; --num-gpu-blocks-override
@@ -1285,8 +1295,8 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
         if (c->kv_blocks < lanes)
             return llmroof_err_set(err, LLMROOF_EINPUT,
                                    "--kv-blocks %ld is fewer than the %d pipeline lanes, each of which holds its share "
-                                   "of the pool (vLLM: num_gpu_blocks // pipeline_parallel_size)", c->kv_blocks, lanes);
-        e->total_blocks = c->kv_blocks / lanes * (e->sh.attn_dp > 1 ? e->sh.attn_dp : 1);
+                                   "of the pool", c->kv_blocks, lanes);
+        e->total_blocks = sim_lane_seqs(c->kv_blocks, lanes, lane) * reps;
     }
     e->free_blocks = e->total_blocks;
     /* each data-parallel attention replica's own pool: the instance's blocks are theirs together */
@@ -1314,9 +1324,10 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
                          ? (long)ceil(mem.state_bytes_per_seq_per_gpu / (per_token * (double)e->bs))
                          : 0;
     /* speculative decoding keeps a state per draft position the verification may roll back to
-     * (sim_spec_state_copies), beside the sequence's own: a decoding instance's sequences hold
-     * them all; a prefill instance of a disaggregated run verifies nothing */
-    const double copies = e->prefill_only ? 0.0 : sim_spec_state_copies(&c->spec);
+     * (sim_spec_state_copies), or per verified token (engine spec_state_per_token), beside the
+     * sequence's own, as memory counts them (memory_spec_states): a decoding instance's sequences
+     * hold them all; a prefill instance of a disaggregated run verifies nothing (mo.spec_states 0) */
+    const double copies = mem.state_copies;
     e->state_blocks = mem.state_bytes_per_seq_per_gpu > 0 && per_token > 0
                           ? (long)ceil(mem.state_bytes_per_seq_per_gpu * (1.0 + copies) / (per_token * (double)e->bs))
                           : 0;

@@ -63,8 +63,8 @@ struct sim_spec {
  * speculative decoding: one per draft position its verification may roll back to, the verified
  * positions less its own (a chain's k, a tree's tokens - 1); 0 without speculation. vLLM's
  * MambaSpec takes num_speculative_tokens more state blocks a request (v1 mamba spec decoding);
- * SGLang's MambaPool an intermediate_ssm_state_cache of speculative_num_draft_tokens states (one
- * more, and the conv windows, which this count leaves out). */
+ * SGLang's MambaPool an intermediate_ssm_state_cache of speculative_num_draft_tokens states, one
+ * more, which memory_spec_states adds for an engine with spec_state_per_token. */
 double sim_spec_state_copies(const struct sim_spec *sp);
 
 /* Expected tokens emitted per verification step: (1 - alpha^(k+1)) / (1 - alpha)
@@ -333,7 +333,7 @@ int sim_setup_gpus(const struct llmroof_setup *s);
 int sim_worker_gpus(const struct llmroof_setup *s);
 /* Pipeline lanes of one instance of `s` (docs/metrics.md "Pipeline parallelism"): with --pp N > 1
  * a continuous-batching engine keeps N micro-batches of different requests in the stages at once
- * (vLLM's N virtual engines, each its own scheduler, requests and 1/N of the KV blocks; V1's
+ * (vLLM's N virtual engines, each its own scheduler, requests and its share of the KV blocks; V1's
  * batch queue of N), so the instance runs N lanes, each an iteration through every stage, whose
  * iterations pass through the stages in order. min(N, max_seqs) lanes (no lane without a
  * sequence); 1 without pipeline parallelism, with static batching (generate() runs one batch) or
@@ -345,7 +345,8 @@ const struct llmroof_setup *sim_pool_setup(const struct sim_config *c, int pool)
 /* Data-parallel attention replicas of an instance of `s` (layout.c's attn_dp: EP / TP with
  * --dp-attention), each holding its own share of the KV blocks; 1 without. */
 int sim_setup_attn_replicas(const struct llmroof_setup *s);
-/* Lane `lane`'s share of an instance's sequence limit: the lanes' add up to it (5 over 4: 2, 1, 1, 1). */
+/* Lane `lane`'s share of an instance's sequence limit, or of each replica's KV blocks: the lanes'
+ * add up to it (5 over 4: 2, 1, 1, 1). */
 long sim_lane_seqs(long max_seqs, int lanes, int lane);
 /* SGLang's admission reserve (sim_config.admit_reserve; python/sglang/global_config.py and
  * schedule_policy.py, v0.4): the new-token ratio starts at SGLANG_INIT_NEW_TOKEN_RATIO 0.7,
@@ -428,8 +429,9 @@ struct sim_instance {
     long kv_blocks_total;
     long state_blocks;       /* blocks of the KV pool each sequence's recurrent state takes (hybrid
                                 models), beside its K/V; 0 without recurrent layers */
-    int lanes;               /* pipeline lanes (sim_pipeline_lanes), each with kv_blocks_total / lanes
-                                blocks of its own: a request must fit one lane's */
+    int lanes;               /* pipeline lanes (sim_pipeline_lanes), each with its share of
+                                kv_blocks_total (sim_lane_seqs' rule) of its own: a request must
+                                fit one lane's */
 };
 
 struct sim_iter {

@@ -440,7 +440,11 @@ static void an_eagle_head_of_a_moe_target_holds_a_dense_mlp(void **state)
  * at TP 4 on an H200, 2,048 tokens, blocks of 16: 9,879,552 B of state a GPU; at 12,288 B a token
  * one state is ceil(9,879,552 / 196,608 = 50.25) = 51 blocks, four (k = 3) 39,518,208 / 196,608 =
  * 201 exactly; a sequence 128 token blocks + those: max batch floor(blocks / (128 + 51)) against
- * floor(blocks / (128 + 201)). */
+ * floor(blocks / (128 + 201)). Each state holds its layers' convolution windows: 36 gated-DeltaNet
+ * layers x (32 heads x 128 x 128 + 3 x 8,192 conv channels) / 4 GPUs x 2 B = 9,879,552 B, of which
+ * 442,368 the windows. SGLang keeps a state for every verified token (engine spec_state_per_token:
+ * speculative_num_draft_tokens = k + 1 intermediate states and conv windows a running request),
+ * one more: five, 49,397,760 / 196,608 = 251.25 -> 252 blocks, floor(blocks / (128 + 252)). */
 static void speculation_keeps_a_recurrent_state_per_draft_position(void **state)
 {
     struct llmroof_catalog cat;
@@ -462,6 +466,17 @@ static void speculation_keeps_a_recurrent_state_per_draft_position(void **state)
     const double blocks = one.kv_capacity_tokens_replica / 16.0;
     assert_rel_close(one.max_batch, floor(blocks / (128.0 + 51.0)), 1e-12);
     assert_rel_close(four.max_batch, floor(blocks / (128.0 + 201.0)), 1e-12);
+    assert_rel_close(four.state_copies, 3.0, 0);
+    o.spec_state_per_token = true;
+    struct llmroof_memory five;
+    assert_int_equal(memory_eval_layout(m, gpu(&cat, "h200"), &lay, &dt, 2048, &o, &five, &err), 0);
+    assert_rel_close(five.state_copies, 4.0, 0);
+    assert_rel_close(five.max_batch, floor(blocks / (128.0 + 252.0)), 1e-12);
+    /* the rule: k draft positions, or k + 1 verified tokens; nothing without speculation */
+    assert_rel_close(memory_spec_states(3, false), 3.0, 0);
+    assert_rel_close(memory_spec_states(3, true), 4.0, 0);
+    assert_rel_close(memory_spec_states(15, true), 16.0, 0); /* a tree of 16 tokens */
+    assert_rel_close(memory_spec_states(0, true), 0.0, 0);
     catalog_free(&cat);
 }
 
@@ -512,6 +527,88 @@ static void an_mtp_head_under_pp_caches_one_layer_of_its_stage(void **state)
     assert_rel_close(head_kv, 1024.0, 1e-12);
     /* its weights: one layer of the stage's 24, not of the model's 48 */
     assert_rel_close(head_bytes, mem.weights_bytes_per_gpu / 24.0, 1e-12);
+    catalog_free(&cat);
+}
+
+/* Under PP each stage's GPUs hold their own weights and their own layers' K/V of every sequence,
+ * and the engine gives every stage the fewest blocks any holds (vLLM: the minimum over its
+ * workers). DeepSeek-V3 at fp16, TP 8 x PP 2 on H200s, all of the 150,109,880,320 B the runtime
+ * reports, no workspace or reserve. A GPU's share of an MLA layer's attention is 36,651,008
+ * weights (q_a 7,168 x 1,536 + its norm, q_b 1,536 x 16 heads x 192, kv_a 7,168 x 576 + its norm
+ * 512, kv_b 512 x 16 x 256, o 16 x 128 x 7,168, two 7,168 norms), a dense MLP 49,545,216, a MoE
+ * layer's experts, shared expert and router 1,416,626,176; the vocabulary 129,280 / 8 = 16,160 rows
+ * of 7,168.
+ *   stage 0: the embedding 115,834,880 + 31 attentions + 3 dense MLPs + 28 MoE layers
+ *            = 41,066,184,704 weights = 82,132,369,408 B; pool 67,977,510,912 B;
+ *            K/V 31 x (512 + 64) x 2 B = 35,712 B a token: 1,903,492 tokens
+ *   stage 1: 30 MoE layers + the head 115,834,880 + the final norm 7,168
+ *            = 43,714,157,568 weights = 87,428,315,136 B; pool 62,681,565,184 B;
+ *            K/V 30 x 1,152 = 34,560 B a token: 1,813,702 tokens (the tightest)
+ * The figure of stage 1's weights over stage 0's K/V, the fullest of each, had given
+ * 62,681,565,184 / 35,712 = 1,755,196 tokens, 3.3% fewer than either stage holds; at 2,048 tokens a
+ * sequence 857 where 885 fit. */
+static void the_tightest_pipeline_stage_sets_the_kv_blocks(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_layout lay = { .tp = 8, .pp = 2, .ep = 1 };
+    const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false,
+                                       LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_mem_opts o = theoretical();
+    struct llmroof_memory mem;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(memory_eval_layout(model(&cat, "deepseek-v3"), gpu(&cat, "h200"), &lay, &dt, 2048, &o, &mem, &err), 0);
+    assert_rel_close(mem.weights_bytes_per_gpu, 87428315136.0, 0);   /* the fullest GPU's weights: stage 1 */
+    assert_rel_close(mem.kv_bytes_per_token_per_gpu, 35712.0, 0);     /* the fullest GPU's K/V: stage 0 */
+    assert_int_equal(mem.kv_stage, 1);
+    assert_rel_close(mem.kv_stage_weights_bytes_per_gpu, 87428315136.0, 0);
+    assert_rel_close(mem.kv_stage_bytes_per_token_per_gpu, 34560.0, 0);
+    assert_rel_close(mem.kv_capacity_bytes_per_gpu, 62681565184.0, 0);
+    assert_rel_close(mem.kv_capacity_tokens, 1813702.0, 0);
+    assert_rel_close(mem.max_batch, 885.0, 0);
+    assert_true(memory_kv_stage_differs(&mem));
+    /* without PP the one stage is the fullest in both */
+    const struct llmroof_layout one = { .tp = 8, .pp = 1, .ep = 1 };
+    assert_int_equal(memory_eval_layout(model(&cat, "deepseek-v3"), gpu(&cat, "h200"), &one, &dt, 2048, &o, &mem, &err), 0);
+    assert_int_equal(mem.kv_stage, 0);
+    assert_false(memory_kv_stage_differs(&mem));
+    catalog_free(&cat);
+}
+
+/* With data-parallel attention an instance's token budget and sequence limit split over its ranks
+ * as whole tokens and sequences, floor(limit / ranks), at least 1 (memory_rank_share: SGLang's
+ * rule, and the default without an engine profile), and each GPU's workspace is its rank's share,
+ * the one the simulator schedules. DeepSeek-V3 at -t 1 --ep 8 --dp-attention: 20 sequences are 2
+ * a rank (16 in all), as 16 are, so the workspace is the same; 8 are 1 a rank, one fp32 logits row
+ * of 129,280 x 4 = 517,120 B fewer. The rank's share had been ceil(20 / 8) = 3 rows, 517,120 B
+ * more than the simulator's 2, so memory's KV capacity differed from simulate's (a reviewer's
+ * note): at --max-batched-tokens 2000 3,772,544 tokens against 3,772,672. */
+static void a_rank_sizes_its_workspace_from_its_whole_share(void **state)
+{
+    (void)state;
+    assert_rel_close(memory_rank_share(20, 8), 2.0, 0);
+    assert_rel_close(memory_rank_share(2050, 8), 256.0, 0);
+    assert_rel_close(memory_rank_share(4, 8), 1.0, 0);      /* at least one */
+    assert_rel_close(memory_rank_share(7, 1), 7.0, 0);      /* no split */
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *m = model(&cat, "deepseek-v3");
+    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false,
+                                       LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_layout lay = { .tp = 1, .pp = 1, .ep = 8, .dp_attn = true };
+    struct llmroof_mem_opts o = memory_default_opts();
+    o.max_batched_tokens = 2000;
+    struct llmroof_memory m20, m16, m8;
+    struct llmroof_err err = { 0 };
+    o.max_seqs = 20;
+    assert_int_equal(memory_eval_layout(m, gpu(&cat, "h200"), &lay, &dt, 2048, &o, &m20, &err), 0);
+    o.max_seqs = 16;
+    assert_int_equal(memory_eval_layout(m, gpu(&cat, "h200"), &lay, &dt, 2048, &o, &m16, &err), 0);
+    o.max_seqs = 8;
+    assert_int_equal(memory_eval_layout(m, gpu(&cat, "h200"), &lay, &dt, 2048, &o, &m8, &err), 0);
+    assert_rel_close(m20.workspace_bytes_per_gpu, m16.workspace_bytes_per_gpu, 0);
+    assert_rel_close(m16.workspace_bytes_per_gpu - m8.workspace_bytes_per_gpu, 517120.0, 1e-12);
     catalog_free(&cat);
 }
 
@@ -571,6 +668,8 @@ int main(void)
         cmocka_unit_test(speculation_keeps_a_recurrent_state_per_draft_position),
         cmocka_unit_test(a_split_lm_head_buffers_every_replicas_logits),
         cmocka_unit_test(prepared_held_tokens_match_the_direct_count),
+        cmocka_unit_test(the_tightest_pipeline_stage_sets_the_kv_blocks),
+        cmocka_unit_test(a_rank_sizes_its_workspace_from_its_whole_share),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

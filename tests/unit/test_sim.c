@@ -142,6 +142,45 @@ static void first_token_from_a_decode_step(void **state)
  * lanes of 100, each lane's step reads every weight once for its 100: the instance emits about
  * twice what one batch of 200 through the same stages one at a time would (the lower bound the
  * simulator gave before), less the larger KV and attention share. */
+/* Every pipeline stage holds its own layers' K/V of every sequence in flight, whichever lane's
+ * micro-batch it is in, so the lanes together hold the B blocks of the tightest stage, which
+ * `memory` reports: each lane B // lanes, the first B mod lanes one more (sim_lane_seqs' rule).
+ * Llama-2-70B, TP 2 x PP 2 on A100 80GB, all of the 85,100,068,864 B the runtime reports usable, no
+ * workspace or reserve: the last stage is the fuller, 40 layers x 855,670,784 B + the 262,144,000 B
+ * LM head + the 16,384 B final norm = 34,488,991,744 B; 50,611,077,120 B left, at 81,920 B a token
+ * (2 x 4 KV heads a GPU x 128 x 2 B x 40 layers) 1,310,720 B a 16-token block: 38,613.4 -> 38,613
+ * blocks, lanes of 19,307 + 19,306. Each lane had taken 38,613 // 2 = 19,306: 38,612 in all, one
+ * fewer than memory's (a reviewer's finding: they differed by fewer than PP blocks). */
+static void pipeline_lanes_hold_the_tightest_stages_blocks(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 512, 64, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-2-70b", "a100-sxm4-80gb", 2, &w);
+    c.setup.layout.pp = 2;
+    c.mem.mem_util = 1.0;
+    c.mem.reserve_bytes = 0;
+    c.mem.workspace_set = true;
+    c.mem.workspace_bytes = 0;
+    c.mode = SIM_OFFLINE;
+    c.requests = 4;
+    struct sim_result r;
+    run(&c, &r);
+    assert_int_equal(r.inst[0].lanes, 2);
+    assert_int_equal(r.kv_blocks_total, 38613);
+    assert_int_equal(r.kv_blocks_memory, 38613);
+    /* memory's figure for the same layout and options */
+    const struct llmroof_layout lay = { .tp = 2, .pp = 2, .ep = 1 };
+    struct llmroof_memory mem;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(memory_eval_layout(c.setup.model, c.setup.gpu, &lay, &c.setup.dt, 1, &c.mem, &mem, &err), 0);
+    assert_rel_close(mem.weights_bytes_per_gpu, 34488991744.0, 0);
+    assert_rel_close(mem.kv_capacity_tokens, 38613.0 * 16.0, 0);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
 static void pipeline_lanes_overlap_micro_batches(void **state)
 {
     (void)state;
@@ -2398,7 +2437,11 @@ static void a_shared_prefix_leaves_arrivals_and_lengths_alone(void **state)
  * with the MTP head's layer a token is 12,288 + 1,024 = 13,312 B, a block 16 x 13,312 = 212,992 B.
  * Without speculation (12,288 B a token, 196,608 a block) ceil(50.25) = 51 blocks; MTP k = 1:
  * 2 states, ceil(19,759,104 / 212,992 = 92.77) = 93; k = 3: 4 states, ceil(39,518,208 / 212,992 =
- * 185.55) = 186 (47 before this rule, one state). A cached prefix keeps one state's snapshot. */
+ * 185.55) = 186 (47 before this rule, one state). A cached prefix keeps one state's snapshot.
+ * An engine that keeps a state for every verified token (spec_state_per_token: SGLang's MambaPool,
+ * speculative_num_draft_tokens = k + 1 intermediate states, conv windows included) holds one more:
+ * k = 1: 3 states, ceil(29,638,656 / 212,992 = 139.15) = 140; k = 3: 5 states, ceil(49,397,760 /
+ * 212,992 = 231.92) = 232 (186 before, a reviewer's finding). */
 static void speculation_keeps_a_recurrent_state_per_draft_position(void **state)
 {
     (void)state;
@@ -2418,6 +2461,20 @@ static void speculation_keeps_a_recurrent_state_per_draft_position(void **state)
         assert_int_equal(r.inst[0].state_blocks, cases[i].blocks);
         sim_result_free(&r);
     }
+    static const struct { int k; long blocks; } per_token[] = { { 0, 51 }, { 1, 140 }, { 3, 232 } };
+    c.mem.spec_state_per_token = true;
+    for (size_t i = 0; i < sizeof per_token / sizeof per_token[0]; i++) {
+        c.spec = per_token[i].k ? (struct sim_spec){ SIM_SPEC_MTP, per_token[i].k, 0.7, NULL, 0, 0, 0 }
+                                : (struct sim_spec){ SIM_SPEC_NONE, 0, 0.0, NULL, 0, 0, 0 };
+        struct sim_result r;
+        run(&c, &r);
+        assert_int_equal(r.completed, 2);
+        assert_int_equal(r.inst[0].state_blocks, per_token[i].blocks);
+        sim_result_free(&r);
+    }
+    /* the sglang profile says so; vllm does not */
+    assert_true(shipped_engine(&cat, "sglang")->spec_state_per_token);
+    assert_false(catalog_find_engine(&cat, "vllm")->spec_state_per_token);
     assert_rel_close(sim_spec_state_copies(&(struct sim_spec){ SIM_SPEC_EAGLE, 4, 0.7, NULL, 4, 16, 0 }), 15.0, 0);
     catalog_free(&cat);
 }
@@ -4667,6 +4724,7 @@ int main(void)
         cmocka_unit_test(one_request_alone_reproduces_estimate),
         cmocka_unit_test(llama_cpp_iterations_run_in_passes_as_estimate_does),
         cmocka_unit_test(pipeline_lanes_overlap_micro_batches),
+        cmocka_unit_test(pipeline_lanes_hold_the_tightest_stages_blocks),
         cmocka_unit_test(a_decode_step_retimed_at_another_context_is_exact),
         cmocka_unit_test(varlen_fa2_decodes_beside_a_chunk_read_kv_per_query_head),
         cmocka_unit_test(lazy_decode_matches_the_per_sequence_scheduler),

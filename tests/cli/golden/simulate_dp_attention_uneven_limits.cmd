@@ -1,0 +1,1 @@
+simulate -m deepseek-v3 -g h200 --ep 8 --dp-attention --max-seqs 20 --max-batched-tokens 2000 -q -n 20 --scenario offline -w fixed:256:16
