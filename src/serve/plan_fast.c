@@ -378,6 +378,84 @@ static double fast_response(const struct fast_solve *f, double R, double *ttft, 
     return Rn;
 }
 
+/* An open loop's service time S at Poisson arrivals of X requests a second whose running batch is
+ * B (not solved with it): the step at B decodes and the prompts arriving, the prompt's time to its
+ * first token and (O - 1) steps. false where the prompts arriving fill every step. */
+static bool fast_open_service(const struct fast_solve *f, double X, double B, double *S)
+{
+    const double n = f->sh->attn_dp > 1 ? (double)f->sh->attn_dp : 1.0;
+    const double room = f->chunked && !f->prefill_first ? fmax(1.0, f->budget - fmin(B / n, f->budget - 1.0)) : f->budget;
+    double t = 0;
+    struct pf_cycle pf;
+    const bool fits = step_solve(f->s, f->sh, f->sched, B, f->P + f->O / 2, f->P, X, room, &t, &pf);
+    *S = fast_ttft_service(f, B, room, t, f->sched == FAST_PREFILL_FIRST && fits ? &pf : NULL) + (f->O - 1) * t;
+    return fits;
+}
+
+/* (plan_internal.h) The --fast model's steady state of one instance of layout `code` on g under
+ * Poisson arrivals (an open loop: no users, no think time): the running batch B = X S(B) (Little's
+ * law over the service time, which rises with B), bisected between one sequence and the instance's
+ * cap (the sequence limit, the KV cache at the mean length), and how slowly a run reaches it: from
+ * dB/dt = X - B / S(B), linear about B*, a departure from B* decays with the time constant
+ * S / (1 - X dS/dB) (a sequence more in service lengthens every step, so it holds the others
+ * longer: near the knee X dS/dB tends to 1 and the time to the steady state to many lives).
+ * false where no batch within the cap serves X, or the layout has no such model (speculative
+ * decoding, a layout that does not build). */
+bool plan_fast_open_batch(const struct plan_input *in, const struct llmroof_gpu *g, int code, double X, double *batch,
+                          double *settle_s)
+{
+    struct llmroof_setup s;
+    struct llmroof_layout lay;
+    struct llmroof_shard sh;
+    struct llmroof_err e2 = { 0 };
+    *batch = 0;
+    *settle_s = 0;
+    if (!plan_pool_shard(in, g, code, &s, &lay, &sh, &e2) || estimate_check(&s, &e2))
+        return false;
+    const struct llmroof_mem_opts mo = plan_mem_opts(in, g, sh.attn_dp);
+    struct llmroof_memory mem;
+    if (memory_eval_layout(in->model, g, &lay, &in->dt, 1, &mo, &mem, &e2))
+        return false;
+    const struct sim_config sc = plan_sim_config(in, g);
+    double P = in->mean_prompt, O = in->mean_output;
+    if (!(P > 0 && O > 0))
+        plan_mean_lengths(sc.workload, sc.seed, &P, &O);
+    const double cap = fmin(mo.max_seqs, mem.kv_capacity_tokens / (sc.admit_no_evict ? P + O : P + O / 2));
+    if (!(cap >= 1) || !(X > 0))
+        return false;
+    const double rank_tok = (double)sim_rank_share(&sc, sh.attn_dp, sc.max_batched_tokens);
+    /* N 0: no users (fast_response's arrival theorem is the closed loop's) */
+    const struct fast_solve f = { &s, &sh, 0.0, P, O, 0.0, cap, rank_tok, ceil(P / rank_tok), sc.chunked_prefill,
+                                  sc.prefill_first,
+                                  !sc.prefill_first ? FAST_MIXED
+                                  : sc.waiting_served_ratio > 0 ? FAST_PREFILL_GATED
+                                                                : FAST_PREFILL_FIRST };
+    double S = 0, B = 1.0;
+    if (!(fast_open_service(&f, X, 1.0, &S) && X * S <= 1.0)) {
+        if (!fast_open_service(&f, X, cap, &S) || X * S > cap)
+            return false;
+        double lo = 1.0;
+        B = cap;
+        for (int k = 0; k < 60 && B - lo > 1e-6 * B; k++) {
+            const double mid = 0.5 * (lo + B);
+            if (fast_open_service(&f, X, mid, &S) && X * S <= mid)
+                B = mid;
+            else
+                lo = mid;
+        }
+        fast_open_service(&f, X, B, &S);
+    }
+    /* the slope over the 5% below B* (B* may sit at a jump of S: the roofline's thresholds) */
+    double S0 = S;
+    const double dB = 0.05 * B;
+    if (B - dB >= 1.0)
+        fast_open_service(&f, X, B - dB, &S0);
+    const double gain = B - dB >= 1.0 ? fmin(X * (S - S0) / dB, 0.99) : 0.0;
+    *batch = X * S;
+    *settle_s = S / (1.0 - fmax(gain, 0.0));
+    return true;
+}
+
 void plan_fast_latency(const struct plan_input *in, const struct llmroof_setup *s, const struct llmroof_shard *sh,
                        long users, double P, double O, double cap_batch, double *ttft, double *tpot)
 {

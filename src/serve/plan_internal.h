@@ -88,6 +88,8 @@ void plan_describe(const struct plan_input *in, const struct plan_option *o, cha
 /* plan_fast.c: the analytic model */
 void plan_fast_latency(const struct plan_input *in, const struct llmroof_setup *s, const struct llmroof_shard *sh,
                        long users, double P, double O, double cap_batch, double *ttft, double *tpot);
+bool plan_fast_open_batch(const struct plan_input *in, const struct llmroof_gpu *g, int code, double X, double *batch,
+                          double *settle_s);
 
 /* plan_rate.c: rate plans */
 long plan_rate_pool(double rate);

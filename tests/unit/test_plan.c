@@ -1119,6 +1119,54 @@ static void fast_prefill_first_tpot_tracks_the_simulation(void **state)
     catalog_free(&cat);
 }
 
+/* Near its knee a pool's batch reaches its steady state slowly (each sequence more lengthens every
+ * step, so requests live longer and more run at once), and a run of a few lives still holds the
+ * fill's short steps. Llama-3.1-70B on TP-4 H100s under vLLM at 50 requests/s: the plan's 3,134
+ * requests had put 2 instances at a p90 TPOT of 37.8 ms (8 GPUs, the H100 answer), where a
+ * 100,000-request run of them reads 68 ms (mean batch 449 an instance against 174): they cannot
+ * hold a 50 ms SLO. The --fast model's steady state at 10% above the rate has no batch within the
+ * slots for 2 instances, so their run is long; the plan takes 3. */
+static void rate_plans_run_near_the_knee_to_the_steady_state(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct plan_input in;
+    base(&in, &cat, "llama-3.1-70b");
+    in.rate_qps = 50;
+    in.ttft_slo_s = 2.0;
+    in.tpot_slo_s = 0.05;
+    in.eff.engine = shipped_engine(&cat, "vllm");
+    const struct llmroof_gpu *g = gpu(&cat, "h100");
+    in.gpus[in.ngpus++] = g;
+    in.tps[in.ntps++] = 4;
+    run(&in, &res);
+    long agg = 0;
+    for (int i = 0; i < res.noptions; i++)
+        if (!res.options[i].disagg && res.options[i].tp == 4 && res.options[i].feasible)
+            agg = res.options[i].instances;
+    print_message("aggregated TP-4 instances at 50 requests/s: %ld\n", agg);
+    assert_int_equal(agg, 3);
+    /* the steady state of 2: a long run misses the SLO */
+    struct sim_config c = plan_sim_config(&in, g);
+    c.setup = (struct llmroof_setup){ in.model, g, 4, in.dt, roofline_effs_tp(g, &in.eff, 4), { 0 } };
+    c.setup.layout.tp = 4;
+    c.mode = SIM_RATE;
+    c.rate_qps = 50;
+    c.instances = 2;
+    c.router = SIM_ROUTE_LEAST_LOADED;
+    c.requests = 100000;
+    c.warmup_requests = 50000;
+    c.record_iterations = false;
+    struct sim_result r;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(sim_run(&c, &r, &err), 0);
+    print_message("2 instances, 100,000 requests: p90 TPOT %.1f ms, overloaded %d\n", r.tpot.p90 * 1e3, r.overloaded);
+    assert_true(r.overloaded || r.tpot.p90 > 0.05);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
 /* --fast holds each step's prompts to the budget: Llama-3.1-70B on TP-8 A100s with 2000-token
  * prompts and 500-token answers. At a budget of 256 a step of ~60 decodes leaves ~200 tokens of
  * room, a tenth of a prompt, and the prompts queue: 63 users an instance (mean TTFT at the 3 s
@@ -1438,6 +1486,7 @@ int main(void)
         cmocka_unit_test(fast_steps_settle_with_their_prompts),
         cmocka_unit_test(prefill_first_prompts_chain_their_own_iterations),
         cmocka_unit_test(fast_prefill_first_tpot_tracks_the_simulation),
+        cmocka_unit_test(rate_plans_run_near_the_knee_to_the_steady_state),
         cmocka_unit_test(fast_plans_hold_prompts_to_the_budget),
         cmocka_unit_test(fast_plans_keep_the_bisections_root),
         cmocka_unit_test(a_users_plan_is_the_same_on_any_thread_count),
