@@ -63,6 +63,8 @@ struct plan_input {
     bool exhaustive;               /* rate plans: search every option to the end, none pruned against
                                       the best found (docs/planning.md) */
     double mean_prompt, mean_output; /* --fast: the workload's mean lengths; 0 = sample them */
+    double mean_held;              /* --fast: the KV tokens a running request holds, time-weighted,
+                                      E[O (P + O / 2)] / E[O] (plan_mean_lengths); 0 = P + O / 2 */
     struct llmroof_layout layout;  /* --pp/--ep/--dp-attention applied with every TP (its tp unused);
                                       zero = TP only. An instance is gpus_per_stage x pp GPUs: a
                                       divisor of a node, or more than a node, when it takes whole
@@ -176,10 +178,12 @@ int plan_meets(const struct plan_input *in, const struct llmroof_gpu *g, int tp,
 /* --fast's step time: a decode batch of B sequences at context ctx that also holds the prompts
  * (P tokens each) arriving at rate_req (requests/s) during the step's t, at most cap_tok prompt
  * tokens on a replica (the budget's room; with data-parallel attention the busiest replica sets
- * the step); prefill_first: the prompts run in their own iterations, which stall the decodes, and
- * t is a decode iteration with its share of them. Returns true with *t_out the least t with
- * step(t) <= t (step increases with t); false when the prompts arriving fill every step, with
- * *t_out that full step's time. */
+ * the step). Returns true with *t_out the least t with step(t) <= t (step increases with t);
+ * false when the prompts arriving fill every step, with *t_out that full step's time.
+ * prefill_first: the prompts run in prompt-only iterations, which stall the decodes, one whenever
+ * a prompt waits, so a decode iteration is followed by a chain of them (plan_fast.c pf_solve);
+ * *t_out is then the cycle a sequence sees between its tokens (TPOT), and false means the prompts
+ * arriving fill every prompt iteration, *t_out that full iteration's time. */
 bool plan_step_fixed_point(const struct llmroof_setup *s, const struct llmroof_shard *sh, bool prefill_first,
                            double B, double ctx, double P, double rate_req, double cap_tok, double *t_out);
 

@@ -74,7 +74,7 @@ long plan_pools_gpus(const struct plan_input *in, const struct llmroof_gpu *g, i
                      long *nodes_out);
 long plan_instance_max_seqs(const struct plan_input *in, const struct llmroof_gpu *g, int code);
 struct llmroof_mem_opts plan_mem_opts(const struct plan_input *in, const struct llmroof_gpu *g, int attn_dp);
-void plan_mean_lengths(const struct workload *w, uint64_t seed, double *p, double *o);
+void plan_mean_lengths(const struct workload *w, uint64_t seed, double *p, double *o, double *held);
 int plan_layout_check(const struct plan_input *in, const struct llmroof_gpu *g, int code, char *reason, size_t n,
                       struct llmroof_err *err);
 struct plan_option *plan_new_option(struct plan_result *out, const struct plan_input *in, int gi, int code);
@@ -88,6 +88,9 @@ void plan_describe(const struct plan_input *in, const struct plan_option *o, cha
 /* plan_fast.c: the analytic model */
 void plan_fast_latency(const struct plan_input *in, const struct llmroof_setup *s, const struct llmroof_shard *sh,
                        long users, double P, double O, double cap_batch, double *ttft, double *tpot);
+double plan_fast_cap(double max_seqs, double kv_tokens, double P, double O, double H, bool no_evict);
+bool plan_fast_open_batch(const struct plan_input *in, const struct llmroof_gpu *g, int code, double X, double *batch,
+                          double *settle_s);
 
 /* plan_rate.c: rate plans */
 long plan_rate_pool(double rate);

@@ -7,20 +7,23 @@
 #include <stdio.h>
 #include <string.h>
 
-void plan_mean_lengths(const struct workload *w, uint64_t seed, double *p, double *o)
+void plan_mean_lengths(const struct workload *w, uint64_t seed, double *p, double *o, double *held)
 {
     struct llmroof_rng r;
     rng_seed(&r, seed ^ 0x5eedull);
-    double sp = 0, so = 0;
+    double sp = 0, so = 0, sh = 0;
     const int n = w->kind == WORKLOAD_FIXED ? 1 : 20000;
     for (int i = 0; i < n; i++) {
         long a, b;
         workload_sample(w, &r, &a, &b);
         sp += (double)a;
         so += (double)b;
+        sh += (double)b * ((double)a + 0.5 * (double)b);
     }
     *p = sp / n;
     *o = so / n;
+    if (held)
+        *held = so > 0 ? sh / so : *p + 0.5 * *o;
 }
 
 struct sim_config plan_sim_config(const struct plan_input *in, const struct llmroof_gpu *g)
@@ -308,7 +311,7 @@ int plan_option_figures(const struct plan_input *in, int code, long batch, struc
     struct llmroof_memory mem;
     double P = in->mean_prompt, O = in->mean_output;
     if (!(P > 0 && O > 0))
-        plan_mean_lengths(in->sim.workload, in->sim.seed, &P, &O);
+        plan_mean_lengths(in->sim.workload, in->sim.seed, &P, &O, NULL);
     long ctx = (long)(P + O);
     if ((rc = memory_eval_layout(in->model, o->gpu, &lay, &in->dt, ctx > 0 ? ctx : 1, &mo, &mem, err)))
         return rc;

@@ -1,6 +1,7 @@
 /* plan_obs.c - a plan's observations: why the answer, what binds, how the kinds of layout
  * compare per GPU (docs/planning.md). */
 #include "serve/plan_internal.h"
+#include "model/arch.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -135,13 +136,30 @@ void plan_layout_observations(const struct plan_input *in, struct plan_result *o
                      pf && t->attn_dp && !r->attn_dp
                          ? "; its scheduling does: under this prefill-first engine a prompt's iteration stalls only "
                            "its own attention replica's decodes"
-                         : "; the simulated steps of its load do (TTFT and TPOT in the rows)");
+                         : in->fast ? "; the analytic model's steps at its load do (mean TTFT and TPOT in the rows)"
+                                    : "; the simulated steps of its load do (TTFT and TPOT in the rows)");
+        /* more weights leaving more KV tokens reads as a contradiction where the TP layout copies
+         * each token's KV on several GPUs (ops_shard: MLA's latent on every rank, GQA's KV heads
+         * on TP / KV heads ranks) and data-parallel attention replicas hold their own sequences' */
+        char copies[200] = "";
+        const long kvh = in->model->kv_heads;
+        if (t->attn_dp && !r->attn_dp && r->tp > 1 && t->weights_bytes_per_gpu >= r->weights_bytes_per_gpu &&
+            t->kv_tokens_per_gpu > r->kv_tokens_per_gpu) {
+            if (arch_is_mla(in->model))
+                snprintf(copies, sizeof copies, " (%s keeps each token's MLA latent, one KV head, on all %d GPUs; "
+                                                "each attention replica of %s holds its own sequences')",
+                         rn, r->tp, name);
+            else if (kvh > 0 && kvh < r->tp)
+                snprintf(copies, sizeof copies, " (%s copies each of the %ld KV heads on %ld of its %d GPUs; "
+                                                "each attention replica of %s holds its own sequences')",
+                         rn, kvh, (long)r->tp / kvh, r->tp, name);
+        }
         plan_obs_add(out, "%s: %s serves %s the best TP layout %s: %.1f against %.1f GiB of weights "
-                          "per GPU leave %.0f against %.0f KV-cache tokens per GPU, and communication is %.0f%% against "
+                          "per GPU leave %.0f against %.0f KV-cache tokens per GPU%s, and communication is %.0f%% against "
                           "%.0f%% of a decode step.%s",
                      in->gpus[gi]->id, name, ratio, rn,
                      t->weights_bytes_per_gpu / 1073741824.0, r->weights_bytes_per_gpu / 1073741824.0, t->kv_tokens_per_gpu,
-                     r->kv_tokens_per_gpu, 100 * t->decode_comm_share, 100 * r->decode_comm_share, why);
+                     r->kv_tokens_per_gpu, copies, 100 * t->decode_comm_share, 100 * r->decode_comm_share, why);
     }
 }
 

@@ -1008,16 +1008,196 @@ static void fast_steps_settle_with_their_prompts(void **state)
     struct llmroof_batch full = batch_decode(64, 1000);
     batch_add(&full, 512, 0, OPS_FEW_GENERIC);
     assert_rel_close(t, sim_step_time(&s, &sh, &full), 1e-12);
-    /* a prefill-first engine stalls the decodes for each prompt's own iteration: at 2 prompts a
-     * second of 1,000 tokens, t = t_dec + (2 t) t_p with t_p a lone prompt's iteration, so
-     * t = t_dec / (1 - 2 t_p) */
-    struct llmroof_batch lone = { 0 };
-    batch_add(&lone, 1000, 0, OPS_FEW_GENERIC);
-    const double t_p = sim_step_time(&s, &sh, &lone);
-    assert_true(plan_step_fixed_point(&s, &sh, true, 64, 1000, 1000, 2, 4096, &t));
-    print_message("prefill-first: t_dec %.3f ms, a prompt's iteration %.3f ms, t %.3f ms\n", t_dec * 1e3, t_p * 1e3,
+    catalog_free(&cat);
+}
+
+/* A prefill-first engine runs a prompt-only iteration whenever a prompt waits, so the prompts
+ * arriving during one get their own before the decodes resume (plan_fast.c pf_solve). Llama-2-7B
+ * on one A100, 64 decodes at 1,000 tokens (t_d, the decode iteration alone), no engine.
+ * - The chain: 16-token prompts at 30 a second, whose iterations cost about the weights' read
+ *   (10.1 ms at one prompt, 10.3 at three). By hand, with t_d = 33.36 ms and tau = 10.18 ms (at the
+ *   k = 1.47 prompts an iteration that the passes below settle on): the decode iteration leaves a
+ *   prompt waiting with pi = 1 - e^(-30 x 0.03336) = 0.6324, each prompt iteration another with
+ *   1 - e^(-30 x 0.01018) = 0.263, so M = 0.6324 x e^0.3054 = 0.8583 prompt iterations a cycle,
+ *   t = 33.36 + 0.8583 x 10.18 = 42.10 ms, and k = 30 x 0.04210 / 0.8583 = 1.47. Before: 43.52 ms,
+ *   one prompt iteration in every cycle once X t >= 1, though at 30 a second a 33 ms decode
+ *   iteration sees no arrival in e^-1 = 37% of them.
+ * - The budget: 1,000-token prompts at 2 a second with a room of 512 tokens take 1000 / 512 full
+ *   iterations each (tau_512 = 30.1 ms), 3.906 a second: the decodes get the rest of the time,
+ *   t = t_d / (1 - 3.906 tau_512) = 33.36 / 0.8824 = 37.80 ms. Before, one 512-token iteration a
+ *   prompt: t = t_d / (1 - 2 tau_512) = 35.49 ms, its second half never charged. */
+static void prefill_first_prompts_chain_their_own_iterations(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_gpu *g = gpu(&cat, "a100-sxm4-80gb");
+    const struct llmroof_setup s = { model(&cat, "llama-2-7b"), g, 1,
+                                     { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE },
+                                     roofline_default_effs(g), { 0 } };
+    struct llmroof_shard sh;
+    ops_shard(s.model, 1, &sh, NULL);
+    struct llmroof_batch dec = batch_decode(64, 1000);
+    const double t_d = sim_step_time(&s, &sh, &dec);
+    struct llmroof_batch half = { 0 };
+    batch_add(&half, 512, 0, OPS_FEW_GENERIC);
+    /* the chain's equations, solved here by passes: tau = p(k), k = X t_d / M + X tau */
+    const double X = 30.0, pi = 1.0 - exp(-X * t_d);
+    double tau = 0, k = X * t_d / pi;
+    for (int i = 0; i < 50; i++) {
+        struct llmroof_batch pb = { 0 };
+        batch_add(&pb, 16 * k, 0, OPS_FEW_GENERIC);
+        tau = sim_step_time(&s, &sh, &pb);
+        k = X * t_d / (pi * exp(X * tau)) + X * tau;
+    }
+    const double M = pi * exp(X * tau);
+    double t = 0;
+    assert_true(plan_step_fixed_point(&s, &sh, true, 64, 1000, 16, X, 4096, &t));
+    print_message("chain: t_d %.2f ms, tau %.2f ms, M %.3f, k %.3f, t %.2f ms (hand %.2f)\n", t_d * 1e3, tau * 1e3, M,
+                  k, t * 1e3, (t_d + M * tau) * 1e3);
+    assert_rel_close(t, t_d + M * tau, 1e-6);
+    assert_rel_close(t, 42.10e-3, 1e-3);
+    const double tau_512 = sim_step_time(&s, &sh, &half);
+    assert_true(plan_step_fixed_point(&s, &sh, true, 64, 1000, 1000, 2, 512, &t));
+    print_message("budget: t_d %.3f ms, a 512-token iteration %.3f ms, t %.3f ms\n", t_d * 1e3, tau_512 * 1e3,
                   t * 1e3);
-    assert_rel_close(t, t_dec / (1.0 - 2.0 * t_p), 1e-8);
+    assert_rel_close(t, t_d / (1.0 - 2.0 * 1000.0 / 512.0 * tau_512), 1e-9);
+    catalog_free(&cat);
+}
+
+/* --fast's TPOT under a prefill-first engine (SGLang) tracks the simulation's mean, with and
+ * without data-parallel attention, each at a load where its sequence slots still have room:
+ * Qwen3-30B-A3B on H100s at TP 2, 1,800 users (simulated 83.3 ms; 50.1 ms before: one prompt
+ * iteration a cycle where the simulation runs 2.7 of ~20 ms per 34 ms decode iteration), as
+ * DPA-2+EP-2 at 1,200 (63.1; 51.8 before), DeepSeek-V3 on 8 H200s as DPA-8+EP-8 at 1,727 (88.9;
+ * 100.0 before: a replica's prompt stalled every replica's decodes, where each replica decodes
+ * beside another's prompt). Within 8%. */
+static void fast_prefill_first_tpot_tracks_the_simulation(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    static const struct {
+        const char *model, *gpu;
+        int tp, ep;
+        bool dpa, fp8;
+        long users;
+    } cases[] = { { "qwen3-30b-a3b", "h100", 2, 0, false, false, 1800 },
+                  { "qwen3-30b-a3b", "h100", 1, 2, true, false, 1200 },
+                  { "deepseek-v3", "h200", 1, 8, true, true, 1727 } };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct plan_input in;
+        base(&in, &cat, cases[i].model);
+        in.eff.engine = shipped_engine(&cat, "sglang");
+        if (cases[i].fp8)
+            in.dt.weight = LLMROOF_FP8;
+        in.layout.ep = cases[i].ep;
+        in.layout.dp_attn = cases[i].dpa;
+        in.fast = true;
+        const struct llmroof_gpu *g = gpu(&cat, cases[i].gpu);
+        bool meets = false;
+        double ttft = 0, tpot = 0;
+        enum plan_binding fails = PLAN_BIND_NONE;
+        struct llmroof_err err = { 0 };
+        assert_int_equal(plan_meets(&in, g, cases[i].tp, cases[i].users, &meets, &ttft, &tpot, &fails, NULL, &err), 0);
+        struct sim_config c = plan_sim_config(&in, g);
+        struct llmroof_layout lay = in.layout;
+        lay.tp = cases[i].tp;
+        c.setup = (struct llmroof_setup){ in.model, g, lay.tp, in.dt, roofline_effs_tp(g, &in.eff, lay.tp), lay };
+        c.mode = SIM_CLOSED;
+        c.concurrency = cases[i].users;
+        c.requests = 8 * cases[i].users;
+        c.warmup_requests = 2 * cases[i].users;
+        c.record_iterations = false;
+        struct sim_result r;
+        assert_int_equal(sim_run(&c, &r, &err), 0);
+        print_message("%s on %s, %ld users: --fast mean TPOT %.1f ms, simulated %.1f ms\n", cases[i].model,
+                      cases[i].gpu, cases[i].users, tpot * 1e3, r.tpot.mean * 1e3);
+        assert_rel_close(tpot, r.tpot.mean, 0.08);
+        sim_result_free(&r);
+    }
+    catalog_free(&cat);
+}
+
+/* Near its knee a pool's batch reaches its steady state slowly (each sequence more lengthens every
+ * step, so requests live longer and more run at once), and a run of a few lives still holds the
+ * fill's short steps. Llama-3.1-70B on TP-4 H100s under vLLM at 50 requests/s: the plan's 3,134
+ * requests had put 2 instances at a p90 TPOT of 37.8 ms (8 GPUs, the H100 answer), where a
+ * 100,000-request run of them reads 68 ms (mean batch 449 an instance against 174): they cannot
+ * hold a 50 ms SLO. The --fast model's steady state at 10% above the rate has no batch within the
+ * slots for 2 instances, so their run is long; the plan takes 3. */
+static void rate_plans_run_near_the_knee_to_the_steady_state(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct plan_input in;
+    base(&in, &cat, "llama-3.1-70b");
+    in.rate_qps = 50;
+    in.ttft_slo_s = 2.0;
+    in.tpot_slo_s = 0.05;
+    in.eff.engine = shipped_engine(&cat, "vllm");
+    const struct llmroof_gpu *g = gpu(&cat, "h100");
+    in.gpus[in.ngpus++] = g;
+    in.tps[in.ntps++] = 4;
+    run(&in, &res);
+    long agg = 0;
+    for (int i = 0; i < res.noptions; i++)
+        if (!res.options[i].disagg && res.options[i].tp == 4 && res.options[i].feasible)
+            agg = res.options[i].instances;
+    print_message("aggregated TP-4 instances at 50 requests/s: %ld\n", agg);
+    assert_int_equal(agg, 3);
+    /* the steady state of 2: a long run misses the SLO */
+    struct sim_config c = plan_sim_config(&in, g);
+    c.setup = (struct llmroof_setup){ in.model, g, 4, in.dt, roofline_effs_tp(g, &in.eff, 4), { 0 } };
+    c.setup.layout.tp = 4;
+    c.mode = SIM_RATE;
+    c.rate_qps = 50;
+    c.instances = 2;
+    c.router = SIM_ROUTE_LEAST_LOADED;
+    c.requests = 100000;
+    c.warmup_requests = 50000;
+    c.record_iterations = false;
+    struct sim_result r;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(sim_run(&c, &r, &err), 0);
+    print_message("2 instances, 100,000 requests: p90 TPOT %.1f ms, overloaded %d\n", r.tpot.p90 * 1e3, r.overloaded);
+    assert_true(r.overloaded || r.tpot.p90 > 0.05);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
+/* --fast lets the KV cache hold the running requests at their time-weighted length, E[O (P + O / 2)]
+ * / E[O], not the mean request's P + O / 2: a request holds its K/V for as long as it decodes, so
+ * the long ones fill the cache. Chat (mean 160 + 338 tokens, long-tailed outputs): 463 tokens
+ * against 330. Llama-3.1-8B on one H100, users plan: under SGLang --fast had answered 1,650 users
+ * an instance (its cap 445,008 / 330 = 1,350 sequences, where the simulation runs at most 1,056),
+ * the simulated plan 1,121; under TensorRT-LLM, which reserves prompt + output (2 x 463 - 160 =
+ * 766 tokens, P + O = 499 before), 1,217 against the simulation's 856. Now within 20% above the
+ * simulation's (1,253 and 897). */
+static void fast_kv_holds_running_requests_at_their_time_weighted_length(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    static const struct {
+        const char *engine;
+        long simulated;
+    } cases[] = { { "sglang", 1121 }, { "tensorrt-llm", 856 } };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct plan_input in;
+        base(&in, &cat, "llama-3.1-8b");
+        in.eff.engine = shipped_engine(&cat, cases[i].engine);
+        in.users = 5000;
+        in.fast = true;
+        in.gpus[in.ngpus++] = gpu(&cat, "h100");
+        in.tps[in.ntps++] = 1;
+        run(&in, &res);
+        assert_true(res.best >= 0);
+        const long u = res.options[res.best].users_per_instance;
+        print_message("%s: --fast %ld users an instance, simulated %ld\n", cases[i].engine, u, cases[i].simulated);
+        assert_true(u >= cases[i].simulated && (double)u <= 1.2 * (double)cases[i].simulated);
+    }
     catalog_free(&cat);
 }
 
@@ -1338,6 +1518,10 @@ int main(void)
         cmocka_unit_test(fast_steps_carry_the_engines_cpu_and_kv_copy),
         cmocka_unit_test(fast_steps_charge_the_busiest_replicas_cpu),
         cmocka_unit_test(fast_steps_settle_with_their_prompts),
+        cmocka_unit_test(prefill_first_prompts_chain_their_own_iterations),
+        cmocka_unit_test(fast_prefill_first_tpot_tracks_the_simulation),
+        cmocka_unit_test(rate_plans_run_near_the_knee_to_the_steady_state),
+        cmocka_unit_test(fast_kv_holds_running_requests_at_their_time_weighted_length),
         cmocka_unit_test(fast_plans_hold_prompts_to_the_budget),
         cmocka_unit_test(fast_plans_keep_the_bisections_root),
         cmocka_unit_test(a_users_plan_is_the_same_on_any_thread_count),
