@@ -94,6 +94,11 @@ bool plan_fast_open_batch(const struct plan_input *in, const struct llmroof_gpu 
 
 /* plan_rate.c: rate plans */
 long plan_rate_pool(double rate);
+/* The steady-state service rate bound of one instance of `code` on `g` (sim_instance_capacity_qps
+ * with the instance's KV pool and limits, as the simulator bounds its own pools), 0 when it cannot
+ * be bounded; the rate planner skips pools whose bound cannot carry the rate. */
+double plan_pool_capacity_qps(const struct plan_input *in, const struct llmroof_gpu *g, int code,
+                              enum sim_capacity_kind kind);
 bool plan_pool_shard(const struct plan_input *in, const struct llmroof_gpu *g, int code, struct llmroof_setup *s,
                      struct llmroof_layout *lay, struct llmroof_shard *sh, struct llmroof_err *e);
 int plan_cand_cmp(const void *a, const void *b);

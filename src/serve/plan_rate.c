@@ -175,8 +175,8 @@ bool plan_pool_shard(const struct plan_input *in, const struct llmroof_gpu *g, i
 
 /* The searched pool's steady-state service rate per instance (sim_instance_capacity_qps), 0 when
  * it cannot be bounded (speculative decoding, a layout that does not build). */
-static double pool_capacity_qps(const struct plan_input *in, const struct llmroof_gpu *g, int code,
-                                enum sim_capacity_kind kind)
+double plan_pool_capacity_qps(const struct plan_input *in, const struct llmroof_gpu *g, int code,
+                              enum sim_capacity_kind kind)
 {
     struct llmroof_setup s;
     struct llmroof_layout lay;
@@ -189,12 +189,15 @@ static double pool_capacity_qps(const struct plan_input *in, const struct llmroo
     if (memory_eval_layout(in->model, g, &lay, &in->dt, 1, &mo, &mem, &e2))
         return 0;
     /* pipeline lanes (sim_pipeline_lanes) each bound with their share of the KV and of the
-     * sequences, as the simulator's */
+     * sequences, as the simulator's. kv_capacity_tokens is the instance's, every attention
+     * replica's blocks together (memory.h), as the simulator's total_blocks; it had been multiplied
+     * by the replicas once more, so a DP-attention pool's KV bound read n times its pool (a
+     * reviewer's finding) */
     const int lanes = sim_pipeline_lanes(&s, (long)mo.max_seqs, in->eff.engine && in->eff.engine->static_batching,
                                          kind != SIM_CAP_AGGREGATED);
     double q = 0;
     for (int j = 0; j < lanes; j++)
-        q += sim_instance_capacity_qps(&s, &sh, mem.kv_capacity_tokens * (double)mem.attn_dp / lanes,
+        q += sim_instance_capacity_qps(&s, &sh, mem.kv_capacity_tokens / lanes,
                                        sim_lane_seqs((long)mo.max_seqs, lanes, j), (long)mo.max_batched_tokens,
                                        in->mean_prompt, in->mean_output, kind);
     return q;
@@ -210,7 +213,7 @@ static double pool_capacity_qps(const struct plan_input *in, const struct llmroo
 static long pool_ruled_out(const struct plan_input *in, const struct llmroof_gpu *g, bool disagg, int code,
                            bool search_decode)
 {
-    const double cap = pool_capacity_qps(in, g, code,
+    const double cap = plan_pool_capacity_qps(in, g, code,
                                          !disagg ? SIM_CAP_AGGREGATED : search_decode ? SIM_CAP_DECODE : SIM_CAP_PREFILL);
     if (!(cap > 0))
         return 0;

@@ -5,6 +5,7 @@
 #include <pthread.h>
 
 #include "serve/plan.h"
+#include "serve/plan_internal.h"
 
 static struct workload chat = { WORKLOAD_CHAT, 0, 0, NULL, 0 };
 
@@ -1119,6 +1120,45 @@ static void fast_prefill_first_tpot_tracks_the_simulation(void **state)
     catalog_free(&cat);
 }
 
+/* The rate planner skips a pool whose service-rate bound cannot carry the rate; the bound must be
+ * the one the simulator puts on the same pool (sim_result capacity_qps), whose KV is the
+ * instance's (every attention replica's blocks together). DeepSeek-V2-Lite on H100s as DPA-4+EP-4
+ * under SGLang, 8,000 + 2,000-token requests: the KV pool binds the batch there, and the planner's
+ * bound had multiplied the instance's pool by the 4 replicas once more (a reviewer's finding). */
+static void a_pools_bound_is_the_simulators(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    static struct workload big = { WORKLOAD_FIXED, 8000, 2000, NULL, 0 };
+    struct plan_input in;
+    base(&in, &cat, "deepseek-v2-lite");
+    in.sim.workload = &big;
+    in.eff.engine = shipped_engine(&cat, "sglang");
+    in.rate_qps = 1;
+    in.mean_prompt = 8000;
+    in.mean_output = 2000;
+    in.layout.ep = 4;
+    in.layout.dp_attn = true;
+    const struct llmroof_gpu *g = gpu(&cat, "h100");
+    const int code = LAY(4, 2);
+    const double q = plan_pool_capacity_qps(&in, g, code, SIM_CAP_AGGREGATED);
+    struct sim_config c = plan_sim_config(&in, g);
+    c.setup = plan_setup_for(&in, g, code);
+    c.mode = SIM_RATE;
+    c.rate_qps = 1;
+    c.requests = 50;
+    c.record_iterations = false;
+    struct sim_result r;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(sim_run(&c, &r, &err), 0);
+    print_message("plan bound %.4f requests/s, simulator's %.4f\n", q, r.capacity_qps);
+    assert_true(q > 0);
+    assert_rel_close(q, r.capacity_qps, 0.01);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
 /* Near its knee a pool's batch reaches its steady state slowly (each sequence more lengthens every
  * step, so requests live longer and more run at once), and a run of a few lives still holds the
  * fill's short steps. Llama-3.1-70B on TP-4 H100s under vLLM at 50 requests/s: the plan's 3,134
@@ -1520,6 +1560,7 @@ int main(void)
         cmocka_unit_test(fast_steps_settle_with_their_prompts),
         cmocka_unit_test(prefill_first_prompts_chain_their_own_iterations),
         cmocka_unit_test(fast_prefill_first_tpot_tracks_the_simulation),
+        cmocka_unit_test(a_pools_bound_is_the_simulators),
         cmocka_unit_test(rate_plans_run_near_the_knee_to_the_steady_state),
         cmocka_unit_test(fast_kv_holds_running_requests_at_their_time_weighted_length),
         cmocka_unit_test(fast_plans_hold_prompts_to_the_budget),
