@@ -480,6 +480,8 @@ int cli_read_input(struct cli *c, const char *what, const char *path, size_t max
         return rc;
     if (!c->stdin_text && (rc = read_stdin(c, what, max_bytes, err)))
         return rc;
+    if (!c->stdin_text) /* read_stdin sets it on success; said for the analyser */
+        return llmroof_err_set(err, LLMROOF_EINTERNAL, "%s: standard input was not read", what);
     if (c->stdin_len > max_bytes)
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s: standard input is larger than the %zu-byte limit", what,
                                max_bytes);
