@@ -55,7 +55,7 @@ int serve_parse(int argc, char **argv, struct serve_opts *o, FILE *out, FILE *er
                     takes_value |= !strcmp(argv[j], names[q]); /* "--port 8080": 8080 is its value */
                 if (takes_value)
                     j++;
-                else if (argv[j][0] != '-')
+                else if (argv[j][0] != '-' || !argv[j][1]) /* '-' alone is an argument, as cli_parse reads it */
                     return usage(err, "unexpected argument (serve takes options only)", argv[j]);
             }
             fputs(serve_help, out);
@@ -72,7 +72,7 @@ int serve_parse(int argc, char **argv, struct serve_opts *o, FILE *out, FILE *er
             }
         }
         if (k < 0)
-            return usage(err, a[0] == '-' ? "unknown option" : "unexpected argument (serve takes options only)", a);
+            return usage(err, a[0] == '-' && a[1] ? "unknown option" : "unexpected argument (serve takes options only)", a);
         /* a second value had silently replaced the first (--port 8080 --port 8081 served on 8081) */
         if (seen[k]) {
             fprintf(err, "llmroof: error: serve: option '%s' given more than once\ntry 'llmroof serve --help'\n",

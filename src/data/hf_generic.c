@@ -352,6 +352,10 @@ static const struct hf_traits traits[] = {
      * (the report's 8.54 B for Gemma-7B counts the 786.8 M embedding once); read untied, the
      * head added a second 256,000 x 3,072 matrix, 9.32 B */
     { "gemma", T_TIED },
+    /* Nemotron-4 (Minitron, Nemotron-4-340B's HF conversion): NemotronLayerNorm1P is an
+     * nn.LayerNorm with its bias (the NeMo checkpoint's layer_norm_bias and final_layernorm.bias),
+     * where the field table's default read RMSNorm, 0.003 B short for the 340B */
+    { "nemotron", T_LAYERNORM },
 };
 
 static unsigned traits_of(const char *type)

@@ -168,6 +168,55 @@ static void published_total_and_active_counts_of_modern_models(void **state)
     catalog_free(&cat);
 }
 
+/* The benchmark addendum's models (docs/sources.md), counted by hand from their configs, where the
+ * 2% band of every_model_matches_its_published_count would pass a wrong shape: a head count, a
+ * KV head count, an untied head or a norm kind each move these exact sums. */
+static void benchmark_addendum_counts_by_hand(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    /* Falcon-180B: fused qkv 14848 x (232 + 2 x 8) x 64 = 235,667,456; dense 14848^2 =
+     * 220,463,104; MLP 2 x 14848 x 59392 = 1,763,704,832; one LayerNorm a layer (parallel
+     * attention, weight + bias) 29,696 -> 2,219,865,088 a layer, x80 = 177,589,207,040; final
+     * LayerNorm 29,696; embedding 65024 x 14848 = 965,476,352, tied (counted once):
+     * 178,554,713,088. KV: 2 x 80 x 8 x 64 = 81,920 elements a token */
+    const struct llmroof_model *m = model(&cat, "falcon-180b");
+    assert_rel_close(arch_params(m).total, 178554713088.0, 0);
+    assert_rel_close(arch_kv_elems_per_token(m), 81920.0, 0);
+    /* DBRX: q and o 2 x 6144^2 = 75,497,472, k/v 2 x 6144 x 8 x 128 = 12,582,912; 16 experts of
+     * 3 x 6144 x 10752 = 198,180,864 (3,170,893,824); router 6144 x 16 = 98,304; two bias-free
+     * norms 12,288 -> 3,259,084,800 a layer, x40 = 130,363,392,000; final norm 6,144; embedding and
+     * untied head 2 x 100352 x 6144 = 1,233,125,376: 131,596,523,520. Active: 4 experts, 12 x
+     * 198,180,864 = 2,378,170,368 fewer a layer, x40 = 95,126,814,720 -> 36,469,708,800.
+     * KV: 2 x 40 x 8 x 128 = 81,920 */
+    m = model(&cat, "dbrx");
+    assert_rel_close(arch_params(m).total, 131596523520.0, 0);
+    assert_rel_close(arch_params(m).active, 36469708800.0, 0);
+    assert_rel_close(arch_kv_elems_per_token(m), 81920.0, 0);
+    /* Nemotron-4-340B: q and o 2 x 18432^2 = 679,477,248; k/v 2 x 18432 x 8 x 192 = 56,623,104;
+     * squared-ReLU MLP 2 x 18432 x 73728 = 2,717,908,992; two LayerNorms 73,728 -> 3,454,083,072 a
+     * layer, x96 = 331,591,974,912; final 36,864; embedding and untied head 2 x 256000 x 18432 =
+     * 9,437,184,000: 341,029,195,776. KV: 2 x 96 x 8 x 192 = 294,912 (589,824 B at 16 bits) */
+    m = model(&cat, "nemotron-4-340b");
+    assert_rel_close(arch_params(m).total, 341029195776.0, 0);
+    assert_rel_close(arch_kv_elems_per_token(m), 294912.0, 0);
+    /* Qwen1.5-72B (MHA): q/k/v/o 4 x 8192^2 = 268,435,456 with q/k/v biases 24,576; MLP 3 x 8192 x
+     * 24576 = 603,979,776; norms 16,384 -> 872,456,192 a layer, x80 = 69,796,495,360; final 8,192;
+     * embedding and untied head 2 x 152064 x 8192 = 2,491,416,576: 72,287,920,128.
+     * KV: 2 x 80 x 64 x 128 = 1,310,720 (8 x Qwen2-72B's 163,840) */
+    m = model(&cat, "qwen1.5-72b");
+    assert_rel_close(arch_params(m).total, 72287920128.0, 0);
+    assert_rel_close(arch_kv_elems_per_token(m), 1310720.0, 0);
+    /* MPT-7B (no_bias): Wqkv and out 4 x 4096^2 = 67,108,864; GELU MLP 2 x 4096 x 16384 =
+     * 134,217,728; two weight-only norms 8,192 -> 201,334,784 a layer, x32 = 6,442,713,088; final
+     * 4,096; embedding 50432 x 4096 = 206,569,472, tied, no position table (ALiBi):
+     * 6,649,286,656. KV: 2 x 32 x 32 x 128 = 262,144 */
+    m = model(&cat, "mpt-7b");
+    assert_rel_close(arch_params(m).total, 6649286656.0, 0);
+    assert_rel_close(arch_kv_elems_per_token(m), 262144.0, 0);
+    catalog_free(&cat);
+}
+
 static void moe_layer_placement_follows_the_configs(void **state)
 {
     struct llmroof_catalog cat;
@@ -283,6 +332,7 @@ int main(void)
         cmocka_unit_test(deepseek_v3_mla_kv_cache_is_the_latent),
         cmocka_unit_test(deepseek_v3_parameters_by_hand),
         cmocka_unit_test(published_total_and_active_counts_of_modern_models),
+        cmocka_unit_test(benchmark_addendum_counts_by_hand),
         cmocka_unit_test(moe_layer_placement_follows_the_configs),
         cmocka_unit_test(sliding_windows_cap_the_cache_and_the_pairs),
         cmocka_unit_test(kv_handed_over_is_the_window_of_local_layers),

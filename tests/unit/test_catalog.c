@@ -948,6 +948,8 @@ static void import_hf_matches_curated_entries(void **state)
         { "llama-4-scout.json", "llama-4-scout" },
         /* Gemma 1 (model_type gemma) ties its head by GemmaConfig's default, the key absent */
         { "gemma-7b.json", "gemma-7b" },
+        /* Nemotron-4 (model_type nemotron): LayerNorm1P, a LayerNorm with its bias, not RMSNorm */
+        { "nemotron-4-340b.json", "nemotron-4-340b" },
     };
     struct llmroof_catalog cat;
     load_shipped(&cat);
