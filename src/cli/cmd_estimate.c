@@ -523,7 +523,14 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
                     cli_fmt_bytes(mem.weights_bytes_per_gpu, b1, sizeof b1));
         if (mem.drafter_bytes_per_gpu > 0)
             sbuf_printf(&c->out, " + drafter %s", cli_fmt_bytes(mem.drafter_bytes_per_gpu, b1, sizeof b1));
-        sbuf_printf(&c->out, ", KV %s per token; ", cli_fmt_bytes(mem.kv_bytes_per_token_per_gpu, b2, sizeof b2));
+        sbuf_printf(&c->out, ", KV %s per token", cli_fmt_bytes(mem.kv_bytes_per_token_per_gpu, b2, sizeof b2));
+        /* under PP those are the fullest stage's, while the max batch is the tightest stage's pool
+         * (memory.h kv_stage): name that stage so the line's figures reproduce its batch */
+        if (memory_kv_stage_differs(&mem))
+            sbuf_printf(&c->out, " (the fullest stage; the KV pool is stage %d's: weights %s, KV %s per token)",
+                        mem.kv_stage, cli_fmt_bytes(mem.kv_stage_weights_bytes_per_gpu, b1, sizeof b1),
+                        cli_fmt_bytes(mem.kv_stage_bytes_per_token_per_gpu, b2, sizeof b2));
+        sbuf_append(&c->out, "; ");
         if (mem.fits)
             sbuf_printf(&c->out, "fits, max batch %.0f at this context\n", mem.max_batch);
         else if (mem.fit == LLMROOF_FIT_WEIGHTS)
