@@ -58,6 +58,7 @@ int cmd_list(struct cli *c, int argc, char **argv)
         table_col(&t, "attention_kernel", 0);
         table_col(&t, "dequant_min_tokens", 0);
         table_col(&t, "mmq_share", 3);
+        table_col(&t, "wo_issue_per_flop", 2);
         table_col(&t, "prompt_ubatch_tokens", 0);
         table_col(&t, "flags", 0);
         table_col(&t, "aliases", 0);
@@ -96,6 +97,10 @@ int cmd_list(struct cli *c, int argc, char **argv)
                 table_num(&t, e->mmq_share);
             else
                 table_empty(&t); /* no int8 MMQ path: quantized GEMMs as dequant_min_tokens says */
+            if (e->wo_issue_per_flop > 0)
+                table_num(&t, e->wo_issue_per_flop);
+            else
+                table_empty(&t); /* the fused kernel unpacks at no cost beside its math */
             if (e->prompt_ubatch_tokens > 0)
                 table_num(&t, e->prompt_ubatch_tokens);
             else

@@ -333,6 +333,9 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
     if (e->mmq_share > 0)
         kvn(t, "mmq_share", "%.3f", e->mmq_share,
             "x the int8 peak: weight-only GEMMs above 8 tokens on int8 tensor cores (llama.cpp MMQ)");
+    if (e->wo_issue_per_flop > 0)
+        kvn(t, "wo_issue_per_flop", "%.2f", e->wo_issue_per_flop,
+            "CUDA-core instruction slots per tensor FLOP unpacking weight-only formats in the fused GEMM");
     /* the serving scheduler: what simulate and plan run with this profile */
     kv(t, "admission", e->admit_no_evict ? "no-evict" : e->admit_reserve ? "reserve" : e->admit_wait ? "wait" : "optimistic",
        e->admit_no_evict  ? "admit when the prompt + max output KV fits"

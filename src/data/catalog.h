@@ -313,6 +313,11 @@ struct llmroof_engine {
                                          tokens (llama.cpp's n_ubatch); 0 = the whole prompt in one */
     double dequant_min_tokens;        /* weight-only formats dequantized to 16 bits for a dense GEMM from
                                          this many tokens per step; 0 = fused (dequantized in the GEMM) */
+    double wo_issue_per_flop;         /* weight-only formats GEMMed by the engine's own fused kernel (not
+                                         dequantize-then-GEMM, not MMQ): CUDA-core instruction slots it
+                                         issues per tensor-core FLOP to unpack the weights, timed at the
+                                         GPU's issue rate on top of the math (llm-awq's GEMM: 0.34,
+                                         docs/model.md "Weight-only GEMMs"); 0 = none */
     double mmq_share;                 /* llama.cpp's MMQ: above KERNEL_MMVQ_MAX_TOKENS tokens a step the
                                          weight-only GEMMs run on the int8 tensor cores (activations
                                          quantized to 8 bits, no 16-bit copy of the weights) at this

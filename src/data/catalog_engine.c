@@ -223,7 +223,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "collective_latency_s", "cuda_graphs", "launch_s", "kernel_factor",
                                           "kv_per_query_head", "quantized_head", "fp8_kv_per_query_head", "cuda_core_decode", "fp8_attention",
                                           "fp16_accumulate", "attention_kernel", "act_quant",
-                                          "dequant_min_tokens", "prompt_ubatch_tokens", "logits_all_tokens", "kv_copy", "mmq_share", "custom_allreduce", "first_token_decode",
+                                          "dequant_min_tokens", "prompt_ubatch_tokens", "logits_all_tokens", "kv_copy", "mmq_share", "wo_issue_per_flop", "custom_allreduce", "first_token_decode",
                                           "cpu_seq_s", "worker_seq_s", "cpu_overlap", "admission", "max_seqs", "max_batched_tokens",
                                           "kv_block_tokens", "mem_util", "reserve_bytes", "kv_of_free_memory",
                                           "mem_static", "mem_reserve_spec_MiB", "mem_reserve_dp_attention_MiB",
@@ -275,6 +275,10 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
          * to 16 bits and calls a dense GEMM (llama.cpp: above 32 rows; exllamav2: above 32) */
         (rc = json_get_number(c, e, "dequant_min_tokens", "dequant_min_tokens", false, 1, false, 1e6,
                               &g->dequant_min_tokens, NULL)) ||
+        /* a fused weight-only GEMM's unpacking work, instruction slots per tensor FLOP (llm-awq's
+         * kernel unpacks every weight once per 16-row tile: about 0.34, docs/model.md) */
+        (rc = json_get_number(c, e, "wo_issue_per_flop", "wo_issue_per_flop", false, 0, false, 4, &g->wo_issue_per_flop,
+                              NULL)) ||
         /* llama.cpp's MMQ kernels: int8 tensor cores for quantized weights (PR #7676, default from #8075) */
         (rc = json_get_number(c, e, "mmq_share", "mmq_share", false, 0, true, 1, &g->mmq_share, NULL)) ||
         /* the serving scheduler (docs/catalog.md "Engines"): CPU per running sequence up to 1 ms

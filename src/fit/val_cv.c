@@ -22,7 +22,11 @@ static void cv_key(const struct val_case *c, enum val_cv_by by, char *out, size_
         val_source_key(c->row, out, cap);
 }
 
-#define CV_MAX_PARAMS 512
+#define CV_MAX_PARAMS 514
+/* the slots of the overlap share every GPU shares (val_fit_all fits it once, after the others), at
+ * its lower and its upper bound: after the GPUs' 256 and the engines' 256 */
+#define CV_OVERLAP_LO 512
+#define CV_OVERLAP_HI 513
 
 int val_cross_validate(struct val_case *cases, size_t n, enum val_cv_by by, struct val_cv_report *out,
                        struct llmroof_err *err)
@@ -99,6 +103,12 @@ static void cv_fold_run(void *ctx, int f)
                 o->hi[idx] = v >= val_gpu_hi[p] - 1e-12;
             }
         }
+    /* the shared overlap share: scanned in every fold over its whole range, so ending at either end
+     * says the training rows pushed it there (it sits at its catalog 0 only where they did) */
+    if (r->ng > 0 && gf[0].overlap <= 1e-12)
+        o->hit[CV_OVERLAP_LO] = 1;
+    if (r->ng > 0 && gf[0].overlap >= VAL_OVERLAP_HI - 1e-12)
+        o->hit[CV_OVERLAP_HI] = 1;
     for (int k = 0; k < r->ne; k++)
         for (int p = 0; p < 4; p++) {
             const double v = *val_eng_param(&ef[k], p), v0 = *val_eng_param(&r->e0[k], p);
@@ -215,6 +225,13 @@ int val_cross_validate_progress(struct val_case *cases, size_t n, enum val_cv_by
                 snprintf(out->bounds + len, sizeof out->bounds - len, "%s%s %s at its %s bound %g in %d of %d folds",
                          len ? "; " : "", e0[k].id, val_eng_param_names[p], at_hi[idx] ? "upper" : "lower",
                          at_hi[idx] ? val_eng_hi[p] : val_eng_lo[p], hits[idx], nk);
+        }
+    for (int s = CV_OVERLAP_LO; s <= CV_OVERLAP_HI; s++)
+        if (hits[s]) {
+            size_t len = strlen(out->bounds);
+            snprintf(out->bounds + len, sizeof out->bounds - len,
+                     "%sthe overlap share all GPUs share at its %s bound %g in %d of %d folds", len ? "; " : "",
+                     s == CV_OVERLAP_HI ? "upper" : "lower", s == CV_OVERLAP_HI ? VAL_OVERLAP_HI : 0.0, hits[s], nk);
         }
 done:
     free(g0);

@@ -285,8 +285,8 @@ int val_fit_all(struct val_case *cases, size_t n, const bool *train, struct llmr
          * to hide is a property of how kernels stream tiles, not of one card (docs/model.md) */
         struct shared_overlap so = { &j, gpus[0].overlap };
         for (int round = 0; round < 2; round++)
-            if (identifiable(&so.x, 0.0, 0.5, overlap_loss, &so))
-                scan(&so.x, 0.0, 0.5, overlap_loss, &so, overlap_loss(&so));
+            if (identifiable(&so.x, 0.0, VAL_OVERLAP_HI, overlap_loss, &so))
+                scan(&so.x, 0.0, VAL_OVERLAP_HI, overlap_loss, &so, overlap_loss(&so));
         for (int k = 0; k < ngpus; k++)
             gpus[k].overlap = so.x;
     }

@@ -123,6 +123,7 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
         if (en->fp16_accumulate && g->fp16_acc_ratio > 1)
             e.peak_scale = kernel_fp16acc_peak_scale(g);
         e.dequant_min_tokens = en->dequant_min_tokens;
+        e.wo_issue_per_flop = en->wo_issue_per_flop;
         e.prompt_ubatch_tokens = en->prompt_ubatch_tokens;
         e.logits_all_tokens = en->logits_all_tokens;
         e.kv_copy = en->kv_copy;
@@ -273,6 +274,11 @@ void roofline_prepare(const struct llmroof_gpu *g, enum llmroof_dtype act, const
     r.act_8bit = dtype_bytes(act) <= 1.0;
     /* llama.cpp's MMQ: the engine's share of the int8 peak, at the GPU's (fitted) compute efficiency */
     r.mmq_peak = eff->mmq_share > 0 ? g->peak_flops[LLMROOF_INT8] * eff->compute * eff->mmq_share : 0.0;
+    /* a fused weight-only GEMM's unpacking runs on the CUDA cores at one instruction per lane per
+     * clock on 64 lanes an SM (kernel_fp32_issue_share: the integer lanes of GA10x, Ada, Hopper) */
+    r.wo_issue_s_per_flop = eff->wo_issue_per_flop > 0 && g->has_peak[LLMROOF_FP32]
+                                ? eff->wo_issue_per_flop / (g->peak_flops[LLMROOF_FP32] * kernel_fp32_issue_share(g->arch))
+                                : 0.0;
     const enum llmroof_dtype adt = eff->fp8_attention && act == LLMROOF_FP8 ? act : kernel_attention_dtype(g, act);
     /* the fp16-accumulate peak is the GEMMs' (cuBLAS at CUBLAS_COMPUTE_16F): eager attention's
      * batched matmuls take it, FlashAttention-class kernels accumulate in fp32 and do not */
@@ -604,6 +610,13 @@ static inline void rl_op(const struct roofline_prep *r, const struct llmroof_opl
         if (share < 1.0 && ops->expert_flops > 0 && op->flops > 0)
             f *= 1.0 + ops->expert_flops / op->flops * (1.0 / share - 1.0);
         c = f / pk;
+        /* weight-only weights unpacked inside the engine's own GEMM (neither the 16-bit copy nor
+         * MMQ): the unpacking's CUDA-core instructions, issued beside the math in the same warps, add
+         * to it (llm-awq's GEMM unpacks every weight once per 16-row tile: docs/model.md "Weight-only
+         * GEMMs"); the weight FLOPs only, not a linear mixer's scan or DSA's indexer */
+        if (r->wo_issue_s_per_flop > 0 && op->wbytes > 0 && ops->dequant_ratio > 0 && !dequant && !mmq &&
+            !(lowp && r->lowp_path[ops->lowp_dtype]) && k != LLMROOF_OP_LINEAR_MIX && k != LLMROOF_OP_DSA_INDEX)
+            c += op->flops * r->wo_issue_s_per_flop;
         m = bytes / r->bw;
         if (mk != LLMROOF_MOE_NONE && mk != LLMROOF_MOE_TRITON) /* grouped expert GEMMs (kernel.h) */
             m += ops->expert_wbytes * (1.0 / kernel_grouped_bw_share(ops->tokens_per_expert) - 1.0) / r->bw;

@@ -78,6 +78,10 @@ struct llmroof_effs {
     bool dp_lm_head_split; /* data-parallel attention: the LM head split over the stage's GPUs (engine field) */
     double prompt_ubatch_tokens; /* prompts evaluated in passes of at most this many tokens (llama.cpp's
                                     n_ubatch; estimate.c prefill_in_passes); 0 = one pass */
+    double wo_issue_per_flop; /* weight-only GEMMs in the engine's fused kernel (neither dequantize-then-
+                                 GEMM nor MMQ): CUDA-core instruction slots per tensor FLOP spent
+                                 unpacking weights, timed at the GPU's issue rate (prep issue_rate)
+                                 after the math; 0 = none */
     double mmq_share;     /* llama.cpp's MMQ: above KERNEL_MMVQ_MAX_TOKENS tokens the weight-only GEMMs
                              run at this share of the GPU's int8 peak x compute (set only on NVIDIA
                              Turing or later with an int8 peak); 0 = none */
@@ -269,6 +273,9 @@ struct roofline_prep {
     int tp;                         /* tensor-parallel ranks */
     double peak;                    /* GEMM FLOP/s after efficiencies and the dtype's scale */
     double mmq_peak;                /* llama.cpp's MMQ GEMMs' FLOP/s (effs mmq_share); 0 = none */
+    double wo_issue_s_per_flop;     /* a fused weight-only GEMM's unpacking time per tensor FLOP: effs
+                                       wo_issue_per_flop over the GPU's instruction issue rate (the fp32
+                                       peak x kernel_fp32_issue_share); 0 = none */
     double lowp_peak[LLMROOF_DTYPE_COUNT]; /* the same for the GEMMs an operator list runs at another
                                        dtype (ops lowp_ops): that dtype's, or `peak` where the GPU
                                        has no path for it */

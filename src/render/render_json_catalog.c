@@ -294,6 +294,7 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
         if (e[i].kv_copy)
             cJSON_AddBoolToObject(o, "kv_copy", true);
         add_positive(o, "mmq_share", (double)e[i].mmq_share);
+        add_positive(o, "wo_issue_per_flop", (double)e[i].wo_issue_per_flop);
         /* the serving scheduler's fields, written when present */
         add_positive(o, "cpu_seq_s", (double)e[i].cpu_seq_s);
         add_positive(o, "worker_seq_s", (double)e[i].worker_seq_s);

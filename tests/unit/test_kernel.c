@@ -591,6 +591,61 @@ static void mmq_runs_quantized_prompts_on_int8_cores_by_hand(void **state)
     catalog_free(&cat);
 }
 
+/* A fused weight-only GEMM's unpacking (engine wo_issue_per_flop, docs/model.md "Weight-only GEMMs"):
+ * llm-awq's GEMM unpacks every weight once per 16-row tile on the CUDA cores, in the warps that
+ * issue the MMAs, so its instruction slots per tensor FLOP, at the GPU's issue rate, add to the
+ * math; the dequantize-then-GEMM path, MMQ and 16-bit weights pay none. */
+static void fused_weight_only_gemm_pays_its_unpacking_by_hand(void **state)
+{
+    (void)state;
+    struct llmroof_gpu g = toy_gpu();
+    g.peak_flops[LLMROOF_FP32] = 10e12; /* no arch: 64 lanes an SM, the issue rate is the fp32 peak */
+    g.has_peak[LLMROOF_FP32] = true;
+    struct llmroof_effs e = toy_weight_only_effs;
+    e.dequant_min_tokens = 0; /* fused at every size */
+    e.wo_issue_per_flop = 0.3;
+    struct llmroof_oplist o = toy_int4_mlp(1e12, 2048);
+    struct llmroof_phase p;
+    /* math 1e12 / 100e12 = 10 ms, unpacking 1e12 x 0.3 / 10e12 = 30 ms: c = 40 ms; memory 1 GB /
+     * 1 TB/s = 1 ms; on the ridge 40 * (1 + (1/40)^6)^(1/6) ms + 3 kernels x 2 us */
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.op[LLMROOF_OP_FFN].time_s, 40e-3 * pow(1.0 + pow(0.025, 6), 1.0 / 6.0) + 6e-6, 1e-12);
+    assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 40e-3, 1e-12);
+    /* 128 FP32 lanes an SM (Ada): half the fp32 peak issues, 1e12 x 0.3 / 5e12 = 60 ms: c = 70 ms */
+    snprintf(g.arch, sizeof g.arch, "sm89");
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 70e-3, 1e-12);
+    /* the GPU's compute efficiency slows the math, not the issue rate: at 0.5, 20 + 60 = 80 ms */
+    e.compute = 0.5;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 80e-3, 1e-12);
+    e.compute = 1.0;
+    /* from a dequantize-then-GEMM threshold on, a dense GEMM: 10 ms of math alone, plus the copy */
+    e.dequant_min_tokens = 33;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 10e-3, 1e-12);
+    e.dequant_min_tokens = 0;
+    /* 16-bit weights (no weight-only format) and a GPU without an fp32 peak pay nothing */
+    o.dequant_ratio = 0;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 10e-3, 1e-12);
+    o.dequant_ratio = 4.0;
+    g.has_peak[LLMROOF_FP32] = false;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 10e-3, 1e-12);
+
+    /* the shipped profiles: AutoAWQ 0.1 and vLLM 0.2 ran llm-awq's GEMM at every size; vLLM 0.4
+     * dequantizes from 256 tokens and carries none */
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    assert_rel_close(shipped_engine(&cat, "autoawq")->wo_issue_per_flop, 0.30, 1e-12);
+    assert_rel_close(shipped_engine(&cat, "vllm-0.2")->wo_issue_per_flop, 0.30, 1e-12);
+    assert_rel_close(shipped_engine(&cat, "vllm-0.4")->wo_issue_per_flop, 0.0, 0);
+    assert_rel_close(roofline_effs_engine(gpu(&cat, "rtx-4090"), shipped_engine(&cat, "autoawq"), NULL).wo_issue_per_flop,
+                     0.30, 1e-12);
+    catalog_free(&cat);
+}
+
 /* Dequantize-then-GEMM: at or above the engine's threshold a weight-only GEMM writes a 16-bit
  * copy of its weights and reads it back; below, the fused kernel reads the packed weights only. */
 static void dequantize_then_gemm_by_hand(void **state)
@@ -713,6 +768,8 @@ static void engine_fields_outside_their_bounds_are_rejected(void **state)
         { "\"compute_scale\": 1, \"ray_workers\": 1", "ray_workers" }, /* not a boolean */
         { "\"compute_scale\": 1, \"mmq_share\": 0", "mmq_share" },     /* a share above 0 */
         { "\"compute_scale\": 1, \"mmq_share\": 1.5", "mmq_share" },   /* at most the peak */
+        { "\"compute_scale\": 1, \"wo_issue_per_flop\": -0.1", "wo_issue_per_flop" }, /* not below 0 */
+        { "\"compute_scale\": 1, \"wo_issue_per_flop\": 5", "wo_issue_per_flop" },    /* at most 4 */
         { "\"compute_scale\": 1, \"prompt_ubatch_tokens\": 0", "prompt_ubatch_tokens" }, /* at least 1 token */
         { "\"compute_scale\": 1, \"prompt_ubatch_tokens\": \"512\"", "prompt_ubatch_tokens" }, /* a number */
         { "\"compute_scale\": 1, \"prompt_ubatch_tokens\": 1.5", "prompt_ubatch_tokens" }, /* whole tokens */
@@ -1106,6 +1163,7 @@ int main(void)
         cmocka_unit_test(launches_run_ahead_of_the_gpu_step),
         cmocka_unit_test(dequantize_then_gemm_by_hand),
         cmocka_unit_test(mmq_runs_quantized_prompts_on_int8_cores_by_hand),
+        cmocka_unit_test(fused_weight_only_gemm_pays_its_unpacking_by_hand),
         cmocka_unit_test(custom_allreduce_only_on_nvlink),
         cmocka_unit_test(engine_fields_outside_their_bounds_are_rejected),
         cmocka_unit_test(grouped_expert_gemms_stream_below_the_dense_rate),
