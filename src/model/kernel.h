@@ -67,6 +67,18 @@ static inline double kernel_fp32_issue_share(const char *arch)
     return 0.5;
 }
 
+/* Rows a fused weight-only GEMM unpacks its weights for at once (engine wo_issue_per_flop): llm-awq's
+ * gemm_forward_4bit_cuda_m16n128k32 / _m16n64k32 tile 16 rows, so every 16 rows (or fewer) of a step
+ * unpack every weight again. */
+#define KERNEL_WO_TILE_ROWS 16.0
+
+/* The unpacking a step of `rows` rows pays over what its FLOPs alone would charge: whole tiles of
+ * KERNEL_WO_TILE_ROWS rows over the rows (1 at any multiple of 16; 16 for one decode row). */
+static inline double kernel_wo_tile_padding(double rows)
+{
+    return KERNEL_WO_TILE_ROWS * ceil(rows / KERNEL_WO_TILE_ROWS - 1e-9) / rows;
+}
+
 /* Fixed GPU time per kernel when the catalog gives none, s: the t0 of the GEMM time fit measured
  * on an H100 SXM5 (3.0 us bf16, 4.0 fp8; decode attention 7.5, RMSNorm 5.5, a graph node 1.0:
  * docs/validation/measured/h100-sxm5-80gb/constants.json), taken for every GPU: launch latency,

@@ -615,8 +615,13 @@ static inline void rl_op(const struct roofline_prep *r, const struct llmroof_opl
          * to it (llm-awq's GEMM unpacks every weight once per 16-row tile: docs/model.md "Weight-only
          * GEMMs"); the weight FLOPs only, not a linear mixer's scan or DSA's indexer */
         if (r->wo_issue_s_per_flop > 0 && op->wbytes > 0 && ops->dequant_ratio > 0 && !dequant && !mmq &&
-            !(lowp && r->lowp_path[ops->lowp_dtype]) && k != LLMROOF_OP_LINEAR_MIX && k != LLMROOF_OP_DSA_INDEX)
-            c += op->flops * r->wo_issue_s_per_flop;
+            !(lowp && r->lowp_path[ops->lowp_dtype]) && k != LLMROOF_OP_LINEAR_MIX && k != LLMROOF_OP_DSA_INDEX) {
+            /* per tile of KERNEL_WO_TILE_ROWS rows, not per row: a step of T rows (an expert's
+             * tokens in a routed FFN, at least one) unpacks ceil(T / 16) times, the FLOPs of 16
+             * rows each; a decode of 8 sequences pays a full tile */
+            const double rows = fmax(1.0, k == LLMROOF_OP_FFN && ops->expert_wbytes > 0 ? ops->tokens_per_expert : ops->tokens);
+            c += op->flops * r->wo_issue_s_per_flop * kernel_wo_tile_padding(rows);
+        }
         m = bytes / r->bw;
         if (mk != LLMROOF_MOE_NONE && mk != LLMROOF_MOE_TRITON) /* grouped expert GEMMs (kernel.h) */
             m += ops->expert_wbytes * (1.0 / kernel_grouped_bw_share(ops->tokens_per_expert) - 1.0) / r->bw;

@@ -620,6 +620,21 @@ static void fused_weight_only_gemm_pays_its_unpacking_by_hand(void **state)
     roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
     assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 80e-3, 1e-12);
     e.compute = 1.0;
+    /* whole 16-row tiles: 20 rows unpack twice, 32 rows' worth: 10 + 60 x 32/20 = 106 ms; one decode
+     * row a full tile, 16 x: 10 + 960 = 970 ms (the same 1e12 FLOPs, as if one row carried them) */
+    o.tokens = 20;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 106e-3, 1e-12);
+    o.tokens = 1;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 970e-3, 1e-12);
+    /* a routed FFN tiles each expert's rows: 2048 tokens but 4 a hit expert pay 16 / 4 = 4 x: 10 + 240 */
+    o.tokens = 2048;
+    o.expert_wbytes = 0.5e9;
+    o.tokens_per_expert = 4;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 250e-3, 1e-12);
+    o.expert_wbytes = 0;
     /* from a dequantize-then-GEMM threshold on, a dense GEMM: 10 ms of math alone, plus the copy */
     e.dequant_min_tokens = 33;
     roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
