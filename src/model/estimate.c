@@ -233,6 +233,7 @@ void estimate_ops_replicas(const struct llmroof_model *m, const struct llmroof_s
     out->expert_wbytes = all.expert_wbytes;
     out->tokens_per_expert = all.tokens_per_expert;
     out->expert_flops = all.expert_flops;
+    out->shared_rows = all.shared_rows;
     out->lowp_save_bytes = all.lowp_save_bytes;
     /* The all-to-all's busiest rank either sends the most (its replica's tokens' k copies: the
      * busiest replica's, at no imbalance) or receives the most (its share of every replica's

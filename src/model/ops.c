@@ -945,6 +945,9 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
                   + (Ish > 0 ? Tr * mlp_act_bytes(m->mlp, h, Ish, a, ag, q8 && !qn) : 0.0);
         }
         out->experts_hit = hit;
+        /* the shared experts' rows (the FFN's FLOPs beyond the routed experts'): a rank's tokens
+         * under EP, the router's otherwise (roofline.c tiles them apart from the experts') */
+        out->shared_rows = m->moe_shared > 0 ? (sh->ep > 1 ? Tm : Tr) : 0.0;
         /* fp4 and int4 experts go to other kernels (FlashInfer's and CUTLASS's fp4 MoE, Marlin), and
          * data-parallel attention's DeepEP dispatch to DeepGEMM's grouped GEMMs */
         out->expert_triton_ok = we >= 1.0 && !a2a;
@@ -1220,7 +1223,7 @@ void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *
         out->gemm_out[LLMROOF_OP_DENSE_FFN] = T * ((nmat - 1.0) * I + h) / n;
         out->ep_ranks = 0;
         out->expert_wbytes = out->expert_flops = out->lowp_save_bytes = 0.0;
-        out->tokens_per_expert = out->experts_hit = 0.0;
+        out->tokens_per_expert = out->experts_hit = out->shared_rows = 0.0;
         out->block_fp8_ops &= ~((1u << LLMROOF_OP_FFN) | (1u << LLMROOF_OP_DENSE_FFN));
         if (sh->tp > 1)
             op[LLMROOF_OP_ALL_REDUCE].count = 3.0;

@@ -399,6 +399,8 @@ struct llmroof_oplist {
     double expert_wbytes;                   /* MoE: routed experts' weight bytes inside op[FFN].bytes, per instance */
     double tokens_per_expert;               /* MoE: routed assignments per expert hit on the (busiest) rank */
     double expert_flops;                    /* MoE: the routed experts' GEMM FLOPs inside op[FFN].flops, per instance */
+    double shared_rows;                     /* MoE: the rows the shared experts' GEMMs inside op[FFN] run over
+                                               (the rest of its FLOPs); 0 = none */
     bool expert_triton_ok;                  /* MoE: a Triton fused-MoE kernel may run the experts (8- or 16-bit
                                                weights, no data-parallel attention's DeepEP path) */
     bool expert_fp8;                        /* MoE: the experts are fp8 (a GPU without fp8 tensor cores runs

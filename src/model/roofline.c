@@ -618,9 +618,16 @@ static inline void rl_op(const struct roofline_prep *r, const struct llmroof_opl
             !(lowp && r->lowp_path[ops->lowp_dtype]) && k != LLMROOF_OP_LINEAR_MIX && k != LLMROOF_OP_DSA_INDEX) {
             /* per tile of KERNEL_WO_TILE_ROWS rows, not per row: a step of T rows (an expert's
              * tokens in a routed FFN, at least one) unpacks ceil(T / 16) times, the FLOPs of 16
-             * rows each; a decode of 8 sequences pays a full tile */
-            const double rows = fmax(1.0, k == LLMROOF_OP_FFN && ops->expert_wbytes > 0 ? ops->tokens_per_expert : ops->tokens);
-            c += op->flops * r->wo_issue_s_per_flop * kernel_wo_tile_padding(rows);
+             * rows each; a decode of 8 sequences pays a full tile. A routed FFN's shared experts
+             * see every token, not an expert's share: their FLOPs tile over their own rows */
+            double wo;
+            if (k == LLMROOF_OP_FFN && ops->expert_wbytes > 0) {
+                const double fe = fmin(ops->expert_flops, op->flops);
+                wo = fe * kernel_wo_tile_padding(fmax(1.0, ops->tokens_per_expert)) +
+                     (op->flops - fe) * kernel_wo_tile_padding(fmax(1.0, ops->shared_rows));
+            } else
+                wo = op->flops * kernel_wo_tile_padding(fmax(1.0, ops->tokens));
+            c += wo * r->wo_issue_s_per_flop;
         }
         m = bytes / r->bw;
         if (mk != LLMROOF_MOE_NONE && mk != LLMROOF_MOE_TRITON) /* grouped expert GEMMs (kernel.h) */

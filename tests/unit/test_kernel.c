@@ -631,10 +631,17 @@ static void fused_weight_only_gemm_pays_its_unpacking_by_hand(void **state)
     /* a routed FFN tiles each expert's rows: 2048 tokens but 4 a hit expert pay 16 / 4 = 4 x: 10 + 240 */
     o.tokens = 2048;
     o.expert_wbytes = 0.5e9;
+    o.expert_flops = 1e12;
     o.tokens_per_expert = 4;
     roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
     assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 250e-3, 1e-12);
-    o.expert_wbytes = 0;
+    /* shared experts beside them run every token's row: a quarter of the FLOPs over 2048 rows pays
+     * whole tiles, 10 + 60 x (0.75 x 4 + 0.25 x 1) = 205 ms, not the experts' 4 x */
+    o.expert_flops = 0.75e12;
+    o.shared_rows = 2048;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 205e-3, 1e-12);
+    o.expert_wbytes = o.expert_flops = o.shared_rows = 0;
     /* from a dequantize-then-GEMM threshold on, a dense GEMM: 10 ms of math alone, plus the copy */
     e.dequant_min_tokens = 33;
     roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
