@@ -637,6 +637,12 @@ static void fused_weight_only_gemm_pays_its_unpacking_by_hand(void **state)
     assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 250e-3, 1e-12);
     /* shared experts beside them run every token's row: a quarter of the FLOPs over 2048 rows pays
      * whole tiles, 10 + 60 x (0.75 x 4 + 0.25 x 1) = 205 ms, not the experts' 4 x */
+    /* a quotient a hair over a whole tile (Mixtral's 64 decodes: 128 assignments over 7.99999992
+     * experts hit) is one tile, not two: 10 + 60 */
+    o.tokens_per_expert = 16.000000161451037;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 10e-3 + 60e-3 * 16.0 / 16.000000161451037, 1e-12);
+    o.tokens_per_expert = 4;
     o.expert_flops = 0.75e12;
     o.shared_rows = 2048;
     roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
