@@ -316,7 +316,7 @@ struct llmroof_engine {
     double wo_issue_per_flop;         /* weight-only formats GEMMed by the engine's own fused kernel (not
                                          dequantize-then-GEMM, not MMQ): CUDA-core instruction slots it
                                          issues per tensor-core FLOP to unpack the weights, timed at the
-                                         GPU's issue rate on top of the math (llm-awq's GEMM: 0.34,
+                                         GPU's issue rate on top of the math (llm-awq's GEMM: 0.30,
                                          docs/model.md "Weight-only GEMMs"); 0 = none */
     double mmq_share;                 /* llama.cpp's MMQ: above KERNEL_MMVQ_MAX_TOKENS tokens a step the
                                          weight-only GEMMs run on the int8 tensor cores (activations

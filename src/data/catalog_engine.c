@@ -276,7 +276,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
         (rc = json_get_number(c, e, "dequant_min_tokens", "dequant_min_tokens", false, 1, false, 1e6,
                               &g->dequant_min_tokens, NULL)) ||
         /* a fused weight-only GEMM's unpacking work, instruction slots per tensor FLOP (llm-awq's
-         * kernel unpacks every weight once per 16-row tile: about 0.34, docs/model.md) */
+         * kernel unpacks every weight once per 16-row tile: 0.30, docs/model.md) */
         (rc = json_get_number(c, e, "wo_issue_per_flop", "wo_issue_per_flop", false, 0, false, 4, &g->wo_issue_per_flop,
                               NULL)) ||
         /* llama.cpp's MMQ kernels: int8 tensor cores for quantized weights (PR #7676, default from #8075) */
