@@ -366,6 +366,19 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
                         x.s.eff.engine ? x.s.eff.engine->id : "", setup.eff.attn_decode_peak * 1e-12,
                         KERNEL_MMHA_FP32_SHARE * kernel_fp32_issue_share(g->arch),
                         kernel_fp32_issue_share(g->arch) < 1.0 ? ", half for 128 FP32 lanes per SM" : "");
+        /* a fused weight-only GEMM's unpacking (docs/model.md "Weight-only GEMMs"): it makes a 4-bit
+         * decode compute-bound at 1 FLOP per 4 bits read, which the table alone leaves unexplained */
+        if (setup.eff.wo_issue_per_flop > 0 && ops_dequant_ratio(&setup.dt) >= KERNEL_WO_MIN_RATIO &&
+            g->has_peak[LLMROOF_FP32]) {
+            sbuf_printf(&c->out, "note: engine %s unpacks the weights inside its GEMM kernel on CUDA cores, once per %.0f-row "
+                                 "tile: %.2f instruction slots per tensor FLOP at %.2f T slots/s (the fp32 peak%s)",
+                        x.s.eff.engine ? x.s.eff.engine->id : "", KERNEL_WO_TILE_ROWS, setup.eff.wo_issue_per_flop,
+                        g->peak_flops[LLMROOF_FP32] * kernel_fp32_issue_share(g->arch) * 1e-12,
+                        kernel_fp32_issue_share(g->arch) < 1.0 ? ", halved for 128 FP32 lanes per SM" : "");
+            if (setup.eff.dequant_min_tokens > 0)
+                sbuf_printf(&c->out, "; steps of %.0f tokens or more dequantize to 16 bits instead", setup.eff.dequant_min_tokens);
+            sbuf_append(&c->out, "\n");
+        }
         if (e.first_step_s > 0)
             sbuf_printf(&c->out, "note: engine %s samples the first token from a decode step after the prefill; "
                                  "TTFT includes that step's %.3f ms\n",

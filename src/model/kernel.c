@@ -30,3 +30,33 @@ enum llmroof_dtype kernel_attention_dtype(const struct llmroof_gpu *g, enum llmr
         return LLMROOF_BF16;
     return LLMROOF_FP32;
 }
+
+double kernel_wo_routed_tile_padding(double rows)
+{
+    if (!(rows > 1.0 + 1e-9))
+        return KERNEL_WO_TILE_ROWS; /* one row each expert hit: one whole tile */
+    /* lambda from rows = lambda / (1 - e^-lambda), increasing in lambda: bisection on (0, rows] */
+    double lo = 0.0, hi = rows;
+    for (int i = 0; i < 100; i++) {
+        const double mid = 0.5 * (lo + hi);
+        if (mid / -expm1(-mid) < rows)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    const double lambda = 0.5 * (lo + hi);
+    /* a spread wider than a tile leaves the fractional tile uniform: lambda / 16 + 1/2 tiles (the
+     * expert is all but always hit) */
+    if (lambda > 64.0)
+        return KERNEL_WO_TILE_ROWS * (lambda / KERNEL_WO_TILE_ROWS + 0.5) / rows;
+    /* E[ceil(X / 16)] = sum over j >= 0 of P(X > 16 j); X = 0 adds no tile, so dividing by
+     * P(X >= 1) conditions on the expert being hit */
+    double pmf = exp(-lambda), cdf = pmf, tiles = 0.0;
+    for (int x = 1; x <= 400; x++) {
+        if ((x - 1) % (int)KERNEL_WO_TILE_ROWS == 0)
+            tiles += 1.0 - cdf; /* P(X > x - 1) with x - 1 = 16 j */
+        pmf *= lambda / x;
+        cdf += pmf;
+    }
+    return KERNEL_WO_TILE_ROWS * tiles / -expm1(-lambda) / rows;
+}

@@ -71,6 +71,9 @@ static inline double kernel_fp32_issue_share(const char *arch)
  * gemm_forward_4bit_cuda_m16n128k32 / _m16n64k32 tile 16 rows, so every 16 rows (or fewer) of a step
  * unpack every weight again. */
 #define KERNEL_WO_TILE_ROWS 16.0
+/* llm-awq's kernel is 4-bit only: the cost applies to weights of about 4 bits (with group scales, up
+ * to 5.33 bits: 16-bit activations at least 3 x their bytes), not to 8-bit weight-only formats */
+#define KERNEL_WO_MIN_RATIO 3.0
 
 /* The unpacking a step of `rows` rows pays over what its FLOPs alone would charge: whole tiles of
  * KERNEL_WO_TILE_ROWS rows over the rows (1 at any multiple of 16; 16 for one decode row). The
@@ -80,6 +83,13 @@ static inline double kernel_wo_tile_padding(double rows)
 {
     return KERNEL_WO_TILE_ROWS * ceil(rows / KERNEL_WO_TILE_ROWS * (1.0 - 1e-6)) / rows;
 }
+
+/* The same for a routed expert whose rows vary from step to step around a mean of `rows` per expert
+ * hit (ops tokens_per_expert): routing spreads a step's assignments as a Poisson count X of mean
+ * lambda, lambda / (1 - e^-lambda) = rows for the experts hit, and the expert unpacks
+ * E[ceil(X / 16) | X >= 1] tiles, so the charge rises smoothly through a whole tile's worth of rows
+ * instead of jumping at 16, 32, ... (kernel.c). */
+double kernel_wo_routed_tile_padding(double rows);
 
 /* Fixed GPU time per kernel when the catalog gives none, s: the t0 of the GEMM time fit measured
  * on an H100 SXM5 (3.0 us bf16, 4.0 fp8; decode attention 7.5, RMSNorm 5.5, a graph node 1.0:

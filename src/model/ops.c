@@ -1054,11 +1054,7 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
         op[LLMROOF_OP_ALL_GATHER].count = 0.0;
     }
 
-    /* weight-only formats (stored narrower than the 16/32-bit activations): what a dequantize-
-     * then-GEMM engine writes and reads back per stored byte (llmroof/roofline.h) */
-    const bool act16 = dt->act == LLMROOF_FP16 || dt->act == LLMROOF_BF16 || dt->act == LLMROOF_FP32 ||
-                       dt->act == LLMROOF_TF32;
-    out->dequant_ratio = act16 && w < a ? a / w : 0.0;
+    out->dequant_ratio = ops_dequant_ratio(dt);
     /* a W4A4 checkpoint's quantized GEMMs run at their own tensor-core path (roofline.c) */
     out->lowp_ops = ops_modules_to_ops(ops_ckpt_lowp_modules(m, dt, &out->lowp_dtype));
     out->block_fp8_ops = bq ? ops_modules_to_ops(BLOCK_FP8_MODULES) : 0u;
@@ -1246,4 +1242,12 @@ void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *
         else
             ag->comm_bytes *= f;
     }
+}
+
+double ops_dequant_ratio(const struct llmroof_dtypes *dt)
+{
+    const double a = ops_stream_bytes(dt), w = ops_weight_bytes(dt);
+    const bool act16 = dt->act == LLMROOF_FP16 || dt->act == LLMROOF_BF16 || dt->act == LLMROOF_FP32 ||
+                       dt->act == LLMROOF_TF32;
+    return act16 && w < a ? a / w : 0.0;
 }

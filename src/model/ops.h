@@ -335,6 +335,11 @@ static inline double ops_weight_bytes(const struct llmroof_dtypes *dt)
 {
     return dt->weight_bits > 0 ? dt->weight_bits / 8.0 : dtype_bytes(dt->weight);
 }
+/* Weight-only formats (stored narrower than the 16/32-bit activations): the activations' bytes per
+ * stored weight byte, what a dequantize-then-GEMM engine writes and reads back per stored byte
+ * (roofline.h); 0 where the weights are not narrower or the activations are 8-bit or narrower. */
+double ops_dequant_ratio(const struct llmroof_dtypes *dt);
+
 /* Whether the matrices of a checkpoint module (LLMROOF_CKPT_* bit) are the checkpoint's quantized
  * ones: a per-operator checkpoint (catalog "excluded", NVIDIA's NVFP4 DeepSeek-R1) that does not
  * exclude the module, with its bits below the weight dtype's (a narrower --weight-dtype or

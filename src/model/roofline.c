@@ -614,16 +614,17 @@ static inline void rl_op(const struct roofline_prep *r, const struct llmroof_opl
          * MMQ): the unpacking's CUDA-core instructions, issued beside the math in the same warps, add
          * to it (llm-awq's GEMM unpacks every weight once per 16-row tile: docs/model.md "Weight-only
          * GEMMs"); the weight FLOPs only, not a linear mixer's scan or DSA's indexer */
-        if (r->wo_issue_s_per_flop > 0 && op->wbytes > 0 && ops->dequant_ratio > 0 && !dequant && !mmq &&
+        if (r->wo_issue_s_per_flop > 0 && op->wbytes > 0 && ops->dequant_ratio >= KERNEL_WO_MIN_RATIO && !dequant && !mmq &&
             !(lowp && r->lowp_path[ops->lowp_dtype]) && k != LLMROOF_OP_LINEAR_MIX && k != LLMROOF_OP_DSA_INDEX) {
-            /* per tile of KERNEL_WO_TILE_ROWS rows, not per row: a step of T rows (an expert's
-             * tokens in a routed FFN, at least one) unpacks ceil(T / 16) times, the FLOPs of 16
-             * rows each; a decode of 8 sequences pays a full tile. A routed FFN's shared experts
-             * see every token, not an expert's share: their FLOPs tile over their own rows */
+            /* per tile of KERNEL_WO_TILE_ROWS rows, not per row: a step of T rows unpacks
+             * ceil(T / 16) times, the FLOPs of 16 rows each; a decode of 8 sequences pays a full
+             * tile. A routed expert's rows vary with the routing around tokens_per_expert
+             * (kernel_wo_routed_tile_padding); a routed FFN's shared experts see every token, not
+             * an expert's share: their FLOPs tile over their own rows */
             double wo;
             if (k == LLMROOF_OP_FFN && ops->expert_wbytes > 0) {
                 const double fe = fmin(ops->expert_flops, op->flops);
-                wo = fe * kernel_wo_tile_padding(fmax(1.0, ops->tokens_per_expert)) +
+                wo = fe * kernel_wo_routed_tile_padding(ops->tokens_per_expert) +
                      (op->flops - fe) * kernel_wo_tile_padding(fmax(1.0, ops->shared_rows));
             } else
                 wo = op->flops * kernel_wo_tile_padding(fmax(1.0, ops->tokens));

@@ -632,21 +632,36 @@ static void fused_weight_only_gemm_pays_its_unpacking_by_hand(void **state)
     o.tokens = 2048;
     o.expert_wbytes = 0.5e9;
     o.expert_flops = 1e12;
+    /* a routed expert's rows vary with the routing: a Poisson count X of mean lambda, lambda /
+     * (1 - e^-lambda) = the rows per expert hit, unpacking E[ceil(X / 16) | X >= 1] tiles. One row
+     * an expert hit is one tile: 16 x, 10 + 960 ms */
+    o.tokens_per_expert = 1;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 970e-3, 1e-12);
+    /* 4 rows: lambda = 3.9207, P(X > 16) = 8.7e-7, so one tile all but always: 4 x, 10 + 240 ms */
     o.tokens_per_expert = 4;
     roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
-    assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 250e-3, 1e-12);
+    assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 250e-3, 1e-5);
+    /* 16 rows on average: lambda = 16.0, P(X > 16) = 0.43404, P(X > 32) = 0.00013: 1.43417 tiles
+     * (not ceil(16 / 16) = 1): 10 + 60 x 1.43417 = 96.05 ms; and no jump across the tile:
+     * 15.99 and 16.01 rows a hit expert unpack tiles 0.14% apart, the slope (a ceiling of the mean
+     * would double them) */
+    o.tokens_per_expert = 16;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 10e-3 + 60e-3 * 1.4341681156, 1e-8);
+    assert_rel_close(kernel_wo_routed_tile_padding(15.99) * 15.99, kernel_wo_routed_tile_padding(16.01) * 16.01, 2e-3);
+    /* a spread wider than a tile (lambda > 64) leaves a uniform fraction: 1000 rows take
+     * 1000 / 16 + 0.5 = 63 tiles, 16 x 63 / 1000 = 1.008: 10 + 60.48 ms */
+    o.tokens_per_expert = 1000;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 70.48e-3, 1e-9);
     /* shared experts beside them run every token's row: a quarter of the FLOPs over 2048 rows pays
      * whole tiles, 10 + 60 x (0.75 x 4 + 0.25 x 1) = 205 ms, not the experts' 4 x */
-    /* a quotient a hair over a whole tile (Mixtral's 64 decodes: 128 assignments over 7.99999992
-     * experts hit) is one tile, not two: 10 + 60 */
-    o.tokens_per_expert = 16.000000161451037;
-    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
-    assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 10e-3 + 60e-3 * 16.0 / 16.000000161451037, 1e-12);
     o.tokens_per_expert = 4;
     o.expert_flops = 0.75e12;
     o.shared_rows = 2048;
     roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
-    assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 205e-3, 1e-12);
+    assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 205e-3, 1e-5);
     o.expert_wbytes = o.expert_flops = o.shared_rows = 0;
     /* from a dequantize-then-GEMM threshold on, a dense GEMM: 10 ms of math alone, plus the copy */
     e.dequant_min_tokens = 33;
@@ -657,18 +672,27 @@ static void fused_weight_only_gemm_pays_its_unpacking_by_hand(void **state)
     o.dequant_ratio = 0;
     roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
     assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 10e-3, 1e-12);
+    /* 8-bit weight-only (16-bit activations at 2 x the stored bytes, under KERNEL_WO_MIN_RATIO 3):
+     * llm-awq's kernel is 4-bit only, none either; 4.5 bits (16 / 4.5 = 3.56) pays */
+    o.dequant_ratio = 2.0;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 10e-3, 1e-12);
+    o.dequant_ratio = 16.0 / 4.5;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_true(p.op[LLMROOF_OP_FFN].compute_s > 20e-3);
     o.dequant_ratio = 4.0;
     g.has_peak[LLMROOF_FP32] = false;
     roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
     assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 10e-3, 1e-12);
 
-    /* the shipped profiles: AutoAWQ 0.1 and vLLM 0.2 ran llm-awq's GEMM at every size; vLLM 0.4
-     * dequantizes from 256 tokens and carries none */
+    /* the shipped profiles: AutoAWQ 0.1 and vLLM 0.2 ran llm-awq's GEMM at every size, vLLM 0.3-0.5
+     * below its 256-token dequantize threshold; vLLM 0.6 takes AWQ Marlin and carries none */
     struct llmroof_catalog cat;
     load_shipped(&cat);
     assert_rel_close(shipped_engine(&cat, "autoawq")->wo_issue_per_flop, 0.30, 1e-12);
     assert_rel_close(shipped_engine(&cat, "vllm-0.2")->wo_issue_per_flop, 0.30, 1e-12);
-    assert_rel_close(shipped_engine(&cat, "vllm-0.4")->wo_issue_per_flop, 0.0, 0);
+    assert_rel_close(shipped_engine(&cat, "vllm-0.4")->wo_issue_per_flop, 0.30, 1e-12);
+    assert_rel_close(shipped_engine(&cat, "vllm-0.6")->wo_issue_per_flop, 0.0, 0);
     assert_rel_close(roofline_effs_engine(gpu(&cat, "rtx-4090"), shipped_engine(&cat, "autoawq"), NULL).wo_issue_per_flop,
                      0.30, 1e-12);
     catalog_free(&cat);
