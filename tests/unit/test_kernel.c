@@ -591,6 +591,14 @@ static void mmq_runs_quantized_prompts_on_int8_cores_by_hand(void **state)
     catalog_free(&cat);
 }
 
+/* The FFN's compute term of one toy step (fused_weight_only_gemm_pays_its_unpacking_by_hand) */
+static double ffn_compute_s(const struct llmroof_gpu *g, const struct llmroof_effs *e, const struct llmroof_oplist *o)
+{
+    struct llmroof_phase p;
+    roofline_eval(g, LLMROOF_FP16, e, 1, o, &p);
+    return p.op[LLMROOF_OP_FFN].compute_s;
+}
+
 /* A fused weight-only GEMM's unpacking (engine wo_issue_per_flop, docs/model.md "Weight-only GEMMs"):
  * llm-awq's GEMM unpacks every weight once per 16-row tile on the CUDA cores, in the warps that
  * issue the MMAs, so its instruction slots per tensor FLOP, at the GPU's issue rate, add to the
@@ -613,22 +621,17 @@ static void fused_weight_only_gemm_pays_its_unpacking_by_hand(void **state)
     assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 40e-3, 1e-12);
     /* 128 FP32 lanes an SM (Ada): half the fp32 peak issues, 1e12 x 0.3 / 5e12 = 60 ms: c = 70 ms */
     snprintf(g.arch, sizeof g.arch, "sm89");
-    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
-    assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 70e-3, 1e-12);
+    assert_rel_close(ffn_compute_s(&g, &e, &o), 70e-3, 1e-12);
     /* the GPU's compute efficiency slows the math, not the issue rate: at 0.5, 20 + 60 = 80 ms */
     e.compute = 0.5;
-    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
-    assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 80e-3, 1e-12);
+    assert_rel_close(ffn_compute_s(&g, &e, &o), 80e-3, 1e-12);
     e.compute = 1.0;
     /* whole 16-row tiles: 20 rows unpack twice, 32 rows' worth: 10 + 60 x 32/20 = 106 ms; one decode
      * row a full tile, 16 x: 10 + 960 = 970 ms (the same 1e12 FLOPs, as if one row carried them) */
     o.tokens = 20;
-    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
-    assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 106e-3, 1e-12);
+    assert_rel_close(ffn_compute_s(&g, &e, &o), 106e-3, 1e-12);
     o.tokens = 1;
-    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
-    assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 970e-3, 1e-12);
-    /* a routed FFN tiles each expert's rows: 2048 tokens but 4 a hit expert pay 16 / 4 = 4 x: 10 + 240 */
+    assert_rel_close(ffn_compute_s(&g, &e, &o), 970e-3, 1e-12);
     o.tokens = 2048;
     o.expert_wbytes = 0.5e9;
     o.expert_flops = 1e12;
@@ -636,54 +639,44 @@ static void fused_weight_only_gemm_pays_its_unpacking_by_hand(void **state)
      * (1 - e^-lambda) = the rows per expert hit, unpacking E[ceil(X / 16) | X >= 1] tiles. One row
      * an expert hit is one tile: 16 x, 10 + 960 ms */
     o.tokens_per_expert = 1;
-    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
-    assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 970e-3, 1e-12);
+    assert_rel_close(ffn_compute_s(&g, &e, &o), 970e-3, 1e-12);
     /* 4 rows: lambda = 3.9207, P(X > 16) = 8.7e-7, so one tile all but always: 4 x, 10 + 240 ms */
     o.tokens_per_expert = 4;
-    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
-    assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 250e-3, 1e-5);
+    assert_rel_close(ffn_compute_s(&g, &e, &o), 250e-3, 1e-5);
     /* 16 rows on average: lambda = 16.0, P(X > 16) = 0.43404, P(X > 32) = 0.00013: 1.43417 tiles
      * (not ceil(16 / 16) = 1): 10 + 60 x 1.43417 = 96.05 ms; and no jump across the tile:
      * 15.99 and 16.01 rows a hit expert unpack tiles 0.14% apart, the slope (a ceiling of the mean
      * would double them) */
     o.tokens_per_expert = 16;
-    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
-    assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 10e-3 + 60e-3 * 1.4341681156, 1e-8);
+    assert_rel_close(ffn_compute_s(&g, &e, &o), 10e-3 + 60e-3 * 1.4341681156, 1e-8);
     assert_rel_close(kernel_wo_routed_tile_padding(15.99) * 15.99, kernel_wo_routed_tile_padding(16.01) * 16.01, 2e-3);
     /* a spread wider than a tile (lambda > 64) leaves a uniform fraction: 1000 rows take
      * 1000 / 16 + 0.5 = 63 tiles, 16 x 63 / 1000 = 1.008: 10 + 60.48 ms */
     o.tokens_per_expert = 1000;
-    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
-    assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 70.48e-3, 1e-9);
+    assert_rel_close(ffn_compute_s(&g, &e, &o), 70.48e-3, 1e-9);
     /* shared experts beside them run every token's row: a quarter of the FLOPs over 2048 rows pays
      * whole tiles, 10 + 60 x (0.75 x 4 + 0.25 x 1) = 205 ms, not the experts' 4 x */
     o.tokens_per_expert = 4;
     o.expert_flops = 0.75e12;
     o.shared_rows = 2048;
-    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
-    assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 205e-3, 1e-5);
+    assert_rel_close(ffn_compute_s(&g, &e, &o), 205e-3, 1e-5);
     o.expert_wbytes = o.expert_flops = o.shared_rows = 0;
     /* from a dequantize-then-GEMM threshold on, a dense GEMM: 10 ms of math alone, plus the copy */
     e.dequant_min_tokens = 33;
-    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
-    assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 10e-3, 1e-12);
+    assert_rel_close(ffn_compute_s(&g, &e, &o), 10e-3, 1e-12);
     e.dequant_min_tokens = 0;
     /* 16-bit weights (no weight-only format) and a GPU without an fp32 peak pay nothing */
     o.dequant_ratio = 0;
-    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
-    assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 10e-3, 1e-12);
+    assert_rel_close(ffn_compute_s(&g, &e, &o), 10e-3, 1e-12);
     /* 8-bit weight-only (16-bit activations at 2 x the stored bytes, under KERNEL_WO_MIN_RATIO 3):
      * llm-awq's kernel is 4-bit only, none either; 4.5 bits (16 / 4.5 = 3.56) pays */
     o.dequant_ratio = 2.0;
-    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
-    assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 10e-3, 1e-12);
+    assert_rel_close(ffn_compute_s(&g, &e, &o), 10e-3, 1e-12);
     o.dequant_ratio = 16.0 / 4.5;
-    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
-    assert_true(p.op[LLMROOF_OP_FFN].compute_s > 20e-3);
+    assert_true(ffn_compute_s(&g, &e, &o) > 20e-3);
     o.dequant_ratio = 4.0;
     g.has_peak[LLMROOF_FP32] = false;
-    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
-    assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 10e-3, 1e-12);
+    assert_rel_close(ffn_compute_s(&g, &e, &o), 10e-3, 1e-12);
 
     /* the shipped profiles: AutoAWQ 0.1 and vLLM 0.2 ran llm-awq's GEMM at every size, vLLM 0.3-0.5
      * below its 256-token dequantize threshold; vLLM 0.6 takes AWQ Marlin and carries none */
