@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -32,9 +33,17 @@ static const char serve_help[] =
     "  --max-compute S         simulate, plan: stop a request's computation after S seconds, 503 (default 120);\n"
     "                          one whose client has gone is stopped at once\n";
 
-static int usage(FILE *err, const char *msg, const char *arg)
+/* One usage error, worded as every other command's (cli_parse.c: "option '--batch': 'abc' is not a
+ * whole number in [1, 1000000]"), with the line that points to the help. */
+static int usage(FILE *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int usage(FILE *err, const char *fmt, ...)
 {
-    fprintf(err, "llmroof: error: serve: %s%s%s\ntry 'llmroof serve --help'\n", msg, arg ? ": " : "", arg ? arg : "");
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("llmroof: error: ", err);
+    vfprintf(err, fmt, ap);
+    va_end(ap);
+    fputs("\ntry 'llmroof serve --help'\n", err);
     return 2;
 }
 
@@ -56,7 +65,7 @@ int serve_parse(int argc, char **argv, struct serve_opts *o, FILE *out, FILE *er
                 if (takes_value)
                     j++;
                 else if (argv[j][0] != '-' || !argv[j][1]) /* '-' alone is an argument, as cli_parse reads it */
-                    return usage(err, "unexpected argument (serve takes options only)", argv[j]);
+                    return usage(err, "unexpected argument '%s' (serve takes options only)", argv[j]);
             }
             fputs(serve_help, out);
             return -1;
@@ -72,17 +81,15 @@ int serve_parse(int argc, char **argv, struct serve_opts *o, FILE *out, FILE *er
             }
         }
         if (k < 0)
-            return usage(err, a[0] == '-' && a[1] ? "unknown option" : "unexpected argument (serve takes options only)", a);
+            return a[0] == '-' && a[1] ? usage(err, "unknown option '%s'", a)
+                                       : usage(err, "unexpected argument '%s' (serve takes options only)", a);
         /* a second value had silently replaced the first (--port 8080 --port 8081 served on 8081) */
-        if (seen[k]) {
-            fprintf(err, "llmroof: error: serve: option '%s' given more than once\ntry 'llmroof serve --help'\n",
-                    names[k]);
-            return 2;
-        }
+        if (seen[k])
+            return usage(err, "option '%s' given more than once", names[k]);
         seen[k] = true;
         if (!val) {
             if (i + 1 >= argc)
-                return usage(err, "option needs a value", names[k]);
+                return usage(err, "option '%s' needs a value", names[k]);
             val = argv[++i];
         }
         int64_t v = 0;
@@ -92,39 +99,36 @@ int serve_parse(int argc, char **argv, struct serve_opts *o, FILE *out, FILE *er
             /* checked here, with the other options: it had been refused only once the catalog and
              * page were found, in the server, without the line that points to --help */
             struct in_addr addr;
-            if (inet_pton(AF_INET, val, &addr) != 1) {
-                fprintf(err, "llmroof: error: serve: option '--host': '%s' is not an IPv4 address (e.g. 127.0.0.1, "
-                             "0.0.0.0)\ntry 'llmroof serve --help'\n", val);
-                return 2;
-            }
+            if (inet_pton(AF_INET, val, &addr) != 1)
+                return usage(err, "option '--host': '%s' is not an IPv4 address (e.g. 127.0.0.1, 0.0.0.0)", val);
             o->host = val;
             break;
         }
         case 1:
             if (!parse_int64(val, 0, 65535, &v))
-                return usage(err, "option '--port' expects a port number 0-65535, got", val);
+                return usage(err, "option '--port': '%s' is not a port number in [0, 65535]", val);
             o->port = (int)v;
             break;
         case 2:
         case 3: *(k == 2 ? &o->web_dir : &o->data_dir) = val; break;
         case 4:
             if (!parse_int64(val, 1, 3600, &v))
-                return usage(err, "option '--timeout' expects whole seconds 1-3600, got", val);
+                return usage(err, "option '--timeout': '%s' is not a whole number of seconds in [1, 3600]", val);
             o->timeout_s = (unsigned)v;
             break;
         case 5:
             if (!parse_double(val, &d) || !(d >= 1 && d <= 1e12))
-                return usage(err, "option '--max-sim-tokens' expects a number 1-1e12, got", val);
+                return usage(err, "option '--max-sim-tokens': '%s' is not a number in [1, 1e12]", val);
             o->max_sim_tokens = d;
             break;
         case 7:
             if (!parse_int64(val, 1, 86400, &v))
-                return usage(err, "option '--max-compute' expects whole seconds 1-86400, got", val);
+                return usage(err, "option '--max-compute': '%s' is not a whole number of seconds in [1, 86400]", val);
             o->max_compute_s = (double)v;
             break;
         default:
             if (!parse_int64(val, 1, 100000, &v))
-                return usage(err, "option '--max-plan-layouts' expects a whole number 1-100000, got", val);
+                return usage(err, "option '--max-plan-layouts': '%s' is not a whole number in [1, 100000]", val);
             o->max_plan_layouts = (int)v;
             break;
         }
@@ -150,7 +154,7 @@ int serve_check_data_dir(const struct serve_opts *o, FILE *err)
         struct stat st;
         snprintf(p, sizeof p, "%s/%s", o->data_dir, files[i]);
         if (stat(p, &st) != 0 || !S_ISREG(st.st_mode)) {
-            fprintf(err, "llmroof: error: serve: option '--data': '%s' holds no %s (a catalog directory holds "
+            fprintf(err, "llmroof: error: option '--data': '%s' holds no %s (a catalog directory holds "
                          "gpus.json and models.json)\ntry 'llmroof serve --help'\n", o->data_dir, files[i]);
             return 2;
         }
@@ -162,7 +166,7 @@ const char *serve_web_dir(const struct serve_opts *o, char *buf, size_t n, FILE 
 {
     if (o->web_dir) {
         if (!has_index(o->web_dir)) {
-            fprintf(err, "llmroof: error: serve: option '--web': '%s' holds no index.html\n", o->web_dir);
+            fprintf(err, "llmroof: error: option '--web': '%s' holds no index.html\n", o->web_dir);
             return NULL;
         }
         snprintf(buf, n, "%s", o->web_dir);
@@ -171,7 +175,7 @@ const char *serve_web_dir(const struct serve_opts *o, char *buf, size_t n, FILE 
     const char *env = getenv("LLMROOF_WEB");
     if (env && *env) {
         if (!has_index(env)) {
-            fprintf(err, "llmroof: error: serve: LLMROOF_WEB='%s' holds no index.html\n", env);
+            fprintf(err, "llmroof: error: LLMROOF_WEB='%s' holds no index.html\n", env);
             return NULL;
         }
         snprintf(buf, n, "%s", env);
@@ -195,6 +199,6 @@ const char *serve_web_dir(const struct serve_opts *o, char *buf, size_t n, FILE 
             snprintf(buf, n, "%s", dirs[i]);
             return buf;
         }
-    fprintf(err, "llmroof: error: serve: cannot find the page (index.html); use --web DIR or LLMROOF_WEB\n");
+    fprintf(err, "llmroof: error: cannot find the page (index.html); use --web DIR or LLMROOF_WEB\n");
     return NULL;
 }
