@@ -438,6 +438,9 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
     kvb(t, "dp_lm_head_split", e->dp_lm_head_split,
         e->dp_lm_head_split ? "--dp-attention: the LM head split over every GPU of the stage"
                             : "--dp-attention: each replica's own LM head");
+    kvb(t, "ssm_state_fp32", e->ssm_state_fp32,
+        e->ssm_state_fp32 ? "recurrent state in fp32 unless the model or --state-dtype says otherwise"
+                          : "recurrent state at the model's 16-bit dtype unless the model or --state-dtype says otherwise");
     kvb(t, "spec_state_per_token", e->spec_state_per_token,
         e->spec_state_per_token ? "speculation: a recurrent state for every verified token (draft positions + 1)"
                                 : "speculation: a recurrent state per draft position");

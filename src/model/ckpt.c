@@ -46,7 +46,17 @@ struct llmroof_dtypes ckpt_dtypes(const struct llmroof_model *m, const struct ll
     given = ckpt_engine_dtypes(given, en);
     if (!weight_given && given.weight_bits <= 0 && ckpt_weight_dtype(m, &d))
         given.weight = d;
-    return ckpt_state_dtype(m, given);
+    given = ckpt_state_dtype(m, given);
+    /* neither --state-dtype nor the model's config: the engine's default, fp32 where it keeps the
+     * state so (SGLang: mamba2_state_dtype starts from float32, then the config's mamba_ssm_dtype,
+     * then --mamba-ssm-dtype; vLLM's "auto" is the model dtype). Its convolution tail stays 16-bit
+     * there (SGLANG_MAMBA_CONV_DTYPE bfloat16), which one state dtype cannot say: the tail, 2-5% of
+     * the elements, is counted at fp32 too (docs/model.md "Layer kinds") */
+    if (m && en && en->ssm_state_fp32 && !given.state_set && m->linear_kind != LLMROOF_LINEAR_NONE) {
+        given.state_set = true;
+        given.state = LLMROOF_FP32;
+    }
+    return given;
 }
 
 struct llmroof_dtypes ckpt_state_dtype(const struct llmroof_model *m, struct llmroof_dtypes given)

@@ -357,6 +357,8 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
             cJSON_AddBoolToObject(o, "dp_lm_head_split", true);
         if (e[i].spec_state_per_token)
             cJSON_AddBoolToObject(o, "spec_state_per_token", true);
+        if (e[i].ssm_state_fp32)
+            cJSON_AddBoolToObject(o, "ssm_state_fp32", true);
         if (e[i].prompt_within_budget)
             cJSON_AddBoolToObject(o, "prompt_within_budget", true);
         add_positive(o, "waiting_served_ratio", (double)e[i].waiting_served_ratio);

@@ -180,6 +180,19 @@ static void sglang(const struct plan_input *in, const struct limits *lim, const 
         add(b, bn, " --kv-cache-dtype fp8_e4m3");
     else if (in->dt.kv != LLMROOF_FP16 && in->dt.kv != LLMROOF_BF16)
         add(nt, nn, "SGLang has no %s KV cache (fp8 at most): left at auto; ", dtype_name(in->dt.kv));
+    /* SGLang's SSM state: float32 unless the model's config or --mamba-ssm-dtype says otherwise
+     * (configs/mamba_utils.py mamba2_state_dtype; engine ssm_state_fp32): the flag where the state
+     * planned differs from what SGLang would take */
+    if (in->model && layers_state_elems(in->model) > 0 && in->dt.state_set) {
+        const enum llmroof_dtype own = in->model->lin_state_dtype_set ? in->model->lin_state_dtype : LLMROOF_FP32;
+        if (in->dt.state == LLMROOF_FP32 || in->dt.state == LLMROOF_BF16 || in->dt.state == LLMROOF_FP16) {
+            if (in->dt.state != own)
+                add(b, bn, " --mamba-ssm-dtype %s",
+                    in->dt.state == LLMROOF_FP32 ? "float32" : in->dt.state == LLMROOF_BF16 ? "bfloat16" : "float16");
+        } else
+            add(nt, nn, "SGLang has no %s SSM state (float32, bfloat16 or float16): left at its default; ",
+                dtype_name(in->dt.state));
+    }
     if (in->dt.weight == LLMROOF_FP8)
         add(b, bn, " --quantization fp8");
     else if (in->dt.weight != LLMROOF_FP16 && in->dt.weight != LLMROOF_BF16)

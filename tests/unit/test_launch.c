@@ -200,7 +200,8 @@ static void infeasible_row_and_model_without_repo(void **state)
 }
 
 /* An fp32 recurrent state (--state-dtype fp32) on a model with recurrent layers: vLLM's
- * --mamba-cache-dtype float32; on a model without them, nothing; fp8 state: a note. */
+ * --mamba-cache-dtype float32, SGLang's own default (no flag); a 16-bit state: nothing for vLLM
+ * (auto), SGLang's --mamba-ssm-dtype; on a model without them, nothing; fp8 state: a note. */
 static void fp32_state_sets_vllm_mamba_cache_dtype(void **state)
 {
     struct llmroof_catalog cat;
@@ -216,13 +217,19 @@ static void fp32_state_sets_vllm_mamba_cache_dtype(void **state)
     assert_string_equal(v->cmd, "vllm serve nvidia/NVIDIA-Nemotron-Nano-9B-v2 --tensor-parallel-size 1 "
                                 "--max-num-seqs 256 --max-num-batched-tokens 2048 --mamba-cache-dtype float32");
     assert_null(strstr(find(&s, "sglang", "serve")->cmd, "mamba"));
-    in.dt.state = LLMROOF_FP16; /* the model's own width: vLLM's auto */
+    in.dt.state = LLMROOF_FP16; /* the model's own width: vLLM's auto, below SGLang's float32 */
     launch_build(&in, &o, &s);
     assert_null(strstr(find(&s, "vllm", "serve")->cmd, "mamba"));
+    assert_non_null(strstr(find(&s, "sglang", "serve")->cmd, " --mamba-ssm-dtype float16"));
+    in.dt.state = LLMROOF_BF16;
+    launch_build(&in, &o, &s);
+    assert_non_null(strstr(find(&s, "sglang", "serve")->cmd, " --mamba-ssm-dtype bfloat16"));
     in.dt.state = LLMROOF_FP8;
     launch_build(&in, &o, &s);
     assert_null(strstr(find(&s, "vllm", "serve")->cmd, "mamba"));
     assert_non_null(strstr(find(&s, "vllm", "serve")->note, "no fp8 recurrent state"));
+    assert_null(strstr(find(&s, "sglang", "serve")->cmd, "mamba"));
+    assert_non_null(strstr(find(&s, "sglang", "serve")->note, "no fp8 SSM state"));
     /* a model with attention only: no recurrent cache to size */
     setup_in(&in, model(&cat, "llama-3.1-70b"));
     in.dt.state_set = true;

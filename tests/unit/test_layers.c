@@ -418,6 +418,39 @@ static void config_state_dtype_is_the_default(void **state)
     assert_non_null(strstr(err.msg, "'mamba_ssm_dtype'"));
 }
 
+/* An engine that keeps the recurrent state in fp32 by default (engine ssm_state_fp32: SGLang's
+ * mamba2_state_dtype starts from float32) sets it where neither --state-dtype nor the model's
+ * config names one; vLLM's "auto" keeps the model's 16 bits; attention-only models have none. */
+static void engine_state_dtype_default(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_engine *sg = shipped_engine(&cat, "sglang"), *vl = shipped_engine(&cat, "vllm");
+    assert_true(sg->ssm_state_fp32);
+    assert_false(vl->ssm_state_fp32);
+    struct llmroof_model m;
+    import_ok("qwen3-next-80b-a3b.json", &m);
+    const struct llmroof_dtypes none = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_dtypes d = ckpt_dtypes(&m, sg, none, false);
+    assert_true(d.state_set);
+    assert_int_equal(d.state, LLMROOF_FP32);
+    /* Qwen3-Next's 36 gated-DeltaNet layers of 32 x 128 x 128 = 524,288 state elements and a
+     * convolution tail of 3 x (2 x 16 x 128 + 32 x 128 = 8,192) = 24,576, 548,864 a layer:
+     * 19,759,104 a sequence, 79,036,416 B at fp32 (SGLang's own slot keeps the tail at bf16:
+     * 77,266,944 B, 2.3% less), 39,518,208 B at the 16 bits vLLM keeps */
+    assert_rel_close(layers_state_elems_per_seq(&m) * ops_state_bytes(&d), 79036416.0, 0);
+    assert_false(ckpt_dtypes(&m, vl, none, false).state_set);
+    assert_rel_close(layers_state_elems_per_seq(&m) * ops_state_bytes(&none), 39518208.0, 0);
+    /* --state-dtype bf16 wins over the engine's default */
+    const struct llmroof_dtypes given = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, true, LLMROOF_BF16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    assert_int_equal(ckpt_dtypes(&m, sg, given, false).state, LLMROOF_BF16);
+    /* an attention-only model has no state to set */
+    import_ok("olmo-2-7b.json", &m);
+    assert_false(ckpt_dtypes(&m, sg, none, false).state_set);
+    catalog_free(&cat);
+}
+
 /* The decode step of a Qwen3-Next-style hybrid: the recurrent layers cost the same at any
  * context, only the attention layers' K/V reads grow. */
 static void hybrid_decode_is_flat_in_context_for_its_linear_layers(void **state)
@@ -719,6 +752,7 @@ int main(void)
         cmocka_unit_test(gated_deltanet_layer_by_hand),
         cmocka_unit_test(qwen3_next_ships_one_mtp_layer),
         cmocka_unit_test(config_state_dtype_is_the_default),
+        cmocka_unit_test(engine_state_dtype_default),
         cmocka_unit_test(hybrid_configs_without_their_pattern_are_refused),
         cmocka_unit_test(falcon_h1_parallel_mixers_by_hand),
         cmocka_unit_test(nemotron_nas_block_configs_by_hand),
