@@ -106,7 +106,7 @@ int cmd_list(struct cli *c, int argc, char **argv)
             else
                 table_empty(&t); /* the whole prompt in one pass */
             /* the profile's true booleans, by their engines.json names */
-            char tr[160] = "";
+            char tr[400] = ""; /* every flag below, a space apart, fits */
             const struct {
                 bool on;
                 const char *name;
@@ -118,7 +118,8 @@ int cmd_list(struct cli *c, int argc, char **argv)
                        { e->cuda_core_decode, "cuda_core_decode" }, { e->ray_workers, "ray_workers" },
                        { e->logits_all_tokens, "logits_all_tokens" }, { e->quantized_head, "quantized_head" },
                        { e->kv_copy, "kv_copy" },                 { e->moe_tp_shared_local, "moe_tp_shared_local" },
-                       { e->dp_lm_head_split, "dp_lm_head_split" }, { e->spec_state_per_token, "spec_state_per_token" } };
+                       { e->dp_lm_head_split, "dp_lm_head_split" }, { e->spec_state_per_token, "spec_state_per_token" },
+                       { e->ssm_state_fp32, "ssm_state_fp32" } };
             for (size_t f = 0; f < sizeof fl / sizeof fl[0]; f++)
                 if (fl[f].on) {
                     size_t n = strlen(tr);
