@@ -59,7 +59,7 @@ _llmroof()
             fi
             COMPREPLY=($(compgen -W "$fmts" -- "$cur")); return ;;
         --table) COMPREPLY=($(compgen -W "$(llmroof "$cmd" --help 2>/dev/null | sed -n 's/.*instead of the first: //p' | tr -d ',')" -- "$cur")); return ;;
-        --gpus-file|--models-file|--svg|--trace|--requests-out|--trace-out|--map|--out|--uncertainty-out|--fit-gpus|--fit-engines|--serving|--serving-map) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        --gpus-file|--models-file|--spec-draft-config|--svg|--trace|--requests-out|--trace-out|--map|--out|--uncertainty-out|--fit-gpus|--fit-engines|--serving|--serving-map) COMPREPLY=($(compgen -f -- "$cur")); return ;;
         --ops) # validate's --ops takes a file; estimate's and report's is a flag
             if [[ $cmd == validate ]]; then COMPREPLY=($(compgen -f -- "$cur")); return; fi ;;
         --workload|-w)
@@ -69,7 +69,7 @@ _llmroof()
             COMPREPLY=($(compgen -W "chat docqa code openorca sharegpt fixed: random: lognormal: csv:" -- "$cur")); compopt -o nospace 2>/dev/null; return ;;
         --scenario) COMPREPLY=($(compgen -W "offline server" -- "$cur")); return ;;
         --router) COMPREPLY=($(compgen -W "round-robin least-loaded prefix-affinity" -- "$cur")); return ;;
-        --spec) COMPREPLY=($(compgen -W "eagle mtp medusa draft:" -- "$cur")); compopt -o nospace 2>/dev/null; return ;;
+        --spec) COMPREPLY=($(compgen -W "eagle eagle3 mtp medusa draft:" -- "$cur")); compopt -o nospace 2>/dev/null; return ;;
         --kv-link) COMPREPLY=($(compgen -W "nvlink ib pcie" -- "$cur")); return ;;
         --svg-dir|--web|--data) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     esac

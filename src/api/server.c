@@ -143,6 +143,7 @@ static const struct {
     { "trace", "reads a file the request names" },
     { "gpus-file", "reads a file the request names" },
     { "models-file", "reads a file the request names" },
+    { "spec-draft-config", "reads a file the request names" },
     { "data", "reads a catalog the request names" },
     { "args", "names files (only list and show take positional arguments over HTTP)" },
     { "format", "is always json" },

@@ -2,6 +2,7 @@
 #include "cli/cli_spec.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/parse.h"
@@ -50,6 +51,9 @@ int cli_spec_opt(struct cli *c, struct cli_spec_opts *o, int id, const char *arg
         o->spec.tokens = (int)tt;
         return 0;
     }
+    case OPT_SPECC:
+        o->config = arg;
+        return cli_check_input(c, "spec-draft-config", arg);
     case OPT_SPECV: {
         long v;
         o->have_vocab = true;
@@ -63,18 +67,24 @@ int cli_spec_opt(struct cli *c, struct cli_spec_opts *o, int id, const char *arg
 
 int cli_spec_check(struct cli *c, const struct cli_spec_opts *o)
 {
-    if ((o->have_k || o->have_accept || o->have_tree || o->have_vocab) && !o->method)
+    if ((o->have_k || o->have_accept || o->have_tree || o->have_vocab || o->config) && !o->method)
         /* name the option given (the first of them), not the whole family */
         return cli_usage_error(c, "option '%s' describes speculative decoding: add --spec METHOD (eagle, eagle3, mtp, "
                                   "medusa or draft:MODEL)",
                                o->have_k        ? "--spec-k"
                                : o->have_accept ? "--spec-accept"
                                : o->have_tree   ? "--spec-tree"
-                                                : "--spec-draft-vocab");
+                               : o->have_vocab  ? "--spec-draft-vocab"
+                                                : "--spec-draft-config");
     if (o->have_vocab && strcmp(o->method, "eagle3") != 0)
         return cli_usage_error(c, "option '--spec-draft-vocab' sizes an EAGLE-3 head's own vocabulary: it needs --spec "
                                   "eagle3, not '%s' (EAGLE, MTP and Medusa heads draft over the model's vocabulary; a "
                                   "draft model has its own)",
+                               CLI_CLIP(o->method));
+    if (o->config && strcmp(o->method, "eagle3") != 0 && strcmp(o->method, "eagle") != 0)
+        return cli_usage_error(c, "option '--spec-draft-config' shapes an EAGLE head's own decoder layer: it needs "
+                                  "--spec eagle or eagle3, not '%s' (an MTP module is a layer of the model, Medusa's "
+                                  "heads have no attention, a draft model is a catalog model)",
                                CLI_CLIP(o->method));
     if (o->method && !o->have_accept)
         return cli_usage_error(c, "option '--spec' needs the acceptance rate: add --spec-accept A (in [0, 1))");
@@ -84,6 +94,36 @@ int cli_spec_check(struct cli *c, const struct cli_spec_opts *o)
 bool cli_spec_needs_catalog(const struct cli_spec_opts *o)
 {
     return o->method && strncmp(o->method, "draft:", 6) == 0;
+}
+
+/* --spec-draft-config: the head's config.json into o->head, checked against the target m and the
+ * method (an EAGLE-3 config for eagle3, an EAGLE one for eagle) and --spec-draft-vocab */
+static int read_config(struct cli *c, struct cli_spec_opts *o, const struct llmroof_model *m)
+{
+    struct llmroof_err err = { 0 };
+    char *text;
+    size_t len;
+    const char *name = cli_input_name(o->config);
+    /* a config.json is a few hundred bytes (SpecForge's are under 2 KB) */
+    if (cli_read_input(c, "option '--spec-draft-config'", o->config, (size_t)1024 * 1024, &text, &len, &err))
+        return cli_usage_error(c, "option '--spec-draft-config': %s", err.msg);
+    const int rc = catalog_draft_head_from_hf(text, len, name, m, &o->head, &err);
+    free(text);
+    if (rc)
+        return cli_usage_error(c, "option '--spec-draft-config': %s", err.msg);
+    const bool e3 = o->spec.kind == SIM_SPEC_EAGLE3;
+    if (o->head.eagle3 != e3)
+        return cli_usage_error(c, "option '--spec-draft-config': %s: field 'architectures' %s, but --spec is %s; use "
+                                  "--spec %s", CLI_CLIP(name),
+                               o->head.eagle3 ? "names an EAGLE-3 head (an ...Eagle3 class or draft_vocab_size)"
+                                              : "names no EAGLE-3 head (no ...Eagle3 class, no draft_vocab_size)",
+                               o->method, o->head.eagle3 ? "eagle3" : "eagle");
+    /* the flag and the config's draft_vocab_size must agree where both are given */
+    if (e3 && o->have_vocab && o->head.vocab > 0 && o->head.vocab != o->spec.draft_vocab)
+        return cli_usage_error(c, "option '--spec-draft-vocab': %ld tokens, but %s: field 'draft_vocab_size' is %ld; "
+                                  "give one of them, or the same value", o->spec.draft_vocab, CLI_CLIP(name),
+                               o->head.vocab);
+    return 0;
 }
 
 int cli_spec_resolve(struct cli *c, struct cli_spec_opts *o, const struct llmroof_model *m)
@@ -112,9 +152,14 @@ int cli_spec_resolve(struct cli *c, struct cli_spec_opts *o, const struct llmroo
     } else if (sp->kind == SIM_SPEC_NONE) {
         return cli_usage_error(c, "option '--spec': '%s' is not eagle, eagle3, mtp, medusa or draft:MODEL", o->method);
     }
+    if (o->config) {
+        int rc = read_config(c, o, m);
+        if (rc)
+            return rc;
+    }
     if (sp->kind == SIM_SPEC_EAGLE3) {
         if (!o->have_vocab)
-            sp->draft_vocab = SIM_SPEC_EAGLE3_VOCAB;
+            sp->draft_vocab = o->head.vocab > 0 ? o->head.vocab : SIM_SPEC_EAGLE3_VOCAB;
         /* the head maps its tokens onto the target's (d2t): it cannot draft more than those */
         if (o->have_vocab && sp->draft_vocab > m->vocab)
             return cli_usage_error(c, "option '--spec-draft-vocab': %ld tokens is more than %s's vocabulary of %ld; an "
@@ -169,5 +214,7 @@ struct llmroof_spec_decode cli_spec_decode(const struct cli_spec_opts *o)
     d.tokens_per_step = sim_spec_expected_tokens(sp);
     d.eagle3_vocab = sp->kind == SIM_SPEC_EAGLE3 ? sp->draft_vocab : 0;
     d.eagle = sp->kind == SIM_SPEC_EAGLE || sp->kind == SIM_SPEC_EAGLE3;
+    if (d.eagle)
+        d.head = o->head;
     return d;
 }

@@ -11,17 +11,20 @@
 
 /* Option ids, apart from the commands' own (small) and the setup options' (CLI_SETUP_BASE). */
 #define CLI_SPEC_BASE 900
-enum { OPT_SPEC = CLI_SPEC_BASE, OPT_SPECK, OPT_SPECA, OPT_SPECT, OPT_SPECV };
+enum { OPT_SPEC = CLI_SPEC_BASE, OPT_SPECK, OPT_SPECA, OPT_SPECT, OPT_SPECV, OPT_SPECC };
 #define CLI_OPT_SPEC \
     { OPT_SPEC, "spec", 0, "METHOD", "speculative decoding: eagle, eagle3, mtp, medusa or draft:MODEL", false }, \
     { OPT_SPECK, "spec-k", 0, "K", "tokens proposed per step (default 3)", false }, \
     { OPT_SPECA, "spec-accept", 0, "A", "per-token acceptance rate in [0, 1) (required with --spec)", false }, \
     { OPT_SPECT, "spec-tree", 0, "TOPK:TOKENS", "a draft tree of --spec-k steps: TOPK candidates per node, TOKENS verified per step", false }, \
-    { OPT_SPECV, "spec-draft-vocab", 0, "V", "eagle3: the draft head's vocabulary, its draft_vocab_size (default 32000, at most the model's)", false }
+    { OPT_SPECV, "spec-draft-vocab", 0, "V", "eagle3: the draft head's vocabulary, its draft_vocab_size (default 32000, at most the model's)", false }, \
+    { OPT_SPECC, "spec-draft-config", 0, "FILE", "eagle, eagle3: the draft head's config.json: its layer's heads, KV heads, head_dim, MLP width and draft vocabulary", false }
 
 struct cli_spec_opts {
     const char *method;                    /* --spec, NULL: none */
     bool have_k, have_accept, have_tree, have_vocab; /* which of the other options were given */
+    const char *config;                    /* --spec-draft-config FILE, NULL: none */
+    struct llmroof_draft_head head;        /* its layer shape after cli_spec_resolve; heads 0: none */
     struct sim_spec spec;                  /* k, alpha, topk, tokens as given; kind and draft after
                                               cli_spec_resolve */
 };
@@ -34,8 +37,9 @@ int cli_spec_opt(struct cli *c, struct cli_spec_opts *o, int id, const char *arg
 int cli_spec_check(struct cli *c, const struct cli_spec_opts *o);
 /* After the catalog, with --spec given: the method into o->spec.kind (draft:MODEL looked up into
  * o->spec.draft) and checked against the target m: an MTP module needs the model's, a draft is
- * not the target and shares its vocabulary, a tree holds the tokens it verifies. Returns 0 or 2
- * after printing the error. */
+ * not the target and shares its vocabulary, a tree holds the tokens it verifies; a
+ * --spec-draft-config read into o->head against m (catalog_draft_head_from_hf), its vocabulary the
+ * head's where --spec-draft-vocab is absent. Returns 0 or 2 after printing the error. */
 int cli_spec_resolve(struct cli *c, struct cli_spec_opts *o, const struct llmroof_model *m);
 /* Whether --spec names a draft model (draft:MODEL): its lookup needs the whole catalog. */
 bool cli_spec_needs_catalog(const struct cli_spec_opts *o);

@@ -244,8 +244,9 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
             mo.drafter_bytes = dm.weights_bytes_per_gpu;
             mo.drafter_kv_bytes = dm.kv_bytes_per_token_per_gpu;
         } else {
-            memory_head_drafter(m, &e.shard, &setup.dt, &mem, spec.drafter == LLMROOF_DRAFTER_MEDUSA ? spec.steps : 0,
-                                spec.eagle3_vocab, spec.eagle, &mo.drafter_bytes, &mo.drafter_kv_bytes);
+            memory_head_drafter_own(m, &e.shard, &setup.dt, &mem, spec.drafter == LLMROOF_DRAFTER_MEDUSA ? spec.steps : 0,
+                                    spec.eagle3_vocab, spec.eagle, &spec.head, &mo.drafter_bytes,
+                                    &mo.drafter_kv_bytes);
         }
         if ((rc = memory_eval_layout(m, g, &lay, &setup.dt, ctx_len, &mo, &mem, &err)))
             return cli_fail(c, &err);
@@ -414,11 +415,15 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
                 snprintf(tree, sizeof tree, ", tree topk %d", e.spec.topk);
             if (e.spec.eagle3_vocab > 0)
                 snprintf(tree + strlen(tree), sizeof tree - strlen(tree), ", draft vocabulary %ld", e.spec.eagle3_vocab);
-            sbuf_printf(&c->out, "note: speculative decoding %s%s%s, k %d%s, acceptance %.2f: each step verifies %d "
+            char own[120] = ""; /* --spec-draft-config: the head's own layer */
+            if (e.spec.head.heads > 0)
+                snprintf(own, sizeof own, ", draft layer %ld query / %ld KV heads of %ld, MLP %ld",
+                         e.spec.head.heads, e.spec.head.kv_heads, e.spec.head.head_dim, e.spec.head.intermediate);
+            sbuf_printf(&c->out, "note: speculative decoding %s%s%s, k %d%s%s, acceptance %.2f: each step verifies %d "
                                  "tokens per sequence and yields %.3f on average; step %.3f ms (verification %.3f + "
                                  "draft %.3f), TPOT = step / %.3f%s\n",
                         e.spec.method, e.spec.draft ? " " : "", e.spec.draft ? e.spec.draft->id : "", e.spec.steps,
-                        tree, e.spec.accept, e.spec.verify, e.tokens_per_step, e.step_s * 1e3, e.decode.time_s * 1e3,
+                        tree, own, e.spec.accept, e.spec.verify, e.tokens_per_step, e.step_s * 1e3, e.decode.time_s * 1e3,
                         e.draft.time_s * 1e3, e.tokens_per_step, pre);
         }
         if (arch_is_mla(m) && m->dsa_top_k > 0)

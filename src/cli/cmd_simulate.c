@@ -898,6 +898,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
     if (x->sp.method) {
         rc = cli_spec_resolve(c, &x->sp, m);
         x->cfg.spec = x->sp.spec;
+        x->cfg.spec_head = x->sp.head;
         if (!rc && x->sp.have_tree && x->cfg.max_batched_tokens < x->cfg.spec.tokens)
             rc = cli_usage_error(c, "option '--spec-tree': %d tokens verified per step need a budget of as many; "
                                     "--max-batched-tokens is %ld", x->cfg.spec.tokens, x->cfg.max_batched_tokens);

@@ -567,6 +567,25 @@ int catalog_model_from_hf(const char *text, size_t len, const char *fname, const
 int catalog_model_from_hf_warn(const char *text, size_t len, const char *fname, const char *id,
                                struct llmroof_model *out, char *warn, size_t warn_cap, struct llmroof_err *err);
 
+/* An EAGLE-family draft head's own decoder layer, from its HuggingFace config.json
+ * (--spec-draft-config): a Llama layer of these shapes in place of the target's attention shape
+ * and MLP rule (ops_head_shape_own). heads 0: none given. */
+struct llmroof_draft_head {
+    long heads;        /* num_attention_heads; 0 = no config: the head takes the target's shape */
+    long kv_heads;     /* num_key_value_heads (default num_attention_heads), divides heads */
+    long head_dim;     /* head_dim (default hidden_size / num_attention_heads), elements */
+    long intermediate; /* intermediate_size: its dense SwiGLU MLP's width, elements */
+    long vocab;        /* draft_vocab_size (EAGLE-3), else vocab_size (at most the target's); 0 = not stated */
+    bool eagle3;       /* an EAGLE-3 head: architectures names an ...Eagle3 class, or draft_vocab_size is given */
+    bool attn_bias;    /* attention_bias: q/k/v/o carry biases (LlamaConfig; default false) */
+};
+/* Reads a draft head's config.json (`text`, `len` bytes; messages name `fname`) against its target:
+ * hidden_size must be the target's, num_key_value_heads must divide num_attention_heads, an MLA
+ * layer (kv_lora_rank) and more than one layer are refused. 0, or LLMROOF_EINPUT with err naming
+ * the file and the field; *out zeroed on error. */
+int catalog_draft_head_from_hf(const char *text, size_t len, const char *fname, const struct llmroof_model *target,
+                               struct llmroof_draft_head *out, struct llmroof_err *err);
+
 /* Resolves the argument of import-hf: an existing file is itself; "org/name" is looked up in the
  * HuggingFace cache, hub = $HF_HOME/hub (hf_home non-NULL) or $HOME/.cache/huggingface/hub:
  * hub/models--org--name/snapshots/REV/config.json with REV from refs/main when present, else the

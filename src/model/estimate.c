@@ -633,8 +633,8 @@ static int draft_cost(const struct llmroof_setup *s, const struct llmroof_effs *
     }
     case LLMROOF_DRAFTER_HEAD: {
         /* EAGLE-3 fuses the target's features at its first pass only (ops_head_shape) */
-        const struct ops_head h1 = ops_head_shape(s->model, sp->eagle3_vocab, true, sp->eagle),
-                              h2 = ops_head_shape(s->model, sp->eagle3_vocab, false, sp->eagle);
+        const struct ops_head h1 = ops_head_shape_own(s->model, &sp->head, sp->eagle3_vocab, true, sp->eagle),
+                              h2 = ops_head_shape_own(s->model, &sp->head, sp->eagle3_vocab, false, sp->eagle);
         ops_build_draft(s->model, sh, &s->dt, &first, 0, &h1, &ops);
         roofline_eval(s->gpu, s->dt.act, heff, s->tp, &ops, &p);
         passes_add(out, split, &p, 1.0);
@@ -886,8 +886,16 @@ int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_reques
         return llmroof_err_set(err, LLMROOF_EINPUT, "batch, prompt and output must each be at least 1");
     if (spec && (rc = spec_check(spec, err)))
         return rc;
+    if (spec && spec->drafter == LLMROOF_DRAFTER_HEAD && spec->eagle && spec->head.heads > 0) {
+        /* a head of its own shape splits over the target's attention TP (ops_head_attn) */
+        struct llmroof_model am;
+        struct llmroof_shard ash;
+        if ((rc = ops_head_attn(s->model, &spec->head, &out->shard, &am, &ash, err)))
+            return rc;
+    }
     out->has_spec = spec != NULL;
-    out->spec = spec ? *spec : (struct llmroof_spec_decode){ LLMROOF_DRAFTER_HEAD, NULL, NULL, 0, 0.0, 0, 0, 1.0, 0, false };
+    out->spec = spec ? *spec
+                     : (struct llmroof_spec_decode){ LLMROOF_DRAFTER_HEAD, NULL, NULL, 0, 0.0, 0, 0, 1.0, 0, false, { 0 } };
     out->tokens_per_step = spec ? spec->tokens_per_step : 1.0;
     out->draft_prefill_s = 0.0;
     memset(&out->draft, 0, sizeof out->draft);
@@ -984,7 +992,7 @@ int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_reques
             ops_build(spec->draft, &dsh, &s->dt, rep > 1 ? &pbb : &pb, &dop);
         } else {
             const struct llmroof_batch pbd = batch_prefill(Bb * (double)rep, P, &out->shard.few); /* the busiest replica's */
-            const struct ops_head hd = ops_head_shape(s->model, spec->eagle3_vocab, true, spec->eagle);
+            const struct ops_head hd = ops_head_shape_own(s->model, &spec->head, spec->eagle3_vocab, true, spec->eagle);
             ops_build_draft(s->model, &out->shard, &s->dt, &pbd, 0, &hd, &dop);
         }
         roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &dop, &dph);

@@ -76,6 +76,8 @@ struct llmroof_spec_decode {
     bool eagle;                        /* LLMROOF_DRAFTER_HEAD: an EAGLE-family head, a dense decoder
                                           layer of its own (on a MoE target, ops_eagle_mlp_width);
                                           false: an MTP module, one of the target's layers */
+    struct llmroof_draft_head head;    /* an EAGLE-family head's own layer shape (--spec-draft-config:
+                                          ops_head_shape_own, ops_head_attn); heads 0: the target's */
 };
 
 struct llmroof_estimate {

@@ -584,10 +584,41 @@ static double mean_mlp_bytes(const struct llmroof_model *m, const struct llmroof
     return (nd * dense * w + nm * (moe_w * w + moe_e * we + router)) / L;
 }
 
+/* The attention weights of the mean layer on one rank of `sh` (stage_weights' attention terms over
+ * every layer: the attention layers' projections and norms, a DSA indexer, the recurrent layers'
+ * mixers and the other layers' norms), the part of target weights / layers that a head with its
+ * own layer shape (--spec-draft-config) holds in its own shape instead. */
+static double mean_attn_bytes(const struct llmroof_model *m, const struct llmroof_shard *sh,
+                              const struct llmroof_dtypes *dt)
+{
+    const double w = ops_weight_bytes(dt), L = (double)m->layers, h = (double)m->hidden;
+    double attn, dense, moe_w, moe_e;
+    layer_weights(m, sh, &attn, &dense, &moe_w, &moe_e);
+    if (layers_patterned(m)) {
+        const struct llmroof_layer_counts c = layers_count(m, 0, m->layers);
+        const double norms = arch_norms_per_layer(m) * (m->norm == LLMROOF_NORM_LAYER ? 2.0 * h : h);
+        const double tp = sh->tp > 0 ? (double)sh->tp : 1.0;
+        return ((c.full + c.local) * (attn + layers_dsa_params(m)) + (L - c.full - c.local) * norms +
+                c.linear * layers_linear_params(m) / tp) * w / L;
+    }
+    return (attn + (m->dsa_top_k > 0 ? layers_dsa_params(m) : 0.0)) * w;
+}
+
 void memory_head_drafter(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
                          const struct llmroof_memory *target, int medusa_heads, long eagle3_vocab, bool eagle,
                          double *bytes_per_gpu, double *kv_bytes_per_token_per_gpu)
 {
+    memory_head_drafter_own(m, sh, dt, target, medusa_heads, eagle3_vocab, eagle, NULL, bytes_per_gpu,
+                            kv_bytes_per_token_per_gpu);
+}
+
+void memory_head_drafter_own(const struct llmroof_model *m, const struct llmroof_shard *sh,
+                             const struct llmroof_dtypes *dt, const struct llmroof_memory *target, int medusa_heads,
+                             long eagle3_vocab, bool eagle, const struct llmroof_draft_head *own,
+                             double *bytes_per_gpu, double *kv_bytes_per_token_per_gpu)
+{
+    if (medusa_heads > 0 || !eagle || (own && own->heads <= 0))
+        own = NULL; /* only an EAGLE-family head has a config of its own */
     /* the attention layers of the stage whose K/V per token the target's figure is (the fullest:
      * all of them without PP; under PP the last stage, which holds the head, may hold fewer, and
      * dividing its K/V by every layer had charged the head's layer 273 B a token where it holds
@@ -598,7 +629,28 @@ void memory_head_drafter(const struct llmroof_model *m, const struct llmroof_sha
     *bytes_per_gpu = medusa_heads > 0 ? ops_medusa_bytes(m, sh, dt, medusa_heads)
                                       : target->weights_bytes_per_gpu /
                                                 (double)(sh->pp > 1 ? sh->stage_layers_max : m->layers) +
-                                            ops_eagle3_extra_bytes(m, sh, dt, eagle3_vocab);
+                                            ops_eagle3_extra_bytes_own(m, own, sh, dt, eagle3_vocab);
+    if (own) {
+        /* its own layer (ops_head_attn): the mean layer's attention share out, the head's q/k/v/o
+         * and norms in; its own MLP width where ops_head_shape_own gives it one (a dense target's
+         * MLP of that width stays the mean layer's) */
+        struct llmroof_model am;
+        struct llmroof_shard ash;
+        (void)ops_head_attn(m, own, sh, &am, &ash, NULL); /* the caller has checked its TP */
+        double attn, dense, moe_w, moe_e;
+        layer_weights(&am, &ash, &attn, &dense, &moe_w, &moe_e);
+        *bytes_per_gpu += attn * ops_weight_bytes(dt) - mean_attn_bytes(m, sh, dt);
+        const struct ops_head hd = ops_head_shape_own(m, own, eagle3_vocab, true, true);
+        if (hd.mlp_width > 0) {
+            const double tp = sh->tp > 0 ? (double)sh->tp : 1.0;
+            *bytes_per_gpu += 3.0 * (double)m->hidden * (hd.mlp_width / tp) * ops_weight_bytes(dt) -
+                              mean_mlp_bytes(m, sh, dt);
+        }
+        /* one Llama layer's K/V a token at the cache's dtype: its KV heads on this rank (one
+         * where TP copies them), each a key and a value of head_dim */
+        *kv_bytes_per_token_per_gpu = kv_layer_bytes(&am, &ash, dtype_bytes(dt->kv));
+        return;
+    }
     if (medusa_heads == 0 && eagle && m->moe_experts > 0) {
         /* the mean layer's MLP share (its experts, router, shared experts and the dense layers'
          * MLPs over every layer) out, the head's own dense MLP in */

@@ -179,6 +179,15 @@ static inline void memory_fit_batch(struct llmroof_memory *mem, long batch)
 void memory_head_drafter(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
                          const struct llmroof_memory *target, int medusa_heads, long eagle3_vocab, bool eagle,
                          double *bytes_per_gpu, double *kv_bytes_per_token_per_gpu);
+/* The same for an EAGLE-family head with its own layer shape (own non-NULL with heads > 0, from
+ * --spec-draft-config; otherwise exactly memory_head_drafter): the mean layer's attention weights
+ * replaced by the head's q/k/v/o and norms (ops_head_attn), its MLP by the config's width where
+ * ops_head_shape_own gives one, the EAGLE-3 terms at its q/k/v width, and the K/V per token its
+ * own layer's, 2 x KV heads on the rank x head_dim at the cache's dtype. */
+void memory_head_drafter_own(const struct llmroof_model *m, const struct llmroof_shard *sh,
+                             const struct llmroof_dtypes *dt, const struct llmroof_memory *target, int medusa_heads,
+                             long eagle3_vocab, bool eagle, const struct llmroof_draft_head *own,
+                             double *bytes_per_gpu, double *kv_bytes_per_token_per_gpu);
 
 int memory_eval(const struct llmroof_model *m, const struct llmroof_gpu *g, int tp,
                 const struct llmroof_dtypes *dt, long context_len, const struct llmroof_mem_opts *o,

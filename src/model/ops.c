@@ -1078,9 +1078,70 @@ struct ops_head ops_head_shape(const struct llmroof_model *m, long eagle3_vocab,
 {
     const double mw = eagle ? ops_eagle_mlp_width(m) : 0.0;
     if (eagle3_vocab <= 0)
-        return (struct ops_head){ 2.0, 1.0, (double)m->vocab, mw };
+        return (struct ops_head){ 2.0, 1.0, (double)m->vocab, mw, NULL };
     const double v = (double)eagle3_vocab < (double)m->vocab ? (double)eagle3_vocab : (double)m->vocab;
-    return (struct ops_head){ first ? 3.0 : 0.0, 2.0, v, mw };
+    return (struct ops_head){ first ? 3.0 : 0.0, 2.0, v, mw, NULL };
+}
+
+struct ops_head ops_head_shape_own(const struct llmroof_model *m, const struct llmroof_draft_head *own,
+                                   long eagle3_vocab, bool first, bool eagle)
+{
+    struct ops_head hd = ops_head_shape(m, eagle3_vocab, first, eagle);
+    if (!eagle || !own || own->heads <= 0)
+        return hd;
+    hd.own = own;
+    /* the config's MLP width; on a dense target whose plain MLP is that wide the mean layer's
+     * MLP already is the head's (a Llama-3.1-8B head of its target's shape costs as before) */
+    const bool same = m->moe_experts <= 0 && !layers_patterned(m) && own->intermediate == m->intermediate &&
+                      m->mlp == LLMROOF_MLP_GATED && !m->mlp_bias;
+    hd.mlp_width = same ? 0.0 : (double)own->intermediate;
+    return hd;
+}
+
+int ops_head_attn(const struct llmroof_model *m, const struct llmroof_draft_head *own, const struct llmroof_shard *sh,
+                  struct llmroof_model *am, struct llmroof_shard *ash, struct llmroof_err *err)
+{
+    /* the target's identity, hidden size, vocabulary, norm kind and checkpoint format (the head's
+     * GEMMs are charged at the target's dtypes, as its mean layer is); a Llama decoder layer's
+     * attention and MLP (transformers' LlamaDecoderLayer: RMSNorm, GQA with RoPE, SwiGLU) */
+    *am = *m;
+    am->layers = 1;
+    am->heads = own->heads;
+    am->kv_heads = own->kv_heads;
+    am->head_dim = own->head_dim;
+    am->intermediate = own->intermediate;
+    am->mlp = LLMROOF_MLP_GATED;
+    am->qkv_bias = am->o_bias = own->attn_bias;
+    am->mlp_bias = am->parallel_attn = am->attn_gate = am->qk_norm = am->attention_sinks = false;
+    am->norms_per_layer = 0;
+    am->moe_experts = am->moe_top_k = am->moe_intermediate = am->moe_shared = 0;
+    am->moe_first_dense = am->moe_layer_step = am->moe_groups = am->moe_topk_groups = 0;
+    am->q_lora_rank = am->kv_lora_rank = am->qk_nope_dim = am->qk_rope_dim = am->v_head_dim = 0;
+    am->window = am->window_global_every = 0;
+    am->window_chunked = false;
+    am->mixers[0] = am->ffns[0] = '\0';
+    am->linear_kind = LLMROOF_LINEAR_NONE;
+    am->lin_heads = am->lin_k_heads = am->lin_k_dim = am->lin_v_dim = am->lin_conv = 0;
+    am->dsa_top_k = am->dsa_heads = am->dsa_head_dim = 0;
+    am->mtp_layers = 0;
+    *ash = *sh;
+    const long tp = sh->tp > 0 ? sh->tp : 1;
+    /* per rank as ops_shard splits a model's heads; rounded up where TP does not divide them */
+    ash->heads_per_rank = (own->heads + tp - 1) / tp;
+    ash->kv_replicated = own->kv_heads < tp;
+    ash->kv_heads_per_rank = own->kv_heads >= tp ? (own->kv_heads + tp - 1) / tp : 1;
+    ash->intermediate_per_rank = (double)own->intermediate / (double)tp;
+    ash->stage_layers_max = ash->stage_layers_min = 1;
+    ash->few = ops_few_rule_flops(am);
+    if (own->heads % tp != 0)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "the draft head's config (--spec-draft-config): field "
+                               "'num_attention_heads' (%ld) is not divisible by TP %ld, the target's attention TP "
+                               "its layer is split over", own->heads, tp);
+    if (own->kv_heads % tp != 0 && tp % own->kv_heads != 0)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "the draft head's config (--spec-draft-config): field "
+                               "'num_key_value_heads' (%ld) and TP %ld must divide one another, the target's "
+                               "attention TP its layer is split over", own->kv_heads, tp);
+    return LLMROOF_OK;
 }
 
 double ops_eagle_mlp_width(const struct llmroof_model *m)
@@ -1091,17 +1152,17 @@ double ops_eagle_mlp_width(const struct llmroof_model *m)
 }
 
 /* the head's MLP width on one rank: split over the attention-TP group (its layer's TP) */
-static double eagle_mlp_per_rank(const struct llmroof_model *m, const struct llmroof_shard *sh)
+static double eagle_mlp_per_rank(double width, const struct llmroof_shard *sh)
 {
     const double tp = sh->tp > 0 ? (double)sh->tp : 1.0;
-    return ops_eagle_mlp_width(m) / tp;
+    return width / tp;
 }
 
 double ops_eagle_mlp_bytes(const struct llmroof_model *m, const struct llmroof_shard *sh,
                            const struct llmroof_dtypes *dt)
 {
     const double nmat = m->mlp == LLMROOF_MLP_GATED ? 3.0 : 2.0;
-    return nmat * (double)m->hidden * eagle_mlp_per_rank(m, sh) * ops_weight_bytes(dt);
+    return nmat * (double)m->hidden * eagle_mlp_per_rank(ops_eagle_mlp_width(m), sh) * ops_weight_bytes(dt);
 }
 
 /* the q/k/v output width of one rank of the head's layer: a Llama layer with the target's heads
@@ -1115,8 +1176,23 @@ static double head_qkv_width(const struct llmroof_model *m, const struct llmroof
 double ops_eagle3_extra_bytes(const struct llmroof_model *m, const struct llmroof_shard *sh,
                               const struct llmroof_dtypes *dt, long eagle3_vocab)
 {
+    return ops_eagle3_extra_bytes_own(m, NULL, sh, dt, eagle3_vocab);
+}
+
+double ops_eagle3_extra_bytes_own(const struct llmroof_model *m, const struct llmroof_draft_head *own,
+                                  const struct llmroof_shard *sh, const struct llmroof_dtypes *dt, long eagle3_vocab)
+{
     if (eagle3_vocab <= 0)
         return 0.0;
+    double qw;
+    if (own && own->heads > 0) {
+        struct llmroof_model am;
+        struct llmroof_shard ash;
+        (void)ops_head_attn(m, own, sh, &am, &ash, NULL); /* the caller has checked its TP */
+        qw = head_qkv_width(&am, &ash);
+    } else {
+        qw = head_qkv_width(m, sh);
+    }
     const struct ops_head hd = ops_head_shape(m, eagle3_vocab, true, true);
     const double h = (double)m->hidden, w = ops_weight_bytes(dt);
     /* the mean layer stands for a decoder layer and EAGLE's 2h -> h projection: add the q/k/v
@@ -1125,7 +1201,7 @@ double ops_eagle3_extra_bytes(const struct llmroof_model *m, const struct llmroo
      * TP, or over the stage where SGLang splits the head under data-parallel attention), as
      * ops_build_draft reads it */
     const double lm_share = m->vocab > 0 ? sh->lm_vocab_per_rank / (double)m->vocab : 1.0 / (double)sh->tp;
-    return h * head_qkv_width(m, sh) * w + h * h * w + h * hd.vocab * lm_share * ops_unquantized_bytes(m, dt, true);
+    return h * qw * w + h * h * w + h * hd.vocab * lm_share * ops_unquantized_bytes(m, dt, true);
 }
 
 void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
@@ -1187,6 +1263,43 @@ void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *
         op[k].count /= L;
     }
     const struct ops_head hd = head ? *head : ops_head_shape(m, 0, true, true);
+    /* the q/k/v width the head's extra inputs feed: the target's, or its own layer's */
+    double qw = head_qkv_width(m, sh);
+    if (hd.own && hd.own->heads > 0) {
+        /* a head with its own layer shape (--spec-draft-config): its norms, q/k/v, K/V append,
+         * attention and o_proj are those of a one-layer Llama of that shape on the same ranks
+         * (ops_head_attn), in place of the target's mean layer's (DeepSeek-V3's MLA, a hybrid's
+         * recurrent mixers, a windowed model's local layers: none of them the head's). The MLP,
+         * the LM head and the collectives stay as built above. */
+        struct llmroof_model am;
+        struct llmroof_shard ash;
+        struct llmroof_oplist lo;
+        (void)ops_head_attn(m, hd.own, sh, &am, &ash, NULL); /* the caller has checked its TP */
+        ops_build_split(&am, &ash, dt, b, false, &lo);
+        static const enum llmroof_opkind own_ops[] = { LLMROOF_OP_NORM, LLMROOF_OP_QKV_PROJ, LLMROOF_OP_KV_WRITE,
+                                                       LLMROOF_OP_ATTENTION, LLMROOF_OP_O_PROJ };
+        for (size_t i = 0; i < sizeof own_ops / sizeof own_ops[0]; i++) {
+            op[own_ops[i]] = lo.op[own_ops[i]];
+            out->gemm_out[own_ops[i]] = lo.gemm_out[own_ops[i]];
+        }
+        op[LLMROOF_OP_ATTN_LOCAL] = op[LLMROOF_OP_MLA_KV_UP] = op[LLMROOF_OP_DSA_INDEX] = op[LLMROOF_OP_LINEAR_MIX] =
+            (struct llmroof_op){ 0 };
+        out->gemm_out[LLMROOF_OP_MLA_KV_UP] = 0.0;
+        /* what the roofline reads of the attention (set_context's step-wide fields) */
+        out->mla_absorbed = false;
+        out->attn_kv_bytes = lo.attn_kv_bytes;
+        out->attn_local_kv_bytes = out->attn_local_full_flops = out->attn_local_full_bytes = 0.0;
+        out->local_sliding = lo.local_sliding;
+        out->longer_query = lo.longer_query;
+        out->kv_8bit = lo.kv_8bit;
+        out->fa2_unfit = lo.fa2_unfit;
+        out->q_per_kv = lo.q_per_kv;
+        out->new_per_seq = lo.new_per_seq;
+        out->keys_per_seq = lo.keys_per_seq;
+        out->attn_heads = lo.attn_heads;
+        out->attn_square = lo.attn_square;
+        qw = head_qkv_width(&am, &ash);
+    }
     struct llmroof_op *qkv = &op[LLMROOF_OP_QKV_PROJ];
     const double n = qkv->count; /* the head has one of each: per instance, over the mean layer's count */
     if (hd.fc_in > 0) {
@@ -1199,7 +1312,7 @@ void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *
     if (hd.attn_in > 1.0) {
         /* EAGLE-3: the embedding beside the hidden state into q/k/v (K (attn_in) h): the
          * projection's further inputs, weights and activations */
-        const double more = (hd.attn_in - 1.0) * h, qw = head_qkv_width(m, sh);
+        const double more = (hd.attn_in - 1.0) * h;
         qkv->flops += 2.0 * T * more * qw / n;
         qkv->bytes += (more * qw * w + T * more * a) / n;
         qkv->wbytes += more * qw * w / n;
@@ -1209,11 +1322,14 @@ void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *
          * target's experts (ops_eagle_mlp_width): no router, no expert dispatch or gather, one
          * dense SwiGLU split over the attention-TP group, and after it the TP all-reduce a dense
          * layer has (one after attention, one after the MLP, one for the embedding) */
-        const double nmat = m->mlp == LLMROOF_MLP_GATED ? 3.0 : 2.0, I = eagle_mlp_per_rank(m, sh);
+        /* a config's head is a Llama layer: a SwiGLU (three matrices) whatever the target's MLP */
+        const double nmat = hd.own || m->mlp == LLMROOF_MLP_GATED ? 3.0 : 2.0;
+        const double I = eagle_mlp_per_rank(hd.mlp_width, sh);
+        const enum llmroof_mlp kind = hd.own ? LLMROOF_MLP_GATED : m->mlp;
         op[LLMROOF_OP_FFN] = op[LLMROOF_OP_ROUTER] = op[LLMROOF_OP_ALL_TO_ALL] = op[LLMROOF_OP_MLP_GATHER] =
             (struct llmroof_op){ 0 };
         op[LLMROOF_OP_DENSE_FFN] = (struct llmroof_op){ n, 2.0 * T * h * I * nmat / n,
-                                                        (nmat * h * I * w + T * mlp_act_bytes(m->mlp, h, I, a, a, false)) / n,
+                                                        (nmat * h * I * w + T * mlp_act_bytes(kind, h, I, a, a, false)) / n,
                                                         0, 3, nmat * h * I * w / n };
         out->gemm_out[LLMROOF_OP_FFN] = 0.0;
         out->gemm_out[LLMROOF_OP_DENSE_FFN] = T * ((nmat - 1.0) * I + h) / n;

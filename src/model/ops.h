@@ -552,14 +552,33 @@ struct ops_head {
     double attn_in;   /* hidden widths into the layer's q/k/v projection: 1, EAGLE-3 2 */
     double vocab;     /* the head's vocabulary: the target's, EAGLE-3's draft_vocab_size */
     double mlp_width; /* an EAGLE head's own dense MLP on a mixture-of-experts target, its width
-                         (ops_eagle_mlp_width); 0: the target's mean layer's MLP (an MTP module,
-                         which is a layer of its target, or any head of a dense target) */
+                         (ops_eagle_mlp_width, or the config's intermediate_size); 0: the target's
+                         mean layer's MLP (an MTP module, which is a layer of its target, or any
+                         head of a dense target whose config does not give it another width) */
+    const struct llmroof_draft_head *own; /* the head's own layer shape (--spec-draft-config): its
+                         q/k/v/o, attention and K/V are a Llama layer of these heads (ops_head_attn);
+                         NULL: the target's mean layer's attention */
 };
 /* EAGLE's and an MTP module's pass (eagle3_vocab 0), or EAGLE-3's first (from the target's
  * features) or later pass over a vocabulary of eagle3_vocab tokens (at most the target's).
  * eagle: an EAGLE-family head (EAGLE-1/2/3), whose layer is a dense Llama decoder layer of its
  * own; false: an MTP module, one of the target's own layers (DeepSeek-V3's is a MoE layer). */
 struct ops_head ops_head_shape(const struct llmroof_model *m, long eagle3_vocab, bool first, bool eagle);
+/* ops_head_shape for an EAGLE-family head (eagle) with its own config (own non-NULL with heads > 0;
+ * else exactly ops_head_shape): own->intermediate is its MLP width in place of ops_eagle_mlp_width's
+ * rule (on a dense target only where it differs from the target's plain MLP, which the mean layer
+ * then stands for as before), and `own` shapes its attention (ops_build_draft). */
+struct ops_head ops_head_shape_own(const struct llmroof_model *m, const struct llmroof_draft_head *own,
+                                   long eagle3_vocab, bool first, bool eagle);
+/* The draft head's decoder layer as a one-layer dense Llama model of its own (*am: the target's
+ * hidden size, dtypes-relevant checkpoint fields, vocabulary and norm kind; own's heads, KV heads,
+ * head_dim, width and attention bias; no MLA, window, recurrent layers, experts or sparse
+ * attention) and its shard at sh's TP and replicas (*ash: sh with the head's per-rank heads, KV
+ * heads and width). Fails, naming the config's field, where TP does not divide the head's query
+ * heads or its KV heads and TP do not divide one another (as ops_shard asks of a model: vLLM and
+ * SGLang shard the draft layer over the target's attention TP); *ash then rounds up. */
+int ops_head_attn(const struct llmroof_model *m, const struct llmroof_draft_head *own, const struct llmroof_shard *sh,
+                  struct llmroof_model *am, struct llmroof_shard *ash, struct llmroof_err *err);
 /* The MLP width of an EAGLE head drafting for a mixture-of-experts target: a dense SwiGLU as wide
  * as the experts one token runs, (top-k + shared) x the expert width. The released heads are dense
  * LlamaDecoderLayers (EAGLE-3's LlamaForCausalLMEagle3): Kimi-K2's (AQ-MedAI/Kimi-K2-Instruct-eagle3)
@@ -581,6 +600,10 @@ void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *
  * target's: shard lm_vocab_per_rank). */
 double ops_eagle3_extra_bytes(const struct llmroof_model *m, const struct llmroof_shard *sh,
                               const struct llmroof_dtypes *dt, long eagle3_vocab);
+/* The same for a head with its own layer (own non-NULL, heads > 0): the q/k/v projection's second
+ * h of inputs at the head's q/k/v width (ops_head_attn); own NULL: ops_eagle3_extra_bytes. */
+double ops_eagle3_extra_bytes_own(const struct llmroof_model *m, const struct llmroof_draft_head *own,
+                                  const struct llmroof_shard *sh, const struct llmroof_dtypes *dt, long eagle3_vocab);
 /* Weight bytes that `heads` Medusa heads hold on one rank of `sh`, those ops_build_draft reads:
  * each its h x h residual block and its own projection to the rank's share of the vocabulary, at
  * the LM head's bytes per weight (ops_unquantized_bytes). */

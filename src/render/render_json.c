@@ -434,6 +434,13 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
             cJSON_AddNumberToObject(so, "tree_topk", sp->topk);
         if (sp->eagle3_vocab > 0)
             cJSON_AddNumberToObject(so, "draft_vocab", (double)sp->eagle3_vocab);
+        if (sp->head.heads > 0) { /* --spec-draft-config: the head's own layer */
+            cJSON *dh = cJSON_AddObjectToObject(so, "draft_layer");
+            cJSON_AddNumberToObject(dh, "heads", (double)sp->head.heads);
+            cJSON_AddNumberToObject(dh, "kv_heads", (double)sp->head.kv_heads);
+            cJSON_AddNumberToObject(dh, "head_dim", (double)sp->head.head_dim);
+            cJSON_AddNumberToObject(dh, "intermediate", (double)sp->head.intermediate);
+        }
         cJSON_AddNumberToObject(so, "verify_tokens", sp->verify);
         cJSON_AddNumberToObject(so, "tokens_per_step", e->tokens_per_step);
         cJSON_AddNumberToObject(so, "step_s", e->step_s);

@@ -222,9 +222,13 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
             snprintf(tree, sizeof tree, ", tree %d:%d", c->spec.topk, c->spec.tokens);
         if (c->spec.kind == SIM_SPEC_EAGLE3)
             snprintf(tree + strlen(tree), sizeof tree - strlen(tree), ", draft vocabulary %ld", c->spec.draft_vocab);
-        sbuf_printf(out, "\nspeculative decoding: %s%s%s, k %d%s, acceptance %g: expected %.3f tokens per step",
+        char own[120] = ""; /* --spec-draft-config: the head's own layer */
+        if (c->spec_head.heads > 0)
+            snprintf(own, sizeof own, ", draft layer %ld query / %ld KV heads of %ld, MLP %ld", c->spec_head.heads,
+                     c->spec_head.kv_heads, c->spec_head.head_dim, c->spec_head.intermediate);
+        sbuf_printf(out, "\nspeculative decoding: %s%s%s, k %d%s%s, acceptance %g: expected %.3f tokens per step",
                     sim_spec_name(c->spec.kind), c->spec.kind == SIM_SPEC_DRAFT ? " " : "",
-                    c->spec.kind == SIM_SPEC_DRAFT ? c->spec.draft->id : "", c->spec.k, tree, c->spec.alpha,
+                    c->spec.kind == SIM_SPEC_DRAFT ? c->spec.draft->id : "", c->spec.k, tree, own, c->spec.alpha,
                     sim_spec_expected_tokens(&c->spec));
     }
 }

@@ -1260,9 +1260,17 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
          * KV pool); Medusa's heads are MLPs and cache nothing. Llama-3.1-8B: 131,072 B per token,
          * 4,096 more (memory_head_drafter, which estimate --spec takes too) */
         double head_bytes, head_kv;
-        memory_head_drafter(s->model, &e->sh, &s->dt, &mem, c->spec.kind == SIM_SPEC_MEDUSA ? c->spec.k : 0,
-                            c->spec.kind == SIM_SPEC_EAGLE3 ? c->spec.draft_vocab : 0,
-                            c->spec.kind == SIM_SPEC_EAGLE || c->spec.kind == SIM_SPEC_EAGLE3, &head_bytes, &head_kv);
+        if ((c->spec.kind == SIM_SPEC_EAGLE || c->spec.kind == SIM_SPEC_EAGLE3) && c->spec_head.heads > 0) {
+            /* a head of its own shape splits over this instance's attention TP (ops_head_attn) */
+            struct llmroof_model am;
+            struct llmroof_shard ash;
+            if ((rc = ops_head_attn(s->model, &c->spec_head, &e->sh, &am, &ash, err)))
+                return rc;
+        }
+        memory_head_drafter_own(s->model, &e->sh, &s->dt, &mem, c->spec.kind == SIM_SPEC_MEDUSA ? c->spec.k : 0,
+                                c->spec.kind == SIM_SPEC_EAGLE3 ? c->spec.draft_vocab : 0,
+                                c->spec.kind == SIM_SPEC_EAGLE || c->spec.kind == SIM_SPEC_EAGLE3, &c->spec_head,
+                                &head_bytes, &head_kv);
         cap_bytes -= head_bytes * (double)mem.attn_dp;
         per_token += head_kv;
     }

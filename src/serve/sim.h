@@ -206,6 +206,9 @@ struct sim_config {
                                       * 128 by default: HTTP 429 "Model is overloaded"); 0: none */
     bool user_max_concurrent;        /* --max-concurrent-requests given: the profile's does not replace it */
     struct sim_spec spec;            /* speculative decoding */
+    struct llmroof_draft_head spec_head; /* EAGLE, EAGLE-3: the head's own layer shape (--spec-draft-config:
+                                        ops_head_shape_own); heads 0: the target's. Beside spec, not in
+                                        it, so that a struct sim_spec written field by field stays whole */
     double ttft_slo_s, tpot_slo_s;   /* per-request limits for goodput; 0 = no limit */
     int slo_percentile;              /* percentile the limits apply to (MLPerf: 99) */
     bool first_token_only;           /* requests end at their first token (the planner sizes a

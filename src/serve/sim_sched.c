@@ -869,13 +869,14 @@ static double target_time(const struct engine *e, const struct iter *it)
 
 /* One draft step of a head on the target (ops_build_draft): a layer, the LM head, and the step's
  * launch and synchronisation overhead. */
-static double draft_step_s(const struct engine *e, const struct sim_spec *sp, const struct llmroof_batch *b,
-                           int medusa_heads, bool first)
+static double draft_step_s(const struct engine *e, const struct sim_spec *sp, const struct llmroof_draft_head *own,
+                           const struct llmroof_batch *b, int medusa_heads, bool first)
 {
     struct llmroof_oplist ops;
     struct llmroof_phase p;
-    const struct ops_head hd = ops_head_shape(e->setup.model, sp->kind == SIM_SPEC_EAGLE3 ? sp->draft_vocab : 0, first,
-                                              sp->kind == SIM_SPEC_EAGLE || sp->kind == SIM_SPEC_EAGLE3);
+    const struct ops_head hd = ops_head_shape_own(e->setup.model, own,
+                                                  sp->kind == SIM_SPEC_EAGLE3 ? sp->draft_vocab : 0, first,
+                                                  sp->kind == SIM_SPEC_EAGLE || sp->kind == SIM_SPEC_EAGLE3);
     ops_build_draft(e->setup.model, &e->sh, &e->setup.dt, b, medusa_heads, &hd, &ops);
     roofline_eval(e->setup.gpu, e->setup.dt.act, &e->setup.eff, e->setup.tp, &ops, &p);
     return p.time_s;
@@ -884,14 +885,14 @@ static double draft_step_s(const struct engine *e, const struct sim_spec *sp, co
 /* A draft head's passes over the decoding sequences: an EAGLE head or MTP module runs k steps of
  * its layer, the first over one token a sequence (dec1), the later ones over the tree's expanded
  * nodes (later); Medusa's k heads run once, beside each other (ops_build_draft) */
-static double head_drafts_s(const struct engine *e, const struct sim_spec *sp, const struct llmroof_batch *dec1,
-                            const struct llmroof_batch *later)
+static double head_drafts_s(const struct engine *e, const struct sim_spec *sp, const struct llmroof_draft_head *own,
+                            const struct llmroof_batch *dec1, const struct llmroof_batch *later)
 {
     if (sp->kind == SIM_SPEC_MEDUSA)
-        return draft_step_s(e, sp, dec1, sp->k, true);
-    double t = draft_step_s(e, sp, dec1, 0, true);
+        return draft_step_s(e, sp, own, dec1, sp->k, true);
+    double t = draft_step_s(e, sp, own, dec1, 0, true);
     if (sp->k > 1)
-        t += (double)(sp->k - 1) * draft_step_s(e, sp, later, 0, false);
+        t += (double)(sp->k - 1) * draft_step_s(e, sp, own, later, 0, false);
     return t;
 }
 
@@ -1172,8 +1173,8 @@ double sim_spec_step_s(const struct runner *r, const struct engine *e, double B,
     case SIM_SPEC_EAGLE3:
     case SIM_SPEC_MEDUSA:
         if (sp->kind != SIM_SPEC_MEDUSA && pre->tokens > 0)
-            t += draft_step_s(e, sp, pre, 0, true);
-        t += head_drafts_s(e, sp, &dec1, &later);
+            t += draft_step_s(e, sp, &r->c->spec_head, pre, 0, true);
+        t += head_drafts_s(e, sp, &r->c->spec_head, &dec1, &later);
         break;
     case SIM_SPEC_NONE: break;
     }
@@ -1284,7 +1285,7 @@ static double gpu_time(const struct runner *r, const struct engine *e, const str
          * prefill instance has none, and no draft batch: the chunks are its pass). A draft
          * model's shard has no replicas: the busiest replica's own batch, unscaled */
         if (sp->kind == SIM_SPEC_EAGLE || sp->kind == SIM_SPEC_EAGLE3 || sp->kind == SIM_SPEC_MTP)
-            t += draft_step_s(e, sp, &pre_head, 0, true);
+            t += draft_step_s(e, sp, &r->c->spec_head, &pre_head, 0, true);
         else if (sp->kind == SIM_SPEC_DRAFT && !spec_on(r, e))
             t += sim_step_time(&e->draft, &e->dsh, &pre);
         else if (sp->kind == SIM_SPEC_DRAFT && it->decode_seqs == 0)
@@ -1310,7 +1311,7 @@ static double gpu_time(const struct runner *r, const struct engine *e, const str
     case SIM_SPEC_EAGLE:
     case SIM_SPEC_EAGLE3:
     case SIM_SPEC_MEDUSA:
-        t += head_drafts_s(e, sp, &dec1, &later);
+        t += head_drafts_s(e, sp, &r->c->spec_head, &dec1, &later);
         break;
     case SIM_SPEC_NONE: break;
     }

@@ -42,6 +42,7 @@ offers "llmroof simulate --workload open" openorca
 offers "llmroof simulate --workload sh" sharegpt
 offers "llmroof simulate --router l" least-loaded
 offers "llmroof simulate --spec ea" eagle
+offers "llmroof simulate --spec eagle" eagle3
 offers "llmroof simulate --pref" --prefix-cache
 offers "llmroof plan --slo-percentile p9" p95
 offers "llmroof estimate --engine vl" vllm-0.6

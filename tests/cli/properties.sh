@@ -316,4 +316,15 @@ sys.exit(not (d["ttft_s"]["p90"] == float(sys.argv[2]) and d["tpot_s"]["p90"] ==
 done <"$tmp/rows"
 check "the plan had disaggregated rows of several layouts to rerun ($nrows)" [ "$nrows" -ge 3 ]
 
+# --spec-draft-config with the target's own layer shape (Llama-3.1-8B's EAGLE-3 head: 32 / 8 heads of
+# 128, 14,336 wide) changes no number of estimate or simulate: only the note naming the draft layer
+for cmd in "estimate -m llama-3.1-8b -g h100 -b 8 --spec eagle3 --spec-accept 0.7" \
+           "simulate -m llama-3.1-8b -g h100 --workload fixed:512:64 --rate 2 -n 40 --spec eagle3 --spec-k 3 --spec-accept 0.7"; do
+    # shellcheck disable=SC2086
+    "$bin" $cmd | grep -v "speculative decoding" >"$tmp/own0"
+    # shellcheck disable=SC2086
+    "$bin" $cmd --spec-draft-config tests/data/draft/llama-3.1-8b-eagle3.json | grep -v "speculative decoding" >"$tmp/own1"
+    check "a draft config of the target's own shape changes nothing (${cmd%% *})" cmp -s "$tmp/own0" "$tmp/own1"
+done
+
 exit $fail

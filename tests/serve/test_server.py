@@ -287,7 +287,7 @@ class Server(unittest.TestCase):
             self.error(data)
 
     def test_file_options_are_refused(self):
-        for key in ["svg", "requests_out", "trace-out", "gpus_file", "args", "trace", "data"]:
+        for key in ["svg", "requests_out", "trace-out", "gpus_file", "args", "trace", "data", "spec_draft_config"]:
             st, _, data = self.post("simulate", {"model": "llama-2-7b", "gpu": "a100", key: "/tmp/llmroof-x"})
             self.assertEqual(st, 400, key)
             self.assertIn("not over HTTP", self.error(data))

@@ -1529,9 +1529,83 @@ static void checkpoint_excluded_takes_operator_names(void **state)
     catalog_free(&cat);
 }
 
+/* --spec-draft-config's reader (catalog_draft_head_from_hf): a draft head's config.json against
+ * its target. SpecForge's configs/deepseek-v3-671b-eagle3.json states no head_dim: 7,168 / 56 = 128;
+ * configs/kimi-k2-eagle3.json states 64 / 64 heads of 128 (its target Kimi-K2 is not in the catalog,
+ * so DeepSeek-V3, of the same hidden size 7,168, stands for it); an EAGLE-1 head (LlamaForCausalLM,
+ * no draft_vocab_size) is no EAGLE-3 one and drafts over vocab_size. */
+static void a_draft_head_config_reads_its_layer_shape(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *v3 = model(&cat, "deepseek-v3");
+    struct llmroof_draft_head d;
+    struct llmroof_err err = { 0 };
+    const char *ds = "{\"architectures\": [\"LlamaForCausalLMEagle3\"], \"hidden_size\": 7168, \"intermediate_size\": "
+                     "40960, \"num_attention_heads\": 56, \"num_key_value_heads\": 8, \"num_hidden_layers\": 1, "
+                     "\"vocab_size\": 129280, \"draft_vocab_size\": 32000}";
+    assert_int_equal(catalog_draft_head_from_hf(ds, strlen(ds), "ds.json", v3, &d, &err), 0);
+    assert_int_equal(d.heads, 56);
+    assert_int_equal(d.kv_heads, 8);
+    assert_int_equal(d.head_dim, 128);
+    assert_int_equal(d.intermediate, 40960);
+    assert_int_equal(d.vocab, 32000);
+    assert_true(d.eagle3);
+    assert_false(d.attn_bias);
+    const char *kimi = "{\"architectures\": [\"LlamaForCausalLMEagle3\"], \"attention_bias\": false, \"head_dim\": 128, "
+                       "\"hidden_size\": 7168, \"intermediate_size\": 18432, \"num_attention_heads\": 64, "
+                       "\"num_hidden_layers\": 1, \"num_key_value_heads\": 64, \"rope_scaling\": null, "
+                       "\"vocab_size\": 163840, \"draft_vocab_size\": 32000}";
+    assert_int_equal(catalog_draft_head_from_hf(kimi, strlen(kimi), "kimi.json", v3, &d, &err), 0);
+    assert_int_equal(d.heads, 64);
+    assert_int_equal(d.kv_heads, 64);
+    assert_int_equal(d.head_dim, 128);
+    /* no num_key_value_heads: as many as the query heads (LlamaConfig's default); an EAGLE-1 head */
+    const char *e1 = "{\"architectures\": [\"LlamaForCausalLM\"], \"hidden_size\": 7168, \"intermediate_size\": 18432, "
+                     "\"num_attention_heads\": 32, \"vocab_size\": 129280}";
+    assert_int_equal(catalog_draft_head_from_hf(e1, strlen(e1), "e1.json", v3, &d, &err), 0);
+    assert_int_equal(d.kv_heads, 32);
+    assert_int_equal(d.head_dim, 224); /* 7,168 / 32 */
+    assert_int_equal(d.vocab, 129280);
+    assert_false(d.eagle3);
+    /* each bad input names the file and the field */
+    static const struct { const char *doc, *msg; } bad[] = {
+        { "{\"hidden_size\": 4096, \"intermediate_size\": 14336, \"num_attention_heads\": 32}",
+          "b.json: field 'hidden_size' is 4096, but deepseek-v3's hidden size is 7168" },
+        { "{\"hidden_size\": 7168, \"intermediate_size\": 40960, \"num_attention_heads\": 56, \"num_key_value_heads\": 12}",
+          "b.json: field 'num_key_value_heads' (12) must divide 'num_attention_heads' (56)" },
+        { "{\"hidden_size\": 7168, \"intermediate_size\": 40960, \"num_attention_heads\": -56}",
+          "b.json: field 'num_attention_heads' must be an integer in [1, 65536]" },
+        { "{\"hidden_size\": 7168, \"intermediate_size\": 40960, \"num_attention_heads\": 48}",
+          "b.json: field 'head_dim' is absent and 'num_attention_heads' (48) does not divide 'hidden_size' (7168)" },
+        { "{\"hidden_size\": 7168, \"num_attention_heads\": 56}", "b.json: field 'intermediate_size' is missing" },
+        { "{\"hidden_size\": 7168, \"intermediate_size\": 18432, \"num_attention_heads\": 128, \"kv_lora_rank\": 512}",
+          "b.json: field 'kv_lora_rank': a draft head with multi-head latent attention is not modelled" },
+        { "{\"hidden_size\": 7168, \"intermediate_size\": 40960, \"num_attention_heads\": 56, \"num_hidden_layers\": 2}",
+          "b.json: field 'num_hidden_layers' must be 1" },
+        { "{\"hidden_size\": 7168, \"intermediate_size\": 40960, \"num_attention_heads\": 56, \"draft_vocab_size\": 200000}",
+          "b.json: field 'draft_vocab_size' (200000) is more than deepseek-v3's vocabulary of 129280" },
+        { "{\"hidden_size\": 7168, \"intermediate_size\": 40960, \"num_attention_heads\": 56, \"attention_bias\": 1}",
+          "b.json: field 'attention_bias' must be true or false" },
+        { "{\"hidden_size\": 7168,", "b.json:1:" },
+        { "[1, 2]", "b.json: expected a JSON object" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err = (struct llmroof_err){ 0 };
+        assert_int_equal(catalog_draft_head_from_hf(bad[i].doc, strlen(bad[i].doc), "b.json", v3, &d, &err),
+                         LLMROOF_EINPUT);
+        if (!strstr(err.msg, bad[i].msg))
+            fail_msg("case %zu: '%s' lacks '%s'", i, err.msg, bad[i].msg);
+        assert_int_equal(d.heads, 0); /* nothing half-read */
+    }
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_draft_head_config_reads_its_layer_shape),
         cmocka_unit_test(shipped_catalog_has_exactly_the_listed_ids),
         cmocka_unit_test(checkpoint_excluded_takes_operator_names),
         cmocka_unit_test(nested_fields_are_named_by_their_path),

@@ -1132,9 +1132,9 @@ static void drafter_prefill_joins_ttft(void **state)
     struct llmroof_setup s = setup(&cat, "llama-3.1-70b", "h100", 4);
     struct llmroof_setup d = setup(&cat, "llama-3.1-8b", "h100", 4);
     const double E = sim_spec_tokens_per_step(3, 0.7);
-    const struct llmroof_spec_decode draft = { LLMROOF_DRAFTER_MODEL, "draft", model(&cat, "llama-3.1-8b"), 3, 0.7, 0, 4, E, 0, false },
-                                     eagle = { LLMROOF_DRAFTER_HEAD, "eagle", NULL, 3, 0.7, 0, 4, E, 0, true },
-                                     medusa = { LLMROOF_DRAFTER_MEDUSA, "medusa", NULL, 3, 0.7, 0, 4, E, 0, false };
+    const struct llmroof_spec_decode draft = { LLMROOF_DRAFTER_MODEL, "draft", model(&cat, "llama-3.1-8b"), 3, 0.7, 0, 4, E, 0, false, { 0 } },
+                                     eagle = { LLMROOF_DRAFTER_HEAD, "eagle", NULL, 3, 0.7, 0, 4, E, 0, true, { 0 } },
+                                     medusa = { LLMROOF_DRAFTER_MEDUSA, "medusa", NULL, 3, 0.7, 0, 4, E, 0, false, { 0 } };
     struct llmroof_request r = { 1, 4096, 128 };
     struct llmroof_estimate plain = run(&s, 1, 4096, 128), alone = run(&d, 1, 4096, 128), e;
     struct llmroof_err err = { 0 };
@@ -1289,7 +1289,7 @@ static void two_batch_overlap_splits_verification_by_sequences(void **state)
     load_shipped(&cat);
     struct llmroof_setup s = dsv3_ep8_dpa(&cat);
     const double E = sim_spec_tokens_per_step(3, 0.7);
-    const struct llmroof_spec_decode mtp = { LLMROOF_DRAFTER_HEAD, "mtp", NULL, 3, 0.7, 0, 4, E, 0, false };
+    const struct llmroof_spec_decode mtp = { LLMROOF_DRAFTER_HEAD, "mtp", NULL, 3, 0.7, 0, 4, E, 0, false, { 0 } };
     struct llmroof_request r8 = { 8, 512, 128 }, r16 = { 16, 512, 128 };
     struct llmroof_estimate p8, t8, p16, t16;
     struct llmroof_err err = { 0 };
@@ -1340,7 +1340,7 @@ static void draft_passes_run_on_the_busiest_replica(void **state)
     load_shipped(&cat);
     struct llmroof_setup s = dsv3_ep8_dpa(&cat);
     const double E = sim_spec_tokens_per_step(3, 0.8);
-    const struct llmroof_spec_decode mtp = { LLMROOF_DRAFTER_HEAD, "mtp", NULL, 3, 0.8, 0, 4, E, 0, false };
+    const struct llmroof_spec_decode mtp = { LLMROOF_DRAFTER_HEAD, "mtp", NULL, 3, 0.8, 0, 4, E, 0, false, { 0 } };
     struct llmroof_request r1 = { 1, 1024, 64 }, r8 = { 8, 1024, 64 }, r9 = { 9, 1024, 64 };
     struct llmroof_estimate e1, e8, e9;
     struct llmroof_err err = { 0 };
@@ -1368,7 +1368,7 @@ static void a_draft_model_drafts_its_replicas_sequences(void **state)
     s.layout.ep = 8;
     s.layout.dp_attn = true;
     const struct llmroof_model *dm = model(&cat, "qwen3-8b");
-    const struct llmroof_spec_decode sd = { LLMROOF_DRAFTER_MODEL, "draft", dm, 3, 0.6, 0, 4, sim_spec_tokens_per_step(3, 0.6), 0, false };
+    const struct llmroof_spec_decode sd = { LLMROOF_DRAFTER_MODEL, "draft", dm, 3, 0.6, 0, 4, sim_spec_tokens_per_step(3, 0.6), 0, false, { 0 } };
     struct llmroof_request r = { 64, 1024, 256 };
     struct llmroof_estimate e;
     struct llmroof_err err = { 0 };
@@ -1413,7 +1413,7 @@ static void spec_decode_tpot_is_step_over_expected_tokens(void **state)
     s.eff = (struct llmroof_effs){ .compute = 0.70, .memory = 0.80, .comm = 0.78, .overhead_s = 0.0002 };
     const double E = sim_spec_tokens_per_step(3, 0.7);
     assert_rel_close(E, 2.533, 1e-12);
-    const struct llmroof_spec_decode eagle = { LLMROOF_DRAFTER_HEAD, "eagle", NULL, 3, 0.7, 0, 4, E, 0, true };
+    const struct llmroof_spec_decode eagle = { LLMROOF_DRAFTER_HEAD, "eagle", NULL, 3, 0.7, 0, 4, E, 0, true, { 0 } };
     struct llmroof_request r = { 1, 512, 1536 };
     struct llmroof_estimate e;
     struct llmroof_err err = { 0 };
@@ -1448,7 +1448,7 @@ static void verification_computes_logits_at_every_position(void **state)
     load_shipped(&cat);
     struct llmroof_setup s = setup(&cat, "llama-3.1-8b", "h100", 1);
     const struct llmroof_spec_decode eagle = { LLMROOF_DRAFTER_HEAD, "eagle", NULL, 3, 0.7, 0, 4,
-                                               sim_spec_tokens_per_step(3, 0.7), 0, true };
+                                               sim_spec_tokens_per_step(3, 0.7), 0, true, { 0 } };
     struct llmroof_request r = { 8, 1024, 256 };
     struct llmroof_estimate e;
     struct llmroof_err err = { 0 };
@@ -1478,10 +1478,10 @@ static void spec_decode_without_acceptance_never_helps(void **state)
     struct llmroof_request r = { 8, 1024, 256 };
     struct llmroof_err err = { 0 };
     const struct llmroof_spec_decode cases[] = {
-        { LLMROOF_DRAFTER_HEAD, "eagle", NULL, 3, 0.0, 0, 4, 1.0, 0, true },
-        { LLMROOF_DRAFTER_MEDUSA, "medusa", NULL, 3, 0.0, 0, 4, 1.0, 0, false },
-        { LLMROOF_DRAFTER_MODEL, "draft", model(&cat, "llama-3.2-1b"), 3, 0.0, 0, 4, 1.0, 0, false },
-        { LLMROOF_DRAFTER_HEAD, "eagle", NULL, 3, 0.0, 4, 16, 1.0, 0, true },
+        { LLMROOF_DRAFTER_HEAD, "eagle", NULL, 3, 0.0, 0, 4, 1.0, 0, true, { 0 } },
+        { LLMROOF_DRAFTER_MEDUSA, "medusa", NULL, 3, 0.0, 0, 4, 1.0, 0, false, { 0 } },
+        { LLMROOF_DRAFTER_MODEL, "draft", model(&cat, "llama-3.2-1b"), 3, 0.0, 0, 4, 1.0, 0, false, { 0 } },
+        { LLMROOF_DRAFTER_HEAD, "eagle", NULL, 3, 0.0, 4, 16, 1.0, 0, true, { 0 } },
     };
     double draft_s[4];
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -1603,9 +1603,43 @@ static void mla_form_follows_the_modelled_break_even(void **state)
     catalog_free(&cat);
 }
 
+/* A draft config of the target's own layer shape gives the numbers the head without one gives:
+ * Llama-3.1-8B on an H100, EAGLE-3 at k 3, acceptance 0.7, 8 sequences (the config is
+ * yuhuili/EAGLE3-LLaMA3.1-Instruct-8B's shape: 32 / 8 heads of 128, 14,336 wide). */
+static void a_draft_config_of_the_targets_shape_estimates_the_same(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_setup s = setup(&cat, "llama-3.1-8b", "h100", 1);
+    struct llmroof_spec_decode a = { LLMROOF_DRAFTER_HEAD, "eagle3", NULL, 3, 0.7, 0, 4,
+                                     sim_spec_tokens_per_step(3, 0.7), 32000, true, { 0 } };
+    struct llmroof_spec_decode b = a;
+    b.head = (struct llmroof_draft_head){ 32, 8, 128, 14336, 32000, true, false };
+    struct llmroof_request r = { 8, 1024, 256 };
+    struct llmroof_estimate x, y;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(estimate_run_spec(&s, &r, &a, &x, &err), 0);
+    assert_int_equal(estimate_run_spec(&s, &r, &b, &y, &err), 0);
+    assert_rel_close(y.ttft_s, x.ttft_s, 1e-12);
+    assert_rel_close(y.tpot_s, x.tpot_s, 1e-12);
+    assert_rel_close(y.draft.time_s, x.draft.time_s, 1e-12);
+    assert_rel_close(y.draft_prefill_s, x.draft_prefill_s, 1e-12);
+    /* at TP 2 a head of 24 query heads over 8 KV heads splits; over 3 KV heads it does not (3 and 2
+     * divide neither way), refused naming the config's field */
+    b.head.heads = 24;
+    b.head.kv_heads = 8;
+    s.tp = 2;
+    assert_int_equal(estimate_run_spec(&s, &r, &b, &y, &err), 0);
+    b.head.kv_heads = 3;
+    assert_int_equal(estimate_run_spec(&s, &r, &b, &y, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "field 'num_key_value_heads' (3) and TP 2 must divide one another"));
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_draft_config_of_the_targets_shape_estimates_the_same),
         cmocka_unit_test(batch_1_decode_is_weights_plus_kv_over_bandwidth),
         cmocka_unit_test(each_attention_replica_schedules_its_own_sequences),
         cmocka_unit_test(a_copied_kv_tensor_adds_its_traffic_to_the_decode_step),

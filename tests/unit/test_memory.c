@@ -645,9 +645,56 @@ static void prepared_held_tokens_match_the_direct_count(void **state)
     catalog_free(&cat);
 }
 
+/* --spec-draft-config on an MLA target: the head's memory is its own Llama layer's. DeepSeek-V3 at
+ * TP 8, fp16, the 56 / 8 / 128 head of SpecForge's configs/deepseek-v3-671b-eagle3.json (MLP 40,960,
+ * draft vocabulary 32,000), against the head without a config (the mean MLA layer's attention, the
+ * (8 + 1) x 2,048 MLP rule, the q/k/v width of the target's 16 heads x 3 of 192 a rank):
+ *   attention:  the head's q 7,168 x 7 x 128 = 6,422,528 + k, v 2 x 7,168 x 128 = 1,835,008 + o
+ *               6,422,528 + two norms 14,336 = 14,694,400 weights, 29,388,800 B; the mean MLA
+ *               layer's 36,651,008 weights (test the_tightest_pipeline_stage_sets_the_kv_blocks),
+ *               73,302,016 B: -43,913,216
+ *   MLP:        3 x 7,168 x 40,960 / 8 x 2 = 220,200,960 B against 3 x 7,168 x 18,432 / 8 x 2 =
+ *               99,090,432: +121,110,528
+ *   EAGLE-3's second h into q/k/v: 7,168 x (7 + 2) x 128 x 2 = 16,515,072 B against 7,168 x
+ *               (16 + 2 x 16) x 192 x 2 = 132,120,576: -115,605,504
+ *   in all -38,408,192 B; K/V a token 2 x 1 KV head x 128 x 2 B = 512 B (the latent's 576 x 2 =
+ *   1,152 without the config) */
+static void a_draft_config_sizes_the_heads_memory_on_an_mla_target(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *m = model(&cat, "deepseek-v3");
+    const struct llmroof_layout lay = { .tp = 8, .pp = 1, .ep = 1 };
+    struct llmroof_shard sh;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(ops_shard_layout(m, &lay, &sh, &err), 0);
+    const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false,
+                                       LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_memory mem;
+    const struct llmroof_mem_opts o = theoretical();
+    assert_int_equal(memory_eval_layout(m, gpu(&cat, "h200"), &lay, &dt, 2048, &o, &mem, &err), 0);
+    const struct llmroof_draft_head own = { 56, 8, 128, 40960, 32000, true, false };
+    double plain, plain_kv, with, with_kv;
+    memory_head_drafter(m, &sh, &dt, &mem, 0, 32000, true, &plain, &plain_kv);
+    memory_head_drafter_own(m, &sh, &dt, &mem, 0, 32000, true, &own, &with, &with_kv);
+    assert_rel_close(with - plain, -38408192.0, 1e-9);
+    assert_rel_close(with_kv, 512.0, 1e-12);
+    assert_rel_close(plain_kv, 1152.0, 1e-12);
+    /* NULL, an empty config, an MTP module or Medusa: exactly memory_head_drafter */
+    const struct llmroof_draft_head none = { 0 };
+    memory_head_drafter_own(m, &sh, &dt, &mem, 0, 32000, true, &none, &with, &with_kv);
+    assert_true(with == plain && with_kv == plain_kv);
+    memory_head_drafter(m, &sh, &dt, &mem, 0, 0, false, &plain, &plain_kv);
+    memory_head_drafter_own(m, &sh, &dt, &mem, 0, 0, false, &own, &with, &with_kv);
+    assert_true(with == plain && with_kv == plain_kv);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_draft_config_sizes_the_heads_memory_on_an_mla_target),
         cmocka_unit_test(checkpoint_dtype_is_the_default_and_names_itself),
         cmocka_unit_test(a_smaller_weight_dtype_that_fits_is_suggested),
         cmocka_unit_test(llama_13b_on_8_v100_holds_147_sequences_of_2048),

@@ -802,9 +802,102 @@ static void ops_build_writes_every_byte(void **state)
     catalog_free(&cat);
 }
 
+/* --spec-draft-config: an EAGLE-3 head of its own layer shape. SpecForge's
+ * configs/deepseek-v3-671b-eagle3.json is a Llama layer of 56 query heads over 8 KV heads of
+ * 7,168 / 56 = 128 (no head_dim given) beside a target of 128 MLA heads. DeepSeek-V3 at TP 8, fp16
+ * (2 B weights, activations and cache), one decoding sequence at 1,024 keys: a rank holds
+ * Hq = 56 / 8 = 7 query heads and Kr = 8 / 8 = 1 KV head.
+ *   q/k/v: 7,168 x (7 + 2 x 1) x 128 = 7,168 x 1,152 = 8,257,536 weights x 2 = 16,515,072 B, and a
+ *          later EAGLE-3 pass's second h of inputs as much again: 33,030,144 B read
+ *   o:     7 x 128 x 7,168 = 6,422,528 weights x 2 = 12,845,056 B
+ *   attention: 4 x 128 x 7 x 1,024 = 3,670,016 FLOP; Q and O 7 x 128 x (2 + 2) = 3,584 B + the
+ *          cache 2 x 1,024 x 1 x 128 x 2 = 524,288 B: 527,872 B (no latent, no kv_b)
+ *   KV write: 2 x 1 x 1 x 128 x (2 + 2) = 1,024 B */
+static void a_draft_config_shapes_the_head_layer_of_an_mla_target(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *m = model(&cat, "deepseek-v3");
+    struct llmroof_shard sh;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(ops_shard(m, 8, &sh, &err), 0);
+    const struct llmroof_draft_head own = { 56, 8, 128, 40960, 32000, true, false };
+    const struct ops_head later = ops_head_shape_own(m, &own, 32000, false, true);
+    assert_rel_close(later.mlp_width, 40960.0, 0); /* the config's, not (8 + 1) x 2,048 */
+    struct llmroof_oplist o;
+    const struct llmroof_batch b = batch_decode(1, 1024);
+    ops_build_draft(m, &sh, &FP16, &b, 0, &later, &o);
+    const struct llmroof_op *q = &o.op[LLMROOF_OP_QKV_PROJ], *op = &o.op[LLMROOF_OP_O_PROJ];
+    assert_rel_close(q->count * q->wbytes, 33030144.0, 1e-12);
+    assert_rel_close(op->count * op->wbytes, 12845056.0, 1e-12);
+    const struct llmroof_op *at = &o.op[LLMROOF_OP_ATTENTION];
+    assert_rel_close(at->count, 1.0, 0);
+    assert_rel_close(at->flops, 3670016.0, 1e-12);
+    assert_rel_close(at->bytes, 527872.0, 1e-12);
+    assert_rel_close(o.attn_kv_bytes, 524288.0, 1e-12);
+    assert_rel_close(o.q_per_kv, 7.0, 0);
+    assert_rel_close(o.op[LLMROOF_OP_KV_WRITE].count * o.op[LLMROOF_OP_KV_WRITE].bytes, 1024.0, 1e-12);
+    assert_rel_close(o.op[LLMROOF_OP_MLA_KV_UP].count, 0.0, 0);
+    assert_false(o.mla_absorbed);
+    /* its MLP: 3 x 7,168 x 40,960 / 8 x 2 = 220,200,960 B */
+    assert_rel_close(o.op[LLMROOF_OP_DENSE_FFN].count * o.op[LLMROOF_OP_DENSE_FFN].wbytes, 220200960.0, 1e-12);
+    /* EAGLE-3's memory beyond the mean layer: the second h of q/k/v inputs 16,515,072 + the fc's
+     * third h 7,168^2 x 2 = 102,760,448 + its head 7,168 x 32,000 / 8 x 2 = 57,344,000 */
+    assert_rel_close(ops_eagle3_extra_bytes_own(m, &own, &sh, &FP16, 32000), 16515072.0 + 102760448.0 + 57344000.0,
+                     1e-12);
+    /* TP 16 splits 56 heads into halves: refused, naming the config's field */
+    struct llmroof_shard sh16;
+    assert_int_equal(ops_shard(m, 16, &sh16, &err), 0);
+    struct llmroof_model am;
+    struct llmroof_shard ash;
+    assert_int_equal(ops_head_attn(m, &own, &sh16, &am, &ash, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "field 'num_attention_heads' (56) is not divisible by TP 16"));
+    assert_int_equal(ops_head_attn(m, &own, &sh, &am, &ash, &err), 0);
+    catalog_free(&cat);
+}
+
+/* A Llama-3.1-8B head whose config is its target's own layer shape (32 / 8 heads of 128, 14,336
+ * wide: yuhuili/EAGLE3-LLaMA3.1-Instruct-8B) costs exactly what the head without a config costs:
+ * every operator of both passes at TP 1 and 2. */
+static void a_draft_config_of_the_targets_own_shape_changes_nothing(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *m = model(&cat, "llama-3.1-8b");
+    const struct llmroof_draft_head own = { 32, 8, 128, 14336, 32000, true, false };
+    for (int tp = 1; tp <= 2; tp++) {
+        struct llmroof_shard sh;
+        struct llmroof_err err = { 0 };
+        assert_int_equal(ops_shard(m, tp, &sh, &err), 0);
+        for (int first = 0; first <= 1; first++) {
+            const struct ops_head a = ops_head_shape(m, 32000, first, true),
+                                  b = ops_head_shape_own(m, &own, 32000, first, true);
+            assert_rel_close(b.mlp_width, 0.0, 0);
+            struct llmroof_oplist x, y;
+            const struct llmroof_batch bt = batch_decode(8, 3000);
+            ops_build_draft(m, &sh, &FP16, &bt, 0, &a, &x);
+            ops_build_draft(m, &sh, &FP16, &bt, 0, &b, &y);
+            for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
+                assert_rel_close(y.op[k].count, x.op[k].count, 1e-12);
+                assert_rel_close(y.op[k].flops, x.op[k].flops, 1e-12);
+                assert_rel_close(y.op[k].bytes, x.op[k].bytes, 1e-12);
+                assert_rel_close(y.op[k].comm_bytes, x.op[k].comm_bytes, 1e-12);
+                assert_rel_close(y.op[k].wbytes, x.op[k].wbytes, 1e-12);
+                assert_rel_close(y.gemm_out[k], x.gemm_out[k], 1e-12);
+            }
+            assert_rel_close(y.attn_kv_bytes, x.attn_kv_bytes, 1e-12);
+        }
+        assert_rel_close(ops_eagle3_extra_bytes_own(m, &own, &sh, &FP16, 32000),
+                         ops_eagle3_extra_bytes(m, &sh, &FP16, 32000), 1e-12);
+    }
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_draft_config_shapes_the_head_layer_of_an_mla_target),
+        cmocka_unit_test(a_draft_config_of_the_targets_own_shape_changes_nothing),
         cmocka_unit_test(all_to_all_moves_fp8_out_and_bf16_back_scaled_by_the_imbalance),
         cmocka_unit_test(draft_steps_pay_the_lm_head),
         cmocka_unit_test(an_eagle3_head_drafts_over_its_own_vocabulary),

@@ -3707,7 +3707,7 @@ static void a_draft_model_drafts_each_replicas_own_sequences(void **state)
     struct sim_result r;
     run(&c, &r);
     const struct llmroof_spec_decode sd = { LLMROOF_DRAFTER_MODEL, "draft", c.spec.draft, 3, 0.6, 0, 4,
-                                            sim_spec_tokens_per_step(3, 0.6), 0, false };
+                                            sim_spec_tokens_per_step(3, 0.6), 0, false, { 0 } };
     struct llmroof_request req = { 64, 1024, 256 };
     struct llmroof_estimate e;
     struct llmroof_err err = { 0 };
@@ -3745,7 +3745,7 @@ static void a_draft_head_takes_the_busiest_replicas_prompt(void **state)
     c.spec = (struct sim_spec){ SIM_SPEC_MTP, 3, 0.7, NULL, 0, 0, 0 };
     run(&c, &mtp);
     const struct llmroof_spec_decode sd = { LLMROOF_DRAFTER_HEAD, "mtp", NULL, 3, 0.7, 0, 4,
-                                            sim_spec_tokens_per_step(3, 0.7), 0, false };
+                                            sim_spec_tokens_per_step(3, 0.7), 0, false, { 0 } };
     struct llmroof_request req = { 1, 8192, 4 };
     struct llmroof_estimate e;
     struct llmroof_err err = { 0 };

@@ -1,0 +1,1 @@
+simulate -m deepseek-v3 -g h200 -t 8 --spec eagle3 --spec-k 3 --spec-accept 0.7 --spec-draft-config tests/data/draft/deepseek-v3-eagle3.json --concurrency 4 --requests 40 --seed 1
