@@ -174,6 +174,19 @@ void rjdoc_free(struct rjdoc *d)
 /* The `layout` object of estimate, memory and simulate (docs/json.md): added beyond TP only
  * (docs/model.md section 10), so TP-only documents keep their shape. Returns it, or NULL when
  * the layout is TP alone; estimate adds its pipeline fields to it. */
+/* An EAGLE-family head's own layer (--spec-draft-config), as "draft_layer" in o; nothing where the
+ * head keeps the target's shape (heads 0). */
+void rj_add_draft_layer(cJSON *o, const struct llmroof_draft_head *h)
+{
+    if (!(h->heads > 0))
+        return;
+    cJSON *dh = cJSON_AddObjectToObject(o, "draft_layer");
+    cJSON_AddNumberToObject(dh, "heads", (double)h->heads);
+    cJSON_AddNumberToObject(dh, "kv_heads", (double)h->kv_heads);
+    cJSON_AddNumberToObject(dh, "head_dim", (double)h->head_dim);
+    cJSON_AddNumberToObject(dh, "intermediate", (double)h->intermediate);
+}
+
 cJSON *rj_add_layout(cJSON *o, const struct llmroof_shard *sh)
 {
     if (!sh || !(sh->pp > 1 || sh->ep > 1 || sh->mlp_gather))
@@ -434,13 +447,7 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
             cJSON_AddNumberToObject(so, "tree_topk", sp->topk);
         if (sp->eagle3_vocab > 0)
             cJSON_AddNumberToObject(so, "draft_vocab", (double)sp->eagle3_vocab);
-        if (sp->head.heads > 0) { /* --spec-draft-config: the head's own layer */
-            cJSON *dh = cJSON_AddObjectToObject(so, "draft_layer");
-            cJSON_AddNumberToObject(dh, "heads", (double)sp->head.heads);
-            cJSON_AddNumberToObject(dh, "kv_heads", (double)sp->head.kv_heads);
-            cJSON_AddNumberToObject(dh, "head_dim", (double)sp->head.head_dim);
-            cJSON_AddNumberToObject(dh, "intermediate", (double)sp->head.intermediate);
-        }
+        rj_add_draft_layer(so, &sp->head);
         cJSON_AddNumberToObject(so, "verify_tokens", sp->verify);
         cJSON_AddNumberToObject(so, "tokens_per_step", e->tokens_per_step);
         cJSON_AddNumberToObject(so, "step_s", e->step_s);

@@ -10,5 +10,6 @@
 char *rj_finish(cJSON *root);
 cJSON *rj_new_doc(const char *schema);
 cJSON *rj_add_layout(cJSON *o, const struct llmroof_shard *sh);
+void rj_add_draft_layer(cJSON *o, const struct llmroof_draft_head *h);
 
 #endif

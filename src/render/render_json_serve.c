@@ -78,13 +78,7 @@ static void sim_json_serving(cJSON *o, const struct sim_config *c, const struct 
         cJSON_AddNumberToObject(x, "k", c->spec.k);
         if (c->spec.kind == SIM_SPEC_EAGLE3)
             cJSON_AddNumberToObject(x, "draft_vocab", (double)c->spec.draft_vocab);
-        if (c->spec_head.heads > 0) { /* --spec-draft-config: the head's own layer */
-            cJSON *dh = cJSON_AddObjectToObject(x, "draft_layer");
-            cJSON_AddNumberToObject(dh, "heads", (double)c->spec_head.heads);
-            cJSON_AddNumberToObject(dh, "kv_heads", (double)c->spec_head.kv_heads);
-            cJSON_AddNumberToObject(dh, "head_dim", (double)c->spec_head.head_dim);
-            cJSON_AddNumberToObject(dh, "intermediate", (double)c->spec_head.intermediate);
-        }
+        rj_add_draft_layer(x, &c->spec_head);
         cJSON_AddNumberToObject(x, "acceptance", c->spec.alpha);
         /* a draft tree's expectation is the tree's (the chain formula understated a 4:16 tree's 4.0 as 2.9) */
         cJSON_AddNumberToObject(x, "expected_tokens_per_step", sim_spec_expected_tokens(&c->spec));
