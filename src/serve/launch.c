@@ -10,7 +10,8 @@
  *   SGLang 0.5 (python/sglang/srt/server_args.py; docs.sglang.io "Server Arguments"):
  *     --model-path, --tp (GPUs of the instance), --dp with --enable-dp-attention, --ep-size,
  *     --pp-size, --max-running-requests, --chunked-prefill-size, --kv-cache-dtype fp8_e4m3,
- *     --quantization fp8, --disaggregation-mode prefill|decode,
+ *     --quantization fp8, --mamba-ssm-dtype {float32,bfloat16} (the SSM state of Mamba / gated-DeltaNet
+ *     layers; default float32, or the model config's mamba_ssm_dtype), --disaggregation-mode prefill|decode,
  *     --disaggregation-transfer-backend mooncake; an instance over several nodes: --nnodes,
  *     --node-rank, --dist-init-addr. vLLM runs one over several nodes on a Ray cluster
  *     (docs.vllm.ai "Parallelism and Scaling", multi-node).
@@ -182,16 +183,23 @@ static void sglang(const struct plan_input *in, const struct limits *lim, const 
         add(nt, nn, "SGLang has no %s KV cache (fp8 at most): left at auto; ", dtype_name(in->dt.kv));
     /* SGLang's SSM state: float32 unless the model's config or --mamba-ssm-dtype says otherwise
      * (configs/mamba_utils.py mamba2_state_dtype; engine ssm_state_fp32): the flag where the state
-     * planned differs from what SGLang would take */
+     * planned differs from what SGLang would take. The flag takes float32 or bfloat16 only
+     * (server_args.py MAMBA_SSM_DTYPE_CHOICES; a config's float16 is read, the flag's is refused):
+     * an fp16 state is asked as bfloat16, the same two bytes */
     if (in->model && layers_state_elems(in->model) > 0 && in->dt.state_set) {
         const enum llmroof_dtype own = in->model->lin_state_dtype_set ? in->model->lin_state_dtype : LLMROOF_FP32;
-        if (in->dt.state == LLMROOF_FP32 || in->dt.state == LLMROOF_BF16 || in->dt.state == LLMROOF_FP16) {
-            if (in->dt.state != own)
-                add(b, bn, " --mamba-ssm-dtype %s",
-                    in->dt.state == LLMROOF_FP32 ? "float32" : in->dt.state == LLMROOF_BF16 ? "bfloat16" : "float16");
+        const enum llmroof_dtype st = in->dt.state;
+        if (st == LLMROOF_FP32 || st == LLMROOF_BF16) {
+            if (st != own)
+                add(b, bn, " --mamba-ssm-dtype %s", st == LLMROOF_FP32 ? "float32" : "bfloat16");
+        } else if (st == LLMROOF_FP16) {
+            if (own != LLMROOF_FP16 && own != LLMROOF_BF16) {
+                add(b, bn, " --mamba-ssm-dtype bfloat16");
+                add(nt, nn, "SGLang's --mamba-ssm-dtype takes float32 or bfloat16: bfloat16 for the fp16 SSM state "
+                            "planned, the same two bytes; ");
+            }
         } else
-            add(nt, nn, "SGLang has no %s SSM state (float32, bfloat16 or float16): left at its default; ",
-                dtype_name(in->dt.state));
+            add(nt, nn, "SGLang has no %s SSM state (float32 or bfloat16): left at its default; ", dtype_name(st));
     }
     if (in->dt.weight == LLMROOF_FP8)
         add(b, bn, " --quantization fp8");

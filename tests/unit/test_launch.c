@@ -220,7 +220,11 @@ static void fp32_state_sets_vllm_mamba_cache_dtype(void **state)
     in.dt.state = LLMROOF_FP16; /* the model's own width: vLLM's auto, below SGLang's float32 */
     launch_build(&in, &o, &s);
     assert_null(strstr(find(&s, "vllm", "serve")->cmd, "mamba"));
-    assert_non_null(strstr(find(&s, "sglang", "serve")->cmd, " --mamba-ssm-dtype float16"));
+    /* SGLang's --mamba-ssm-dtype takes float32 or bfloat16 (MAMBA_SSM_DTYPE_CHOICES): "float16"
+     * made the whole command fail its argument parsing; bfloat16 holds the same two bytes */
+    assert_null(strstr(find(&s, "sglang", "serve")->cmd, "dtype float16"));
+    assert_non_null(strstr(find(&s, "sglang", "serve")->cmd, " --mamba-ssm-dtype bfloat16"));
+    assert_non_null(strstr(find(&s, "sglang", "serve")->note, "takes float32 or bfloat16"));
     in.dt.state = LLMROOF_BF16;
     launch_build(&in, &o, &s);
     assert_non_null(strstr(find(&s, "sglang", "serve")->cmd, " --mamba-ssm-dtype bfloat16"));
