@@ -118,10 +118,14 @@ static int read_config(struct cli *c, struct cli_spec_opts *o, const struct llmr
                                o->head.eagle3 ? "names an EAGLE-3 head (an ...Eagle3 class or draft_vocab_size)"
                                               : "names no EAGLE-3 head (no ...Eagle3 class, no draft_vocab_size)",
                                o->method, o->head.eagle3 ? "eagle3" : "eagle");
-    /* the flag and the config's draft_vocab_size must agree where both are given */
+    /* the flag and the config's vocabulary (draft_vocab_size, else vocab_size: an EAGLE-3 head
+     * without the first drafts over the second) must agree where both are given; the message names
+     * the field the vocabulary came from */
     if (e3 && o->have_vocab && o->head.vocab > 0 && o->head.vocab != o->spec.draft_vocab)
-        return cli_usage_error(c, "option '--spec-draft-vocab': %ld tokens, but %s: field 'draft_vocab_size' is %ld; "
-                                  "give one of them, or the same value", o->spec.draft_vocab, CLI_CLIP(name),
+        return cli_usage_error(c, "option '--spec-draft-vocab': %ld tokens, but %s: field %s is %ld; give one of "
+                                  "them, or the same value", o->spec.draft_vocab, CLI_CLIP(name),
+                               o->head.vocab_drafted ? "'draft_vocab_size'"
+                                                     : "'vocab_size' (no draft_vocab_size: the head drafts over it)",
                                o->head.vocab);
     return 0;
 }

@@ -578,6 +578,7 @@ struct llmroof_draft_head {
     long vocab;        /* draft_vocab_size (EAGLE-3), else vocab_size (at most the target's); 0 = not stated */
     bool eagle3;       /* an EAGLE-3 head: architectures names an ...Eagle3 class, or draft_vocab_size is given */
     bool attn_bias;    /* attention_bias: q/k/v/o carry biases (LlamaConfig; default false) */
+    bool vocab_drafted; /* vocab is draft_vocab_size's (false: vocab_size's, or none) */
 };
 /* Reads a draft head's config.json (`text`, `len` bytes; messages name `fname`) against its target:
  * hidden_size must be the target's, num_key_value_heads must divide num_attention_heads, an MLA

@@ -91,7 +91,7 @@ static int read_head(const char *fname, const cJSON *root, const struct llmroof_
             return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field 'attention_bias' must be true or false", fname);
         bias = cJSON_IsTrue(b);
     }
-    *out = (struct llmroof_draft_head){ heads, kv, hd, inter, vocab, dv || names_eagle3(root), bias };
+    *out = (struct llmroof_draft_head){ heads, kv, hd, inter, vocab, dv || names_eagle3(root), bias, dv };
     return LLMROOF_OK;
 }
 

@@ -1553,6 +1553,7 @@ static void a_draft_head_config_reads_its_layer_shape(void **state)
     assert_int_equal(d.vocab, 32000);
     assert_true(d.eagle3);
     assert_false(d.attn_bias);
+    assert_true(d.vocab_drafted); /* from draft_vocab_size: the field a conflicting --spec-draft-vocab names */
     const char *kimi = "{\"architectures\": [\"LlamaForCausalLMEagle3\"], \"attention_bias\": false, \"head_dim\": 128, "
                        "\"hidden_size\": 7168, \"intermediate_size\": 18432, \"num_attention_heads\": 64, "
                        "\"num_hidden_layers\": 1, \"num_key_value_heads\": 64, \"rope_scaling\": null, "
@@ -1569,6 +1570,7 @@ static void a_draft_head_config_reads_its_layer_shape(void **state)
     assert_int_equal(d.head_dim, 224); /* 7,168 / 32 */
     assert_int_equal(d.vocab, 129280);
     assert_false(d.eagle3);
+    assert_false(d.vocab_drafted); /* vocab_size's */
     /* each bad input names the file and the field */
     static const struct { const char *doc, *msg; } bad[] = {
         { "{\"hidden_size\": 4096, \"intermediate_size\": 14336, \"num_attention_heads\": 32}",

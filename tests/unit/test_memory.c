@@ -674,7 +674,7 @@ static void a_draft_config_sizes_the_heads_memory_on_an_mla_target(void **state)
     struct llmroof_memory mem;
     const struct llmroof_mem_opts o = theoretical();
     assert_int_equal(memory_eval_layout(m, gpu(&cat, "h200"), &lay, &dt, 2048, &o, &mem, &err), 0);
-    const struct llmroof_draft_head own = { 56, 8, 128, 40960, 32000, true, false };
+    const struct llmroof_draft_head own = { 56, 8, 128, 40960, 32000, true, false, true };
     double plain, plain_kv, with, with_kv;
     memory_head_drafter(m, &sh, &dt, &mem, 0, 32000, true, &plain, &plain_kv);
     memory_head_drafter_own(m, &sh, &dt, &mem, 0, 32000, true, &own, &with, &with_kv);

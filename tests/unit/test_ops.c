@@ -821,7 +821,7 @@ static void a_draft_config_shapes_the_head_layer_of_an_mla_target(void **state)
     struct llmroof_shard sh;
     struct llmroof_err err = { 0 };
     assert_int_equal(ops_shard(m, 8, &sh, &err), 0);
-    const struct llmroof_draft_head own = { 56, 8, 128, 40960, 32000, true, false };
+    const struct llmroof_draft_head own = { 56, 8, 128, 40960, 32000, true, false, true };
     const struct ops_head later = ops_head_shape_own(m, &own, 32000, false, true);
     assert_rel_close(later.mlp_width, 40960.0, 0); /* the config's, not (8 + 1) x 2,048 */
     struct llmroof_oplist o;
@@ -864,7 +864,7 @@ static void a_draft_config_of_the_targets_own_shape_changes_nothing(void **state
     struct llmroof_catalog cat;
     load_shipped(&cat);
     const struct llmroof_model *m = model(&cat, "llama-3.1-8b");
-    const struct llmroof_draft_head own = { 32, 8, 128, 14336, 32000, true, false };
+    const struct llmroof_draft_head own = { 32, 8, 128, 14336, 32000, true, false, true };
     for (int tp = 1; tp <= 2; tp++) {
         struct llmroof_shard sh;
         struct llmroof_err err = { 0 };
