@@ -375,7 +375,7 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
                                  "tile: %.2f instruction slots per tensor FLOP at %.2f T slots/s (the fp32 peak%s)",
                         x.s.eff.engine ? x.s.eff.engine->id : "", KERNEL_WO_TILE_ROWS, setup.eff.wo_issue_per_flop,
                         g->peak_flops[LLMROOF_FP32] * kernel_fp32_issue_share(g->arch) * 1e-12,
-                        kernel_fp32_issue_share(g->arch) < 1.0 ? ", halved for 128 FP32 lanes per SM" : "");
+                        kernel_fp32_issue_share(g->arch) < 1.0 ? ", half for 128 FP32 lanes per SM" : "");
             if (setup.eff.dequant_min_tokens > 0)
                 sbuf_printf(&c->out, "; steps of %.0f tokens or more dequantize to 16 bits instead", setup.eff.dequant_min_tokens);
             sbuf_append(&c->out, "\n");

@@ -74,6 +74,18 @@ static int read_head(const char *fname, const cJSON *root, const struct llmroof_
     if ((rc = hf_int(fname, root, k_hd, false, hidden / heads, 1, 65536, &hd, err)) ||
         (rc = hf_int(fname, root, k_inter, true, 0, 1, 16777216, &inter, err)))
         return rc;
+    /* the target's vocabulary: a head drafts for one tokenizer (EAGLE-1/2 project onto it, EAGLE-3
+     * maps its drafts back to it through d2t), so a head trained for another target (DeepSeek-V3's
+     * 129,280 against Kimi-K2's 163,840) is refused */
+    long tv = 0;
+    if (present(root, "vocab_size")) {
+        if ((rc = hf_int(fname, root, k_vocab, true, 0, 1, 100000000, &tv, err)))
+            return rc;
+        if (tv != target->vocab)
+            return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field 'vocab_size' is %ld, but %s's vocabulary is %ld: "
+                                   "a draft head drafts for its target's tokenizer, so the two must be equal",
+                                   fname, tv, target->id, target->vocab);
+    }
     /* the head's vocabulary: EAGLE-3's own (draft_vocab_size), else the config's vocab_size */
     const bool dv = present(root, "draft_vocab_size");
     if ((rc = hf_int(fname, root, dv ? k_dvocab : k_vocab, false, 0, dv ? 1 : 0, 100000000, &vocab, err)))

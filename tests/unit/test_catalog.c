@@ -1531,9 +1531,10 @@ static void checkpoint_excluded_takes_operator_names(void **state)
 
 /* --spec-draft-config's reader (catalog_draft_head_from_hf): a draft head's config.json against
  * its target. SpecForge's configs/deepseek-v3-671b-eagle3.json states no head_dim: 7,168 / 56 = 128;
- * configs/kimi-k2-eagle3.json states 64 / 64 heads of 128 (its target Kimi-K2 is not in the catalog,
- * so DeepSeek-V3, of the same hidden size 7,168, stands for it); an EAGLE-1 head (LlamaForCausalLM,
- * no draft_vocab_size) is no EAGLE-3 one and drafts over vocab_size. */
+ * configs/kimi-k2-eagle3.json states 64 / 64 heads of 128 for Kimi-K2 (whose 163,840-token
+ * vocabulary DeepSeek-V3's head, of the same hidden size, does not fit: a head drafts for its
+ * target's tokenizer); an EAGLE-1 head (LlamaForCausalLM, no draft_vocab_size) is no EAGLE-3 one
+ * and drafts over vocab_size. */
 static void a_draft_head_config_reads_its_layer_shape(void **state)
 {
     (void)state;
@@ -1558,7 +1559,7 @@ static void a_draft_head_config_reads_its_layer_shape(void **state)
                        "\"hidden_size\": 7168, \"intermediate_size\": 18432, \"num_attention_heads\": 64, "
                        "\"num_hidden_layers\": 1, \"num_key_value_heads\": 64, \"rope_scaling\": null, "
                        "\"vocab_size\": 163840, \"draft_vocab_size\": 32000}";
-    assert_int_equal(catalog_draft_head_from_hf(kimi, strlen(kimi), "kimi.json", v3, &d, &err), 0);
+    assert_int_equal(catalog_draft_head_from_hf(kimi, strlen(kimi), "kimi.json", model(&cat, "kimi-k2"), &d, &err), 0);
     assert_int_equal(d.heads, 64);
     assert_int_equal(d.kv_heads, 64);
     assert_int_equal(d.head_dim, 128);
@@ -1590,6 +1591,8 @@ static void a_draft_head_config_reads_its_layer_shape(void **state)
           "b.json: field 'draft_vocab_size' (200000) is more than deepseek-v3's vocabulary of 129280" },
         { "{\"hidden_size\": 7168, \"intermediate_size\": 40960, \"num_attention_heads\": 56, \"attention_bias\": 1}",
           "b.json: field 'attention_bias' must be true or false" },
+        { "{\"hidden_size\": 7168, \"intermediate_size\": 18432, \"num_attention_heads\": 64, \"vocab_size\": 163840}",
+          "b.json: field 'vocab_size' is 163840, but deepseek-v3's vocabulary is 129280" },
         { "{\"hidden_size\": 7168,", "b.json:1:" },
         { "[1, 2]", "b.json: expected a JSON object" },
     };
