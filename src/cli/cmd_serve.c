@@ -166,7 +166,8 @@ const char *serve_web_dir(const struct serve_opts *o, char *buf, size_t n, FILE 
 {
     if (o->web_dir) {
         if (!has_index(o->web_dir)) {
-            fprintf(err, "llmroof: error: option '--web': '%s' holds no index.html\n", o->web_dir);
+            fprintf(err, "llmroof: error: option '--web': '%s' holds no index.html\ntry 'llmroof serve --help'\n",
+                    o->web_dir);
             return NULL;
         }
         snprintf(buf, n, "%s", o->web_dir);
