@@ -503,6 +503,23 @@ static void a_split_lm_head_buffers_every_replicas_logits(void **state)
     catalog_free(&cat);
 }
 
+/* The draft-head tests' setting: fp16 throughout, on H200s at 2,048 tokens, the theoretical
+ * options; model `id` at TP tp x PP pp, its shard and memory. */
+static const struct llmroof_dtypes head_test_dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16,
+                                                    false, LLMROOF_ACT_QUANT_SEPARATE };
+
+static const struct llmroof_model *head_test_memory(struct llmroof_catalog *cat, const char *id, int tp, int pp,
+                                                    struct llmroof_shard *sh, struct llmroof_memory *mem)
+{
+    const struct llmroof_model *m = model(cat, id);
+    const struct llmroof_layout lay = { .tp = tp, .pp = pp, .ep = 1 };
+    struct llmroof_err err = { 0 };
+    assert_int_equal(ops_shard_layout(m, &lay, sh, &err), 0);
+    const struct llmroof_mem_opts o = theoretical();
+    assert_int_equal(memory_eval_layout(m, gpu(cat, "h200"), &lay, &head_test_dt, 2048, &o, mem, &err), 0);
+    return m;
+}
+
 /* Under PP the fullest stage's K/V per token is its own attention layers', not the model's: the
  * head's one layer is that over the stage's count. Qwen3-Next at TP 4 x PP 2: 12 attention
  * layers, 6 a stage; a layer's K/V on a GPU 1 replicated KV head x 256 x 2 (K, V) x 2 B = 1,024 B
@@ -511,16 +528,10 @@ static void an_mtp_head_under_pp_caches_one_layer_of_its_stage(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    const struct llmroof_model *m = model(&cat, "qwen3-next-80b-a3b");
-    const struct llmroof_layout lay = { .tp = 4, .pp = 2, .ep = 1 };
+    const struct llmroof_dtypes dt = head_test_dt;
     struct llmroof_shard sh;
-    struct llmroof_err err = { 0 };
-    assert_int_equal(ops_shard_layout(m, &lay, &sh, &err), 0);
-    const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false,
-                                       LLMROOF_ACT_QUANT_SEPARATE };
     struct llmroof_memory mem;
-    const struct llmroof_mem_opts o = theoretical();
-    assert_int_equal(memory_eval_layout(m, gpu(&cat, "h200"), &lay, &dt, 2048, &o, &mem, &err), 0);
+    const struct llmroof_model *m = head_test_memory(&cat, "qwen3-next-80b-a3b", 4, 2, &sh, &mem);
     assert_rel_close(mem.kv_bytes_per_token_per_gpu, 6144.0, 1e-12);
     double head_bytes, head_kv;
     memory_head_drafter(m, &sh, &dt, &mem, 0, 0, false, &head_bytes, &head_kv);
@@ -664,16 +675,10 @@ static void a_draft_config_sizes_the_heads_memory_on_an_mla_target(void **state)
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    const struct llmroof_model *m = model(&cat, "deepseek-v3");
-    const struct llmroof_layout lay = { .tp = 8, .pp = 1, .ep = 1 };
+    const struct llmroof_dtypes dt = head_test_dt;
     struct llmroof_shard sh;
-    struct llmroof_err err = { 0 };
-    assert_int_equal(ops_shard_layout(m, &lay, &sh, &err), 0);
-    const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false,
-                                       LLMROOF_ACT_QUANT_SEPARATE };
     struct llmroof_memory mem;
-    const struct llmroof_mem_opts o = theoretical();
-    assert_int_equal(memory_eval_layout(m, gpu(&cat, "h200"), &lay, &dt, 2048, &o, &mem, &err), 0);
+    const struct llmroof_model *m = head_test_memory(&cat, "deepseek-v3", 8, 1, &sh, &mem);
     const struct llmroof_draft_head own = { 56, 8, 128, 40960, 32000, true, false, true };
     double plain, plain_kv, with, with_kv;
     memory_head_drafter(m, &sh, &dt, &mem, 0, 32000, true, &plain, &plain_kv);
