@@ -333,6 +333,17 @@ int cli_layout_check(struct cli *c, const struct cli_setup_opts *s)
         return cli_usage_error(c, "option '--ep-imbalance': %.9g is above --ep %d (the busiest rank's load over the mean "
                                "is at most the number of expert-parallel ranks, when it takes every routed token)",
                                s->layout.ep_imbalance, s->layout.ep);
+    /* --dp-attention replicates attention over the stage's GPUs / TP: at -t equal to --ep that is
+     * one replica, plain TP attention. SGLang's "--tp 8 --dp 8 --enable-dp-attention" counts its
+     * TP over the whole group and means eight replicas of TP 1, which a literal translation to
+     * -t 8 --ep 8 --dp-attention does not (a reviewer's note: no word said so) */
+    if (s->layout.dp_attn && s->tp > 0 && ops_layout_attn_dp(&s->layout, (int)s->tp) == 1) {
+        const int n = ops_layout_stage_gpus(&s->layout, (int)s->tp);
+        fprintf(c->errf, "llmroof: note: option '--dp-attention': %d GPUs at TP %ld make one attention replica, "
+                         "i.e. tensor-parallel attention; for %d replicas of TP 1 (SGLang's --tp %d --dp %d "
+                         "--enable-dp-attention) give -t 1\n",
+                n, s->tp, n, n, n);
+    }
     return 0;
 }
 

@@ -44,7 +44,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
  * launch wait), hidden_ms where two-batch overlap is on; comm_pct and bound count the exposed
  * communication only. */
 static void phase_row(struct table *t, const char *name, const struct llmroof_phase *p,
-                      const struct estimate_split *split, bool hidden_col)
+                      const struct estimate_split *split, bool hidden_col, bool cpu_col)
 {
     const struct estimate_split sp = split ? *split : estimate_phase_split(p);
     table_row(t);
@@ -57,9 +57,11 @@ static void phase_row(struct table *t, const char *name, const struct llmroof_ph
     if (hidden_col)
         table_num(t, p->hidden_s * 1e3);
     table_num(t, sp.kernel_s * 1e3);
+    if (cpu_col)
+        table_num(t, p->cpu_wait_s * 1e3);
     table_num(t, p->overhead_s * 1e3);
     table_num(t, p->time_s > 0 ? 100.0 * sp.comm_exposed_s / p->time_s : 0.0);
-    table_str(t, bound_name(p->bound));
+    table_str(t, roofline_phase_bound_name(p));
     table_num(t, p->flops / 1e9);
     table_num(t, p->bytes / 1e9);
     table_num(t, p->comm_bytes / 1e6);
@@ -426,15 +428,18 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
                         tree, own, e.spec.accept, e.spec.verify, e.tokens_per_step, e.step_s * 1e3, e.decode.time_s * 1e3,
                         e.draft.time_s * 1e3, e.tokens_per_step, pre);
         }
+        /* the latent has no head axis to split: each TP rank of a replica holds all of it (at TP
+         * 1 there is nothing to replicate; a reviewer read "each TP rank" at -t 1 --dp-attention) */
+        const char *mla_rep = setup.tp > 1 ? ", replicated on each TP rank" : "";
         if (arch_is_mla(m) && m->dsa_top_k > 0)
             sbuf_printf(&c->out, "note: MLA caches the %ld-wide latent + %ld rope key per layer and the indexer its "
-                                 "%ld-wide fp8 key with scales (%.0f B), replicated on each TP rank; sparse attention "
+                                 "%ld-wide fp8 key with scales (%.0f B)%s; sparse attention "
                                  "runs absorbed (MQA mode), prefill too\n",
-                        m->kv_lora_rank, m->qk_rope_dim, m->dsa_head_dim, layers_dsa_key_bytes(m));
+                        m->kv_lora_rank, m->qk_rope_dim, m->dsa_head_dim, layers_dsa_key_bytes(m), mla_rep);
         else if (arch_is_mla(m))
-            sbuf_printf(&c->out, "note: MLA caches the %ld-wide latent + %ld rope key per layer, replicated on each "
-                                 "TP rank; decode runs absorbed, prefill decompressed\n",
-                        m->kv_lora_rank, m->qk_rope_dim);
+            sbuf_printf(&c->out, "note: MLA caches the %ld-wide latent + %ld rope key per layer%s; decode runs "
+                                 "absorbed, prefill decompressed\n",
+                        m->kv_lora_rank, m->qk_rope_dim, mla_rep);
         /* the routed experts' kernel, whose rates set the MLP's time (docs/model.md "Grouped
          * expert GEMMs") */
         switch (roofline_moe_kernel(g, setup.dt.act, &setup.eff, &e.prefill_ops)) {
@@ -520,17 +525,22 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
     if (hidden_col)
         table_col(&t, "hidden_ms", 3);
     table_col(&t, "kernel_ms", 3);
+    /* what the GPU waits for the host's launches (eager steps): time_ms is the columns' sum with it */
+    const bool cpu_col = e.prefill.cpu_wait_s > 0 || (e.decode_steps > 0 && e.decode.cpu_wait_s > 0) ||
+                         (e.has_spec && e.draft.cpu_wait_s > 0);
+    if (cpu_col)
+        table_col(&t, "cpu_wait_ms", 3);
     table_col(&t, "overhead_ms", 3);
     table_col(&t, "comm_pct", 1);
     table_col(&t, "bound", 0);
     table_col(&t, "GFLOP", 1);
     table_col(&t, "GB", 3);
     table_col(&t, "comm_MB", 3);
-    phase_row(&t, "prefill", &e.prefill, &e.prefill_split, hidden_col);
+    phase_row(&t, "prefill", &e.prefill, &e.prefill_split, hidden_col, cpu_col);
     if (e.decode_steps > 0)
-        phase_row(&t, e.has_spec ? "verify_step_mean" : "decode_step_mean", &e.decode, &e.decode_split, hidden_col);
+        phase_row(&t, e.has_spec ? "verify_step_mean" : "decode_step_mean", &e.decode, &e.decode_split, hidden_col, cpu_col);
     if (e.decode_steps > 0 && e.has_spec)
-        phase_row(&t, "draft_step_mean", &e.draft, &e.draft_split, hidden_col);
+        phase_row(&t, "draft_step_mean", &e.draft, &e.draft_split, hidden_col, cpu_col);
     if (c->format != TABLE_CSV)
         sbuf_append(&c->out, "\n");
     cli_table(c, "phases", &t);

@@ -159,6 +159,25 @@ int cmd_memory(struct cli *c, int argc, char **argv)
                 sbuf_printf(&c->out, "; smallest TP that fits%s: %d\n", plain, mem.min_tp_fit);
             else
                 sbuf_printf(&c->out, "; no TP up to 64 fits%s\n", plain);
+            /* pipeline stages split the layers, and with them the weights, where a larger TP cannot
+             * (Llama-4-Maverick's 40 heads divide by no TP past 8; a reviewer's note: the hint named
+             * only TP and narrower weights): the fewest stages, doubling from the asked layout's, at
+             * this TP */
+            {
+                struct llmroof_layout pl = lay;
+                const int pp0 = lay.pp > 1 ? lay.pp : 1;
+                for (int pp = 2 * pp0; pp <= 16 && pp <= m->layers; pp *= 2) {
+                    struct llmroof_memory pm;
+                    struct llmroof_err pe = { 0 };
+                    pl.pp = pp;
+                    if (memory_eval_layout(m, g, &pl, &dt, s.context, &s.mem, &pm, &pe) == 0 &&
+                        pm.fit != LLMROOF_FIT_WEIGHTS && pm.fit != LLMROOF_FIT_CONTEXT) {
+                        sbuf_printf(&c->out, "fits at TP %ld with --pp %d: %d GPUs, max batch %.0f at this context\n",
+                                    s.tp, pp, pm.gpus, pm.max_batch);
+                        break;
+                    }
+                }
+            }
             /* SGLang's default fraction sets aside memory per GPU of the instance (its
              * mem_fraction_static of (memory - reserve) / memory, the reserve growing with TP x PP):
              * past some size it leaves nothing, which the weights' shard is not to blame for
@@ -202,10 +221,11 @@ int cmd_memory(struct cli *c, int argc, char **argv)
             sbuf_printf(&c->out, "does NOT fit: the KV cache holds %.0f tokens, less than one %ld-token sequence\n",
                         mem.kv_capacity_tokens_replica, s.context);
         } else if (mem.fit == LLMROOF_FIT_BATCH) {
-            sbuf_printf(&c->out, "does NOT fit: batch %ld exceeds the max batch of %.0f sequences of %ld tokens\n",
-                        s.batch, mem.max_batch, s.context);
+            sbuf_printf(&c->out, "does NOT fit: batch %ld exceeds the max batch of %.0f sequence%s of %ld tokens\n",
+                        s.batch, mem.max_batch, mem.max_batch == 1.0 ? "" : "s", s.context);
         } else {
-            sbuf_printf(&c->out, "fits: max batch %.0f sequences of %ld tokens\n", mem.max_batch, s.context);
+            sbuf_printf(&c->out, "fits: max batch %.0f sequence%s of %ld tokens\n", mem.max_batch,
+                        mem.max_batch == 1.0 ? "" : "s", s.context);
         }
         sbuf_append(&c->out, "\n");
     }
@@ -239,6 +259,9 @@ int cmd_memory(struct cli *c, int argc, char **argv)
         table_row(&t); table_str(&t, "kv_capacity_tokens_replica"); table_str(&t, ""); table_num(&t, mem.kv_capacity_tokens_replica);
     }
     table_row(&t); table_str(&t, "max_batch"); table_str(&t, ""); table_num(&t, mem.max_batch);
+    /* the answer itself, for a script reading the CSV: max_batch > 0 does not say whether --batch
+     * fits (a reviewer's note; the JSON's "fits") */
+    table_row(&t); table_str(&t, "fits"); table_str(&t, mem.fits ? "yes" : "no"); table_num(&t, mem.fits ? 1.0 : 0.0);
     cli_table(c, "memory", &t);
     table_free(&t);
     return 0;

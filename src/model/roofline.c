@@ -28,6 +28,13 @@ const char *bound_name(enum llmroof_bound b)
     return "?";
 }
 
+const char *roofline_phase_bound_name(const struct llmroof_phase *p)
+{
+    if (p->cpu_wait_s > p->compute_s && p->cpu_wait_s > p->memory_s && p->cpu_wait_s > p->comm_s)
+        return "cpu";
+    return bound_name(p->bound);
+}
+
 struct llmroof_effs roofline_default_effs(const struct llmroof_gpu *g)
 {
     struct llmroof_effs e = { .compute = g->compute_eff, .memory = g->memory_eff, .comm = g->comm_eff,

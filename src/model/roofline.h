@@ -232,6 +232,11 @@ struct llmroof_phase {
     double hidden_s;     /* all-to-all time hidden under compute (two-batch overlap), in no total */
     enum llmroof_bound bound; /* category with the largest bound_s */
 };
+/* The phase's bound as reported: "cpu" where the GPU's wait for an eager step's kernel launches
+ * exceeds each of its compute, memory and communication terms, else bound_name(p->bound) (a
+ * reviewer read "memory" on a prefill two thirds CPU wait). */
+const char *roofline_phase_bound_name(const struct llmroof_phase *p);
+
 
 /* The kernel that runs a step's routed experts (docs/model.md "Grouped expert GEMMs") */
 enum llmroof_moe_kernel {

@@ -295,7 +295,7 @@ static void phase_totals_json(cJSON *o, const struct llmroof_phase *p, const str
     cJSON_AddNumberToObject(o, "flops", p->flops);
     cJSON_AddNumberToObject(o, "bytes", p->bytes);
     cJSON_AddNumberToObject(o, "comm_bytes", p->comm_bytes);
-    cJSON_AddStringToObject(o, "bound", bound_name(p->bound));
+    cJSON_AddStringToObject(o, "bound", roofline_phase_bound_name(p));
 }
 
 static cJSON *phase_json(const struct llmroof_phase *p, const struct estimate_split *split,
