@@ -151,7 +151,7 @@ struct cli_opt {
 #define CLI_OPT_DTYPES \
     { OPT_WDT, "weight-dtype", 0, "D", "weight storage: fp32 fp16 bf16 fp8 int8 int4 fp4 (default the checkpoint's, else fp16)", false }, \
     { OPT_KVDT, "kv-dtype", 0, "D", "KV-cache storage dtype (default fp16)", false }, \
-    { OPT_ACTDT, "act-dtype", 0, "D", "activation/compute dtype whose peak is used (default fp16)", false }, \
+    { OPT_ACTDT, "act-dtype", 0, "D", "activation/compute dtype whose peak is used (default fp16; fp8 GEMMs with --weight-dtype fp8 on a GPU with fp8)", false }, \
     { OPT_WBITS, "weight-bits", 0, "B", "effective bits per weight incl. scales, e.g. 4.5 for q4_0 (default: dtype)", false }, \
     { OPT_STATEDT, "state-dtype", 0, "D", "SSM / linear-attention state dtype, e.g. fp32 (default the model's stated state dtype, else its 16-bit dtype; not the KV dtype)", false }
 #define CLI_OPT_EFFS \
@@ -280,8 +280,11 @@ enum {
 int cli_setup_opt(struct cli *c, struct cli_setup_opts *s, int id, const char *arg);
 struct llmroof_dtypes cli_dtypes(const struct cli_setup_opts *s);
 /* The dtypes a command runs model m with: ckpt_dtypes of cli_dtypes and the engine, and a warning
- * (the state dtype dropped) where --state-dtype names a state m does not have. */
-struct llmroof_dtypes cli_model_dtypes(struct cli *c, const struct llmroof_model *m, const struct cli_setup_opts *s);
+ * (the state dtype dropped) where --state-dtype names a state m does not have; on GPU g (NULL:
+ * several GPUs, each applying ckpt_gpu_dtypes itself) fp8 weights without --act-dtype compute
+ * in fp8 where g has an fp8 path (ckpt_gpu_dtypes). */
+struct llmroof_dtypes cli_model_dtypes(struct cli *c, const struct llmroof_model *m, const struct llmroof_gpu *g,
+                                       const struct cli_setup_opts *s);
 /* The layout of the options (TP from --tp). */
 struct llmroof_layout cli_layout(const struct cli_setup_opts *s);
 /* Layout options that apply to no layout at all (--ep-imbalance without --ep).

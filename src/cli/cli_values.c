@@ -438,7 +438,8 @@ int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s)
     return 0;
 }
 
-struct llmroof_dtypes cli_model_dtypes(struct cli *c, const struct llmroof_model *m, const struct cli_setup_opts *s)
+struct llmroof_dtypes cli_model_dtypes(struct cli *c, const struct llmroof_model *m, const struct llmroof_gpu *g,
+                                       const struct cli_setup_opts *s)
 {
     struct llmroof_dtypes d = cli_dtypes(s);
     if (s->have_state && m && m->linear_kind == LLMROOF_LINEAR_NONE) {
@@ -446,7 +447,14 @@ struct llmroof_dtypes cli_model_dtypes(struct cli *c, const struct llmroof_model
                          "(linear-attention or state-space) layers, so no state to store\n", m->id);
         d.state_set = false;
     }
-    return ckpt_dtypes(m, s->eff.engine, d, s->have_weight);
+    const struct llmroof_dtypes own = ckpt_dtypes(m, s->eff.engine, d, s->have_weight);
+    const struct llmroof_dtypes on = ckpt_gpu_dtypes(m, own, s->have_weight, s->have_act, g);
+    if (on.act != own.act) /* say it: the default compute dtype followed the weights */
+        fprintf(c->errf, "llmroof: note: fp8 weights on %s compute as W8A8 fp8 GEMMs, as vLLM, SGLang and TensorRT-LLM "
+                         "run them on GPUs with fp8 tensor cores (attention stays 16-bit with a 16-bit KV cache); "
+                         "--act-dtype %s for weight-only\n",
+                g->id, dtype_name(own.act));
+    return on;
 }
 
 void cli_note_arch(struct cli *c, const struct llmroof_gpu *g, const struct llmroof_engine *en)

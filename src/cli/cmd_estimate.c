@@ -200,7 +200,7 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
 
     /* the engine's graph limit on this GPU at this TP (SGLang's cuda_graph_max_bs by GPU memory),
      * as simulate sets up its instances (roofline_effs_tp) */
-    struct llmroof_setup setup = { m, g, (int)x.s.tp, cli_model_dtypes(c, m, &x.s),
+    struct llmroof_setup setup = { m, g, (int)x.s.tp, cli_model_dtypes(c, m, g, &x.s),
                                    roofline_effs_tp(g, &x.s.eff, (int)x.s.tp), cli_layout(&x.s) };
     cli_note_arch(c, g, x.s.eff.engine);
     struct llmroof_request req = { x.s.batch, x.s.prompt, x.s.output };

@@ -237,7 +237,7 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
     x->in.sim.mem = x->s.mem;
     if (x->in.sim.mem.block_size <= 1)
         x->in.sim.mem.block_size = 16;
-    x->in.dt = cli_model_dtypes(c, x->in.model, &x->s);
+    x->in.dt = cli_model_dtypes(c, x->in.model, NULL, &x->s);
     x->in.layout = cli_layout(&x->s);
     x->in.eff = x->s.eff;
     struct llmroof_err lerr = { 0 };

@@ -55,7 +55,7 @@ int cmd_roofline(struct cli *c, int argc, char **argv)
     const struct llmroof_gpu *g = m ? cli_gpu(c, x.s.gpu) : NULL;
     if (!m || !g)
         return 2;
-    struct llmroof_setup s = { m, g, (int)x.s.tp, cli_model_dtypes(c, m, &x.s),
+    struct llmroof_setup s = { m, g, (int)x.s.tp, cli_model_dtypes(c, m, g, &x.s),
                                roofline_effs_tp(g, &x.s.eff, (int)x.s.tp), cli_layout(&x.s) };
     struct llmroof_request req = { x.s.batch, x.s.prompt, x.s.output };
     struct llmroof_estimate e;

@@ -815,7 +815,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         x->cfg.think_min_s = x->cfg.think_max_s = 0;
     }
     x->cfg.workload = &wl;
-    x->cfg.setup = (struct llmroof_setup){ m, g, (int)x->s.tp, cli_model_dtypes(c, m, &x->s),
+    x->cfg.setup = (struct llmroof_setup){ m, g, (int)x->s.tp, cli_model_dtypes(c, m, g, &x->s),
                                            roofline_effs(g, &x->s.eff),
                                            cli_layout(&x->s) };
     cli_note_arch(c, g, x->s.eff.engine);

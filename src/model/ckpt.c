@@ -59,6 +59,21 @@ struct llmroof_dtypes ckpt_dtypes(const struct llmroof_model *m, const struct ll
     return given;
 }
 
+struct llmroof_dtypes ckpt_gpu_dtypes(const struct llmroof_model *m, struct llmroof_dtypes dt, bool weight_given,
+                                      bool act_given, const struct llmroof_gpu *g)
+{
+    enum llmroof_dtype own;
+    if (!weight_given || act_given || !g || (m && ckpt_weight_dtype(m, &own) && own == LLMROOF_FP8))
+        return dt;
+    /* vLLM's docs (features/quantization/fp8): "--quantization fp8" and FP8 checkpoints run W8A8 on
+     * Hopper and Ada, weight-only W8A16 through Marlin before them; a block-scaled checkpoint
+     * (DeepSeek) has its own per-operator rule (ops_ckpt_lowp_modules) at 16-bit act */
+    if (dt.weight == LLMROOF_FP8 && !(dt.weight_bits > 0) && g->has_peak[LLMROOF_FP8] &&
+        (dt.act == LLMROOF_FP16 || dt.act == LLMROOF_BF16))
+        dt.act = LLMROOF_FP8;
+    return dt;
+}
+
 struct llmroof_dtypes ckpt_state_dtype(const struct llmroof_model *m, struct llmroof_dtypes given)
 {
     /* the state dtype the model's config states (Qwen3.5's mamba_ssm_dtype "float32", which vLLM

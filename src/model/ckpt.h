@@ -29,6 +29,15 @@ struct llmroof_dtypes ckpt_dtypes(const struct llmroof_model *m, const struct ll
  * dtypes as listed. */
 struct llmroof_dtypes ckpt_state_dtype(const struct llmroof_model *m, struct llmroof_dtypes given);
 
+/* The compute dtype on GPU g where none was given (act_given false): fp8 weights a user asked for
+ * (weight_given) in a per-tensor format (no --weight-bits; not model m's own block-scaled fp8
+ * checkpoint, which ops_ckpt_lowp_modules rules per operator) run as W8A8 fp8 GEMMs on a GPU with an fp8 path, as vLLM's, SGLang's
+ * and TensorRT-LLM's fp8 linear methods do on compute capability 8.9+ and hipBLASLt on MI300
+ * (act fp8: attention stays 16-bit unless the K/V cache is 8-bit, roofline.c rl_apeak); on a GPU
+ * without one they stay weight-only at 16 bits (Marlin W8A16 on an A100). Otherwise dt as given. */
+struct llmroof_dtypes ckpt_gpu_dtypes(const struct llmroof_model *m, struct llmroof_dtypes dt, bool weight_given,
+                                      bool act_given, const struct llmroof_gpu *g);
+
 /* "fp16 weights", "fp16 (4.5 bits) weights", "int4 weights (embedding and LM head 16-bit)" (below
  * 16 bits, unless the engine quantizes them too), "fp8 weights (the checkpoint's; embedding, LM head
  * and router bf16)" (a block-fp8 checkpoint's own),

@@ -284,6 +284,32 @@ static void max_batch_never_decreases_with_tp_or_mem_util(void **state)
     catalog_free(&cat);
 }
 
+/* fp8 weights a user asks for, without --act-dtype, compute in fp8 where the GPU has an fp8 path
+ * (vLLM's FP8 W8A8 docs: compute capability 8.9+; W8A16 Marlin before it); an explicit compute
+ * dtype, other formats, --weight-bits and a block-fp8 checkpoint's own rule are left alone. */
+static void fp8_weights_compute_in_fp8_where_the_gpu_can(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_dtypes d = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_model *l = model(&cat, "llama-3.1-8b"), *ds = model(&cat, "deepseek-v3");
+    const struct llmroof_gpu *h100 = catalog_find_gpu(&cat, "h100-sxm5-80gb"), *a100 = catalog_find_gpu(&cat, "a100-sxm4-80gb");
+    assert_non_null(h100);
+    assert_non_null(a100);
+    assert_int_equal(ckpt_gpu_dtypes(l, d, true, false, h100).act, LLMROOF_FP8);  /* W8A8 on Hopper */
+    assert_int_equal(ckpt_gpu_dtypes(l, d, true, false, a100).act, LLMROOF_FP16); /* W8A16 on Ampere */
+    assert_int_equal(ckpt_gpu_dtypes(l, d, true, true, h100).act, LLMROOF_FP16);  /* --act-dtype fp16 wins */
+    assert_int_equal(ckpt_gpu_dtypes(l, d, false, false, h100).act, LLMROOF_FP16); /* not asked for */
+    assert_int_equal(ckpt_gpu_dtypes(ds, d, true, false, h100).act, LLMROOF_FP16); /* block fp8: per operator */
+    struct llmroof_dtypes b = d;
+    b.weight_bits = 8.5; /* a grouped 8-bit format named by its bits */
+    assert_int_equal(ckpt_gpu_dtypes(l, b, true, false, h100).act, LLMROOF_FP16);
+    b = d;
+    b.weight = LLMROOF_INT8; /* int8 weights stay weight-only unless W8A8 is asked for */
+    assert_int_equal(ckpt_gpu_dtypes(l, b, true, false, h100).act, LLMROOF_FP16);
+    catalog_free(&cat);
+}
+
 /* Checkpoint dtypes (issue 22, item 5): the catalog's checkpoint block decides the default
  * weight dtype; an explicit --weight-dtype or --weight-bits wins; models without one keep the
  * given dtype. */
@@ -701,6 +727,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_draft_config_sizes_the_heads_memory_on_an_mla_target),
         cmocka_unit_test(checkpoint_dtype_is_the_default_and_names_itself),
+        cmocka_unit_test(fp8_weights_compute_in_fp8_where_the_gpu_can),
         cmocka_unit_test(a_smaller_weight_dtype_that_fits_is_suggested),
         cmocka_unit_test(llama_13b_on_8_v100_holds_147_sequences_of_2048),
         cmocka_unit_test(mem_util_is_a_share_of_the_memory_the_runtime_reports),
