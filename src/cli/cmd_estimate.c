@@ -440,6 +440,25 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
             sbuf_printf(&c->out, "note: MLA caches the %ld-wide latent + %ld rope key per layer%s; decode runs "
                                  "absorbed, prefill decompressed\n",
                         m->kv_lora_rank, m->qk_rope_dim, mla_rep);
+        /* two-batch overlap hides the all-to-all but runs every other operator twice, each half
+         * streaming the experts it touches: where that costs more than it hides, say so (a
+         * reviewer: TPOT 38.5 -> 65.0 ms at EP 8 on one node, batch 256, read as a defect) */
+        if (setup.layout.two_batch_overlap) {
+            struct llmroof_setup one = setup;
+            one.layout.two_batch_overlap = false;
+            struct llmroof_estimate e1;
+            struct llmroof_err e1err = { 0 };
+            if (estimate_run_spec(&one, &req, x.sp.method ? &spec : NULL, &e1, &e1err) == 0) {
+                const bool dec = e.decode_steps > 0 && e1.decode_steps > 0;
+                const double with = dec ? e.tpot_s : e.ttft_s, without = dec ? e1.tpot_s : e1.ttft_s;
+                if (with > without * 1.001)
+                    sbuf_printf(&c->out, "note: two-batch overlap makes %s %.3f ms against %.3f ms without: each "
+                                         "micro-batch reads the experts it touches again, more than the %.3f ms of "
+                                         "all-to-all it hides\n",
+                                dec ? "TPOT" : "TTFT", with * 1e3, without * 1e3,
+                                (dec ? e.decode.hidden_s : e.prefill.hidden_s) * 1e3);
+            }
+        }
         /* the engine's chunked-prefill budget per attention replica (sim_rank_share: SGLang splits
          * the instance's over its DP ranks, vLLM V1's ranks hold their own): simulate prefills a
          * replica's prompts in steps of at most that many tokens, each reading the weights again,
