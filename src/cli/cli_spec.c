@@ -202,23 +202,5 @@ int cli_spec_resolve(struct cli *c, struct cli_spec_opts *o, const struct llmroo
 
 struct llmroof_spec_decode cli_spec_decode(const struct cli_spec_opts *o)
 {
-    const struct sim_spec *sp = &o->spec;
-    const bool tree = sp->tokens > 0;
-    struct llmroof_spec_decode d = { 0 };
-    d.drafter = sp->kind == SIM_SPEC_DRAFT ? LLMROOF_DRAFTER_MODEL
-              : sp->kind == SIM_SPEC_MEDUSA ? LLMROOF_DRAFTER_MEDUSA
-                                            : LLMROOF_DRAFTER_HEAD;
-    d.method = sim_spec_name(sp->kind);
-    d.draft = sp->draft;
-    d.steps = sp->k;
-    d.accept = sp->alpha;
-    d.topk = tree ? sp->topk : 0;
-    d.verify = tree ? sp->tokens : sp->k + 1;
-    /* the simulator's expected acceptance: its mean tokens per step over a long run */
-    d.tokens_per_step = sim_spec_expected_tokens(sp);
-    d.eagle3_vocab = sp->kind == SIM_SPEC_EAGLE3 ? sp->draft_vocab : 0;
-    d.eagle = sp->kind == SIM_SPEC_EAGLE || sp->kind == SIM_SPEC_EAGLE3;
-    if (d.eagle)
-        d.head = o->head;
-    return d;
+    return sim_spec_decode(&o->spec, &o->head);
 }

@@ -97,6 +97,12 @@ double sim_spec_tree_tokens_per_step(int depth, int topk, int tokens, double alp
 /* The expected tokens per step of a speculative-decoding configuration: the tree's (tokens > 0)
  * or the chain's; 1 without speculation. What every header, JSON and estimate reports. */
 double sim_spec_expected_tokens(const struct sim_spec *sp);
+/* A speculative configuration as estimate's speculative decode (model/estimate.h): the drafter, the
+ * positions verified and the expected tokens per step (sim_spec_expected_tokens); an EAGLE-family
+ * head's own layer shape `head` (heads 0: the target's). What estimate --spec costs, and what the
+ * simulator and the planner take a drafter's memory from (memory_drafter). sp->kind must not be
+ * SIM_SPEC_NONE. */
+struct llmroof_spec_decode sim_spec_decode(const struct sim_spec *sp, const struct llmroof_draft_head *head);
 
 /* One pool of identical instances (an aggregated cluster, or one side of a disaggregated one). */
 struct sim_pool {

@@ -267,6 +267,9 @@ struct engine {
     double kv_token_gpu_bytes;   /* K/V bytes one token holds on each GPU of a sequence's replica
                                     (memory's kv_bytes_per_token_per_gpu: replicated latents and
                                     KV heads included), what a hand-over moves per receiving GPU */
+    double draft_kv_token_gpu_bytes; /* the drafter's K/V a prompt token holds on each GPU (a draft
+                                    model's, an EAGLE or MTP head's layer; memory_drafter), 0 without
+                                    one or for Medusa: it crosses with the target's (sim_handover_gpu_bytes) */
     double state_gpu_bytes;      /* a sequence's recurrent state (linear-attention, SSM, short-conv
                                     layers) on each GPU of its replica (memory's
                                     state_bytes_per_seq_per_gpu), which a hand-over moves with its K/V */
