@@ -1059,7 +1059,7 @@ static int check_config(const struct sim_config *c, long *nreq, struct llmroof_e
                                        sp->k, sp->topk,
                                        1 + sp->topk + (sp->k - 1) * sp->topk * sp->topk, SIM_SPEC_TREE_MAX_DEPTH, sp->tokens);
         }
-        const long verify = sp->tokens > 0 ? sp->tokens : sp->k + 1L;
+        const long verify = sim_spec_verify_tokens(sp);
         /* (a disaggregated run verifies on its decode pool, at that pool's budget) */
         if (sim_pool_budget(c, 1) < verify)
             return llmroof_err_set(err, LLMROOF_EINPUT, "the token budget (%ld) must hold one verification pass of %ld tokens",
@@ -1131,7 +1131,7 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
         /* engines replay verification and draft-tree passes from graphs as they do decode steps
          * (SGLang captures TARGET_VERIFY and its draft steps, vLLM V1 uniform decode batches):
          * those steps are decode-type for the graph coverage (model/roofline.h graph_decode_new) */
-        const long v = c->spec.tokens > 0 ? c->spec.tokens : c->spec.k + 1L;
+        const long v = sim_spec_verify_tokens(&c->spec);
         e->setup.eff.graph_decode_new = (double)(c->spec.topk > v ? c->spec.topk : v);
     }
     int rc = estimate_check(s, err);
@@ -1175,7 +1175,7 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     e->max_run = e->rank_seqs * nrep;
     e->budget = e->rank_budget * nrep;
     if (nrep > 1 && e->spec && !c->static_batching) {
-        const long verify = c->spec.tokens > 0 ? c->spec.tokens : c->spec.k + 1L;
+        const long verify = sim_spec_verify_tokens(&c->spec);
         if (e->rank_budget < verify)
             return llmroof_err_set(err, LLMROOF_EINPUT,
                                    "each data-parallel attention replica's token budget (%ld of %ld over %d replicas) "

@@ -393,6 +393,55 @@ static double spec_capacity_qps(const struct runner *r, const struct engine *e, 
     return t > 0 ? B * E / (O * t) : 0;
 }
 
+/* A speculating instance's service time S(B) at B running sequences in its steady state: O / E steps
+ * of the verification pass and the drafter's (sim_spec_step_s) at the mean context, each beside the
+ * B E / O prompts that arrive per step there (as many as finish) */
+static double spec_service_s(const struct runner *r, const struct engine *e, const struct cap_lengths *L, double B)
+{
+    const double E = sim_spec_expected_tokens(&r->c->spec), O = L->O;
+    const struct llmroof_batch pre = batch_prefill(B * E / O, L->P, &e->sh.few);
+    return O / E * sim_spec_step_s(r, e, B, L->ctx, &pre);
+}
+
+/* The steady state of a speculating instance under Poisson arrivals of X requests a second, the
+ * --fast model's (plan_fast_open_batch) with the speculative step: the running batch B = X S(B)
+ * (Little's law; S rises with B), bisected between one sequence and the instance's cap (its
+ * sequence limit, its KV blocks at the held mean), and the time a departure from it takes to decay,
+ * S / (1 - X dS/dB) from dB/dt = X - B / S(B) linearised about B (near the knee X dS/dB tends to 1
+ * and the steady state takes many lives to reach). false where no batch within the cap serves X.
+ * The planner reruns a pool that meets its SLOs for 3 of these (plan_rate.c): at 51 requests/s of
+ * Llama-3.1-8B chat with EAGLE-3 (acceptance 0.7) one H100 met a 15 ms p90 TPOT over 1,530 requests
+ * (9.0 ms) where 40,000 read 14.7 ms with a growing queue, its bound 52.3 requests/s. */
+static bool spec_settle_s(const struct runner *r, const struct engine *e, const struct cap_lengths *L, double X,
+                          double *settle_s)
+{
+    *settle_s = 0;
+    if (!(L->P > 0) || !(L->O > 0) || !(L->held > 0) || !(X > 0))
+        return false;
+    const double kv = (double)e->total_blocks * (double)e->bs;
+    const double cap = fmax(1.0, fmin((double)e->max_run, floor(kv / L->held)));
+    double S = spec_service_s(r, e, L, 1.0), B = 1.0;
+    if (X * S > 1.0) {
+        if (X * spec_service_s(r, e, L, cap) > cap)
+            return false;
+        double lo = 1.0;
+        B = cap;
+        for (int k = 0; k < 60 && B - lo > 1e-6 * B; k++) {
+            const double mid = 0.5 * (lo + B);
+            if (X * spec_service_s(r, e, L, mid) <= mid)
+                B = mid;
+            else
+                lo = mid;
+        }
+        S = spec_service_s(r, e, L, B);
+    }
+    /* the slope over the 5% below B (B may sit at a jump of S: the roofline's thresholds) */
+    const double dB = 0.05 * B;
+    const double gain = B - dB >= 1.0 ? fmin(X * (S - spec_service_s(r, e, L, B - dB)) / dB, 0.99) : 0.0;
+    *settle_s = S / (1.0 - fmax(gain, 0.0));
+    return true;
+}
+
 /* H: the mean K/V tokens the requests' prompts hold on the decode side, HD those the drafter's
  * cache holds (link_capacity_qps) */
 static double instance_capacity_qps(const struct runner *r, const struct engine *e, const struct cap_lengths *L,
@@ -538,6 +587,13 @@ static double cluster_capacity_qps(const struct runner *r, double *life_s)
         const struct llmroof_batch none = { 0 }, one = batch_decode(1, P + O / 2);
         *life_s = d->spec ? O / sim_spec_expected_tokens(&r->c->spec) * sim_spec_step_s(r, d, 1.0, P + O / 2, &none)
                           : O * sim_step_time(&d->setup, &d->sh, &one);
+    }
+    /* a speculating aggregated pool's steady state at the rate the caller asks (spec_settle_s):
+     * each engine (an instance, or a pipeline lane of one) takes its share of the arrivals */
+    if (r->c->spec_settle_rate_qps > 0 && d->spec && !r->c->disaggregated && !r->c->static_batching) {
+        r->out->spec_settle_known = true;
+        r->out->spec_settles =
+            spec_settle_s(r, d, &L, r->c->spec_settle_rate_qps / (double)r->ne, &r->out->spec_settle_s);
     }
     double pool[2] = { 0, 0 };
     for (int i = 0; i < r->ne; i++) {
