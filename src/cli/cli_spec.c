@@ -1,4 +1,4 @@
-/* cli_spec.c - the speculative-decoding options of simulate and estimate (see cli/cli_spec.h). */
+/* cli_spec.c - the speculative-decoding options of simulate, estimate and plan (see cli/cli_spec.h). */
 #include "cli/cli_spec.h"
 
 #include <stdio.h>
@@ -88,6 +88,17 @@ int cli_spec_check(struct cli *c, const struct cli_spec_opts *o)
                                CLI_CLIP(o->method));
     if (o->method && !o->have_accept)
         return cli_usage_error(c, "option '--spec' needs the acceptance rate: add --spec-accept A (in [0, 1))");
+    return 0;
+}
+
+int cli_spec_check_budget(struct cli *c, const struct cli_spec_opts *o, long budget, const char *whose)
+{
+    if (o->have_tree && budget < o->spec.tokens)
+        return cli_usage_error(c, "option '--spec-tree': %d tokens verified per step need a budget of as many; %s is "
+                                  "%ld", o->spec.tokens, whose, budget);
+    if (!o->have_tree && budget < o->spec.k + 1L)
+        return cli_usage_error(c, "option '--spec-k': %d proposals need a budget of %d tokens per step; %s is %ld",
+                               o->spec.k, o->spec.k + 1, whose, budget);
     return 0;
 }
 
