@@ -1348,6 +1348,8 @@ static void spec_plans_hold_the_drafters_memory_as_the_simulator(void **state)
     print_message("KV tokens per GPU: %.0f without, %.0f with an EAGLE-3 head\n", plain.kv_tokens_per_gpu,
                   spec.kv_tokens_per_gpu);
     assert_true(spec.kv_tokens_per_gpu < plain.kv_tokens_per_gpu * 131072.0 / 135168.0);
+    assert_rel_close(plain.kv_tokens_per_gpu, 450240.0, 1e-12); /* docs/planning.md quotes both */
+    assert_rel_close(spec.kv_tokens_per_gpu, 430320.0, 1e-12);
     assert_true(spec.weights_bytes_per_gpu > plain.weights_bytes_per_gpu);
     /* the simulator's pool of the same instance */
     struct workload w = { WORKLOAD_FIXED, 160, 340, NULL, 0 };
@@ -1384,7 +1386,8 @@ static void spec_rows_say_what_the_drafter_cannot_run_on(void **state)
     char reason[520];
     struct llmroof_err err = { 0 };
     assert_int_equal(plan_layout_check(&in, g, LAY(2, 0), reason, sizeof reason, &err), 0);
-    assert_non_null(strstr(reason, "the draft model does not fit beside the weights"));
+    assert_string_equal(reason, "the draft model does not fit beside the weights: 74.6 GiB per GPU with the "
+                                "drafter's 7.48 GiB, workspace and reserve, 71.3 GiB usable"); /* docs/planning.md */
     assert_int_equal(plan_layout_check(&in, g, LAY(4, 0), reason, sizeof reason, &err), 0);
     assert_string_equal(reason, "");
     assert_int_equal(plan_layout_check(&in, g, LAY(2, 3), reason, sizeof reason, &err), 0);
