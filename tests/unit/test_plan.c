@@ -1207,6 +1207,32 @@ static void rate_plans_run_near_the_knee_to_the_steady_state(void **state)
     catalog_free(&cat);
 }
 
+/* Llama-3.1-8B chat on one H100 at TP 1 (the speculative tests' plan), under `tpot_s` */
+static void spec_8b_on_h100(struct plan_input *in, const struct llmroof_catalog *cat, double tpot_s)
+{
+    base(in, cat, "llama-3.1-8b");
+    in->tpot_slo_s = tpot_s;
+    in->gpus[in->ngpus++] = gpu(cat, "h100");
+    in->tps[in->ntps++] = 1;
+}
+
+/* EAGLE-3 (its default 32,000-token head) with k drafts a step at acceptance alpha */
+static void spec_eagle3(struct plan_input *in, int k, double alpha)
+{
+    in->sim.spec.kind = SIM_SPEC_EAGLE3;
+    in->sim.spec.draft_vocab = SIM_SPEC_EAGLE3_VOCAB;
+    in->sim.spec.k = k;
+    in->sim.spec.alpha = alpha;
+}
+
+/* The best row of a feasible plan */
+static const struct plan_option *best_of(const struct plan_input *in)
+{
+    run(in, &res);
+    assert_true(res.best >= 0);
+    return &res.options[res.best];
+}
+
 /* Speculative decoding in a plan (--spec): Llama-3.1-8B chat on one H100 at TP 1 under an 8 ms p90
  * TPOT, where one sequence's decode step alone takes about 7 ms, so TPOT binds. EAGLE-3 at
  * acceptance 0.7 emits (1 - 0.7^4) / (1 - 0.7) = 2.533 tokens a step (k 3): a step of the larger
@@ -1221,30 +1247,18 @@ static void spec_plans_need_fewer_gpus_only_where_drafts_are_accepted(void **sta
     struct llmroof_catalog cat;
     load_shipped(&cat);
     struct plan_input in;
-    base(&in, &cat, "llama-3.1-8b");
+    spec_8b_on_h100(&in, &cat, 0.008);
     in.users = 200;
-    in.tpot_slo_s = 0.008;
-    in.gpus[in.ngpus++] = gpu(&cat, "h100");
-    in.tps[in.ntps++] = 1;
-    run(&in, &res);
-    assert_true(res.best >= 0);
-    const long plain = res.options[res.best].gpus, plain_users = res.options[res.best].users_per_instance;
-    in.sim.spec.kind = SIM_SPEC_EAGLE3;
-    in.sim.spec.draft_vocab = SIM_SPEC_EAGLE3_VOCAB;
-    in.sim.spec.k = 3;
-    in.sim.spec.alpha = 0.7;
-    run(&in, &res);
-    assert_true(res.best >= 0);
-    const long high = res.options[res.best].gpus, high_users = res.options[res.best].users_per_instance;
-    in.sim.spec.alpha = 0.0;
-    run(&in, &res);
-    assert_true(res.best >= 0);
-    const long none = res.options[res.best].gpus;
+    const struct plan_option plain = *best_of(&in);
+    spec_eagle3(&in, 3, 0.7);
+    const struct plan_option high = *best_of(&in);
+    spec_eagle3(&in, 3, 0.0);
+    const long none = best_of(&in)->gpus;
     print_message("GPUs for 200 users: %ld without speculation (%ld an instance), %ld with EAGLE-3 at 0.7 (%ld), "
-                  "%ld at 0\n", plain, plain_users, high, high_users, none);
-    assert_true(high < plain);
-    assert_true(high_users > 2 * plain_users);
-    assert_true(none >= plain);
+                  "%ld at 0\n", plain.gpus, plain.users_per_instance, high.gpus, high.users_per_instance, none);
+    assert_true(high.gpus < plain.gpus);
+    assert_true(high.users_per_instance > 2 * plain.users_per_instance);
+    assert_true(none >= plain.gpus);
     catalog_free(&cat);
 }
 
@@ -1258,27 +1272,14 @@ static void spec_rate_plans_need_fewer_gpus_only_where_drafts_are_accepted(void 
     struct llmroof_catalog cat;
     load_shipped(&cat);
     struct plan_input in;
-    base(&in, &cat, "llama-3.1-8b");
+    spec_8b_on_h100(&in, &cat, 0.008);
     in.rate_qps = 20;
     in.ttft_slo_s = 2.0;
-    in.tpot_slo_s = 0.008;
-    in.gpus[in.ngpus++] = gpu(&cat, "h100");
-    in.tps[in.ntps++] = 1;
-    run(&in, &res);
-    assert_true(res.best >= 0);
-    const long plain = res.options[res.best].gpus;
-    in.sim.spec.kind = SIM_SPEC_EAGLE3;
-    in.sim.spec.draft_vocab = SIM_SPEC_EAGLE3_VOCAB;
-    in.sim.spec.k = 3;
-    in.sim.spec.alpha = 0.7;
-    run(&in, &res);
-    assert_true(res.best >= 0);
-    const long high = res.options[res.best].gpus;
-    in.sim.spec.k = 1;
-    in.sim.spec.alpha = 0.0;
-    run(&in, &res);
-    assert_true(res.best >= 0);
-    const long none = res.options[res.best].gpus;
+    const long plain = best_of(&in)->gpus;
+    spec_eagle3(&in, 3, 0.7);
+    const long high = best_of(&in)->gpus;
+    spec_eagle3(&in, 1, 0.0);
+    const long none = best_of(&in)->gpus;
     print_message("GPUs at 20 requests/s: %ld without speculation, %ld with EAGLE-3 at 0.7, %ld at 0 (k 1)\n", plain,
                   high, none);
     assert_int_equal(plain, 2);
@@ -1300,15 +1301,10 @@ static void spec_rate_plans_run_near_the_knee_to_the_steady_state(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     struct plan_input in;
-    base(&in, &cat, "llama-3.1-8b");
+    spec_8b_on_h100(&in, &cat, 0.015);
     in.rate_qps = 52;
     in.ttft_slo_s = 2.0;
-    in.tpot_slo_s = 0.015;
-    in.gpus[in.ngpus++] = gpu(&cat, "h100");
-    in.tps[in.ntps++] = 1;
-    in.sim.spec.kind = SIM_SPEC_EAGLE3;
-    in.sim.spec.draft_vocab = SIM_SPEC_EAGLE3_VOCAB;
-    in.sim.spec.alpha = 0.7;
+    spec_eagle3(&in, 3, 0.7);
     run(&in, &res);
     long agg = 0;
     for (int i = 0; i < res.noptions; i++)
@@ -1332,18 +1328,14 @@ static void spec_plans_hold_the_drafters_memory_as_the_simulator(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     struct plan_input in;
-    base(&in, &cat, "llama-3.1-8b");
-    const struct llmroof_gpu *g = gpu(&cat, "h100");
-    in.gpus[in.ngpus++] = g;
-    in.tps[in.ntps++] = 1;
+    spec_8b_on_h100(&in, &cat, 0.1);
+    const struct llmroof_gpu *g = in.gpus[0];
     in.mean_prompt = 160;
     in.mean_output = 340;
     struct plan_option plain = { .gpu = g }, spec = { .gpu = g };
     struct llmroof_err err = { 0 };
     assert_int_equal(plan_option_figures(&in, LAY(1, 0), 1, &plain, &err), 0);
-    in.sim.spec.kind = SIM_SPEC_EAGLE3;
-    in.sim.spec.draft_vocab = SIM_SPEC_EAGLE3_VOCAB;
-    in.sim.spec.alpha = 0.7;
+    spec_eagle3(&in, 3, 0.7);
     assert_int_equal(plan_option_figures(&in, LAY(1, 0), 1, &spec, &err), 0);
     print_message("KV tokens per GPU: %.0f without, %.0f with an EAGLE-3 head\n", plain.kv_tokens_per_gpu,
                   spec.kv_tokens_per_gpu);

@@ -29,6 +29,20 @@ static void disaggregate(const struct llmroof_catalog *cat, struct sim_config *c
     }
 }
 
+/* One request of w, m on tp x g, handed from a prefill to a decode instance of the same setup over a
+ * 50 GB/s link with a 20 us setup cost: the hand-over tests' run, whose kv_transfer is that request's */
+static struct sim_config one_handover(const struct llmroof_catalog *cat, const char *m, const char *g, int tp,
+                                      const struct workload *w)
+{
+    struct sim_config c = config(cat, m, g, tp, w);
+    c.concurrency = 1;
+    c.requests = 1;
+    disaggregate(cat, &c, NULL);
+    c.kv_link_Bps = 50e9;
+    c.kv_link_latency_s = 20e-6;
+    return c;
+}
+
 /* config() as an engine profile sets it up: its efficiencies and its scheduler defaults */
 static struct sim_config engine_config(const struct llmroof_catalog *cat, const char *m, const char *g,
                                        const struct llmroof_engine *en, const struct workload *w)
@@ -2952,12 +2966,7 @@ static void kv_transfer_counts_the_pipeline_stages(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     struct workload w = { WORKLOAD_FIXED, 1000, 20, NULL, 0 };
-    struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, &w);
-    c.concurrency = 1;
-    c.requests = 1;
-    disaggregate(&cat, &c, NULL);
-    c.kv_link_Bps = 50e9;
-    c.kv_link_latency_s = 20e-6;
+    struct sim_config c = one_handover(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, &w);
     struct sim_result res;
     /* llama-2-7b: 524,288 B of K/V a token (32 layers x 32 heads x 128 x 2 x 2 B), 1000 tokens */
     {
@@ -2999,12 +3008,7 @@ static void kv_transfer_carries_the_recurrent_state(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     struct workload w = { WORKLOAD_FIXED, 1000, 10, NULL, 0 };
-    struct sim_config c = config(&cat, "qwen3-next-80b-a3b", "h200", 2, &w);
-    c.concurrency = 1;
-    c.requests = 1;
-    disaggregate(&cat, &c, NULL);
-    c.kv_link_Bps = 50e9;
-    c.kv_link_latency_s = 20e-6;
+    struct sim_config c = one_handover(&cat, "qwen3-next-80b-a3b", "h200", 2, &w);
     struct sim_result res;
     run(&c, &res);
     assert_rel_close(res.kv_transfer.mean, 20e-6 + (1000 * 12288.0 + 19759104.0) / 50e9, 1e-9);
@@ -3180,12 +3184,7 @@ static void kv_transfer_carries_the_drafters_cache(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     struct workload w = { WORKLOAD_FIXED, 4096, 64, NULL, 0 };
-    struct sim_config c = config(&cat, "llama-3.1-70b", "h100", 4, &w);
-    c.concurrency = 1;
-    c.requests = 1;
-    disaggregate(&cat, &c, NULL);
-    c.kv_link_Bps = 50e9;
-    c.kv_link_latency_s = 20e-6;
+    struct sim_config c = one_handover(&cat, "llama-3.1-70b", "h100", 4, &w);
     c.spec.alpha = 0.7;
     static const struct {
         enum sim_spec_kind kind;
