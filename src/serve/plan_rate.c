@@ -121,9 +121,9 @@ static int rate_eval(const struct plan_input *in, const struct llmroof_gpu *g, b
      * against 50, 578 requests in service) are far from the steady state (a 100,000-request run:
      * 900 in service, p90 TPOT 68 ms); the plan now takes 3 (test_plan.c
      * rate_plans_run_near_the_knee_to_the_steady_state). A speculating pool takes the same model
-     * with the speculative step from its run (sim_result.spec_settle_s: at 51 requests/s of
-     * Llama-3.1-8B with EAGLE-3 at acceptance 0.7 one H100 had met a 15 ms p90 TPOT over 1,530
-     * requests, 9.0 ms, where long runs read 14.7 ms and a growing queue; test_plan.c
+     * with the speculative step from its run (sim_result.spec_settle_s: at 52 requests/s of
+     * Llama-3.1-8B with EAGLE-3 at acceptance 0.7 one H100 had met a 15 ms p90 TPOT over 1,560
+     * requests, 9.7 ms, where 40,000 read 15.4 ms and a growing queue; test_plan.c
      * spec_rate_plans_run_near_the_knee_to_the_steady_state). A disaggregated decode pool has no
      * such model here. */
     const bool spec = in->sim.spec.kind != SIM_SPEC_NONE;

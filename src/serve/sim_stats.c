@@ -409,9 +409,9 @@ static double spec_service_s(const struct runner *r, const struct engine *e, con
  * sequence limit, its KV blocks at the held mean), and the time a departure from it takes to decay,
  * S / (1 - X dS/dB) from dB/dt = X - B / S(B) linearised about B (near the knee X dS/dB tends to 1
  * and the steady state takes many lives to reach). false where no batch within the cap serves X.
- * The planner reruns a pool that meets its SLOs for 3 of these (plan_rate.c): at 51 requests/s of
- * Llama-3.1-8B chat with EAGLE-3 (acceptance 0.7) one H100 met a 15 ms p90 TPOT over 1,530 requests
- * (9.0 ms) where 40,000 read 14.7 ms with a growing queue, its bound 52.3 requests/s. */
+ * The planner reruns a pool that meets its SLOs for 3 of these (plan_rate.c): at 52 requests/s of
+ * Llama-3.1-8B chat with EAGLE-3 (acceptance 0.7) one H100 met a 15 ms p90 TPOT over 1,560 requests
+ * (9.7 ms) where 40,000 read 15.4 ms with a growing queue, its bound 52.25 requests/s. */
 static bool spec_settle_s(const struct runner *r, const struct engine *e, const struct cap_lengths *L, double X,
                           double *settle_s)
 {
