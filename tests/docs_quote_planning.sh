@@ -50,5 +50,30 @@ for m in llama-65b llama-2-70b; do
     set -- $(best "$m" a30); row="${row}a30 TP $1: $2 users, $3 nodes |"
     want "$row"
 done
+# "Speculative decoding": the table's GPUs (and users an instance) and the 70B example
+fewest() { # fewest ARGS... -> the plan's "Fewest GPUs" observation
+    "$bin" plan "$@" -q 2>/dev/null | sed -n 's/^- Fewest GPUs: //p'
+}
+gpus_of() { printf '%s\n' "$1" | sed -n 's/.*(\([0-9]*\) GPUs\{0,1\}).*/\1/p'; }
+per_inst() { printf '%s\n' "$1" | sed -n 's/.*, \([0-9]*\) per instance\.$/\1/p'; }
+row="| no \`--spec\` |"
+for s in "" "--spec eagle3 --spec-accept 0.7" "--spec eagle3 --spec-accept 0"; do
+    u=$(fewest -m llama-3.1-8b --gpus h100 --tp 1 --users 200 --tpot-slo 8ms $s)
+    r=$(fewest -m llama-3.1-8b --gpus h100 --tp 1 --rate 20 --ttft-slo 2s --tpot-slo 8ms $s)
+    ug=$(gpus_of "$u") rg=$(gpus_of "$r")
+    cells="$ug GPU$([ "$ug" = 1 ] || echo s)"
+    case $s in
+    "") cells="$cells ($(per_inst "$u") users an instance)" ;;
+    *0.7) row="| \`--spec eagle3 --spec-accept 0.7\` (2.533 tokens a step) |"; cells="$cells ($(per_inst "$u"))" ;;
+    *) row="| \`--spec eagle3 --spec-accept 0\` (1 token a step) |"; cells="$cells ($(per_inst "$u"))" ;;
+    esac
+    want "$row $cells | $rg GPU$([ "$rg" = 1 ] || echo s) |"
+done
+for s in "--spec eagle3 --spec-accept 0.7" ""; do
+    f=$(fewest -m llama-3.1-70b --gpus h100 --rate 50 --ttft-slo 2s --tpot-slo 15ms $s)
+    what=$(printf '%s\n' "$f" | sed -n 's/^disaggregated \(.*\) on h100-sxm5-80gb (\(1:2, [0-9]* GPUs\)).*/\1 (\2)/p')
+    want "$what"
+done
+
 [ $fail = 0 ] && echo "ok: docs/planning.md quotes plan's answers"
 exit $fail

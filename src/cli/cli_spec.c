@@ -1,4 +1,4 @@
-/* cli_spec.c - the speculative-decoding options of simulate and estimate (see cli/cli_spec.h). */
+/* cli_spec.c - the speculative-decoding options of simulate, estimate and plan (see cli/cli_spec.h). */
 #include "cli/cli_spec.h"
 
 #include <stdio.h>
@@ -88,6 +88,17 @@ int cli_spec_check(struct cli *c, const struct cli_spec_opts *o)
                                CLI_CLIP(o->method));
     if (o->method && !o->have_accept)
         return cli_usage_error(c, "option '--spec' needs the acceptance rate: add --spec-accept A (in [0, 1))");
+    return 0;
+}
+
+int cli_spec_check_budget(struct cli *c, const struct cli_spec_opts *o, long budget, const char *whose)
+{
+    if (o->have_tree && budget < o->spec.tokens)
+        return cli_usage_error(c, "option '--spec-tree': %d tokens verified per step need a budget of as many; %s is "
+                                  "%ld", o->spec.tokens, whose, budget);
+    if (!o->have_tree && budget < o->spec.k + 1L)
+        return cli_usage_error(c, "option '--spec-k': %d proposals need a budget of %d tokens per step; %s is %ld",
+                               o->spec.k, o->spec.k + 1, whose, budget);
     return 0;
 }
 
@@ -202,23 +213,5 @@ int cli_spec_resolve(struct cli *c, struct cli_spec_opts *o, const struct llmroo
 
 struct llmroof_spec_decode cli_spec_decode(const struct cli_spec_opts *o)
 {
-    const struct sim_spec *sp = &o->spec;
-    const bool tree = sp->tokens > 0;
-    struct llmroof_spec_decode d = { 0 };
-    d.drafter = sp->kind == SIM_SPEC_DRAFT ? LLMROOF_DRAFTER_MODEL
-              : sp->kind == SIM_SPEC_MEDUSA ? LLMROOF_DRAFTER_MEDUSA
-                                            : LLMROOF_DRAFTER_HEAD;
-    d.method = sim_spec_name(sp->kind);
-    d.draft = sp->draft;
-    d.steps = sp->k;
-    d.accept = sp->alpha;
-    d.topk = tree ? sp->topk : 0;
-    d.verify = tree ? sp->tokens : sp->k + 1;
-    /* the simulator's expected acceptance: its mean tokens per step over a long run */
-    d.tokens_per_step = sim_spec_expected_tokens(sp);
-    d.eagle3_vocab = sp->kind == SIM_SPEC_EAGLE3 ? sp->draft_vocab : 0;
-    d.eagle = sp->kind == SIM_SPEC_EAGLE || sp->kind == SIM_SPEC_EAGLE3;
-    if (d.eagle)
-        d.head = o->head;
-    return d;
+    return sim_spec_decode(&o->spec, &o->head);
 }

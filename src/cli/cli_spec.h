@@ -1,4 +1,4 @@
-/* cli_spec.h - the speculative-decoding options that simulate and estimate share: --spec,
+/* cli_spec.h - the speculative-decoding options that simulate, estimate and plan share: --spec,
  * --spec-k, --spec-accept and --spec-tree, parsed, checked and resolved against the catalog
  * once for both (docs/metrics.md "Speculative decoding"). */
 #ifndef LLMROOF_CLI_SPEC_H
@@ -41,6 +41,10 @@ int cli_spec_check(struct cli *c, const struct cli_spec_opts *o);
  * --spec-draft-config read into o->head against m (catalog_draft_head_from_hf), its vocabulary the
  * head's where --spec-draft-vocab is absent. Returns 0 or 2 after printing the error. */
 int cli_spec_resolve(struct cli *c, struct cli_spec_opts *o, const struct llmroof_model *m);
+/* After cli_spec_resolve: one verification pass (a tree's tokens, the chain's --spec-k + 1) must fit
+ * the token budget `budget`, which `whose` names in the message ("--max-batched-tokens", or where
+ * it came from). Returns 0 or 2 after printing the error naming the option. */
+int cli_spec_check_budget(struct cli *c, const struct cli_spec_opts *o, long budget, const char *whose);
 /* Whether --spec names a draft model (draft:MODEL): its lookup needs the whole catalog. */
 bool cli_spec_needs_catalog(const struct cli_spec_opts *o);
 /* The resolved options as estimate's speculative decode (model/estimate.h): the drafter, the

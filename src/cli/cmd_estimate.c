@@ -234,22 +234,14 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
         /* a model with recurrent layers keeps a state per draft position beside each sequence's own
          * (serve/sim.h sim_spec_state_copies: the verified positions less its own) */
         mo.spec_states = spec.verify > 1 ? (double)(spec.verify - 1) : 0.0;
-        if (spec.draft) {
-            struct llmroof_memory dm;
-            if ((rc = memory_eval(spec.draft, g, setup.tp, &setup.dt, ctx_len, &x.s.mem, &dm, &err)))
-                return cli_fail(c, &err);
-            if (dm.weights_bytes_per_gpu >= mem.kv_capacity_bytes_per_gpu)
-                return cli_usage_error(c, "option '--spec': the draft model %s (%.2f GiB of weights per GPU) does not "
-                                          "fit beside %s on %d x %s: no memory is left for the KV cache; use a smaller "
-                                          "draft",
-                                       spec.draft->id, dm.weights_bytes_per_gpu / 1073741824.0, m->id, mem.gpus, g->id);
-            mo.drafter_bytes = dm.weights_bytes_per_gpu;
-            mo.drafter_kv_bytes = dm.kv_bytes_per_token_per_gpu;
-        } else {
-            memory_head_drafter_own(m, &e.shard, &setup.dt, &mem, spec.drafter == LLMROOF_DRAFTER_MEDUSA ? spec.steps : 0,
-                                    spec.eagle3_vocab, spec.eagle, &spec.head, &mo.drafter_bytes,
-                                    &mo.drafter_kv_bytes);
-        }
+        if ((rc = memory_drafter(&setup, &e.shard, &mem, &x.s.mem, &spec, false, &mo.drafter_bytes,
+                                 &mo.drafter_kv_bytes, &err)))
+            return cli_fail(c, &err);
+        if (spec.draft && mo.drafter_bytes >= mem.kv_capacity_bytes_per_gpu)
+            return cli_usage_error(c, "option '--spec': the draft model %s (%.2f GiB of weights per GPU) does not "
+                                      "fit beside %s on %d x %s: no memory is left for the KV cache; use a smaller "
+                                      "draft",
+                                   spec.draft->id, mo.drafter_bytes / 1073741824.0, m->id, mem.gpus, g->id);
         if ((rc = memory_eval_layout(m, g, &lay, &setup.dt, ctx_len, &mo, &mem, &err)))
             return cli_fail(c, &err);
     }

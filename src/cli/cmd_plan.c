@@ -5,6 +5,7 @@
 #include <strings.h>
 
 #include "cli/cli.h"
+#include "cli/cli_spec.h"
 #include "model/ckpt.h"
 #include "base/parse.h"
 #include "serve/plan.h"
@@ -23,13 +24,16 @@ struct ctx {
     bool bad;
     bool have_seed, have_users, have_think;
     bool quiet; /* --quiet: no progress line */
+    struct cli_spec_opts sp; /* --spec and its family (cli_spec.h), as simulate's */
 };
 
 static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
 {
     struct ctx *x = vctx;
     long v;
-    int rc;
+    int rc = cli_spec_opt(c, &x->sp, id, arg);
+    if (rc != 1)
+        return rc;
     switch (id) {
     case OPT_GPUS: x->gpus = arg; return 0;
     case OPT_TPS: x->tps = arg; return 0;
@@ -127,6 +131,43 @@ static bool add_price(const char *item, void *vctx)
     return false;
 }
 
+/* --spec against the model and every planned GPU's scheduler: the method resolved into the plan's
+ * simulator configuration (cli_spec_resolve), one verification pass within each GPU's token budget
+ * (the engine profile's, or --max-batched-tokens), and a static-batching engine's assisted
+ * generation one request at a time, as simulate refuses them. Returns 0 or 2 after the message. */
+static int plan_spec(struct cli *c, struct ctx *x)
+{
+    int rc = cli_spec_resolve(c, &x->sp, x->in.model);
+    if (rc)
+        return rc;
+    /* every row would say so (plan_layout_check): the input's, not the hardware's failing */
+    if (x->in.layout.pp > 1)
+        return cli_usage_error(c, "options '--spec' and '--pp' conflict: vLLM and SGLang run no speculative decoding "
+                                  "under pipeline parallelism; drop one");
+    x->in.sim.spec = x->sp.spec;
+    x->in.sim.spec_head = x->sp.head;
+    for (int gi = 0; gi < x->in.ngpus; gi++) {
+        const struct llmroof_gpu *g = x->in.gpus[gi];
+        const struct sim_config sc = plan_sim_config(&x->in, g);
+        char whose[sizeof x->s.eff.engine->id + sizeof g->id + 96];
+        if (x->in.keep_budget)
+            snprintf(whose, sizeof whose, "--max-batched-tokens");
+        else if (x->s.eff.engine)
+            snprintf(whose, sizeof whose, "the token budget of engine '%s' on %s (--max-batched-tokens sets it)",
+                     x->s.eff.engine->id, g->id);
+        else
+            snprintf(whose, sizeof whose, "the default token budget (--max-batched-tokens sets it)");
+        if ((rc = cli_spec_check_budget(c, &x->sp, sc.max_batched_tokens, whose)))
+            return rc;
+        if (sc.static_batching && sc.max_seqs > 1)
+            return cli_usage_error(c, "option '--spec': engine '%s' (static batching, as HF generate()) runs "
+                                      "speculative (assisted) generation one request at a time; its sequence limit "
+                                      "on %s is %ld (give --max-seqs 1)",
+                                   x->s.eff.engine ? x->s.eff.engine->id : "?", g->id, sc.max_seqs);
+    }
+    return 0;
+}
+
 static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct plan_result *r)
 {
     static const struct cli_opt opts[] = {
@@ -150,11 +191,12 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
         { OPT_NOCHUNK, "no-chunked-prefill", 0, NULL, "engine prefills prompts whole", false },
         { OPT_SEED, "seed", 0, "N", "random seed of the simulations, 0 to 2^53 - 1 (default 42)", false },
         { OPT_QUIET, "quiet", 'q', NULL, "no progress line (shown only on a terminal, after a second)", false },
-        CLI_OPT_LAYOUT, CLI_OPT_DTYPES, CLI_OPT_EFFS, CLI_OPT_MEM,
+        CLI_OPT_SPEC, CLI_OPT_LAYOUT, CLI_OPT_DTYPES, CLI_OPT_EFFS, CLI_OPT_MEM,
     };
     x->c = c;
     cli_setup_defaults(&x->s);
     sim_default_config(&x->in.sim);
+    cli_spec_defaults(&x->sp);
     x->s.mem = x->in.sim.mem;
     x->in.users = 10000;
     x->in.ttft_slo_s = 3.0;
@@ -189,6 +231,18 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
         return cli_usage_error(c, "option '--rate' plans for an open loop: drop --users and --think");
     if (x->in.rate_qps > 0 && x->in.fast)
         return cli_usage_error(c, "option '--fast' is the closed-loop analytic model: drop it with --rate");
+    if ((rc = cli_spec_check(c, &x->sp)))
+        return rc;
+    /* the analytic steady state (plan_fast.c) has no verification pass and no drafter: its answer
+     * would be a plan without speculation under a header with it. Modelling it means every
+     * scheduler it solves (mixed steps, prefill-first chains, TGI's gated prompts, data-parallel
+     * replicas) taking E tokens a step from a verification pass and the drafter's passes, and its
+     * error against the simulation measured as docs/planning.md measures --fast's own; until
+     * then the simulated plan, which runs the drafter and draws each step's acceptance, is the
+     * one that answers */
+    if (x->in.fast && x->sp.method)
+        return cli_usage_error(c, "options '--fast' and '--spec' conflict: the analytic model has no speculative "
+                                  "decoding (no verification pass, no drafter); drop --fast to simulate the plan");
     x->in.threads = cli_threads(c, x->in.threads); /* --jobs, else the processors (a request: 1) */
     if ((rc = cli_catalog(c)) || (rc = cli_setup_resolve(c, &x->s)))
         return rc;
@@ -240,6 +294,10 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
     x->in.dt = cli_model_dtypes(c, x->in.model, NULL, &x->s);
     x->in.layout = cli_layout(&x->s);
     x->in.eff = x->s.eff;
+    if (x->sp.method && (rc = plan_spec(c, x))) {
+        workload_free(&wl);
+        return rc;
+    }
     struct llmroof_err lerr = { 0 };
     /* a layout flag the model cannot take fails every row alike: bad input, not an infeasible plan */
     if (ops_layout_check_model(x->in.model, &x->in.layout, &lerr)) {

@@ -899,12 +899,8 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         rc = cli_spec_resolve(c, &x->sp, m);
         x->cfg.spec = x->sp.spec;
         x->cfg.spec_head = x->sp.head;
-        if (!rc && x->sp.have_tree && x->cfg.max_batched_tokens < x->cfg.spec.tokens)
-            rc = cli_usage_error(c, "option '--spec-tree': %d tokens verified per step need a budget of as many; "
-                                    "--max-batched-tokens is %ld", x->cfg.spec.tokens, x->cfg.max_batched_tokens);
-        else if (!rc && !x->sp.have_tree && x->cfg.max_batched_tokens < x->cfg.spec.k + 1L)
-            rc = cli_usage_error(c, "option '--spec-k': %d proposals need a budget of %d tokens per step; "
-                                    "--max-batched-tokens is %ld", x->cfg.spec.k, x->cfg.spec.k + 1, x->cfg.max_batched_tokens);
+        if (!rc)
+            rc = cli_spec_check_budget(c, &x->sp, x->cfg.max_batched_tokens, "--max-batched-tokens");
     }
     if (!rc && x->cfg.static_batching)
         rc = static_conflicts(c, x);

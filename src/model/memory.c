@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "model/arch.h"
+#include "model/estimate.h"
 #include "model/layers.h"
 
 struct llmroof_mem_opts memory_default_opts(void)
@@ -664,4 +665,37 @@ void memory_head_drafter_own(const struct llmroof_model *m, const struct llmroof
     const double held = ctx > 0 ? memory_kv_tokens_held(m, sh, ctx) : 0.0;
     const double full = held > 0 ? target->kv_bytes_per_token_per_gpu * ctx / held : target->kv_bytes_per_token_per_gpu;
     *kv_bytes_per_token_per_gpu = medusa_heads == 0 && layers > 0 ? full / layers : 0.0;
+}
+
+int memory_drafter(const struct llmroof_setup *s, const struct llmroof_shard *sh, const struct llmroof_memory *target,
+                   const struct llmroof_mem_opts *o, const struct llmroof_spec_decode *spec, bool prefill_only,
+                   double *bytes_per_gpu, double *kv_bytes_per_token_per_gpu, struct llmroof_err *err)
+{
+    *bytes_per_gpu = 0.0;
+    *kv_bytes_per_token_per_gpu = 0.0;
+    if (spec->drafter == LLMROOF_DRAFTER_MODEL) {
+        struct llmroof_memory dm;
+        const long ctx = target->context_len > 0 ? target->context_len : 1;
+        const int rc = memory_eval(spec->draft, s->gpu, s->tp, &s->dt, ctx, o, &dm, err);
+        if (rc)
+            return rc;
+        *bytes_per_gpu = dm.weights_bytes_per_gpu;
+        *kv_bytes_per_token_per_gpu = dm.kv_bytes_per_token_per_gpu;
+        return LLMROOF_OK;
+    }
+    const bool medusa = spec->drafter == LLMROOF_DRAFTER_MEDUSA;
+    if (medusa && prefill_only)
+        return LLMROOF_OK;
+    const struct llmroof_draft_head *own = spec->eagle && !medusa && spec->head.heads > 0 ? &spec->head : NULL;
+    if (own) {
+        /* a head of its own shape splits over this instance's attention TP (ops_head_attn) */
+        struct llmroof_model am;
+        struct llmroof_shard ash;
+        const int rc = ops_head_attn(s->model, own, sh, &am, &ash, err);
+        if (rc)
+            return rc;
+    }
+    memory_head_drafter_own(s->model, sh, &s->dt, target, medusa ? spec->steps : 0, spec->eagle3_vocab, spec->eagle,
+                            own, bytes_per_gpu, kv_bytes_per_token_per_gpu);
+    return LLMROOF_OK;
 }

@@ -189,6 +189,25 @@ void memory_head_drafter_own(const struct llmroof_model *m, const struct llmroof
                              long eagle3_vocab, bool eagle, const struct llmroof_draft_head *own,
                              double *bytes_per_gpu, double *kv_bytes_per_token_per_gpu);
 
+/* The drafter's memory beside its target, as estimate --spec, simulate and plan all take it out of an
+ * instance's KV pool on every GPU (mem_opts drafter_bytes, drafter_kv_bytes): a draft model's own
+ * weights and K/V per token at the target's TP and dtypes (memory_eval at the target's
+ * context_len), an EAGLE head's or MTP module's layer and its one attention layer's K/V per token,
+ * Medusa's heads their blocks and vocabulary projections and no cache (memory_head_drafter_own,
+ * on s's shard sh). An instance that only prefills (a disaggregated prefill pool: prefill_only)
+ * holds the drafters that read the prompt, a draft model and an EAGLE or MTP head (SGLang's
+ * prefill server runs the draft worker and sends its KV with the target's, disaggregation/prefill.py
+ * PrefillBootstrapQueue; vLLM's NixlConnector hands over the draft layers' KV group, so both sides
+ * load the same speculative config), but no Medusa heads (they read no prompt and cache nothing):
+ * 0 and 0 for those. `o` sizes a draft model's workspace, as the target's. Returns 0, or the error
+ * of a draft model that memory_eval refuses or of a head of its own shape (--spec-draft-config)
+ * whose heads sh's TP does not divide (ops_head_attn). */
+struct llmroof_setup;
+struct llmroof_spec_decode;
+int memory_drafter(const struct llmroof_setup *s, const struct llmroof_shard *sh, const struct llmroof_memory *target,
+                   const struct llmroof_mem_opts *o, const struct llmroof_spec_decode *spec, bool prefill_only,
+                   double *bytes_per_gpu, double *kv_bytes_per_token_per_gpu, struct llmroof_err *err);
+
 int memory_eval(const struct llmroof_model *m, const struct llmroof_gpu *g, int tp,
                 const struct llmroof_dtypes *dt, long context_len, const struct llmroof_mem_opts *o,
                 struct llmroof_memory *out, struct llmroof_err *err);

@@ -22,6 +22,27 @@ static void add_stats(cJSON *o, const char *key, const struct sim_stats *s)
     cJSON_AddNumberToObject(x, "n", (double)s->n);
 }
 
+/* The speculative setting of a run or plan (simulate's and plan's "speculative", docs/json.md):
+ * returns the object added to o. */
+static cJSON *add_speculative(cJSON *o, const struct sim_config *c)
+{
+    cJSON *x = cJSON_AddObjectToObject(o, "speculative");
+    cJSON_AddStringToObject(x, "method", sim_spec_name(c->spec.kind));
+    if (c->spec.draft && c->spec.kind == SIM_SPEC_DRAFT)
+        cJSON_AddStringToObject(x, "draft", c->spec.draft->id);
+    cJSON_AddNumberToObject(x, "k", c->spec.k);
+    if (c->spec.tokens > 0) /* a draft tree (--spec-tree TOPK:TOKENS), as estimate's */
+        cJSON_AddNumberToObject(x, "tree_topk", c->spec.topk);
+    cJSON_AddNumberToObject(x, "verify_tokens", (double)sim_spec_verify_tokens(&c->spec));
+    if (c->spec.kind == SIM_SPEC_EAGLE3)
+        cJSON_AddNumberToObject(x, "draft_vocab", (double)c->spec.draft_vocab);
+    rj_add_draft_layer(x, &c->spec_head);
+    cJSON_AddNumberToObject(x, "acceptance", c->spec.alpha);
+    /* a draft tree's expectation is the tree's (the chain formula understated a 4:16 tree's 4.0 as 2.9) */
+    cJSON_AddNumberToObject(x, "expected_tokens_per_step", sim_spec_expected_tokens(&c->spec));
+    return x;
+}
+
 /* Overload, goodput, prefix cache, speculation, instances: present only where they apply. */
 static void sim_json_serving(cJSON *o, const struct sim_config *c, const struct sim_result *r)
 {
@@ -70,20 +91,8 @@ static void sim_json_serving(cJSON *o, const struct sim_config *c, const struct 
                                                        : "off-default");
         cJSON_AddNumberToObject(x, "hit_rate", r->prefix_hit_rate);
     }
-    if (c->spec.kind != SIM_SPEC_NONE) {
-        cJSON *x = cJSON_AddObjectToObject(o, "speculative");
-        cJSON_AddStringToObject(x, "method", sim_spec_name(c->spec.kind));
-        if (c->spec.draft && c->spec.kind == SIM_SPEC_DRAFT)
-            cJSON_AddStringToObject(x, "draft", c->spec.draft->id);
-        cJSON_AddNumberToObject(x, "k", c->spec.k);
-        if (c->spec.kind == SIM_SPEC_EAGLE3)
-            cJSON_AddNumberToObject(x, "draft_vocab", (double)c->spec.draft_vocab);
-        rj_add_draft_layer(x, &c->spec_head);
-        cJSON_AddNumberToObject(x, "acceptance", c->spec.alpha);
-        /* a draft tree's expectation is the tree's (the chain formula understated a 4:16 tree's 4.0 as 2.9) */
-        cJSON_AddNumberToObject(x, "expected_tokens_per_step", sim_spec_expected_tokens(&c->spec));
-        cJSON_AddNumberToObject(x, "tokens_per_step", r->spec_tokens_per_step);
-    }
+    if (c->spec.kind != SIM_SPEC_NONE) /* and the run's own mean */
+        cJSON_AddNumberToObject(add_speculative(o, c), "tokens_per_step", r->spec_tokens_per_step);
     if (r->ninst > 1 || c->disaggregated) {
         cJSON_AddStringToObject(o, "router", sim_router_name(c->router));
         if (c->disaggregated) {
@@ -429,6 +438,8 @@ char *render_json_plan(const struct plan_input *in, const struct plan_result *r)
     if (gpn > 0)
         cJSON_AddNumberToObject(o, "gpus_per_node", gpn);
     cJSON_AddBoolToObject(o, "fast", in->fast);
+    if (in->sim.spec.kind != SIM_SPEC_NONE) /* --spec: every row's instances speculate (docs/planning.md) */
+        add_speculative(o, &in->sim);
     char seed[24]; /* as simulate's: its digits */
     snprintf(seed, sizeof seed, "%llu", (unsigned long long)in->sim.seed);
     cJSON_AddRawToObject(o, "seed", seed);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "render/render_report.h"
+#include "render/render_sim.h"
 #include "serve/launch.h"
 
 /* Why a feasible row is not the answer. */
@@ -250,6 +251,20 @@ static const char *kv_link_phrase(const struct plan_input *in, char *buf, size_t
     return buf;
 }
 
+/* --spec: the setting every row's instances run, under the engine line (docs/planning.md,
+ * "Speculative decoding") */
+static void spec_line(const struct plan_input *in, struct sbuf *out)
+{
+    if (in->sim.spec.kind == SIM_SPEC_NONE)
+        return;
+    char sp[320];
+    render_spec_text(&in->sim.spec, &in->sim.spec_head, sp, sizeof sp);
+    sbuf_printf(out, "speculative decoding: %s; the drafter beside the target on every instance%s\n", sp,
+                in->rate_qps > 0 ? " (a disaggregated prefill pool runs it over the prompts and hands its cache over "
+                                   "with the K/V; the decode pool speculates)"
+                                 : "");
+}
+
 void render_plan(const struct plan_input *in, const struct plan_result *r, enum table_format f, struct table_sel *sel,
                  struct sbuf *out)
 {
@@ -273,6 +288,7 @@ void render_plan(const struct plan_input *in, const struct plan_result *r, enum 
                         in->eff.engine->id);
         if (f == TABLE_TEXT || f == TABLE_MD) {
             render_engine_line(&in->eff, out);
+            spec_line(in, out);
             sbuf_append(out, "\n");
         }
         render_rate(in, r, f, sel, out);
@@ -291,6 +307,7 @@ void render_plan(const struct plan_input *in, const struct plan_result *r, enum 
                     in->sim.think_max_s,
                     in->fast ? "analytic (--fast: means, not percentiles)" : "simulated", "");
         render_engine_line(&in->eff, out);
+        spec_line(in, out);
         sbuf_append(out, "\n");
         if (in->layout.moe_tp > 1)
             sbuf_printf(out, "layout with every TP: PP %d, MoE TP %d, data-parallel attention; an instance is MoE TP x PP "

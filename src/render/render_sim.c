@@ -217,20 +217,26 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
     else if (c->prefix_cache)
         sbuf_printf(out, "\nprefix cache %s; the workload shares no prefix", pcache_reason(c, pc, sizeof pc));
     if (c->spec.kind != SIM_SPEC_NONE) {
-        char tree[48] = ""; /* a draft tree's shape (--spec-tree TOPK:TOKENS) */
-        if (c->spec.tokens > 0)
-            snprintf(tree, sizeof tree, ", tree %d:%d", c->spec.topk, c->spec.tokens);
-        if (c->spec.kind == SIM_SPEC_EAGLE3)
-            snprintf(tree + strlen(tree), sizeof tree - strlen(tree), ", draft vocabulary %ld", c->spec.draft_vocab);
-        char own[120] = ""; /* --spec-draft-config: the head's own layer */
-        if (c->spec_head.heads > 0)
-            snprintf(own, sizeof own, ", draft layer %ld query / %ld KV heads of %ld, MLP %ld", c->spec_head.heads,
-                     c->spec_head.kv_heads, c->spec_head.head_dim, c->spec_head.intermediate);
-        sbuf_printf(out, "\nspeculative decoding: %s%s%s, k %d%s%s, acceptance %g: expected %.3f tokens per step",
-                    sim_spec_name(c->spec.kind), c->spec.kind == SIM_SPEC_DRAFT ? " " : "",
-                    c->spec.kind == SIM_SPEC_DRAFT ? c->spec.draft->id : "", c->spec.k, tree, own, c->spec.alpha,
-                    sim_spec_expected_tokens(&c->spec));
+        char sp[320];
+        render_spec_text(&c->spec, &c->spec_head, sp, sizeof sp);
+        sbuf_printf(out, "\nspeculative decoding: %s", sp);
     }
+}
+
+void render_spec_text(const struct sim_spec *sp, const struct llmroof_draft_head *head, char *buf, size_t n)
+{
+    char tree[48] = ""; /* a draft tree's shape (--spec-tree TOPK:TOKENS) */
+    if (sp->tokens > 0)
+        snprintf(tree, sizeof tree, ", tree %d:%d", sp->topk, sp->tokens);
+    if (sp->kind == SIM_SPEC_EAGLE3)
+        snprintf(tree + strlen(tree), sizeof tree - strlen(tree), ", draft vocabulary %ld", sp->draft_vocab);
+    char own[120] = ""; /* --spec-draft-config: the head's own layer */
+    if (head->heads > 0)
+        snprintf(own, sizeof own, ", draft layer %ld query / %ld KV heads of %ld, MLP %ld", head->heads,
+                 head->kv_heads, head->head_dim, head->intermediate);
+    const bool draft = sp->kind == SIM_SPEC_DRAFT && sp->draft;
+    snprintf(buf, n, "%s%s%s, k %d%s%s, acceptance %g: expected %.3f tokens per step", sim_spec_name(sp->kind),
+             draft ? " " : "", draft ? sp->draft->id : "", sp->k, tree, own, sp->alpha, sim_spec_expected_tokens(sp));
 }
 
 static void stat_row(struct table *t, const char *name, const struct sim_stats *s, double scale)

@@ -17,7 +17,21 @@
  *     (docs.vllm.ai "Parallelism and Scaling", multi-node).
  *   TensorRT-LLM trtllm-serve (tensorrt_llm/commands/serve.py, 1.x): --tp_size, --pp_size,
  *     --ep_size, --max_batch_size, --max_num_tokens; attention DP, the KV-cache dtype and the
- *     disaggregated KV transfer are keys of the --config YAML file, not flags. */
+ *     disaggregated KV transfer are keys of the --config YAML file, not flags.
+ * Speculative decoding (--spec), on every role (a disaggregated prefill instance runs the drafter
+ * over the prompts and sends its cache: both sides must load the same speculative config,
+ * vllm-project/vllm#49230; SGLang's prefill and decode servers both take --speculative-*,
+ * sgl-project/sglang#6684):
+ *   vLLM: --speculative-config '{"method":M,"model":DRAFT,"num_speculative_tokens":K}', M one of
+ *     eagle, eagle3, mtp, medusa, draft_model (vllm/config/speculative.py SpeculativeMethod;
+ *     docs.vllm.ai v0.12.0 "vllm.config.speculative"; "MTP": {"method":"mtp",...} without a model);
+ *     a draft tree is its speculative_token_tree, a list of nodes: not written (a note).
+ *   SGLang: --speculative-algorithm EAGLE|EAGLE3|NEXTN|STANDALONE (server_args.py choices;
+ *     NEXTN, the model's own MTP layers, needs no draft path), --speculative-draft-model-path,
+ *     --speculative-num-steps, --speculative-eagle-topk, --speculative-num-draft-tokens
+ *     (docs.sglang.io "Speculative Decoding"); no Medusa (a note).
+ *   TensorRT-LLM: 'speculative_config' in the --config YAML file, decoding_type Eagle, Eagle3, MTP,
+ *     DraftTarget or Medusa with max_draft_len (tensorrt_llm/llmapi/llm_args.py); no flag (a note). */
 #include "serve/launch.h"
 
 #include <stdarg.h>
@@ -108,6 +122,80 @@ static struct limits limits_of(const struct plan_input *in, const struct llmroof
     return l;
 }
 
+/* The drafter's checkpoint as an engine flag takes it: a draft model's HuggingFace repository (its
+ * catalog id where it has none), or a placeholder for an EAGLE head or Medusa heads, which the
+ * catalog does not name (the note says so: spec_placeholder_note) */
+static const char *spec_draft_path(const struct sim_spec *sp)
+{
+    switch (sp->kind) {
+    case SIM_SPEC_DRAFT: return sp->draft->hf_id[0] ? sp->draft->hf_id : sp->draft->id;
+    case SIM_SPEC_EAGLE: return "EAGLE_HEAD";
+    case SIM_SPEC_EAGLE3: return "EAGLE3_HEAD";
+    case SIM_SPEC_MEDUSA: return "MEDUSA_HEADS";
+    case SIM_SPEC_MTP:
+    case SIM_SPEC_NONE: break;
+    }
+    return NULL;
+}
+
+static void spec_placeholder_note(const struct plan_input *in, struct launch_cmd *c)
+{
+    const struct sim_spec *sp = &in->sim.spec;
+    if (sp->kind == SIM_SPEC_DRAFT && !sp->draft->hf_id[0])
+        add(c->note, sizeof c->note, "the catalog names no HuggingFace repository for the draft '%s': replace it; ",
+            sp->draft->id);
+    else if (sp->kind == SIM_SPEC_EAGLE || sp->kind == SIM_SPEC_EAGLE3 || sp->kind == SIM_SPEC_MEDUSA)
+        add(c->note, sizeof c->note, "replace %s with the checkpoint of the %s trained for %s (the catalog names "
+                                     "none); ",
+            spec_draft_path(sp), sp->kind == SIM_SPEC_MEDUSA ? "Medusa heads" : "draft head", in->model->id);
+}
+
+/* vLLM's --speculative-config: a chain of k drafts (a tree's steps, its nodes left to a note) */
+static void vllm_spec(const struct plan_input *in, struct launch_cmd *c)
+{
+    const struct sim_spec *sp = &in->sim.spec;
+    if (sp->kind == SIM_SPEC_NONE)
+        return;
+    static const char *const methods[] = { [SIM_SPEC_EAGLE] = "eagle", [SIM_SPEC_EAGLE3] = "eagle3",
+                                           [SIM_SPEC_MTP] = "mtp", [SIM_SPEC_MEDUSA] = "medusa",
+                                           [SIM_SPEC_DRAFT] = "draft_model" };
+    const char *path = spec_draft_path(sp);
+    add(c->cmd, sizeof c->cmd, " --speculative-config '{\"method\":\"%s\"", methods[sp->kind]);
+    if (path)
+        add(c->cmd, sizeof c->cmd, ",\"model\":\"%s\"", path);
+    add(c->cmd, sizeof c->cmd, ",\"num_speculative_tokens\":%d}'", sp->k);
+    spec_placeholder_note(in, c);
+    if (sp->tokens > 0)
+        add(c->note, sizeof c->note, "the draft tree planned (topk %d, %d tokens verified a step) is vLLM's "
+                                     "speculative_token_tree, a list of its nodes, not written here: this command "
+                                     "drafts a chain of %d; ",
+            sp->topk, sp->tokens, sp->k);
+}
+
+/* SGLang's --speculative-* flags: steps k, topk 1 and k + 1 draft tokens for a chain, a tree's own */
+static void sglang_spec(const struct plan_input *in, struct launch_cmd *c)
+{
+    const struct sim_spec *sp = &in->sim.spec;
+    if (sp->kind == SIM_SPEC_NONE)
+        return;
+    if (sp->kind == SIM_SPEC_MEDUSA) {
+        add(c->note, sizeof c->note, "SGLang has no Medusa decoding (--speculative-algorithm takes EAGLE, EAGLE3, "
+                                     "NEXTN, STANDALONE): this command runs without speculation, which the plan did "
+                                     "not simulate; ");
+        return;
+    }
+    static const char *const algos[] = { [SIM_SPEC_EAGLE] = "EAGLE", [SIM_SPEC_EAGLE3] = "EAGLE3",
+                                         [SIM_SPEC_MTP] = "NEXTN", [SIM_SPEC_DRAFT] = "STANDALONE" };
+    add(c->cmd, sizeof c->cmd, " --speculative-algorithm %s", algos[sp->kind]);
+    const char *path = spec_draft_path(sp);
+    if (path)
+        add(c->cmd, sizeof c->cmd, " --speculative-draft-model-path %s", path);
+    const bool tree = sp->tokens > 0;
+    add(c->cmd, sizeof c->cmd, " --speculative-num-steps %d --speculative-eagle-topk %d --speculative-num-draft-tokens %ld",
+        sp->k, tree ? sp->topk : 1, sim_spec_verify_tokens(sp));
+    spec_placeholder_note(in, c);
+}
+
 static void vllm(const struct plan_input *in, const struct limits *lim, const char *model, struct shape s,
                  const char *role, struct launch_cmd *c)
 {
@@ -149,6 +237,7 @@ static void vllm(const struct plan_input *in, const struct limits *lim, const ch
     else if (in->dt.weight != LLMROOF_FP16 && in->dt.weight != LLMROOF_BF16)
         add(nt, nn, "%s weights: serve a checkpoint quantized to it (AWQ, GPTQ, NVFP4...), whose config vLLM reads; ",
             dtype_name(in->dt.weight));
+    vllm_spec(in, c);
     if (strcmp(role, "serve") != 0) {
         add(b, bn, " --kv-transfer-config '{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}'");
         add(nt, nn, "a proxy in front sends each request to a prefill instance, then to a decode instance (vLLM's "
@@ -206,6 +295,7 @@ static void sglang(const struct plan_input *in, const struct limits *lim, const 
     else if (in->dt.weight != LLMROOF_FP16 && in->dt.weight != LLMROOF_BF16)
         add(nt, nn, "%s weights: serve a checkpoint quantized to it, whose config SGLang reads; ",
             dtype_name(in->dt.weight));
+    sglang_spec(in, c);
     if (strcmp(role, "serve") != 0) {
         add(b, bn, " --disaggregation-mode %s", role);
         add(b, bn, " --disaggregation-transfer-backend mooncake");
@@ -242,6 +332,14 @@ static void trtllm(const struct plan_input *in, const struct limits *lim, const 
             dtype_name(in->dt.kv));
     if (in->dt.weight != LLMROOF_FP16 && in->dt.weight != LLMROOF_BF16)
         add(nt, nn, "%s weights: serve a checkpoint quantized to it (no quantization flag); ", dtype_name(in->dt.weight));
+    if (in->sim.spec.kind != SIM_SPEC_NONE) {
+        static const char *const types[] = { [SIM_SPEC_EAGLE] = "Eagle", [SIM_SPEC_EAGLE3] = "Eagle3",
+                                             [SIM_SPEC_MTP] = "MTP", [SIM_SPEC_MEDUSA] = "Medusa",
+                                             [SIM_SPEC_DRAFT] = "DraftTarget" };
+        add(nt, nn, "speculative decoding is 'speculative_config: {decoding_type: %s, max_draft_len: %d, ...}' in a "
+                    "--config YAML file (no flag); ",
+            types[in->sim.spec.kind], in->sim.spec.k);
+    }
     if (strcmp(role, "serve") != 0)
         add(nt, nn, "disaggregated: the KV transfer is 'cache_transceiver_config' in the --config YAML file, and "
                     "'trtllm-serve disaggregated -c FILE' routes between the pools; ");

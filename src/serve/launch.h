@@ -16,8 +16,8 @@ struct launch_cmd {
     const char *role;       /* "serve", "prefill" or "decode" (static) */
     long instances;         /* how many copies of this command the plan runs */
     int gpus_per_instance;  /* GPUs one copy uses */
-    char cmd[640];          /* the command line */
-    char note[480];         /* what the command leaves out and why; "" when nothing */
+    char cmd[896];          /* the command line */
+    char note[800];         /* what the command leaves out and why; "" when nothing */
 };
 
 struct launch_set {

@@ -436,7 +436,8 @@ static int plan_users(const struct plan_input *in, struct plan_result *out, stru
         goto done;
     }
     struct plan_input quick = *in;
-    quick.fast = true;
+    quick.fast = true; /* (the ranking's order only: without a speculative model where --spec is given,
+                          which moves no answer, pruning_never_changes_the_answer) */
     /* the analytic solves read the workload's mean lengths: sampled once here, not per solve */
     if (!(quick.mean_prompt > 0 && quick.mean_output > 0))
         plan_mean_lengths(quick.sim.workload, quick.sim.seed, &quick.mean_prompt, &quick.mean_output,
@@ -566,6 +567,11 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
     if ((in->rate_qps > 0 ? !(in->rate_qps >= SIM_MIN_RATE_QPS && in->rate_qps <= 1e6) : in->users < 1) || !(in->ttft_slo_s > 0) || !(in->tpot_slo_s > 0) ||
         in->gpus_per_node < 1)
         return llmroof_err_set(err, LLMROOF_EINPUT, "users (or a rate), SLOs and GPUs per node must be positive");
+    /* --fast's steady state has no verification pass nor drafter (plan_fast.c): its figures would
+     * be a plan without speculation, printed as one with it */
+    if (in->fast && in->sim.spec.kind != SIM_SPEC_NONE)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "the analytic plan (--fast) has no speculative decoding model: "
+                                                    "simulate it (drop --fast)");
     for (int gi = 0; gi < in->ngpus; gi++)
         out->best_per_gpu[gi] = -1;
     int rc;
@@ -716,5 +722,6 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
         }
     }
     plan_layout_observations(in, out);
+    plan_spec_observation(in, out);
     return LLMROOF_OK;
 }

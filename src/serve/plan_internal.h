@@ -74,6 +74,8 @@ long plan_pools_gpus(const struct plan_input *in, const struct llmroof_gpu *g, i
                      long *nodes_out);
 long plan_instance_max_seqs(const struct plan_input *in, const struct llmroof_gpu *g, int code);
 struct llmroof_mem_opts plan_mem_opts(const struct plan_input *in, const struct llmroof_gpu *g, int attn_dp);
+int plan_instance_memory(const struct plan_input *in, const struct llmroof_gpu *g, int code, long ctx,
+                         struct llmroof_memory *mem, double *drafter_bytes, struct llmroof_err *err);
 void plan_mean_lengths(const struct workload *w, uint64_t seed, double *p, double *o, double *held);
 int plan_layout_check(const struct plan_input *in, const struct llmroof_gpu *g, int code, char *reason, size_t n,
                       struct llmroof_err *err);
@@ -111,5 +113,6 @@ void plan_layout_observations(const struct plan_input *in, struct plan_result *o
 bool plan_obs_engine_absent(const struct plan_input *in, struct plan_result *out, int gi);
 void plan_weights_hints(const struct plan_input *in, struct plan_result *out);
 void plan_rate_observations(const struct plan_input *in, struct plan_result *out);
+void plan_spec_observation(const struct plan_input *in, struct plan_result *out);
 
 #endif

@@ -77,7 +77,39 @@ struct llmroof_mem_opts plan_mem_opts(const struct plan_input *in, const struct 
     struct llmroof_mem_opts mo = plan_sim_config(in, g).mem;
     mo.max_batched_tokens = (double)toks;
     mo.max_seqs = (double)seqs;
+    /* a speculating instance as the simulator sizes a decoding one (sim.c engine_init): SGLang's
+     * larger reserve beside a drafter, and a hybrid model's states per draft position */
+    mo.speculative = in->sim.spec.kind != SIM_SPEC_NONE;
+    mo.spec_states = sim_spec_state_copies(&in->sim.spec);
     return mo;
+}
+
+/* The memory of one instance of layout `code` on g at a context of ctx tokens, as the simulator
+ * holds it: the plan's KV pool rule (plan_mem_opts) and, under speculative decoding, the drafter's
+ * weights and cache out of the pool on every GPU (memory_drafter, a decoding instance's: an
+ * aggregated one or the decode pool; a prefill pool holds no more). *drafter_bytes: the drafter's
+ * weights per GPU, 0 without one. Returns memory_eval_layout's or memory_drafter's error. */
+int plan_instance_memory(const struct plan_input *in, const struct llmroof_gpu *g, int code, long ctx,
+                         struct llmroof_memory *mem, double *drafter_bytes, struct llmroof_err *err)
+{
+    *drafter_bytes = 0.0;
+    const struct llmroof_setup s = plan_setup_for(in, g, code);
+    const struct llmroof_layout lay = estimate_layout(&s);
+    struct llmroof_shard sh;
+    int rc = ops_shard_layout(in->model, &lay, &sh, err);
+    if (rc)
+        return rc;
+    struct llmroof_mem_opts mo = plan_mem_opts(in, g, sh.attn_dp);
+    if ((rc = memory_eval_layout(in->model, g, &lay, &in->dt, ctx, &mo, mem, err)) ||
+        in->sim.spec.kind == SIM_SPEC_NONE)
+        return rc;
+    /* the drafter beside the target, on every GPU of a decoding instance (the simulator's rule:
+     * memory_drafter, as engine_init takes it out of the KV pool) */
+    const struct llmroof_spec_decode sd = sim_spec_decode(&in->sim.spec, &in->sim.spec_head);
+    if ((rc = memory_drafter(&s, &sh, mem, &mo, &sd, false, &mo.drafter_bytes, &mo.drafter_kv_bytes, err)))
+        return rc;
+    *drafter_bytes = mo.drafter_bytes;
+    return memory_eval_layout(in->model, g, &lay, &in->dt, ctx, &mo, mem, err);
 }
 
 /* Mode 0 is the plan's own layout (--pp/--ep/--dp-attention applied with every TP, or TP only);
@@ -199,13 +231,54 @@ int plan_layout_check(const struct plan_input *in, const struct llmroof_gpu *g, 
     int rc = memory_eval_layout(in->model, g, &lay, &in->dt, 1, &mo, &mem, err);
     if (rc)
         return rc;
-    if (mem.fit == LLMROOF_FIT_WEIGHTS || mem.kv_capacity_tokens < 1)
+    const double gib = 1073741824.0;
+    if (mem.fit == LLMROOF_FIT_WEIGHTS || mem.kv_capacity_tokens < 1) {
         /* the sum the words name, as memory's "needs ... of weights + workspace + reserve": the
          * weights alone had read "15.0 GiB per GPU with workspace and reserve, 71.3 GiB usable"
          * under --reserve 100GiB */
         snprintf(reason, n, "the weights do not fit: %.1f GiB per GPU with workspace and reserve, %.1f GiB usable",
-                 (mem.weights_bytes_per_gpu + mem.workspace_bytes_per_gpu + mem.reserve_bytes_per_gpu) / 1073741824.0,
-                 mem.usable_bytes / 1073741824.0);
+                 (mem.weights_bytes_per_gpu + mem.workspace_bytes_per_gpu + mem.reserve_bytes_per_gpu) / gib,
+                 mem.usable_bytes / gib);
+        return LLMROOF_OK;
+    }
+    if (in->sim.spec.kind == SIM_SPEC_NONE)
+        return LLMROOF_OK;
+    /* the engines run no drafter under pipeline parallelism: vLLM ("speculative decoding in vLLM is
+     * not compatible with pipeline parallelism", docs/features/spec_decode.md, v0.10) and SGLang
+     * ("Pipeline parallelism is not compatible with overlap schedule, speculative decoding",
+     * server_args validation) refuse the pair; the simulator would cost it all the same */
+    if (sh.pp > 1) {
+        snprintf(reason, n, "speculative decoding under pipeline parallelism: vLLM and SGLang refuse the pair");
+        return LLMROOF_OK;
+    }
+    /* speculative decoding: a verification pass of every running sequence's drafts must fit one
+     * rank's token budget (the simulator refuses the run otherwise: sim.c engine_init), and the
+     * drafter its memory beside the target (a head of its own shape that the TP does not split, a
+     * draft model that does not fit) */
+    long seqs = 0, toks = 0;
+    plan_instance_limits(in, g, sh.attn_dp, &seqs, &toks);
+    const long ranks = sh.attn_dp > 1 ? sh.attn_dp : 1, verify = sim_spec_verify_tokens(&in->sim.spec);
+    if (toks / ranks < verify) {
+        snprintf(reason, n, "a verification pass of %ld tokens does not fit the token budget of %ld%s", verify,
+                 toks / ranks, ranks > 1 ? " per data-parallel attention replica" : "");
+        return LLMROOF_OK;
+    }
+    struct llmroof_err e3 = { 0 };
+    double drafter = 0;
+    if ((rc = plan_instance_memory(in, g, code, 1, &mem, &drafter, &e3))) {
+        if (rc != LLMROOF_EINPUT) {
+            *err = e3;
+            return rc;
+        }
+        snprintf(reason, n, "%s", e3.msg);
+        return LLMROOF_OK;
+    }
+    if (mem.kv_capacity_tokens < 1)
+        snprintf(reason, n, "the %s does not fit beside the weights: %.1f GiB per GPU with the drafter's %.2f GiB, "
+                            "workspace and reserve, %.1f GiB usable",
+                 in->sim.spec.kind == SIM_SPEC_DRAFT ? "draft model" : "draft head",
+                 (mem.weights_bytes_per_gpu + drafter + mem.workspace_bytes_per_gpu + mem.reserve_bytes_per_gpu) / gib,
+                 drafter / gib, mem.usable_bytes / gib);
     return LLMROOF_OK;
 }
 
@@ -313,17 +386,23 @@ int plan_option_figures(const struct plan_input *in, int code, long batch, struc
     if (!(P > 0 && O > 0))
         plan_mean_lengths(in->sim.workload, in->sim.seed, &P, &O, NULL);
     long ctx = (long)(P + O);
-    if ((rc = memory_eval_layout(in->model, o->gpu, &lay, &in->dt, ctx > 0 ? ctx : 1, &mo, &mem, err)))
+    double drafter = 0; /* a speculating instance's drafter: its weights come out of the KV cache */
+    if ((rc = plan_instance_memory(in, o->gpu, code, ctx > 0 ? ctx : 1, &mem, &drafter, err)))
         return rc;
     const int ig = plan_inst_gpus(in, code);
-    o->weights_bytes_per_gpu = mem.weights_bytes_per_gpu;
+    o->weights_bytes_per_gpu = mem.weights_bytes_per_gpu + drafter;
     o->kv_tokens_per_gpu = mem.kv_capacity_tokens / ig;
     long b = batch < 1 ? (long)mo.max_seqs : batch; /* 0: the instance's sequence limit */
     if (mem.max_batch >= 1 && (double)b > mem.max_batch)
         b = (long)mem.max_batch;
     struct llmroof_request req = { b, P > 1 ? (long)P : 1, O > 2 ? (long)O : 2 };
     struct llmroof_estimate e;
-    if ((rc = estimate_run(&s, &req, &e, err)))
+    /* the decode step the instance runs: with speculative decoding its verification pass (and the
+     * drafter's), as estimate --spec costs it */
+    const struct llmroof_spec_decode sd =
+        in->sim.spec.kind != SIM_SPEC_NONE ? sim_spec_decode(&in->sim.spec, &in->sim.spec_head)
+                                           : (struct llmroof_spec_decode){ 0 };
+    if ((rc = estimate_run_spec(&s, &req, in->sim.spec.kind != SIM_SPEC_NONE ? &sd : NULL, &e, err)))
         return rc;
     o->decode_comm_share = estimate_comm_share(&e.decode);
     o->attn_dp = sh.attn_dp > 1;

@@ -308,4 +308,21 @@ void plan_rate_observations(const struct plan_input *in, struct plan_result *out
                           "found, so %s could not have won (docs/planning.md, \"Pruning against the best plan found\").",
                      npruned, npruned == 1 ? " was" : "s were", plan_prune_what(in), npruned == 1 ? "it" : "they");
     plan_layout_observations(in, out);
+    plan_spec_observation(in, out);
+}
+
+void plan_spec_observation(const struct plan_input *in, struct plan_result *out)
+{
+    const struct sim_spec *sp = &in->sim.spec;
+    if (sp->kind == SIM_SPEC_NONE)
+        return;
+    plan_obs_add(out, "Speculative decoding in every row: %s%s%s, %d draft tokens a step%s, acceptance %g, %.3f tokens "
+                      "a step expected; each instance's drafter takes its weights and cache out of the KV cache%s "
+                      "(docs/planning.md, \"Speculative decoding\").",
+                 sim_spec_name(sp->kind), sp->kind == SIM_SPEC_DRAFT && sp->draft ? " " : "",
+                 sp->kind == SIM_SPEC_DRAFT && sp->draft ? sp->draft->id : "", sp->k,
+                 sp->tokens > 0 ? " (a tree's depth)" : "", sp->alpha, sim_spec_expected_tokens(sp),
+                 in->rate_qps > 0 ? ", and a disaggregated prefill pool runs it over the prompts and hands its cache "
+                                    "over with the K/V"
+                                  : "");
 }

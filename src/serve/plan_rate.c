@@ -67,6 +67,10 @@ static int rate_eval(const struct plan_input *in, const struct llmroof_gpu *g, b
         c.first_token_only = y == 0;
     } else {
         c.instances = (int)x;
+        /* a speculating pool's steady state, for the knee's rerun below (the --fast model has no
+         * speculative step: the simulator's, sim_stats.c spec_settle_s) */
+        if (in->sim.spec.kind != SIM_SPEC_NONE)
+            c.spec_settle_rate_qps = PLAN_KNEE_MARGIN * in->rate_qps;
     }
     struct sim_result r;
     int rc = sim_run(&c, &r, err);
@@ -116,12 +120,18 @@ static int rate_eval(const struct plan_input *in, const struct llmroof_gpu *g, b
      * had judged 2 x TP-4 Llama-3.1-70B H100s under vLLM at 50 requests/s (p90 TPOT 37.8 ms
      * against 50, 578 requests in service) are far from the steady state (a 100,000-request run:
      * 900 in service, p90 TPOT 68 ms); the plan now takes 3 (test_plan.c
-     * rate_plans_run_near_the_knee_to_the_steady_state). A disaggregated decode pool has no such
-     * model here. */
-    if (!disagg && in->sim.spec.kind == SIM_SPEC_NONE) {
-        double steady = 0, settle_s = 0;
-        const bool settles = plan_fast_open_batch(in, g, tp_p, PLAN_KNEE_MARGIN * in->rate_qps / (double)x, &steady,
-                                                  &settle_s);
+     * rate_plans_run_near_the_knee_to_the_steady_state). A speculating pool takes the same model
+     * with the speculative step from its run (sim_result.spec_settle_s: at 52 requests/s of
+     * Llama-3.1-8B with EAGLE-3 at acceptance 0.7 one H100 had met a 15 ms p90 TPOT over 1,560
+     * requests, 9.7 ms, where 40,000 read 15.4 ms and a growing queue; test_plan.c
+     * spec_rate_plans_run_near_the_knee_to_the_steady_state). A disaggregated decode pool has no
+     * such model here. */
+    const bool spec = in->sim.spec.kind != SIM_SPEC_NONE;
+    if (!disagg && (!spec || r.spec_settle_known)) {
+        double steady = 0, settle_s = r.spec_settle_s;
+        const bool settles = spec ? r.spec_settles
+                                  : plan_fast_open_batch(in, g, tp_p, PLAN_KNEE_MARGIN * in->rate_qps / (double)x,
+                                                         &steady, &settle_s);
         const bool meets_now = !r.overloaded && r.errors == 0 && plan_pick(&r.ttft, in->percentile) <= in->ttft_slo_s &&
                                plan_pick(&r.tpot, in->percentile) <= in->tpot_slo_s;
         const double want = settles ? ceil(6.0 * in->rate_qps * settle_s) : (double)PLAN_SETTLE_MAX;

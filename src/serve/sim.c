@@ -1059,7 +1059,7 @@ static int check_config(const struct sim_config *c, long *nreq, struct llmroof_e
                                        sp->k, sp->topk,
                                        1 + sp->topk + (sp->k - 1) * sp->topk * sp->topk, SIM_SPEC_TREE_MAX_DEPTH, sp->tokens);
         }
-        const long verify = sp->tokens > 0 ? sp->tokens : sp->k + 1L;
+        const long verify = sim_spec_verify_tokens(sp);
         /* (a disaggregated run verifies on its decode pool, at that pool's budget) */
         if (sim_pool_budget(c, 1) < verify)
             return llmroof_err_set(err, LLMROOF_EINPUT, "the token budget (%ld) must hold one verification pass of %ld tokens",
@@ -1131,7 +1131,7 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
         /* engines replay verification and draft-tree passes from graphs as they do decode steps
          * (SGLang captures TARGET_VERIFY and its draft steps, vLLM V1 uniform decode batches):
          * those steps are decode-type for the graph coverage (model/roofline.h graph_decode_new) */
-        const long v = c->spec.tokens > 0 ? c->spec.tokens : c->spec.k + 1L;
+        const long v = sim_spec_verify_tokens(&c->spec);
         e->setup.eff.graph_decode_new = (double)(c->spec.topk > v ? c->spec.topk : v);
     }
     int rc = estimate_check(s, err);
@@ -1175,7 +1175,7 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     e->max_run = e->rank_seqs * nrep;
     e->budget = e->rank_budget * nrep;
     if (nrep > 1 && e->spec && !c->static_batching) {
-        const long verify = c->spec.tokens > 0 ? c->spec.tokens : c->spec.k + 1L;
+        const long verify = sim_spec_verify_tokens(&c->spec);
         if (e->rank_budget < verify)
             return llmroof_err_set(err, LLMROOF_EINPUT,
                                    "each data-parallel attention replica's token budget (%ld of %ld over %d replicas) "
@@ -1232,47 +1232,37 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     if (e->rb && c->prefill_first && !c->alternate_turns &&
         !(e->rprompt = calloc((size_t)e->sh.attn_dp, sizeof *e->rprompt)))
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d attention replicas", e->sh.attn_dp);
-    /* a prefill instance holds the drafter too: it takes the prompts (gpu_time), and its cache */
-    if (c->spec.kind == SIM_SPEC_DRAFT) {
-        e->draft = *s;
-        e->draft.model = c->spec.draft;
-        if ((rc = ops_shard(c->spec.draft, s->tp, &e->dsh, err)))
-            return rc;
-        estimate_mla_few_rule(&e->draft, &e->dsh);
-        e->dheld_ok = memory_held_prepare(c->spec.draft, &e->dsh, &e->dheld) == 0;
-        struct llmroof_memory dm;
-        if ((rc = memory_eval(c->spec.draft, s->gpu, s->tp, &s->dt, 1, &mo, &dm, err)))
+    /* a prefill instance holds the drafter too: it takes the prompts (gpu_time), and its cache,
+     * which crosses to the decode instance with the target's (sim_handover_gpu_bytes); Medusa's
+     * heads read no prompt (memory_drafter). The head: about one layer, on every GPU. An EAGLE
+     * head and an MTP module are a decoder layer with its own attention: every token the target
+     * caches, the head caches too, one full layer's K/V (vLLM's EAGLE and MTP proposers take their
+     * layer's blocks from the same KV pool); Medusa's heads are MLPs and cache nothing.
+     * Llama-3.1-8B: 131,072 B per token, 4,096 more (estimate --spec and plan take it so) */
+    if (c->spec.kind != SIM_SPEC_NONE) {
+        if (c->spec.kind == SIM_SPEC_DRAFT) {
+            e->draft = *s;
+            e->draft.model = c->spec.draft;
+            if ((rc = ops_shard(c->spec.draft, s->tp, &e->dsh, err)))
+                return rc;
+            estimate_mla_few_rule(&e->draft, &e->dsh);
+            e->dheld_ok = memory_held_prepare(c->spec.draft, &e->dsh, &e->dheld) == 0;
+        }
+        const struct llmroof_spec_decode sd = sim_spec_decode(&c->spec, &c->spec_head);
+        double d_bytes = 0, d_kv = 0;
+        if ((rc = memory_drafter(s, &e->sh, &mem, &mo, &sd, e->prefill_only, &d_bytes, &d_kv, err)))
             return rc;
         /* on every GPU: the instance's capacity counts attn_dp replicas' GPUs (review of session 33:
          * a drafter was taken from one replica's share only) */
-        cap_bytes -= dm.weights_bytes_per_gpu * (double)mem.attn_dp;
-        per_token += dm.kv_bytes_per_token_per_gpu;
-        if (cap_bytes <= 0) /* the draft is what does not fit: name it, not the target */
+        cap_bytes -= d_bytes * (double)mem.attn_dp;
+        per_token += d_kv;
+        e->draft_kv_token_gpu_bytes = d_kv;
+        if (c->spec.kind == SIM_SPEC_DRAFT && cap_bytes <= 0) /* the draft is what does not fit: name it, not the target */
             return llmroof_err_set(err, LLMROOF_EINPUT,
                                    "the draft model %s (%.2f GiB of weights per GPU) does not fit beside %s on %d x %s: "
                                    "no memory is left for the KV cache; use a smaller draft",
-                                   c->spec.draft->id, dm.weights_bytes_per_gpu / 1073741824.0, s->model->id, mem.gpus,
+                                   c->spec.draft->id, d_bytes / 1073741824.0, s->model->id, mem.gpus,
                                    s->gpu->id); /* the instance's GPUs (EP, PP included) */
-    } else if (c->spec.kind != SIM_SPEC_NONE && !(e->prefill_only && c->spec.kind == SIM_SPEC_MEDUSA)) {
-        /* the head: about one layer, on every GPU. An EAGLE head and an MTP module are a decoder
-         * layer with its own attention: every token the target caches, the head caches too, one
-         * full layer's K/V (vLLM's EAGLE and MTP proposers take their layer's blocks from the same
-         * KV pool); Medusa's heads are MLPs and cache nothing. Llama-3.1-8B: 131,072 B per token,
-         * 4,096 more (memory_head_drafter, which estimate --spec takes too) */
-        double head_bytes, head_kv;
-        if ((c->spec.kind == SIM_SPEC_EAGLE || c->spec.kind == SIM_SPEC_EAGLE3) && c->spec_head.heads > 0) {
-            /* a head of its own shape splits over this instance's attention TP (ops_head_attn) */
-            struct llmroof_model am;
-            struct llmroof_shard ash;
-            if ((rc = ops_head_attn(s->model, &c->spec_head, &e->sh, &am, &ash, err)))
-                return rc;
-        }
-        memory_head_drafter_own(s->model, &e->sh, &s->dt, &mem, c->spec.kind == SIM_SPEC_MEDUSA ? c->spec.k : 0,
-                                c->spec.kind == SIM_SPEC_EAGLE3 ? c->spec.draft_vocab : 0,
-                                c->spec.kind == SIM_SPEC_EAGLE || c->spec.kind == SIM_SPEC_EAGLE3, &c->spec_head,
-                                &head_bytes, &head_kv);
-        cap_bytes -= head_bytes * (double)mem.attn_dp;
-        per_token += head_kv;
     }
     /* the drafter's share of a token's K/V, which its own rule holds (held_tokens) */
     e->kv_extra_share = per_token > 0 ? (per_token - mem.kv_stage_bytes_per_token_per_gpu) / per_token : 0.0;

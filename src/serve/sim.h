@@ -66,6 +66,9 @@ struct sim_spec {
  * SGLang's MambaPool an intermediate_ssm_state_cache of speculative_num_draft_tokens states, one
  * more, which memory_spec_states adds for an engine with spec_state_per_token. */
 double sim_spec_state_copies(const struct sim_spec *sp);
+/* The positions a verification pass holds per sequence, its own token included: a tree's tokens,
+ * or the chain's k + 1; 1 without speculation. */
+long sim_spec_verify_tokens(const struct sim_spec *sp);
 
 /* Expected tokens emitted per verification step: (1 - alpha^(k+1)) / (1 - alpha)
  * (Leviathan et al. 2023, equation 1). */
@@ -97,6 +100,12 @@ double sim_spec_tree_tokens_per_step(int depth, int topk, int tokens, double alp
 /* The expected tokens per step of a speculative-decoding configuration: the tree's (tokens > 0)
  * or the chain's; 1 without speculation. What every header, JSON and estimate reports. */
 double sim_spec_expected_tokens(const struct sim_spec *sp);
+/* A speculative configuration as estimate's speculative decode (model/estimate.h): the drafter, the
+ * positions verified and the expected tokens per step (sim_spec_expected_tokens); an EAGLE-family
+ * head's own layer shape `head` (heads 0: the target's). What estimate --spec costs, and what the
+ * simulator and the planner take a drafter's memory from (memory_drafter). sp->kind must not be
+ * SIM_SPEC_NONE. */
+struct llmroof_spec_decode sim_spec_decode(const struct sim_spec *sp, const struct llmroof_draft_head *head);
 
 /* One pool of identical instances (an aggregated cluster, or one side of a disaggregated one). */
 struct sim_pool {
@@ -206,6 +215,9 @@ struct sim_config {
                                       * 128 by default: HTTP 429 "Model is overloaded"); 0: none */
     bool user_max_concurrent;        /* --max-concurrent-requests given: the profile's does not replace it */
     struct sim_spec spec;            /* speculative decoding */
+    double spec_settle_rate_qps;     /* > 0 with speculative decoding in one aggregated pool: the cluster
+                                        rate at which sim_result.spec_settle_s is taken (the planner's,
+                                        a margin above its own; sim_stats.c spec_settle_s); 0: not taken */
     struct llmroof_draft_head spec_head; /* EAGLE, EAGLE-3: the head's own layer shape (--spec-draft-config:
                                         ops_head_shape_own); heads 0: the target's. Beside spec, not in
                                         it, so that a struct sim_spec written field by field stays whole */
@@ -522,6 +534,11 @@ struct sim_result {
     bool overloaded_by_waiting;            /* overloaded by the admission queue's growth (completions not lagging) */
     bool overloaded_by_bound;              /* overloaded by offered > capacity_qps alone: the run is too
                                               short to show the queue that would grow */
+    /* with spec_settle_rate_qps: the speculating pool's steady state at that rate (sim_stats.c
+     * spec_settle_s), the time a departure from its steady batch takes to decay */
+    bool spec_settle_known;                /* taken (speculative decoding, one aggregated pool, a bound) */
+    bool spec_settles;                     /* a steady batch within the instance's cap serves that rate */
+    double spec_settle_s;                  /* with spec_settles: S / (1 - X dS/dB), s */
     /* SLOs (when given) */
     bool has_slo;
     long within_slo;                       /* completed requests with TTFT and TPOT within the limits */

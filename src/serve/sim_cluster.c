@@ -393,14 +393,30 @@ static double link_reserve(struct kv_link *l, double now, double dur)
  * token) from TP 4 x PP 2 to TP 8 moved 163.84 MB a GPU, 3.297 ms over 50 GB/s, where each of the 8
  * senders holds 81.92 MB, and the same prompt from TP 4 to TP 4 x PP 2 took 1.658 ms where each of
  * the 4 senders holds 163.84 MB. */
-double sim_handover_gpu_bytes(const struct engine *p, const struct engine *d, double held)
+double sim_handover_gpu_bytes(const struct engine *p, const struct engine *d, double held, double drafted)
 {
     /* (a model with recurrent layers hands its state over too: the decode side cannot resume
-     * the sequence without it, whatever the prompt's length) */
-    const double per_gpu = held * d->kv_token_gpu_bytes + d->state_gpu_bytes;
+     * the sequence without it, whatever the prompt's length; and a drafter's cache of the prompt,
+     * which the decode side's drafter reads: SGLang's prefill server registers the draft KV pool
+     * with the target's for the transfer, "we should also transfer draft model kv cache"
+     * (disaggregation/prefill.py PrefillBootstrapQueue._init_kv_manager), and vLLM's NixlConnector
+     * moves the draft layers' KV cache group, so prefill and decode must load the same speculative
+     * config (vllm-project/vllm#49230)) */
+    const double per_gpu = held * d->kv_token_gpu_bytes + drafted * d->draft_kv_token_gpu_bytes + d->state_gpu_bytes;
     const double recv_gpus = (double)d->setup.tp * (double)(d->sh.pp > 1 ? d->sh.pp : 1);
     const double send_gpus = (double)p->setup.tp * (double)(p->sh.pp > 1 ? p->sh.pp : 1);
     return fmax(per_gpu, per_gpu * recv_gpus / send_gpus);
+}
+
+double sim_drafted_tokens(const struct runner *r, const struct engine *d, double prompt)
+{
+    if (!(d->draft_kv_token_gpu_bytes > 0))
+        return 0.0;
+    /* a draft model's windowed layers hold their window, as the target's (unless the pool holds
+     * every layer's whole context: full_kv); a head's one layer attends to the whole prompt */
+    if (r->c->spec.kind == SIM_SPEC_DRAFT && r->c->spec.draft && !d->full_kv)
+        return arch_kv_tokens_held(r->c->spec.draft, prompt);
+    return prompt;
 }
 
 /* Starts the transfer of request h's prompt K/V (h: its state at the prefill instance, whose
@@ -418,7 +434,8 @@ static void start_transfer(struct runner *r, struct engine *d, const struct rsta
     /* local (sliding-window) layers send only their window (arch_kv_tokens_held), unless the
      * engine's connector holds every layer's whole context (engine full_kv) */
     const double held = d->full_kv ? (double)q->prompt : arch_kv_tokens_held(d->setup.model, (double)q->prompt);
-    const double dur = c->kv_link_latency_s + sim_handover_gpu_bytes(p, d, held) / c->kv_link_Bps;
+    const double dur =
+        c->kv_link_latency_s + sim_handover_gpu_bytes(p, d, held, sim_drafted_tokens(r, d, (double)q->prompt)) / c->kv_link_Bps;
     /* over the link of the replica that holds its blocks: with data-parallel attention each
      * replica's GPUs take their transfers beside the other replicas' (a DGX H100's GPUs each have
      * their own 400 Gb/s NIC) */

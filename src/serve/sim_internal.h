@@ -267,6 +267,9 @@ struct engine {
     double kv_token_gpu_bytes;   /* K/V bytes one token holds on each GPU of a sequence's replica
                                     (memory's kv_bytes_per_token_per_gpu: replicated latents and
                                     KV heads included), what a hand-over moves per receiving GPU */
+    double draft_kv_token_gpu_bytes; /* the drafter's K/V a prompt token holds on each GPU (a draft
+                                    model's, an EAGLE or MTP head's layer; memory_drafter), 0 without
+                                    one or for Medusa: it crosses with the target's (sim_handover_gpu_bytes) */
     double state_gpu_bytes;      /* a sequence's recurrent state (linear-attention, SSM, short-conv
                                     layers) on each GPU of its replica (memory's
                                     state_bytes_per_seq_per_gpu), which a hand-over moves with its K/V */
@@ -701,9 +704,14 @@ void sim_on_arrival(struct runner *r, const struct event *ev);
 void sim_hand_over(struct runner *r, struct engine *p, struct rstate *rs, double now);
 void sim_start_transfers(struct runner *r, struct engine *d, double now);
 /* The bytes the busiest GPU of a hand-over from prefill instance p to decode instance d moves for a
- * prompt whose K/V holds `held` tokens (arch_kv_tokens_held): each receiving GPU's share, or each
- * sending GPU's where the prefill side has fewer GPUs per sequence (TP x PP, both sides). */
-double sim_handover_gpu_bytes(const struct engine *p, const struct engine *d, double held);
+ * prompt whose K/V holds `held` tokens (arch_kv_tokens_held) and whose drafter's cache `drafted`
+ * (sim_drafted_tokens): each receiving GPU's share, or each sending GPU's where the prefill side
+ * has fewer GPUs per sequence (TP x PP, both sides). */
+double sim_handover_gpu_bytes(const struct engine *p, const struct engine *d, double held, double drafted);
+/* The tokens of a `prompt`-token prompt that decode instance d's drafter caches (and a hand-over
+ * moves): every one for an EAGLE head's or MTP module's layer, a draft model's held tokens
+ * (arch_kv_tokens_held of its windows); 0 without a drafter's cache (none, Medusa). */
+double sim_drafted_tokens(const struct runner *r, const struct engine *d, double prompt);
 
 /* An arrival or a release at `t` may let a stalled instance admit again. */
 static inline void sim_unstall(struct engine *e, double t)

@@ -117,7 +117,7 @@ static inline long next_work(const struct runner *r, const struct engine *e, con
     if (!spec_on(r, e))
         return 1;
     long left = rs->output - rs->generated;
-    long t = r->c->spec.tokens > 0 ? r->c->spec.tokens : r->c->spec.k + 1L; /* a tree's positions, or the chain's */
+    long t = sim_spec_verify_tokens(&r->c->spec); /* a tree's positions, or the chain's */
     return t < left ? t : left;
 }
 
@@ -1146,7 +1146,7 @@ double sim_spec_step_s(const struct runner *r, const struct engine *e, double B,
                        const struct llmroof_batch *pre)
 {
     const struct sim_spec *sp = &r->c->spec;
-    const double V = sp->tokens > 0 ? (double)sp->tokens : (double)sp->k + 1.0;
+    const double V = (double)sim_spec_verify_tokens(sp);
     /* the target's verification: V positions a sequence after c - 1 cached tokens, its logits at
      * each (estimate.c step_batch), and the prompt chunks beside them */
     struct llmroof_batch one = { 0 }, b;

@@ -13,6 +13,13 @@ double sim_spec_state_copies(const struct sim_spec *sp)
     return sp->tokens > 0 ? (double)(sp->tokens - 1) : (double)sp->k;
 }
 
+long sim_spec_verify_tokens(const struct sim_spec *sp)
+{
+    if (sp->kind == SIM_SPEC_NONE)
+        return 1;
+    return sp->tokens > 0 ? sp->tokens : sp->k + 1L;
+}
+
 double sim_spec_tokens_per_step(int k, double alpha)
 {
     /* expected accepted drafts + the target's own token: sum_{i=0..k} alpha^i */
@@ -110,4 +117,26 @@ double sim_spec_tree_tokens_per_step(int depth, int topk, int tokens, double alp
     for (int d = 0; d <= depth; d++)
         s += tail[d];
     return s;
+}
+
+struct llmroof_spec_decode sim_spec_decode(const struct sim_spec *sp, const struct llmroof_draft_head *head)
+{
+    const bool tree = sp->tokens > 0;
+    struct llmroof_spec_decode d = { 0 };
+    d.drafter = sp->kind == SIM_SPEC_DRAFT ? LLMROOF_DRAFTER_MODEL
+              : sp->kind == SIM_SPEC_MEDUSA ? LLMROOF_DRAFTER_MEDUSA
+                                            : LLMROOF_DRAFTER_HEAD;
+    d.method = sim_spec_name(sp->kind);
+    d.draft = sp->draft;
+    d.steps = sp->k;
+    d.accept = sp->alpha;
+    d.topk = tree ? sp->topk : 0;
+    d.verify = (int)sim_spec_verify_tokens(sp);
+    /* the simulator's expected acceptance: its mean tokens per step over a long run */
+    d.tokens_per_step = sim_spec_expected_tokens(sp);
+    d.eagle3_vocab = sp->kind == SIM_SPEC_EAGLE3 ? sp->draft_vocab : 0;
+    d.eagle = sp->kind == SIM_SPEC_EAGLE || sp->kind == SIM_SPEC_EAGLE3;
+    if (d.eagle && head)
+        d.head = *head;
+    return d;
 }

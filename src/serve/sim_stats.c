@@ -356,7 +356,7 @@ double sim_instance_capacity_qps(const struct llmroof_setup *s, const struct llm
  * concave in P (Gemma-2-27B, half its layers windowed at 4,096: prompts of 1,000 and 15,000
  * tokens hold 1,000 and (15,000 + 4,096) / 2 = 9,548, a mean of 5,274, where held(8,000) =
  * (8,000 + 4,096) / 2 = 6,048 would overstate the transfer by 15%). */
-static double link_capacity_qps(const struct runner *r, const struct engine *d, double H)
+static double link_capacity_qps(const struct runner *r, const struct engine *d, double H, double HD)
 {
     const struct engine *p = NULL;
     for (int i = 0; i < r->ne && !p; i++)
@@ -364,7 +364,7 @@ static double link_capacity_qps(const struct runner *r, const struct engine *d, 
             p = &r->E[i];
     if (!p)
         return 0;
-    const double t = r->c->kv_link_latency_s + sim_handover_gpu_bytes(p, d, H) / r->c->kv_link_Bps;
+    const double t = r->c->kv_link_latency_s + sim_handover_gpu_bytes(p, d, H, HD) / r->c->kv_link_Bps;
     /* each attention replica takes its transfers over its own GPUs' links (start_transfer) */
     const double links = d->sh.attn_dp > 1 ? (double)d->sh.attn_dp : 1.0;
     return t > 0 ? links / t : 0;
@@ -393,9 +393,59 @@ static double spec_capacity_qps(const struct runner *r, const struct engine *e, 
     return t > 0 ? B * E / (O * t) : 0;
 }
 
-/* H: the mean K/V tokens the requests' prompts hold on the decode side (link_capacity_qps) */
+/* A speculating instance's service time S(B) at B running sequences in its steady state: O / E steps
+ * of the verification pass and the drafter's (sim_spec_step_s) at the mean context, each beside the
+ * B E / O prompts that arrive per step there (as many as finish) */
+static double spec_service_s(const struct runner *r, const struct engine *e, const struct cap_lengths *L, double B)
+{
+    const double E = sim_spec_expected_tokens(&r->c->spec), O = L->O;
+    const struct llmroof_batch pre = batch_prefill(B * E / O, L->P, &e->sh.few);
+    return O / E * sim_spec_step_s(r, e, B, L->ctx, &pre);
+}
+
+/* The steady state of a speculating instance under Poisson arrivals of X requests a second, the
+ * --fast model's (plan_fast_open_batch) with the speculative step: the running batch B = X S(B)
+ * (Little's law; S rises with B), bisected between one sequence and the instance's cap (its
+ * sequence limit, its KV blocks at the held mean), and the time a departure from it takes to decay,
+ * S / (1 - X dS/dB) from dB/dt = X - B / S(B) linearised about B (near the knee X dS/dB tends to 1
+ * and the steady state takes many lives to reach). false where no batch within the cap serves X.
+ * The planner reruns a pool that meets its SLOs for 3 of these (plan_rate.c): at 52 requests/s of
+ * Llama-3.1-8B chat with EAGLE-3 (acceptance 0.7) one H100 met a 15 ms p90 TPOT over 1,560 requests
+ * (9.7 ms) where 40,000 read 15.4 ms with a growing queue, its bound 52.25 requests/s. */
+static bool spec_settle_s(const struct runner *r, const struct engine *e, const struct cap_lengths *L, double X,
+                          double *settle_s)
+{
+    *settle_s = 0;
+    if (!(L->P > 0) || !(L->O > 0) || !(L->held > 0) || !(X > 0))
+        return false;
+    const double kv = (double)e->total_blocks * (double)e->bs;
+    const double cap = fmax(1.0, fmin((double)e->max_run, floor(kv / L->held)));
+    double S = spec_service_s(r, e, L, 1.0), B = 1.0;
+    if (X * S > 1.0) {
+        if (X * spec_service_s(r, e, L, cap) > cap)
+            return false;
+        double lo = 1.0;
+        B = cap;
+        for (int k = 0; k < 60 && B - lo > 1e-6 * B; k++) {
+            const double mid = 0.5 * (lo + B);
+            if (X * spec_service_s(r, e, L, mid) <= mid)
+                B = mid;
+            else
+                lo = mid;
+        }
+        S = spec_service_s(r, e, L, B);
+    }
+    /* the slope over the 5% below B (B may sit at a jump of S: the roofline's thresholds) */
+    const double dB = 0.05 * B;
+    const double gain = B - dB >= 1.0 ? fmin(X * (S - spec_service_s(r, e, L, B - dB)) / dB, 0.99) : 0.0;
+    *settle_s = S / (1.0 - fmax(gain, 0.0));
+    return true;
+}
+
+/* H: the mean K/V tokens the requests' prompts hold on the decode side, HD those the drafter's
+ * cache holds (link_capacity_qps) */
 static double instance_capacity_qps(const struct runner *r, const struct engine *e, const struct cap_lengths *L,
-                                    double H)
+                                    double H, double HD)
 {
     const struct sim_config *c = r->c;
     /* a static batch runs until its longest request ends, which a mean-length bound does not
@@ -418,7 +468,7 @@ static double instance_capacity_qps(const struct runner *r, const struct engine 
         q = cap_instance_qps(&x, L, kind);
     }
     if (kind == SIM_CAP_DECODE && q > 0) {
-        const double link = link_capacity_qps(r, e, H);
+        const double link = link_capacity_qps(r, e, H, HD);
         if (link > 0)
             q = fmin(q, link);
     }
@@ -486,17 +536,20 @@ static double cluster_capacity_qps(const struct runner *r, double *life_s)
     const double far = 1e9; /* no window reaches it: held(far) = far only without windowed layers */
     const bool linear = d->full_kv || fabs(memory_kv_tokens_held(d->setup.model, &d->sh, far) - far) <= 1e-9 * far;
     struct len_sums a = { 0 };
-    double H = 0;
+    double H = 0, HD = 0; /* HD: the drafter's cache of the prompts (sim_drafted_tokens) */
     for (long i = 0; i < r->nreq; i++) {
         if (r->R[i].rejected)
             continue;
         len_add(&a, d, linear, (double)r->R[i].prompt, (double)r->R[i].output);
-        if (dm)
+        if (dm) {
             H += d->full_kv ? (double)r->R[i].prompt : arch_kv_tokens_held(dm, (double)r->R[i].prompt);
+            HD += sim_drafted_tokens(r, d, (double)r->R[i].prompt);
+        }
     }
     if (a.n == 0)
         return 0;
     H /= a.n;
+    HD /= a.n;
     /* an open loop at a stated rate draws from its workload: the steady state is the workload's,
      * so its expected lengths set the bound, not this run's sample of them (which moved the bound
      * of four 1000-request runs of one rate between 22.4 and 23.5 requests/s: planner review D1);
@@ -513,8 +566,15 @@ static double cluster_capacity_qps(const struct runner *r, double *life_s)
         P += on_top;
         a = (struct len_sums){ 0 };
         len_add_workload(&a, r->c->workload, on_top, d, linear);
-        if (dm) /* (every layer's whole prompt where the pool holds full context: P, the mean) */
+        if (dm) { /* (every layer's whole prompt where the pool holds full context: P, the mean) */
             H = d->full_kv ? P : workload_mean_of_prompt(r->c->workload, held_of_prompt, dm);
+            /* a draft model's windows as the target's; a head's layer every prompt token */
+            const bool windowed_draft = r->c->spec.kind == SIM_SPEC_DRAFT && r->c->spec.draft && !d->full_kv;
+            HD = !(d->draft_kv_token_gpu_bytes > 0) ? 0.0
+                 : windowed_draft                   ? workload_mean_of_prompt(r->c->workload, held_of_prompt,
+                                                                              r->c->spec.draft)
+                                                    : P;
+        }
     }
     if (!(a.w > 0))
         return 0;
@@ -528,9 +588,16 @@ static double cluster_capacity_qps(const struct runner *r, double *life_s)
         *life_s = d->spec ? O / sim_spec_expected_tokens(&r->c->spec) * sim_spec_step_s(r, d, 1.0, P + O / 2, &none)
                           : O * sim_step_time(&d->setup, &d->sh, &one);
     }
+    /* a speculating aggregated pool's steady state at the rate the caller asks (spec_settle_s):
+     * each engine (an instance, or a pipeline lane of one) takes its share of the arrivals */
+    if (r->c->spec_settle_rate_qps > 0 && d->spec && !r->c->disaggregated && !r->c->static_batching) {
+        r->out->spec_settle_known = true;
+        r->out->spec_settles =
+            spec_settle_s(r, d, &L, r->c->spec_settle_rate_qps / (double)r->ne, &r->out->spec_settle_s);
+    }
     double pool[2] = { 0, 0 };
     for (int i = 0; i < r->ne; i++) {
-        double q = instance_capacity_qps(r, &r->E[i], &L, H);
+        double q = instance_capacity_qps(r, &r->E[i], &L, H, HD);
         if (!(q > 0))
             return 0;
         pool[r->E[i].pool] += q;

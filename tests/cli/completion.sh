@@ -36,6 +36,8 @@ offers "llmroof show " model
 offers "llmroof show gpu mi" mi300x
 offers "llmroof check --rt" --rtol
 offers "llmroof estimate --format csv --table " ops
+offers "llmroof plan --spec-ac" --spec-accept
+offers "llmroof plan --spec " eagle3
 offers "llmroof simulate --work" --workload
 offers "llmroof simulate --workload d" docqa
 offers "llmroof simulate --workload open" openorca

@@ -118,6 +118,47 @@ static void estimate_should_equal_the_cli_json(void **state)
     llmroof_free(resp);
 }
 
+/* A plan request takes the speculative options as the command line does (underscores as dashes):
+ * the response is plan --spec's JSON, with its "speculative" setting; --spec-accept without --spec
+ * and --fast with --spec are refused as on the command line. */
+static void a_speculative_plan_should_equal_the_cli_json(void **state)
+{
+    char *resp = NULL, *msg = NULL;
+    int rc = llmroof_ctx_call(ctx_of(state),
+                              "{\"command\":\"plan\",\"model\":\"llama-3.1-8b\",\"gpus\":\"h100\",\"tp\":1,"
+                              "\"rate\":20,\"ttft_slo\":\"2s\",\"tpot_slo\":\"8ms\",\"spec\":\"eagle3\","
+                              "\"spec_accept\":0.7}",
+                              &resp, &msg);
+    assert_int_equal(rc, LLMROOF_API_OK);
+    int st;
+    char *cli = cli_stdout("plan -m llama-3.1-8b --gpus h100 --tp 1 --rate 20 --ttft-slo 2s --tpot-slo 8ms --spec eagle3 "
+                           "--spec-accept 0.7 -j 1 --format json",
+                           &st);
+    assert_int_equal(st, 0);
+    assert_non_null(resp);
+    assert_string_equal(resp, cli);
+    cJSON *j = cJSON_Parse(resp);
+    assert_non_null(j);
+    const cJSON *sp = cJSON_GetObjectItemCaseSensitive(j, "speculative");
+    assert_non_null(sp);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(sp, "method")->valuestring, "eagle3");
+    /* (1 - 0.7^4) / (1 - 0.7) = 0.7599 / 0.3 = 2.533 tokens a step */
+    assert_rel_close(cJSON_GetObjectItemCaseSensitive(sp, "expected_tokens_per_step")->valuedouble, 0.7599 / 0.3, 1e-12);
+    /* one H100 serves it with EAGLE-3 (two without: test_plan.c) */
+    assert_int_equal((int)cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "best"), "gpus")->valuedouble,
+                     1);
+    cJSON_Delete(j);
+    free(cli);
+    llmroof_free(resp);
+    llmroof_free(msg);
+    expect_refused(state, "{\"command\":\"plan\",\"model\":\"llama-3.1-8b\",\"gpus\":\"h100\",\"spec_accept\":0.7}",
+                   "option '--spec-accept' describes speculative decoding");
+    expect_refused(state,
+                   "{\"command\":\"plan\",\"model\":\"llama-3.1-8b\",\"gpus\":\"h100\",\"fast\":true,"
+                   "\"spec\":\"eagle\",\"spec_accept\":0.7}",
+                   "options '--fast' and '--spec' conflict");
+}
+
 /* Underscores read as dashes, a fraction passes through unrounded, flags are true. */
 static void memory_options_should_translate_like_the_command_line(void **state)
 {
@@ -815,6 +856,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(version_should_be_the_projects),
         cmocka_unit_test(estimate_should_equal_the_cli_json),
+        cmocka_unit_test(a_speculative_plan_should_equal_the_cli_json),
         cmocka_unit_test(memory_options_should_translate_like_the_command_line),
         cmocka_unit_test(lists_and_positionals_should_reach_the_command),
         cmocka_unit_test(a_null_format_should_keep_the_json_default),

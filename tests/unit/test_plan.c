@@ -1207,6 +1207,189 @@ static void rate_plans_run_near_the_knee_to_the_steady_state(void **state)
     catalog_free(&cat);
 }
 
+/* Llama-3.1-8B chat on one H100 at TP 1 (the speculative tests' plan), under `tpot_s` */
+static void spec_8b_on_h100(struct plan_input *in, const struct llmroof_catalog *cat, double tpot_s)
+{
+    base(in, cat, "llama-3.1-8b");
+    in->tpot_slo_s = tpot_s;
+    in->gpus[in->ngpus++] = gpu(cat, "h100");
+    in->tps[in->ntps++] = 1;
+}
+
+/* EAGLE-3 (its default 32,000-token head) with k drafts a step at acceptance alpha */
+static void spec_eagle3(struct plan_input *in, int k, double alpha)
+{
+    in->sim.spec.kind = SIM_SPEC_EAGLE3;
+    in->sim.spec.draft_vocab = SIM_SPEC_EAGLE3_VOCAB;
+    in->sim.spec.k = k;
+    in->sim.spec.alpha = alpha;
+}
+
+/* The best row of a feasible plan */
+static const struct plan_option *best_of(const struct plan_input *in)
+{
+    run(in, &res);
+    assert_true(res.best >= 0);
+    return &res.options[res.best];
+}
+
+/* Speculative decoding in a plan (--spec): Llama-3.1-8B chat on one H100 at TP 1 under an 8 ms p90
+ * TPOT, where one sequence's decode step alone takes about 7 ms, so TPOT binds. EAGLE-3 at
+ * acceptance 0.7 emits (1 - 0.7^4) / (1 - 0.7) = 2.533 tokens a step (k 3): a step of the larger
+ * verification pass and the head's passes yields 2.5 tokens, so an instance serves more users and
+ * the plan needs fewer GPUs (1 where it needed 3 for 200 users: 213 users an instance against 97).
+ * At acceptance 0 a step yields its one token at the cost of a 4-token verification and 3 head
+ * passes: never fewer GPUs than without speculation (9: 23 users an instance). A plan that ignored
+ * --spec would answer 3 GPUs all three times; one that dropped the drafter's cost, 3 at acceptance 0. */
+static void spec_plans_need_fewer_gpus_only_where_drafts_are_accepted(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct plan_input in;
+    spec_8b_on_h100(&in, &cat, 0.008);
+    in.users = 200;
+    const struct plan_option plain = *best_of(&in);
+    spec_eagle3(&in, 3, 0.7);
+    const struct plan_option high = *best_of(&in);
+    spec_eagle3(&in, 3, 0.0);
+    const long none = best_of(&in)->gpus;
+    print_message("GPUs for 200 users: %ld without speculation (%ld an instance), %ld with EAGLE-3 at 0.7 (%ld), "
+                  "%ld at 0\n", plain.gpus, plain.users_per_instance, high.gpus, high.users_per_instance, none);
+    assert_true(high.gpus < plain.gpus);
+    assert_true(high.users_per_instance > 2 * plain.users_per_instance);
+    assert_true(none >= plain.gpus);
+    catalog_free(&cat);
+}
+
+/* The same property for a rate plan, aggregated and disaggregated rows compared: 20 requests/s
+ * under a 2 s TTFT and an 8 ms TPOT. Without speculation one TP-1 instance's p90 TPOT is past 8 ms
+ * and the plan takes 2 GPUs; EAGLE-3 at 0.7 serves it on 1 (p90 TPOT 3.7 ms); at acceptance 0
+ * with one draft a step (k 1: a 2-token verification and the head's pass for nothing) 2 again. */
+static void spec_rate_plans_need_fewer_gpus_only_where_drafts_are_accepted(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct plan_input in;
+    spec_8b_on_h100(&in, &cat, 0.008);
+    in.rate_qps = 20;
+    in.ttft_slo_s = 2.0;
+    const long plain = best_of(&in)->gpus;
+    spec_eagle3(&in, 3, 0.7);
+    const long high = best_of(&in)->gpus;
+    spec_eagle3(&in, 1, 0.0);
+    const long none = best_of(&in)->gpus;
+    print_message("GPUs at 20 requests/s: %ld without speculation, %ld with EAGLE-3 at 0.7, %ld at 0 (k 1)\n", plain,
+                  high, none);
+    assert_int_equal(plain, 2);
+    assert_int_equal(high, 1);
+    assert_true(none >= plain);
+    catalog_free(&cat);
+}
+
+/* A speculating pool near its knee is rerun to its steady state, as a plain one is (plan_rate.c,
+ * the simulator's spec_settle_s in place of --fast's model, which has no speculative step).
+ * Llama-3.1-8B chat with EAGLE-3 at acceptance 0.7 on H100s, 52 requests/s under 2 s / 15 ms: one
+ * instance's steady-state bound is 52.25 requests/s, and its 1,560-request run reads a p90 TPOT
+ * near 10 ms, within the SLO; at 1.1 x 52 = 57.2 requests/s the model has no steady state, so the
+ * rerun takes 100,000 requests, where one instance misses (15.4 ms in a 40,000-request run) and
+ * the plan takes 2. It had answered 1. */
+static void spec_rate_plans_run_near_the_knee_to_the_steady_state(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct plan_input in;
+    spec_8b_on_h100(&in, &cat, 0.015);
+    in.rate_qps = 52;
+    in.ttft_slo_s = 2.0;
+    spec_eagle3(&in, 3, 0.7);
+    run(&in, &res);
+    long agg = 0;
+    for (int i = 0; i < res.noptions; i++)
+        if (!res.options[i].disagg && res.options[i].feasible)
+            agg = res.options[i].instances;
+    print_message("aggregated TP-1 instances with EAGLE-3 at 52 requests/s: %ld\n", agg);
+    assert_int_equal(agg, 2);
+    catalog_free(&cat);
+}
+
+/* The drafter's weights and cache come out of each instance's KV cache in the plan as in the
+ * simulator (memory_drafter). Llama-3.1-8B on one H100: 131,072 B of K/V a token (32 layers x 8
+ * KV heads x 128 x 2 x 2 B); an EAGLE-3 head caches one layer's more, 4,096 B, so its cache alone
+ * leaves 131,072 / 135,168 = 96.97% of the tokens, and its weights (a layer, its fusing and its own
+ * 32,000-token LM head, about 0.85 GB) fewer still: 450,240 tokens without, 430,320 with
+ * (450,240 x 131,072 B = 59.01 GB of pool; (59.01 - 0.85) GB / 135,168 B = 430,300). The plan's
+ * figure is the simulator's KV pool, to a block. */
+static void spec_plans_hold_the_drafters_memory_as_the_simulator(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct plan_input in;
+    spec_8b_on_h100(&in, &cat, 0.1);
+    const struct llmroof_gpu *g = in.gpus[0];
+    in.mean_prompt = 160;
+    in.mean_output = 340;
+    struct plan_option plain = { .gpu = g }, spec = { .gpu = g };
+    struct llmroof_err err = { 0 };
+    assert_int_equal(plan_option_figures(&in, LAY(1, 0), 1, &plain, &err), 0);
+    spec_eagle3(&in, 3, 0.7);
+    assert_int_equal(plan_option_figures(&in, LAY(1, 0), 1, &spec, &err), 0);
+    print_message("KV tokens per GPU: %.0f without, %.0f with an EAGLE-3 head\n", plain.kv_tokens_per_gpu,
+                  spec.kv_tokens_per_gpu);
+    assert_true(spec.kv_tokens_per_gpu < plain.kv_tokens_per_gpu * 131072.0 / 135168.0);
+    assert_rel_close(plain.kv_tokens_per_gpu, 450240.0, 1e-12); /* docs/planning.md quotes both */
+    assert_rel_close(spec.kv_tokens_per_gpu, 430320.0, 1e-12);
+    assert_true(spec.weights_bytes_per_gpu > plain.weights_bytes_per_gpu);
+    /* the simulator's pool of the same instance */
+    struct workload w = { WORKLOAD_FIXED, 160, 340, NULL, 0 };
+    struct sim_config c = plan_sim_config(&in, g);
+    c.workload = &w;
+    c.setup = plan_setup_for(&in, g, LAY(1, 0));
+    c.mode = SIM_CLOSED;
+    c.concurrency = 1;
+    c.requests = 1;
+    struct sim_result r;
+    assert_int_equal(sim_run(&c, &r, &err), 0);
+    assert_rel_close((double)r.kv_blocks_total * 16.0, spec.kv_tokens_per_gpu, 16.0 / spec.kv_tokens_per_gpu);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
+/* What a speculating row cannot run on says so in its row: pipeline parallelism (vLLM and SGLang
+ * refuse it with a drafter), a draft model that leaves no KV cache (Llama-3.1-70B at TP 2 on
+ * H100s: 65.7 GiB of weights a GPU, and a Llama-3.1-8B draft's 7.5 GiB more of 71.3 usable), and
+ * --fast, which has no speculative model, is refused. */
+static void spec_rows_say_what_the_drafter_cannot_run_on(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct plan_input in;
+    base(&in, &cat, "llama-3.1-70b");
+    const struct llmroof_gpu *g = gpu(&cat, "h100");
+    in.gpus[in.ngpus++] = g;
+    in.tps[in.ntps++] = 2;
+    in.sim.spec.kind = SIM_SPEC_DRAFT;
+    in.sim.spec.draft = model(&cat, "llama-3.1-8b");
+    in.sim.spec.alpha = 0.7;
+    char reason[520];
+    struct llmroof_err err = { 0 };
+    assert_int_equal(plan_layout_check(&in, g, LAY(2, 0), reason, sizeof reason, &err), 0);
+    assert_string_equal(reason, "the draft model does not fit beside the weights: 74.6 GiB per GPU with the "
+                                "drafter's 7.48 GiB, workspace and reserve, 71.3 GiB usable"); /* docs/planning.md */
+    assert_int_equal(plan_layout_check(&in, g, LAY(4, 0), reason, sizeof reason, &err), 0);
+    assert_string_equal(reason, "");
+    assert_int_equal(plan_layout_check(&in, g, LAY(2, 3), reason, sizeof reason, &err), 0);
+    assert_non_null(strstr(reason, "pipeline parallelism"));
+    in.fast = true;
+    assert_int_equal(plan_run(&in, &res, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "--fast"));
+    catalog_free(&cat);
+}
+
 /* --fast lets the KV cache hold the running requests at their time-weighted length, E[O (P + O / 2)]
  * / E[O], not the mean request's P + O / 2: a request holds its K/V for as long as it decodes, so
  * the long ones fill the cache. Chat (mean 160 + 338 tokens, long-tailed outputs): 463 tokens
@@ -1562,6 +1745,11 @@ int main(void)
         cmocka_unit_test(fast_prefill_first_tpot_tracks_the_simulation),
         cmocka_unit_test(a_pools_bound_is_the_simulators),
         cmocka_unit_test(rate_plans_run_near_the_knee_to_the_steady_state),
+        cmocka_unit_test(spec_plans_need_fewer_gpus_only_where_drafts_are_accepted),
+        cmocka_unit_test(spec_rate_plans_need_fewer_gpus_only_where_drafts_are_accepted),
+        cmocka_unit_test(spec_rate_plans_run_near_the_knee_to_the_steady_state),
+        cmocka_unit_test(spec_plans_hold_the_drafters_memory_as_the_simulator),
+        cmocka_unit_test(spec_rows_say_what_the_drafter_cannot_run_on),
         cmocka_unit_test(fast_kv_holds_running_requests_at_their_time_weighted_length),
         cmocka_unit_test(fast_plans_hold_prompts_to_the_budget),
         cmocka_unit_test(fast_plans_keep_the_bisections_root),

@@ -99,6 +99,14 @@ static void file_options_and_work_limits_are_400(void **state)
     assert_non_null(strstr(b, "field 'svg' writes a file"));
     assert_int_equal(route("POST", "/api/v1/simulate", "{\"requests_out\":\"x\"}", &b), 400);
     assert_non_null(strstr(b, "field 'requests-out'"));
+    /* a plan's --spec-draft-config reads a file as simulate's does: refused over HTTP, its other
+     * speculative options taken (test_api.c) */
+    assert_int_equal(route("POST", "/api/v1/plan",
+                           "{\"model\":\"llama-3.1-8b\",\"gpus\":\"h100\",\"spec\":\"eagle3\",\"spec_accept\":0.7,"
+                           "\"spec_draft_config\":\"/etc/hostname\"}",
+                           &b),
+                     400);
+    assert_non_null(strstr(b, "field 'spec-draft-config' reads a file the request names"));
     assert_int_equal(route("POST", "/api/v1/list", "{\"args\":[\"models\"]}", NULL), 200); /* list takes args */
     assert_int_equal(route("POST", "/api/v1/estimate", "{\"args\":[\"x\"]}", NULL), 400);
     /* a workload counts its mean lengths (the library's parser): 20000 requests x docqa's 3384

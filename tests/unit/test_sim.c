@@ -29,6 +29,20 @@ static void disaggregate(const struct llmroof_catalog *cat, struct sim_config *c
     }
 }
 
+/* One request of w, m on tp x g, handed from a prefill to a decode instance of the same setup over a
+ * 50 GB/s link with a 20 us setup cost: the hand-over tests' run, whose kv_transfer is that request's */
+static struct sim_config one_handover(const struct llmroof_catalog *cat, const char *m, const char *g, int tp,
+                                      const struct workload *w)
+{
+    struct sim_config c = config(cat, m, g, tp, w);
+    c.concurrency = 1;
+    c.requests = 1;
+    disaggregate(cat, &c, NULL);
+    c.kv_link_Bps = 50e9;
+    c.kv_link_latency_s = 20e-6;
+    return c;
+}
+
 /* config() as an engine profile sets it up: its efficiencies and its scheduler defaults */
 static struct sim_config engine_config(const struct llmroof_catalog *cat, const char *m, const char *g,
                                        const struct llmroof_engine *en, const struct workload *w)
@@ -2952,12 +2966,7 @@ static void kv_transfer_counts_the_pipeline_stages(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     struct workload w = { WORKLOAD_FIXED, 1000, 20, NULL, 0 };
-    struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, &w);
-    c.concurrency = 1;
-    c.requests = 1;
-    disaggregate(&cat, &c, NULL);
-    c.kv_link_Bps = 50e9;
-    c.kv_link_latency_s = 20e-6;
+    struct sim_config c = one_handover(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, &w);
     struct sim_result res;
     /* llama-2-7b: 524,288 B of K/V a token (32 layers x 32 heads x 128 x 2 x 2 B), 1000 tokens */
     {
@@ -2999,12 +3008,7 @@ static void kv_transfer_carries_the_recurrent_state(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     struct workload w = { WORKLOAD_FIXED, 1000, 10, NULL, 0 };
-    struct sim_config c = config(&cat, "qwen3-next-80b-a3b", "h200", 2, &w);
-    c.concurrency = 1;
-    c.requests = 1;
-    disaggregate(&cat, &c, NULL);
-    c.kv_link_Bps = 50e9;
-    c.kv_link_latency_s = 20e-6;
+    struct sim_config c = one_handover(&cat, "qwen3-next-80b-a3b", "h200", 2, &w);
     struct sim_result res;
     run(&c, &res);
     assert_rel_close(res.kv_transfer.mean, 20e-6 + (1000 * 12288.0 + 19759104.0) / 50e9, 1e-9);
@@ -3161,6 +3165,41 @@ static void prefill_pool_runs_the_drafter_over_prompts(void **state)
     assert_rel_close(spec.ttft.mean - plain.ttft.mean, d.prefill.time_s, 0.1);
     sim_result_free(&plain);
     sim_result_free(&spec);
+    catalog_free(&cat);
+}
+
+/* A hand-over moves the drafter's cache of the prompt with the target's (SGLang's prefill server
+ * sends the draft KV pool beside the target's, disaggregation/prefill.py; vLLM's NixlConnector the
+ * draft layers' KV group): the decode side's drafter reads it. Llama-3.1-70B at TP 4 on H100s, one
+ * 4,096-token prompt over 50 GB/s after 20 us, fp16 K/V:
+ *   target: 2 x 80 layers x 2 KV heads a GPU x 128 x 2 B = 81,920 B a token per GPU:
+ *     20 us + 4,096 x 81,920 B / 50 GB/s = 6.7308864 ms;
+ *   a Llama-3.1-8B draft, 2 x 32 x 2 x 128 x 2 B = 32,768 B more: 20 us + 4,096 x 114,688 B / 50 GB/s
+ *     = 9.41524096 ms;
+ *   an EAGLE head, one layer, 81,920 / 80 = 1,024 B more: 20 us + 4,096 x 82,944 B / 50 GB/s
+ *     = 6.81477248 ms;
+ *   Medusa's heads cache nothing: the target's alone. */
+static void kv_transfer_carries_the_drafters_cache(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 4096, 64, NULL, 0 };
+    struct sim_config c = one_handover(&cat, "llama-3.1-70b", "h100", 4, &w);
+    c.spec.alpha = 0.7;
+    static const struct {
+        enum sim_spec_kind kind;
+        double bytes_per_token;
+    } cases[] = { { SIM_SPEC_NONE, 81920.0 }, { SIM_SPEC_DRAFT, 114688.0 }, { SIM_SPEC_EAGLE, 82944.0 },
+                  { SIM_SPEC_MEDUSA, 81920.0 } };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct sim_config d = c;
+        d.spec.kind = cases[i].kind;
+        d.spec.draft = cases[i].kind == SIM_SPEC_DRAFT ? model(&cat, "llama-3.1-8b") : NULL;
+        struct sim_result r;
+        run(&d, &r);
+        assert_rel_close(r.kv_transfer.mean, 20e-6 + 4096.0 * cases[i].bytes_per_token / 50e9, 1e-9);
+        sim_result_free(&r);
+    }
     catalog_free(&cat);
 }
 
@@ -4826,6 +4865,7 @@ int main(void)
         cmocka_unit_test(decode_prealloc_holds_the_prefill_until_decode_blocks_are_free),
         cmocka_unit_test(decode_prealloc_changes_nothing_where_the_decode_pool_has_room),
         cmocka_unit_test(prefill_pool_runs_the_drafter_over_prompts),
+        cmocka_unit_test(kv_transfer_carries_the_drafters_cache),
         cmocka_unit_test(a_later_handover_takes_the_links_idle_gap),
         cmocka_unit_test(eagle_head_caches_its_layer),
         cmocka_unit_test(warmup_counts_the_same_requests_above_and_below),
