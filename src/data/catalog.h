@@ -428,11 +428,12 @@ struct llmroof_engine {
                                          it and the logits gathered back (SGLang without --enable-dp-lm-head:
                                          ParallelLMHead(use_attn_tp_group=False)); false: each replica's own
                                          head over its attention TP (vLLM's DP ranks) */
-    bool ssm_state_fp32;              /* the engine keeps a recurrent layer's state in fp32 unless the
-                                         model's config or --state-dtype names another (SGLang:
-                                         mamba2_state_dtype's default float32, ServerArgs
-                                         mamba_ssm_dtype); false: the model's 16-bit dtype (vLLM's
-                                         mamba_cache_dtype "auto") */
+    bool ssm_state_fp32;              /* the engine keeps a recurrent layer's SSM state in fp32 unless the
+                                         model's config or --state-dtype names another, and its
+                                         convolution window at bf16 whatever the state's (SGLang:
+                                         mamba2_state_dtype's default float32 and conv dtype bfloat16,
+                                         ServerArgs mamba_ssm_dtype); false: the model's 16-bit dtype
+                                         (vLLM's mamba_cache_dtype "auto") */
     bool spec_state_per_token;        /* under speculative decoding a sequence of a model with recurrent
                                          layers keeps a state for every token of a verification pass,
                                          the draft positions' and one more (SGLang's MambaPool:

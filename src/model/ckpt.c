@@ -49,12 +49,17 @@ struct llmroof_dtypes ckpt_dtypes(const struct llmroof_model *m, const struct ll
     given = ckpt_state_dtype(m, given);
     /* neither --state-dtype nor the model's config: the engine's default, fp32 where it keeps the
      * state so (SGLang: mamba2_state_dtype starts from float32, then the config's mamba_ssm_dtype,
-     * then --mamba-ssm-dtype; vLLM's "auto" is the model dtype). Its convolution tail stays 16-bit
-     * there (SGLANG_MAMBA_CONV_DTYPE bfloat16), which one state dtype cannot say: the tail, 2-5% of
-     * the elements, is counted at fp32 too (docs/model.md "Layer kinds") */
-    if (m && en && en->ssm_state_fp32 && !given.state_set && m->linear_kind != LLMROOF_LINEAR_NONE) {
-        given.state_set = true;
-        given.state = LLMROOF_FP32;
+     * then --mamba-ssm-dtype; vLLM's "auto" is the model dtype). That is the SSM (temporal) state
+     * alone: SGLang's convolution window is its conv dtype, SGLANG_MAMBA_CONV_DTYPE, bfloat16 by
+     * default, whatever the SSM state's dtype (configs/mamba_utils.py Mamba2StateDType), so the
+     * window stays bf16 under --state-dtype and a config's dtype too (until now it was counted at
+     * the state's fp32: 2-5% of the elements; docs/model.md "Layer kinds") */
+    if (m && en && en->ssm_state_fp32 && m->linear_kind != LLMROOF_LINEAR_NONE) {
+        if (!given.state_set) {
+            given.state_set = true;
+            given.state = LLMROOF_FP32;
+        }
+        given.conv_state_bf16 = true;
     }
     return given;
 }

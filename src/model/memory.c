@@ -182,7 +182,7 @@ void memory_stage_shares(const struct llmroof_model *m, const struct llmroof_sha
 
 double memory_weights_per_gpu(const struct llmroof_model *m, const struct llmroof_shard *sh, double w)
 {
-    struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, w * 8.0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, w * 8.0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     return memory_weights_layout(m, sh, &dt);
 }
 
@@ -479,8 +479,9 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
                         (double)context_len
                   : out->kv_bytes_per_token_per_gpu;
     /* recurrent layers: one state per sequence, whatever its length (layers.h) */
-    /* at the state dtype (--state-dtype, default the model's: ops_state_bytes) */
-    const double sb = ops_state_bytes(dt);
+    /* at the state dtype (--state-dtype, default the model's: ops_state_bytes), the convolution
+     * window at its own where the engine holds it apart (ops_state_elem_bytes) */
+    const double sb = ops_state_elem_bytes(m, dt);
     out->state_bytes_per_seq = arch_state_elems_per_seq(m) * sb;
     out->state_bytes_per_seq_per_gpu = stage_state_elems(m, &sh) * sb;
 

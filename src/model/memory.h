@@ -83,7 +83,7 @@ struct llmroof_memory {
     int gpus;                         /* GPUs of the instance (tp, or ep, times pp) */
     int attn_dp;                      /* attention replicas per stage (--dp-attention), each its own sequences */
     double kv_bytes_per_seq_per_gpu;  /* one sequence of context_len on the fullest GPU (windows applied) */
-    double state_bytes_per_seq;       /* recurrent (linear/SSM) layers' state of one sequence, whole model, at the state dtype (ops_state_bytes) */
+    double state_bytes_per_seq;       /* recurrent (linear/SSM) layers' state of one sequence, whole model, at the state dtype (ops_state_elem_bytes: the window at its own where the engine holds it apart) */
     double state_bytes_per_seq_per_gpu; /* the same on the fullest GPU (TP splits heads, PP layers); 0 = none */
     double state_copies;              /* states a sequence holds beside its own under speculative decoding
                                          (memory_spec_states of mem_opts spec_states), 0 without */

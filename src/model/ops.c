@@ -663,6 +663,20 @@ double ops_state_bytes(const struct llmroof_dtypes *dt)
     return dt->act == LLMROOF_FP32 ? 4.0 : 2.0;
 }
 
+double ops_conv_state_bytes(const struct llmroof_dtypes *dt)
+{
+    /* SGLang holds the window at its conv dtype, SGLANG_MAMBA_CONV_DTYPE (default bfloat16), and only
+     * the SSM (temporal) state at float32 / the config's mamba_ssm_dtype / SGLANG_MAMBA_SSM_DTYPE
+     * (python/sglang/srt/configs/mamba_utils.py mamba2_state_dtype; mamba_cache_per_req sums
+     * conv_numel x conv.itemsize + ssm_numel x temporal.itemsize) */
+    return dt->conv_state_bf16 ? 2.0 : ops_state_bytes(dt);
+}
+
+double ops_state_elem_bytes(const struct llmroof_model *m, const struct llmroof_dtypes *dt)
+{
+    return layers_state_elem_bytes(m, ops_state_bytes(dt), ops_conv_state_bytes(dt));
+}
+
 bool ops_two_batches(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_batch *b)
 {
     if (!(sh->two_batch_overlap && sh->ep > 1 && sh->dp_attn && arch_moe_layers(m) > 0))
@@ -837,7 +851,7 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
 
     if (Ll > 0) {
         /* recurrent layers: a constant state per sequence instead of a KV cache (layers.c) */
-        op[LLMROOF_OP_LINEAR_MIX] = layers_linear_op(m, sh, T, S, a, w, ops_state_bytes(dt));
+        op[LLMROOF_OP_LINEAR_MIX] = layers_linear_op(m, sh, T, S, a, w, ops_state_elem_bytes(m, dt));
         op[LLMROOF_OP_LINEAR_MIX].count = Ll;
     }
     op[LLMROOF_OP_O_PROJ] = (struct llmroof_op){

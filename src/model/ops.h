@@ -313,6 +313,9 @@ struct llmroof_dtypes {
                                   (ops_unquantized_bytes) */
     enum llmroof_act_quant act_quant; /* with 8-bit activations, where the engine quantizes each GEMM's
                                          16-bit input (its act_quant; ops.c act_quant_kernels) */
+    bool conv_state_bf16;      /* the recurrent layers' convolution window is held at bf16 whatever `state`
+                                  says (SGLang: Mamba2StateDType's conv dtype, beside its fp32 SSM state;
+                                  engine ssm_state_fp32); false: at the state's dtype (ops_conv_state_bytes) */
 };
 
 /* Bytes per element of the activations between kernels. An 8-bit (or narrower) compute dtype is
@@ -329,6 +332,13 @@ double ops_attn_out_bytes(const struct llmroof_model *m, const struct llmroof_dt
 /* Bytes per recurrent-state element: the state dtype when set, else the model's 16-bit dtype (4 with
  * fp32 activations), whatever the KV dtype. */
 double ops_state_bytes(const struct llmroof_dtypes *dt);
+/* Bytes per element of a recurrent layer's convolution window: 2 where the engine holds it at bf16
+ * (conv_state_bf16), else ops_state_bytes. */
+double ops_conv_state_bytes(const struct llmroof_dtypes *dt);
+/* Mean bytes per recurrent-state element of model m (layers_state_elem_bytes at ops_state_bytes for
+ * the state matrix and ops_conv_state_bytes for the window): what memory and a step's state
+ * traffic charge an element. */
+double ops_state_elem_bytes(const struct llmroof_model *m, const struct llmroof_dtypes *dt);
 
 /* Bytes per stored weight: weight_bits / 8 when set, else the weight dtype's size. */
 static inline double ops_weight_bytes(const struct llmroof_dtypes *dt)

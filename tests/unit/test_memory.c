@@ -20,7 +20,7 @@ static struct llmroof_mem_opts theoretical(void)
 static struct llmroof_memory eval(const struct llmroof_catalog *cat, const char *m, const char *g, int tp,
                                   enum llmroof_dtype w, enum llmroof_dtype kv, long ctx, struct llmroof_mem_opts o)
 {
-    struct llmroof_dtypes dt = { w, kv, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_dtypes dt = { w, kv, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_memory mem;
     struct llmroof_err err = { 0 };
     if (memory_eval(model(cat, m), gpu(cat, g), tp, &dt, ctx, &o, &mem, &err)) {
@@ -65,7 +65,7 @@ static void mem_util_is_a_share_of_the_memory_the_runtime_reports(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     struct llmroof_mem_opts o = memory_default_opts(); /* 0.90, 1 GiB reserve */
-    struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_gpu g = *gpu(&cat, "h100-sxm5-80gb");
     struct llmroof_memory a, b;
     struct llmroof_err err = { 0 };
@@ -97,7 +97,7 @@ static void a_free_memory_fraction_sizes_the_kv_from_what_is_left(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     struct llmroof_mem_opts o = memory_default_opts();
-    struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_memory a, b;
     struct llmroof_err err = { 0 };
     assert_int_equal(memory_eval(model(&cat, "llama-3.1-70b"), gpu(&cat, "h100-sxm5-80gb"), 1, &dt, 2048, &o, &a, &err), 0);
@@ -129,7 +129,7 @@ static void a_copied_kv_tensor_halves_the_pool(void **state)
     load_shipped(&cat);
     struct llmroof_mem_opts o = memory_default_opts();
     o.max_batched_tokens = 4096;
-    struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_memory a, b;
     struct llmroof_err err = { 0 };
     assert_int_equal(memory_eval(model(&cat, "llama-13b"), gpu(&cat, "a100-sxm4-40gb"), 1, &dt, 2048, &o, &a, &err), 0);
@@ -182,7 +182,7 @@ static void tp1_weights_are_all_parameters_at_the_weight_dtype(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     for (size_t i = 0; i < cat.n_models; i++) {
-        struct llmroof_dtypes dt = { LLMROOF_INT4, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, true, LLMROOF_ACT_QUANT_SEPARATE };
+        struct llmroof_dtypes dt = { LLMROOF_INT4, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, true, LLMROOF_ACT_QUANT_SEPARATE, false };
         struct llmroof_memory m;
         struct llmroof_err err = { 0 };
         struct llmroof_mem_opts o = theoretical();
@@ -205,7 +205,7 @@ static void quantized_weights_keep_the_embedding_and_head_16_bit(void **state)
     load_shipped(&cat);
     const struct llmroof_model *m = model(&cat, "llama-3-8b");
     assert_rel_close(arch_params(m).total, 8030261248.0, 0);
-    struct llmroof_dtypes dt = { LLMROOF_INT4, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_dtypes dt = { LLMROOF_INT4, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_memory mem;
     struct llmroof_err err = { 0 };
     struct llmroof_mem_opts o = theoretical();
@@ -220,7 +220,7 @@ static void quantized_weights_keep_the_embedding_and_head_16_bit(void **state)
     assert_int_equal(memory_eval(m, gpu(&cat, "h100"), 1, &dt, 1, &o, &mem, &err), 0);
     assert_rel_close(mem.weights_bytes_per_gpu, 16060522496.0, 1e-12);
     /* the command line takes the rule from the engine profile */
-    const struct llmroof_dtypes given = { LLMROOF_INT4, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes given = { LLMROOF_INT4, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     assert_false(ckpt_dtypes(m, shipped_engine(&cat, "vllm"), given, true).head_quantized);
     assert_false(ckpt_dtypes(m, NULL, given, true).head_quantized);
     assert_true(ckpt_dtypes(m, shipped_engine(&cat, "llama.cpp-2024-06"), given, true).head_quantized);
@@ -291,7 +291,7 @@ static void checkpoint_dtype_is_the_default_and_names_itself(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    const struct llmroof_dtypes fp16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes fp16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     char buf[128];
     /* DeepSeek-V3: quantization_config fp8 -> fp8 weights by default */
     const struct llmroof_model *ds = model(&cat, "deepseek-v3");
@@ -341,7 +341,7 @@ static void a_smaller_weight_dtype_that_fits_is_suggested(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    const struct llmroof_dtypes fp16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes fp16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     const struct llmroof_layout lay = { 8, 1, 1, false, 1.0, false, 0, false, false };
     const struct llmroof_mem_opts o = memory_default_opts();
     enum llmroof_dtype out = LLMROOF_FP32;
@@ -366,7 +366,7 @@ static void dp_attention_sizes_the_workspace_per_replica(void **state)
     load_shipped(&cat);
     const struct llmroof_model *m = model(&cat, "deepseek-v3");
     const struct llmroof_gpu *g = gpu(&cat, "h100");
-    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_mem_opts o = memory_default_opts(), o1;
     o.max_batched_tokens = 262144;
     o.max_seqs = 256;
@@ -402,7 +402,7 @@ static void an_eagle_head_caches_a_full_layer_beside_windowed_layers(void **stat
     struct llmroof_err err = { 0 };
     assert_int_equal(ops_shard(model(&cat, "gpt-oss-120b"), 1, &sh, &err), 0);
     const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false,
-                                       LLMROOF_ACT_QUANT_SEPARATE };
+                                       LLMROOF_ACT_QUANT_SEPARATE, false };
     double head_bytes, head_kv;
     memory_head_drafter(model(&cat, "gpt-oss-120b"), &sh, &dt, &mem, 0, 0, true, &head_bytes, &head_kv);
     assert_rel_close(head_kv, 2048.0, 1e-12);
@@ -424,7 +424,7 @@ static void an_eagle_head_of_a_moe_target_holds_a_dense_mlp(void **state)
     struct llmroof_err err = { 0 };
     assert_int_equal(ops_shard(m, 1, &sh, &err), 0);
     const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false,
-                                       LLMROOF_ACT_QUANT_SEPARATE };
+                                       LLMROOF_ACT_QUANT_SEPARATE, false };
     double eagle_bytes, eagle_kv, mtp_bytes, mtp_kv;
     memory_head_drafter(m, &sh, &dt, &mem, 0, 0, true, &eagle_bytes, &eagle_kv);
     memory_head_drafter(m, &sh, &dt, &mem, 0, 0, false, &mtp_bytes, &mtp_kv);
@@ -452,7 +452,7 @@ static void speculation_keeps_a_recurrent_state_per_draft_position(void **state)
     const struct llmroof_model *m = model(&cat, "qwen3-next-80b-a3b");
     const struct llmroof_layout lay = { .tp = 4, .pp = 1, .ep = 1 };
     const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false,
-                                       LLMROOF_ACT_QUANT_SEPARATE };
+                                       LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_mem_opts o = theoretical();
     o.block_size = 16;
     struct llmroof_memory one, four;
@@ -490,7 +490,7 @@ static void a_split_lm_head_buffers_every_replicas_logits(void **state)
     load_shipped(&cat);
     const struct llmroof_model *m = model(&cat, "deepseek-v3");
     const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false,
-                                       LLMROOF_ACT_QUANT_SEPARATE };
+                                       LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_layout lay = { .tp = 1, .pp = 1, .ep = 8, .dp_attn = true };
     struct llmroof_mem_opts o = memory_default_opts();
     o.max_seqs = 256;
@@ -506,7 +506,7 @@ static void a_split_lm_head_buffers_every_replicas_logits(void **state)
 /* The draft-head tests' setting: fp16 throughout, on H200s at 2,048 tokens, the theoretical
  * options; model `id` at TP tp x PP pp, its shard and memory. */
 static const struct llmroof_dtypes head_test_dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16,
-                                                    false, LLMROOF_ACT_QUANT_SEPARATE };
+                                                    false, LLMROOF_ACT_QUANT_SEPARATE, false };
 
 static const struct llmroof_model *head_test_memory(struct llmroof_catalog *cat, const char *id, int tp, int pp,
                                                     struct llmroof_shard *sh, struct llmroof_memory *mem)
@@ -565,7 +565,7 @@ static void the_tightest_pipeline_stage_sets_the_kv_blocks(void **state)
     load_shipped(&cat);
     const struct llmroof_layout lay = { .tp = 8, .pp = 2, .ep = 1 };
     const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false,
-                                       LLMROOF_ACT_QUANT_SEPARATE };
+                                       LLMROOF_ACT_QUANT_SEPARATE, false };
     const struct llmroof_mem_opts o = theoretical();
     struct llmroof_memory mem;
     struct llmroof_err err = { 0 };
@@ -606,7 +606,7 @@ static void a_rank_sizes_its_workspace_from_its_whole_share(void **state)
     load_shipped(&cat);
     const struct llmroof_model *m = model(&cat, "deepseek-v3");
     const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false,
-                                       LLMROOF_ACT_QUANT_SEPARATE };
+                                       LLMROOF_ACT_QUANT_SEPARATE, false };
     const struct llmroof_layout lay = { .tp = 1, .pp = 1, .ep = 8, .dp_attn = true };
     struct llmroof_mem_opts o = memory_default_opts();
     o.max_batched_tokens = 2000;

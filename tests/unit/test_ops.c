@@ -5,7 +5,7 @@
 
 #include "model/ops.h"
 
-static const struct llmroof_dtypes FP16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+static const struct llmroof_dtypes FP16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
 
 static void build(const struct llmroof_model *m, int tp, struct llmroof_batch b, struct llmroof_oplist *o)
 {
@@ -154,7 +154,7 @@ static void mla_mixed_step_runs_decodes_absorbed_and_the_chunk_decompressed(void
     struct llmroof_shard sh;
     struct llmroof_err err = { 0 };
     assert_int_equal(ops_shard(ds, 8, &sh, &err), 0);
-    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_batch b = { 0 };
     for (int i = 0; i < 64; i++)
         batch_add(&b, 1, 4095, &sh.few);
@@ -213,7 +213,7 @@ static void mla_runs_absorbed_up_to_its_break_even(void **state)
     struct llmroof_shard sh;
     struct llmroof_err err = { 0 };
     assert_int_equal(ops_shard(ds, 8, &sh, &err), 0);
-    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     assert_rel_close(sh.few.per_past, 512.0 * 256.0 / 768.0, 1e-15);
     assert_true(sh.few.max_new == 1.0 && sh.few.per_new == 0.0 && sh.few.ramp == 0.0);
     /* models without MLA's choice keep 16 new tokens (DSA runs every sequence absorbed anyway) */
@@ -274,7 +274,7 @@ static void all_to_all_moves_fp8_out_and_bf16_back_scaled_by_the_imbalance(void 
     load_shipped(&cat);
     const struct llmroof_model *ds = model(&cat, "deepseek-v3");
     struct llmroof_err err = { 0 };
-    const struct llmroof_dtypes fp8 = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_FP8, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes fp8 = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_FP8, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_layout lay = { 1, 1, 8, true, 1.0, false, 0, false, false };
     struct llmroof_shard sh;
     assert_int_equal(ops_shard_layout(ds, &lay, &sh, &err), 0);
@@ -534,7 +534,7 @@ static void w8a8_quantizes_each_gemm_input_where_the_engine_does(void **state)
     assert_int_equal(ops_shard(m, 1, &sh, &err), 0);
     const struct llmroof_batch b = batch_decode(8, 1000);
     struct llmroof_dtypes sep = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP8, 0, false, LLMROOF_FP16, false,
-                                  LLMROOF_ACT_QUANT_SEPARATE };
+                                  LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_dtypes na = sep, fu = sep, w8a16 = sep;
     na.act_quant = LLMROOF_ACT_QUANT_NORM_ACT;
     fu.act_quant = LLMROOF_ACT_QUANT_FUSED;
@@ -607,8 +607,8 @@ static void deepseek_layer_counts_latent_norms_shared_experts_and_fp8_group_quan
 
     /* the checkpoint's fp8 weights (block scales) against fp8 at the same bytes without them
      * (--weight-bits 8: per-tensor, no group quantization) */
-    const struct llmroof_dtypes fp8blk = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
-    const struct llmroof_dtypes fp8pt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 8.0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes fp8blk = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
+    const struct llmroof_dtypes fp8pt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 8.0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     ops_build(ds, &sh, &fp8blk, &b, &blk);
     ops_build(ds, &sh, &fp8pt, &b, &pt);
     assert_rel_close(pt.op[LLMROOF_OP_QKV_PROJ].kernels, 5.0, 0);
@@ -721,7 +721,7 @@ static void block_fp8_checkpoint_keeps_its_head_and_routers_bf16(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     const struct llmroof_model *ds = model(&cat, "deepseek-v3");
-    const struct llmroof_dtypes fp8blk = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes fp8blk = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_shard sh;
     struct llmroof_err err = { 0 };
     assert_int_equal(ops_shard(ds, 8, &sh, &err), 0);
@@ -734,7 +734,7 @@ static void block_fp8_checkpoint_keeps_its_head_and_routers_bf16(void **state)
     assert_rel_close(ops_unquantized_bytes(ds, &fp8blk, true), 2.0, 0);
     /* --weight-bits 8 (per-tensor fp8 of a 16-bit checkpoint) keeps the head 16-bit as vLLM's
      * --quantization fp8 does, unless the engine quantizes every matrix (quantized_head) */
-    struct llmroof_dtypes fp8pt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 8.0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_dtypes fp8pt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 8.0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     assert_rel_close(ops_unquantized_bytes(ds, &fp8pt, true), 2.0, 0);
     fp8pt.head_quantized = true;
     assert_rel_close(ops_unquantized_bytes(ds, &fp8pt, true), 1.0, 0);
@@ -752,7 +752,7 @@ static void quantized_weights_read_a_16_bit_head_and_router(void **state)
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct llmroof_dtypes i4 = { LLMROOF_INT4, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_dtypes i4 = { LLMROOF_INT4, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_shard sh;
     struct llmroof_err err = { 0 };
     const struct llmroof_model *l3 = model(&cat, "llama-3-8b");
