@@ -302,9 +302,10 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
         ckpt_compute_desc(m, g, &setup.dt, cdesc, sizeof cdesc);
         char lay_s[96];
         ops_layout_desc(&e.shard, lay_s, sizeof lay_s); /* as memory's and simulate's headers */
-        char sdesc[32] = ""; /* the state dtype, when set apart from the KV's */
-        if (setup.dt.state_set)
-            snprintf(sdesc, sizeof sdesc, ", %s state", dtype_name(setup.dt.state));
+        char sdesc[64] = "", st[48]; /* the state dtype, when set apart from the KV's */
+        ckpt_state_desc(m, &setup.dt, st, sizeof st);
+        if (st[0])
+            snprintf(sdesc, sizeof sdesc, ", %s", st);
         sbuf_printf(&c->out, "%s on %d x %s (TP %d%s): batch %ld, prompt %ld, output %ld; %s, %s KV%s, %s\n",
                     m->id, e.shard.gpus, g->id, setup.tp, lay_s, req.batch, req.prompt, req.output, wdesc,
                     dtype_name(setup.dt.kv), sdesc, cdesc);

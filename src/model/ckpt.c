@@ -207,6 +207,17 @@ bool ckpt_fit_hint(const struct llmroof_model *m, const struct llmroof_gpu *g, c
     return false;
 }
 
+void ckpt_state_desc(const struct llmroof_model *m, const struct llmroof_dtypes *dt, char *buf, size_t cap)
+{
+    if (cap > 0)
+        buf[0] = '\0';
+    if (!m || m->linear_kind == LLMROOF_LINEAR_NONE || !dt->state_set || cap == 0)
+        return;
+    /* the window's dtype only where it differs from the state's and the model has one */
+    const bool apart = dt->conv_state_bf16 && dt->state != LLMROOF_BF16 && layers_conv_state_elems(m) > 0;
+    snprintf(buf, cap, "%s state%s", dtype_name(dt->state), apart ? " (conv window bf16)" : "");
+}
+
 void ckpt_compute_desc(const struct llmroof_model *m, const struct llmroof_gpu *g, const struct llmroof_dtypes *dt,
                        char *buf, size_t cap)
 {

@@ -36,6 +36,12 @@ struct llmroof_dtypes ckpt_state_dtype(const struct llmroof_model *m, struct llm
  * checkpoint's)": what a header line says of the weights. */
 void ckpt_weight_desc(const struct llmroof_model *m, const struct llmroof_dtypes *dt, char *buf, size_t cap);
 
+/* "fp32 state", or "fp32 state (conv window bf16)" where the engine holds the convolution window
+ * apart (conv_state_bf16): what a header says of a recurrent model's state when its dtype is set
+ * apart from the model's 16 bits (--state-dtype, the model's config, the engine); "" otherwise,
+ * and for a model without recurrent layers. estimate, memory and simulate print it alike. */
+void ckpt_state_desc(const struct llmroof_model *m, const struct llmroof_dtypes *dt, char *buf, size_t cap);
+
 /* "bf16 compute", or with a W4A4 checkpoint's own GEMMs on a GPU with their path (ops.h
  * ops_ckpt_lowp_modules) "bf16 compute (ffn and dense_ffn: fp4)": what a header line says of the
  * compute dtypes. */

@@ -3,6 +3,8 @@
  * render_json_serve.c. */
 #include "render/render_json_internal.h"
 
+#include "model/layers.h"
+
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -355,6 +357,10 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
     add_head_bytes(o, s->model, &s->dt);
     if (s->dt.state_set)
         cJSON_AddStringToObject(o, "state_dtype", dtype_name(s->dt.state));
+    /* the convolution window held apart (SGLang's bf16 conv dtype: ops_conv_state_bytes), as the
+     * text header's "(conv window bf16)" */
+    if (s->dt.state_set && s->dt.conv_state_bf16 && s->dt.state != LLMROOF_BF16 && layers_conv_state_elems(s->model) > 0)
+        cJSON_AddStringToObject(o, "conv_state_dtype", dtype_name(LLMROOF_BF16));
     /* a checkpoint's GEMMs on a path of their own on this GPU (NVFP4, block fp8: ops.h) */
     enum llmroof_dtype low;
     const unsigned mods = ops_ckpt_lowp_modules(s->model, &s->dt, &low);
