@@ -234,7 +234,8 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
         mo.spec_states = spec.verify > 1 ? (double)(spec.verify - 1) : 0.0;
         if (spec.draft) {
             struct llmroof_memory dm;
-            if ((rc = memory_eval(spec.draft, g, setup.tp, &setup.dt, ctx_len, &x.s.mem, &dm, &err)))
+            const struct llmroof_dtypes ddt = ckpt_draft_dtypes(spec.draft, &setup.dt); /* its own checkpoint's */
+            if ((rc = memory_eval(spec.draft, g, setup.tp, &ddt, ctx_len, &x.s.mem, &dm, &err)))
                 return cli_fail(c, &err);
             if (dm.weights_bytes_per_gpu >= mem.kv_capacity_bytes_per_gpu)
                 return cli_usage_error(c, "option '--spec': the draft model %s (%.2f GiB of weights per GPU) does not "
@@ -416,10 +417,17 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
                 snprintf(tree, sizeof tree, ", tree topk %d", e.spec.topk);
             if (e.spec.eagle3_vocab > 0)
                 snprintf(tree + strlen(tree), sizeof tree - strlen(tree), ", draft vocabulary %ld", e.spec.eagle3_vocab);
-            char own[120] = ""; /* --spec-draft-config: the head's own layer */
+            char own[160] = ""; /* --spec-draft-config: the head's own layer */
             if (e.spec.head.heads > 0)
                 snprintf(own, sizeof own, ", draft layer %ld query / %ld KV heads of %ld, MLP %ld",
                          e.spec.head.heads, e.spec.head.kv_heads, e.spec.head.head_dim, e.spec.head.intermediate);
+            /* a drafter whose weights are not the target's dtype (a head apart, a draft model) */
+            const bool apart = e.spec.drafter == LLMROOF_DRAFTER_MEDUSA || (e.spec.drafter == LLMROOF_DRAFTER_HEAD && e.spec.eagle);
+            if (apart || e.spec.drafter == LLMROOF_DRAFTER_MODEL) {
+                const struct llmroof_dtypes ddt = apart ? ops_head_dtypes(&setup.dt, &e.spec.head)
+                                                        : ckpt_draft_dtypes(e.spec.draft, &setup.dt);
+                ckpt_drafter_desc(&setup.dt, &ddt, own + strlen(own), sizeof own - strlen(own));
+            }
             sbuf_printf(&c->out, "note: speculative decoding %s%s%s, k %d%s%s, acceptance %.2f: each step verifies %d "
                                  "tokens per sequence and yields %.3f on average; step %.3f ms (verification %.3f + "
                                  "draft %.3f), TPOT = step / %.3f%s\n",

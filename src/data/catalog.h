@@ -580,6 +580,9 @@ struct llmroof_draft_head {
     bool eagle3;       /* an EAGLE-3 head: architectures names an ...Eagle3 class, or draft_vocab_size is given */
     bool attn_bias;    /* attention_bias: q/k/v/o carry biases (LlamaConfig; default false) */
     bool vocab_drafted; /* vocab is draft_vocab_size's (false: vocab_size's, or none) */
+    bool dtype_set;    /* torch_dtype (or dtype) names a 16-bit dtype for its weights (dtype) */
+    enum llmroof_dtype dtype; /* that dtype: fp16 ("float16") or bf16 ("bfloat16"); a "float32"
+                                 config is served at 16 bits and sets nothing (ops_head_dtypes) */
 };
 /* Reads a draft head's config.json (`text`, `len` bytes; messages name `fname`) against its target:
  * hidden_size must be the target's, num_key_value_heads must divide num_attention_heads, an MLA

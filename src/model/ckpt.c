@@ -32,6 +32,24 @@ bool ckpt_weight_dtype(const struct llmroof_model *m, enum llmroof_dtype *out)
     return false;
 }
 
+struct llmroof_dtypes ckpt_draft_dtypes(const struct llmroof_model *draft, const struct llmroof_dtypes *dt)
+{
+    struct llmroof_dtypes d = ops_head_dtypes(dt, NULL);
+    enum llmroof_dtype own;
+    if (ckpt_weight_dtype(draft, &own))
+        d.weight = own; /* DeepSeek-V3's fp8, gpt-oss's bf16 beside its MXFP4 experts */
+    d.head_quantized = dt->head_quantized;
+    return d;
+}
+
+void ckpt_drafter_desc(const struct llmroof_dtypes *target, const struct llmroof_dtypes *drafter, char *buf, size_t cap)
+{
+    if (cap > 0)
+        buf[0] = '\0';
+    if (drafter->weight != target->weight || ops_weight_bytes(drafter) != ops_weight_bytes(target))
+        snprintf(buf, cap, ", drafter weights %s", dtype_name(drafter->weight));
+}
+
 struct llmroof_dtypes ckpt_engine_dtypes(struct llmroof_dtypes dt, const struct llmroof_engine *en)
 {
     dt.head_quantized = en && en->quantized_head;

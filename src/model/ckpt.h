@@ -14,6 +14,18 @@
  * (the experts stay MXFP4 through ops_expert_bytes). False when the catalog states none. */
 bool ckpt_weight_dtype(const struct llmroof_model *m, enum llmroof_dtype *out);
 
+/* The dtypes a draft model (--spec draft:MODEL) runs at beside a target at dt: its own checkpoint's
+ * weight dtype where the catalog states one (ckpt_weight_dtype), else 16 bits as a head apart
+ * (ops_head_dtypes), whatever the target's --weight-dtype, --weight-bits or checkpoint (vLLM
+ * quantizes a draft only by the speculative config's own quantization, None by default, and a
+ * checkpoint's quantization_config is its own); the KV and state settings dt's. */
+struct llmroof_dtypes ckpt_draft_dtypes(const struct llmroof_model *draft, const struct llmroof_dtypes *dt);
+
+/* ", drafter weights fp16": what the speculative note says of a drafter (a head apart or a draft
+ * model, at `drafter`) whose weights are not the target's (at `target`): its dtype where the two
+ * differ (an EAGLE head beside DeepSeek-V3's fp8 checkpoint), "" where they are alike. */
+void ckpt_drafter_desc(const struct llmroof_dtypes *target, const struct llmroof_dtypes *drafter, char *buf, size_t cap);
+
 /* dt with its head rule taken from engine en (NULL: none): head_quantized when the engine's own
  * formats quantize the embedding, LM head and router (quantized_head) */
 struct llmroof_dtypes ckpt_engine_dtypes(struct llmroof_dtypes dt, const struct llmroof_engine *en);

@@ -56,7 +56,8 @@ enum llmroof_drafter {
     LLMROOF_DRAFTER_HEAD,   /* an EAGLE head or an MTP module on the target: `steps` draft steps of
                                ops_build_draft (one decoder layer and the LM head) */
     LLMROOF_DRAFTER_MEDUSA, /* `steps` Medusa heads in one draft step (ops_build_draft) */
-    LLMROOF_DRAFTER_MODEL   /* a separate draft model on the same GPUs, TP and dtypes: `steps` passes */
+    LLMROOF_DRAFTER_MODEL   /* a separate draft model on the same GPUs and TP, at its own checkpoint's
+                               weights (ckpt_draft_dtypes): `steps` passes */
 };
 struct llmroof_spec_decode {
     enum llmroof_drafter drafter;

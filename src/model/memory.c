@@ -620,6 +620,21 @@ void memory_head_drafter_own(const struct llmroof_model *m, const struct llmroof
 {
     if (medusa_heads > 0 || !eagle || (own && own->heads <= 0))
         own = NULL; /* only an EAGLE-family head has a config of its own */
+    /* a head whose weights ship apart from the target (Medusa's, EAGLE's) holds them at its own 16
+     * bits on the target without its checkpoint's formats (ops_head_dtypes, ops_head_model), as
+     * ops_build_draft reads them: its mean layer is the target's at those dtypes. An MTP module
+     * is a layer of the target's checkpoint, the target's figure over its layers */
+    const bool apart = medusa_heads > 0 || eagle;
+    struct llmroof_model hm;
+    struct llmroof_dtypes hdt;
+    double weights = target->weights_bytes_per_gpu;
+    if (apart) {
+        ops_head_model(m, &hm);
+        hdt = ops_head_dtypes(dt, own);
+        m = &hm;
+        dt = &hdt;
+        weights = memory_weights_layout(m, sh, dt);
+    }
     /* the attention layers of the stage whose K/V per token the target's figure is (the fullest:
      * all of them without PP; under PP the last stage, which holds the head, may hold fewer, and
      * dividing its K/V by every layer had charged the head's layer 273 B a token where it holds
@@ -628,8 +643,7 @@ void memory_head_drafter_own(const struct llmroof_model *m, const struct llmroof
     const double layers = per_layer > 0 ? stage_kv_bytes(m, sh, 1.0, 2.0) / per_layer : (double)arch_attn_layers(m);
     /* Medusa's heads: what their draft step reads (each its own vocabulary projection) */
     *bytes_per_gpu = medusa_heads > 0 ? ops_medusa_bytes(m, sh, dt, medusa_heads)
-                                      : target->weights_bytes_per_gpu /
-                                                (double)(sh->pp > 1 ? sh->stage_layers_max : m->layers) +
+                                      : weights / (double)(sh->pp > 1 ? sh->stage_layers_max : m->layers) +
                                             ops_eagle3_extra_bytes_own(m, own, sh, dt, eagle3_vocab);
     if (own) {
         /* its own layer (ops_head_attn): the mean layer's attention share out, the head's q/k/v/o

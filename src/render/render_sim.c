@@ -223,10 +223,18 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
             snprintf(tree, sizeof tree, ", tree %d:%d", c->spec.topk, c->spec.tokens);
         if (c->spec.kind == SIM_SPEC_EAGLE3)
             snprintf(tree + strlen(tree), sizeof tree - strlen(tree), ", draft vocabulary %ld", c->spec.draft_vocab);
-        char own[120] = ""; /* --spec-draft-config: the head's own layer */
+        char own[160] = ""; /* --spec-draft-config: the head's own layer */
         if (c->spec_head.heads > 0)
             snprintf(own, sizeof own, ", draft layer %ld query / %ld KV heads of %ld, MLP %ld", c->spec_head.heads,
                      c->spec_head.kv_heads, c->spec_head.head_dim, c->spec_head.intermediate);
+        /* a drafter whose weights are not the target's dtype (a head apart, a draft model), as
+         * estimate's note says it */
+        if (c->spec.kind != SIM_SPEC_MTP && c->spec.kind != SIM_SPEC_NONE && c->setup.model) {
+            const struct llmroof_dtypes ddt = c->spec.kind == SIM_SPEC_DRAFT
+                                                  ? ckpt_draft_dtypes(c->spec.draft, &c->setup.dt)
+                                                  : ops_head_dtypes(&c->setup.dt, &c->spec_head);
+            ckpt_drafter_desc(&c->setup.dt, &ddt, own + strlen(own), sizeof own - strlen(own));
+        }
         sbuf_printf(out, "\nspeculative decoding: %s%s%s, k %d%s%s, acceptance %g: expected %.3f tokens per step",
                     sim_spec_name(c->spec.kind), c->spec.kind == SIM_SPEC_DRAFT ? " " : "",
                     c->spec.kind == SIM_SPEC_DRAFT ? c->spec.draft->id : "", c->spec.k, tree, own, c->spec.alpha,

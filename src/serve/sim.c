@@ -23,6 +23,7 @@
 #include "serve/sim_internal.h"
 
 #include "model/arch.h"
+#include "model/ckpt.h"
 
 #include <limits.h>
 #include <math.h>
@@ -1236,12 +1237,13 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     if (c->spec.kind == SIM_SPEC_DRAFT) {
         e->draft = *s;
         e->draft.model = c->spec.draft;
+        e->draft.dt = ckpt_draft_dtypes(c->spec.draft, &s->dt); /* its own checkpoint's, not the target's */
         if ((rc = ops_shard(c->spec.draft, s->tp, &e->dsh, err)))
             return rc;
         estimate_mla_few_rule(&e->draft, &e->dsh);
         e->dheld_ok = memory_held_prepare(c->spec.draft, &e->dsh, &e->dheld) == 0;
         struct llmroof_memory dm;
-        if ((rc = memory_eval(c->spec.draft, s->gpu, s->tp, &s->dt, 1, &mo, &dm, err)))
+        if ((rc = memory_eval(c->spec.draft, s->gpu, s->tp, &e->draft.dt, 1, &mo, &dm, err)))
             return rc;
         /* on every GPU: the instance's capacity counts attn_dp replicas' GPUs (review of session 33:
          * a drafter was taken from one replica's share only) */

@@ -47,7 +47,8 @@ struct sim_spec {
     enum sim_spec_kind kind;
     int k;                          /* tokens proposed per step, >= 1 (a tree: its depth, the draft steps) */
     double alpha;                   /* per-token acceptance probability, [0, 1) (a tree: of the top candidate) */
-    const struct llmroof_model *draft; /* SIM_SPEC_DRAFT: the draft model (same GPU, TP, dtypes) */
+    const struct llmroof_model *draft; /* SIM_SPEC_DRAFT: the draft model (same GPU and TP, its own
+                                          checkpoint's weights: ckpt_draft_dtypes) */
     int topk;                       /* draft tree: candidates per expanded node and nodes expanded per step
                                        (SGLang --speculative-eagle-topk); 0 or 1 with tokens 0: a chain */
     int tokens;                     /* draft tree: positions verified per sequence and step, the target's

@@ -1614,7 +1614,7 @@ static void a_draft_config_of_the_targets_shape_estimates_the_same(void **state)
     struct llmroof_spec_decode a = { LLMROOF_DRAFTER_HEAD, "eagle3", NULL, 3, 0.7, 0, 4,
                                      sim_spec_tokens_per_step(3, 0.7), 32000, true, { 0 } };
     struct llmroof_spec_decode b = a;
-    b.head = (struct llmroof_draft_head){ 32, 8, 128, 14336, 32000, true, false, true };
+    b.head = (struct llmroof_draft_head){ 32, 8, 128, 14336, 32000, true, false, true, true, LLMROOF_FP16 };
     struct llmroof_request r = { 8, 1024, 256 };
     struct llmroof_estimate x, y;
     struct llmroof_err err = { 0 };

@@ -679,7 +679,7 @@ static void a_draft_config_sizes_the_heads_memory_on_an_mla_target(void **state)
     struct llmroof_shard sh;
     struct llmroof_memory mem;
     const struct llmroof_model *m = head_test_memory(&cat, "deepseek-v3", 8, 1, &sh, &mem);
-    const struct llmroof_draft_head own = { 56, 8, 128, 40960, 32000, true, false, true };
+    const struct llmroof_draft_head own = { 56, 8, 128, 40960, 32000, true, false, true, true, LLMROOF_FP16 };
     double plain, plain_kv, with, with_kv;
     memory_head_drafter(m, &sh, &dt, &mem, 0, 32000, true, &plain, &plain_kv);
     memory_head_drafter_own(m, &sh, &dt, &mem, 0, 32000, true, &own, &with, &with_kv);
@@ -696,9 +696,93 @@ static void a_draft_config_sizes_the_heads_memory_on_an_mla_target(void **state)
     catalog_free(&cat);
 }
 
+/* A head trained and shipped apart from its target holds its own 16 bits whatever the target's
+ * checkpoint: DeepSeek-V3 served at its fp8 checkpoint, TP 8, the SpecForge head above (torch_dtype
+ * float16). Its weights on a GPU at 2 B:
+ *   attention 14,694,400 weights = 29,388,800 B; MLP 3 x 7,168 x 40,960 / 8 = 110,100,480 weights =
+ *   220,200,960 B; EAGLE-3's second h into q/k/v 7,168 x 9 x 128 = 8,257,536 weights = 16,515,072 B;
+ *   its fusing projection's third h 7,168 x 7,168 = 51,380,224 weights = 102,760,448 B; its own LM
+ *   head 7,168 x 32,000 / 8 = 28,672,000 weights = 57,344,000 B; and the mean layer's share of the
+ *   embedding, LM head and final norm, (2 x 16,160 x 7,168 + 7,168) x 2 / 61 = 7,595,964.85 B:
+ *   433,805,244.85 B, as at an fp16 target. At the checkpoint's 1 byte (the LM heads and the
+ *   embedding bf16, the final norm 1 byte: 7,595,847.34 B) the same parts had given 249,372,487.34 B,
+ *   0.575 of it. An MTP module ships inside the checkpoint: the target's weights over its 61 layers,
+ *   fp8 as they are. One Medusa head: 7,168^2 x 2 + 7,168 x 16,160 x 2 = 334,430,208 B (its h x h
+ *   block had been 1 byte: 283,049,984 B). */
+static void a_draft_heads_weights_are_its_own_16_bits_on_an_fp8_target(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_shard sh;
+    struct llmroof_memory m16, m8;
+    const struct llmroof_model *m = head_test_memory(&cat, "deepseek-v3", 8, 1, &sh, &m16);
+    const struct llmroof_dtypes d16 = head_test_dt, d8 = ckpt_dtypes(m, NULL, head_test_dt, false);
+    assert_int_equal(d8.weight, LLMROOF_FP8); /* the checkpoint's */
+    const struct llmroof_layout lay = { .tp = 8, .pp = 1, .ep = 1 };
+    const struct llmroof_mem_opts o = theoretical();
+    struct llmroof_err err = { 0 };
+    assert_int_equal(memory_eval_layout(m, gpu(&cat, "h200"), &lay, &d8, 2048, &o, &m8, &err), 0);
+    const struct llmroof_draft_head own = { 56, 8, 128, 40960, 32000, true, false, true, true, LLMROOF_FP16 };
+    double at8, at16, kv8, kv16;
+    memory_head_drafter_own(m, &sh, &d8, &m8, 0, 32000, true, &own, &at8, &kv8);
+    memory_head_drafter_own(m, &sh, &d16, &m16, 0, 32000, true, &own, &at16, &kv16);
+    const double parts = 29388800.0 + 220200960.0 + 16515072.0 + 102760448.0 + 57344000.0 +
+                         (2.0 * 16160.0 * 7168.0 + 7168.0) * 2.0 / 61.0;
+    assert_rel_close(at8, parts, 1e-12);
+    assert_rel_close(at16, parts, 1e-12);
+    assert_rel_close(kv8, 512.0, 1e-12); /* the cache keeps the KV dtype: fp16 here */
+    /* without a config alike: the same bytes at either target dtype */
+    memory_head_drafter(m, &sh, &d8, &m8, 0, 32000, true, &at8, &kv8);
+    memory_head_drafter(m, &sh, &d16, &m16, 0, 32000, true, &at16, &kv16);
+    assert_rel_close(at8, at16, 1e-12);
+    /* an MTP module: the fp8 target's own layer */
+    memory_head_drafter(m, &sh, &d8, &m8, 0, 0, false, &at8, &kv8);
+    assert_rel_close(at8, m8.weights_bytes_per_gpu / 61.0, 1e-12);
+    assert_true(at8 < 0.6 * m16.weights_bytes_per_gpu / 61.0);
+    /* one Medusa head */
+    memory_head_drafter(m, &sh, &d8, &m8, 1, 0, false, &at8, &kv8);
+    assert_rel_close(at8, 334430208.0, 1e-12);
+    assert_rel_close(kv8, 0.0, 0);
+    catalog_free(&cat);
+}
+
+/* A draft model (--spec draft:MODEL) runs at its own checkpoint's weights, not its target's: beside
+ * Llama-3.1-70B at fp8 (--weight-dtype fp8, or a block-fp8 target's checkpoint) Llama-3.2-1B is
+ * 16-bit, DeepSeek-V3 as a draft its fp8 checkpoint and gpt-oss-120b its bf16 (MXFP4 experts apart);
+ * the KV dtype stays the target's. Llama-3.2-1B at TP 4, 16 layers of q/o 2,048 x 512 and k/v 2,048
+ * x 128 a rank (32 / 8 heads of 64 over 4), MLP 3 x 2,048 x 2,048, two norms of 2,048, plus its tied
+ * embedding's 32,064 rows a rank (the LM head is the same matrix) and the final norm: 16 x (2 x
+ * 1,048,576 + 2 x 262,144 + 12,582,912 + 4,096) + 32,064 x 2,048 + 2,048 = 309,004,288 weights,
+ * 618,008,576 B at 2 B, where the target's fp8 had counted its layers at 1 byte. */
+static void a_draft_model_runs_at_its_own_checkpoints_dtype(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_dtypes fp8 = head_test_dt;
+    fp8.weight = LLMROOF_FP8;
+    fp8.kv = LLMROOF_FP8;
+    const struct llmroof_model *small = model(&cat, "llama-3.2-1b");
+    const struct llmroof_dtypes d = ckpt_draft_dtypes(small, &fp8);
+    assert_int_equal(d.weight, LLMROOF_FP16);
+    assert_int_equal(d.kv, LLMROOF_FP8);
+    assert_rel_close(d.weight_bits, 0.0, 0);
+    assert_int_equal(ckpt_draft_dtypes(model(&cat, "deepseek-v3"), &head_test_dt).weight, LLMROOF_FP8);
+    assert_int_equal(ckpt_draft_dtypes(model(&cat, "gpt-oss-120b"), &fp8).weight, LLMROOF_BF16);
+    struct llmroof_memory mem;
+    struct llmroof_err err = { 0 };
+    const struct llmroof_mem_opts o = theoretical();
+    assert_int_equal(memory_eval(small, gpu(&cat, "h100"), 4, &d, 2048, &o, &mem, &err), 0);
+    assert_rel_close(mem.weights_bytes_per_gpu, 618008576.0, 1e-12);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_draft_model_runs_at_its_own_checkpoints_dtype),
+        cmocka_unit_test(a_draft_heads_weights_are_its_own_16_bits_on_an_fp8_target),
         cmocka_unit_test(a_draft_config_sizes_the_heads_memory_on_an_mla_target),
         cmocka_unit_test(checkpoint_dtype_is_the_default_and_names_itself),
         cmocka_unit_test(a_smaller_weight_dtype_that_fits_is_suggested),
