@@ -422,12 +422,8 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
                 snprintf(own, sizeof own, ", draft layer %ld query / %ld KV heads of %ld, MLP %ld",
                          e.spec.head.heads, e.spec.head.kv_heads, e.spec.head.head_dim, e.spec.head.intermediate);
             /* a drafter whose weights are not the target's dtype (a head apart, a draft model) */
-            const bool apart = e.spec.drafter == LLMROOF_DRAFTER_MEDUSA || (e.spec.drafter == LLMROOF_DRAFTER_HEAD && e.spec.eagle);
-            if (apart || e.spec.drafter == LLMROOF_DRAFTER_MODEL) {
-                const struct llmroof_dtypes ddt = apart ? ops_head_dtypes(&setup.dt, &e.spec.head)
-                                                        : ckpt_draft_dtypes(e.spec.draft, &setup.dt);
-                ckpt_drafter_desc(&setup.dt, &ddt, own + strlen(own), sizeof own - strlen(own));
-            }
+            const struct llmroof_dtypes ddt = estimate_drafter_dtypes(&setup.dt, &e.spec);
+            ckpt_drafter_desc(&setup.dt, &ddt, own + strlen(own), sizeof own - strlen(own));
             sbuf_printf(&c->out, "note: speculative decoding %s%s%s, k %d%s%s, acceptance %.2f: each step verifies %d "
                                  "tokens per sequence and yields %.3f on average; step %.3f ms (verification %.3f + "
                                  "draft %.3f), TPOT = step / %.3f%s\n",

@@ -42,11 +42,24 @@ struct llmroof_dtypes ckpt_draft_dtypes(const struct llmroof_model *draft, const
     return d;
 }
 
+struct llmroof_dtypes ckpt_drafter_dtypes(const struct llmroof_dtypes *dt, const struct llmroof_model *draft, bool apart,
+                                          const struct llmroof_draft_head *own)
+{
+    if (draft)
+        return ckpt_draft_dtypes(draft, dt);
+    return apart ? ops_head_dtypes(dt, own) : *dt;
+}
+
+bool ckpt_drafter_apart(const struct llmroof_dtypes *target, const struct llmroof_dtypes *drafter)
+{
+    return drafter->weight != target->weight || ops_weight_bytes(drafter) != ops_weight_bytes(target);
+}
+
 void ckpt_drafter_desc(const struct llmroof_dtypes *target, const struct llmroof_dtypes *drafter, char *buf, size_t cap)
 {
     if (cap > 0)
         buf[0] = '\0';
-    if (drafter->weight != target->weight || ops_weight_bytes(drafter) != ops_weight_bytes(target))
+    if (ckpt_drafter_apart(target, drafter))
         snprintf(buf, cap, ", drafter weights %s", dtype_name(drafter->weight));
 }
 

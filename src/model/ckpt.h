@@ -21,9 +21,16 @@ bool ckpt_weight_dtype(const struct llmroof_model *m, enum llmroof_dtype *out);
  * checkpoint's quantization_config is its own); the KV and state settings dt's. */
 struct llmroof_dtypes ckpt_draft_dtypes(const struct llmroof_model *draft, const struct llmroof_dtypes *dt);
 
-/* ", drafter weights fp16": what the speculative note says of a drafter (a head apart or a draft
- * model, at `drafter`) whose weights are not the target's (at `target`): its dtype where the two
- * differ (an EAGLE head beside DeepSeek-V3's fp8 checkpoint), "" where they are alike. */
+/* The dtypes a speculative drafter runs at beside a target at dt: a draft model (draft non-NULL)
+ * ckpt_draft_dtypes, a head whose weights ship apart (apart: EAGLE-family, Medusa)
+ * ops_head_dtypes with its config own (NULL: none), an MTP module dt itself. */
+struct llmroof_dtypes ckpt_drafter_dtypes(const struct llmroof_dtypes *dt, const struct llmroof_model *draft, bool apart,
+                                          const struct llmroof_draft_head *own);
+/* Whether a drafter's weights (at `drafter`) are not the target's (at `target`): another dtype or
+ * bytes per weight (an EAGLE head's 16 bits beside DeepSeek-V3's fp8 checkpoint). */
+bool ckpt_drafter_apart(const struct llmroof_dtypes *target, const struct llmroof_dtypes *drafter);
+/* ", drafter weights fp16" where ckpt_drafter_apart, else "": what the speculative notes of
+ * estimate and simulate say of the drafter (JSON: drafter_weight_dtype). */
 void ckpt_drafter_desc(const struct llmroof_dtypes *target, const struct llmroof_dtypes *drafter, char *buf, size_t cap);
 
 /* dt with its head rule taken from engine en (NULL: none): head_quantized when the engine's own

@@ -692,6 +692,13 @@ static int decode_in_passes(const struct llmroof_setup *s, const struct llmroof_
     return LLMROOF_OK;
 }
 
+struct llmroof_dtypes estimate_drafter_dtypes(const struct llmroof_dtypes *dt, const struct llmroof_spec_decode *sp)
+{
+    const bool model = sp->drafter == LLMROOF_DRAFTER_MODEL && sp->draft;
+    const bool apart = sp->drafter == LLMROOF_DRAFTER_MEDUSA || (sp->drafter == LLMROOF_DRAFTER_HEAD && sp->eagle);
+    return ckpt_drafter_dtypes(dt, model ? sp->draft : NULL, apart, &sp->head);
+}
+
 static int spec_check(const struct llmroof_spec_decode *sp, struct llmroof_err *err)
 {
     if (sp->steps < 1 || sp->steps > 64)

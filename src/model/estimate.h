@@ -81,6 +81,10 @@ struct llmroof_spec_decode {
                                           ops_head_shape_own, ops_head_attn); heads 0: the target's */
 };
 
+/* The dtypes the drafter of sp runs at beside a target at dt (ckpt_drafter_dtypes: a draft model
+ * its own checkpoint's, an EAGLE-family or Medusa head its own 16 bits, an MTP module dt). */
+struct llmroof_dtypes estimate_drafter_dtypes(const struct llmroof_dtypes *dt, const struct llmroof_spec_decode *sp);
+
 struct llmroof_estimate {
     struct llmroof_shard shard;        /* per-rank shapes */
     struct llmroof_oplist prefill_ops; /* operators of the prefill */

@@ -3,6 +3,7 @@
  * render_json_serve.c. */
 #include "render/render_json_internal.h"
 
+#include "model/ckpt.h"
 #include "model/layers.h"
 
 #include <cjson/cJSON.h>
@@ -454,6 +455,10 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
         if (sp->eagle3_vocab > 0)
             cJSON_AddNumberToObject(so, "draft_vocab", (double)sp->eagle3_vocab);
         rj_add_draft_layer(so, &sp->head);
+        /* a drafter whose weights are not the target's dtype, as the text note says it */
+        const struct llmroof_dtypes ddt = estimate_drafter_dtypes(&s->dt, sp);
+        if (ckpt_drafter_apart(&s->dt, &ddt))
+            cJSON_AddStringToObject(so, "drafter_weight_dtype", dtype_name(ddt.weight));
         cJSON_AddNumberToObject(so, "verify_tokens", sp->verify);
         cJSON_AddNumberToObject(so, "tokens_per_step", e->tokens_per_step);
         cJSON_AddNumberToObject(so, "step_s", e->step_s);

@@ -1,5 +1,6 @@
 /* render_json_serve.c - simulate's and plan's JSON documents (see render_json.h). */
 #include "render/render_json_internal.h"
+#include "model/ckpt.h"
 #include "serve/launch.h"
 
 #include <cjson/cJSON.h>
@@ -79,6 +80,9 @@ static void sim_json_serving(cJSON *o, const struct sim_config *c, const struct 
         if (c->spec.kind == SIM_SPEC_EAGLE3)
             cJSON_AddNumberToObject(x, "draft_vocab", (double)c->spec.draft_vocab);
         rj_add_draft_layer(x, &c->spec_head);
+        const struct llmroof_dtypes ddt = sim_drafter_dtypes(c); /* as the header's note */
+        if (ckpt_drafter_apart(&c->setup.dt, &ddt))
+            cJSON_AddStringToObject(x, "drafter_weight_dtype", dtype_name(ddt.weight));
         cJSON_AddNumberToObject(x, "acceptance", c->spec.alpha);
         /* a draft tree's expectation is the tree's (the chain formula understated a 4:16 tree's 4.0 as 2.9) */
         cJSON_AddNumberToObject(x, "expected_tokens_per_step", sim_spec_expected_tokens(&c->spec));

@@ -229,12 +229,8 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
                      c->spec_head.kv_heads, c->spec_head.head_dim, c->spec_head.intermediate);
         /* a drafter whose weights are not the target's dtype (a head apart, a draft model), as
          * estimate's note says it */
-        if (c->spec.kind != SIM_SPEC_MTP && c->spec.kind != SIM_SPEC_NONE && c->setup.model) {
-            const struct llmroof_dtypes ddt = c->spec.kind == SIM_SPEC_DRAFT
-                                                  ? ckpt_draft_dtypes(c->spec.draft, &c->setup.dt)
-                                                  : ops_head_dtypes(&c->setup.dt, &c->spec_head);
-            ckpt_drafter_desc(&c->setup.dt, &ddt, own + strlen(own), sizeof own - strlen(own));
-        }
+        const struct llmroof_dtypes ddt = sim_drafter_dtypes(c);
+        ckpt_drafter_desc(&c->setup.dt, &ddt, own + strlen(own), sizeof own - strlen(own));
         sbuf_printf(out, "\nspeculative decoding: %s%s%s, k %d%s%s, acceptance %g: expected %.3f tokens per step",
                     sim_spec_name(c->spec.kind), c->spec.kind == SIM_SPEC_DRAFT ? " " : "",
                     c->spec.kind == SIM_SPEC_DRAFT ? c->spec.draft->id : "", c->spec.k, tree, own, c->spec.alpha,

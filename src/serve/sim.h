@@ -291,6 +291,11 @@ struct sim_config {
                                         padded tokens; 0: prompts packed */
 };
 
+/* The dtypes c's drafter runs at beside its target (ckpt_drafter_dtypes: a draft model its own
+ * checkpoint's, an EAGLE-family or Medusa head its own 16 bits, an MTP module the target's); the
+ * setup's dtypes without speculation. */
+struct llmroof_dtypes sim_drafter_dtypes(const struct sim_config *c);
+
 /* An iteration's time from its GPU time and `seqs` scheduled sequences: the engine's CPU work
  * (scheduling and input preparation, output processing, the API server's streaming), each part
  * overlapped with what runs before it by its own share (docs/metrics.md "The engine's CPU work").

@@ -3,6 +3,8 @@
  * --speculative-eagle-topk and --speculative-num-draft-tokens build it). Pure arithmetic. */
 #include "serve/sim.h"
 
+#include "model/ckpt.h"
+
 #include <math.h>
 #include <stdlib.h>
 
@@ -110,4 +112,11 @@ double sim_spec_tree_tokens_per_step(int depth, int topk, int tokens, double alp
     for (int d = 0; d <= depth; d++)
         s += tail[d];
     return s;
+}
+
+struct llmroof_dtypes sim_drafter_dtypes(const struct sim_config *c)
+{
+    const bool apart = c->spec.kind == SIM_SPEC_EAGLE || c->spec.kind == SIM_SPEC_EAGLE3 || c->spec.kind == SIM_SPEC_MEDUSA;
+    const bool model = c->spec.kind == SIM_SPEC_DRAFT && c->spec.draft;
+    return ckpt_drafter_dtypes(&c->setup.dt, model ? c->spec.draft : NULL, apart, &c->spec_head);
 }
