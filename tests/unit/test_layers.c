@@ -461,6 +461,16 @@ static void engine_state_dtype_default(void **state)
     const struct llmroof_dtypes wsg = ckpt_dtypes(&m, sg, wide, false), wno = ckpt_dtypes(&m, NULL, wide, false);
     assert_rel_close(layers_state_elems_per_seq(&m) * ops_state_elem_bytes(&m, &wsg), 77266944.0, 1e-12);
     assert_rel_close(layers_state_elems_per_seq(&m) * ops_state_elem_bytes(&m, &wno), 79036416.0, 1e-12);
+    /* the headers of estimate, memory and simulate say so (ckpt_state_desc); nothing at vLLM's
+     * default, where the state is the model's 16 bits */
+    char desc[64];
+    ckpt_state_desc(&m, &wsg, desc, sizeof desc);
+    assert_string_equal(desc, "fp32 state (conv window bf16)");
+    ckpt_state_desc(&m, &wno, desc, sizeof desc);
+    assert_string_equal(desc, "fp32 state");
+    const struct llmroof_dtypes vd = ckpt_dtypes(&m, vl, none, false);
+    ckpt_state_desc(&m, &vd, desc, sizeof desc);
+    assert_string_equal(desc, "");
     /* and a decode step reads and writes that state once a sequence: the linear mixer's state
      * traffic for 8 sequences at TP 1 is 2 x 8 x 548,864 elements, at SGLang's split 2 x 8 x
      * (524,288 x 4 + 24,576 x 2) = 34,340,864 B against 35,127,296 B with the window at fp32 */
