@@ -900,14 +900,21 @@ static void a_draft_config_of_the_targets_own_shape_changes_nothing(void **state
  * 16,515,072; none of its GEMMs on the block-fp8 path (no W8A8, no per-token-group quantization
  * kernels): every operator as at an fp16 target. An MTP module keeps the checkpoint's fp8 and its
  * block-fp8 GEMMs. With 8-bit activations (W8A8 per-tensor) the head computes at 16 bits. */
+/* A shipped catalog's model `id` and its shard at TP `tp`: the drafters' tests below. */
+static const struct llmroof_model *sharded(struct llmroof_catalog *cat, const char *id, int tp, struct llmroof_shard *sh)
+{
+    load_shipped(cat);
+    const struct llmroof_model *m = model(cat, id);
+    struct llmroof_err err = { 0 };
+    assert_int_equal(ops_shard(m, tp, sh, &err), 0);
+    return m;
+}
+
 static void a_head_apart_runs_its_own_16_bits_on_an_fp8_checkpoint(void **state)
 {
     struct llmroof_catalog cat;
-    load_shipped(&cat);
-    const struct llmroof_model *m = model(&cat, "deepseek-v3");
     struct llmroof_shard sh;
-    struct llmroof_err err = { 0 };
-    assert_int_equal(ops_shard(m, 8, &sh, &err), 0);
+    const struct llmroof_model *m = sharded(&cat, "deepseek-v3", 8, &sh);
     struct llmroof_dtypes d8 = FP16;
     d8.weight = LLMROOF_FP8; /* the checkpoint's (ckpt_weight_dtype) */
     const struct llmroof_draft_head own = { 56, 8, 128, 40960, 32000, true, false, true, true, LLMROOF_FP16 };
@@ -958,11 +965,8 @@ static void a_head_apart_runs_its_own_16_bits_on_an_fp8_checkpoint(void **state)
 static void an_eagle_head_reads_the_targets_lm_head_at_its_bytes(void **state)
 {
     struct llmroof_catalog cat;
-    load_shipped(&cat);
-    const struct llmroof_model *m = model(&cat, "llama-3.1-8b");
     struct llmroof_shard sh;
-    struct llmroof_err err = { 0 };
-    assert_int_equal(ops_shard(m, 1, &sh, &err), 0);
+    const struct llmroof_model *m = sharded(&cat, "llama-3.1-8b", 1, &sh);
     struct llmroof_dtypes q4 = FP16;
     q4.weight = LLMROOF_INT4;
     q4.head_quantized = true;
