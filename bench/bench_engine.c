@@ -95,7 +95,7 @@ int main(int argc, char **argv)
                 if (ops_shard(&cat.models[m], tp, &sh, NULL) || n == 4096)
                     continue;
                 setups[n++] = (struct llmroof_setup){ &cat.models[m], &cat.gpus[g], tp,
-                                                      { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE },
+                                                      { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false },
                                                       roofline_default_effs(&cat.gpus[g]) , { 0 } };
             }
     double sink = 0;

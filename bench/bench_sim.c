@@ -39,7 +39,7 @@ int main(int argc, char **argv)
     struct sim_config c;
     sim_default_config(&c);
     c.setup = (struct llmroof_setup){ catalog_find_model(&cat, "llama-2-7b"), g, 1,
-                                      { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE }, roofline_default_effs(g) , { 0 } };
+                                      { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false }, roofline_default_effs(g) , { 0 } };
     c.workload = &w;
     c.requests = 100000;
     static const char *const names[5] = { "open loop 10 req/s", "closed loop 256 users",

@@ -469,7 +469,7 @@ void cli_note_arch(struct cli *c, const struct llmroof_gpu *g, const struct llmr
 
 struct llmroof_dtypes cli_dtypes(const struct cli_setup_opts *s)
 {
-    struct llmroof_dtypes d = { s->weight, s->kv, s->act, s->weight_bits, s->have_state, s->state, false, LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_dtypes d = { s->weight, s->kv, s->act, s->weight_bits, s->have_state, s->state, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     return d;
 }
 

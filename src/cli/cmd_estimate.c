@@ -296,9 +296,10 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
         ckpt_compute_desc(m, g, &setup.dt, cdesc, sizeof cdesc);
         char lay_s[96];
         ops_layout_desc(&e.shard, lay_s, sizeof lay_s); /* as memory's and simulate's headers */
-        char sdesc[32] = ""; /* the state dtype, when set apart from the KV's */
-        if (setup.dt.state_set)
-            snprintf(sdesc, sizeof sdesc, ", %s state", dtype_name(setup.dt.state));
+        char sdesc[64] = "", st[48]; /* the state dtype, when set apart from the KV's */
+        ckpt_state_desc(m, &setup.dt, st, sizeof st);
+        if (st[0])
+            snprintf(sdesc, sizeof sdesc, ", %s", st);
         sbuf_printf(&c->out, "%s on %d x %s (TP %d%s): batch %ld, prompt %ld, output %ld; %s, %s KV%s, %s\n",
                     m->id, e.shard.gpus, g->id, setup.tp, lay_s, req.batch, req.prompt, req.output, wdesc,
                     dtype_name(setup.dt.kv), sdesc, cdesc);
@@ -409,10 +410,13 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
                 snprintf(tree, sizeof tree, ", tree topk %d", e.spec.topk);
             if (e.spec.eagle3_vocab > 0)
                 snprintf(tree + strlen(tree), sizeof tree - strlen(tree), ", draft vocabulary %ld", e.spec.eagle3_vocab);
-            char own[120] = ""; /* --spec-draft-config: the head's own layer */
+            char own[160] = ""; /* --spec-draft-config: the head's own layer */
             if (e.spec.head.heads > 0)
                 snprintf(own, sizeof own, ", draft layer %ld query / %ld KV heads of %ld, MLP %ld",
                          e.spec.head.heads, e.spec.head.kv_heads, e.spec.head.head_dim, e.spec.head.intermediate);
+            /* a drafter whose weights are not the target's dtype (a head apart, a draft model) */
+            const struct llmroof_dtypes ddt = estimate_drafter_dtypes(&setup.dt, &e.spec);
+            ckpt_drafter_desc(&setup.dt, &ddt, own + strlen(own), sizeof own - strlen(own));
             sbuf_printf(&c->out, "note: speculative decoding %s%s%s, k %d%s%s, acceptance %.2f: each step verifies %d "
                                  "tokens per sequence and yields %.3f on average; step %.3f ms (verification %.3f + "
                                  "draft %.3f), TPOT = step / %.3f%s\n",

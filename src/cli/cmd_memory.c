@@ -134,9 +134,10 @@ int cmd_memory(struct cli *c, int argc, char **argv)
         ops_layout_desc(&sh, lay_s, sizeof lay_s);
         char wdesc[224];
         ckpt_weight_desc(m, &dt, wdesc, sizeof wdesc);
-        char sdesc[32] = ""; /* the state dtype, when set apart from the KV's */
-        if (dt.state_set)
-            snprintf(sdesc, sizeof sdesc, ", %s state", dtype_name(dt.state));
+        char sdesc[64] = "", st[48]; /* the state dtype, when set apart from the KV's */
+        ckpt_state_desc(m, &dt, st, sizeof st);
+        if (st[0])
+            snprintf(sdesc, sizeof sdesc, ", %s", st);
         char edesc[LLMROOF_ID_MAX + 128] = ""; /* the engine whose pool this is */
         if (s.eff.engine)
             snprintf(edesc, sizeof edesc, ", engine %s%s%s%s", s.eff.engine->id,

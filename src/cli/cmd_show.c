@@ -169,7 +169,7 @@ static void show_model(struct table *t, const struct llmroof_model *m)
     enum llmroof_dtype ckpt_w;
     if (!m->ckpt_per_op && ckpt_weight_dtype(m, &ckpt_w) && ckpt_w == LLMROOF_FP8) {
         /* block fp8: W8A8 GEMMs under 16-bit activations (docs/model.md "Mixed-precision checkpoints") */
-        struct llmroof_dtypes own = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+        struct llmroof_dtypes own = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
         enum llmroof_dtype low;
         if (ops_ckpt_lowp_modules(m, &own, &low))
             kv(t, "checkpoint_gemm_compute", dtype_name(low),
@@ -185,7 +185,7 @@ static void show_model(struct table *t, const struct llmroof_model *m)
                 len += w > 0 ? (size_t)w : 0;
             }
         kv(t, "checkpoint_excluded", len ? ex : "-", "bf16 GEMMs");
-        struct llmroof_dtypes own = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+        struct llmroof_dtypes own = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
         enum llmroof_dtype low;
         const unsigned mods = ops_ckpt_lowp_modules(m, &own, &low);
         kv(t, "checkpoint_gemm_compute", mods ? dtype_name(low) : "bf16",
@@ -439,7 +439,7 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
         e->dp_lm_head_split ? "--dp-attention: the LM head split over every GPU of the stage"
                             : "--dp-attention: each replica's own LM head");
     kvb(t, "ssm_state_fp32", e->ssm_state_fp32,
-        e->ssm_state_fp32 ? "recurrent state in fp32 unless the model or --state-dtype says otherwise"
+        e->ssm_state_fp32 ? "SSM state in fp32 unless the model or --state-dtype says otherwise, conv window bf16"
                           : "recurrent state at the model's 16-bit dtype unless the model or --state-dtype says otherwise");
     kvb(t, "spec_state_per_token", e->spec_state_per_token,
         e->spec_state_per_token ? "speculation: a recurrent state for every verified token (draft positions + 1)"

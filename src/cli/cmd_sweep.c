@@ -310,7 +310,7 @@ static int sweep_lists(struct cli *c, struct ctx *x, struct list *mp, struct lis
                                                                      (enum llmroof_dtype)kvdts.v[ki],
                                                                      (enum llmroof_dtype)actdts.v[ai], 0, states,
                                                                      states ? (enum llmroof_dtype)statedts.v[si] : LLMROOF_FP16,
-                                                                     false, LLMROOF_ACT_QUANT_SEPARATE };
+                                                                     false, LLMROOF_ACT_QUANT_SEPARATE, false };
                                         sweep_eval_layout(models.p[mi], gpus.p[gi], (int)tps.v[ti], &lay,
                                                           batches.v[bi], prompts.v[pi], outputs.v[oi], &dt, &row);
                                         if (x->valid_only && !row.valid)

@@ -428,11 +428,12 @@ struct llmroof_engine {
                                          it and the logits gathered back (SGLang without --enable-dp-lm-head:
                                          ParallelLMHead(use_attn_tp_group=False)); false: each replica's own
                                          head over its attention TP (vLLM's DP ranks) */
-    bool ssm_state_fp32;              /* the engine keeps a recurrent layer's state in fp32 unless the
-                                         model's config or --state-dtype names another (SGLang:
-                                         mamba2_state_dtype's default float32, ServerArgs
-                                         mamba_ssm_dtype); false: the model's 16-bit dtype (vLLM's
-                                         mamba_cache_dtype "auto") */
+    bool ssm_state_fp32;              /* the engine keeps a recurrent layer's SSM state in fp32 unless the
+                                         model's config or --state-dtype names another, and its
+                                         convolution window at bf16 whatever the state's (SGLang:
+                                         mamba2_state_dtype's default float32 and conv dtype bfloat16,
+                                         ServerArgs mamba_ssm_dtype); false: the model's 16-bit dtype
+                                         (vLLM's mamba_cache_dtype "auto") */
     bool spec_state_per_token;        /* under speculative decoding a sequence of a model with recurrent
                                          layers keeps a state for every token of a verification pass,
                                          the draft positions' and one more (SGLang's MambaPool:
@@ -579,6 +580,9 @@ struct llmroof_draft_head {
     bool eagle3;       /* an EAGLE-3 head: architectures names an ...Eagle3 class, or draft_vocab_size is given */
     bool attn_bias;    /* attention_bias: q/k/v/o carry biases (LlamaConfig; default false) */
     bool vocab_drafted; /* vocab is draft_vocab_size's (false: vocab_size's, or none) */
+    bool dtype_set;    /* torch_dtype (or dtype) names a 16-bit dtype for its weights (dtype) */
+    enum llmroof_dtype dtype; /* that dtype: fp16 ("float16") or bf16 ("bfloat16"); a "float32"
+                                 config is served at 16 bits and sets nothing (ops_head_dtypes) */
 };
 /* Reads a draft head's config.json (`text`, `len` bytes; messages name `fname`) against its target:
  * hidden_size must be the target's, num_key_value_heads must divide num_attention_heads, an MLA

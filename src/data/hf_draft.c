@@ -32,6 +32,34 @@ static bool present(const cJSON *root, const char *key)
     return v && !cJSON_IsNull(v);
 }
 
+/* The dtype the head's weights are stored in: torch_dtype (transformers 4.56 and later write it
+ * as dtype). The released heads are 16-bit whatever their target's checkpoint: SpecForge's
+ * configs/deepseek-v3-671b-eagle3.json (a head for DeepSeek-V3's fp8 checkpoint) says "float16", as
+ * yuhuili/EAGLE-Vicuna-7B-v1.3's config.json does (EAGLE-LLaMA3-Instruct-8B's weights are
+ * torch.HalfStorage); lmsys/sglang-EAGLE3-Llama-4-Maverick-17B-128E-Instruct-v1's card serves its
+ * head beside the FP8 Maverick with --dtype bfloat16. A "float32" config is served at 16 bits (vLLM loads a draft at
+ * its target's dtype, SpeculativeConfig's dtype=target_model_config.dtype; SGLang's dtype "auto"
+ * takes float16 for a float32 config), so it states nothing here; another name is refused. */
+static int read_dtype(const char *fname, const cJSON *root, enum llmroof_dtype *out, bool *set,
+                      struct llmroof_err *err)
+{
+    const char *key = present(root, "torch_dtype") ? "torch_dtype" : "dtype";
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, key);
+    *set = false;
+    if (!v || cJSON_IsNull(v))
+        return LLMROOF_OK;
+    const char *s = cJSON_GetStringValue(v);
+    if (s && (!strcmp(s, "float16") || !strcmp(s, "bfloat16"))) {
+        *out = s[0] == 'f' ? LLMROOF_FP16 : LLMROOF_BF16;
+        *set = true;
+        return LLMROOF_OK;
+    }
+    if (s && !strcmp(s, "float32"))
+        return LLMROOF_OK;
+    return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s' must be \"float16\", \"bfloat16\" or \"float32\": "
+                           "a draft head's weights are 16-bit (a float32 one is served at 16 bits)", fname, key);
+}
+
 static int read_head(const char *fname, const cJSON *root, const struct llmroof_model *target,
                      struct llmroof_draft_head *out, struct llmroof_err *err)
 {
@@ -103,7 +131,11 @@ static int read_head(const char *fname, const cJSON *root, const struct llmroof_
             return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field 'attention_bias' must be true or false", fname);
         bias = cJSON_IsTrue(b);
     }
-    *out = (struct llmroof_draft_head){ heads, kv, hd, inter, vocab, dv || names_eagle3(root), bias, dv };
+    enum llmroof_dtype wd = LLMROOF_BF16;
+    bool wd_set = false;
+    if ((rc = read_dtype(fname, root, &wd, &wd_set, err)))
+        return rc;
+    *out = (struct llmroof_draft_head){ heads, kv, hd, inter, vocab, dv || names_eagle3(root), bias, dv, wd_set, wd };
     return LLMROOF_OK;
 }
 

@@ -114,7 +114,7 @@ int opval_predict(const struct opval_row *r, const struct llmroof_model *m, int 
     enum llmroof_dtype act = (r->dtype == LLMROOF_INT8 || r->dtype == LLMROOF_INT4) ? LLMROOF_FP16 : r->dtype;
     if (roofline_check(g, act, err))
         return LLMROOF_EINPUT;
-    struct llmroof_dtypes dt = { r->dtype, dtype_is_storage(r->dtype) ? r->dtype : LLMROOF_FP16, act, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_dtypes dt = { r->dtype, dtype_is_storage(r->dtype) ? r->dtype : LLMROOF_FP16, act, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     if (dt.kv == LLMROOF_INT4 || dt.kv == LLMROOF_INT8)
         dt.kv = LLMROOF_FP16;
     /* the step a kernel belongs to: decode when each sequence adds one token to a cache of

@@ -147,7 +147,7 @@ static int map_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, st
         act = LLMROOF_FP8;
     if (w == LLMROOF_FP4 && c->gpu->has_peak[LLMROOF_FP4])
         act = LLMROOF_FP4;
-    c->dt = (struct llmroof_dtypes){ w, kv, act, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    c->dt = (struct llmroof_dtypes){ w, kv, act, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     long v;
     if (!whole(f[col[M_TP]], 1, 1024, 1, &v))
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: tp '%s'", x->fname, line, f[col[M_TP]]);

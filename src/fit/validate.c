@@ -243,7 +243,7 @@ void val_map_row(const struct llmroof_catalog *cat, const struct llmroof_valmap 
                      r->weight_dtype);
         act = LLMROOF_FP16;
     }
-    c->dt = (struct llmroof_dtypes){ wd->dtype, kd->dtype, act, wd->bits, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    c->dt = (struct llmroof_dtypes){ wd->dtype, kd->dtype, act, wd->bits, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     bool a1, a2;
     if (!length_of(map, r->input_len, &c->prompt, &a1))
         UNMAPPED("input_len '%s' is neither a number nor in the length map", r->input_len);

@@ -32,6 +32,37 @@ bool ckpt_weight_dtype(const struct llmroof_model *m, enum llmroof_dtype *out)
     return false;
 }
 
+struct llmroof_dtypes ckpt_draft_dtypes(const struct llmroof_model *draft, const struct llmroof_dtypes *dt)
+{
+    struct llmroof_dtypes d = ops_head_dtypes(dt, NULL);
+    enum llmroof_dtype own;
+    if (ckpt_weight_dtype(draft, &own))
+        d.weight = own; /* DeepSeek-V3's fp8, gpt-oss's bf16 beside its MXFP4 experts */
+    d.head_quantized = dt->head_quantized;
+    return d;
+}
+
+struct llmroof_dtypes ckpt_drafter_dtypes(const struct llmroof_dtypes *dt, const struct llmroof_model *draft, bool apart,
+                                          const struct llmroof_draft_head *own)
+{
+    if (draft)
+        return ckpt_draft_dtypes(draft, dt);
+    return apart ? ops_head_dtypes(dt, own) : *dt;
+}
+
+bool ckpt_drafter_apart(const struct llmroof_dtypes *target, const struct llmroof_dtypes *drafter)
+{
+    return drafter->weight != target->weight || ops_weight_bytes(drafter) != ops_weight_bytes(target);
+}
+
+void ckpt_drafter_desc(const struct llmroof_dtypes *target, const struct llmroof_dtypes *drafter, char *buf, size_t cap)
+{
+    if (cap > 0)
+        buf[0] = '\0';
+    if (ckpt_drafter_apart(target, drafter))
+        snprintf(buf, cap, ", drafter weights %s", dtype_name(drafter->weight));
+}
+
 struct llmroof_dtypes ckpt_engine_dtypes(struct llmroof_dtypes dt, const struct llmroof_engine *en)
 {
     dt.head_quantized = en && en->quantized_head;
@@ -49,12 +80,17 @@ struct llmroof_dtypes ckpt_dtypes(const struct llmroof_model *m, const struct ll
     given = ckpt_state_dtype(m, given);
     /* neither --state-dtype nor the model's config: the engine's default, fp32 where it keeps the
      * state so (SGLang: mamba2_state_dtype starts from float32, then the config's mamba_ssm_dtype,
-     * then --mamba-ssm-dtype; vLLM's "auto" is the model dtype). Its convolution tail stays 16-bit
-     * there (SGLANG_MAMBA_CONV_DTYPE bfloat16), which one state dtype cannot say: the tail, 2-5% of
-     * the elements, is counted at fp32 too (docs/model.md "Layer kinds") */
-    if (m && en && en->ssm_state_fp32 && !given.state_set && m->linear_kind != LLMROOF_LINEAR_NONE) {
-        given.state_set = true;
-        given.state = LLMROOF_FP32;
+     * then --mamba-ssm-dtype; vLLM's "auto" is the model dtype). That is the SSM (temporal) state
+     * alone: SGLang's convolution window is its conv dtype, SGLANG_MAMBA_CONV_DTYPE, bfloat16 by
+     * default, whatever the SSM state's dtype (configs/mamba_utils.py Mamba2StateDType), so the
+     * window stays bf16 under --state-dtype and a config's dtype too (until now it was counted at
+     * the state's fp32: 2-5% of the elements; docs/model.md "Layer kinds") */
+    if (m && en && en->ssm_state_fp32 && m->linear_kind != LLMROOF_LINEAR_NONE) {
+        if (!given.state_set) {
+            given.state_set = true;
+            given.state = LLMROOF_FP32;
+        }
+        given.conv_state_bf16 = true;
     }
     return given;
 }
@@ -215,6 +251,17 @@ bool ckpt_fit_hint(const struct llmroof_model *m, const struct llmroof_gpu *g, c
         }
     }
     return false;
+}
+
+void ckpt_state_desc(const struct llmroof_model *m, const struct llmroof_dtypes *dt, char *buf, size_t cap)
+{
+    if (cap > 0)
+        buf[0] = '\0';
+    if (!m || m->linear_kind == LLMROOF_LINEAR_NONE || !dt->state_set || cap == 0)
+        return;
+    /* the window's dtype only where it differs from the state's and the model has one */
+    const bool apart = dt->conv_state_bf16 && dt->state != LLMROOF_BF16 && layers_conv_state_elems(m) > 0;
+    snprintf(buf, cap, "%s state%s", dtype_name(dt->state), apart ? " (conv window bf16)" : "");
 }
 
 void ckpt_compute_desc(const struct llmroof_model *m, const struct llmroof_gpu *g, const struct llmroof_dtypes *dt,

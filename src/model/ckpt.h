@@ -14,6 +14,25 @@
  * (the experts stay MXFP4 through ops_expert_bytes). False when the catalog states none. */
 bool ckpt_weight_dtype(const struct llmroof_model *m, enum llmroof_dtype *out);
 
+/* The dtypes a draft model (--spec draft:MODEL) runs at beside a target at dt: its own checkpoint's
+ * weight dtype where the catalog states one (ckpt_weight_dtype), else 16 bits as a head apart
+ * (ops_head_dtypes), whatever the target's --weight-dtype, --weight-bits or checkpoint (vLLM
+ * quantizes a draft only by the speculative config's own quantization, None by default, and a
+ * checkpoint's quantization_config is its own); the KV and state settings dt's. */
+struct llmroof_dtypes ckpt_draft_dtypes(const struct llmroof_model *draft, const struct llmroof_dtypes *dt);
+
+/* The dtypes a speculative drafter runs at beside a target at dt: a draft model (draft non-NULL)
+ * ckpt_draft_dtypes, a head whose weights ship apart (apart: EAGLE-family, Medusa)
+ * ops_head_dtypes with its config own (NULL: none), an MTP module dt itself. */
+struct llmroof_dtypes ckpt_drafter_dtypes(const struct llmroof_dtypes *dt, const struct llmroof_model *draft, bool apart,
+                                          const struct llmroof_draft_head *own);
+/* Whether a drafter's weights (at `drafter`) are not the target's (at `target`): another dtype or
+ * bytes per weight (an EAGLE head's 16 bits beside DeepSeek-V3's fp8 checkpoint). */
+bool ckpt_drafter_apart(const struct llmroof_dtypes *target, const struct llmroof_dtypes *drafter);
+/* ", drafter weights fp16" where ckpt_drafter_apart, else "": what the speculative notes of
+ * estimate and simulate say of the drafter (JSON: drafter_weight_dtype). */
+void ckpt_drafter_desc(const struct llmroof_dtypes *target, const struct llmroof_dtypes *drafter, char *buf, size_t cap);
+
 /* dt with its head rule taken from engine en (NULL: none): head_quantized when the engine's own
  * formats quantize the embedding, LM head and router (quantized_head) */
 struct llmroof_dtypes ckpt_engine_dtypes(struct llmroof_dtypes dt, const struct llmroof_engine *en);
@@ -44,6 +63,12 @@ struct llmroof_dtypes ckpt_gpu_dtypes(const struct llmroof_model *m, struct llmr
  * "bf16 weights, MXFP4 experts (the checkpoint's)", "bf16 weights, NVFP4 ffn and dense_ffn (the
  * checkpoint's)": what a header line says of the weights. */
 void ckpt_weight_desc(const struct llmroof_model *m, const struct llmroof_dtypes *dt, char *buf, size_t cap);
+
+/* "fp32 state", or "fp32 state (conv window bf16)" where the engine holds the convolution window
+ * apart (conv_state_bf16): what a header says of a recurrent model's state when its dtype is set
+ * apart from the model's 16 bits (--state-dtype, the model's config, the engine); "" otherwise,
+ * and for a model without recurrent layers. estimate, memory and simulate print it alike. */
+void ckpt_state_desc(const struct llmroof_model *m, const struct llmroof_dtypes *dt, char *buf, size_t cap);
 
 /* "bf16 compute", or with a W4A4 checkpoint's own GEMMs on a GPU with their path (ops.h
  * ops_ckpt_lowp_modules) "bf16 compute (ffn and dense_ffn: fp4)": what a header line says of the

@@ -4,6 +4,7 @@
 #include <float.h>
 #include <math.h>
 #include <string.h>
+#include "model/ckpt.h"
 #include "model/memory.h"
 
 struct llmroof_layout estimate_layout(const struct llmroof_setup *s)
@@ -621,12 +622,13 @@ static int draft_cost(const struct llmroof_setup *s, const struct llmroof_effs *
         const double own = sh->attn_dp > 1 ? B / (double)sh->attn_dp : B;
         const struct llmroof_batch dfirst = batch_decode(own, c);
         const struct llmroof_batch dlater = sp->topk > 1 ? ops_batch_widen(&dfirst, (double)sp->topk) : dfirst;
-        ops_build(sp->draft, &dsh, &s->dt, &dfirst, &ops);
-        roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &ops, &p);
+        const struct llmroof_dtypes ddt = ckpt_draft_dtypes(sp->draft, &s->dt); /* its own checkpoint's */
+        ops_build(sp->draft, &dsh, &ddt, &dfirst, &ops);
+        roofline_eval(s->gpu, ddt.act, &s->eff, s->tp, &ops, &p);
         passes_add(out, split, &p, 1.0);
         if (sp->steps > 1) {
-            ops_build(sp->draft, &dsh, &s->dt, &dlater, &ops);
-            roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &ops, &p);
+            ops_build(sp->draft, &dsh, &ddt, &dlater, &ops);
+            roofline_eval(s->gpu, ddt.act, &s->eff, s->tp, &ops, &p);
             passes_add(out, split, &p, (double)(sp->steps - 1));
         }
         break;
@@ -635,19 +637,20 @@ static int draft_cost(const struct llmroof_setup *s, const struct llmroof_effs *
         /* EAGLE-3 fuses the target's features at its first pass only (ops_head_shape) */
         const struct ops_head h1 = ops_head_shape_own(s->model, &sp->head, sp->eagle3_vocab, true, sp->eagle),
                               h2 = ops_head_shape_own(s->model, &sp->head, sp->eagle3_vocab, false, sp->eagle);
+        /* an EAGLE head computes at its own 16 bits (ops_draft_act), an MTP module at the target's */
         ops_build_draft(s->model, sh, &s->dt, &first, 0, &h1, &ops);
-        roofline_eval(s->gpu, s->dt.act, heff, s->tp, &ops, &p);
+        roofline_eval(s->gpu, ops_draft_act(&s->dt, 0, &h1), heff, s->tp, &ops, &p);
         passes_add(out, split, &p, 1.0);
         if (sp->steps > 1) {
             ops_build_draft(s->model, sh, &s->dt, &later, 0, &h2, &ops);
-            roofline_eval(s->gpu, s->dt.act, heff, s->tp, &ops, &p);
+            roofline_eval(s->gpu, ops_draft_act(&s->dt, 0, &h2), heff, s->tp, &ops, &p);
             passes_add(out, split, &p, (double)(sp->steps - 1));
         }
         break;
     }
     case LLMROOF_DRAFTER_MEDUSA:
         ops_build_draft(s->model, sh, &s->dt, &first, sp->steps, NULL, &ops);
-        roofline_eval(s->gpu, s->dt.act, heff, s->tp, &ops, &p);
+        roofline_eval(s->gpu, ops_draft_act(&s->dt, sp->steps, NULL), heff, s->tp, &ops, &p);
         passes_add(out, split, &p, 1.0);
         break;
     }
@@ -687,6 +690,13 @@ static int decode_in_passes(const struct llmroof_setup *s, const struct llmroof_
                   k == 0 ? full : 1.0);
     }
     return LLMROOF_OK;
+}
+
+struct llmroof_dtypes estimate_drafter_dtypes(const struct llmroof_dtypes *dt, const struct llmroof_spec_decode *sp)
+{
+    const bool model = sp->drafter == LLMROOF_DRAFTER_MODEL && sp->draft;
+    const bool apart = sp->drafter == LLMROOF_DRAFTER_MEDUSA || (sp->drafter == LLMROOF_DRAFTER_HEAD && sp->eagle);
+    return ckpt_drafter_dtypes(dt, model ? sp->draft : NULL, apart, &sp->head);
 }
 
 static int spec_check(const struct llmroof_spec_decode *sp, struct llmroof_err *err)
@@ -980,6 +990,7 @@ int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_reques
          * draft, 4,096 tokens: 35 ms more */
         struct llmroof_oplist dop;
         struct llmroof_phase dph;
+        enum llmroof_dtype dact = s->dt.act; /* what the drafter computes at */
         if (spec->drafter == LLMROOF_DRAFTER_MODEL) {
             /* on each attention replica's own TP ranks, over its own prompts: the busiest
              * replica's (pbb; pb without replicas). Until session 38 the whole batch's:
@@ -989,13 +1000,16 @@ int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_reques
             struct llmroof_shard dsh;
             if ((rc = ops_shard(spec->draft, s->tp, &dsh, err)))
                 return rc;
-            ops_build(spec->draft, &dsh, &s->dt, rep > 1 ? &pbb : &pb, &dop);
+            const struct llmroof_dtypes ddt = ckpt_draft_dtypes(spec->draft, &s->dt);
+            ops_build(spec->draft, &dsh, &ddt, rep > 1 ? &pbb : &pb, &dop);
+            dact = ddt.act;
         } else {
             const struct llmroof_batch pbd = batch_prefill(Bb * (double)rep, P, &out->shard.few); /* the busiest replica's */
             const struct ops_head hd = ops_head_shape_own(s->model, &spec->head, spec->eagle3_vocab, true, spec->eagle);
             ops_build_draft(s->model, &out->shard, &s->dt, &pbd, 0, &hd, &dop);
+            dact = ops_draft_act(&s->dt, 0, &hd);
         }
-        roofline_eval(s->gpu, s->dt.act, &s->eff, s->tp, &dop, &dph);
+        roofline_eval(s->gpu, dact, &s->eff, s->tp, &dop, &dph);
         out->draft_prefill_s = dph.time_s;
         out->ttft_s += dph.time_s;
     }

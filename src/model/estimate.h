@@ -56,7 +56,8 @@ enum llmroof_drafter {
     LLMROOF_DRAFTER_HEAD,   /* an EAGLE head or an MTP module on the target: `steps` draft steps of
                                ops_build_draft (one decoder layer and the LM head) */
     LLMROOF_DRAFTER_MEDUSA, /* `steps` Medusa heads in one draft step (ops_build_draft) */
-    LLMROOF_DRAFTER_MODEL   /* a separate draft model on the same GPUs, TP and dtypes: `steps` passes */
+    LLMROOF_DRAFTER_MODEL   /* a separate draft model on the same GPUs and TP, at its own checkpoint's
+                               weights (ckpt_draft_dtypes): `steps` passes */
 };
 struct llmroof_spec_decode {
     enum llmroof_drafter drafter;
@@ -79,6 +80,10 @@ struct llmroof_spec_decode {
     struct llmroof_draft_head head;    /* an EAGLE-family head's own layer shape (--spec-draft-config:
                                           ops_head_shape_own, ops_head_attn); heads 0: the target's */
 };
+
+/* The dtypes the drafter of sp runs at beside a target at dt (ckpt_drafter_dtypes: a draft model
+ * its own checkpoint's, an EAGLE-family or Medusa head its own 16 bits, an MTP module dt). */
+struct llmroof_dtypes estimate_drafter_dtypes(const struct llmroof_dtypes *dt, const struct llmroof_spec_decode *sp);
 
 struct llmroof_estimate {
     struct llmroof_shard shard;        /* per-rank shapes */

@@ -160,6 +160,18 @@ double layers_state_elems(const struct llmroof_model *m)
     return lin_shape(m).state;
 }
 
+double layers_conv_state_elems(const struct llmroof_model *m)
+{
+    const struct lin_shape s = lin_shape(m);
+    return m->lin_conv > 1 ? (double)(m->lin_conv - 1) * s.conv_ch : 0.0;
+}
+
+double layers_state_elem_bytes(const struct llmroof_model *m, double s, double sc)
+{
+    const double all = layers_state_elems(m), conv = layers_conv_state_elems(m);
+    return all > 0 ? ((all - conv) * s + conv * sc) / all : s;
+}
+
 double layers_state_elems_per_seq(const struct llmroof_model *m)
 {
     const struct llmroof_layer_counts c = layers_count(m, 0, m->layers);

@@ -39,6 +39,11 @@ double layers_linear_params(const struct llmroof_model *m);
 /* State elements one sequence keeps in one recurrent layer: the recurrent state matrix of
  * every head plus the short convolution's last (kernel - 1) inputs. */
 double layers_state_elems(const struct llmroof_model *m);
+/* Of those, the short convolution's window: (kernel - 1) inputs of its channels (0 without one). */
+double layers_conv_state_elems(const struct llmroof_model *m);
+/* Mean bytes per state element of one recurrent layer whose state matrix is held at s bytes an
+ * element and its convolution window at sc (SGLang: the SSM state fp32, the window bf16). */
+double layers_state_elem_bytes(const struct llmroof_model *m, double s, double sc);
 /* State elements of one sequence in the whole model (all recurrent layers). */
 double layers_state_elems_per_seq(const struct llmroof_model *m);
 /* One recurrent layer's operator on one rank for T new tokens of S sequences (a decode step

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "model/arch.h"
+#include "model/ckpt.h"
 #include "model/estimate.h"
 #include "model/layers.h"
 
@@ -183,7 +184,7 @@ void memory_stage_shares(const struct llmroof_model *m, const struct llmroof_sha
 
 double memory_weights_per_gpu(const struct llmroof_model *m, const struct llmroof_shard *sh, double w)
 {
-    struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, w * 8.0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, w * 8.0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     return memory_weights_layout(m, sh, &dt);
 }
 
@@ -480,8 +481,9 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
                         (double)context_len
                   : out->kv_bytes_per_token_per_gpu;
     /* recurrent layers: one state per sequence, whatever its length (layers.h) */
-    /* at the state dtype (--state-dtype, default the model's: ops_state_bytes) */
-    const double sb = ops_state_bytes(dt);
+    /* at the state dtype (--state-dtype, default the model's: ops_state_bytes), the convolution
+     * window at its own where the engine holds it apart (ops_state_elem_bytes) */
+    const double sb = ops_state_elem_bytes(m, dt);
     out->state_bytes_per_seq = arch_state_elems_per_seq(m) * sb;
     out->state_bytes_per_seq_per_gpu = stage_state_elems(m, &sh) * sb;
 
@@ -620,6 +622,21 @@ void memory_head_drafter_own(const struct llmroof_model *m, const struct llmroof
 {
     if (medusa_heads > 0 || !eagle || (own && own->heads <= 0))
         own = NULL; /* only an EAGLE-family head has a config of its own */
+    /* a head whose weights ship apart from the target (Medusa's, EAGLE's) holds them at its own 16
+     * bits on the target without its checkpoint's formats (ops_head_dtypes, ops_head_model), as
+     * ops_build_draft reads them: its mean layer is the target's at those dtypes. An MTP module
+     * is a layer of the target's checkpoint, the target's figure over its layers */
+    const bool apart = medusa_heads > 0 || eagle;
+    struct llmroof_model hm;
+    struct llmroof_dtypes hdt;
+    double weights = target->weights_bytes_per_gpu;
+    if (apart) {
+        ops_head_model(m, &hm);
+        hdt = ops_head_dtypes(dt, own);
+        m = &hm;
+        dt = &hdt;
+        weights = memory_weights_layout(m, sh, dt);
+    }
     /* the attention layers of the stage whose K/V per token the target's figure is (the fullest:
      * all of them without PP; under PP the last stage, which holds the head, may hold fewer, and
      * dividing its K/V by every layer had charged the head's layer 273 B a token where it holds
@@ -628,8 +645,7 @@ void memory_head_drafter_own(const struct llmroof_model *m, const struct llmroof
     const double layers = per_layer > 0 ? stage_kv_bytes(m, sh, 1.0, 2.0) / per_layer : (double)arch_attn_layers(m);
     /* Medusa's heads: what their draft step reads (each its own vocabulary projection) */
     *bytes_per_gpu = medusa_heads > 0 ? ops_medusa_bytes(m, sh, dt, medusa_heads)
-                                      : target->weights_bytes_per_gpu /
-                                                (double)(sh->pp > 1 ? sh->stage_layers_max : m->layers) +
+                                      : weights / (double)(sh->pp > 1 ? sh->stage_layers_max : m->layers) +
                                             ops_eagle3_extra_bytes_own(m, own, sh, dt, eagle3_vocab);
     if (own) {
         /* its own layer (ops_head_attn): the mean layer's attention share out, the head's q/k/v/o
@@ -676,7 +692,8 @@ int memory_drafter(const struct llmroof_setup *s, const struct llmroof_shard *sh
     if (spec->drafter == LLMROOF_DRAFTER_MODEL) {
         struct llmroof_memory dm;
         const long ctx = target->context_len > 0 ? target->context_len : 1;
-        const int rc = memory_eval(spec->draft, s->gpu, s->tp, &s->dt, ctx, o, &dm, err);
+        const struct llmroof_dtypes ddt = ckpt_draft_dtypes(spec->draft, &s->dt); /* its own checkpoint's */
+        const int rc = memory_eval(spec->draft, s->gpu, s->tp, &ddt, ctx, o, &dm, err);
         if (rc)
             return rc;
         *bytes_per_gpu = dm.weights_bytes_per_gpu;

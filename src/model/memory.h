@@ -83,7 +83,7 @@ struct llmroof_memory {
     int gpus;                         /* GPUs of the instance (tp, or ep, times pp) */
     int attn_dp;                      /* attention replicas per stage (--dp-attention), each its own sequences */
     double kv_bytes_per_seq_per_gpu;  /* one sequence of context_len on the fullest GPU (windows applied) */
-    double state_bytes_per_seq;       /* recurrent (linear/SSM) layers' state of one sequence, whole model, at the state dtype (ops_state_bytes) */
+    double state_bytes_per_seq;       /* recurrent (linear/SSM) layers' state of one sequence, whole model, at the state dtype (ops_state_elem_bytes: the window at its own where the engine holds it apart) */
     double state_bytes_per_seq_per_gpu; /* the same on the fullest GPU (TP splits heads, PP layers); 0 = none */
     double state_copies;              /* states a sequence holds beside its own under speculative decoding
                                          (memory_spec_states of mem_opts spec_states), 0 without */
@@ -174,7 +174,9 @@ static inline void memory_fit_batch(struct llmroof_memory *mem, long batch)
  * vocabulary is large), and no cache; an EAGLE-3 head (eagle3_vocab > 0) its further inputs, fusing
  * width and own LM head more (ops_eagle3_extra_bytes). An EAGLE head (eagle) of a mixture-of-experts
  * target holds a dense MLP of its own (ops_eagle_mlp_bytes) in place of the mean layer's share of
- * the experts. serve/sim.c and estimate --spec take the drafter so (mem_opts drafter_bytes,
+ * the experts. An EAGLE-family head and Medusa's heads hold their weights at their own 16 bits
+ * (ops_head_dtypes, on ops_head_model: not the target's fp8 or fp4 checkpoint), an MTP module at
+ * the target's dtypes. serve/sim.c and estimate --spec take the drafter so (mem_opts drafter_bytes,
  * drafter_kv_bytes). */
 void memory_head_drafter(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
                          const struct llmroof_memory *target, int medusa_heads, long eagle3_vocab, bool eagle,

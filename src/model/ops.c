@@ -663,6 +663,20 @@ double ops_state_bytes(const struct llmroof_dtypes *dt)
     return dt->act == LLMROOF_FP32 ? 4.0 : 2.0;
 }
 
+double ops_conv_state_bytes(const struct llmroof_dtypes *dt)
+{
+    /* SGLang holds the window at its conv dtype, SGLANG_MAMBA_CONV_DTYPE (default bfloat16), and only
+     * the SSM (temporal) state at float32 / the config's mamba_ssm_dtype / SGLANG_MAMBA_SSM_DTYPE
+     * (python/sglang/srt/configs/mamba_utils.py mamba2_state_dtype; mamba_cache_per_req sums
+     * conv_numel x conv.itemsize + ssm_numel x temporal.itemsize) */
+    return dt->conv_state_bf16 ? 2.0 : ops_state_bytes(dt);
+}
+
+double ops_state_elem_bytes(const struct llmroof_model *m, const struct llmroof_dtypes *dt)
+{
+    return layers_state_elem_bytes(m, ops_state_bytes(dt), ops_conv_state_bytes(dt));
+}
+
 bool ops_two_batches(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_batch *b)
 {
     if (!(sh->two_batch_overlap && sh->ep > 1 && sh->dp_attn && arch_moe_layers(m) > 0))
@@ -837,7 +851,7 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
 
     if (Ll > 0) {
         /* recurrent layers: a constant state per sequence instead of a KV cache (layers.c) */
-        op[LLMROOF_OP_LINEAR_MIX] = layers_linear_op(m, sh, T, S, a, w, ops_state_bytes(dt));
+        op[LLMROOF_OP_LINEAR_MIX] = layers_linear_op(m, sh, T, S, a, w, ops_state_elem_bytes(m, dt));
         op[LLMROOF_OP_LINEAR_MIX].count = Ll;
     }
     op[LLMROOF_OP_O_PROJ] = (struct llmroof_op){
@@ -1078,9 +1092,47 @@ struct ops_head ops_head_shape(const struct llmroof_model *m, long eagle3_vocab,
 {
     const double mw = eagle ? ops_eagle_mlp_width(m) : 0.0;
     if (eagle3_vocab <= 0)
-        return (struct ops_head){ 2.0, 1.0, (double)m->vocab, mw, NULL };
+        return (struct ops_head){ 2.0, 1.0, (double)m->vocab, mw, NULL, eagle };
     const double v = (double)eagle3_vocab < (double)m->vocab ? (double)eagle3_vocab : (double)m->vocab;
-    return (struct ops_head){ first ? 3.0 : 0.0, 2.0, v, mw, NULL };
+    return (struct ops_head){ first ? 3.0 : 0.0, 2.0, v, mw, NULL, eagle };
+}
+
+struct llmroof_dtypes ops_head_dtypes(const struct llmroof_dtypes *dt, const struct llmroof_draft_head *own)
+{
+    struct llmroof_dtypes d = *dt;
+    const bool act16 = dt->act == LLMROOF_FP16 || dt->act == LLMROOF_BF16;
+    const bool act32 = dt->act == LLMROOF_FP32 || dt->act == LLMROOF_TF32;
+    /* vLLM loads a draft at its target's model dtype: fp32 beside an fp32 model, a 16-bit target's
+     * own 16 bits (gpt-oss's bf16), else the activations' */
+    const bool w16 = (dt->weight == LLMROOF_FP16 || dt->weight == LLMROOF_BF16) && !(dt->weight_bits > 0);
+    if (act32)
+        d.weight = LLMROOF_FP32;
+    else if (own && own->dtype_set)
+        d.weight = own->dtype;
+    else if (w16)
+        d.weight = dt->weight;
+    else
+        d.weight = act16 ? dt->act : LLMROOF_BF16;
+    d.weight_bits = 0.0;
+    d.head_quantized = false;
+    if (!act16 && !act32)
+        d.act = d.weight; /* 8-bit activations are the target's W8A8 GEMMs', not the head's */
+    return d;
+}
+
+void ops_head_model(const struct llmroof_model *m, struct llmroof_model *hm)
+{
+    *hm = *m;
+    hm->ckpt_format[0] = '\0';
+    hm->ckpt_bits = hm->ckpt_expert_bits = 0.0;
+    hm->ckpt_per_op = false;
+    hm->ckpt_excluded = 0;
+}
+
+enum llmroof_dtype ops_draft_act(const struct llmroof_dtypes *dt, int medusa_heads, const struct ops_head *head)
+{
+    const bool apart = medusa_heads > 0 || !head || head->apart;
+    return apart ? ops_head_dtypes(dt, head ? head->own : NULL).act : dt->act;
 }
 
 struct ops_head ops_head_shape_own(const struct llmroof_model *m, const struct llmroof_draft_head *own,
@@ -1101,9 +1153,10 @@ struct ops_head ops_head_shape_own(const struct llmroof_model *m, const struct l
 int ops_head_attn(const struct llmroof_model *m, const struct llmroof_draft_head *own, const struct llmroof_shard *sh,
                   struct llmroof_model *am, struct llmroof_shard *ash, struct llmroof_err *err)
 {
-    /* the target's identity, hidden size, vocabulary, norm kind and checkpoint format (the head's
-     * GEMMs are charged at the target's dtypes, as its mean layer is); a Llama decoder layer's
-     * attention and MLP (transformers' LlamaDecoderLayer: RMSNorm, GQA with RoPE, SwiGLU) */
+    /* m's identity, hidden size, vocabulary, norm kind and checkpoint fields (callers pass the
+     * head's model, ops_head_model, so that its GEMMs run at the head's dtypes as its mean layer
+     * does); a Llama decoder layer's attention and MLP (transformers' LlamaDecoderLayer: RMSNorm,
+     * GQA with RoPE, SwiGLU) */
     *am = *m;
     am->layers = 1;
     am->heads = own->heads;
@@ -1220,6 +1273,21 @@ void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *
         ops_build_draft(m, &own, dt, b, medusa_heads, head, out);
         return;
     }
+    const struct ops_head hd = head ? *head : ops_head_shape(m, 0, true, true);
+    /* a head whose weights ship apart from the target (Medusa's, EAGLE's) is costed on the target
+     * without its checkpoint's formats at the head's own 16 bits (ops_head_dtypes): an fp8
+     * DeepSeek-V3 checkpoint had halved an EAGLE-3 head's bytes and run its GEMMs on the block-fp8
+     * path; an MTP module is a layer of the target's own checkpoint and keeps dt */
+    const struct llmroof_model *tm = m; /* the target's: the LM head an EAGLE-1/2 head reads */
+    const struct llmroof_dtypes *tdt = dt;
+    struct llmroof_model hm;
+    struct llmroof_dtypes hdt;
+    if (medusa_heads > 0 || hd.apart) {
+        ops_head_model(m, &hm);
+        hdt = ops_head_dtypes(dt, hd.own);
+        m = &hm;
+        dt = &hdt;
+    }
     /* one batch: SGLang's draft worker never splits (TboForwardBatchPreparer.prepare returns for
      * is_draft_worker), so its all-to-all hides under nothing */
     ops_build_split(m, sh, dt, b, false, out);
@@ -1262,7 +1330,13 @@ void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *
         }
         op[k].count /= L;
     }
-    const struct ops_head hd = head ? *head : ops_head_shape(m, 0, true, true);
+    if (m != tm && hd.attn_in <= 1.0) {
+        /* EAGLE-1/2 draft over the target's own LM head (their checkpoints hold none; EAGLE and
+         * DeepSeek-V3's MTP reuse the target's head for each draft token, above): its rows at the
+         * target's bytes, not the head's 16 bits (a quantized head under quantized_head engines) */
+        op[LLMROOF_OP_LM_HEAD].bytes += h * sh->lm_vocab_per_rank *
+                                        (ops_unquantized_bytes(tm, tdt, true) - ops_unquantized_bytes(m, dt, true));
+    }
     /* the q/k/v width the head's extra inputs feed: the target's, or its own layer's */
     double qw = head_qkv_width(m, sh);
     if (hd.own && hd.own->heads > 0) {

@@ -313,6 +313,9 @@ struct llmroof_dtypes {
                                   (ops_unquantized_bytes) */
     enum llmroof_act_quant act_quant; /* with 8-bit activations, where the engine quantizes each GEMM's
                                          16-bit input (its act_quant; ops.c act_quant_kernels) */
+    bool conv_state_bf16;      /* the recurrent layers' convolution window is held at bf16 whatever `state`
+                                  says (SGLang: Mamba2StateDType's conv dtype, beside its fp32 SSM state;
+                                  engine ssm_state_fp32); false: at the state's dtype (ops_conv_state_bytes) */
 };
 
 /* Bytes per element of the activations between kernels. An 8-bit (or narrower) compute dtype is
@@ -329,6 +332,13 @@ double ops_attn_out_bytes(const struct llmroof_model *m, const struct llmroof_dt
 /* Bytes per recurrent-state element: the state dtype when set, else the model's 16-bit dtype (4 with
  * fp32 activations), whatever the KV dtype. */
 double ops_state_bytes(const struct llmroof_dtypes *dt);
+/* Bytes per element of a recurrent layer's convolution window: 2 where the engine holds it at bf16
+ * (conv_state_bf16), else ops_state_bytes. */
+double ops_conv_state_bytes(const struct llmroof_dtypes *dt);
+/* Mean bytes per recurrent-state element of model m (layers_state_elem_bytes at ops_state_bytes for
+ * the state matrix and ops_conv_state_bytes for the window): what memory and a step's state
+ * traffic charge an element. */
+double ops_state_elem_bytes(const struct llmroof_model *m, const struct llmroof_dtypes *dt);
 
 /* Bytes per stored weight: weight_bits / 8 when set, else the weight dtype's size. */
 static inline double ops_weight_bytes(const struct llmroof_dtypes *dt)
@@ -558,7 +568,33 @@ struct ops_head {
     const struct llmroof_draft_head *own; /* the head's own layer shape (--spec-draft-config): its
                          q/k/v/o, attention and K/V are a Llama layer of these heads (ops_head_attn);
                          NULL: the target's mean layer's attention */
+    bool apart;       /* an EAGLE-family head, trained and shipped apart from its target: its weights
+                         are its own 16 bits (ops_head_dtypes), not the target's checkpoint's; false:
+                         an MTP module, a layer of the target's own checkpoint at its dtypes */
 };
+/* The dtypes of a speculative head whose weights ship apart from its target (EAGLE, EAGLE-3,
+ * Medusa): dt with the weights at 16 bits, own's torch_dtype where its config names one (else a
+ * 16-bit target's own dtype, else the activations' 16-bit one, bf16 beside 8-bit activations; fp32
+ * beside fp32 activations), unquantized
+ * (no --weight-bits, no quantized head), and the activations 16-bit where dt's are 8-bit or
+ * narrower (an unquantized head's GEMMs run W16A16); the KV, state and quantization-kernel settings
+ * dt's. The released heads are 16-bit whatever the target's checkpoint (SpecForge's DeepSeek-V3
+ * head for the fp8 checkpoint: torch_dtype float16), and neither engine quantizes them with the
+ * target: vLLM loads a draft at its target's model dtype with the speculative config's own
+ * quantization, None by default (vllm/config/speculative.py: dtype=target_model_config.dtype,
+ * quantization=self.quantization), SGLang at --speculative-draft-model-quantization, else the
+ * target's --quantization flag, which a checkpoint's own quantization_config does not set. own
+ * NULL: no config. */
+struct llmroof_dtypes ops_head_dtypes(const struct llmroof_dtypes *dt, const struct llmroof_draft_head *own);
+/* *hm: the target m without its checkpoint's formats (no block fp8, per-operator or expert
+ * formats), the model a head of its own weights is costed on (ops_build_draft,
+ * memory_head_drafter_own): its GEMMs then run at ops_head_dtypes' 16 bits, none of them on the
+ * checkpoint's fp8 or fp4 path. */
+void ops_head_model(const struct llmroof_model *m, struct llmroof_model *hm);
+/* The activation dtype a draft step built by ops_build_draft computes at (roofline_eval's `act`):
+ * ops_head_dtypes' for Medusa's heads (medusa_heads > 0) and a head apart (head NULL: EAGLE's),
+ * else dt's. */
+enum llmroof_dtype ops_draft_act(const struct llmroof_dtypes *dt, int medusa_heads, const struct ops_head *head);
 /* EAGLE's and an MTP module's pass (eagle3_vocab 0), or EAGLE-3's first (from the target's
  * features) or later pass over a vocabulary of eagle3_vocab tokens (at most the target's).
  * eagle: an EAGLE-family head (EAGLE-1/2/3), whose layer is a dense Llama decoder layer of its
@@ -586,10 +622,14 @@ int ops_head_attn(const struct llmroof_model *m, const struct llmroof_draft_head
  * 4 x 2,880 = 11,520) and DeepSeek-V3 (40,960 against 18,432) are wider. 0 for a dense model. */
 double ops_eagle_mlp_width(const struct llmroof_model *m);
 /* The weight bytes of that dense MLP on one rank of `sh` (split over the attention-TP group, as
- * the head's layer; whole on each data-parallel attention replica), at the target's weight bytes. */
+ * the head's layer; whole on each data-parallel attention replica), at dt's weight bytes (the
+ * head's: ops_head_dtypes). */
 double ops_eagle_mlp_bytes(const struct llmroof_model *m, const struct llmroof_shard *sh,
                            const struct llmroof_dtypes *dt);
-/* head NULL: EAGLE's shape, ops_head_shape(m, 0, true, true). */
+/* head NULL: EAGLE's shape, ops_head_shape(m, 0, true, true). Medusa's heads and a head apart
+ * (EAGLE, EAGLE-3) are built on ops_head_model at ops_head_dtypes, their weights the head's own
+ * 16 bits whatever the target's checkpoint; an EAGLE-1/2 head reads the target's LM head at the
+ * target's bytes; an MTP module is the target's layer at dt. */
 void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
                      const struct llmroof_batch *b, int medusa_heads, const struct ops_head *head,
                      struct llmroof_oplist *out);

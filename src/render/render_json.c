@@ -3,6 +3,9 @@
  * render_json_serve.c. */
 #include "render/render_json_internal.h"
 
+#include "model/ckpt.h"
+#include "model/layers.h"
+
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -355,6 +358,10 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
     add_head_bytes(o, s->model, &s->dt);
     if (s->dt.state_set)
         cJSON_AddStringToObject(o, "state_dtype", dtype_name(s->dt.state));
+    /* the convolution window held apart (SGLang's bf16 conv dtype: ops_conv_state_bytes), as the
+     * text header's "(conv window bf16)" */
+    if (s->dt.state_set && s->dt.conv_state_bf16 && s->dt.state != LLMROOF_BF16 && layers_conv_state_elems(s->model) > 0)
+        cJSON_AddStringToObject(o, "conv_state_dtype", dtype_name(LLMROOF_BF16));
     /* a checkpoint's GEMMs on a path of their own on this GPU (NVFP4, block fp8: ops.h) */
     enum llmroof_dtype low;
     const unsigned mods = ops_ckpt_lowp_modules(s->model, &s->dt, &low);
@@ -448,6 +455,10 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
         if (sp->eagle3_vocab > 0)
             cJSON_AddNumberToObject(so, "draft_vocab", (double)sp->eagle3_vocab);
         rj_add_draft_layer(so, &sp->head);
+        /* a drafter whose weights are not the target's dtype, as the text note says it */
+        const struct llmroof_dtypes ddt = estimate_drafter_dtypes(&s->dt, sp);
+        if (ckpt_drafter_apart(&s->dt, &ddt))
+            cJSON_AddStringToObject(so, "drafter_weight_dtype", dtype_name(ddt.weight));
         cJSON_AddNumberToObject(so, "verify_tokens", sp->verify);
         cJSON_AddNumberToObject(so, "tokens_per_step", e->tokens_per_step);
         cJSON_AddNumberToObject(so, "step_s", e->step_s);

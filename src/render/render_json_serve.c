@@ -1,5 +1,6 @@
 /* render_json_serve.c - simulate's and plan's JSON documents (see render_json.h). */
 #include "render/render_json_internal.h"
+#include "model/ckpt.h"
 #include "serve/launch.h"
 
 #include <cjson/cJSON.h>
@@ -24,7 +25,7 @@ static void add_stats(cJSON *o, const char *key, const struct sim_stats *s)
 
 /* The speculative setting of a run or plan (simulate's and plan's "speculative", docs/json.md):
  * returns the object added to o. */
-static cJSON *add_speculative(cJSON *o, const struct sim_config *c)
+static cJSON *add_speculative(cJSON *o, const struct sim_config *c, const struct llmroof_dtypes *target)
 {
     cJSON *x = cJSON_AddObjectToObject(o, "speculative");
     cJSON_AddStringToObject(x, "method", sim_spec_name(c->spec.kind));
@@ -37,6 +38,11 @@ static cJSON *add_speculative(cJSON *o, const struct sim_config *c)
     if (c->spec.kind == SIM_SPEC_EAGLE3)
         cJSON_AddNumberToObject(x, "draft_vocab", (double)c->spec.draft_vocab);
     rj_add_draft_layer(x, &c->spec_head);
+    /* a drafter whose weights are not the target's dtype (target: the run's, or plan's), as the
+     * header's note */
+    const struct llmroof_dtypes ddt = sim_spec_drafter_dtypes(&c->spec, &c->spec_head, target);
+    if (ckpt_drafter_apart(target, &ddt))
+        cJSON_AddStringToObject(x, "drafter_weight_dtype", dtype_name(ddt.weight));
     cJSON_AddNumberToObject(x, "acceptance", c->spec.alpha);
     /* a draft tree's expectation is the tree's (the chain formula understated a 4:16 tree's 4.0 as 2.9) */
     cJSON_AddNumberToObject(x, "expected_tokens_per_step", sim_spec_expected_tokens(&c->spec));
@@ -92,7 +98,7 @@ static void sim_json_serving(cJSON *o, const struct sim_config *c, const struct 
         cJSON_AddNumberToObject(x, "hit_rate", r->prefix_hit_rate);
     }
     if (c->spec.kind != SIM_SPEC_NONE) /* and the run's own mean */
-        cJSON_AddNumberToObject(add_speculative(o, c), "tokens_per_step", r->spec_tokens_per_step);
+        cJSON_AddNumberToObject(add_speculative(o, c, &c->setup.dt), "tokens_per_step", r->spec_tokens_per_step);
     if (r->ninst > 1 || c->disaggregated) {
         cJSON_AddStringToObject(o, "router", sim_router_name(c->router));
         if (c->disaggregated) {
@@ -439,7 +445,7 @@ char *render_json_plan(const struct plan_input *in, const struct plan_result *r)
         cJSON_AddNumberToObject(o, "gpus_per_node", gpn);
     cJSON_AddBoolToObject(o, "fast", in->fast);
     if (in->sim.spec.kind != SIM_SPEC_NONE) /* --spec: every row's instances speculate (docs/planning.md) */
-        add_speculative(o, &in->sim);
+        add_speculative(o, &in->sim, &in->dt);
     char seed[24]; /* as simulate's: its digits */
     snprintf(seed, sizeof seed, "%llu", (unsigned long long)in->sim.seed);
     cJSON_AddRawToObject(o, "seed", seed);

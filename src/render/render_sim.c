@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "model/ckpt.h"
 #include "render/svg.h"
 
 /* GPUs of one instance of setup s (EP or TP, times PP), and in desc its layout beyond TP as
@@ -217,23 +218,30 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
     else if (c->prefix_cache)
         sbuf_printf(out, "\nprefix cache %s; the workload shares no prefix", pcache_reason(c, pc, sizeof pc));
     if (c->spec.kind != SIM_SPEC_NONE) {
-        char sp[320];
-        render_spec_text(&c->spec, &c->spec_head, sp, sizeof sp);
+        char sp[400];
+        render_spec_text(&c->spec, &c->spec_head, &c->setup.dt, sp, sizeof sp);
         sbuf_printf(out, "\nspeculative decoding: %s", sp);
     }
 }
 
-void render_spec_text(const struct sim_spec *sp, const struct llmroof_draft_head *head, char *buf, size_t n)
+void render_spec_text(const struct sim_spec *sp, const struct llmroof_draft_head *head,
+                      const struct llmroof_dtypes *target, char *buf, size_t n)
 {
     char tree[48] = ""; /* a draft tree's shape (--spec-tree TOPK:TOKENS) */
     if (sp->tokens > 0)
         snprintf(tree, sizeof tree, ", tree %d:%d", sp->topk, sp->tokens);
     if (sp->kind == SIM_SPEC_EAGLE3)
         snprintf(tree + strlen(tree), sizeof tree - strlen(tree), ", draft vocabulary %ld", sp->draft_vocab);
-    char own[120] = ""; /* --spec-draft-config: the head's own layer */
+    char own[160] = ""; /* --spec-draft-config: the head's own layer */
     if (head->heads > 0)
         snprintf(own, sizeof own, ", draft layer %ld query / %ld KV heads of %ld, MLP %ld", head->heads,
                  head->kv_heads, head->head_dim, head->intermediate);
+    if (target) {
+        /* a drafter whose weights are not the target's dtype (a head apart, a draft model), as
+         * estimate's note says it */
+        const struct llmroof_dtypes ddt = sim_spec_drafter_dtypes(sp, head, target);
+        ckpt_drafter_desc(target, &ddt, own + strlen(own), sizeof own - strlen(own));
+    }
     const bool draft = sp->kind == SIM_SPEC_DRAFT && sp->draft;
     snprintf(buf, n, "%s%s%s, k %d%s%s, acceptance %g: expected %.3f tokens per step", sim_spec_name(sp->kind),
              draft ? " " : "", draft ? sp->draft->id : "", sp->k, tree, own, sp->alpha, sim_spec_expected_tokens(sp));
@@ -332,11 +340,17 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
         else if (c->kv_blocks > 0) /* several pools: replicas, instances or lanes */
             snprintf(given, sizeof given, " (--kv-blocks %ld a pool; memory sizes %ld)", c->kv_blocks,
                      r->kv_blocks_memory);
+        /* a recurrent model's state dtype where it is set apart from the model's 16 bits, as the
+         * headers of estimate and memory name it (ckpt_state_desc): its blocks come out of this pool */
+        char sdesc[64] = "", st[48];
+        ckpt_state_desc(c->setup.model, &c->setup.dt, st, sizeof st);
+        if (st[0])
+            snprintf(sdesc, sizeof sdesc, "; %s", st);
         if (c->kv_copy) /* TGI 0.8: one contiguous tensor, no pages; the simulator counts it in blocks all the same */
             sbuf_printf(out, "\nKV cache: one contiguous tensor of %.0f tokens (half the free memory: copied every step), "
-                             "counted in %ld-token units%s; about %.0f request%s of the mean length at once\n\n",
+                             "counted in %ld-token units%s; about %.0f request%s of the mean length at once%s\n\n",
                         r->kv_capacity_tokens, r->block_size, given, requests_at_mean_len(c, r, -1),
-                        PL(requests_at_mean_len(c, r, -1)));
+                        PL(requests_at_mean_len(c, r, -1)), sdesc);
         else if (c->disaggregated) {
             /* the decode pool holds the requests while they decode, so its capacity is the one a
              * reader compares with the batch; the prefill pool's holds a prompt only until its K/V
@@ -346,14 +360,14 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
             for (int i = 0; i < r->ninst && r->inst; i++)
                 blocks[r->inst[i].pool == 1] += r->inst[i].kv_blocks_total;
             sbuf_printf(out, "\nKV cache: decode pool %ld block%s of %ld tokens = %ld tokens, about %.0f request%s of the "
-                             "mean length at once; prefill pool %ld block%s = %ld tokens\n\n",
+                             "mean length at once; prefill pool %ld block%s = %ld tokens%s\n\n",
                         blocks[1], PL(blocks[1]), r->block_size, blocks[1] * r->block_size, requests_at_mean_len(c, r, 1),
-                        PL(requests_at_mean_len(c, r, 1)), blocks[0], PL(blocks[0]), blocks[0] * r->block_size);
+                        PL(requests_at_mean_len(c, r, 1)), blocks[0], PL(blocks[0]), blocks[0] * r->block_size, sdesc);
         } else
             sbuf_printf(out, "\nKV cache: %ld block%s of %ld tokens%s = %.0f tokens, about %.0f request%s of the mean "
-                             "length at once\n\n",
+                             "length at once%s\n\n",
                         r->kv_blocks_total, PL(r->kv_blocks_total), r->block_size, given, r->kv_capacity_tokens,
-                        requests_at_mean_len(c, r, -1), PL(requests_at_mean_len(c, r, -1)));
+                        requests_at_mean_len(c, r, -1), PL(requests_at_mean_len(c, r, -1)), sdesc);
     }
     table_init(&t, "");
     table_col(&t, "latency", 0);

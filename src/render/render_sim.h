@@ -10,7 +10,8 @@
 /* "eagle3, k 3, acceptance 0.7: expected 2.533 tokens per step" (a draft model's id, a tree's
  * shape, an EAGLE-3 head's vocabulary, a --spec-draft-config layer where they apply): the
  * speculative setting as simulate's and plan's headers state it. */
-void render_spec_text(const struct sim_spec *sp, const struct llmroof_draft_head *head, char *buf, size_t n);
+void render_spec_text(const struct sim_spec *sp, const struct llmroof_draft_head *head,
+                      const struct llmroof_dtypes *target, char *buf, size_t n);
 /* One line describing the configuration (no newline). */
 void render_sim_header(const struct sim_config *c, const char *workload_name, struct sbuf *out);
 /* Latency percentiles and the throughput/utilisation table. */

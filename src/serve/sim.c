@@ -23,6 +23,7 @@
 #include "serve/sim_internal.h"
 
 #include "model/arch.h"
+#include "model/ckpt.h"
 
 #include <limits.h>
 #include <math.h>
@@ -1243,6 +1244,7 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
         if (c->spec.kind == SIM_SPEC_DRAFT) {
             e->draft = *s;
             e->draft.model = c->spec.draft;
+            e->draft.dt = ckpt_draft_dtypes(c->spec.draft, &s->dt); /* its own checkpoint's, not the target's */
             if ((rc = ops_shard(c->spec.draft, s->tp, &e->dsh, err)))
                 return rc;
             estimate_mla_few_rule(&e->draft, &e->dsh);

@@ -47,7 +47,8 @@ struct sim_spec {
     enum sim_spec_kind kind;
     int k;                          /* tokens proposed per step, >= 1 (a tree: its depth, the draft steps) */
     double alpha;                   /* per-token acceptance probability, [0, 1) (a tree: of the top candidate) */
-    const struct llmroof_model *draft; /* SIM_SPEC_DRAFT: the draft model (same GPU, TP, dtypes) */
+    const struct llmroof_model *draft; /* SIM_SPEC_DRAFT: the draft model (same GPU and TP, its own
+                                          checkpoint's weights: ckpt_draft_dtypes) */
     int topk;                       /* draft tree: candidates per expanded node and nodes expanded per step
                                        (SGLang --speculative-eagle-topk); 0 or 1 with tokens 0: a chain */
     int tokens;                     /* draft tree: positions verified per sequence and step, the target's
@@ -301,6 +302,15 @@ struct sim_config {
                                         may not exceed this many tokens, and the step computes the
                                         padded tokens; 0: prompts packed */
 };
+
+/* The dtypes c's drafter runs at beside its target (ckpt_drafter_dtypes: a draft model its own
+ * checkpoint's, an EAGLE-family or Medusa head its own 16 bits, an MTP module the target's); the
+ * setup's dtypes without speculation. */
+struct llmroof_dtypes sim_drafter_dtypes(const struct sim_config *c);
+/* The same for a speculative setting sp (its head's config, head) beside a target at dtypes
+ * target: plan's header, which has no run's setup. */
+struct llmroof_dtypes sim_spec_drafter_dtypes(const struct sim_spec *sp, const struct llmroof_draft_head *head,
+                                             const struct llmroof_dtypes *target);
 
 /* An iteration's time from its GPU time and `seqs` scheduled sequences: the engine's CPU work
  * (scheduling and input preparation, output processing, the API server's streaming), each part

@@ -878,7 +878,8 @@ static double draft_step_s(const struct engine *e, const struct sim_spec *sp, co
                                                   sp->kind == SIM_SPEC_EAGLE3 ? sp->draft_vocab : 0, first,
                                                   sp->kind == SIM_SPEC_EAGLE || sp->kind == SIM_SPEC_EAGLE3);
     ops_build_draft(e->setup.model, &e->sh, &e->setup.dt, b, medusa_heads, &hd, &ops);
-    roofline_eval(e->setup.gpu, e->setup.dt.act, &e->setup.eff, e->setup.tp, &ops, &p);
+    /* a head apart computes at its own 16 bits, an MTP module at the target's (ops_draft_act) */
+    roofline_eval(e->setup.gpu, ops_draft_act(&e->setup.dt, medusa_heads, &hd), &e->setup.eff, e->setup.tp, &ops, &p);
     return p.time_s;
 }
 

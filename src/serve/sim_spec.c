@@ -3,6 +3,8 @@
  * --speculative-eagle-topk and --speculative-num-draft-tokens build it). Pure arithmetic. */
 #include "serve/sim.h"
 
+#include "model/ckpt.h"
+
 #include <math.h>
 #include <stdlib.h>
 
@@ -139,4 +141,17 @@ struct llmroof_spec_decode sim_spec_decode(const struct sim_spec *sp, const stru
     if (d.eagle && head)
         d.head = *head;
     return d;
+}
+
+struct llmroof_dtypes sim_spec_drafter_dtypes(const struct sim_spec *sp, const struct llmroof_draft_head *head,
+                                             const struct llmroof_dtypes *target)
+{
+    const bool apart = sp->kind == SIM_SPEC_EAGLE || sp->kind == SIM_SPEC_EAGLE3 || sp->kind == SIM_SPEC_MEDUSA;
+    const bool model = sp->kind == SIM_SPEC_DRAFT && sp->draft;
+    return ckpt_drafter_dtypes(target, model ? sp->draft : NULL, apart, head);
+}
+
+struct llmroof_dtypes sim_drafter_dtypes(const struct sim_config *c)
+{
+    return sim_spec_drafter_dtypes(&c->spec, &c->spec_head, &c->setup.dt);
 }

@@ -28,7 +28,7 @@ static inline void fuzz_eval(const struct llmroof_model *m, const struct llmroof
 {
     static const int tps[] = { 1, 2, 8 };
     static const long batches[] = { 1, 64 };
-    struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     for (size_t i = 0; i < sizeof tps / sizeof tps[0]; i++)
         for (size_t j = 0; j < sizeof batches / sizeof batches[0]; j++) {
             struct sweep_row r;

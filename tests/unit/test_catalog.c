@@ -1555,6 +1555,25 @@ static void a_draft_head_config_reads_its_layer_shape(void **state)
     assert_true(d.eagle3);
     assert_false(d.attn_bias);
     assert_true(d.vocab_drafted); /* from draft_vocab_size: the field a conflicting --spec-draft-vocab names */
+    assert_false(d.dtype_set);    /* no torch_dtype: the head's 16 bits are ops_head_dtypes' */
+    /* torch_dtype names the head's 16 bits (SpecForge's DeepSeek-V3 head: "float16"), or dtype as
+     * transformers 4.56 writes it; a float32 config is served at 16 bits and names nothing */
+    static const struct { const char *field; bool set; enum llmroof_dtype dt; } dts[] = {
+        { "\"torch_dtype\": \"float16\"", true, LLMROOF_FP16 },
+        { "\"torch_dtype\": \"bfloat16\"", true, LLMROOF_BF16 },
+        { "\"dtype\": \"bfloat16\"", true, LLMROOF_BF16 },
+        { "\"torch_dtype\": \"float32\"", false, LLMROOF_BF16 },
+        { "\"torch_dtype\": null", false, LLMROOF_BF16 },
+    };
+    for (size_t i = 0; i < sizeof dts / sizeof dts[0]; i++) {
+        char doc[512];
+        snprintf(doc, sizeof doc, "{\"hidden_size\": 7168, \"intermediate_size\": 40960, \"num_attention_heads\": 56, %s}",
+                 dts[i].field);
+        assert_int_equal(catalog_draft_head_from_hf(doc, strlen(doc), "t.json", v3, &d, &err), 0);
+        assert_int_equal(d.dtype_set, dts[i].set);
+        if (dts[i].set)
+            assert_int_equal(d.dtype, dts[i].dt);
+    }
     const char *kimi = "{\"architectures\": [\"LlamaForCausalLMEagle3\"], \"attention_bias\": false, \"head_dim\": 128, "
                        "\"hidden_size\": 7168, \"intermediate_size\": 18432, \"num_attention_heads\": 64, "
                        "\"num_hidden_layers\": 1, \"num_key_value_heads\": 64, \"rope_scaling\": null, "
@@ -1591,6 +1610,10 @@ static void a_draft_head_config_reads_its_layer_shape(void **state)
           "b.json: field 'draft_vocab_size' (200000) is more than deepseek-v3's vocabulary of 129280" },
         { "{\"hidden_size\": 7168, \"intermediate_size\": 40960, \"num_attention_heads\": 56, \"attention_bias\": 1}",
           "b.json: field 'attention_bias' must be true or false" },
+        { "{\"hidden_size\": 7168, \"intermediate_size\": 40960, \"num_attention_heads\": 56, \"torch_dtype\": \"float8_e4m3fn\"}",
+          "b.json: field 'torch_dtype' must be \"float16\", \"bfloat16\" or \"float32\"" },
+        { "{\"hidden_size\": 7168, \"intermediate_size\": 40960, \"num_attention_heads\": 56, \"dtype\": 16}",
+          "b.json: field 'dtype' must be \"float16\", \"bfloat16\" or \"float32\"" },
         { "{\"hidden_size\": 7168, \"intermediate_size\": 18432, \"num_attention_heads\": 64, \"vocab_size\": 163840}",
           "b.json: field 'vocab_size' is 163840, but deepseek-v3's vocabulary is 129280" },
         { "{\"hidden_size\": 7168,", "b.json:1:" },

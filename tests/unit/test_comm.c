@@ -94,7 +94,7 @@ static void mi300x_all_reduces_cost_their_measured_custom_latency(void **state)
     assert_non_null(en);
     assert_true(en->custom_allreduce);
     struct llmroof_setup s = { model(&cat, "deepseek-v3"), gpu(&cat, "mi300x"), 8,
-                               { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_BF16, false, LLMROOF_ACT_QUANT_SEPARATE }, { .compute = 0 }, { 0 } };
+                               { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_BF16, false, LLMROOF_ACT_QUANT_SEPARATE, false }, { .compute = 0 }, { 0 } };
     s.eff = roofline_effs_engine(s.gpu, en, NULL);
     struct llmroof_request r = { 1, 1024, 2 };
     struct llmroof_estimate e;

@@ -11,7 +11,7 @@
 
 static struct llmroof_setup setup(const struct llmroof_catalog *cat, const char *m, const char *g, int tp)
 {
-    struct llmroof_setup s = { model(cat, m), gpu(cat, g), tp, { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE }, { .compute = 0 }, { 0 } };
+    struct llmroof_setup s = { model(cat, m), gpu(cat, g), tp, { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false }, { .compute = 0 }, { 0 } };
     s.eff = roofline_default_effs(s.gpu);
     return s;
 }
@@ -177,7 +177,7 @@ static void vllm_0_5_cpu_share_matches_its_profile(void **state)
     const struct llmroof_engine *en = catalog_find_engine(&cat, "vllm-0.4");
     assert_non_null(en);
     struct llmroof_setup s = setup(&cat, "llama-3-8b", "h100-sxm5-80gb", 1);
-    s.dt = (struct llmroof_dtypes){ LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_BF16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    s.dt = (struct llmroof_dtypes){ LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_BF16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     s.eff = roofline_effs_engine(s.gpu, en, NULL);
     struct llmroof_estimate e = run(&s, 217, 202, 179);
     /* estimate charges the engine's per-sequence work between steps as the simulator does, through
@@ -609,7 +609,7 @@ static void tp1_has_zero_comm_and_doubling_bandwidth_never_slows(void **state)
         if (!g.has_peak[LLMROOF_FP16])
             continue;
         for (int tp = 1; tp <= 8; tp *= 2) {
-            struct llmroof_setup s = { model(&cat, "llama-2-13b"), &g, tp, { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE },
+            struct llmroof_setup s = { model(&cat, "llama-2-13b"), &g, tp, { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false },
                                        roofline_default_effs(&g) , { 0 } };
             struct llmroof_estimate a = run(&s, 8, 1024, 128);
             if (tp == 1) {
@@ -776,7 +776,7 @@ static void every_model_gpu_and_dividing_tp_gives_finite_answers(void **state)
                 struct llmroof_shard sh;
                 if (ops_shard(m, tp, &sh, NULL) != LLMROOF_OK)
                     continue; /* TP does not divide the heads: an input error, tested elsewhere */
-                struct llmroof_setup s = { m, &cat.gpus[gi], tp, { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE },
+                struct llmroof_setup s = { m, &cat.gpus[gi], tp, { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false },
                                            roofline_default_effs(&cat.gpus[gi]) , { 0 } };
                 struct llmroof_estimate e = run(&s, 16, 512, 1536);
                 assert_true(isfinite(e.ttft_s) && e.ttft_s > 0);
@@ -1195,7 +1195,7 @@ static void two_batch_overlap_decode_reads_the_weights_twice(void **state)
     load_shipped(&cat);
     const struct llmroof_model *ds = model(&cat, "deepseek-v3");
     const struct llmroof_gpu *g = gpu(&cat, "h200");
-    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_layout lay = { 1, 1, 8, true, 1.0, true, 0, false, false };
     struct llmroof_shard tbo, one;
     struct llmroof_err err = { 0 };
@@ -1614,7 +1614,7 @@ static void a_draft_config_of_the_targets_shape_estimates_the_same(void **state)
     struct llmroof_spec_decode a = { LLMROOF_DRAFTER_HEAD, "eagle3", NULL, 3, 0.7, 0, 4,
                                      sim_spec_tokens_per_step(3, 0.7), 32000, true, { 0 } };
     struct llmroof_spec_decode b = a;
-    b.head = (struct llmroof_draft_head){ 32, 8, 128, 14336, 32000, true, false, true };
+    b.head = (struct llmroof_draft_head){ 32, 8, 128, 14336, 32000, true, false, true, true, LLMROOF_FP16 };
     struct llmroof_request r = { 8, 1024, 256 };
     struct llmroof_estimate x, y;
     struct llmroof_err err = { 0 };

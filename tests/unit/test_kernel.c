@@ -108,7 +108,7 @@ static void collectives_carry_the_16bit_residual(void **state)
     assert_int_equal(ops_shard(m, 2, &sh, NULL), 0);
     struct llmroof_batch b = batch_decode(8, 100);
     struct llmroof_oplist o16, o8;
-    struct llmroof_dtypes d16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE }, d8 = { LLMROOF_FP8, LLMROOF_FP8, LLMROOF_FP8, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_dtypes d16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false }, d8 = { LLMROOF_FP8, LLMROOF_FP8, LLMROOF_FP8, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     ops_build(m, &sh, &d16, &b, &o16);
     ops_build(m, &sh, &d8, &b, &o8);
     /* all-reduce message: 8 tokens * 4096 hidden * 2 bytes = 65,536 B, for fp8 GEMMs too */
@@ -128,7 +128,7 @@ static void fp16_ops(const struct llmroof_model *m, int tp, const struct llmroof
 {
     struct llmroof_shard sh;
     assert_int_equal(ops_shard(m, tp, &sh, NULL), 0);
-    const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     ops_build(m, &sh, &dt, b, o);
 }
 
@@ -729,7 +729,7 @@ static void dequantize_then_gemm_by_hand(void **state)
     assert_non_null(m);
     struct llmroof_shard sh;
     assert_int_equal(ops_shard(m, 1, &sh, NULL), 0);
-    struct llmroof_dtypes q4 = { LLMROOF_INT4, LLMROOF_FP16, LLMROOF_FP16, 4.5, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_dtypes q4 = { LLMROOF_INT4, LLMROOF_FP16, LLMROOF_FP16, 4.5, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_batch b = batch_prefill(1, 300, OPS_FEW_GENERIC);
     struct llmroof_oplist ob;
     ops_build(m, &sh, &q4, &b, &ob);
@@ -763,7 +763,7 @@ static void custom_allreduce_only_on_nvlink(void **state)
     nccl.custom_allreduce = false;
     struct llmroof_shard sh;
     assert_int_equal(ops_shard(m, 8, &sh, NULL), 0);
-    struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_batch b = batch_decode(1, 1000);
     struct llmroof_oplist o;
     ops_build(m, &sh, &dt, &b, &o);
@@ -860,7 +860,7 @@ static void grouped_expert_gemms_stream_below_the_dense_rate(void **state)
     struct llmroof_shard sh;
     struct llmroof_err err = { 0 };
     assert_int_equal(ops_shard(m, 1, &sh, &err), 0);
-    const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     const struct llmroof_effs e = roofline_default_effs(g), plain = e;
     const double bw = 3350e9 * 0.85;
     struct llmroof_oplist o;
@@ -902,7 +902,7 @@ static void grouped_expert_gemms_stream_below_the_dense_rate(void **state)
     roofline_eval(g, LLMROOF_FP16, &triton, 1, &o, &p1);
     assert_true(p1.op[LLMROOF_OP_FFN].time_s > 1.3 * p0.op[LLMROOF_OP_FFN].time_s);
     /* fp4 experts run other kernels: not Triton's */
-    const struct llmroof_dtypes dt4 = { LLMROOF_FP4, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes dt4 = { LLMROOF_FP4, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     ops_build(m, &sh, &dt4, &b64, &o);
     assert_false(o.expert_triton_ok);
     /* the engines: vLLM's and SGLang's profiles list the CUDA architectures, TensorRT-LLM's none */
@@ -927,7 +927,7 @@ static void the_expert_kernel_follows_engine_gpu_and_dtype(void **state)
     struct llmroof_shard sh;
     struct llmroof_err err = { 0 };
     assert_int_equal(ops_shard(m, 2, &sh, &err), 0);
-    const struct llmroof_dtypes d16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes d16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_dtypes d8 = d16;
     d8.weight = LLMROOF_FP8;
     struct llmroof_batch b = batch_decode(64, 512);
@@ -970,7 +970,7 @@ static void fp4_moe_experts_compute_below_the_dense_fp4_rate(void **state)
     struct llmroof_shard sh;
     struct llmroof_err err = { 0 };
     assert_int_equal(ops_shard(&m, 1, &sh, &err), 0);
-    const struct llmroof_dtypes dt = { LLMROOF_FP4, LLMROOF_FP16, LLMROOF_FP4, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes dt = { LLMROOF_FP4, LLMROOF_FP16, LLMROOF_FP4, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     const struct llmroof_effs e = roofline_default_effs(g);
     struct llmroof_oplist o;
     struct llmroof_phase p1, p0;
@@ -986,7 +986,7 @@ static void fp4_moe_experts_compute_below_the_dense_fp4_rate(void **state)
     assert_true(per_layer > 162.2e-6 && per_layer < 162.2e-6 * 1.03); /* 164.7 us */
     assert_rel_close(p1.op[LLMROOF_OP_FFN].compute_s, p0.op[LLMROOF_OP_FFN].compute_s / 0.28, 1e-12);
     /* fp4 weights computing at 16 bits (W4A16, Marlin-style): not the fp4 MoE kernels, no share */
-    const struct llmroof_dtypes w4a16 = { LLMROOF_FP4, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes w4a16 = { LLMROOF_FP4, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     ops_build(&m, &sh, &w4a16, &b, &o);
     dense = o;
     dense.expert_flops = 0;
@@ -1013,7 +1013,7 @@ static void nvfp4_checkpoint_experts_at_fp4_activations_run_the_fp4_moe_kernel(v
     const struct llmroof_batch b = batch_prefill(8, 1024, OPS_FEW_GENERIC);
     static const enum llmroof_dtype acts[] = { LLMROOF_FP16, LLMROOF_FP4 };
     for (int i = 0; i < 2; i++) {
-        const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_FP16, acts[i], 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+        const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_FP16, acts[i], 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
         struct llmroof_oplist o;
         ops_build(m, &sh, &dt, &b, &o);
         assert_true(o.lowp_ops >> LLMROOF_OP_FFN & 1u);
@@ -1053,7 +1053,7 @@ static void rocm_gpus_carry_their_measured_kernel_cost(void **state)
     assert_rel_close(kernel_fixed_s(gpu(&cat, "mi355x")), 5e-6, 0);
     assert_rel_close(kernel_fixed_s(gpu(&cat, "h100-sxm5-80gb")), 3e-6, 0);
     struct llmroof_setup s = { model(&cat, "llama-3.1-70b"), gpu(&cat, "mi300x"), 8,
-                               { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_BF16, false, LLMROOF_ACT_QUANT_SEPARATE }, { .compute = 0 }, { 0 } };
+                               { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_BF16, false, LLMROOF_ACT_QUANT_SEPARATE, false }, { .compute = 0 }, { 0 } };
     s.eff = roofline_effs(s.gpu, NULL);
     struct llmroof_request r = { 1, 128, 2 };
     struct llmroof_estimate e;

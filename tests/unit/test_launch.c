@@ -9,7 +9,7 @@ static void setup_in(struct plan_input *in, const struct llmroof_model *m)
     memset(in, 0, sizeof *in);
     sim_default_config(&in->sim); /* max_seqs 256, max_batched_tokens 2048, chunked prefill on */
     in->model = m;
-    in->dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    in->dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
 }
 
 static struct plan_option feasible(int tp, int mode)

@@ -200,7 +200,7 @@ static void falcon_h1_parallel_mixers_by_hand(void **state)
     /* a decode step runs both: the attention operators and the linear mixer on all 32 layers */
     struct llmroof_shard sh;
     assert_int_equal(ops_shard(&m, 1, &sh, NULL), LLMROOF_OK);
-    const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_batch b = batch_decode(1, 1000);
     struct llmroof_oplist o;
     ops_build(&m, &sh, &dt, &b, &o);
@@ -237,7 +237,7 @@ static void nemotron_nas_block_configs_by_hand(void **state)
     /* the dense operator at the mean width: 80 layers x 2*T*8192*3*20,531.2 FLOP = the sum */
     struct llmroof_shard sh;
     assert_int_equal(ops_shard(&m, 1, &sh, NULL), LLMROOF_OK);
-    const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_batch b = batch_decode(1, 1000);
     struct llmroof_oplist o;
     ops_build(&m, &sh, &dt, &b, &o);
@@ -294,7 +294,7 @@ static void qwen3_5_imports_as_its_catalog_entries(void **state)
     /* by hand at TP 1: 45 DeltaNet layers x (64 x 128 x 128 + 3 x (2 x 16 x 128 + 64 x 128))
      * = 45 x 1,085,440 elements, 4 bytes each = 195,379,200 B a sequence (97,689,600 at 16 bits) */
     {
-        const struct llmroof_dtypes dt16 = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+        const struct llmroof_dtypes dt16 = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
         const struct llmroof_model *q = model(&cat, "qwen3.5-397b-a17b");
         const struct llmroof_dtypes qdt = ckpt_dtypes(q, NULL, dt16, true);
         struct llmroof_mem_opts mo = memory_default_opts();
@@ -394,7 +394,7 @@ static void config_state_dtype_is_the_default(void **state)
                      LLMROOF_OK);
     assert_true(m.lin_state_dtype_set);
     assert_int_equal(m.lin_state_dtype, LLMROOF_FP32);
-    const struct llmroof_dtypes none = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes none = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_dtypes d = ckpt_dtypes(&m, NULL, none, false);
     assert_true(d.state_set);
     assert_int_equal(d.state, LLMROOF_FP32);
@@ -403,7 +403,7 @@ static void config_state_dtype_is_the_default(void **state)
     assert_rel_close(layers_state_elems_per_seq(&m), 14592.0, 0);
     assert_rel_close(layers_state_elems_per_seq(&m) * ops_state_bytes(&d), 58368.0, 0);
     assert_rel_close(layers_state_elems_per_seq(&m) * ops_state_bytes(&none), 29184.0, 0);
-    const struct llmroof_dtypes given = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, true, LLMROOF_BF16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes given = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, true, LLMROOF_BF16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     d = ckpt_dtypes(&m, NULL, given, false);
     assert_int_equal(d.state, LLMROOF_BF16); /* --state-dtype bf16 wins */
     /* an attention-only model: the field is ignored */
@@ -431,20 +431,57 @@ static void engine_state_dtype_default(void **state)
     assert_false(vl->ssm_state_fp32);
     struct llmroof_model m;
     import_ok("qwen3-next-80b-a3b.json", &m);
-    const struct llmroof_dtypes none = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes none = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_dtypes d = ckpt_dtypes(&m, sg, none, false);
     assert_true(d.state_set);
     assert_int_equal(d.state, LLMROOF_FP32);
     /* Qwen3-Next's 36 gated-DeltaNet layers of 32 x 128 x 128 = 524,288 state elements and a
-     * convolution tail of 3 x (2 x 16 x 128 + 32 x 128 = 8,192) = 24,576, 548,864 a layer:
-     * 19,759,104 a sequence, 79,036,416 B at fp32 (SGLang's own slot keeps the tail at bf16:
-     * 77,266,944 B, 2.3% less), 39,518,208 B at the 16 bits vLLM keeps */
+     * convolution window of 3 x (2 x 16 x 128 + 32 x 128 = 8,192) = 24,576, 548,864 a layer:
+     * 19,759,104 a sequence. SGLang keeps the SSM state at fp32 and the window at its bf16 conv
+     * dtype (mamba_utils.py Mamba2StateDType): 36 x 524,288 x 4 = 75,497,472 B + 36 x 24,576 x 2
+     * = 1,769,472 B = 77,266,944 B; the whole state at fp32, as counted before, was 79,036,416 B
+     * (2.3% more); 39,518,208 B at the 16 bits vLLM keeps */
+    assert_true(d.conv_state_bf16);
+    assert_rel_close(layers_conv_state_elems(&m), 24576.0, 0);
+    assert_rel_close(ops_conv_state_bytes(&d), 2.0, 0);
+    assert_rel_close(layers_state_elems_per_seq(&m) * ops_state_elem_bytes(&m, &d), 77266944.0, 1e-12);
     assert_rel_close(layers_state_elems_per_seq(&m) * ops_state_bytes(&d), 79036416.0, 0);
     assert_false(ckpt_dtypes(&m, vl, none, false).state_set);
-    assert_rel_close(layers_state_elems_per_seq(&m) * ops_state_bytes(&none), 39518208.0, 0);
-    /* --state-dtype bf16 wins over the engine's default */
-    const struct llmroof_dtypes given = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, true, LLMROOF_BF16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    assert_false(ckpt_dtypes(&m, vl, none, false).conv_state_bf16);
+    assert_rel_close(layers_state_elems_per_seq(&m) * ops_state_elem_bytes(&m, &none), 39518208.0, 1e-12);
+    /* --state-dtype bf16 wins over the engine's default for the SSM state; the window stays at the
+     * engine's conv dtype (SGLang's --mamba-ssm-dtype reaches the temporal state only) */
+    const struct llmroof_dtypes given = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, true, LLMROOF_BF16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     assert_int_equal(ckpt_dtypes(&m, sg, given, false).state, LLMROOF_BF16);
+    assert_true(ckpt_dtypes(&m, sg, given, false).conv_state_bf16);
+    /* so --state-dtype fp32 under SGLang is the engine's own default, window included (77,266,944
+     * B), where without an engine it widens the window too (79,036,416 B: vLLM's
+     * --mamba-cache-dtype float32 sets the conv and the SSM caches alike) */
+    const struct llmroof_dtypes wide = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, true, LLMROOF_FP32, false, LLMROOF_ACT_QUANT_SEPARATE, false };
+    const struct llmroof_dtypes wsg = ckpt_dtypes(&m, sg, wide, false), wno = ckpt_dtypes(&m, NULL, wide, false);
+    assert_rel_close(layers_state_elems_per_seq(&m) * ops_state_elem_bytes(&m, &wsg), 77266944.0, 1e-12);
+    assert_rel_close(layers_state_elems_per_seq(&m) * ops_state_elem_bytes(&m, &wno), 79036416.0, 1e-12);
+    /* the headers of estimate, memory and simulate say so (ckpt_state_desc); nothing at vLLM's
+     * default, where the state is the model's 16 bits */
+    char desc[64];
+    ckpt_state_desc(&m, &wsg, desc, sizeof desc);
+    assert_string_equal(desc, "fp32 state (conv window bf16)");
+    ckpt_state_desc(&m, &wno, desc, sizeof desc);
+    assert_string_equal(desc, "fp32 state");
+    const struct llmroof_dtypes vd = ckpt_dtypes(&m, vl, none, false);
+    ckpt_state_desc(&m, &vd, desc, sizeof desc);
+    assert_string_equal(desc, "");
+    /* and a decode step reads and writes that state once a sequence: the linear mixer's state
+     * traffic for 8 sequences at TP 1 is 2 x 8 x 548,864 elements, at SGLang's split 2 x 8 x
+     * (524,288 x 4 + 24,576 x 2) = 34,340,864 B against 35,127,296 B with the window at fp32 */
+    struct llmroof_shard sh;
+    assert_int_equal(ops_shard(&m, 1, &sh, NULL), LLMROOF_OK);
+    const struct llmroof_batch b = batch_decode(8, 1000);
+    struct llmroof_oplist o_sg, o_no;
+    ops_build(&m, &sh, &wsg, &b, &o_sg);
+    ops_build(&m, &sh, &wno, &b, &o_no);
+    assert_rel_close(o_no.op[LLMROOF_OP_LINEAR_MIX].bytes - o_sg.op[LLMROOF_OP_LINEAR_MIX].bytes,
+                     35127296.0 - 34340864.0, 1e-9);
     /* an attention-only model has no state to set */
     import_ok("olmo-2-7b.json", &m);
     assert_false(ckpt_dtypes(&m, sg, none, false).state_set);
@@ -460,7 +497,7 @@ static void hybrid_decode_is_flat_in_context_for_its_linear_layers(void **state)
     import_ok("qwen3-next-80b-a3b.json", &m);
     struct llmroof_shard sh;
     assert_int_equal(ops_shard(&m, 1, &sh, NULL), LLMROOF_OK);
-    const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_batch b1 = batch_decode(1, 1000), b2 = batch_decode(1, 101000);
     struct llmroof_oplist o1, o2;
     ops_build(&m, &sh, &dt, &b1, &o1);
@@ -493,7 +530,7 @@ static void dsa_decode_attention_stops_growing_past_top_k(void **state)
     assert_int_equal(m.dsa_top_k, 2048);
     struct llmroof_shard sh;
     assert_int_equal(ops_shard(&m, 8, &sh, NULL), LLMROOF_OK);
-    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_FP8, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_FP8, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_batch b0 = batch_decode(1, 1024), b1 = batch_decode(1, 4096), b2 = batch_decode(1, 100000);
     struct llmroof_oplist o0, o1, o2;
     ops_build(&m, &sh, &dt, &b0, &o0);
@@ -532,7 +569,7 @@ static void memory_counts_the_state_in_the_max_batch(void **state)
     load_shipped(&cat);
     struct llmroof_model m;
     import_ok("nemotron-nano-9b-v2.json", &m);
-    const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_mem_opts o = memory_default_opts();
     struct llmroof_memory mem;
     assert_int_equal(memory_eval(&m, gpu(&cat, "h100"), 1, &dt, 8192, &o, &mem, NULL), LLMROOF_OK);
@@ -542,7 +579,7 @@ static void memory_counts_the_state_in_the_max_batch(void **state)
     /* the state in fp32 (--state-dtype fp32, vLLM --mamba-cache-dtype float32): 36,384,768 x 4 B =
      * 145,539,072 B per sequence, the KV unchanged; max batch = capacity / (8192 x 16,384 +
      * 145,539,072): 58,130,486,272 / 279,756,800 = 207.8 -> 207 (324 at 16 bits, 2048 tokens) */
-    const struct llmroof_dtypes dt32 = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, true, LLMROOF_FP32, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes dt32 = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, true, LLMROOF_FP32, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_memory m32;
     assert_int_equal(memory_eval(&m, gpu(&cat, "h100"), 1, &dt32, 8192, &o, &m32, NULL), LLMROOF_OK);
     assert_rel_close(m32.state_bytes_per_seq, 145539072.0, 0);
@@ -561,7 +598,7 @@ static void memory_counts_the_state_in_the_max_batch(void **state)
     /* an fp8 KV cache halves the K/V, not the state (vLLM's mamba_cache_dtype "auto" is the model
      * dtype whatever --kv-cache-dtype says): 72,769,536 B of state beside 8192 x 8192 B of KV a
      * sequence; on one H100 57,336,819,098 / (67,108,864 + 72,769,536) = 409.9 -> 409 */
-    const struct llmroof_dtypes dt8 = { LLMROOF_BF16, LLMROOF_FP8, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes dt8 = { LLMROOF_BF16, LLMROOF_FP8, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_memory m8;
     assert_int_equal(memory_eval(&m, gpu(&cat, "h100"), 1, &dt8, 8192, &o, &m8, NULL), LLMROOF_OK);
     assert_rel_close(m8.state_bytes_per_seq, 72769536.0, 0);

@@ -56,7 +56,7 @@ static void all_to_all_bytes_are_tokens_topk_hidden_dtype(void **state)
     const struct llmroof_model *ds = model(&cat, "deepseek-v3");
     struct llmroof_shard sh;
     assert_int_equal(shard(ds, 1, 1, 8, true, &sh, NULL), 0);
-    struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_batch b = batch_decode(64, 1000);
     struct llmroof_oplist o;
     ops_build(ds, &sh, &dt, &b, &o);
@@ -88,7 +88,7 @@ static void attention_tp_ranks_split_their_replicas_moe_tokens(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     const struct llmroof_model *ds = model(&cat, "deepseek-v3");
-    struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_batch b = batch_decode(64, 1000);
     const int tps[] = { 1, 2, 4, 8 };
     for (size_t i = 0; i < sizeof tps / sizeof tps[0]; i++) {
@@ -116,7 +116,7 @@ static void two_batch_overlap_needs_two_micro_batches(void **state)
     load_shipped(&cat);
     const struct llmroof_model *ds = model(&cat, "deepseek-v3");
     struct llmroof_err err = { 0 };
-    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_layout lay = { 1, 1, 8, true, 1.0, true, 0, false, false };
     struct llmroof_shard sh;
     assert_int_equal(ops_shard_layout(ds, &lay, &sh, &err), 0);
@@ -141,7 +141,7 @@ static void mla_decode_runs_absorbed_over_the_latent(void **state)
     const struct llmroof_model *ds = model(&cat, "deepseek-v3");
     struct llmroof_shard sh;
     assert_int_equal(shard(ds, 8, 1, 1, false, &sh, NULL), 0);
-    struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_batch b = batch_decode(1, 4096);
     struct llmroof_oplist o;
     ops_build(ds, &sh, &dt, &b, &o);
@@ -166,7 +166,7 @@ static void mla_cache_does_not_shrink_with_tp(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     const struct llmroof_model *ds = model(&cat, "deepseek-v3");
-    struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_mem_opts o = memory_default_opts();
     struct llmroof_memory m1, m8;
     struct llmroof_err err = { 0 };
@@ -190,7 +190,7 @@ static void expert_parallel_weights_hold_a_share_of_the_experts(void **state)
     const struct llmroof_model *ds = model(&cat, "deepseek-v3");
     struct llmroof_shard sh;
     assert_int_equal(shard(ds, 1, 1, 8, true, &sh, NULL), 0);
-    struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     /* fp8, 1 byte: routed experts 58 * 32 * 44,040,192 = 81,738,596,352; the rest is replicated:
      * attention 11,413,547,008 + shared 58 * 44,040,192 = 2,554,331,136 + dense 3 * 396,361,728
      * = 1,189,085,184 + norms 61*2*7168 + 7168 = 881,664; in bf16, as the checkpoint ships them,
@@ -222,7 +222,7 @@ static void pipeline_decode_is_the_sum_of_stages_and_sends(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     const struct llmroof_gpu *g = gpu(&cat, "h200");
-    struct llmroof_setup s = { model(&cat, "llama-2-70b"), g, 4, { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE },
+    struct llmroof_setup s = { model(&cat, "llama-2-70b"), g, 4, { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false },
                                roofline_default_effs(g), { 0 } };
     struct llmroof_request r = { 8, 512, 64 };
     struct llmroof_estimate e1, e2;
@@ -257,7 +257,7 @@ static void pipeline_micro_batches_are_whole_and_the_fullest_stage_paces_them(vo
     struct llmroof_catalog cat;
     load_shipped(&cat);
     const struct llmroof_gpu *g = gpu(&cat, "a100-sxm4-80gb");
-    struct llmroof_setup s = { model(&cat, "llama-3.1-8b"), g, 1, { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE },
+    struct llmroof_setup s = { model(&cat, "llama-3.1-8b"), g, 1, { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false },
                                roofline_default_effs(g), { 0 } };
     s.layout.pp = 6;
     struct llmroof_request r = { 16, 512, 64 };
@@ -296,7 +296,7 @@ static void uneven_stages_pace_the_pipeline_by_their_weights(void **state)
     const struct llmroof_gpu *g = gpu(&cat, "h200");
     struct llmroof_setup s = { model(&cat, "llama-3.1-nemotron-ultra-253b"), g, 2,
                                { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false,
-                                 LLMROOF_ACT_QUANT_SEPARATE },
+                                 LLMROOF_ACT_QUANT_SEPARATE, false },
                                roofline_default_effs(g), { 0 } };
     s.layout.pp = 4;
     struct llmroof_layout lay = s.layout;
@@ -326,7 +326,7 @@ static void expert_parallel_over_the_tp_group_combines_by_all_reduce(void **stat
     struct llmroof_shard sh;
     assert_int_equal(shard(mx, 8, 1, 8, false, &sh, NULL), 0);
     assert_int_equal(sh.gpus, 8);
-    struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_batch b = batch_decode(16, 2048);
     struct llmroof_oplist o;
     ops_build(mx, &sh, &dt, &b, &o);
@@ -362,7 +362,7 @@ static void experts_split_by_width_under_dp_attention_see_every_replica_s_tokens
     assert_int_equal(ops_layout_stage_gpus(&l, 1), 8);
     assert_int_equal(ops_layout_attn_dp(&l, 1), 8);
 
-    struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_batch b = batch_decode(64, 1000); /* 8 sequences a replica */
     struct llmroof_oplist o;
     ops_build(v2, &sh, &dt, &b, &o);
@@ -476,7 +476,7 @@ static void windowed_layers_attend_to_the_window_only(void **state)
     const struct llmroof_model *g = model(&cat, "gpt-oss-120b");
     struct llmroof_shard sh;
     assert_int_equal(shard(g, 1, 1, 1, false, &sh, NULL), 0);
-    struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_batch b = batch_decode(4, 10000);
     struct llmroof_oplist o;
     ops_build(g, &sh, &dt, &b, &o);
@@ -506,7 +506,7 @@ static void sglang_splits_the_lm_head_over_the_replicas(void **state)
     load_shipped(&cat);
     const struct llmroof_model *ds = model(&cat, "deepseek-v3");
     const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false,
-                                       LLMROOF_ACT_QUANT_SEPARATE };
+                                       LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_layout l = { .tp = 1, .pp = 1, .ep = 8, .dp_attn = true, .lm_head_split = true };
     struct llmroof_shard split, own;
     assert_int_equal(ops_shard_layout(ds, &l, &split, NULL), 0);
@@ -559,7 +559,7 @@ static void drafters_beside_sglangs_split_head(void **state)
     load_shipped(&cat);
     const struct llmroof_model *m = model(&cat, "qwen3-30b-a3b");
     const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false,
-                                       LLMROOF_ACT_QUANT_SEPARATE };
+                                       LLMROOF_ACT_QUANT_SEPARATE, false };
     const struct llmroof_layout l = { .tp = 1, .pp = 1, .ep = 4, .dp_attn = true, .lm_head_split = true };
     struct llmroof_shard sh;
     assert_int_equal(ops_shard_layout(m, &l, &sh, NULL), 0);

@@ -20,7 +20,7 @@ static struct llmroof_mem_opts theoretical(void)
 static struct llmroof_memory eval(const struct llmroof_catalog *cat, const char *m, const char *g, int tp,
                                   enum llmroof_dtype w, enum llmroof_dtype kv, long ctx, struct llmroof_mem_opts o)
 {
-    struct llmroof_dtypes dt = { w, kv, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_dtypes dt = { w, kv, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_memory mem;
     struct llmroof_err err = { 0 };
     if (memory_eval(model(cat, m), gpu(cat, g), tp, &dt, ctx, &o, &mem, &err)) {
@@ -65,7 +65,7 @@ static void mem_util_is_a_share_of_the_memory_the_runtime_reports(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     struct llmroof_mem_opts o = memory_default_opts(); /* 0.90, 1 GiB reserve */
-    struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_gpu g = *gpu(&cat, "h100-sxm5-80gb");
     struct llmroof_memory a, b;
     struct llmroof_err err = { 0 };
@@ -97,7 +97,7 @@ static void a_free_memory_fraction_sizes_the_kv_from_what_is_left(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     struct llmroof_mem_opts o = memory_default_opts();
-    struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_memory a, b;
     struct llmroof_err err = { 0 };
     assert_int_equal(memory_eval(model(&cat, "llama-3.1-70b"), gpu(&cat, "h100-sxm5-80gb"), 1, &dt, 2048, &o, &a, &err), 0);
@@ -129,7 +129,7 @@ static void a_copied_kv_tensor_halves_the_pool(void **state)
     load_shipped(&cat);
     struct llmroof_mem_opts o = memory_default_opts();
     o.max_batched_tokens = 4096;
-    struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_memory a, b;
     struct llmroof_err err = { 0 };
     assert_int_equal(memory_eval(model(&cat, "llama-13b"), gpu(&cat, "a100-sxm4-40gb"), 1, &dt, 2048, &o, &a, &err), 0);
@@ -182,7 +182,7 @@ static void tp1_weights_are_all_parameters_at_the_weight_dtype(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     for (size_t i = 0; i < cat.n_models; i++) {
-        struct llmroof_dtypes dt = { LLMROOF_INT4, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, true, LLMROOF_ACT_QUANT_SEPARATE };
+        struct llmroof_dtypes dt = { LLMROOF_INT4, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, true, LLMROOF_ACT_QUANT_SEPARATE, false };
         struct llmroof_memory m;
         struct llmroof_err err = { 0 };
         struct llmroof_mem_opts o = theoretical();
@@ -205,7 +205,7 @@ static void quantized_weights_keep_the_embedding_and_head_16_bit(void **state)
     load_shipped(&cat);
     const struct llmroof_model *m = model(&cat, "llama-3-8b");
     assert_rel_close(arch_params(m).total, 8030261248.0, 0);
-    struct llmroof_dtypes dt = { LLMROOF_INT4, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_dtypes dt = { LLMROOF_INT4, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_memory mem;
     struct llmroof_err err = { 0 };
     struct llmroof_mem_opts o = theoretical();
@@ -220,7 +220,7 @@ static void quantized_weights_keep_the_embedding_and_head_16_bit(void **state)
     assert_int_equal(memory_eval(m, gpu(&cat, "h100"), 1, &dt, 1, &o, &mem, &err), 0);
     assert_rel_close(mem.weights_bytes_per_gpu, 16060522496.0, 1e-12);
     /* the command line takes the rule from the engine profile */
-    const struct llmroof_dtypes given = { LLMROOF_INT4, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes given = { LLMROOF_INT4, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     assert_false(ckpt_dtypes(m, shipped_engine(&cat, "vllm"), given, true).head_quantized);
     assert_false(ckpt_dtypes(m, NULL, given, true).head_quantized);
     assert_true(ckpt_dtypes(m, shipped_engine(&cat, "llama.cpp-2024-06"), given, true).head_quantized);
@@ -291,7 +291,7 @@ static void fp8_weights_compute_in_fp8_where_the_gpu_can(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct llmroof_dtypes d = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_dtypes d = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     const struct llmroof_model *l = model(&cat, "llama-3.1-8b"), *ds = model(&cat, "deepseek-v3");
     const struct llmroof_gpu *h100 = catalog_find_gpu(&cat, "h100-sxm5-80gb"), *a100 = catalog_find_gpu(&cat, "a100-sxm4-80gb");
     assert_non_null(h100);
@@ -317,7 +317,7 @@ static void checkpoint_dtype_is_the_default_and_names_itself(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    const struct llmroof_dtypes fp16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes fp16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     char buf[128];
     /* DeepSeek-V3: quantization_config fp8 -> fp8 weights by default */
     const struct llmroof_model *ds = model(&cat, "deepseek-v3");
@@ -367,7 +367,7 @@ static void a_smaller_weight_dtype_that_fits_is_suggested(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    const struct llmroof_dtypes fp16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes fp16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     const struct llmroof_layout lay = { 8, 1, 1, false, 1.0, false, 0, false, false };
     const struct llmroof_mem_opts o = memory_default_opts();
     enum llmroof_dtype out = LLMROOF_FP32;
@@ -392,7 +392,7 @@ static void dp_attention_sizes_the_workspace_per_replica(void **state)
     load_shipped(&cat);
     const struct llmroof_model *m = model(&cat, "deepseek-v3");
     const struct llmroof_gpu *g = gpu(&cat, "h100");
-    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_mem_opts o = memory_default_opts(), o1;
     o.max_batched_tokens = 262144;
     o.max_seqs = 256;
@@ -428,7 +428,7 @@ static void an_eagle_head_caches_a_full_layer_beside_windowed_layers(void **stat
     struct llmroof_err err = { 0 };
     assert_int_equal(ops_shard(model(&cat, "gpt-oss-120b"), 1, &sh, &err), 0);
     const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false,
-                                       LLMROOF_ACT_QUANT_SEPARATE };
+                                       LLMROOF_ACT_QUANT_SEPARATE, false };
     double head_bytes, head_kv;
     memory_head_drafter(model(&cat, "gpt-oss-120b"), &sh, &dt, &mem, 0, 0, true, &head_bytes, &head_kv);
     assert_rel_close(head_kv, 2048.0, 1e-12);
@@ -450,7 +450,7 @@ static void an_eagle_head_of_a_moe_target_holds_a_dense_mlp(void **state)
     struct llmroof_err err = { 0 };
     assert_int_equal(ops_shard(m, 1, &sh, &err), 0);
     const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false,
-                                       LLMROOF_ACT_QUANT_SEPARATE };
+                                       LLMROOF_ACT_QUANT_SEPARATE, false };
     double eagle_bytes, eagle_kv, mtp_bytes, mtp_kv;
     memory_head_drafter(m, &sh, &dt, &mem, 0, 0, true, &eagle_bytes, &eagle_kv);
     memory_head_drafter(m, &sh, &dt, &mem, 0, 0, false, &mtp_bytes, &mtp_kv);
@@ -478,7 +478,7 @@ static void speculation_keeps_a_recurrent_state_per_draft_position(void **state)
     const struct llmroof_model *m = model(&cat, "qwen3-next-80b-a3b");
     const struct llmroof_layout lay = { .tp = 4, .pp = 1, .ep = 1 };
     const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false,
-                                       LLMROOF_ACT_QUANT_SEPARATE };
+                                       LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_mem_opts o = theoretical();
     o.block_size = 16;
     struct llmroof_memory one, four;
@@ -516,7 +516,7 @@ static void a_split_lm_head_buffers_every_replicas_logits(void **state)
     load_shipped(&cat);
     const struct llmroof_model *m = model(&cat, "deepseek-v3");
     const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false,
-                                       LLMROOF_ACT_QUANT_SEPARATE };
+                                       LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_layout lay = { .tp = 1, .pp = 1, .ep = 8, .dp_attn = true };
     struct llmroof_mem_opts o = memory_default_opts();
     o.max_seqs = 256;
@@ -532,7 +532,7 @@ static void a_split_lm_head_buffers_every_replicas_logits(void **state)
 /* The draft-head tests' setting: fp16 throughout, on H200s at 2,048 tokens, the theoretical
  * options; model `id` at TP tp x PP pp, its shard and memory. */
 static const struct llmroof_dtypes head_test_dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16,
-                                                    false, LLMROOF_ACT_QUANT_SEPARATE };
+                                                    false, LLMROOF_ACT_QUANT_SEPARATE, false };
 
 static const struct llmroof_model *head_test_memory(struct llmroof_catalog *cat, const char *id, int tp, int pp,
                                                     struct llmroof_shard *sh, struct llmroof_memory *mem)
@@ -591,7 +591,7 @@ static void the_tightest_pipeline_stage_sets_the_kv_blocks(void **state)
     load_shipped(&cat);
     const struct llmroof_layout lay = { .tp = 8, .pp = 2, .ep = 1 };
     const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false,
-                                       LLMROOF_ACT_QUANT_SEPARATE };
+                                       LLMROOF_ACT_QUANT_SEPARATE, false };
     const struct llmroof_mem_opts o = theoretical();
     struct llmroof_memory mem;
     struct llmroof_err err = { 0 };
@@ -632,7 +632,7 @@ static void a_rank_sizes_its_workspace_from_its_whole_share(void **state)
     load_shipped(&cat);
     const struct llmroof_model *m = model(&cat, "deepseek-v3");
     const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false,
-                                       LLMROOF_ACT_QUANT_SEPARATE };
+                                       LLMROOF_ACT_QUANT_SEPARATE, false };
     const struct llmroof_layout lay = { .tp = 1, .pp = 1, .ep = 8, .dp_attn = true };
     struct llmroof_mem_opts o = memory_default_opts();
     o.max_batched_tokens = 2000;
@@ -705,7 +705,7 @@ static void a_draft_config_sizes_the_heads_memory_on_an_mla_target(void **state)
     struct llmroof_shard sh;
     struct llmroof_memory mem;
     const struct llmroof_model *m = head_test_memory(&cat, "deepseek-v3", 8, 1, &sh, &mem);
-    const struct llmroof_draft_head own = { 56, 8, 128, 40960, 32000, true, false, true };
+    const struct llmroof_draft_head own = { 56, 8, 128, 40960, 32000, true, false, true, true, LLMROOF_FP16 };
     double plain, plain_kv, with, with_kv;
     memory_head_drafter(m, &sh, &dt, &mem, 0, 32000, true, &plain, &plain_kv);
     memory_head_drafter_own(m, &sh, &dt, &mem, 0, 32000, true, &own, &with, &with_kv);
@@ -722,9 +722,93 @@ static void a_draft_config_sizes_the_heads_memory_on_an_mla_target(void **state)
     catalog_free(&cat);
 }
 
+/* A head trained and shipped apart from its target holds its own 16 bits whatever the target's
+ * checkpoint: DeepSeek-V3 served at its fp8 checkpoint, TP 8, the SpecForge head above (torch_dtype
+ * float16). Its weights on a GPU at 2 B:
+ *   attention 14,694,400 weights = 29,388,800 B; MLP 3 x 7,168 x 40,960 / 8 = 110,100,480 weights =
+ *   220,200,960 B; EAGLE-3's second h into q/k/v 7,168 x 9 x 128 = 8,257,536 weights = 16,515,072 B;
+ *   its fusing projection's third h 7,168 x 7,168 = 51,380,224 weights = 102,760,448 B; its own LM
+ *   head 7,168 x 32,000 / 8 = 28,672,000 weights = 57,344,000 B; and the mean layer's share of the
+ *   embedding, LM head and final norm, (2 x 16,160 x 7,168 + 7,168) x 2 / 61 = 7,595,964.85 B:
+ *   433,805,244.85 B, as at an fp16 target. At the checkpoint's 1 byte (the LM heads and the
+ *   embedding bf16, the final norm 1 byte: 7,595,847.34 B) the same parts had given 249,372,487.34 B,
+ *   0.575 of it. An MTP module ships inside the checkpoint: the target's weights over its 61 layers,
+ *   fp8 as they are. One Medusa head: 7,168^2 x 2 + 7,168 x 16,160 x 2 = 334,430,208 B (its h x h
+ *   block had been 1 byte: 283,049,984 B). */
+static void a_draft_heads_weights_are_its_own_16_bits_on_an_fp8_target(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_shard sh;
+    struct llmroof_memory m16, m8;
+    const struct llmroof_model *m = head_test_memory(&cat, "deepseek-v3", 8, 1, &sh, &m16);
+    const struct llmroof_dtypes d16 = head_test_dt, d8 = ckpt_dtypes(m, NULL, head_test_dt, false);
+    assert_int_equal(d8.weight, LLMROOF_FP8); /* the checkpoint's */
+    const struct llmroof_layout lay = { .tp = 8, .pp = 1, .ep = 1 };
+    const struct llmroof_mem_opts o = theoretical();
+    struct llmroof_err err = { 0 };
+    assert_int_equal(memory_eval_layout(m, gpu(&cat, "h200"), &lay, &d8, 2048, &o, &m8, &err), 0);
+    const struct llmroof_draft_head own = { 56, 8, 128, 40960, 32000, true, false, true, true, LLMROOF_FP16 };
+    double at8, at16, kv8, kv16;
+    memory_head_drafter_own(m, &sh, &d8, &m8, 0, 32000, true, &own, &at8, &kv8);
+    memory_head_drafter_own(m, &sh, &d16, &m16, 0, 32000, true, &own, &at16, &kv16);
+    const double parts = 29388800.0 + 220200960.0 + 16515072.0 + 102760448.0 + 57344000.0 +
+                         (2.0 * 16160.0 * 7168.0 + 7168.0) * 2.0 / 61.0;
+    assert_rel_close(at8, parts, 1e-12);
+    assert_rel_close(at16, parts, 1e-12);
+    assert_rel_close(kv8, 512.0, 1e-12); /* the cache keeps the KV dtype: fp16 here */
+    /* without a config alike: the same bytes at either target dtype */
+    memory_head_drafter(m, &sh, &d8, &m8, 0, 32000, true, &at8, &kv8);
+    memory_head_drafter(m, &sh, &d16, &m16, 0, 32000, true, &at16, &kv16);
+    assert_rel_close(at8, at16, 1e-12);
+    /* an MTP module: the fp8 target's own layer */
+    memory_head_drafter(m, &sh, &d8, &m8, 0, 0, false, &at8, &kv8);
+    assert_rel_close(at8, m8.weights_bytes_per_gpu / 61.0, 1e-12);
+    assert_true(at8 < 0.6 * m16.weights_bytes_per_gpu / 61.0);
+    /* one Medusa head */
+    memory_head_drafter(m, &sh, &d8, &m8, 1, 0, false, &at8, &kv8);
+    assert_rel_close(at8, 334430208.0, 1e-12);
+    assert_rel_close(kv8, 0.0, 0);
+    catalog_free(&cat);
+}
+
+/* A draft model (--spec draft:MODEL) runs at its own checkpoint's weights, not its target's: beside
+ * Llama-3.1-70B at fp8 (--weight-dtype fp8, or a block-fp8 target's checkpoint) Llama-3.2-1B is
+ * 16-bit, DeepSeek-V3 as a draft its fp8 checkpoint and gpt-oss-120b its bf16 (MXFP4 experts apart);
+ * the KV dtype stays the target's. Llama-3.2-1B at TP 4, 16 layers of q/o 2,048 x 512 and k/v 2,048
+ * x 128 a rank (32 / 8 heads of 64 over 4), MLP 3 x 2,048 x 2,048, two norms of 2,048, plus its tied
+ * embedding's 32,064 rows a rank (the LM head is the same matrix) and the final norm: 16 x (2 x
+ * 1,048,576 + 2 x 262,144 + 12,582,912 + 4,096) + 32,064 x 2,048 + 2,048 = 309,004,288 weights,
+ * 618,008,576 B at 2 B, where the target's fp8 had counted its layers at 1 byte. */
+static void a_draft_model_runs_at_its_own_checkpoints_dtype(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_dtypes fp8 = head_test_dt;
+    fp8.weight = LLMROOF_FP8;
+    fp8.kv = LLMROOF_FP8;
+    const struct llmroof_model *small = model(&cat, "llama-3.2-1b");
+    const struct llmroof_dtypes d = ckpt_draft_dtypes(small, &fp8);
+    assert_int_equal(d.weight, LLMROOF_FP16);
+    assert_int_equal(d.kv, LLMROOF_FP8);
+    assert_rel_close(d.weight_bits, 0.0, 0);
+    assert_int_equal(ckpt_draft_dtypes(model(&cat, "deepseek-v3"), &head_test_dt).weight, LLMROOF_FP8);
+    assert_int_equal(ckpt_draft_dtypes(model(&cat, "gpt-oss-120b"), &fp8).weight, LLMROOF_BF16);
+    struct llmroof_memory mem;
+    struct llmroof_err err = { 0 };
+    const struct llmroof_mem_opts o = theoretical();
+    assert_int_equal(memory_eval(small, gpu(&cat, "h100"), 4, &d, 2048, &o, &mem, &err), 0);
+    assert_rel_close(mem.weights_bytes_per_gpu, 618008576.0, 1e-12);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_draft_model_runs_at_its_own_checkpoints_dtype),
+        cmocka_unit_test(a_draft_heads_weights_are_its_own_16_bits_on_an_fp8_target),
         cmocka_unit_test(a_draft_config_sizes_the_heads_memory_on_an_mla_target),
         cmocka_unit_test(checkpoint_dtype_is_the_default_and_names_itself),
         cmocka_unit_test(fp8_weights_compute_in_fp8_where_the_gpu_can),

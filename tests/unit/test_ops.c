@@ -5,7 +5,7 @@
 
 #include "model/ops.h"
 
-static const struct llmroof_dtypes FP16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+static const struct llmroof_dtypes FP16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
 
 static void build(const struct llmroof_model *m, int tp, struct llmroof_batch b, struct llmroof_oplist *o)
 {
@@ -154,7 +154,7 @@ static void mla_mixed_step_runs_decodes_absorbed_and_the_chunk_decompressed(void
     struct llmroof_shard sh;
     struct llmroof_err err = { 0 };
     assert_int_equal(ops_shard(ds, 8, &sh, &err), 0);
-    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_batch b = { 0 };
     for (int i = 0; i < 64; i++)
         batch_add(&b, 1, 4095, &sh.few);
@@ -213,7 +213,7 @@ static void mla_runs_absorbed_up_to_its_break_even(void **state)
     struct llmroof_shard sh;
     struct llmroof_err err = { 0 };
     assert_int_equal(ops_shard(ds, 8, &sh, &err), 0);
-    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     assert_rel_close(sh.few.per_past, 512.0 * 256.0 / 768.0, 1e-15);
     assert_true(sh.few.max_new == 1.0 && sh.few.per_new == 0.0 && sh.few.ramp == 0.0);
     /* models without MLA's choice keep 16 new tokens (DSA runs every sequence absorbed anyway) */
@@ -274,7 +274,7 @@ static void all_to_all_moves_fp8_out_and_bf16_back_scaled_by_the_imbalance(void 
     load_shipped(&cat);
     const struct llmroof_model *ds = model(&cat, "deepseek-v3");
     struct llmroof_err err = { 0 };
-    const struct llmroof_dtypes fp8 = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_FP8, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes fp8 = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_FP8, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_layout lay = { 1, 1, 8, true, 1.0, false, 0, false, false };
     struct llmroof_shard sh;
     assert_int_equal(ops_shard_layout(ds, &lay, &sh, &err), 0);
@@ -534,7 +534,7 @@ static void w8a8_quantizes_each_gemm_input_where_the_engine_does(void **state)
     assert_int_equal(ops_shard(m, 1, &sh, &err), 0);
     const struct llmroof_batch b = batch_decode(8, 1000);
     struct llmroof_dtypes sep = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP8, 0, false, LLMROOF_FP16, false,
-                                  LLMROOF_ACT_QUANT_SEPARATE };
+                                  LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_dtypes na = sep, fu = sep, w8a16 = sep;
     na.act_quant = LLMROOF_ACT_QUANT_NORM_ACT;
     fu.act_quant = LLMROOF_ACT_QUANT_FUSED;
@@ -607,8 +607,8 @@ static void deepseek_layer_counts_latent_norms_shared_experts_and_fp8_group_quan
 
     /* the checkpoint's fp8 weights (block scales) against fp8 at the same bytes without them
      * (--weight-bits 8: per-tensor, no group quantization) */
-    const struct llmroof_dtypes fp8blk = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
-    const struct llmroof_dtypes fp8pt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 8.0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes fp8blk = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
+    const struct llmroof_dtypes fp8pt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 8.0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     ops_build(ds, &sh, &fp8blk, &b, &blk);
     ops_build(ds, &sh, &fp8pt, &b, &pt);
     assert_rel_close(pt.op[LLMROOF_OP_QKV_PROJ].kernels, 5.0, 0);
@@ -721,7 +721,7 @@ static void block_fp8_checkpoint_keeps_its_head_and_routers_bf16(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     const struct llmroof_model *ds = model(&cat, "deepseek-v3");
-    const struct llmroof_dtypes fp8blk = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes fp8blk = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_shard sh;
     struct llmroof_err err = { 0 };
     assert_int_equal(ops_shard(ds, 8, &sh, &err), 0);
@@ -734,7 +734,7 @@ static void block_fp8_checkpoint_keeps_its_head_and_routers_bf16(void **state)
     assert_rel_close(ops_unquantized_bytes(ds, &fp8blk, true), 2.0, 0);
     /* --weight-bits 8 (per-tensor fp8 of a 16-bit checkpoint) keeps the head 16-bit as vLLM's
      * --quantization fp8 does, unless the engine quantizes every matrix (quantized_head) */
-    struct llmroof_dtypes fp8pt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 8.0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_dtypes fp8pt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 8.0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     assert_rel_close(ops_unquantized_bytes(ds, &fp8pt, true), 2.0, 0);
     fp8pt.head_quantized = true;
     assert_rel_close(ops_unquantized_bytes(ds, &fp8pt, true), 1.0, 0);
@@ -752,7 +752,7 @@ static void quantized_weights_read_a_16_bit_head_and_router(void **state)
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct llmroof_dtypes i4 = { LLMROOF_INT4, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_dtypes i4 = { LLMROOF_INT4, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_shard sh;
     struct llmroof_err err = { 0 };
     const struct llmroof_model *l3 = model(&cat, "llama-3-8b");
@@ -821,7 +821,7 @@ static void a_draft_config_shapes_the_head_layer_of_an_mla_target(void **state)
     struct llmroof_shard sh;
     struct llmroof_err err = { 0 };
     assert_int_equal(ops_shard(m, 8, &sh, &err), 0);
-    const struct llmroof_draft_head own = { 56, 8, 128, 40960, 32000, true, false, true };
+    const struct llmroof_draft_head own = { 56, 8, 128, 40960, 32000, true, false, true, true, LLMROOF_FP16 };
     const struct ops_head later = ops_head_shape_own(m, &own, 32000, false, true);
     assert_rel_close(later.mlp_width, 40960.0, 0); /* the config's, not (8 + 1) x 2,048 */
     struct llmroof_oplist o;
@@ -864,7 +864,7 @@ static void a_draft_config_of_the_targets_own_shape_changes_nothing(void **state
     struct llmroof_catalog cat;
     load_shipped(&cat);
     const struct llmroof_model *m = model(&cat, "llama-3.1-8b");
-    const struct llmroof_draft_head own = { 32, 8, 128, 14336, 32000, true, false, true };
+    const struct llmroof_draft_head own = { 32, 8, 128, 14336, 32000, true, false, true, true, LLMROOF_FP16 };
     for (int tp = 1; tp <= 2; tp++) {
         struct llmroof_shard sh;
         struct llmroof_err err = { 0 };
@@ -893,9 +893,102 @@ static void a_draft_config_of_the_targets_own_shape_changes_nothing(void **state
     catalog_free(&cat);
 }
 
+/* A head apart from its target (EAGLE-3 here) runs its own 16 bits on an fp8 checkpoint: the same
+ * DeepSeek-V3 head at TP 8 on the block-fp8 checkpoint (weights fp8, activations and cache fp16)
+ * reads its MLP at 3 x 7,168 x 40,960 / 8 x 2 = 220,200,960 B, not the checkpoint's 1 byte's
+ * 110,100,480, and its q/k/v (both h of inputs) at 7,168 x 1,152 x 2 x 2 = 33,030,144 B, not
+ * 16,515,072; none of its GEMMs on the block-fp8 path (no W8A8, no per-token-group quantization
+ * kernels): every operator as at an fp16 target. An MTP module keeps the checkpoint's fp8 and its
+ * block-fp8 GEMMs. With 8-bit activations (W8A8 per-tensor) the head computes at 16 bits. */
+/* A shipped catalog's model `id` and its shard at TP `tp`: the drafters' tests below. */
+static const struct llmroof_model *sharded(struct llmroof_catalog *cat, const char *id, int tp, struct llmroof_shard *sh)
+{
+    load_shipped(cat);
+    const struct llmroof_model *m = model(cat, id);
+    struct llmroof_err err = { 0 };
+    assert_int_equal(ops_shard(m, tp, sh, &err), 0);
+    return m;
+}
+
+static void a_head_apart_runs_its_own_16_bits_on_an_fp8_checkpoint(void **state)
+{
+    struct llmroof_catalog cat;
+    struct llmroof_shard sh;
+    const struct llmroof_model *m = sharded(&cat, "deepseek-v3", 8, &sh);
+    struct llmroof_dtypes d8 = FP16;
+    d8.weight = LLMROOF_FP8; /* the checkpoint's (ckpt_weight_dtype) */
+    const struct llmroof_draft_head own = { 56, 8, 128, 40960, 32000, true, false, true, true, LLMROOF_FP16 };
+    const struct ops_head later = ops_head_shape_own(m, &own, 32000, false, true);
+    assert_true(later.apart);
+    const struct llmroof_batch b = batch_decode(1, 1024);
+    struct llmroof_oplist o8, o16;
+    ops_build_draft(m, &sh, &d8, &b, 0, &later, &o8);
+    ops_build_draft(m, &sh, &FP16, &b, 0, &later, &o16);
+    assert_rel_close(o8.op[LLMROOF_OP_DENSE_FFN].count * o8.op[LLMROOF_OP_DENSE_FFN].wbytes, 220200960.0, 1e-12);
+    assert_rel_close(o8.op[LLMROOF_OP_QKV_PROJ].count * o8.op[LLMROOF_OP_QKV_PROJ].wbytes, 33030144.0, 1e-12);
+    assert_int_equal(o8.block_fp8_ops, 0u);
+    assert_int_equal(o8.lowp_ops, 0u);
+    for (int k = 0; k < LLMROOF_OP_COUNT; k++) {
+        assert_rel_close(o8.op[k].flops, o16.op[k].flops, 1e-12);
+        assert_rel_close(o8.op[k].bytes, o16.op[k].bytes, 1e-12);
+        assert_rel_close(o8.op[k].kernels, o16.op[k].kernels, 1e-12);
+    }
+    assert_int_equal(ops_draft_act(&d8, 0, &later), LLMROOF_FP16);
+    /* the head's dtypes: its config's 16 bits, unquantized, whatever the target's weights */
+    const struct llmroof_dtypes h = ops_head_dtypes(&d8, &own);
+    assert_int_equal(h.weight, LLMROOF_FP16);
+    assert_rel_close(h.weight_bits, 0.0, 0);
+    struct llmroof_dtypes w8a8 = d8;
+    w8a8.act = LLMROOF_FP8;
+    w8a8.weight_bits = 8.0;
+    const struct llmroof_dtypes hw = ops_head_dtypes(&w8a8, NULL);
+    assert_int_equal(hw.weight, LLMROOF_BF16); /* no config, 8-bit activations: bf16 */
+    assert_int_equal(hw.act, LLMROOF_BF16);
+    assert_rel_close(hw.weight_bits, 0.0, 0);
+    assert_int_equal(ops_draft_act(&w8a8, 0, NULL), LLMROOF_BF16);
+    /* an MTP module: the target's fp8 layer on its block-fp8 path */
+    const struct ops_head mtp = ops_head_shape(m, 0, true, false);
+    assert_false(mtp.apart);
+    struct llmroof_oplist om8, om16;
+    ops_build_draft(m, &sh, &d8, &b, 0, &mtp, &om8);
+    ops_build_draft(m, &sh, &FP16, &b, 0, &mtp, &om16);
+    assert_true(om8.block_fp8_ops != 0u);
+    assert_true(om8.op[LLMROOF_OP_FFN].bytes < 0.6 * om16.op[LLMROOF_OP_FFN].bytes);
+    assert_int_equal(ops_draft_act(&w8a8, 0, &mtp), LLMROOF_FP8);
+    catalog_free(&cat);
+}
+
+/* An EAGLE-1/2 head reads its target's own LM head at the target's bytes: Llama-3.1-8B as a 4-bit
+ * GGUF under an engine whose formats quantize the head (quantized_head), TP 1, one sequence: the
+ * head's layer at 16 bits, the LM head's 4,096 x 128,256 rows at 0.5 B = 262,668,288 B where at 16
+ * bits they are 1,050,673,152 (EAGLE-3's own head stays 16-bit). */
+static void an_eagle_head_reads_the_targets_lm_head_at_its_bytes(void **state)
+{
+    struct llmroof_catalog cat;
+    struct llmroof_shard sh;
+    const struct llmroof_model *m = sharded(&cat, "llama-3.1-8b", 1, &sh);
+    struct llmroof_dtypes q4 = FP16;
+    q4.weight = LLMROOF_INT4;
+    q4.head_quantized = true;
+    const struct llmroof_batch b = batch_decode(1, 1024);
+    const struct ops_head e1 = ops_head_shape(m, 0, true, true), e3 = ops_head_shape(m, 32000, false, true);
+    struct llmroof_oplist o4, o16;
+    ops_build_draft(m, &sh, &q4, &b, 0, &e1, &o4);
+    ops_build_draft(m, &sh, &FP16, &b, 0, &e1, &o16);
+    assert_rel_close(o16.op[LLMROOF_OP_LM_HEAD].bytes - o4.op[LLMROOF_OP_LM_HEAD].bytes,
+                     1050673152.0 - 262668288.0, 1e-12);
+    assert_rel_close(o4.op[LLMROOF_OP_FFN].bytes, o16.op[LLMROOF_OP_FFN].bytes, 1e-12); /* the layer's 16 bits */
+    ops_build_draft(m, &sh, &q4, &b, 0, &e3, &o4);
+    ops_build_draft(m, &sh, &FP16, &b, 0, &e3, &o16);
+    assert_rel_close(o4.op[LLMROOF_OP_LM_HEAD].bytes, o16.op[LLMROOF_OP_LM_HEAD].bytes, 1e-12);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_head_apart_runs_its_own_16_bits_on_an_fp8_checkpoint),
+        cmocka_unit_test(an_eagle_head_reads_the_targets_lm_head_at_its_bytes),
         cmocka_unit_test(a_draft_config_shapes_the_head_layer_of_an_mla_target),
         cmocka_unit_test(a_draft_config_of_the_targets_own_shape_changes_nothing),
         cmocka_unit_test(all_to_all_moves_fp8_out_and_bf16_back_scaled_by_the_imbalance),

@@ -20,7 +20,7 @@ static void base(struct plan_input *in, const struct llmroof_catalog *cat, const
     in->tpot_slo_s = 0.1;
     in->percentile = 90;
     in->gpus_per_node = 8;
-    in->dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    in->dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
 }
 
 static struct plan_result res, res2;
@@ -921,7 +921,7 @@ static void fast_steps_carry_the_engines_cpu_and_kv_copy(void **state)
     load_shipped(&cat);
     const struct llmroof_gpu *g = gpu(&cat, "a100-sxm4-80gb");
     struct llmroof_setup s = { model(&cat, "llama-2-7b"), g, 1,
-                               { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE },
+                               { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false },
                                roofline_default_effs(g), { 0 } };
     struct llmroof_shard sh;
     ops_shard(s.model, 1, &sh, NULL);
@@ -951,7 +951,7 @@ static void fast_steps_charge_the_busiest_replicas_cpu(void **state)
     load_shipped(&cat);
     const struct llmroof_gpu *g = gpu(&cat, "h200");
     struct llmroof_setup s = { model(&cat, "deepseek-v3"), g, 1,
-                               { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE },
+                               { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false },
                                roofline_default_effs(g), { 0 } };
     s.layout.tp = 1;
     s.layout.ep = 8;
@@ -985,7 +985,7 @@ static void fast_steps_settle_with_their_prompts(void **state)
     load_shipped(&cat);
     const struct llmroof_gpu *g = gpu(&cat, "a100-sxm4-80gb");
     const struct llmroof_setup s = { model(&cat, "llama-2-7b"), g, 1,
-                                     { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE },
+                                     { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false },
                                      roofline_default_effs(g), { 0 } };
     struct llmroof_shard sh;
     ops_shard(s.model, 1, &sh, NULL);
@@ -1034,7 +1034,7 @@ static void prefill_first_prompts_chain_their_own_iterations(void **state)
     load_shipped(&cat);
     const struct llmroof_gpu *g = gpu(&cat, "a100-sxm4-80gb");
     const struct llmroof_setup s = { model(&cat, "llama-2-7b"), g, 1,
-                                     { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE },
+                                     { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false },
                                      roofline_default_effs(g), { 0 } };
     struct llmroof_shard sh;
     ops_shard(s.model, 1, &sh, NULL);

@@ -19,7 +19,7 @@ static void build_default(const struct llmroof_catalog *cat, const char *m, cons
     for (int i = 0; i < nt; i++)
         in.tps[in.ntps++] = tps[i];
     in.req = (struct llmroof_request){ 16, 512, 1536 };
-    in.dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    in.dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     in.mem = memory_default_opts();
     struct llmroof_err err = { 0 };
     if (report_build(&in, &rep, &err)) {
@@ -67,7 +67,7 @@ static void layout_rows_equal_estimate_and_count_the_layout_gpus(void **state)
         for (int i = 0; i < 4; i++)
             in.tps[in.ntps++] = tps[i];
         in.req = (struct llmroof_request){ 16, 512, 256 };
-        in.dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+        in.dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
         in.mem = memory_default_opts();
         in.layout = (struct llmroof_layout){ 0, lays[k].pp, lays[k].ep, lays[k].dp, 1.0, false, 0, false, false };
         struct llmroof_err err = { 0 };
@@ -117,7 +117,7 @@ static void ep_report_files_all_to_all_apart_and_compares_no_equal_gpu_rows(void
     in.tps[in.ntps++] = 2;
     in.tps[in.ntps++] = 4;
     in.req = (struct llmroof_request){ 32, 1024, 256 };
-    in.dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    in.dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     in.mem = memory_default_opts();
     in.layout = (struct llmroof_layout){ 0, 1, 8, true, 1.0, false, 0, false, false };
     struct llmroof_err err = { 0 };
@@ -202,7 +202,7 @@ static void invalid_configurations_stay_in_the_table(void **state)
     in.gpus[in.ngpus++] = gpu(&cat, "v100");
     in.tps[in.ntps++] = 1;
     in.req = (struct llmroof_request){ 1, 10, 10 };
-    in.dt = (struct llmroof_dtypes){ LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    in.dt = (struct llmroof_dtypes){ LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     in.mem = memory_default_opts();
     struct llmroof_err err = { 0 };
     assert_int_equal(report_build(&in, &rep, &err), 0);

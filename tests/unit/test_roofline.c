@@ -144,7 +144,7 @@ static void short_k_gemms_run_below_the_catalog_rate(void **state)
     const enum llmroof_dtype acts[2] = { LLMROOF_BF16, LLMROOF_FP8 };
     const double o_scale[2] = { 1.105982, 1.296964 };
     for (int i = 0; i < 2; i++) {
-        const struct llmroof_dtypes dt = { acts[i], LLMROOF_BF16, acts[i], 0, false, LLMROOF_BF16, false, LLMROOF_ACT_QUANT_SEPARATE };
+        const struct llmroof_dtypes dt = { acts[i], LLMROOF_BF16, acts[i], 0, false, LLMROOF_BF16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
         struct llmroof_oplist ops;
         ops_build(m, &sh, &dt, &b, &ops);
         /* 2048 tokens x 8192 outputs */
@@ -183,7 +183,7 @@ static void same_silicon_gives_the_same_step_time_at_tp_1(void **state)
     struct llmroof_err err = { 0 };
     const struct llmroof_model *m = model(&cat, "llama-3.1-8b");
     assert_int_equal(ops_shard(m, 1, &sh, &err), 0);
-    const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     const char *pairs[][2] = { { "h100", "h800" }, { "a100-sxm4-80gb", "a800" } };
     for (int i = 0; i < 2; i++) {
         const struct llmroof_gpu *a = gpu(&cat, pairs[i][0]), *b = gpu(&cat, pairs[i][1]);
@@ -328,7 +328,7 @@ static void masked_terms_are_the_whole_steps(void **state)
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     const char *gpus[] = { "h100-sxm5-80gb", "a100-sxm4-80gb" };
     int checked = 0;
     for (size_t gi = 0; gi < 2; gi++) {
@@ -551,7 +551,7 @@ static void fp8_attention_needs_an_fp8_kv_cache(void **state)
     double attn_c[2], qkv_c[2];
     for (int i = 0; i < 2; i++) {
         const struct llmroof_dtypes dt = { LLMROOF_FP8, i ? LLMROOF_FP8 : LLMROOF_FP16, LLMROOF_FP8, 0, false,
-                                           LLMROOF_FP16, false, LLMROOF_ACT_QUANT_FUSED };
+                                           LLMROOF_FP16, false, LLMROOF_ACT_QUANT_FUSED, false };
         struct llmroof_oplist ops;
         ops_build(m, &sh, &dt, &b, &ops);
         assert_int_equal(ops.kv_8bit, i == 1);
@@ -576,7 +576,7 @@ static void nvfp4_checkpoint_runs_its_mlps_at_fp4_and_attention_at_bf16(void **s
     struct llmroof_catalog cat;
     load_shipped(&cat);
     const struct llmroof_model *m = model(&cat, "deepseek-r1-0528-nvfp4");
-    const struct llmroof_dtypes fp16 = { LLMROOF_FP16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes fp16 = { LLMROOF_FP16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     const struct llmroof_dtypes dt = ckpt_dtypes(m, NULL, fp16, false);
     assert_int_equal(dt.weight, LLMROOF_BF16); /* the excluded matrices' dtype */
     struct llmroof_shard sh;
@@ -664,7 +664,7 @@ static void block_fp8_checkpoint_runs_its_gemms_and_dispatch_at_fp8_where_the_gp
     struct llmroof_catalog cat;
     load_shipped(&cat);
     const struct llmroof_model *m = model(&cat, "deepseek-v3");
-    const struct llmroof_dtypes fp16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes fp16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     const struct llmroof_dtypes dt = ckpt_dtypes(m, NULL, fp16, false);
     assert_int_equal(dt.weight, LLMROOF_FP8);
     assert_int_equal(dt.act, LLMROOF_FP16);

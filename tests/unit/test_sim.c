@@ -10,7 +10,7 @@ static struct sim_config config(const struct llmroof_catalog *cat, const char *m
 {
     struct sim_config c;
     sim_default_config(&c);
-    c.setup = (struct llmroof_setup){ model(cat, m), gpu(cat, g), tp, { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE },
+    c.setup = (struct llmroof_setup){ model(cat, m), gpu(cat, g), tp, { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false },
                                       roofline_default_effs(gpu(cat, g)) , { 0 } };
     c.workload = w;
     return c;
@@ -2353,7 +2353,7 @@ static void a_scheduler_drives_its_replicas_gpus(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     struct llmroof_setup s = { model(&cat, "deepseek-v3"), gpu(&cat, "h200"), 1,
-                               { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE },
+                               { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false },
                                roofline_default_effs(gpu(&cat, "h200")), { 0 } };
     s.layout = (struct llmroof_layout){ .tp = 1, .pp = 1, .ep = 8, .dp_attn = true };
     assert_int_equal(sim_setup_gpus(&s), 8);
@@ -4208,11 +4208,11 @@ static void a_decode_step_retimed_at_another_context_is_exact(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct llmroof_setup s = { model(&cat, cases[i].m), gpu(&cat, cases[i].g), cases[i].tp,
-                                   { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE },
+                                   { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false },
                                    roofline_default_effs(gpu(&cat, cases[i].g)), { 0 } };
         if (cases[i].w8a8)
             s.dt = (struct llmroof_dtypes){ LLMROOF_FP8, LLMROOF_FP8, LLMROOF_FP8, 0, false, LLMROOF_FP16, false,
-                                            LLMROOF_ACT_QUANT_FUSED };
+                                            LLMROOF_ACT_QUANT_FUSED, false };
         if (cases[i].engine) {
             const struct llmroof_engine *en = catalog_find_engine(&cat, cases[i].engine);
             assert_non_null(en);
@@ -4293,7 +4293,7 @@ static void varlen_fa2_decodes_beside_a_chunk_read_kv_per_query_head(void **stat
     const struct llmroof_gpu *a100 = gpu(&cat, "a100-sxm4-80gb"), *h100 = gpu(&cat, "h100");
     assert_string_equal(a100->arch, "sm80");
     assert_string_equal(h100->arch, "sm90");
-    const struct llmroof_dtypes dt16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes dt16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_setup s = { model(&cat, "llama-3.1-8b"), a100, 1, dt16, roofline_effs_engine(a100, en, NULL), { 0 } };
     assert_true(s.eff.varlen_fa2 && s.eff.fa2_window);
     const struct llmroof_effs h_v1 = roofline_effs_engine(h100, en, NULL), a_v06 = roofline_effs_engine(a100, v06, NULL),
@@ -4328,7 +4328,7 @@ static void varlen_fa2_decodes_beside_a_chunk_read_kv_per_query_head(void **stat
     for (int i = 0; i < 32; i++)
         batch_add(&spec, 4, 4092, OPS_FEW_GENERIC);
     assert_rel_close(FA2_EXTRA(s.model, &sh, &dt16, &spec, &s.eff), 32.0 * 1610612736.0, 1e-12);
-    const struct llmroof_dtypes dt_fp8kv = { LLMROOF_FP16, LLMROOF_FP8, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes dt_fp8kv = { LLMROOF_FP16, LLMROOF_FP8, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     assert_true(FA2_EXTRA(s.model, &sh, &dt_fp8kv, &mixed, &s.eff) == 0.0);
     assert_true(o.fa2_unfit);
     assert_true(FA2_EXTRA(s.model, &sh, &dt16, &mixed, &a_v06) == 0.0); /* V0: separate calls */

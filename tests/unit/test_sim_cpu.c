@@ -209,7 +209,7 @@ static struct sim_config lone_request(struct llmroof_catalog *cat, const struct 
     struct sim_config c;
     sim_default_config(&c);
     c.setup = (struct llmroof_setup){ model(cat, "llama-2-7b"), gpu(cat, "a100-sxm4-80gb"), tp,
-                                      { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE },
+                                      { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false },
                                       roofline_default_effs(gpu(cat, "a100-sxm4-80gb")), { 0 } };
     c.workload = w;
     c.concurrency = 1;

@@ -283,7 +283,7 @@ static void sglang_pool_is_its_static_fraction_less_the_weights(void **state)
     c.setup.model = model(&cat, "llama-3.1-70b");
     c.setup.gpu = h100;
     sim_config_engine(&c, en, h100, false, false);
-    const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     struct llmroof_memory m;
     struct llmroof_err err = { 0 };
     assert_int_equal(memory_eval(c.setup.model, h100, 8, &dt, 2048, &c.mem, &m, &err), 0);
@@ -418,7 +418,7 @@ static void estimate_and_simulate_replay_the_same_steps(void **state)
     const struct llmroof_eff_override o = { .engine = sg };
     const struct llmroof_gpu *g = gpu(&cat, "h200-sxm-141gb");
     const struct llmroof_model *m = model(&cat, "llama-3.2-1b");
-    struct llmroof_setup s = { m, g, 1, { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE },
+    struct llmroof_setup s = { m, g, 1, { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false },
                                roofline_effs_tp(g, &o, 1), { 0 } };
     struct llmroof_request req = { 200, 512, 64 };
     struct llmroof_estimate est, eager;

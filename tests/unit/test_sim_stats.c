@@ -10,7 +10,7 @@ static struct llmroof_setup setup_8b(const struct llmroof_catalog *cat)
 {
     const struct llmroof_gpu *g = gpu(cat, "h100");
     return (struct llmroof_setup){ model(cat, "llama-3.1-8b"), g, 1,
-                                   { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE },
+                                   { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false },
                                    roofline_default_effs(g), { 0 } };
 }
 

@@ -5,7 +5,7 @@
 #include "fit/baseline.h"
 #include "fit/sweep.h"
 
-static const struct llmroof_dtypes FP16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+static const struct llmroof_dtypes FP16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
 
 static void csv_and_jsonl_carry_the_same_values(void **state)
 {
@@ -63,7 +63,7 @@ static void invalid_rows_carry_reasons(void **state)
     sweep_eval(model(&cat, "internlm-20b"), gpu(&cat, "a100"), 3, 1, 10, 10, &FP16, &r);
     assert_false(r.valid);
     assert_string_equal(r.reason, "model 'internlm-20b' has 40 attention heads, which TP 3 does not divide");
-    struct llmroof_dtypes bf = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    struct llmroof_dtypes bf = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     sweep_eval(model(&cat, "llama-2-7b"), gpu(&cat, "v100"), 1, 1, 10, 10, &bf, &r);
     assert_false(r.valid);
     assert_non_null(strstr(r.reason, "no bf16 compute path"));

@@ -255,7 +255,7 @@ static void calibrate_recovers_known_efficiencies(void **state)
         c->model = model(&cat, spec[i].m);
         c->gpu = gpu(&cat, "a100-sxm4-80gb");
         c->tp = spec[i].tp;
-        c->dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+        c->dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
         c->batch = spec[i].b;
         c->prompt = spec[i].p;
         c->output = spec[i].o;
@@ -289,7 +289,7 @@ static void gpt_fast_case(struct llmroof_catalog *cat, const struct llmroof_engi
     c->gpu = gpu(cat, "a100-sxm4-80gb");
     c->engine = shipped_engine(cat, "gpt-fast");
     c->tp = 1;
-    c->dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE };
+    c->dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     c->batch = b;
     c->prompt = p;
     c->output = o;
