@@ -292,6 +292,8 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
     if (x->in.sim.mem.block_size <= 1)
         x->in.sim.mem.block_size = 16;
     x->in.dt = cli_model_dtypes(c, x->in.model, NULL, &x->s);
+    x->in.weight_given = x->s.have_weight; /* each GPU's compute dtype: plan_setup_for */
+    x->in.act_given = x->s.have_act;
     x->in.layout = cli_layout(&x->s);
     x->in.eff = x->s.eff;
     if (x->sp.method && (rc = plan_spec(c, x))) {

@@ -139,6 +139,8 @@ static int report_main(struct cli *c, int argc, char **argv, struct ctx *x, stru
     x->in.model = m;
     x->in.req = (struct llmroof_request){ x->s.batch, x->s.prompt, x->s.output };
     x->in.dt = cli_model_dtypes(c, m, NULL, &x->s);
+    x->in.weight_given = x->s.have_weight; /* each GPU's compute dtype: report.c */
+    x->in.act_given = x->s.have_act;
     x->in.eff = x->s.eff;
     x->in.mem = x->s.mem;
     /* the engine's KV pool as estimate, memory and simulate set it up (cli_engine_mem), per GPU and

@@ -392,6 +392,13 @@ static cJSON *plan_option_json(const struct plan_input *in, const struct plan_op
         cJSON_AddNumberToObject(x, "sim_requests", (double)o->sim_requests);
         cJSON_AddNumberToObject(x, "sim_warmup_requests", (double)o->sim_warmup);
     }
+    if (o->feasible && o->fewer_instances > 0) { /* rate plans: one instance fewer, what it missed */
+        cJSON_AddNumberToObject(x, "fewer_instances", (double)o->fewer_instances);
+        if (!o->fewer_by_bound) {
+            cJSON_AddNumberToObject(x, "fewer_ttft_s", o->fewer_ttft_s);
+            cJSON_AddNumberToObject(x, "fewer_tpot_s", o->fewer_tpot_s);
+        }
+    }
     return x;
 }
 

@@ -1,5 +1,6 @@
 /* report.c - GPU x TP comparison and its observations (see llmroof/report.h). */
 #include "render/report.h"
+#include "model/ckpt.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -264,7 +265,9 @@ int report_build(const struct report_input *in, struct llmroof_report *out, stru
             struct report_row *x = &out->rows[out->nrows++];
             x->gpu = in->gpus[gi];
             x->tp = in->tps[ti];
-            struct llmroof_setup s = { in->model, x->gpu, x->tp, in->dt, roofline_effs_tp(x->gpu, &in->eff, x->tp), in->layout };
+            /* this GPU's compute dtype (ckpt_gpu_dtypes), as plan_setup_for takes it */
+            const struct llmroof_dtypes gdt = ckpt_gpu_dtypes(in->model, in->dt, in->weight_given, in->act_given, x->gpu);
+            struct llmroof_setup s = { in->model, x->gpu, x->tp, gdt, roofline_effs_tp(x->gpu, &in->eff, x->tp), in->layout };
             /* the setup's layout: with the engine's rule for --moe-tp's shared experts and dense
              * layers (moe_tp_shared_local), as memory and estimate take it */
             struct llmroof_layout lay = estimate_layout(&s);
@@ -288,7 +291,7 @@ int report_build(const struct report_input *in, struct llmroof_report *out, stru
             if (rc)
                 return llmroof_err_set(err, rc, "%s", e2.msg);
             x->has_mem = true;
-            if (roofline_check(x->gpu, in->dt.act, &e2) != LLMROOF_OK) {
+            if (roofline_check(x->gpu, gdt.act, &e2) != LLMROOF_OK) {
                 x->status = REPORT_BAD_DTYPE;
                 snprintf(x->reason, sizeof x->reason, "%s", e2.msg);
                 continue;

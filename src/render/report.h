@@ -61,6 +61,8 @@ struct report_input {
     int ntps;
     struct llmroof_request req;
     struct llmroof_dtypes dt;
+    bool weight_given, act_given;     /* --weight-dtype / --act-dtype given: fp8 weights without a
+                                         compute dtype run W8A8 on each GPU with fp8 (ckpt_gpu_dtypes) */
     struct llmroof_eff_override eff;  /* applied to every GPU's catalog defaults */
     struct llmroof_mem_opts mem;
     struct llmroof_mem_opts gpu_mem[REPORT_MAX_GPUS][REPORT_MAX_TPS]; /* per GPU and TP of the lists:

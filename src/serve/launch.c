@@ -15,6 +15,16 @@
  *     --disaggregation-transfer-backend mooncake; an instance over several nodes: --nnodes,
  *     --node-rank, --dist-init-addr. vLLM runs one over several nodes on a Ray cluster
  *     (docs.vllm.ai "Parallelism and Scaling", multi-node).
+ *   Expert parallelism as llmroof costs it, an all-to-all through DeepEP (normal kernels for
+ *     prefill steps, low-latency ones for decode: docs/model.md section 10): SGLang's
+ *     --moe-a2a-backend deepep (its default, none, reduces with all-reduce or all-gather: docs.sglang.io
+ *     "Expert Parallelism"; --deepep-mode auto picks the kernels per step, as costed), vLLM's
+ *     --all2all-backend deepep_high_throughput | deepep_low_latency (default allgather_reducescatter:
+ *     docs.vllm.ai "Expert Parallel Deployment", v0.11+), one backend for every step of an instance,
+ *     used only with data-parallel ranks (FusedMoEParallelConfig.use_all2all_kernels: dp_size > 1).
+ *   A checkpoint stored in fp8 (DeepSeek-V3/R1's block fp8) takes no quantization flag: SGLang's
+ *     DeepSeek guide says not to pass --quantization fp8 for it, and both engines read its
+ *     quantization_config.
  *   TensorRT-LLM trtllm-serve (tensorrt_llm/commands/serve.py, 1.x): --tp_size, --pp_size,
  *     --ep_size, --max_batch_size, --max_num_tokens; attention DP, the KV-cache dtype and the
  *     disaggregated KV transfer are keys of the --config YAML file, not flags.
@@ -33,6 +43,7 @@
  *   TensorRT-LLM: 'speculative_config' in the --config YAML file, decoding_type Eagle, Eagle3, MTP,
  *     DraftTarget or Medusa with max_draft_len (tensorrt_llm/llmapi/llm_args.py); no flag (a note). */
 #include "serve/launch.h"
+#include "model/ckpt.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -196,6 +207,14 @@ static void sglang_spec(const struct plan_input *in, struct launch_cmd *c)
     spec_placeholder_note(in, c);
 }
 
+/* fp8 weights that are the checkpoint's own (DeepSeek's block fp8): the engines read its
+ * quantization_config, and a quantization flag would re-quantize it (SGLang's DeepSeek guide) */
+static bool fp8_checkpoint(const struct plan_input *in)
+{
+    enum llmroof_dtype own;
+    return in->model && in->dt.weight == LLMROOF_FP8 && ckpt_weight_dtype(in->model, &own) && own == LLMROOF_FP8;
+}
+
 static void vllm(const struct plan_input *in, const struct limits *lim, const char *model, struct shape s,
                  const char *role, struct launch_cmd *c)
 {
@@ -211,6 +230,20 @@ static void vllm(const struct plan_input *in, const struct limits *lim, const ch
         add(b, bn, " --enable-expert-parallel");
         if (s.ep != s.tp * s.dp)
             add(nt, nn, "vLLM sets the EP size to TP x DP = %ld (no flag for EP %ld); ", (long)s.tp * s.dp, (long)s.ep);
+        /* the DeepEP all-to-all llmroof costs (its default backend all-gathers and reduce-scatters):
+         * the prefill pool's normal kernels, the decode pool's low-latency ones; an aggregated
+         * instance runs one backend for every step */
+        const bool pre = strcmp(role, "prefill") == 0;
+        if (s.dp <= 1) /* vLLM's all-to-all kernels serve data-parallel ranks (FusedMoEParallelConfig
+                          use_all2all_kernels: dp_size > 1): TP + EP reduces over the TP group */
+            add(nt, nn, "without data parallelism vLLM's experts reduce over the TP group, not through the all-to-all "
+                        "costed here; ");
+        else
+            add(b, bn, " --all2all-backend %s", pre ? "deepep_high_throughput" : "deepep_low_latency");
+        if (s.dp > 1 && strcmp(role, "serve") == 0)
+            add(nt, nn, "the all-to-all is costed with DeepEP's normal kernels for prefill steps and its low-latency "
+                        "ones for decode steps; vLLM runs one --all2all-backend for every step (SGLang's "
+                        "--deepep-mode auto switches); ");
     }
     /* each data-parallel rank of vLLM is an engine with its own scheduler: its flags are per
      * rank, the instance's limits split over the ranks (an engine profile that schedules per
@@ -232,9 +265,9 @@ static void vllm(const struct plan_input *in, const struct limits *lim, const ch
         add(b, bn, " --mamba-cache-dtype float32");
     else if (in->dt.state_set && in->dt.state == LLMROOF_FP8 && in->model && layers_state_elems(in->model) > 0)
         add(nt, nn, "vLLM has no %s recurrent state (float32 or float16): left at auto; ", dtype_name(in->dt.state));
-    if (in->dt.weight == LLMROOF_FP8)
+    if (in->dt.weight == LLMROOF_FP8 && !fp8_checkpoint(in))
         add(b, bn, " --quantization fp8");
-    else if (in->dt.weight != LLMROOF_FP16 && in->dt.weight != LLMROOF_BF16)
+    else if (in->dt.weight != LLMROOF_FP16 && in->dt.weight != LLMROOF_BF16 && !fp8_checkpoint(in))
         add(nt, nn, "%s weights: serve a checkpoint quantized to it (AWQ, GPTQ, NVFP4...), whose config vLLM reads; ",
             dtype_name(in->dt.weight));
     vllm_spec(in, c);
@@ -257,8 +290,8 @@ static void sglang(const struct plan_input *in, const struct limits *lim, const 
     add(b, bn, " --tp %ld", width);
     if (s.dp > 1)
         add(b, bn, " --dp %ld --enable-dp-attention", (long)s.dp);
-    if (s.ep > 1)
-        add(b, bn, " --ep-size %ld", (long)s.ep);
+    if (s.ep > 1) /* the DeepEP all-to-all llmroof costs; the default backend all-reduces */
+        add(b, bn, " --ep-size %ld --moe-a2a-backend deepep", (long)s.ep);
     if (s.pp > 1)
         add(b, bn, " --pp-size %ld", (long)s.pp);
     add(b, bn, " --max-running-requests %ld", lim->seqs);
@@ -290,9 +323,9 @@ static void sglang(const struct plan_input *in, const struct limits *lim, const 
         } else
             add(nt, nn, "SGLang has no %s SSM state (float32 or bfloat16): left at its default; ", dtype_name(st));
     }
-    if (in->dt.weight == LLMROOF_FP8)
+    if (in->dt.weight == LLMROOF_FP8 && !fp8_checkpoint(in))
         add(b, bn, " --quantization fp8");
-    else if (in->dt.weight != LLMROOF_FP16 && in->dt.weight != LLMROOF_BF16)
+    else if (in->dt.weight != LLMROOF_FP16 && in->dt.weight != LLMROOF_BF16 && !fp8_checkpoint(in))
         add(nt, nn, "%s weights: serve a checkpoint quantized to it, whose config SGLang reads; ",
             dtype_name(in->dt.weight));
     sglang_spec(in, c);

@@ -50,6 +50,8 @@ struct plan_input {
                                       disaggregated hand-over; else sim.kv_link_Bps (IB by default) */
     const char *kv_link;           /* the link as given: nvlink, ib, pcie or GB/s (NULL: ib) */
     struct llmroof_dtypes dt;
+    bool weight_given, act_given;  /* --weight-dtype / --act-dtype given: fp8 weights without a
+                                      compute dtype run W8A8 on each GPU with fp8 (ckpt_gpu_dtypes) */
     struct llmroof_eff_override eff;
     bool fast;                     /* analytic steady state instead of simulation */
     /* Called after each row's search with (rows searched, rows to search); NULL: never. The
@@ -135,6 +137,12 @@ struct plan_option {
     long next_users;               /* users plans: the load that fails (users_per_instance + 1 when
                                       the search found it; 0 when it did not) */
     double next_ttft_s, next_tpot_s; /* at the percentile, at next_users */
+    long fewer_instances;          /* rate plans: the searched pool's count one below the answer
+                                      (aggregated instances, or decode instances behind the prefill
+                                      pool), whose run missed (binding); 0 when the answer is 1 or
+                                      that count was not evaluated */
+    bool fewer_by_bound;           /* ... ruled out by the capacity bound (overloaded), not simulated */
+    double fewer_ttft_s, fewer_tpot_s; /* its run's latencies at the percentile (simulated only) */
     bool has_cost;
     double cost_per_hour;          /* USD */
     int evaluations;               /* simulations (or analytic solves) run */

@@ -2,6 +2,7 @@
  * scheduler limits, the checks that rule a layout out, and its name (docs/planning.md). */
 #include "serve/plan_internal.h"
 #include "model/arch.h"
+#include "model/ckpt.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -128,7 +129,10 @@ struct llmroof_setup plan_setup_for(const struct plan_input *in, const struct ll
     lay.tp = mode == 2 || mode == 4 ? 1 : n;
     /* the engine's graph limit on this GPU at this TP (SGLang's cuda_graph_max_bs by GPU memory),
      * as simulate sets up its instances */
-    return (struct llmroof_setup){ in->model, g, lay.tp, in->dt, roofline_effs_tp(g, &in->eff, lay.tp), lay };
+    /* the compute dtype on this GPU: fp8 weights run W8A8 where it has fp8, as estimate and
+     * simulate take them and the launch line's --quantization fp8 runs them (ckpt_gpu_dtypes) */
+    const struct llmroof_dtypes dt = ckpt_gpu_dtypes(in->model, in->dt, in->weight_given, in->act_given, g);
+    return (struct llmroof_setup){ in->model, g, lay.tp, dt, roofline_effs_tp(g, &in->eff, lay.tp), lay };
 }
 
 /* GPUs of one instance of layout `code`: for the plan's own layout (ep when ep > 1, else tp) x pp;

@@ -154,6 +154,28 @@ void plan_layout_observations(const struct plan_input *in, struct plan_result *o
                                                 "each attention replica of %s holds its own sequences')",
                          rn, kvh, (long)r->tp / kvh, r->tp, name);
         }
+        /* a rate plan's goodput per GPU is the rate over the GPUs: the instance counts decide it,
+         * and what one fewer of the loser missed is why (a reviewer read the KV-token figures
+         * below as the cause where one TP-8 instance missed its TPOT SLO) */
+        if (in->rate_qps > 0) {
+            char miss[200] = "";
+            const char *what = r->binding == PLAN_BIND_TPOT   ? "the TPOT SLO"
+                               : r->binding == PLAN_BIND_TTFT ? "the TTFT SLO"
+                               : r->binding == PLAN_BIND_LOAD ? "the load (overloaded)"
+                                                              : plan_binding_name(r->binding);
+            const char *one = r->fewer_instances == 1 ? "" : "s";
+            if (r->fewer_instances > 0 && r->fewer_by_bound)
+                snprintf(miss, sizeof miss, "; %ld %s instance%s would be overloaded (the capacity bound)",
+                         r->fewer_instances, rn, one);
+            else if (r->fewer_instances > 0)
+                snprintf(miss, sizeof miss, "; %ld %s instance%s miss%s %s (p%d TTFT %.0f ms, TPOT %.1f ms)",
+                         r->fewer_instances, rn, one, r->fewer_instances == 1 ? "es" : "", what, in->percentile,
+                         r->fewer_ttft_s * 1e3, r->fewer_tpot_s * 1e3);
+            plan_obs_add(out, "%s: %s meets the SLOs at %.8g requests/s with %ld instance%s (%ld GPUs), %s with %ld "
+                              "(%ld GPUs)%s.",
+                         in->gpus[gi]->id, name, in->rate_qps, t->instances, t->instances == 1 ? "" : "s", t->gpus, rn,
+                         r->instances, r->gpus, miss);
+        }
         plan_obs_add(out, "%s: %s serves %s the best TP layout %s: %.1f against %.1f GiB of weights "
                           "per GPU leave %.0f against %.0f KV-cache tokens per GPU%s, and communication is %.0f%% against "
                           "%.0f%% of a decode step.%s",

@@ -39,7 +39,26 @@ struct rate_eval {
     double rejected_share;      /* requests rejected for their length / requests */
     enum plan_binding fails;
     long requests, warmup;      /* the simulated run whose figures these are (after any rerun) */
+    /* at a meeting evaluation: one instance fewer of the searched pool, what it missed (a reviewer:
+     * a rate row said "binding none" and nothing told why one TP-8 instance did not do) */
+    long miss_at;               /* that count, 0 when the answer is 1 or it was never evaluated */
+    enum plan_binding miss_fails;
+    bool miss_by_bound;         /* ruled out by the capacity bound, not simulated */
+    double miss_ttft_s, miss_tpot_s;
 };
+
+/* Keeps e, a missing evaluation at count `at`, as the miss of the count one below the answer where
+ * it is the largest missing count seen (smallest_pool) */
+static void note_miss(struct rate_eval *miss, const struct rate_eval *e, long at, bool by_bound)
+{
+    if (at <= miss->miss_at)
+        return;
+    miss->miss_at = at;
+    miss->miss_fails = by_bound ? PLAN_BIND_LOAD : e->fails;
+    miss->miss_by_bound = by_bound;
+    miss->miss_ttft_s = by_bound ? 0.0 : e->ttft_s;
+    miss->miss_tpot_s = by_bound ? 0.0 : e->tpot_s;
+}
 
 static int rate_eval(const struct plan_input *in, const struct llmroof_gpu *g, bool disagg, int tp_p, long x, int tp_d,
                      long y, struct rate_eval *ev, struct llmroof_err *err)
@@ -242,10 +261,12 @@ static int smallest_pool(const struct plan_input *in, const struct llmroof_gpu *
                          struct llmroof_err *err)
 {
     long lo = 0, hi = 1;
-    struct rate_eval e, best = { 0 }, prev = { 0 };
+    struct rate_eval e, best = { 0 }, prev = { 0 }, miss = { 0 };
     int rc;
     /* the largest count the bound rules out */
     const long ruled_out = pool_ruled_out(in, g, disagg, search_decode ? tp_d : tp_p, search_decode);
+    if (ruled_out > 0)
+        note_miss(&miss, &e, ruled_out, true);
     if (limit < PLAN_INSTANCE_CAP) {
         memset(&e, 0, sizeof e);
         e.pruned = true;
@@ -293,6 +314,7 @@ static int smallest_pool(const struct plan_input *in, const struct llmroof_gpu *
                 best = e;
                 break;
             }
+            note_miss(&miss, &e, hi, hi <= ruled_out && hi < PLAN_INSTANCE_CAP);
             /* requests rejected for their length are rejected by any count of instances */
             if (e.fails == PLAN_BIND_REJECTED) {
                 e.floor = true;
@@ -323,6 +345,7 @@ static int smallest_pool(const struct plan_input *in, const struct llmroof_gpu *
         long mid = lo + (hi - lo) / 2;
         long px = search_decode ? x : mid, py = search_decode ? mid : 0;
         if (mid <= ruled_out) {
+            note_miss(&miss, &e, mid, true);
             lo = mid;
             continue;
         }
@@ -333,11 +356,19 @@ static int smallest_pool(const struct plan_input *in, const struct llmroof_gpu *
             hi = mid;
             best = e;
         } else {
+            note_miss(&miss, &e, mid, false);
             lo = mid;
         }
     }
     *n = hi;
     *ev = best;
+    if (miss.miss_at == hi - 1 && hi > 1) { /* the count just below the answer, as evaluated */
+        ev->miss_at = miss.miss_at;
+        ev->miss_fails = miss.miss_fails;
+        ev->miss_by_bound = miss.miss_by_bound;
+        ev->miss_ttft_s = miss.miss_ttft_s;
+        ev->miss_tpot_s = miss.miss_tpot_s;
+    }
     return LLMROOF_OK;
 }
 
@@ -357,7 +388,12 @@ static void rate_fill(const struct plan_input *in, struct plan_option *o, const 
         o->gpus = plan_pools_gpus(in, o->gpu, LAY(o->tp, o->mode), o->instances, 0, 0, &o->nodes);
     o->goodput_per_gpu = o->gpus ? o->goodput_qps / (double)o->gpus : 0;
     o->slo_use = fmax(ev->ttft_s / in->ttft_slo_s, ev->tpot_s / in->tpot_slo_s);
-    o->binding = PLAN_BIND_NONE;
+    /* what one instance fewer of the searched pool missed: the binding of a rate row */
+    o->binding = ev->miss_at > 0 ? ev->miss_fails : PLAN_BIND_NONE;
+    o->fewer_instances = ev->miss_at;
+    o->fewer_by_bound = ev->miss_by_bound;
+    o->fewer_ttft_s = ev->miss_ttft_s;
+    o->fewer_tpot_s = ev->miss_tpot_s;
 }
 
 /* The rate search's name for what an evaluation missed */

@@ -69,11 +69,15 @@ static void dp_attention_splits_vllm_limits_and_notes_trtllm_yaml(void **state)
     launch_build(&in, &o, &s);
     const struct launch_cmd *v = find(&s, "vllm", "serve");
     /* 256 sequences / 4 DP ranks = 64; 2048 tokens / 4 = 512 */
+    /* the DeepEP all-to-all llmroof costs, not vLLM's default all-gather / reduce-scatter: one
+     * backend for every step of an aggregated instance, the decode kernels (a note says so) */
     assert_string_equal(v->cmd, "vllm serve Qwen/Qwen3-235B-A22B --tensor-parallel-size 1 --data-parallel-size 4 "
-                                "--enable-expert-parallel --max-num-seqs 64 --max-num-batched-tokens 512");
+                                "--enable-expert-parallel --all2all-backend deepep_low_latency --max-num-seqs 64 "
+                                "--max-num-batched-tokens 512");
     assert_non_null(strstr(v->note, "per data-parallel rank"));
+    assert_non_null(strstr(v->note, "vLLM runs one --all2all-backend for every step"));
     const struct launch_cmd *g = find(&s, "sglang", "serve");
-    assert_non_null(strstr(g->cmd, " --tp 4 --dp 4 --enable-dp-attention --ep-size 4 "));
+    assert_non_null(strstr(g->cmd, " --tp 4 --dp 4 --enable-dp-attention --ep-size 4 --moe-a2a-backend deepep "));
     const struct launch_cmd *t = find(&s, "trtllm", "serve");
     /* TensorRT-LLM's limits are per attention-DP rank too (each rank's PyExecutor schedules
      * alone): 64 and 512, not the instance's 256 and 2048 */
@@ -260,6 +264,17 @@ static void vllm_notes_an_ep_it_cannot_set(void **state)
     const struct launch_cmd *v = find(&s, "vllm", "serve");
     assert_non_null(strstr(v->note, "vLLM sets the EP size to TP x DP = 8 (no flag for EP 16)"));
     assert_int_equal(v->gpus_per_instance, 16); /* max(16, 8 x 1) */
+    /* TP + EP without data parallelism: vLLM's all-to-all kernels need dp_size > 1, so no backend
+     * flag, and a note that its experts reduce over the TP group instead */
+    assert_null(strstr(v->cmd, "--all2all-backend"));
+    assert_non_null(strstr(v->note, "without data parallelism vLLM's experts reduce over the TP group"));
+    /* DeepSeek-V3's own checkpoint is block fp8: no --quantization flag re-quantizes it (SGLang's
+     * DeepSeek guide), while a 16-bit checkpoint at --weight-dtype fp8 takes one (test above) */
+    in.dt.weight = LLMROOF_FP8;
+    launch_build(&in, &o, &s);
+    assert_null(strstr(find(&s, "vllm", "serve")->cmd, "--quantization"));
+    assert_null(strstr(find(&s, "sglang", "serve")->cmd, "--quantization"));
+    assert_non_null(strstr(find(&s, "sglang", "serve")->cmd, "--ep-size 16 --moe-a2a-backend deepep"));
     catalog_free(&cat);
 }
 
