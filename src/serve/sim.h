@@ -206,8 +206,9 @@ struct sim_config {
     enum sim_preempt_keep {
         SIM_KEEP_NONE = 0,           /* its blocks are freed: it recomputes prompt + generated tokens */
         SIM_KEEP_ALL,                /* every full block of its computed tokens (vLLM V1: free() hands
-                                        them to the free queue tail first with their hashes; V0's
-                                        evictor likewise) */
+                                        them to the free queue tail first with their hashes; V0 with
+                                        prefix caching: core/evictor.py LRUEvictor, least recently
+                                        accessed first, the most hashed tokens first among equals) */
         SIM_KEEP_PROMPT              /* its prompt's full blocks only (SGLang: retract_decode's
                                         release_req frees the tail past the radix tree's prefix) */
     } preempt_keep;
