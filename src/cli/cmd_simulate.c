@@ -218,7 +218,11 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         x->have_pct = true;
         return 0;
     }
-    case OPT_PCACHE: x->cfg.prefix_cache = true; x->have_pcache = true; return 0;
+    case OPT_PCACHE: /* preempted requests' blocks too (sim_config.preempt_keep; the profile may narrow it) */
+        x->cfg.prefix_cache = true;
+        x->cfg.preempt_keep = SIM_KEEP_ALL;
+        x->have_pcache = true;
+        return 0;
     case OPT_NOPCACHE: x->no_pcache = true; return 0;
     case OPT_PREFIX: {
         char buf[64];
@@ -625,7 +629,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         { OPT_TPOT, "tpot-slo", 0, "T", "TPOT limit per request for goodput, e.g. 200ms", false },
         { OPT_PCT, "slo-percentile", 0, "pNN", "percentile the SLOs are checked at: p50, p90, p95, p99 (default p99)", false },
         { OPT_PCACHE, "prefix-cache", 0, NULL, "reuse cached KV blocks of shared prefixes (automatic prefix caching)", false },
-        { OPT_NOPCACHE, "no-prefix-cache", 0, NULL, "recompute shared prefixes though the engine caches them by default (vLLM V1, SGLang)", false },
+        { OPT_NOPCACHE, "no-prefix-cache", 0, NULL, "recompute shared prefixes and preempted requests whole though the engine caches by default (vLLM V1, SGLang)", false },
         { OPT_PREFIX, "shared-prefix", 0, "N[:G]", "every prompt starts with one of G shared N-token prefixes (default G 1)", false },
         CLI_OPT_SPEC,
         { OPT_INST, "instances", 0, "N", "N identical instances behind a router (default 1)", false },
@@ -704,8 +708,6 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         return cli_usage_error(c, "options '--prefix-cache' and '--no-prefix-cache' conflict: give one");
     if (x->cfg.prefix_cache && x->trace)
         return cli_usage_error(c, "option '--prefix-cache' works on a generated workload's shared prefix, not on --trace");
-    if (x->no_pcache && x->trace) /* as --prefix-cache: a trace carries no shared prefix to cache */
-        return cli_usage_error(c, "option '--no-prefix-cache' works on a generated workload's shared prefix, not on --trace");
     if (x->cfg.prefix_tokens > 0 && x->trace)
         return cli_usage_error(c, "option '--shared-prefix' adds prefixes to a generated workload, not to --trace");
     if ((x->ppool != NULL) != (x->dpool != NULL))
@@ -836,8 +838,10 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         }
         if (x->have_maxpad)
             x->cfg.max_paddings = x->max_paddings;
-        if (x->no_pcache || x->cfg.static_batching) /* static batching keeps no cache across requests */
+        if (x->no_pcache || x->cfg.static_batching) { /* static batching keeps no cache across requests */
             x->cfg.prefix_cache = x->have_pcache && !x->no_pcache;
+            x->cfg.preempt_keep = SIM_KEEP_NONE; /* preempted requests recompute whole */
+        }
         /* why the cache is on or off, for the header and JSON (sim_config_engine set the engine's
          * reason); --static-batching with --prefix-cache is refused below (static_conflicts) */
         if (x->cfg.static_batching) /* the reason the cache is off, --no-prefix-cache or not */
@@ -861,9 +865,9 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         else if (!x->s.eff.engine || !x->s.eff.engine->prefix_cache)
             fprintf(c->errf, "llmroof: warning: --no-prefix-cache changes nothing: %s%s%s does not cache prefixes by "
                              "default\n", en ? "engine '" : "the run", en ? en : "", en ? "'" : "");
-        else if (x->cfg.prefix_tokens <= 0)
-            fprintf(c->errf, "llmroof: warning: --no-prefix-cache changes nothing: the workload shares no prefix "
-                             "(--shared-prefix N adds one)\n");
+        /* an engine that caches keeps preempted requests' blocks whatever the workload shares
+         * (sim_config.preempt_keep), which --no-prefix-cache turns off too: no warning there, nor
+         * with --trace */
     }
     /* --no-api-server where the profile charges no API server and keeps no offline defaults
      * (vLLM's LLM-class token budget): the run is the same without it, said as for --engine-use-ray */

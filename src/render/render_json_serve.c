@@ -219,6 +219,10 @@ static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, c
     cJSON_AddNumberToObject(o, "preemptions", (double)r->preemptions);
     if (r->kv_resets > 0)
         cJSON_AddNumberToObject(o, "kv_resets", (double)r->kv_resets);
+    if (r->preemptions > 0) { /* what the preemptions cost, and what a caching engine kept of it */
+        cJSON_AddNumberToObject(o, "recomputed_tokens", (double)r->recomputed_tokens);
+        cJSON_AddNumberToObject(o, "preempt_hit_tokens", (double)r->preempt_hit_tokens);
+    }
     cJSON_AddNumberToObject(o, "iterations", (double)r->iterations);
     cJSON_AddNumberToObject(o, "mean_in_system", r->mean_in_system);
     cJSON_AddNumberToObject(o, "kv_capacity_tokens", r->kv_capacity_tokens);

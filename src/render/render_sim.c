@@ -418,6 +418,10 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
     qi(&t, "preemptions", (double)r->preemptions, "");
     if (r->kv_resets > 0) /* admission "wait" only: each flush also counts its sequences as preemptions */
         qi(&t, "kv_resets", (double)r->kv_resets, "steps that flushed every running sequence (admission wait)");
+    if (r->preemptions > 0) { /* sim_result.recomputed_tokens, preempt_hit_tokens */
+        qi(&t, "recomputed", (double)r->recomputed_tokens, "tokens preempted requests computed again");
+        qi(&t, "preempt_hits", (double)r->preempt_hit_tokens, "tokens their re-admissions found still cached");
+    }
     qi(&t, "iterations", (double)r->iterations, "");
     qi(&t, "seed", (double)r->seed, "");
     q(&t, "busy", r->busy_s, "s");

@@ -162,6 +162,12 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
      * stays on whatever the profile says. Static batching keeps no cache (sim_config_static) */
     if (en->prefix_cache && c->prefix_tokens > 0 && !en->static_batching)
         c->prefix_cache = true;
+    /* and wherever it caches (a shared prefix or not, --prefix-cache included), a preempted request's
+     * blocks stay cached until evicted (sim_sched.c pc_keep): every full block in vLLM's free queue;
+     * the prompt alone in SGLang's radix tree, whose retraction frees the rest (its profiles are the
+     * ones whose admission is its PrefillAdder's reserve, the scheduler that retracts) */
+    if ((en->prefix_cache || c->prefix_cache) && !en->static_batching)
+        c->preempt_keep = en->admit_reserve ? SIM_KEEP_PROMPT : SIM_KEEP_ALL;
     /* the reason, unless an option decided it (the caller sets SIM_PCACHE_OPTION after this) */
     c->pcache_engine = en;
     c->pcache_source = en->static_batching ? SIM_PCACHE_STATIC
@@ -231,6 +237,7 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
 void sim_config_static(struct sim_config *c)
 {
     c->static_batching = true;
+    c->preempt_keep = SIM_KEEP_NONE; /* nothing is preempted, and generate() caches nothing across requests */
     c->chunked_prefill = false;
     c->prefill_first = true;
     /* generate() pads the batch's prompts to the longest (its attention mask hides the padding,
@@ -1343,6 +1350,14 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
         e->pg_groups = c->prefix_groups;
         e->pg = calloc((size_t)(e->sh.attn_dp > 1 ? e->sh.attn_dp : 1) * (size_t)c->prefix_groups, sizeof *e->pg);
     }
+    /* preempted requests' cached blocks (sim_config.preempt_keep), per replica. Not on a model with
+     * sliding-window layers (a window's blocks leave the cache as it slides: vLLM's hit needs the
+     * last window's blocks, which go first, tail first) nor with recurrent layers (a state cannot
+     * resume from per-token blocks): those recompute whole, as before. Nor where nothing is ever
+     * preempted (guaranteed-no-evict admission, static batches) */
+    if (c->preempt_keep != SIM_KEEP_NONE && !e->windowed && e->state_blocks == 0 && !c->admit_no_evict &&
+        !c->static_batching && !(e->pcq = calloc((size_t)(e->sh.attn_dp > 1 ? e->sh.attn_dp : 1), sizeof *e->pcq)))
+        return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d attention replicas", e->sh.attn_dp);
     /* an engine that runs its batches in passes keeps each iteration's prompt chunks (one a sequence) */
     const bool passes = s->eff.prompt_ubatch_tokens > 0 || s->eff.logits_all_tokens;
     if (passes)
@@ -1370,6 +1385,9 @@ static void engines_free(struct runner *r)
         free(r->E[i].waiting.v);
         free(r->E[i].handoff.v);
         free(r->E[i].pg);
+        for (int k = 0; r->E[i].pcq && k < (r->E[i].sh.attn_dp > 1 ? r->E[i].sh.attn_dp : 1); k++)
+            free(r->E[i].pcq[k].v);
+        free(r->E[i].pcq);
         free(r->E[i].links);
         free(r->E[i].rb);
         free(r->E[i].rdec);
@@ -1764,6 +1782,7 @@ done:
     free(r.itl_sum);
     free(r.dsched);
     free(r.dres);
+    free(r.pcr);
     free(r.arrivals.v);
     engines_free(&r);
     if (rc) {

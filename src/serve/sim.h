@@ -207,6 +207,21 @@ struct sim_config {
         SIM_PCACHE_STATIC            /* static batching keeps no cache across requests */
     } pcache_source;
     const struct llmroof_engine *pcache_engine;
+    /* What a preempted request leaves cached in its pool, where the run caches prefixes (the
+     * engine's default or --prefix-cache; --no-prefix-cache and static batching: none). Its
+     * blocks stay as evictable cached blocks until allocations evict them, least recently
+     * preempted first and each request's tail first, and its re-admission takes the leading ones
+     * still there back as a cache hit (sim_sched.c "Preempted requests' cached blocks"). Not
+     * tied to a shared prefix: any preempted request has one. */
+    enum sim_preempt_keep {
+        SIM_KEEP_NONE = 0,           /* its blocks are freed: it recomputes prompt + generated tokens */
+        SIM_KEEP_ALL,                /* every full block of its computed tokens (vLLM V1: free() hands
+                                        them to the free queue tail first with their hashes; V0 with
+                                        prefix caching: core/evictor.py LRUEvictor, least recently
+                                        accessed first, the most hashed tokens first among equals) */
+        SIM_KEEP_PROMPT              /* its prompt's full blocks only (SGLang: retract_decode's
+                                        release_req frees the tail past the radix tree's prefix) */
+    } preempt_keep;
     long prefix_tokens;              /* shared prefix at the start of every prompt (0: none) */
     long prefix_groups;              /* distinct prefixes, drawn uniformly (default 1) */
     long max_model_len;              /* context limit as vLLM's --max-model-len: a longer prompt is
@@ -447,6 +462,8 @@ struct sim_instance {
     long requests;           /* requests it served (prefill side: prompts it prefilled) */
     long iterations, preemptions, max_batch;
     long kv_resets;          /* admission "wait": steps that flushed every running sequence */
+    long recomputed_tokens;  /* tokens preempted requests computed again after re-admission */
+    long preempt_hit_tokens; /* tokens re-admitted requests found still cached (preempt_keep) */
     double busy_s;           /* time in iterations */
     double utilization;      /* busy / run duration */
     double mean_batch;       /* time-weighted sequences per iteration */
@@ -501,6 +518,10 @@ struct sim_result {
     double kv_util_mean;                   /* time-weighted mean of used / all KV blocks */
     long preemptions;                      /* total preemptions (recompute) */
     long kv_resets;                        /* admission "wait": steps that flushed every running sequence */
+    long recomputed_tokens;                /* tokens preempted requests computed again: what each had
+                                              computed before its preemption less what its re-admission
+                                              found cached (sim_config.preempt_keep) */
+    long preempt_hit_tokens;               /* tokens re-admitted requests took back from the cache */
     long iterations;                       /* engine iterations */
     double busy_s;                         /* time spent in iterations */
     double mean_in_system;                 /* time-average requests in the system (Little's L) */

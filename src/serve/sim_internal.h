@@ -208,6 +208,32 @@ struct pgroup {
     bool resident;
 };
 
+/* A preempted request's cached blocks (sim_config.preempt_keep): its entry in its pool's LRU, the
+ * order in which the pool's requests were preempted (a deque: eviction takes from the front, the
+ * request being admitted is set aside and put back there). An entry whose request has moved on
+ * (another stamp, or nothing left cached) is stale and dropped when it reaches the front. */
+struct pc_ent {
+    long id;    /* the request */
+    long stamp; /* runner.pc_clock when it was preempted: its pc_req.stamp while the entry is live */
+};
+
+/* One KV pool's preempted requests' cached blocks: an instance's, or with data-parallel attention
+ * one replica's (a request's cache lives on its replica). */
+struct pc_pool {
+    struct pc_ent *v;
+    size_t cap, head, n;
+    long blocks; /* cached blocks of its preempted requests: held, not free, and reclaimable */
+    long live;   /* its entries that are not stale (pc_compact) */
+};
+
+/* Per request, once some request was preempted (runner.pcr): counts, so no per-block lists. */
+struct pc_req {
+    int blocks; /* its full blocks still cached in its pool: block indexes [base, base + blocks) */
+    int base;   /* the first of them: its prefix group's shared blocks when it had a hit, else 0 */
+    int hwm;    /* the most tokens it ever had computed: a recompute computes them again */
+    long stamp; /* its live entry's pc_ent.stamp */
+};
+
 /* The spans an incoming KV link is busy, [start, end) in order and disjoint, the latest
  * SIM_LINK_SPANS of them (link_reserve). */
 #define SIM_LINK_SPANS 32
@@ -281,6 +307,9 @@ struct engine {
     struct pgroup *pg;           /* prefix cache per replica and group, sh.attn_dp x pg_groups (pg_at);
                                     NULL when caching is off */
     long pg_groups;              /* prefix groups of each replica's cache (sim_config.prefix_groups) */
+    struct pc_pool *pcq;         /* preempted requests' cached blocks per replica (sh.attn_dp entries,
+                                    one without; owned); NULL where preempted requests keep nothing
+                                    (sim_config.preempt_keep, engine_init) */
     struct llmroof_setup draft;  /* SIM_SPEC_DRAFT: the draft model on the same GPUs */
     struct llmroof_shard dsh;
     double wbatch, wkv;          /* time-weighted sums for the means */
@@ -431,6 +460,10 @@ struct runner {
                                     is judged (sim_stats.c overload_metrics); equal: none */
     long rr[2];                  /* round-robin counters per pool */
     long cached_len;             /* prefix tokens the cache can serve: whole blocks only */
+    struct pc_req *pcr;          /* nreq entries from the first preemption on (sim_sched.c preempt_at;
+                                    owned); NULL before */
+    long pc_clock;               /* stamps of preempted requests' cache entries, run-wide, so that an
+                                    entry left in another instance's LRU never matches */
     double spec_emitted, spec_steps;
     /* inter-token gaps (sim_itl_add): counts and sums in SIM_ITL_BINS bins */
     long *itl_n;

@@ -9,14 +9,208 @@
 #include <string.h>
 
 /* ------------------------------------------------------------------------ */
+/* Preempted requests' cached blocks                                        */
+/* ------------------------------------------------------------------------ */
+
+/* An engine with automatic prefix caching keeps a preempted request's K/V cached after freeing it
+ * (sim_config.preempt_keep). vLLM V1's scheduler frees the victim's blocks (_preempt_request ->
+ * KVCacheManager.free, "in reverse order so that the tail blocks are evicted first") to the
+ * free-block queue's tail with their hashes kept (block_pool.py free_blocks; the queue is
+ * FreeKVCacheBlockQueue, whose front get_new_blocks takes and evicts), and the re-admission's
+ * get_computed_blocks finds the full blocks still cached (max_cache_hit_length = num_tokens - 1:
+ * the last token is computed again); vLLM issue #25780 shows those recomputations as prefix-cache
+ * hits. SGLang's retract_decode (schedule_batch.py release_req) frees only the tokens past the
+ * radix tree's prefix (the prompt cache_unfinished_req inserted at prefill) and unlocks that
+ * prefix (dec_lock_ref), whose nodes stay evictable; the next round's match_prefix finds them.
+ * Here: plain free blocks are taken first; then, as the cached prefixes are (evict_for), the
+ * preempted requests' cached blocks are evicted, least recently preempted first and each one's
+ * tail first, so that what stays of a request is always its leading blocks. A pool keeps counts:
+ * per request its cached blocks (struct pc_req), per pool their sum and their order (struct
+ * pc_pool), O(1) amortised per preemption, eviction and admission. Where the engine also keeps a
+ * finished request's blocks in the same queue (vLLM) or tree (SGLang), they are free blocks here,
+ * taken before any preempted request's: what a preempted request loses to allocations between
+ * its preemption and its re-admission is the same wherever the pool had no plain free blocks
+ * left, which is where preemption happens (docs/metrics.md). */
+
+/* Room for one more entry at either end (grown by doubling; a failed growth sets r->oom). */
+static bool pc_room(struct runner *r, struct pc_pool *p)
+{
+    if (p->n < p->cap)
+        return true;
+    const size_t cap = p->cap ? 2 * p->cap : 16;
+    struct pc_ent *v = malloc(cap * sizeof *v);
+    if (!v) {
+        r->oom = true;
+        return false;
+    }
+    for (size_t j = 0; j < p->n; j++) /* n <= cap: an empty pool has nothing to move */
+        v[j] = p->v[(p->head + j) % p->cap];
+    free(p->v);
+    p->v = v;
+    p->cap = cap;
+    p->head = 0;
+    return true;
+}
+
+static inline void pc_pop_front(struct pc_pool *p)
+{
+    p->head = (p->head + 1) % p->cap;
+    p->n--;
+}
+
+/* An entry whose request has moved on: re-admitted (its blocks its own again), evicted whole, or
+ * preempted again since (another stamp). */
+static inline bool pc_stale(const struct runner *r, struct pc_ent x)
+{
+    const struct pc_req *q = &r->pcr[x.id];
+    return q->stamp != x.stamp || q->blocks == 0;
+}
+
+/* Evicts preempted requests' cached blocks on `rep` until `need` blocks are free there: the least
+ * recently preempted request first, its tail first (its blocks stay a leading run). The request
+ * `keep` (being admitted, its cache about to be hit) is set aside and put back where it stood. */
+static void pc_evict(const struct runner *r, struct engine *e, int rep, long need, long keep)
+{
+    struct pc_pool *p = &e->pcq[rep];
+    struct pc_ent kept = { -1, 0 };
+    while (kv_free(e, rep) < need && p->n > 0) {
+        const struct pc_ent x = p->v[p->head];
+        if (pc_stale(r, x) || x.id == keep) {
+            if (x.id == keep && !pc_stale(r, x))
+                kept = x;
+            pc_pop_front(p);
+            continue;
+        }
+        struct pc_req *q = &r->pcr[x.id];
+        const long short_by = need - kv_free(e, rep);
+        const long take = q->blocks < short_by ? q->blocks : short_by;
+        q->blocks -= (int)take;
+        p->blocks -= take;
+        kv_take(e, rep, -take);
+        if (q->blocks == 0) {
+            p->live--;
+            pc_pop_front(p);
+        }
+    }
+    if (kept.id >= 0) { /* it was at the front: the slot it left is free */
+        p->head = (p->head + p->cap - 1) % p->cap;
+        p->v[p->head] = kept;
+        p->n++;
+    }
+}
+
+/* Drops the stale entries once they outnumber the live ones four to one (a live request at the
+ * front keeps the entries behind it: re-admitted requests' would pile up). O(entries), amortised
+ * O(1) per entry pushed. */
+static void pc_compact(const struct runner *r, struct pc_pool *p)
+{
+    if (p->n < 64 || p->n < 4 * (size_t)p->live)
+        return;
+    size_t k = 0;
+    for (size_t j = 0; j < p->n; j++) {
+        const struct pc_ent x = p->v[(p->head + j) % p->cap];
+        if (!pc_stale(r, x))
+            p->v[(p->head + k++) % p->cap] = x;
+    }
+    p->n = k;
+}
+
+/* A request leaving its running slot (preempt_at) with `computed` tokens' K/V, `shared` blocks of
+ * its prefix group and `own` blocks of its own, all freed: its recompute bookkeeping, and where
+ * the engine keeps a preempted request's blocks, its full blocks (vLLM: of every computed token;
+ * SGLang: of its prompt, the tokens its last prefill round inserted into the tree, rs->target)
+ * taken back as cached. Its prefix group's blocks stay the group's. */
+static void pc_keep(struct runner *r, struct engine *e, const struct rstate *rs, long computed, long shared, long own)
+{
+    if (!r->pcr && !(r->pcr = calloc((size_t)r->nreq, sizeof *r->pcr))) {
+        r->oom = true;
+        return;
+    }
+    struct pc_req *q = &r->pcr[rs->id];
+    /* a recompute cut short: its re-admission counted up to hwm (pc_admitted), it reached computed */
+    if (computed < q->hwm)
+        e->st.recomputed_tokens -= q->hwm - computed;
+    else
+        q->hwm = (int)computed;
+    if (!e->pcq)
+        return;
+    const long upto = r->c->preempt_keep == SIM_KEEP_PROMPT && rs->target < computed ? rs->target : computed;
+    long keep = upto / e->bs - shared; /* full blocks only: a partial block has no hash */
+    if (keep > own)
+        keep = own;
+    struct pc_pool *p = &e->pcq[rs->replica];
+    if (keep <= 0 || !pc_room(r, p))
+        return;
+    q->blocks = (int)keep;
+    q->base = (int)shared;
+    q->stamp = ++r->pc_clock;
+    p->v[(p->head + p->n++) % p->cap] = (struct pc_ent){ rs->id, q->stamp };
+    p->blocks += keep;
+    p->live++;
+    kv_take(e, rs->replica, keep);
+    pc_compact(r, p);
+}
+
+/* The blocks of waiting request rs's own cache that its admission can hit after `group` blocks of
+ * its prefix group's (0 without a group hit): a run of its cached blocks that starts there and
+ * leaves at least its last token to compute (vLLM's max_cache_hit_length; SGLang's match likewise
+ * keeps one token to extend). Blocks that cannot be hit (before `group`, past the last token, or
+ * after a group prefix that is gone: the hash chain breaks there) are freed now. */
+static long pc_usable(const struct runner *r, struct engine *e, const struct rstate *rs, long group)
+{
+    if (!r->pcr || r->pcr[rs->id].blocks == 0)
+        return 0;
+    struct pc_req *q = &r->pcr[rs->id];
+    struct pc_pool *p = &e->pcq[rs->replica];
+    const long lo = q->base, hi = q->base + q->blocks, last = (rs->target - 1) / e->bs;
+    const long top = hi < last ? hi : last;
+    const long use = lo <= group && top > group ? top - group : 0;
+    const long drop = q->blocks - use;
+    if (drop > 0) {
+        q->blocks = (int)use;
+        q->base = (int)group;
+        p->blocks -= drop;
+        kv_take(e, rs->replica, -drop);
+        if (use == 0)
+            p->live--;
+    }
+    return use;
+}
+
+/* Waiting request rs was admitted starting at `start` with `mine` blocks of its own cache hit:
+ * they are its own blocks again, and what it computes again is counted (what it had computed
+ * before, less what the caches served). */
+static void pc_admitted(const struct runner *r, struct engine *e, struct rstate *rs, long start, long mine)
+{
+    if (!r->pcr)
+        return;
+    struct pc_req *q = &r->pcr[rs->id];
+    if (q->hwm > start) /* only a preempted request's (anything else starts at or past it) */
+        e->st.recomputed_tokens += q->hwm - start;
+    if (mine <= 0)
+        return;
+    struct pc_pool *p = &e->pcq[rs->replica];
+    q->blocks = 0;
+    p->blocks -= mine;
+    p->live--;
+    rs->blocks += (int)mine;
+    e->st.preempt_hit_tokens += mine * e->bs;
+}
+
+/* ------------------------------------------------------------------------ */
 /* Blocks: prefix cache and preemption                                      */
 /* ------------------------------------------------------------------------ */
 
-/* Frees cached prefixes no running sequence uses (except `keep`) until `need` blocks are free
- * on `replica`: cached blocks are reclaimable, as vLLM's evictor treats unreferenced cached
- * blocks. With data-parallel attention only the replica's own cached prefixes free its blocks. */
-static void evict_for(const struct runner *r, struct engine *e, int replica, long need, long keep)
+/* Frees cached blocks until `need` blocks are free on `replica`: first preempted requests' cached
+ * blocks (pc_evict; not request `keep_req`'s), then cached prefixes no running sequence uses (except
+ * group `keep`): cached blocks are reclaimable, as vLLM's evictor treats unreferenced cached blocks.
+ * The preempted requests' go first: each serves one request, a prefix every request of its group
+ * (vLLM's queue would order the two by when each was freed). With data-parallel attention only the
+ * replica's own cached blocks free its blocks. */
+static void evict_for(const struct runner *r, struct engine *e, int replica, long need, long keep, long keep_req)
 {
+    if (e->pcq)
+        pc_evict(r, e, replica, need, keep_req);
     if (!e->pg)
         return;
     for (long g = 0; g < r->c->prefix_groups && kv_free(e, replica) < need; g++) {
@@ -44,9 +238,11 @@ static long preempt_at(struct runner *r, struct engine *e, long at, bool to_fron
 
 /* Preempts the most recently admitted running sequence on `replica` (any sequence without
  * data-parallel attention): its blocks are freed and it goes back to the front of the queue to
- * recompute prompt + generated tokens (vLLM's RECOMPUTE). Another replica's sequence would free
- * nothing the replica can use: SGLang retracts within each replica's own scheduler, and a
- * retracted request stays on its replica. The running order of the others is kept. */
+ * recompute prompt + generated tokens (vLLM's RECOMPUTE), less what its re-admission finds still
+ * cached where the engine caches (pc_keep). Another replica's sequence would free nothing the
+ * replica can use: SGLang retracts within each replica's own scheduler, and a retracted request
+ * stays on its replica (its cached blocks in its replica's pool). The running order of the others
+ * is kept. */
 long sim_preempt_last(struct runner *r, struct engine *e, int replica)
 {
     long at = e->nrun - 1;
@@ -88,9 +284,11 @@ static long preempt_at(struct runner *r, struct engine *e, long at, bool to_fron
     memmove(&e->run[at], &e->run[at + 1], (size_t)(e->nrun - 1 - at) * sizeof *e->run);
     e->nrun--;
     long v = vs.id;
+    const long computed = vs.computed, shared = vs.shared, own = vs.blocks - e->state_blocks;
     sim_release(e, &vs);
     if (vs.stage == 2) /* finished inside a multi-step run (advance): nothing to recompute */
         return v;
+    pc_keep(r, e, &vs, computed, shared, own);
     vs.computed = 0;
     vs.chunk = 0;
     vs.target = r->R[v].prompt + vs.generated;
@@ -319,14 +517,20 @@ static void schedule_running(struct runner *r, struct engine *e, struct iter *it
         }
         long need = step_need(r, e, rs, chunk);
         if (need > kv_free(e, rep))
-            evict_for(r, e, rep, need, -1);
+            evict_for(r, e, rep, need, -1, -1);
         if (need > kv_free(e, rep) && unshare_alone(e, rs, rep))
             need = step_need(r, e, rs, chunk);
         if (r->c->admit_wait && need > kv_free(e, rep))
             continue; /* DeepSpeed-MII: it waits, holding its KV, for a block another frees */
         bool self = false;
-        while (need > kv_free(e, rep) && !self)
+        while (need > kv_free(e, rep) && !self) {
             self = sim_preempt_last(r, e, rep) == id;
+            /* vLLM retries the allocation, which now takes the victim's freed blocks from the
+             * queue's front, its tail first: what it left cached (pc_keep), or a prefix it alone
+             * used, is reclaimable before anyone else is preempted */
+            if (!self && need > kv_free(e, rep))
+                evict_for(r, e, rep, need, -1, -1);
+        }
         if (self) {
             /* it was its replica's last one running: without replicas the last of all, and
              * with them the sequences after it (other replicas') moved down into slot i */
@@ -533,7 +737,7 @@ static long reserve_left(const struct engine *e, const struct rstate *x)
  * outputs PrefillAdder charges whole until they run. O(running) per candidate: the loop stops at
  * the first that does not fit. */
 static bool reserve_fits(const struct runner *r, const struct engine *e, const struct rstate *rs, long start, int rep,
-                         long adm0, long own_group)
+                         long adm0, long own_group, long own_cached)
 {
     double reserved = 0.0;
     long running = 0;
@@ -558,6 +762,10 @@ static bool reserve_fits(const struct runner *r, const struct engine *e, const s
         for (long g = 0; g < r->c->prefix_groups; g++)
             if (g != own_group && pg_at(e, rep, g)->resident && pg_at(e, rep, g)->refs == 0)
                 freeb += pg_at(e, rep, g)->blocks;
+    /* and so are retracted requests' prompts (the radix tree's evictable_size counts them), but not
+     * the candidate's own cache hit, locked as its prefix is */
+    if (e->pcq)
+        freeb += e->pcq[rep].blocks - own_cached;
     const double need = held_delta(e, start, rs->target - start + reserve_left(e, rs));
     return need < (double)freeb * (double)e->bs - reserved;
 }
@@ -633,6 +841,10 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
     retry:;
         long start = hit ? r->cached_len : rs->computed;
         long have = hit ? pg->blocks - e->snap_blocks : 0; /* the prefix's token blocks */
+        /* a preempted request's own blocks still cached continue the prefix (pc_usable): they
+         * are a hit too, its recompute starts after them */
+        const long mine = e->pcq && rs->computed == 0 ? pc_usable(r, e, rs, have) : 0;
+        start += mine * e->bs;
         bool prefill = false;
         const long lim = budget_for(e, it, rep);
         long chunk = lim > 0 ? next_work(r, e, rs, start, lim, &prefill) : 0;
@@ -661,20 +873,21 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
         const long own = c->admit_no_evict
                              ? no_evict_blocks(e, rs, start, chunk, have, cached, c->chunked_prefill ? e->budget : 0)
                              : own_blocks(e, start + chunk, have, cached, chunk);
-        /* a disaggregated request arrives holding the blocks its transfer took (sim_start_transfers) */
-        long need = own + e->state_blocks - rs->blocks;
+        /* a disaggregated request arrives holding the blocks its transfer took (sim_start_transfers),
+         * a preempted one holds its cache hit's */
+        long need = own + e->state_blocks - rs->blocks - mine;
         if (need < 0)
             need = 0;
         /* SGLang's reserve: the prompt and the output must fit beside the running outputs at the
          * new-token ratio (reserve_fits), or the head waits as for blocks */
-        const bool reserve_ok = !c->admit_reserve || rs->blocks > 0 || reserve_fits(r, e, rs, start, rep, adm0, hit ? g : -1);
+        const bool reserve_ok = !c->admit_reserve || rs->blocks > 0 || reserve_fits(r, e, rs, start, rep, adm0, hit ? g : -1, mine);
         /* vLLM V0's watermark: an admission leaves int(watermark x blocks) free while others run
          * (alone, a request that fits runs: vLLM would drop one the watermark never lets in) */
         const long wm = c->kv_watermark > 0 && rs->blocks == 0 && running_on(e, rep) > 0
                             ? (long)(c->kv_watermark * (double)(e->rfree ? e->replica_blocks : e->total_blocks))
                             : 0;
         if (need + wm > kv_free(e, rep) && reserve_ok)
-            evict_for(r, e, rep, need + wm, hit ? g : -1);
+            evict_for(r, e, rep, need + wm, hit ? g : -1, mine > 0 ? id : -1);
         if (hit && need + wm > kv_free(e, rep) && pg->refs == 0 && running_on(e, rep) == 0) {
             /* a hit on a model with recurrent layers takes its own state beside the prefix's
              * snapshot (state_blocks twice): alone on its replica, with every other cached prefix
@@ -708,10 +921,11 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
         if (hit) {
             pg->refs++;
             rs->shared = have;
-            rs->computed = start;
             if (r->R[id].first_sched_s < 0)
                 r->R[id].cached_tokens = start;
         }
+        rs->computed = (int)start; /* past what the caches served */
+        pc_admitted(r, e, rs, start, mine);
         kv_take(e, rep, need);
         rs->blocks += (int)need;
         rs->chunk = chunk;

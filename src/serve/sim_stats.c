@@ -971,6 +971,8 @@ int sim_collect_metrics(struct runner *r, struct llmroof_err *err)
                 s->iterations += e->st.iterations;
                 s->preemptions += e->st.preemptions;
                 s->kv_resets += e->st.kv_resets;
+                s->recomputed_tokens += e->st.recomputed_tokens;
+                s->preempt_hit_tokens += e->st.preempt_hit_tokens;
                 s->kv_blocks_total += e->st.kv_blocks_total;
                 if (e->st.max_batch > s->max_batch)
                     s->max_batch = e->st.max_batch;
@@ -989,6 +991,8 @@ int sim_collect_metrics(struct runner *r, struct llmroof_err *err)
         out->busy_s += s->busy_s;
         out->preemptions += s->preemptions;
         out->kv_resets += s->kv_resets;
+        out->recomputed_tokens += s->recomputed_tokens;
+        out->preempt_hit_tokens += s->preempt_hit_tokens;
         out->kv_blocks_total += s->kv_blocks_total;
         if (s->max_batch > out->max_batch)
             out->max_batch = s->max_batch;

@@ -4467,6 +4467,117 @@ static void preemption_admits_nothing_new(void **state)
     catalog_free(&cat);
 }
 
+/* A preempted request's blocks stay cached where the engine caches (sim_config.preempt_keep): vLLM
+ * keeps every full block of its computed tokens, SGLang its prompt's, and the re-admission hits the
+ * leading blocks still there (sim_sched.c pc_keep, pc_usable). A (64 + 40 tokens) and B (64 + 60) on a
+ * pool of 13 blocks of 16 tokens, both prompts in one iteration: 4 blocks each (5 free), their 5th
+ * block at token 65 (3 free), their 6th at 81 (1 free); at token 97 A takes the last and B, the later
+ * admission, preempts itself. B had computed 96 tokens (64 + 32 decode steps, 33 tokens emitted), so
+ * it recomputes to 64 + 33 = 97 tokens, 7 blocks. A needs no more (its last context, 64 + 40 - 1 =
+ * 103 tokens, is within its 7 blocks' 112), so B waits for A to finish in each case:
+ *   none:   B's 6 blocks are freed (6 free, < 7): it recomputes all 96 tokens;
+ *   all:    its 6 full blocks stay cached (0 free: its 97th token's block is missing): hit 96 tokens,
+ *           then 1 to compute, its 97th (at most target - 1 hit: vLLM computes the last token);
+ *   prompt: its prompt's 4 blocks stay, its output's 2 are freed (2 free < the 3 more of 97 tokens):
+ *           hit 64, 96 - 64 = 32 recomputed.
+ * Tokens computed again + tokens hit = the 96 it had computed, in each. */
+static void preempted_requests_keep_their_cached_blocks(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct trace_req t[2] = { { 0.0, 64, 40 }, { 0.0, 64, 60 } };
+    static const enum sim_preempt_keep keep[3] = { SIM_KEEP_NONE, SIM_KEEP_ALL, SIM_KEEP_PROMPT };
+    static const long recomputed[3] = { 96, 0, 32 }, hit[3] = { 0, 96, 64 };
+    double finish[3];
+    for (int k = 0; k < 3; k++) {
+        struct sim_config c = trace_config(&cat, t, 2);
+        c.kv_blocks = 13;
+        c.preempt_keep = keep[k];
+        struct sim_result r;
+        run(&c, &r);
+        assert_int_equal(r.completed, 2);
+        assert_int_equal(r.preemptions, 1);
+        assert_int_equal(r.reqs[1].preemptions, 1);
+        assert_int_equal(r.recomputed_tokens, recomputed[k]);
+        assert_int_equal(r.preempt_hit_tokens, hit[k]);
+        assert_true(r.reqs[1].first_sched_s < r.reqs[0].finish_s); /* B waited for A in every case */
+        finish[k] = r.reqs[1].finish_s;
+        sim_result_free(&r);
+    }
+    /* the shorter recompute: B finishes no later with its blocks kept */
+    assert_true(finish[1] <= finish[2] && finish[2] <= finish[0]);
+    catalog_free(&cat);
+}
+
+/* The cached blocks of several preempted requests go least recently preempted first, each one's tail
+ * first. DeepSpeed-MII's flush (admission wait, sim_flush_all) preempts every running sequence at
+ * once, here with their blocks kept. A and B (64 + 2 tokens) fill a pool of 8 blocks of 16 tokens;
+ * C (32 + 1) waits. Both then need a 5th block: the step schedules nothing and flushes A, then B
+ * (MII's buffer order), each keeping its 4 blocks, and the queue is C, A, B. C's 2 blocks come from
+ * A's tail (the least recently flushed): A keeps 2. A is admitted with 32 tokens hit, the 3 blocks
+ * more of its 65 from B's tail (B keeps 1); B waits for A and C to finish, and its hit is 16 tokens.
+ * Hits 32 + 16 = 48 tokens; computed again (64 - 32) + (64 - 16) = 80. The other order (most recent
+ * first) would have given C B's blocks and A all its 64: 80 hit. Without the cache: 0 and 128. */
+static void preempted_blocks_are_evicted_least_recent_first(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct trace_req t[3] = { { 0.0, 64, 2 }, { 0.0, 64, 2 }, { 0.0, 32, 1 } };
+    for (int k = 0; k < 2; k++) {
+        struct sim_config c = trace_config(&cat, t, 3);
+        c.kv_blocks = 8;
+        c.admit_wait = true;
+        c.preempt_keep = k ? SIM_KEEP_ALL : SIM_KEEP_NONE;
+        struct sim_result r;
+        run(&c, &r);
+        assert_int_equal(r.completed, 3);
+        assert_int_equal(r.kv_resets, 1);
+        assert_int_equal(r.preemptions, 2);
+        assert_int_equal(r.preempt_hit_tokens, k ? 48 : 0);
+        assert_int_equal(r.recomputed_tokens, k ? 80 : 128);
+        sim_result_free(&r);
+    }
+    catalog_free(&cat);
+}
+
+/* A preempted request's own cached blocks continue a shared prefix's (its prefix group's cached blocks,
+ * struct pgroup): the hit is the group's blocks, then its own after them, and its own copy of the
+ * prefix is freed. Two offline requests of 64 + 60 tokens sharing a 32-token prefix (2 blocks), a
+ * pool of 13 blocks of 16 tokens, preempted requests' blocks kept (vLLM). Both prefill in the first
+ * iteration, B before the prefix is cached, so it holds its own copy; then A's first 2 blocks pass to
+ * the group: group 2, A 2, B 4 (5 free). Tokens 65 and 81 take a block each (1 free); at 97 A takes
+ * the last and B preempts itself, its 96 tokens' 6 blocks cached (0 free). Re-admitted at once: the
+ * group's 2 blocks hit, its own 2 copies of them are freed (2 free), its 4 after them hit, and its
+ * 97th token takes 1 (64 tokens hit, 96 - 96 = 0 computed again). At token 113 A takes the last free
+ * block and B preempts itself again, having computed 112 tokens, 5 own full blocks after the group's.
+ * A finishes (its last context 123 fits its 8 blocks) and B comes back with the group's 2 and its 5
+ * (80 tokens hit), computing its 113th alone. Preemptions 2, tokens hit 64 + 80 = 144, computed again 0. */
+static void preempted_blocks_continue_a_shared_prefix(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 64, 60, NULL, 0 };
+    struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, &w);
+    c.mode = SIM_OFFLINE;
+    c.requests = 2;
+    c.kv_blocks = 13;
+    c.prefix_tokens = 32;
+    c.prefix_cache = true;
+    c.preempt_keep = SIM_KEEP_ALL;
+    struct sim_result r;
+    run(&c, &r);
+    assert_int_equal(r.completed, 2);
+    assert_int_equal(r.reqs[0].preemptions, 0);
+    assert_int_equal(r.reqs[1].preemptions, 2);
+    assert_int_equal(r.preempt_hit_tokens, 144);
+    assert_int_equal(r.recomputed_tokens, 0);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
 /* Lazy decode (sim.c) and the step tables (struct stepcost_fast, struct mix_cache) keep the
  * reference path's result to the bit: every request's times and preemptions and the iteration
  * count agree with per_sequence (each sequence scheduled one by one, every step built whole) on
@@ -4480,13 +4591,15 @@ static void lazy_decode_matches_the_per_sequence_scheduler(void **state)
     load_shipped(&cat);
     struct workload chat = { WORKLOAD_CHAT, 0, 0, NULL, 0 }, big = { WORKLOAD_FIXED, 2048, 2048, NULL, 0 },
                     edge = { WORKLOAD_FIXED, 3000, 2000, NULL, 0 }, past = { WORKLOAD_FIXED, 3000, 3000, NULL, 0 };
-    static const char *const models[] = { [9] = "llama-3.1-8b", [10] = "mistral-7b", [11] = "gemma-3-27b",
+    static const char *const models[19] = { [9] = "llama-3.1-8b", [10] = "mistral-7b", [11] = "gemma-3-27b",
                                           [12] = "gemma-3-27b",  [13] = "gemma-2-9b", [14] = "mistral-7b",
                                           [15] = "gemma-3-27b",  [16] = "gemma-2-9b" };
-    for (int k = 0; k < 17; k++) {
+    for (int k = 0; k < 19; k++) {
         struct sim_config c = config(&cat, models[k] ? models[k] : "llama-2-7b",
-                                     k == 0 || k == 4 || k == 5 || (k >= 7 && k != 14) ? "a100-sxm4-80gb" : "a10", 1,
-                                     k == 1 || k == 2 || k == 11 || k == 12 || k == 15 ? &big
+                                     k == 0 || k == 4 || k == 5 || (k >= 7 && k != 14 && k < 17) ? "a100-sxm4-80gb"
+                                                                                                 : "a10",
+                                     1,
+                                     k == 1 || k == 2 || k == 11 || k == 12 || k == 15 || k == 17 ? &big
                                      : k == 13 || k == 16                              ? &edge
                                      : k == 14                              ? &past
                                                                             : &chat);
@@ -4495,6 +4608,7 @@ static void lazy_decode_matches_the_per_sequence_scheduler(void **state)
         c.requests = 1500;
         switch (k) {
         case 1: /* 64 users of 2048 + 2048 tokens overfill the A10: preemptions */
+        case 17: /* the same, the preempted decoders' blocks kept (vLLM's prefix cache) */
         case 2: /* the same, guaranteed-no-evict */
         case 11: /* windowed decoders (LZ_WIN): Gemma-3-27B's 52 local layers of 62 hold 1,024
                   * tokens, so past its window a sequence takes a block every 16 x 62 / 10 = 99.2
@@ -4510,13 +4624,16 @@ static void lazy_decode_matches_the_per_sequence_scheduler(void **state)
             c.think_min_s = c.think_max_s = 0;
             c.admit_no_evict = k == 2 || k == 12;
             c.admit_reserve = k == 15;
+            c.preempt_keep = k == 17 ? SIM_KEEP_ALL : SIM_KEEP_NONE;
             break;
         case 3: /* closed loop of chat users on the A10: preemptions and users coming back */
+        case 18: /* the same, the preempted requests' prompts kept (SGLang's radix cache) */
             c.mode = SIM_CLOSED;
             c.concurrency = 120;
             c.think_min_s = 0;
             c.think_max_s = 0.5;
             c.warmup_requests = 40;
+            c.preempt_keep = k == 18 ? SIM_KEEP_PROMPT : SIM_KEEP_NONE;
             break;
         case 4: /* the first token from a decode step */
             c.setup.eff.first_token_decode = true;
@@ -4559,10 +4676,14 @@ static void lazy_decode_matches_the_per_sequence_scheduler(void **state)
         run(&c, &lazy);
         c.per_sequence = true;
         run(&c, &each);
-        if (k == 1 || k == 3 || k == 6 || k == 11 || k == 14)
+        if (k == 1 || k == 3 || k == 6 || k == 11 || k == 14 || k == 17 || k == 18)
             assert_true(each.preemptions > 0);
+        if (k >= 17) /* the kept blocks were hit */
+            assert_true(each.preempt_hit_tokens > 0);
         assert_int_equal(lazy.iterations, each.iterations);
         assert_int_equal(lazy.preemptions, each.preemptions);
+        assert_int_equal(lazy.recomputed_tokens, each.recomputed_tokens);
+        assert_int_equal(lazy.preempt_hit_tokens, each.preempt_hit_tokens);
         assert_int_equal(lazy.completed, each.completed);
         for (long i = 0; i < c.requests; i++) {
             const struct sim_request *a = &lazy.reqs[i], *b = &each.reqs[i];
@@ -4770,6 +4891,9 @@ int main(void)
         cmocka_unit_test(itl_pools_every_gap_and_sees_the_prefill_stall),
         cmocka_unit_test(decode_instance_merges_arrivals_into_the_running_batch),
         cmocka_unit_test(preemption_admits_nothing_new),
+        cmocka_unit_test(preempted_requests_keep_their_cached_blocks),
+        cmocka_unit_test(preempted_blocks_are_evicted_least_recent_first),
+        cmocka_unit_test(preempted_blocks_continue_a_shared_prefix),
         cmocka_unit_test(alternate_turns_interleave_prompt_chunks_and_decodes),
         cmocka_unit_test(static_batches_wait_for_their_last_request),
         cmocka_unit_test(hf_profile_serves_one_request_at_a_time),
