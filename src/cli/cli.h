@@ -285,6 +285,11 @@ struct llmroof_dtypes cli_dtypes(const struct cli_setup_opts *s);
  * in fp8 where g has an fp8 path (ckpt_gpu_dtypes). */
 struct llmroof_dtypes cli_model_dtypes(struct cli *c, const struct llmroof_model *m, const struct llmroof_gpu *g,
                                        const struct cli_setup_opts *s);
+/* The stderr notes of the fp8 compute default (ckpt_gpu_dtypes) over gpus[0..n): which compute
+ * W8A8 and which keep fp8 weights weight-only; nothing where the default does not apply. dt: the
+ * dtypes before any GPU's rule (cli_model_dtypes with g NULL). */
+void cli_note_fp8_compute(struct cli *c, const struct llmroof_model *m, const struct llmroof_gpu *const *gpus, int n,
+                          const struct cli_setup_opts *s, struct llmroof_dtypes dt);
 /* The layout of the options (TP from --tp). */
 struct llmroof_layout cli_layout(const struct cli_setup_opts *s);
 /* Layout options that apply to no layout at all (--ep-imbalance without --ep).

@@ -15,7 +15,7 @@ enum { OPT_SPEC = CLI_SPEC_BASE, OPT_SPECK, OPT_SPECA, OPT_SPECT, OPT_SPECV, OPT
 #define CLI_OPT_SPEC \
     { OPT_SPEC, "spec", 0, "METHOD", "speculative decoding: eagle, eagle3, mtp, medusa or draft:MODEL", false }, \
     { OPT_SPECK, "spec-k", 0, "K", "tokens proposed per step (default 3)", false }, \
-    { OPT_SPECA, "spec-accept", 0, "A", "per-token acceptance rate in [0, 1) (required with --spec)", false }, \
+    { OPT_SPECA, "spec-accept", 0, "A", "each draft token's acceptance given the ones before it, in [0, 1) (required with --spec): k 3 at 0.7 yields 2.53 tokens a step, vLLM's logged rate 0.51, SGLang's accept length 2.53", false }, \
     { OPT_SPECT, "spec-tree", 0, "TOPK:TOKENS", "a draft tree of --spec-k steps: TOPK candidates per node, TOKENS verified per step", false }, \
     { OPT_SPECV, "spec-draft-vocab", 0, "V", "eagle3: the draft head's vocabulary, its draft_vocab_size (default 32000, at most the model's)", false }, \
     { OPT_SPECC, "spec-draft-config", 0, "FILE", "eagle, eagle3: the draft head's config.json: its layer's heads, KV heads, head_dim, MLP width and draft vocabulary", false }

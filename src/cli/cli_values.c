@@ -448,13 +448,40 @@ struct llmroof_dtypes cli_model_dtypes(struct cli *c, const struct llmroof_model
         d.state_set = false;
     }
     const struct llmroof_dtypes own = ckpt_dtypes(m, s->eff.engine, d, s->have_weight);
-    const struct llmroof_dtypes on = ckpt_gpu_dtypes(m, own, s->have_weight, s->have_act, g);
-    if (on.act != own.act) /* say it: the default compute dtype followed the weights */
+    if (g) {
+        const struct llmroof_dtypes on = ckpt_gpu_dtypes(m, own, s->have_weight, s->have_act, g);
+        cli_note_fp8_compute(c, m, &g, 1, s, own);
+        return on;
+    }
+    return own;
+}
+
+void cli_note_fp8_compute(struct cli *c, const struct llmroof_model *m, const struct llmroof_gpu *const *gpus, int n,
+                          const struct cli_setup_opts *s, struct llmroof_dtypes dt)
+{
+    /* say which GPUs the default compute dtype followed the weights on, and which keep them
+     * weight-only (a reviewer: plan and report said nothing, an A100 run nothing either) */
+    char w8a8[256] = "", wonly[256] = "";
+    for (int i = 0; i < n; i++) {
+        const struct llmroof_dtypes on = ckpt_gpu_dtypes(m, dt, s->have_weight, s->have_act, gpus[i]);
+        const bool fp8 = on.act != dt.act;
+        const bool asked = s->have_weight && !s->have_act && dt.weight == LLMROOF_FP8 && !(dt.weight_bits > 0);
+        enum llmroof_dtype ck;
+        if (!asked || (m && ckpt_weight_dtype(m, &ck) && ck == LLMROOF_FP8))
+            return; /* not the default's case: a stated compute dtype, or the checkpoint's own rule */
+        char *buf = fp8 ? w8a8 : wonly;
+        const size_t used = strlen(buf);
+        snprintf(buf + used, 256 - used, "%s%s", used ? ", " : "", gpus[i]->id);
+    }
+    if (w8a8[0])
         fprintf(c->errf, "llmroof: note: fp8 weights on %s compute as W8A8 fp8 GEMMs, as vLLM, SGLang and TensorRT-LLM "
                          "run them on GPUs with fp8 tensor cores (attention stays 16-bit with a 16-bit KV cache); "
                          "--act-dtype %s for weight-only\n",
-                g->id, dtype_name(own.act));
-    return on;
+                w8a8, dtype_name(dt.act));
+    if (wonly[0])
+        fprintf(c->errf, "llmroof: note: fp8 weights on %s stay weight-only (W8A16, vLLM's FP8 Marlin kernels): no fp8 "
+                         "tensor cores\n",
+                wonly);
 }
 
 void cli_note_arch(struct cli *c, const struct llmroof_gpu *g, const struct llmroof_engine *en)

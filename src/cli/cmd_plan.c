@@ -294,6 +294,7 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
     x->in.dt = cli_model_dtypes(c, x->in.model, NULL, &x->s);
     x->in.weight_given = x->s.have_weight; /* each GPU's compute dtype: plan_setup_for */
     x->in.act_given = x->s.have_act;
+    cli_note_fp8_compute(c, x->in.model, x->in.gpus, x->in.ngpus, &x->s, x->in.dt);
     x->in.layout = cli_layout(&x->s);
     x->in.eff = x->s.eff;
     if (x->sp.method && (rc = plan_spec(c, x))) {

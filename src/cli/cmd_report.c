@@ -141,6 +141,7 @@ static int report_main(struct cli *c, int argc, char **argv, struct ctx *x, stru
     x->in.dt = cli_model_dtypes(c, m, NULL, &x->s);
     x->in.weight_given = x->s.have_weight; /* each GPU's compute dtype: report.c */
     x->in.act_given = x->s.have_act;
+    cli_note_fp8_compute(c, m, x->in.gpus, x->in.ngpus, &x->s, x->in.dt);
     x->in.eff = x->s.eff;
     x->in.mem = x->s.mem;
     /* the engine's KV pool as estimate, memory and simulate set it up (cli_engine_mem), per GPU and

@@ -398,9 +398,14 @@ static cJSON *plan_option_json(const struct plan_input *in, const struct plan_op
     }
     if (o->feasible && o->fewer_instances > 0) { /* rate plans: one instance fewer, what it missed */
         cJSON_AddNumberToObject(x, "fewer_instances", (double)o->fewer_instances);
-        if (!o->fewer_by_bound) {
-            cJSON_AddNumberToObject(x, "fewer_ttft_s", o->fewer_ttft_s);
-            cJSON_AddNumberToObject(x, "fewer_tpot_s", o->fewer_tpot_s);
+        if (!o->fewer_by_bound) { /* the run that missed, reproducible (an overloaded one's
+                                     percentiles say little: its binding says overload) */
+            cJSON_AddNumberToObject(x, "fewer_sim_requests", (double)o->fewer_sim_requests);
+            cJSON_AddNumberToObject(x, "fewer_sim_warmup_requests", (double)o->fewer_sim_warmup);
+            if (o->binding != PLAN_BIND_LOAD) {
+                cJSON_AddNumberToObject(x, "fewer_ttft_s", o->fewer_ttft_s);
+                cJSON_AddNumberToObject(x, "fewer_tpot_s", o->fewer_tpot_s);
+            }
         }
     }
     return x;

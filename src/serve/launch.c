@@ -47,6 +47,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/dtype.h"
@@ -59,7 +60,17 @@ struct shape {
     int ep;      /* expert-parallel ranks; 1 = none */
     int dp;      /* attention data-parallel replicas; 1 = none */
     int gpus;    /* GPUs of one instance */
+    const struct llmroof_gpu *gpu; /* the row's GPU (NULL: none known) */
 };
+
+/* DeepEP runs on NVIDIA Hopper and Blackwell joined by NVLink (its README: SM90; NVSHMEM and the
+ * NVLink intranode kernels; SGLang's DeepEP MoE path needs DeepGEMM, SM90/SM100): elsewhere the
+ * engines' default expert path runs and a note says so (a reviewer: DeepEP flags on MI300X,
+ * L40S and A100 rows would not start) */
+static bool deepep_runs(const struct llmroof_gpu *g)
+{
+    return g && strncmp(g->arch, "sm", 2) == 0 && atoi(g->arch + 2) >= 90 && g->link == LLMROOF_LINK_NVLINK;
+}
 
 /* The GPUs of one pipeline stage: the attention ranks (TP x DP) or the expert ranks, whichever
  * is wider; what SGLang's --tp and TensorRT-LLM's --tp_size count. */
@@ -73,7 +84,7 @@ static long shape_width(struct shape s)
  * data-parallel attention with the experts split by width over the n GPUs (no EP flag). */
 static struct shape shape_of(const struct plan_input *in, int n, int mode)
 {
-    struct shape s = { n, 1, 1, 1, n };
+    struct shape s = { n, 1, 1, 1, n, NULL };
     if (mode == 1) {
         s.ep = n;
     } else if (mode == 2) {
@@ -204,6 +215,13 @@ static void sglang_spec(const struct plan_input *in, struct launch_cmd *c)
     const bool tree = sp->tokens > 0;
     add(c->cmd, sizeof c->cmd, " --speculative-num-steps %d --speculative-eagle-topk %d --speculative-num-draft-tokens %ld",
         sp->k, tree ? sp->topk : 1, sim_spec_verify_tokens(sp));
+    /* SGLang quantizes a draft with the target's --quantization unless told otherwise
+     * (server_args.py: speculative_draft_model_quantization defaults to it); the drafter costed
+     * here runs at its own 16 bits (sim_spec_drafter_dtypes), so say so on the line (a reviewer:
+     * the launched server was not the one costed) */
+    const struct llmroof_dtypes ddt = sim_spec_drafter_dtypes(sp, &in->sim.spec_head, &in->dt);
+    if (path && strstr(c->cmd, " --quantization ") && (ddt.weight == LLMROOF_FP16 || ddt.weight == LLMROOF_BF16))
+        add(c->cmd, sizeof c->cmd, " --speculative-draft-model-quantization unquant");
     spec_placeholder_note(in, c);
 }
 
@@ -234,13 +252,21 @@ static void vllm(const struct plan_input *in, const struct limits *lim, const ch
          * the prefill pool's normal kernels, the decode pool's low-latency ones; an aggregated
          * instance runs one backend for every step */
         const bool pre = strcmp(role, "prefill") == 0;
+        const char *backend = pre ? "deepep_high_throughput" : "deepep_low_latency";
         if (s.dp <= 1) /* vLLM's all-to-all kernels serve data-parallel ranks (FusedMoEParallelConfig
                           use_all2all_kernels: dp_size > 1): TP + EP reduces over the TP group */
             add(nt, nn, "without data parallelism vLLM's experts reduce over the TP group, not through the all-to-all "
                         "costed here; ");
+        else if (!deepep_runs(s.gpu))
+            add(nt, nn, "DeepEP, whose all-to-all is costed here, runs on NVLink-joined Hopper and Blackwell GPUs only: "
+                        "vLLM's default all-gather / reduce-scatter backend runs on %s; ", s.gpu ? s.gpu->id : "this GPU");
+        else if (strcmp(in->eff.engine ? in->eff.engine->id : "", "vllm-0.8") == 0)
+            /* vLLM before 0.11 has no --all2all-backend flag, only the environment variable */
+            add(nt, nn, "set VLLM_ALL2ALL_BACKEND=%s in its environment (vLLM before 0.11 has no --all2all-backend); ",
+                backend);
         else
-            add(b, bn, " --all2all-backend %s", pre ? "deepep_high_throughput" : "deepep_low_latency");
-        if (s.dp > 1 && strcmp(role, "serve") == 0)
+            add(b, bn, " --all2all-backend %s", backend);
+        if (s.dp > 1 && deepep_runs(s.gpu) && strcmp(role, "serve") == 0)
             add(nt, nn, "the all-to-all is costed with DeepEP's normal kernels for prefill steps and its low-latency "
                         "ones for decode steps; vLLM runs one --all2all-backend for every step (SGLang's "
                         "--deepep-mode auto switches); ");
@@ -290,8 +316,25 @@ static void sglang(const struct plan_input *in, const struct limits *lim, const 
     add(b, bn, " --tp %ld", width);
     if (s.dp > 1)
         add(b, bn, " --dp %ld --enable-dp-attention", (long)s.dp);
-    if (s.ep > 1) /* the DeepEP all-to-all llmroof costs; the default backend all-reduces */
+    if (s.ep > 1 && deepep_runs(s.gpu)) { /* the DeepEP all-to-all llmroof costs; the default backend all-reduces */
         add(b, bn, " --ep-size %ld --moe-a2a-backend deepep", (long)s.ep);
+        /* its low-latency dispatch holds SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK tokens a rank,
+         * 128 by default (DeepEP's deep_ep.cpp asserts it): a rank's decode batch times its verified
+         * positions must fit */
+        /* each rank dispatches its share of the decode batch: its replica's, or under TP the
+         * tokens SGLang scatters over the attention TP group; a prefill pool runs the normal
+         * kernels (--deepep-mode auto), which have no such cap */
+        const long w = shape_width(s);
+        const long per_rank = (lim->seqs + w - 1) / w *
+                              (in->sim.spec.kind != SIM_SPEC_NONE ? (long)sim_spec_verify_tokens(&in->sim.spec) : 1L);
+        if (per_rank > 128 && strcmp(role, "prefill") != 0)
+            add(nt, nn, "set SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK=%ld in its environment: DeepEP's "
+                        "low-latency dispatch holds 128 tokens a rank by default; ", per_rank);
+    } else if (s.ep > 1) {
+        add(b, bn, " --ep-size %ld", (long)s.ep);
+        add(nt, nn, "DeepEP, whose all-to-all is costed here, runs on NVLink-joined Hopper and Blackwell GPUs only: "
+                    "SGLang's default expert path (all-reduce or all-gather) runs on %s; ", s.gpu ? s.gpu->id : "this GPU");
+    }
     if (s.pp > 1)
         add(b, bn, " --pp-size %ld", (long)s.pp);
     add(b, bn, " --max-running-requests %ld", lim->seqs);
@@ -434,6 +477,7 @@ void launch_build(const struct plan_input *in, const struct plan_option *o, stru
         for (int k = 0; k < nk && out->n < LAUNCH_MAX && (only == LAUNCH_ALL || only == e); k++) {
             struct launch_cmd *c = &out->c[out->n++];
             struct shape s = shape_of(in, kinds[k].n, kinds[k].mode);
+            s.gpu = o->gpu;
             c->engine = engines[e];
             c->role = kinds[k].role;
             c->instances = kinds[k].instances;

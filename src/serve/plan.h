@@ -143,6 +143,8 @@ struct plan_option {
                                       that count was not evaluated */
     bool fewer_by_bound;           /* ... ruled out by the capacity bound (overloaded), not simulated */
     double fewer_ttft_s, fewer_tpot_s; /* its run's latencies at the percentile (simulated only) */
+    long fewer_sim_requests, fewer_sim_warmup; /* that run's requests and the first ones its
+                                      statistics skip (simulated only) */
     bool has_cost;
     double cost_per_hour;          /* USD */
     int evaluations;               /* simulations (or analytic solves) run */

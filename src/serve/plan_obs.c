@@ -164,9 +164,10 @@ void plan_layout_observations(const struct plan_input *in, struct plan_result *o
                                : r->binding == PLAN_BIND_LOAD ? "the load (overloaded)"
                                                               : plan_binding_name(r->binding);
             const char *one = r->fewer_instances == 1 ? "" : "s";
-            if (r->fewer_instances > 0 && r->fewer_by_bound)
-                snprintf(miss, sizeof miss, "; %ld %s instance%s would be overloaded (the capacity bound)",
-                         r->fewer_instances, rn, one);
+            if (r->fewer_instances > 0 && (r->fewer_by_bound || r->binding == PLAN_BIND_LOAD))
+                snprintf(miss, sizeof miss, "; %ld %s instance%s %s overloaded%s", r->fewer_instances, rn, one,
+                         r->fewer_by_bound ? "would be" : r->fewer_instances == 1 ? "is" : "are",
+                         r->fewer_by_bound ? " (the capacity bound)" : "");
             else if (r->fewer_instances > 0)
                 snprintf(miss, sizeof miss, "; %ld %s instance%s miss%s %s (p%d TTFT %.0f ms, TPOT %.1f ms)",
                          r->fewer_instances, rn, one, r->fewer_instances == 1 ? "es" : "", what, in->percentile,

@@ -45,6 +45,7 @@ struct rate_eval {
     enum plan_binding miss_fails;
     bool miss_by_bound;         /* ruled out by the capacity bound, not simulated */
     double miss_ttft_s, miss_tpot_s;
+    long miss_requests, miss_warmup; /* its run's requests and skipped ones (simulate reproduces it) */
 };
 
 /* Keeps e, a missing evaluation at count `at`, as the miss of the count one below the answer where
@@ -58,6 +59,8 @@ static void note_miss(struct rate_eval *miss, const struct rate_eval *e, long at
     miss->miss_by_bound = by_bound;
     miss->miss_ttft_s = by_bound ? 0.0 : e->ttft_s;
     miss->miss_tpot_s = by_bound ? 0.0 : e->tpot_s;
+    miss->miss_requests = by_bound ? 0 : e->requests;
+    miss->miss_warmup = by_bound ? 0 : e->warmup;
 }
 
 static int rate_eval(const struct plan_input *in, const struct llmroof_gpu *g, bool disagg, int tp_p, long x, int tp_d,
@@ -368,6 +371,8 @@ static int smallest_pool(const struct plan_input *in, const struct llmroof_gpu *
         ev->miss_by_bound = miss.miss_by_bound;
         ev->miss_ttft_s = miss.miss_ttft_s;
         ev->miss_tpot_s = miss.miss_tpot_s;
+        ev->miss_requests = miss.miss_requests;
+        ev->miss_warmup = miss.miss_warmup;
     }
     return LLMROOF_OK;
 }
@@ -394,6 +399,8 @@ static void rate_fill(const struct plan_input *in, struct plan_option *o, const 
     o->fewer_by_bound = ev->miss_by_bound;
     o->fewer_ttft_s = ev->miss_ttft_s;
     o->fewer_tpot_s = ev->miss_tpot_s;
+    o->fewer_sim_requests = ev->miss_requests;
+    o->fewer_sim_warmup = ev->miss_warmup;
 }
 
 /* The rate search's name for what an evaluation missed */

@@ -65,6 +65,7 @@ static void dp_attention_splits_vllm_limits_and_notes_trtllm_yaml(void **state)
     struct plan_input in;
     setup_in(&in, model(&cat, "qwen3-235b-a22b"));
     struct plan_option o = feasible(4, 2); /* DPA-4+EP-4: 4 GPUs, attention DP 4, EP 4 */
+    o.gpu = catalog_find_gpu(&cat, "h100-sxm5-80gb"); /* DeepEP's GPUs: NVLink-joined Hopper */
     struct launch_set s;
     launch_build(&in, &o, &s);
     const struct launch_cmd *v = find(&s, "vllm", "serve");
@@ -259,6 +260,7 @@ static void vllm_notes_an_ep_it_cannot_set(void **state)
     setup_in(&in, model(&cat, "deepseek-v3"));
     in.layout.ep = 16;
     struct plan_option o = feasible(8, 0);
+    o.gpu = catalog_find_gpu(&cat, "h100-sxm5-80gb");
     struct launch_set s;
     launch_build(&in, &o, &s);
     const struct launch_cmd *v = find(&s, "vllm", "serve");
@@ -275,6 +277,15 @@ static void vllm_notes_an_ep_it_cannot_set(void **state)
     assert_null(strstr(find(&s, "vllm", "serve")->cmd, "--quantization"));
     assert_null(strstr(find(&s, "sglang", "serve")->cmd, "--quantization"));
     assert_non_null(strstr(find(&s, "sglang", "serve")->cmd, "--ep-size 16 --moe-a2a-backend deepep"));
+    /* DeepEP runs on NVLink-joined Hopper and Blackwell only: an MI300X or a PCIe L40S row names no
+     * DeepEP backend and says which path runs instead (a reviewer: the server would not start) */
+    o.gpu = catalog_find_gpu(&cat, "mi300x");
+    launch_build(&in, &o, &s);
+    assert_null(strstr(find(&s, "sglang", "serve")->cmd, "deepep"));
+    assert_non_null(strstr(find(&s, "sglang", "serve")->note, "SGLang's default expert path"));
+    o.gpu = catalog_find_gpu(&cat, "l40s");
+    launch_build(&in, &o, &s);
+    assert_null(strstr(find(&s, "sglang", "serve")->cmd, "deepep"));
     catalog_free(&cat);
 }
 
