@@ -184,7 +184,7 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
         { OPT_KVLINK, "kv-link", 0, "LINK", "disaggregated layouts' prefill-to-decode KV link: nvlink (each GPU's), ib, pcie or GB/s (default ib)", false },
         { OPT_GPN, "gpus-per-node", 0, "N", "GPUs in one node, for every GPU (default: each GPU's catalog gpus_per_node)", false },
         { OPT_PRICE, "price", 0, "LIST", "GPU=USD per GPU-hour, comma-separated, e.g. a100=1.8,a40=0.9", false },
-        { OPT_FAST, "fast", 0, NULL, "analytic steady state instead of simulation (means, for sweeps)", false },
+        { OPT_FAST, "fast", 0, NULL, "with --users: analytic steady state instead of simulation (means, for sweeps)", false },
         { OPT_JOBS, "jobs", 'j', "N", "threads for the analytic solves and a one-GPU plan's simulations, 1-64 (default: the processors this process may run on; API requests 1); the plan is the same at any N", false },
         { OPT_MBT, "max-batched-tokens", 0, "N", "token budget of one iteration (default: the engine's for each GPU, else 2048)", false },
         { OPT_MAXSEQS, "max-seqs", 0, "N", "running sequences at most (default: the engine's for each GPU, else 256)", false },
