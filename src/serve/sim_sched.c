@@ -38,12 +38,12 @@ static bool pc_room(struct runner *r, struct pc_pool *p)
     if (p->n < p->cap)
         return true;
     const size_t cap = p->cap ? 2 * p->cap : 16;
-    struct pc_ent *v = malloc(cap * sizeof *v);
+    struct pc_ent *v = calloc(cap, sizeof *v); /* zeroed: every slot a valid (stale) entry */
     if (!v) {
         r->oom = true;
         return false;
     }
-    for (size_t j = 0; j < p->n; j++) /* n <= cap: an empty pool has nothing to move */
+    for (size_t j = 0; p->cap > 0 && j < p->n; j++) /* n <= cap: an empty pool has nothing to move */
         v[j] = p->v[(p->head + j) % p->cap];
     free(p->v);
     p->v = v;
@@ -104,7 +104,7 @@ static void pc_evict(const struct runner *r, struct engine *e, int rep, long nee
  * O(1) per entry pushed. */
 static void pc_compact(const struct runner *r, struct pc_pool *p)
 {
-    if (p->n < 64 || p->n < 4 * (size_t)p->live)
+    if (p->n < 64 || p->n < 4 * (size_t)p->live || p->cap == 0)
         return;
     size_t k = 0;
     for (size_t j = 0; j < p->n; j++) {
