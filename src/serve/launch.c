@@ -69,7 +69,11 @@ struct shape {
  * L40S and A100 rows would not start) */
 static bool deepep_runs(const struct llmroof_gpu *g)
 {
-    return g && strncmp(g->arch, "sm", 2) == 0 && atoi(g->arch + 2) >= 90 && g->link == LLMROOF_LINK_NVLINK;
+    if (!g || strncmp(g->arch, "sm", 2) != 0 || g->link != LLMROOF_LINK_NVLINK)
+        return false;
+    char *end = NULL;
+    const long sm = strtol(g->arch + 2, &end, 10);
+    return end != g->arch + 2 && sm >= 90;
 }
 
 /* The GPUs of one pipeline stage: the attention ranks (TP x DP) or the expert ranks, whichever
