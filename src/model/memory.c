@@ -624,18 +624,16 @@ void memory_head_drafter_own(const struct llmroof_model *m, const struct llmroof
         own = NULL; /* only an EAGLE-family head has a config of its own */
     /* a head whose weights ship apart from the target (Medusa's, EAGLE's) holds them at its own 16
      * bits on the target without its checkpoint's formats (ops_head_dtypes, ops_head_model), as
-     * ops_build_draft reads them: its mean layer is the target's at those dtypes. An MTP module
-     * is a layer of the target's checkpoint, the target's figure over its layers */
+     * ops_build_draft reads them. An MTP module is a layer of the target's checkpoint, the target's
+     * figure over its layers */
     const bool apart = medusa_heads > 0 || eagle;
     struct llmroof_model hm;
     struct llmroof_dtypes hdt;
-    double weights = target->weights_bytes_per_gpu;
     if (apart) {
         ops_head_model(m, &hm);
         hdt = ops_head_dtypes(dt, own);
         m = &hm;
         dt = &hdt;
-        weights = memory_weights_layout(m, sh, dt);
     }
     /* the attention layers of the stage whose K/V per token the target's figure is (the fullest:
      * all of them without PP; under PP the last stage, which holds the head, may hold fewer, and
@@ -643,10 +641,23 @@ void memory_head_drafter_own(const struct llmroof_model *m, const struct llmroof
      * 512: Qwen3-Next-style MTP at TP 4 x PP 2, a reviewer's finding) */
     const double per_layer = kv_layer_bytes(m, sh, 2.0);
     const double layers = per_layer > 0 ? stage_kv_bytes(m, sh, 1.0, 2.0) / per_layer : (double)arch_attn_layers(m);
-    /* Medusa's heads: what their draft step reads (each its own vocabulary projection) */
-    *bytes_per_gpu = medusa_heads > 0 ? ops_medusa_bytes(m, sh, dt, medusa_heads)
-                                      : weights / (double)(sh->pp > 1 ? sh->stage_layers_max : m->layers) +
-                                            ops_eagle3_extra_bytes_own(m, own, sh, dt, eagle3_vocab);
+    if (medusa_heads > 0) {
+        /* Medusa's heads: what their draft step reads (each its own vocabulary projection) */
+        *bytes_per_gpu = ops_medusa_bytes(m, sh, dt, medusa_heads);
+    } else if (eagle) {
+        /* an EAGLE head's weights as ops_build_draft reads them: one decoder layer, the target's
+         * mean layer's attention and MLP split by TP (not its embedding's and LM head's share of
+         * every layer: the head looks up the target's embedding, and EAGLE-1/2 draft over its LM
+         * head), its fusing projection whole on every rank (ops_eagle_fc_bytes) and EAGLE-3's
+         * further q/k/v inputs and own LM head (ops_eagle3_extra_bytes_own). Its layer's shares
+         * are replaced below where the head's layer is not the target's */
+        *bytes_per_gpu = mean_attn_bytes(m, sh, dt) + mean_mlp_bytes(m, sh, dt) +
+                         ops_eagle_fc_bytes(m, dt, eagle3_vocab) + ops_eagle3_extra_bytes_own(m, own, sh, dt, eagle3_vocab);
+    } else {
+        /* an MTP module: the target's weights over the layers of the stage that holds it */
+        *bytes_per_gpu = target->weights_bytes_per_gpu / (double)(sh->pp > 1 ? sh->stage_layers_max : m->layers) +
+                         ops_eagle3_extra_bytes_own(m, own, sh, dt, eagle3_vocab);
+    }
     if (own) {
         /* its own layer (ops_head_attn): the mean layer's attention share out, the head's q/k/v/o
          * and norms in; its own MLP width where ops_head_shape_own gives it one (a dense target's

@@ -167,12 +167,15 @@ static inline void memory_fit_batch(struct llmroof_memory *mem, long batch)
     }
 }
 
-/* A speculative head's memory beside its target on one rank of `sh`: an EAGLE head or an MTP
- * module (medusa_heads 0) about one of the target's layers of weights and, as a decoder layer of
- * its own, one attention layer's K/V per token; Medusa's heads (medusa_heads > 0) what their draft
- * step reads, ops_medusa_bytes (each its own vocabulary projection: far more than a layer where the
- * vocabulary is large), and no cache; an EAGLE-3 head (eagle3_vocab > 0) its further inputs, fusing
- * width and own LM head more (ops_eagle3_extra_bytes). An EAGLE head (eagle) of a mixture-of-experts
+/* A speculative head's memory beside its target on one rank of `sh`: an EAGLE head (eagle) what its
+ * draft step reads, one decoder layer (the target's mean layer's attention and MLP shares, split by
+ * TP; not the target's embedding and LM head, which it reads from the target) and its fusing
+ * projection whole on every rank (ops_eagle_fc_bytes: 2h x h, EAGLE-3's 3h x h; replicated in vLLM
+ * and SGLang), an MTP module (medusa_heads 0, !eagle) the target's weights over its layers, each
+ * as a decoder layer of its own one attention layer's K/V per token; Medusa's heads (medusa_heads
+ * > 0) what their draft step reads, ops_medusa_bytes (each its own vocabulary projection: far more
+ * than a layer where the vocabulary is large), and no cache; an EAGLE-3 head (eagle3_vocab > 0) its
+ * further q/k/v inputs and own LM head more (ops_eagle3_extra_bytes). An EAGLE head (eagle) of a mixture-of-experts
  * target holds a dense MLP of its own (ops_eagle_mlp_bytes) in place of the mean layer's share of
  * the experts. An EAGLE-family head and Medusa's heads hold their weights at their own 16 bits
  * (ops_head_dtypes, on ops_head_model: not the target's fp8 or fp4 checkpoint), an MTP module at

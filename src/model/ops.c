@@ -1248,13 +1248,27 @@ double ops_eagle3_extra_bytes_own(const struct llmroof_model *m, const struct ll
     }
     const struct ops_head hd = ops_head_shape(m, eagle3_vocab, true, true);
     const double h = (double)m->hidden, w = ops_weight_bytes(dt);
-    /* the mean layer stands for a decoder layer and EAGLE's 2h -> h projection: add the q/k/v
-     * projection's second h of inputs, the projection's third h and the head's own LM head */
-    /* its head vocabulary-parallel as the target's (shard lm_vocab_per_rank: over the attention
-     * TP, or over the stage where SGLang splits the head under data-parallel attention), as
-     * ops_build_draft reads it */
+    /* beyond the head's decoder layer (the mean layer's attention and MLP) and its fusing
+     * projection (ops_eagle_fc_bytes): the q/k/v projection's second h of inputs, split as the
+     * projection (QKVParallelLinear(2 * hidden_size, ...) in both engines' llama_eagle3.py), and
+     * the head's own LM head, vocabulary-parallel as the target's (shard lm_vocab_per_rank: over
+     * the attention TP, or over the stage where SGLang splits the head under data-parallel
+     * attention), as ops_build_draft reads it */
     const double lm_share = m->vocab > 0 ? sh->lm_vocab_per_rank / (double)m->vocab : 1.0 / (double)sh->tp;
-    return h * qw * w + h * h * w + h * hd.vocab * lm_share * ops_unquantized_bytes(m, dt, true);
+    return h * qw * w + h * hd.vocab * lm_share * ops_unquantized_bytes(m, dt, true);
+}
+
+double ops_eagle_fc_bytes(const struct llmroof_model *m, const struct llmroof_dtypes *dt, long eagle3_vocab)
+{
+    /* the fusing projection's input widths as ops_build_draft runs it: EAGLE-1/2's concat of the
+     * token embedding and the target's feature (2h), EAGLE-3's three target layers (3h; its first
+     * pass, ops_head_shape). A plain Linear on every rank, never split over TP: vLLM's
+     * llama_eagle.py LlamaModel (torch.nn.Linear(hidden_size * 2, hidden_size)) and
+     * llama_eagle3.py LlamaModel (ReplicatedLinear(hidden_size * 3, hidden_size)), SGLang's
+     * llama_eagle.py and llama_eagle3.py LlamaModel (torch.nn.Linear) */
+    const struct ops_head hd = ops_head_shape(m, eagle3_vocab, true, true);
+    const double h = (double)m->hidden;
+    return hd.fc_in * h * h * ops_weight_bytes(dt);
 }
 
 void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
@@ -1379,9 +1393,15 @@ void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *
     if (hd.fc_in > 0) {
         /* EAGLE's fc: the target's feature and the token embedding (2h; EAGLE-3's three target
          * layers, 3h) projected to h (K fc_in x h): reads the inputs, writes h */
+        /* its weights whole on every rank (replicated in both engines: ops_eagle_fc_bytes, the
+         * bytes memory_head_drafter_own holds for an EAGLE head) */
         out->gemm_out[LLMROOF_OP_QKV_PROJ] += T * h / n;
         qkv->flops += 2.0 * T * hd.fc_in * h * h / n;
         qkv->bytes += (hd.fc_in * h * h * w + (hd.fc_in + 1.0) * T * h * a) / n;
+        /* an EAGLE head's 16-bit weights among the GEMM's stored weights (no dequantization
+         * follows at its dtypes: ops_head_dtypes); an MTP module's eh_proj as before */
+        if (hd.apart)
+            qkv->wbytes += hd.fc_in * h * h * w / n;
     }
     if (hd.attn_in > 1.0) {
         /* EAGLE-3: the embedding beside the hidden state into q/k/v (K (attn_in) h): the

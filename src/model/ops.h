@@ -541,7 +541,8 @@ void ops_set_all_to_all(const struct llmroof_model *m, const struct llmroof_shar
 
 /* One draft step of a speculative head running on the target's GPUs, over batch `b` (one token
  * per decoding sequence). medusa_heads == 0: an EAGLE head or an MTP module, one decoder layer of
- * the target (its mean layer: counts / layers) plus EAGLE's fusing projection (2h -> h) and the
+ * the target (its mean layer: counts / layers) plus EAGLE's fusing projection (2h -> h, whole on
+ * every rank: ops_eagle_fc_bytes) and the
  * final norm and LM head over the vocabulary: the LM head alone is about 2.4 layers of Llama-3-8B
  * (4096 x 128,256 x 2 bytes = 1.05 GB against 436 MB per layer; EAGLE and DeepSeek-V3's MTP reuse
  * the target's LM head for each draft token). medusa_heads = K > 0: K Medusa heads, each a
@@ -633,17 +634,23 @@ double ops_eagle_mlp_bytes(const struct llmroof_model *m, const struct llmroof_s
 void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
                      const struct llmroof_batch *b, int medusa_heads, const struct ops_head *head,
                      struct llmroof_oplist *out);
-/* The weight bytes an EAGLE-3 head holds on one rank of `sh` beyond the target's mean layer (which
- * stands for EAGLE's layer and fusing projection): the q/k/v projection's second h of inputs (TP
- * sharded as the target's), the third h of its fusing projection (replicated: a plain Linear in
- * SGLang and vLLM) and its own LM head over eagle3_vocab tokens (vocabulary-parallel as the
- * target's: shard lm_vocab_per_rank). */
+/* The weight bytes an EAGLE-3 head holds on one rank of `sh` beyond its decoder layer (the target's
+ * mean layer's attention and MLP, or its own: memory_head_drafter_own) and its fusing projection
+ * (ops_eagle_fc_bytes): the q/k/v projection's second h of inputs (TP sharded as the target's) and
+ * its own LM head over eagle3_vocab tokens (vocabulary-parallel as the target's: shard
+ * lm_vocab_per_rank). 0 for EAGLE-1/2 (eagle3_vocab 0), which read the target's LM head. */
 double ops_eagle3_extra_bytes(const struct llmroof_model *m, const struct llmroof_shard *sh,
                               const struct llmroof_dtypes *dt, long eagle3_vocab);
 /* The same for a head with its own layer (own non-NULL, heads > 0): the q/k/v projection's second
  * h of inputs at the head's q/k/v width (ops_head_attn); own NULL: ops_eagle3_extra_bytes. */
 double ops_eagle3_extra_bytes_own(const struct llmroof_model *m, const struct llmroof_draft_head *own,
                                   const struct llmroof_shard *sh, const struct llmroof_dtypes *dt, long eagle3_vocab);
+/* The weight bytes of an EAGLE head's fusing projection fc on every rank: fc_in x h x h at dt's
+ * weight bytes (the head's: ops_head_dtypes), 2h -> h for EAGLE-1/2 (eagle3_vocab 0), 3h -> h for
+ * EAGLE-3. Replicated, not split over TP: vLLM's llama_eagle.py builds it as torch.nn.Linear and
+ * llama_eagle3.py as ReplicatedLinear, SGLang's llama_eagle.py and llama_eagle3.py as
+ * torch.nn.Linear (each in its LlamaModel); ops_build_draft reads it whole at the pass that fuses. */
+double ops_eagle_fc_bytes(const struct llmroof_model *m, const struct llmroof_dtypes *dt, long eagle3_vocab);
 /* Weight bytes that `heads` Medusa heads hold on one rank of `sh`, those ops_build_draft reads:
  * each its h x h residual block and its own projection to the rank's share of the vocabulary, at
  * the LM head's bytes per weight (ops_unquantized_bytes). */

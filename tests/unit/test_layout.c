@@ -547,9 +547,10 @@ static void sglang_splits_the_lm_head_over_the_replicas(void **state)
  *   for 2 x 16 x 2,048 x 151,936 = 9,957,277,696 FLOP, and gathers nothing at TP 1. (It had read
  *   the split head's 160,706,560 B for all 64 rows.)
  * - an EAGLE-3 head (32,000 tokens, f = 32,000 / 151,936) splits its own head as the target's:
- *   memory 2,048 x 5,120 x 2 (q/k/v's second input: (32 + 2 x 4) x 128 wide) = 20,971,520 +
- *   2,048^2 x 2 = 8,388,608 + 2,048 x 32,000 / 4 x 2 = 32,768,000: 62,128,128 B (it had held
- *   the whole 131,072,000: 160,432,128), the 32,768,000 its LM head reads; the gathers carry the
+ *   memory beyond its layer and fc 2,048 x 5,120 x 2 (q/k/v's second input: (32 + 2 x 4) x 128
+ *   wide) = 20,971,520 + 2,048 x 32,000 / 4 x 2 = 32,768,000: 53,739,520 B (it had held the
+ *   whole 131,072,000: 151,943,520; the fc, 3 x 2,048^2 x 2, is ops_eagle_fc_bytes'), the
+ *   32,768,000 its LM head reads; the gathers carry the
  *   64 rows whole and the logits at f: message 0.5 x (64 x 2,048 x 2 + 64 x 32,000 x 2) =
  *   131,072 + 2,048,000 = 2,179,072 (f x the whole message had been 2,075,520). */
 static void drafters_beside_sglangs_split_head(void **state)
@@ -576,7 +577,7 @@ static void drafters_beside_sglangs_split_head(void **state)
     assert_rel_close(o.op[LLMROOF_OP_FFN].count * o.op[LLMROOF_OP_FFN].wbytes +
                          o.op[LLMROOF_OP_LM_HEAD].count * 2048.0 * 151936.0 * 2.0,
                      ops_medusa_bytes(m, &sh, &dt, 4), 1e-12);
-    assert_rel_close(ops_eagle3_extra_bytes(m, &sh, &dt, 32000), 62128128.0, 1e-12);
+    assert_rel_close(ops_eagle3_extra_bytes(m, &sh, &dt, 32000), 53739520.0, 1e-12);
     const struct ops_head e3 = ops_head_shape(m, 32000, false, true);
     ops_build_draft(m, &sh, &dt, &b, 0, &e3, &o);
     assert_int_equal(o.lm_ranks, 4);

@@ -436,10 +436,13 @@ static void an_eagle_head_caches_a_full_layer_beside_windowed_layers(void **stat
 }
 
 /* An EAGLE head of a MoE target holds a dense MLP of its own, not a layer's share of the experts;
- * an MTP module is one of the target's layers. Qwen3-30B-A3B at TP 1, fp16: the mean layer's
- * experts 128 x 3 x 2,048 x 768 x 2 B = 1,207,959,552 B and router 2,048 x 128 x 2 B = 524,288 B
- * (all 48 layers MoE), the head's SwiGLU (8 + 0) x 768 = 6,144 wide: 3 x 2,048 x 6,144 x 2 B =
- * 75,497,472 B; its K/V per token is one layer's either way (4 KV heads x 128 x 2 x 2 B = 2,048). */
+ * an MTP module is one of the target's layers. Qwen3-30B-A3B at TP 1, fp16 (h 2,048, 32 query and
+ * 4 KV heads of 128, all 48 layers MoE): the head's layer is the target's attention, q 2,048 x
+ * 4,096 + k/v 2 x 2,048 x 512 + o 4,096 x 2,048 + q/k norms 2 x 128 + two norms 2 x 2,048 =
+ * 18,878,720 weights = 37,757,440 B, and in place of the experts (128 x 3 x 2,048 x 768) and
+ * router a SwiGLU (8 + 0) x 768 = 6,144 wide: 3 x 2,048 x 6,144 x 2 B = 75,497,472 B; its fc 2 x
+ * 2,048^2 x 2 B = 16,777,216 B: 130,032,128 B (not the target's embedding and LM head over 48
+ * layers); its K/V per token is one layer's either way (4 KV heads x 128 x 2 x 2 B = 2,048). */
 static void an_eagle_head_of_a_moe_target_holds_a_dense_mlp(void **state)
 {
     struct llmroof_catalog cat;
@@ -455,7 +458,7 @@ static void an_eagle_head_of_a_moe_target_holds_a_dense_mlp(void **state)
     memory_head_drafter(m, &sh, &dt, &mem, 0, 0, true, &eagle_bytes, &eagle_kv);
     memory_head_drafter(m, &sh, &dt, &mem, 0, 0, false, &mtp_bytes, &mtp_kv);
     assert_rel_close(mtp_bytes, mem.weights_bytes_per_gpu / 48.0, 1e-12);
-    assert_rel_close(eagle_bytes, mem.weights_bytes_per_gpu / 48.0 - 1207959552.0 - 524288.0 + 75497472.0, 1e-12);
+    assert_rel_close(eagle_bytes, 37757440.0 + 75497472.0 + 16777216.0, 1e-12);
     assert_rel_close(eagle_kv, 2048.0, 1e-12);
     assert_rel_close(mtp_kv, 2048.0, 1e-12);
     catalog_free(&cat);
@@ -727,12 +730,11 @@ static void a_draft_config_sizes_the_heads_memory_on_an_mla_target(void **state)
  * float16). Its weights on a GPU at 2 B:
  *   attention 14,694,400 weights = 29,388,800 B; MLP 3 x 7,168 x 40,960 / 8 = 110,100,480 weights =
  *   220,200,960 B; EAGLE-3's second h into q/k/v 7,168 x 9 x 128 = 8,257,536 weights = 16,515,072 B;
- *   its fusing projection's third h 7,168 x 7,168 = 51,380,224 weights = 102,760,448 B; its own LM
- *   head 7,168 x 32,000 / 8 = 28,672,000 weights = 57,344,000 B; and the mean layer's share of the
- *   embedding, LM head and final norm, (2 x 16,160 x 7,168 + 7,168) x 2 / 61 = 7,595,964.85 B:
- *   433,805,244.85 B, as at an fp16 target. At the checkpoint's 1 byte (the LM heads and the
- *   embedding bf16, the final norm 1 byte: 7,595,847.34 B) the same parts had given 249,372,487.34 B,
- *   0.575 of it. An MTP module ships inside the checkpoint: the target's weights over its 61 layers,
+ *   its fusing projection 3 x 7,168 x 7,168 = 154,140,672 weights = 308,281,344 B, whole on every
+ *   GPU (replicated in vLLM and SGLang: ops_eagle_fc_bytes); its own LM head 7,168 x 32,000 / 8 =
+ *   28,672,000 weights = 57,344,000 B: 631,730,176 B, as at an fp16 target (the target's
+ *   embedding is the head's, not counted again). At the checkpoint's 1 byte (its LM head bf16) the
+ *   same parts would give 344,537,088 B, 0.545 of it. An MTP module ships inside the checkpoint: the target's weights over its 61 layers,
  *   fp8 as they are. One Medusa head: 7,168^2 x 2 + 7,168 x 16,160 x 2 = 334,430,208 B (its h x h
  *   block had been 1 byte: 283,049,984 B). */
 static void a_draft_heads_weights_are_its_own_16_bits_on_an_fp8_target(void **state)
@@ -753,8 +755,7 @@ static void a_draft_heads_weights_are_its_own_16_bits_on_an_fp8_target(void **st
     double at8, at16, kv8, kv16;
     memory_head_drafter_own(m, &sh, &d8, &m8, 0, 32000, true, &own, &at8, &kv8);
     memory_head_drafter_own(m, &sh, &d16, &m16, 0, 32000, true, &own, &at16, &kv16);
-    const double parts = 29388800.0 + 220200960.0 + 16515072.0 + 102760448.0 + 57344000.0 +
-                         (2.0 * 16160.0 * 7168.0 + 7168.0) * 2.0 / 61.0;
+    const double parts = 29388800.0 + 220200960.0 + 16515072.0 + 308281344.0 + 57344000.0;
     assert_rel_close(at8, parts, 1e-12);
     assert_rel_close(at16, parts, 1e-12);
     assert_rel_close(kv8, 512.0, 1e-12); /* the cache keeps the KV dtype: fp16 here */
@@ -770,6 +771,46 @@ static void a_draft_heads_weights_are_its_own_16_bits_on_an_fp8_target(void **st
     memory_head_drafter(m, &sh, &d8, &m8, 1, 0, false, &at8, &kv8);
     assert_rel_close(at8, 334430208.0, 1e-12);
     assert_rel_close(kv8, 0.0, 0);
+    catalog_free(&cat);
+}
+
+/* An EAGLE head's fusing projection fc is whole on every GPU (vLLM's llama_eagle3.py builds it as
+ * ReplicatedLinear, its llama_eagle.py and SGLang's as torch.nn.Linear), its decoder layer split by
+ * TP. Llama-3.1-70B at TP 8, fp16 (h 8,192, 64 query and 8 KV heads of 128, MLP 28,672): a GPU's
+ * layer q/k/v 8,192 x (8 + 2 x 1) x 128 = 10,485,760 + o 1,024 x 8,192 = 8,388,608 + two norms
+ * 16,384 + MLP 3 x 8,192 x 3,584 = 88,080,384: 106,971,136 weights.
+ *   EAGLE-3: + fc 3 x 8,192^2 = 201,326,592 + the q/k/v's second h 8,192 x 1,280 = 10,485,760 + its
+ *   LM head 8,192 x 32,000 / 8 = 32,768,000 = 351,551,488 weights x 2 B = 703,102,976 B (the fc
+ *   split by 8 and the target's embedding and LM head over 80 layers had given 441,234,432 B).
+ *   EAGLE-1: + fc 2 x 8,192^2 = 134,217,728 = 241,188,864 weights x 2 B = 482,377,728 B (the
+ *   target's LM head is read, not held). K/V a token: one replicated KV head, 2 x 128 x 2 = 512 B.
+ * The draft step's first pass reads the same fc whole in its q/k/v GEMM: (10,485,760 + 201,326,592
+ * + 10,485,760) x 2 = 444,596,224 weight bytes. */
+static void an_eagle_heads_fc_is_replicated_at_tp_8(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_dtypes dt = head_test_dt;
+    struct llmroof_shard sh;
+    struct llmroof_memory mem;
+    const struct llmroof_model *m = head_test_memory(&cat, "llama-3.1-70b", 8, 1, &sh, &mem);
+    double e3, e3_kv, e1, e1_kv;
+    memory_head_drafter(m, &sh, &dt, &mem, 0, 32000, true, &e3, &e3_kv);
+    memory_head_drafter(m, &sh, &dt, &mem, 0, 0, true, &e1, &e1_kv);
+    assert_rel_close(e3, 703102976.0, 1e-12);
+    assert_rel_close(e1, 482377728.0, 1e-12);
+    assert_rel_close(e3_kv, 512.0, 1e-12);
+    assert_rel_close(e1_kv, 512.0, 1e-12);
+    /* the fc alone: 3 x 8,192^2 x 2 = 402,653,184 B and 2 x 8,192^2 x 2 = 268,435,456 B a GPU */
+    assert_rel_close(ops_eagle_fc_bytes(m, &dt, 32000), 402653184.0, 1e-12);
+    assert_rel_close(ops_eagle_fc_bytes(m, &dt, 0), 268435456.0, 1e-12);
+    const struct ops_head first = ops_head_shape(m, 32000, true, true);
+    const struct llmroof_batch b = batch_decode(1, 1000);
+    struct llmroof_oplist o;
+    ops_build_draft(m, &sh, &dt, &b, 0, &first, &o);
+    const struct llmroof_op *q = &o.op[LLMROOF_OP_QKV_PROJ];
+    assert_rel_close(q->count * q->wbytes, 444596224.0, 1e-12);
     catalog_free(&cat);
 }
 
@@ -809,6 +850,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_draft_model_runs_at_its_own_checkpoints_dtype),
         cmocka_unit_test(a_draft_heads_weights_are_its_own_16_bits_on_an_fp8_target),
+        cmocka_unit_test(an_eagle_heads_fc_is_replicated_at_tp_8),
         cmocka_unit_test(a_draft_config_sizes_the_heads_memory_on_an_mla_target),
         cmocka_unit_test(checkpoint_dtype_is_the_default_and_names_itself),
         cmocka_unit_test(fp8_weights_compute_in_fp8_where_the_gpu_can),

@@ -415,10 +415,13 @@ static void an_eagle3_head_drafts_over_its_own_vocabulary(void **state)
     /* a later pass: no fc, 50,331,648 + 8,192 + 12,288 + 50,339,840 = 100,692,... */
     ops_build_draft(m, &sh, &FP16, &b, 0, &later, &o);
     assert_rel_close(o.op[LLMROOF_OP_QKV_PROJ].bytes, 50331648.0 + 8192.0 + 12288.0 + 50331648.0 + 8192.0, 1e-12);
-    /* memory beyond the target's mean layer: the second input 50,331,648 + the fc's third h
-     * 33,554,432 + its own head 262,144,000 = 346,030,080 B */
-    assert_rel_close(ops_eagle3_extra_bytes(m, &sh, &FP16, 32000), 346030080.0, 1e-12);
+    /* memory beyond the head's layer and fc: the second input 50,331,648 + its own head
+     * 262,144,000 = 312,475,648 B; the fc apart (ops_eagle_fc_bytes), the 3 x 4096^2 x 2 =
+     * 100,663,296 B the first pass reads above, EAGLE-1's 2 x 4096^2 x 2 = 67,108,864 B */
+    assert_rel_close(ops_eagle3_extra_bytes(m, &sh, &FP16, 32000), 312475648.0, 1e-12);
     assert_rel_close(ops_eagle3_extra_bytes(m, &sh, &FP16, 0), 0.0, 0);
+    assert_rel_close(ops_eagle_fc_bytes(m, &FP16, 32000), 100663296.0, 1e-12);
+    assert_rel_close(ops_eagle_fc_bytes(m, &FP16, 0), 67108864.0, 1e-12);
     /* a vocabulary larger than the model's is the model's (ops_head_shape caps it) */
     assert_rel_close(ops_head_shape(m, 1000000, true, true).vocab, 128256.0, 0);
     catalog_free(&cat);
@@ -841,10 +844,11 @@ static void a_draft_config_shapes_the_head_layer_of_an_mla_target(void **state)
     assert_false(o.mla_absorbed);
     /* its MLP: 3 x 7,168 x 40,960 / 8 x 2 = 220,200,960 B */
     assert_rel_close(o.op[LLMROOF_OP_DENSE_FFN].count * o.op[LLMROOF_OP_DENSE_FFN].wbytes, 220200960.0, 1e-12);
-    /* EAGLE-3's memory beyond the mean layer: the second h of q/k/v inputs 16,515,072 + the fc's
-     * third h 7,168^2 x 2 = 102,760,448 + its head 7,168 x 32,000 / 8 x 2 = 57,344,000 */
-    assert_rel_close(ops_eagle3_extra_bytes_own(m, &own, &sh, &FP16, 32000), 16515072.0 + 102760448.0 + 57344000.0,
-                     1e-12);
+    /* EAGLE-3's memory beyond its layer and fc: the second h of q/k/v inputs 16,515,072 + its head
+     * 7,168 x 32,000 / 8 x 2 = 57,344,000; the fc whole on each of the 8 GPUs, 3 x 7,168^2 x 2 =
+     * 308,281,344 B (ops_eagle_fc_bytes: TP does not divide it) */
+    assert_rel_close(ops_eagle3_extra_bytes_own(m, &own, &sh, &FP16, 32000), 16515072.0 + 57344000.0, 1e-12);
+    assert_rel_close(ops_eagle_fc_bytes(m, &FP16, 32000), 308281344.0, 1e-12);
     /* TP 16 splits 56 heads into halves: refused, naming the config's field */
     struct llmroof_shard sh16;
     assert_int_equal(ops_shard(m, 16, &sh16, &err), 0);

@@ -1253,13 +1253,15 @@ static void a_drafter_takes_its_memory_on_every_gpu(void **state)
         struct llmroof_memory base, mem;
         struct llmroof_err err = { 0 };
         assert_int_equal(memory_eval_layout(c.setup.model, c.setup.gpu, &lay, &c.setup.dt, 1, &mo, &base, &err), 0);
-        mo.drafter_bytes = base.weights_bytes_per_gpu / (double)c.setup.model->layers;
-        /* Qwen3-30B-A3B's EAGLE head is a dense layer of its own: out of the mean layer its 64 local
-         * experts (EP 2) x 3 x 2,048 x 768 x 2 B = 603,979,776 B and the router 2,048 x 128 x 2 B =
-         * 524,288 B (every layer MoE), in a SwiGLU of (8 + 0) x 768 = 6,144: 3 x 2,048 x 6,144 x 2 B =
-         * 75,497,472 B */
-        if (k == 1)
-            mo.drafter_bytes += 75497472.0 - 603979776.0 - 524288.0;
+        /* the EAGLE head's layer and its fusing projection, whole on every GPU (ops_eagle_fc_bytes).
+         * Llama-3.1-8B at TP 1: q/k/v 4,096 x 6,144 + o 4,096^2 + two norms 8,192 + MLP 3 x 4,096 x
+         * 14,336 = 218,112,000 weights = 436,224,000 B, + fc 2 x 4,096^2 x 2 = 67,108,864 B:
+         * 503,332,864 B. Qwen3-30B-A3B (each replica TP 1) a dense layer of its own: attention q
+         * 2,048 x 4,096 + k/v 2 x 2,048 x 512 + o 4,096 x 2,048 + q/k norms 256 + two norms 4,096 =
+         * 18,878,720 weights = 37,757,440 B, in place of its experts a SwiGLU of (8 + 0) x 768 =
+         * 6,144: 3 x 2,048 x 6,144 x 2 B = 75,497,472 B, + fc 2 x 2,048^2 x 2 = 16,777,216 B:
+         * 130,032,128 B */
+        mo.drafter_bytes = k == 0 ? 503332864.0 : 37757440.0 + 75497472.0 + 16777216.0;
         mo.drafter_kv_bytes = base.kv_bytes_per_token_per_gpu / (double)arch_attn_layers(c.setup.model);
         assert_int_equal(memory_eval_layout(c.setup.model, c.setup.gpu, &lay, &c.setup.dt, 1, &mo, &mem, &err), 0);
         print_message("%s: simulate %.0f KV tokens, memory with the head %.0f (without %.0f)\n", models[k],
