@@ -151,7 +151,10 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
                     : c->admit_reserve ? "new-token-ratio (SGLang)"
                     : c->admit_wait    ? "wait-and-flush (DeepSpeed-MII)"
                                        : "optimistic",
-                    c->cpu_seq_s * 1e6, 100.0 * c->cpu_overlap);
+                    c->cpu_seq_s * 1e6,
+                    /* as sim_sched.c runs it: an engine that schedules between steps while it
+                     * speculates (spec_no_overlap: SGLang's overlap scheduler is off under EAGLE) */
+                    100.0 * (c->spec_no_overlap && c->spec.kind != SIM_SPEC_NONE ? 0.0 : c->cpu_overlap));
         const int gpus = sim_ray_workers(c, sim_setup_gpus(s));
         if (c->worker_seq_s > 0 && gpus > 0) /* sim_cpu_step_s: pickled per Ray worker */
             sbuf_printf(out, " + %.3g us pickled for its %d Ray workers (%.3g each)", c->worker_seq_s * gpus * 1e6, gpus,

@@ -410,7 +410,7 @@ static void trtllm(const struct plan_input *in, const struct limits *lim, const 
     if (in->dt.kv != LLMROOF_FP16 && in->dt.kv != LLMROOF_BF16)
         add(nt, nn, "the KV-cache dtype (%s) is 'kv_cache_config: {dtype: ...}' in a --config YAML file (no flag); ",
             dtype_name(in->dt.kv));
-    if (in->dt.weight != LLMROOF_FP16 && in->dt.weight != LLMROOF_BF16)
+    if (in->dt.weight != LLMROOF_FP16 && in->dt.weight != LLMROOF_BF16 && !fp8_checkpoint(in)) /* the model's own: nothing to say */
         add(nt, nn, "%s weights: serve a checkpoint quantized to it (no quantization flag); ", dtype_name(in->dt.weight));
     if (in->sim.spec.kind != SIM_SPEC_NONE) {
         static const char *const types[] = { [SIM_SPEC_EAGLE] = "Eagle", [SIM_SPEC_EAGLE3] = "Eagle3",
