@@ -461,14 +461,13 @@ void cli_note_fp8_compute(struct cli *c, const struct llmroof_model *m, const st
 {
     /* say which GPUs the default compute dtype followed the weights on, and which keep them
      * weight-only (a reviewer: plan and report said nothing, an A100 run nothing either) */
+    const bool asked = s->have_weight && !s->have_act && dt.weight == LLMROOF_FP8 && !(dt.weight_bits > 0);
+    enum llmroof_dtype ck;
+    if (!asked || (m && ckpt_weight_dtype(m, &ck) && ck == LLMROOF_FP8))
+        return; /* not the default's case: a stated compute dtype, or the checkpoint's own rule */
     char w8a8[256] = "", wonly[256] = "";
     for (int i = 0; i < n; i++) {
-        const struct llmroof_dtypes on = ckpt_gpu_dtypes(m, dt, s->have_weight, s->have_act, gpus[i]);
-        const bool fp8 = on.act != dt.act;
-        const bool asked = s->have_weight && !s->have_act && dt.weight == LLMROOF_FP8 && !(dt.weight_bits > 0);
-        enum llmroof_dtype ck;
-        if (!asked || (m && ckpt_weight_dtype(m, &ck) && ck == LLMROOF_FP8))
-            return; /* not the default's case: a stated compute dtype, or the checkpoint's own rule */
+        const bool fp8 = ckpt_gpu_dtypes(m, dt, s->have_weight, s->have_act, gpus[i]).act != dt.act;
         char *buf = fp8 ? w8a8 : wonly;
         const size_t used = strlen(buf);
         snprintf(buf + used, 256 - used, "%s%s", used ? ", " : "", gpus[i]->id);
