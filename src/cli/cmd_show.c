@@ -447,6 +447,8 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
     kvb(t, "cuda_only", e->cuda_only, e->cuda_only ? "CUDA kernels only: runs on no AMD GPU" : "runs on NVIDIA and AMD GPUs");
     kvb(t, "pd_kv_full_window", e->pd_kv_full_window,
         "disaggregated: pools hold and send every layer's whole context, windowed ones too");
+    kvb(t, "dsa_flashmla_pad", e->dsa_flashmla_pad,
+        "DSA attention in FlashMLA's sparse kernels: query heads padded, each query's whole top-k computed");
     /* the JSON has these two; the table left them out, so `show engine sglang` hid why its budget
      * and graph limit differ by GPU */
     kvb(t, "prefix_cache", e->prefix_cache, "automatic prefix caching on by default (a shared prefix is reused)");

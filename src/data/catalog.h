@@ -299,6 +299,9 @@ struct llmroof_engine {
     enum llmroof_attn_kernel attention; /* attention kernel family (flash2 unless the profile says) */
     enum llmroof_act_quant act_quant; /* where 8-bit GEMM inputs are quantized (separate unless the profile says) */
     bool custom_allreduce;            /* all-reduce by the engine's one-shot/two-shot kernels on NVLink/xGMI */
+    bool dsa_flashmla_pad;            /* DeepSeek Sparse Attention through FlashMLA's sparse kernels as vLLM
+                                         calls them: query heads padded to the kernel's multiple, every
+                                         query's whole top-k index list computed (model.md "DSA") */
     bool first_token_decode;          /* the prefill skips the last prompt token, which a decode step then
                                          processes to sample the first token (TurboMind): TTFT = prefill +
                                          one decode step */

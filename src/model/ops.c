@@ -453,6 +453,7 @@ static void set_context(const struct llmroof_model *m, const struct llmroof_shar
     const bool absorbed = mla && fT >= T * 0.9999999;
     out->mla_absorbed = absorbed;
     double fp = fpairs, fk = fkeys; /* the few-query sequences' share, for MLA's split */
+    out->dsa_pairs = out->dsa_full_pairs = out->dsa_decode_tokens = 0.0;
     if (m->dsa_top_k > 0 && S > 0) {
         /* DSA: the indexer scores every past key; attention reads only the top-k of each query
          * (sum of min(j, k) pairs, at most new * k distinct keys), model/layers.h. The few-query
@@ -468,6 +469,9 @@ static void set_context(const struct llmroof_model *m, const struct llmroof_shar
             fk = fkeys * nkeys / keys;
         pairs = npairs;
         keys = nkeys;
+        out->dsa_pairs = npairs;
+        out->dsa_full_pairs = T * kk;
+        out->dsa_decode_tokens = per_replica(b->few_tokens, rep);
     }
     if (mla)
         mla_attention_mixed(m, Hq, T, pairs, keys, fT, fp, fk, a, k, Lglob, &op[LLMROOF_OP_ATTENTION]);

@@ -457,6 +457,13 @@ struct llmroof_oplist {
     double new_per_seq;                     /* new tokens per sequence (1 in a decode step) */
     double keys_per_seq;                    /* keys each sequence attends to, mean (the attention length) */
     double attn_heads;                      /* query heads on a rank (eager attention's score matrices) */
+    double dsa_pairs;                       /* DSA (dsa_top_k > 0): the valid (query, key) pairs in
+                                               op[ATTENTION], each query's min(keys, top_k); 0 otherwise */
+    double dsa_full_pairs;                  /* DSA: every query's top_k entries (tokens x top_k), what a
+                                               kernel that runs the whole index list computes (engine
+                                               dsa_flashmla_pad) */
+    double dsa_decode_tokens;               /* DSA: the few-query sequences' tokens (decodes, speculative
+                                               verification), which vLLM runs in FlashMLA's decode kernel */
     double attn_square;                     /* new x keys pairs / causal pairs (eager attention's FLOPs) */
     double attn_local_full_flops;           /* a windowed layer's attention over every key, per instance: */
     double attn_local_full_bytes;           /* what eager attention computes (it masks, not windows) */

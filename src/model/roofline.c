@@ -142,6 +142,7 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
             strtol(g->arch + 2, NULL, 10) >= 75)
             e.mmq_share = en->mmq_share;
         e.custom_allreduce = en->custom_allreduce; /* the engine's, not the engine-less best */
+        e.dsa_flashmla_pad = en->dsa_flashmla_pad;
         e.first_token_decode = en->first_token_decode;
         e.cpu_seq_s = en->cpu_seq_s;
         e.cpu_overlap = en->cpu_overlap;
@@ -279,6 +280,12 @@ void roofline_prepare(const struct llmroof_gpu *g, enum llmroof_dtype act, const
      * and sm103, GeForce Blackwell (sm120) runs other ones */
     r.fp4_moe = !strcmp(g->arch, "sm100") || !strcmp(g->arch, "sm103");
     r.act_8bit = dtype_bytes(act) <= 1.0;
+    /* FlashMLA's sparse kernels are built for sm90 and sm100/sm103 (vLLM's FlashMLASparseBackend
+     * supports_compute_capability: major 9 or 10); elsewhere no padding is charged */
+    r.dsa_head_multiple = !eff->dsa_flashmla_pad                                 ? 0
+                          : !strncmp(g->arch, "sm90", 4)                         ? 64
+                          : !strncmp(g->arch, "sm100", 5) || !strncmp(g->arch, "sm103", 5) ? 128
+                                                                                  : 0;
     /* llama.cpp's MMQ: the engine's share of the int8 peak, at the GPU's (fitted) compute efficiency */
     r.mmq_peak = eff->mmq_share > 0 ? g->peak_flops[LLMROOF_INT8] * eff->compute * eff->mmq_share : 0.0;
     /* a fused weight-only GEMM's unpacking runs on the CUDA cores at one instruction per lane per
@@ -517,6 +524,33 @@ static bool rl_dequant(const struct llmroof_effs *eff, const struct llmroof_opli
  * fused-MoE kernel where the engine lists the GPU (moe_triton_archs) and the experts are 8- or
  * 16-bit without DeepEP's path; datacenter Blackwell's grouped fp4 MoE kernels where the experts
  * compute at fp4; else a grouped GEMM at the grouped streaming share. kernel.h gives each's rates. */
+double roofline_dsa_flop_scale(int head_multiple, const struct llmroof_oplist *ops)
+{
+    if (head_multiple <= 0 || !(ops->dsa_pairs > 0.0) || !(ops->tokens > 0.0) || !(ops->attn_heads > 0.0))
+        return 1.0;
+    const double h = ops->attn_heads, T = ops->tokens;
+    const double td = ops->dsa_decode_tokens < T ? ops->dsa_decode_tokens : T, tp = T - td;
+    /* vLLM's FlashMLA sparse path (v1/attention/backends/mla/flashmla_sparse.py, January 2026):
+     * - the 16-bit sparse kernel (flash_mla_sparse_fwd) takes the query heads padded to a multiple
+     *   of 64 on Hopper and 128 on Blackwell; with a 16-bit cache every token runs it;
+     * - with the fp8 cache (fp8_ds_mla) decodes run the fp8 decode kernel, heads padded to 64
+     *   (up to 64) or 128, and so does every token when a rank holds fewer than 32 heads
+     *   (MIN_HEADS_FOR_BF16_PREFILL: the mixed-batch mode); prompts otherwise the 16-bit kernel;
+     * - both take each query's whole top-k index list, invalid entries (-1) masked, not skipped:
+     *   tokens x top_k (query, key) pairs whatever the context (ops dsa_full_pairs) */
+    const double up = ceil(h / head_multiple) * head_multiple;
+    const double dec = h <= 64.0 ? 64.0 : ceil(h / 128.0) * 128.0;
+    double heads;
+    if (!ops->kv_8bit)
+        heads = T * up;
+    else if (h < 32.0)
+        heads = T * dec;
+    else
+        heads = td * dec + tp * up;
+    const double pairs = ops->dsa_full_pairs > ops->dsa_pairs ? ops->dsa_full_pairs : ops->dsa_pairs;
+    return heads / (T * h) * (pairs / ops->dsa_pairs);
+}
+
 static enum llmroof_moe_kernel rl_moe_kernel(const struct roofline_prep *r, const struct llmroof_oplist *ops)
 {
     if (!(ops->expert_wbytes > 0))
@@ -647,7 +681,8 @@ static inline void rl_op(const struct roofline_prep *r, const struct llmroof_opl
         /* MLA's absorbed decode attention is its own kernel (FlashMLA, FlashInfer's, Triton's), never a
          * masked-MHA one: the attention peak */
         const double apeak = rl_apeak(r, ops);
-        c = op->flops / (ops->mla_absorbed ? apeak * ramp : roofline_attn_peak(eff, apeak, ramp, ops->new_per_seq));
+        c = op->flops * (k == LLMROOF_OP_ATTENTION ? roofline_dsa_flop_scale(r->dsa_head_multiple, ops) : 1.0) /
+            (ops->mla_absorbed ? apeak * ramp : roofline_attn_peak(eff, apeak, ramp, ops->new_per_seq));
         m = bytes / (ops->fa2_unfit ? r->abw : r->abw_fa2);
     }
     /* the dequantize kernel, memory-bound and serial (0 / bw is +0: no division without one) */

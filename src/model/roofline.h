@@ -86,6 +86,8 @@ struct llmroof_effs {
                              run at this share of the GPU's int8 peak x compute (set only on NVIDIA
                              Turing or later with an int8 peak); 0 = none */
     bool custom_allreduce; /* the engine all-reduces with its own one-shot/two-shot kernels (NVLink, xGMI) */
+    bool dsa_flashmla_pad; /* DSA attention as vLLM runs FlashMLA's sparse kernels: padded query heads,
+                              the whole top-k list computed (engine dsa_flashmla_pad) */
     bool first_token_decode; /* the first token comes from a decode step after the prefill (TurboMind) */
     const char *engine_id; /* the engine profile's id, for the output to name; NULL without one */
     bool cuda_only;       /* the engine's kernels are CUDA's alone (engine cuda_only): estimate_check refuses
@@ -290,6 +292,9 @@ struct roofline_prep {
     bool fp4_moe;                   /* a datacenter Blackwell GPU (sm100, sm103): fp4 experts run the
                                        grouped fp4 MoE kernels (kernel.h KERNEL_FP4_MOE_COMPUTE_SHARE) */
     bool act_8bit;                  /* the activation dtype is 8 bits or narrower (the GEMMs' short-K cost) */
+    int dsa_head_multiple;          /* effs dsa_flashmla_pad on a GPU FlashMLA's sparse kernels run on:
+                                       their 16-bit kernel's query-head multiple (Hopper 64, datacenter
+                                       Blackwell 128); 0 = no padding charged */
     double apeak;                   /* attention FLOP/s after efficiencies (an fp8 path: with an
                                        8-bit K/V cache only, rl_apeak) */
     double apeak16;                 /* the same at the 16-bit attention dtype */
@@ -302,6 +307,11 @@ struct roofline_prep {
     int dom;                        /* GPUs of one link domain */
     double overhead_s;              /* the step's fixed overhead (TP's remote calls included), s */
 };
+/* The FLOPs multiplier of a DSA model's attention operator under an engine that runs FlashMLA's
+ * sparse kernels as vLLM does (effs dsa_flashmla_pad; prep dsa_head_multiple, 64 or 128): padded
+ * query heads over the rank's heads, times every query's whole top-k list over the valid pairs;
+ * 1 without padding (head_multiple 0) or for a model without DSA (docs/model.md "DSA"). */
+double roofline_dsa_flop_scale(int head_multiple, const struct llmroof_oplist *ops);
 void roofline_prepare(const struct llmroof_gpu *g, enum llmroof_dtype act, const struct llmroof_effs *eff, int tp,
                       struct roofline_prep *out);
 /* roofline_eval with a prepared context: the same numbers to the bit. */

@@ -670,6 +670,39 @@ static void dsa_indexer_runs_at_the_fp8_rate(void **state)
     catalog_free(&cat);
 }
 
+/* vLLM runs DeepSeek Sparse Attention through FlashMLA's sparse kernels with the query heads padded
+ * (128 on Blackwell for the 16-bit cache) and each query's whole top-k list computed: DeepSeek-V3.2
+ * at TP 2 on B200s (64 heads a rank), four 2,048-token prompts. Valid pairs 4 x 2048 x 2049 / 2 =
+ * 8,392,704, computed 8,192 x 2,048 = 16,777,216, heads 64 -> 128: prefill attention FLOPs x 2 x
+ * 1.999024 = 3.998047; a decode step past 2,048 tokens of context x 2 (heads only). The engine
+ * without the field (SGLang's profile is another matter) keeps the counted FLOPs. */
+static void vllm_dsa_attention_pads_heads_and_top_k(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_setup v = setup(&cat, "deepseek-v3.2-exp", "b200", 2);
+    v.eff = roofline_effs_engine(v.gpu, shipped_engine(&cat, "vllm"), NULL);
+    assert_true(v.eff.dsa_flashmla_pad);
+    struct llmroof_setup n = v;
+    n.eff.dsa_flashmla_pad = false;
+    struct llmroof_estimate ev = run(&v, 4, 2048, 2), en = run(&n, 4, 2048, 2);
+    assert_rel_close(ev.prefill.op[LLMROOF_OP_ATTENTION].compute_s / en.prefill.op[LLMROOF_OP_ATTENTION].compute_s,
+                     2.0 * 16777216.0 / 8392704.0, 1e-9);
+    assert_rel_close(ev.decode.op[LLMROOF_OP_ATTENTION].compute_s / en.decode.op[LLMROOF_OP_ATTENTION].compute_s, 2.0,
+                     1e-9);
+    /* the bytes read are the valid entries' alone: padding and masked entries add math, no reads */
+    assert_rel_close(ev.prefill.op[LLMROOF_OP_ATTENTION].memory_s, en.prefill.op[LLMROOF_OP_ATTENTION].memory_s, 1e-12);
+    assert_true(ev.ttft_s > en.ttft_s);
+    /* a dense-attention model is untouched */
+    struct llmroof_setup d = setup(&cat, "deepseek-v3", "b200", 2), dn;
+    d.eff = roofline_effs_engine(d.gpu, shipped_engine(&cat, "vllm"), NULL);
+    dn = d;
+    dn.eff.dsa_flashmla_pad = false;
+    assert_rel_close(run(&d, 4, 2048, 2).ttft_s, run(&dn, 4, 2048, 2).ttft_s, 0);
+    catalog_free(&cat);
+}
+
 /* Without an engine the estimate is the best an engine could do, so its all-reduce is the custom
  * kernels' where they beat NCCL (docs/model.md section 4): Llama-3.1-70B at TP 8 on H100s, batch
  * 64, a decode step's 1 MiB message (64 x 8192 x 2 B). Two-shot: 11 us + 2 x 7/8 x 1,048,576 B /
@@ -1663,6 +1696,7 @@ int main(void)
         cmocka_unit_test(qserve_steps_carry_their_python_per_sequence),
         cmocka_unit_test(vllm_0_6_batch_1_latency_meets_a_published_run),
         cmocka_unit_test(dsa_indexer_runs_at_the_fp8_rate),
+        cmocka_unit_test(vllm_dsa_attention_pads_heads_and_top_k),
         cmocka_unit_test(engine_less_all_reduce_takes_the_custom_kernels),
         cmocka_unit_test(a100_pcie_pairs_reduce_over_their_nvlink_bridge),
         cmocka_unit_test(phase_columns_reconcile_with_the_time),

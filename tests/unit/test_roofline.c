@@ -747,10 +747,50 @@ static void block_fp8_checkpoint_runs_its_gemms_and_dispatch_at_fp8_where_the_gp
     catalog_free(&cat);
 }
 
+/* vLLM's FlashMLA sparse path (roofline_dsa_flop_scale, docs/model.md "DSA"): padded query heads
+ * and every query's whole top-k list, as FLOPs over those the attention operator counts */
+static void dsa_flashmla_padding_by_hand(void **state)
+{
+    (void)state;
+    struct llmroof_oplist o;
+    memset(&o, 0, sizeof o);
+    /* two 2,048-token prompts, 16 heads a rank (TP 8), 16-bit cache, on Hopper: heads 16 -> 64
+     * (x 4); valid pairs 2 x 2048 x 2049 / 2 = 4,196,352 against 4,096 x 2,048 = 8,388,608
+     * computed: 4 x 8,388,608 / 4,196,352 = 7.99610 */
+    o.tokens = 4096;
+    o.attn_heads = 16;
+    o.dsa_pairs = 4196352;
+    o.dsa_full_pairs = 8388608;
+    assert_rel_close(roofline_dsa_flop_scale(64, &o), 7.996096, 1e-6);
+    /* Blackwell's 16-bit kernel pads to 128: x 8, 15.99219 */
+    assert_rel_close(roofline_dsa_flop_scale(128, &o), 15.992191, 1e-6);
+    /* fp8 cache, 64 heads a rank (TP 2), Blackwell, contexts past top-k (every pair valid): 100
+     * decode tokens in the fp8 decode kernel (64 heads, none added), 900 prompt tokens in the
+     * 16-bit one (128): (100 x 64 + 900 x 128) / (1,000 x 64) = 121,600 / 64,000 = 1.9 */
+    o.kv_8bit = true;
+    o.tokens = 1000;
+    o.attn_heads = 64;
+    o.dsa_decode_tokens = 100;
+    o.dsa_pairs = o.dsa_full_pairs = 1000 * 2048.0;
+    assert_rel_close(roofline_dsa_flop_scale(128, &o), 1.9, 1e-12);
+    /* below 32 heads a rank every token runs the fp8 decode kernel at 64 heads: 16 -> 64, x 4 */
+    o.attn_heads = 16;
+    assert_rel_close(roofline_dsa_flop_scale(128, &o), 4.0, 1e-12);
+    /* 128 heads a rank (TP 1) pad nothing */
+    o.attn_heads = 128;
+    assert_rel_close(roofline_dsa_flop_scale(128, &o), 1.0, 1e-12);
+    /* no padding charged (another engine, a GPU FlashMLA does not run on), or no DSA */
+    o.attn_heads = 16;
+    assert_rel_close(roofline_dsa_flop_scale(0, &o), 1.0, 0);
+    o.dsa_pairs = 0;
+    assert_rel_close(roofline_dsa_flop_scale(64, &o), 1.0, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(all_reduce_alpha_beta_by_hand),
+        cmocka_unit_test(dsa_flashmla_padding_by_hand),
         cmocka_unit_test(all_reduce_protocols_by_hand),
         cmocka_unit_test(all_reduce_follows_measured_nccl_tables),
         cmocka_unit_test(op_time_is_max_of_compute_and_memory),
