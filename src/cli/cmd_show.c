@@ -449,6 +449,8 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
         "disaggregated: pools hold and send every layer's whole context, windowed ones too");
     kvb(t, "dsa_flashmla_pad", e->dsa_flashmla_pad,
         "DSA attention in FlashMLA's sparse kernels: query heads padded, each query's whole top-k computed");
+    kvb(t, "dsa_dense_short_prefill", e->dsa_dense_short_prefill,
+        "DSA prompts of at most top-k keys run dense MLA, the indexer unscored");
     /* the JSON has these two; the table left them out, so `show engine sglang` hid why its budget
      * and graph limit differ by GPU */
     kvb(t, "prefix_cache", e->prefix_cache, "automatic prefix caching on by default (a shared prefix is reused)");

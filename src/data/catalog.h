@@ -302,6 +302,9 @@ struct llmroof_engine {
     bool dsa_flashmla_pad;            /* DeepSeek Sparse Attention through FlashMLA's sparse kernels as vLLM
                                          calls them: query heads padded to the kernel's multiple, every
                                          query's whole top-k index list computed (model.md "DSA") */
+    bool dsa_dense_short_prefill;     /* a DSA model's prompt steps whose sequences attend to at most top_k
+                                         keys run dense (decompressed) MLA without the indexer's scores
+                                         (SGLang's MHA_ONE_SHOT below its dense-attention threshold) */
     bool first_token_decode;          /* the prefill skips the last prompt token, which a decode step then
                                          processes to sample the first token (TurboMind): TTFT = prefill +
                                          one decode step */

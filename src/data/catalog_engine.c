@@ -223,7 +223,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "collective_latency_s", "cuda_graphs", "launch_s", "kernel_factor",
                                           "kv_per_query_head", "quantized_head", "fp8_kv_per_query_head", "cuda_core_decode", "fp8_attention",
                                           "fp16_accumulate", "attention_kernel", "act_quant",
-                                          "dequant_min_tokens", "prompt_ubatch_tokens", "logits_all_tokens", "kv_copy", "mmq_share", "wo_issue_per_flop", "custom_allreduce", "dsa_flashmla_pad", "first_token_decode",
+                                          "dequant_min_tokens", "prompt_ubatch_tokens", "logits_all_tokens", "kv_copy", "mmq_share", "wo_issue_per_flop", "custom_allreduce", "dsa_flashmla_pad", "dsa_dense_short_prefill", "first_token_decode",
                                           "cpu_seq_s", "worker_seq_s", "cpu_overlap", "admission", "max_seqs", "max_batched_tokens",
                                           "kv_block_tokens", "mem_util", "reserve_bytes", "kv_of_free_memory",
                                           "mem_static", "mem_reserve_spec_MiB", "mem_reserve_dp_attention_MiB",
@@ -271,6 +271,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
         (rc = json_get_bool(c, e, "fp16_accumulate", false, &g->fp16_accumulate)) ||
         (rc = json_get_bool(c, e, "custom_allreduce", false, &g->custom_allreduce)) ||
         (rc = json_get_bool(c, e, "dsa_flashmla_pad", false, &g->dsa_flashmla_pad)) ||
+        (rc = json_get_bool(c, e, "dsa_dense_short_prefill", false, &g->dsa_dense_short_prefill)) ||
         (rc = json_get_bool(c, e, "first_token_decode", false, &g->first_token_decode)) ||
         /* weight-only formats: from this many tokens per step the engine dequantizes the weights
          * to 16 bits and calls a dense GEMM (llama.cpp: above 32 rows; exllamav2: above 32) */

@@ -13,6 +13,7 @@ struct llmroof_layout estimate_layout(const struct llmroof_setup *s)
     l.tp = s->tp;
     l.shared_local = l.moe_tp > 1 && s->eff.moe_tp_shared_local; /* the engine's rule (catalog.h) */
     l.lm_head_split = l.dp_attn && s->eff.dp_lm_head_split;       /* likewise */
+    l.dsa_dense_prefill = s->eff.dsa_dense_short_prefill;         /* likewise */
     return l;
 }
 

@@ -146,6 +146,7 @@ int ops_shard_layout(const struct llmroof_model *m, const struct llmroof_layout 
     out->stage_layers_min = m->layers / pp;
     out->ep_imbalance = imb;
     out->two_batch_overlap = lay->two_batch_overlap;
+    out->dsa_dense_prefill = lay->dsa_dense_prefill && m->dsa_top_k > 0;
     return LLMROOF_OK;
 }
 

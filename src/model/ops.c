@@ -448,13 +448,36 @@ static void set_context(const struct llmroof_model *m, const struct llmroof_shar
      * (d_qk 576, d_v 512) that vLLM's and SGLang's DSA backends call. */
     const bool dsa = mla && m->dsa_top_k > 0;
     double pairs = per_replica(b->attn_pairs, rep), keys = per_replica(b->kv_read_tokens, rep);
-    const double fT = dsa ? T : per_replica(b->few_tokens, rep), fpairs = dsa ? pairs : per_replica(b->few_pairs, rep),
-                 fkeys = dsa ? keys : per_replica(b->few_keys, rep);
+    /* SGLang (shard dsa_dense_prefill) runs a step's prompts dense, the decompressed MLA of a
+     * DeepSeek-V3 prefill without the indexer's scores, when they attend to at most top_k keys,
+     * where top-k selection keeps every key anyway (its MHA_ONE_SHOT below
+     * SGLANG_NSA_PREFILL_DENSE_ATTN_KV_LEN_THRESHOLD, which defaults to the model's index_topk;
+     * the engine tests the step's longest prompt, this the prompts' mean); the decodes stay sparse */
+    const double fS = per_replica(b->few_seqs, rep), rS = S - fS;
+    const bool dense = dsa && sh->dsa_dense_prefill && rS > 0.5 &&
+                       (keys - per_replica(b->few_keys, rep)) / rS <= (double)m->dsa_top_k;
+    const bool sparse = dsa && !dense;
+    const double fT = sparse ? T : per_replica(b->few_tokens, rep),
+                 fpairs = sparse ? pairs : per_replica(b->few_pairs, rep),
+                 fkeys = sparse ? keys : per_replica(b->few_keys, rep);
     const bool absorbed = mla && fT >= T * 0.9999999;
     out->mla_absorbed = absorbed;
     double fp = fpairs, fk = fkeys; /* the few-query sequences' share, for MLA's split */
     out->dsa_pairs = out->dsa_full_pairs = out->dsa_decode_tokens = 0.0;
-    if (m->dsa_top_k > 0 && S > 0) {
+    if (dense) {
+        /* the prompts' keys are all within top_k: only the sparse sequences' (the decodes', at their
+         * mean) are capped and scored; the indexer still projects and caches every new token's key */
+        const double kk = (double)m->dsa_top_k;
+        op[LLMROOF_OP_DSA_INDEX] = layers_dsa_op(m, T, fpairs, fkeys, a, w);
+        op[LLMROOF_OP_DSA_INDEX].count = L;
+        if (fS > 0) {
+            const double nn = fT / fS, past = fkeys / fS - nn > 0 ? fkeys / fS - nn : 0.0;
+            fp = fS * arch_attn_pairs(nn, past, kk, false);
+            fk = fS * (nn + past < nn * kk ? nn + past : nn * kk);
+        }
+        pairs += fp - fpairs;
+        keys += fk - fkeys;
+    } else if (m->dsa_top_k > 0 && S > 0) {
         /* DSA: the indexer scores every past key; attention reads only the top-k of each query
          * (sum of min(j, k) pairs, at most new * k distinct keys), model/layers.h. The few-query
          * sequences keep their share of the capped pairs and keys (proportional split). */

@@ -242,6 +242,9 @@ struct llmroof_layout {
                                vLLM); false: gathered with the routed experts (SGLang) */
     bool lm_head_split;     /* with dp_attn: the LM head vocabulary-parallel over the stage's GPUs (the
                                engine's dp_lm_head_split: SGLang); false: each replica's own */
+    bool dsa_dense_prefill; /* a DSA model's prompts that attend to at most top_k keys run dense,
+                               decompressed MLA, without the indexer's scores (the engine's
+                               dsa_dense_short_prefill: SGLang); false: sparse, absorbed, always */
 };
 
 struct llmroof_shard {
@@ -265,6 +268,8 @@ struct llmroof_shard {
     double ep_imbalance;         /* busiest EP rank's share of routed tokens over the mean as given
                                     (>= 1); 0: uniform routing's busiest rank, per step (ops_build) */
     bool two_batch_overlap;      /* all-to-all overlapped with the other micro-batch's compute */
+    bool dsa_dense_prefill;      /* layout dsa_dense_prefill: a DSA step's prompts of at most top_k keys
+                                    dense (ops.c set_context) */
     long heads_per_rank;         /* query heads on one rank */
     long kv_heads_per_rank;      /* KV heads held by one rank (1 when replicated) */
     bool kv_replicated;          /* KV heads < TP: each KV head is copied on TP/KV ranks */

@@ -143,6 +143,7 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
             e.mmq_share = en->mmq_share;
         e.custom_allreduce = en->custom_allreduce; /* the engine's, not the engine-less best */
         e.dsa_flashmla_pad = en->dsa_flashmla_pad;
+        e.dsa_dense_short_prefill = en->dsa_dense_short_prefill;
         e.first_token_decode = en->first_token_decode;
         e.cpu_seq_s = en->cpu_seq_s;
         e.cpu_overlap = en->cpu_overlap;

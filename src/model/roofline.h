@@ -88,6 +88,8 @@ struct llmroof_effs {
     bool custom_allreduce; /* the engine all-reduces with its own one-shot/two-shot kernels (NVLink, xGMI) */
     bool dsa_flashmla_pad; /* DSA attention as vLLM runs FlashMLA's sparse kernels: padded query heads,
                               the whole top-k list computed (engine dsa_flashmla_pad) */
+    bool dsa_dense_short_prefill; /* DSA prompts of at most top_k keys run dense MLA (engine
+                              dsa_dense_short_prefill: SGLang's MHA_ONE_SHOT; layout dsa_dense_prefill) */
     bool first_token_decode; /* the first token comes from a decode step after the prefill (TurboMind) */
     const char *engine_id; /* the engine profile's id, for the output to name; NULL without one */
     bool cuda_only;       /* the engine's kernels are CUDA's alone (engine cuda_only): estimate_check refuses

@@ -380,6 +380,8 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
             cJSON_AddBoolToObject(o, "pd_kv_full_window", true);
         if (e[i].dsa_flashmla_pad)
             cJSON_AddBoolToObject(o, "dsa_flashmla_pad", true);
+        if (e[i].dsa_dense_short_prefill)
+            cJSON_AddBoolToObject(o, "dsa_dense_short_prefill", true);
         add_positive(o, "max_concurrent_requests", (double)e[i].max_concurrent_requests);
         add_positive(o, "pd_decode_reserve_tokens", (double)e[i].pd_decode_reserve_tokens);
         if (!e[i].disaggregation) /* (the default is true) */

@@ -1229,7 +1229,7 @@ static void two_batch_overlap_decode_reads_the_weights_twice(void **state)
     const struct llmroof_model *ds = model(&cat, "deepseek-v3");
     const struct llmroof_gpu *g = gpu(&cat, "h200");
     const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
-    struct llmroof_layout lay = { 1, 1, 8, true, 1.0, true, 0, false, false };
+    struct llmroof_layout lay = { 1, 1, 8, true, 1.0, true, 0, false, false, false };
     struct llmroof_shard tbo, one;
     struct llmroof_err err = { 0 };
     assert_int_equal(ops_shard_layout(ds, &lay, &tbo, &err), 0);

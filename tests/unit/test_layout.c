@@ -10,7 +10,7 @@
 static int shard(const struct llmroof_model *m, int tp, int pp, int ep, bool dp, struct llmroof_shard *sh,
                  struct llmroof_err *err)
 {
-    struct llmroof_layout l = { tp, pp, ep, dp, 1.0, false, 0, false, false };
+    struct llmroof_layout l = { tp, pp, ep, dp, 1.0, false, 0, false, false, false };
     return ops_shard_layout(m, &l, sh, err);
 }
 
@@ -34,7 +34,7 @@ static void layouts_that_do_not_divide_are_refused_with_the_constraint(void **st
     assert_int_equal(shard(ds, 1, 62, 1, false, &sh, &err), LLMROOF_EINPUT);
     assert_non_null(strstr(err.msg, "61 layers"));
     /* an EP imbalance with no expert parallelism: TP 8 alone has no busiest expert rank */
-    struct llmroof_layout imb = { 8, 1, 1, false, 2.0, false, 0, false, false };
+    struct llmroof_layout imb = { 8, 1, 1, false, 2.0, false, 0, false, false, false };
     assert_int_equal(ops_shard_layout(ds, &imb, &sh, &err), LLMROOF_EINPUT);
     assert_non_null(strstr(err.msg, "--ep-imbalance 2 needs --ep greater than 1"));
     imb.ep = 8; /* with EP 8 over the TP group it stands */
@@ -117,7 +117,7 @@ static void two_batch_overlap_needs_two_micro_batches(void **state)
     const struct llmroof_model *ds = model(&cat, "deepseek-v3");
     struct llmroof_err err = { 0 };
     const struct llmroof_dtypes dt = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
-    struct llmroof_layout lay = { 1, 1, 8, true, 1.0, true, 0, false, false };
+    struct llmroof_layout lay = { 1, 1, 8, true, 1.0, true, 0, false, false, false };
     struct llmroof_shard sh;
     assert_int_equal(ops_shard_layout(ds, &lay, &sh, &err), 0);
     struct llmroof_oplist o;
@@ -170,13 +170,13 @@ static void mla_cache_does_not_shrink_with_tp(void **state)
     struct llmroof_mem_opts o = memory_default_opts();
     struct llmroof_memory m1, m8;
     struct llmroof_err err = { 0 };
-    struct llmroof_layout l8 = { 8, 1, 1, false, 1.0, false, 0, false, false };
+    struct llmroof_layout l8 = { 8, 1, 1, false, 1.0, false, 0, false, false, false };
     assert_int_equal(memory_eval_layout(ds, gpu(&cat, "h200"), &l8, &dt, 1000, &o, &m8, &err), 0);
     /* 70,272 bytes per token on every rank: 61 * 576 * 2 */
     assert_rel_close(m8.kv_bytes_per_token, 70272.0, 0);
     assert_rel_close(m8.kv_bytes_per_token_per_gpu, 70272.0, 0);
     /* PP 2: the fuller stage holds 31 layers: 31 * 576 * 2 = 35,712 */
-    struct llmroof_layout l2 = { 8, 2, 1, false, 1.0, false, 0, false, false };
+    struct llmroof_layout l2 = { 8, 2, 1, false, 1.0, false, 0, false, false, false };
     assert_int_equal(memory_eval_layout(ds, gpu(&cat, "h200"), &l2, &dt, 1000, &o, &m1, &err), 0);
     assert_rel_close(m1.kv_bytes_per_token_per_gpu, 35712.0, 0);
     assert_true(m1.weights_bytes_per_gpu < 0.56 * m8.weights_bytes_per_gpu);

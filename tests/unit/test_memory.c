@@ -368,7 +368,7 @@ static void a_smaller_weight_dtype_that_fits_is_suggested(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     const struct llmroof_dtypes fp16 = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
-    const struct llmroof_layout lay = { 8, 1, 1, false, 1.0, false, 0, false, false };
+    const struct llmroof_layout lay = { 8, 1, 1, false, 1.0, false, 0, false, false, false };
     const struct llmroof_mem_opts o = memory_default_opts();
     enum llmroof_dtype out = LLMROOF_FP32;
     assert_true(ckpt_fitting_weight_dtype(model(&cat, "deepseek-v3"), gpu(&cat, "h200"), &lay, &fp16, 2048, &o, &out));
@@ -399,7 +399,7 @@ static void dp_attention_sizes_the_workspace_per_replica(void **state)
     o1 = o;
     o1.max_batched_tokens = 8192;
     o1.max_seqs = 8;
-    const struct llmroof_layout dpa = { 1, 1, 32, true, 1.0, false, 0, false, false }, tp1 = { 1, 1, 1, false, 1.0, false, 0, false, false };
+    const struct llmroof_layout dpa = { 1, 1, 32, true, 1.0, false, 0, false, false, false }, tp1 = { 1, 1, 1, false, 1.0, false, 0, false, false, false };
     struct llmroof_memory a, b;
     struct llmroof_err err = { 0 };
     assert_int_equal(memory_eval_layout(m, g, &dpa, &dt, 2048, &o, &a, &err), 0);
@@ -670,7 +670,7 @@ static void prepared_held_tokens_match_the_direct_count(void **state)
             const struct llmroof_model *m = model(&cat, ids[i]);
             struct llmroof_shard sh;
             struct llmroof_err err = { 0 };
-            const struct llmroof_layout lay = { 1, pp, 0, false, 0, false, 0, false, false };
+            const struct llmroof_layout lay = { 1, pp, 0, false, 0, false, 0, false, false, false };
             assert_int_equal(ops_shard_layout(m, &lay, &sh, &err), 0);
             struct memory_held h;
             assert_int_equal(memory_held_prepare(m, &sh, &h), 0);

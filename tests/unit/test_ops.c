@@ -275,7 +275,7 @@ static void all_to_all_moves_fp8_out_and_bf16_back_scaled_by_the_imbalance(void 
     const struct llmroof_model *ds = model(&cat, "deepseek-v3");
     struct llmroof_err err = { 0 };
     const struct llmroof_dtypes fp8 = { LLMROOF_FP8, LLMROOF_BF16, LLMROOF_FP8, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
-    struct llmroof_layout lay = { 1, 1, 8, true, 1.0, false, 0, false, false };
+    struct llmroof_layout lay = { 1, 1, 8, true, 1.0, false, 0, false, false, false };
     struct llmroof_shard sh;
     assert_int_equal(ops_shard_layout(ds, &lay, &sh, &err), 0);
     struct llmroof_batch b = batch_decode(64, 1000);
@@ -635,7 +635,7 @@ static void deepseek_layer_counts_latent_norms_shared_experts_and_fp8_group_quan
      * Binomial(64, 1/8) counts, sum over j of 1 - F(j)^8 = 11.912274 (mean 8), of the whole
      * 2048-wide experts; the shared expert whole (2048):
      * (7168 + 11.912274 * 2048 + 7168 + 2048) * 3.03125 = 123,615.4 B */
-    const struct llmroof_layout lay = { 1, 0, 8, true, 0, false, 0, false, false };
+    const struct llmroof_layout lay = { 1, 0, 8, true, 0, false, 0, false, false, false };
     struct llmroof_shard esh;
     assert_int_equal(ops_shard_layout(ds, &lay, &esh, &err), 0);
     const struct llmroof_batch b8 = batch_decode(8, 1000);
@@ -675,6 +675,47 @@ static void dsa_prefill_runs_mla_absorbed(void **state)
     catalog_free(&cat);
 }
 
+/* SGLang runs a DSA step's prompts dense when they attend to at most top_k keys (shard
+ * dsa_dense_prefill: its MHA_ONE_SHOT below SGLANG_NSA_PREFILL_DENSE_ATTN_KV_LEN_THRESHOLD =
+ * index_topk), DeepSeek-V3.2-Exp at TP 8 (16 heads a rank):
+ * - one 1,000-token prompt: decompressed, 2 * 16 * (128 + 64 + 128) = 10,240 FLOP per pair x
+ *   500,500 pairs = 5,125,120,000 (the sparse, absorbed form: 17,425,408,000), and the indexer
+ *   projects every token but scores none: its FLOPs are 2 T (r_q Hi di + h di + h Hi) alone;
+ * - a 3,000-token prompt (3,000 keys > 2,048): sparse and absorbed, as without the rule;
+ * - a step of 64 decodes at 10,000 keys and one 1,000-token prompt chunk from an empty cache:
+ *   the prompt dense, the decodes absorbed and capped at 2,048 keys: 64 x 2,048 x 34,816 +
+ *   500,500 x 10,240 = 4,563,402,752 + 5,125,120,000 = 9,688,522,752 FLOP. */
+static void sglang_dsa_runs_short_prompts_dense(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *m = model(&cat, "deepseek-v3.2-exp");
+    struct llmroof_shard sh;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(ops_shard(m, 8, &sh, &err), 0);
+    sh.dsa_dense_prefill = true;
+    struct llmroof_oplist o;
+    const struct llmroof_batch p1 = batch_prefill(1, 1000, OPS_FEW_GENERIC);
+    ops_build(m, &sh, &FP16, &p1, &o);
+    assert_false(o.mla_absorbed);
+    assert_rel_close(o.op[LLMROOF_OP_ATTENTION].flops, 5125120000.0, 1e-12);
+    const double h = 7168.0, Hi = (double)m->dsa_heads, di = (double)m->dsa_head_dim, rq = (double)m->q_lora_rank;
+    assert_rel_close(o.op[LLMROOF_OP_DSA_INDEX].flops, 2.0 * 1000.0 * (rq * Hi * di + h * di + h * Hi), 1e-12);
+    assert_rel_close(o.dsa_pairs, 0.0, 0);
+    const struct llmroof_batch p3 = batch_prefill(1, 3000, OPS_FEW_GENERIC);
+    struct llmroof_oplist s3;
+    ops_build(m, &sh, &FP16, &p3, &o);
+    build(m, 8, p3, &s3);
+    assert_true(o.mla_absorbed);
+    assert_rel_close(o.op[LLMROOF_OP_ATTENTION].flops, s3.op[LLMROOF_OP_ATTENTION].flops, 1e-12);
+    struct llmroof_batch mix = batch_decode(64, 10000);
+    batch_add(&mix, 1000, 0, OPS_FEW_GENERIC);
+    ops_build(m, &sh, &FP16, &mix, &o);
+    assert_rel_close(o.op[LLMROOF_OP_ATTENTION].flops, 9688522752.0, 1e-12);
+    catalog_free(&cat);
+}
+
 /* ops_build writes every byte of the list: built over garbage it equals the list built over
  * zeros, for every model, prefill and decode, TP 1 and 8, and EP with data-parallel attention
  * and PP where the model allows them (ops_build zeroes only what some paths leave unset). */
@@ -698,7 +739,7 @@ static void expert_parallel_busiest_rank_of_uniform_routing(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     const struct llmroof_model *mx = model(&cat, "mixtral-8x7b");
-    const struct llmroof_layout lay = { 8, 0, 8, false, 0, false, 0, false, false };
+    const struct llmroof_layout lay = { 8, 0, 8, false, 0, false, 0, false, false, false };
     struct llmroof_shard sh;
     struct llmroof_err err = { 0 };
     assert_int_equal(ops_shard_layout(mx, &lay, &sh, &err), 0);
@@ -708,7 +749,7 @@ static void expert_parallel_busiest_rank_of_uniform_routing(void **state)
     assert_rel_close(o.experts_hit, 1.0 - pow(0.75, 8.0), 1e-12);
     assert_rel_close(o.expert_wbytes, (1.0 - pow(0.75, 8.0)) * 352321536.0, 1e-12);
     /* a stated --ep-imbalance is taken as given: 1 is the mean rank, a quarter of an expert */
-    const struct llmroof_layout given = { 8, 0, 8, false, 1.0, false, 0, false, false };
+    const struct llmroof_layout given = { 8, 0, 8, false, 1.0, false, 0, false, false, false };
     assert_int_equal(ops_shard_layout(mx, &given, &sh, &err), 0);
     ops_build(mx, &sh, &FP16, &b, &o);
     assert_rel_close(o.expert_wbytes, 0.25 * 352321536.0, 1e-12);
@@ -783,8 +824,8 @@ static void ops_build_writes_every_byte(void **state)
     int built = 0;
     for (size_t i = 0; i < cat.n_models; i++) {
         const struct llmroof_model *m = &cat.models[i];
-        const struct llmroof_layout lays[] = { { 1, 0, 0, false, 0, false, 0, false, false }, { 8, 0, 0, false, 0, false, 0, false, false },
-                                               { 1, 2, 0, false, 0, false, 0, false, false }, { 1, 0, 8, true, 1.3, true, 0, false, false } };
+        const struct llmroof_layout lays[] = { { 1, 0, 0, false, 0, false, 0, false, false, false }, { 8, 0, 0, false, 0, false, 0, false, false, false },
+                                               { 1, 2, 0, false, 0, false, 0, false, false, false }, { 1, 0, 8, true, 1.3, true, 0, false, false, false } };
         for (size_t l = 0; l < sizeof lays / sizeof lays[0]; l++) {
             struct llmroof_shard sh;
             if (ops_shard_layout(m, &lays[l], &sh, NULL))
@@ -1013,6 +1054,7 @@ int main(void)
         cmocka_unit_test(context_rebuild_matches_a_whole_build),
         cmocka_unit_test(ops_build_writes_every_byte),
         cmocka_unit_test(dsa_prefill_runs_mla_absorbed),
+        cmocka_unit_test(sglang_dsa_runs_short_prompts_dense),
         cmocka_unit_test(expert_parallel_busiest_rank_of_uniform_routing),
         cmocka_unit_test(block_fp8_checkpoint_keeps_its_head_and_routers_bf16),
         cmocka_unit_test(quantized_weights_read_a_16_bit_head_and_router),

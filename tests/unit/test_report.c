@@ -69,7 +69,7 @@ static void layout_rows_equal_estimate_and_count_the_layout_gpus(void **state)
         in.req = (struct llmroof_request){ 16, 512, 256 };
         in.dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
         in.mem = memory_default_opts();
-        in.layout = (struct llmroof_layout){ 0, lays[k].pp, lays[k].ep, lays[k].dp, 1.0, false, 0, false, false };
+        in.layout = (struct llmroof_layout){ 0, lays[k].pp, lays[k].ep, lays[k].dp, 1.0, false, 0, false, false, false };
         struct llmroof_err err = { 0 };
         assert_int_equal(report_build(&in, &rep, &err), 0);
         assert_true(rep.has_layout);
@@ -119,7 +119,7 @@ static void ep_report_files_all_to_all_apart_and_compares_no_equal_gpu_rows(void
     in.req = (struct llmroof_request){ 32, 1024, 256 };
     in.dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     in.mem = memory_default_opts();
-    in.layout = (struct llmroof_layout){ 0, 1, 8, true, 1.0, false, 0, false, false };
+    in.layout = (struct llmroof_layout){ 0, 1, 8, true, 1.0, false, 0, false, false, false };
     struct llmroof_err err = { 0 };
     assert_int_equal(report_build(&in, &rep, &err), 0);
     assert_true(report_cat_shown(&rep, REPORT_ALL_TO_ALL));
@@ -141,7 +141,7 @@ static void ep_report_files_all_to_all_apart_and_compares_no_equal_gpu_rows(void
     for (int i = 0; i < rep.nobs; i++)
         assert_null(strstr(rep.obs[i], "stops paying"));
     /* a TP-only report keeps its columns: no all_to_all, no pp_send */
-    in.layout = (struct llmroof_layout){ 0, 1, 1, false, 1.0, false, 0, false, false };
+    in.layout = (struct llmroof_layout){ 0, 1, 1, false, 1.0, false, 0, false, false, false };
     assert_int_equal(report_build(&in, &rep, &err), 0);
     assert_false(report_cat_shown(&rep, REPORT_ALL_TO_ALL));
     assert_false(report_cat_shown(&rep, REPORT_PP_SEND));

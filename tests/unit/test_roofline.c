@@ -670,7 +670,7 @@ static void block_fp8_checkpoint_runs_its_gemms_and_dispatch_at_fp8_where_the_gp
     assert_int_equal(dt.act, LLMROOF_FP16);
     /* EP 8 with data-parallel attention (8 replicas of TP 1), 8 decode sequences: one per replica;
      * --ep-imbalance 1: the mean rank, as the arithmetic below (test_ops checks the busiest) */
-    const struct llmroof_layout lay = { 1, 0, 8, true, 1.0, false, 0, false, false };
+    const struct llmroof_layout lay = { 1, 0, 8, true, 1.0, false, 0, false, false, false };
     struct llmroof_shard sh;
     struct llmroof_err err = { 0 };
     assert_int_equal(ops_shard_layout(m, &lay, &sh, &err), 0);

@@ -103,7 +103,7 @@ static void sweep_takes_the_models_state_dtype(void **state)
     struct llmroof_dtypes d32 = FP16;
     d32.state_set = true;
     d32.state = LLMROOF_FP32;
-    const struct llmroof_layout lay = { 2, 1, 1, false, 0, false, 0, false, false };
+    const struct llmroof_layout lay = { 2, 1, 1, false, 0, false, 0, false, false, false };
     struct llmroof_mem_opts mo = memory_default_opts();
     struct llmroof_memory mem;
     struct llmroof_err err = { 0 };
