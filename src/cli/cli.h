@@ -285,6 +285,10 @@ struct llmroof_dtypes cli_dtypes(const struct cli_setup_opts *s);
  * in fp8 where g has an fp8 path (ckpt_gpu_dtypes). */
 struct llmroof_dtypes cli_model_dtypes(struct cli *c, const struct llmroof_model *m, const struct llmroof_gpu *g,
                                        const struct cli_setup_opts *s);
+/* cli_model_dtypes without the fp8 compute notes: for `memory`, whose answer no compute dtype
+ * changes (a reviewer's: a note on W8A8 GEMMs beside a memory table). */
+struct llmroof_dtypes cli_model_dtypes_quiet(struct cli *c, const struct llmroof_model *m, const struct llmroof_gpu *g,
+                                             const struct cli_setup_opts *s);
 /* The stderr notes of the fp8 compute default (ckpt_gpu_dtypes) over gpus[0..n): which compute
  * W8A8 and which keep fp8 weights weight-only; nothing where the default does not apply. dt: the
  * dtypes before any GPU's rule (cli_model_dtypes with g NULL). */

@@ -438,8 +438,8 @@ int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s)
     return 0;
 }
 
-struct llmroof_dtypes cli_model_dtypes(struct cli *c, const struct llmroof_model *m, const struct llmroof_gpu *g,
-                                       const struct cli_setup_opts *s)
+static struct llmroof_dtypes model_dtypes(struct cli *c, const struct llmroof_model *m, const struct llmroof_gpu *g,
+                                          const struct cli_setup_opts *s, bool notes)
 {
     struct llmroof_dtypes d = cli_dtypes(s);
     if (s->have_state && m && m->linear_kind == LLMROOF_LINEAR_NONE) {
@@ -450,10 +450,23 @@ struct llmroof_dtypes cli_model_dtypes(struct cli *c, const struct llmroof_model
     const struct llmroof_dtypes own = ckpt_dtypes(m, s->eff.engine, d, s->have_weight);
     if (g) {
         const struct llmroof_dtypes on = ckpt_gpu_dtypes(m, own, s->have_weight, s->have_act, g);
-        cli_note_fp8_compute(c, m, &g, 1, s, own);
+        if (notes)
+            cli_note_fp8_compute(c, m, &g, 1, s, own);
         return on;
     }
     return own;
+}
+
+struct llmroof_dtypes cli_model_dtypes(struct cli *c, const struct llmroof_model *m, const struct llmroof_gpu *g,
+                                       const struct cli_setup_opts *s)
+{
+    return model_dtypes(c, m, g, s, true);
+}
+
+struct llmroof_dtypes cli_model_dtypes_quiet(struct cli *c, const struct llmroof_model *m, const struct llmroof_gpu *g,
+                                             const struct cli_setup_opts *s)
+{
+    return model_dtypes(c, m, g, s, false);
 }
 
 void cli_note_fp8_compute(struct cli *c, const struct llmroof_model *m, const struct llmroof_gpu *const *gpus, int n,

@@ -322,12 +322,14 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
          * 160 2.2 ms, 161 4.4 ms), which the reader cannot explain without the limit */
         if (setup.eff.graphs && setup.eff.graph_max > 0) {
             const bool tok = setup.eff.graph_piecewise; /* vLLM V1: any step's tokens, not sequences */
-            /* the decode step the limit applies to, as roofline's rl_launch sizes it: one pipeline
-             * micro-batch of ceil(B / n) (a step of B past the limit can replay its graphs at PP 2),
-             * and with data-parallel attention the busiest replica's times the replicas */
+            /* the decode step the limit applies to, as roofline's rl_launch sizes it (the operator
+             * list's tokens on one rank): one pipeline micro-batch of ceil(B / n) (a step of B past
+             * the limit can replay its graphs at PP 2), and with data-parallel attention the busiest
+             * replica's own sequences (each replica replays its own graph; the header had said
+             * "eager" for 1,024 sequences over 8 replicas of 128 that the costing replayed) */
             double step = ceil((double)req.batch / (e.micro_batches > 1 ? e.micro_batches : 1.0) - 1e-9);
             if (e.shard.attn_dp > 1)
-                step = estimate_busiest_seqs(step, e.shard.attn_dp) * (double)e.shard.attn_dp;
+                step = estimate_busiest_seqs(step, e.shard.attn_dp);
             sbuf_printf(&c->out, "; CUDA graphs up to %s%.0f%s%s", tok ? "" : "batch ", setup.eff.graph_max,
                         tok ? " tokens" : "", step > setup.eff.graph_max ? " (this batch's decode runs eager)" : "");
         }
@@ -427,12 +429,29 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
         /* the latent has no head axis to split: each TP rank of a replica holds all of it (at TP
          * 1 there is nothing to replicate; a reviewer read "each TP rank" at -t 1 --dp-attention) */
         const char *mla_rep = setup.tp > 1 ? ", replicated on each TP rank" : "";
-        if (arch_is_mla(m) && m->dsa_top_k > 0)
+        if (arch_is_mla(m) && m->dsa_top_k > 0) {
+            /* SGLang's prompts within top-k keys run dense (shard dsa_dense_prefill) */
+            const bool dense = !e.prefill_ops.mla_absorbed;
             sbuf_printf(&c->out, "note: MLA caches the %ld-wide latent + %ld rope key per layer and the indexer its "
                                  "%ld-wide fp8 key with scales (%.0f B)%s; sparse attention "
-                                 "runs absorbed (MQA mode), prefill too\n",
-                        m->kv_lora_rank, m->qk_rope_dim, m->dsa_head_dim, layers_dsa_key_bytes(m), mla_rep);
-        else if (arch_is_mla(m))
+                                 "runs absorbed (MQA mode)%s\n",
+                        m->kv_lora_rank, m->qk_rope_dim, m->dsa_head_dim, layers_dsa_key_bytes(m), mla_rep,
+                        dense ? "; these prompts, within its top-k keys, run dense (decompressed, the indexer unscored: "
+                                "the engine's dsa_dense_short_prefill)"
+                              : ", prefill too");
+            /* vLLM's FlashMLA sparse kernels: padded heads, the whole top-k list (roofline.h
+             * roofline_dsa_flop_scale), a 2-8x on attention a reader cannot see in the op table's
+             * FLOPs (a reviewer's: the same GFLOP, 4.6x the time) */
+            const int hm = roofline_dsa_head_multiple(g, &setup.eff);
+            const double fp = roofline_dsa_flop_scale(hm, &e.prefill_ops), fd = roofline_dsa_flop_scale(hm, &e.decode_ops);
+            if (fp > 1.0 + 1e-9 || fd > 1.0 + 1e-9)
+                sbuf_printf(&c->out, "note: engine %s runs this sparse attention in FlashMLA's kernels with the query heads "
+                                     "padded (%.0f a rank to a multiple of %d, or the fp8 decode kernel's 64/128) and "
+                                     "each query's whole %ld-entry top-k list computed: attention takes x%.2f its FLOPs "
+                                     "in the prefill, x%.2f in a decode step (the op table lists the FLOPs without it)\n",
+                            setup.eff.engine_id ? setup.eff.engine_id : "?", e.prefill_ops.attn_heads, hm,
+                            m->dsa_top_k, fp, fd);
+        } else if (arch_is_mla(m))
             sbuf_printf(&c->out, "note: MLA caches the %ld-wide latent + %ld rope key per layer%s; decode runs "
                                  "absorbed, prefill decompressed\n",
                         m->kv_lora_rank, m->qk_rope_dim, mla_rep);

@@ -85,7 +85,7 @@ int cmd_memory(struct cli *c, int argc, char **argv)
     const struct llmroof_gpu *g = cli_gpu(c, s.gpu);
     if (!g)
         return 2;
-    struct llmroof_dtypes dt = cli_model_dtypes(c, m, g, &s);
+    struct llmroof_dtypes dt = cli_model_dtypes_quiet(c, m, g, &s);
     /* the engine's KV pool as simulate and estimate set it up (sim_config_engine): its share of the
      * device, or TensorRT-LLM's and LMDeploy's share of the free memory, and the workspace of its
      * token budget and sequence limit, where the command line does not state them */

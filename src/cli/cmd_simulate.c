@@ -350,6 +350,8 @@ static int parse_pool(struct cli *c, const char *opt, const char *arg, const str
         }
     }
     int64_t n, t = x->cfg.setup.tp;
+    char lay_txt[sizeof buf]; /* LAYOUT as given (parse_pool_layout cuts its copy at each '+') */
+    snprintf(lay_txt, sizeof lay_txt, "%s", lay_s ? lay_s : "");
     struct llmroof_layout own = { 0 };
     own.ep_imbalance = x->cfg.setup.layout.ep_imbalance;
     own.two_batch_overlap = x->cfg.setup.layout.two_batch_overlap;
@@ -385,6 +387,13 @@ static int parse_pool(struct cli *c, const char *opt, const char *arg, const str
         if (ops_shard_layout(p->setup.model, &lay, &sh, &err) != LLMROOF_OK)
             return cli_usage_error(c, "option '--%s': %s%s", opt, err.msg,
                                    lay_s ? " (the pool's epN, ppN, moetpN and dpa stand for those flags)" : "");
+        /* dpa at TP equal to the pool's EP is one replica, as --dp-attention's note says for -t
+         * (plan's "DPA-8+EP-8" is 1:GPU:1:ep8+dpa; 1:GPU:8:ep8+dpa holds a TP-8 replica whose MLA
+         * cache every rank repeats: a fifth of the KV pool; a reviewer read the two as one) */
+        if (lay_s && own.dp_attn && sh.attn_dp == 1)
+            fprintf(c->errf, "llmroof: note: option '--%s': dpa at TP %ld over %d GPUs makes one attention replica, i.e. "
+                             "tensor-parallel attention; for %d replicas of TP 1 (plan's DPA-%d) give %lld:%s:1:%s\n",
+                    opt, (long)t, sh.gpus_per_stage, sh.gpus_per_stage, sh.gpus_per_stage, (long long)n, g->id, lay_txt);
     }
     /* the engine as it sets itself up on the pool's GPU: its graph limit at the pool's TP and,
      * unless --max-batched-tokens was given, its budget there (SGLang's defaults by GPU memory) */

@@ -169,6 +169,12 @@ void ops_layout_desc(const struct llmroof_shard *sh, char *buf, size_t size)
     if (sh->mlp_gather) /* estimate, memory and simulate name a layout beyond TP alike */
         snprintf(buf, size, ", PP %d, MoE TP %d, data-parallel attention", sh->pp, sh->moe_tp);
     else if (sh->pp > 1 || sh->ep > 1)
-        snprintf(buf, size, ", PP %d, EP %d%s%s", sh->pp, sh->ep, sh->dp_attn ? ", data-parallel attention" : "",
+        /* data-parallel attention over one replica (TP equal to EP) is tensor-parallel attention
+         * whose tokens still reach the experts by all-to-all: the header said "data-parallel
+         * attention" beside a note saying otherwise (a reviewer's) */
+        snprintf(buf, size, ", PP %d, EP %d%s%s", sh->pp, sh->ep,
+                 !sh->dp_attn         ? ""
+                 : sh->attn_dp > 1 ? ", data-parallel attention"
+                                   : ", one attention replica, experts by all-to-all",
                  sh->two_batch_overlap ? ", two-batch overlap" : "");
 }

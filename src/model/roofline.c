@@ -281,12 +281,7 @@ void roofline_prepare(const struct llmroof_gpu *g, enum llmroof_dtype act, const
      * and sm103, GeForce Blackwell (sm120) runs other ones */
     r.fp4_moe = !strcmp(g->arch, "sm100") || !strcmp(g->arch, "sm103");
     r.act_8bit = dtype_bytes(act) <= 1.0;
-    /* FlashMLA's sparse kernels are built for sm90 and sm100/sm103 (vLLM's FlashMLASparseBackend
-     * supports_compute_capability: major 9 or 10); elsewhere no padding is charged */
-    r.dsa_head_multiple = !eff->dsa_flashmla_pad                                 ? 0
-                          : !strncmp(g->arch, "sm90", 4)                         ? 64
-                          : !strncmp(g->arch, "sm100", 5) || !strncmp(g->arch, "sm103", 5) ? 128
-                                                                                  : 0;
+    r.dsa_head_multiple = roofline_dsa_head_multiple(g, eff);
     /* llama.cpp's MMQ: the engine's share of the int8 peak, at the GPU's (fitted) compute efficiency */
     r.mmq_peak = eff->mmq_share > 0 ? g->peak_flops[LLMROOF_INT8] * eff->compute * eff->mmq_share : 0.0;
     /* a fused weight-only GEMM's unpacking runs on the CUDA cores at one instruction per lane per
@@ -525,6 +520,17 @@ static bool rl_dequant(const struct llmroof_effs *eff, const struct llmroof_opli
  * fused-MoE kernel where the engine lists the GPU (moe_triton_archs) and the experts are 8- or
  * 16-bit without DeepEP's path; datacenter Blackwell's grouped fp4 MoE kernels where the experts
  * compute at fp4; else a grouped GEMM at the grouped streaming share. kernel.h gives each's rates. */
+int roofline_dsa_head_multiple(const struct llmroof_gpu *g, const struct llmroof_effs *eff)
+{
+    /* FlashMLA's sparse kernels are built for sm90 and sm100/sm103 (vLLM's FlashMLASparseBackend
+     * supports_compute_capability: major 9 or 10); elsewhere no padding is charged */
+    if (!eff->dsa_flashmla_pad)
+        return 0;
+    if (!strncmp(g->arch, "sm90", 4))
+        return 64;
+    return !strncmp(g->arch, "sm100", 5) || !strncmp(g->arch, "sm103", 5) ? 128 : 0;
+}
+
 double roofline_dsa_flop_scale(int head_multiple, const struct llmroof_oplist *ops)
 {
     if (head_multiple <= 0 || !(ops->dsa_pairs > 0.0) || !(ops->tokens > 0.0) || !(ops->attn_heads > 0.0))

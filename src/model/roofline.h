@@ -314,6 +314,9 @@ struct roofline_prep {
  * query heads over the rank's heads, times every query's whole top-k list over the valid pairs;
  * 1 without padding (head_multiple 0) or for a model without DSA (docs/model.md "DSA"). */
 double roofline_dsa_flop_scale(int head_multiple, const struct llmroof_oplist *ops);
+/* The query-head multiple of FlashMLA's 16-bit sparse kernel under eff's engine on g (roofline_prep
+ * dsa_head_multiple): 64 on Hopper, 128 on sm100/sm103, 0 where eff charges no padding. */
+int roofline_dsa_head_multiple(const struct llmroof_gpu *g, const struct llmroof_effs *eff);
 void roofline_prepare(const struct llmroof_gpu *g, enum llmroof_dtype act, const struct llmroof_effs *eff, int tp,
                       struct roofline_prep *out);
 /* roofline_eval with a prepared context: the same numbers to the bit. */

@@ -319,7 +319,7 @@ int report_build(const struct report_input *in, struct llmroof_report *out, stru
         }
     }
     /* TP scaling efficiency against the estimated row of the same GPU with the fewest GPUs (the
-     * smallest TP among them). Only rows with more GPUs than that reference get one: with EP 8
+     * smallest TP among them) that fits. Only rows with more GPUs than that reference get one: with EP 8
      * and --dp-attention every TP uses the same 8 GPUs, and comparing those rows would say
      * nothing about adding GPUs. */
     for (int i = 0; i < out->nrows; i++) {
@@ -329,7 +329,9 @@ int report_build(const struct report_input *in, struct llmroof_report *out, stru
         const struct report_row *ref = NULL;
         for (int j = 0; j < out->nrows; j++) {
             const struct report_row *y = &out->rows[j];
-            if (y->gpu == x->gpu && y->has_est &&
+            /* a reference that does not fit is no deployment to scale from (a reviewer's: "the
+             * lowest is b200 at TP 8, 81%" against a TP 4 marked no-fit) */
+            if (y->gpu == x->gpu && y->has_est && y->status == REPORT_OK &&
                 (!ref || y->gpus < ref->gpus || (y->gpus == ref->gpus && y->tp < ref->tp)))
                 ref = y;
         }

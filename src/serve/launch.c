@@ -258,9 +258,11 @@ static void vllm(const struct plan_input *in, const struct limits *lim, const ch
         const bool pre = strcmp(role, "prefill") == 0;
         const char *backend = pre ? "deepep_high_throughput" : "deepep_low_latency";
         if (s.dp <= 1) /* vLLM's all-to-all kernels serve data-parallel ranks (FusedMoEParallelConfig
-                          use_all2all_kernels: dp_size > 1): TP + EP reduces over the TP group */
-            add(nt, nn, "without data parallelism vLLM's experts reduce over the TP group, not through the all-to-all "
-                        "costed here; ");
+                          use_all2all_kernels: dp_size > 1): TP + EP reduces over the TP group, as
+                          llmroof costs EP equal to TP (ops.h struct llmroof_layout); the note had
+                          said the opposite (a reviewer's) */
+            add(nt, nn, "without data parallelism vLLM's experts reduce over the TP group: an all-reduce, as costed "
+                        "here, not DeepEP's all-to-all; ");
         else if (!deepep_runs(s.gpu))
             add(nt, nn, "DeepEP, whose all-to-all is costed here, runs on NVLink-joined Hopper and Blackwell GPUs only: "
                         "vLLM's default all-gather / reduce-scatter backend runs on %s; ", s.gpu ? s.gpu->id : "this GPU");
