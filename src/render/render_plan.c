@@ -44,8 +44,14 @@ static void note_for(const struct plan_result *r, int i, bool rate, char *buf, s
 static void span_note(const struct plan_option *o, char *buf, size_t n)
 {
     size_t len = strlen(buf);
+    /* an NVL72 rack's trays are nodes of 4 GPUs on one NVLink domain: crossing them costs nothing
+     * the network would (a reviewer read "spans 2 nodes" as a cross-node penalty) */
+    const int dom = o->gpu ? o->gpu->domain_gpus : 0;
     if (o->nodes_per_instance > 1 && len + 1 < n)
-        snprintf(buf + len, n - len, "; an instance spans %d nodes", o->nodes_per_instance);
+        snprintf(buf + len, n - len, "; an instance spans %d nodes%s", o->nodes_per_instance,
+                 dom > o->gpus_per_node && o->nodes_per_instance * o->gpus_per_node <= dom
+                     ? " of one NVLink domain"
+                     : "");
     len = strlen(buf);
     if (o->feasible && o->binding == PLAN_BIND_CAP && len + 1 < n)
         snprintf(buf + len, n - len, "; still within the SLOs at the search limit: at least %ld users an instance",
@@ -207,6 +213,13 @@ static void render_launch(const struct plan_input *in, const struct plan_result 
         plan_layout_name(o->tp, o->mode, la, sizeof la);
     sbuf_printf(out, f == TABLE_MD ? "\n### Launch commands (best row: %s%s on %s)\n\n" : "\nLaunch commands (best row: %s%s on %s)\n",
                 o->disagg ? "disaggregated, decode " : "", la, o->gpu->id);
+    /* without -e the plan simulated a generic engine, whose batch limits the commands carry so that
+     * each runs what was planned; an engine's own defaults differ (a reviewer read vLLM's
+     * "--max-num-batched-tokens 256" per DP rank of DeepSeek-R1 on B200s as a recommendation) */
+    if (!in->eff.engine)
+        sbuf_printf(out, "no -e: these commands carry the batch limits of the generic engine this plan simulated; "
+                         "-e vllm, -e sglang or -e tensorrt-llm plans with that engine's own defaults\n%s",
+                    f == TABLE_MD ? "\n" : "");
     for (int i = 0; i < ls.n; i++) {
         const struct launch_cmd *c = &ls.c[i];
         sbuf_printf(out, "%s%s %s: %ld instance%s of %d GPU%s\n", f == TABLE_MD ? "- " : "", c->engine, c->role,

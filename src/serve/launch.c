@@ -490,9 +490,11 @@ void launch_build(const struct plan_input *in, const struct plan_option *o, stru
             c->gpus_per_instance = s.gpus;
             const int gpn = plan_node_gpus(in, o->gpu);
             if (gpn > 0 && s.gpus > gpn) /* the plan gives it whole nodes */
-                add(c->note, sizeof c->note, "an instance spans %ld nodes: start it with the engine's multi-node "
+                add(c->note, sizeof c->note, "an instance spans %ld nodes%s: start it with the engine's multi-node "
                     "options (SGLang --nnodes/--node-rank/--dist-init-addr; vLLM on a Ray cluster); ",
-                    (long)((s.gpus + gpn - 1) / gpn));
+                    (long)((s.gpus + gpn - 1) / gpn),
+                    o->gpu && o->gpu->domain_gpus > gpn && s.gpus <= o->gpu->domain_gpus ? " (trays of one NVLink domain)"
+                                                                                          : "");
             const struct limits lim = limits_of(in, o->gpu, s);
             if (e == 0)
                 vllm(in, &lim, model, s, c->role, c);
