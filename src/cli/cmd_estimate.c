@@ -308,7 +308,7 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
          * share they get, or the line reads as if an fp8 run reached the 16-bit figure */
         enum llmroof_dtype gd = setup.dt.act, low;
         /* a checkpoint whose GEMMs run on a path of their own (block fp8, NVFP4): that path's share */
-        if (ops_ckpt_lowp_modules(m, &setup.dt, &low) && low != setup.dt.act && g->has_peak[low])
+        if (ops_ckpt_lowp_modules(m, &setup.dt, &low) && low != setup.dt.act && ckpt_gpu_native(m, low, g))
             gd = low;
         const double s8 = kernel_gemm_dtype_scale(g, gd);
         if (s8 != 1.0)

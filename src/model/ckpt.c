@@ -32,6 +32,19 @@ bool ckpt_weight_dtype(const struct llmroof_model *m, enum llmroof_dtype *out)
     return false;
 }
 
+bool ckpt_is_nvfp4(const struct llmroof_model *m)
+{
+    return m && m->ckpt_per_op && strcmp(m->ckpt_format, "nvfp4") == 0;
+}
+
+bool ckpt_gpu_native(const struct llmroof_model *m, enum llmroof_dtype low, const struct llmroof_gpu *g)
+{
+    if (!g || !g->has_peak[low])
+        return false;
+    /* NVIDIA's arch names start "sm" (catalog.h); AMD's "gfx" */
+    return !(low == LLMROOF_FP4 && ckpt_is_nvfp4(m) && strncmp(g->arch, "sm", 2) != 0);
+}
+
 struct llmroof_dtypes ckpt_draft_dtypes(const struct llmroof_model *draft, const struct llmroof_dtypes *dt)
 {
     struct llmroof_dtypes d = ops_head_dtypes(dt, NULL);
@@ -276,7 +289,7 @@ void ckpt_compute_desc(const struct llmroof_model *m, const struct llmroof_gpu *
     }
     char list[80];
     module_list(mods, list, sizeof list);
-    if (!g->has_peak[low]) /* no tensor path for the checkpoint's dtype: its weights are widened in the GEMM */
+    if (!ckpt_gpu_native(m, low, g)) /* no tensor path for the checkpoint's GEMMs: weights widened in the GEMM */
         snprintf(buf, cap, "%s compute (%s: %s weights, weight-only on this GPU)", dtype_name(dt->act), list,
                  dtype_name(low));
     else

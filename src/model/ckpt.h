@@ -73,6 +73,14 @@ void ckpt_state_desc(const struct llmroof_model *m, const struct llmroof_dtypes 
 /* "bf16 compute", or with a W4A4 checkpoint's own GEMMs on a GPU with their path (ops.h
  * ops_ckpt_lowp_modules) "bf16 compute (ffn and dense_ffn: fp4)": what a header line says of the
  * compute dtypes. */
+/* m's checkpoint is NVIDIA's NVFP4 (Model Optimizer: e2m1 values in blocks of 16 with an e4m3
+ * scale, and a per-tensor fp32 scale). */
+bool ckpt_is_nvfp4(const struct llmroof_model *m);
+/* Whether g runs m's checkpoint GEMMs of dtype `low` on a tensor path of their own: g has that
+ * dtype's peak, and for NVFP4 the path is NVIDIA's (sm100+: their fp4 MMA takes e4m3 block
+ * scales); AMD's CDNA4 fp4 (MI355X) takes the OCP MX formats' e8m0 scales per 32, MXFP4, so an
+ * NVFP4 checkpoint's weights are widened there as on a GPU without fp4 (weight-only). */
+bool ckpt_gpu_native(const struct llmroof_model *m, enum llmroof_dtype low, const struct llmroof_gpu *g);
 void ckpt_compute_desc(const struct llmroof_model *m, const struct llmroof_gpu *g, const struct llmroof_dtypes *dt,
                        char *buf, size_t cap);
 

@@ -1098,6 +1098,8 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
     out->dequant_ratio = ops_dequant_ratio(dt);
     /* a W4A4 checkpoint's quantized GEMMs run at their own tensor-core path (roofline.c) */
     out->lowp_ops = ops_modules_to_ops(ops_ckpt_lowp_modules(m, dt, &out->lowp_dtype));
+    /* NVFP4's GEMMs (ops_ckpt_lowp_modules' second rule), which need NVIDIA's fp4 (roofline.c rl_lowp) */
+    out->lowp_nvfp4 = out->lowp_ops && out->lowp_dtype == LLMROOF_FP4 && m->ckpt_per_op && !strcmp(m->ckpt_format, "nvfp4");
     out->block_fp8_ops = bq ? ops_modules_to_ops(BLOCK_FP8_MODULES) : 0u;
     out->micro_batches = 1.0;
     if (two)

@@ -479,6 +479,8 @@ struct llmroof_oplist {
                                                a block-fp8 one's W8A8 GEMMs: ops_ckpt_lowp_modules),
                                                0 = none */
     enum llmroof_dtype lowp_dtype;          /* that dtype (fp4, fp8) */
+    bool lowp_nvfp4;                        /* those GEMMs are NVFP4's (e4m3 scales per 16), which only
+                                               NVIDIA's fp4 tensor cores take (ckpt_gpu_native) */
     double lowp_save_bytes;                 /* op[FFN], per instance: the HBM bytes the routed experts'
                                                activations save at lowp_dtype (W4A4 grouped GEMMs read
                                                their rows at its width), charged where the GPU has it */

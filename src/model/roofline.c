@@ -276,6 +276,7 @@ void roofline_prepare(const struct llmroof_gpu *g, enum llmroof_dtype act, const
                              : r.peak;
     }
     r.act_fp8 = act == LLMROOF_FP8;
+    r.nvfp4_path = g->has_peak[LLMROOF_FP4] && !strncmp(g->arch, "sm", 2);
     r.act_fp4 = act == LLMROOF_FP4 && g->has_peak[LLMROOF_FP4];
     /* the table behind the share is a B300's; TensorRT-LLM-gen's MoE kernels are built for sm100
      * and sm103, GeForce Blackwell (sm120) runs other ones */
@@ -335,9 +336,17 @@ static bool rl_collective(int k)
 /* Time of all `count` calls of collective op k. */
 /* What a block-fp8 checkpoint's fp8 dispatch saves on one all-to-all message, on a GPU with the
  * fp8 path its experts run on (ops.h a2a_lowp_save_bytes); 0 elsewhere. */
+
+/* The operator list's checkpoint GEMMs (ops lowp_ops) run on their dtype's own path on this GPU:
+ * the GPU has it, and an NVFP4 checkpoint's need NVIDIA's fp4 (ckpt_gpu_native's rule) */
+static inline bool rl_lowp(const struct roofline_prep *r, const struct llmroof_oplist *ops)
+{
+    return r->lowp_path[ops->lowp_dtype] && !(ops->lowp_nvfp4 && !r->nvfp4_path);
+}
+
 static inline double rl_a2a_save(const struct roofline_prep *r, const struct llmroof_oplist *ops)
 {
-    return ops->a2a_lowp_save_bytes > 0 && r->lowp_path[ops->lowp_dtype] ? ops->a2a_lowp_save_bytes : 0.0;
+    return ops->a2a_lowp_save_bytes > 0 && rl_lowp(r, ops) ? ops->a2a_lowp_save_bytes : 0.0;
 }
 
 static double rl_comm_s(const struct roofline_prep *r, const struct llmroof_oplist *ops, int k)
@@ -568,7 +577,7 @@ static enum llmroof_moe_kernel rl_moe_kernel(const struct roofline_prep *r, cons
     /* the experts compute at their checkpoint's dtype where it has its own path (rl_op's peak),
      * else at the activations': an NVFP4 checkpoint at --act-dtype fp4 has no separate fp4 path
      * (it is the activations' own) and still computes at fp4 */
-    const bool own = ops->lowp_ops >> LLMROOF_OP_FFN & 1u && r->lowp_path[ops->lowp_dtype];
+    const bool own = ops->lowp_ops >> LLMROOF_OP_FFN & 1u && rl_lowp(r, ops);
     if (r->fp4_moe && (own ? ops->lowp_dtype == LLMROOF_FP4 : r->act_fp4))
         return LLMROOF_MOE_FP4;
     return LLMROOF_MOE_GROUPED;
@@ -590,10 +599,10 @@ static inline void rl_op(const struct roofline_prep *r, const struct llmroof_opl
     const struct llmroof_op *op = &ops->op[k];
     const bool attn = k == LLMROOF_OP_ATTENTION || k == LLMROOF_OP_ATTN_LOCAL;
     double bytes = rl_bytes(eff, ops, k), kernels = op->kernels, dq_bytes = 0.0;
-    if (k == LLMROOF_OP_FFN && ops->lowp_save_bytes > 0 && r->lowp_path[ops->lowp_dtype])
+    if (k == LLMROOF_OP_FFN && ops->lowp_save_bytes > 0 && rl_lowp(r, ops))
         bytes -= ops->lowp_save_bytes; /* W4A4 experts read their activations at fp4 (ops.h) */
     /* a low-precision checkpoint GEMM on its own path reads its weights as stored, no 16-bit copy */
-    if (dequant && op->wbytes > 0 && !(ops->lowp_ops >> k & 1u && r->lowp_path[ops->lowp_dtype])) {
+    if (dequant && op->wbytes > 0 && !(ops->lowp_ops >> k & 1u && rl_lowp(r, ops))) {
         /* a dequantize kernel reads the packed weights and writes the 16-bit copy, before and
          * apart from the GEMM, which then reads that copy instead of the packed bytes: in all
          * 2 * ratio * wbytes more; one more kernel per matrix (two in an MLP) */
@@ -630,11 +639,12 @@ static inline void rl_op(const struct roofline_prep *r, const struct llmroof_opl
         /* DSA's indexer scores fp8 queries against its fp8 key cache (DeepGEMM's fp8_mqa_logits and
          * fp8_paged_mqa_logits, which vLLM and SGLang call) on the GPUs with an fp8 path */
         const bool dsa8 = k == LLMROOF_OP_DSA_INDEX && r->lowp_path[LLMROOF_FP8];
-        const double pk = dsa8                                   ? r->lowp_peak[LLMROOF_FP8]
-                          : lowp && r->lowp_path[ops->lowp_dtype] ? r->lowp_peak[ops->lowp_dtype]
-                          : mmq                                  ? r->mmq_peak
-                          : lowp                                 ? r->lowp_peak[ops->lowp_dtype]
-                                                                 : r->peak;
+        /* a checkpoint GEMM off its own path (no such peak, or NVFP4 on a GPU whose fp4 is MXFP4)
+         * widens its weights into the activations' GEMM: the activations' peak */
+        const double pk = dsa8                    ? r->lowp_peak[LLMROOF_FP8]
+                          : lowp && rl_lowp(r, ops) ? r->lowp_peak[ops->lowp_dtype]
+                          : mmq                   ? r->mmq_peak
+                                                  : r->peak;
         double f = op->flops;
         /* block-scaled fp8 GEMMs computing in fp8 (on the checkpoint's path, or at fp8 activations):
          * each output element costs KERNEL_BLOCK_FP8_K0 more multiply-adds (kernel.h), the per-tile
@@ -646,7 +656,7 @@ static inline void rl_op(const struct roofline_prep *r, const struct llmroof_opl
             /* any other tensor-core GEMM: each output tile's fixed pipeline fill and epilogue, K0
              * multiply-adds per output element, against the catalog's rate, which holds at the
              * reference K (kernel.h KERNEL_GEMM_K0_16BIT) */
-            const bool b8 = lowp && r->lowp_path[ops->lowp_dtype] ? dtype_bytes(ops->lowp_dtype) <= 1.0 : r->act_8bit;
+            const bool b8 = lowp && rl_lowp(r, ops) ? dtype_bytes(ops->lowp_dtype) <= 1.0 : r->act_8bit;
             f = kernel_gemm_short_k_flops(f, ops->gemm_out[k], b8);
         }
         /* the routed experts' kernel (rl_moe_kernel): its compute share of the dense GEMM's rate, and
@@ -663,7 +673,7 @@ static inline void rl_op(const struct roofline_prep *r, const struct llmroof_opl
          * to it (llm-awq's GEMM unpacks every weight once per 16-row tile: docs/model.md "Weight-only
          * GEMMs"); the weight FLOPs only, not a linear mixer's scan or DSA's indexer */
         if (r->wo_issue_s_per_flop > 0 && op->wbytes > 0 && ops->dequant_ratio >= KERNEL_WO_MIN_RATIO && !dequant && !mmq &&
-            !(lowp && r->lowp_path[ops->lowp_dtype]) && k != LLMROOF_OP_LINEAR_MIX && k != LLMROOF_OP_DSA_INDEX) {
+            !(lowp && rl_lowp(r, ops)) && k != LLMROOF_OP_LINEAR_MIX && k != LLMROOF_OP_DSA_INDEX) {
             /* per tile of KERNEL_WO_TILE_ROWS rows, not per row: a step of T rows unpacks
              * ceil(T / 16) times, the FLOPs of 16 rows each; a decode of 8 sequences pays a full
              * tile. A routed expert's rows vary with the routing around tokens_per_expert

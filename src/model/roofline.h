@@ -291,6 +291,8 @@ struct roofline_prep {
     bool lowp_path[LLMROOF_DTYPE_COUNT]; /* the GPU has that dtype's path (and it is not the act's) */
     bool act_fp8;                   /* the activation dtype is fp8 (block-fp8 GEMMs compute in it) */
     bool act_fp4;                   /* the activation dtype is fp4 and the GPU computes it */
+    bool nvfp4_path;                /* an NVIDIA GPU with an fp4 peak: NVFP4 GEMMs run on it natively
+                                       (ops lowp_nvfp4; ckpt_gpu_native) */
     bool fp4_moe;                   /* a datacenter Blackwell GPU (sm100, sm103): fp4 experts run the
                                        grouped fp4 MoE kernels (kernel.h KERNEL_FP4_MOE_COMPUTE_SHARE) */
     bool act_8bit;                  /* the activation dtype is 8 bits or narrower (the GEMMs' short-K cost) */

@@ -369,7 +369,7 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
         cJSON *cg = cJSON_AddObjectToObject(o, "checkpoint_gemms");
         cJSON_AddStringToObject(cg, "dtype", dtype_name(low));
         /* native: the GPU's tensor path for that dtype; weight-only: widened to the activations' */
-        cJSON_AddStringToObject(cg, "path", s->gpu->has_peak[low] ? "native" : "weight-only");
+        cJSON_AddStringToObject(cg, "path", ckpt_gpu_native(s->model, low, s->gpu) ? "native" : "weight-only");
         cJSON *ml = cJSON_AddArrayToObject(cg, "modules");
         for (int i = 0; i < LLMROOF_CKPT_MODULES; i++)
             if (mods >> i & 1u)

@@ -703,6 +703,32 @@ static void vllm_dsa_attention_pads_heads_and_top_k(void **state)
     catalog_free(&cat);
 }
 
+/* NVFP4's GEMMs (e4m3 scales per 16 values) run natively on NVIDIA's fp4 tensor cores only: the
+ * MI355X's fp4 takes the OCP MX formats' e8m0 scales per 32 (MXFP4), so DeepSeek-R1-0528-NVFP4 there
+ * widens its fp4 experts into 16-bit GEMMs, exactly as on that GPU without an fp4 peak at all
+ * (a reviewer: its prefill had run at the full fp4 rate, 11.2 s against the B200's 20.0) */
+static void nvfp4_runs_natively_on_nvidia_fp4_only(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *nv = model(&cat, "deepseek-r1-0528-nvfp4"), *mx = model(&cat, "gpt-oss-120b");
+    const struct llmroof_gpu *mi = gpu(&cat, "mi355x"), *b2 = gpu(&cat, "b200");
+    assert_false(ckpt_gpu_native(nv, LLMROOF_FP4, mi));
+    assert_true(ckpt_gpu_native(nv, LLMROOF_FP4, b2));
+    assert_true(ckpt_gpu_native(mx, LLMROOF_FP4, mi)); /* MXFP4 is the MI355X's own */
+    struct llmroof_setup s = setup(&cat, "deepseek-r1-0528-nvfp4", "mi355x", 8);
+    s.dt.weight = LLMROOF_BF16; /* the checkpoint's (ckpt_weight_dtype) */
+    struct llmroof_gpu nofp4 = *mi;
+    nofp4.has_peak[LLMROOF_FP4] = false;
+    struct llmroof_setup n = s;
+    n.gpu = &nofp4;
+    const struct llmroof_estimate a = run(&s, 8, 2048, 16), b = run(&n, 8, 2048, 16);
+    assert_rel_close(a.ttft_s, b.ttft_s, 1e-12);
+    assert_rel_close(a.tpot_s, b.tpot_s, 1e-12);
+    catalog_free(&cat);
+}
+
 /* Without an engine the estimate is the best an engine could do, so its all-reduce is the custom
  * kernels' where they beat NCCL (docs/model.md section 4): Llama-3.1-70B at TP 8 on H100s, batch
  * 64, a decode step's 1 MiB message (64 x 8192 x 2 B). Two-shot: 11 us + 2 x 7/8 x 1,048,576 B /
@@ -1697,6 +1723,7 @@ int main(void)
         cmocka_unit_test(vllm_0_6_batch_1_latency_meets_a_published_run),
         cmocka_unit_test(dsa_indexer_runs_at_the_fp8_rate),
         cmocka_unit_test(vllm_dsa_attention_pads_heads_and_top_k),
+        cmocka_unit_test(nvfp4_runs_natively_on_nvidia_fp4_only),
         cmocka_unit_test(engine_less_all_reduce_takes_the_custom_kernels),
         cmocka_unit_test(a100_pcie_pairs_reduce_over_their_nvlink_bridge),
         cmocka_unit_test(phase_columns_reconcile_with_the_time),
