@@ -432,13 +432,19 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
         if (arch_is_mla(m) && m->dsa_top_k > 0) {
             /* SGLang's prompts within top-k keys run dense (shard dsa_dense_prefill) */
             const bool dense = !e.prefill_ops.mla_absorbed;
+            /* the indexer's scores over every past key are whole on each TP rank (vLLM's and SGLang's
+             * Indexer is replicated): at long prompts they set the prefill, and TP does not split them
+             * (a reviewer read V3.2 at TP 8 barely beating R1 at 120K tokens as a modelling error) */
             sbuf_printf(&c->out, "note: MLA caches the %ld-wide latent + %ld rope key per layer and the indexer its "
                                  "%ld-wide fp8 key with scales (%.0f B)%s; sparse attention "
-                                 "runs absorbed (MQA mode)%s\n",
+                                 "runs absorbed (MQA mode)%s%s\n",
                         m->kv_lora_rank, m->qk_rope_dim, m->dsa_head_dim, layers_dsa_key_bytes(m), mla_rep,
                         dense ? "; these prompts, within its top-k keys, run dense (decompressed, the indexer unscored: "
                                 "the engine's dsa_dense_short_prefill)"
-                              : ", prefill too");
+                              : ", prefill too",
+                        setup.tp > 1 ? "; the indexer scores every past key whole on each TP rank (TP does not split "
+                                       "it; data-parallel attention replicas split the sequences)"
+                                     : "");
             /* vLLM's FlashMLA sparse kernels: padded heads, the whole top-k list (roofline.h
              * roofline_dsa_flop_scale), a 2-8x on attention a reader cannot see in the op table's
              * FLOPs (a reviewer's: the same GFLOP, 4.6x the time) */
