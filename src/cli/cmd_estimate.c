@@ -449,14 +449,16 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
              * roofline_dsa_flop_scale), a 2-8x on attention a reader cannot see in the op table's
              * FLOPs (a reviewer's: the same GFLOP, 4.6x the time) */
             const int hm = roofline_dsa_head_multiple(g, &setup.eff);
-            const double fp = roofline_dsa_flop_scale(hm, &e.prefill_ops), fd = roofline_dsa_flop_scale(hm, &e.decode_ops);
+            const bool po = !setup.eff.dsa_flashmla_pad;
+            const double fp = roofline_dsa_flop_scale(hm, po, &e.prefill_ops), fd = roofline_dsa_flop_scale(hm, po, &e.decode_ops);
             if (fp > 1.0 + 1e-9 || fd > 1.0 + 1e-9)
-                sbuf_printf(&c->out, "note: engine %s runs this sparse attention in FlashMLA's kernels with the query heads "
-                                     "padded (%.0f a rank to a multiple of %d, or the fp8 decode kernel's 64/128) and "
-                                     "each query's whole %ld-entry top-k list computed: attention takes x%.2f its FLOPs "
-                                     "in the prefill, x%.2f in a decode step (the op table lists the FLOPs without it)\n",
-                            setup.eff.engine_id ? setup.eff.engine_id : "?", e.prefill_ops.attn_heads, hm,
-                            m->dsa_top_k, fp, fd);
+                sbuf_printf(&c->out, "note: engine %s runs this sparse attention%s in FlashMLA's kernels with the query "
+                                     "heads padded (%.0f a rank to a multiple of %d%s) and each query's whole %ld-entry "
+                                     "top-k list computed: attention takes x%.2f its FLOPs in the prefill, x%.2f in a "
+                                     "decode step (the op table lists the FLOPs without it)\n",
+                            setup.eff.engine_id ? setup.eff.engine_id : "?", po ? " (its prompts')" : "",
+                            e.prefill_ops.attn_heads, hm, po ? "" : ", or the fp8 decode kernel's 64/128", m->dsa_top_k,
+                            fp, fd);
         } else if (arch_is_mla(m))
             sbuf_printf(&c->out, "note: MLA caches the %ld-wide latent + %ld rope key per layer%s; decode runs "
                                  "absorbed, prefill decompressed\n",

@@ -312,6 +312,10 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
     kv(t, "moe_triton_archs", archs[0] ? archs : "-",
        archs[0] ? "8- and 16-bit MoE experts in Triton's fused-MoE kernel: dense streaming, 0.72 of the dense compute"
                 : "MoE experts in other grouped kernels (the grouped streaming share)");
+    arch_list(archs, sizeof archs, e->dsa_prefill_pad_archs, e->n_dsa_prefill_pad_archs);
+    kv(t, "dsa_prefill_pad_archs", archs[0] ? archs : "-",
+       archs[0] ? "DSA prompts in FlashMLA's sparse kernel: query heads padded, each query's whole top-k computed"
+                : "no architecture pads a DSA prompt's heads apart from its decodes");
     kvb(t, "fp8_kv_per_query_head", e->fp8_kv_per_query_head,
         "an 8-bit K/V cache on an fa2_archs GPU decodes per query head (no FA2 kernel reads it)");
     kvb(t, "cuda_core_decode", e->cuda_core_decode,

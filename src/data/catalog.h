@@ -284,6 +284,11 @@ struct llmroof_engine {
                                          (vLLM's fused_moe, SGLang's fused_moe_triton): kernel.h
                                          KERNEL_TRITON_MOE_COMPUTE_SHARE */
     int n_moe_triton_archs;           /* entries used in moe_triton_archs */
+    char dsa_prefill_pad_archs[LLMROOF_ARCHS_MAX][LLMROOF_ARCH_MAX]; /* GPU architectures on which the engine's
+                                         sparse (DSA) prompt attention runs FlashMLA's 16-bit sparse kernel,
+                                         query heads padded and each query's whole top-k list computed, its
+                                         decodes another kernel (SGLang's flashmla_sparse prefill on Hopper) */
+    int n_dsa_prefill_pad_archs;      /* entries used in dsa_prefill_pad_archs */
     bool fp8_kv_per_query_head;       /* on an fa2_archs GPU an 8-bit K/V cache, which FlashAttention-2
                                          cannot read, sends decode to a kernel that reads K/V once per
                                          query head (vLLM 0.6: XFormers' backend, vLLM's paged attention) */

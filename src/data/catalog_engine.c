@@ -235,7 +235,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "chunked_prefill", "prefill_first", "static_batching", "spec_no_overlap", "pd_decode_first_token", "pd_decode_resample", "pd_decode_prealloc", "pd_kv_full_window", "max_concurrent_requests", "pd_decode_reserve_tokens", "disaggregation", "tp_step_overhead_s",
                                           "prefix_cache", "gpu_memory_tiers",
                                           "graph_max_batch", "graph_piecewise", "dp_rank_scheduler", "prompt_within_budget", "dp_attention", "moe_tp_shared_local", "dp_lm_head_split", "spec_state_per_token", "ssm_state_fp32", "cuda_only", "kv_heads_per_read", "ray_workers", "ray_output_token_s",
-                                          "varlen_fa2_archs", "fa2_archs", "moe_triton_archs", "source", NULL };
+                                          "varlen_fa2_archs", "fa2_archs", "moe_triton_archs", "dsa_prefill_pad_archs", "source", NULL };
     static const char *const admissions[] = { "optimistic", "no-evict", "reserve", "wait", NULL };
     int rc;
     memset(g, 0, sizeof *g);
@@ -419,7 +419,9 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
      * docs/model.md "Decodes in a FlashAttention-2 call" */
     if ((rc = catalog_parse_arch_list(c, e, "varlen_fa2_archs", g->varlen_fa2_archs, &g->n_varlen_fa2_archs)) ||
         (rc = catalog_parse_arch_list(c, e, "fa2_archs", g->fa2_archs, &g->n_fa2_archs)) ||
-        (rc = catalog_parse_arch_list(c, e, "moe_triton_archs", g->moe_triton_archs, &g->n_moe_triton_archs)))
+        (rc = catalog_parse_arch_list(c, e, "moe_triton_archs", g->moe_triton_archs, &g->n_moe_triton_archs)) ||
+        (rc = catalog_parse_arch_list(c, e, "dsa_prefill_pad_archs", g->dsa_prefill_pad_archs,
+                                      &g->n_dsa_prefill_pad_archs)))
         return rc;
     if (g->kv_per_query_head && g->kv_heads_per_read > 0)
         return json_ferr(c, "kv_heads_per_read", "cannot be given with \"kv_per_query_head\": true (which is 1 query "

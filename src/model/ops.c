@@ -463,7 +463,7 @@ static void set_context(const struct llmroof_model *m, const struct llmroof_shar
     const bool absorbed = mla && fT >= T * 0.9999999;
     out->mla_absorbed = absorbed;
     double fp = fpairs, fk = fkeys; /* the few-query sequences' share, for MLA's split */
-    out->dsa_pairs = out->dsa_full_pairs = out->dsa_decode_tokens = 0.0;
+    out->dsa_pairs = out->dsa_full_pairs = out->dsa_decode_tokens = out->dsa_decode_pairs = 0.0;
     if (dense) {
         /* the prompts' keys are all within top_k: only the sparse sequences' (the decodes', at their
          * mean) are capped and scored; the indexer still projects and caches every new token's key */
@@ -495,6 +495,11 @@ static void set_context(const struct llmroof_model *m, const struct llmroof_shar
         out->dsa_pairs = npairs;
         out->dsa_full_pairs = T * kk;
         out->dsa_decode_tokens = per_replica(b->few_tokens, rep);
+        const double dS = per_replica(b->few_seqs, rep);
+        if (dS > 0) {
+            const double dn = out->dsa_decode_tokens / dS, dk = per_replica(b->few_keys, rep) / dS;
+            out->dsa_decode_pairs = dS * arch_attn_pairs(dn, dk - dn > 0 ? dk - dn : 0.0, kk, false);
+        }
     }
     if (mla)
         mla_attention_mixed(m, Hq, T, pairs, keys, fT, fp, fk, a, k, Lglob, &op[LLMROOF_OP_ATTENTION]);

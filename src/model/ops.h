@@ -467,6 +467,8 @@ struct llmroof_oplist {
     double dsa_full_pairs;                  /* DSA: every query's top_k entries (tokens x top_k), what a
                                                kernel that runs the whole index list computes (engine
                                                dsa_flashmla_pad) */
+    double dsa_decode_pairs;                /* DSA: those sequences' valid pairs, capped at top_k a query at
+                                               their mean sequence */
     double dsa_decode_tokens;               /* DSA: the few-query sequences' tokens (decodes, speculative
                                                verification), which vLLM runs in FlashMLA's decode kernel */
     double attn_square;                     /* new x keys pairs / causal pairs (eager attention's FLOPs) */

@@ -143,6 +143,7 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
             e.mmq_share = en->mmq_share;
         e.custom_allreduce = en->custom_allreduce; /* the engine's, not the engine-less best */
         e.dsa_flashmla_pad = en->dsa_flashmla_pad;
+        e.dsa_pad_prefill = arch_listed(en->dsa_prefill_pad_archs, en->n_dsa_prefill_pad_archs, g->arch);
         e.dsa_dense_short_prefill = en->dsa_dense_short_prefill;
         e.first_token_decode = en->first_token_decode;
         e.cpu_seq_s = en->cpu_seq_s;
@@ -533,19 +534,29 @@ int roofline_dsa_head_multiple(const struct llmroof_gpu *g, const struct llmroof
 {
     /* FlashMLA's sparse kernels are built for sm90 and sm100/sm103 (vLLM's FlashMLASparseBackend
      * supports_compute_capability: major 9 or 10); elsewhere no padding is charged */
-    if (!eff->dsa_flashmla_pad)
+    if (!eff->dsa_flashmla_pad && !eff->dsa_pad_prefill)
         return 0;
     if (!strncmp(g->arch, "sm90", 4))
         return 64;
     return !strncmp(g->arch, "sm100", 5) || !strncmp(g->arch, "sm103", 5) ? 128 : 0;
 }
 
-double roofline_dsa_flop_scale(int head_multiple, const struct llmroof_oplist *ops)
+double roofline_dsa_flop_scale(int head_multiple, bool prefill_only, const struct llmroof_oplist *ops)
 {
     if (head_multiple <= 0 || !(ops->dsa_pairs > 0.0) || !(ops->tokens > 0.0) || !(ops->attn_heads > 0.0))
         return 1.0;
     const double h = ops->attn_heads, T = ops->tokens;
     const double td = ops->dsa_decode_tokens < T ? ops->dsa_decode_tokens : T, tp = T - td;
+    if (prefill_only) {
+        /* SGLang on Hopper (engine dsa_prefill_pad_archs): the prompts' sparse attention in FlashMLA's
+         * 16-bit kernel (nsa_backend.py _forward_flashmla_sparse pads the heads to a multiple of 64,
+         * 128 on Blackwell, and hands it the whole top-k list), the decodes in another kernel at their
+         * own heads and valid keys */
+        const double up = ceil(h / head_multiple) * head_multiple;
+        const double dp = ops->dsa_decode_pairs < ops->dsa_pairs ? ops->dsa_decode_pairs : ops->dsa_pairs;
+        const double full = ops->dsa_full_pairs > 0.0 && T > 0.0 ? ops->dsa_full_pairs / T : 0.0; /* top_k */
+        return (h * dp + up * tp * full) / (h * ops->dsa_pairs);
+    }
     /* vLLM's FlashMLA sparse path (v1/attention/backends/mla/flashmla_sparse.py, January 2026):
      * - the 16-bit sparse kernel (flash_mla_sparse_fwd) takes the query heads padded to a multiple
      *   of 64 on Hopper and 128 on Blackwell; with a 16-bit cache every token runs it;
@@ -698,7 +709,8 @@ static inline void rl_op(const struct roofline_prep *r, const struct llmroof_opl
         /* MLA's absorbed decode attention is its own kernel (FlashMLA, FlashInfer's, Triton's), never a
          * masked-MHA one: the attention peak */
         const double apeak = rl_apeak(r, ops);
-        c = op->flops * (k == LLMROOF_OP_ATTENTION ? roofline_dsa_flop_scale(r->dsa_head_multiple, ops) : 1.0) /
+        c = op->flops *
+            (k == LLMROOF_OP_ATTENTION ? roofline_dsa_flop_scale(r->dsa_head_multiple, !eff->dsa_flashmla_pad, ops) : 1.0) /
             (ops->mla_absorbed ? apeak * ramp : roofline_attn_peak(eff, apeak, ramp, ops->new_per_seq));
         m = bytes / (ops->fa2_unfit ? r->abw : r->abw_fa2);
     }

@@ -88,6 +88,8 @@ struct llmroof_effs {
     bool custom_allreduce; /* the engine all-reduces with its own one-shot/two-shot kernels (NVLink, xGMI) */
     bool dsa_flashmla_pad; /* DSA attention as vLLM runs FlashMLA's sparse kernels: padded query heads,
                               the whole top-k list computed (engine dsa_flashmla_pad) */
+    bool dsa_pad_prefill;  /* DSA prompts (not decodes) run FlashMLA's padded sparse kernel on this GPU
+                              (engine dsa_prefill_pad_archs) */
     bool dsa_dense_short_prefill; /* DSA prompts of at most top_k keys run dense MLA (engine
                               dsa_dense_short_prefill: SGLang's MHA_ONE_SHOT; layout dsa_dense_prefill) */
     bool first_token_decode; /* the first token comes from a decode step after the prefill (TurboMind) */
@@ -314,8 +316,10 @@ struct roofline_prep {
 /* The FLOPs multiplier of a DSA model's attention operator under an engine that runs FlashMLA's
  * sparse kernels as vLLM does (effs dsa_flashmla_pad; prep dsa_head_multiple, 64 or 128): padded
  * query heads over the rank's heads, times every query's whole top-k list over the valid pairs;
- * 1 without padding (head_multiple 0) or for a model without DSA (docs/model.md "DSA"). */
-double roofline_dsa_flop_scale(int head_multiple, const struct llmroof_oplist *ops);
+ * prefill_only: the prompts' tokens alone so (SGLang's FlashMLA sparse prefill; its decodes at
+ * their heads and valid pairs); 1 without padding (head_multiple 0) or for a model without DSA
+ * (docs/model.md "DSA"). */
+double roofline_dsa_flop_scale(int head_multiple, bool prefill_only, const struct llmroof_oplist *ops);
 /* The query-head multiple of FlashMLA's 16-bit sparse kernel under eff's engine on g (roofline_prep
  * dsa_head_multiple): 64 on Hopper, 128 on sm100/sm103, 0 where eff charges no padding. */
 int roofline_dsa_head_multiple(const struct llmroof_gpu *g, const struct llmroof_effs *eff);

@@ -426,6 +426,7 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
         add_arch_list(o, "varlen_fa2_archs", e[i].varlen_fa2_archs, e[i].n_varlen_fa2_archs);
         add_arch_list(o, "fa2_archs", e[i].fa2_archs, e[i].n_fa2_archs);
         add_arch_list(o, "moe_triton_archs", e[i].moe_triton_archs, e[i].n_moe_triton_archs);
+        add_arch_list(o, "dsa_prefill_pad_archs", e[i].dsa_prefill_pad_archs, e[i].n_dsa_prefill_pad_archs);
         cJSON_AddBoolToObject(o, "fp8_attention", e[i].fp8_attention);
         cJSON_AddBoolToObject(o, "fp16_accumulate", e[i].fp16_accumulate);
         cJSON_AddStringToObject(o, "source", e[i].source);

@@ -761,9 +761,9 @@ static void dsa_flashmla_padding_by_hand(void **state)
     o.attn_heads = 16;
     o.dsa_pairs = 4196352;
     o.dsa_full_pairs = 8388608;
-    assert_rel_close(roofline_dsa_flop_scale(64, &o), 7.996096, 1e-6);
+    assert_rel_close(roofline_dsa_flop_scale(64, false, &o), 7.996096, 1e-6);
     /* Blackwell's 16-bit kernel pads to 128: x 8, 15.99219 */
-    assert_rel_close(roofline_dsa_flop_scale(128, &o), 15.992191, 1e-6);
+    assert_rel_close(roofline_dsa_flop_scale(128, false, &o), 15.992191, 1e-6);
     /* fp8 cache, 64 heads a rank (TP 2), Blackwell, contexts past top-k (every pair valid): 100
      * decode tokens in the fp8 decode kernel (64 heads, none added), 900 prompt tokens in the
      * 16-bit one (128): (100 x 64 + 900 x 128) / (1,000 x 64) = 121,600 / 64,000 = 1.9 */
@@ -772,18 +772,33 @@ static void dsa_flashmla_padding_by_hand(void **state)
     o.attn_heads = 64;
     o.dsa_decode_tokens = 100;
     o.dsa_pairs = o.dsa_full_pairs = 1000 * 2048.0;
-    assert_rel_close(roofline_dsa_flop_scale(128, &o), 1.9, 1e-12);
+    assert_rel_close(roofline_dsa_flop_scale(128, false, &o), 1.9, 1e-12);
     /* below 32 heads a rank every token runs the fp8 decode kernel at 64 heads: 16 -> 64, x 4 */
     o.attn_heads = 16;
-    assert_rel_close(roofline_dsa_flop_scale(128, &o), 4.0, 1e-12);
+    assert_rel_close(roofline_dsa_flop_scale(128, false, &o), 4.0, 1e-12);
     /* 128 heads a rank (TP 1) pad nothing */
     o.attn_heads = 128;
-    assert_rel_close(roofline_dsa_flop_scale(128, &o), 1.0, 1e-12);
+    assert_rel_close(roofline_dsa_flop_scale(128, false, &o), 1.0, 1e-12);
     /* no padding charged (another engine, a GPU FlashMLA does not run on), or no DSA */
     o.attn_heads = 16;
-    assert_rel_close(roofline_dsa_flop_scale(0, &o), 1.0, 0);
+    assert_rel_close(roofline_dsa_flop_scale(0, false, &o), 1.0, 0);
     o.dsa_pairs = 0;
-    assert_rel_close(roofline_dsa_flop_scale(64, &o), 1.0, 0);
+    assert_rel_close(roofline_dsa_flop_scale(64, false, &o), 1.0, 0);
+    /* SGLang on Hopper pads the prompts' heads alone (prefill_only): 16 heads, 100 decodes at
+     * 10,000 keys (100 x 2,048 = 204,800 valid pairs, their own heads) and 900 prompt tokens past
+     * 10,000 keys (900 x 2,048 = 1,843,200, heads 16 -> 64): (16 x 204,800 + 64 x 900 x 2,048) /
+     * (16 x 2,048,000) = 121,241,600 / 32,768,000 = 3.7 */
+    memset(&o, 0, sizeof o);
+    o.tokens = 1000;
+    o.attn_heads = 16;
+    o.dsa_decode_tokens = 100;
+    o.dsa_decode_pairs = 204800;
+    o.dsa_pairs = o.dsa_full_pairs = 2048000;
+    assert_rel_close(roofline_dsa_flop_scale(64, true, &o), 3.7, 1e-12);
+    /* decodes alone: nothing padded */
+    o.dsa_decode_tokens = 1000;
+    o.dsa_decode_pairs = 2048000;
+    assert_rel_close(roofline_dsa_flop_scale(64, true, &o), 1.0, 1e-12);
 }
 
 int main(void)
