@@ -195,11 +195,23 @@ static void did_you_mean(struct cli *c, const char **s, size_t n)
     fputs("?\n", c->errf);
 }
 
+/* A name found as another of the entry's names (a repository, a fine-tune's name, nvidia-smi's
+ * name) says what it was taken as: "Llama-3.1-70B-Instruct" is costed as the base model's shapes,
+ * "NVIDIA H100 80GB HBM3" as the SXM5 card. An id spelled otherwise ("llama3.1-70b") needs no word. */
+static void taken_as(struct cli *c, const char *kind, const char *name, enum llmroof_match how, const char *id)
+{
+    if (how == LLMROOF_MATCH_NAME)
+        fprintf(c->errf, "llmroof: note: %s '%s' taken as %s\n", kind, CLI_CLIP(name), id);
+}
+
 const struct llmroof_gpu *cli_gpu(struct cli *c, const char *name)
 {
-    const struct llmroof_gpu *g = catalog_find_gpu(&c->cat, name);
-    if (g)
+    enum llmroof_match how;
+    const struct llmroof_gpu *g = catalog_match_gpu(&c->cat, name, &how);
+    if (g) {
+        taken_as(c, "GPU", name, how, g->id);
         return g;
+    }
     const char *s[3];
     size_t n = catalog_suggest_gpus(&c->cat, name, s, 3);
     fprintf(c->errf, "llmroof: error: unknown GPU '%s' (see 'llmroof list gpus')\n", CLI_CLIP(name));
@@ -209,9 +221,12 @@ const struct llmroof_gpu *cli_gpu(struct cli *c, const char *name)
 
 const struct llmroof_model *cli_model(struct cli *c, const char *name)
 {
-    const struct llmroof_model *m = catalog_find_model(&c->cat, name);
-    if (m)
+    enum llmroof_match how;
+    const struct llmroof_model *m = catalog_match_model(&c->cat, name, &how);
+    if (m) {
+        taken_as(c, "model", name, how, m->id);
         return m;
+    }
     const char *s[3];
     size_t n = catalog_suggest_models(&c->cat, name, s, 3);
     fprintf(c->errf, "llmroof: error: unknown model '%s' (see 'llmroof list models')\n", CLI_CLIP(name));

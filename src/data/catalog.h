@@ -543,8 +543,9 @@ bool catalog_gpu_is_amd(const struct llmroof_gpu *g);
 /* Whether engine `en` runs on GPU `g`: false for a CUDA-only engine on an AMD GPU. */
 bool catalog_engine_runs_on(const struct llmroof_engine *en, const struct llmroof_gpu *g);
 
-/* catalog_add_*_file that add only the entry `pick` names (as catalog_find_* finds it: id, or a
- * GPU's alias, case-insensitive), or none when no entry has that name ("" picks none). Every
+/* catalog_add_*_file that add only the entry `pick` names (its id, or a GPU's or engine's alias,
+ * case-insensitive; a name catalog_find_* resolves otherwise picks none, since whether it names
+ * one entry alone takes every entry), or none when no entry has that name ("" picks none). Every
  * entry of the file is still parsed and checked: the same errors, the same messages. A
  * command that needs one model, one GPU and one engine (estimate) builds three entries, not
  * the whole catalog (docs/performance.md). NULL picks every entry. */
@@ -555,9 +556,33 @@ int catalog_add_models_file_pick(struct llmroof_catalog *cat, const char *path, 
 int catalog_add_engines_file_pick(struct llmroof_catalog *cat, const char *path, bool replace, const char *pick,
                                   struct llmroof_err *err);
 
-/* Lookup by id or alias, case-insensitive. NULL when absent. */
+/* Lookup by id or alias, case-insensitive, else by the other names people type or copy, when
+ * they name one entry alone (docs/catalog.md "Names llmroof resolves"): the id or an alias
+ * folded ("llama3.1-70b", "H200 SXM 141GB"); a model's display name or HuggingFace repository
+ * ("meta-llama/Llama-3.1-70B"), also with the fine-tune words Instruct, Chat and it left out; a
+ * GPU's name as nvidia-smi or rocm-smi prints it ("NVIDIA A100-SXM4-80GB", "AMD Instinct
+ * MI300X"), also with a last word stating its memory ("L40S 48GB"). NULL when absent, or when
+ * such a name fits more than one entry. */
 const struct llmroof_gpu *catalog_find_gpu(const struct llmroof_catalog *cat, const char *name);
 const struct llmroof_model *catalog_find_model(const struct llmroof_catalog *cat, const char *name);
+
+/* How catalog_match_* found an entry. */
+enum llmroof_match {
+    LLMROOF_MATCH_NONE,     /* no entry, or more than one */
+    LLMROOF_MATCH_ID,       /* an id or alias, case-insensitive */
+    LLMROOF_MATCH_SPELLING, /* an id or alias once both are folded: "llama3.1-70b", "h100 sxm5 80gb" */
+    LLMROOF_MATCH_NAME,     /* another of the entry's names (a display name, a repository, a fine-tune's
+                               or nvidia-smi's name): what it was taken as is worth saying */
+};
+/* catalog_find_* that also say how the name matched (how may be NULL). */
+const struct llmroof_gpu *catalog_match_gpu(const struct llmroof_catalog *cat, const char *name,
+                                            enum llmroof_match *how);
+const struct llmroof_model *catalog_match_model(const struct llmroof_catalog *cat, const char *name,
+                                                enum llmroof_match *how);
+/* Lookup by id or alias alone, case-insensitive: for a name a data file states as a catalog id
+ * (the validation maps), where any other name is a mistake to report, not a name to resolve. */
+const struct llmroof_gpu *catalog_find_gpu_exact(const struct llmroof_catalog *cat, const char *name);
+const struct llmroof_model *catalog_find_model_exact(const struct llmroof_catalog *cat, const char *name);
 
 /* Up to `max` ids closest to `name` (edit distance, prefix/substring), best first.
  * Returns the count written to out (pointers into the catalog). */

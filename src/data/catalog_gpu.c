@@ -489,10 +489,16 @@ int catalog_add_gpus_file_pick(struct llmroof_catalog *cat, const char *path, bo
     return catalog_add_file(cat, path, replace, pick, add_gpus, err);
 }
 
-const struct llmroof_gpu *catalog_find_gpu(const struct llmroof_catalog *cat, const char *name)
+const struct llmroof_gpu *catalog_find_gpu_exact(const struct llmroof_catalog *cat, const char *name)
 {
     for (size_t i = 0; i < cat->n_gpus; i++)
         if (gpu_named(&cat->gpus[i], name))
             return &cat->gpus[i];
     return NULL;
+}
+
+/* catalog_match_gpu: catalog_suggest.c */
+const struct llmroof_gpu *catalog_find_gpu(const struct llmroof_catalog *cat, const char *name)
+{
+    return catalog_match_gpu(cat, name, NULL);
 }

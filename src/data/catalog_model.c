@@ -377,10 +377,16 @@ int catalog_add_models_file_pick(struct llmroof_catalog *cat, const char *path, 
     return catalog_add_file(cat, path, replace, pick, add_models, err);
 }
 
-const struct llmroof_model *catalog_find_model(const struct llmroof_catalog *cat, const char *name)
+const struct llmroof_model *catalog_find_model_exact(const struct llmroof_catalog *cat, const char *name)
 {
     for (size_t i = 0; i < cat->n_models; i++)
         if (strcasecmp(cat->models[i].id, name) == 0)
             return &cat->models[i];
     return NULL;
+}
+
+/* catalog_match_model: catalog_suggest.c */
+const struct llmroof_model *catalog_find_model(const struct llmroof_catalog *cat, const char *name)
+{
+    return catalog_match_model(cat, name, NULL);
 }

@@ -1,12 +1,15 @@
-/* catalog_suggest.c - "did you mean": the catalog's ids nearest a mistyped name, by folded
- * edit distance, substrings and words (docs/catalog.md). */
+/* catalog_suggest.c - names as people write them: the other names a lookup resolves to one entry
+ * (a name folded, a repository, nvidia-smi's), and "did you mean": the catalog's ids nearest a
+ * mistyped name, by folded edit distance, substrings and words (docs/catalog.md). */
 #include "data/catalog_internal.h"
 #include "base/parse.h"
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 /* ------------------------------------------------------------------------ */
 /* Lookup and suggestions                                                   */
@@ -18,11 +21,11 @@
  * nothing (no catalog name is that long, and a 300-byte paste is not a typo). */
 #define SUGGEST_FOLD_MAX PARSE_OSA_MAX /* a folded name is always one parse_osa_distance compares */
 
-/* Folds s into out (SUGGEST_FOLD_MAX + 1 bytes); returns its length, or SIZE_MAX when too long. */
-static size_t fold_name(const char *s, char *out)
+/* Folds the len bytes at s onto the n bytes already in out (SUGGEST_FOLD_MAX + 1 bytes); returns
+ * the new length, or SIZE_MAX when too long. */
+static size_t fold_append(const char *s, size_t len, char *out, size_t n)
 {
-    size_t n = 0;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    for (const unsigned char *p = (const unsigned char *)s; p < (const unsigned char *)s + len && *p; p++) {
         bool ascii_alnum = (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z');
         if (*p < 0x80 && !ascii_alnum)
             continue;
@@ -32,6 +35,12 @@ static size_t fold_name(const char *s, char *out)
     }
     out[n] = '\0';
     return n;
+}
+
+/* Folds s into out (SUGGEST_FOLD_MAX + 1 bytes); returns its length, or SIZE_MAX when too long. */
+static size_t fold_name(const char *s, char *out)
+{
+    return fold_append(s, strlen(s), out, 0);
 }
 
 static bool has_substring(const char *hay, size_t lh, const char *needle, size_t ln)
@@ -300,3 +309,216 @@ size_t catalog_suggest_models(const struct llmroof_catalog *cat, const char *nam
     return n;
 }
 #undef SUGGEST_TRY
+
+/* ------------------------------------------------------------------------ */
+/* Names people type or copy                                                */
+/* ------------------------------------------------------------------------ */
+
+/* catalog_find_gpu and catalog_find_model take, after an id or alias, the names a person types or
+ * copies from a model hub or nvidia-smi (docs/catalog.md "Names llmroof resolves"), compared
+ * folded as the suggestions compare them, when one entry alone has the name. Words (runs between
+ * '-', '_' and ' ') that say nothing of the cost may be left out before folding; a word that
+ * does - a quantization (FP8, AWQ), a version (v0.2) - never is, so "Llama-3.1-70B-Instruct-FP8"
+ * stays unknown rather than taken for the 16-bit model. */
+enum drop_words {
+    DROP_TUNE = 1,   /* Instruct, Chat, it: an instruction or chat fine-tune has its base model's shapes */
+    DROP_HF = 2,     /* a last word hf: "meta-llama/Llama-2-7b-hf" is Llama-2-7B in transformers' format */
+    DROP_VENDOR = 4, /* a first word NVIDIA or AMD, and GeForce, Instinct, Tesla: nvidia-smi's and
+                        rocm-smi's names ("NVIDIA GeForce RTX 4090", "AMD Instinct MI300X") */
+    DROP_MEMORY = 8, /* a last word NNGB or NNGiB ("L40S 48GB"): the entry's memory must be NN */
+};
+
+static bool word_sep(char ch)
+{
+    return ch == '-' || ch == '_' || ch == ' ';
+}
+
+static bool word_is(const char *w, size_t n, const char *word)
+{
+    return strlen(word) == n && strncasecmp(w, word, n) == 0;
+}
+
+/* NN of a word "NNGB" or "NNGiB" (any case), else 0. */
+static long memory_word_GB(const char *w, size_t n)
+{
+    size_t d = 0;
+    long v = 0;
+    while (d < n && d < 6 && w[d] >= '0' && w[d] <= '9')
+        v = 10 * v + (w[d++] - '0');
+    return d > 0 && (word_is(w + d, n - d, "gb") || word_is(w + d, n - d, "gib")) ? v : 0;
+}
+
+/* Whether the word w (n bytes, the index-th of the name, the last when last) is one of drop. */
+static bool word_dropped(const char *w, size_t n, size_t index, bool last, unsigned drop)
+{
+    if ((drop & DROP_TUNE) && (word_is(w, n, "instruct") || word_is(w, n, "chat") || word_is(w, n, "it")))
+        return true;
+    if ((drop & DROP_HF) && last && index > 0 && word_is(w, n, "hf"))
+        return true;
+    if ((drop & DROP_VENDOR) && ((index == 0 && (word_is(w, n, "nvidia") || word_is(w, n, "amd"))) ||
+                                 word_is(w, n, "geforce") || word_is(w, n, "instinct") || word_is(w, n, "tesla")))
+        return true;
+    return (drop & DROP_MEMORY) && last && index > 0 && memory_word_GB(w, n) > 0;
+}
+
+/* Folds s into out (SUGGEST_FOLD_MAX + 1 bytes) without the words of drop; *memory_GB (may be
+ * NULL) the NN of a memory word left out, else 0. The folded length, or SIZE_MAX when too long. */
+static size_t fold_words(const char *s, unsigned drop, char *out, long *memory_GB)
+{
+    size_t n = 0, index = 0;
+    const char *p = s;
+    out[0] = '\0';
+    if (memory_GB)
+        *memory_GB = 0;
+    while (*p) {
+        while (word_sep(*p))
+            p++;
+        const char *w = p;
+        while (*p && !word_sep(*p))
+            p++;
+        const char *rest = p;
+        while (word_sep(*rest))
+            rest++;
+        if (p == w)
+            break;
+        if (word_dropped(w, (size_t)(p - w), index++, !*rest, drop)) {
+            if ((drop & DROP_MEMORY) && memory_GB && !*rest)
+                *memory_GB = memory_word_GB(w, (size_t)(p - w));
+            continue;
+        }
+        if ((n = fold_append(w, (size_t)(p - w), out, n)) == SIZE_MAX)
+            return SIZE_MAX;
+    }
+    return n;
+}
+
+/* Whether name folds to q (lq bytes) once the words of drop are left out. */
+static bool folds_to(const char *name, unsigned drop, const char *q, size_t lq)
+{
+    char c[SUGGEST_FOLD_MAX + 1];
+    return fold_words(name, drop, c, NULL) == lq && memcmp(c, q, lq) == 0;
+}
+
+/* An entry's names, as the resolution reads them (GPU or model). */
+struct entry_names {
+    const char *id, *name;
+    const char (*aliases)[LLMROOF_ID_MAX]; /* GPUs' aliases; NULL: none */
+    int n_aliases;
+    const char *hf_id;   /* a model's repository, "owner/name"; "" none */
+    double memory_bytes; /* a GPU's memory; 0: not a GPU */
+};
+
+/* One way of reading a query: the words left out of it, and out of the entries' names. */
+struct reading {
+    unsigned query_drop, names_drop;
+};
+
+/* A model's names as they stand, then without the fine-tune words (on both sides: "Qwen/Qwen2.5-7B"
+ * is the base repository of Qwen2.5-7B-Instruct). A GPU's with the vendor's words left out, then
+ * also the memory word of the query. */
+static const struct reading model_readings[] = { { 0, 0 }, { DROP_TUNE, DROP_TUNE } };
+static const struct reading gpu_readings[] = { { DROP_VENDOR, DROP_VENDOR }, { DROP_VENDOR | DROP_MEMORY, DROP_VENDOR } };
+
+/* Whether memory_bytes is NN GB: NN GiB or NN decimal GB, rounded (the catalog writes "80 GB" as
+ * 80 GiB and H100 NVL's 94 GB as 94 GiB, vendors' GB are decimal). */
+static bool memory_is_GB(double memory_bytes, long GB)
+{
+    return memory_bytes > 0 && (lround(memory_bytes / 1073741824.0) == GB || lround(memory_bytes / 1e9) == GB);
+}
+
+/* Whether entry e has a name that folds to q (lq bytes) in reading r; memory_GB, when not 0, must
+ * be its memory. A repository is read whole and after its owner, each also without a last "hf". */
+static bool entry_has(const struct entry_names *e, unsigned drop, const char *q, size_t lq, long memory_GB)
+{
+    if (memory_GB && !memory_is_GB(e->memory_bytes, memory_GB))
+        return false;
+    if (folds_to(e->id, drop, q, lq) || folds_to(e->name, drop, q, lq))
+        return true;
+    for (int a = 0; a < e->n_aliases; a++)
+        if (folds_to(e->aliases[a], drop, q, lq))
+            return true;
+    if (!e->hf_id[0])
+        return false;
+    const char *repo = strchr(e->hf_id, '/');
+    return folds_to(e->hf_id, drop, q, lq) || folds_to(e->hf_id, drop | DROP_HF, q, lq) ||
+           (repo && (folds_to(repo + 1, drop, q, lq) || folds_to(repo + 1, drop | DROP_HF, q, lq)));
+}
+
+typedef void (*names_fn)(const struct llmroof_catalog *cat, size_t i, struct entry_names *out);
+
+/* The index of the entry (of n, named by names) that name finds: `exact` (an id or alias, or
+ * SIZE_MAX), else the one entry that has name in the first reading that finds any; SIZE_MAX when
+ * none does, or when two entries answer the same reading (the suggestions list them). *how (may
+ * be NULL): how it was found. */
+static size_t resolve(const struct llmroof_catalog *cat, size_t n, names_fn names, const struct reading *readings,
+                      size_t n_readings, const char *name, size_t exact, enum llmroof_match *how)
+{
+    char q[SUGGEST_FOLD_MAX + 1], prev[SUGGEST_FOLD_MAX + 1] = "";
+    size_t found = SIZE_MAX, lprev = SIZE_MAX;
+    struct entry_names e;
+    if (how)
+        *how = exact != SIZE_MAX ? LLMROOF_MATCH_ID : LLMROOF_MATCH_NONE;
+    if (exact != SIZE_MAX)
+        return exact;
+    for (size_t r = 0; r < n_readings && found == SIZE_MAX; r++) {
+        long memory_GB;
+        size_t lq = fold_words(name, readings[r].query_drop, q, &memory_GB);
+        /* nothing left, too long, or the previous reading again (a query without such words) */
+        if (lq == 0 || lq == SIZE_MAX ||
+            (r > 0 && lq == lprev && !memory_GB && readings[r].names_drop == readings[r - 1].names_drop &&
+             memcmp(q, prev, lq) == 0))
+            continue;
+        for (size_t i = 0; i < n; i++) {
+            names(cat, i, &e);
+            if (!entry_has(&e, readings[r].names_drop, q, lq, memory_GB))
+                continue;
+            if (found != SIZE_MAX)
+                return SIZE_MAX; /* two entries: the name is no one's */
+            found = i;
+        }
+        memcpy(prev, q, lq + 1);
+        lprev = lq;
+    }
+    if (found == SIZE_MAX || !how)
+        return found;
+    /* the first reading's query against the id and aliases alone: "llama3.1-70b" and "NVIDIA
+     * A100-SXM4-80GB" spell an id; a display name, a repository, a word left out beyond the
+     * vendor's name another name */
+    names(cat, found, &e);
+    size_t lq = fold_words(name, readings[0].query_drop, q, NULL);
+    bool spelling = folds_to(e.id, readings[0].names_drop, q, lq);
+    for (int a = 0; !spelling && a < e.n_aliases; a++)
+        spelling = folds_to(e.aliases[a], readings[0].names_drop, q, lq);
+    *how = spelling ? LLMROOF_MATCH_SPELLING : LLMROOF_MATCH_NAME;
+    return found;
+}
+
+static void gpu_names(const struct llmroof_catalog *cat, size_t i, struct entry_names *out)
+{
+    const struct llmroof_gpu *g = &cat->gpus[i];
+    *out = (struct entry_names){ g->id, g->name, g->aliases, g->n_aliases, "", g->memory_bytes };
+}
+
+static void model_names(const struct llmroof_catalog *cat, size_t i, struct entry_names *out)
+{
+    const struct llmroof_model *m = &cat->models[i];
+    *out = (struct entry_names){ m->id, m->name, NULL, 0, m->hf_id, 0 };
+}
+
+const struct llmroof_gpu *catalog_match_gpu(const struct llmroof_catalog *cat, const char *name,
+                                            enum llmroof_match *how)
+{
+    const struct llmroof_gpu *g = catalog_find_gpu_exact(cat, name);
+    size_t i = resolve(cat, cat->n_gpus, gpu_names, gpu_readings, sizeof gpu_readings / sizeof gpu_readings[0], name,
+                       g ? (size_t)(g - cat->gpus) : SIZE_MAX, how);
+    return i == SIZE_MAX ? NULL : &cat->gpus[i];
+}
+
+const struct llmroof_model *catalog_match_model(const struct llmroof_catalog *cat, const char *name,
+                                                enum llmroof_match *how)
+{
+    const struct llmroof_model *m = catalog_find_model_exact(cat, name);
+    size_t i = resolve(cat, cat->n_models, model_names, model_readings, sizeof model_readings / sizeof model_readings[0],
+                       name, m ? (size_t)(m - cat->models) : SIZE_MAX, how);
+    return i == SIZE_MAX ? NULL : &cat->models[i];
+}

@@ -126,10 +126,11 @@ static int map_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, st
     snprintf(c->note, sizeof c->note, "%s", f[col[M_NOTE]]);
     if (f[col[M_SKIP]][0])
         BAD("%s", f[col[M_SKIP]]);
-    if (!(c->model = catalog_find_model(x->cat, f[col[M_MODEL]])))
+    /* the map states catalog ids: another name is a mistake in it, not a name to resolve */
+    if (!(c->model = catalog_find_model_exact(x->cat, f[col[M_MODEL]])))
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: model '%s' is not in the catalog", x->fname, line,
                                f[col[M_MODEL]]);
-    if (!(c->gpu = catalog_find_gpu(x->cat, f[col[M_GPU]])))
+    if (!(c->gpu = catalog_find_gpu_exact(x->cat, f[col[M_GPU]])))
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: GPU '%s' is not in the catalog", x->fname, line,
                                f[col[M_GPU]]);
     if (f[col[M_ENGINE]][0] && !(c->engine = catalog_find_engine(x->cat, f[col[M_ENGINE]])))

@@ -144,21 +144,24 @@ void val_map_row(const struct llmroof_catalog *cat, const struct llmroof_valmap 
     for (int i = 0; i < map->ngpus && !gid; i++)
         if (strcmp(map->gpus[i].from, r->gpu) == 0)
             gid = map->gpus[i].to;
-    /* rows written with catalog ids (bench/gpu/measure.py --gpu) need no mapping */
-    if (!gid && catalog_find_gpu(cat, r->gpu))
+    /* rows written with catalog ids (bench/gpu/measure.py --gpu) need no mapping; any other name
+     * goes through the map, which states the variant a publication's name leaves open (the
+     * lenient lookup would take "H100 80GB" for whichever entry answers it), and the map's
+     * targets are ids */
+    if (!gid && catalog_find_gpu_exact(cat, r->gpu))
         gid = r->gpu;
     if (!gid)
         UNMAPPED("GPU '%s' has no catalog entry (data/validation-map.json)", r->gpu);
-    if (!(c->gpu = catalog_find_gpu(cat, gid)))
+    if (!(c->gpu = catalog_find_gpu_exact(cat, gid)))
         UNMAPPED("GPU '%s' maps to '%s', which the catalog lacks", r->gpu, gid);
     for (int i = 0; i < map->nmodels; i++)
         if (strcmp(map->models[i].from, r->model) == 0)
             mid = map->models[i].to;
-    if (!mid && catalog_find_model(cat, r->model))
+    if (!mid && catalog_find_model_exact(cat, r->model))
         mid = r->model;
     if (!mid)
         UNMAPPED("model '%s' has no catalog entry (data/validation-map.json)", r->model);
-    if (!(c->model = catalog_find_model(cat, mid)))
+    if (!(c->model = catalog_find_model_exact(cat, mid)))
         UNMAPPED("model '%s' maps to '%s', which the catalog lacks", r->model, mid);
     for (int i = 0; i < map->nengines; i++)
         if (strcmp(map->engines[i].from, r->framework) == 0 && !(c->engine = catalog_find_engine(cat, map->engines[i].to)))

@@ -849,6 +849,246 @@ static void user_file_replaces_same_id(void **state)
     catalog_free(&cat);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Names people type or copy (docs/catalog.md "Names llmroof resolves")     */
+/* ------------------------------------------------------------------------ */
+
+/* name resolves, as a GPU (gpu) or a model, to the entry of id `id` ("": nothing), found `how`;
+ * catalog_find_* agrees, and catalog_find_*_exact finds it only by an id or alias. */
+static void expect_resolves(const struct llmroof_catalog *cat, bool gpu, const char *name, const char *id,
+                            enum llmroof_match how)
+{
+    enum llmroof_match got;
+    const void *e, *found, *exact;
+    const char *got_id;
+    if (gpu) {
+        const struct llmroof_gpu *g = catalog_match_gpu(cat, name, &got);
+        e = g;
+        found = catalog_find_gpu(cat, name);
+        exact = catalog_find_gpu_exact(cat, name);
+        got_id = g ? g->id : "";
+    } else {
+        const struct llmroof_model *m = catalog_match_model(cat, name, &got);
+        e = m;
+        found = catalog_find_model(cat, name);
+        exact = catalog_find_model_exact(cat, name);
+        got_id = m ? m->id : "";
+    }
+    if (strcmp(got_id, id) != 0 || got != how)
+        print_error("%s '%s' resolved to '%s' (how %d), expected '%s' (how %d)\n", gpu ? "GPU" : "model", name, got_id,
+                    (int)got, id, (int)how);
+    assert_string_equal(got_id, id);
+    assert_int_equal(got, how);
+    assert_ptr_equal(found, e);
+    assert_int_equal(e && exact == e, how == LLMROOF_MATCH_ID);
+}
+#define expect_model(cat, name, id, how) expect_resolves((cat), false, (name), (id), (how))
+#define expect_gpu(cat, name, id, how) expect_resolves((cat), true, (name), (id), (how))
+
+/* A name, the id it resolves to ("": none) and how. */
+struct name_case {
+    const char *name, *id;
+    enum llmroof_match how;
+};
+
+static void expect_cases(const struct llmroof_catalog *cat, bool gpu, const struct name_case *c, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        expect_resolves(cat, gpu, c[i].name, c[i].id, c[i].how);
+}
+
+/* Models by the names people copy from a hub: the id spelled otherwise (folded: letters and digits,
+ * lowercased), the display name, the HuggingFace repository whole or after its owner, and an
+ * instruction or chat fine-tune's name (same shapes as its base) without Instruct, Chat or it. */
+static void lookup_resolves_model_names_people_type_or_copy(void **state)
+{
+    (void)state;
+    static const struct name_case cases[] = {
+        { "LLAMA-3.1-70B", "llama-3.1-70b", LLMROOF_MATCH_ID },
+        /* all fold to "llama3170b", llama-3.1-70b's id (and its name Llama-3.1-70B) */
+        { "llama3.1-70b", "llama-3.1-70b", LLMROOF_MATCH_SPELLING },
+        { "Llama 3.1 70B", "llama-3.1-70b", LLMROOF_MATCH_SPELLING },
+        { "Llama_3.1_70B", "llama-3.1-70b", LLMROOF_MATCH_SPELLING },
+        { "llama2-70b", "llama-2-70b", LLMROOF_MATCH_SPELLING }, /* "llama270b" */
+        { "gptj-6b", "gpt-j-6b", LLMROOF_MATCH_SPELLING },       /* "gptj6b" */
+        /* the repository (hf_id, any case), whole or after the owner; the display name */
+        { "meta-llama/Llama-3.1-70B", "llama-3.1-70b", LLMROOF_MATCH_NAME },
+        { "META-LLAMA/llama-3.1-70b", "llama-3.1-70b", LLMROOF_MATCH_NAME },
+        { "meta-llama/Llama-2-7b-hf", "llama-2-7b", LLMROOF_MATCH_NAME },
+        { "Qwen/Qwen2.5-7B-Instruct", "qwen2.5-7b", LLMROOF_MATCH_NAME },
+        { "Mistral-7B-v0.1", "mistral-7b", LLMROOF_MATCH_NAME },
+        /* fine-tunes: Instruct, Chat, it left out ("meta-llama/Llama-3.1-70B"), and a repository's
+         * last word hf ("meta-llama/Llama-2-70b-chat-hf" less chat is llama-2-70b's hf_id itself) */
+        { "meta-llama/Llama-3.1-70B-Instruct", "llama-3.1-70b", LLMROOF_MATCH_NAME },
+        { "Llama-3.1-70B-Instruct", "llama-3.1-70b", LLMROOF_MATCH_NAME },
+        { "meta-llama/Llama-2-70b-chat-hf", "llama-2-70b", LLMROOF_MATCH_NAME },
+        { "Llama-2-70b-chat", "llama-2-70b", LLMROOF_MATCH_NAME },
+        { "Meta-Llama-3-8B-Instruct", "llama-3-8b", LLMROOF_MATCH_NAME }, /* repo Meta-Llama-3-8B */
+        { "google/gemma-2-9b-it", "gemma-2-9b", LLMROOF_MATCH_NAME },
+        { "gemma-2-9b_it", "gemma-2-9b", LLMROOF_MATCH_NAME },
+        /* both sides: the base repository of a model the catalog holds as its instruct tune */
+        { "Qwen/Qwen2.5-7B", "qwen2.5-7b", LLMROOF_MATCH_NAME },
+        { "codellama/CodeLlama-34b", "codellama-34b", LLMROOF_MATCH_NAME }, /* hf_id less -hf */
+    };
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    expect_cases(&cat, false, cases, sizeof cases / sizeof cases[0]);
+    catalog_free(&cat);
+}
+
+/* Words that change the cost stay: a quantized checkpoint (FP8, AWQ, GPTQ-Int4, NVFP4) is not the
+ * 16-bit model, Mistral-7B-Instruct-v0.2 not Mistral-7B-v0.1; "it", "chat" and "instruct" count
+ * only as whole words; a name cut short is a suggestion, never a match. */
+static void lookup_never_drops_a_quantization_or_version_word(void **state)
+{
+    (void)state;
+    static const struct name_case cases[] = {
+        { "Llama-3.1-70B-Instruct-FP8", "", LLMROOF_MATCH_NONE },
+        { "meta-llama/Llama-3.1-70B-Instruct-FP8", "", LLMROOF_MATCH_NONE },
+        { "Llama-3.1-70B-Instruct-AWQ", "", LLMROOF_MATCH_NONE },
+        { "Llama-3.1-70B-Instruct-GPTQ-Int4", "", LLMROOF_MATCH_NONE },
+        { "Llama-3.1-70B-Instruct-NVFP4", "", LLMROOF_MATCH_NONE },
+        { "Llama-3.1-70B-FP8", "", LLMROOF_MATCH_NONE },
+        { "Mistral-7B-Instruct-v0.2", "", LLMROOF_MATCH_NONE }, /* "mistral7bv02" */
+        { "Llama-3.1-70Bit", "", LLMROOF_MATCH_NONE },          /* "it" inside a word */
+        { "Llama-3.1-70BInstruct", "", LLMROOF_MATCH_NONE },
+        { "Llama-3.1", "", LLMROOF_MATCH_NONE },
+        { "Instruct", "", LLMROOF_MATCH_NONE }, /* nothing left */
+        { "", "", LLMROOF_MATCH_NONE },
+    };
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    expect_cases(&cat, false, cases, sizeof cases / sizeof cases[0]);
+    /* the unknown names keep their suggestions */
+    const char *s[3];
+    assert_true(catalog_suggest_models(&cat, "Llama-3.1-70B-Instruct-FP8", s, 3) >= 1);
+    assert_string_equal(s[0], "llama-3.1-70b");
+    catalog_free(&cat);
+}
+
+/* GPUs by nvidia-smi's and rocm-smi's names (a first word NVIDIA or AMD, GeForce, Instinct and
+ * Tesla left out), the id or an alias folded, the aliases nvidia-smi's and vendors' names need
+ * (h100-80gb-hbm3, h100-sxm-80gb, b200-sxm-180gb, h100-nvl-94gb), and a last word stating the
+ * entry's memory: 48 GiB for the L40S, 192 GiB for the MI300X. */
+static void lookup_resolves_gpu_names_of_nvidia_smi_and_rocm_smi(void **state)
+{
+    (void)state;
+    static const struct name_case cases[] = {
+        { "H100-80GB-HBM3", "h100-sxm5-80gb", LLMROOF_MATCH_ID },
+        { "h100-sxm-80gb", "h100-sxm5-80gb", LLMROOF_MATCH_ID },
+        { "b200-sxm-180gb", "b200", LLMROOF_MATCH_ID },
+        { "h100-nvl-94gb", "h100-nvl", LLMROOF_MATCH_ID },
+        { "H200-SXM-141GB", "h200-sxm-141gb", LLMROOF_MATCH_ID }, /* the id, any case */
+        /* the vendor's words left out, the rest an id or alias spelled otherwise */
+        { "NVIDIA A100-SXM4-80GB", "a100-sxm4-80gb", LLMROOF_MATCH_SPELLING },
+        { "NVIDIA GeForce RTX 4090", "rtx-4090", LLMROOF_MATCH_SPELLING },
+        { "NVIDIA L40S", "l40s", LLMROOF_MATCH_SPELLING },
+        { "AMD Instinct MI300X", "mi300x", LLMROOF_MATCH_SPELLING },
+        { "NVIDIA H200", "h200-sxm-141gb", LLMROOF_MATCH_SPELLING }, /* alias h200 */
+        { "NVIDIA H100 80GB HBM3", "h100-sxm5-80gb", LLMROOF_MATCH_SPELLING },
+        { "Tesla V100-SXM2-32GB", "v100-sxm2-32gb", LLMROOF_MATCH_SPELLING },
+        { "NVIDIA H100 NVL", "h100-nvl", LLMROOF_MATCH_SPELLING },
+        { "H200 SXM 141GB", "h200-sxm-141gb", LLMROOF_MATCH_SPELLING },
+        { "h100 sxm5 80gb", "h100-sxm5-80gb", LLMROOF_MATCH_SPELLING },
+        /* a display name: nvidia-smi's "NVIDIA RTX 6000 Ada Generation" */
+        { "NVIDIA RTX 6000 Ada Generation", "rtx-6000-ada", LLMROOF_MATCH_NAME },
+        /* a last memory word that is the entry's memory (GiB or decimal GB, rounded): the L40S's
+         * 51539607552 B = 48 GiB, the MI300X's 206158430208 B = 192 GiB; the H100 NVL's 94 GiB is
+         * 100.9 GB, so "101GB" names it too */
+        { "L40S 48GB", "l40s", LLMROOF_MATCH_NAME },
+        { "MI300X 192GB", "mi300x", LLMROOF_MATCH_NAME },
+        { "AMD Instinct MI300X 192GiB", "mi300x", LLMROOF_MATCH_NAME },
+        { "H100 NVL 101GB", "h100-nvl", LLMROOF_MATCH_NAME },
+        /* ... and never another memory: "A100 80GB" is the alias a100 (40 GiB) with 80; the L40S has
+         * no 24 GB; a memory word alone is no name; vendor words only as whole words, NVIDIA and
+         * AMD only first */
+        { "A100 80GB", "", LLMROOF_MATCH_NONE },
+        { "L40S 24GB", "", LLMROOF_MATCH_NONE },
+        { "48GB", "", LLMROOF_MATCH_NONE },
+        { "NVIDIA", "", LLMROOF_MATCH_NONE },
+        { "H100 NVIDIA", "", LLMROOF_MATCH_NONE },
+        { "TeslaV100", "", LLMROOF_MATCH_NONE },
+        { "H100-SXM", "", LLMROOF_MATCH_NONE }, /* cut short: a suggestion */
+    };
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    expect_cases(&cat, true, cases, sizeof cases / sizeof cases[0]);
+    catalog_free(&cat);
+}
+
+/* gpu_template as a GPU of id `id` (out: n bytes). */
+static void gpu_text_with_id(char *out, size_t n, const char *id)
+{
+    char t[4096];
+    snprintf(t, sizeof t, gpu_template, "\"memory_bytes\": 85899345920,", "", "\"nvlink\"", "0.7");
+    const char *p = strstr(t, "test-gpu");
+    snprintf(out, n, "%.*s%s%s", (int)(p - t), t, id, p + strlen("test-gpu"));
+}
+
+/* A name that two entries answer resolves nothing (the suggestions then list both): a user's
+ * model whose id folds as a shipped one's ("llama-3-1-70b" and "llama-3.1-70b" both "llama3170b"),
+ * or a GPU's ("h100_sxm5_80gb"). Ids and aliases still find their own entry. */
+static void lookup_resolves_nothing_that_fits_two_entries(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    struct llmroof_err err = { 0 };
+    load_shipped(&cat);
+    const char *mine = "{\"models\": [{\"id\": \"llama-3-1-70b\", \"name\": \"Mine\", \"hidden_size\": 64, "
+                       "\"num_layers\": 2, \"num_heads\": 4, \"num_kv_heads\": 4, \"intermediate_size\": 128, "
+                       "\"vocab_size\": 100, \"max_context\": 256, \"tie_embeddings\": false, \"mlp\": \"gated\", "
+                       "\"norm\": \"rmsnorm\", \"source\": \"test\"}]}";
+    assert_int_equal(catalog_add_models_text(&cat, mine, strlen(mine), "mine.json", false, &err), 0);
+    expect_model(&cat, "llama-3.1-70b", "llama-3.1-70b", LLMROOF_MATCH_ID);
+    expect_model(&cat, "llama-3-1-70b", "llama-3-1-70b", LLMROOF_MATCH_ID);
+    expect_model(&cat, "llama3.1-70b", "", LLMROOF_MATCH_NONE);
+    expect_model(&cat, "Llama-3.1-70B-Instruct", "", LLMROOF_MATCH_NONE); /* both, less Instruct */
+    expect_model(&cat, "Mine-Instruct", "llama-3-1-70b", LLMROOF_MATCH_NAME);
+    /* only the shipped entry has the repository */
+    expect_model(&cat, "meta-llama/Llama-3.1-70B-Instruct", "llama-3.1-70b", LLMROOF_MATCH_NAME);
+    const char *s[3];
+    assert_true(catalog_suggest_models(&cat, "llama3.1-70b", s, 3) >= 2);
+    assert_string_equal(s[0], "llama-3-1-70b"); /* both folded the same (0), ties by id */
+    assert_string_equal(s[1], "llama-3.1-70b");
+    char text[4096];
+    gpu_text_with_id(text, sizeof text, "h100_sxm5_80gb");
+    assert_int_equal(catalog_add_gpus_text(&cat, text, strlen(text), "mine.json", false, &err), 0);
+    expect_gpu(&cat, "h100_sxm5_80gb", "h100_sxm5_80gb", LLMROOF_MATCH_ID);
+    expect_gpu(&cat, "H100-SXM5-80GB", "h100-sxm5-80gb", LLMROOF_MATCH_ID);
+    expect_gpu(&cat, "h100 sxm5 80gb", "", LLMROOF_MATCH_NONE);
+    expect_gpu(&cat, "NVIDIA H100 SXM5 80GB", "", LLMROOF_MATCH_NONE); /* also the shipped display name */
+    expect_gpu(&cat, "NVIDIA H100 80GB HBM3", "h100-sxm5-80gb", LLMROOF_MATCH_SPELLING);
+    catalog_free(&cat);
+}
+
+/* No two shipped entries share a name once folded: each id, alias, display name and repository
+ * finds its own entry (a new entry whose name folds as another's would make both unresolvable). */
+static void every_shipped_name_finds_its_own_entry(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    for (size_t i = 0; i < cat.n_gpus; i++) {
+        const struct llmroof_gpu *g = &cat.gpus[i];
+        assert_ptr_equal(catalog_find_gpu(&cat, g->id), g);
+        assert_ptr_equal(catalog_find_gpu(&cat, g->name), g);
+        for (int a = 0; a < g->n_aliases; a++)
+            assert_ptr_equal(catalog_find_gpu(&cat, g->aliases[a]), g);
+    }
+    for (size_t i = 0; i < cat.n_models; i++) {
+        const struct llmroof_model *m = &cat.models[i];
+        const struct llmroof_model *by_name = catalog_find_model(&cat, m->name);
+        if (by_name != m)
+            print_error("model %s: its name '%s' finds %s\n", m->id, m->name, by_name ? by_name->id : "nothing");
+        assert_ptr_equal(by_name, m);
+        if (m->hf_id[0]) {
+            assert_ptr_equal(catalog_find_model(&cat, m->hf_id), m);
+            assert_ptr_equal(catalog_find_model(&cat, strchr(m->hf_id, '/') + 1), m);
+        }
+    }
+    catalog_free(&cat);
+}
+
 static const char *model_entry =
     "{\"models\": [{\n"
     "  \"id\": \"tiny\", \"name\": \"Tiny\", \"hidden_size\": 64, \"num_layers\": 2, \"num_heads\": %s,\n"
@@ -1658,6 +1898,11 @@ int main(void)
         cmocka_unit_test(uncertainty_file_names_its_method),
         cmocka_unit_test(duplicate_ids_and_aliases_are_rejected),
         cmocka_unit_test(user_file_replaces_same_id),
+        cmocka_unit_test(lookup_resolves_model_names_people_type_or_copy),
+        cmocka_unit_test(lookup_never_drops_a_quantization_or_version_word),
+        cmocka_unit_test(lookup_resolves_gpu_names_of_nvidia_smi_and_rocm_smi),
+        cmocka_unit_test(lookup_resolves_nothing_that_fits_two_entries),
+        cmocka_unit_test(every_shipped_name_finds_its_own_entry),
         cmocka_unit_test(model_validation_rejects_bad_heads_types_and_enums),
         cmocka_unit_test(import_hf_matches_curated_entries),
         cmocka_unit_test(import_hf_extends_the_context_by_yarn),

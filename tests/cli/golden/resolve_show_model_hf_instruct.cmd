@@ -1,0 +1,1 @@
+show model meta-llama/Llama-3.1-70B-Instruct
