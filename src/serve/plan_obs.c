@@ -181,20 +181,13 @@ void plan_layout_observations(const struct plan_input *in, struct plan_result *o
          * the figures follow as figures, not as its cause (a reviewer read "serves 2.000x ...: 92.4
          * against 79.3 GiB ... leave 421216 against 85434 KV-cache tokens" as the reason where one
          * TP-8 instance missed the TPOT SLO) */
-        if (in->rate_qps > 0)
-            plan_obs_add(out, "%s: %s serves %s the best TP layout %s, by the instance counts above; per GPU %.1f "
-                              "against %.1f GiB of weights leave %.0f against %.0f KV-cache tokens%s, and communication "
-                              "is %.0f%% against %.0f%% of a decode step.%s",
-                         in->gpus[gi]->id, name, ratio, rn, t->weights_bytes_per_gpu / 1073741824.0,
-                         r->weights_bytes_per_gpu / 1073741824.0, t->kv_tokens_per_gpu, r->kv_tokens_per_gpu, copies,
-                         100 * t->decode_comm_share, 100 * r->decode_comm_share, why);
-        else
-            plan_obs_add(out, "%s: %s serves %s the best TP layout %s: %.1f against %.1f GiB of weights "
-                              "per GPU leave %.0f against %.0f KV-cache tokens per GPU%s, and communication is %.0f%% "
-                              "against %.0f%% of a decode step.%s",
-                         in->gpus[gi]->id, name, ratio, rn, t->weights_bytes_per_gpu / 1073741824.0,
-                         r->weights_bytes_per_gpu / 1073741824.0, t->kv_tokens_per_gpu, r->kv_tokens_per_gpu, copies,
-                         100 * t->decode_comm_share, 100 * r->decode_comm_share, why);
+        const bool rate = in->rate_qps > 0;
+        plan_obs_add(out, "%s: %s serves %s the best TP layout %s%s%.1f against %.1f GiB of weights%s leave %.0f against "
+                          "%.0f KV-cache tokens%s%s, and communication is %.0f%% against %.0f%% of a decode step.%s",
+                     in->gpus[gi]->id, name, ratio, rn, rate ? ", by the instance counts above; per GPU " : ": ",
+                     t->weights_bytes_per_gpu / 1073741824.0, r->weights_bytes_per_gpu / 1073741824.0,
+                     rate ? "" : " per GPU", t->kv_tokens_per_gpu, r->kv_tokens_per_gpu, rate ? "" : " per GPU", copies,
+                     100 * t->decode_comm_share, 100 * r->decode_comm_share, why);
     }
 }
 
