@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -219,6 +220,43 @@ const struct llmroof_gpu *cli_gpu(struct cli *c, const char *name)
     return NULL;
 }
 
+/* The model a quantized checkpoint's name names without its quantization words (the first word,
+ * '-', '_' or ' ' apart, that is a format, and every word after it: "-GPTQ-Int4", "-FP8-Dynamic"),
+ * and the --weight-dtype that format stores; NULL where the name has none or the rest names no
+ * model uniquely. */
+static const struct llmroof_model *quantized_base(struct cli *c, const char *name, const char **dtype)
+{
+    static const struct {
+        const char *word, *dtype;
+    } fmt[] = { { "fp8", "fp8" },    { "w8a8", "fp8" },    { "nvfp4", "fp4" }, { "mxfp4", "fp4" }, { "fp4", "fp4" },
+                { "awq", "int4" },   { "gptq", "int4" },   { "int4", "int4" }, { "w4a16", "int4" }, { "int8", "int8" } };
+    char buf[256];
+    if (strlen(name) >= sizeof buf)
+        return NULL;
+    snprintf(buf, sizeof buf, "%s", name);
+    for (char *p = buf; *p; p++) {
+        if (p != buf && p[-1] != '-' && p[-1] != '_' && p[-1] != ' ')
+            continue;
+        for (size_t i = 0; i < sizeof fmt / sizeof fmt[0]; i++) {
+            const size_t n = strlen(fmt[i].word);
+            if (strncasecmp(p, fmt[i].word, n) != 0 || (p[n] && p[n] != '-' && p[n] != '_' && p[n] != ' '))
+                continue;
+            if (p == buf)
+                return NULL;
+            p[-1] = '\0';
+            enum llmroof_match how;
+            const struct llmroof_model *m = catalog_match_model(&c->cat, buf, &how);
+            /* a re-quantizer's repository ("TheBloke/Llama-2-7B-GPTQ") names the model after its '/' */
+            const char *slash = strrchr(buf, '/');
+            if (!m && slash && slash[1])
+                m = catalog_match_model(&c->cat, slash + 1, &how);
+            *dtype = fmt[i].dtype;
+            return m;
+        }
+    }
+    return NULL;
+}
+
 const struct llmroof_model *cli_model(struct cli *c, const char *name)
 {
     enum llmroof_match how;
@@ -230,6 +268,15 @@ const struct llmroof_model *cli_model(struct cli *c, const char *name)
     const char *s[3];
     size_t n = catalog_suggest_models(&c->cat, name, s, 3);
     fprintf(c->errf, "llmroof: error: unknown model '%s' (see 'llmroof list models')\n", CLI_CLIP(name));
+    /* a quantized checkpoint's name ("...-Instruct-FP8", "...-AWQ", "...-GPTQ-Int4"): the catalog's
+     * model at that weight dtype, which a name must not select silently (catalog_match_model keeps
+     * such words), so the suggestion names the flag */
+    const char *dt = NULL;
+    const struct llmroof_model *base = quantized_base(c, name, &dt);
+    if (base) {
+        fprintf(c->errf, "did you mean: %s with --weight-dtype %s?\n", base->id, dt);
+        return NULL;
+    }
     did_you_mean(c, s, n);
     return NULL;
 }
