@@ -10,12 +10,17 @@
  * 1 internal failure) and the message it prints on stderr. Any language with a C FFI can call
  * these eight functions; python/llmroof is such a binding (ctypes).
  *
- * Only this header is a stable interface (LLMROOF_API_VERSION changes when it does); the other
- * headers in include/llmroof/ are the library's modules and may change between versions.
+ * This header is the one installed and the one stable interface (LLMROOF_API_VERSION changes
+ * when it does); the library's modules have headers of their own beside their code, not
+ * installed, which may change between versions.
  *
- * Threads: calls are re-entrant and thread-safe (all state lives in the context and the call;
- * nothing process-wide is written): several threads may call at once, each with its own
- * context or sharing one, whose catalog is only read after llmroof_ctx_new. */
+ * Threads: calls are re-entrant and thread-safe (llmroof's state lives in the context and the
+ * call): several threads may call at once, each with its own context or sharing one, whose
+ * catalog is only read after llmroof_ctx_new. One process-wide write is not llmroof's own: the
+ * system cJSON library records its last parse error's position in a global that every parse
+ * writes (cJSON_GetErrorPtr); llmroof never reads it, but a race detector (TSan, helgrind) run
+ * on a multi-threaded host reports those writes, and a host reading cJSON_GetErrorPtr itself may
+ * see another thread's position (docs/api.md "Threads"). */
 #ifndef LLMROOF_API_H
 #define LLMROOF_API_H
 
@@ -58,7 +63,7 @@ void llmroof_ctx_free(llmroof_ctx *ctx);
  * Returns LLMROOF_API_OK, LLMROOF_API_EFAIL or LLMROOF_API_EINPUT. */
 int llmroof_ctx_call(llmroof_ctx *ctx, const char *request_json, char **response_json, char **error_msg);
 
-/* llmroof_ctx_call that the caller can end early: while a simulate or plan request computes,
+/* llmroof_ctx_call that the caller can end early: while a simulate, plan or sweep request computes,
  * the library calls stop(stop_arg) from the calling thread every few milliseconds of work; when
  * it returns nonzero the call ends at once with LLMROOF_API_ESTOPPED, no response and the error
  * "llmroof: error: stopped by the caller ...". Use it for a deadline or a client that went

@@ -290,8 +290,8 @@ class Context:
         """Runs one command; returns its JSON as Python objects (a list of rows for
         ``format="jsonl"``, the text for other formats)."""
         fmt = options.get("format")
-        if fmt is None or fmt is False:  # no option: the request's default, json (docs/api.md)
-            fmt = "json"
+        if fmt is None or fmt is False:  # no option: the request's default (docs/api.md)
+            fmt = "jsonl" if command == "sweep" else "json"
         return _parse(self.call_text(command, *args, **options), fmt)
 
     def estimate(self, **kw):
@@ -305,6 +305,20 @@ class Context:
 
     def plan(self, **kw):
         return self.call("plan", **kw)
+
+    # the module's other shortcuts, on an explicit catalog too (a review: a context with its own
+    # catalog had only estimate, memory, simulate and plan)
+    def report(self, **kw):
+        return self.call("report", **kw)
+
+    def roofline(self, **kw):
+        return self.call("roofline", **kw)
+
+    def show(self, kind, name, **kw):
+        return self.call("show", kind, name, **kw)
+
+    def sweep(self, **kw):
+        return self.call("sweep", **kw)
 
 
 _default = None
@@ -374,6 +388,4 @@ def show(kind, name, **kw):
 
 def sweep(**kw):
     """Every combination of the given lists, one dict per row (``llmroof sweep``, JSON Lines)."""
-    if kw.get("format") is None or kw.get("format") is False:
-        kw["format"] = "jsonl"
     return call("sweep", **kw)

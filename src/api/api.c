@@ -6,7 +6,7 @@
  * command code is the one way that cannot drift from it. The translation is mechanical
  * (docs/api.md): "key": value becomes --key=value (underscores read as dashes), true a bare
  * --key, false and null nothing, an array a comma-separated list, "args" the positional
- * arguments; "format" defaults to json. */
+ * arguments; "format" defaults to json (jsonl for sweep, whose rows are JSON Lines). */
 #include "llmroof/api.h"
 #include "api/api_internal.h"
 
@@ -545,8 +545,10 @@ static int build_argv(const char *request_json, struct argv_buf *a, struct req_e
         if ((rc = add_option(a, item, e)))
             goto done;
     }
+    /* sweep writes rows, not one document: its JSON is JSON Lines (a review: a request without a
+     * format had failed with "json is not available for 'sweep'", a format the caller never named) */
     if (!have_format)
-        argv_push(a, dup_str("--format=json"));
+        argv_push(a, dup_str(strcmp(cmd->valuestring, "sweep") ? "--format=json" : "--format=jsonl"));
     /* positional arguments after "--", so that a file named "-x" stays a file */
     argv_push(a, dup_str("--"));
     if (args && cJSON_IsString(args)) {

@@ -54,6 +54,15 @@ static void summary_field(struct drift_out *d, const char *field)
 
 static void describe(struct sbuf *o, long ln, const struct sweep_row *r);
 
+/* A number of the diff: a whole number below 2^53 in full, any other to 10 significant digits. */
+static void check_num(char *buf, size_t n, double v)
+{
+    if (v == floor(v) && fabs(v) < 9007199254740992.0)
+        snprintf(buf, n, "%.0f", v);
+    else
+        snprintf(buf, n, "%.10g", v);
+}
+
 static void drift_num(struct drift_out *d, const char *field, double a, double b)
 {
     summary_field(d, field);
@@ -62,10 +71,15 @@ static void drift_num(struct drift_out *d, const char *field, double a, double b
     } else {
         if (!d->n)
             describe(d->out, d->line, d->row);
+        /* whole numbers (bytes, sequences) exactly, as the baseline stores them: 13476831232, not
+         * 1.347683123e+10, which hid a one-byte change (a review) */
+        char as[40], bs[40];
+        check_num(as, sizeof as, a);
+        check_num(bs, sizeof bs, b);
         if (a != 0)
-            sbuf_printf(d->out, "  %s: baseline %.10g, now %.10g (%+.2f%%)\n", field, a, b, 100 * (b - a) / fabs(a));
+            sbuf_printf(d->out, "  %s: baseline %s, now %s (%+.2f%%)\n", field, as, bs, 100 * (b - a) / fabs(a));
         else
-            sbuf_printf(d->out, "  %s: baseline %.10g, now %.10g\n", field, a, b);
+            sbuf_printf(d->out, "  %s: baseline %s, now %s\n", field, as, bs);
     }
     d->n++;
 }
@@ -85,15 +99,32 @@ static void drift_text(struct drift_out *d, const char *field, const char *a, co
 
 static void describe(struct sbuf *o, long ln, const struct sweep_row *r)
 {
-    sbuf_printf(o, "line %ld: %s on %s, tp %d, batch %ld, prompt %ld, output %ld, %s/%s/%s\n", ln, r->model, r->gpu,
-                r->tp, r->batch, r->prompt, r->output, dtype_name(r->dt.weight), dtype_name(r->dt.kv),
-                dtype_name(r->dt.act));
+    /* every input the row carries (a review: two rows differing only in state_dtype, or an --ep 8
+     * row and a plain TP 8 one, read alike) */
+    sbuf_printf(o, "line %ld: %s on %s, tp %d", ln, r->model, r->gpu, r->tp);
+    if (r->pp > 1)
+        sbuf_printf(o, ", pp %d", r->pp);
+    if (r->ep > 1)
+        sbuf_printf(o, ", ep %d", r->ep);
+    if (r->dp_attn)
+        sbuf_printf(o, ", dp-attention");
+    if (r->moe_tp > 1)
+        sbuf_printf(o, ", moe-tp %d", r->moe_tp);
+    if (r->ep_imbalance > 0)
+        sbuf_printf(o, ", ep-imbalance %g", r->ep_imbalance);
+    if (r->two_batch_overlap)
+        sbuf_printf(o, ", two-batch-overlap");
+    sbuf_printf(o, ", batch %ld, prompt %ld, output %ld, %s/%s/%s", r->batch, r->prompt, r->output,
+                dtype_name(r->dt.weight), dtype_name(r->dt.kv), dtype_name(r->dt.act));
+    if (r->state_given)
+        sbuf_printf(o, ", state %s", dtype_name(r->dt.state));
+    sbuf_printf(o, "\n");
 }
 
 int cmd_check(struct cli *c, int argc, char **argv)
 {
     static const struct cli_opt opts[] = {
-        { OPT_RTOL, "rtol", 0, "F", "relative tolerance of numeric fields (default 0.005)", false },
+        { OPT_RTOL, "rtol", 0, "F", "tolerance of numeric fields, a share of the baseline value: |now - baseline| <= F * |baseline| (default 0.005)", false },
     };
     double rtol = 0.005;
     char *pos[1];
@@ -223,10 +254,13 @@ int cmd_check(struct cli *c, int argc, char **argv)
             for (int i = 0; i < SWEEP_NUM_FIELDS; i++) {
                 double a = sweep_num_field(&base, i), b = sweep_num_field(&now, i);
                 /* at the baseline's stored precision (10 digits): an unchanged model agrees
-                 * exactly, so --rtol 0 passes on a baseline it just wrote */
+                 * exactly, so --rtol 0 passes on a baseline it just wrote. The tolerance is a share
+                 * of the baseline's value, the measure the diff prints: |now - baseline| <=
+                 * rtol * |baseline| (numpy.isclose with atol 0). It was a share of the larger of
+                 * the two, under which a TPOT that nearly doubled (+92%) passed at --rtol 0.5 and
+                 * any change at --rtol 1 (a review). */
                 double bs = sweep_stored_value(b);
-                double scale = fabs(a) > fabs(bs) ? fabs(a) : fabs(bs);
-                if (fabs(a - bs) > rtol * scale) {
+                if (fabs(a - bs) > rtol * fabs(a)) {
                     if (!strcmp(sweep_num_field_names[i], "fits")) /* a boolean, printed as one */
                         drift_text(&d, "fits", a != 0 ? "true" : "false", b != 0 ? "true" : "false", "");
                     else

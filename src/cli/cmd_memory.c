@@ -121,7 +121,7 @@ int cmd_memory(struct cli *c, int argc, char **argv)
                 g->gpus_per_node == 1 ? "" : "s", g->id);
 
     if (c->format == TABLE_JSON) {
-        char *j = render_json_memory(m, g, (int)s.tp, &dt, &mem, &sh, s.eff.engine);
+        char *j = render_json_memory(m, g, (int)s.tp, s.batch, &dt, &mem, &sh, s.eff.engine);
         if (!j)
             return 1;
         sbuf_append(&c->out, j);

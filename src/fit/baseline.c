@@ -28,7 +28,10 @@ static int num_field(const cJSON *o, const char *key, double lo, double hi, doub
                      struct llmroof_err *err)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!v || !cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < lo || v->valuedouble > hi)
+    if (!v) /* say so: "must be a number" read as if a value were there (a review) */
+        return BAD("%s:%ld: field '%s' is missing: expected a number in [%g, %g], as sweep writes it", fname, ln, key,
+                   lo, hi);
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < lo || v->valuedouble > hi)
         return BAD("%s:%ld: field '%s' must be a number in [%g, %g]", fname, ln, key, lo, hi);
     *out = v->valuedouble;
     return LLMROOF_OK;
@@ -38,6 +41,9 @@ static int int_field(const cJSON *o, const char *key, long lo, long hi, long *ou
                      struct llmroof_err *err)
 {
     double d = 0;
+    if (!cJSON_GetObjectItemCaseSensitive(o, key))
+        return BAD("%s:%ld: field '%s' is missing: expected an integer in [%ld, %ld], as sweep writes it", fname, ln,
+                   key, lo, hi);
     if (num_field(o, key, (double)lo, (double)hi, &d, fname, ln, err) || d != floor(d))
         return BAD("%s:%ld: field '%s' must be an integer in [%ld, %ld]", fname, ln, key, lo, hi);
     *out = (long)d;

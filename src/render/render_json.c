@@ -143,6 +143,22 @@ void rjdoc_drift(struct rjdoc *d, long line, const struct sweep_row *row, const 
     cJSON_AddStringToObject(o, "weight_dtype", dtype_name(row->dt.weight));
     cJSON_AddStringToObject(o, "kv_dtype", dtype_name(row->dt.kv));
     cJSON_AddStringToObject(o, "act_dtype", dtype_name(row->dt.act));
+    /* the row's other inputs, as its baseline line carries them (written only when set, as sweep
+     * writes them: docs/json.md), so that two drifts differing only there can be told apart */
+    if (row->state_given)
+        cJSON_AddStringToObject(o, "state_dtype", dtype_name(row->dt.state));
+    if (row->pp > 1)
+        cJSON_AddNumberToObject(o, "pp", row->pp);
+    if (row->ep > 1)
+        cJSON_AddNumberToObject(o, "ep", row->ep);
+    if (row->dp_attn)
+        cJSON_AddBoolToObject(o, "dp_attention", true);
+    if (row->moe_tp > 1)
+        cJSON_AddNumberToObject(o, "moe_tp", row->moe_tp);
+    if (row->ep_imbalance > 0)
+        cJSON_AddNumberToObject(o, "ep_imbalance", row->ep_imbalance);
+    if (row->two_batch_overlap)
+        cJSON_AddBoolToObject(o, "two_batch_overlap", true);
     cJSON_AddStringToObject(o, "field", field);
     if (numeric) {
         cJSON_AddNumberToObject(o, "baseline", baseline);
@@ -256,7 +272,7 @@ static void add_head_bytes(cJSON *o, const struct llmroof_model *m, const struct
         cJSON_AddNumberToObject(o, "head_bytes_per_weight", ops_unquantized_bytes(m, dt, true));
 }
 
-char *render_json_memory(const struct llmroof_model *m, const struct llmroof_gpu *g, int tp,
+char *render_json_memory(const struct llmroof_model *m, const struct llmroof_gpu *g, int tp, long batch,
                          const struct llmroof_dtypes *dt, const struct llmroof_memory *mem,
                          const struct llmroof_shard *sh, const struct llmroof_engine *engine)
 {
@@ -270,6 +286,8 @@ char *render_json_memory(const struct llmroof_model *m, const struct llmroof_gpu
     cJSON_AddStringToObject(o, "weight_dtype", dtype_name(dt->weight));
     add_head_bytes(o, m, dt);
     cJSON_AddStringToObject(o, "kv_dtype", dtype_name(dt->kv));
+    /* the batch that fits judges (a review: "fits": false with no batch in the document) */
+    cJSON_AddNumberToObject(o, "batch", (double)batch);
     add_memory_fields(o, mem);
     /* min_tp_fit is plain TP's (memory.c: no PP, EP or data-parallel attention), while fits
      * judges the layout asked about: say so beside it, or TP 1 x 8 replicas that fit read

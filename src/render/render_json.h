@@ -51,7 +51,7 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
 
 /* `memory --format json`; sh is the layout's shard, whose `layout` object it carries beyond
  * TP (NULL: none); engine the -e profile whose pool it is (NULL: none). */
-char *render_json_memory(const struct llmroof_model *m, const struct llmroof_gpu *g, int tp,
+char *render_json_memory(const struct llmroof_model *m, const struct llmroof_gpu *g, int tp, long batch,
                          const struct llmroof_dtypes *dt, const struct llmroof_memory *mem,
                          const struct llmroof_shard *sh, const struct llmroof_engine *engine);
 

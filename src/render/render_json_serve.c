@@ -224,6 +224,7 @@ static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, c
         cJSON_AddNumberToObject(o, "preempt_hit_tokens", (double)r->preempt_hit_tokens);
     }
     cJSON_AddNumberToObject(o, "iterations", (double)r->iterations);
+    cJSON_AddNumberToObject(o, "busy_s", r->busy_s); /* the table's busy line (a review) */
     cJSON_AddNumberToObject(o, "mean_in_system", r->mean_in_system);
     cJSON_AddNumberToObject(o, "kv_capacity_tokens", r->kv_capacity_tokens);
     if (c->disaggregated) {

@@ -96,6 +96,16 @@ class SameAsTheCommandLine(unittest.TestCase):
         rows = llmroof.sweep(models="llama-2-7b", gpus="a100", tp=1, batch=8, prompt=512, output=128, format=None)
         self.assertEqual(len(rows), 1)
 
+    def test_sweep_through_call_and_a_context(self):
+        # call("sweep") without a format: the rows (it had raised "json is not available for
+        # 'sweep'"); a Context with its own catalog has the module's shortcuts too
+        rows = llmroof.call("sweep", models="llama-2-7b", gpus="a100", tp=1, batch=8, prompt=512, output=128)
+        self.assertEqual(len(rows), 1)
+        self.assertEqual(rows[0]["schema"], "llmroof.sweep/1")
+        with llmroof.Context(os.environ["LLMROOF_DATA"]) as ctx:
+            self.assertEqual(ctx.sweep(models="llama-2-7b", gpus="a100", tp=1, batch=8, prompt=512, output=128), rows)
+            self.assertEqual(ctx.show("model", "llama-2-70b"), llmroof.show("model", "llama-2-70b"))
+
     def test_list_is_reachable_through_call(self):
         got = llmroof.call("list", "gpus")
         self.assertEqual(got, cli_json("list", "gpus"))

@@ -192,6 +192,27 @@ static void memory_options_should_translate_like_the_command_line(void **state)
     llmroof_free(resp);
 }
 
+/* A sweep request without a format gets sweep's JSON, JSON Lines: it had failed with "option
+ * '--format': json is not available for 'sweep'", a format the caller never named (a review). */
+static void sweep_without_format_should_answer_json_lines(void **state)
+{
+    char *resp = NULL, *err = NULL;
+    int rc = llmroof_ctx_call(ctx_of(state),
+                              "{\"command\":\"sweep\",\"models\":\"llama-2-7b\",\"gpus\":[\"a100\",\"h100\"],"
+                              "\"tp\":1,\"batch\":8,\"prompt\":512,\"output\":128}",
+                              &resp, &err);
+    assert_int_equal(rc, 0);
+    assert_null(err);
+    assert_non_null(resp);
+    /* 1 model x 2 GPUs x TP 1 = 2 rows, each a JSON object of the sweep schema on its own line */
+    int lines = 0;
+    for (const char *p = resp; *p; p++)
+        lines += *p == '\n';
+    assert_int_equal(lines, 2);
+    assert_memory_equal(resp, "{\"schema\":\"llmroof.sweep/1\"", 27);
+    llmroof_free(resp);
+}
+
 /* Lists join with commas; "args" are the positional arguments; "format" passes through. */
 static void lists_and_positionals_should_reach_the_command(void **state)
 {
@@ -858,6 +879,7 @@ int main(void)
         cmocka_unit_test(estimate_should_equal_the_cli_json),
         cmocka_unit_test(a_speculative_plan_should_equal_the_cli_json),
         cmocka_unit_test(memory_options_should_translate_like_the_command_line),
+        cmocka_unit_test(sweep_without_format_should_answer_json_lines),
         cmocka_unit_test(lists_and_positionals_should_reach_the_command),
         cmocka_unit_test(a_null_format_should_keep_the_json_default),
         cmocka_unit_test(a_key_given_twice_should_be_refused),

@@ -1,0 +1,1 @@
+check tests/data/baseline-one-byte.jsonl --rtol 0

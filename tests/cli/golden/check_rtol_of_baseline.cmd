@@ -1,0 +1,1 @@
+check tests/data/baseline-rtol.jsonl --rtol 0.6
