@@ -13,7 +13,7 @@
 #include "render/render_plan.h"
 
 enum { OPT_GPUS = 1, OPT_TPS, OPT_USERS, OPT_TTFT, OPT_TPOT, OPT_PCT, OPT_WORKLOAD, OPT_THINK, OPT_GPN, OPT_PRICE,
-       OPT_FAST, OPT_MBT, OPT_MAXSEQS, OPT_NOCHUNK, OPT_SEED, OPT_RATE, OPT_KVLINK, OPT_JOBS };
+       OPT_FAST, OPT_MBT, OPT_MAXSEQS, OPT_NOCHUNK, OPT_SEED, OPT_RATE, OPT_KVLINK, OPT_JOBS, OPT_EXHAUSTIVE };
 enum { OPT_QUIET = 200 }; /* apart: other options append to the list above */
 
 struct ctx {
@@ -61,6 +61,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         x->in.node_set = true;
         return rc;
     case OPT_FAST: x->in.fast = true; return 0;
+    case OPT_EXHAUSTIVE: x->in.exhaustive = true; return 0;
     case OPT_JOBS: return cli_jobs(c, arg, &x->in.threads);
     case OPT_QUIET: x->quiet = true; return 0;
     case OPT_MBT:
@@ -185,6 +186,7 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
         { OPT_GPN, "gpus-per-node", 0, "N", "GPUs in one node, for every GPU (default: each GPU's catalog gpus_per_node)", false },
         { OPT_PRICE, "price", 0, "LIST", "GPU=USD per GPU-hour, comma-separated, e.g. a100=1.8,a40=0.9", false },
         { OPT_FAST, "fast", 0, NULL, "with --users: analytic steady state instead of simulation (means, for sweeps)", false },
+        { OPT_EXHAUSTIVE, "exhaustive", 0, NULL, "search every GPU's layouts to that GPU's own answer, none pruned against the best found (slower; for comparing GPUs)", false },
         { OPT_JOBS, "jobs", 'j', "N", "threads for the analytic solves and a one-GPU plan's simulations, 1-64 (default: the processors this process may run on; API requests 1); the plan is the same at any N", false },
         { OPT_MBT, "max-batched-tokens", 0, "N", "token budget of one iteration (default: the engine's for each GPU, else 2048)", false },
         { OPT_MAXSEQS, "max-seqs", 0, "N", "running sequences at most (default: the engine's for each GPU, else 256)", false },
@@ -208,7 +210,7 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
     static const char *const tables[] = { "options", "observations", "launch", NULL };
     c->tables = tables;
     c->usage = "llmroof plan -m MODEL [--gpus all|LIST] [--users N | --rate QPS] [--ttft-slo T] [--tpot-slo T] "
-               "[--slo-percentile pNN] [--tp LIST] [--gpus-per-node N] [--price LIST] [--fast] [options]";
+               "[--slo-percentile pNN] [--tp LIST] [--gpus-per-node N] [--price LIST] [--fast] [--exhaustive] [options]";
     int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, x, pos, 0, &npos,
                        "With --users: for every GPU and every TP that divides a node (or, beyond a node, takes\n"
                        "whole nodes: ceil(GPUs / node) per instance), the most users one instance\n"

@@ -890,6 +890,13 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
             fprintf(c->errf, "llmroof: warning: option '--no-api-server' has no effect with engine '%s': its profile "
                              "charges no API-server work (api_stream_s 0) and keeps no offline defaults\n", en->id);
     }
+    /* --max-paddings pads only the prompt-only iterations of whole prompts (vLLM 0.2.1-0.3, no chunked
+     * prefill: sim_sched.c); elsewhere the run is the same without it, said as for --no-api-server (a
+     * review: a chunked run printed byte for byte the same output, no word) */
+    if (x->have_maxpad && !x->cfg.static_batching && (x->cfg.chunked_prefill || !x->cfg.prefill_first))
+        fprintf(c->errf, "llmroof: warning: option '--max-paddings' has no effect %s: it pads prompt-only iterations of "
+                         "whole prompts (give --no-chunked-prefill, as vLLM 0.2.1-0.3 ran)\n",
+                x->cfg.chunked_prefill ? "with chunked prefill" : "when prompts share iterations with decodes");
     if (x->have_mbt && !x->cfg.chunked_prefill && !x->cfg.static_batching) {
         /* whole prompts above the budget run whole, each alone in its iteration (sim_sched.c):
          * vLLM refuses such a budget without chunked prefill (it must be at least max_model_len),

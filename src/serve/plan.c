@@ -657,7 +657,7 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
         if (bi < 0 && pruned && out->best >= 0) {
             const struct plan_option *ob = &out->options[out->best];
             plan_obs_add(out, "%s: no layout searched to the end; those that might serve need %s than the answer "
-                              "(%s).", in->gpus[gi]->id, plan_prune_what(in),
+                              "(%s; --exhaustive searches it to its own answer).", in->gpus[gi]->id, plan_prune_what(in),
                     plan_bound_text(ob->gpus, ob->has_cost, ob->cost_per_hour, (char[64]){ 0 }, 64));
             continue;
         }

@@ -73,6 +73,10 @@ int plan_node_span(const struct plan_input *in, const struct llmroof_gpu *g, int
 long plan_pools_gpus(const struct plan_input *in, const struct llmroof_gpu *g, int code_a, long a, int code_b, long b,
                      long *nodes_out);
 long plan_instance_max_seqs(const struct plan_input *in, const struct llmroof_gpu *g, int code);
+/* A rate row's sequence limit binds where its run took every slot while less than this share of
+ * the KV blocks was in use (time-weighted): half the cache free holds as many sequences again, so
+ * the slots, not the memory or the GPUs' speed, held the batch (plan_rate.c rate_eval) */
+#define PLAN_SEQ_KV_ROOM 0.5
 struct llmroof_mem_opts plan_mem_opts(const struct plan_input *in, const struct llmroof_gpu *g, int attn_dp);
 int plan_instance_memory(const struct plan_input *in, const struct llmroof_gpu *g, int code, long ctx,
                          struct llmroof_memory *mem, double *drafter_bytes, struct llmroof_err *err);

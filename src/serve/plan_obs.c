@@ -259,6 +259,14 @@ void plan_rate_observations(const struct plan_input *in, struct plan_result *out
                  out->by_cost ? "Cheapest" : "Fewest GPUs", a, in->rate_qps, in->percentile, best->ttft_s * 1e3,
                  in->ttft_slo_s * 1e3, best->tpot_s * 1e3, in->tpot_slo_s * 1e3, fixed_or_sig(g1, sizeof g1, best->goodput_qps, 2),
                  fixed_or_sig(g2, sizeof g2, best->goodput_per_gpu, 3));
+    /* one instance fewer missed for its sequence slots (plan_rate.c rate_eval): the answer is the
+     * limit's, which the user sets */
+    if (best->binding == PLAN_BIND_SEQS && best->fewer_instances > 0)
+        plan_obs_add(out, "At %ld instance%s every one of an instance's %ld sequence slots was taken while its KV cache "
+                          "stayed mostly free: the sequence limit binds, not the GPUs; a larger --max-seqs (the "
+                          "engine's --max-num-seqs, --max-running-requests, --max_batch_size) may serve with fewer.",
+                     best->fewer_instances, best->fewer_instances == 1 ? "" : "s",
+                     plan_instance_max_seqs(in, best->gpu, LAY(best->tp, best->mode)));
     /* the other kind of layout, for the comparison the choice rests on */
     int other = -1;
     for (int i = 0; i < out->noptions; i++) {
@@ -306,7 +314,7 @@ void plan_rate_observations(const struct plan_input *in, struct plan_result *out
             pruned |= out->options[i].gpu_index == gi && out->options[i].pruned;
         if (bi < 0 && pruned) {
             plan_obs_add(out, "%s: no layout searched to the end; those that might serve need %s than the answer "
-                              "(%s).", in->gpus[gi]->id, plan_prune_what(in),
+                              "(%s; --exhaustive searches it to its own answer).", in->gpus[gi]->id, plan_prune_what(in),
                          plan_bound_text(best->gpus, best->has_cost, best->cost_per_hour, (char[64]){ 0 }, 64));
             continue;
         }

@@ -179,11 +179,20 @@ static int rate_eval(const struct plan_input *in, const struct llmroof_gpu *g, b
     ev->rejected_share = r.requests > 0 ? (double)rejected / (double)r.requests : 0;
     bool t1 = ev->ttft_s <= in->ttft_slo_s, t2 = (disagg && y == 0) || ev->tpot_s <= in->tpot_slo_s;
     ev->meets = t1 && t2 && !ev->overloaded && !ev->errors;
+    /* an aggregated pool whose every sequence slot was taken while its KV cache stayed mostly free
+     * (below PLAN_SEQ_KV_ROOM of its blocks, time-weighted): the sequence limit binds, not the
+     * GPUs, and a larger --max-seqs would serve with fewer instances, as users plans say (a review:
+     * DeepSeek-V3 on DPA-8 + EP-8 H200s at 50 requests/s needed 3 instances at the generic 256
+     * sequences, 32 an attention rank, with 3% of the cache used; --max-seqs 2048 met the SLOs
+     * with fewer GPUs, and the row read "overloaded") */
+    const bool seq_capped = !disagg && !c.static_batching && r.max_batch >= plan_instance_max_seqs(in, g, tp_p) &&
+                            r.kv_util_mean < PLAN_SEQ_KV_ROOM;
     /* a request rejected for its length is rejected at any count of instances (a TTFT miss had
      * been reported where TensorRT-LLM refused 3% of docqa's prompts above its budget); a
      * concurrency limit's refusals are the load's */
-    ev->fails = rejected > 0          ? PLAN_BIND_REJECTED
-                : ev->overloaded      ? PLAN_BIND_LOAD
+    ev->fails = rejected > 0                              ? PLAN_BIND_REJECTED
+                : (ev->overloaded || !t1) && t2 && seq_capped ? PLAN_BIND_SEQS
+                : ev->overloaded                          ? PLAN_BIND_LOAD
                 : r.refused_busy > 0  ? PLAN_BIND_REFUSED
                 : !t1                 ? PLAN_BIND_TTFT
                 : !t2                 ? PLAN_BIND_TPOT
@@ -407,6 +416,7 @@ static void rate_fill(const struct plan_input *in, struct plan_option *o, const 
 static const char *rate_miss(enum plan_binding b)
 {
     return b == PLAN_BIND_LOAD      ? "overloaded"
+           : b == PLAN_BIND_SEQS    ? "every sequence slot taken with the KV cache mostly free: --max-seqs binds"
            : b == PLAN_BIND_TPOT    ? "TPOT"
            : b == PLAN_BIND_REFUSED ? "requests refused at the engine's concurrency limit"
                                     : "TTFT";
