@@ -242,6 +242,53 @@ void plan_weights_hints(const struct plan_input *in, struct plan_result *out)
 }
 
 /* Rate plans' observations: the answer, the best of the other kind of layout, each GPU's best. */
+/* One pool as simulate's --prefill-pool / --decode-pool states it, N:GPU:TP[:LAYOUT] ("3:h200:8:ep8+dpa"),
+ * from the layout the plan simulated (plan_setup_for). */
+static void pool_spec(const struct plan_input *in, const struct llmroof_gpu *g, int code, long n, char *buf, size_t len)
+{
+    const struct llmroof_setup s = plan_setup_for(in, g, code);
+    const struct llmroof_layout lay = estimate_layout(&s);
+    char parts[64] = "";
+    size_t k = 0;
+    if (lay.ep > 1)
+        k += (size_t)snprintf(parts + k, sizeof parts - k, "%sep%d", k ? "+" : "", lay.ep);
+    if (lay.dp_attn && k < sizeof parts)
+        k += (size_t)snprintf(parts + k, sizeof parts - k, "%sdpa", k ? "+" : "");
+    if (lay.moe_tp > 1 && k < sizeof parts)
+        k += (size_t)snprintf(parts + k, sizeof parts - k, "%smoetp%d", k ? "+" : "", lay.moe_tp);
+    if (lay.pp > 1 && k < sizeof parts)
+        snprintf(parts + k, sizeof parts - k, "%spp%d", k ? "+" : "", lay.pp);
+    snprintf(buf, len, "%ld:%s:%d%s%s", n, g->id, lay.tp, parts[0] ? ":" : "", parts);
+}
+
+void plan_rate_sim_command(const struct plan_input *in, const struct plan_option *o, char *buf, size_t len)
+{
+    char pools[240];
+    if (o->disagg) {
+        char p[96], d[96];
+        pool_spec(in, o->gpu, LAY(o->prefill_tp, o->prefill_mode), o->prefill_instances, p, sizeof p);
+        pool_spec(in, o->gpu, LAY(o->tp, o->mode), o->decode_instances, d, sizeof d);
+        snprintf(pools, sizeof pools, "--prefill-pool %s --decode-pool %s", p, d);
+    } else {
+        /* an aggregated row as one pool: its instances, TP and layout flags */
+        const struct llmroof_setup s = plan_setup_for(in, o->gpu, LAY(o->tp, o->mode));
+        const struct llmroof_layout lay = estimate_layout(&s);
+        int k = snprintf(pools, sizeof pools, "--instances %ld -t %d", o->instances, lay.tp);
+        if (lay.ep > 1 && k > 0 && (size_t)k < sizeof pools)
+            k += snprintf(pools + k, sizeof pools - (size_t)k, " --ep %d", lay.ep);
+        if (lay.dp_attn && k > 0 && (size_t)k < sizeof pools)
+            k += snprintf(pools + k, sizeof pools - (size_t)k, " --dp-attention");
+        if (lay.moe_tp > 1 && k > 0 && (size_t)k < sizeof pools)
+            k += snprintf(pools + k, sizeof pools - (size_t)k, " --moe-tp %d", lay.moe_tp);
+        if (lay.pp > 1 && k > 0 && (size_t)k < sizeof pools)
+            snprintf(pools + k, sizeof pools - (size_t)k, " --pp %d", lay.pp);
+    }
+    snprintf(buf, len, "simulate %s --rate %.8g -n %ld --warmup %ld --router least-loaded --ttft-slo %.8gms "
+             "--tpot-slo %.8gms --slo-percentile p%d",
+             pools, in->rate_qps, o->sim_requests, o->sim_warmup, in->ttft_slo_s * 1e3, in->tpot_slo_s * 1e3,
+             in->percentile);
+}
+
 void plan_rate_observations(const struct plan_input *in, struct plan_result *out)
 {
     char a[200], b[200];
@@ -336,6 +383,14 @@ void plan_rate_observations(const struct plan_input *in, struct plan_result *out
                           "sim_warmup_requests; least-loaded router) meets both SLOs without overload; disaggregated "
                           "layouts size the prefill pool alone for TTFT, then the decode pool behind it.",
                      in->rate_qps, plan_rate_pool(in->rate_qps));
+    if (in->rate_qps > 0 && out->best >= 0 && out->options[out->best].sim_requests > 0) {
+        /* the best row's run as a simulate command (a review: users plans printed one, rate plans
+         * did not, and simulate's default router is not the plan's least-loaded one) */
+        const struct plan_option *o = &out->options[out->best];
+        char cmd[400];
+        plan_rate_sim_command(in, o, cmd, sizeof cmd);
+        plan_obs_add(out, "To rerun the best row: %s, with the plan's model, GPU and options.", cmd);
+    }
     int npruned = 0;
     for (int i = 0; i < out->noptions; i++)
         npruned += out->options[i].pruned;
