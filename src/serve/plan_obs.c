@@ -2,6 +2,7 @@
  * compare per GPU (docs/planning.md). */
 #include "serve/plan_internal.h"
 #include "model/arch.h"
+#include "model/estimate.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -306,6 +307,26 @@ void plan_rate_observations(const struct plan_input *in, struct plan_result *out
                  out->by_cost ? "Cheapest" : "Fewest GPUs", a, in->rate_qps, in->percentile, best->ttft_s * 1e3,
                  in->ttft_slo_s * 1e3, best->tpot_s * 1e3, in->tpot_slo_s * 1e3, fixed_or_sig(g1, sizeof g1, best->goodput_qps, 2),
                  fixed_or_sig(g2, sizeof g2, best->goodput_per_gpu, 3));
+    /* the best row's prompt steps at the token budget (the generic 2048, no -e): where a full step
+     * is memory-bound every chunk re-reads the weights, so the budget, not the GPUs, sets the
+     * prefill rate (a review: DeepSeek-V3 at 8000-token prompts on TP-4 B200 prefill pools, 69.7 ms
+     * a 2048-token chunk reading the experts, took 15 prefill instances at 2048 and 8 at 8192) */
+    if (!in->keep_budget && !(in->eff.engine && in->eff.engine->static_batching)) {
+        const int code = best->disagg ? LAY(best->prefill_tp, best->prefill_mode) : LAY(best->tp, best->mode);
+        const int attn = 1;
+        long seqs = 0, toks = 0;
+        plan_instance_limits(in, best->gpu, attn, &seqs, &toks);
+        const struct llmroof_setup ps = plan_setup_for(in, best->gpu, code);
+        const struct llmroof_request rq = { 1, toks, 1 };
+        struct llmroof_estimate e;
+        struct llmroof_err err = { 0 };
+        if (toks > 0 && estimate_run(&ps, &rq, &e, &err) == LLMROOF_OK && e.prefill.bound == LLMROOF_BOUND_MEMORY)
+            plan_obs_add(out, "A %ld-token prompt step of the best row's %s is memory-bound (%.1f ms, %.0f GB read a GPU, "
+                              "the weights each time): the token budget sets its prompt rate; a larger "
+                              "--max-batched-tokens (vLLM's 8192 on GPUs of 70 GiB or more, -e to plan with an "
+                              "engine's own) may need fewer instances.",
+                         toks, best->disagg ? "prefill pool" : "instances", e.prefill.time_s * 1e3, e.prefill.bytes / 1e9);
+    }
     /* one instance fewer missed for its sequence slots (plan_rate.c rate_eval): the answer is the
      * limit's, which the user sets */
     if (best->binding == PLAN_BIND_SEQS && best->fewer_instances > 0)
