@@ -44,6 +44,18 @@ static void row_bytes(struct table *t, const char *name, double b)
     table_str(t, name);
     table_str(t, cli_fmt_bytes(b, buf, sizeof buf));
     table_num(t, b);
+    table_str(t, "bytes");
+}
+
+/* A count or share: no display text beside the raw value, its unit named (a review: the CSV's raw
+ * column had mixed bytes, tokens, sequences and 1/0 with nothing to tell them apart) */
+static void row_raw(struct table *t, const char *name, const char *text, double v, const char *unit)
+{
+    table_row(t);
+    table_str(t, name);
+    table_str(t, text);
+    table_num(t, v);
+    table_str(t, unit);
 }
 
 int cmd_memory(struct cli *c, int argc, char **argv)
@@ -235,8 +247,20 @@ int cmd_memory(struct cli *c, int argc, char **argv)
     table_col(&t, "quantity", 0);
     table_col(&t, "value", 0);
     table_col(&t, "raw", 0);
+    table_col(&t, "unit", 0);
     row_bytes(&t, "gpu_memory", mem.gpu_memory_bytes);
     row_bytes(&t, "visible", mem.visible_bytes);
+    {
+        /* a share: the raw column's whole numbers would read 0.9 as 1, so its raw value is text */
+        char u[16], r[24];
+        snprintf(u, sizeof u, "%.2f", mem.mem_util);
+        snprintf(r, sizeof r, "%.6g", mem.mem_util);
+        table_row(&t);
+        table_str(&t, "mem_util");
+        table_str(&t, u);
+        table_str(&t, r);
+        table_str(&t, "fraction");
+    }
     row_bytes(&t, "usable", mem.usable_bytes);
     row_bytes(&t, "weights", mem.weights_bytes_per_gpu);
     row_bytes(&t, "workspace", mem.workspace_bytes_per_gpu);
@@ -247,7 +271,7 @@ int cmd_memory(struct cli *c, int argc, char **argv)
     if (memory_kv_stage_differs(&mem)) {
         /* under PP the stage whose pool sets the blocks, where it is not the fullest: kv_capacity is
          * its pool, capacity its pool over its K/V per token (docs/model.md section 7) */
-        table_row(&t); table_str(&t, "kv_stage"); table_str(&t, ""); table_num(&t, (double)mem.kv_stage);
+        row_raw(&t, "kv_stage", "", (double)mem.kv_stage, "stage");
         row_bytes(&t, "kv_stage_weights", mem.kv_stage_weights_bytes_per_gpu);
         row_bytes(&t, "kv_stage_per_token_per_gpu", mem.kv_stage_bytes_per_token_per_gpu);
     }
@@ -255,14 +279,17 @@ int cmd_memory(struct cli *c, int argc, char **argv)
         row_bytes(&t, "state_per_seq", mem.state_bytes_per_seq);
         row_bytes(&t, "state_per_seq_per_gpu", mem.state_bytes_per_seq_per_gpu);
     }
-    table_row(&t); table_str(&t, "kv_capacity_tokens"); table_str(&t, ""); table_num(&t, mem.kv_capacity_tokens);
-    if (mem.attn_dp > 1) {
-        table_row(&t); table_str(&t, "kv_capacity_tokens_replica"); table_str(&t, ""); table_num(&t, mem.kv_capacity_tokens_replica);
-    }
-    table_row(&t); table_str(&t, "max_batch"); table_str(&t, ""); table_num(&t, mem.max_batch);
+    row_raw(&t, "kv_capacity_tokens", "", mem.kv_capacity_tokens, "tokens");
+    if (mem.attn_dp > 1)
+        row_raw(&t, "kv_capacity_tokens_replica", "", mem.kv_capacity_tokens_replica, "tokens");
+    row_raw(&t, "context_len", "", (double)mem.context_len, "tokens");
+    row_raw(&t, "max_batch", "", mem.max_batch, "sequences");
+    if (mem.min_tp_fit)
+        row_raw(&t, "min_tp_fit", "", (double)mem.min_tp_fit, "GPUs");
+    row_raw(&t, "batch", "", (double)s.batch, "sequences");
     /* the answer itself, for a script reading the CSV: max_batch > 0 does not say whether --batch
      * fits (a reviewer's note; the JSON's "fits") */
-    table_row(&t); table_str(&t, "fits"); table_str(&t, mem.fits ? "yes" : "no"); table_num(&t, mem.fits ? 1.0 : 0.0);
+    row_raw(&t, "fits", mem.fits ? "yes" : "no", mem.fits ? 1.0 : 0.0, "bool");
     cli_table(c, "memory", &t);
     table_free(&t);
     return 0;
