@@ -118,6 +118,8 @@ static void describe(struct sbuf *o, long ln, const struct sweep_row *r)
                 dtype_name(r->dt.weight), dtype_name(r->dt.kv), dtype_name(r->dt.act));
     if (r->state_given)
         sbuf_printf(o, ", state %s", dtype_name(r->dt.state));
+    if (r->engine[0])
+        sbuf_printf(o, ", engine %s", r->engine);
     sbuf_printf(o, "\n");
 }
 
@@ -240,13 +242,21 @@ int cmd_check(struct cli *c, int argc, char **argv)
             rc = 2;
             break;
         }
+        /* the engine profile the row was evaluated with (sweep --engine), which must still exist */
+        const struct llmroof_engine *en = NULL;
+        if (base.engine[0] && !(en = catalog_find_engine(&c->cat, base.engine))) {
+            fprintf(c->errf, "llmroof: error: %s:%ld: unknown engine '%s' (llmroof list engines)\n", bname, ln,
+                    CLI_CLIP(base.engine));
+            rc = 2;
+            break;
+        }
         rows++;
         /* the row's whole layout: an absent ep_imbalance is the default (uniform routing's busiest
          * rank, 0), as sweep evaluated it */
         const struct llmroof_layout lay = { .tp = base.tp, .pp = base.pp, .ep = base.ep, .dp_attn = base.dp_attn,
                                             .ep_imbalance = base.ep_imbalance,
                                             .two_batch_overlap = base.two_batch_overlap, .moe_tp = base.moe_tp };
-        sweep_eval_layout(m, g, base.tp, &lay, base.batch, base.prompt, base.output, &base.dt, &now);
+        sweep_eval_engine(m, g, base.tp, &lay, en, base.batch, base.prompt, base.output, &base.dt, &now);
         struct drift_out d = { &c->out, json, ln, &base, 0, &drifted, listed_rows };
         if (base.valid != now.valid) {
             drift_text(&d, "valid", base.valid ? "true" : "false", now.valid ? "true" : "false", now.valid ? "" : now.reason);

@@ -9,7 +9,7 @@
 #include "fit/sweep.h"
 
 enum { OPT_MODELS = 1, OPT_GPUS, OPT_TPS, OPT_BATCHES, OPT_PROMPTS, OPT_OUTPUTS, OPT_WDTS, OPT_KVDTS, OPT_ACTDTS,
-       OPT_STATEDTS, OPT_VALID_ONLY };
+       OPT_STATEDTS, OPT_ENGINES, OPT_VALID_ONLY };
 
 /* Numeric and dtype lists hold at most SWEEP_MAX_LIST values (an error beyond); model and
  * GPU lists hold the whole catalog ("all", or an explicit list, which cannot be longer
@@ -141,6 +141,22 @@ static bool add_gpu(const char *item, void *vctx)
     return true;
 }
 
+static bool add_engine(const char *item, void *vctx)
+{
+    struct ctx *x = vctx;
+    if (full(x))
+        return false;
+    const struct llmroof_engine *en = cli_engine(x->c, item);
+    if (!en) {
+        x->bad = true;
+        return false;
+    }
+    if (repeated(x, item, 0, en))
+        return false;
+    x->cur->p[x->cur->n++] = en;
+    return true;
+}
+
 static bool add_model(const char *item, void *vctx)
 {
     struct ctx *x = vctx;
@@ -176,7 +192,7 @@ static int fill(struct ctx *x, struct list *l, const char *flag, const char *arg
     return 0;
 }
 
-static int sweep_lists(struct cli *c, struct ctx *x, struct list *mp, struct list *gp);
+static int sweep_lists(struct cli *c, struct ctx *x, struct list *mp, struct list *gp, struct list *ep);
 
 int cmd_sweep(struct cli *c, int argc, char **argv)
 {
@@ -191,11 +207,12 @@ int cmd_sweep(struct cli *c, int argc, char **argv)
         { OPT_KVDTS, "kv-dtype", 0, "LIST", "KV-cache dtypes (default fp16)", false },
         { OPT_ACTDTS, "act-dtype", 0, "LIST", "compute dtypes (default fp16)", false },
         { OPT_STATEDTS, "state-dtype", 0, "LIST", "recurrent-state dtypes of hybrid models: fp32 fp16 bf16 fp8 (default each model's own)", false },
+        { OPT_ENGINES, "engine", 'e', "LIST", "engine profiles, each row evaluated as estimate -e takes it (default none: the catalog efficiencies alone)", false },
         { OPT_VALID_ONLY, "valid-only", 0, NULL, "leave out combinations that cannot be estimated", false },
         CLI_OPT_LAYOUT,
     };
     /* models and GPUs: pointer arrays of the catalog's size; the rest: SWEEP_MAX_LIST values */
-    struct list models = { 0 }, gpus = { 0 };
+    struct list models = { 0 }, gpus = { 0 }, engines = { 0 };
     struct ctx x;
     memset(&x, 0, sizeof x);
     x.c = c;
@@ -203,7 +220,7 @@ int cmd_sweep(struct cli *c, int argc, char **argv)
     char *pos[1];
     int npos = 0;
     c->usage = "llmroof sweep [--models all|LIST] [--gpus all|LIST] [--tp LIST] [--batch LIST] [--prompt LIST] "
-               "[--output LIST] [dtype lists] [--valid-only] [--format csv|jsonl]";
+               "[--output LIST] [dtype lists] [--engine LIST] [--valid-only] [--format csv|jsonl]";
     c->formats = (1u << TABLE_CSV) | (1u << TABLE_JSONL);
     /* CSV unless a --format before the command chose jsonl ('llmroof --format jsonl sweep' printed
      * CSV); a format sweep does not print there leaves the default */
@@ -215,28 +232,34 @@ int cmd_sweep(struct cli *c, int argc, char **argv)
                        "Streams one row per combination (models x GPUs x TP x batch x prompt x output x weight,\n"
                        "KV and compute dtypes, in that nesting order) with every input and the key outputs.\n"
                        "Combinations that cannot be estimated carry valid=false and a reason, or are left out\n"
-                       "with --valid-only. Catalog efficiencies and default memory options apply. Columns:\n"
+                       "with --valid-only. Catalog efficiencies and default memory options apply, or with --engine\n"
+                       "each profile's, as estimate -e takes them (models x GPUs x engines x TP x ...). Columns:\n"
                        "docs/scripting.md.");
     if (rc)
         return rc;
     if ((rc = cli_layout_check(c, &x.s)) || (rc = cli_catalog(c)))
         return rc;
+    if (x.arg[OPT_ENGINES] && (rc = cli_engine_catalog(c)))
+        return rc;
     models.cap = c->cat.n_models;
     gpus.cap = c->cat.n_gpus;
+    engines.cap = c->cat.n_engines;
     models.p = calloc(models.cap ? models.cap : 1, sizeof *models.p);
     gpus.p = calloc(gpus.cap ? gpus.cap : 1, sizeof *gpus.p);
-    if (!models.p || !gpus.p) {
+    engines.p = calloc(engines.cap ? engines.cap : 1, sizeof *engines.p);
+    if (!models.p || !gpus.p || !engines.p) {
         fprintf(c->errf, "llmroof: error: out of memory\n");
         rc = 1;
     } else {
-        rc = sweep_lists(c, &x, &models, &gpus);
+        rc = sweep_lists(c, &x, &models, &gpus, &engines);
     }
     free(models.p);
     free(gpus.p);
+    free(engines.p);
     return rc;
 }
 
-static int sweep_lists(struct cli *c, struct ctx *x, struct list *mp, struct list *gp)
+static int sweep_lists(struct cli *c, struct ctx *x, struct list *mp, struct list *gp, struct list *ep)
 {
     struct list tps = { 0 }, batches = { 0 }, prompts = { 0 }, outputs = { 0 }, wdts = { 0 }, kvdts = { 0 },
                 actdts = { 0 }, statedts = { 0 };
@@ -265,6 +288,11 @@ static int sweep_lists(struct cli *c, struct ctx *x, struct list *mp, struct lis
         (rc = fill(x, &kvdts, "kv-dtype", x->arg[OPT_KVDTS], "fp16", add_dtype, 0, 0)) ||
         (rc = fill(x, &actdts, "act-dtype", x->arg[OPT_ACTDTS], "fp16", add_dtype, 0, 0)))
         return rc;
+    /* --engine: each row under each profile (none: the catalog efficiencies alone, one pass) */
+    struct list engines = *ep;
+    const bool with_engines = x->arg[OPT_ENGINES] != NULL;
+    if (with_engines && (rc = fill(x, &engines, "engine", x->arg[OPT_ENGINES], "", add_engine, 0, 0)))
+        return rc;
     const bool states = x->arg[OPT_STATEDTS] != NULL;
     if (states && (rc = fill(x, &statedts, "state-dtype", x->arg[OPT_STATEDTS], NULL, add_state_dtype, 0, 0)))
         return rc;
@@ -286,13 +314,16 @@ static int sweep_lists(struct cli *c, struct ctx *x, struct list *mp, struct lis
             sweep_csv_header_layout(&c->out);
         else
             sweep_csv_header(&c->out);
-        if (states) /* the last column, after the layout's */
+        if (states) /* after the layout's columns */
             sweep_csv_append_state_header(&c->out);
+        if (with_engines) /* the last */
+            sweep_csv_append_engine_header(&c->out);
     }
     struct sweep_row row;
     unsigned long rows = 0;
     for (size_t mi = 0; mi < models.n; mi++)
         for (size_t gi = 0; gi < gpus.n; gi++)
+          for (size_t ei = 0; ei < (with_engines ? engines.n : 1); ei++)
             for (size_t ti = 0; ti < tps.n; ti++)
                 for (size_t bi = 0; bi < batches.n; bi++)
                     for (size_t pi = 0; pi < prompts.n; pi++)
@@ -311,8 +342,9 @@ static int sweep_lists(struct cli *c, struct ctx *x, struct list *mp, struct lis
                                                                      (enum llmroof_dtype)actdts.v[ai], 0, states,
                                                                      states ? (enum llmroof_dtype)statedts.v[si] : LLMROOF_FP16,
                                                                      false, LLMROOF_ACT_QUANT_SEPARATE, false };
-                                        sweep_eval_layout(models.p[mi], gpus.p[gi], (int)tps.v[ti], &lay,
-                                                          batches.v[bi], prompts.v[pi], outputs.v[oi], &dt, &row);
+                                        sweep_eval_engine(models.p[mi], gpus.p[gi], (int)tps.v[ti], &lay,
+                                                          with_engines ? engines.p[ei] : NULL, batches.v[bi],
+                                                          prompts.v[pi], outputs.v[oi], &dt, &row);
                                         if (x->valid_only && !row.valid)
                                             continue;
                                         if (jsonl)
@@ -323,6 +355,8 @@ static int sweep_lists(struct cli *c, struct ctx *x, struct list *mp, struct lis
                                             sweep_csv_row(&row, &c->out);
                                         if (!jsonl && states)
                                             sweep_csv_append_state(&row, &c->out);
+                                        if (!jsonl && with_engines)
+                                            sweep_csv_append_engine(&row, &c->out);
                                         if ((rc = cli_flush(c, 1u << 16)))
                                             return rc;
                                     }

@@ -93,7 +93,8 @@ int baseline_parse_row(const char *line, size_t len, const char *fname, long ln,
         "model", "gpu", "tp", "batch", "prompt_len", "output_len", "weight_dtype", "kv_dtype", "act_dtype",
         "valid", "reason", "fits", "weights_bytes_per_gpu", "kv_bytes_per_token_per_gpu", "max_batch", "ttft_s",
         "tpot_s", "e2e_s", "decode_tok_s", "output_tok_s", "prefill_bound", "decode_bound", "prefill_comm_share",
-        "decode_comm_share", "schema", "pp", "ep", "dp_attention", "ep_imbalance", "two_batch_overlap", "moe_tp", "state_dtype", NULL
+        "decode_comm_share", "schema", "pp", "ep", "dp_attention", "ep_imbalance", "two_batch_overlap", "moe_tp", "state_dtype",
+        "engine", NULL
     };
     memset(r, 0, sizeof *r);
     size_t bad;
@@ -171,6 +172,9 @@ int baseline_parse_row(const char *line, size_t len, const char *fname, long ln,
         /* sweep --state-dtype: the row's state dtype; absent, the model's own */
         (cJSON_GetObjectItemCaseSensitive(o, "state_dtype") &&
          (rc = dtype_field(o, "state_dtype", &r->dt.state, fname, ln, err))) ||
+        /* sweep --engine: the profile the row was evaluated with; absent, none */
+        (cJSON_GetObjectItemCaseSensitive(o, "engine") &&
+         (rc = str_field(o, "engine", r->engine, sizeof r->engine, fname, ln, err))) ||
         (rc = bool_field(o, "valid", &r->valid, fname, ln, err)))
         goto out;
     if (cJSON_GetObjectItemCaseSensitive(o, "state_dtype")) {

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "model/ckpt.h"
+#include "model/estimate.h"
+#include "serve/sim.h"
 
 const char *const sweep_num_field_names[SWEEP_NUM_FIELDS] = {
     "weights_bytes_per_gpu", "kv_bytes_per_token_per_gpu", "max_batch", "ttft_s", "tpot_s", "e2e_s",
@@ -41,7 +43,16 @@ void sweep_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
                        const struct llmroof_layout *lay, long batch, long prompt, long output,
                        const struct llmroof_dtypes *dt, struct sweep_row *out)
 {
+    sweep_eval_engine(m, g, tp, lay, NULL, batch, prompt, output, dt, out);
+}
+
+void sweep_eval_engine(const struct llmroof_model *m, const struct llmroof_gpu *g, int tp,
+                       const struct llmroof_layout *lay, const struct llmroof_engine *en, long batch, long prompt,
+                       long output, const struct llmroof_dtypes *dt, struct sweep_row *out)
+{
     memset(out, 0, sizeof *out);
+    if (en)
+        snprintf(out->engine, sizeof out->engine, "%s", en->id);
     struct llmroof_layout ly = { .tp = tp, .pp = 1, .ep = 1 };
     if (lay) {
         ly = *lay;
@@ -66,8 +77,17 @@ void sweep_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
     const struct llmroof_dtypes d = ckpt_state_dtype(m, *dt);
     out->dt = d;
     dt = &out->dt;
+    if (en && !catalog_engine_runs_on(en, g)) {
+        snprintf(out->reason, sizeof out->reason, "engine '%s' does not run on %s (CUDA only; an AMD GPU)", en->id,
+                 g->id);
+        return;
+    }
 
-    struct llmroof_setup s = { m, g, tp, d, roofline_default_effs(g), ly };
+    /* the engine's efficiencies and graph limit at this TP, as estimate -e (roofline_effs_tp), and
+     * its dtype rule for the compute (ckpt_engine_dtypes: how its W8A8 GEMMs quantize) */
+    const struct llmroof_eff_override o = { .engine = en };
+    struct llmroof_setup s = { m, g, tp, en ? ckpt_engine_dtypes(d, en) : d,
+                               en ? roofline_effs_tp(g, &o, tp) : roofline_default_effs(g), ly };
     struct llmroof_request req = { batch, prompt, output };
     struct llmroof_estimate e;
     struct llmroof_err err = { 0 };
@@ -76,6 +96,26 @@ void sweep_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
         return;
     }
     struct llmroof_mem_opts mo = memory_default_opts();
+    if (en) {
+        /* the engine's KV pool as estimate and memory set it up (cli_engine_mem): its share of the
+         * device or of the free memory, its reserve, and the workspace of its token budget and
+         * sequence limit, per data-parallel attention rank where its ranks schedule alone */
+        struct sim_config sc;
+        sim_default_config(&sc);
+        sc.setup = s;
+        sim_config_engine(&sc, en, g, false, false);
+        mo.mem_util = sc.mem.mem_util;
+        mo.util_engine = sc.mem.util_engine;
+        mo.util_static = sc.mem.util_static;
+        mo.reserve_bytes = sc.mem.reserve_bytes;
+        mo.util_of_free = sc.mem.util_of_free;
+        mo.kv_copy = sc.mem.kv_copy;
+        mo.spec_state_per_token = sc.mem.spec_state_per_token;
+        const double f = (double)sim_setup_rank_factor(&sc);
+        mo.max_batched_tokens = (double)sc.max_batched_tokens * f;
+        mo.max_seqs = (double)sc.max_seqs * f;
+        ly = estimate_layout(&s); /* with the engine's --moe-tp rule, as estimate's memory takes it */
+    }
     struct llmroof_memory mem;
     if (memory_eval_layout(m, g, &ly, dt, prompt + output, &mo, &mem, &err) != LLMROOF_OK) {
         snprintf(out->reason, sizeof out->reason, "%s", err.msg);
@@ -153,6 +193,22 @@ void sweep_csv_append_state_header(struct sbuf *out)
 {
     csv_unterminate(out);
     sbuf_append(out, ",state_dtype\r\n");
+}
+
+static void csv_text(struct sbuf *out, const char *s);
+
+void sweep_csv_append_engine_header(struct sbuf *out)
+{
+    csv_unterminate(out);
+    sbuf_append(out, ",engine\r\n");
+}
+
+void sweep_csv_append_engine(const struct sweep_row *r, struct sbuf *out)
+{
+    csv_unterminate(out);
+    sbuf_append(out, ",");
+    csv_text(out, r->engine);
+    sbuf_append(out, "\r\n");
 }
 
 void sweep_csv_append_state(const struct sweep_row *r, struct sbuf *out)
@@ -291,6 +347,10 @@ void sweep_jsonl_row(const struct sweep_row *r, struct sbuf *out)
     if (r->state_given) { /* (the quote the next field opens with closes it) */
         sbuf_append(out, "\",\"state_dtype\":\"");
         sbuf_append(out, dtype_name(r->dt.state));
+    }
+    if (r->engine[0]) { /* an engine profile's row: check evaluates it with the same profile */
+        sbuf_append(out, "\",\"engine\":\"");
+        sbuf_append(out, r->engine);
     }
     if (!r->valid) {
         sbuf_append(out, "\",\"valid\":false,\"reason\":");

@@ -25,6 +25,8 @@ struct sweep_row {
     struct llmroof_dtypes dt;
     bool state_given;      /* --state-dtype named dt.state: written as state_dtype (CSV: the last
                               column, JSONL: after act_dtype); otherwise the model's own */
+    char engine[LLMROOF_ID_MAX]; /* --engine: the profile evaluated (JSONL after the dtypes, CSV the
+                              last column); "" = none, the catalog efficiencies alone */
     /* validity */
     bool valid;            /* estimated; false: see reason */
     char reason[520];      /* why not, "" when valid */
@@ -55,6 +57,14 @@ void sweep_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
                        const struct llmroof_layout *lay, long batch, long prompt, long output,
                        const struct llmroof_dtypes *dt, struct sweep_row *out);
 
+/* Same under engine profile en (NULL: sweep_eval_layout), as estimate -e takes it: the profile's
+ * efficiencies and graph limit at this TP, its dtype rules, and its KV pool and workspace
+ * (sim_config_engine, as estimate and memory set them up). A GPU the engine does not run on is a
+ * row with valid false and the reason. */
+void sweep_eval_engine(const struct llmroof_model *m, const struct llmroof_gpu *g, int tp,
+                       const struct llmroof_layout *lay, const struct llmroof_engine *en, long batch, long prompt,
+                       long output, const struct llmroof_dtypes *dt, struct sweep_row *out);
+
 void sweep_csv_header(struct sbuf *out);
 /* With a layout, the CSV gains five last columns pp, ep, dp_attention, ep_imbalance (empty when
  * not given) and two_batch_overlap (header and rows). */
@@ -62,6 +72,10 @@ void sweep_csv_header_layout(struct sbuf *out);
 /* The state_dtype column after a header or row just written (sweep --state-dtype). */
 void sweep_csv_append_state_header(struct sbuf *out);
 void sweep_csv_append_state(const struct sweep_row *r, struct sbuf *out);
+/* The engine column after a header or row just written (sweep --engine), the last, after
+ * state_dtype where both are given. */
+void sweep_csv_append_engine_header(struct sbuf *out);
+void sweep_csv_append_engine(const struct sweep_row *r, struct sbuf *out);
 void sweep_csv_row_layout(const struct sweep_row *r, struct sbuf *out);
 void sweep_csv_row(const struct sweep_row *r, struct sbuf *out);
 /* The schema every JSON Lines row names first (docs/json.md). */

@@ -147,6 +147,8 @@ void rjdoc_drift(struct rjdoc *d, long line, const struct sweep_row *row, const 
      * writes them: docs/json.md), so that two drifts differing only there can be told apart */
     if (row->state_given)
         cJSON_AddStringToObject(o, "state_dtype", dtype_name(row->dt.state));
+    if (row->engine[0])
+        cJSON_AddStringToObject(o, "engine", row->engine);
     if (row->pp > 1)
         cJSON_AddNumberToObject(o, "pp", row->pp);
     if (row->ep > 1)
