@@ -125,6 +125,34 @@ awk 'NR == 1 { match($0, /"tpot_s":[0-9.e+-]+/); v = substr($0, RSTART + 9, RLEN
 "$bin" check "$tmp/b3.jsonl" >"$tmp/out"; rc=$?
 check "check fails (exit 1) on a field altered by 1%" [ "$rc" = 1 ]
 check "check prints the drifted field" grep -q "tpot_s: baseline" "$tmp/out"
+# sweep --engine: each row is estimate -e's (TTFT, TPOT, max batch to the stored digits), and a
+# baseline of such rows guards the engine profiles: a changed step overhead in engines.json fails check
+for e in vllm sglang tensorrt-llm; do
+    "$bin" sweep --models llama-3.1-8b --gpus h100 --engine "$e" -t 2 -b 16 -p 1000 -o 200 --format jsonl >"$tmp/se.jsonl"
+    "$bin" estimate -m llama-3.1-8b -g h100 -e "$e" -t 2 -b 16 -p 1000 -o 200 --format json >"$tmp/ee.json"
+    check "sweep --engine $e equals estimate -e $e" python3 -c '
+import json, sys
+r = json.loads(open(sys.argv[1]).readline()); e = json.load(open(sys.argv[2]))
+ok = r["engine"] == sys.argv[3] and r["max_batch"] == e["memory"]["max_batch"]
+for k in ("ttft_s", "tpot_s"):
+    ok = ok and abs(r[k] - e[k]) <= 1e-9 * e[k]
+sys.exit(0 if ok else 1)' "$tmp/se.jsonl" "$tmp/ee.json" "$e"
+done
+mkdir -p "$tmp/data"
+cp "$src"/data/*.json "$src"/data/*.csv "$tmp/data/"
+python3 -c '
+import json, sys
+p = sys.argv[1]; d = json.load(open(p))
+for e in (d["engines"] if isinstance(d, dict) else d):
+    if e["id"] == "sglang":
+        e["step_overhead_s"] = e.get("step_overhead_s", 0) + 0.001
+json.dump(d, open(p, "w"))' "$tmp/data/engines.json"
+"$bin" sweep --models llama-3.1-8b --gpus h100 --engine vllm,sglang -t 1 -b 8 --format jsonl >"$tmp/eb.jsonl"
+"$bin" check "$tmp/eb.jsonl" >/dev/null; rc=$?
+check "check passes on a fresh --engine baseline" [ "$rc" = 0 ]
+LLMROOF_DATA="$tmp/data" "$bin" check "$tmp/eb.jsonl" >"$tmp/out" 2>/dev/null; rc=$?
+check "check fails (exit 1) when an engine profile changed" [ "$rc" = 1 ]
+check "and names the engine's rows only" sh -c '! grep -q "engine vllm" "$1" && grep -q "engine sglang" "$1"' sh "$tmp/out"
 "$bin" sweep --models llama-2-7b --gpus a40 --format csv | tail -n +2 | wc -l >"$tmp/n1"
 "$bin" sweep --models llama-2-7b --gpus a40 --format jsonl | wc -l >"$tmp/n2"
 check "sweep CSV and JSONL have the same rows" cmp -s "$tmp/n1" "$tmp/n2"
