@@ -358,32 +358,7 @@ void cli_note_static_mem(struct cli *c, const struct cli_setup_opts *s)
 
 void cli_engine_mem(struct cli_setup_opts *s, const struct llmroof_setup *setup, bool keep_mbt, bool keep_seqs)
 {
-    if (!s->eff.engine)
-        return;
-    struct sim_config sc;
-    sim_default_config(&sc);
-    sc.setup = *setup;
-    sim_config_engine(&sc, s->eff.engine, setup->gpu, false, false);
-    if (!s->have_mem_util) {
-        s->mem.mem_util = sc.mem.mem_util;
-        s->mem.util_engine = sc.mem.util_engine;
-    }
-    s->mem.util_static = sc.mem.util_static;
-    if (!s->have_reserve)
-        s->mem.reserve_bytes = sc.mem.reserve_bytes;
-    s->mem.util_of_free = sc.mem.util_of_free;
-    s->mem.kv_copy = sc.mem.kv_copy;
-    s->mem.spec_state_per_token = sc.mem.spec_state_per_token;
-    if (!keep_mbt)
-        s->mem.max_batched_tokens = (double)sc.max_batched_tokens;
-    if (!keep_seqs)
-        s->mem.max_seqs = (double)sc.max_seqs;
-    /* an engine whose data-parallel attention ranks schedule alone (vLLM V1) holds its budget and
-     * sequence limit, stated or default, per rank: the instance's are the ranks' sum, as simulate
-     * takes them (sim.c, engine_init) */
-    const double f = (double)sim_setup_rank_factor(&sc);
-    s->mem.max_batched_tokens *= f;
-    s->mem.max_seqs *= f;
+    sim_engine_mem_opts(s->eff.engine, setup, s->have_mem_util, s->have_reserve, keep_mbt, keep_seqs, &s->mem);
 }
 
 int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s)

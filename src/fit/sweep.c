@@ -97,23 +97,8 @@ void sweep_eval_engine(const struct llmroof_model *m, const struct llmroof_gpu *
     }
     struct llmroof_mem_opts mo = memory_default_opts();
     if (en) {
-        /* the engine's KV pool as estimate and memory set it up (cli_engine_mem): its share of the
-         * device or of the free memory, its reserve, and the workspace of its token budget and
-         * sequence limit, per data-parallel attention rank where its ranks schedule alone */
-        struct sim_config sc;
-        sim_default_config(&sc);
-        sc.setup = s;
-        sim_config_engine(&sc, en, g, false, false);
-        mo.mem_util = sc.mem.mem_util;
-        mo.util_engine = sc.mem.util_engine;
-        mo.util_static = sc.mem.util_static;
-        mo.reserve_bytes = sc.mem.reserve_bytes;
-        mo.util_of_free = sc.mem.util_of_free;
-        mo.kv_copy = sc.mem.kv_copy;
-        mo.spec_state_per_token = sc.mem.spec_state_per_token;
-        const double f = (double)sim_setup_rank_factor(&sc);
-        mo.max_batched_tokens = (double)sc.max_batched_tokens * f;
-        mo.max_seqs = (double)sc.max_seqs * f;
+        /* the engine's KV pool as estimate and memory set it up */
+        sim_engine_mem_opts(en, &s, false, false, false, false, &mo);
         ly = estimate_layout(&s); /* with the engine's --moe-tp rule, as estimate's memory takes it */
     }
     struct llmroof_memory mem;

@@ -140,6 +140,37 @@ long sim_pool_budget(const struct sim_config *c, int pool)
     return b > 0 ? b : c->max_batched_tokens;
 }
 
+void sim_engine_mem_opts(const struct llmroof_engine *en, const struct llmroof_setup *setup, bool keep_util,
+                         bool keep_reserve, bool keep_budget, bool keep_seqs, struct llmroof_mem_opts *mo)
+{
+    if (!en)
+        return;
+    struct sim_config sc;
+    sim_default_config(&sc);
+    sc.setup = *setup;
+    sim_config_engine(&sc, en, setup->gpu, false, false);
+    if (!keep_util) {
+        mo->mem_util = sc.mem.mem_util;
+        mo->util_engine = sc.mem.util_engine;
+    }
+    mo->util_static = sc.mem.util_static;
+    if (!keep_reserve)
+        mo->reserve_bytes = sc.mem.reserve_bytes;
+    mo->util_of_free = sc.mem.util_of_free;
+    mo->kv_copy = sc.mem.kv_copy;
+    mo->spec_state_per_token = sc.mem.spec_state_per_token;
+    if (!keep_budget)
+        mo->max_batched_tokens = (double)sc.max_batched_tokens;
+    if (!keep_seqs)
+        mo->max_seqs = (double)sc.max_seqs;
+    /* an engine whose data-parallel attention ranks schedule alone (vLLM V1) holds its budget and
+     * sequence limit, stated or default, per rank: the instance's are the ranks' sum, as simulate
+     * takes them (engine_init) */
+    const double f = (double)sim_setup_rank_factor(&sc);
+    mo->max_batched_tokens *= f;
+    mo->max_seqs *= f;
+}
+
 void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, const struct llmroof_gpu *g,
                        bool keep_budget, bool keep_seqs)
 {

@@ -412,6 +412,14 @@ long sim_lane_seqs(long max_seqs, int lanes, int lane);
  * engine chunks with its chunked budget instead, vLLM 0.5.4-0.6). en NULL: no change. */
 void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, const struct llmroof_gpu *g,
                        bool keep_budget, bool keep_seqs);
+/* The memory options engine en's instance takes on setup's GPU and layout, as the simulator sizes
+ * its pool (sim_config_engine): its share of the device or of the free memory, its reserve, and
+ * the workspace of its token budget and sequence limit, those held per data-parallel attention
+ * rank where its ranks schedule alone (vLLM V1). Written into mo, but mem_util where keep_util,
+ * the reserve where keep_reserve, the budget and limit where keep_budget / keep_seqs (a stated
+ * option stands). en NULL: no change. estimate, memory, report and sweep take it. */
+void sim_engine_mem_opts(const struct llmroof_engine *en, const struct llmroof_setup *setup, bool keep_util,
+                         bool keep_reserve, bool keep_budget, bool keep_seqs, struct llmroof_mem_opts *mo);
 /* The token budget sim_config_engine gives engine en on GPU g in run c (its large-GPU and
  * memory-band defaults, the offline and long-context budgets); c->max_batched_tokens when en is
  * NULL. */
