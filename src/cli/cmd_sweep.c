@@ -119,64 +119,46 @@ static bool add_state_dtype(const char *item, void *vctx)
     return true;
 }
 
+/* A catalog entry the lookup found (it printed the error when it did not), once */
+static bool add_found(struct ctx *x, const char *item, const void *p)
+{
+    if (!p) {
+        x->bad = true;
+        return false;
+    }
+    if (repeated(x, item, 0, p))
+        return false;
+    x->cur->p[x->cur->n++] = p;
+    return true;
+}
+
+/* "all" stands for the whole catalog, alone ("unknown gpu 'all'" had said otherwise) */
+static bool all_in_list(struct ctx *x, const char *item)
+{
+    if (strcmp(item, "all"))
+        return false;
+    cli_usage_error(x->c, "option '--%s': 'all' stands for the whole catalog, alone: give all or a list of ids",
+                    x->cur->flag);
+    x->bad = true;
+    return true;
+}
+
 static bool add_gpu(const char *item, void *vctx)
 {
     struct ctx *x = vctx;
-    if (full(x))
-        return false;
-    if (!strcmp(item, "all")) { /* the whole catalog stands alone ("unknown gpu 'all'" had said otherwise) */
-        cli_usage_error(x->c, "option '--%s': 'all' stands for the whole catalog, alone: give all or a list of ids",
-                        x->cur->flag);
-        x->bad = true;
-        return false;
-    }
-    const struct llmroof_gpu *g = cli_gpu(x->c, item);
-    if (!g) {
-        x->bad = true;
-        return false;
-    }
-    if (repeated(x, item, 0, g))
-        return false;
-    x->cur->p[x->cur->n++] = g;
-    return true;
+    return !full(x) && !all_in_list(x, item) && add_found(x, item, cli_gpu(x->c, item));
 }
 
 static bool add_engine(const char *item, void *vctx)
 {
     struct ctx *x = vctx;
-    if (full(x))
-        return false;
-    const struct llmroof_engine *en = cli_engine(x->c, item);
-    if (!en) {
-        x->bad = true;
-        return false;
-    }
-    if (repeated(x, item, 0, en))
-        return false;
-    x->cur->p[x->cur->n++] = en;
-    return true;
+    return !full(x) && add_found(x, item, cli_engine(x->c, item));
 }
 
 static bool add_model(const char *item, void *vctx)
 {
     struct ctx *x = vctx;
-    if (full(x))
-        return false;
-    if (!strcmp(item, "all")) { /* the whole catalog stands alone ("unknown model 'all'" had said otherwise) */
-        cli_usage_error(x->c, "option '--%s': 'all' stands for the whole catalog, alone: give all or a list of ids",
-                        x->cur->flag);
-        x->bad = true;
-        return false;
-    }
-    const struct llmroof_model *m = cli_model(x->c, item);
-    if (!m) {
-        x->bad = true;
-        return false;
-    }
-    if (repeated(x, item, 0, m))
-        return false;
-    x->cur->p[x->cur->n++] = m;
-    return true;
+    return !full(x) && !all_in_list(x, item) && add_found(x, item, cli_model(x->c, item));
 }
 
 static int fill(struct ctx *x, struct list *l, const char *flag, const char *arg, const char *dflt,
