@@ -437,6 +437,9 @@ static void roofline_svg(llmroof_ctx *ctx, cJSON *req, unsigned flags, struct se
     snprintf(path, sizeof path, "%s/roofline.svg", dir);
     char *text = NULL, *err = NULL;
     int rc = LLMROOF_API_EFAIL;
+    /* a request's own "svg": null or false passes the refusal (no option, docs/api.md): dropped
+     * here, or the server's path became a key given twice and the answer a 400 (a review) */
+    cJSON_DeleteItemFromObjectCaseSensitive(req, "svg");
     if (cJSON_AddStringToObject(req, "svg", path) && (text = cJSON_PrintUnformatted(req)))
         rc = api_ctx_call_flags(ctx, text, NULL, &err, flags);
     free(text);
@@ -929,6 +932,7 @@ struct conn {
     bool too_big;             /* over SERVER_MAX_BODY_BYTES: the rest is read and dropped */
     bool seen;                /* on_request has looked at its headers */
     size_t uri_bytes;         /* the request target's length, query included */
+    bool nul_in_path;         /* its path holds "%00": libmicrohttpd's decoded path ends there */
     struct timespec start;    /* when its request line came */
 };
 
@@ -951,7 +955,15 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 {
     (void)cls;
     (void)c;
-    return conn_new(strlen(uri));
+    struct conn *k = conn_new(strlen(uri));
+    /* "%00" in the path: the decoded path the handler sees ends at the NUL, so /api/v1/estimate%00x
+     * had run estimate and /app.js%00.css served app.js (a review); such a path names no file or
+     * command: 404 */
+    const size_t plen = strcspn(uri, "?");
+    for (size_t i = 0; k && i + 2 < plen; i++)
+        if (uri[i] == '%' && uri[i + 1] == '0' && uri[i + 2] == '0')
+            k->nul_in_path = true;
+    return k;
 }
 
 /* MHD_get_connection_values' iterator: counts the header lines named Content-Length,
@@ -1084,6 +1096,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (server_check_framing(f.content_lengths, f.transfer_encodings, f.transfer_encoding, &r) ||
             server_check_host_origin(version, f.hosts, f.origins, &r)) {
             /* r holds the answer */
+        } else if (k->nul_in_path) {
+            reply_error(&r, 404, "llmroof: error: request: the path holds an encoded NUL byte (%00): no such file or "
+                                 "command");
         } else if (k->uri_bytes > SERVER_MAX_URI_BYTES) {
             snprintf(msg, sizeof msg, "llmroof: error: request: the request target (path and query) is %zu bytes, "
                                       "over this server's limit of %zu", k->uri_bytes, SERVER_MAX_URI_BYTES);

@@ -696,7 +696,8 @@ void render_sim_curve(const char *title, const char *param, const struct sim_poi
     static const char *const colors[4] = { "#F5A06B", "#D55E00", "#7FB8DA", "#0072B2" };
     static const char *const dash[4] = { "5 3", "", "5 3", "" };
     const int W = 800, left = 78, right = 24, top = 44, lat_h = 260, gap = 74, thr_h = 150;
-    const int pw = W - left - right, top2 = top + lat_h + gap, H = top2 + thr_h + 84;
+    /* the footnote's second line (below) takes 14 px more */
+    const int pw = W - left - right, top2 = top + lat_h + gap, H = top2 + thr_h + 84 + 14;
     int pct = c->slo_percentile > 0 ? c->slo_percentile : 99;
     char names[4][32];
     snprintf(names[0], sizeof names[0], "TTFT p50");
@@ -832,10 +833,13 @@ void render_sim_curve(const char *title, const char *param, const struct sim_poi
                          "<text x=\"%d\" y=\"%d\">%s</text>\n", lx, ly - 4, lx + 22, ly - 4, colors[k],
                     dash[k][0] ? " stroke-dasharray=\"" : "", dash[k], dash[k][0] ? "\"" : "", lx + 28, ly, names[k]);
     }
+    /* on two lines: in one, "...; hollow points: overloaded runs" ran past the 800 px (a review) */
     sbuf_printf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\" fill=\"#555555\">latency percentiles over the completed "
-                     "requests of each run%s%s</text>\n", left, H - 12,
-                slo_ms[0] > 0 || slo_ms[1] > 0 ? "; long-dashed horizontal lines: the SLO limits" : "",
-                any_over ? "; hollow points: overloaded runs" : "");
+                     "requests of each run%s</text>\n", left, H - 26,
+                slo_ms[0] > 0 || slo_ms[1] > 0 ? "; long-dashed horizontal lines: the SLO limits" : "");
+    if (any_over)
+        sbuf_printf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\" fill=\"#555555\">hollow points: overloaded runs, "
+                         "whose latencies grow with the run's length</text>\n", left, H - 12);
     sbuf_append(out, "</svg>\n");
 #undef PX
 #undef PY

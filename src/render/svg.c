@@ -193,8 +193,13 @@ static void open_svg(struct sbuf *out, int w, int h, bool standalone, const char
 void svg_stacked_bars(struct sbuf *out, const char *title, const char *const *bars, size_t nbars,
                       const char *const *series, size_t nseries, const double *values, bool standalone)
 {
-    const int W = 800, left = 150, right = 20, top = 40, barh = 20, gap = 8;
-    const int plotw = W - left - right;
+    /* the label column as wide as the longest bar label (at least 150 px): right-aligned at 144,
+     * "v100-sxm2-16gb TP 16 *" had lost its first letter (a review); the plot keeps its 630 px */
+    double lab_w = 0;
+    for (size_t b = 0; b < nbars; b++)
+        lab_w = fmax(lab_w, svg_text_width(bars[b], 12));
+    const int left = (int)fmax(150.0, ceil(10.0 + lab_w + 6.0)), right = 20, top = 40, barh = 20, gap = 8;
+    const int plotw = 630, W = left + plotw + right;
     const int legend_rows = (int)((nseries + 4) / 5);
     const int H = top + (int)nbars * (barh + gap) + 40 + legend_rows * 20 + 10;
     open_svg(out, W, H, standalone, title);
@@ -413,6 +418,10 @@ void svg_roofline(struct sbuf *out, const char *title, const struct llmroof_gpu 
     for (size_t i = 0; i < npts; i++) {
         if (pts[i].intensity > 0 && log10(pts[i].intensity) < xmin)
             xmin = floor(log10(pts[i].intensity));
+        /* and up to the most intense point: a 120,000-token prompt's attention at 48,000 FLOP/B had
+         * been drawn past the frame, over the roof's label (a review) */
+        if (pts[i].intensity > 0 && isfinite(pts[i].intensity) && log10(pts[i].intensity) > xmax)
+            xmax = ceil(log10(pts[i].intensity));
         if (pts[i].flops_per_s > 0 && log10(pts[i].flops_per_s) < ymin)
             ymin = floor(log10(pts[i].flops_per_s));
     }

@@ -53,9 +53,18 @@ check "ms and tokens/s have separate axes" sh -c \
 "$bin" roofline -m deepseek-v3 -g h200 -t 8 -b 32 --svg "$tmp/f3.svg" >/dev/null 2>&1 || \
     "$bin" roofline -m qwen2.5-72b -g h200 -t 8 -b 32 --svg "$tmp/f3.svg" >/dev/null
 check "roofline labels are numbers with a list of operator names" grep -q '<tspan font-weight="bold"[^>]*>1</tspan> prefill' "$tmp/f1.svg"
+# a point more intense than the default 1e4 FLOP/B widens the axis: a 120,000-token prompt's
+# attention (48,000 FLOP/B) had been drawn past the frame's right edge, over the roof labels
+"$bin" roofline -m llama-3.1-8b -g h100 -b 1 -p 120000 -o 10 --svg "$tmp/f4.svg" >/dev/null
+check "roofline points stay inside the frame" python3 -c '
+import re, sys
+s = open(sys.argv[1]).read()
+right = 80 + 570  # the plot frame (svg.c: left 80, width 570)
+cx = [float(v) for v in re.findall(r"<circle cx=\"([0-9.]+)\"", s)]
+sys.exit(0 if cx and max(cx) <= right else 1)' "$tmp/f4.svg"
 
 for f in "$tmp"/r1/*.svg "$tmp"/r2/*.svg "$tmp"/r3/*.svg "$tmp"/s1.svg "$tmp"/s2.svg "$tmp"/v.svg "$tmp"/f1.svg \
-         "$tmp"/f2.svg "$tmp"/f3.svg; do
+         "$tmp"/f2.svg "$tmp"/f3.svg "$tmp"/f4.svg; do
     check "svgcheck $(basename "$(dirname "$f")")/$(basename "$f"): finite, no overlapping labels, round ticks" \
         "$svgcheck" "$f"
 done

@@ -317,6 +317,21 @@ class Server(unittest.TestCase):
         st, hdr, data = self.post("roofline.svg", {"model": "llama-2-7b", "gpu": "a100"})
         self.assertEqual((st, hdr["Content-Type"]), (200, "image/svg+xml"))
         self.assertIn(b"<svg", data)
+        # a request's own "svg": null or false is no option there too (it had become a key given
+        # twice beside the server's path, a 400)
+        for v in [None, False]:
+            st2, _, data2 = self.post("roofline.svg", {"model": "llama-2-7b", "gpu": "a100", "svg": v})
+            self.assertEqual((st2, data2), (200, data), v)
+
+    def test_an_encoded_nul_in_the_path_is_404(self):
+        # the decoded path ends at the NUL: /api/v1/estimate%00x had run estimate, /app.js%00.css
+        # served app.js
+        for m, path in [("POST", "/api/v1/estimate%00foo"), ("GET", "/app.js%00.css"), ("GET", "/%00")]:
+            st, _, data = request(self.port, m, path, "{}" if m == "POST" else None)
+            self.assertEqual(st, 404, path)
+            self.assertIn("%00", self.error(data))
+        st, _, _ = request(self.port, "GET", "/app.js")
+        self.assertEqual(st, 200)
 
     def test_work_limits_are_400(self):
         st, _, data = self.post("simulate", {"model": "llama-2-7b", "gpu": "a100", "requests": 1000000})
