@@ -262,12 +262,17 @@ void svg_grouped_bars(struct sbuf *out, const char *title, const char *const *gr
                       const char *const *series, size_t nseries, const bool *has, const bool *pale,
                       const struct svg_bar_panel *panels, size_t npanels, const char *note, bool standalone)
 {
-    const int W = 800, left = 78, right = 16, panel_h = 150, title_h = 18, gap = 14;
-    const int pw = W - left - right;
+    const int left = 78, right = 16, panel_h = 150, title_h = 18, gap = 14;
     if (!ngroups || !nseries) {
         ngroups = ngroups ? ngroups : 1;
         nseries = nseries ? nseries : 1;
     }
+    /* at least SVG_MIN_GROUP_PX a group: labels turned 30 degrees clear each other when their
+     * baselines are 11 px / sin 30 = 22 px apart; the chart widens past 800 px instead (a review:
+     * 37 GPUs' names had overlapped in 800 px, each group 19 px) */
+    enum { SVG_MIN_GROUP_PX = 24 };
+    const int W = (int)fmax(800.0, left + right + (double)ngroups * SVG_MIN_GROUP_PX);
+    const int pw = W - left - right;
     double groupw = (double)pw / (double)ngroups;
     double barw = groupw * 0.82 / (double)nseries;
     /* group labels: horizontal when the widest fits its group, else turned 30 degrees */

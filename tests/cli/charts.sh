@@ -53,6 +53,15 @@ check "ms and tokens/s have separate axes" sh -c \
 "$bin" roofline -m deepseek-v3 -g h200 -t 8 -b 32 --svg "$tmp/f3.svg" >/dev/null 2>&1 || \
     "$bin" roofline -m qwen2.5-72b -g h200 -t 8 -b 32 --svg "$tmp/f3.svg" >/dev/null
 check "roofline labels are numbers with a list of operator names" grep -q '<tspan font-weight="bold"[^>]*>1</tspan> prefill' "$tmp/f1.svg"
+# every GPU of the catalog: the latency chart widens to 24 px a group, so that the GPU names,
+# turned 30 degrees, clear each other (37 names had overlapped in 800 px)
+check "a latency chart of every GPU gives each group 24 px or more" python3 -c '
+import re, sys
+s = open(sys.argv[1]).read()
+w = int(re.search(r"<svg[^>]* width=\"([0-9]+)\"", s).group(1))
+n = int(sys.argv[2])
+sys.exit(0 if (w - 78 - 16) / n >= 24 else 1)' "$tmp/r2/llama-2-70b-latency.svg" "$("$bin" list gpus --format csv | tail -n +2 | wc -l)"
+
 # a point more intense than the default 1e4 FLOP/B widens the axis: a 120,000-token prompt's
 # attention (48,000 FLOP/B) had been drawn past the frame's right edge, over the roof labels
 "$bin" roofline -m llama-3.1-8b -g h100 -b 1 -p 120000 -o 10 --svg "$tmp/f4.svg" >/dev/null
