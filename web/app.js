@@ -199,11 +199,23 @@ function renderEstimate(e) {
   document.querySelector('#estimate-panel .cards').classList.toggle('nofit', !m.fits);
   const used = m.weights_bytes_per_gpu + m.workspace_bytes_per_gpu + m.reserve_bytes_per_gpu;
   const total = m.gpu_memory_bytes;
-  const w = (x) => Math.max(0, Math.min(100, (100 * x) / total)).toFixed(1) + '%';
+  // the bar spans the larger of the GPU's memory and what the setup needs, the part past the GPU's
+  // memory drawn apart: 131 GiB of weights on an 80 GiB GPU had filled the bar as if they fitted
+  // (a review)
+  const span = Math.max(total, used);
+  const w = (x) => Math.max(0, Math.min(100, (100 * x) / span)).toFixed(1) + '%';
+  const over = used > total;
   $('membar').innerHTML =
-    `<span class="w" style="width:${w(m.weights_bytes_per_gpu)}" title="weights"></span>` +
-    `<span class="o" style="width:${w(m.workspace_bytes_per_gpu + m.reserve_bytes_per_gpu)}" title="workspace and reserve"></span>` +
-    `<span class="kvb" style="width:${w(Math.max(0, m.kv_capacity_bytes_per_gpu))}" title="KV cache"></span>`;
+    `<span class="w" style="width:${w(Math.min(m.weights_bytes_per_gpu, total))}" title="weights"></span>` +
+    (over ? '' : `<span class="o" style="width:${w(m.workspace_bytes_per_gpu + m.reserve_bytes_per_gpu)}" title="workspace and reserve"></span>`) +
+    (over ? '' : `<span class="kvb" style="width:${w(Math.max(0, m.kv_capacity_bytes_per_gpu))}" title="KV cache"></span>`) +
+    (over ? `<span class="over" style="width:${w(used - total)}" title="beyond the GPU's memory"></span>` : '');
+  $('memlegend').innerHTML =
+    '<span><i class="w"></i>weights</span> <span><i class="o"></i>workspace + reserve</span> ' +
+    '<span><i class="kvb"></i>KV cache</span>' +
+    (over ? ` <span><i class="over"></i>beyond the GPU's memory: needs ${esc(fmtBytes(used))} of ` +
+      `${esc(fmtBytes(total))} (${(used / total).toFixed(2)}x)</span>` : '');
+  $('membar').dataset.over = over ? (used / total).toFixed(3) : '';
   // a hybrid or state-space model (Mamba layers) also holds a fixed state per sequence, whatever its
   // length: the cache holds fewer sequences than its KV tokens alone suggest (granite-4.0-h-tiny on
   // an A10 had shown 748,673 tokens beside 133 sequences of 2,048 without a word why)
@@ -232,7 +244,7 @@ function renderEstimate(e) {
 function clearEstimate() {
   for (const id of ['ttft', 'tpot', 'e2e', 'out_tok', 'bound']) { $(id).textContent = '–'; delete $(id).dataset.raw; }
   $('fit-warning').hidden = true;
-  for (const id of ['membar', 'memory', 'shares-prefill', 'shares-decode', 'roofline']) $(id).innerHTML = '';
+  for (const id of ['membar', 'memlegend', 'memory', 'shares-prefill', 'shares-decode', 'roofline']) $(id).innerHTML = '';
 }
 
 let estimateSeq = 0;

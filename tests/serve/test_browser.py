@@ -305,6 +305,24 @@ def main():
             failures.append("reloading %s gave TTFT %s, not %s" % (link, br.js("document.getElementById('ttft').dataset.raw"),
                                                                   ttft))
 
+        # weights past the GPU's memory: the bar shows the excess apart, with a legend (131 GiB of
+        # Llama-3.1-70B on an 80 GiB H100 had filled the bar as if they fitted)
+        br.js("document.body.dataset.ready = 'stale'")
+        br.call("Page.navigate", {"url": url + "?model=llama-3.1-70b&gpu=h100&batch=8&prompt=512&output=256"})
+        br.wait("document.body && document.body.dataset.ready === 'estimate'")
+        big = cli_json(bin_, "estimate", "-m", "llama-3.1-70b", "-g", "h100-sxm5-80gb", "-t", "1", "-b", "8", "-p", "512",
+                       "-o", "256", "--weight-dtype", "fp16", "--kv-dtype", "fp16")["memory"]
+        need = (big["weights_bytes_per_gpu"] + big["workspace_bytes_per_gpu"] + big["reserve_bytes_per_gpu"]) / \
+            big["gpu_memory_bytes"]
+        over = br.js("document.getElementById('membar').dataset.over")
+        legend = br.js("document.getElementById('memlegend').textContent")
+        if not over or abs(float(over) - need) > 1e-3 or "beyond the GPU's memory" not in legend or \
+                not br.js("!!document.querySelector('#membar .over')"):
+            failures.append("70B on an 80 GiB GPU: memory bar over %r (the CLI's need %.3fx), legend %r" % (over, need, legend))
+        br.call("Page.navigate", {"url": link})
+        br.wait("document.body && document.body.dataset.ready === 'estimate' &&"
+                " document.getElementById('model').value === 'qwen2.5-14b'")
+
         # one output token: no decode step, so the estimate's decode phase is null; the page shows
         # no TPOT, the prefill's bound and no decode shares (it read e.decode.bound, which threw)
         br.js("document.body.dataset.ready = 'stale'")
