@@ -13,6 +13,30 @@ static const char *const palette[] = {
 };
 #define NPAL (sizeof palette / sizeof palette[0])
 
+/* One colour per operator kind in every chart (a review: the share charts had coloured by position,
+ * so all_reduce was yellow in one report and black in the next, where a router came first): the
+ * common operators the palette's distinct colours, the rarer ones Tol's muted scheme (Paul Tol,
+ * "Colour Schemes", 2021). A series of another name takes the palette by its position. */
+static const struct {
+    const char *name, *colour;
+} op_colours[] = {
+    { "norm", "#CC79A7" },       { "qkv_proj", "#0072B2" },   { "kv_write", "#999999" },
+    { "attention", "#E69F00" },  { "o_proj", "#56B4E9" },     { "all_reduce", "#000000" },
+    { "router", "#7F3C8D" },     { "ffn", "#D55E00" },        { "final_norm", "#BBBBBB" },
+    { "lm_head", "#009E73" },    { "all_gather", "#444444" }, { "attention_local", "#F0E442" },
+    { "mla_kv_up", "#A6761D" },  { "dense_ffn", "#882255" },  { "all_to_all", "#332288" },
+    { "pp_send", "#117733" },    { "linear_mix", "#44AA99" }, { "dsa_indexer", "#DDCC77" },
+    { "mlp_gather", "#AA4499" }, { "overhead", "#BB5566" },
+};
+
+static const char *series_colour(const char *name, size_t s)
+{
+    for (size_t i = 0; name && i < sizeof op_colours / sizeof op_colours[0]; i++)
+        if (!strcmp(name, op_colours[i].name))
+            return op_colours[i].colour;
+    return palette[s % NPAL];
+}
+
 double svg_label_place(struct svg_labeler *l, double x, double y, double w)
 {
     static const double tries[] = { 0, 12, -12, 24, -24, 36, -36, 48, -48, 60, -60 };
@@ -229,7 +253,7 @@ void svg_stacked_bars(struct sbuf *out, const char *title, const char *const *ba
             if (w <= 0)
                 continue;
             sbuf_printf(out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\"><title>", x, y, w,
-                        barh, palette[s % NPAL]);
+                        barh, series_colour(series[s], s));
             svg_escape(out, bars[b]);
             sbuf_append(out, ": ");
             svg_escape(out, series[s]);
@@ -243,7 +267,7 @@ void svg_stacked_bars(struct sbuf *out, const char *title, const char *const *ba
         int col = (int)(s % 5), row = (int)(s / 5);
         int lx = left + col * (plotw / 5);
         sbuf_printf(out, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" fill=\"%s\"/>\n", lx, ly + row * 20 - 10,
-                    palette[s % NPAL]);
+                    series_colour(series[s], s));
         sbuf_printf(out, "<text x=\"%d\" y=\"%d\">", lx + 16, ly + row * 20);
         svg_escape(out, series[s]);
         sbuf_append(out, "</text>\n");

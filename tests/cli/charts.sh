@@ -62,6 +62,19 @@ w = int(re.search(r"<svg[^>]* width=\"([0-9]+)\"", s).group(1))
 n = int(sys.argv[2])
 sys.exit(0 if (w - 78 - 16) / n >= 24 else 1)' "$tmp/r2/llama-2-70b-latency.svg" "$("$bin" list gpus --format csv | tail -n +2 | wc -l)"
 
+# one colour per operator in every share chart: DeepSeek-V3's router had shifted the palette, so
+# all_reduce was yellow in one report and black in the next
+"$bin" report -m deepseek-v3 --gpus h200 --tp 8 --svg-dir "$tmp/r4" >/dev/null
+check "an operator keeps its colour from report to report" python3 -c '
+import re, sys
+def legend(p):
+    s = open(p).read()
+    return dict((n, c) for c, n in re.findall(r"fill=\"(#[0-9A-Fa-f]{6})\"/>\n<text x=\"[0-9]+\" y=\"[0-9]+\">([a-z_]+)</text>", s))
+a, b = legend(sys.argv[1]), legend(sys.argv[2])
+shared = set(a) & set(b)
+sys.exit(0 if len(shared) >= 5 and all(a[k] == b[k] for k in shared) and "router" in b else 1)' \
+    "$tmp/r1/internlm-20b-decode-shares.svg" "$tmp/r4/deepseek-v3-decode-shares.svg"
+
 # a point more intense than the default 1e4 FLOP/B widens the axis: a 120,000-token prompt's
 # attention (48,000 FLOP/B) had been drawn past the frame's right edge, over the roof labels
 "$bin" roofline -m llama-3.1-8b -g h100 -b 1 -p 120000 -o 10 --svg "$tmp/f4.svg" >/dev/null
