@@ -62,8 +62,22 @@ function fieldLabel(flag, panel) {
   return null;
 }
 
+// the command line's one-letter flags, by the request option each stands for
+const SHORT_FLAGS = { t: 'tp', m: 'model', g: 'gpu', b: 'batch', p: 'prompt', o: 'output', e: 'engine', w: 'workload',
+  c: 'concurrency', r: 'rate', n: 'requests', j: 'jobs' };
+
 function pageTerms(msg, panel) {
-  return msg.replace(/^llmroof: error: /, '').replace(/\s*try 'llmroof [^']*'\s*$/, '')
+  // every line's "llmroof: error: " / "llmroof: note: " goes (a note before an error had shown both
+  // prefixes), and so does the command line's advice ("see 'llmroof list gpus'")
+  msg = msg.replace(/(^|\n)llmroof: (error|warning|note): /g, '$1').replace(/\s*\(see 'llmroof [^']*'\)/g, '')
+    // an unknown name says which field holds it
+    .replace(/^unknown (GPU|model|engine) '/, (m, kind) => {
+      const f = kind === 'GPU' ? fieldLabel('gpus', panel) || fieldLabel('gpu', panel) : fieldLabel(kind.toLowerCase(), panel);
+      return (f ? `field '${f}': ` : '') + m;
+    })
+    // "-t's GPUs", "give -t 1": a one-letter flag by its field's label
+    .replace(/(^|[\s(])-([a-z])\b/g, (m, pre, c) => { const f = SHORT_FLAGS[c] && fieldLabel(SHORT_FLAGS[c], panel); return f ? pre + f : m; });
+  return msg.replace(/\s*try 'llmroof [^']*'\s*$/, '')
     .replace(/option '--([a-z0-9-]+)'/g, (m, flag) => { const f = fieldLabel(flag, panel); return f ? `field '${f}'` : m; })
     // a request's own field names ("fields 'gpus' x 'tp'") and a bare flag ("--ep 4") by their labels
     // (hyphens too: 'sweep-rate' is the Points field)

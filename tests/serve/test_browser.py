@@ -213,6 +213,22 @@ def check_messages_and_url(br, url, failures):
         failures.append("20 points: %r does not name the Points field" % err)
 
 
+def check_page_wording(br, url, failures):
+    # the page's messages in its own words: no "llmroof:" prefix on any line, no one-letter flag,
+    # no command-line advice, and an unknown name says which field holds it (a review: "give -t 1",
+    # two prefixes, "unknown GPU 'foo' (see 'llmroof list gpus')")
+    load(br, url + "?model=deepseek-v2-lite&gpu=h100&dp_attention=1&tp=2")
+    err = br.js("document.getElementById('estimate-error').textContent")
+    if not err or "llmroof:" in err or "-t " in err or "give TP 1" not in err:
+        failures.append("DP attention at TP 2: %r" % err)
+    br.js("(() => { const f = document.getElementById('plan'); f.gpus.value = 'foo';"
+          " f.querySelector('button').click(); })()")
+    br.wait("!document.getElementById('plan-error').hidden")
+    err = br.js("document.getElementById('plan-error').textContent")
+    if "field 'GPUs': unknown GPU 'foo'" not in err or "llmroof list" in err:
+        failures.append("plan GPUs foo: %r" % err)
+
+
 def check_roofline_and_labels(br, url, failures):
     load(br, url + "?model=llama-3.1-8b&gpu=h100&batch=8")
     svg = br.js("(() => { const s = document.querySelector('#roofline svg');"
@@ -431,6 +447,7 @@ def main():
         check_moe_tp(br, bin_, url, failures)
         check_roofline_and_labels(br, url, failures)
         check_messages_and_url(br, url, failures)
+        check_page_wording(br, url, failures)
     finally:
         br.close()
         server.send_signal(signal.SIGTERM)
