@@ -548,7 +548,7 @@ static int build_argv(const char *request_json, struct argv_buf *a, struct req_e
     /* sweep writes rows, not one document: its JSON is JSON Lines (a review: a request without a
      * format had failed with "json is not available for 'sweep'", a format the caller never named) */
     if (!have_format)
-        argv_push(a, dup_str(strcmp(cmd->valuestring, "sweep") ? "--format=json" : "--format=jsonl"));
+        argv_push(a, dup_str(strcmp(cmd->valuestring, "sweep") != 0 ? "--format=json" : "--format=jsonl"));
     /* positional arguments after "--", so that a file named "-x" stays a file */
     argv_push(a, dup_str("--"));
     if (args && cJSON_IsString(args)) {

@@ -135,7 +135,7 @@ static bool add_found(struct ctx *x, const char *item, const void *p)
 /* "all" stands for the whole catalog, alone ("unknown gpu 'all'" had said otherwise) */
 static bool all_in_list(struct ctx *x, const char *item)
 {
-    if (strcmp(item, "all"))
+    if (strcmp(item, "all") != 0)
         return false;
     cli_usage_error(x->c, "option '--%s': 'all' stands for the whole catalog, alone: give all or a list of ids",
                     x->cur->flag);
