@@ -28,9 +28,12 @@ CC=clang cmake -S . -B build-asan -DLLMROOF_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 cmake --build build-asan -j "$jobs"
 # the two cross-validation guards (and the documents' quote of one) repeat validate's code once per publication (about 160 s each
 # under ASan): here validate_in_sample runs that code once; stage 1 runs the guards. docs/planning.md's
-# quote of plan reruns code the golden plan cases run here already
+# quote of plan reruns code the golden plan cases run here already. cli_golden_inproc runs every
+# golden case again in one process (about 140 s of CPU here): each case runs under the sanitizers
+# as its own cli_* test, and stage 3 runs that same in-process program under memcheck
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    ctest --output-on-failure -j "$jobs" -E '^(validate_published|validate_serving|docs_quote_validation|docs_quote_planning)$')
+    ctest --output-on-failure -j "$jobs" \
+    -E '^(validate_published|validate_serving|docs_quote_validation|docs_quote_planning|cli_golden_inproc)$')
 took "stage 2 (clang, ASan/UBSan)"
 
 echo "== 3. valgrind memcheck over the golden CLI cases =="

@@ -102,11 +102,20 @@ int cmd_import_hf(struct cli *c, int argc, char **argv)
      * ask for another */
     enum llmroof_dtype own;
     if (ckpt_weight_dtype(&m, &own)) {
-        char what[128];
+        char what[192];
         if (m.ckpt_expert_bits > 0) /* gpt-oss: MXFP4 experts, the rest 16-bit */
             snprintf(what, sizeof what, "%s experts at %g bits per weight, other weights %s", m.ckpt_format,
                      m.ckpt_expert_bits, dtype_name(own));
-        else
+        else if (own == LLMROOF_INT4 || own == LLMROOF_INT8) /* the group scales are not in the dtype */
+            snprintf(what, sizeof what, "%s at %.4g bits per weight with its group scales, estimated at %d (add "
+                     "--weight-bits %.4g to count the scales)", m.ckpt_format, m.ckpt_bits,
+                     own == LLMROOF_INT4 ? 4 : 8, m.ckpt_bits);
+        else if (m.ckpt_per_op) { /* the operators the quantizer left 16-bit */
+            int o = snprintf(what, sizeof what, "%s at %.3f bits per weight, 16-bit:", m.ckpt_format, m.ckpt_bits);
+            for (int i = 0; i < LLMROOF_CKPT_MODULES && o > 0 && (size_t)o < sizeof what; i++)
+                if (m.ckpt_excluded >> i & 1u)
+                    o += snprintf(what + o, sizeof what - (size_t)o, " %s", catalog_ckpt_module_name(i));
+        } else
             snprintf(what, sizeof what, "%s at %.3f bits per weight%s", m.ckpt_format, m.ckpt_bits,
                      m.ckpt_bits > 8 && m.ckpt_bits < 9 ? " with its block scales" : "");
         fprintf(c->errf, "llmroof: note: %s: checkpoint %s: commands estimate it so unless --weight-dtype or "

@@ -647,63 +647,8 @@ quant:;
     const cJSON *qc = hf_get(doc, "quantization_config");
     if (!qc)
         qc = hf_get(root, "quantization_config");
-    if (qc && !cJSON_IsNull(qc)) {
-        /* an object with a quant_method string, as transformers writes it (a 7 here had read as an
-         * unmodelled method "") */
-        if (!cJSON_IsObject(qc)) {
-            rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: field 'quantization_config' must be an object", fname);
-            goto out;
-        }
-        const cJSON *qm = cJSON_GetObjectItemCaseSensitive(qc, "quant_method");
-        if (qm && cJSON_IsNull(qm)) /* null: none stated, as quantization_config null is */
-            qm = NULL;
-        if (qm && !(cJSON_IsString(qm) && qm->valuestring)) {
-            rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: field 'quantization_config.quant_method' must be a string",
-                                 fname);
-            goto out;
-        }
-        const char *method = qm ? qm->valuestring : "";
-        if (!strcmp(method, "fp8")) {
-            /* e4m3 weights, one fp32 scale per weight_block_size block (DeepSeek: 128 x 128) */
-            double bits = 8.0;
-            const cJSON *bs = cJSON_GetObjectItemCaseSensitive(qc, "weight_block_size");
-            if (bs && !cJSON_IsNull(bs)) {
-                /* [rows, columns] of one scale's block, whole numbers of at least 1 ("x", [128] or
-                 * [-128, 128] had given plain 8-bit weights without a word) */
-                const cJSON *b0 = cJSON_IsArray(bs) && cJSON_GetArraySize(bs) == 2 ? bs->child : NULL;
-                const cJSON *b1 = b0 ? b0->next : NULL;
-                /* a block of at least 2 weights: one fp32 scale a weight would make 40 bits, past a
-                 * checkpoint's 32 */
-                if (!b0 || !cJSON_IsNumber(b0) || !cJSON_IsNumber(b1) || !(b0->valuedouble >= 1) ||
-                    !(b1->valuedouble >= 1) || b0->valuedouble != floor(b0->valuedouble) ||
-                    b1->valuedouble != floor(b1->valuedouble) || b0->valuedouble > 65536 || b1->valuedouble > 65536 ||
-                    b0->valuedouble * b1->valuedouble < 2) {
-                    rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: field 'quantization_config.weight_block_size' must "
-                                         "be two whole numbers from 1 to 65536 of at least 2 weights together (e.g. "
-                                         "[128, 128])", fname);
-                    goto out;
-                }
-                bits += 32.0 / (b0->valuedouble * b1->valuedouble);
-            }
-            /* no warning: the entry's checkpoint field makes every command estimate it in fp8
-             * (ckpt_weight_dtype) unless --weight-dtype or --weight-bits says otherwise; import-hf
-             * notes the format (before session 47 this said "estimate it with --weight-dtype fp8") */
-            snprintf(m->ckpt_format, sizeof m->ckpt_format, "%s", "fp8");
-            m->ckpt_bits = bits;
-        } else if (!strcmp(method, "mxfp4")) {
-            /* gpt-oss: the routed experts in MXFP4 (e2m1 + one e8m0 scale per 32 = 4.25 bits), the
-             * modules_to_not_convert (attention, router, embeddings, head) in bf16 */
-            snprintf(m->ckpt_format, sizeof m->ckpt_format, "%s", "mxfp4");
-            m->ckpt_bits = 16.0;
-            m->ckpt_expert_bits = 4.25;
-        } else if (!qm) {
-            hf_warn(warn, warn_cap, "%s: quantization_config names no quant_method: choose --weight-dtype / "
-                    "--weight-bits to match the checkpoint", fname);
-        } else {
-            hf_warn(warn, warn_cap, "%s: quantization_config quant_method \"%s\" is not modelled: choose "
-                    "--weight-dtype / --weight-bits to match it", fname, method);
-        }
-    }
+    if (qc && !cJSON_IsNull(qc) && (rc = hf_quant_config(fname, qc, type, m, warn, warn_cap, err)))
+        goto out;
     rc = catalog_check_model(m, fname, err);
 out:
     cJSON_Delete(root);

@@ -591,10 +591,14 @@ static int generic_import(const char *fname, const cJSON *root, const cJSON *doc
         (rc = hf_int(fname, doc, k_kv, false, m->heads, 1, 65536, &m->kv_heads, err)) ||
         (rc = hf_int(fname, doc, k_ctx, true, 0, 1, 1000000000, &m->max_context, err)))
         return rc;
-    if (!present(doc, k_hd) && m->hidden % m->heads != 0)
+    /* multi-head latent attention takes its head widths from its own fields (below): GLM-4.7-Flash's
+     * 2048 / 20 heads gives no whole head_dim, and needs none */
+    const bool mla_fields = get(doc, "kv_lora_rank") != NULL;
+    if (!present(doc, k_hd) && m->hidden % m->heads != 0 && !mla_fields)
         return ERR("%s: hidden size %ld is not divisible by %ld heads and no head_dim is given", fname, m->hidden,
                    m->heads);
-    if ((rc = hf_int(fname, doc, k_hd, false, m->hidden / m->heads, 1, 65536, &m->head_dim, err)))
+    if ((rc = hf_int(fname, doc, k_hd, false, m->hidden % m->heads == 0 ? m->hidden / m->heads : 1, 1, 65536,
+                     &m->head_dim, err)))
         return rc;
     const cJSON *act = get(doc, "mlp_hidden_act");
     if (!act)

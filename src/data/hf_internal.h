@@ -30,6 +30,12 @@ bool hf_generic_knows(const char *type);
 int hf_generic_import(const char *fname, const cJSON *root, const cJSON *doc, const char *type, struct llmroof_model *m,
                       char *warn, size_t warn_cap, struct llmroof_err *err);
 
+/* The checkpoint format of a config's quantization_config (hf_quant.c): m's ckpt_* fields, a
+ * warning where the method or scheme is not one llmroof models. `type` is the model_type (the
+ * module names a compressed-tensors ignore list is matched against); m's shapes are read. */
+int hf_quant_config(const char *fname, const cJSON *qc, const char *type, struct llmroof_model *m, char *warn,
+                    size_t warn_cap, struct llmroof_err *err);
+
 /* Copies `text` with the Python-JSON tokens the Hub serves (bare Infinity, -Infinity, NaN
  * outside strings) replaced by 1e999, -1e999 (which parse to +-inf) and null. Returns a
  * malloc'd string of *out_len bytes, NULL when out of memory. */

@@ -24,9 +24,17 @@ bool ckpt_weight_dtype(const struct llmroof_model *m, enum llmroof_dtype *out)
         *out = LLMROOF_BF16;
         return true;
     }
-    /* gpt-oss: MXFP4 routed experts, every other matrix bf16 (its config.json's torch_dtype) */
-    if (strcmp(m->ckpt_format, "mxfp4") == 0 && m->ckpt_bits == 16) {
+    /* routed experts stored narrower, every other matrix bf16 (its config.json's torch_dtype): gpt-oss's
+     * MXFP4 experts, Kimi-K2-Thinking's int4 ones (compressed-tensors, hf_quant.c); the experts stay
+     * so through ops_expert_bytes */
+    if (m->ckpt_expert_bits > 0 && m->ckpt_bits == 16) {
         *out = LLMROOF_BF16;
+        return true;
+    }
+    /* weight-only int4 / int8 on every linear layer (compressed-tensors W4A16 / W8A16): the int
+     * dtype, its group scales left out as --weight-dtype int4 leaves them (ckpt_bits has them) */
+    if ((strcmp(m->ckpt_format, "int4") == 0 || strcmp(m->ckpt_format, "int8") == 0) && m->ckpt_bits < 16) {
+        *out = m->ckpt_format[3] == '4' ? LLMROOF_INT4 : LLMROOF_INT8;
         return true;
     }
     return false;
@@ -112,7 +120,11 @@ struct llmroof_dtypes ckpt_gpu_dtypes(const struct llmroof_model *m, struct llmr
                                       bool act_given, const struct llmroof_gpu *g)
 {
     enum llmroof_dtype own;
-    if (!weight_given || act_given || !g || (m && ckpt_weight_dtype(m, &own) && own == LLMROOF_FP8))
+    const bool own8 = m && ckpt_weight_dtype(m, &own) && own == LLMROOF_FP8;
+    /* a checkpoint's per-tensor or per-channel fp8 (no block scales: compressed-tensors' FP8-dynamic)
+     * runs as --weight-dtype fp8 does; a block-scaled one keeps its per-operator rule */
+    const bool own8_flat = own8 && m->ckpt_bits <= 8.0 && dt.weight == LLMROOF_FP8;
+    if (!(weight_given || own8_flat) || act_given || !g || (own8 && !own8_flat))
         return dt;
     /* vLLM's docs (features/quantization/fp8): "--quantization fp8" and FP8 checkpoints run W8A8 on
      * Hopper and Ada, weight-only W8A16 through Marlin before them; a block-scaled checkpoint

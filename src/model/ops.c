@@ -230,7 +230,7 @@ double ops_experts_hit(double experts, double top_k, double tokens)
 static bool block_fp8(const struct llmroof_model *m, const struct llmroof_dtypes *dt)
 {
     return dt->weight == LLMROOF_FP8 && !(dt->weight_bits > 0) && strcmp(m->ckpt_format, "fp8") == 0 &&
-           m->ckpt_bits > 8.0;
+           m->ckpt_bits > 8.0 && m->ckpt_bits < 9.0; /* (16 with fp8 experts alone: not block-scaled) */
 }
 
 double ops_unquantized_bytes(const struct llmroof_model *m, const struct llmroof_dtypes *dt, bool lm_head)

@@ -153,6 +153,78 @@ static void nemotron_h_mamba2_layer_by_hand(void **state)
     assert_rel_close(arch_kv_elems_per_token(&m), 8192.0, 0);
 }
 
+/* GLM-4.7-Flash (zai-org/GLM-4.7-Flash, model_type glm4_moe_lite): multi-head latent attention
+ * whose 2048-wide stream does not divide by its 20 heads, and which gives no head_dim. The
+ * importer had refused it ("hidden size 2048 is not divisible by 20 heads and no head_dim is
+ * given", a review of session 56) although MLA's widths come from its own fields. */
+static void glm_4_7_flash_mla_without_head_dim_by_hand(void **state)
+{
+    (void)state;
+    struct llmroof_model m;
+    import_ok("glm-4.7-flash.json", &m);
+    assert_int_equal(m.kv_lora_rank, 512);
+    assert_int_equal(m.head_dim, 256); /* qk_nope 192 + qk_rope 64 */
+    /* per layer, attention: q_a 2048 x 768 = 1,572,864 + its norm 768; q_b 768 x 20 x 256 = 3,932,160;
+     * kv_a 2048 x (512 + 64) = 1,179,648 + its norm 512; kv_b 512 x 20 x (192 + 256) = 4,587,520;
+     * o 20 x 256 x 2048 = 10,485,760 -> 21,759,232; two norms 4,096 -> 21,763,328, x 47 =
+     * 1,022,876,416. One dense MLP 3 x 2048 x 10240 = 62,914,560. 46 MoE layers of 64 experts
+     * 3 x 2048 x 1536 = 603,979,776, a shared one 9,437,184 and the router 2048 x 64 = 131,072:
+     * 613,548,032 x 46 = 28,223,209,472. Embedding and untied head 2 x 154880 x 2048 =
+     * 634,388,480; final norm 2048. Total 29,943,390,976 (the MTP layer is not counted: the
+     * checkpoint's 31.22 B holds it) */
+    const struct llmroof_params p = arch_params(&m);
+    assert_rel_close(p.total, 29943390976.0, 1e-12);
+    /* cached per token: the latent and the rotary key, 47 x (512 + 64) = 27,072 elements */
+    assert_rel_close(arch_kv_elems_per_token(&m), 27072.0, 0);
+}
+
+/* compressed-tensors checkpoints (llm-compressor's format: one scheme over every Linear, an ignore
+ * list of names and "re:" patterns), read as the checkpoint's stored bits. Before session 56 each
+ * was a warning and estimated at 16 bits: Kimi-K2-Thinking did "not fit" on 8 x H200. */
+static void compressed_tensors_checkpoints_by_hand(void **state)
+{
+    (void)state;
+    const struct llmroof_dtypes bf = { LLMROOF_BF16, LLMROOF_BF16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
+    enum llmroof_dtype own;
+    struct llmroof_model m;
+    /* Kimi-K2-Thinking: int4 routed experts in groups of 32 with a 16-bit scale, 4 + 16/32 = 4.5
+     * bits (0.5625 bytes); self_attn, shared_experts, the first layer's dense MLP and lm_head are
+     * ignored: bf16 */
+    import_ok("kimi-k2-thinking.json", &m);
+    assert_string_equal(m.ckpt_format, "int4");
+    assert_rel_close(m.ckpt_bits, 16.0, 0);
+    assert_rel_close(m.ckpt_expert_bits, 4.5, 0);
+    assert_true(ckpt_weight_dtype(&m, &own));
+    assert_int_equal(own, LLMROOF_BF16);
+    assert_rel_close(ops_expert_bytes(&m, &bf), 0.5625, 0);
+    assert_rel_close(ops_module_weight_bytes(&m, &bf, LLMROOF_CKPT_FFN), 2.0, 0); /* shared experts */
+    /* Llama-2-7B W4A16: int4 groups of 128, 4 + 16/128 = 4.125 bits, every Linear but lm_head: the
+     * int4 dtype (the scales left out, as --weight-dtype int4) */
+    import_ok("llama-2-7b-w4a16.json", &m);
+    assert_string_equal(m.ckpt_format, "int4");
+    assert_rel_close(m.ckpt_bits, 4.125, 0);
+    assert_true(ckpt_weight_dtype(&m, &own));
+    assert_int_equal(own, LLMROOF_INT4);
+    /* Mixtral-8x7B FP8-dynamic: per-channel fp8 weights (scales left out: 8 bits), fp8 inputs */
+    import_ok("mixtral-8x7b-fp8-dynamic.json", &m);
+    assert_string_equal(m.ckpt_format, "fp8");
+    assert_rel_close(m.ckpt_bits, 8.0, 0);
+    assert_true(ckpt_weight_dtype(&m, &own));
+    assert_int_equal(own, LLMROOF_FP8);
+    /* DeepSeek-V3 in NVFP4 (e2m1 with an e4m3 scale per 16: 4 + 8/16 = 4.5 bits), self_attn and
+     * lm_head ignored: the catalog's deepseek-r1-0528-nvfp4 form, qkv_proj, mla_kv_up, o_proj and
+     * lm_head 16-bit */
+    import_ok("deepseek-v3-nvfp4-ct.json", &m);
+    assert_string_equal(m.ckpt_format, "nvfp4");
+    assert_rel_close(m.ckpt_bits, 4.5, 0);
+    assert_true(m.ckpt_per_op);
+    assert_int_equal(m.ckpt_excluded,
+                     LLMROOF_CKPT_QKV_PROJ | LLMROOF_CKPT_MLA_KV_UP | LLMROOF_CKPT_O_PROJ | LLMROOF_CKPT_LM_HEAD);
+    /* a list that keeps one layer's MLP 16-bit cannot be represented: no checkpoint (a warning) */
+    import_ok("ct-partial-ignore.json", &m);
+    assert_string_equal(m.ckpt_format, "");
+}
+
 static void jamba_mamba1_layers_by_hand(void **state)
 {
     (void)state;
@@ -786,6 +858,8 @@ int main(void)
         cmocka_unit_test(twenty_one_families_import_with_their_model_card_counts),
         cmocka_unit_test(qwen3_5_imports_as_its_catalog_entries),
         cmocka_unit_test(nemotron_h_mamba2_layer_by_hand),
+        cmocka_unit_test(glm_4_7_flash_mla_without_head_dim_by_hand),
+        cmocka_unit_test(compressed_tensors_checkpoints_by_hand),
         cmocka_unit_test(gated_deltanet_layer_by_hand),
         cmocka_unit_test(qwen3_next_ships_one_mtp_layer),
         cmocka_unit_test(config_state_dtype_is_the_default),

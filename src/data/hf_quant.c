@@ -1,0 +1,398 @@
+/* hf_quant.c - a config.json's quantization_config: the checkpoint's stored format and bits per
+ * weight (struct llmroof_model's ckpt_* fields), which every command then estimates unless
+ * --weight-dtype or --weight-bits says otherwise (model/ckpt.c). docs/catalog.md "checkpoint".
+ *
+ * Methods read:
+ *   fp8                 e4m3 weights, a fp32 scale per weight_block_size block (DeepSeek-V3, Qwen3-FP8)
+ *   mxfp4               gpt-oss: the routed experts MXFP4, the rest 16-bit
+ *   compressed-tensors  llm-compressor's format (Red Hat's, Moonshot's and Z.ai's checkpoints): one
+ *                       scheme of config_groups over every Linear but the `ignore` list, read below
+ * Any other method is a warning: the weights are then the config's 16-bit dtype. */
+#include <math.h>
+#include <regex.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "data/hf_internal.h"
+
+#define ERR(...) llmroof_err_set(err, LLMROOF_EINPUT, __VA_ARGS__)
+
+/* ------------------------------------------------------------------------ */
+/* compressed-tensors' ignore list                                          */
+/* ------------------------------------------------------------------------ */
+
+/* The module kinds an ignore list may leave 16-bit, by the operators llmroof costs them in. */
+enum ct_kind { CT_ATTN, CT_KV_UP, CT_O, CT_ROUTED, CT_SHARED, CT_DENSE, CT_HEAD, CT_KINDS };
+static const char *const ct_kind_names[CT_KINDS] = { "attention projections", "MLA kv_b", "attention output",
+                                                     "routed experts", "shared experts", "dense MLPs", "LM head" };
+
+/* One ignore entry: a module name, or "re:" and a Python regex that compressed-tensors matches from
+ * the name's start (re.match). POSIX extended regexes read the ones checkpoints use (".*", "\.",
+ * alternation); \d, \w and \s are rewritten as classes and (?: as a plain group. */
+struct ct_pat {
+    bool re;
+    const char *name;
+    regex_t rx;
+};
+
+static bool ct_compile(const char *py, regex_t *rx)
+{
+    char buf[512];
+    size_t o = 0;
+    buf[o++] = '^';
+    buf[o++] = '(';
+    for (const char *s = py; *s; s++) {
+        const char *rep = NULL;
+        char one[3] = { 0 };
+        if (s[0] == '\\' && s[1]) {
+            rep = s[1] == 'd' ? "[0-9]" : s[1] == 'w' ? "[A-Za-z0-9_]" : s[1] == 's' ? "[[:space:]]" : NULL;
+            if (!rep) {
+                one[0] = s[0];
+                one[1] = s[1];
+                rep = one;
+            }
+            s++;
+        } else if (s[0] == '(' && s[1] == '?' && s[2] == ':') {
+            rep = "(";
+            s += 2;
+        } else if (s[0] == '(' && s[1] == '?') {
+            return false; /* lookarounds, named groups, flags: not POSIX */
+        } else {
+            one[0] = s[0];
+            rep = one;
+        }
+        const size_t n = strlen(rep);
+        if (o + n + 2 >= sizeof buf)
+            return false;
+        memcpy(buf + o, rep, n);
+        o += n;
+    }
+    buf[o++] = ')';
+    buf[o] = '\0';
+    return regcomp(rx, buf, REG_EXTENDED | REG_NOSUB) == 0;
+}
+
+static bool ct_matches(const struct ct_pat *p, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (p[i].re ? regexec(&p[i].rx, name, 0, NULL, 0) == 0 : strcmp(p[i].name, name) == 0)
+            return true;
+    return false;
+}
+
+/* A layer's module names as the families' checkpoints spell them (what ignore patterns are
+ * written against): DeepSeek-style "mlp.experts.N.gate_proj" and "mlp.shared_experts" by default,
+ * Qwen's MoE "mlp.shared_expert", Mixtral's "block_sparse_moe.experts.N.w1", Llama 4's
+ * "feed_forward". Each kind is a few names; the kind is ignored in a layer when all are. */
+static int ct_names(enum ct_kind k, const char *type, long layer, bool mla, char names[4][96])
+{
+    const bool mixtral = !strcmp(type, "mixtral"), llama4 = !strncmp(type, "llama4", 6),
+               qwen = !strcmp(type, "qwen2_moe") || !strcmp(type, "qwen3_moe") || !strcmp(type, "qwen3_next");
+    const char *ffn = mixtral ? "block_sparse_moe" : llama4 ? "feed_forward" : "mlp";
+    int n = 0;
+#define NAME(...) snprintf(names[n++], sizeof names[0], __VA_ARGS__)
+    switch (k) {
+    case CT_ATTN:
+        if (mla) {
+            NAME("model.layers.%ld.self_attn.q_a_proj", layer);
+            NAME("model.layers.%ld.self_attn.q_b_proj", layer);
+            NAME("model.layers.%ld.self_attn.kv_a_proj_with_mqa", layer);
+        } else {
+            NAME("model.layers.%ld.self_attn.q_proj", layer);
+            NAME("model.layers.%ld.self_attn.k_proj", layer);
+            NAME("model.layers.%ld.self_attn.v_proj", layer);
+        }
+        break;
+    case CT_KV_UP: NAME("model.layers.%ld.self_attn.kv_b_proj", layer); break;
+    case CT_O: NAME("model.layers.%ld.self_attn.o_proj", layer); break;
+    case CT_ROUTED:
+        if (mixtral) {
+            NAME("model.layers.%ld.block_sparse_moe.experts.0.w1", layer);
+            NAME("model.layers.%ld.block_sparse_moe.experts.0.w2", layer);
+        } else {
+            NAME("model.layers.%ld.%s.experts.0.gate_proj", layer, ffn);
+            NAME("model.layers.%ld.%s.experts.0.down_proj", layer, ffn);
+        }
+        break;
+    case CT_SHARED:
+        NAME("model.layers.%ld.%s.%s.gate_proj", layer, ffn, qwen ? "shared_expert" : "shared_experts");
+        NAME("model.layers.%ld.%s.%s.down_proj", layer, ffn, qwen ? "shared_expert" : "shared_experts");
+        break;
+    case CT_DENSE:
+        NAME("model.layers.%ld.%s.gate_proj", layer, ffn);
+        NAME("model.layers.%ld.%s.down_proj", layer, ffn);
+        break;
+    case CT_HEAD: NAME("lm_head"); break;
+    case CT_KINDS: break;
+    }
+#undef NAME
+    return n;
+}
+
+/* Whether layer i of m is a MoE layer (catalog.h moe_first_dense, moe_layer_step). */
+static bool ct_moe_layer(const struct llmroof_model *m, long i)
+{
+    if (m->moe_experts <= 0 || i < m->moe_first_dense)
+        return false;
+    return m->moe_layer_step <= 1 || (i + 1) % m->moe_layer_step == 0;
+}
+
+/* For each kind the model has: the layers the ignore list leaves 16-bit (ign) out of those that
+ * hold it (have). */
+static void ct_classify(const struct llmroof_model *m, const char *type, const struct ct_pat *p, int np,
+                        long have[CT_KINDS], long ign[CT_KINDS])
+{
+    const bool mla = m->kv_lora_rank > 0;
+    char names[4][96];
+    for (int k = 0; k < CT_KINDS; k++)
+        have[k] = ign[k] = 0;
+    for (long i = 0; i < m->layers; i++) {
+        const bool moe = ct_moe_layer(m, i);
+        for (int k = 0; k < CT_HEAD; k++) {
+            if ((k == CT_KV_UP && !mla) || (k == CT_ROUTED && !moe) || (k == CT_SHARED && !(moe && m->moe_shared > 0)) ||
+                (k == CT_DENSE && moe))
+                continue;
+            const int n = ct_names((enum ct_kind)k, type, i, mla, names);
+            bool all = true;
+            for (int j = 0; j < n && all; j++)
+                all = ct_matches(p, np, names[j]);
+            have[k]++;
+            ign[k] += all;
+        }
+    }
+    ct_names(CT_HEAD, type, 0, mla, names);
+    have[CT_HEAD] = 1;
+    ign[CT_HEAD] = ct_matches(p, np, names[0]) || m->tied_embeddings; /* a tied head is the embedding */
+}
+
+/* ------------------------------------------------------------------------ */
+/* compressed-tensors                                                       */
+/* ------------------------------------------------------------------------ */
+
+static const cJSON *item(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+    return v && !cJSON_IsNull(v) ? v : NULL;
+}
+
+static bool whole(const cJSON *v, double lo, double hi)
+{
+    return v && cJSON_IsNumber(v) && v->valuedouble >= lo && v->valuedouble <= hi && v->valuedouble == floor(v->valuedouble);
+}
+
+static int ct_import(const char *fname, const cJSON *qc, const char *type, struct llmroof_model *m, char *warn,
+                     size_t warn_cap, struct llmroof_err *err)
+{
+    const cJSON *groups = item(qc, "config_groups");
+    if (!cJSON_IsObject(groups) || !groups->child)
+        return ERR("%s: field 'quantization_config.config_groups' must be an object of one or more schemes "
+                   "(compressed-tensors)", fname);
+    if (groups->child->next) {
+        hf_warn(warn, warn_cap, "%s: compressed-tensors with %d config_groups (a different scheme per module) is not "
+                "modelled: choose --weight-dtype / --weight-bits to match it", fname, cJSON_GetArraySize(groups));
+        return LLMROOF_OK;
+    }
+    const cJSON *g = groups->child, *targets = item(g, "targets"), *w = item(g, "weights");
+    bool linear = false;
+    const cJSON *t;
+    cJSON_ArrayForEach(t, targets) linear = linear || (cJSON_IsString(t) && !strcmp(t->valuestring, "Linear"));
+    if (!linear) {
+        hf_warn(warn, warn_cap, "%s: compressed-tensors scheme '%s' targets named modules, not every Linear: not "
+                "modelled; choose --weight-dtype / --weight-bits to match it", fname, g->string);
+        return LLMROOF_OK;
+    }
+    const cJSON *fmtj = item(qc, "format");
+    if (!cJSON_IsString(fmtj))
+        fmtj = item(g, "format");
+    const char *fmt = cJSON_IsString(fmtj) ? fmtj->valuestring : "";
+    const bool nvfp4 = !strcmp(fmt, "nvfp4-pack-quantized"), mxfp4 = !strcmp(fmt, "mxfp4-pack-quantized");
+    /* compressed-tensors' QuantizationArgs defaults: 8 bits, type int (the fp4 formats are float),
+     * strategy group where a group_size is given, else tensor */
+    const cJSON *nb = w ? item(w, "num_bits") : NULL, *ty = w ? item(w, "type") : NULL;
+    if (!cJSON_IsObject(w) || (nb && !whole(nb, 1, 16)) ||
+        (ty && !(cJSON_IsString(ty) && (!strcmp(ty->valuestring, "int") || !strcmp(ty->valuestring, "float")))))
+        return ERR("%s: field 'quantization_config.config_groups.%s.weights' must be an object whose num_bits is 1 to "
+                   "16 and whose type is \"int\" or \"float\"", fname, g->string);
+    const int bits = nb ? (int)nb->valuedouble : 8;
+    const bool fl = ty ? !strcmp(ty->valuestring, "float") : nvfp4 || mxfp4;
+    const cJSON *st = item(w, "strategy"), *gs = item(w, "group_size"), *bs = item(w, "block_structure"),
+                *sym = item(w, "symmetric");
+    if (st && !cJSON_IsString(st))
+        return ERR("%s: field 'quantization_config.config_groups.%s.weights.strategy' must be a string", fname,
+                   g->string);
+    const char *strategy = st ? st->valuestring : gs ? "group" : "tensor";
+    /* scale (and zero-point) bits a weight: a 16-bit scale per group of an int format (and a
+     * num_bits zero point when asymmetric), NVFP4's e4m3 per 16 and MXFP4's e8m0 per 32, a fp32
+     * scale per block; per-channel and per-tensor scales are under 0.01% and left out */
+    double over = 0.0;
+    if (nvfp4 || mxfp4) {
+        over = 8.0 / (nvfp4 ? 16.0 : 32.0);
+    } else if (!strcmp(strategy, "group") || !strcmp(strategy, "tensor_group")) {
+        if (!whole(gs, 1, 1 << 20))
+            return ERR("%s: field 'quantization_config.config_groups.%s.weights.group_size' must be a whole number "
+                       "of at least 1 with strategy \"%s\"", fname, g->string, strategy);
+        over = (16.0 + (sym && cJSON_IsFalse(sym) ? (double)bits : 0.0)) / gs->valuedouble;
+    } else if (!strcmp(strategy, "block")) {
+        const cJSON *b0 = cJSON_IsArray(bs) && cJSON_GetArraySize(bs) == 2 ? bs->child : NULL;
+        if (!b0 || !whole(b0, 1, 65536) || !whole(b0->next, 1, 65536) || b0->valuedouble * b0->next->valuedouble < 2)
+            return ERR("%s: field 'quantization_config.config_groups.%s.weights.block_structure' must be two whole "
+                       "numbers from 1 to 65536 of at least 2 weights together (e.g. [128, 128])", fname, g->string);
+        over = 32.0 / (b0->valuedouble * b0->next->valuedouble);
+    } else if (strcmp(strategy, "channel") && strcmp(strategy, "tensor")) {
+        return ERR("%s: field 'quantization_config.config_groups.%s.weights.strategy' is \"%s\"; expected tensor, "
+                   "channel, group, tensor_group or block", fname, g->string, strategy);
+    }
+    const cJSON *ia = item(g, "input_activations");
+    const cJSON *ab = ia ? item(ia, "num_bits") : NULL;
+    const int abits = cJSON_IsObject(ia) && whole(ab, 1, 16) ? (int)ab->valuedouble : 16;
+
+    /* the ignore list */
+    const cJSON *ignore = item(qc, "ignore");
+    if (ignore && !cJSON_IsArray(ignore))
+        return ERR("%s: field 'quantization_config.ignore' must be an array of module names and \"re:\" patterns",
+                   fname);
+    const int np = ignore ? cJSON_GetArraySize(ignore) : 0;
+    struct ct_pat pats[64];
+    if (np > (int)(sizeof pats / sizeof pats[0])) {
+        hf_warn(warn, warn_cap, "%s: compressed-tensors ignore list of %d entries (more than 64, module by module) is "
+                "not modelled: choose --weight-dtype / --weight-bits to match it", fname, np);
+        return LLMROOF_OK;
+    }
+    int nc = 0, rc = LLMROOF_OK;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, ignore)
+    {
+        if (!cJSON_IsString(e) || !e->valuestring) {
+            rc = ERR("%s: field 'quantization_config.ignore' must be an array of module names and \"re:\" patterns",
+                     fname);
+            goto done;
+        }
+        struct ct_pat *p = &pats[nc];
+        p->re = !strncmp(e->valuestring, "re:", 3);
+        p->name = e->valuestring;
+        if (p->re && !ct_compile(e->valuestring + 3, &p->rx)) {
+            hf_warn(warn, warn_cap, "%s: compressed-tensors ignore pattern \"%s\" is not one llmroof can read (POSIX "
+                    "regex): the checkpoint's format is not modelled; choose --weight-dtype / --weight-bits", fname,
+                    e->valuestring);
+            goto done;
+        }
+        nc++;
+    }
+    long have[CT_KINDS], ign[CT_KINDS];
+    ct_classify(m, type, pats, nc, have, ign);
+    for (int k = 0; k < CT_HEAD; k++)
+        if (ign[k] > 0 && ign[k] < have[k]) {
+            hf_warn(warn, warn_cap, "%s: compressed-tensors ignore list leaves %ld of %ld layers' %s 16-bit, which "
+                    "llmroof cannot represent layer by layer: not modelled; choose --weight-dtype / --weight-bits",
+                    fname, ign[k], have[k], ct_kind_names[k]);
+            goto done;
+        }
+    const double wb = bits + over;
+    const bool experts_only = have[CT_ROUTED] > 0 && !ign[CT_ROUTED] && ign[CT_ATTN] == have[CT_ATTN] &&
+                              ign[CT_O] == have[CT_O] && ign[CT_KV_UP] == have[CT_KV_UP] &&
+                              ign[CT_SHARED] == have[CT_SHARED] && ign[CT_DENSE] == have[CT_DENSE];
+    bool all = true;
+    for (int k = 0; k < CT_HEAD; k++)
+        all = all && !ign[k];
+    if (experts_only) {
+        /* Moonshot's Kimi-K2-Thinking: int4 routed experts (group 32, 4.5 bits), every other matrix
+         * bf16; served as weight-only MoE GEMMs over 16-bit activations, as gpt-oss's MXFP4 */
+        snprintf(m->ckpt_format, sizeof m->ckpt_format, "%s", nvfp4 ? "nvfp4" : mxfp4 ? "mxfp4" : fl ? "fp8" : "int4");
+        if (!fl && bits == 8)
+            snprintf(m->ckpt_format, sizeof m->ckpt_format, "%s", "int8");
+        m->ckpt_bits = 16.0;
+        m->ckpt_expert_bits = wb;
+    } else if (all && fl && bits == 8 && !nvfp4 && !mxfp4) {
+        /* W8A8-FP8 (FP8-dynamic, FP8-block): as quant_method fp8; a block-scaled one computes as
+         * DeepSeek's, a per-channel one at the GPU's fp8 rate where it has one (model/ckpt.c) */
+        snprintf(m->ckpt_format, sizeof m->ckpt_format, "%s", "fp8");
+        m->ckpt_bits = wb;
+    } else if (all && !fl && (bits == 4 || bits == 8) && abits == 16) {
+        /* weight-only int4 / int8 (W4A16, W8A16): the weight dtype int4 / int8; the group scales
+         * are left out of the bytes, as --weight-dtype int4 leaves them (3% at group 128) */
+        snprintf(m->ckpt_format, sizeof m->ckpt_format, "%s", bits == 4 ? "int4" : "int8");
+        m->ckpt_bits = wb;
+    } else if (nvfp4 && abits == 4) {
+        /* NVFP4 weights and activations (W4A4) on the modules not ignored: Model Optimizer's
+         * per-operator form (catalog "excluded") */
+        snprintf(m->ckpt_format, sizeof m->ckpt_format, "%s", "nvfp4");
+        m->ckpt_bits = wb;
+        m->ckpt_per_op = true;
+        m->ckpt_excluded = 0;
+        static const unsigned bit[CT_KINDS] = { LLMROOF_CKPT_QKV_PROJ, LLMROOF_CKPT_MLA_KV_UP, LLMROOF_CKPT_O_PROJ,
+                                                LLMROOF_CKPT_FFN,      LLMROOF_CKPT_FFN,       LLMROOF_CKPT_DENSE_FFN,
+                                                LLMROOF_CKPT_LM_HEAD };
+        for (int k = 0; k < CT_KINDS; k++)
+            if (ign[k] && have[k]) /* a dense model's MLP is its FFN operator */
+                m->ckpt_excluded |= k == CT_DENSE && m->moe_experts <= 0 ? LLMROOF_CKPT_FFN : bit[k];
+        if (have[CT_SHARED] && ign[CT_SHARED] != ign[CT_ROUTED])
+            hf_warn(warn, warn_cap, "%s: NVFP4 on the %s but not the %s: llmroof costs a MoE layer's experts in one "
+                    "format, here the routed experts'", fname, ign[CT_ROUTED] ? "shared experts" : "routed experts",
+                    ign[CT_ROUTED] ? "routed ones" : "shared ones");
+    } else {
+        hf_warn(warn, warn_cap, "%s: compressed-tensors %s%d weights%s%s over %s is not modelled: choose "
+                "--weight-dtype / --weight-bits to match it", fname, fl ? "float" : "int", bits,
+                abits < 16 ? " with activations at " : "", abits < 16 ? (abits == 8 ? "8 bits" : "low bits") : "",
+                all ? "every linear layer" : "some modules");
+        goto done;
+    }
+done:
+    for (int i = 0; i < nc; i++)
+        if (pats[i].re)
+            regfree(&pats[i].rx);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
+/* quantization_config                                                      */
+/* ------------------------------------------------------------------------ */
+
+int hf_quant_config(const char *fname, const cJSON *qc, const char *type, struct llmroof_model *m, char *warn,
+                    size_t warn_cap, struct llmroof_err *err)
+{
+    /* an object with a quant_method string, as transformers writes it (a 7 here had read as an
+     * unmodelled method "") */
+    if (!cJSON_IsObject(qc))
+        return ERR("%s: field 'quantization_config' must be an object", fname);
+    const cJSON *qm = cJSON_GetObjectItemCaseSensitive(qc, "quant_method");
+    if (qm && cJSON_IsNull(qm)) /* null: none stated, as quantization_config null is */
+        qm = NULL;
+    if (qm && !(cJSON_IsString(qm) && qm->valuestring))
+        return ERR("%s: field 'quantization_config.quant_method' must be a string", fname);
+    const char *method = qm ? qm->valuestring : "";
+    if (!strcmp(method, "fp8")) {
+        /* e4m3 weights, one fp32 scale per weight_block_size block (DeepSeek: 128 x 128) */
+        double bits = 8.0;
+        const cJSON *bs = cJSON_GetObjectItemCaseSensitive(qc, "weight_block_size");
+        if (bs && !cJSON_IsNull(bs)) {
+            /* [rows, columns] of one scale's block, whole numbers of at least 1 ("x", [128] or
+             * [-128, 128] had given plain 8-bit weights without a word); a block of at least 2
+             * weights: one fp32 scale a weight would make 40 bits, past a checkpoint's 32 */
+            const cJSON *b0 = cJSON_IsArray(bs) && cJSON_GetArraySize(bs) == 2 ? bs->child : NULL;
+            if (!b0 || !whole(b0, 1, 65536) || !whole(b0->next, 1, 65536) || b0->valuedouble * b0->next->valuedouble < 2)
+                return ERR("%s: field 'quantization_config.weight_block_size' must be two whole numbers from 1 to 65536 "
+                           "of at least 2 weights together (e.g. [128, 128])", fname);
+            bits += 32.0 / (b0->valuedouble * b0->next->valuedouble);
+        }
+        /* no warning: the entry's checkpoint field makes every command estimate it in fp8
+         * (ckpt_weight_dtype) unless --weight-dtype or --weight-bits says otherwise; import-hf
+         * notes the format (before session 47 this said "estimate it with --weight-dtype fp8") */
+        snprintf(m->ckpt_format, sizeof m->ckpt_format, "%s", "fp8");
+        m->ckpt_bits = bits;
+    } else if (!strcmp(method, "mxfp4")) {
+        /* gpt-oss: the routed experts in MXFP4 (e2m1 + one e8m0 scale per 32 = 4.25 bits), the
+         * modules_to_not_convert (attention, router, embeddings, head) in bf16 */
+        snprintf(m->ckpt_format, sizeof m->ckpt_format, "%s", "mxfp4");
+        m->ckpt_bits = 16.0;
+        m->ckpt_expert_bits = 4.25;
+    } else if (!strcmp(method, "compressed-tensors")) {
+        return ct_import(fname, qc, type, m, warn, warn_cap, err);
+    } else if (!qm) {
+        hf_warn(warn, warn_cap, "%s: quantization_config names no quant_method: choose --weight-dtype / "
+                "--weight-bits to match the checkpoint", fname);
+    } else {
+        hf_warn(warn, warn_cap, "%s: quantization_config quant_method \"%s\" is not modelled: choose "
+                "--weight-dtype / --weight-bits to match it", fname, method);
+    }
+    return LLMROOF_OK;
+}

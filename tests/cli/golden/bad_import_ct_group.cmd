@@ -1,0 +1,1 @@
+import-hf tests/data/hf/bad-ct-group.json --name x

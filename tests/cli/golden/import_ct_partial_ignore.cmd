@@ -1,0 +1,1 @@
+import-hf tests/data/hf/ct-partial-ignore.json --name x
