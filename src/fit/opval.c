@@ -138,6 +138,14 @@ int opval_predict(const struct opval_row *r, const struct llmroof_model *m, int 
     const struct llmroof_optime *t = &ph.op[r->op];
     out->compute_s = t->compute_s / o->count;
     out->memory_s = t->memory_s / o->count;
+    /* the kit's norm is F.rms_norm alone, where an engine's norm carries the residual add fused into
+     * it: that add's bytes are not in the kernel measured */
+    double bytes = o->bytes;
+    if (r->op == LLMROOF_OP_NORM) {
+        const double res = ops_norm_residual_bytes(m, b.tokens, ops_stream_bytes(&dt));
+        out->memory_s *= (o->bytes - res) / o->bytes;
+        bytes -= res;
+    }
     /* the kernels as the kit times them (CUDA events around them, bench/gpu/measure.py): their
      * roofline time plus each kernel's fixed GPU cost (llmroof/kernel.h), no CPU launch wait, which
      * events do not see. The kit's MLP is ops.c's three kernels (gate_up, activation, down); its
@@ -148,9 +156,9 @@ int opval_predict(const struct opval_row *r, const struct llmroof_model *m, int 
                             : kernel_gemm_instance_s(out->compute_s, out->memory_s, kn, eff->kernel_s, 0.0);
     out->bound = t->bound;
     out->flops = o->flops;
-    out->bytes = o->bytes;
+    out->bytes = bytes;
     out->achieved_flops_frac = o->flops / (r->measured_s * g->peak_flops[act]);
-    out->achieved_bw_frac = o->bytes / (r->measured_s * g->mem_bw_Bps);
+    out->achieved_bw_frac = bytes / (r->measured_s * g->mem_bw_Bps);
     out->attention = r->op == LLMROOF_OP_ATTENTION || r->op == LLMROOF_OP_ATTN_LOCAL;
     return LLMROOF_OK;
 }

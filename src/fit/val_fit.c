@@ -97,6 +97,45 @@ static double scan(double *x, double lo, double hi, double (*f)(void *), void *c
     return best;
 }
 
+/* The pattern move: from x0 (a round's start) to the GPU's parameters now, continued while the
+ * loss falls: a scan of s in [1, s_max] of x0 + s (x - x0), s_max where a parameter meets its
+ * bound, keeping the best point (the current one at s = 1). */
+static double pattern_scan(struct llmroof_gpu *g, const double x0[4], double (*f)(void *), void *ctx, double best)
+{
+    double x1[4], smax = 8.0;
+    bool moved = false;
+    for (int p = 0; p < 4; p++) {
+        x1[p] = *val_gpu_param(g, p);
+        const double d = x1[p] - x0[p];
+        if (d > 0)
+            smax = fmin(smax, 1.0 + (val_gpu_hi[p] - x1[p]) / d);
+        else if (d < 0)
+            smax = fmin(smax, 1.0 + (val_gpu_lo[p] - x1[p]) / d);
+        moved = moved || d != 0;
+    }
+    if (!moved || !(smax > 1.0))
+        return best;
+    double a = 1.0, b = smax, arg = 1.0;
+    for (int level = 0; level < 4; level++) {
+        const double step = (b - a) / 24.0;
+        for (int k = 0; k <= 24; k++) {
+            const double sc = a + step * k;
+            for (int p = 0; p < 4; p++)
+                *val_gpu_param(g, p) = x0[p] + sc * (x1[p] - x0[p]);
+            const double l = f(ctx);
+            if (l < best - 1e-12) {
+                best = l;
+                arg = sc;
+            }
+        }
+        a = fmax(1.0, arg - step);
+        b = fmin(smax, arg + step);
+    }
+    for (int p = 0; p < 4; p++)
+        *val_gpu_param(g, p) = x0[p] + arg * (x1[p] - x0[p]);
+    return best;
+}
+
 /* Does moving *x across [lo, hi] change f? Parameters the data cannot see keep their value. */
 static bool identifiable(double *x, double lo, double hi, double (*f)(void *), void *ctx)
 {
@@ -136,11 +175,21 @@ int val_calibrate(struct val_case *cases, size_t n, const struct llmroof_gpu *g,
     for (int p = 0; p < 4; p++)
         *fitted[p] = identifiable(val_gpu_param(&t, p), val_gpu_lo[p], val_gpu_hi[p], single_loss, &ctx);
     double best = out->loss_before;
-    /* coordinate descent; correlated parameters (memory efficiency and step overhead) need rounds */
-    for (int round = 0; round < 30; round++)
+    /* coordinate descent; correlated parameters (memory efficiency and step overhead) trade along a
+     * valley across the axes, which rounds of axis scans descend in small steps: after each round a
+     * scan along the round's own move (Hooke and Jeeves' pattern move) follows the valley */
+    for (int round = 0; round < 60; round++) {
+        const double start = best;
+        double x0[4];
+        for (int p = 0; p < 4; p++)
+            x0[p] = *val_gpu_param(&t, p);
         for (int p = 0; p < 4; p++)
             if (*fitted[p])
                 best = scan(val_gpu_param(&t, p), val_gpu_lo[p], val_gpu_hi[p], single_loss, &ctx, best);
+        best = pattern_scan(&t, x0, single_loss, &ctx, best);
+        if (!(best < start - 1e-12))
+            break; /* a round that moved nothing: every later one would repeat it */
+    }
     out->after = roofline_default_effs(&t);
     out->loss_after = loss(cases, n, g, &t, NULL);
     return LLMROOF_OK;

@@ -281,6 +281,12 @@ unsigned ops_ckpt_lowp_modules(const struct llmroof_model *m, const struct llmro
     return mods;
 }
 
+double ops_norm_residual_bytes(const struct llmroof_model *m, double tokens, double stream_bytes)
+{
+    const double adds = m->parallel_attn ? 1.0 : 2.0; /* residual adds a layer */
+    return 2.0 * adds / arch_norms_per_layer(m) * tokens * (double)m->hidden * stream_bytes;
+}
+
 unsigned ops_modules_to_ops(unsigned modules)
 {
     static const enum llmroof_opkind kind[LLMROOF_CKPT_MODULES] = { LLMROOF_OP_QKV_PROJ, LLMROOF_OP_MLA_KV_UP,
@@ -824,14 +830,23 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
      * Collective messages carry the residual stream, 16-bit whatever the GEMMs compute in (fp8
      * and int8 GEMMs write bf16/fp16 back): r bytes per element (4 for fp32 models). */
     const double r = dt->act == LLMROOF_FP32 || dt->act == LLMROOF_TF32 ? 4.0 : 2.0;
-    /* RMSNorm/LayerNorm: ~4 FLOP per element (square, sum, scale, weight); read x, write y. */
-    op[LLMROOF_OP_NORM] = (struct llmroof_op){ L * arch_norms_per_layer(m), 4.0 * T * h, 2.0 * T * h * a + norm_w * w, 0, 1, 0 };
+    /* RMSNorm/LayerNorm: ~4 FLOP per element (square, sum, scale, weight); read x, write y. Each
+     * residual add is fused into the norm after it (vLLM's fused_add_rms_norm, TensorRT-LLM's and
+     * SGLang's add-norm kernels), which fusing saves a launch, not traffic: it also reads the
+     * residual stream and writes it back, 2 T h a more per add. A layer adds twice (after attention
+     * and after the MLP; the last add is fused into the final norm), once with a parallel block
+     * (GPT-J, Falcon: x + attn + mlp); Gemma's post-norms add none of their own. The norms are not
+     * sharded: every TP rank normalizes all T tokens, so at TP 8 a prefill's norms are a few
+     * percent of it (a review of session 56: docs/model.md section 2 had called the adds negligible) */
+    const double npl = arch_norms_per_layer(m);
+    op[LLMROOF_OP_NORM] = (struct llmroof_op){ L * npl, 4.0 * T * h, 2.0 * T * h * a + ops_norm_residual_bytes(m, T, a) + norm_w * w,
+                                               0, 1, 0 };
     if (q8 && !qn) {
         /* the norms before the QKV and gate_up GEMMs write their 8-bit copy (of a layer's
          * arch_norms_per_layer, at most two feed a GEMM: Gemma's post-norms feed the residual); a
          * MoE layer's second norm feeds the 16-bit router and the MoE op, which quantizes its own
          * input, so only a dense layer's counts */
-        const double npl = (double)arch_norms_per_layer(m), feed = 1.0 + (L - Lm) / L;
+        const double feed = 1.0 + (L - Lm) / L;
         const double nq = npl < feed ? npl : feed;
         op[LLMROOF_OP_NORM].bytes -= nq / npl * T * h * (a - ag);
     }

@@ -401,6 +401,10 @@ double ops_unquantized_bytes(const struct llmroof_model *m, const struct llmroof
 /* The operator kinds (bit k: operator k) of those modules in a model: "ffn" the FFN operator (a
  * MoE layer's routed and shared experts, or a dense model's MLP), "dense_ffn" a MoE model's
  * dense layers. */
+/* HBM bytes one norm instance moves for the residual add fused into it: the residual stream read and
+ * written back, 2 x tokens x hidden x stream_bytes per add, the layer's adds (2; 1 with a parallel
+ * block) shared over its arch_norms_per_layer norms (ops.c, the norm operator). */
+double ops_norm_residual_bytes(const struct llmroof_model *m, double tokens, double stream_bytes);
 unsigned ops_modules_to_ops(unsigned modules);
 
 struct llmroof_op {

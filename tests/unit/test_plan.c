@@ -1016,17 +1016,17 @@ static void fast_steps_settle_with_their_prompts(void **state)
  * arriving during one get their own before the decodes resume (plan_fast.c pf_solve). Llama-2-7B
  * on one A100, 64 decodes at 1,000 tokens (t_d, the decode iteration alone), no engine.
  * - The chain: 16-token prompts at 30 a second, whose iterations cost about the weights' read
- *   (10.1 ms at one prompt, 10.3 at three). By hand, with t_d = 33.36 ms and tau = 10.18 ms (at the
+ *   (10.1 ms at one prompt, 10.3 at three). By hand, with t_d = 33.40 ms and tau = 10.19 ms (at the
  *   k = 1.47 prompts an iteration that the passes below settle on): the decode iteration leaves a
- *   prompt waiting with pi = 1 - e^(-30 x 0.03336) = 0.6324, each prompt iteration another with
- *   1 - e^(-30 x 0.01018) = 0.263, so M = 0.6324 x e^0.3054 = 0.8583 prompt iterations a cycle,
- *   t = 33.36 + 0.8583 x 10.18 = 42.10 ms, and k = 30 x 0.04210 / 0.8583 = 1.47. Before: 43.52 ms,
+ *   prompt waiting with pi = 1 - e^(-30 x 0.03340) = 0.6329, each prompt iteration another with
+ *   1 - e^(-30 x 0.01019) = 0.263, so M = 0.6329 x e^0.3057 = 0.8591 prompt iterations a cycle,
+ *   t = 33.40 + 0.8591 x 10.19 = 42.16 ms, and k = 30 x 0.04216 / 0.8591 = 1.47. Before: 43.52 ms,
  *   one prompt iteration in every cycle once X t >= 1, though at 30 a second a 33 ms decode
  *   iteration sees no arrival in e^-1 = 37% of them.
  * - The budget: 1,000-token prompts at 2 a second with a room of 512 tokens take 1000 / 512 full
- *   iterations each (tau_512 = 30.1 ms), 3.906 a second: the decodes get the rest of the time,
- *   t = t_d / (1 - 3.906 tau_512) = 33.36 / 0.8824 = 37.80 ms. Before, one 512-token iteration a
- *   prompt: t = t_d / (1 - 2 tau_512) = 35.49 ms, its second half never charged. */
+ *   iterations each (tau_512 = 30.5 ms), 3.906 a second: the decodes get the rest of the time,
+ *   t = t_d / (1 - 3.906 tau_512) = 33.40 / 0.8809 = 37.92 ms. Before, one 512-token iteration a
+ *   prompt: t = t_d / (1 - 2 tau_512) = 35.57 ms, its second half never charged. */
 static void prefill_first_prompts_chain_their_own_iterations(void **state)
 {
     (void)state;
@@ -1057,7 +1057,7 @@ static void prefill_first_prompts_chain_their_own_iterations(void **state)
     print_message("chain: t_d %.2f ms, tau %.2f ms, M %.3f, k %.3f, t %.2f ms (hand %.2f)\n", t_d * 1e3, tau * 1e3, M,
                   k, t * 1e3, (t_d + M * tau) * 1e3);
     assert_rel_close(t, t_d + M * tau, 1e-6);
-    assert_rel_close(t, 42.10e-3, 1e-3);
+    assert_rel_close(t, 42.16e-3, 1e-3);
     const double tau_512 = sim_step_time(&s, &sh, &half);
     assert_true(plan_step_fixed_point(&s, &sh, true, 64, 1000, 1000, 2, 512, &t));
     print_message("budget: t_d %.3f ms, a 512-token iteration %.3f ms, t %.3f ms\n", t_d * 1e3, tau_512 * 1e3,
@@ -1465,7 +1465,9 @@ static void fast_plans_hold_prompts_to_the_budget(void **state)
  * (TPOT 100.2 ms; past R = 33.883 s the step rises by 0.3 ms as the load falls, F by 0.107 s): the bisection answers the first,
  * 305 users an instance within the 100 ms SLO, as plan printed before session 46. Brent's method
  * (session 46) answered the second, 304 users: a printed number moved, which a faster solve of the
- * same model must not do. */
+ * same model must not do. (Those figures are session 46's. Session 56's norms, which carry the
+ * residual adds' traffic, slowed the step: 300 users, TPOT 99.77 ms, and 100.10 ms at 301; the
+ * assertion holds the printed number of the model as it is.) */
 static void fast_plans_keep_the_bisections_root(void **state)
 {
     (void)state;
@@ -1489,7 +1491,7 @@ static void fast_plans_keep_the_bisections_root(void **state)
     print_message("DPA-2+EP-2: %ld users an instance, TPOT %.4f ms; at %ld, %.4f ms\n", o->users_per_instance,
                   o->tpot_s * 1e3, o->next_users, o->next_tpot_s * 1e3);
     assert_true(o->feasible);
-    assert_int_equal(o->users_per_instance, 305);
+    assert_int_equal(o->users_per_instance, 300);
     assert_true(o->tpot_s < 0.1);
     catalog_free(&cat);
 }
