@@ -229,6 +229,13 @@ static int hf_not_decoder(const char *fname, const cJSON *root, const cJSON *doc
             return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s%sis_encoder_decoder' is true: an encoder-decoder "
                                    "model, which llmroof does not model (import-hf reads decoder-only LLMs)", fname,
                                    o->string ? o->string : "", o->string ? "." : "");
+        /* an embedding model built on a decoder (EmbeddingGemma: gemma3_text with
+         * use_bidirectional_attention) attends both ways and generates nothing (a review: it had
+         * imported as a causal decoder) */
+        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "use_bidirectional_attention")))
+            return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s%suse_bidirectional_attention' is true: an "
+                                   "encoder (embedding) model, which llmroof does not model (import-hf reads "
+                                   "decoder-only LLMs)", fname, o->string ? o->string : "", o->string ? "." : "");
         if (o == root)
             break;
     }
@@ -360,8 +367,10 @@ int catalog_model_from_hf_warn(const char *text, size_t len, const char *fname, 
         fam = HF_QWEN3;
     else if (!strcmp(type, "qwen3_moe"))
         fam = HF_QWEN3_MOE;
-    else if (!strcmp(type, "deepseek_v3") || !strcmp(type, "deepseek_v2") || !strcmp(type, "kimi_k2"))
-        fam = HF_DEEPSEEK;
+    else if ((!strcmp(type, "deepseek_v3") || !strcmp(type, "deepseek_v2") || !strcmp(type, "kimi_k2")) &&
+             !cJSON_GetObjectItemCaseSensitive(doc, "index_topk"))
+        fam = HF_DEEPSEEK; /* (with DSA's index fields the field table reads it, as deepseek_v32: a
+                              review found them dropped, the model imported as dense MLA) */
     else if (!strcmp(type, "gemma2"))
         fam = HF_GEMMA2;
     else if (!strcmp(type, "gemma3") || !strcmp(type, "gemma3_text"))

@@ -225,6 +225,23 @@ static void compressed_tensors_checkpoints_by_hand(void **state)
     assert_string_equal(m.ckpt_format, "");
 }
 
+/* A DeepSeek-V3.2 config whose model_type reads deepseek_v3 (as re-saved copies write it) keeps its
+ * sparse attention: the index fields route it to the field table, as deepseek_v32 (a review: the
+ * DeepSeek rules had dropped them, KV 70,272 B a token of dense MLA instead of 78,324) */
+static void deepseek_v3_type_with_index_fields_keeps_dsa(void **state)
+{
+    (void)state;
+    struct llmroof_model a, b;
+    import_ok("deepseek-v3.2-exp.json", &a);
+    import_ok("deepseek-v3.2-as-v3.json", &b);
+    assert_int_equal(b.dsa_top_k, 2048);
+    assert_int_equal(b.dsa_top_k, a.dsa_top_k);
+    /* 61 x (512 + 64) = 35,136 latent elements at 2 B = 70,272, plus the indexer's fp8 key, 128 B
+     * and its fp32 scale a layer: 61 x 132 = 8,052; 78,324 B */
+    assert_rel_close(arch_kv_bytes_per_token(&b, 2.0), arch_kv_bytes_per_token(&a, 2.0), 0);
+    assert_rel_close(arch_params(&b).total, arch_params(&a).total, 0);
+}
+
 static void jamba_mamba1_layers_by_hand(void **state)
 {
     (void)state;
@@ -860,6 +877,7 @@ int main(void)
         cmocka_unit_test(nemotron_h_mamba2_layer_by_hand),
         cmocka_unit_test(glm_4_7_flash_mla_without_head_dim_by_hand),
         cmocka_unit_test(compressed_tensors_checkpoints_by_hand),
+        cmocka_unit_test(deepseek_v3_type_with_index_fields_keeps_dsa),
         cmocka_unit_test(gated_deltanet_layer_by_hand),
         cmocka_unit_test(qwen3_next_ships_one_mtp_layer),
         cmocka_unit_test(config_state_dtype_is_the_default),

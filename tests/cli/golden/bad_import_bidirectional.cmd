@@ -1,0 +1,1 @@
+import-hf tests/data/hf/bad-bidirectional.json --name x
