@@ -167,6 +167,17 @@ static double normal_expected_max(int m)
            (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1.0);
 }
 
+/* x^m for a whole m >= 0 by squaring (m is a rank count: 3 multiplications at EP 8, where pow was
+ * a tenth of a DeepSeek DPA simulation) */
+static double ipow(double x, int m)
+{
+    double r = 1.0;
+    for (; m > 0; m >>= 1, x *= x)
+        if (m & 1)
+            r *= x;
+    return r;
+}
+
 double ops_binomial_expected_max(double n, double p, int m)
 {
     if (!(n > 0) || !(p > 0))
@@ -190,7 +201,7 @@ double ops_binomial_expected_max(double n, double p, int m)
     double pmf = pow(1.0 - q, (double)N), F = 0.0, e = 0.0;
     for (long j = 0; j < N; j++) {
         F += pmf;
-        const double term = upper ? pow(1.0 - F, m) : 1.0 - pow(F, m);
+        const double term = upper ? ipow(1.0 - F, m) : 1.0 - ipow(F, m);
         e += term;
         if (term < 1e-12) /* F only grows: every later term is smaller */
             break;

@@ -1350,6 +1350,7 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
             e->rfree[k] = e->replica_blocks;
         if (!(e->rbud = malloc((size_t)e->sh.attn_dp * sizeof *e->rbud)) ||
             !(e->rrun = malloc((size_t)e->sh.attn_dp * sizeof *e->rrun)) ||
+            !(e->rquick = calloc(2 * (size_t)e->sh.attn_dp, sizeof *e->rquick)) ||
             (e->spec && !(e->rdraft = calloc((size_t)e->sh.attn_dp, sizeof *e->rdraft))) ||
             (c->dp_rank_scheduler && !(e->rscore = malloc((size_t)e->sh.attn_dp * sizeof *e->rscore))))
             return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d attention replicas", e->sh.attn_dp);
@@ -1427,6 +1428,7 @@ static void engines_free(struct runner *r)
         free(r->E[i].rblocked);
         free(r->E[i].rbud);
         free(r->E[i].rrun);
+        free(r->E[i].rquick);
         free(r->E[i].rdraft);
         free(r->E[i].rscore);
     }

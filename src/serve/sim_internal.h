@@ -342,6 +342,9 @@ struct engine {
                                     (sim_rank_share of max_batched_tokens); budget without */
     long *rbud;                  /* data-parallel attention: each replica's budget left this
                                     iteration (sh.attn_dp entries, owned); NULL without */
+    long *rquick;                /* data-parallel attention: schedule_running's scratch, each replica's
+                                    one-token decodes (attn_dp entries) then their keys (attn_dp more),
+                                    summed as integers and added to rb and rdec once (owned) */
     long *rrun;                  /* data-parallel attention: admission scratch, each replica's
                                     running sequences (sh.attn_dp entries, owned); NULL without */
     struct llmroof_batch *rdraft; /* data-parallel attention with speculation: each replica's share

@@ -451,12 +451,17 @@ static void schedule_running(struct runner *r, struct engine *e, struct iter *it
                              bool idle_replicas_only)
 {
     /* Decode steps of one token within the blocks held (most sequences of most iterations, without
-     * speculation or data-parallel attention) take no per-sequence batch arithmetic: their count
-     * and keys are summed as integers and added once below. Every sum of a batch is a sum of
-     * integers below 2^53, exact in a double in any order, so the batch is the same to the bit. */
-    const bool quick = !spec_on(r, e) && !e->rb;
+     * speculation) take no per-sequence batch arithmetic: their count and keys are summed as
+     * integers and added once below, with data-parallel attention per replica too (rquick) within
+     * each replica's budget. Every sum of a batch is a sum of integers below 2^53, exact in a double
+     * in any order, so the batch is the same to the bit. */
+    const bool quick = !spec_on(r, e);
     const long blk = e->bs, state_blocks = e->state_blocks;
     long dn = 0, dk = 0;
+    const int nrep = e->rb ? e->sh.attn_dp : 0;
+    long *qn = e->rb ? e->rquick : NULL, *qk = qn ? qn + nrep : NULL;
+    if (qn)
+        memset(qn, 0, 2 * (size_t)nrep * sizeof *qn);
     long budget = it->budget; /* in a register through the quick steps (it->budget is written back below) */
     if (e->nd > 0 && !prompts_only) {
         /* the lazy decoders (engine_step made sure that the budget holds them and that the blocks
@@ -493,13 +498,19 @@ static void schedule_running(struct runner *r, struct engine *e, struct iter *it
         }
         /* a windowed sequence's next token may need no block though its tokens pass its blocks':
          * the slow path's own_blocks test below, for a decode step of one token without a prefix */
-        if (quick && rs->computed >= rs->target &&
+        if (quick && rs->computed >= rs->target && (!e->rbud || e->rbud[rs->replica] > 0) &&
             (e->windowed ? rs->shared == 0 && own_blocks(e, rs->computed + 1L, 0, 0, 1) <= rs->blocks - state_blocks
                          : rs->computed < (rs->blocks + rs->shared - state_blocks) * blk)) {
             rs->chunk = 1;
             dn++;
             dk += rs->computed + 1;
             budget--;
+            if (qn) { /* its replica's sums, and its replica's budget (budget_for) */
+                qn[rs->replica]++;
+                qk[rs->replica] += rs->computed + 1;
+                if (e->rbud)
+                    e->rbud[rs->replica] -= 1;
+            }
             continue;
         }
         it->budget = budget;
@@ -567,6 +578,23 @@ static void schedule_running(struct runner *r, struct engine *e, struct iter *it
         }
         it->nsched += (int)dn;
         it->decode_seqs += (int)dn;
+        for (int j = 0; j < nrep; j++) {
+            if (!qn[j])
+                continue;
+            const double rn = (double)qn[j], rk = (double)qk[j];
+            struct llmroof_batch *rbs[2] = { &e->rb[j], &e->rdec[j] };
+            for (int q = 0; q < 2; q++) {
+                struct llmroof_batch *b = rbs[q];
+                b->tokens += rn;
+                b->seqs += rn;
+                b->attn_pairs += rk;
+                b->kv_read_tokens += rk;
+                b->few_tokens += rn;
+                b->few_seqs += rn;
+                b->few_pairs += rk;
+                b->few_keys += rk;
+            }
+        }
     }
 }
 
