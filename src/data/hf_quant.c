@@ -11,6 +11,7 @@
 #include <math.h>
 #include <regex.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "data/hf_internal.h"
@@ -251,13 +252,12 @@ static int ct_import(const char *fname, const cJSON *qc, const char *type, struc
     if (ignore && !cJSON_IsArray(ignore))
         return ERR("%s: field 'quantization_config.ignore' must be an array of module names and \"re:\" patterns",
                    fname);
+    /* llm-compressor lists ignored modules one by one as often as by pattern (every layer's MoE
+     * gate: 61 names for DeepSeek-V3), so the list has no fixed bound */
     const int np = ignore ? cJSON_GetArraySize(ignore) : 0;
-    struct ct_pat pats[64];
-    if (np > (int)(sizeof pats / sizeof pats[0])) {
-        hf_warn(warn, warn_cap, "%s: compressed-tensors ignore list of %d entries (more than 64, module by module) is "
-                "not modelled: choose --weight-dtype / --weight-bits to match it", fname, np);
-        return LLMROOF_OK;
-    }
+    struct ct_pat *pats = np > 0 ? calloc((size_t)np, sizeof *pats) : NULL;
+    if (np > 0 && !pats)
+        return llmroof_err_set(err, LLMROOF_EINTERNAL, "%s: out of memory for %d ignore entries", fname, np);
     int nc = 0, rc = LLMROOF_OK;
     const cJSON *e;
     cJSON_ArrayForEach(e, ignore)
@@ -340,6 +340,7 @@ done:
     for (int i = 0; i < nc; i++)
         if (pats[i].re)
             regfree(&pats[i].rx);
+    free(pats);
     return rc;
 }
 
