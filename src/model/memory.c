@@ -110,10 +110,49 @@ static void layer_weights(const struct llmroof_model *m, const struct llmroof_sh
     }
 }
 
-/* Weight bytes of pipeline stage `s` on one of its GPUs. */
-static double stage_weights(const struct llmroof_model *m, const struct llmroof_shard *sh, double w, double we,
-                            double wu, double wl, int s)
+/* A per-operator checkpoint's bytes beyond `w` a weight on `La` attention layers, `Ld` dense MLP
+ * layers (in whole dense widths) and `Lm` MoE layers of one rank: the modules it quantized (NVIDIA's
+ * NVFP4 DeepSeek, compressed-tensors NVFP4 of every linear layer) are stored at their own bits, not
+ * the weight dtype's (the routed experts are ops_expert_bytes' already). Negative where they are
+ * narrower; 0 for any other checkpoint. */
+static double ckpt_module_extra(const struct llmroof_model *m, const struct llmroof_shard *sh,
+                                const struct llmroof_dtypes *dt, double La, double Ld, double Lm)
 {
+    if (!m->ckpt_per_op)
+        return 0.0;
+    const double w = ops_weight_bytes(dt), h = (double)m->hidden, d = (double)m->head_dim;
+    const double Hq = (double)sh->heads_per_rank, Kr = (double)sh->kv_heads_per_rank;
+    const double nmat = m->mlp == LLMROOF_MLP_GATED ? 3.0 : 2.0;
+    double q, kvup = 0.0, o;
+    if (arch_is_mla(m)) {
+        const double rq = (double)m->q_lora_rank, rkv = (double)m->kv_lora_rank;
+        const double n = (double)m->qk_nope_dim, p = (double)m->qk_rope_dim, v = (double)m->v_head_dim;
+        q = (rq > 0 ? h * rq + rq * Hq * (n + p) : h * Hq * (n + p)) + h * (rkv + p);
+        kvup = rkv * Hq * (n + v);
+        o = Hq * v * h;
+    } else {
+        q = h * (Hq + 2.0 * Kr) * d + (m->attn_gate ? h * Hq * d : 0.0);
+        o = Hq * d * h;
+    }
+    const double dense = nmat * h * sh->intermediate_per_rank;
+    double shared = 0.0;
+    if (m->moe_experts > 0)
+        shared = nmat * h * (double)m->moe_shared *
+                 (sh->ep > 1 ? (sh->dp_attn ? (double)m->moe_intermediate : (double)m->moe_intermediate / (double)sh->tp)
+                             : sh->shared_intermediate_per_rank);
+    const unsigned dense_mod = m->moe_experts > 0 ? LLMROOF_CKPT_DENSE_FFN : LLMROOF_CKPT_FFN;
+#define MB(mod) (ops_module_weight_bytes(m, dt, (mod)) - w)
+    return La * (q * MB(LLMROOF_CKPT_QKV_PROJ) + kvup * MB(LLMROOF_CKPT_MLA_KV_UP) + o * MB(LLMROOF_CKPT_O_PROJ)) +
+           Ld * dense * MB(dense_mod) + Lm * shared * MB(LLMROOF_CKPT_FFN);
+#undef MB
+}
+
+/* Weight bytes of pipeline stage `s` on one of its GPUs. */
+static double stage_weights(const struct llmroof_model *m, const struct llmroof_shard *sh,
+                            const struct llmroof_dtypes *dt, int s)
+{
+    const double w = ops_weight_bytes(dt), we = ops_expert_bytes(m, dt);
+    const double wu = ops_unquantized_bytes(m, dt, false), wl = ops_unquantized_bytes(m, dt, true);
     const double h = (double)m->hidden;
     const double norm_w = m->norm == LLMROOF_NORM_LAYER ? 2.0 * h : h;
     const long L = m->layers, pp = sh->pp > 0 ? sh->pp : 1;
@@ -126,6 +165,7 @@ static double stage_weights(const struct llmroof_model *m, const struct llmroof_
     /* the router's h x E at wu, which a block-fp8 checkpoint keeps bf16 (ops_unquantized_bytes) */
     const double router = m->moe_experts > 0 ? h * (double)m->moe_experts * (wu - w) : 0.0;
     double bytes = ((double)n * attn + ((double)n - nm) * dense + nm * moe_w) * w + nm * moe_e * we + nm * router;
+    double ck = ckpt_module_extra(m, sh, dt, (double)n, (double)n - nm, nm);
     if (layers_patterned(m)) {
         /* per layer kind (layers.h): attention layers carry attn (with the norms), recurrent
          * layers their mixer split over TP plus the norms, MLP-less layers only the norms */
@@ -135,9 +175,12 @@ static double stage_weights(const struct llmroof_model *m, const struct llmroof_
         bytes = ((c.full + c.local) * (attn + layers_dsa_params(m)) + ((double)n - c.full - c.local) * norms +
                  c.linear * layers_linear_params(m) / tp + c.dense * dense * layers_dense_width(m, start, n) /
                  (double)m->intermediate + c.moe * moe_w) * w + c.moe * moe_e * we + c.moe * router; /* NAS: per-layer widths */
+        ck = ckpt_module_extra(m, sh, dt, c.full + c.local,
+                                  c.dense * layers_dense_width(m, start, n) / (double)m->intermediate, c.moe);
     } else if (m->dsa_top_k > 0) {
         bytes += (double)n * layers_dsa_params(m) * w; /* the indexer, replicated on every rank */
     }
+    bytes += ck;
     if (s == 0)
         bytes += (sh->vocab_per_rank * h + (double)m->learned_pos * h) * wu;
     if (s == pp - 1) {
@@ -150,12 +193,10 @@ static double stage_weights(const struct llmroof_model *m, const struct llmroof_
 
 double memory_weights_layout(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt)
 {
-    const double w = ops_weight_bytes(dt), we = ops_expert_bytes(m, dt);
-    const double wu = ops_unquantized_bytes(m, dt, false), wl = ops_unquantized_bytes(m, dt, true);
     const int pp = sh->pp > 0 ? sh->pp : 1;
     double best = 0;
     for (int s = 0; s < pp; s++) {
-        double b = stage_weights(m, sh, w, we, wu, wl, s);
+        double b = stage_weights(m, sh, dt, s);
         if (b > best)
             best = b;
     }
@@ -165,7 +206,7 @@ double memory_weights_layout(const struct llmroof_model *m, const struct llmroof
 void memory_stage_shares(const struct llmroof_model *m, const struct llmroof_shard *sh, const struct llmroof_dtypes *dt,
                          bool head, double *share)
 {
-    const double w = ops_weight_bytes(dt), we = ops_expert_bytes(m, dt);
+    const double w = ops_weight_bytes(dt);
     const double wu = ops_unquantized_bytes(m, dt, false), wl = ops_unquantized_bytes(m, dt, true);
     const int pp = sh->pp > 0 ? sh->pp : 1;
     /* the first stage's embedding is looked up, a row a token, not read: not its work */
@@ -175,7 +216,7 @@ void memory_stage_shares(const struct llmroof_model *m, const struct llmroof_sha
     const double lm = norm_w * w + (!m->tied_embeddings || pp > 1 ? sh->lm_vocab_per_rank * hw * wl : 0.0);
     double tot = 0;
     for (int s = 0; s < pp; s++) {
-        share[s] = stage_weights(m, sh, w, we, wu, wl, s) - (s == 0 ? embed : 0.0) - (s == pp - 1 && !head ? lm : 0.0);
+        share[s] = stage_weights(m, sh, dt, s) - (s == 0 ? embed : 0.0) - (s == pp - 1 && !head ? lm : 0.0);
         tot += share[s];
     }
     for (int s = 0; s < pp; s++)
@@ -381,7 +422,7 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
         return llmroof_err_set(err, LLMROOF_EINPUT, "context length %ld must be at least 1", context_len);
 
     memset(out, 0, sizeof *out);
-    const double w = ops_weight_bytes(dt), kvb = dtype_bytes(dt->kv);
+    const double kvb = dtype_bytes(dt->kv);
     out->gpus = sh.gpus;
     out->attn_dp = sh.attn_dp;
     out->gpu_memory_bytes = g->memory_bytes;
@@ -408,8 +449,7 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
     {
         double tot = 0;
         for (int s = 0; s < sh.pp; s++)
-            tot += stage_weights(m, &sh, w, ops_expert_bytes(m, dt), ops_unquantized_bytes(m, dt, false),
-                                 ops_unquantized_bytes(m, dt, true), s) * sh.gpus_per_stage;
+            tot += stage_weights(m, &sh, dt, s) * sh.gpus_per_stage;
         out->weights_bytes_total = tot;
     }
     /* SGLang's static fraction leaves activations, graphs and the runtime outside it
@@ -444,11 +484,10 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
      * the one's weights over the other's K/V had counted 3.3% fewer blocks than either holds. The
      * stages are compared by whole tokens of every layer (a block's worth, whatever the context) */
     const long npp = sh.pp > 0 ? sh.pp : 1;
-    const double w_e = ops_expert_bytes(m, dt), w_u = ops_unquantized_bytes(m, dt, false), w_l = ops_unquantized_bytes(m, dt, true);
     double best = 0, stage_w = out->weights_bytes_per_gpu, stage_pool = -1, stage_full = 0;
     int bind = -1;
     for (long s = 0; s < npp; s++) {
-        const double ws_s = stage_weights(m, &sh, w, w_e, w_u, w_l, (int)s);
+        const double ws_s = stage_weights(m, &sh, dt, (int)s);
         double fr = out->usable_bytes - ws_s - out->workspace_bytes_per_gpu - out->reserve_bytes_per_gpu -
                     out->drafter_bytes_per_gpu;
         /* TensorRT-LLM sizes its KV pool once the engine is loaded (util_of_free, as above) */

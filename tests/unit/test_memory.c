@@ -845,6 +845,34 @@ static void a_draft_model_runs_at_its_own_checkpoints_dtype(void **state)
     catalog_free(&cat);
 }
 
+/* A per-operator checkpoint's quantized modules are stored at its bits in every layer: NVIDIA's
+ * NVFP4 DeepSeek-R1-0528 keeps attention and the head bf16 and quantizes the routed experts, the
+ * shared experts and the three dense layers' MLPs (4.5 bits, 0.5625 B). memory had counted the
+ * latter two at bf16 (the weight dtype), where the estimate's operators read them at 4.5 bits; a
+ * compressed-tensors NVFP4 Llama-3.1-70B came out at 131 GiB, not about 40 (a review). At TP 8
+ * (the experts TP-sharded: dense width 18432 / 8 = 2304, shared 2048 / 8 = 256) each rank holds
+ * 3 x 3 x 7168 x 2304 = 148,635,648 dense-MLP and 58 x 3 x 7168 x 256 = 319,291,392 shared-expert
+ * weights, 467,927,040 in all, at 2 - 0.5625 = 1.4375 B less each: 672,645,120 B. */
+static void a_per_operator_checkpoint_stores_every_quantized_module_at_its_bits(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *m = model(&cat, "deepseek-r1-0528-nvfp4");
+    struct llmroof_dtypes dt = { LLMROOF_BF16, LLMROOF_FP16, LLMROOF_BF16, 0, false, LLMROOF_FP16, false,
+                                 LLMROOF_ACT_QUANT_SEPARATE, false };
+    struct llmroof_shard sh;
+    assert_int_equal(ops_shard(m, 8, &sh, NULL), 0);
+    const double with = memory_weights_layout(m, &sh, &dt);
+    struct llmroof_model plain = *m; /* the same bytes for the experts, every other module bf16 */
+    plain.ckpt_per_op = false;
+    plain.ckpt_expert_bits = 4.5;
+    plain.ckpt_bits = 16.0;
+    const double without = memory_weights_layout(&plain, &sh, &dt);
+    assert_rel_close(without - with, 467927040.0 * 1.4375, 1e-12);
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -875,6 +903,7 @@ int main(void)
         cmocka_unit_test(prepared_held_tokens_match_the_direct_count),
         cmocka_unit_test(the_tightest_pipeline_stage_sets_the_kv_blocks),
         cmocka_unit_test(a_rank_sizes_its_workspace_from_its_whole_share),
+        cmocka_unit_test(a_per_operator_checkpoint_stores_every_quantized_module_at_its_bits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
