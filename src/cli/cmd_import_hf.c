@@ -106,7 +106,8 @@ int cmd_import_hf(struct cli *c, int argc, char **argv)
         if (m.ckpt_expert_bits > 0) /* gpt-oss: MXFP4 experts, the rest 16-bit */
             snprintf(what, sizeof what, "%s experts at %g bits per weight, other weights %s", m.ckpt_format,
                      m.ckpt_expert_bits, dtype_name(own));
-        else if (own == LLMROOF_INT4 || own == LLMROOF_INT8) /* the group scales are not in the dtype */
+        else if ((own == LLMROOF_INT4 || own == LLMROOF_INT8) && m.ckpt_bits > (own == LLMROOF_INT4 ? 4.0 : 8.0))
+            /* the group scales are not in the dtype */
             snprintf(what, sizeof what, "%s at %.4g bits per weight with its group scales, estimated at %d (add "
                      "--weight-bits %.4g to count the scales)", m.ckpt_format, m.ckpt_bits,
                      own == LLMROOF_INT4 ? 4 : 8, m.ckpt_bits);

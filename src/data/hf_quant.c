@@ -17,6 +17,9 @@
 #include "data/hf_internal.h"
 
 #define ERR(...) llmroof_err_set(err, LLMROOF_EINPUT, __VA_ARGS__)
+/* what a scheme llmroof does not model leaves: the config's own 16-bit weights (a review: "not
+ * modelled" alone had not said so) */
+#define FALLBACK "not modelled: every weight is estimated at 16 bits unless --weight-dtype or --weight-bits is given"
 
 /* ------------------------------------------------------------------------ */
 /* compressed-tensors' ignore list                                          */
@@ -32,6 +35,7 @@ static const char *const ct_kind_names[CT_KINDS] = { "attention projections", "M
  * alternation); \d, \w and \s are rewritten as classes and (?: as a plain group. */
 struct ct_pat {
     bool re;
+    bool hit; /* it matched one of the module names tried */
     const char *name;
     regex_t rx;
 };
@@ -40,13 +44,17 @@ static bool ct_compile(const char *py, regex_t *rx)
 {
     char buf[512];
     size_t o = 0;
+    bool in_class = false; /* inside [...]: \d is 0-9 there, not a bracket of its own */
     buf[o++] = '^';
     buf[o++] = '(';
     for (const char *s = py; *s; s++) {
         const char *rep = NULL;
         char one[3] = { 0 };
         if (s[0] == '\\' && s[1]) {
-            rep = s[1] == 'd' ? "[0-9]" : s[1] == 'w' ? "[A-Za-z0-9_]" : s[1] == 's' ? "[[:space:]]" : NULL;
+            if (in_class)
+                rep = s[1] == 'd' ? "0-9" : s[1] == 'w' ? "A-Za-z0-9_" : s[1] == 's' ? "[:space:]" : NULL;
+            else
+                rep = s[1] == 'd' ? "[0-9]" : s[1] == 'w' ? "[A-Za-z0-9_]" : s[1] == 's' ? "[[:space:]]" : NULL;
             if (!rep) {
                 one[0] = s[0];
                 one[1] = s[1];
@@ -59,6 +67,10 @@ static bool ct_compile(const char *py, regex_t *rx)
         } else if (s[0] == '(' && s[1] == '?') {
             return false; /* lookarounds, named groups, flags: not POSIX */
         } else {
+            if (s[0] == '[' && !in_class)
+                in_class = true;
+            else if (s[0] == ']' && in_class)
+                in_class = false;
             one[0] = s[0];
             rep = one;
         }
@@ -73,12 +85,33 @@ static bool ct_compile(const char *py, regex_t *rx)
     return regcomp(rx, buf, REG_EXTENDED | REG_NOSUB) == 0;
 }
 
-static bool ct_matches(const struct ct_pat *p, int n, const char *name)
+/* Whether an entry matches `name`; every entry that does is marked (an entry that marks nothing is
+ * reported: it names modules llmroof does not know, which it then counts at the scheme's bits). */
+static bool ct_matches(struct ct_pat *p, int n, const char *name)
 {
+    bool any = false;
     for (int i = 0; i < n; i++)
-        if (p[i].re ? regexec(&p[i].rx, name, 0, NULL, 0) == 0 : strcmp(p[i].name, name) == 0)
-            return true;
-    return false;
+        if (p[i].re ? regexec(&p[i].rx, name, 0, NULL, 0) == 0 : strcmp(p[i].name, name) == 0) {
+            p[i].hit = true;
+            any = true;
+        }
+    return any;
+}
+
+/* ct_matches on a language model's module name as a multimodal checkpoint nests it too:
+ * "language_model.model.layers.0..." (LLaVA-style) and "model.language_model.layers.0..." (the
+ * transformers 4.52+ layout), "language_model.lm_head" */
+static bool ct_matches_nested(struct ct_pat *p, int n, const char *name)
+{
+    char alt[128];
+    bool any = ct_matches(p, n, name);
+    snprintf(alt, sizeof alt, "language_model.%s", name);
+    any = ct_matches(p, n, alt) || any;
+    if (!strncmp(name, "model.", 6)) {
+        snprintf(alt, sizeof alt, "model.language_model.%s", name + 6);
+        any = ct_matches(p, n, alt) || any;
+    }
+    return any;
 }
 
 /* A layer's module names as the families' checkpoints spell them (what ignore patterns are
@@ -140,7 +173,7 @@ static bool ct_moe_layer(const struct llmroof_model *m, long i)
 
 /* For each kind the model has: the layers the ignore list leaves 16-bit (ign) out of those that
  * hold it (have). */
-static void ct_classify(const struct llmroof_model *m, const char *type, const struct ct_pat *p, int np,
+static void ct_classify(const struct llmroof_model *m, const char *type, struct ct_pat *p, int np,
                         long have[CT_KINDS], long ign[CT_KINDS])
 {
     const bool mla = m->kv_lora_rank > 0;
@@ -156,14 +189,51 @@ static void ct_classify(const struct llmroof_model *m, const char *type, const s
             const int n = ct_names((enum ct_kind)k, type, i, mla, names);
             bool all = true;
             for (int j = 0; j < n && all; j++)
-                all = ct_matches(p, np, names[j]);
+                all = ct_matches_nested(p, np, names[j]);
             have[k]++;
             ign[k] += all;
         }
     }
     ct_names(CT_HEAD, type, 0, mla, names);
     have[CT_HEAD] = 1;
-    ign[CT_HEAD] = ct_matches(p, np, names[0]) || m->tied_embeddings; /* a tied head is the embedding */
+    ign[CT_HEAD] = ct_matches_nested(p, np, names[0]) || m->tied_embeddings; /* a tied head is the embedding */
+}
+
+/* Modules an ignore list often names that llmroof costs without a checkpoint format of their own: a
+ * MoE router (always 16-bit here) and a linear-attention or Mamba mixer's projections (at the
+ * weight dtype). Returns whether the list keeps mixer projections 16-bit. */
+static bool ct_known_extras(const struct llmroof_model *m, const char *type, struct ct_pat *p, int np)
+{
+    const bool mixtral = !strcmp(type, "mixtral"), llama4 = !strncmp(type, "llama4", 6);
+    char name[96];
+    bool mixer = false;
+    for (long i = 0; i < m->layers; i++) {
+        if (m->moe_experts > 0) {
+            snprintf(name, sizeof name, "model.layers.%ld.%s", i,
+                     mixtral ? "block_sparse_moe.gate" : llama4 ? "feed_forward.router" : "mlp.gate");
+            ct_matches_nested(p, np, name);
+        }
+        if (m->linear_kind != LLMROOF_LINEAR_NONE) {
+            static const char *const mix[] = { "linear_attn.in_proj_qkvz", "linear_attn.out_proj", "mamba.in_proj",
+                                               "mixer.in_proj", "self_attn.in_proj_qkvz" };
+            for (size_t j = 0; j < sizeof mix / sizeof mix[0]; j++) {
+                snprintf(name, sizeof name, "model.layers.%ld.%s", i, mix[j]);
+                mixer = ct_matches_nested(p, np, name) || mixer;
+            }
+        }
+    }
+    return mixer;
+}
+
+/* An ignore entry for a multimodal model's encoder or projector, which llmroof does not model at all
+ * (import-hf warns of the vision_config): not reported as unmatched. */
+static bool ct_encoder_entry(const char *e)
+{
+    static const char *const parts[] = { "vision", "visual", "multi_modal", "mm_projector", "audio", "image", NULL };
+    for (const char *const *q = parts; *q; q++)
+        if (strstr(e, *q))
+            return true;
+    return false;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -189,17 +259,25 @@ static int ct_import(const char *fname, const cJSON *qc, const char *type, struc
         return ERR("%s: field 'quantization_config.config_groups' must be an object of one or more schemes "
                    "(compressed-tensors)", fname);
     if (groups->child->next) {
-        hf_warn(warn, warn_cap, "%s: compressed-tensors with %d config_groups (a different scheme per module) is not "
-                "modelled: choose --weight-dtype / --weight-bits to match it", fname, cJSON_GetArraySize(groups));
+        hf_warn(warn, warn_cap, "%s: compressed-tensors with %d config_groups (a different scheme per module) is "
+                FALLBACK, fname, cJSON_GetArraySize(groups));
         return LLMROOF_OK;
     }
+    const cJSON *sp = item(qc, "sparsity_config");
+    if (sp && cJSON_IsObject(sp) && sp->child)
+        hf_warn(warn, warn_cap, "%s: compressed-tensors sparsity_config (2:4 sparse weights) is not modelled: the "
+                "GEMMs are costed dense", fname);
+    const cJSON *kvs = item(qc, "kv_cache_scheme"), *kvb = kvs ? item(kvs, "num_bits") : NULL;
+    if (kvb && whole(kvb, 1, 16) && kvb->valuedouble <= 8)
+        hf_warn(warn, warn_cap, "%s: the checkpoint carries %d-bit KV-cache scales (kv_cache_scheme): --kv-dtype fp8 "
+                "to estimate that cache (the default is 16-bit)", fname, (int)kvb->valuedouble);
     const cJSON *g = groups->child, *targets = item(g, "targets"), *w = item(g, "weights");
     bool linear = false;
     const cJSON *t;
     cJSON_ArrayForEach(t, targets) linear = linear || (cJSON_IsString(t) && !strcmp(t->valuestring, "Linear"));
     if (!linear) {
-        hf_warn(warn, warn_cap, "%s: compressed-tensors scheme '%s' targets named modules, not every Linear: not "
-                "modelled; choose --weight-dtype / --weight-bits to match it", fname, g->string);
+        hf_warn(warn, warn_cap, "%s: compressed-tensors scheme '%s' targets named modules, not every Linear: "
+                FALLBACK, fname, g->string);
         return LLMROOF_OK;
     }
     const cJSON *fmtj = item(qc, "format");
@@ -243,9 +321,12 @@ static int ct_import(const char *fname, const cJSON *qc, const char *type, struc
         return ERR("%s: field 'quantization_config.config_groups.%s.weights.strategy' is \"%s\"; expected tensor, "
                    "channel, group, tensor_group or block", fname, g->string, strategy);
     }
+    const double wb = bits + over;
     const cJSON *ia = item(g, "input_activations");
     const cJSON *ab = ia ? item(ia, "num_bits") : NULL;
     const int abits = cJSON_IsObject(ia) && whole(ab, 1, 16) ? (int)ab->valuedouble : 16;
+    const cJSON *at = ia ? item(ia, "type") : NULL;
+    const bool ia_int = !at || (cJSON_IsString(at) && !strcmp(at->valuestring, "int"));
 
     /* the ignore list */
     const cJSON *ignore = item(qc, "ignore");
@@ -272,7 +353,7 @@ static int ct_import(const char *fname, const cJSON *qc, const char *type, struc
         p->name = e->valuestring;
         if (p->re && !ct_compile(e->valuestring + 3, &p->rx)) {
             hf_warn(warn, warn_cap, "%s: compressed-tensors ignore pattern \"%s\" is not one llmroof can read (POSIX "
-                    "regex): the checkpoint's format is not modelled; choose --weight-dtype / --weight-bits", fname,
+                    "regex): the checkpoint's format is " FALLBACK, fname,
                     e->valuestring);
             goto done;
         }
@@ -280,14 +361,29 @@ static int ct_import(const char *fname, const cJSON *qc, const char *type, struc
     }
     long have[CT_KINDS], ign[CT_KINDS];
     ct_classify(m, type, pats, nc, have, ign);
+    if (ct_known_extras(m, type, pats, nc))
+        hf_warn(warn, warn_cap, "%s: the compressed-tensors ignore list keeps the linear-attention (or Mamba) mixers' "
+                "projections 16-bit; llmroof counts them at the scheme's bits (a few percent of the weights)", fname);
+    {
+        char miss[200] = "";
+        size_t o = 0;
+        int nmiss = 0;
+        for (int i = 0; i < nc; i++)
+            if (!pats[i].hit && !ct_encoder_entry(pats[i].name) && nmiss++ < 3 && o < sizeof miss)
+                o += (size_t)snprintf(miss + o, sizeof miss - o, "%s\"%.60s\"", o ? ", " : "", pats[i].name);
+        if (nmiss)
+            hf_warn(warn, warn_cap, "%s: %d compressed-tensors ignore entr%s (%s%s) match%s none of the module names "
+                    "llmroof tries (model.layers.N.self_attn.q_proj, .mlp.experts.0.gate_proj, ..., lm_head): what "
+                    "%s keep%s 16-bit is counted at the scheme's bits", fname, nmiss, nmiss == 1 ? "y" : "ies", miss,
+                    nmiss > 3 ? ", ..." : "", nmiss == 1 ? "es" : "", nmiss == 1 ? "it" : "they", nmiss == 1 ? "s" : "");
+    }
     for (int k = 0; k < CT_HEAD; k++)
         if (ign[k] > 0 && ign[k] < have[k]) {
             hf_warn(warn, warn_cap, "%s: compressed-tensors ignore list leaves %ld of %ld layers' %s 16-bit, which "
-                    "llmroof cannot represent layer by layer: not modelled; choose --weight-dtype / --weight-bits",
-                    fname, ign[k], have[k], ct_kind_names[k]);
+                    "llmroof cannot represent layer by layer: " FALLBACK " (this scheme: %.4g bits a weight)",
+                    fname, ign[k], have[k], ct_kind_names[k], wb);
             goto done;
         }
-    const double wb = bits + over;
     const bool experts_only = have[CT_ROUTED] > 0 && !ign[CT_ROUTED] && ign[CT_ATTN] == have[CT_ATTN] &&
                               ign[CT_O] == have[CT_O] && ign[CT_KV_UP] == have[CT_KV_UP] &&
                               ign[CT_SHARED] == have[CT_SHARED] && ign[CT_DENSE] == have[CT_DENSE];
@@ -307,11 +403,33 @@ static int ct_import(const char *fname, const cJSON *qc, const char *type, struc
          * DeepSeek's, a per-channel one at the GPU's fp8 rate where it has one (model/ckpt.c) */
         snprintf(m->ckpt_format, sizeof m->ckpt_format, "%s", "fp8");
         m->ckpt_bits = wb;
+    } else if (all && !fl && bits == 8 && abits == 8 && ia_int) {
+        /* W8A8 int8 (SmoothQuant-style int-quantized): int8 weights and per-token int8 activations */
+        snprintf(m->ckpt_format, sizeof m->ckpt_format, "%s", "w8a8-int8");
+        m->ckpt_bits = wb;
     } else if (all && !fl && (bits == 4 || bits == 8) && abits == 16) {
         /* weight-only int4 / int8 (W4A16, W8A16): the weight dtype int4 / int8; the group scales
          * are left out of the bytes, as --weight-dtype int4 leaves them (3% at group 128) */
         snprintf(m->ckpt_format, sizeof m->ckpt_format, "%s", bits == 4 ? "int4" : "int8");
         m->ckpt_bits = wb;
+    } else if (!nvfp4 && !mxfp4 && abits == 16 && (fl ? bits == 8 : bits == 4 || bits == 8)) {
+        /* weight-only with some modules kept 16-bit (attention ignored, say): the per-operator form,
+         * every other module at the scheme's bits, the GEMMs over 16-bit activations (the unpacking's
+         * cost of a fused int4 GEMM is not charged on this path) */
+        snprintf(m->ckpt_format, sizeof m->ckpt_format, "%s", fl ? "fp8" : bits == 4 ? "int4" : "int8");
+        m->ckpt_bits = wb;
+        m->ckpt_per_op = true;
+        m->ckpt_excluded = 0;
+        static const unsigned bit[CT_KINDS] = { LLMROOF_CKPT_QKV_PROJ, LLMROOF_CKPT_MLA_KV_UP, LLMROOF_CKPT_O_PROJ,
+                                                LLMROOF_CKPT_FFN,      LLMROOF_CKPT_FFN,       LLMROOF_CKPT_DENSE_FFN,
+                                                LLMROOF_CKPT_LM_HEAD };
+        for (int k = 0; k < CT_KINDS; k++)
+            if (ign[k] && have[k])
+                m->ckpt_excluded |= k == CT_DENSE && m->moe_experts <= 0 ? LLMROOF_CKPT_FFN : bit[k];
+        if (have[CT_SHARED] && ign[CT_SHARED] != ign[CT_ROUTED])
+            hf_warn(warn, warn_cap, "%s: the scheme covers the %s but not the %s: llmroof costs a MoE layer's "
+                    "shared experts as its routed ones", fname, ign[CT_ROUTED] ? "shared experts" : "routed experts",
+                    ign[CT_ROUTED] ? "routed ones" : "shared ones");
     } else if (nvfp4 && abits == 4) {
         /* NVFP4 weights and activations (W4A4) on the modules not ignored: Model Optimizer's
          * per-operator form (catalog "excluded") */
@@ -330,10 +448,15 @@ static int ct_import(const char *fname, const cJSON *qc, const char *type, struc
                     "format, here the routed experts'", fname, ign[CT_ROUTED] ? "shared experts" : "routed experts",
                     ign[CT_ROUTED] ? "routed ones" : "shared ones");
     } else {
-        hf_warn(warn, warn_cap, "%s: compressed-tensors %s%d weights%s%s over %s is not modelled: choose "
-                "--weight-dtype / --weight-bits to match it", fname, fl ? "float" : "int", bits,
+        char kept[160] = "";
+        size_t o = 0;
+        for (int k = 0; k < CT_KINDS && o < sizeof kept; k++)
+            if (have[k] && ign[k])
+                o += (size_t)snprintf(kept + o, sizeof kept - o, "%s%s", o ? ", " : "", ct_kind_names[k]);
+        hf_warn(warn, warn_cap, "%s: compressed-tensors %s%d weights (%.4g bits a weight with scales)%s%s on every "
+                "linear layer%s%s is " FALLBACK, fname, fl ? "float" : "int", bits, wb,
                 abits < 16 ? " with activations at " : "", abits < 16 ? (abits == 8 ? "8 bits" : "low bits") : "",
-                all ? "every linear layer" : "some modules");
+                kept[0] ? " but " : "", kept);
         goto done;
     }
 done:

@@ -37,6 +37,12 @@ bool ckpt_weight_dtype(const struct llmroof_model *m, enum llmroof_dtype *out)
         *out = m->ckpt_format[3] == '4' ? LLMROOF_INT4 : LLMROOF_INT8;
         return true;
     }
+    /* W8A8 int8 on every linear layer: int8 weights, and int8 activations where the GPU computes them
+     * (ckpt_gpu_dtypes) */
+    if (strcmp(m->ckpt_format, "w8a8-int8") == 0 && m->ckpt_bits < 16) {
+        *out = LLMROOF_INT8;
+        return true;
+    }
     return false;
 }
 
@@ -120,6 +126,13 @@ struct llmroof_dtypes ckpt_gpu_dtypes(const struct llmroof_model *m, struct llmr
                                       bool act_given, const struct llmroof_gpu *g)
 {
     enum llmroof_dtype own;
+    /* a W8A8 int8 checkpoint (compressed-tensors' int-quantized, SmoothQuant-style) computes int8 x
+     * int8 where the GPU has the path (vLLM's CompressedTensorsW8A8Int8: cutlass_scaled_mm) */
+    if (!weight_given && !act_given && g && m && !strcmp(m->ckpt_format, "w8a8-int8") && dt.weight == LLMROOF_INT8 &&
+        !(dt.weight_bits > 0) && g->has_peak[LLMROOF_INT8] && (dt.act == LLMROOF_FP16 || dt.act == LLMROOF_BF16)) {
+        dt.act = LLMROOF_INT8;
+        return dt;
+    }
     const bool own8 = m && ckpt_weight_dtype(m, &own) && own == LLMROOF_FP8;
     /* a checkpoint's per-tensor or per-channel fp8 (no block scales: compressed-tensors' FP8-dynamic)
      * runs as --weight-dtype fp8 does; a block-scaled one keeps its per-operator rule */

@@ -223,6 +223,36 @@ static void compressed_tensors_checkpoints_by_hand(void **state)
     /* a list that keeps one layer's MLP 16-bit cannot be represented: no checkpoint (a warning) */
     import_ok("ct-partial-ignore.json", &m);
     assert_string_equal(m.ckpt_format, "");
+    /* W4A16 with attention ignored by a pattern whose \d sits in brackets ([\d]+, which had become
+     * [[0-9]]+ and matched nothing): the per-operator form, the MLP at 4.125 bits, attention and the
+     * head bf16 */
+    import_ok("llama-2-7b-w4a16-attn16.json", &m);
+    assert_string_equal(m.ckpt_format, "int4");
+    assert_true(m.ckpt_per_op);
+    assert_int_equal(m.ckpt_excluded, LLMROOF_CKPT_QKV_PROJ | LLMROOF_CKPT_O_PROJ | LLMROOF_CKPT_LM_HEAD);
+    assert_true(ckpt_weight_dtype(&m, &own));
+    assert_int_equal(own, LLMROOF_BF16);
+    assert_rel_close(ops_module_weight_bytes(&m, &bf, LLMROOF_CKPT_FFN), 4.125 / 8.0, 0);
+    assert_rel_close(ops_module_weight_bytes(&m, &bf, LLMROOF_CKPT_QKV_PROJ), 2.0, 0);
+    /* the same in a multimodal checkpoint's nesting (language_model.model.layers.N..., Mistral-Small
+     * 3.1's), whose vision-tower entries are expected to match nothing */
+    import_ok("mistral-small-3.1-24b-w4a16.json", &m);
+    assert_true(m.ckpt_per_op);
+    assert_int_equal(m.ckpt_excluded, LLMROOF_CKPT_QKV_PROJ | LLMROOF_CKPT_O_PROJ | LLMROOF_CKPT_LM_HEAD);
+    /* W8A8 int8 (per-channel int8 weights, per-token int8 activations): int8 weights, int8 GEMMs on a
+     * GPU with an int8 path */
+    import_ok("llama-2-7b-w8a8.json", &m);
+    assert_string_equal(m.ckpt_format, "w8a8-int8");
+    assert_true(ckpt_weight_dtype(&m, &own));
+    assert_int_equal(own, LLMROOF_INT8);
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_dtypes d8 = bf;
+    d8.weight = LLMROOF_INT8;
+    d8.act = LLMROOF_FP16;
+    assert_int_equal(ckpt_gpu_dtypes(&m, d8, false, false, gpu(&cat, "h100")).act, LLMROOF_INT8);
+    assert_int_equal(ckpt_gpu_dtypes(&m, d8, false, true, gpu(&cat, "h100")).act, LLMROOF_FP16); /* --act-dtype given */
+    catalog_free(&cat);
 }
 
 /* A DeepSeek-V3.2 config whose model_type reads deepseek_v3 (as re-saved copies write it) keeps its
