@@ -317,7 +317,7 @@ static int ct_import(const char *fname, const cJSON *qc, const char *type, struc
             return ERR("%s: field 'quantization_config.config_groups.%s.weights.block_structure' must be two whole "
                        "numbers from 1 to 65536 of at least 2 weights together (e.g. [128, 128])", fname, g->string);
         over = 32.0 / (b0->valuedouble * b0->next->valuedouble);
-    } else if (strcmp(strategy, "channel") && strcmp(strategy, "tensor")) {
+    } else if (strcmp(strategy, "channel") != 0 && strcmp(strategy, "tensor") != 0) {
         return ERR("%s: field 'quantization_config.config_groups.%s.weights.strategy' is \"%s\"; expected tensor, "
                    "channel, group, tensor_group or block", fname, g->string, strategy);
     }
@@ -348,6 +348,8 @@ static int ct_import(const char *fname, const cJSON *qc, const char *type, struc
                      fname);
             goto done;
         }
+        if (!pats || nc >= np)
+            break; /* (the array's size counted its members: a guard for the analyzer) */
         struct ct_pat *p = &pats[nc];
         p->re = !strncmp(e->valuestring, "re:", 3);
         p->name = e->valuestring;

@@ -172,9 +172,12 @@ static double normal_expected_max(int m)
 static double ipow(double x, int m)
 {
     double r = 1.0;
-    for (; m > 0; m >>= 1, x *= x)
+    while (m > 0) {
         if (m & 1)
             r *= x;
+        x *= x;
+        m >>= 1;
+    }
     return r;
 }
 

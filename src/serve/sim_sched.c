@@ -578,7 +578,7 @@ static void schedule_running(struct runner *r, struct engine *e, struct iter *it
         }
         it->nsched += (int)dn;
         it->decode_seqs += (int)dn;
-        for (int j = 0; j < nrep; j++) {
+        for (int j = 0; qn && j < nrep; j++) {
             if (!qn[j])
                 continue;
             const double rn = (double)qn[j], rk = (double)qk[j];
