@@ -251,6 +251,24 @@ static bool whole(const cJSON *v, double lo, double hi)
     return v && cJSON_IsNumber(v) && v->valuedouble >= lo && v->valuedouble <= hi && v->valuedouble == floor(v->valuedouble);
 }
 
+/* The per-operator form: format and bits, and the operators whose modules the ignore list keeps
+ * 16-bit in every layer (a dense model's MLP is its ffn operator, a MoE model's dense layers'
+ * dense_ffn). */
+static void ct_per_op(struct llmroof_model *m, const char *format, double bits, const long have[CT_KINDS],
+                      const long ign[CT_KINDS])
+{
+    static const unsigned bit[CT_KINDS] = { LLMROOF_CKPT_QKV_PROJ, LLMROOF_CKPT_MLA_KV_UP, LLMROOF_CKPT_O_PROJ,
+                                            LLMROOF_CKPT_FFN,      LLMROOF_CKPT_FFN,       LLMROOF_CKPT_DENSE_FFN,
+                                            LLMROOF_CKPT_LM_HEAD };
+    snprintf(m->ckpt_format, sizeof m->ckpt_format, "%s", format);
+    m->ckpt_bits = bits;
+    m->ckpt_per_op = true;
+    m->ckpt_excluded = 0;
+    for (int k = 0; k < CT_KINDS; k++)
+        if (ign[k] && have[k])
+            m->ckpt_excluded |= k == CT_DENSE && m->moe_experts <= 0 ? LLMROOF_CKPT_FFN : bit[k];
+}
+
 static int ct_import(const char *fname, const cJSON *qc, const char *type, struct llmroof_model *m, char *warn,
                      size_t warn_cap, struct llmroof_err *err)
 {
@@ -414,41 +432,16 @@ static int ct_import(const char *fname, const cJSON *qc, const char *type, struc
          * are left out of the bytes, as --weight-dtype int4 leaves them (3% at group 128) */
         snprintf(m->ckpt_format, sizeof m->ckpt_format, "%s", bits == 4 ? "int4" : "int8");
         m->ckpt_bits = wb;
-    } else if (!nvfp4 && !mxfp4 && abits == 16 && (fl ? bits == 8 : bits == 4 || bits == 8)) {
-        /* weight-only with some modules kept 16-bit (attention ignored, say): the per-operator form,
-         * every other module at the scheme's bits, the GEMMs over 16-bit activations (the unpacking's
-         * cost of a fused int4 GEMM is not charged on this path) */
-        snprintf(m->ckpt_format, sizeof m->ckpt_format, "%s", fl ? "fp8" : bits == 4 ? "int4" : "int8");
-        m->ckpt_bits = wb;
-        m->ckpt_per_op = true;
-        m->ckpt_excluded = 0;
-        static const unsigned bit[CT_KINDS] = { LLMROOF_CKPT_QKV_PROJ, LLMROOF_CKPT_MLA_KV_UP, LLMROOF_CKPT_O_PROJ,
-                                                LLMROOF_CKPT_FFN,      LLMROOF_CKPT_FFN,       LLMROOF_CKPT_DENSE_FFN,
-                                                LLMROOF_CKPT_LM_HEAD };
-        for (int k = 0; k < CT_KINDS; k++)
-            if (ign[k] && have[k])
-                m->ckpt_excluded |= k == CT_DENSE && m->moe_experts <= 0 ? LLMROOF_CKPT_FFN : bit[k];
+    } else if ((!nvfp4 && !mxfp4 && abits == 16 && (fl ? bits == 8 : bits == 4 || bits == 8)) || (nvfp4 && abits == 4)) {
+        /* some modules kept 16-bit: the per-operator form (catalog "excluded"), every other module at
+         * the scheme's bits. NVFP4 weights and activations (W4A4) compute at fp4 there (Model
+         * Optimizer's form); a weight-only scheme (W4A16 with attention ignored, say) over 16-bit
+         * activations, without the unpacking cost a fused int4 GEMM has on the dtype's path */
+        ct_per_op(m, nvfp4 ? "nvfp4" : fl ? "fp8" : bits == 4 ? "int4" : "int8", wb, have, ign);
         if (have[CT_SHARED] && ign[CT_SHARED] != ign[CT_ROUTED])
             hf_warn(warn, warn_cap, "%s: the scheme covers the %s but not the %s: llmroof costs a MoE layer's "
-                    "shared experts as its routed ones", fname, ign[CT_ROUTED] ? "shared experts" : "routed experts",
-                    ign[CT_ROUTED] ? "routed ones" : "shared ones");
-    } else if (nvfp4 && abits == 4) {
-        /* NVFP4 weights and activations (W4A4) on the modules not ignored: Model Optimizer's
-         * per-operator form (catalog "excluded") */
-        snprintf(m->ckpt_format, sizeof m->ckpt_format, "%s", "nvfp4");
-        m->ckpt_bits = wb;
-        m->ckpt_per_op = true;
-        m->ckpt_excluded = 0;
-        static const unsigned bit[CT_KINDS] = { LLMROOF_CKPT_QKV_PROJ, LLMROOF_CKPT_MLA_KV_UP, LLMROOF_CKPT_O_PROJ,
-                                                LLMROOF_CKPT_FFN,      LLMROOF_CKPT_FFN,       LLMROOF_CKPT_DENSE_FFN,
-                                                LLMROOF_CKPT_LM_HEAD };
-        for (int k = 0; k < CT_KINDS; k++)
-            if (ign[k] && have[k]) /* a dense model's MLP is its FFN operator */
-                m->ckpt_excluded |= k == CT_DENSE && m->moe_experts <= 0 ? LLMROOF_CKPT_FFN : bit[k];
-        if (have[CT_SHARED] && ign[CT_SHARED] != ign[CT_ROUTED])
-            hf_warn(warn, warn_cap, "%s: NVFP4 on the %s but not the %s: llmroof costs a MoE layer's experts in one "
-                    "format, here the routed experts'", fname, ign[CT_ROUTED] ? "shared experts" : "routed experts",
-                    ign[CT_ROUTED] ? "routed ones" : "shared ones");
+                    "shared experts in the routed experts' format", fname,
+                    ign[CT_ROUTED] ? "shared experts" : "routed experts", ign[CT_ROUTED] ? "routed ones" : "shared ones");
     } else {
         char kept[160] = "";
         size_t o = 0;

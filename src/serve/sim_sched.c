@@ -441,6 +441,25 @@ static inline long budget_for(const struct engine *e, const struct iter *it, int
     return e->rbud && e->rbud[replica] < it->budget ? e->rbud[replica] : it->budget;
 }
 
+/* iter_batch_add of n = 1 at past = computed, `n` times, into a batch and its decode sums: `keys`
+ * the sum of computed + 1 (each one's pairs and keys); a decode of one token is always few-query. */
+static void decodes_add(struct llmroof_batch *all, struct llmroof_batch *dec, long n, long keys)
+{
+    const double dn = (double)n, k = (double)keys;
+    struct llmroof_batch *bs[2] = { all, dec };
+    for (int j = 0; j < 2; j++) {
+        struct llmroof_batch *b = bs[j];
+        b->tokens += dn;
+        b->seqs += dn;
+        b->attn_pairs += k;
+        b->kv_read_tokens += k;
+        b->few_tokens += dn;
+        b->few_seqs += dn;
+        b->few_pairs += k;
+        b->few_keys += k;
+    }
+}
+
 /* Gives every running sequence its next work within the budget, preempting from the back
  * when KV blocks run out. */
 /* The running sequences into the iteration, in order, within the budget; with prompts_only the
@@ -562,39 +581,12 @@ static void schedule_running(struct runner *r, struct engine *e, struct iter *it
     }
     it->budget = budget;
     if (dn > 0) {
-        /* iter_batch_add of n = 1 at past = computed, dn times: pairs and keys past + 1 each */
-        const double n = (double)dn, k = (double)dk;
-        struct llmroof_batch *bs[2] = { &it->b, &it->dec };
-        for (int j = 0; j < 2; j++) {
-            struct llmroof_batch *b = bs[j];
-            b->tokens += n;
-            b->seqs += n;
-            b->attn_pairs += k;
-            b->kv_read_tokens += k;
-            b->few_tokens += n;
-            b->few_seqs += n;
-            b->few_pairs += k;
-            b->few_keys += k;
-        }
+        decodes_add(&it->b, &it->dec, dn, dk);
         it->nsched += (int)dn;
         it->decode_seqs += (int)dn;
-        for (int j = 0; qn && j < nrep; j++) {
-            if (!qn[j])
-                continue;
-            const double rn = (double)qn[j], rk = (double)qk[j];
-            struct llmroof_batch *rbs[2] = { &e->rb[j], &e->rdec[j] };
-            for (int q = 0; q < 2; q++) {
-                struct llmroof_batch *b = rbs[q];
-                b->tokens += rn;
-                b->seqs += rn;
-                b->attn_pairs += rk;
-                b->kv_read_tokens += rk;
-                b->few_tokens += rn;
-                b->few_seqs += rn;
-                b->few_pairs += rk;
-                b->few_keys += rk;
-            }
-        }
+        for (int j = 0; qn && j < nrep; j++)
+            if (qn[j])
+                decodes_add(&e->rb[j], &e->rdec[j], qn[j], qk[j]);
     }
 }
 
