@@ -118,11 +118,16 @@ static bool ct_matches_nested(struct ct_pat *p, int n, const char *name)
  * written against): DeepSeek-style "mlp.experts.N.gate_proj" and "mlp.shared_experts" by default,
  * Qwen's MoE "mlp.shared_expert", Mixtral's "block_sparse_moe.experts.N.w1", Llama 4's
  * "feed_forward". Each kind is a few names; the kind is ignored in a layer when all are. */
+static const char *ct_ffn_prefix(const char *type)
+{
+    return !strcmp(type, "mixtral") ? "block_sparse_moe" : !strncmp(type, "llama4", 6) ? "feed_forward" : "mlp";
+}
+
 static int ct_names(enum ct_kind k, const char *type, long layer, bool mla, char names[4][96])
 {
-    const bool mixtral = !strcmp(type, "mixtral"), llama4 = !strncmp(type, "llama4", 6),
+    const bool mixtral = !strcmp(type, "mixtral"),
                qwen = !strcmp(type, "qwen2_moe") || !strcmp(type, "qwen3_moe") || !strcmp(type, "qwen3_next");
-    const char *ffn = mixtral ? "block_sparse_moe" : llama4 ? "feed_forward" : "mlp";
+    const char *ffn = ct_ffn_prefix(type);
     int n = 0;
 #define NAME(...) snprintf(names[n++], sizeof names[0], __VA_ARGS__)
     switch (k) {
@@ -204,13 +209,12 @@ static void ct_classify(const struct llmroof_model *m, const char *type, struct 
  * weight dtype). Returns whether the list keeps mixer projections 16-bit. */
 static bool ct_known_extras(const struct llmroof_model *m, const char *type, struct ct_pat *p, int np)
 {
-    const bool mixtral = !strcmp(type, "mixtral"), llama4 = !strncmp(type, "llama4", 6);
+    const char *ffn = ct_ffn_prefix(type);
     char name[96];
     bool mixer = false;
     for (long i = 0; i < m->layers; i++) {
         if (m->moe_experts > 0) {
-            snprintf(name, sizeof name, "model.layers.%ld.%s", i,
-                     mixtral ? "block_sparse_moe.gate" : llama4 ? "feed_forward.router" : "mlp.gate");
+            snprintf(name, sizeof name, "model.layers.%ld.%s.%s", i, ffn, !strcmp(ffn, "feed_forward") ? "router" : "gate");
             ct_matches_nested(p, np, name);
         }
         if (m->linear_kind != LLMROOF_LINEAR_NONE) {

@@ -126,25 +126,23 @@ struct llmroof_dtypes ckpt_gpu_dtypes(const struct llmroof_model *m, struct llmr
                                       bool act_given, const struct llmroof_gpu *g)
 {
     enum llmroof_dtype own;
-    /* a W8A8 int8 checkpoint (compressed-tensors' int-quantized, SmoothQuant-style) computes int8 x
-     * int8 where the GPU has the path (vLLM's CompressedTensorsW8A8Int8: cutlass_scaled_mm) */
-    if (!weight_given && !act_given && g && m && !strcmp(m->ckpt_format, "w8a8-int8") && dt.weight == LLMROOF_INT8 &&
-        !(dt.weight_bits > 0) && g->has_peak[LLMROOF_INT8] && (dt.act == LLMROOF_FP16 || dt.act == LLMROOF_BF16)) {
-        dt.act = LLMROOF_INT8;
+    const bool has_own = m && ckpt_weight_dtype(m, &own);
+    /* a block-scaled fp8 checkpoint (DeepSeek) keeps its per-operator rule (ops_ckpt_lowp_modules) */
+    const bool block8 = has_own && own == LLMROOF_FP8 && m->ckpt_bits > 8.0;
+    /* a checkpoint whose own scheme is W8A8 computes so where the GPU has the path, as the dtype given
+     * by --weight-dtype fp8 does: a per-tensor or per-channel fp8 one (compressed-tensors'
+     * FP8-dynamic) in fp8, a W8A8 int8 one (int-quantized, SmoothQuant-style; vLLM's
+     * CompressedTensorsW8A8Int8, cutlass_scaled_mm) in int8 */
+    const bool own_a8 = has_own && !weight_given && dt.weight == own &&
+                        ((own == LLMROOF_FP8 && !block8) || strcmp(m->ckpt_format, "w8a8-int8") == 0);
+    if (!(weight_given || own_a8) || act_given || !g || block8)
         return dt;
-    }
-    const bool own8 = m && ckpt_weight_dtype(m, &own) && own == LLMROOF_FP8;
-    /* a checkpoint's per-tensor or per-channel fp8 (no block scales: compressed-tensors' FP8-dynamic)
-     * runs as --weight-dtype fp8 does; a block-scaled one keeps its per-operator rule */
-    const bool own8_flat = own8 && m->ckpt_bits <= 8.0 && dt.weight == LLMROOF_FP8;
-    if (!(weight_given || own8_flat) || act_given || !g || (own8 && !own8_flat))
-        return dt;
+    const enum llmroof_dtype a8 = own_a8 && own == LLMROOF_INT8 ? LLMROOF_INT8 : LLMROOF_FP8;
     /* vLLM's docs (features/quantization/fp8): "--quantization fp8" and FP8 checkpoints run W8A8 on
      * Hopper and Ada, weight-only W8A16 through Marlin before them; a block-scaled checkpoint
      * (DeepSeek) has its own per-operator rule (ops_ckpt_lowp_modules) at 16-bit act */
-    if (dt.weight == LLMROOF_FP8 && !(dt.weight_bits > 0) && g->has_peak[LLMROOF_FP8] &&
-        (dt.act == LLMROOF_FP16 || dt.act == LLMROOF_BF16))
-        dt.act = LLMROOF_FP8;
+    if (dt.weight == a8 && !(dt.weight_bits > 0) && g->has_peak[a8] && (dt.act == LLMROOF_FP16 || dt.act == LLMROOF_BF16))
+        dt.act = a8;
     return dt;
 }
 

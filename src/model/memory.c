@@ -60,6 +60,37 @@ static double global_layers_below(const struct llmroof_model *m, long x)
     return (double)n;
 }
 
+/* The GEMM matrices of one layer on one rank, in elements, by the checkpoint module that holds
+ * them (a per-operator checkpoint stores each module at its own bits): the q/k/v projections (MLA:
+ * q_a replicated, q_b sharded, kv_a replicated), MLA's kv_b, the output projection, and a MoE
+ * layer's shared experts. */
+struct layer_mats {
+    double q, kvup, o, shared;
+};
+
+static struct layer_mats layer_matrices(const struct llmroof_model *m, const struct llmroof_shard *sh)
+{
+    const double h = (double)m->hidden, d = (double)m->head_dim;
+    const double Hq = (double)sh->heads_per_rank, Kr = (double)sh->kv_heads_per_rank;
+    const double nmat = m->mlp == LLMROOF_MLP_GATED ? 3.0 : 2.0;
+    struct layer_mats x = { 0.0, 0.0, 0.0, 0.0 };
+    if (arch_is_mla(m)) {
+        const double rq = (double)m->q_lora_rank, rkv = (double)m->kv_lora_rank;
+        const double n = (double)m->qk_nope_dim, p = (double)m->qk_rope_dim, v = (double)m->v_head_dim;
+        x.q = (rq > 0 ? h * rq + rq * Hq * (n + p) : h * Hq * (n + p)) + h * (rkv + p);
+        x.kvup = rkv * Hq * (n + v);
+        x.o = Hq * v * h;
+    } else {
+        x.q = h * (Hq + 2.0 * Kr) * d + (m->attn_gate ? h * Hq * d : 0.0); /* Qwen3-Next's output gate, in q_proj */
+        x.o = Hq * d * h;
+    }
+    if (m->moe_experts > 0)
+        x.shared = nmat * h * (double)m->moe_shared *
+                   (sh->ep > 1 ? (sh->dp_attn ? (double)m->moe_intermediate : (double)m->moe_intermediate / (double)sh->tp)
+                               : sh->shared_intermediate_per_rank);
+    return x;
+}
+
 /* Weight elements of one rank: attention of one layer, dense MLP layer, MoE layer
  * (non-expert part in *moe_w, routed experts in *moe_e). */
 static void layer_weights(const struct llmroof_model *m, const struct llmroof_shard *sh, double *attn, double *dense,
@@ -69,16 +100,11 @@ static void layer_weights(const struct llmroof_model *m, const struct llmroof_sh
     const double Hq = (double)sh->heads_per_rank, Kr = (double)sh->kv_heads_per_rank;
     const double nmat = m->mlp == LLMROOF_MLP_GATED ? 3.0 : 2.0;
     const double norm_w = m->norm == LLMROOF_NORM_LAYER ? 2.0 * h : h;
-    double a;
+    const struct layer_mats x = layer_matrices(m, sh);
+    double a = x.q + x.kvup + x.o;
     if (arch_is_mla(m)) {
-        const double rq = (double)m->q_lora_rank, rkv = (double)m->kv_lora_rank;
-        const double n = (double)m->qk_nope_dim, p = (double)m->qk_rope_dim, v = (double)m->v_head_dim;
-        a = (rq > 0 ? h * rq + rq + rq * Hq * (n + p) : h * Hq * (n + p)); /* q_a replicated, q_b sharded */
-        a += h * (rkv + p) + rkv + rkv * Hq * (n + v) + Hq * v * h;        /* kv_a replicated, kv_b and o sharded */
+        a += (m->q_lora_rank > 0 ? (double)m->q_lora_rank : 0.0) + (double)m->kv_lora_rank; /* the latents' norms */
     } else {
-        a = h * (Hq + 2.0 * Kr) * d + Hq * d * h;   /* q, k, v, o shards */
-        if (m->attn_gate)
-            a += h * Hq * d;                        /* Qwen3-Next's output gate, in q_proj */
         if (m->qkv_bias)
             a += (Hq + 2.0 * Kr) * d;
         if (m->qk_norm)
@@ -95,18 +121,10 @@ static void layer_weights(const struct llmroof_model *m, const struct llmroof_sh
     *moe_w = *moe_e = 0;
     if (m->moe_experts > 0) {
         const double E = (double)m->moe_experts;
-        double Ie, local, shared;
-        if (sh->ep > 1) {
-            Ie = (double)m->moe_intermediate;                 /* whole experts under EP */
-            local = E / (double)sh->ep;
-            shared = (double)m->moe_shared * (sh->dp_attn ? Ie : Ie / (double)sh->tp);
-        } else {
-            Ie = sh->moe_intermediate_per_rank;
-            local = E;
-            shared = (double)m->moe_shared * sh->shared_intermediate_per_rank;
-        }
+        const double Ie = sh->ep > 1 ? (double)m->moe_intermediate : sh->moe_intermediate_per_rank; /* whole experts under EP */
+        const double local = sh->ep > 1 ? E / (double)sh->ep : E;
         *moe_e = local * (nmat * h * Ie + (m->mlp_bias ? (nmat - 1.0) * Ie + h : 0.0));
-        *moe_w = nmat * h * shared + h * E;                   /* shared experts + router */
+        *moe_w = x.shared + h * E;                    /* shared experts + router */
     }
 }
 
@@ -120,30 +138,14 @@ static double ckpt_module_extra(const struct llmroof_model *m, const struct llmr
 {
     if (!m->ckpt_per_op)
         return 0.0;
-    const double w = ops_weight_bytes(dt), h = (double)m->hidden, d = (double)m->head_dim;
-    const double Hq = (double)sh->heads_per_rank, Kr = (double)sh->kv_heads_per_rank;
+    const double w = ops_weight_bytes(dt);
     const double nmat = m->mlp == LLMROOF_MLP_GATED ? 3.0 : 2.0;
-    double q, kvup = 0.0, o;
-    if (arch_is_mla(m)) {
-        const double rq = (double)m->q_lora_rank, rkv = (double)m->kv_lora_rank;
-        const double n = (double)m->qk_nope_dim, p = (double)m->qk_rope_dim, v = (double)m->v_head_dim;
-        q = (rq > 0 ? h * rq + rq * Hq * (n + p) : h * Hq * (n + p)) + h * (rkv + p);
-        kvup = rkv * Hq * (n + v);
-        o = Hq * v * h;
-    } else {
-        q = h * (Hq + 2.0 * Kr) * d + (m->attn_gate ? h * Hq * d : 0.0);
-        o = Hq * d * h;
-    }
-    const double dense = nmat * h * sh->intermediate_per_rank;
-    double shared = 0.0;
-    if (m->moe_experts > 0)
-        shared = nmat * h * (double)m->moe_shared *
-                 (sh->ep > 1 ? (sh->dp_attn ? (double)m->moe_intermediate : (double)m->moe_intermediate / (double)sh->tp)
-                             : sh->shared_intermediate_per_rank);
+    const struct layer_mats x = layer_matrices(m, sh);
+    const double dense = nmat * (double)m->hidden * sh->intermediate_per_rank;
     const unsigned dense_mod = m->moe_experts > 0 ? LLMROOF_CKPT_DENSE_FFN : LLMROOF_CKPT_FFN;
 #define MB(mod) (ops_module_weight_bytes(m, dt, (mod)) - w)
-    return La * (q * MB(LLMROOF_CKPT_QKV_PROJ) + kvup * MB(LLMROOF_CKPT_MLA_KV_UP) + o * MB(LLMROOF_CKPT_O_PROJ)) +
-           Ld * dense * MB(dense_mod) + Lm * shared * MB(LLMROOF_CKPT_FFN);
+    return La * (x.q * MB(LLMROOF_CKPT_QKV_PROJ) + x.kvup * MB(LLMROOF_CKPT_MLA_KV_UP) + x.o * MB(LLMROOF_CKPT_O_PROJ)) +
+           Ld * dense * MB(dense_mod) + Lm * x.shared * MB(LLMROOF_CKPT_FFN);
 #undef MB
 }
 
@@ -165,7 +167,7 @@ static double stage_weights(const struct llmroof_model *m, const struct llmroof_
     /* the router's h x E at wu, which a block-fp8 checkpoint keeps bf16 (ops_unquantized_bytes) */
     const double router = m->moe_experts > 0 ? h * (double)m->moe_experts * (wu - w) : 0.0;
     double bytes = ((double)n * attn + ((double)n - nm) * dense + nm * moe_w) * w + nm * moe_e * we + nm * router;
-    double ck = ckpt_module_extra(m, sh, dt, (double)n, (double)n - nm, nm);
+    double ck;
     if (layers_patterned(m)) {
         /* per layer kind (layers.h): attention layers carry attn (with the norms), recurrent
          * layers their mixer split over TP plus the norms, MLP-less layers only the norms */
@@ -177,8 +179,10 @@ static double stage_weights(const struct llmroof_model *m, const struct llmroof_
                  (double)m->intermediate + c.moe * moe_w) * w + c.moe * moe_e * we + c.moe * router; /* NAS: per-layer widths */
         ck = ckpt_module_extra(m, sh, dt, c.full + c.local,
                                   c.dense * layers_dense_width(m, start, n) / (double)m->intermediate, c.moe);
-    } else if (m->dsa_top_k > 0) {
-        bytes += (double)n * layers_dsa_params(m) * w; /* the indexer, replicated on every rank */
+    } else {
+        ck = ckpt_module_extra(m, sh, dt, (double)n, (double)n - nm, nm);
+        if (m->dsa_top_k > 0)
+            bytes += (double)n * layers_dsa_params(m) * w; /* the indexer, replicated on every rank */
     }
     bytes += ck;
     if (s == 0)
