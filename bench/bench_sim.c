@@ -39,7 +39,7 @@ int main(int argc, char **argv)
     if (catalog_add_models_file(&cat, path, false, &err))
         return fprintf(stderr, "%s\n", err.msg), 1;
     const struct llmroof_gpu *g = catalog_find_gpu(&cat, "a100-sxm4-80gb");
-    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0 };
+    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0, NULL };
     struct sim_config c;
     sim_default_config(&c);
     c.setup = (struct llmroof_setup){ catalog_find_model(&cat, "llama-2-7b"), g, 1,
@@ -51,7 +51,7 @@ int main(int argc, char **argv)
                                           "disaggregated 4P+12D, 160 req/s",
                                           "deepseek-v3 8 x DPA-8+EP-8 on h200, 12 req/s" };
     const struct llmroof_gpu *h200 = catalog_find_gpu(&cat, "h200");
-    struct workload w_ds = { WORKLOAD_FIXED, 1000, 1000, NULL, 0 };
+    struct workload w_ds = { WORKLOAD_FIXED, 1000, 1000, NULL, 0, NULL };
     for (int mode = 0; mode < 6; mode++) {
         if (mode == 0) {
             c.mode = SIM_RATE;

@@ -8,11 +8,15 @@
 set -eu
 src=${1:-.}/src
 order="base data model serve fit render cli api"
-rank() { i=0; for l in $order; do [ "$l" = "$1" ] && { echo $i; return; }; i=$((i+1)); done; echo 99; }
+# rank LAYER sets r to the layer's place in $order (99: none); a variable, not a command
+# substitution, so that the check forks per file, not per #include
+rank() { r=99 i=0; for l in $order; do [ "$l" = "$1" ] && { r=$i; return; }; i=$((i+1)); done; }
 bad=0
 for f in "$src"/*/*.c "$src"/*/*.h; do
-    layer=$(basename "$(dirname "$f")")
-    me=$(rank "$layer")
+    d=${f%/*}
+    layer=${d##*/}
+    rank "$layer"
+    me=$r
     [ "$me" = 99 ] && { echo "layers.sh: $f: folder '$layer' is not a layer of docs/architecture.md" >&2; bad=1; continue; }
     for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f"); do
         case "$inc" in
@@ -20,7 +24,8 @@ for f in "$src"/*/*.c "$src"/*/*.h; do
         */*) to=${inc%%/*} ;;
         *) echo "layers.sh: $f: #include \"$inc\" names no layer folder (write \"$layer/$inc\")" >&2; bad=1; continue ;;
         esac
-        them=$(rank "$to")
+        rank "$to"
+        them=$r
         if [ "$them" -gt "$me" ]; then
             echo "layers.sh: $f ($layer) includes $inc from the later layer '$to'" >&2; bad=1
         fi

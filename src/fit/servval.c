@@ -127,7 +127,7 @@ static void simulate(const struct srv_case *c, const struct llmroof_gpu *g, cons
         sc.setup.layout.moe_tp = c->moe_tp;
         sc.setup.layout.dp_attn = true;
     }
-    struct workload w = { WORKLOAD_FIXED, c->prompt, c->output, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, c->prompt, c->output, NULL, 0, NULL };
     struct llmroof_err err = { 0 };
     if (c->chat)
         w.kind = WORKLOAD_CHAT;
@@ -155,7 +155,7 @@ static void simulate(const struct srv_case *c, const struct llmroof_gpu *g, cons
         /* ShareGPT-shaped lengths at the row's means (or, not stated, the benchmarks' set for the
          * model's tokenizer), within the model's context: DistServe kept the ShareGPT pairs that
          * fit OPT's 2,048 tokens, vLLM refuses a longer prompt (docs/metrics.md, sharegpt) */
-        w = (struct workload){ WORKLOAD_SHAREGPT, c->prompt, c->output, NULL, 0 };
+        w = (struct workload){ WORKLOAD_SHAREGPT, c->prompt, c->output, NULL, 0, NULL };
         if (workload_for_model(&w, c->model->vocab, c->model->max_context, &err)) {
             snprintf(out->reason, sizeof out->reason, "%.150s", err.msg);
             return;

@@ -302,7 +302,7 @@ static int predict_serving(struct val_case *c, const struct llmroof_setup *s, co
     sim_default_config(&sc);
     sc.setup = *s;
     sim_config_engine(&sc, en, s->gpu, false, false); /* the engine's scheduler, budget and limit */
-    struct workload w = { WORKLOAD_FIXED, c->prompt, c->output, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, c->prompt, c->output, NULL, 0, NULL };
     sc.workload = &w;
     sc.requests = c->requests;
     if (c->concurrency > 0) {

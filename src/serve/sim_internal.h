@@ -409,8 +409,11 @@ struct step_base {
  * attention with a nonzero time at most SIM_MIX_AFTER (dense models: 4 to 6), no two-batch
  * overlap, and the launch and overhead terms, the same for every step of a pool, kept once.
  * Every 64th reuse of a slot is checked against a whole ops_build and roofline_eval; a mismatch
- * turns the table off. */
-#define SIM_MIX_SLOTS 65536
+ * turns the table off. A run's table has a slot for each of about four requests, between 2^10 and
+ * 2^16 (SIM_MIX_BITS_MIN/MAX): a plan's short runs had each cleared a table of 10 MB, more time
+ * than their steps (a step is exact whichever slot keeps it, so the size changes no number). */
+#define SIM_MIX_BITS_MIN 10
+#define SIM_MIX_BITS_MAX 16
 #define SIM_MIX_AFTER 7
 struct mix_slot {
     int tokens, seqs;             /* the key; 0 tokens: empty */
@@ -422,7 +425,8 @@ struct mix_cache {
     bool off;                     /* a check failed: every step built whole */
     bool pool_set[2];
     double launch_s[2], overhead_s[2]; /* each pool's, from its first step kept */
-    struct mix_slot slot[2 * SIM_MIX_SLOTS]; /* pool 0's, then pool 1's */
+    unsigned bits;                /* a pool has 2^bits slots */
+    struct mix_slot slot[];       /* 2 << bits: pool 0's, then pool 1's */
 };
 
 /* The whole run. */

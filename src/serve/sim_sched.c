@@ -1290,7 +1290,7 @@ static double chunk_time(const struct runner *r, const struct engine *e, const s
         return target_time(e, it); /* beyond the slots' keys */
     const int T = (int)it->b.tokens, S = (int)it->b.seqs;
     const unsigned long long key = (unsigned long long)T * 0x9E3779B97F4A7C15ull ^ (unsigned long long)S * 0xC2B2AE3D27D4EB4Full;
-    struct mix_slot *m = &mc->slot[(size_t)e->pool * SIM_MIX_SLOTS + (size_t)((key * 0x9E3779B97F4A7C15ull) >> 48)];
+    struct mix_slot *m = &mc->slot[((size_t)e->pool << mc->bits) + (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - mc->bits))];
     const double a_all = stepcost_attn_s(&e->attn, &s->eff, &it->b, false);
     double all_s;
     const bool seen = m->tokens == T && m->seqs == S && (double)T == it->b.tokens && (double)S == it->b.seqs;

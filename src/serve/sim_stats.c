@@ -501,6 +501,19 @@ static void len_add(struct len_sums *a, const struct engine *d, bool linear, dou
     a->held += o * (linear || d->full_kv ? mid : memory_kv_tokens_held(d->setup.model, &d->sh, mid));
 }
 
+struct len_draw {
+    struct len_sums *a;
+    const struct engine *d;
+    bool linear;
+    double on_top;
+};
+
+static void len_add_draw(void *ctx, long prompt, long output)
+{
+    const struct len_draw *ld = ctx;
+    len_add(ld->a, ld->d, ld->linear, (double)prompt + ld->on_top, (double)output);
+}
+
 /* The workload's sums at a stated rate: exact for fixed lengths and csv rows, else workload_means'
  * fixed-seed sample of 20,000 draws (the same seed: the same requests) */
 static void len_add_workload(struct len_sums *a, const struct workload *w, double on_top, const struct engine *d,
@@ -515,13 +528,8 @@ static void len_add_workload(struct len_sums *a, const struct workload *w, doubl
             len_add(a, d, linear, (double)w->pairs[2 * i] + on_top, (double)w->pairs[2 * i + 1]);
         return;
     }
-    struct llmroof_rng rng;
-    rng_seed(&rng, 0x5eedull);
-    for (int i = 0; i < 20000; i++) {
-        long p = 0, o = 0;
-        workload_sample(w, &rng, &p, &o);
-        len_add(a, d, linear, (double)p + on_top, (double)o);
-    }
+    struct len_draw ld = { a, d, linear, on_top };
+    workload_each_mean_draw(w, len_add_draw, &ld);
 }
 
 /* The cluster's bound: the pool that serves the fewest requests per second sets it (0: none).

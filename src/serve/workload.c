@@ -161,7 +161,7 @@ static int parse_random(const char *spec, struct workload *w, struct llmroof_err
     return LLMROOF_OK;
 }
 
-int workload_parse(const char *spec, struct workload *w, struct llmroof_err *err)
+static int parse_spec(const char *spec, struct workload *w, struct llmroof_err *err)
 {
     memset(w, 0, sizeof *w);
     if (strcmp(spec, "chat") == 0) {
@@ -220,6 +220,50 @@ int workload_parse(const char *spec, struct workload *w, struct llmroof_err *err
                            spec);
 }
 
+/* the fixed-seed draws workload_means averages, made once: a distribution's (the named ones and
+ * lognormal:); fixed lengths, csv rows, sharegpt (its pairs drawn for the model) and random (its
+ * means exact) take none. Out of memory leaves none: they are drawn when asked. */
+static void make_mean_draws(struct workload *w)
+{
+    if (w->kind != WORKLOAD_CHAT && w->kind != WORKLOAD_DOCQA && w->kind != WORKLOAD_CODE &&
+        w->kind != WORKLOAD_OPENORCA && w->kind != WORKLOAD_QUANTILES)
+        return;
+    long *d = malloc(2 * WORKLOAD_MEAN_DRAWS * sizeof *d);
+    if (!d)
+        return;
+    struct llmroof_rng r;
+    rng_seed(&r, 0x5eedull);
+    for (size_t i = 0; i < WORKLOAD_MEAN_DRAWS; i++)
+        workload_sample(w, &r, &d[2 * i], &d[2 * i + 1]);
+    w->draws = d;
+}
+
+int workload_parse(const char *spec, struct workload *w, struct llmroof_err *err)
+{
+    int rc = parse_spec(spec, w, err);
+    if (rc)
+        workload_free(w);
+    else
+        make_mean_draws(w);
+    return rc;
+}
+
+void workload_each_mean_draw(const struct workload *w, void (*f)(void *ctx, long prompt, long output), void *ctx)
+{
+    if (w->draws) {
+        for (size_t i = 0; i < WORKLOAD_MEAN_DRAWS; i++)
+            f(ctx, w->draws[2 * i], w->draws[2 * i + 1]);
+        return;
+    }
+    struct llmroof_rng r;
+    rng_seed(&r, 0x5eedull);
+    for (size_t i = 0; i < WORKLOAD_MEAN_DRAWS; i++) {
+        long a = 0, b = 0;
+        workload_sample(w, &r, &a, &b);
+        f(ctx, a, b);
+    }
+}
+
 /* ShareGPT-shaped lengths with given means: SHAREGPT_DRAWS draws of the chat distribution at a
  * fixed seed, each length scaled by one factor, so that the spread of a conversational trace
  * stays and the means are the ones asked for. A cap (the model's context, a benchmark's filter)
@@ -264,7 +308,7 @@ int workload_scaled_sharegpt(long prompt, long output, long prompt_cap, long tot
                              struct llmroof_err *err)
 {
     enum { N = SHAREGPT_DRAWS };
-    const struct workload chat = { WORKLOAD_CHAT, 0, 0, NULL, 0 };
+    const struct workload chat = { .kind = WORKLOAD_CHAT };
     long *pairs = malloc(sizeof *pairs * 2 * N);
     double *caps = malloc(sizeof *caps * N);
     if (!pairs || !caps) {
@@ -288,7 +332,7 @@ int workload_scaled_sharegpt(long prompt, long output, long prompt_cap, long tot
     for (int i = 0; i < N; i++)
         pairs[2 * (size_t)i + 1] = (long)capped_len((double)pairs[2 * (size_t)i + 1], ko, 2.0, caps[i]);
     free(caps);
-    *out = (struct workload){ WORKLOAD_SHAREGPT, prompt, output, pairs, N };
+    *out = (struct workload){ .kind = WORKLOAD_SHAREGPT, .prompt = prompt, .output = output, .pairs = pairs, .npairs = N };
     return LLMROOF_OK;
 }
 
@@ -328,7 +372,9 @@ int workload_for_model(struct workload *w, long vocab, long max_context, struct 
 void workload_free(struct workload *w)
 {
     free(w->pairs);
+    free(w->draws);
     w->pairs = NULL;
+    w->draws = NULL;
     w->npairs = 0;
 }
 
@@ -580,6 +626,26 @@ long workload_min_prompt(const struct workload *w)
     return 1;
 }
 
+static void add_draw(void *ctx, long prompt, long output)
+{
+    double *s = ctx;
+    s[0] += (double)prompt;
+    s[1] += (double)output;
+}
+
+struct prompt_fn {
+    double (*f)(double prompt, const void *ctx);
+    const void *ctx;
+    double sum;
+};
+
+static void add_prompt_fn(void *ctx, long prompt, long output)
+{
+    struct prompt_fn *pf = ctx;
+    (void)output;
+    pf->sum += pf->f((double)prompt, pf->ctx);
+}
+
 void workload_means(const struct workload *w, double *prompt, double *output)
 {
     double sp = 0, so = 0;
@@ -602,17 +668,10 @@ void workload_means(const struct workload *w, double *prompt, double *output)
         *output = so / (double)w->npairs;
         return;
     }
-    struct llmroof_rng r;
-    rng_seed(&r, 0x5eedull);
-    const int n = 20000;
-    for (int i = 0; i < n; i++) {
-        long a = 0, b = 0;
-        workload_sample(w, &r, &a, &b);
-        sp += (double)a;
-        so += (double)b;
-    }
-    *prompt = sp / n;
-    *output = so / n;
+    double s[2] = { 0, 0 };
+    workload_each_mean_draw(w, add_draw, s);
+    *prompt = s[0] / WORKLOAD_MEAN_DRAWS;
+    *output = s[1] / WORKLOAD_MEAN_DRAWS;
 }
 
 void workload_means_any_model(const struct workload *w, double *prompt, double *output)
@@ -644,15 +703,9 @@ double workload_mean_of_prompt(const struct workload *w, double (*f)(double prom
             s += f((double)w->pairs[2 * i], ctx);
         return s / (double)w->npairs;
     }
-    struct llmroof_rng r;
-    rng_seed(&r, 0x5eedull); /* workload_means' draws */
-    const int n = 20000;
-    for (int i = 0; i < n; i++) {
-        long a = 0, b = 0;
-        workload_sample(w, &r, &a, &b);
-        s += f((double)a, ctx);
-    }
-    return s / n;
+    struct prompt_fn pf = { f, ctx, 0 };
+    workload_each_mean_draw(w, add_prompt_fn, &pf); /* workload_means' draws */
+    return pf.sum / WORKLOAD_MEAN_DRAWS;
 }
 
 struct trace_ctx {

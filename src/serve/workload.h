@@ -35,7 +35,15 @@ struct workload {
                               * indexed by enum workload_q (a new field would change every
                               * positional initializer of this struct) */
     size_t npairs;
+    long *draws;             /* owned: the WORKLOAD_MEAN_DRAWS fixed-seed (prompt, output) draws that
+                              * workload_means and its kin average, made once by workload_parse for a
+                              * named distribution (a plan simulates hundreds of runs of one workload;
+                              * drawing them again for each was a third of its time); NULL: drawn when
+                              * asked, the same draws */
 };
+
+/* The fixed-seed sample a distribution's means are taken over (workload_means) */
+#define WORKLOAD_MEAN_DRAWS 20000
 
 /* The parameters of lognormal:PMED:PP90:OMED:OP90[:MAX] (MAX 0: no cap). */
 enum workload_q { WORKLOAD_Q_PMED, WORKLOAD_Q_PP90, WORKLOAD_Q_OMED, WORKLOAD_Q_OP90, WORKLOAD_Q_MAX, WORKLOAD_Q_COUNT };
@@ -86,6 +94,9 @@ void workload_means_any_model(const struct workload *w, double *prompt, double *
  * mean prompt). For a quantity that is not linear in the prompt (the K/V a windowed model holds),
  * whose mean is not its value at the mean prompt. */
 double workload_mean_of_prompt(const struct workload *w, double (*f)(double prompt, const void *ctx), const void *ctx);
+/* Calls f on each of the WORKLOAD_MEAN_DRAWS fixed-seed draws of a distribution, in order (the
+ * requests workload_means averages; w->draws when made, else drawn now: the same draws). */
+void workload_each_mean_draw(const struct workload *w, void (*f)(void *ctx, long prompt, long output), void *ctx);
 
 struct trace_req {
     double arrival_s;   /* seconds from the start */

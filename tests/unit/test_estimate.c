@@ -544,7 +544,7 @@ static void tpot_equals_the_step_by_step_mean_across_window_kinks(void **state)
         { "gpt-oss-20b", "h100", 1, 50, 300 },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        struct workload w = { WORKLOAD_FIXED, cases[i].p, cases[i].o, NULL, 0 };
+        struct workload w = { WORKLOAD_FIXED, cases[i].p, cases[i].o, NULL, 0, NULL };
         struct sim_config c;
         sim_default_config(&c);
         c.setup = setup(&cat, cases[i].m, cases[i].g, cases[i].tp);

@@ -86,7 +86,7 @@ static void one_request_alone_reproduces_estimate(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 512, 1536, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 512, 1536, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, &w);
     c.concurrency = 1;
     c.requests = 1;
@@ -113,7 +113,7 @@ static void first_token_from_a_decode_step(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 512, 64, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 512, 64, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, &w);
     c.concurrency = 1;
     c.requests = 1;
@@ -170,7 +170,7 @@ static void pipeline_lanes_hold_the_tightest_stages_blocks(void **state)
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 512, 64, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 512, 64, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-2-70b", "a100-sxm4-80gb", 2, &w);
     c.setup.layout.pp = 2;
     c.mem.mem_util = 1.0;
@@ -200,7 +200,7 @@ static void pipeline_lanes_overlap_micro_batches(void **state)
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 512, 1, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 512, 1, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-2-70b", "a100-sxm4-80gb", 2, &w);
     c.setup.layout.pp = 2;
     assert_int_equal(sim_pipeline_lanes(&c.setup, 256, false, false), 2);
@@ -256,7 +256,7 @@ static void pipeline_lanes_overlap_micro_batches(void **state)
      * beside the first steps (63.7 ms); one batch of 200 through the stages one at a time, the
      * simulator's lower bound before the lanes, would step in a pass of 200 (estimate's b = 400,
      * 78.6 ms: the weights are read once for twice the tokens, the KV twice over) */
-    struct workload wd = { WORKLOAD_FIXED, 128, 512, NULL, 0 };
+    struct workload wd = { WORKLOAD_FIXED, 128, 512, NULL, 0, NULL };
     c.workload = &wd;
     c.requests = 200;
     run(&c, &r);
@@ -277,7 +277,7 @@ static void llama_cpp_iterations_run_in_passes_as_estimate_does(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     const struct llmroof_engine *en = shipped_engine(&cat, "llama.cpp-2024-06");
-    struct workload w = { WORKLOAD_FIXED, 1300, 64, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 1300, 64, NULL, 0, NULL };
     struct sim_config c = engine_config(&cat, "llama-3-8b", "rtx-4090", en, &w);
     assert_true(c.setup.eff.prompt_ubatch_tokens == 512.0);
     c.concurrency = 1;
@@ -336,7 +336,7 @@ static void llama_cpp_iterations_run_in_passes_as_estimate_does(void **state)
     sim_result_free(&r);
 
     /* decodes: 600 sequences at 13 keys, a pass of 512 and one of 88 in both tools */
-    struct workload w2 = { WORKLOAD_FIXED, 4, 16, NULL, 0 };
+    struct workload w2 = { WORKLOAD_FIXED, 4, 16, NULL, 0, NULL };
     c.workload = &w2;
     c.concurrency = 600;
     c.requests = 600;
@@ -371,7 +371,7 @@ static void llama_cpp_iterations_run_in_passes_as_estimate_does(void **state)
     /* llama.cpp before PR #6122 projects every prompt token onto the vocabulary, in a pass that
      * fits whole too: 494 tokens, 494 logits rows in both tools (493 more than one) */
     const struct llmroof_engine *old = shipped_engine(&cat, "llama.cpp-2023-12");
-    struct workload w3 = { WORKLOAD_FIXED, 494, 8, NULL, 0 };
+    struct workload w3 = { WORKLOAD_FIXED, 494, 8, NULL, 0, NULL };
     struct sim_config c3 = engine_config(&cat, "llama-2-7b", "rtx-4090", old, &w3);
     assert_true(c3.setup.eff.logits_all_tokens);
     c3.concurrency = 1;
@@ -428,7 +428,7 @@ static void same_seed_same_result(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0 };
+    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-2-7b", "a100", 1, &w);
     c.mode = SIM_RATE;
     c.rate_qps = 5;
@@ -455,7 +455,7 @@ static void a_fixed_span_scales_the_poisson_gaps(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0 };
+    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-2-7b", "a100", 1, &w);
     struct sim_result a, b;
     run_at_rate(&c, 5.0, 300, &a);
@@ -488,7 +488,7 @@ static void a_fixed_span_needs_two_requests(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 64, 8, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 64, 8, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-2-7b", "a100", 1, &w);
     c.mode = SIM_RATE;
     c.rate_qps = 2.0;
@@ -515,7 +515,7 @@ static void a_fixed_span_ends_at_requests_over_rate_exactly(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 16, 2, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 16, 2, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-2-7b", "a100", 1, &w);
     c.span_fixed = true;
     for (uint64_t seed = 1; seed <= 400; seed++) {
@@ -537,7 +537,7 @@ static void throughput_rises_with_concurrency_then_saturates(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 256, 256, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 256, 256, NULL, 0, NULL };
     double prev = 0, last_gain = 0;
     for (long n = 1; n <= 1024; n *= 2) {
         struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, &w);
@@ -564,7 +564,7 @@ static void studies_setup_runs_far_below_the_kv_ceiling(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0 };
+    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0, NULL };
     struct sim_config c = config(&cat, "internlm-20b", "a100", 8, &w); /* 20 users, 250 requests, 1-3 s think */
     struct sim_result r;
     run(&c, &r);
@@ -581,7 +581,7 @@ static void littles_law_holds_open_loop(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0 };
+    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0, NULL };
     static const double rates[] = { 1, 4, 8 };
     for (int i = 0; i < 3; i++) {
         struct sim_config c = config(&cat, "llama-2-13b", "a100-sxm4-80gb", 2, &w);
@@ -1023,7 +1023,7 @@ static void max_model_len_refuses_long_prompts_and_caps_output(void **state)
  * 128 requests of 2048 + 2048 tokens (w: that workload, which the config points to). */
 static struct sim_config pressure_config(const struct llmroof_catalog *cat, struct workload *w)
 {
-    *w = (struct workload){ WORKLOAD_FIXED, 2048, 2048, NULL, 0 };
+    *w = (struct workload){ WORKLOAD_FIXED, 2048, 2048, NULL, 0, NULL };
     struct sim_config c = config(cat, "llama-2-7b", "a10", 1, w);
     c.concurrency = 64;
     c.requests = 128;
@@ -1059,7 +1059,7 @@ static void sliding_window_layers_hold_their_window_only(void **state)
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 7000, 1193, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 7000, 1193, NULL, 0, NULL };
     struct sim_config c = config(&cat, "gemma-3-27b", "h100-sxm5-80gb", 1, &w);
     c.setup.dt.weight = c.setup.dt.kv = c.setup.dt.act = LLMROOF_BF16;
     c.concurrency = 64;
@@ -1089,7 +1089,7 @@ static void a_windowed_prompt_holds_its_chunk_while_it_runs(void **state)
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 50000, 10, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 50000, 10, NULL, 0, NULL };
     for (int whole = 0; whole < 2; whole++) {
         struct sim_config c = config(&cat, "mistral-7b", "a10", 1, &w);
         c.concurrency = 1;
@@ -1117,7 +1117,7 @@ static void a_shared_prefix_leaves_each_windowed_sequence_its_own_window(void **
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 6000, 1000, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 6000, 1000, NULL, 0, NULL };
     struct sim_config c = config(&cat, "mistral-7b", "a100-sxm4-80gb", 1, &w);
     c.concurrency = 200;
     c.requests = 400;
@@ -1146,7 +1146,7 @@ static void an_eagle_head_holds_its_whole_context_beside_a_windowed_target(void 
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 30000, 100, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 30000, 100, NULL, 0, NULL };
     struct sim_config c = config(&cat, "gpt-oss-20b", "h100-sxm5-80gb", 1, &w);
     c.mode = SIM_OFFLINE;
     c.requests = 4;
@@ -1175,7 +1175,7 @@ static void a_stated_kv_pool_replaces_the_memory_sized_one(void **state)
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 512, 16, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 512, 16, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-3.1-8b", "h100-sxm5-80gb", 1, &w);
     c.mode = SIM_OFFLINE;
     c.requests = 20;
@@ -1230,7 +1230,7 @@ static void a_drafter_takes_its_memory_on_every_gpu(void **state)
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 512, 16, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 512, 16, NULL, 0, NULL };
     static const char *const models[2] = { "llama-3.1-8b", "qwen3-30b-a3b" };
     for (int k = 0; k < 2; k++) {
         struct sim_config c = config(&cat, models[k], "h100-sxm5-80gb", 1, &w);
@@ -1387,7 +1387,7 @@ static void wait_admission_stalls_then_flushes_everyone(void **state)
     /* under this much pressure both thrash; where the cache holds about 78 requests of their
      * length, as in the vLLM blog's FastGen runs (LLaMA-7B, 500 + 1024 tokens, offline, on an A100
      * 80GB), the flushes cost what preempting the youngest does not */
-    struct workload f = { WORKLOAD_FIXED, 500, 1024, NULL, 0 };
+    struct workload f = { WORKLOAD_FIXED, 500, 1024, NULL, 0, NULL };
     struct sim_config o = config(&cat, "llama-7b", "a100-sxm4-80gb", 1, &f);
     o.mode = SIM_OFFLINE;
     o.requests = 300;
@@ -1433,7 +1433,7 @@ static void cpu_work_per_sequence_adds_or_overlaps(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 512, 64, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 512, 64, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, &w);
     c.concurrency = 1;
     c.requests = 1;
@@ -1481,7 +1481,7 @@ static void speculation_gains_less_at_a_larger_batch(void **state)
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 128, 512, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 128, 512, NULL, 0, NULL };
     const struct llmroof_engine *en = shipped_engine(&cat, "sglang");
     double gain[2];
     const long users[2] = { 2, 64 };
@@ -1521,7 +1521,7 @@ static void speculation_is_judged_by_its_bound_and_life(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 512, 256, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 512, 256, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, &w);
     struct sim_result plain, spec;
     run_at_rate(&c, 5.0, 10, &plain);
@@ -1557,7 +1557,7 @@ static void speculation_turns_the_overlap_off_where_the_engine_does(void **state
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 512, 64, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 512, 64, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, &w);
     c.concurrency = 1;
     c.requests = 1;
@@ -1592,7 +1592,7 @@ static void warmup_skips_the_first_requests_in_the_latency_statistics(void **sta
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 1000, 100, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 1000, 100, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, &w);
     c.concurrency = 32;
     c.requests = 200;
@@ -1653,7 +1653,7 @@ static void mixed_iterations_cost_decode_attention_per_sequence(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 2348, 300, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 2348, 300, NULL, 0, NULL };
     struct sim_config c = config(&cat, "deepseek-v3", "h200", 8, &w);
     c.setup.dt.weight = LLMROOF_FP8;
     c.mode = SIM_RATE;
@@ -1744,7 +1744,7 @@ static void an_open_loop_beyond_capacity_is_reported_overloaded(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     /* issue 17: llama-3.1-8b on one L4 with long documents at 2 requests/s completes ~0.3/s */
-    struct workload w = { WORKLOAD_DOCQA, 0, 0, NULL, 0 };
+    struct workload w = { WORKLOAD_DOCQA, 0, 0, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-3.1-8b", "l4", 1, &w);
     struct sim_result r;
     run_at_rate(&c, 2, 300, &r);
@@ -1772,7 +1772,7 @@ static void a_run_shorter_than_a_request_is_not_overload(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0 };
+    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, &w);
     struct sim_result r;
     run_at_rate(&c, 5, 10, &r);
@@ -1794,7 +1794,7 @@ static void an_idle_server_with_a_request_in_flight_is_not_overload(void **state
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 512, 64, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 512, 64, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, &w);
     c.seed = 4;
     struct sim_result r;
@@ -1836,7 +1836,7 @@ static void the_link_bound_takes_the_mean_of_the_held_kv(void **state)
     assert_rel_close(r.capacity_qps, want, 1e-9);
     sim_result_free(&r);
     long pairs[4] = { 1000, 8, 15000, 8 };
-    struct workload w = { WORKLOAD_PAIRS, 0, 0, pairs, 2 };
+    struct workload w = { WORKLOAD_PAIRS, 0, 0, pairs, 2, NULL };
     c.workload = &w;
     c.record_iterations = false;
     run_at_rate(&c, 0.05, 4, &r);
@@ -1856,7 +1856,7 @@ static void a_kv_link_bottleneck_is_overload(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 8000, 100, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 8000, 100, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, &w);
     disaggregate(&cat, &c, NULL);
     c.kv_link_Bps = 1e9;
@@ -1891,7 +1891,7 @@ static void a_later_handover_takes_the_links_idle_gap(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 0, 0, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 0, 0, NULL, 0, NULL };
     struct llmroof_err err = { 0 };
     assert_int_equal(workload_parse("random:4000:200", &w, &err), 0);
     struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, &w);
@@ -1939,7 +1939,7 @@ static void vllm_connectors_send_every_layers_whole_context(void **state)
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 8000, 100, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 8000, 100, NULL, 0, NULL };
     const char *engines[2] = { "vllm-0.8", "vllm" };
     const double held[2] = { 8000.0, 6048.0 };
     assert_true(shipped_engine(&cat, "vllm-0.8")->pd_kv_full_window && !shipped_engine(&cat, "vllm")->pd_kv_full_window);
@@ -1978,7 +1978,7 @@ static void tgi_refuses_past_its_concurrency_limit(void **state)
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 200, 50, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 200, 50, NULL, 0, NULL };
     struct sim_config c = engine_config(&cat, "llama-3.1-8b", "h100", shipped_engine(&cat, "tgi"), &w);
     assert_int_equal(c.max_concurrent, 128);
     c.mode = SIM_OFFLINE;
@@ -2030,7 +2030,7 @@ static void sglang_decode_keeps_tokens_free_per_held_request(void **state)
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 2000, 500, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 2000, 500, NULL, 0, NULL };
     for (int k = 0; k < 2; k++) {
         struct sim_config c = engine_config(&cat, "llama-2-7b", "a10", shipped_engine(&cat, "sglang"), &w);
         assert_int_equal(c.pd_decode_reserve_tokens, 512);
@@ -2067,7 +2067,7 @@ static void near_the_bound_any_growth_is_overload(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 200, 2000, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 200, 2000, NULL, 0, NULL };
     struct sim_config c = config(&cat, "qwen2.5-7b", "l4", 1, &w);
     struct sim_result r;
     run_at_rate(&c, 0.5, 200, &r);
@@ -2089,7 +2089,7 @@ static void poisson_noise_in_the_window_is_not_overload(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0 };
+    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0, NULL };
     struct sim_config c = config(&cat, "qwen2.5-14b", "h100", 1, &w);
     struct sim_result r;
     run_at_rate(&c, 4, 250, &r);
@@ -2110,7 +2110,7 @@ static void a_short_run_beyond_the_service_rate_is_overload(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 100, 4000, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 100, 4000, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, &w);
     struct sim_result r;
     run_at_rate(&c, 50, 1000, &r);
@@ -2136,7 +2136,7 @@ static void short_outputs_keep_the_bound_above_the_sustained_rate(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     const struct llmroof_engine *en = shipped_engine(&cat, "vllm");
-    struct workload w = { WORKLOAD_FIXED, 500, 9, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 500, 9, NULL, 0, NULL };
     struct sim_config c = engine_config(&cat, "llama-3.1-8b", "h100", en, &w);
     struct sim_result r;
     run_at_rate(&c, 40, 800, &r);
@@ -2163,7 +2163,7 @@ static void overload_defeats_the_slo_and_names_a_short_window(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     const struct llmroof_engine *en = shipped_engine(&cat, "vllm-0.6");
-    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0 };
+    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0, NULL };
     struct sim_config c = engine_config(&cat, "llama-2-13b", "a100-sxm4-80gb", en, &w);
     c.mode = SIM_RATE;
     c.rate_qps = 4;
@@ -2196,7 +2196,7 @@ static void overload_defeats_the_slo_and_names_a_short_window(void **state)
     assert_true(r.window_lives > 3);
     assert_true(r.slo_met);
     sim_result_free(&r);
-    struct workload d = { WORKLOAD_DOCQA, 0, 0, NULL, 0 };
+    struct workload d = { WORKLOAD_DOCQA, 0, 0, NULL, 0, NULL };
     struct sim_config l4 = config(&cat, "llama-3.1-8b", "l4", 1, &d);
     l4.mode = SIM_RATE;
     l4.rate_qps = 2;
@@ -2213,7 +2213,7 @@ static void goodput_counts_requests_within_the_limits(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0 };
+    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, &w);
     c.mode = SIM_RATE;
     c.rate_qps = 5;
@@ -2245,7 +2245,7 @@ static void offline_queues_everything_at_time_zero(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 256, 64, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 256, 64, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, &w);
     c.mode = SIM_OFFLINE;
     c.requests = 512;
@@ -2266,7 +2266,7 @@ static void prefix_cache_without_a_shared_prefix_changes_nothing(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0 };
+    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-2-7b", "a10", 1, &w);
     c.concurrency = 64;
     c.requests = 500;
@@ -2290,7 +2290,7 @@ static void a_cached_system_prompt_skips_its_prefill(void **state)
     /* one 512-token system prompt inside 1024-token prompts, requests one at a time: the
      * first computes it, the other 99 start at token 512 (32 whole blocks of 16):
      * hit rate = 99 * 512 / (100 * 1024) = 0.495 */
-    struct workload w = { WORKLOAD_FIXED, 1024, 16, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 1024, 16, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, &w);
     c.concurrency = 1;
     c.requests = 100;
@@ -2322,7 +2322,7 @@ static void each_attention_replica_caches_the_prefix(void **state)
      * replicas (no dp_rank_scheduler): requests 0 and 1 compute the 512-token prefix on replicas 0
      * and 1, the other 18 start at token 512 on their own replica's copy (32 whole blocks of 16):
      * hit rate = 18 x 512 / (20 x 1024) = 0.45 (one replica's cache alone: 9 x 512 / 20,480 = 0.225) */
-    struct workload w = { WORKLOAD_FIXED, 1024, 16, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 1024, 16, NULL, 0, NULL };
     struct sim_config c = config(&cat, "qwen3-30b-a3b", "h100", 1, &w);
     c.setup.layout.ep = 2;
     c.setup.layout.dp_attn = true;
@@ -2376,7 +2376,7 @@ static void attention_replicas_schedule_beside_each_other(void **state)
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 100, 50, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 100, 50, NULL, 0, NULL };
     struct sim_config c = config(&cat, "qwen3-30b-a3b", "h100", 1, &w);
     c.setup.layout.ep = 2;
     c.setup.layout.dp_attn = true;
@@ -2405,7 +2405,7 @@ static void a_shared_prefix_leaves_arrivals_and_lengths_alone(void **state)
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0 };
+    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-3.1-8b", "h100-sxm5-80gb", 1, &w);
     c.mode = SIM_RATE;
     c.rate_qps = 10;
@@ -2463,7 +2463,7 @@ static void speculation_keeps_a_recurrent_state_per_draft_position(void **state)
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 100, 20, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 100, 20, NULL, 0, NULL };
     struct sim_config c = config(&cat, "qwen3-next-80b-a3b", "h200-sxm-141gb", 4, &w);
     c.mode = SIM_OFFLINE;
     c.requests = 2;
@@ -2500,7 +2500,7 @@ static void a_recurrent_prefix_snapshot_never_stalls_a_lone_request(void **state
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 100, 300, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 100, 300, NULL, 0, NULL };
     struct sim_config c = config(&cat, "qwen3-next-80b-a3b", "h200-sxm-141gb", 4, &w);
     c.mode = SIM_OFFLINE;
     c.requests = 1;
@@ -2521,7 +2521,7 @@ static void a_recurrent_prefix_snapshot_never_stalls_a_lone_request(void **state
     }
     sim_result_free(&roomy);
     long pairs[4] = { 40, 2, 100, 900 };
-    struct workload wp = { WORKLOAD_PAIRS, 0, 0, pairs, 2 };
+    struct workload wp = { WORKLOAD_PAIRS, 0, 0, pairs, 2, NULL };
     c.workload = &wp;
     c.mode = SIM_CLOSED;
     c.concurrency = 1;
@@ -2553,7 +2553,7 @@ static void no_evict_admission_reserves_a_windowed_requests_peak(void **state)
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 1539, 130, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 1539, 130, NULL, 0, NULL };
     struct sim_config c = config(&cat, "gpt-oss-20b", "a100-sxm4-80gb", 1, &w);
     c.mode = SIM_OFFLINE;
     c.requests = 1;
@@ -2595,7 +2595,7 @@ static void mla_chunk_after_a_long_cached_prefix_has_no_cliff(void **state)
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 32768 + 16, 4, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 32768 + 16, 4, NULL, 0, NULL };
     struct sim_config c = config(&cat, "deepseek-v3", "h200-sxm-141gb", 8, &w);
     c.setup.dt.weight = LLMROOF_FP8;
     c.concurrency = 1;
@@ -2622,7 +2622,7 @@ static void shared_blocks_count_once_in_kv_occupancy(void **state)
     /* 32 users at once with a 1536-token shared prefix in 2048-token prompts on an A10 (~14k
      * tokens of KV): without caching every copy is stored and about 6 sequences fit; with it
      * the prefix's 96 blocks are stored once and each sequence adds 512 + 128 tokens */
-    struct workload w = { WORKLOAD_FIXED, 2048, 128, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 2048, 128, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-2-7b", "a10", 1, &w);
     c.concurrency = 32;
     c.requests = 200;
@@ -2656,7 +2656,7 @@ static void speculation_emits_the_expected_tokens_and_never_helps_at_alpha_zero(
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 256, 512, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 256, 512, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, &w);
     c.mode = SIM_RATE;
     c.rate_qps = 4;
@@ -2725,7 +2725,7 @@ static void a_draft_tree_verifies_its_tokens_and_emits_its_acceptance(void **sta
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 128, 2000, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 128, 2000, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, &w);
     c.concurrency = 1;
     c.requests = 2;
@@ -2883,7 +2883,7 @@ static void one_instance_cluster_is_the_single_server(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0 };
+    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-2-7b", "a100", 1, &w);
     c.mode = SIM_RATE;
     c.rate_qps = 8;
@@ -2903,7 +2903,7 @@ static void n_instances_serve_n_times_the_rate(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0 };
+    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-2-7b", "a100", 1, &w);
     c.mode = SIM_RATE;
     c.rate_qps = 6;
@@ -2937,7 +2937,7 @@ static void disaggregated_request_pays_the_kv_transfer(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 1000, 100, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 1000, 100, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, &w);
     c.concurrency = 1;
     c.requests = 1;
@@ -2967,7 +2967,7 @@ static void kv_transfer_counts_the_pipeline_stages(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 1000, 20, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 1000, 20, NULL, 0, NULL };
     struct sim_config c = one_handover(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, &w);
     struct sim_result res;
     /* llama-2-7b: 524,288 B of K/V a token (32 layers x 32 heads x 128 x 2 x 2 B), 1000 tokens */
@@ -3009,7 +3009,7 @@ static void kv_transfer_carries_the_recurrent_state(void **state)
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 1000, 10, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 1000, 10, NULL, 0, NULL };
     struct sim_config c = one_handover(&cat, "qwen3-next-80b-a3b", "h200", 2, &w);
     struct sim_result res;
     run(&c, &res);
@@ -3061,7 +3061,7 @@ static void first_token_from_the_decode_instance(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 1000, 100, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 1000, 100, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, &w);
     c.concurrency = 1;
     c.requests = 1;
@@ -3077,7 +3077,7 @@ static void first_token_from_the_decode_instance(void **state)
     {
         /* a one-token request goes over too (the proxy sends it to the decode instance), and its
          * token streams there as the others' do */
-        struct workload one = { WORKLOAD_FIXED, 1000, 1, NULL, 0 };
+        struct workload one = { WORKLOAD_FIXED, 1000, 1, NULL, 0, NULL };
         struct sim_config c1 = c;
         c1.workload = &one;
         struct sim_result o;
@@ -3145,7 +3145,7 @@ static void prefill_pool_runs_the_drafter_over_prompts(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 4096, 64, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 4096, 64, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-3.1-70b", "h100", 4, &w);
     c.concurrency = 1;
     c.requests = 1;
@@ -3185,7 +3185,7 @@ static void kv_transfer_carries_the_drafters_cache(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 4096, 64, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 4096, 64, NULL, 0, NULL };
     struct sim_config c = one_handover(&cat, "llama-3.1-70b", "h100", 4, &w);
     c.spec.alpha = 0.7;
     static const struct {
@@ -3214,7 +3214,7 @@ static void decode_blocks_are_taken_before_the_transfer(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 10000, 400, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 10000, 400, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, &w);
     c.mode = SIM_OFFLINE;
     c.requests = 2;
@@ -3248,7 +3248,7 @@ static void decode_prealloc_holds_the_prefill_until_decode_blocks_are_free(void 
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 10000, 400, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 10000, 400, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, &w);
     c.mode = SIM_OFFLINE;
     c.requests = 2;
@@ -3308,7 +3308,7 @@ static void decode_prealloc_changes_nothing_where_the_decode_pool_has_room(void 
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 1000, 100, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 1000, 100, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, &w);
     disaggregate(&cat, &c, NULL);
     c.decode.instances = 2;
@@ -3365,7 +3365,7 @@ static void decode_pool_short_of_blocks_finishes(void **state)
     assert_int_equal(r.completed, 50);
     assert_int_equal(r.preemptions, 0);
     sim_result_free(&r);
-    struct workload big = { WORKLOAD_FIXED, 84000, 300, NULL, 0 };
+    struct workload big = { WORKLOAD_FIXED, 84000, 300, NULL, 0, NULL };
     struct sim_config h = config(&cat, "falcon-h1-3b", "h100", 1, &big);
     disaggregate(&cat, &h, "l4");
     h.mem.mem_util = 0.4;
@@ -3386,7 +3386,7 @@ static void replicated_latent_moves_whole_to_every_rank(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 4000, 2, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 4000, 2, NULL, 0, NULL };
     struct sim_config c = config(&cat, "deepseek-v2-lite", "h100", 2, &w);
     c.concurrency = 1;
     c.requests = 1;
@@ -3413,7 +3413,7 @@ static void eagle_head_caches_its_layer(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 100, 10, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 100, 10, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, &w);
     c.mem.block_size = 16;
     c.concurrency = 1;
@@ -3442,7 +3442,7 @@ static void warmup_counts_the_same_requests_above_and_below(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 200, 50, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 200, 50, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, &w);
     c.mode = SIM_RATE;
     c.rate_qps = 5;
@@ -3539,7 +3539,7 @@ static void run_size_estimate_flags_the_44_hour_run(void **state)
     load_shipped(&cat);
     /* issue 14: fixed:1:1000000 with 10,000,000 requests and 20 users: 1e13 output tokens over
      * a batch of at most 20 = 5e11 iterations, at 0.5 us each 2.5e5 s */
-    struct workload w = { WORKLOAD_FIXED, 1, 1000000, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 1, 1000000, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-2-7b", "a100", 1, &w);
     c.requests = 10000000;
     /* 1e7 * (1 + 1e6) = 1.000001e13 tokens */
@@ -3558,7 +3558,7 @@ static void data_parallel_attention_steps_at_the_busiest_replica(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 512, 2, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 512, 2, NULL, 0, NULL };
     struct sim_config c = config(&cat, "qwen3-30b-a3b", "h100", 1, &w);
     c.setup.layout.ep = 2;
     c.setup.layout.dp_attn = true;
@@ -3597,7 +3597,7 @@ static void two_batch_overlap_steps_as_estimate_says(void **state)
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 512, 32, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 512, 32, NULL, 0, NULL };
     static const int tps[2] = { 1, 8 };
     for (int i = 0; i < 2; i++) {
         struct sim_config c = config(&cat, "deepseek-v3", "h200", tps[i], &w);
@@ -3644,7 +3644,7 @@ static void data_parallel_ranks_schedule_alone(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 1024, 2, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 1024, 2, NULL, 0, NULL };
     struct sim_config c = config(&cat, "qwen3-30b-a3b", "h100", 1, &w);
     c.setup.layout.ep = 2;
     c.setup.layout.dp_attn = true;
@@ -3737,7 +3737,7 @@ static void a_draft_model_drafts_each_replicas_own_sequences(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 1024, 256, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 1024, 256, NULL, 0, NULL };
     struct sim_config c = config(&cat, "qwen3-235b-a22b", "h200", 1, &w);
     c.setup.layout.ep = 8;
     c.setup.layout.dp_attn = true;
@@ -3773,7 +3773,7 @@ static void a_draft_head_takes_the_busiest_replicas_prompt(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 8192, 4, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 8192, 4, NULL, 0, NULL };
     struct sim_config c = config(&cat, "deepseek-v3", "h200", 1, &w);
     c.setup.dt.weight = LLMROOF_FP8;
     c.setup.layout.ep = 8;
@@ -3832,7 +3832,7 @@ static void data_parallel_attention_pools_the_replicas_kv(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 512, 64, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 512, 64, NULL, 0, NULL };
     struct sim_config c = config(&cat, "qwen3-30b-a3b", "h100", 2, &w);
     c.concurrency = 4;
     c.requests = 20;
@@ -4072,9 +4072,41 @@ static void a_workload_gives_the_mean_of_a_function_of_its_prompts(void **state)
     assert_rel_close(workload_mean_of_prompt(&w, capped_at, &cap), 3005.0 / 51.0, 1e-12);
     workload_free(&w);
     long pairs[4] = { 1000, 8, 15000, 8 };
-    const struct workload rows = { WORKLOAD_PAIRS, 0, 0, pairs, 2 };
+    const struct workload rows = { WORKLOAD_PAIRS, 0, 0, pairs, 2, NULL };
     cap = 4096.0;
     assert_rel_close(workload_mean_of_prompt(&rows, capped_at, &cap), 2548.0, 1e-12);
+}
+
+/* The draws workload_parse makes once for a distribution are the ones drawn when asked: a copy
+ * without them (draws NULL, as a hand-built workload) gives the same means, bit for bit, and the
+ * same mean of a function of the prompt. Fixed lengths, csv rows, random and sharegpt make none
+ * (exact, or drawn for the model). */
+static void a_workloads_stored_draws_are_the_ones_drawn_when_asked(void **state)
+{
+    (void)state;
+    struct llmroof_err err = { 0 };
+    const char *drawn[] = { "chat", "docqa", "code", "openorca", "lognormal:800:3000:100:400:4000" };
+    for (size_t i = 0; i < sizeof drawn / sizeof *drawn; i++) {
+        struct workload w;
+        assert_int_equal(workload_parse(drawn[i], &w, &err), 0);
+        assert_non_null(w.draws);
+        struct workload bare = w;
+        bare.draws = NULL;
+        double mp, mo, bp, bo;
+        workload_means(&w, &mp, &mo);
+        workload_means(&bare, &bp, &bo);
+        assert_true(mp == bp && mo == bo);
+        double cap = 500.0;
+        assert_true(workload_mean_of_prompt(&w, capped_at, &cap) == workload_mean_of_prompt(&bare, capped_at, &cap));
+        workload_free(&w);
+    }
+    const char *exact[] = { "fixed:700:10", "random:100:50:0.5", "sharegpt", "sharegpt:500:100" };
+    for (size_t i = 0; i < sizeof exact / sizeof *exact; i++) {
+        struct workload w;
+        assert_int_equal(workload_parse(exact[i], &w, &err), 0);
+        assert_null(w.draws);
+        workload_free(&w);
+    }
 }
 
 /* sharegpt: the benchmarks' ShareGPT set for the model's tokenizer. Drawn for Llama 3's 128,256
@@ -4359,7 +4391,7 @@ static void varlen_fa2_decodes_beside_a_chunk_read_kv_per_query_head(void **stat
     /* the simulator: a closed loop of 1000-token prompts, chunks beside decodes */
     const char *models[] = { "llama-3.1-8b", "mistral-7b" };
     for (int i = 0; i < 2; i++) {
-        struct workload w = { WORKLOAD_FIXED, 1000, 64, NULL, 0 };
+        struct workload w = { WORKLOAD_FIXED, 1000, 64, NULL, 0, NULL };
         double tpot[2][2];
         for (int gi = 0; gi < 2; gi++) {
             const struct llmroof_gpu *g = gi ? h100 : a100;
@@ -4561,7 +4593,7 @@ static void preempted_blocks_continue_a_shared_prefix(void **state)
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 64, 60, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 64, 60, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-80gb", 1, &w);
     c.mode = SIM_OFFLINE;
     c.requests = 2;
@@ -4591,8 +4623,8 @@ static void lazy_decode_matches_the_per_sequence_scheduler(void **state)
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload chat = { WORKLOAD_CHAT, 0, 0, NULL, 0 }, big = { WORKLOAD_FIXED, 2048, 2048, NULL, 0 },
-                    edge = { WORKLOAD_FIXED, 3000, 2000, NULL, 0 }, past = { WORKLOAD_FIXED, 3000, 3000, NULL, 0 };
+    struct workload chat = { WORKLOAD_CHAT, 0, 0, NULL, 0, NULL }, big = { WORKLOAD_FIXED, 2048, 2048, NULL, 0, NULL },
+                    edge = { WORKLOAD_FIXED, 3000, 2000, NULL, 0, NULL }, past = { WORKLOAD_FIXED, 3000, 3000, NULL, 0, NULL };
     static const char *const models[19] = { [9] = "llama-3.1-8b", [10] = "mistral-7b", [11] = "gemma-3-27b",
                                           [12] = "gemma-3-27b",  [13] = "gemma-2-9b", [14] = "mistral-7b",
                                           [15] = "gemma-3-27b",  [16] = "gemma-2-9b" };
@@ -4730,7 +4762,7 @@ static void reserve_admission_holds_back_what_outputs_need(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 1000, 1000, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 1000, 1000, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-2-7b", "a100-sxm4-40gb", 1, &w);
     c.mode = SIM_OFFLINE;
     c.requests = 100;
@@ -4784,7 +4816,7 @@ static void a_stated_rate_above_the_bound_is_overload(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0 };
+    struct workload w = { WORKLOAD_CHAT, 0, 0, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-3.1-70b", "h100", 4, &w);
     struct sim_result r;
     run_at_rate(&c, 10.0, 1000, &r);
@@ -4850,7 +4882,7 @@ static void reserve_and_bound_edge_cases(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 1000, 1000, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 1000, 1000, NULL, 0, NULL };
     struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, &w);
     c.mode = SIM_RATE;
     c.rate_qps = 1.0;
@@ -4867,7 +4899,7 @@ static void reserve_and_bound_edge_cases(void **state)
     assert_int_equal(r.completed, 2);
     sim_result_free(&r);
     long pairs[8] = { 200, 100, 200, 100, 200, 100, 900000, 10 };
-    struct workload wp = { WORKLOAD_PAIRS, 0, 0, pairs, 4 };
+    struct workload wp = { WORKLOAD_PAIRS, 0, 0, pairs, 4, NULL };
     c.workload = &wp;
     c.admit_reserve = false;
     c.rate_qps = 10.0;
@@ -4903,6 +4935,7 @@ int main(void)
         cmocka_unit_test(sharegpt_draws_the_benchmarks_set_for_the_tokenizer),
         cmocka_unit_test(random_workload_draws_the_tools_uniform_lengths),
         cmocka_unit_test(a_workload_gives_the_mean_of_a_function_of_its_prompts),
+        cmocka_unit_test(a_workloads_stored_draws_are_the_ones_drawn_when_asked),
         cmocka_unit_test(data_parallel_attention_steps_at_the_busiest_replica),
         cmocka_unit_test(two_batch_overlap_steps_as_estimate_says),
         cmocka_unit_test(first_token_from_a_decode_step),

@@ -227,7 +227,7 @@ static void api_server_cost_reaches_the_latencies(void **state)
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 128, 64, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 128, 64, NULL, 0, NULL };
     struct sim_config c = lone_request(&cat, &w, 1);
     struct sim_result base, serial, own;
     struct llmroof_err err = { 0 };
@@ -259,7 +259,7 @@ static void tgi_0_8_copies_its_kv_every_decode_step(void **state)
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 128, 64, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 128, 64, NULL, 0, NULL };
     struct sim_config c = lone_request(&cat, &w, 1);
     c.concurrency = 2;
     c.requests = 2;
@@ -340,7 +340,7 @@ static void worker_cost_follows_the_instance_gpus(void **state)
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    struct workload w = { WORKLOAD_FIXED, 128, 64, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 128, 64, NULL, 0, NULL };
     for (int tp = 1; tp <= 2; tp++) {
         struct sim_config c = lone_request(&cat, &w, tp);
         struct sim_result base, ray;
@@ -387,7 +387,7 @@ static void a_ray_actor_engine_carries_its_outputs_every_step(void **state)
     c.setup.eff = roofline_effs_engine(gpu(&cat, "h100"), en, &plain);
     assert_float_equal(c.setup.eff.ray_token_s, 0.0, 0.0);
     assert_rel_close(sim_cpu_step_s(&c, 20e-3, 60, 1.0, 1, 54000.0), base, 0);
-    struct workload w = { WORKLOAD_FIXED, 128, 64, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 128, 64, NULL, 0, NULL };
     struct sim_config one = lone_request(&cat, &w, 1);
     struct sim_result r0, r1;
     struct llmroof_err err = { 0 };

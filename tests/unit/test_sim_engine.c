@@ -427,7 +427,7 @@ static void estimate_and_simulate_replay_the_same_steps(void **state)
     struct llmroof_setup old = s;
     old.eff = roofline_effs(g, &o); /* the profile's limit, as estimate had it */
     assert_int_equal(estimate_run(&old, &req, &eager, &err), 0);
-    struct workload w = { WORKLOAD_FIXED, 512, 64, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 512, 64, NULL, 0, NULL };
     struct sim_config c;
     sim_default_config(&c);
     c.setup = s;
@@ -460,7 +460,7 @@ static void tensorrt_llm_refuses_a_prompt_above_its_budget(void **state)
         assert_true(c.prompt_within_budget);
         assert_false(c.chunked_prefill);
         assert_int_equal(c.max_batched_tokens, 8192);
-        struct workload w = { WORKLOAD_FIXED, lens[i], 16, NULL, 0 };
+        struct workload w = { WORKLOAD_FIXED, lens[i], 16, NULL, 0, NULL };
         c.workload = &w;
         c.mode = SIM_OFFLINE;
         c.requests = 4;
@@ -475,7 +475,7 @@ static void tensorrt_llm_refuses_a_prompt_above_its_budget(void **state)
     }
     struct sim_config v = engine_config(&cat, "vllm-0.6", "llama-3.1-8b", 0, true);
     assert_false(v.prompt_within_budget);
-    struct workload w = { WORKLOAD_FIXED, 9000, 16, NULL, 0 };
+    struct workload w = { WORKLOAD_FIXED, 9000, 16, NULL, 0, NULL };
     v.workload = &w;
     v.mode = SIM_OFFLINE;
     v.requests = 4;

@@ -126,7 +126,7 @@ static void the_prefill_bound_takes_each_prompt_as_its_own_sequence(void **state
 /* An open loop at rate qps, n chat requests, on one 8B H100 (tp 1) or more GPUs. */
 static void run_chat(const struct llmroof_catalog *cat, int tp, double qps, long n, uint64_t seed, struct sim_result *r)
 {
-    struct workload chat = { WORKLOAD_CHAT, 0, 0, NULL, 0 }; /* read during sim_run only */
+    struct workload chat = { WORKLOAD_CHAT, 0, 0, NULL, 0, NULL }; /* read during sim_run only */
     struct sim_config c;
     sim_default_config(&c);
     c.setup = setup_8b(cat);
