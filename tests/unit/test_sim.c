@@ -2582,6 +2582,7 @@ static void no_evict_admission_reserves_a_windowed_requests_peak(void **state)
     assert_int_equal(r.completed, 300);
     assert_int_equal(r.preemptions, 0);
     sim_result_free(&r);
+    workload_free(&d);
     catalog_free(&cat);
 }
 
@@ -3375,6 +3376,7 @@ static void decode_pool_short_of_blocks_finishes(void **state)
     assert_int_equal(r.errors, 1);
     assert_int_equal(r.completed, 0);
     sim_result_free(&r);
+    workload_free(&w);
     catalog_free(&cat);
 }
 

@@ -155,6 +155,11 @@ static bool in_class(const struct val_case *c, const void *cls)
 
 static void published_measurements_are_met_within_the_targets(void **state)
 {
+    /* scripts/test.sh's sanitizer stage sets LLMROOF_SKIP_CV_GUARDS: this guard's two
+     * cross-validations (about 45 s of its 4 minutes under ASan) run there once through
+     * validate_in_sample and validate_small_by_source; stage 1 runs the guard itself */
+    if (getenv("LLMROOF_SKIP_CV_GUARDS"))
+        skip();
     struct llmroof_catalog cat;
     load_all(&cat);
     char *text;
