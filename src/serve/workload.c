@@ -228,7 +228,7 @@ static void make_mean_draws(struct workload *w)
     if (w->kind != WORKLOAD_CHAT && w->kind != WORKLOAD_DOCQA && w->kind != WORKLOAD_CODE &&
         w->kind != WORKLOAD_OPENORCA && w->kind != WORKLOAD_QUANTILES)
         return;
-    long *d = malloc(2 * WORKLOAD_MEAN_DRAWS * sizeof *d);
+    long *d = malloc((size_t)2 * WORKLOAD_MEAN_DRAWS * sizeof *d);
     if (!d)
         return;
     struct llmroof_rng r;
