@@ -1500,12 +1500,10 @@ static int build_engines(struct runner *r, struct llmroof_err *err)
         r->memo = calloc((size_t)2 * SIM_MEMO_SLOTS, sizeof *r->memo);
         r->base = calloc((size_t)2 * SIM_BASE_SLOTS, sizeof *r->base);
         r->fastc = calloc((size_t)2 * SIM_FAST_SLOTS, sizeof *r->fastc);
-        unsigned bits = SIM_MIX_BITS_MIN;
-        while (bits < SIM_MIX_BITS_MAX && (c->requests <= 0 || (1L << bits) < 4 * c->requests))
-            bits++;
-        r->mixc = calloc(1, sizeof *r->mixc + ((size_t)2 << bits) * sizeof r->mixc->slot[0]);
+        /* the slots stay uninitialised: only the header, with its bit per kept slot, is cleared */
+        r->mixc = malloc(sizeof *r->mixc);
         if (r->mixc)
-            r->mixc->bits = bits;
+            memset(r->mixc, 0, offsetof(struct mix_cache, slot));
     }
     long bs = r->E[0].bs > 1 ? r->E[0].bs : 1;
     r->cached_len = c->prefix_cache ? c->prefix_tokens / bs * bs : 0;

@@ -409,11 +409,10 @@ struct step_base {
  * attention with a nonzero time at most SIM_MIX_AFTER (dense models: 4 to 6), no two-batch
  * overlap, and the launch and overhead terms, the same for every step of a pool, kept once.
  * Every 64th reuse of a slot is checked against a whole ops_build and roofline_eval; a mismatch
- * turns the table off. A run's table has a slot for each of about four requests, between 2^10 and
- * 2^16 (SIM_MIX_BITS_MIN/MAX): a plan's short runs had each cleared a table of 10 MB, more time
- * than their steps (a step is exact whichever slot keeps it, so the size changes no number). */
-#define SIM_MIX_BITS_MIN 10
-#define SIM_MIX_BITS_MAX 16
+ * turns the table off. The slots are not cleared (10 MB, which a calloc had set to zero at every
+ * run: a plan's short runs spent more time there than in their steps); a bit per slot, 16 kB,
+ * says which hold a shape this run kept. */
+#define SIM_MIX_SLOTS 65536
 #define SIM_MIX_AFTER 7
 struct mix_slot {
     int tokens, seqs;             /* the key; 0 tokens: empty */
@@ -425,8 +424,8 @@ struct mix_cache {
     bool off;                     /* a check failed: every step built whole */
     bool pool_set[2];
     double launch_s[2], overhead_s[2]; /* each pool's, from its first step kept */
-    unsigned bits;                /* a pool has 2^bits slots */
-    struct mix_slot slot[];       /* 2 << bits: pool 0's, then pool 1's */
+    unsigned long long kept[2 * SIM_MIX_SLOTS / 64]; /* bit i: slot i holds a shape of this run */
+    struct mix_slot slot[2 * SIM_MIX_SLOTS]; /* pool 0's, then pool 1's; uninitialised until kept */
 };
 
 /* The whole run. */

@@ -1290,10 +1290,13 @@ static double chunk_time(const struct runner *r, const struct engine *e, const s
         return target_time(e, it); /* beyond the slots' keys */
     const int T = (int)it->b.tokens, S = (int)it->b.seqs;
     const unsigned long long key = (unsigned long long)T * 0x9E3779B97F4A7C15ull ^ (unsigned long long)S * 0xC2B2AE3D27D4EB4Full;
-    struct mix_slot *m = &mc->slot[((size_t)e->pool << mc->bits) + (size_t)((key * 0x9E3779B97F4A7C15ull) >> (64 - mc->bits))];
+    const size_t i = (size_t)e->pool * SIM_MIX_SLOTS + (size_t)((key * 0x9E3779B97F4A7C15ull) >> 48);
+    struct mix_slot *m = &mc->slot[i];
+    unsigned long long *kept = &mc->kept[i / 64];
+    const unsigned long long bit = 1ull << (i % 64);
     const double a_all = stepcost_attn_s(&e->attn, &s->eff, &it->b, false);
     double all_s;
-    const bool seen = m->tokens == T && m->seqs == S && (double)T == it->b.tokens && (double)S == it->b.seqs;
+    const bool seen = (*kept & bit) && m->tokens == T && m->seqs == S && (double)T == it->b.tokens && (double)S == it->b.seqs;
     if (seen && (++m->hits & 63) != 0) {
         all_s = mix_total(mc, e->pool, m, a_all);
     } else {
@@ -1316,6 +1319,7 @@ static double chunk_time(const struct runner *r, const struct engine *e, const s
         /* a shape the slot can hold, whose kept total is this step's */
         if (!seen && f.nafter <= SIM_MIX_AFTER && !f.a2a_overlap && f.launch_s == mc->launch_s[e->pool] &&
             f.overhead_s == mc->overhead_s[e->pool] && (double)T == it->b.tokens && (double)S == it->b.seqs) {
+            *kept |= bit;
             m->tokens = T;
             m->seqs = S;
             m->hits = 0;
@@ -1324,7 +1328,7 @@ static double chunk_time(const struct runner *r, const struct engine *e, const s
             for (int j = 0; j < f.nafter; j++)
                 m->after_s[j] = f.after_s[j];
             if (mix_total(mc, e->pool, m, a_all) != all_s)
-                m->tokens = 0; /* cannot happen: the same sums; left empty if it does */
+                *kept &= ~bit; /* cannot happen: the same sums; left empty if it does */
         }
     }
     if (it->decode_seqs == 0)
