@@ -2,8 +2,7 @@
 # The whole test suite (docs/reliability.md), as CI runs it on a clean clone:
 #   1. gcc build, -Werror, ctest (unit, golden CLI, bad-input matrix, extremes, fuzz
 #      corpus replay, baselines, validation guard)
-#   2. clang build, -Werror, the same suite under AddressSanitizer + UndefinedBehaviorSanitizer (the
-#      golden CLI cases in-process, one process per core)
+#   2. clang build, -Werror, the same suite under AddressSanitizer + UndefinedBehaviorSanitizer
 #   3. the golden CLI cases under valgrind memcheck: zero errors, zero leaks (the slow cases of
 #      tests/cli/valgrind-skip.txt are covered there by small ones; they run in full in 1-2)
 #   4. cppcheck and clang-tidy (check set in .clang-tidy): zero findings
@@ -28,31 +27,14 @@ CC=clang cmake -S . -B build-asan -DLLMROOF_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
     -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >/dev/null
 cmake --build build-asan -j "$jobs"
 # the two cross-validation guards (and the documents' quote of one) repeat validate's code once per publication (about 160 s each
-# under ASan): here validate_in_sample runs that code once; stage 1 runs the guards (unit_validate's
-# published-rows guard, the same two cross-validations, skips itself here). docs/planning.md's quote
-# of plan reruns code the golden plan cases run here already.
-san="ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1"
-(cd build-asan && env LLMROOF_SKIP_CV_GUARDS=1 $san ctest --output-on-failure -j "$jobs" -LE golden \
+# under ASan): here validate_in_sample runs that code once; stage 1 runs the guards. docs/planning.md's
+# quote of plan reruns code the golden plan cases run here already. cli_golden_inproc runs every
+# golden case again in one process (about 140 s of CPU here): each case runs under the sanitizers
+# as its own cli_* test, and stage 3 runs that same in-process program under memcheck
+# unit_validate's published-rows guard (the same two cross-validations) skips itself there too
+(cd build-asan && LLMROOF_SKIP_CV_GUARDS=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    ctest --output-on-failure -j "$jobs" \
     -E '^(validate_published|validate_serving|docs_quote_validation|docs_quote_planning|cli_golden_inproc)$')
-# the golden cases in-process, one process per core, as stage 3 runs them: LeakSanitizer's exit scan
-# (about 30 ms here) and the driver's shell cost more than most cases (462 processes: about 175 s
-# of test time; in-process 51 s of wall time on 2 cores); three through the executable, for main()
-pids=
-i=0
-while [ "$i" -lt "$jobs" ]; do
-    env LLMROOF_DATA="$PWD/data" LC_ALL=C $san build-asan/tests/golden_inproc tests/cli/golden --shard "$i/$jobs" \
-        >"build-asan/golden-$i.log" 2>&1 &
-    pids="$pids $!"
-    i=$((i + 1))
-done
-failed=0
-for p in $pids; do wait "$p" || failed=1; done
-if [ "$failed" != 0 ]; then
-    grep -v '^ok ' build-asan/golden-*.log
-    exit 1
-fi
-tail -q -n 1 build-asan/golden-*.log
-(cd build-asan && env $san ctest --output-on-failure -R '^cli_(version|estimate_a40_ops|bad_batch_zero)$')
 took "stage 2 (clang, ASan/UBSan)"
 
 echo "== 3. valgrind memcheck over the golden CLI cases =="
