@@ -223,6 +223,18 @@ static int parse_spec(const char *spec, struct workload *w, struct llmroof_err *
 /* the fixed-seed draws workload_means averages, made once: a distribution's (the named ones and
  * lognormal:); fixed lengths, csv rows, sharegpt (its pairs drawn for the model) and random (its
  * means exact) take none. Out of memory leaves none: they are drawn when asked. */
+struct draw_store {
+    long *d;
+    size_t n;
+};
+
+static void store_draw(void *ctx, long prompt, long output)
+{
+    struct draw_store *ds = ctx;
+    ds->d[ds->n++] = prompt;
+    ds->d[ds->n++] = output;
+}
+
 static void make_mean_draws(struct workload *w)
 {
     if (w->kind != WORKLOAD_CHAT && w->kind != WORKLOAD_DOCQA && w->kind != WORKLOAD_CODE &&
@@ -231,10 +243,8 @@ static void make_mean_draws(struct workload *w)
     long *d = malloc((size_t)2 * WORKLOAD_MEAN_DRAWS * sizeof *d);
     if (!d)
         return;
-    struct llmroof_rng r;
-    rng_seed(&r, 0x5eedull);
-    for (size_t i = 0; i < WORKLOAD_MEAN_DRAWS; i++)
-        workload_sample(w, &r, &d[2 * i], &d[2 * i + 1]);
+    struct draw_store ds = { d, 0 };
+    workload_each_mean_draw(w, store_draw, &ds); /* w->draws is NULL yet: drawn, in order */
     w->draws = d;
 }
 
