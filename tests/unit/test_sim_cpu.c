@@ -140,22 +140,24 @@ static void scheduling_overlap_alone_is_unchanged(void **state)
 
 /* vLLM's V1 engine by version (docs/model.md "Engine CPU work"): EngineCore schedules, executes and
  * updates in turn until asynchronous scheduling (opt-in from v0.10, PR #19970; the default from
- * v0.14, PR #27614), so on vllm-0.8 (v0.8-0.13) the scheduler's 5 us per sequence adds to the step
- * and on vllm (v0.14 on) runs one step ahead, beside it. MI300X at 3,200 sequences (the AMD
+ * v0.14, PR #27614), so on vllm-0.8 (v0.8-0.13) the scheduler's 13 us per sequence adds to the
+ * step and on vllm (v0.14 on) runs one step ahead, beside it. 13 us is the slope of what
+ * asynchronous scheduling hid in vLLM PR #23914 (b/1014 - b/1025 = 0.34 ms at 32 sequences, 0.78
+ * at 64, 1.71 at 128, 3.26 at 256: 13.0 us a sequence). MI300X at 3,200 sequences (the AMD
  * table's Llama-3.1-70B run), a 138 ms GPU step:
- *   vllm-0.8  138 + 3200 x 5 us = 138 + 16 = 154 ms
- *   vllm      max(138, 16) = 138 ms; CPU-bound (2 ms GPU): max(2, 16) = 16 ms
- * (the profile before both: 138 + 16 x 0.5 = 146 ms). Everything else is the same profile. */
+ *   vllm-0.8  138 + 3200 x 13 us = 138 + 41.6 = 179.6 ms
+ *   vllm      max(138, 41.6) = 138 ms; CPU-bound (2 ms GPU): max(2, 41.6) = 41.6 ms
+ * Everything else is the same profile. */
 static void vllm_v1_overlaps_its_scheduler_only_from_0_14(void **state)
 {
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
     const struct sim_config sync = engine_config(&cat, "vllm-0.8"), async = engine_config(&cat, "vllm");
-    assert_rel_close(sync.cpu_seq_s, 5e-6, 1e-12);
-    assert_rel_close(sim_cpu_step_s(&sync, 138e-3, 3200, 1.0, 8, 0.0), 154e-3, 1e-9);
+    assert_rel_close(sync.cpu_seq_s, 13e-6, 1e-12);
+    assert_rel_close(sim_cpu_step_s(&sync, 138e-3, 3200, 1.0, 8, 0.0), 179.6e-3, 1e-9);
     assert_rel_close(sim_cpu_step_s(&async, 138e-3, 3200, 1.0, 8, 0.0), 138e-3, 1e-9);
-    assert_rel_close(sim_cpu_step_s(&async, 2e-3, 3200, 1.0, 8, 0.0), 16e-3, 1e-9);
+    assert_rel_close(sim_cpu_step_s(&async, 2e-3, 3200, 1.0, 8, 0.0), 41.6e-3, 1e-9);
     const struct llmroof_engine *a = shipped_engine(&cat, "vllm"), *b = shipped_engine(&cat, "vllm-0.8");
     assert_rel_close(a->cpu_seq_s, b->cpu_seq_s, 0);
     assert_int_equal(a->max_seqs, b->max_seqs);
