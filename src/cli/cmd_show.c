@@ -95,6 +95,9 @@ static void show_gpu(struct table *t, const struct llmroof_gpu *g)
     if (g->attn_mem_fa2_eff > 0)
         kvn(t, "attention_memory_fa2", "%.3f", g->attn_mem_fa2_eff,
             "decode attention in FA2 kernels (an engine's fa2_archs)");
+    if (g->gemm_ramp_rows > 0)
+        kvn(t, "gemm_ramp_rows", "%.0f", g->gemm_ramp_rows,
+            "a compute-bound GEMM of M rows takes the time of M + this many");
     kvn(t, "step_overhead", "%.1f", g->step_overhead_s * 1e6, "us");
     kvn(t, "gpus_per_node", "%.0f", (double)g->gpus_per_node, "");
     kvn(t, "domain_gpus", "%.0f", (double)g->domain_gpus, "GPUs sharing the intra-node link");

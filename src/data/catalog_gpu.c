@@ -38,7 +38,7 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
     static const char *const eff_fields[] = { "compute", "memory", "comm", "kernel_s", "gemm_8bit", "fp16_accumulate_ratio",
                                               "gemm_fp16_accumulate",
                                               "overlap", "attention", "attention_fa3", "attention_memory",
-                                              "attention_memory_fa2", NULL };
+                                              "attention_memory_fa2", "gemm_ramp_rows", NULL };
     int rc;
 
     memset(g, 0, sizeof *g);
@@ -198,7 +198,11 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
         (rc = json_get_number(c, ef, "attention_memory", "efficiency.attention_memory", false, 0.05, false, 1,
                               &g->attn_mem_eff, NULL)) ||
         (rc = json_get_number(c, ef, "attention_memory_fa2", "efficiency.attention_memory_fa2", false, 0.05, false, 1,
-                              &g->attn_mem_fa2_eff, NULL)))
+                              &g->attn_mem_fa2_eff, NULL)) ||
+        /* a GEMM's fill ramp in rows: the MI300X's tuned fp8 kernels fit 48-842 by shape (docs/model.md
+         * "GEMM fill ramp"); past 8192 rows no shape of any table still ramps */
+        (rc = json_get_number(c, ef, "gemm_ramp_rows", "efficiency.gemm_ramp_rows", false, 0, false, 8192,
+                              &g->gemm_ramp_rows, NULL)))
         return rc;
     /* the share applies to the faster fp16-accumulate peak alone: on a GPU without one it would be
      * ignored (kernel_fp16acc_peak_scale) */

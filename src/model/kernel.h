@@ -226,6 +226,35 @@ static inline double kernel_gemm_short_k_flops(double f, double out, bool eight_
     return g > f ? g : f;
 }
 
+/* A compute-bound GEMM of `rows` rows fills the GPU only gradually: on the MI300X (304 CUs) AMD's
+ * own tuned fp8 GEMMs take, past their ridge, about the time of rows + M0 rows at their large-M
+ * rate, M0 fitted per shape 171-842 (K >= 2,048), larger the narrower the output: M0 = M0ref x
+ * (4096 / N)^0.43, M0ref the GPU's gemm_ramp_rows at N 4,096 (250 on the MI300X; docs/model.md
+ * "GEMM fill ramp"), where the H100's cuBLAS GEMMs, which its compute efficiency was measured on,
+ * reach their rate within a few hundred rows. Below the ridge the libraries' split-K and GEMV
+ * kernels fill the chip from the weights' side, so the ramp applies in proportion to how
+ * compute-bound the GEMM is:
+ *   c' = c (1 + M0 / (rows max(1, m / c)))
+ * c and m the GEMM's compute and memory times. At M0 250 a decode of 1,024 rows computes 1.24x as
+ * long, one of 4,096 1.06x; at one row (m / c in the hundreds) the added compute is c^2 M0 / m, a
+ * fraction of a percent of the weights' read. */
+#define KERNEL_GEMM_RAMP_NREF 4096.0
+#define KERNEL_GEMM_RAMP_N_EXP 0.43
+
+/* M0 for GEMMs of N output columns (mean over an operator's GEMMs; 0 = not known: M0ref). */
+static inline double kernel_gemm_ramp_rows(double ramp_rows, double n)
+{
+    return n > 0 ? ramp_rows * pow(KERNEL_GEMM_RAMP_NREF / n, KERNEL_GEMM_RAMP_N_EXP) : ramp_rows;
+}
+
+static inline double kernel_gemm_ramp_compute_s(double c, double m, double rows, double ramp_rows)
+{
+    if (!(ramp_rows > 0 && rows > 0 && c > 0))
+        return c;
+    const double fill = rows * (m > c ? m / c : 1.0);
+    return c * (1.0 + ramp_rows / fill);
+}
+
 /* The 16-bit dtype attention computes in for activations `act` (bf16 stays bf16, all else fp16
  * where the GPU has it). */
 enum llmroof_dtype kernel_attention_dtype(const struct llmroof_gpu *g, enum llmroof_dtype act);

@@ -47,6 +47,7 @@ struct llmroof_effs roofline_default_effs(const struct llmroof_gpu *g)
     /* no engine named: the best attention kernel the GPU has figures for (FA3-class on Hopper) */
     e.attn_eff = g->attn_fa3_eff > 0 ? g->attn_fa3_eff : g->attn_eff;
     e.attn_ramp_tokens = KERNEL_ATTN_RAMP_TOKENS;
+    e.gemm_ramp_rows = g->gemm_ramp_rows;
     e.attn_mem_eff = g->attn_mem_eff;
     /* and the fastest all-reduce it has: the one-shot/two-shot kernels over NVLink/xGMI peer
      * memory that TensorRT-LLM, vLLM and SGLang run below NCCL's crossover (section 4); an engine
@@ -602,6 +603,29 @@ enum llmroof_moe_kernel roofline_moe_kernel(const struct llmroof_gpu *g, enum ll
     return rl_moe_kernel(&r, ops);
 }
 
+/* The GPU's fill ramp (kernel_gemm_ramp_compute_s) on operator k's weight GEMMs, over the rows each
+ * runs: a decoder layer's GEMMs the step's tokens on the rank (a micro-batch's under two-batch
+ * overlap), the LM head its sequences (every token where the engine computes all logits), a routed
+ * FFN's experts their assignments per expert hit and its shared experts their own rows, the two
+ * parts split by FLOPs. M0 by the GEMMs' mean output width, gemm_out over rows (an MLP's two
+ * GEMMs: half its sum); a routed FFN, whose output elements mix experts and shared experts, at the
+ * reference width. */
+static double rl_gemm_ramp(const struct llmroof_effs *eff, const struct llmroof_oplist *ops, int k, double c, double m)
+{
+    double rows = ops->tokens / (ops->micro_batches > 1.0 ? ops->micro_batches : 1.0);
+    if (k == LLMROOF_OP_LM_HEAD)
+        rows = eff->logits_all_tokens ? ops->tokens : ops->tokens / fmax(1.0, ops->new_per_seq);
+    const double f = ops->op[k].flops;
+    if (k == LLMROOF_OP_FFN && ops->expert_wbytes > 0 && ops->expert_flops > 0 && f > 0) {
+        const double m0 = eff->gemm_ramp_rows, s = fmin(1.0, ops->expert_flops / f);
+        return kernel_gemm_ramp_compute_s(c * s, m * s, ops->tokens_per_expert, m0) +
+               kernel_gemm_ramp_compute_s(c * (1.0 - s), m * (1.0 - s), ops->shared_rows > 0 ? ops->shared_rows : rows, m0);
+    }
+    const double gemms = k == LLMROOF_OP_FFN || k == LLMROOF_OP_DENSE_FFN ? 2.0 : 1.0;
+    const double n = rows > 0 ? ops->gemm_out[k] / (rows * gemms) : 0.0;
+    return kernel_gemm_ramp_compute_s(c, m, rows, kernel_gemm_ramp_rows(eff->gemm_ramp_rows, n));
+}
+
 static inline void rl_op(const struct roofline_prep *r, const struct llmroof_oplist *ops, int k, bool dequant,
                          double ramp, double launch_s, const struct llmroof_oplist *ref_ops,
                          const struct llmroof_phase *ref, bool full, struct llmroof_optime *t, double sums[4])
@@ -702,6 +726,8 @@ static inline void rl_op(const struct roofline_prep *r, const struct llmroof_opl
         m = bytes / r->bw;
         if (mk != LLMROOF_MOE_NONE && mk != LLMROOF_MOE_TRITON) /* grouped expert GEMMs (kernel.h) */
             m += ops->expert_wbytes * (1.0 / kernel_grouped_bw_share(ops->tokens_per_expert) - 1.0) / r->bw;
+        if (eff->gemm_ramp_rows > 0 && op->wbytes > 0 && k != LLMROOF_OP_LINEAR_MIX && k != LLMROOF_OP_DSA_INDEX)
+            c = rl_gemm_ramp(eff, ops, k, c, m);
     } else if (eager) {
         c = (k == LLMROOF_OP_ATTN_LOCAL ? ops->attn_local_full_flops : op->flops) * ops->attn_square / rl_apeak(r, ops);
         m = bytes / r->bw;

@@ -61,6 +61,7 @@ struct llmroof_effs {
     /* attention kernels (docs/model.md "Attention kernels"); 0 / false: as the GEMMs */
     double attn_eff;      /* prefill attention: share of the 16-bit peak at long sequences (0 = compute) */
     double attn_ramp_tokens; /* L0 of the ramp L/(L+L0) over the keys per sequence (0 = none) */
+    double gemm_ramp_rows; /* M0 of the weight GEMMs' fill ramp (the GPU's gemm_ramp_rows; 0 = none) */
     double attn_mem_eff;  /* decode attention: share of peak bandwidth (0 = memory) */
     bool kv8_per_query_head; /* an 8-bit K/V cache decodes reading K/V once per query head (the engine's
                                 fp8_kv_per_query_head on one of its fa2_archs GPUs) */

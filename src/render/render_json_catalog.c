@@ -182,7 +182,8 @@ static cJSON *gpu_entry(const struct llmroof_gpu *g, const char *schema)
                 { "fp16_accumulate_ratio", g->fp16_acc_ratio }, { "gemm_fp16_accumulate", g->gemm_fp16acc_eff },
                 { "overlap", g->overlap },
                 { "attention", g->attn_eff },        { "attention_fa3", g->attn_fa3_eff },
-                { "attention_memory", g->attn_mem_eff }, { "attention_memory_fa2", g->attn_mem_fa2_eff } };
+                { "attention_memory", g->attn_mem_eff }, { "attention_memory_fa2", g->attn_mem_fa2_eff },
+                { "gemm_ramp_rows", g->gemm_ramp_rows } };
     for (size_t i = 0; i < sizeof opt / sizeof opt[0]; i++)
         if (opt[i].v > 0)
             cJSON_AddNumberToObject(ef, opt[i].key, opt[i].v);

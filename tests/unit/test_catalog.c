@@ -442,6 +442,11 @@ static void gpu_validation_names_file_line_entry_and_field(void **state)
                      "field 'efficiency.attention' must be a number");
     expect_gpu_error("\"memory_bytes\": 1e10,", "", "\"nvlink\"", "0.7, \"attention_memory\": 0",
                      "field 'efficiency.attention_memory' must be a number of at least 0.05");
+    /* a GEMM's fill ramp is a count of rows, 0 (none) to 8192 */
+    expect_gpu_error("\"memory_bytes\": 1e10,", "", "\"nvlink\"", "0.7, \"gemm_ramp_rows\": -1",
+                     "field 'efficiency.gemm_ramp_rows' must be a number of at least 0");
+    expect_gpu_error("\"memory_bytes\": 1e10,", "", "\"nvlink\"", "0.7, \"gemm_ramp_rows\": 9000",
+                     "field 'efficiency.gemm_ramp_rows' must be a number");
     /* fp16-accumulate GEMMs, as 8-bit ones, reach at least half the 16-bit share of their faster peak */
     expect_gpu_error("\"memory_bytes\": 1e10,", "", "\"nvlink\"", "0.7, \"gemm_fp16_accumulate\": 0.3",
                      "field 'efficiency.gemm_fp16_accumulate' must be a number of at least 0.5");

@@ -591,6 +591,50 @@ static void mmq_runs_quantized_prompts_on_int8_cores_by_hand(void **state)
     catalog_free(&cat);
 }
 
+/* The GEMM fill ramp (kernel.h kernel_gemm_ramp_compute_s, docs/model.md "GEMM fill ramp"): a toy
+ * o_proj of 1e12 FLOP over 1,000 rows of N 4,096 (its mean K 122,070: no short-K cost) on the toy
+ * GPU (100 TFLOP/s, 1 TB/s, efficiencies 1) reading 1 GB:
+ *   no ramp            c = 1e12 / 100e12 = 10 ms (m = 1 ms: compute-bound)
+ *   M0 250 at N 4,096  10 x (1 + 250 / 1,000) = 12.5 ms
+ *   N 16,384           M0 = 250 x (4,096 / 16,384)^0.43 = 137.8: 10 x (1 + 137.8 / 1,000) = 11.378 ms
+ *   10 rows, 1e10 FLOP c = 0.1 ms under m = 1 ms: the ramp's rows are 10 x m / c = 100,
+ *                      0.1 x (1 + 250 / 100) = 0.35 ms, still under the memory time
+ * The shipped MI300X and MI325X carry M0 250 (AMD's tuned gfx942 fp8 GEMMs), the H100 none. */
+static void gemm_fill_ramp_by_hand(void **state)
+{
+    (void)state;
+    const struct llmroof_gpu g = toy_gpu();
+    struct llmroof_effs e = { .compute = 1.0, .memory = 1.0, .comm = 1.0 };
+    struct llmroof_oplist o = { 0 };
+    o.op[LLMROOF_OP_O_PROJ] = (struct llmroof_op){ 1, 1e12, 1e9, 0, 1, 0.5e9 };
+    o.gemm_out[LLMROOF_OP_O_PROJ] = 1000.0 * 4096.0;
+    o.tokens = 1000;
+    o.new_per_seq = 1;
+    struct llmroof_phase p;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.op[LLMROOF_OP_O_PROJ].compute_s, 10e-3, 1e-12);
+    e.gemm_ramp_rows = 250;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.op[LLMROOF_OP_O_PROJ].compute_s, 12.5e-3, 1e-12);
+    o.gemm_out[LLMROOF_OP_O_PROJ] = 1000.0 * 16384.0;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.op[LLMROOF_OP_O_PROJ].compute_s, 10e-3 * (1.0 + 250.0 * pow(0.25, 0.43) / 1000.0), 1e-12);
+    assert_rel_close(p.op[LLMROOF_OP_O_PROJ].compute_s, 11.378e-3, 1e-4);
+    o.op[LLMROOF_OP_O_PROJ].flops = 1e10;
+    o.gemm_out[LLMROOF_OP_O_PROJ] = 10.0 * 4096.0;
+    o.tokens = 10;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.op[LLMROOF_OP_O_PROJ].compute_s, 0.35e-3, 1e-12);
+    assert_int_equal(p.op[LLMROOF_OP_O_PROJ].bound, LLMROOF_BOUND_MEMORY);
+
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    assert_rel_close(roofline_default_effs(gpu(&cat, "mi300x")).gemm_ramp_rows, 250, 0);
+    assert_rel_close(roofline_default_effs(gpu(&cat, "mi325x")).gemm_ramp_rows, 250, 0);
+    assert_rel_close(roofline_default_effs(gpu(&cat, "h100")).gemm_ramp_rows, 0, 0);
+    catalog_free(&cat);
+}
+
 /* The FFN's compute term of one toy step (fused_weight_only_gemm_pays_its_unpacking_by_hand) */
 static double ffn_compute_s(const struct llmroof_gpu *g, const struct llmroof_effs *e, const struct llmroof_oplist *o)
 {
@@ -1208,6 +1252,7 @@ int main(void)
         cmocka_unit_test(launches_run_ahead_of_the_gpu_step),
         cmocka_unit_test(dequantize_then_gemm_by_hand),
         cmocka_unit_test(mmq_runs_quantized_prompts_on_int8_cores_by_hand),
+        cmocka_unit_test(gemm_fill_ramp_by_hand),
         cmocka_unit_test(fused_weight_only_gemm_pays_its_unpacking_by_hand),
         cmocka_unit_test(custom_allreduce_only_on_nvlink),
         cmocka_unit_test(engine_fields_outside_their_bounds_are_rejected),
