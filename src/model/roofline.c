@@ -726,7 +726,12 @@ static inline void rl_op(const struct roofline_prep *r, const struct llmroof_opl
         m = bytes / r->bw;
         if (mk != LLMROOF_MOE_NONE && mk != LLMROOF_MOE_TRITON) /* grouped expert GEMMs (kernel.h) */
             m += ops->expert_wbytes * (1.0 / kernel_grouped_bw_share(ops->tokens_per_expert) - 1.0) / r->bw;
-        if (eff->gemm_ramp_rows > 0 && op->wbytes > 0 && k != LLMROOF_OP_LINEAR_MIX && k != LLMROOF_OP_DSA_INDEX)
+        /* not where an operator runs other replicas' rows than the list's tokens count (the LM head
+         * split over a stage, --moe-tp's gathered dense MLPs and router): its rows are unknown here */
+        const bool other_rows = (k == LLMROOF_OP_LM_HEAD && ops->lm_ranks > 0) ||
+                                ((k == LLMROOF_OP_DENSE_FFN || k == LLMROOF_OP_ROUTER) && ops->mlp_ranks > 0);
+        if (eff->gemm_ramp_rows > 0 && op->wbytes > 0 && k != LLMROOF_OP_LINEAR_MIX && k != LLMROOF_OP_DSA_INDEX &&
+            !other_rows)
             c = rl_gemm_ramp(eff, ops, k, c, m);
     } else if (eager) {
         c = (k == LLMROOF_OP_ATTN_LOCAL ? ops->attn_local_full_flops : op->flops) * ops->attn_square / rl_apeak(r, ops);
