@@ -604,17 +604,19 @@ enum llmroof_moe_kernel roofline_moe_kernel(const struct llmroof_gpu *g, enum ll
 }
 
 /* The GPU's fill ramp (kernel_gemm_ramp_compute_s) on operator k's weight GEMMs, over the rows each
- * runs: a decoder layer's GEMMs the step's tokens on the rank (a micro-batch's under two-batch
- * overlap), the LM head its sequences (every token where the engine computes all logits), a routed
+ * runs: a decoder layer's GEMMs the list's tokens on the rank (under two-batch overlap already a
+ * micro-batch's, ops_build_split), the LM head the sequences of the whole step (it runs once over
+ * both micro-batches; every token where the engine computes all logits), a routed
  * FFN's experts their assignments per expert hit and its shared experts their own rows, the two
  * parts split by FLOPs. M0 by the GEMMs' mean output width, gemm_out over rows (an MLP's two
  * GEMMs: half its sum); a routed FFN, whose output elements mix experts and shared experts, at the
  * reference width. */
 static double rl_gemm_ramp(const struct llmroof_effs *eff, const struct llmroof_oplist *ops, int k, double c, double m)
 {
-    double rows = ops->tokens / (ops->micro_batches > 1.0 ? ops->micro_batches : 1.0);
+    double rows = ops->tokens;
     if (k == LLMROOF_OP_LM_HEAD)
-        rows = eff->logits_all_tokens ? ops->tokens : ops->tokens / fmax(1.0, ops->new_per_seq);
+        rows = (ops->micro_batches > 1.0 ? ops->micro_batches : 1.0) *
+               (eff->logits_all_tokens ? ops->tokens : ops->tokens / fmax(1.0, ops->new_per_seq));
     const double f = ops->op[k].flops;
     if (k == LLMROOF_OP_FFN && ops->expert_wbytes > 0 && ops->expert_flops > 0 && f > 0) {
         const double m0 = eff->gemm_ramp_rows, s = fmin(1.0, ops->expert_flops / f);

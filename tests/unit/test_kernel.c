@@ -599,6 +599,9 @@ static void mmq_runs_quantized_prompts_on_int8_cores_by_hand(void **state)
  *   N 16,384           M0 = 250 x (4,096 / 16,384)^0.43 = 137.8: 10 x (1 + 137.8 / 1,000) = 11.378 ms
  *   10 rows, 1e10 FLOP c = 0.1 ms under m = 1 ms: the ramp's rows are 10 x m / c = 100,
  *                      0.1 x (1 + 250 / 100) = 0.35 ms, still under the memory time
+ *   two micro-batches  the list's 1,000 tokens are already one micro-batch's: o_proj as above,
+ *                      12.5 ms; the LM head (1e12 FLOP, no output width recorded: M0 250) runs
+ *                      once over both, 2,000 sequences: 10 x (1 + 250 / 2,000) = 11.25 ms
  * The shipped MI300X and MI325X carry M0 250 (AMD's tuned gfx942 fp8 GEMMs), the H100 none. */
 static void gemm_fill_ramp_by_hand(void **state)
 {
@@ -626,6 +629,14 @@ static void gemm_fill_ramp_by_hand(void **state)
     roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
     assert_rel_close(p.op[LLMROOF_OP_O_PROJ].compute_s, 0.35e-3, 1e-12);
     assert_int_equal(p.op[LLMROOF_OP_O_PROJ].bound, LLMROOF_BOUND_MEMORY);
+    o.op[LLMROOF_OP_O_PROJ].flops = 1e12;
+    o.gemm_out[LLMROOF_OP_O_PROJ] = 1000.0 * 4096.0;
+    o.tokens = 1000;
+    o.micro_batches = 2;
+    o.op[LLMROOF_OP_LM_HEAD] = (struct llmroof_op){ 1, 1e12, 1e9, 0, 1, 0.5e9 };
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.op[LLMROOF_OP_O_PROJ].compute_s, 12.5e-3, 1e-12);
+    assert_rel_close(p.op[LLMROOF_OP_LM_HEAD].compute_s, 11.25e-3, 1e-12);
 
     struct llmroof_catalog cat;
     load_shipped(&cat);
