@@ -7,9 +7,13 @@ For each (N, K) shape a least-squares line t = a + b M through its times at M 51
 large-M rate (2 N K / b) and the ramp M0 = (a - t0) / b, t0 the 5 us per kernel of the mi300x
 entry; then the least-squares line in logs through the shapes with K >= 2048, M0 = M0ref (4096 /
 N)^e. Reads aiter's columns (cu_num, M, N, K, ..., us); rows of other CU counts are skipped.
+--check also times every K >= 2048 row as llmroof times one fp8 GEMM on the mi300x entry (the rate
+0.40 x 0.90 of 2614.9 TFLOPS, 0.72 of 5.3 TB/s, the short-K term at K0 450, the smooth ridge p = 6,
+5 us a kernel) without and with the ramp, and prints the median error by band of M.
 """
 import csv
 import math
+import statistics
 import sys
 
 T0_US = 5.0
@@ -45,5 +49,32 @@ def main(path):
     print(f"M0 = {ref:.0f} x (4096 / N)^{-e:.2f} over {len(fits)} shapes with K >= 2048")
 
 
+def gemm_s(m, n, k, m0ref):
+    """One fp8 GEMM on the mi300x entry as roofline.c times it (kernel.h terms)."""
+    rate, bw, k0 = 0.40 * 0.90 * 2614.9e12, 0.72 * 5.3e12, 450.0
+    f, out = 2.0 * m * n * k, m * n
+    f = max(f, (f + 2.0 * k0 * out) / (1.0 + k0 / 4096.0))
+    c, mem = f / rate, (n * k + m * k + 2.0 * m * n) / bw
+    if m0ref > 0:
+        m0 = m0ref * (4096.0 / n) ** 0.43
+        c *= 1.0 + m0 / (m * max(1.0, mem / c))
+    return (c ** 6 + mem ** 6) ** (1.0 / 6.0) + T0_US * 1e-6
+
+
+def check(path):
+    bands = [(1, 64), (65, 384), (385, 2048), (2049, 16384)]
+    with open(path, newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["cu_num"].strip() == CUS and int(r["K"]) >= 2048]
+    print("M band,rows,median error without the ramp %,with it %,median |error| without %,with %")
+    for lo, hi in bands:
+        sel = [r for r in rows if lo <= int(r["M"]) <= hi]
+        e0 = [gemm_s(int(r["M"]), int(r["N"]), int(r["K"]), 0) / (float(r["us"]) * 1e-6) - 1 for r in sel]
+        e1 = [gemm_s(int(r["M"]), int(r["N"]), int(r["K"]), 250) / (float(r["us"]) * 1e-6) - 1 for r in sel]
+        print(f"{lo}-{hi},{len(sel)},{100 * statistics.median(e0):+.1f},{100 * statistics.median(e1):+.1f},"
+              f"{100 * statistics.median(abs(x) for x in e0):.1f},{100 * statistics.median(abs(x) for x in e1):.1f}")
+
+
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "docs/validation/measured/mi300x/gemm_fp8_aiter.csv")
+    args = [a for a in sys.argv[1:] if a != "--check"]
+    path = args[0] if args else "docs/validation/measured/mi300x/gemm_fp8_aiter.csv"
+    check(path) if "--check" in sys.argv else main(path)

@@ -97,7 +97,7 @@ static void show_gpu(struct table *t, const struct llmroof_gpu *g)
             "decode attention in FA2 kernels (an engine's fa2_archs)");
     if (g->gemm_ramp_rows > 0)
         kvn(t, "gemm_ramp_rows", "%.0f", g->gemm_ramp_rows,
-            "a compute-bound GEMM of M rows takes the time of M + this many");
+            "a GEMM of M rows, N columns computes as M + this x (4096/N)^0.43");
     kvn(t, "step_overhead", "%.1f", g->step_overhead_s * 1e6, "us");
     kvn(t, "gpus_per_node", "%.0f", (double)g->gpus_per_node, "");
     kvn(t, "domain_gpus", "%.0f", (double)g->domain_gpus, "GPUs sharing the intra-node link");

@@ -603,29 +603,44 @@ enum llmroof_moe_kernel roofline_moe_kernel(const struct llmroof_gpu *g, enum ll
     return rl_moe_kernel(&r, ops);
 }
 
-/* The GPU's fill ramp (kernel_gemm_ramp_compute_s) on operator k's weight GEMMs, over the rows each
- * runs: a decoder layer's GEMMs the list's tokens on the rank (under two-batch overlap already a
- * micro-batch's, ops_build_split), the LM head the sequences of the whole step (it runs once over
- * both micro-batches; every token where the engine computes all logits), a routed
- * FFN's experts their assignments per expert hit and its shared experts their own rows, the two
- * parts split by FLOPs. M0 by the GEMMs' mean output width, gemm_out over rows (an MLP's two
- * GEMMs: half its sum); a routed FFN, whose output elements mix experts and shared experts, at the
- * reference width. */
+/* Which operators the fill ramp charges: the decoder layers' weight GEMMs, whose rows are the list's
+ * tokens - the QKV and output projections and the MLPs - not the LM head and the router (one GEMM
+ * the width of the vocabulary, one a few columns wide; neither records its output width, as the
+ * short-K term leaves them), MLA's kv_up (its decompression runs over the keys, not the step's
+ * tokens), the recurrent mixers and DSA's indexer, nor --moe-tp's gathered dense MLPs, which run
+ * other replicas' rows than the list counts */
+static bool rl_gemm_ramp_applies(const struct llmroof_oplist *ops, int k)
+{
+    switch (k) {
+    case LLMROOF_OP_QKV_PROJ:
+    case LLMROOF_OP_O_PROJ:
+    case LLMROOF_OP_FFN:
+        return ops->op[k].wbytes > 0;
+    case LLMROOF_OP_DENSE_FFN:
+        return ops->op[k].wbytes > 0 && !(ops->mlp_ranks > 0);
+    default:
+        return false;
+    }
+}
+
+/* The GPU's fill ramp (kernel_gemm_ramp_compute_s) on operator k's weight GEMMs, over the rows they
+ * run: the list's tokens on the rank (under two-batch overlap already a micro-batch's,
+ * ops_build_split), and M0 by the GEMMs' mean output width, gemm_out over rows (an MLP's two GEMMs:
+ * half its sum). A routed FFN splits by FLOPs: its experts run as one grouped kernel (fused or
+ * grouped MoE) whose tiles, every expert's, fill the chip together, so their rows are all the
+ * rank's assignments, not one expert's; its shared experts run their own rows; both at the
+ * reference width (the operator's output elements mix the two). */
 static double rl_gemm_ramp(const struct llmroof_effs *eff, const struct llmroof_oplist *ops, int k, double c, double m)
 {
-    double rows = ops->tokens;
-    if (k == LLMROOF_OP_LM_HEAD)
-        rows = (ops->micro_batches > 1.0 ? ops->micro_batches : 1.0) *
-               (eff->logits_all_tokens ? ops->tokens : ops->tokens / fmax(1.0, ops->new_per_seq));
-    const double f = ops->op[k].flops;
+    const double rows = ops->tokens, f = ops->op[k].flops, m0 = eff->gemm_ramp_rows;
     if (k == LLMROOF_OP_FFN && ops->expert_wbytes > 0 && ops->expert_flops > 0 && f > 0) {
-        const double m0 = eff->gemm_ramp_rows, s = fmin(1.0, ops->expert_flops / f);
-        return kernel_gemm_ramp_compute_s(c * s, m * s, ops->tokens_per_expert, m0) +
+        const double s = fmin(1.0, ops->expert_flops / f);
+        return kernel_gemm_ramp_compute_s(c * s, m * s, ops->tokens_per_expert * fmax(1.0, ops->experts_hit), m0) +
                kernel_gemm_ramp_compute_s(c * (1.0 - s), m * (1.0 - s), ops->shared_rows > 0 ? ops->shared_rows : rows, m0);
     }
     const double gemms = k == LLMROOF_OP_FFN || k == LLMROOF_OP_DENSE_FFN ? 2.0 : 1.0;
     const double n = rows > 0 ? ops->gemm_out[k] / (rows * gemms) : 0.0;
-    return kernel_gemm_ramp_compute_s(c, m, rows, kernel_gemm_ramp_rows(eff->gemm_ramp_rows, n));
+    return kernel_gemm_ramp_compute_s(c, m, rows, kernel_gemm_ramp_rows(m0, n));
 }
 
 static inline void rl_op(const struct roofline_prep *r, const struct llmroof_oplist *ops, int k, bool dequant,
@@ -728,12 +743,7 @@ static inline void rl_op(const struct roofline_prep *r, const struct llmroof_opl
         m = bytes / r->bw;
         if (mk != LLMROOF_MOE_NONE && mk != LLMROOF_MOE_TRITON) /* grouped expert GEMMs (kernel.h) */
             m += ops->expert_wbytes * (1.0 / kernel_grouped_bw_share(ops->tokens_per_expert) - 1.0) / r->bw;
-        /* not where an operator runs other replicas' rows than the list's tokens count (the LM head
-         * split over a stage, --moe-tp's gathered dense MLPs and router): its rows are unknown here */
-        const bool other_rows = (k == LLMROOF_OP_LM_HEAD && ops->lm_ranks > 0) ||
-                                ((k == LLMROOF_OP_DENSE_FFN || k == LLMROOF_OP_ROUTER) && ops->mlp_ranks > 0);
-        if (eff->gemm_ramp_rows > 0 && op->wbytes > 0 && k != LLMROOF_OP_LINEAR_MIX && k != LLMROOF_OP_DSA_INDEX &&
-            !other_rows)
+        if (eff->gemm_ramp_rows > 0 && rl_gemm_ramp_applies(ops, k))
             c = rl_gemm_ramp(eff, ops, k, c, m);
     } else if (eager) {
         c = (k == LLMROOF_OP_ATTN_LOCAL ? ops->attn_local_full_flops : op->flops) * ops->attn_square / rl_apeak(r, ops);

@@ -600,8 +600,10 @@ static void mmq_runs_quantized_prompts_on_int8_cores_by_hand(void **state)
  *   10 rows, 1e10 FLOP c = 0.1 ms under m = 1 ms: the ramp's rows are 10 x m / c = 100,
  *                      0.1 x (1 + 250 / 100) = 0.35 ms, still under the memory time
  *   two micro-batches  the list's 1,000 tokens are already one micro-batch's: o_proj as above,
- *                      12.5 ms; the LM head (1e12 FLOP, no output width recorded: M0 250) runs
- *                      once over both, 2,000 sequences: 10 x (1 + 250 / 2,000) = 11.25 ms
+ *                      12.5 ms; the LM head is not charged (1e12 FLOP: 10 ms)
+ *   routed experts     1e12 FLOP over 100 experts hit, 10 assignments each: one grouped kernel of
+ *                      1,000 rows, 10 x (1 + 250 / 1,000) = 12.5 ms (per expert it would be
+ *                      10 x (1 + 250 / 10) = 260 ms)
  * The shipped MI300X and MI325X carry M0 250 (AMD's tuned gfx942 fp8 GEMMs), the H100 none. */
 static void gemm_fill_ramp_by_hand(void **state)
 {
@@ -636,7 +638,17 @@ static void gemm_fill_ramp_by_hand(void **state)
     o.op[LLMROOF_OP_LM_HEAD] = (struct llmroof_op){ 1, 1e12, 1e9, 0, 1, 0.5e9 };
     roofline_eval(&g, LLMROOF_FP16, &e, 1, &o, &p);
     assert_rel_close(p.op[LLMROOF_OP_O_PROJ].compute_s, 12.5e-3, 1e-12);
-    assert_rel_close(p.op[LLMROOF_OP_LM_HEAD].compute_s, 11.25e-3, 1e-12);
+    assert_rel_close(p.op[LLMROOF_OP_LM_HEAD].compute_s, 10e-3, 1e-12);
+    struct llmroof_oplist moe = { 0 };
+    moe.op[LLMROOF_OP_FFN] = (struct llmroof_op){ 1, 1e12, 1e9, 0, 3, 0.5e9 };
+    moe.expert_wbytes = 0.5e9;
+    moe.expert_flops = 1e12;
+    moe.tokens_per_expert = 10;
+    moe.experts_hit = 100;
+    moe.tokens = 125;
+    moe.new_per_seq = 1;
+    roofline_eval(&g, LLMROOF_FP16, &e, 1, &moe, &p);
+    assert_rel_close(p.op[LLMROOF_OP_FFN].compute_s, 12.5e-3, 1e-12);
 
     struct llmroof_catalog cat;
     load_shipped(&cat);
