@@ -604,7 +604,8 @@ static void mmq_runs_quantized_prompts_on_int8_cores_by_hand(void **state)
  *   routed experts     1e12 FLOP over 100 experts hit, 10 assignments each: one grouped kernel of
  *                      1,000 rows, 10 x (1 + 250 / 1,000) = 12.5 ms (per expert it would be
  *                      10 x (1 + 250 / 10) = 260 ms)
- * The shipped MI300X and MI325X carry M0 250 (AMD's tuned gfx942 fp8 GEMMs), the H100 none. */
+ * The shipped MI300X and MI325X carry M0 250 (AMD's tuned gfx942 fp8 GEMMs), the MI355X 420 (its
+ * tuned gfx950 bf16 GEMMs), the H100 none. */
 static void gemm_fill_ramp_by_hand(void **state)
 {
     (void)state;
@@ -654,6 +655,7 @@ static void gemm_fill_ramp_by_hand(void **state)
     load_shipped(&cat);
     assert_rel_close(roofline_default_effs(gpu(&cat, "mi300x")).gemm_ramp_rows, 250, 0);
     assert_rel_close(roofline_default_effs(gpu(&cat, "mi325x")).gemm_ramp_rows, 250, 0);
+    assert_rel_close(roofline_default_effs(gpu(&cat, "mi355x")).gemm_ramp_rows, 420, 0);
     assert_rel_close(roofline_default_effs(gpu(&cat, "h100")).gemm_ramp_rows, 0, 0);
     catalog_free(&cat);
 }
