@@ -75,8 +75,9 @@ struct llmroof_gpu {
     double attn_mem_fa2_eff;                         /* decode attention in FlashAttention-2's kernels (an engine whose
                                                         fa2_archs/varlen_fa2_archs list this GPU): share of peak
                                                         bandwidth; 0 = attn_mem_eff */
-    double gemm_ramp_rows;                           /* M0 of a compute-bound GEMM's fill ramp: its compute time
-                                                        is that of M + M0 rows (kernel_gemm_ramp_compute_s);
+    double gemm_ramp_rows;                           /* M0 of a compute-bound GEMM's fill ramp at an output width
+                                                        of 4,096: its compute time is that of M + M0 (4096/N)^0.43
+                                                        rows (kernel_gemm_ramp_rows, kernel_gemm_ramp_compute_s);
                                                         0 = none (the compute efficiency holds at any M) */
     int gpus_per_node;                               /* usual GPUs in one server */
     int domain_gpus;                                 /* GPUs sharing the intra-node link (8; NVL72: 72) */

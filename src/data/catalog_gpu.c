@@ -199,8 +199,8 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
                               &g->attn_mem_eff, NULL)) ||
         (rc = json_get_number(c, ef, "attention_memory_fa2", "efficiency.attention_memory_fa2", false, 0.05, false, 1,
                               &g->attn_mem_fa2_eff, NULL)) ||
-        /* a GEMM's fill ramp in rows: the MI300X's tuned fp8 kernels fit 48-842 by shape (docs/model.md
-         * "GEMM fill ramp"); past 8192 rows no shape of any table still ramps */
+        /* a GEMM's fill ramp in rows: AMD's tuned kernels fit 48-842 by shape on the MI300X (fp8) and
+         * 72-1244 on the MI355X (bf16) (docs/model.md "GEMM fill ramp"); none reaches 8192 */
         (rc = json_get_number(c, ef, "gemm_ramp_rows", "efficiency.gemm_ramp_rows", false, 0, false, 8192,
                               &g->gemm_ramp_rows, NULL)))
         return rc;
