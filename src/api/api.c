@@ -199,6 +199,11 @@ static bool repeated_key(const char *k)
 static int add_option(struct argv_buf *a, const cJSON *item, struct req_err *e)
 {
     const char *key = item->string;
+    /* a NUL in a name reaches here as U+0001 (api_map_nul_escapes): echoed, it read "\x01" */
+    for (size_t i = 0; i <= 64 && key[i]; i++)
+        if ((unsigned char)key[i] < 0x20 || key[i] == 0x7f)
+            return req_fail(e, LLMROOF_API_EINPUT, "field '%.*s' is followed by a NUL or control character at byte %zu "
+                            "(option names are letters, digits, '-' and '_')", (int)i, key, i);
     if (!valid_key(key))
         return req_fail(e, LLMROOF_API_EINPUT, "field '%s' is not an option name (letters, digits, '-' and '_', "
                                                "starting with a letter or digit: \"tp\", not \"--tp\")", CLI_CLIP(key));

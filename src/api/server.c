@@ -857,7 +857,7 @@ struct server_state {
     pthread_mutex_t mu; /* guards busy */
     pthread_cond_t freed; /* a computation ended */
     int busy;           /* API requests computing now */
-    int max_busy;       /* beyond it a request is answered 503 at once: one per CPU (at least 2) */
+    int max_busy;       /* simulate and plan compute on at most this many: one per CPU (at least 2) */
     pthread_mutex_t log_mu;     /* guards the three below: libmicrohttpd logs from any thread */
     struct timespec log_window; /* when the current window of SERVER_LOG_WINDOW_S began */
     unsigned log_lines;         /* lines printed in that window */
@@ -1004,15 +1004,27 @@ static double since_s(const struct timespec *t0)
 /* The API's computations at most one per CPU: more would only slow every one of them (24
  * simulations at once made an estimate take 0.35 s). A request waits up to --timeout for a slot;
  * false: none came. */
-static bool slot_acquire(struct server_state *st)
+/* The commands whose work the request's own numbers scale (a simulation's requests and rates, a
+ * plan's layouts: seconds to --max-compute) against the ones that answer in milliseconds
+ * (estimate, memory, roofline, report, list, show: one pass over fixed-size tables). */
+static bool slot_heavy(const char *url)
+{
+    return !strcmp(url, "/api/v1/simulate") || !strcmp(url, "/api/v1/plan");
+}
+
+/* A CPU for one API request, waiting up to --timeout. simulate and plan take at most max_busy;
+ * the quick commands may take one more, so a CPU's worth of long requests cannot hold a
+ * millisecond estimate for --timeout and answer it 503 (six plans of 30-40 s on two CPUs had). */
+static bool slot_acquire(struct server_state *st, bool heavy)
 {
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += (time_t)st->cfg->timeout_s;
+    const int cap = st->max_busy + (heavy ? 0 : 1);
     pthread_mutex_lock(&st->mu);
-    while (st->busy >= st->max_busy && pthread_cond_timedwait(&st->freed, &st->mu, &until) == 0)
+    while (st->busy >= cap && pthread_cond_timedwait(&st->freed, &st->mu, &until) == 0)
         ;
-    const bool got = st->busy < st->max_busy;
+    const bool got = st->busy < cap;
     st->busy += got;
     pthread_mutex_unlock(&st->mu);
     return got;
@@ -1022,7 +1034,8 @@ static void slot_release(struct server_state *st)
 {
     pthread_mutex_lock(&st->mu);
     st->busy--;
-    pthread_cond_signal(&st->freed);
+    /* every waiter looks again: a quick request may go where a long one may not */
+    pthread_cond_broadcast(&st->freed);
     pthread_mutex_unlock(&st->mu);
 }
 
@@ -1148,7 +1161,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
                                      MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type"), &r)) {
         /* the page's files take no slot */
         const bool api = !strncmp(url, "/api/", 5);
-        const bool run = !api || slot_acquire(st);
+        const bool run = !api || slot_acquire(st, slot_heavy(url));
         const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
         struct watch w = { ci ? ci->connect_fd : -1, { 0, 0 }, { 0, 0 }, st->cfg->lim.max_compute_s, false, false };
         clock_gettime(CLOCK_MONOTONIC, &w.start);

@@ -494,20 +494,31 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
          * where this estimate prefills them in one pass (a reviewer: simulate's TTFT 32% above
          * estimate's for DeepSeek-V3 at EP 8 with DP attention, each 1,024-token chunk streaming
          * every expert) */
-        if (x.s.eff.engine) {
+        /* Without an engine the same holds at simulate's default budget, split over the replicas
+         * (docs/metrics.md: SGLang's rule), which had gone unsaid: DeepSeek-V3 at EP 8 with DP
+         * attention, one 1,024-token prompt, TTFT 80.8 ms here and 172.6 in simulate (256 tokens a
+         * replica, 4 chunks) */
+        {
             struct sim_config sc;
             sim_default_config(&sc);
             sc.setup = setup;
-            sim_config_engine(&sc, x.s.eff.engine, g, false, false);
+            if (x.s.eff.engine)
+                sim_config_engine(&sc, x.s.eff.engine, g, false, false);
             const int rep = ops_layout_attn_dp(&lay, setup.tp);
             const long budget = sim_rank_share(&sc, rep, sc.max_batched_tokens);
             const double tokens = estimate_busiest_seqs((double)req.batch, rep) * (double)req.prompt;
-            if (sc.chunked_prefill && budget > 0 && tokens > (double)budget)
+            if (sc.chunked_prefill && budget > 0 && tokens > (double)budget && x.s.eff.engine)
                 sbuf_printf(&c->out, "note: engine %s prefills at most %ld tokens a step%s: simulate splits these %.0f "
                                      "prompt tokens into %.0f steps, each reading the weights again; this prefill "
                                      "is one pass\n",
                             x.s.eff.engine->id, budget, rep > 1 ? " per attention replica" : "", tokens,
                             ceil(tokens / (double)budget));
+            else if (sc.chunked_prefill && budget > 0 && tokens > (double)budget)
+                sbuf_printf(&c->out, "note: with no engine simulate prefills at most %ld tokens a step%s (its "
+                                     "--max-batched-tokens %ld%s): it splits these %.0f prompt tokens into %.0f steps, "
+                                     "each reading the weights again; this prefill is one pass\n",
+                            budget, rep > 1 ? " per attention replica" : "", sc.max_batched_tokens,
+                            rep > 1 ? " over the replicas" : "", tokens, ceil(tokens / (double)budget));
         }
         /* the routed experts' kernel, whose rates set the MLP's time (docs/model.md "Grouped
          * expert GEMMs") */

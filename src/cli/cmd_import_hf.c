@@ -36,9 +36,9 @@ int cmd_import_hf(struct cli *c, int argc, char **argv)
                        "Reads a HuggingFace config.json (llama, mistral, mixtral, qwen2, qwen3, qwen3_moe,\n"
                        "deepseek_v2, deepseek_v3, kimi_k2, gemma2, gemma3, gpt_oss, llama4, falcon, gptj, opt,\n"
                        "internlm; the text_config of multimodal configs), or a repository id ORG/NAME from the\n"
-                       "local HuggingFace cache ($HF_HOME/hub or ~/.cache/huggingface/hub), and prints a\n"
-                       "catalog file with one model entry; pass it back with --models-file. Fields that change\n"
-                       "the cost but are not modelled are errors or warnings. Output is always JSON.");
+                       "local HuggingFace cache ($HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub),\n"
+                       "and prints a catalog file with one model entry; pass it back with --models-file. Fields\n"
+                       "that change the cost but are not modelled are errors or warnings. Output is always JSON.");
     if (rc)
         return rc;
     if (npos != 1)
@@ -55,11 +55,15 @@ int cmd_import_hf(struct cli *c, int argc, char **argv)
     char path[4096];
     const char *file = pos[0]; /* '-': the config on standard input, never a repository id */
     if (strcmp(file, "-") != 0) {
-        if ((rc = catalog_hf_resolve(pos[0], getenv("HF_HOME"), getenv("HOME"), path, sizeof path, &err)))
+        /* HUGGINGFACE_HUB_CACHE: huggingface_hub's older name for HF_HUB_CACHE, still read by it */
+        const char *hub_cache = getenv("HF_HUB_CACHE");
+        if (!hub_cache || !hub_cache[0])
+            hub_cache = getenv("HUGGINGFACE_HUB_CACHE");
+        if ((rc = catalog_hf_resolve(pos[0], hub_cache, getenv("HF_HOME"), getenv("HOME"), path, sizeof path, &err)))
             return cli_fail(c, &err);
         file = path;
     }
-    if ((rc = cli_read_input(c, "CONFIG.json", file, (size_t)16 * 1024 * 1024, &text, &len, &err)))
+    if ((rc = cli_read_input(c, cli_input_name(file), file, (size_t)16 * 1024 * 1024, &text, &len, &err)))
         return cli_fail(c, &err);
     struct llmroof_model m;
     char warn[2048];

@@ -632,11 +632,12 @@ int catalog_draft_head_from_hf(const char *text, size_t len, const char *fname, 
                                struct llmroof_draft_head *out, struct llmroof_err *err);
 
 /* Resolves the argument of import-hf: an existing file is itself; "org/name" is looked up in the
- * HuggingFace cache, hub = $HF_HOME/hub (hf_home non-NULL) or $HOME/.cache/huggingface/hub:
+ * HuggingFace cache, hub = $HF_HUB_CACHE (hub_cache non-NULL and non-empty), else $HF_HOME/hub
+ * (hf_home so), else $HOME/.cache/huggingface/hub, huggingface_hub's own order:
  * hub/models--org--name/snapshots/REV/config.json with REV from refs/main when present, else the
  * only or last snapshot. Fails naming the path tried when nothing is cached. */
-int catalog_hf_resolve(const char *arg, const char *hf_home, const char *home, char *out, size_t cap,
-                       struct llmroof_err *err);
+int catalog_hf_resolve(const char *arg, const char *hub_cache, const char *hf_home, const char *home, char *out,
+                       size_t cap, struct llmroof_err *err);
 
 /* Validates one model / GPU struct (used by the loader and import-hf); `where`
  * prefixes messages. */

@@ -174,6 +174,25 @@ static long hf_layer_period(const cJSON *types, long layers)
     return n;
 }
 
+/* A layer_types list where the family's layers are all of one kind (`want`: Llama and Qwen
+ * "full_attention", Mistral's windowed layers "sliding_attention"): num_hidden_layers entries of
+ * that kind, or an error naming the field. Transformers writes the list into Qwen2/Qwen3 configs
+ * (every layer full while use_sliding_window is false); one that disagrees with the family's
+ * layers had been passed over silently, while the families that read it refused the same list. */
+static int hf_uniform_layer_types(const char *fname, const cJSON *lt, long layers, const char *want,
+                                  struct llmroof_err *err)
+{
+    long count = 0;
+    for (const cJSON *t = cJSON_IsArray(lt) ? lt->child : NULL; t; t = t->next, count++)
+        if (!cJSON_IsString(t) || !t->valuestring || strcmp(t->valuestring, want) != 0)
+            return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field 'layer_types' entry %ld is not \"%s\": every layer "
+                                   "of this model type is %s, which llmroof represents", fname, count, want, want);
+    if (!cJSON_IsArray(lt) || count != layers)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field 'layer_types' must list num_hidden_layers (%ld) entries, "
+                               "not %ld", fname, layers, cJSON_IsArray(lt) ? count : 0L);
+    return LLMROOF_OK;
+}
+
 /* The imported model's id, name, HuggingFace id (the config's _name_or_path, when it fits) and
  * source line: the same for the generic field table and the type-specific families. */
 static void hf_identity(struct llmroof_model *m, const char *id, const cJSON *root, const char *fname,
@@ -602,12 +621,19 @@ int catalog_model_from_hf_warn(const char *text, size_t len, const char *fname, 
         /* Mistral: every layer a window when sliding_window is set (null: none) */
         if (sw && (rc = hf_int(fname, doc, k_window, false, 0, 1, 1000000000, &m->window, err)))
             goto out;
+        const cJSON *lt = hf_get(doc, "layer_types");
+        if (lt && (rc = hf_uniform_layer_types(fname, lt, m->layers, m->window > 0 ? "sliding_attention"
+                                                                                     : "full_attention", err)))
+            goto out;
     } else if (fam == HF_QWEN2 || fam == HF_QWEN3 || fam == HF_QWEN3_MOE) {
         if (hf_bool(doc, "use_sliding_window", false)) {
             rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: field 'use_sliding_window' is true: Qwen's per-layer "
                                  "max_window_layers split is not modelled", fname);
             goto out;
         }
+        const cJSON *lt = hf_get(doc, "layer_types");
+        if (lt && (rc = hf_uniform_layer_types(fname, lt, m->layers, "full_attention", err)))
+            goto out;
     } else if (fam == HF_GEMMA2 || fam == HF_GEMMA3 || fam == HF_GPT_OSS) {
         if ((rc = hf_int(fname, doc, k_window, true, 0, 1, 1000000000, &m->window, err)))
             goto out;
@@ -698,8 +724,8 @@ static bool hf_snapshot_has_config(const char *snaps, const char *rev)
     return w > 0 && (size_t)w < sizeof path && stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-int catalog_hf_resolve(const char *arg, const char *hf_home, const char *home, char *out, size_t cap,
-                       struct llmroof_err *err)
+int catalog_hf_resolve(const char *arg, const char *hub_cache, const char *hf_home, const char *home, char *out,
+                       size_t cap, struct llmroof_err *err)
 {
     struct stat st;
     if (stat(arg, &st) == 0 || !hf_is_repo_id(arg)) {
@@ -719,14 +745,19 @@ int catalog_hf_resolve(const char *arg, const char *hf_home, const char *home, c
     char hub[HF_PATH_MAX];
     int w;
     const char *base;
-    if (hf_home && hf_home[0]) {
+    /* huggingface_hub's own order (its constants.py): HF_HUB_CACHE names the hub itself, then
+     * HF_HOME/hub, then the default under the home directory */
+    if (hub_cache && hub_cache[0]) {
+        base = "HF_HUB_CACHE";
+        w = snprintf(hub, sizeof hub, "%s", hub_cache);
+    } else if (hf_home && hf_home[0]) {
         base = "HF_HOME";
         w = snprintf(hub, sizeof hub, "%s/hub", hf_home);
     } else if (home && home[0]) {
         base = "HOME";
         w = snprintf(hub, sizeof hub, "%s/.cache/huggingface/hub", home);
     } else {
-        return llmroof_err_set(err, LLMROOF_EINPUT, "'%s' is not a file, and neither HF_HOME nor HOME is set to find "
+        return llmroof_err_set(err, LLMROOF_EINPUT, "'%s' is not a file, and none of HF_HUB_CACHE, HF_HOME and HOME is set to find "
                                "the HuggingFace cache", arg);
     }
     char repo[HF_CACHE_ENTRY_MAX + 1];

@@ -645,8 +645,10 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
             const long w = USERS_WARMUP * b->users_per_instance < n / 4 ? USERS_WARMUP * b->users_per_instance : n / 4;
             plan_obs_add(out, "Each user count ran %ld x users requests (at least 250, at most 40000) and left the first "
                               "%ld x users (at most a quarter) out of its latencies; to rerun the best row: simulate -c %ld "
-                              "-n %ld --warmup %ld --slo-percentile p%d, with the plan's model, GPU, layout and options.",
-                         (long)USERS_POOL, (long)USERS_WARMUP, b->users_per_instance, n, w, in->percentile);
+                              "-n %ld --warmup %ld --ttft-slo %.8gms --tpot-slo %.8gms --slo-percentile p%d, with the "
+                              "plan's model, GPU, layout and options.",
+                         (long)USERS_POOL, (long)USERS_WARMUP, b->users_per_instance, n, w, in->ttft_slo_s * 1e3,
+                         in->tpot_slo_s * 1e3, in->percentile);
         }
     }
     for (int gi = 0; gi < in->ngpus; gi++) {

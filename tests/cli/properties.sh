@@ -314,6 +314,13 @@ sys.exit(not (d["ttft_s"]["p90"] == float(sys.argv[2]) and d["tpot_s"]["p90"] ==
 ' "$tmp/sim.json" "$5" "$6" "$4"
 
 
+# a users plan's rerun hint runs as printed (it had left out the SLOs that its --slo-percentile
+# needs: exit 2, "add --ttft-slo or --tpot-slo")
+hint=$("$bin" plan -m llama-3.1-8b --gpus h100 --tp 1 --users 50 --ttft-slo 1s --tpot-slo 50ms 2>/dev/null |
+    sed -n 's/.*to rerun the best row: \(simulate -c [^,]*\),.*/\1/p')
+check "a users plan's rerun hint names its SLOs ($hint)" sh -c 'case "$1" in *"--ttft-slo 1000ms --tpot-slo 50ms"*) ;; *) exit 1;; esac' - "$hint"
+# shellcheck disable=SC2086 # the hint's words are the arguments
+check "a users plan's rerun hint runs" sh -c '"$@" >/dev/null 2>&1' - "$bin" $hint -m llama-3.1-8b -g h100 -t 1
 # ... and a disaggregated row whose pools differ in layout (P TP-2 / D TP-2+EP-2, DPA-2+EP-2, TP-2
 # x PP-2, DPA-2+MoETP-2), each pool given its own in --prefill-pool/--decode-pool N:GPU:TP:LAYOUT (one --ep had
 # applied to both pools, so such rows could not be rerun)

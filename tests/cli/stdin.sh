@@ -74,6 +74,11 @@ same "check -" base.jsonl check @ --format json
 printf 'arrival_s,prompt_len,output_len\n0,abc,10\n' | "$bin" simulate -m llama-2-7b -g a100 --trace - >out 2>err
 if [ $? = 2 ] && [ ! -s out ] && grep -qF '<stdin>:2:' err; then echo "ok: a bad row of stdin is located"
 else echo "FAIL: a bad row of stdin: $(cat err)"; fail=1; fi
+# too much on stdin names <stdin>, as the empty case does, not the usage's CONFIG.json placeholder
+head -c 17000000 /dev/zero | "$bin" import-hf - --name x >out 2>err
+if [ $? = 2 ] && [ ! -s out ] && grep -qF '<stdin>: standard input is larger than the 16777216-byte limit' err
+then echo "ok: import-hf: too large a config on stdin names <stdin>"
+else echo "FAIL: import-hf: too large a config on stdin: $(cat err)"; fail=1; fi
 # a file named '-' is './-'; '-' alone never reads it
 cp "$d/trace.csv" ./-
 "$bin" simulate -m llama-2-7b -g a100 --trace ./- --format csv --table latency >a.out 2>/dev/null &&

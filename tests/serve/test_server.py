@@ -267,6 +267,10 @@ class Server(unittest.TestCase):
         st, _, data = request(self.port, "POST", "/api/v1/estimate", '{"model":"llama-2-7b\\u0000x","gpu":"a100"}')
         self.assertEqual(st, 400)
         self.assertIn("field 'model'", self.error(data))
+        # in a name too, said as a NUL: it is read as U+0001 to survive cJSON, and was echoed "svg\\x01"
+        st, _, data = request(self.port, "POST", "/api/v1/estimate", '{"svg\\u0000":1,"model":"llama-2-7b","gpu":"a100"}')
+        self.assertEqual(st, 400)
+        self.assertIn("field 'svg' is followed by a NUL or control character at byte 3", self.error(data))
 
     def test_body_over_1_mib_is_413(self):
         st, _, data = request(self.port, "POST", "/api/v1/estimate", b" " * (1024 * 1024 + 1))
@@ -490,6 +494,36 @@ class Server(unittest.TestCase):
         for t in threads:
             t.join()
         self.assertEqual(results.count(True), 200, [r for r in results if r is not True][:3])
+
+    def test_an_estimate_answers_while_every_cpu_simulates(self):
+        # as many long simulations as the server takes at once (one per CPU, at least 2): an
+        # estimate is answered at once, not after --timeout (2 s here) with 503
+        p, port = start("--max-sim-tokens", "1e12", "--timeout", "2")
+        slots = max(2, os.cpu_count() or 1)
+        n = 5000 if os.environ.get("LLMROOF_SANITIZE") else 20000
+        done = []
+
+        def slow():
+            done.append(request(port, "POST", "/api/v1/simulate", json.dumps(
+                {"model": "gemma-2-9b", "gpu": "h100", "requests": n,
+                 "sweep_rate": "2,4,6,8,10,12,14,16,18,20,22,24,26,28,30,32"}), timeout=600)[0])
+
+        try:
+            ths = [threading.Thread(target=slow) for _ in range(slots)]
+            for th in ths:
+                th.start()
+            time.sleep(0.3)
+            t = time.monotonic()
+            st, _, _ = request(port, "POST", "/api/v1/estimate", json.dumps({"model": "llama-2-7b", "gpu": "a100"}))
+            quick = time.monotonic() - t
+            running = len(done)
+            for th in ths:
+                th.join()
+        finally:
+            self.assertEqual(stop(p), 0)
+        self.assertEqual(running, 0)  # every simulation was still computing
+        self.assertEqual((st, quick < 0.5), (200, True), quick)
+        self.assertEqual(done, [200] * slots)  # and each simulation had its CPU
 
     def test_estimate_answers_while_a_long_simulation_runs(self):
         # a server whose work limit admits a simulation of about a second (8 runs x 20000 requests)

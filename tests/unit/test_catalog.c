@@ -1285,20 +1285,29 @@ static void hf_cache_lookup_finds_the_snapshot_or_says_where_it_looked(void **st
     assert_non_null(f);
     fputs("{}", f);
     fclose(f);
-    assert_int_equal(catalog_hf_resolve("Org/Model", root, NULL, out, sizeof out, &err), 0);
+    assert_int_equal(catalog_hf_resolve("Org/Model", NULL, root, NULL, out, sizeof out, &err), 0);
     assert_string_equal(out, file);
     /* refs/main names a snapshot without config.json (pruned): the snapshot that holds one is
      * taken, not "not in the HuggingFace cache (looked for snapshots/ * /config.json)" */
     snprintf(cmd, sizeof cmd, "mkdir -p '%s/hub/models--Org--Model/refs' '%s/hub/models--Org--Model/snapshots/def456' && "
                               "echo def456 > '%s/hub/models--Org--Model/refs/main'", root, root, root);
     assert_int_equal(system(cmd), 0);
-    assert_int_equal(catalog_hf_resolve("Org/Model", root, NULL, out, sizeof out, &err), 0);
+    assert_int_equal(catalog_hf_resolve("Org/Model", NULL, root, NULL, out, sizeof out, &err), 0);
+    assert_string_equal(out, file);
+    /* $HF_HUB_CACHE names the hub itself and comes before $HF_HOME (huggingface_hub's order):
+     * root/hub as the hub cache, a bogus HF_HOME beside it, finds the same file */
+    char hub[600];
+    snprintf(hub, sizeof hub, "%s/hub", root);
+    assert_int_equal(catalog_hf_resolve("Org/Model", hub, "/nonexistent-hf-home", NULL, out, sizeof out, &err), 0);
+    assert_string_equal(out, file);
+    /* and an empty one is unset: HF_HOME is read */
+    assert_int_equal(catalog_hf_resolve("Org/Model", "", root, NULL, out, sizeof out, &err), 0);
     assert_string_equal(out, file);
     /* not cached: the message names the directory looked in */
-    assert_int_equal(catalog_hf_resolve("Org/Other", root, NULL, out, sizeof out, &err), LLMROOF_EINPUT);
+    assert_int_equal(catalog_hf_resolve("Org/Other", NULL, root, NULL, out, sizeof out, &err), LLMROOF_EINPUT);
     assert_non_null(strstr(err.msg, "models--Org--Other/snapshots"));
     /* a plain path is itself */
-    assert_int_equal(catalog_hf_resolve("config.json", root, NULL, out, sizeof out, &err), 0);
+    assert_int_equal(catalog_hf_resolve("config.json", NULL, root, NULL, out, sizeof out, &err), 0);
     assert_string_equal(out, "config.json");
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
     assert_int_equal(system(cmd), 0);
@@ -1331,19 +1340,19 @@ static void hf_cache_lookup_refuses_ids_and_paths_it_would_cut(void **state)
     assert_non_null(f);
     fputs("{}", f);
     fclose(f);
-    assert_int_equal(catalog_hf_resolve(id, root, NULL, out, sizeof out, &err), 0);
+    assert_int_equal(catalog_hf_resolve(id, NULL, root, NULL, out, sizeof out, &err), 0);
     assert_string_equal(out, file);
     /* 247 bytes: refused, naming the id (its first 64 bytes), its length and the limits */
     strcat(id, "n");
     memset(&err, 0, sizeof err);
-    assert_int_equal(catalog_hf_resolve(id, root, NULL, out, sizeof out, &err), LLMROOF_EINPUT);
+    assert_int_equal(catalog_hf_resolve(id, NULL, root, NULL, out, sizeof out, &err), LLMROOF_EINPUT);
     assert_non_null(strstr(err.msg, "repository id 'Org/nnnn"));
     assert_non_null(strstr(err.msg, "is 247 bytes long: the HuggingFace cache holds ids of at most 246 bytes"));
     /* 600 bytes (the old buffer's cut at 509): the same */
     char longid[700];
     snprintf(longid, sizeof longid, "Org/%0596d", 0);
     memset(&err, 0, sizeof err);
-    assert_int_equal(catalog_hf_resolve(longid, root, NULL, out, sizeof out, &err), LLMROOF_EINPUT);
+    assert_int_equal(catalog_hf_resolve(longid, NULL, root, NULL, out, sizeof out, &err), LLMROOF_EINPUT);
     assert_non_null(strstr(err.msg, "is 600 bytes long"));
     assert_null(strstr(err.msg, "looked for"));
     /* $HF_HOME of 4093 bytes: with "/hub" past a path's 4096 bytes */
@@ -1353,12 +1362,57 @@ static void hf_cache_lookup_refuses_ids_and_paths_it_would_cut(void **state)
     home[0] = '/';
     home[4093] = '\0';
     memset(&err, 0, sizeof err);
-    assert_int_equal(catalog_hf_resolve("Org/Model", home, NULL, out, sizeof out, &err), LLMROOF_EINPUT);
+    assert_int_equal(catalog_hf_resolve("Org/Model", NULL, home, NULL, out, sizeof out, &err), LLMROOF_EINPUT);
     assert_non_null(strstr(err.msg, "'Org/Model': its path in the HuggingFace cache under $HF_HOME is longer than "
                                     "the 4096 bytes"));
     free(home);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
     assert_int_equal(system(cmd), 0);
+}
+
+/* A layer_types list in a family whose layers are all of one kind must list num_hidden_layers
+ * entries of that kind: Llama's full, Mistral's (sliding_window 4096) sliding, Qwen3's full
+ * (transformers writes it there). A 3-entry list on 32 layers had been taken silently by Llama
+ * while Qwen3-Next refused the same list. */
+static void import_hf_checks_a_uniform_layer_types_list(void **state)
+{
+    (void)state;
+    static const struct { const char *file; long layers; const char *kind; } fams[] = {
+        { "llama-2-7b.json", 32, "full_attention" },
+        { "mistral-7b.json", 32, "sliding_attention" },
+        { "qwen3-8b.json", 36, "full_attention" },
+    };
+    for (size_t f = 0; f < sizeof fams / sizeof fams[0]; f++) {
+        char path[512], *text;
+        size_t len;
+        struct llmroof_err err = { 0 };
+        snprintf(path, sizeof path, "%s/hf/%s", LLMROOF_TEST_FIXTURES, fams[f].file);
+        assert_int_equal(catalog_read_file(path, 1 << 20, &text, &len, &err), 0);
+        const char *body = strchr(text, '{') + 1;
+        static char doc[16384], list[4096];
+        struct llmroof_model m;
+        /* n entries of kind, then the config */
+        long ns[] = { fams[f].layers, 3, fams[f].layers };
+        for (int c = 0; c < 3; c++) {
+            const char *kind = c == 2 ? (strcmp(fams[f].kind, "full_attention") ? "full_attention" : "sliding_attention")
+                                      : fams[f].kind;
+            size_t o = 0;
+            for (long i = 0; i < ns[c]; i++)
+                o += (size_t)snprintf(list + o, sizeof list - o, "%s\"%s\"", i ? "," : "", kind);
+            snprintf(doc, sizeof doc, "{\"layer_types\": [%s],%s", list, body);
+            memset(&err, 0, sizeof err);
+            int rc = catalog_model_from_hf(doc, strlen(doc), fams[f].file, "x", &m, &err);
+            if (c == 0) {
+                assert_int_equal(rc, LLMROOF_OK);
+                assert_int_equal(m.layers, fams[f].layers);
+            } else {
+                assert_int_equal(rc, LLMROOF_EINPUT);
+                assert_non_null(strstr(err.msg, c == 1 ? "field 'layer_types' must list num_hidden_layers"
+                                                       : "field 'layer_types' entry 0 is not"));
+            }
+        }
+        free(text);
+    }
 }
 
 /* YaRN as Qwen's model cards enable it: rope_scaling {yarn, factor 4, original 32,768} on a config
@@ -1911,6 +1965,7 @@ int main(void)
         cmocka_unit_test(model_validation_rejects_bad_heads_types_and_enums),
         cmocka_unit_test(import_hf_matches_curated_entries),
         cmocka_unit_test(import_hf_extends_the_context_by_yarn),
+        cmocka_unit_test(import_hf_checks_a_uniform_layer_types_list),
         cmocka_unit_test(import_hf_rejects_unsupported_and_inconsistent_configs),
         cmocka_unit_test(import_hf_takes_qwen3_moe_leading_dense_layers),
         cmocka_unit_test(import_hf_warns_about_what_it_does_not_model),
