@@ -53,6 +53,14 @@ struct llmroof_effs roofline_default_effs(const struct llmroof_gpu *g)
      * memory that TensorRT-LLM, vLLM and SGLang run below NCCL's crossover (section 4); an engine
      * profile states its own (custom_allreduce) */
     e.custom_allreduce = true;
+    /* and decode steps replayed as CUDA graphs, as every current engine does (vLLM, SGLang,
+     * TensorRT-LLM's PyTorch runtime, TGI, LMDeploy), up to vLLM's largest captured batch, 512;
+     * prefill and mixed steps launch eagerly from C++. Eager decode had made small MoE models at
+     * TP 8 launch-bound and every GPU alike (Qwen3-30B-A3B, batch 1: 3.116 ms on H100, H200 and
+     * B200); an engine profile states its own (roofline_effs_engine) */
+    e.graphs = true;
+    e.graph_max = 512;
+    e.graph_decode_new = 1.0;
     return e;
 }
 

@@ -111,6 +111,37 @@ static void eager_launches_overlap_the_gpu_step(void **state)
     catalog_free(&cat);
 }
 
+/* Without an engine, decode steps of up to 512 sequences are replayed as CUDA graphs, as every
+ * current engine replays them (docs/model.md "Engine profiles"), and the other steps launch from
+ * C++ at 4 us a kernel (KERNEL_LAUNCH_S_DEFAULT, the H100's host the reference: scale 1). Eager
+ * decode had made Qwen3-30B-A3B at TP 8, batch 1, launch-bound and every GPU alike (3.116 ms on
+ * an H100 and a B200); now a decode step launches nothing, so the B200's bandwidth shows, while
+ * the prefill still pays its launches: its launch_s is its kernel count x 4 us. Past 512
+ * sequences the decode is eager again and pays the same per kernel as the prefill. */
+static void no_engine_replays_decode_graphs_to_512_sequences(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_setup h = setup(&cat, "qwen3-30b-a3b", "h100-sxm5-80gb", 8);
+    struct llmroof_setup b = setup(&cat, "qwen3-30b-a3b", "b200", 8);
+    assert_true(h.eff.graphs && h.eff.graph_max == 512);
+    const struct llmroof_estimate eh = run(&h, 1, 1024, 256), eb = run(&b, 1, 1024, 256);
+    assert_rel_close(eh.decode.launch_s, 0.0, 0);
+    assert_rel_close(eh.decode.cpu_wait_s, 0.0, 0);
+    assert_true(eb.tpot_s < eh.tpot_s * 0.99); /* the faster GPU is faster */
+    /* the prefill launches every kernel: launch_s / 4 us is a whole kernel count */
+    const double k = eh.prefill.launch_s / 4e-6;
+    assert_true(k > 100);
+    assert_rel_close(k, floor(k + 0.5), 1e-9);
+    /* 513 sequences: no graph; the decode's kernels are the prefill's (the same operators) */
+    const struct llmroof_estimate big = run(&h, 513, 128, 4);
+    assert_rel_close(big.decode.launch_s, eh.prefill.launch_s, 1e-9);
+    const struct llmroof_estimate at = run(&h, 512, 128, 4);
+    assert_rel_close(at.decode.launch_s, 0.0, 0);
+    catalog_free(&cat);
+}
+
 /* The host CPU (docs/model.md "Host CPU"): the engine's CPU times are the reference host's (Xeon
  * Platinum 8480C); an A100 SXM's usual host, an EPYC 7742/7V12, runs one thread at 0.81 of it, so
  * every CPU part takes 1/0.81 = 1.2346 times as long there. vllm-0.2, llama-2-7b, batch 1:
@@ -1721,6 +1752,7 @@ int main(void)
         cmocka_unit_test(estimate_memory_object_agrees_with_memory_command),
         cmocka_unit_test(dp_attention_keeps_a_prompt_on_one_replica),
         cmocka_unit_test(eager_launches_overlap_the_gpu_step),
+        cmocka_unit_test(no_engine_replays_decode_graphs_to_512_sequences),
         cmocka_unit_test(host_cpu_speed_stretches_the_engines_cpu_time),
         cmocka_unit_test(vllm_0_5_cpu_share_matches_its_profile),
         cmocka_unit_test(qserve_steps_carry_their_python_per_sequence),
