@@ -294,10 +294,18 @@ async function updateEstimate() {
 }
 
 // ---- serving: latency/throughput curve and goodput -----------------------------------------
+// The top of an axis with four equal steps of a round size (1, 2, 2.5 or 5 x 10^k) at or above v:
+// its ticks read 5 / 10 / 15 / 20, where a tenth over the data had read 4 / 8 / 11 / 15 for 15.3.
+function niceMax(v) {
+  const raw = (v > 0 ? v : 1) / 4, p = Math.pow(10, Math.floor(Math.log10(raw)));
+  for (const m of [1, 2, 2.5, 5]) if (m * p >= raw * (1 - 1e-12)) return 4 * m * p;
+  return 40 * p;
+}
+const tickText = (x) => String(+x.toPrecision(6));
 function curveSVG(points, kind) {
   const W = 640, H = 260, L = 60, R = 60, T = 16, B = 40;
   const xs = points.map((p) => p.x), y1 = points.map((p) => p.tpot * 1e3), y2 = points.map((p) => p.tok);
-  const xmax = Math.max(...xs) || 1, y1max = Math.max(...y1, 1e-9) * 1.1, y2max = Math.max(...y2, 1e-9) * 1.1;
+  const xmax = niceMax(Math.max(...xs)), y1max = niceMax(Math.max(...y1)), y2max = niceMax(Math.max(...y2));
   const X = (x) => L + ((W - L - R) * x) / xmax;
   const Y1 = (y) => H - B - ((H - T - B) * y) / y1max;
   const Y2 = (y) => H - B - ((H - T - B) * y) / y2max;
@@ -310,9 +318,9 @@ function curveSVG(points, kind) {
   let ticks = '';
   for (let k = 1; k < 4; k++) {
     const f = k / 4, yy = (H - B) - (H - T - B) * f, xx = L + (W - L - R) * f;
-    ticks += `<text x="${L - 6}" y="${yy + 4}" text-anchor="end">${(y1max * f).toFixed(y1max < 10 ? 1 : 0)}</text>` +
-      `<text x="${W - R + 6}" y="${yy + 4}">${(y2max * f).toFixed(0)}</text>` +
-      `<text x="${xx}" y="${H - B + 14}" text-anchor="middle">${+(xmax * f).toFixed(2)}</text>`;
+    ticks += `<text x="${L - 6}" y="${yy + 4}" text-anchor="end">${tickText(y1max * f)}</text>` +
+      `<text x="${W - R + 6}" y="${yy + 4}">${tickText(y2max * f)}</text>` +
+      `<text x="${xx}" y="${H - B + 14}" text-anchor="middle">${tickText(xmax * f)}</text>`;
   }
   return `<svg viewBox="0 0 ${W} ${H}" role="img" aria-label="latency and throughput against load">
     <line x1="${L}" y1="${H - B}" x2="${W - R}" y2="${H - B}" class="axis"/>
@@ -321,9 +329,9 @@ function curveSVG(points, kind) {
     <text x="${(W) / 2}" y="${H - 8}" text-anchor="middle">${kind === 'rate' ? 'offered rate (requests/s)' : 'users (closed loop)'}</text>
     <text x="14" y="${(H - B + T) / 2}" transform="rotate(-90 14 ${(H - B + T) / 2})" text-anchor="middle" class="lat">p99 TPOT (ms)</text>
     <text x="${W - 14}" y="${(H - B + T) / 2}" transform="rotate(90 ${W - 14} ${(H - B + T) / 2})" text-anchor="middle" class="tok">output (tok/s)</text>
-    <text x="${L - 6}" y="${T + 4}" text-anchor="end">${(y1max).toFixed(0)}</text>
-    <text x="${W - R + 6}" y="${T + 4}">${(y2max).toFixed(0)}</text>
-    <text x="${W - R}" y="${H - B + 14}" text-anchor="end">${xmax}</text>
+    <text x="${L - 6}" y="${T + 4}" text-anchor="end">${tickText(y1max)}</text>
+    <text x="${W - R + 6}" y="${T + 4}">${tickText(y2max)}</text>
+    <text x="${W - R}" y="${H - B + 14}" text-anchor="end">${tickText(xmax)}</text>
     <text x="${L}" y="${H - B + 14}" text-anchor="middle">0</text>
     <text x="${L - 6}" y="${H - B}" text-anchor="end">0</text><text x="${W - R + 6}" y="${H - B}">0</text>${ticks}
     <path d="${path(y1, Y1)}" class="lat"/><path d="${path(y2, Y2)}" class="tok"/>
@@ -363,11 +371,18 @@ async function updateServing(ev) {
     // the CLI's verdict: an overloaded point's latencies grow with the run, so its SLO shares say
     // nothing (slo_met no); the page had shown 100 % within SLOs beside "overloaded yes"
     const nover = pts.filter((q) => q.over).length;
+    // the CLI's "overloaded, or still filling its batch" (load.may_be_filling): a run of fewer than
+    // 3 request lives cannot tell the two apart, and more requests settle it
+    const filling = pts.filter((q) => q.over && q.p.load.may_be_filling);
+    const settle = Math.max(0, ...filling.map((q) => q.p.load.requests_to_settle || 0));
     $('serving-note').hidden = !nover;
-    $('serving-note').textContent = nover ? `${nover} point${nover === 1 ? ' is' : 's are'} overloaded (red, hollow on the ` +
-      'curve): the server completes less than arrives, its queue and latencies grow with the run, and no SLO is met there.' : '';
+    $('serving-note').textContent = nover ? `${nover} point${nover === 1 ? ' is' : 's are'} overloaded (hollow on the ` +
+      'curve, "yes" in red): the server completes less than arrives, its queue and latencies grow with the run, and no SLO is ' +
+      'met there.' + (filling.length ? ` ${filling.length === nover ? (nover === 1 ? 'It' : 'Each') : filling.length + ' of them'} ` +
+      `may instead be still filling its batch (the run spans fewer than 3 request lives there): about ${settle} Requests ` +
+      'or more settle it.' : '') : '';
     setStale('serving', false);
-    $('status').textContent = 'simulated ' + pts.length + ' points';
+    $('status').textContent = 'simulated ' + pts.length + ' point' + (pts.length === 1 ? '' : 's');
   } catch (err) {
     showError('serving-error', err);
     $('status').textContent = 'error';
@@ -376,6 +391,7 @@ async function updateServing(ev) {
 
 // ---- plan: options table and the chosen row's launch commands ------------------------------
 let lastPlan = null;
+let lastPlanNoEngine = false; // the last plan ran without an engine profile (renderLaunch says so)
 function renderLaunch(opt) {
   const title = $('launch-title');
   if (!opt || !opt.launch) { title.hidden = true; $('launch').innerHTML = ''; return; }
@@ -389,7 +405,11 @@ function renderLaunch(opt) {
   }
   title.hidden = false;
   title.textContent = 'Launch commands: ' + (opt.parallelism || 'tp') + ' ' + opt.tp + ' on ' + opt.gpu;
-  $('launch').innerHTML = opt.launch.map((c) => `<div class="cmd"><div class="cmdhead">${esc(c.engine)} · ${esc(c.role)} ·
+  // the CLI's line under its heading when no engine was named (plan's text output)
+  const generic = lastPlanNoEngine ? '<div class="note">No engine chosen: these commands carry the batch limits of ' +
+    'the generic engine this plan simulated; pick vllm, sglang or tensorrt-llm as the Engine to plan with that ' +
+    'engine\'s own defaults.</div>' : '';
+  $('launch').innerHTML = generic + opt.launch.map((c) => `<div class="cmd"><div class="cmdhead">${esc(c.engine)} · ${esc(c.role)} ·
     ${c.instances} instance${c.instances === 1 ? '' : 's'} × ${c.gpus_per_instance} GPU${c.gpus_per_instance === 1 ? '' : 's'}</div>
     <pre>${esc(c.command)}</pre>${c.note ? '<div class="note">' + esc(c.note) + '</div>' : ''}</div>`).join('');
 }
@@ -412,7 +432,8 @@ async function updatePlan(ev) {
   const bad = linkProblem(['model', 'engine', 'weight_dtype', 'kv_dtype', 'workload', 'plankind']) ||
     emptyProblem(planForm, ['gpus', 'tps', 'amount']) || emptyProblem(servingForm, ['ttft_slo', 'tpot_slo']);
   if (bad) {
-    lastPlan = null; $('plan-table').innerHTML = ''; renderLaunch(null);
+    lastPlan = null; $('plan-table').innerHTML = ''; $('plan-obs').innerHTML = ''; $('plan-obs-title').hidden = true;
+    renderLaunch(null);
     showError('plan-error', bad); $('status').textContent = 'error'; return;
   }
   const s = readState();
@@ -420,6 +441,7 @@ async function updatePlan(ev) {
     ttft_slo: s.ttft_slo, tpot_slo: s.tpot_slo, workload: s.workload };
   if (s.weight_dtype) o.weight_dtype = s.weight_dtype;
   if (s.engine) o.engine = s.engine;
+  lastPlanNoEngine = !s.engine;
   // the text as typed: "abc" as NaN would go out as null, which means "the default" (10,000 users);
   // as text the server names the option and what it expected
   if (s.plankind === 'rate') o.rate = s.amount; else { o.users = s.amount; if (s.fast === '1') o.fast = true; }
@@ -429,12 +451,17 @@ async function updatePlan(ev) {
     lastPlan = d;
     showError('plan-error', d.best ? null : new Error('no configuration meets the SLOs; every row says why'));
     const rate = s.plankind === 'rate';
+    // the statistic the plan judged its SLOs at: a percentile of simulated runs, the mean under
+    // --fast (the headings had said "TTFT" for both, and the serving panel's are p99)
+    const stat = d.fast ? 'mean' : 'p' + d.percentile;
     const head = `<tr><th>gpu</th><th>layout</th><th>${rate ? 'instances' : 'users / instance'}</th><th>gpus</th>
-      <th>nodes</th><th>TTFT</th><th>TPOT</th><th>${rate ? 'goodput / GPU' : 'binding'}</th><th>note</th></tr>`;
+      <th>nodes</th><th>${stat} TTFT</th><th>${stat} TPOT</th><th>${rate ? 'goodput / GPU' : 'binding'}</th><th>note</th></tr>`;
     $('plan-table').innerHTML = head + d.options.map((op, i) => {
       const best = d.best && op.gpu === d.best.gpu && op.tp === d.best.tp && op.parallelism === d.best.parallelism &&
         op.layout === d.best.layout;
-      const lay = (op.layout === 'disaggregated' ? 'P ' + op.prefill_tp + ' / D ' : '') + (op.parallelism || 'tp') + ' ' + op.tp;
+      // "P tp 2 / D tp 4" (the prefill pool's TP had read as an instance count: "P 2 / D tp 4")
+      const lay = (op.layout === 'disaggregated' ? 'P ' + (op.prefill_parallelism || 'tp') + ' ' + op.prefill_tp + ' / D ' : '') +
+        (op.parallelism || 'tp') + ' ' + op.tp;
       if (!op.feasible) return `<tr class="infeasible"><td>${esc(op.gpu)}</td><td>${esc(lay)}</td><td colspan="6"></td><td>${esc(op.reason)}</td></tr>`;
       return `<tr data-i="${i}" class="${best ? 'best' : ''} pick" tabindex="0" role="button"
         aria-label="launch commands for ${esc(lay)} on ${esc(op.gpu)}"><td>${esc(op.gpu)}</td><td>${esc(lay)}</td>
@@ -444,11 +471,16 @@ async function updatePlan(ev) {
         <td>${best ? 'best' : 'feasible'}${starved(op)}</td></tr>`;
     }).join('');
     renderLaunch(d.best);
+    // the plan's own explanations (why a row binds, how to rerun it, what the commands carry)
+    const obs = d.observations || [];
+    $('plan-obs-title').hidden = !obs.length;
+    $('plan-obs').innerHTML = obs.map((t) => '<li>' + esc(t) + '</li>').join('');
     setStale('plan', false);
-    $('status').textContent = d.best ? 'plan: ' + d.best.gpus + ' GPUs' : 'plan: nothing feasible';
+    $('status').textContent = d.best ? 'plan: ' + d.best.gpus + ' GPU' + (d.best.gpus === 1 ? '' : 's') : 'plan: nothing feasible';
   } catch (err) {
     lastPlan = null;
     $('plan-table').innerHTML = '';
+    $('plan-obs').innerHTML = ''; $('plan-obs-title').hidden = true;
     renderLaunch(null);
     showError('plan-error', err);
     $('status').textContent = 'error';
@@ -479,7 +511,7 @@ function setStale(which, on) {
 }
 function slosText() {
   const s = readState();
-  $('plan-slos').textContent = `${s.workload}, TTFT ≤ ${s.ttft_slo}, TPOT ≤ ${s.tpot_slo}`;
+  $('plan-slos').textContent = `${s.workload}, p90 TTFT ≤ ${s.ttft_slo}, TPOT ≤ ${s.tpot_slo}; means under fast`;
 }
 
 // ---- start ---------------------------------------------------------------------------------

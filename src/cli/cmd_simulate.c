@@ -276,6 +276,7 @@ static bool add_point(const char *item, void *vctx)
 {
     struct list_ctx *l = vctx;
     double d;
+    /* the message (below) states the bound: '1e9' read as "not positive" */
     if (l->n == MAX_POINTS || !parse_double(item, &d) || !(d > 0) || d > 1e7 || (l->integer && d != (long)d))
         return false;
     /* one rule for every list option (cmd_sweep.c, plan's and report's --gpus and --tp): a repeated
@@ -741,8 +742,9 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         return pts.repeat[0]
                    ? cli_usage_error(c, "option '--sweep-%s': '%s' repeats a value already listed (each value once)",
                                      sweep_opt, CLI_CLIP(pts.repeat))
-                   : cli_usage_error(c, "option '--sweep-%s': '%s' is not a list of up to %d positive %s", sweep_opt,
-                                     x->sweep_list, MAX_POINTS, pts.integer ? "whole numbers" : "numbers");
+                   : cli_usage_error(c, "option '--sweep-%s': '%s' is not a list of up to %d positive %s of at most "
+                                        "1e7", sweep_opt, x->sweep_list, MAX_POINTS,
+                                     pts.integer ? "whole numbers" : "numbers");
     for (int i = 0; i < pts.n && strcmp(sweep, "rate") == 0; i++)
         if (pts.v[i] < SIM_MIN_RATE_QPS)
             return cli_usage_error(c, "option '--sweep-rate': %g is below the slowest rate, %g requests/s", pts.v[i],

@@ -64,6 +64,11 @@ static void sim_json_serving(cJSON *o, const struct sim_config *c, const struct 
         cJSON_AddNumberToObject(x, "waiting_mean", r->window_waiting_mean);
         cJSON_AddNumberToObject(x, "served_mean", r->window_served_mean);
         cJSON_AddBoolToObject(x, "at_capacity", r->at_capacity);
+        /* the text's "overloaded, or still filling its batch" warning, for a reader of the JSON
+         * (the web page had called such a point plainly overloaded) */
+        cJSON_AddBoolToObject(x, "may_be_filling", r->overloaded && r->may_be_filling);
+        if (r->overloaded && r->may_be_filling)
+            cJSON_AddNumberToObject(x, "requests_to_settle", (double)r->requests_to_settle);
     }
     if (r->has_slo) {
         cJSON *x = cJSON_AddObjectToObject(o, "slo");

@@ -314,6 +314,15 @@ sys.exit(not (d["ttft_s"]["p90"] == float(sys.argv[2]) and d["tpot_s"]["p90"] ==
 ' "$tmp/sim.json" "$5" "$6" "$4"
 
 
+# JSON says what the text's "overloaded, or still filling its batch" warning says, with the same
+# request count (the web page reads it; it had called such a point plainly overloaded)
+"$bin" simulate -m llama-3.1-8b -g h100 -w chat --rate 40 -n 250 --format json >"$tmp/fill.json" 2>"$tmp/fill.err"
+check "a may-be-filling run says so in JSON, with the text's requests to settle it" python3 -c '
+import json, re, sys
+l = json.load(open(sys.argv[1]))["load"]
+m = re.search(r"or still filling its batch.*about (\d+) --requests", open(sys.argv[2]).read())
+sys.exit(not (m and l["overloaded"] and l["may_be_filling"] and l["requests_to_settle"] == int(m.group(1))))
+' "$tmp/fill.json" "$tmp/fill.err"
 # a users plan's rerun hint runs as printed (it had left out the SLOs that its --slo-percentile
 # needs: exit 2, "add --ttft-slo or --tpot-slo")
 hint=$("$bin" plan -m llama-3.1-8b --gpus h100 --tp 1 --users 50 --ttft-slo 1s --tpot-slo 50ms 2>/dev/null |

@@ -377,6 +377,18 @@ def main():
         nxt = (plan.get("best") or {}).get("next_users")
         if not nxt or ("(%d users: " % nxt) not in cell:
             failures.append("plan binding cell %r does not name the failing load (next_users %r)" % (cell, nxt))
+        # the plan's observations are shown as the CLI gives them, and the latency columns name the
+        # statistic the SLOs were judged at (a fast plan: the mean; they had read "TTFT" alone)
+        obs = br.js("Array.from(document.querySelectorAll('#plan-obs li')).map((li) => li.textContent)")
+        if obs != plan.get("observations"):
+            failures.append("plan observations on the page %r, CLI %r" % ((obs or [])[:1], (plan.get("observations") or [])[:1]))
+        # no engine chosen: the commands carry the generic engine's limits, as the CLI's line says
+        gen = br.js("document.querySelector('#launch .note') ? document.querySelector('#launch .note').textContent : ''")
+        if not gen.startswith("No engine chosen: these commands carry the batch limits of the generic engine"):
+            failures.append("launch commands without an engine: note %r" % gen)
+        heads = br.js("Array.from(document.querySelectorAll('#plan-table th')).map((th) => th.textContent)")
+        if "mean TTFT" not in heads or "mean TPOT" not in heads:
+            failures.append("plan headings %r do not name the mean a fast plan judges" % (heads,))
 
         # an engine llmroof writes no command for (LMDeploy): the panel says so, no command shown
         br.js("document.getElementById('launch').innerHTML = ''")
