@@ -189,8 +189,9 @@ function renderEstimate(e) {
   set('e2e', fmtTime(e.e2e_s), e.e2e_s);
   set('out_tok', fmtRate(e.output_tok_s, 'tok/s'), e.output_tok_s);
   // output 1 has no decode step (decode is null): the prefill's bound is the request's
+  // (the card is the decode's: without one it had said "compute" under "Decode bound")
   const bound = e.decode ? e.decode.bound : e.prefill.bound;
-  set('bound', bound, bound);
+  set('bound', e.decode ? bound : 'no decode (prefill: ' + bound + ')', bound);
   const m = e.memory;
   // a setup that cannot run: said above the cards, which are struck through (their times assume
   // it ran; the raw "weights_do_not_fit" had been the only sign)
@@ -224,9 +225,12 @@ function renderEstimate(e) {
     (over ? '' : `<span class="o" style="width:${w(m.workspace_bytes_per_gpu + m.reserve_bytes_per_gpu)}" title="workspace and reserve"></span>`) +
     (over ? '' : `<span class="kvb" style="width:${w(Math.max(0, m.kv_capacity_bytes_per_gpu))}" title="KV cache"></span>`) +
     (over ? `<span class="over" style="width:${w(used - total)}" title="beyond the GPU's memory"></span>` : '');
+  // what the engine leaves unused: memory the runtime does not report, and the share past mem_util
+  // (the bar's empty end, about 8.7 GiB of an H100's 80, had no name and no row)
+  const held = over ? 0 : Math.max(0, total - used - Math.max(0, m.kv_capacity_bytes_per_gpu));
   $('memlegend').innerHTML =
     '<span><i class="w"></i>weights</span> <span><i class="o"></i>workspace + reserve</span> ' +
-    '<span><i class="kvb"></i>KV cache</span>' +
+    '<span><i class="kvb"></i>KV cache</span>' + (held > 0 ? ' <span><i class="held"></i>held back</span>' : '') +
     (over ? ` <span><i class="over"></i>beyond the GPU's memory: needs ${esc(fmtBytes(used))} of ` +
       `${esc(fmtBytes(total))} (${(used / total).toFixed(2)}x)</span>` : '');
   $('membar').dataset.over = over ? (used / total).toFixed(3) : '';
@@ -243,6 +247,9 @@ function renderEstimate(e) {
       (state > 0 ? ' of KV alone' : '')],
     ['KV per token', fmtBytes(m.kv_bytes_per_token_per_gpu) + ' per GPU'],
   ];
+  if (held > 0)
+    rows.splice(4, 0, ['held back', fmtBytes(held) + ' (the engine takes ' + m.mem_util + ' of the ' +
+      fmtBytes(m.visible_bytes_per_gpu) + ' the runtime reports)']);
   if (state > 0) rows.push(['state per sequence', fmtBytes(state) + ' per GPU (recurrent layers; any length)']);
   rows.push(['max batch at this context', fmtInt(m.max_batch) + ' sequences (' + fmtInt(m.context_len) + ' tokens each' +
       (state > 0 ? ': ' + fmtBytes(m.context_len * m.kv_bytes_per_token_per_gpu) + ' KV + ' + fmtBytes(state) +

@@ -340,7 +340,7 @@ def main():
                 " document.getElementById('model').value === 'qwen2.5-14b'")
 
         # one output token: no decode step, so the estimate's decode phase is null; the page shows
-        # no TPOT, the prefill's bound and no decode shares (it read e.decode.bound, which threw)
+        # no TPOT, no decode bound but the prefill's and no decode shares (it read e.decode.bound, which threw)
         br.js("document.body.dataset.ready = 'stale'")
         br.call("Page.navigate", {"url": url + "?model=llama-3.1-8b&gpu=h100&batch=1&prompt=512&output=1"})
         br.wait("document.body && document.body.dataset.ready === 'estimate'")
@@ -348,8 +348,19 @@ def main():
                        "-o", "1", "--weight-dtype", "fp16", "--kv-dtype", "fp16")
         shown = (br.js("document.getElementById('tpot').textContent"), br.js("document.getElementById('bound').textContent"),
                  br.js("document.getElementById('shares-decode').innerHTML"))
-        if one["decode"] is not None or shown != ("–", one["prefill"]["bound"], ""):
+        # (the decode card says there is none, with the prefill's bound: it had read "compute" under "Decode bound")
+        if one["decode"] is not None or shown != ("–", "no decode (prefill: %s)" % one["prefill"]["bound"], ""):
             failures.append("output 1: page TPOT/bound/decode shares %r, CLI decode %r" % (shown, one["decode"]))
+        # the memory the engine leaves unused is named, in the legend and as a row (8.7 GiB of the
+        # H100's 80 had been the bar's empty end with no name, the rows summing to 71.3 GiB)
+        mem = one["memory"]
+        held = mem["gpu_memory_bytes"] - mem["weights_bytes_per_gpu"] - mem["workspace_bytes_per_gpu"] - \
+            mem["reserve_bytes_per_gpu"] - mem["kv_capacity_bytes_per_gpu"]
+        row = br.js("(() => { const r = Array.from(document.querySelectorAll('#memory tr'))"
+                    ".find((tr) => tr.cells[0].textContent === 'held back'); return r ? r.cells[1].textContent : ''; })()")
+        if held < 1 << 30 or not row.startswith("%.2f GiB" % (held / 2**30)) or \
+                "held back" not in br.js("document.getElementById('memlegend').textContent"):
+            failures.append("held-back memory %.2f GiB: row %r" % (held / 2**30, row))
         br.call("Page.navigate", {"url": link})
         br.wait("document.body && document.body.dataset.ready === 'estimate' &&"
                 " document.getElementById('model').value === 'qwen2.5-14b'")
