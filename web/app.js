@@ -533,9 +533,15 @@ function fillSelect(sel, items, label) {
 }
 
 let timer = 0;
-function later() {
-  setStale('serving', true);
-  setStale('plan', true);
+// A setup change greys the results it changes: the serving curve takes every field but the
+// request's batch, prompt and output (its workload is its own), the plan only the model, engine and
+// dtypes (it searches GPUs and layouts itself); a batch of 9 had greyed both.
+const REQUEST_FIELDS = ['batch', 'prompt', 'output'];
+const PLAN_FIELDS = ['model', 'engine', 'weight_dtype', 'kv_dtype'];
+function later(ev) {
+  const name = ev && ev.target ? ev.target.name : '';
+  if (!REQUEST_FIELDS.includes(name)) setStale('serving', true);
+  if (!name || PLAN_FIELDS.includes(name)) setStale('plan', true);
   clearTimeout(timer);
   timer = setTimeout(updateEstimate, 150);
 }

@@ -435,12 +435,22 @@ def main():
         # a setup change marks the serving and plan results as the previous setup's (they had gone
         # on showing the other model's numbers and commands); an error names the setup's field
         # ('TP'), not the plan's 'TP values'
+        # the batch is the estimate's alone: the serving curve (its own workload) stays as it was
+        # (simulated again here, so that it is current)
+        br.js("document.getElementById('serving-table').innerHTML = ''; document.querySelector('#serving button').click()")
+        br.wait("document.querySelectorAll('#serving-table tr').length > 1 || !document.getElementById('serving-error').hidden")
         br.js("(() => { const t = document.querySelector('#inputs [name=batch]'); t.value = '9';"
               " t.dispatchEvent(new Event('input', { bubbles: true })); })()")
+        if not br.js("document.getElementById('serving-stale').hidden"):
+            failures.append("a batch change marked the serving curve, which does not use the batch, as stale")
+        br.js("(() => { const t = document.querySelector('#inputs [name=kv_dtype]'); t.value = 'fp8';"
+              " t.dispatchEvent(new Event('change', { bubbles: true })); })()")
         # (the plan's table is empty here, after its 'abc' error: nothing of it to mark)
         if br.js("document.getElementById('serving-stale').hidden") or not br.js("document.getElementById('plan-stale').hidden"):
             failures.append("after a setup change the serving results are not marked as the previous setup's, or an "
                             "empty plan is")
+        br.js("(() => { const t = document.querySelector('#inputs [name=kv_dtype]'); t.value = 'fp16';"
+              " t.dispatchEvent(new Event('change', { bubbles: true })); })()")
         br.js("(() => { const t = document.querySelector('#inputs [name=tp]'); t.value = '-1';"
               " t.dispatchEvent(new Event('change', { bubbles: true })); })()")
         br.wait("document.body.dataset.ready === 'error'")
