@@ -1001,9 +1001,6 @@ static double since_s(const struct timespec *t0)
     return (double)(now.tv_sec - t0->tv_sec) + 1e-9 * (double)(now.tv_nsec - t0->tv_nsec);
 }
 
-/* The API's computations at most one per CPU: more would only slow every one of them (24
- * simulations at once made an estimate take 0.35 s). A request waits up to --timeout for a slot;
- * false: none came. */
 /* The commands whose work the request's own numbers scale (a simulation's requests and rates, a
  * plan's layouts: seconds to --max-compute) against the ones that answer in milliseconds
  * (estimate, memory, roofline, report, list, show: one pass over fixed-size tables). */
@@ -1012,9 +1009,11 @@ static bool slot_heavy(const char *url)
     return !strcmp(url, "/api/v1/simulate") || !strcmp(url, "/api/v1/plan");
 }
 
-/* A CPU for one API request, waiting up to --timeout. simulate and plan take at most max_busy;
- * the quick commands may take one more, so a CPU's worth of long requests cannot hold a
- * millisecond estimate for --timeout and answer it 503 (six plans of 30-40 s on two CPUs had). */
+/* A CPU for one API request: the computations at most one per CPU, since more would only slow
+ * every one of them (24 simulations at once made an estimate take 0.35 s). simulate and plan take
+ * at most max_busy; the quick commands may take one more, so a CPU's worth of long requests cannot
+ * hold a millisecond estimate for --timeout and answer it 503 (six plans of 30-40 s on two CPUs
+ * had). A request waits up to --timeout for a slot; false: none came. */
 static bool slot_acquire(struct server_state *st, bool heavy)
 {
     struct timespec until;

@@ -507,13 +507,14 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
             const int rep = ops_layout_attn_dp(&lay, setup.tp);
             const long budget = sim_rank_share(&sc, rep, sc.max_batched_tokens);
             const double tokens = estimate_busiest_seqs((double)req.batch, rep) * (double)req.prompt;
-            if (sc.chunked_prefill && budget > 0 && tokens > (double)budget && x.s.eff.engine)
+            const bool split = sc.chunked_prefill && budget > 0 && tokens > (double)budget;
+            if (split && x.s.eff.engine)
                 sbuf_printf(&c->out, "note: engine %s prefills at most %ld tokens a step%s: simulate splits these %.0f "
                                      "prompt tokens into %.0f steps, each reading the weights again; this prefill "
                                      "is one pass\n",
                             x.s.eff.engine->id, budget, rep > 1 ? " per attention replica" : "", tokens,
                             ceil(tokens / (double)budget));
-            else if (sc.chunked_prefill && budget > 0 && tokens > (double)budget)
+            else if (split)
                 sbuf_printf(&c->out, "note: with no engine simulate prefills at most %ld tokens a step%s (its "
                                      "--max-batched-tokens %ld%s): it splits these %.0f prompt tokens into %.0f steps, "
                                      "each reading the weights again; this prefill is one pass\n",
