@@ -438,11 +438,7 @@ async function updatePlan(ev) {
   writeURL();
   const bad = linkProblem(['model', 'engine', 'weight_dtype', 'kv_dtype', 'workload', 'plankind']) ||
     emptyProblem(planForm, ['gpus', 'tps', 'amount']) || emptyProblem(servingForm, ['ttft_slo', 'tpot_slo']);
-  if (bad) {
-    lastPlan = null; $('plan-table').innerHTML = ''; $('plan-obs').innerHTML = ''; $('plan-obs-title').hidden = true;
-    renderLaunch(null);
-    showError('plan-error', bad); $('status').textContent = 'error'; return;
-  }
+  if (bad) { planFailed(bad); return; }
   const s = readState();
   const o = { model: s.model, gpus: s.gpus, tp: s.tps, kv_dtype: s.kv_dtype,
     ttft_slo: s.ttft_slo, tpot_slo: s.tpot_slo, workload: s.workload };
@@ -485,13 +481,17 @@ async function updatePlan(ev) {
     setStale('plan', false);
     $('status').textContent = d.best ? 'plan: ' + d.best.gpus + ' GPU' + (d.best.gpus === 1 ? '' : 's') : 'plan: nothing feasible';
   } catch (err) {
-    lastPlan = null;
-    $('plan-table').innerHTML = '';
-    $('plan-obs').innerHTML = ''; $('plan-obs-title').hidden = true;
-    renderLaunch(null);
-    showError('plan-error', err);
-    $('status').textContent = 'error';
+    planFailed(err);
   }
+}
+// A plan that did not run: no table, observations or commands of an earlier one left beside its error.
+function planFailed(err) {
+  lastPlan = null;
+  $('plan-table').innerHTML = '';
+  $('plan-obs').innerHTML = ''; $('plan-obs-title').hidden = true;
+  renderLaunch(null);
+  showError('plan-error', err);
+  $('status').textContent = 'error';
 }
 function pickRow(tr) {
   if (!tr || !lastPlan) return;
