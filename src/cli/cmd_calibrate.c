@@ -35,6 +35,50 @@ static bool on_gpu(const struct val_case *c, const void *g)
     return c->gpu == g;
 }
 
+/* "no usable measurement maps to GPU X" alone left a user with their own CSV guessing: it now
+ * counts where the file's rows went and quotes the first unmapped row's reason (validate lists
+ * them all). */
+static void no_rows_message(struct llmroof_err *err, const char *file, const struct val_case *cases,
+                            const bool *held, size_t n, const struct llmroof_gpu *g)
+{
+    size_t here = 0, load = 0, kept = 0, other = 0, unmapped = 0;
+    const struct val_case *first = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (held[i]) {
+            kept++;
+        } else if (!cases[i].mapped) {
+            unmapped++;
+            if (!first && cases[i].row)
+                first = &cases[i];
+        } else if (cases[i].gpu != g) {
+            other++;
+        } else if (cases[i].serving) {
+            load++;
+        } else {
+            here++;
+        }
+    }
+    if (n == 0) {
+        llmroof_err_set(err, LLMROOF_EINPUT, "%s has no measurement rows to fit GPU '%s' to", file, g->id);
+        return;
+    }
+    char parts[900];
+    int k = snprintf(parts, sizeof parts, "%zu map to it", here + load + kept);
+    if (load && k >= 0 && (size_t)k < sizeof parts)
+        k += snprintf(parts + k, sizeof parts - (size_t)k, " (%zu measured under a load, which only the simulator "
+                      "predicts)", load);
+    if (kept && k >= 0 && (size_t)k < sizeof parts)
+        k += snprintf(parts + k, sizeof parts - (size_t)k, " (%zu set aside by --holdout)", kept);
+    if (k >= 0 && (size_t)k < sizeof parts)
+        k += snprintf(parts + k, sizeof parts - (size_t)k, ", %zu to other GPUs and %zu to nothing", other, unmapped);
+    if (first && k >= 0 && (size_t)k < sizeof parts)
+        snprintf(parts + k, sizeof parts - (size_t)k, " (line %ld: %s)", first->row->line, first->reason);
+    llmroof_err_set(err, LLMROOF_EINPUT,
+                    "no usable measurement maps to GPU '%s': of the %zu row%s of %s, %s; 'llmroof validate %s' "
+                    "lists every row's mapping",
+                    g->id, n, n == 1 ? "" : "s", file, parts, file);
+}
+
 int cmd_calibrate(struct cli *c, int argc, char **argv)
 {
     static const struct cli_opt opts[] = {
@@ -100,6 +144,8 @@ int cmd_calibrate(struct cli *c, int argc, char **argv)
     struct val_fit fit;
     struct llmroof_err err = { 0 };
     if ((rc = val_calibrate(cases, n, g, &fit, &err))) {
+        if (rc == LLMROOF_EINPUT)
+            no_rows_message(&err, file, cases, held, n, g);
         free(held);
         free(rows);
         free(cases);

@@ -151,7 +151,7 @@ void val_map_row(const struct llmroof_catalog *cat, const struct llmroof_valmap 
     if (!gid && catalog_find_gpu_exact(cat, r->gpu))
         gid = r->gpu;
     if (!gid)
-        UNMAPPED("GPU '%s' has no catalog entry (data/validation-map.json)", r->gpu);
+        UNMAPPED("GPU '%s' is neither a catalog id nor a name in the map (--map)", r->gpu);
     if (!(c->gpu = catalog_find_gpu_exact(cat, gid)))
         UNMAPPED("GPU '%s' maps to '%s', which the catalog lacks", r->gpu, gid);
     for (int i = 0; i < map->nmodels; i++)
@@ -160,7 +160,7 @@ void val_map_row(const struct llmroof_catalog *cat, const struct llmroof_valmap 
     if (!mid && catalog_find_model_exact(cat, r->model))
         mid = r->model;
     if (!mid)
-        UNMAPPED("model '%s' has no catalog entry (data/validation-map.json)", r->model);
+        UNMAPPED("model '%s' is neither a catalog id nor a name in the map (--map)", r->model);
     if (!(c->model = catalog_find_model_exact(cat, mid)))
         UNMAPPED("model '%s' maps to '%s', which the catalog lacks", r->model, mid);
     for (int i = 0; i < map->nengines; i++)

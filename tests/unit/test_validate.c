@@ -58,7 +58,7 @@ static void unmappable_rows_say_why(void **state)
     struct val_case c;
     val_map_row(&cat, &map, &r, &c);
     assert_false(c.mapped);
-    assert_string_equal(c.reason, "GPU 'MI250X (one GCD)' has no catalog entry (data/validation-map.json)");
+    assert_string_equal(c.reason, "GPU 'MI250X (one GCD)' is neither a catalog id nor a name in the map (--map)");
     strcpy(r.gpu, "RTX 4090");
     strcpy(r.metric, "joules_per_token");
     val_map_row(&cat, &map, &r, &c);

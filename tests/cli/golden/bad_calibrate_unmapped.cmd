@@ -1,0 +1,1 @@
+calibrate tests/data/validation/unmapped.csv -g a100-sxm4-80gb
