@@ -25,12 +25,99 @@ struct ctx {
     bool have_seed, have_users, have_think;
     bool quiet; /* --quiet: no progress line */
     struct cli_spec_opts sp; /* --spec and its family (cli_spec.h), as simulate's */
+    /* the options simulate takes as plan took them, as shell words, for the rerun hints
+     * (plan_input.rerun_args): the hint had said "with the plan's model, GPU and options", and a
+     * rerun without --seed missed the SLO the plan's run met (a review) */
+    char rerun[1536];
+    size_t rerun_n;
+    bool rerun_cut; /* past the buffer: the hints fall back to naming the options */
+};
+
+/* plan's options that are not simulate's, or that the hint states from the row itself (the
+ * layout: its instances or pools, TP and parallelism) */
+static bool plan_only(int id)
+{
+    switch (id) {
+    case OPT_GPUS: case OPT_TPS: case OPT_USERS: case OPT_RATE: case OPT_TTFT: case OPT_TPOT: case OPT_PCT:
+    case OPT_GPN: case OPT_PRICE: case OPT_FAST: case OPT_EXHAUSTIVE: case OPT_JOBS: case OPT_QUIET:
+    case OPT_PP: case OPT_EP: case OPT_DPATTN: case OPT_MOETP:
+        return true;
+    }
+    return false;
+}
+
+/* Appends one shell word to the rerun buffer, single-quoted where the shell would read it
+ * otherwise. */
+static void rerun_word(struct ctx *x, const char *w)
+{
+    char q[600];
+    size_t k = 0;
+    bool plain = *w != '\0';
+    for (const char *p = w; *p; p++)
+        plain &= (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+                 strchr("-_.,:/+=@%", *p) != NULL;
+    if (plain) {
+        k = (size_t)snprintf(q, sizeof q, "%s", w);
+    } else {
+        q[k++] = '\'';
+        for (const char *p = w; *p && k + 5 < sizeof q; p++) {
+            if (*p == '\'') {
+                memcpy(q + k, "'\\''", 4);
+                k += 4;
+            } else {
+                q[k++] = *p;
+            }
+        }
+        q[k++] = '\'';
+        q[k] = '\0';
+    }
+    if (k >= sizeof q - 6 || x->rerun_n + k + 2 >= sizeof x->rerun) {
+        x->rerun_cut = true;
+        return;
+    }
+    x->rerun_n += (size_t)snprintf(x->rerun + x->rerun_n, sizeof x->rerun - x->rerun_n, "%s%s", x->rerun_n ? " " : "", q);
+}
+
+static const struct cli_opt plan_opts[] = {
+    CLI_OPT_MODEL,
+    { OPT_GPUS, "gpus", 0, "all|LIST", "GPU ids or aliases, or all of the catalog (default a30,a40,v100,a100)", false },
+    { OPT_TPS, "tp", 't', "LIST", "TP values to try (default 1,2,4,8)", false },
+    { OPT_USERS, "users", 'u', "N", "concurrent users to serve (default 10000); a user is a closed-loop client", false },
+    { OPT_RATE, "rate", 'r', "QPS", "plan for an open-loop request rate instead; compares aggregated and disaggregated", false },
+    { OPT_TTFT, "ttft-slo", 0, "T", "time-to-first-token SLO (default 3s)", false },
+    { OPT_TPOT, "tpot-slo", 0, "T", "time-per-output-token SLO (default 100ms)", false },
+    { OPT_PCT, "slo-percentile", 0, "pNN", "percentile the SLOs apply to: p50, p90, p95, p99 (default p90)", false },
+    { OPT_WORKLOAD, "workload", 'w', "SPEC", "fixed:P:O, random:P:O[:R], chat, docqa, code, openorca, sharegpt[:P:O], lognormal:PM:P90:OM:O90[:MAX] or csv:FILE (default chat)", false },
+    { OPT_THINK, "think", 0, "LO-HI", "users' pause between requests (default 1s-3s)", false },
+    { OPT_KVLINK, "kv-link", 0, "LINK", "disaggregated layouts' prefill-to-decode KV link: nvlink (each GPU's), ib, pcie or GB/s (default ib)", false },
+    { OPT_GPN, "gpus-per-node", 0, "N", "GPUs in one node, for every GPU (default: each GPU's catalog gpus_per_node)", false },
+    { OPT_PRICE, "price", 0, "LIST", "GPU=USD per GPU-hour, comma-separated, e.g. a100=1.8,a40=0.9", false },
+    { OPT_FAST, "fast", 0, NULL, "with --users: analytic steady state instead of simulation (means, for sweeps)", false },
+    { OPT_EXHAUSTIVE, "exhaustive", 0, NULL, "search every GPU's layouts to that GPU's own answer, none pruned against the best found (slower; for comparing GPUs)", false },
+    { OPT_JOBS, "jobs", 'j', "N", "threads for the analytic solves and a one-GPU plan's simulations, 1-64 (default: the processors this process may run on; API requests 1); the plan is the same at any N", false },
+    { OPT_MBT, "max-batched-tokens", 0, "N", "token budget of one iteration (default: the engine's for each GPU, else 2048)", false },
+    { OPT_MAXSEQS, "max-seqs", 0, "N", "running sequences at most (default: the engine's for each GPU, else 256)", false },
+    { OPT_NOCHUNK, "no-chunked-prefill", 0, NULL, "engine prefills prompts whole", false },
+    { OPT_SEED, "seed", 0, "N", "random seed of the simulations, 0 to 2^53 - 1 (default 42)", false },
+    { OPT_QUIET, "quiet", 'q', NULL, "no progress line (shown only on a terminal, after a second)", false },
+    CLI_OPT_SPEC, CLI_OPT_LAYOUT, CLI_OPT_DTYPES, CLI_OPT_EFFS, CLI_OPT_MEM,
 };
 
 static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
 {
     struct ctx *x = vctx;
     long v;
+    if (!plan_only(id)) {
+        for (size_t i = 0; i < sizeof plan_opts / sizeof plan_opts[0]; i++)
+            if (plan_opts[i].id == id) {
+                char flag[64];
+                snprintf(flag, sizeof flag, "--%s", plan_opts[i].name);
+                rerun_word(x, flag);
+                if (plan_opts[i].arg)
+                    rerun_word(x, arg);
+                break;
+            }
+    }
     int rc = cli_spec_opt(c, &x->sp, id, arg);
     if (rc != 1)
         return rc;
@@ -171,30 +258,6 @@ static int plan_spec(struct cli *c, struct ctx *x)
 
 static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct plan_result *r)
 {
-    static const struct cli_opt opts[] = {
-        CLI_OPT_MODEL,
-        { OPT_GPUS, "gpus", 0, "all|LIST", "GPU ids or aliases, or all of the catalog (default a30,a40,v100,a100)", false },
-        { OPT_TPS, "tp", 't', "LIST", "TP values to try (default 1,2,4,8)", false },
-        { OPT_USERS, "users", 'u', "N", "concurrent users to serve (default 10000); a user is a closed-loop client", false },
-        { OPT_RATE, "rate", 'r', "QPS", "plan for an open-loop request rate instead; compares aggregated and disaggregated", false },
-        { OPT_TTFT, "ttft-slo", 0, "T", "time-to-first-token SLO (default 3s)", false },
-        { OPT_TPOT, "tpot-slo", 0, "T", "time-per-output-token SLO (default 100ms)", false },
-        { OPT_PCT, "slo-percentile", 0, "pNN", "percentile the SLOs apply to: p50, p90, p95, p99 (default p90)", false },
-        { OPT_WORKLOAD, "workload", 'w', "SPEC", "fixed:P:O, random:P:O[:R], chat, docqa, code, openorca, sharegpt[:P:O], lognormal:PM:P90:OM:O90[:MAX] or csv:FILE (default chat)", false },
-        { OPT_THINK, "think", 0, "LO-HI", "users' pause between requests (default 1s-3s)", false },
-        { OPT_KVLINK, "kv-link", 0, "LINK", "disaggregated layouts' prefill-to-decode KV link: nvlink (each GPU's), ib, pcie or GB/s (default ib)", false },
-        { OPT_GPN, "gpus-per-node", 0, "N", "GPUs in one node, for every GPU (default: each GPU's catalog gpus_per_node)", false },
-        { OPT_PRICE, "price", 0, "LIST", "GPU=USD per GPU-hour, comma-separated, e.g. a100=1.8,a40=0.9", false },
-        { OPT_FAST, "fast", 0, NULL, "with --users: analytic steady state instead of simulation (means, for sweeps)", false },
-        { OPT_EXHAUSTIVE, "exhaustive", 0, NULL, "search every GPU's layouts to that GPU's own answer, none pruned against the best found (slower; for comparing GPUs)", false },
-        { OPT_JOBS, "jobs", 'j', "N", "threads for the analytic solves and a one-GPU plan's simulations, 1-64 (default: the processors this process may run on; API requests 1); the plan is the same at any N", false },
-        { OPT_MBT, "max-batched-tokens", 0, "N", "token budget of one iteration (default: the engine's for each GPU, else 2048)", false },
-        { OPT_MAXSEQS, "max-seqs", 0, "N", "running sequences at most (default: the engine's for each GPU, else 256)", false },
-        { OPT_NOCHUNK, "no-chunked-prefill", 0, NULL, "engine prefills prompts whole", false },
-        { OPT_SEED, "seed", 0, "N", "random seed of the simulations, 0 to 2^53 - 1 (default 42)", false },
-        { OPT_QUIET, "quiet", 'q', NULL, "no progress line (shown only on a terminal, after a second)", false },
-        CLI_OPT_SPEC, CLI_OPT_LAYOUT, CLI_OPT_DTYPES, CLI_OPT_EFFS, CLI_OPT_MEM,
-    };
     x->c = c;
     cli_setup_defaults(&x->s);
     sim_default_config(&x->in.sim);
@@ -211,7 +274,7 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
     c->tables = tables;
     c->usage = "llmroof plan -m MODEL [--gpus all|LIST] [--users N | --rate QPS] [--ttft-slo T] [--tpot-slo T] "
                "[--slo-percentile pNN] [--tp LIST] [--gpus-per-node N] [--price LIST] [--fast] [--exhaustive] [options]";
-    int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, x, pos, 0, &npos,
+    int rc = cli_parse(c, argc, argv, plan_opts, (int)(sizeof plan_opts / sizeof plan_opts[0]), on_opt, x, pos, 0, &npos,
                        "With --users: for every GPU and every TP that divides a node (or, beyond a node, takes\n"
                        "whole nodes: ceil(GPUs / node) per instance), the most users one instance\n"
                        "serves with TTFT and TPOT at the percentile within the SLOs (simulated, bracketing search),\n"
@@ -227,6 +290,26 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
         return rc;
     if (!x->s.model)
         return cli_usage_error(c, "option '--model' is required");
+    /* the rerun hints' words: the catalog files (global options), then plan's options as parsed */
+    if (!x->rerun_cut) {
+        char words[sizeof x->rerun];
+        memcpy(words, x->rerun, x->rerun_n + 1);
+        x->rerun_n = 0;
+        x->rerun[0] = '\0';
+        for (int i = 0; i < c->n_gpus_files; i++) {
+            rerun_word(x, "--gpus-file");
+            rerun_word(x, c->gpus_files[i]);
+        }
+        for (int i = 0; i < c->n_models_files; i++) {
+            rerun_word(x, "--models-file");
+            rerun_word(x, c->models_files[i]);
+        }
+        if (x->rerun_n + strlen(words) + 2 < sizeof x->rerun)
+            snprintf(x->rerun + x->rerun_n, sizeof x->rerun - x->rerun_n, "%s%s", x->rerun_n && words[0] ? " " : "", words);
+        else
+            x->rerun_cut = true;
+        x->in.rerun_args = x->rerun_cut ? NULL : x->rerun;
+    }
     if (x->in.fast && x->have_seed)
         return cli_usage_error(c, "options '--fast' and '--seed' conflict: the analytic plan draws no random numbers");
     if (x->in.rate_qps > 0 && (x->have_users || x->have_think))

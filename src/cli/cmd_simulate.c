@@ -575,22 +575,32 @@ static int capacity_band(struct cli *c, const struct ctx *x, const struct sim_re
     table_col(&t, "service -band", 3);
     table_col(&t, "simulated", 3);
     table_col(&t, "service +band", 3);
-    const struct { const char *name; double a, b, c; } rows[] = {
-        { "ttft_p50_ms", 1e3 * lo.ttft.p50, 1e3 * base->ttft.p50, 1e3 * hi.ttft.p50 },
-        { "ttft_p90_ms", 1e3 * lo.ttft.p90, 1e3 * base->ttft.p90, 1e3 * hi.ttft.p90 },
-        { "ttft_p99_ms", 1e3 * lo.ttft.p99, 1e3 * base->ttft.p99, 1e3 * hi.ttft.p99 },
-        { "tpot_p50_ms", 1e3 * lo.tpot.p50, 1e3 * base->tpot.p50, 1e3 * hi.tpot.p50 },
-        { "tpot_p90_ms", 1e3 * lo.tpot.p90, 1e3 * base->tpot.p90, 1e3 * hi.tpot.p90 },
-        { "itl_p99_ms", 1e3 * lo.itl.p99, 1e3 * base->itl.p99, 1e3 * hi.itl.p99 },
-        { "output_tok_s", lo.output_tok_s, base->output_tok_s, hi.output_tok_s },
+    /* a statistic no request gave (every output one token: no TPOT; every request rejected) is
+     * n/a, as in the run's own table and null in the JSON, not 0 ms */
+    const struct { const char *name; const struct sim_stats *a, *b, *c; int p; } rows[] = {
+        { "ttft_p50_ms", &lo.ttft, &base->ttft, &hi.ttft, 50 },
+        { "ttft_p90_ms", &lo.ttft, &base->ttft, &hi.ttft, 90 },
+        { "ttft_p99_ms", &lo.ttft, &base->ttft, &hi.ttft, 99 },
+        { "tpot_p50_ms", &lo.tpot, &base->tpot, &hi.tpot, 50 },
+        { "tpot_p90_ms", &lo.tpot, &base->tpot, &hi.tpot, 90 },
+        { "itl_p99_ms", &lo.itl, &base->itl, &hi.itl, 99 },
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         table_row(&t);
         table_str(&t, rows[i].name);
-        table_num(&t, rows[i].a);
-        table_num(&t, rows[i].b);
-        table_num(&t, rows[i].c);
+        const struct sim_stats *v[3] = { rows[i].a, rows[i].b, rows[i].c };
+        for (int k = 0; k < 3; k++) {
+            if (v[k]->n > 0)
+                table_num(&t, 1e3 * sim_stats_at(v[k], rows[i].p));
+            else
+                table_str(&t, "n/a");
+        }
     }
+    table_row(&t);
+    table_str(&t, "output_tok_s");
+    table_num(&t, lo.output_tok_s);
+    table_num(&t, base->output_tok_s);
+    table_num(&t, hi.output_tok_s);
     table_render_fit(&t, c->format, 100, 1, &c->out);
     table_free(&t);
     if (c->format != TABLE_CSV && (lo.overloaded != base->overloaded || hi.overloaded != base->overloaded))

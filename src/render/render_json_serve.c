@@ -55,11 +55,20 @@ static void sim_json_serving(cJSON *o, const struct sim_config *c, const struct 
     if (r->open_loop) {
         cJSON *x = cJSON_AddObjectToObject(o, "load");
         cJSON_AddNumberToObject(x, "window_s", r->window_s);
-        cJSON_AddNumberToObject(x, "offered_rate_qps", r->offered_rate_qps);
-        cJSON_AddNumberToObject(x, "completed_rate_qps", r->sustained_rate_qps);
-        cJSON_AddNumberToObject(x, "queue_growth_per_s", r->queue_growth_per_s);
-        cJSON_AddNumberToObject(x, "window_lives", r->window_lives);
-        cJSON_AddNumberToObject(x, "window_busy_share", r->window_busy_share);
+        /* arrivals at one instant (one request, a trace's burst) leave no window: its rates are
+         * null, not 0 requests/s, and the run is not judged (overloaded false) */
+        const bool win = r->window_s > 0;
+        const struct { const char *key; double v; } rates[] = {
+            { "offered_rate_qps", r->offered_rate_qps },     { "completed_rate_qps", r->sustained_rate_qps },
+            { "queue_growth_per_s", r->queue_growth_per_s }, { "window_lives", r->window_lives },
+            { "window_busy_share", r->window_busy_share },
+        };
+        for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++) {
+            if (win)
+                cJSON_AddNumberToObject(x, rates[i].key, rates[i].v);
+            else
+                cJSON_AddNullToObject(x, rates[i].key);
+        }
         cJSON_AddBoolToObject(x, "overloaded", r->overloaded);
         cJSON_AddNumberToObject(x, "waiting_mean", r->window_waiting_mean);
         cJSON_AddNumberToObject(x, "served_mean", r->window_served_mean);

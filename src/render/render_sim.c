@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model/ckpt.h"
@@ -429,7 +430,14 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
     qi(&t, "seed", (double)r->seed, "");
     q(&t, "busy", r->busy_s, "s");
     q(&t, "mean_in_system", r->mean_in_system, "requests (Little's L)");
-    if (r->open_loop) {
+    if (r->open_loop && !(r->window_s > 0)) {
+        /* one request, or every arrival at one instant: no window to measure a rate over (it had
+         * printed 0 requests/s offered and "the server keeps up") */
+        table_row(&t);
+        table_str(&t, "overloaded");
+        table_str(&t, "n/a");
+        table_str(&t, "the arrivals share one instant: no load window to judge");
+    } else if (r->open_loop) {
         q(&t, "load_window", r->window_s, "s, the second half of the arrivals");
         q(&t, "offered_rate", r->offered_rate_qps, "requests/s arriving (second half of the arrivals)");
         q(&t, "completed_rate", r->sustained_rate_qps, "requests/s completed over the same window");
@@ -476,6 +484,14 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
             /* overloaded beside other misses: said first, the others after it (the overload alone had
              * been named, its TTFT, TPOT and refusals left out) */
             snprintf(unit, sizeof unit, "%s%s%s%s", miss & SIM_MISS_OVERLOAD ? "overloaded; " : "", a, b, e);
+        } else if (c->tpot_slo_s > 0 && r->tpot.n == 0) {
+            /* every output one token: no TPOT was measured, so its limit was not checked (the
+             * line had said it was within) */
+            if (c->ttft_slo_s > 0)
+                snprintf(unit, sizeof unit, "TTFT at p%d within its limit, no errors; no TPOT (one-token outputs)",
+                         c->slo_percentile);
+            else
+                snprintf(unit, sizeof unit, "no errors; no TPOT to judge (one-token outputs)");
         } else
             snprintf(unit, sizeof unit, "TTFT and TPOT at p%d within the limits, no errors", c->slo_percentile);
         table_row(&t);
@@ -546,33 +562,64 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
 
 void render_sim_requests_csv(const struct sim_result *r, struct sbuf *out)
 {
-    sbuf_append(out, "id,arrival_s,first_scheduled_s,first_token_s,finish_s,prompt_len,output_len,preemptions,status\r\n");
+    bool disaggregated = false;
+    for (int i = 0; r->inst && i < r->ninst; i++)
+        disaggregated |= r->inst[i].pool == 1;
+    sbuf_append(out, "id,arrival_s,first_scheduled_s,first_token_s,finish_s,prompt_len,output_len,preemptions,status,"
+                     "instance,prefill_instance,kv_ready_s\r\n");
     for (long i = 0; i < r->requests; i++) {
         const struct sim_request *q = &r->reqs[i];
         /* refused: turned away at an instance holding --max-concurrent-requests (HTTP 429), which the
          * summary counts apart (refused_busy); rejected: too long for the KV cache or the context */
-        if (q->rejected)
-            sbuf_printf(out, "%ld,%.6f,,,%.6f,%ld,%ld,0,%s\r\n", i, q->arrival_s, q->finish_s, q->prompt, q->output,
+        if (q->rejected) {
+            sbuf_printf(out, "%ld,%.6f,,,%.6f,%ld,%ld,0,%s,,,\r\n", i, q->arrival_s, q->finish_s, q->prompt, q->output,
                         q->refused_busy ? "refused" : "rejected");
-        else
-            sbuf_printf(out, "%ld,%.6f,%.6f,%.6f,%.6f,%ld,%ld,%d,completed\r\n", i, q->arrival_s, q->first_sched_s,
-                        q->first_token_s, q->finish_s, q->prompt, q->output, q->preemptions);
+            continue;
+        }
+        sbuf_printf(out, "%ld,%.6f,%.6f,%.6f,%.6f,%ld,%ld,%d,completed,", i, q->arrival_s, q->first_sched_s,
+                    q->first_token_s, q->finish_s, q->prompt, q->output, q->preemptions);
+        /* which instance served it, as the instances table numbers them: aggregated, the one that
+         * prefilled and decoded it; disaggregated, its decode instance, its prefill instance and
+         * when its K/V arrived there */
+        const int pre = disaggregated ? q->prefill_instance : q->instance;
+        if (q->instance >= 0)
+            sbuf_printf(out, "%d", q->instance);
+        sbuf_append(out, ",");
+        if (pre >= 0)
+            sbuf_printf(out, "%d", pre);
+        sbuf_append(out, ",");
+        if (disaggregated && q->kv_ready_s >= 0)
+            sbuf_printf(out, "%.6f", q->kv_ready_s);
+        sbuf_append(out, "\r\n");
     }
 }
 
-/* The name of track i (an instance, or under --pp one of its lanes): "instance 2", "instance 1
- * lane 3", or in a disaggregated run "prefill instance 1" / "decode instance 2", numbered in its
- * pool. */
+/* The name of track i (an instance, or under --pp one of its lanes) as the instances table numbers
+ * it: "instance 2", "instance 1 lane 0", in a disaggregated run "instance 0 (prefill)" (the trace
+ * had counted from 1 within each pool while the table counts from 0 over all: a review). */
 static void track_name(const struct sim_result *r, int i, int lanes, bool disagg, char *buf, size_t n)
 {
     const int inst = i / lanes;
-    int k = 1; /* its number in its pool */
-    for (int j = 0; j < inst; j++)
-        k += r->inst[j].pool == r->inst[inst].pool;
-    int w = snprintf(buf, n, "%s%sinstance %d", disagg ? (r->inst[inst].pool == 0 ? "prefill" : "decode") : "",
-                     disagg ? " " : "", k);
+    int w = snprintf(buf, n, "instance %d", inst);
     if (lanes > 1 && w > 0 && (size_t)w < n)
-        snprintf(buf + w, n - (size_t)w, " lane %d", i % lanes + 1);
+        w += snprintf(buf + w, n - (size_t)w, " lane %d", i % lanes);
+    if (disagg && w > 0 && (size_t)w < n)
+        snprintf(buf + w, n - (size_t)w, " (%s)", r->inst[inst].pool == 0 ? "prefill" : "decode");
+}
+
+/* One point of track k's batch counter (k < 0: the run's one track). */
+static void batch_counter(struct sbuf *out, const struct sim_result *r, int k, int lanes, bool disagg, double t_s,
+                          int seqs)
+{
+    if (k < 0) {
+        sbuf_printf(out, ",\n{\"name\":\"batch\",\"ph\":\"C\",\"pid\":1,\"ts\":%.3f,\"args\":{\"sequences\":%d}}",
+                    t_s * 1e6, seqs);
+        return;
+    }
+    char name[64];
+    track_name(r, k, lanes, disagg, name, sizeof name);
+    sbuf_printf(out, ",\n{\"name\":\"batch: %s\",\"ph\":\"C\",\"pid\":1,\"ts\":%.3f,\"args\":{\"sequences\":%d}}",
+                name, t_s * 1e6, seqs);
 }
 
 void render_sim_chrome_trace(const struct sim_result *r, struct sbuf *out)
@@ -593,6 +640,13 @@ void render_sim_chrome_trace(const struct sim_result *r, struct sbuf *out)
         sbuf_printf(out, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%d,\"args\":{\"name\":\"%s\"}}",
                     i + 1, name);
     }
+    /* each track's batch counter falls to 0 where it idles (between a closed loop's requests, at
+     * the run's end): it had held its last batch through the gap, and a viewer read an idle
+     * server as a busy one (a review). last_end[k]: the end of track k's last iteration, < 0
+     * before its first; without the scratch the counter only steps between iterations */
+    double *last_end = malloc(sizeof *last_end * (size_t)tracks);
+    for (int k = 0; last_end && k < tracks; k++)
+        last_end[k] = -1.0;
     for (long i = 0; i < r->iterations && r->iters; i++) {
         const struct sim_iter *it = &r->iters[i];
         sbuf_printf(out, ",\n{\"name\":\"%s\",\"cat\":\"iteration\",\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":%.3f,"
@@ -601,15 +655,19 @@ void render_sim_chrome_trace(const struct sim_result *r, struct sbuf *out)
                     it->prefill_seqs && it->decode_seqs ? "mixed" : it->prefill_seqs ? "prefill" : "decode",
                     it->instance + 1, it->start_s * 1e6, it->dur_s * 1e6, it->prefill_seqs, it->prefill_tokens, it->decode_seqs,
                     it->kv_util);
-        if (tracks > 1 && it->instance >= 0 && it->instance < tracks) {
-            track_name(r, it->instance, lanes, disagg, name, sizeof name);
-            sbuf_printf(out, ",\n{\"name\":\"batch: %s\",\"ph\":\"C\",\"pid\":1,\"ts\":%.3f,\"args\":{\"sequences\":%d}}",
-                        name, it->start_s * 1e6, it->prefill_seqs + it->decode_seqs);
-        } else {
-            sbuf_printf(out, ",\n{\"name\":\"batch\",\"ph\":\"C\",\"pid\":1,\"ts\":%.3f,\"args\":{\"sequences\":%d}}",
-                        it->start_s * 1e6, it->prefill_seqs + it->decode_seqs);
-        }
+        const int k = it->instance >= 0 && it->instance < tracks ? it->instance : 0;
+        const int name_k = tracks > 1 ? k : -1;
+        /* a gap of a microsecond or more since the track's last iteration: it idled */
+        if (last_end && last_end[k] >= 0 && it->start_s > last_end[k] + 1e-6)
+            batch_counter(out, r, name_k, lanes, disagg, last_end[k], 0);
+        batch_counter(out, r, name_k, lanes, disagg, it->start_s, it->prefill_seqs + it->decode_seqs);
+        if (last_end)
+            last_end[k] = it->start_s + it->dur_s;
     }
+    for (int k = 0; last_end && k < tracks; k++)
+        if (last_end[k] >= 0)
+            batch_counter(out, r, tracks > 1 ? k : -1, lanes, disagg, last_end[k], 0);
+    free(last_end);
     sbuf_append(out, "\n]}\n");
 }
 

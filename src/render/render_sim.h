@@ -21,7 +21,8 @@ void render_sim(const struct sim_config *c, const struct sim_result *r, const ch
 void render_sim_bands(const struct sim_config *c, const struct sim_result *r, const char *workload_name,
                       const struct llmroof_uncertainty *u, enum table_format f, struct table_sel *sel,
                       struct sbuf *out);
-/* id,arrival_s,first_scheduled_s,first_token_s,finish_s,prompt_len,output_len,preemptions,status */
+/* id,arrival_s,first_scheduled_s,first_token_s,finish_s,prompt_len,output_len,preemptions,status,
+ * instance,prefill_instance,kv_ready_s (docs/metrics.md) */
 void render_sim_requests_csv(const struct sim_result *r, struct sbuf *out);
 /* Chrome trace event format (chrome://tracing, Perfetto): one complete event per iteration. */
 void render_sim_chrome_trace(const struct sim_result *r, struct sbuf *out);

@@ -49,6 +49,9 @@ struct plan_input {
     bool kv_link_nvlink;           /* --kv-link nvlink: each GPU's own NVLink carries the
                                       disaggregated hand-over; else sim.kv_link_Bps (IB by default) */
     const char *kv_link;           /* the link as given: nvlink, ib, pcie or GB/s (NULL: ib) */
+    const char *rerun_args;        /* the plan's options that simulate takes too, as shell words
+                                      ("--model llama-3.1-8b --seed 7"), for the rerun hints; NULL:
+                                      the hints name them ("with the plan's model, GPU and options") */
     struct llmroof_dtypes dt;
     bool weight_given, act_given;  /* --weight-dtype / --act-dtype given: fp8 weights without a
                                       compute dtype run W8A8 on each GPU with fp8 (ckpt_gpu_dtypes) */
@@ -164,7 +167,8 @@ struct plan_result {
     int best;                      /* index of the best option, -1 if none is feasible */
     int best_per_gpu[PLAN_MAX_GPUS]; /* index per input GPU, -1 if none */
     bool by_cost;                  /* best chosen by cost (every feasible option priced) */
-    char obs[PLAN_MAX_OBS][640]; /* the longest, the rate plan's method, is about 480 characters */
+    char obs[PLAN_MAX_OBS][1536]; /* the longest: a rerun hint with the plan's options (at most about 1,400
+                                     characters, else it names them), the rate plan's method (about 480) */
     int nobs;
 };
 

@@ -77,8 +77,9 @@ long plan_instance_max_seqs(const struct plan_input *in, const struct llmroof_gp
  * the KV blocks was in use (time-weighted): half the cache free holds as many sequences again, so
  * the slots, not the memory or the GPUs' speed, held the batch (plan_rate.c rate_eval) */
 #define PLAN_SEQ_KV_ROOM 0.5
-/* A rate row's run as a simulate command line (without the model, GPU and shared options) */
-void plan_rate_sim_command(const struct plan_input *in, const struct plan_option *o, char *buf, size_t len);
+/* A rate row's run as a simulate command line: whole, with the plan's own options and the row's GPU
+ * (true), or without them where plan_input.rerun_args is NULL or would not fit (false) */
+bool plan_rate_sim_command(const struct plan_input *in, const struct plan_option *o, char *buf, size_t len);
 struct llmroof_mem_opts plan_mem_opts(const struct plan_input *in, const struct llmroof_gpu *g, int attn_dp);
 int plan_instance_memory(const struct plan_input *in, const struct llmroof_gpu *g, int code, long ctx,
                          struct llmroof_memory *mem, double *drafter_bytes, struct llmroof_err *err);

@@ -262,7 +262,7 @@ static void pool_spec(const struct plan_input *in, const struct llmroof_gpu *g, 
     snprintf(buf, len, "%ld:%s:%d%s%s", n, g->id, lay.tp, parts[0] ? ":" : "", parts);
 }
 
-void plan_rate_sim_command(const struct plan_input *in, const struct plan_option *o, char *buf, size_t len)
+bool plan_rate_sim_command(const struct plan_input *in, const struct plan_option *o, char *buf, size_t len)
 {
     char pools[240];
     if (o->disagg) {
@@ -284,10 +284,19 @@ void plan_rate_sim_command(const struct plan_input *in, const struct plan_option
         if (lay.pp > 1 && k > 0 && (size_t)k < sizeof pools)
             snprintf(pools + k, sizeof pools - (size_t)k, " --pp %d", lay.pp);
     }
-    snprintf(buf, len, "simulate %s --rate %.8g -n %ld --warmup %ld --router least-loaded --ttft-slo %.8gms "
-             "--tpot-slo %.8gms --slo-percentile p%d",
-             pools, in->rate_qps, o->sim_requests, o->sim_warmup, in->ttft_slo_s * 1e3, in->tpot_slo_s * 1e3,
-             in->percentile);
+    char model[LLMROOF_ID_MAX + 64] = "";
+    if (in->rerun_args) /* the plan's own options, the model among them, then the row's GPU */
+        snprintf(model, sizeof model, " -g %s", o->gpu->id);
+    const int n = snprintf(buf, len, "simulate %s%s %s --rate %.8g -n %ld --warmup %ld --router least-loaded "
+                           "--ttft-slo %.8gms --tpot-slo %.8gms --slo-percentile p%d",
+                           in->rerun_args ? in->rerun_args : "", model, pools, in->rate_qps, o->sim_requests,
+                           o->sim_warmup, in->ttft_slo_s * 1e3, in->tpot_slo_s * 1e3, in->percentile);
+    if (in->rerun_args && (n < 0 || (size_t)n >= len)) { /* too long for the observation: name them */
+        struct plan_input bare = *in;
+        bare.rerun_args = NULL;
+        return plan_rate_sim_command(&bare, o, buf, len);
+    }
+    return in->rerun_args != NULL;
 }
 
 void plan_rate_observations(const struct plan_input *in, struct plan_result *out)
@@ -408,9 +417,11 @@ void plan_rate_observations(const struct plan_input *in, struct plan_result *out
         /* the best row's run as a simulate command (a review: users plans printed one, rate plans
          * did not, and simulate's default router is not the plan's least-loaded one) */
         const struct plan_option *o = &out->options[out->best];
-        char cmd[400];
-        plan_rate_sim_command(in, o, cmd, sizeof cmd);
-        plan_obs_add(out, "To rerun the best row: %s, with the plan's model, GPU and options.", cmd);
+        char cmd[1400];
+        if (plan_rate_sim_command(in, o, cmd, sizeof cmd)) /* the plan's options in it */
+            plan_obs_add(out, "To rerun the best row: llmroof %s.", cmd);
+        else
+            plan_obs_add(out, "To rerun the best row: %s, with the plan's model, GPU and options.", cmd);
     }
     int npruned = 0;
     for (int i = 0; i < out->noptions; i++)

@@ -164,14 +164,20 @@ check "sweep CSV and JSONL have the same rows" cmp -s "$tmp/n1" "$tmp/n2"
 check "simulate output does not depend on file outputs, and repeats byte for byte" cmp -s "$tmp/s1" "$tmp/s2"
 check "requests-out has a header and 40 rows" [ "$(wc -l <"$tmp/req.csv")" = 41 ]
 check "trace-out is a Chrome trace" grep -q '"traceEvents"' "$tmp/trace.json"
+# each row names the instance that served it, as the instances table numbers them; a
+# disaggregated row its decode and prefill instances and when its K/V arrived
+"$bin" simulate -m llama-3.1-8b -g h100 --rate 2 -n 6 -q -w fixed:1000:4 --prefill-pool 1 --decode-pool 2 \
+    --requests-out "$tmp/pd.csv" >/dev/null 2>&1
+check "requests-out gives a disaggregated request's decode instance, prefill instance and K/V arrival" \
+    sh -c "tr -d '\r' <'$tmp/pd.csv' | awk -F, 'NR > 1 && (\$10 < 1 || \$10 > 2 || \$11 != 0 || \$12 <= \$4) { bad = 1 } END { exit bad || NR != 7 }'"
 # a request turned away at --max-concurrent-requests (HTTP 429, counted as refused_busy) is
 # "refused", one too long for the KV cache "rejected": both had read "rejected"
 "$bin" simulate -m llama-2-7b -g a100 --rate 2 -n 3 -q --max-concurrent-requests 1 --workload fixed:1000:1000 \
     --requests-out "$tmp/busy.csv" >/dev/null 2>&1
-check "requests-out says refused for a request turned away busy" sh -c "tr -d '\r' <'$tmp/busy.csv' | grep -c ',refused\$' | grep -qx 2"
+check "requests-out says refused for a request turned away busy" sh -c "tr -d '\r' <'$tmp/busy.csv' | grep -c ',refused,,,\$' | grep -qx 2"
 "$bin" simulate -m llama-2-7b -g a100 --rate 2 -n 3 -q --workload fixed:100000:10 \
     --requests-out "$tmp/long.csv" >/dev/null 2>&1
-check "requests-out says rejected for a request too long for the KV cache" sh -c "tr -d '\r' <'$tmp/long.csv' | grep -c ',rejected\$' | grep -qx 3"
+check "requests-out says rejected for a request too long for the KV cache" sh -c "tr -d '\r' <'$tmp/long.csv' | grep -c ',rejected,,,\$' | grep -qx 3"
 # --range's uncertainty.json is read before the run, as every input is: a data directory without
 # it fails at once (the run's own warning had come first, after the whole simulation)
 mkdir "$tmp/nounc" && cp data/gpus.json data/models.json "$tmp/nounc/"
@@ -183,8 +189,14 @@ check "simulate --range without uncertainty.json exits 2 before the run" \
 # counter (one counter had jumped between the instances' batches)
 "$bin" simulate -m llama-2-7b -g a100 --rate 5 -n 30 -q --prefill-pool 1 --decode-pool 2 \
     --trace-out "$tmp/td.json" >/dev/null 2>&1
-check "a disaggregated trace names the prefill instance's track" grep -q '"name":"prefill instance 1"' "$tmp/td.json"
-check "a disaggregated trace has a batch counter per decode instance" grep -q '"name":"batch: decode instance 2"' "$tmp/td.json"
+check "a disaggregated trace names the prefill instance's track" grep -q '"name":"instance 0 (prefill)"' "$tmp/td.json"
+check "a disaggregated trace has a batch counter per decode instance" grep -q '"name":"batch: instance 2 (decode)"' "$tmp/td.json"
+# the trace numbers its tracks as the instances table does (from 0 over all pools), and a track's
+# batch counter falls to 0 where it idles (it had held the last batch through a closed loop's gaps)
+check "a trace numbers its instances as the instances table" sh -c "! grep -q 'instance 3' '$tmp/td.json'"
+"$bin" simulate -m llama-3.1-8b -g h100 --concurrency 1 --requests 3 -w fixed:512:4 -q --trace-out "$tmp/t1.json" >/dev/null 2>&1
+check "an idle instance's batch counter reads 0 (one per request's end)" \
+    sh -c "[ \$(grep -c '\"sequences\":0}' '$tmp/t1.json') = 3 ]"
 "$bin" simulate -m llama-2-7b -g a100 --requests 40 --concurrency 8 --seed 43 | tail -n +2 >"$tmp/s3"
 tail -n +2 "$tmp/s1" >"$tmp/s1b" # the header echoes the seed: compare the results only
 differs() { ! cmp -s "$1" "$2"; }
@@ -323,13 +335,40 @@ l = json.load(open(sys.argv[1]))["load"]
 m = re.search(r"or still filling its batch.*about (\d+) --requests", open(sys.argv[2]).read())
 sys.exit(not (m and l["overloaded"] and l["may_be_filling"] and l["requests_to_settle"] == int(m.group(1))))
 ' "$tmp/fill.json" "$tmp/fill.err"
-# a users plan's rerun hint runs as printed (it had left out the SLOs that its --slo-percentile
-# needs: exit 2, "add --ttft-slo or --tpot-slo")
-hint=$("$bin" plan -m llama-3.1-8b --gpus h100 --tp 1 --users 50 --ttft-slo 1s --tpot-slo 50ms 2>/dev/null |
-    sed -n 's/.*to rerun the best row: \(simulate -c [^,]*\),.*/\1/p')
-check "a users plan's rerun hint names its SLOs ($hint)" sh -c 'case "$1" in *"--ttft-slo 1000ms --tpot-slo 50ms"*) ;; *) exit 1;; esac' - "$hint"
+# a plan's rerun hint is the whole command and reproduces its row: the users plan's had left out
+# the SLOs its --slo-percentile needs (exit 2), and both had said "with the plan's model, GPU and
+# options", so a rerun without --seed missed the SLO the plan's run met (a review)
+"$bin" plan -m llama-3.1-8b --gpus h100 --tp 1 --users 50 --ttft-slo 1s --tpot-slo 50ms -w fixed:512:64 \
+    --think 0s-1s --seed 7 >"$tmp/uplan" 2>/dev/null
+"$bin" plan -m llama-3.1-8b --gpus h100 --tp 1 --users 50 --ttft-slo 1s --tpot-slo 50ms -w fixed:512:64 \
+    --think 0s-1s --seed 7 --format json >"$tmp/uplan.json" 2>/dev/null
+hint=$(sed -n 's/.*to rerun the best row: llmroof \(simulate .*\)\.$/\1/p' "$tmp/uplan")
+check "a users plan's rerun hint names its SLOs, workload and seed ($hint)" sh -c \
+    'case "$1" in *"--workload fixed:512:64 --think 0s-1s --seed 7"*"--ttft-slo 1000ms --tpot-slo 50ms"*) ;; *) exit 1;; esac' - "$hint"
 # shellcheck disable=SC2086 # the hint's words are the arguments
-check "a users plan's rerun hint runs" sh -c '"$@" >/dev/null 2>&1' - "$bin" $hint -m llama-3.1-8b -g h100 -t 1
+"$bin" $hint --format json >"$tmp/usim.json" 2>/dev/null
+check "a users plan's rerun hint, run as printed, gives the row's p90 TTFT and TPOT" python3 -c '
+import json, sys
+o = json.load(open(sys.argv[1]))["best"]; d = json.load(open(sys.argv[2]))
+sys.exit(not (d["ttft_s"]["p90"] == o["ttft_s"] and d["tpot_s"]["p90"] == o["tpot_s"]))
+' "$tmp/uplan.json" "$tmp/usim.json"
+"$bin" plan -m llama-3.1-8b --gpus h100 --tp 1 --rate 100 -w fixed:512:64 --ttft-slo 1s --tpot-slo 60ms \
+    --kv-dtype fp8 --seed 3 --format json >"$tmp/rplan.json" 2>/dev/null
+hint=$(python3 -c '
+import json, re, sys
+for ob in json.load(open(sys.argv[1]))["observations"]:
+    m = re.match(r"To rerun the best row: llmroof (simulate .*)\.$", ob)
+    if m: print(m.group(1))
+' "$tmp/rplan.json")
+check "a rate plan's rerun hint carries the plan's --kv-dtype and --seed ($hint)" sh -c \
+    'case "$1" in *"--kv-dtype fp8 --seed 3 -g h100-sxm5-80gb"*) ;; *) exit 1;; esac' - "$hint"
+# shellcheck disable=SC2086 # the hint's words are the arguments
+"$bin" $hint --format json >"$tmp/rsim.json" 2>/dev/null
+check "a rate plan's rerun hint, run as printed, gives the row's p90 TTFT and TPOT" python3 -c '
+import json, sys
+o = json.load(open(sys.argv[1]))["best"]; d = json.load(open(sys.argv[2]))
+sys.exit(not (d["ttft_s"]["p90"] == o["ttft_s"] and d["tpot_s"]["p90"] == o["tpot_s"]))
+' "$tmp/rplan.json" "$tmp/rsim.json"
 # ... and a disaggregated row whose pools differ in layout (P TP-2 / D TP-2+EP-2, DPA-2+EP-2, TP-2
 # x PP-2, DPA-2+MoETP-2), each pool given its own in --prefill-pool/--decode-pool N:GPU:TP:LAYOUT (one --ep had
 # applied to both pools, so such rows could not be rerun)
