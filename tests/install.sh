@@ -55,11 +55,21 @@ int main(void)
 EOF
 
 # 1. pkg-config
-flags=$(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags --libs llmroof)
+# (the prefix's .pc alone: the library needs no other package's, cJSON's being private to it, and a
+# "Requires.private: libcjson" had failed where libcjson-dev was not installed)
+flags=$(PKG_CONFIG_LIBDIR="$libdir/pkgconfig" PKG_CONFIG_PATH= pkg-config --cflags --libs llmroof)
 case "$flags" in *"$prefix"*) ;; *) echo "install.sh: pkg-config flags do not point into the prefix: $flags" >&2; exit 1;; esac
 # shellcheck disable=SC2086
 $cc -std=c11 -Wall -Wextra -Werror "$tmp/app.c" $flags -o "$tmp/app_pc"
 LD_LIBRARY_PATH="$libdir" "$tmp/app_pc"
+# ... and docs/api.md's first C example, as printed: it compiles and answers what the installed
+# CLI prints (it had used msg before declaring it)
+awk '/^```c$/ { on = 1; next } on && /^```$/ { exit } on' "$(dirname "$0")/../docs/api.md" >"$tmp/doc.c"
+# shellcheck disable=SC2086
+$cc -std=c11 -Wall -Wextra -Werror "$tmp/doc.c" $flags -o "$tmp/doc_pc"
+LD_LIBRARY_PATH="$libdir" "$tmp/doc_pc" >"$tmp/doc.out"
+"$prefix/bin/llmroof" estimate -m llama-2-7b -g a100 -t 1 -b 8 --format json >"$tmp/doc.cli"
+cmp -s "$tmp/doc.out" "$tmp/doc.cli" || { echo "install.sh: docs/api.md's C example does not print the CLI's JSON" >&2; exit 1; }
 
 # 2. CMake package
 mkdir "$tmp/proj"

@@ -37,16 +37,20 @@ _SONAME = "libllmroof.so.0"
 class LlmroofError(Exception):
     """A request llmroof refused or could not carry out.
 
-    ``status`` is the command line's exit status (2: bad input, 1: internal failure or a
-    drift found by ``check``), ``message`` what it printed on stderr, ``output`` what it
-    printed on stdout (``check``'s diff), or None.
+    ``status`` is the command line's exit status: 2, bad input; 1, an answer that fails what
+    was asked (a plan nothing in it can serve, a ``validate`` gate above its limit, a drift
+    ``check`` found) or an internal failure. ``message`` is what it printed on stderr,
+    ``output`` what it printed on stdout (the infeasible plan's JSON, ``check``'s diff) or
+    None, and ``result`` that output parsed as :meth:`Context.call` would return it (the plan,
+    each row saying why it cannot serve), or None where there is none.
     """
 
-    def __init__(self, message, status, output=None):
+    def __init__(self, message, status, output=None, result=None):
         super().__init__(message)
         self.message = message
         self.status = status
         self.output = output
+        self.result = result
 
 
 class LlmroofWarning(UserWarning):
@@ -292,7 +296,17 @@ class Context:
         fmt = options.get("format")
         if fmt is None or fmt is False:  # no option: the request's default (docs/api.md)
             fmt = "jsonl" if command == "sweep" else "json"
-        return _parse(self.call_text(command, *args, **options), fmt)
+        try:
+            return _parse(self.call_text(command, *args, **options), fmt)
+        except LlmroofError as e:
+            # an answer that fails the ask (status 1: an infeasible plan) still carries its
+            # JSON: parsed here, as a success's would be (it had reached the caller as a str)
+            if e.status == 1 and e.output and e.result is None:
+                try:
+                    e.result = _parse(e.output, fmt)
+                except ValueError:
+                    pass
+            raise
 
     def estimate(self, **kw):
         return self.call("estimate", **kw)

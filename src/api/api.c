@@ -110,11 +110,38 @@ void api_number_text(double v, char *buf, size_t n)
         snprintf(buf, n, "%lld", (long long)v);
         return;
     }
-    for (int prec = 15; prec <= 17; prec++) {
+    /* from 1 digit: where 15 read back (any subnormal: 5e-324 as 4.94065645841247e-324) they were
+     * not the fewest, and the command's message echoed the longer text (a review) */
+    for (int prec = 1; prec <= 17; prec++) {
         snprintf(buf, n, "%.*g", prec, v);
         if (strtod(buf, NULL) == v)
             return;
     }
+}
+
+/* Whether the digits p[0..n) (a JSON number without an exponent, 2^53 or more in magnitude) are
+ * exactly the whole number v: 100000000000000000 is (10^17 is a double), 9007199254740993 is not
+ * (it reads as ...992), and a fraction of zeros changes nothing. glibc's %.0f prints a double's
+ * exact decimal value. */
+static bool whole_digits_exact(const char *p, size_t n, double v)
+{
+    char exact[400];
+    snprintf(exact, sizeof exact, "%.0f", fabs(v));
+    size_t i = 0;
+    if (i < n && p[i] == '-')
+        i++;
+    while (i + 1 < n && p[i] == '0' && p[i + 1] != '.')
+        i++;
+    size_t k = 0;
+    for (; i < n && p[i] != '.'; i++, k++)
+        if (exact[k] != p[i])
+            return false;
+    if (exact[k] != '\0')
+        return false;
+    for (i = i < n ? i + 1 : n; i < n; i++) /* the fraction: zeros only */
+        if (p[i] != '0')
+            return false;
+    return true;
 }
 
 /* The longest value a request's option may hold: what one command-line argument can (Linux's
@@ -366,6 +393,33 @@ static void non_number_message(const char *text, size_t at, struct req_err *e)
 /* What cJSON would not say: invalid UTF-8 (the server checks the same before its limits), nesting past REQ_MAX_DEPTH, and a number beyond a
  * double (1e400 read as infinity reached --batch as "inf"; 1e-400 read as 0), each with the
  * field it sits in and its byte. Malformed JSON passes: cJSON's own error reports it. */
+/* The value of the 4 hex digits at s, or -1. */
+static long hex4(const char *s)
+{
+    long v = 0;
+    for (int i = 0; i < 4; i++) {
+        const char c = s[i];
+        const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (d < 0)
+            return -1;
+        v = v * 16 + d;
+    }
+    return v;
+}
+
+/* Whether the escape "\uXXXX" at s is a UTF-16 surrogate without its other half: a high one not
+ * followed by "\u" and a low one, or a low one (a pair's low half is stepped over with its high). */
+static bool lone_surrogate(const char *s)
+{
+    const long u = hex4(s + 2);
+    if (u >= 0xDC00 && u <= 0xDFFF)
+        return true;
+    if (u < 0xD800 || u > 0xDBFF)
+        return false;
+    const long lo = s[6] == '\\' && s[7] == 'u' ? hex4(s + 8) : -1;
+    return lo < 0xDC00 || lo > 0xDFFF;
+}
+
 static int check_request_text(const char *text, struct req_err *e)
 {
     /* JSON text is UTF-8 (RFC 8259 section 8.1); cJSON copies any bytes through, so
@@ -383,8 +437,27 @@ static int check_request_text(const char *text, struct req_err *e)
     for (const char *p = text; *p; p++) {
         if (*p == '"') {
             const char *str = ++p;
-            while (*p && *p != '"')
+            while (*p && *p != '"') {
+                /* a lone UTF-16 surrogate escape ("\ud800" without its pair) is a character
+                 * UTF-8 cannot carry: cJSON refused it as "invalid JSON at byte N", naming no field */
+                if (p[0] == '\\' && p[1] == 'u' && lone_surrogate(p)) {
+                    int d = depth;
+                    while (d > 0 && kind[d] != '{')
+                        d--;
+                    if (want_key || d == 0 || !key[d])
+                        return req_fail(e, LLMROOF_API_EINPUT, "a field name holds the escape %.6s at byte %zu, half "
+                                                               "of a UTF-16 surrogate pair: no character UTF-8 carries",
+                                        p, (size_t)(p - text));
+                    return req_fail(e, LLMROOF_API_EINPUT, "field '%.*s': the escape %.6s at byte %zu is half of a "
+                                                           "UTF-16 surrogate pair: no character UTF-8 carries",
+                                    key_len[d], key[d], p, (size_t)(p - text));
+                }
+                if (p[0] == '\\' && p[1] == 'u' && hex4(p + 2) >= 0xD800 && hex4(p + 2) <= 0xDBFF) {
+                    p += 12; /* a whole pair (lone_surrogate checked its low half) */
+                    continue;
+                }
                 p += p[0] == '\\' && p[1] ? 2 : 1;
+            }
             if (want_key) {
                 key[depth] = str;
                 key_len[depth] = (int)(p - str < 64 ? p - str : 64);
@@ -445,11 +518,12 @@ static int check_request_text(const char *text, struct req_err *e)
             /* from 2^53 in magnitude a double holds no whole number exactly: 9007199254740993 reads as
              * ...992, so a seed would run as another seed than asked (the CLI refuses from 2^53);
              * written out in digits (an exponent, "1e300", goes on to the option's own check) */
-            if (end == p + n && digits_end >= n && isfinite(v) && fabs(v) >= 9007199254740992.0)
+            if (end == p + n && digits_end >= n && isfinite(v) && fabs(v) >= 9007199254740992.0 &&
+                !whole_digits_exact(p, n, v))
                 return req_fail(e, LLMROOF_API_EINPUT, "field '%.*s': the number %.*s%s at byte %zu is 2^53 or "
-                                                       "more in magnitude, where a JSON number holds no whole "
-                                                       "number exactly",
-                                klen, k, shown, p, more, at);
+                                                       "more in magnitude and not one a JSON number holds exactly "
+                                                       "(it reads as %.0f)",
+                                klen, k, shown, p, more, at, v);
             /* from 2^52 a double's neighbours are whole numbers or further apart: the fraction of
              * 4503599627370497.5 is lost (it read as ...498), so a count would run as another value
              * than written; a fraction of zeros (4503599627370496.0) is the whole number */
@@ -457,7 +531,9 @@ static int check_request_text(const char *text, struct req_err *e)
             bool fraction = false;
             for (const char *f = dot ? dot + 1 : p + digits_end; f < p + digits_end; f++)
                 fraction |= *f >= '1' && *f <= '9';
-            if (end == p + n && fraction && isfinite(v) && fabs(v) >= 4503599627370496.0)
+            /* (written with an exponent, 1.7976931348623157e308, its digits after the point are not
+             * a fraction: such a number goes on to the option's own check, as for 2^53) */
+            if (end == p + n && digits_end >= n && fraction && isfinite(v) && fabs(v) >= 4503599627370496.0)
                 return req_fail(e, LLMROOF_API_EINPUT, "field '%.*s': the number %.*s%s at byte %zu has a fraction "
                                                        "that a JSON number of 2^52 or more in magnitude does not "
                                                        "hold",

@@ -241,8 +241,15 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, 
                 const int klen = eq ? (int)(eq - k) : (int)strlen(k);
                 /* the help once: cli_usage_error's "try 'llmroof CMD --help'" line follows (a
                  * "; see llmroof CMD --help" here had said it twice in every such answer) */
-                return cli_usage_error(c, "unknown field '%.*s' (not an option of this command)", klen < 64 ? klen : 64,
-                                       k);
+                /* in the request's spelling: the API read its underscores as dashes ("ttft_slo"
+                 * had come back as 'ttft-slo'); a key written with dashes reads as its canonical
+                 * underscored name */
+                char name[65];
+                const int nlen = klen < 64 ? klen : 64;
+                for (int i = 0; i < nlen; i++)
+                    name[i] = k[i] == '-' ? '_' : k[i];
+                name[nlen] = '\0';
+                return cli_usage_error(c, "unknown field '%s' (not an option of this command)", name);
             }
             return cli_usage_error(c, "unknown option '%s'", CLI_CLIP(h.text));
         }

@@ -31,7 +31,7 @@ int cli_spec_opt(struct cli *c, struct cli_spec_opts *o, int id, const char *arg
         double a;
         o->have_accept = true;
         if (!parse_double(arg, &a) || !(a >= 0 && a < 1))
-            return cli_usage_error(c, "option '--spec-accept': '%s' is not an acceptance rate in [0, 1)", arg);
+            return cli_usage_error(c, "option '--spec-accept': '%s' is not an acceptance rate in [0, 1)", CLI_CLIP(arg));
         o->spec.alpha = a;
         return 0;
     }

@@ -114,7 +114,7 @@ int cli_kv_link(struct cli *c, const char *arg, const struct llmroof_gpu *const 
         return cli_usage_error(c, "option '--kv-link': %s GB/s is above the ceiling of 100000 GB/s; give a bandwidth "
                                   "in [%g, 100000] GB/s, or nvlink, ib or pcie", CLI_CLIP(arg), KV_LINK_MIN_GBPS);
     } else {
-        return cli_usage_error(c, "option '--kv-link': '%s' is not nvlink, ib, pcie or a bandwidth in GB/s", arg);
+        return cli_usage_error(c, "option '--kv-link': '%s' is not nvlink, ib, pcie or a bandwidth in GB/s", CLI_CLIP(arg));
     }
     return 0;
 }

@@ -56,6 +56,7 @@ int cmd_list(struct cli *c, int argc, char **argv)
         table_col(&t, "graphs", 0);
         table_col(&t, "kernel_factor", 1);
         table_col(&t, "attention_kernel", 0);
+        table_col(&t, "act_quant", 0); /* docs/json.md had listed it and the list lacked it */
         table_col(&t, "dequant_min_tokens", 0);
         table_col(&t, "mmq_share", 3);
         table_col(&t, "wo_issue_per_flop", 2);
@@ -89,6 +90,7 @@ int cmd_list(struct cli *c, int argc, char **argv)
                 table_empty(&t);
             table_num(&t, e->kernel_factor > 0 ? e->kernel_factor : 1.0);
             table_str(&t, attn_kernel_name(e->attention));
+            table_str(&t, act_quant_name(e->act_quant));
             if (e->dequant_min_tokens > 0)
                 table_num(&t, e->dequant_min_tokens);
             else

@@ -137,7 +137,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         const char *p = (arg[0] == 'p' || arg[0] == 'P') ? arg + 1 : arg;
         int64_t pv;
         if (!parse_int64(p, 1, 99, &pv) || (pv != 50 && pv != 90 && pv != 95 && pv != 99))
-            return cli_usage_error(c, "option '--slo-percentile': '%s' is not one of p50, p90, p95, p99", arg);
+            return cli_usage_error(c, "option '--slo-percentile': '%s' is not one of p50, p90, p95, p99", CLI_CLIP(arg));
         x->in.percentile = (int)pv;
         return 0;
     }
@@ -175,7 +175,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         /* at most 2^53: JSON output carries the seed as a number, exact up to there (a larger
          * seed printed as 9.00719925474099e+15 would not reproduce its run) */
         if (!parse_int64(arg, 0, CLI_SEED_MAX, &sd))
-            return cli_usage_error(c, "option '--seed': '%s' is not a whole number from 0 to 2^53 - 1 (%lld)", arg,
+            return cli_usage_error(c, "option '--seed': '%s' is not a whole number from 0 to 2^53 - 1 (%lld)", CLI_CLIP(arg),
                                    (long long)CLI_SEED_MAX);
         x->in.sim.seed = (uint64_t)sd;
         x->have_seed = true;

@@ -150,7 +150,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         x->cfg.admit_reserve = strcmp(arg, "reserve") == 0;
         x->cfg.admit_wait = strcmp(arg, "wait") == 0;
         if (!x->cfg.admit_no_evict && !x->cfg.admit_reserve && !x->cfg.admit_wait && strcmp(arg, "optimistic") != 0)
-            return cli_usage_error(c, "option '--admission': '%s' is not optimistic, no-evict, reserve or wait", arg);
+            return cli_usage_error(c, "option '--admission': '%s' is not optimistic, no-evict, reserve or wait", CLI_CLIP(arg));
         return 0;
     case OPT_STATIC: /* request-level batching (HuggingFace generate()): applied after the profile */
         x->static_batching = true;
@@ -190,7 +190,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         /* at most 2^53: JSON output carries the seed as a number, exact up to there (a larger
          * seed printed as 9.00719925474099e+15 would not reproduce its run) */
         if (!parse_int64(arg, 0, CLI_SEED_MAX, &sd))
-            return cli_usage_error(c, "option '--seed': '%s' is not a whole number from 0 to 2^53 - 1 (%lld)", arg,
+            return cli_usage_error(c, "option '--seed': '%s' is not a whole number from 0 to 2^53 - 1 (%lld)", CLI_CLIP(arg),
                                    (long long)CLI_SEED_MAX);
         x->cfg.seed = (uint64_t)sd;
         return 0;
@@ -204,7 +204,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     case OPT_RANGE: x->range = true; return 0;
     case OPT_SCENARIO:
         if (strcmp(arg, "offline") != 0 && strcmp(arg, "server") != 0)
-            return cli_usage_error(c, "option '--scenario': '%s' is not offline or server", arg);
+            return cli_usage_error(c, "option '--scenario': '%s' is not offline or server", CLI_CLIP(arg));
         x->scenario = arg;
         return 0;
     case OPT_TTFT: return cli_duration(c, "ttft-slo", arg, 3600, true, &x->cfg.ttft_slo_s);
@@ -213,7 +213,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         const char *p = (arg[0] == 'p' || arg[0] == 'P') ? arg + 1 : arg;
         int64_t pv;
         if (!parse_int64(p, 1, 99, &pv) || (pv != 50 && pv != 90 && pv != 95 && pv != 99))
-            return cli_usage_error(c, "option '--slo-percentile': '%s' is not one of p50, p90, p95, p99", arg);
+            return cli_usage_error(c, "option '--slo-percentile': '%s' is not one of p50, p90, p95, p99", CLI_CLIP(arg));
         x->cfg.slo_percentile = (int)pv;
         x->have_pct = true;
         return 0;
@@ -252,7 +252,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         else if (strcmp(arg, "prefix-affinity") == 0)
             x->cfg.router = SIM_ROUTE_PREFIX;
         else
-            return cli_usage_error(c, "option '--router': '%s' is not round-robin, least-loaded or prefix-affinity", arg);
+            return cli_usage_error(c, "option '--router': '%s' is not round-robin, least-loaded or prefix-affinity", CLI_CLIP(arg));
         return 0;
     case OPT_PPOOL: x->ppool = arg; return 0;
     case OPT_DPOOL: x->dpool = arg; return 0;
@@ -753,7 +753,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
                    ? cli_usage_error(c, "option '--sweep-%s': '%s' repeats a value already listed (each value once)",
                                      sweep_opt, CLI_CLIP(pts.repeat))
                    : cli_usage_error(c, "option '--sweep-%s': '%s' is not a list of up to %d positive %s of at most "
-                                        "1e7", sweep_opt, x->sweep_list, MAX_POINTS,
+                                        "1e7", sweep_opt, CLI_CLIP(x->sweep_list), MAX_POINTS,
                                      pts.integer ? "whole numbers" : "numbers");
     for (int i = 0; i < pts.n && strcmp(sweep, "rate") == 0; i++)
         if (pts.v[i] < SIM_MIN_RATE_QPS)

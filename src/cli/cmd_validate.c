@@ -92,7 +92,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     switch (id) {
     case OPT_BY:
         if (!val_group_parse(arg, &x->by))
-            return cli_usage_error(c, "option '--by': '%s' is not one of metric, gpu, source, model", arg);
+            return cli_usage_error(c, "option '--by': '%s' is not one of metric, gpu, source, model", CLI_CLIP(arg));
         return 0;
     case OPT_MAP: x->map = arg; return cli_check_input(c, "map", arg);
     case OPT_SVG: x->svg = arg; return 0;
@@ -118,7 +118,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         else if (strcmp(arg, "gpu") == 0)
             x->cv = VAL_CV_GPU;
         else
-            return cli_usage_error(c, "option '--cv': '%s' is not one of source, gpu", arg);
+            return cli_usage_error(c, "option '--cv': '%s' is not one of source, gpu", CLI_CLIP(arg));
         return 0;
     }
     if (id == OPT_TP)
@@ -486,7 +486,10 @@ static int gate(struct cli *c, const char *file, const char *what, struct val_st
         return 1;
     }
     if (st.median_abs > limit) {
-        fprintf(c->errf, "llmroof: %s median |error| %.1f%% exceeds %.1f%%\n", what, 100 * st.median_abs, 100 * limit);
+        /* the limit as given (0.0001 had printed as "0.0%"), named by its option; a gate that
+         * fails is a finding, not bad input: "error:" is kept for those */
+        fprintf(c->errf, "llmroof: --max-%s-error %g: the %s median |error| is %.4g (%.1f%%), above it\n", what, limit,
+                what, st.median_abs, 100 * st.median_abs);
         return 1;
     }
     return 0;
@@ -844,8 +847,10 @@ static int serving_report(struct cli *c, struct ctx *x, const char *file, const 
                              "nothing\n", srv_class_name((enum srv_class)k), file);
             *gate_rc = 1;
         } else if (s.median_abs > x->max_srv_cls[k]) {
-            fprintf(c->errf, "llmroof: --max-serving-class-error: median |error| of the %s rows %.3f exceeds %.3f\n",
-                    srv_class_name((enum srv_class)k), s.median_abs, x->max_srv_cls[k]);
+            fprintf(c->errf, "llmroof: --max-serving-class-error %s=%g: the %s rows' median |error| is %.4g (%.1f%%), "
+                             "above it\n",
+                    srv_class_name((enum srv_class)k), x->max_srv_cls[k], srv_class_name((enum srv_class)k), s.median_abs,
+                    100 * s.median_abs);
             *gate_rc = 1;
         }
     }

@@ -21,20 +21,43 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-int catalog_read_file(const char *path, size_t max_bytes, char **out, size_t *out_len,
+/* A path as messages echo it: whole when short, else its first 60 and last 80 bytes around "...",
+ * cut at UTF-8 character starts, so that the reason after it fits the 512-byte message (a 600-byte
+ * path had filled it, "File name too long" lost). */
+static const char *path_shown(const char *path, char *buf, size_t cap)
+{
+    const size_t n = strlen(path);
+    if (n <= 160)
+        return path;
+    size_t head = 60, tail = n - 80;
+    while (head > 0 && ((unsigned char)path[head] & 0xC0) == 0x80)
+        head--;
+    while (tail < n && ((unsigned char)path[tail] & 0xC0) == 0x80)
+        tail++;
+    snprintf(buf, cap, "%.*s...%s", (int)head, path, path + tail);
+    return buf;
+}
+
+int catalog_read_file(const char *path_in, size_t max_bytes, char **out, size_t *out_len,
                       struct llmroof_err *err)
 {
+    const char *path = path_in;
+    char shown[160];
     struct stat st;
     *out = NULL;
     *out_len = 0;
-    if (stat(path, &st) != 0)
-        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: cannot read file: %s", path, strerror(errno));
+    if (stat(path_in, &st) != 0) {
+        const int e = errno;
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s: cannot read file: %s", path_shown(path_in, shown, sizeof shown),
+                               strerror(e));
+    }
+    path = path_shown(path_in, shown, sizeof shown); /* in the messages below; the file is path_in */
     if (!S_ISREG(st.st_mode))
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s: not a regular file", path);
     if ((uintmax_t)st.st_size > (uintmax_t)max_bytes)
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s: file is larger than the %zu-byte limit",
                                path, max_bytes);
-    FILE *f = fopen(path, "rb");
+    FILE *f = fopen(path_in, "rb");
     if (!f)
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s: cannot open file: %s", path, strerror(errno));
     size_t cap = (size_t)st.st_size + 1;

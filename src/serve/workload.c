@@ -248,8 +248,22 @@ static void make_mean_draws(struct workload *w)
     w->draws = d;
 }
 
+/* The longest spec a workload has ("lognormal:" and five numbers of up to 10 digits: 65 bytes) with
+ * room; a longer one is refused at once, its first 64 bytes echoed (a 600-digit length had filled
+ * the message and cut its reason off). */
+#define WORKLOAD_SPEC_MAX 128
+
 int workload_parse(const char *spec, struct workload *w, struct llmroof_err *err)
 {
+    const size_t n = strlen(spec);
+    if (n > WORKLOAD_SPEC_MAX) {
+        size_t k = 64;
+        while (k > 0 && ((unsigned char)spec[k] & 0xC0) == 0x80) /* cut at a UTF-8 character's start */
+            k--;
+        return llmroof_err_set(err, LLMROOF_EINPUT,
+                               "workload '%.*s...' (%zu bytes) is longer than any workload spec (at most %d bytes)",
+                               (int)k, spec, n, WORKLOAD_SPEC_MAX);
+    }
     int rc = parse_spec(spec, w, err);
     if (rc)
         workload_free(w);

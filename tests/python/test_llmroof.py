@@ -123,6 +123,18 @@ class Errors(unittest.TestCase):
         self.assertEqual(status, 2)
         self.assertEqual(cm.exception.message, err.strip())
 
+    def test_an_infeasible_plan_raises_with_the_plan_parsed(self):
+        # exit 1 is an answer that fails the ask: the plan's JSON says why each row cannot serve,
+        # parsed as a success's would be (it had reached the caller as a str in e.output)
+        with self.assertRaises(llmroof.LlmroofError) as cm:
+            llmroof.plan(model="llama-2-70b", gpus=["a100"], tp=[1], users=100000, ttft_slo="10ms")
+        e = cm.exception
+        self.assertEqual(e.status, 1)
+        self.assertIsInstance(e.result, dict)
+        self.assertIsNone(e.result["best"])
+        self.assertEqual(e.result, json.loads(e.output))
+        self.assertFalse(e.result["options"][0]["feasible"])
+
     def test_bad_values_and_options_raise(self):
         cases = [
             (dict(model="llama-2-7b", gpu="a100", tp=0), "'--tp'"),

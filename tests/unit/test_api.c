@@ -94,6 +94,30 @@ static void version_should_be_the_projects(void **state)
     assert_int_equal(LLMROOF_API_VERSION, 1);
 }
 
+/* The host program's own function named as one of the library's modules' (src/base/parse.c):
+ * with every module symbol exported, the library's calls went to the host's (ELF interposition)
+ * and "mem_util": 0.85 was refused as "not a number" (a review). The library exports its API
+ * alone (src/api/llmroof.map), so this one is never called. */
+int parse_double(const char *s, double *out);
+int parse_double(const char *s, double *out)
+{
+    (void)s;
+    (void)out;
+    abort();
+}
+
+static void a_host_function_named_as_a_module_function_should_not_replace_it(void **state)
+{
+    (void)state;
+    char *resp = NULL, *msg = NULL;
+    int rc = llmroof_call("{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"mem_util\":0.85}",
+                          &resp, &msg);
+    assert_int_equal(rc, LLMROOF_API_OK);
+    assert_non_null(resp);
+    llmroof_free(resp);
+    llmroof_free(msg);
+}
+
 static void estimate_should_equal_the_cli_json(void **state)
 {
     char *resp = NULL, *msg = NULL;
@@ -248,6 +272,33 @@ static void lists_and_positionals_should_reach_the_command(void **state)
     assert_non_null(strstr(resp, "\"seed\":\t1000000000000000\n")); /* its digits: cJSON had written 1e+15 */
     llmroof_free(resp);
     llmroof_free(msg);
+
+    /* a number is its value however written: 10^17 in digits had been refused as "2^53 or more,
+     * where a JSON number holds no whole number exactly" while 1e17 ran (a review); and a mantissa's
+     * digits after the point under an exponent are no fraction (1.7976931348623157e308 had been
+     * refused for "a fraction": it goes to --batch's own range check) */
+    char *r1 = NULL, *r2 = NULL, *m1 = NULL, *m2 = NULL;
+    int rc1 = llmroof_ctx_call(ctx_of(state), "{\"command\":\"memory\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\","
+                                              "\"reserve\":100000000000000000}", &r1, &m1);
+    int rc2 = llmroof_ctx_call(ctx_of(state), "{\"command\":\"memory\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\","
+                                              "\"reserve\":1e17}", &r2, &m2);
+    assert_int_equal(rc1, rc2);
+    assert_true((r1 == NULL) == (r2 == NULL));
+    if (r1)
+        assert_string_equal(r1, r2);
+    assert_true((m1 == NULL) == (m2 == NULL));
+    if (m1)
+        assert_string_equal(m1, m2);
+    llmroof_free(r1);
+    llmroof_free(r2);
+    llmroof_free(m1);
+    llmroof_free(m2);
+    rc = llmroof_ctx_call(ctx_of(state), "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\","
+                                         "\"batch\":1.7976931348623157e308}", &resp, &msg);
+    assert_int_equal(rc, LLMROOF_API_EINPUT);
+    assert_null(resp);
+    assert_non_null(strstr(msg, "option '--batch'"));
+    llmroof_free(msg);
 }
 
 /* "format": null or false is no option (docs/api.md: "false, null: nothing"), so the format
@@ -287,6 +338,19 @@ static void a_key_given_twice_should_be_refused(void **state)
                    "request: a key is given twice (byte 22)");
     expect_refused(state, "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"batch\":2,\"batch\":null}",
                    "request: a key is given twice");
+}
+
+/* A lone UTF-16 surrogate escape is refused naming its field (cJSON had said only "invalid JSON at
+ * byte 31"); a whole pair is a character like any other. */
+static void a_lone_surrogate_should_name_its_field(void **state)
+{
+    expect_refused(state, "{\"command\":\"estimate\",\"model\":\"\\ud800\",\"gpu\":\"a100\"}",
+                   "request: field 'model': the escape \\ud800 at byte 31 is half of a UTF-16 surrogate pair");
+    expect_refused(state, "{\"command\":\"sweep\",\"models\":[\"llama-2-7b\",\"\\udc00\"],\"gpus\":\"a100\"}",
+                   "request: field 'models': the escape \\udc00");
+    expect_refused(state, "{\"command\":\"estimate\",\"\\ud800x\":1}", "request: a field name holds the escape \\ud800");
+    expect_refused(state, "{\"command\":\"estimate\",\"model\":\"x\\ud83d\\ude00\",\"gpu\":\"a100\"}",
+                   "unknown model 'x\xf0\x9f\x98\x80'");
 }
 
 /* A request naming a catalog file loads its own catalog; the context's stays as it was. */
@@ -386,6 +450,8 @@ static void bad_values_and_options_should_fail_with_status_2(void **state)
         { "{\"command\":\"estimat\"}", "unknown command 'estimat'" },
         /* a shortened option name is not taken (the command line's unique prefix): "mod" is not --model */
         { "{\"command\":\"estimate\",\"mod\":\"llama-2-7b\",\"gpu\":\"a100\"}", "unknown field 'mod'" },
+        /* named as the request spells it (it had come back with dashes: 'ttft-slo') */
+        { "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"ttft_slo\":\"3s\"}", "unknown field 'ttft_slo'" },
         /* usage and version text are not answers */
         { "{\"command\":\"--help\"}", "field 'command' must be a command name" },
         { "{\"command\":\"estimate\",\"help\":true}", "field 'help'" },
@@ -877,6 +943,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(version_should_be_the_projects),
         cmocka_unit_test(estimate_should_equal_the_cli_json),
+        cmocka_unit_test(a_host_function_named_as_a_module_function_should_not_replace_it),
+        cmocka_unit_test(a_lone_surrogate_should_name_its_field),
         cmocka_unit_test(a_speculative_plan_should_equal_the_cli_json),
         cmocka_unit_test(memory_options_should_translate_like_the_command_line),
         cmocka_unit_test(sweep_without_format_should_answer_json_lines),

@@ -61,12 +61,17 @@ static void numbers_reach_the_command_exactly(void **state)
                            "{\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"requests\":4,\"concurrency\":2,"
                            "\"seed\":9007199254740993}", &b), 400);
     assert_non_null(strstr(b, "field 'seed': the number 9007199254740993 at byte"));
-    /* written with a fraction it is the same double: refused at its own byte of the body (the
-     * reprint's offset had been quoted) */
+    /* refused at its own byte of the body (the reprint's offset had been quoted) */
+    assert_int_equal(route("POST", "/api/v1/simulate",
+                           "{\"model\": \"llama-2-7b\", \"gpu\": \"a100\", \"requests\": 4, \"concurrency\": 2, "
+                           "\"seed\": 9007199254740993.0}", &b), 400);
+    assert_non_null(strstr(b, "field 'seed': the number 9007199254740993.0 at byte 80"));
+    /* one a double holds (2^53 itself, 10^17) is the number written, in digits as with an exponent:
+     * it goes on to the option's own check (a seed is below 2^53), as 1e17 always had */
     assert_int_equal(route("POST", "/api/v1/simulate",
                            "{\"model\": \"llama-2-7b\", \"gpu\": \"a100\", \"requests\": 4, \"concurrency\": 2, "
                            "\"seed\": 9007199254740992.0}", &b), 400);
-    assert_non_null(strstr(b, "field 'seed': the number 9007199254740992.0 at byte 80"));
+    assert_non_null(strstr(b, "option '--seed': '9007199254740992' is not a whole number from 0 to 2^53 - 1"));
     /* from 2^52 a double has no fraction: 4503599627370497.5 had run as 4503599627370498; a
      * fraction of zeros is the whole number and runs */
     assert_int_equal(route("POST", "/api/v1/simulate",
