@@ -645,19 +645,11 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
             const long w = USERS_WARMUP * b->users_per_instance < n / 4 ? USERS_WARMUP * b->users_per_instance : n / 4;
             /* the whole command where the plan's options are known (plan_input.rerun_args): the row's
              * GPU and layout (its TP, and the parallelism its mode names) after them */
-            char lay[200] = "";
+            char lay[240] = "";
             if (in->rerun_args) {
-                const struct llmroof_setup su = plan_setup_for(in, b->gpu, LAY(b->tp, b->mode));
-                const struct llmroof_layout l = estimate_layout(&su);
-                int k = snprintf(lay, sizeof lay, " -g %s -t %d", b->gpu->id, l.tp);
-                if (l.ep > 1 && k > 0 && (size_t)k < sizeof lay)
-                    k += snprintf(lay + k, sizeof lay - (size_t)k, " --ep %d", l.ep);
-                if (l.dp_attn && k > 0 && (size_t)k < sizeof lay)
-                    k += snprintf(lay + k, sizeof lay - (size_t)k, " --dp-attention");
-                if (l.moe_tp > 1 && k > 0 && (size_t)k < sizeof lay)
-                    k += snprintf(lay + k, sizeof lay - (size_t)k, " --moe-tp %d", l.moe_tp);
-                if (l.pp > 1 && k > 0 && (size_t)k < sizeof lay)
-                    snprintf(lay + k, sizeof lay - (size_t)k, " --pp %d", l.pp);
+                char flags[160];
+                plan_layout_flags(in, b->gpu, LAY(b->tp, b->mode), flags, sizeof flags);
+                snprintf(lay, sizeof lay, " -g %s %s", b->gpu->id, flags);
             }
             const bool whole = in->rerun_args && strlen(in->rerun_args) + strlen(lay) < 1000;
             plan_obs_add(out, "Each user count ran %ld x users requests (at least 250, at most 40000) and left the first "

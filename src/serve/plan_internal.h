@@ -77,6 +77,9 @@ long plan_instance_max_seqs(const struct plan_input *in, const struct llmroof_gp
  * the KV blocks was in use (time-weighted): half the cache free holds as many sequences again, so
  * the slots, not the memory or the GPUs' speed, held the batch (plan_rate.c rate_eval) */
 #define PLAN_SEQ_KV_ROOM 0.5
+/* The simulate flags of one instance of layout `code` (LAY) on GPU g: "-t 8 --ep 8 --dp-attention"
+ * (its TP, then the parallelism its mode names: --ep, --dp-attention, --moe-tp, --pp). */
+void plan_layout_flags(const struct plan_input *in, const struct llmroof_gpu *g, int code, char *buf, size_t len);
 /* A rate row's run as a simulate command line: whole, with the plan's own options and the row's GPU
  * (true), or without them where plan_input.rerun_args is NULL or would not fit (false) */
 bool plan_rate_sim_command(const struct plan_input *in, const struct plan_option *o, char *buf, size_t len);

@@ -262,6 +262,21 @@ static void pool_spec(const struct plan_input *in, const struct llmroof_gpu *g, 
     snprintf(buf, len, "%ld:%s:%d%s%s", n, g->id, lay.tp, parts[0] ? ":" : "", parts);
 }
 
+void plan_layout_flags(const struct plan_input *in, const struct llmroof_gpu *g, int code, char *buf, size_t len)
+{
+    const struct llmroof_setup s = plan_setup_for(in, g, code);
+    const struct llmroof_layout lay = estimate_layout(&s);
+    int k = snprintf(buf, len, "-t %d", lay.tp);
+    if (lay.ep > 1 && k > 0 && (size_t)k < len)
+        k += snprintf(buf + k, len - (size_t)k, " --ep %d", lay.ep);
+    if (lay.dp_attn && k > 0 && (size_t)k < len)
+        k += snprintf(buf + k, len - (size_t)k, " --dp-attention");
+    if (lay.moe_tp > 1 && k > 0 && (size_t)k < len)
+        k += snprintf(buf + k, len - (size_t)k, " --moe-tp %d", lay.moe_tp);
+    if (lay.pp > 1 && k > 0 && (size_t)k < len)
+        snprintf(buf + k, len - (size_t)k, " --pp %d", lay.pp);
+}
+
 bool plan_rate_sim_command(const struct plan_input *in, const struct plan_option *o, char *buf, size_t len)
 {
     char pools[240];
@@ -272,17 +287,9 @@ bool plan_rate_sim_command(const struct plan_input *in, const struct plan_option
         snprintf(pools, sizeof pools, "--prefill-pool %s --decode-pool %s", p, d);
     } else {
         /* an aggregated row as one pool: its instances, TP and layout flags */
-        const struct llmroof_setup s = plan_setup_for(in, o->gpu, LAY(o->tp, o->mode));
-        const struct llmroof_layout lay = estimate_layout(&s);
-        int k = snprintf(pools, sizeof pools, "--instances %ld -t %d", o->instances, lay.tp);
-        if (lay.ep > 1 && k > 0 && (size_t)k < sizeof pools)
-            k += snprintf(pools + k, sizeof pools - (size_t)k, " --ep %d", lay.ep);
-        if (lay.dp_attn && k > 0 && (size_t)k < sizeof pools)
-            k += snprintf(pools + k, sizeof pools - (size_t)k, " --dp-attention");
-        if (lay.moe_tp > 1 && k > 0 && (size_t)k < sizeof pools)
-            k += snprintf(pools + k, sizeof pools - (size_t)k, " --moe-tp %d", lay.moe_tp);
-        if (lay.pp > 1 && k > 0 && (size_t)k < sizeof pools)
-            snprintf(pools + k, sizeof pools - (size_t)k, " --pp %d", lay.pp);
+        char flags[160];
+        plan_layout_flags(in, o->gpu, LAY(o->tp, o->mode), flags, sizeof flags);
+        snprintf(pools, sizeof pools, "--instances %ld %s", o->instances, flags);
     }
     char model[LLMROOF_ID_MAX + 64] = "";
     if (in->rerun_args) /* the plan's own options, the model among them, then the row's GPU */

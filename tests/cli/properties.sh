@@ -337,38 +337,32 @@ sys.exit(not (m and l["overloaded"] and l["may_be_filling"] and l["requests_to_s
 ' "$tmp/fill.json" "$tmp/fill.err"
 # a plan's rerun hint is the whole command and reproduces its row: the users plan's had left out
 # the SLOs its --slo-percentile needs (exit 2), and both had said "with the plan's model, GPU and
-# options", so a rerun without --seed missed the SLO the plan's run met (a review)
-"$bin" plan -m llama-3.1-8b --gpus h100 --tp 1 --users 50 --ttft-slo 1s --tpot-slo 50ms -w fixed:512:64 \
-    --think 0s-1s --seed 7 >"$tmp/uplan" 2>/dev/null
-"$bin" plan -m llama-3.1-8b --gpus h100 --tp 1 --users 50 --ttft-slo 1s --tpot-slo 50ms -w fixed:512:64 \
-    --think 0s-1s --seed 7 --format json >"$tmp/uplan.json" 2>/dev/null
-hint=$(sed -n 's/.*to rerun the best row: llmroof \(simulate .*\)\.$/\1/p' "$tmp/uplan")
-check "a users plan's rerun hint names its SLOs, workload and seed ($hint)" sh -c \
-    'case "$1" in *"--workload fixed:512:64 --think 0s-1s --seed 7"*"--ttft-slo 1000ms --tpot-slo 50ms"*) ;; *) exit 1;; esac' - "$hint"
-# shellcheck disable=SC2086 # the hint's words are the arguments
-"$bin" $hint --format json >"$tmp/usim.json" 2>/dev/null
-check "a users plan's rerun hint, run as printed, gives the row's p90 TTFT and TPOT" python3 -c '
-import json, sys
-o = json.load(open(sys.argv[1]))["best"]; d = json.load(open(sys.argv[2]))
-sys.exit(not (d["ttft_s"]["p90"] == o["ttft_s"] and d["tpot_s"]["p90"] == o["tpot_s"]))
-' "$tmp/uplan.json" "$tmp/usim.json"
-"$bin" plan -m llama-3.1-8b --gpus h100 --tp 1 --rate 100 -w fixed:512:64 --ttft-slo 1s --tpot-slo 60ms \
-    --kv-dtype fp8 --seed 3 --format json >"$tmp/rplan.json" 2>/dev/null
-hint=$(python3 -c '
+# options", so a rerun without --seed missed the SLO the plan's run met (a review).
+# rerun_check KIND PATTERN PLAN-ARGS...: the JSON plan's hint names PATTERN and, run as printed,
+# gives the best row's p90 TTFT and TPOT
+rerun_check() {
+    kind=$1 pattern=$2
+    shift 2
+    "$bin" plan "$@" --format json >"$tmp/plan-$kind.json" 2>/dev/null
+    hint=$(python3 -c '
 import json, re, sys
 for ob in json.load(open(sys.argv[1]))["observations"]:
-    m = re.match(r"To rerun the best row: llmroof (simulate .*)\.$", ob)
+    m = re.search(r"to rerun the best row: llmroof (simulate .*)\.$", ob, re.I)
     if m: print(m.group(1))
-' "$tmp/rplan.json")
-check "a rate plan's rerun hint carries the plan's --kv-dtype and --seed ($hint)" sh -c \
-    'case "$1" in *"--kv-dtype fp8 --seed 3 -g h100-sxm5-80gb"*) ;; *) exit 1;; esac' - "$hint"
-# shellcheck disable=SC2086 # the hint's words are the arguments
-"$bin" $hint --format json >"$tmp/rsim.json" 2>/dev/null
-check "a rate plan's rerun hint, run as printed, gives the row's p90 TTFT and TPOT" python3 -c '
+' "$tmp/plan-$kind.json")
+    check "a $kind plan's rerun hint names $pattern ($hint)" sh -c 'case "$1" in *$2*) ;; *) exit 1;; esac' - "$hint" "$pattern"
+    # shellcheck disable=SC2086 # the hint's words are the arguments
+    "$bin" $hint --format json >"$tmp/sim-$kind.json" 2>/dev/null
+    check "a $kind plan's rerun hint, run as printed, gives the row's p90 TTFT and TPOT" python3 -c '
 import json, sys
 o = json.load(open(sys.argv[1]))["best"]; d = json.load(open(sys.argv[2]))
 sys.exit(not (d["ttft_s"]["p90"] == o["ttft_s"] and d["tpot_s"]["p90"] == o["tpot_s"]))
-' "$tmp/rplan.json" "$tmp/rsim.json"
+' "$tmp/plan-$kind.json" "$tmp/sim-$kind.json"
+}
+rerun_check users "--workload fixed:512:64 --think 0s-1s --seed 7 -g h100-sxm5-80gb -t 1 -c *--ttft-slo 1000ms --tpot-slo 50ms" \
+    -m llama-3.1-8b --gpus h100 --tp 1 --users 50 --ttft-slo 1s --tpot-slo 50ms -w fixed:512:64 --think 0s-1s --seed 7
+rerun_check rate "--kv-dtype fp8 --seed 3 -g h100-sxm5-80gb --instances" \
+    -m llama-3.1-8b --gpus h100 --tp 1 --rate 100 -w fixed:512:64 --ttft-slo 1s --tpot-slo 60ms --kv-dtype fp8 --seed 3
 # ... and a disaggregated row whose pools differ in layout (P TP-2 / D TP-2+EP-2, DPA-2+EP-2, TP-2
 # x PP-2, DPA-2+MoETP-2), each pool given its own in --prefill-pool/--decode-pool N:GPU:TP:LAYOUT (one --ep had
 # applied to both pools, so such rows could not be rerun)
