@@ -61,7 +61,7 @@ int cli_usage_error(struct cli *c, const char *fmt, ...)
     fputc('\n', c->errf);
     if (c->cmd)
         fprintf(c->errf, "try 'llmroof %s --help'\n", c->cmd);
-    else
+    else if (!(c->flags & CLI_REQUEST)) /* (a library context's catalog: no command line to help) */
         fputs("try 'llmroof --help'\n", c->errf);
     return 2;
 }

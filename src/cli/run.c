@@ -130,7 +130,7 @@ static void cli_init(struct cli *c, const struct cli_io *io, unsigned flags)
 int cli_load_catalog(const struct cli_io *io, struct llmroof_catalog *cat, char *dir, size_t n)
 {
     struct cli c;
-    cli_init(&c, io, 0);
+    cli_init(&c, io, CLI_REQUEST); /* a library's context: no "try 'llmroof --help'" after a message */
     c.shared_cat = NULL;
     int rc = cli_catalog(&c);
     sbuf_free(&c.out);

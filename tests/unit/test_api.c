@@ -720,6 +720,7 @@ static void context_should_name_a_directory_without_a_catalog(void **state)
     assert_null(ctx);
     assert_non_null(msg);
     assert_non_null(strstr(msg, "'/nonexistent-llmroof-dir' does not contain gpus.json and models.json"));
+    assert_null(strstr(msg, "--help")); /* no command line to ask for help (it had said "try 'llmroof --help'") */
     llmroof_free(msg);
     assert_null(llmroof_ctx_new("/nonexistent-llmroof-dir", NULL)); /* NULL error_msg is allowed */
     llmroof_ctx_free(NULL);
