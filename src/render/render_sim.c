@@ -630,7 +630,7 @@ void render_sim_chrome_trace(const struct sim_result *r, struct sbuf *out)
      * its own: one counter for all had jumped between the instances' batches, and unnamed tracks
      * had hidden which pool of a disaggregated run was which (a review) */
     const int lanes = r->ninst > 0 && r->inst ? r->inst[0].lanes : 1;
-    const int tracks = r->inst ? r->ninst * lanes : 1;
+    const int tracks = r->inst && r->ninst > 0 && lanes > 0 ? r->ninst * lanes : 1;
     bool disagg = false;
     for (int i = 0; r->inst && i < r->ninst; i++)
         disagg |= r->inst[i].pool == 1;
@@ -642,11 +642,10 @@ void render_sim_chrome_trace(const struct sim_result *r, struct sbuf *out)
     }
     /* each track's batch counter falls to 0 where it idles (between a closed loop's requests, at
      * the run's end): it had held its last batch through the gap, and a viewer read an idle
-     * server as a busy one (a review). last_end[k]: the end of track k's last iteration, < 0
-     * before its first; without the scratch the counter only steps between iterations */
-    double *last_end = malloc(sizeof *last_end * (size_t)tracks);
-    for (int k = 0; last_end && k < tracks; k++)
-        last_end[k] = -1.0;
+     * server as a busy one (a review). last_end[k]: the end of track k's last iteration, 0
+     * before its first (an iteration takes time, so none ends at 0); without the scratch the
+     * counter only steps between iterations */
+    double *last_end = calloc((size_t)tracks, sizeof *last_end);
     for (long i = 0; i < r->iterations && r->iters; i++) {
         const struct sim_iter *it = &r->iters[i];
         sbuf_printf(out, ",\n{\"name\":\"%s\",\"cat\":\"iteration\",\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":%.3f,"
@@ -658,14 +657,14 @@ void render_sim_chrome_trace(const struct sim_result *r, struct sbuf *out)
         const int k = it->instance >= 0 && it->instance < tracks ? it->instance : 0;
         const int name_k = tracks > 1 ? k : -1;
         /* a gap of a microsecond or more since the track's last iteration: it idled */
-        if (last_end && last_end[k] >= 0 && it->start_s > last_end[k] + 1e-6)
+        if (last_end && last_end[k] > 0 && it->start_s > last_end[k] + 1e-6)
             batch_counter(out, r, name_k, lanes, disagg, last_end[k], 0);
         batch_counter(out, r, name_k, lanes, disagg, it->start_s, it->prefill_seqs + it->decode_seqs);
         if (last_end)
             last_end[k] = it->start_s + it->dur_s;
     }
     for (int k = 0; last_end && k < tracks; k++)
-        if (last_end[k] >= 0)
+        if (last_end[k] > 0)
             batch_counter(out, r, tracks > 1 ? k : -1, lanes, disagg, last_end[k], 0);
     free(last_end);
     sbuf_append(out, "\n]}\n");
