@@ -1,5 +1,6 @@
 /* render_json_serve.c - simulate's and plan's JSON documents (see render_json.h). */
 #include "render/render_json_internal.h"
+#include "render/render_sim.h"
 #include "model/ckpt.h"
 #include "serve/launch.h"
 
@@ -241,6 +242,12 @@ static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, c
     cJSON_AddNumberToObject(o, "busy_s", r->busy_s); /* the table's busy line (a review) */
     cJSON_AddNumberToObject(o, "mean_in_system", r->mean_in_system);
     cJSON_AddNumberToObject(o, "kv_capacity_tokens", r->kv_capacity_tokens);
+    /* the text header's KV line in full (a review: JSON had its tokens alone): the pool's blocks
+     * and their size, and the requests of the completed ones' mean length it holds at once (a
+     * disaggregated run's decode pool's, as the line says) */
+    cJSON_AddNumberToObject(o, "block_size", (double)r->block_size);
+    cJSON_AddNumberToObject(o, "kv_blocks_total", (double)r->kv_blocks_total);
+    cJSON_AddNumberToObject(o, "kv_requests_at_mean_length", render_sim_requests_at_mean_len(c, r, c->disaggregated ? 1 : -1));
     if (c->disaggregated) {
         /* each pool's own, as the text's KV line: the decode pool's is the one that holds the
          * decoding requests (kv_capacity_tokens adds the two) */
@@ -252,9 +259,7 @@ static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, c
     }
     if (c->kv_blocks > 0) { /* --kv-blocks: the stated pool, beside what memory would have sized */
         cJSON_AddNumberToObject(o, "kv_blocks", (double)c->kv_blocks);
-        cJSON_AddNumberToObject(o, "kv_blocks_total", (double)r->kv_blocks_total);
         cJSON_AddNumberToObject(o, "kv_blocks_memory", (double)r->kv_blocks_memory);
-        cJSON_AddNumberToObject(o, "block_size", (double)r->block_size);
     }
     if (r->ninst > 0 && r->inst[0].lanes > 1) /* --pp: each lane holds its share (docs/metrics.md) */
         cJSON_AddNumberToObject(o, "pipeline_lanes", r->inst[0].lanes);

@@ -304,7 +304,7 @@ void render_sim(const struct sim_config *c, const struct sim_result *r, const ch
  * lives in one replica's GPUs), times the replicas, summed over the instances, so that simulate
  * and memory --context (the mean length) print one figure for one capacity (review17b item 9: 558
  * against memory's 557). */
-static double requests_at_mean_len(const struct sim_config *c, const struct sim_result *r, int pool)
+double render_sim_requests_at_mean_len(const struct sim_config *c, const struct sim_result *r, int pool)
 {
     if (!(r->max_batch_at_mean_len > 0) || r->ninst < 1 || !r->inst)
         return 0;
@@ -353,8 +353,8 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
         if (c->kv_copy) /* TGI 0.8: one contiguous tensor, no pages; the simulator counts it in blocks all the same */
             sbuf_printf(out, "\nKV cache: one contiguous tensor of %.0f tokens (half the free memory: copied every step), "
                              "counted in %ld-token units%s; about %.0f request%s of the mean length at once%s\n\n",
-                        r->kv_capacity_tokens, r->block_size, given, requests_at_mean_len(c, r, -1),
-                        PL(requests_at_mean_len(c, r, -1)), sdesc);
+                        r->kv_capacity_tokens, r->block_size, given, render_sim_requests_at_mean_len(c, r, -1),
+                        PL(render_sim_requests_at_mean_len(c, r, -1)), sdesc);
         else if (c->disaggregated) {
             /* the decode pool holds the requests while they decode, so its capacity is the one a
              * reader compares with the batch; the prefill pool's holds a prompt only until its K/V
@@ -365,13 +365,13 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
                 blocks[r->inst[i].pool == 1] += r->inst[i].kv_blocks_total;
             sbuf_printf(out, "\nKV cache: decode pool %ld block%s of %ld tokens = %ld tokens, about %.0f request%s of the "
                              "mean length at once; prefill pool %ld block%s = %ld tokens%s\n\n",
-                        blocks[1], PL(blocks[1]), r->block_size, blocks[1] * r->block_size, requests_at_mean_len(c, r, 1),
-                        PL(requests_at_mean_len(c, r, 1)), blocks[0], PL(blocks[0]), blocks[0] * r->block_size, sdesc);
+                        blocks[1], PL(blocks[1]), r->block_size, blocks[1] * r->block_size, render_sim_requests_at_mean_len(c, r, 1),
+                        PL(render_sim_requests_at_mean_len(c, r, 1)), blocks[0], PL(blocks[0]), blocks[0] * r->block_size, sdesc);
         } else
             sbuf_printf(out, "\nKV cache: %ld block%s of %ld tokens%s = %.0f tokens, about %.0f request%s of the mean "
                              "length at once%s\n\n",
                         r->kv_blocks_total, PL(r->kv_blocks_total), r->block_size, given, r->kv_capacity_tokens,
-                        requests_at_mean_len(c, r, -1), PL(requests_at_mean_len(c, r, -1)), sdesc);
+                        render_sim_requests_at_mean_len(c, r, -1), PL(render_sim_requests_at_mean_len(c, r, -1)), sdesc);
     }
     table_init(&t, "");
     table_col(&t, "latency", 0);

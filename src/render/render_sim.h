@@ -21,6 +21,9 @@ void render_sim(const struct sim_config *c, const struct sim_result *r, const ch
 void render_sim_bands(const struct sim_config *c, const struct sim_result *r, const char *workload_name,
                       const struct llmroof_uncertainty *u, enum table_format f, struct table_sel *sel,
                       struct sbuf *out);
+/* The KV line's "about N requests of the mean length at once": of pool `pool` (0 prefill or
+ * aggregated, 1 decode), or of every instance (-1); whole requests per attention replica. */
+double render_sim_requests_at_mean_len(const struct sim_config *c, const struct sim_result *r, int pool);
 /* id,arrival_s,first_scheduled_s,first_token_s,finish_s,prompt_len,output_len,preemptions,status,
  * instance,prefill_instance,kv_ready_s (docs/metrics.md) */
 void render_sim_requests_csv(const struct sim_result *r, struct sbuf *out);

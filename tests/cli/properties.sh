@@ -335,6 +335,17 @@ l = json.load(open(sys.argv[1]))["load"]
 m = re.search(r"or still filling its batch.*about (\d+) --requests", open(sys.argv[2]).read())
 sys.exit(not (m and l["overloaded"] and l["may_be_filling"] and l["requests_to_settle"] == int(m.group(1))))
 ' "$tmp/fill.json" "$tmp/fill.err"
+# simulate's JSON carries the text's KV line whole: blocks, block size and the requests of the
+# mean length at once (JSON had held the tokens alone)
+"$bin" simulate -m llama-3.1-8b -g h100 --rate 2 -n 10 -w fixed:512:64 -q >"$tmp/kvt" 2>/dev/null
+"$bin" simulate -m llama-3.1-8b -g h100 --rate 2 -n 10 -w fixed:512:64 -q --format json >"$tmp/kvj" 2>/dev/null
+check "simulate's JSON KV fields are the text's KV line" python3 -c '
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+m = re.search(r"KV cache: (\d+) blocks of (\d+) tokens = (\d+) tokens, about (\d+) requests", open(sys.argv[2]).read())
+sys.exit(not (m and [int(x) for x in m.groups()] == [d["kv_blocks_total"], d["block_size"], d["kv_capacity_tokens"],
+                                                    d["kv_requests_at_mean_length"]]))
+' "$tmp/kvj" "$tmp/kvt"
 # a plan's rerun hint is the whole command and reproduces its row: the users plan's had left out
 # the SLOs its --slo-percentile needs (exit 2), and both had said "with the plan's model, GPU and
 # options", so a rerun without --seed missed the SLO the plan's run met (a review).
