@@ -523,6 +523,10 @@ char *render_json_report(const struct llmroof_report *r)
         if (r->has_layout)
             cJSON_AddNumberToObject(j, "gpus", x->gpus);
         cJSON_AddStringToObject(j, "status", status[x->status]);
+        /* the compute this GPU runs (the document's act_dtype is the one asked for: fp8 weights
+         * run W8A8 on a GPU with fp8, W8A16 on one without) */
+        cJSON_AddStringToObject(j, "act_dtype", dtype_name(x->act));
+        cJSON_AddStringToObject(j, "compute", x->compute);
         if (x->reason[0])
             cJSON_AddStringToObject(j, "reason", x->reason);
         /* as status says: the weights, one context and the batch fit (a batch beyond max_batch is no-fit) */

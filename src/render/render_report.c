@@ -136,13 +136,38 @@ void render_engine_line(const struct llmroof_eff_override *o, struct sbuf *out)
                     o->engine->id);
 }
 
+/* Whether every row computes as the first does (its GPU's compute dtype and modules). */
+static bool one_compute(const struct llmroof_report *r)
+{
+    for (int i = 1; i < r->nrows; i++)
+        if (strcmp(r->rows[i].compute, r->rows[0].compute) != 0)
+            return false;
+    return true;
+}
+
 static void header(const struct llmroof_report *r, struct sbuf *out, const char *prefix)
 {
     char wdesc[224];
     ckpt_weight_desc(r->model, &r->dt, wdesc, sizeof wdesc);
-    sbuf_printf(out, "%sllmroof report: %s, batch %ld, prompt %ld, output %ld; %s, %s KV, %s compute\n", prefix,
-                r->model->id, r->req.batch, r->req.prompt, r->req.output, wdesc,
-                dtype_name(r->dt.kv), dtype_name(r->dt.act));
+    /* the compute each GPU runs, as estimate says it: fp8 weights run W8A8 where the GPU has fp8
+     * (the header had said the requested "fp16 compute" over rows computed at fp8: a review) */
+    sbuf_printf(out, "%sllmroof report: %s, batch %ld, prompt %ld, output %ld; %s, %s KV, ", prefix, r->model->id,
+                r->req.batch, r->req.prompt, r->req.output, wdesc, dtype_name(r->dt.kv));
+    if (r->nrows > 0 && one_compute(r)) {
+        sbuf_printf(out, "%s\n", r->rows[0].compute);
+    } else if (r->nrows > 0) {
+        sbuf_append(out, "compute by GPU:");
+        for (int i = 0; i < r->nrows; i++) {
+            bool seen = false; /* one entry per GPU: its TPs compute alike */
+            for (int j = 0; j < i; j++)
+                seen |= r->rows[j].gpu == r->rows[i].gpu;
+            if (!seen)
+                sbuf_printf(out, "%s %s %s", i ? ";" : "", r->rows[i].gpu->id, r->rows[i].compute);
+        }
+        sbuf_append(out, "\n");
+    } else {
+        sbuf_printf(out, "%s compute\n", dtype_name(r->dt.act));
+    }
     render_engine_line(&r->eff, out);
     if (r->has_layout) {
         const struct llmroof_layout *l = &r->layout;
@@ -348,15 +373,30 @@ void render_report_html(const struct llmroof_report *r, struct sbuf *out)
                      "th,td{border:1px solid #ccc;padding:3px 6px}th{background:#f3f3f3}\n"
                      "td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
                      "svg{display:block;margin:1em 0;max-width:100%;height:auto}\n"
-                     "</style>\n</head>\n<body>\n<h1>");
+                     "p.sub{margin:0.2em 0;color:#444}\n"
+                     "</style>\n</head>\n<body>\n");
+    /* the header's first line is the title, its engine and layout lines paragraphs under it (all
+     * had run together into one six-line heading: "...fp16 compute engine sglang; ...") */
     struct sbuf h;
     sbuf_init(&h);
     header(r, &h, "");
-    if (h.len && h.data[h.len - 1] == '\n')
-        h.data[--h.len] = '\0';
-    html_escape(out, sbuf_str(&h));
+    const char *line = sbuf_str(&h);
+    for (int k = 0; line && *line; k++) {
+        const char *nl = strchr(line, '\n');
+        const size_t n = nl ? (size_t)(nl - line) : strlen(line);
+        char *one = malloc(n + 1);
+        if (!one)
+            break;
+        memcpy(one, line, n);
+        one[n] = '\0';
+        sbuf_append(out, k == 0 ? "<h1>" : "<p class=\"sub\">");
+        html_escape(out, one);
+        sbuf_append(out, k == 0 ? "</h1>\n" : "</p>\n");
+        free(one);
+        line = nl ? nl + 1 : line + n;
+    }
     sbuf_free(&h);
-    sbuf_append(out, "</h1>\n<p>Roofline estimates; formulas in docs/model.md of llmroof.</p>\n");
+    sbuf_append(out, "<p>Roofline estimates; formulas in docs/model.md of llmroof.</p>\n");
     report_table_configs(r, &t);
     html_table(out, &t);
     table_free(&t);

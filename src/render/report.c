@@ -116,14 +116,26 @@ static void observe(struct llmroof_report *r)
         if (!best_tput || x->est.decode_tok_s / x->gpus > best_tput->est.decode_tok_s / best_tput->gpus)
             best_tput = x;
     }
+    /* a context past the model's is estimated as asked, and said (estimate warns; the rows had read
+     * ok without a word: a review) */
+    const long ctx = r->req.prompt + r->req.output;
+    if (r->model->max_context > 0 && ctx > r->model->max_context)
+        add_obs(r, "Prompt + output = %ld tokens exceeds %s's max context of %ld: every row is estimated past the "
+                   "context the model serves (an engine refuses such a request unless its limit is raised).",
+                ctx, r->model->id, r->model->max_context);
     if (!best_tpot) {
-        add_obs(r, "No configuration both fits and can be estimated; see the reasons in table 1.");
+        /* each row's reason here too: table 1 shows the status alone (the reasons had been in the
+         * JSON only, the per-row lines below left out: a review) */
+        add_obs(r, "No configuration both fits and can be estimated; each row's reason follows.");
+        for (int i = 0; i < r->nrows; i++)
+            add_obs(r, "%s at TP %d is not a usable configuration: %s.", r->rows[i].gpu->id, r->rows[i].tp,
+                    r->rows[i].reason);
         return;
     }
     add_obs(r, "Lowest TPOT: %s at TP %d, %.2f ms per token (%.0f tokens/s for the batch of %ld).",
             best_tpot->gpu->id, best_tpot->tp, best_tpot->est.tpot_s * 1e3, best_tpot->est.decode_tok_s, r->req.batch);
-    add_obs(r, "Lowest TTFT: %s at TP %d, %.1f ms for %ld prompts of %ld tokens.", best_ttft->gpu->id, best_ttft->tp,
-            best_ttft->est.ttft_s * 1e3, r->req.batch, r->req.prompt);
+    add_obs(r, "Lowest TTFT: %s at TP %d, %.1f ms for %ld prompt%s of %ld tokens.", best_ttft->gpu->id, best_ttft->tp,
+            best_ttft->est.ttft_s * 1e3, r->req.batch, r->req.batch == 1 ? "" : "s", r->req.prompt);
     add_obs(r, "Most decode throughput per GPU: %s at TP %d, %.0f tokens/s per GPU%s.", best_tput->gpu->id,
             best_tput->tp, best_tput->est.decode_tok_s / best_tput->gpus, r->has_layout ? " of the layout" : "");
 
@@ -267,6 +279,8 @@ int report_build(const struct report_input *in, struct llmroof_report *out, stru
             x->tp = in->tps[ti];
             /* this GPU's compute dtype (ckpt_gpu_dtypes), as plan_setup_for takes it */
             const struct llmroof_dtypes gdt = ckpt_gpu_dtypes(in->model, in->dt, in->weight_given, in->act_given, x->gpu);
+            x->act = gdt.act;
+            ckpt_compute_desc(in->model, x->gpu, &gdt, x->compute, sizeof x->compute);
             struct llmroof_setup s = { in->model, x->gpu, x->tp, gdt, roofline_effs_tp(x->gpu, &in->eff, x->tp), in->layout };
             /* the setup's layout: with the engine's rule for --moe-tp's shared experts and dense
              * layers (moe_tp_shared_local), as memory and estimate take it */

@@ -41,6 +41,9 @@ struct report_row {
     int gpus;                        /* GPUs of one instance under the layout (tp x pp, or ep x pp) */
     enum report_status status;
     char reason[520];                /* why a row is not OK, "" otherwise */
+    enum llmroof_dtype act;          /* the compute dtype this GPU runs (ckpt_gpu_dtypes: fp8 weights run
+                                        W8A8 where the GPU has fp8, W8A16 elsewhere) */
+    char compute[200];               /* as estimate's header says it (ckpt_compute_desc): "fp8 compute" */
     bool has_mem;                    /* mem is valid (TP divides the heads) */
     struct llmroof_memory mem;       /* at context prompt + output */
     bool has_est;                    /* est is valid (OK or NO_FIT) */

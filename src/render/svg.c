@@ -382,10 +382,21 @@ void svg_grouped_bars(struct sbuf *out, const char *title, const char *const *gr
                 sbuf_append(out, ": ");
                 svg_escape(out, panels[p].axis);
                 sbuf_printf(out, " %s</title></rect>\n", value_text(v, buf, sizeof buf));
-                /* the value above its bar when it fits the bar's width */
-                if (svg_text_width(buf, 10) <= barw)
-                    sbuf_printf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" text-anchor=\"middle\">%s</text>\n",
-                                x + barw / 2, y0 + panel_h - h - 3, buf);
+                /* the value above its bar when it fits the bar's width: whole, else shortened
+                 * (19415 as 19.4k), else at 8 px (the slowest bars, the widest numbers, had gone
+                 * unlabelled in a report of five GPUs and four TPs: a review) */
+                const char *lab = buf;
+                char cbuf[32];
+                int fs = 10;
+                if (svg_text_width(buf, 10) > barw && fabs(v) >= 1000) {
+                    snprintf(cbuf, sizeof cbuf, fabs(v) >= 1e6 ? "%.3gM" : "%.3gk", fabs(v) >= 1e6 ? v / 1e6 : v / 1e3);
+                    lab = cbuf;
+                }
+                if (svg_text_width(lab, 10) > barw)
+                    fs = 8;
+                if (svg_text_width(lab, fs) <= barw)
+                    sbuf_printf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%d\" text-anchor=\"middle\">%s</text>\n",
+                                x + barw / 2, y0 + panel_h - h - 3, fs, lab);
             }
             double cx = left + groupw * ((double)g + 0.5);
             if (turn) {

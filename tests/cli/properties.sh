@@ -335,6 +335,11 @@ l = json.load(open(sys.argv[1]))["load"]
 m = re.search(r"or still filling its batch.*about (\d+) --requests", open(sys.argv[2]).read())
 sys.exit(not (m and l["overloaded"] and l["may_be_filling"] and l["requests_to_settle"] == int(m.group(1))))
 ' "$tmp/fill.json" "$tmp/fill.err"
+# report's HTML: the header's first line is the title, the engine line a paragraph under it (they
+# had run together in one heading: "...fp16 compute engine vllm; ...")
+"$bin" report -m qwen3-8b --gpus h100 --tp 1,2 -e vllm --format html >"$tmp/rep.html" 2>/dev/null
+check "report's HTML keeps the engine line out of the title" sh -c \
+    "grep -q '^<p class=\"sub\">engine vllm; ' '$tmp/rep.html' && ! grep -q '<h1>.*engine vllm' '$tmp/rep.html'"
 # simulate's JSON carries the text's KV line whole: blocks, block size and the requests of the
 # mean length at once (JSON had held the tokens alone)
 "$bin" simulate -m llama-3.1-8b -g h100 --rate 2 -n 10 -w fixed:512:64 -q >"$tmp/kvt" 2>/dev/null
