@@ -151,11 +151,47 @@ static void observe(struct llmroof_report *r)
             worst = x;
         if (x->tp_scaling_eff < REPORT_SCALING_POOR) {
             poor++;
-            add_obs(r, "Adding GPUs stops paying on %s at TP %d: TPOT %.2f ms against %.2f ms at TP %d is %.0f%% "
-                       "scaling efficiency (below %.0f%%).",
-                    x->gpu->id, x->tp, x->est.tpot_s * 1e3, x->scaling_ref_tpot_s * 1e3, x->scaling_ref_tp,
-                    100 * x->tp_scaling_eff, 100 * REPORT_SCALING_POOR);
+            /* said as it is: TPOT that still falls is a gain per GPU that is poor, one that rises is
+             * a loss ("stops paying" had covered a 31% faster TPOT and a slower one alike: a review) */
+            if (x->est.tpot_s > x->scaling_ref_tpot_s)
+                add_obs(r, "Adding GPUs slows decode on %s at TP %d: TPOT %.2f ms against %.2f ms at TP %d "
+                           "(%.0f%% scaling efficiency).",
+                        x->gpu->id, x->tp, x->est.tpot_s * 1e3, x->scaling_ref_tpot_s * 1e3, x->scaling_ref_tp,
+                        100 * x->tp_scaling_eff);
+            else
+                add_obs(r, "Adding GPUs pays little per GPU on %s at TP %d: TPOT %.2f ms against %.2f ms at TP %d, "
+                           "%.0f%% faster for %.0fx the GPUs, is %.0f%% scaling efficiency (below %.0f%%).",
+                        x->gpu->id, x->tp, x->est.tpot_s * 1e3, x->scaling_ref_tpot_s * 1e3, x->scaling_ref_tp,
+                        100 * (1.0 - x->est.tpot_s / x->scaling_ref_tpot_s),
+                        x->tp_scaling_eff > 0 ? x->scaling_ref_tpot_s / x->est.tpot_s / x->tp_scaling_eff : 0.0,
+                        100 * x->tp_scaling_eff, 100 * REPORT_SCALING_POOR);
         }
+    }
+    /* TTFT that rises with the GPUs (the prefill's all-reduces outgrowing the compute TP splits):
+     * for a TTFT SLO the page's most actionable fact, which the TPOT observations had not said (a
+     * review: an L40S's TTFT 2101 ms at TP 1, 2662 at TP 4). Per GPU, against its estimated row
+     * with the fewest GPUs: the row whose TTFT rises most. */
+    for (int i = 0; i < r->nrows; i++) {
+        const struct report_row *ref = &r->rows[i];
+        bool first = ref->has_est;
+        for (int j = 0; j < i && first; j++) /* ref: this GPU's estimated row with the fewest GPUs */
+            first = !(r->rows[j].gpu == ref->gpu && r->rows[j].has_est);
+        for (int j = i + 1; j < r->nrows && first; j++)
+            first = !(r->rows[j].gpu == ref->gpu && r->rows[j].has_est && r->rows[j].gpus < ref->gpus);
+        if (!first)
+            continue;
+        const struct report_row *up = NULL;
+        for (int j = 0; j < r->nrows; j++) {
+            const struct report_row *x = &r->rows[j];
+            if (x->gpu == ref->gpu && x->has_est && x->gpus > ref->gpus && x->est.ttft_s > ref->est.ttft_s &&
+                (!up || x->est.ttft_s > up->est.ttft_s))
+                up = x;
+        }
+        if (up)
+            add_obs(r, "TTFT rises with the GPUs on %s: %.1f ms at TP %d against %.1f ms at TP %d (the prefill's "
+                       "communication %.0f%% of it): more TP does not serve a TTFT SLO here.",
+                    ref->gpu->id, up->est.ttft_s * 1e3, up->tp, ref->est.ttft_s * 1e3, ref->tp,
+                    100 * estimate_comm_share(&up->est.prefill));
     }
     if (!worst && r->has_layout && same_gpus_pair(r))
         add_obs(r, "Every configuration of a GPU uses the same number of GPUs under this layout, so no row "
@@ -220,9 +256,9 @@ static void observe(struct llmroof_report *r)
             }
             pre_same &= x->est.prefill.bound == pb0;
             dec_same &= x->est.decode.bound == db0;
-            snprintf(item, sizeof item, "%s at TP %d", bound_name(x->est.prefill.bound), x->tp);
+            snprintf(item, sizeof item, "%s-bound at TP %d", bound_name(x->est.prefill.bound), x->tp);
             list_append(pb, sizeof pb, item);
-            snprintf(item, sizeof item, "%s at TP %d", bound_name(x->est.decode.bound), x->tp);
+            snprintf(item, sizeof item, "%s-bound at TP %d", bound_name(x->est.decode.bound), x->tp);
             list_append(db, sizeof db, item);
             if (x->status == REPORT_OK) {
                 if (lo < 0 || x->mem.max_batch < lo) {
