@@ -278,13 +278,15 @@ static void observe(struct llmroof_report *r)
         if (nb)
             add_obs(r, "%s: prefill is %s; decode is %s.", first->gpu->id, pb, db);
         if (lo >= 0 && lo_tp == hi_tp)
-            add_obs(r, "%s: the KV cache holds %.0f sequences of %ld tokens at TP %d, %.1fx the requested batch of %ld.",
-                    first->gpu->id, lo, r->req.prompt + r->req.output, lo_tp, lo / (double)r->req.batch, r->req.batch);
+            add_obs(r, "%s: the KV cache holds %.0f sequences of %ld tokens at TP %d, %.*fx the requested batch of %ld.",
+                    first->gpu->id, lo, r->req.prompt + r->req.output, lo_tp, lo / (double)r->req.batch >= 100 ? 0 : 1,
+                    lo / (double)r->req.batch, r->req.batch);
         else if (lo >= 0)
-            add_obs(r, "%s: the KV cache holds %.0f (TP %d) to %.0f (TP %d) sequences of %ld tokens, %.1fx to %.1fx "
-                       "the requested batch of %ld.",
-                    first->gpu->id, lo, lo_tp, hi, hi_tp, r->req.prompt + r->req.output, lo / (double)r->req.batch,
-                    hi / (double)r->req.batch, r->req.batch);
+            add_obs(r, "%s: the KV cache holds %.0f (TP %d) to %.0f (TP %d) sequences of %ld tokens, %.*fx to %.*fx "
+                       "the requested batch of %ld.", /* (whole from 100x: "23832.0x" said nothing more) */
+                    first->gpu->id, lo, lo_tp, hi, hi_tp, r->req.prompt + r->req.output,
+                    lo / (double)r->req.batch >= 100 ? 0 : 1, lo / (double)r->req.batch,
+                    hi / (double)r->req.batch >= 100 ? 0 : 1, hi / (double)r->req.batch, r->req.batch);
     }
     for (int i = 0; i < r->nrows; i++) {
         const struct report_row *x = &r->rows[i];
