@@ -119,6 +119,11 @@ static int report_main(struct cli *c, int argc, char **argv, struct ctx *x, stru
     int usable = 0;
     char why[sizeof((struct llmroof_err *)0)->msg] = "";
     x->in.layout = x->s.layout;
+    /* a layout flag the model cannot take at any TP is that flag's error, not the TP list's
+     * ("option '--tp': ... --ep 3 needs a mixture-of-experts model" had blamed --tp: a review) */
+    struct llmroof_err lerr = { 0 };
+    if (ops_layout_check_model(m, &x->in.layout, &lerr))
+        return cli_fail(c, &lerr);
     for (int i = 0; i < x->in.ntps; i++) {
         struct llmroof_shard sh;
         struct llmroof_err err = { 0 };
@@ -126,14 +131,16 @@ static int report_main(struct cli *c, int argc, char **argv, struct ctx *x, stru
         lay.tp = x->in.tps[i];
         /* the layout's own checks (estimate's): PP <= layers, EP divides the experts and
          * equals TP or is a multiple of it with --dp-attention */
-        if (ops_shard_layout(m, &lay, &sh, &err))
-            snprintf(why, sizeof why, "%s", err.msg);
-        else
+        if (ops_shard_layout(m, &lay, &sh, &err)) {
+            if (!why[0]) /* the first TP's reason (the last had been quoted, naming TP 6 of 3,6) */
+                snprintf(why, sizeof why, "%s", err.msg);
+        } else
             usable++;
     }
     if (!usable) {
-        fprintf(c->errf, "llmroof: error: option '--tp': no TP in the list suits the model%s: %s\n",
-                (x->in.layout.pp > 1 || x->in.layout.ep > 1 || x->in.layout.dp_attn || x->in.layout.moe_tp > 1) ? " and layout" : "", why);
+        fprintf(c->errf, "llmroof: error: option '--tp': no TP in the list suits the model%s: %s%s\n",
+                (x->in.layout.pp > 1 || x->in.layout.ep > 1 || x->in.layout.dp_attn || x->in.layout.moe_tp > 1) ? " and layout" : "", why,
+                x->in.ntps > 1 ? " (and each other TP of the list likewise)" : "");
         return 2;
     }
     x->in.model = m;
