@@ -49,6 +49,9 @@ void report_table_configs(const struct llmroof_report *r, struct table *t)
     table_col(t, "prefill_comm_pct", 1);
     table_col(t, "decode_comm_pct", 1);
     table_col(t, "tp_scaling_pct", 0);
+    /* why a row is not ok, as JSON's `reason` (CSV and HTML had shown the status alone: a review);
+     * the text's narrow tables leave it to the observations */
+    table_col(t, "reason", 0);
     for (int i = 0; i < r->nrows; i++) {
         const struct report_row *x = &r->rows[i];
         table_row(t);
@@ -95,6 +98,10 @@ void report_table_configs(const struct llmroof_report *r, struct table *t)
             for (int k = 0; k < (r->has_bands ? 14 : 10); k++)
                 table_empty(t);
         }
+        if (x->reason[0])
+            table_str(t, x->reason);
+        else
+            table_empty(t);
     }
 }
 
@@ -325,7 +332,7 @@ void render_report_latency_chart(const struct llmroof_report *r, bool standalone
     };
     snprintf(title, sizeof title, "%s: latency and throughput per GPU and TP", r->model->id);
     svg_grouped_bars(out, title, groups, (size_t)ngpus, series, (size_t)ntps, has, pale, panels, 3,
-                     "faded bar: does not fit the batch; n/a: not estimated (TP does not divide the heads, or no dtype)",
+                     "faded bar: does not fit the batch; n/a: not estimated (TP does not divide the heads, no dtype, or no engine)",
                      standalone);
     free(v);
 }
