@@ -387,20 +387,15 @@ void render_report_html(const struct llmroof_report *r, struct sbuf *out)
     struct sbuf h;
     sbuf_init(&h);
     header(r, &h, "");
-    const char *line = sbuf_str(&h);
+    char *line = sbuf_failed(&h) ? NULL : h.data; /* our own buffer: each '\n' ends a line in place */
     for (int k = 0; line && *line; k++) {
-        const char *nl = strchr(line, '\n');
-        const size_t n = nl ? (size_t)(nl - line) : strlen(line);
-        char *one = malloc(n + 1);
-        if (!one)
-            break;
-        memcpy(one, line, n);
-        one[n] = '\0';
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
         sbuf_append(out, k == 0 ? "<h1>" : "<p class=\"sub\">");
-        html_escape(out, one);
+        html_escape(out, line);
         sbuf_append(out, k == 0 ? "</h1>\n" : "</p>\n");
-        free(one);
-        line = nl ? nl + 1 : line + n;
+        line = nl ? nl + 1 : NULL;
     }
     sbuf_free(&h);
     sbuf_append(out, "<p>Roofline estimates; formulas in docs/model.md of llmroof.</p>\n");
