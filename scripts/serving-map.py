@@ -26,7 +26,7 @@ MODEL = {'OPT-13B':'opt-13b','OPT-13B?':'opt-13b','Yi-34B':'yi-34b-200k','Yi-34B
 GPU = {'A100-SXM4-80GB?':'a100-sxm4-80gb','A100-SXM4-80GB':'a100-sxm4-80gb','A100-SXM4-80GB (DGX-A100)':'a100-sxm4-80gb',
  'A100-80GB':'a100-sxm4-80gb','A100-80GB (SXM?)':'a100-sxm4-80gb','A100-PCIe-80GB':'a100-pcie-80gb','H100':'h100-sxm5-80gb',
  'H100-SXM5-80GB (DGX-H100)':'h100-sxm5-80gb','H200':'h200-sxm-141gb','MI300X':'mi300x','B300':'b300','GB200 (NVL72)':'gb200-nvl72',
- 'GB200':'gb200-nvl72','GB300':'gb300-nvl72','H800':'h800-sxm5-80gb','H800?':'h800-sxm5-80gb','A100-40GB':'a100-sxm4-40gb','L4':'l4','A10G':'a10g'}
+ 'GB200':'gb200-nvl72','GB300':'gb300-nvl72','B200':'b200','H800':'h800-sxm5-80gb','H800?':'h800-sxm5-80gb','A100-40GB':'a100-sxm4-40gb','L4':'l4','A10G':'a10g'}
 def vllm_minor(f):
     # the minor version a vLLM framework string names: 0.2, 0.5.3, 0.14.1; not '>=0.25' read as 0.2,
     # and a bound ('>=0.8', '<0.8') names no version
@@ -64,6 +64,9 @@ def engine(fw):
             return 'tgi-0.8'
         return 'tgi'
     if 'hf transformers' in f: return 'hf-transformers'
+    # TensorRT-LLM 1.x's PyTorch backend (trtllm-serve --backend pytorch) has no profile of its own:
+    # the tensorrt-llm profile (the 2024- runtime), as a user would pick it
+    if 'tensorrt-llm' in f: return 'tensorrt-llm'
     if 'sglang' in f:
         # before PR #2067 (after v0.3.5.post2, November 2024) SGLang scheduled between GPU steps
         # and ran FlashInfer 0.1's FA2-class kernels: sglang-0.3
@@ -164,6 +167,10 @@ for r in rows:
     cp=re.search(r'chunked-prefill(?:-size)? (\d+)', r['notes'])
     if cp and 'sglang' in fw.lower() and not mb:
         m['max_batched_tokens']=cp.group(1); notes.append('chunked prefill size %s as stated' % cp.group(1))
+    # TensorRT-LLM's --max_num_tokens: the tokens of one iteration, prompts and decodes together
+    mt=re.search(r'--max_num_tokens (\d+)', r['notes'])
+    if mt and 'tensorrt-llm' in fw.lower():
+        m['max_batched_tokens']=mt.group(1); notes.append('%s tokens per iteration as stated' % mt.group(1))
     # TGI 2.x's launcher defaults --max-batch-prefill-tokens to --max-input-tokens + 50 (launcher/src/main.rs,
     # "Adding some edge in order to account for potential block_size alignement"): a row that states
     # --max-input-tokens and not the prefill budget ran with that budget, not the profile's default
@@ -312,6 +319,11 @@ for r in rows:
                     m['instances']=str(ngi); notes.append('%d data-parallel replicas behind a router' % ngi)
             elif ngi % t == 0:
                 m['instances']=str(ngi//t); notes.append('%d replicas of TP %d' % (ngi//t, t))
+    # expert parallelism across the TP group (TensorRT-LLM --ep_size equal to --tp_size): each rank
+    # holds whole experts of every MoE layer, attention stays tensor-parallel
+    epm=re.search(r'\bEP (\d+)\)', fw)
+    if epm and m['tp'] and epm.group(1)==m['tp'] and not m['ep']:
+        m['ep']=epm.group(1); notes.append('EP %s over the TP group as stated' % epm.group(1))
     if 'P/D' in fw or 'PD' in fw or 'disaggregat' in fw.lower():
         if not m['disagg']: skip.append('a disaggregated deployment whose pools are not stated in full')
     # spec decoding
@@ -327,6 +339,10 @@ for r in rows:
     # --random-range-ratio is left at its default 0, the workload random:P:O; the rows that state
     # no ratio stay fixed: whether the run left it at the default is not stated, and mapped as
     # random:1024:1024 the MI300X rows b103-b116 read -46 to -65% instead of -3 to -34%)
+    elif wl=='random' and P and O and re.search(r'--random-range-ratio ([0-9.]+)', r['notes']):
+        # the benchmark's own draw: uniform whole lengths in [floor(L R), L] (sample_random_requests)
+        rr=re.search(r'--random-range-ratio ([0-9.]+)', r['notes']).group(1)
+        m['workload']='random:%d:%d:%s' % (P,O,rr); notes.append('random lengths as the benchmark draws them (range ratio %s)' % rr)
     elif wl=='random' and P and O: m['workload']='fixed:%d:%d' % (P,O); notes.append('random lengths taken as fixed %d/%d' % (P,O))
     elif wl.startswith('synthetic normal') and P and O: m['workload']='fixed:%d:%d' % (P,O); notes.append('normal lengths (30% spread) taken as fixed means')
     elif wl in ('sharegpt',) and P and O: m['workload']='sharegpt:%d:%d' % (round(P),round(O)); notes.append('ShareGPT-shaped lengths scaled to the stated means')
