@@ -361,24 +361,29 @@ int cli_validation_cases(struct cli *c, const char *file, const char *map_path, 
  * family, batch regime, engine, static or serving. */
 enum cv_dim { CV_CLASS, CV_SOURCE, CV_FAMILY, CV_REGIME, CV_ENGINE, CV_LOAD, CV_NDIMS };
 
+/* A publication's key (val_source_key), shortened for a 100-column table: no "github.com/" or
+ * "www.", at most 38 characters (the key itself stays whole for the folds) */
+static void short_source(const char *k, char *out, size_t cap)
+{
+    const char *s = k;
+    if (strncmp(s, "github.com/", 11) == 0)
+        s += 11;
+    else if (strncmp(s, "www.", 4) == 0)
+        s += 4;
+    if (strlen(s) > 38)
+        snprintf(out, cap, "%.35s...", s);
+    else
+        snprintf(out, cap, "%s", s);
+}
+
 static void cv_group(const struct val_case *c, enum cv_dim d, char *out, size_t cap)
 {
     switch (d) {
     case CV_CLASS: snprintf(out, cap, "%s", val_class_name(val_metric_class(c->metric))); return;
     case CV_SOURCE: {
-        /* the publication, shortened for a 100-column table: no "github.com/" or "www.", at most
-         * 38 characters (the key itself, val_source_key, stays whole for the folds) */
         char k[VAL_TEXT];
         val_source_key(c->row, k, sizeof k);
-        const char *s = k;
-        if (strncmp(s, "github.com/", 11) == 0)
-            s += 11;
-        else if (strncmp(s, "www.", 4) == 0)
-            s += 4;
-        if (strlen(s) > 38)
-            snprintf(out, cap, "%.35s...", s);
-        else
-            snprintf(out, cap, "%s", s);
+        short_source(k, out, cap);
         return;
     }
     case CV_FAMILY:
@@ -817,6 +822,36 @@ static int serving_report(struct cli *c, struct ctx *x, const char *file, const 
             cJSON_AddNumberToObject(r, "bias", s.bias);
         }
     }
+    /* each publication's rows, as --cv source holds them out (one source may hold many rows) */
+    char (*seen)[VAL_TEXT] = calloc(n ? n : 1, sizeof *seen);
+    size_t ns = 0;
+    for (size_t i = 0; i < n && seen; i++) {
+        char k[VAL_TEXT];
+        if (!cases[i].mapped)
+            continue;
+        srv_source_key(&cases[i], k, sizeof k);
+        bool have = false;
+        for (size_t j = 0; j < ns && !have; j++)
+            have = strcmp(seen[j], k) == 0;
+        if (have)
+            continue;
+        snprintf(seen[ns++], sizeof seen[0], "%s", k);
+        struct val_stats s = srv_stats_source(cases, n, k);
+        char name[VAL_TEXT + 8], sh[VAL_TEXT];
+        short_source(k, sh, sizeof sh);
+        snprintf(name, sizeof name, "source %s", sh);
+        table_row(&t);
+        table_str(&t, name);
+        table_val_stats(&t, s);
+        if (jsum) {
+            cJSON *r = cJSON_AddObjectToObject(jsum, name);
+            cJSON_AddNumberToObject(r, "n", (double)s.n);
+            cJSON_AddNumberToObject(r, "median_abs", s.median_abs);
+            cJSON_AddNumberToObject(r, "p90_abs", s.p90_abs);
+            cJSON_AddNumberToObject(r, "bias", s.bias);
+        }
+    }
+    free(seen);
     if (cli_prose(c))
         sbuf_append(&c->out, "\n");
     if (!o)

@@ -630,7 +630,18 @@ int srv_predict_jobs(struct srv_case *cases, size_t n, const bool *keep, const s
 /* Statistics                                                               */
 /* ------------------------------------------------------------------------ */
 
-struct val_stats srv_stats(const struct srv_case *cases, size_t n, int cls, int load)
+void srv_source_key(const struct srv_case *c, char *out, size_t cap)
+{
+    struct val_row r;
+    memset(&r, 0, sizeof r);
+    snprintf(r.source, sizeof r.source, "%s", c->source);
+    snprintf(r.framework, sizeof r.framework, "%s", c->framework);
+    val_source_key(&r, out, cap);
+}
+
+/* median, p90 and bias of err over the mapped cases of a class, a load and a publication (cls,
+ * load < 0 and key NULL: any) */
+static struct val_stats stats_where(const struct srv_case *cases, size_t n, int cls, int load, const char *key)
 {
     struct val_stats s = { 0, 0, 0, 0 };
     double *a = malloc(sizeof *a * (n ? n : 1)), *b = malloc(sizeof *b * (n ? n : 1));
@@ -643,6 +654,12 @@ struct val_stats srv_stats(const struct srv_case *cases, size_t n, int cls, int 
         const struct srv_case *c = &cases[i];
         if (!c->mapped || (cls >= 0 && (int)srv_metric_class(c->metric) != cls) || (load >= 0 && (int)c->load != load))
             continue;
+        if (key) {
+            char k[VAL_TEXT];
+            srv_source_key(c, k, sizeof k);
+            if (strcmp(k, key) != 0)
+                continue;
+        }
         a[s.n] = fabs(c->err);
         b[s.n] = c->err;
         s.n++;
@@ -651,4 +668,14 @@ struct val_stats srv_stats(const struct srv_case *cases, size_t n, int cls, int 
     free(a);
     free(b);
     return s;
+}
+
+struct val_stats srv_stats_source(const struct srv_case *cases, size_t n, const char *key)
+{
+    return stats_where(cases, n, -1, -1, key);
+}
+
+struct val_stats srv_stats(const struct srv_case *cases, size_t n, int cls, int load)
+{
+    return stats_where(cases, n, cls, load, NULL);
 }

@@ -158,5 +158,10 @@ int srv_cross_validate(struct srv_case *cases, size_t n, struct val_case *stat, 
 
 /* median, p90 and bias of err over mapped cases of a class (cls < 0: all) and load (load < 0: all) */
 struct val_stats srv_stats(const struct srv_case *cases, size_t n, int cls, int load);
+/* The publication a serving row belongs to, as --cv source holds it out: the first word of its
+ * source column (val_source_key), else its framework. */
+void srv_source_key(const struct srv_case *c, char *out, size_t cap);
+/* srv_stats over the mapped rows of one publication (srv_source_key equal to key). */
+struct val_stats srv_stats_source(const struct srv_case *cases, size_t n, const char *key);
 
 #endif

@@ -12,15 +12,6 @@
 /* Held out by publication                                                  */
 /* ------------------------------------------------------------------------ */
 
-static void source_key(const struct srv_case *c, char *out, size_t cap)
-{
-    struct val_row r;
-    memset(&r, 0, sizeof r);
-    snprintf(r.source, sizeof r.source, "%s", c->source);
-    snprintf(r.framework, sizeof r.framework, "%s", c->framework);
-    val_source_key(&r, out, cap);
-}
-
 #define SRV_CV_MAX 64
 
 /* One serving fold, run by par_for: the static rows' fit without the publication (its own copy of
@@ -106,7 +97,7 @@ int srv_cross_validate(struct srv_case *cases, size_t n, struct val_case *st, si
         if (!cases[i].mapped || done[i])
             continue;
         char key[VAL_TEXT], k2[VAL_TEXT];
-        source_key(&cases[i], key, sizeof key);
+        srv_source_key(&cases[i], key, sizeof key);
         bool *train = calloc(nst ? nst : 1, sizeof *train), *keep = calloc(n ? n : 1, sizeof *keep);
         if (!train || !keep) {
             free(train);
@@ -122,7 +113,7 @@ int srv_cross_validate(struct srv_case *cases, size_t n, struct val_case *st, si
         for (size_t j = 0; j < n; j++) {
             if (!cases[j].mapped || done[j])
                 continue;
-            source_key(&cases[j], k2, sizeof k2);
+            srv_source_key(&cases[j], k2, sizeof k2);
             if (shares) {
                 keep[j] = strcmp(k2, key) == 0;
             } else {

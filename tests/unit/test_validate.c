@@ -986,6 +986,22 @@ static void serving_stats_by_class_and_load(void **state)
     assert_rel_close(srv_stats(c, 4, SRV_CLASS_TTFT, -1).median_abs, 0.15, 1e-12);
     assert_rel_close(srv_stats(c, 4, -1, SRV_LOAD_STATIC).median_abs, 0.3, 1e-12);
     assert_int_equal(srv_stats(c, 4, SRV_CLASS_E2E, -1).n, 0);
+    /* by publication, keyed as --cv source holds it out: the source's first word, a URL's scheme
+     * dropped; the unmapped fourth row counts nowhere. Rows 0 and 2 from one source: |err| 0.1, 0.4
+     * -> median 0.25, bias (-0.1 + 0.4) / 2 = 0.15; row 1 alone: 0.2 */
+    snprintf(c[0].source, sizeof c[0].source, "https://example.org/a (table 2)");
+    snprintf(c[1].source, sizeof c[1].source, "example.org/b");
+    snprintf(c[2].source, sizeof c[2].source, "example.org/a, its notes");
+    snprintf(c[3].source, sizeof c[3].source, "example.org/a");
+    char k[VAL_TEXT];
+    srv_source_key(&c[0], k, sizeof k);
+    assert_string_equal(k, "example.org/a");
+    struct val_stats a = srv_stats_source(c, 4, "example.org/a");
+    assert_int_equal(a.n, 2);
+    assert_rel_close(a.median_abs, 0.25, 1e-12);
+    assert_rel_close(a.bias, 0.15, 1e-12);
+    assert_rel_close(srv_stats_source(c, 4, "example.org/b").median_abs, 0.2, 1e-12);
+    assert_int_equal(srv_stats_source(c, 4, "example.org/c").n, 0);
 }
 
 int main(void)
