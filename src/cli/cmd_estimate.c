@@ -277,7 +277,7 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
         fprintf(c->errf, "llmroof: warning: prompt + output = %ld tokens exceeds %s's max context of %ld\n",
                 ctx_len, m->id, m->max_context);
 
-    struct llmroof_uncertainty u = { { 0 }, { 0 }, { 0 } };
+    struct llmroof_uncertainty u = { { 0 }, { 0 }, { 0 }, { 0 }, { 0 }, { 0 } };
     if (x.range && (rc = cli_uncertainty(c, &u)))
         return rc;
     if (c->format == TABLE_JSON) {

@@ -986,6 +986,14 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         free(trace);
         return rc;
     }
+    /* a simulated server's latencies under load take the serving rows' spread where the file has
+     * it (validate --serving ... --uncertainty-out: serving_*), not the static batches' */
+    if (x->range && bands.serving_ttft.present)
+        bands.ttft = bands.serving_ttft;
+    if (x->range && bands.serving_tpot.present)
+        bands.tpot = bands.serving_tpot;
+    if (x->range && bands.serving_e2e.present)
+        bands.e2e = bands.serving_e2e;
     x->cfg.stop = c->stop; /* every run below, the sweep's and the capacity band's too */
 
     if (!x->nsweeps) {

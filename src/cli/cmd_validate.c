@@ -696,7 +696,7 @@ static int fit_report(struct cli *c, const char *file, struct val_case *cases, s
  * by publication with --cv source), and report per row, per class and per load kind, with every
  * row that is not predicted and why. JSON: *json receives the "serving" object. */
 static int serving_report(struct cli *c, struct ctx *x, const char *file, const char *map_file, struct val_case *st,
-                          size_t nst, cJSON **json, int *gate_rc)
+                          size_t nst, cJSON **json, int *gate_rc, struct llmroof_uncertainty *bands)
 {
     struct llmroof_err err = { 0 };
     char *text = NULL, *mtext = NULL;
@@ -720,6 +720,7 @@ static int serving_report(struct cli *c, struct ctx *x, const char *file, const 
         free(cases);
         return cli_fail(c, &err);
     }
+    srv_bands(cases, n, bands); /* for --uncertainty-out (simulate --range) */
     struct table t;
     table_init(&t, held_out ? "serving rows, held out by publication" : "serving rows");
     table_col(&t, "id", 0);
@@ -1014,15 +1015,10 @@ int cmd_validate(struct cli *c, int argc, char **argv)
         rc = sbuf_failed(&svg) ? 1 : cli_write_file(c, x.svg, &svg);
         sbuf_free(&svg);
     }
-    if (!rc && x.unc) {
-        struct llmroof_uncertainty u;
-        val_bands(cases, n, &u);
-        const char *cv = x.cv == VAL_CV_SOURCE ? "source" : x.cv == VAL_CV_GPU ? "gpu" : NULL;
-        char *j = render_json_uncertainty(file, cv, &u);
-        struct sbuf b = { j, j ? strlen(j) : 0, j ? strlen(j) + 1 : 0, j == NULL };
-        rc = j ? cli_write_file(c, x.unc, &b) : 1;
-        free(j);
-    }
+    /* --uncertainty-out's bands: the static rows' here, the serving rows' (serving_*) once they
+     * have run; the file is written after both */
+    struct llmroof_uncertainty bands;
+    val_bands(cases, n, &bands);
     if (!rc && rep && c->format != TABLE_JSON) {
         /* JSON: the rows carry the held-out predictions; the summary tables are text, md, csv */
         cv_summary(c, file, cases, n, x.cv, rep);
@@ -1057,7 +1053,8 @@ int cmd_validate(struct cli *c, int argc, char **argv)
         snprintf(srvmap, sizeof srvmap, "%s/serving-map.csv", c->data_dir);
         if (c->format != TABLE_JSON)
             render_validate(file, cases, n, x.by, x.cv != VAL_CV_NONE, c->format, &c->sel, &c->out);
-        rc = serving_report(c, &x, sfile, x.serving_map ? x.serving_map : srvmap, cases, n, &srv_json, &srv_gate);
+        rc = serving_report(c, &x, sfile, x.serving_map ? x.serving_map : srvmap, cases, n, &srv_json, &srv_gate,
+                            &bands);
         if (rc)
             goto out;
     } else if (!rc && c->format != TABLE_JSON) {
@@ -1083,6 +1080,14 @@ int cmd_validate(struct cli *c, int argc, char **argv)
         } else {
             rc = 1;
         }
+        free(j);
+    }
+    if (!rc && x.unc) {
+        const char *cv = x.cv == VAL_CV_SOURCE ? "source" : x.cv == VAL_CV_GPU ? "gpu" : NULL;
+        const bool srv = bands.serving_ttft.present || bands.serving_tpot.present || bands.serving_e2e.present;
+        char *j = render_json_uncertainty(file, srv ? cli_input_name(sfile) : NULL, cv, &bands);
+        struct sbuf b = { j, j ? strlen(j) : 0, j ? strlen(j) + 1 : 0, j == NULL };
+        rc = j ? cli_write_file(c, x.unc, &b) : 1;
         free(j);
     }
     if (!rc && srv_gate) {

@@ -693,7 +693,10 @@ struct llmroof_band {
 };
 
 struct llmroof_uncertainty {
-    struct llmroof_band ttft, tpot, e2e; /* by metric class */
+    struct llmroof_band ttft, tpot, e2e; /* by metric class: the static rows (estimate, report) */
+    /* the serving rows' (data/serving.csv: latency under a load), which simulate --range takes
+     * where present; absent in a file written from static rows alone */
+    struct llmroof_band serving_ttft, serving_tpot, serving_e2e;
 };
 
 int catalog_load_uncertainty(const char *text, size_t len, const char *fname, struct llmroof_uncertainty *out,

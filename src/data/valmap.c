@@ -193,8 +193,10 @@ int catalog_load_uncertainty(const char *text, size_t len, const char *fname, st
     if (!doc)
         return LLMROOF_EINPUT;
     int rc;
-    if (!(rc = band(doc, "ttft", fname, &u->ttft, err)) && !(rc = band(doc, "tpot", fname, &u->tpot, err)))
-        rc = band(doc, "e2e", fname, &u->e2e, err);
+    if (!(rc = band(doc, "ttft", fname, &u->ttft, err)) && !(rc = band(doc, "tpot", fname, &u->tpot, err)) &&
+        !(rc = band(doc, "e2e", fname, &u->e2e, err)) && !(rc = band(doc, "serving_ttft", fname, &u->serving_ttft, err)) &&
+        !(rc = band(doc, "serving_tpot", fname, &u->serving_tpot, err)))
+        rc = band(doc, "serving_e2e", fname, &u->serving_e2e, err);
     cJSON_Delete(doc);
     return rc;
 }

@@ -670,6 +670,22 @@ static struct val_stats stats_where(const struct srv_case *cases, size_t n, int 
     return s;
 }
 
+void srv_bands(const struct srv_case *cases, size_t n, struct llmroof_uncertainty *u)
+{
+    const enum srv_class cls[3] = { SRV_CLASS_TTFT, SRV_CLASS_TPOT, SRV_CLASS_E2E };
+    struct llmroof_band *b[3] = { &u->serving_ttft, &u->serving_tpot, &u->serving_e2e };
+    double *v = malloc(sizeof *v * (n ? n : 1));
+    for (int k = 0; k < 3; k++) {
+        long m = 0;
+        for (size_t i = 0; i < n && v; i++)
+            /* a latency row's err is predicted / measured - 1: measured / predicted = 1 / (1 + err) */
+            if (cases[i].mapped && srv_metric_class(cases[i].metric) == cls[k] && cases[i].err > -1.0)
+                v[m++] = 1.0 / (1.0 + cases[i].err);
+        *b[k] = v ? val_band_of(v, m) : (struct llmroof_band){ false, 0.0, 0.0, 0 };
+    }
+    free(v);
+}
+
 struct val_stats srv_stats_source(const struct srv_case *cases, size_t n, const char *key)
 {
     return stats_where(cases, n, -1, -1, key);

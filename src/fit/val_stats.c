@@ -26,6 +26,18 @@ static double quantile(double *v, long n, double q)
     return v[lo] + (v[hi] - v[lo]) * (pos - (double)lo);
 }
 
+struct llmroof_band val_band_of(double *ratios, long n)
+{
+    struct llmroof_band b = { false, 0.0, 0.0, 0 };
+    if (n < 2)
+        return b;
+    b.present = true;
+    b.n = n;
+    b.low = quantile(ratios, n, 0.1);
+    b.high = quantile(ratios, n, 0.9);
+    return b;
+}
+
 struct val_stats val_stats_errs(double *abs_err, double *err, long n)
 {
     struct val_stats s = { 0 };
@@ -80,12 +92,7 @@ void val_bands(const struct val_case *cases, size_t n, struct llmroof_uncertaint
         for (size_t i = 0; i < n; i++)
             if (cases[i].mapped && (int)val_metric_class(cases[i].metric) == cls)
                 v[k++] = val_latency_ratio(&cases[i]);
-        if (k < 2)
-            continue;
-        b[cls]->present = true;
-        b[cls]->n = k;
-        b[cls]->low = quantile(v, k, 0.1);
-        b[cls]->high = quantile(v, k, 0.9);
+        *b[cls] = val_band_of(v, k);
     }
     free(v);
 }

@@ -116,6 +116,10 @@ struct val_stats val_stats_of(const struct val_case *cases, size_t n,
  * the one computation behind val_stats_of and srv_stats. */
 struct val_stats val_stats_errs(double *abs_err, double *err, long n);
 
+/* A band from n measured / predicted ratios (sorted in place): their 10th and 90th percentiles;
+ * absent below 2 ratios. The one computation behind val_bands and srv_bands. */
+struct llmroof_band val_band_of(double *ratios, long n);
+
 /* Fits compute, memory and communication efficiency and the per-step overhead of `gpu` to the
  * mapped cases on that GPU (their engines as mapped) by minimising the mean
  * |log(predicted / measured)|, coordinate by coordinate, within physical bounds. A parameter the

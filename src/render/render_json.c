@@ -658,12 +658,14 @@ char *render_json_validate(const char *fname, const struct val_case *cases, size
     return rj_finish(o);
 }
 
-char *render_json_uncertainty(const char *fname, const char *cv, const struct llmroof_uncertainty *u)
+char *render_json_uncertainty(const char *fname, const char *serving, const char *cv,
+                              const struct llmroof_uncertainty *u)
 {
     cJSON *o = cJSON_CreateObject();
-    const struct llmroof_band *b[3] = { &u->ttft, &u->tpot, &u->e2e };
-    const char *keys[3] = { "ttft", "tpot", "e2e" };
-    for (int k = 0; k < 3; k++) {
+    const struct llmroof_band *b[6] = { &u->ttft,         &u->tpot,         &u->e2e,
+                                        &u->serving_ttft, &u->serving_tpot, &u->serving_e2e };
+    const char *keys[6] = { "ttft", "tpot", "e2e", "serving_ttft", "serving_tpot", "serving_e2e" };
+    for (int k = 0; k < 6; k++) {
         if (!b[k]->present)
             continue;
         cJSON *x = cJSON_AddObjectToObject(o, keys[k]);
@@ -673,19 +675,25 @@ char *render_json_uncertainty(const char *fname, const char *cv, const struct ll
     }
     /* the band is only as honest as its predictions: say whether they were held out (--cv) or in sample,
      * and how to make the same file again */
-    char src[640];
+    char src[1280], srv[560] = "", again[32] = "";
+    if (serving) {
+        /* serving_*: the serving rows' own spread (latency under a load), which simulate --range takes */
+        snprintf(srv, sizeof srv, " (serving_*: of the serving rows of %.400s, simulated under their stated load)",
+                 serving);
+        snprintf(again, sizeof again, " --serving SERVING");
+    }
     if (cv)
         snprintf(src, sizeof src,
                  "10th and 90th percentiles of measured / predicted latency (rates inverted) over the held-out "
-                 "predictions (validate --cv %s) of the mapped rows of %s; regenerate: llmroof validate FILE --cv %s "
-                 "--uncertainty-out data/uncertainty.json",
-                 cv, fname, cv);
+                 "predictions (validate --cv %s) of the mapped rows of %.400s%s; regenerate: llmroof validate FILE%s "
+                 "--cv %s --uncertainty-out data/uncertainty.json",
+                 cv, fname, srv, again, cv);
     else
         snprintf(src, sizeof src,
                  "10th and 90th percentiles of measured / predicted latency (rates inverted) over the in-sample "
-                 "predictions of the mapped rows of %s; regenerate: llmroof validate FILE --uncertainty-out "
+                 "predictions of the mapped rows of %.400s%s; regenerate: llmroof validate FILE%s --uncertainty-out "
                  "data/uncertainty.json",
-                 fname);
+                 fname, srv, again);
     cJSON_AddStringToObject(o, "source", src);
     return rj_finish(o);
 }

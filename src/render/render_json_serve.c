@@ -300,7 +300,12 @@ char *render_json_sim_range(const struct sim_config *c, const struct sim_result 
         cJSON *x = cJSON_AddObjectToObject(rg, m[i].key);
         add_stats_scaled(x, "low", m[i].s, m[i].b->low);
         add_stats_scaled(x, "high", m[i].s, m[i].b->high);
+        cJSON_AddNumberToObject(x, "rows", (double)m[i].b->n); /* the validation rows behind the band */
     }
+    /* whose spread: the serving rows' (latency under a load) where data/uncertainty.json has it */
+    cJSON_AddStringToObject(rg, "bands", u->serving_ttft.present || u->serving_tpot.present || u->serving_e2e.present
+                                             ? "serving"
+                                             : "static");
     return rj_finish(o);
 }
 

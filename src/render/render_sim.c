@@ -391,6 +391,14 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
     if (table_sel_wants(sel, f, "latency"))
         table_render_fit(&t, f, 100, 1, out);
     table_free(&t);
+    if (u && (f == TABLE_TEXT || f == TABLE_MD) && table_sel_wants(sel, f, "latency")) {
+        /* what the low/high rows are: the serving rows' spread where the file has it */
+        const bool srv = u->serving_ttft.present || u->serving_tpot.present || u->serving_e2e.present;
+        sbuf_printf(out, "low / high: measured / predicted, 10th and 90th percentiles, of %s\n"
+                         "(TTFT %ld, TPOT %ld, e2e %ld rows, each held out by publication; docs/validation.md)\n",
+                    srv ? "published serving runs under a load" : "published static batches", u->ttft.n, u->tpot.n,
+                    u->e2e.n);
+    }
     if (f != TABLE_CSV)
         sbuf_append(out, "\n");
     table_init(&t, "");

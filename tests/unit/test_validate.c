@@ -1004,6 +1004,35 @@ static void serving_stats_by_class_and_load(void **state)
     assert_int_equal(srv_stats_source(c, 4, "example.org/c").n, 0);
 }
 
+/* simulate --range's serving bands: measured / predicted = 1 / (1 + err) over each latency class's
+ * mapped rows, its 10th and 90th percentiles; throughput rows and unmapped rows count nowhere, and a
+ * class with fewer than two rows has no band. TTFT errs -0.5, 0, +0.25 -> ratios 2, 1, 0.8; sorted
+ * 0.8, 1, 2: p10 at position 0.2 -> 0.8 + 0.2 x 0.2 = 0.84, p90 at 1.8 -> 1 + 0.8 x 1 = 1.8 */
+static void serving_bands_are_measured_over_predicted(void **state)
+{
+    (void)state;
+    struct srv_case c[6];
+    memset(c, 0, sizeof c);
+    const double e[6] = { -0.5, 0.0, 0.25, 0.1, 3.0, -0.9 };
+    const enum srv_metric m[6] = { SRV_TTFT, SRV_TTFT, SRV_TTFT, SRV_TPOT, SRV_REQ_S, SRV_TTFT };
+    for (int i = 0; i < 6; i++) {
+        c[i].mapped = i < 5; /* the sixth (ratio 10) is not predicted */
+        c[i].err = e[i];
+        c[i].metric = m[i];
+    }
+    struct llmroof_uncertainty u;
+    memset(&u, 0, sizeof u);
+    u.ttft = (struct llmroof_band){ true, 0.5, 2.0, 9 }; /* the static bands stay as they are */
+    srv_bands(c, 6, &u);
+    assert_true(u.serving_ttft.present);
+    assert_int_equal(u.serving_ttft.n, 3);
+    assert_rel_close(u.serving_ttft.low, 0.84, 1e-12);
+    assert_rel_close(u.serving_ttft.high, 1.8, 1e-12);
+    assert_false(u.serving_tpot.present); /* one row */
+    assert_false(u.serving_e2e.present);
+    assert_rel_close(u.ttft.high, 2.0, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1021,6 +1050,7 @@ int main(void)
         cmocka_unit_test(serving_closed_loop_burst_weighs_as_published),
         cmocka_unit_test(serving_rows_map_simulate_and_convert),
         cmocka_unit_test(serving_rows_use_engine_scheduler),
+        cmocka_unit_test(serving_bands_are_measured_over_predicted),
         cmocka_unit_test(serving_stats_by_class_and_load),
         cmocka_unit_test(serving_slo_capacity_takes_the_best_goodput_of_the_sweep),
         cmocka_unit_test(serving_rows_take_the_engine_settings_they_state),
