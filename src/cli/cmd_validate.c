@@ -695,6 +695,21 @@ static int fit_report(struct cli *c, const char *file, struct val_case *cases, s
 /* The serving rows (docs/validation.md "Serving rows"): read, simulate (in sample, or held out
  * by publication with --cv source), and report per row, per class and per load kind, with every
  * row that is not predicted and why. JSON: *json receives the "serving" object. */
+/* One group of the serving summary: its table row and, for JSON, its object in jsum. */
+static void summary_row(struct table *t, cJSON *jsum, const char *name, struct val_stats s)
+{
+    table_row(t);
+    table_str(t, name);
+    table_val_stats(t, s);
+    if (jsum) {
+        cJSON *r = cJSON_AddObjectToObject(jsum, name);
+        cJSON_AddNumberToObject(r, "n", (double)s.n);
+        cJSON_AddNumberToObject(r, "median_abs", s.median_abs);
+        cJSON_AddNumberToObject(r, "p90_abs", s.p90_abs);
+        cJSON_AddNumberToObject(r, "bias", s.bias);
+    }
+}
+
 static int serving_report(struct cli *c, struct ctx *x, const char *file, const char *map_file, struct val_case *st,
                           size_t nst, cJSON **json, int *gate_rc, struct llmroof_uncertainty *bands)
 {
@@ -812,16 +827,7 @@ static int serving_report(struct cli *c, struct ctx *x, const char *file, const 
                  g < 0 ? "" : cls >= 0 ? srv_class_name((enum srv_class)cls) : srv_load_name((enum srv_load)load));
         if (g >= 0 && s.n == 0)
             continue;
-        table_row(&t);
-        table_str(&t, name);
-        table_val_stats(&t, s);
-        if (jsum) {
-            cJSON *r = cJSON_AddObjectToObject(jsum, name);
-            cJSON_AddNumberToObject(r, "n", (double)s.n);
-            cJSON_AddNumberToObject(r, "median_abs", s.median_abs);
-            cJSON_AddNumberToObject(r, "p90_abs", s.p90_abs);
-            cJSON_AddNumberToObject(r, "bias", s.bias);
-        }
+        summary_row(&t, jsum, name, s);
     }
     /* each publication's rows, as --cv source holds them out (one source may hold many rows) */
     char (*seen)[VAL_TEXT] = calloc(n ? n : 1, sizeof *seen);
@@ -841,16 +847,7 @@ static int serving_report(struct cli *c, struct ctx *x, const char *file, const 
         char name[VAL_TEXT + 8], sh[VAL_TEXT];
         short_source(k, sh, sizeof sh);
         snprintf(name, sizeof name, "source %s", sh);
-        table_row(&t);
-        table_str(&t, name);
-        table_val_stats(&t, s);
-        if (jsum) {
-            cJSON *r = cJSON_AddObjectToObject(jsum, name);
-            cJSON_AddNumberToObject(r, "n", (double)s.n);
-            cJSON_AddNumberToObject(r, "median_abs", s.median_abs);
-            cJSON_AddNumberToObject(r, "p90_abs", s.p90_abs);
-            cJSON_AddNumberToObject(r, "bias", s.bias);
-        }
+        summary_row(&t, jsum, name, s);
     }
     free(seen);
     if (cli_prose(c))
