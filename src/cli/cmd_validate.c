@@ -413,6 +413,16 @@ static bool in_cv_group(const struct val_case *c, const void *v)
     return strcmp(k, s->key) == 0;
 }
 
+/* True the first time k is met: it joins seen (*ns of them so far, room for every case). */
+static bool first_seen(char (*seen)[VAL_TEXT], size_t *ns, const char *k)
+{
+    for (size_t j = 0; j < *ns; j++)
+        if (strcmp(seen[j], k) == 0)
+            return false;
+    snprintf(seen[(*ns)++], VAL_TEXT, "%s", k);
+    return true;
+}
+
 static void cv_summary(struct cli *c, const char *file, struct val_case *cases, size_t n, enum val_cv_by by,
                        const struct val_cv_report *rep)
 {
@@ -441,12 +451,8 @@ static void cv_summary(struct cli *c, const char *file, struct val_case *cases, 
                 continue;
             char k[VAL_TEXT];
             cv_group(&cases[i], (enum cv_dim)d, k, sizeof k);
-            bool have = false;
-            for (size_t j = 0; j < ns && !have; j++)
-                have = strcmp(seen[j], k) == 0;
-            if (have)
+            if (!first_seen(seen, &ns, k))
                 continue;
-            snprintf(seen[ns++], sizeof seen[0], "%s", k);
             struct cv_sel sel = { (enum cv_dim)d, k };
             struct val_stats st = val_stats_of(cases, n, in_cv_group, &sel);
             table_row(&t);
@@ -837,12 +843,8 @@ static int serving_report(struct cli *c, struct ctx *x, const char *file, const 
         if (!cases[i].mapped)
             continue;
         srv_source_key(&cases[i], k, sizeof k);
-        bool have = false;
-        for (size_t j = 0; j < ns && !have; j++)
-            have = strcmp(seen[j], k) == 0;
-        if (have)
+        if (!first_seen(seen, &ns, k))
             continue;
-        snprintf(seen[ns++], sizeof seen[0], "%s", k);
         struct val_stats s = srv_stats_source(cases, n, k);
         char name[VAL_TEXT + 8], sh[VAL_TEXT];
         short_source(k, sh, sizeof sh);
