@@ -1037,6 +1037,11 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
                     x->cfg.kv_blocks, r.kv_blocks_total, r.kv_blocks_memory, x->cfg.mem.mem_util);
         if (!(rc = write_if(c, x->req_out, render_sim_requests_csv, &r)) &&
             !(rc = write_if(c, x->trace_out, render_sim_chrome_trace, &r))) {
+            /* e2e's band covers its parts, as estimate's (catalog_e2e_band): TTFT at TTFT's band and
+             * the rest at TPOT's, so that its high row is never below what theirs add up to (the
+             * serving rows' e2e band, 26 rows, is narrower than their TPOT band) */
+            if (x->range && r.e2e.n > 0)
+                bands.e2e = catalog_e2e_band(&bands, r.ttft.mean, r.e2e.mean, r.tpot.n == 0);
             if (c->format == TABLE_JSON && x->band > 0) {
                 rc = capacity_band(c, x, &r, wname, &err);
             } else if (c->format == TABLE_JSON) {

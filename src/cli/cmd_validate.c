@@ -836,9 +836,9 @@ static int serving_report(struct cli *c, struct ctx *x, const char *file, const 
         summary_row(&t, jsum, name, s);
     }
     /* each publication's rows, as --cv source holds them out (one source may hold many rows) */
-    char (*seen)[VAL_TEXT] = calloc(n ? n : 1, sizeof *seen);
-    size_t ns = 0;
-    for (size_t i = 0; i < n && seen; i++) {
+    char (*seen)[VAL_TEXT] = calloc(n ? n : 1, sizeof *seen), (*shown)[VAL_TEXT] = calloc(n ? n : 1, sizeof *shown);
+    size_t ns = 0, nshown = 0;
+    for (size_t i = 0; i < n && seen && shown; i++) {
         char k[VAL_TEXT];
         if (!cases[i].mapped)
             continue;
@@ -846,12 +846,16 @@ static int serving_report(struct cli *c, struct ctx *x, const char *file, const 
         if (!first_seen(seen, &ns, k))
             continue;
         struct val_stats s = srv_stats_source(cases, n, k);
+        /* whole in CSV and JSON, shortened for a text table unless another publication's name
+         * shortens alike (lmdeploy's docs/en/benchmark/... pages) */
         char name[VAL_TEXT + 8], sh[VAL_TEXT];
         short_source(k, sh, sizeof sh);
-        snprintf(name, sizeof name, "source %s", sh);
+        const bool whole = o || c->format == TABLE_CSV || !first_seen(shown, &nshown, sh);
+        snprintf(name, sizeof name, "source %s", whole ? k : sh);
         summary_row(&t, jsum, name, s);
     }
     free(seen);
+    free(shown);
     if (cli_prose(c))
         sbuf_append(&c->out, "\n");
     if (!o)
@@ -1084,7 +1088,13 @@ int cmd_validate(struct cli *c, int argc, char **argv)
     if (!rc && x.unc) {
         const char *cv = x.cv == VAL_CV_SOURCE ? "source" : x.cv == VAL_CV_GPU ? "gpu" : NULL;
         const bool srv = bands.serving_ttft.present || bands.serving_tpot.present || bands.serving_e2e.present;
-        char *j = render_json_uncertainty(file, srv ? cli_input_name(sfile) : NULL, cv, &bands);
+        if (!srv)
+            /* simulate --range falls back to the static bands with such a file */
+            fprintf(c->errf, "llmroof: note: no serving rows ran (give --serving data/serving.csv): %s has no "
+                             "serving_* bands, so simulate --range will take the static ones\n",
+                    CLI_CLIP(x.unc));
+        /* serving rows are held out only by publication (--cv source); with --cv gpu or none, in sample */
+        char *j = render_json_uncertainty(file, srv ? cli_input_name(sfile) : NULL, x.cv == VAL_CV_SOURCE, cv, &bands);
         struct sbuf b = { j, j ? strlen(j) : 0, j ? strlen(j) + 1 : 0, j == NULL };
         rc = j ? cli_write_file(c, x.unc, &b) : 1;
         free(j);

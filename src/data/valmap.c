@@ -192,6 +192,24 @@ int catalog_load_uncertainty(const char *text, size_t len, const char *fname, st
     cJSON *doc = json_parse_object(text, len, fname, err);
     if (!doc)
         return LLMROOF_EINPUT;
+    /* a misspelt band ("servng_ttft") would otherwise leave --range on another band unseen */
+    static const char *const known[] = { "ttft", "tpot", "e2e", "serving_ttft", "serving_tpot", "serving_e2e", "source" };
+    for (const cJSON *it = doc->child; it; it = it->next) {
+        bool ok = false;
+        for (size_t k = 0; k < sizeof known / sizeof known[0] && !ok; k++)
+            ok = it->string && strcmp(it->string, known[k]) == 0;
+        if (!ok) {
+            char name[65] = "";
+            for (size_t k = 0; it->string && it->string[k] && k < sizeof name - 1; k++) /* printable, as echoed */
+                name[k] = (unsigned char)it->string[k] < 0x20 || it->string[k] == 0x7f ? '?' : it->string[k];
+            llmroof_err_set(err, LLMROOF_EINPUT,
+                            "%s: unknown field '%s' (expected ttft, tpot, e2e, serving_ttft, serving_tpot, "
+                            "serving_e2e or source)",
+                            fname, name);
+            cJSON_Delete(doc);
+            return LLMROOF_EINPUT;
+        }
+    }
     int rc;
     if (!(rc = band(doc, "ttft", fname, &u->ttft, err)) && !(rc = band(doc, "tpot", fname, &u->tpot, err)) &&
         !(rc = band(doc, "e2e", fname, &u->e2e, err)) && !(rc = band(doc, "serving_ttft", fname, &u->serving_ttft, err)) &&

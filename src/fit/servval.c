@@ -674,16 +674,37 @@ void srv_bands(const struct srv_case *cases, size_t n, struct llmroof_uncertaint
 {
     const enum srv_class cls[3] = { SRV_CLASS_TTFT, SRV_CLASS_TPOT, SRV_CLASS_E2E };
     struct llmroof_band *b[3] = { &u->serving_ttft, &u->serving_tpot, &u->serving_e2e };
-    double *v = malloc(sizeof *v * (n ? n : 1));
+    struct srv_wval *v = malloc(sizeof *v * (n ? n : 1));
+    char (*key)[VAL_TEXT] = malloc(sizeof *key * (n ? n : 1));
+    long *from = malloc(sizeof *from * (n ? n : 1));
     for (int k = 0; k < 3; k++) {
         long m = 0;
-        for (size_t i = 0; i < n && v; i++)
+        *b[k] = (struct llmroof_band){ false, 0.0, 0.0, 0 };
+        for (size_t i = 0; i < n && v && key && from; i++)
             /* a latency row's err is predicted / measured - 1: measured / predicted = 1 / (1 + err) */
-            if (cases[i].mapped && srv_metric_class(cases[i].metric) == cls[k] && cases[i].err > -1.0)
-                v[m++] = 1.0 / (1.0 + cases[i].err);
-        *b[k] = v ? val_band_of(v, m) : (struct llmroof_band){ false, 0.0, 0.0, 0 };
+            if (cases[i].mapped && srv_metric_class(cases[i].metric) == cls[k] && cases[i].err > -1.0) {
+                v[m].v = 1.0 / (1.0 + cases[i].err);
+                srv_source_key(&cases[i], key[m], sizeof key[m]);
+                from[m++] = 0;
+            }
+        if (m < 2)
+            continue;
+        /* each publication weighs the same, its rows sharing its weight: one source of many rows
+         * (60 of InferenceX's beside a blog post's 2) does not set the spread for every engine */
+        for (long i = 0; i < m; i++)
+            for (long j = 0; j < m; j++)
+                from[i] += strcmp(key[i], key[j]) == 0;
+        for (long i = 0; i < m; i++)
+            v[i].w = 1.0 / (double)from[i];
+        const double hi = srv_weighted_stats(v, m).p90;
+        for (long i = 0; i < m; i++) /* the 10th percentile: the 90th of the negated ratios */
+            v[i].v = -v[i].v;
+        const double lo = -srv_weighted_stats(v, m).p90;
+        *b[k] = (struct llmroof_band){ true, lo, hi, m };
     }
     free(v);
+    free(key);
+    free(from);
 }
 
 struct val_stats srv_stats_source(const struct srv_case *cases, size_t n, const char *key)

@@ -163,7 +163,8 @@ struct val_stats srv_stats(const struct srv_case *cases, size_t n, int cls, int 
 void srv_source_key(const struct srv_case *c, char *out, size_t cap);
 /* The serving rows' bands (u->serving_ttft, serving_tpot, serving_e2e; the rest untouched): the 10th
  * and 90th percentiles of measured / predicted latency over the mapped rows of each latency class
- * (throughput, speedup and SLO rows are not latencies), as val_bands does for the static rows. */
+ * (throughput, speedup and SLO rows are not latencies), each publication weighing the same (its
+ * rows 1/count each; srv_weighted_stats' percentiles), n the rows behind the band. */
 void srv_bands(const struct srv_case *cases, size_t n, struct llmroof_uncertainty *u);
 /* srv_stats over the mapped rows of one publication (srv_source_key equal to key). */
 struct val_stats srv_stats_source(const struct srv_case *cases, size_t n, const char *key);

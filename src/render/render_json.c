@@ -658,7 +658,7 @@ char *render_json_validate(const char *fname, const struct val_case *cases, size
     return rj_finish(o);
 }
 
-char *render_json_uncertainty(const char *fname, const char *serving, const char *cv,
+char *render_json_uncertainty(const char *fname, const char *serving, bool serving_held, const char *cv,
                               const struct llmroof_uncertainty *u)
 {
     cJSON *o = cJSON_CreateObject();
@@ -678,8 +678,10 @@ char *render_json_uncertainty(const char *fname, const char *serving, const char
     char src[1280], srv[560] = "", again[32] = "";
     if (serving) {
         /* serving_*: the serving rows' own spread (latency under a load), which simulate --range takes */
-        snprintf(srv, sizeof srv, " (serving_*: of the serving rows of %.400s, simulated under their stated load)",
-                 serving);
+        snprintf(srv, sizeof srv,
+                 " (serving_*: of the serving rows of %.400s, simulated under their stated load, %s, each "
+                 "publication weighing the same)",
+                 serving, serving_held ? "held out by publication" : "in sample");
         snprintf(again, sizeof again, " --serving SERVING");
     }
     if (cv)

@@ -75,9 +75,10 @@ char *render_json_plan(const struct plan_input *in, const struct plan_result *r)
 /* `validate --format json`: rows, unmapped rows and the summary. */
 char *render_json_validate(const char *fname, const struct val_case *cases, size_t n, enum val_group by);
 /* The uncertainty bands file read by --range (data/uncertainty.json). */
-/* cv: "source" or "gpu" when the predictions were held out (validate --cv), NULL when in sample;
- * serving: the serving rows' file where u holds their bands (serving_*), else NULL */
-char *render_json_uncertainty(const char *fname, const char *serving, const char *cv,
+/* cv: "source" or "gpu" when the static predictions were held out (validate --cv), NULL when in
+ * sample; serving: the serving rows' file where u holds their bands (serving_*), else NULL, and
+ * serving_held whether those were held out by publication (--cv source) or predicted in sample */
+char *render_json_uncertainty(const char *fname, const char *serving, bool serving_held, const char *cv,
                               const struct llmroof_uncertainty *u);
 /* {"gpus": [entry]}: g with efficiencies e and `note` appended to its source. */
 char *render_json_gpu_doc(const struct llmroof_gpu *g, const struct llmroof_effs *e, const char *note);

@@ -292,20 +292,25 @@ char *render_json_sim_range(const struct sim_config *c, const struct sim_result 
     /* --range: each latency's statistics times the validation residuals' low and high factors, as
      * the table's "low"/"high" rows (docs/validation.md); a metric without a band is left out */
     cJSON *rg = cJSON_AddObjectToObject(o, "range");
-    const struct { const char *key; const struct sim_stats *s; const struct llmroof_band *b; } m[] = {
-        { "ttft_s", &r->ttft, &u->ttft }, { "tpot_s", &r->tpot, &u->tpot }, { "e2e_s", &r->e2e, &u->e2e } };
+    /* each band's rows and whose they are: the serving rows' (latency under a load) where
+     * data/uncertainty.json has them (cmd_simulate took those in place of the static ones) */
+    const struct {
+        const char *key;
+        const struct sim_stats *s;
+        const struct llmroof_band *b;
+        bool serving;
+    } m[] = { { "ttft_s", &r->ttft, &u->ttft, u->serving_ttft.present },
+              { "tpot_s", &r->tpot, &u->tpot, u->serving_tpot.present },
+              { "e2e_s", &r->e2e, &u->e2e, u->serving_e2e.present } };
     for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
         if (!m[i].b->present)
             continue;
         cJSON *x = cJSON_AddObjectToObject(rg, m[i].key);
         add_stats_scaled(x, "low", m[i].s, m[i].b->low);
         add_stats_scaled(x, "high", m[i].s, m[i].b->high);
-        cJSON_AddNumberToObject(x, "rows", (double)m[i].b->n); /* the validation rows behind the band */
+        cJSON_AddNumberToObject(x, "rows", (double)m[i].b->n);
+        cJSON_AddStringToObject(x, "bands", m[i].serving ? "serving" : "static");
     }
-    /* whose spread: the serving rows' (latency under a load) where data/uncertainty.json has it */
-    cJSON_AddStringToObject(rg, "bands", u->serving_ttft.present || u->serving_tpot.present || u->serving_e2e.present
-                                             ? "serving"
-                                             : "static");
     return rj_finish(o);
 }
 

@@ -392,12 +392,16 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
         table_render_fit(&t, f, 100, 1, out);
     table_free(&t);
     if (u && (f == TABLE_TEXT || f == TABLE_MD) && table_sel_wants(sel, f, "latency")) {
-        /* what the low/high rows are: the serving rows' spread where the file has it */
-        const bool srv = u->serving_ttft.present || u->serving_tpot.present || u->serving_e2e.present;
-        sbuf_printf(out, "low / high: measured / predicted, 10th and 90th percentiles, of %s\n"
-                         "(TTFT %ld, TPOT %ld, e2e %ld rows, each held out by publication; docs/validation.md)\n",
-                    srv ? "published serving runs under a load" : "published static batches", u->ttft.n, u->tpot.n,
-                    u->e2e.n);
+        /* what the low/high rows are: each metric's band, the serving rows' where the file has it
+         * (cmd_simulate took those in place of the static ones) */
+        const struct llmroof_band *b[3] = { &u->ttft, &u->tpot, &u->e2e };
+        const bool srv[3] = { u->serving_ttft.present, u->serving_tpot.present, u->serving_e2e.present };
+        const char *name[3] = { "TTFT", "TPOT", "e2e" };
+        sbuf_append(out, "low / high: measured / predicted, 10th and 90th percentiles (data/uncertainty.json) of\n");
+        for (int k = 0; k < 3; k++)
+            if (b[k]->present)
+                sbuf_printf(out, "%s%s %ld %s rows", k ? ", " : "", name[k], b[k]->n, srv[k] ? "serving" : "static");
+        sbuf_append(out, b[2]->present ? " (e2e no narrower than its parts')\n" : "\n");
     }
     if (f != TABLE_CSV)
         sbuf_append(out, "\n");

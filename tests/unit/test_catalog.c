@@ -758,8 +758,8 @@ static void uncertainty_file_names_its_method(void **state)
     struct llmroof_uncertainty u = { 0 };
     u.ttft = (struct llmroof_band){ true, 0.7027, 2.6995, 83 };
     u.tpot = (struct llmroof_band){ true, 0.8837, 1.2386, 139 };
-    char *held = render_json_uncertainty("data/measurements.csv", NULL, "source", &u);
-    char *in = render_json_uncertainty("data/measurements.csv", NULL, NULL, &u);
+    char *held = render_json_uncertainty("data/measurements.csv", NULL, false, "source", &u);
+    char *in = render_json_uncertainty("data/measurements.csv", NULL, false, NULL, &u);
     assert_non_null(held);
     assert_non_null(in);
     assert_non_null(strstr(held, "held-out predictions (validate --cv source)"));
@@ -777,15 +777,25 @@ static void uncertainty_file_names_its_method(void **state)
     free(in);
     /* with the serving rows' bands (simulate --range): named with their file, and read back */
     u.serving_ttft = (struct llmroof_band){ true, 0.9115, 4.0684, 81 };
-    char *srv = render_json_uncertainty("data/measurements.csv", "data/serving.csv", "source", &u);
+    char *srv = render_json_uncertainty("data/measurements.csv", "data/serving.csv", true, "source", &u);
+    char *gpu = render_json_uncertainty("data/measurements.csv", "data/serving.csv", false, "gpu", &u);
     assert_non_null(srv);
+    assert_non_null(gpu);
     assert_non_null(strstr(srv, "serving_*: of the serving rows of data/serving.csv"));
+    assert_non_null(strstr(srv, "held out by publication, each publication weighing the same"));
+    /* --cv gpu holds out static rows by GPU, but serving rows are then predicted in sample */
+    assert_non_null(strstr(gpu, "stated load, in sample"));
+    free(gpu);
     assert_non_null(strstr(srv, "regenerate: llmroof validate FILE --serving SERVING --cv source"));
     assert_int_equal(catalog_load_uncertainty(srv, strlen(srv), "srv.json", &back, &err), 0);
     assert_true(back.serving_ttft.present && !back.serving_tpot.present);
     assert_rel_close(back.serving_ttft.high, 4.0684, 0);
     assert_int_equal(back.serving_ttft.n, 81);
     free(srv);
+    /* a misspelt band is refused, not left unread (--range would take another band unseen) */
+    const char *typo = "{\"servng_ttft\": {\"low\": 0.9, \"high\": 2, \"n\": 5}}";
+    assert_int_equal(catalog_load_uncertainty(typo, strlen(typo), "typo.json", &back, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "typo.json: unknown field 'servng_ttft'"));
 }
 
 static void malformed_json_reports_line_and_column(void **state)

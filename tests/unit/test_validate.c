@@ -1031,6 +1031,23 @@ static void serving_bands_are_measured_over_predicted(void **state)
     assert_false(u.serving_tpot.present); /* one row */
     assert_false(u.serving_e2e.present);
     assert_rel_close(u.ttft.high, 2.0, 0);
+    /* each publication weighs the same: four rows of source a at ratio 1 (err 0), one of b at 3
+     * (err -2/3). Weights 1/4 each and 1, total 2; srv_weighted_stats puts value i at (W_i - w_i/2
+     * - w_0/2) / (W - w_0/2 - w_last/2): sorted 1, 1, 1, 1, 3 at 0, 0.18, 0.36, 0.545, 1 (span
+     * 2 - 0.125 - 0.5 = 1.375), so p90 = 1 + 2 x (0.9 - 0.75/1.375) / (1 - 0.75/1.375) = 2.56
+     * (equal weights: 2.2); the 10th percentile, the 90th of the negated, stays 1 */
+    struct srv_case w[5];
+    memset(w, 0, sizeof w);
+    for (int i = 0; i < 5; i++) {
+        w[i].mapped = true;
+        w[i].metric = SRV_TTFT;
+        w[i].err = i < 4 ? 0.0 : -2.0 / 3.0;
+        snprintf(w[i].source, sizeof w[i].source, "%s", i < 4 ? "example.org/a" : "example.org/b");
+    }
+    srv_bands(w, 5, &u);
+    assert_int_equal(u.serving_ttft.n, 5);
+    assert_rel_close(u.serving_ttft.high, 2.56, 1e-12);
+    assert_rel_close(u.serving_ttft.low, 1.0, 1e-12);
 }
 
 int main(void)
