@@ -143,7 +143,7 @@ for r in rows:
              wdt='', kvdt='', tp='', ep='', dp_attn='', instances='1', disagg='', workload='', load='', requests='',
              metric='', stat='', divide='1', slo='', spec='', base='', notes='', skip='',
              max_seqs='', max_batched_tokens='', chunked='', sched_steps='', engine_use_ray='',
-             max_paddings='', api_server='', kv_blocks='', max_concurrent='', arrivals='', moe_tp='')
+             max_paddings='', api_server='', kv_blocks='', max_concurrent='', arrivals='', moe_tp='', recv_interval='')
     notes=[]; skip=[]
     fw=r['framework']; met=r['metric']; unit=r['unit']
     # the engine settings the row states (vLLM and TGI flags in its notes)
@@ -167,6 +167,14 @@ for r in rows:
     cp=re.search(r'chunked-prefill(?:-size)? (\d+)', r['notes'])
     if cp and 'sglang' in fw.lower() and not mb:
         m['max_batched_tokens']=cp.group(1); notes.append('chunked prefill size %s as stated' % cp.group(1))
+    # SGLang's --scheduler-recv-interval (new requests taken once per N decode iterations), as the
+    # launch script sets it; InferenceX's B200 script: 10 below 16 clients, 30 from 16
+    rv=re.search(r'--scheduler-recv-interval (\d+)(?: \((\d+) from concurrency (\d+)\))?', r['notes'])
+    if rv and 'sglang' in fw.lower():
+        n_ri=rv.group(1)
+        if rv.group(2) and r['load'].startswith('concurrency:') and num(r['load'][12:]) >= float(rv.group(3)):
+            n_ri=rv.group(2)
+        m['recv_interval']=n_ri; notes.append('the scheduler takes new requests every %s decode iterations as stated' % n_ri)
     # TensorRT-LLM's --max_num_tokens: the tokens of one iteration, prompts and decodes together
     mt=re.search(r'--max_num_tokens (\d+)', r['notes'])
     if mt and 'tensorrt-llm' in fw.lower():

@@ -17,7 +17,7 @@ enum { OPT_MBT = 1, OPT_MAXSEQS, OPT_NOCHUNK, OPT_CONC, OPT_REQS, OPT_THINK, OPT
        OPT_SEED, OPT_REQOUT, OPT_TRACEOUT, OPT_SW_MBT, OPT_SW_RATE, OPT_SW_CONC, OPT_SVG, OPT_RANGE, OPT_SCENARIO,
        OPT_TTFT, OPT_TPOT, OPT_PCT, OPT_PCACHE, OPT_PREFIX, OPT_INST, OPT_ROUTER,
        OPT_PPOOL, OPT_DPOOL, OPT_KVLINK, OPT_WARMUP, OPT_BAND, OPT_ADMIT, OPT_MAXLEN, OPT_MAXPAD, OPT_NOAPI, OPT_STATIC, OPT_SPAN,
-       OPT_SCHEDSTEPS, OPT_KVBLOCKS, OPT_NOPCACHE, OPT_MAXCONC };
+       OPT_SCHEDSTEPS, OPT_KVBLOCKS, OPT_NOPCACHE, OPT_MAXCONC, OPT_RECV };
 enum { OPT_QUIET = 200 }; /* apart: other options append to the list above */
 
 struct ctx {
@@ -118,6 +118,10 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         return cli_long(c, "kv-blocks", arg, 1, SIM_KV_BLOCKS_MAX, &x->cfg.kv_blocks);
     case OPT_SCHEDSTEPS: /* vLLM 0.6's --num-scheduler-steps: one scheduling pass per N decode iterations */
         return cli_long(c, "scheduler-steps", arg, 1, 1024, &x->sched_steps);
+    case OPT_RECV: /* SGLang's --scheduler-recv-interval: new requests taken once per N decode iterations */
+        rc = cli_long(c, "recv-interval", arg, 1, 1024, &v);
+        x->cfg.recv_interval = (int)v;
+        return rc;
     case OPT_MAXCONC: /* TGI's --max-concurrent-requests: refuse (429) beyond it */
         rc = cli_long(c, "max-concurrent-requests", arg, 1, 10000000, &v);
         x->cfg.max_concurrent = v;
@@ -628,6 +632,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         { OPT_STATIC, "static-batching", 0, NULL, "no continuous batching: a batch of up to --max-seqs requests, prompts padded to the longest, starts when the last one has finished (HF generate(); engine hf-transformers)", false },
         { OPT_KVBLOCKS, "kv-blocks", 0, "N", "KV blocks of each engine's pool as a run states them (vLLM's log, --num-gpu-blocks-override), instead of sizing them from memory (the weights must still fit); per attention replica with --dp-attention, each pipeline lane its share; not with --prefill-pool", false },
         { OPT_SCHEDSTEPS, "scheduler-steps", 0, "N", "multi-step scheduling (vLLM 0.6 --num-scheduler-steps): admit and schedule once per N decode iterations, scheduling CPU / N (default 1)", false },
+        { OPT_RECV, "recv-interval", 0, "N", "SGLang's --scheduler-recv-interval: new requests are taken once per N decode iterations, at once after a prompt iteration or when idle (default 1)", false },
         { OPT_NOAPI, "no-api-server", 0, NULL, "requests through the engine's own API (vLLM's LLM class, benchmark_throughput), not its HTTP server: no API-server CPU", false },
         { OPT_CONC, "concurrency", 'c', "N", "closed loop: N users (default 20)", false },
         { OPT_REQS, "requests", 'n', "R", "requests in the pool (default 250)", false },

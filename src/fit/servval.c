@@ -77,6 +77,7 @@ static bool same_run(const struct srv_case *a, const struct srv_case *b)
            a->spec_k == b->spec_k && a->spec_alpha == b->spec_alpha && a->has_base == b->has_base &&
            a->base_engine == b->base_engine && a->max_seqs == b->max_seqs &&
            a->max_batched_tokens == b->max_batched_tokens && a->chunked == b->chunked && a->sched_steps == b->sched_steps &&
+           a->recv_interval == b->recv_interval &&
            a->engine_use_ray == b->engine_use_ray && a->max_paddings == b->max_paddings &&
            a->no_api_server == b->no_api_server && a->kv_blocks == b->kv_blocks && a->max_concurrent == b->max_concurrent &&
            a->span_fixed == b->span_fixed;
@@ -120,6 +121,7 @@ static void simulate(const struct srv_case *c, const struct llmroof_gpu *g, cons
         sc.alternate_turns = c->chunked == 2;
     }
     sim_config_multi_step(&sc, c->sched_steps); /* the row's --num-scheduler-steps */
+    sc.recv_interval = c->recv_interval;          /* SGLang's --scheduler-recv-interval */
     if (c->ep > 1) {
         sc.setup.layout.ep = c->ep;
         sc.setup.layout.dp_attn = c->dp_attn;
@@ -542,6 +544,7 @@ static void srv_sim_one(void *ctx, int t)
         b.max_batched_tokens = 0;
         b.chunked = -1;
         b.sched_steps = 0;
+        b.recv_interval = 0;
         b.engine_use_ray = false;
         b.max_paddings = -1;
         b.kv_blocks = 0;

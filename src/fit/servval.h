@@ -100,6 +100,7 @@ struct srv_case {
                                   2 chunks in prompt-only iterations alternating with decode-only
                                   ones (sim_config.alternate_turns), -1 the simulator's default */
     int sched_steps;           /* vLLM --num-scheduler-steps (multi-step scheduling), 0 or 1: none */
+    int recv_interval;         /* SGLang --scheduler-recv-interval (map column recv_interval), 0 or 1: none */
     bool engine_use_ray;       /* vLLM --engine-use-ray: the engine a Ray actor, its step a remote call */
     bool no_api_server;        /* the run went through the engine's own API (vLLM's LLM class,
                                   benchmark_throughput.py), not its HTTP server (map column api_server 0) */

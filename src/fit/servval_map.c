@@ -31,7 +31,7 @@ enum { M_ID, M_MODEL, M_GPU, M_ENGINE, M_WDT, M_KVDT, M_TP, M_EP, M_DPA, M_INST,
        M_METRIC, M_STAT, M_DIVIDE, M_SLO, M_SPEC, M_BASE, M_NOTE, M_SKIP, M_NREQUIRED,
        /* optional: the engine settings a row states */
        M_MAXSEQS = M_NREQUIRED, M_BUDGET, M_CHUNKED, M_STEPS, M_RAY, M_PAD, M_API, M_KVBLOCKS, M_MAXCONC, M_ARRIVALS, M_MOETP,
-       M_NCOLS };
+       M_RECV, M_NCOLS };
 
 struct read_ctx {
     const char *fname;
@@ -375,6 +375,13 @@ static int map_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, st
     if (c->span_fixed && c->requests < 2)
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: arrivals fixed-span scales the gaps between arrivals: it "
                                "needs requests 2 or more", x->fname, line);
+    /* SGLang's --scheduler-recv-interval as the run stated it (simulate --recv-interval) */
+    const char *ri = col[M_RECV] >= 0 ? f[col[M_RECV]] : "";
+    long riv = 0;
+    if (ri[0] && !whole(ri, 1, 1024, 0, &riv))
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: recv_interval '%s' is not a whole number in [1, 1024]",
+                               x->fname, line, ri);
+    c->recv_interval = (int)riv;
     c->chunked = (int)ch;
     c->sched_steps = (int)st;
     c->reason[0] = '\0';
@@ -393,7 +400,7 @@ int srv_load_cases(const struct llmroof_catalog *cat, const char *rows_text, siz
                                                  "stat", "divide", "slo", "spec", "base", "notes", "skip",
                                                  "max_seqs", "max_batched_tokens", "chunked", "sched_steps",
                                                  "engine_use_ray", "max_paddings", "api_server", "kv_blocks",
-                                                 "max_concurrent", "arrivals", "moe_tp" };
+                                                 "max_concurrent", "arrivals", "moe_tp", "recv_interval" };
     struct read_ctx x = { rows_name, NULL, 0, 0, cat };
     *out = NULL;
     *n = 0;

@@ -206,6 +206,8 @@ static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, c
         cJSON_AddBoolToObject(o, "static_batching", true);
     if (c->sched_steps > 1) /* --scheduler-steps: absent without multi-step scheduling */
         cJSON_AddNumberToObject(o, "scheduler_steps", c->sched_steps);
+    if (c->recv_interval > 1) /* --recv-interval: decode iterations between takes of new requests */
+        cJSON_AddNumberToObject(o, "recv_interval", c->recv_interval);
     if (c->setup.eff.engine_id) { /* the engine profile, and the host speed its CPU costs took */
         cJSON_AddStringToObject(o, "engine", c->setup.eff.engine_id);
         cJSON_AddNumberToObject(o, "host_cpu_speed", c->setup.eff.cpu_scale > 0 ? 1.0 / c->setup.eff.cpu_scale : 1.0);

@@ -146,7 +146,7 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
     if (c->max_model_len > 0)
         sbuf_printf(out, "; context limit %ld tokens", c->max_model_len);
     if (c->admit_no_evict || c->admit_reserve || c->admit_wait || c->waiting_served_ratio > 0 || c->cpu_seq_s > 0 || c->cpu_output_s > 0 || c->api_stream_s > 0 ||
-        c->warmup_requests > 0 || c->sched_steps > 1) { /* the engine's scheduler, --warmup, --scheduler-steps */
+        c->warmup_requests > 0 || c->sched_steps > 1 || c->recv_interval > 1) { /* the engine's scheduler, --warmup, --scheduler-steps, --recv-interval */
         sbuf_printf(out, "\nscheduler: %s admission, CPU %.3g us per sequence per iteration (%.0f%% overlapped)",
                     c->admit_no_evict  ? "guaranteed-no-evict"
                     : c->admit_reserve ? "new-token-ratio (SGLang)"
@@ -177,6 +177,8 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
                         c->waiting_served_ratio, c->max_waiting_steps, PL(c->max_waiting_steps));
         if (c->sched_steps > 1) /* sim_config_multi_step: the CPU figure above is already per iteration */
             sbuf_printf(out, "; multi-step: one scheduling pass per %d decode iterations", c->sched_steps);
+        if (c->recv_interval > 1)
+            sbuf_printf(out, "; new requests taken every %d decode iterations", c->recv_interval);
         if (c->warmup_requests > 0)
             sbuf_printf(out, "; latencies after the first %ld request%s", c->warmup_requests,
                         c->warmup_requests == 1 ? "" : "s");

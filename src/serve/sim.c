@@ -886,6 +886,15 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
     /* static batching admits a new batch only once the last one has finished */
     const bool may_admit = (c->sched_steps <= 1 || e->burst_left <= 0 || e->nrun == 0) &&
                            (!c->static_batching || e->nrun == 0);
+    /* SGLang's --scheduler-recv-interval (SchedulerRecvSkipper.handle, called at the top of each
+     * event-loop turn with the last batch's mode: a decode adds 1 to its counter, a prompt
+     * iteration 1000, and at the interval it receives and resets): between those points arrivals
+     * stay on the socket, so a request waits up to N decode iterations before it can be admitted.
+     * Idle, the loop turns without a batch and receives at once */
+    if (c->recv_interval > 1 && (e->nrun == 0 || e->recv_count >= c->recv_interval)) {
+        e->recv_s = e->now;
+        e->recv_count = 0;
+    }
     const bool was_idle = e->nrun == 0;
     const long preempted_before = e->st.preemptions;
     if (!may_admit)
@@ -932,6 +941,8 @@ static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
     }
     if (may_admit && c->sched_steps > 1 && it.prefill_seqs == 0)
         e->burst_left = c->sched_steps - 1; /* a decode run starts */
+    if (c->recv_interval > 1)
+        e->recv_count = it.prefill_seqs > 0 ? c->recv_interval : e->recv_count + 1;
     if (c->admit_reserve)
         sim_reserve_update(e, e->st.preemptions > preempted_before, it.decode_seqs > 0, was_idle);
     if (c->admit_wait && it.nsched == 0 && e->nrun > 0 && e->held_out == 0 && e->held_in == 0) {
@@ -1017,6 +1028,8 @@ static int check_config(const struct sim_config *c, long *nreq, struct llmroof_e
         return llmroof_err_set(err, LLMROOF_EINPUT, "the token budget and the sequence limit must be at least 1");
     if (c->sched_steps < 0 || c->sched_steps > 1024)
         return llmroof_err_set(err, LLMROOF_EINPUT, "scheduler steps must be in [0, 1024]");
+    if (c->recv_interval < 0 || c->recv_interval > 1024)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "the receive interval must be in [0, 1024]");
     if (!(c->cpu_seq_s >= 0 && c->cpu_seq_s <= 1e-3) || !(c->worker_seq_s >= 0 && c->worker_seq_s <= 1e-3) ||
         !(c->cpu_overlap >= 0 && c->cpu_overlap <= 1))
         return llmroof_err_set(err, LLMROOF_EINPUT, "the CPU cost per sequence must be in [0, 1 ms] and its overlap in [0, 1]");
@@ -1399,7 +1412,7 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %ld requests", nreq);
     /* lazy decode (its comment above): decoders of one token a step that leave only when done */
     e->lazy = !c->per_sequence && !e->spec && !e->rb && !e->pg && !e->prefill_only && !c->prefill_first && !c->first_token_only &&
-              c->sched_steps <= 1 && e->bs <= LZ_MAX_BLOCK;
+              c->sched_steps <= 1 && c->recv_interval <= 1 && e->bs <= LZ_MAX_BLOCK;
     if (e->lazy && !(e->lz_cross = calloc((size_t)e->bs, sizeof *e->lz_cross)))
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %ld requests", nreq);
     return LLMROOF_OK;

@@ -302,6 +302,11 @@ struct sim_config {
                                         iteration that admits nothing starts a run of this many decode
                                         iterations, and waiting requests are admitted only between
                                         runs; 0 or 1: every iteration schedules */
+    int recv_interval;               /* SGLang's --scheduler-recv-interval N (SchedulerRecvSkipper): the
+                                        scheduler takes new requests off its socket once N decode
+                                        iterations have run since it last did, at once after an
+                                        iteration with prompt tokens or when idle; a request that
+                                        arrives between waits for that point. 0 or 1: every iteration */
     bool per_sequence;               /* the reference path: every running sequence scheduled one by
                                         one each iteration (no lazy decode, sim.c) and every step's
                                         operators built and timed whole (no step tables): the same

@@ -323,6 +323,10 @@ struct engine {
                                     (sh.attn_dp entries, owned); NULL without */
     long next_replica;           /* data-parallel attention: round-robin dispatch counter */
     long burst_left;             /* multi-step scheduling: decode iterations left in the current run */
+    double recv_s;               /* --recv-interval: when the scheduler last took new requests; one
+                                    that arrived later waits (sim_admit_waiting) */
+    long recv_count;             /* decode iterations since then (an iteration with prompt tokens
+                                    counts the whole interval: SGLang weighs it so) */
     bool decode_turn;            /* sim_config.alternate_turns: the last iteration ran prompt chunks,
                                     so this one runs the decoders */
     long since_admit;            /* waiting-served ratio (TGI): admission calls since the last that

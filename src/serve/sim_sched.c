@@ -836,6 +836,12 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
     while (pos < e->waiting.n && e->nrun < e->max_run && it->budget > 0) {
         const struct rstate *w = dq_at(&e->waiting, pos);
         const long id = w->id;
+        /* --recv-interval: a request that reached the server after the scheduler last received is
+         * not in its queue yet, nor is any behind it (the queue is in arrival order, preempted
+         * requests, long received, at its front) */
+        if (c->recv_interval > 1 && w->computed == 0 &&
+            r->R[id].arrival_s + e->setup.eff.first_token_s > e->recv_s)
+            break;
         const int rep = w->replica;
         if (((e->rblocked && e->rblocked[rep]) || held_only) && w->blocks == 0) {
             pos++; /* FCFS within its replica: behind a request that waits for blocks */

@@ -2759,40 +2759,81 @@ static void a_draft_tree_verifies_its_tokens_and_emits_its_acceptance(void **sta
     catalog_free(&cat);
 }
 
-/* Multi-step scheduling (vLLM --num-scheduler-steps N): waiting requests join only between runs
- * of N decode iterations. Llama-3.1-8B on an H100, whole prefills (vLLM's tuned setup): A (128
- * prompt tokens, 400 out) at t = 0, B (128, 4) at 0.5 s, in A's decode. Iteration 0 is A's
- * prefill; iteration 1, A's first decode, admits nothing and starts a run of N = 32, so the queue
- * is looked at again in iterations 33, 65, ...: B's prefill iteration i_B has i_B - 1 = 32 m,
- * and B waits up to 31 decode steps; with N = 1 it joins at the next iteration. */
-static void multi_step_scheduling_admits_between_runs(void **state)
+/* The trace of the two tests below: A (128 prompt tokens, 400 out) at t = 0, B (128, 4) at 0.5 s, in
+ * A's decode; Llama-3.1-8B on an H100, whole prefills (vLLM's tuned setup). Runs it as configured
+ * (one) and with sched_steps and recv_interval (alt); returns the index of B's prefill iteration
+ * in alt, *step one decode step of A alone, *w1 and *wn B's wait for its first iteration in each. */
+static long late_request_runs(struct llmroof_catalog *cat, int sched_steps, int recv_interval, struct sim_result *one,
+                              struct sim_result *alt, double *step, double *w1, double *wn)
 {
-    struct llmroof_catalog cat;
-    load_shipped(&cat);
     struct trace_req t[2] = { { 0.0, 128, 400 }, { 0.5, 128, 4 } };
-    struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, NULL);
+    struct sim_config c = config(cat, "llama-3.1-8b", "h100", 1, NULL);
     c.mode = SIM_TRACE;
     c.trace = t;
     c.ntrace = 2;
     c.chunked_prefill = false;
     c.record_iterations = true;
-    struct sim_result one, multi;
-    run(&c, &one);
-    c.sched_steps = 32;
-    run(&c, &multi);
+    run(&c, one);
+    c.sched_steps = sched_steps;
+    c.recv_interval = recv_interval;
+    run(&c, alt);
     long ib = -1;
-    for (long i = 0; i < multi.iterations && ib < 0; i++)
-        if (multi.iters[i].prefill_seqs > 0 && multi.iters[i].start_s >= 0.5)
+    for (long i = 0; i < alt->iterations && ib < 0; i++)
+        if (alt->iters[i].prefill_seqs > 0 && alt->iters[i].start_s >= 0.5)
             ib = i;
+    *step = alt->iters[2].dur_s;
+    *w1 = one->reqs[1].first_sched_s - 0.5;
+    *wn = alt->reqs[1].first_sched_s - 0.5;
+    return ib;
+}
+
+/* B joined at an iteration 1 + m n, after at most n decode steps, where it joins at the next
+ * iteration without the setting */
+static void joins_every(long ib, int n, double step, double w1, double wn)
+{
     assert_true(ib > 1);
-    assert_int_equal((ib - 1) % 32, 0);
-    const double step = multi.iters[2].dur_s; /* one decode step of A alone */
-    const double w1 = one.reqs[1].first_sched_s - 0.5, w32 = multi.reqs[1].first_sched_s - 0.5;
+    assert_int_equal((ib - 1) % n, 0);
     assert_true(w1 >= 0 && w1 <= 1.01 * step);
-    assert_true(w32 > w1 && w32 <= 32 * 1.01 * step);
+    assert_true(wn > w1 && wn <= n * 1.01 * step);
+}
+
+/* Multi-step scheduling (vLLM --num-scheduler-steps N): waiting requests join only between runs
+ * of N decode iterations. In the trace above, iteration 0 is A's prefill; iteration 1, A's first
+ * decode, admits nothing and starts a run of N = 32, so the queue is looked at again in iterations
+ * 33, 65, ...: B's prefill iteration i_B has i_B - 1 = 32 m, and B waits up to 31 decode steps;
+ * with N = 1 it joins at the next iteration. */
+static void multi_step_scheduling_admits_between_runs(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct sim_result one, multi;
+    double step, w1, w32;
+    const long ib = late_request_runs(&cat, 32, 0, &one, &multi, &step, &w1, &w32);
+    joins_every(ib, 32, step, w1, w32);
     assert_int_equal(multi.completed, 2);
     sim_result_free(&one);
     sim_result_free(&multi);
+    catalog_free(&cat);
+}
+
+/* SGLang's --scheduler-recv-interval N: new requests are taken only once N decode iterations have
+ * run since the last receive (at once after a prompt iteration or when idle). In the trace above,
+ * A's prefill is iteration 0 (idle: received), so iteration 1 receives again (a prompt iteration
+ * counts the whole interval), then 11, 21, ...: B is prefilled in an iteration i_B with
+ * (i_B - 1) % 10 == 0, after at most 10 decode steps; A's own decode is not held (no multi-step
+ * rows), so it finishes within a step of the run without the interval. */
+static void recv_interval_takes_requests_every_n_decodes(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct sim_result one, ten;
+    double step, w1, w10;
+    const long ib = late_request_runs(&cat, 0, 10, &one, &ten, &step, &w1, &w10);
+    joins_every(ib, 10, step, w1, w10);
+    assert_int_equal(ten.completed, 2);
+    assert_true(fabs(ten.reqs[0].finish_s - one.reqs[0].finish_s) < step);
+    sim_result_free(&one);
+    sim_result_free(&ten);
     catalog_free(&cat);
 }
 
@@ -5009,6 +5050,7 @@ int main(void)
         cmocka_unit_test(speculation_emits_the_expected_tokens_and_never_helps_at_alpha_zero),
         cmocka_unit_test(a_draft_tree_accepts_the_sum_of_its_verified_values),
         cmocka_unit_test(a_draft_tree_verifies_its_tokens_and_emits_its_acceptance),
+        cmocka_unit_test(recv_interval_takes_requests_every_n_decodes),
         cmocka_unit_test(multi_step_scheduling_admits_between_runs),
         cmocka_unit_test(multi_step_divides_only_the_scheduling_cpu),
         cmocka_unit_test(waiting_served_ratio_holds_a_small_batch),
