@@ -2761,40 +2761,42 @@ static void a_draft_tree_verifies_its_tokens_and_emits_its_acceptance(void **sta
 
 /* The trace of the two tests below: A (128 prompt tokens, 400 out) at t = 0, B (128, 4) at 0.5 s, in
  * A's decode; Llama-3.1-8B on an H100, whole prefills (vLLM's tuned setup). Runs it as configured
- * (one) and with sched_steps and recv_interval (alt); returns the index of B's prefill iteration
- * in alt, *step one decode step of A alone, *w1 and *wn B's wait for its first iteration in each. */
-static long late_request_runs(struct llmroof_catalog *cat, int sched_steps, int recv_interval, struct sim_result *one,
-                              struct sim_result *alt, double *step, double *w1, double *wn)
+ * and with sched_steps and recv_interval, and checks what both settings share: B's prefill is
+ * iteration i_B with (i_B - 1) % n == 0, after at most n decode steps, where without the setting
+ * it joins at the next iteration, and both requests complete. Returns how far A's finish moved,
+ * in decode steps of A alone. */
+static double late_request_joins_every(int sched_steps, int recv_interval, int n)
 {
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
     struct trace_req t[2] = { { 0.0, 128, 400 }, { 0.5, 128, 4 } };
-    struct sim_config c = config(cat, "llama-3.1-8b", "h100", 1, NULL);
+    struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, NULL);
     c.mode = SIM_TRACE;
     c.trace = t;
     c.ntrace = 2;
     c.chunked_prefill = false;
     c.record_iterations = true;
-    run(&c, one);
+    struct sim_result one, alt;
+    run(&c, &one);
     c.sched_steps = sched_steps;
     c.recv_interval = recv_interval;
-    run(&c, alt);
+    run(&c, &alt);
     long ib = -1;
-    for (long i = 0; i < alt->iterations && ib < 0; i++)
-        if (alt->iters[i].prefill_seqs > 0 && alt->iters[i].start_s >= 0.5)
+    for (long i = 0; i < alt.iterations && ib < 0; i++)
+        if (alt.iters[i].prefill_seqs > 0 && alt.iters[i].start_s >= 0.5)
             ib = i;
-    *step = alt->iters[2].dur_s;
-    *w1 = one->reqs[1].first_sched_s - 0.5;
-    *wn = alt->reqs[1].first_sched_s - 0.5;
-    return ib;
-}
-
-/* B joined at an iteration 1 + m n, after at most n decode steps, where it joins at the next
- * iteration without the setting */
-static void joins_every(long ib, int n, double step, double w1, double wn)
-{
+    const double step = alt.iters[2].dur_s; /* one decode step of A alone */
+    const double w1 = one.reqs[1].first_sched_s - 0.5, wn = alt.reqs[1].first_sched_s - 0.5;
     assert_true(ib > 1);
     assert_int_equal((ib - 1) % n, 0);
     assert_true(w1 >= 0 && w1 <= 1.01 * step);
     assert_true(wn > w1 && wn <= n * 1.01 * step);
+    assert_int_equal(alt.completed, 2);
+    const double moved = fabs(alt.reqs[0].finish_s - one.reqs[0].finish_s) / step;
+    sim_result_free(&one);
+    sim_result_free(&alt);
+    catalog_free(&cat);
+    return moved;
 }
 
 /* Multi-step scheduling (vLLM --num-scheduler-steps N): waiting requests join only between runs
@@ -2804,16 +2806,8 @@ static void joins_every(long ib, int n, double step, double w1, double wn)
  * with N = 1 it joins at the next iteration. */
 static void multi_step_scheduling_admits_between_runs(void **state)
 {
-    struct llmroof_catalog cat;
-    load_shipped(&cat);
-    struct sim_result one, multi;
-    double step, w1, w32;
-    const long ib = late_request_runs(&cat, 32, 0, &one, &multi, &step, &w1, &w32);
-    joins_every(ib, 32, step, w1, w32);
-    assert_int_equal(multi.completed, 2);
-    sim_result_free(&one);
-    sim_result_free(&multi);
-    catalog_free(&cat);
+    (void)state;
+    late_request_joins_every(32, 0, 32);
 }
 
 /* SGLang's --scheduler-recv-interval N: new requests are taken only once N decode iterations have
@@ -2824,17 +2818,8 @@ static void multi_step_scheduling_admits_between_runs(void **state)
  * rows), so it finishes within a step of the run without the interval. */
 static void recv_interval_takes_requests_every_n_decodes(void **state)
 {
-    struct llmroof_catalog cat;
-    load_shipped(&cat);
-    struct sim_result one, ten;
-    double step, w1, w10;
-    const long ib = late_request_runs(&cat, 0, 10, &one, &ten, &step, &w1, &w10);
-    joins_every(ib, 10, step, w1, w10);
-    assert_int_equal(ten.completed, 2);
-    assert_true(fabs(ten.reqs[0].finish_s - one.reqs[0].finish_s) < step);
-    sim_result_free(&one);
-    sim_result_free(&ten);
-    catalog_free(&cat);
+    (void)state;
+    assert_true(late_request_joins_every(0, 10, 10) < 1.0);
 }
 
 /* sim_config_multi_step, the one rule `validate`'s map and `simulate --scheduler-steps` share: after
